@@ -1,0 +1,97 @@
+"""Which CUDA the notebooks run on: PyCUDA on an NVIDIA GPU, or the course's CPU simulator.
+
+    from helpers.backend import drv, gpuarray, SourceModule, compile_cu, describe_backend, BACKEND
+
+`drv`, `gpuarray` and `SourceModule` are PyCUDA's own on a GPU and the simulator's stand-ins
+without one, so notebook code reads as plain PyCUDA either way. `CUDA_COURSE_BACKEND` chooses:
+`pycuda`, `simulator`, or `auto` (the default: PyCUDA when it imports and finds a device).
+"""
+
+import os
+from pathlib import Path
+
+CUDA_SRC = Path(__file__).resolve().parent.parent / "cuda_src"
+CHOICES = ("auto", "pycuda", "simulator")
+
+
+def choose_backend(requested=None):
+    """(backend, reason): the backend to use and why, without initialising anything else."""
+    requested = (requested or os.environ.get("CUDA_COURSE_BACKEND") or "auto").strip().lower()
+    if requested not in CHOICES:
+        raise ValueError(f"CUDA_COURSE_BACKEND={requested!r}: choose one of {', '.join(CHOICES)}")
+    if requested == "simulator":
+        return "simulator", "CUDA_COURSE_BACKEND=simulator"
+    try:
+        import pycuda.driver as cuda
+        cuda.init()
+        count = cuda.Device.count()
+    except ImportError as e:
+        problem = f"PyCUDA is not installed ({e})"
+    except Exception as e:  # PyCUDA's own errors: no driver, no device, wrong CUDA version
+        problem = f"PyCUDA found no usable GPU ({type(e).__name__}: {e})"
+    else:
+        if count > 0:
+            return "pycuda", f"PyCUDA found {count} CUDA device(s)"
+        problem = "PyCUDA found no CUDA device"
+    if requested == "pycuda":
+        raise RuntimeError(f"CUDA_COURSE_BACKEND=pycuda, but {problem}. Run "
+                           "`python -m helpers.doctor` to see what is missing.")
+    return "simulator", f"{problem}; using the CPU simulator"
+
+
+BACKEND, REASON = choose_backend()
+
+if BACKEND == "pycuda":
+    import pycuda.autoinit  # noqa: F401  (creates the context on device 0)
+    import pycuda.driver as drv
+    import pycuda.gpuarray as gpuarray
+    from pycuda.compiler import SourceModule
+else:
+    from .sim import driver as drv
+    from .sim import gpuarray
+    from .sim.compiler import SourceModule
+
+
+def device_summary():
+    """A dict describing the device the notebook runs on."""
+    dev = drv.Context.get_device()
+    attr = drv.device_attribute
+    info = {"backend": BACKEND, "device": dev.name(),
+            "multiprocessors": dev.get_attribute(attr.MULTIPROCESSOR_COUNT)}
+    if BACKEND == "pycuda":
+        info["compute_capability"] = "%d.%d" % dev.compute_capability()
+        info["memory_gib"] = round(dev.total_memory() / 2**30, 1)
+    else:
+        info["workers"] = info.pop("multiprocessors")
+    return info
+
+
+def describe_backend():
+    """Print which backend and device this notebook runs on."""
+    info = device_summary()
+    if BACKEND == "pycuda":
+        print(f"Backend: PyCUDA on {info['device']} (compute capability "
+              f"{info['compute_capability']}, {info['multiprocessors']} multiprocessors, "
+              f"{info['memory_gib']} GiB)")
+    else:
+        print(f"Backend: CPU simulator on {info['device'].removeprefix('CPU simulator (')[:-1]}, "
+              f"{info['workers']} worker thread(s). Results match a GPU's; timings are the CPU's.")
+    return info
+
+
+def list_cu_files():
+    return sorted(str(p.relative_to(CUDA_SRC)) for p in CUDA_SRC.rglob("*.cu"))
+
+
+def read_cu(name):
+    """The text of cuda_src/<name>, with a #line directive so errors name the file."""
+    path = CUDA_SRC / name
+    if not path.is_file():
+        raise FileNotFoundError(f"no file {name!r} in {CUDA_SRC}. The .cu files there are: "
+                                + ", ".join(list_cu_files()))
+    return f'#line 1 "{name}"\n' + path.read_text()
+
+
+def compile_cu(name, **options):
+    """Compile cuda_src/<name> with this backend's SourceModule (options as SourceModule's)."""
+    return SourceModule(read_cu(name), **options)

@@ -1,0 +1,212 @@
+"""`SourceModule` for the CPU simulator: the same .cu source, compiled by the host C++ compiler.
+
+The source goes behind the prelude `include/cuda_sim.h` (CUDA's keywords and built-ins) inside
+`extern "C" { }` as PyCUDA puts it, and a table of its kernels is appended. The kernels' names come
+from the preprocessor (the prelude marks `__global__` functions while it looks for them); their
+parameter types come from the compiled kernels themselves (`include/sim_launch.h`).
+
+Built libraries are cached per user, keyed by a hash of everything that goes into them, and written
+atomically, so two notebooks compiling the same source at once cannot corrupt the cache.
+"""
+
+import ctypes
+import functools
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from . import driver
+
+SIM_VERSION = "1"
+INCLUDE_DIR = Path(__file__).parent / "include"
+CXX_FLAGS = ["-std=c++17", "-O2", "-fPIC", "-shared", "-pthread", "-fno-strict-aliasing",
+             "-U_FORTIFY_SOURCE", "-D_FORTIFY_SOURCE=0", "-fsanitize=bounds",
+             "-Wno-unused-result", "-Wno-attributes"]
+
+# nvcc options that mean nothing on a CPU: accepted and ignored, so notebook code stays PyCUDA's.
+_IGNORED_OPTIONS = re.compile(
+    r"^(-{1,2}use_fast_math|-lineinfo|-G|-g|-O\d|--?ptxas-options.*|-Xptxas.*|-arch.*|"
+    r"--?gpu-architecture.*|-code.*|-rdc.*|--?maxrregcount.*|-w|--?extended-lambda|"
+    r"--?expt-relaxed-constexpr|-keep|--?restrict|-ftz.*|-prec-.*|--?fmad.*)$")
+_PASSED_OPTIONS = re.compile(r"^(-[DUI].*|-std=.*|--std=.*|-W.*)$")
+
+# What g++ says about CUDA features the simulator does not have, and what to tell the learner.
+_UNSUPPORTED = {
+    "texture": "texture references", "tex1Dfetch": "textures", "tex2D": "textures",
+    "tex3D": "textures", "surf2Dwrite": "surfaces", "cooperative_groups": "cooperative groups",
+    "__half": "half precision", "cuda_fp16.h": "half precision", "cuda_bf16.h": "bfloat16",
+    "__nv_bfloat16": "bfloat16", "wmma": "tensor-core wmma", "cudaMalloc": "device-side runtime calls",
+}
+
+_GLOBAL = re.compile(r"__sim_global__[^;{(]*?\b([A-Za-z_]\w*)\s*\(")
+_USES_FIBERS = re.compile(r"\bsim::(block_barrier|sync_block|sync_block_reduce|warp_meet|sync_warp|"
+                          r"shfl|vote|active_mask)\b")
+_USER_MARK = "__sim_user_code_starts_here__"
+
+
+@functools.lru_cache(maxsize=None)
+def find_compiler():
+    """The host C++ compiler: $CXX, else g++, else c++; with its version line for the cache key."""
+    for name in filter(None, [os.environ.get("CXX"), "g++", "c++", "clang++"]):
+        path = shutil.which(name)
+        if path:
+            out = subprocess.run([path, "--version"], capture_output=True, text=True)
+            return path, out.stdout.splitlines()[0] if out.stdout else name
+    raise driver.CompileError(
+        "the CPU simulator needs a C++ compiler and none was found (tried $CXX, g++, c++, "
+        "clang++). Install one: `sudo apt install g++` on Debian/Ubuntu, `xcode-select --install` "
+        "on macOS, or `conda install -c conda-forge cxx-compiler`.", None)
+
+
+def cache_dir():
+    root = os.environ.get("CUDA_COURSE_CACHE_DIR")
+    if not root:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        root = os.path.join(base, "cuda-course")
+    path = Path(root) / f"sim-v{SIM_VERSION}"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@functools.lru_cache(maxsize=1)
+def _prelude_digest():
+    h = hashlib.sha256()
+    for header in sorted(INCLUDE_DIR.glob("*.h")):
+        h.update(header.name.encode() + b"\0" + header.read_bytes())
+    return h.hexdigest()
+
+
+def _translate_options(options):
+    flags = []
+    for opt in options or []:
+        if _PASSED_OPTIONS.match(opt):
+            flags.append(opt.replace("--std=", "-std="))
+        elif not _IGNORED_OPTIONS.match(opt):
+            raise ValueError(
+                f"SourceModule option {opt!r} has no meaning on the CPU simulator. Options it "
+                "understands: -D, -U, -I, -std=; GPU-only ones such as -use_fast_math, -lineinfo "
+                "and -arch are accepted and ignored.")
+    return flags
+
+
+def _user_source(source, no_extern_c):
+    # PyCUDA names the file kernel.cu; a source read by helpers.backend.compile_cu starts with a
+    # #line directive naming its .cu file, so compiler messages point at the learner's file.
+    if not source.lstrip().startswith("#line"):
+        source = '#line 1 "kernel.cu"\n' + source
+    return source if no_extern_c else 'extern "C" {\n' + source + "\n}\n"
+
+
+def _run(cmd, what):
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise driver.CompileError(_compile_message(what, proc.stderr), cmd, proc.stdout,
+                                  proc.stderr)
+    return proc.stdout
+
+
+def _compile_message(what, stderr):
+    """The first error in the learner's file, as 'file:line: error: message', then notes."""
+    lines = [ln for ln in stderr.splitlines() if ": error:" in ln or "fatal error:" in ln]
+    user = [ln for ln in lines if "/cuda_sim" not in ln and "/sim_" not in ln] or lines
+    msg = f"simulator compilation of {what} failed"
+    if user:
+        msg += "\n" + user[0].strip()
+    for name, feature in _UNSUPPORTED.items():
+        if re.search(rf"\b{re.escape(name)}\b", stderr):
+            msg += (f"\nnote: {name} ({feature}) is a CUDA feature that the course's CPU simulator "
+                    "does not provide; run this on a GPU with CUDA_COURSE_BACKEND=pycuda.")
+            break
+    return msg
+
+
+def _source_name(source):
+    m = re.match(r'\s*#line\s+\d+\s+"([^"]+)"', source)
+    return m.group(1) if m else "kernel.cu"
+
+
+def build(source, options=None, no_extern_c=False, include_dirs=()):
+    """Compile (or find in the cache) the shared library for source; returns its path."""
+    cxx, cxx_version = find_compiler()
+    flags = _translate_options(options) + [f"-I{d}" for d in include_dirs]
+    body = _user_source(source, no_extern_c)
+    what = _source_name(source)
+
+    def key_of(*parts):
+        text = "\0".join([SIM_VERSION, cxx, cxx_version, _prelude_digest(), *flags, *parts])
+        return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+    # Without headers of the learner's own, the source itself is the key and a cached library
+    # is found without running the compiler at all; with them, their preprocessed text is.
+    local_headers = bool(include_dirs) or re.search(r'#\s*include\s*"', source)
+    if not local_headers:
+        target = cache_dir() / f"{key_of(body)}.so"
+        if target.exists():
+            return target
+
+    with tempfile.TemporaryDirectory(prefix="cuda-sim-") as tmp:
+        scan_file = Path(tmp) / "scan.cpp"
+        scan_file.write_text(f'#include "cuda_sim.h"\n{_USER_MARK}\n{body}')
+        pre = _run([cxx, "-E", "-P", "-DSIM_SCAN", "-std=c++17", f"-I{INCLUDE_DIR}", *flags,
+                    str(scan_file)], what)
+        user_code = pre[pre.index(_USER_MARK) + len(_USER_MARK):]
+        if local_headers:
+            target = cache_dir() / f"{key_of(user_code)}.so"
+            if target.exists():
+                return target
+        kernels = list(dict.fromkeys(_GLOBAL.findall(user_code)))
+        fibers = 1 if _USES_FIBERS.search(user_code) else 0
+
+        table = "".join(f"    SIM_KERNEL({k})\n" for k in kernels)
+        unit = (f'#include "cuda_sim.h"\n{body}\n#include "sim_launch.h"\n'
+                f"static const sim::KernelEntry sim_kernel_table[] = {{\n{table}"
+                "    {nullptr, 0, nullptr, nullptr, nullptr, nullptr, nullptr}};\n"
+                f"SIM_EXPORT int sim_kernel_count() {{ return {len(kernels)}; }}\n"
+                "SIM_EXPORT const sim::KernelEntry *sim_kernel(int i) "
+                "{ return &sim_kernel_table[i]; }\n")
+        unit_file = Path(tmp) / "module.cpp"
+        unit_file.write_text(unit)
+        fd, partial = tempfile.mkstemp(dir=target.parent, prefix=f".{target.stem}-", suffix=".so")
+        os.close(fd)
+        try:
+            _run([cxx, *CXX_FLAGS, f"-DSIM_FIBERS={fibers}", f"-I{INCLUDE_DIR}", *flags,
+                  "-o", partial, str(unit_file)], what)
+            os.replace(partial, target)  # atomic: a reader sees no library or a whole one
+        finally:
+            if os.path.exists(partial):
+                os.unlink(partial)
+    return target
+
+
+class SourceModule:
+    """pycuda.compiler.SourceModule, for the CPU simulator."""
+
+    def __init__(self, source, nvcc="nvcc", options=None, keep=False, no_extern_c=False,
+                 arch=None, code=None, cache_dir=None, include_dirs=()):
+        self.path = build(source, options, no_extern_c, include_dirs)
+        self._lib = ctypes.CDLL(str(self.path))
+        from .launch import kernel_table
+        self._kernels = kernel_table(self._lib)
+
+    def get_function(self, name):
+        from .launch import Function
+        if name not in self._kernels:
+            known = ", ".join(sorted(self._kernels)) or "none"
+            raise driver.LogicError(
+                f"cuModuleGetFunction failed: named symbol not found: no kernel {name!r} in this "
+                f"module (its kernels: {known})")
+        return Function(self._lib, name, *self._kernels[name])
+
+    def get_global(self, name):
+        """(device pointer, size in bytes) of a __device__ or __constant__ variable."""
+        from .launch import global_symbol
+        return global_symbol(self._lib, name)
+
+    def get_texref(self, name):
+        raise NotImplementedError("textures are not provided by the course's CPU simulator")
+
+    get_surfref = get_texref

@@ -1,0 +1,139 @@
+// sim_launch.h -- included after the user's code: one table entry per kernel, whose launcher
+// takes the kernel's parameter types from the compiled kernel itself, and the C functions that
+// Python calls (helpers/sim/launch.py).
+#pragma once
+
+#include <tuple>
+#include <utility>
+
+#pragma GCC visibility push(hidden)
+namespace sim {
+
+// "float", "const float *", "uchar3": the C type's name, from the compiler.
+template <typename T> const char *type_name() {
+    static char name[128];
+    if (!name[0]) {
+        const char *p = __PRETTY_FUNCTION__, *s = strstr(p, "T = ");
+        s = s ? s + 4 : p;
+        size_t n = strcspn(s, ";]");
+        if (n >= sizeof name) n = sizeof name - 1;
+        memcpy(name, s, n);
+        name[n] = 0;
+    }
+    return name;
+}
+
+template <typename T> ParamInfo param_info() {
+    using D = typename std::decay<T>::type;
+    int kind = std::is_pointer<D>::value ? 'P'
+             : std::is_floating_point<D>::value ? 'f'
+             : std::is_integral<D>::value ? (std::is_signed<D>::value ? 'i' : 'u')
+             : std::is_enum<D>::value ? 'i' : 'S';
+    return ParamInfo{kind, (int)sizeof(D), (int)alignof(D), type_name<D>()};
+}
+
+template <typename F> struct Signature;
+template <typename... A> struct Signature<void (*)(A...)> {
+    using Tuple = std::tuple<typename std::decay<A>::type...>;
+    static constexpr int count = sizeof...(A);
+    static void describe(ParamInfo *out) {
+        int i = 0;
+        ((out[i++] = param_info<A>()), ...);
+        (void)out, (void)i;
+    }
+};
+
+template <auto K> struct Kernel {
+    using Sig = Signature<decltype(K)>;
+    using Tuple = typename Sig::Tuple;
+
+    template <size_t... I> static void fill(Tuple &t, void **args, std::index_sequence<I...>) {
+        ((memcpy((void *)&std::get<I>(t), args[I], sizeof(std::get<I>(t)))), ...);
+        (void)args;
+    }
+    static void *make_args(void **args) {
+        Tuple *t = new Tuple();
+        fill(*t, args, std::make_index_sequence<Sig::count>());
+        return t;
+    }
+    static void free_args(void *t) { delete (Tuple *)t; }
+    static void run_thread(void *t) { std::apply(K, *(Tuple *)t); }
+    static void run_block_plain(void *t) {
+        const Tuple &args = *(Tuple *)t;
+        Frame *f = frame();
+        const uint3 bd = f->block_dim;
+        for (unsigned z = 0; z < bd.z; z++)
+            for (unsigned y = 0; y < bd.y; y++)
+                for (unsigned x = 0; x < bd.x; x++) {
+                    f->thread = uint3{x, y, z};
+                    std::apply(K, args);
+                }
+    }
+    static KernelEntry entry(const char *name) {
+        return KernelEntry{name, Sig::count, Sig::describe, make_args, free_args, run_thread,
+                           run_block_plain};
+    }
+};
+
+}  // namespace sim
+#pragma GCC visibility pop
+
+#define SIM_KERNEL(name) sim::Kernel<&name>::entry(#name),
+
+// ---- what Python calls ------------------------------------------------------------------------
+SIM_EXPORT int sim_kernel_count();
+SIM_EXPORT const sim::KernelEntry *sim_kernel(int i);
+
+SIM_EXPORT int sim_fibers() { return SIM_FIBERS; }
+
+SIM_EXPORT void sim_describe(int k, sim::ParamInfo *out) { sim_kernel(k)->describe(out); }
+
+SIM_EXPORT void *sim_launch_start(int k, const unsigned *grid, const unsigned *block, size_t shared,
+                                  void **args, int workers) {
+    using namespace sim;
+    Launch *L = new Launch();
+    L->kernel = sim_kernel(k);
+    L->args = L->kernel->make_args(args);
+    L->grid = dim3(grid[0], grid[1], grid[2]);
+    L->block = dim3(block[0], block[1], block[2]);
+    L->shared = shared;
+    L->nblocks = (long)grid[0] * grid[1] * grid[2];
+    int n = workers < 1 ? 1 : workers;
+    if (n > L->nblocks) n = (int)L->nblocks;
+    install_handlers(L);
+    fflush(stdout);
+    L->running = n;
+    for (int i = 0; i < n; i++) L->threads.emplace_back(worker_main, L);
+    return L;
+}
+
+// Waits up to timeout_ms; 1 when every worker has finished. Python calls this in a loop so that
+// Jupyter's interrupt button is seen between calls.
+SIM_EXPORT int sim_launch_wait(void *h, int timeout_ms) {
+    auto *L = (sim::Launch *)h;
+    std::unique_lock<std::mutex> g(L->mu);
+    return L->done_cv.wait_for(g, std::chrono::milliseconds(timeout_ms), [L] { return L->running == 0; });
+}
+
+SIM_EXPORT void sim_launch_cancel(void *h) {
+    auto *L = (sim::Launch *)h;
+    L->stop = 1;
+    {
+        std::lock_guard<std::mutex> g(L->mu);
+        if (L->err.status == sim::OK) L->err.status = sim::INTERRUPTED;
+    }
+    for (auto &t : L->threads) pthread_kill(t.native_handle(), SIGUSR2);
+}
+
+// Joins the workers, copies out the first error (if any) and frees the launch.
+SIM_EXPORT int sim_launch_finish(void *h, sim::Error *err) {
+    auto *L = (sim::Launch *)h;
+    for (auto &t : L->threads) t.join();
+    sim::restore_handlers(L);
+    fflush(stdout);
+    L->kernel->free_args(L->args);
+    *err = L->err;
+    int status = L->err.status;
+    delete L;
+    return status;
+}

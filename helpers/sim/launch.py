@@ -1,0 +1,303 @@
+"""Launching a simulated kernel: argument checks, launch limits, and the runtime's error report.
+
+The compiled module tells, for each kernel, the C type of every parameter (include/sim_launch.h).
+Arguments are checked against those types before anything runs: where PyCUDA would pack a wrong
+value silently (a float64 for a `float`), the simulator says which parameter and what to pass.
+"""
+
+import ctypes
+import threading
+import time
+
+import numpy as np
+
+from . import driver, memory
+
+
+class _ParamInfo(ctypes.Structure):
+    _fields_ = [("kind", ctypes.c_int32), ("size", ctypes.c_int32), ("align", ctypes.c_int32),
+                ("type_name", ctypes.c_char_p)]
+
+
+class _KernelEntry(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("nparams", ctypes.c_int)]
+
+
+class _Error(ctypes.Structure):
+    _fields_ = [("status", ctypes.c_int32), ("block", ctypes.c_uint32 * 3),
+                ("thread", ctypes.c_uint32 * 3), ("is_write", ctypes.c_int32),
+                ("address", ctypes.c_uint64), ("file", ctypes.c_char_p), ("line", ctypes.c_int64),
+                ("file2", ctypes.c_char_p), ("line2", ctypes.c_int64), ("text", ctypes.c_char * 256)]
+
+
+class Param:
+    __slots__ = ("kind", "size", "type_name")
+
+    def __init__(self, kind, size, type_name):
+        self.kind, self.size, self.type_name = kind, size, type_name
+
+
+def kernel_table(lib):
+    """{name: (index, [Param, ...])} for the kernels of a compiled module."""
+    lib.sim_kernel.restype = ctypes.POINTER(_KernelEntry)
+    lib.sim_launch_start.restype = ctypes.c_void_p
+    lib.sim_launch_start.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_uint),
+                                     ctypes.POINTER(ctypes.c_uint), ctypes.c_size_t,
+                                     ctypes.POINTER(ctypes.c_void_p), ctypes.c_int]
+    lib.sim_launch_wait.argtypes = [ctypes.c_void_p, ctypes.c_int]
+    lib.sim_launch_cancel.argtypes = [ctypes.c_void_p]
+    lib.sim_launch_finish.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Error)]
+    table = {}
+    for i in range(lib.sim_kernel_count()):
+        entry = lib.sim_kernel(i).contents
+        infos = (_ParamInfo * max(entry.nparams, 1))()
+        lib.sim_describe(i, infos)
+        params = [Param(chr(p.kind), p.size, p.type_name.decode()) for p in infos[:entry.nparams]]
+        table[entry.name.decode()] = (i, params)
+    return table
+
+
+def global_symbol(lib, name):
+    """(address, size) of a global variable in the module, as SourceModule.get_global gives."""
+    try:
+        address = ctypes.addressof(ctypes.c_char.in_dll(lib, name))
+    except ValueError:
+        raise driver.LogicError(f"cuModuleGetGlobal failed: named symbol not found: {name!r}") from None
+    size = _symbol_size(address)
+    memory.register_global(address, size)
+    return address, size
+
+
+def _symbol_size(address):
+    """The size the ELF symbol table gives for the symbol at address (glibc's dladdr1)."""
+    class DlInfo(ctypes.Structure):
+        _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
+                    ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
+
+    class Elf64Sym(ctypes.Structure):
+        _fields_ = [("st_name", ctypes.c_uint32), ("st_info", ctypes.c_ubyte),
+                    ("st_other", ctypes.c_ubyte), ("st_shndx", ctypes.c_uint16),
+                    ("st_value", ctypes.c_uint64), ("st_size", ctypes.c_uint64)]
+
+    libdl = ctypes.CDLL(None)
+    info, sym = DlInfo(), ctypes.POINTER(Elf64Sym)()
+    rtld_dl_syment = 1
+    if not libdl.dladdr1(ctypes.c_void_p(address), ctypes.byref(info), ctypes.byref(sym),
+                         rtld_dl_syment) or not sym:
+        raise NotImplementedError("get_global needs glibc's dladdr1 to find a variable's size")
+    return int(sym.contents.st_size)
+
+
+# ---- argument checks ---------------------------------------------------------------------------
+def _pointer_value(arg):
+    if isinstance(arg, driver.DeviceAllocation):
+        return driver._address(arg)
+    if isinstance(arg, driver.ArgumentHandler):
+        return int(arg.get_device_alloc())
+    if hasattr(arg, "gpudata"):
+        return driver._address(arg.gpudata)
+    if isinstance(arg, (np.intp, np.uintp, np.int64, np.uint64)):
+        return int(arg)
+    return None
+
+
+def _bad_argument(i, name, param, arg, advice):
+    got = f"Python {type(arg).__name__}" if type(arg) in (int, float, bool) else (
+        f"numpy.{arg.dtype}" if isinstance(arg, (np.generic, np.ndarray)) else type(arg).__name__)
+    return TypeError(f"invalid type on parameter #{i} (0-based) of kernel {name!r}: the kernel "
+                     f"takes '{param.type_name}' ({param.size} bytes), got {got}. {advice}")
+
+
+def _scalar_bytes(i, name, param, arg):
+    """The bytes to pass for a value parameter, after checking arg fits the C type exactly."""
+    c_type = param.type_name
+    numpy_name = {("i", 1): "int8", ("i", 2): "int16", ("i", 4): "int32", ("i", 8): "int64",
+                  ("u", 1): "uint8", ("u", 2): "uint16", ("u", 4): "uint32", ("u", 8): "uint64",
+                  ("f", 4): "float32", ("f", 8): "float64"}.get((param.kind, param.size))
+    advice = f"Pass numpy.{numpy_name}(value)." if numpy_name else ""
+    if type(arg) in (int, float, bool):
+        raise _bad_argument(i, name, param, arg, "A Python number has no C type: " + advice)
+    if param.kind in "iu":
+        ok = isinstance(arg, (np.integer, np.bool_)) and arg.dtype.itemsize == param.size
+    elif param.kind == "f":
+        ok = isinstance(arg, np.floating) and arg.dtype.itemsize == param.size
+    else:  # a struct passed by value: bytes of the same size (np.void, or an array holding them)
+        ok = isinstance(arg, (np.void, np.ndarray, np.generic)) and arg.nbytes == param.size
+        advice = f"Pass a numpy value of exactly {param.size} bytes for '{c_type}'."
+    if not ok:
+        if isinstance(arg, np.ndarray) and param.kind in "iuf":
+            advice = "An array goes to a pointer parameter, after gpuarray.to_gpu or drv.In."
+        raise _bad_argument(i, name, param, arg, advice)
+    return np.ascontiguousarray(arg).tobytes()
+
+
+def pack_arguments(name, params, args):
+    """A ctypes array of pointers to each argument's bytes, plus what keeps those bytes alive."""
+    if len(args) != len(params):
+        sig = ", ".join(p.type_name for p in params)
+        raise TypeError(f"kernel {name!r} takes {len(params)} parameters ({sig}); got {len(args)}")
+    keep, pointers = [], (ctypes.c_void_p * max(len(params), 1))()
+    for i, (param, arg) in enumerate(zip(params, args)):
+        if param.kind == "P":
+            value = _pointer_value(arg)
+            if value is None:
+                advice = ("Copy a NumPy array to the device first (gpuarray.to_gpu(a), or "
+                          "drv.mem_alloc + drv.memcpy_htod), or wrap it: drv.In(a), drv.Out(a).")
+                raise _bad_argument(i, name, param, arg, advice)
+            data = ctypes.c_uint64(value)
+        else:
+            data = ctypes.create_string_buffer(_scalar_bytes(i, name, param, arg), param.size)
+        keep.append(data)
+        pointers[i] = ctypes.addressof(data)
+    return pointers, keep
+
+
+# ---- launch limits, as a GPU checks them ---------------------------------------------------------
+def _dims(value, what):
+    dims = tuple(int(v) for v in value) + (1,) * (3 - len(value))
+    if len(dims) != 3:
+        raise ValueError(f"{what} must have at most 3 entries, got {value!r}")
+    return dims
+
+
+def check_launch(block, grid, shared):
+    limits = driver.LIMITS
+    bx, by, bz = block
+    gx, gy, gz = grid
+    problem = None
+    if min(block) < 1 or min(grid) < 1:
+        problem = f"every block and grid dimension must be at least 1 (block={block}, grid={grid})"
+    elif bx * by * bz > limits["MAX_THREADS_PER_BLOCK"]:
+        problem = (f"a block of {bx}x{by}x{bz} = {bx * by * bz} threads is more than the "
+                   f"{limits['MAX_THREADS_PER_BLOCK']} threads a block may have")
+    elif bx > limits["MAX_BLOCK_DIM_X"] or by > limits["MAX_BLOCK_DIM_Y"] or bz > limits["MAX_BLOCK_DIM_Z"]:
+        problem = f"block {block} is larger than the limits (1024, 1024, 64)"
+    elif gx > limits["MAX_GRID_DIM_X"] or gy > limits["MAX_GRID_DIM_Y"] or gz > limits["MAX_GRID_DIM_Z"]:
+        problem = f"grid {grid} is larger than the limits (2**31-1, 65535, 65535)"
+    elif shared > limits["MAX_SHARED_MEMORY_PER_BLOCK"]:
+        problem = (f"{shared} bytes of dynamic shared memory is more than the "
+                   f"{limits['MAX_SHARED_MEMORY_PER_BLOCK']} a block may have")
+    if problem:
+        raise driver.LogicError(f"cuLaunchKernel failed: invalid argument ({problem})")
+
+
+# ---- running it ------------------------------------------------------------------------------------
+_launch_lock = threading.Lock()  # one launch at a time: the runtime's signal handlers are global
+
+_STATUS_TEXT = {
+    1: "an illegal memory access was encountered",
+    2: "device-side assert triggered",
+    3: "threads of a block cannot all reach the same __syncthreads()",
+    4: "a warp function was called with a mask that cannot be satisfied",
+    6: "integer division by zero",
+    7: "a thread's stack overflowed",
+    8: "the kernel called abort()",
+    9: "an index ran past the end of a fixed-size array",
+}
+
+
+def _error_message(name, err):
+    where = (f"in kernel {name!r}, block ({', '.join(map(str, err.block))}), "
+             f"thread ({', '.join(map(str, err.thread))})")
+    text = err.text.decode(errors="replace")
+    site = f"{err.file.decode()}:{err.line}" if err.file else None
+    message = f"{_STATUS_TEXT.get(err.status, 'the kernel failed')} {where}"
+    if err.status == 1:
+        access = {1: "a write to", 0: "a read of"}.get(err.is_write, "an access to")
+        message += f": {access} address 0x{err.address:x}, {memory.describe_address(err.address)}"
+    elif err.status == 3:
+        message += f": {text} ({site}" + (
+            f" and {err.file2.decode()}:{err.line2})" if err.file2 else ")")
+        message += (". Every thread of a block that has not returned must reach the same "
+                    "__syncthreads(): keep barriers out of code that only some threads run.")
+    elif err.status == 7:
+        message += ": are its local arrays very large? Move them to global memory."
+    elif site:
+        message += f" at {site}: {text}"
+    return message
+
+
+def run(lib, index, name, grid, block, shared, pointers):
+    handle_args = ((ctypes.c_uint * 3)(*grid), (ctypes.c_uint * 3)(*block))
+    err = _Error()
+    with _launch_lock:
+        handle = lib.sim_launch_start(index, *handle_args, shared, pointers, driver.workers())
+        try:
+            while not lib.sim_launch_wait(handle, 100):
+                pass
+        except KeyboardInterrupt:
+            lib.sim_launch_cancel(handle)
+            while not lib.sim_launch_wait(handle, 100):
+                pass
+            lib.sim_launch_finish(handle, ctypes.byref(err))
+            raise KeyboardInterrupt(
+                f"kernel {name!r} was interrupted; its output arrays may be half written") from None
+        status = lib.sim_launch_finish(handle, ctypes.byref(err))
+    if status == 5:
+        raise KeyboardInterrupt(f"kernel {name!r} was interrupted")
+    if status != 0:
+        raise driver.LaunchError(f"cuLaunchKernel failed: {_error_message(name, err)}")
+
+
+class Function:
+    """A kernel of a simulated module, called like pycuda.driver.Function."""
+
+    def __init__(self, lib, name, index, params):
+        self._lib, self.name, self._index, self._params = lib, name, index, params
+
+    @property
+    def parameter_types(self):
+        return [p.type_name for p in self._params]
+
+    def __call__(self, *args, block=None, grid=(1, 1), stream=None, shared=0, texrefs=(),
+                 time_kernel=False):
+        if block is None:
+            raise ValueError("must specify block size")
+        block, grid = _dims(block, "block"), _dims(grid, "grid")
+        shared = int(shared or 0)
+        check_launch(block, grid, shared)
+        handlers = [a for a in args if isinstance(a, driver.ArgumentHandler)]
+        pointers, keep = pack_arguments(self.name, self._params, args)
+        for h in handlers:
+            h.pre_call(stream)
+        start = time.perf_counter()
+        run(self._lib, self._index, self.name, grid, block, shared, pointers)
+        elapsed = time.perf_counter() - start
+        del keep
+        for h in handlers:
+            if hasattr(h, "post_call"):
+                h.post_call(stream)
+        if time_kernel:
+            return elapsed
+
+    # the prepared-call interface
+    def prepare(self, arg_types, texrefs=()):
+        self._prepared = arg_types
+        return self
+
+    def _convert(self, args):
+        """As PyCUDA's prepared calls do, turn Python numbers into the prepared C types."""
+        types = getattr(self, "_prepared", None) or ""
+        return [np.dtype(t).type(a) if t != "P" and type(a) in (int, float, bool) else a
+                for t, a in zip(types, args)] + list(args[len(types):])
+
+    def prepared_call(self, grid, block, *args, shared_size=0):
+        return self(*self._convert(args), block=block, grid=grid, shared=shared_size)
+
+    def prepared_timed_call(self, grid, block, *args, shared_size=0):
+        elapsed = self(*self._convert(args), block=block, grid=grid, shared=shared_size,
+                       time_kernel=True)
+        return lambda: elapsed
+
+    def prepared_async_call(self, grid, block, stream, *args, shared_size=0):
+        return self(*self._convert(args), block=block, grid=grid, shared=shared_size,
+                    stream=stream)
+
+    def get_attribute(self, attr):
+        raise NotImplementedError(f"Function.get_attribute({attr}) on the CPU simulator")
+
+    def __getattr__(self, name):
+        if name in ("num_regs", "shared_size_bytes", "local_size_bytes", "const_size_bytes",
+                    "max_threads_per_block"):
+            raise NotImplementedError(f"Function.{name} is not known on the CPU simulator")
+        raise AttributeError(name)
