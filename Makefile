@@ -1,0 +1,60 @@
+# Two commands (see README.md):
+#   make lab    set up .venv, then JupyterLab on notebooks/
+#   make test   set up .venv, then the whole pytest suite, notebooks included (nbval)
+# Settings:  GPU=1 adds PyCUDA (needs the CUDA toolkit)   HOST=127.0.0.1  PORT=8888  NO_BROWSER=1
+#            PYTHON=python3 (interpreter that creates .venv)   PYTEST_ARGS=... (extra pytest args)
+
+PYTHON     ?= python3
+VENV       ?= .venv
+HOST       ?= 127.0.0.1
+PORT       ?= 8888
+NO_BROWSER ?=
+GPU        ?=
+PYTEST_ARGS ?=
+
+VPY := $(VENV)/bin/python
+comma := ,
+# GPU=1 adds the gpu extra: the stamp .installed-test-gpu installs ".[test,gpu]".
+GPU_TAG := $(if $(filter-out 0,$(GPU)),-gpu,)
+
+# Jupyter refuses to run as root unless told; containers and CI often are root.
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
+BROWSER_FLAG := $(if $(filter-out 0,$(NO_BROWSER)),--no-browser,)
+
+.PHONY: lab test lint clean distclean help
+.DEFAULT_GOAL := help
+
+help:
+	@echo "make lab    JupyterLab on notebooks/ (HOST=$(HOST) PORT=$(PORT) NO_BROWSER=1 GPU=1)"
+	@echo "make test   the whole test suite, notebooks included (GPU=1 PYTEST_ARGS=...)"
+	@echo "make lint   ruff check"
+	@echo "make clean  remove build and cache files;  make distclean  also removes $(VENV)"
+
+$(VPY):
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "cuda-course needs Python 3.10 or newer; this is " + sys.version.split()[0])'
+	$(PYTHON) -m venv $(VENV) || { rm -rf $(VENV); \
+	  echo "Could not create $(VENV). On Debian/Ubuntu: sudo apt install python3-venv"; exit 1; }
+
+# One stamp per set of extras; re-installs only when pyproject.toml (or the package's
+# __init__.py, which changes how the editable install maps it) is newer than the stamp.
+$(VENV)/.installed-%: pyproject.toml $(wildcard helpers/__init__.py) | $(VPY)
+	$(VPY) -m pip install -e ".[$(subst -,$(comma),$*)]"
+	@touch $@
+
+lab: $(VENV)/.installed-lab$(GPU_TAG)
+	$(VENV)/bin/jupyter lab --notebook-dir=notebooks --ip=$(HOST) --port=$(PORT) \
+	  $(BROWSER_FLAG) $(ALLOW_ROOT)
+
+test: $(VENV)/.installed-test$(GPU_TAG)
+	$(VPY) -m pytest $(PYTEST_ARGS)
+
+lint: $(VENV)/.installed-test$(GPU_TAG)
+	$(VENV)/bin/ruff check .
+
+clean:
+	rm -rf build dist *.egg-info .pytest_cache .ruff_cache
+	find . -path ./$(VENV) -prune -o \( -name __pycache__ -o -name .ipynb_checkpoints \) \
+	  -type d -prune -exec rm -rf {} +
+
+distclean: clean
+	rm -rf $(VENV)

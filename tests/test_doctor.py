@@ -1,0 +1,58 @@
+"""`python -m helpers.doctor` always finishes and reports every section."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SECTIONS = ["Python", "C++ compiler", "nvcc", "NVIDIA driver", "PyCUDA", "CUDA device", "Backend"]
+
+
+def doctor(**env):
+    full_env = dict(os.environ, **env)
+    p = subprocess.run([sys.executable, "-m", "helpers.doctor"], cwd=ROOT, env=full_env,
+                       capture_output=True, text=True, timeout=600)
+    return p.returncode, p.stdout, p.stderr
+
+
+def section_lines(out):
+    """{label: line} for the report lines (they start with ok, -- or !!)."""
+    found = {}
+    for line in out.splitlines():
+        if line[:2] in ("ok", "--", "!!"):
+            for s in SECTIONS:
+                if line[4:].startswith(s):
+                    found.setdefault(s, line)
+    return found
+
+
+def test_doctor_reports_every_section():
+    rc, out, err = doctor()
+    assert rc == 0, f"doctor exited {rc}:\n{out}\n{err}"
+    assert "Traceback" not in out + err, out + err
+    lines = section_lines(out)
+    assert set(lines) == set(SECTIONS), f"missing sections {set(SECTIONS) - set(lines)}:\n{out}"
+    assert lines["Python"].startswith("ok"), out
+    # Every problem line says what to do (after a colon).
+    for line in out.splitlines():
+        if line.startswith("!!"):
+            assert ": " in line[18:], f"problem line without advice: {line}"
+
+
+def test_doctor_explains_a_missing_compiler(tmp_path):
+    # A PATH with no compiler, no nvcc and no nvidia-smi: the doctor must say what to install,
+    # not crash. (It finds this Python through sys.executable, not PATH.)
+    rc, out, err = doctor(PATH=str(tmp_path), CXX="")
+    assert rc == 0, f"doctor exited {rc}:\n{out}\n{err}"
+    assert "Traceback" not in out + err, out + err
+    line = section_lines(out)["C++ compiler"]
+    assert line.startswith("!!") and "missing" in line and "apt install g++" in line, line
+
+
+def test_doctor_survives_a_bad_backend_setting():
+    rc, out, err = doctor(CUDA_COURSE_BACKEND="no-such-backend")
+    assert rc == 0, f"doctor exited {rc}:\n{out}\n{err}"
+    assert "Traceback" not in out + err, out + err
+    bad = [ln for ln in out.splitlines() if ln.startswith("!!") and "no-such-backend" in ln]
+    assert bad and "auto, pycuda or simulator" in bad[0], out

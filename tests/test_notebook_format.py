@@ -1,0 +1,101 @@
+"""Every notebook is valid, numbered, canonically formatted, and either stripped or stored whole.
+
+Stored outputs must come from one top-to-bottom run by tools/store_outputs.py, which also
+records the backend and device in the metadata; committed notebooks without outputs have
+none at all. `python tools/store_outputs.py --format` rewrites a notebook in the canonical
+format, `--strip` removes its outputs.
+"""
+
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+NAME = re.compile(r"^(\d\d)_[a-z0-9]+(_[a-z0-9]+)*\.ipynb$")
+
+
+def test_there_are_notebooks():
+    assert NOTEBOOKS, "notebooks/ holds no .ipynb file"
+
+
+def test_names_are_numbered_consecutively_from_01():
+    bad = [p.name for p in NOTEBOOKS if not NAME.match(p.name)]
+    assert not bad, f"names must look like NN_topic_words.ipynb: {bad}"
+    numbers = [int(NAME.match(p.name).group(1)) for p in NOTEBOOKS]
+    assert numbers == list(range(1, len(NOTEBOOKS) + 1)), (
+        f"numbers must be unique and consecutive from 01: {[p.name for p in NOTEBOOKS]}")
+
+
+def code_cells(nb):
+    """Code cells that a run executes (nbclient and nbval skip empty ones)."""
+    return [c for c in nb.cells if c.cell_type == "code" and c.source.strip()]
+
+
+@pytest.fixture(params=NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def notebook(request):
+    path = request.param
+    text = path.read_text(encoding="utf-8")
+    nb = nbformat.reads(text, as_version=nbformat.NO_CONVERT)
+    return path, text, nb
+
+
+def test_valid_nbformat_v4(notebook):
+    path, _, nb = notebook
+    assert nb.nbformat == 4, f"{path.name} is nbformat {nb.nbformat}, not 4"
+    nbformat.validate(nb)
+
+
+def test_canonical_format(notebook):
+    path, text, nb = notebook
+    expected = nbformat.writes(nb, version=4)
+    if not expected.endswith("\n"):
+        expected += "\n"
+    assert text == expected, (
+        f"{path.name} is not in nbformat's canonical format: "
+        f"python tools/store_outputs.py --format {path.relative_to(ROOT)}")
+
+
+def test_starts_with_markdown_title(notebook):
+    path, _, nb = notebook
+    assert nb.cells and nb.cells[0].cell_type == "markdown", f"{path.name}: first cell not markdown"
+    first = next((ln for ln in nb.cells[0].source.splitlines() if ln.strip()), "")
+    assert first.startswith("# "), f"{path.name}: first cell must start with a '# Title' line"
+
+
+def test_no_notebook_loads_the_wurlitzer_extension(notebook):
+    # ipykernel 6 and newer already forward file descriptor 1 (where kernel printf goes) into the
+    # running cell; `%load_ext wurlitzer` on top of that sends the output to the kernel's terminal
+    # instead (minrk/wurlitzer#93). tests/test_printf_in_cells.py checks that the lines show.
+    path, _, nb = notebook
+    loads = [i for i, c in enumerate(nb.cells)
+             if c.cell_type == "code" and "%load_ext wurlitzer" in c.source]
+    assert not loads, f"{path.name}: cells {loads} load wurlitzer, which hides kernel printf"
+
+
+def test_no_stored_errors(notebook):
+    path, _, nb = notebook
+    errors = [(i, o.get("ename")) for i, c in enumerate(nb.cells) if c.cell_type == "code"
+              for o in c.outputs if o.output_type == "error"]
+    assert not errors, f"{path.name} stores error outputs (cell index, error): {errors}"
+
+
+def test_stripped_or_stored_from_one_run(notebook):
+    path, _, nb = notebook
+    cells = code_cells(nb)
+    counts = [c.execution_count for c in cells]
+    has_outputs = any(c.outputs for c in nb.cells if c.cell_type == "code")
+    if not has_outputs and all(n is None for n in counts):
+        assert "cuda_course" not in nb.metadata, (
+            f"{path.name} has no outputs but metadata.cuda_course says it was run")
+        return
+    assert counts == list(range(1, len(cells) + 1)), (
+        f"{path.name}: execution counts {counts} are not 1..{len(cells)} in order: store outputs "
+        "with tools/store_outputs.py (one top-to-bottom run), or remove them with --strip")
+    meta = nb.metadata.get("cuda_course")
+    assert isinstance(meta, dict), f"{path.name} has outputs but no metadata.cuda_course"
+    for key in ("backend", "device", "executed_at"):
+        assert meta.get(key), f"{path.name}: metadata.cuda_course.{key} is missing or empty"
+    assert meta["backend"] in ("pycuda", "simulator"), f"{path.name}: backend {meta['backend']!r}"
