@@ -10,6 +10,9 @@ without one, so notebook code reads as plain PyCUDA either way. `CUDA_COURSE_BAC
 import os
 from pathlib import Path
 
+__all__ = ["BACKEND", "REASON", "SourceModule", "compile_cu", "describe_backend", "device_summary",
+           "drv", "gpuarray", "read_cu", "CUDA_SRC"]
+
 CUDA_SRC = Path(__file__).resolve().parent.parent / "cuda_src"
 CHOICES = ("auto", "pycuda", "simulator")
 
@@ -42,7 +45,7 @@ def choose_backend(requested=None):
 BACKEND, REASON = choose_backend()
 
 if BACKEND == "pycuda":
-    import pycuda.autoinit  # noqa: F401  (creates the context on device 0)
+    import pycuda.autoprimaryctx  # noqa: F401  (device 0's primary context, shared with PyTorch or CuPy)
     import pycuda.driver as drv
     import pycuda.gpuarray as gpuarray
     from pycuda.compiler import SourceModule

@@ -21,9 +21,9 @@ from pathlib import Path
 
 from . import driver
 
-SIM_VERSION = "1"
+SIM_VERSION = "2"
 INCLUDE_DIR = Path(__file__).parent / "include"
-CXX_FLAGS = ["-std=c++17", "-O2", "-fPIC", "-shared", "-pthread", "-fno-strict-aliasing",
+CXX_FLAGS = ["-std=c++17", "-O2", "-fPIC", "-pthread", "-fno-strict-aliasing",
              "-U_FORTIFY_SOURCE", "-D_FORTIFY_SOURCE=0", "-fsanitize=bounds",
              "-Wno-unused-result", "-Wno-attributes"]
 
@@ -31,7 +31,7 @@ CXX_FLAGS = ["-std=c++17", "-O2", "-fPIC", "-shared", "-pthread", "-fno-strict-a
 _IGNORED_OPTIONS = re.compile(
     r"^(-{1,2}use_fast_math|-lineinfo|-G|-g|-O\d|--?ptxas-options.*|-Xptxas.*|-arch.*|"
     r"--?gpu-architecture.*|-code.*|-rdc.*|--?maxrregcount.*|-w|--?extended-lambda|"
-    r"--?expt-relaxed-constexpr|-keep|--?restrict|-ftz.*|-prec-.*|--?fmad.*)$")
+    r"--?expt-relaxed-constexpr|-keep|--?restrict|-ftz.*|-prec-.*)$")
 _PASSED_OPTIONS = re.compile(r"^(-[DUI].*|-std=.*|--std=.*|-W.*)$")
 
 # What g++ says about CUDA features the simulator does not have, and what to tell the learner.
@@ -80,10 +80,16 @@ def _prelude_digest():
     return h.hexdigest()
 
 
+_FMAD = {"--fmad=false": "-ffp-contract=off", "-fmad=false": "-ffp-contract=off",
+         "--fmad=true": "-ffp-contract=fast", "-fmad=true": "-ffp-contract=fast"}
+
+
 def _translate_options(options):
     flags = []
     for opt in options or []:
-        if _PASSED_OPTIONS.match(opt):
+        if opt in _FMAD:  # fused multiply-add: the host compiler's equivalent switch
+            flags.append(_FMAD[opt])
+        elif _PASSED_OPTIONS.match(opt):
             flags.append(opt.replace("--std=", "-std="))
         elif not _IGNORED_OPTIONS.match(opt):
             raise ValueError(
@@ -93,11 +99,45 @@ def _translate_options(options):
     return flags
 
 
+_EXTERN_SHARED = re.compile(r"\bextern\s+__shared__\s+([^;\[\]]*?)\s*\b([A-Za-z_]\w*)\s*\[\s*\]\s*;")
+
+
+def _brace_depth(text):
+    """Brace depth at the end of text, with comments and string literals left out."""
+    text = re.sub(r'//[^\n]*|/\*.*?\*/|"(\\.|[^"\\])*"|\'(\\.|[^\'\\])*\'', "", text, flags=re.S)
+    return text.count("{") - text.count("}")
+
+
+def _dynamic_shared(source):
+    """`extern __shared__ T name[];` has no C++ meaning: inside a function it becomes a pointer to
+    this block's dynamic shared memory (sized by the launch's shared=, ending at a guard page);
+    at file scope, a macro for that pointer. Line numbers are kept."""
+    def replace(m):
+        c_type, name = m.group(1), m.group(2)
+        pointer = f"(({c_type} *)sim::dynamic_shared())"
+        if _brace_depth(source[:m.start()]) > 0:
+            return f"{c_type} *const {name} = {pointer};"
+        return f"\n#define {name} {pointer}\n#line {_line_of(source, m.start())}\n"
+
+    return _EXTERN_SHARED.sub(replace, source)
+
+
+def _line_of(text, offset):
+    line = 1
+    for m in re.finditer(r'^\s*#line\s+(\d+)[^\n]*$|\n', text[:offset], flags=re.M):
+        if m.group(1):
+            line = int(m.group(1)) - 1
+        else:
+            line += 1
+    return line
+
+
 def _user_source(source, no_extern_c):
     # PyCUDA names the file kernel.cu; a source read by helpers.backend.compile_cu starts with a
     # #line directive naming its .cu file, so compiler messages point at the learner's file.
     if not source.lstrip().startswith("#line"):
         source = '#line 1 "kernel.cu"\n' + source
+    source = _dynamic_shared(source)
     return source if no_extern_c else 'extern "C" {\n' + source + "\n}\n"
 
 
@@ -164,17 +204,21 @@ def build(source, options=None, no_extern_c=False, include_dirs=()):
         table = "".join(f"    SIM_KERNEL({k})\n" for k in kernels)
         unit = (f'#include "cuda_sim.h"\n{body}\n#include "sim_launch.h"\n'
                 f"static const sim::KernelEntry sim_kernel_table[] = {{\n{table}"
-                "    {nullptr, 0, nullptr, nullptr, nullptr, nullptr, nullptr}};\n"
+                "    {nullptr, 0, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr}};\n"
                 f"SIM_EXPORT int sim_kernel_count() {{ return {len(kernels)}; }}\n"
                 "SIM_EXPORT const sim::KernelEntry *sim_kernel(int i) "
                 "{ return &sim_kernel_table[i]; }\n")
         unit_file = Path(tmp) / "module.cpp"
         unit_file.write_text(unit)
+        obj = Path(tmp) / "module.o"
+        _run([cxx, "-c", *CXX_FLAGS, f"-DSIM_FIBERS={fibers}", f"-I{INCLUDE_DIR}", *flags,
+              "-o", str(obj), str(unit_file)], what)
         fd, partial = tempfile.mkstemp(dir=target.parent, prefix=f".{target.stem}-", suffix=".so")
         os.close(fd)
         try:
-            _run([cxx, *CXX_FLAGS, f"-DSIM_FIBERS={fibers}", f"-I{INCLUDE_DIR}", *flags,
-                  "-o", partial, str(unit_file)], what)
+            # Linked without -fsanitize: the bounds checks call the runtime's own handler
+            # (sim_runtime.h), which reports the file and line, instead of the sanitizer library.
+            _run([cxx, "-shared", "-pthread", "-o", partial, str(obj)], what)
             os.replace(partial, target)  # atomic: a reader sees no library or a whole one
         finally:
             if os.path.exists(partial):

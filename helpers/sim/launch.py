@@ -20,7 +20,27 @@ class _ParamInfo(ctypes.Structure):
 
 
 class _KernelEntry(ctypes.Structure):
-    _fields_ = [("name", ctypes.c_char_p), ("nparams", ctypes.c_int)]
+    _fields_ = [("name", ctypes.c_char_p), ("nparams", ctypes.c_int)] + [
+        (f, ctypes.c_void_p) for f in ("describe", "make_args", "free_args", "run_thread",
+                                       "run_block_plain", "run_block_plain_reversed", "address")]
+
+
+class _DlInfo(ctypes.Structure):
+    _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
+                ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
+
+
+_libdl = ctypes.CDLL(None)
+
+
+def _symbol_name(address, fallback):
+    """The kernel's symbol: its plain name inside extern "C", else the C++ mangled one, as a
+    GPU module names it."""
+    info = _DlInfo()
+    if _libdl.dladdr(ctypes.c_void_p(address), ctypes.byref(info)) and info.dli_sname \
+            and info.dli_saddr == address:
+        return info.dli_sname.decode()
+    return fallback
 
 
 class _Error(ctypes.Structure):
@@ -43,7 +63,7 @@ def kernel_table(lib):
     lib.sim_launch_start.restype = ctypes.c_void_p
     lib.sim_launch_start.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_uint),
                                      ctypes.POINTER(ctypes.c_uint), ctypes.c_size_t,
-                                     ctypes.POINTER(ctypes.c_void_p), ctypes.c_int]
+                                     ctypes.POINTER(ctypes.c_void_p), ctypes.c_int, ctypes.c_int]
     lib.sim_launch_wait.argtypes = [ctypes.c_void_p, ctypes.c_int]
     lib.sim_launch_cancel.argtypes = [ctypes.c_void_p]
     lib.sim_launch_finish.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Error)]
@@ -53,7 +73,7 @@ def kernel_table(lib):
         infos = (_ParamInfo * max(entry.nparams, 1))()
         lib.sim_describe(i, infos)
         params = [Param(chr(p.kind), p.size, p.type_name.decode()) for p in infos[:entry.nparams]]
-        table[entry.name.decode()] = (i, params)
+        table[_symbol_name(entry.address, entry.name.decode())] = (i, params)
     return table
 
 
@@ -70,19 +90,14 @@ def global_symbol(lib, name):
 
 def _symbol_size(address):
     """The size the ELF symbol table gives for the symbol at address (glibc's dladdr1)."""
-    class DlInfo(ctypes.Structure):
-        _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
-                    ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
-
     class Elf64Sym(ctypes.Structure):
         _fields_ = [("st_name", ctypes.c_uint32), ("st_info", ctypes.c_ubyte),
                     ("st_other", ctypes.c_ubyte), ("st_shndx", ctypes.c_uint16),
                     ("st_value", ctypes.c_uint64), ("st_size", ctypes.c_uint64)]
 
-    libdl = ctypes.CDLL(None)
-    info, sym = DlInfo(), ctypes.POINTER(Elf64Sym)()
+    info, sym = _DlInfo(), ctypes.POINTER(Elf64Sym)()
     rtld_dl_syment = 1
-    if not libdl.dladdr1(ctypes.c_void_p(address), ctypes.byref(info), ctypes.byref(sym),
+    if not _libdl.dladdr1(ctypes.c_void_p(address), ctypes.byref(info), ctypes.byref(sym),
                          rtld_dl_syment) or not sym:
         raise NotImplementedError("get_global needs glibc's dladdr1 to find a variable's size")
     return int(sym.contents.st_size)
@@ -204,7 +219,11 @@ def _error_message(name, err):
     message = f"{_STATUS_TEXT.get(err.status, 'the kernel failed')} {where}"
     if err.status == 1:
         access = {1: "a write to", 0: "a read of"}.get(err.is_write, "an access to")
-        message += f": {access} address 0x{err.address:x}, {memory.describe_address(err.address)}"
+        if text == "dynamic shared memory":
+            message += (f": {access} dynamic shared memory past the end of the bytes the launch "
+                        "gave it (its shared= argument)")
+        else:
+            message += f": {access} address 0x{err.address:x}, {memory.describe_address(err.address)}"
     elif err.status == 3:
         message += f": {text} ({site}" + (
             f" and {err.file2.decode()}:{err.line2})" if err.file2 else ")")
@@ -217,11 +236,12 @@ def _error_message(name, err):
     return message
 
 
-def run(lib, index, name, grid, block, shared, pointers):
+def run(lib, index, name, grid, block, shared, pointers, reverse=False):
     handle_args = ((ctypes.c_uint * 3)(*grid), (ctypes.c_uint * 3)(*block))
     err = _Error()
     with _launch_lock:
-        handle = lib.sim_launch_start(index, *handle_args, shared, pointers, driver.workers())
+        handle = lib.sim_launch_start(index, *handle_args, shared, pointers, driver.workers(),
+                                      int(reverse))
         try:
             while not lib.sim_launch_wait(handle, 100):
                 pass
@@ -237,6 +257,21 @@ def run(lib, index, name, grid, block, shared, pointers):
         raise KeyboardInterrupt(f"kernel {name!r} was interrupted")
     if status != 0:
         raise driver.LaunchError(f"cuLaunchKernel failed: {_error_message(name, err)}")
+
+
+def race_check_enabled():
+    """CUDA_SIM_RACECHECK=1 runs every launch twice, in two thread orders, and compares."""
+    import os
+    return os.environ.get("CUDA_SIM_RACECHECK", "") not in ("", "0")
+
+
+def _pointee_size(param):
+    import re
+    name = re.sub(r"\b(const|volatile|__restrict__)\b|\*", "", param.type_name).strip()
+    sizes = {"char": 1, "unsigned char": 1, "signed char": 1, "short": 2, "unsigned short": 2,
+             "int": 4, "unsigned int": 4, "float": 4, "long": 8, "unsigned long": 8,
+             "long long": 8, "long long int": 8, "double": 8, "bool": 1}
+    return sizes.get(name, 1)
 
 
 class Function:
@@ -261,7 +296,10 @@ class Function:
         for h in handlers:
             h.pre_call(stream)
         start = time.perf_counter()
-        run(self._lib, self._index, self.name, grid, block, shared, pointers)
+        if race_check_enabled():
+            self._run_race_check(grid, block, shared, pointers, args)
+        else:
+            run(self._lib, self._index, self.name, grid, block, shared, pointers)
         elapsed = time.perf_counter() - start
         del keep
         for h in handlers:
@@ -269,6 +307,37 @@ class Function:
                 h.post_call(stream)
         if time_kernel:
             return elapsed
+
+    def _run_race_check(self, grid, block, shared, pointers, args):
+        """Run the launch with blocks and threads in one order, then from the same inputs in the
+        opposite order: memory that ends up different depends on thread order, a race."""
+        blocks = {}
+        for arg in args:
+            address = _pointer_value(arg)
+            block_ = memory.find(address) if address is not None else None
+            if block_ is not None:
+                blocks[block_.address] = block_
+        before = {a: memory.read(a, b.size) for a, b in blocks.items()}
+        run(self._lib, self._index, self.name, grid, block, shared, pointers, reverse=True)
+        reversed_result = {a: memory.read(a, b.size) for a, b in blocks.items()}
+        for a, data in before.items():
+            memory.write(a, data, len(data))
+        run(self._lib, self._index, self.name, grid, block, shared, pointers)
+        for i, arg in enumerate(args):
+            address = _pointer_value(arg)
+            b = memory.find(address) if address is not None else None
+            if b is None or b.address not in reversed_result:
+                continue
+            now, other = memory.read(b.address, b.size), reversed_result.pop(b.address)
+            if now != other:
+                diff = np.flatnonzero(np.frombuffer(now, np.uint8) != np.frombuffer(other, np.uint8))
+                raise driver.LaunchError(
+                    f"race check: kernel {self.name!r} wrote different bytes to the buffer of "
+                    f"parameter #{i} ({self._params[i].type_name}) when its blocks and threads "
+                    f"ran in the opposite order: {len(diff)} bytes differ, the first at byte "
+                    f"{diff[0]} (element {diff[0] // max(_pointee_size(self._params[i]), 1)}). "
+                    "Threads read what others write without a __syncthreads() or an atomic "
+                    "between them (float atomics can also differ in the last bits).")
 
     # the prepared-call interface
     def prepare(self, arg_types, texrefs=()):

@@ -69,9 +69,20 @@ template <auto K> struct Kernel {
                     std::apply(K, args);
                 }
     }
+    static void run_block_plain_reversed(void *t) {
+        const Tuple &args = *(Tuple *)t;
+        Frame *f = frame();
+        const uint3 bd = f->block_dim;
+        for (unsigned z = bd.z; z-- > 0;)
+            for (unsigned y = bd.y; y-- > 0;)
+                for (unsigned x = bd.x; x-- > 0;) {
+                    f->thread = uint3{x, y, z};
+                    std::apply(K, args);
+                }
+    }
     static KernelEntry entry(const char *name) {
         return KernelEntry{name, Sig::count, Sig::describe, make_args, free_args, run_thread,
-                           run_block_plain};
+                           run_block_plain, run_block_plain_reversed, (const void *)K};
     }
 };
 
@@ -89,7 +100,7 @@ SIM_EXPORT int sim_fibers() { return SIM_FIBERS; }
 SIM_EXPORT void sim_describe(int k, sim::ParamInfo *out) { sim_kernel(k)->describe(out); }
 
 SIM_EXPORT void *sim_launch_start(int k, const unsigned *grid, const unsigned *block, size_t shared,
-                                  void **args, int workers) {
+                                  void **args, int workers, int reverse) {
     using namespace sim;
     Launch *L = new Launch();
     L->kernel = sim_kernel(k);
@@ -97,6 +108,7 @@ SIM_EXPORT void *sim_launch_start(int k, const unsigned *grid, const unsigned *b
     L->grid = dim3(grid[0], grid[1], grid[2]);
     L->block = dim3(block[0], block[1], block[2]);
     L->shared = shared;
+    L->reverse = reverse != 0;
     L->nblocks = (long)grid[0] * grid[1] * grid[2];
     int n = workers < 1 ? 1 : workers;
     if (n > L->nblocks) n = (int)L->nblocks;

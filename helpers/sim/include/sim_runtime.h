@@ -83,6 +83,8 @@ struct KernelEntry {
     void (*free_args)(void *tuple);
     void (*run_thread)(void *tuple);        // one thread, whose Frame is set
     void (*run_block_plain)(void *tuple);   // every thread of the current block, in order
+    void (*run_block_plain_reversed)(void *tuple);  // the same, last thread first
+    const void *address;  // the kernel itself: its symbol is the name get_function takes
 };
 
 // ---- fibers ---------------------------------------------------------------------------------------
@@ -119,6 +121,7 @@ struct Worker {
     Error err{};
     uint3 block{};
     bool plain = true;  // one fiber runs the block's threads in a loop
+    bool reverse = false;  // run blocks and threads in the opposite order (race check)
     // the fibers of the block being run
     Fiber *fibers = nullptr;
     int nfibers = 0, current = -1, live = 0, at_barrier = 0;
@@ -128,7 +131,7 @@ struct Worker {
     char *mapping = nullptr;
     size_t mapping_bytes = 0;
     int nstacks = 0;
-    char *dynamic_shared = nullptr;
+    char *dynamic_shared = nullptr, *dynamic_shared_end = nullptr;
 #ifdef SIM_UCONTEXT
     ucontext_t scheduler_ctx;
 #endif
@@ -262,9 +265,9 @@ inline void fiber_main();
 // The calling fiber waits (or has finished): run the next fiber that can run, in thread order,
 // or go back to the scheduler when none can.
 inline void yield(Worker *w) {
-    int me = w->current, n = w->nfibers, next = -1;
-    for (int k = 1; k <= n; k++) {
-        int i = me + k < n ? me + k : me + k - n;
+    int me = w->current, n = w->nfibers, next = -1, step = w->reverse ? n - 1 : 1;
+    for (int k = 1, i = me; k <= n; k++) {
+        i = i + step < n ? i + step : i + step - n;
         if (w->fibers[i].state == F_RUN) {
             next = i;
             break;
@@ -428,6 +431,7 @@ struct Launch {
     dim3 grid, block;
     size_t shared;
     long nblocks;
+    bool reverse;  // blocks and threads in the opposite order, for the race check
     std::atomic<long> next_block{0};
     std::atomic<int> stop{0};
     std::mutex mu;
@@ -440,7 +444,8 @@ struct Launch {
 
 inline void fiber_main() {
     Worker *w = frame()->worker;
-    if (w->plain) w->launch->kernel->run_block_plain(w->launch->args);
+    if (w->plain && w->reverse) w->launch->kernel->run_block_plain_reversed(w->launch->args);
+    else if (w->plain) w->launch->kernel->run_block_plain(w->launch->args);
     else w->launch->kernel->run_thread(w->launch->args);
     w->fibers[w->current].state = F_DONE;
     w->live--;
@@ -493,11 +498,12 @@ inline void run_block(Worker *w) {
         f.sp = prepare_stack(top, fiber_main);
 #endif
     }
-    w->nfibers = n, w->live = n, w->at_barrier = 0, w->current = 0;
+    int first = w->reverse ? n - 1 : 0;
+    w->nfibers = n, w->live = n, w->at_barrier = 0, w->current = first;
 #ifdef SIM_UCONTEXT
-    swapcontext(&w->scheduler_ctx, &w->fibers[0].ctx);
+    swapcontext(&w->scheduler_ctx, &w->fibers[first].ctx);
 #else
-    sim_switch_stack(&w->scheduler_sp, w->fibers[0].sp);
+    sim_switch_stack(&w->scheduler_sp, w->fibers[first].sp);
 #endif
     if (w->live == 0) return;
     // Every thread left is waiting, and none can release the others.
@@ -515,6 +521,17 @@ inline void run_block(Worker *w) {
     fail_at(w, warped >= 0 ? WARP : BARRIER, w->fibers[culprit].site,
             warped >= 0 ? "lanes wait in a warp function for lanes that never arrive"
                         : "threads wait at a barrier that the others never reach");
+}
+
+inline uintptr_t stack_pointer(void *ctx) {
+#if defined(__linux__) && defined(__x86_64__)
+    return (uintptr_t)((ucontext_t *)ctx)->uc_mcontext.gregs[REG_RSP];
+#elif defined(__linux__) && defined(__aarch64__)
+    return (uintptr_t)((ucontext_t *)ctx)->uc_mcontext.sp;
+#else
+    (void)ctx;
+    return 0;
+#endif
 }
 
 inline void on_signal(int sig, siginfo_t *si, void *ctx) {
@@ -544,10 +561,18 @@ inline void on_signal(int sig, siginfo_t *si, void *ctx) {
     (void)ctx;
 #endif
     int status = sig == SIGFPE ? ARITHMETIC : sig == SIGABRT ? ABORT : FAULT;
-    uintptr_t a = (uintptr_t)si->si_addr, lo = (uintptr_t)w->stacks;
-    if (sig == SIGSEGV && w->stacks && a >= lo && a < lo + (size_t)w->nstacks * kStackSize &&
-        (a - lo) % kStackSize < (size_t)sysconf(_SC_PAGESIZE))
-        status = STACK;
+    uintptr_t a = (uintptr_t)si->si_addr;
+    if (sig == SIGSEGV && w->stacks && w->current >= 0) {
+        // The thread's stack pointer (or the address) has left its stack: large local arrays.
+        uintptr_t base = (uintptr_t)w->stacks + (size_t)w->current * kStackSize;
+        uintptr_t sp = stack_pointer(ctx);
+        if ((sp && sp < base + (uintptr_t)sysconf(_SC_PAGESIZE)) ||
+            (a >= base && a < base + (uintptr_t)sysconf(_SC_PAGESIZE)))
+            status = STACK;
+    }
+    if (sig == SIGSEGV && a >= (uintptr_t)w->dynamic_shared_end &&
+        a < (uintptr_t)w->dynamic_shared_end + (size_t)sysconf(_SC_PAGESIZE))
+        copy_text(w->err.text, "dynamic shared memory");
     if (sig == SIGILL) status = ASSERT, copy_text(w->err.text, "illegal instruction (__builtin_trap)");
     escape_with(w, status);
 }
@@ -556,6 +581,7 @@ inline void worker_main(Launch *L) {
     Worker w;
     w.launch = L;
     w.plain = !SIM_FIBERS;
+    w.reverse = L->reverse;
     worker = &w;
     sigset_t block_int;
     sigemptyset(&block_int);
@@ -568,14 +594,21 @@ inline void worker_main(Launch *L) {
     sigaltstack(&ss, nullptr);
     std::vector<Fiber> fibers(w.plain ? 1 : L->block.x * L->block.y * L->block.z);
     w.fibers = fibers.data();
-    std::vector<uint64_t> dyn((L->shared + 7) / 8 + 2);
-    w.dynamic_shared = (char *)(((uintptr_t)dyn.data() + 15) & ~(uintptr_t)15);
+    // Dynamic shared memory: the launch's shared= bytes, ending against a guard page.
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), span = (L->shared + 15) & ~(size_t)15;
+    size_t arena_bytes = (span + page - 1) / page * page + page;
+    char *arena = (char *)mmap(nullptr, arena_bytes, PROT_READ | PROT_WRITE,
+                               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    mprotect(arena + arena_bytes - page, page, PROT_NONE);
+    w.dynamic_shared = arena + arena_bytes - page - span;
+    w.dynamic_shared_end = arena + arena_bytes - page;
     if (sigsetjmp(w.escape, 1) == 0) {
         long gx = L->grid.x, gy = L->grid.y;
         for (;;) {
             if (L->stop.load(std::memory_order_relaxed)) break;
             long b = L->next_block.fetch_add(1);
             if (b >= L->nblocks) break;
+            if (L->reverse) b = L->nblocks - 1 - b;
             w.block = uint3{(unsigned)(b % gx), (unsigned)(b / gx % gy), (unsigned)(b / (gx * gy))};
             w.in_kernel = 1;
             run_block(&w);
@@ -590,6 +623,7 @@ inline void worker_main(Launch *L) {
     ss.ss_flags = SS_DISABLE;
     sigaltstack(&ss, nullptr);
     if (w.mapping) munmap(w.mapping, w.mapping_bytes);
+    munmap(arena, arena_bytes);
     worker = nullptr;
     fflush(stdout);
     std::lock_guard<std::mutex> g(L->mu);
@@ -626,13 +660,13 @@ struct SimSourceLocation {
     const char *file;
     uint32_t line, column;
 };
-extern "C" __attribute__((noreturn)) inline void __ubsan_handle_out_of_bounds(void *data, void *index) {
+extern "C" __attribute__((noreturn)) void __ubsan_handle_out_of_bounds(void *data, void *index) {
     (void)index;
     auto *loc = (SimSourceLocation *)data;
     sim::fail_at(sim::frame()->worker, sim::BOUNDS, sim::Site{loc->file, (int)loc->line, 0},
                  "an index past the end of a fixed-size array");
 }
-extern "C" __attribute__((noreturn)) inline void __ubsan_handle_out_of_bounds_abort(void *data, void *index) {
+extern "C" __attribute__((noreturn)) void __ubsan_handle_out_of_bounds_abort(void *data, void *index) {
     __ubsan_handle_out_of_bounds(data, index);
 }
 

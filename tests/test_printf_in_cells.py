@@ -1,0 +1,23 @@
+"""Kernel printf must show in the notebook cell that launched the kernel, on either backend."""
+
+import nbformat
+from nbclient import NotebookClient
+
+from helpers.backend import CUDA_SRC
+
+
+def test_kernel_printf_appears_in_the_launching_cell(monkeypatch):
+    # ipykernel forwards fd 1 into cells except under pytest (it looks for this variable).
+    monkeypatch.delenv("PYTEST_CURRENT_TEST", raising=False)
+    cells = [
+        "from helpers.backend import compile_cu, drv\nhello = compile_cu('hello.cu').get_function('hello')",
+        "hello(block=(2, 1, 1), grid=(2, 1))\ndrv.Context.synchronize()\nprint('after the launch')",
+        "print('next cell')",
+    ]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    NotebookClient(nb, kernel_name="python3", timeout=300,
+                   resources={"metadata": {"path": str(CUDA_SRC.parent / "notebooks")}}).execute()
+    text = lambda cell: "".join(o.get("text", "") for o in cell.outputs)  # noqa: E731
+    launch = text(nb.cells[1])
+    assert launch.count("Hello from block") == 4, launch
+    assert "Hello from block" not in text(nb.cells[2])

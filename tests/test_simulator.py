@@ -1,0 +1,238 @@
+"""The CPU simulator's own promises: mistakes are caught kindly, never crash the process, and
+compiled modules are cached safely. These run the simulator whatever backend is chosen."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from helpers.sim import compiler, driver as drv, gpuarray
+from helpers.sim.compiler import SourceModule
+
+KERNELS = r"""
+__global__ void copy(const float *in, float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = in[i];                                   // no bounds guard
+}
+__global__ void shared_overrun(int *out, int k) {
+    __shared__ int s[32];
+    s[threadIdx.x + k] = 1;
+    __syncthreads();
+    out[0] = s[0];
+}
+__global__ void local_overrun(int *out, int k) {
+    int a[4] = {1, 2, 3, 4};
+    out[threadIdx.x] = a[threadIdx.x + k];
+}
+__global__ void divergent_barriers(int *out) {
+    if (threadIdx.x < 16) {
+        __syncthreads();
+    } else {
+        __syncthreads();
+    }
+}
+__global__ void exited_lane(int *out) {
+    if (threadIdx.x == 5) return;
+    out[threadIdx.x] = __shfl_sync(0xffffffff, (int)threadIdx.x, 0);
+}
+__global__ void checks(int *out) { assert(threadIdx.x < 3); }
+__global__ void spin(volatile int *flag) { while (flag[0] == 0) { } }
+__global__ void dynamic(float *out) {
+    extern __shared__ float buf[];
+    buf[threadIdx.x] = 1.0f;
+    out[threadIdx.x] = buf[threadIdx.x];
+}
+__global__ void deep(float *out, int k) {
+    float big[200000];                                // 800 KB: more than a thread's stack
+    for (int i = 0; i < 200000; i++) big[i] = i * k;
+    out[0] = big[k];
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def mod():
+    return SourceModule('#line 1 "faults.cu"\n' + KERNELS)
+
+
+def launch_error(fn, *args, **kw):
+    with pytest.raises(drv.LaunchError) as err:
+        fn(*args, **kw)
+    return str(err.value)
+
+
+def test_write_past_the_end_names_kernel_block_and_thread(mod):
+    n = 1000
+    a, b = gpuarray.zeros(n, np.float32), gpuarray.zeros(n, np.float32)
+    msg = launch_error(mod.get_function("copy"), a, b, np.int32(n), block=(256, 1, 1), grid=(4, 1))
+    assert "illegal memory access" in msg and "'copy'" in msg
+    assert "block (3, 0, 0)" in msg and "thread (232, 0, 0)" in msg
+    assert "past the end of a 4000-byte allocation" in msg
+
+
+def test_use_after_free_is_caught(mod):
+    a, b = drv.mem_alloc(4096), drv.mem_alloc(4096)
+    stale = np.intp(int(b))
+    b.free()
+    msg = launch_error(mod.get_function("copy"), a, stale, np.int32(1), block=(1, 1, 1))
+    assert "a write to" in msg and "not in any allocation" in msg
+
+
+def test_shared_and_local_overruns_name_the_file_and_line(mod):
+    out = gpuarray.zeros(64, np.int32)
+    msg = launch_error(mod.get_function("shared_overrun"), out, np.int32(1), block=(32, 1, 1))
+    assert "faults.cu:8" in msg and "thread (31, 0, 0)" in msg
+    msg = launch_error(mod.get_function("local_overrun"), out, np.int32(2), block=(4, 1, 1))
+    assert "faults.cu:14" in msg
+
+
+def test_threads_at_different_barriers_raise_instead_of_hanging(mod):
+    msg = launch_error(mod.get_function("divergent_barriers"), gpuarray.zeros(1, np.int32),
+                       block=(32, 1, 1))
+    assert "faults.cu:20" in msg and "faults.cu:18" in msg
+
+
+def test_a_mask_naming_an_exited_lane_raises(mod):
+    msg = launch_error(mod.get_function("exited_lane"), gpuarray.zeros(32, np.int32),
+                       block=(32, 1, 1))
+    assert "lane 5" in msg and "exited" in msg
+
+
+def test_assert_reports_the_condition(mod):
+    msg = launch_error(mod.get_function("checks"), gpuarray.zeros(1, np.int32), block=(8, 1, 1))
+    assert "device-side assert triggered" in msg and "threadIdx.x < 3" in msg
+    assert "thread (3, 0, 0)" in msg
+
+
+def test_dynamic_shared_memory_past_the_launch_size(mod):
+    out = gpuarray.zeros(64, np.float32)
+    mod.get_function("dynamic")(out, block=(64, 1, 1), shared=256)
+    assert (out.get() == 1).all()
+    msg = launch_error(mod.get_function("dynamic"), out, block=(64, 1, 1))
+    assert "shared=" in msg
+
+
+def test_stack_overflow_is_reported(mod):
+    msg = launch_error(mod.get_function("deep"), gpuarray.zeros(1, np.float32), np.int32(1),
+                       block=(1, 1, 1))
+    assert "stack overflowed" in msg
+
+
+def test_an_endless_kernel_can_be_interrupted_and_the_process_lives_on(mod):
+    flag = gpuarray.zeros(1, np.int32)
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    start = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt, match="interrupted"):
+        mod.get_function("spin")(flag, block=(32, 1, 1), grid=(8, 1))
+    assert time.perf_counter() - start < 10
+    out = gpuarray.zeros(64, np.float32)
+    mod.get_function("dynamic")(out, block=(64, 1, 1), shared=256)
+    assert (out.get() == 1).all()
+
+
+# ---- arguments: stricter than PyCUDA, where PyCUDA would go wrong silently --------------------------
+def test_float64_for_a_float_parameter_names_the_c_type():
+    f = SourceModule("__global__ void scale(float *x, float a) { x[threadIdx.x] *= a; }") \
+        .get_function("scale")
+    x = gpuarray.zeros(4, np.float32)
+    with pytest.raises(TypeError, match=r"parameter #1.*'float'.*float64.*numpy\.float32"):
+        f(x, np.float64(2.0), block=(4, 1, 1))
+    with pytest.raises(TypeError, match=r"parameter #0.*copy it to the device|gpuarray\.to_gpu"):
+        f(np.zeros(4, np.float32), np.float32(2), block=(4, 1, 1))
+    with pytest.raises(TypeError, match="takes 2 parameters"):
+        f(x, block=(4, 1, 1))
+
+
+def test_copies_larger_than_the_allocation_are_refused():
+    d = drv.mem_alloc(16)
+    with pytest.raises(drv.LogicError, match="do not fit"):
+        drv.memcpy_htod(d, np.zeros(5, np.float32))
+
+
+def test_unknown_kernel_and_unsupported_calls():
+    mod = SourceModule("__global__ void only(int *x) {}")
+    with pytest.raises(drv.LogicError, match="its kernels: only"):
+        mod.get_function("other")
+    with pytest.raises(NotImplementedError, match="mem_alloc_pitch"):
+        drv.mem_alloc_pitch(16, 16, 4)
+    with pytest.raises(NotImplementedError, match="cumsum"):
+        gpuarray.cumsum(gpuarray.zeros(3, np.float32))
+
+
+def test_compile_errors_name_the_file_line_and_unsupported_features():
+    with pytest.raises(drv.CompileError, match=r"mine\.cu:2"):
+        SourceModule('#line 1 "mine.cu"\n__global__ void k(int *x) {\n  x[0] = y;\n}\n')
+    with pytest.raises(drv.CompileError, match="textures"):
+        SourceModule("__global__ void k(float *x) { x[0] = tex2D(x, 0, 0); }")
+    with pytest.raises(ValueError, match="no meaning on the CPU simulator"):
+        SourceModule("__global__ void k() {}", options=["--some-gpu-flag"])
+
+
+def test_options_reach_the_compiler():
+    mod = SourceModule("__global__ void k(int *x) { x[0] = VALUE; }",
+                       options=["-DVALUE=42", "-use_fast_math"])
+    x = gpuarray.zeros(1, np.int32)
+    mod.get_function("k")(x, block=(1, 1, 1))
+    assert x.get()[0] == 42
+
+
+def test_modules_without_barriers_run_as_a_plain_loop():
+    plain = SourceModule("__global__ void k(int *x) { x[threadIdx.x] = 1; }")
+    fibers = SourceModule("__global__ void k(int *x) { __syncthreads(); x[threadIdx.x] = 1; }")
+    assert plain._lib.sim_fibers() == 0 and fibers._lib.sim_fibers() == 1
+
+
+def test_race_check_mode_finds_a_missing_barrier(monkeypatch):
+    src = r"""
+    __global__ void rotate(const float *in, float *out, int n) {
+        __shared__ float s[256];
+        s[threadIdx.x] = in[threadIdx.x];
+        %s
+        out[threadIdx.x] = s[(threadIdx.x + 1) %% n];
+    }
+    """
+    x = gpuarray.to_gpu(np.arange(64, dtype=np.float32))
+    y = gpuarray.empty(64, np.float32)
+    monkeypatch.setenv("CUDA_SIM_RACECHECK", "1")
+    SourceModule(src % "__syncthreads();").get_function("rotate")(x, y, np.int32(64),
+                                                                   block=(64, 1, 1))
+    assert np.array_equal(y.get(), np.roll(np.arange(64), -1))
+    with pytest.raises(drv.LaunchError, match="race check.*parameter #1"):
+        SourceModule(src % "").get_function("rotate")(x, y, np.int32(64), block=(64, 1, 1))
+
+
+# ---- the compile cache ------------------------------------------------------------------------
+def test_cache_is_shared_by_two_processes_compiling_at_once(tmp_path):
+    source = f"__global__ void k(int *x) {{ x[0] = {uuid.uuid4().int % 100000}; }}"
+    script = textwrap.dedent(f"""
+        from helpers.sim.compiler import SourceModule
+        print(SourceModule({source!r}).path)
+    """)
+    env = {**os.environ, "CUDA_COURSE_CACHE_DIR": str(tmp_path),
+           "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    procs = [subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    results = [p.communicate(timeout=120) for p in procs]
+    assert all(p.returncode == 0 for p in procs), results
+    paths = {out.strip() for out, _ in results}
+    assert len(paths) == 1
+    libraries = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert [p.name for p in libraries] == [Path(paths.pop()).name]  # no partial files left
+
+
+def test_a_cached_module_is_not_compiled_again(tmp_path, monkeypatch):
+    monkeypatch.setenv("CUDA_COURSE_CACHE_DIR", str(tmp_path))
+    source = f"__global__ void k(int *x) {{ x[0] = {uuid.uuid4().int % 100000}; }}"
+    first = SourceModule(source).path
+    calls = []
+    monkeypatch.setattr(compiler, "_run", lambda *a: calls.append(a))
+    assert SourceModule(source).path == first and calls == []
