@@ -1,0 +1,148 @@
+"""The scale_vector checker (helpers.exercises.scale_vector) of notebook 01: the solution passes,
+the stub fails, and each known mistake fails with the hint written for it."""
+
+from pathlib import Path
+
+import pytest
+
+from helpers.backend import BACKEND, SourceModule
+from helpers.exercises import scale_vector as checker
+
+ROOT = Path(__file__).resolve().parent.parent
+
+KERNEL = """
+__global__ void scale_vector(const float *x, float *y, float alpha, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        y[i] = alpha * x[i];
+    }
+}
+"""
+
+
+def variant(*replacements):
+    """KERNEL with each (old, new) replaced; every old must occur, so a typo fails loudly."""
+    src = KERNEL
+    for old, new in replacements:
+        assert old in src, f"variant: {old!r} not in the kernel"
+        src = src.replace(old, new)
+    return src
+
+
+# (name, source, words that the NOT YET line must contain)
+WRONG = [
+    ("no_bounds_guard",
+     variant(("    if (i < n) {\n        y[i] = alpha * x[i];\n    }", "    y[i] = alpha * x[i];")),
+     ["elements past n were written", "add a bounds guard"]),
+    ("guard_off_by_one",
+     variant(("i < n", "i <= n")),
+     ["elements past n were written", "add a bounds guard"]),
+    ("only_block_0",
+     variant(("blockIdx.x * blockDim.x + threadIdx.x", "threadIdx.x")),
+     ["only the first block's elements", "blockIdx.x * blockDim.x"]),
+    ("writes_nothing",
+     variant(("        y[i] = alpha * x[i];\n", "")),
+     ["nothing was written"]),
+    ("guard_too_strict",
+     variant(("i < n", "i < n - 1")),
+     ["never written", "every i < n needs a thread"]),
+    ("alpha_forgotten",
+     variant(("alpha * x[i]", "x[i]")),
+     ["alpha is not applied", "y[i] = alpha * x[i]"]),
+    ("alpha_added",
+     variant(("alpha * x[i]", "alpha + x[i]")),
+     ["values wrong everywhere", "check alpha"]),
+    ("index_wrong_stride",
+     variant(("blockIdx.x * blockDim.x + threadIdx.x", "blockIdx.x * 128 + threadIdx.x")),
+     ["NOT YET"]),
+]
+
+
+def run_checker(source, capsys):
+    """Compile a source string and run the checker on its kernel: (verdict, printed text)."""
+    kernel = SourceModule(source).get_function("scale_vector")
+    verdict = checker.check_scale_vector_kernel(kernel)
+    return verdict, capsys.readouterr().out
+
+
+def test_inline_solution_passes(capsys):
+    verdict, out = run_checker(KERNEL, capsys)
+    assert verdict is True, out
+    assert out.startswith("PASS:"), out
+
+
+def test_grid_stride_solution_passes(capsys):
+    """A grid-stride loop is right too (more than the exercise asks)."""
+    source = """
+__global__ void scale_vector(const float *x, float *y, float alpha, int n)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        y[i] = alpha * x[i];
+}
+"""
+    verdict, out = run_checker(source, capsys)
+    assert verdict is True, out
+
+
+def test_solution_file_passes(capsys):
+    assert checker.check_scale_vector("solutions/scale_vector.cu") is True
+    assert capsys.readouterr().out.startswith("PASS:")
+
+
+def test_stub_fails_saying_only_block_0(capsys):
+    assert checker.check_scale_vector() is False      # default path: the stub learners start from
+    out = capsys.readouterr().out
+    assert out.startswith("NOT YET:"), out
+    assert "only the first block's elements" in out, out
+
+
+def test_the_stub_and_the_solution_declare_the_same_kernel():
+    def signature(path):
+        text = (ROOT / "cuda_src" / path).read_text()
+        start = text.index("__global__ void scale_vector(")
+        return " ".join(text[start:text.index(")", start) + 1].split())
+
+    assert signature("exercises/scale_vector.cu") == signature("solutions/scale_vector.cu")
+
+
+@pytest.mark.parametrize("name, source, expected", WRONG, ids=[w[0] for w in WRONG])
+def test_known_mistake_fails_with_its_hint(name, source, expected, capsys):
+    verdict, out = run_checker(source, capsys)
+    assert verdict is False, f"{name} passed the checker:\n{out}"
+    assert out.startswith("NOT YET:"), out
+    assert out.count("NOT YET:") == 1, out
+    for words in expected:
+        assert words in out, f"{name}: expected {words!r} in\n{out}"
+
+
+@pytest.mark.skipif(BACKEND != "simulator",
+                    reason="on a GPU an illegal address leaves the context unusable for the "
+                           "rest of the test run")
+def test_wild_write_is_reported_not_raised(capsys):
+    """A write far past the end (beyond the guard zone) must not escape as an exception."""
+    source = variant(("y[i] = alpha * x[i];", "y[i] = alpha * x[i]; y[i + (1 << 24)] = 1.0f;"))
+    verdict, out = run_checker(source, capsys)
+    assert verdict is False, out
+    assert out.startswith("NOT YET:"), out
+
+
+def test_compile_error_is_reported_not_raised(tmp_path, capsys):
+    bad = tmp_path / "scale_vector_bad.cu"
+    bad.write_text(KERNEL.replace("threadIdx.x;", "threadIdx.x"))
+    assert checker.check_scale_vector(str(bad)) is False
+    out = capsys.readouterr().out
+    assert "NOT YET:" in out and "does not compile" in out, out
+
+
+def test_missing_file_is_reported_not_raised(capsys):
+    assert checker.check_scale_vector("exercises/no_such_file.cu") is False
+    assert "NOT YET:" in capsys.readouterr().out
+
+
+def test_wrong_kernel_name_is_reported_not_raised(tmp_path, capsys):
+    other = tmp_path / "scale.cu"
+    other.write_text(KERNEL.replace("scale_vector(", "scale("))
+    assert checker.check_scale_vector(str(other)) is False
+    out = capsys.readouterr().out
+    assert "NOT YET:" in out and "no kernel called scale_vector" in out, out
