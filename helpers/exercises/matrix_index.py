@@ -1,0 +1,217 @@
+"""Checker for the exercise in notebook 02: ``cuda_src/exercises/matrix_index.cu``.
+
+The kernel ``scale_shift(a, col_scale, row_offset, out, rows, cols)`` works on ``rows x cols``
+row-major matrices and must write, for every element,
+
+    out[row][col] = a[row][col] * col_scale[col] + row_offset[row]
+
+(NumPy: ``a * col_scale + row_offset[:, None]``), launched on a 2D grid whose x covers the columns
+and y the rows, with sides that are not multiples of the block. Because every element's value
+depends on its row and its column in different ways, a kernel that mixes up x and y, forgets
+``blockIdx``, forgets the bounds guard or leaves elements unwritten gives a result this checker
+can recognise, and it names the likely mistake.
+
+The inputs get spare elements after their end, and the output a long guard zone, so that most
+wrong indices land in memory the checker owns instead of crashing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers.exercises.common import (
+    GuardedOutput,
+    compile_exercise,
+    is_poison,
+    launch_catching,
+    not_yet,
+    passed,
+)
+
+KERNEL = "scale_shift"
+SIGNATURE = ("__global__ void scale_shift(const float *a, const float *col_scale, "
+             "const float *row_offset, float *out, int rows, int cols)")
+
+# ((rows, cols), (block x, block y)): non-square, neither side a multiple of the block, one
+# wide and one tall matrix, and two block shapes (so a kernel that assumes 16 x 16 fails).
+CASES = [((37, 91), (16, 16)), ((70, 45), (32, 8))]
+
+# What an out-of-range thread reads from the inputs' spare elements: finite, and far from any
+# right answer, so that a value computed from it shows up as wrong.
+JUNK = np.float32(1.0e4)
+
+INDEX_HINT = ("col = blockIdx.x * blockDim.x + threadIdx.x, "
+              "row = blockIdx.y * blockDim.y + threadIdx.y")
+GUARD = "if (row >= rows || col >= cols) return;"
+GUARD_HINT = ("the grid is rounded up to whole blocks, so some threads lie outside the matrix: "
+              f"make them do nothing with a bounds guard, {GUARD}")
+WILD_HINT = ("a thread went outside the matrix: check the bounds guard, " + GUARD
+             + " (row and col separately), and the index: element (row, col) is at "
+             "row * cols + col")
+SWAP_HINT = ("x and y are swapped: x runs along a row (over the columns), y down the matrix "
+             "(over the rows): " + INDEX_HINT)
+ROW_MAJOR_HINT = ("in a row-major matrix a row is cols elements long, so element (row, col) is "
+                  "at row * cols + col (col * rows + row is the column-major, Fortran order)")
+
+
+def check_matrix_index(path: str = "exercises/matrix_index.cu") -> bool:
+    """Compile ``cuda_src/<path>``, run it on awkward shapes, print PASS or NOT YET with a hint."""
+    kernel = compile_exercise(path, KERNEL)
+    if kernel is None:
+        return False
+    return check_matrix_index_kernel(kernel)
+
+
+def check_matrix_index_kernel(kernel) -> bool:
+    """The checks of ``check_matrix_index`` on an already compiled ``scale_shift`` kernel."""
+    for (rows, cols), (bx, by) in CASES:
+        gx, gy = -(-cols // bx), -(-rows // by)
+        where = (f"rows = {rows}, cols = {cols}, block = ({bx}, {by}, 1), "
+                 f"grid = ({gx}, {gy})")
+        problem = _run_case(kernel, rows, cols, bx, by, gx, gy)
+        if problem:
+            return not_yet(f"{problem[0]} ({where})", problem[1])
+    return passed("out = a * col_scale + row_offset[:, None] for every shape tried "
+                  f"({len(CASES)} launches, sides not multiples of the block), "
+                  "and nothing written outside the matrix")
+
+
+def _run_case(kernel, rows, cols, bx, by, gx, gy):
+    """Launch once; return None when right, else (problem, hint)."""
+    from helpers.backend import gpuarray
+
+    rng = np.random.default_rng(rows * 1000 + cols)
+    a = rng.uniform(-10, 10, (rows, cols)).astype(np.float32)
+    col_scale = rng.uniform(0.5, 4.0, cols).astype(np.float32)
+    row_offset = rng.uniform(-100, 100, rows).astype(np.float32)
+    want = a * col_scale + row_offset[:, None]
+
+    # Room for any index a plausible wrong kernel computes from rows, cols and the grid's extent.
+    side = max(rows, cols, gy * by, gx * bx)
+    span = side * side + side
+    a_pad = _padded(a.ravel(), span)
+    cs_pad = _padded(col_scale, span)
+    ro_pad = _padded(row_offset, span)
+    out = GuardedOutput((rows, cols), np.float32, guard=span - rows * cols)
+    args = [gpuarray.to_gpu(x) for x in (a_pad, cs_pad, ro_pad)]
+
+    try:
+        error = launch_catching(lambda: kernel(*args, out.gpu, np.int32(rows), np.int32(cols),
+                                               block=(bx, by, 1), grid=(gx, gy)))
+    except TypeError as err:  # the simulator checks the arguments against the kernel's parameters
+        return (f"the kernel's parameters are not the ones the checker passes: {err}",
+                f"keep the signature given in the file: {SIGNATURE}")
+    if error:
+        return (error, WILD_HINT)
+
+    got, guard_untouched = out.read()
+    if not guard_untouched:
+        past = np.flatnonzero(~is_poison(out.gpu.get()[rows * cols:])) + rows * cols
+        if set(past.tolist()) <= _no_guard_writes(rows, cols, bx * gx, by * gy):
+            return ("threads outside the matrix wrote past the end of out: no bounds guard, or "
+                    "only half of one", GUARD_HINT)
+        return (f"the kernel wrote past the end of out (as far as element {int(past.max())}; "
+                f"out has {rows * cols})", WILD_HINT)
+    return _diagnose(got, want, rows, cols, bx, by, gx, gy, a_pad, cs_pad, ro_pad)
+
+
+def _diagnose(got, want, rows, cols, bx, by, gx, gy, a_pad, cs_pad, ro_pad):
+    right = np.isclose(got, want, rtol=1e-5, atol=1e-4)
+    if right.all():
+        return None
+    unwritten = is_poison(got)
+    size = rows * cols
+    if unwritten.all():
+        return ("nothing was written: out still holds the NaN it was filled with",
+                "each thread should store its result with out[row * cols + col] = ...")
+
+    # Forgotten blockIdx: only the elements of the first block (in x, in y or both) are right.
+    r, c = np.indices((rows, cols))
+    for nr, nc, what, missing in (
+            (by, bx, "only block 0's elements are right: every block did the work of the first one",
+             "blockIdx is missing"),
+            (rows, bx, f"only columns 0 to {bx - 1} are right: the blocks along x all did the work "
+             "of the first one", "blockIdx.x is missing from col"),
+            (by, cols, f"only rows 0 to {by - 1} are right: the blocks along y all did the work "
+             "of the first one", "blockIdx.y is missing from row")):
+        if (nr < rows or nc < cols) and np.array_equal(right, (r < nr) & (c < nc)):
+            return (what, f"{missing}: {INDEX_HINT}")
+
+    # Mix-ups of x and y, of row and col: compare with what such a kernel would produce.
+    pc, pr = gx * bx, gy * by
+    for swap, col_major, problem, hint in (
+            (True, False, "the result is what a kernel with x and y swapped gives, "
+                          "with row taken from x and col from y", SWAP_HINT),
+            (False, True, "the result is what the transposed index col * rows + row gives",
+             ROW_MAJOR_HINT),
+            (True, True, "the result is what a kernel with x and y swapped and the transposed "
+                         "index col * rows + row gives", SWAP_HINT + "; " + ROW_MAJOR_HINT)):
+        model = _model(rows, cols, pr, pc, swap, col_major, a_pad, cs_pad, ro_pad)
+        if _same(got, model):
+            return (problem, hint)
+    mixed = a_pad[:size].reshape(rows, cols) * cs_pad[r] + ro_pad[c]
+    if np.allclose(got, mixed, rtol=1e-5, atol=1e-4):
+        return ("the result is a * col_scale[row] + row_offset[col]",
+                "col_scale has one entry per column (index it with col), "
+                "row_offset one per row (index it with row)")
+
+    # Only guarding the flat index (i < rows * cols): threads with col >= cols wrap into the
+    # start of the next row.
+    wrong = ~right & ~unwritten
+    if wrong.any() and not unwritten.any() and (r[wrong] >= 1).all() \
+            and (c[wrong] < pc - cols).all():
+        return ("the first columns of some rows hold wrong values: threads with col >= cols "
+                "wrapped around into the next row",
+                "guard row and col separately, not the flat index: " + GUARD)
+
+    if unwritten.any():
+        written = np.argwhere(~unwritten)
+        if len(written) == 1:
+            wr, wc = written[0]
+            return (f"only one element, out[{wr}][{wc}], was written: every thread wrote to the "
+                    "same place",
+                    "each thread must work out its own (row, col) from blockIdx, blockDim and "
+                    f"threadIdx: {INDEX_HINT}")
+        fr, fc = np.argwhere(unwritten)[0]
+        return (f"{int(unwritten.sum())} of {size} elements were never written "
+                f"(the first is out[{fr}][{fc}])",
+                f"every (row, col) needs a thread: {INDEX_HINT}, "
+                "element (row, col) at row * cols + col, and the guard "
+                "row < rows && col < cols (not <=, and not rows and cols mixed up)")
+    fr, fc = np.argwhere(~right)[0]
+    return (f"{int((~right).sum())} of {size} elements are wrong (the first is out[{fr}][{fc}] = "
+            f"{got[fr, fc]:g}, expected {want[fr, fc]:g})",
+            "out[row * cols + col] = a[row * cols + col] * col_scale[col] + row_offset[row]")
+
+
+def _padded(x, length):
+    """``x`` (float32) followed by JUNK up to ``length`` elements (at least 64 more)."""
+    pad = np.full(max(length - x.size, 64), JUNK, np.float32)
+    return np.concatenate([x.astype(np.float32).ravel(), pad])
+
+
+def _no_guard_writes(rows, cols, pc, pr):
+    """Flat indices past the end that a right kernel without (or with half) a guard writes."""
+    r, c = np.indices((pr, pc))
+    idx = (r * cols + c).ravel()
+    return set(idx[idx >= rows * cols].tolist())
+
+
+def _model(rows, cols, pr, pc, swap, col_major, a_pad, cs_pad, ro_pad):
+    """The output of a guarded kernel that takes row from x when ``swap`` and stores element
+    (row, col) at col * rows + row when ``col_major``; NaN where it writes nothing."""
+    xs, ys = np.meshgrid(np.arange(pc), np.arange(pr))
+    row, col = (xs, ys) if swap else (ys, xs)
+    keep = (row < rows) & (col < cols)
+    row, col = row[keep], col[keep]
+    idx = col * rows + row if col_major else row * cols + col
+    out = np.full(rows * cols, np.nan, np.float32)
+    out[idx] = a_pad[idx] * cs_pad[col] + ro_pad[row]
+    return out.reshape(rows, cols)
+
+
+def _same(got, model):
+    """True when ``got`` has NaN exactly where ``model`` does, and equals it elsewhere."""
+    unwritten = np.isnan(model)
+    return (np.array_equal(np.isnan(got), unwritten)
+            and np.allclose(got[~unwritten], model[~unwritten], rtol=1e-5, atol=1e-4))
