@@ -1,0 +1,184 @@
+"""The Julia-set checker (helpers.exercises.julia): the solution passes, the stub fails, and each
+known mistake fails with the hint written for it."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from helpers.backend import SourceModule
+from helpers.exercises import julia as checker
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# The solution's kernel, with named pieces that each wrong variant replaces.
+KERNEL = """
+__global__ void julia(int *iters, int width, int height,
+                      float x_min, float y_min, float dx, float dy,
+                      float c_re, float c_im, int max_iter)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= width || y >= height)
+        return;
+    float z_re = x_min + x * dx;
+    float z_im = y_min + y * dy;
+    int n = 0;
+    while (n < max_iter) {
+        float re2 = z_re * z_re, im2 = z_im * z_im;
+        if (re2 + im2 > 4.0f)
+            break;
+        z_im = 2.0f * z_re * z_im + c_im;
+        z_re = re2 - im2 + c_re;
+        n++;
+    }
+    iters[y * width + x] = n;
+}
+"""
+
+
+def variant(*replacements):
+    """KERNEL with each (old, new) replaced; every old must occur, so a typo fails loudly."""
+    src = KERNEL
+    for old, new in replacements:
+        assert old in src, f"variant: {old!r} not in the kernel"
+        src = src.replace(old, new)
+    return src
+
+
+# (name, source, words that the NOT YET line must contain)
+WRONG = [
+    ("no_bounds_guard",
+     variant(("    if (x >= width || y >= height)\n        return;\n", "")),
+     ["past the end", "x >= width || y >= height"]),
+    ("only_block_0",
+     variant(("blockIdx.x * blockDim.x + threadIdx.x", "threadIdx.x"),
+             ("blockIdx.y * blockDim.y + threadIdx.y", "threadIdx.y")),
+     ["only the pixels of block (0, 0)", "blockIdx.x * blockDim.x"]),
+    ("guard_too_strict_leaves_pixels_unwritten",
+     variant(("x >= width || y >= height", "x >= width - 1 || y >= height")),
+     ["never written", "every pixel needs a thread"]),
+    ("guard_compares_x_with_height",
+     variant(("x >= width || y >= height", "x >= height || y >= width")),
+     ["past the end", "x >= width || y >= height"]),
+    ("mandelbrot_instead",
+     variant(("float z_re = x_min + x * dx;\n    float z_im = y_min + y * dy;",
+              "float z_re = 0.0f, z_im = 0.0f;"),
+             ("+ c_im;", "+ (y_min + y * dy);"), ("+ c_re;", "+ (x_min + x * dx);")),
+     ["Mandelbrot", "z STARTS at the pixel"]),
+    ("z_starts_at_zero",
+     variant(("float z_re = x_min + x * dx;\n    float z_im = y_min + y * dy;",
+              "float z_re = 0.0f, z_im = 0.0f;")),
+     ["same count", "z_re = x_min + x*dx"]),
+    ("x_and_y_swapped_in_the_point",
+     variant(("x_min + x * dx", "x_min + y * dx"), ("y_min + y * dy", "y_min + x * dy")),
+     ["x and y swapped", "x (the column)"]),
+    ("re_and_im_swapped",
+     variant(("float z_re = x_min + x * dx;\n    float z_im = y_min + y * dy;",
+              "float z_im = x_min + x * dx;\n    float z_re = y_min + y * dy;")),
+     ["real and imaginary parts", "z_re = x_min + x*dx"]),
+    ("c_re_and_c_im_swapped",
+     variant(("+ c_im;", "+ C_RE;"), ("+ c_re;", "+ c_im;"), ("+ C_RE;", "+ c_re;")),
+     ["c_re and c_im are swapped", "add c_re to the real part"]),
+    ("stored_transposed",
+     variant(("iters[y * width + x]", "iters[x * height + y]")),
+     ["transposed", "iters[y*width + x]"]),
+    ("loop_runs_once_too_often",
+     variant(("while (n < max_iter)", "while (n <= max_iter)")),
+     ["max_iter + 1", "n < max_iter"]),
+    ("counts_before_the_test",
+     variant(("    while (n < max_iter) {\n",
+              "    while (n < max_iter) {\n        n++;\n"),
+             ("        z_re = re2 - im2 + c_re;\n        n++;\n",
+              "        z_re = re2 - im2 + c_re;\n")),
+     ["one step too many", "BEFORE taking a step"]),
+    ("counts_after_the_step",
+     variant(("        float re2 = z_re * z_re, im2 = z_im * z_im;\n"
+              "        if (re2 + im2 > 4.0f)\n            break;\n"
+              "        z_im = 2.0f * z_re * z_im + c_im;\n"
+              "        z_re = re2 - im2 + c_re;\n",
+              "        float re2 = z_re * z_re, im2 = z_im * z_im;\n"
+              "        z_im = 2.0f * z_re * z_im + c_im;\n"
+              "        z_re = re2 - im2 + c_re;\n"
+              "        if (z_re * z_re + z_im * z_im > 4.0f)\n            break;\n")),
+     ["one step too few", "count every step taken"]),
+    ("z_re_updated_before_z_im_is_computed",
+     variant(("        z_im = 2.0f * z_re * z_im + c_im;\n        z_re = re2 - im2 + c_re;\n",
+              "        z_re = re2 - im2 + c_re;\n        z_im = 2.0f * z_re * z_im + c_im;\n")),
+     ["differ from NumPy's", "old values"]),
+]
+
+
+def run_checker(source, capsys):
+    """Compile a source string and run the checker on its kernel: (verdict, printed text)."""
+    kernel = SourceModule(source).get_function("julia")
+    verdict = checker.check_julia_kernel(kernel)
+    return verdict, capsys.readouterr().out
+
+
+def test_inline_solution_passes(capsys):
+    verdict, out = run_checker(KERNEL, capsys)
+    assert verdict is True, out
+    assert out.startswith("PASS:"), out
+
+
+def test_solution_file_passes(capsys):
+    assert checker.check_julia("solutions/julia.cu") is True
+    assert capsys.readouterr().out.startswith("PASS:")
+
+
+def test_stub_fails_saying_only_block_0(capsys):
+    assert checker.check_julia() is False          # default path: the stub learners start from
+    out = capsys.readouterr().out
+    assert out.startswith("NOT YET:"), out
+    assert "only the pixels of block (0, 0)" in out, out
+
+
+def test_the_stub_and_the_solution_declare_the_same_kernel():
+    def signature(path):
+        text = (ROOT / "cuda_src" / path).read_text()
+        start = text.index("__global__ void julia(")
+        return " ".join(text[start:text.index(")", start) + 1].split())
+
+    assert signature("exercises/julia.cu") == signature("solutions/julia.cu")
+
+
+@pytest.mark.parametrize("name, source, expected", WRONG, ids=[w[0] for w in WRONG])
+def test_known_mistake_fails_with_its_hint(name, source, expected, capsys):
+    verdict, out = run_checker(source, capsys)
+    assert verdict is False, f"{name} passed the checker:\n{out}"
+    assert out.startswith("NOT YET:"), out
+    for words in expected:
+        assert words in out, f"{name}: expected {words!r} in\n{out}"
+
+
+def test_compile_error_is_reported_not_raised(tmp_path, capsys, monkeypatch):
+    bad = tmp_path / "julia_bad.cu"
+    bad.write_text(KERNEL.replace("int n = 0;", "int n = 0"))
+    assert checker.check_julia(str(bad)) is False
+    out = capsys.readouterr().out
+    assert "NOT YET:" in out and "does not compile" in out, out
+
+
+def test_missing_file_is_reported_not_raised(capsys):
+    assert checker.check_julia("exercises/no_such_file.cu") is False
+    assert "NOT YET:" in capsys.readouterr().out
+
+
+def test_reference_matches_a_plain_python_loop():
+    """The vectorized NumPy reference against the definition, pixel by pixel, in float32."""
+    width, height, max_iter = 23, 17, 50
+    x_min, y_min, dx, dy, c_re, c_im = -1.5, -1.0, 3.0 / width, 2.0 / height, -0.8, 0.156
+    ref = checker.julia_reference(width, height, x_min, y_min, dx, dy, c_re, c_im, max_iter)
+    f32 = np.float32
+    expected = np.zeros((height, width), np.int32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for y in range(height):
+            for x in range(width):
+                zr, zi = f32(x_min) + f32(x) * f32(dx), f32(y_min) + f32(y) * f32(dy)
+                n = 0
+                while n < max_iter and zr * zr + zi * zi <= f32(4):
+                    zr, zi = zr * zr - zi * zi + f32(c_re), f32(2) * zr * zi + f32(c_im)
+                    n += 1
+                expected[y, x] = n
+    assert np.array_equal(ref, expected)
