@@ -1,0 +1,222 @@
+"""Checker for the exercise in notebook 04: ``cuda_src/exercises/sepia.cu``.
+
+The kernel ``sepia(rgb, out, width, height)`` reads an interleaved RGB image (pixel
+``i = y * width + x`` has red, green, blue at bytes ``3*i``, ``3*i + 1``, ``3*i + 2``) and writes
+the sepia-toned image in the same layout:
+
+    R' = 0.393 R + 0.769 G + 0.189 B
+    G' = 0.349 R + 0.686 G + 0.168 B
+    B' = 0.272 R + 0.534 G + 0.131 B
+
+each rounded and clamped to 255 (NumPy: ``np.minimum(np.floor(rgb @ SEPIA.T + 0.5), 255)``). A
+result within one level of NumPy's counts as right (the GPU's float arithmetic rounds a little
+differently).
+
+The checker launches it on a 2D grid over random images whose sides are not multiples of the
+block, with two block shapes. The output is pre-filled with a poison byte and followed by a long
+guard zone, and the kernel runs twice with two different poison bytes, so that a byte the kernel
+never wrote can be told from one it wrote (any byte value can be a right answer). The input gets
+spare bytes after its end, so that most wrong indices land in memory the checker owns instead of
+crashing.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from helpers.exercises.common import compile_exercise, launch_catching, not_yet, passed
+
+KERNEL = "sepia"
+
+SEPIA = np.array([[0.393, 0.769, 0.189],
+                  [0.349, 0.686, 0.168],
+                  [0.272, 0.534, 0.131]])
+"""Row c gives output channel c (R', G', B') from the input's (R, G, B)."""
+
+# ((height, width), (block x, block y)): odd sides, one wide and one tall image, two block shapes.
+CASES = [((37, 53), (16, 16)), ((71, 45), (32, 8))]
+
+POISONS = (0xEF, 0x10)
+"""The output is filled with one of these before each of the two runs: a byte that holds the
+first after the first run and the second after the second was never written."""
+
+JUNK = 0  # what the input's spare bytes (past the image) hold
+
+CHANNEL_NAMES = ("red", "green", "blue")
+INDEX_HINT = ("x = blockIdx.x * blockDim.x + threadIdx.x (the column), "
+              "y = blockIdx.y * blockDim.y + threadIdx.y (the row), pixel i = y * width + x")
+GUARD_HINT = ("the grid is rounded up to whole blocks, so some threads lie outside the image: "
+              "start the kernel with if (x >= width || y >= height) return;")
+LAYOUT_HINT = ("pixel i's red, green and blue are at 3*i, 3*i + 1 and 3*i + 2, in rgb and in out "
+               "alike, and row c of the matrix gives output channel c: "
+               "out[3*i] = 0.393f*r + 0.769f*g + 0.189f*b, and so on")
+
+
+def reference(rgb: np.ndarray) -> np.ndarray:
+    """NumPy sepia of an ``(h, w, 3)`` uint8 image: rounded, clamped to 255, uint8."""
+    return np.minimum(np.floor(rgb @ SEPIA.T + 0.5), 255).astype(np.uint8)
+
+
+def check_sepia(path: str = "exercises/sepia.cu") -> bool:
+    """Compile ``cuda_src/<path>``, run it on awkward sizes, print PASS or NOT YET with a hint."""
+    kernel = compile_exercise(path, KERNEL)
+    if kernel is None:
+        return False
+    return check_sepia_kernel(kernel)
+
+
+def check_sepia_kernel(kernel) -> bool:
+    """The checks of ``check_sepia`` on an already compiled ``sepia`` kernel."""
+    for (height, width), (bx, by) in CASES:
+        gx, gy = -(-width // bx), -(-height // by)
+        where = (f"width = {width}, height = {height}, block = ({bx}, {by}, 1), "
+                 f"grid = ({gx}, {gy})")
+        problem = _run_case(kernel, height, width, bx, by, gx, gy)
+        if problem:
+            return not_yet(f"{problem[0]} ({where})", problem[1])
+    return passed("every pixel within one level of NumPy's sepia for every size tried "
+                  f"({len(CASES)} images with odd sides, two block shapes), "
+                  "and nothing written outside the image")
+
+
+def _run_case(kernel, height, width, bx, by, gx, gy):
+    """Launch twice (two poison bytes); return None when right, else (problem, hint)."""
+    from helpers.backend import gpuarray
+
+    rng = np.random.default_rng(height * 1000 + width)
+    rgb = rng.integers(0, 256, (height, width, 3), dtype=np.uint8)
+    want = reference(rgb)
+
+    # Room for any pixel index a plausible wrong kernel computes from the sizes and the grid.
+    side = max(height, width, gy * by, gx * bx)
+    span = 3 * (side * side + side)
+    size = 3 * height * width
+    rgb_pad = np.full(span, JUNK, np.uint8)
+    rgb_pad[:size] = rgb.ravel()
+    rgb_gpu = gpuarray.to_gpu(rgb_pad)
+
+    results = []
+    for poison in POISONS:
+        out_gpu = gpuarray.to_gpu(np.full(span + 64, poison, np.uint8))
+        error = launch_catching(lambda: kernel(rgb_gpu, out_gpu, np.int32(width),
+                                               np.int32(height), block=(bx, by, 1),
+                                               grid=(gx, gy)))
+        if error:
+            return (error, "a thread went outside the image: " + GUARD_HINT
+                    + "; and pixel (x, y) is i = y * width + x, its bytes 3*i to 3*i + 2")
+        results.append(out_gpu.get())
+    first, second = results
+    never = (first == POISONS[0]) & (second == POISONS[1])      # bytes nothing wrote
+    if not (first == second)[~never].all():
+        return ("two runs of the kernel on the same image wrote different values",
+                "each output byte must depend only on its own pixel's input: "
+                "read rgb[3*i ...], write out[3*i ...] for the same i")
+
+    past = np.flatnonzero(~never[size:]) + size
+    if past.size:
+        if set((past // 3).tolist()) <= _no_guard_pixels(height, width, gx * bx, gy * by):
+            return ("bytes past the end of out were written", "no bounds guard: " + GUARD_HINT)
+        return (f"the kernel wrote past the end of out (as far as byte {int(past.max())}; "
+                f"out has {size})",
+                GUARD_HINT + "; and pixel (x, y) is i = y * width + x, its bytes 3*i to 3*i + 2")
+
+    got = first[:size].reshape(height, width, 3)
+    unwritten = never[:size].reshape(height, width, 3)
+    return _diagnose(rgb, got, want, unwritten, height, width, bx, by, gx, gy)
+
+
+def _diagnose(rgb, got, want, unwritten, height, width, bx, by, gx, gy):
+    npix = height * width
+    if unwritten.all():
+        return ("nothing was written: out still holds the poison it was filled with",
+                "each thread should store its three results in out[3*i], out[3*i + 1], "
+                "out[3*i + 2]")
+
+    pixel_unwritten = unwritten.all(axis=2)
+    if (unwritten.any(axis=2) != pixel_unwritten).any():
+        counts = unwritten.sum(axis=(0, 1))
+        missing = [CHANNEL_NAMES[c] for c in range(3) if counts[c]]
+        return ("some pixels have only some of their three bytes written "
+                f"({', '.join(missing)} missing in places)",
+                "a pixel takes 3 bytes of out: write out[3*i], out[3*i + 1] and out[3*i + 2], "
+                "with i = y * width + x the pixel's index (not the byte's)")
+
+    if pixel_unwritten.any():
+        written = ~pixel_unwritten
+        y, x = np.indices((height, width))
+        # Forgotten blockIdx: only the first block's pixels (in x, in y or both) were written.
+        for ny, nx, missing in ((by, bx, "blockIdx is missing"),
+                                (height, bx, "blockIdx.x is missing from x"),
+                                (by, width, "blockIdx.y is missing from y")):
+            if (ny < height or nx < width) and np.array_equal(written, (y < ny) & (x < nx)):
+                what = ("only block 0's pixels were" if (ny, nx) == (by, bx)
+                        else f"only rows 0 to {min(ny, height) - 1}, columns 0 to "
+                             f"{min(nx, width) - 1} were")
+                return (f"{what} written: every block did the work of the first one",
+                        f"{missing}: {INDEX_HINT}")
+        # x and y swapped: x then spans the grid's y extent and y its x extent.
+        if np.array_equal(written, (x < gy * by) & (y < gx * bx)):
+            return ("the pixels written are those a kernel with x and y swapped reaches "
+                    f"(x < {gy * by}, y < {gx * bx})",
+                    "x and y are swapped: x runs along a row (over the width), y down the image "
+                    "(over the height): " + INDEX_HINT)
+        fy, fx = np.argwhere(pixel_unwritten)[0]
+        return (f"{int(pixel_unwritten.sum())} of {npix} pixels were never written "
+                f"(the first is x = {fx}, y = {fy})",
+                f"every pixel needs a thread: {INDEX_HINT}; and the guard "
+                "x < width && y < height (not <=, and not width and height mixed up)")
+
+    wrong = np.abs(got.astype(np.int16) - want.astype(np.int16)) > 1
+    if not wrong.any():
+        return None
+
+    unclamped = rgb @ SEPIA.T + 0.5
+    over = unclamped >= 256
+    if (wrong <= over).all():
+        wy, wx, wc = np.argwhere(wrong)[0]
+        return (f"{int(wrong.sum())} values are wrong, all where the sum goes past 255 "
+                f"(x = {wx}, y = {wy}, {CHANNEL_NAMES[wc]}: got {got[wy, wx, wc]}, "
+                f"expected {want[wy, wx, wc]}, the unclamped sum is "
+                f"{unclamped[wy, wx, wc] - 0.5:.1f})",
+                "clamp before converting: a float above 255 turned into unsigned char wraps "
+                "around (300 becomes 44). Use fminf(value + 0.5f, 255.0f)")
+
+    for model, problem in _mixups(rgb):
+        if (np.abs(got.astype(np.int16) - model.astype(np.int16)) <= 1).all():
+            return (problem, "channels mixed up: " + LAYOUT_HINT)
+
+    wy, wx, wc = np.argwhere(wrong)[0]
+    return (f"{int(wrong.sum())} of {3 * npix} values are wrong (the first is x = {wx}, y = {wy}, "
+            f"{CHANNEL_NAMES[wc]}: got {got[wy, wx, wc]}, expected {want[wy, wx, wc]})",
+            LAYOUT_HINT + "; round with + 0.5f and clamp to 255")
+
+
+def _mixups(rgb):
+    """(output, description) of kernels that mix up channels: the input read in another order,
+    the outputs stored in another order, or the matrix's columns used as its rows."""
+    names = "RGB"
+    found = []
+    for pin, pout in itertools.product(itertools.permutations(range(3)), repeat=2):
+        if pin == (0, 1, 2) and pout == (0, 1, 2):
+            continue
+        model = np.empty(rgb.shape, np.uint8)
+        model[..., list(pout)] = reference(rgb[..., list(pin)])
+        parts = []
+        if pin != (0, 1, 2):
+            parts.append("reads the input bytes as " + "".join(names[c] for c in pin))
+        if pout != (0, 1, 2):
+            parts.append("stores " + ", ".join(f"{names[c]}'" for c in range(3)) + " at bytes "
+                         + ", ".join(f"3*i + {pout[c]}" for c in range(3)))
+        found.append((model, "the result is what a kernel gives that " + " and ".join(parts)))
+    transposed = np.minimum(np.floor(rgb @ SEPIA + 0.5), 255).astype(np.uint8)
+    found.append((transposed, "the result is what the matrix's columns used as its rows give"))
+    return found
+
+
+def _no_guard_pixels(height, width, pc, pr):
+    """Pixel indices past the end that a right kernel without (or with half) a guard writes."""
+    y, x = np.indices((pr, pc))
+    idx = (y * width + x).ravel()
+    return set(idx[idx >= height * width].tolist())
