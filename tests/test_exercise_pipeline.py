@@ -1,0 +1,202 @@
+"""The pipeline exercise (notebook 05): the reference solution passes, the notebook's stub and
+known-wrong pipelines fail, each with the hint that names its mistake.
+
+The learner's work is a Python function, so the variants are Python source, exec'ed the way a
+notebook cell defines the function. Some mistakes (not waiting for the streams, copies that do
+not overlap) change only the timing or the moment the results arrive: only a GPU shows them, so
+those variants are tested on a GPU only.
+"""
+
+import json
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from helpers.backend import BACKEND, drv
+from helpers.exercises.pipeline import check_pipeline, make_launch, reference
+from helpers.exercises.solutions.pipeline import my_pipeline as solution
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOK = ROOT / "notebooks" / "05_pinned_memory_and_streams.ipynb"
+on_gpu_only = pytest.mark.skipif(BACKEND == "simulator",
+                                 reason="only a GPU runs streams at the same time")
+
+
+def define(source: str):
+    """Run source that defines my_pipeline, as a notebook cell would; return the function."""
+    namespace = {"drv": drv, "np": np}
+    exec(textwrap.dedent(source), namespace)  # noqa: S102 - test code, written in this file
+    return namespace["my_pipeline"]
+
+
+def run_check(fn, capsys):
+    ok = check_pipeline(fn)
+    return ok, capsys.readouterr().out
+
+
+def test_solution_passes(capsys):
+    ok, out = run_check(solution, capsys)
+    assert ok, out
+    assert out.startswith("PASS:"), out
+    if BACKEND == "simulator":
+        assert "Overlap was NOT checked" in out
+    else:
+        assert "the work overlapped" in out
+
+
+def test_notebook_stub_fails(capsys):
+    cells = json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
+    stubs = ["".join(c["source"]) for c in cells
+             if c["cell_type"] == "code" and "".join(c["source"]).startswith("def my_pipeline(")]
+    assert len(stubs) == 1, "the notebook should define my_pipeline in exactly one cell"
+    ok, out = run_check(define(stubs[0]), capsys)
+    assert not ok
+    assert out.startswith("NOT YET:"), out
+    assert "h_out was never written" in out, out
+
+
+def test_not_a_function(capsys):
+    ok, out = run_check(42, capsys)
+    assert not ok
+    assert "without parentheses" in out
+
+
+# Pieces of a correct pipeline, to build the wrong ones from.
+HEAD = """
+def my_pipeline(h_in, h_out, n_chunks, streams, launch):
+    n = h_in.size
+    chunk = -(-n // n_chunks)
+    buffers = [(drv.mem_alloc(chunk * 4), drv.mem_alloc(chunk * 4)) for _ in streams]
+"""
+LOOP = """
+    for c in range(n_chunks):
+        lo, hi = c * chunk, min(n, (c + 1) * chunk)
+        s = streams[c % len(streams)]
+        d_in, d_out = buffers[c % len(streams)]
+"""
+COPY_IN = "        drv.memcpy_htod_async(d_in, h_in[lo:hi], s)\n"
+KERNEL = "        launch(d_in, d_out, hi - lo, s)\n"
+COPY_OUT = "        drv.memcpy_dtoh_async(h_out[lo:hi], d_out, s)\n"
+SYNC = "    for s in streams:\n        s.synchronize()\n"
+RIGHT = HEAD + LOOP + COPY_IN + KERNEL + COPY_OUT + SYNC
+
+# name: (source, a piece of the expected verdict)
+WRONG = {
+    "chunk_rounded_down": (
+        RIGHT.replace("chunk = -(-n // n_chunks)", "chunk = n // n_chunks")
+             .replace("min(n, (c + 1) * chunk)", "(c + 1) * chunk"),
+        "round the chunk size up"),
+    "last_chunk_skipped": (
+        RIGHT.replace("range(n_chunks)", "range(n_chunks - 1)"),
+        "elements of h_out were never written"),
+    "no_copy_back": (HEAD + LOOP + COPY_IN + KERNEL + SYNC, "h_out was never written"),
+    "kernel_skipped": (
+        HEAD + LOOP + COPY_IN + COPY_OUT.replace("d_out, s)", "d_in, s)") + SYNC,
+        "they hold the input unchanged"),
+    "copied_back_from_input": (
+        HEAD + LOOP + COPY_IN + KERNEL + COPY_OUT.replace("d_out, s)", "d_in, s)") + SYNC,
+        "they hold the input unchanged"),
+    "output_copied_into_input": (
+        HEAD + LOOP + COPY_IN + KERNEL
+        + "        drv.memcpy_dtoh_async(h_in[lo:hi], d_out, s)\n" + SYNC,
+        "your function changed h_in"),
+    "one_stream": (RIGHT.replace("s = streams[c % len(streams)]", "s = streams[0]"),
+                   "every kernel went to the same stream"),
+    "kernel_in_default_stream": (RIGHT.replace("launch(d_in, d_out, hi - lo, s)",
+                                               "launch(d_in, d_out, hi - lo, None)"),
+                                 "without a stream"),
+    "stream_not_passed": (RIGHT.replace("launch(d_in, d_out, hi - lo, s)",
+                                        "launch(d_in, d_out, hi - lo)"),
+                          "without a stream"),
+    "one_buffer_pair_for_all_streams": (
+        RIGHT.replace("for _ in streams]", "for _ in streams[:1]]")
+             .replace("buffers[c % len(streams)]", "buffers[0]"),
+        "used the same device input buffer"),
+    "whole_arrays_on_the_device": (
+        RIGHT.replace("buffers = [(drv.mem_alloc(chunk * 4), drv.mem_alloc(chunk * 4)) "
+                      "for _ in streams]",
+                      "d_all_in, d_all_out = drv.mem_alloc(h_in.nbytes), drv.mem_alloc(h_in.nbytes)")
+             .replace("d_in, d_out = buffers[c % len(streams)]",
+                      "d_in, d_out = int(d_all_in) + 4 * lo, int(d_all_out) + 4 * lo"),
+        "the budget is one chunk per stream"),
+    "a_buffer_per_chunk": (
+        RIGHT.replace("for _ in streams]", "for _ in range(n_chunks)]")
+             .replace("buffers[c % len(streams)]", "buffers[c]"),
+        "the budget is one chunk per stream"),
+    "raises": (HEAD + "    raise NotImplementedError('TODO')\n", "replace the TODO"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_wrong_pipelines_fail_with_their_hint(name, capsys):
+    source, expected = WRONG[name]
+    ok, out = run_check(define(source), capsys)
+    assert not ok, f"{name} passed:\n{out}"
+    assert out.startswith("NOT YET:"), out
+    assert expected in out, f"{name}: expected {expected!r} in:\n{out}"
+
+
+@pytest.mark.skipif(BACKEND != "simulator",
+                    reason="on a GPU an overrun buffer is not caught and may break the context")
+def test_buffer_too_small_is_reported(capsys):
+    """Buffers of `chunk` bytes instead of `chunk` floats: the simulator's copy refuses."""
+    source = RIGHT.replace("drv.mem_alloc(chunk * 4), drv.mem_alloc(chunk * 4)",
+                           "drv.mem_alloc(chunk), drv.mem_alloc(chunk)")
+    ok, out = run_check(define(source), capsys)
+    assert not ok
+    assert "your function raised LogicError" in out, out
+    assert "Hint: a copy or a kernel touched memory outside a buffer" in out, out
+
+
+# Mistakes that only a GPU shows: the results are right, but late or not overlapped.
+KEEP = "KEEP = []\n"  # buffers kept alive after return: freeing them would wait for the GPU
+GPU_WRONG = {
+    "returns_before_the_copies_end": (
+        KEEP + RIGHT.replace(SYNC, "    KEEP.append(buffers)\n"),
+        "had not arrived yet"),
+    "synchronous_copies": (
+        RIGHT.replace("drv.memcpy_htod_async(d_in, h_in[lo:hi], s)", "drv.memcpy_htod(d_in, h_in[lo:hi])")
+             .replace("drv.memcpy_dtoh_async(h_out[lo:hi], d_out, s)",
+                      "drv.memcpy_dtoh(h_out[lo:hi], d_out)"),
+        "did not overlap"),
+    "waits_after_every_chunk": (
+        RIGHT.replace(COPY_OUT, COPY_OUT + "        s.synchronize()\n"),
+        "did not overlap"),
+}
+
+
+@on_gpu_only
+@pytest.mark.parametrize("name", sorted(GPU_WRONG))
+def test_gpu_only_mistakes_fail(name, capsys):
+    source, expected = GPU_WRONG[name]
+    ok, out = run_check(define(source), capsys)
+    assert not ok, f"{name} passed:\n{out}"
+    assert expected in out, f"{name}: expected {expected!r} in:\n{out}"
+
+
+@pytest.mark.skipif(BACKEND != "simulator", reason="what the simulator cannot see")
+def test_simulator_cannot_see_timing_mistakes(capsys):
+    """On the simulator these pass (it says it did not check overlap); a GPU catches them."""
+    for name, (source, _) in GPU_WRONG.items():
+        ok, out = run_check(define(source), capsys)
+        assert ok, f"{name}: {out}"
+        assert "Overlap was NOT checked" in out
+
+
+def test_kernel_matches_numpy():
+    """iterate_sin on an awkward size, checked against the NumPy reference the checker uses."""
+    from helpers.exercises.pipeline import load_kernel
+
+    n, work = 10_001, 37
+    x = np.random.default_rng(2).random(n, dtype=np.float32)
+    d_in, d_out = drv.mem_alloc(x.nbytes), drv.mem_alloc(x.nbytes + 64 * 4)
+    drv.memcpy_htod(d_in, x)
+    guard = np.full(n + 64, np.nan, np.float32)
+    drv.memcpy_htod(d_out, guard)
+    make_launch(load_kernel(), work)(d_in, d_out, n)
+    drv.Context.synchronize()
+    drv.memcpy_dtoh(guard, d_out)
+    assert np.allclose(guard[:n], reference(x, work), rtol=1e-4, atol=1e-5)
+    assert np.isnan(guard[n:]).all(), "the kernel wrote past n"
