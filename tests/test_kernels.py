@@ -285,7 +285,7 @@ def test_constant_memory_and_device_globals():
     x = np.linspace(-2, 2, 300).astype(np.float32)
     y = gpuarray.empty_like(gpuarray.to_gpu(x))
     mod.get_function("poly")(gpuarray.to_gpu(x), y, np.int32(300), block=(128, 1, 1), grid=(3, 1))
-    assert np.allclose(y.get(), c[0] + x * (c[1] + x * (c[2] + x * c[3])), rtol=1e-5)
+    assert np.allclose(y.get(), c[0] + x * (c[1] + x * (c[2] + x * c[3])), rtol=1e-5, atol=1e-5)
     calls = np.zeros(1, np.int32)
     drv.memcpy_dtoh(calls, mod.get_global("calls")[0])
     assert calls[0] == 300
