@@ -236,3 +236,17 @@ def test_a_cached_module_is_not_compiled_again(tmp_path, monkeypatch):
     calls = []
     monkeypatch.setattr(compiler, "_run", lambda *a: calls.append(a))
     assert SourceModule(source).path == first and calls == []
+
+
+def test_shared_memory_limits_are_a_gpus():
+    big = ("__global__ void k(float *x) { __shared__ float s[12289]; s[threadIdx.x] = 1; "
+           "__syncthreads(); x[0] = s[1]; }")
+    with pytest.raises(drv.CompileError, match="too much shared data"):
+        SourceModule(big)
+    mod = SourceModule("__global__ void k(float *x) { __shared__ float s[8192]; "
+                       "s[threadIdx.x] = 1; __syncthreads(); x[0] = s[1]; }")
+    assert mod.static_shared_bytes == 8192 * 4
+    x = gpuarray.zeros(1, np.float32)
+    mod.get_function("k")(x, block=(32, 1, 1), shared=16 * 1024)
+    with pytest.raises(drv.LogicError, match="more than the 49152 bytes"):
+        mod.get_function("k")(x, block=(32, 1, 1), shared=16 * 1024 + 4)

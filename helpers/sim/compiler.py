@@ -15,6 +15,7 @@ import hashlib
 import os
 import re
 import shutil
+import struct
 import subprocess
 import tempfile
 from pathlib import Path
@@ -226,12 +227,36 @@ def build(source, options=None, no_extern_c=False, include_dirs=()):
     return target
 
 
+def static_shared_bytes(library):
+    """Bytes of __shared__ arrays in a built module: they are its thread-local data (the
+    runtime's own is one pointer). Counted for the module as a whole, not kernel by kernel."""
+    with open(library, "rb") as f:
+        data = f.read(1 << 16)
+    if data[:4] != b"\x7fELF" or data[4] != 2:  # 64-bit ELF only (Linux)
+        return 0
+    phoff, = struct.unpack_from("<Q", data, 32)
+    phentsize, phnum = struct.unpack_from("<HH", data, 54)
+    for i in range(phnum):
+        header = phoff + i * phentsize
+        if struct.unpack_from("<I", data, header)[0] == 7:  # PT_TLS
+            return max(0, struct.unpack_from("<Q", data, header + 40)[0] - 8)
+    return 0
+
+
 class SourceModule:
     """pycuda.compiler.SourceModule, for the CPU simulator."""
 
     def __init__(self, source, nvcc="nvcc", options=None, keep=False, no_extern_c=False,
                  arch=None, code=None, cache_dir=None, include_dirs=()):
         self.path = build(source, options, no_extern_c, include_dirs)
+        self.static_shared_bytes = static_shared_bytes(self.path)
+        limit = driver.LIMITS["MAX_SHARED_MEMORY_PER_BLOCK"]
+        if self.static_shared_bytes > limit:
+            raise driver.CompileError(
+                f"simulator compilation of {_source_name(source)} failed\n"
+                f"ptxas error   : uses too much shared data (0x{self.static_shared_bytes:x} bytes, "
+                f"0x{limit:x} max): the __shared__ arrays of this module take "
+                f"{self.static_shared_bytes} bytes, and a block may have {limit} (48 KiB)", None)
         self._lib = ctypes.CDLL(str(self.path))
         from .launch import kernel_table
         self._kernels = kernel_table(self._lib)
@@ -243,7 +268,8 @@ class SourceModule:
             raise driver.LogicError(
                 f"cuModuleGetFunction failed: named symbol not found: no kernel {name!r} in this "
                 f"module (its kernels: {known})")
-        return Function(self._lib, name, *self._kernels[name])
+        return Function(self._lib, name, *self._kernels[name],
+                        static_shared=self.static_shared_bytes)
 
     def get_global(self, name):
         """(device pointer, size in bytes) of a __device__ or __constant__ variable."""

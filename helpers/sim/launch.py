@@ -175,7 +175,7 @@ def _dims(value, what):
     return dims
 
 
-def check_launch(block, grid, shared):
+def check_launch(block, grid, shared, static_shared=0):
     limits = driver.LIMITS
     bx, by, bz = block
     gx, gy, gz = grid
@@ -189,9 +189,10 @@ def check_launch(block, grid, shared):
         problem = f"block {block} is larger than the limits (1024, 1024, 64)"
     elif gx > limits["MAX_GRID_DIM_X"] or gy > limits["MAX_GRID_DIM_Y"] or gz > limits["MAX_GRID_DIM_Z"]:
         problem = f"grid {grid} is larger than the limits (2**31-1, 65535, 65535)"
-    elif shared > limits["MAX_SHARED_MEMORY_PER_BLOCK"]:
-        problem = (f"{shared} bytes of dynamic shared memory is more than the "
-                   f"{limits['MAX_SHARED_MEMORY_PER_BLOCK']} a block may have")
+    elif shared + static_shared > limits["MAX_SHARED_MEMORY_PER_BLOCK"]:
+        problem = (f"{shared} bytes of dynamic shared memory on top of {static_shared} of "
+                   f"__shared__ arrays is more than the {limits['MAX_SHARED_MEMORY_PER_BLOCK']} "
+                   "bytes a block may have")
     if problem:
         raise driver.LogicError(f"cuLaunchKernel failed: invalid argument ({problem})")
 
@@ -277,8 +278,9 @@ def _pointee_size(param):
 class Function:
     """A kernel of a simulated module, called like pycuda.driver.Function."""
 
-    def __init__(self, lib, name, index, params):
+    def __init__(self, lib, name, index, params, static_shared=0):
         self._lib, self.name, self._index, self._params = lib, name, index, params
+        self._static_shared = static_shared
 
     @property
     def parameter_types(self):
@@ -290,7 +292,7 @@ class Function:
             raise ValueError("must specify block size")
         block, grid = _dims(block, "block"), _dims(grid, "grid")
         shared = int(shared or 0)
-        check_launch(block, grid, shared)
+        check_launch(block, grid, shared, self._static_shared)
         handlers = [a for a in args if isinstance(a, driver.ArgumentHandler)]
         pointers, keep = pack_arguments(self.name, self._params, args)
         for h in handlers:
