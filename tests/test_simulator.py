@@ -250,3 +250,16 @@ def test_shared_memory_limits_are_a_gpus():
     mod.get_function("k")(x, block=(32, 1, 1), shared=16 * 1024)
     with pytest.raises(drv.LogicError, match="more than the 49152 bytes"):
         mod.get_function("k")(x, block=(32, 1, 1), shared=16 * 1024 + 4)
+
+
+def test_an_array_of_the_wrong_element_type_is_named():
+    f = SourceModule("__global__ void add(const float *a, float *b) { b[threadIdx.x] += a[threadIdx.x]; }") \
+        .get_function("add")
+    out = gpuarray.zeros(4, np.float32)
+    with pytest.raises(TypeError, match=r"parameter #0.*'const float\*'.*float64.*astype\(np\.float32\)"):
+        f(gpuarray.to_gpu(np.ones(4)), out, block=(4, 1, 1))
+    with pytest.raises(TypeError, match="int64"):
+        f(drv.In(np.ones(4, np.int64)), out, block=(4, 1, 1))
+    f(gpuarray.to_gpu(np.ones(4, np.float32)), out, block=(4, 1, 1))          # right type
+    f(gpuarray.to_gpu(np.ones(16, np.uint8)), out, block=(4, 1, 1))           # bytes: any view
+    assert (out.get() != 0).all()

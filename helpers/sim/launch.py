@@ -6,6 +6,8 @@ value silently (a float64 for a `float`), the simulator says which parameter and
 """
 
 import ctypes
+import os
+import re
 import threading
 import time
 
@@ -159,6 +161,7 @@ def pack_arguments(name, params, args):
                 advice = ("Copy a NumPy array to the device first (gpuarray.to_gpu(a), or "
                           "drv.mem_alloc + drv.memcpy_htod), or wrap it: drv.In(a), drv.Out(a).")
                 raise _bad_argument(i, name, param, arg, advice)
+            _check_array_element_type(i, name, param, arg)
             data = ctypes.c_uint64(value)
         else:
             data = ctypes.create_string_buffer(_scalar_bytes(i, name, param, arg), param.size)
@@ -262,17 +265,47 @@ def run(lib, index, name, grid, block, shared, pointers, reverse=False):
 
 def race_check_enabled():
     """CUDA_SIM_RACECHECK=1 runs every launch twice, in two thread orders, and compares."""
-    import os
     return os.environ.get("CUDA_SIM_RACECHECK", "") not in ("", "0")
 
 
-def _pointee_size(param):
-    import re
+# Pointed-to C types whose NumPy counterpart is unambiguous: (kind, bytes).
+_POINTEES = {"float": ("f", 4), "double": ("f", 8), "short": ("i", 2), "short int": ("i", 2),
+             "unsigned short": ("i", 2), "short unsigned int": ("i", 2), "int": ("i", 4),
+             "unsigned int": ("i", 4), "long": ("i", 8), "long int": ("i", 8),
+             "unsigned long": ("i", 8), "long unsigned int": ("i", 8), "long long": ("i", 8),
+             "long long int": ("i", 8), "long long unsigned int": ("i", 8)}
+
+
+def _pointee(param):
+    """(kind, bytes) of what a pointer parameter points to, when it is a plain number type."""
     name = re.sub(r"\b(const|volatile|__restrict__)\b|\*", "", param.type_name).strip()
-    sizes = {"char": 1, "unsigned char": 1, "signed char": 1, "short": 2, "unsigned short": 2,
-             "int": 4, "unsigned int": 4, "float": 4, "long": 8, "unsigned long": 8,
-             "long long": 8, "long long int": 8, "double": 8, "bool": 1}
-    return sizes.get(name, 1)
+    return _POINTEES.get(" ".join(name.split()))
+
+
+def _pointee_size(param):
+    return (_pointee(param) or ("", 1))[1]
+
+
+def _check_array_element_type(i, name, param, arg):
+    """A float64 array passed to a `float *` reads as garbage on a GPU: say so instead."""
+    if isinstance(arg, driver.ArgumentHandler):
+        array = arg.array
+    elif hasattr(arg, "gpudata"):  # a GPUArray; a bare address (an integer) has no element type
+        array = arg
+    else:
+        return
+    dtype, want = getattr(array, "dtype", None), _pointee(param)
+    if dtype is None or want is None or dtype.itemsize == 1 or dtype.kind not in "fiu":
+        return  # byte buffers and structs may be viewed as anything
+    kind = "f" if dtype.kind == "f" else "i"
+    if (kind, dtype.itemsize) != want:
+        numpy_type = {("f", 4): "float32", ("f", 8): "float64", ("i", 2): "int16",
+                      ("i", 4): "int32", ("i", 8): "int64"}[want]
+        raise TypeError(
+            f"parameter #{i} (0-based) of kernel {name!r} is '{param.type_name}', but the array "
+            f"holds {dtype} ({dtype.itemsize}-byte elements): the kernel would read its bytes as "
+            f"the wrong type. Convert it first, e.g. a.astype(np.{numpy_type}). (On a GPU this "
+            "mistake gives wrong numbers without an error.)")
 
 
 class Function:
