@@ -1,8 +1,6 @@
 """The Julia-set checker (helpers.exercises.julia): the solution passes, the stub fails, and each
 known mistake fails with the hint written for it."""
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 

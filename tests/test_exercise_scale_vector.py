@@ -1,8 +1,6 @@
 """The scale_vector checker (helpers.exercises.scale_vector) of notebook 01: the solution passes,
 the stub fails, and each known mistake fails with the hint written for it."""
 
-from pathlib import Path
-
 import pytest
 
 from helpers.backend import BACKEND, SourceModule
