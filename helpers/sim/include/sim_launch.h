@@ -115,7 +115,7 @@ SIM_EXPORT void *sim_launch_start(int k, const unsigned *grid, const unsigned *b
     install_handlers(L);
     fflush(stdout);
     L->running = n;
-    for (int i = 0; i < n; i++) L->threads.emplace_back(worker_main, L);
+    for (int i = 0; i < n; i++) L->threads.emplace_back(worker_main, L, i);
     return L;
 }
 

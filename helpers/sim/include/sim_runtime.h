@@ -128,8 +128,6 @@ struct Worker {
     Site barrier{};
     void *scheduler_sp = nullptr;
     char *stacks = nullptr;  // stack i spans [stacks + i*kStackSize, +kStackSize), guard page first
-    char *mapping = nullptr;
-    size_t mapping_bytes = 0;
     int nstacks = 0;
     char *dynamic_shared = nullptr, *dynamic_shared_end = nullptr;
 #ifdef SIM_UCONTEXT
@@ -458,35 +456,58 @@ inline void fiber_main() {
 inline void fiber_trampoline() { fiber_main(); }
 #endif
 
+// Stacks outlive a launch: mapping them and setting their guard pages costs more than a small
+// launch. Launches run one at a time (helpers/sim/launch.py), so worker i always owns pool i.
+struct StackPool {
+    char *mapping = nullptr, *stacks = nullptr;
+    size_t bytes = 0;
+    int n = 0;
+};
+constexpr int kPools = 64;
+inline StackPool stack_pools[kPools];
+
 // n stacks of kStackSize bytes, each aligned to kStackSize and with a guard page at its bottom.
-inline void ensure_stacks(Worker *w, int n) {
-    if (w->nstacks >= n) return;
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    if (w->mapping) munmap(w->mapping, w->mapping_bytes);
-    w->mapping_bytes = (size_t)(n + 1) * kStackSize;
-    w->mapping = (char *)mmap(nullptr, w->mapping_bytes, PROT_READ | PROT_WRITE,
-                              MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    w->stacks = (char *)(((uintptr_t)w->mapping + kStackSize - 1) & ~(kStackSize - 1));
-    for (int i = 0; i < n; i++) mprotect(w->stacks + (size_t)i * kStackSize, page, PROT_NONE);
-    w->nstacks = n;
+inline void ensure_stacks(Worker *w, int index, int n) {
+    StackPool &pool = stack_pools[index % kPools];
+    if (pool.n < n) {
+        size_t page = (size_t)sysconf(_SC_PAGESIZE);
+        if (pool.mapping) munmap(pool.mapping, pool.bytes);
+        pool.bytes = (size_t)(n + 1) * kStackSize;
+        pool.mapping = (char *)mmap(nullptr, pool.bytes, PROT_READ | PROT_WRITE,
+                                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        pool.stacks = (char *)(((uintptr_t)pool.mapping + kStackSize - 1) & ~(kStackSize - 1));
+        for (int i = 0; i < n; i++) mprotect(pool.stacks + (size_t)i * kStackSize, page, PROT_NONE);
+        pool.n = n;
+    }
+    w->stacks = pool.stacks;
+    w->nstacks = pool.n;
+}
+
+// Once a launch: each thread's Frame gets what does not change from block to block.
+inline void prepare_frames(Worker *w, int index) {
+    Launch *L = w->launch;
+    const dim3 &bd = L->block;
+    int n = w->plain ? 1 : (int)(bd.x * bd.y * bd.z);
+    ensure_stacks(w, index, n);
+    for (int i = 0; i < n; i++) {
+        Frame *fr = frame_of(w, i);
+        fr->thread = uint3{(unsigned)(i % bd.x), (unsigned)(i / bd.x % bd.y), (unsigned)(i / (bd.x * bd.y))};
+        fr->block_dim = uint3{bd.x, bd.y, bd.z};
+        fr->grid_dim = uint3{L->grid.x, L->grid.y, L->grid.z};
+        fr->worker = w;
+    }
+    w->nfibers = n;
 }
 
 // Runs the current block: one fiber per thread, or (plain) one fiber looping over the threads.
 inline void run_block(Worker *w) {
-    Launch *L = w->launch;
-    const dim3 &bd = L->block;
-    int n = w->plain ? 1 : (int)(bd.x * bd.y * bd.z);
-    ensure_stacks(w, n);
+    int n = w->nfibers;
     for (int i = 0; i < n; i++) {
         Fiber &f = w->fibers[i];
         f.state = F_RUN;
         f.pred = 0;
         Frame *fr = frame_of(w, i);
-        fr->thread = uint3{(unsigned)(i % bd.x), (unsigned)(i / bd.x % bd.y), (unsigned)(i / (bd.x * bd.y))};
         fr->block = w->block;
-        fr->block_dim = uint3{bd.x, bd.y, bd.z};
-        fr->grid_dim = uint3{L->grid.x, L->grid.y, L->grid.z};
-        fr->worker = w;
         char *top = (char *)((uintptr_t)fr & ~(uintptr_t)15);
 #ifdef SIM_UCONTEXT
         getcontext(&f.ctx);
@@ -499,7 +520,7 @@ inline void run_block(Worker *w) {
 #endif
     }
     int first = w->reverse ? n - 1 : 0;
-    w->nfibers = n, w->live = n, w->at_barrier = 0, w->current = first;
+    w->live = n, w->at_barrier = 0, w->current = first;
 #ifdef SIM_UCONTEXT
     swapcontext(&w->scheduler_ctx, &w->fibers[first].ctx);
 #else
@@ -577,7 +598,7 @@ inline void on_signal(int sig, siginfo_t *si, void *ctx) {
     escape_with(w, status);
 }
 
-inline void worker_main(Launch *L) {
+inline void worker_main(Launch *L, int index) {
     Worker w;
     w.launch = L;
     w.plain = !SIM_FIBERS;
@@ -602,6 +623,7 @@ inline void worker_main(Launch *L) {
     mprotect(arena + arena_bytes - page, page, PROT_NONE);
     w.dynamic_shared = arena + arena_bytes - page - span;
     w.dynamic_shared_end = arena + arena_bytes - page;
+    prepare_frames(&w, index);
     if (sigsetjmp(w.escape, 1) == 0) {
         long gx = L->grid.x, gy = L->grid.y;
         for (;;) {
@@ -622,7 +644,6 @@ inline void worker_main(Launch *L) {
     }
     ss.ss_flags = SS_DISABLE;
     sigaltstack(&ss, nullptr);
-    if (w.mapping) munmap(w.mapping, w.mapping_bytes);
     munmap(arena, arena_bytes);
     worker = nullptr;
     fflush(stdout);
