@@ -1,0 +1,42 @@
+"""bench/simulator.py runs end to end at a tiny size, so that the benchmark cannot rot.
+
+Only that it runs, prints every section and finds the results in agreement is checked here; its
+figures at a tiny size say nothing about the targets (run the script itself for those). The
+Numba part is left out where numba is not installed.
+"""
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+HAVE_NUMBA = importlib.util.find_spec("numba") is not None
+
+
+def test_simulator_benchmark_runs_at_a_tiny_size(tmp_path):
+    cmd = [sys.executable, str(ROOT / "bench" / "simulator.py"), "--size", "48", "--iters", "32",
+           "--repeat", "1", "--numpy-repeat", "1", "--reduce-n", "5000", "--numba-size", "16",
+           "--numba-repeat", "1"]
+    if not HAVE_NUMBA:
+        cmd.append("--no-numba")
+    # A cache directory of the test's own: the script keeps its own anyway, but nothing it
+    # imports should touch the user's.
+    env = {"CUDA_COURSE_CACHE_DIR": str(tmp_path / "cache"), "CUDA_SIM_WORKERS": "2"}
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, **env})
+    out = proc.stdout
+    assert proc.returncode == 0, f"{out}\n{proc.stderr}"
+    for text in ("compile: simulator mandelbrot.cu", "serial C++ (g++ -O2, 1 core)",
+                 "NumPy (vectorized, float32)", "reduction, 2 workers", "reduction, 1 worker",
+                 "Verdicts:", "issue 2, simulator per core", "issue 3, 5000-element reduction",
+                 "results agree: yes"):
+        assert text in out, f"{text!r} missing from:\n{out}"
+    assert "DISAGREE" not in out
+    assert "5000 -> 20 -> 1" in out  # the reduction was launched until one value was left
+    if HAVE_NUMBA:
+        assert "Numba (16x16) vs simulator (16x16)" in out, out
+        assert "Mandelbrot at least 500x faster than Numba's simulator: NOT MEASURED" not in out
+    else:
+        assert "NOT MEASURED" in out
