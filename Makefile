@@ -3,6 +3,7 @@
 #   make test   set up .venv, then the whole pytest suite, notebooks included (nbval)
 # Settings:  GPU=1 adds PyCUDA (needs the CUDA toolkit)   HOST=127.0.0.1  PORT=8888  NO_BROWSER=1
 #            PYTHON=python3 (interpreter that creates .venv)   PYTEST_ARGS=... (extra pytest args)
+#            BENCH_ARGS=... (make bench: e.g. --tiny, --out DIR)
 
 PYTHON     ?= python3
 VENV       ?= .venv
@@ -11,6 +12,7 @@ PORT       ?= 8888
 NO_BROWSER ?=
 GPU        ?=
 PYTEST_ARGS ?=
+BENCH_ARGS ?=
 
 VPY := $(VENV)/bin/python
 comma := ,
@@ -21,13 +23,14 @@ GPU_TAG := $(if $(filter-out 0,$(GPU)),-gpu,)
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 BROWSER_FLAG := $(if $(filter-out 0,$(NO_BROWSER)),--no-browser,)
 
-.PHONY: lab test lint clean distclean help
+.PHONY: lab test lint bench clean distclean help
 .DEFAULT_GOAL := help
 
 help:
 	@echo "make lab    JupyterLab on notebooks/ (HOST=$(HOST) PORT=$(PORT) NO_BROWSER=1 GPU=1)"
 	@echo "make test   the whole test suite, notebooks included (GPU=1 PYTEST_ARGS=...)"
 	@echo "make lint   ruff check"
+	@echo "make bench  every course kernel against the device's ceilings and its peers (GPU=1 BENCH_ARGS=...)"
 	@echo "make clean  remove build and cache files;  make distclean  also removes $(VENV)"
 
 $(VPY):
@@ -50,6 +53,10 @@ test: $(VENV)/.installed-test$(GPU_TAG)
 
 lint: $(VENV)/.installed-test$(GPU_TAG)
 	$(VENV)/bin/ruff check .
+
+# Table, CSV and PNG in bench/out/ (see README, "Results").
+bench: $(VENV)/.installed-test$(GPU_TAG)
+	$(VPY) bench/course_kernels.py $(BENCH_ARGS)
 
 clean:
 	rm -rf build dist *.egg-info .pytest_cache .ruff_cache
