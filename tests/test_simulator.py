@@ -245,7 +245,7 @@ def test_shared_memory_limits_are_a_gpus():
         SourceModule(big)
     mod = SourceModule("__global__ void k(float *x) { __shared__ float s[8192]; "
                        "s[threadIdx.x] = 1; __syncthreads(); x[0] = s[1]; }")
-    assert mod.static_shared_bytes == 8192 * 4
+    assert mod.static_shared == {"k": 8192 * 4}
     x = gpuarray.zeros(1, np.float32)
     mod.get_function("k")(x, block=(32, 1, 1), shared=16 * 1024)
     with pytest.raises(drv.LogicError, match="more than the 49152 bytes"):
@@ -263,3 +263,10 @@ def test_an_array_of_the_wrong_element_type_is_named():
     f(gpuarray.to_gpu(np.ones(4, np.float32)), out, block=(4, 1, 1))          # right type
     f(gpuarray.to_gpu(np.ones(16, np.uint8)), out, block=(4, 1, 1))           # bytes: any view
     assert (out.get() != 0).all()
+
+
+def test_shared_memory_is_counted_kernel_by_kernel():
+    src = "\n".join(f"__global__ void k{i}(float *x) {{ __shared__ float s[10000]; "
+                     f"s[threadIdx.x] = {i}; __syncthreads(); x[{i}] = s[1]; }}" for i in range(2))
+    mod = SourceModule(src)  # 40 KB each: fine, though 80 KB together
+    assert mod.static_shared == {"k0": 40000, "k1": 40000}

@@ -227,20 +227,42 @@ def build(source, options=None, no_extern_c=False, include_dirs=()):
     return target
 
 
-def static_shared_bytes(library):
-    """Bytes of __shared__ arrays in a built module: they are its thread-local data (the
-    runtime's own is one pointer). Counted for the module as a whole, not kernel by kernel."""
-    with open(library, "rb") as f:
-        data = f.read(1 << 16)
-    if data[:4] != b"\x7fELF" or data[4] != 2:  # 64-bit ELF only (Linux)
-        return 0
-    phoff, = struct.unpack_from("<Q", data, 32)
-    phentsize, phnum = struct.unpack_from("<HH", data, 54)
-    for i in range(phnum):
-        header = phoff + i * phentsize
-        if struct.unpack_from("<I", data, header)[0] == 7:  # PT_TLS
-            return max(0, struct.unpack_from("<Q", data, header + 40)[0] - 8)
-    return 0
+def _tls_symbols(library):
+    """(name, size) of every thread-local symbol in a built module's symbol table (64-bit ELF)."""
+    data = Path(library).read_bytes()
+    if data[:4] != b"\x7fELF" or data[4] != 2:
+        return []
+    shoff, = struct.unpack_from("<Q", data, 40)
+    shentsize, shnum = struct.unpack_from("<HH", data, 58)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
+    symbols = []
+    for _, kind, _, _, offset, size, link, _, _, entsize in sections:
+        if kind != 2:  # SHT_SYMTAB
+            continue
+        strings = sections[link][4]
+        for j in range(size // entsize):
+            name, info, _, _, _, nbytes = struct.unpack_from("<IBBHQQ", data, offset + j * entsize)
+            if info & 0xF == 6:  # STT_TLS
+                start = strings + name
+                symbols.append((data[start:data.index(b"\0", start)].decode(), nbytes))
+    return symbols
+
+
+def static_shared_bytes(library, kernels):
+    """{kernel: bytes of its __shared__ arrays}. They are thread-local statics of the kernel
+    (symbols _ZZ<kernel>E...); those of no kernel (file scope, __device__ functions) count for
+    every kernel. The runtime's own thread-locals (sim::...) are left out."""
+    prefixes = {k: "_ZZ" + (k[2:] if k.startswith("_Z") else f"{len(k)}{k}") + "E" for k in kernels}
+    per_kernel, common = dict.fromkeys(kernels, 0), 0
+    for name, nbytes in _tls_symbols(library):
+        if name.startswith(("_ZN3sim", "_ZGV", "_ZTH", "_ZTW")):
+            continue
+        owner = next((k for k, prefix in prefixes.items() if name.startswith(prefix)), None)
+        if owner is None:
+            common += nbytes
+        else:
+            per_kernel[owner] += nbytes
+    return {k: n + common for k, n in per_kernel.items()}
 
 
 class SourceModule:
@@ -249,17 +271,18 @@ class SourceModule:
     def __init__(self, source, nvcc="nvcc", options=None, keep=False, no_extern_c=False,
                  arch=None, code=None, cache_dir=None, include_dirs=()):
         self.path = build(source, options, no_extern_c, include_dirs)
-        self.static_shared_bytes = static_shared_bytes(self.path)
-        limit = driver.LIMITS["MAX_SHARED_MEMORY_PER_BLOCK"]
-        if self.static_shared_bytes > limit:
-            raise driver.CompileError(
-                f"simulator compilation of {_source_name(source)} failed\n"
-                f"ptxas error   : uses too much shared data (0x{self.static_shared_bytes:x} bytes, "
-                f"0x{limit:x} max): the __shared__ arrays of this module take "
-                f"{self.static_shared_bytes} bytes, and a block may have {limit} (48 KiB)", None)
         self._lib = ctypes.CDLL(str(self.path))
         from .launch import kernel_table
         self._kernels = kernel_table(self._lib)
+        self.static_shared = static_shared_bytes(self.path, self._kernels)
+        limit = driver.LIMITS["MAX_SHARED_MEMORY_PER_BLOCK"]
+        for kernel, nbytes in self.static_shared.items():
+            if nbytes > limit:
+                raise driver.CompileError(
+                    f"simulator compilation of {_source_name(source)} failed\n"
+                    f"ptxas error   : Entry function '{kernel}' uses too much shared data "
+                    f"(0x{nbytes:x} bytes, 0x{limit:x} max): its __shared__ arrays take {nbytes} "
+                    f"bytes, and a block may have {limit} (48 KiB)", None)
 
     def get_function(self, name):
         from .launch import Function
@@ -269,7 +292,7 @@ class SourceModule:
                 f"cuModuleGetFunction failed: named symbol not found: no kernel {name!r} in this "
                 f"module (its kernels: {known})")
         return Function(self._lib, name, *self._kernels[name],
-                        static_shared=self.static_shared_bytes)
+                        static_shared=self.static_shared[name])
 
     def get_global(self, name):
         """(device pointer, size in bytes) of a __device__ or __constant__ variable."""
