@@ -250,12 +250,13 @@ def _tls_symbols(library):
 
 def static_shared_bytes(library, kernels):
     """{kernel: bytes of its __shared__ arrays}. They are thread-local statics of the kernel
-    (symbols _ZZ<kernel>E...); those of no kernel (file scope, __device__ functions) count for
-    every kernel. The runtime's own thread-locals (sim::...) are left out."""
+    (symbols _ZZ<kernel>E...); those of no kernel (file scope: plain or _ZL names; statics of
+    __device__ functions) count for every kernel. Other thread-locals belong to the runtime or
+    the C++ library (sim::worker, std::call_once's) and are left out."""
     prefixes = {k: "_ZZ" + (k[2:] if k.startswith("_Z") else f"{len(k)}{k}") + "E" for k in kernels}
     per_kernel, common = dict.fromkeys(kernels, 0), 0
     for name, nbytes in _tls_symbols(library):
-        if name.startswith(("_ZN3sim", "_ZGV", "_ZTH", "_ZTW")):
+        if not name.startswith(("_ZZ", "_ZL")) and name.startswith("_"):
             continue
         owner = next((k for k, prefix in prefixes.items() if name.startswith(prefix)), None)
         if owner is None:
