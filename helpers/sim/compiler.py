@@ -251,18 +251,17 @@ def _tls_symbols(library):
 def static_shared_bytes(library, kernels):
     """{kernel: bytes of its __shared__ arrays}. They are thread-local statics of the kernel
     (symbols _ZZ<kernel>E...); those of no kernel (file scope: plain or _ZL names; statics of
-    __device__ functions) count for every kernel. Other thread-locals belong to the runtime or
-    the C++ library (sim::worker, std::call_once's) and are left out."""
+    __device__ functions) count for every kernel. Namespaced thread-locals belong to the runtime
+    or the C++ library (sim::worker; libstdc++ 13's get_global()::global) and are left out."""
     prefixes = {k: "_ZZ" + (k[2:] if k.startswith("_Z") else f"{len(k)}{k}") + "E" for k in kernels}
     per_kernel, common = dict.fromkeys(kernels, 0), 0
     for name, nbytes in _tls_symbols(library):
-        if not name.startswith(("_ZZ", "_ZL")) and name.startswith("_"):
-            continue
         owner = next((k for k, prefix in prefixes.items() if name.startswith(prefix)), None)
-        if owner is None:
-            common += nbytes
-        else:
+        if owner is not None:
             per_kernel[owner] += nbytes
+        elif name.startswith(("_ZZ", "_ZL")) and not name.startswith(("_ZZN", "_ZZSt")) or \
+                not name.startswith("_"):
+            common += nbytes  # not namespaced: the learner's code, not the library's
     return {k: n + common for k, n in per_kernel.items()}
 
 
