@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from helpers.exercises import julia, matrix_index, scale_vector, sepia
+
 CUDA_SRC = Path(__file__).resolve().parent.parent / "cuda_src"
 STUBS = sorted((CUDA_SRC / "exercises").glob("*.cu"))
 
@@ -24,3 +26,24 @@ def test_stub_and_solution_declare_the_same_kernels(stub):
 
 def test_there_are_exercises():
     assert len(STUBS) >= 4
+
+
+CHECKERS = [(scale_vector.check_scale_vector, "scale_vector.cu"),
+            (matrix_index.check_matrix_index, "matrix_index.cu"),
+            (julia.check_julia, "julia.cu"), (sepia.check_sepia, "sepia.cu")]
+IDS = [stub for _, stub in CHECKERS]
+
+
+@pytest.mark.parametrize("check, stub", CHECKERS, ids=IDS)
+def test_a_file_that_does_not_compile_is_reported_not_raised(check, stub, tmp_path, capsys):
+    bad = tmp_path / stub
+    bad.write_text((CUDA_SRC / "solutions" / stub).read_text() + "\nthis is not CUDA\n")
+    assert check(str(bad)) is False  # an absolute path is used as it is
+    out = capsys.readouterr().out
+    assert "NOT YET:" in out and "does not compile" in out, out
+
+
+@pytest.mark.parametrize("check, stub", CHECKERS, ids=IDS)
+def test_a_missing_file_is_reported_not_raised(check, stub, capsys):
+    assert check("exercises/no_such_file.cu") is False
+    assert "NOT YET:" in capsys.readouterr().out
