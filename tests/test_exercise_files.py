@@ -35,6 +35,12 @@ IDS = [stub for _, stub in CHECKERS]
 
 
 @pytest.mark.parametrize("check, stub", CHECKERS, ids=IDS)
+def test_the_solution_passes_its_checker(check, stub, capsys):
+    assert check(f"solutions/{stub}") is True
+    assert capsys.readouterr().out.startswith("PASS:")
+
+
+@pytest.mark.parametrize("check, stub", CHECKERS, ids=IDS)
 def test_a_file_that_does_not_compile_is_reported_not_raised(check, stub, tmp_path, capsys):
     bad = tmp_path / stub
     bad.write_text((CUDA_SRC / "solutions" / stub).read_text() + "\nthis is not CUDA\n")

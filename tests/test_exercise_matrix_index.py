@@ -126,11 +126,6 @@ WRONG = {
 }
 
 
-def test_solution_passes(capsys):
-    assert check_matrix_index("solutions/matrix_index.cu") is True
-    assert capsys.readouterr().out.startswith("PASS: ")
-
-
 def test_stub_fails(capsys):
     assert check_matrix_index("exercises/matrix_index.cu") is False
     out = capsys.readouterr().out

@@ -82,11 +82,6 @@ __global__ void scale_vector(const float *x, float *y, float alpha, int n)
     assert verdict is True, out
 
 
-def test_solution_file_passes(capsys):
-    assert checker.check_scale_vector("solutions/scale_vector.cu") is True
-    assert capsys.readouterr().out.startswith("PASS:")
-
-
 def test_stub_fails_saying_only_block_0(capsys):
     assert checker.check_scale_vector() is False      # default path: the stub learners start from
     out = capsys.readouterr().out

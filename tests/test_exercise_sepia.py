@@ -86,11 +86,6 @@ WRONG = {
 }
 
 
-def test_solution_passes(capsys):
-    assert check_sepia("solutions/sepia.cu") is True
-    assert capsys.readouterr().out.startswith("PASS: ")
-
-
 def test_stub_fails(capsys):
     assert check_sepia("exercises/sepia.cu") is False
     out = capsys.readouterr().out
