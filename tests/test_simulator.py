@@ -270,3 +270,25 @@ def test_shared_memory_is_counted_kernel_by_kernel():
                      f"s[threadIdx.x] = {i}; __syncthreads(); x[{i}] = s[1]; }}" for i in range(2))
     mod = SourceModule(src)  # 40 KB each: fine, though 80 KB together
     assert mod.static_shared == {"k0": 40000, "k1": 40000}
+
+
+def test_the_portable_fiber_switch_gives_the_same_results():
+    """Where the assembly switch is not built (not Linux x86-64 or Arm64), swapcontext is used."""
+    src = r"""
+    __global__ void block_sum(const int *in, int *out) {
+        __shared__ int s[128];
+        s[threadIdx.x] = in[blockIdx.x * 128 + threadIdx.x];
+        __syncthreads();
+        for (int stride = 64; stride > 0; stride /= 2) {
+            if (threadIdx.x < stride) s[threadIdx.x] += s[threadIdx.x + stride];
+            __syncthreads();
+        }
+        int lane0 = __shfl_sync(0xffffffff, (int)threadIdx.x % 32, 0);  // 0 in every lane
+        if (threadIdx.x == 0) out[blockIdx.x] = s[0] + lane0;
+    }
+    """
+    x = np.arange(8 * 128, dtype=np.int32)
+    out = gpuarray.zeros(8, np.int32)
+    SourceModule(src, options=["-DSIM_UCONTEXT"]).get_function("block_sum")(
+        gpuarray.to_gpu(x), out, block=(128, 1, 1), grid=(8, 1))
+    assert np.array_equal(out.get(), x.reshape(8, 128).sum(1))
