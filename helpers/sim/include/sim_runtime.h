@@ -130,6 +130,7 @@ struct Worker {
     Fiber *fibers = nullptr;
     int nfibers = 0, current = -1, live = 0, at_barrier = 0;
     Site barrier{};
+    bool barrier_reduces = false;  // __syncthreads_count/and/or: count the predicates
     void *scheduler_sp = nullptr;
     char *stacks = nullptr;  // stack i spans [stacks + i*kStackSize, +kStackSize), guard page first
     int nstacks = 0;
@@ -268,7 +269,9 @@ inline void fiber_main();
 // or go back to the scheduler when none can.
 inline void yield(Worker *w) {
     int me = w->current, n = w->nfibers, next = -1, step = w->reverse ? n - 1 : 1;
-    for (int k = 1, i = me; k <= n; k++) {
+    int after = me + step < n ? me + step : me + step - n;
+    if (w->fibers[after].state == F_RUN) next = after;  // the usual case: the next thread
+    else for (int k = 1, i = me; k <= n; k++) {
         i = i + step < n ? i + step : i + step - n;
         if (w->fibers[i].state == F_RUN) {
             next = i;
@@ -289,16 +292,15 @@ inline void yield(Worker *w) {
 // (for __syncthreads_count and friends) and goes on.
 inline void release_block_barrier(Worker *w) {
     uint64_t count = 0, all = 1, any = 0;
+    if (w->barrier_reduces)
+        for (int i = 0; i < w->nfibers; i++)
+            if (w->fibers[i].state == F_BLOCK) {
+                int p = w->fibers[i].pred != 0;
+                count += p, all &= p, any |= p;
+            }
+    uint64_t result = count | all << 40 | any << 41;
     for (int i = 0; i < w->nfibers; i++)
-        if (w->fibers[i].state == F_BLOCK) {
-            int p = w->fibers[i].pred != 0;
-            count += p, all &= p, any |= p;
-        }
-    for (int i = 0; i < w->nfibers; i++)
-        if (w->fibers[i].state == F_BLOCK) {
-            w->fibers[i].state = F_RUN;
-            w->fibers[i].result = count | all << 40 | any << 41;
-        }
+        if (w->fibers[i].state == F_BLOCK) w->fibers[i].state = F_RUN, w->fibers[i].result = result;
     w->at_barrier = 0;
 }
 
@@ -320,7 +322,7 @@ inline int block_barrier(Site site, int pred, int reduce) {
         w->err.line2 = w->barrier.line;
         fail_at(w, BARRIER, site, "threads of one block wait at different __syncthreads()");
     }
-    if (w->at_barrier == 0) w->barrier = site;
+    if (w->at_barrier == 0) w->barrier = site, w->barrier_reduces = reduce >= 0;
     Fiber &f = w->fibers[w->current];
     f.state = F_BLOCK;
     f.pred = pred;
@@ -331,7 +333,7 @@ inline int block_barrier(Site site, int pred, int reduce) {
     return reduce == 0 ? (int)(r & 0xffffffffffull) : reduce == 1 ? (int)(r >> 40 & 1) : (int)(r >> 41 & 1);
 }
 
-inline void sync_block(Site site) { block_barrier(site, 0, 0); }
+inline void sync_block(Site site) { block_barrier(site, 0, -1); }
 inline int sync_block_reduce(Site site, int pred, int reduce) { return block_barrier(site, pred, reduce); }
 
 // ---- warp functions -----------------------------------------------------------------------------
