@@ -48,16 +48,20 @@ class Timing:
                 f"{len(self.times_ms)} runs)")
 
 
-def time_kernel(launch, repeat: int = 10, warmup: int = 2) -> Timing:
+def time_kernel(launch, repeat: int = 10, warmup: int = 2, batch: int = 1) -> Timing:
     """Time ``launch()``, a callable with no arguments that launches a kernel (or a few).
 
-    Runs ``warmup`` untimed launches, then ``repeat`` launches each between a pair of recorded
-    events, waiting for the end event each time. Returns a ``Timing``.
+    Runs ``warmup`` untimed launches, then ``repeat`` timed runs, each between a pair of recorded
+    events, waiting for the end event each time. Returns a ``Timing`` of one launch.
+
+    ``batch`` > 1 queues that many launches back to back in each timed run and divides by it:
+    for kernels of a few microseconds, where the time Python takes to prepare a launch would
+    otherwise land inside the measurement.
     """
     from helpers.backend import drv
 
-    if repeat < 1:
-        raise ValueError("repeat must be at least 1")
+    if repeat < 1 or batch < 1:
+        raise ValueError("repeat and batch must be at least 1")
     for _ in range(warmup):
         launch()
     drv.Context.synchronize()
@@ -66,10 +70,11 @@ def time_kernel(launch, repeat: int = 10, warmup: int = 2) -> Timing:
     times = []
     for _ in range(repeat):
         start.record()
-        launch()
+        for _ in range(batch):
+            launch()
         end.record()
         end.synchronize()          # wait until the GPU has passed the end event
-        times.append(start.time_till(end))
+        times.append(start.time_till(end) / batch)
     return Timing(times)
 
 

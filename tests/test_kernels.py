@@ -317,3 +317,13 @@ def test_a_compile_error_names_the_file_and_line():
 
 def test_backend_is_known():
     assert BACKEND in ("pycuda", "simulator")
+
+
+def test_time_kernel_times_one_launch_of_a_batch():
+    from helpers.timing import time_kernel
+
+    calls = []
+    t = time_kernel(lambda: calls.append(1), repeat=3, warmup=1, batch=5)
+    assert len(calls) == 1 + 3 * 5 and len(t.times_ms) == 3 and t.min_ms >= 0
+    with pytest.raises(ValueError):
+        time_kernel(lambda: None, batch=0)
