@@ -16,7 +16,7 @@ Prints figures, side by side, then a verdict (MET / MISSED) for each target:
    block, ``__syncthreads()`` between steps; launched on the block sums until one value is left,
    1M -> 4096 -> 16 -> 1) on the simulator with all its workers and with one
    (``CUDA_SIM_WORKERS``). Target: at most 0.15 s. And the Mandelbrot kernel against Numba's CUDA
-   simulator running the same kernel written for Numba (``bench/numba_mandelbrot.py``, run in a
+   simulator running the same kernel written for Numba (``bench/numba_sim.py``, run in a
    subprocess with ``NUMBA_ENABLE_CUDASIM=1``). Numba's simulator needs minutes for the full
    image, so by default it runs a smaller image of the same region (``--numba-size``, 128x128)
    and its time is scaled by the number of pixels; both figures are printed, and
@@ -39,6 +39,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import ctypes
+import importlib.metadata
 import importlib.util
 import json
 import os
@@ -60,7 +61,7 @@ sys.path.insert(0, str(ROOT))
 from helpers.sim import driver as drv  # noqa: E402
 from helpers.sim.compiler import SourceModule  # noqa: E402
 
-X_MIN, X_MAX, Y_MIN, Y_MAX = -2.0, 1.0, -1.5, 1.5  # the same region in bench/numba_mandelbrot.py
+X_MIN, X_MAX, Y_MIN, Y_MAX = -2.0, 1.0, -1.5, 1.5
 BLOCK = (16, 16, 1)
 REDUCE_BLOCK = 256
 
@@ -260,20 +261,29 @@ class SimReduction:
 # ---------------------------------------------------------------- Numba's CUDA simulator
 
 def numba_mandelbrot(size, max_iter, repeat, tmp):
-    """Run bench/numba_mandelbrot.py in a subprocess; (its JSON report, counts) or (None, why)."""
+    """Run the Mandelbrot kernel of bench/numba_sim.py (the course kernels written for Numba) on
+    Numba's simulator, in a subprocess, ``repeat`` times; (report, counts) or (None, why)."""
     if importlib.util.find_spec("numba") is None:
         return None, "numba is not installed (pip install numba)"
-    out = Path(tmp) / f"numba-{size}.npy"
-    cmd = [sys.executable, str(BENCH / "numba_mandelbrot.py"), "--size", str(size), "--iters",
-           str(max_iter), "--repeat", str(repeat), "--out", str(out)]
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    if proc.returncode != 0:
-        return None, "bench/numba_mandelbrot.py failed:\n" + proc.stderr[-2000:]
-    report = json.loads(proc.stdout.strip().splitlines()[-1])
-    if not report.get("simulator"):
-        return None, "numba.cuda did not run on Numba's simulator"
-    return report, np.load(out)
+    f32 = np.float32
+    dx, dy = f32((X_MAX - X_MIN) / size), f32((Y_MAX - Y_MIN) / size)
+    c_re = f32(X_MIN) + np.arange(size, dtype=f32) * dx   # as the course kernel computes c
+    c_im = f32(Y_MIN) + np.arange(size, dtype=f32) * dy
+    folder = Path(tmp) / f"numba-{size}"
+    folder.mkdir(exist_ok=True)
+    np.savez(folder / "in.npz", **{"mandelbrot.0": np.tile(c_re, (size, 1)),
+                                   "mandelbrot.1": np.tile(c_im[:, None], (1, size)),
+                                   "mandelbrot.2": np.array(max_iter)})
+    times = []
+    for _ in range(repeat):
+        proc = subprocess.run([sys.executable, str(BENCH / "numba_sim.py"), str(folder)],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            return None, "bench/numba_sim.py failed:\n" + proc.stderr[-2000:]
+        times.append(json.loads((folder / "times.json").read_text())["mandelbrot"] / 1e3)
+    counts = np.load(folder / "out.npz")["mandelbrot"]
+    return {"times_s": times, "total_iterations": int(counts.astype(np.int64).sum()),
+            "numba": importlib.metadata.version("numba")}, counts
 
 
 # ---------------------------------------------------------------- report
