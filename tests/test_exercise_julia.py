@@ -4,93 +4,63 @@ known mistake fails with the hint written for it."""
 import numpy as np
 import pytest
 
+from kernel_sources import solution, variant
+
 from helpers.backend import SourceModule
 from helpers.exercises import julia as checker
 
 
-# The solution's kernel, with named pieces that each wrong variant replaces.
-KERNEL = """
-__global__ void julia(int *iters, int width, int height,
-                      float x_min, float y_min, float dx, float dy,
-                      float c_re, float c_im, int max_iter)
-{
-    int x = blockIdx.x * blockDim.x + threadIdx.x;
-    int y = blockIdx.y * blockDim.y + threadIdx.y;
-    if (x >= width || y >= height)
-        return;
-    float z_re = x_min + x * dx;
-    float z_im = y_min + y * dy;
-    int n = 0;
-    while (n < max_iter) {
-        float re2 = z_re * z_re, im2 = z_im * z_im;
-        if (re2 + im2 > 4.0f)
-            break;
-        z_im = 2.0f * z_re * z_im + c_im;
-        z_re = re2 - im2 + c_re;
-        n++;
-    }
-    iters[y * width + x] = n;
-}
-"""
-
-
-def variant(*replacements):
-    """KERNEL with each (old, new) replaced; every old must occur, so a typo fails loudly."""
-    src = KERNEL
-    for old, new in replacements:
-        assert old in src, f"variant: {old!r} not in the kernel"
-        src = src.replace(old, new)
-    return src
+KERNEL = solution("julia.cu")
 
 
 # (name, source, words that the NOT YET line must contain)
 WRONG = [
     ("no_bounds_guard",
-     variant(("    if (x >= width || y >= height)\n        return;\n", "")),
+     variant(KERNEL, ("    if (x >= width || y >= height)\n        return;\n", "")),
      ["past the end", "x >= width || y >= height"]),
     ("only_block_0",
-     variant(("blockIdx.x * blockDim.x + threadIdx.x", "threadIdx.x"),
+     variant(KERNEL, ("blockIdx.x * blockDim.x + threadIdx.x", "threadIdx.x"),
              ("blockIdx.y * blockDim.y + threadIdx.y", "threadIdx.y")),
      ["only the pixels of block (0, 0)", "blockIdx.x * blockDim.x"]),
     ("guard_too_strict_leaves_pixels_unwritten",
-     variant(("x >= width || y >= height", "x >= width - 1 || y >= height")),
+     variant(KERNEL, ("x >= width || y >= height", "x >= width - 1 || y >= height")),
      ["never written", "every pixel needs a thread"]),
     ("guard_compares_x_with_height",
-     variant(("x >= width || y >= height", "x >= height || y >= width")),
+     variant(KERNEL, ("x >= width || y >= height", "x >= height || y >= width")),
      ["past the end", "x >= width || y >= height"]),
     ("mandelbrot_instead",
-     variant(("float z_re = x_min + x * dx;\n    float z_im = y_min + y * dy;",
+     variant(KERNEL, ("float z_re = x_min + x * dx;\n    float z_im = y_min + y * dy;",
               "float z_re = 0.0f, z_im = 0.0f;"),
              ("+ c_im;", "+ (y_min + y * dy);"), ("+ c_re;", "+ (x_min + x * dx);")),
      ["Mandelbrot", "z STARTS at the pixel"]),
     ("z_starts_at_zero",
-     variant(("float z_re = x_min + x * dx;\n    float z_im = y_min + y * dy;",
+     variant(KERNEL, ("float z_re = x_min + x * dx;\n    float z_im = y_min + y * dy;",
               "float z_re = 0.0f, z_im = 0.0f;")),
      ["same count", "z_re = x_min + x*dx"]),
     ("x_and_y_swapped_in_the_point",
-     variant(("x_min + x * dx", "x_min + y * dx"), ("y_min + y * dy", "y_min + x * dy")),
+     variant(KERNEL, ("x_min + x * dx", "x_min + y * dx"), ("y_min + y * dy", "y_min + x * dy")),
      ["x and y swapped", "x (the column)"]),
     ("re_and_im_swapped",
-     variant(("float z_re = x_min + x * dx;\n    float z_im = y_min + y * dy;",
+     variant(KERNEL, ("float z_re = x_min + x * dx;\n    float z_im = y_min + y * dy;",
               "float z_im = x_min + x * dx;\n    float z_re = y_min + y * dy;")),
      ["real and imaginary parts", "z_re = x_min + x*dx"]),
     ("c_re_and_c_im_swapped",
-     variant(("+ c_im;", "+ C_RE;"), ("+ c_re;", "+ c_im;"), ("+ C_RE;", "+ c_re;")),
+     variant(KERNEL, ("+ c_im;", "+ C_RE;"), ("+ c_re;", "+ c_im;"), ("+ C_RE;", "+ c_re;")),
      ["c_re and c_im are swapped", "add c_re to the real part"]),
     ("stored_transposed",
-     variant(("iters[y * width + x]", "iters[x * height + y]")),
+     variant(KERNEL, ("iters[y * width + x]", "iters[x * height + y]")),
      ["transposed", "iters[y*width + x]"]),
     ("loop_runs_once_too_often",
-     variant(("while (n < max_iter)", "while (n <= max_iter)")),
+     variant(KERNEL, ("while (n < max_iter)", "while (n <= max_iter)")),
      ["max_iter + 1", "n < max_iter"]),
     ("counts_before_the_test",
-     variant(("    while (n < max_iter) {\n",
+     variant(KERNEL, ("    while (n < max_iter) {\n",
               "    while (n < max_iter) {\n        n++;\n"),
              ("        z_re = re2 - im2 + c_re;\n        n++;\n",
               "        z_re = re2 - im2 + c_re;\n")),
      ["one step too many", "BEFORE taking a step"]),
     ("counts_after_the_step",
-     variant(("        float re2 = z_re * z_re, im2 = z_im * z_im;\n"
+     variant(KERNEL, ("        float re2 = z_re * z_re, im2 = z_im * z_im;\n"
               "        if (re2 + im2 > 4.0f)\n            break;\n"
               "        z_im = 2.0f * z_re * z_im + c_im;\n"
               "        z_re = re2 - im2 + c_re;\n",
@@ -100,7 +70,7 @@ WRONG = [
               "        if (z_re * z_re + z_im * z_im > 4.0f)\n            break;\n")),
      ["one step too few", "count every step taken"]),
     ("z_re_updated_before_z_im_is_computed",
-     variant(("        z_im = 2.0f * z_re * z_im + c_im;\n        z_re = re2 - im2 + c_re;\n",
+     variant(KERNEL, ("        z_im = 2.0f * z_re * z_im + c_im;\n        z_re = re2 - im2 + c_re;\n",
               "        z_re = re2 - im2 + c_re;\n        z_im = 2.0f * z_re * z_im + c_im;\n")),
      ["differ from NumPy's", "old values"]),
 ]

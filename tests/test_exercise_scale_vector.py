@@ -3,55 +3,40 @@ the stub fails, and each known mistake fails with the hint written for it."""
 
 import pytest
 
+from kernel_sources import solution, variant
+
 from helpers.backend import BACKEND, SourceModule
 from helpers.exercises import scale_vector as checker
 
 
-KERNEL = """
-__global__ void scale_vector(const float *x, float *y, float alpha, int n)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) {
-        y[i] = alpha * x[i];
-    }
-}
-"""
-
-
-def variant(*replacements):
-    """KERNEL with each (old, new) replaced; every old must occur, so a typo fails loudly."""
-    src = KERNEL
-    for old, new in replacements:
-        assert old in src, f"variant: {old!r} not in the kernel"
-        src = src.replace(old, new)
-    return src
+KERNEL = solution("scale_vector.cu")
 
 
 # (name, source, words that the NOT YET line must contain)
 WRONG = [
     ("no_bounds_guard",
-     variant(("    if (i < n) {\n        y[i] = alpha * x[i];\n    }", "    y[i] = alpha * x[i];")),
+     variant(KERNEL, ("    if (i < n) {\n        y[i] = alpha * x[i];\n    }", "    y[i] = alpha * x[i];")),
      ["elements past n were written", "add a bounds guard"]),
     ("guard_off_by_one",
-     variant(("i < n", "i <= n")),
+     variant(KERNEL, ("i < n", "i <= n")),
      ["elements past n were written", "add a bounds guard"]),
     ("only_block_0",
-     variant(("blockIdx.x * blockDim.x + threadIdx.x", "threadIdx.x")),
+     variant(KERNEL, ("blockIdx.x * blockDim.x + threadIdx.x", "threadIdx.x")),
      ["only the first block's elements", "blockIdx.x * blockDim.x"]),
     ("writes_nothing",
-     variant(("        y[i] = alpha * x[i];\n", "")),
+     variant(KERNEL, ("        y[i] = alpha * x[i];\n", "")),
      ["nothing was written"]),
     ("guard_too_strict",
-     variant(("i < n", "i < n - 1")),
+     variant(KERNEL, ("i < n", "i < n - 1")),
      ["never written", "every i < n needs a thread"]),
     ("alpha_forgotten",
-     variant(("alpha * x[i]", "x[i]")),
+     variant(KERNEL, ("alpha * x[i]", "x[i]")),
      ["alpha is not applied", "y[i] = alpha * x[i]"]),
     ("alpha_added",
-     variant(("alpha * x[i]", "alpha + x[i]")),
+     variant(KERNEL, ("alpha * x[i]", "alpha + x[i]")),
      ["values wrong everywhere", "check alpha"]),
     ("index_wrong_stride",
-     variant(("blockIdx.x * blockDim.x + threadIdx.x", "blockIdx.x * 128 + threadIdx.x")),
+     variant(KERNEL, ("blockIdx.x * blockDim.x + threadIdx.x", "blockIdx.x * 128 + threadIdx.x")),
      ["NOT YET"]),
 ]
 
@@ -104,7 +89,7 @@ def test_known_mistake_fails_with_its_hint(name, source, expected, capsys):
                            "rest of the test run")
 def test_wild_write_is_reported_not_raised(capsys):
     """A write far past the end (beyond the guard zone) must not escape as an exception."""
-    source = variant(("y[i] = alpha * x[i];", "y[i] = alpha * x[i]; y[i + (1 << 24)] = 1.0f;"))
+    source = variant(KERNEL, ("y[i] = alpha * x[i];", "y[i] = alpha * x[i]; y[i + (1 << 24)] = 1.0f;"))
     verdict, out = run_checker(source, capsys)
     assert verdict is False, out
     assert out.startswith("NOT YET:"), out
