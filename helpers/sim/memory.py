@@ -3,10 +3,12 @@
 Every allocation gets pages of its own, placed so that its last byte is followed by a page that may
 not be touched (PROT_NONE). A kernel that runs off the end of an array faults on that page, the
 runtime turns the fault into a Python exception, and `describe_address` says which allocation the
-address belonged to. Freed memory is unmapped, so a use after free faults too.
+address belonged to. Freed memory stays inaccessible for a while (up to QUARANTINE_BYTES),
+so a use after free faults too.
 """
 
 import bisect
+import collections
 import ctypes
 import ctypes.util
 import mmap
@@ -21,6 +23,7 @@ _libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_
                        ctypes.c_long]
 _libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
 _libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+_libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
 _MAP_FAILED = ctypes.c_void_p(-1).value
 
 
@@ -75,14 +78,35 @@ def allocate(nbytes):
     return block
 
 
+# Freed memory is not unmapped at once: its pages stay reserved and inaccessible for a while
+# (their RAM is given back), so that a use after free faults instead of landing in whatever the
+# next mapping puts there.
+QUARANTINE_BYTES = 1 << 30
+_MADV_DONTNEED = 4
+_quarantine = collections.deque()  # freed Blocks, oldest first
+_quarantined_bytes = 0
+
+
 def release(block):
-    global _bytes_in_use
+    global _bytes_in_use, _quarantined_bytes
     with _lock:
         if _blocks.pop(block.base, None) is None:
             return
         _starts.remove(block.base)
         _bytes_in_use -= block.length
-    _libc.munmap(block.base, block.length)
+        _libc.mprotect(block.base, block.length, _PROT_NONE)
+        _libc.madvise(block.base, block.length, _MADV_DONTNEED)
+        _quarantine.append(block)
+        _quarantined_bytes += block.length
+        while _quarantined_bytes > QUARANTINE_BYTES:
+            old = _quarantine.popleft()
+            _quarantined_bytes -= old.length
+            _libc.munmap(old.base, old.length)
+
+
+def _freed(address):
+    with _lock:
+        return any(b.base <= address < b.base + b.length for b in _quarantine)
 
 
 def register_global(address, size):
@@ -119,6 +143,8 @@ def describe_address(address):
     """Words for where a faulting address lies, relative to the allocations the course made."""
     block = find(address)
     if block is None:
+        if _freed(address):
+            return "in an allocation that has been freed (a use after free)"
         return "which is not in any allocation made with mem_alloc or gpuarray (a wild pointer)"
     end = block.address + block.size
     if address >= end:
