@@ -37,7 +37,6 @@ Exit status 1 when results disagree; a missed target is reported, not an error.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import ctypes
 import importlib.metadata
 import importlib.util
@@ -60,6 +59,7 @@ sys.path.insert(0, str(ROOT))
 
 from helpers.sim import driver as drv  # noqa: E402
 from helpers.sim.compiler import SourceModule  # noqa: E402
+from helpers.sim.settings import settings  # noqa: E402
 
 X_MIN, X_MAX, Y_MIN, Y_MAX = -2.0, 1.0, -1.5, 1.5
 BLOCK = (16, 16, 1)
@@ -73,21 +73,6 @@ AGREE = 0.999                # results agree when at least this fraction of pixe
 
 def verdict(ok: bool) -> str:
     return "MET" if ok else "MISSED"
-
-
-@contextlib.contextmanager
-def environ(name: str, value: str | None):
-    """Set (or, with None, leave alone) an environment variable for the duration."""
-    saved = os.environ.get(name)
-    if value is not None:
-        os.environ[name] = value
-    try:
-        yield
-    finally:
-        if saved is None:
-            os.environ.pop(name, None)
-        else:
-            os.environ[name] = saved
 
 
 def wall_ms(fn) -> float:
@@ -129,7 +114,7 @@ class SimMandelbrot:
         return self.grid[0] * self.grid[1]
 
     def run(self, workers: int | None = None) -> float:
-        with environ("CUDA_SIM_WORKERS", None if workers is None else str(workers)):
+        with settings.changed(**({} if workers is None else {"workers": workers})):
             return wall_ms(lambda: self.kernel(*self.args, block=BLOCK, grid=self.grid))
 
     def result(self):
@@ -234,7 +219,7 @@ class SimReduction:
 
     def run(self, workers: int | None = None) -> float:
         passes = []
-        with environ("CUDA_SIM_WORKERS", None if workers is None else str(workers)):
+        with settings.changed(**({} if workers is None else {"workers": workers})):
             for k in range(len(self.sizes) - 1):
                 passes.append(wall_ms(lambda: self.kernel(
                     self.bufs[k], self.bufs[k + 1], np.int32(self.sizes[k]),
@@ -331,7 +316,7 @@ def main(argv=None):
     p.add_argument("--no-numba", action="store_true", help="leave Numba's simulator out")
     a = p.parse_args(argv)
     w = h = a.size
-    workers = drv.workers()
+    workers = settings.workers
     numba_size = a.size if a.numba_full else min(a.numba_size, a.size)
 
     print(f"CPU: {cpu_name()}, {os.cpu_count()} logical cores, {workers} simulator workers; "
@@ -344,7 +329,7 @@ def main(argv=None):
 
     with tempfile.TemporaryDirectory(prefix="sim-bench-") as tmp:
         # ---- compile (a cache of our own: the first compile is cold, the second cached)
-        with environ("CUDA_COURSE_CACHE_DIR", str(Path(tmp) / "cache")):
+        with settings.changed(cache_dir=str(Path(tmp) / "cache")):
             mandel_mod, m_cold, m_cached = timed_compile(
                 '#line 1 "mandelbrot.cu"\n' + (ROOT / "cuda_src" / "mandelbrot.cu").read_text())
             reduce_mod, r_cold, r_cached = timed_compile(

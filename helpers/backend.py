@@ -79,6 +79,7 @@ def describe_backend():
     else:
         print(f"Backend: CPU simulator on {info['device'].removeprefix('CPU simulator (')[:-1]}, "
               f"{info['workers']} worker thread(s). Results match a GPU's; timings are the CPU's.")
+        print(f"(Why the simulator: {REASON}.)")
     return info
 
 

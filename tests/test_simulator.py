@@ -1,6 +1,7 @@
 """The CPU simulator's own promises: mistakes are caught kindly, never crash the process, and
 compiled modules are cached safely. These run the simulator whatever backend is chosen."""
 
+import ctypes
 import os
 import signal
 import subprocess
@@ -16,6 +17,7 @@ import pytest
 
 from helpers.sim import compiler, driver as drv, gpuarray
 from helpers.sim.compiler import SourceModule
+from helpers.sim.settings import settings
 
 KERNELS = r"""
 __global__ void copy(const float *in, float *out, int n) {
@@ -188,10 +190,10 @@ def test_options_reach_the_compiler():
 def test_modules_without_barriers_run_as_a_plain_loop():
     plain = SourceModule("__global__ void k(int *x) { x[threadIdx.x] = 1; }")
     fibers = SourceModule("__global__ void k(int *x) { __syncthreads(); x[threadIdx.x] = 1; }")
-    assert plain._lib.sim_fibers() == 0 and fibers._lib.sim_fibers() == 1
+    assert not plain.module.uses_fibers and fibers.module.uses_fibers
 
 
-def test_race_check_mode_finds_a_missing_barrier(monkeypatch):
+def test_race_check_mode_finds_a_missing_barrier():
     src = r"""
     __global__ void rotate(const float *in, float *out, int n) {
         __shared__ float s[256];
@@ -202,12 +204,12 @@ def test_race_check_mode_finds_a_missing_barrier(monkeypatch):
     """
     x = gpuarray.to_gpu(np.arange(64, dtype=np.float32))
     y = gpuarray.empty(64, np.float32)
-    monkeypatch.setenv("CUDA_SIM_RACECHECK", "1")
-    SourceModule(src % "__syncthreads();").get_function("rotate")(x, y, np.int32(64),
-                                                                   block=(64, 1, 1))
-    assert np.array_equal(y.get(), np.roll(np.arange(64), -1))
-    with pytest.raises(drv.LaunchError, match="race check.*parameter #1"):
-        SourceModule(src % "").get_function("rotate")(x, y, np.int32(64), block=(64, 1, 1))
+    with settings.changed(racecheck=True):
+        SourceModule(src % "__syncthreads();").get_function("rotate")(x, y, np.int32(64),
+                                                                       block=(64, 1, 1))
+        assert np.array_equal(y.get(), np.roll(np.arange(64), -1))
+        with pytest.raises(drv.LaunchError, match="race check.*parameter #1"):
+            SourceModule(src % "").get_function("rotate")(x, y, np.int32(64), block=(64, 1, 1))
 
 
 # ---- the compile cache ------------------------------------------------------------------------
@@ -230,12 +232,12 @@ def test_cache_is_shared_by_two_processes_compiling_at_once(tmp_path):
 
 
 def test_a_cached_module_is_not_compiled_again(tmp_path, monkeypatch):
-    monkeypatch.setenv("CUDA_COURSE_CACHE_DIR", str(tmp_path))
     source = f"__global__ void k(int *x) {{ x[0] = {uuid.uuid4().int % 100000}; }}"
-    first = SourceModule(source).path
-    calls = []
-    monkeypatch.setattr(compiler, "_run", lambda *a: calls.append(a))
-    assert SourceModule(source).path == first and calls == []
+    with settings.changed(cache_dir=str(tmp_path)):
+        first = SourceModule(source).path
+        calls = []
+        monkeypatch.setattr(compiler, "_run", lambda *a: calls.append(a))
+        assert SourceModule(source).path == first and calls == []
 
 
 def test_shared_memory_limits_are_a_gpus():
@@ -245,7 +247,7 @@ def test_shared_memory_limits_are_a_gpus():
         SourceModule(big)
     mod = SourceModule("__global__ void k(float *x) { __shared__ float s[8192]; "
                        "s[threadIdx.x] = 1; __syncthreads(); x[0] = s[1]; }")
-    assert mod.static_shared == {"k": 8192 * 4}
+    assert mod.module.kernels["k"].static_shared == 8192 * 4
     x = gpuarray.zeros(1, np.float32)
     mod.get_function("k")(x, block=(32, 1, 1), shared=16 * 1024)
     with pytest.raises(drv.LogicError, match="more than the 49152 bytes"):
@@ -269,7 +271,7 @@ def test_shared_memory_is_counted_kernel_by_kernel():
     src = "\n".join(f"__global__ void k{i}(float *x) {{ __shared__ float s[10000]; "
                      f"s[threadIdx.x] = {i}; __syncthreads(); x[{i}] = s[1]; }}" for i in range(2))
     mod = SourceModule(src)  # 40 KB each: fine, though 80 KB together
-    assert mod.static_shared == {"k0": 40000, "k1": 40000}
+    assert {k.name: k.static_shared for k in mod.module.kernels.values()} == {"k0": 40000, "k1": 40000}
 
 
 def test_the_portable_fiber_switch_gives_the_same_results():
@@ -292,3 +294,54 @@ def test_the_portable_fiber_switch_gives_the_same_results():
     SourceModule(src, options=["-DSIM_UCONTEXT"]).get_function("block_sum")(
         gpuarray.to_gpu(x), out, block=(128, 1, 1), grid=(8, 1))
     assert np.array_equal(out.get(), x.reshape(8, 128).sum(1))
+
+
+# ---- the boundary between the C runtime and Python ------------------------------------------------
+def test_python_mirrors_the_runtime_structs_and_status_codes():
+    from helpers.sim import launch, module
+
+    lib = SourceModule("__global__ void k(int *x) { x[0] = 1; }").module.lib
+    for c_name, mirror in module.MIRRORS.items():
+        assert lib.sim_abi_size(c_name.encode()) == ctypes.sizeof(mirror), c_name
+    codes = module.status_codes(lib)
+    assert codes["OK"] == 0 and len(codes) == len(set(codes.values()))
+    assert set(launch._STATUS_TEXT) <= set(codes) - {"OK", "INTERRUPTED"}
+
+
+def test_module_settings_can_be_changed_for_a_while_and_come_back():
+    before = settings.workers
+    with settings.changed(workers=1, racecheck=True):
+        assert settings.workers == 1 and settings.racecheck
+    assert settings.workers == before and not settings.racecheck
+    with pytest.raises(AttributeError, match="no setting 'wokers'"):
+        settings.update(wokers=2)
+    with pytest.raises(ValueError, match="CUDA_SIM_WORKERS='two'"):
+        type(settings).from_environ({"CUDA_SIM_WORKERS": "two"})
+
+
+def test_freeing_memory_from_a_garbage_collection_inside_the_allocator_does_not_deadlock():
+    from helpers.sim import memory
+
+    class FreedByCollector:
+        def __del__(self):
+            memory.release(memory.allocate(64))
+
+    def churn():
+        with memory._lock:  # a collection can run __del__ while this thread holds the lock
+            FreedByCollector()
+
+    worker = threading.Thread(target=churn, daemon=True)
+    worker.start()
+    worker.join(10)
+    assert not worker.is_alive(), "the allocator deadlocked on its own lock"
+
+
+def test_cache_dir_and_keep_mean_what_they_mean_in_pycuda(tmp_path, capsys):
+    source = f"__global__ void k(int *x) {{ x[0] = {uuid.uuid4().int % 100000}; }}"
+    mod = SourceModule(source, cache_dir=str(tmp_path / "mine"))
+    assert mod.path.parent == tmp_path / "mine"
+    kept = SourceModule(source, cache_dir=False, keep=True)
+    out = capsys.readouterr().out
+    assert kept.path.parent != tmp_path / "mine" and "*** compiler output in" in out
+    folder = Path(out.split("*** compiler output in", 1)[1].split()[0])
+    assert (folder / "module.cpp").is_file()

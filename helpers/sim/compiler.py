@@ -9,18 +9,20 @@ Built libraries are cached per user, keyed by a hash of everything that goes int
 atomically, so two notebooks compiling the same source at once cannot corrupt the cache.
 """
 
-import ctypes
+import contextlib
 import functools
 import hashlib
 import os
 import re
 import shutil
-import struct
 import subprocess
 import tempfile
 from pathlib import Path
 
 from . import driver
+from .launch import Function
+from .module import Module
+from .settings import settings
 
 SIM_VERSION = "2"
 INCLUDE_DIR = Path(__file__).parent / "include"
@@ -64,7 +66,8 @@ def find_compiler():
 
 
 def cache_dir():
-    root = os.environ.get("CUDA_COURSE_CACHE_DIR")
+    """The folder compiled modules are kept in (settings.cache_dir, else the user's cache)."""
+    root = settings.cache_dir
     if not root:
         base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
         root = os.path.join(base, "cuda-course")
@@ -170,8 +173,12 @@ def _source_name(source):
     return m.group(1) if m else "kernel.cu"
 
 
-def build(source, options=None, no_extern_c=False, include_dirs=()):
-    """Compile (or find in the cache) the shared library for source; returns its path."""
+def build(source, options=None, no_extern_c=False, include_dirs=(), cache=None, keep=False):
+    """Compile (or find in the cache) the shared library for source; returns its path.
+
+    ``cache`` is the folder to keep it in (None: ``cache_dir()``; False: none, a fresh temporary
+    folder each time, as PyCUDA's ``cache_dir=False``). ``keep`` keeps the generated C++ files and
+    prints where they are, as PyCUDA's ``keep=True`` does."""
     cxx, cxx_version = find_compiler()
     flags = _translate_options(options) + [f"-I{d}" for d in include_dirs]
     body = _user_source(source, no_extern_c)
@@ -183,20 +190,23 @@ def build(source, options=None, no_extern_c=False, include_dirs=()):
 
     # Without headers of the learner's own, the source itself is the key and a cached library
     # is found without running the compiler at all; with them, their preprocessed text is.
+    folder = Path(tempfile.mkdtemp(prefix="cuda-sim-module-")) if cache is False else (
+        Path(cache) if cache else cache_dir())
+    folder.mkdir(parents=True, exist_ok=True)
     local_headers = bool(include_dirs) or re.search(r'#\s*include\s*"', source)
     if not local_headers:
-        target = cache_dir() / f"{key_of(body)}.so"
+        target = folder / f"{key_of(body)}.so"
         if target.exists():
             return target
 
-    with tempfile.TemporaryDirectory(prefix="cuda-sim-") as tmp:
+    with _build_dir(keep) as tmp:
         scan_file = Path(tmp) / "scan.cpp"
         scan_file.write_text(f'#include "cuda_sim.h"\n{_USER_MARK}\n{body}')
         pre = _run([cxx, "-E", "-P", "-DSIM_SCAN", "-std=c++17", f"-I{INCLUDE_DIR}", *flags,
                     str(scan_file)], what)
         user_code = pre[pre.index(_USER_MARK) + len(_USER_MARK):]
         if local_headers:
-            target = cache_dir() / f"{key_of(user_code)}.so"
+            target = folder / f"{key_of(user_code)}.so"
             if target.exists():
                 return target
         kernels = list(dict.fromkeys(_GLOBAL.findall(user_code)))
@@ -204,8 +214,7 @@ def build(source, options=None, no_extern_c=False, include_dirs=()):
 
         table = "".join(f"    SIM_KERNEL({k})\n" for k in kernels)
         unit = (f'#include "cuda_sim.h"\n{body}\n#include "sim_launch.h"\n'
-                f"static const sim::KernelEntry sim_kernel_table[] = {{\n{table}"
-                "    {nullptr, 0, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr}};\n"
+                f"static const sim::KernelEntry sim_kernel_table[] = {{\n{table}}};\n"
                 f"SIM_EXPORT int sim_kernel_count() {{ return {len(kernels)}; }}\n"
                 "SIM_EXPORT const sim::KernelEntry *sim_kernel(int i) "
                 "{ return &sim_kernel_table[i]; }\n")
@@ -227,77 +236,53 @@ def build(source, options=None, no_extern_c=False, include_dirs=()):
     return target
 
 
-def _tls_symbols(library):
-    """(name, size) of every thread-local symbol in a built module's symbol table (64-bit ELF)."""
-    data = Path(library).read_bytes()
-    if data[:4] != b"\x7fELF" or data[4] != 2:
-        return []
-    shoff, = struct.unpack_from("<Q", data, 40)
-    shentsize, shnum = struct.unpack_from("<HH", data, 58)
-    sections = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
-    symbols = []
-    for _, kind, _, _, offset, size, link, _, _, entsize in sections:
-        if kind != 2:  # SHT_SYMTAB
-            continue
-        strings = sections[link][4]
-        for j in range(size // entsize):
-            name, info, _, _, _, nbytes = struct.unpack_from("<IBBHQQ", data, offset + j * entsize)
-            if info & 0xF == 6:  # STT_TLS
-                start = strings + name
-                symbols.append((data[start:data.index(b"\0", start)].decode(), nbytes))
-    return symbols
-
-
-def static_shared_bytes(library, kernels):
-    """{kernel: bytes of its __shared__ arrays}. They are thread-local statics of the kernel
-    (symbols _ZZ<kernel>E...); those of no kernel (file scope: plain or _ZL names; statics of
-    __device__ functions) count for every kernel. Namespaced thread-locals belong to the runtime
-    or the C++ library (sim::worker; libstdc++ 13's get_global()::global) and are left out."""
-    prefixes = {k: "_ZZ" + (k[2:] if k.startswith("_Z") else f"{len(k)}{k}") + "E" for k in kernels}
-    per_kernel, common = dict.fromkeys(kernels, 0), 0
-    for name, nbytes in _tls_symbols(library):
-        owner = next((k for k, prefix in prefixes.items() if name.startswith(prefix)), None)
-        if owner is not None:
-            per_kernel[owner] += nbytes
-        elif name.startswith(("_ZZ", "_ZL")) and not name.startswith(("_ZZN", "_ZZSt")) or \
-                not name.startswith("_"):
-            common += nbytes  # not namespaced: the learner's code, not the library's
-    return {k: n + common for k, n in per_kernel.items()}
+@contextlib.contextmanager
+def _build_dir(keep):
+    """A temporary folder for the generated C++ files; kept (and named) when keep is true."""
+    if keep:
+        path = tempfile.mkdtemp(prefix="cuda-sim-build-")
+        print(f"*** compiler output in {path}")
+        yield path
+    else:
+        with tempfile.TemporaryDirectory(prefix="cuda-sim-") as path:
+            yield path
 
 
 class SourceModule:
-    """pycuda.compiler.SourceModule, for the CPU simulator."""
+    """pycuda.compiler.SourceModule, for the CPU simulator.
+
+    ``cache_dir`` and ``keep`` mean what they mean in PyCUDA (a folder for the compiled module or
+    False for none; keep the intermediate files). ``nvcc``, ``arch`` and ``code`` name the GPU
+    compiler and the GPU's architecture, and mean nothing on a CPU."""
 
     def __init__(self, source, nvcc="nvcc", options=None, keep=False, no_extern_c=False,
                  arch=None, code=None, cache_dir=None, include_dirs=()):
-        self.path = build(source, options, no_extern_c, include_dirs)
-        self._lib = ctypes.CDLL(str(self.path))
-        from .launch import kernel_table
-        self._kernels = kernel_table(self._lib)
-        self.static_shared = static_shared_bytes(self.path, self._kernels)
+        source = str(source)
+        self.path = build(source, options, no_extern_c, include_dirs or (), cache=cache_dir,
+                          keep=keep)
+        self.module = Module(self.path)
         limit = driver.LIMITS["MAX_SHARED_MEMORY_PER_BLOCK"]
-        for kernel, nbytes in self.static_shared.items():
-            if nbytes > limit:
+        for kernel in self.module.kernels.values():
+            if kernel.static_shared > limit:
+                nbytes = kernel.static_shared
                 raise driver.CompileError(
                     f"simulator compilation of {_source_name(source)} failed\n"
-                    f"ptxas error   : Entry function '{kernel}' uses too much shared data "
+                    f"ptxas error   : Entry function '{kernel.name}' uses too much shared data "
                     f"(0x{nbytes:x} bytes, 0x{limit:x} max): its __shared__ arrays take {nbytes} "
                     f"bytes, and a block may have {limit} (48 KiB)", None)
 
     def get_function(self, name):
-        from .launch import Function
-        if name not in self._kernels:
-            known = ", ".join(sorted(self._kernels)) or "none"
+        kernel = self.module.kernels.get(name)
+        if kernel is None:
+            known = ", ".join(sorted(self.module.kernels)) or "none"
             raise driver.LogicError(
                 f"cuModuleGetFunction failed: named symbol not found: no kernel {name!r} in this "
                 f"module (its kernels: {known})")
-        return Function(self._lib, name, *self._kernels[name],
-                        static_shared=self.static_shared[name])
+        return Function(self.module, kernel)
 
     def get_global(self, name):
         """(device pointer, size in bytes) of a __device__ or __constant__ variable."""
-        from .launch import global_symbol
-        return global_symbol(self._lib, name)
+        return self.module.global_symbol(name)
 
     def get_texref(self, name):
         raise NotImplementedError("textures are not provided by the course's CPU simulator")

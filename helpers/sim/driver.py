@@ -11,6 +11,7 @@ import time
 import numpy as np
 
 from . import memory
+from .settings import settings
 
 
 # ---- errors: the classes of pycuda.driver ----------------------------------------------------------
@@ -53,17 +54,6 @@ class CompileError(Error):
 # ---- the device ------------------------------------------------------------------------------------
 def init(flags=0):
     pass
-
-
-def workers():
-    """How many CPU threads run blocks: $CUDA_SIM_WORKERS, else the CPUs this process may use."""
-    env = os.environ.get("CUDA_SIM_WORKERS")
-    if env:
-        return max(1, int(env))
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count() or 1
 
 
 def _cpu_name():
@@ -141,7 +131,7 @@ class Device:
 
     def get_attribute(self, attr):
         if attr == device_attribute.MULTIPROCESSOR_COUNT:
-            return workers()
+            return settings.workers
         try:
             return LIMITS[attr]
         except KeyError:

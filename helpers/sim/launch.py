@@ -6,7 +6,6 @@ value silently (a float64 for a `float`), the simulator says which parameter and
 """
 
 import ctypes
-import os
 import re
 import threading
 import time
@@ -14,95 +13,8 @@ import time
 import numpy as np
 
 from . import driver, memory
-
-
-class _ParamInfo(ctypes.Structure):
-    _fields_ = [("kind", ctypes.c_int32), ("size", ctypes.c_int32), ("align", ctypes.c_int32),
-                ("type_name", ctypes.c_char_p)]
-
-
-class _KernelEntry(ctypes.Structure):
-    _fields_ = [("name", ctypes.c_char_p), ("nparams", ctypes.c_int)] + [
-        (f, ctypes.c_void_p) for f in ("describe", "make_args", "free_args", "run_thread",
-                                       "run_block_plain", "run_block_plain_reversed", "address")]
-
-
-class _DlInfo(ctypes.Structure):
-    _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
-                ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
-
-
-_libdl = ctypes.CDLL(None)
-
-
-def _symbol_name(address, fallback):
-    """The kernel's symbol: its plain name inside extern "C", else the C++ mangled one, as a
-    GPU module names it."""
-    info = _DlInfo()
-    if _libdl.dladdr(ctypes.c_void_p(address), ctypes.byref(info)) and info.dli_sname \
-            and info.dli_saddr == address:
-        return info.dli_sname.decode()
-    return fallback
-
-
-class _Error(ctypes.Structure):
-    _fields_ = [("status", ctypes.c_int32), ("block", ctypes.c_uint32 * 3),
-                ("thread", ctypes.c_uint32 * 3), ("is_write", ctypes.c_int32),
-                ("address", ctypes.c_uint64), ("file", ctypes.c_char_p), ("line", ctypes.c_int64),
-                ("file2", ctypes.c_char_p), ("line2", ctypes.c_int64), ("text", ctypes.c_char * 256)]
-
-
-class Param:
-    __slots__ = ("kind", "size", "type_name")
-
-    def __init__(self, kind, size, type_name):
-        self.kind, self.size, self.type_name = kind, size, type_name
-
-
-def kernel_table(lib):
-    """{name: (index, [Param, ...])} for the kernels of a compiled module."""
-    lib.sim_kernel.restype = ctypes.POINTER(_KernelEntry)
-    lib.sim_launch_start.restype = ctypes.c_void_p
-    lib.sim_launch_start.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_uint),
-                                     ctypes.POINTER(ctypes.c_uint), ctypes.c_size_t,
-                                     ctypes.POINTER(ctypes.c_void_p), ctypes.c_int, ctypes.c_int]
-    lib.sim_launch_wait.argtypes = [ctypes.c_void_p, ctypes.c_int]
-    lib.sim_launch_cancel.argtypes = [ctypes.c_void_p]
-    lib.sim_launch_finish.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Error)]
-    table = {}
-    for i in range(lib.sim_kernel_count()):
-        entry = lib.sim_kernel(i).contents
-        infos = (_ParamInfo * max(entry.nparams, 1))()
-        lib.sim_describe(i, infos)
-        params = [Param(chr(p.kind), p.size, p.type_name.decode()) for p in infos[:entry.nparams]]
-        table[_symbol_name(entry.address, entry.name.decode())] = (i, params)
-    return table
-
-
-def global_symbol(lib, name):
-    """(address, size) of a global variable in the module, as SourceModule.get_global gives."""
-    try:
-        address = ctypes.addressof(ctypes.c_char.in_dll(lib, name))
-    except ValueError:
-        raise driver.LogicError(f"cuModuleGetGlobal failed: named symbol not found: {name!r}") from None
-    size = _symbol_size(address)
-    memory.register_global(address, size)
-    return address, size
-
-
-def _symbol_size(address):
-    """The size the ELF symbol table gives for the symbol at address (glibc's dladdr1)."""
-    class Elf64Sym(ctypes.Structure):
-        _fields_ = [("st_name", ctypes.c_uint32), ("st_info", ctypes.c_ubyte),
-                    ("st_other", ctypes.c_ubyte), ("st_shndx", ctypes.c_uint16),
-                    ("st_value", ctypes.c_uint64), ("st_size", ctypes.c_uint64)]
-
-    info, sym = _DlInfo(), ctypes.POINTER(Elf64Sym)()
-    rtld_dl_syment = 1
-    if not _libdl.dladdr1(ctypes.c_void_p(address), ctypes.byref(info), ctypes.byref(sym),
-                         rtld_dl_syment) or not sym:
-        raise NotImplementedError("get_global needs glibc's dladdr1 to find a variable's size")
-    return int(sym.contents.st_size)
+from .module import ErrorReport
+from .settings import settings
 
 
 # ---- argument checks ---------------------------------------------------------------------------
@@ -204,48 +116,50 @@ def check_launch(block, grid, shared, static_shared=0):
 _launch_lock = threading.Lock()  # one launch at a time: the runtime's signal handlers are global
 
 _STATUS_TEXT = {
-    1: "an illegal memory access was encountered",
-    2: "device-side assert triggered",
-    3: "threads of a block cannot all reach the same __syncthreads()",
-    4: "a warp function was called with a mask that cannot be satisfied",
-    6: "integer division by zero",
-    7: "a thread's stack overflowed",
-    8: "the kernel called abort()",
-    9: "an index ran past the end of a fixed-size array",
+    "FAULT": "an illegal memory access was encountered",
+    "ASSERT": "device-side assert triggered",
+    "BARRIER": "threads of a block cannot all reach the same __syncthreads()",
+    "WARP": "a warp function was called with a mask that cannot be satisfied",
+    "ARITHMETIC": "integer division by zero",
+    "STACK": "a thread's stack overflowed",
+    "ABORT": "the kernel called abort()",
+    "BOUNDS": "an index ran past the end of a fixed-size array",
 }
 
 
-def _error_message(name, err):
+def _error_message(name, status, err):
     where = (f"in kernel {name!r}, block ({', '.join(map(str, err.block))}), "
              f"thread ({', '.join(map(str, err.thread))})")
     text = err.text.decode(errors="replace")
     site = f"{err.file.decode()}:{err.line}" if err.file else None
-    message = f"{_STATUS_TEXT.get(err.status, 'the kernel failed')} {where}"
-    if err.status == 1:
+    message = f"{_STATUS_TEXT.get(status, 'the kernel failed')} {where}"
+    if status == "FAULT":
         access = {1: "a write to", 0: "a read of"}.get(err.is_write, "an access to")
         if text == "dynamic shared memory":
             message += (f": {access} dynamic shared memory past the end of the bytes the launch "
                         "gave it (its shared= argument)")
         else:
             message += f": {access} address 0x{err.address:x}, {memory.describe_address(err.address)}"
-    elif err.status == 3:
+    elif status == "BARRIER":
         message += f": {text} ({site}" + (
             f" and {err.file2.decode()}:{err.line2})" if err.file2 else ")")
         message += (". Every thread of a block that has not returned must reach the same "
                     "__syncthreads(): keep barriers out of code that only some threads run.")
-    elif err.status == 7:
+    elif status == "STACK":
         message += ": are its local arrays very large? Move them to global memory."
     elif site:
         message += f" at {site}: {text}"
     return message
 
 
-def run(lib, index, name, grid, block, shared, pointers, reverse=False):
+def run(module, kernel, grid, block, shared, pointers, reverse=False):
+    """Run one launch to its end; a failure raises LaunchError, an interrupt KeyboardInterrupt."""
+    lib, name = module.lib, kernel.name
     handle_args = ((ctypes.c_uint * 3)(*grid), (ctypes.c_uint * 3)(*block))
-    err = _Error()
+    err = ErrorReport()
     with _launch_lock:
-        handle = lib.sim_launch_start(index, *handle_args, shared, pointers, driver.workers(),
-                                      int(reverse))
+        handle = lib.sim_launch_start(kernel.index, *handle_args, shared, pointers,
+                                      settings.workers, int(reverse))
         try:
             while not lib.sim_launch_wait(handle, 100):
                 pass
@@ -256,16 +170,11 @@ def run(lib, index, name, grid, block, shared, pointers, reverse=False):
             lib.sim_launch_finish(handle, ctypes.byref(err))
             raise KeyboardInterrupt(
                 f"kernel {name!r} was interrupted; its output arrays may be half written") from None
-        status = lib.sim_launch_finish(handle, ctypes.byref(err))
-    if status == 5:
+        status = module.status_name[lib.sim_launch_finish(handle, ctypes.byref(err))]
+    if status == "INTERRUPTED":
         raise KeyboardInterrupt(f"kernel {name!r} was interrupted")
-    if status != 0:
-        raise driver.LaunchError(f"cuLaunchKernel failed: {_error_message(name, err)}")
-
-
-def race_check_enabled():
-    """CUDA_SIM_RACECHECK=1 runs every launch twice, in two thread orders, and compares."""
-    return os.environ.get("CUDA_SIM_RACECHECK", "") not in ("", "0")
+    if status != "OK":
+        raise driver.LaunchError(f"cuLaunchKernel failed: {_error_message(name, status, err)}")
 
 
 # Pointed-to C types whose NumPy counterpart is unambiguous: (kind, bytes).
@@ -311,13 +220,9 @@ def _check_array_element_type(i, name, param, arg):
 class Function:
     """A kernel of a simulated module, called like pycuda.driver.Function."""
 
-    def __init__(self, lib, name, index, params, static_shared=0):
-        self._lib, self.name, self._index, self._params = lib, name, index, params
-        self._static_shared = static_shared
-
-    @property
-    def parameter_types(self):
-        return [p.type_name for p in self._params]
+    def __init__(self, module, kernel):
+        self._module, self._kernel = module, kernel
+        self.name, self._params = kernel.name, kernel.params
 
     def __call__(self, *args, block=None, grid=(1, 1), stream=None, shared=0, texrefs=(),
                  time_kernel=False):
@@ -325,16 +230,16 @@ class Function:
             raise ValueError("must specify block size")
         block, grid = _dims(block, "block"), _dims(grid, "grid")
         shared = int(shared or 0)
-        check_launch(block, grid, shared, self._static_shared)
+        check_launch(block, grid, shared, self._kernel.static_shared)
         handlers = [a for a in args if isinstance(a, driver.ArgumentHandler)]
         pointers, keep = pack_arguments(self.name, self._params, args)
         for h in handlers:
             h.pre_call(stream)
         start = time.perf_counter()
-        if race_check_enabled():
+        if settings.racecheck:
             self._run_race_check(grid, block, shared, pointers, args)
         else:
-            run(self._lib, self._index, self.name, grid, block, shared, pointers)
+            run(self._module, self._kernel, grid, block, shared, pointers)
         elapsed = time.perf_counter() - start
         del keep
         for h in handlers:
@@ -353,11 +258,11 @@ class Function:
             if block_ is not None:
                 blocks[block_.address] = block_
         before = {a: memory.read(a, b.size) for a, b in blocks.items()}
-        run(self._lib, self._index, self.name, grid, block, shared, pointers, reverse=True)
+        run(self._module, self._kernel, grid, block, shared, pointers, reverse=True)
         reversed_result = {a: memory.read(a, b.size) for a, b in blocks.items()}
         for a, data in before.items():
             memory.write(a, data, len(data))
-        run(self._lib, self._index, self.name, grid, block, shared, pointers)
+        run(self._module, self._kernel, grid, block, shared, pointers)
         for i, arg in enumerate(args):
             address = _pointer_value(arg)
             b = memory.find(address) if address is not None else None

@@ -36,10 +36,11 @@ class Block:
         self.address, self.size, self.base, self.length = address, size, base, length
 
 
-_lock = threading.Lock()
+# Re-entrant: DeviceAllocation.__del__ frees memory, and a garbage collection can run it while
+# this thread already holds the lock.
+_lock = threading.RLock()
 _starts = []  # sorted base addresses of live mappings
 _blocks = {}  # base -> Block
-_bytes_in_use = 0
 
 
 def _alignment(nbytes):
@@ -53,7 +54,6 @@ def _alignment(nbytes):
 
 def allocate(nbytes):
     """Map fresh zeroed pages for nbytes (at least 1) followed by a guard page; returns a Block."""
-    global _bytes_in_use
     nbytes = int(nbytes)
     if nbytes < 0:
         raise ValueError("cannot allocate a negative number of bytes")
@@ -74,7 +74,6 @@ def allocate(nbytes):
         i = bisect.bisect(_starts, base)
         _starts.insert(i, base)
         _blocks[base] = block
-        _bytes_in_use += length
     return block
 
 
@@ -88,12 +87,11 @@ _quarantined_bytes = 0
 
 
 def release(block):
-    global _bytes_in_use, _quarantined_bytes
+    global _quarantined_bytes
     with _lock:
         if _blocks.pop(block.base, None) is None:
             return
         _starts.remove(block.base)
-        _bytes_in_use -= block.length
         _libc.mprotect(block.base, block.length, _PROT_NONE)
         _libc.madvise(block.base, block.length, _MADV_DONTNEED)
         _quarantine.append(block)
@@ -116,10 +114,6 @@ def register_global(address, size):
         if address not in _blocks:
             bisect.insort(_starts, address)
             _blocks[address] = Block(address, size, address, size)
-
-
-def bytes_in_use():
-    return _bytes_in_use
 
 
 def find(address):

@@ -29,7 +29,7 @@ template <typename T> ParamInfo param_info() {
              : std::is_floating_point<D>::value ? 'f'
              : std::is_integral<D>::value ? (std::is_signed<D>::value ? 'i' : 'u')
              : std::is_enum<D>::value ? 'i' : 'S';
-    return ParamInfo{kind, (int)sizeof(D), (int)alignof(D), type_name<D>()};
+    return ParamInfo{kind, (int)sizeof(D), type_name<D>()};
 }
 
 template <typename F> struct Signature;
@@ -97,6 +97,20 @@ SIM_EXPORT const sim::KernelEntry *sim_kernel(int i);
 
 SIM_EXPORT int sim_fibers() { return SIM_FIBERS; }
 
+// The layout Python must agree with (helpers/sim/module.py checks it when it loads a module).
+SIM_EXPORT int sim_abi_size(const char *name) {
+    if (!strcmp(name, "Error")) return (int)sizeof(sim::Error);
+    if (!strcmp(name, "ParamInfo")) return (int)sizeof(sim::ParamInfo);
+    return -1;
+}
+SIM_EXPORT const char *sim_status_name(int code) {
+    constexpr int n = sizeof sim::kStatusNames / sizeof sim::kStatusNames[0];
+    return code >= 0 && code < n ? sim::kStatusNames[code] : nullptr;
+}
+
+SIM_EXPORT const char *sim_kernel_name(int k) { return sim_kernel(k)->name; }
+SIM_EXPORT int sim_kernel_nparams(int k) { return sim_kernel(k)->nparams; }
+SIM_EXPORT const void *sim_kernel_address(int k) { return sim_kernel(k)->address; }
 SIM_EXPORT void sim_describe(int k, sim::ParamInfo *out) { sim_kernel(k)->describe(out); }
 
 SIM_EXPORT void *sim_launch_start(int k, const unsigned *grid, const unsigned *block, size_t shared,

@@ -47,7 +47,8 @@
 
 namespace sim {
 
-// ---- what a launch reports to Python (kept in step with helpers/sim/launch.py) -------------------
+// ---- what a launch reports to Python (helpers/sim/module.py mirrors these; sim_launch.h exports
+// their sizes and the status names, and Python checks them when it loads a module) --------------
 enum Status : int {
     OK = 0,
     FAULT = 1,        // SIGSEGV/SIGBUS: an access outside memory the kernel may use
@@ -60,6 +61,10 @@ enum Status : int {
     ABORT = 8,        // abort() was called
     BOUNDS = 9,       // an index past the end of a fixed-size (shared or local) array
 };
+// The names Python knows the statuses by, in the enum's order.
+inline const char *const kStatusNames[] = {"OK", "FAULT", "ASSERT", "BARRIER", "WARP",
+                                           "INTERRUPTED", "ARITHMETIC", "STACK", "ABORT", "BOUNDS"};
+static_assert(sizeof kStatusNames / sizeof kStatusNames[0] == BOUNDS + 1, "a status without a name");
 
 struct Error {
     int32_t status;
@@ -75,7 +80,7 @@ struct Error {
 
 struct ParamInfo {
     int32_t kind;  // 'P' pointer, 'i' signed integer, 'u' unsigned integer, 'f' floating, 'S' other
-    int32_t size, align;
+    int32_t size;
     const char *type_name;
 };
 
