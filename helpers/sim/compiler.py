@@ -19,7 +19,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from . import driver
+from . import driver, sites
 from .launch import Function
 from .module import Module
 from .settings import settings
@@ -29,6 +29,16 @@ INCLUDE_DIR = Path(__file__).parent / "include"
 CXX_FLAGS = ["-std=c++17", "-O2", "-fPIC", "-pthread", "-fno-strict-aliasing",
              "-U_FORTIFY_SOURCE", "-D_FORTIFY_SOURCE=0", "-fsanitize=bounds",
              "-Wno-unused-result", "-Wno-attributes"]
+# The instrumented builds, made only when a trace or the race check asks for one: every load and
+# store of the learner's code calls the runtime (include/sim_trace.h, through GCC's ThreadSanitizer
+# instrumentation without its library), which knows the thread;
+# -g lets helpers/sim/sites.py map each call to its source line. No vectorising and no splitting
+# of structs, so that each access stays one access as on a GPU (a uint4 is one 16-byte load).
+# The "blocks" build also calls it at each basic block, to measure divergence.
+INSTRUMENT_FLAGS = {
+    "memory": ["-DSIM_TRACE", "-g", "-fsanitize=thread", "--param=tsan-instrument-func-entry-exit=0",
+               "-Wno-tsan", "-fno-tree-vectorize", "-fno-tree-sra", "-fno-ipa-sra"]}
+INSTRUMENT_FLAGS["blocks"] = INSTRUMENT_FLAGS["memory"] + ["-fsanitize-coverage=trace-pc"]
 
 # nvcc options that mean nothing on a CPU: accepted and ignored, so notebook code stays PyCUDA's.
 _IGNORED_OPTIONS = re.compile(
@@ -173,19 +183,27 @@ def _source_name(source):
     return m.group(1) if m else "kernel.cu"
 
 
-def build(source, options=None, no_extern_c=False, include_dirs=(), cache=None, keep=False):
+def build(source, options=None, no_extern_c=False, include_dirs=(), cache=None, keep=False,
+          instrument=None):
     """Compile (or find in the cache) the shared library for source; returns its path.
 
     ``cache`` is the folder to keep it in (None: ``cache_dir()``; False: none, a fresh temporary
     folder each time, as PyCUDA's ``cache_dir=False``). ``keep`` keeps the generated C++ files and
-    prints where they are, as PyCUDA's ``keep=True`` does."""
+    prints where they are, as PyCUDA's ``keep=True`` does. ``instrument`` ("memory" or
+    "blocks") makes a build that the memory trace and the race check run (INSTRUMENT_FLAGS)."""
     cxx, cxx_version = find_compiler()
     flags = _translate_options(options) + [f"-I{d}" for d in include_dirs]
     body = _user_source(source, no_extern_c)
+    instrument_flags = INSTRUMENT_FLAGS[instrument] if instrument else []
+    extra = instrument_flags + [f"sites-v{sites.TABLE_VERSION}"] if instrument else []
+    # In the instrumented build, the code around the learner's is named as the simulator's own,
+    # so that its accesses are never counted as the learner's.
+    generated = f'#line 1 "{INCLUDE_DIR / "sim_module.cpp"}"\n' if instrument else ""
+    prelude = generated + '#include "cuda_sim.h"\n' + ('#include "sim_trace.h"\n' if instrument else "")
     what = _source_name(source)
 
     def key_of(*parts):
-        text = "\0".join([SIM_VERSION, cxx, cxx_version, _prelude_digest(), *flags, *parts])
+        text = "\0".join([SIM_VERSION, cxx, cxx_version, _prelude_digest(), *flags, *extra, generated, *parts])
         return hashlib.sha256(text.encode()).hexdigest()[:32]
 
     # Without headers of the learner's own, the source itself is the key and a cached library
@@ -213,7 +231,7 @@ def build(source, options=None, no_extern_c=False, include_dirs=(), cache=None, 
         fibers = 1 if _USES_FIBERS.search(user_code) else 0
 
         table = "".join(f"    SIM_KERNEL({k})\n" for k in kernels)
-        unit = (f'#include "cuda_sim.h"\n{body}\n#include "sim_launch.h"\n'
+        unit = (f'{prelude}{body}\n{generated}#include "sim_launch.h"\n'
                 f"static const sim::KernelEntry sim_kernel_table[] = {{\n{table}}};\n"
                 f"SIM_EXPORT int sim_kernel_count() {{ return {len(kernels)}; }}\n"
                 "SIM_EXPORT const sim::KernelEntry *sim_kernel(int i) "
@@ -221,7 +239,8 @@ def build(source, options=None, no_extern_c=False, include_dirs=(), cache=None, 
         unit_file = Path(tmp) / "module.cpp"
         unit_file.write_text(unit)
         obj = Path(tmp) / "module.o"
-        _run([cxx, "-c", *CXX_FLAGS, f"-DSIM_FIBERS={fibers}", f"-I{INCLUDE_DIR}", *flags,
+        _run([cxx, "-c", *CXX_FLAGS, *instrument_flags, f"-DSIM_FIBERS={fibers}",
+              f"-I{INCLUDE_DIR}", *flags,
               "-o", str(obj), str(unit_file)], what)
         fd, partial = tempfile.mkstemp(dir=target.parent, prefix=f".{target.stem}-", suffix=".so")
         os.close(fd)
@@ -229,6 +248,8 @@ def build(source, options=None, no_extern_c=False, include_dirs=(), cache=None, 
             # Linked without -fsanitize: the bounds checks call the runtime's own handler
             # (sim_runtime.h), which reports the file and line, instead of the sanitizer library.
             _run([cxx, "-shared", "-pthread", "-o", partial, str(obj)], what)
+            if instrument:  # its site table; the calls outside the learner's code patched out
+                sites.prepare(partial, target)
             os.replace(partial, target)  # atomic: a reader sees no library or a whole one
         finally:
             if os.path.exists(partial):
@@ -261,6 +282,9 @@ class SourceModule:
         self.path = build(source, options, no_extern_c, include_dirs or (), cache=cache_dir,
                           keep=keep)
         self.module = Module(self.path)
+        self.module.source = source
+        self.module.build_instrumented = functools.partial(  # called with instrument=...
+            build, source, options, no_extern_c, include_dirs or (), cache=cache_dir)
         limit = driver.LIMITS["MAX_SHARED_MEMORY_PER_BLOCK"]
         for kernel in self.module.kernels.values():
             if kernel.static_shared > limit:

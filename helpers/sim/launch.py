@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 
-from . import driver, memory
+from . import driver, memory, trace
 from .module import ErrorReport
 from .settings import settings
 
@@ -152,14 +152,14 @@ def _error_message(name, status, err):
     return message
 
 
-def run(module, kernel, grid, block, shared, pointers, reverse=False):
+def run(module, kernel, grid, block, shared, pointers):
     """Run one launch to its end; a failure raises LaunchError, an interrupt KeyboardInterrupt."""
     lib, name = module.lib, kernel.name
     handle_args = ((ctypes.c_uint * 3)(*grid), (ctypes.c_uint * 3)(*block))
     err = ErrorReport()
     with _launch_lock:
         handle = lib.sim_launch_start(kernel.index, *handle_args, shared, pointers,
-                                      settings.workers, int(reverse))
+                                      settings.workers, 0)
         try:
             while not lib.sim_launch_wait(handle, 100):
                 pass
@@ -189,10 +189,6 @@ def _pointee(param):
     """(kind, bytes) of what a pointer parameter points to, when it is a plain number type."""
     name = re.sub(r"\b(const|volatile|__restrict__)\b|\*", "", param.type_name).strip()
     return _POINTEES.get(" ".join(name.split()))
-
-
-def _pointee_size(param):
-    return (_pointee(param) or ("", 1))[1]
 
 
 def _check_array_element_type(i, name, param, arg):
@@ -236,8 +232,8 @@ class Function:
         for h in handlers:
             h.pre_call(stream)
         start = time.perf_counter()
-        if settings.racecheck:
-            self._run_race_check(grid, block, shared, pointers, args)
+        if trace.wanted():  # a memory trace or the race check: the instrumented build
+            trace.launch(self._module, self._kernel, grid, block, shared, pointers, args)
         else:
             run(self._module, self._kernel, grid, block, shared, pointers)
         elapsed = time.perf_counter() - start
@@ -247,37 +243,6 @@ class Function:
                 h.post_call(stream)
         if time_kernel:
             return elapsed
-
-    def _run_race_check(self, grid, block, shared, pointers, args):
-        """Run the launch with blocks and threads in one order, then from the same inputs in the
-        opposite order: memory that ends up different depends on thread order, a race."""
-        blocks = {}
-        for arg in args:
-            address = _pointer_value(arg)
-            block_ = memory.find(address) if address is not None else None
-            if block_ is not None:
-                blocks[block_.address] = block_
-        before = {a: memory.read(a, b.size) for a, b in blocks.items()}
-        run(self._module, self._kernel, grid, block, shared, pointers, reverse=True)
-        reversed_result = {a: memory.read(a, b.size) for a, b in blocks.items()}
-        for a, data in before.items():
-            memory.write(a, data, len(data))
-        run(self._module, self._kernel, grid, block, shared, pointers)
-        for i, arg in enumerate(args):
-            address = _pointer_value(arg)
-            b = memory.find(address) if address is not None else None
-            if b is None or b.address not in reversed_result:
-                continue
-            now, other = memory.read(b.address, b.size), reversed_result.pop(b.address)
-            if now != other:
-                diff = np.flatnonzero(np.frombuffer(now, np.uint8) != np.frombuffer(other, np.uint8))
-                raise driver.LaunchError(
-                    f"race check: kernel {self.name!r} wrote different bytes to the buffer of "
-                    f"parameter #{i} ({self._params[i].type_name}) when its blocks and threads "
-                    f"ran in the opposite order: {len(diff)} bytes differ, the first at byte "
-                    f"{diff[0]} (element {diff[0] // max(_pointee_size(self._params[i]), 1)}). "
-                    "Threads read what others write without a __syncthreads() or an atomic "
-                    "between them (float atomics can also differ in the last bits).")
 
     # the prepared-call interface
     def prepare(self, arg_types, texrefs=()):

@@ -126,6 +126,12 @@ def find(address):
     return block if address < block.base + block.length else None
 
 
+def ranges():
+    """(address, size) of every live allocation, sorted by address (for the memory trace)."""
+    with _lock:
+        return sorted((b.address, b.size) for b in _blocks.values())
+
+
 def check_range(address, nbytes):
     """True if [address, address + nbytes) lies inside one live allocation."""
     block = find(address)

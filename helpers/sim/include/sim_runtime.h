@@ -42,6 +42,13 @@
 #endif
 
 #define SIM_EXPORT extern "C" __attribute__((visibility("default")))
+// The instrumented build (-DSIM_TRACE, sim_trace.h) calls the runtime before every load and store;
+// the runtime's own per-thread code (the scheduler, barriers) is left out of that.
+#ifdef SIM_TRACE
+#define SIM_UNTRACED __attribute__((no_sanitize_thread, no_sanitize_coverage))
+#else
+#define SIM_UNTRACED
+#endif
 
 #pragma GCC visibility push(hidden)
 
@@ -140,6 +147,7 @@ struct Worker {
     char *stacks = nullptr;  // stack i spans [stacks + i*kStackSize, +kStackSize), guard page first
     int nstacks = 0;
     char *dynamic_shared = nullptr, *dynamic_shared_end = nullptr;
+    void *trace = nullptr;  // the memory trace's state, in an instrumented module (sim_trace.h)
 #ifdef SIM_UCONTEXT
     ucontext_t scheduler_ctx;
 #endif
@@ -268,11 +276,11 @@ inline void *prepare_stack(char *top, void (*entry)()) {
 #endif
 #endif
 
-inline void fiber_main();
+SIM_UNTRACED inline void fiber_main();
 
 // The calling fiber waits (or has finished): run the next fiber that can run, in thread order,
 // or go back to the scheduler when none can.
-inline void yield(Worker *w) {
+SIM_UNTRACED inline void yield(Worker *w) {
     int me = w->current, n = w->nfibers, next = -1, step = w->reverse ? n - 1 : 1;
     int after = me + step < n ? me + step : me + step - n;
     if (w->fibers[after].state == F_RUN) next = after;  // the usual case: the next thread
@@ -295,7 +303,7 @@ inline void yield(Worker *w) {
 // ---- barriers ---------------------------------------------------------------------------------
 // Everyone has arrived: each waiting thread gets the block's count/and/or of the predicates
 // (for __syncthreads_count and friends) and goes on.
-inline void release_block_barrier(Worker *w) {
+SIM_UNTRACED inline void release_block_barrier(Worker *w) {
     uint64_t count = 0, all = 1, any = 0;
     if (w->barrier_reduces)
         for (int i = 0; i < w->nfibers; i++)
@@ -319,7 +327,7 @@ inline bool same_site(const Site &a, const Site &b) {
 
 // A thread arrives at __syncthreads(): it waits until every thread of the block that has not
 // exited arrives too. Threads waiting at two different __syncthreads() are an error.
-inline int block_barrier(Site site, int pred, int reduce) {
+SIM_UNTRACED inline int block_barrier(Site site, int pred, int reduce) {
     Worker *w = frame()->worker;
     if (!SIM_FIBERS) no_fibers(w, site);
     if (w->at_barrier > 0 && !same_site(w->barrier, site)) {
@@ -350,7 +358,7 @@ inline unsigned lanes_in_warp(Worker *w, int warp) {
 }
 
 // The lanes named by the mask have all arrived: each gets its result, and all go on.
-inline void release_warp(Worker *w, int warp, unsigned group) {
+SIM_UNTRACED inline void release_warp(Worker *w, int warp, unsigned group) {
     Fiber *lanes = w->fibers + warp * 32;
     unsigned ballot = 0;
     for (int l = 0; l < 32; l++)
@@ -373,7 +381,7 @@ inline void release_warp(Worker *w, int warp, unsigned group) {
     }
 }
 
-inline uint64_t warp_meet(Site site, unsigned mask, int op, int src, uint64_t value, int pred) {
+SIM_UNTRACED inline uint64_t warp_meet(Site site, unsigned mask, int op, int src, uint64_t value, int pred) {
     Worker *w = frame()->worker;
     if (!SIM_FIBERS) no_fibers(w, site);
     int me = w->current, warp = me / 32, lane = me % 32;
@@ -398,7 +406,7 @@ inline uint64_t warp_meet(Site site, unsigned mask, int op, int src, uint64_t va
     return f.result;
 }
 
-inline unsigned active_mask() {
+SIM_UNTRACED inline unsigned active_mask() {
     Worker *w = frame()->worker;
     if (w->plain) return 0xffffffffu;
     int warp = w->current / 32;
@@ -451,7 +459,7 @@ struct Launch {
     struct sigaction old_segv, old_bus, old_fpe, old_abrt, old_ill, old_usr2;
 };
 
-inline void fiber_main() {
+SIM_UNTRACED inline void fiber_main() {
     Worker *w = frame()->worker;
     if (w->plain && w->reverse) w->launch->kernel->run_block_plain_reversed(w->launch->args);
     else if (w->plain) w->launch->kernel->run_block_plain(w->launch->args);
