@@ -190,3 +190,34 @@ def test_device_variables_reach_the_checked_build_and_come_back():
     calls = np.zeros(1, np.int32)
     drv.memcpy_dtoh(calls, mod.get_global("calls")[0])
     assert (x.get() == 5).all() and calls[0] == 1
+
+
+# ---- the course's own kernels are race-free: no false alarm ------------------------------------
+def _course_launches():
+    """(file, kernel, arguments, block, grid) of each shared-memory kernel of chapters 06-08."""
+    f32 = np.float32
+    a = gpuarray.to_gpu(np.ones((45, 77), f32))
+    at = gpuarray.zeros((77, 45), f32)
+    x = gpuarray.to_gpu(np.ones(3000, f32))
+    sums, total = gpuarray.zeros(12, f32), gpuarray.zeros(1, f32)
+    m = gpuarray.to_gpu(np.ones((37, 50), f32))
+    n = gpuarray.to_gpu(np.ones((50, 21), f32))
+    c = gpuarray.zeros((37, 21), f32)
+    i32 = np.int32
+    yield from (("transpose.cu", k, (a, at, i32(77), i32(45)), (32, 8, 1), (3, 2))
+                for k in ("transpose_naive", "transpose_tiled", "transpose_padded"))
+    yield from (("reduction.cu", k, (x, sums, i32(3000)), (256, 1, 1), (12, 1))
+                for k in ("reduce_interleaved_divergent", "reduce_interleaved", "reduce_sequential",
+                          "reduce_first_add", "reduce_warp_shuffle"))
+    yield "reduction.cu", "reduce_grid_stride", (x, total, i32(3000)), (256, 1, 1), (5, 1)
+    yield from (("matmul.cu", k, (m, n, c, i32(37), i32(50), i32(21)), (16, 16, 1), (2, 3))
+                for k in ("matmul_naive", "matmul_tiled"))
+
+
+def test_the_course_kernels_have_no_race():
+    from helpers.backend import CUDA_SRC
+
+    for file, kernel, args, block, grid in _course_launches():
+        source = f'#line 1 "{file}"\n' + (CUDA_SRC / file).read_text()
+        with settings.changed(racecheck=True):
+            SourceModule(source).get_function(kernel)(*args, block=block, grid=grid)

@@ -33,11 +33,13 @@ CXX_FLAGS = ["-std=c++17", "-O2", "-fPIC", "-pthread", "-fno-strict-aliasing",
 # store of the learner's code calls the runtime (include/sim_trace.h, through GCC's ThreadSanitizer
 # instrumentation without its library), which knows the thread;
 # -g lets helpers/sim/sites.py map each call to its source line. No vectorising and no splitting
-# of structs, so that each access stays one access as on a GPU (a uint4 is one 16-byte load).
+# of structs, so that each access stays one access as on a GPU (a uint4 is one 16-byte load);
+# no tail calls, so that each callback's return address is in the code that called it.
 # The "blocks" build also calls it at each basic block, to measure divergence.
 INSTRUMENT_FLAGS = {
     "memory": ["-DSIM_TRACE", "-g", "-fsanitize=thread", "--param=tsan-instrument-func-entry-exit=0",
-               "-Wno-tsan", "-fno-tree-vectorize", "-fno-tree-sra", "-fno-ipa-sra"]}
+               "-Wno-tsan", "-fno-tree-vectorize", "-fno-tree-sra", "-fno-ipa-sra",
+               "-fno-optimize-sibling-calls"]}
 INSTRUMENT_FLAGS["blocks"] = INSTRUMENT_FLAGS["memory"] + ["-fsanitize-coverage=trace-pc"]
 
 # nvcc options that mean nothing on a CPU: accepted and ignored, so notebook code stays PyCUDA's.

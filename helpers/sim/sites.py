@@ -16,6 +16,7 @@ The table is kept as JSON next to the library (written atomically).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -29,14 +30,12 @@ from pathlib import Path
 from . import driver
 
 INCLUDE_DIR = (Path(__file__).parent / "include").resolve()
-TABLE_VERSION = 3
+TABLE_VERSION = 6
 _CALL = re.compile(r"^\s*([0-9a-f]+):\s+(?:call|callq|bl)\s+[0-9a-f]+\s+<(__tsan_\w+|"
                    r"__sanitizer_cov_trace_pc)>")
 _ACCESS = re.compile(r"__tsan_(?:unaligned_)?(read|write)(\d+|_range)$")
 _ATOMIC = re.compile(r"__tsan_atomic(\d+)_(\w+)$")
 _INSN = re.compile(r"^\s*([0-9a-f]+):\s")
-# Prelude functions that touch memory on the caller's behalf: their accesses are the caller's.
-_PASS_THROUGH = ("__ldg", "atomic", "sim::atomic_update")
 
 
 @dataclass
@@ -119,13 +118,24 @@ def _is_system(file):
     return file.startswith(("/usr/", "/opt/")) or file in ("??", "")
 
 
-def learner_frame(chain):
-    """The frame of the learner's code an access belongs to, or None (the runtime's, an atomic's).
+@functools.lru_cache(maxsize=None)
+def _pass_through():
+    """(file, line) of the prelude functions that read memory on the caller's behalf (__ldg),
+    whose loads are the caller's. (addr2line's names for such inlined functions are not
+    reliable: their lines are.)"""
+    prelude = INCLUDE_DIR / "cuda_sim.h"
+    lines = prelude.read_text().splitlines()
+    return {(str(prelude), n) for n, text in enumerate(lines, 1) if re.search(r"\b__ldg\s*\(", text)}
+
+
+def learner_frame(chain, kind="load"):
+    """The frame of the learner's code an access belongs to, or None (the runtime's own).
     Library code (std::, memcpy) belongs to the learner's line that called it; of the prelude,
-    only __ldg does."""
+    only __ldg does. A basic block or an atomic belongs to the learner's line it runs for, even
+    inside an inlined function of the prelude (atomicAdd, reading threadIdx, a barrier)."""
     for function, file, line in chain:
         if _is_runtime(file):
-            if not function.startswith(_PASS_THROUGH):
+            if kind not in ("block", "atomic") and (str(Path(file).resolve()), line) not in _pass_through():
                 return None
         elif not _is_system(file):
             return function, file, line
@@ -152,7 +162,7 @@ def _classify(library):
     sites, others = [], []
     for (call, ret, hook), chain in zip(calls, chains):
         kind = _kind(hook)
-        frame = learner_frame(chain) if kind else None
+        frame = learner_frame(chain, kind[0]) if kind else None
         if frame is None:
             if not hook.startswith("__tsan_atomic"):  # an atomic's call does the operation
                 others.append((call, ret - call))

@@ -79,12 +79,12 @@ class Counts:
         return self.lanes / (32 * self.requests) if self.requests else 1.0
 
 
-_KINDS = ("global_ld", "global_st", "shared_ld", "shared_st", "blocks")
+_KINDS = ("global_ld", "global_st", "shared_ld", "shared_st", "atomics", "blocks")
 
 
 def _kind(site, space):
-    if site.kind == "block":
-        return "blocks"
+    if site.kind in ("block", "atomic"):
+        return {"block": "blocks", "atomic": "atomics"}[site.kind]
     return ("global", "shared")[space] + ("_ld" if site.kind == "load" else "_st")
 
 
@@ -97,7 +97,18 @@ class KernelStats:
     global_st: Counts = dataclasses.field(default_factory=Counts)
     shared_ld: Counts = dataclasses.field(default_factory=Counts)
     shared_st: Counts = dataclasses.field(default_factory=Counts)
+    atomics: Counts = dataclasses.field(default_factory=Counts)  # atomicAdd and friends
     blocks: Counts = dataclasses.field(default_factory=Counts)  # basic blocks: lane efficiency
+
+    @property
+    def lane_efficiency(self):
+        """Active lanes per warp-level step, out of 32: over basic blocks when they were traced
+        (trace(divergence=True)), else over the memory requests."""
+        if self.blocks.requests:
+            return self.blocks.lane_efficiency
+        kinds = [getattr(self, k) for k in _KINDS[:5]]
+        requests = sum(c.requests for c in kinds)
+        return sum(c.lanes for c in kinds) / (32 * requests) if requests else 1.0
 
     def add(self, sites, stats):
         for number, site in enumerate(sites, start=1):
@@ -142,7 +153,8 @@ class KernelTrace:
 
     def accesses(self):
         """Every access kept: a NumPy record array with block and thread (linear indices),
-        warp, lane, line, write, shared, array (its name), index (element) and size."""
+        warp, lane, line, write, shared, array (its name), index (element), offset (bytes from
+        the array's start) and bytes (the access's size)."""
         from .trace_pictures import access_table
         return access_table(self)
 
@@ -218,7 +230,8 @@ def launch(module, kernel, grid, block, shared, pointers, args):
     """Runs one launch on the instrumented build (launch.py calls this when wanted())."""
     from .launch import run
     tracer = _active[-1] if _active else None
-    mode = (trace_run.STATS | trace_run.DETAIL if tracer else 0) | (
+    mode = (trace_run.STATS if tracer else 0) | (
+        trace_run.DETAIL if tracer and tracer.accesses_per_launch else 0) | (
         trace_run.BLOCKS if tracer and tracer.divergence else 0) | (
         trace_run.RACE if settings.racecheck else 0)
     cap = tracer.accesses_per_launch if tracer else 0

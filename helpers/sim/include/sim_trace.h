@@ -226,6 +226,21 @@ SIM_UNTRACED __attribute__((always_inline)) inline void append(WarpLog &L, uint6
 
 // Without fibers the threads of a block run one after another: a new thread ends the last one's
 // lane, and a new warp ends the last one's accesses.
+// A copy of a struct that is no vector type (a uint3, a float3, 12 bytes aligned to 4) is one
+// access here but several loads on a GPU: one for each 4-byte word (each byte, unaligned).
+SIM_UNTRACED __attribute__((noinline)) inline void append_pieces(WarpLog &L, uint64_t a, unsigned site,
+                                                                 unsigned lane, unsigned size, unsigned flags) {
+    unsigned piece = (size % 4 == 0 && a % 4 == 0) ? 4 : 1;
+    for (unsigned at = 0; at < size; at += piece) append(L, a + at, site, lane, piece, flags);
+}
+
+SIM_UNTRACED __attribute__((always_inline)) inline void append_access(WarpLog &L, uint64_t a, unsigned site,
+                                                                      unsigned lane, unsigned size,
+                                                                      unsigned flags) {
+    if (__builtin_expect((size & (size - 1)) == 0 && size <= 16, 1)) append(L, a, site, lane, size, flags);
+    else append_pieces(L, a, site, lane, size, flags);
+}
+
 SIM_UNTRACED __attribute__((noinline)) inline void next_thread(State *s, const Frame *f, uint32_t tid) {
     fold_lane(s);
     if ((tid >> 5) != (s->cur_tid >> 5) && s->cur_tid != ~0u) flush_warp(s, (int)(s->cur_tid >> 5));
@@ -249,7 +264,7 @@ SIM_UNTRACED __attribute__((noinline)) inline void record_slow(uintptr_t a, unsi
     if (a - s->tls_lo < s->tls_n) flags |= SHARED, s->log_shared = true;
     else if (a - s->dyn_lo < s->dyn_n) flags |= SHARED | DYNAMIC, s->log_shared = true;
     if ((cfg.mode & RACE) && !(flags & (BASIC_BLOCK | ATOMIC))) race_access(s, tid, a, size, flags, site);
-    if (cfg.mode & (STATS | DETAIL)) append(s->logs[s->plain ? 0 : tid >> 5], a, site, tid & 31, size, flags);
+    if (cfg.mode & (STATS | DETAIL)) append_access(s->logs[s->plain ? 0 : tid >> 5], a, site, tid & 31, size, flags);
 }
 
 // The usual case first: without fibers and without the race check, the same thread of the same
@@ -263,7 +278,7 @@ SIM_UNTRACED __attribute__((always_inline)) inline void record(uintptr_t a, unsi
         f->block.z == s->block.z) {
         if (a - s->tls_lo < s->tls_n) flags |= SHARED, s->log_shared = true;
         else if (a - s->dyn_lo < s->dyn_n) flags |= SHARED | DYNAMIC, s->log_shared = true;
-        append(s->logs[0], a, site, s->cur_tid & 31, size, flags);
+        append_access(s->logs[0], a, site, s->cur_tid & 31, size, flags);
         return;
     }
     record_slow(a, size, flags, site);
