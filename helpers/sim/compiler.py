@@ -37,7 +37,7 @@ CXX_FLAGS = ["-std=c++17", "-O2", "-fPIC", "-pthread", "-fno-strict-aliasing",
 # no tail calls, so that each callback's return address is in the code that called it.
 # The "blocks" build also calls it at each basic block, to measure divergence.
 INSTRUMENT_FLAGS = {
-    "memory": ["-DSIM_TRACE", "-g", "-fsanitize=thread", "--param=tsan-instrument-func-entry-exit=0",
+    "memory": ["-DSIM_TRACE", "-g1", "-fsanitize=thread", "--param=tsan-instrument-func-entry-exit=0",
                "-Wno-tsan", "-fno-tree-vectorize", "-fno-tree-sra", "-fno-ipa-sra",
                "-fno-optimize-sibling-calls"]}
 INSTRUMENT_FLAGS["blocks"] = INSTRUMENT_FLAGS["memory"] + ["-fsanitize-coverage=trace-pc"]

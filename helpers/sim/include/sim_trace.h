@@ -267,15 +267,21 @@ SIM_UNTRACED __attribute__((noinline)) inline void record_slow(uintptr_t a, unsi
     if (cfg.mode & (STATS | DETAIL)) append_access(s->logs[s->plain ? 0 : tid >> 5], a, site, tid & 31, size, flags);
 }
 
-// The usual case first: without fibers and without the race check, the same thread of the same
-// block as the last access only appends to the log.
+// The usual case first: without fibers and without the race check, an access of the block and
+// warp of the last one only goes to the log (a new lane of that warp is noted on the way).
 SIM_UNTRACED __attribute__((always_inline)) inline void record(uintptr_t a, unsigned size, unsigned flags,
                                                                unsigned site) {
     Frame *f = frame();
     State *s = (State *)f->worker->trace;
-    if (__builtin_expect(s && s->quick, 1) && f->thread.x == s->cur_thread.x && f->thread.y == s->cur_thread.y &&
-        f->thread.z == s->cur_thread.z && f->block.x == s->block.x && f->block.y == s->block.y &&
+    if (__builtin_expect(s && s->quick, 1) && f->block.x == s->block.x && f->block.y == s->block.y &&
         f->block.z == s->block.z) {
+        if (f->thread.x != s->cur_thread.x || f->thread.y != s->cur_thread.y ||
+            f->thread.z != s->cur_thread.z) {
+            uint32_t tid = thread_index(f);
+            if ((tid >> 5) != (s->cur_tid >> 5) || s->nlane_blocks) return record_slow(a, size, flags, site);
+            s->cur_tid = tid, s->cur_thread = f->thread;
+            s->lane_at[tid & 31] = s->logs[0].n;
+        }
         if (a - s->tls_lo < s->tls_n) flags |= SHARED, s->log_shared = true;
         else if (a - s->dyn_lo < s->dyn_n) flags |= SHARED | DYNAMIC, s->log_shared = true;
         append_access(s->logs[0], a, site, s->cur_tid & 31, size, flags);
