@@ -14,179 +14,178 @@ from helpers.sim import driver as drv, gpuarray
 from helpers.sim.compiler import SourceModule
 from helpers.sim.settings import settings
 
-ROTATE = r"""
+# One module of small kernels, each with or without its race (fewer compilations).
+KERNELS = r"""
 __global__ void rotate(const float *in, float *out, int n) {
     __shared__ float s[256];
     s[threadIdx.x] = in[threadIdx.x];
-    %s
-    out[threadIdx.x] = s[(threadIdx.x + 1) %% n];
+    out[threadIdx.x] = s[(threadIdx.x + 1) % n];
 }
-"""
-
-
-def _rotate(barrier, workers, n=64):
-    x = gpuarray.to_gpu(np.arange(n, dtype=np.float32))
-    y = gpuarray.empty(n, np.float32)
-    with settings.changed(racecheck=True, workers=workers):
-        SourceModule(ROTATE % barrier).get_function("rotate")(x, y, np.int32(n), block=(n, 1, 1))
-    return y.get()
-
-
-@pytest.mark.parametrize("workers", [1, 2, 7])
-def test_a_missing_barrier_is_found_whatever_the_worker_count(workers):
-    with pytest.raises(drv.LaunchError) as err:
-        _rotate("", workers)
-    message = str(err.value)
-    assert "race check" in message and "'rotate'" in message
-    assert "s[" in message and "shared memory" in message  # the __shared__ array, by name
-    assert "kernel.cu:4" in message and "kernel.cu:6" in message  # both lines
-    assert message.count("thread (") == 2  # both threads
-    assert "__syncthreads()" in message
-    assert "compute-sanitizer --tool racecheck" in message
-
-
-def test_with_the_barrier_there_is_no_race():
-    assert np.array_equal(_rotate("__syncthreads();", 2), np.roll(np.arange(64), -1))
-
-
-HISTOGRAM = r"""
+__global__ void rotate_synced(const float *in, float *out, int n) {
+    __shared__ float s[256];
+    s[threadIdx.x] = in[threadIdx.x];
+    __syncthreads();
+    out[threadIdx.x] = s[(threadIdx.x + 1) % n];
+}
 __global__ void histogram(const int *values, int *bins, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) %s;
+    if (i < n) bins[values[i]]++;
 }
-"""
-
-
-@pytest.mark.parametrize("workers", [1, 2])
-@pytest.mark.parametrize("blocks", [1, 8])
-def test_lost_updates_of_a_racy_histogram_are_found(workers, blocks):
-    values = gpuarray.to_gpu(np.arange(256, dtype=np.int32) % 4)
-    bins = gpuarray.zeros(4, np.int32)
-    fn = SourceModule(HISTOGRAM % "bins[values[i]]++").get_function("histogram")
-    with settings.changed(racecheck=True, workers=workers), pytest.raises(drv.LaunchError) as err:
-        fn(values, bins, np.int32(256), block=(256 // blocks, 1, 1), grid=(blocks, 1))
-    message = str(err.value)
-    assert "bins[" in message and "global memory" in message
-    assert "atomicAdd" in message  # a read-modify-write: the advice is an atomic
-
-
-def test_atomics_are_not_races():
-    values = gpuarray.to_gpu(np.arange(256, dtype=np.int32) % 4)
-    bins = gpuarray.zeros(4, np.int32)
-    fn = SourceModule(HISTOGRAM % "atomicAdd(&bins[values[i]], 1)").get_function("histogram")
-    with settings.changed(racecheck=True):
-        fn(values, bins, np.int32(256), block=(64, 1, 1), grid=(4, 1))
-    assert bins.get().tolist() == [64, 64, 64, 64]
-
-
-WARP_REDUCE = r"""
-__global__ void reduce(const float *in, float *out) {
+__global__ void histogram_atomic(const int *values, int *bins, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicAdd(&bins[values[i]], 1);
+}
+__global__ void reduce_legacy(const float *in, float *out) {
     __shared__ float s[64];
     unsigned t = threadIdx.x;
     s[t] = in[t];
     __syncthreads();
     if (t < 32) {
-%s
+        volatile float *v = s;  // warp-synchronous: no barrier, "the warp runs in lockstep"
+        v[t] += v[t + 32]; v[t] += v[t + 16]; v[t] += v[t + 8];
+        v[t] += v[t + 4]; v[t] += v[t + 2]; v[t] += v[t + 1];
     }
     if (t == 0) out[0] = s[0];
 }
-"""
-LEGACY = """        volatile float *v = s;  // warp-synchronous: no barrier, "the warp runs in lockstep"
-        v[t] += v[t + 32]; v[t] += v[t + 16]; v[t] += v[t + 8];
-        v[t] += v[t + 4]; v[t] += v[t + 2]; v[t] += v[t + 1];"""
-WITH_SYNCWARP = """        float v = s[t] + s[t + 32];
+__global__ void reduce_syncwarp(const float *in, float *out) {
+    __shared__ float s[64];
+    unsigned t = threadIdx.x;
+    s[t] = in[t];
+    __syncthreads();
+    if (t < 32) {
+        float v = s[t] + s[t + 32];
         for (int d = 16; d > 0; d /= 2) {
             __syncwarp(0xffffffff); s[t] = v; __syncwarp(0xffffffff);
             v += s[t + d];
         }
-        __syncwarp(0xffffffff); s[t] = v;"""
+        __syncwarp(0xffffffff); s[t] = v;
+    }
+    if (t == 0) out[0] = s[0];
+}
+__global__ void scale(float *x) {
+    __shared__ float total;
+    if (threadIdx.x == 0) total = 2.0f;  // a constant address: it must still be seen
+    x[threadIdx.x] *= total;
+}
+__global__ void shift(int *out) {
+    extern __shared__ int buf[];
+    buf[threadIdx.x] = threadIdx.x;
+    out[threadIdx.x] = buf[(threadIdx.x + 33) % blockDim.x];
+}
+__global__ void last(int *out) { out[0] = blockIdx.x; }
+__device__ unsigned int arrived;
+__global__ void last_block_sums(const int *in, int *partial, int *out) {
+    // The "last block" pattern: each block writes its partial sum, fences, counts itself in
+    // with an atomic; the last one to arrive reads them all.
+    if (threadIdx.x != 0) return;
+    partial[blockIdx.x] = in[blockIdx.x];
+    __threadfence();
+    if (atomicAdd(&arrived, 1u) == gridDim.x - 1) {
+        int total = 0;
+        for (int b = 0; b < gridDim.x; b++) total += partial[b];
+        out[0] = total;
+    }
+}
+__device__ int calls;
+__constant__ int bump;
+__global__ void count(int *x) { x[threadIdx.x] += bump; if (threadIdx.x == 0) atomicAdd(&calls, 1); }
+"""
 
 
-def test_the_legacy_volatile_warp_reduction_is_the_race_it_is():
-    x = gpuarray.to_gpu(np.ones(64, np.float32))
-    out = gpuarray.zeros(1, np.float32)
-    with settings.changed(racecheck=True), pytest.raises(drv.LaunchError) as err:
-        SourceModule(WARP_REDUCE % LEGACY).get_function("reduce")(x, out, block=(64, 1, 1))
-    assert "s[" in str(err.value) and "__syncwarp()" in str(err.value)
+@pytest.fixture(scope="module")
+def mod():
+    return SourceModule(KERNELS)
 
 
-def test_the_same_reduction_with_syncwarp_is_clean():
-    x = gpuarray.to_gpu(np.arange(64, dtype=np.float32))
-    out = gpuarray.zeros(1, np.float32)
-    with settings.changed(racecheck=True):
-        SourceModule(WARP_REDUCE % WITH_SYNCWARP).get_function("reduce")(x, out, block=(64, 1, 1))
+def _checked(fn, *args, workers=None, **launch):
+    with settings.changed(racecheck=True, **({"workers": workers} if workers else {})):
+        fn(*args, **launch)
+
+
+def _race(fn, *args, **launch):
+    with pytest.raises(drv.LaunchError) as err:
+        _checked(fn, *args, **launch)
+    return str(err.value)
+
+
+@pytest.mark.parametrize("workers", [1, 2, 7])
+def test_a_missing_barrier_is_found_whatever_the_worker_count(mod, workers):
+    x, y = gpuarray.to_gpu(np.arange(64, dtype=np.float32)), gpuarray.empty(64, np.float32)
+    message = _race(mod.get_function("rotate"), x, y, np.int32(64), block=(64, 1, 1),
+                    workers=workers)
+    assert "race check" in message and "'rotate'" in message
+    assert "s[" in message and "shared memory" in message  # the __shared__ array, by name
+    assert "kernel.cu:4" in message and "kernel.cu:5" in message  # both lines
+    assert message.count("thread (") == 2  # both threads
+    assert "__syncthreads()" in message
+    assert "compute-sanitizer --tool racecheck" in message
+
+
+def test_with_the_barrier_there_is_no_race(mod):
+    x, y = gpuarray.to_gpu(np.arange(64, dtype=np.float32)), gpuarray.empty(64, np.float32)
+    _checked(mod.get_function("rotate_synced"), x, y, np.int32(64), block=(64, 1, 1), workers=2)
+    assert np.array_equal(y.get(), np.roll(np.arange(64), -1))
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("blocks", [1, 8])
+def test_lost_updates_of_a_racy_histogram_are_found(mod, workers, blocks):
+    values = gpuarray.to_gpu(np.arange(256, dtype=np.int32) % 4)
+    bins = gpuarray.zeros(4, np.int32)
+    message = _race(mod.get_function("histogram"), values, bins, np.int32(256),
+                    block=(256 // blocks, 1, 1), grid=(blocks, 1), workers=workers)
+    assert "bins[" in message and "global memory" in message
+    assert "atomicAdd" in message  # a read-modify-write: the advice is an atomic
+
+
+def test_atomics_are_not_races(mod):
+    values = gpuarray.to_gpu(np.arange(256, dtype=np.int32) % 4)
+    bins = gpuarray.zeros(4, np.int32)
+    _checked(mod.get_function("histogram_atomic"), values, bins, np.int32(256), block=(64, 1, 1),
+             grid=(4, 1))
+    assert bins.get().tolist() == [64, 64, 64, 64]
+
+
+def test_the_legacy_volatile_warp_reduction_is_the_race_it_is(mod):
+    x, out = gpuarray.to_gpu(np.ones(64, np.float32)), gpuarray.zeros(1, np.float32)
+    message = _race(mod.get_function("reduce_legacy"), x, out, block=(64, 1, 1))
+    assert "s[" in message and "__syncwarp()" in message
+
+
+def test_the_same_reduction_with_syncwarp_is_clean(mod):
+    x, out = gpuarray.to_gpu(np.arange(64, dtype=np.float32)), gpuarray.zeros(1, np.float32)
+    _checked(mod.get_function("reduce_syncwarp"), x, out, block=(64, 1, 1))
     assert out.get()[0] == np.arange(64).sum()
 
 
-def test_a_shared_scalar_written_by_thread_0_and_read_without_a_barrier():
-    # A constant address (`total`, not `total[i]`): the access must still be seen.
-    src = r"""
-    __global__ void scale(float *x) {
-        __shared__ float total;
-        if (threadIdx.x == 0) total = 2.0f;
-        x[threadIdx.x] *= total;
-    }
-    """
+def test_a_shared_scalar_written_by_thread_0_and_read_without_a_barrier(mod):
     x = gpuarray.to_gpu(np.ones(64, np.float32))
-    with settings.changed(racecheck=True), pytest.raises(drv.LaunchError, match=r"total\[0\]"):
-        SourceModule(src).get_function("scale")(x, block=(64, 1, 1))
+    assert "total[0]" in _race(mod.get_function("scale"), x, block=(64, 1, 1))
 
 
-def test_dynamic_shared_memory_races_are_found():
-    src = r"""
-    __global__ void shift(int *out) {
-        extern __shared__ int buf[];
-        buf[threadIdx.x] = threadIdx.x;
-        out[threadIdx.x] = buf[(threadIdx.x + 33) % blockDim.x];
-    }
-    """
+def test_dynamic_shared_memory_races_are_found(mod):
     out = gpuarray.zeros(64, np.int32)
-    with settings.changed(racecheck=True), pytest.raises(drv.LaunchError, match="extern __shared__"):
-        SourceModule(src).get_function("shift")(out, block=(64, 1, 1), shared=256)
+    assert "extern __shared__" in _race(mod.get_function("shift"), out, block=(64, 1, 1),
+                                        shared=256)
 
 
-def test_blocks_writing_one_element_race_and_the_advice_says_why():
-    src = "__global__ void last(int *out) { out[0] = blockIdx.x; }"
-    out = gpuarray.zeros(1, np.int32)
-    with settings.changed(racecheck=True), pytest.raises(drv.LaunchError) as err:
-        SourceModule(src).get_function("last")(out, block=(1, 1, 1), grid=(4, 1))
-    assert "write-after-write" in str(err.value) and "Blocks cannot wait" in str(err.value)
+def test_blocks_writing_one_element_race_and_the_advice_says_why(mod):
+    message = _race(mod.get_function("last"), gpuarray.zeros(1, np.int32), block=(1, 1, 1),
+                    grid=(4, 1))
+    assert "write-after-write" in message and "Blocks cannot wait" in message
 
 
-def test_a_kernel_that_orders_blocks_with_a_fence_is_not_reported():
-    # The "last block" pattern: each block writes its partial sum, fences, counts itself in with
-    # an atomic; the last one to arrive reads them all.
-    src = r"""
-    __device__ unsigned int arrived;
-    __global__ void sum(const int *in, int *partial, int *out) {
-        if (threadIdx.x != 0) return;
-        partial[blockIdx.x] = in[blockIdx.x];
-        __threadfence();
-        if (atomicAdd(&arrived, 1u) == gridDim.x - 1) {
-            int total = 0;
-            for (int b = 0; b < gridDim.x; b++) total += partial[b];
-            out[0] = total;
-        }
-    }
-    """
+def test_a_kernel_that_orders_blocks_with_a_fence_is_not_reported(mod):
     x = gpuarray.to_gpu(np.arange(8, dtype=np.int32))
     partial, out = gpuarray.zeros(8, np.int32), gpuarray.zeros(1, np.int32)
-    with settings.changed(racecheck=True):
-        SourceModule(src).get_function("sum")(x, partial, out, block=(32, 1, 1), grid=(8, 1))
+    _checked(mod.get_function("last_block_sums"), x, partial, out, block=(32, 1, 1), grid=(8, 1))
     assert out.get()[0] == 28
 
 
-def test_device_variables_reach_the_checked_build_and_come_back():
-    src = r"""
-    __device__ int calls;
-    __constant__ int bump;
-    __global__ void count(int *x) { x[threadIdx.x] += bump; if (threadIdx.x == 0) atomicAdd(&calls, 1); }
-    """
-    mod = SourceModule(src)
+def test_device_variables_reach_the_checked_build_and_come_back(mod):
     drv.memcpy_htod(mod.get_global("bump")[0], np.array([5], np.int32))
     x = gpuarray.zeros(32, np.int32)
-    with settings.changed(racecheck=True):
-        mod.get_function("count")(x, block=(32, 1, 1))
+    _checked(mod.get_function("count"), x, block=(32, 1, 1))
     calls = np.zeros(1, np.int32)
     drv.memcpy_dtoh(calls, mod.get_global("calls")[0])
     assert (x.get() == 5).all() and calls[0] == 1

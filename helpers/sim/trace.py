@@ -62,8 +62,11 @@ class Counts:
     wavefronts: int = 0  # shared memory: passes through the 32 banks
     ideal_wavefronts: int = 0
 
-    def add(self, row):
-        for name, value in zip(trace_run.STAT_FIELDS, row):
+    def add(self, values):
+        """Adds a row of the runtime's counters (trace_run.STAT_FIELDS), or another Counts."""
+        if isinstance(values, Counts):
+            values = [getattr(values, name) for name in trace_run.STAT_FIELDS]
+        for name, value in zip(trace_run.STAT_FIELDS, values):
             setattr(self, name, getattr(self, name) + int(value))
 
     @property
@@ -111,10 +114,18 @@ class KernelStats:
         return sum(c.lanes for c in kinds) / (32 * requests) if requests else 1.0
 
     def add(self, sites, stats):
+        """Adds a launch's counters: stats[site number, space] for each site."""
         for number, site in enumerate(sites, start=1):
-            for space in (0, 1):
-                if stats[number, space, 0]:
-                    getattr(self, _kind(site, space)).add(stats[number, space])
+            self.add_site(site, stats[number])
+
+    def add_site(self, site, rows):
+        for space in (0, 1):
+            if rows[space, 0]:
+                getattr(self, _kind(site, space)).add(rows[space])
+
+    def merge(self, other):
+        for kind in _KINDS:
+            getattr(self, kind).add(getattr(other, kind))
 
     def metrics(self):
         """{Nsight Compute metric name: value} for the figures it also measures."""
@@ -148,7 +159,7 @@ class KernelTrace:
             if self._raw[number, :, 0].any():
                 key = (site.file, site.line)
                 per_line.setdefault(key, KernelStats(f"{os.path.basename(site.file)}:{site.line}"))
-                per_line[key].add([site], self._raw[[0, number]])
+                per_line[key].add_site(site, self._raw[number])
         return per_line
 
     def accesses(self):
@@ -199,11 +210,7 @@ class Trace:
             if launch.name != kernel:
                 continue
             for key, stats in launch.lines().items():
-                into = merged.setdefault(key, KernelStats(stats.name))
-                for kind in _KINDS:
-                    for field in trace_run.STAT_FIELDS:
-                        setattr(getattr(into, kind), field, getattr(getattr(into, kind), field)
-                                + getattr(getattr(stats, kind), field))
+                merged.setdefault(key, KernelStats(stats.name)).merge(stats)
         return merged
 
 

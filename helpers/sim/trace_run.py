@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import dataclasses
+import threading
 
 import numpy as np
 
@@ -89,6 +90,7 @@ class _DlInfo(ctypes.Structure):
 
 
 _libdl = ctypes.CDLL(None)
+_one_at_a_time = threading.Lock()
 
 
 class Instrumented:
@@ -162,16 +164,16 @@ def run(module, kernel, grid, block, shared, pointers, mode, detail_cap, runner)
     detail = np.zeros(detail_cap if mode & DETAIL else 0, DETAIL_DTYPE)
     stats = np.zeros((len(inst.sites) + 1, 2, len(STAT_FIELDS)), np.uint64)
     race = RaceReport()
-    inst.copy_variables(into_instrumented=True)
-    lib.sim_trace_begin(mode, _u64(lo), _u64(sizes), len(ranges),
-                        detail.ctypes.data if len(detail) else None, len(detail))
     one_worker = settings.changed(workers=1) if mode & RACE else contextlib.nullcontext()
-    try:
-        with one_worker:
+    with _one_at_a_time, one_worker:  # the runtime's trace state is the library's, one launch's
+        inst.copy_variables(into_instrumented=True)
+        lib.sim_trace_begin(mode, _u64(lo), _u64(sizes), len(ranges),
+                            detail.ctypes.data if len(detail) else None, len(detail))
+        try:
             runner(inst.module, inst.module.kernels[kernel.name], grid, block, shared, pointers)
-    finally:
-        recorded = lib.sim_trace_end(_u64(stats), ctypes.byref(race))
-        inst.copy_variables(into_instrumented=False)
+        finally:
+            recorded = lib.sim_trace_end(_u64(stats), ctypes.byref(race))
+            inst.copy_variables(into_instrumented=False)
     return LaunchResult(kernel.name, tuple(grid), tuple(block), inst, inst.sites, stats,
                         detail[:min(recorded, len(detail))] if mode & DETAIL else None, recorded,
                         race if mode & RACE else None)
