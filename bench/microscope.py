@@ -32,6 +32,7 @@ import csv
 import datetime
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -123,6 +124,7 @@ def run_for_ncu(scale):
     from helpers.backend import BACKEND, compile_cu, drv, gpuarray
     if BACKEND != "pycuda":
         sys.exit("--launch-for-ncu needs PyCUDA and a GPU")
+    print(f"device: {drv.Context.get_device().name()}", flush=True)
     for _ in launch_all(compile_cu, gpuarray, scale):
         drv.Context.synchronize()
 
@@ -146,10 +148,10 @@ def collect_gpu(scale, out):
     kernels = [k for _, k, *_ in cases(_NoArrays(), scale)]
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / "ncu.csv"
-        cmd = [ncu, "--csv", "--log-file", str(log), "--metrics", ",".join(METRICS.values()),
-               "--kernel-name", "regex:^(" + "|".join(kernels) + ")$",
-               sys.executable, str(Path(__file__).resolve()), "--launch-for-ncu",
-               "--scale", str(scale)]
+        options = ["--csv", "--metrics", ",".join(METRICS.values()),
+                   "--kernel-name", "regex:^(" + "|".join(kernels) + ")$"]
+        child = ["bench/microscope.py", "--launch-for-ncu", "--scale", str(scale)]
+        cmd = [ncu, "--log-file", str(log), *options, sys.executable, *child]
         env = {**os.environ, "CUDA_COURSE_BACKEND": "pycuda"}
         proc = subprocess.run(cmd, env=env, cwd=ROOT, text=True, capture_output=True)
         if proc.returncode != 0 or not log.exists():
@@ -158,13 +160,13 @@ def collect_gpu(scale, out):
     missing = [k for k in kernels if k not in figures]
     if missing:
         sys.exit(f"ncu reported no figures for {', '.join(missing)}")
-    import pycuda.autoinit  # noqa: F401
-    import pycuda.driver as drv
+    device = re.search(r"^device: (.+)$", proc.stdout, flags=re.M)
     version = subprocess.run([ncu, "--version"], capture_output=True, text=True).stdout.strip()
-    data = {"command": f"python bench/microscope.py --collect-gpu --scale {scale}",
-            "ncu_command": " ".join(cmd[:1] + ["..."] + cmd[-5:]), "ncu_version": version,
-            "device": drv.Device(0).name(), "date": datetime.date.today().isoformat(),
-            "scale": scale, "kernels": figures}
+    data = {"command": f"CUDA_COURSE_BACKEND=pycuda python bench/microscope.py --collect-gpu "
+                       f"--scale {scale}",
+            "ncu_command": " ".join(["ncu", *options, "python", *child]),
+            "ncu_version": version, "device": device.group(1) if device else "unknown GPU",
+            "date": datetime.date.today().isoformat(), "scale": scale, "kernels": figures}
     out.parent.mkdir(parents=True, exist_ok=True)
     partial = out.with_suffix(".json.part")
     partial.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")

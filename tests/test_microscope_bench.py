@@ -59,3 +59,40 @@ def test_the_benchmark_runs_at_a_tiny_size(tmp_path):
                  "reduce_grid_stride", "FakeGPU", "All figures within 5%: yes",
                  "Tracing cost: rgb_to_gray"):
         assert text in proc.stdout, proc.stdout
+
+
+FAKE_NCU = r'''#!/usr/bin/env python3
+"""Stands in for Nsight Compute: --version, or writes a CSV of figures for every kernel named."""
+import re, sys
+if "--version" in sys.argv:
+    print("NVIDIA (R) Nsight Compute Command Line Profiler\nVersion 2099.1 (fake)")
+    sys.exit(0)
+log = sys.argv[sys.argv.index("--log-file") + 1]
+metrics = sys.argv[sys.argv.index("--metrics") + 1].split(",")
+kernels = re.match(r"regex:\^\((.*)\)\$", sys.argv[sys.argv.index("--kernel-name") + 1]).group(1)
+with open(log, "w") as f:
+    f.write("==PROF== Connected to process 1\n")
+    f.write('"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n')
+    for i, kernel in enumerate(kernels.split("|")):
+        for m in metrics:
+            f.write(f'"{i}","{kernel}","{m}","","1,024"\n')
+print("device: Fake H200")
+'''
+
+
+def test_collect_gpu_writes_what_ncu_measured(tmp_path):
+    ncu = tmp_path / "bin" / "ncu"
+    ncu.parent.mkdir()
+    ncu.write_text(FAKE_NCU)
+    ncu.chmod(0o755)
+    out = tmp_path / "ncu.json"
+    env = {**os.environ, "PATH": f"{ncu.parent}:{os.environ['PATH']}"}
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--collect-gpu", "--scale", "0.05",
+                           "--data", str(out)], capture_output=True, text=True, env=env,
+                          timeout=120, cwd=ROOT)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    data = json.loads(out.read_text())
+    assert data["device"] == "Fake H200" and "2099.1" in data["ncu_version"]
+    assert "--collect-gpu" in data["command"] and "--launch-for-ncu" in data["ncu_command"]
+    assert len(data["kernels"]) == 13
+    assert data["kernels"]["transpose_tiled"][microscope.METRICS["shared_ld_bank_conflicts"]] == 1024
