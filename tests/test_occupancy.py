@@ -104,3 +104,22 @@ def test_agrees_with_nvidias_calculator(tmp_path):
              for case, theirs in zip(cases, out)
              if int(theirs) != occupancy(case[1], case[2], case[3], cc=case[0]).blocks_per_sm]
     assert len(out) == len(cases) and not wrong, wrong[:10]
+
+
+def test_for_a_launch_the_shared_arrays_come_from_the_kernel():
+    from helpers.sim.compiler import SourceModule
+    from helpers.sim.occupancy import for_launch
+
+    src = r"""
+    __global__ void k(float *x) {
+        __shared__ float s[4096];
+        s[threadIdx.x] = x[threadIdx.x];
+        __syncthreads();
+        x[threadIdx.x] = s[4095 - threadIdx.x];
+    }
+    """
+    fn = SourceModule(src).get_function("k")
+    occ = for_launch(fn, (256, 1, 1), registers_per_thread=32, cc="9.0")
+    assert occ.limits["shared memory"] == (228 * 1024) // (16 * 1024 + 1024)
+    with pytest.raises(ValueError, match="registers_per_thread"):
+        for_launch(fn, (256, 1, 1))

@@ -118,3 +118,19 @@ def _shared_limit(dev, user_bytes):
     if per_block > allowed + dev.reserved_shared_per_block:
         return 0
     return dev.shared_per_sm // per_block if per_block else 10**9
+
+
+def for_launch(function, block, shared=0, registers_per_thread=None, cc="9.0"):
+    """The occupancy of launching `function` (a kernel from get_function) with this block and
+    dynamic shared memory. Its __shared__ arrays are read from the function; on PyCUDA so is its
+    register count (Function.num_regs), which the simulator cannot know: give it there."""
+    threads = int(block[0]) * int(block[1] if len(block) > 1 else 1) * int(block[2] if len(block) > 2 else 1)
+    kernel = getattr(function, "_kernel", None)  # the simulator's Function
+    static = kernel.static_shared if kernel is not None else function.shared_size_bytes
+    if registers_per_thread is None:
+        if kernel is not None:
+            raise ValueError("the simulator cannot know how many registers the GPU compiler gives "
+                             "this kernel: pass registers_per_thread (nvcc -Xptxas -v prints it; "
+                             "on a GPU, PyCUDA's Function.num_regs has it)")
+        registers_per_thread = function.num_regs
+    return occupancy(threads, registers_per_thread, static, shared, cc=cc)
