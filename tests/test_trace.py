@@ -225,3 +225,26 @@ def test_a_fault_in_a_traced_launch_is_reported_and_the_next_launch_works(mod):
     with trace() as t:
         fn(out, np.int32(1), block=(32, 1, 1))
     assert t["wild"].global_st.requests == 1
+
+
+def test_pictures_of_threads_sectors_and_banks(mod, shared):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from helpers.sim import trace_pictures as pictures
+
+    a, b = gpuarray.to_gpu(np.arange(64 * 32, dtype=np.float32)), gpuarray.zeros(64, np.float32)
+    out = gpuarray.zeros(1024, np.float32)
+    with trace() as t:
+        mod.get_function("strided")(a, b, block=(64, 1, 1))
+        shared.get_function("stride32")(out, block=(32, 1, 1))
+    ax = pictures.threads(t.launches[0], "out", shape=(8, 8))
+    assert "which thread wrote each element of out" in ax.get_title()
+    ax = pictures.sectors(t.launches[0], line=3)
+    assert "32 lanes, 32 sectors" in ax.get_title()
+    ax = pictures.banks(t.launches[1], line=11)
+    assert "32 wavefronts" in ax.get_title()
+    conflicting = ax.collections[1].get_offsets()  # the red points: lanes in a conflicting bank
+    assert len(conflicting) == 32
+    with pytest.raises(ValueError, match="no shared memory access of line 3"):
+        pictures.banks(t.launches[0], line=3)

@@ -304,7 +304,7 @@ SIM_UNTRACED __attribute__((always_inline)) inline void access(uintptr_t a, unsi
 // An atomic operation (sim_trace_callbacks.h does it): counted, never a race.
 SIM_UNTRACED inline void note_atomic(uintptr_t a, unsigned size, void *ret) {
     uintptr_t off = (uintptr_t)ret - text_lo;
-    if (off < text_n && site_of[off] && cfg.mode) record_slow(a, size, ATOMIC, site_of[off]);
+    if (off < text_n && site_of[off] && cfg.mode) record_slow(a, size, ATOMIC | WRITE, site_of[off]);
 }
 
 // __syncthreads() has let this thread go: what its block did before is complete.
