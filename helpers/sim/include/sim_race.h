@@ -59,8 +59,6 @@ SIM_UNTRACED inline void race_attach(State *s) {
     s->race->cells = (Cell *)zalloc(sizeof(Cell) * (s->tls_n + s->dyn_n));
 }
 
-SIM_UNTRACED inline void race_enter_block(State *) {}  // records name their block: nothing to clear
-
 // Could the earlier access r and the current one c happen in either order?
 SIM_UNTRACED inline bool concurrent(const Rec &r, const Rec &c, bool shared) {
     if (!(r.flags & USED) || !(r.mask & c.mask)) return false;

@@ -6,10 +6,10 @@
 // They are compiled with GCC's ThreadSanitizer instrumentation: before each load and store the
 // compiler calls __tsan_read4(address) and friends (and, in the "blocks" build, at the start of
 // each basic block __sanitizer_cov_trace_pc()). The module is linked without the sanitizer's
-// library; sim_trace_callbacks.h defines those functions instead. A callback knows the calling simulated thread (its
-// Frame), the address and size, and its return address: a table made from the built library
-// (helpers/sim/sites.py) maps each call site in the learner's code to a site number, and every
-// other call site (the runtime's own code, the prelude's atomics) to 0, which is ignored.
+// library; sim_trace_callbacks.h defines those functions instead. A callback knows the calling
+// simulated thread (its Frame), the address and size, and its return address: a table made from
+// the built library (helpers/sim/sites.py) maps each call site in the learner's code to a site
+// number; the runtime's own calls were patched out of the library, or map to 0 and are ignored.
 //
 // The trace groups a warp's accesses as a GPU executes them: the k-th execution of one memory
 // instruction (site) by each lane of a warp is one request. Requests are counted when a warp's
@@ -23,7 +23,6 @@
 
 #include <atomic>
 #include <mutex>
-
 
 #pragma GCC visibility push(hidden)
 namespace sim {
@@ -192,8 +191,7 @@ SIM_UNTRACED inline void enter_block(State *s, const Frame *f) {
     s->cur_thread = uint3{~0u, ~0u, ~0u};
     s->flushed = 0;
     memset(s->epoch, 0, sizeof s->epoch);
-    memset(s->wepoch, 0, sizeof s->wepoch);
-    if (s->race) race_enter_block(s);
+    memset(s->wepoch, 0, sizeof s->wepoch);  // (race records name their block: none to clear)
 }
 
 // The calling simulated thread's state, after noticing a new block.
@@ -224,8 +222,6 @@ SIM_UNTRACED __attribute__((always_inline)) inline void append(WarpLog &L, uint6
     x.flags = (uint8_t)flags;
 }
 
-// Without fibers the threads of a block run one after another: a new thread ends the last one's
-// lane, and a new warp ends the last one's accesses.
 // A copy of a struct that is no vector type (a uint3, a float3, 12 bytes aligned to 4) is one
 // access here but several loads on a GPU: one for each 4-byte word (each byte, unaligned).
 SIM_UNTRACED __attribute__((noinline)) inline void append_pieces(WarpLog &L, uint64_t a, unsigned site,
@@ -241,6 +237,8 @@ SIM_UNTRACED __attribute__((always_inline)) inline void append_access(WarpLog &L
     else append_pieces(L, a, site, lane, size, flags);
 }
 
+// Without fibers the threads of a block run one after another: a new thread ends the last one's
+// lane, and a new warp ends the last one's accesses.
 SIM_UNTRACED __attribute__((noinline)) inline void next_thread(State *s, const Frame *f, uint32_t tid) {
     fold_lane(s);
     if ((tid >> 5) != (s->cur_tid >> 5) && s->cur_tid != ~0u) flush_warp(s, (int)(s->cur_tid >> 5));

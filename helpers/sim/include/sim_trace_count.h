@@ -6,6 +6,7 @@
 namespace sim {
 namespace trace {
 
+// Sorts v (almost always sorted already) and counts its distinct values.
 SIM_UNTRACED inline int count_distinct(uint64_t *v, int n) {
     bool sorted = true;
     for (int i = 1; i < n && sorted; i++) sorted = v[i - 1] <= v[i];
@@ -64,14 +65,14 @@ SIM_UNTRACED inline void count_shared(SiteStats &st, Entry **v, int n) {
             for (uint64_t w = a >> 2; w <= (a + size - 1) >> 2 && nw < 128; w++) words[nw++] = w;
         }
         if (!nw) continue;
-        int distinct = count_distinct(words, nw), most = 0;
+        count_distinct(words, nw);  // which sorts them
+        int most = 0;
         uint8_t in_bank[32] = {0};
         for (int i = 0; i < nw; i++)
             if (i == 0 || words[i] != words[i - 1]) {
                 int b = (int)(words[i] & 31);
                 if (++in_bank[b] > most) most = in_bank[b];
             }
-        (void)distinct;
         st.wavefronts += most;
         st.ideal_wavefronts += 1;
     }
@@ -119,7 +120,7 @@ SIM_UNTRACED inline void grow(State *s, uint32_t n) {
 
 // Lanes whose sequences of sites differ (divergence): group by (site, k) through a hash table.
 SIM_UNTRACED inline void group_general(State *s, Entry *e, const uint32_t *start, bool any_shared) {
-    uint32_t n = start[32], nreq = 0, mask = s->table_cap - 1;
+    uint32_t nreq = 0, mask = s->table_cap - 1;
     for (uint32_t i = 0; i < s->table_cap; i++) s->keys[i] = 0;
     for (int lane = 0; lane < 32; lane++) {
         for (uint32_t i = start[lane]; i < start[lane + 1]; i++) {
@@ -134,7 +135,6 @@ SIM_UNTRACED inline void group_general(State *s, Entry *e, const uint32_t *start
         }
         for (uint32_t i = start[lane]; i < start[lane + 1]; i++) s->occ[e[i].site] = 0;
     }
-    (void)n;
     for (uint32_t r = 0; r < nreq; r++) {
         Entry *v[32];
         int m = 0;
