@@ -40,7 +40,8 @@ INSTRUMENT_FLAGS = {
     "memory": ["-DSIM_TRACE", "-g1", "-fsanitize=thread", "--param=tsan-instrument-func-entry-exit=0",
                "-Wno-tsan", "-fno-tree-vectorize", "-fno-tree-sra", "-fno-ipa-sra",
                "-fno-optimize-sibling-calls"]}
-INSTRUMENT_FLAGS["blocks"] = INSTRUMENT_FLAGS["memory"] + ["-fsanitize-coverage=trace-pc"]
+INSTRUMENT_FLAGS["blocks"] = INSTRUMENT_FLAGS["memory"] + ["-DSIM_TRACE_BLOCKS",
+                                                          "-fsanitize-coverage=trace-pc"]
 
 # nvcc options that mean nothing on a CPU: accepted and ignored, so notebook code stays PyCUDA's.
 _IGNORED_OPTIONS = re.compile(

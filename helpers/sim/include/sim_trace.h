@@ -17,6 +17,12 @@
 // so when the next warp starts; with fibers at each __syncthreads() and when the block ends.
 #pragma once
 
+#if !defined(__GNUC__) || defined(__clang__)
+#error "the simulator's memory trace and race check need GCC's g++ (its instrumentation and attributes)"
+#elif defined(SIM_TRACE_BLOCKS) && __GNUC__ < 12
+#error "trace(divergence=True) needs g++ 12 or newer (the no_sanitize_coverage attribute)"
+#endif
+
 #include <dlfcn.h>
 #include <link.h>
 #include <stdlib.h>
