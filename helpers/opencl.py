@@ -18,7 +18,8 @@ NVIDIA's driver ships its OpenCL implementation (libnvidia-opencl.so.1), but a c
 driver installed without its ICD file, may have no nvidia.icd in /etc/OpenCL/vendors, and then
 no loader finds it. When the library is there and no ICD file names it, importing this module
 writes a folder holding nvidia.icd and copies of the system's ICD files, and points
-OCL_ICD_VENDORS at it before PyOpenCL loads (PyOpenCL's own ICD files are still read). An
+OCL_ICD_VENDORS at it before the first OpenCL call, when the loader reads the ICD files
+(PyOpenCL's own ICD files are still read). An
 OCL_ICD_VENDORS that is already set is left alone: ``ICD_SETUP`` says what was done.
 
 ``CUDA_COURSE_OPENCL=auto|nvidia|oclgrind`` picks the platform; ``auto`` (the default) takes
@@ -108,13 +109,9 @@ def setup_icd(environ=os.environ, system: Path = SYSTEM_VENDORS, library: str | 
             "(a folder with nvidia.icd and copies of the system's ICD files)")
 
 
-ICD_SETUP = setup_icd()
-# Oclgrind's reports quote the kernel's source line, and a program that PyOpenCL loads from its
-# binary cache has no source. Oclgrind builds in milliseconds, and NVIDIA's driver keeps its own
-# cache of built programs, so PyOpenCL's cache is off unless the user sets this.
-os.environ.setdefault("PYOPENCL_NO_CACHE", "1")
+ICD_SETUP = setup_icd()   # before the first OpenCL call, when the loader reads the ICD files
 
-import pyopencl as cl  # noqa: E402  (after the ICD setup above: the loader reads it once)
+import pyopencl as cl  # noqa: E402
 
 
 def platforms() -> list:
@@ -185,8 +182,16 @@ def choose_platform(requested: str | None = None):
 
 
 def context(platform):
-    """A context on the platform's first device."""
-    return cl.Context(devices=platform.get_devices()[:1])
+    """A context on the platform's first device that builds every program from its source.
+
+    PyOpenCL keeps built programs in a cache on disk, and a program loaded from there has no
+    source text, which Oclgrind's reports quote. Oclgrind builds in milliseconds and NVIDIA's
+    driver keeps a cache of its own (PyOpenCL does not cache for it anyway), so the course's
+    contexts go without: ``cache_dir = False`` is what ``Program.build`` reads.
+    """
+    ctx = cl.Context(devices=platform.get_devices()[:1])
+    ctx.cache_dir = False
+    return ctx
 
 
 def describe(platform, reason: str) -> None:
@@ -203,11 +208,11 @@ def list_cl_files() -> list[str]:
 def read_cl(name: str) -> str:
     """The text of cuda_src/opencl/<name>, tagged so that messages name the file and line.
 
-    A ``#line`` directive makes the compiler's errors and Oclgrind's reports say ``sepia.cl``
-    and the file's own line numbers. Oclgrind also quotes the reported line from the text it was
-    given, in which the directive counts as a line; so where the file starts with a comment line
-    (every course file does) the directive takes that line's place, as ``#line 2``, and the line
-    numbers hold both ways.
+    A ``#line`` directive makes the compiler's errors and Oclgrind's reports give the file's own
+    line numbers, and Oclgrind's reports its name (Oclgrind's compiler calls every source
+    ``input.cl``). Oclgrind also quotes the reported line from the text it was given, in which the
+    directive counts as a line; so where the file starts with a comment line (every course file
+    does) the directive takes that line's place, as ``#line 2``, and the numbers hold both ways.
     """
     path = CL_SRC / name
     if not path.is_file():
@@ -245,3 +250,36 @@ def time_events(launch, repeat: int = 10, warmup: int = 2, batch: int = 1):
         times.append((events[-1].profile.end - events[0].profile.start) * 1e-6 / batch)
     return Timing(times)
 
+
+
+class SideBySide:
+    """Two kernels' code in two columns (HTML in JupyterLab; one after the other as text)."""
+
+    def __init__(self, left: tuple[str, str], right: tuple[str, str]):
+        self.columns = [left, right]
+
+    def __repr__(self) -> str:
+        return "\n\n".join(f"// {title}\n{code}" for title, code in self.columns)
+
+    def _repr_html_(self) -> str:
+        import html
+
+        cells = "".join(f'<td style="vertical-align:top;text-align:left"><b>{html.escape(t)}</b>'
+                        f'<pre style="font-size:12px">{html.escape(c)}</pre></td>'
+                        for t, c in self.columns)
+        return f"<table><tr>{cells}</tr></table>"
+
+
+def code_of(path: Path, stop: str | None = None) -> str:
+    """The code of a kernel file without its opening comment block, up to the line that holds
+    ``stop`` (when given)."""
+    lines = path.read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip() and not line.startswith("//"))
+    end = next((i for i, line in enumerate(lines) if stop and stop in line), len(lines))
+    return "\n".join(lines[start:end]).strip()
+
+
+def side_by_side(cu_name: str, cl_name: str, stop: str | None = None) -> SideBySide:
+    """cuda_src/<cu_name> (up to ``stop``) beside cuda_src/opencl/<cl_name>, code only."""
+    return SideBySide((f"CUDA: {cu_name}", code_of(CL_SRC.parent / cu_name, stop)),
+                      (f"OpenCL: {cl_name}", code_of(CL_SRC / cl_name)))

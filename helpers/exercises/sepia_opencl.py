@@ -151,7 +151,8 @@ def _mistakes(kernel, case):
     if outside:
         m = min(outside, key=lambda m: m.work_items)
         yield (f"Oclgrind reported {len(outside)} accesses outside a buffer, the first by "
-               f"work-item {m.work_items[0][:2]}: {m.kind.lower()} at {m.where or 'an unknown line'}",
+               f"work-item {m.work_items[0][:2]}: {m.kind.lower()} at "
+               f"{m.where or 'an unknown line'}",
                INDEX_HINT + "; and " + GUARD_HINT)
     never = (first == POISONS[0]) & (second == POISONS[1])      # bytes nothing wrote
     if not (first == second)[~never].all():
