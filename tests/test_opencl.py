@@ -81,6 +81,12 @@ def test_auto_picks_nvidia_when_present_and_oclgrind_otherwise():
     assert platform.name == (nvidia.name if nvidia else "Oclgrind"), reason
 
 
+@pytest.mark.skipif(opencl.find_nvidia_library() is None, reason="no NVIDIA OpenCL library here")
+def test_nvidias_opencl_is_found_where_its_library_is():
+    assert opencl.find_platform(opencl.is_nvidia), opencl.ICD_SETUP
+    assert opencl.choose_platform()[0].name == opencl.find_platform(opencl.is_nvidia).name
+
+
 def test_oclgrind_can_be_asked_for_and_a_bad_choice_is_explained():
     assert opencl.choose_platform("oclgrind")[0].name == "Oclgrind"
     with pytest.raises(ValueError, match="auto, nvidia, oclgrind"):
@@ -177,6 +183,21 @@ def test_accesses_outside_a_buffer_are_reported_not_done(capsys):
     oclgrind.summarize(messages)
     out = capsys.readouterr().out
     assert "84 problem(s)" in out and "work-items 100 to 127" in out, out
+
+
+def test_a_flood_of_messages_does_not_silence_later_checks():
+    # Oclgrind writes at most 1000 messages in a process unless the count is set back.
+    source = opencl.read_cl("vector_add.cl").replace("if (i < n)", "if (1)")
+
+    def wild(total):
+        ctx = oclgrind.context()
+        queue = cl.CommandQueue(ctx)
+        kernel = cl.Kernel(cl.Program(ctx, source).build(), "vector_add")
+        a = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 4 * 64)
+        return oclgrind.captured(lambda: (kernel(queue, (total,), (64,), a, a, a, np.int32(64)),
+                                          queue.finish()))
+    assert len(wild(2048)) > 1000
+    assert len(wild(128)) == 3 * 64
 
 
 def test_parse_splits_messages_and_keeps_other_text():
