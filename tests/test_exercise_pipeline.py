@@ -32,8 +32,10 @@ def define(source: str):
 
 
 def run_check(fn, capsys):
-    ok = check_pipeline(fn)
-    return ok, capsys.readouterr().out
+    verdict = check_pipeline(fn)
+    out = capsys.readouterr().out
+    assert out.endswith(f"{verdict}\n"), out
+    return verdict.passed, out
 
 
 def test_solution_passes(capsys):

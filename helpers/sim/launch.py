@@ -157,12 +157,16 @@ def run(module, kernel, grid, block, shared, pointers, reverse=False):
     lib, name = module.lib, kernel.name
     handle_args = ((ctypes.c_uint * 3)(*grid), (ctypes.c_uint * 3)(*block))
     err = ErrorReport()
+    limit = settings.time_limit
     with _launch_lock:
         handle = lib.sim_launch_start(kernel.index, *handle_args, shared, pointers,
                                       settings.workers, int(reverse))
+        deadline, timed_out = (None if limit is None else time.monotonic() + limit), False
         try:
             while not lib.sim_launch_wait(handle, 100):
-                pass
+                if not timed_out and deadline is not None and time.monotonic() > deadline:
+                    lib.sim_launch_cancel(handle)
+                    timed_out = True
         except KeyboardInterrupt:
             lib.sim_launch_cancel(handle)
             while not lib.sim_launch_wait(handle, 100):
@@ -171,6 +175,9 @@ def run(module, kernel, grid, block, shared, pointers, reverse=False):
             raise KeyboardInterrupt(
                 f"kernel {name!r} was interrupted; its output arrays may be half written") from None
         status = module.status_name[lib.sim_launch_finish(handle, ctypes.byref(err))]
+    if status == "INTERRUPTED" and timed_out:
+        raise driver.LaunchError(f"cuLaunchKernel failed: kernel {name!r} ran longer than the "
+                                 f"time limit of {limit:g} s and was stopped (an endless loop?)")
     if status == "INTERRUPTED":
         raise KeyboardInterrupt(f"kernel {name!r} was interrupted")
     if status != "OK":

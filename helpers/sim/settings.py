@@ -15,6 +15,9 @@ benchmark or a test can change one for a while without touching the process's en
 | racecheck   | CUDA_SIM_RACECHECK    | check every launch for races (default off)            |
 | cache_dir   | CUDA_COURSE_CACHE_DIR | where compiled modules are kept (default: the user's  |
 |             |                       | cache folder, ~/.cache/cuda-course)                   |
+| time_limit  | CUDA_SIM_TIME_LIMIT   | seconds a launch may run before it is stopped with    |
+|             |                       | LaunchError (default: none; the exercise checkers set |
+|             |                       | one, so that an endless loop is a verdict)            |
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ class Settings:
     workers: int
     racecheck: bool = False
     cache_dir: str | None = None
+    time_limit: float | None = None
 
     @classmethod
     def from_environ(cls, environ=None) -> Settings:
@@ -57,7 +61,9 @@ class Settings:
         workers = env.get("CUDA_SIM_WORKERS", "").strip()
         return cls(workers=_positive_int("CUDA_SIM_WORKERS", workers) if workers else _cpus(),
                    racecheck=_flag(env.get("CUDA_SIM_RACECHECK")),
-                   cache_dir=env.get("CUDA_COURSE_CACHE_DIR") or None)
+                   cache_dir=env.get("CUDA_COURSE_CACHE_DIR") or None,
+                   time_limit=float(env["CUDA_SIM_TIME_LIMIT"]) if env.get("CUDA_SIM_TIME_LIMIT")
+                   else None)
 
     def update(self, **values) -> None:
         """Change settings by name; an unknown name is an error, not a silent no-op."""
