@@ -73,7 +73,7 @@ def test_pyopencls_own_icd_files_are_still_read_with_a_vendors_folder(machine):
     assert "Oclgrind" in out.stdout, out.stdout + out.stderr
 
 
-# ---- the platform ---------------------------------------------------------------------------------
+# ---- the platform --------------------------------------------------------------------------------
 
 def test_auto_picks_nvidia_when_present_and_oclgrind_otherwise():
     platform, reason = opencl.choose_platform("auto")
@@ -99,7 +99,7 @@ def test_list_platforms_names_oclgrind(capsys):
     assert "Oclgrind" in out and "Oclgrind Simulator" in out
 
 
-# ---- messages name the file and line --------------------------------------------------------------
+# ---- messages name the file and line -------------------------------------------------------------
 
 def test_read_cl_keeps_the_files_line_numbers(tmp_path):
     (tmp_path / "k.cl").write_text("// a comment\nline two\n")
@@ -120,7 +120,7 @@ def test_a_build_error_names_the_files_line(tmp_path):
         opencl.build(ctx, str(tmp_path / "broken.cl"))
 
 
-# ---- Oclgrind's checks ----------------------------------------------------------------------------
+# ---- Oclgrind's checks ---------------------------------------------------------------------------
 
 def run_reverse(ctx, source, n=128, group=64):
     queue = cl.CommandQueue(ctx)

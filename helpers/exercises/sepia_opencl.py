@@ -22,12 +22,14 @@ import re
 
 import numpy as np
 
-from helpers.exercises.common import not_yet, passed
-from helpers.exercises.sepia import (CASES, CHANNEL_NAMES, JUNK, POISONS, SEPIA, _mixups,
-                                     _no_guard_pixels, reference)
+from helpers.exercises.sepia import (CASES, CHANNEL_NAMES, JUNK, POISONS, ROUNDING_SLACK, SEPIA,
+                                     _differs, _mixups, _no_guard_pixels, reference)
+from helpers.exercises.verdict import Verdict, check_cases, not_yet
 
 KERNEL = "sepia"
-ROUNDING_SLACK = 0.01
+SUCCESS = ("every pixel matches NumPy's sepia, rounded and clamped, for every size tried "
+           f"({len(CASES)} images with odd sides, two work-group shapes), and nothing written "
+           "outside the image")
 
 INDEX_HINT = ("x = get_global_id(0) (the column), y = get_global_id(1) (the row), pixel "
               "i = y * width + x; get_local_id is the position inside the work-group only "
@@ -41,46 +43,41 @@ LAYOUT_HINT = ("pixel i's red, green and blue are at 3*i, 3*i + 1 and 3*i + 2, i
                "out[3*i] = convert_uchar_sat(0.393f*r + 0.769f*g + 0.189f*b + 0.5f), and so on")
 
 
-def check_sepia_opencl(path: str = "exercises/sepia.cl") -> bool:
-    """Build ``cuda_src/opencl/<path>``, run it on awkward sizes, print PASS or NOT YET."""
+def check_sepia_opencl(path: str = "exercises/sepia.cl") -> Verdict:
+    """Build ``cuda_src/opencl/<path>``, run it on awkward sizes; print and return the Verdict."""
     from helpers import opencl
 
     platform, _ = opencl.choose_platform()
     kernel = _build(opencl.context(platform), path)
-    return kernel is not None and check_sepia_opencl_kernel(kernel)
+    if isinstance(kernel, Verdict):
+        return kernel.report()
+    return check_sepia_opencl_kernel(kernel)
 
 
-def check_sepia_opencl_kernel(kernel) -> bool:
+def check_sepia_opencl_kernel(kernel) -> Verdict:
     """The checks of ``check_sepia_opencl`` on a built ``sepia`` kernel (a ``cl.Kernel``)."""
-    for case in CASES:
-        mistake = next(_mistakes(kernel, case), None)
-        if mistake:
-            return not_yet(f"{mistake[0]} ({_where(case)})", mistake[1])
-    return passed("every pixel matches NumPy's sepia, rounded and clamped, for every size tried "
-                  f"({len(CASES)} images with odd sides, two work-group shapes), and nothing "
-                  "written outside the image")
+    return check_cases(CASES, lambda case: _mistakes(kernel, case), _where, SUCCESS).report()
 
 
 def _build(ctx, path):
-    """The ``sepia`` kernel of ``path``, or None after saying why there is none."""
+    """The ``sepia`` kernel of ``path``, or the verdict that says why there is none."""
     from helpers import opencl
 
     cl = opencl.cl
     try:
         source = opencl.read_cl(path)
-        program = cl.Program(ctx, source).build()
-        return cl.Kernel(program, KERNEL)
     except FileNotFoundError as err:
-        not_yet(f"cannot find {path}: {err}",
-                'paths are relative to cuda_src/opencl/, as in "exercises/sepia.cl"')
+        return not_yet(f"cannot find {path}: {err}",
+                       'paths are relative to cuda_src/opencl/, as in "exercises/sepia.cl"')
+    try:
+        return cl.Kernel(cl.Program(ctx, source).build(), KERNEL)
     except cl.RuntimeError as err:             # the build failed: print the compiler's log
         print(str(err).split("Build on", 1)[-1].split(":", 1)[-1].strip())
-        not_yet(f"{path} does not build", _build_hint(source))
+        return not_yet(f"{path} does not build", _build_hint(source))
     except cl.Error as err:                    # INVALID_KERNEL_NAME
-        not_yet(f"{path} has no kernel called {KERNEL} ({err})",
-                "keep the signature given in the file: __kernel void sepia(__global const "
-                "uchar *rgb, __global uchar *out, int width, int height)")
-    return None
+        return not_yet(f"{path} has no kernel called {KERNEL} ({err})",
+                       "keep the signature given in the file: __kernel void sepia(__global "
+                       "const uchar *rgb, __global uchar *out, int width, int height)")
 
 
 def _build_hint(source):
@@ -227,11 +224,3 @@ def _wrong_values(rgb, got):
             yield problem, "channels mixed up: " + LAYOUT_HINT
     yield (f"{int(wrong.sum())} of {got.size} values are wrong (the first: {first})",
            LAYOUT_HINT)
-
-
-def _differs(got, want, exact):
-    """Where ``got`` is not ``want``: exactly, but one level either way within ROUNDING_SLACK of
-    a rounding boundary (a fraction near .5), where float32 may round the other way."""
-    diff = np.abs(got.astype(np.int16) - want.astype(np.int16))
-    near_half = np.abs(exact - np.floor(exact) - 0.5) < ROUNDING_SLACK
-    return np.where(near_half, diff > 1, diff > 0)
