@@ -30,7 +30,9 @@ class LabServer:
         command = subprocess.run(
             ["make", "-s", "--no-print-directory", "lab-command", f"VENV={sys.prefix}",
              f"PORT={self.port}", "HOST=127.0.0.1", "NO_BROWSER=1",
-             f"LAB_ARGS=--IdentityProvider.token={token}"],
+             # checkpoints in the test's own folder, not .ipynb_checkpoints/ in the course
+             f"LAB_ARGS=--IdentityProvider.token={token} "
+             f"--FileContentsManager.checkpoints_kwargs=root_dir={workdir / 'checkpoints'}"],
             cwd=ROOT, check=True, capture_output=True, text=True).stdout.strip()
         self.command = command
         env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(workdir / "runtime"),
