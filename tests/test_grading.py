@@ -32,7 +32,9 @@ CLASS = {
     "cy": (variant(KERNEL, ("    if (i < n) {", "    for (volatile int k = 0; k < n; k *= 2) {}\n"
                                                  "    if (i < n) {")),
            "endless loop?"),
-    "dee": (CRASH, "crashed" if BACKEND != "simulator" else "died without a verdict"),
+    # on a GPU, PyCUDA reports the trap as a failed launch; on the simulator the process dies
+    "dee": (CRASH, ("the kernel crashed", "the launch failed", "died without a verdict")
+            if BACKEND != "simulator" else "died without a verdict"),
     "eve": (KERNEL + "\nthis is not CUDA\n", "does not compile"),
     "fay": (None, "cannot find"),
     "gus": (variant(KERNEL, ("y[i] = alpha * x[i];",
@@ -76,7 +78,8 @@ def test_each_submission_gets_its_own_verdict(graded, student):
         assert row["result"] == "pass", row
     else:
         assert row["result"] == "fail", row
-        assert expected in row["problem"], row
+        expected = (expected,) if isinstance(expected, str) else expected
+        assert any(words in row["problem"] for words in expected), row
 
 
 def test_the_summary_and_the_logs(graded):
