@@ -5,6 +5,7 @@
 - `timing`: kernel timings with CUDA events
 - `opencl`: notebook 12's OpenCL platform (NVIDIA's or Oclgrind), .cl files and event timing;
   `oclgrind`: Oclgrind's checks (out-of-bounds accesses, data races) captured from Python
-- `exercises`: the checkers for each notebook's exercises
+- `exercises`: the checkers for each notebook's exercises, `status()` and `reset()`
+- `workload`: the class-size setting that shrinks the notebooks' sizes, and what they used
 - `doctor`: `python -m helpers.doctor` explains what the machine has and what is missing
 """
