@@ -29,7 +29,7 @@ class Exercise:
 
     @property
     def is_kernel(self) -> bool:
-        return self.work.endswith(".cu")
+        return self.work.endswith((".cu", ".cl"))
 
 
 EXERCISES = [
@@ -41,6 +41,8 @@ EXERCISES = [
     Exercise("sepia", "04_grayscale.ipynb", "cuda_src/exercises/sepia.cu", "sepia:check_sepia"),
     Exercise("pipeline", "05_pinned_memory_and_streams.ipynb",
              "notebooks/05_pinned_memory_and_streams.ipynb", "pipeline:check_pipeline"),
+    Exercise("sepia_opencl", "12_opencl.ipynb", "cuda_src/opencl/exercises/sepia.cl",
+             "sepia_opencl:check_sepia_opencl"),
 ]
 
 
@@ -55,7 +57,7 @@ def find(name: str) -> Exercise:
 
 def as_shipped(exercise: Exercise) -> str:
     """The exercise's stub as the course hands it out (for pipeline: the function's cell)."""
-    suffix = ".cu" if exercise.is_kernel else ".py"
+    suffix = Path(exercise.work).suffix if exercise.is_kernel else ".py"
     return (AS_SHIPPED / f"{exercise.name}{suffix}").read_text()
 
 
