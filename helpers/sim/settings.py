@@ -15,6 +15,10 @@ benchmark or a test can change one for a while without touching the process's en
 | racecheck   | CUDA_SIM_RACECHECK    | check every launch for races (default off)            |
 | cache_dir   | CUDA_COURSE_CACHE_DIR | where compiled modules are kept (default: the user's  |
 |             |                       | cache folder, ~/.cache/cuda-course)                   |
+| cxx         | CXX                   | the host C++ compiler (default: g++, else c++, else   |
+|             |                       | clang++)                                              |
+| home        | HOME                  | the user's home, where the cache folder goes           |
+| xdg_cache_home | XDG_CACHE_HOME     | the user's cache folder, when not ~/.cache            |
 """
 
 from __future__ import annotations
@@ -50,6 +54,9 @@ class Settings:
     workers: int
     racecheck: bool = False
     cache_dir: str | None = None
+    cxx: str | None = None
+    home: str | None = None
+    xdg_cache_home: str | None = None
 
     @classmethod
     def from_environ(cls, environ=None) -> Settings:
@@ -57,7 +64,9 @@ class Settings:
         workers = env.get("CUDA_SIM_WORKERS", "").strip()
         return cls(workers=_positive_int("CUDA_SIM_WORKERS", workers) if workers else _cpus(),
                    racecheck=_flag(env.get("CUDA_SIM_RACECHECK")),
-                   cache_dir=env.get("CUDA_COURSE_CACHE_DIR") or None)
+                   cache_dir=env.get("CUDA_COURSE_CACHE_DIR") or None,
+                   cxx=env.get("CXX") or None, home=env.get("HOME"),
+                   xdg_cache_home=env.get("XDG_CACHE_HOME") or None)
 
     def update(self, **values) -> None:
         """Change settings by name; an unknown name is an error, not a silent no-op."""
