@@ -77,6 +77,15 @@ def test_nothing_after_the_learners_code_uses_a_name_the_learner_could_define():
                                                             "other"}, names
 
 
+def test_standard_headers_included_after_the_prelude_still_compile():
+    """The prelude's host-function macros (exit, rand, ...) must not reach a header's own code
+    (<algorithm> calls std::rand): every header that uses them is included before them."""
+    headers = ["algorithm", "functional", "iostream", "random", "regex", "valarray", "vector",
+               "cstdlib", "cstdio", "ctime", "stdio.h", "stdlib.h", "unistd.h", "wchar.h"]
+    src = "".join(f"#include <{h}>\n" for h in headers)
+    SourceModule(src + 'extern "C" __global__ void k(float *x) { x[0] = 1; }\n', no_extern_c=True)
+
+
 def test_macro_options_become_defines_after_the_prelude():
     flags, macros = translate_options(["-DN=4", "-DFLAG", "-UOLD", "-DNDEBUG", "-DSQ(x)=((x)*(x))"])
     assert macros == ["-DN=4", "-DFLAG", "-UOLD", "-DSQ(x)=((x)*(x))"] and "-DNDEBUG" in flags

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <algorithm>  // its random_shuffle calls std::rand()
 #include <atomic>
 #include <cmath>
 #include <cstdint>
