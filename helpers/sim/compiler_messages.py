@@ -47,9 +47,8 @@ def compile_error(what, stderr):
     """The first error in the learner's file, as 'file:line: error: message', then a note."""
     errors = [m for m in _ERROR_LINE.finditer(stderr)]
     mine = [m for m in errors if not _in_prelude(m.group("file"))] or errors
-    host = next((m for m in mine if _HOST_ONLY.search(m.group("text"))), None)
-    if host is not None:
-        return _host_function_error(what, host)
+    if mine and _HOST_ONLY.search(mine[0].group("text")):
+        return _host_function_error(what, mine[0])
     msg = f"simulator compilation of {what} failed"
     if mine:
         msg += "\n" + mine[0].group(0).strip()

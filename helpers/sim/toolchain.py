@@ -23,20 +23,13 @@ from .settings import settings
 
 @functools.lru_cache(maxsize=None)
 def _find(cxx_setting):
-    if cxx_setting:
-        path = shutil.which(cxx_setting)
-        if path is None:
-            raise driver.CompileError(
-                f"CXX={cxx_setting!r} names the C++ compiler for the CPU simulator, but no such "
-                "program was found. Install it, or unset CXX to use g++.", None)
-        names = [cxx_setting]
-    else:
-        names = [n for n in ("g++", "c++", "clang++") if shutil.which(n)]
-        if not names:
-            return None
-        path = shutil.which(names[0])
-    out = subprocess.run([path, "--version"], capture_output=True, text=True)
-    return path, out.stdout.splitlines()[0] if out.stdout else names[0]
+    """The first of $CXX, g++, c++, clang++ on PATH (helpers/doctor.py checks the same order)."""
+    for name in filter(None, [cxx_setting, "g++", "c++", "clang++"]):
+        path = shutil.which(name)
+        if path:
+            out = subprocess.run([path, "--version"], capture_output=True, text=True)
+            return path, out.stdout.splitlines()[0] if out.stdout else name
+    return None
 
 
 def find_compiler(required=True):
