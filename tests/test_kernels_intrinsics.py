@@ -34,7 +34,7 @@ __global__ void match_and_reduce(const int *in, unsigned *out) {
     o[0] = __match_any_sync(0xffffffff, v);
     o[1] = __match_all_sync(0xffffffff, (float)v, &pred);
     o[2] = pred;
-    o[3] = __match_any_sync(0xffffffff, (long long)v << 40);
+    o[3] = __match_any_sync(0xffffffff, (unsigned long long)v << 40);
     o[4] = __reduce_add_sync(0xffffffff, v);
     o[5] = __reduce_min_sync(0xffffffff, v) + 1000 * __reduce_max_sync(0xffffffff, v);
     o[6] = __reduce_min_sync(0xffffffff, (unsigned)v) ^ __reduce_max_sync(0xffffffff, (unsigned)v);
