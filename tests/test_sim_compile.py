@@ -174,6 +174,19 @@ def test_a_cache_folder_others_may_write_is_refused(tmp_path, where):
                 SourceModule(unique())
 
 
+def test_a_cache_folder_or_library_of_another_user_is_refused(private_cache):
+    if os.geteuid() != 0:
+        pytest.skip("giving a file to another user needs root")
+    src = unique()
+    path = SourceModule(src).path
+    os.chown(path, 12345, 12345)
+    with pytest.raises(cache.UnsafeCacheError, match="belongs to another user"):
+        SourceModule(src)
+    os.chown(path.parent, 12345, 12345)
+    with pytest.raises(cache.UnsafeCacheError, match="cache folder .* belongs to another user"):
+        SourceModule(unique())
+
+
 def test_a_cached_library_others_may_write_is_refused(private_cache):
     src = unique()
     path = SourceModule(src).path
