@@ -18,6 +18,10 @@ benchmark or a test can change one for a while without touching the process's en
 | time_limit  | CUDA_SIM_TIME_LIMIT   | seconds a launch may run before it is stopped with    |
 |             |                       | LaunchError (default: none; the exercise checkers set |
 |             |                       | one, so that an endless loop is a verdict)            |
+| cxx         | CXX                   | the host C++ compiler (default: g++, else c++, else   |
+|             |                       | clang++)                                              |
+| home        | HOME                  | the user's home, where the cache folder goes           |
+| xdg_cache_home | XDG_CACHE_HOME     | the user's cache folder, when not ~/.cache            |
 """
 
 from __future__ import annotations
@@ -54,6 +58,9 @@ class Settings:
     racecheck: bool = False
     cache_dir: str | None = None
     time_limit: float | None = None
+    cxx: str | None = None
+    home: str | None = None
+    xdg_cache_home: str | None = None
 
     @classmethod
     def from_environ(cls, environ=None) -> Settings:
@@ -63,7 +70,9 @@ class Settings:
                    racecheck=_flag(env.get("CUDA_SIM_RACECHECK")),
                    cache_dir=env.get("CUDA_COURSE_CACHE_DIR") or None,
                    time_limit=float(env["CUDA_SIM_TIME_LIMIT"]) if env.get("CUDA_SIM_TIME_LIMIT")
-                   else None)
+                   else None,
+                   cxx=env.get("CXX") or None, home=env.get("HOME"),
+                   xdg_cache_home=env.get("XDG_CACHE_HOME") or None)
 
     def update(self, **values) -> None:
         """Change settings by name; an unknown name is an error, not a silent no-op."""
