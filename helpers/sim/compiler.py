@@ -79,7 +79,7 @@ def cache_dir():
 @functools.lru_cache(maxsize=1)
 def _prelude_digest():
     h = hashlib.sha256()
-    for header in sorted(INCLUDE_DIR.glob("*.h")):
+    for header in sorted(INCLUDE_DIR.glob("*.h*")):  # .h: the prelude; .hpp: PyCUDA's headers
         h.update(header.name.encode() + b"\0" + header.read_bytes())
     return h.hexdigest()
 
@@ -213,7 +213,9 @@ def build(source, options=None, no_extern_c=False, include_dirs=(), cache=None, 
         fibers = 1 if _USES_FIBERS.search(user_code) else 0
 
         table = "".join(f"    SIM_KERNEL({k})\n" for k in kernels)
-        unit = (f'#include "cuda_sim.h"\n{body}\n#include "sim_launch.h"\n'
+        # sim_launch.h goes before the learner's code, so that their macros (#define K 6, as
+        # PyCUDA's scan kernels have) cannot rewrite it; only the table comes after.
+        unit = (f'#include "cuda_sim.h"\n#include "sim_launch.h"\n{body}\n'
                 f"static const sim::KernelEntry sim_kernel_table[] = {{\n{table}}};\n"
                 f"SIM_EXPORT int sim_kernel_count() {{ return {len(kernels)}; }}\n"
                 "SIM_EXPORT const sim::KernelEntry *sim_kernel(int i) "

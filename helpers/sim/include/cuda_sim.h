@@ -4,7 +4,7 @@
 // with the host compiler. This header defines CUDA's keywords, built-in variables, vector types,
 // math functions, atomics, barriers and warp functions. The runtime that executes a grid lives in
 // sim_runtime.h; the per-kernel launcher that reads the kernel's parameter types lives in
-// sim_launch.h, included after the user's code.
+// sim_launch.h, included before the user's code; its table of kernels comes after it.
 #pragma once
 
 #include <math.h>

@@ -1,4 +1,5 @@
-// sim_launch.h -- included after the user's code: one table entry per kernel, whose launcher
+// sim_launch.h -- included before the user's code (so that their macros cannot rewrite it), and
+// used after it by the table of kernels: one entry per kernel, whose launcher
 // takes the kernel's parameter types from the compiled kernel itself, and the C functions that
 // Python calls (helpers/sim/launch.py).
 #pragma once
