@@ -7,6 +7,7 @@ import subprocess
 import sys
 import textwrap
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,6 +19,8 @@ from helpers.sim.errors import NeedsGPU, NotProvided
 from helpers.sim.reduction import ReductionKernel
 from helpers.sim.settings import Settings, parse_bytes, settings
 from helpers.sim.shim_install import SHIM_DIR
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 # ---- settings -----------------------------------------------------------------------------------
@@ -169,7 +172,9 @@ def test_gpu_only_features_name_themselves():
 
 # ---- plain PyCUDA programs: python -m helpers.sim ----------------------------------------------
 def run_python(args, env_backend="simulator", pythonpath=None, cwd=None):
-    env = dict(os.environ, CUDA_COURSE_BACKEND=env_backend, PYTHONPATH=pythonpath or "")
+    paths = [pythonpath, str(ROOT), *os.environ.get("PYTHONPATH", "").split(os.pathsep)]
+    env = dict(os.environ, CUDA_COURSE_BACKEND=env_backend,
+               PYTHONPATH=os.pathsep.join(filter(None, paths)))
     return subprocess.run([sys.executable, *args], capture_output=True, text=True, env=env,
                           cwd=cwd, timeout=300)
 

@@ -102,7 +102,8 @@ def unpack(sdist):
 
 def run_here(args, cwd, env=None):
     """`python -m helpers.sim ARGS` in cwd: (exit status, output)."""
-    environment = dict(os.environ, CUDA_SIM_MEMORY=SIM_MEMORY, PYTHONPATH=str(ROOT),
+    paths = [str(ROOT), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    environment = dict(os.environ, CUDA_SIM_MEMORY=SIM_MEMORY, PYTHONPATH=os.pathsep.join(paths),
                        MPLBACKEND="Agg", **(env or {}))
     try:
         proc = subprocess.run([sys.executable, "-m", "helpers.sim", *args], cwd=cwd,
@@ -193,15 +194,16 @@ def examples(source, simulator):
 
 
 # ---- PyCUDA's test files -------------------------------------------------------------------
-def test_file(source, name, simulator):
+def test_file(source, name, simulator, select=None):
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.xml"
         status, output = run_here(["-m", "pytest", "-q", "-p", "no:cacheprovider",
-                                   f"--junitxml={report}", name], cwd=source / "test")
+                                   f"--junitxml={report}", name, *(["-k", select] if select else [])],
+                                  cwd=source / "test")
         if not report.exists():
             return [{"name": name, "outcome": "failed", "message": last_line(output)}]
         results = [_outcome(case) for case in ET.parse(report).iter("testcase")]
-    return [mark_unsupported(r, UNSUPPORTED[name].get(r["name"].split("[")[0].split("::")[-1]),
+    return [mark_unsupported(r, UNSUPPORTED.get(name, {}).get(r["name"].split("[")[0].split("::")[-1]),
                              simulator) for r in results]
 
 
@@ -252,7 +254,9 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sdist", help="pycuda-2026.1.tar.gz to use instead of PyPI's")
     parser.add_argument("--json", help="also write the results to this file")
-    parser.add_argument("--parts", default="tutorial,examples,test_driver.py,test_gpuarray.py")
+    parser.add_argument("--parts", default="tutorial,examples,test_driver.py,test_gpuarray.py",
+                        help="comma-separated: tutorial, examples, and test files of test/")
+    parser.add_argument("-k", dest="select", help="only the tests pytest -k EXPR selects")
     parser.add_argument("--run-tutorial", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.run_tutorial:
@@ -268,7 +272,7 @@ def main(argv=None):
         elif part == "examples":
             parts[part] = examples(source, simulator)
         else:
-            parts[part] = test_file(source, part, simulator)
+            parts[part] = test_file(source, part, simulator, args.select)
         print(f"  {part}: done", flush=True)
     report(parts)
     if args.json:
