@@ -55,10 +55,10 @@ __global__ void reduce_syncwarp(const float *in, float *out) {
     if (t < 32) {
         float v = s[t] + s[t + 32];
         for (int d = 16; d > 0; d /= 2) {
-            __syncwarp(0xffffffff); s[t] = v; __syncwarp(0xffffffff);
+            __syncwarp(); s[t] = v; __syncwarp();
             v += s[t + d];
         }
-        __syncwarp(0xffffffff); s[t] = v;
+        __syncwarp(); s[t] = v;
     }
     if (t == 0) out[0] = s[0];
 }

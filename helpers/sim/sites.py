@@ -30,7 +30,7 @@ from pathlib import Path
 from . import driver
 
 INCLUDE_DIR = (Path(__file__).parent / "include").resolve()
-TABLE_VERSION = 6
+TABLE_VERSION = 7
 _CALL = re.compile(r"^\s*([0-9a-f]+):\s+(?:call|callq|bl)\s+[0-9a-f]+\s+<(__tsan_\w+|"
                    r"__sanitizer_cov_trace_pc)>")
 _ACCESS = re.compile(r"__tsan_(?:unaligned_)?(read|write)(\d+|_range)$")
@@ -118,14 +118,20 @@ def _is_system(file):
     return file.startswith(("/usr/", "/opt/")) or file in ("??", "")
 
 
+_CACHE_HINTED = re.compile(r"\b__(ld(g|cg|ca|cs|lu|cv)|st(wb|cg|cs|wt))\s*\(")
+
+
 @functools.lru_cache(maxsize=None)
 def _pass_through():
-    """(file, line) of the prelude functions that read memory on the caller's behalf (__ldg),
-    whose loads are the caller's. (addr2line's names for such inlined functions are not
-    reliable: their lines are.)"""
-    prelude = INCLUDE_DIR / "cuda_sim.h"
-    lines = prelude.read_text().splitlines()
-    return {(str(prelude), n) for n, text in enumerate(lines, 1) if re.search(r"\b__ldg\s*\(", text)}
+    """(file, line) of the prelude functions that load or store on the caller's behalf (__ldg,
+    __stcs and the other cache-hinted loads and stores), whose accesses are the caller's.
+    (addr2line's names for such inlined functions are not reliable: their lines are.)"""
+    found = set()
+    for header in INCLUDE_DIR.glob("*.h"):
+        for n, text in enumerate(header.read_text().splitlines(), 1):
+            if _CACHE_HINTED.search(text) and "{" in text:
+                found.add((str(header.resolve()), n))
+    return found
 
 
 def learner_frame(chain, kind="load"):

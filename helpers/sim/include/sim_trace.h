@@ -330,13 +330,6 @@ SIM_UNTRACED inline void after_syncwarp() {
     State *s = current(f);
     s->wepoch[thread_index(f)]++;
 }
-struct WarpMask {  // __syncwarp() or __syncwarp(mask), without relying on ", ##__VA_ARGS__"
-    unsigned mask = 0xffffffffu;
-};
-SIM_UNTRACED inline void syncwarp(Site site, WarpMask m) {
-    sync_warp(site, m.mask);
-    after_syncwarp();
-}
 SIM_UNTRACED inline void fence() {
     cfg.fenced.store(1, std::memory_order_relaxed);
     std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -353,50 +346,64 @@ SIM_UNTRACED inline void fence() {
 // data, and a callback for each would cost more than the kernel. Inline assembly is not
 // instrumented: each field is read by one 4-byte load into a small object (not a uint3 returned
 // by value, which this build keeps in memory and would copy with wider loads than the runtime's
-// stores, stalling on store forwarding). Elsewhere the reads are instrumented, and left out at run
-// time because they are on the thread's stack.
-namespace sim {
-namespace trace {
-struct QuietDim {
+// stores, stalling on store forwarding). As everywhere in the prelude, the macros expand to
+// reserved names only (__sim_...): the learner's own macros cannot change them.
+struct __sim_quiet_dim {
     unsigned x, y, z;
-    __attribute__((always_inline)) explicit QuietDim(const uint3 *p) {
+    __attribute__((always_inline)) explicit __sim_quiet_dim(const uint3 *__p) {
 #if defined(__x86_64__)
-        asm("movl %1, %0" : "=r"(x) : "m"(p->x));
-        asm("movl %1, %0" : "=r"(y) : "m"(p->y));
-        asm("movl %1, %0" : "=r"(z) : "m"(p->z));
+        asm("movl %1, %0" : "=r"(x) : "m"(__p->x));
+        asm("movl %1, %0" : "=r"(y) : "m"(__p->y));
+        asm("movl %1, %0" : "=r"(z) : "m"(__p->z));
 #elif defined(__aarch64__)
-        asm("ldr %w0, %1" : "=r"(x) : "m"(p->x));
-        asm("ldr %w0, %1" : "=r"(y) : "m"(p->y));
-        asm("ldr %w0, %1" : "=r"(z) : "m"(p->z));
+        asm("ldr %w0, %1" : "=r"(x) : "m"(__p->x));
+        asm("ldr %w0, %1" : "=r"(y) : "m"(__p->y));
+        asm("ldr %w0, %1" : "=r"(z) : "m"(__p->z));
 #else
-        x = p->x, y = p->y, z = p->z;
+        x = __p->x, y = __p->y, z = __p->z;  // instrumented, and left out: on the thread's stack
 #endif
     }
     operator uint3() const { return uint3{x, y, z}; }
     operator dim3() const { return dim3(x, y, z); }
 };
-}  // namespace trace
-}  // namespace sim
+#define __SIM_QUIET(field) \
+    __attribute__((always_inline)) inline __sim_quiet_dim __sim_quiet_##field() { \
+        return __sim_quiet_dim(&sim::frame()->field); }
+__SIM_QUIET(thread)
+__SIM_QUIET(block)
+__SIM_QUIET(block_dim)
+__SIM_QUIET(grid_dim)
+#undef __SIM_QUIET
 #undef threadIdx
 #undef blockIdx
 #undef blockDim
 #undef gridDim
-#define threadIdx (sim::trace::QuietDim(&sim::frame()->thread))
-#define blockIdx (sim::trace::QuietDim(&sim::frame()->block))
-#define blockDim (sim::trace::QuietDim(&sim::frame()->block_dim))
-#define gridDim (sim::trace::QuietDim(&sim::frame()->grid_dim))
+#define threadIdx (__sim_quiet_thread())
+#define blockIdx (__sim_quiet_block())
+#define blockDim (__sim_quiet_block_dim())
+#define gridDim (__sim_quiet_grid_dim())
 
 // ---- CUDA's synchronisation, seen by the trace ------------------------------------------------------
+SIM_UNTRACED inline void __sim_trace_after_barrier() { sim::trace::after_barrier(); }
+SIM_UNTRACED inline int __sim_trace_after_barrier_value(int __v) {
+    sim::trace::after_barrier();
+    return __v;
+}
+SIM_UNTRACED inline void __sim_trace_syncwarp(__sim_site __s, __sim_warp_mask __m) {
+    sim::sync_warp(__s, __m.__mask);
+    sim::trace::after_syncwarp();
+}
+SIM_UNTRACED inline void __sim_trace_fence() { sim::trace::fence(); }
 #undef __syncthreads
 #undef __syncthreads_count
 #undef __syncthreads_and
 #undef __syncthreads_or
 #undef __syncwarp
-#define __syncthreads() (sim::sync_block(SIM_SITE), sim::trace::after_barrier())
-#define __syncthreads_count(p) sim::trace::after_barrier_value(sim::sync_block_reduce(SIM_SITE, (p), 0))
-#define __syncthreads_and(p) sim::trace::after_barrier_value(sim::sync_block_reduce(SIM_SITE, (p), 1))
-#define __syncthreads_or(p) sim::trace::after_barrier_value(sim::sync_block_reduce(SIM_SITE, (p), 2))
-#define __syncwarp(...) sim::trace::syncwarp(SIM_SITE, sim::trace::WarpMask{__VA_ARGS__})
-#define __threadfence() sim::trace::fence()
+#define __syncthreads() (__sim_sync_block(__SIM_SITE), __sim_trace_after_barrier())
+#define __syncthreads_count(p) __sim_trace_after_barrier_value(__sim_sync_block_reduce(__SIM_SITE, (p), 0))
+#define __syncthreads_and(p) __sim_trace_after_barrier_value(__sim_sync_block_reduce(__SIM_SITE, (p), 1))
+#define __syncthreads_or(p) __sim_trace_after_barrier_value(__sim_sync_block_reduce(__SIM_SITE, (p), 2))
+#define __syncwarp(...) __sim_trace_syncwarp(__SIM_SITE, __sim_warp_mask(__VA_ARGS__))
+#define __threadfence() __sim_trace_fence()
 
 #include "sim_trace_api.h"
