@@ -248,3 +248,27 @@ def test_pictures_of_threads_sectors_and_banks(mod, shared):
     assert len(conflicting) == 32
     with pytest.raises(ValueError, match="no shared memory access of line 3"):
         pictures.banks(t.launches[0], line=3)
+
+
+def test_the_learners_macros_do_not_break_the_instrumented_build():
+    src = r"""
+    #define trace 0
+    #define record 1
+    #define site 2
+    #define mask 3
+    #define block 4
+    #define thread 5
+    #define T 32
+    __global__ void k(float *out) {
+        __shared__ float s[T];
+        s[threadIdx.x] = threadIdx.x + trace + record + site + mask + block + thread;
+        __syncthreads();
+        __syncwarp();
+        out[threadIdx.x] = s[T - 1 - threadIdx.x];
+    }
+    """
+    out = gpuarray.zeros(32, np.float32)
+    with settings.changed(racecheck=True), trace() as t:
+        SourceModule(src).get_function("k")(out, block=(32, 1, 1))
+    assert np.array_equal(out.get(), np.arange(31, -1, -1) + 15)
+    assert t["k"].shared_st.requests == 1

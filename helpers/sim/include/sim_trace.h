@@ -366,22 +366,22 @@ struct __sim_quiet_dim {
     operator uint3() const { return uint3{x, y, z}; }
     operator dim3() const { return dim3(x, y, z); }
 };
-#define __SIM_QUIET(field) \
-    __attribute__((always_inline)) inline __sim_quiet_dim __sim_quiet_##field() { \
-        return __sim_quiet_dim(&sim::frame()->field); }
-__SIM_QUIET(thread)
-__SIM_QUIET(block)
-__SIM_QUIET(block_dim)
-__SIM_QUIET(grid_dim)
-#undef __SIM_QUIET
+// The object is made where the macro is used (a function returning it would copy it).
+#define __SIM_FIELD(name, field) \
+    __attribute__((always_inline)) inline const uint3 *__sim_##name() { return &sim::frame()->field; }
+__SIM_FIELD(thread_ptr, thread)
+__SIM_FIELD(block_ptr, block)
+__SIM_FIELD(block_dim_ptr, block_dim)
+__SIM_FIELD(grid_dim_ptr, grid_dim)
+#undef __SIM_FIELD
 #undef threadIdx
 #undef blockIdx
 #undef blockDim
 #undef gridDim
-#define threadIdx (__sim_quiet_thread())
-#define blockIdx (__sim_quiet_block())
-#define blockDim (__sim_quiet_block_dim())
-#define gridDim (__sim_quiet_grid_dim())
+#define threadIdx (__sim_quiet_dim(__sim_thread_ptr()))
+#define blockIdx (__sim_quiet_dim(__sim_block_ptr()))
+#define blockDim (__sim_quiet_dim(__sim_block_dim_ptr()))
+#define gridDim (__sim_quiet_dim(__sim_grid_dim_ptr()))
 
 // ---- CUDA's synchronisation, seen by the trace ------------------------------------------------------
 SIM_UNTRACED inline void __sim_trace_after_barrier() { sim::trace::after_barrier(); }

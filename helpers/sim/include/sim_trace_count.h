@@ -22,8 +22,21 @@ SIM_UNTRACED inline int count_distinct(uint64_t *v, int n) {
     return distinct;
 }
 
+// The lanes of one request: their entries, by pointer or (a whole warp without divergence, whose
+// lanes' entries follow each other in the log) every stride-th.
+struct ByPointer {
+    Entry **v;
+    SIM_UNTRACED __attribute__((always_inline)) Entry *operator[](int i) const { return v[i]; }
+};
+struct ByStride {
+    Entry *e;
+    uint32_t stride;
+    SIM_UNTRACED __attribute__((always_inline)) Entry *operator[](int i) const { return e + (size_t)i * stride; }
+};
+
 // Global memory: the distinct 32-byte sectors that the lanes of one request touch.
-SIM_UNTRACED inline void count_global(SiteStats &st, Entry **v, int n, Placer &place) {
+template <typename Lanes>
+SIM_UNTRACED inline void count_global(SiteStats &st, Lanes v, int n, Placer &place) {
     uint64_t sectors = 0, last = 0, previous = 0, bytes = 0;
     bool ascending = true;  // the usual case: one pass, no sorting
     for (int i = 0; i < n; i++) {
@@ -89,10 +102,10 @@ SIM_UNTRACED inline void count_request(State *s, Entry **v, int n, bool any_shar
         st->lanes += n;
         return;
     }
-    if (!any_shared) return count_global(st[GLOBAL_SPACE], v, n, s->place);
+    if (!any_shared) return count_global(st[GLOBAL_SPACE], ByPointer{v}, n, s->place);
     int shared = 0;
     for (int i = 0; i < n; i++) shared += (v[i]->flags & SHARED) != 0;
-    if (shared == 0) return count_global(st[GLOBAL_SPACE], v, n, s->place);
+    if (shared == 0) return count_global(st[GLOBAL_SPACE], ByPointer{v}, n, s->place);
     if (shared == n) return count_shared(st[SHARED_SPACE], v, n);
     Entry *g[32], *sh[32];  // a pointer that is shared for some lanes, global for others
     int ng = 0, nsh = 0;
@@ -100,7 +113,7 @@ SIM_UNTRACED inline void count_request(State *s, Entry **v, int n, bool any_shar
         if (v[i]->flags & SHARED) sh[nsh++] = v[i];
         else g[ng++] = v[i];
     }
-    count_global(st[GLOBAL_SPACE], g, ng, s->place);
+    count_global(st[GLOBAL_SPACE], ByPointer{g}, ng, s->place);
     count_shared(st[SHARED_SPACE], sh, nsh);
 }
 
@@ -145,22 +158,28 @@ SIM_UNTRACED inline void group_general(State *s, Entry *e, const uint32_t *start
 
 // Lanes that ran the same sequence of sites (no divergence): request j is entry j of each lane.
 SIM_UNTRACED inline bool group_uniform(State *s, Entry *e, const uint32_t *start, bool any_shared) {
-    int first = -1;
-    for (int l = 0; l < 32; l++)
-        if (start[l + 1] > start[l]) {
-            if (first < 0) first = l;
-            uint32_t m = start[l + 1] - start[l];
-            if (m != start[first + 1] - start[first]) return false;
-            for (uint32_t j = 0; j < m && l != first; j++)
-                if (e[start[l] + j].site != e[start[first] + j].site) return false;
+    uint32_t at[32], m = 0;  // where each lane with entries begins; their common count
+    int lanes = 0;
+    for (int l = 0; l < 32; l++) {
+        uint32_t count = start[l + 1] - start[l];
+        if (!count) continue;
+        if (lanes && count != m) return false;
+        m = count;
+        at[lanes++] = start[l];
+    }
+    for (int i = 1; i < lanes; i++)
+        for (uint32_t j = 0; j < m; j++)
+            if (e[at[i] + j].site != e[at[0] + j].site) return false;
+    bool whole = lanes == 32 && at[31] == at[0] + 31 * m && !any_shared;  // one after another
+    for (uint32_t j = 0; j < m; j++) {
+        Entry *first = &e[at[0] + j];
+        if (whole && !(first->flags & BASIC_BLOCK)) {
+            count_global(s->stats[2 * first->site + GLOBAL_SPACE], ByStride{first, m}, 32, s->place);
+            continue;
         }
-    if (first < 0) return true;
-    for (uint32_t j = 0; j < start[first + 1] - start[first]; j++) {
         Entry *v[32];
-        int m = 0;
-        for (int l = first; l < 32; l++)
-            if (start[l + 1] > start[l]) v[m++] = &e[start[l] + j];
-        count_request(s, v, m, any_shared);
+        for (int i = 0; i < lanes; i++) v[i] = &e[at[i] + j];
+        count_request(s, v, lanes, any_shared);
     }
     return true;
 }
