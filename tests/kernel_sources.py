@@ -2,8 +2,10 @@
 written in, and all of an exercise's variants compiled as one module (one compile, not one a
 variant)."""
 
+import hashlib
 import os
 import re
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -42,15 +44,28 @@ def compile_variants(kernel, sources):
     return {name: module.get_function(f"{kernel}__{name}") for name in sources}
 
 
+# A folder whose path is the same in every test run of this checkout (and differs between
+# checkouts, which may run their tests at the same time).
+STABLE = Path(tempfile.gettempdir()) / (
+    f"cuda-course-tests-{os.getuid()}-{hashlib.sha1(str(ROOT).encode()).hexdigest()[:8]}")
+
+
 def stable_file(name, text):
     """Write ``text`` to a file whose path is the same in every test run, so that the compile
     cache (keyed by the source, which names the file in its #line) hits the second time. The
-    write is atomic: two test runs at once write the same bytes."""
-    folder = Path(tempfile.gettempdir()) / f"cuda-course-test-sources-{os.getuid()}"
-    folder.mkdir(exist_ok=True)
-    path = folder / name
+    write is atomic."""
+    STABLE.mkdir(exist_ok=True)
+    path = STABLE / name
     if not path.is_file() or path.read_text() != text:
         part = path.with_name(f".{name}.{os.getpid()}")
         part.write_text(text)
         os.replace(part, path)
     return str(path)
+
+
+def stable_dir(name):
+    """An empty folder at a path that is the same in every test run (see stable_file)."""
+    path = STABLE / name
+    shutil.rmtree(path, ignore_errors=True)
+    path.mkdir(parents=True)
+    return path

@@ -202,3 +202,16 @@ def test_kernel_matches_numpy():
     drv.memcpy_dtoh(guard, d_out)
     assert np.allclose(guard[:n], reference(x, work), rtol=1e-4, atol=1e-5)
     assert np.isnan(guard[n:]).all(), "the kernel wrote past n"
+
+
+@pytest.mark.skipif(BACKEND != "simulator", reason="on a GPU test_solution_passes runs it")
+def test_the_gpu_overlap_check_runs_its_course_on_the_simulator(monkeypatch, capsys):
+    """The overlap check runs only on a GPU; here it runs once, small, so that its code is
+    exercised on every machine. (The simulator cannot overlap, so either verdict may come.)"""
+    from helpers.exercises import pipeline_overlap
+    from helpers.exercises.pipeline import load_kernel
+
+    monkeypatch.setattr(pipeline_overlap, "BIG_N", 2**16 + 123)
+    verdict = pipeline_overlap.check_overlap(solution, load_kernel())
+    assert ("did not overlap" in verdict.problem) or verdict.passed, verdict
+    assert "your pipeline took" in verdict.problem

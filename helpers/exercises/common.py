@@ -80,13 +80,17 @@ def launch_catching(launch) -> str | None:
     ``drv.LaunchError`` (naming the block and thread); PyCUDA reports the GPU's "illegal
     address" as ``drv.LogicError``, as it does a bad launch configuration (a block of more than
     1024 threads). Those come back as a message for ``not_yet``. (After an illegal address a
-    GPU's context is unusable: restart the Jupyter kernel.)
+    GPU's context is unusable: restart the Jupyter kernel.) A ``TypeError`` (arguments the
+    kernel does not take) is raised again as ``verdict.KernelArgumentError``.
     """
     from helpers.backend import drv
+    from helpers.exercises.verdict import KernelArgumentError
 
     try:
         launch()
         drv.Context.synchronize()
+    except TypeError as err:  # the simulator checks arguments against the kernel's parameters
+        raise KernelArgumentError(str(err)) from err
     except drv.LaunchError as err:
         if "ran longer than the time limit" in str(err):
             raise  # not a crash: verdict.first_mistake names it

@@ -23,8 +23,8 @@ import re
 from helpers.exercises.verdict import Verdict, check_cases, not_yet
 
 LAUNCH_TIME_LIMIT = 10.0
-"""Seconds a single launch may run on the simulator before it counts as an endless loop. The
-checkers' launches take milliseconds."""
+"""Seconds a single launch may run on the simulator before it counts as an endless loop (the
+checkers' launches take milliseconds). A shorter CUDA_SIM_TIME_LIMIT wins."""
 
 _QUALIFIERS = re.compile(r"\b(const|volatile|__restrict__|restrict)\b")
 
@@ -99,7 +99,8 @@ class KernelExercise:
         if BACKEND == "simulator":
             from helpers.sim.settings import settings
 
-            with settings.changed(time_limit=LAUNCH_TIME_LIMIT):
+            limit = min(LAUNCH_TIME_LIMIT, settings.time_limit or LAUNCH_TIME_LIMIT)
+            with settings.changed(time_limit=limit):
                 verdict = self._run_cases(kernel)
         else:
             verdict = self._run_cases(kernel)

@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises.verdict import Verdict, check_cases, not_yet
+from helpers.workload import share
 
 KERNEL_FILE = "streams.cu"
 KERNEL_NAME = "iterate_sin"
@@ -41,7 +42,7 @@ WORK_SMALL = 8  # kernel iterations for the correctness cases: cheap for NumPy
 CASES = [(100_003, 7, 3), (10_007, 4, 2), (4_099, 5, 4)]
 
 # The overlap case, on a GPU only: 128 MiB in, 128 MiB out, 8 chunks of 16 MiB over 4 streams.
-BIG_N = 2**25 + 12_345
+BIG_N = share(2**25, minimum=2**23) + 12_345  # a class sharing the GPU: its share
 BIG_CHUNKS = 8
 BIG_STREAMS = 4
 

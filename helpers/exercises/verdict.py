@@ -60,6 +60,11 @@ def not_yet(problem: str, hint: str = "") -> Verdict:
     return Verdict(False, problem, hint)
 
 
+class KernelArgumentError(Exception):
+    """The kernel does not take the arguments the checker passes (raised by
+    ``common.launch_catching`` from the simulator's argument check)."""
+
+
 Mistake = tuple[str, str]
 """``(problem, hint)``: what a detector yields for a mistake it recognises."""
 
@@ -68,15 +73,15 @@ def first_mistake(detect: Callable[..., Iterable[Mistake]], *args) -> Mistake | 
     """The first mistake ``detect(*args)`` yields, or None when it yields none.
 
     The errors a wrong kernel causes while ``detect`` runs it become mistakes: an argument the
-    kernel does not take (``TypeError`` from the simulator's argument check), and a launch that
-    failed or crashed (``drv.Error``; on the simulator also one stopped at the time limit). Any
-    other exception is a bug in the checker and is raised.
+    kernel does not take (``KernelArgumentError``), and a launch that failed or crashed
+    (``drv.Error``; on the simulator also one stopped at the time limit). Any other exception
+    is a bug in the checker and is raised.
     """
     from helpers.backend import drv
 
     try:
         return next(iter(detect(*args)), None)
-    except TypeError as err:
+    except KernelArgumentError as err:
         return (f"the kernel could not be launched with the checker's arguments: {err}",
                 "keep the kernel's signature as the stub gives it")
     except drv.Error as err:
