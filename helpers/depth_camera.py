@@ -57,6 +57,7 @@ class Intrinsics:
     def scaled(self, factor: float) -> Intrinsics:
         """The same field of view with factor times as many pixels along each side (the sides
         rounded to whole pixels)."""
+        factor = float(factor)
         return Intrinsics(round(self.width * factor), round(self.height * factor),
                           self.fx * factor, self.fy * factor, (self.cx + 0.5) * factor - 0.5,
                           (self.cy + 0.5) * factor - 0.5)

@@ -41,6 +41,9 @@ EXERCISES = [
     Exercise("sepia", "04_grayscale.ipynb", "cuda_src/exercises/sepia.cu", "sepia:check_sepia"),
     Exercise("pipeline", "05_pinned_memory_and_streams.ipynb",
              "notebooks/05_pinned_memory_and_streams.ipynb", "pipeline:check_pipeline"),
+    Exercise("backproject_range", "10_depth_to_point_cloud.ipynb",
+             "cuda_src/exercises/backproject_range.cu",
+             "backproject_range:check_backproject_range"),
 ]
 
 
