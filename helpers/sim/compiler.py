@@ -19,7 +19,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from . import driver
+from . import devices, driver
 from .launch import Function
 from .module import Module
 from .settings import settings
@@ -261,6 +261,7 @@ class SourceModule:
         self.path = build(source, options, no_extern_c, include_dirs or (), cache=cache_dir,
                           keep=keep)
         self.module = Module(self.path)
+        devices.adopt_module(self.module)  # its kernels run in the current device's context
         limit = driver.LIMITS["MAX_SHARED_MEMORY_PER_BLOCK"]
         for kernel in self.module.kernels.values():
             if kernel.static_shared > limit:

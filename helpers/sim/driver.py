@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 
-from . import memory
+from . import devices, memory
 from .settings import settings
 
 
@@ -106,16 +106,15 @@ LIMITS = {
 
 
 class Device:
-    """The simulated device: the CPU. Its multiprocessors are the worker threads."""
+    """A simulated device, run by the CPU: its multiprocessors are the worker threads. There are
+    settings.devices of them (devices.py: which one each thread works on, what belongs to it)."""
 
     def __init__(self, number=0):
-        if number != 0:
-            raise LogicError(f"cuDeviceGet failed: invalid device ordinal {number} "
-                             "(the simulator has one device, number 0)")
+        self.number = devices.check_number(number)
 
     @staticmethod
     def count():
-        return 1
+        return devices.count()
 
     def name(self):
         return f"CPU simulator ({_cpu_name()})"
@@ -141,40 +140,68 @@ class Device:
         return {a: self.get_attribute(a) for a in [*LIMITS, "MULTIPROCESSOR_COUNT"]}
 
     def pci_bus_id(self):
-        return "cpu"
+        return f"0000:{self.number:02x}:00.0"
 
     def make_context(self, flags=0):
-        return Context()
+        context = Context(self)
+        context.push()
+        return context
+
+    def retain_primary_context(self):
+        return devices.primary(self.number, lambda: Context(self))
+
+    def can_access_peer(self, other):
+        return devices.can_access_peer(self.number, other.number)
 
     def __eq__(self, other):
-        return isinstance(other, Device)
+        return isinstance(other, Device) and other.number == self.number
 
     def __hash__(self):
-        return 0
+        return self.number
+
+    def __repr__(self):
+        return f"<Device {self.number}: {self.name()}>"
 
 
 class Context:
+    """A context of one simulated device. Which contexts are current, in which thread, is kept
+    in devices.py; every operation finishes before its call returns."""
+
+    def __init__(self, device=None):
+        self.device_number = (device or Device(0)).number
+
     @staticmethod
     def synchronize():
         pass  # every operation has finished when its call returns
 
     @staticmethod
     def get_device():
-        return Device(0)
+        return Device(devices.current_device())
 
     @staticmethod
     def get_current():
-        return Context()
+        return devices.current()
 
     def push(self):
-        pass
+        devices.push(self)
 
     @staticmethod
     def pop():
-        pass
+        devices.pop()
 
     def detach(self):
-        pass
+        devices.detach(self)
+
+    @staticmethod
+    def enable_peer_access(peer, flags=0):
+        devices.enable_peer_access(peer.device_number)
+
+    @staticmethod
+    def disable_peer_access(peer):
+        devices.disable_peer_access(peer.device_number)
+
+    def __repr__(self):
+        return f"<Context of simulated device {self.device_number}>"
 
 
 def mem_get_info():
@@ -193,6 +220,7 @@ class DeviceAllocation:
 
     def __init__(self, nbytes):
         self._block = memory.allocate(nbytes)
+        devices.adopt_allocation(self._block)  # it belongs to the current device
 
     def __int__(self):
         return self._block.address
@@ -204,6 +232,7 @@ class DeviceAllocation:
 
     def free(self):
         if self._block is not None:
+            devices.forget_allocation(self._block)
             memory.release(self._block)
             self._block = None
 
@@ -267,6 +296,15 @@ def memcpy_dtod(dest, src, size):
     _check_device_range(d, size, "cuMemcpyDtoD")
     _check_device_range(s, size, "cuMemcpyDtoD")
     memory.write(d, s, size)
+
+
+def memcpy_peer(dest, src, size, dest_context=None, src_context=None):
+    """A copy between the memories of two devices (unified addressing: any two will do)."""
+    memcpy_dtod(dest, src, size)
+
+
+def memcpy_peer_async(dest, src, size, dest_context=None, src_context=None, stream=None):
+    memcpy_dtod(dest, src, size)
 
 
 def memcpy_htod_async(dest, src, stream=None):

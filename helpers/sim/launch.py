@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 
-from . import driver, memory
+from . import devices, driver, memory
 from .module import ErrorReport
 from .settings import settings
 
@@ -240,6 +240,9 @@ class Function:
         check_launch(block, grid, shared, self._kernel.static_shared)
         handlers = [a for a in args if isinstance(a, driver.ArgumentHandler)]
         pointers, keep = pack_arguments(self.name, self._params, args)
+        devices.check_launch(self._module, self.name, [(i, _pointer_value(a)) for i, (p, a)
+                                                       in enumerate(zip(self._params, args))
+                                                       if p.kind == "P"])
         for h in handlers:
             h.pre_call(stream)
         start = time.perf_counter()

@@ -18,6 +18,8 @@ benchmark or a test can change one for a while without touching the process's en
 | time_limit  | CUDA_SIM_TIME_LIMIT   | seconds a launch may run before it is stopped with    |
 |             |                       | LaunchError (default: none; the exercise checkers set |
 |             |                       | one, so that an endless loop is a verdict)            |
+| devices     | CUDA_SIM_DEVICES      | how many devices the simulator presents, each with    |
+|             |                       | its own memory and contexts (default 1; devices.py)   |
 """
 
 from __future__ import annotations
@@ -54,12 +56,15 @@ class Settings:
     racecheck: bool = False
     cache_dir: str | None = None
     time_limit: float | None = None
+    devices: int = 1
 
     @classmethod
     def from_environ(cls, environ=None) -> Settings:
         env = os.environ if environ is None else environ
         workers = env.get("CUDA_SIM_WORKERS", "").strip()
+        devices = env.get("CUDA_SIM_DEVICES", "").strip()
         return cls(workers=_positive_int("CUDA_SIM_WORKERS", workers) if workers else _cpus(),
+                   devices=_positive_int("CUDA_SIM_DEVICES", devices) if devices else 1,
                    racecheck=_flag(env.get("CUDA_SIM_RACECHECK")),
                    cache_dir=env.get("CUDA_COURSE_CACHE_DIR") or None,
                    time_limit=float(env["CUDA_SIM_TIME_LIMIT"]) if env.get("CUDA_SIM_TIME_LIMIT")
@@ -72,8 +77,8 @@ class Settings:
             if name not in names:
                 raise AttributeError(f"the simulator has no setting {name!r}; its settings are "
                                      + ", ".join(sorted(names)))
-            if name == "workers":
-                value = _positive_int("workers", str(value))
+            if name in ("workers", "devices"):
+                value = _positive_int(name, str(value))
             setattr(self, name, value)
 
     @contextlib.contextmanager
