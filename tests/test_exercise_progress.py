@@ -35,9 +35,9 @@ def test_status_lists_every_exercise_with_its_state(capsys):
     out = capsys.readouterr().out
     assert states == {"scale_vector": "passing", "matrix_index": "not started",
                       "julia": "not started", "sepia": "failing", "pipeline": "not started",
-                      "backproject_range": "not started"}, out
+                      "backproject_range": "not started", "gray_split": "not started"}, out
     assert "NOT YET: threads with y == height wrote past the end" in out, out
-    assert "1 of 6 exercises pass." in out
+    assert "1 of 7 exercises pass." in out
 
 
 def test_reset_saves_the_learners_version_then_restores_the_stub(tmp_path, capsys):

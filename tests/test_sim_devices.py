@@ -86,7 +86,7 @@ def test_make_context_pushes_a_new_context(two_devices):
     context = drv.Device(1).make_context()
     try:
         assert drv.Context.get_current() is context
-        assert drv.Context.get_device().number == 1
+        assert drv.Context.get_device() == drv.Device(1)
     finally:
         drv.Context.pop()
     assert drv.Context.get_current() is None

@@ -16,8 +16,9 @@ from helpers.exercises import catalog
 sys.path.insert(0, str(ROOT / "tools"))
 import student_release  # noqa: E402
 
-SOLUTIONS = sorted((ROOT / "cuda_src" / "solutions").glob("*.cu")) + [
-    ROOT / "helpers" / "exercises" / "solutions" / "pipeline.py"]
+SOLUTIONS = sorted((ROOT / "cuda_src" / "solutions").glob("*.cu")) + sorted(
+    p for p in (ROOT / "helpers" / "exercises" / "solutions").glob("*.py")
+    if p.name != "__init__.py")
 
 
 def code_lines(text):

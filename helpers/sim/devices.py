@@ -78,11 +78,11 @@ def current():
 def current_device() -> int:
     """The number of the device this thread works on: its current context's, else 0."""
     context = current()
-    return 0 if context is None else context.device_number
+    return 0 if context is None else context._device_number
 
 
 def push(context) -> None:
-    check_number(context.device_number)
+    check_number(context._device_number)
     _stack().append(context)
 
 

@@ -110,7 +110,7 @@ class Device:
     settings.devices of them (devices.py: which one each thread works on, what belongs to it)."""
 
     def __init__(self, number=0):
-        self.number = devices.check_number(number)
+        self._ordinal = devices.check_number(number)
 
     @staticmethod
     def count():
@@ -140,7 +140,7 @@ class Device:
         return {a: self.get_attribute(a) for a in [*LIMITS, "MULTIPROCESSOR_COUNT"]}
 
     def pci_bus_id(self):
-        return f"0000:{self.number:02x}:00.0"
+        return f"0000:{self._ordinal:02x}:00.0"
 
     def make_context(self, flags=0):
         context = Context(self)
@@ -148,19 +148,19 @@ class Device:
         return context
 
     def retain_primary_context(self):
-        return devices.primary(self.number, lambda: Context(self))
+        return devices.primary(self._ordinal, lambda: Context(self))
 
     def can_access_peer(self, other):
-        return devices.can_access_peer(self.number, other.number)
+        return devices.can_access_peer(self._ordinal, other._ordinal)
 
     def __eq__(self, other):
-        return isinstance(other, Device) and other.number == self.number
+        return isinstance(other, Device) and other._ordinal == self._ordinal
 
     def __hash__(self):
-        return self.number
+        return self._ordinal
 
     def __repr__(self):
-        return f"<Device {self.number}: {self.name()}>"
+        return f"<Device {self._ordinal}: {self.name()}>"
 
 
 class Context:
@@ -168,7 +168,7 @@ class Context:
     in devices.py; every operation finishes before its call returns."""
 
     def __init__(self, device=None):
-        self.device_number = (device or Device(0)).number
+        self._device_number = (device or Device(0))._ordinal
 
     @staticmethod
     def synchronize():
@@ -194,14 +194,14 @@ class Context:
 
     @staticmethod
     def enable_peer_access(peer, flags=0):
-        devices.enable_peer_access(peer.device_number)
+        devices.enable_peer_access(peer._device_number)
 
     @staticmethod
     def disable_peer_access(peer):
-        devices.disable_peer_access(peer.device_number)
+        devices.disable_peer_access(peer._device_number)
 
     def __repr__(self):
-        return f"<Context of simulated device {self.device_number}>"
+        return f"<Context of simulated device {self._device_number}>"
 
 
 def mem_get_info():

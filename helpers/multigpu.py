@@ -1,0 +1,46 @@
+"""Several GPUs from one Python process (notebook 11): a context for each device, and a way to
+make one current for a while.
+
+    from helpers.multigpu import device_contexts, using
+    contexts = device_contexts()          # one per device: its primary context
+    with using(contexts[1]):
+        x = gpuarray.to_gpu(a)            # memory on device 1, kernels launched on device 1
+
+A CUDA context is current per host thread. ``using`` pushes one for the ``with`` block and pops
+it after, even when the block raises, so that the context that was current before (the
+notebooks' device 0) is current again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+
+def device_contexts() -> list:
+    """The primary context of every device, in device order (device 0's is the one the notebooks
+    already use: helpers.backend makes it current)."""
+    from helpers.backend import drv
+
+    return [drv.Device(k).retain_primary_context() for k in range(drv.Device.count())]
+
+
+@contextlib.contextmanager
+def using(context):
+    """Make ``context`` current in this thread for the ``with`` block, then pop it."""
+    context.push()
+    try:
+        yield context
+    finally:
+        context.pop()
+
+
+def compile_on_each(contexts, name: str, kernel: str) -> list:
+    """``kernel`` from ``cuda_src/<name>``, compiled once in each context (a module belongs to the
+    context it was loaded in, so each device needs its own)."""
+    from helpers.backend import compile_cu
+
+    functions = []
+    for context in contexts:
+        with using(context):
+            functions.append(compile_cu(name).get_function(kernel))
+    return functions
