@@ -16,12 +16,22 @@ from __future__ import annotations
 import contextlib
 
 
+_PRIMARY = {}  # device number -> its primary context, kept for the whole session
+
+
 def device_contexts() -> list:
     """The primary context of every device, in device order (device 0's is the one the notebooks
-    already use: helpers.backend makes it current)."""
+    already use: helpers.backend makes it current).
+
+    The same objects every time, kept for the whole session: when PyCUDA lets go of a primary
+    context (its Python object is garbage collected) it pushes the context to release it and
+    does not pop it again, which would leave that device current behind PyCUDA's back."""
     from helpers.backend import drv
 
-    return [drv.Device(k).retain_primary_context() for k in range(drv.Device.count())]
+    for k in range(drv.Device.count()):
+        if k not in _PRIMARY:
+            _PRIMARY[k] = drv.Device(k).retain_primary_context()
+    return [_PRIMARY[k] for k in range(drv.Device.count())]
 
 
 @contextlib.contextmanager
