@@ -21,6 +21,14 @@ def test_the_copies_as_shipped_are_the_course_stubs(exercise):
         "must be copied there too (reset and status() read it)")
 
 
+def test_every_stub_of_the_course_is_in_the_catalog():
+    stubs = {str(p.relative_to(ROOT)) for pattern in ("cuda_src/exercises/*", "cuda_src/*/exercises/*")
+             for p in ROOT.glob(pattern) if p.is_file()}
+    assert stubs == {e.work for e in catalog.EXERCISES if e.is_kernel}, (
+        "helpers/exercises/catalog.py's EXERCISES must list every exercise stub (status(), "
+        "reset(), the student release and the grader read it)")
+
+
 def test_status_lists_every_exercise_with_its_state(capsys):
     # A course folder at a fixed path (the compile cache hits on later runs): one exercise
     # solved, one started wrong, the rest as shipped.
@@ -35,9 +43,10 @@ def test_status_lists_every_exercise_with_its_state(capsys):
     out = capsys.readouterr().out
     assert states == {"scale_vector": "passing", "matrix_index": "not started",
                       "julia": "not started", "sepia": "failing", "pipeline": "not started",
-                      "backproject_range": "not started", "gray_split": "not started"}, out
+                      "backproject_range": "not started", "gray_split": "not started",
+                      "sepia_opencl": "not started"}, out
     assert "NOT YET: threads with y == height wrote past the end" in out, out
-    assert "1 of 7 exercises pass." in out
+    assert "1 of 8 exercises pass." in out
 
 
 def test_reset_saves_the_learners_version_then_restores_the_stub(tmp_path, capsys):

@@ -6,7 +6,8 @@ a repository of its own.
 
 Copies the files git tracks in this checkout, leaving out what gives the answers away:
 
-- ``cuda_src/solutions/`` and ``helpers/exercises/solutions/`` (the answers themselves);
+- every ``solutions/`` folder (``cuda_src/solutions/``, ``cuda_src/opencl/solutions/``,
+  ``helpers/exercises/solutions/``: the answers themselves);
 - ``tests/``: the exercise tests build known-wrong kernels from the solutions and hold a right
   pipeline in pieces (the notebooks stay testable: ``make test`` runs them);
 - ``.ci/``, the course's own CI.
@@ -29,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from helpers.exercises import catalog  # noqa: E402 - after the path is set
 
-LEFT_OUT = ("cuda_src/solutions/", "helpers/exercises/solutions/", "tests/", ".ci/")
+LEFT_OUT = ("solutions/", "tests/", ".ci/")
 NOTE = ("> **Student release.** The exercises' solutions are not included: your instructor has "
         "them. Check your work with the checker cell under each exercise, or with "
         "`helpers.exercises.status()`.\n\n")
@@ -45,13 +46,18 @@ def tracked_files(root: Path = ROOT) -> list[str]:
     return [p for p in listing.decode().split("\0") if p]
 
 
+def left_out(name: str) -> bool:
+    """True for a file the release must not hold: in any solutions/ folder, tests/ or .ci/."""
+    return "solutions" in Path(name).parts[:-1] or name.startswith(LEFT_OUT[1:])
+
+
 def release(out: Path, root: Path = ROOT) -> list[str]:
     """Write the release into ``out`` (a new folder); return the files written."""
     if out.exists():
         raise SystemExit(f"{out} already exists: give a new folder")
     written = []
     for name in tracked_files(root):
-        if name.startswith(LEFT_OUT) or not (root / name).is_file():
+        if left_out(name) or not (root / name).is_file():
             continue
         (out / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(root / name, out / name)
@@ -69,7 +75,7 @@ def main(argv=None) -> int:
     parser.add_argument("out", type=Path, help="the folder to create")
     args = parser.parse_args(argv)
     files = release(args.out)
-    print(f"wrote {len(files)} files into {args.out}, without: {', '.join(LEFT_OUT)}")
+    print(f"wrote {len(files)} files into {args.out}, without any {', '.join(LEFT_OUT)}")
     print(f"to publish it: cd {args.out} && git init && git add -A && git commit -m 'Course'")
     return 0
 

@@ -30,7 +30,7 @@ class Exercise:
 
     @property
     def is_kernel(self) -> bool:
-        return self.work.endswith(".cu")
+        return self.work.endswith((".cu", ".cl"))
 
 
 EXERCISES = [
@@ -48,6 +48,8 @@ EXERCISES = [
              "backproject_range:check_backproject_range"),
     Exercise("gray_split", "11_multiple_gpus.ipynb", "notebooks/11_multiple_gpus.ipynb",
              "gray_split:check_gray_split", "my_gray_split"),
+    Exercise("sepia_opencl", "12_opencl.ipynb", "cuda_src/opencl/exercises/sepia.cl",
+             "sepia_opencl:check_sepia_opencl"),
 ]
 
 
@@ -63,7 +65,7 @@ def find(name: str) -> Exercise:
 def as_shipped(exercise: Exercise) -> str:
     """The exercise's stub as the course hands it out (for a Python exercise: the function's
     cell)."""
-    suffix = ".cu" if exercise.is_kernel else ".py"
+    suffix = Path(exercise.work).suffix if exercise.is_kernel else ".py"
     return (AS_SHIPPED / f"{exercise.name}{suffix}").read_text()
 
 

@@ -68,7 +68,13 @@ def pack_arguments(name, params, args):
     keep, pointers = [], (ctypes.c_void_p * max(len(params), 1))()
     for i, (param, arg) in enumerate(zip(params, args)):
         if param.kind == "P":
-            value = _pointer_value(arg)
+            try:
+                value = _pointer_value(arg)
+            except driver.LogicError as e:  # a freed allocation
+                raise driver.LogicError(
+                    f"cuLaunchKernel failed: parameter #{i} (0-based, '{param.type_name}') of "
+                    f"kernel {name!r}: {e}; allocate it again (or keep it until the kernel has "
+                    "run)") from None
             if value is None:
                 advice = ("Copy a NumPy array to the device first (gpuarray.to_gpu(a), or "
                           "drv.mem_alloc + drv.memcpy_htod), or wrap it: drv.In(a), drv.Out(a).")

@@ -18,6 +18,10 @@ benchmark or a test can change one for a while without touching the process's en
 | time_limit  | CUDA_SIM_TIME_LIMIT   | seconds a launch may run before it is stopped with    |
 |             |                       | LaunchError (default: none; the exercise checkers set |
 |             |                       | one, so that an endless loop is a verdict)            |
+| cxx         | CXX                   | the host C++ compiler (default: g++, else c++, else   |
+|             |                       | clang++)                                              |
+| home        | HOME                  | the user's home, where the cache folder goes           |
+| xdg_cache_home | XDG_CACHE_HOME     | the user's cache folder, when not ~/.cache            |
 | devices     | CUDA_SIM_DEVICES      | how many devices the simulator presents, each with    |
 |             |                       | its own memory and contexts (default 1; devices.py)   |
 """
@@ -56,6 +60,9 @@ class Settings:
     racecheck: bool = False
     cache_dir: str | None = None
     time_limit: float | None = None
+    cxx: str | None = None
+    home: str | None = None
+    xdg_cache_home: str | None = None
     devices: int = 1
 
     @classmethod
@@ -68,7 +75,9 @@ class Settings:
                    racecheck=_flag(env.get("CUDA_SIM_RACECHECK")),
                    cache_dir=env.get("CUDA_COURSE_CACHE_DIR") or None,
                    time_limit=float(env["CUDA_SIM_TIME_LIMIT"]) if env.get("CUDA_SIM_TIME_LIMIT")
-                   else None)
+                   else None,
+                   cxx=env.get("CXX") or None, home=env.get("HOME"),
+                   xdg_cache_home=env.get("XDG_CACHE_HOME") or None)
 
     def update(self, **values) -> None:
         """Change settings by name; an unknown name is an error, not a silent no-op."""
