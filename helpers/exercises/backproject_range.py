@@ -1,7 +1,15 @@
 """Checker for the exercise of notebook 10: ``cuda_src/exercises/backproject_range.cu``.
 
-The kernel ``backproject_range(depth, xyz, width, height, fx, fy, cx, cy, depth_scale, z_min,
-z_max)`` turns a depth image (``uint16`` millimetres, row-major) into an organized point cloud of
+The kernel under test, as the stub begins it::
+
+    __global__ void backproject_range(const unsigned short *depth, float *xyz, int width, int height,
+                                      float fx, float fy, float cx, float cy, float depth_scale,
+                                      float z_min, float z_max)
+    {
+        int u = blockIdx.x * blockDim.x + threadIdx.x;   // column
+        int v = blockIdx.y * blockDim.y + threadIdx.y;   // row
+
+turns a depth image (``uint16`` millimetres, row-major) into an organized point cloud of
 three planes (X, Y, Z; ``float32``): pixel (u, v) with depth ``d`` is the point
 ``Z = d * depth_scale, X = (u - cx) Z / fx, Y = (v - cy) Z / fy``, kept when ``d > 0`` and
 ``z_min <= Z <= z_max``; every other pixel is NaN in all three planes.
