@@ -77,7 +77,7 @@ def test_contexts_are_current_per_thread(two_devices):
     drv.Context.pop()
     assert seen == {"before": None, "inside": drv.Device(1)}
     assert drv.Device(1).retain_primary_context() is ctx1
-    with pytest.raises(drv.LogicError, match="cannot pop"):
+    with pytest.raises(drv.LogicError, match="no context is current"):
         drv.Context.pop()
 
 
@@ -148,3 +148,22 @@ def test_copies_between_devices(two_devices):
     out = np.empty_like(data)
     drv.memcpy_dtoh(out, c)
     assert np.array_equal(out, data)
+
+
+def test_each_device_has_its_share_of_the_memory(two_devices):
+    from helpers.sim.settings import settings
+
+    drv, (ctx0, ctx1) = two_devices
+    with settings.changed(device_memory=8 * 2**20):            # 4 MiB a device
+        assert drv.Device(1).total_memory() == 4 * 2**20
+        a = on(drv, ctx0, lambda: drv.mem_alloc(3 * 2**20))
+        b = on(drv, ctx1, lambda: drv.mem_alloc(3 * 2**20))
+        free0, total0 = on(drv, ctx0, drv.mem_get_info)
+        assert total0 == 4 * 2**20 and free0 == 2**20
+        with pytest.raises(drv.MemoryError, match="device 1, which has 1,048,576 of its "
+                           "4,194,304 bytes free"):
+            on(drv, ctx1, lambda: drv.mem_alloc(2 * 2**20))
+        b.free()
+        c = on(drv, ctx1, lambda: drv.mem_alloc(2 * 2**20))    # room again on device 1
+        a.free()
+        c.free()

@@ -72,7 +72,7 @@ def translate_options(options):
 @functools.lru_cache(maxsize=1)
 def _prelude_digest():
     h = hashlib.sha256()
-    for header in sorted(INCLUDE_DIR.glob("*.h")):
+    for header in sorted(INCLUDE_DIR.glob("*.h*")):  # .h: the prelude; .hpp: PyCUDA's headers
         h.update(header.name.encode() + b"\0" + header.read_bytes())
     return h.hexdigest()
 

@@ -11,7 +11,8 @@ What this module keeps, and the rules a GPU enforces that it checks:
   ``pop``); what a thread does goes to the device of the context on top. (With none, the
   simulator uses device 0, where PyCUDA would raise: the notebooks' main thread never pushes one
   of its own.)
-- **Memory belongs to a device**: the one whose context was current when it was allocated. A
+- **Memory belongs to a device**: the one whose context was current when it was allocated, and
+  each device has an equal share of settings.device_memory (running out is ``MemoryError``). A
   kernel may use another device's memory only once its context has enabled peer access to that
   device (``Context.enable_peer_access``); otherwise the launch fails with ``LaunchError``, where
   a GPU would fault with an illegal address and lose its context. Copies (``memcpy_dtod``,
@@ -34,7 +35,7 @@ from .settings import settings
 
 _local = threading.local()   # .stack: this thread's contexts, innermost last
 _lock = threading.Lock()
-_owner = {}                  # allocation address -> number of the device it belongs to
+_owner = {}                  # allocation address -> (device it belongs to, bytes)
 _peers = set()               # (a, b): device a's kernels may use device b's memory
 _module_home = weakref.WeakKeyDictionary()   # loaded module -> device it was compiled for
 _primary = {}                # device number -> its primary context
@@ -89,8 +90,8 @@ def push(context) -> None:
 def pop():
     stack = _stack()
     if not stack:
-        raise _errors().LogicError("context::pop failed: cannot pop non-current context "
-                                   "(this thread has no context to pop)")
+        raise _errors().LogicError("cuCtxPopCurrent failed: invalid device context (no context "
+                                   "is current in this thread)")
     return stack.pop()
 
 
@@ -140,10 +141,31 @@ def disable_peer_access(peer: int) -> None:
 
 
 # ---- what belongs to which device -------------------------------------------------------------
-def adopt_allocation(block) -> None:
-    """Note that a new allocation belongs to the current device."""
+def memory_info(number: int):
+    """(free, total) bytes of device ``number``: all of settings.device_memory for one device,
+    an equal share of it for each of several."""
+    used, total = memory.usage()
+    if count() == 1:
+        return max(total - used, 0), total
+    share = total // count()
     with _lock:
-        _owner[block.address] = current_device()
+        mine = sum(size for device, size in _owner.values() if device == number)
+    return max(share - mine, 0), share
+
+
+def adopt_allocation(block) -> None:
+    """Note that a new allocation belongs to the current device; MemoryError (the allocation
+    given back) when that device's share of the memory is used up."""
+    here = current_device()
+    free, share = memory_info(here)
+    if count() > 1 and block.size > free:
+        memory.release(block)
+        raise _errors().MemoryError(
+            f"cuMemAlloc failed: out of memory: {block.size:,} bytes asked of device {here}, "
+            f"which has {free:,} of its {share:,} bytes free (the {count()} simulated devices "
+            "share settings.device_memory, CUDA_SIM_MEMORY, equally)")
+    with _lock:
+        _owner[block.address] = (here, block.size)
 
 
 def forget_allocation(block) -> None:
@@ -157,7 +179,8 @@ def owner(address: int):
     if block is None:
         return None
     with _lock:
-        return _owner.get(block.address)
+        found = _owner.get(block.address)
+    return None if found is None else found[0]
 
 
 def adopt_module(module) -> None:
