@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 
-from . import driver, memory, stacks
+from . import driver, memory, stacks, streams
 from .module import ErrorReport
 from .settings import settings
 
@@ -248,6 +248,17 @@ def _find_culprit(module, kernel, grid, block, shared, pointers, blocks, damaged
     return found
 
 
+def _allocations(args):
+    """The allocations (memory.Block) that the pointer arguments point into."""
+    blocks = {}
+    for arg in args:
+        address = _pointer_value(arg)
+        found = memory.find(address) if address is not None else None
+        if found is not None:
+            blocks[found.base] = found
+    return list(blocks.values())
+
+
 # Pointed-to C types whose NumPy counterpart is unambiguous: (kind, bytes).
 _POINTEES = {"float": ("f", 4), "double": ("f", 8), "short": ("i", 2), "short int": ("i", 2),
              "unsigned short": ("i", 2), "short unsigned int": ("i", 2), "int": ("i", 4),
@@ -302,31 +313,38 @@ class Function:
         block, grid = _dims(block, "block"), _dims(grid, "grid")
         shared = int(shared or 0)
         check_launch(block, grid, shared, self._kernel.static_shared)
+        if time_kernel and stream is not None:
+            raise ValueError("Can't time the kernel on an asynchronous invocation")  # as PyCUDA
         handlers = [a for a in args if isinstance(a, driver.ArgumentHandler)]
         pointers, keep = pack_arguments(self.name, self._params, args)
         for h in handlers:
             h.pre_call(stream)
-        start = time.perf_counter()
-        self._run(grid, block, shared, pointers, args, keep)
-        elapsed = time.perf_counter() - start
+
+        blocks = _allocations(args)
+
+        def launch():
+            self._run(grid, block, shared, pointers, args, blocks, keep)
+
+        if stream is None:  # the legacy default stream: after the other streams' work, now
+            streams.wait_default()
+            start = time.perf_counter()
+            launch()
+            elapsed = time.perf_counter() - start
+        else:  # queued: it runs when the host waits for the stream (streams.py)
+            streams.submit(stream, launch, f"kernel {self.name!r}", touches=blocks)
         for h in handlers:
             if hasattr(h, "post_call"):
                 h.post_call(stream)
         if time_kernel:
             return elapsed
 
-    def _run(self, grid, block, shared, pointers, args, keep):
-        """Run the launch now (keep: the bytes that pointers point to)."""
-        blocks = {}
-        for arg in args:
-            address = _pointer_value(arg)
-            found = memory.find(address) if address is not None else None
-            if found is not None:
-                blocks[found.base] = found
+    def _run(self, grid, block, shared, pointers, args, blocks, keep):
+        """Run the launch now (blocks: the allocations its arguments point into; keep: the bytes
+        that pointers point to)."""
         if settings.racecheck:
-            self._run_race_check(grid, block, shared, pointers, args, list(blocks.values()))
+            self._run_race_check(grid, block, shared, pointers, args, blocks)
         else:
-            run(self._module, self._kernel, grid, block, shared, pointers, blocks=list(blocks.values()))
+            run(self._module, self._kernel, grid, block, shared, pointers, blocks=blocks)
 
     def _run_race_check(self, grid, block, shared, pointers, args, allocations):
         """Run the launch with blocks and threads in one order, then from the same inputs in the
