@@ -104,7 +104,7 @@ inline void check_watch(Worker *w) {
 
 // ---- running a block --------------------------------------------------------------------------------
 inline void fiber_main() {
-    Worker *w = frame()->worker;
+    Worker *w = current_worker();
     const KernelEntry *k = w->launch->kernel;
     void *args = w->launch->args;
     if (!w->plain) k->run_thread(args);
@@ -237,6 +237,7 @@ inline void run_blocks(Worker &w, Launch *L) {
 
 inline void worker_body(Launch *L, int index) {
     Worker w;
+    set_current_worker(&w);
     w.launch = L;
     w.plain = !SIM_FIBERS;
     w.reverse = L->reverse;

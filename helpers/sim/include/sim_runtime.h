@@ -136,6 +136,18 @@ struct Worker {
 
 inline thread_local Worker *worker = nullptr;  // for the signal handler and printf
 
+#if SIM_FIBERS && defined(SIM_SWITCH_INLINE)
+// The worker that runs the calling thread, kept in a register that this module reserves for it
+// (the C library saves it across calls): a barrier finds its bookkeeping without a single load,
+// where reading it from the thread's Frame is a chain of loads that every barrier waits for.
+register Worker *worker_register asm("r15");
+inline Worker *current_worker() { return worker_register; }
+inline void set_current_worker(Worker *w) { worker_register = w; }
+#else
+inline Worker *current_worker() { return frame()->worker; }
+inline void set_current_worker(Worker *) {}
+#endif
+
 inline Frame *frame_of(Worker *w, int i) { return frame_at((uintptr_t)(w->stacks + (size_t)i * kStackSize)); }
 
 inline void copy_text(char *dst, const char *src) {
@@ -160,7 +172,7 @@ inline void copy_text(char *dst, const char *src) {
 }
 
 [[noreturn]] inline void fail_assert(const char *expr, const char *file, int line) {
-    fail_at(frame()->worker, ASSERT, Site{file, line, 0}, expr);
+    fail_at(current_worker(), ASSERT, Site{file, line, 0}, expr);
 }
 
 // Kernel printf: the C library's, kept safe from a cancel arriving while stdio holds its lock.
@@ -177,7 +189,7 @@ __attribute__((format(printf, 1, 2))) inline int device_printf(const char *fmt, 
     return n;
 }
 
-inline void *dynamic_shared() { return frame()->worker->dynamic_shared; }
+inline void *dynamic_shared() { return current_worker()->dynamic_shared; }
 
 // A search for the thread that wrote past the end of an array (sim_grid.h), called whenever a
 // thread stops.
@@ -243,7 +255,7 @@ inline bool same_site(const Site &a, const Site &b) {
 // A thread arrives at __syncthreads(): it waits until every thread of the block that has not
 // exited arrives too. Threads waiting at two different __syncthreads() are an error.
 inline int block_barrier(Site site, int pred, int reduce) {
-    Worker *w = frame()->worker;
+    Worker *w = current_worker();
     if (!SIM_FIBERS) no_fibers(w, site);
     if (w->at_barrier == 0) {
         w->barrier = site, w->barrier_reduces = reduce >= 0;
@@ -298,7 +310,7 @@ inline void release_warp(Worker *w, int warp, unsigned group) {
 }
 
 inline uint64_t warp_meet(Site site, unsigned mask, int op, int src, uint64_t value, int pred) {
-    Worker *w = frame()->worker;
+    Worker *w = current_worker();
     if (!SIM_FIBERS) no_fibers(w, site);
     int me = w->current, warp = me / 32, lane = me % 32;
     Fiber *lanes = w->fibers + warp * 32;
@@ -323,7 +335,7 @@ inline uint64_t warp_meet(Site site, unsigned mask, int op, int src, uint64_t va
 }
 
 inline unsigned active_mask() {
-    Worker *w = frame()->worker;
+    Worker *w = current_worker();
     if (w->plain) return 0xffffffffu;
     int warp = w->current / 32;
     unsigned m = 0;
@@ -337,7 +349,7 @@ inline void sync_warp(Site site, unsigned mask = 0xffffffffu) { warp_meet(site, 
 template <typename T>
 inline T shfl(Site site, unsigned mask, T var, int kind, int arg, int width = 32) {
     static_assert(sizeof(T) <= 8, "__shfl_*_sync takes values of at most 8 bytes");
-    Worker *w = frame()->worker;
+    Worker *w = current_worker();
     int lane = w->current % 32, base = lane & ~(width - 1), src;
     switch (kind) {
         case ShflIdx: src = base + (arg & (width - 1)); break;
@@ -368,7 +380,7 @@ struct SimSourceLocation {
 extern "C" __attribute__((noreturn)) void __ubsan_handle_out_of_bounds(void *data, void *index) {
     (void)index;
     auto *loc = (SimSourceLocation *)data;
-    sim::fail_at(sim::frame()->worker, sim::BOUNDS, sim::Site{loc->file, (int)loc->line, 0},
+    sim::fail_at(sim::current_worker(), sim::BOUNDS, sim::Site{loc->file, (int)loc->line, 0},
                  "an index past the end of a fixed-size array");
 }
 extern "C" __attribute__((noreturn)) void __ubsan_handle_out_of_bounds_abort(void *data, void *index) {

@@ -69,9 +69,9 @@ __attribute__((always_inline)) inline Worker *switch_context(Context *from, Cont
         "1:"
         : [from] "+D"(from), [to] "+S"(to), "+d"(w)
         :
-        : "rax", "rbx", "rcx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "xmm0", "xmm1",
-          "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12",
-          "xmm13", "xmm14", "xmm15", "memory", "cc" SIM_SWITCH_CLOBBERS_AVX512);
+        : "rax", "rbx", "rcx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "xmm0", "xmm1", "xmm2",
+          "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13",
+          "xmm14", "xmm15", "memory", "cc" SIM_SWITCH_CLOBBERS_AVX512);  // r15: the worker
     return w;
 }
 
