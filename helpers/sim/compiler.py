@@ -28,6 +28,7 @@ SIM_VERSION = "2"
 INCLUDE_DIR = Path(__file__).parent / "include"
 CXX_FLAGS = ["-std=c++17", "-O2", "-fPIC", "-pthread", "-fno-strict-aliasing",
              "-U_FORTIFY_SOURCE", "-D_FORTIFY_SOURCE=0", "-fsanitize=bounds",
+             "-fstack-clash-protection",  # a huge local array faults below its stack, not beyond
              "-Wno-unused-result", "-Wno-attributes"]
 
 # nvcc options that mean nothing on a CPU: accepted and ignored, so notebook code stays PyCUDA's.

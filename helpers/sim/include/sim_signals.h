@@ -116,9 +116,11 @@ inline void on_signal(int sig, siginfo_t *si, void *ctx) {
     uintptr_t a = (uintptr_t)si->si_addr;
     if (sig == SIGSEGV && w->stacks && w->current >= 0) {
         // The thread's stack pointer (or the address) has gone below its stack: large local arrays.
+        // (The module is built with -fstack-clash-protection: a frame larger than the space
+        // below the stack touches it page by page, so the first touch faults here.)
         uintptr_t base = (uintptr_t)w->stacks + (size_t)w->current * kStackSize;
         uintptr_t bottom = base + kStackSize - kStackUsable, sp = stack_pointer(ctx);
-        if ((sp && sp >= base && sp < bottom) || (a >= base && a < bottom)) status = STACK;
+        if ((sp && sp < bottom) || (a >= base && a < bottom)) status = STACK;
     }
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
     if (sig == SIGSEGV && a >= (uintptr_t)w->dynamic_shared_end && a < (uintptr_t)w->dynamic_shared_end + page)
