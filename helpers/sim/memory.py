@@ -65,24 +65,22 @@ _PATTERN = CANARY * (2 * PAGE // 4 + 1)
 
 class Block:
     """One allocation: `address` is what a kernel sees, `size` its bytes; `base`, `length` the
-    whole mapping, guard pages included."""
+    whole mapping, guard pages included; `slacks`, the unguarded bytes before and after the
+    array, as (start, the canary they hold)."""
 
-    __slots__ = ("address", "size", "base", "length", "__weakref__")
+    __slots__ = ("address", "size", "base", "length", "slacks", "__weakref__")
 
     def __init__(self, address, size, base, length):
         self.address, self.size, self.base, self.length = address, size, base, length
+        self.slacks = ()
+        if length != size:  # not a module's global (the compiler's memory, no guard pages)
+            data_end = base + length - PAGE
+            self.slacks = tuple((s, _canary(s, e - s)) for s, e in
+                                ((base + PAGE, address), (address + size, data_end)) if e > s)
 
     @property
     def end(self):
         return self.address + self.size
-
-    def slacks(self):
-        """(start, nbytes) of the unguarded bytes before and after the array, where there are any."""
-        if self.length == self.size:  # a module's global: the compiler's memory, no guard pages
-            return []
-        data_end = self.base + self.length - PAGE
-        return [(s, e - s) for s, e in ((self.base + PAGE, self.address), (self.end, data_end))
-                if e > s]
 
 
 # Re-entrant: DeviceAllocation.__del__ frees memory, and a garbage collection can run it while
@@ -100,9 +98,9 @@ def _alignment(nbytes):
     return align
 
 
-def _fill_canary(start, nbytes):
-    phase = start % 4
-    ctypes.memmove(start, _PATTERN[phase:phase + nbytes], nbytes)
+def _canary(start, nbytes):
+    """The canary bytes for [start, start + nbytes)."""
+    return _PATTERN[start % 4:start % 4 + nbytes]
 
 
 def allocate(nbytes):
@@ -128,8 +126,7 @@ def allocate(nbytes):
             raise MemoryError(f"could not map {length} bytes of simulated device memory "
                               f"({len(_blocks)} arrays are alive)")
         block = Block(base + (data_pages + 1) * PAGE - span, nbytes, base, length)
-        for start, count in block.slacks():
-            _fill_canary(start, count)
+        rearm(block)
         i = bisect.bisect(_starts, base)
         _starts.insert(i, base)
         _blocks[base] = block
@@ -334,23 +331,19 @@ def check_pointer(address):
 # ---- the canaries in the slacks ------------------------------------------------------------------
 def damaged_slacks(block):
     """[(start, nbytes)] of the slacks of block whose canary a kernel overwrote."""
-    damaged = []
-    for start, nbytes in block.slacks():
-        phase = start % 4
-        if ctypes.string_at(start, nbytes) != _PATTERN[phase:phase + nbytes]:
-            damaged.append((start, nbytes))
-    return damaged
+    return [(start, len(canary)) for start, canary in block.slacks
+            if ctypes.string_at(start, len(canary)) != canary]
 
 
 def first_damaged_byte(start, nbytes):
-    data, phase = ctypes.string_at(start, nbytes), start % 4
-    return start + next(i for i in range(nbytes) if data[i] != _PATTERN[phase + i])
+    data, canary = ctypes.string_at(start, nbytes), _canary(start, nbytes)
+    return start + next(i for i in range(nbytes) if data[i] != canary[i])
 
 
 def rearm(block):
     """Put the canary back into the slacks of block."""
-    for start, nbytes in block.slacks():
-        _fill_canary(start, nbytes)
+    for start, canary in block.slacks:
+        ctypes.memmove(start, canary, len(canary))
 
 
 def read(address, nbytes):

@@ -54,6 +54,7 @@ class _Pool:
 
 
 _pools = []  # _pools[i]: worker i's stacks
+_handed_out = {}  # (workers, count) -> what for_launch returned, while the pools stay the same
 
 
 def _ensure(worker, count):
@@ -66,6 +67,7 @@ def _ensure(worker, count):
         pool = _Pool(count)
     except MemoryError:
         return False
+    _handed_out.clear()
     if worker < len(_pools):
         _pools[worker].free()
         _pools[worker] = pool
@@ -80,9 +82,12 @@ def for_launch(workers, count):
     Stacks take at most half of the system's memory mappings, so that arrays keep the other half:
     fewer workers than asked when the workers' stacks would take more. A MemoryError when not
     even one worker can have its stacks."""
+    if (workers, count) in _handed_out:
+        return _handed_out[workers, count]
     limit = memory.mapping_limit()
     cap = workers if limit is None else max(1, min(workers, limit // 2 // (2 * count + 1)))
     if any(i >= len(_pools) or _pools[i].count < count for i in range(cap)):
+        _handed_out.clear()
         for pool in _pools[cap:]:  # make room for the stacks that must grow
             pool.free()
         del _pools[cap:]
@@ -94,4 +99,6 @@ def for_launch(workers, count):
             f"the simulator could not map {count} thread stacks for the launch: the process is "
             "out of memory mappings (vm.max_map_count). Free device arrays you no longer need.")
     firsts = (ctypes.c_void_p * granted)(*(_pools[i].first for i in range(granted)))
+    if granted == cap:
+        _handed_out[workers, count] = firsts, granted
     return firsts, granted
