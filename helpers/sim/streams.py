@@ -161,10 +161,10 @@ def _drop_all(err):
     for op in _pending.values():
         op.done = True
     _pending.clear()
-    if dropped and err.args and isinstance(err.args[0], str):
+    if err.args and isinstance(err.args[0], str):
+        after = f"; the {dropped} operations queued after it were dropped" if dropped else ""
         err.args = (f"{err.args[0]} (raised where the host waited for the work queued on a "
-                    f"stream; the {dropped} operations queued after it were dropped)",
-                    *err.args[1:])
+                    f"stream{after})", *err.args[1:])
 
 
 def _raise_sticky():
