@@ -105,6 +105,7 @@ inline void check_watch(Worker *w) {
 // ---- running a block --------------------------------------------------------------------------------
 inline void fiber_main() {
     Worker *w = current_worker();
+    frame()->block = w->block;  // here, not in run_block: the thread's stack is touched once
     const KernelEntry *k = w->launch->kernel;
     void *args = w->launch->args;
     if (!w->plain) k->run_thread(args);
@@ -157,10 +158,8 @@ inline void run_block(Worker *w) {
         Fiber &f = w->fibers[i];
         f.state = F_RUN;
         f.pred = 0;
-        Frame *fr = frame_of(w, i);
-        fr->block = w->block;
         char *slot_top = w->stacks + (size_t)(i + 1) * kStackSize;
-        prepare_context(&f.ctx, slot_top - kStackUsable, (char *)fr, fiber_main);
+        prepare_context(&f.ctx, slot_top - kStackUsable, (char *)frame_of(w, i), fiber_main);
     }
     int first = w->reverse ? n - 1 : 0;
     w->live = n, w->at_barrier = 0, w->current = first;

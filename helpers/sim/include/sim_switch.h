@@ -78,9 +78,9 @@ __attribute__((always_inline)) inline Worker *switch_context(Context *from, Cont
 // A fresh fiber starts in entry() with the stack [bottom, top), as if entry had been called.
 inline void prepare_context(Context *c, char *bottom, char *top, void (*entry)()) {
     (void)bottom;
-    void **sp = (void **)((uintptr_t)top & ~(uintptr_t)15) - 1;
-    *sp = nullptr;  // the return address entry() will never use
-    c->sp = sp, c->pc = (void *)entry, c->bp = nullptr;
+    // entry() starts as if called: the stack pointer 8 bytes below a 16-byte boundary, where a
+    // return address would be (it never returns, so none is written: the stack stays untouched)
+    c->sp = (void **)((uintptr_t)top & ~(uintptr_t)15) - 1, c->pc = (void *)entry, c->bp = nullptr;
 }
 
 #elif !defined(SIM_UCONTEXT)
