@@ -289,12 +289,18 @@ def check_range(address, nbytes):
     return block is not None and block.address <= address and address + nbytes <= block.end
 
 
+def _bytes(n):
+    return f"{n} byte" + ("" if n == 1 else "s")
+
+
 def _relative(address, block):
+    """As memcheck counts: the first byte past the end is 1 byte past it, the one before the
+    start 1 byte before it."""
     if address >= block.end:
-        return (f"{address - block.end} bytes past the end of a {block.size}-byte allocation "
-                f"(index bounds: is a guard like `if (i < n)` missing?)")
+        return (f"{_bytes(address - block.end + 1)} past the end of a {block.size}-byte "
+                "allocation (index bounds: is a guard like `if (i < n)` missing?)")
     if address < block.address:
-        return (f"{block.address - address} bytes before the start of a {block.size}-byte "
+        return (f"{_bytes(block.address - address)} before the start of a {block.size}-byte "
                 "allocation (an index that went below 0?)")
     return f"at offset {address - block.address} of a {block.size}-byte allocation"
 
@@ -314,7 +320,7 @@ def describe_address(address):
 
 
 def _distance(address, block):
-    return address - block.end if address >= block.end else block.address - address
+    return address - block.end + 1 if address >= block.end else block.address - address
 
 
 def check_pointer(address):
