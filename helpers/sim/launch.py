@@ -2,7 +2,10 @@
 
 The compiled module tells, for each kernel, the C type of every parameter (include/sim_launch.h).
 Arguments are checked against those types before anything runs: where PyCUDA would pack a wrong
-value silently (a float64 for a `float`), the simulator says which parameter and what to pass.
+value silently (a float64 for a `float`), the simulator says which parameter and what to pass,
+and a pointer must point into device memory. A launch on a stream is queued (streams.py); one
+in the default stream runs at once. After it, the unguarded bytes beside the arrays it was given
+are checked (memory.py), and a write there is traced to its thread by a second, watched run.
 """
 
 import ctypes
