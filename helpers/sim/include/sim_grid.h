@@ -269,6 +269,7 @@ inline void worker_body(Launch *L, int index) {
 }
 
 inline void worker_main(Launch *L, int index) {
+    KeepRegister keep;
     try {
         worker_body(L, index);
     } catch (...) {  // std::bad_alloc: nothing may leave a thread

@@ -140,12 +140,19 @@ inline thread_local Worker *worker = nullptr;  // for the signal handler and pri
 // The worker that runs the calling thread, kept in a register that this module reserves for it
 // (the C library saves it across calls): a barrier finds its bookkeeping without a single load,
 // where reading it from the thread's Frame is a chain of loads that every barrier waits for.
+// Outside the worker loop the register is the caller's (code not built with this reservation
+// expects it back): a worker thread puts it back when it ends (KeepRegister).
 register Worker *worker_register asm("r15");
 inline Worker *current_worker() { return worker_register; }
 inline void set_current_worker(Worker *w) { worker_register = w; }
+struct KeepRegister {
+    Worker *outer = worker_register;
+    ~KeepRegister() { worker_register = outer; }
+};
 #else
 inline Worker *current_worker() { return frame()->worker; }
 inline void set_current_worker(Worker *) {}
+struct KeepRegister {};
 #endif
 
 inline Frame *frame_of(Worker *w, int i) { return frame_at((uintptr_t)(w->stacks + (size_t)i * kStackSize)); }
