@@ -136,7 +136,7 @@ struct Worker {
 
 inline thread_local Worker *worker = nullptr;  // for the signal handler and printf
 
-#if SIM_FIBERS && defined(SIM_SWITCH_INLINE)
+#if SIM_FIBERS && defined(SIM_SWITCH_INLINE) && !defined(__clang__)  // clang has no such variables
 // The worker that runs the calling thread, kept in a register that this module reserves for it
 // (the C library saves it across calls): a barrier finds its bookkeeping without a single load,
 // where reading it from the thread's Frame is a chain of loads that every barrier waits for.
