@@ -255,7 +255,9 @@ __global__ void barriers(int k) { for (int i = 0; i < k; i++) __syncthreads(); }
 
 def barrier_costs(n, repeat, workers):
     """ns a __syncthreads() costs each thread, with the inline fiber switch (the default) and the
-    call switch used before (-DSIM_SWITCH_CALL), side by side: the marginal cost of a barrier in a
+    call switch used before (-DSIM_SWITCH_CALL: a function that pushes the callee-saved registers,
+    and the worker read from the thread's Frame; the rest of the runtime is the same for both),
+    side by side: the marginal cost of a barrier in a
     loop (k = 8 against k = 0), and the first launch of the reduction (bench/reduction.cu: 9
     barriers a thread, work included), on n threads in blocks of 256. Wall time (min of repeat
     rounds, on all workers and on one) and CPU time per core (which a loaded machine's wall time
