@@ -17,7 +17,7 @@ need one: calls made without a context go to device 0, where PyCUDA would raise 
 Which context is current, and what belongs to which device, is kept in devices.py.
 """
 
-from . import devices
+from . import devices, streams
 from .errors import LogicError
 from .settings import settings
 
@@ -184,7 +184,7 @@ class Context:
 
     @staticmethod
     def synchronize():
-        pass  # every operation has finished when its call returns
+        streams.synchronize()  # the work queued on streams runs now (streams.py)
 
     @staticmethod
     def get_device():
