@@ -8,7 +8,7 @@ import pytest
 
 from kernel_sources import stable_file
 
-from helpers.exercises import julia, matrix_index, scale_vector, sepia
+from helpers.exercises import julia, matrix_index, scale_vector, sepia, sepia_x16
 
 CUDA_SRC = Path(__file__).resolve().parent.parent / "cuda_src"
 STUBS = sorted((CUDA_SRC / "exercises").glob("*.cu"))
@@ -32,7 +32,8 @@ def test_there_are_exercises():
 
 CHECKERS = [(scale_vector.check_scale_vector, "scale_vector.cu"),
             (matrix_index.check_matrix_index, "matrix_index.cu"),
-            (julia.check_julia, "julia.cu"), (sepia.check_sepia, "sepia.cu")]
+            (julia.check_julia, "julia.cu"), (sepia.check_sepia, "sepia.cu"),
+            (sepia_x16.check_sepia_x16, "sepia_x16.cu")]
 IDS = [stub for _, stub in CHECKERS]
 
 

@@ -42,10 +42,11 @@ def test_status_lists_every_exercise_with_its_state(capsys):
     states = status(course)
     out = capsys.readouterr().out
     assert states == {"scale_vector": "passing", "matrix_index": "not started",
-                      "julia": "not started", "sepia": "failing", "pipeline": "not started",
+                      "julia": "not started", "sepia": "failing", "sepia_x16": "not started",
+                      "pipeline": "not started",
                       "sepia_opencl": "not started"}, out
     assert "NOT YET: threads with y == height wrote past the end" in out, out
-    assert "1 of 6 exercises pass." in out
+    assert "1 of 7 exercises pass." in out
 
 
 def test_reset_saves_the_learners_version_then_restores_the_stub(tmp_path, capsys):
