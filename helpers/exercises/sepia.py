@@ -193,7 +193,8 @@ def _wrong_values(rgb, got):
                f"{exact[wy, wx, wc]:.1f})",
                "clamp before converting: a float above 255 turned into unsigned char wraps "
                "around (300 becomes 44). Use fminf(value + 0.5f, 255.0f)")
-    if not _differs(got, np.minimum(np.floor(exact), 255).astype(np.uint8), exact).any():
+    truncated = np.minimum(np.floor(exact), 255).astype(np.uint8)
+    if not _differs(got, truncated, exact, boundary=0.0).any():
         wy, wx, wc = np.argwhere(wrong)[0]
         yield (f"{int(wrong.sum())} values are one below NumPy's, each where the sum's fraction "
                f"is .5 or more (x = {wx}, y = {wy}, {CHANNEL_NAMES[wc]}: the sum is "
@@ -210,12 +211,14 @@ def _wrong_values(rgb, got):
            LAYOUT_HINT + "; round with + 0.5f and clamp to 255")
 
 
-def _differs(got, want, exact):
-    """Where ``got`` is not ``want``: exactly, except within ROUNDING_SLACK of a rounding
-    boundary (a fraction near .5), where one level either way is float rounding."""
+def _differs(got, want, exact, boundary=0.5):
+    """Where ``got`` is not ``want``: exactly, except within ROUNDING_SLACK of the fraction where
+    ``want`` steps to the next level (.5 when rounding, 0 when truncating), where one level
+    either way is float rounding."""
     diff = np.abs(got.astype(np.int16) - want.astype(np.int16))
-    near_half = np.abs(exact - np.floor(exact) - 0.5) < ROUNDING_SLACK
-    return np.where(near_half, diff > 1, diff > 0)
+    shifted = exact - boundary
+    near_step = np.abs(shifted - np.round(shifted)) < ROUNDING_SLACK
+    return np.where(near_step, diff > 1, diff > 0)
 
 
 def _mixups(rgb):

@@ -1,8 +1,20 @@
 """The course's CPU simulator: PyCUDA's names, running the same .cu files on the CPU.
 
-- `driver`: pycuda.driver (memory, copies, events, streams, errors)
+PyCUDA's modules, for the simulator (`python -m helpers.sim script.py` or
+`import helpers.sim.as_pycuda` makes them importable as `pycuda.*`, see as_pycuda.py):
+
+- `driver`: pycuda.driver (memory, copies, events, streams, errors); the device and its
+  contexts are in `device`, the exceptions in `errors`, GPU-only features in `unsupported`
 - `compiler`: pycuda.compiler.SourceModule (host C++ compiler behind include/cuda_sim.h)
-- `gpuarray`: pycuda.gpuarray (to_gpu, empty, zeros, get)
-- `launch`: argument checks and the launch of a compiled kernel
-- `memory`: simulated device memory with guard pages
+- `gpuarray`: pycuda.gpuarray (GPUArray; its arithmetic in `array_math`, its functions in
+  `array_functions` and `array_creation`, copies in `array_copy`, vector types in `vector_types`)
+- `elementwise`, `reduction`, `scan`, `cumath`, `curandom`, `characterize`, `tools` (with the
+  memory pools of `mempool`): PyCUDA's modules of those names
+
+The simulator itself:
+
+- `launch`: argument checks and the launch of a compiled kernel (`prepared`: prepared calls)
+- `module`: the loaded library of a compiled module
+- `memory`: simulated device memory with guard pages, charged against the device's size
+- `settings`: the simulator's settings (CUDA_SIM_*)
 """

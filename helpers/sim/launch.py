@@ -12,14 +12,14 @@ import time
 
 import numpy as np
 
-from . import driver, memory
+from . import driver, errors, memory, prepared
 from .module import ErrorReport
 from .settings import settings
 
 
 # ---- argument checks ---------------------------------------------------------------------------
 def _pointer_value(arg):
-    if isinstance(arg, driver.DeviceAllocation):
+    if isinstance(arg, (driver.DeviceAllocation, driver.PointerHolderBase)):
         return driver._address(arg)
     if isinstance(arg, driver.ArgumentHandler):
         return int(arg.get_device_alloc())
@@ -27,7 +27,16 @@ def _pointer_value(arg):
         return driver._address(arg.gpudata)
     if isinstance(arg, (np.intp, np.uintp, np.int64, np.uint64)):
         return int(arg)
+    interface = getattr(arg, "__cuda_array_interface__", None)
+    if interface:  # another library's device array
+        return int(interface["data"][0])
     return None
+
+
+def _address_for_prepared(arg):
+    """A prepared "P" takes what struct.pack("P", x) takes: anything int() accepts."""
+    value = _pointer_value(arg)
+    return int(arg) if value is None else value
 
 
 def _bad_argument(i, name, param, arg, advice):
@@ -68,7 +77,13 @@ def pack_arguments(name, params, args):
     keep, pointers = [], (ctypes.c_void_p * max(len(params), 1))()
     for i, (param, arg) in enumerate(zip(params, args)):
         if param.kind == "P":
-            value = _pointer_value(arg)
+            try:
+                value = _pointer_value(arg)
+            except driver.LogicError as e:  # a freed allocation
+                raise driver.LogicError(
+                    f"cuLaunchKernel failed: parameter #{i} (0-based, '{param.type_name}') of "
+                    f"kernel {name!r}: {e}; allocate it again (or keep it until the kernel has "
+                    "run)") from None
             if value is None:
                 advice = ("Copy a NumPy array to the device first (gpuarray.to_gpu(a), or "
                           "drv.mem_alloc + drv.memcpy_htod), or wrap it: drv.In(a), drv.Out(a).")
@@ -288,14 +303,15 @@ class Function:
 
     # the prepared-call interface
     def prepare(self, arg_types, texrefs=()):
-        self._prepared = arg_types
+        self.arg_format = prepared.format_of(arg_types)
+        self._prepared = prepared.parse(self.arg_format)
         return self
 
     def _convert(self, args):
-        """As PyCUDA's prepared calls do, turn Python numbers into the prepared C types."""
-        types = getattr(self, "_prepared", None) or ""
-        return [np.dtype(t).type(a) if t != "P" and type(a) in (int, float, bool) else a
-                for t, a in zip(types, args)] + list(args[len(types):])
+        """As PyCUDA's prepared calls do, convert each argument to its prepared C type."""
+        if not hasattr(self, "_prepared"):
+            raise driver.LogicError(f"kernel {self.name!r}: call prepare() before prepared_call")
+        return prepared.convert(self._prepared, args, _address_for_prepared)
 
     def prepared_call(self, grid, block, *args, shared_size=0):
         return self(*self._convert(args), block=block, grid=grid, shared=shared_size)
@@ -310,10 +326,16 @@ class Function:
                     stream=stream)
 
     def get_attribute(self, attr):
-        raise NotImplementedError(f"Function.get_attribute({attr}) on the CPU simulator")
+        known = {"SHARED_SIZE_BYTES": self._kernel.static_shared,
+                 "MAX_THREADS_PER_BLOCK": driver.LIMITS["MAX_THREADS_PER_BLOCK"]}
+        if str(attr).upper() not in known:
+            raise errors.not_provided("pycuda.driver.Function", f"get_attribute({attr})",
+                                      "The simulator knows shared_size_bytes and "
+                                      "max_threads_per_block; registers and local memory are a "
+                                      "GPU compiler's to decide.")
+        return known[str(attr).upper()]
 
     def __getattr__(self, name):
-        if name in ("num_regs", "shared_size_bytes", "local_size_bytes", "const_size_bytes",
-                    "max_threads_per_block"):
-            raise NotImplementedError(f"Function.{name} is not known on the CPU simulator")
-        raise AttributeError(name)
+        if name.startswith("_") or name == "arg_format":
+            raise AttributeError(name)
+        return self.get_attribute(name)

@@ -5,6 +5,9 @@ not be touched (PROT_NONE). A kernel that runs off the end of an array faults on
 runtime turns the fault into a Python exception, and `describe_address` says which allocation the
 address belonged to. Freed memory stays inaccessible for a while (up to QUARANTINE_BYTES),
 so a use after free faults too.
+
+The device has a size (settings.device_memory): each allocation's pages are charged against it,
+and one that does not fit raises drv.MemoryError, as cuMemAlloc's out-of-memory error does.
 """
 
 import bisect
@@ -13,6 +16,9 @@ import ctypes
 import ctypes.util
 import mmap
 import threading
+
+from . import errors
+from .settings import settings
 
 PAGE = mmap.PAGESIZE
 _PROT_NONE, _PROT_RW = 0, mmap.PROT_READ | mmap.PROT_WRITE
@@ -41,6 +47,25 @@ class Block:
 _lock = threading.RLock()
 _starts = []  # sorted base addresses of live mappings
 _blocks = {}  # base -> Block
+_charged = 0  # bytes of device memory the live allocations take
+
+
+def usage():
+    """(bytes in use, bytes the simulated device has)."""
+    return _charged, settings.device_memory
+
+
+def _charge(nbytes, asked):
+    global _charged
+    with _lock:
+        if _charged + nbytes > settings.device_memory:
+            total = settings.device_memory
+            raise errors.MemoryError(
+                f"cuMemAlloc failed: out of memory: {asked:,} bytes asked for, and the simulated "
+                f"device has {total - _charged:,} of its {total:,} bytes free. Free arrays you no "
+                "longer need (del, or .gpudata.free()), or give the simulator more memory with "
+                "CUDA_SIM_MEMORY (e.g. CUDA_SIM_MEMORY=8G).")
+        _charged += nbytes
 
 
 def _alignment(nbytes):
@@ -62,12 +87,16 @@ def allocate(nbytes):
     span = -(-size // align) * align  # size rounded up to the alignment
     data_pages = -(-span // PAGE)
     length = (data_pages + 1) * PAGE
+    _charge(data_pages * PAGE, nbytes)
     base = _libc.mmap(None, length, _PROT_RW, mmap.MAP_PRIVATE | mmap.MAP_ANON, -1, 0)
     if base in (None, _MAP_FAILED):
-        raise MemoryError(f"could not map {length} bytes of simulated device memory")
+        _refund(length - PAGE)
+        raise errors.MemoryError(f"cuMemAlloc failed: out of memory: the machine could not map "
+                                 f"{length:,} bytes for the simulated device")
     guard = base + data_pages * PAGE
     if _libc.mprotect(guard, PAGE, _PROT_NONE) != 0:
         _libc.munmap(base, length)
+        _refund(length - PAGE)
         raise OSError(ctypes.get_errno(), "mprotect failed for a guard page")
     block = Block(guard - span, nbytes, base, length)
     with _lock:
@@ -86,12 +115,19 @@ _quarantine = collections.deque()  # freed Blocks, oldest first
 _quarantined_bytes = 0
 
 
+def _refund(nbytes):
+    global _charged
+    with _lock:
+        _charged -= nbytes
+
+
 def release(block):
     global _quarantined_bytes
     with _lock:
         if _blocks.pop(block.base, None) is None:
             return
         _starts.remove(block.base)
+        _refund(block.length - PAGE)
         _libc.mprotect(block.base, block.length, _PROT_NONE)
         _libc.madvise(block.base, block.length, _MADV_DONTNEED)
         _quarantine.append(block)

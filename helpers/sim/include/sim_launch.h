@@ -1,6 +1,10 @@
-// sim_launch.h -- included after the user's code: one table entry per kernel, whose launcher
-// takes the kernel's parameter types from the compiled kernel itself, and the C functions that
-// Python calls (helpers/sim/launch.py).
+// sim_launch.h -- the launcher of a kernel, which takes the kernel's parameter types from the
+// compiled kernel itself, and the C functions that Python calls (helpers/sim/launch.py).
+//
+// Included by the prelude, before the learner's code. After that code the compiler driver appends
+// only the table of kernels, in reserved names (a learner's macros cannot reach it):
+//     extern "C" const __sim_kernel_entry __sim_kernel_table[] = { __sim_entry<&k>("k"), ... };
+//     extern "C" const int __sim_kernel_table_size = 1;
 #pragma once
 
 #include <tuple>
@@ -89,11 +93,15 @@ template <auto K> struct Kernel {
 }  // namespace sim
 #pragma GCC visibility pop
 
-#define SIM_KERNEL(name) sim::Kernel<&name>::entry(#name),
+// ---- the table of kernels, defined after the learner's code -------------------------------------
+typedef sim::KernelEntry __sim_kernel_entry;
+template <auto __K> __sim_kernel_entry __sim_entry(const char *__name) { return sim::Kernel<__K>::entry(__name); }
+extern "C" const __sim_kernel_entry __sim_kernel_table[];
+extern "C" const int __sim_kernel_table_size;
 
 // ---- what Python calls ------------------------------------------------------------------------
-SIM_EXPORT int sim_kernel_count();
-SIM_EXPORT const sim::KernelEntry *sim_kernel(int i);
+SIM_EXPORT int sim_kernel_count() { return __sim_kernel_table_size; }
+SIM_EXPORT const sim::KernelEntry *sim_kernel(int i) { return &__sim_kernel_table[i]; }
 
 SIM_EXPORT int sim_fibers() { return SIM_FIBERS; }
 

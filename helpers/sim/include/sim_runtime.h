@@ -175,14 +175,11 @@ inline void copy_text(char *dst, const char *src) {
 }
 
 // Kernel printf: the C library's, kept safe from a cancel arriving while stdio holds its lock.
-__attribute__((format(printf, 1, 2))) inline int device_printf(const char *fmt, ...) {
+inline int device_vprintf(const char *fmt, va_list ap) {
     Worker *w = worker;
-    va_list ap;
-    va_start(ap, fmt);
     if (w) w->in_stdio = 1;
     int n = vprintf(fmt, ap);
     if (w) w->in_stdio = 0;
-    va_end(ap);
     if (w && w->cancel_pending) escape_with(w, INTERRUPTED);
     return n;
 }
@@ -339,14 +336,50 @@ inline int block_barrier(Site site, int pred, int reduce) {
 }
 
 inline void sync_block(Site site) { block_barrier(site, 0, -1); }
+
+// __nanosleep: the calling thread lets the other threads of its block run (with fibers).
+inline void let_others_run() {
+    Worker *w = frame()->worker;
+    if (!w->plain) yield(w);
+}
 inline int sync_block_reduce(Site site, int pred, int reduce) { return block_barrier(site, pred, reduce); }
 
 // ---- warp functions -----------------------------------------------------------------------------
-enum ShflKind { ShflIdx, ShflUp, ShflDown, ShflXor, SyncWarp, VoteBallot, VoteAny, VoteAll, VoteUni };
+enum ShflKind { ShflIdx, ShflUp, ShflDown, ShflXor, SyncWarp, VoteBallot, VoteAny, VoteAll, VoteUni,
+                Collective };
+// What a Collective computes from the values of every lane of the group (in Fiber::src).
+enum CollectiveKind { MatchAny, MatchAll, ReduceAdd, ReduceMinU, ReduceMaxU, ReduceMinS, ReduceMaxS,
+                      ReduceAnd, ReduceOr, ReduceXor };
 
 inline unsigned lanes_in_warp(Worker *w, int warp) {
     int n = w->nfibers - warp * 32;
     return n >= 32 ? 0xffffffffu : ((1u << n) - 1);
+}
+
+// __match_*_sync and __reduce_*_sync: what lane `me` gets from the values of the group's lanes.
+inline uint64_t collective_result(const Fiber *lanes, unsigned group, int me, int kind) {
+    uint64_t mine = lanes[me].value, equal = 0;
+    uint32_t acc = kind == ReduceAnd ? ~0u : kind == ReduceMinU ? ~0u : kind == ReduceMaxS ? 0x80000000u
+                 : kind == ReduceMinS ? 0x7fffffffu : 0;
+    for (int l = 0; l < 32; l++) {
+        if (!(group >> l & 1)) continue;
+        uint64_t v = lanes[l].value;
+        uint32_t u = (uint32_t)v;
+        equal |= (uint64_t)(v == mine) << l;
+        switch (kind) {
+            case ReduceAdd: acc += u; break;
+            case ReduceMinU: acc = u < acc ? u : acc; break;
+            case ReduceMaxU: acc = u > acc ? u : acc; break;
+            case ReduceMinS: acc = (int32_t)u < (int32_t)acc ? u : acc; break;
+            case ReduceMaxS: acc = (int32_t)u > (int32_t)acc ? u : acc; break;
+            case ReduceAnd: acc &= u; break;
+            case ReduceOr: acc |= u; break;
+            case ReduceXor: acc ^= u; break;
+        }
+    }
+    if (kind == MatchAny) return equal;
+    if (kind == MatchAll) return equal == group ? group : 0;
+    return acc;
 }
 
 // The lanes named by the mask have all arrived: each gets its result, and all go on.
@@ -364,6 +397,7 @@ inline void release_warp(Worker *w, int warp, unsigned group) {
             case VoteAll: f.result = ballot == group; break;
             case VoteUni: f.result = ballot == 0 || ballot == group; break;
             case SyncWarp: f.result = 0; break;
+            case Collective: f.result = collective_result(lanes, group, l, f.src); break;
             default: {
                 int s = f.src;
                 f.result = (s >= 0 && s < 32 && (group >> s & 1)) ? lanes[s].value : f.value;
@@ -431,6 +465,10 @@ inline T shfl(Site site, unsigned mask, T var, int kind, int arg, int width = 32
 
 inline unsigned vote(Site site, unsigned mask, int pred, int kind) {
     return (unsigned)warp_meet(site, mask, kind, 0, 0, pred != 0);
+}
+
+inline uint64_t warp_collective(Site site, unsigned mask, uint64_t value, int kind) {
+    return warp_meet(site, mask, Collective, kind, value, 0);
 }
 
 // ---- a launch -------------------------------------------------------------------------------------

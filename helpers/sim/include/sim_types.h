@@ -32,6 +32,11 @@ SIM_VECS(longlong, long long, 8, 16, 8, 16)
 SIM_VECS(ulonglong, unsigned long long, 8, 16, 8, 16)
 SIM_VECS(float, float, 4, 8, 4, 16)
 SIM_VECS(double, double, 8, 16, 8, 16)
+#undef SIM_VECS
+#undef SIM_VEC1
+#undef SIM_VEC2
+#undef SIM_VEC3
+#undef SIM_VEC4
 
 struct dim3 {
     unsigned int x, y, z;
