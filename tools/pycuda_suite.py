@@ -67,8 +67,8 @@ TEST_FILES = ["test_driver.py", "test_gpuarray.py"]
 
 # ---- the source release -----------------------------------------------------------------------
 def cache_folder():
-    from helpers.sim.compiler import cache_dir
-    return cache_dir().parent / "pycuda-source"
+    from helpers.sim import cache
+    return cache.folder().parent / "pycuda-source"
 
 
 def find_sdist(given):
