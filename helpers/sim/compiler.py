@@ -32,6 +32,7 @@ SIM_VERSION = "3"
 INCLUDE_DIR = Path(__file__).parent / "include"
 CXX_FLAGS = ["-std=c++17", "-O2", "-fPIC", "-pthread", "-fno-strict-aliasing",
              "-U_FORTIFY_SOURCE", "-D_FORTIFY_SOURCE=0", "-fsanitize=bounds",
+             "-fstack-clash-protection",  # a huge local array faults below its stack, not beyond
              "-Wno-unused-result", "-Wno-attributes", "-Wformat", "-Wno-format-zero-length"]
 # Every symbol must be defined when the library is linked, not when it is loaded: a function
 # declared but never defined is then a compile error that names it.
@@ -107,7 +108,7 @@ class _Build:
 
     def stem(self, text):
         """The part of the library's name that the source, flags and prelude decide."""
-        return _digest(SIM_VERSION, _prelude_digest(), *self.flags, text)[:32]
+        return _digest(SIM_VERSION, _prelude_digest(), *CXX_FLAGS, *LINK_FLAGS, *self.flags, text)[:32]
 
 
 def _compiler_tag(cxx):

@@ -14,7 +14,7 @@ Contexts form a stack as in CUDA (`make_context`, `push`, `pop`, `detach`), but 
 does not need one: calls made without a context work, where PyCUDA would raise LogicError.
 """
 
-from . import memory
+from . import memory, streams
 from .errors import LogicError
 from .settings import settings
 
@@ -180,7 +180,7 @@ class Context:
 
     @staticmethod
     def synchronize():
-        pass  # every operation has finished when its call returns
+        streams.synchronize()  # the work queued on streams runs now (streams.py)
 
     @staticmethod
     def get_device():
