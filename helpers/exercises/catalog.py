@@ -40,6 +40,8 @@ EXERCISES = [
              "matrix_index:check_matrix_index"),
     Exercise("julia", "03_mandelbrot.ipynb", "cuda_src/exercises/julia.cu", "julia:check_julia"),
     Exercise("sepia", "04_grayscale.ipynb", "cuda_src/exercises/sepia.cu", "sepia:check_sepia"),
+    Exercise("sepia_x16", "04_grayscale.ipynb", "cuda_src/exercises/sepia_x16.cu",
+             "sepia_x16:check_sepia_x16"),
     Exercise("pipeline", "05_pinned_memory_and_streams.ipynb",
              "notebooks/05_pinned_memory_and_streams.ipynb", "pipeline:check_pipeline",
              "my_pipeline"),
