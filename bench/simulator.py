@@ -21,7 +21,9 @@ Prints figures, side by side, then a verdict (MET / MISSED) for each target:
    image, so by default it runs a smaller image of the same region (``--numba-size``, 128x128)
    and its time is scaled by the number of pixels; both figures are printed, and
    ``--numba-full`` runs the full size instead. Target: the simulator at least 500x faster.
-3. The results agree: the simulator's iteration counts against serial C++, NumPy and Numba,
+3. Issue 9. The cost of a __syncthreads() for each thread, with the inline fiber switch and the
+   call switch used before, side by side (``barrier_costs``). Target: at most 5 ns.
+4. The results agree: the simulator's iteration counts against serial C++, NumPy and Numba,
    pixel by pixel (the fraction of equal pixels); the reduction's block sums against NumPy doing
    the same tree in the same order (bit for bit), and its total against a float64 sum.
 
@@ -243,6 +245,70 @@ class SimReduction:
                 abs(float(total[0]) - exact) / exact)
 
 
+# ---------------------------------------------------------------- barrier cost, two fiber switches
+
+TARGET_BARRIER_NS = 5.0      # issue 9: at most 5 ns a barrier per thread
+BARRIERS = r"""
+__global__ void barriers(int k) { for (int i = 0; i < k; i++) __syncthreads(); }
+"""
+
+
+def barrier_costs(n, repeat, workers):
+    """ns a __syncthreads() costs each thread, with the inline fiber switch (the default) and the
+    call switch used before (-DSIM_SWITCH_CALL: a function that pushes the callee-saved registers,
+    and the worker read from the thread's Frame; the rest of the runtime is the same for both),
+    side by side: the marginal cost of a barrier in a
+    loop (k = 8 against k = 0), and the first launch of the reduction (bench/reduction.cu: 9
+    barriers a thread, work included), on n threads in blocks of 256. Wall time (min of repeat
+    rounds, on all workers and on one) and CPU time per core (which a loaded machine's wall time
+    hides). Prints the figures; returns the verdict line."""
+    blocks = max(1, n // REDUCE_BLOCK)
+    threads, shape = blocks * REDUCE_BLOCK, {"block": (REDUCE_BLOCK, 1, 1), "grid": (blocks, 1)}
+    x, sums = drv.mem_alloc(4 * threads), drv.mem_alloc(4 * blocks)
+    methods = {"inline switch": [], "call switch (before)": ["-DSIM_SWITCH_CALL"]}
+    runs = {}
+    for method, opts in methods.items():
+        bars = SourceModule(BARRIERS, options=opts).get_function("barriers")
+        red = SourceModule((BENCH / "reduction.cu").read_text(), options=opts)
+        red = red.get_function("block_sum")
+        runs[method, 0] = lambda f=bars: f(np.int32(0), **shape)
+        runs[method, 8] = lambda f=bars: f(np.int32(8), **shape)
+        runs[method, "reduction"] = lambda f=red: f(x, sums, np.int32(threads), **shape)
+    best = {}  # (method, run, workers) -> (wall s, CPU s), the least of the rounds
+    for _ in range(1 + repeat):
+        for (method, what), run in runs.items():
+            for w in sorted({workers, 1}):
+                with settings.changed(workers=w):
+                    c0, t0 = time.process_time(), time.perf_counter()
+                    run()
+                    now = (time.perf_counter() - t0, time.process_time() - c0)
+                old = best.get((method, what, w), now)
+                best[method, what, w] = (min(old[0], now[0]), min(old[1], now[1]))
+
+    def ns(method, what, w, i):
+        if what == "reduction":
+            return best[method, what, w][i] * 1e9 / (threads * 9)
+        return (best[method, 8, w][i] - best[method, 0, w][i]) * 1e9 / (threads * 8)
+
+    print(f"Barrier cost, ns a barrier per thread ({threads} threads in blocks of {REDUCE_BLOCK}, "
+          f"least of {repeat}): wall on {workers} workers, wall on 1, CPU time per core")
+    for method in methods:
+        for what, label in (("loop", "a __syncthreads() alone"), ("reduction", "the reduction")):
+            print(f"  {method:21} {label:24} {ns(method, what, workers, 0):7.2f} "
+                  f"{ns(method, what, 1, 0):7.2f} {ns(method, what, 1, 1):7.2f}")
+    new, old = (ns(m, "reduction", workers, 0) for m in methods)
+    alone = ns("inline switch", "loop", workers, 0)
+    cpu_new, cpu_old = (ns(m, "reduction", 1, 1) for m in methods)
+    print(f"  the reduction's CPU time per barrier and thread: {cpu_old / cpu_new:.2f}x less than "
+          f"before; on {workers} idle cores its wall time would be about "
+          f"{cpu_new / workers:.2f} ns")
+    return (f"  issue 9, at most {TARGET_BARRIER_NS:g} ns a barrier per thread on {workers} "
+            f"workers: the reduction {new:.2f} ns (before: {old:.2f}) -> "
+            f"{verdict(new <= TARGET_BARRIER_NS)}; a barrier alone {alone:.2f} ns -> "
+            f"{verdict(alone <= TARGET_BARRIER_NS)} (CPU time per core, divided by the workers: "
+            f"{cpu_new / workers:.2f} ns and {ns('inline switch', 'loop', 1, 1) / workers:.2f} ns)")
+
+
 # ---------------------------------------------------------------- Numba's CUDA simulator
 
 def numba_mandelbrot(size, max_iter, repeat, tmp):
@@ -344,6 +410,9 @@ def main(argv=None):
         sim_small = (SimMandelbrot(mandel_mod.get_function("mandelbrot"), numba_size, numba_size,
                                    a.iters) if numba_size != a.size else sim_full)
         reduction = SimReduction(reduce_mod.get_function("block_sum"), a.reduce_n)
+        with settings.changed(cache_dir=str(Path(tmp) / "cache")):
+            barrier_verdict = barrier_costs(a.reduce_n, a.repeat, workers)
+        print()
         used = min(workers, sim_full.blocks)
         cpp_out = {}
 
@@ -491,6 +560,7 @@ def main(argv=None):
         print(f"  issue 3, Mandelbrot at least {TARGET_NUMBA:g}x faster than Numba's simulator: "
               f"{speedup:.0f}x ({scaled:.1f} s{' scaled' if pixels_ratio != 1 else ''} vs "
               f"{t_sim:.1f} ms) -> {verdict(numba_ok)}")
+    print(barrier_verdict)
     print(f"  results agree: {'yes' if ok else 'NO'}")
     return 0 if ok else 1
 

@@ -1,6 +1,6 @@
 """The sepia exercise (notebook 04): the solution passes, the stub and known-wrong kernels fail,
 each with the hint that names its mistake (the wrong kernels are variants of the shipped
-solution, all compiled as one module). Also: both grayscale kernels of cuda_src/grayscale.cu
+solution, all compiled as one module). Also: the three grayscale kernels of cuda_src/grayscale.cu
 match NumPy within one grey level on awkward sizes."""
 
 import numpy as np
@@ -126,8 +126,8 @@ def run_gray(mod, name, rgb):
     if name == "rgb_to_gray":
         func(rgb_gpu, out, np.int32(w), np.int32(h), block=(32, 8, 1),
              grid=((w + 31) // 32, (h + 7) // 8))
-    else:
-        threads = n // 16 + 1
+    else:                                   # rgb_to_gray_x4 or rgb_to_gray_x16: a 1D grid
+        threads = n // int(name.rsplit("_x", 1)[1]) + 1
         func(rgb_gpu, out, np.int32(n), block=(256, 1, 1), grid=((threads + 255) // 256, 1))
     drv.Context.synchronize()
     host = out.get()
@@ -139,7 +139,7 @@ def run_gray(mod, name, rgb):
 GRAY_SIZES = [(37, 53), (53, 37), (1, 7), (3, 5), (16, 16), (33, 97), (1, 17)]
 
 
-@pytest.mark.parametrize("name", ["rgb_to_gray", "rgb_to_gray_x16"])
+@pytest.mark.parametrize("name", ["rgb_to_gray", "rgb_to_gray_x4", "rgb_to_gray_x16"])
 @pytest.mark.parametrize("size", GRAY_SIZES, ids=[f"{h}x{w}" for h, w in GRAY_SIZES])
 def test_grayscale_kernel_matches_numpy(grayscale, name, size):
     rng = np.random.default_rng(size[0] * 100 + size[1])

@@ -52,6 +52,7 @@ __global__ void dynamic(float *out) {
     buf[threadIdx.x] = 1.0f;
     out[threadIdx.x] = buf[threadIdx.x];
 }
+__global__ void chase(float **pointers) { pointers[0][0] = 1.0f; }
 __global__ void deep(float *out, int k) {
     float big[200000];                                // 800 KB: more than a thread's stack
     for (int i = 0; i < 200000; i++) big[i] = i * k;
@@ -84,7 +85,12 @@ def test_use_after_free_is_caught(mod):
     a, b = drv.mem_alloc(4096), drv.mem_alloc(4096)
     stale = np.intp(int(b))
     b.free()
-    msg = launch_error(mod.get_function("copy"), a, stale, np.int32(1), block=(1, 1, 1))
+    # a freed address given to a kernel is refused before it runs
+    with pytest.raises(drv.LogicError, match=r"parameter #1 .*'copy'.*use after free"):
+        mod.get_function("copy")(a, stale, np.int32(1), block=(1, 1, 1))
+    # one the kernel finds in memory faults where it is used
+    pointers = gpuarray.to_gpu(np.array([int(stale)], np.uint64))
+    msg = launch_error(mod.get_function("chase"), pointers.gpudata, block=(1, 1, 1))
     assert "a write to" in msg and "use after free" in msg
 
 

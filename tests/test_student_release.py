@@ -16,8 +16,9 @@ from helpers.exercises import catalog
 sys.path.insert(0, str(ROOT / "tools"))
 import student_release  # noqa: E402
 
-SOLUTIONS = sorted((ROOT / "cuda_src" / "solutions").glob("*.cu")) + [
-    ROOT / "helpers" / "exercises" / "solutions" / "pipeline.py"]
+SOLUTIONS = sorted((ROOT / "cuda_src" / "solutions").glob("*.cu")) + sorted(
+    p for p in (ROOT / "helpers" / "exercises" / "solutions").glob("*.py")
+    if p.name != "__init__.py")
 
 
 def code_lines(text):
@@ -34,10 +35,12 @@ def windows(text, width=3):
 
 
 # What the course shows on purpose: its own kernels (mandelbrot.cu guards and indexes as the
-# exercises do) and its checkers (the pipeline checker's baseline copies, launches and copies
-# back one chunk at a time, as the notebook's section 4 does).
+# exercises do), the code its stubs hand out (sepia_x16.cu's helper functions) and its checkers
+# (the pipeline checker's baseline copies, launches and copies back one chunk at a time, as the
+# notebook's section 4 does).
 TAUGHT = set().union(*(windows(p.read_text()) for p in [
-    *(ROOT / "cuda_src").glob("*.cu"), *(ROOT / "helpers" / "exercises").glob("*.py")]))
+    *(ROOT / "cuda_src").glob("*.cu"), *(ROOT / "cuda_src" / "exercises").glob("*.cu"),
+    *(ROOT / "helpers" / "exercises").glob("*.py")]))
 
 
 def answer_windows(solution):

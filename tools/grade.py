@@ -4,8 +4,8 @@
     python tools/grade.py SUBMISSIONS [--out grades.csv] [--time-limit 120] [--memory-limit 2048]
 
 SUBMISSIONS holds one folder a student, named after them, with their copy of the course's
-``cuda_src/exercises/`` (and ``notebooks/05_pinned_memory_and_streams.ipynb`` for the pipeline
-exercise, which is written in a notebook cell). For each student and each exercise the checker
+``cuda_src/exercises/`` (and ``notebooks/05_pinned_memory_and_streams.ipynb`` and
+``notebooks/11_multiple_gpus.ipynb`` for the exercises written in a notebook cell). For each student and each exercise the checker
 runs in a process of its own, with a time limit, a memory limit (resident memory, checked ten
 times a second) and a limit on what it prints; a submission that hangs, crashes, eats memory or
 floods its output fails that exercise alone, and grading goes on. An exercise whose stub is still

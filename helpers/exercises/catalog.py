@@ -1,7 +1,7 @@
 """Every exercise of the course, where the learner's work for it lives, and how to check it.
 
-An exercise is a kernel in a ``.cu`` stub under ``cuda_src/exercises/``, or (notebook 05's) a
-Python function the learner writes in a notebook cell. ``check(exercise, root)`` checks the work
+An exercise is a kernel in a ``.cu`` stub under ``cuda_src/exercises/``, or (notebooks 05 and
+11) a Python function the learner writes in a notebook cell. ``check(exercise, root)`` checks the work
 found under ``root``, a copy of the course: the learner's own (``status()``) or a student's
 submission (``tools/grade.py``). ``as_shipped(exercise)`` is the stub as the course hands it out,
 kept in ``helpers/exercises/as_shipped/`` so that a reset can put it back and ``status()`` can
@@ -26,6 +26,7 @@ class Exercise:
     notebook: str       # the notebook whose exercise it is, in notebooks/
     work: str           # the file the learner edits, relative to the course's root
     checker: str        # "module:function" in helpers.exercises
+    function: str = ""  # for a Python exercise: the function the learner's cell defines
 
     @property
     def is_kernel(self) -> bool:
@@ -39,8 +40,16 @@ EXERCISES = [
              "matrix_index:check_matrix_index"),
     Exercise("julia", "03_mandelbrot.ipynb", "cuda_src/exercises/julia.cu", "julia:check_julia"),
     Exercise("sepia", "04_grayscale.ipynb", "cuda_src/exercises/sepia.cu", "sepia:check_sepia"),
+    Exercise("sepia_x16", "04_grayscale.ipynb", "cuda_src/exercises/sepia_x16.cu",
+             "sepia_x16:check_sepia_x16"),
     Exercise("pipeline", "05_pinned_memory_and_streams.ipynb",
-             "notebooks/05_pinned_memory_and_streams.ipynb", "pipeline:check_pipeline"),
+             "notebooks/05_pinned_memory_and_streams.ipynb", "pipeline:check_pipeline",
+             "my_pipeline"),
+    Exercise("backproject_range", "10_depth_to_point_cloud.ipynb",
+             "cuda_src/exercises/backproject_range.cu",
+             "backproject_range:check_backproject_range"),
+    Exercise("gray_split", "11_multiple_gpus.ipynb", "notebooks/11_multiple_gpus.ipynb",
+             "gray_split:check_gray_split", "my_gray_split"),
     Exercise("sepia_opencl", "12_opencl.ipynb", "cuda_src/opencl/exercises/sepia.cl",
              "sepia_opencl:check_sepia_opencl"),
 ]
@@ -56,7 +65,8 @@ def find(name: str) -> Exercise:
 
 
 def as_shipped(exercise: Exercise) -> str:
-    """The exercise's stub as the course hands it out (for pipeline: the function's cell)."""
+    """The exercise's stub as the course hands it out (for a Python exercise: the function's
+    cell)."""
     suffix = Path(exercise.work).suffix if exercise.is_kernel else ".py"
     return (AS_SHIPPED / f"{exercise.name}{suffix}").read_text()
 
@@ -68,7 +78,7 @@ def learner_work(exercise: Exercise, root: Path) -> str | None:
         return None
     if exercise.is_kernel:
         return path.read_text(errors="replace")
-    return notebook_function(path, "my_pipeline")
+    return notebook_function(path, exercise.function)
 
 
 def notebook_function(notebook: Path, name: str) -> str | None:
@@ -98,10 +108,10 @@ def check(exercise: Exercise, root: Path) -> Verdict:
         return checker(str((Path(root) / exercise.work).resolve()))
     source = learner_work(exercise, root)
     if source is None:
-        return not_yet(f"no cell defining my_pipeline in {exercise.work}",
-                       "keep the exercise's cell, def my_pipeline(...), in the notebook, "
-                       "and save it").report()
-    return checker(define_function(source, "my_pipeline"))
+        return not_yet(f"no cell defining {exercise.function} in {exercise.work}",
+                       f"keep the exercise's cell, def {exercise.function}(...), in the "
+                       "notebook, and save it").report()
+    return checker(define_function(source, exercise.function))
 
 
 def define_function(source: str, name: str):
@@ -109,9 +119,10 @@ def define_function(source: str, name: str):
     it defines (a cell that does not run gives a function that raises its error)."""
     import numpy as np
 
-    from helpers.backend import drv
+    from helpers.backend import drv, gpuarray
+    from helpers.multigpu import using
 
-    namespace = {"drv": drv, "np": np}
+    namespace = {"drv": drv, "np": np, "gpuarray": gpuarray, "using": using}
     try:
         exec(compile(source, f"<{name}>", "exec"), namespace)  # noqa: S102 - the learner's cell
         function = namespace[name]

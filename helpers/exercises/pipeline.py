@@ -17,10 +17,11 @@ The exercise is a Python function, not a kernel. The learner writes
 ``check_pipeline(my_pipeline)`` runs it on a few awkward sizes and checks, on both backends:
 the results against NumPy, that ``h_in`` is untouched, that ``launch`` was called once a chunk
 on the given streams (more than one of them), that no two streams share a device buffer, and
-that the device memory the kernels touched fits the budget. The ``launch`` it hands over records
-its arguments for that. On a GPU it also checks, from events, that the function did not return
-before its results had arrived, and that copies and kernels overlapped: the function must beat
-the same chunks run one after another in a single stream by at least half the kernel time. The
+that the device memory the kernels touched fits the budget, and that the function did not return
+before its results had arrived (the simulator, like a GPU, runs work queued on a stream only
+when the host waits for it). The ``launch`` it hands over records its arguments for that. On a
+GPU it also checks, from events, that copies and kernels overlapped: the function must beat the
+same chunks run one after another in a single stream by at least half the kernel time. The
 simulator runs the streams' work one operation at a time, so there the checker says plainly
 that it cannot check overlap.
 """
@@ -205,7 +206,7 @@ def diagnose(h_in, h_in_before, at_return, got, expected, n_chunks, streams, cal
     yield from _wrong_results(h_in, got, expected, n_chunks)
     yield from _wrong_streams(calls, streams, -(-h_in.size // -(-h_in.size // n_chunks)), on_gpu)
     yield from _over_budget(calls, len(streams), h_in.size, n_chunks, h_in.itemsize)
-    if on_gpu and not np.array_equal(at_return, got, equal_nan=True):
+    if not np.array_equal(at_return, got, equal_nan=True):
         late = int((np.isnan(at_return) | (at_return != got)).sum())
         yield (f"when your function returned, {late} elements of h_out had not arrived yet "
                "(they were still being copied)",

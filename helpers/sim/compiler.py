@@ -24,7 +24,7 @@ import warnings
 from pathlib import Path
 
 from . import cache as module_cache
-from . import compiler_messages, driver, sites, source as unit, toolchain
+from . import compiler_messages, devices, driver, sites, source as unit, toolchain
 from .launch import Function
 from .module import Module
 
@@ -250,6 +250,7 @@ class SourceModule:
             module_cache.discard(self.path)
             self.path = build(*args, cache=cache_dir, keep=keep)
             self.module = Module(self.path)
+        devices.adopt_module(self.module)  # its kernels run in the current device's context
         self.module.source = source
         # called with instrument=... when a launch is traced or race-checked (trace_run.py)
         self.module.build_instrumented = functools.partial(build, *args, cache=cache_dir)

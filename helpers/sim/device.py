@@ -7,14 +7,17 @@ follow from a compute capability come from the table "Technical Specifications p
 Capability" of NVIDIA's CUDA C++ Programming Guide; the board's own figures (clock rates, L2
 cache, memory bus) from an H200. Three answers are the simulator's own, because code that reads
 them must see what it will really get: MULTIPROCESSOR_COUNT is the number of worker threads that
-run blocks, total_memory() is settings.device_memory, and ASYNC_ENGINE_COUNT and
-CONCURRENT_KERNELS are 0 (nothing overlaps: every operation has finished when its call returns).
+run blocks, total_memory() is settings.device_memory (shared out equally when there are several
+devices), and ASYNC_ENGINE_COUNT and CONCURRENT_KERNELS are 0 (nothing overlaps: every operation
+has finished when its call returns).
 
-Contexts form a stack as in CUDA (`make_context`, `push`, `pop`, `detach`), but the simulator
-does not need one: calls made without a context work, where PyCUDA would raise LogicError.
+There are settings.devices devices (CUDA_SIM_DEVICES, default 1). Contexts form a stack per
+host thread as in CUDA (`make_context`, `push`, `pop`, `detach`), but the simulator does not
+need one: calls made without a context go to device 0, where PyCUDA would raise LogicError.
+Which context is current, and what belongs to which device, is kept in devices.py.
 """
 
-from . import memory
+from . import devices, streams
 from .errors import LogicError
 from .settings import settings
 
@@ -102,16 +105,14 @@ def limit(name):
 
 
 class Device:
-    """The simulated device. There is one, number 0."""
+    """A simulated device; there are settings.devices of them, numbered from 0."""
 
     def __init__(self, number=0):
-        if number != 0:
-            raise LogicError(f"cuDeviceGet failed: invalid device ordinal {number} "
-                             "(the simulator has one device, number 0)")
+        self._ordinal = devices.check_number(number)
 
     @staticmethod
     def count():
-        return 1
+        return devices.count()
 
     def name(self):
         return f"CPU simulator ({_cpu_name()})"
@@ -120,7 +121,7 @@ class Device:
         return settings.compute_capability
 
     def total_memory(self):
-        return settings.device_memory
+        return devices.memory_info(self._ordinal)[1]
 
     def get_attribute(self, attr):
         values = attributes()
@@ -138,24 +139,27 @@ class Device:
         return attributes()[name.upper()]
 
     def pci_bus_id(self):
-        return "0000:00:00.0"
+        return f"0000:{self._ordinal:02x}:00.0"
 
     def make_context(self, flags=0):
-        context = Context()
+        context = Context(self)
         context.push()
         return context
 
     def retain_primary_context(self):
-        return _PRIMARY
+        return devices.primary(self._ordinal, lambda: Context(self))
+
+    def can_access_peer(self, other):
+        return devices.can_access_peer(self._ordinal, other._ordinal)
 
     def __eq__(self, other):
-        return isinstance(other, Device)
+        return isinstance(other, Device) and other._ordinal == self._ordinal
 
     def __hash__(self):
-        return 0
+        return self._ordinal
 
     def __repr__(self):
-        return f"<Device 0: {self.name()}>"
+        return f"<Device {self._ordinal}: {self.name()}>"
 
 
 def _cpu_name():
@@ -171,38 +175,42 @@ def _cpu_name():
 
 
 # ---- contexts ---------------------------------------------------------------------------------
-_stack = []  # the current thread's contexts, innermost last (one thread is enough here)
-
-
 class Context:
-    """A CUDA context. The simulator keeps the stack for code that inspects it; every call
-    works with or without one."""
+    """A context of one simulated device. devices.py keeps which contexts are current, in each
+    thread; every call works with or without one."""
+
+    def __init__(self, device=None):
+        self._device_number = (device or Device(0))._ordinal
 
     @staticmethod
     def synchronize():
-        pass  # every operation has finished when its call returns
+        streams.synchronize()  # the work queued on streams runs now (streams.py)
 
     @staticmethod
     def get_device():
-        return Device(0)
+        return Device(devices.current_device())
 
     @staticmethod
     def get_current():
-        return _stack[-1] if _stack else None
+        return devices.current()
 
     def push(self):
-        _stack.append(self)
+        devices.push(self)
 
     @staticmethod
     def pop():
-        if not _stack:
-            raise LogicError("cuCtxPopCurrent failed: invalid device context (no context is "
-                             "current)")
-        _stack.pop()
+        devices.pop()
 
     def detach(self):
-        if self in _stack:
-            _stack.remove(self)
+        devices.detach(self)
+
+    @staticmethod
+    def enable_peer_access(peer, flags=0):
+        devices.enable_peer_access(peer._device_number)
+
+    @staticmethod
+    def disable_peer_access(peer):
+        devices.disable_peer_access(peer._device_number)
 
     @staticmethod
     def set_limit(limit, value):
@@ -224,13 +232,9 @@ class Context:
         return get_driver_version()
 
     def __repr__(self):
-        return f"<Context of the CPU simulator at 0x{id(self):x}>"
-
-
-_PRIMARY = Context()
+        return f"<Context of simulated device {self._device_number} at 0x{id(self):x}>"
 
 
 def mem_get_info():
-    """(free, total) bytes of the simulated device's memory."""
-    used, total = memory.usage()
-    return max(total - used, 0), total
+    """(free, total) bytes of the current simulated device's memory."""
+    return devices.memory_info(devices.current_device())

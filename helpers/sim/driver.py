@@ -2,16 +2,16 @@
 errors. A name PyCUDA has and the simulator lacks raises NotProvided (an AttributeError saying what
 to do); a feature only a GPU has (textures, OpenGL, IPC) raises NeedsGPU naming it.
 
-The simulator runs every operation when it is called, in order. Streams and asynchronous copies
-keep their meaning (their results are right), but nothing overlaps; events read the host clock.
+Synchronous calls run when they are called. Work queued on a stream (kernels launched with
+stream=, asynchronous copies to and from page-locked memory) runs later, when the host waits
+for it, as on a GPU; nothing overlaps (streams.py says exactly when what runs).
 """
 
 import ctypes
-import time
 
 import numpy as np
 
-from . import memory
+from . import devices, hostmem, memory, streams
 from .device import (  # noqa: F401 - pycuda.driver's names
     CUDA_VERSION, Context, Device, LIMITS, device_attribute, get_driver_version, get_version,
     init, mem_get_info)
@@ -19,6 +19,8 @@ from .errors import (  # noqa: F401 - pycuda.driver's names
     CompileError, Error, LaunchError, LogicError, MemoryError, NeedsGPU, NotProvided,
     RuntimeError, module_getattr)
 from .unsupported import DRIVER_FEATURES, gpu_only
+from .hostmem import host_alloc_flags, pagelocked_empty, pagelocked_empty_like  # noqa: F401
+from .hostmem import pagelocked_zeros, pagelocked_zeros_like  # noqa: F401
 
 
 # ---- memory ----------------------------------------------------------------------------------------
@@ -28,6 +30,7 @@ class DeviceAllocation:
 
     def __init__(self, nbytes):
         self._block = memory.allocate(nbytes)
+        devices.adopt_allocation(self._block)  # it belongs to the current device
 
     def __int__(self):
         if self._block is None:
@@ -43,6 +46,8 @@ class DeviceAllocation:
 
     def free(self):
         if self._block is not None:
+            streams.before_free(self._block)  # cuMemFree waits for the work that uses it
+            devices.forget_allocation(self._block)
             memory.release(self._block)
             self._block = None
 
@@ -100,6 +105,7 @@ def _check_device_range(address, nbytes, call):
 
 
 def memcpy_htod(dest, src):
+    streams.wait_default()
     src = _host_buffer(src, "memcpy_htod")
     address = _address(dest)
     _check_device_range(address, src.nbytes, "cuMemcpyHtoD")
@@ -107,6 +113,7 @@ def memcpy_htod(dest, src):
 
 
 def memcpy_dtoh(dest, src):
+    streams.wait_default()
     dest = _host_buffer(dest, "memcpy_dtoh")
     if not dest.flags.writeable:
         raise ValueError("memcpy_dtoh: the destination array is read-only")
@@ -116,6 +123,7 @@ def memcpy_dtoh(dest, src):
 
 
 def memcpy_dtod(dest, src, size):
+    streams.wait_default()
     d, s = _address(dest), _address(src)
     _check_device_range(d, size, "cuMemcpyDtoD")
     _check_device_range(s, size, "cuMemcpyDtoD")
@@ -142,20 +150,56 @@ def from_device_like(devptr, other_ary):
     return result
 
 
+def _blocks(*addresses):
+    return [b for b in map(memory.find, addresses) if b is not None]
+
+
+def memcpy_peer(dest, src, size, dest_context=None, src_context=None):
+    """A copy between the memories of two devices (unified addressing: any two will do)."""
+    memcpy_dtod(dest, src, size)
+
+
+def memcpy_peer_async(dest, src, size, dest_context=None, src_context=None, stream=None):
+    memcpy_dtod_async(dest, src, size, stream)
+
+
 def memcpy_htod_async(dest, src, stream=None):
-    memcpy_htod(dest, src)
+    """Queue a copy to the device on stream. From page-locked memory it reads src when it runs;
+    from pageable memory the data is copied at once (CUDA stages it) and only the write waits."""
+    src = _host_buffer(src, "memcpy_htod_async")
+    address = _address(dest)
+    _check_device_range(address, src.nbytes, "cuMemcpyHtoDAsync")
+    if not hostmem.is_pinned(src):
+        src = src.copy()
+    streams.submit(stream, lambda: memory.write(address, src.ctypes.data, src.nbytes),
+                   "memcpy_htod_async", touches=_blocks(address))
 
 
 def memcpy_dtoh_async(dest, src, stream=None):
-    memcpy_dtoh(dest, src)
+    """Queue a copy from the device on stream. Into page-locked memory it is written when the
+    copy runs; into pageable memory the call returns when the copy is done, as CUDA's does."""
+    dest = _host_buffer(dest, "memcpy_dtoh_async")
+    if not dest.flags.writeable:
+        raise ValueError("memcpy_dtoh_async: the destination array is read-only")
+    address = _address(src)
+    _check_device_range(address, dest.nbytes, "cuMemcpyDtoHAsync")
+    op = streams.submit(stream, lambda: memory.write(dest.ctypes.data, address, dest.nbytes),
+                        "memcpy_dtoh_async", touches=_blocks(address))
+    if not hostmem.is_pinned(dest):
+        streams.synchronize([op])
 
 
 def memcpy_dtod_async(dest, src, size, stream=None):
-    memcpy_dtod(dest, src, size)
+    d, s = _address(dest), _address(src)
+    _check_device_range(d, size, "cuMemcpyDtoDAsync")
+    _check_device_range(s, size, "cuMemcpyDtoDAsync")
+    streams.submit(stream, lambda: memory.write(d, s, size), "memcpy_dtod_async",
+                   touches=_blocks(d, s))
 
 
 def _memset(dest, value, count, dtype, call):
     """Fill count elements in place (no host array as large as the device memory)."""
+    streams.wait_default()
     address = _address(dest)
     dtype = np.dtype(dtype)
     _check_device_range(address, count * dtype.itemsize, call)
@@ -176,27 +220,7 @@ def memset_d32(dest, data, count):
     _memset(dest, data, count, np.uint32, "cuMemsetD32")
 
 
-# ---- host memory: page-locked memory is ordinary NumPy memory here ----------------------------
-class host_alloc_flags:  # noqa: N801
-    PORTABLE, DEVICEMAP, WRITECOMBINED = 1, 2, 4
-
-
-def pagelocked_empty(shape, dtype, order="C", mem_flags=0):
-    return np.empty(shape, dtype, order=order)
-
-
-def pagelocked_zeros(shape, dtype, order="C", mem_flags=0):
-    return np.zeros(shape, dtype, order=order)
-
-
-def pagelocked_empty_like(array, mem_flags=0):
-    return np.empty_like(array)
-
-
-def pagelocked_zeros_like(array, mem_flags=0):
-    return np.zeros_like(array)
-
-
+# ---- host memory: page-locked memory is in hostmem.py ------------------------------------
 def aligned_empty(shape, dtype, order="C", alignment=4096):
     """An uninitialised array whose data starts at a multiple of alignment bytes."""
     dtype = np.dtype(dtype)
@@ -245,56 +269,8 @@ class compute_mode:  # noqa: N801
     DEFAULT, PROHIBITED, EXCLUSIVE_PROCESS = 0, 2, 3
 
 
-# ---- streams and events ----------------------------------------------------------------------
-class Stream:
-    """A stream: work given to it has already run when the call returns, so it is always done."""
-
-    def __init__(self, flags=0):
-        pass
-
-    def synchronize(self):
-        pass
-
-    def is_done(self):
-        return True
-
-    def wait_for_event(self, event):
-        pass
-
-
-class event_flags:  # noqa: N801
-    DEFAULT, BLOCKING_SYNC, DISABLE_TIMING, INTERPROCESS = 0, 1, 2, 4
-
-
-class Event:
-    """An event: record() reads the host clock, since the work before it has already run."""
-
-    def __init__(self, flags=0):
-        self._t = None
-
-    def record(self, stream=None):
-        self._t = time.perf_counter()
-        return self
-
-    def synchronize(self):
-        return self
-
-    def query(self):
-        return True
-
-    def _time(self):
-        if self._t is None:
-            raise LogicError("cuEventElapsedTime failed: invalid resource handle "
-                             "(the event was never recorded)")
-        return self._t
-
-    def time_since(self, event):
-        """Milliseconds from event to this one."""
-        return (self._time() - event._time()) * 1e3
-
-    def time_till(self, event):
-        """Milliseconds from this event to event."""
-        return (event._time() - self._time()) * 1e3
+# ---- streams and events: queued work, run when the host waits for it (streams.py) -------------
+Stream, Event, event_flags = streams.Stream, streams.Event, streams.event_flags
 
 
 # ---- kernel arguments that copy arrays (In, Out, InOut) ---------------------------------------

@@ -2,7 +2,10 @@
 
 The compiled module tells, for each kernel, the C type of every parameter (include/sim_launch.h).
 Arguments are checked against those types before anything runs: where PyCUDA would pack a wrong
-value silently (a float64 for a `float`), the simulator says which parameter and what to pass.
+value silently (a float64 for a `float`), the simulator says which parameter and what to pass,
+and a pointer must point into device memory. A launch on a stream is queued (streams.py); one
+in the default stream runs at once. After it, the unguarded bytes beside the arrays it was given
+are checked (memory.py), and a write there is traced to its thread by a second, watched run.
 """
 
 import ctypes
@@ -12,7 +15,7 @@ import time
 
 import numpy as np
 
-from . import driver, errors, memory, prepared, trace
+from . import devices, driver, errors, memory, prepared, stacks, streams, trace
 from .module import ErrorReport
 from .settings import settings
 
@@ -89,12 +92,25 @@ def pack_arguments(name, params, args):
                           "drv.mem_alloc + drv.memcpy_htod), or wrap it: drv.In(a), drv.Out(a).")
                 raise _bad_argument(i, name, param, arg, advice)
             _check_array_element_type(i, name, param, arg)
+            _check_address(i, name, param, value)
             data = ctypes.c_uint64(value)
         else:
             data = ctypes.create_string_buffer(_scalar_bytes(i, name, param, arg), param.size)
         keep.append(data)
         pointers[i] = ctypes.addressof(data)
     return pointers, keep
+
+
+def _check_address(i, name, param, value):
+    """A pointer must point into device memory (or be NULL): on the simulator, where host and
+    device share one address space, a host address or a stale one would let the kernel write
+    over the Python process's own memory."""
+    problem = memory.check_pointer(value)
+    if problem:
+        raise driver.LogicError(
+            f"cuLaunchKernel failed: invalid argument: parameter #{i} (0-based) of kernel "
+            f"{name!r} ('{param.type_name}') is the address 0x{value:x}, {problem}. Pass a "
+            "DeviceAllocation, a GPUArray, or an address inside one.")
 
 
 # ---- launch limits, as a GPU checks them ---------------------------------------------------------
@@ -139,20 +155,28 @@ _STATUS_TEXT = {
     "STACK": "a thread's stack overflowed",
     "ABORT": "the kernel called abort()",
     "BOUNDS": "an index ran past the end of a fixed-size array",
+    "RESOURCES": "the simulator could not get the memory or threads the launch needs",
+    "OVERRUN": "an illegal memory access was encountered",
 }
 
 
 def _error_message(name, status, err):
     where = (f"in kernel {name!r}, block ({', '.join(map(str, err.block))}), "
              f"thread ({', '.join(map(str, err.thread))})")
+    if status == "OVERRUN":  # found after the block ended: which thread did it is not known
+        where = f"in kernel {name!r}, block ({', '.join(map(str, err.block))}), by one of its threads"
+    elif status == "RESOURCES":
+        where = f"for kernel {name!r}"
     text = err.text.decode(errors="replace")
     site = f"{err.file.decode()}:{err.line}" if err.file else None
     message = f"{_STATUS_TEXT.get(status, 'the kernel failed')} {where}"
-    if status == "FAULT":
+    if status in ("FAULT", "OVERRUN"):
         access = {1: "a write to", 0: "a read of"}.get(err.is_write, "an access to")
         if text == "dynamic shared memory":
             message += (f": {access} dynamic shared memory past the end of the bytes the launch "
                         "gave it (its shared= argument)")
+        elif text == "before dynamic shared memory":
+            message += f": {access} an address before the start of its dynamic shared memory"
         else:
             message += f": {access} address 0x{err.address:x}, {memory.describe_address(err.address)}"
     elif status == "BARRIER":
@@ -161,21 +185,37 @@ def _error_message(name, status, err):
         message += (". Every thread of a block that has not returned must reach the same "
                     "__syncthreads(): keep barriers out of code that only some threads run.")
     elif status == "STACK":
-        message += ": are its local arrays very large? Move them to global memory."
+        message += (": are its local arrays larger than the 512 KiB a GPU gives a thread? Move "
+                    "them to global memory.")
+    elif status == "RESOURCES":
+        message += (f": {text}. Free device arrays you no longer need, or run fewer workers "
+                    "(CUDA_SIM_WORKERS).")
     elif site:
         message += f" at {site}: {text}"
     return message
 
 
-def run(module, kernel, grid, block, shared, pointers):
-    """Run one launch to its end; a failure raises LaunchError, an interrupt KeyboardInterrupt."""
+def _execute(module, kernel, grid, block, shared, pointers, reverse=False, watch=None):
+    """Run one launch to its end: (status name, ErrorReport). watch: None, or a list of
+    (address, nbytes) to check after every thread, on one worker (the search for a culprit)."""
     lib, name = module.lib, kernel.name
-    handle_args = ((ctypes.c_uint * 3)(*grid), (ctypes.c_uint * 3)(*block))
+    threads = block[0] * block[1] * block[2] if module.uses_fibers else 1
+    wanted = 1 if watch is not None else min(settings.workers, grid[0] * grid[1] * grid[2])
+    ranges = [v for r in watch or () for v in r]
+    watched = (ctypes.c_uint64 * max(len(ranges), 1))(*ranges)
     err = ErrorReport()
     limit = settings.time_limit
     with _launch_lock:
-        handle = lib.sim_launch_start(kernel.index, *handle_args, shared, pointers,
-                                      settings.workers, 0)
+        try:
+            firsts, workers = stacks.for_launch(wanted, threads)
+        except MemoryError as err:
+            raise driver.MemoryError(f"cuLaunchKernel failed: out of memory: {err}") from None
+        handle = lib.sim_launch_start(kernel.index, (ctypes.c_uint * 3)(*grid),
+                                      (ctypes.c_uint * 3)(*block), shared, pointers, workers,
+                                      int(reverse), firsts, int(watch is not None), watched,
+                                      len(ranges) // 2)
+        if not handle:
+            raise driver.LaunchError(f"cuLaunchKernel failed: out of memory (kernel {name!r})")
         deadline, timed_out = (None if limit is None else time.monotonic() + limit), False
         try:
             while not lib.sim_launch_wait(handle, 100):
@@ -193,10 +233,55 @@ def run(module, kernel, grid, block, shared, pointers):
     if status == "INTERRUPTED" and timed_out:
         raise driver.LaunchError(f"cuLaunchKernel failed: kernel {name!r} ran longer than the "
                                  f"time limit of {limit:g} s and was stopped (an endless loop?)")
+    return status, err
+
+
+def run(module, kernel, grid, block, shared, pointers, reverse=False, blocks=()):
+    """Run one launch; a failure raises LaunchError, an interrupt KeyboardInterrupt. blocks: the
+    allocations the kernel was given, whose slacks (memory.py) are checked afterwards."""
+    status, err = _execute(module, kernel, grid, block, shared, pointers, reverse)
+    damaged = [] if status != "OK" else [r for b in blocks for r in memory.damaged_slacks(b)]
+    if status == "OVERRUN" or damaged:
+        status, err = _find_culprit(module, kernel, grid, block, shared, pointers, blocks,
+                                    damaged, (status, err))
     if status == "INTERRUPTED":
-        raise KeyboardInterrupt(f"kernel {name!r} was interrupted")
+        raise KeyboardInterrupt(f"kernel {kernel.name!r} was interrupted")
     if status != "OK":
-        raise driver.LaunchError(f"cuLaunchKernel failed: {_error_message(name, status, err)}")
+        raise driver.LaunchError(f"cuLaunchKernel failed: {_error_message(kernel.name, status, err)}")
+
+
+def _find_culprit(module, kernel, grid, block, shared, pointers, blocks, damaged, found):
+    """A thread wrote into the few unguarded bytes next to an array (or past the launch's shared=
+    bytes), which the launch showed only when it ended. Run it again on one worker, checking those
+    bytes whenever a thread stops: the first thread that changes them is the culprit, reported as
+    the fault a GPU's memcheck would report. When the second run does not write there again (a
+    kernel whose first run changed its own input), the overrun is reported without the thread."""
+    first = memory.first_damaged_byte(*damaged[0]) if damaged else None
+    for b in blocks:
+        memory.rearm(b)
+    status, err = _execute(module, kernel, grid, block, shared, pointers, watch=damaged)
+    for b in blocks:
+        memory.rearm(b)
+    if status != "OK":
+        return status, err
+    if first is not None:
+        raise driver.LaunchError(
+            f"cuLaunchKernel failed: {_STATUS_TEXT['FAULT']} in kernel {kernel.name!r}: a write "
+            f"to address 0x{first:x}, {memory.describe_address(first)}. (Found after the "
+            "launch; a second run did not write there again, so which thread did it is not "
+            "known.)")
+    return found
+
+
+def _allocations(args):
+    """The allocations (memory.Block) that the pointer arguments point into."""
+    blocks = {}
+    for arg in args:
+        address = _pointer_value(arg)
+        found = memory.find(address) if address is not None else None
+        if found is not None:
+            blocks[found.base] = found
+    return list(blocks.values())
 
 
 # Pointed-to C types whose NumPy counterpart is unambiguous: (kind, bytes).
@@ -249,22 +334,41 @@ class Function:
         block, grid = _dims(block, "block"), _dims(grid, "grid")
         shared = int(shared or 0)
         check_launch(block, grid, shared, self._kernel.static_shared)
+        if time_kernel and stream is not None:
+            raise ValueError("Can't time the kernel on an asynchronous invocation")  # as PyCUDA
         handlers = [a for a in args if isinstance(a, driver.ArgumentHandler)]
         pointers, keep = pack_arguments(self.name, self._params, args)
+        devices.check_launch(self._module, self.name, [(i, _pointer_value(a)) for i, (p, a)
+                                                       in enumerate(zip(self._params, args))
+                                                       if p.kind == "P"])
         for h in handlers:
             h.pre_call(stream)
-        start = time.perf_counter()
-        if trace.wanted():  # a memory trace or the race check: the instrumented build
-            trace.launch(self._module, self._kernel, grid, block, shared, pointers, args)
-        else:
-            run(self._module, self._kernel, grid, block, shared, pointers)
-        elapsed = time.perf_counter() - start
-        del keep
+
+        blocks = _allocations(args)
+
+        def launch():
+            self._run(grid, block, shared, pointers, args, blocks, keep)
+
+        if stream is None:  # the legacy default stream: after the other streams' work, now
+            streams.wait_default()
+            start = time.perf_counter()
+            launch()
+            elapsed = time.perf_counter() - start
+        else:  # queued: it runs when the host waits for the stream (streams.py)
+            streams.submit(stream, launch, f"kernel {self.name!r}", touches=blocks)
         for h in handlers:
             if hasattr(h, "post_call"):
                 h.post_call(stream)
         if time_kernel:
             return elapsed
+
+    def _run(self, grid, block, shared, pointers, args, blocks, keep):
+        """Run the launch now (blocks: the allocations its arguments point into; keep: the bytes
+        that pointers point to)."""
+        if trace.wanted():  # a memory trace or the race check: the instrumented build
+            trace.launch(self._module, self._kernel, grid, block, shared, pointers, args, blocks)
+        else:
+            run(self._module, self._kernel, grid, block, shared, pointers, blocks=blocks)
 
     # the prepared-call interface
     def prepare(self, arg_types, texrefs=()):

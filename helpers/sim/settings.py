@@ -26,6 +26,8 @@ benchmark or a test can change one for a while without touching the process's en
 |             |                       | (default: a quarter of the machine's RAM)             |
 | compute_capability | CUDA_SIM_COMPUTE_CAPABILITY | the simulated GPU's compute capability, |
 |             |                       | e.g. 8.6 (default 9.0, an H200's)                     |
+| devices     | CUDA_SIM_DEVICES      | how many devices the simulator presents, each with    |
+|             |                       | its own memory and contexts (default 1; devices.py)   |
 
 Every allocation is charged against `device_memory`; running out raises `drv.MemoryError`,
 as on a GPU, long before the machine itself runs out (which would kill a Jupyter kernel).
@@ -105,6 +107,7 @@ class Settings:
     xdg_cache_home: str | None = None
     device_memory: int = dataclasses.field(default_factory=default_device_memory)
     compute_capability: tuple[int, int] = (9, 0)
+    devices: int = 1
 
     @classmethod
     def from_environ(cls, environ=None) -> Settings:
@@ -112,7 +115,9 @@ class Settings:
         workers = env.get("CUDA_SIM_WORKERS", "").strip()
         memory = env.get("CUDA_SIM_MEMORY", "").strip()
         cc = env.get("CUDA_SIM_COMPUTE_CAPABILITY", "").strip()
+        devices = env.get("CUDA_SIM_DEVICES", "").strip()
         return cls(workers=_positive_int("CUDA_SIM_WORKERS", workers) if workers else _cpus(),
+                   devices=_positive_int("CUDA_SIM_DEVICES", devices) if devices else 1,
                    racecheck=_flag(env.get("CUDA_SIM_RACECHECK")),
                    cache_dir=env.get("CUDA_COURSE_CACHE_DIR") or None,
                    time_limit=float(env["CUDA_SIM_TIME_LIMIT"]) if env.get("CUDA_SIM_TIME_LIMIT")
@@ -131,8 +136,8 @@ class Settings:
             if name not in names:
                 raise AttributeError(f"the simulator has no setting {name!r}; its settings are "
                                      + ", ".join(sorted(names)))
-            if name == "workers":
-                value = _positive_int("workers", str(value))
+            if name in ("workers", "devices"):
+                value = _positive_int(name, str(value))
             elif name == "device_memory":
                 value = parse_bytes("device_memory", value)
             elif name == "compute_capability":

@@ -233,9 +233,14 @@ def wanted():
     return bool(_active) or settings.racecheck
 
 
-def launch(module, kernel, grid, block, shared, pointers, args):
-    """Runs one launch on the instrumented build (launch.py calls this when wanted())."""
-    from .launch import run
+def launch(module, kernel, grid, block, shared, pointers, args, blocks=()):
+    """Runs one launch on the instrumented build (launch.py calls this when wanted()); blocks:
+    the allocations its arguments point into, checked afterwards for overruns as launch.run
+    checks them."""
+    from functools import partial
+
+    from .launch import run as plain_run
+    run = partial(plain_run, blocks=blocks)
     tracer = _active[-1] if _active else None
     mode = (trace_run.STATS if tracer else 0) | (
         trace_run.DETAIL if tracer and tracer.accesses_per_launch else 0) | (
