@@ -272,3 +272,14 @@ def test_the_learners_macros_do_not_break_the_instrumented_build():
         SourceModule(src).get_function("k")(out, block=(32, 1, 1))
     assert np.array_equal(out.get(), np.arange(31, -1, -1) + 15)
     assert t["k"].shared_st.requests == 1
+
+
+def test_a_launch_queued_on_a_stream_is_traced_when_it_runs(mod):
+    from helpers.sim import driver as drv
+
+    a, b = gpuarray.to_gpu(np.ones(32, np.float32)), gpuarray.zeros(32, np.float32)
+    stream = drv.Stream()
+    with trace() as t:
+        mod.get_function("copy")(a, b, block=(32, 1, 1), stream=stream)
+    stream.synchronize()  # the launch runs now, after the with block
+    assert t["copy"].global_ld.requests == 1 and (b.get() == 1).all()

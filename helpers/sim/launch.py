@@ -346,8 +346,10 @@ class Function:
 
         blocks = _allocations(args)
 
+        traced = trace.plan()  # a memory trace or the race check in force now
+
         def launch():
-            self._run(grid, block, shared, pointers, args, blocks, keep)
+            self._run(grid, block, shared, pointers, args, blocks, keep, traced)
 
         if stream is None:  # the legacy default stream: after the other streams' work, now
             streams.wait_default()
@@ -362,11 +364,12 @@ class Function:
         if time_kernel:
             return elapsed
 
-    def _run(self, grid, block, shared, pointers, args, blocks, keep):
+    def _run(self, grid, block, shared, pointers, args, blocks, keep, traced=None):
         """Run the launch now (blocks: the allocations its arguments point into; keep: the bytes
-        that pointers point to)."""
-        if trace.wanted():  # a memory trace or the race check: the instrumented build
-            trace.launch(self._module, self._kernel, grid, block, shared, pointers, args, blocks)
+        that pointers point to; traced: trace.plan() when it was made)."""
+        if traced:  # a memory trace or the race check: the instrumented build
+            trace.launch(traced, self._module, self._kernel, grid, block, shared, pointers, args,
+                         blocks)
         else:
             run(self._module, self._kernel, grid, block, shared, pointers, blocks=blocks)
 

@@ -228,24 +228,27 @@ def trace(accesses=65536, divergence=False):
         _active.remove(t)
 
 
-def wanted():
-    """True when the next launch must run instrumented (a trace is open, or the race check)."""
-    return bool(_active) or settings.racecheck
+def plan():
+    """What a launch made now must do, even when a stream runs it later: None (run it plainly),
+    or (the open trace or None, whether to check for races)."""
+    if not _active and not settings.racecheck:
+        return None
+    return (_active[-1] if _active else None), settings.racecheck
 
 
-def launch(module, kernel, grid, block, shared, pointers, args, blocks=()):
-    """Runs one launch on the instrumented build (launch.py calls this when wanted()); blocks:
+def launch(plan, module, kernel, grid, block, shared, pointers, args, blocks=()):
+    """Runs one launch on the instrumented build (launch.py calls this for a plan()); blocks:
     the allocations its arguments point into, checked afterwards for overruns as launch.run
     checks them."""
     from functools import partial
 
     from .launch import run as plain_run
     run = partial(plain_run, blocks=blocks)
-    tracer = _active[-1] if _active else None
+    tracer, races = plan
     mode = (trace_run.STATS if tracer else 0) | (
         trace_run.DETAIL if tracer and tracer.accesses_per_launch else 0) | (
         trace_run.BLOCKS if tracer and tracer.divergence else 0) | (
-        trace_run.RACE if settings.racecheck else 0)
+        trace_run.RACE if races else 0)
     cap = tracer.accesses_per_launch if tracer else 0
     result = trace_run.run(module, kernel, grid, block, shared, pointers, mode, cap, run)
     library = result.build.module.path
