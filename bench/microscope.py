@@ -289,7 +289,7 @@ def main():
     parser.add_argument("--scale", type=float, default=1.0,
                         help="problem size (1: 1024x1024 images and matrices, 1M-element sums)")
     parser.add_argument("--data", type=Path, default=DATA, help="the GPU figures (JSON)")
-    parser.add_argument("--repeat", type=int, default=5, help="runs of the overhead measurement")
+    parser.add_argument("--repeat", type=int, default=11, help="runs of the overhead measurement")
     args = parser.parse_args()
     if args.launch_for_ncu:
         return run_for_ncu(args.scale)
