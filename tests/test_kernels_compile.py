@@ -156,3 +156,23 @@ def test_a_device_function_declared_but_never_defined_is_named():
     assert "Unresolved extern function 'helper'" in text, text
     if BACKEND == "simulator":  # nvcc names no line; the simulator names the call's
         assert "undefined.cu:3: error: helper is declared but never defined" in text, text
+
+
+# ---- a learner's global names are the module's own ----------------------------------------------
+GLOBAL_NAMES = r"""
+__constant__ int step;                  // also a function of the C library (regexp.h)
+__device__ int index[4];                // also BSD's index() in strings.h
+__global__ void read_globals(int *out) { out[0] = step; out[1] = index[2]; }
+"""
+
+
+def test_globals_named_like_c_library_functions_are_the_modules_own():
+    mod = SourceModule(GLOBAL_NAMES)
+    step, _ = mod.get_global("step")
+    drv.memcpy_htod(step, np.array([42], np.int32))
+    index, size = mod.get_global("index")
+    assert size == 16
+    drv.memcpy_htod(index, np.arange(4, dtype=np.int32) * 7)
+    out = gpuarray.zeros(2, np.int32)
+    mod.get_function("read_globals")(out, block=(1, 1, 1))
+    assert out.get().tolist() == [42, 14]

@@ -36,7 +36,7 @@ CXX_FLAGS = ["-std=c++17", "-O2", "-fPIC", "-pthread", "-fno-strict-aliasing",
              "-Wno-unused-result", "-Wno-attributes", "-Wformat", "-Wno-format-zero-length"]
 # Every symbol must be defined when the library is linked, not when it is loaded: a function
 # declared but never defined is then a compile error that names it.
-LINK_FLAGS = ["-shared", "-pthread"] + (["-Wl,-z,defs"] if sys.platform.startswith("linux") else [])
+LINK_FLAGS = ["-shared", "-pthread"] + (["-Wl,-z,defs", "-Wl,-Bsymbolic"] if sys.platform.startswith("linux") else [])
 # The instrumented builds, made only when a trace or the race check asks for one: every load and
 # store of the learner's code calls the runtime (include/sim_trace.h, through GCC's ThreadSanitizer
 # instrumentation without its library), which knows the thread; -g1 lets helpers/sim/sites.py

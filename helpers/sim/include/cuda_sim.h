@@ -15,6 +15,10 @@
 
 // The C library and its C++ wrappers, all included now: sim_host_only.h turns host functions
 // into errors with function-like macros, and a header included after them would trip on those.
+// BSD's index() and rindex() (strings.h) are no CUDA names: renamed while the headers declare
+// them, so that a learner's `__device__ int index[64];` is not a clash with the C library.
+#define index __sim_libc_index
+#define rindex __sim_libc_rindex
 #include <assert.h>
 #include <math.h>
 #include <stdarg.h>
@@ -36,6 +40,8 @@
 
 #include "sim_runtime.h"  // includes sim_types.h: vector types, dim3, the built-in variables
 #include "sim_launch.h"   // the launcher of each kernel, instantiated by the table after the code
+#undef index
+#undef rindex
 
 // ---- keywords -------------------------------------------------------------------------------
 #ifdef SIM_SCAN
