@@ -99,31 +99,45 @@ def _reports(lines):
     return items
 
 
+def _kind(report):
+    """A report's headline with its numbers left out: reports of one kind share it."""
+    return re.sub(r"0x[0-9a-f]+|\d+", "#", report[0])
+
+
 def trim_sanitizer(text: str, reports: int = 1) -> str:
-    """compute-sanitizer's output with only its first ``reports`` error reports (a bug in every
-    thread of a block gives one report a thread) and a line saying how many were left out."""
-    out, seen = [], 0
+    """compute-sanitizer's output with only the first ``reports`` error reports of each kind (a
+    bug in every thread of a block gives one report a thread) and a line saying how many were
+    left out."""
+    out, seen, left = [], {}, 0
     for kind, item in _reports(text.splitlines()):
         if kind == "line":
             out.append(item)
             continue
-        seen += 1
-        if seen <= reports:
+        seen[_kind(item)] = seen.get(_kind(item), 0) + 1
+        if seen[_kind(item)] <= reports:
             out.extend(item)
-    if seen > reports:
-        left = seen - reports
+        else:
+            left += 1
+    if left:
         at = next((i for i, line in enumerate(out) if "SUMMARY" in line), len(out))
-        out.insert(at, f"{PREFIX} ... {left} more report{'s' * (left != 1)} like it left out")
+        out.insert(at, f"{PREFIX} ... {left} more report{'s' * (left != 1)} like these left out")
     return "\n".join(out)
 
 
+def _headline(report):
+    return report[0][len(PREFIX):].strip().removeprefix("Error: ")
+
+
 def sanitizer_summary(text: str) -> str:
-    """A few words for the table: the first report's headline without addresses, or the tool's
-    own summary line when it reported nothing."""
-    for kind, item in _reports(text.splitlines()):
-        if kind == "report":
-            head = item[0][len(PREFIX):].strip().removeprefix("Error: ")
-            return re.sub(r" at \S.*? in (\S+:\d+)", r" (\1)", head)
+    """A few words for the table: the first report about a kernel, without addresses; or, when
+    there is none, what the tool's own summary line says."""
+    heads = [_headline(item) for kind, item in _reports(text.splitlines()) if kind == "report"]
+    kernel = [h for h in heads if not h.startswith(("Program hit", "Target application"))]
+    if kernel:
+        return re.sub(r" at \S.*? in (\S+:\d+)", r" (\1)", kernel[0])
+    if heads:
+        n = len(heads)
+        return f"nothing reported about the kernel ({n} report{'s' * (n != 1)} about CUDA calls)"
     summary = [line for line in text.splitlines() if "SUMMARY" in line]
     return f"nothing reported ({summary[-1][len(PREFIX):].strip()})" if summary else "no output"
 

@@ -85,7 +85,7 @@ def test_compute_sanitizer_says_what_the_notebook_says(name):
     run = gpu_tools.sanitize(["-m", "helpers.bug_gallery", name], bug.tool)
     summary = gpu_tools.sanitizer_summary(run.output)
     if EXPECTED[name] is None:
-        assert summary.startswith("nothing reported"), run.output
+        assert summary.startswith("nothing reported"), run.output  # (about the kernel)
     else:
         assert EXPECTED[name] in summary, run.output
 
@@ -117,7 +117,7 @@ def test_sanitizer_output_is_trimmed_to_its_first_report():
     trimmed = gpu_tools.trim_sanitizer(MEMCHECK)
     assert trimmed.count("Invalid __global__ write") == 1
     assert "thread (232,0,0)" in trimmed and "thread (233,0,0)" not in trimmed
-    assert "... 1 more report like it left out" in trimmed
+    assert "... 1 more report like these left out" in trimmed
     assert trimmed.splitlines()[-1] == "========= ERROR SUMMARY: 2 errors"
     assert "y = 2x for every element: True" in trimmed  # the program's own lines stay
 
@@ -132,6 +132,12 @@ def test_sanitizer_summary_is_the_first_headline_without_addresses():
         "Race reported between Write access (missing_barrier.cu:13)")
     clean = "========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n"
     assert gpu_tools.sanitizer_summary(clean) == "nothing reported (ERROR SUMMARY: 0 errors)"
+    api = ("========= Program hit CUDA_ERROR_INVALID_CONTEXT (error 201) due to \"invalid device "
+           "context\" on CUDA API call to cuCtxPopCurrent.\n=========\n"
+           "========= ERROR SUMMARY: 1 error\n")
+    assert gpu_tools.sanitizer_summary(api) == (
+        "nothing reported about the kernel (1 report about CUDA calls)")
+    assert gpu_tools.sanitizer_summary(api + MEMCHECK) == "Invalid __global__ write of size 4 bytes"
 
 
 NCU = """\
