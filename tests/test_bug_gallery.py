@@ -174,3 +174,23 @@ def test_a_program_past_its_time_limit_is_stopped_whole():
     run = gpu_tools.run_python(["-c", "import time; print('started', flush=True); time.sleep(60)"],
                                timeout=2, backend="simulator")
     assert run.timed_out and "started" in run.output and "stopped after 2 s" in run.output
+
+
+def test_the_program_ncu_profiles_checks_its_kernels():
+    run = gpu_tools.run_python(["-m", "helpers.gpu_tools", "gray", "100"], timeout=300,
+                               backend="simulator")
+    assert "rgb_to_gray matches NumPy: True, rgb_to_gray_x16 matches NumPy: True" in run.output
+
+
+@pytest.mark.skipif(BACKEND != "pycuda" or not shutil.which("ncu"),
+                    reason="needs a GPU (CUDA_COURSE_BACKEND=pycuda) and ncu on PATH")
+def test_ncu_reads_the_counters_the_notebook_explains():
+    run = gpu_tools.profile(["-m", "helpers.gpu_tools", "gray", "2048"], "^rgb_to_gray")
+    parsed = gpu_tools.parse_ncu(run.output)
+    assert set(parsed) == {"rgb_to_gray", "rgb_to_gray_x16"}, run.output
+    for kernel in parsed.values():
+        metrics = kernel["metrics"]
+        for name in ("Duration", "DRAM Throughput", "Achieved Occupancy",
+                     "Warp Cycles Per Issued Instruction"):
+            assert name in metrics, (name, run.output)
+        assert any(m.startswith("smsp__average_warps_issue_stalled_") for m in metrics), run.output
