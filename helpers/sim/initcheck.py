@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from . import memory
 from .places import Places
-from .racecheck import _coords
+from .racecheck import coords
 
 
 def message(result, kernel, library, source, args):
@@ -26,8 +26,8 @@ def message(result, kernel, library, source, args):
         what = f"address 0x{init.address:x}"
     if block is not None:
         what += f" (byte {init.address - block.address} of a {block.size}-byte allocation)"
-    who = (f"thread {_coords(init.thread, result.block)} of block "
-           f"{_coords(init.block, result.grid)}")
+    who = (f"thread {coords(init.thread, result.block)} of block "
+           f"{coords(init.block, result.grid)}")
     others = init.count - 1
     more = f" ({others} more such read{'s' * (others != 1)} in this launch)" if others else ""
     return (f"init check: kernel '{kernel.name}' reads {what}, which nothing has written since "

@@ -15,13 +15,13 @@ _HAZARD = {(True, False): ("write", "read", "read-after-write"),
            (True, True): ("write", "write", "write-after-write")}
 
 
-def _coords(linear, dims):
+def coords(linear, dims):
     x, y, _ = dims
     return f"({linear % x}, {linear // x % y}, {linear // (x * y)})"
 
 
 def _who(rec, grid, block):
-    return f"thread {_coords(rec.thread, block)} of block {_coords(rec.block, grid)}"
+    return f"thread {coords(rec.thread, block)} of block {coords(rec.block, grid)}"
 
 
 def _advice(first, second, space, same_line):
