@@ -100,9 +100,9 @@ def setup_icd(environ=os.environ, system: Path = SYSTEM_VENDORS, library: str | 
     if named:
         return f"NVIDIA's OpenCL is registered in {system} ({named[0]})"
     if folder is None:
-        from helpers.sim.compiler import cache_dir
+        from helpers.sim import cache
 
-        folder = cache_dir() / "opencl-vendors"
+        folder = cache.folder().parent / "opencl-vendors"  # beside the simulator's modules
     write_vendors_folder(folder, library, system)
     environ["OCL_ICD_VENDORS"] = str(folder)
     return (f"{library} has no ICD file in {system}: OCL_ICD_VENDORS={folder} "
