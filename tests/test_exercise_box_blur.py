@@ -7,6 +7,7 @@ simulator, which runs the race check and the trace)."""
 
 import re
 
+import numpy as np
 import pytest
 
 from kernel_sources import compile_variants, renamed, solution, variant
@@ -102,6 +103,13 @@ def test_a_known_mistake_fails_with_its_hint(name, kernels, capsys):
     assert out.startswith("NOT YET:"), out
     for words in WRONG[name][1]:
         assert words in out, f"{name}: expected {words!r} in\n{out}"
+
+
+def test_every_run_gets_images_of_its_own():
+    """A kernel that reads tile elements it never loaded gets what the previous launch left in
+    shared memory: on a GPU, the same block of the solution's launch on the same image would
+    have left the right values there, and the mistake would pass."""
+    assert not np.array_equal(checker._image(checker.CASES[0]), checker._image(checker.CASES[0]))
 
 
 def test_a_missing_barrier_is_found_even_where_the_result_is_right(kernels):

@@ -6,7 +6,9 @@ image to its edge, through a shared-memory tile with a halo of R pixels on every
 32 x 8 block.
 
 The checker runs it on random images whose sides are not multiples of the block (one smaller than
-the window), with the output pre-filled with NaN and followed by a guard zone, and the input
+the window; new images at every run, so that what an earlier launch left in shared memory cannot
+be the right values by chance), with the output pre-filled with NaN and followed by a guard zone,
+and the input
 surrounded by spare rows of a junk value, so that a kernel that reads outside the image gets wrong
 values instead of crashing. On the first image it also launches the kernel on the simulator,
 whatever the backend, under the race check (so a missing ``__syncthreads()`` is found whatever
@@ -19,6 +21,8 @@ edges of the blocks (the halo).
 """
 
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 
@@ -73,9 +77,16 @@ def _where(case):
     return f"{width} x {height} image, block = {BLOCK}, grid = {_grid(case)}"
 
 
+_RUNS = itertools.count()
+"""Each run gets an image of its own: shared memory that a wrong kernel reads without loading it
+holds what an earlier launch left there (on a GPU as on the simulator), which must not be the
+right values by chance."""
+
+
 def _image(case):
     height, width = case
-    return np.random.default_rng(height * 1000 + width).random((height, width), np.float32)
+    rng = np.random.default_rng([height, width, next(_RUNS)])
+    return rng.random((height, width), np.float32)
 
 
 def _padded(gpuarray, image):
