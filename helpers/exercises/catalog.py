@@ -45,6 +45,8 @@ EXERCISES = [
     Exercise("pipeline", "05_pinned_memory_and_streams.ipynb",
              "notebooks/05_pinned_memory_and_streams.ipynb", "pipeline:check_pipeline",
              "my_pipeline"),
+    Exercise("box_blur", "06_shared_memory.ipynb", "cuda_src/exercises/box_blur.cu",
+             "box_blur:check_box_blur"),
     Exercise("block_mean", "09_debugging_and_profiling.ipynb",
              "cuda_src/exercises/block_mean.cu", "block_mean:check_block_mean"),
     Exercise("backproject_range", "10_depth_to_point_cloud.ipynb",
