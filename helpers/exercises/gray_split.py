@@ -143,14 +143,8 @@ def _mistakes(fn, contexts, devices, functions, case):
 def context_stack() -> list:
     """This thread's contexts, innermost first, the stack left as it was. Neither CUDA nor
     PyCUDA tells the stack's depth, so it is popped to the bottom to be read, then pushed back."""
-    from helpers.backend import drv
-
-    stack = []
-    while drv.Context.get_current() is not None:
-        stack.append(drv.Context.get_current())
-        drv.Context.pop()
-    for context in reversed(stack):
-        context.push()
+    stack = _pop_all()
+    set_context_stack(stack)
     return stack
 
 
@@ -158,12 +152,20 @@ def set_context_stack(stack: list) -> None:
     """Make this thread's context stack ``stack`` (innermost first) again, whatever the
     learner's function pushed or popped: a context left pushed would make PyCUDA abort the
     process when it exits (\"The context stack was not empty upon module cleanup\")."""
-    from helpers.backend import drv
-
-    while drv.Context.get_current() is not None:
-        drv.Context.pop()
+    _pop_all()
     for context in reversed(stack):
         context.push()
+
+
+def _pop_all() -> list:
+    """Pop every context of this thread's stack; return them, innermost first."""
+    from helpers.backend import drv
+
+    stack = []
+    while drv.Context.get_current() is not None:
+        stack.append(drv.Context.get_current())
+        drv.Context.pop()
+    return stack
 
 
 def _run(fn, images, contexts, kernels):
