@@ -152,11 +152,14 @@ __global__ void reduce_grid_stride_x4(const float *in, float *out, int n)
     int first = blockIdx.x * blockDim.x + threadIdx.x, i = first;
     float4 a = make_float4(0.0f, 0.0f, 0.0f, 0.0f), b = a;
     for (; i + stride < n4; i += 2 * stride) {
-        a = add4(a, in4[i]);
-        b = add4(b, in4[i + stride]);
+        float4 p = in4[i], q = in4[i + stride];     // two 16-byte loads, both in flight at once
+        a = add4(a, p);
+        b = add4(b, q);
     }
-    if (i < n4)
-        a = add4(a, in4[i]);
+    if (i < n4) {
+        float4 p = in4[i];
+        a = add4(a, p);
+    }
     float v = (a.x + a.y) + (a.z + a.w) + ((b.x + b.y) + (b.z + b.w));
     if (4 * n4 + first < n)
         v += in[4 * n4 + first];
