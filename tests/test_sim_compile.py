@@ -86,6 +86,18 @@ def test_standard_headers_included_after_the_prelude_still_compile():
     SourceModule(src + 'extern "C" __global__ void k(float *x) { x[0] = 1; }\n', no_extern_c=True)
 
 
+def test_noinline_in_cuda_and_gnu_spelling_after_a_standard_header():
+    """libstdc++ writes __attribute__((__noinline__)) (<memory>): CUDA's __noinline__ must not be
+    a macro that breaks it, in a header included after the prelude or in the learner's code."""
+    src = ("#include <memory>\n"
+           "__attribute__((__noinline__)) __device__ int twice(int x) { return 2 * x; }\n"
+           "__noinline__ __device__ int thrice(int x) { return 3 * x; }\n"
+           'extern "C" __global__ void k(int *x) { x[0] = twice(x[0]) + thrice(x[0]); }\n')
+    x = gpuarray.to_gpu(np.array([5], np.int32))
+    SourceModule(src, no_extern_c=True).get_function("k")(x, block=(1, 1, 1))
+    assert x.get()[0] == 25
+
+
 def test_macro_options_become_defines_after_the_prelude():
     flags, macros = translate_options(["-DN=4", "-DFLAG", "-UOLD", "-DNDEBUG", "-DSQ(x)=((x)*(x))"])
     assert macros == ["-DN=4", "-DFLAG", "-UOLD", "-DSQ(x)=((x)*(x))"] and "-DNDEBUG" in flags
