@@ -76,6 +76,28 @@ def iterate_sin(inp, out, n, work):
         out[i] = y
 
 
+@cuda.jit
+def reduce_grid_stride(x, out, n):   # each thread's share, then one atomic a thread (simpler)
+    v = f32(0)
+    for i in range(cuda.grid(1), n, cuda.gridsize(1)):
+        v += x[i]
+    cuda.atomic.add(out, 0, v)
+
+
+@cuda.jit
+def histogram_shared(pixels, bins, n):   # privatised: shared bins, then one atomic a bin
+    local = cuda.shared.array(256, np.uint32)
+    for b in range(cuda.threadIdx.x, 256, cuda.blockDim.x):
+        local[b] = 0
+    cuda.syncthreads()
+    for i in range(cuda.grid(1), n, cuda.gridsize(1)):
+        cuda.atomic.add(local, pixels[i], 1)
+    cuda.syncthreads()
+    for b in range(cuda.threadIdx.x, 256, cuda.blockDim.x):
+        if local[b] > 0:
+            cuda.atomic.add(bins, b, local[b])
+
+
 def blocks(n, threads):
     return (n + threads - 1) // threads
 
@@ -110,6 +132,27 @@ def setup_iterate_sin(x, work):
     x = cuda.to_device(x)
     out = cuda.device_array_like(x)
     return lambda g: iterate_sin[g, 256](x, out, x.size, int(work)), blocks(x.size, 256), out
+
+
+def setup_sum(x):
+    x, out = cuda.to_device(x), cuda.device_array(1, np.float32)
+
+    def launch(g):
+        out.copy_to_device(np.zeros(1, np.float32))
+        reduce_grid_stride[g, 256](x, out, x.size)
+    return launch, 2, out
+
+
+def setup_histogram(pixels):
+    pixels, bins = cuda.to_device(pixels), cuda.device_array(256, np.uint32)
+
+    def launch(g):
+        bins.copy_to_device(np.zeros(256, np.uint32))
+        histogram_shared[g, 256](pixels, bins, pixels.size)
+    return launch, 2, bins
+
+
+setup_histogram_range = setup_histogram_tiled = setup_histogram
 
 
 def main(folder):
