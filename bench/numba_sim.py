@@ -152,7 +152,11 @@ def setup_histogram(pixels):
     return launch, 2, bins
 
 
-setup_histogram_range = setup_histogram_tiled = setup_histogram
+def setup_histogram_range(pixels):   # handed out as floats, for the libraries' histc
+    return setup_histogram(pixels.astype(np.uint8))
+
+
+setup_histogram_tiled = setup_histogram
 
 
 def main(folder):

@@ -9,11 +9,12 @@ elements a run covered, so that a peer that ran on a part is scaled by its input
 - sum: ``reduce_grid_stride`` and ``reduce_grid_stride_x4`` (a memset of the result, then one
   launch of a full grid: grid-stride loops, one atomic a block), against ``x.sum()``; GB/s counts
   the floats read.
-- histogram: the 256-bin histogram of notebook 04's photograph in grey (a memset of the bins, then
-  one launch), against ``bincount(x, minlength=256)`` (NumPy, CuPy and PyTorch all have it) or,
-  for ``histogram_range``, against ``histogram(x, 256, (0, 256))`` (NumPy, CuPy) and
-  ``torch.histc`` (PyTorch, on the pixels converted to float32: the conversion is timed, as a
-  user would have to do it); and on the photograph tiled to a large image.
+- histogram: the 256-bin histogram of notebook 04's photograph in grey (a memset of the bins and a
+  launch; histogram_once, the one-launch kernel, with a prepared call as the notebook times it),
+  against ``bincount(x, minlength=256)`` (NumPy, CuPy and PyTorch all have it) or, for
+  ``histogram_range``, against ``histogram(x, 256, (0, 256))`` (NumPy, CuPy) and ``torch.histc``
+  (PyTorch), which are given the pixels as float32, converted before the timing (``histc`` counts
+  floats); and on the photograph tiled to a large image.
 """
 
 from __future__ import annotations
@@ -102,9 +103,9 @@ def bincount_xp(p, x):
 
 
 def histogram_xp(p, x):
-    """The libraries' histogram of 256 bins of width 1 from 0: torch.histc counts floats."""
+    """The libraries' histogram of 256 bins of width 1 from 0, of the pixels as floats."""
     if p.name == "PyTorch":
-        return p.xp.histc(p.cast(x, "float32"), bins=256, min=0, max=256)
+        return p.xp.histc(x, bins=256, min=0, max=256)
     return p.xp.histogram(x, bins=256, range=(0, 256))[0]
 
 
@@ -113,9 +114,30 @@ def _same_counts(got, want):
 
 
 def _histogram_serial(lib, x):
+    x = np.ascontiguousarray(x, np.uint8)      # histogram_range hands out the pixels as floats
     bins = np.zeros(256, np.uint32)
     lib.histogram_serial(_ptr(x), ctypes.c_int(x.size), _ptr(bins))
     return bins
+
+
+def _histogram_launch(kernel, pixels_gpu, bins_gpu, n):
+    """launch() for one of notebook 07's histogram kernels, as the notebook launches it: a memset
+    and a plain call (kernels 1 to 4), or histogram_once's one prepared call."""
+    f = compile_cu("histogram.cu").get_function(kernel)
+    threads = n if kernel in ("histogram_global", "histogram_shared") else n // 16 + 16
+    grid, block = ((threads + 255) // 256, 1), (256, 1, 1)
+    if kernel != "histogram_global":      # the others walk the image: at most a full grid
+        grid = (min(grid[0], full_grid()), 1)
+    if kernel == "histogram_once":        # writes bins; scratch stays 0 between launches
+        scratch = gpuarray.zeros(257, np.uint32)
+        f.prepare("PPPi")
+        return lambda: f.prepared_call(grid, block, pixels_gpu.gpudata, bins_gpu.gpudata,
+                                       scratch.gpudata, n)
+
+    def launch():
+        drv.memset_d32(bins_gpu.gpudata, 0, 256)
+        f(pixels_gpu, bins_gpu, np.int32(n), block=block, grid=grid)
+    return launch
 
 
 def histogram(gray, ceil, kernel, op="histogram", label=None, what="photo"):
@@ -124,39 +146,35 @@ def histogram(gray, ceil, kernel, op="histogram", label=None, what="photo"):
     flat = gray.ravel()
     n = flat.size
     pixels_gpu, bins_gpu = gpuarray.to_gpu(flat), gpuarray.empty(256, np.uint32)
-    f = compile_cu("histogram.cu").get_function(kernel)
-    threads = n if kernel in ("histogram_global", "histogram_shared") else n // 16 + 16
-    blocks = (threads + 255) // 256
-    if kernel != "histogram_global":      # the privatised kernels walk the image: a full grid
-        blocks = min(blocks, full_grid())
+    launch = _histogram_launch(kernel, pixels_gpu, bins_gpu, n)
 
-    def launch():
-        drv.memset_d32(bins_gpu.gpudata, 0, 256)
-        f(pixels_gpu, bins_gpu, np.int32(n), block=(256, 1, 1), grid=(blocks, 1))
-
-    idiom = histogram_xp if op == "histogram_range" else bincount_xp
+    idiom, given = ((histogram_xp, flat.astype(np.float32)) if op == "histogram_range"
+                    else (bincount_xp, flat))
     return dict(kernel=label or kernel, op=op, size=f"{gray.shape[1]}x{gray.shape[0]} {what}", n=n,
-                launch=launch, result=bins_gpu.get, sample=lambda m: _leading(m, n, flat),
+                launch=launch, result=bins_gpu.get, sample=lambda m: _leading(m, n, given),
                 xp_op=idiom, check=_same_counts, serial=_histogram_serial,
                 count=lambda inputs: inputs[0].size, rate=lambda ms: ceil.bandwidth(n, ms),
-                notes=[f"{op}: a memset, then one launch; peers: "
-                       + ("histogram(x, 256, (0, 256)), torch.histc on the pixels as float32 "
-                          "(the conversion timed)" if op == "histogram_range"
+                notes=[f"{op}: kernels 1 to 4 a memset and a launch, histogram_once one "
+                       "prepared call; peers: "
+                       + ("histogram(x, 256, (0, 256)) and torch.histc, on the pixels as "
+                          "float32 (converted before the timing)" if op == "histogram_range"
                           else "bincount(x, minlength=256)")])
 
 
 def makers(size, ceil):
     """Functions that each return one Case's keywords, in the table's order: the two sums, the
-    photograph's histograms (against bincount, then against histogram), the tiled one. ``size``:
+    photograph's histograms (against bincount, then histogram_once against histogram), the tiled
+    one. ``size``:
     course_kernels' sizes for this run ("vector", "photo", "tiled")."""
     gray = photograph(size["photo"])
     width, height = size["tiled"]
     return [lambda: reduction(size["vector"], ceil, "reduce_grid_stride"),
             lambda: reduction(size["vector"], ceil, "reduce_grid_stride_x4"),
             *(lambda k=k: histogram(gray, ceil, k)
-              for k in ("histogram_global", "histogram_shared_x16", "histogram_shared_runs")),
-            lambda: histogram(gray, ceil, "histogram_shared_x16", op="histogram_range",
-                              label="histogram_shared_x16 [histogram()]"),
+              for k in ("histogram_global", "histogram_shared_x16", "histogram_shared_runs",
+                        "histogram_once")),
+            lambda: histogram(gray, ceil, "histogram_once", op="histogram_range",
+                              label="histogram_once [histogram()]"),
             lambda: histogram(tiled(width, height), ceil, "histogram_shared_x16",
                               op="histogram_tiled", label="histogram_shared_x16 [tiled]",
                               what="tiled photo")]

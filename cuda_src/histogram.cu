@@ -3,9 +3,9 @@
 // atomics, of contention (threads queueing for one counter) and of privatisation (each block
 // counting in its own shared-memory copy of the bins first).
 //
-// Every kernel adds to bins, which must be 0 before the launch (drv.memset_d32(bins, 0, 256)).
-// Kernels 0 and 1 take one thread a pixel (grid = ceil(n / block)); kernels 2 to 4 take any grid
-// and any block, their threads walking the image with a grid-stride loop.
+// Kernels 0 to 4 add to bins, which must be 0 before the launch (drv.memset_d32(bins, 0, 256));
+// kernel 5 writes them. Kernels 0 and 1 take one thread a pixel (grid = ceil(n / block)); kernels
+// 2 to 5 take any grid and any block, their threads walking the image with a grid-stride loop.
 #define BINS 256
 
 // 0. Wrong on purpose. bins[v]++ is three steps: read bins[v], add one, write it back. Two threads
@@ -66,11 +66,8 @@ __device__ void count_word(unsigned int *local, unsigned int w)
         atomicAdd(&local[(w >> (8 * k)) & 0xff], 1u);
 }
 
-__global__ void histogram_shared_x16(const unsigned char *pixels, unsigned int *bins, int n)
+__device__ void count_x16(unsigned int *local, const unsigned char *pixels, int n)
 {
-    __shared__ unsigned int local[BINS];
-    clear_bins(local);
-    __syncthreads();
     const uint4 *groups = reinterpret_cast<const uint4 *>(pixels);
     int first = blockIdx.x * blockDim.x + threadIdx.x, whole = n / 16;
     for (int g = first; g < whole; g += blockDim.x * gridDim.x) {
@@ -82,6 +79,14 @@ __global__ void histogram_shared_x16(const unsigned char *pixels, unsigned int *
     }
     if (16 * whole + first < n)
         atomicAdd(&local[pixels[16 * whole + first]], 1u);
+}
+
+__global__ void histogram_shared_x16(const unsigned char *pixels, unsigned int *bins, int n)
+{
+    __shared__ unsigned int local[BINS];
+    clear_bins(local);
+    __syncthreads();
+    count_x16(local, pixels, n);
     __syncthreads();
     add_bins(local, bins);
 }
@@ -132,4 +137,34 @@ __global__ void histogram_shared_runs(const unsigned char *pixels, unsigned int 
         atomicAdd(&local[run.value], run.count);
     __syncthreads();
     add_bins(local, bins);
+}
+
+// 5. Kernel 3 in one launch, without the memset: on a small image the time is the launches', so
+//    one launch instead of two matters. The blocks add their bins into scratch (256 counters and
+//    a count of finished blocks, all 0 before the first launch) and count themselves in; the last
+//    block to arrive moves the totals into bins with atomicExch, which reads each counter and
+//    sets it to 0 in one step, so scratch is ready for the next launch and bins need not be
+//    cleared. Each thread's __threadfence() makes its additions visible to every block before its
+//    block counts itself in: whoever arrives last sees them all.
+__global__ void histogram_once(const unsigned char *pixels, unsigned int *bins,
+                               unsigned int *scratch, int n)
+{
+    __shared__ unsigned int local[BINS];
+    __shared__ bool last;
+    clear_bins(local);
+    __syncthreads();
+    count_x16(local, pixels, n);
+    __syncthreads();
+    add_bins(local, scratch);
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0)
+        last = atomicAdd(&scratch[BINS], 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (!last)
+        return;
+    for (int b = threadIdx.x; b < BINS; b += blockDim.x)
+        bins[b] = atomicExch(&scratch[b], 0u);
+    if (threadIdx.x == 0)
+        scratch[BINS] = 0;
 }

@@ -64,6 +64,19 @@ def test_the_bins_are_added_to_not_overwritten(histogram, kernel):
     assert np.array_equal(bins.get(), 1000 + np.bincount(pixels, minlength=256))
 
 
+@pytest.mark.parametrize("kind", ["random", "one colour"])
+@pytest.mark.parametrize("n, block, grid", [(100_003, 256, 7), (15, 256, 1), (33, 32, 3),
+                                            (100_003, 1024, 64)])
+def test_one_launch_writes_the_bins_and_leaves_scratch_ready(histogram, kind, n, block, grid):
+    pixels = gpuarray.to_gpu(_image(kind, n))
+    bins, scratch = gpuarray.to_gpu(np.full(256, 7, np.uint32)), gpuarray.zeros(257, np.uint32)
+    fn = histogram.get_function("histogram_once")
+    for _ in range(2):     # the second launch starts from what the first left in scratch
+        fn(pixels, bins, scratch, np.int32(n), block=(block, 1, 1), grid=(grid, 1))
+        assert np.array_equal(bins.get(), np.bincount(pixels.get(), minlength=256))
+        assert not scratch.get().any()
+
+
 def test_the_race_check_finds_the_racy_histogram_whatever_the_order():
     from helpers.sim import driver as sim_drv, gpuarray as sim_gpuarray
     from helpers.sim.compiler import SourceModule as SimSourceModule

@@ -214,6 +214,8 @@ def _course_launches():
     yield from (("histogram.cu", k, (pixels, bins, i32(3000)), (256, 1, 1), (3, 1))
                 for k in ("histogram_global", "histogram_shared", "histogram_shared_x16",
                           "histogram_shared_runs"))
+    yield "histogram.cu", "histogram_once", (pixels, bins, gpuarray.zeros(257, np.uint32),
+                                             i32(3000)), (256, 1, 1), (3, 1)
     yield from (("matmul.cu", k, (m, n, c, i32(37), i32(50), i32(21)), (16, 16, 1), (2, 3))
                 for k in ("matmul_naive", "matmul_tiled"))
 
