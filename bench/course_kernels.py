@@ -7,7 +7,10 @@
 Runs on the backend that ``helpers.backend`` picks (PyCUDA on a GPU, else the CPU simulator)
 the kernels of the notebooks, with their launch configurations, at a size that fills the device:
 vector_add (01), saxpy (02), mandelbrot (03), rgb_to_gray and rgb_to_gray_x16 (04),
-iterate_sin (05), transpose_naive, transpose_tiled and transpose_padded (06). It prints one Markdown table and writes it as CSV, with a bar chart as PNG, to
+iterate_sin (05), transpose_naive, transpose_tiled and transpose_padded (06), the one-launch sums
+and the histograms of notebook 07 (``bench/sum_histogram.py``; the histograms on notebook 04's
+photograph, as a learner has it, and tiled to a large image). It prints one Markdown table and
+writes it as CSV, with a bar chart as PNG, to
 ``bench/out/`` (``--out``). For each kernel:
 
 - time: median over several batches of the time per launch. A batch is B back-to-back launches
@@ -57,6 +60,8 @@ from helpers.backend import (BACKEND, SourceModule, compile_cu, device_summary, 
                              gpuarray)
 from helpers.timing import Timing, bandwidth_gbs, time_kernel  # noqa: E402
 
+from bench import sum_histogram  # noqa: E402
+
 SIM = BACKEND == "simulator"
 ALPHA = 2.5                                          # saxpy's a
 WEIGHTS = np.array([0.299, 0.587, 0.114], np.float32)  # BT.601 luma
@@ -76,10 +81,14 @@ SIZES = {
     "sin": ((1 << 26, 64), (1 << 16, 64), (1 << 12, 16)),     # elements, work: iterate_sin
     "fma": ((None, 4096), (1 << 15, 1024), (1 << 12, 64)),     # threads (None: 8 x a full GPU), iters
     "transpose": ((8192, 8192), (1024, 1024), (77, 45)),        # width, height: notebook 06
+    "photo": (None, None, (64, 48)),                           # crop of the photograph (None: all)
+    "tiled": ((8192, 8192), (1024, 1024), (128, 96)),          # the photograph tiled: histogram
 }
 # Most elements NumPy runs on; on more, it runs on a part and its time is scaled per element.
 NUMPY_MAX = {"vector_add": 1 << 24, "saxpy": 1 << 24, "gray": 1 << 22, "mandelbrot": 1 << 18,
-             "iterate_sin": 1 << 20, "transpose": 1 << 22}
+             "iterate_sin": 1 << 20, "transpose": 1 << 22,
+             "sum": 1 << 28, "histogram": 1 << 27,   # a reduction's part
+             "histogram_range": 1 << 27, "histogram_tiled": 1 << 27}  # is no part of its result
 NUMBA_MAX, NUMBA_MAX_TINY = 1024, 128   # Numba's simulator: ~0.3 ms a thread
 
 
@@ -258,6 +267,7 @@ class Case:
     check: object            # check(got, want) -> bool
     serial: object = None    # serial(lib, *inputs) -> output (simulator only)
     numpy_op: object = None  # when NumPy's idiom differs from the GPU libraries'
+    count: object = None     # count(inputs) -> elements a run covers (default: its output's size)
     rate: object = None      # rate(ms) -> (value, unit, % of ceiling or None)
     notes: list = field(default_factory=list)
 
@@ -526,7 +536,8 @@ def measure_peer(case, name, peer, repeat):
         t, _ = time_batched(lambda: case.xp_op(peer, *dev), repeat, sync=peer.sync)
         del dev
     ok = bool(case.check(got if name == "NumPy" else got[index], want))
-    return t.median_ms / got.size, ok, got.size
+    size = case.count(inputs) if case.count else got.size
+    return t.median_ms / size, ok, size
 
 
 def run_case(case, peers, repeat, peer_cache, notes):
@@ -578,10 +589,11 @@ def numba_sim(cases, limit, notes):
     if importlib.util.find_spec("numba") is None:
         return dict.fromkeys(ops, "not installed")
     with tempfile.TemporaryDirectory(prefix="bench-numba-") as tmp:
-        inputs, wants = {}, {}
+        inputs, wants, sizes = {}, {}, {}
         for op, case in ops.items():
             (args, index) = case.sample(limit)
             wants[op] = (case.numpy_op or case.xp_op)(NUMPY, *args)
+            sizes[op] = case.count(args) if case.count else wants[op].size
             for k, a in enumerate(args):
                 inputs[f"{op}.{k}"] = np.asarray(a)
         np.savez(Path(tmp) / "in.npz", **inputs)
@@ -593,8 +605,8 @@ def numba_sim(cases, limit, notes):
             return dict.fromkeys(ops, "failed")
         times = json.loads((Path(tmp) / "times.json").read_text())
         outs = np.load(Path(tmp) / "out.npz")
-        result = {op: (times[op] / wants[op].size, bool(ops[op].check(outs[op], wants[op])),
-                       wants[op].size) for op in ops}
+        result = {op: (times[op] / sizes[op], bool(ops[op].check(outs[op], wants[op])),
+                       sizes[op]) for op in ops}
     notes.append("Numba sim: Numba's CUDA simulator on " + ", ".join(
         f"{op} {r[2]:,}" for op, r in result.items()) + " elements (one run each), "
         "time scaled per element")
@@ -737,6 +749,7 @@ def main(argv=None):
               lambda: mandelbrot(size["mandelbrot"], ceil), lambda: iterate_sin(size["sin"], ceil),
               *(lambda k=k: transpose(size["transpose"], ceil, k) for k in
                 ("transpose_naive", "transpose_tiled", "transpose_padded"))]
+    makers += [lambda make=make: Case(**make()) for make in sum_histogram.makers(size, ceil)]
     rows, notes, peer_cache, cases = [], [], {}, []
     for make in makers:
         case = make()

@@ -37,12 +37,26 @@ def renamed(source, kernel, name):
 def compile_variants(kernel, sources, source_module=None):
     """Compile every source of ``sources`` (name -> text, each defining ``kernel``) as one
     module, each kernel renamed ``<kernel>__<name>``; return name -> compiled kernel.
-    ``source_module``: the SourceModule to compile with (default: the backend's)."""
-    from helpers.backend import SourceModule
+    ``source_module``: the SourceModule to compile with (the backend's by default)."""
+    if source_module is None:
+        from helpers.backend import SourceModule as source_module
 
-    module = (source_module or SourceModule)("\n".join(renamed(text, kernel, f"{kernel}__{name}")
-                                    for name, text in sources.items()))
+    module = source_module("\n".join(renamed(text, kernel, f"{kernel}__{name}")
+                                     for name, text in sources.items()))
     return {name: module.get_function(f"{kernel}__{name}") for name in sources}
+
+
+def compile_variants_twice(kernel, sources):
+    """compile_variants on the backend and on the simulator (the checkers that race-check a
+    kernel run it there too): name -> (backend's kernel, simulator's kernel), the same pair of
+    one kernel when the backend is the simulator."""
+    from helpers.backend import BACKEND
+    from helpers.sim.compiler import SourceModule as SimSourceModule
+
+    device = compile_variants(kernel, sources)
+    simulated = device if BACKEND == "simulator" else compile_variants(kernel, sources,
+                                                                      SimSourceModule)
+    return {name: (device[name], simulated[name]) for name in sources}
 
 
 # A folder whose path is the same in every test run of this checkout (and differs between

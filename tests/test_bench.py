@@ -13,7 +13,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNELS = ["vector_add", "saxpy", "rgb_to_gray", "rgb_to_gray_x16", "mandelbrot", "iterate_sin",
-           "transpose_naive", "transpose_tiled", "transpose_padded"]
+           "transpose_naive", "transpose_tiled", "transpose_padded",
+           "reduce_grid_stride", "reduce_grid_stride_x4", "histogram_global", "histogram_shared_x16",
+           "histogram_shared_runs", "histogram_once", "histogram_once [histogram()]",
+           "histogram_shared_x16 [tiled]"]
 CEILINGS = ["copy (ceiling)", "fma_peak (ceiling)"]
 
 

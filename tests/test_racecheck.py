@@ -209,7 +209,14 @@ def _course_launches():
     yield from (("reduction.cu", k, (x, sums, i32(3000)), (256, 1, 1), (12, 1))
                 for k in ("reduce_interleaved_divergent", "reduce_interleaved", "reduce_sequential",
                           "reduce_first_add", "reduce_warp_shuffle"))
-    yield "reduction.cu", "reduce_grid_stride", (x, total, i32(3000)), (256, 1, 1), (5, 1)
+    yield from (("reduction.cu", k, (x, total, i32(3000)), (256, 1, 1), (5, 1))
+                for k in ("reduce_grid_stride", "reduce_grid_stride_x4"))
+    pixels, bins = gpuarray.to_gpu(np.arange(3000, dtype=np.uint8)), gpuarray.zeros(256, np.uint32)
+    yield from (("histogram.cu", k, (pixels, bins, i32(3000)), (256, 1, 1), (3, 1))
+                for k in ("histogram_global", "histogram_shared", "histogram_shared_x16",
+                          "histogram_shared_runs"))
+    yield "histogram.cu", "histogram_once", (pixels, bins, gpuarray.zeros(257, np.uint32),
+                                             i32(3000)), (256, 1, 1), (3, 1)
     yield from (("matmul.cu", k, (m, n, c, i32(37), i32(50), i32(21)), (16, 16, 1), (2, 3))
                 for k in ("matmul_naive", "matmul_tiled"))
 

@@ -71,12 +71,15 @@ def test_the_first_step_writes_one_sum_per_block(reduction):
     assert np.allclose(out.get(), want, rtol=1e-5)
 
 
-@pytest.mark.parametrize("grid", [1, 7, 64])
-def test_grid_stride_reduction_in_one_launch(reduction, grid):
-    x = RNG.random(100_003, dtype=np.float32)
+@pytest.mark.parametrize("kernel", ["reduce_grid_stride", "reduce_grid_stride_x4"])
+@pytest.mark.parametrize("grid, n", [(1, 100_003), (7, 100_003), (64, 100_003), (64, 3), (2, 8195)])
+def test_grid_stride_reduction_in_one_launch(reduction, kernel, grid, n):
+    # n % 4 != 0: the x4 kernel's tail; n = 3: no whole float4 at all; 8195 with 2 blocks: each
+    # thread does an odd number of float4s (the loop's second sum stays behind by one)
+    x = RNG.random(n, dtype=np.float32)
     out = gpuarray.zeros(1, np.float32)
-    reduction.get_function("reduce_grid_stride")(gpuarray.to_gpu(x), out, np.int32(x.size),
-                                                 block=(256, 1, 1), grid=(grid, 1))
+    reduction.get_function(kernel)(gpuarray.to_gpu(x), out, np.int32(x.size),
+                                   block=(256, 1, 1), grid=(grid, 1))
     assert out.get()[0] == pytest.approx(x.astype(np.float64).sum(), rel=1e-5)
 
 

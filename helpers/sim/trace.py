@@ -83,12 +83,15 @@ class Counts:
         return self.lanes / (32 * self.requests) if self.requests else 1.0
 
 
-_KINDS = ("global_ld", "global_st", "shared_ld", "shared_st", "atomics", "blocks")
+_MEMORY_KINDS = ("global_ld", "global_st", "shared_ld", "shared_st", "atomics", "shared_atomics")
+_KINDS = (*_MEMORY_KINDS, "blocks")
 
 
 def _kind(site, space):
-    if site.kind in ("block", "atomic"):
-        return {"block": "blocks", "atomic": "atomics"}[site.kind]
+    if site.kind == "block":
+        return "blocks"
+    if site.kind == "atomic":
+        return ("atomics", "shared_atomics")[space]
     return ("global", "shared")[space] + ("_ld" if site.kind == "load" else "_st")
 
 
@@ -101,7 +104,8 @@ class KernelStats:
     global_st: Counts = dataclasses.field(default_factory=Counts)
     shared_ld: Counts = dataclasses.field(default_factory=Counts)
     shared_st: Counts = dataclasses.field(default_factory=Counts)
-    atomics: Counts = dataclasses.field(default_factory=Counts)  # atomicAdd and friends
+    atomics: Counts = dataclasses.field(default_factory=Counts)  # atomicAdd and friends, global
+    shared_atomics: Counts = dataclasses.field(default_factory=Counts)  # ... on shared memory
     blocks: Counts = dataclasses.field(default_factory=Counts)  # basic blocks: lane efficiency
 
     @property
@@ -110,7 +114,7 @@ class KernelStats:
         (trace(divergence=True)), else over the memory requests."""
         if self.blocks.requests:
             return self.blocks.lane_efficiency
-        kinds = [getattr(self, k) for k in _KINDS[:5]]
+        kinds = [getattr(self, k) for k in _MEMORY_KINDS]
         requests = sum(c.requests for c in kinds)
         return sum(c.lanes for c in kinds) / (32 * requests) if requests else 1.0
 

@@ -48,9 +48,9 @@ def kernel_table(stats):
     if not stats.global_ld.requests + stats.global_st.requests + stats.shared_ld.requests \
             + stats.shared_st.requests:
         parts.append("no loads or stores of global or shared memory")
-    if stats.atomics.requests:
-        a = stats.atomics
-        parts.append(f"atomics: {_n(a.requests)} requests, {_n(a.lanes)} operations")
+    for label, a in (("global", stats.atomics), ("shared", stats.shared_atomics)):
+        if a.requests:
+            parts.append(f"{label} atomics: {_n(a.requests)} requests, {_n(a.lanes)} operations")
     steps = "step" if stats.blocks.requests else "memory request"
     parts.append(f"lane efficiency {stats.lane_efficiency:.1%}: on average "
                  f"{32 * stats.lane_efficiency:.1f} of a warp's 32 lanes take part in each {steps}")
