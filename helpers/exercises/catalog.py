@@ -45,6 +45,8 @@ EXERCISES = [
     Exercise("pipeline", "05_pinned_memory_and_streams.ipynb",
              "notebooks/05_pinned_memory_and_streams.ipynb", "pipeline:check_pipeline",
              "my_pipeline"),
+    Exercise("matmul_bt", "08_matrix_multiply.ipynb", "cuda_src/exercises/matmul_bt.cu",
+             "matmul_bt:check_matmul_bt"),
     Exercise("backproject_range", "10_depth_to_point_cloud.ipynb",
              "cuda_src/exercises/backproject_range.cu",
              "backproject_range:check_backproject_range"),
