@@ -48,12 +48,13 @@ class Case:
         return -(-self.N // TILE), -(-self.M // TILE)
 
 
-# The race check first (small: it runs on the instrumented build, one thread at a time), with a
-# single phase (K < 16: only the barrier between the loads and the products matters) and then
-# with three; then sizes that are multiples of the tile (the indices alone), then sizes that
-# are not, K included.
-CASES = [Case(20, 13, 18, racecheck=True), Case(20, 37, 18, racecheck=True), Case(48, 32, 64),
-         Case(37, 50, 21), Case(70, 45, 90)]
+# Sizes that are multiples of the tile (the indices alone), then sizes that are not, K
+# included; last the race check, which a kernel without its barriers may need to be found out.
+CASES = [Case(48, 32, 64), Case(37, 50, 21), Case(70, 45, 90), Case(0, 0, 0, racecheck=True)]
+# The race check's launches (small: they run on the instrumented build, one thread at a time):
+# a single phase (K < 16: only the barrier between the loads and the products matters), then
+# three. It also runs first thing when a result is wrong (a missing barrier often makes one).
+RACE_CASES = [Case(20, 13, 18, racecheck=True), Case(20, 37, 18, racecheck=True)]
 
 LOAD_HINT = ("each load needs its own guard: A's element (row, k) exists when row < M && k < K, "
              "Bt's element (j, k) when j < N && k < K; load 0.0f otherwise, and store only "
@@ -64,9 +65,10 @@ INDEX_HINT = ("As[ty][tx] = A[row * K + phase * TILE + tx] and "
 
 
 def _where(case):
+    if case.racecheck:
+        return "after every result was right"
     gx, gy = case.grid
-    run = "on the simulator with the race check, " if case.racecheck else ""
-    return f"{run}M = {case.M}, K = {case.K}, N = {case.N}, block = (16, 16, 1), grid = ({gx}, {gy})"
+    return f"M = {case.M}, K = {case.K}, N = {case.N}, block = (16, 16, 1), grid = ({gx}, {gy})"
 
 
 def _inputs(case, k=None):
@@ -82,7 +84,7 @@ def _inputs(case, k=None):
 def _mistakes(kernel, simulated, case):
     """Run one case; yield (problem, hint) for each mistake seen, the most telling first."""
     if case.racecheck:
-        yield from _races(simulated(), case)
+        yield from _races(simulated())
         return
     a, bt = _inputs(case)
     got = yield from _launch(kernel, a, bt, case)
@@ -94,6 +96,7 @@ def _mistakes(kernel, simulated, case):
     if not got.any():
         yield ("C is all zeros: nothing was added to sum",
                "follow the TODOs: load both tiles, wait, add the TILE products, wait")
+    yield from _races(simulated())
     yield from _known_results(got, a, bt)
     yield from _past_column_k(kernel, case)
     bad = ~np.isclose(got, want, RTOL, ATOL)
@@ -186,15 +189,25 @@ def _past_column_k(kernel, case):
 
 
 # ---- the race check, on the simulator --------------------------------------------------------
-def _races(kernel, case):
-    """Launch ``kernel`` (compiled by the simulator) under the race check; yield what it finds."""
+def _races(kernel):
+    """Launch ``kernel`` (compiled by the simulator) on RACE_CASES under the race check; yield
+    what it finds."""
+    if isinstance(kernel, str):    # the simulator could not compile the file
+        yield kernel, "read the compiler's message above; it names the line"
+        return
+    for case in RACE_CASES:
+        mistake = _race(kernel, case)
+        if mistake:
+            yield mistake
+            return
+
+
+def _race(kernel, case):
+    """The mistake the race check finds in one launch of ``kernel``, or None."""
     from helpers.sim import driver as sim_drv
     from helpers.sim import gpuarray as sim_gpuarray
     from helpers.sim.settings import settings
 
-    if isinstance(kernel, str):    # the simulator could not compile the file
-        yield kernel, "read the compiler's message above; it names the line"
-        return
     a, bt = _inputs(case)
     args = (sim_gpuarray.to_gpu(a), sim_gpuarray.to_gpu(bt),
             sim_gpuarray.to_gpu(np.zeros((case.M, case.N), np.float32)),
@@ -206,7 +219,10 @@ def _races(kernel, case):
     except TypeError as err:
         raise KernelArgumentError(str(err)) from err
     except sim_drv.LaunchError as err:
-        yield _race_mistake(str(err), single_phase=case.K <= TILE)
+        problem, hint = _race_mistake(str(err), single_phase=case.K <= TILE)
+        return (f"{problem}, found by the race check on the simulator with M = {case.M}, "
+                f"K = {case.K}, N = {case.N}"), hint
+    return None
 
 
 def _race_mistake(text, single_phase):
@@ -219,7 +235,7 @@ def _race_mistake(text, single_phase):
                 "inner loop")
     if not text.startswith("race check:"):
         return f"the kernel crashed: {text}", LOAD_HINT
-    found = text.split(" The result depends")[0]
+    found = text.split(" The result depends")[0].rstrip(".")
     if "(global memory)" in found:
         return found, ("two threads wrote the same element of C: a thread outside C wrote into "
                        "the next row. Store only if (row < M && col < N)")
@@ -250,7 +266,7 @@ def _exercise(simulated):
         stub="exercises/matmul_bt.cu", kernel=KERNEL, signature=PARAMETERS, cases=CASES,
         detect=lambda kernel, case: _mistakes(kernel, lambda: simulated(kernel), case),
         where=_where,
-        success=f"C = A @ Bt.T for {len(CASES) - 2} shapes (sides and K not multiples of 16 "
+        success=f"C = A @ Bt.T for {len(CASES) - 1} shapes (sides and K not multiples of 16 "
                 "among them), nothing written outside C, and no race found by the race check")
 
 
