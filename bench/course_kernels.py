@@ -7,7 +7,8 @@
 Runs on the backend that ``helpers.backend`` picks (PyCUDA on a GPU, else the CPU simulator)
 the kernels of the notebooks, with their launch configurations, at a size that fills the device:
 vector_add (01), saxpy (02), mandelbrot (03), rgb_to_gray and rgb_to_gray_x16 (04),
-iterate_sin (05). It prints one Markdown table and writes it as CSV, with a bar chart as PNG, to
+iterate_sin (05), the naive, tiled and register-tiled matrix multiplies (08,
+``bench/matmul_cases.py``: GFLOP/s against the FMA ceiling and cuBLAS SGEMM). It prints one Markdown table and writes it as CSV, with a bar chart as PNG, to
 ``bench/out/`` (``--out``). For each kernel:
 
 - time: median over several batches of the time per launch. A batch is B back-to-back launches
@@ -56,6 +57,7 @@ sys.path.insert(0, str(ROOT))
 from helpers.backend import (BACKEND, SourceModule, compile_cu, device_summary, drv,  # noqa: E402
                              gpuarray)
 from helpers.timing import Timing, bandwidth_gbs, time_kernel  # noqa: E402
+from bench import matmul_cases  # noqa: E402
 
 SIM = BACKEND == "simulator"
 ALPHA = 2.5                                          # saxpy's a
@@ -75,10 +77,11 @@ SIZES = {
     "mandelbrot": ((4096, 3072, 1024), (512, 384, 256), (64, 48, 64)),  # width, height, iters
     "sin": ((1 << 26, 64), (1 << 16, 64), (1 << 12, 16)),     # elements, work: iterate_sin
     "fma": ((None, 4096), (1 << 15, 1024), (1 << 12, 64)),     # threads (None: 8 x a full GPU), iters
+    "matmul": (4096, 256, 64),                                  # M = K = N
 }
 # Most elements NumPy runs on; on more, it runs on a part and its time is scaled per element.
 NUMPY_MAX = {"vector_add": 1 << 24, "saxpy": 1 << 24, "gray": 1 << 22, "mandelbrot": 1 << 18,
-             "iterate_sin": 1 << 20}
+             "iterate_sin": 1 << 20, "matmul": matmul_cases.NUMPY_MAX}
 NUMBA_MAX, NUMBA_MAX_TINY = 1024, 128   # Numba's simulator: ~0.3 ms a thread
 
 
@@ -259,6 +262,7 @@ class Case:
     numpy_op: object = None  # when NumPy's idiom differs from the GPU libraries'
     rate: object = None      # rate(ms) -> (value, unit, % of ceiling or None)
     notes: list = field(default_factory=list)
+    no_peer: tuple = ()      # peer columns with no version of this operation: "-"
 
 
 def leading(m, n, *arrays):
@@ -514,8 +518,8 @@ def run_case(case, peers, repeat, peer_cache, notes):
         cache = peer_cache[case.op] = {}
         for name, peer in peers.items():
             try:
-                cache[name] = peer if isinstance(peer, str) else measure_peer(case, name, peer,
-                                                                              repeat)
+                cache[name] = "-" if name in case.no_peer else peer if isinstance(peer, str) \
+                    else measure_peer(case, name, peer, repeat)
             except Exception as e:   # a peer's failure must not lose the other figures
                 cache[name] = "error"
                 notes.append(f"{case.op}: {name} failed: {type(e).__name__}: {e}")
@@ -543,7 +547,7 @@ def numba_sim(cases, limit, notes):
     """Run bench/numba_sim.py in a subprocess (NUMBA_ENABLE_CUDASIM=1 must be set before
     numba.cuda is imported) on a small part of each problem; check it against NumPy.
     Returns op -> (ms per element, ok, elements) or a word."""
-    ops = {c.op: c for c in cases}
+    ops = {c.op: c for c in cases if "Numba sim" not in c.no_peer}
     if importlib.util.find_spec("numba") is None:
         return dict.fromkeys(ops, "not installed")
     with tempfile.TemporaryDirectory(prefix="bench-numba-") as tmp:
@@ -703,7 +707,9 @@ def main(argv=None):
     makers = [lambda: vector_add(size["vector"], ceil), lambda: saxpy(size["vector"], ceil),
               lambda: grayscale(size["image"], ceil, fast=False),
               lambda: grayscale(size["image"], ceil, fast=True),
-              lambda: mandelbrot(size["mandelbrot"], ceil), lambda: iterate_sin(size["sin"], ceil)]
+              lambda: mandelbrot(size["mandelbrot"], ceil), lambda: iterate_sin(size["sin"], ceil),
+              *(lambda k=k: Case(**matmul_cases.case(k, size["matmul"], ceil))
+                for k in matmul_cases.KERNELS)]
     rows, notes, peer_cache, cases = [], [], {}, []
     for make in makers:
         case = make()
@@ -716,7 +722,7 @@ def main(argv=None):
     if SIM:
         numba = numba_sim(cases, NUMBA_MAX_TINY if a.tiny else NUMBA_MAX, notes)
         for r, case in zip(rows, cases):
-            r.peers["Numba sim"] = ratio(numba[case.op], case.n, r.ms)
+            r.peers["Numba sim"] = ratio(numba.get(case.op, "-"), case.n, r.ms)
 
     print(table(ceil.rows + rows))
     print()
@@ -725,7 +731,7 @@ def main(argv=None):
           + (" (simulator: the events read the CPU clock)" if SIM else ""))
     print("rate: GB/s counts each byte read or written once (copy: read + write); vs X: X's time "
           "/ the course kernel's, same run (> 1: the course kernel is faster)")
-    for note in notes:
+    for note in notes + [line for line in [matmul_cases.summary(rows)] if line]:
         print(note)
     stem = out_dir / f"course_kernels-{BACKEND}"
     write_csv(stem.with_suffix(".csv"), ceil.rows + rows)
