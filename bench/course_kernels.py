@@ -7,9 +7,10 @@
 Runs on the backend that ``helpers.backend`` picks (PyCUDA on a GPU, else the CPU simulator)
 the kernels of the notebooks, with their launch configurations, at a size that fills the device:
 vector_add (01), saxpy (02), mandelbrot (03), rgb_to_gray and rgb_to_gray_x16 (04),
-iterate_sin (05), the naive, tiled and register-tiled matrix multiplies (08,
-``bench/matmul_cases.py``: GFLOP/s against the FMA ceiling and cuBLAS SGEMM). It prints one Markdown table and writes it as CSV, with a bar chart as PNG, to
-``bench/out/`` (``--out``). For each kernel:
+iterate_sin (05), transpose_naive, transpose_tiled and transpose_padded (06), the naive,
+tiled and register-tiled matrix multiplies (08, ``bench/matmul_cases.py``: GFLOP/s against the
+FMA ceiling and cuBLAS SGEMM). It prints one Markdown table and writes it as CSV, with a bar
+chart as PNG, to ``bench/out/`` (``--out``). For each kernel:
 
 - time: median over several batches of the time per launch. A batch is B back-to-back launches
   between two CUDA events, divided by B (B chosen so that a batch lasts about 20 ms on a GPU),
@@ -22,7 +23,7 @@ iterate_sin (05), the naive, tiled and register-tiled matrix multiplies (08,
 - peers, each as a ratio peer time / course-kernel time (> 1: the course kernel is faster),
   measured in the same run on the same operation. On a GPU: NumPy on the CPU, CuPy and PyTorch
   (written idiomatically: ``a + b``, ``2.5 * x + y``, the BT.601 weighted sum, a Mandelbrot loop
-  with masks, the sin loop). On the simulator: the serial C++ loop (``bench/serial/*.cpp`` and
+  with masks, the sin loop, ``x.T.copy()``). On the simulator: the serial C++ loop (``bench/serial/*.cpp`` and
   ``bench/mandelbrot_serial.cpp``, g++ -O2, one core), NumPy, and Numba's CUDA simulator
   (``bench/numba_sim.py``, in a subprocess). A peer too slow for the full size runs on a part of
   the problem and is scaled per element; the notes under the table say which.
@@ -77,11 +78,12 @@ SIZES = {
     "mandelbrot": ((4096, 3072, 1024), (512, 384, 256), (64, 48, 64)),  # width, height, iters
     "sin": ((1 << 26, 64), (1 << 16, 64), (1 << 12, 16)),     # elements, work: iterate_sin
     "fma": ((None, 4096), (1 << 15, 1024), (1 << 12, 64)),     # threads (None: 8 x a full GPU), iters
-    "matmul": (4096, 256, 64),                                  # M = K = N
+    "transpose": ((8192, 8192), (1024, 1024), (77, 45)),        # width, height: notebook 06
+    "matmul": (4096, 256, 64),                                  # M = K = N: notebook 08
 }
 # Most elements NumPy runs on; on more, it runs on a part and its time is scaled per element.
 NUMPY_MAX = {"vector_add": 1 << 24, "saxpy": 1 << 24, "gray": 1 << 22, "mandelbrot": 1 << 18,
-             "iterate_sin": 1 << 20, "matmul": matmul_cases.NUMPY_MAX}
+             "iterate_sin": 1 << 20, "transpose": 1 << 22, "matmul": matmul_cases.NUMPY_MAX}
 NUMBA_MAX, NUMBA_MAX_TINY = 1024, 128   # Numba's simulator: ~0.3 ms a thread
 
 
@@ -339,6 +341,36 @@ def grayscale(size, ceil, fast):
     return Case("rgb_to_gray_x16" if fast else "rgb_to_gray", "gray", f"{w}x{h} RGB", n,
                 launch=launch, result=gray_gpu.get, sample=sample, xp_op=gray_xp,
                 check=within_one_level, serial=serial, rate=lambda ms: ceil.bandwidth(4 * n, ms))
+
+
+def transpose_xp(p, a):
+    """The transposed copy as each library writes it: ``x.T.copy()`` (PyTorch: ``.contiguous()``)."""
+    return a.t().contiguous() if p.name == "PyTorch" else a.T.copy()
+
+
+def transpose(size, ceil, kernel):
+    """Notebook 06's transposes: 32 x 8 blocks, one a 32 x 32 tile; 8 bytes an element moved."""
+    w, h = size
+    n = w * h
+    a = np.random.default_rng(5).random((h, w), dtype=np.float32)
+    a_gpu, out_gpu = gpuarray.to_gpu(a), gpuarray.empty((w, h), np.float32)
+    f = compile_cu("transpose.cu").get_function(kernel)
+    grid = ((w + 31) // 32, (h + 31) // 32)
+
+    def sample(m):       # the first rows of a: the first columns of its transpose
+        rows = max(1, min(h, m // w))
+        return (a[:rows],), np.s_[:, :rows]
+
+    def serial(lib, a):
+        out = np.empty(a.shape[::-1], np.float32)
+        lib.transpose_serial(ptr(a), ptr(out), ctypes.c_int(a.shape[1]), ctypes.c_int(a.shape[0]))
+        return out
+
+    return Case(kernel, "transpose", f"{w}x{h} floats", n,
+                launch=lambda: f(a_gpu, out_gpu, np.int32(w), np.int32(h), block=(32, 8, 1),
+                                 grid=grid),
+                result=out_gpu.get, sample=sample, xp_op=transpose_xp, check=close(0, 0),
+                serial=serial, rate=lambda ms: ceil.bandwidth(8 * n, ms))
 
 
 def mandelbrot(size, ceil):
@@ -708,6 +740,8 @@ def main(argv=None):
               lambda: grayscale(size["image"], ceil, fast=False),
               lambda: grayscale(size["image"], ceil, fast=True),
               lambda: mandelbrot(size["mandelbrot"], ceil), lambda: iterate_sin(size["sin"], ceil),
+              *(lambda k=k: transpose(size["transpose"], ceil, k) for k in
+                ("transpose_naive", "transpose_tiled", "transpose_padded")),
               *(lambda k=k: Case(**matmul_cases.case(k, size["matmul"], ceil))
                 for k in matmul_cases.KERNELS)]
     rows, notes, peer_cache, cases = [], [], {}, []

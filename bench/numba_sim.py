@@ -76,6 +76,13 @@ def iterate_sin(inp, out, n, work):
         out[i] = y
 
 
+@cuda.jit
+def transpose(a, out):   # the naive kernel: one thread an element, on a 2D grid
+    x, y = cuda.grid(2)
+    if y < a.shape[0] and x < a.shape[1]:
+        out[x, y] = a[y, x]
+
+
 def blocks(n, threads):
     return (n + threads - 1) // threads
 
@@ -110,6 +117,13 @@ def setup_iterate_sin(x, work):
     x = cuda.to_device(x)
     out = cuda.device_array_like(x)
     return lambda g: iterate_sin[g, 256](x, out, x.size, int(work)), blocks(x.size, 256), out
+
+
+def setup_transpose(a):
+    a = cuda.to_device(a)
+    out = cuda.device_array((a.shape[1], a.shape[0]), np.float32)
+    return (lambda g: transpose[g, (32, 8)](a, out), (blocks(a.shape[1], 32),
+                                                       blocks(a.shape[0], 8)), out)
 
 
 def main(folder):

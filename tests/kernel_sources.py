@@ -34,12 +34,13 @@ def renamed(source, kernel, name):
     return text
 
 
-def compile_variants(kernel, sources):
+def compile_variants(kernel, sources, source_module=None):
     """Compile every source of ``sources`` (name -> text, each defining ``kernel``) as one
-    module, each kernel renamed ``<kernel>__<name>``; return name -> compiled kernel."""
+    module, each kernel renamed ``<kernel>__<name>``; return name -> compiled kernel.
+    ``source_module``: the SourceModule to compile with (default: the backend's)."""
     from helpers.backend import SourceModule
 
-    module = SourceModule("\n".join(renamed(text, kernel, f"{kernel}__{name}")
+    module = (source_module or SourceModule)("\n".join(renamed(text, kernel, f"{kernel}__{name}")
                                     for name, text in sources.items()))
     return {name: module.get_function(f"{kernel}__{name}") for name in sources}
 

@@ -13,6 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNELS = ["vector_add", "saxpy", "rgb_to_gray", "rgb_to_gray_x16", "mandelbrot", "iterate_sin",
+           "transpose_naive", "transpose_tiled", "transpose_padded",
            "matmul_naive", "matmul_tiled", "matmul_register_tiled"]
 CEILINGS = ["copy (ceiling)", "fma_peak (ceiling)"]
 

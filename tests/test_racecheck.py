@@ -136,6 +136,7 @@ def test_lost_updates_of_a_racy_histogram_are_found(mod, workers, blocks):
                     block=(256 // blocks, 1, 1), grid=(blocks, 1), workers=workers)
     assert "bins[" in message and "global memory" in message
     assert "atomicAdd" in message  # a read-modify-write: the advice is an atomic
+    assert "watches shared memory only" in message  # racecheck would not see it on a GPU
 
 
 def test_atomics_are_not_races(mod):

@@ -158,6 +158,7 @@ def test_each_device_has_its_share_of_the_memory(two_devices):
     from helpers.sim.settings import settings
 
     drv, (ctx0, ctx1) = two_devices
+    gc.collect()  # arrays of earlier tests held only by garbage cycles still count until then
     with settings.changed(device_memory=8 * 2**20):            # 4 MiB a device
         assert drv.Device(1).total_memory() == 4 * 2**20
         a = on(drv, ctx0, lambda: drv.mem_alloc(3 * 2**20))

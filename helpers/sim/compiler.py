@@ -186,8 +186,8 @@ def _preprocess(job, cxx, tmp):
     """The learner's code after the preprocessor, where the kernels are found."""
     scan_file = tmp / "scan.cpp"
     scan_file.write_text(unit.scan_unit(job.body))
-    pre = _run([cxx[0], "-E", "-P", "-DSIM_SCAN", "-std=c++17", f"-I{INCLUDE_DIR}", *job.flags,
-                str(scan_file)], job.what)
+    pre = _run([cxx[0], "-E", "-P", "-DSIM_SCAN", "-std=c++17", f"-I{INCLUDE_DIR}",
+                *toolchain.for_compiler(job.flags, cxx), str(scan_file)], job.what)
     return unit.after_mark(pre.stdout)
 
 
@@ -199,7 +199,8 @@ def _compile(job, cxx, tmp, user_code, debug=False):
     fibers = 1 if unit.uses_fibers(user_code) else 0
     extra = INSTRUMENT_FLAGS[job.instrument] if job.instrument else ["-g1"] if debug else []
     proc = _run([cxx[0], "-c", *CXX_FLAGS, *extra, f"-DSIM_FIBERS={fibers}",
-                 f"-I{INCLUDE_DIR}", *job.flags, "-o", str(obj), str(unit_file)], job.what)
+                 f"-I{INCLUDE_DIR}", *toolchain.for_compiler(job.flags, cxx), "-o", str(obj),
+                 str(unit_file)], job.what)
     said = compiler_messages.learner_warnings(proc.stderr)
     if said and not debug:
         warnings.warn(f"The simulator's C++ compiler succeeded, but said the following:\n{said}",

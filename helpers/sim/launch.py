@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from . import devices, driver, errors, memory, prepared, stacks, streams, trace
+from . import devices, driver, errors, memory, prepared, stacks, streams, trace, written
 from .module import ErrorReport
 from .settings import settings
 
@@ -346,7 +346,7 @@ class Function:
 
         blocks = _allocations(args)
 
-        traced = trace.plan()  # a memory trace or the race check in force now
+        traced = trace.plan()  # a memory trace, the race check or the init check in force now
 
         def launch():
             self._run(grid, block, shared, pointers, args, blocks, keep, traced)
@@ -367,10 +367,11 @@ class Function:
     def _run(self, grid, block, shared, pointers, args, blocks, keep, traced=None):
         """Run the launch now (blocks: the allocations its arguments point into; keep: the bytes
         that pointers point to; traced: trace.plan() when it was made)."""
-        if traced:  # a memory trace or the race check: the instrumented build
+        if traced:  # a memory trace, the race check or the init check: the instrumented build
             trace.launch(traced, self._module, self._kernel, grid, block, shared, pointers, args,
                          blocks)
         else:
+            written.forget_all()  # what this launch writes is not seen: see written.py
             run(self._module, self._kernel, grid, block, shared, pointers, blocks=blocks)
 
     # the prepared-call interface

@@ -15,13 +15,13 @@ _HAZARD = {(True, False): ("write", "read", "read-after-write"),
            (True, True): ("write", "write", "write-after-write")}
 
 
-def _coords(linear, dims):
+def coords(linear, dims):
     x, y, _ = dims
     return f"({linear % x}, {linear // x % y}, {linear // (x * y)})"
 
 
 def _who(rec, grid, block):
-    return f"thread {_coords(rec.thread, block)} of block {_coords(rec.block, grid)}"
+    return f"thread {coords(rec.thread, block)} of block {coords(rec.block, grid)}"
 
 
 def _advice(first, second, space, same_line):
@@ -55,8 +55,11 @@ def message(result, kernel, library, source, args):
     sanitizer = (f"Race reported between {access[did_a]} access at {site_a.where}:{kernel.name} "
                  f"and {access[did_b]} access at {site_b.where}:{kernel.name} "
                  f"[{race.count} hazard{'s' * (race.count != 1)}]")
+    on_gpu = (f"On a GPU, compute-sanitizer --tool racecheck reports: {sanitizer}. "
+              if race.space != 3 else
+              "On a GPU, compute-sanitizer's racecheck does not see it: it watches shared memory "
+              "only, so there the race shows only as a wrong result, now and then. ")
     return (f"race check: kernel '{kernel.name}' has a data race on {place}: {who_a} {did_a}s it "
             f"at {site_a.where}, and {who_b} {did_b}s it at {site_b.where}, with no barrier "
             f"between the two (a {hazard} hazard){count}. The result depends on which thread "
-            f"runs first. On a GPU, compute-sanitizer --tool racecheck reports: {sanitizer}. "
-            + _advice(first, second, race.space, site_a.where == site_b.where))
+            f"runs first. {on_gpu}" + _advice(first, second, race.space, site_a.where == site_b.where))

@@ -17,7 +17,8 @@ of a warp is one request. It also counts lane efficiency (the active lanes of ea
 execution of a basic block, out of 32), which divergent branches lower.
 
 A traced launch runs on the module's instrumented build (trace_run.py); without `trace()` nothing
-changes and nothing is paid. The race check (settings.racecheck) runs on the same build.
+changes and nothing is paid. The race check (settings.racecheck) and the init check
+(settings.initcheck) run on the same build.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import contextlib
 import dataclasses
 import os
 
-from . import driver, racecheck, trace_run
+from . import driver, initcheck, racecheck, trace_run, written
 from .places import Places
 from .settings import settings
 
@@ -230,10 +231,11 @@ def trace(accesses=65536, divergence=False):
 
 def plan():
     """What a launch made now must do, even when a stream runs it later: None (run it plainly),
-    or (the open trace or None, whether to check for races)."""
-    if not _active and not settings.racecheck:
+    or (the open trace or None, whether to check for races, whether to check for reads of
+    memory never written)."""
+    if not _active and not settings.racecheck and not settings.initcheck:
         return None
-    return (_active[-1] if _active else None), settings.racecheck
+    return (_active[-1] if _active else None), settings.racecheck, settings.initcheck
 
 
 def launch(plan, module, kernel, grid, block, shared, pointers, args, blocks=()):
@@ -244,11 +246,13 @@ def launch(plan, module, kernel, grid, block, shared, pointers, args, blocks=())
 
     from .launch import run as plain_run
     run = partial(plain_run, blocks=blocks)
-    tracer, races = plan
+    tracer, races, inits = plan
     mode = (trace_run.STATS if tracer else 0) | (
         trace_run.DETAIL if tracer and tracer.accesses_per_launch else 0) | (
         trace_run.BLOCKS if tracer and tracer.divergence else 0) | (
-        trace_run.RACE if races else 0)
+        trace_run.RACE if races else 0) | (trace_run.INIT if inits else 0)
+    if not inits:
+        written.forget_all()  # this launch's stores are not marked: see written.py
     cap = tracer.accesses_per_launch if tracer else 0
     result = trace_run.run(module, kernel, grid, block, shared, pointers, mode, cap, run)
     library = result.build.module.path
@@ -256,3 +260,5 @@ def launch(plan, module, kernel, grid, block, shared, pointers, args, blocks=())
         tracer.launches.append(KernelTrace(result, Places(library, kernel, module.source, args)))
     if result.race is not None and result.race.count:
         raise driver.LaunchError(racecheck.message(result, kernel, library, module.source, args))
+    if result.init is not None and result.init.count:
+        raise driver.LaunchError(initcheck.message(result, kernel, library, module.source, args))

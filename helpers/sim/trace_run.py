@@ -8,7 +8,8 @@ nothing. The two builds share the device memory (allocations are the process's);
 launch and back after it.
 
 This module is the ctypes side of include/sim_trace_api.h; helpers/sim/trace.py makes figures
-of what it returns, and helpers/sim/racecheck.py words for a race.
+of what it returns, helpers/sim/racecheck.py words for a race and helpers/sim/initcheck.py for a
+read of memory never written (the init check's shadows are helpers/sim/written.py's).
 """
 
 from __future__ import annotations
@@ -20,11 +21,11 @@ import threading
 
 import numpy as np
 
-from . import driver, memory, sites as site_table
+from . import driver, memory, sites as site_table, written
 from .module import Module, elf_symbols
 from .settings import settings
 
-STATS, RACE, DETAIL, BLOCKS = 1, 2, 4, 8
+STATS, RACE, DETAIL, BLOCKS, INIT = 1, 2, 4, 8, 16
 STAT_FIELDS = ("requests", "lanes", "bytes", "sectors", "wavefronts", "ideal_wavefronts")
 DETAIL_DTYPE = np.dtype([("addr", "<u8"), ("block", "<u4"), ("thread", "<u4"), ("site", "<u2"),
                          ("size", "u1"), ("flags", "u1"), ("pad", "<u4")])
@@ -48,8 +49,15 @@ class RaceReport(ctypes.Structure):
                 ("second", Rec), ("space", ctypes.c_int32), ("pad", ctypes.c_int32)]
 
 
+class InitReport(ctypes.Structure):
+    """sim::trace::InitReport: the first read of bytes never written, and how many there were."""
+    _fields_ = [("count", ctypes.c_uint64), ("address", ctypes.c_uint64), ("block", ctypes.c_uint32),
+                ("thread", ctypes.c_uint16), ("site", ctypes.c_uint16), ("size", ctypes.c_uint32),
+                ("pad", ctypes.c_uint32)]
+
+
 _MIRRORS = {"Detail": DETAIL_DTYPE.itemsize, "RaceReport": ctypes.sizeof(RaceReport),
-            "SiteStats": 8 * len(STAT_FIELDS)}
+            "InitReport": ctypes.sizeof(InitReport), "SiteStats": 8 * len(STAT_FIELDS)}
 
 
 def _declare(lib):
@@ -58,8 +66,8 @@ def _declare(lib):
     lib.sim_trace_set_sites.argtypes = [u64p, ctypes.POINTER(ctypes.c_uint16), ctypes.c_uint64,
                                         ctypes.c_uint32]
     lib.sim_trace_begin.argtypes = [ctypes.c_int, u64p, u64p, ctypes.c_uint32, ctypes.c_void_p,
-                                    ctypes.c_uint64]
-    lib.sim_trace_end.argtypes = [u64p, ctypes.POINTER(RaceReport)]
+                                    ctypes.c_void_p, ctypes.c_uint64]
+    lib.sim_trace_end.argtypes = [u64p, ctypes.POINTER(RaceReport), ctypes.POINTER(InitReport)]
     lib.sim_trace_end.restype = ctypes.c_uint64
 
 
@@ -141,8 +149,9 @@ def instrumented(module, kind="memory"):
 @dataclasses.dataclass
 class LaunchResult:
     """What one traced launch gives: per site and space (0 global, 1 shared) the counters of
-    STAT_FIELDS, each access (detail, up to its cap; `recorded` is how many there were) and the
-    race report (None without the race check, else count 0 when none was found)."""
+    STAT_FIELDS, each access (detail, up to its cap; `recorded` is how many there were), the
+    race report and the init report (None without their check, else count 0 when none was
+    found)."""
     kernel: str
     grid: tuple
     block: tuple
@@ -152,10 +161,20 @@ class LaunchResult:
     detail: np.ndarray | None
     recorded: int
     race: RaceReport | None
+    init: InitReport | None = None
+
+
+def _shadow_pointers(ranges):
+    """A C array of each allocation's init-check shadow (written.py), or None where it has none;
+    and the arrays, which must stay alive for the launch."""
+    arrays = written.shadows(ranges)
+    pointers = (ctypes.c_void_p * max(len(ranges), 1))(
+        *[None if a is None else a.ctypes.data for a in arrays])
+    return pointers, arrays
 
 
 def run(module, kernel, grid, block, shared, pointers, mode, detail_cap, runner):
-    """Runs one launch instrumented (runner is launch.run); RACE runs it on one worker."""
+    """Runs one launch instrumented (runner is launch.run); RACE and INIT run it on one worker."""
     inst = instrumented(module, "blocks" if mode & BLOCKS else "memory")
     lib = inst.module.lib
     ranges = memory.ranges()
@@ -163,17 +182,19 @@ def run(module, kernel, grid, block, shared, pointers, mode, detail_cap, runner)
     sizes = np.array([n for _, n in ranges], np.uint64)
     detail = np.zeros(detail_cap if mode & DETAIL else 0, DETAIL_DTYPE)
     stats = np.zeros((len(inst.sites) + 1, 2, len(STAT_FIELDS)), np.uint64)
-    race = RaceReport()
-    one_worker = settings.changed(workers=1) if mode & RACE else contextlib.nullcontext()
+    race, init = RaceReport(), InitReport()
+    shadows, _alive = _shadow_pointers(ranges) if mode & INIT else (None, None)
+    one_worker = (settings.changed(workers=1) if mode & (RACE | INIT)
+                  else contextlib.nullcontext())
     with _one_at_a_time, one_worker:  # the runtime's trace state is the library's, one launch's
         inst.copy_variables(into_instrumented=True)
-        lib.sim_trace_begin(mode, _u64(lo), _u64(sizes), len(ranges),
+        lib.sim_trace_begin(mode, _u64(lo), _u64(sizes), len(ranges), shadows,
                             detail.ctypes.data if len(detail) else None, len(detail))
         try:
             runner(inst.module, inst.module.kernels[kernel.name], grid, block, shared, pointers)
         finally:
-            recorded = lib.sim_trace_end(_u64(stats), ctypes.byref(race))
+            recorded = lib.sim_trace_end(_u64(stats), ctypes.byref(race), ctypes.byref(init))
             inst.copy_variables(into_instrumented=False)
     return LaunchResult(kernel.name, tuple(grid), tuple(block), inst, inst.sites, stats,
                         detail[:min(recorded, len(detail))] if mode & DETAIL else None, recorded,
-                        race if mode & RACE else None)
+                        race if mode & RACE else None, init if mode & INIT else None)

@@ -15,10 +15,6 @@
 
 // The C library and its C++ wrappers, all included now: sim_host_only.h turns host functions
 // into errors with function-like macros, and a header included after them would trip on those.
-// BSD's index() and rindex() (strings.h) are no CUDA names: renamed while the headers declare
-// them, so that a learner's `__device__ int index[64];` is not a clash with the C library.
-#define index __sim_libc_index
-#define rindex __sim_libc_rindex
 #include <assert.h>
 #include <math.h>
 #include <stdarg.h>
@@ -40,8 +36,6 @@
 
 #include "sim_runtime.h"  // includes sim_types.h: vector types, dim3, the built-in variables
 #include "sim_launch.h"   // the launcher of each kernel, instantiated by the table after the code
-#undef index
-#undef rindex
 
 // ---- keywords -------------------------------------------------------------------------------
 #ifdef SIM_SCAN
@@ -55,7 +49,8 @@
 #define __managed__
 #define __shared__ static thread_local
 #define __forceinline__ inline __attribute__((__always_inline__))
-#define __noinline__ __attribute__((__noinline__))
+// __noinline__: written out in the learner's code by helpers/sim/source.py (a macro would break
+// libstdc++'s own __attribute__((__noinline__))).
 #define __align__(n) __attribute__((__aligned__(n)))
 #define __launch_bounds__(...)
 #define __grid_constant__

@@ -5,7 +5,8 @@
 // then, with how many __syncthreads() (and, within a warp, __syncwarp()) that thread had passed.
 // Two accesses by different threads, at least one a write, with no barrier between them, are a
 // hazard, whatever order the simulator ran them in: the later one finds the earlier one's record.
-// This is what `compute-sanitizer --tool racecheck` reports on a GPU, for global memory too.
+// This is what `compute-sanitizer --tool racecheck` reports on a GPU for shared memory; it does
+// not watch global memory, where this check finds races as well.
 //
 // Shared memory is remembered byte by byte; global memory 4-byte word by word (with the bytes
 // each access touched), in shadow arrays made when an allocation is first touched. Atomics are
@@ -100,20 +101,10 @@ SIM_UNTRACED inline bool check_cell(Cell &cell, const Rec &c, bool shared, Rec *
 }
 
 SIM_UNTRACED inline Cell *global_cells(State *s, uintptr_t a, uintptr_t *offset) {
-    uint32_t i = s->race->hint;
-    if (!(i < cfg.nranges && a - cfg.range_lo[i] < cfg.range_n[i])) {
-        uint32_t lo = 0, hi = cfg.nranges;
-        while (lo < hi) {
-            uint32_t mid = (lo + hi) / 2;
-            if (cfg.range_lo[mid] <= a) lo = mid + 1;
-            else hi = mid;
-        }
-        if (lo == 0 || a - cfg.range_lo[lo - 1] >= cfg.range_n[lo - 1]) return nullptr;
-        i = s->race->hint = lo - 1;
-    }
+    uint32_t i;
+    if (!find_range(s->race->hint, a, &i, offset)) return nullptr;
     Cell *&cells = race_global.ranges[i];
     if (!cells) cells = (Cell *)zalloc(sizeof(Cell) * (cfg.range_n[i] / 4 + 1));
-    *offset = a - cfg.range_lo[i];
     return cells;
 }
 

@@ -1,6 +1,6 @@
 // sim_trace.h -- the simulator as a microscope: every load and store of the learner's code, with
 // its thread and source line, for the memory trace (coalescing, bank conflicts, divergence) and
-// for the race check (sim_race.h).
+// for the race check (sim_race.h) and the init check (sim_init.h).
 //
 // Only the instrumented builds of a module include it (helpers/sim/compiler.py, instrument=...).
 // They are compiled with GCC's ThreadSanitizer instrumentation: before each load and store the
@@ -34,7 +34,8 @@
 namespace sim {
 namespace trace {
 
-enum Mode { STATS = 1, RACE = 2, DETAIL = 4, BLOCKS = 8 };  // BLOCKS: basic blocks, for divergence
+// BLOCKS: basic blocks, for divergence; INIT: reads of global memory never written
+enum Mode { STATS = 1, RACE = 2, DETAIL = 4, BLOCKS = 8, INIT = 16 };
 enum Flags : uint8_t { WRITE = 1, SHARED = 2, DYNAMIC = 4, BASIC_BLOCK = 8, ATOMIC = 16 };
 enum Space { GLOBAL_SPACE = 0, SHARED_SPACE = 1 };
 
@@ -73,21 +74,35 @@ struct Config {
 };
 inline Config cfg;
 
+// The allocation holding address a: its index in cfg's ranges and the offset, or false.
+SIM_UNTRACED inline bool find_range(uint32_t &hint, uintptr_t a, uint32_t *index, uintptr_t *offset) {
+    uint32_t i = hint;
+    if (!(i < cfg.nranges && a - cfg.range_lo[i] < cfg.range_n[i])) {
+        uint32_t lo = 0, hi = cfg.nranges;
+        while (lo < hi) {
+            uint32_t mid = (lo + hi) / 2;
+            if (cfg.range_lo[mid] <= a) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo == 0 || a - cfg.range_lo[lo - 1] >= cfg.range_n[lo - 1]) return false;
+        i = hint = lo - 1;
+    }
+    *index = i;
+    *offset = a - cfg.range_lo[i];
+    return true;
+}
+
 // The GPU-side address of a global access: allocations sit on 256-byte boundaries on a GPU, but
 // the simulator places them against guard pages; sectors are counted from the allocation's start.
 struct Placer {
     uint64_t lo = 0, n = 0, tag = 0;  // the allocation last found: [lo, lo + n), and its number
     SIM_UNTRACED __attribute__((always_inline)) uint64_t operator()(uint64_t a) {
         if (a - lo < n) return tag + (a - lo);
-        uint32_t first = 0, past = cfg.nranges;
-        while (first < past) {
-            uint32_t mid = (first + past) / 2;
-            if (cfg.range_lo[mid] <= a) first = mid + 1;
-            else past = mid;
-        }
-        if (first == 0 || a - cfg.range_lo[first - 1] >= cfg.range_n[first - 1]) return a;
-        lo = cfg.range_lo[first - 1], n = cfg.range_n[first - 1], tag = (uint64_t)first << 40;
-        return tag + (a - lo);
+        uint32_t i, hint = ~0u;
+        uintptr_t offset;
+        if (!find_range(hint, a, &i, &offset)) return a;
+        lo = cfg.range_lo[i], n = cfg.range_n[i], tag = (uint64_t)(i + 1) << 40;
+        return tag + offset;
     }
 };
 
@@ -120,6 +135,7 @@ struct State {
     uint32_t flushed = 0;
     uint64_t recorded = 0;  // accesses seen (kept in cfg.detail while it has room)
     RaceShadow *race = nullptr;
+    uint32_t init_hint = 0;  // the allocation the init check found last
 };
 
 // ---- the site table: return address of a callback -> site number (0: not the learner's) ----------
@@ -131,13 +147,13 @@ inline std::mutex states_mu;
 inline State *states = nullptr;
 
 SIM_UNTRACED inline void *zalloc(size_t bytes) { return calloc(1, bytes ? bytes : 1); }
-
 }  // namespace trace
 }  // namespace sim
 #pragma GCC visibility pop
 
 #include "sim_trace_count.h"
 #include "sim_race.h"
+#include "sim_init.h"
 
 #pragma GCC visibility push(hidden)
 namespace sim {
@@ -171,7 +187,7 @@ SIM_UNTRACED __attribute__((noinline)) inline State *attach(Worker *w) {
     s->nthreads = bd.x * bd.y * bd.z;
     s->nwarps = (s->nthreads + 31) / 32;
     s->plain = w->plain;
-    s->quick = s->plain && !(cfg.mode & RACE) && (cfg.mode & (STATS | DETAIL));
+    s->quick = s->plain && !(cfg.mode & (RACE | INIT)) && (cfg.mode & (STATS | DETAIL));
     TlsSearch q{module_base(), 0, 0};
     dl_iterate_phdr(find_tls, &q);
     s->tls_lo = q.lo, s->tls_n = q.n;
@@ -268,6 +284,7 @@ SIM_UNTRACED __attribute__((noinline)) inline void record_slow(uintptr_t a, unsi
     if (a - s->tls_lo < s->tls_n) flags |= SHARED, s->log_shared = true;
     else if (a - s->dyn_lo < s->dyn_n) flags |= SHARED | DYNAMIC, s->log_shared = true;
     if ((cfg.mode & RACE) && !(flags & (BASIC_BLOCK | ATOMIC))) race_access(s, tid, a, size, flags, site);
+    if ((cfg.mode & INIT) && !(flags & (BASIC_BLOCK | SHARED))) init_access(s, tid, a, size, flags, site);
     if (cfg.mode & (STATS | DETAIL)) append_access(s->logs[s->plain ? 0 : tid >> 5], a, site, tid & 31, size, flags);
 }
 

@@ -5,6 +5,7 @@
 SIM_EXPORT SIM_UNTRACED int sim_trace_abi_size(const char *name) {
     if (!strcmp(name, "Detail")) return (int)sizeof(sim::trace::Detail);
     if (!strcmp(name, "RaceReport")) return (int)sizeof(sim::trace::RaceReport);
+    if (!strcmp(name, "InitReport")) return (int)sizeof(sim::trace::InitReport);
     if (!strcmp(name, "SiteStats")) return (int)sizeof(sim::trace::SiteStats);
     return -1;
 }
@@ -27,11 +28,12 @@ SIM_EXPORT SIM_UNTRACED int sim_trace_set_sites(const uint64_t *vaddr, const uin
     return 0;
 }
 
-// Starts a traced launch. mode: STATS | RACE | DETAIL. The live allocations, sorted by address,
-// let global accesses be placed as on a GPU and give the race check its shadow arrays; detail
-// (cap records) receives each access for pictures.
+// Starts a traced launch. mode: STATS | RACE | DETAIL | BLOCKS | INIT. The live allocations,
+// sorted by address, let global accesses be placed as on a GPU and give the race check its shadow
+// arrays; written (for INIT) holds each allocation's shadow of written bytes, or null where it has
+// none; detail (cap records) receives each access for pictures.
 SIM_EXPORT SIM_UNTRACED void sim_trace_begin(int mode, const uint64_t *lo, const uint64_t *size, uint32_t n,
-                                             sim::trace::Detail *detail, uint64_t cap) {
+                                             uint8_t **written, sim::trace::Detail *detail, uint64_t cap) {
     using namespace sim::trace;
     cfg.mode = mode;
     cfg.range_lo = lo, cfg.range_n = size, cfg.nranges = n;
@@ -40,12 +42,15 @@ SIM_EXPORT SIM_UNTRACED void sim_trace_begin(int mode, const uint64_t *lo, const
     cfg.fenced = 0;
     race_global.report = RaceReport{};
     race_global.ranges = (Cell **)zalloc(sizeof(Cell *) * (n + 1));
+    init_global.report = InitReport{};
+    init_global.shadow = written;
 }
 
 // Ends it: counts what the workers still hold, adds up their figures into stats
-// ((count + 1) x 2 spaces x SiteStats), copies the race report, frees everything. Returns the
-// number of accesses the launch made (more than cap when some were left out of detail).
-SIM_EXPORT SIM_UNTRACED uint64_t sim_trace_end(uint64_t *stats, sim::trace::RaceReport *race) {
+// ((count + 1) x 2 spaces x SiteStats), copies the race and init reports, frees everything.
+// Returns the number of accesses the launch made (more than cap when some were left out of detail).
+SIM_EXPORT SIM_UNTRACED uint64_t sim_trace_end(uint64_t *stats, sim::trace::RaceReport *race,
+                                               sim::trace::InitReport *init) {
     using namespace sim::trace;
     size_t fields = sizeof(SiteStats) / sizeof(uint64_t), total = 2 * (nsites + 1) * fields;
     for (size_t i = 0; i < total; i++) stats[i] = 0;
@@ -66,6 +71,8 @@ SIM_EXPORT SIM_UNTRACED uint64_t sim_trace_end(uint64_t *stats, sim::trace::Race
         delete s;
     }
     *race = race_global.report;
+    *init = init_global.report;
+    init_global.shadow = nullptr;
     for (uint32_t i = 0; i < cfg.nranges; i++) free(race_global.ranges[i]);
     free(race_global.ranges);
     race_global.ranges = nullptr;
