@@ -45,6 +45,18 @@ def compile_variants(kernel, sources, source_module=None):
     return {name: module.get_function(f"{kernel}__{name}") for name in sources}
 
 
+def compile_variant_pairs(kernel, sources):
+    """name -> (kernel on this backend, the same source compiled by the simulator), for the
+    checkers that run the race check on the simulator whatever the backend (on the simulator
+    the two are one kernel)."""
+    from helpers.backend import BACKEND
+    from helpers.sim.compiler import SourceModule
+
+    run = compile_variants(kernel, sources)
+    sim = run if BACKEND == "simulator" else compile_variants(kernel, sources, SourceModule)
+    return {name: (run[name], sim[name]) for name in sources}
+
+
 # A folder whose path is the same in every test run of this checkout (and differs between
 # checkouts, which may run their tests at the same time).
 STABLE = Path(tempfile.gettempdir()) / (

@@ -27,7 +27,7 @@ import dataclasses
 import numpy as np
 
 from helpers.exercises.common import GuardedOutput, is_poison, launch_catching
-from helpers.exercises.kernel import LAUNCH_TIME_LIMIT, KernelExercise
+from helpers.exercises.races import RaceCheckedExercise, checked_run, race_mistake
 from helpers.exercises.verdict import KernelArgumentError
 
 KERNEL = "matmul_bt"
@@ -81,10 +81,11 @@ def _inputs(case, k=None):
     return a, bt
 
 
-def _mistakes(kernel, simulated, case):
-    """Run one case; yield (problem, hint) for each mistake seen, the most telling first."""
+def _mistakes(kernel, sim_kernel, case):
+    """Run one case (``sim_kernel``: the same source compiled by the simulator, for the race
+    check); yield (problem, hint) for each mistake seen, the most telling first."""
     if case.racecheck:
-        yield from _races(simulated())
+        yield from _races(sim_kernel)
         return
     a, bt = _inputs(case)
     got = yield from _launch(kernel, a, bt, case)
@@ -96,7 +97,7 @@ def _mistakes(kernel, simulated, case):
     if not got.any():
         yield ("C is all zeros: nothing was added to sum",
                "follow the TODOs: load both tiles, wait, add the TILE products, wait")
-    yield from _races(simulated())
+    yield from _races(sim_kernel)
     yield from _known_results(got, a, bt)
     yield from _past_column_k(kernel, case)
     bad = ~np.isclose(got, want, RTOL, ATOL)
@@ -189,110 +190,73 @@ def _past_column_k(kernel, case):
 
 
 # ---- the race check, on the simulator --------------------------------------------------------
-def _races(kernel):
-    """Launch ``kernel`` (compiled by the simulator) on RACE_CASES under the race check; yield
+def _races(sim_kernel):
+    """Launch ``sim_kernel`` (compiled by the simulator) on RACE_CASES under the race check; yield
     what it finds."""
-    if isinstance(kernel, str):    # the simulator could not compile the file
-        yield kernel, "read the compiler's message above; it names the line"
-        return
     for case in RACE_CASES:
-        mistake = _race(kernel, case)
+        mistake = _race(sim_kernel, case)
         if mistake:
             yield mistake
             return
 
 
-def _race(kernel, case):
-    """The mistake the race check finds in one launch of ``kernel``, or None."""
-    from helpers.sim import driver as sim_drv
+def _race(sim_kernel, case):
+    """The mistake the race check finds in one launch of ``sim_kernel``, or None."""
     from helpers.sim import gpuarray as sim_gpuarray
-    from helpers.sim.settings import settings
 
     a, bt = _inputs(case)
     args = (sim_gpuarray.to_gpu(a), sim_gpuarray.to_gpu(bt),
             sim_gpuarray.to_gpu(np.zeros((case.M, case.N), np.float32)),
             np.int32(case.M), np.int32(case.K), np.int32(case.N))
-    limit = min(LAUNCH_TIME_LIMIT, settings.time_limit or LAUNCH_TIME_LIMIT)
     try:
-        with settings.changed(racecheck=True, time_limit=limit):
-            kernel(*args, block=(TILE, TILE, 1), grid=case.grid)
+        report, _ = checked_run(sim_kernel, args, (TILE, TILE, 1), case.grid)
     except TypeError as err:
         raise KernelArgumentError(str(err)) from err
-    except sim_drv.LaunchError as err:
-        problem, hint = _race_mistake(str(err), single_phase=case.K <= TILE)
-        return (f"{problem}, found by the race check on the simulator with M = {case.M}, "
-                f"K = {case.K}, N = {case.N}"), hint
-    return None
+    if report is None:
+        return None
+    problem, hint = _race_mistake(report, single_phase=case.K <= TILE)
+    return (f"{problem.rstrip('.')}, found by the race check on the simulator with M = {case.M}, "
+            f"K = {case.K}, N = {case.N}"), hint
 
 
-def _race_mistake(text, single_phase):
-    """(problem, hint) for the simulator's LaunchError ``text``. With a single phase, a race on
-    the tiles can only be between the loads and the products; with several (and none in a
-    single phase), it is between one phase's products and the next phase's loads."""
-    if "ran longer than the time limit" in text:
-        return (f"the kernel did not finish: {text}",
+def _race_mistake(report, single_phase):
+    """(problem, hint) for the simulator's report of a failed launch. With a single phase, a
+    race on the tiles can only be between the loads and the products; with several (and none
+    in a single phase), it is between one phase's products and the next phase's loads."""
+    if "ran longer than the time limit" in report:
+        return (f"the kernel did not finish: {report}",
                 "a loop whose condition never becomes false: check the phase loop and the "
                 "inner loop")
-    if not text.startswith("race check:"):
-        return f"the kernel crashed: {text}", LOAD_HINT
-    found = text.split(" The result depends")[0].rstrip(".")
-    if "(global memory)" in found:
-        return found, ("two threads wrote the same element of C: a thread outside C wrote into "
-                       "the next row. Store only if (row < M && col < N)")
+    problem, hint = race_mistake(report, "two threads wrote the same element of C: a thread "
+                                         "outside C wrote into the next row. Store only "
+                                         "if (row < M && col < N)")
+    if not report.startswith("race check:"):
+        return problem, LOAD_HINT
+    if "(shared memory)" not in report:
+        return problem, hint
     if single_phase:
-        return found, ("a thread read the tile before another thread had loaded its part: put "
-                       "__syncthreads() between the loads and the loop that reads As and Bs "
-                       "(TODO 3)")
-    return found, ("the next phase's loads overwrote the tile while another thread was still "
-                   "reading it: put __syncthreads() after the loop that reads As and Bs, at the "
-                   "end of each phase (TODO 5)")
+        return problem, ("a thread read the tile before another thread had loaded its part: put "
+                         "__syncthreads() between the loads and the loop that reads As and Bs "
+                         "(TODO 3)")
+    return problem, ("the next phase's loads overwrote the tile while another thread was still "
+                     "reading it: put __syncthreads() after the loop that reads As and Bs, at the "
+                     "end of each phase (TODO 5)")
 
 
-def _simulated(path):
-    """The kernel of cuda_src/<path> compiled by the simulator, or the compiler's message."""
-    from helpers.backend import read_cu
-    from helpers.sim import driver as sim_drv
-    from helpers.sim.compiler import SourceModule
-
-    try:
-        return SourceModule(read_cu(path)).get_function(KERNEL)
-    except sim_drv.Error as err:
-        print(getattr(err, "stderr", None) or err)
-        return f"the course's simulator, which runs the race check, could not compile {path}"
+EXERCISE = RaceCheckedExercise(
+    stub="exercises/matmul_bt.cu", kernel=KERNEL, signature=PARAMETERS, cases=CASES,
+    detect=lambda kernels, case: _mistakes(kernels.run, kernels.sim, case), where=_where,
+    success=f"C = A @ Bt.T for {len(CASES) - 1} shapes (sides and K not multiples of 16 among "
+            "them), nothing written outside C, and no race found by the race check")
 
 
-def _exercise(simulated):
-    return KernelExercise(
-        stub="exercises/matmul_bt.cu", kernel=KERNEL, signature=PARAMETERS, cases=CASES,
-        detect=lambda kernel, case: _mistakes(kernel, lambda: simulated(kernel), case),
-        where=_where,
-        success=f"C = A @ Bt.T for {len(CASES) - 1} shapes (sides and K not multiples of 16 "
-                "among them), nothing written outside C, and no race found by the race check")
-
-
-def check_matmul_bt(path: str = "exercises/matmul_bt.cu"):
+def check_matmul_bt(path: str = EXERCISE.stub):
     """Compile ``cuda_src/<path>``, check its ``matmul_bt`` kernel; print and return the
     Verdict. On a GPU the race check runs on the simulator's compile of the same file."""
-    from helpers.backend import BACKEND
-
-    cache = {}
-
-    def simulated(kernel):
-        if BACKEND == "simulator":
-            return kernel
-        if "kernel" not in cache:
-            cache["kernel"] = _simulated(path)
-        return cache["kernel"]
-    return _exercise(simulated).check_file(path)
+    return EXERCISE.check_file(path)
 
 
-def check_matmul_bt_kernel(kernel, simulated=None):
-    """The checks of ``check_matmul_bt`` on a compiled ``matmul_bt`` kernel. ``simulated`` is
-    the same kernel compiled by the simulator, for the race check; on the simulator it is
-    ``kernel`` itself."""
-    from helpers.backend import BACKEND
-
-    if simulated is None and BACKEND != "simulator":
-        raise ValueError("on a GPU, pass the kernel compiled by the simulator too (simulated=), "
-                         "for the race check")
-    return _exercise(lambda k: simulated or k).check_kernel(kernel)
+def check_matmul_bt_kernel(kernel, sim=None):
+    """The checks of ``check_matmul_bt`` on a compiled ``matmul_bt`` kernel; on a GPU, ``sim``
+    is the same source compiled by the simulator (for the race check)."""
+    return EXERCISE.check_kernel(kernel, sim)
