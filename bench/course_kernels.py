@@ -9,8 +9,9 @@ the kernels of the notebooks, with their launch configurations, at a size that f
 vector_add (01), saxpy (02), mandelbrot (03), rgb_to_gray and rgb_to_gray_x16 (04),
 iterate_sin (05), transpose_naive, transpose_tiled and transpose_padded (06), the one-launch sums
 and the histograms of notebook 07 (``bench/sum_histogram.py``; the histograms on notebook 04's
-photograph, as a learner has it, and tiled to a large image). It prints one Markdown table and
-writes it as CSV, with a bar chart as PNG, to
+photograph, as a learner has it, and tiled to a large image), the naive, tiled and register-tiled
+matrix multiplies (08, ``bench/matmul_cases.py``: GFLOP/s against the FMA ceiling and cuBLAS
+SGEMM). It prints one Markdown table and writes it as CSV, with a bar chart as PNG, to
 ``bench/out/`` (``--out``). For each kernel:
 
 - time: median over several batches of the time per launch. A batch is B back-to-back launches
@@ -59,8 +60,7 @@ sys.path.insert(0, str(ROOT))
 from helpers.backend import (BACKEND, SourceModule, compile_cu, device_summary, drv,  # noqa: E402
                              gpuarray)
 from helpers.timing import Timing, bandwidth_gbs, time_kernel  # noqa: E402
-
-from bench import sum_histogram  # noqa: E402
+from bench import matmul_cases, sum_histogram  # noqa: E402
 
 SIM = BACKEND == "simulator"
 ALPHA = 2.5                                          # saxpy's a
@@ -83,10 +83,11 @@ SIZES = {
     "transpose": ((8192, 8192), (1024, 1024), (77, 45)),        # width, height: notebook 06
     "photo": (None, None, (64, 48)),                           # crop of the photograph (None: all)
     "tiled": ((8192, 8192), (1024, 1024), (128, 96)),          # the photograph tiled: histogram
+    "matmul": (4096, 256, 64),                                  # M = K = N: notebook 08
 }
 # Most elements NumPy runs on; on more, it runs on a part and its time is scaled per element.
 NUMPY_MAX = {"vector_add": 1 << 24, "saxpy": 1 << 24, "gray": 1 << 22, "mandelbrot": 1 << 18,
-             "iterate_sin": 1 << 20, "transpose": 1 << 22,
+             "iterate_sin": 1 << 20, "transpose": 1 << 22, "matmul": matmul_cases.NUMPY_MAX,
              "sum": 1 << 28, "histogram": 1 << 27,   # a reduction's part
              "histogram_range": 1 << 27, "histogram_tiled": 1 << 27}  # is no part of its result
 NUMBA_MAX, NUMBA_MAX_TINY = 1024, 128   # Numba's simulator: ~0.3 ms a thread
@@ -270,6 +271,7 @@ class Case:
     count: object = None     # count(inputs) -> elements a run covers (default: its output's size)
     rate: object = None      # rate(ms) -> (value, unit, % of ceiling or None)
     notes: list = field(default_factory=list)
+    no_peer: tuple = ()      # peer columns with no version of this operation: "-"
 
 
 def leading(m, n, *arrays):
@@ -556,8 +558,8 @@ def run_case(case, peers, repeat, peer_cache, notes):
         cache = peer_cache[case.op] = {}
         for name, peer in peers.items():
             try:
-                cache[name] = peer if isinstance(peer, str) else measure_peer(case, name, peer,
-                                                                              repeat)
+                cache[name] = "-" if name in case.no_peer else peer if isinstance(peer, str) \
+                    else measure_peer(case, name, peer, repeat)
             except Exception as e:   # a peer's failure must not lose the other figures
                 cache[name] = "error"
                 notes.append(f"{case.op}: {name} failed: {type(e).__name__}: {e}")
@@ -585,7 +587,7 @@ def numba_sim(cases, limit, notes):
     """Run bench/numba_sim.py in a subprocess (NUMBA_ENABLE_CUDASIM=1 must be set before
     numba.cuda is imported) on a small part of each problem; check it against NumPy.
     Returns op -> (ms per element, ok, elements) or a word."""
-    ops = {c.op: c for c in cases}
+    ops = {c.op: c for c in cases if "Numba sim" not in c.no_peer}
     if importlib.util.find_spec("numba") is None:
         return dict.fromkeys(ops, "not installed")
     with tempfile.TemporaryDirectory(prefix="bench-numba-") as tmp:
@@ -748,7 +750,9 @@ def main(argv=None):
               lambda: grayscale(size["image"], ceil, fast=True),
               lambda: mandelbrot(size["mandelbrot"], ceil), lambda: iterate_sin(size["sin"], ceil),
               *(lambda k=k: transpose(size["transpose"], ceil, k) for k in
-                ("transpose_naive", "transpose_tiled", "transpose_padded"))]
+                ("transpose_naive", "transpose_tiled", "transpose_padded")),
+              *(lambda k=k: Case(**matmul_cases.case(k, size["matmul"], ceil))
+                for k in matmul_cases.KERNELS)]
     makers += [lambda make=make: Case(**make()) for make in sum_histogram.makers(size, ceil)]
     rows, notes, peer_cache, cases = [], [], {}, []
     for make in makers:
@@ -762,7 +766,7 @@ def main(argv=None):
     if SIM:
         numba = numba_sim(cases, NUMBA_MAX_TINY if a.tiny else NUMBA_MAX, notes)
         for r, case in zip(rows, cases):
-            r.peers["Numba sim"] = ratio(numba[case.op], case.n, r.ms)
+            r.peers["Numba sim"] = ratio(numba.get(case.op, "-"), case.n, r.ms)
 
     print(table(ceil.rows + rows))
     print()
@@ -771,7 +775,7 @@ def main(argv=None):
           + (" (simulator: the events read the CPU clock)" if SIM else ""))
     print("rate: GB/s counts each byte read or written once (copy: read + write); vs X: X's time "
           "/ the course kernel's, same run (> 1: the course kernel is faster)")
-    for note in notes:
+    for note in notes + [line for line in [matmul_cases.summary(rows)] if line]:
         print(note)
     stem = out_dir / f"course_kernels-{BACKEND}"
     write_csv(stem.with_suffix(".csv"), ceil.rows + rows)

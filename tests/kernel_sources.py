@@ -46,17 +46,16 @@ def compile_variants(kernel, sources, source_module=None):
     return {name: module.get_function(f"{kernel}__{name}") for name in sources}
 
 
-def compile_variants_twice(kernel, sources):
-    """compile_variants on the backend and on the simulator (the checkers that race-check a
-    kernel run it there too): name -> (backend's kernel, simulator's kernel), the same pair of
-    one kernel when the backend is the simulator."""
+def compile_variant_pairs(kernel, sources):
+    """name -> (kernel on this backend, the same source compiled by the simulator), for the
+    checkers that run the race check on the simulator whatever the backend (on the simulator
+    the two are one kernel)."""
     from helpers.backend import BACKEND
-    from helpers.sim.compiler import SourceModule as SimSourceModule
+    from helpers.sim.compiler import SourceModule
 
-    device = compile_variants(kernel, sources)
-    simulated = device if BACKEND == "simulator" else compile_variants(kernel, sources,
-                                                                      SimSourceModule)
-    return {name: (device[name], simulated[name]) for name in sources}
+    run = compile_variants(kernel, sources)
+    sim = run if BACKEND == "simulator" else compile_variants(kernel, sources, SourceModule)
+    return {name: (run[name], sim[name]) for name in sources}
 
 
 # A folder whose path is the same in every test run of this checkout (and differs between

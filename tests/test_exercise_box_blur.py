@@ -10,9 +10,8 @@ import re
 import numpy as np
 import pytest
 
-from kernel_sources import compile_variants, renamed, solution, variant
+from kernel_sources import compile_variant_pairs, solution, variant
 
-from helpers.backend import BACKEND
 from helpers.exercises import box_blur as checker
 
 KERNEL = solution("box_blur.cu")
@@ -67,15 +66,7 @@ def _sources():
 @pytest.fixture(scope="module")
 def kernels():
     """name -> (kernel on this backend, the same on the simulator)."""
-    sources = _sources()
-    run = compile_variants("box_blur", sources)
-    if BACKEND == "simulator":
-        return {name: (k, k) for name, k in run.items()}
-    from helpers.sim.compiler import SourceModule
-
-    module = SourceModule("\n".join(renamed(text, "box_blur", f"box_blur__{name}")
-                                    for name, text in sources.items()))
-    return {name: (k, module.get_function(f"box_blur__{name}")) for name, k in run.items()}
+    return compile_variant_pairs("box_blur", _sources())
 
 
 def run_checker(pair, capsys):

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from kernel_sources import compile_variants_twice, solution, stable_file, variant
+from kernel_sources import compile_variant_pairs, solution, stable_file, variant
 
 from helpers.exercises import dot_product as checker
 
@@ -68,7 +68,7 @@ WRONG = [
 def kernels():
     # One module for all: each variant's warp_sum gets a name of its own.
     sources = {"solution": KERNEL, **{w[0]: w[1] for w in WRONG}}
-    return compile_variants_twice("dot", {name: re.sub(r"\bwarp_sum\b", f"warp_sum__{name}", text)
+    return compile_variant_pairs("dot", {name: re.sub(r"\bwarp_sum\b", f"warp_sum__{name}", text)
                                           for name, text in sources.items()})
 
 

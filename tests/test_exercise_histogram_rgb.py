@@ -6,7 +6,7 @@ race check and trace the checker uses)."""
 import numpy as np
 import pytest
 
-from kernel_sources import compile_variants_twice, solution, stable_file, variant
+from kernel_sources import compile_variant_pairs, solution, stable_file, variant
 
 from helpers.exercises import histogram_rgb as checker
 
@@ -72,7 +72,7 @@ WRONG = [
 
 @pytest.fixture(scope="module")
 def kernels():
-    return compile_variants_twice("histogram_rgb",
+    return compile_variant_pairs("histogram_rgb",
                                   {"solution": KERNEL, **{w[0]: w[1] for w in WRONG}})
 
 

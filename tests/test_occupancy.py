@@ -123,3 +123,27 @@ def test_for_a_launch_the_shared_arrays_come_from_the_kernel():
     assert occ.limits["shared memory"] == (228 * 1024) // (16 * 1024 + 1024)
     with pytest.raises(ValueError, match="registers_per_thread"):
         for_launch(fn, (256, 1, 1))
+
+
+def test_the_simulator_says_why_it_has_no_register_count():
+    """Registers are the GPU compiler's decision: the simulator raises (an AttributeError, so
+    getattr(f, "num_regs", None) gives None) and says where the figure comes from, and
+    for_launch asks for it."""
+    from helpers.sim.compiler import SourceModule
+    from helpers.sim.errors import NotProvided
+    from helpers.sim.occupancy import for_launch
+
+    f = SourceModule("__global__ void k(float *x) { __shared__ float s[64];\n"
+                     "s[threadIdx.x] = x[threadIdx.x]; __syncthreads();\n"
+                     "x[threadIdx.x] = s[63 - threadIdx.x]; }").get_function("k")
+    for attribute in ("num_regs", "local_size_bytes"):
+        with pytest.raises(NotProvided, match=rf"Function\.{attribute} .*GPU compiler's decision"
+                                              r".*nvcc -Xptxas -v"):
+            getattr(f, attribute)
+    with pytest.raises(NotProvided, match=r"Function\.num_regs .*kernel 'k'"):
+        f.get_attribute("NUM_REGS")
+    assert getattr(f, "num_regs", None) is None
+    assert f.shared_size_bytes == 256 and f.max_threads_per_block == 1024
+    with pytest.raises(ValueError, match="registers_per_thread"):
+        for_launch(f, (64, 1, 1))
+    assert for_launch(f, (64, 1, 1), registers_per_thread=32).blocks_per_sm == 32

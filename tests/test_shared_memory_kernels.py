@@ -89,13 +89,36 @@ def matmul():
     return compile_cu("matmul.cu")
 
 
-@pytest.mark.parametrize("kernel", ["matmul_naive", "matmul_tiled"])
-@pytest.mark.parametrize("m, k, n", [(64, 48, 32), (37, 50, 21), (1, 17, 1)])
+# kernel: (block, the side of C's square a block computes)
+MATMUL = {"matmul_naive": ((16, 16, 1), 16), "matmul_tiled": ((16, 16, 1), 16),
+          "matmul_register_tiled": ((256, 1, 1), 128)}
+
+
+@pytest.mark.parametrize("kernel", sorted(MATMUL))
+@pytest.mark.parametrize("m, k, n", [(64, 48, 32), (37, 50, 21), (1, 17, 1), (130, 9, 131),
+                                     (129, 130, 127), (256, 64, 128)])
 def test_matmul(matmul, kernel, m, k, n):
+    # Odd K and N make the register-tiled kernel load and store float by float; multiples of
+    # 4 make it use float4; 129 and 130 leave a block with a single row or column of C.
     a = RNG.random((m, k), dtype=np.float32) - 0.5
     b = RNG.random((k, n), dtype=np.float32) - 0.5
     c = gpuarray.to_gpu(np.full((m, n), np.nan, np.float32))
+    block, side = MATMUL[kernel]
     matmul.get_function(kernel)(gpuarray.to_gpu(a), gpuarray.to_gpu(b), c, np.int32(m),
-                                np.int32(k), np.int32(n), block=(16, 16, 1),
-                                grid=(_blocks(n, 16), _blocks(m, 16)))
+                                np.int32(k), np.int32(n), block=block,
+                                grid=(_blocks(n, side), _blocks(m, side)))
+    assert np.allclose(c.get(), a.astype(np.float64) @ b, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("define", ["-DMIN_BLOCKS=1", "-DMIN_BLOCKS=4", "-DAS_PAD=0"])
+def test_register_tiled_variants_compute_the_same(define):
+    """The notebook compiles the register-tiled kernel with other register caps and without
+    the padding: only the speed may change."""
+    m, k, n = 140, 36, 200
+    a = RNG.random((m, k), dtype=np.float32) - 0.5
+    b = RNG.random((k, n), dtype=np.float32) - 0.5
+    c = gpuarray.to_gpu(np.full((m, n), np.nan, np.float32))
+    f = compile_cu("matmul.cu", options=[define]).get_function("matmul_register_tiled")
+    f(gpuarray.to_gpu(a), gpuarray.to_gpu(b), c, np.int32(m), np.int32(k), np.int32(n),
+      block=(256, 1, 1), grid=(_blocks(n, 128), _blocks(m, 128)))
     assert np.allclose(c.get(), a.astype(np.float64) @ b, rtol=1e-4, atol=1e-5)

@@ -51,6 +51,8 @@ EXERCISES = [
              "dot_product:check_dot"),
     Exercise("histogram_rgb", "07_reductions_and_atomics.ipynb",
              "cuda_src/exercises/histogram_rgb.cu", "histogram_rgb:check_histogram_rgb"),
+    Exercise("matmul_bt", "08_matrix_multiply.ipynb", "cuda_src/exercises/matmul_bt.cu",
+             "matmul_bt:check_matmul_bt"),
     Exercise("block_mean", "09_debugging_and_profiling.ipynb",
              "cuda_src/exercises/block_mean.cu", "block_mean:check_block_mean"),
     Exercise("backproject_range", "10_depth_to_point_cloud.ipynb",

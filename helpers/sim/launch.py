@@ -399,14 +399,19 @@ class Function:
                     stream=stream)
 
     def get_attribute(self, attr):
+        name = str(attr).rsplit(".", 1)[-1].upper()   # "num_regs" or function_attribute.NUM_REGS
         known = {"SHARED_SIZE_BYTES": self._kernel.static_shared,
                  "MAX_THREADS_PER_BLOCK": driver.LIMITS["MAX_THREADS_PER_BLOCK"]}
-        if str(attr).upper() not in known:
-            raise errors.not_provided("pycuda.driver.Function", f"get_attribute({attr})",
-                                      "The simulator knows shared_size_bytes and "
-                                      "max_threads_per_block; registers and local memory are a "
-                                      "GPU compiler's to decide.")
-        return known[str(attr).upper()]
+        if name not in known:
+            raise errors.not_provided(
+                "pycuda.driver.Function", name.lower(),
+                f"For kernel {self.name!r}, registers, local memory and the other figures of "
+                "the compiled code are the GPU compiler's decision (ptxas, for one GPU "
+                "architecture); the simulator compiles the kernel for this CPU, which has no "
+                "such figure, and makes none up. `nvcc -Xptxas -v` prints them without a GPU "
+                "where the CUDA toolkit is installed; on a GPU, PyCUDA's Function has them. "
+                "The simulator knows shared_size_bytes and max_threads_per_block.")
+        return known[name]
 
     def __getattr__(self, name):
         if name.startswith("_") or name == "arg_format":
