@@ -29,6 +29,7 @@ import argparse
 import datetime as _dt
 import os
 import sys
+import time
 from pathlib import Path
 
 import nbformat
@@ -84,6 +85,11 @@ def execute(nb, path: Path, timeout: int) -> None:
     km = current_env_kernel_manager()
     client = NotebookClient(nb, km=km, timeout=timeout, allow_errors=False, record_timing=False,
                             resources={"metadata": {"path": str(NOTEBOOKS)}})
+    started = {}   # each cell's wall time, printed as it ends: where a slow notebook spends it
+    client.on_cell_start = lambda cell, cell_index: started.update(t=time.perf_counter())
+    client.on_cell_executed = lambda cell, cell_index, **_: print(
+        f"  cell {cell_index} ({cell.get('id', '?')}): {time.perf_counter() - started['t']:.1f} s",
+        flush=True)
     try:
         client.execute()  # raises CellExecutionError on the first failing cell
     finally:
