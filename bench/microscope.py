@@ -47,7 +47,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 DATA = ROOT / "bench" / "data" / "ncu_h200.json"
-TOLERANCE, ZERO = 0.05, 0.01
+TOLERANCE = 0.05
+# Below ZERO a figure counts as none. Nsight Compute's bank-conflict counters also count wavefronts
+# the hardware replays for reasons other than the instruction's own addresses: on the H200 they
+# gave reduce_sequential, whose every shared load touches 32 different banks, 1,570 conflicts in
+# 102,400 loads (0.015 a request; 0.01 in an earlier run). The simulator counts what the
+# addresses cause, as the CUDA guide defines a bank conflict.
+ZERO = 0.05
 TARGET_OVERHEAD = 10.0
 RATIOS = [("global_ld", "sectors/request, global loads"),
           ("global_st", "sectors/request, global stores"),
