@@ -21,3 +21,33 @@ def test_kernel_printf_appears_in_the_launching_cell(monkeypatch):
     launch = text(nb.cells[1])
     assert launch.count("Hello from block") == 4, launch
     assert "Hello from block" not in text(nb.cells[2])
+
+
+def test_a_launch_waits_until_jupyter_has_read_what_it_printed(monkeypatch):
+    # In a Jupyter kernel fd 1 is a pipe that a thread of ipykernel drains into the running cell;
+    # a launch returns only once the pipe is empty, or the lines could land in the next cell.
+    import os
+    import threading
+    import time
+    import types
+
+    from helpers.sim import printed
+
+    read_end, write_end = os.pipe()
+    os.write(write_end, b"Hello from block 0, thread 0\n")
+    drained = []
+
+    def ipykernel_thread():
+        time.sleep(0.2)                     # a busy machine: the thread gets to it late
+        drained.append(os.read(read_end, 1024))
+
+    monkeypatch.setattr("sys.stdout", types.SimpleNamespace(_fid=read_end))
+    thread = threading.Thread(target=ipykernel_thread)
+    thread.start()
+    try:
+        printed.wait_until_forwarded()
+        assert drained == [b"Hello from block 0, thread 0\n"]
+    finally:
+        thread.join()
+        os.close(read_end)
+        os.close(write_end)

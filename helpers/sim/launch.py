@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from . import devices, driver, errors, memory, prepared, stacks, streams, trace, written
+from . import devices, driver, errors, memory, prepared, printed, stacks, streams, trace, written
 from .module import ErrorReport
 from .settings import settings
 
@@ -240,6 +240,7 @@ def run(module, kernel, grid, block, shared, pointers, reverse=False, blocks=())
     """Run one launch; a failure raises LaunchError, an interrupt KeyboardInterrupt. blocks: the
     allocations the kernel was given, whose slacks (memory.py) are checked afterwards."""
     status, err = _execute(module, kernel, grid, block, shared, pointers, reverse)
+    printed.wait_until_forwarded()
     damaged = [] if status != "OK" else [r for b in blocks for r in memory.damaged_slacks(b)]
     if status == "OVERRUN" or damaged:
         status, err = _find_culprit(module, kernel, grid, block, shared, pointers, blocks,
