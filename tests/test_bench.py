@@ -27,6 +27,7 @@ def bench(tmp_path_factory):
     return proc.stdout, out
 
 
+@pytest.mark.slow
 def test_prints_one_table_with_every_kernel(bench):
     stdout, _ = bench
     rows = [line for line in stdout.splitlines() if line.startswith("| ")]
@@ -36,6 +37,7 @@ def test_prints_one_table_with_every_kernel(bench):
     assert "Python launch overhead not counted" in stdout
 
 
+@pytest.mark.slow
 def test_csv_has_sane_figures(bench):
     _, out = bench
     [path] = out.glob("course_kernels-*.csv")
@@ -53,6 +55,7 @@ def test_csv_has_sane_figures(bench):
     assert rows["iterate_sin"]["pct_of_ceiling"] == ""          # no FLOP count for sinf
 
 
+@pytest.mark.slow
 def test_png_is_written(bench):
     _, out = bench
     [path] = out.glob("course_kernels-*.png")

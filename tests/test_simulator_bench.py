@@ -11,10 +11,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 HAVE_NUMBA = importlib.util.find_spec("numba") is not None
 
 
+@pytest.mark.slow
 def test_simulator_benchmark_runs_at_a_tiny_size(tmp_path):
     cmd = [sys.executable, str(ROOT / "bench" / "simulator.py"), "--size", "48", "--iters", "32",
            "--repeat", "1", "--numpy-repeat", "1", "--reduce-n", "5000", "--numba-size", "16",
