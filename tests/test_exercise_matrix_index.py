@@ -147,9 +147,8 @@ def test_wrong_kernel_fails_with_its_hint(name, variants, capsys):
     assert expected in out, out
 
 
-def test_missing_kernel_is_reported_not_raised(tmp_path, capsys):
-    other = tmp_path / "other.cu"
-    other.write_text(source("scale_and_shift", RIGHT))
+def test_missing_kernel_is_reported_not_raised(source_file, capsys):
+    other = source_file("other.cu", source("scale_and_shift", RIGHT))
     assert check_matrix_index(str(other)) is False
     assert "has no kernel called scale_shift" in capsys.readouterr().out
 

@@ -98,9 +98,8 @@ def test_wild_write_is_reported_not_raised(capsys):
     assert out.startswith("NOT YET:"), out
 
 
-def test_wrong_kernel_name_is_reported_not_raised(tmp_path, capsys):
-    other = tmp_path / "scale.cu"
-    other.write_text(KERNEL.replace("scale_vector(", "scale("))
+def test_wrong_kernel_name_is_reported_not_raised(source_file, capsys):
+    other = source_file("scale.cu", KERNEL.replace("scale_vector(", "scale("))
     assert checker.check_scale_vector(str(other)) is False
     out = capsys.readouterr().out
     assert "NOT YET:" in out and "no kernel called scale_vector" in out, out
