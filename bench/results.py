@@ -165,10 +165,11 @@ def copy_of_stdout():
         yield out
 
 
-def record_printed(key, command, printed, path=RESULTS):
-    """Record what a benchmark printed, as it printed it, under the command that printed it."""
+def record_printed(key, command, printed, fenced=True, path=RESULTS):
+    """Record what a benchmark printed under the date and the command that printed it: as it
+    printed it (``fenced``), or as Markdown."""
     import datetime
 
     date = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
-    return record(key, f"{date}, from the repository root: `{command}`\n\n```text\n"
-                       f"{printed.rstrip()}\n```", path)
+    body = f"```text\n{printed.rstrip()}\n```" if fenced else printed.strip()
+    return record(key, f"{date}, from the repository root: `{command}`\n\n{body}", path)

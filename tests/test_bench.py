@@ -129,3 +129,17 @@ def test_recorded_results_replace_their_own_section_only(tmp_path):
     assert "new figures" in text and "first figures" not in text and "other figures" in text
     assert text.index("## one") < text.index("new figures") < text.index("## two")
     assert [p.name for p in tmp_path.iterdir()] == ["RESULTS.md"]   # no partial file left
+
+
+@pytest.mark.slow
+def test_suite_times_counts_what_a_cold_run_compiles_and_a_warm_one_does_not():
+    """bench/suite_times.py on one small test file: cold compiles its module into the fresh
+    cache, warm finds it there (a test whose source changed from run to run would show here)."""
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "suite_times.py"), "--tests",
+                           "tests/test_backend.py", "--no-notebooks", "--jobs", "0"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rows = {tuple(c.strip() for c in line.split("|")[1:3]): line.split("|")[6].strip()
+            for line in proc.stdout.splitlines() if line.startswith("| unit tests")}
+    assert rows == {("unit tests (tests/test_backend.py)", "cold"): "1",
+                    ("unit tests (tests/test_backend.py)", "warm"): "0"}, proc.stdout
