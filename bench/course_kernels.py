@@ -240,7 +240,7 @@ def header(argv):
                                f"{info['multiprocessors']} SMs, {info['memory_gib']} GiB")
     date = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
     command = " ".join(["CUDA_COURSE_BACKEND=" + BACKEND, "python", "bench/course_kernels.py",
-                        *argv])
+                        *(arg for arg in argv if arg != "--record")])
     return f"{BACKEND}: {device}; {date}", command
 
 
@@ -251,7 +251,10 @@ def parse(argv):
     p.add_argument("--repeat", type=int, default=None, help="timed batches (GPU 10, simulator 5)")
     p.add_argument("--record", action="store_true",
                    help="also write the table into this backend's section of bench/RESULTS.md")
-    return p.parse_args(argv)
+    a = p.parse_args(argv)
+    if a.tiny and a.record:
+        p.error("--tiny checks that the benchmark runs: its figures are not for RESULTS.md")
+    return a
 
 
 def main(argv=None):

@@ -317,7 +317,7 @@ def main(argv=None):
     with results.copy_of_stdout() as printed:
         ok = run_all(a)
     if a.record:
-        command = " ".join(["python", "bench/simulator.py", *argv])
+        command = " ".join(["python", "bench/simulator.py", *(x for x in argv if x != "--record")])
         print(f"wrote {results.record_printed('simulator', command, printed.getvalue())}")
     return 0 if ok else 1
 

@@ -140,7 +140,8 @@ def main(argv=None):
         if not r.ok:
             print(f"\n{r.what} ({r.cache}) FAILED:\n{r.tail}")
     if a.record:
-        command = " ".join(["python", "bench/suite_times.py", *argv])
+        shown = [x for x in argv if x != "--record"]
+        command = " ".join(["python", "bench/suite_times.py", *shown])
         summary = (f"{cores} cores; load average {start} at the start, {end} at the end.\n\n"
                    + text)
         print(f"wrote {results.record_printed('suite_times', command, summary, fenced=False)}")
