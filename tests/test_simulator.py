@@ -131,6 +131,24 @@ def test_stack_overflow_is_reported(mod):
     assert "stack overflowed" in msg
 
 
+def wait_until_spinning(pid, cpu_s=0.3, timeout_s=30):
+    """Return once process pid has used cpu_s more CPU time (an endless kernel running), or, where
+    /proc is missing, after a second."""
+    stat = Path(f"/proc/{pid}/stat")
+    if not stat.exists():
+        time.sleep(1.0)
+        return
+
+    def used():
+        fields = stat.read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")   # utime + stime
+
+    first, deadline = used(), time.monotonic() + timeout_s
+    while used() - first < cpu_s:
+        assert time.monotonic() < deadline, "the endless kernel never started"
+        time.sleep(0.05)
+
+
 @pytest.mark.slow
 def test_an_endless_kernel_can_be_interrupted_and_the_process_lives_on(mod):
     """Jupyter's interrupt button sends SIGINT to the kernel's process. A child process plays the
@@ -155,7 +173,7 @@ def test_an_endless_kernel_can_be_interrupted_and_the_process_lives_on(mod):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout.readline() == "launching\n", proc.communicate()
-        time.sleep(1.0)                      # well inside the launch, which never ends by itself
+        wait_until_spinning(proc.pid)
         start = time.perf_counter()
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=60)
