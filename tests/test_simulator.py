@@ -131,6 +131,40 @@ def test_stack_overflow_is_reported(mod):
     assert "stack overflowed" in msg
 
 
+def test_local_arrays_larger_than_the_stack_write_nothing_outside_it():
+    """A frame larger than a thread's stack must fault on the stack's guard page before it
+    writes a byte, not jump over the guard and write into what lies below: another thread's
+    stack, or (for thread 0) whatever memory of the process is mapped there. Thread 3's 400 KB
+    array here reaches down into thread 2's stack, where the test leaves a canary."""
+    mod = SourceModule(r"""
+    __global__ void where(unsigned long long *out) {
+        volatile int local = 0;
+        __syncthreads();
+        out[threadIdx.x] = (unsigned long long)&local;
+    }
+    __global__ void big(float *out, int k) {
+        __syncthreads();
+        if (threadIdx.x != 3) return;
+        volatile float a[100000];                            // 400 KB, in a 256 KB stack
+        for (int i = 0; i < 100000; i++) a[i] = i * k;
+        out[0] = a[k];
+    }""")
+    with settings.changed(workers=1):                       # one worker: one pool of stacks
+        where = gpuarray.zeros(4, np.uint64)
+        mod.get_function("where")(where, block=(4, 1, 1))
+        top = [int(a) for a in where.get()]                 # near the top of each stack
+        stride = top[1] - top[0]
+        assert top[3] - top[2] == stride and stride < 400 * 1024 < 2 * stride
+        address = top[3] - 384 * 1024        # inside the array, in thread 2's (unused) stack
+        assert top[2] - stride + 4096 < address < top[2] - 4096
+        canary = ctypes.c_uint64.from_address(address)
+        canary.value = 0x5EED_CAFE_F00D_BEEF
+        msg = launch_error(mod.get_function("big"), gpuarray.zeros(1, np.float32), np.int32(1),
+                           block=(4, 1, 1))
+        assert "stack overflowed" in msg
+        assert canary.value == 0x5EED_CAFE_F00D_BEEF, "the array was written below its stack"
+
+
 def wait_until_spinning(pid, cpu_s=0.3, timeout_s=30):
     """Return once process pid has used cpu_s more CPU time (an endless kernel running), or, where
     /proc is missing, after a second."""
@@ -276,12 +310,21 @@ def test_cache_is_shared_by_two_processes_compiling_at_once(tmp_path):
 
 
 def test_a_cached_module_is_not_compiled_again(tmp_path, monkeypatch):
+    """...until the compiler flags change: a module built with other flags is another module."""
+    class Compiled(Exception):
+        pass
+
+    def compile_(*args):
+        raise Compiled
+
     source = f"__global__ void k(int *x) {{ x[0] = {uuid.uuid4().int % 100000}; }}"
     with settings.changed(cache_dir=str(tmp_path)):
         first = SourceModule(source).path
-        calls = []
-        monkeypatch.setattr(compiler, "_run", lambda *a: calls.append(a))
-        assert SourceModule(source).path == first and calls == []
+        monkeypatch.setattr(compiler, "_run", compile_)
+        assert SourceModule(source).path == first
+        monkeypatch.setattr(compiler, "CXX_FLAGS", [*compiler.CXX_FLAGS, "-DANOTHER_FLAG"])
+        with pytest.raises(Compiled):
+            SourceModule(source)
 
 
 def test_shared_memory_limits_are_a_gpus():

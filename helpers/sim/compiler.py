@@ -26,9 +26,11 @@ from .settings import settings
 
 SIM_VERSION = "2"
 INCLUDE_DIR = Path(__file__).parent / "include"
+# -fstack-clash-protection: a frame larger than a page touches each page as it grows, so local
+# arrays larger than the thread's stack fault on its guard page instead of jumping over it.
 CXX_FLAGS = ["-std=c++17", "-O2", "-fPIC", "-pthread", "-fno-strict-aliasing",
              "-U_FORTIFY_SOURCE", "-D_FORTIFY_SOURCE=0", "-fsanitize=bounds",
-             "-Wno-unused-result", "-Wno-attributes"]
+             "-fstack-clash-protection", "-Wno-unused-result", "-Wno-attributes"]
 
 # nvcc options that mean nothing on a CPU: accepted and ignored, so notebook code stays PyCUDA's.
 _IGNORED_OPTIONS = re.compile(
@@ -185,7 +187,8 @@ def build(source, options=None, no_extern_c=False, include_dirs=(), cache=None, 
     what = _source_name(source)
 
     def key_of(*parts):
-        text = "\0".join([SIM_VERSION, cxx, cxx_version, _prelude_digest(), *flags, *parts])
+        text = "\0".join([SIM_VERSION, cxx, cxx_version, _prelude_digest(), *CXX_FLAGS, *flags,
+                          *parts])
         return hashlib.sha256(text.encode()).hexdigest()[:32]
 
     # Without headers of the learner's own, the source itself is the key and a cached library
