@@ -85,7 +85,8 @@ def run_pytest(what, args, cache, label, target_s):
 
 def unit_tests(paths, ignore, jobs):
     """The unit tests, cold then warm, in one new cache."""
-    args = ["-n", jobs, *PARALLEL, *paths, *(f"--ignore={p}" for p in ignore)]
+    parallel = [] if jobs == "0" else ["-n", jobs, *PARALLEL]   # 0: no pytest-xdist needed
+    args = [*parallel, *paths, *(f"--ignore={p}" for p in ignore)]
     with tempfile.TemporaryDirectory(prefix="suite-times-") as cache:
         what = "unit tests (" + " ".join(paths) + ")"
         return [run_pytest(what, args, cache, "cold", TARGET_UNIT_COLD_S),
@@ -122,7 +123,8 @@ def parse(argv):
                    help="notebooks to time (default: every notebooks/*.ipynb)")
     p.add_argument("--no-notebooks", action="store_true", help="time the unit tests only")
     p.add_argument("--jobs", default="auto",
-                   help="pytest-xdist workers for the unit tests (auto: as make test)")
+                   help="pytest-xdist workers for the unit tests (auto: as make test; 0: one "
+                        "process, without pytest-xdist)")
     p.add_argument("--record", action="store_true",
                    help="also write the table into bench/RESULTS.md")
     return p.parse_args(argv)
