@@ -1,10 +1,11 @@
 # Two commands (see README.md):
-#   make lab    set up .venv, then JupyterLab on notebooks/
+#   make lab    set up .venv, then JupyterLab on the repository, opened on the first notebook
 #   make test   set up .venv, then the whole pytest suite, notebooks included (nbval)
 # Settings:  GPU=1 adds PyCUDA (needs the CUDA toolkit)   HOST=127.0.0.1  PORT=8888  NO_BROWSER=1
 #            PYTHON=python3 (interpreter that creates .venv)   PYTEST_ARGS=... (extra pytest args)
 #            PYTEST_JOBS=auto (pytest-xdist workers: one a core; 0 runs the tests in one process)
-#            BENCH_ARGS=... (make bench: e.g. --tiny, --out DIR)
+#            BENCH_ARGS=... (make bench: e.g. --tiny, --out DIR)   LAB_ARGS=... (extra jupyter lab args)
+#            CLASS_SIZE=N (notebooks shrink their working sizes for N learners sharing one machine)
 
 PYTHON     ?= python3
 VENV       ?= .venv
@@ -15,6 +16,9 @@ GPU        ?=
 PYTEST_ARGS ?=
 PYTEST_JOBS ?= auto
 BENCH_ARGS ?=
+LAB_ARGS ?=
+CLASS_SIZE ?=
+FIRST_NOTEBOOK := notebooks/01_hello_cuda.ipynb
 
 VPY := $(VENV)/bin/python
 comma := ,
@@ -25,14 +29,16 @@ GPU_TAG := $(if $(filter-out 0,$(GPU)),-gpu,)
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 BROWSER_FLAG := $(if $(filter-out 0,$(NO_BROWSER)),--no-browser,)
 
-.PHONY: lab test lint bench clean distclean help
+.PHONY: lab lab-command test lint bench student-release grade clean distclean help
 .DEFAULT_GOAL := help
 
 help:
-	@echo "make lab    JupyterLab on notebooks/ (HOST=$(HOST) PORT=$(PORT) NO_BROWSER=1 GPU=1)"
+	@echo "make lab    JupyterLab on the course, opened on $(FIRST_NOTEBOOK) (HOST=$(HOST) PORT=$(PORT) NO_BROWSER=1 GPU=1 CLASS_SIZE=N)"
 	@echo "make test   the whole test suite, notebooks included (GPU=1 PYTEST_ARGS=...)"
 	@echo "make lint   ruff check"
 	@echo "make bench  every course kernel against the device's ceilings and its peers (GPU=1 BENCH_ARGS=...)"
+	@echo "make student-release OUT=DIR   a copy of the course without the solutions, for a class"
+	@echo "make grade SUBMISSIONS=DIR     run every checker on every student's work: grades.csv and a summary"
 	@echo "make clean  remove build and cache files;  make distclean  also removes $(VENV)"
 
 $(VPY):
@@ -46,9 +52,18 @@ $(VENV)/.installed-%: pyproject.toml $(wildcard helpers/__init__.py) | $(VPY)
 	$(VPY) -m pip install -e ".[$(subst -,$(comma),$*)]"
 	@touch $@
 
+# The server's root is the repository, so that a notebook's link to its exercise stub in
+# cuda_src/exercises/ opens in JupyterLab's editor; the browser opens on the first notebook.
+LAB_COMMAND = $(if $(CLASS_SIZE),CUDA_COURSE_CLASS_SIZE=$(CLASS_SIZE) ,)$(VENV)/bin/jupyter lab \
+  --ServerApp.root_dir="$(CURDIR)" --LabApp.default_url=/lab/tree/$(FIRST_NOTEBOOK) \
+  --ip=$(HOST) --port=$(PORT) $(BROWSER_FLAG) $(ALLOW_ROOT) $(LAB_ARGS)
+
 lab: $(VENV)/.installed-lab$(GPU_TAG)
-	$(VENV)/bin/jupyter lab --notebook-dir=notebooks --ip=$(HOST) --port=$(PORT) \
-	  $(BROWSER_FLAG) $(ALLOW_ROOT)
+	$(LAB_COMMAND)
+
+# Prints the command make lab runs (tests/test_exercise_lab.py starts the same server).
+lab-command:
+	@echo '$(LAB_COMMAND)'
 
 # One test file (or notebook) to a worker: a file's module-scoped fixtures are built once, and a
 # notebook's cells run in order in one kernel.
@@ -61,6 +76,14 @@ lint: $(VENV)/.installed-test$(GPU_TAG)
 # Table, CSV and PNG in bench/out/ (see README, "Results").
 bench: $(VENV)/.installed-test$(GPU_TAG)
 	$(VPY) bench/course_kernels.py $(BENCH_ARGS)
+
+# A copy of the course without solutions (README, "For instructors").
+student-release: $(VENV)/.installed-test$(GPU_TAG)
+	$(VPY) tools/student_release.py $(OUT)
+
+# Every checker on every submission, each in its own process (README, "For instructors").
+grade: $(VENV)/.installed-test$(GPU_TAG)
+	$(VPY) tools/grade.py $(SUBMISSIONS) $(GRADE_ARGS)
 
 clean:
 	rm -rf build dist *.egg-info .pytest_cache .ruff_cache

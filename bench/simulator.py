@@ -23,7 +23,10 @@ Prints figures, side by side, then a verdict (MET / MISSED) for each target:
    region (``--numba-size``, 128x128) and its time is scaled by the number of pixels; both
    figures are printed, and ``--numba-full`` runs the full size instead. Target: the simulator
    at least 500x faster.
-4. The results agree: the simulator's iteration counts against serial C++, NumPy and Numba,
+4. A barrier cheap enough for each thread: the cost of a ``__syncthreads()`` with the inline
+   fiber switch and the call switch used before, side by side (``bench/barriers.py``). Target: at
+   most 5 ns.
+5. The results agree: the simulator's iteration counts against serial C++, NumPy and Numba,
    pixel by pixel (the fraction of equal pixels); the reduction's block sums against NumPy doing
    the same tree in the same order (bit for bit), and its total against a float64 sum.
 
@@ -52,6 +55,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))   # the repository: bench, helpers
 
 from bench import BENCH, CUDA_SRC, read_source, reference, results  # noqa: E402
+from bench.barriers import barrier_costs  # noqa: E402
 from bench.measure import load_average, wall_ms  # noqa: E402
 from bench.simulator_kernels import (BLOCK, REDUCE_BLOCK, X_MAX, X_MIN, Y_MAX, Y_MIN,  # noqa: E402
                                      SimMandelbrot, SimReduction, numba_mandelbrot, numpy_image,
@@ -268,6 +272,7 @@ class Run:
             scaled = " scaled" if self.numba_size != self.size else ""
             print(target + f"{self.speedup:.0f}x ({self.scaled:.1f} s{scaled} vs {t_sim:.1f} ms)"
                   f" -> {verdict(self.numba_ok)}")
+        print(self.barrier_verdict)
         print(f"  results agree: {'yes' if ok else 'NO'}")
 
 
@@ -300,6 +305,9 @@ def run_all(a):
           f"{REDUCE_BLOCK} threads a block; medians of {a.repeat} rounds after a warm-up\n")
     with tempfile.TemporaryDirectory(prefix="sim-bench-") as tmp:
         run.compile(tmp)
+        with settings.changed(cache_dir=str(Path(tmp) / "cache")):
+            run.barrier_verdict = barrier_costs(a.reduce_n, a.repeat, run.workers, verdict)
+        print()
         run.measure()
     run.print_times()
     run.print_mandelbrot()

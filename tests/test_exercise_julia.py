@@ -1,12 +1,12 @@
 """The Julia-set checker (helpers.exercises.julia): the solution passes, the stub fails, and each
-known mistake fails with the hint written for it."""
+known mistake fails with the hint written for it. The solution and all its wrong variants are
+compiled as one module."""
 
 import numpy as np
 import pytest
 
-from kernel_sources import solution, variant
+from kernel_sources import compile_variants, solution, stable_file, variant
 
-from helpers.backend import SourceModule
 from helpers.exercises import julia as checker
 
 
@@ -25,6 +25,9 @@ WRONG = [
     ("guard_too_strict_leaves_pixels_unwritten",
      variant(KERNEL, ("x >= width || y >= height", "x >= width - 1 || y >= height")),
      ["never written", "every pixel needs a thread"]),
+    ("guard_off_by_one",
+     variant(KERNEL, ("x >= width || y >= height", "x > width || y > height")),
+     ["off by one", "(>=, not >)"]),
     ("guard_compares_x_with_height",
      variant(KERNEL, ("x >= width || y >= height", "x >= height || y >= width")),
      ["past the end", "x >= width || y >= height"]),
@@ -76,33 +79,45 @@ WRONG = [
 ]
 
 
-def run_checker(source, capsys):
-    """Compile a source string and run the checker on its kernel: (verdict, printed text)."""
-    kernel = SourceModule(source).get_function("julia")
+@pytest.fixture(scope="module")
+def kernels():
+    return compile_variants("julia", {"solution": KERNEL, **{w[0]: w[1] for w in WRONG}})
+
+
+def run_checker(kernel, capsys):
+    """Run the checker on a compiled kernel: (verdict, printed text)."""
     verdict = checker.check_julia_kernel(kernel)
     return verdict, capsys.readouterr().out
 
 
-def test_inline_solution_passes(capsys):
-    verdict, out = run_checker(KERNEL, capsys)
-    assert verdict is True, out
+def test_inline_solution_passes(kernels, capsys):
+    verdict, out = run_checker(kernels["solution"], capsys)
+    assert verdict.passed is True, out
     assert out.startswith("PASS:"), out
 
 
 def test_stub_fails_saying_only_block_0(capsys):
-    assert checker.check_julia() is False          # default path: the stub learners start from
+    assert not checker.check_julia()          # default path: the stub learners start from
     out = capsys.readouterr().out
     assert out.startswith("NOT YET:"), out
     assert "only the pixels of block (0, 0)" in out, out
 
 
 @pytest.mark.parametrize("name, source, expected", WRONG, ids=[w[0] for w in WRONG])
-def test_known_mistake_fails_with_its_hint(name, source, expected, capsys):
-    verdict, out = run_checker(source, capsys)
-    assert verdict is False, f"{name} passed the checker:\n{out}"
+def test_known_mistake_fails_with_its_hint(name, source, expected, kernels, capsys):
+    verdict, out = run_checker(kernels[name], capsys)
+    assert verdict.passed is False, f"{name} passed the checker:\n{out}"
     assert out.startswith("NOT YET:"), out
     for words in expected:
         assert words in out, f"{name}: expected {words!r} in\n{out}"
+
+
+def test_a_changed_parameter_type_is_named(capsys):
+    path = stable_file("julia_double_c_im.cu", variant(KERNEL, ("float c_im", "double c_im")))
+    verdict = checker.check_julia(path)
+    assert not verdict, capsys.readouterr().out
+    assert "parameter 9 of julia, c_im, is declared 'double'" in verdict.problem
+    assert "passes 'float'" in verdict.problem
 
 
 def test_reference_matches_a_plain_python_loop():

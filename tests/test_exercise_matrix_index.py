@@ -1,186 +1,107 @@
 """The matrix_index exercise (notebook 02): the solution passes, the stub and known-wrong kernels
-fail, each with the hint that names its mistake."""
+fail, each with the hint that names its mistake. The wrong kernels are variants of the shipped
+solution, all compiled as one module."""
 
 import pytest
 
+from kernel_sources import compile_variants, solution, stable_file, variant
+
+from helpers.backend import BACKEND
 from helpers.exercises.matrix_index import check_matrix_index, check_matrix_index_kernel
 
-SIGNATURE = """
-__global__ void {name}(const float *a, const float *col_scale, const float *row_offset,
-                       float *out, int rows, int cols)
-"""
+KERNEL = solution("matrix_index.cu")
+GUARD = "    if (row >= rows || col >= cols)                   // the grid sticks out past both edges\n        return;\n"
+INDEX_X = "blockIdx.x * blockDim.x + threadIdx.x"
+INDEX_Y = "blockIdx.y * blockDim.y + threadIdx.y"
+SWAP = (("int col = " + INDEX_X, "int col = " + INDEX_Y), ("int row = " + INDEX_Y, "int row = " + INDEX_X))
+TRANSPOSE = ("int i = row * cols + col;", "int i = col * rows + row;")
 
-
-def source(name, body):
-    """A scale_shift kernel called ``name`` with the given body, as a learner might write it."""
-    return SIGNATURE.format(name=name) + "{\n" + body + "\n}\n"
-
-
-@pytest.fixture(scope="module")
-def variants():
-    """All the inline kernels, compiled as one module (one compile instead of one each)."""
-    from helpers.backend import SourceModule
-
-    text = source("right", RIGHT) + "".join(source(name, body) for name, (body, _) in WRONG.items())
-    return SourceModule(text)
-
-
-RIGHT = """
-    int col = blockIdx.x * blockDim.x + threadIdx.x;
-    int row = blockIdx.y * blockDim.y + threadIdx.y;
-    if (row >= rows || col >= cols) return;
-    int i = row * cols + col;
-    out[i] = a[i] * col_scale[col] + row_offset[row];
-"""
-
-# name: (kernel body, a piece of the expected verdict)
+# name: (replacements in the solution, a piece of the expected verdict)
 WRONG = {
-    "no_bounds_guard": ("""
-        int col = blockIdx.x * blockDim.x + threadIdx.x;
-        int row = blockIdx.y * blockDim.y + threadIdx.y;
-        int i = row * cols + col;
-        out[i] = a[i] * col_scale[col] + row_offset[row];
-    """, "no bounds guard"),
-    "guard_on_rows_only": ("""
-        int col = blockIdx.x * blockDim.x + threadIdx.x;
-        int row = blockIdx.y * blockDim.y + threadIdx.y;
-        if (row >= rows) return;
-        int i = row * cols + col;
-        out[i] = a[i] * col_scale[col] + row_offset[row];
-    """, "no bounds guard"),
-    "guard_off_by_one": ("""
-        int col = blockIdx.x * blockDim.x + threadIdx.x;
-        int row = blockIdx.y * blockDim.y + threadIdx.y;
-        if (row > rows || col > cols) return;
-        int i = row * cols + col;
-        out[i] = a[i] * col_scale[col] + row_offset[row];
-    """, "no bounds guard"),
-    "guard_on_flat_index": ("""
-        int col = blockIdx.x * blockDim.x + threadIdx.x;
-        int row = blockIdx.y * blockDim.y + threadIdx.y;
-        int i = row * cols + col;
-        if (i >= rows * cols) return;
-        out[i] = a[i] * col_scale[col] + row_offset[row];
-    """, "wrapped around into the next row"),
-    "only_block_0": ("""
-        int col = threadIdx.x;
-        int row = threadIdx.y;
-        if (row >= rows || col >= cols) return;
-        int i = row * cols + col;
-        out[i] = a[i] * col_scale[col] + row_offset[row];
-    """, "only block 0's elements are right"),
-    "blockIdx_x_missing": ("""
-        int col = threadIdx.x;
-        int row = blockIdx.y * blockDim.y + threadIdx.y;
-        if (row >= rows || col >= cols) return;
-        int i = row * cols + col;
-        out[i] = a[i] * col_scale[col] + row_offset[row];
-    """, "Hint: blockIdx.x is missing from col"),
-    "x_y_swapped": ("""
-        int row = blockIdx.x * blockDim.x + threadIdx.x;
-        int col = blockIdx.y * blockDim.y + threadIdx.y;
-        if (row >= rows || col >= cols) return;
-        int i = row * cols + col;
-        out[i] = a[i] * col_scale[col] + row_offset[row];
-    """, "Hint: x and y are swapped"),
-    "transposed_index": ("""
-        int col = blockIdx.x * blockDim.x + threadIdx.x;
-        int row = blockIdx.y * blockDim.y + threadIdx.y;
-        if (row >= rows || col >= cols) return;
-        int i = col * rows + row;
-        out[i] = a[i] * col_scale[col] + row_offset[row];
-    """, "the transposed index col * rows + row"),
-    "x_y_swapped_and_transposed": ("""
-        int row = blockIdx.x * blockDim.x + threadIdx.x;
-        int col = blockIdx.y * blockDim.y + threadIdx.y;
-        if (row >= rows || col >= cols) return;
-        int i = col * rows + row;
-        out[i] = a[i] * col_scale[col] + row_offset[row];
-    """, "Hint: x and y are swapped"),
-    "vectors_mixed_up": ("""
-        int col = blockIdx.x * blockDim.x + threadIdx.x;
-        int row = blockIdx.y * blockDim.y + threadIdx.y;
-        if (row >= rows || col >= cols) return;
-        int i = row * cols + col;
-        out[i] = a[i] * col_scale[row] + row_offset[col];
-    """, "index it with col"),
-    "nothing_written": ("""
-        int col = blockIdx.x * blockDim.x + threadIdx.x;
-        int row = blockIdx.y * blockDim.y + threadIdx.y;
-        if (row >= rows || col >= cols) return;
-    """, "nothing was written"),
-    "last_row_skipped": ("""
-        int col = blockIdx.x * blockDim.x + threadIdx.x;
-        int row = blockIdx.y * blockDim.y + threadIdx.y;
-        if (row >= rows - 1 || col >= cols) return;
-        int i = row * cols + col;
-        out[i] = a[i] * col_scale[col] + row_offset[row];
-    """, "elements were never written"),
-    "wrong_formula": ("""
-        int col = blockIdx.x * blockDim.x + threadIdx.x;
-        int row = blockIdx.y * blockDim.y + threadIdx.y;
-        if (row >= rows || col >= cols) return;
-        int i = row * cols + col;
-        out[i] = a[i] * col_scale[col] - row_offset[row];
-    """, "elements are wrong"),
+    "no_bounds_guard": ([(GUARD, "")], "no bounds guard"),
+    "guard_on_rows_only": ([("row >= rows || col >= cols", "row >= rows")], "no bounds guard"),
+    "guard_off_by_one": ([("row >= rows || col >= cols", "row > rows || col > cols")],
+                         "the bounds guard is off by one"),
+    "guard_on_flat_index": ([(GUARD, ""), ("    out[i] =", "    if (i >= rows * cols) return;\n    out[i] =")],
+                            "wrapped around into the next row"),
+    "only_block_0": ([(INDEX_X, "threadIdx.x"), (INDEX_Y, "threadIdx.y")],
+                     "only block 0's elements are right"),
+    "blockIdx_x_missing": ([(INDEX_X, "threadIdx.x")], "Hint: blockIdx.x is missing from col"),
+    "x_y_swapped": (list(SWAP), "Hint: x and y are swapped"),
+    "transposed_index": ([TRANSPOSE], "the transposed index col * rows + row"),
+    "x_y_swapped_and_transposed": ([*SWAP, TRANSPOSE], "Hint: x and y are swapped"),
+    "vectors_mixed_up": ([("col_scale[col] + row_offset[row]", "col_scale[row] + row_offset[col]")],
+                         "index it with col"),
+    "nothing_written": ([("out[i] = a[i] * col_scale[col] + row_offset[row];", "(void)i;")],
+                        "nothing was written"),
+    "last_row_skipped": ([("row >= rows ||", "row >= rows - 1 ||")], "elements were never written"),
+    "wrong_formula": ([("+ row_offset[row]", "- row_offset[row]")], "elements are wrong"),
+}
+# Simulator only: a launch whose arguments do not fit the kernel raises TypeError there (PyCUDA
+# cannot tell), and a write far outside every array stops the kernel with LaunchError there (on
+# a GPU it would leave the CUDA context unusable for the tests after it).
+SIMULATOR_ONLY = {
+    "fewer_parameters": "__global__ void scale_shift(const float *a, float *out, int rows, int cols) {}",
+    "wild": variant(KERNEL, ("    out[i] =", "    ((volatile float *)4096)[row * 16 + col] = 1.0f;\n    out[i] =")),
 }
 
 
+@pytest.fixture(scope="module")
+def kernels():
+    sources = {"solution": KERNEL, **{name: variant(KERNEL, *r) for name, (r, _) in WRONG.items()}}
+    if BACKEND == "simulator":
+        sources.update(SIMULATOR_ONLY)
+    return compile_variants("scale_shift", sources)
+
+
 def test_stub_fails(capsys):
-    assert check_matrix_index("exercises/matrix_index.cu") is False
+    assert not check_matrix_index("exercises/matrix_index.cu")
     out = capsys.readouterr().out
     assert out.startswith("NOT YET: ")
     assert "every thread wrote to the same place" in out
 
 
-def test_inline_right_kernel_passes(variants, capsys):
-    assert check_matrix_index_kernel(variants.get_function("right")) is True
+def test_inline_right_kernel_passes(kernels, capsys):
+    assert check_matrix_index_kernel(kernels["solution"]).passed is True
     assert capsys.readouterr().out.startswith("PASS: ")
 
 
 @pytest.mark.parametrize("name", sorted(WRONG))
-def test_wrong_kernel_fails_with_its_hint(name, variants, capsys):
+def test_wrong_kernel_fails_with_its_hint(name, kernels, capsys):
     expected = WRONG[name][1]
-    assert check_matrix_index_kernel(variants.get_function(name)) is False
+    assert check_matrix_index_kernel(kernels[name]).passed is False
     out = capsys.readouterr().out
     assert out.startswith("NOT YET: "), out
     assert expected in out, out
 
 
-def test_missing_kernel_is_reported_not_raised(source_file, capsys):
-    other = source_file("other.cu", source("scale_and_shift", RIGHT))
-    assert check_matrix_index(str(other)) is False
+def test_missing_kernel_is_reported_not_raised(capsys):
+    other = stable_file("other.cu", KERNEL.replace("scale_shift(", "scale_and_shift("))
+    assert not check_matrix_index(other)
     assert "has no kernel called scale_shift" in capsys.readouterr().out
 
 
-def test_changed_signature_is_reported_not_raised(capsys):
-    """On the simulator a launch whose arguments do not fit the kernel raises TypeError (PyCUDA
-    cannot tell); the checker reports it."""
-    from helpers.backend import BACKEND, SourceModule
+def test_a_changed_parameter_type_is_named_on_both_backends(capsys):
+    path = stable_file("matrix_index_int_out.cu", variant(KERNEL, ("float *out", "int *out")))
+    verdict = check_matrix_index(path)
+    assert not verdict, capsys.readouterr().out
+    assert "parameter 4 of scale_shift, out, is declared 'int*'" in verdict.problem
+    assert "the checker passes 'float*'" in verdict.problem
 
-    if BACKEND != "simulator":
-        pytest.skip("PyCUDA does not check arguments against an unprepared kernel's parameters")
-    other = SourceModule("__global__ void scale_shift(const float *a, float *out, int rows, "
-                         "int cols) {}").get_function("scale_shift")
-    assert check_matrix_index_kernel(other) is False
+
+@pytest.mark.skipif(BACKEND != "simulator", reason="PyCUDA does not check arguments against an "
+                    "unprepared kernel's parameters")
+def test_changed_signature_is_reported_not_raised(kernels, capsys):
+    assert not check_matrix_index_kernel(kernels["fewer_parameters"])
     out = capsys.readouterr().out
-    assert out.startswith("NOT YET: the kernel's parameters"), out
-    assert "keep the signature" in out
+    assert out.startswith("NOT YET: the kernel could not be launched"), out
+    assert "keep the kernel's signature" in out
 
 
-def test_wild_write_is_reported_not_raised(capsys):
-    """A write far outside every array: the simulator stops the kernel with LaunchError, which
-    the checker reports. (Not run on a GPU: there it would leave the CUDA context unusable.)"""
-    from helpers.backend import BACKEND, SourceModule
-
-    if BACKEND != "simulator":
-        pytest.skip("an illegal address on a GPU breaks the context for the tests after it")
-    wild = SourceModule(source("wild", """
-        int col = blockIdx.x * blockDim.x + threadIdx.x;
-        int row = blockIdx.y * blockDim.y + threadIdx.y;
-        ((volatile float *)4096)[row * 16 + col] = 1.0f;  // never mapped: always faults
-    """)).get_function("wild")
-    assert check_matrix_index_kernel(wild) is False
+@pytest.mark.skipif(BACKEND != "simulator",
+                    reason="an illegal address on a GPU breaks the context for the tests after it")
+def test_wild_write_is_reported_not_raised(kernels, capsys):
+    assert not check_matrix_index_kernel(kernels["wild"])
     out = capsys.readouterr().out
     assert out.startswith("NOT YET: the kernel crashed"), out
     assert "bounds guard" in out

@@ -2,9 +2,10 @@
 known-wrong pipelines fail, each with the hint that names its mistake.
 
 The learner's work is a Python function, so the variants are Python source, exec'ed the way a
-notebook cell defines the function. Some mistakes (not waiting for the streams, copies that do
-not overlap) change only the timing or the moment the results arrive: only a GPU shows them, so
-those variants are tested on a GPU only.
+notebook cell defines the function. Returning before the streams are done leaves stale results on
+both backends (the simulator runs queued work only when the host waits for it, as a GPU may).
+Copies that do not overlap change only the timing: only a GPU shows them, so those variants are
+tested on a GPU only.
 """
 
 import json
@@ -32,8 +33,10 @@ def define(source: str):
 
 
 def run_check(fn, capsys):
-    ok = check_pipeline(fn)
-    return ok, capsys.readouterr().out
+    verdict = check_pipeline(fn)
+    out = capsys.readouterr().out
+    assert out.endswith(f"{verdict}\n"), out
+    return verdict.passed, out
 
 
 def test_solution_passes(capsys):
@@ -126,6 +129,9 @@ WRONG = {
              .replace("buffers[c % len(streams)]", "buffers[c]"),
         "the budget is one chunk per stream"),
     "raises": (HEAD + "    raise NotImplementedError('TODO')\n", "replace the TODO"),
+    "returns_before_the_copies_end": (
+        "KEEP = []\n" + RIGHT.replace(SYNC, "    KEEP.append(buffers)\n"),  # freeing would wait
+        "had not arrived yet"),
 }
 
 
@@ -150,12 +156,8 @@ def test_buffer_too_small_is_reported(capsys):
     assert "Hint: a copy or a kernel touched memory outside a buffer" in out, out
 
 
-# Mistakes that only a GPU shows: the results are right, but late or not overlapped.
-KEEP = "KEEP = []\n"  # buffers kept alive after return: freeing them would wait for the GPU
+# Mistakes that only a GPU shows: the results are right, but the work did not overlap.
 GPU_WRONG = {
-    "returns_before_the_copies_end": (
-        KEEP + RIGHT.replace(SYNC, "    KEEP.append(buffers)\n"),
-        "had not arrived yet"),
     "synchronous_copies": (
         RIGHT.replace("drv.memcpy_htod_async(d_in, h_in[lo:hi], s)", "drv.memcpy_htod(d_in, h_in[lo:hi])")
              .replace("drv.memcpy_dtoh_async(h_out[lo:hi], d_out, s)",
@@ -200,3 +202,16 @@ def test_kernel_matches_numpy():
     drv.memcpy_dtoh(guard, d_out)
     assert np.allclose(guard[:n], reference(x, work), rtol=1e-4, atol=1e-5)
     assert np.isnan(guard[n:]).all(), "the kernel wrote past n"
+
+
+@pytest.mark.skipif(BACKEND != "simulator", reason="on a GPU test_solution_passes runs it")
+def test_the_gpu_overlap_check_runs_its_course_on_the_simulator(monkeypatch, capsys):
+    """The overlap check runs only on a GPU; here it runs once, small, so that its code is
+    exercised on every machine. (The simulator cannot overlap, so either verdict may come.)"""
+    from helpers.exercises import pipeline_overlap
+    from helpers.exercises.pipeline import load_kernel
+
+    monkeypatch.setattr(pipeline_overlap, "BIG_N", 2**16 + 123)
+    verdict = pipeline_overlap.check_overlap(solution, load_kernel())
+    assert ("did not overlap" in verdict.problem) or verdict.passed, verdict
+    assert "your pipeline took" in verdict.problem

@@ -1,16 +1,23 @@
 """The scale_vector checker (helpers.exercises.scale_vector) of notebook 01: the solution passes,
-the stub fails, and each known mistake fails with the hint written for it."""
+the stub fails, and each known mistake fails with the hint written for it. The solution and all
+its wrong variants are compiled as one module."""
 
 import pytest
 
-from kernel_sources import solution, variant
+from kernel_sources import compile_variants, solution, stable_file, variant
 
-from helpers.backend import BACKEND, SourceModule
+from helpers.backend import BACKEND
 from helpers.exercises import scale_vector as checker
 
 
 KERNEL = solution("scale_vector.cu")
-
+GRID_STRIDE = """
+__global__ void scale_vector(const float *x, float *y, float alpha, int n)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        y[i] = alpha * x[i];
+}
+"""
 
 # (name, source, words that the NOT YET line must contain)
 WRONG = [
@@ -19,7 +26,7 @@ WRONG = [
      ["elements past n were written", "add a bounds guard"]),
     ("guard_off_by_one",
      variant(KERNEL, ("i < n", "i <= n")),
-     ["elements past n were written", "add a bounds guard"]),
+     ["y[n] was written", "off by one", "not i <= n"]),
     ("only_block_0",
      variant(KERNEL, ("blockIdx.x * blockDim.x + threadIdx.x", "threadIdx.x")),
      ["only the first block's elements", "blockIdx.x * blockDim.x"]),
@@ -39,45 +46,55 @@ WRONG = [
      variant(KERNEL, ("blockIdx.x * blockDim.x + threadIdx.x", "blockIdx.x * 128 + threadIdx.x")),
      ["NOT YET"]),
 ]
+# A write through a wild pointer (into the lowest pages, which are never mapped: a write far past
+# an array could land in some other mapping instead). Only run on the simulator: on a GPU an
+# illegal address leaves the context unusable for the rest of the test run.
+WILD = variant(KERNEL, ("y[i] = alpha * x[i];",
+                        "y[i] = alpha * x[i]; ((volatile float *)4096)[i] = 1.0f;"))
+# A kernel that never ends: on the simulator the checker stops it at its time limit. (A GPU
+# cannot stop it from Python: there the grading command's process time limit does.)
+ENDLESS = variant(KERNEL, ("    if (i < n) {", "    volatile int spin = 1;\n    while (spin) {}\n"
+                                             "    if (i < n) {"))
 
 
-def run_checker(source, capsys):
-    """Compile a source string and run the checker on its kernel: (verdict, printed text)."""
-    kernel = SourceModule(source).get_function("scale_vector")
+@pytest.fixture(scope="module")
+def kernels():
+    sources = {"solution": KERNEL, "grid_stride": GRID_STRIDE, **{w[0]: w[1] for w in WRONG}}
+    if BACKEND == "simulator":
+        sources["wild"] = WILD
+        sources["endless"] = ENDLESS
+    return compile_variants("scale_vector", sources)
+
+
+def run_checker(kernel, capsys):
+    """Run the checker on a compiled kernel: (verdict, printed text)."""
     verdict = checker.check_scale_vector_kernel(kernel)
     return verdict, capsys.readouterr().out
 
 
-def test_inline_solution_passes(capsys):
-    verdict, out = run_checker(KERNEL, capsys)
-    assert verdict is True, out
-    assert out.startswith("PASS:"), out
+def test_inline_solution_passes(kernels, capsys):
+    verdict, out = run_checker(kernels["solution"], capsys)
+    assert verdict.passed is True, out
+    assert out.startswith("PASS:") and out.strip() == str(verdict), out
 
 
-def test_grid_stride_solution_passes(capsys):
+def test_grid_stride_solution_passes(kernels, capsys):
     """A grid-stride loop is right too (more than the exercise asks)."""
-    source = """
-__global__ void scale_vector(const float *x, float *y, float alpha, int n)
-{
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
-        y[i] = alpha * x[i];
-}
-"""
-    verdict, out = run_checker(source, capsys)
-    assert verdict is True, out
+    verdict, out = run_checker(kernels["grid_stride"], capsys)
+    assert verdict.passed is True, out
 
 
 def test_stub_fails_saying_only_block_0(capsys):
-    assert checker.check_scale_vector() is False      # default path: the stub learners start from
+    verdict = checker.check_scale_vector()      # default path: the stub learners start from
     out = capsys.readouterr().out
-    assert out.startswith("NOT YET:"), out
+    assert not verdict and out.startswith("NOT YET:"), out
     assert "only the first block's elements" in out, out
 
 
 @pytest.mark.parametrize("name, source, expected", WRONG, ids=[w[0] for w in WRONG])
-def test_known_mistake_fails_with_its_hint(name, source, expected, capsys):
-    verdict, out = run_checker(source, capsys)
-    assert verdict is False, f"{name} passed the checker:\n{out}"
+def test_known_mistake_fails_with_its_hint(name, source, expected, kernels, capsys):
+    verdict, out = run_checker(kernels[name], capsys)
+    assert verdict.passed is False, f"{name} passed the checker:\n{out}"
     assert out.startswith("NOT YET:"), out
     assert out.count("NOT YET:") == 1, out
     for words in expected:
@@ -87,19 +104,39 @@ def test_known_mistake_fails_with_its_hint(name, source, expected, capsys):
 @pytest.mark.skipif(BACKEND != "simulator",
                     reason="on a GPU an illegal address leaves the context unusable for the "
                            "rest of the test run")
-def test_wild_write_is_reported_not_raised(capsys):
-    """A write through a wild pointer must not escape as an exception. (The address is in the
-    lowest pages, which are never mapped: a write far past an array could land in some other
-    mapping instead.)"""
-    source = variant(KERNEL, ("y[i] = alpha * x[i];",
-                              "y[i] = alpha * x[i]; ((volatile float *)4096)[i] = 1.0f;"))
-    verdict, out = run_checker(source, capsys)
-    assert verdict is False, out
+def test_wild_write_is_reported_not_raised(kernels, capsys):
+    """A write through a wild pointer must not escape as an exception."""
+    verdict, out = run_checker(kernels["wild"], capsys)
+    assert verdict.passed is False, out
     assert out.startswith("NOT YET:"), out
 
 
-def test_wrong_kernel_name_is_reported_not_raised(source_file, capsys):
-    other = source_file("scale.cu", KERNEL.replace("scale_vector(", "scale("))
-    assert checker.check_scale_vector(str(other)) is False
+@pytest.mark.skipif(BACKEND != "simulator", reason="a GPU kernel cannot be stopped from Python")
+def test_an_endless_loop_is_a_verdict_on_the_simulator(kernels, capsys, monkeypatch):
+    from helpers.exercises import kernel
+
+    monkeypatch.setattr(kernel, "LAUNCH_TIME_LIMIT", 0.5)
+    verdict, out = run_checker(kernels["endless"], capsys)
+    assert not verdict, out
+    assert "ran longer than the time limit of 0.5 s" in verdict.problem, out
+    assert "an endless loop?" in verdict.problem, out
+
+
+def test_wrong_kernel_name_is_reported_not_raised(capsys):
+    other = stable_file("scale.cu", KERNEL.replace("scale_vector(", "scale("))
+    assert not checker.check_scale_vector(other)
     out = capsys.readouterr().out
     assert "NOT YET:" in out and "no kernel called scale_vector" in out, out
+
+
+def test_a_double_parameter_is_named_on_both_backends(capsys):
+    """PyCUDA would pass the float32 alpha to a double parameter without a word."""
+    path = stable_file("scale_vector_double.cu",
+                       variant(KERNEL, ("float alpha", "double alpha")))
+    verdict = checker.check_scale_vector(path)
+    out = capsys.readouterr().out
+    assert not verdict
+    assert "parameter 3 of scale_vector, alpha, is declared 'double'" in verdict.problem, out
+    assert "the checker passes 'float'" in verdict.problem, out
+    assert "float alpha, int n" in verdict.hint, out
+    assert out.strip().endswith(str(verdict)), out

@@ -1,110 +1,100 @@
 """The sepia exercise (notebook 04): the solution passes, the stub and known-wrong kernels fail,
-each with the hint that names its mistake. Also: both grayscale kernels of cuda_src/grayscale.cu
+each with the hint that names its mistake (the wrong kernels are variants of the shipped
+solution, all compiled as one module). Also: the three grayscale kernels of cuda_src/grayscale.cu
 match NumPy within one grey level on awkward sizes."""
 
 import numpy as np
 import pytest
 
+from kernel_sources import compile_variants, solution, stable_file, variant
+
 from helpers.exercises.sepia import check_sepia, check_sepia_kernel
 
-SIGNATURE = """
-__global__ void sepia(const unsigned char *rgb, unsigned char *out, int width, int height)
-"""
-
-INDEX = """
-    int x = blockIdx.x * blockDim.x + threadIdx.x;
-    int y = blockIdx.y * blockDim.y + threadIdx.y;
-"""
-GUARD = "    if (x >= width || y >= height) return;\n"
-READ = """
-    int i = y * width + x;
-    float r = rgb[3 * i], g = rgb[3 * i + 1], b = rgb[3 * i + 2];
-    float r2 = 0.393f * r + 0.769f * g + 0.189f * b;
-    float g2 = 0.349f * r + 0.686f * g + 0.168f * b;
-    float b2 = 0.272f * r + 0.534f * g + 0.131f * b;
-"""
-WRITE = """
-    out[3 * i]     = (unsigned char)fminf(r2 + 0.5f, 255.0f);
-    out[3 * i + 1] = (unsigned char)fminf(g2 + 0.5f, 255.0f);
-    out[3 * i + 2] = (unsigned char)fminf(b2 + 0.5f, 255.0f);
-"""
-RIGHT = INDEX + GUARD + READ + WRITE
+KERNEL = solution("sepia.cu")
+GUARD = "    if (x >= width || y >= height)\n        return;\n"
+INDEX_X = "blockIdx.x * blockDim.x + threadIdx.x"
+INDEX_Y = "blockIdx.y * blockDim.y + threadIdx.y"
+WRITE_R = "    out[3 * i]     = (unsigned char)fminf(r2 + 0.5f, 255.0f);   // round, and clamp to 255\n"
+WRITE_G = "    out[3 * i + 1] = (unsigned char)fminf(g2 + 0.5f, 255.0f);\n"
+WRITE_B = "    out[3 * i + 2] = (unsigned char)fminf(b2 + 0.5f, 255.0f);\n"
+READ = "float r = rgb[3 * i], g = rgb[3 * i + 1], b = rgb[3 * i + 2];"
 
 
-def kernel(body):
-    """Compile a sepia kernel with the given body (inline source, like a learner's edit)."""
-    from helpers.backend import SourceModule
-
-    return SourceModule(SIGNATURE + "{\n" + body + "\n}\n").get_function("sepia")
+def each_channel(old, new):
+    """The replacement (old, new) in all three channels' lines: {c} stands for r, g, b."""
+    return [(old.format(c=c), new.format(c=c)) for c in "rgb"]
 
 
-# name: (kernel body, a piece of the expected verdict)
+# name: (replacements in the solution, a piece of the expected verdict)
 WRONG = {
-    "no_bounds_guard": (INDEX + READ + WRITE, "Hint: no bounds guard"),
-    "guard_off_by_one": (INDEX + "    if (x > width || y > height) return;\n" + READ + WRITE,
-                         "Hint: no bounds guard"),
-    "only_block_0": ("int x = threadIdx.x, y = threadIdx.y;\n" + GUARD + READ + WRITE,
+    "no_bounds_guard": ([(GUARD, "")], "Hint: no bounds guard"),
+    "guard_off_by_one": ([("x >= width || y >= height", "x > width || y > height")],
+                         "the bounds guard is off by one"),
+    "only_block_0": ([(INDEX_X, "threadIdx.x"), (INDEX_Y, "threadIdx.y")],
                      "only block 0's pixels were written"),
-    "blockIdx_y_missing": ("int x = blockIdx.x * blockDim.x + threadIdx.x, y = threadIdx.y;\n"
-                           + GUARD + READ + WRITE, "Hint: blockIdx.y is missing from y"),
-    "x_y_swapped": ("""
-        int y = blockIdx.x * blockDim.x + threadIdx.x;
-        int x = blockIdx.y * blockDim.y + threadIdx.y;
-    """ + GUARD + READ + WRITE, "Hint: x and y are swapped"),
-    "row_length_is_height": (INDEX + GUARD + READ.replace("y * width + x", "y * height + x")
-                             + WRITE, "pixels were never written"),
-    "last_row_skipped": (INDEX + "    if (x >= width || y >= height - 1) return;\n" + READ
-                         + WRITE, "pixels were never written"),
-    "no_clamp": (INDEX + GUARD + READ + """
-        out[3 * i]     = (unsigned char)(r2 + 0.5f);
-        out[3 * i + 1] = (unsigned char)(g2 + 0.5f);
-        out[3 * i + 2] = (unsigned char)(b2 + 0.5f);
-    """, "Hint: clamp before converting"),
-    "input_read_as_bgr": (INDEX + GUARD + READ.replace(
-        "float r = rgb[3 * i], g = rgb[3 * i + 1], b = rgb[3 * i + 2];",
-        "float b = rgb[3 * i], g = rgb[3 * i + 1], r = rgb[3 * i + 2];") + WRITE,
-        "reads the input bytes as BGR"),
-    "outputs_swapped": (INDEX + GUARD + READ + WRITE.replace("r2 + 0.5f", "TMP").replace(
-        "b2 + 0.5f", "r2 + 0.5f").replace("TMP", "b2 + 0.5f"), "Hint: channels mixed up"),
-    "matrix_transposed": (INDEX + GUARD + """
-        int i = y * width + x;
-        float r = rgb[3 * i], g = rgb[3 * i + 1], b = rgb[3 * i + 2];
-        float r2 = 0.393f * r + 0.349f * g + 0.272f * b;
-        float g2 = 0.769f * r + 0.686f * g + 0.534f * b;
-        float b2 = 0.189f * r + 0.168f * g + 0.131f * b;
-    """ + WRITE, "the matrix's columns used as its rows"),
-    "blue_never_written": (INDEX + GUARD + READ + WRITE.replace(
-        "out[3 * i + 2] = (unsigned char)fminf(b2 + 0.5f, 255.0f);", "(void)b2;"),
-        "only some of their three bytes written (blue missing"),
-    "pixel_index_used_as_byte_index": (INDEX + GUARD + READ + """
-        out[i] = (unsigned char)fminf(r2 + 0.5f, 255.0f);
-        (void)g2; (void)b2;
-    """, "only some of their three bytes written"),
-    "nothing_written": (INDEX + GUARD, "nothing was written"),
-    "wrong_weight": (INDEX + GUARD + READ.replace("0.769f * g", "0.669f * g") + WRITE,
-                     "values are wrong"),
+    "blockIdx_y_missing": ([(INDEX_Y, "threadIdx.y")], "Hint: blockIdx.y is missing from y"),
+    "x_y_swapped": ([("int x = " + INDEX_X, "int x = " + INDEX_Y),
+                     ("int y = " + INDEX_Y, "int y = " + INDEX_X)], "Hint: x and y are swapped"),
+    "row_length_is_height": ([("int i = y * width + x;", "int i = y * height + x;")],
+                             "pixels were never written"),
+    "last_row_skipped": ([("y >= height", "y >= height - 1")], "pixels were never written"),
+    "no_clamp": (each_channel("fminf({c}2 + 0.5f, 255.0f)", "({c}2 + 0.5f)"),
+                 "Hint: clamp before converting"),
+    "truncates_instead_of_rounding": (each_channel("fminf({c}2 + 0.5f, 255.0f)", "fminf({c}2, 255.0f)"),
+                                      "the kernel truncates instead of rounding"),
+    "input_read_as_bgr": ([(READ, "float b = rgb[3 * i], g = rgb[3 * i + 1], r = rgb[3 * i + 2];")],
+                          "reads the input bytes as BGR"),
+    "outputs_swapped": ([("fminf(r2 + 0.5f", "fminf(TMP"), ("fminf(b2 + 0.5f", "fminf(r2 + 0.5f"),
+                         ("fminf(TMP", "fminf(b2 + 0.5f")], "Hint: channels mixed up"),
+    "matrix_transposed": ([("0.393f * r + 0.769f * g + 0.189f * b", "0.393f * r + 0.349f * g + 0.272f * b"),
+                           ("0.349f * r + 0.686f * g + 0.168f * b", "0.769f * r + 0.686f * g + 0.534f * b"),
+                           ("0.272f * r + 0.534f * g + 0.131f * b", "0.189f * r + 0.168f * g + 0.131f * b")],
+                          "the matrix's columns used as its rows"),
+    "blue_never_written": ([(WRITE_B, "    (void)b2;\n")],
+                           "only some of their three bytes written (blue missing"),
+    "pixel_index_used_as_byte_index": (
+        [(WRITE_R + WRITE_G + WRITE_B,
+          "    out[i] = (unsigned char)fminf(r2 + 0.5f, 255.0f);\n    (void)g2; (void)b2;\n")],
+        "only some of their three bytes written"),
+    "nothing_written": ([(WRITE_R + WRITE_G + WRITE_B, "    (void)r2; (void)g2; (void)b2;\n")],
+                        "nothing was written"),
+    "wrong_weight": ([("0.769f * g", "0.669f * g")], "values are wrong"),
 }
 
 
+@pytest.fixture(scope="module")
+def kernels():
+    return compile_variants("sepia", {"solution": KERNEL,
+                                      **{name: variant(KERNEL, *r) for name, (r, _) in WRONG.items()}})
+
+
 def test_stub_fails(capsys):
-    assert check_sepia("exercises/sepia.cu") is False
+    assert not check_sepia("exercises/sepia.cu")
     out = capsys.readouterr().out
     assert out.startswith("NOT YET: ")
     assert "only block 0's pixels were written" in out
 
 
-def test_inline_right_kernel_passes(capsys):
-    assert check_sepia_kernel(kernel(RIGHT)) is True
+def test_inline_right_kernel_passes(kernels, capsys):
+    assert check_sepia_kernel(kernels["solution"]).passed is True
     assert capsys.readouterr().out.startswith("PASS: ")
 
 
 @pytest.mark.parametrize("name", sorted(WRONG))
-def test_wrong_kernel_fails_with_its_hint(name, capsys):
-    body, expected = WRONG[name]
-    assert check_sepia_kernel(kernel(body)) is False
+def test_wrong_kernel_fails_with_its_hint(name, kernels, capsys):
+    expected = WRONG[name][1]
+    assert check_sepia_kernel(kernels[name]).passed is False
     out = capsys.readouterr().out
     assert out.startswith("NOT YET: "), out
     assert expected in out, out
+
+
+def test_a_changed_parameter_type_is_named_on_both_backends(capsys):
+    path = stable_file("sepia_float_width.cu", variant(KERNEL, ("int width", "float width")))
+    verdict = check_sepia(path)
+    assert not verdict, capsys.readouterr().out
+    assert "parameter 3 of sepia, width, is declared 'float'" in verdict.problem
+    assert "the checker passes 'int'" in verdict.problem
 
 
 # ---- the grayscale kernels of notebook 04 -------------------------------------------------------
@@ -136,8 +126,8 @@ def run_gray(mod, name, rgb):
     if name == "rgb_to_gray":
         func(rgb_gpu, out, np.int32(w), np.int32(h), block=(32, 8, 1),
              grid=((w + 31) // 32, (h + 7) // 8))
-    else:
-        threads = n // 16 + 1
+    else:                                   # rgb_to_gray_x4 or rgb_to_gray_x16: a 1D grid
+        threads = n // int(name.rsplit("_x", 1)[1]) + 1
         func(rgb_gpu, out, np.int32(n), block=(256, 1, 1), grid=((threads + 255) // 256, 1))
     drv.Context.synchronize()
     host = out.get()
@@ -149,7 +139,7 @@ def run_gray(mod, name, rgb):
 GRAY_SIZES = [(37, 53), (53, 37), (1, 7), (3, 5), (16, 16), (33, 97), (1, 17)]
 
 
-@pytest.mark.parametrize("name", ["rgb_to_gray", "rgb_to_gray_x16"])
+@pytest.mark.parametrize("name", ["rgb_to_gray", "rgb_to_gray_x4", "rgb_to_gray_x16"])
 @pytest.mark.parametrize("size", GRAY_SIZES, ids=[f"{h}x{w}" for h, w in GRAY_SIZES])
 def test_grayscale_kernel_matches_numpy(grayscale, name, size):
     rng = np.random.default_rng(size[0] * 100 + size[1])

@@ -265,6 +265,60 @@ def test_atomics_under_contention():
     assert bits.get().tolist() == [(1 << 31) - 1, n % 2, 0, 42]
 
 
+# ---- integer division and local memory, as a GPU has them ----------------------------------------
+DIVISION = r"""
+__global__ void divide(const int *a, const int *b, int d, int *out, const long long *a64,
+                       const long long *b64, long long *out64) {
+    int i = threadIdx.x;
+    out[4 * i] = a[i] / b[i];        // divisors read from memory
+    out[4 * i + 1] = a[i] % b[i];
+    out[4 * i + 2] = a[i] / d;       // a divisor in a register
+    out[4 * i + 3] = a[i] % d;
+    out64[2 * i] = a64[i] / b64[i];
+    out64[2 * i + 1] = a64[i] % b64[i];
+}
+"""
+
+
+def test_the_most_negative_integer_divided_by_minus_one_is_itself():
+    """INT_MIN / -1 overflows: a GPU gives INT_MIN (remainder 0); x86 would trap."""
+    int_min, ll_min = np.iinfo(np.int32).min, np.iinfo(np.int64).min
+    a = np.array([int_min, int_min, 7, -7], np.int32)
+    b = np.array([-1, 1, -1, 2], np.int32)
+    a64 = np.array([ll_min, ll_min, 7, -7], np.int64)
+    b64 = np.array([-1, 1, -1, 2], np.int64)
+    out, out64 = gpuarray.zeros(16, np.int32), gpuarray.zeros(8, np.int64)
+    module(DIVISION).get_function("divide")(
+        gpuarray.to_gpu(a), gpuarray.to_gpu(b), np.int32(-1), out, gpuarray.to_gpu(a64),
+        gpuarray.to_gpu(b64), out64, block=(4, 1, 1))
+    got = out.get().reshape(4, 4)
+    assert got[:, 0].tolist() == [int_min, int_min, -7, -3]
+    assert got[:, 1].tolist() == [0, 0, 0, -1]
+    assert got[:, 2].tolist() == [int_min, int_min, -7, 7]
+    assert got[:, 3].tolist() == [0, 0, 0, 0]
+    assert out64.get().reshape(4, 2).tolist() == [[ll_min, 0], [ll_min, 0], [-7, 0], [-3, -1]]
+
+
+LOCAL = r"""
+__global__ void big_local(const int *idx, int *out) {
+    int local[300 * 1024 / 4];       // 300 KiB: a GPU allows a thread 512 KiB of local memory
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    for (int i = 0; i < 300 * 1024 / 4; i++) local[i] = 3 * i + t;
+    __syncthreads();                 // every thread on a stack of its own
+    out[t] = local[idx[t]];
+}
+"""
+
+
+def test_a_thread_may_have_300_kib_of_local_arrays():
+    n = 2 * 32
+    idx = np.random.default_rng(3).integers(0, 300 * 1024 // 4, n).astype(np.int32)
+    out = gpuarray.zeros(n, np.int32)
+    module(LOCAL).get_function("big_local")(gpuarray.to_gpu(idx), out, block=(32, 1, 1),
+                                            grid=(2, 1))
+    assert np.array_equal(out.get(), 3 * idx + np.arange(n))
+
+
 # ---- constant and global variables ---------------------------------------------------------------
 def test_constant_memory_and_device_globals():
     src = r"""

@@ -3,12 +3,10 @@ compiled modules are cached safely. These run the simulator whatever backend is 
 
 import ctypes
 import os
-import signal
 import subprocess
 import sys
 import textwrap
 import threading
-import time
 import uuid
 from pathlib import Path
 
@@ -52,6 +50,7 @@ __global__ void dynamic(float *out) {
     buf[threadIdx.x] = 1.0f;
     out[threadIdx.x] = buf[threadIdx.x];
 }
+__global__ void chase(float **pointers) { pointers[0][0] = 1.0f; }
 __global__ void deep(float *out, int k) {
     float big[200000];                                // 800 KB: more than a thread's stack
     for (int i = 0; i < 200000; i++) big[i] = i * k;
@@ -60,12 +59,9 @@ __global__ void deep(float *out, int k) {
 """
 
 
-FAULTS = '#line 1 "faults.cu"\n' + KERNELS
-
-
 @pytest.fixture(scope="module")
 def mod():
-    return SourceModule(FAULTS)
+    return SourceModule('#line 1 "faults.cu"\n' + KERNELS)
 
 
 def launch_error(fn, *args, **kw):
@@ -87,7 +83,12 @@ def test_use_after_free_is_caught(mod):
     a, b = drv.mem_alloc(4096), drv.mem_alloc(4096)
     stale = np.intp(int(b))
     b.free()
-    msg = launch_error(mod.get_function("copy"), a, stale, np.int32(1), block=(1, 1, 1))
+    # a freed address given to a kernel is refused before it runs
+    with pytest.raises(drv.LogicError, match=r"parameter #1 .*'copy'.*use after free"):
+        mod.get_function("copy")(a, stale, np.int32(1), block=(1, 1, 1))
+    # one the kernel finds in memory faults where it is used
+    pointers = gpuarray.to_gpu(np.array([int(stale)], np.uint64))
+    msg = launch_error(mod.get_function("chase"), pointers.gpudata, block=(1, 1, 1))
     assert "a write to" in msg and "use after free" in msg
 
 
@@ -129,93 +130,6 @@ def test_stack_overflow_is_reported(mod):
     msg = launch_error(mod.get_function("deep"), gpuarray.zeros(1, np.float32), np.int32(1),
                        block=(1, 1, 1))
     assert "stack overflowed" in msg
-
-
-def test_local_arrays_larger_than_the_stack_write_nothing_outside_it():
-    """A frame larger than a thread's stack must fault on the stack's guard page before it
-    writes a byte, not jump over the guard and write into what lies below: another thread's
-    stack, or (for thread 0) whatever memory of the process is mapped there. Thread 3's 400 KB
-    array here reaches down into thread 2's stack, where the test leaves a canary."""
-    mod = SourceModule(r"""
-    __global__ void where(unsigned long long *out) {
-        volatile int local = 0;
-        __syncthreads();
-        out[threadIdx.x] = (unsigned long long)&local;
-    }
-    __global__ void big(float *out, int k) {
-        __syncthreads();
-        if (threadIdx.x != 3) return;
-        volatile float a[100000];                            // 400 KB, in a 256 KB stack
-        for (int i = 0; i < 100000; i++) a[i] = i * k;
-        out[0] = a[k];
-    }""")
-    with settings.changed(workers=1):                       # one worker: one pool of stacks
-        where = gpuarray.zeros(4, np.uint64)
-        mod.get_function("where")(where, block=(4, 1, 1))
-        top = [int(a) for a in where.get()]                 # near the top of each stack
-        stride = top[1] - top[0]
-        assert top[3] - top[2] == stride and stride < 400 * 1024 < 2 * stride
-        address = top[3] - 384 * 1024        # inside the array, in thread 2's (unused) stack
-        assert top[2] - stride + 4096 < address < top[2] - 4096
-        canary = ctypes.c_uint64.from_address(address)
-        canary.value = 0x5EED_CAFE_F00D_BEEF
-        msg = launch_error(mod.get_function("big"), gpuarray.zeros(1, np.float32), np.int32(1),
-                           block=(4, 1, 1))
-        assert "stack overflowed" in msg
-        assert canary.value == 0x5EED_CAFE_F00D_BEEF, "the array was written below its stack"
-
-
-def wait_until_spinning(pid, cpu_s=0.3, timeout_s=30):
-    """Return once process pid has used cpu_s more CPU time (an endless kernel running), or, where
-    /proc is missing, after a second."""
-    stat = Path(f"/proc/{pid}/stat")
-    if not stat.exists():
-        time.sleep(1.0)
-        return
-
-    def used():
-        fields = stat.read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")   # utime + stime
-
-    first, deadline = used(), time.monotonic() + timeout_s
-    while used() - first < cpu_s:
-        assert time.monotonic() < deadline, "the endless kernel never started"
-        time.sleep(0.05)
-
-
-@pytest.mark.slow
-def test_an_endless_kernel_can_be_interrupted_and_the_process_lives_on(mod):
-    """Jupyter's interrupt button sends SIGINT to the kernel's process. A child process plays the
-    notebook (the signal goes to it, never to pytest): interrupted in the middle of an endless
-    launch, it gets KeyboardInterrupt, and its next launch runs."""
-    child = textwrap.dedent(f"""
-        import numpy as np
-        from helpers.sim import gpuarray
-        from helpers.sim.compiler import SourceModule
-        mod = SourceModule({FAULTS!r})                     # in the cache: the fixture built it
-        flag = gpuarray.zeros(1, np.int32)
-        print("launching", flush=True)
-        try:
-            mod.get_function("spin")(flag, block=(32, 1, 1), grid=(8, 1))
-        except KeyboardInterrupt as e:
-            print("KeyboardInterrupt:", e, flush=True)
-        out = gpuarray.zeros(64, np.float32)
-        mod.get_function("dynamic")(out, block=(64, 1, 1), shared=256)
-        print("next launch right:", bool((out.get() == 1).all()), flush=True)
-    """)
-    proc = subprocess.Popen([sys.executable, "-c", child], cwd=Path(__file__).parent.parent,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout.readline() == "launching\n", proc.communicate()
-        wait_until_spinning(proc.pid)
-        start = time.perf_counter()
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        proc.kill()
-    assert "KeyboardInterrupt: kernel 'spin' was interrupted" in out, out + err
-    assert "next launch right: True" in out, out + err
-    assert proc.returncode == 0 and time.perf_counter() - start < 10
 
 
 # ---- arguments: stricter than PyCUDA, where PyCUDA would go wrong silently --------------------------

@@ -34,6 +34,7 @@ def test_simulator_benchmark_runs_at_a_tiny_size(tmp_path):
     for text in ("compile: simulator mandelbrot.cu", "serial C++ (g++ -O2, 1 core)",
                  "NumPy (vectorized, float32)", "reduction, 2 workers", "reduction, 1 worker",
                  "Verdicts:", "simulator per core within 2x", "5000-element reduction in at most",
+                 "Barrier cost", "at most 5 ns a barrier per thread",
                  "results agree: yes"):
         assert text in out, f"{text!r} missing from:\n{out}"
     assert "DISAGREE" not in out

@@ -5,6 +5,8 @@
     python tools/store_outputs.py notebooks/01_hello_cuda.ipynb
     python tools/store_outputs.py --strip              # remove outputs (for committing)
     python tools/store_outputs.py --format             # only rewrite in the canonical format
+    python tools/store_outputs.py --reference          # store outputs, and refresh the figures
+                                                       # the simulator draws beside its own
 
 Executes each notebook top to bottom in one fresh kernel of this Python environment, with
 notebooks/ as the working directory, and writes it back in place with its outputs. The
@@ -12,6 +14,10 @@ notebook's metadata gets "cuda_course": {"backend", "device", "executed_at", "py
 Any cell error (or any stored error output) stops the tool with a non-zero exit, and the
 notebook is left untouched. Without a GPU (backend "simulator") it refuses unless
 --allow-simulator is given: stored outputs are meant to come from a real GPU.
+
+With --reference (GPU only), the figures each notebook hands to ``helpers.reference.beside``
+during the run are also written into helpers/data/h200_reference.json, each with the notebook,
+device and date it came from (entries no notebook measured this time are kept).
 
 Every notebook is written as nbformat writes it (JSON, indent 1, sorted keys, trailing
 newline); tests/test_notebook_format.py checks exactly that format.
@@ -107,6 +113,40 @@ def run_facts() -> dict:
     return {"backend": backend.BACKEND, "device": device, "pycuda": pycuda_version}
 
 
+def execute_recording(nb, path: Path, timeout: int, facts: dict, found: dict) -> None:
+    """Execute ``nb`` with helpers.reference recording into a file of its own; add what it
+    recorded to ``found`` ({key: entry}), each entry naming the notebook, device and date."""
+    import tempfile
+
+    from helpers import reference
+
+    with tempfile.TemporaryDirectory(prefix="cuda-course-reference-") as tmp:
+        target = Path(tmp) / "figures.json"
+        os.environ[reference.RECORD_TO] = str(target)   # the notebook's kernel inherits it
+        try:
+            execute(nb, path, timeout)
+        finally:
+            del os.environ[reference.RECORD_TO]
+        recorded = reference.load(target)["figures"]
+    when = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    for key, entry in recorded.items():
+        found[key] = {"source": f"notebooks/{path.name}, run by tools/store_outputs.py "
+                                f"--reference on {facts['device']}, {when} (PyCUDA "
+                                f"{facts['pycuda']})", "values": entry["values"]}
+
+
+def write_reference(found: dict, facts: dict) -> None:
+    """Merge the figures ``found`` into helpers/data/h200_reference.json (atomically)."""
+    from helpers import reference
+
+    data = reference.load(reference.PATH)
+    data["device"] = facts["device"]
+    data["figures"].update(found)
+    reference.save(reference.PATH, data)
+    print(f"wrote {reference.PATH.relative_to(ROOT)}: {len(found)} measurements refreshed "
+          f"({', '.join(sorted(found)) or 'none'})")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("notebooks", nargs="*", type=Path,
@@ -114,6 +154,8 @@ def main(argv=None) -> int:
     mode = ap.add_mutually_exclusive_group()
     mode.add_argument("--strip", action="store_true", help="remove outputs instead of storing")
     mode.add_argument("--format", action="store_true", help="only rewrite in canonical format")
+    mode.add_argument("--reference", action="store_true",
+                      help="store outputs and refresh helpers/data/h200_reference.json (GPU only)")
     ap.add_argument("--allow-simulator", action="store_true",
                     help="store outputs even when the backend is the simulator (testing only)")
     ap.add_argument("--timeout", type=int, default=600, help="seconds per cell (default 600)")
@@ -132,21 +174,31 @@ def main(argv=None) -> int:
                   "from a GPU run (use --allow-simulator only to test this tool)",
                   file=sys.stderr)
             return 1
+        if args.reference and facts["backend"] != "pycuda":
+            print("--reference needs a GPU: the data file holds a GPU's figures",
+                  file=sys.stderr)
+            return 1
         print(f"backend {facts['backend']}, device {facts['device']}")
 
+    found: dict = {}
     for path in paths:
         nb = nbformat.read(path, as_version=4)
         if args.strip:
             strip(nb)
         elif not args.format:
             print(f"executing {path.name} ...", flush=True)
-            execute(nb, path, args.timeout)
+            if args.reference:
+                execute_recording(nb, path, args.timeout, facts, found)
+            else:
+                execute(nb, path, args.timeout)
             nb.metadata["cuda_course"] = {
                 **facts,
                 "executed_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
             }
         write(nb, path)
         print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
+    if args.reference:
+        write_reference(found, facts)
     return 0
 
 

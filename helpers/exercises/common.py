@@ -1,13 +1,12 @@
 """Small pieces shared by the exercise checkers.
 
-- ``passed(msg)`` / ``not_yet(problem, hint)`` print the verdict and return ``True`` / ``False``.
-- ``compile_exercise(path, name)`` compiles a ``.cu`` file from ``cuda_src/`` and returns the
-  kernel, or reports the compile error and returns ``None``.
 - ``GuardedOutput`` is an output buffer pre-filled with poison (NaN for floats) followed by a
   guard zone, so that a checker can tell "never written" and "written past the end" apart from
   "written wrong".
 - ``launch_catching(launch)`` runs a launch and synchronizes, and turns the errors a wrong kernel
   causes into a message instead of an exception.
+
+The verdicts themselves, and the loop that finds them, are in ``helpers.exercises.verdict``.
 
 The backend (``helpers.backend``) is imported inside the functions, so that importing a checker
 module costs nothing until it runs.
@@ -22,47 +21,6 @@ GUARD = 64
 writes into it (the launch rounds the thread count up to a whole number of blocks)."""
 
 INT_POISON = -559038737  # 0xDEADBEEF as a signed 32-bit int; also fits (wrapped) in smaller ints
-
-
-def passed(msg: str) -> bool:
-    """Print ``PASS: msg`` and return True."""
-    print(f"PASS: {msg}")
-    return True
-
-
-def not_yet(problem: str, hint: str | None = None) -> bool:
-    """Print ``NOT YET: problem. Hint: hint`` and return False."""
-    text = f"NOT YET: {problem.rstrip().rstrip('.')}."
-    if hint:
-        text += f" Hint: {hint}"
-    print(text)
-    return False
-
-
-def compile_exercise(path: str, name: str, **kw):
-    """Compile ``cuda_src/<path>`` and return the kernel called ``name``; None if that fails.
-
-    A compile error, a missing file or a missing kernel is reported with ``not_yet`` (the compiler's
-    message is printed, since it names the line), not raised.
-    """
-    from helpers.backend import compile_cu, drv
-
-    try:
-        mod = compile_cu(path, **kw)
-    except drv.CompileError as err:
-        print(getattr(err, "stderr", None) or err)
-        not_yet(f"{path} does not compile",
-                "read the first error above: it names the file and line")
-        return None
-    except FileNotFoundError as err:
-        not_yet(f"cannot find {path}: {err}", "check the name: paths are relative to cuda_src/, as in \"exercises/scale_vector.cu\"")
-        return None
-    try:
-        return mod.get_function(name)
-    except drv.LogicError as err:
-        not_yet(f"{path} has no kernel called {name} ({err})",
-                f"keep the signature given in the file: __global__ void {name}(...)")
-        return None
 
 
 def poison_value(dtype) -> object:
@@ -110,6 +68,10 @@ class GuardedOutput:
         result = host[: self.size].reshape(self.shape)
         return result, bool(is_poison(host[self.size:]).all())
 
+    def written_past_end(self) -> np.ndarray:
+        """Flat indices (counted from the start of the output) past its end that were written."""
+        return np.flatnonzero(~is_poison(self.gpu.get()[self.size:])) + self.size
+
 
 def launch_catching(launch) -> str | None:
     """Run ``launch()`` then ``Context.synchronize()``; return None, or what went wrong.
@@ -118,14 +80,20 @@ def launch_catching(launch) -> str | None:
     ``drv.LaunchError`` (naming the block and thread); PyCUDA reports the GPU's "illegal
     address" as ``drv.LogicError``, as it does a bad launch configuration (a block of more than
     1024 threads). Those come back as a message for ``not_yet``. (After an illegal address a
-    GPU's context is unusable: restart the Jupyter kernel.)
+    GPU's context is unusable: restart the Jupyter kernel.) A ``TypeError`` (arguments the
+    kernel does not take) is raised again as ``verdict.KernelArgumentError``.
     """
     from helpers.backend import drv
+    from helpers.exercises.verdict import KernelArgumentError
 
     try:
         launch()
         drv.Context.synchronize()
+    except TypeError as err:  # the simulator checks arguments against the kernel's parameters
+        raise KernelArgumentError(str(err)) from err
     except drv.LaunchError as err:
+        if "ran longer than the time limit" in str(err):
+            raise  # not a crash: verdict.first_mistake names it
         return f"the kernel crashed: {err}"
     except drv.LogicError as err:
         return f"the launch failed: {err}"

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from helpers.exercises.common import (GuardedOutput, compile_exercise, is_poison, launch_catching,
-                                      not_yet, passed)
+from helpers.exercises.common import GuardedOutput, is_poison, launch_catching
+from helpers.exercises.kernel import KernelExercise
 
 TOLERANCE = 0.01
 """Largest fraction of pixels allowed to differ from the NumPy reference (float rounding)."""
@@ -149,80 +149,91 @@ def _wrong_answers(case):
            "count every step taken, including the one after which |z|^2 > 4 is seen")
 
 
-def _run_case(kernel, case):
-    """Run one case: None if the kernel got it right, else False (after printing NOT YET)."""
-    width, height, x_min, y_min, dx, dy = _case_args(case)
-    c_re, c_im = case["c"]
-    max_iter = case["max_iter"]
+def _where(case):
+    width, height = case["width"], case["height"]
     bx, by, _ = case["block"]
     grid = ((width + bx - 1) // bx, (height + by - 1) // by)
-    where = (f"{width}x{height} image, block={case['block'][:2]}, grid={grid}, "
-             f"c={c_re}{c_im:+}i, max_iter={max_iter}")
+    c_re, c_im = case["c"]
+    return (f"{width}x{height} image, block={case['block'][:2]}, grid={grid}, "
+            f"c={c_re}{c_im:+}i, max_iter={case['max_iter']}")
+
+
+def _mistakes(kernel, case):
+    """Run one case; yield (problem, hint) for each mistake seen, the most telling first."""
+    width, height, x_min, y_min, dx, dy = _case_args(case)
+    c_re, c_im = case["c"]
+    bx, by, _ = case["block"]
     # A guard zone as long as a block's worth of extra rows: a kernel without its bounds guard
     # writes there, not into someone else's memory.
     out = GuardedOutput((height, width), np.int32, guard=by * width + bx)
     f32, i32 = np.float32, np.int32
-
-    def launch():
-        kernel(out.gpu, i32(width), i32(height), f32(x_min), f32(y_min), f32(dx), f32(dy),
-               f32(c_re), f32(c_im), i32(max_iter), block=case["block"], grid=grid)
-
-    try:
-        problem = launch_catching(launch)
-    except TypeError as err:                     # wrong kernel signature
-        return not_yet(f"the kernel could not be launched: {err}",
-                       "keep the signature from the stub: (int *iters, int width, int height, "
-                       "float x_min, float y_min, float dx, float dy, float c_re, float c_im, "
-                       "int max_iter)")
+    problem = launch_catching(lambda: kernel(
+        out.gpu, i32(width), i32(height), f32(x_min), f32(y_min), f32(dx), f32(dy), f32(c_re),
+        f32(c_im), i32(case["max_iter"]), block=case["block"],
+        grid=((width + bx - 1) // bx, (height + by - 1) // by)))
     if problem:
-        return not_yet(f"{problem} ({where})",
-                       "threads outside the image must not write: "
-                       "if (x >= width || y >= height) return;")
-    got, guard_untouched = out.read()
-    if not guard_untouched:
-        return not_yet(f"the kernel wrote past the end of the image ({where})",
-                       "the grid is rounded up to whole blocks, so some threads fall outside the "
-                       "image: add if (x >= width || y >= height) return; before writing")
-    unwritten = is_poison(got)
-    if unwritten.any():
-        ys, xs = np.nonzero(~unwritten)
-        if ys.size and xs.max() < bx and ys.max() < by:
-            return not_yet(f"only the pixels of block (0, 0) were written ({where})",
-                           "x = threadIdx.x is only right in the first block: "
-                           "x = blockIdx.x * blockDim.x + threadIdx.x, and the same for y")
-        ys, xs = np.nonzero(unwritten)
-        return not_yet(f"{unwritten.sum()} of {got.size} pixels were never written, the first at "
-                       f"(x={xs[0]}, y={ys[0]}) ({where})",
-                       "every pixel needs a thread that writes it: compute x from the .x "
-                       "built-ins and y from the .y ones, and compare x with width, y with height")
-    ref = julia_reference(width, height, x_min, y_min, dx, dy, c_re, c_im, max_iter)
+        yield (problem, "threads outside the image must not write: "
+               "if (x >= width || y >= height) return;")
+        return
+    got, _ = out.read()
+    yield from _unwritten_or_past_end(got, out.written_past_end(), width, height, bx, by)
+    ref = julia_reference(width, height, x_min, y_min, dx, dy, c_re, c_im, case["max_iter"])
     if _close(got, ref):
-        return None
+        return
     for wrong, problem, hint in _wrong_answers(case):
         if _close(got, wrong):
-            return not_yet(f"{problem} ({where})", hint)
+            yield problem, hint
     bad = got != ref
     ys, xs = np.nonzero(bad)
     y, x = ys[0], xs[0]
-    return not_yet(f"{bad.mean():.1%} of the pixels differ from NumPy's, "
-                   f"the first at (x={x}, y={y}): got {got[y, x]}, expected {ref[y, x]} ({where})",
-                   "compare your loop with the Mandelbrot kernel's: the new z_re and z_im must "
-                   "both be computed from the old values, and n counts the steps taken")
+    yield (f"{bad.mean():.1%} of the pixels differ from NumPy's, "
+           f"the first at (x={x}, y={y}): got {got[y, x]}, expected {ref[y, x]}",
+           "compare your loop with the Mandelbrot kernel's: the new z_re and z_im must "
+           "both be computed from the old values, and n counts the steps taken")
 
 
-def check_julia_kernel(kernel) -> bool:
-    """Check a compiled ``julia`` kernel: print PASS or NOT YET with a hint; True if right."""
-    for case in CASES:
-        verdict = _run_case(kernel, case)
-        if verdict is not None:
-            return verdict
-    return passed(f"the Julia set matches NumPy ({len(CASES)} images whose sides are not "
-                  "multiples of the block; nothing written outside the image)")
+def _unwritten_or_past_end(got, past, width, height, bx, by):
+    """Mistakes of the index and the bounds guard: writes past the end, pixels never written."""
+    size = width * height
+    if past.size and set(past.tolist()) <= set(range(size, size + width + 1)):
+        yield ("row y = height was written, just past the end of the image: the bounds guard is "
+               "off by one",
+               "the last pixel is (width - 1, height - 1): guard with "
+               "if (x >= width || y >= height) return; (>=, not >)")
+    if past.size:
+        yield ("the kernel wrote past the end of the image",
+               "the grid is rounded up to whole blocks, so some threads fall outside the "
+               "image: add if (x >= width || y >= height) return; before writing")
+    unwritten = is_poison(got)
+    if not unwritten.any():
+        return
+    ys, xs = np.nonzero(~unwritten)
+    if ys.size and xs.max() < bx and ys.max() < by:
+        yield ("only the pixels of block (0, 0) were written",
+               "x = threadIdx.x is only right in the first block: "
+               "x = blockIdx.x * blockDim.x + threadIdx.x, and the same for y")
+    ys, xs = np.nonzero(unwritten)
+    yield (f"{unwritten.sum()} of {got.size} pixels were never written, the first at "
+           f"(x={xs[0]}, y={ys[0]})",
+           "every pixel needs a thread that writes it: compute x from the .x "
+           "built-ins and y from the .y ones, and compare x with width, y with height")
 
 
-def check_julia(path: str = "exercises/julia.cu") -> bool:
-    """Compile ``cuda_src/<path>`` and check its ``julia`` kernel against NumPy."""
-    kernel = compile_exercise(path, "julia")
-    if kernel is None:
-        return False
-    return check_julia_kernel(kernel)
+EXERCISE = KernelExercise(
+    stub="exercises/julia.cu", kernel="julia",
+    signature=("int *iters, int width, int height, float x_min, float y_min, float dx, "
+               "float dy, float c_re, float c_im, int max_iter"),
+    cases=CASES, detect=_mistakes, where=_where,
+    success=f"the Julia set matches NumPy ({len(CASES)} images whose sides are not multiples "
+            "of the block; nothing written outside the image)")
+
+
+def check_julia(path: str = EXERCISE.stub):
+    """Compile ``cuda_src/<path>`` and check its ``julia`` kernel against NumPy; print and return
+    the Verdict."""
+    return EXERCISE.check_file(path)
+
+
+def check_julia_kernel(kernel):
+    """The checks of ``check_julia`` on a compiled ``julia`` kernel."""
+    return EXERCISE.check_kernel(kernel)

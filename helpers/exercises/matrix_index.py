@@ -19,18 +19,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from helpers.exercises.common import (
-    GuardedOutput,
-    compile_exercise,
-    is_poison,
-    launch_catching,
-    not_yet,
-    passed,
-)
+from helpers.exercises.common import GuardedOutput, is_poison, launch_catching
+from helpers.exercises.kernel import KernelExercise
 
 KERNEL = "scale_shift"
-SIGNATURE = ("__global__ void scale_shift(const float *a, const float *col_scale, "
-             "const float *row_offset, float *out, int rows, int cols)")
+PARAMETERS = ("const float *a, const float *col_scale, const float *row_offset, float *out, "
+              "int rows, int cols")
 
 # ((rows, cols), (block x, block y)): non-square, neither side a multiple of the block, one
 # wide and one tall matrix, and two block shapes (so a kernel that assumes 16 x 16 fails).
@@ -54,78 +48,91 @@ ROW_MAJOR_HINT = ("in a row-major matrix a row is cols elements long, so element
                   "at row * cols + col (col * rows + row is the column-major, Fortran order)")
 
 
-def check_matrix_index(path: str = "exercises/matrix_index.cu") -> bool:
-    """Compile ``cuda_src/<path>``, run it on awkward shapes, print PASS or NOT YET with a hint."""
-    kernel = compile_exercise(path, KERNEL)
-    if kernel is None:
-        return False
-    return check_matrix_index_kernel(kernel)
+def _grid(case):
+    (rows, cols), (bx, by) = case
+    return -(-cols // bx), -(-rows // by)
 
 
-def check_matrix_index_kernel(kernel) -> bool:
-    """The checks of ``check_matrix_index`` on an already compiled ``scale_shift`` kernel."""
-    for (rows, cols), (bx, by) in CASES:
-        gx, gy = -(-cols // bx), -(-rows // by)
-        where = (f"rows = {rows}, cols = {cols}, block = ({bx}, {by}, 1), "
-                 f"grid = ({gx}, {gy})")
-        problem = _run_case(kernel, rows, cols, bx, by, gx, gy)
-        if problem:
-            return not_yet(f"{problem[0]} ({where})", problem[1])
-    return passed("out = a * col_scale + row_offset[:, None] for every shape tried "
-                  f"({len(CASES)} launches, sides not multiples of the block), "
-                  "and nothing written outside the matrix")
+def _where(case):
+    (rows, cols), (bx, by) = case
+    gx, gy = _grid(case)
+    return f"rows = {rows}, cols = {cols}, block = ({bx}, {by}, 1), grid = ({gx}, {gy})"
 
 
-def _run_case(kernel, rows, cols, bx, by, gx, gy):
-    """Launch once; return None when right, else (problem, hint)."""
+def _mistakes(kernel, case):
+    """Launch one case; yield (problem, hint) for each mistake seen, the most telling first."""
     from helpers.backend import gpuarray
 
+    (rows, cols), (bx, by) = case
+    gx, gy = _grid(case)
     rng = np.random.default_rng(rows * 1000 + cols)
     a = rng.uniform(-10, 10, (rows, cols)).astype(np.float32)
     col_scale = rng.uniform(0.5, 4.0, cols).astype(np.float32)
     row_offset = rng.uniform(-100, 100, rows).astype(np.float32)
-    want = a * col_scale + row_offset[:, None]
 
     # Room for any index a plausible wrong kernel computes from rows, cols and the grid's extent.
     side = max(rows, cols, gy * by, gx * bx)
     span = side * side + side
-    a_pad = _padded(a.ravel(), span)
-    cs_pad = _padded(col_scale, span)
-    ro_pad = _padded(row_offset, span)
+    padded = [_padded(x, span) for x in (a.ravel(), col_scale, row_offset)]
     out = GuardedOutput((rows, cols), np.float32, guard=span - rows * cols)
-    args = [gpuarray.to_gpu(x) for x in (a_pad, cs_pad, ro_pad)]
-
-    try:
-        error = launch_catching(lambda: kernel(*args, out.gpu, np.int32(rows), np.int32(cols),
-                                               block=(bx, by, 1), grid=(gx, gy)))
-    except TypeError as err:  # the simulator checks the arguments against the kernel's parameters
-        return (f"the kernel's parameters are not the ones the checker passes: {err}",
-                f"keep the signature given in the file: {SIGNATURE}")
+    args = [gpuarray.to_gpu(x) for x in padded]
+    error = launch_catching(lambda: kernel(*args, out.gpu, np.int32(rows), np.int32(cols),
+                                           block=(bx, by, 1), grid=(gx, gy)))
     if error:
-        return (error, WILD_HINT)
-
-    got, guard_untouched = out.read()
-    if not guard_untouched:
-        past = np.flatnonzero(~is_poison(out.gpu.get()[rows * cols:])) + rows * cols
-        if set(past.tolist()) <= _no_guard_writes(rows, cols, bx * gx, by * gy):
-            return ("threads outside the matrix wrote past the end of out: no bounds guard, or "
-                    "only half of one", GUARD_HINT)
-        return (f"the kernel wrote past the end of out (as far as element {int(past.max())}; "
-                f"out has {rows * cols})", WILD_HINT)
-    return _diagnose(got, want, rows, cols, bx, by, gx, gy, a_pad, cs_pad, ro_pad)
+        yield error, WILD_HINT
+        return
+    yield from _past_the_end(out.written_past_end(), rows, cols, bx * gx, by * gy)
+    got, _ = out.read()
+    yield from _wrong_values(got, a * col_scale + row_offset[:, None], case, padded)
 
 
-def _diagnose(got, want, rows, cols, bx, by, gx, gy, a_pad, cs_pad, ro_pad):
+def _past_the_end(past, rows, cols, pc, pr):
+    """Mistakes of the bounds guard, seen in the writes past the end of out."""
+    if not past.size:
+        return
+    written = set(past.tolist())
+    if written == _no_guard_writes(rows, cols, min(pc, cols + 1), min(pr, rows + 1)):
+        yield ("threads with row == rows wrote past the end of out: the bounds guard is off by "
+               "one", "the last row is rows - 1 and the last column cols - 1: "
+               f"guard with {GUARD} (>=, not >)")
+    if written <= _no_guard_writes(rows, cols, pc, pr):
+        yield ("threads outside the matrix wrote past the end of out: no bounds guard, or "
+               "only half of one", GUARD_HINT)
+    yield (f"the kernel wrote past the end of out (as far as element {int(past.max())}; "
+           f"out has {rows * cols})", WILD_HINT)
+
+
+def _wrong_values(got, want, case, padded):
+    """The mistakes the values in out show, in order (nothing when they are right)."""
+    (rows, cols), (bx, by) = case
     right = np.isclose(got, want, rtol=1e-5, atol=1e-4)
     if right.all():
-        return None
+        return
     unwritten = is_poison(got)
-    size = rows * cols
     if unwritten.all():
-        return ("nothing was written: out still holds the NaN it was filled with",
-                "each thread should store its result with out[row * cols + col] = ...")
+        yield ("nothing was written: out still holds the NaN it was filled with",
+               "each thread should store its result with out[row * cols + col] = ...")
+    yield from _forgotten_block_index(right, rows, cols, bx, by)
+    yield from _mix_ups(got, case, padded)
+    # Only guarding the flat index (i < rows * cols): threads with col >= cols wrap into the
+    # start of the next row.
+    r, c = np.indices((rows, cols))
+    wrong = ~right & ~unwritten
+    pc = _grid(case)[0] * bx
+    if wrong.any() and not unwritten.any() and (r[wrong] >= 1).all() \
+            and (c[wrong] < pc - cols).all():
+        yield ("the first columns of some rows hold wrong values: threads with col >= cols "
+               "wrapped around into the next row",
+               "guard row and col separately, not the flat index: " + GUARD)
+    yield from _unwritten(unwritten, rows, cols)
+    fr, fc = np.argwhere(~right)[0]
+    yield (f"{int((~right).sum())} of {rows * cols} elements are wrong (the first is "
+           f"out[{fr}][{fc}] = {got[fr, fc]:g}, expected {want[fr, fc]:g})",
+           "out[row * cols + col] = a[row * cols + col] * col_scale[col] + row_offset[row]")
 
-    # Forgotten blockIdx: only the elements of the first block (in x, in y or both) are right.
+
+def _forgotten_block_index(right, rows, cols, bx, by):
+    """Only the elements of the first block (in x, in y or both) are right."""
     r, c = np.indices((rows, cols))
     for nr, nc, what, missing in (
             (by, bx, "only block 0's elements are right: every block did the work of the first one",
@@ -135,10 +142,14 @@ def _diagnose(got, want, rows, cols, bx, by, gx, gy, a_pad, cs_pad, ro_pad):
             (by, cols, f"only rows 0 to {by - 1} are right: the blocks along y all did the work "
              "of the first one", "blockIdx.y is missing from row")):
         if (nr < rows or nc < cols) and np.array_equal(right, (r < nr) & (c < nc)):
-            return (what, f"{missing}: {INDEX_HINT}")
+            yield what, f"{missing}: {INDEX_HINT}"
 
-    # Mix-ups of x and y, of row and col: compare with what such a kernel would produce.
-    pc, pr = gx * bx, gy * by
+
+def _mix_ups(got, case, padded):
+    """Mix-ups of x and y, of row and col: compare with what such a kernel would produce."""
+    (rows, cols), (bx, by) = case
+    gx, gy = _grid(case)
+    a_pad, cs_pad, ro_pad = padded
     for swap, col_major, problem, hint in (
             (True, False, "the result is what a kernel with x and y swapped gives, "
                           "with row taken from x and col from y", SWAP_HINT),
@@ -146,42 +157,32 @@ def _diagnose(got, want, rows, cols, bx, by, gx, gy, a_pad, cs_pad, ro_pad):
              ROW_MAJOR_HINT),
             (True, True, "the result is what a kernel with x and y swapped and the transposed "
                          "index col * rows + row gives", SWAP_HINT + "; " + ROW_MAJOR_HINT)):
-        model = _model(rows, cols, pr, pc, swap, col_major, a_pad, cs_pad, ro_pad)
-        if _same(got, model):
-            return (problem, hint)
-    mixed = a_pad[:size].reshape(rows, cols) * cs_pad[r] + ro_pad[c]
+        if _same(got, _model(rows, cols, gy * by, gx * bx, swap, col_major, *padded)):
+            yield problem, hint
+    r, c = np.indices((rows, cols))
+    mixed = a_pad[:rows * cols].reshape(rows, cols) * cs_pad[r] + ro_pad[c]
     if np.allclose(got, mixed, rtol=1e-5, atol=1e-4):
-        return ("the result is a * col_scale[row] + row_offset[col]",
-                "col_scale has one entry per column (index it with col), "
-                "row_offset one per row (index it with row)")
+        yield ("the result is a * col_scale[row] + row_offset[col]",
+               "col_scale has one entry per column (index it with col), "
+               "row_offset one per row (index it with row)")
 
-    # Only guarding the flat index (i < rows * cols): threads with col >= cols wrap into the
-    # start of the next row.
-    wrong = ~right & ~unwritten
-    if wrong.any() and not unwritten.any() and (r[wrong] >= 1).all() \
-            and (c[wrong] < pc - cols).all():
-        return ("the first columns of some rows hold wrong values: threads with col >= cols "
-                "wrapped around into the next row",
-                "guard row and col separately, not the flat index: " + GUARD)
 
-    if unwritten.any():
-        written = np.argwhere(~unwritten)
-        if len(written) == 1:
-            wr, wc = written[0]
-            return (f"only one element, out[{wr}][{wc}], was written: every thread wrote to the "
-                    "same place",
-                    "each thread must work out its own (row, col) from blockIdx, blockDim and "
-                    f"threadIdx: {INDEX_HINT}")
-        fr, fc = np.argwhere(unwritten)[0]
-        return (f"{int(unwritten.sum())} of {size} elements were never written "
-                f"(the first is out[{fr}][{fc}])",
-                f"every (row, col) needs a thread: {INDEX_HINT}, "
-                "element (row, col) at row * cols + col, and the guard "
-                "row < rows && col < cols (not <=, and not rows and cols mixed up)")
-    fr, fc = np.argwhere(~right)[0]
-    return (f"{int((~right).sum())} of {size} elements are wrong (the first is out[{fr}][{fc}] = "
-            f"{got[fr, fc]:g}, expected {want[fr, fc]:g})",
-            "out[row * cols + col] = a[row * cols + col] * col_scale[col] + row_offset[row]")
+def _unwritten(unwritten, rows, cols):
+    if not unwritten.any():
+        return
+    written = np.argwhere(~unwritten)
+    if len(written) == 1:
+        wr, wc = written[0]
+        yield (f"only one element, out[{wr}][{wc}], was written: every thread wrote to the "
+               "same place",
+               "each thread must work out its own (row, col) from blockIdx, blockDim and "
+               f"threadIdx: {INDEX_HINT}")
+    fr, fc = np.argwhere(unwritten)[0]
+    yield (f"{int(unwritten.sum())} of {rows * cols} elements were never written "
+           f"(the first is out[{fr}][{fc}])",
+           f"every (row, col) needs a thread: {INDEX_HINT}, "
+           "element (row, col) at row * cols + col, and the guard "
+           "row < rows && col < cols (not <=, and not rows and cols mixed up)")
 
 
 def _padded(x, length):
@@ -215,3 +216,21 @@ def _same(got, model):
     unwritten = np.isnan(model)
     return (np.array_equal(np.isnan(got), unwritten)
             and np.allclose(got[~unwritten], model[~unwritten], rtol=1e-5, atol=1e-4))
+
+
+EXERCISE = KernelExercise(
+    stub="exercises/matrix_index.cu", kernel=KERNEL, signature=PARAMETERS,
+    cases=CASES, detect=_mistakes, where=_where,
+    success="out = a * col_scale + row_offset[:, None] for every shape tried "
+            f"({len(CASES)} launches, sides not multiples of the block), "
+            "and nothing written outside the matrix")
+
+
+def check_matrix_index(path: str = EXERCISE.stub):
+    """Compile ``cuda_src/<path>``, run it on awkward shapes; print and return the Verdict."""
+    return EXERCISE.check_file(path)
+
+
+def check_matrix_index_kernel(kernel):
+    """The checks of ``check_matrix_index`` on a compiled ``scale_shift`` kernel."""
+    return EXERCISE.check_kernel(kernel)

@@ -17,10 +17,11 @@ The exercise is a Python function, not a kernel. The learner writes
 ``check_pipeline(my_pipeline)`` runs it on a few awkward sizes and checks, on both backends:
 the results against NumPy, that ``h_in`` is untouched, that ``launch`` was called once a chunk
 on the given streams (more than one of them), that no two streams share a device buffer, and
-that the device memory the kernels touched fits the budget. The ``launch`` it hands over records
-its arguments for that. On a GPU it also checks, from events, that the function did not return
-before its results had arrived, and that copies and kernels overlapped: the function must beat
-the same chunks run one after another in a single stream by at least half the kernel time. The
+that the device memory the kernels touched fits the budget, and that the function did not return
+before its results had arrived (the simulator, like a GPU, runs work queued on a stream only
+when the host waits for it). The ``launch`` it hands over records its arguments for that. On a
+GPU it also checks, from events, that copies and kernels overlapped: the function must beat the
+same chunks run one after another in a single stream by at least half the kernel time. The
 simulator runs the streams' work one operation at a time, so there the checker says plainly
 that it cannot check overlap.
 """
@@ -29,7 +30,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from helpers.exercises.common import not_yet, passed
+from helpers.exercises.verdict import Verdict, check_cases, not_yet
+from helpers.workload import share
 
 KERNEL_FILE = "streams.cu"
 KERNEL_NAME = "iterate_sin"
@@ -41,7 +43,7 @@ WORK_SMALL = 8  # kernel iterations for the correctness cases: cheap for NumPy
 CASES = [(100_003, 7, 3), (10_007, 4, 2), (4_099, 5, 4)]
 
 # The overlap case, on a GPU only: 128 MiB in, 128 MiB out, 8 chunks of 16 MiB over 4 streams.
-BIG_N = 2**25 + 12_345
+BIG_N = share(2**25, minimum=2**23) + 12_345  # a class sharing the GPU: its share
 BIG_CHUNKS = 8
 BIG_STREAMS = 4
 
@@ -81,7 +83,7 @@ def make_launch(kernel, work: int, block: int = BLOCK):
     return launch
 
 
-class _RecordingLaunch:
+class RecordingLaunch:
     """A ``launch`` that runs the kernel and notes (input address, output address, count,
     stream) of every call, so that the checker can see which streams and buffers were used."""
 
@@ -101,9 +103,14 @@ def load_kernel():
     return compile_cu(KERNEL_FILE).get_function(KERNEL_NAME)
 
 
-def check_pipeline(fn) -> bool:
-    """Run ``fn(h_in, h_out, n_chunks, streams, launch)`` on a few sizes; print PASS or NOT YET."""
-    from helpers.backend import BACKEND, drv
+def check_pipeline(fn) -> Verdict:
+    """Run ``fn(h_in, h_out, n_chunks, streams, launch)`` on a few sizes; print and return the
+    Verdict."""
+    return _verdict(fn).report()
+
+
+def _verdict(fn) -> Verdict:
+    from helpers.backend import BACKEND
 
     if not callable(fn):
         return not_yet(f"check_pipeline needs your function, got {type(fn).__name__}",
@@ -114,36 +121,52 @@ def check_pipeline(fn) -> bool:
         return not_yet(f"cannot compile cuda_src/{KERNEL_FILE}: {err}",
                        f"restore cuda_src/{KERNEL_FILE} (the exercise does not change it)")
     on_gpu = BACKEND != "simulator"
-    rng = np.random.default_rng(5)
+    verdict = check_cases(CASES, lambda case: _mistakes(fn, kernel, case, on_gpu), _where,
+                          SIMULATOR_SUCCESS)
+    if not verdict or not on_gpu:
+        return verdict
+    from helpers.exercises.pipeline_overlap import check_overlap
 
-    for n, n_chunks, n_streams in CASES:
-        h_in = drv.pagelocked_empty(n, np.float32)
-        h_in[:] = rng.random(n, dtype=np.float32)
-        expected = reference(h_in, WORK_SMALL)
-        streams = [drv.Stream() for _ in range(n_streams)]
-        launch = _RecordingLaunch(kernel, WORK_SMALL)
-        problem = _run_and_diagnose(fn, h_in, expected, n_chunks, streams, launch, on_gpu)
-        if problem:
-            where = f" (n = {n}, n_chunks = {n_chunks}, {n_streams} streams)"
-            return not_yet(problem[0] + where, problem[1])
-
-    if not on_gpu:
-        return passed(
-            f"the results match NumPy in all {len(CASES)} cases (n not a multiple of n_chunks), "
-            "one kernel launch a chunk, spread over the streams, each stream with its own "
-            "chunk-sized buffers. Overlap was NOT checked: the simulator runs the streams' work "
-            "one operation at a time, in the order it was queued, so nothing overlaps there; "
-            "run this check on a GPU to see whether your copies and kernels overlap")
-    return _check_overlap(fn, kernel, rng)
+    return check_overlap(fn, kernel)
 
 
-def _run_and_diagnose(fn, h_in, expected, n_chunks, streams, launch, on_gpu):
-    """Run fn once on fresh buffers; return (problem, hint) or None."""
+SIMULATOR_SUCCESS = (
+    f"the results match NumPy in all {len(CASES)} cases (n not a multiple of n_chunks), "
+    "one kernel launch a chunk, spread over the streams, each stream with its own "
+    "chunk-sized buffers. Overlap was NOT checked: the simulator runs the streams' work "
+    "one operation at a time, in the order it was queued, so nothing overlaps there; "
+    "run this check on a GPU to see whether your copies and kernels overlap")
+
+
+def _where(case):
+    n, n_chunks, n_streams = case
+    return f"n = {n}, n_chunks = {n_chunks}, {n_streams} streams"
+
+
+def _mistakes(fn, kernel, case, on_gpu):
+    """Run fn once on fresh buffers; yield (problem, hint) for each mistake seen, in order."""
     from helpers.backend import drv
 
-    n = h_in.size
+    n, n_chunks, n_streams = case
+    h_in = drv.pagelocked_empty(n, np.float32)
+    h_in[:] = np.random.default_rng(n).random(n, dtype=np.float32)
+    streams = [drv.Stream() for _ in range(n_streams)]
+    launch = RecordingLaunch(kernel, WORK_SMALL)
     h_in_before = h_in.copy()
-    h_out = drv.pagelocked_empty(n, np.float32)
+    raised, at_return, got = run_learner(fn, h_in, n_chunks, streams, launch)
+    if raised:
+        yield raised
+        return
+    yield from diagnose(h_in, h_in_before, at_return, got, reference(h_in, WORK_SMALL),
+                        n_chunks, streams, launch.calls, on_gpu)
+
+
+def run_learner(fn, h_in, n_chunks, streams, launch):
+    """Run ``fn`` into a NaN-filled ``h_out``: ``(None, h_out as it was at return, h_out after
+    synchronizing)``, or ``((problem, hint), None, None)`` when it raised."""
+    from helpers.backend import drv
+
+    h_out = drv.pagelocked_empty(h_in.size, np.float32)
     h_out.fill(np.nan)
     drv.Context.synchronize()
     try:
@@ -151,12 +174,11 @@ def _run_and_diagnose(fn, h_in, expected, n_chunks, streams, launch, on_gpu):
         at_return = h_out.copy()  # before any synchronization by the checker
         drv.Context.synchronize()
     except Exception as err:  # noqa: BLE001 - a learner's bug is reported, not raised
-        return _exception_problem(err)
-    return _diagnose(h_in, h_in_before, at_return, h_out, expected, n_chunks, streams,
-                     launch.calls, on_gpu)
+        return exception_problem(err), None, None
+    return None, at_return, h_out
 
 
-def _exception_problem(err):
+def exception_problem(err):
     from helpers.backend import drv
 
     text = f"your function raised {type(err).__name__}: {err}"
@@ -175,32 +197,41 @@ def _chunk_of(i: int, n: int, n_chunks: int) -> int:
     return min(i // -(-n // n_chunks), n_chunks - 1)
 
 
-def _diagnose(h_in, h_in_before, at_return, got, expected, n_chunks, streams, calls, on_gpu):
-    n = h_in.size
+def diagnose(h_in, h_in_before, at_return, got, expected, n_chunks, streams, calls, on_gpu):
+    """Every mistake a run shows, in order: wrong results first, then how they were computed."""
     if not np.array_equal(h_in, h_in_before):
-        return ("your function changed h_in",
-                "copy from h_in, never into it: memcpy_dtoh_async writes into its first argument, "
-                "which must be h_out[lo:hi]")
+        yield ("your function changed h_in",
+               "copy from h_in, never into it: memcpy_dtoh_async writes into its first argument, "
+               "which must be h_out[lo:hi]")
+    yield from _wrong_results(h_in, got, expected, n_chunks)
+    yield from _wrong_streams(calls, streams, -(-h_in.size // -(-h_in.size // n_chunks)), on_gpu)
+    yield from _over_budget(calls, len(streams), h_in.size, n_chunks, h_in.itemsize)
+    if not np.array_equal(at_return, got, equal_nan=True):
+        late = int((np.isnan(at_return) | (at_return != got)).sum())
+        yield (f"when your function returned, {late} elements of h_out had not arrived yet "
+               "(they were still being copied)",
+               "wait for the work before returning: for s in streams: s.synchronize()")
+
+
+def _wrong_results(h_in, got, expected, n_chunks):
+    n = h_in.size
     unwritten = np.isnan(got)
     if unwritten.all():
-        return ("h_out was never written: it still holds the NaN the checker put there",
-                "copy each chunk's results back into h_out[lo:hi] with "
-                "drv.memcpy_dtoh_async(h_out[lo:hi], d_out, stream), then wait for the streams")
+        yield ("h_out was never written: it still holds the NaN the checker put there",
+               "copy each chunk's results back into h_out[lo:hi] with "
+               "drv.memcpy_dtoh_async(h_out[lo:hi], d_out, stream), then wait for the streams")
     if unwritten.any():
-        first = int(np.flatnonzero(unwritten)[0])
-        count = int(unwritten.sum())
-        floor_chunk = n // n_chunks
-        tail = np.zeros(n, bool)
-        tail[floor_chunk * n_chunks:] = True
+        first, count = int(np.flatnonzero(unwritten)[0]), int(unwritten.sum())
+        tail = np.arange(n) >= (n // n_chunks) * n_chunks
         if np.array_equal(unwritten, tail):
-            return (f"the last {count} elements of h_out were never written",
-                    f"n = {n} is not a multiple of n_chunks = {n_chunks}: round the chunk size "
-                    "up, chunk = -(-n // n_chunks), and let the last chunk take what is left, "
-                    "hi = min(n, lo + chunk)")
-        return (f"{count} elements of h_out were never written, the first at index {first} "
-                f"(chunk {_chunk_of(first, n, n_chunks)})",
-                "every chunk must come back: the ranges [lo, hi) must cover 0..n, each copied "
-                "back with memcpy_dtoh_async(h_out[lo:hi], ...) of its own length")
+            yield (f"the last {count} elements of h_out were never written",
+                   f"n = {n} is not a multiple of n_chunks = {n_chunks}: round the chunk size "
+                   "up, chunk = -(-n // n_chunks), and let the last chunk take what is left, "
+                   "hi = min(n, lo + chunk)")
+        yield (f"{count} elements of h_out were never written, the first at index {first} "
+               f"(chunk {_chunk_of(first, n, n_chunks)})",
+               "every chunk must come back: the ranges [lo, hi) must cover 0..n, each copied "
+               "back with memcpy_dtoh_async(h_out[lo:hi], ...) of its own length")
     bad = ~np.isclose(got, expected, rtol=RTOL, atol=ATOL)
     if bad.any():
         first = int(np.flatnonzero(bad)[0])
@@ -208,56 +239,53 @@ def _diagnose(h_in, h_in_before, at_return, got, expected, n_chunks, streams, ca
                  f"(chunk {_chunk_of(first, n, n_chunks)}): got {got[first]!r}, "
                  f"expected {expected[first]!r}")
         if np.array_equal(got[bad], h_in[bad]):
-            return (where + "; they hold the input unchanged",
-                    "between the two copies, run the kernel on the chunk, launch(d_in, d_out, "
-                    "hi - lo, s), and copy back from the output buffer d_out")
-        return (where,
-                "check which buffer each copy and launch uses: chunk c's input goes into its "
-                "stream's d_in, launch reads d_in and writes d_out with count = hi - lo, and "
-                "h_out[lo:hi] comes from d_out")
+            yield (where + "; they hold the input unchanged",
+                   "between the two copies, run the kernel on the chunk, launch(d_in, d_out, "
+                   "hi - lo, s), and copy back from the output buffer d_out")
+        yield (where,
+               "check which buffer each copy and launch uses: chunk c's input goes into its "
+               "stream's d_in, launch reads d_in and writes d_out with count = hi - lo, and "
+               "h_out[lo:hi] comes from d_out")
 
-    # The values are right. Now how they were computed.
-    chunks = -(-n // -(-n // n_chunks))  # n_chunks, unless the last ones would be empty
+
+def _wrong_streams(calls, streams, chunks, on_gpu):
+    """The values are right: were they computed one launch a chunk, over the streams?"""
     if len(calls) != chunks:
-        return (f"the results are right, but launch was called {len(calls)} times for "
-                f"{chunks} chunks",
-                "cut the work into exactly n_chunks chunks and launch the kernel once a chunk")
+        yield (f"the results are right, but launch was called {len(calls)} times for "
+               f"{chunks} chunks",
+               "cut the work into exactly n_chunks chunks and launch the kernel once a chunk")
     stream_ids = {id(s) for s in streams}
     if any(s is None for *_, s in calls):
-        return ("the results are right, but launch was called without a stream (stream=None), "
-                "so the kernels ran in the default stream, which waits for every other stream",
-                STREAM_HINT)
+        yield ("the results are right, but launch was called without a stream (stream=None), "
+               "so the kernels ran in the default stream, which waits for every other stream",
+               STREAM_HINT)
     if any(id(s) not in stream_ids for *_, s in calls):
-        return ("the results are right, but launch was given a stream that is not one of "
-                "`streams`", STREAM_HINT)
-    used = {id(s) for *_, s in calls}
-    if len(streams) > 1 and len(used) == 1:
-        return ("the results are right, but every kernel went to the same stream, so nothing "
-                "can overlap", STREAM_HINT)
+        yield ("the results are right, but launch was given a stream that is not one of "
+               "`streams`", STREAM_HINT)
+    if len(streams) > 1 and len({id(s) for *_, s in calls}) == 1:
+        yield ("the results are right, but every kernel went to the same stream, so nothing "
+               "can overlap", STREAM_HINT)
     shared = _shared_buffers(calls)
     if shared:
-        return (f"the results are right here, but chunks on different streams used the same "
-                f"device {shared} buffer. On a GPU those streams run at the same time and "
-                f"overwrite each other's data"
-                + ("" if on_gpu else " (the simulator runs them one after another, so the "
-                   "results look right on it)"),
-                "give each stream its own input and output buffer; only chunks of the same "
-                "stream may reuse them, because a stream runs its work in order")
-    chunk_bytes = -(-n // n_chunks) * h_in.itemsize
+        yield (f"the results are right here, but chunks on different streams used the same "
+               f"device {shared} buffer. On a GPU those streams run at the same time and "
+               f"overwrite each other's data"
+               + ("" if on_gpu else " (the simulator runs them one after another, so the "
+                  "results look right on it)"),
+               "give each stream its own input and output buffer; only chunks of the same "
+               "stream may reuse them, because a stream runs its work in order")
+
+
+def _over_budget(calls, n_streams, n, n_chunks, itemsize):
+    chunk_bytes = -(-n // n_chunks) * itemsize
     # A little slack: a last chunk that takes the remainder may be up to n_chunks elements longer.
-    budget = len(streams) * chunk_bytes + n_chunks * h_in.itemsize
+    budget = n_streams * chunk_bytes + n_chunks * itemsize
     for name, k in (("input", 0), ("output", 1)):
-        touched = _union_bytes([(c[k], c[2] * h_in.itemsize) for c in calls])
+        touched = _union_bytes([(c[k], c[2] * itemsize) for c in calls])
         if touched > budget:
-            return (f"the results are right, but the kernels used {touched} bytes of device "
-                    f"{name} memory; the budget is one chunk per stream, {len(streams)} x "
-                    f"{chunk_bytes} bytes", BUDGET_HINT)
-    if on_gpu and not np.array_equal(at_return, got, equal_nan=True):
-        late = int((np.isnan(at_return) | (at_return != got)).sum())
-        return (f"when your function returned, {late} elements of h_out had not arrived yet "
-                "(they were still being copied)",
-                "wait for the work before returning: for s in streams: s.synchronize()")
-    return None
+            yield (f"the results are right, but the kernels used {touched} bytes of device "
+                   f"{name} memory; the budget is one chunk per stream, {n_streams} x "
+                   f"{chunk_bytes} bytes", BUDGET_HINT)
 
 
 def _shared_buffers(calls) -> str | None:
@@ -285,140 +313,3 @@ def _union_bytes(spans) -> int:
             total += stop - end
             end = stop
     return total
-
-
-# ---- on a GPU: does the work overlap? -------------------------------------------------------
-
-def one_stream_pipeline(h_in, h_out, n_chunks, stream, launch, events=None):
-    """The same chunks, one after another, in one stream (the checker's baseline).
-
-    With ``events`` (a list), appends (before-copy-in, after-copy-in, after-kernel,
-    after-copy-out) events of every chunk to it.
-    """
-    from helpers.backend import drv
-
-    n = h_in.size
-    chunk = -(-n // n_chunks)
-    d_in = drv.mem_alloc(chunk * h_in.itemsize)
-    d_out = drv.mem_alloc(chunk * h_out.itemsize)
-    for lo in range(0, n, chunk):
-        hi = min(n, lo + chunk)
-        ev = [drv.Event() for _ in range(4)] if events is not None else None
-        if ev:
-            ev[0].record(stream)
-        drv.memcpy_htod_async(d_in, h_in[lo:hi], stream)
-        if ev:
-            ev[1].record(stream)
-        launch(d_in, d_out, hi - lo, stream)
-        if ev:
-            ev[2].record(stream)
-        drv.memcpy_dtoh_async(h_out[lo:hi], d_out, stream)
-        if ev:
-            ev[3].record(stream)
-            events.append(ev)
-    stream.synchronize()
-
-
-def calibrate_work(kernel, d_in, d_out, count, target_ms, probe=(16, 64)) -> int:
-    """The ``work`` at which ``kernel`` on ``count`` elements takes about ``target_ms``.
-
-    Times two values of work and fits a straight line (a launch has a fixed cost too).
-    """
-    from helpers.timing import time_kernel
-
-    times = []
-    for w in probe:
-        launch = make_launch(kernel, w)
-        times.append(time_kernel(lambda: launch(d_in, d_out, count), repeat=5).median_ms)
-    slope = max((times[1] - times[0]) / (probe[1] - probe[0]), 1e-9)
-    return int(min(4000, max(1, round(probe[0] + (target_ms - times[0]) / slope))))
-
-
-def _time_call(call) -> float:
-    """Milliseconds from an event before ``call()`` to one after it, both in the default
-    stream, which waits for the work of every other stream queued before it."""
-    from helpers.backend import drv
-
-    start, end = drv.Event(), drv.Event()
-    drv.Context.synchronize()
-    start.record()
-    call()
-    end.record()
-    end.synchronize()
-    return start.time_till(end)
-
-
-def _work_like_copy(kernel, h_chunk) -> int:
-    """The work at which the kernel on ``h_chunk.size`` elements takes about as long as copying
-    ``h_chunk`` (page-locked) to the device."""
-    from helpers.backend import drv
-    from helpers.timing import time_kernel
-
-    d_in = drv.mem_alloc(h_chunk.nbytes)
-    d_out = drv.mem_alloc(h_chunk.nbytes)
-    copy_ms = time_kernel(lambda: drv.memcpy_htod(d_in, h_chunk), repeat=5).median_ms
-    return calibrate_work(kernel, d_in, d_out, h_chunk.size, copy_ms)
-
-
-def _check_overlap(fn, kernel, rng) -> bool:
-    from helpers.backend import drv
-
-    n, n_chunks = BIG_N, BIG_CHUNKS
-    chunk = -(-n // n_chunks)
-    h_in = drv.pagelocked_empty(n, np.float32)
-    h_in[:] = rng.random(n, dtype=np.float32)
-    h_out = drv.pagelocked_empty(n, np.float32)
-    work = _work_like_copy(kernel, h_in[:chunk])
-
-    base_launch = make_launch(kernel, work)
-    stream = drv.Stream()
-    events: list = []
-    one_stream_pipeline(h_in, h_out, n_chunks, stream, base_launch)  # warm-up
-    one_stream_pipeline(h_in, h_out, n_chunks, stream, base_launch, events)
-    h2d = sum(e[0].time_till(e[1]) for e in events)
-    kern = sum(e[1].time_till(e[2]) for e in events)
-    d2h = sum(e[2].time_till(e[3]) for e in events)
-    want = h_out.copy()
-    sample = slice(0, n, 257)
-    if not np.allclose(want[sample], reference(h_in[sample], work), rtol=RTOL, atol=ATOL):
-        return not_yet("the checker's own one-stream pipeline disagrees with NumPy on this GPU",
-                       "this is a bug in the checker or the kernel, not in your function: "
-                       "report it")
-    serial = min(_time_call(lambda: one_stream_pipeline(h_in, h_out, n_chunks, stream,
-                                                        base_launch)) for _ in range(3))
-
-    streams = [drv.Stream() for _ in range(BIG_STREAMS)]
-    where = f" (n = {n}, n_chunks = {n_chunks}, {BIG_STREAMS} streams)"
-    times = []
-    for _ in range(3):
-        launch = _RecordingLaunch(kernel, work)
-        h_out.fill(np.nan)
-        drv.Context.synchronize()
-        start, end = drv.Event(), drv.Event()
-        start.record()
-        try:
-            fn(h_in, h_out, n_chunks, streams, launch)
-            end.record()
-            at_return = h_out.copy()
-            end.synchronize()
-            drv.Context.synchronize()
-        except Exception as err:  # noqa: BLE001
-            problem = _exception_problem(err)
-            return not_yet(problem[0] + where, problem[1])
-        problem = _diagnose(h_in, h_in, at_return, h_out, want, n_chunks, streams,
-                            launch.calls, True)
-        if problem:
-            return not_yet(problem[0] + where, problem[1])
-        times.append(start.time_till(end))
-    yours = min(times)
-    figures = (f"your pipeline took {yours:.2f} ms; the same {n_chunks} chunks one after "
-               f"another in one stream take {serial:.2f} ms (copies in {h2d:.2f} ms, kernels "
-               f"{kern:.2f} ms, copies out {d2h:.2f} ms)")
-    if yours > serial - 0.5 * kern:
-        return not_yet(
-            "the results are right, but the copies and kernels did not overlap: " + figures
-            + where,
-            "use drv.memcpy_htod_async / drv.memcpy_dtoh_async with the chunk's stream (the plain "
-            "memcpy_htod waits for every stream), and synchronize once, after the loop, not "
-            "after each chunk")
-    return passed(f"the results match NumPy and the work overlapped: {figures}")

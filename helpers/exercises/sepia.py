@@ -8,9 +8,9 @@ the sepia-toned image in the same layout:
     G' = 0.349 R + 0.686 G + 0.168 B
     B' = 0.272 R + 0.534 G + 0.131 B
 
-each rounded and clamped to 255 (NumPy: ``np.minimum(np.floor(rgb @ SEPIA.T + 0.5), 255)``). A
-result within one level of NumPy's counts as right (the GPU's float arithmetic rounds a little
-differently).
+each rounded and clamped to 255 (NumPy: ``np.minimum(np.floor(rgb @ SEPIA.T + 0.5), 255)``). The
+result must equal NumPy's, except where the exact sum lies within ``ROUNDING_SLACK`` of a
+rounding boundary: there the GPU's float arithmetic may round the other way.
 
 The checker launches it on a 2D grid over random images whose sides are not multiples of the
 block, with two block shapes. The output is pre-filled with a poison byte and followed by a long
@@ -26,7 +26,8 @@ import itertools
 
 import numpy as np
 
-from helpers.exercises.common import compile_exercise, launch_catching, not_yet, passed
+from helpers.exercises.common import launch_catching
+from helpers.exercises.kernel import KernelExercise
 
 KERNEL = "sepia"
 
@@ -54,41 +55,38 @@ LAYOUT_HINT = ("pixel i's red, green and blue are at 3*i, 3*i + 1 and 3*i + 2, i
                "out[3*i] = 0.393f*r + 0.769f*g + 0.189f*b, and so on")
 
 
+ROUNDING_SLACK = 0.01
+"""Where the exact weighted sum is within this of a rounding boundary (a fraction of .5), a
+result one level off counts as right: a GPU's float sum (fused multiply-adds, float weights) may
+fall on the other side. Elsewhere the result must equal NumPy's exactly, so that a kernel that
+truncates instead of rounding fails. (float32 sums of three products near 300 are off by about
+1e-4 at most.)"""
+
+
 def reference(rgb: np.ndarray) -> np.ndarray:
     """NumPy sepia of an ``(h, w, 3)`` uint8 image: rounded, clamped to 255, uint8."""
     return np.minimum(np.floor(rgb @ SEPIA.T + 0.5), 255).astype(np.uint8)
 
 
-def check_sepia(path: str = "exercises/sepia.cu") -> bool:
-    """Compile ``cuda_src/<path>``, run it on awkward sizes, print PASS or NOT YET with a hint."""
-    kernel = compile_exercise(path, KERNEL)
-    if kernel is None:
-        return False
-    return check_sepia_kernel(kernel)
+def _grid(case):
+    (height, width), (bx, by) = case
+    return -(-width // bx), -(-height // by)
 
 
-def check_sepia_kernel(kernel) -> bool:
-    """The checks of ``check_sepia`` on an already compiled ``sepia`` kernel."""
-    for (height, width), (bx, by) in CASES:
-        gx, gy = -(-width // bx), -(-height // by)
-        where = (f"width = {width}, height = {height}, block = ({bx}, {by}, 1), "
-                 f"grid = ({gx}, {gy})")
-        problem = _run_case(kernel, height, width, bx, by, gx, gy)
-        if problem:
-            return not_yet(f"{problem[0]} ({where})", problem[1])
-    return passed("every pixel within one level of NumPy's sepia for every size tried "
-                  f"({len(CASES)} images with odd sides, two block shapes), "
-                  "and nothing written outside the image")
+def _where(case):
+    (height, width), (bx, by) = case
+    gx, gy = _grid(case)
+    return f"width = {width}, height = {height}, block = ({bx}, {by}, 1), grid = ({gx}, {gy})"
 
 
-def _run_case(kernel, height, width, bx, by, gx, gy):
-    """Launch twice (two poison bytes); return None when right, else (problem, hint)."""
+def _mistakes(kernel, case):
+    """Launch one case twice (two poison bytes); yield (problem, hint) for each mistake seen."""
     from helpers.backend import gpuarray
 
-    rng = np.random.default_rng(height * 1000 + width)
-    rgb = rng.integers(0, 256, (height, width, 3), dtype=np.uint8)
-    want = reference(rgb)
-
+    (height, width), (bx, by) = case
+    gx, gy = _grid(case)
+    rgb = np.random.default_rng(height * 1000 + width).integers(0, 256, (height, width, 3),
+                                                                 dtype=np.uint8)
     # Room for any pixel index a plausible wrong kernel computes from the sizes and the grid.
     side = max(height, width, gy * by, gx * bx)
     span = 3 * (side * side + side)
@@ -96,7 +94,6 @@ def _run_case(kernel, height, width, bx, by, gx, gy):
     rgb_pad = np.full(span, JUNK, np.uint8)
     rgb_pad[:size] = rgb.ravel()
     rgb_gpu = gpuarray.to_gpu(rgb_pad)
-
     results = []
     for poison in POISONS:
         out_gpu = gpuarray.to_gpu(np.full(span + 64, poison, np.uint8))
@@ -104,93 +101,124 @@ def _run_case(kernel, height, width, bx, by, gx, gy):
                                                np.int32(height), block=(bx, by, 1),
                                                grid=(gx, gy)))
         if error:
-            return (error, "a thread went outside the image: " + GUARD_HINT
-                    + "; and pixel (x, y) is i = y * width + x, its bytes 3*i to 3*i + 2")
+            yield (error, "a thread went outside the image: " + GUARD_HINT
+                   + "; and pixel (x, y) is i = y * width + x, its bytes 3*i to 3*i + 2")
+            return
         results.append(out_gpu.get())
     first, second = results
     never = (first == POISONS[0]) & (second == POISONS[1])      # bytes nothing wrote
     if not (first == second)[~never].all():
-        return ("two runs of the kernel on the same image wrote different values",
-                "each output byte must depend only on its own pixel's input: "
-                "read rgb[3*i ...], write out[3*i ...] for the same i")
-
-    past = np.flatnonzero(~never[size:]) + size
-    if past.size:
-        if set((past // 3).tolist()) <= _no_guard_pixels(height, width, gx * bx, gy * by):
-            return ("bytes past the end of out were written", "no bounds guard: " + GUARD_HINT)
-        return (f"the kernel wrote past the end of out (as far as byte {int(past.max())}; "
-                f"out has {size})",
-                GUARD_HINT + "; and pixel (x, y) is i = y * width + x, its bytes 3*i to 3*i + 2")
-
+        yield ("two runs of the kernel on the same image wrote different values",
+               "each output byte must depend only on its own pixel's input: "
+               "read rgb[3*i ...], write out[3*i ...] for the same i")
+    yield from _past_the_end(np.flatnonzero(~never[size:]) + size, case)
     got = first[:size].reshape(height, width, 3)
-    unwritten = never[:size].reshape(height, width, 3)
-    return _diagnose(rgb, got, want, unwritten, height, width, bx, by, gx, gy)
+    yield from _unwritten(never[:size].reshape(height, width, 3), case)
+    yield from _wrong_values(rgb, got)
 
 
-def _diagnose(rgb, got, want, unwritten, height, width, bx, by, gx, gy):
-    npix = height * width
+def _past_the_end(past, case):
+    """Mistakes of the bounds guard, seen in the bytes written past the end of out."""
+    if not past.size:
+        return
+    (height, width), (bx, by) = case
+    gx, gy = _grid(case)
+    pixels = set((past // 3).tolist())
+    if pixels == _no_guard_pixels(height, width, min(gx * bx, width + 1),
+                                  min(gy * by, height + 1)):
+        yield ("threads with y == height wrote past the end of out: the bounds guard is off by "
+               "one", "the last pixel is (width - 1, height - 1): " + GUARD_HINT + " (>=, not >)")
+    if pixels <= _no_guard_pixels(height, width, gx * bx, gy * by):
+        yield "bytes past the end of out were written", "no bounds guard: " + GUARD_HINT
+    yield (f"the kernel wrote past the end of out (as far as byte {int(past.max())}; "
+           f"out has {3 * height * width})",
+           GUARD_HINT + "; and pixel (x, y) is i = y * width + x, its bytes 3*i to 3*i + 2")
+
+
+def _unwritten(unwritten, case):
+    """Mistakes that leave bytes of out unwritten: the index, the guard, the byte offsets."""
+    if not unwritten.any():
+        return
+    (height, width), (bx, by) = case
+    gx, gy = _grid(case)
     if unwritten.all():
-        return ("nothing was written: out still holds the poison it was filled with",
-                "each thread should store its three results in out[3*i], out[3*i + 1], "
-                "out[3*i + 2]")
-
+        yield ("nothing was written: out still holds the poison it was filled with",
+               "each thread should store its three results in out[3*i], out[3*i + 1], "
+               "out[3*i + 2]")
     pixel_unwritten = unwritten.all(axis=2)
     if (unwritten.any(axis=2) != pixel_unwritten).any():
         counts = unwritten.sum(axis=(0, 1))
         missing = [CHANNEL_NAMES[c] for c in range(3) if counts[c]]
-        return ("some pixels have only some of their three bytes written "
-                f"({', '.join(missing)} missing in places)",
-                "a pixel takes 3 bytes of out: write out[3*i], out[3*i + 1] and out[3*i + 2], "
-                "with i = y * width + x the pixel's index (not the byte's)")
+        yield ("some pixels have only some of their three bytes written "
+               f"({', '.join(missing)} missing in places)",
+               "a pixel takes 3 bytes of out: write out[3*i], out[3*i + 1] and out[3*i + 2], "
+               "with i = y * width + x the pixel's index (not the byte's)")
+    written = ~pixel_unwritten
+    y, x = np.indices((height, width))
+    # Forgotten blockIdx: only the first block's pixels (in x, in y or both) were written.
+    for ny, nx, missing in ((by, bx, "blockIdx is missing"),
+                            (height, bx, "blockIdx.x is missing from x"),
+                            (by, width, "blockIdx.y is missing from y")):
+        if (ny < height or nx < width) and np.array_equal(written, (y < ny) & (x < nx)):
+            what = ("only block 0's pixels were" if (ny, nx) == (by, bx)
+                    else f"only rows 0 to {min(ny, height) - 1}, columns 0 to "
+                         f"{min(nx, width) - 1} were")
+            yield (f"{what} written: every block did the work of the first one",
+                   f"{missing}: {INDEX_HINT}")
+    # x and y swapped: x then spans the grid's y extent and y its x extent.
+    if np.array_equal(written, (x < gy * by) & (y < gx * bx)):
+        yield ("the pixels written are those a kernel with x and y swapped reaches "
+               f"(x < {gy * by}, y < {gx * bx})",
+               "x and y are swapped: x runs along a row (over the width), y down the image "
+               "(over the height): " + INDEX_HINT)
+    fy, fx = np.argwhere(pixel_unwritten)[0]
+    yield (f"{int(pixel_unwritten.sum())} of {height * width} pixels were never written "
+           f"(the first is x = {fx}, y = {fy})",
+           f"every pixel needs a thread: {INDEX_HINT}; and the guard "
+           "x < width && y < height (not <=, and not width and height mixed up)")
 
-    if pixel_unwritten.any():
-        written = ~pixel_unwritten
-        y, x = np.indices((height, width))
-        # Forgotten blockIdx: only the first block's pixels (in x, in y or both) were written.
-        for ny, nx, missing in ((by, bx, "blockIdx is missing"),
-                                (height, bx, "blockIdx.x is missing from x"),
-                                (by, width, "blockIdx.y is missing from y")):
-            if (ny < height or nx < width) and np.array_equal(written, (y < ny) & (x < nx)):
-                what = ("only block 0's pixels were" if (ny, nx) == (by, bx)
-                        else f"only rows 0 to {min(ny, height) - 1}, columns 0 to "
-                             f"{min(nx, width) - 1} were")
-                return (f"{what} written: every block did the work of the first one",
-                        f"{missing}: {INDEX_HINT}")
-        # x and y swapped: x then spans the grid's y extent and y its x extent.
-        if np.array_equal(written, (x < gy * by) & (y < gx * bx)):
-            return ("the pixels written are those a kernel with x and y swapped reaches "
-                    f"(x < {gy * by}, y < {gx * bx})",
-                    "x and y are swapped: x runs along a row (over the width), y down the image "
-                    "(over the height): " + INDEX_HINT)
-        fy, fx = np.argwhere(pixel_unwritten)[0]
-        return (f"{int(pixel_unwritten.sum())} of {npix} pixels were never written "
-                f"(the first is x = {fx}, y = {fy})",
-                f"every pixel needs a thread: {INDEX_HINT}; and the guard "
-                "x < width && y < height (not <=, and not width and height mixed up)")
 
-    wrong = np.abs(got.astype(np.int16) - want.astype(np.int16)) > 1
+def _wrong_values(rgb, got):
+    """The mistakes the values show, once every byte of out was written (none when right)."""
+    exact = rgb @ SEPIA.T
+    wrong = _differs(got, reference(rgb), exact)
     if not wrong.any():
-        return None
-
-    unclamped = rgb @ SEPIA.T + 0.5
-    over = unclamped >= 256
-    if (wrong <= over).all():
+        return
+    unclamped = exact + 0.5
+    if (wrong <= (unclamped >= 256)).all():
         wy, wx, wc = np.argwhere(wrong)[0]
-        return (f"{int(wrong.sum())} values are wrong, all where the sum goes past 255 "
-                f"(x = {wx}, y = {wy}, {CHANNEL_NAMES[wc]}: got {got[wy, wx, wc]}, "
-                f"expected {want[wy, wx, wc]}, the unclamped sum is "
-                f"{unclamped[wy, wx, wc] - 0.5:.1f})",
-                "clamp before converting: a float above 255 turned into unsigned char wraps "
-                "around (300 becomes 44). Use fminf(value + 0.5f, 255.0f)")
-
+        yield (f"{int(wrong.sum())} values are wrong, all where the sum goes past 255 "
+               f"(x = {wx}, y = {wy}, {CHANNEL_NAMES[wc]}: got {got[wy, wx, wc]}, "
+               f"expected {reference(rgb)[wy, wx, wc]}, the unclamped sum is "
+               f"{exact[wy, wx, wc]:.1f})",
+               "clamp before converting: a float above 255 turned into unsigned char wraps "
+               "around (300 becomes 44). Use fminf(value + 0.5f, 255.0f)")
+    truncated = np.minimum(np.floor(exact), 255).astype(np.uint8)
+    if not _differs(got, truncated, exact, boundary=0.0).any():
+        wy, wx, wc = np.argwhere(wrong)[0]
+        yield (f"{int(wrong.sum())} values are one below NumPy's, each where the sum's fraction "
+               f"is .5 or more (x = {wx}, y = {wy}, {CHANNEL_NAMES[wc]}: the sum is "
+               f"{exact[wy, wx, wc]:.3f}, got {got[wy, wx, wc]}): the kernel truncates instead "
+               "of rounding",
+               "converting a float to unsigned char drops the fraction: add 0.5f first, "
+               "(unsigned char)fminf(value + 0.5f, 255.0f)")
     for model, problem in _mixups(rgb):
         if (np.abs(got.astype(np.int16) - model.astype(np.int16)) <= 1).all():
-            return (problem, "channels mixed up: " + LAYOUT_HINT)
-
+            yield problem, "channels mixed up: " + LAYOUT_HINT
     wy, wx, wc = np.argwhere(wrong)[0]
-    return (f"{int(wrong.sum())} of {3 * npix} values are wrong (the first is x = {wx}, y = {wy}, "
-            f"{CHANNEL_NAMES[wc]}: got {got[wy, wx, wc]}, expected {want[wy, wx, wc]})",
-            LAYOUT_HINT + "; round with + 0.5f and clamp to 255")
+    yield (f"{int(wrong.sum())} of {got.size} values are wrong (the first is x = {wx}, y = {wy}, "
+           f"{CHANNEL_NAMES[wc]}: got {got[wy, wx, wc]}, expected {reference(rgb)[wy, wx, wc]})",
+           LAYOUT_HINT + "; round with + 0.5f and clamp to 255")
+
+
+def _differs(got, want, exact, boundary=0.5):
+    """Where ``got`` is not ``want``: exactly, except within ROUNDING_SLACK of the fraction where
+    ``want`` steps to the next level (.5 when rounding, 0 when truncating), where one level
+    either way is float rounding."""
+    diff = np.abs(got.astype(np.int16) - want.astype(np.int16))
+    shifted = exact - boundary
+    near_step = np.abs(shifted - np.round(shifted)) < ROUNDING_SLACK
+    return np.where(near_step, diff > 1, diff > 0)
 
 
 def _mixups(rgb):
@@ -220,3 +248,22 @@ def _no_guard_pixels(height, width, pc, pr):
     y, x = np.indices((pr, pc))
     idx = (y * width + x).ravel()
     return set(idx[idx >= height * width].tolist())
+
+
+EXERCISE = KernelExercise(
+    stub="exercises/sepia.cu", kernel=KERNEL,
+    signature="const unsigned char *rgb, unsigned char *out, int width, int height",
+    cases=CASES, detect=_mistakes, where=_where,
+    success="every pixel matches NumPy's sepia, rounded and clamped, for every size tried "
+            f"({len(CASES)} images with odd sides, two block shapes), "
+            "and nothing written outside the image")
+
+
+def check_sepia(path: str = EXERCISE.stub):
+    """Compile ``cuda_src/<path>``, run it on awkward sizes; print and return the Verdict."""
+    return EXERCISE.check_file(path)
+
+
+def check_sepia_kernel(kernel):
+    """The checks of ``check_sepia`` on a compiled ``sepia`` kernel."""
+    return EXERCISE.check_kernel(kernel)

@@ -1,11 +1,26 @@
 """The course's CPU simulator: PyCUDA's names, running the same .cu files on the CPU.
 
-- `settings`: the simulator's settings (workers, race check, cache folder), read once
-- `compiler`: pycuda.compiler.SourceModule; turns source text into a shared library (host C++
-  compiler behind include/cuda_sim.h), cached
-- `module`: a loaded library as Python sees it (kernels, globals, the runtime's structs)
-- `launch`: argument checks and the launch of a compiled kernel
-- `driver`: pycuda.driver (memory, copies, events, streams, errors)
-- `gpuarray`: pycuda.gpuarray (to_gpu, empty, zeros, get)
-- `memory`: simulated device memory with guard pages
+PyCUDA's modules, for the simulator (`python -m helpers.sim script.py` or
+`import helpers.sim.as_pycuda` makes them importable as `pycuda.*`, see as_pycuda.py):
+
+- `driver`: pycuda.driver (memory, copies, events, streams, errors); the device and its
+  contexts are in `device`, the exceptions in `errors`, GPU-only features in `unsupported`
+- `compiler`: pycuda.compiler.SourceModule (host C++ compiler behind include/cuda_sim.h)
+- `gpuarray`: pycuda.gpuarray (GPUArray; its arithmetic in `array_math`, its functions in
+  `array_functions` and `array_creation`, copies in `array_copy`, vector types in `vector_types`)
+- `elementwise`, `reduction`, `scan`, `cumath`, `curandom`, `characterize`, `tools` (with the
+  memory pools of `mempool`): PyCUDA's modules of those names
+
+The simulator itself:
+
+- `settings`: the simulator's settings (CUDA_SIM_*), read from the environment once
+- from source to library: `source` (the .cu text to the C++ unit compiled), `toolchain` (the
+  host compiler and its flags), `compiler_messages` (its errors in the learner's terms), `cache`
+  (the cache of built modules), `module` (the loaded library of a compiled module)
+- `launch`: argument checks and the launch of a compiled kernel (`prepared`: prepared calls);
+  `stacks`: the stacks simulated threads run on; `streams`: streams and events
+- `device`, `devices`: the simulated device(s) and their contexts; `memory`: simulated device
+  memory with guard pages, charged against the device's size; `hostmem`: page-locked host memory
+- `include/`: the C++ prelude and runtime the kernels are compiled with
+- `shim/`, `shim_install`, `__main__`: the `pycuda` package that `as_pycuda` puts first
 """

@@ -1,209 +1,53 @@
-"""`pycuda.driver`, for the CPU simulator: the names the course uses, with PyCUDA's arguments,
-return values and errors. Anything else raises NotImplementedError naming the missing call.
+"""`pycuda.driver`, for the CPU simulator: PyCUDA's calls, with its arguments, return values and
+errors. A name PyCUDA has and the simulator lacks raises NotProvided (an AttributeError saying what
+to do); a feature only a GPU has (textures, OpenGL, IPC) raises NeedsGPU naming it.
 
-The simulator runs every operation when it is called, in order. Streams and asynchronous copies
-keep their meaning (their results are right), but nothing overlaps; events read the host clock.
+Synchronous calls run when they are called. Work queued on a stream (kernels launched with
+stream=, asynchronous copies to and from page-locked memory) runs later, when the host waits
+for it, as on a GPU; nothing overlaps (streams.py says exactly when what runs).
 """
 
-import os
-import time
+import ctypes
 
 import numpy as np
 
-from . import memory
-from .settings import settings
-
-
-# ---- errors: the classes of pycuda.driver ----------------------------------------------------------
-class Error(Exception):
-    pass
-
-
-class LogicError(Error):
-    pass
-
-
-class LaunchError(Error):
-    pass
-
-
-class RuntimeError(Error):  # noqa: A001 - the name PyCUDA uses
-    pass
-
-
-class MemoryError(Error):  # noqa: A001
-    pass
-
-
-class CompileError(Error):
-    """pycuda.driver.CompileError: msg, the command line, and the compiler's output."""
-
-    def __init__(self, msg, command_line, stdout=None, stderr=None):
-        super().__init__(msg)
-        self.msg, self.command_line, self.stdout, self.stderr = msg, command_line, stdout, stderr
-
-    def __str__(self):
-        result = self.msg
-        if self.command_line:
-            result += "\n[command: %s]" % " ".join(map(str, self.command_line))
-        if self.stderr:
-            result += "\n[stderr:\n%s]" % self.stderr
-        return result
-
-
-# ---- the device ------------------------------------------------------------------------------------
-def init(flags=0):
-    pass
-
-
-def _cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith(("model name", "Model")):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    import platform
-    return platform.processor() or platform.machine()
-
-
-class device_attribute:  # noqa: N801 - PyCUDA's name
-    """The attributes the course queries, valued as on a GPU so that launch limits match."""
-    MAX_THREADS_PER_BLOCK = "MAX_THREADS_PER_BLOCK"
-    MAX_BLOCK_DIM_X = "MAX_BLOCK_DIM_X"
-    MAX_BLOCK_DIM_Y = "MAX_BLOCK_DIM_Y"
-    MAX_BLOCK_DIM_Z = "MAX_BLOCK_DIM_Z"
-    MAX_GRID_DIM_X = "MAX_GRID_DIM_X"
-    MAX_GRID_DIM_Y = "MAX_GRID_DIM_Y"
-    MAX_GRID_DIM_Z = "MAX_GRID_DIM_Z"
-    MAX_SHARED_MEMORY_PER_BLOCK = "MAX_SHARED_MEMORY_PER_BLOCK"
-    WARP_SIZE = "WARP_SIZE"
-    MULTIPROCESSOR_COUNT = "MULTIPROCESSOR_COUNT"
-    MAX_THREADS_PER_MULTIPROCESSOR = "MAX_THREADS_PER_MULTIPROCESSOR"
-    CLOCK_RATE = "CLOCK_RATE"
-    MEMORY_CLOCK_RATE = "MEMORY_CLOCK_RATE"
-    GLOBAL_MEMORY_BUS_WIDTH = "GLOBAL_MEMORY_BUS_WIDTH"
-    L2_CACHE_SIZE = "L2_CACHE_SIZE"
-    TOTAL_CONSTANT_MEMORY = "TOTAL_CONSTANT_MEMORY"
-    MAX_REGISTERS_PER_BLOCK = "MAX_REGISTERS_PER_BLOCK"
-    ASYNC_ENGINE_COUNT = "ASYNC_ENGINE_COUNT"
-    CONCURRENT_KERNELS = "CONCURRENT_KERNELS"
-    COMPUTE_CAPABILITY_MAJOR = "COMPUTE_CAPABILITY_MAJOR"
-    COMPUTE_CAPABILITY_MINOR = "COMPUTE_CAPABILITY_MINOR"
-    UNIFIED_ADDRESSING = "UNIFIED_ADDRESSING"
-
-
-LIMITS = {
-    "MAX_THREADS_PER_BLOCK": 1024, "MAX_BLOCK_DIM_X": 1024, "MAX_BLOCK_DIM_Y": 1024,
-    "MAX_BLOCK_DIM_Z": 64, "MAX_GRID_DIM_X": 2**31 - 1, "MAX_GRID_DIM_Y": 65535,
-    "MAX_GRID_DIM_Z": 65535, "MAX_SHARED_MEMORY_PER_BLOCK": 48 * 1024, "WARP_SIZE": 32,
-    "MAX_THREADS_PER_MULTIPROCESSOR": 2048, "TOTAL_CONSTANT_MEMORY": 64 * 1024,
-    "MAX_REGISTERS_PER_BLOCK": 65536, "ASYNC_ENGINE_COUNT": 0, "CONCURRENT_KERNELS": 0,
-    "COMPUTE_CAPABILITY_MAJOR": 0, "COMPUTE_CAPABILITY_MINOR": 0, "UNIFIED_ADDRESSING": 1,
-    "CLOCK_RATE": 0, "MEMORY_CLOCK_RATE": 0, "GLOBAL_MEMORY_BUS_WIDTH": 0, "L2_CACHE_SIZE": 0,
-}
-
-
-class Device:
-    """The simulated device: the CPU. Its multiprocessors are the worker threads."""
-
-    def __init__(self, number=0):
-        if number != 0:
-            raise LogicError(f"cuDeviceGet failed: invalid device ordinal {number} "
-                             "(the simulator has one device, number 0)")
-
-    @staticmethod
-    def count():
-        return 1
-
-    def name(self):
-        return f"CPU simulator ({_cpu_name()})"
-
-    def compute_capability(self):
-        return (0, 0)
-
-    def total_memory(self):
-        try:
-            return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-        except (ValueError, OSError, AttributeError):
-            return 0
-
-    def get_attribute(self, attr):
-        if attr == device_attribute.MULTIPROCESSOR_COUNT:
-            return settings.workers
-        try:
-            return LIMITS[attr]
-        except KeyError:
-            raise NotImplementedError(f"device attribute {attr} on the CPU simulator") from None
-
-    def get_attributes(self):
-        return {a: self.get_attribute(a) for a in [*LIMITS, "MULTIPROCESSOR_COUNT"]}
-
-    def pci_bus_id(self):
-        return "cpu"
-
-    def make_context(self, flags=0):
-        return Context()
-
-    def __eq__(self, other):
-        return isinstance(other, Device)
-
-    def __hash__(self):
-        return 0
-
-
-class Context:
-    @staticmethod
-    def synchronize():
-        pass  # every operation has finished when its call returns
-
-    @staticmethod
-    def get_device():
-        return Device(0)
-
-    @staticmethod
-    def get_current():
-        return Context()
-
-    def push(self):
-        pass
-
-    @staticmethod
-    def pop():
-        pass
-
-    def detach(self):
-        pass
-
-
-def mem_get_info():
-    """(free, total) bytes: the machine's memory stands in for the device's."""
-    total = Device().total_memory()
-    try:
-        free = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
-        free = total
-    return free, total
+from . import devices, hostmem, memory, streams
+from .device import (  # noqa: F401 - pycuda.driver's names
+    CUDA_VERSION, Context, Device, LIMITS, device_attribute, get_driver_version, get_version,
+    init, mem_get_info)
+from .errors import (  # noqa: F401 - pycuda.driver's names
+    CompileError, Error, LaunchError, LogicError, MemoryError, NeedsGPU, NotProvided,
+    RuntimeError, module_getattr)
+from .unsupported import DRIVER_FEATURES, gpu_only
+from .hostmem import host_alloc_flags, pagelocked_empty, pagelocked_empty_like  # noqa: F401
+from .hostmem import pagelocked_zeros, pagelocked_zeros_like  # noqa: F401
 
 
 # ---- memory ----------------------------------------------------------------------------------------
 class DeviceAllocation:
-    """What mem_alloc returns: int() of it is the address a kernel receives."""
+    """What mem_alloc returns: int() of it is the address a kernel receives. Its memory is
+    charged against the simulated device's size until it is freed."""
 
     def __init__(self, nbytes):
         self._block = memory.allocate(nbytes)
+        devices.adopt_allocation(self._block)  # it belongs to the current device
 
     def __int__(self):
+        if self._block is None:
+            raise LogicError("this allocation has been freed")
         return self._block.address
 
     __index__ = __int__
 
     def __repr__(self):
+        if self._block is None:
+            return "<DeviceAllocation (freed)>"
         return f"<DeviceAllocation of {self._block.size} bytes at 0x{int(self):x} (simulated)>"
 
     def free(self):
         if self._block is not None:
+            streams.before_free(self._block)  # cuMemFree waits for the work that uses it
+            devices.forget_allocation(self._block)
             memory.release(self._block)
             self._block = None
 
@@ -214,14 +58,28 @@ class DeviceAllocation:
             pass
 
 
+class PointerHolderBase:
+    """Subclass it and define get_pointer() to hand PyCUDA memory it did not allocate."""
+
+    def get_pointer(self):
+        raise NotImplementedError("a PointerHolderBase subclass must define get_pointer()")
+
+    def __int__(self):
+        return int(self.get_pointer())
+
+    __index__ = __int__
+
+
 def mem_alloc(nbytes):
     return DeviceAllocation(nbytes)
 
 
+def mem_alloc_like(ary):
+    return mem_alloc(ary.nbytes)
+
+
 def _address(ptr):
-    if isinstance(ptr, DeviceAllocation):
-        if ptr._block is None:
-            raise LogicError("this allocation has been freed")
+    if isinstance(ptr, (DeviceAllocation, PointerHolderBase)):
         return int(ptr)
     if hasattr(ptr, "gpudata"):
         return _address(ptr.gpudata)
@@ -232,7 +90,7 @@ def _address(ptr):
 
 def _host_buffer(array, what):
     if not isinstance(array, np.ndarray):
-        array = np.asarray(array)
+        array = np.frombuffer(memoryview(array).cast("B"), np.uint8)
     if not array.flags.c_contiguous and not array.flags.f_contiguous:
         raise ValueError(f"{what}: the host array must be contiguous (use np.ascontiguousarray)")
     return array
@@ -247,6 +105,7 @@ def _check_device_range(address, nbytes, call):
 
 
 def memcpy_htod(dest, src):
+    streams.wait_default()
     src = _host_buffer(src, "memcpy_htod")
     address = _address(dest)
     _check_device_range(address, src.nbytes, "cuMemcpyHtoD")
@@ -254,6 +113,7 @@ def memcpy_htod(dest, src):
 
 
 def memcpy_dtoh(dest, src):
+    streams.wait_default()
     dest = _host_buffer(dest, "memcpy_dtoh")
     if not dest.flags.writeable:
         raise ValueError("memcpy_dtoh: the destination array is read-only")
@@ -263,30 +123,89 @@ def memcpy_dtoh(dest, src):
 
 
 def memcpy_dtod(dest, src, size):
+    streams.wait_default()
     d, s = _address(dest), _address(src)
     _check_device_range(d, size, "cuMemcpyDtoD")
     _check_device_range(s, size, "cuMemcpyDtoD")
     memory.write(d, s, size)
 
 
-def memcpy_htod_async(dest, src, stream=None):
-    memcpy_htod(dest, src)
+def to_device(bf_obj):
+    """A new allocation holding a copy of bf_obj (anything with the buffer protocol)."""
+    data = memoryview(bf_obj).tobytes()
+    result = mem_alloc(len(data))
+    memcpy_htod(result, data)
+    return result
 
 
-def memcpy_dtoh_async(dest, src, stream=None):
-    memcpy_dtoh(dest, src)
+def from_device(devptr, shape, dtype, order="C"):
+    result = np.empty(shape, dtype, order)
+    memcpy_dtoh(result, devptr)
+    return result
 
 
-def memcpy_dtod_async(dest, src, size, stream=None):
+def from_device_like(devptr, other_ary):
+    result = np.empty_like(other_ary)
+    memcpy_dtoh(result, devptr)
+    return result
+
+
+def _blocks(*addresses):
+    return [b for b in map(memory.find, addresses) if b is not None]
+
+
+def memcpy_peer(dest, src, size, dest_context=None, src_context=None):
+    """A copy between the memories of two devices (unified addressing: any two will do)."""
     memcpy_dtod(dest, src, size)
 
 
-def _memset(dest, value, count, dtype, call):
+def memcpy_peer_async(dest, src, size, dest_context=None, src_context=None, stream=None):
+    memcpy_dtod_async(dest, src, size, stream)
+
+
+def memcpy_htod_async(dest, src, stream=None):
+    """Queue a copy to the device on stream. From page-locked memory it reads src when it runs;
+    from pageable memory the data is copied at once (CUDA stages it) and only the write waits."""
+    src = _host_buffer(src, "memcpy_htod_async")
     address = _address(dest)
-    nbytes = count * np.dtype(dtype).itemsize
-    _check_device_range(address, nbytes, call)
-    fill = np.full(count, value, dtype=dtype)
-    memory.write(address, fill.ctypes.data, nbytes)
+    _check_device_range(address, src.nbytes, "cuMemcpyHtoDAsync")
+    if not hostmem.is_pinned(src):
+        src = src.copy()
+    streams.submit(stream, lambda: memory.write(address, src.ctypes.data, src.nbytes),
+                   "memcpy_htod_async", touches=_blocks(address))
+
+
+def memcpy_dtoh_async(dest, src, stream=None):
+    """Queue a copy from the device on stream. Into page-locked memory it is written when the
+    copy runs; into pageable memory the call returns when the copy is done, as CUDA's does."""
+    dest = _host_buffer(dest, "memcpy_dtoh_async")
+    if not dest.flags.writeable:
+        raise ValueError("memcpy_dtoh_async: the destination array is read-only")
+    address = _address(src)
+    _check_device_range(address, dest.nbytes, "cuMemcpyDtoHAsync")
+    op = streams.submit(stream, lambda: memory.write(dest.ctypes.data, address, dest.nbytes),
+                        "memcpy_dtoh_async", touches=_blocks(address))
+    if not hostmem.is_pinned(dest):
+        streams.synchronize([op])
+
+
+def memcpy_dtod_async(dest, src, size, stream=None):
+    d, s = _address(dest), _address(src)
+    _check_device_range(d, size, "cuMemcpyDtoDAsync")
+    _check_device_range(s, size, "cuMemcpyDtoDAsync")
+    streams.submit(stream, lambda: memory.write(d, s, size), "memcpy_dtod_async",
+                   touches=_blocks(d, s))
+
+
+def _memset(dest, value, count, dtype, call):
+    """Fill count elements in place (no host array as large as the device memory)."""
+    streams.wait_default()
+    address = _address(dest)
+    dtype = np.dtype(dtype)
+    _check_device_range(address, count * dtype.itemsize, call)
+    if count:
+        buffer = (ctypes.c_char * (count * dtype.itemsize)).from_address(address)
+        np.frombuffer(buffer, dtype)[...] = np.array(value).astype(dtype)
 
 
 def memset_d8(dest, data, count):
@@ -301,77 +220,57 @@ def memset_d32(dest, data, count):
     _memset(dest, data, count, np.uint32, "cuMemsetD32")
 
 
-# ---- page-locked host memory: ordinary NumPy arrays here ----------------------------------------
-class host_alloc_flags:  # noqa: N801
-    PORTABLE, DEVICEMAP, WRITECOMBINED = 1, 2, 4
+# ---- host memory: page-locked memory is in hostmem.py ------------------------------------
+def aligned_empty(shape, dtype, order="C", alignment=4096):
+    """An uninitialised array whose data starts at a multiple of alignment bytes."""
+    dtype = np.dtype(dtype)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    raw = np.empty(nbytes + alignment, np.uint8)
+    start = -raw.ctypes.data % alignment
+    return raw[start:start + nbytes].view(dtype).reshape(shape, order=order)
 
 
-def pagelocked_empty(shape, dtype, order="C", mem_flags=0):
-    return np.empty(shape, dtype, order=order)
+def aligned_zeros(shape, dtype, order="C", alignment=4096):
+    result = aligned_empty(shape, dtype, order, alignment)
+    result.fill(0)
+    return result
 
 
-def pagelocked_zeros(shape, dtype, order="C", mem_flags=0):
-    return np.zeros(shape, dtype, order=order)
+def aligned_empty_like(array, alignment=4096):
+    order = "F" if array.flags.f_contiguous and not array.flags.c_contiguous else "C"
+    return aligned_empty(array.shape, array.dtype, order, alignment)
 
 
-def pagelocked_empty_like(array, mem_flags=0):
-    return np.empty_like(array)
+def aligned_zeros_like(array, alignment=4096):
+    result = aligned_empty_like(array, alignment)
+    result.fill(0)
+    return result
 
 
-def pagelocked_zeros_like(array, mem_flags=0):
-    return np.zeros_like(array)
+def register_host_memory(ary, flags=0):
+    return ary
 
 
-# ---- streams and events ----------------------------------------------------------------------
-class Stream:
-    """A stream: work given to it has already run when the call returns, so it is always done."""
-
-    def __init__(self, flags=0):
-        pass
-
-    def synchronize(self):
-        pass
-
-    def is_done(self):
-        return True
-
-    def wait_for_event(self, event):
-        pass
+# ---- flags and enumerations that code passes around ------------------------------------------
+class ctx_flags:  # noqa: N801
+    SCHED_AUTO, SCHED_SPIN, SCHED_YIELD, SCHED_BLOCKING_SYNC, MAP_HOST, LMEM_RESIZE_TO_MAX = (
+        0, 1, 2, 4, 8, 16)
 
 
-class event_flags:  # noqa: N801
-    DEFAULT, BLOCKING_SYNC, DISABLE_TIMING, INTERPROCESS = 0, 1, 2, 4
+class limit:  # noqa: N801
+    STACK_SIZE, PRINTF_FIFO_SIZE, MALLOC_HEAP_SIZE, DEV_RUNTIME_SYNC_DEPTH = 0, 1, 2, 3
 
 
-class Event:
-    """An event: record() reads the host clock, since the work before it has already run."""
+class func_cache:  # noqa: N801
+    PREFER_NONE, PREFER_SHARED, PREFER_L1, PREFER_EQUAL = 0, 1, 2, 3
 
-    def __init__(self, flags=0):
-        self._t = None
 
-    def record(self, stream=None):
-        self._t = time.perf_counter()
-        return self
+class compute_mode:  # noqa: N801
+    DEFAULT, PROHIBITED, EXCLUSIVE_PROCESS = 0, 2, 3
 
-    def synchronize(self):
-        return self
 
-    def query(self):
-        return True
-
-    def _time(self):
-        if self._t is None:
-            raise LogicError("cuEventElapsedTime failed: invalid resource handle "
-                             "(the event was never recorded)")
-        return self._t
-
-    def time_since(self, event):
-        """Milliseconds from event to this one."""
-        return (self._time() - event._time()) * 1e3
-
-    def time_till(self, event):
-        """Milliseconds from this event to event."""
-        return (event._time() - self._time()) * 1e3
+# ---- streams and events: queued work, run when the host waits for it (streams.py) -------------
+Stream, Event, event_flags = streams.Stream, streams.Event, streams.event_flags
 
 
 # ---- kernel arguments that copy arrays (In, Out, InOut) ---------------------------------------
@@ -403,9 +302,8 @@ class InOut(In, Out):
     pass
 
 
-def __getattr__(name):
-    if name.startswith("__"):
-        raise AttributeError(name)
-    raise NotImplementedError(
-        f"pycuda.driver.{name} is not provided by the course's CPU simulator. Run on a GPU with "
-        "CUDA_COURSE_BACKEND=pycuda, or use the calls the notebooks use.")
+# ---- GPU-only features: textures, OpenGL, IPC, ... -------------------------------------------
+for _name, _feature in DRIVER_FEATURES.items():
+    globals()[_name] = gpu_only(_feature, f"pycuda.driver.{_name}")
+
+__getattr__ = module_getattr("pycuda.driver")

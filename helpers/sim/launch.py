@@ -2,7 +2,10 @@
 
 The compiled module tells, for each kernel, the C type of every parameter (include/sim_launch.h).
 Arguments are checked against those types before anything runs: where PyCUDA would pack a wrong
-value silently (a float64 for a `float`), the simulator says which parameter and what to pass.
+value silently (a float64 for a `float`), the simulator says which parameter and what to pass,
+and a pointer must point into device memory. A launch on a stream is queued (streams.py); one
+in the default stream runs at once. After it, the unguarded bytes beside the arrays it was given
+are checked (memory.py), and a write there is traced to its thread by a second, watched run.
 """
 
 import ctypes
@@ -12,14 +15,14 @@ import time
 
 import numpy as np
 
-from . import driver, memory
+from . import devices, driver, errors, memory, prepared, stacks, streams
 from .module import ErrorReport
 from .settings import settings
 
 
 # ---- argument checks ---------------------------------------------------------------------------
 def _pointer_value(arg):
-    if isinstance(arg, driver.DeviceAllocation):
+    if isinstance(arg, (driver.DeviceAllocation, driver.PointerHolderBase)):
         return driver._address(arg)
     if isinstance(arg, driver.ArgumentHandler):
         return int(arg.get_device_alloc())
@@ -27,7 +30,16 @@ def _pointer_value(arg):
         return driver._address(arg.gpudata)
     if isinstance(arg, (np.intp, np.uintp, np.int64, np.uint64)):
         return int(arg)
+    interface = getattr(arg, "__cuda_array_interface__", None)
+    if interface:  # another library's device array
+        return int(interface["data"][0])
     return None
+
+
+def _address_for_prepared(arg):
+    """A prepared "P" takes what struct.pack("P", x) takes: anything int() accepts."""
+    value = _pointer_value(arg)
+    return int(arg) if value is None else value
 
 
 def _bad_argument(i, name, param, arg, advice):
@@ -68,18 +80,37 @@ def pack_arguments(name, params, args):
     keep, pointers = [], (ctypes.c_void_p * max(len(params), 1))()
     for i, (param, arg) in enumerate(zip(params, args)):
         if param.kind == "P":
-            value = _pointer_value(arg)
+            try:
+                value = _pointer_value(arg)
+            except driver.LogicError as e:  # a freed allocation
+                raise driver.LogicError(
+                    f"cuLaunchKernel failed: parameter #{i} (0-based, '{param.type_name}') of "
+                    f"kernel {name!r}: {e}; allocate it again (or keep it until the kernel has "
+                    "run)") from None
             if value is None:
                 advice = ("Copy a NumPy array to the device first (gpuarray.to_gpu(a), or "
                           "drv.mem_alloc + drv.memcpy_htod), or wrap it: drv.In(a), drv.Out(a).")
                 raise _bad_argument(i, name, param, arg, advice)
             _check_array_element_type(i, name, param, arg)
+            _check_address(i, name, param, value)
             data = ctypes.c_uint64(value)
         else:
             data = ctypes.create_string_buffer(_scalar_bytes(i, name, param, arg), param.size)
         keep.append(data)
         pointers[i] = ctypes.addressof(data)
     return pointers, keep
+
+
+def _check_address(i, name, param, value):
+    """A pointer must point into device memory (or be NULL): on the simulator, where host and
+    device share one address space, a host address or a stale one would let the kernel write
+    over the Python process's own memory."""
+    problem = memory.check_pointer(value)
+    if problem:
+        raise driver.LogicError(
+            f"cuLaunchKernel failed: invalid argument: parameter #{i} (0-based) of kernel "
+            f"{name!r} ('{param.type_name}') is the address 0x{value:x}, {problem}. Pass a "
+            "DeviceAllocation, a GPUArray, or an address inside one.")
 
 
 # ---- launch limits, as a GPU checks them ---------------------------------------------------------
@@ -124,20 +155,28 @@ _STATUS_TEXT = {
     "STACK": "a thread's stack overflowed",
     "ABORT": "the kernel called abort()",
     "BOUNDS": "an index ran past the end of a fixed-size array",
+    "RESOURCES": "the simulator could not get the memory or threads the launch needs",
+    "OVERRUN": "an illegal memory access was encountered",
 }
 
 
 def _error_message(name, status, err):
     where = (f"in kernel {name!r}, block ({', '.join(map(str, err.block))}), "
              f"thread ({', '.join(map(str, err.thread))})")
+    if status == "OVERRUN":  # found after the block ended: which thread did it is not known
+        where = f"in kernel {name!r}, block ({', '.join(map(str, err.block))}), by one of its threads"
+    elif status == "RESOURCES":
+        where = f"for kernel {name!r}"
     text = err.text.decode(errors="replace")
     site = f"{err.file.decode()}:{err.line}" if err.file else None
     message = f"{_STATUS_TEXT.get(status, 'the kernel failed')} {where}"
-    if status == "FAULT":
+    if status in ("FAULT", "OVERRUN"):
         access = {1: "a write to", 0: "a read of"}.get(err.is_write, "an access to")
         if text == "dynamic shared memory":
             message += (f": {access} dynamic shared memory past the end of the bytes the launch "
                         "gave it (its shared= argument)")
+        elif text == "before dynamic shared memory":
+            message += f": {access} an address before the start of its dynamic shared memory"
         else:
             message += f": {access} address 0x{err.address:x}, {memory.describe_address(err.address)}"
     elif status == "BARRIER":
@@ -146,23 +185,43 @@ def _error_message(name, status, err):
         message += (". Every thread of a block that has not returned must reach the same "
                     "__syncthreads(): keep barriers out of code that only some threads run.")
     elif status == "STACK":
-        message += ": are its local arrays very large? Move them to global memory."
+        message += (": are its local arrays larger than the 512 KiB a GPU gives a thread? Move "
+                    "them to global memory.")
+    elif status == "RESOURCES":
+        message += (f": {text}. Free device arrays you no longer need, or run fewer workers "
+                    "(CUDA_SIM_WORKERS).")
     elif site:
         message += f" at {site}: {text}"
     return message
 
 
-def run(module, kernel, grid, block, shared, pointers, reverse=False):
-    """Run one launch to its end; a failure raises LaunchError, an interrupt KeyboardInterrupt."""
+def _execute(module, kernel, grid, block, shared, pointers, reverse=False, watch=None):
+    """Run one launch to its end: (status name, ErrorReport). watch: None, or a list of
+    (address, nbytes) to check after every thread, on one worker (the search for a culprit)."""
     lib, name = module.lib, kernel.name
-    handle_args = ((ctypes.c_uint * 3)(*grid), (ctypes.c_uint * 3)(*block))
+    threads = block[0] * block[1] * block[2] if module.uses_fibers else 1
+    wanted = 1 if watch is not None else min(settings.workers, grid[0] * grid[1] * grid[2])
+    ranges = [v for r in watch or () for v in r]
+    watched = (ctypes.c_uint64 * max(len(ranges), 1))(*ranges)
     err = ErrorReport()
+    limit = settings.time_limit
     with _launch_lock:
-        handle = lib.sim_launch_start(kernel.index, *handle_args, shared, pointers,
-                                      settings.workers, int(reverse))
+        try:
+            firsts, workers = stacks.for_launch(wanted, threads)
+        except MemoryError as err:
+            raise driver.MemoryError(f"cuLaunchKernel failed: out of memory: {err}") from None
+        handle = lib.sim_launch_start(kernel.index, (ctypes.c_uint * 3)(*grid),
+                                      (ctypes.c_uint * 3)(*block), shared, pointers, workers,
+                                      int(reverse), firsts, int(watch is not None), watched,
+                                      len(ranges) // 2)
+        if not handle:
+            raise driver.LaunchError(f"cuLaunchKernel failed: out of memory (kernel {name!r})")
+        deadline, timed_out = (None if limit is None else time.monotonic() + limit), False
         try:
             while not lib.sim_launch_wait(handle, 100):
-                pass
+                if not timed_out and deadline is not None and time.monotonic() > deadline:
+                    lib.sim_launch_cancel(handle)
+                    timed_out = True
         except KeyboardInterrupt:
             lib.sim_launch_cancel(handle)
             while not lib.sim_launch_wait(handle, 100):
@@ -171,10 +230,58 @@ def run(module, kernel, grid, block, shared, pointers, reverse=False):
             raise KeyboardInterrupt(
                 f"kernel {name!r} was interrupted; its output arrays may be half written") from None
         status = module.status_name[lib.sim_launch_finish(handle, ctypes.byref(err))]
+    if status == "INTERRUPTED" and timed_out:
+        raise driver.LaunchError(f"cuLaunchKernel failed: kernel {name!r} ran longer than the "
+                                 f"time limit of {limit:g} s and was stopped (an endless loop?)")
+    return status, err
+
+
+def run(module, kernel, grid, block, shared, pointers, reverse=False, blocks=()):
+    """Run one launch; a failure raises LaunchError, an interrupt KeyboardInterrupt. blocks: the
+    allocations the kernel was given, whose slacks (memory.py) are checked afterwards."""
+    status, err = _execute(module, kernel, grid, block, shared, pointers, reverse)
+    damaged = [] if status != "OK" else [r for b in blocks for r in memory.damaged_slacks(b)]
+    if status == "OVERRUN" or damaged:
+        status, err = _find_culprit(module, kernel, grid, block, shared, pointers, blocks,
+                                    damaged, (status, err))
     if status == "INTERRUPTED":
-        raise KeyboardInterrupt(f"kernel {name!r} was interrupted")
+        raise KeyboardInterrupt(f"kernel {kernel.name!r} was interrupted")
     if status != "OK":
-        raise driver.LaunchError(f"cuLaunchKernel failed: {_error_message(name, status, err)}")
+        raise driver.LaunchError(f"cuLaunchKernel failed: {_error_message(kernel.name, status, err)}")
+
+
+def _find_culprit(module, kernel, grid, block, shared, pointers, blocks, damaged, found):
+    """A thread wrote into the few unguarded bytes next to an array (or past the launch's shared=
+    bytes), which the launch showed only when it ended. Run it again on one worker, checking those
+    bytes whenever a thread stops: the first thread that changes them is the culprit, reported as
+    the fault a GPU's memcheck would report. When the second run does not write there again (a
+    kernel whose first run changed its own input), the overrun is reported without the thread."""
+    first = memory.first_damaged_byte(*damaged[0]) if damaged else None
+    for b in blocks:
+        memory.rearm(b)
+    status, err = _execute(module, kernel, grid, block, shared, pointers, watch=damaged)
+    for b in blocks:
+        memory.rearm(b)
+    if status != "OK":
+        return status, err
+    if first is not None:
+        raise driver.LaunchError(
+            f"cuLaunchKernel failed: {_STATUS_TEXT['FAULT']} in kernel {kernel.name!r}: a write "
+            f"to address 0x{first:x}, {memory.describe_address(first)}. (Found after the "
+            "launch; a second run did not write there again, so which thread did it is not "
+            "known.)")
+    return found
+
+
+def _allocations(args):
+    """The allocations (memory.Block) that the pointer arguments point into."""
+    blocks = {}
+    for arg in args:
+        address = _pointer_value(arg)
+        found = memory.find(address) if address is not None else None
+        if found is not None:
+            blocks[found.base] = found
+    return list(blocks.values())
 
 
 # Pointed-to C types whose NumPy counterpart is unambiguous: (kind, bytes).
@@ -231,38 +338,53 @@ class Function:
         block, grid = _dims(block, "block"), _dims(grid, "grid")
         shared = int(shared or 0)
         check_launch(block, grid, shared, self._kernel.static_shared)
+        if time_kernel and stream is not None:
+            raise ValueError("Can't time the kernel on an asynchronous invocation")  # as PyCUDA
         handlers = [a for a in args if isinstance(a, driver.ArgumentHandler)]
         pointers, keep = pack_arguments(self.name, self._params, args)
+        devices.check_launch(self._module, self.name, [(i, _pointer_value(a)) for i, (p, a)
+                                                       in enumerate(zip(self._params, args))
+                                                       if p.kind == "P"])
         for h in handlers:
             h.pre_call(stream)
-        start = time.perf_counter()
-        if settings.racecheck:
-            self._run_race_check(grid, block, shared, pointers, args)
-        else:
-            run(self._module, self._kernel, grid, block, shared, pointers)
-        elapsed = time.perf_counter() - start
-        del keep
+
+        blocks = _allocations(args)
+
+        def launch():
+            self._run(grid, block, shared, pointers, args, blocks, keep)
+
+        if stream is None:  # the legacy default stream: after the other streams' work, now
+            streams.wait_default()
+            start = time.perf_counter()
+            launch()
+            elapsed = time.perf_counter() - start
+        else:  # queued: it runs when the host waits for the stream (streams.py)
+            streams.submit(stream, launch, f"kernel {self.name!r}", touches=blocks)
         for h in handlers:
             if hasattr(h, "post_call"):
                 h.post_call(stream)
         if time_kernel:
             return elapsed
 
-    def _run_race_check(self, grid, block, shared, pointers, args):
+    def _run(self, grid, block, shared, pointers, args, blocks, keep):
+        """Run the launch now (blocks: the allocations its arguments point into; keep: the bytes
+        that pointers point to)."""
+        if settings.racecheck:
+            self._run_race_check(grid, block, shared, pointers, args, blocks)
+        else:
+            run(self._module, self._kernel, grid, block, shared, pointers, blocks=blocks)
+
+    def _run_race_check(self, grid, block, shared, pointers, args, allocations):
         """Run the launch with blocks and threads in one order, then from the same inputs in the
         opposite order: memory that ends up different depends on thread order, a race."""
-        blocks = {}
-        for arg in args:
-            address = _pointer_value(arg)
-            block_ = memory.find(address) if address is not None else None
-            if block_ is not None:
-                blocks[block_.address] = block_
+        blocks = {b.address: b for b in allocations}
         before = {a: memory.read(a, b.size) for a, b in blocks.items()}
-        run(self._module, self._kernel, grid, block, shared, pointers, reverse=True)
+        run(self._module, self._kernel, grid, block, shared, pointers, reverse=True,
+            blocks=allocations)
         reversed_result = {a: memory.read(a, b.size) for a, b in blocks.items()}
         for a, data in before.items():
             memory.write(a, data, len(data))
-        run(self._module, self._kernel, grid, block, shared, pointers)
+        run(self._module, self._kernel, grid, block, shared, pointers, blocks=allocations)
         for i, arg in enumerate(args):
             address = _pointer_value(arg)
             b = memory.find(address) if address is not None else None
@@ -281,14 +403,15 @@ class Function:
 
     # the prepared-call interface
     def prepare(self, arg_types, texrefs=()):
-        self._prepared = arg_types
+        self.arg_format = prepared.format_of(arg_types)
+        self._prepared = prepared.parse(self.arg_format)
         return self
 
     def _convert(self, args):
-        """As PyCUDA's prepared calls do, turn Python numbers into the prepared C types."""
-        types = getattr(self, "_prepared", None) or ""
-        return [np.dtype(t).type(a) if t != "P" and type(a) in (int, float, bool) else a
-                for t, a in zip(types, args)] + list(args[len(types):])
+        """As PyCUDA's prepared calls do, convert each argument to its prepared C type."""
+        if not hasattr(self, "_prepared"):
+            raise driver.LogicError(f"kernel {self.name!r}: call prepare() before prepared_call")
+        return prepared.convert(self._prepared, args, _address_for_prepared)
 
     def prepared_call(self, grid, block, *args, shared_size=0):
         return self(*self._convert(args), block=block, grid=grid, shared=shared_size)
@@ -303,10 +426,16 @@ class Function:
                     stream=stream)
 
     def get_attribute(self, attr):
-        raise NotImplementedError(f"Function.get_attribute({attr}) on the CPU simulator")
+        known = {"SHARED_SIZE_BYTES": self._kernel.static_shared,
+                 "MAX_THREADS_PER_BLOCK": driver.LIMITS["MAX_THREADS_PER_BLOCK"]}
+        if str(attr).upper() not in known:
+            raise errors.not_provided("pycuda.driver.Function", f"get_attribute({attr})",
+                                      "The simulator knows shared_size_bytes and "
+                                      "max_threads_per_block; registers and local memory are a "
+                                      "GPU compiler's to decide.")
+        return known[str(attr).upper()]
 
     def __getattr__(self, name):
-        if name in ("num_regs", "shared_size_bytes", "local_size_bytes", "const_size_bytes",
-                    "max_threads_per_block"):
-            raise NotImplementedError(f"Function.{name} is not known on the CPU simulator")
-        raise AttributeError(name)
+        if name.startswith("_") or name == "arg_format":
+            raise AttributeError(name)
+        return self.get_attribute(name)

@@ -13,7 +13,7 @@ import ctypes
 import struct
 from pathlib import Path
 
-from . import driver, memory
+from . import driver, memory, stacks
 
 
 # ---- the C structs that cross into Python (include/sim_runtime.h) -------------------------------
@@ -70,7 +70,9 @@ def _declare(lib):
     lib.sim_launch_start.restype = ctypes.c_void_p
     lib.sim_launch_start.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_uint),
                                      ctypes.POINTER(ctypes.c_uint), ctypes.c_size_t,
-                                     ctypes.POINTER(ctypes.c_void_p), ctypes.c_int, ctypes.c_int]
+                                     ctypes.POINTER(ctypes.c_void_p), ctypes.c_int, ctypes.c_int,
+                                     ctypes.POINTER(ctypes.c_void_p), ctypes.c_int,
+                                     ctypes.POINTER(ctypes.c_uint64), ctypes.c_int]
     lib.sim_launch_wait.argtypes = [ctypes.c_void_p, ctypes.c_int]
     lib.sim_launch_cancel.argtypes = [ctypes.c_void_p]
     lib.sim_launch_finish.argtypes = [ctypes.c_void_p, ctypes.POINTER(ErrorReport)]
@@ -94,6 +96,11 @@ def check_abi(lib, path):
                 f"internal error: {path} was built with a sim::{c_name} of {size} bytes, but "
                 f"helpers/sim/module.py expects {ctypes.sizeof(mirror)}: the prelude and the "
                 "Python side of the simulator are out of step")
+    for c_name, value in (("kStackSize", stacks.STACK_BYTES), ("kStackUsable", stacks.STACK_USABLE)):
+        if lib.sim_abi_size(c_name.encode()) != value:
+            raise driver.LogicError(
+                f"internal error: {path} was built with sim::{c_name} = "
+                f"{lib.sim_abi_size(c_name.encode())}, but helpers/sim/stacks.py maps {value}")
 
 
 def _symbol_name(address, fallback):

@@ -15,6 +15,22 @@ benchmark or a test can change one for a while without touching the process's en
 | racecheck   | CUDA_SIM_RACECHECK    | check every launch for races (default off)            |
 | cache_dir   | CUDA_COURSE_CACHE_DIR | where compiled modules are kept (default: the user's  |
 |             |                       | cache folder, ~/.cache/cuda-course)                   |
+| time_limit  | CUDA_SIM_TIME_LIMIT   | seconds a launch may run before it is stopped with    |
+|             |                       | LaunchError (default: none; the exercise checkers set |
+|             |                       | one, so that an endless loop is a verdict)            |
+| cxx         | CXX                   | the host C++ compiler (default: g++, else c++, else   |
+|             |                       | clang++)                                              |
+| home        | HOME                  | the user's home, where the cache folder goes           |
+| xdg_cache_home | XDG_CACHE_HOME     | the user's cache folder, when not ~/.cache            |
+| device_memory | CUDA_SIM_MEMORY     | bytes of simulated device memory, e.g. 4G or 512M      |
+|             |                       | (default: a quarter of the machine's RAM)             |
+| compute_capability | CUDA_SIM_COMPUTE_CAPABILITY | the simulated GPU's compute capability, |
+|             |                       | e.g. 8.6 (default 9.0, an H200's)                     |
+| devices     | CUDA_SIM_DEVICES      | how many devices the simulator presents, each with    |
+|             |                       | its own memory and contexts (default 1; devices.py)   |
+
+Every allocation is charged against `device_memory`; running out raises `drv.MemoryError`,
+as on a GPU, long before the machine itself runs out (which would kill a Jupyter kernel).
 """
 
 from __future__ import annotations
@@ -22,6 +38,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import re
 
 
 def _cpus() -> int:
@@ -33,6 +50,40 @@ def _cpus() -> int:
 
 def _flag(text: str | None) -> bool:
     return (text or "").strip().lower() not in ("", "0", "false", "no", "off")
+
+
+def _physical_memory() -> int:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 8 << 30
+
+
+def default_device_memory() -> int:
+    """A quarter of the machine's RAM, in whole MiB: room for the host's copies of the arrays
+    and for everything else the machine runs."""
+    return _physical_memory() // 4 >> 20 << 20
+
+
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def parse_bytes(name: str, text) -> int:
+    """A size such as 4G, 512M, 4GiB, 1.5G or 1048576 (bytes), as a whole number of bytes."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d*)?)\s*([KMGT]?)(?:i?B)?\s*", str(text), flags=re.I)
+    if not m or float(m.group(1)) <= 0:
+        raise ValueError(f"{name}={text!r}: give a size such as 4G, 512M or a number of bytes")
+    return int(float(m.group(1)) * _UNITS[m.group(2).upper()])
+
+
+def parse_compute_capability(name: str, text) -> tuple[int, int]:
+    """'9.0' or (9, 0) -> (9, 0)."""
+    if isinstance(text, tuple):
+        text = "%d.%d" % text
+    m = re.fullmatch(r"\s*(\d+)\.(\d)\s*", str(text))
+    if not m:
+        raise ValueError(f"{name}={text!r}: give major.minor, e.g. {name}=8.6")
+    return int(m.group(1)), int(m.group(2))
 
 
 def _positive_int(name: str, text: str) -> int:
@@ -50,14 +101,33 @@ class Settings:
     workers: int
     racecheck: bool = False
     cache_dir: str | None = None
+    time_limit: float | None = None
+    cxx: str | None = None
+    home: str | None = None
+    xdg_cache_home: str | None = None
+    device_memory: int = dataclasses.field(default_factory=default_device_memory)
+    compute_capability: tuple[int, int] = (9, 0)
+    devices: int = 1
 
     @classmethod
     def from_environ(cls, environ=None) -> Settings:
         env = os.environ if environ is None else environ
         workers = env.get("CUDA_SIM_WORKERS", "").strip()
+        memory = env.get("CUDA_SIM_MEMORY", "").strip()
+        cc = env.get("CUDA_SIM_COMPUTE_CAPABILITY", "").strip()
+        devices = env.get("CUDA_SIM_DEVICES", "").strip()
         return cls(workers=_positive_int("CUDA_SIM_WORKERS", workers) if workers else _cpus(),
+                   devices=_positive_int("CUDA_SIM_DEVICES", devices) if devices else 1,
                    racecheck=_flag(env.get("CUDA_SIM_RACECHECK")),
-                   cache_dir=env.get("CUDA_COURSE_CACHE_DIR") or None)
+                   cache_dir=env.get("CUDA_COURSE_CACHE_DIR") or None,
+                   time_limit=float(env["CUDA_SIM_TIME_LIMIT"]) if env.get("CUDA_SIM_TIME_LIMIT")
+                   else None,
+                   cxx=env.get("CXX") or None, home=env.get("HOME"),
+                   xdg_cache_home=env.get("XDG_CACHE_HOME") or None,
+                   device_memory=(parse_bytes("CUDA_SIM_MEMORY", memory) if memory
+                                  else default_device_memory()),
+                   compute_capability=(parse_compute_capability("CUDA_SIM_COMPUTE_CAPABILITY", cc)
+                                       if cc else (9, 0)))
 
     def update(self, **values) -> None:
         """Change settings by name; an unknown name is an error, not a silent no-op."""
@@ -66,8 +136,12 @@ class Settings:
             if name not in names:
                 raise AttributeError(f"the simulator has no setting {name!r}; its settings are "
                                      + ", ".join(sorted(names)))
-            if name == "workers":
-                value = _positive_int("workers", str(value))
+            if name in ("workers", "devices"):
+                value = _positive_int(name, str(value))
+            elif name == "device_memory":
+                value = parse_bytes("device_memory", value)
+            elif name == "compute_capability":
+                value = parse_compute_capability("compute_capability", value)
             setattr(self, name, value)
 
     @contextlib.contextmanager

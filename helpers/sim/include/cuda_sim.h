@@ -1,24 +1,41 @@
 // cuda_sim.h -- the prelude that lets an unchanged CUDA C .cu file compile as C++ for the CPU.
 //
 // The simulator compiles   #include <cuda_sim.h>  +  extern "C" { <the .cu file> }  +  kernel table
-// with the host compiler. This header defines CUDA's keywords, built-in variables, vector types,
-// math functions, atomics, barriers and warp functions. The runtime that executes a grid lives in
-// sim_runtime.h; the per-kernel launcher that reads the kernel's parameter types lives in
-// sim_launch.h, included after the user's code.
+// with the host compiler. This header defines CUDA's keywords, built-in variables, printf, assert,
+// barriers and warp functions; sim_math.h, sim_atomics.h and sim_host_only.h add the math and
+// integer intrinsics, the atomics, and the errors for host library calls. The runtime that
+// executes a grid lives in sim_runtime.h; the per-kernel launcher that reads the kernel's
+// parameter types lives in sim_launch.h.
+//
+// The learner's code comes after this header and may #define any name it likes (T, N, K, block,
+// value, ...). So every macro here expands only to keywords and reserved names (__sim_..., which
+// a program may not define), and the kernel table after the learner's code uses reserved names
+// only: a learner's macro can never change what the simulator's code means.
 #pragma once
 
+// The C library and its C++ wrappers, all included now: sim_host_only.h turns host functions
+// into errors with function-like macros, and a header included after them would trip on those.
+#include <assert.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <assert.h>
 
+#include <algorithm>  // its random_shuffle calls std::rand()
 #include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
 #include <type_traits>
 
 #include "sim_runtime.h"  // includes sim_types.h: vector types, dim3, the built-in variables
+#include "sim_launch.h"   // the launcher of each kernel, instantiated by the table after the code
 
 // ---- keywords -------------------------------------------------------------------------------
 #ifdef SIM_SCAN
@@ -31,198 +48,83 @@
 #define __constant__
 #define __managed__
 #define __shared__ static thread_local
-#define __forceinline__ inline __attribute__((always_inline))
-#define __noinline__ __attribute__((noinline))
-#define __align__(n) __attribute__((aligned(n)))
+#define __forceinline__ inline __attribute__((__always_inline__))
+#define __noinline__ __attribute__((__noinline__))
+#define __align__(n) __attribute__((__aligned__(n)))
 #define __launch_bounds__(...)
 #define __grid_constant__
 #define __CUDACC__ 1
 #define __CUDA_ARCH_SIM__ 1
 
-#define threadIdx (sim::frame()->thread)
-#define blockIdx (sim::frame()->block)
-#define blockDim (sim::frame()->block_dim)
-#define gridDim (sim::frame()->grid_dim)
+// ---- built-in variables ---------------------------------------------------------------------
+__attribute__((__always_inline__)) inline const uint3 &__sim_thread_idx() { return sim::frame()->thread; }
+__attribute__((__always_inline__)) inline const uint3 &__sim_block_idx() { return sim::frame()->block; }
+__attribute__((__always_inline__)) inline const uint3 &__sim_block_dim() { return sim::frame()->block_dim; }
+__attribute__((__always_inline__)) inline const uint3 &__sim_grid_dim() { return sim::frame()->grid_dim; }
+#define threadIdx (__sim_thread_idx())
+#define blockIdx (__sim_block_idx())
+#define blockDim (__sim_block_dim())
+#define gridDim (__sim_grid_dim())
 static constexpr int warpSize = 32;
+// extern __shared__ arrays (rewritten by helpers/sim/source.py): this block's dynamic shared memory
+inline void *__sim_dynamic_shared() { return sim::dynamic_shared(); }
 
 // ---- device printf, assert, trap -------------------------------------------------------------
 // printf is the C library's (each call writes whole lines under stdio's lock); the runtime
 // flushes stdout when a launch ends, as a GPU's printf buffer is flushed when the host synchronises.
-#define printf sim::device_printf
+// Its format attribute lets the compiler warn about a format that does not fit its arguments.
+__attribute__((__format__(__printf__, 1, 2))) inline int __sim_printf(const char *__fmt, ...) {
+    va_list __ap;
+    va_start(__ap, __fmt);
+    int __n = sim::device_vprintf(__fmt, __ap);
+    va_end(__ap);
+    return __n;
+}
+[[noreturn]] inline void __sim_fail_assert(const char *__what, const char *__file, int __line) {
+    sim::fail_assert(__what, __file, __line);
+}
+#define printf __sim_printf
 #undef assert
-#define assert(e) ((e) ? (void)0 : sim::fail_assert(#e, __FILE__, __LINE__))
-#define __trap() sim::fail_assert("__trap()", __FILE__, __LINE__)
+#ifdef NDEBUG
+#define assert(e) ((void)0)
+#else
+#define assert(e) ((e) ? (void)0 : __sim_fail_assert(#e, __FILE__, __LINE__))
+#endif
+#define __trap() __sim_fail_assert("__trap()", __FILE__, __LINE__)
 #define __brkpt() ((void)0)
 
 // ---- barriers, fences, clocks -------------------------------------------------------------------
 // Each call site gets its own number (__COUNTER__): threads meet at a barrier only at the same one.
-#define SIM_SITE (sim::Site{__FILE__, __LINE__, __COUNTER__})
-#define __syncthreads() sim::sync_block(SIM_SITE)
-#define __syncthreads_count(p) sim::sync_block_reduce(SIM_SITE, (p), 0)
-#define __syncthreads_and(p) sim::sync_block_reduce(SIM_SITE, (p), 1)
-#define __syncthreads_or(p) sim::sync_block_reduce(SIM_SITE, (p), 2)
+typedef sim::Site __sim_site;
+#define __SIM_SITE (__sim_site{__FILE__, __LINE__, __COUNTER__})
+inline void __sim_sync_block(__sim_site __s) { sim::sync_block(__s); }
+inline int __sim_sync_block_reduce(__sim_site __s, int __p, int __op) {
+    return sim::sync_block_reduce(__s, __p, __op);
+}
+#define __syncthreads() __sim_sync_block(__SIM_SITE)
+#define __syncthreads_count(p) __sim_sync_block_reduce(__SIM_SITE, (p), 0)
+#define __syncthreads_and(p) __sim_sync_block_reduce(__SIM_SITE, (p), 1)
+#define __syncthreads_or(p) __sim_sync_block_reduce(__SIM_SITE, (p), 2)
 static inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 static inline void __threadfence_block() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 static inline void __threadfence_system() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 static inline long long clock64() {
-    timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+    timespec __t;
+    clock_gettime(CLOCK_MONOTONIC, &__t);
+    return (long long)__t.tv_sec * 1000000000LL + __t.tv_nsec;
 }
-static inline void __nanosleep(unsigned) {}
+// A thread that naps lets the other threads of its block run: a thread that waits in a loop for
+// another thread of its block (with __nanosleep, as CUDA recommends) sees it make progress.
+inline void __sim_nanosleep(unsigned) { sim::let_others_run(); }
+#define __nanosleep(ns) __sim_nanosleep(ns)
 
-// ---- warp functions: the lanes of a warp meet, exchange a value, and go on ----------------------
-#define __syncwarp(...) sim::sync_warp(SIM_SITE, ##__VA_ARGS__)
-#define __activemask() sim::active_mask()
-#define __shfl_sync(m, v, ...) sim::shfl(SIM_SITE, (m), (v), sim::ShflIdx, __VA_ARGS__)
-#define __shfl_up_sync(m, v, ...) sim::shfl(SIM_SITE, (m), (v), sim::ShflUp, __VA_ARGS__)
-#define __shfl_down_sync(m, v, ...) \
-    sim::shfl(SIM_SITE, (m), (v), sim::ShflDown, __VA_ARGS__)
-#define __shfl_xor_sync(m, v, ...) sim::shfl(SIM_SITE, (m), (v), sim::ShflXor, __VA_ARGS__)
-#define __ballot_sync(m, p) sim::vote(SIM_SITE, (m), (p), sim::VoteBallot)
-#define __any_sync(m, p) ((int)(sim::vote(SIM_SITE, (m), (p), sim::VoteAny)))
-#define __all_sync(m, p) ((int)(sim::vote(SIM_SITE, (m), (p), sim::VoteAll)))
-#define __uni_sync(m, p) ((int)(sim::vote(SIM_SITE, (m), (p), sim::VoteUni)))
+#include "sim_warp.h"     // __shfl_sync, __ballot_sync, __match_any_sync, __reduce_add_sync, ...
+#include "sim_math.h"     // math functions, intrinsics, integer and DPX functions
+#include "sim_atomics.h"  // atomicAdd and friends
+#include "sim_host_only.h"  // exit(), rand(), fopen(), ...: errors that say why
 
-// ---- math: CUDA's names that the C library lacks, and the fast intrinsics ----------------------
-// glibc already declares __sinf and friends, so the intrinsics are macros onto the accurate
-// functions (a GPU's fast versions are less accurate: results can differ in the last bits).
-#define __sinf(x) sinf(x)
-#define __cosf(x) cosf(x)
-#define __tanf(x) tanf(x)
-#define __expf(x) expf(x)
-#define __exp10f(x) exp10f(x)
-#define __logf(x) logf(x)
-#define __log2f(x) log2f(x)
-#define __log10f(x) log10f(x)
-#define __powf(x, y) powf((x), (y))
-#define __sincosf(x, s, c) sincosf((x), (s), (c))
-#define __fdividef(x, y) ((x) / (y))
-#define fdividef(x, y) ((x) / (y))
-static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
-static inline double rsqrt(double x) { return 1.0 / sqrt(x); }
-static inline float rcbrtf(float x) { return 1.0f / cbrtf(x); }
-static inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
-static inline float saturate(float x) { return __saturatef(x); }
-static inline float sinpif(float x) { return sinf((float)M_PI * x); }
-static inline float cospif(float x) { return cosf((float)M_PI * x); }
-static inline double sinpi(double x) { return sin(M_PI * x); }
-static inline double cospi(double x) { return cos(M_PI * x); }
-static inline void sincospif(float x, float *s, float *c) { sincosf((float)M_PI * x, s, c); }
-static inline float __fadd_rn(float a, float b) { return a + b; }
-static inline float __fsub_rn(float a, float b) { return a - b; }
-static inline float __fmul_rn(float a, float b) { return a * b; }
-static inline float __fdiv_rn(float a, float b) { return a / b; }
-static inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
-static inline float __frcp_rn(float a) { return 1.0f / a; }
-static inline float __fsqrt_rn(float a) { return sqrtf(a); }
-static inline double __dadd_rn(double a, double b) { return a + b; }
-static inline double __dmul_rn(double a, double b) { return a * b; }
-static inline double __fma_rn(double a, double b, double c) { return fma(a, b, c); }
-static inline int __float2int_rn(float x) { return (int)nearbyintf(x); }
-static inline int __float2int_rz(float x) { return (int)x; }
-static inline int __float2int_rd(float x) { return (int)floorf(x); }
-static inline int __float2int_ru(float x) { return (int)ceilf(x); }
-static inline unsigned __float2uint_rn(float x) { return (unsigned)nearbyintf(x); }
-static inline unsigned __float2uint_rz(float x) { return (unsigned)x; }
-static inline float __int2float_rn(int x) { return (float)x; }
-static inline float __uint2float_rn(unsigned x) { return (float)x; }
-static inline int __double2int_rn(double x) { return (int)nearbyint(x); }
-static inline float __double2float_rn(double x) { return (float)x; }
-static inline int __float_as_int(float x) { int i; memcpy(&i, &x, 4); return i; }
-static inline unsigned __float_as_uint(float x) { unsigned i; memcpy(&i, &x, 4); return i; }
-static inline float __int_as_float(int i) { float x; memcpy(&x, &i, 4); return x; }
-static inline float __uint_as_float(unsigned i) { float x; memcpy(&x, &i, 4); return x; }
-static inline long long __double_as_longlong(double x) { long long i; memcpy(&i, &x, 8); return i; }
-static inline double __longlong_as_double(long long i) { double x; memcpy(&x, &i, 8); return x; }
-
-// CUDA's min and max are overloaded for every arithmetic type; mixed types follow C++'s rules.
-template <typename A, typename B>
-static inline typename std::common_type<A, B>::type min(A a, B b) { return b < a ? b : a; }
-template <typename A, typename B>
-static inline typename std::common_type<A, B>::type max(A a, B b) { return a < b ? b : a; }
-static inline float min(float a, float b) { return fminf(a, b); }
-static inline float max(float a, float b) { return fmaxf(a, b); }
-static inline double min(double a, double b) { return fmin(a, b); }
-static inline double max(double a, double b) { return fmax(a, b); }
-
-// integer intrinsics
-static inline int __popc(unsigned x) { return __builtin_popcount(x); }
-static inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
-static inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz((unsigned)x); }
-static inline int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll((unsigned long long)x); }
-static inline int __ffs(int x) { return __builtin_ffs(x); }
-static inline int __ffsll(long long x) { return __builtin_ffsll(x); }
-static inline unsigned __brev(unsigned x) {
-    x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
-    x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
-    x = ((x >> 4) & 0x0F0F0F0Fu) | ((x & 0x0F0F0F0Fu) << 4);
-    return __builtin_bswap32(x);
-}
-static inline int __mul24(int a, int b) { return (int)((long long)(a << 8 >> 8) * (b << 8 >> 8)); }
-static inline unsigned __umul24(unsigned a, unsigned b) { return (a & 0xFFFFFFu) * (b & 0xFFFFFFu); }
-static inline int __mulhi(int a, int b) { return (int)(((long long)a * b) >> 32); }
-static inline unsigned __umulhi(unsigned a, unsigned b) {
-    return (unsigned)(((unsigned long long)a * b) >> 32);
-}
-static inline unsigned __sad(int a, int b, unsigned c) { return (unsigned)(a > b ? a - b : b - a) + c; }
-static inline unsigned __usad(unsigned a, unsigned b, unsigned c) { return (a > b ? a - b : b - a) + c; }
-
-// read-only cache loads are plain loads on a CPU
-template <typename T> static inline T __ldg(const T *p) { return *p; }
-
-// ---- atomics: real hardware atomics, since blocks run on several CPU threads -------------------
-#define SIM_ATOMIC_RMW(name, builtin)                                              \
-    template <typename T>                                                          \
-    static inline typename std::enable_if<std::is_integral<T>::value, T>::type     \
-    name(T *p, T v) { return builtin(p, v, __ATOMIC_SEQ_CST); }
-SIM_ATOMIC_RMW(atomicAdd, __atomic_fetch_add)
-SIM_ATOMIC_RMW(atomicSub, __atomic_fetch_sub)
-SIM_ATOMIC_RMW(atomicAnd, __atomic_fetch_and)
-SIM_ATOMIC_RMW(atomicOr, __atomic_fetch_or)
-SIM_ATOMIC_RMW(atomicXor, __atomic_fetch_xor)
-SIM_ATOMIC_RMW(atomicExch, __atomic_exchange_n)
-#undef SIM_ATOMIC_RMW
-
-namespace sim {
-// Floating-point and compound atomics: a compare-and-swap loop over the value's bits.
-template <typename T, typename F> static inline T atomic_update(T *p, F f) {
-    T old, want;
-    __atomic_load(p, &old, __ATOMIC_SEQ_CST);
-    do {
-        want = f(old);
-    } while (!__atomic_compare_exchange(p, &old, &want, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
-    return old;
-}
-}  // namespace sim
-static inline float atomicAdd(float *p, float v) {
-    return sim::atomic_update(p, [v](float o) { return o + v; });
-}
-static inline double atomicAdd(double *p, double v) {
-    return sim::atomic_update(p, [v](double o) { return o + v; });
-}
-static inline float atomicExch(float *p, float v) {
-    float old;
-    __atomic_exchange(p, &v, &old, __ATOMIC_SEQ_CST);
-    return old;
-}
-template <typename T> static inline T atomicMin(T *p, T v) {
-    return sim::atomic_update(p, [v](T o) { return v < o ? v : o; });
-}
-template <typename T> static inline T atomicMax(T *p, T v) {
-    return sim::atomic_update(p, [v](T o) { return v > o ? v : o; });
-}
-static inline unsigned atomicInc(unsigned *p, unsigned limit) {
-    return sim::atomic_update(p, [limit](unsigned o) { return o >= limit ? 0u : o + 1; });
-}
-static inline unsigned atomicDec(unsigned *p, unsigned limit) {
-    return sim::atomic_update(p, [limit](unsigned o) { return (o == 0 || o > limit) ? limit : o - 1; });
-}
-template <typename T> static inline T atomicCAS(T *p, T compare, T val) {
-    __atomic_compare_exchange(p, &compare, &val, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-    return compare;
-}
-#define atomicAdd_block atomicAdd
-#define atomicAdd_system atomicAdd
-#define atomicCAS_block atomicCAS
-#define atomicExch_block atomicExch
+// The prelude's own macros end here: from now on these names are the learner's to define.
+#undef SIM_EXPORT
+#undef SIM_FIBERS
+#undef SIM_UCONTEXT
+#undef SIM_SCAN

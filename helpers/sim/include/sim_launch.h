@@ -1,6 +1,10 @@
-// sim_launch.h -- included after the user's code: one table entry per kernel, whose launcher
-// takes the kernel's parameter types from the compiled kernel itself, and the C functions that
-// Python calls (helpers/sim/launch.py).
+// sim_launch.h -- the launcher of a kernel, which takes the kernel's parameter types from the
+// compiled kernel itself, and the C functions that Python calls (helpers/sim/launch.py).
+//
+// Included by the prelude, before the learner's code. After that code the compiler driver appends
+// only the table of kernels, in reserved names (a learner's macros cannot reach it):
+//     extern "C" const __sim_kernel_entry __sim_kernel_table[] = { __sim_entry<&k>("k"), ... };
+//     extern "C" const int __sim_kernel_table_size = 1;
 #pragma once
 
 #include <tuple>
@@ -58,42 +62,39 @@ template <auto K> struct Kernel {
     }
     static void free_args(void *t) { delete (Tuple *)t; }
     static void run_thread(void *t) { std::apply(K, *(Tuple *)t); }
-    static void run_block_plain(void *t) {
+    // A block as a loop over its threads: in order, in the opposite order (the race check), or in
+    // order checking the watched bytes after each thread (the search for an overrun's culprit).
+    template <bool Reversed, bool Watched> static void run_block_loop(void *t) {
         const Tuple &args = *(Tuple *)t;
         Frame *f = frame();
         const uint3 bd = f->block_dim;
         for (unsigned z = 0; z < bd.z; z++)
             for (unsigned y = 0; y < bd.y; y++)
                 for (unsigned x = 0; x < bd.x; x++) {
-                    f->thread = uint3{x, y, z};
+                    f->thread = Reversed ? uint3{bd.x - 1 - x, bd.y - 1 - y, bd.z - 1 - z} : uint3{x, y, z};
                     std::apply(K, args);
-                }
-    }
-    static void run_block_plain_reversed(void *t) {
-        const Tuple &args = *(Tuple *)t;
-        Frame *f = frame();
-        const uint3 bd = f->block_dim;
-        for (unsigned z = bd.z; z-- > 0;)
-            for (unsigned y = bd.y; y-- > 0;)
-                for (unsigned x = bd.x; x-- > 0;) {
-                    f->thread = uint3{x, y, z};
-                    std::apply(K, args);
+                    if (Watched) check_watch(f->worker);
                 }
     }
     static KernelEntry entry(const char *name) {
         return KernelEntry{name, Sig::count, Sig::describe, make_args, free_args, run_thread,
-                           run_block_plain, run_block_plain_reversed, (const void *)K};
+                           run_block_loop<false, false>, run_block_loop<true, false>,
+                           run_block_loop<false, true>, (const void *)K};
     }
 };
 
 }  // namespace sim
 #pragma GCC visibility pop
 
-#define SIM_KERNEL(name) sim::Kernel<&name>::entry(#name),
+// ---- the table of kernels, defined after the learner's code -------------------------------------
+typedef sim::KernelEntry __sim_kernel_entry;
+template <auto __K> __sim_kernel_entry __sim_entry(const char *__name) { return sim::Kernel<__K>::entry(__name); }
+extern "C" const __sim_kernel_entry __sim_kernel_table[];
+extern "C" const int __sim_kernel_table_size;
 
 // ---- what Python calls ------------------------------------------------------------------------
-SIM_EXPORT int sim_kernel_count();
-SIM_EXPORT const sim::KernelEntry *sim_kernel(int i);
+SIM_EXPORT int sim_kernel_count() { return __sim_kernel_table_size; }
+SIM_EXPORT const sim::KernelEntry *sim_kernel(int i) { return &__sim_kernel_table[i]; }
 
 SIM_EXPORT int sim_fibers() { return SIM_FIBERS; }
 
@@ -101,6 +102,8 @@ SIM_EXPORT int sim_fibers() { return SIM_FIBERS; }
 SIM_EXPORT int sim_abi_size(const char *name) {
     if (!strcmp(name, "Error")) return (int)sizeof(sim::Error);
     if (!strcmp(name, "ParamInfo")) return (int)sizeof(sim::ParamInfo);
+    if (!strcmp(name, "kStackSize")) return (int)sim::kStackSize;
+    if (!strcmp(name, "kStackUsable")) return (int)sim::kStackUsable;
     return -1;
 }
 SIM_EXPORT const char *sim_status_name(int code) {
@@ -113,23 +116,51 @@ SIM_EXPORT int sim_kernel_nparams(int k) { return sim_kernel(k)->nparams; }
 SIM_EXPORT const void *sim_kernel_address(int k) { return sim_kernel(k)->address; }
 SIM_EXPORT void sim_describe(int k, sim::ParamInfo *out) { sim_kernel(k)->describe(out); }
 
+// Starts a launch on up to `workers` threads (stacks[i]: worker i's stacks, helpers/sim/stacks.py).
+// watch: 0, or 1 to run in watch mode with nwatch (address, length) pairs in watched. Returns
+// nullptr when not even the launch's bookkeeping can be allocated.
 SIM_EXPORT void *sim_launch_start(int k, const unsigned *grid, const unsigned *block, size_t shared,
-                                  void **args, int workers, int reverse) {
+                                  void **args, int workers, int reverse, char *const *stacks,
+                                  int watch, const uint64_t *watched, int nwatch) {
     using namespace sim;
-    Launch *L = new Launch();
-    L->kernel = sim_kernel(k);
-    L->args = L->kernel->make_args(args);
-    L->grid = dim3(grid[0], grid[1], grid[2]);
-    L->block = dim3(block[0], block[1], block[2]);
-    L->shared = shared;
-    L->reverse = reverse != 0;
-    L->nblocks = (long)grid[0] * grid[1] * grid[2];
+    Launch *L = nullptr;
+    try {
+        L = new Launch();
+        L->kernel = sim_kernel(k);
+        L->args = L->kernel->make_args(args);
+        L->grid = dim3(grid[0], grid[1], grid[2]);
+        L->block = dim3(block[0], block[1], block[2]);
+        L->shared = shared;
+        L->reverse = reverse != 0;
+        L->watch = watch != 0;
+        L->stacks = stacks;
+        L->nblocks = (long)grid[0] * grid[1] * grid[2];
+        for (int i = 0; i < nwatch; i++) {
+            auto *p = (unsigned char *)(uintptr_t)watched[2 * i];
+            L->watched.emplace_back(p, std::vector<unsigned char>(p, p + watched[2 * i + 1]));
+        }
+        L->threads.reserve(workers);
+    } catch (...) {  // std::bad_alloc
+        if (L && L->args) L->kernel->free_args(L->args);
+        delete L;
+        return nullptr;
+    }
     int n = workers < 1 ? 1 : workers;
     if (n > L->nblocks) n = (int)L->nblocks;
     install_handlers(L);
     fflush(stdout);
     L->running = n;
-    for (int i = 0; i < n; i++) L->threads.emplace_back(worker_main, L, i);
+    int started = 0;
+    try {
+        for (; started < n; started++) L->threads.emplace_back(worker_main, L, started);
+    } catch (...) {  // std::system_error: the system has no thread (or no stack) for another worker
+        std::lock_guard<std::mutex> g(L->mu);
+        L->running -= n - started;
+        if (started == 0) {
+            L->err.status = RESOURCES;
+            copy_text(L->err.text, "could not start a worker thread");
+        }
+    }
     return L;
 }
 

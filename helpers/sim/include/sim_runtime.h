@@ -1,9 +1,11 @@
-// sim_runtime.h -- executes a grid on the CPU.
+// sim_runtime.h -- what a kernel calls while it runs on the CPU: barriers, warp functions, printf,
+// assert, and the bookkeeping of the block being run.
 //
-// Blocks are shared out to worker threads. Within a block, a module that never uses a barrier or
-// a warp function runs each block as a plain loop over its threads. A module that uses them runs
-// each thread of a block as a fiber (its own stack, switched by a few instructions) so that a
-// thread can stop at __syncthreads() and let the others catch up, as on a GPU.
+// Blocks are shared out to worker threads (sim_grid.h). Within a block, a module that never uses
+// a barrier or a warp function runs each block as a plain loop over its threads. A module that
+// uses them runs each thread of a block as a fiber (its own stack, switched by a few instructions:
+// sim_switch.h) so that a thread can stop at __syncthreads() and let the others catch up, as on a
+// GPU.
 //
 // Faults (accesses that reach a guard page, failed asserts, stuck barriers) end the launch and are
 // reported to Python with the kernel, block and thread; they never end the process.
@@ -16,26 +18,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
-#include <atomic>
-#include <chrono>
-#include <condition_variable>
-#include <mutex>
-#include <thread>
-#include <vector>
-
+#include "sim_switch.h"
 #include "sim_types.h"
-
-// Fibers switch stacks with a few instructions of assembly on Linux x86-64 and Arm64, and with
-// the C library's (slower) swapcontext elsewhere, or when built with -DSIM_UCONTEXT.
-#if !defined(SIM_UCONTEXT) && !(defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__)))
-#define SIM_UCONTEXT 1
-#endif
-#ifdef SIM_UCONTEXT
-#include <ucontext.h>
-#endif
 
 #ifndef SIM_FIBERS
 #define SIM_FIBERS 0  // the compiler driver sets 1 when the module uses barriers or warp functions
@@ -60,11 +45,14 @@ enum Status : int {
     STACK = 7,        // a thread's stack overflowed (very large local arrays)
     ABORT = 8,        // abort() was called
     BOUNDS = 9,       // an index past the end of a fixed-size (shared or local) array
+    RESOURCES = 10,   // no memory or no thread could be had for the launch
+    OVERRUN = 11,     // a block wrote past the end of its dynamic shared memory (found afterwards)
 };
 // The names Python knows the statuses by, in the enum's order.
 inline const char *const kStatusNames[] = {"OK", "FAULT", "ASSERT", "BARRIER", "WARP",
-                                           "INTERRUPTED", "ARITHMETIC", "STACK", "ABORT", "BOUNDS"};
-static_assert(sizeof kStatusNames / sizeof kStatusNames[0] == BOUNDS + 1, "a status without a name");
+                                           "INTERRUPTED", "ARITHMETIC", "STACK", "ABORT", "BOUNDS",
+                                           "RESOURCES", "OVERRUN"};
+static_assert(sizeof kStatusNames / sizeof kStatusNames[0] == OVERRUN + 1, "a status without a name");
 
 struct Error {
     int32_t status;
@@ -93,6 +81,7 @@ struct KernelEntry {
     void (*run_thread)(void *tuple);        // one thread, whose Frame is set
     void (*run_block_plain)(void *tuple);   // every thread of the current block, in order
     void (*run_block_plain_reversed)(void *tuple);  // the same, last thread first
+    void (*run_block_plain_watched)(void *tuple);   // in order, checking the watch after each
     const void *address;  // the kernel itself: its symbol is the name get_function takes
 };
 
@@ -104,19 +93,17 @@ struct Site {  // a call site of a barrier or warp function
     int line, id;
 };
 
-struct Fiber {
-    void *sp;
+// What a barrier touches comes first, in one cache line; what warp functions add, in the next.
+struct alignas(64) Fiber {
+    Context ctx;       // where it resumes
     uint8_t state;
-    Site site;         // where it waits
     int pred;          // contribution to __syncthreads_count/and/or and to votes
+    Site site;         // where it waits
+    uint64_t result;   // what it gets back
     unsigned mask;     // warp function: the lanes it names
     int op;            // warp function: which one
     int src;           // shuffle: the lane it reads
     uint64_t value;    // shuffle: the value it offers
-    uint64_t result;   // what it gets back
-#ifdef SIM_UCONTEXT
-    ucontext_t ctx;
-#endif
 };
 
 struct Launch;
@@ -131,21 +118,42 @@ struct Worker {
     uint3 block{};
     bool plain = true;  // one fiber runs the block's threads in a loop
     bool reverse = false;  // run blocks and threads in the opposite order (race check)
+    bool watching = false;  // check the watched bytes whenever a thread stops (sim_grid.h)
+    bool in_order = true;   // neither reverse nor watching: threads take turns in order
+    bool quiet = false;     // kernel printf prints nothing (a second run that looks for a culprit)
     // the fibers of the block being run
     Fiber *fibers = nullptr;
     int nfibers = 0, current = -1, live = 0, at_barrier = 0;
     Site barrier{};
     bool barrier_reduces = false;  // __syncthreads_count/and/or: count the predicates
-    void *scheduler_sp = nullptr;
-    char *stacks = nullptr;  // stack i spans [stacks + i*kStackSize, +kStackSize), guard page first
-    int nstacks = 0;
-    char *dynamic_shared = nullptr, *dynamic_shared_end = nullptr;
-#ifdef SIM_UCONTEXT
-    ucontext_t scheduler_ctx;
-#endif
+    Context scheduler;  // the worker's own stack, which runs the blocks
+    char *stacks = nullptr;  // stack i: [stacks + i*kStackSize, +kStackSize), its Frame at the top
+    // dynamic shared memory: [floor, dynamic_shared) and [dynamic_shared + shared, end) hold a
+    // canary, and guard pages lie below floor and from end on (sim_grid.h)
+    char *dynamic_shared = nullptr, *dynamic_shared_end = nullptr, *dynamic_shared_floor = nullptr;
+    size_t dynamic_shared_bytes = 0;
 };
 
 inline thread_local Worker *worker = nullptr;  // for the signal handler and printf
+
+#if SIM_FIBERS && defined(SIM_SWITCH_INLINE) && !defined(__clang__)  // clang has no such variables
+// The worker that runs the calling thread, kept in a register that this module reserves for it
+// (the C library saves it across calls): a barrier finds its bookkeeping without a single load,
+// where reading it from the thread's Frame is a chain of loads that every barrier waits for.
+// Outside the worker loop the register is the caller's (code not built with this reservation
+// expects it back): a worker thread puts it back when it ends (KeepRegister).
+register Worker *worker_register asm("r15");
+inline Worker *current_worker() { return worker_register; }
+inline void set_current_worker(Worker *w) { worker_register = w; }
+struct KeepRegister {
+    Worker *outer = worker_register;
+    ~KeepRegister() { worker_register = outer; }
+};
+#else
+inline Worker *current_worker() { return frame()->worker; }
+inline void set_current_worker(Worker *) {}
+struct KeepRegister {};
+#endif
 
 inline Frame *frame_of(Worker *w, int i) { return frame_at((uintptr_t)(w->stacks + (size_t)i * kStackSize)); }
 
@@ -171,112 +179,33 @@ inline void copy_text(char *dst, const char *src) {
 }
 
 [[noreturn]] inline void fail_assert(const char *expr, const char *file, int line) {
-    fail_at(frame()->worker, ASSERT, Site{file, line, 0}, expr);
+    fail_at(current_worker(), ASSERT, Site{file, line, 0}, expr);
 }
 
 // Kernel printf: the C library's, kept safe from a cancel arriving while stdio holds its lock.
-__attribute__((format(printf, 1, 2))) inline int device_printf(const char *fmt, ...) {
+inline int device_vprintf(const char *fmt, va_list ap) {
     Worker *w = worker;
-    va_list ap;
-    va_start(ap, fmt);
+    if (w && w->quiet) return 0;
     if (w) w->in_stdio = 1;
     int n = vprintf(fmt, ap);
     if (w) w->in_stdio = 0;
-    va_end(ap);
     if (w && w->cancel_pending) escape_with(w, INTERRUPTED);
     return n;
 }
 
-inline void *dynamic_shared() { return frame()->worker->dynamic_shared; }
+inline void *dynamic_shared() { return current_worker()->dynamic_shared; }
 
-// ---- switching stacks -----------------------------------------------------------------------------
-#ifndef SIM_UCONTEXT
-extern "C" void sim_switch_stack(void **save_sp, void *new_sp);
-#if defined(__x86_64__)
-asm(R"(
-    .text
-    .p2align 4
-    .hidden sim_switch_stack
-    .type sim_switch_stack, @function
-sim_switch_stack:
-    pushq %rbp
-    pushq %rbx
-    pushq %r12
-    pushq %r13
-    pushq %r14
-    pushq %r15
-    movq %rsp, (%rdi)
-    movq %rsi, %rsp
-    popq %r15
-    popq %r14
-    popq %r13
-    popq %r12
-    popq %rbx
-    popq %rbp
-    ret
-    .size sim_switch_stack, .-sim_switch_stack
-)");
-// A new stack: six saved registers, then the entry point that the first switch returns into.
-inline void *prepare_stack(char *top, void (*entry)()) {
-    uint64_t *sp = (uint64_t *)((uintptr_t)top & ~(uintptr_t)15) - 8;
-    for (int i = 0; i < 6; i++) sp[i] = 0;
-    sp[6] = (uint64_t)entry;
-    sp[7] = 0;
-    return sp;
-}
-#else  // __aarch64__
-asm(R"(
-    .text
-    .p2align 4
-    .hidden sim_switch_stack
-    .type sim_switch_stack, %function
-sim_switch_stack:
-    sub sp, sp, #176
-    stp x19, x20, [sp, #0]
-    stp x21, x22, [sp, #16]
-    stp x23, x24, [sp, #32]
-    stp x25, x26, [sp, #48]
-    stp x27, x28, [sp, #64]
-    stp x29, x30, [sp, #80]
-    stp d8, d9, [sp, #96]
-    stp d10, d11, [sp, #112]
-    stp d12, d13, [sp, #128]
-    stp d14, d15, [sp, #144]
-    mov x2, sp
-    str x2, [x0]
-    mov sp, x1
-    ldp x19, x20, [sp, #0]
-    ldp x21, x22, [sp, #16]
-    ldp x23, x24, [sp, #32]
-    ldp x25, x26, [sp, #48]
-    ldp x27, x28, [sp, #64]
-    ldp x29, x30, [sp, #80]
-    ldp d8, d9, [sp, #96]
-    ldp d10, d11, [sp, #112]
-    ldp d12, d13, [sp, #128]
-    ldp d14, d15, [sp, #144]
-    add sp, sp, #176
-    ret
-    .size sim_switch_stack, .-sim_switch_stack
-)");
-inline void *prepare_stack(char *top, void (*entry)()) {
-    uint64_t *sp = (uint64_t *)((uintptr_t)top & ~(uintptr_t)15) - 22;
-    for (int i = 0; i < 22; i++) sp[i] = 0;
-    sp[11] = (uint64_t)entry;  // x30, the link register that ret jumps to
-    return sp;
-}
-#endif
-#endif
+// A search for the thread that wrote past the end of an array (sim_grid.h), called whenever a
+// thread stops.
+inline void check_watch(Worker *w);
 
-inline void fiber_main();
-
-// The calling fiber waits (or has finished): run the next fiber that can run, in thread order,
-// or go back to the scheduler when none can.
-inline void yield(Worker *w) {
-    int me = w->current, n = w->nfibers, next = -1, step = w->reverse ? n - 1 : 1;
-    int after = me + step < n ? me + step : me + step - n;
-    if (w->fibers[after].state == F_RUN) next = after;  // the usual case: the next thread
-    else for (int k = 1, i = me; k <= n; k++) {
+// ---- switching between the threads of a block --------------------------------------------------
+// The calling fiber waits (or has finished): run the next fiber that can run, in thread order
+// (the opposite order for the race check), or go back to the scheduler when none can.
+__attribute__((noinline)) inline void yield_search(Worker *w) {
+    int me = w->current, n = w->nfibers, step = w->reverse ? n - 1 : 1, next = -1;
+    if (w->watching) check_watch(w);
+    for (int k = 1, i = me; k <= n; k++) {
         i = i + step < n ? i + step : i + step - n;
         if (w->fibers[i].state == F_RUN) {
             next = i;
@@ -285,11 +214,21 @@ inline void yield(Worker *w) {
     }
     if (next == me) return;  // its own arrival released it
     w->current = next;
-#ifdef SIM_UCONTEXT
-    swapcontext(&w->fibers[me].ctx, next < 0 ? &w->scheduler_ctx : &w->fibers[next].ctx);
-#else
-    sim_switch_stack(&w->fibers[me].sp, next < 0 ? w->scheduler_sp : w->fibers[next].sp);
-#endif
+    switch_context(&w->fibers[me].ctx, next < 0 ? &w->scheduler : &w->fibers[next].ctx, w);
+}
+
+inline void yield(Worker *w) {
+    int me = w->current, n = w->nfibers, next = me + 1 < n ? me + 1 : 0;
+    Fiber *fibers = w->fibers;
+    if (__builtin_expect(w->in_order && next != me && fibers[next].state == F_RUN, 1)) {
+        // The usual case: the next thread. The one after it will most likely run soon after:
+        // fetch the top of its stack now, so that the switch to it does not wait for memory.
+        w->current = next;
+        __builtin_prefetch(fibers[next + 1 < n ? next + 1 : 0].ctx.sp);
+        switch_context(&fibers[me].ctx, &fibers[next].ctx, w);
+        return;
+    }
+    yield_search(w);
 }
 
 // ---- barriers ---------------------------------------------------------------------------------
@@ -320,14 +259,15 @@ inline bool same_site(const Site &a, const Site &b) {
 // A thread arrives at __syncthreads(): it waits until every thread of the block that has not
 // exited arrives too. Threads waiting at two different __syncthreads() are an error.
 inline int block_barrier(Site site, int pred, int reduce) {
-    Worker *w = frame()->worker;
+    Worker *w = current_worker();
     if (!SIM_FIBERS) no_fibers(w, site);
-    if (w->at_barrier > 0 && !same_site(w->barrier, site)) {
+    if (w->at_barrier == 0) {
+        w->barrier = site, w->barrier_reduces = reduce >= 0;
+    } else if (!same_site(w->barrier, site)) {
         w->err.file2 = w->barrier.file;
         w->err.line2 = w->barrier.line;
         fail_at(w, BARRIER, site, "threads of one block wait at different __syncthreads()");
     }
-    if (w->at_barrier == 0) w->barrier = site, w->barrier_reduces = reduce >= 0;
     Fiber &f = w->fibers[w->current];
     f.state = F_BLOCK;
     f.pred = pred;
@@ -339,14 +279,50 @@ inline int block_barrier(Site site, int pred, int reduce) {
 }
 
 inline void sync_block(Site site) { block_barrier(site, 0, -1); }
+
+// __nanosleep: the calling thread lets the other threads of its block run (with fibers).
+inline void let_others_run() {
+    Worker *w = current_worker();
+    if (!w->plain) yield(w);
+}
 inline int sync_block_reduce(Site site, int pred, int reduce) { return block_barrier(site, pred, reduce); }
 
 // ---- warp functions -----------------------------------------------------------------------------
-enum ShflKind { ShflIdx, ShflUp, ShflDown, ShflXor, SyncWarp, VoteBallot, VoteAny, VoteAll, VoteUni };
+enum ShflKind { ShflIdx, ShflUp, ShflDown, ShflXor, SyncWarp, VoteBallot, VoteAny, VoteAll, VoteUni,
+                Collective };
+// What a Collective computes from the values of every lane of the group (in Fiber::src).
+enum CollectiveKind { MatchAny, MatchAll, ReduceAdd, ReduceMinU, ReduceMaxU, ReduceMinS, ReduceMaxS,
+                      ReduceAnd, ReduceOr, ReduceXor };
 
 inline unsigned lanes_in_warp(Worker *w, int warp) {
     int n = w->nfibers - warp * 32;
     return n >= 32 ? 0xffffffffu : ((1u << n) - 1);
+}
+
+// __match_*_sync and __reduce_*_sync: what lane `me` gets from the values of the group's lanes.
+inline uint64_t collective_result(const Fiber *lanes, unsigned group, int me, int kind) {
+    uint64_t mine = lanes[me].value, equal = 0;
+    uint32_t acc = kind == ReduceAnd ? ~0u : kind == ReduceMinU ? ~0u : kind == ReduceMaxS ? 0x80000000u
+                 : kind == ReduceMinS ? 0x7fffffffu : 0;
+    for (int l = 0; l < 32; l++) {
+        if (!(group >> l & 1)) continue;
+        uint64_t v = lanes[l].value;
+        uint32_t u = (uint32_t)v;
+        equal |= (uint64_t)(v == mine) << l;
+        switch (kind) {
+            case ReduceAdd: acc += u; break;
+            case ReduceMinU: acc = u < acc ? u : acc; break;
+            case ReduceMaxU: acc = u > acc ? u : acc; break;
+            case ReduceMinS: acc = (int32_t)u < (int32_t)acc ? u : acc; break;
+            case ReduceMaxS: acc = (int32_t)u > (int32_t)acc ? u : acc; break;
+            case ReduceAnd: acc &= u; break;
+            case ReduceOr: acc |= u; break;
+            case ReduceXor: acc ^= u; break;
+        }
+    }
+    if (kind == MatchAny) return equal;
+    if (kind == MatchAll) return equal == group ? group : 0;
+    return acc;
 }
 
 // The lanes named by the mask have all arrived: each gets its result, and all go on.
@@ -364,6 +340,7 @@ inline void release_warp(Worker *w, int warp, unsigned group) {
             case VoteAll: f.result = ballot == group; break;
             case VoteUni: f.result = ballot == 0 || ballot == group; break;
             case SyncWarp: f.result = 0; break;
+            case Collective: f.result = collective_result(lanes, group, l, f.src); break;
             default: {
                 int s = f.src;
                 f.result = (s >= 0 && s < 32 && (group >> s & 1)) ? lanes[s].value : f.value;
@@ -374,7 +351,7 @@ inline void release_warp(Worker *w, int warp, unsigned group) {
 }
 
 inline uint64_t warp_meet(Site site, unsigned mask, int op, int src, uint64_t value, int pred) {
-    Worker *w = frame()->worker;
+    Worker *w = current_worker();
     if (!SIM_FIBERS) no_fibers(w, site);
     int me = w->current, warp = me / 32, lane = me % 32;
     Fiber *lanes = w->fibers + warp * 32;
@@ -399,7 +376,7 @@ inline uint64_t warp_meet(Site site, unsigned mask, int op, int src, uint64_t va
 }
 
 inline unsigned active_mask() {
-    Worker *w = frame()->worker;
+    Worker *w = current_worker();
     if (w->plain) return 0xffffffffu;
     int warp = w->current / 32;
     unsigned m = 0;
@@ -413,7 +390,7 @@ inline void sync_warp(Site site, unsigned mask = 0xffffffffu) { warp_meet(site, 
 template <typename T>
 inline T shfl(Site site, unsigned mask, T var, int kind, int arg, int width = 32) {
     static_assert(sizeof(T) <= 8, "__shfl_*_sync takes values of at most 8 bytes");
-    Worker *w = frame()->worker;
+    Worker *w = current_worker();
     int lane = w->current % 32, base = lane & ~(width - 1), src;
     switch (kind) {
         case ShflIdx: src = base + (arg & (width - 1)); break;
@@ -433,255 +410,8 @@ inline unsigned vote(Site site, unsigned mask, int pred, int kind) {
     return (unsigned)warp_meet(site, mask, kind, 0, 0, pred != 0);
 }
 
-// ---- a launch -------------------------------------------------------------------------------------
-struct Launch {
-    const KernelEntry *kernel;
-    void *args;
-    dim3 grid, block;
-    size_t shared;
-    long nblocks;
-    bool reverse;  // blocks and threads in the opposite order, for the race check
-    std::atomic<long> next_block{0};
-    std::atomic<int> stop{0};
-    std::mutex mu;
-    std::condition_variable done_cv;
-    int running = 0;
-    Error err{};  // the first error any worker met
-    std::vector<std::thread> threads;
-    struct sigaction old_segv, old_bus, old_fpe, old_abrt, old_ill, old_usr2;
-};
-
-inline void fiber_main() {
-    Worker *w = frame()->worker;
-    if (w->plain && w->reverse) w->launch->kernel->run_block_plain_reversed(w->launch->args);
-    else if (w->plain) w->launch->kernel->run_block_plain(w->launch->args);
-    else w->launch->kernel->run_thread(w->launch->args);
-    w->fibers[w->current].state = F_DONE;
-    w->live--;
-    if (w->at_barrier > 0 && w->at_barrier == w->live) release_block_barrier(w);
-    yield(w);
-    __builtin_unreachable();
-}
-
-#ifdef SIM_UCONTEXT
-inline void fiber_trampoline() { fiber_main(); }
-#endif
-
-// Stacks outlive a launch: mapping them and setting their guard pages costs more than a small
-// launch. Launches run one at a time (helpers/sim/launch.py), so worker i always owns pool i.
-struct StackPool {
-    char *mapping = nullptr, *stacks = nullptr;
-    size_t bytes = 0;
-    int n = 0;
-};
-constexpr int kPools = 64;
-inline StackPool stack_pools[kPools];
-
-// n stacks of kStackSize bytes, each aligned to kStackSize and with a guard page at its bottom.
-inline void ensure_stacks(Worker *w, int index, int n) {
-    StackPool &pool = stack_pools[index % kPools];
-    if (pool.n < n) {
-        size_t page = (size_t)sysconf(_SC_PAGESIZE);
-        if (pool.mapping) munmap(pool.mapping, pool.bytes);
-        pool.bytes = (size_t)(n + 1) * kStackSize;
-        pool.mapping = (char *)mmap(nullptr, pool.bytes, PROT_READ | PROT_WRITE,
-                                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        pool.stacks = (char *)(((uintptr_t)pool.mapping + kStackSize - 1) & ~(kStackSize - 1));
-        for (int i = 0; i < n; i++) mprotect(pool.stacks + (size_t)i * kStackSize, page, PROT_NONE);
-        pool.n = n;
-    }
-    w->stacks = pool.stacks;
-    w->nstacks = pool.n;
-}
-
-// Once a launch: each thread's Frame gets what does not change from block to block.
-inline void prepare_frames(Worker *w, int index) {
-    Launch *L = w->launch;
-    const dim3 &bd = L->block;
-    int n = w->plain ? 1 : (int)(bd.x * bd.y * bd.z);
-    ensure_stacks(w, index, n);
-    for (int i = 0; i < n; i++) {
-        Frame *fr = frame_of(w, i);
-        fr->thread = uint3{(unsigned)(i % bd.x), (unsigned)(i / bd.x % bd.y), (unsigned)(i / (bd.x * bd.y))};
-        fr->block_dim = uint3{bd.x, bd.y, bd.z};
-        fr->grid_dim = uint3{L->grid.x, L->grid.y, L->grid.z};
-        fr->worker = w;
-    }
-    w->nfibers = n;
-}
-
-// Runs the current block: one fiber per thread, or (plain) one fiber looping over the threads.
-inline void run_block(Worker *w) {
-    int n = w->nfibers;
-    for (int i = 0; i < n; i++) {
-        Fiber &f = w->fibers[i];
-        f.state = F_RUN;
-        f.pred = 0;
-        Frame *fr = frame_of(w, i);
-        fr->block = w->block;
-        char *top = (char *)((uintptr_t)fr & ~(uintptr_t)15);
-#ifdef SIM_UCONTEXT
-        getcontext(&f.ctx);
-        f.ctx.uc_stack.ss_sp = w->stacks + (size_t)i * kStackSize + sysconf(_SC_PAGESIZE);
-        f.ctx.uc_stack.ss_size = top - (char *)f.ctx.uc_stack.ss_sp;
-        f.ctx.uc_link = nullptr;
-        makecontext(&f.ctx, fiber_trampoline, 0);
-#else
-        f.sp = prepare_stack(top, fiber_main);
-#endif
-    }
-    int first = w->reverse ? n - 1 : 0;
-    w->live = n, w->at_barrier = 0, w->current = first;
-#ifdef SIM_UCONTEXT
-    swapcontext(&w->scheduler_ctx, &w->fibers[first].ctx);
-#else
-    sim_switch_stack(&w->scheduler_sp, w->fibers[first].sp);
-#endif
-    if (w->live == 0) return;
-    // Every thread left is waiting, and none can release the others.
-    int blocked = -1, warped = -1;
-    for (int i = 0; i < n; i++) {
-        if (w->fibers[i].state == F_BLOCK && blocked < 0) blocked = i;
-        if (w->fibers[i].state == F_WARP && warped < 0) warped = i;
-    }
-    int culprit = warped >= 0 ? warped : blocked;
-    w->current = culprit;
-    if (blocked >= 0 && warped >= 0) {
-        w->err.file2 = w->fibers[blocked].site.file;
-        w->err.line2 = w->fibers[blocked].site.line;
-    }
-    fail_at(w, warped >= 0 ? WARP : BARRIER, w->fibers[culprit].site,
-            warped >= 0 ? "lanes wait in a warp function for lanes that never arrive"
-                        : "threads wait at a barrier that the others never reach");
-}
-
-inline uintptr_t stack_pointer(void *ctx) {
-#if defined(__linux__) && defined(__x86_64__)
-    return (uintptr_t)((ucontext_t *)ctx)->uc_mcontext.gregs[REG_RSP];
-#elif defined(__linux__) && defined(__aarch64__)
-    return (uintptr_t)((ucontext_t *)ctx)->uc_mcontext.sp;
-#else
-    (void)ctx;
-    return 0;
-#endif
-}
-
-inline void on_signal(int sig, siginfo_t *si, void *ctx) {
-    Worker *w = worker;
-    Launch *L = w ? w->launch : nullptr;
-    if (!w || !w->in_kernel) {
-        if (sig == SIGUSR2) return;
-        // Not ours: put back the handler that was there before and let the fault happen again.
-        struct sigaction *old = !L ? nullptr : sig == SIGSEGV ? &L->old_segv : sig == SIGBUS ? &L->old_bus
-                              : sig == SIGFPE ? &L->old_fpe : sig == SIGILL ? &L->old_ill : &L->old_abrt;
-        if (old) sigaction(sig, old, nullptr);
-        else signal(sig, SIG_DFL);
-        return;
-    }
-    if (sig == SIGUSR2) {
-        if (w->in_stdio) {
-            w->cancel_pending = 1;
-            return;
-        }
-        escape_with(w, INTERRUPTED);
-    }
-    w->err.address = (uint64_t)(uintptr_t)si->si_addr;
-    w->err.is_write = -1;
-#if defined(__x86_64__) && defined(__linux__)
-    if (sig == SIGSEGV) w->err.is_write = (((ucontext_t *)ctx)->uc_mcontext.gregs[REG_ERR] & 2) ? 1 : 0;
-#else
-    (void)ctx;
-#endif
-    int status = sig == SIGFPE ? ARITHMETIC : sig == SIGABRT ? ABORT : FAULT;
-    uintptr_t a = (uintptr_t)si->si_addr;
-    if (sig == SIGSEGV && w->stacks && w->current >= 0) {
-        // The thread's stack pointer (or the address) has left its stack: large local arrays.
-        uintptr_t base = (uintptr_t)w->stacks + (size_t)w->current * kStackSize;
-        uintptr_t sp = stack_pointer(ctx);
-        if ((sp && sp < base + (uintptr_t)sysconf(_SC_PAGESIZE)) ||
-            (a >= base && a < base + (uintptr_t)sysconf(_SC_PAGESIZE)))
-            status = STACK;
-    }
-    if (sig == SIGSEGV && a >= (uintptr_t)w->dynamic_shared_end &&
-        a < (uintptr_t)w->dynamic_shared_end + (size_t)sysconf(_SC_PAGESIZE))
-        copy_text(w->err.text, "dynamic shared memory");
-    if (sig == SIGILL) status = ASSERT, copy_text(w->err.text, "illegal instruction (__builtin_trap)");
-    escape_with(w, status);
-}
-
-inline void worker_main(Launch *L, int index) {
-    Worker w;
-    w.launch = L;
-    w.plain = !SIM_FIBERS;
-    w.reverse = L->reverse;
-    worker = &w;
-    sigset_t block_int;
-    sigemptyset(&block_int);
-    sigaddset(&block_int, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &block_int, nullptr);
-    std::vector<char> altstack(1 << 16);
-    stack_t ss{};
-    ss.ss_sp = altstack.data();
-    ss.ss_size = altstack.size();
-    sigaltstack(&ss, nullptr);
-    std::vector<Fiber> fibers(w.plain ? 1 : L->block.x * L->block.y * L->block.z);
-    w.fibers = fibers.data();
-    // Dynamic shared memory: the launch's shared= bytes, ending against a guard page.
-    size_t page = (size_t)sysconf(_SC_PAGESIZE), span = (L->shared + 15) & ~(size_t)15;
-    size_t arena_bytes = (span + page - 1) / page * page + page;
-    char *arena = (char *)mmap(nullptr, arena_bytes, PROT_READ | PROT_WRITE,
-                               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    mprotect(arena + arena_bytes - page, page, PROT_NONE);
-    w.dynamic_shared = arena + arena_bytes - page - span;
-    w.dynamic_shared_end = arena + arena_bytes - page;
-    prepare_frames(&w, index);
-    if (sigsetjmp(w.escape, 1) == 0) {
-        long gx = L->grid.x, gy = L->grid.y;
-        for (;;) {
-            if (L->stop.load(std::memory_order_relaxed)) break;
-            long b = L->next_block.fetch_add(1);
-            if (b >= L->nblocks) break;
-            if (L->reverse) b = L->nblocks - 1 - b;
-            w.block = uint3{(unsigned)(b % gx), (unsigned)(b / gx % gy), (unsigned)(b / (gx * gy))};
-            w.in_kernel = 1;
-            run_block(&w);
-            w.in_kernel = 0;
-        }
-    } else {
-        w.in_kernel = 0;
-        std::lock_guard<std::mutex> g(L->mu);
-        if (L->err.status == OK || L->err.status == INTERRUPTED) L->err = w.err;
-        L->stop = 1;
-    }
-    ss.ss_flags = SS_DISABLE;
-    sigaltstack(&ss, nullptr);
-    munmap(arena, arena_bytes);
-    worker = nullptr;
-    fflush(stdout);
-    std::lock_guard<std::mutex> g(L->mu);
-    if (--L->running == 0) L->done_cv.notify_all();
-}
-
-inline void install_handlers(Launch *L) {
-    struct sigaction sa{};
-    sa.sa_sigaction = on_signal;
-    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGSEGV, &sa, &L->old_segv);
-    sigaction(SIGBUS, &sa, &L->old_bus);
-    sigaction(SIGFPE, &sa, &L->old_fpe);
-    sigaction(SIGABRT, &sa, &L->old_abrt);
-    sigaction(SIGILL, &sa, &L->old_ill);
-    sigaction(SIGUSR2, &sa, &L->old_usr2);
-}
-
-inline void restore_handlers(Launch *L) {
-    sigaction(SIGSEGV, &L->old_segv, nullptr);
-    sigaction(SIGBUS, &L->old_bus, nullptr);
-    sigaction(SIGFPE, &L->old_fpe, nullptr);
-    sigaction(SIGABRT, &L->old_abrt, nullptr);
-    sigaction(SIGILL, &L->old_ill, nullptr);
-    sigaction(SIGUSR2, &L->old_usr2, nullptr);
+inline uint64_t warp_collective(Site site, unsigned mask, uint64_t value, int kind) {
+    return warp_meet(site, mask, Collective, kind, value, 0);
 }
 
 }  // namespace sim
@@ -695,7 +425,7 @@ struct SimSourceLocation {
 extern "C" __attribute__((noreturn)) void __ubsan_handle_out_of_bounds(void *data, void *index) {
     (void)index;
     auto *loc = (SimSourceLocation *)data;
-    sim::fail_at(sim::frame()->worker, sim::BOUNDS, sim::Site{loc->file, (int)loc->line, 0},
+    sim::fail_at(sim::current_worker(), sim::BOUNDS, sim::Site{loc->file, (int)loc->line, 0},
                  "an index past the end of a fixed-size array");
 }
 extern "C" __attribute__((noreturn)) void __ubsan_handle_out_of_bounds_abort(void *data, void *index) {
@@ -703,3 +433,5 @@ extern "C" __attribute__((noreturn)) void __ubsan_handle_out_of_bounds_abort(voi
 }
 
 #pragma GCC visibility pop
+
+#include "sim_grid.h"  // how a grid runs: kernels never call into it

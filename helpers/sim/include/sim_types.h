@@ -32,6 +32,11 @@ SIM_VECS(longlong, long long, 8, 16, 8, 16)
 SIM_VECS(ulonglong, unsigned long long, 8, 16, 8, 16)
 SIM_VECS(float, float, 4, 8, 4, 16)
 SIM_VECS(double, double, 8, 16, 8, 16)
+#undef SIM_VECS
+#undef SIM_VEC1
+#undef SIM_VEC2
+#undef SIM_VEC3
+#undef SIM_VEC4
 
 struct dim3 {
     unsigned int x, y, z;
@@ -41,11 +46,14 @@ struct dim3 {
 };
 
 // ---- built-in variables ----------------------------------------------------------------------
-// Every simulated thread runs on a stack of its own, kStackSize bytes aligned to kStackSize, whose
-// top holds its Frame: threadIdx and friends are found from the stack pointer, with no
-// thread-local lookups on the hot path.
+// Every simulated thread runs on a stack of its own, in a slot of kStackSize bytes aligned to
+// kStackSize, whose top holds its Frame: threadIdx and friends are found from the stack pointer,
+// with no thread-local lookups on the hot path. The top kStackUsable bytes of a slot are the stack
+// (512 KiB of local arrays, as a GPU allows a thread, and room for calls); below them the slot
+// may not be touched (helpers/sim/stacks.py maps the slots).
 namespace sim {
-constexpr uintptr_t kStackSize = 256 * 1024;
+constexpr uintptr_t kStackSize = 1024 * 1024;
+constexpr uintptr_t kStackUsable = 576 * 1024;
 struct Worker;
 struct Frame {
     uint3 thread, block, block_dim, grid_dim;  // threadIdx, blockIdx, blockDim, gridDim

@@ -1,0 +1,248 @@
+"""Floats as the GPU computes them: how many of the simulator's float results are bit for bit an
+H200's.
+
+    python bench/float_identity.py            # the simulator against the stored H200 outputs
+    CUDA_COURSE_BACKEND=pycuda python bench/float_identity.py --store   # on a GPU: store them
+
+The kernels: a tiled float matrix multiply and a Horner polynomial (``bench/float_kernels.cu``),
+and the course's float kernels (``cuda_src/``: Mandelbrot, Julia, saxpy, vector_add,
+scale_vector, grayscale, sepia, iterate_sin), on fixed inputs made from a hash of the index
+(no random generator whose stream could change between NumPy versions).
+
+``--store`` runs them with PyCUDA, twice (nvcc's default ``--fmad=true``, and ``--fmad=false``),
+and writes the outputs, compressed, with the device, the command and digests of the inputs and
+sources, into ``bench/data/h200_float_outputs.npz``. The default mode runs the same kernels on
+the CPU simulator and prints, for each, the fraction of elements whose bits equal the stored
+ones: with fused multiply-adds (the simulator's default, as nvcc's), without (``--fmad=false``
+on the simulator only: what the simulator did before it fused), and with ``--fmad=false`` on
+both. Floats are compared bit for bit; the largest difference is given in units in the last
+place (ulp).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import hashlib
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+DATA = ROOT / "bench" / "data" / "h200_float_outputs.npz"
+STORE_COMMAND = "CUDA_COURSE_BACKEND=pycuda python bench/float_identity.py --store"
+VARIANTS = {"fmad": [], "nofmad": ["--fmad=false"]}
+
+
+def hashed(n, seed, lo, hi):
+    """n floats in [lo, hi) from a 64-bit hash of the index: the same on every machine."""
+    h = np.arange(n, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(seed)
+    h ^= h >> np.uint64(31)
+    h *= np.uint64(0x94D049BB133111EB)
+    h ^= h >> np.uint64(29)
+    unit = (h >> np.uint64(40)).astype(np.float64) / 2.0**24  # 24 bits: exact in a float
+    return (lo + (hi - lo) * unit).astype(np.float32)
+
+
+def pixels(n, seed):
+    return (hashed(n, seed, 0, 256)).astype(np.uint8)
+
+
+@dataclass
+class Case:
+    name: str
+    file: str                 # under cuda_src/, or bench/ for bench/float_kernels.cu
+    function: str
+    inputs: dict
+    outputs: dict             # name -> (shape, dtype)
+    args: list                # array names and numpy scalars, in the kernel's order
+    block: tuple
+    grid: tuple
+    result: str = field(default="")
+
+    def source(self):
+        path = ROOT / ("bench" if self.file.startswith("float_kernels") else "cuda_src") / self.file
+        return f'#line 1 "{self.file}"\n' + path.read_text()
+
+
+def cases():
+    """The kernels, their inputs and launches."""
+    n_mm, n = 128, 16384
+    w, h = 256, 192
+    i32, f32 = np.int32, np.float32
+    fractal = dict(outputs={"iters": ((h, w), i32)}, block=(16, 16, 1),
+                   grid=(w // 16, h // 16), result="iters")
+    coeffs = hashed(13, 7, -1, 1)
+    return [
+        Case("matmul_tiled", "float_kernels.cu", "matmul_tiled",
+             {"a": hashed(n_mm * n_mm, 1, -1, 1), "b": hashed(n_mm * n_mm, 2, -1, 1)},
+             {"c": ((n_mm, n_mm), f32)}, ["a", "b", "c", i32(n_mm)], (16, 16, 1),
+             (n_mm // 16, n_mm // 16), "c"),
+        Case("horner", "float_kernels.cu", "horner", {"x": hashed(2 * n, 3, -1.5, 1.5),
+                                                      "coeffs": coeffs},
+             {"y": ((2 * n,), f32)}, ["x", "coeffs", i32(12), "y", i32(2 * n)], (256, 1, 1),
+             (2 * n // 256, 1), "y"),
+        Case("mandelbrot", "mandelbrot.cu", "mandelbrot", {},
+             args=["iters", i32(w), i32(h), f32(-2.0), f32(-1.125), f32(3.0 / w), f32(2.25 / h),
+                   i32(256)], **fractal),
+        Case("julia", "solutions/julia.cu", "julia", {},
+             args=["iters", i32(w), i32(h), f32(-1.6), f32(-0.9), f32(3.2 / w), f32(1.8 / h),
+                   f32(-0.8), f32(0.156), i32(256)], **fractal),
+        Case("saxpy", "indexing.cu", "saxpy", {"x": hashed(n, 4, -10, 10), "y": hashed(n, 5, -10, 10)},
+             {}, [i32(n), f32(2.5), "x", "y"], (256, 1, 1), (n // 256, 1), "y"),
+        Case("vector_add", "vector_add.cu", "vector_add",
+             {"a": hashed(n, 6, -1, 1), "b": hashed(n, 8, -1, 1)}, {"out": ((n,), f32)},
+             ["a", "b", "out", i32(n)], (256, 1, 1), (n // 256, 1), "out"),
+        Case("scale_vector", "solutions/scale_vector.cu", "scale_vector", {"x": hashed(n, 9, -5, 5)},
+             {"y": ((n,), f32)}, ["x", "y", f32(1.7), i32(n)], (256, 1, 1), (n // 256, 1), "y"),
+        Case("rgb_to_gray", "grayscale.cu", "rgb_to_gray", {"rgb": pixels(3 * 128 * 128, 10)},
+             {"gray": ((128 * 128,), np.uint8)}, ["rgb", "gray", i32(128), i32(128)],
+             (16, 16, 1), (8, 8), "gray"),
+        Case("sepia", "solutions/sepia.cu", "sepia", {"rgb": pixels(3 * 128 * 128, 11)},
+             {"out": ((3 * 128 * 128,), np.uint8)}, ["rgb", "out", i32(128), i32(128)],
+             (16, 16, 1), (8, 8), "out"),
+        Case("iterate_sin", "streams.cu", "iterate_sin", {"x": hashed(n, 12, -3, 3)},
+             {"y": ((n,), f32)}, ["x", "y", i32(n), i32(16)], (256, 1, 1), (n // 256, 1), "y"),
+    ]
+
+
+def run(case, source_module, gpuarray, options):
+    """The case's result on the backend of source_module and gpuarray, with nvcc options."""
+    f = source_module(case.source(), options=options).get_function(case.function)
+    buffers = {k: gpuarray.to_gpu(v) for k, v in case.inputs.items()}
+    buffers.update({k: gpuarray.zeros(shape, dtype) for k, (shape, dtype) in case.outputs.items()})
+    f(*[buffers[a] if isinstance(a, str) else a for a in case.args], block=case.block,
+      grid=case.grid)
+    return buffers[case.result].get()
+
+
+def digest(*arrays_or_texts):
+    h = hashlib.sha256()
+    for item in arrays_or_texts:
+        h.update(item.encode() if isinstance(item, str) else np.ascontiguousarray(item).tobytes())
+    return h.hexdigest()[:16]
+
+
+def input_digest(case):
+    return digest(*[case.inputs[k] for k in sorted(case.inputs)],
+                  *[str(a) + str(getattr(a, "dtype", "")) for a in case.args if not isinstance(a, str)])
+
+
+# ---- --store: on a GPU --------------------------------------------------------------------------------
+def store(path, only, allow_simulator):
+    from helpers.backend import BACKEND, SourceModule, device_summary, drv, gpuarray
+
+    if BACKEND != "pycuda" and not allow_simulator:
+        sys.exit("--store records a GPU's outputs: run it where PyCUDA finds a GPU "
+                 f"({STORE_COMMAND}); --allow-simulator stores the simulator's, for tests")
+    info = device_summary()
+    meta = {"command": STORE_COMMAND, "backend": BACKEND, "device": info["device"],
+            "compute_capability": info.get("compute_capability", ""),
+            "stored_at": datetime.datetime.now().isoformat(timespec="seconds"),
+            "driver_version": str(drv.get_version()) if BACKEND == "pycuda" else "",
+            "inputs": {}, "sources": {}}
+    arrays = {}
+    for case in cases():
+        if only and case.name not in only:
+            continue
+        meta["inputs"][case.name], meta["sources"][case.name] = input_digest(case), digest(case.source())
+        for variant, options in VARIANTS.items():
+            arrays[f"{case.name}.{variant}"] = run(case, SourceModule, gpuarray, options)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(path, meta=np.array(json.dumps(meta)), **arrays)
+    print(f"stored {len(arrays)} outputs of {meta['device']} in {path} "
+          f"({path.stat().st_size / 1024:.0f} KiB)")
+
+
+# ---- the default: the simulator against the stored outputs -------------------------------------------
+def ulps(a, b):
+    """|a - b| in units in the last place, for float32 arrays (0 where the bits are equal)."""
+    def ordered(x):
+        i = x.view(np.int32).astype(np.int64)
+        return np.where(i < 0, -(i & 0x7FFFFFFF), i)
+    return np.abs(ordered(a) - ordered(b))
+
+
+def identical(got, want):
+    """(fraction of elements with the same bits, largest difference in ulp or None)."""
+    if got.dtype == np.float32:
+        diff = ulps(got, want)
+        return float((diff == 0).mean()), int(diff.max())
+    return float((got == want).mean()), None
+
+
+def compare(path, only):
+    from helpers.sim import gpuarray, toolchain
+    from helpers.sim.compiler import SourceModule
+
+    if not path.exists():
+        shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+        print(f"No stored H200 outputs at {shown}. Make them on a machine with an "
+              f"NVIDIA GPU and PyCUDA, from the repository root:\n    {STORE_COMMAND}")
+        return 2
+    stored = np.load(path)
+    meta = json.loads(str(stored["meta"]))
+    print(f"Float results of the CPU simulator against {meta['device']} (compute capability "
+          f"{meta['compute_capability']}), stored {meta['stored_at']} by `{meta['command']}`.")
+    print(f"This CPU {'has' if toolchain.cpu_has_fma() else 'has NO'} fused multiply-add. "
+          "Share of elements with the GPU's bits (largest difference in ulp):\n")
+    rows = [("kernel", "elements", "FMA (default)", "no FMA", "--fmad=false on both")]
+    for case in cases():
+        if (only and case.name not in only) or f"{case.name}.fmad" not in stored:
+            continue
+        notes = _drift(case, meta)
+        fused = run(case, SourceModule, gpuarray, VARIANTS["fmad"])
+        unfused = run(case, SourceModule, gpuarray, VARIANTS["nofmad"])
+        cells = [identical(fused, stored[f"{case.name}.fmad"]),
+                 identical(unfused, stored[f"{case.name}.fmad"]),
+                 identical(unfused, stored[f"{case.name}.nofmad"])]
+        rows.append((case.name + notes, f"{fused.size:,}", *map(_cell, cells)))
+    _print_table(rows)
+    print("\nFMA (default): the simulator as it runs (fused multiply-adds, as nvcc's default "
+          "--fmad=true). no FMA: the simulator with --fmad=false, against the GPU's default. "
+          "iterate_sin calls sinf, a library function: within CUDA's error bounds, not the GPU's "
+          "bits. * the kernel's source or inputs changed since the outputs were stored.")
+    return 0
+
+
+def _drift(case, meta):
+    same = (meta["inputs"].get(case.name) == input_digest(case) and
+            meta["sources"].get(case.name) == digest(case.source()))
+    return "" if same else " *"
+
+
+def _cell(result):
+    fraction, ulp = result
+    return f"{100 * fraction:.2f}%" + ("" if ulp is None else f" ({ulp})")
+
+
+def _print_table(rows):
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    line = lambda r: "| " + " | ".join(c.ljust(w) for c, w in zip(r, widths)) + " |"  # noqa: E731
+    print(line(rows[0]))
+    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for r in rows[1:]:
+        print(line(r))
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--store", action="store_true", help="run on the GPU and store the outputs")
+    p.add_argument("--data", type=Path, default=DATA, help=f"the outputs' file (default {DATA})")
+    p.add_argument("--only", default="", help="comma-separated kernel names (default: all)")
+    p.add_argument("--allow-simulator", action="store_true",
+                   help="let --store record the simulator's outputs (for tests)")
+    args = p.parse_args(argv)
+    only = {s for s in args.only.split(",") if s}
+    if args.store:
+        store(args.data, only, args.allow_simulator)
+        return 0
+    return compare(args.data, only)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

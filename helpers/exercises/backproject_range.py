@@ -1,0 +1,281 @@
+"""Checker for the exercise of notebook 10: ``cuda_src/exercises/backproject_range.cu``.
+
+The kernel under test, as the stub begins it::
+
+    __global__ void backproject_range(const unsigned short *depth, float *xyz, int width, int height,
+                                      float fx, float fy, float cx, float cy, float depth_scale,
+                                      float z_min, float z_max)
+    {
+        int u = blockIdx.x * blockDim.x + threadIdx.x;   // column
+        int v = blockIdx.y * blockDim.y + threadIdx.y;   // row
+
+turns a depth image (``uint16`` millimetres, row-major) into an organized point cloud of
+three planes (X, Y, Z; ``float32``): pixel (u, v) with depth ``d`` is the point
+``Z = d * depth_scale, X = (u - cx) Z / fx, Y = (v - cy) Z / fy``, kept when ``d > 0`` and
+``z_min <= Z <= z_max``; every other pixel is NaN in all three planes.
+
+The checker runs it on images whose sides are not multiples of the block, with a camera whose
+fx differs from fy and cx from cy (so that swapping them shows), depths that include 0 and
+values exactly at both ends of the range, an output pre-filled with a poison value (NaN is a
+right answer here, so it cannot be the poison) and followed by a guard zone, and an input with
+spare zeros after its end. NumPy's reference does the same float32 operations in the same order;
+the kernel's values must match it to float rounding.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers.exercises.common import launch_catching
+from helpers.exercises.kernel import KernelExercise
+
+KERNEL = "backproject_range"
+SIGNATURE = ("const unsigned short *depth, float *xyz, int width, int height, float fx, "
+             "float fy, float cx, float cy, float depth_scale, float z_min, float z_max")
+
+DEPTH_SCALE = np.float32(0.001)
+Z_MIN_MM, Z_MAX_MM = 500, 4000
+# The ends of the range as float32 depths that some pixels reach exactly (500 and 4000 mm times
+# the scale, rounded as the kernel rounds them), so that "<" for "<=" shows.
+Z_MIN = np.float32(Z_MIN_MM) * DEPTH_SCALE
+Z_MAX = np.float32(Z_MAX_MM) * DEPTH_SCALE
+POISON = np.float32(-3.0e38)  # never a coordinate: a value still equal to it was never written
+
+# Sides that are not multiples of the block; fx != fy and cx != cy; two block shapes.
+CASES = [
+    dict(width=45, height=37, block=(16, 16, 1), fx=52.0, fy=47.5, cx=21.7, cy=19.4, seed=1),
+    dict(width=70, height=29, block=(32, 8, 1), fx=66.0, fy=71.25, cx=37.2, cy=12.9, seed=2),
+]
+
+INDEX_HINT = ("u = blockIdx.x * blockDim.x + threadIdx.x (the column), "
+              "v = blockIdx.y * blockDim.y + threadIdx.y (the row), i = v * width + u")
+GUARD_HINT = ("the grid is rounded up to whole blocks, so some threads lie outside the image: "
+              "return at once if (u >= width || v >= height)")
+NAN_HINT = 'write nanf("") into xyz[i], xyz[n + i] and xyz[2 * n + i], then return'
+FORMULA_HINT = "X = (u - cx) * z / fx and Y = (v - cy) * z / fy, with z = depth[i] * depth_scale"
+
+
+def depth_image(case) -> np.ndarray:
+    """The case's depth image: random millimetres, 15% zeros, and 3% each at, just inside and
+    just outside both ends of the range."""
+    rng = np.random.default_rng(case["seed"])
+    shape = (case["height"], case["width"])
+    depth = rng.integers(1, 6000, shape)
+    pick = rng.random(shape)
+    depth[pick < 0.15] = 0
+    special = [Z_MIN_MM - 1, Z_MIN_MM, Z_MIN_MM + 1, Z_MAX_MM - 1, Z_MAX_MM, Z_MAX_MM + 1]
+    for k, value in enumerate(special):
+        depth[(pick >= 0.15 + 0.03 * k) & (pick < 0.18 + 0.03 * k)] = value
+    return depth.astype(np.uint16)
+
+
+def reference(depth, fx, fy, cx, cy, depth_scale=DEPTH_SCALE, z_min=Z_MIN, z_max=Z_MAX):
+    """(xyz (3, h, w) float32 with NaN where no point, kept (h, w) bool), as the kernel."""
+    f4 = np.float32
+    h, w = depth.shape
+    v, u = np.mgrid[0:h, 0:w].astype(f4)
+    z = depth.astype(f4) * f4(depth_scale)
+    kept = (depth > 0) & (z >= f4(z_min)) & (z <= f4(z_max))
+    xyz = np.stack([(u - f4(cx)) * z / f4(fx), (v - f4(cy)) * z / f4(fy), z])
+    return np.where(kept, xyz, f4(np.nan)).astype(f4), kept
+
+
+def _grid(case):
+    bx, by, _ = case["block"]
+    return -(-case["width"] // bx), -(-case["height"] // by)
+
+
+def _where(case):
+    gx, gy = _grid(case)
+    return (f"width = {case['width']}, height = {case['height']}, block = {case['block']}, "
+            f"grid = ({gx}, {gy}), fx = {case['fx']}, fy = {case['fy']}, cx = {case['cx']}, "
+            f"cy = {case['cy']}")
+
+
+def _run(kernel, case, depth):
+    """Launch one case: (error message or None, the output buffer with its guard zone)."""
+    from helpers.backend import gpuarray
+
+    width, height = case["width"], case["height"]
+    gx, gy = _grid(case)
+    bx, by, _ = case["block"]
+    n = width * height
+    # Room for any index a plausible wrong kernel computes from the sizes and the grid.
+    span = max(width, height, gx * bx, gy * by) ** 2 + max(gx * bx, gy * by)
+    depth_gpu = gpuarray.to_gpu(np.concatenate([depth.ravel(), np.zeros(span, np.uint16)]))
+    out_gpu = gpuarray.to_gpu(np.full(3 * n + 3 * span, POISON, np.float32))
+    f4, i4 = np.float32, np.int32
+    error = launch_catching(lambda: kernel(
+        depth_gpu, out_gpu, i4(width), i4(height), f4(case["fx"]), f4(case["fy"]),
+        f4(case["cx"]), f4(case["cy"]), DEPTH_SCALE, Z_MIN, Z_MAX,
+        block=case["block"], grid=(gx, gy)))
+    return error, (None if error else out_gpu.get())
+
+
+def _mistakes(kernel, case):
+    """Run one case; yield (problem, hint) for each mistake seen, the most telling first."""
+    depth = depth_image(case)
+    error, out = _run(kernel, case, depth)
+    if error:
+        yield error, GUARD_HINT + "; and read only depth[i] of your own pixel"
+        return
+    n = case["width"] * case["height"]
+    yield from _past_the_end(out[3 * n:], case)
+    got = out[:3 * n].reshape(3, case["height"], case["width"])
+    yield from _unwritten(got == POISON, case)
+    want, kept = reference(depth, case["fx"], case["fy"], case["cx"], case["cy"])
+    yield from _wrong_nans(np.isnan(got), kept, depth)
+    yield from _wrong_values(got, want, kept, depth, case)
+
+
+def _past_the_end(guard, case):
+    written = np.flatnonzero(guard != POISON)
+    if not written.size:
+        return
+    if written.max() <= case["width"]:
+        yield ("threads with v == height wrote past the end of xyz: the bounds guard is off by "
+               "one", "the last pixel is (width - 1, height - 1): " + GUARD_HINT + " (>=, not >)")
+    yield "values were written past the end of xyz", "no bounds guard: " + GUARD_HINT
+
+
+def _unwritten(unwritten, case):
+    """Mistakes that leave parts of xyz unwritten: the index, the guard, a forgotten plane."""
+    if not unwritten.any():
+        return
+    if unwritten.all():
+        yield ("nothing was written: xyz still holds the poison the checker filled it with",
+               "every thread writes its pixel's X, Y and Z (or NaN) into the three planes")
+    per_plane = unwritten.reshape(3, -1).all(axis=1)
+    names = ("X", "Y", "Z")
+    if per_plane.any() and not per_plane.all():
+        missing = ", ".join(names[k] for k in range(3) if per_plane[k])
+        yield (f"the {missing} plane of xyz was never written",
+               "X goes to xyz[i], Y to xyz[n + i] and Z to xyz[2 * n + i], with "
+               "n = width * height")
+    pixel = unwritten.any(axis=0)
+    bx, by, _ = case["block"]
+    gx, gy = _grid(case)
+    height, width = pixel.shape
+    v, u = np.indices(pixel.shape)
+    if np.array_equal(~pixel, (u < bx) & (v < by)):
+        yield ("only the pixels of block (0, 0) were written: every block did the work of the "
+               "first one", "blockIdx is missing: " + INDEX_HINT)
+    if np.array_equal(~pixel, (u < gy * by) & (v < gx * bx)):
+        yield ("the pixels written are those a kernel with u and v swapped reaches",
+               "u is the column (it runs along a row, over the width), v the row: " + INDEX_HINT)
+    fv, fu = np.argwhere(pixel)[0]
+    yield (f"{int(pixel.sum())} of {pixel.size} pixels were never written (the first is "
+           f"u = {fu}, v = {fv})", f"every pixel needs a thread: {INDEX_HINT}")
+
+
+def _wrong_nans(nan, kept, depth):
+    """Mistakes in which pixels are points: every dropped pixel NaN in all planes, none other."""
+    some = nan.any(axis=0)
+    if (nan.all(axis=0) != some).any():
+        yield ("at some pixels only some of X, Y and Z are NaN",
+               "a pixel that is not a point is NaN in all three planes: " + NAN_HINT)
+    zero_kept = (depth == 0) & ~some
+    if zero_kept.any():
+        yield (f"{int(zero_kept.sum())} pixels with no measurement (depth 0) were kept as points "
+               "(at X = Y = Z = 0, the camera's centre)",
+               "depth 0 means the camera measured nothing there: test depth[i] == 0 and "
+               + NAN_HINT)
+    z = depth.astype(np.float32) * DEPTH_SCALE
+    far_kept, near_kept = (depth > 0) & (z > Z_MAX) & ~some, (depth > 0) & (z < Z_MIN) & ~some
+    if far_kept.any() and near_kept.any():
+        yield ("points outside [z_min, z_max] were kept: the range filter is missing",
+               "a point with z < z_min or z > z_max is not kept either: " + NAN_HINT)
+    if far_kept.any() or near_kept.any():
+        side = "farther than z_max" if far_kept.any() else "nearer than z_min"
+        yield (f"points {side} were kept", "test both ends: z < z_min || z > z_max")
+    dropped = kept & some
+    if dropped.any():
+        at_ends = (z == Z_MIN) | (z == Z_MAX)
+        if at_ends[dropped].all():
+            yield ("points exactly at z_min or z_max were dropped: the range includes both ends",
+                   "drop only z < z_min and z > z_max (strictly), so that z_min <= Z <= z_max "
+                   "is kept")
+        fv, fu = np.argwhere(dropped)[0]
+        yield (f"{int(dropped.sum())} pixels with a depth inside [z_min, z_max] came out NaN "
+               f"(the first is u = {fu}, v = {fv}, depth {depth[fv, fu]} mm)",
+               "only depth 0 and Z outside [z_min, z_max] make NaN; keep every other pixel")
+
+
+def _wrong_values(got, want, kept, depth, case):
+    """The mistakes the coordinates show, once the NaNs are right (none when right)."""
+    if _close(got[:, kept], want[:, kept]):
+        return
+    for model, problem, hint in _wrong_models(depth, case):
+        if _close(got[:, kept], model[:, kept]):
+            yield problem, hint
+    bad = ~np.isclose(got, want, rtol=1e-5, atol=1e-6) & kept
+    plane, fv, fu = np.argwhere(bad)[0]
+    yield (f"{int(bad.sum())} values differ from NumPy's (the first: {'XYZ'[plane]} of pixel "
+           f"u = {fu}, v = {fv}: got {got[plane, fv, fu]:.6g}, expected "
+           f"{want[plane, fv, fu]:.6g})", FORMULA_HINT)
+
+
+def _close(a, b):
+    return a.shape == b.shape and bool(np.allclose(a, b, rtol=1e-5, atol=1e-6))
+
+
+def _wrong_models(depth, case):
+    """(xyz, problem, hint) of kernels with a known mistake in the formula, in this order."""
+    f4 = np.float32
+    fx, fy, cx, cy = (f4(case[k]) for k in ("fx", "fy", "cx", "cy"))
+    h, w = depth.shape
+    v, u = np.mgrid[0:h, 0:w].astype(f4)
+    z = depth.astype(f4) * DEPTH_SCALE
+    mm = depth.astype(f4)
+    with np.errstate(divide="ignore", invalid="ignore"):  # depth 0: those pixels are not compared
+        inverse = ((u - cx) / fx / z, (v - cy) / fy / z)
+    order = "the camera's intrinsics are applied in the wrong order"
+    models = [
+        ((v - cx) * z / fx, (u - cy) * z / fy, z,
+         "X was computed from the row v and Y from the column u: u and v are swapped",
+         "u is the column (X, across the image), v the row (Y, down): " + FORMULA_HINT),
+        ((u / fx - cx) * z, (v / fy - cy) * z, z,
+         order + ": the principal point is subtracted after dividing by the focal length",
+         "subtract cx from u first, then divide by fx: (u - cx) * z / fx, not (u / fx - cx) * z"),
+        (u * z / fx - cx, v * z / fy - cy, z,
+         order + ": the principal point is subtracted from the result (u * z / fx - cx)",
+         "cx is in pixels, like u: subtract it from u before scaling, (u - cx) * z / fx"),
+        ((u - cx) * z / fy, (v - cy) * z / fx, z, "fx and fy are swapped",
+         "fx (and cx) go with u and X, fy (and cy) with v and Y: " + FORMULA_HINT),
+        ((u - cy) * z / fx, (v - cx) * z / fy, z, "cx and cy are swapped",
+         "cx is the column of the image's centre, cy its row: " + FORMULA_HINT),
+        ((u - cx) * z * fx, (v - cy) * z * fy, z,
+         "X and Y are multiplied by the focal length instead of divided",
+         "a pixel offset becomes metres by multiplying by the depth and DIVIDING by the focal "
+         "length: " + FORMULA_HINT),
+        (*inverse, z, "X and Y are divided by the depth",
+         "projecting divides by Z (u = fx X / Z + cx); going back multiplies by it: "
+         + FORMULA_HINT),
+        ((v - cy) * z / fy, (u - cx) * z / fx, z, "the X and Y planes are swapped",
+         "X goes to xyz[i], Y to xyz[n + i]: " + FORMULA_HINT),
+        ((u - cx) * mm / fx, (v - cy) * mm / fy, mm,
+         "the coordinates are in millimetres, 1000 times too large",
+         "multiply the depth by depth_scale first: z = depth[i] * depth_scale (metres)"),
+    ]
+    for x, y, zz, problem, hint in models:
+        yield np.stack([x, y, np.broadcast_to(zz, x.shape)]), problem, hint
+
+
+EXERCISE = KernelExercise(
+    stub="exercises/backproject_range.cu", kernel=KERNEL, signature=SIGNATURE, cases=CASES,
+    detect=_mistakes, where=_where,
+    success=f"every point matches NumPy's back-projection, and exactly the pixels with no "
+            f"measurement or outside [{Z_MIN_MM / 1000:g} m, {Z_MAX_MM / 1000:g} m] are NaN "
+            f"({len(CASES)} images whose sides are not multiples of the block; nothing written "
+            "outside the image)")
+
+
+def check_backproject_range(path: str = EXERCISE.stub):
+    """Compile ``cuda_src/<path>`` and check its kernel against NumPy; print and return the
+    Verdict."""
+    return EXERCISE.check_file(path)
+
+
+def check_backproject_range_kernel(kernel):
+    """The checks of ``check_backproject_range`` on a compiled kernel."""
+    return EXERCISE.check_kernel(kernel)

@@ -1,0 +1,225 @@
+"""Checker for the exercise of notebook 11: a batch of images converted to grey on every device.
+
+The exercise is a Python function. The learner writes
+
+    def my_gray_split(images, contexts, kernels): ...
+
+- ``images``: a ``(count, height, width, 3)`` uint8 batch of RGB images on the host;
+- ``contexts[k]``: device k's context; ``kernels[k]``: ``rgb_to_gray`` of ``cuda_src/grayscale.cu``
+  compiled in that context (launched as in notebook 04, block (32, 8, 1), a share of images being
+  one tall image of ``width x (share * height)`` pixels);
+- it returns the ``(count, height, width)`` uint8 grey images, every device having converted a
+  share of the batch.
+
+``check_gray_split(my_gray_split)`` runs it on batches whose size is not a multiple of the
+number of devices, and one smaller than it. The kernels it hands over record each launch and
+refuse one made while another device's context is current (on a GPU that launch would fail with
+"invalid resource handle"; for memory of the wrong device, it would end the context). It checks
+the result against NumPy, that every context pushed was popped, and, when there are several
+devices and at least as many images, that every device converted its share. With one device
+(a machine with one GPU) the split itself cannot be checked, and the verdict says so; the
+simulator presents two devices for the check when it has fewer.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers.exercises.verdict import Verdict, check_cases, not_yet
+
+KERNEL_FILE = "grayscale.cu"
+KERNEL_NAME = "rgb_to_gray"
+WEIGHTS = np.array([0.299, 0.587, 0.114])
+
+# (images, height, width): not a multiple of 2 or 3 devices; fewer images than devices; sides
+# that are not multiples of the block.
+CASES = [(7, 37, 53), (1, 16, 24), (4, 29, 40)]
+
+SPLIT_HINT = ("give device k the images lo = k * count // n to hi = (k + 1) * count // n "
+              "(n = len(contexts)): consecutive shares that differ by one image at most")
+USING_HINT = ("do device k's work inside `with using(contexts[k]):` (from helpers.multigpu), "
+              "which pushes its context and pops it again")
+
+
+class WrongContext(Exception):
+    """A device's kernel was called while another device's context was current."""
+
+
+class EmptyLaunch(Exception):
+    """A kernel was called with a grid of no blocks (an empty share)."""
+
+
+class DeviceKernel:
+    """``kernels[k]``: device k's kernel, which notes every launch: (k, rows, width)."""
+
+    def __init__(self, k, device, function, launches):
+        self.k, self.device, self.function, self.launches = k, device, function, launches
+
+    def __call__(self, *args, **kwargs):
+        from helpers.backend import drv
+
+        if drv.Context.get_device() != self.device:
+            raise WrongContext(self.k)
+        grid = kwargs.get("grid", (1, 1))
+        if min(grid) < 1:
+            raise EmptyLaunch(self.k)
+        self.launches.append((self.k, int(args[3]), int(args[2])))
+        return self.function(*args, **kwargs)
+
+
+def reference(images: np.ndarray) -> np.ndarray:
+    """NumPy's grey images (BT.601, rounded): (count, h, w, 3) uint8 -> (count, h, w) uint8."""
+    return np.floor(images @ WEIGHTS + 0.5).astype(np.uint8)
+
+
+def check_gray_split(fn) -> Verdict:
+    """Run ``fn(images, contexts, kernels)`` on a few batches; print and return the Verdict."""
+    from helpers.backend import BACKEND
+
+    if not callable(fn):
+        return not_yet(f"check_gray_split needs your function, got {type(fn).__name__}",
+                       "call check_gray_split(my_gray_split), without parentheses after "
+                       "my_gray_split").report()
+    if BACKEND == "simulator":
+        from helpers.sim.settings import settings
+
+        with settings.changed(devices=max(settings.devices, 2)):
+            return _verdict(fn).report()
+    return _verdict(fn).report()
+
+
+def _verdict(fn) -> Verdict:
+    from helpers.backend import drv
+    from helpers.multigpu import compile_on_each, device_contexts, using
+
+    contexts = device_contexts()
+    functions = compile_on_each(contexts, KERNEL_FILE, KERNEL_NAME)
+    devices = []
+    for context in contexts:
+        with using(context):
+            devices.append(drv.Context.get_device())
+    n = len(contexts)
+    success = (f"the grey images match NumPy's for every batch ({len(CASES)} batches, "
+               f"{n} device{'s' if n > 1 else ''}), every context you pushed was popped")
+    if n > 1:
+        success += ", and every device converted its share"
+    else:
+        success += (". This machine has one device, so the split itself could not be checked: "
+                    "run the check on a machine with several GPUs, or on the simulator, which "
+                    "presents two devices for it")
+    return check_cases(CASES, lambda case: _mistakes(fn, contexts, devices, functions, case),
+                       lambda case: f"{case[0]} images of {case[2]} x {case[1]}, {n} devices",
+                       success)
+
+
+def _mistakes(fn, contexts, devices, functions, case):
+    """Run fn once; yield (problem, hint) for each mistake seen, the most telling first."""
+    from helpers.backend import drv
+
+    count, height, width = case
+    images = np.random.default_rng(count * 1000 + width).integers(
+        0, 256, (count, height, width, 3), dtype=np.uint8)
+    launches = []
+    kernels = [DeviceKernel(k, devices[k], functions[k], launches) for k in range(len(devices))]
+    before = drv.Context.get_current()
+    raised, result = _run(fn, images.copy(), contexts, kernels)
+    after = drv.Context.get_current()
+    _restore(before)
+    if raised:
+        yield raised
+        return
+    if after != before:
+        yield ("your function returned with another context current than the one before it: "
+               "a context it pushed was not popped", "every push needs its pop: " + USING_HINT)
+    yield from _wrong_result(result, images)
+    yield from _idle_devices(launches, len(devices), count, height)
+
+
+def _restore(context):
+    """Make ``context`` current again, whatever the learner's function pushed or popped."""
+    from helpers.backend import drv
+
+    while drv.Context.get_current() is not None and drv.Context.get_current() != context:
+        drv.Context.pop()
+    if context is not None and drv.Context.get_current() is None:
+        context.push()
+
+
+def _run(fn, images, contexts, kernels):
+    """``(None, result)``, or ``((problem, hint), None)`` when fn raised."""
+    from helpers.backend import drv
+
+    try:
+        return None, fn(images, list(contexts), kernels)
+    except WrongContext as err:
+        k = err.args[0]
+        return ((f"kernels[{k}], device {k}'s kernel, was called while device {k}'s context "
+                 "was not current (on a GPU: cuLaunchKernel failed: invalid resource handle)",
+                 "a kernel runs in the context it was compiled in: " + USING_HINT), None)
+    except EmptyLaunch as err:
+        return ((f"device {err.args[0]} was launched on a grid of no blocks: its share of the "
+                 "images was empty, and such a launch fails", "when there are fewer images "
+                 "than devices, some shares are empty: skip a device with nothing to do "
+                 "(if lo == hi: continue)"), None)
+    except NotImplementedError as err:
+        return (f"your function raised NotImplementedError: {err}",
+                "replace the TODOs with your code"), None
+    except Exception as err:  # noqa: BLE001 - a learner's bug is reported, not raised
+        hint = ("read the message: it names the call that failed. Device k's share is "
+                "images[lo:hi], its output a (hi - lo, height, width) uint8 array")
+        if isinstance(err, drv.Error):
+            hint = ("a copy or a kernel failed: device k's arrays must be made with device k's "
+                    "context current, " + USING_HINT)
+        return (f"your function raised {type(err).__name__}: {err}", hint), None
+
+
+def _wrong_result(result, images):
+    count, height, width, _ = images.shape
+    want = reference(images)
+    if not isinstance(result, np.ndarray):
+        yield (f"your function returned {type(result).__name__}, not a NumPy array",
+               f"return the grey images, an array of shape ({count}, {height}, {width})")
+        return
+    if result.shape != want.shape or result.dtype != want.dtype:
+        yield (f"your function returned an array of shape {result.shape} and dtype "
+               f"{result.dtype}; expected ({count}, {height}, {width}) uint8",
+               "one grey image (height, width) of uint8 for each image of the batch")
+        return
+    diff = np.abs(result.astype(np.int16) - want.astype(np.int16)).max(axis=(1, 2))
+    wrong = np.flatnonzero(diff > 1)
+    if not wrong.size:
+        return
+    if (result == 0).all():
+        yield ("none of the images was converted: the result is all 0",
+               "launch each device's kernel on its share and copy its results back into "
+               "grey[lo:hi]")
+    for i in wrong:
+        match = [j for j in range(count) if np.abs(result[i].astype(np.int16) - want[j]).max() <= 1]
+        if match:
+            yield (f"image {i} of the result holds the grey version of image {match[0]}",
+                   "put each device's results back at its own images' place: grey[lo:hi]")
+    listed = ", ".join(str(i) for i in wrong[:8]) + (", ..." if wrong.size > 8 else "")
+    yield (f"{wrong.size} of {count} grey images are wrong (images {listed})",
+           "every image must be converted once, by one device: " + SPLIT_HINT)
+
+
+def _idle_devices(launches, n, count, height):
+    """With the result right: did every device convert a share, and shares of even size?"""
+    if n < 2:
+        return
+    rows = np.zeros(n, np.int64)
+    for k, r, _ in launches:
+        rows[k] += r
+    if not launches:
+        yield ("the result is right, but none of kernels[k] was launched",
+               "convert the images with the kernels you are given, kernels[k] on device k")
+    idle = [k for k in range(n) if rows[k] == 0]
+    if idle and count >= n:
+        names = ", ".join(str(k) for k in idle)
+        yield (f"the result is right, but device{'s' if len(idle) > 1 else ''} {names} did no "
+               f"work: {count} images and {n} devices", "every device takes a share: "
+               + SPLIT_HINT)
+    shares = rows // height
+    if shares.max() - shares.min() > 1 and count >= n:
+        yield (f"the result is right, but the shares are uneven: the devices converted "
+               f"{', '.join(str(int(s)) for s in shares)} images", SPLIT_HINT)

@@ -1,0 +1,226 @@
+"""Checker for notebook 12's exercise: notebook 04's sepia kernel ported to OpenCL
+(``cuda_src/opencl/exercises/sepia.cl``).
+
+The kernel ``sepia(rgb, out, width, height)`` computes what ``helpers.exercises.sepia`` describes:
+each pixel's three bytes through the sepia matrix, rounded and clamped to 255. This checker runs it
+the same way, on the cases of that checker: image sides that are not multiples of the work-group,
+two work-group shapes, the output poisoned and the kernel run twice with two poison bytes, spare
+bytes past the end of the input. It names the mistakes of a port (a local id where the global one
+belongs, the dimensions swapped, a cast where a saturating conversion belongs) in OpenCL's words.
+
+A value counts as right when it equals NumPy's, or is one level off where the exact sum lies
+within ``ROUNDING_SLACK`` of a rounding boundary (float32 and a fused multiply-add may land on the
+other side there). So a kernel that truncates instead of rounding fails.
+
+It runs on the platform ``helpers.opencl.choose_platform()`` picks. On Oclgrind it also reads
+Oclgrind's reports of accesses outside a buffer, which name the line of the kernel.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from helpers.exercises.sepia import (CASES, CHANNEL_NAMES, JUNK, POISONS, ROUNDING_SLACK, SEPIA,
+                                     _differs, _mixups, _no_guard_pixels, reference)
+from helpers.exercises.verdict import Verdict, check_cases, not_yet
+
+KERNEL = "sepia"
+SUCCESS = ("every pixel matches NumPy's sepia, rounded and clamped, for every size tried "
+           f"({len(CASES)} images with odd sides, two work-group shapes), and nothing written "
+           "outside the image")
+
+INDEX_HINT = ("x = get_global_id(0) (the column), y = get_global_id(1) (the row), pixel "
+              "i = y * width + x; get_local_id is the position inside the work-group only "
+              "(CUDA's threadIdx)")
+GUARD_HINT = ("the global range is rounded up to whole work-groups, so some work-items lie "
+              "outside the image: start the kernel with if (x >= width || y >= height) return;")
+CLAMP_HINT = ("convert_uchar_sat(value + 0.5f) rounds to the nearest level and clamps to 0..255; "
+              "a plain (uchar) cast of a float above 255 does not stop at 255")
+LAYOUT_HINT = ("pixel i's red, green and blue are at 3*i, 3*i + 1 and 3*i + 2, in rgb and in out "
+               "alike, and row c of the matrix gives output channel c: "
+               "out[3*i] = convert_uchar_sat(0.393f*r + 0.769f*g + 0.189f*b + 0.5f), and so on")
+
+
+def check_sepia_opencl(path: str = "exercises/sepia.cl") -> Verdict:
+    """Build ``cuda_src/opencl/<path>``, run it on awkward sizes; print and return the Verdict."""
+    from helpers import opencl
+
+    platform, _ = opencl.choose_platform()
+    kernel = _build(opencl.context(platform), path)
+    if isinstance(kernel, Verdict):
+        return kernel.report()
+    return check_sepia_opencl_kernel(kernel)
+
+
+def check_sepia_opencl_kernel(kernel) -> Verdict:
+    """The checks of ``check_sepia_opencl`` on a built ``sepia`` kernel (a ``cl.Kernel``)."""
+    return check_cases(CASES, lambda case: _mistakes(kernel, case), _where, SUCCESS).report()
+
+
+def _build(ctx, path):
+    """The ``sepia`` kernel of ``path``, or the verdict that says why there is none."""
+    from helpers import opencl
+
+    cl = opencl.cl
+    try:
+        source = opencl.read_cl(path)
+    except FileNotFoundError as err:
+        return not_yet(f"cannot find {path}: {err}",
+                       'paths are relative to cuda_src/opencl/, as in "exercises/sepia.cl"')
+    try:
+        return cl.Kernel(cl.Program(ctx, source).build(), KERNEL)
+    except cl.RuntimeError as err:             # the build failed: print the compiler's log
+        print(str(err).split("Build on", 1)[-1].split(":", 1)[-1].strip())
+        return not_yet(f"{path} does not build", _build_hint(source))
+    except cl.Error as err:                    # INVALID_KERNEL_NAME
+        return not_yet(f"{path} has no kernel called {KERNEL} ({err})",
+                       "keep the signature given in the file: __kernel void sepia(__global "
+                       "const uchar *rgb, __global uchar *out, int width, int height)")
+
+
+def _build_hint(source):
+    """The hint for a build error: a pointer parameter without an address space, the mistake a
+    port from CUDA makes most, else the compiler's first message."""
+    m = re.search(r"__kernel\s+void\s+\w+\s*\(([^)]*)\)", re.sub(r"//[^\n]*", "", source))
+    bare = [p.strip() for p in (m.group(1).split(",") if m else [])
+            if "*" in p and not re.search(r"\b(__)?(global|constant|local)\b", p)]
+    if bare:
+        return (f"the parameter '{' '.join(bare[0].split())}' has no address space: every "
+                "pointer a __kernel takes says where it points, __global for a buffer "
+                "(CUDA needs no such word)")
+    return "read the first error above: it names the file and line"
+
+
+def _where(case):
+    (height, width), (bx, by) = case
+    return (f"width = {width}, height = {height}, local size = ({bx}, {by}), global size = "
+            f"({-(-width // bx) * bx}, {-(-height // by) * by})")
+
+
+def _launch_twice(kernel, case, rgb_pad, out_size):
+    """Run the kernel once per poison byte; return (outputs, Oclgrind's messages), or a string
+    saying how the launch failed."""
+    import pyopencl.array as cla
+
+    from helpers import oclgrind, opencl
+
+    (height, width), (bx, by) = case
+    queue = opencl.cl.CommandQueue(kernel.context)
+    grid = (-(-width // bx) * bx, -(-height // by) * by)
+    outputs, messages = [], []
+    try:
+        rgb = cla.to_device(queue, rgb_pad)
+        for poison in POISONS:
+            out = cla.to_device(queue, np.full(out_size, poison, np.uint8))
+
+            def run(out=out):
+                kernel(queue, grid, (bx, by), rgb.data, out.data, np.int32(width),
+                       np.int32(height))
+                queue.finish()
+            if opencl.is_oclgrind(queue.device.platform):
+                messages += oclgrind.captured(run)
+            else:
+                run()
+            outputs.append(out.get())
+    except opencl.cl.Error as err:
+        return f"the kernel failed: {err}"
+    return outputs, messages
+
+
+def _mistakes(kernel, case):
+    """Launch one case; yield (problem, hint) for each mistake seen, the most specific first."""
+    (height, width), (bx, by) = case
+    gx, gy = -(-width // bx), -(-height // by)
+    rgb = np.random.default_rng(height * 1000 + width).integers(0, 256, (height, width, 3),
+                                                                 dtype=np.uint8)
+    side = max(height, width, gy * by, gx * bx)   # room for any index a wrong kernel computes
+    span, size = 3 * (side * side + side), 3 * height * width
+    rgb_pad = np.full(span, JUNK, np.uint8)
+    rgb_pad[:size] = rgb.ravel()
+    ran = _launch_twice(kernel, case, rgb_pad, span + 64)
+    if isinstance(ran, str):
+        yield ran, "a work-item went outside the image: " + GUARD_HINT
+        return
+    (first, second), messages = ran
+    outside = [m for m in messages if m.kind.startswith("Invalid")]
+    if outside:
+        m = min(outside, key=lambda m: m.work_items)
+        yield (f"Oclgrind reported {len(outside)} accesses outside a buffer, the first by "
+               f"work-item {m.work_items[0][:2]}: {m.kind.lower()} at "
+               f"{m.where or 'an unknown line'}",
+               INDEX_HINT + "; and " + GUARD_HINT)
+    never = (first == POISONS[0]) & (second == POISONS[1])      # bytes nothing wrote
+    if not (first == second)[~never].all():
+        yield ("two runs of the kernel on the same image wrote different values",
+               "each output byte must depend only on its own pixel's input: "
+               "read rgb[3*i ...], write out[3*i ...] for the same i")
+    past = np.flatnonzero(~never[size:]) + size
+    if past.size:
+        if set((past // 3).tolist()) <= _no_guard_pixels(height, width, gx * bx, gy * by):
+            yield "bytes past the end of out were written", "no bounds guard: " + GUARD_HINT
+        yield (f"the kernel wrote past the end of out (as far as byte {int(past.max())}; "
+               f"out has {size})", INDEX_HINT + "; and " + GUARD_HINT)
+    yield from _unwritten(never[:size].reshape(height, width, 3), case)
+    yield from _wrong_values(rgb, first[:size].reshape(height, width, 3))
+
+
+def _unwritten(unwritten, case):
+    """Mistakes that leave bytes of out unwritten: the index, the guard, the byte offsets."""
+    if not unwritten.any():
+        return
+    (height, width), (bx, by) = case
+    if unwritten.all():
+        yield ("nothing was written: out still holds the poison it was filled with",
+               "each work-item should store its three results in out[3*i], out[3*i + 1], "
+               "out[3*i + 2]")
+    pixel = unwritten.all(axis=2)
+    if (unwritten.any(axis=2) != pixel).any():
+        missing = [CHANNEL_NAMES[c] for c in range(3) if unwritten[..., c].any()]
+        yield ("some pixels have only some of their three bytes written "
+               f"({', '.join(missing)} missing in places)",
+               "a pixel takes 3 bytes of out: write out[3*i], out[3*i + 1] and out[3*i + 2], "
+               "with i = y * width + x the pixel's index (not the byte's)")
+    written, (y, x) = ~pixel, np.indices((height, width))
+    for ny, nx, what, which in ((by, bx, "work-group (0, 0)'s pixels were", "x and y use"),
+                                (height, bx, "the first columns were", "x uses"),
+                                (by, width, "the first rows were", "y uses")):
+        if (ny < height or nx < width) and np.array_equal(written, (y < ny) & (x < nx)):
+            yield (f"only {what} written: every work-group did the work of the first one",
+                   f"{which} get_local_id: {INDEX_HINT}")
+    if np.array_equal(written, (x < -(-height // by) * by) & (y < -(-width // bx) * bx)):
+        yield ("the pixels written are those a kernel with x and y swapped reaches",
+               "dimension 0 runs along a row (x, up to width), dimension 1 down the image "
+               "(y, up to height): " + INDEX_HINT)
+    fy, fx = np.argwhere(pixel)[0]
+    yield (f"{int(pixel.sum())} of {height * width} pixels were never written (the first is "
+           f"x = {fx}, y = {fy})", f"every pixel needs a work-item: {INDEX_HINT}; and the guard "
+           "x < width && y < height (not <=, and not width and height mixed up)")
+
+
+def _wrong_values(rgb, got):
+    """Mistakes the values show once every byte was written (none when the kernel is right)."""
+    exact = rgb @ SEPIA.T
+    wrong = _differs(got, reference(rgb), exact)
+    if not wrong.any():
+        return
+    wy, wx, wc = np.argwhere(wrong)[0]
+    first = (f"x = {wx}, y = {wy}, {CHANNEL_NAMES[wc]}: got {got[wy, wx, wc]}, expected "
+             f"{reference(rgb)[wy, wx, wc]}, the exact sum is {exact[wy, wx, wc]:.2f}")
+    if (wrong <= (exact + 0.5 >= 256)).all():
+        yield (f"{int(wrong.sum())} values are wrong, all where the sum goes past 255 ({first})",
+               "clamp while converting: " + CLAMP_HINT)
+    # Truncation: one level low wherever the fraction is .5 or more (or, in float32, where an
+    # exact whole number came out a hair below it).
+    low = got.astype(np.int16) == reference(rgb).astype(np.int16) - 1
+    fraction = exact - np.floor(exact)
+    if (wrong <= (low & ((fraction > 0.5 - ROUNDING_SLACK) | (fraction < ROUNDING_SLACK)))).all():
+        yield (f"{int(wrong.sum())} values are one level low, where the sum's fraction is .5 or "
+               f"more ({first}): the kernel truncates instead of rounding",
+               "converting a float to uchar drops the fraction: " + CLAMP_HINT)
+    for model, problem in _mixups(rgb):
+        if (np.abs(got.astype(np.int16) - model.astype(np.int16)) <= 1).all():
+            yield problem, "channels mixed up: " + LAYOUT_HINT
+    yield (f"{int(wrong.sum())} of {got.size} values are wrong (the first: {first})",
+           LAYOUT_HINT)

@@ -1,0 +1,234 @@
+"""Checker for the second exercise of notebook 04: ``cuda_src/exercises/sepia_x16.cu``.
+
+The kernel ``sepia_x16(rgb, out, n)`` does what the first exercise's ``sepia`` does (see
+``helpers.exercises.sepia``), on a flat image of ``n`` pixels, 16 pixels a thread: thread ``t``
+loads pixels ``16t`` to ``16t + 15`` as three 16-byte words (``uint4``) and stores their sepia
+tones as three more; the thread ``t == n / 16`` does the last ``n % 16`` pixels one by one, and
+the threads after it nothing. Launched with ``block=(256, 1, 1)`` and enough blocks for
+``n / 16 + 1`` threads (rounded up to whole blocks, so there are spare threads).
+
+The checker runs it on awkward sizes (a tail of 9 pixels, none, a tail alone), with the output
+pre-filled with a poison byte, twice (two poisons, as ``sepia``'s checker does), followed by a
+guard zone as long as the spare threads could write, and names the mistake it recognises: one
+pixel a thread, a missing tail, spare threads writing whole groups past the end, one ``uint4``
+stored of three, bytes taken from a word in the wrong order, then ``sepia``'s own (the clamp,
+the rounding, channels mixed up).
+
+On a GPU, once every case is right, it also times the kernel on a large image (notebook 04's
+size) against a device-to-device copy of the same bytes in the same run, and asks for at least
+``TARGET`` of the copy's bandwidth, counting each byte read and written once. The simulator's
+timings are a CPU's, so there the bandwidth is not checked, and the verdict says so.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers.exercises import sepia
+from helpers.exercises.common import launch_catching
+from helpers.exercises.kernel import KernelExercise
+from helpers.exercises.verdict import Verdict, not_yet, passed
+from helpers.workload import share
+
+KERNEL = "sepia_x16"
+BLOCK = 256
+CASES = [(1961, BLOCK), (8000, 64), (7, 32), (16 * 700 + 15, 128)]
+"""(n pixels, threads a block): a tail of 9; none; a tail alone; a tail of 15, many blocks."""
+
+TARGET = 0.75
+"""The fraction of a device-to-device copy's bandwidth the kernel must reach on a GPU. (Notebook
+04's rgb_to_gray_x16 reached 98% of it on an H200, its one-pixel-a-thread rgb_to_gray 33%.)"""
+
+BIG_PIXELS = share(1 << 26, minimum=1 << 24)
+"""The pixels of the timed image: 64 Mi for one learner (192 MiB of RGB in, as much out), far
+larger than a GPU's L2 cache; a class sharing the GPU takes its share, never below 16 Mi."""
+
+SPARE = 48 * 1024
+"""Bytes of junk after the input image: reads past its end by a wrong index land there."""
+
+ONE_PIXEL_HINT = ("thread t must convert pixels 16t to 16t + 15: load their 48 bytes as the "
+                  "three uint4 at index 3t, 3t + 1 and 3t + 2 of (const uint4 *)rgb, as "
+                  "rgb_to_gray_x16 does, and store the 48 results the same way into out")
+BYTE_HINT = ("byte k of the words w[0], w[1], ... is (w[k >> 2] >> (8 * (k & 3))) & 0xFF, the "
+             "lowest 8 bits first (byte_of and set_byte in the stub do that): pixel p's red, "
+             "green and blue are bytes 3p, 3p + 1, 3p + 2")
+
+
+def _threads(case):
+    n, block = case
+    return -(-(n // 16 + 1) // block) * block
+
+
+def _where(case):
+    n, block = case
+    return f"n = {n} pixels, block = ({block}, 1, 1), grid = ({_threads(case) // block}, 1)"
+
+
+def _launch(kernel, rgb_gpu, out_gpu, n, block):
+    return launch_catching(lambda: kernel(rgb_gpu, out_gpu, np.int32(n), block=(block, 1, 1),
+                                          grid=(-(-(n // 16 + 1) // block), 1)))
+
+
+def _mistakes(kernel, case):
+    """Launch one case twice (two poison bytes); yield (problem, hint) for each mistake seen."""
+    from helpers.backend import gpuarray
+
+    n, block = case
+    rgb = np.random.default_rng(n).integers(0, 256, (n, 3), dtype=np.uint8)
+    rgb_pad = np.full(3 * n + SPARE, sepia.JUNK, np.uint8)
+    rgb_pad[:3 * n] = rgb.ravel()
+    rgb_gpu = gpuarray.to_gpu(rgb_pad)
+    size, guard = 3 * n, 48 * _threads(case)
+    results = []
+    for poison in sepia.POISONS:
+        out_gpu = gpuarray.to_gpu(np.full(size + guard, poison, np.uint8))
+        error = _launch(kernel, rgb_gpu, out_gpu, n, block)
+        if error:
+            yield (error, "a thread read or wrote outside the image: only threads t < n / 16 "
+                   "load and store whole groups (3t to 3t + 2 in uint4), the thread t == n / 16 "
+                   "does the tail, and the others nothing")
+            return
+        results.append(out_gpu.get())
+    first, second = results
+    never = (first == sepia.POISONS[0]) & (second == sepia.POISONS[1])
+    if not (first == second)[~never].all():
+        yield ("two runs of the kernel on the same image wrote different values",
+               "each output byte must depend only on its own pixel's input")
+    yield from _past_the_end(np.flatnonzero(~never[size:]) + size, n)
+    yield from _unwritten(never[:size].reshape(n, 3), n)
+    got = first[:size].reshape(n, 3)
+    yield from _wrong_groups(rgb, got, n)
+    whole = 16 * (n // 16)      # the groups and the tail, each on its own: a mistake in one only
+    for part in (slice(0, whole), slice(whole, n)):
+        yield from sepia._wrong_values(rgb[None, part], got[None, part])
+
+
+def _past_the_end(past, n):
+    if not past.size:
+        return
+    groups = n // 16
+    if (past >= 48 * (groups + 1)).any():
+        yield (f"threads after the last whole group wrote past the end of out (as far as byte "
+               f"{int(past.max())}; out has {3 * n})",
+               "only the threads t < n / 16 have a whole group of 16 pixels: the grid is rounded "
+               "up to whole blocks, so keep the else-if (t == groups) for the tail and let the "
+               "threads after it do nothing")
+    if (past < 48 * (groups + 1)).all() and n % 16:
+        yield (f"thread {groups} (t == n / 16) wrote a whole group of 16 pixels where only "
+               f"{n % 16} are left, past the end of out",
+               "the uint4 loads and stores are for t < n / 16 only (t < groups, not <=): "
+               "thread n / 16 converts the tail one pixel at a time")
+    yield (f"the kernel wrote past the end of out (as far as byte {int(past.max())}; out has "
+           f"{3 * n})", "the tail's pixels are 16 * groups to n - 1: stop the loop at n")
+
+
+def _unwritten(unwritten, n):
+    """Mistakes that leave bytes of out unwritten."""
+    if not unwritten.any():
+        return
+    groups = n // 16
+    pixels = unwritten.all(axis=1)
+    index = np.arange(n)
+    if unwritten.all():
+        yield "nothing was written: out still holds its poison", ONE_PIXEL_HINT
+    if groups and np.array_equal(pixels, (index >= groups) & (index < 16 * groups)):
+        yield (f"only pixels 0 to {groups - 1} of the {16 * groups} in whole groups were "
+               "written: each thread converted one pixel (pixel t), not its 16", ONE_PIXEL_HINT)
+    if np.array_equal(pixels, index >= 16 * groups):
+        yield (f"the last {n - 16 * groups} pixels (the tail past the last whole group of 16) "
+               "were never written",
+               "the thread t == n / 16 must convert pixels 16 * (n / 16) to n - 1, one by one")
+    flat = unwritten.ravel()[:48 * groups].reshape(max(groups, 1), -1)
+    if groups and not flat[:, :16].any() and flat[:, 16:].all():
+        yield ("in every group only the first 16 of the 48 result bytes were written",
+               "16 pixels give 48 bytes, three uint4: store all three, at index 3t, 3t + 1 and "
+               "3t + 2 of (uint4 *)out")
+    first = int(np.flatnonzero(unwritten.any(axis=1))[0])
+    yield (f"{int(unwritten.sum())} of {3 * n} bytes of out were never written (the first in "
+           f"pixel {first}, of thread {min(first // 16, groups)})",
+           ONE_PIXEL_HINT + "; and the thread t == n / 16 does the tail")
+
+
+def _wrong_groups(rgb, got, n):
+    """Kernels whose whole groups are wrong in a known way: the bytes of each 32-bit word taken
+    or put in reverse order, or group t loaded from uint4 number t instead of 3t."""
+    whole = 48 * (n // 16)
+    if not whole:
+        return
+    flip = lambda a: a.reshape(-1, 4)[:, ::-1].ravel()  # noqa: E731 - bytes of each word reversed
+    tone = lambda a: sepia.reference(a.reshape(1, -1, 3)).ravel()  # noqa: E731
+    flat = rgb.ravel()
+    wrong_stride = np.concatenate([flat[16 * t:16 * t + 48] for t in range(n // 16)])
+    models = {f"{how} the 4 bytes of each 32-bit word in reverse order": model
+              for how, model in (("reads", tone(flip(flat[:whole]))),
+                                 ("stores", flip(tone(flat[:whole]))),
+                                 ("reads and stores", flip(tone(flip(flat[:whole])))))}
+    models["loads thread t's pixels from uint4 number t instead of 3t"] = tone(wrong_stride)
+    got_flat = got.ravel()[:whole].astype(np.int16)
+    for how, model in models.items():
+        if (np.abs(got_flat - model.astype(np.int16)) <= 1).all():
+            hint = BYTE_HINT if "bytes" in how else (
+                "16 pixels are 48 bytes, three uint4: thread t's are numbers 3t, 3t + 1 and "
+                "3t + 2 of (const uint4 *)rgb, and the same in out")
+            yield f"the result is what a kernel gives that {how}", hint
+
+
+class _FastKernelExercise(KernelExercise):
+    """A kernel exercise whose kernel, once right, must also be fast on a GPU."""
+
+    def _run_cases(self, kernel) -> Verdict:
+        verdict = super()._run_cases(kernel)
+        return _bandwidth_verdict(kernel) if verdict else verdict
+
+
+def _bandwidth_verdict(kernel) -> Verdict:
+    """Time the kernel on BIG_PIXELS against a device-to-device copy of as many bytes."""
+    from helpers.backend import BACKEND, gpuarray
+    from helpers.timing import bandwidth_gbs, copy_bandwidth_gbs, time_kernel
+
+    if BACKEND != "pycuda":
+        return passed(SUCCESS + ". The bandwidth was NOT checked: the simulator's timings are a "
+                      "CPU's; run this check on a GPU to see whether your kernel is fast")
+    n = BIG_PIXELS
+    rgb = np.random.default_rng(1).integers(0, 256, 3 * n, dtype=np.uint8)
+    rgb_gpu, out_gpu = gpuarray.to_gpu(rgb), gpuarray.empty(3 * n, np.uint8)
+    error = _launch(kernel, rgb_gpu, out_gpu, n, BLOCK)
+    sample = slice(0, 3 * min(n, 1 << 16))
+    if error or not np.array_equal(out_gpu.get()[sample],
+                                   sepia.reference(rgb[sample].reshape(1, -1, 3)).ravel()):
+        return not_yet(f"on a large image ({n:,} pixels) the kernel "
+                       + (f"failed: {error}" if error else "gave wrong values"),
+                       "the small cases passed: look for an index that overflows or depends on "
+                       "the grid's size")
+    t = time_kernel(lambda: _launch(kernel, rgb_gpu, out_gpu, n, BLOCK), repeat=10, batch=10)
+    copy_gbs = copy_bandwidth_gbs(3 * n, repeat=10, batch=10)
+    gbs = bandwidth_gbs(6 * n, t.median_ms)
+    figures = (f"on {n:,} pixels your kernel moved {gbs:,.0f} GB/s (3 bytes read and 3 written a "
+               f"pixel), {gbs / copy_gbs:.0%} of a device-to-device copy's {copy_gbs:,.0f} GB/s")
+    if gbs < TARGET * copy_gbs:
+        return not_yet(f"the results are right, but {figures}; the target is {TARGET:.0%}",
+                       "load and store whole uint4 (three of each a thread), not bytes: a warp's "
+                       "16-byte loads carry 16 times what its byte loads do; and keep the 16 "
+                       "pixels' bytes in registers (#pragma unroll, so that every index into "
+                       "w[] is a constant)")
+    return passed(f"{SUCCESS}, and {figures}")
+
+
+SUCCESS = (f"every pixel matches NumPy's sepia for every size tried ({len(CASES)} images, tails of "
+           "0 to 15 pixels, spare threads), and nothing was written outside the image")
+
+EXERCISE = _FastKernelExercise(
+    stub="exercises/sepia_x16.cu", kernel=KERNEL,
+    signature="const unsigned char *rgb, unsigned char *out, int n",
+    cases=CASES, detect=_mistakes, where=_where, success=SUCCESS)
+
+
+def check_sepia_x16(path: str = EXERCISE.stub):
+    """Compile ``cuda_src/<path>``, run it on awkward sizes (and on a GPU time it); print and
+    return the Verdict."""
+    return EXERCISE.check_file(path)
+
+
+def check_sepia_x16_kernel(kernel):
+    """The checks of ``check_sepia_x16`` on a compiled ``sepia_x16`` kernel."""
+    return EXERCISE.check_kernel(kernel)

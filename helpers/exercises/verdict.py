@@ -1,0 +1,106 @@
+"""The contract every exercise checker keeps: it returns a ``Verdict`` and never raises because
+the learner's work is wrong.
+
+A checker's job is to name the learner's mistake, not only to say "wrong". It does so with
+*mistake detectors*: a generator that looks at what the learner's work did and yields
+``(problem, hint)`` for each mistake it recognises, most specific first. The first one yielded is
+the verdict; when it yields nothing, the work is right. Because a generator is lazy, a detector
+further down the list (one that builds an expensive model of a wrong kernel, say) runs only when
+the ones before it found nothing. ``julia._wrong_answers`` is the pattern.
+
+One loop, ``first_mistake`` inside ``check_cases``, runs every checker's detectors over its
+cases, and turns what a wrong kernel can do to the process (a launch error, an argument the
+kernel does not take, a launch that runs past the time limit on the simulator) into a verdict
+too. ``KernelExercise`` (in ``helpers.exercises.kernel``) adds what comes before the cases for a
+``.cu`` exercise: the missing file, the compile error, the missing kernel, the wrong signature.
+
+A verdict prints as one line, the text the notebooks show::
+
+    PASS: <what was checked>
+    NOT YET: <problem>. Hint: <hint>
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable
+
+
+@dataclasses.dataclass(frozen=True)
+class Verdict:
+    """What a checker found: ``passed``, and ``problem`` (what is wrong; on a pass, what was
+    checked) with a ``hint`` (what to look at). True in an ``if`` when it passed."""
+
+    passed: bool
+    problem: str
+    hint: str = ""
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+    def __str__(self) -> str:
+        if self.passed:
+            return f"PASS: {self.problem}"
+        text = f"NOT YET: {self.problem.rstrip().rstrip('.')}."
+        return text + (f" Hint: {self.hint}" if self.hint else "")
+
+    def report(self) -> Verdict:
+        """Print the verdict's line and return the verdict."""
+        print(self, flush=True)
+        return self
+
+
+def passed(what: str) -> Verdict:
+    """The verdict for right work; ``what`` says what was checked."""
+    return Verdict(True, what)
+
+
+def not_yet(problem: str, hint: str = "") -> Verdict:
+    """The verdict for a mistake: what is wrong, and what to look at."""
+    return Verdict(False, problem, hint)
+
+
+class KernelArgumentError(Exception):
+    """The kernel does not take the arguments the checker passes (raised by
+    ``common.launch_catching`` from the simulator's argument check)."""
+
+
+Mistake = tuple[str, str]
+"""``(problem, hint)``: what a detector yields for a mistake it recognises."""
+
+
+def first_mistake(detect: Callable[..., Iterable[Mistake]], *args) -> Mistake | None:
+    """The first mistake ``detect(*args)`` yields, or None when it yields none.
+
+    The errors a wrong kernel causes while ``detect`` runs it become mistakes: an argument the
+    kernel does not take (``KernelArgumentError``), and a launch that failed or crashed
+    (``drv.Error``; on the simulator also one stopped at the time limit). Any other exception
+    is a bug in the checker and is raised.
+    """
+    from helpers.backend import drv
+
+    try:
+        return next(iter(detect(*args)), None)
+    except KernelArgumentError as err:
+        return (f"the kernel could not be launched with the checker's arguments: {err}",
+                "keep the kernel's signature as the stub gives it")
+    except drv.Error as err:
+        if "ran longer than the time limit" in str(err):  # the simulator stopped it
+            return (f"the kernel did not finish: {err}",
+                    "a loop whose condition never becomes false: check that each loop's "
+                    "variable moves towards its end, every time round")
+        return (f"the kernel failed: {err}",
+                "a thread read or wrote outside its array, or the kernel never finished: "
+                "check the index and the bounds guard")
+
+
+def check_cases(cases: Iterable, detect: Callable[..., Iterable[Mistake]],
+                where: Callable[..., str], success: str) -> Verdict:
+    """The loop every checker shares: ``detect(case)`` for each case in turn; the first mistake
+    found, with ``where(case)`` added to its problem, is the verdict; none at all is a pass."""
+    for case in cases:
+        mistake = first_mistake(detect, case)
+        if mistake is not None:
+            problem, hint = mistake
+            return not_yet(f"{problem.rstrip().rstrip('.')} ({where(case)})", hint)
+    return passed(success)

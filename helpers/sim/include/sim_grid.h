@@ -1,0 +1,285 @@
+// sim_grid.h -- runs a grid: blocks shared out to worker threads, each block's threads as a loop or
+// as fibers. Kernels never call into it; it comes (from sim_runtime.h) before the user's code, so
+// that no macro of theirs can change it.
+//
+// Python (helpers/sim/launch.py) hands a launch the stacks its workers use (helpers/sim/stacks.py:
+// made once, shared by every module) and, when it is looking for the thread that wrote past the end
+// of an array, the bytes to watch. Anything the runtime must get from the system (threads, the
+// dynamic shared memory of each worker) is checked: when it cannot be had, the launch ends with
+// RESOURCES, never an exception through the C boundary or an abort.
+#pragma once
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "sim_runtime.h"
+
+#pragma GCC visibility push(hidden)
+namespace sim {
+
+struct Launch {
+    const KernelEntry *kernel;
+    void *args;
+    dim3 grid, block;
+    size_t shared;
+    long nblocks;
+    bool reverse;  // blocks and threads in the opposite order, for the race check
+    bool watch;    // one worker, checking after every thread (a search for an overrun's culprit)
+    char *const *stacks;  // stacks[i]: worker i's first stack slot
+    // watch mode (one worker): these bytes, and what they held at the start, checked whenever a
+    // thread stops; the first thread that changed them is the one that wrote past an array's end
+    std::vector<std::pair<unsigned char *, std::vector<unsigned char>>> watched;
+    std::atomic<long> next_block{0};
+    std::atomic<int> stop{0};
+    std::mutex mu;
+    std::condition_variable done_cv;
+    int running = 0;
+    Error err{};  // the first error any worker met
+    std::vector<std::thread> threads;
+    struct sigaction old_segv, old_bus, old_fpe, old_abrt, old_ill, old_usr2;
+};
+
+}  // namespace sim
+#pragma GCC visibility pop
+
+#include "sim_signals.h"
+
+#pragma GCC visibility push(hidden)
+namespace sim {
+
+// ---- canaries: what the bytes around a launch's dynamic shared memory hold --------------------
+// The same four bytes as helpers/sim/memory.py's (NaN as a float or a double), repeated with the
+// address's period.
+constexpr unsigned char kCanary[4] = {0xA5, 0xFE, 0xFF, 0xFF};
+
+inline void arm_canary(unsigned char *p, size_t n) {
+    for (size_t i = 0; i < n; i++) p[i] = kCanary[(uintptr_t)(p + i) & 3];
+}
+
+inline unsigned char *broken_canary(unsigned char *p, size_t n) {
+    const uint64_t word = 0xFFFFFEA5FFFFFEA5ull;  // kCanary twice, as an aligned word reads it
+    size_t i = 0;
+    for (; i < n && ((uintptr_t)(p + i) & 7); i++)
+        if (p[i] != kCanary[(uintptr_t)(p + i) & 3]) return p + i;
+    for (; i + 8 <= n && *(const uint64_t *)(p + i) == word; i += 8) {
+    }
+    for (; i < n; i++)
+        if (p[i] != kCanary[(uintptr_t)(p + i) & 3]) return p + i;
+    return nullptr;
+}
+
+[[noreturn]] inline void report_write_at(Worker *w, int status, unsigned char *where, const char *text) {
+    w->err.address = (uint64_t)(uintptr_t)where;
+    w->err.is_write = 1;
+    copy_text(w->err.text, text);
+    escape_with(w, status);
+}
+
+// The block has written outside its dynamic shared memory (below it or past the shared= bytes).
+inline void check_dynamic_shared(Worker *w, int status) {
+    auto *floor = (unsigned char *)w->dynamic_shared_floor, *start = (unsigned char *)w->dynamic_shared;
+    auto *end = (unsigned char *)w->dynamic_shared_end, *past = start + w->dynamic_shared_bytes;
+    if (unsigned char *bad = broken_canary(floor, start - floor))
+        report_write_at(w, status, bad, "before dynamic shared memory");
+    if (unsigned char *bad = broken_canary(past, end - past))
+        report_write_at(w, status, bad, "dynamic shared memory");
+}
+
+// Called (in watch mode) whenever a thread stops: the thread that has just run changed a watched
+// byte, or the canary around the dynamic shared memory, if anything changed.
+inline void check_watch(Worker *w) {
+    for (auto &range : w->launch->watched)
+        for (size_t i = 0; i < range.second.size(); i++)
+            if (range.first[i] != range.second[i]) report_write_at(w, FAULT, range.first + i, "");
+    check_dynamic_shared(w, FAULT);
+}
+
+// ---- running a block --------------------------------------------------------------------------------
+inline void fiber_main() {
+    Worker *w = current_worker();
+    frame()->block = w->block;  // here, not in run_block: the thread's stack is touched once
+    const KernelEntry *k = w->launch->kernel;
+    void *args = w->launch->args;
+    if (!w->plain) k->run_thread(args);
+    else if (w->watching) k->run_block_plain_watched(args);
+    else if (w->reverse) k->run_block_plain_reversed(args);
+    else k->run_block_plain(args);
+    w->fibers[w->current].state = F_DONE;
+    w->live--;
+    if (w->at_barrier > 0 && w->at_barrier == w->live) release_block_barrier(w);
+    yield(w);
+    __builtin_unreachable();
+}
+
+// Once a launch: each thread's Frame gets what does not change from block to block.
+inline void prepare_frames(Worker *w, int index) {
+    Launch *L = w->launch;
+    const dim3 &bd = L->block;
+    w->stacks = L->stacks[index];
+    for (int i = 0; i < w->nfibers; i++) {
+        Frame *fr = frame_of(w, i);
+        fr->thread = uint3{(unsigned)(i % bd.x), (unsigned)(i / bd.x % bd.y), (unsigned)(i / (bd.x * bd.y))};
+        fr->block_dim = uint3{bd.x, bd.y, bd.z};
+        fr->grid_dim = uint3{L->grid.x, L->grid.y, L->grid.z};
+        fr->worker = w;
+    }
+}
+
+// Every thread left is waiting, and none can release the others.
+[[noreturn]] inline void report_deadlock(Worker *w) {
+    int blocked = -1, warped = -1;
+    for (int i = 0; i < w->nfibers; i++) {
+        if (w->fibers[i].state == F_BLOCK && blocked < 0) blocked = i;
+        if (w->fibers[i].state == F_WARP && warped < 0) warped = i;
+    }
+    int culprit = warped >= 0 ? warped : blocked;
+    w->current = culprit;
+    if (blocked >= 0 && warped >= 0) {
+        w->err.file2 = w->fibers[blocked].site.file;
+        w->err.line2 = w->fibers[blocked].site.line;
+    }
+    fail_at(w, warped >= 0 ? WARP : BARRIER, w->fibers[culprit].site,
+            warped >= 0 ? "lanes wait in a warp function for lanes that never arrive"
+                        : "threads wait at a barrier that the others never reach");
+}
+
+// Runs the current block: one fiber per thread, or (plain) one fiber looping over the threads.
+inline void run_block(Worker *w) {
+    int n = w->nfibers;
+    for (int i = 0; i < n; i++) {
+        Fiber &f = w->fibers[i];
+        f.state = F_RUN;
+        f.pred = 0;
+        char *slot_top = w->stacks + (size_t)(i + 1) * kStackSize;
+        prepare_context(&f.ctx, slot_top - kStackUsable, (char *)frame_of(w, i), fiber_main);
+    }
+    int first = w->reverse ? n - 1 : 0;
+    w->live = n, w->at_barrier = 0, w->current = first;
+    switch_context(&w->scheduler, &w->fibers[first].ctx, w);
+    if (w->live > 0) report_deadlock(w);
+    if (w->dynamic_shared_bytes) {
+        int current = w->current;
+        w->current = -1;  // which thread did it is found by running the launch again, watched
+        check_dynamic_shared(w, OVERRUN);
+        w->current = current;
+    }
+}
+
+// ---- a worker thread ----------------------------------------------------------------------------------
+// The launch's shared= bytes of dynamic shared memory, between two guard pages: their end against
+// the upper one, their start 16-byte aligned as on a GPU. The bytes between them and the guard
+// pages hold a canary, checked after every block (when shared= is not 0).
+struct SharedArena {
+    char *mapping = nullptr;
+    size_t bytes = 0;
+
+    bool map(Worker *w, size_t shared) {
+        size_t page = (size_t)sysconf(_SC_PAGESIZE), span = (shared + 15) & ~(size_t)15;
+        size_t data = (span + page - 1) / page * page;
+        bytes = data + 2 * page;
+        void *m = mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED) return false;
+        mapping = (char *)m;
+        if (data && mprotect(mapping + page, data, PROT_READ | PROT_WRITE) != 0) return false;
+        w->dynamic_shared_floor = mapping + page;
+        w->dynamic_shared_end = mapping + page + data;
+        w->dynamic_shared = w->dynamic_shared_end - span;
+        w->dynamic_shared_bytes = shared;
+        arm_canary((unsigned char *)w->dynamic_shared_floor, w->dynamic_shared - w->dynamic_shared_floor);
+        arm_canary((unsigned char *)w->dynamic_shared + shared, span - shared);
+        return true;
+    }
+    ~SharedArena() {
+        if (mapping) munmap(mapping, bytes);
+    }
+};
+
+inline void record_error(Launch *L, const Error &err) {
+    std::lock_guard<std::mutex> g(L->mu);
+    if (L->err.status == OK || L->err.status == INTERRUPTED) L->err = err;
+    L->stop = 1;
+}
+
+inline void out_of_resources(Launch *L, const char *what) {
+    Error err{};
+    err.status = RESOURCES;
+    copy_text(err.text, what);
+    record_error(L, err);
+}
+
+inline void run_blocks(Worker &w, Launch *L) {
+    if (sigsetjmp(w.escape, 1) == 0) {
+        long gx = L->grid.x, gy = L->grid.y;
+        for (;;) {
+            if (L->stop.load(std::memory_order_relaxed)) break;
+            long b = L->next_block.fetch_add(1);
+            if (b >= L->nblocks) break;
+            if (L->reverse) b = L->nblocks - 1 - b;
+            w.block = uint3{(unsigned)(b % gx), (unsigned)(b / gx % gy), (unsigned)(b / (gx * gy))};
+            w.in_kernel = 1;
+            run_block(&w);
+            w.in_kernel = 0;
+        }
+    } else {
+        w.in_kernel = 0;
+        record_error(L, w.err);
+    }
+}
+
+inline void worker_body(Launch *L, int index) {
+    Worker w;
+    set_current_worker(&w);
+    w.launch = L;
+    w.plain = !SIM_FIBERS;
+    w.reverse = L->reverse;
+    w.watching = w.quiet = L->watch;
+    w.in_order = !w.reverse && !w.watching;
+    worker = &w;
+    sigset_t block_int;
+    sigemptyset(&block_int);
+    sigaddset(&block_int, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &block_int, nullptr);
+    std::vector<char> altstack(1 << 16);
+    std::vector<Fiber> fibers(w.plain ? 1 : L->block.x * L->block.y * L->block.z);
+    w.fibers = fibers.data();
+    w.nfibers = (int)fibers.size();
+    SharedArena arena;
+    if (!arena.map(&w, L->shared)) {
+        out_of_resources(L, "could not map a worker's dynamic shared memory");
+        worker = nullptr;
+        return;
+    }
+    stack_t ss{};
+    ss.ss_sp = altstack.data();
+    ss.ss_size = altstack.size();
+    sigaltstack(&ss, nullptr);
+    prepare_frames(&w, index);
+    run_blocks(w, L);
+    ss.ss_flags = SS_DISABLE;
+    sigaltstack(&ss, nullptr);
+    worker = nullptr;
+}
+
+inline void worker_main(Launch *L, int index) {
+    KeepRegister keep;
+    try {
+        worker_body(L, index);
+    } catch (...) {  // std::bad_alloc: nothing may leave a thread
+        worker = nullptr;
+        out_of_resources(L, "out of memory while starting a worker");
+    }
+    fflush(stdout);
+    std::lock_guard<std::mutex> g(L->mu);
+    if (--L->running == 0) L->done_cv.notify_all();
+}
+
+}  // namespace sim
+#pragma GCC visibility pop

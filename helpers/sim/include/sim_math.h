@@ -1,0 +1,169 @@
+// sim_math.h -- CUDA's math functions that the C library lacks, the intrinsics, and the integer
+// functions (bit counts, funnel shifts, byte dot products, and compute capability 9.0's DPX
+// functions). Included by cuda_sim.h, before the learner's code.
+//
+// Floats: the simulator compiles with fused multiply-add where the CPU has it, as nvcc does by
+// default, so + - * / sqrt and their fused forms give the GPU's bits. The library functions
+// (sinf, expf, ...) are the C library's: within CUDA's documented error bounds, not the same bits.
+#pragma once
+
+#if defined(__x86_64__) || defined(__i386__)
+#define __SIM_UNFUSED(r) __asm__("" : "+x"(r))
+#elif defined(__aarch64__)
+#define __SIM_UNFUSED(r) __asm__("" : "+w"(r))
+#else
+#define __SIM_UNFUSED(r) __asm__("" : "+m"(r))
+#endif
+
+// The fast intrinsics (glibc already declares __sinf and friends, so they are macros onto the
+// accurate functions: a GPU's fast versions are less accurate, so results differ in the last bits).
+#define __sinf(x) __builtin_sinf(x)
+#define __cosf(x) __builtin_cosf(x)
+#define __tanf(x) __builtin_tanf(x)
+#define __expf(x) __builtin_expf(x)
+#define __exp10f(x) __builtin_exp10f(x)
+#define __logf(x) __builtin_logf(x)
+#define __log2f(x) __builtin_log2f(x)
+#define __log10f(x) __builtin_log10f(x)
+#define __powf(x, y) __builtin_powf((x), (y))
+#define __sincosf(x, s, c) __builtin_sincosf((x), (s), (c))
+#define __fdividef(x, y) ((x) / (y))
+#define fdividef(x, y) ((x) / (y))
+static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+static inline double rsqrt(double x) { return 1.0 / sqrt(x); }
+static inline float rcbrtf(float x) { return 1.0f / cbrtf(x); }
+static inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
+static inline float saturate(float x) { return __saturatef(x); }
+static inline float sinpif(float x) { return sinf((float)M_PI * x); }
+static inline float cospif(float x) { return cosf((float)M_PI * x); }
+static inline double sinpi(double x) { return sin(M_PI * x); }
+static inline double cospi(double x) { return cos(M_PI * x); }
+static inline void sincospif(float x, float *s, float *c) { sincosf((float)M_PI * x, s, c); }
+// __fadd_rn and friends are never fused into a multiply-add on a GPU: the result passes through
+// __SIM_UNFUSED, which the compiler cannot see into, so it cannot contract it either.
+static inline float __fadd_rn(float a, float b) { float r = a + b; __SIM_UNFUSED(r); return r; }
+static inline float __fsub_rn(float a, float b) { float r = a - b; __SIM_UNFUSED(r); return r; }
+static inline float __fmul_rn(float a, float b) { float r = a * b; __SIM_UNFUSED(r); return r; }
+static inline float __fdiv_rn(float a, float b) { return a / b; }
+static inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
+static inline float __frcp_rn(float a) { return 1.0f / a; }
+static inline float __fsqrt_rn(float a) { return sqrtf(a); }
+static inline double __dadd_rn(double a, double b) { double r = a + b; __SIM_UNFUSED(r); return r; }
+static inline double __dsub_rn(double a, double b) { double r = a - b; __SIM_UNFUSED(r); return r; }
+static inline double __dmul_rn(double a, double b) { double r = a * b; __SIM_UNFUSED(r); return r; }
+static inline double __fma_rn(double a, double b, double c) { return fma(a, b, c); }
+static inline int __float2int_rn(float x) { return (int)nearbyintf(x); }
+static inline int __float2int_rz(float x) { return (int)x; }
+static inline int __float2int_rd(float x) { return (int)floorf(x); }
+static inline int __float2int_ru(float x) { return (int)ceilf(x); }
+static inline unsigned __float2uint_rn(float x) { return (unsigned)nearbyintf(x); }
+static inline unsigned __float2uint_rz(float x) { return (unsigned)x; }
+static inline float __int2float_rn(int x) { return (float)x; }
+static inline float __uint2float_rn(unsigned x) { return (float)x; }
+static inline int __double2int_rn(double x) { return (int)nearbyint(x); }
+static inline float __double2float_rn(double x) { return (float)x; }
+static inline int __float_as_int(float x) { int i; memcpy(&i, &x, 4); return i; }
+static inline unsigned __float_as_uint(float x) { unsigned i; memcpy(&i, &x, 4); return i; }
+static inline float __int_as_float(int i) { float x; memcpy(&x, &i, 4); return x; }
+static inline float __uint_as_float(unsigned i) { float x; memcpy(&x, &i, 4); return x; }
+static inline long long __double_as_longlong(double x) { long long i; memcpy(&i, &x, 8); return i; }
+static inline double __longlong_as_double(long long i) { double x; memcpy(&x, &i, 8); return x; }
+
+// CUDA's min and max are overloaded for every arithmetic type; mixed types follow C++'s rules.
+template <typename A, typename B>
+static inline typename std::common_type<A, B>::type min(A a, B b) { return b < a ? b : a; }
+template <typename A, typename B>
+static inline typename std::common_type<A, B>::type max(A a, B b) { return a < b ? b : a; }
+static inline float min(float a, float b) { return fminf(a, b); }
+static inline float max(float a, float b) { return fmaxf(a, b); }
+static inline double min(double a, double b) { return fmin(a, b); }
+static inline double max(double a, double b) { return fmax(a, b); }
+
+// integer intrinsics
+static inline int __popc(unsigned x) { return __builtin_popcount(x); }
+static inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+static inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz((unsigned)x); }
+static inline int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll((unsigned long long)x); }
+static inline int __ffs(int x) { return __builtin_ffs(x); }
+static inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+static inline unsigned __brev(unsigned x) {
+    x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
+    x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
+    x = ((x >> 4) & 0x0F0F0F0Fu) | ((x & 0x0F0F0F0Fu) << 4);
+    return __builtin_bswap32(x);
+}
+static inline int __mul24(int a, int b) { return (int)((long long)(a << 8 >> 8) * (b << 8 >> 8)); }
+static inline unsigned __umul24(unsigned a, unsigned b) { return (a & 0xFFFFFFu) * (b & 0xFFFFFFu); }
+static inline int __mulhi(int a, int b) { return (int)(((long long)a * b) >> 32); }
+static inline unsigned __umulhi(unsigned a, unsigned b) {
+    return (unsigned)(((unsigned long long)a * b) >> 32);
+}
+static inline unsigned __sad(int a, int b, unsigned c) { return (unsigned)(a > b ? a - b : b - a) + c; }
+static inline unsigned __usad(unsigned a, unsigned b, unsigned c) { return (a > b ? a - b : b - a) + c; }
+
+// funnel shifts: the 64-bit hi:lo shifted, the upper (l) or lower (r) 32 bits kept; the shift is
+// taken modulo 32, or clamped to 32 (the "c" forms)
+static inline unsigned __funnelshift_l(unsigned lo, unsigned hi, unsigned shift) {
+    return (unsigned)(((((unsigned long long)hi << 32) | lo) << (shift & 31)) >> 32);
+}
+static inline unsigned __funnelshift_lc(unsigned lo, unsigned hi, unsigned shift) {
+    return shift >= 32 ? lo : __funnelshift_l(lo, hi, shift);
+}
+static inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned shift) {
+    return (unsigned)((((unsigned long long)hi << 32) | lo) >> (shift & 31));
+}
+static inline unsigned __funnelshift_rc(unsigned lo, unsigned hi, unsigned shift) {
+    return shift >= 32 ? hi : __funnelshift_r(lo, hi, shift);
+}
+static inline unsigned long long __brevll(unsigned long long x) {
+    return ((unsigned long long)__brev((unsigned)x) << 32) | __brev((unsigned)(x >> 32));
+}
+static inline int __hadd(int a, int b) { return (int)(((long long)a + b) >> 1); }
+static inline int __rhadd(int a, int b) { return (int)(((long long)a + b + 1) >> 1); }
+static inline unsigned __uhadd(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a + b) >> 1); }
+static inline unsigned __urhadd(unsigned a, unsigned b) {
+    return (unsigned)(((unsigned long long)a + b + 1) >> 1);
+}
+
+// __dp4a: the four byte products of a and b, summed, plus c; __dp2a_lo/hi: the two 16-bit halves
+// of a times bytes 0-1 (lo) or 2-3 (hi) of b, plus c. Signed for int, unsigned for unsigned.
+template <typename __L, typename __T> static inline __T __sim_dot(__T a, __T b, __T c, int n, int from) {
+    long long s = (long long)c;
+    for (int k = 0; k < n; k++) {
+        long long x = n == 4 ? (long long)(__L)(a >> (8 * k)) : (long long)(__L)(a >> (16 * k));
+        long long y = std::is_signed<__T>::value ? (long long)(int8_t)(b >> (8 * (from + k)))
+                                                 : (long long)(uint8_t)(b >> (8 * (from + k)));
+        s += x * y;
+    }
+    return (__T)s;
+}
+static inline int __dp4a(int a, int b, int c) { return __sim_dot<int8_t>(a, b, c, 4, 0); }
+static inline unsigned __dp4a(unsigned a, unsigned b, unsigned c) { return __sim_dot<uint8_t>(a, b, c, 4, 0); }
+static inline int __dp4a(char4 a, char4 b, int c) {
+    int x, y;
+    memcpy(&x, &a, 4), memcpy(&y, &b, 4);
+    return __dp4a(x, y, c);
+}
+static inline unsigned __dp4a(uchar4 a, uchar4 b, unsigned c) {
+    unsigned x, y;
+    memcpy(&x, &a, 4), memcpy(&y, &b, 4);
+    return __dp4a(x, y, c);
+}
+static inline int __dp2a_lo(int a, int b, int c) { return __sim_dot<int16_t>(a, b, c, 2, 0); }
+static inline unsigned __dp2a_lo(unsigned a, unsigned b, unsigned c) { return __sim_dot<uint16_t>(a, b, c, 2, 0); }
+static inline int __dp2a_hi(int a, int b, int c) { return __sim_dot<int16_t>(a, b, c, 2, 2); }
+static inline unsigned __dp2a_hi(unsigned a, unsigned b, unsigned c) { return __sim_dot<uint16_t>(a, b, c, 2, 2); }
+
+// Loads and stores with cache hints (__ldcg, __stcs, ...) are plain loads and stores on a CPU.
+template <typename __T> static inline __T __ldg(const __T *p) { return *p; }
+template <typename __T> static inline __T __ldcg(const __T *p) { return *p; }
+template <typename __T> static inline __T __ldca(const __T *p) { return *p; }
+template <typename __T> static inline __T __ldcs(const __T *p) { return *p; }
+template <typename __T> static inline __T __ldlu(const __T *p) { return *p; }
+template <typename __T> static inline __T __ldcv(const __T *p) { return *p; }
+template <typename __T> static inline void __stwb(__T *p, __T v) { *p = v; }
+template <typename __T> static inline void __stcg(__T *p, __T v) { *p = v; }
+template <typename __T> static inline void __stcs(__T *p, __T v) { *p = v; }
+template <typename __T> static inline void __stwt(__T *p, __T v) { *p = v; }
+
+#include "sim_dpx.h"

@@ -1,0 +1,157 @@
+// sim_signals.h -- faults inside a kernel become reports, never the end of the process.
+//
+// While a launch runs, SIGSEGV/SIGBUS (an access outside the memory a kernel may use), SIGFPE
+// (integer division by zero), SIGABRT, SIGILL (__builtin_trap) and SIGUSR2 (a cancel from Python)
+// are caught. A worker that meets one jumps back to its own stack (sigsetjmp in sim_grid.h) with
+// the kernel, block, thread and address; a signal that is not the kernel's goes to whatever handler
+// was there before.
+#pragma once
+
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#pragma GCC visibility push(hidden)
+namespace sim {
+
+inline uintptr_t stack_pointer(void *ctx) {
+#if defined(__linux__) && defined(__x86_64__)
+    return (uintptr_t)((ucontext_t *)ctx)->uc_mcontext.gregs[REG_RSP];
+#elif defined(__linux__) && defined(__aarch64__)
+    return (uintptr_t)((ucontext_t *)ctx)->uc_mcontext.sp;
+#else
+    (void)ctx;
+    return 0;
+#endif
+}
+
+#if defined(__linux__) && defined(__x86_64__)
+// x86 traps on a signed division that overflows (INT_MIN / -1) as it does on a division by zero;
+// a GPU gives INT_MIN and a remainder of 0. This decodes the faulting instruction: when it is an
+// idiv whose divisor is -1, it sets that result, steps over the instruction and lets the kernel go
+// on. Anything else (a real division by zero) stays an error.
+inline uint64_t &x86_register(greg_t *g, int r) {
+    static const int kIndex[16] = {REG_RAX, REG_RCX, REG_RDX, REG_RBX, REG_RSP, REG_RBP,
+                                   REG_RSI, REG_RDI, REG_R8,  REG_R9,  REG_R10, REG_R11,
+                                   REG_R12, REG_R13, REG_R14, REG_R15};
+    return (uint64_t &)g[kIndex[r]];
+}
+
+inline bool finish_division_overflow(void *ctx) {
+    greg_t *g = ((ucontext_t *)ctx)->uc_mcontext.gregs;
+    const uint8_t *p = (const uint8_t *)g[REG_RIP];
+    int bits = 32, rex = 0;
+    for (;; p++) {  // prefixes: operand size; others that do not change the operand
+        if (*p == 0x66) bits = 16;
+        else if (!(*p == 0x67 || *p == 0xF0 || *p == 0xF2 || *p == 0xF3 || *p == 0x2E ||
+                   *p == 0x36 || *p == 0x3E || *p == 0x26)) break;
+    }
+    if ((*p & 0xF0) == 0x40) rex = *p++;
+    if (rex & 8) bits = 64;
+    if (*p++ != 0xF7) return false;  // idiv r/m16/32/64 (C never divides 8-bit values)
+    int modrm = *p++, mod = modrm >> 6, rm = (modrm & 7) | (rex & 1) << 3;
+    if ((modrm >> 3 & 7) != 7) return false;  // div, not idiv: only a division by zero traps
+    uint64_t divisor;
+    if (mod == 3) {
+        divisor = x86_register(g, rm);
+    } else {
+        uintptr_t address = 0;
+        bool rip_relative = false;
+        if ((rm & 7) == 4) {  // a SIB byte: base + index * scale
+            int sib = *p++, index = (sib >> 3 & 7) | (rex & 2) << 2, base = (sib & 7) | (rex & 1) << 3;
+            if (index != 4) address += x86_register(g, index) << (sib >> 6);
+            if ((sib & 7) == 5 && mod == 0) address += (int32_t)(p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24), p += 4;
+            else address += x86_register(g, base);
+        } else if ((rm & 7) == 5 && mod == 0) {
+            rip_relative = true;
+        } else {
+            address = x86_register(g, rm);
+        }
+        if (mod == 1) address += (int8_t)*p++;
+        if (mod == 2 || rip_relative) address += (int32_t)(p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24), p += 4;
+        if (rip_relative) address += (uintptr_t)p;
+        divisor = 0;
+        memcpy(&divisor, (const void *)address, bits / 8);
+    }
+    uint64_t mask = bits == 64 ? ~0ull : (1ull << bits) - 1;
+    if ((divisor & mask) != mask) return false;  // not -1: a division by zero
+    uint64_t &rax = x86_register(g, 0), &rdx = x86_register(g, 2);
+    if (bits == 16) rdx &= ~0xffffull;           // the quotient is the dividend, already in ax
+    else rax &= mask, rdx = 0;                  // a 32-bit result clears the upper halves
+    g[REG_RIP] = (greg_t)p;
+    return true;
+}
+#else
+inline bool finish_division_overflow(void *) { return false; }  // Arm64's sdiv does not trap
+#endif
+
+inline void on_signal(int sig, siginfo_t *si, void *ctx) {
+    Worker *w = worker;
+    Launch *L = w ? w->launch : nullptr;
+    if (!w || !w->in_kernel) {
+        if (sig == SIGUSR2) return;
+        // Not ours: put back the handler that was there before and let the fault happen again.
+        struct sigaction *old = !L ? nullptr : sig == SIGSEGV ? &L->old_segv : sig == SIGBUS ? &L->old_bus
+                              : sig == SIGFPE ? &L->old_fpe : sig == SIGILL ? &L->old_ill : &L->old_abrt;
+        if (old) sigaction(sig, old, nullptr);
+        else signal(sig, SIG_DFL);
+        return;
+    }
+    if (sig == SIGUSR2) {
+        if (w->in_stdio) {
+            w->cancel_pending = 1;
+            return;
+        }
+        escape_with(w, INTERRUPTED);
+    }
+    if (sig == SIGFPE && finish_division_overflow(ctx)) return;
+    w->err.address = (uint64_t)(uintptr_t)si->si_addr;
+    w->err.is_write = -1;
+#if defined(__x86_64__) && defined(__linux__)
+    if (sig == SIGSEGV) w->err.is_write = (((ucontext_t *)ctx)->uc_mcontext.gregs[REG_ERR] & 2) ? 1 : 0;
+#endif
+    int status = sig == SIGFPE ? ARITHMETIC : sig == SIGABRT ? ABORT : FAULT;
+    uintptr_t a = (uintptr_t)si->si_addr;
+    if (sig == SIGSEGV && w->stacks && w->current >= 0) {
+        // The thread's stack pointer (or the address) has gone below its stack: large local arrays.
+        // (The module is built with -fstack-clash-protection: a frame larger than the space
+        // below the stack touches it page by page, so the first touch faults here.)
+        uintptr_t base = (uintptr_t)w->stacks + (size_t)w->current * kStackSize;
+        uintptr_t bottom = base + kStackSize - kStackUsable, sp = stack_pointer(ctx);
+        if ((sp && sp < bottom) || (a >= base && a < bottom)) status = STACK;
+    }
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    if (sig == SIGSEGV && a >= (uintptr_t)w->dynamic_shared_end && a < (uintptr_t)w->dynamic_shared_end + page)
+        copy_text(w->err.text, "dynamic shared memory");
+    if (sig == SIGSEGV && a < (uintptr_t)w->dynamic_shared_floor && a >= (uintptr_t)w->dynamic_shared_floor - page)
+        copy_text(w->err.text, "before dynamic shared memory");
+    if (sig == SIGILL) status = ASSERT, copy_text(w->err.text, "illegal instruction (__builtin_trap)");
+    escape_with(w, status);
+}
+
+inline void install_handlers(Launch *L) {
+    struct sigaction sa{};
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, &L->old_segv);
+    sigaction(SIGBUS, &sa, &L->old_bus);
+    sigaction(SIGFPE, &sa, &L->old_fpe);
+    sigaction(SIGABRT, &sa, &L->old_abrt);
+    sigaction(SIGILL, &sa, &L->old_ill);
+    sigaction(SIGUSR2, &sa, &L->old_usr2);
+}
+
+inline void restore_handlers(Launch *L) {
+    sigaction(SIGSEGV, &L->old_segv, nullptr);
+    sigaction(SIGBUS, &L->old_bus, nullptr);
+    sigaction(SIGFPE, &L->old_fpe, nullptr);
+    sigaction(SIGABRT, &L->old_abrt, nullptr);
+    sigaction(SIGILL, &L->old_ill, nullptr);
+    sigaction(SIGUSR2, &L->old_usr2, nullptr);
+}
+
+}  // namespace sim
+#pragma GCC visibility pop

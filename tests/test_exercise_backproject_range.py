@@ -1,0 +1,115 @@
+"""The back-projection exercise (notebook 10): the solution passes, the stub and known-wrong
+kernels fail, each with the hint that names its mistake (the wrong kernels are variants of the
+shipped solution, all compiled as one module)."""
+
+import numpy as np
+import pytest
+
+from kernel_sources import compile_variants, solution, stable_file, variant
+
+from helpers.exercises.backproject_range import (CASES, Z_MAX, Z_MIN, check_backproject_range,
+                                                 check_backproject_range_kernel, depth_image,
+                                                 reference)
+
+KERNEL = solution("backproject_range.cu")
+GUARD = "    if (u >= width || v >= height)\n        return;\n"
+INDEX_U = "int u = blockIdx.x * blockDim.x + threadIdx.x;"
+INDEX_V = "int v = blockIdx.y * blockDim.y + threadIdx.y;"
+FILTER = "if (depth[i] == 0 || z < z_min || z > z_max) {"
+NAN = '        xyz[i] = xyz[n + i] = xyz[2 * n + i] = nanf("");\n'
+X = "    xyz[i] = (u - cx) * z / fx;\n"
+Y = "    xyz[n + i] = (v - cy) * z / fy;\n"
+Z = "    xyz[2 * n + i] = z;\n"
+
+# name: (replacements in the solution, a piece of the expected verdict)
+WRONG = {
+    "no_bounds_guard": ([(GUARD, "")], "Hint: no bounds guard"),
+    "guard_off_by_one": ([("u >= width || v >= height", "u > width || v > height")],
+                         "the bounds guard is off by one"),
+    "only_block_0": ([(INDEX_U, "int u = threadIdx.x;"), (INDEX_V, "int v = threadIdx.y;")],
+                     "only the pixels of block (0, 0) were written"),
+    "threads_u_v_swapped": ([(INDEX_U, "int u = blockIdx.y * blockDim.y + threadIdx.y;"),
+                             (INDEX_V, "int v = blockIdx.x * blockDim.x + threadIdx.x;")],
+                            "a kernel with u and v swapped reaches"),
+    "formula_u_v_swapped": ([("(u - cx)", "(v - cx)"), ("(v - cy)", "(u - cy)")],
+                            "u and v are swapped"),
+    "principal_point_after_division": ([("(u - cx) * z / fx", "(u / fx - cx) * z"),
+                                        ("(v - cy) * z / fy", "(v / fy - cy) * z")],
+                                       "intrinsics are applied in the wrong order"),
+    "principal_point_from_the_result": ([("(u - cx) * z / fx", "u * z / fx - cx"),
+                                         ("(v - cy) * z / fy", "v * z / fy - cy")],
+                                        "intrinsics are applied in the wrong order"),
+    "fx_fy_swapped": ([("z / fx", "z / fy"), ("z / fy;\n    xyz[2", "z / fx;\n    xyz[2")],
+                      "fx and fy are swapped"),
+    "cx_cy_swapped": ([("(u - cx)", "(u - cy)"), ("(v - cy)", "(v - cx)")],
+                      "cx and cy are swapped"),
+    "divided_by_depth": ([("(u - cx) * z / fx", "(u - cx) / fx / z"),
+                          ("(v - cy) * z / fy", "(v - cy) / fy / z")],
+                         "divided by the depth"),
+    "planes_swapped": ([(X + Y, "    xyz[n + i] = (u - cx) * z / fx;\n"
+                                "    xyz[i] = (v - cy) * z / fy;\n")],
+                       "the X and Y planes are swapped"),
+    "millimetres": ([(X + Y + Z, "    xyz[i] = (u - cx) * depth[i] / fx;\n"
+                                 "    xyz[n + i] = (v - cy) * depth[i] / fy;\n"
+                                 "    xyz[2 * n + i] = depth[i];\n")],
+                    "in millimetres"),
+    "invalid_pixels_kept": ([(FILTER, "if (depth[i] != 0 && (z < z_min || z > z_max)) {")],
+                            "pixels with no measurement (depth 0) were kept"),
+    "range_filter_missing": ([(FILTER, "if (depth[i] == 0) {")],
+                             "the range filter is missing"),
+    "far_end_missing": ([(FILTER, "if (depth[i] == 0 || z < z_min) {")],
+                        "points farther than z_max were kept"),
+    "ends_excluded": ([("z < z_min || z > z_max", "z <= z_min || z >= z_max")],
+                      "points exactly at z_min or z_max were dropped"),
+    "only_z_is_nan": ([(NAN, '        xyz[i] = xyz[n + i] = 0.0f;\n'
+                             '        xyz[2 * n + i] = nanf("");\n')],
+                      "only some of X, Y and Z are NaN"),
+    "y_plane_forgotten": ([(Y, ""), (NAN, '        xyz[i] = xyz[2 * n + i] = nanf("");\n')],
+                          "the Y plane of xyz was never written"),
+    "nothing_written": ([(NAN, ""), (X + Y + Z, "")], "nothing was written"),
+}
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    return compile_variants("backproject_range", {
+        "solution": KERNEL, **{name: variant(KERNEL, *r) for name, (r, _) in WRONG.items()}})
+
+
+def test_stub_fails(capsys):
+    assert not check_backproject_range("exercises/backproject_range.cu")
+    out = capsys.readouterr().out
+    assert out.startswith("NOT YET: "), out
+    assert "pixels with no measurement (depth 0) were kept" in out
+
+
+def test_solution_passes(kernels, capsys):
+    assert check_backproject_range_kernel(kernels["solution"]).passed is True
+    assert capsys.readouterr().out.startswith("PASS: ")
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_wrong_kernel_fails_with_its_hint(name, kernels, capsys):
+    expected = WRONG[name][1]
+    assert check_backproject_range_kernel(kernels[name]).passed is False
+    out = capsys.readouterr().out
+    assert out.startswith("NOT YET: "), out
+    assert expected in out, out
+
+
+def test_a_changed_parameter_type_is_named(capsys):
+    path = stable_file("backproject_range_double_fx.cu", variant(KERNEL, ("float fx", "double fx")))
+    verdict = check_backproject_range(path)
+    assert not verdict, capsys.readouterr().out
+    assert "parameter 5 of backproject_range, fx, is declared 'double'" in verdict.problem
+
+
+def test_the_cases_reach_both_ends_of_the_range_and_every_kind_of_pixel():
+    # Without pixels exactly at z_min and z_max the "<" for "<=" mistake could not show.
+    for case in CASES:
+        depth = depth_image(case)
+        z = depth.astype(np.float32) * np.float32(0.001)
+        _, kept = reference(depth, case["fx"], case["fy"], case["cx"], case["cy"])
+        assert (z == Z_MIN).any() and (z == Z_MAX).any()
+        assert kept[z == Z_MIN].all() and kept[z == Z_MAX].all()
+        assert (depth == 0).any() and (z > Z_MAX).any() and (z < Z_MIN).any() and kept.any()

@@ -1,0 +1,136 @@
+"""The multi-GPU exercise (notebook 11): the reference solution passes, the notebook's stub and
+known-wrong functions fail, each with the hint that names its mistake.
+
+The learner's work is a Python function, exec'ed from source the way a notebook cell defines it.
+On the simulator the checker presents two devices; on a GPU machine the mistakes that only show
+with several devices are tested where there are several."""
+
+import pytest
+
+from helpers.backend import BACKEND, drv
+from helpers.exercises import catalog
+from helpers.exercises.gray_split import check_gray_split
+from helpers.exercises.solutions.gray_split import my_gray_split as solution
+
+SEVERAL = BACKEND == "simulator" or drv.Device.count() > 1
+several_devices = pytest.mark.skipif(not SEVERAL, reason="needs several devices")
+
+
+def define(source):
+    return catalog.define_function(source, "my_gray_split")
+
+
+def run_check(fn, capsys):
+    verdict = check_gray_split(fn)
+    out = capsys.readouterr().out
+    assert out.endswith(f"{verdict}\n"), out
+    return verdict.passed, out
+
+
+def test_solution_passes(capsys):
+    ok, out = run_check(solution, capsys)
+    assert ok and out.startswith("PASS:"), out
+    if SEVERAL:
+        assert "every device converted its share" in out
+    else:
+        assert "the split itself could not be checked" in out
+
+
+def test_notebook_stub_fails(capsys):
+    stub = catalog.learner_work(catalog.find("gray_split"), catalog.AS_SHIPPED.parent.parent.parent)
+    assert stub is not None, "notebook 11 has no cell defining my_gray_split"
+    ok, out = run_check(define(stub), capsys)
+    assert not ok and out.startswith("NOT YET:"), out
+    assert "none of the images was converted" in out, out
+
+
+def test_not_a_function(capsys):
+    ok, out = run_check(42, capsys)
+    assert not ok and "without parentheses" in out
+
+
+def test_the_notebooks_context_is_current_after_the_check(capsys):
+    before = drv.Context.get_current()
+    run_check(define(SOLUTION.replace("        with using(contexts[k]):\n            rgb_k",
+                                      "        contexts[k].push()\n        if True:\n"
+                                      "            rgb_k")), capsys)
+    assert drv.Context.get_current() == before
+
+
+# The solution as a notebook cell, and wrong versions of it.
+SOLUTION = '''
+def my_gray_split(images, contexts, kernels):
+    from helpers.backend import gpuarray
+    from helpers.multigpu import using
+
+    count, height, width, _ = images.shape
+    n = len(contexts)
+    grey = np.zeros((count, height, width), np.uint8)
+    queued = []
+    for k in range(n):
+        lo, hi = k * count // n, (k + 1) * count // n
+        if lo == hi:
+            continue
+        with using(contexts[k]):
+            rgb_k = gpuarray.to_gpu(images[lo:hi])
+            grey_k = gpuarray.empty((hi - lo, height, width), np.uint8)
+            rows = (hi - lo) * height
+            kernels[k](rgb_k, grey_k, np.int32(width), np.int32(rows), block=(32, 8, 1),
+                       grid=((width + 31) // 32, (rows + 7) // 8))
+        queued.append((k, lo, hi, grey_k))
+    for k, lo, hi, grey_k in queued:
+        with using(contexts[k]):
+            grey[lo:hi] = grey_k.get()
+    return grey
+'''
+
+
+def wrong(*replacements):
+    source = SOLUTION
+    for old, new in replacements:
+        assert old in source, old
+        source = source.replace(old, new)
+    return source
+
+
+SPLIT = "        lo, hi = k * count // n, (k + 1) * count // n\n"
+WRONG = {
+    "all_on_device_0": ([("with using(contexts[k]):\n            rgb_k",
+                          "with using(contexts[0]):\n            rgb_k"),
+                         ("            kernels[k](", "            kernels[0](")],
+                        "device 1 did no work", True),
+    "context_not_pushed": ([("        with using(contexts[k]):\n            rgb_k",
+                             "        if True:\n            rgb_k")],
+                           "kernels[1], device 1's kernel, was called while device 1's context "
+                           "was not current", True),
+    "kernel_of_another_device": ([("            kernels[k](", "            kernels[0](")],
+                                 "kernels[0], device 0's kernel, was called while", True),
+    "context_left_pushed": ([("        with using(contexts[k]):\n            rgb_k",
+                              "        contexts[k].push()\n        if True:\n            rgb_k")],
+                            "a context it pushed was not popped", False),
+    "remainder_dropped": ([(SPLIT, "        share = count // n\n"
+                                   "        lo, hi = k * share, (k + 1) * share\n")],
+                          "grey images are wrong", True),
+    "empty_share_launched": ([("        if lo == hi:\n            continue\n", "")],
+                             "launched on a grid of no blocks", True),
+    "gathered_in_the_wrong_place": ([("grey[lo:hi] = grey_k.get()",
+                                      "grey[:hi - lo] = grey_k.get()")],
+                                    "of the result holds the grey version of image", True),
+    "uneven_shares": ([(SPLIT, "        lo, hi = (0, count - 1) if k == 0 else (count - 1, count)"
+                               "\n        lo, hi = (lo, hi) if k < 2 else (count, count)\n")],
+                      "the shares are uneven", True),
+    "nothing_returned": ([("    return grey\n", "    return None\n")],
+                         "your function returned NoneType", False),
+    "wrong_shape": ([("    return grey\n", "    return grey.reshape(count, -1)\n")],
+                    "returned an array of shape", False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_wrong_function_fails_with_its_hint(name, capsys):
+    replacements, expected, needs_several = WRONG[name]
+    if needs_several and not SEVERAL:
+        pytest.skip("this mistake shows only with several devices")
+    ok, out = run_check(define(wrong(*replacements)), capsys)
+    assert not ok and out.startswith("NOT YET:"), out
+    assert expected in out, out

@@ -1,0 +1,104 @@
+"""The learner's workflow in JupyterLab: make lab's server serves the whole course, each notebook
+links its exercise's stub, a stub saved through the server is what the checker then checks, and
+(in a real headless Chromium) the link in notebook 01 opens the stub in JupyterLab's editor."""
+
+import json
+import os
+import urllib.parse
+
+import pytest
+
+from kernel_sources import ROOT, solution
+from lab_server import LabServer
+
+from helpers.exercises import catalog
+from helpers.exercises.scale_vector import check_scale_vector
+
+NOTEBOOKS = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "notebooks").glob("*.ipynb"))
+KERNEL_EXERCISES = [e for e in catalog.EXERCISES if e.is_kernel]
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    if not os.environ.get("CI"):
+        pytest.importorskip("jupyterlab", reason="make lab's server needs jupyterlab "
+                            "(pip install -e '.[test]' installs it)")
+    server = LabServer(tmp_path_factory.mktemp("lab"))
+    yield server
+    server.stop()
+
+
+def contents(lab, path):
+    return lab.api("GET", "/api/contents/" + urllib.parse.quote(path) + "?content=1")
+
+
+def test_make_lab_serves_the_repository_and_opens_on_the_first_notebook(lab):
+    assert "--ServerApp.root_dir=" in lab.command and str(ROOT) in lab.command
+    assert "--LabApp.default_url=/lab/tree/notebooks/01_hello_cuda.ipynb" in lab.command
+    names = {item["name"] for item in contents(lab, "")["content"]}
+    assert {"notebooks", "cuda_src", "helpers"} <= names
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS + [e.work for e in KERNEL_EXERCISES])
+def test_every_notebook_and_exercise_file_opens_through_the_server(lab, path):
+    model = contents(lab, path)
+    assert model["path"] == path
+    if path.endswith(".ipynb"):
+        assert model["type"] == "notebook" and model["content"]["cells"]
+    else:
+        assert model["type"] == "file" and model["format"] == "text"
+        assert model["content"] == (ROOT / path).read_text()
+
+
+@pytest.mark.parametrize("exercise", KERNEL_EXERCISES, ids=lambda e: e.name)
+def test_each_exercise_notebook_links_its_stub(exercise):
+    cells = json.loads((ROOT / "notebooks" / exercise.notebook).read_text())["cells"]
+    link = f"](../{exercise.work})"
+    assert any(link in "".join(c["source"]) for c in cells if c["cell_type"] == "markdown"), (
+        f"{exercise.notebook} has no markdown link {link}")
+
+
+def test_a_stub_saved_through_the_server_is_what_the_checker_checks(lab, capsys):
+    path = "cuda_src/exercises/scale_vector.cu"
+    original = (ROOT / path).read_bytes()
+    try:
+        assert not check_scale_vector()
+        lab.api("PUT", "/api/contents/" + path,
+                {"type": "file", "format": "text", "content": solution("scale_vector.cu")})
+        assert (ROOT / path).read_text() == solution("scale_vector.cu")
+        assert check_scale_vector().passed, capsys.readouterr().out
+    finally:
+        (ROOT / path).write_bytes(original)
+
+
+def test_in_a_browser_the_link_in_notebook_01_opens_the_stub_in_the_editor(lab, tmp_path):
+    """Headless Chromium (Debian's chromium; .ci/run installs it) opens the lab on notebook 01,
+    clicks the link to the scale_vector stub, and finds the stub's text in the editor."""
+    from browser import Browser, find_chromium
+
+    chromium = find_chromium()
+    if chromium is None:
+        if os.environ.get("CI"):
+            pytest.fail("no chromium on this CI machine: .ci/run should have installed it "
+                        "(apt-get install chromium)")
+        pytest.skip("no chromium here: install Debian's chromium package to run this test")
+    browser = Browser(chromium, tmp_path / "profile")
+    link = "document.querySelector('.jp-Notebook a[href*=\"exercises/scale_vector.cu\"]')"
+    editor = "document.querySelector('.jp-FileEditor .cm-content')"
+    try:
+        browser.send("Page.navigate", url=f"{lab.url}/lab/tree/notebooks/01_hello_cuda.ipynb"
+                                          f"?token={lab.token}")
+        browser.wait_for(f"{link} !== null", what="notebook 01's link to its stub")
+        assert not browser.evaluate(f"{editor} !== null"), "an editor was open before the click"
+        browser.evaluate(f"{link}.click()")
+        text = browser.wait_for(f"{editor} && {editor}.textContent", what="the stub in an editor")
+        tabs = browser.evaluate("Array.from(document.querySelectorAll('.lm-TabBar-tabLabel'))"
+                                ".map(e => e.textContent)")
+    except Exception:
+        browser.screenshot(tmp_path / "lab.png")  # for a person to look at
+        raise
+    finally:
+        browser.close()
+    assert "scale_vector.cu" in tabs
+    assert "__global__ void scale_vector(const float *x, float *y, float alpha, int n)" in text
+    assert "// Exercise: scale a vector" in text

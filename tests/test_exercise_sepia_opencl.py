@@ -1,0 +1,120 @@
+"""The OpenCL sepia exercise (notebook 12): the solution passes, the stub and known-wrong ports
+fail, each with the hint that names its mistake. Runs on the platform helpers.opencl picks:
+Oclgrind without a GPU, NVIDIA's OpenCL on one."""
+
+import pytest
+
+from kernel_sources import variant
+
+from helpers import opencl
+from helpers.exercises.sepia_opencl import check_sepia_opencl, check_sepia_opencl_kernel
+
+SOLUTION = (opencl.CL_SRC / "solutions" / "sepia.cl").read_text()
+INDEX = ("int x = get_global_id(0);   // column", "int y = get_global_id(1);   // row")
+GUARD = "if (x >= width || y >= height)\n        return;"
+WRITES = [f"convert_uchar_sat({c}2 + 0.5f)" for c in "rgb"]
+
+# name: (replacements in the solution, a piece of the expected verdict)
+WRONG = {
+    "only_group_0": ([(INDEX[0], "int x = get_local_id(0);"),
+                      (INDEX[1], "int y = get_local_id(1);")],
+                     "only work-group (0, 0)'s pixels were written"),
+    "y_uses_the_local_id": ([(INDEX[1], "int y = get_local_id(1);")],
+                            "Hint: y uses get_local_id"),
+    "x_y_swapped": ([(INDEX[0], "int x = get_global_id(1);"),
+                     (INDEX[1], "int y = get_global_id(0);")],
+                    "Hint: dimension 0 runs along a row"),
+    "no_bounds_guard": ([(GUARD, "")], "Hint: no bounds guard"),
+    "guard_off_by_one": ([("x >= width || y >= height", "x > width || y > height")],
+                         "Hint: no bounds guard"),
+    "row_length_is_height": ([("int i = y * width + x;", "int i = y * height + x;")],
+                             "pixels were never written"),
+    "truncates": ([(w, w.replace(" + 0.5f", "")) for w in WRITES],
+                  "the kernel truncates instead of rounding"),
+    "input_read_as_bgr": ([("float r = rgb[3 * i], g = rgb[3 * i + 1], b = rgb[3 * i + 2];",
+                            "float b = rgb[3 * i], g = rgb[3 * i + 1], r = rgb[3 * i + 2];")],
+                          "reads the input bytes as BGR"),
+    "matrix_transposed": ([("0.393f * r + 0.769f * g + 0.189f * b",
+                            "0.393f * r + 0.349f * g + 0.272f * b"),
+                           ("0.349f * r + 0.686f * g + 0.168f * b",
+                            "0.769f * r + 0.686f * g + 0.534f * b"),
+                           ("0.272f * r + 0.534f * g + 0.131f * b",
+                            "0.189f * r + 0.168f * g + 0.131f * b")],
+                          "the matrix's columns used as its rows"),
+    "blue_never_written": ([("out[3 * i + 2] = convert_uchar_sat(b2 + 0.5f);", "")],
+                           "only some of their three bytes written (blue missing"),
+    "nothing_written": ([(f"out[3 * i{o}]{pad} = {w};", "") for o, pad, w in
+                         zip(("", " + 1", " + 2"), ("    ", "", ""), WRITES)],
+                        "nothing was written"),
+    "wrong_weight": ([("0.769f * g", "0.669f * g")], "values are wrong"),
+    "wild_index": ([("int i = y * width + x;", "int i = y * width + x + 100000;")],
+                   "outside"),
+}
+
+NO_CLAMP = [(w, f"(uchar)({w.removeprefix('convert_uchar_sat(')}") for w in WRITES]
+
+
+@pytest.fixture(scope="module")
+def ctx():
+    platform, _ = opencl.choose_platform()
+    return opencl.context(platform)
+
+
+def kernel(ctx, source):
+    return opencl.cl.Kernel(opencl.cl.Program(ctx, source).build(), "sepia")
+
+
+def test_stub_fails(capsys):
+    assert check_sepia_opencl().passed is False
+    out = capsys.readouterr().out
+    assert out.startswith("NOT YET: ") and "only work-group (0, 0)'s pixels were written" in out
+
+
+def test_solution_passes(capsys):
+    assert check_sepia_opencl("solutions/sepia.cl").passed is True
+    assert capsys.readouterr().out.startswith("PASS: ")
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_wrong_port_fails_with_its_hint(ctx, name, capsys):
+    replacements, expected = WRONG[name]
+    verdict = check_sepia_opencl_kernel(kernel(ctx, variant(SOLUTION, *replacements)))
+    assert verdict.passed is False
+    out = capsys.readouterr().out
+    assert out.startswith("NOT YET: ") and expected in out, out
+    assert "blockIdx" not in out and "threadIdx." not in out, out  # OpenCL's words, not CUDA's
+
+
+def test_a_cast_without_clamp_fails_where_the_platform_wraps(ctx, capsys):
+    # A float above 255 cast to uchar is undefined in OpenCL C: most platforms wrap (300 -> 44),
+    # a platform that saturates gets the right answer by luck, and then the checker cannot tell.
+    probe = kernel(ctx, variant(SOLUTION, *NO_CLAMP))
+    passed = check_sepia_opencl_kernel(probe).passed
+    out = capsys.readouterr().out
+    if passed:
+        pytest.skip(f"this platform saturates in a float-to-uchar cast: {out}")
+    assert "Hint: clamp while converting" in out, out
+
+
+def test_a_pointer_without_address_space_is_named(tmp_path, capsys):
+    bad = tmp_path / "sepia.cl"
+    bad.write_text(SOLUTION.replace("__global uchar *out", "uchar *out"))
+    assert check_sepia_opencl(str(bad)).passed is False
+    out = capsys.readouterr().out
+    assert "does not build" in out and "'uchar *out' has no address space" in out, out
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("\nthis is not OpenCL\n", "does not build"),
+    (None, "has no kernel called sepia")])
+def test_build_errors_are_reported_not_raised(tmp_path, capsys, text, expected):
+    bad = tmp_path / "sepia.cl"
+    bad.write_text(SOLUTION + text if text else SOLUTION.replace("void sepia(", "void sepio("))
+    assert check_sepia_opencl(str(bad)).passed is False
+    out = capsys.readouterr().out
+    assert "NOT YET:" in out and expected in out, out
+
+
+def test_a_missing_file_is_reported_not_raised(capsys):
+    assert check_sepia_opencl("exercises/no_such_file.cl").passed is False
+    assert "NOT YET: cannot find" in capsys.readouterr().out

@@ -1,0 +1,91 @@
+"""The sepia exercise at 16 pixels a thread (notebook 04): the solution passes, the stub and
+known-wrong kernels fail, each with the hint that names its mistake; and on a GPU a kernel that
+is right but moves its bytes one at a time fails the bandwidth target (on the simulator the
+verdict says that the bandwidth was not checked). The wrong kernels are variants of the shipped
+solution, all compiled as one module."""
+
+import re
+
+import pytest
+
+from kernel_sources import compile_variants, solution, variant
+
+from helpers.backend import BACKEND
+from helpers.exercises.sepia_x16 import check_sepia_x16, check_sepia_x16_kernel
+
+KERNEL = solution("sepia_x16.cu")
+TAIL = "        for (int i = 16 * groups; i < n; i++)          // the tail: fewer than 16 pixels\n"
+STORES = ("        dst[1] = make_uint4(res[4], res[5], res[6], res[7]);\n"
+          "        dst[2] = make_uint4(res[8], res[9], res[10], res[11]);\n")
+GROUP_START = "    if (t < groups) {\n"
+GROUP_BODY = KERNEL[KERNEL.index(GROUP_START) + len(GROUP_START):KERNEL.index("    } else if")]
+BYTEWISE = """        for (int p = 16 * t; p < 16 * t + 16; p++)   // right, but one byte at a time
+            sepia_pixel(rgb, out, p);
+"""
+
+# name: (replacements in the solution, a piece of the expected verdict)
+WRONG = {
+    "no_tail": ([(TAIL, "        for (int i = 16 * groups; i < 16 * groups; i++)\n")],
+                "(the tail past the last whole group of 16) were never written"),
+    "last_thread_takes_a_whole_group": ([("if (t < groups)", "if (t <= groups)")],
+                                        "wrote a whole group of 16 pixels where only"),
+    "every_thread_takes_a_whole_group": ([("if (t < groups)", "if (t < groups + 8)")],
+                                         "threads after the last whole group wrote past the end"),
+    "one_uint4_stored": ([(STORES, "")], "only the first 16 of the 48 result bytes"),
+    "bytes_read_in_reverse": ([("return (w[k >> 2] >> (8 * (k & 3))) & 0xFFu;",
+                                "return (w[k >> 2] >> (24 - 8 * (k & 3))) & 0xFFu;")],
+                              "reads the 4 bytes of each 32-bit word in reverse order"),
+    "bytes_stored_in_reverse": ([("w[k >> 2] |= value << (8 * (k & 3));",
+                                  "w[k >> 2] |= value << (24 - 8 * (k & 3));")],
+                                "stores the 4 bytes of each 32-bit word in reverse order"),
+    "group_t_at_uint4_t": ([("reinterpret_cast<const uint4 *>(rgb) + 3 * (size_t)t",
+                             "reinterpret_cast<const uint4 *>(rgb) + (size_t)t")],
+                           "from uint4 number t instead of 3t"),
+    "red_and_blue_stored_swapped": ([("set_byte(res, 3 * p,     ", "set_byte(res, 3 * p + 2, "),
+                                     ("set_byte(res, 3 * p + 2, sepia_channel(r, g, bl, 0.272f",
+                                      "set_byte(res, 3 * p,     sepia_channel(r, g, bl, 0.272f")],
+                                    "Hint: channels mixed up"),
+}
+
+
+HELPERS = re.compile(r"\b(byte_of|set_byte|sepia_channel|sepia_pixel)\b")
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    sources = {"solution": KERNEL, "bytewise": variant(KERNEL, (GROUP_BODY, BYTEWISE)),
+               **{name: variant(KERNEL, *r) for name, (r, _) in WRONG.items()}}
+    # One module for all: each variant's device functions get names of their own.
+    return compile_variants("sepia_x16", {name: HELPERS.sub(rf"\1__{name}", text)
+                                          for name, text in sources.items()})
+
+
+def test_the_stub_fails_as_one_pixel_a_thread(capsys):
+    assert not check_sepia_x16()
+    out = capsys.readouterr().out
+    assert out.startswith("NOT YET: ") and "each thread converted one pixel" in out, out
+
+
+def test_the_solution_passes(kernels, capsys):
+    verdict = check_sepia_x16_kernel(kernels["solution"])
+    assert verdict.passed is True, capsys.readouterr().out
+    if BACKEND == "simulator":
+        assert "bandwidth was NOT checked" in verdict.problem
+    else:
+        assert "of a device-to-device copy's" in verdict.problem
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_wrong_kernel_fails_with_its_hint(name, kernels, capsys):
+    assert check_sepia_x16_kernel(kernels[name]).passed is False
+    out = capsys.readouterr().out
+    assert out.startswith("NOT YET: ") and WRONG[name][1] in out, out
+
+
+def test_a_right_kernel_with_byte_loads_is_too_slow_on_a_gpu(kernels, capsys):
+    verdict = check_sepia_x16_kernel(kernels["bytewise"])
+    out = capsys.readouterr().out
+    if BACKEND == "simulator":
+        assert verdict.passed and "bandwidth was NOT checked" in out, out
+    else:
+        assert not verdict.passed and "the results are right, but" in out, out

@@ -1,0 +1,42 @@
+"""bench/float_identity.py cannot rot: it stores outputs (here the simulator's, standing in for a
+GPU's) and compares the simulator against them, and without stored outputs says how to make them."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from helpers.sim import toolchain
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "bench" / "float_identity.py"
+
+
+def bench(*args):
+    env = {**os.environ, "CUDA_COURSE_BACKEND": "simulator"}
+    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True,
+                          env=env, timeout=600)
+
+
+def test_compares_the_simulator_with_stored_outputs(tmp_path):
+    data = tmp_path / "outputs.npz"
+    stored = bench("--store", "--allow-simulator", "--data", str(data), "--only", "matmul_tiled,horner")
+    assert stored.returncode == 0 and data.is_file(), stored.stderr
+    run = bench("--data", str(data))
+    assert run.returncode == 0, run.stderr
+    rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[2:-1]]
+            for line in run.stdout.splitlines() if line.startswith("| ")}
+    assert set(rows) == {"kernel", "matmul_tiled", "horner"}
+    for name in ("matmul_tiled", "horner"):
+        fused, unfused, both_unfused = rows[name][1:]
+        assert fused == "100.00% (0)" and both_unfused == "100.00% (0)", rows[name]
+        if toolchain.cpu_has_fma():  # without FMA the multiply-adds round twice: other bits
+            assert unfused != "100.00% (0)", rows[name]
+
+
+def test_a_gpu_is_needed_to_store_and_the_missing_file_is_explained(tmp_path):
+    refused = bench("--store", "--data", str(tmp_path / "x.npz"))
+    assert refused.returncode != 0 and "PyCUDA finds a GPU" in refused.stderr
+    missing = bench("--data", str(tmp_path / "none.npz"))
+    assert missing.returncode == 2
+    assert "CUDA_COURSE_BACKEND=pycuda python bench/float_identity.py --store" in missing.stdout

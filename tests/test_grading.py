@@ -1,0 +1,91 @@
+"""tools/grade.py on a made-up class: a right kernel passes; a wrong one, an endless loop, a
+crash, a compile error, a missing file, an output flood and a stub left as shipped each fail
+alone, with a problem that names what happened, and the CSV says so."""
+
+import csv
+import os
+import subprocess
+import sys
+
+import pytest
+
+from kernel_sources import ROOT, solution, stable_dir, variant
+
+from helpers.backend import BACKEND
+from helpers.exercises import catalog
+
+KERNEL = solution("scale_vector.cu")
+SIGNATURE = "__global__ void scale_vector(const float *x, float *y, float alpha, int n)"
+CRASH = """
+#ifdef __CUDA_ARCH_SIM__
+#include <signal.h>
+#define CRASH() raise(SIGKILL)   /* the checker's whole process dies */
+#else
+#define CRASH() asm("trap;")     /* the GPU stops the kernel */
+#endif
+""" + SIGNATURE + " { CRASH(); }\n"
+
+# student: (their scale_vector.cu, or None for none; what the CSV's problem must contain)
+CLASS = {
+    "ada": (KERNEL, None),
+    "bob": (variant(KERNEL, ("i < n", "i <= n")), "off by one"),
+    "cy": (variant(KERNEL, ("    if (i < n) {", "    for (volatile int k = 0; k < n; k *= 2) {}\n"
+                                                 "    if (i < n) {")),
+           "endless loop?"),
+    # on a GPU, PyCUDA reports the trap as a failed launch; on the simulator the process dies
+    "dee": (CRASH, ("the kernel crashed", "the launch failed", "died without a verdict")
+            if BACKEND != "simulator" else "died without a verdict"),
+    "eve": (KERNEL + "\nthis is not CUDA\n", "does not compile"),
+    "fay": (None, "cannot find"),
+    "gus": (variant(KERNEL, ("y[i] = alpha * x[i];",
+                             "y[i] = alpha * x[i];\n        for (int k = 0; k < 100; k++) "
+                             "printf(\"thread %d says hello %d\\n\", i, k);")),
+            "printed more than the output limit"),
+    "hal": (catalog.as_shipped(catalog.find("scale_vector")), "not started"),
+}
+
+
+@pytest.fixture(scope="module")
+def graded():
+    root = stable_dir("class")
+    for student, (source, _) in CLASS.items():
+        exercises = root / student / "cuda_src" / "exercises"
+        exercises.mkdir(parents=True)
+        if source is not None:
+            (exercises / "scale_vector.cu").write_text(source)
+    out = root / "grades.csv"
+    run = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), str(root),
+                          "--out", str(out), "--exercise", "scale_vector", "--time-limit", "20",
+                          "--output-limit", "64"],
+                         capture_output=True, text=True, timeout=600,
+                         env=dict(os.environ, CUDA_SIM_TIME_LIMIT="2"))  # the endless loop: 2 s
+    assert run.returncode == 0, run.stdout + run.stderr
+    with open(out, newline="") as f:
+        return {row["student"]: row for row in csv.DictReader(f)}, run.stdout, root
+
+
+def test_the_csv_has_a_row_for_every_student_and_exercise(graded):
+    rows, _, _ = graded
+    assert sorted(rows) == sorted(CLASS)
+    assert all(row["exercise"] == "scale_vector" for row in rows.values())
+
+
+@pytest.mark.parametrize("student", sorted(CLASS))
+def test_each_submission_gets_its_own_verdict(graded, student):
+    rows, _, _ = graded
+    row, expected = rows[student], CLASS[student][1]
+    if expected is None:
+        assert row["result"] == "pass", row
+    else:
+        assert row["result"] == "fail", row
+        expected = (expected,) if isinstance(expected, str) else expected
+        assert any(words in row["problem"] for words in expected), row
+
+
+def test_the_summary_and_the_logs(graded):
+    _, printed, root = graded
+    assert "scale_vector  1 of 8" in printed, printed
+    assert "ada                  1 of 1" in printed, printed
+    assert (root / "grades.logs" / "ada" / "scale_vector.txt").read_text().startswith("PASS:")
+    flood = (root / "grades.logs" / "gus" / "scale_vector.txt").read_bytes()
+    assert len(flood) <= 64 * 1024

@@ -1,0 +1,82 @@
+"""The simulator reports an overrun as compute-sanitizer's memcheck does on a GPU: the same
+access, thread, block, distance from the nearest allocation and its size. On a GPU the kernel runs
+under `compute-sanitizer --tool memcheck` in a subprocess (a real illegal address ends the
+process's context); on the simulator it runs here. Both sides check the same facts."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from helpers.backend import BACKEND
+
+ROOT = Path(__file__).resolve().parent.parent
+
+KERNELS = r"""
+__global__ void one_too_many(float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i <= n) out[i] = 1.0f;
+}
+__global__ void shift_left(const float *in, float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i - 1] = in[i];
+}
+"""
+
+# name: (the launch, in Python; what both report: access, thread, block, distance, size)
+CASES = {
+    "past_the_end": (
+        "out = gpuarray.zeros(1001, np.float32)\n"
+        "mod.get_function('one_too_many')(out, np.int32(1001), block=(256, 1, 1), grid=(4, 1))",
+        ("write", (233, 0, 0), (3, 0, 0), "1 bytes after", 4004)),
+    "before_the_start": (
+        "x, out = gpuarray.zeros(1000, np.float32), gpuarray.zeros(1000, np.float32)\n"
+        "mod.get_function('shift_left')(x, out, np.int32(1000), block=(128, 1, 1), grid=(8, 1))",
+        ("write", (0, 0, 0), (0, 0, 0), "4 bytes before", 4000)),
+}
+
+PROGRAM = """
+import numpy as np
+from helpers.backend import SourceModule, drv, gpuarray
+mod = SourceModule({kernels!r})
+try:
+{launch}
+    drv.Context.synchronize()
+except Exception as err:
+    print("ERROR:", err)
+"""
+
+
+def run_case(name):
+    launch = textwrap.indent(CASES[name][0], "    ")
+    program = PROGRAM.format(kernels=KERNELS, launch=launch)
+    cmd = [sys.executable, "-c", program]
+    if BACKEND != "simulator":
+        cmd = ["compute-sanitizer", "--tool", "memcheck", *cmd]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    return proc.stdout + proc.stderr
+
+
+@pytest.mark.skipif(BACKEND != "simulator" and not shutil.which("compute-sanitizer"),
+                    reason="compute-sanitizer is not installed")
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_an_overrun_is_reported_as_memcheck_reports_it(name):
+    access, thread, block, distance, size = CASES[name][1]
+    out = run_case(name)
+    if BACKEND == "simulator":
+        words = (distance.replace("1 bytes", "1 byte").replace("after", "past the end of")
+                 .replace("before", "before the start of"))
+        assert f"a {access} to address" in out, out
+        assert f"block ({', '.join(map(str, block))}), thread ({', '.join(map(str, thread))})" in out, out
+        assert f"{words} a {size}-byte allocation" in out, out
+    else:
+        assert f"Invalid __global__ {access} of size 4 bytes" in out, out
+        assert f"by thread ({','.join(map(str, thread))}) in block ({','.join(map(str, block))})" in out, out
+        assert re.search(rf"and is {distance} the nearest allocation at 0x[0-9a-f]+ of size "
+                         rf"({size:,}|{size}) bytes", out), out

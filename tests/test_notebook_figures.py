@@ -1,0 +1,154 @@
+"""Figures quoted in a notebook's prose match the stored outputs they quote.
+
+The convention. A figure in a markdown cell that comes from a measurement is written as
+
+    <span data-out="copy-ceiling">4,100 GB/s</span>
+
+naming the code cell whose stored output it quotes (the cell's id in the .ipynb; the cells that
+are quoted get readable ids). Every number in the span must be one that cell printed, as printed
+or rounded to fewer digits: "55 GB/s" quotes 55.3, "33%" quotes 32.6, "0.08 ms" quotes 0.081. A
+figure with a unit of time or rate that is not a measurement of this run (a datasheet's, an
+example's) is written as ``<span data-paper>4.8 TB/s</span>``; any other number with such a unit
+in the prose is an untagged figure, and fails.
+
+Stored outputs come from one GPU run (tools/store_outputs.py), after which the prose must still
+agree with them: a notebook without stored outputs is skipped by the comparison, one with outputs
+must pass it. The tags themselves (each names a code cell of its notebook) are checked always.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+QUOTE = re.compile(r'<span data-out="([^"]+)">(.*?)</span>', re.S)
+PAPER = re.compile(r"<span data-paper>(.*?)</span>", re.S)
+NUMBER = re.compile(r"(?<![\w.^])\d[\d,]*(?:\.\d+)?")
+UNIT = re.compile(r"(?<![\w.^])\d[\d,]*(?:\.\d+)?\s*(?:ms|µs|ns|[GTM]B/s|[GT]FLOP/s|x faster|"
+                  r"x slower|times faster|times slower)(?!\w)")
+CODE = re.compile(r"```.*?```|`[^`\n]*`|\$\$.*?\$\$|\$[^$\n]*\$", re.S)
+
+
+def read(path):
+    return nbformat.read(path, as_version=4)
+
+
+def has_outputs(nb) -> bool:
+    return any(c.get("outputs") for c in nb.cells if c.cell_type == "code")
+
+
+def printed(cell) -> str:
+    """What a code cell printed: its stream text and the plain text of its results."""
+    parts = []
+    for out in cell.get("outputs", []):
+        if out.output_type == "stream":
+            parts.append(out.text)
+        elif "text/plain" in out.get("data", {}):
+            parts.append(out.data["text/plain"])
+    return "".join(parts)
+
+
+def numbers(text):
+    return [n.replace(",", "") for n in NUMBER.findall(text)]
+
+
+def quotes(quoted: str, value: str) -> bool:
+    """Whether the figure ``quoted`` ("55", "0.08") is ``value`` rounded to its digits."""
+    q, v = Decimal(quoted), Decimal(value)
+    half = Decimal(1).scaleb(q.as_tuple().exponent) / 2
+    return abs(v - q) <= half
+
+
+def tags(nb):
+    """(markdown cell index, cell id quoted, text of the span) of every quote in ``nb``."""
+    return [(i, m.group(1), m.group(2)) for i, c in enumerate(nb.cells)
+            if c.cell_type == "markdown" for m in QUOTE.finditer(c.source)]
+
+
+def mismatches(nb):
+    """What is wrong with each quote of ``nb`` against its stored outputs (empty: all agree)."""
+    cells = {c.get("id"): c for c in nb.cells}
+    problems = []
+    for index, cell_id, text in tags(nb):
+        cell = cells.get(cell_id)
+        where = f"markdown cell {index} quotes {text!r} from cell {cell_id!r}"
+        if cell is None or cell.cell_type != "code":
+            problems.append(f"{where}, which is not a code cell of this notebook")
+            continue
+        shown = numbers(printed(cell))
+        if not numbers(text):
+            problems.append(f"{where}: the span holds no number")
+        for figure in numbers(text):
+            if not any(quotes(figure, value) for value in shown):
+                problems.append(f"{where}: {figure} is not among the numbers that cell printed "
+                                f"({', '.join(shown[:40]) or 'nothing'}): update the prose")
+    return problems
+
+
+def untagged(nb):
+    """Figures with a unit of time or rate in the prose, outside any tag."""
+    found = []
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "markdown":
+            continue
+        text = PAPER.sub(" ", QUOTE.sub(" ", CODE.sub(" ", cell.source)))
+        found += [f"markdown cell {i}: {m.group(0)!r}" for m in UNIT.finditer(text)]
+    return found
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_quoted_figures_match_the_stored_outputs(path):
+    nb = read(path)
+    if not has_outputs(nb):
+        pytest.skip(f"{path.name} has no stored outputs to compare with (stripped)")
+    problems = mismatches(nb)
+    assert not problems, f"{path.name}:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_every_tag_names_a_code_cell_of_its_notebook(path):
+    nb = read(path)
+    code = {c.get("id") for c in nb.cells if c.cell_type == "code"}
+    wrong = [(i, cell_id) for i, cell_id, _ in tags(nb) if cell_id not in code]
+    assert not wrong, f"{path.name}: tags name no code cell of the notebook: {wrong}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_no_untagged_figure_of_time_or_rate_in_the_prose(path):
+    found = untagged(read(path))
+    assert not found, (f"{path.name}: figures with a unit of time or rate outside a tag (quote a "
+                       "measurement with <span data-out=\"CELL-ID\">, a datasheet's with "
+                       "<span data-paper>):\n" + "\n".join(found))
+
+
+# ---- the checker itself, on a made-up notebook ---------------------------------------------
+
+def made_up(printed_text, prose):
+    nb = nbformat.v4.new_notebook()
+    code = nbformat.v4.new_code_cell("print(...)")
+    code.id = "timing"
+    code.outputs = [nbformat.v4.new_output("stream", name="stdout", text=printed_text)]
+    nb.cells = [nbformat.v4.new_markdown_cell(prose), code]
+    return nb
+
+
+@pytest.mark.parametrize("figure, value, ok", [
+    ("55", "55.3", True), ("33", "32.6", True), ("0.08", "0.081", True), ("1,357.5", "1357.5", True),
+    ("55", "54.4", False), ("0.08", "0.086", False), ("4.1", "4088.5", False)])
+def test_a_quote_is_the_printed_number_rounded_to_its_digits(figure, value, ok):
+    nb = made_up(f"copy: {value} GB/s\n", f'about <span data-out="timing">{figure} GB/s</span>')
+    assert (mismatches(nb) == []) is ok
+
+
+def test_a_quote_of_a_missing_cell_and_untagged_figures_are_reported():
+    nb = made_up("0.5 ms\n", 'took <span data-out="nope">0.5 ms</span>, then 3.2 ms, '
+                             'on paper <span data-paper>4.8 TB/s</span>, `12 ms` in code')
+    assert "which is not a code cell" in mismatches(nb)[0]
+    assert untagged(nb) == ["markdown cell 0: '3.2 ms'"]

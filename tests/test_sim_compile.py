@@ -1,0 +1,255 @@
+"""The simulator's compiler driver: a learner's macros and options, its messages, and a cache that
+cannot be turned against its user. These run the simulator whatever backend is chosen (the
+GPU-side counterparts, where a GPU defines the behaviour, are in tests/test_kernels_compile.py)."""
+
+import os
+import re
+import stat
+import subprocess
+import sys
+import tempfile
+import textwrap
+import uuid
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from helpers.sim import cache, driver as drv, gpuarray, source, toolchain
+from helpers.sim.compiler import SourceModule, build, translate_options
+from helpers.sim.settings import settings
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def unique(body="x[0] = 1;"):
+    return f"__global__ void k(int *x) {{ {body} /* {uuid.uuid4()} */ }}"
+
+
+@pytest.fixture
+def private_cache(tmp_path):
+    folder = tmp_path / "cache"
+    with settings.changed(cache_dir=str(folder)):
+        yield folder
+
+
+def mode(path):
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+# ---- a learner's macros ------------------------------------------------------------------------------
+BARRIERS_AND_WARPS = r"""
+__global__ void macro_proof(const float *in_, float *out_, unsigned *bins_) {
+    extern __shared__ float dyn_[];
+    int t_ = threadIdx.x;
+    dyn_[t_] = in_[t_];
+    __syncthreads();
+    float s_ = dyn_[31 - t_] + __shfl_xor_sync(0xffffffff, dyn_[t_], 1);
+    assert(t_ < 32);
+    atomicAdd(bins_, 1u);
+    out_[t_] = s_ + (float)__ballot_sync(0xffffffff, 1 > 0) * 0.0f;
+}
+"""
+LETTERS = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvw"]
+WORDS = ["TILE", "BLOCK_SIZE", "block", "thread", "frame", "sim", "std", "Site", "value", "mask",
+         "kind", "entry", "Kernel", "KernelEntry", "Tuple", "fill", "args", "name", "count",
+         "SIM_SITE", "SIM_KERNEL", "SIM_EXPORT", "SIM_FIBERS", "sim_kernel_table"]
+
+
+@pytest.mark.parametrize("how", ["options", "source"])
+def test_no_short_macro_name_breaks_the_simulator(how):
+    names = LETTERS + WORDS
+    if how == "options":
+        mod = SourceModule(BARRIERS_AND_WARPS, options=[f"-D{n}=7" for n in names])
+    else:
+        mod = SourceModule("".join(f"#define {n} 7\n" for n in names) + BARRIERS_AND_WARPS)
+    x = np.arange(32, dtype=np.float32)
+    out, bins = gpuarray.empty(32, np.float32), gpuarray.zeros(1, np.uint32)
+    mod.get_function("macro_proof")(gpuarray.to_gpu(x), out, bins, block=(32, 1, 1), shared=128)
+    assert np.array_equal(out.get(), x[::-1] + (np.arange(32) ^ 1)) and bins.get()[0] == 32
+
+
+def test_nothing_after_the_learners_code_uses_a_name_the_learner_could_define():
+    unit = source.translation_unit("<the learner's code>", ["my_kernel", "other"])
+    after = unit.split("<the learner's code>", 1)[1]
+    names = set(re.findall(r"[A-Za-z_]\w*", re.sub(r'"[^"]*"', "", after)))
+    assert {n for n in names if not n.startswith("__")} <= {"extern", "const", "int", "my_kernel",
+                                                            "other"}, names
+
+
+def test_standard_headers_included_after_the_prelude_still_compile():
+    """The prelude's host-function macros (exit, rand, ...) must not reach a header's own code
+    (<algorithm> calls std::rand): every header that uses them is included before them."""
+    headers = ["algorithm", "functional", "iostream", "random", "regex", "valarray", "vector",
+               "cstdlib", "cstdio", "ctime", "stdio.h", "stdlib.h", "unistd.h", "wchar.h"]
+    src = "".join(f"#include <{h}>\n" for h in headers)
+    SourceModule(src + 'extern "C" __global__ void k(float *x) { x[0] = 1; }\n', no_extern_c=True)
+
+
+def test_macro_options_become_defines_after_the_prelude():
+    flags, macros = translate_options(["-DN=4", "-DFLAG", "-UOLD", "-DNDEBUG", "-DSQ(x)=((x)*(x))"])
+    assert macros == ["-DN=4", "-DFLAG", "-UOLD", "-DSQ(x)=((x)*(x))"] and "-DNDEBUG" in flags
+    assert source.defines(macros) == ("#define N 4\n#define FLAG 1\n#undef OLD\n"
+                                      "#define SQ(x) ((x)*(x))\n")
+
+
+def test_ndebug_turns_assert_off():
+    f = SourceModule("__global__ void k(int *x) { assert(x[0] == 1); x[0] = 2; }",
+                     options=["-DNDEBUG"]).get_function("k")
+    x = gpuarray.zeros(1, np.int32)
+    f(x, block=(1, 1, 1))
+    assert x.get()[0] == 2
+
+
+# ---- options ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("opt", ["-Wl,-rpath,/tmp", "-Wp,-MD,/tmp/x.d", "-Wa,-adhln=/tmp/x.s", "-W"])
+def test_only_warning_options_pass_through_w(opt):
+    with pytest.raises(ValueError, match="no meaning on the CPU simulator"):
+        SourceModule(unique(), options=[opt])
+
+
+def test_warning_options_pass_through():
+    flags, _ = translate_options(["-Wall", "-Wno-unused-variable", "-Werror=format"])
+    assert {"-Wall", "-Wno-unused-variable", "-Werror=format"} <= set(flags)
+
+
+def test_fused_multiply_add_follows_the_cpu_and_is_part_of_the_cache_key(private_cache,
+                                                                         monkeypatch):
+    src = unique()
+    first = SourceModule(src).path
+    assert ("-mfma" in translate_options([])[0]) == (toolchain.cpu_has_fma() and
+                                                     "x86" in os.uname().machine)
+    has_fma = toolchain.cpu_has_fma()
+    monkeypatch.setattr(toolchain, "cpu_has_fma", lambda: not has_fma)
+    assert SourceModule(src).path != first or "x86" not in os.uname().machine
+
+
+# ---- messages ----------------------------------------------------------------------------------------
+def test_a_freed_allocation_passed_to_a_kernel_names_the_kernel_and_the_parameter():
+    f = SourceModule("__global__ void copy(const float *a, float *b) { b[0] = a[0]; }") \
+        .get_function("copy")
+    a, b = drv.mem_alloc(16), gpuarray.zeros(4, np.float32)
+    a.free()
+    with pytest.raises(drv.LogicError, match=r"parameter #0 .*'const float\*'.* kernel 'copy'.*freed"):
+        f(a, b, block=(1, 1, 1))
+
+
+def test_a_c_compiler_in_place_of_a_cpp_compiler_is_named(private_cache):
+    if not toolchain.shutil.which("gcc"):
+        pytest.skip("no gcc")
+    with settings.changed(cxx="gcc"), pytest.raises(drv.CompileError,
+                                                    match="gcc is not a C[+][+] compiler"):
+        SourceModule(unique("__syncthreads(); x[0] = 1;"))
+
+
+def test_host_functions_in_a_device_function_name_the_line():
+    src = ('#line 1 "helpers.cu"\n__device__ void stop(int code) {\n    std::exit(code);\n}\n'
+           "__global__ void k(int *x) { stop(x[0]); }\n")
+    with pytest.raises(drv.CompileError, match=r"helpers\.cu:2: error: exit\(\) is a host function"):
+        SourceModule(src)
+
+
+# ---- the cache ---------------------------------------------------------------------------------------
+def test_cache_folders_and_libraries_are_private_whatever_the_umask(tmp_path):
+    old = os.umask(0)
+    try:
+        with settings.changed(cache_dir=str(tmp_path / "a" / "b")):
+            path = SourceModule(unique()).path
+    finally:
+        os.umask(old)
+    for p in (tmp_path / "a", tmp_path / "a" / "b", path.parent, path):
+        assert mode(p) == 0o700, (p, oct(mode(p)))
+
+
+@pytest.mark.parametrize("where", ["cache_dir", "setting"])
+def test_a_cache_folder_others_may_write_is_refused(tmp_path, where):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    with pytest.raises(cache.UnsafeCacheError, match=r"may be written by other users.*chmod 700"):
+        if where == "cache_dir":
+            SourceModule(unique(), cache_dir=str(shared))
+        else:
+            with settings.changed(cache_dir=str(shared)):
+                SourceModule(unique())
+
+
+def test_a_cache_folder_or_library_of_another_user_is_refused(private_cache):
+    if os.geteuid() != 0:
+        pytest.skip("giving a file to another user needs root")
+    src = unique()
+    path = SourceModule(src).path
+    os.chown(path, 12345, 12345)
+    with pytest.raises(cache.UnsafeCacheError, match="belongs to another user"):
+        SourceModule(src)
+    os.chown(path.parent, 12345, 12345)
+    with pytest.raises(cache.UnsafeCacheError, match="cache folder .* belongs to another user"):
+        SourceModule(unique())
+
+
+def test_a_cached_library_others_may_write_is_refused(private_cache):
+    src = unique()
+    path = SourceModule(src).path
+    path.chmod(0o777)
+    with pytest.raises(cache.UnsafeCacheError, match="cached library .* delete it"):
+        SourceModule(src)
+
+
+@pytest.mark.parametrize("damage", ["truncated", "empty"])
+def test_a_damaged_cached_library_is_built_again(private_cache, damage):
+    src = unique("x[0] = 7;")
+    path = build(src)  # built, not loaded: as a later run finds it
+    size = path.stat().st_size
+    with open(path, "r+b") as f:
+        f.truncate(size // 2 if damage == "truncated" else 0)
+    mod = SourceModule(src)
+    assert mod.path == path and path.stat().st_size == size and cache.looks_whole(path)
+    x = gpuarray.zeros(1, np.int32)
+    mod.get_function("k")(x, block=(1, 1, 1))
+    assert x.get()[0] == 7
+
+
+def test_a_library_is_on_disk_before_it_is_renamed_into_place(private_cache, monkeypatch):
+    events = []
+    real_fsync, real_replace = os.fsync, os.replace
+    monkeypatch.setattr(cache.os, "fsync", lambda fd: (events.append(("fsync", os.readlink(
+        f"/proc/self/fd/{fd}"))), real_fsync(fd))[1])
+    monkeypatch.setattr(cache.os, "replace", lambda a, b: (events.append(("replace", a)),
+                                                           real_replace(a, b))[1])
+    SourceModule(unique())
+    replaced = next(i for i, e in enumerate(events) if e[0] == "replace")
+    assert ("fsync", events[replaced][1]) in events[:replaced], events
+
+
+def test_a_cached_module_loads_without_a_compiler(tmp_path):
+    src = unique("x[0] = 5;")
+    script = textwrap.dedent(f"""
+        import numpy as np
+        from helpers.sim import gpuarray
+        from helpers.sim.compiler import SourceModule
+        x = gpuarray.zeros(1, np.int32)
+        SourceModule({src!r}).get_function("k")(x, block=(1, 1, 1))
+        print(x.get()[0])
+    """)
+    env = {**os.environ, "CUDA_COURSE_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    env.pop("CXX", None)
+    run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+    assert run.stdout.strip() == "5", run.stderr
+    no_compiler = {**env, "PATH": str(tmp_path / "nothing-here")}
+    run = subprocess.run([sys.executable, "-c", script], env=no_compiler, capture_output=True,
+                         text=True)
+    assert run.stdout.strip() == "5", run.stderr
+    other = script.replace("x[0] = 5;", "x[0] = 6;")
+    run = subprocess.run([sys.executable, "-c", other], env=no_compiler, capture_output=True,
+                         text=True)
+    assert "needs a C++ compiler" in run.stderr
+
+
+@pytest.mark.parametrize("home, says", [("", "HOME is empty"), (None, "HOME is not set")])
+def test_without_a_home_the_cache_goes_to_a_private_temporary_folder(home, says):
+    cache._temporary_root.cache_clear()
+    with settings.changed(home=home, xdg_cache_home=None, cache_dir=None), \
+            pytest.warns(UserWarning, match=says):
+        path = SourceModule(unique()).path
+    root = Path(tempfile.gettempdir()) / f"cuda-course-{os.getuid()}"
+    assert path.parent.parent == root and mode(root) == 0o700

@@ -1,0 +1,129 @@
+"""Big machines and many arrays: the simulator runs with any number of workers, and running out
+of the system's memory mappings is an error that says so, never a crash of the process."""
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from helpers.sim import gpuarray
+from helpers.sim.compiler import SourceModule
+from helpers.sim.settings import settings
+
+ROOT = Path(__file__).resolve().parent.parent
+
+REDUCE = r"""
+__global__ void block_sum(const int *in, int *out) {
+    extern __shared__ int s[];
+    int t = threadIdx.x;
+    s[t] = in[blockIdx.x * blockDim.x + t];
+    __syncthreads();
+    for (int stride = blockDim.x / 2; stride > 0; stride /= 2) {
+        if (t < stride) s[t] += s[t + stride];
+        __syncthreads();
+    }
+    if (t == 0) out[blockIdx.x] = s[0];
+}
+"""
+
+
+@pytest.mark.parametrize("workers, threads", [(65, 256), (128, 64), (128, 1024)])
+def test_more_workers_than_64_each_have_their_own_stacks(workers, threads):
+    blocks = 8 * workers  # enough that workers 0 and 64 run blocks at the same time
+    x = np.random.default_rng(workers).integers(0, 1000, blocks * threads).astype(np.int32)
+    out = gpuarray.zeros(blocks, np.int32)
+    f = SourceModule(REDUCE).get_function("block_sum")
+    with settings.changed(workers=workers):
+        for _ in range(2):
+            f(gpuarray.to_gpu(x), out, block=(threads, 1, 1), grid=(blocks, 1), shared=4 * threads)
+            assert np.array_equal(out.get(), x.reshape(blocks, threads).sum(1))
+
+
+def run_python(code, timeout=300):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_tens_of_thousands_of_arrays_end_in_an_error_and_launches_still_work():
+    proc = run_python(f"""
+        import numpy as np
+        from helpers.sim import driver as drv, gpuarray
+        from helpers.sim.compiler import SourceModule
+        f = SourceModule({REDUCE!r}).get_function("block_sum")
+        x = gpuarray.to_gpu(np.ones(256 * 4, np.int32))
+        out = gpuarray.zeros(4, np.int32)
+        arrays = []
+        try:
+            while len(arrays) < 100_000:
+                arrays.append(drv.mem_alloc(16))
+        except MemoryError as err:
+            print("refused after", len(arrays), ":", err)
+        f(x, out, block=(256, 1, 1), grid=(4, 1), shared=1024)
+        f(x, out, block=(1024, 1, 1), grid=(1, 1), shared=4096)   # new stacks, too
+        print("sums", out.get().tolist())
+    """)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "vm.max_map_count" in proc.stdout, proc.stdout
+    assert "sums [1024, 256, 256, 256]" in proc.stdout, proc.stdout
+
+
+def test_a_launch_without_mappings_left_is_an_error_not_an_abort():
+    """Something else in the process has used up the mappings: the launch says so and the
+    process lives on."""
+    proc = run_python(f"""
+        import ctypes, mmap
+        import numpy as np
+        from helpers.sim import driver as drv, gpuarray
+        from helpers.sim.compiler import SourceModule
+        f = SourceModule({REDUCE!r}).get_function("block_sum")
+        x = gpuarray.to_gpu(np.ones(256, np.int32))
+        out = gpuarray.zeros(1, np.int32)
+        f(x, out, block=(256, 1, 1), grid=(1, 1), shared=1024)
+        libc = ctypes.CDLL(None)
+        libc.mmap.restype = ctypes.c_void_p
+        libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                              ctypes.c_int, ctypes.c_long]
+        libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+        pages = 70_000
+        base = libc.mmap(None, pages * mmap.PAGESIZE, 0, mmap.MAP_PRIVATE | mmap.MAP_ANON, -1, 0)
+        for i in range(0, pages, 2):   # every other page readable: one mapping each
+            if libc.mprotect(base + i * mmap.PAGESIZE, mmap.PAGESIZE, mmap.PROT_READ) != 0:
+                break
+        for block in (256, 1024):
+            try:
+                f(x, out, block=(block, 1, 1), grid=(1, 1), shared=4 * block)
+                print("launch ran")
+            except (drv.Error, MemoryError) as err:
+                print(type(err).__name__, err)
+        print("alive")
+    """)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.rstrip().endswith("alive"), proc.stdout
+    assert "mappings" in proc.stdout or "could not" in proc.stdout, proc.stdout
+
+
+def test_local_arrays_far_beyond_a_gpus_512_kib_are_a_stack_overflow():
+    """A thread's frame larger than its stack and the space below it: with barriers (a stack a
+    thread) or without (one stack a worker), an error, never a write into someone else's memory."""
+    proc = run_python("""
+        import numpy as np
+        from helpers.sim import driver as drv, gpuarray
+        from helpers.sim.compiler import SourceModule
+        for barrier in ("__syncthreads();", ""):
+            src = ("__global__ void deep(float *out, int k) { float big[3000000]; " + barrier +
+                   " for (int i = 0; i < 3000000; i++) big[i] = i * k;"
+                   " out[threadIdx.x] = big[k + threadIdx.x]; }")
+            try:
+                SourceModule(src).get_function("deep")(gpuarray.zeros(4, np.float32),
+                                                       np.int32(1), block=(4, 1, 1))
+            except drv.LaunchError as err:
+                print("error:", err)
+        print("alive")
+    """)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.count("stack overflowed") == 2, proc.stdout

@@ -1,0 +1,149 @@
+"""Streams, events and asynchronous copies behave as on a GPU, on both backends: work queued on a
+stream has not happened until the host waits for it, so a missing synchronize shows on a laptop
+too; the legacy default stream waits for the other streams; events time the work between them.
+
+On a GPU the kernel below spins for a while (SPIN_GPU clock cycles, tens of milliseconds), so
+that the host's next lines run long before it ends; on the simulator, queued work waits for the
+host anyway.
+"""
+
+import time
+
+import numpy as np
+import pytest
+
+from helpers.backend import BACKEND, SourceModule, drv, gpuarray
+
+SIM = BACKEND == "simulator"
+SPIN = np.int64(10_000 if SIM else 100_000_000)  # ns on the simulator, clock cycles on a GPU
+
+SLOW = r"""
+__global__ void slow_fill(float *out, int n, float value, long long spin) {
+    long long start = clock64();
+    if (threadIdx.x == 0) while (clock64() - start < spin) { }
+    __syncthreads();
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = value + i;
+}
+"""
+N = 4096
+
+
+@pytest.fixture(scope="module")
+def slow_fill():
+    f = SourceModule(SLOW).get_function("slow_fill")
+
+    def launch(out, value, stream=None):
+        f(out, np.int32(N), np.float32(value), SPIN, block=(256, 1, 1), grid=(N // 256, 1),
+          stream=stream)
+
+    return launch
+
+
+def test_a_pinned_buffer_read_before_synchronize_holds_old_data(slow_fill):
+    stream = drv.Stream()
+    d_out = drv.mem_alloc(4 * N)
+    h_out = drv.pagelocked_empty(N, np.float32)
+    h_out.fill(-1.0)
+    slow_fill(d_out, 1.0, stream)
+    drv.memcpy_dtoh_async(h_out, d_out, stream)
+    early = h_out.copy()              # the mistake: no stream.synchronize() yet
+    stream.synchronize()
+    assert (early == -1.0).all()
+    assert np.array_equal(h_out, 1.0 + np.arange(N, dtype=np.float32))
+
+
+def test_a_stream_is_not_done_until_its_work_has_run(slow_fill):
+    stream = drv.Stream()
+    d_out = drv.mem_alloc(4 * N)
+    slow_fill(d_out, 2.0, stream)
+    assert not stream.is_done()
+    while not stream.is_done():       # polling gets there, as on a GPU
+        pass
+    out = np.empty(N, np.float32)
+    drv.memcpy_dtoh(out, d_out)
+    assert out[0] == 2.0
+
+
+def test_the_legacy_default_stream_waits_for_other_streams(slow_fill):
+    stream = drv.Stream()
+    d_out = drv.mem_alloc(4 * N)
+    slow_fill(d_out, 3.0, stream)
+    out = np.empty(N, np.float32)
+    drv.memcpy_dtoh(out, d_out)       # a synchronous copy, in the default stream
+    assert np.array_equal(out, 3.0 + np.arange(N, dtype=np.float32))
+
+
+def test_a_non_blocking_stream_is_not_waited_for_by_the_default_stream(slow_fill):
+    stream = drv.Stream(flags=1)      # CU_STREAM_NON_BLOCKING
+    d_out = gpuarray.zeros(N, np.float32)
+    slow_fill(d_out.gpudata, 4.0, stream)
+    early = d_out.get()               # the default stream does not wait for it
+    stream.synchronize()
+    assert (early == 0).all()
+    assert d_out.get()[5] == 9.0
+
+
+def test_a_stream_waits_for_an_event_of_another(slow_fill):
+    producer, consumer = drv.Stream(), drv.Stream()
+    d_a, d_b = drv.mem_alloc(4 * N), drv.mem_alloc(4 * N)
+    h_b = drv.pagelocked_zeros(N, np.float32)
+    slow_fill(d_a, 5.0, producer)
+    ready = drv.Event().record(producer)
+    consumer.wait_for_event(ready)
+    drv.memcpy_dtod_async(d_b, d_a, 4 * N, consumer)
+    drv.memcpy_dtoh_async(h_b, d_b, consumer)
+    consumer.synchronize()
+    assert np.array_equal(h_b, 5.0 + np.arange(N, dtype=np.float32))
+
+
+def test_events_time_the_work_between_them_not_the_hosts_wait(slow_fill):
+    stream = drv.Stream()
+    d_out = drv.mem_alloc(4 * N)
+    start, end = drv.Event(), drv.Event()
+    start.record(stream)
+    slow_fill(d_out, 6.0, stream)
+    end.record(stream)
+    with pytest.raises(drv.RuntimeError, match="not ready"):
+        start.time_till(end)
+    assert not end.query()
+    time.sleep(0.3)                   # the host is busy elsewhere; the GPU is not waiting for it
+    end.synchronize()
+    assert 0 < start.time_till(end) < 250
+
+
+def test_copies_from_pageable_memory_take_the_data_when_called(slow_fill):
+    """CUDA copies pageable memory at once (host to device) or waits for the copy (device to
+    host): only page-locked memory is read or written later."""
+    stream = drv.Stream()
+    d = drv.mem_alloc(4 * N)
+    src = np.arange(N, dtype=np.float32)
+    drv.memcpy_htod_async(d, src, stream)
+    src[:] = -5                       # after the call: the copy already has the data
+    back = np.zeros(N, np.float32)
+    drv.memcpy_dtoh_async(back, d, stream)
+    assert np.array_equal(back, np.arange(N, dtype=np.float32))   # no synchronize needed
+
+
+@pytest.mark.skipif(not SIM, reason="on a GPU an illegal address ends the context")
+def test_an_error_in_queued_work_is_raised_where_the_host_waits():
+    bad = SourceModule("__global__ void bad(float *p) { p[threadIdx.x + 100000] = 1.0f; }")
+    stream = drv.Stream()
+    d = drv.mem_alloc(64)
+    bad.get_function("bad")(d, block=(1, 1, 1), stream=stream)   # queued: no error yet
+    later = drv.Event().record(stream)
+    with pytest.raises(drv.LaunchError, match="'bad'.*where the host waited"):
+        stream.synchronize()
+    assert later.query()              # what was queued after it was dropped
+    stream.synchronize()
+
+
+@pytest.mark.skipif(not SIM, reason="what the simulator promises about freeing memory")
+def test_freeing_memory_runs_the_work_that_uses_it_first(slow_fill):
+    stream = drv.Stream()
+    d = drv.mem_alloc(4 * N)
+    h = drv.pagelocked_zeros(N, np.float32)
+    slow_fill(np.intp(int(d)), 7.0, stream)                     # a raw address: no reference
+    drv.memcpy_dtoh_async(h, d, stream)
+    d.free()                          # cuMemFree waits for the device
+    assert h[1] == 8.0

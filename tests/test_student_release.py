@@ -1,0 +1,111 @@
+"""tools/student_release.py: the release holds no solution, its stubs are as shipped, and every
+notebook in it runs (nbval, with the release's own helpers package)."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from kernel_sources import ROOT
+
+from helpers.exercises import catalog
+
+sys.path.insert(0, str(ROOT / "tools"))
+import student_release  # noqa: E402
+
+SOLUTIONS = sorted((ROOT / "cuda_src" / "solutions").glob("*.cu")) + sorted(
+    p for p in (ROOT / "helpers" / "exercises" / "solutions").glob("*.py")
+    if p.name != "__init__.py")
+
+
+def code_lines(text):
+    """Lines of code, comments and blank lines dropped, spaces collapsed."""
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    lines = (re.sub(r"(//|#).*$", "", line) for line in text.splitlines())
+    return [" ".join(line.split()) for line in lines if line.strip() not in ("", "{", "}")]
+
+
+def windows(text, width=3):
+    """Every run of ``width`` consecutive code lines of a text."""
+    lines = code_lines(text)
+    return {tuple(lines[i:i + width]) for i in range(len(lines) - width + 1)}
+
+
+# What the course shows on purpose: its own kernels (mandelbrot.cu guards and indexes as the
+# exercises do), the code its stubs hand out (sepia_x16.cu's helper functions) and its checkers
+# (the pipeline checker's baseline copies, launches and copies back one chunk at a time, as the
+# notebook's section 4 does).
+TAUGHT = set().union(*(windows(p.read_text()) for p in [
+    *(ROOT / "cuda_src").glob("*.cu"), *(ROOT / "cuda_src" / "exercises").glob("*.cu"),
+    *(ROOT / "helpers" / "exercises").glob("*.py")]))
+
+
+def answer_windows(solution):
+    """The runs of three code lines of a solution that the course does not show elsewhere: a
+    file that holds one holds a good part of the answer. (Single lines are left to the hints,
+    which name the guard or the index formula on purpose.)"""
+    return windows(solution.read_text()) - TAUGHT
+
+
+def texts(path):
+    """The text a file shows a reader: for a notebook, its cells' sources and outputs."""
+    if path.suffix == ".ipynb":
+        cells = json.loads(path.read_text())["cells"]
+        parts = ["".join(c["source"]) for c in cells]
+        for c in cells:
+            for output in c.get("outputs", []):
+                parts.append("".join(output.get("text", "")))
+                parts.append("".join(output.get("data", {}).get("text/plain", "")))
+        return "\n".join(parts)
+    return path.read_text(errors="replace")
+
+
+def leaks(text):
+    """The solutions whose answer a text holds."""
+    runs = windows(text)
+    return [s.name for s in SOLUTIONS if answer_windows(s) & runs]
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory):
+    out = tmp_path_factory.mktemp("release") / "course"
+    student_release.release(out)
+    return out
+
+
+def test_the_leak_check_finds_a_solution_where_there_is_one():
+    assert all(answer_windows(s) for s in SOLUTIONS)
+    for solution in SOLUTIONS:
+        assert leaks("some text\n" + solution.read_text() + "\nmore") == [solution.name]
+    assert leaks((ROOT / "cuda_src/vector_add.cu").read_text()) == []
+
+
+def test_no_solution_survives_in_the_release(release):
+    files = [p for p in release.rglob("*") if p.is_file()]
+    assert not [p for p in files if "solutions" in p.relative_to(release).parts]
+    assert not (release / "tests").exists()
+    found = {str(p.relative_to(release)): leaks(texts(p)) for p in files
+             if p.suffix in (".cu", ".py", ".ipynb", ".md", ".txt", ".h")}
+    assert not {name: hit for name, hit in found.items() if hit}
+
+
+def test_the_release_has_the_stubs_as_shipped_and_says_what_it_is(release):
+    for exercise in catalog.EXERCISES:
+        if exercise.is_kernel:
+            assert (release / exercise.work).read_text() == catalog.as_shipped(exercise)
+    assert (release / "README.md").read_text().startswith("> **Student release.**")
+    with pytest.raises(SystemExit, match="already exists"):
+        student_release.release(release)
+
+
+def test_every_notebook_in_the_release_runs(release):
+    """nbval over the release's notebooks, importing the release's own helpers package."""
+    env = dict(os.environ, PYTHONPATH=str(release))
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          "notebooks/"], cwd=release, env=env, capture_output=True, text=True,
+                         timeout=1200)
+    assert run.returncode == 0, run.stdout[-5000:] + run.stderr[-2000:]
+    assert " passed" in run.stdout and "failed" not in run.stdout

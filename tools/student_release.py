@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Make the student release: a copy of the course without the solutions, to hand out or push to
+a repository of its own.
+
+    python tools/student_release.py OUT        # OUT must not exist yet
+
+Copies the files git tracks in this checkout, leaving out what gives the answers away:
+
+- every ``solutions/`` folder (``cuda_src/solutions/``, ``cuda_src/opencl/solutions/``,
+  ``helpers/exercises/solutions/``: the answers themselves);
+- ``tests/``: the exercise tests build known-wrong kernels from the solutions and hold a right
+  pipeline in pieces (the notebooks stay testable: ``make test`` runs them);
+- ``.ci/``, the course's own CI.
+
+Every exercise stub is written as shipped (from ``helpers/exercises/as_shipped/``), whatever
+this checkout's copy holds, and README.md starts with a note that this is the student release.
+``tests/test_student_release.py`` checks that no solution survives and that the notebooks run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from helpers.exercises import catalog  # noqa: E402 - after the path is set
+
+LEFT_OUT = ("solutions/", "tests/", ".ci/")
+NOTE = ("> **Student release.** The exercises' solutions are not included: your instructor has "
+        "them. Check your work with the checker cell under each exercise, or with "
+        "`helpers.exercises.status()`.\n\n")
+
+
+def tracked_files(root: Path = ROOT) -> list[str]:
+    """The files git tracks under ``root``, as paths relative to it."""
+    try:
+        listing = subprocess.run(["git", "ls-files", "-z"], cwd=root, check=True,
+                                 capture_output=True).stdout
+    except (OSError, subprocess.CalledProcessError) as err:
+        raise SystemExit(f"student_release needs a git checkout of the course ({err})") from None
+    return [p for p in listing.decode().split("\0") if p]
+
+
+def left_out(name: str) -> bool:
+    """True for a file the release must not hold: in any solutions/ folder, tests/ or .ci/."""
+    return "solutions" in Path(name).parts[:-1] or name.startswith(LEFT_OUT[1:])
+
+
+def release(out: Path, root: Path = ROOT) -> list[str]:
+    """Write the release into ``out`` (a new folder); return the files written."""
+    if out.exists():
+        raise SystemExit(f"{out} already exists: give a new folder")
+    written = []
+    for name in tracked_files(root):
+        if left_out(name) or not (root / name).is_file():
+            continue
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(root / name, out / name)
+        written.append(name)
+    for exercise in catalog.EXERCISES:
+        if exercise.is_kernel:
+            (out / exercise.work).write_text(catalog.as_shipped(exercise))
+    readme = out / "README.md"
+    readme.write_text(NOTE + readme.read_text())
+    return written
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("out", type=Path, help="the folder to create")
+    args = parser.parse_args(argv)
+    files = release(args.out)
+    print(f"wrote {len(files)} files into {args.out}, without any {', '.join(LEFT_OUT)}")
+    print(f"to publish it: cd {args.out} && git init && git add -A && git commit -m 'Course'")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
