@@ -35,7 +35,8 @@ The simulator's launches are synchronous, so ``time.perf_counter()`` around a la
 Contenders take turns within each round, so that other work on a shared machine slows them
 alike; the load average is printed at the start and the end. The simulator is used explicitly
 (``helpers.sim``), whatever backend the environment would pick, with a compile cache of its own
-in a temporary directory (so the cold compile is really cold and the user's cache is untouched).
+in a temporary directory (so the cold compile is really cold and the user's cache is untouched;
+``--user-cache`` compiles into the user's instead, as the test of this script does).
 ``--record`` also writes what it prints into ``bench/RESULTS.md``. Exit status 1 when results
 disagree; a missed target is reported, not an error.
 """
@@ -94,10 +95,10 @@ class Run:
         self.many = self.workers > 1
         self.numba_size = a.size if a.numba_full else min(a.numba_size, a.size)
 
-    def compile(self, tmp):
-        """The simulator's kernels (into a cache of our own: the first compile is cold, the
-        second cached) and the serial C++ library."""
-        with settings.changed(cache_dir=str(Path(tmp) / "cache")):
+    def compile(self, cache):
+        """The simulator's kernels (into ``cache``: the first compile is cold when it is empty,
+        the second cached) and the serial C++ library."""
+        with settings.changed(cache_dir=cache):
             mandel, m_cold, m_cached = timed_compile(read_source(CUDA_SRC / "mandelbrot.cu"))
             reduce, r_cold, r_cached = timed_compile(read_source(BENCH / "reduction.cu"))
         self.serial = reference.SerialLibrary()
@@ -289,6 +290,9 @@ def parse(argv):
     p.add_argument("--numba-full", action="store_true",
                    help="run Numba's simulator on the full image (minutes)")
     p.add_argument("--no-numba", action="store_true", help="leave Numba's simulator out")
+    p.add_argument("--user-cache", action="store_true",
+                   help="compile into the user's cache (CUDA_COURSE_CACHE_DIR), not a new empty "
+                        "one: quicker, but the compile is cold only the first time")
     p.add_argument("--record", action="store_true",
                    help="also write what it prints into bench/RESULTS.md")
     return p.parse_args(argv)
@@ -304,8 +308,9 @@ def run_all(a):
           f"[{Y_MIN}, {Y_MAX}], blocks {BLOCK[0]}x{BLOCK[1]}; reduction of {a.reduce_n} floats, "
           f"{REDUCE_BLOCK} threads a block; medians of {a.repeat} rounds after a warm-up\n")
     with tempfile.TemporaryDirectory(prefix="sim-bench-") as tmp:
-        run.compile(tmp)
-        with settings.changed(cache_dir=str(Path(tmp) / "cache")):
+        cache = settings.cache_dir if a.user_cache else str(Path(tmp) / "cache")
+        run.compile(cache)
+        with settings.changed(cache_dir=cache):
             run.barrier_verdict = barrier_costs(a.reduce_n, a.repeat, run.workers, verdict)
         print()
         run.measure()
