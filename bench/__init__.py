@@ -6,13 +6,17 @@ Scripts (each runs as ``python bench/<script>.py``; ``--help`` lists its options
   against its peers (NumPy, CuPy, PyTorch on a GPU; serial C++, NumPy, Numba's CUDA simulator on
   the simulator);
 - ``simulator.py``: the CPU simulator against its speed targets (Mandelbrot, a tree reduction);
-- ``suite_times.py``: the test suite's and each notebook's wall time, against their targets.
+- ``suite_times.py``: the test suite's and each notebook's wall time, against their targets;
+- ``microscope.py``: the simulator's memory trace against Nsight Compute's counters on an H200;
+- ``float_identity.py``: the simulator's float results, bit for bit, against an H200's.
 
 The pieces they share:
 
 - ``reference``: each computation once, in NumPy and as serial C++ (``serial/*.cpp``);
 - ``peers``: the other libraries that run the same operations (CuPy, PyTorch, Numba's simulator);
-- ``cases``: the course kernels with their notebooks' launch configurations, and the ceilings;
+- ``cases``: the course kernels with their notebooks' launch configurations (notebooks 01 to
+  06), and the ceilings; ``sum_histogram`` notebook 07's sums and histograms, ``matmul_cases``
+  notebook 08's matrix multiplies;
 - ``measure``: timing, the machine's load, versions;
 - ``results``: the table, CSV and chart, and ``RESULTS.md`` (the measured figures, per machine).
 

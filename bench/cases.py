@@ -4,6 +4,9 @@ Each maker compiles one kernel of a notebook, with that notebook's launch config
 inputs, and returns a ``Case``: how to launch it, what its output is, how to take a part of its
 inputs for a slower peer, and which ``bench.reference`` function computes the same thing.
 ``Ceilings`` measures the device's copy bandwidth and FMA throughput in the same run.
+
+Here: the kernels of notebooks 01 to 06. Notebook 07's sums and histograms are in
+``bench.sum_histogram``, notebook 08's matrix multiplies in ``bench.matmul_cases``.
 """
 
 from __future__ import annotations
@@ -44,8 +47,10 @@ class Case:
     check: object            # check(got, want) -> bool
     serial: object = None    # serial(SerialLibrary, *inputs) -> output (simulator only)
     numpy_op: object = None  # when NumPy's idiom differs from the GPU libraries'
+    count: object = None     # count(inputs) -> elements a run covers (default: its output's size)
     rate: object = None      # rate(ms) -> (value, unit, % of ceiling or None)
     notes: list = field(default_factory=list)
+    no_peer: tuple = ()      # peer columns with no version of this operation: "-"
 
 
 def within_one_level(got, want):
@@ -127,6 +132,26 @@ def grayscale(size, ceil, fast):
                 rate=lambda ms: ceil.bandwidth(4 * n, ms))
 
 
+def transpose(size, ceil, kernel):
+    """Notebook 06's transposes: 32 x 8 blocks, one a 32 x 32 tile; 8 bytes an element moved."""
+    w, h = size
+    n = w * h
+    a = np.random.default_rng(5).random((h, w), dtype=np.float32)
+    a_gpu, out_gpu = gpuarray.to_gpu(a), gpuarray.empty((w, h), np.float32)
+    f = compile_cu("transpose.cu").get_function(kernel)
+    grid = ((w + 31) // 32, (h + 31) // 32)
+
+    def sample(m):       # the first rows of a: the first columns of its transpose
+        rows = max(1, min(h, m // w))
+        return (a[:rows],), np.s_[:, :rows]
+
+    return Case(kernel, "transpose", f"{w}x{h} floats", n,
+                launch=lambda: f(a_gpu, out_gpu, np.int32(w), np.int32(h), block=(32, 8, 1),
+                                 grid=grid),
+                result=out_gpu.get, sample=sample, xp_op=reference.transpose, check=close(0, 0),
+                serial=lambda lib, a: lib.transpose(a), rate=lambda ms: ceil.bandwidth(8 * n, ms))
+
+
 def mandelbrot(size, ceil):
     w, h, max_iter = size
     x_min, x_max, y_min, y_max = VIEW
@@ -181,8 +206,11 @@ def iterate_sin(size, ceil):
 
 
 MAKERS = (vector_add, saxpy, lambda size, ceil: grayscale(size, ceil, fast=False),
-          lambda size, ceil: grayscale(size, ceil, fast=True), mandelbrot, iterate_sin)
-SIZE_OF = ("vector", "vector", "image", "image", "mandelbrot", "sin")   # each maker's SIZES key
+          lambda size, ceil: grayscale(size, ceil, fast=True), mandelbrot, iterate_sin,
+          *(lambda size, ceil, k=k: transpose(size, ceil, k)
+            for k in ("transpose_naive", "transpose_tiled", "transpose_padded")))
+SIZE_OF = ("vector", "vector", "image", "image", "mandelbrot", "sin",   # each maker's SIZES key
+           "transpose", "transpose", "transpose")
 
 
 class Ceilings:

@@ -7,7 +7,11 @@
 Runs on the backend that ``helpers.backend`` picks (PyCUDA on a GPU, else the CPU simulator)
 the kernels of the notebooks, with their launch configurations, at a size that fills the device:
 vector_add (01), saxpy (02), mandelbrot (03), rgb_to_gray and rgb_to_gray_x16 (04),
-iterate_sin (05). It prints one Markdown table and writes it as CSV, with a bar chart as PNG, to
+iterate_sin (05), transpose_naive, transpose_tiled and transpose_padded (06), the one-launch sums
+and the histograms of notebook 07 (``bench/sum_histogram.py``; the histograms on notebook 04's
+photograph, as a learner has it, and tiled to a large image), the naive, tiled and register-tiled
+matrix multiplies (08, ``bench/matmul_cases.py``: GFLOP/s against the FMA ceiling and cuBLAS
+SGEMM). It prints one Markdown table and writes it as CSV, with a bar chart as PNG, to
 ``bench/out/`` (``--out``); ``--record`` also puts it into this backend's section of
 ``bench/RESULTS.md``. For each kernel:
 
@@ -22,7 +26,8 @@ iterate_sin (05). It prints one Markdown table and writes it as CSV, with a bar 
 - peers, each as a ratio peer time / course-kernel time (> 1: the course kernel is faster),
   measured in the same run on the same operation. On a GPU: NumPy on the CPU, CuPy and PyTorch
   (written idiomatically: ``a + b``, ``2.5 * x + y``, the BT.601 weighted sum, a Mandelbrot loop
-  with masks, the sin loop; ``bench/reference.py``). On the simulator: the serial C++ loop
+  with masks, the sin loop, ``x.T.copy()``, ``x.sum()``, ``bincount``, ``a @ b``;
+  ``bench/reference.py``). On the simulator: the serial C++ loop
   (``bench/serial/*.cpp``, g++ -O2, one core), NumPy, and Numba's CUDA simulator
   (``bench/numba_sim.py``, in a subprocess). A peer too slow for the full size runs on a part of
   the problem and is scaled per element; the notes under the table say which.
@@ -43,7 +48,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))   # the repository: bench, helpers
 
-from bench import ROOT, cases, peers, results  # noqa: E402
+from bench import ROOT, cases, matmul_cases, peers, results, sum_histogram  # noqa: E402
 from bench.measure import load_average, time_cpu, versions  # noqa: E402
 from bench.reference import NUMPY, ArrayLibrary, SerialLibrary  # noqa: E402
 from helpers.backend import BACKEND, device_summary  # noqa: E402
@@ -61,10 +66,16 @@ SIZES = {
     "mandelbrot": ((4096, 3072, 1024), (512, 384, 256), (64, 48, 64)),  # width, height, iters
     "sin": ((1 << 26, 64), (1 << 16, 64), (1 << 12, 16)),     # elements, work: iterate_sin
     "fma": ((None, 4096), (1 << 15, 1024), (1 << 12, 64)),     # threads (None: 8 full waves), iters
+    "transpose": ((8192, 8192), (1024, 1024), (77, 45)),        # width, height: notebook 06
+    "photo": (None, None, (64, 48)),                           # crop of the photograph (None: all)
+    "tiled": ((8192, 8192), (1024, 1024), (128, 96)),          # the photograph tiled: histogram
+    "matmul": (4096, 256, 64),                                  # M = K = N: notebook 08
 }
 # Most elements NumPy runs on; on more, it runs on a part and its time is scaled per element.
 NUMPY_MAX = {"vector_add": 1 << 24, "saxpy": 1 << 24, "gray": 1 << 22, "mandelbrot": 1 << 18,
-             "iterate_sin": 1 << 20}
+             "iterate_sin": 1 << 20, "transpose": 1 << 22, "matmul": matmul_cases.NUMPY_MAX,
+             "sum": 1 << 28, "histogram": 1 << 27,   # a reduction's part
+             "histogram_range": 1 << 27, "histogram_tiled": 1 << 27}  # is no part of its result
 NUMBA_MAX, NUMBA_MAX_TINY = 1024, 128   # Numba's simulator: ~0.3 ms a thread
 PEER_COLUMNS = ("serial C++", "NumPy", "Numba sim") if SIM else ("NumPy", "CuPy", "PyTorch")
 CPU_PEERS = ("NumPy", "serial C++")     # timed by the wall clock; the others like the kernels
@@ -125,7 +136,8 @@ class Run:
                                        sync=peer.sync)
             del dev
         ok = bool(case.check(got if name == "NumPy" else got[index], want))
-        return t.median_ms / got.size, ok, got.size
+        size = case.count(inputs) if case.count else got.size
+        return t.median_ms / size, ok, size
 
     def measure_peers(self, case):
         """Each peer's figures for the case's operation, once an operation."""
@@ -134,8 +146,8 @@ class Run:
         figures = self.peer_figures[case.op] = {}
         for name, peer in self.peers.items():
             try:
-                figures[name] = peer if isinstance(peer, str) else self.measure_peer(case, name,
-                                                                                     peer)
+                figures[name] = ("-" if name in case.no_peer else peer if isinstance(peer, str)
+                                 else self.measure_peer(case, name, peer))
             except Exception as e:   # a peer's failure must not lose the other figures
                 figures[name] = "error"
                 self.note(f"{case.op}: {name} failed: {type(e).__name__}: {e}")
@@ -165,7 +177,7 @@ class Run:
     def numba_column(self, kept, limit):
         """Numba's CUDA simulator on a small part of each operation, checked against NumPy:
         op -> (ms per element, ok, elements) or a word."""
-        ops = {c.op: c for c in kept}
+        ops = {c.op: c for c in kept if "Numba sim" not in c.no_peer}
         inputs = {op: case.sample(limit)[0] for op, case in ops.items()}
         try:
             times, outs = peers.numba_simulator(inputs)
@@ -177,7 +189,8 @@ class Run:
         figures = {}
         for op, case in ops.items():
             want = (case.numpy_op or case.xp_op)(NUMPY, *inputs[op])
-            figures[op] = (times[op][0] / want.size, bool(case.check(outs[op], want)), want.size)
+            size = case.count(inputs[op]) if case.count else want.size
+            figures[op] = (times[op][0] / size, bool(case.check(outs[op], want)), size)
         self.note("Numba sim: Numba's CUDA simulator on " + ", ".join(
             f"{op} {f[2]:,}" for op, f in figures.items()) + " elements (one run each), "
             "time scaled per element")
@@ -205,12 +218,21 @@ def find_peers():
     return found
 
 
+def makers(size, ceil):
+    """Each course kernel's maker, in the table's order (notebooks 01 to 08)."""
+    return [*(lambda make=make, key=key: make(size[key], ceil)
+              for make, key in zip(cases.MAKERS, cases.SIZE_OF)),
+            *(lambda k=k: matmul_cases.case(k, size["matmul"], ceil)
+              for k in matmul_cases.KERNELS),
+            *sum_histogram.makers(size, ceil)]
+
+
 def measure_all(run, size, tiny):
     """The ceilings' rows and one row per course kernel."""
     ceil = cases.Ceilings(size["vector"], size["fma"], run.repeat)
     rows, kept = [], []
-    for make, key in zip(cases.MAKERS, cases.SIZE_OF):
-        case = make(size[key], ceil)
+    for make in makers(size, ceil):
+        case = make()
         rows.append(run.case(case))
         print(f"  {case.kernel}: measured", file=sys.stderr, flush=True)
         if SIM:
@@ -220,7 +242,7 @@ def measure_all(run, size, tiny):
     if SIM:
         numba = run.numba_column(kept, NUMBA_MAX_TINY if tiny else NUMBA_MAX)
         for r, case in zip(rows, kept):
-            r.peers["Numba sim"] = ratio(numba[case.op], case.n, r.ms)
+            r.peers["Numba sim"] = ratio(numba.get(case.op, "-"), case.n, r.ms)
     return ceil.rows, rows
 
 
@@ -272,6 +294,7 @@ def main(argv=None):
 
     ceiling_rows, rows = measure_all(run, size, a.tiny)
     text = results.table(ceiling_rows + rows, PEER_COLUMNS)
+    run.notes += [line for line in [matmul_cases.summary(rows)] if line]
     print(text + "\n\n" + "\n".join(explanation(repeat) + run.notes))
     print(f"load average at end: {load_average()}")
     stem = Path(a.out) / f"course_kernels-{BACKEND}"

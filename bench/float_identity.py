@@ -188,8 +188,10 @@ def compare(path, only):
     meta = json.loads(str(stored["meta"]))
     print(f"Float results of the CPU simulator against {meta['device']} (compute capability "
           f"{meta['compute_capability']}), stored {meta['stored_at']} by `{meta['command']}`.")
-    print(f"This CPU {'has' if toolchain.cpu_has_fma() else 'has NO'} fused multiply-add. "
-          "Share of elements with the GPU's bits (largest difference in ulp):\n")
+    cxx = toolchain.find_compiler()
+    print(f"This CPU {'has' if toolchain.cpu_has_fma() else 'has NO'} fused multiply-add; the "
+          f"compiler is {cxx[1]}, with {' '.join(toolchain.float_flags([]))}. Share of elements "
+          "with the GPU's bits (largest difference in ulp):\n")
     rows = [("kernel", "elements", "FMA (default)", "no FMA", "--fmad=false on both")]
     for case in cases():
         if (only and case.name not in only) or f"{case.name}.fmad" not in stored:

@@ -78,6 +78,35 @@ def iterate_sin(inp, out, n, work):
         out[i] = y
 
 
+@cuda.jit
+def transpose(a, out):   # the naive kernel: one thread an element, on a 2D grid
+    x, y = cuda.grid(2)
+    if y < a.shape[0] and x < a.shape[1]:
+        out[x, y] = a[y, x]
+
+
+@cuda.jit
+def reduce_grid_stride(x, out, n):   # each thread's share, then one atomic a thread (simpler)
+    v = f32(0)
+    for i in range(cuda.grid(1), n, cuda.gridsize(1)):
+        v += x[i]
+    cuda.atomic.add(out, 0, v)
+
+
+@cuda.jit
+def histogram_shared(pixels, bins, n):   # privatised: shared bins, then one atomic a bin
+    local = cuda.shared.array(256, np.uint32)
+    for b in range(cuda.threadIdx.x, 256, cuda.blockDim.x):
+        local[b] = 0
+    cuda.syncthreads()
+    for i in range(cuda.grid(1), n, cuda.gridsize(1)):
+        cuda.atomic.add(local, pixels[i], 1)
+    cuda.syncthreads()
+    for b in range(cuda.threadIdx.x, 256, cuda.blockDim.x):
+        if local[b] > 0:
+            cuda.atomic.add(bins, b, local[b])
+
+
 def blocks(n, threads):
     return (n + threads - 1) // threads
 
@@ -112,6 +141,38 @@ def setup_iterate_sin(x, work):
     x = cuda.to_device(x)
     out = cuda.device_array_like(x)
     return lambda g: iterate_sin[g, 256](x, out, x.size, int(work)), blocks(x.size, 256), out
+
+
+def setup_transpose(a):
+    a = cuda.to_device(a)
+    out = cuda.device_array((a.shape[1], a.shape[0]), np.float32)
+    return (lambda g: transpose[g, (32, 8)](a, out), (blocks(a.shape[1], 32),
+                                                       blocks(a.shape[0], 8)), out)
+
+
+def setup_sum(x):
+    x, out = cuda.to_device(x), cuda.device_array(1, np.float32)
+
+    def launch(g):
+        out.copy_to_device(np.zeros(1, np.float32))
+        reduce_grid_stride[g, 256](x, out, x.size)
+    return launch, 2, out
+
+
+def setup_histogram(pixels):
+    pixels, bins = cuda.to_device(pixels), cuda.device_array(256, np.uint32)
+
+    def launch(g):
+        bins.copy_to_device(np.zeros(256, np.uint32))
+        histogram_shared[g, 256](pixels, bins, pixels.size)
+    return launch, 2, bins
+
+
+def setup_histogram_range(pixels):   # handed out as floats, for the libraries' histc
+    return setup_histogram(pixels.astype(np.uint8))
+
+
+setup_histogram_tiled = setup_histogram
 
 
 def main(folder):

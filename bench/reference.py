@@ -62,6 +62,38 @@ def iterate_sin(p, x, work):
     return y
 
 
+def transpose(p, a):
+    """The transposed copy as each library writes it: ``x.T.copy()`` (PyTorch: ``.contiguous()``)."""
+    return a.t().contiguous() if p.name == "PyTorch" else a.T.copy()
+
+
+def matmul(p, a, b):
+    """C = A B in NumPy, CuPy or PyTorch, in full float32: TF32 (the tensor cores'
+    10-bit-mantissa mode) would be a different and faster computation."""
+    if p.name == "PyTorch":
+        p.xp.backends.cuda.matmul.allow_tf32 = False
+    if p.name == "CuPy" and os.environ.get("CUPY_TF32", "0") != "0":
+        raise RuntimeError("CUPY_TF32 is set: CuPy would multiply in TF32")
+    return a @ b
+
+
+def total(p, x):
+    """x.sum() in NumPy, CuPy or PyTorch, as a one-element array."""
+    return p.xp.sum(x).reshape(1)
+
+
+def bincount(p, x):
+    """The 256-bin histogram of uint8 pixels: ``bincount(x, minlength=256)`` (every library)."""
+    return p.xp.bincount(x, minlength=256)
+
+
+def histogram(p, x):
+    """The libraries' histogram of 256 bins of width 1 from 0, of the pixels as floats."""
+    if p.name == "PyTorch":
+        return p.xp.histc(x, bins=256, min=0, max=256)
+    return p.xp.histogram(x, bins=256, range=(0, 256))[0]
+
+
 def plane(x_min, y_min, dx, dy, width, height, step=1):
     """(c_re, c_im) of every pixel (every ``step``-th row and column), in float32 as the
     Mandelbrot kernel computes them: x_min + x * dx."""
@@ -171,3 +203,20 @@ class SerialLibrary:
         out = np.empty_like(x)
         self.lib.iterate_sin_serial(_ptr(x), _ptr(out), ctypes.c_int(x.size), ctypes.c_int(work))
         return out
+
+    def transpose(self, a):
+        out = np.empty(a.shape[::-1], np.float32)
+        self.lib.transpose_serial(_ptr(a), _ptr(out), ctypes.c_int(a.shape[1]),
+                                  ctypes.c_int(a.shape[0]))
+        return out
+
+    def total(self, x):
+        """The sum in double (a float total of millions of floats loses digits), as float32."""
+        self.lib.sum_serial.restype = ctypes.c_double
+        return np.array([self.lib.sum_serial(_ptr(x), ctypes.c_int(x.size))], np.float32)
+
+    def histogram(self, pixels):
+        pixels = np.ascontiguousarray(pixels, np.uint8)   # histogram_range's are floats
+        bins = np.zeros(256, np.uint32)
+        self.lib.histogram_serial(_ptr(pixels), ctypes.c_int(pixels.size), _ptr(bins))
+        return bins

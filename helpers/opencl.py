@@ -87,22 +87,26 @@ def write_vendors_folder(folder: Path, library: str, system: Path = SYSTEM_VENDO
     return folder
 
 
-def setup_icd(environ=os.environ, system: Path = SYSTEM_VENDORS, library: str | None = None,
+_SEARCH = object()  # setup_icd's default: look for NVIDIA's library (None means there is none)
+
+
+def setup_icd(environ=os.environ, system: Path = SYSTEM_VENDORS, library=_SEARCH,
               folder: Path | None = None) -> str:
     """Make NVIDIA's OpenCL findable when its library exists but no ICD file names it (see the
     module's docstring); return a sentence saying what was found and done."""
     if environ.get("OCL_ICD_VENDORS"):
         return f"OCL_ICD_VENDORS={environ['OCL_ICD_VENDORS']} is set: the ICD files there are used"
-    library = library or find_nvidia_library()
+    if library is _SEARCH:
+        library = find_nvidia_library()
     if library is None:
         return f"no NVIDIA OpenCL library ({NVIDIA_LIBRARY}) on this machine"
     named = [lib for lib in icd_libraries(system).values() if "nvidia-opencl" in lib]
     if named:
         return f"NVIDIA's OpenCL is registered in {system} ({named[0]})"
     if folder is None:
-        from helpers.sim.compiler import cache_dir
+        from helpers.sim import cache
 
-        folder = cache_dir() / "opencl-vendors"
+        folder = cache.folder().parent / "opencl-vendors"  # beside the simulator's modules
     write_vendors_folder(folder, library, system)
     environ["OCL_ICD_VENDORS"] = str(folder)
     return (f"{library} has no ICD file in {system}: OCL_ICD_VENDORS={folder} "

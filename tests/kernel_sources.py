@@ -34,14 +34,28 @@ def renamed(source, kernel, name):
     return text
 
 
-def compile_variants(kernel, sources):
+def compile_variants(kernel, sources, source_module=None):
     """Compile every source of ``sources`` (name -> text, each defining ``kernel``) as one
-    module, each kernel renamed ``<kernel>__<name>``; return name -> compiled kernel."""
-    from helpers.backend import SourceModule
+    module, each kernel renamed ``<kernel>__<name>``; return name -> compiled kernel.
+    ``source_module``: the SourceModule to compile with (the backend's by default)."""
+    if source_module is None:
+        from helpers.backend import SourceModule as source_module
 
-    module = SourceModule("\n".join(renamed(text, kernel, f"{kernel}__{name}")
-                                    for name, text in sources.items()))
+    module = source_module("\n".join(renamed(text, kernel, f"{kernel}__{name}")
+                                     for name, text in sources.items()))
     return {name: module.get_function(f"{kernel}__{name}") for name in sources}
+
+
+def compile_variant_pairs(kernel, sources):
+    """name -> (kernel on this backend, the same source compiled by the simulator), for the
+    checkers that run the race check on the simulator whatever the backend (on the simulator
+    the two are one kernel)."""
+    from helpers.backend import BACKEND
+    from helpers.sim.compiler import SourceModule
+
+    run = compile_variants(kernel, sources)
+    sim = run if BACKEND == "simulator" else compile_variants(kernel, sources, SourceModule)
+    return {name: (run[name], sim[name]) for name in sources}
 
 
 # A folder whose path is the same in every test run of this checkout (and differs between

@@ -8,8 +8,8 @@ import pytest
 
 from kernel_sources import stable_file
 
-from helpers.exercises import (backproject_range, julia, matrix_index, scale_vector, sepia,
-                               sepia_x16)
+from helpers.exercises import (backproject_range, block_mean, box_blur, dot_product, histogram_rgb,
+                               julia, matmul_bt, matrix_index, scale_vector, sepia, sepia_x16)
 
 CUDA_SRC = Path(__file__).resolve().parent.parent / "cuda_src"
 STUBS = sorted((CUDA_SRC / "exercises").glob("*.cu"))
@@ -35,7 +35,11 @@ CHECKERS = [(scale_vector.check_scale_vector, "scale_vector.cu"),
             (matrix_index.check_matrix_index, "matrix_index.cu"),
             (julia.check_julia, "julia.cu"), (sepia.check_sepia, "sepia.cu"),
             (backproject_range.check_backproject_range, "backproject_range.cu"),
-            (sepia_x16.check_sepia_x16, "sepia_x16.cu")]
+            (sepia_x16.check_sepia_x16, "sepia_x16.cu"),
+            (box_blur.check_box_blur, "box_blur.cu"), (dot_product.check_dot, "dot_product.cu"),
+            (histogram_rgb.check_histogram_rgb, "histogram_rgb.cu"),
+            (matmul_bt.check_matmul_bt, "matmul_bt.cu"),
+            (block_mean.check_block_mean, "block_mean.cu")]
 IDS = [stub for _, stub in CHECKERS]
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from helpers.backend import BACKEND, drv
 from helpers.exercises import catalog
-from helpers.exercises.gray_split import check_gray_split
+from helpers.exercises.gray_split import check_gray_split, context_stack
 from helpers.exercises.solutions.gray_split import my_gray_split as solution
 
 SEVERAL = BACKEND == "simulator" or drv.Device.count() > 1
@@ -108,6 +108,9 @@ WRONG = {
     "context_left_pushed": ([("        with using(contexts[k]):\n            rgb_k",
                               "        contexts[k].push()\n        if True:\n            rgb_k")],
                             "a context it pushed was not popped", False),
+    "device_0_pushed_again": ([("    n = len(contexts)\n",
+                                "    n = len(contexts)\n    contexts[0].push()\n")],
+                              "a context it pushed was not popped", False),
     "remainder_dropped": ([(SPLIT, "        share = count // n\n"
                                    "        lo, hi = k * share, (k + 1) * share\n")],
                           "grey images are wrong", True),
@@ -134,3 +137,24 @@ def test_wrong_function_fails_with_its_hint(name, capsys):
     ok, out = run_check(define(wrong(*replacements)), capsys)
     assert not ok and out.startswith("NOT YET:"), out
     assert expected in out, out
+
+
+@pytest.mark.parametrize("name", ["context_left_pushed", "device_0_pushed_again"])
+def test_a_context_left_pushed_is_caught_and_popped_when_device_0_is_current(name, capsys):
+    """As in a notebook on a GPU, where pycuda.autoprimaryctx made device 0's primary context
+    current: a function that pushes it again and never pops leaves the same context current
+    (with one GPU, the only one there is), so only the depth of the context stack shows the
+    mistake. The check then leaves the stack as it found it: a context left pushed makes PyCUDA
+    abort the process at exit."""
+    from helpers.multigpu import device_contexts
+
+    device_0 = device_contexts()[0]
+    device_0.push()
+    try:
+        before = context_stack()
+        ok, out = run_check(define(wrong(*WRONG[name][0])), capsys)
+        after = context_stack()
+    finally:
+        device_0.pop()
+    assert not ok and "a context it pushed was not popped" in out, out
+    assert after == before, f"the check left {len(after)} contexts pushed, {len(before)} before"

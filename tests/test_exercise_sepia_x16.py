@@ -6,12 +6,14 @@ solution, all compiled as one module."""
 
 import re
 
+import numpy as np
 import pytest
 
 from kernel_sources import compile_variants, solution, variant
 
-from helpers.backend import BACKEND
-from helpers.exercises.sepia_x16 import check_sepia_x16, check_sepia_x16_kernel
+from helpers.backend import BACKEND, gpuarray
+from helpers.exercises.sepia_x16 import (SAMPLE, check_sepia_x16, check_sepia_x16_kernel,
+                                         large_image_problem)
 
 KERNEL = solution("sepia_x16.cu")
 TAIL = "        for (int i = 16 * groups; i < n; i++)          // the tail: fewer than 16 pixels\n"
@@ -89,3 +91,32 @@ def test_a_right_kernel_with_byte_loads_is_too_slow_on_a_gpu(kernels, capsys):
         assert verdict.passed and "bandwidth was NOT checked" in out, out
     else:
         assert not verdict.passed and "the results are right, but" in out, out
+
+
+# Pixels whose exact sepia sum is a tie, x.5, that float weights round down (0.393f * 32 +
+# 0.769f * 95 + 0.189f * 121 is 108.49999): on an H200 these made the solution fail the large
+# image when it was compared exactly.
+TIES = [(32, 95, 121), (70, 131, 126), (62, 101, 242), (150, 198, 192)]
+
+
+def large_image(pixels):
+    """A flat random image with the tie pixels at its start and its end."""
+    rgb = np.random.default_rng(5).integers(0, 256, (pixels, 3), dtype=np.uint8)
+    rgb[3:3 + len(TIES)] = rgb[-7 - len(TIES):-7] = TIES
+    return rgb.ravel()
+
+
+@pytest.mark.parametrize("pixels", [2 * SAMPLE + 16 * 1000 + 11, SAMPLE // 2 + 3])
+def test_the_large_image_is_compared_with_the_rounding_slack_at_both_ends(kernels, pixels):
+    """The large image's check (on a GPU, before the timing) with the small cases' rule: ties
+    may round either way, every other value must be NumPy's; the first and the last SAMPLE
+    pixels are compared, so a mistake at the end of the image is seen too."""
+    rgb = large_image(pixels)
+    rgb_gpu = gpuarray.to_gpu(rgb)
+    problems = {name: large_image_problem(kernels[name], rgb, rgb_gpu,
+                                          gpuarray.to_gpu(np.full(rgb.size, 0xEF, np.uint8)))
+                for name in ("solution", "no_tail")}
+    assert problems["solution"] is None
+    problem = problems["no_tail"]
+    if pixels % 16:
+        assert problem and f"wrong values (the first at pixel {16 * (pixels // 16):,}" in problem

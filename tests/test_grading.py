@@ -4,12 +4,14 @@ alone, with a problem that names what happened, and the CSV says so."""
 
 import csv
 import os
+import re
 import subprocess
 import sys
 
 import pytest
 
 from kernel_sources import ROOT, solution, stable_dir, variant
+from test_nvcc import ARCH, find_nvcc
 
 from helpers.backend import BACKEND
 from helpers.exercises import catalog
@@ -29,8 +31,13 @@ CRASH = """
 CLASS = {
     "ada": (KERNEL, None),
     "bob": (variant(KERNEL, ("i < n", "i <= n")), "off by one"),
-    "cy": (variant(KERNEL, ("    if (i < n) {", "    for (volatile int k = 0; k < n; k *= 2) {}\n"
-                                                 "    if (i < n) {")),
+    # k stays 0, so the loop never ends; the volatile store each time round keeps it: a loop
+    # without side effects may be assumed to end and removed (ptxas removed an empty loop on a
+    # volatile int k, and the kernel passed on an H200), one with a volatile access may not
+    # (its SASS is LDG, FMUL, STG.E.STRONG.SYS, BRA back)
+    "cy": (variant(KERNEL, ("        y[i] = alpha * x[i];",
+                            "        for (int k = 0; k < n; k *= 2)\n"
+                            "            ((volatile float *)y)[i] = alpha * x[i];")),
            "endless loop?"),
     # on a GPU, PyCUDA reports the trap as a failed launch; on the simulator the process dies
     "dee": (CRASH, ("the kernel crashed", "the launch failed", "died without a verdict")
@@ -89,3 +96,20 @@ def test_the_summary_and_the_logs(graded):
     assert (root / "grades.logs" / "ada" / "scale_vector.txt").read_text().startswith("PASS:")
     flood = (root / "grades.logs" / "gus" / "scale_vector.txt").read_bytes()
     assert len(flood) <= 64 * 1024
+
+
+def test_the_endless_loop_stays_a_loop_through_nvcc(tmp_path):
+    """cy's loop is endless on a GPU too: in nvcc's PTX a block that stores (volatile) and
+    branches back to itself, with no way out."""
+    nvcc = find_nvcc()
+    if nvcc is None:
+        pytest.skip("nvcc is not installed")
+    source = tmp_path / "cy.cu"
+    source.write_text('extern "C" {\n%s\n}\n' % CLASS["cy"][0])
+    ptx = tmp_path / "cy.ptx"
+    run = subprocess.run([nvcc, f"-arch={ARCH}", "-ptx", "-o", str(ptx), str(source)],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    blocks = re.findall(r"^(\$\w+):\n(.*?)(?=^\$\w+:|^\})", ptx.read_text(), re.M | re.S)
+    assert any("st.volatile.global" in body and re.search(rf"bra(\.uni)?\s+\{label};\s*$", body)
+               and "@" not in body for label, body in blocks), ptx.read_text()

@@ -222,6 +222,23 @@ def test_shuffles_and_votes_in_the_second_warp():
     assert np.array_equal(got[:, 3], np.where(t < 32, 2, 1))
 
 
+def test_syncwarp_with_and_without_a_mask():
+    src = r"""
+    __global__ void pass_left(int *out) {
+        __shared__ int s[32];
+        int lane = threadIdx.x, mask = -1;   // an int mask, as CUDA code often has
+        s[lane] = lane * 10;
+        __syncwarp();
+        int left = s[(lane + 1) % 32];
+        __syncwarp(mask);
+        out[lane] = left;
+    }
+    """
+    out = gpuarray.zeros(32, np.int32)
+    module(src).get_function("pass_left")(out, block=(32, 1, 1))
+    assert np.array_equal(out.get(), (np.arange(32) + 1) % 32 * 10)
+
+
 # ---- atomics --------------------------------------------------------------------------------------
 ATOMICS = r"""
 __global__ void contend(int *counter, unsigned long long *big, float *fsum, int *mx, int *mn,

@@ -65,6 +65,46 @@ def test_multiply_add_is_fused_as_nvcc_fuses_it(options, want):
     assert np.array_equal(out_separate.get(), separate)
 
 
+
+ACCUMULATE = r"""
+__global__ void accumulate(const float *a, const float *b, float *loop, float *chain, int n,
+                           int len) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float sum = 0.0f, explicit_sum = 0.0f;
+    for (int k = 0; k < len; k++)
+        sum += a[i * len + k] * b[k];        // nvcc: a chain of FMAs through sum
+    for (int k = 0; k < len; k++)
+        explicit_sum = fmaf(a[i * len + k], b[k], explicit_sum);
+    loop[i] = sum;
+    chain[i] = explicit_sum;
+}
+"""
+
+
+def accumulated(source_module, arrays, options=()):
+    """(sum += a*b in a loop, the same with fmaf) for 256 rows of 16 products, as source_module
+    compiles ACCUMULATE with options (PyCUDA's or the simulator's, arrays its gpuarray)."""
+    n, length = 256, 16
+    rng = np.random.default_rng(3)
+    a = rng.uniform(-1, 1, n * length).astype(np.float32)
+    b = rng.uniform(-1, 1, length).astype(np.float32)
+    gpu = source_module(fresh(ACCUMULATE), options=list(options)).get_function("accumulate")
+    loop, chain = arrays.empty(n, np.float32), arrays.empty(n, np.float32)
+    gpu(arrays.to_gpu(a), arrays.to_gpu(b), loop, chain, np.int32(n), np.int32(length),
+        block=(128, 1, 1), grid=(2, 1))
+    return loop.get(), chain.get()
+
+
+def test_an_accumulation_in_a_loop_is_a_chain_of_fused_multiply_adds():
+    """nvcc fuses sum += a[k] * b[k] in a loop (bench/float_kernels.cu's tiled matmul): so must
+    the simulator, whatever the host compiler's tuning thinks of FMA chains (toolchain.py)."""
+    _needs_fma()
+    loop, chain = accumulated(SourceModule, gpuarray)
+    assert np.array_equal(loop, chain), f"{(loop != chain).sum()} of {loop.size} sums differ"
+    unfused, _ = accumulated(SourceModule, gpuarray, ["--fmad=false"])
+    assert (unfused != chain).sum() > 50, "the inputs must tell fused from unfused"
+
 # ---- a learner's macros --------------------------------------------------------------------------
 MACROS = ["T", "N", "K", "A", "B", "C", "M", "P", "S", "W", "TILE", "TILE_WIDTH", "BLOCK",
           "BLOCK_SIZE", "WIDTH", "SIZE", "block", "thread", "frame", "worker", "sim", "site",
@@ -156,3 +196,20 @@ def test_a_device_function_declared_but_never_defined_is_named():
     assert "Unresolved extern function 'helper'" in text, text
     if BACKEND == "simulator":  # nvcc names no line; the simulator names the call's
         assert "undefined.cu:3: error: helper is declared but never defined" in text, text
+
+
+# ---- a learner's global names are the module's own ----------------------------------------------
+GLOBAL_NAMES = r"""
+__constant__ int step;                  // also a function of the C library (regexp.h)
+__global__ void read_globals(int *out) { out[0] = step; }
+"""
+
+
+def test_a_global_named_like_a_c_library_function_is_the_modules_own():
+    mod = SourceModule(GLOBAL_NAMES)
+    step, size = mod.get_global("step")
+    assert size == 4
+    drv.memcpy_htod(step, np.array([42], np.int32))
+    out = gpuarray.zeros(1, np.int32)
+    mod.get_function("read_globals")(out, block=(1, 1, 1))
+    assert out.get().tolist() == [42]

@@ -58,9 +58,25 @@ def run_case(name):
     cmd = [sys.executable, "-c", program]
     if BACKEND != "simulator":
         cmd = ["compute-sanitizer", "--tool", "memcheck", *cmd]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=child_env(), timeout=300)
     return proc.stdout + proc.stderr
+
+
+def child_env():
+    """This process's environment, with the repository first on PYTHONPATH and the paths
+    already there kept: PyCUDA may be found only through them (on the H200 machine it was, and
+    a child without them said "CUDA_COURSE_BACKEND=pycuda, but PyCUDA is not installed")."""
+    paths = [str(ROOT), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
+
+
+def test_the_child_finds_what_this_process_finds_through_pythonpath(tmp_path, monkeypatch):
+    (tmp_path / "path").mkdir()
+    (tmp_path / "path" / "found_only_through_pythonpath.py").write_text("")
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path / "path"))
+    proc = subprocess.run([sys.executable, "-c", "import found_only_through_pythonpath, helpers"],
+                          capture_output=True, text=True, env=child_env(), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
 
 
 @pytest.mark.skipif(BACKEND != "simulator" and not shutil.which("compute-sanitizer"),

@@ -54,6 +54,18 @@ def test_an_unregistered_nvidia_library_gets_a_vendors_folder(machine):
     assert not [p for p in cache.iterdir() if p.name.endswith(".tmp")]
 
 
+def test_the_vendors_folder_goes_into_the_courses_cache_by_default(machine):
+    from helpers.sim.settings import settings
+
+    lib, system, cache = machine
+    (lib / opencl.NVIDIA_LIBRARY).write_text("")
+    env = {}
+    with settings.changed(cache_dir=str(cache)):
+        opencl.setup_icd(env, system, opencl.find_nvidia_library([lib]))
+    assert env["OCL_ICD_VENDORS"] == str(cache / "opencl-vendors")
+    assert "nvidia.icd" in opencl.icd_libraries(cache / "opencl-vendors")
+
+
 def test_a_users_ocl_icd_vendors_is_left_alone(machine):
     lib, system, cache = machine
     (lib / opencl.NVIDIA_LIBRARY).write_text("")

@@ -125,6 +125,11 @@ def test_mem_get_info_counts_allocations():
 
 
 def test_fill_builds_no_host_array_as_large_as_the_device_array():
+    """fill sets a 64 MiB array with less than 1 MiB of host memory (a NumPy array of its size
+    copied over would take 64). PyCUDA compiles its fill kernel on the first fill of a dtype
+    (elementwise.get_fill_kernel, memoized for the context), which takes about 2 MiB of host
+    memory once: a small fill first, so that the large one is measured alone."""
+    gpuarray.empty(16, np.float32).fill(0.0)
     a = gpuarray.empty(16 << 20, np.float32)  # 64 MiB
     tracemalloc.start()
     a.fill(1.5)

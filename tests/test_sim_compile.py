@@ -86,6 +86,18 @@ def test_standard_headers_included_after_the_prelude_still_compile():
     SourceModule(src + 'extern "C" __global__ void k(float *x) { x[0] = 1; }\n', no_extern_c=True)
 
 
+def test_noinline_in_cuda_and_gnu_spelling_after_a_standard_header():
+    """libstdc++ writes __attribute__((__noinline__)) (<memory>): CUDA's __noinline__ must not be
+    a macro that breaks it, in a header included after the prelude or in the learner's code."""
+    src = ("#include <memory>\n"
+           "__attribute__((__noinline__)) __device__ int twice(int x) { return 2 * x; }\n"
+           "__noinline__ __device__ int thrice(int x) { return 3 * x; }\n"
+           'extern "C" __global__ void k(int *x) { x[0] = twice(x[0]) + thrice(x[0]); }\n')
+    x = gpuarray.to_gpu(np.array([5], np.int32))
+    SourceModule(src, no_extern_c=True).get_function("k")(x, block=(1, 1, 1))
+    assert x.get()[0] == 25
+
+
 def test_macro_options_become_defines_after_the_prelude():
     flags, macros = translate_options(["-DN=4", "-DFLAG", "-UOLD", "-DNDEBUG", "-DSQ(x)=((x)*(x))"])
     assert macros == ["-DN=4", "-DFLAG", "-UOLD", "-DSQ(x)=((x)*(x))"] and "-DNDEBUG" in flags
@@ -122,6 +134,34 @@ def test_fused_multiply_add_follows_the_cpu_and_is_part_of_the_cache_key(private
     has_fma = toolchain.cpu_has_fma()
     monkeypatch.setattr(toolchain, "cpu_has_fma", lambda: not has_fma)
     assert SourceModule(src).path != first or "x86" not in os.uname().machine
+
+
+def test_a_compiler_tuned_against_fma_chains_still_fuses_them_as_nvcc(tmp_path, private_cache):
+    """GCC leaves a loop's accumulation unfused where its tuning avoids FMA chains (AMD Zen's
+    here, generic in newer GCCs: on an H200 machine's g++ 13.3 the tiled matmul of
+    bench/float_identity.py matched the GPU on 22% of its elements). A compiler that always
+    tunes so must still fuse as nvcc does."""
+    from test_kernels_compile import accumulated
+
+    if not (toolchain.cpu_has_fma() and toolchain.is_gcc(toolchain.find_compiler(False))
+            and "x86" in os.uname().machine):
+        pytest.skip("needs GCC on an x86-64 CPU with FMA")
+    tuned = tmp_path / "g++-tuned"
+    tuned.write_text(f'#!/bin/sh\nexec {toolchain.find_compiler()[0]} -mtune=znver3 "$@"\n')
+    tuned.chmod(0o755)
+    with settings.changed(cxx=str(tuned)):
+        loop, chain = accumulated(SourceModule, gpuarray)
+    assert np.array_equal(loop, chain), f"{(loop != chain).sum()} of {loop.size} sums unfused"
+
+
+def test_gccs_own_flag_goes_to_gcc_only_and_the_cache_key_does_not_depend_on_it(tmp_path):
+    clang = tmp_path / "clang++"
+    clang.write_text("#!/bin/sh\necho 'clang version 17.0.6'\n")
+    clang.chmod(0o755)
+    flags, _ = translate_options([])
+    assert toolchain.FUSE_CHAINS in flags     # the same library name whichever compiler is found
+    assert toolchain.FUSE_CHAINS not in toolchain.for_compiler(flags, (str(clang), "clang"))
+    assert toolchain.FUSE_CHAINS not in translate_options(["--fmad=false"])[0]
 
 
 # ---- messages ----------------------------------------------------------------------------------------

@@ -184,25 +184,6 @@ def test_modules_without_barriers_run_as_a_plain_loop():
     assert not plain.module.uses_fibers and fibers.module.uses_fibers
 
 
-def test_race_check_mode_finds_a_missing_barrier():
-    src = r"""
-    __global__ void rotate(const float *in, float *out, int n) {
-        __shared__ float s[256];
-        s[threadIdx.x] = in[threadIdx.x];
-        %s
-        out[threadIdx.x] = s[(threadIdx.x + 1) %% n];
-    }
-    """
-    x = gpuarray.to_gpu(np.arange(64, dtype=np.float32))
-    y = gpuarray.empty(64, np.float32)
-    with settings.changed(racecheck=True):
-        SourceModule(src % "__syncthreads();").get_function("rotate")(x, y, np.int32(64),
-                                                                       block=(64, 1, 1))
-        assert np.array_equal(y.get(), np.roll(np.arange(64), -1))
-        with pytest.raises(drv.LaunchError, match="race check.*parameter #1"):
-            SourceModule(src % "").get_function("rotate")(x, y, np.int32(64), block=(64, 1, 1))
-
-
 # ---- the compile cache ------------------------------------------------------------------------
 @pytest.mark.slow
 def test_cache_is_shared_by_two_processes_compiling_at_once(tmp_path):

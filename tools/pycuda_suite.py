@@ -172,8 +172,10 @@ def tutorial(source, simulator):
     needs = {f"tutorial.rst:{line}": next(
         (f for key, f in UNSUPPORTED["tutorial"].items() if key in code), None)
         for line, code in tutorial_blocks(rst)}
+    # Run from doc/: in the release's root, `python -m` would import its uncompiled pycuda/
+    # source folder in place of the installed PyCUDA.
     status, output = run_here([str(Path(__file__).resolve()), "--run-tutorial", str(rst)],
-                              cwd=source)
+                              cwd=rst.parent)
     results = [json.loads(ln[len("RESULT "):]) for ln in output.splitlines()
                if ln.startswith("RESULT ")]
     if not results:

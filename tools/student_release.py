@@ -62,8 +62,9 @@ def release(out: Path, root: Path = ROOT) -> list[str]:
         (out / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(root / name, out / name)
         written.append(name)
-    for exercise in catalog.EXERCISES:
+    for exercise in catalog.EXERCISES:  # its folder may hold no file git tracks
         if exercise.is_kernel:
+            (out / exercise.work).parent.mkdir(parents=True, exist_ok=True)
             (out / exercise.work).write_text(catalog.as_shipped(exercise))
     readme = out / "README.md"
     readme.write_text(NOTE + readme.read_text())

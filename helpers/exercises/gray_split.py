@@ -16,7 +16,9 @@ number of devices, and one smaller than it. The kernels it hands over record eac
 refuse one made while another device's context is current (on a GPU that launch would fail with
 "invalid resource handle"; for memory of the wrong device, it would end the context). It checks
 the result against NumPy, that every context pushed was popped, and, when there are several
-devices and at least as many images, that every device converted its share. With one device
+devices and at least as many images, that every device converted its share. A context left pushed
+is found by the depth of the thread's context stack, not by which context is current: with one
+GPU, device 0's context pushed again is the one that was already current. With one device
 (a machine with one GPU) the split itself cannot be checked, and the verdict says so; the
 simulator presents two devices for the check when it has fewer.
 """
@@ -114,35 +116,56 @@ def _verdict(fn) -> Verdict:
 
 def _mistakes(fn, contexts, devices, functions, case):
     """Run fn once; yield (problem, hint) for each mistake seen, the most telling first."""
-    from helpers.backend import drv
-
     count, height, width = case
     images = np.random.default_rng(count * 1000 + width).integers(
         0, 256, (count, height, width, 3), dtype=np.uint8)
     launches = []
     kernels = [DeviceKernel(k, devices[k], functions[k], launches) for k in range(len(devices))]
-    before = drv.Context.get_current()
+    before = context_stack()
     raised, result = _run(fn, images.copy(), contexts, kernels)
-    after = drv.Context.get_current()
-    _restore(before)
+    after = context_stack()
+    set_context_stack(before)
     if raised:
         yield raised
         return
-    if after != before:
+    if len(after) > len(before):
+        extra = len(after) - len(before)
+        yield (f"your function returned with {extra} more context{'s' if extra > 1 else ''} on "
+               "the thread's context stack than before it: a context it pushed was not popped",
+               "every push needs its pop: " + USING_HINT)
+    elif after != before:
         yield ("your function returned with another context current than the one before it: "
-               "a context it pushed was not popped", "every push needs its pop: " + USING_HINT)
+               "it popped a context it had not pushed", "pop only what you pushed: " + USING_HINT)
     yield from _wrong_result(result, images)
     yield from _idle_devices(launches, len(devices), count, height)
 
 
-def _restore(context):
-    """Make ``context`` current again, whatever the learner's function pushed or popped."""
+def context_stack() -> list:
+    """This thread's contexts, innermost first, the stack left as it was. Neither CUDA nor
+    PyCUDA tells the stack's depth, so it is popped to the bottom to be read, then pushed back."""
+    stack = _pop_all()
+    set_context_stack(stack)
+    return stack
+
+
+def set_context_stack(stack: list) -> None:
+    """Make this thread's context stack ``stack`` (innermost first) again, whatever the
+    learner's function pushed or popped: a context left pushed would make PyCUDA abort the
+    process when it exits (\"The context stack was not empty upon module cleanup\")."""
+    _pop_all()
+    for context in reversed(stack):
+        context.push()
+
+
+def _pop_all() -> list:
+    """Pop every context of this thread's stack; return them, innermost first."""
     from helpers.backend import drv
 
-    while drv.Context.get_current() is not None and drv.Context.get_current() != context:
+    stack = []
+    while drv.Context.get_current() is not None:
+        stack.append(drv.Context.get_current())
         drv.Context.pop()
-    if context is not None and drv.Context.get_current() is None:
-        context.push()
+    return stack
 
 
 def _run(fn, images, contexts, kernels):

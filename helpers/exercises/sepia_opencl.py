@@ -174,7 +174,8 @@ def _unwritten(unwritten, case):
     if unwritten.all():
         yield ("nothing was written: out still holds the poison it was filled with",
                "each work-item should store its three results in out[3*i], out[3*i + 1], "
-               "out[3*i + 2]")
+               "out[3*i + 2], with i = y * width + x: an index that lands outside out writes "
+               "nothing the checker can see (a GPU gives no error for it)")
     pixel = unwritten.all(axis=2)
     if (unwritten.any(axis=2) != pixel).any():
         missing = [CHANNEL_NAMES[c] for c in range(3) if unwritten[..., c].any()]

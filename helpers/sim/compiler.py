@@ -24,7 +24,7 @@ import warnings
 from pathlib import Path
 
 from . import cache as module_cache
-from . import compiler_messages, devices, driver, source as unit, toolchain
+from . import compiler_messages, devices, driver, sites, source as unit, toolchain
 from .launch import Function
 from .module import Module
 
@@ -36,7 +36,23 @@ CXX_FLAGS = ["-std=c++17", "-O2", "-fPIC", "-pthread", "-fno-strict-aliasing",
              "-Wno-unused-result", "-Wno-attributes", "-Wformat", "-Wno-format-zero-length"]
 # Every symbol must be defined when the library is linked, not when it is loaded: a function
 # declared but never defined is then a compile error that names it.
-LINK_FLAGS = ["-shared", "-pthread"] + (["-Wl,-z,defs"] if sys.platform.startswith("linux") else [])
+LINK_FLAGS = ["-shared", "-pthread"] + (["-Wl,-z,defs", "-Wl,-Bsymbolic"] if sys.platform.startswith("linux") else [])
+# The instrumented builds, made only when a trace or the race check asks for one: every load and
+# store of the learner's code calls the runtime (include/sim_trace.h, through GCC's ThreadSanitizer
+# instrumentation without its library), which knows the thread; -g1 lets helpers/sim/sites.py
+# map each call to its source line. No vectorising and no splitting of structs, so that each
+# access stays one access as on a GPU (a uint4 is one 16-byte load); no tail calls, so that each
+# callback's return address is in the code that called it. The "blocks" build also calls the
+# runtime at each basic block, to measure divergence.
+INSTRUMENT_FLAGS = {
+    "memory": ["-DSIM_TRACE", "-g1", "-fsanitize=thread", "--param=tsan-instrument-func-entry-exit=0",
+               "-Wno-tsan", "-fno-tree-vectorize", "-fno-tree-sra", "-fno-ipa-sra",
+               "-fno-optimize-sibling-calls"]}
+INSTRUMENT_FLAGS["blocks"] = INSTRUMENT_FLAGS["memory"] + ["-DSIM_TRACE_BLOCKS",
+                                                          "-fsanitize-coverage=trace-pc"]
+# In an instrumented build, the code around the learner's is named as the simulator's own, so
+# that its accesses are never counted as the learner's.
+GENERATED = INCLUDE_DIR / "sim_module.cpp"
 
 # nvcc options that mean nothing on a CPU: accepted and ignored, so notebook code stays PyCUDA's.
 _IGNORED_OPTIONS = re.compile(
@@ -97,7 +113,8 @@ def _source_name(source):
 class _Build:
     """One module to build: its text, flags and name in the cache."""
 
-    def __init__(self, source, options, no_extern_c, include_dirs):
+    def __init__(self, source, options, no_extern_c, include_dirs, instrument=None):
+        self.instrument = instrument
         self.flags, macros = translate_options(options)
         self.flags += [f"-I{d}" for d in include_dirs]
         self.body = unit.user_source(source, macros, no_extern_c)
@@ -108,7 +125,10 @@ class _Build:
 
     def stem(self, text):
         """The part of the library's name that the source, flags and prelude decide."""
-        return _digest(SIM_VERSION, _prelude_digest(), *CXX_FLAGS, *LINK_FLAGS, *self.flags, text)[:32]
+        extra = [*INSTRUMENT_FLAGS[self.instrument], f"sites-v{sites.TABLE_VERSION}"] \
+            if self.instrument else []
+        return _digest(SIM_VERSION, _prelude_digest(), *CXX_FLAGS, *LINK_FLAGS, *self.flags,
+                       *extra, text)[:32]
 
 
 def _compiler_tag(cxx):
@@ -128,13 +148,15 @@ def _cached(folder, stem, cxx):
     return None
 
 
-def build(source, options=None, no_extern_c=False, include_dirs=(), cache=None, keep=False):
+def build(source, options=None, no_extern_c=False, include_dirs=(), cache=None, keep=False,
+          instrument=None):
     """Compile (or find in the cache) the shared library for source; returns its path.
 
     ``cache`` is the folder to keep it in (None: the user's cache; False: none, a fresh temporary
     folder each time, as PyCUDA's ``cache_dir=False``). ``keep`` keeps the generated C++ files and
-    prints where they are, as PyCUDA's ``keep=True`` does."""
-    job = _Build(source, options, no_extern_c, include_dirs)
+    prints where they are, as PyCUDA's ``keep=True`` does. ``instrument`` ("memory" or
+    "blocks") makes a build that the memory trace and the race check run (INSTRUMENT_FLAGS)."""
+    job = _Build(source, options, no_extern_c, include_dirs, instrument)
     folder = Path(tempfile.mkdtemp(prefix="cuda-sim-module-")) if cache is False else (
         module_cache.folder(cache))
     cxx = toolchain.find_compiler(required=job.local_headers)
@@ -150,8 +172,13 @@ def build(source, options=None, no_extern_c=False, include_dirs=(), cache=None, 
         if job.local_headers and module_cache.usable(target):
             return target
         obj = _compile(job, cxx, Path(tmp), user_code)
-        module_cache.install(lambda partial: _link(job, cxx, Path(tmp), user_code, obj, partial),
-                             target)
+
+        def write(partial):
+            _link(job, cxx, Path(tmp), user_code, obj, partial)
+            if job.instrument:  # its site table; the calls outside the learner's code patched out
+                sites.prepare(partial, target)
+
+        module_cache.install(write, target)
     return target
 
 
@@ -159,18 +186,21 @@ def _preprocess(job, cxx, tmp):
     """The learner's code after the preprocessor, where the kernels are found."""
     scan_file = tmp / "scan.cpp"
     scan_file.write_text(unit.scan_unit(job.body))
-    pre = _run([cxx[0], "-E", "-P", "-DSIM_SCAN", "-std=c++17", f"-I{INCLUDE_DIR}", *job.flags,
-                str(scan_file)], job.what)
+    pre = _run([cxx[0], "-E", "-P", "-DSIM_SCAN", "-std=c++17", f"-I{INCLUDE_DIR}",
+                *toolchain.for_compiler(job.flags, cxx), str(scan_file)], job.what)
     return unit.after_mark(pre.stdout)
 
 
 def _compile(job, cxx, tmp, user_code, debug=False):
     unit_file = tmp / "module.cpp"
-    unit_file.write_text(unit.translation_unit(job.body, unit.kernels_in(user_code)))
+    unit_file.write_text(unit.translation_unit(job.body, unit.kernels_in(user_code),
+                                               GENERATED if job.instrument else None))
     obj = tmp / "module.o"
     fibers = 1 if unit.uses_fibers(user_code) else 0
-    proc = _run([cxx[0], "-c", *CXX_FLAGS, *(["-g1"] if debug else []), f"-DSIM_FIBERS={fibers}",
-                 f"-I{INCLUDE_DIR}", *job.flags, "-o", str(obj), str(unit_file)], job.what)
+    extra = INSTRUMENT_FLAGS[job.instrument] if job.instrument else ["-g1"] if debug else []
+    proc = _run([cxx[0], "-c", *CXX_FLAGS, *extra, f"-DSIM_FIBERS={fibers}",
+                 f"-I{INCLUDE_DIR}", *toolchain.for_compiler(job.flags, cxx), "-o", str(obj),
+                 str(unit_file)], job.what)
     said = compiler_messages.learner_warnings(proc.stderr)
     if said and not debug:
         warnings.warn(f"The simulator's C++ compiler succeeded, but said the following:\n{said}",
@@ -222,6 +252,9 @@ class SourceModule:
             self.path = build(*args, cache=cache_dir, keep=keep)
             self.module = Module(self.path)
         devices.adopt_module(self.module)  # its kernels run in the current device's context
+        self.module.source = source
+        # called with instrument=... when a launch is traced or race-checked (trace_run.py)
+        self.module.build_instrumented = functools.partial(build, *args, cache=cache_dir)
         self._check_shared_memory(source)
 
     def _check_shared_memory(self, source):

@@ -206,6 +206,7 @@ def _memset(dest, value, count, dtype, call):
     if count:
         buffer = (ctypes.c_char * (count * dtype.itemsize)).from_address(address)
         np.frombuffer(buffer, dtype)[...] = np.array(value).astype(dtype)
+        memory.note_written(address, count * dtype.itemsize)
 
 
 def memset_d8(dest, data, count):

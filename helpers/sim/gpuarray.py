@@ -87,7 +87,7 @@ def splay(n, dev=None):
 
 def device_view(address, shape, dtype, strides):
     """A NumPy array over simulated device memory (no copy); refuses to reach outside the
-    allocation that address lies in."""
+    allocation that address lies in. The init check counts what it spans as written."""
     dtype = np.dtype(dtype)
     low = builtins.sum(s * (n - 1) for s, n in zip(strides, shape) if s < 0)
     high = dtype.itemsize + builtins.sum(s * (n - 1) for s, n in zip(strides, shape) if s > 0)
@@ -97,6 +97,7 @@ def device_view(address, shape, dtype, strides):
         raise driver.LogicError(
             f"a GPUArray of shape {shape} at 0x{address:x} reaches outside its memory "
             f"({memory.describe_address(address)})")
+    memory.note_written(address + low, high - low)  # NumPy may write through the view
     buffer = (memory.ctypes.c_char * block.size).from_address(block.address)
     return np.ndarray(shape, dtype, buffer=buffer, offset=address - block.address,
                       strides=strides)

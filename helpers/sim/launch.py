@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from . import devices, driver, errors, memory, prepared, stacks, streams
+from . import devices, driver, errors, memory, prepared, stacks, streams, trace, written
 from .module import ErrorReport
 from .settings import settings
 
@@ -298,10 +298,6 @@ def _pointee(param):
     return _POINTEES.get(" ".join(name.split()))
 
 
-def _pointee_size(param):
-    return (_pointee(param) or ("", 1))[1]
-
-
 def _check_array_element_type(i, name, param, arg):
     """A float64 array passed to a `float *` reads as garbage on a GPU: say so instead."""
     if isinstance(arg, driver.ArgumentHandler):
@@ -350,8 +346,10 @@ class Function:
 
         blocks = _allocations(args)
 
+        traced = trace.plan()  # a memory trace, the race check or the init check in force now
+
         def launch():
-            self._run(grid, block, shared, pointers, args, blocks, keep)
+            self._run(grid, block, shared, pointers, args, blocks, keep, traced)
 
         if stream is None:  # the legacy default stream: after the other streams' work, now
             streams.wait_default()
@@ -366,40 +364,15 @@ class Function:
         if time_kernel:
             return elapsed
 
-    def _run(self, grid, block, shared, pointers, args, blocks, keep):
+    def _run(self, grid, block, shared, pointers, args, blocks, keep, traced=None):
         """Run the launch now (blocks: the allocations its arguments point into; keep: the bytes
-        that pointers point to)."""
-        if settings.racecheck:
-            self._run_race_check(grid, block, shared, pointers, args, blocks)
+        that pointers point to; traced: trace.plan() when it was made)."""
+        if traced:  # a memory trace, the race check or the init check: the instrumented build
+            trace.launch(traced, self._module, self._kernel, grid, block, shared, pointers, args,
+                         blocks)
         else:
+            written.forget_all()  # what this launch writes is not seen: see written.py
             run(self._module, self._kernel, grid, block, shared, pointers, blocks=blocks)
-
-    def _run_race_check(self, grid, block, shared, pointers, args, allocations):
-        """Run the launch with blocks and threads in one order, then from the same inputs in the
-        opposite order: memory that ends up different depends on thread order, a race."""
-        blocks = {b.address: b for b in allocations}
-        before = {a: memory.read(a, b.size) for a, b in blocks.items()}
-        run(self._module, self._kernel, grid, block, shared, pointers, reverse=True,
-            blocks=allocations)
-        reversed_result = {a: memory.read(a, b.size) for a, b in blocks.items()}
-        for a, data in before.items():
-            memory.write(a, data, len(data))
-        run(self._module, self._kernel, grid, block, shared, pointers, blocks=allocations)
-        for i, arg in enumerate(args):
-            address = _pointer_value(arg)
-            b = memory.find(address) if address is not None else None
-            if b is None or b.address not in reversed_result:
-                continue
-            now, other = memory.read(b.address, b.size), reversed_result.pop(b.address)
-            if now != other:
-                diff = np.flatnonzero(np.frombuffer(now, np.uint8) != np.frombuffer(other, np.uint8))
-                raise driver.LaunchError(
-                    f"race check: kernel {self.name!r} wrote different bytes to the buffer of "
-                    f"parameter #{i} ({self._params[i].type_name}) when its blocks and threads "
-                    f"ran in the opposite order: {len(diff)} bytes differ, the first at byte "
-                    f"{diff[0]} (element {diff[0] // max(_pointee_size(self._params[i]), 1)}). "
-                    "Threads read what others write without a __syncthreads() or an atomic "
-                    "between them (float atomics can also differ in the last bits).")
 
     # the prepared-call interface
     def prepare(self, arg_types, texrefs=()):
@@ -426,14 +399,19 @@ class Function:
                     stream=stream)
 
     def get_attribute(self, attr):
+        name = str(attr).rsplit(".", 1)[-1].upper()   # "num_regs" or function_attribute.NUM_REGS
         known = {"SHARED_SIZE_BYTES": self._kernel.static_shared,
                  "MAX_THREADS_PER_BLOCK": driver.LIMITS["MAX_THREADS_PER_BLOCK"]}
-        if str(attr).upper() not in known:
-            raise errors.not_provided("pycuda.driver.Function", f"get_attribute({attr})",
-                                      "The simulator knows shared_size_bytes and "
-                                      "max_threads_per_block; registers and local memory are a "
-                                      "GPU compiler's to decide.")
-        return known[str(attr).upper()]
+        if name not in known:
+            raise errors.not_provided(
+                "pycuda.driver.Function", name.lower(),
+                f"For kernel {self.name!r}, registers, local memory and the other figures of "
+                "the compiled code are the GPU compiler's decision (ptxas, for one GPU "
+                "architecture); the simulator compiles the kernel for this CPU, which has no "
+                "such figure, and makes none up. `nvcc -Xptxas -v` prints them without a GPU "
+                "where the CUDA toolkit is installed; on a GPU, PyCUDA's Function has them. "
+                "The simulator knows shared_size_bytes and max_threads_per_block.")
+        return known[name]
 
     def __getattr__(self, name):
         if name.startswith("_") or name == "arg_format":

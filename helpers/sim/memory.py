@@ -48,7 +48,7 @@ import ctypes.util
 import mmap
 import threading
 
-from . import errors
+from . import errors, written
 from .settings import settings
 
 PAGE = mmap.PAGESIZE
@@ -72,13 +72,13 @@ _PATTERN = CANARY * (2 * PAGE // 4 + 1)
 class Block:
     """One allocation: `address` is what a kernel sees, `size` its bytes; `base`, `length` the
     whole mapping, guard pages included; `slacks`, the unguarded bytes before and after the
-    array, as (start, the canary they hold)."""
+    array, as (start, the canary they hold); `written`, the init check's shadow (written.py)."""
 
-    __slots__ = ("address", "size", "base", "length", "slacks", "__weakref__")
+    __slots__ = ("address", "size", "base", "length", "slacks", "written", "__weakref__")
 
     def __init__(self, address, size, base, length):
         self.address, self.size, self.base, self.length = address, size, base, length
-        self.slacks = ()
+        self.slacks, self.written = (), None
         if length != size:  # not a module's global (the compiler's memory, no guard pages)
             data_end = base + length - PAGE
             self.slacks = tuple((s, _canary(s, e - s)) for s, e in
@@ -156,6 +156,8 @@ def allocate(nbytes):
                                      f"({len(_blocks)} arrays are alive)")
         block = Block(base + (data_pages + 1) * PAGE - span, nbytes, base, length)
         rearm(block)
+        if settings.initcheck:
+            written.track(block)
         i = bisect.bisect(_starts, base)
         _starts.insert(i, base)
         _blocks[base] = block
@@ -260,6 +262,7 @@ def release(block):
         if _blocks.pop(block.base, None) is None:
             return
         _starts.remove(block.base)
+        written.untrack(block)
         _refund(block.length - 2 * PAGE)  # the data pages, without the two guard pages
         _libc.mprotect(block.base, block.length, _PROT_NONE)
         _libc.madvise(block.base, block.length, _MADV_DONTNEED)
@@ -317,6 +320,12 @@ def _neighbour(block, step):
     touches = (other.base + other.length == block.base) if step < 0 else (
         block.base + block.length == other.base)
     return other if touches else None
+
+
+def ranges():
+    """(address, size) of every live allocation, sorted by address (for the memory trace)."""
+    with _lock:
+        return sorted((b.address, b.size) for b in _blocks.values())
 
 
 def check_range(address, nbytes):
@@ -394,3 +403,10 @@ def read(address, nbytes):
 
 def write(address, buffer, nbytes):
     ctypes.memmove(address, buffer, nbytes)
+    note_written(address, nbytes)
+
+
+def note_written(address, nbytes):
+    """The host wrote [address, address + nbytes): for the init check (written.py)."""
+    if written.tracking():
+        written.mark(find(address), address, nbytes)

@@ -124,6 +124,8 @@ class Module:
         self.status = status_codes(self.lib)
         self.status_name = {code: name for name, code in self.status.items()}
         self.uses_fibers = bool(self.lib.sim_fibers())
+        self.source = None  # the .cu text, and a callable that makes the instrumented build
+        self.build_instrumented = None  # (both set by SourceModule; see trace_run.py)
         self.kernels = {}
         for i in range(self.lib.sim_kernel_count()):
             n = self.lib.sim_kernel_nparams(i)
@@ -164,25 +166,38 @@ def _symbol_size(address):
 
 
 # ---- __shared__ bytes, from the ELF symbol table -------------------------------------------------
-def _tls_symbols(library):
-    """(name, size) of every thread-local symbol in a built module's symbol table (64-bit ELF)."""
+def elf_symbols(library):
+    """(name, type, value, size, writable) of every symbol in a built module's symbol table
+    (64-bit ELF): type 1 is a variable (STT_OBJECT), 6 a thread-local (STT_TLS, whose value is
+    its offset in the module's thread-local block); writable: it lives in a writable section."""
     data = Path(library).read_bytes()
     if data[:4] != b"\x7fELF" or data[4] != 2:
         return []
     shoff, = struct.unpack_from("<Q", data, 40)
     shentsize, shnum = struct.unpack_from("<HH", data, 58)
     sections = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
+    names_at = sections[struct.unpack_from("<H", data, 62)[0]][4]  # .shstrtab
+    # writable at run time: SHF_WRITE, but not relocated read-only data (.data.rel.ro)
+    writable_sections = {i for i, sec in enumerate(sections) if sec[2] & 1 and not data[
+        names_at + sec[0]:].startswith(b".data.rel.ro")}
     symbols = []
     for _, kind, _, _, offset, size, link, _, _, entsize in sections:
         if kind != 2:  # SHT_SYMTAB
             continue
         strings = sections[link][4]
         for j in range(size // entsize):
-            name, info, _, _, _, nbytes = struct.unpack_from("<IBBHQQ", data, offset + j * entsize)
-            if info & 0xF == 6:  # STT_TLS
-                start = strings + name
-                symbols.append((data[start:data.index(b"\0", start)].decode(), nbytes))
+            name, info, _, shndx, value, nbytes = struct.unpack_from("<IBBHQQ", data,
+                                                                     offset + j * entsize)
+            start = strings + name
+            writable = shndx in writable_sections
+            symbols.append((data[start:data.index(b"\0", start)].decode(), info & 0xF, value,
+                            nbytes, writable))
     return symbols
+
+
+def _tls_symbols(library):
+    """(name, size) of every thread-local symbol in a built module's symbol table."""
+    return [(name, size) for name, kind, _, size, _ in elf_symbols(library) if kind == 6]
 
 
 def static_shared_bytes(library, kernels):

@@ -13,6 +13,9 @@ benchmark or a test can change one for a while without touching the process's en
 | workers     | CUDA_SIM_WORKERS      | CPU threads that run blocks (default: the CPUs this    |
 |             |                       | process may use)                                      |
 | racecheck   | CUDA_SIM_RACECHECK    | check every launch for races (default off)            |
+| initcheck   | CUDA_SIM_INITCHECK    | check every launch for reads of device memory that    |
+|             |                       | nothing wrote since it was allocated (default off;    |
+|             |                       | it sees the allocations made while it is on)          |
 | cache_dir   | CUDA_COURSE_CACHE_DIR | where compiled modules are kept (default: the user's  |
 |             |                       | cache folder, ~/.cache/cuda-course)                   |
 | time_limit  | CUDA_SIM_TIME_LIMIT   | seconds a launch may run before it is stopped with    |
@@ -100,6 +103,7 @@ def _positive_int(name: str, text: str) -> int:
 class Settings:
     workers: int
     racecheck: bool = False
+    initcheck: bool = False
     cache_dir: str | None = None
     time_limit: float | None = None
     cxx: str | None = None
@@ -119,6 +123,7 @@ class Settings:
         return cls(workers=_positive_int("CUDA_SIM_WORKERS", workers) if workers else _cpus(),
                    devices=_positive_int("CUDA_SIM_DEVICES", devices) if devices else 1,
                    racecheck=_flag(env.get("CUDA_SIM_RACECHECK")),
+                   initcheck=_flag(env.get("CUDA_SIM_INITCHECK")),
                    cache_dir=env.get("CUDA_COURSE_CACHE_DIR") or None,
                    time_limit=float(env["CUDA_SIM_TIME_LIMIT"]) if env.get("CUDA_SIM_TIME_LIMIT")
                    else None,

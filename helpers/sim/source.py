@@ -22,6 +22,10 @@ USER_MARK = "__sim_user_code_starts_here__"
 _USES_FIBERS = re.compile(r"\b__sim_(sync_block|sync_block_reduce|sync_warp|shfl|vote|active_mask|"
                           r"match|reduce|reduce_bits|nanosleep)\b")
 _GLOBAL = re.compile(r"__sim_global__[^;{(]*?\b([A-Za-z_]\w*)\s*\(")
+# CUDA's __noinline__ is written out in the learner's text, not defined as a macro: libstdc++ uses
+# the GNU spelling __attribute__((__noinline__)) (<memory>, from GCC 12), which such a macro would
+# break in every header the learner includes after the prelude. The GNU spelling is left alone.
+_NOINLINE = re.compile(r"(?<!\()\b__noinline__\b")
 _EXTERN_SHARED = re.compile(r"\bextern\s+__shared__\s+([^;\[\]]*?)\s*\b([A-Za-z_]\w*)\s*\[\s*\]\s*;")
 
 
@@ -43,7 +47,7 @@ def user_source(source, macros=(), no_extern_c=False):
     # #line directive naming its .cu file, so compiler messages point at the learner's file.
     if not source.lstrip().startswith("#line"):
         source = '#line 1 "kernel.cu"\n' + source
-    source = _dynamic_shared(source)
+    source = _NOINLINE.sub("__attribute__((noinline))", _dynamic_shared(source))
     body = source if no_extern_c else 'extern "C" {\n' + source + "\n}\n"
     return defines(macros) + body
 
@@ -66,10 +70,13 @@ def uses_fibers(preprocessed_user_code):
     return bool(_USES_FIBERS.search(preprocessed_user_code))
 
 
-def translation_unit(body, kernels):
-    """The prelude, the learner's code, and the table of its kernels."""
+def translation_unit(body, kernels, instrumented_as=None):
+    """The prelude, the learner's code, and the table of its kernels. An instrumented build
+    (helpers/sim/trace_run.py) names the code around the learner's after the file
+    `instrumented_as`, so that none of it is taken for the learner's."""
     entries = "".join(f'    __sim_entry<&{k}>("{k}"),\n' for k in kernels) or "    {},\n"
-    return (f'#include "cuda_sim.h"\n{body}\n'
+    generated = f'#line 1 "{instrumented_as}"\n' if instrumented_as else ""
+    return (f'{generated}#include "cuda_sim.h"\n{body}\n{generated}'
             f"extern \"C\" const __sim_kernel_entry __sim_kernel_table[] = {{\n{entries}}};\n"
             f'extern "C" const int __sim_kernel_table_size = {len(kernels)};\n')
 

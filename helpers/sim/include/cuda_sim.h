@@ -49,7 +49,8 @@
 #define __managed__
 #define __shared__ static thread_local
 #define __forceinline__ inline __attribute__((__always_inline__))
-#define __noinline__ __attribute__((__noinline__))
+// __noinline__: written out in the learner's code by helpers/sim/source.py (a macro would break
+// libstdc++'s own __attribute__((__noinline__))).
 #define __align__(n) __attribute__((__aligned__(n)))
 #define __launch_bounds__(...)
 #define __grid_constant__
@@ -121,10 +122,14 @@ inline void __sim_nanosleep(unsigned) { sim::let_others_run(); }
 #include "sim_warp.h"     // __shfl_sync, __ballot_sync, __match_any_sync, __reduce_add_sync, ...
 #include "sim_math.h"     // math functions, intrinsics, integer and DPX functions
 #include "sim_atomics.h"  // atomicAdd and friends
+#ifdef SIM_TRACE
+#include "sim_trace.h"  // the instrumented build: memory trace and race check (compiler.py)
+#endif
 #include "sim_host_only.h"  // exit(), rand(), fopen(), ...: errors that say why
 
 // The prelude's own macros end here: from now on these names are the learner's to define.
 #undef SIM_EXPORT
+#undef SIM_UNTRACED
 #undef SIM_FIBERS
 #undef SIM_UCONTEXT
 #undef SIM_SCAN

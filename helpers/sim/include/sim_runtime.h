@@ -27,6 +27,13 @@
 #endif
 
 #define SIM_EXPORT extern "C" __attribute__((visibility("default")))
+// The instrumented build (-DSIM_TRACE, sim_trace.h) calls the runtime before every load and store;
+// the runtime's own per-thread code (the scheduler, barriers) is left out of that.
+#ifdef SIM_TRACE
+#define SIM_UNTRACED __attribute__((no_sanitize_thread, no_sanitize_coverage))
+#else
+#define SIM_UNTRACED
+#endif
 
 #pragma GCC visibility push(hidden)
 
@@ -132,6 +139,7 @@ struct Worker {
     // canary, and guard pages lie below floor and from end on (sim_grid.h)
     char *dynamic_shared = nullptr, *dynamic_shared_end = nullptr, *dynamic_shared_floor = nullptr;
     size_t dynamic_shared_bytes = 0;
+    void *trace = nullptr;  // the memory trace's state, in an instrumented module (sim_trace.h)
 };
 
 inline thread_local Worker *worker = nullptr;  // for the signal handler and printf
@@ -202,7 +210,7 @@ inline void check_watch(Worker *w);
 // ---- switching between the threads of a block --------------------------------------------------
 // The calling fiber waits (or has finished): run the next fiber that can run, in thread order
 // (the opposite order for the race check), or go back to the scheduler when none can.
-__attribute__((noinline)) inline void yield_search(Worker *w) {
+SIM_UNTRACED __attribute__((noinline)) inline void yield_search(Worker *w) {
     int me = w->current, n = w->nfibers, step = w->reverse ? n - 1 : 1, next = -1;
     if (w->watching) check_watch(w);
     for (int k = 1, i = me; k <= n; k++) {
@@ -217,7 +225,7 @@ __attribute__((noinline)) inline void yield_search(Worker *w) {
     switch_context(&w->fibers[me].ctx, next < 0 ? &w->scheduler : &w->fibers[next].ctx, w);
 }
 
-inline void yield(Worker *w) {
+SIM_UNTRACED inline void yield(Worker *w) {
     int me = w->current, n = w->nfibers, next = me + 1 < n ? me + 1 : 0;
     Fiber *fibers = w->fibers;
     if (__builtin_expect(w->in_order && next != me && fibers[next].state == F_RUN, 1)) {
@@ -234,7 +242,7 @@ inline void yield(Worker *w) {
 // ---- barriers ---------------------------------------------------------------------------------
 // Everyone has arrived: each waiting thread gets the block's count/and/or of the predicates
 // (for __syncthreads_count and friends) and goes on.
-inline void release_block_barrier(Worker *w) {
+SIM_UNTRACED inline void release_block_barrier(Worker *w) {
     uint64_t count = 0, all = 1, any = 0;
     if (w->barrier_reduces)
         for (int i = 0; i < w->nfibers; i++)
@@ -258,7 +266,7 @@ inline bool same_site(const Site &a, const Site &b) {
 
 // A thread arrives at __syncthreads(): it waits until every thread of the block that has not
 // exited arrives too. Threads waiting at two different __syncthreads() are an error.
-inline int block_barrier(Site site, int pred, int reduce) {
+SIM_UNTRACED inline int block_barrier(Site site, int pred, int reduce) {
     Worker *w = current_worker();
     if (!SIM_FIBERS) no_fibers(w, site);
     if (w->at_barrier == 0) {
@@ -326,7 +334,7 @@ inline uint64_t collective_result(const Fiber *lanes, unsigned group, int me, in
 }
 
 // The lanes named by the mask have all arrived: each gets its result, and all go on.
-inline void release_warp(Worker *w, int warp, unsigned group) {
+SIM_UNTRACED inline void release_warp(Worker *w, int warp, unsigned group) {
     Fiber *lanes = w->fibers + warp * 32;
     unsigned ballot = 0;
     for (int l = 0; l < 32; l++)
@@ -350,7 +358,7 @@ inline void release_warp(Worker *w, int warp, unsigned group) {
     }
 }
 
-inline uint64_t warp_meet(Site site, unsigned mask, int op, int src, uint64_t value, int pred) {
+SIM_UNTRACED inline uint64_t warp_meet(Site site, unsigned mask, int op, int src, uint64_t value, int pred) {
     Worker *w = current_worker();
     if (!SIM_FIBERS) no_fibers(w, site);
     int me = w->current, warp = me / 32, lane = me % 32;
@@ -375,7 +383,7 @@ inline uint64_t warp_meet(Site site, unsigned mask, int op, int src, uint64_t va
     return f.result;
 }
 
-inline unsigned active_mask() {
+SIM_UNTRACED inline unsigned active_mask() {
     Worker *w = current_worker();
     if (w->plain) return 0xffffffffu;
     int warp = w->current / 32;

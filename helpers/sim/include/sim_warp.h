@@ -7,9 +7,14 @@
 // (sim::warp_meet in sim_runtime.h); here each function gets its call site and its operation.
 #pragma once
 
-inline void __sim_sync_warp(__sim_site __s, unsigned __mask = 0xffffffffu) {
-    sim::sync_warp(__s, __mask);
-}
+// __syncwarp() or __syncwarp(mask): a macro cannot drop the comma of ", ##__VA_ARGS__" before an
+// empty argument under -std=c++17, so the mask is an object that defaults to the whole warp.
+struct __sim_warp_mask {
+    unsigned __mask;
+    __sim_warp_mask() : __mask(0xffffffffu) {}
+    __sim_warp_mask(unsigned __m) : __mask(__m) {}
+};
+inline void __sim_sync_warp(__sim_site __s, __sim_warp_mask __m) { sim::sync_warp(__s, __m.__mask); }
 inline unsigned __sim_active_mask() { return sim::active_mask(); }
 
 template <typename __T>
@@ -57,7 +62,7 @@ constexpr int __sim_uni = sim::VoteUni;
 constexpr int __sim_add = sim::ReduceAdd, __sim_min = sim::ReduceMinU, __sim_max = sim::ReduceMaxU;
 constexpr int __sim_and = sim::ReduceAnd, __sim_or = sim::ReduceOr, __sim_xor = sim::ReduceXor;
 
-#define __syncwarp(...) __sim_sync_warp(__SIM_SITE, ##__VA_ARGS__)
+#define __syncwarp(...) __sim_sync_warp(__SIM_SITE, __sim_warp_mask(__VA_ARGS__))
 #define __activemask() __sim_active_mask()
 #define __shfl_sync(m, v, ...) __sim_shfl(__SIM_SITE, (m), (v), __sim_shfl_idx, __VA_ARGS__)
 #define __shfl_up_sync(m, v, ...) __sim_shfl(__SIM_SITE, (m), (v), __sim_shfl_up, __VA_ARGS__)

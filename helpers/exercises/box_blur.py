@@ -1,0 +1,268 @@
+"""Checker for the exercise in notebook 06: ``cuda_src/exercises/box_blur.cu``.
+
+The kernel ``box_blur(in, out, width, height)`` averages, for each pixel of a grey float image,
+the (2R + 1) x (2R + 1) pixels around it (R = ``RADIUS`` = 2), clamping coordinates outside the
+image to its edge, through a shared-memory tile with a halo of R pixels on every side of its
+32 x 8 block.
+
+The checker runs it on random images whose sides are not multiples of the block (one smaller than
+the window; new images at every run, so that what an earlier launch left in shared memory cannot
+be the right values by chance), with the output pre-filled with NaN and followed by a guard zone,
+and the input
+surrounded by spare rows of a junk value, so that a kernel that reads outside the image gets wrong
+values instead of crashing. On the first image it also launches the kernel on the simulator,
+whatever the backend, under the race check (so a missing ``__syncthreads()`` is found whatever
+order the threads ran in) and the trace (so a kernel that reads every neighbour from global
+memory, without the tile, is found too). Wrong values are matched with the results of known
+mistakes (zeros outside the image, a window shifted or one pixel short, a sum not divided by 25),
+then located: only near the image's edges, only near the right and bottom edges of blocks that
+overhang the image (threads that returned before loading their part of the tile), or only near the
+edges of the blocks (the halo).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from helpers.exercises.common import GuardedOutput, is_poison, launch_catching
+from helpers.exercises.races import RaceCheckedExercise, checked_run, race_mistake
+
+RADIUS = 2
+BLOCK = (32, 8, 1)
+CASES = [(45, 77), (17, 40), (2, 3)]
+"""(height, width) of each image: odd sides, overhanging blocks, one image smaller than the
+window."""
+
+JUNK = np.float32(1000.0)
+"""What the spare rows around the input hold: far from any pixel's value (they are in [0, 1))."""
+
+MAX_GLOBAL_LOADS_PER_WARP = (2 * RADIUS + 1) ** 2 / 2
+"""A warp of the tiled kernel makes about 3 load requests (its share of the tile); one that loads
+every pixel of its window from global memory makes 25."""
+
+GUARD_HINT = ("the grid is rounded up to whole blocks, so some threads lie outside the image: "
+              "they load their part of the tile, reach the barrier, and then return with "
+              "if (x >= width || y >= height) return; before they store anything")
+TILE_HINT = ("tile[ty][tx] holds the input pixel (x0 + tx, y0 + ty), with x0 = blockIdx.x * "
+             "BLOCK_X - RADIUS and y0 = blockIdx.y * BLOCK_Y - RADIUS, and this thread's own pixel "
+             "is tile[threadIdx.y + RADIUS][threadIdx.x + RADIUS]")
+
+
+def reference(image: np.ndarray, rows=None, cols=None, mode: str = "edge") -> np.ndarray:
+    """NumPy box blur of a 2D float image: the sum over the window's row offsets ``rows`` and
+    column offsets ``cols`` (default -RADIUS..RADIUS), divided by (2 RADIUS + 1)^2, with pixels
+    outside the image taken from its edge (``mode="edge"``) or as zeros (``"constant"``)."""
+    full = range(-RADIUS, RADIUS + 1)
+    rows, cols = rows or full, cols or full
+    pad = max(abs(d) for d in (*rows, *cols))
+    h, w = image.shape
+    p = np.pad(image.astype(np.float64), pad, mode=mode)
+    total = sum(p[pad + dy:pad + dy + h, pad + dx:pad + dx + w] for dy in rows for dx in cols)
+    return (total / (2 * RADIUS + 1) ** 2).astype(np.float32)
+
+
+def _close(got, want):
+    return bool(np.allclose(got, want, rtol=1e-5, atol=1e-6))
+
+
+def _grid(case):
+    height, width = case
+    return -(-width // BLOCK[0]), -(-height // BLOCK[1])
+
+
+def _where(case):
+    height, width = case
+    return f"{width} x {height} image, block = {BLOCK}, grid = {_grid(case)}"
+
+
+_RUNS = itertools.count()
+"""Each run gets an image of its own: shared memory that a wrong kernel reads without loading it
+holds what an earlier launch left there (on a GPU as on the simulator), which must not be the
+right values by chance."""
+
+
+def _image(case):
+    height, width = case
+    rng = np.random.default_rng([height, width, next(_RUNS)])
+    return rng.random((height, width), np.float32)
+
+
+def _padded(gpuarray, image):
+    """The image on the device, as a view into a buffer with JUNK rows before and after it (a
+    view keeps its buffer alive)."""
+    margin = (RADIUS + BLOCK[1] + 1) * (image.shape[1] + 2 * RADIUS)   # the overhang, and more
+    host = np.full(image.size + 2 * margin, JUNK, np.float32)
+    host[margin:margin + image.size] = image.ravel()
+    return gpuarray.to_gpu(host)[margin:margin + image.size]
+
+
+def _mistakes(kernels, case):
+    """Run one case; yield (problem, hint) for each mistake seen, the most telling first."""
+    from helpers.backend import gpuarray
+
+    height, width = case
+    image = _image(case)
+    source = _padded(gpuarray, image)
+    out = GuardedOutput((height, width), np.float32, guard=BLOCK[1] * width + BLOCK[0])
+    i32 = np.int32
+    problem = launch_catching(lambda: kernels.run(source, out.gpu, i32(width), i32(height),
+                                                  block=BLOCK, grid=_grid(case)))
+    if problem:
+        yield problem, GUARD_HINT + "; and clamp every pixel the tile loads to the image"
+        return
+    got, _ = out.read()
+    yield from _past_the_end(out.written_past_end(), case)
+    yield from _unwritten(got, case)
+    stats = None
+    if case == CASES[0]:
+        report, stats = _checked_run(kernels.sim, image, case)
+        if report:
+            yield race_mistake(report, "each thread stores only its own pixel, "
+                                       "out[y * width + x]")
+            return
+    yield from _wrong_values(image, got, case)
+    if stats is not None:
+        yield from _global_loads(stats, case)
+
+
+def _checked_run(sim_kernel, image, case):
+    """The race check and the trace of one launch on the simulator (see races.checked_run)."""
+    from helpers.sim import gpuarray as sim_gpuarray
+
+    height, width = case
+    source = _padded(sim_gpuarray, image)
+    out = sim_gpuarray.empty((height, width), np.float32)
+    return checked_run(sim_kernel, (source, out, np.int32(width), np.int32(height)), BLOCK,
+                       _grid(case))
+
+
+def _past_the_end(past, case):
+    if not past.size:
+        return
+    height, width = case
+    if past.max() < height * width + width + 1:
+        yield ("row y = height was written, just past the end of the image: the bounds guard is "
+               "off by one", "the last pixel is (width - 1, height - 1): " + GUARD_HINT)
+    yield "the kernel wrote past the end of out", GUARD_HINT
+
+
+def _unwritten(got, case):
+    unwritten = is_poison(got)
+    if not unwritten.any():
+        return
+    ys, xs = np.nonzero(unwritten)
+    yield (f"{unwritten.sum()} of {got.size} pixels were never written, the first at "
+           f"(x={xs[0]}, y={ys[0]})",
+           "every pixel inside the image needs a thread that stores it: x = blockIdx.x * BLOCK_X "
+           "+ threadIdx.x, y = blockIdx.y * BLOCK_Y + threadIdx.y, and the guard "
+           "x < width && y < height (not <=)")
+
+
+def _models(image):
+    """(result, problem, hint) of the known mistakes, most specific first."""
+    full, short = range(-RADIUS, RADIUS + 1), range(-RADIUS, RADIUS)
+    window = ("the window has 2 * RADIUS + 1 pixels each way: dy and dx run from 0 to "
+              "2 * RADIUS, both included (<=)")
+    yield (image, "the output is the input image, unchanged: nothing is blurred yet",
+           "follow the TODOs of the stub: fill the tile, wait, then average the window")
+    yield (reference(image, mode="constant"),
+           "pixels near the image's edges are too dark: the pixels outside the image count as 0",
+           "a window pixel outside the image takes the value of the nearest pixel inside: clamp "
+           "its column and its row with clamp_index when the tile is loaded")
+    for sy, sx in ((0, 1), (1, 0), (1, 1), (0, -1), (-1, 0), (-1, -1),
+                   (0, RADIUS), (RADIUS, 0), (RADIUS, RADIUS)):
+        yield (reference(image, rows=range(sy - RADIUS, sy + RADIUS + 1),
+                         cols=range(sx - RADIUS, sx + RADIUS + 1)),
+               f"each pixel got the blur of the pixel at (x{sx:+d}, y{sy:+d}): the tile or the "
+               "window is shifted", TILE_HINT)
+    for rows, cols in ((short, short), (full, short), (short, full)):
+        yield (reference(image, rows=rows, cols=cols),
+               f"the window is {len(cols)} x {len(rows)} pixels, not {len(full)} x {len(full)}",
+               window)
+    for factor in ((2 * RADIUS + 1) ** 2, 2 * RADIUS + 1):
+        yield (reference(image) * np.float32(factor),
+               f"the results are {factor} times too large",
+               f"divide the sum by the window's {(2 * RADIUS + 1) ** 2} pixels: multiply by "
+               "1.0f / ((2 * RADIUS + 1) * (2 * RADIUS + 1))")
+
+
+def _wrong_values(image, got, case):
+    want = reference(image)
+    if _close(got, want):
+        return
+    for model, problem, hint in _models(image):
+        if _close(got, model):
+            yield problem, hint
+    height, width = case
+    wrong = ~np.isclose(got, want, rtol=1e-5, atol=1e-6)
+    y, x = np.indices(wrong.shape)
+    ys, xs = np.nonzero(wrong)
+    first = (f"{wrong.sum()} of {wrong.size} pixels are wrong, the first at (x={xs[0]}, "
+             f"y={ys[0]}): got {got[ys[0], xs[0]]:.4f}, expected {want[ys[0], xs[0]]:.4f}")
+    # A thread past the image's edge that returns before loading leaves the tile's columns from
+    # width - RADIUS on empty: the pixels from width - 2 RADIUS on read them.
+    overhang = (width % BLOCK[0] != 0) | (height % BLOCK[1] != 0)
+    if overhang and (wrong <= (x >= width - 2 * RADIUS) | (y >= height - 2 * RADIUS)).all():
+        yield (first + ", all near the right or bottom edge of the image",
+               "the threads of the blocks that overhang the image must load their part of the "
+               "tile (clamped) and reach __syncthreads() before they return: move the bounds "
+               "guard after the barrier")
+    edge = (x < RADIUS) | (y < RADIUS) | (x >= width - RADIUS) | (y >= height - RADIUS)
+    if (wrong <= edge).all():
+        yield (first + ", all within RADIUS of the edges of the image",
+               "a window pixel outside the image takes the value of the nearest pixel inside: "
+               "clamp its column to 0 .. width - 1 and its row to 0 .. height - 1 "
+               "(clamp_index) when the tile is loaded")
+    yield from _halo(wrong, first, x % BLOCK[0], y % BLOCK[1])
+    yield first, "compare your kernel with the TODOs: " + TILE_HINT
+
+
+def _halo(wrong, first, lx, ly):
+    """Wrong pixels only within RADIUS of their block's edges: the halo."""
+    sides = {"left": lx < RADIUS, "right": lx >= BLOCK[0] - RADIUS, "top": ly < RADIUS,
+             "bottom": ly >= BLOCK[1] - RADIUS}
+    near = np.logical_or.reduce(list(sides.values()))
+    if not (wrong <= near).all():
+        return
+    alone = {side: mask & ~np.logical_or.reduce([m for s, m in sides.items() if s != side])
+             for side, mask in sides.items()}          # a corner does not say which side
+    which = [side for side in sides if (wrong & alone[side]).any()] or \
+        [side for side, mask in sides.items() if (wrong & mask).any()]
+    yield (f"{first}, all within RADIUS of the {', '.join(which)} edge(s) of their block: the "
+           "halo is not right",
+           f"the tile is TILE_Y x TILE_X = {BLOCK[1] + 2 * RADIUS} x {BLOCK[0] + 2 * RADIUS}: "
+           "load every element of it, RADIUS rows and columns beyond the block on every side "
+           "(the loops run while ty < TILE_Y and tx < TILE_X); " + TILE_HINT)
+
+
+def _global_loads(stats, case):
+    gx, gy = _grid(case)
+    warps = gx * gy * (BLOCK[0] * BLOCK[1] // 32)
+    per_warp = stats.global_ld.requests / warps
+    if per_warp > MAX_GLOBAL_LOADS_PER_WARP:
+        yield (f"the results are right, but each warp makes {per_warp:.0f} load requests to "
+               "global memory: the window is read from global memory, not from the tile",
+               "load the tile into shared memory once (TODO 1), then read every pixel of the "
+               "window from the tile (TODO 4): a warp then makes about 3 requests")
+
+
+EXERCISE = RaceCheckedExercise(
+    stub="exercises/box_blur.cu", kernel="box_blur",
+    signature="const float *in, float *out, int width, int height",
+    cases=CASES, detect=_mistakes, where=_where,
+    success=f"the blur matches NumPy on {len(CASES)} images whose sides are not multiples of the "
+            "block, with no race and with the window read from the shared tile; nothing written "
+            "outside the image")
+
+
+def check_box_blur(path: str = EXERCISE.stub):
+    """Compile ``cuda_src/<path>``, check its ``box_blur``; print and return the Verdict."""
+    return EXERCISE.check_file(path)
+
+
+def check_box_blur_kernel(kernel, sim=None):
+    """The checks of ``check_box_blur`` on a compiled kernel; on a GPU, ``sim`` is the same
+    source compiled by the simulator (for the race check and the trace)."""
+    return EXERCISE.check_kernel(kernel, sim)

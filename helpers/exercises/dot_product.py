@@ -1,0 +1,205 @@
+"""Checker for the dot-product exercise of notebook 07 (``cuda_src/exercises/dot_product.cu``).
+
+The kernel under test::
+
+    __global__ void dot(const float *x, const float *y, float *result, int n)
+
+adds x[0]*y[0] + ... + x[n-1]*y[n-1] to *result (0 before the launch), for any n, any grid and
+any block of a multiple of 32 threads up to 1024: a grid-stride loop, warp shuffles, the warps'
+sums through shared memory, one atomicAdd a block.
+
+``check_dot()`` runs it on sizes that are not powers of two, grids with fewer threads than
+elements and with more, blocks of 1, 3, 4 and 32 warps; x and y hold NaN past n (a read past the
+end shows), the result is followed by a guard of NaN (a write past it shows). A wrong sum is
+compared with what known mistakes give (only thread 0 of each block, only the first warp, no
+grid-stride loop, the tail dropped...). Then one launch on the simulator, race-checked and traced
+(``helpers.exercises.microscope``), finds a missing barrier or a plain ``*result += ...`` that
+gave the right sum by luck, and counts the atomics: one a block.
+
+``check_dot_kernel(kernel, simulated=None)`` does the same for a kernel already compiled.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers.exercises.common import launch_catching
+from helpers.exercises.microscope import MicroscopeExercise, observe, race_mistake
+
+RTOL = 1e-5
+"""Relative difference from NumPy's sum (float64) within which a float32 sum counts as right
+(a correct kernel's is about 1e-7 on these sizes; one element missing of 1,000 is 1e-3)."""
+GUARD = 16
+
+# n not a power of two (nor a multiple of 4 or 32), grids with fewer threads than n (the
+# grid-stride loop) and more (threads with nothing to do), 32, 3, 4 and 1 warps a block.
+CASES = [dict(n=1_001, block=96, grid=2), dict(n=100_003, block=256, grid=8),
+         dict(n=5_000, block=1024, grid=3), dict(n=77, block=128, grid=4),
+         dict(n=1, block=32, grid=1), dict(observe=True, n=3_001, block=128, grid=3)]
+
+BARRIER_HINT = ("after lane 0 of each warp writes warp_sums[warp], a __syncthreads() (reached "
+                "by every thread of the block) before the first warp reads warp_sums")
+ATOMIC_HINT = ("several blocks add to *result at once: *result += v loses updates; use "
+               "atomicAdd(result, v), once a block")
+
+
+def _inputs(n):
+    rng = np.random.default_rng(n)
+    pad = np.full(GUARD, np.nan, np.float32)   # past n: a kernel that reads there gets NaN
+    x = rng.uniform(0.5, 1.5, n).astype(np.float32)
+    y = rng.uniform(0.5, 1.5, n).astype(np.float32)
+    return np.concatenate([x, pad]), np.concatenate([y, pad])
+
+
+def _where(case):
+    launch = f"n = {case['n']:,}, block = ({case['block']}, 1, 1), grid = ({case['grid']}, 1)"
+    return f"a launch on the simulator, race-checked and traced: {launch}" if case.get(
+        "observe") else launch
+
+
+def _mistakes(kernels, case):
+    """Run one case; yield (problem, hint) for each mistake seen, the most telling first."""
+    if case.get("observe"):
+        yield from _observed_mistakes(kernels, case)
+        return
+    from helpers.backend import gpuarray
+
+    n, block, grid = case["n"], case["block"], case["grid"]
+    x, y = _inputs(n)
+    out = np.full(1 + GUARD, np.nan, np.float32)
+    out[0] = 0.0
+    result = gpuarray.to_gpu(out)
+    error = launch_catching(lambda: kernels.device(gpuarray.to_gpu(x), gpuarray.to_gpu(y), result,
+                                                   np.int32(n), block=(block, 1, 1),
+                                                   grid=(grid, 1)))
+    if error:
+        yield error, "read x[i] and y[i] only for i < n, and write only *result"
+        return
+    got_all = result.get()
+    got = float(got_all[0])
+    products = x[:n].astype(np.float64) * y[:n]
+    if not np.isnan(got_all[1:]).all():
+        yield ("the kernel wrote past *result (result[1] and on)",
+               "the result is one float: only *result (result[0]) may be written")
+    yield from _no_sum(got)
+    if _close(got, products.sum()):
+        return
+    yield from race_mistake(_observe(kernels), BARRIER_HINT, ATOMIC_HINT,  # the likeliest cause
+                            wrong="the sum is wrong")
+    yield from _wrong_sum(got, products, block, grid)
+    yield (f"the sum is {got:.7g}, NumPy's is {products.sum():.7g}",
+           "each thread adds x[i] * y[i] over its i (grid-stride loop), warp_sum adds a "
+           "warp's 32 values, and the first warp adds only the block's warps' sums "
+           "(lane < blockDim.x / 32), the other lanes adding 0")
+
+
+def _close(got, want):
+    return bool(np.isfinite(got)) and abs(got - want) <= RTOL * abs(want)
+
+
+def _no_sum(got):
+    """A NaN (a read past n), or nothing added."""
+    if np.isnan(got):
+        yield ("the result is NaN: the kernel read x or y past n (they hold NaN there)",
+               "read x[i] and y[i] only while i < n")
+    if got == 0.0:
+        yield ("nothing was added to *result: it is still 0",
+               "at the end, one thread of each block adds the block's sum: "
+               "atomicAdd(result, block_sum)")
+
+
+def _wrong_sum(got, products, block, grid):
+    """The mistakes whose wrong sum is ``got``: the sum of a known part of the products."""
+    n = products.size
+    want = products.sum()
+    for part, problem, hint in _parts(products, block, grid):
+        if _close(got, products[part].sum()):
+            yield problem, hint
+    if grid > 1 and _close(got, grid * want):
+        yield (f"the sum is {grid} times the dot product: every block counted every element",
+               "start at i = blockIdx.x * blockDim.x + threadIdx.x and step by "
+               "blockDim.x * gridDim.x, so that the blocks share the elements out")
+    counted = np.cumsum(products)
+    m = int(np.searchsorted(counted, got))
+    for k in (m - 1, m):   # within 1% of one product of a prefix's sum: not by chance
+        if 0 < k < n - 1 and abs(got - counted[k]) <= 0.01 * products[k:k + 2].min():
+            yield (f"the last {n - k - 1:,} of the {n:,} elements were not counted (the sum is "
+                   f"that of x[0..{k}] . y[0..{k}])",
+                   "the tail is dropped: the loop must run while i < n, for every i, whatever "
+                   "n is (here not a power of two, nor a multiple of the block)")
+
+
+def _parts(products, block, grid):
+    """(which elements, problem, hint) of the known mistakes that count only some elements."""
+    i = np.arange(products.size)
+    thread = i % (block * grid) % block        # the thread of its block that handles element i
+    yield ((i % block == 0) & (i < block * grid),
+           "only thread 0 of each block counted, and only its own element (the stub as shipped)",
+           "follow the TODOs: a grid-stride loop, warp_sum with __shfl_down_sync, the warps' "
+           "sums in warp_sums, then one atomicAdd a block")
+    yield (thread == 0,
+           "only thread 0 of each block counted: warp_sum adds nothing (so neither a warp's "
+           "lanes nor, through them, the block's warps are added together)",
+           "warp_sum must add the 32 lanes' values: v += __shfl_down_sync(0xffffffff, v, "
+           "offset) for offset = 16, 8, 4, 2, 1; then the warps' sums go through warp_sums")
+    yield (thread % 32 == 0,
+           "only lane 0 of each warp counted: warp_sum does not add the lanes",
+           "in warp_sum: for (int offset = 16; offset > 0; offset /= 2) "
+           "v += __shfl_down_sync(0xffffffff, v, offset);")
+    yield (thread < 32,
+           "only the first warp of each block counted",
+           "lane 0 of every warp writes its sum to warp_sums[warp]; after a __syncthreads() the "
+           "first warp adds warp_sums[0 .. blockDim.x / 32 - 1] with warp_sum")
+    warps = block // 32
+    whole = 1 << (warps.bit_length() - 1)      # the largest power of two up to warps
+    if whole < warps:
+        yield (thread < 32 * whole,
+               f"the warps past the first {whole} of the {warps} in each block were not counted",
+               f"a tree that halves the number of warp sums drops the odd ones when there is no "
+               f"power of two of them (here {warps}): add them with warp_sum over the lanes "
+               "below blockDim.x / 32, the other lanes adding 0, which works for any number of "
+               "warps")
+    if block * grid < products.size:
+        yield (i < block * grid,
+               f"only the first {block * grid:,} elements (one a thread) were counted",
+               "the grid has fewer threads than elements: a grid-stride loop, "
+               "for (int i = ...; i < n; i += blockDim.x * gridDim.x)")
+
+
+def _observe(kernels):
+    case = CASES[-1]
+    x, y = _inputs(case["n"])
+    return observe(kernels, lambda g: (g.to_gpu(x), g.to_gpu(y), g.zeros(1, np.float32),
+                                       np.int32(case["n"])),
+                   (case["block"], 1, 1), (case["grid"], 1))
+
+
+def _observed_mistakes(kernels, case):
+    """The right sum, by luck or not: the race check, then one atomic a block."""
+    seen = _observe(kernels)
+    yield from race_mistake(seen, BARRIER_HINT, ATOMIC_HINT)
+    if seen is not None and seen.stats is not None and seen.stats.atomics.lanes > seen.blocks:
+        yield (f"the kernel made {seen.stats.atomics.lanes:,} atomic additions to *result for "
+               f"{seen.blocks} blocks (the simulator's trace counted them)",
+               "add up the block first (warp_sum, then the warps' sums), and let one thread a "
+               "block do atomicAdd(result, block_sum): one atomic a block")
+
+
+EXERCISE = MicroscopeExercise(
+    stub="exercises/dot_product.cu", kernel="dot",
+    signature="const float *x, const float *y, float *result, int n",
+    cases=CASES, detect=_mistakes, where=_where,
+    success=f"the dot product matches NumPy's ({len(CASES) - 1} sizes from 1 to 100,003, "
+            "blocks of 1 to 32 warps, grids larger and smaller than n), no race, one atomic a "
+            "block")
+
+
+def check_dot(path: str = EXERCISE.stub):
+    """Compile ``cuda_src/<path>`` and check its ``dot`` kernel; print and return the Verdict."""
+    return EXERCISE.check_file(path)
+
+
+def check_dot_kernel(kernel, simulated=None):
+    """The checks of ``check_dot`` on a compiled ``dot`` kernel (``simulated``: the same source
+    compiled by the simulator, when the backend is PyCUDA)."""
+    return EXERCISE.check_kernel(kernel, simulated)

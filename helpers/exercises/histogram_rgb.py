@@ -1,0 +1,190 @@
+"""Checker for the privatised-histogram exercise of notebook 07
+(``cuda_src/exercises/histogram_rgb.cu``).
+
+The kernel under test::
+
+    __global__ void histogram_rgb(const unsigned char *rgb, unsigned int *bins, int n)
+
+counts the n pixels of an interleaved RGB image (byte j is channel j % 3 of pixel j / 3) into 768
+bins, bins[c * 256 + v] the pixels whose channel c has value v (bins are 0 before the launch), for
+any grid and any block from 32 to 1024 threads: each block counts into 768 bins of its own in
+shared memory, then adds them to bins.
+
+``check_histogram_rgb()`` runs it on images whose byte count is not a multiple of the block,
+with grids that have fewer threads than bytes and more, blocks with fewer threads than bins and
+more than 256, and a one-colour image (every thread on the same three bins). The image's values
+stop at 254 and the bytes past its end are 255, so a count of 255 is a read past the end; bins is
+followed by a guard that must stay 0. Wrong bins are compared with what known mistakes give. Then
+one launch on the simulator, race-checked and traced (``helpers.exercises.microscope``), finds a
+plain ``bins[...]++`` or a missing barrier that gave the right counts by luck, and counts the
+global atomics: privatised, a block makes at most one a bin.
+
+``check_histogram_rgb_kernel(kernel, simulated=None)`` does the same for a kernel already compiled.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers.exercises.common import launch_catching
+from helpers.exercises.microscope import MicroscopeExercise, observe, race_mistake
+
+BINS, GUARD, PAD = 768, 64, 255
+
+# (pixels, threads a block, blocks, image). 3n bytes: never a multiple of the block.
+CASES = [dict(n=33_335, block=256, grid=8, image="random"),
+         dict(n=5_000, block=128, grid=3, image="one colour"),
+         dict(n=1_667, block=1024, grid=1, image="random"),
+         dict(n=25, block=64, grid=4, image="random"),
+         dict(observe=True, n=4_000, block=128, grid=4, image="random")]
+
+BARRIER_HINT = ("every bin must be 0 before any thread counts into it, and every byte counted "
+                "before the bins are added to the global ones: a __syncthreads() after each step")
+ATOMIC_HINT = ("bins[k]++ (or local[k]++) is a read, an add and a write, and threads that hit "
+               "the same bin lose counts: count with atomicAdd, into the block's shared bins: "
+               "atomicAdd(&local[k], 1u)")
+
+
+def _image(case):
+    """The case's bytes (3n), then PAD past the end."""
+    n = case["n"]
+    if case["image"] == "one colour":
+        rgb = np.tile(np.array([200, 100, 50], np.uint8), n)
+    else:
+        rgb = np.random.default_rng(n).integers(0, PAD, 3 * n, dtype=np.uint8)
+    return np.concatenate([rgb, np.full(GUARD, PAD, np.uint8)])
+
+
+def reference(rgb: np.ndarray) -> np.ndarray:
+    """NumPy's 768 bins of the interleaved bytes ``rgb`` (whole pixels): bins[c * 256 + v]."""
+    channels = rgb.reshape(-1, 3)
+    return np.concatenate([np.bincount(channels[:, c], minlength=256) for c in range(3)])
+
+
+def _where(case):
+    launch = (f"{case['image']} image of {case['n']:,} pixels ({3 * case['n']:,} bytes), "
+              f"block = ({case['block']}, 1, 1), grid = ({case['grid']}, 1)")
+    return f"a launch on the simulator, race-checked and traced: {launch}" if case.get(
+        "observe") else launch
+
+
+def _mistakes(kernels, case):
+    """Run one case; yield (problem, hint) for each mistake seen, the most telling first."""
+    if case.get("observe"):
+        yield from _observed_mistakes(kernels, case)
+        return
+    from helpers.backend import gpuarray
+
+    n, block, grid = case["n"], case["block"], case["grid"]
+    rgb = _image(case)
+    bins = gpuarray.zeros(BINS + GUARD, np.uint32)
+    error = launch_catching(lambda: kernels.device(gpuarray.to_gpu(rgb), bins, np.int32(n),
+                                                   block=(block, 1, 1), grid=(grid, 1)))
+    if error:
+        yield (error, "local has 768 bins and rgb 3 * n bytes: every loop over the bins runs "
+               "while b < 768 (a block may have more threads than bins, or fewer), and every "
+               "read of rgb[j] needs j < 3 * n")
+        return
+    got_all = bins.get().astype(np.int64)
+    got, want = got_all[:BINS], reference(rgb[:3 * n])
+    if got_all[BINS:].any():
+        yield ("the kernel wrote past bins[767]",
+               "bins has 3 * 256 counters: bin c * 256 + v, for c from 0 to 2 and v from 0 to "
+               "255")
+    yield from _no_counts(got)
+    if np.array_equal(got, want):
+        return
+    yield from race_mistake(_observe(kernels), BARRIER_HINT, ATOMIC_HINT,  # the likeliest cause
+                            wrong="bins are wrong")
+    yield from _wrong_counts(got, want, rgb, case)
+    first = int(np.argmax(got != want))
+    yield (f"{int((got != want).sum())} of the 768 bins are wrong, the first bins[{first}] "
+           f"(channel {first // 256}, value {first % 256}): {got[first]}, expected {want[first]}",
+           "byte j is channel j % 3 with value rgb[j]: bin (j % 3) * 256 + rgb[j]")
+
+
+def _no_counts(got):
+    """Bytes past the end counted, or nothing counted at all."""
+    if got.reshape(3, 256)[:, PAD].any():
+        yield ("bytes past the end of the image were counted (the checker put 255 there)",
+               "count byte j only while j < 3 * n")
+    if not got.any():
+        yield ("every bin is still 0: nothing reached bins",
+               "at the end, after a __syncthreads(), add each shared bin to the global one: "
+               "atomicAdd(&bins[b], local[b])")
+
+
+def _wrong_counts(got, want, rgb, case):
+    """The mistakes whose wrong bins are ``got``: known parts, extra or lost counts."""
+    total = want.sum()
+    if got.sum() % total == 0 and np.array_equal(got, got.sum() // total * want):
+        yield (f"every bin was added {got.sum() // total} times",
+               "each bin must be added to bins once a block: let thread t add bins t, "
+               "t + blockDim.x, t + 2 * blockDim.x, ... (not every thread every bin)")
+    if got[256:].sum() == 0 and np.array_equal(got[:256], want.reshape(3, 256).sum(0)):
+        yield ("every byte was counted in the red bins (0 to 255)",
+               "byte j is channel j % 3: count it in bin (j % 3) * 256 + rgb[j]")
+    threads, size = case["block"] * case["grid"], 3 * case["n"]
+    if threads < size and np.array_equal(got, _histogram_of(rgb, np.arange(threads))):
+        yield (f"only the first {threads:,} bytes (one a thread) were counted",
+               "the grid has fewer threads than the image has bytes: a grid-stride loop, "
+               "for (int j = ...; j < 3 * n; j += blockDim.x * gridDim.x)")
+    if (got >= want).all():
+        yield (f"{int((got > want).sum())} bins count more than they should: they did not all "
+               "start at 0",
+               "shared memory is not cleared for you: set all 768 of the block's bins to 0, "
+               "for (int b = threadIdx.x; b < 768; b += blockDim.x), before a __syncthreads()")
+    lost = int(total - got.sum())
+    if lost > 0:
+        yield (f"{lost:,} of the {total:,} bytes were not counted: counts were lost",
+               BARRIER_HINT + "; and count with atomicAdd")
+
+
+def _histogram_of(rgb, positions):
+    """The 768 bins of the bytes at ``positions`` of ``rgb``."""
+    return np.bincount((positions % 3) * 256 + rgb[positions], minlength=BINS)[:BINS]
+
+
+def _observe(kernels):
+    case = CASES[-1]
+    rgb = _image(case)
+    return observe(kernels, lambda g: (g.to_gpu(rgb), g.zeros(BINS, np.uint32),
+                                       np.int32(case["n"])),
+                   (case["block"], 1, 1), (case["grid"], 1))
+
+
+def _observed_mistakes(kernels, case):
+    """The right counts, by luck or not: the race check, then the global atomics."""
+    seen = _observe(kernels)
+    yield from race_mistake(seen, BARRIER_HINT, ATOMIC_HINT)
+    if seen is None or seen.stats is None:
+        return
+    global_ops, limit = seen.stats.atomics.lanes, BINS * seen.blocks
+    if global_ops > limit:
+        yield (f"the kernel made {global_ops:,} atomic additions to the global bins for "
+               f"{3 * case['n']:,} bytes in {seen.blocks} blocks (the simulator's trace counted "
+               f"them): it is not privatised",
+               "count into 768 bins of the block's own in shared memory (__shared__ unsigned "
+               "int local[768]), then add each of them to bins once: at most 768 global "
+               "atomics a block")
+
+
+EXERCISE = MicroscopeExercise(
+    stub="exercises/histogram_rgb.cu", kernel="histogram_rgb",
+    signature="const unsigned char *rgb, unsigned int *bins, int n",
+    cases=CASES, detect=_mistakes, where=_where,
+    success=f"the 768 bins match NumPy's ({len(CASES) - 1} images, one of one colour, blocks of "
+            "64 to 1024 threads, grids larger and smaller than the image), no race, and the "
+            "counting is privatised (at most one global atomic a bin and block)")
+
+
+def check_histogram_rgb(path: str = EXERCISE.stub):
+    """Compile ``cuda_src/<path>`` and check its ``histogram_rgb`` kernel; print and return the
+    Verdict."""
+    return EXERCISE.check_file(path)
+
+
+def check_histogram_rgb_kernel(kernel, simulated=None):
+    """The checks of ``check_histogram_rgb`` on a compiled kernel (``simulated``: the same source
+    compiled by the simulator, when the backend is PyCUDA)."""
+    return EXERCISE.check_kernel(kernel, simulated)

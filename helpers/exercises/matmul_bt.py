@@ -1,0 +1,262 @@
+"""Checker for the exercise of notebook 08: ``cuda_src/exercises/matmul_bt.cu``.
+
+The kernel under test::
+
+    __global__ void matmul_bt(const float *A, const float *Bt, float *C, int M, int K, int N)
+
+computes C = A Bt^T (NumPy: ``A @ Bt.T``) for an M x K matrix A and an N x K matrix Bt, in tiles
+of 16 x 16 through shared memory, launched with ``block=(16, 16, 1)``, ``grid=(ceil(N / 16),
+ceil(M / 16))``.
+
+A tiled kernel can be wrong in ways a test of its output does not show: without its barriers
+it gives the right answer whenever its threads happen to run in a friendly order, which on a GPU
+is most of the time. So the first case runs on the course's simulator with the race check on
+(``settings.racecheck``), whatever backend the notebook uses: it finds a missing barrier
+whatever order the threads ran in, and a read or write outside an array, naming the line. The
+other cases run on the notebook's backend, with sizes that are not multiples of the tile, C
+pre-filled with NaN and followed by a guard zone, against NumPy. A wrong result is compared with
+what known mistakes compute (too few phases, Bt read as if it were B, Bt's tile used without
+transposing it), and run again with K padded with zeros to a multiple of 16: a kernel that is
+right then, and wrong otherwise, leaves something other than 0 in the tile past column K - 1.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from helpers.exercises.common import GuardedOutput, is_poison, launch_catching
+from helpers.exercises.races import RaceCheckedExercise, checked_run, race_mistake
+from helpers.exercises.verdict import KernelArgumentError
+
+KERNEL = "matmul_bt"
+PARAMETERS = "const float *A, const float *Bt, float *C, int M, int K, int N"
+TILE = 16
+RTOL, ATOL = 1e-4, 1e-4
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    M: int
+    K: int
+    N: int
+    racecheck: bool = False   # run on the simulator with the race check, whatever the backend
+
+    @property
+    def grid(self):
+        return -(-self.N // TILE), -(-self.M // TILE)
+
+
+# Sizes that are multiples of the tile (the indices alone), then sizes that are not, K
+# included; last the race check, which a kernel without its barriers may need to be found out.
+CASES = [Case(48, 32, 64), Case(37, 50, 21), Case(70, 45, 90), Case(0, 0, 0, racecheck=True)]
+# The race check's launches (small: they run on the instrumented build, one thread at a time):
+# a single phase (K < 16: only the barrier between the loads and the products matters), then
+# three. It also runs first thing when a result is wrong (a missing barrier often makes one).
+RACE_CASES = [Case(20, 13, 18, racecheck=True), Case(20, 37, 18, racecheck=True)]
+
+LOAD_HINT = ("each load needs its own guard: A's element (row, k) exists when row < M && k < K, "
+             "Bt's element (j, k) when j < N && k < K; load 0.0f otherwise, and store only "
+             "if (row < M && col < N)")
+INDEX_HINT = ("As[ty][tx] = A[row * K + phase * TILE + tx] and "
+              "Bs[ty][tx] = Bt[(blockIdx.x * TILE + ty) * K + phase * TILE + tx] (each with its "
+              "guard); then sum += As[ty][j] * Bs[tx][j]: row tx of Bs is column col of C")
+
+
+def _where(case):
+    if case.racecheck:
+        return "after every result was right"
+    gx, gy = case.grid
+    return f"M = {case.M}, K = {case.K}, N = {case.N}, block = (16, 16, 1), grid = ({gx}, {gy})"
+
+
+def _inputs(case, k=None):
+    """A (M x K) and Bt (N x K) of the case, float32; with k > K, zero columns pad both."""
+    rng = np.random.default_rng(case.M * 10_000 + case.K * 100 + case.N)
+    a = rng.uniform(-1, 1, (case.M, case.K)).astype(np.float32)
+    bt = rng.uniform(-1, 1, (case.N, case.K)).astype(np.float32)
+    if k is not None and k > case.K:
+        a, bt = (np.pad(x, ((0, 0), (0, k - case.K))) for x in (a, bt))
+    return a, bt
+
+
+def _mistakes(kernel, sim_kernel, case):
+    """Run one case (``sim_kernel``: the same source compiled by the simulator, for the race
+    check); yield (problem, hint) for each mistake seen, the most telling first."""
+    if case.racecheck:
+        yield from _races(sim_kernel)
+        return
+    a, bt = _inputs(case)
+    got = yield from _launch(kernel, a, bt, case)
+    if got is None:
+        return
+    want = a.astype(np.float64) @ bt.T
+    if np.allclose(got, want, RTOL, ATOL):
+        return
+    if not got.any():
+        yield ("C is all zeros: nothing was added to sum",
+               "follow the TODOs: load both tiles, wait, add the TILE products, wait")
+    yield from _races(sim_kernel)
+    yield from _known_results(got, a, bt)
+    yield from _past_column_k(kernel, case)
+    bad = ~np.isclose(got, want, RTOL, ATOL)
+    r, c = np.argwhere(bad)[0]
+    yield (f"{int(bad.sum())} of {got.size} elements of C are wrong (the first is C[{r}][{c}] = "
+           f"{got[r, c]:g}, expected {want[r, c]:g})", INDEX_HINT)
+
+
+def _launch(kernel, a, bt, case):
+    """Launch ``kernel`` on a and bt (a generator: yields the mistakes a launch shows, returns
+    C, or None after a mistake)."""
+    from helpers.backend import gpuarray
+
+    m, k, n = a.shape[0], a.shape[1], bt.shape[0]
+    out = GuardedOutput((m, n), np.float32, guard=TILE * n + TILE)
+    args = (gpuarray.to_gpu(a), gpuarray.to_gpu(bt), out.gpu, np.int32(m), np.int32(k),
+            np.int32(n))
+    error = launch_catching(lambda: kernel(*args, block=(TILE, TILE, 1), grid=case.grid))
+    if error:
+        yield error, LOAD_HINT
+        return None
+    got, untouched = out.read()
+    if not untouched:
+        yield ("the kernel wrote past the end of C", "threads outside C must not write: the grid "
+               "is rounded up to whole tiles; store only if (row < M && col < N)")
+        return None
+    if is_poison(got).any():
+        r, c = np.argwhere(is_poison(got))[0]
+        yield (f"{int(is_poison(got).sum())} of {got.size} elements of C were never written "
+               f"(the first is C[{r}][{c}])",
+               "every thread inside C stores its sum once, after the loop over the phases: "
+               "C[row * N + col] = sum")
+        return None
+    return got
+
+
+def _known_results(got, a, bt):
+    """What known mistakes compute from a and bt, compared with ``got``."""
+    m, k = a.shape
+    n = bt.shape[0]
+    whole = (k // TILE) * TILE
+    for wrong, problem, hint in (
+            (a[:, :whole] @ bt[:, :whole].T,
+             f"C is A @ Bt.T over the first {whole} of the K = {k} columns: the last phase, whose "
+             "tile reaches past column K - 1, never ran",
+             "round the number of phases up: (K + TILE - 1) / TILE"),
+            (a @ bt.reshape(k, n),
+             "the kernel read Bt as if it were B (a K x N matrix, element (k, col) at k * N + col)",
+             "Bt is N x K: element (j, k) is at j * K + k. Load Bs[ty][tx] from row "
+             "blockIdx.x * TILE + ty of Bt, column phase * TILE + tx"),
+            (_untransposed(a, bt),
+             "the kernel multiplied by Bt's tile as loaded, not transposed: sum used Bs[j][tx], "
+             "the notebook's read for a tile of B",
+             "Bs[ty][tx] holds Bt[blockIdx.x * TILE + ty][phase * TILE + tx], so this thread's "
+             "column of C (col = blockIdx.x * TILE + tx) is row tx of Bs: sum += As[ty][j] * "
+             "Bs[tx][j]")):
+        if np.allclose(got, wrong, RTOL, ATOL):
+            yield problem, hint
+
+
+def _untransposed(a, bt):
+    """C when the kernel loads Bt's tiles right and reads them as tiles of B (Bs[j][tx])."""
+    m, k = a.shape
+    n = bt.shape[0]
+    kp, n_pad = -(-k // TILE) * TILE, -(-n // TILE) * TILE
+    a_pad, bt_pad = np.zeros((m, kp)), np.zeros((n_pad, kp))
+    a_pad[:, :k], bt_pad[:n, :k] = a, bt
+    c = np.zeros((m, n_pad))
+    for p in range(0, kp, TILE):
+        for j0 in range(0, n_pad, TILE):
+            # column j0 + tx of C: sum over j of A[row][p + j] * Bt[j0 + j][p + tx]
+            c[:, j0:j0 + TILE] += a_pad[:, p:p + TILE] @ bt_pad[j0:j0 + TILE, p:p + TILE]
+    return c[:, :n]
+
+
+def _past_column_k(kernel, case):
+    """Right with K padded by zeros to a multiple of the tile, wrong without: the last tile's
+    elements past column K - 1 are not 0."""
+    if case.K % TILE == 0:
+        return
+    k = -(-case.K // TILE) * TILE
+    a, bt = _inputs(case, k)
+    got = yield from _launch(kernel, a, bt, case)
+    if got is not None and np.allclose(got, a.astype(np.float64) @ bt.T, RTOL, ATOL):
+        yield ("C is right when K is a multiple of 16 (with A and Bt padded by zero columns), "
+               "and wrong for K = {}: the last phase's tile holds something other than 0 past "
+               "column K - 1".format(case.K),
+               "load 0.0f into As and Bs where k >= K: an if without an else leaves the previous "
+               "phase's values there, and reading without the guard takes the next row's")
+
+
+# ---- the race check, on the simulator --------------------------------------------------------
+def _races(sim_kernel):
+    """Launch ``sim_kernel`` (compiled by the simulator) on RACE_CASES under the race check; yield
+    what it finds."""
+    for case in RACE_CASES:
+        mistake = _race(sim_kernel, case)
+        if mistake:
+            yield mistake
+            return
+
+
+def _race(sim_kernel, case):
+    """The mistake the race check finds in one launch of ``sim_kernel``, or None."""
+    from helpers.sim import gpuarray as sim_gpuarray
+
+    a, bt = _inputs(case)
+    args = (sim_gpuarray.to_gpu(a), sim_gpuarray.to_gpu(bt),
+            sim_gpuarray.to_gpu(np.zeros((case.M, case.N), np.float32)),
+            np.int32(case.M), np.int32(case.K), np.int32(case.N))
+    try:
+        report, _ = checked_run(sim_kernel, args, (TILE, TILE, 1), case.grid)
+    except TypeError as err:
+        raise KernelArgumentError(str(err)) from err
+    if report is None:
+        return None
+    problem, hint = _race_mistake(report, single_phase=case.K <= TILE)
+    return (f"{problem.rstrip('.')}, found by the race check on the simulator with M = {case.M}, "
+            f"K = {case.K}, N = {case.N}"), hint
+
+
+def _race_mistake(report, single_phase):
+    """(problem, hint) for the simulator's report of a failed launch. With a single phase, a
+    race on the tiles can only be between the loads and the products; with several (and none
+    in a single phase), it is between one phase's products and the next phase's loads."""
+    if "ran longer than the time limit" in report:
+        return (f"the kernel did not finish: {report}",
+                "a loop whose condition never becomes false: check the phase loop and the "
+                "inner loop")
+    problem, hint = race_mistake(report, "two threads wrote the same element of C: a thread "
+                                         "outside C wrote into the next row. Store only "
+                                         "if (row < M && col < N)")
+    if not report.startswith("race check:"):
+        return problem, LOAD_HINT
+    if "(shared memory)" not in report:
+        return problem, hint
+    if single_phase:
+        return problem, ("a thread read the tile before another thread had loaded its part: put "
+                         "__syncthreads() between the loads and the loop that reads As and Bs "
+                         "(TODO 3)")
+    return problem, ("the next phase's loads overwrote the tile while another thread was still "
+                     "reading it: put __syncthreads() after the loop that reads As and Bs, at the "
+                     "end of each phase (TODO 5)")
+
+
+EXERCISE = RaceCheckedExercise(
+    stub="exercises/matmul_bt.cu", kernel=KERNEL, signature=PARAMETERS, cases=CASES,
+    detect=lambda kernels, case: _mistakes(kernels.run, kernels.sim, case), where=_where,
+    success=f"C = A @ Bt.T for {len(CASES) - 1} shapes (sides and K not multiples of 16 among "
+            "them), nothing written outside C, and no race found by the race check")
+
+
+def check_matmul_bt(path: str = EXERCISE.stub):
+    """Compile ``cuda_src/<path>``, check its ``matmul_bt`` kernel; print and return the
+    Verdict. On a GPU the race check runs on the simulator's compile of the same file."""
+    return EXERCISE.check_file(path)
+
+
+def check_matmul_bt_kernel(kernel, sim=None):
+    """The checks of ``check_matmul_bt`` on a compiled ``matmul_bt`` kernel; on a GPU, ``sim``
+    is the same source compiled by the simulator (for the race check)."""
+    return EXERCISE.check_kernel(kernel, sim)

@@ -1,0 +1,144 @@
+// sim_race.h -- the race check of the instrumented build (included by sim_trace.h).
+//
+// Running a block's threads one after another hides races: the right answer comes out by luck.
+// Instead, every shared (and global) location remembers who last wrote it and who read it since
+// then, with how many __syncthreads() (and, within a warp, __syncwarp()) that thread had passed.
+// Two accesses by different threads, at least one a write, with no barrier between them, are a
+// hazard, whatever order the simulator ran them in: the later one finds the earlier one's record.
+// This is what `compute-sanitizer --tool racecheck` reports on a GPU for shared memory; it does
+// not watch global memory, where this check finds races as well.
+//
+// Shared memory is remembered byte by byte; global memory 4-byte word by word (with the bytes
+// each access touched), in shadow arrays made when an allocation is first touched. Atomics are
+// not races: their own loads and stores are not the learner's sites, so they are never seen.
+// Blocks of one launch cannot wait for each other, so a global location touched by two blocks,
+// one of them writing, is a race too, unless the kernel calls __threadfence() (the pattern where
+// the last block reads what the others wrote, ordered by a fence and an atomic counter).
+#pragma once
+
+#pragma GCC visibility push(hidden)
+namespace sim {
+namespace trace {
+
+enum RecFlags : uint8_t { USED = 1, WROTE = 2 };
+
+struct Rec {  // one access, as a location remembers it
+    uint32_t block;
+    uint16_t thread, site;
+    uint32_t epoch;
+    uint16_t wepoch;
+    uint8_t mask, flags;
+};
+
+struct Cell {
+    Rec w, r1, r2;  // the last write; two readers of different threads
+};
+
+// What a failed check reports (mirrored by helpers/sim/trace_run.py).
+struct RaceReport {
+    uint64_t count;    // hazards found in the launch
+    uint64_t address;  // the byte: an offset for shared memory, an address for global memory
+    Rec first, second;
+    int32_t space;     // 1 __shared__ arrays, 2 dynamic shared memory, 3 global memory
+    int32_t pad;
+};
+
+struct RaceShadow {
+    Cell *cells = nullptr;  // one per byte of this worker's shared memory (static, then dynamic)
+    uint32_t hint = 0;
+};
+
+struct RaceGlobal {
+    Cell **ranges = nullptr;  // per allocation, one cell per 4-byte word, made on first use
+    RaceReport report{};
+    std::mutex mu;
+};
+inline RaceGlobal race_global;
+
+SIM_UNTRACED inline void race_attach(State *s) {
+    s->race = new RaceShadow();
+    s->race->cells = (Cell *)zalloc(sizeof(Cell) * (s->tls_n + s->dyn_n));
+}
+
+// Could the earlier access r and the current one c happen in either order?
+SIM_UNTRACED inline bool concurrent(const Rec &r, const Rec &c, bool shared) {
+    if (!(r.flags & USED) || !(r.mask & c.mask)) return false;
+    if (r.block != c.block) return !shared && !cfg.fenced.load(std::memory_order_relaxed);
+    if (r.thread == c.thread || r.epoch != c.epoch) return false;
+    return (r.thread >> 5) != (c.thread >> 5) || r.wepoch == c.wepoch;
+}
+
+// Could the record still be concurrent with some later access? (Else its slot may be reused.)
+SIM_UNTRACED inline bool live(const Rec &r, const Rec &c, bool shared) {
+    if (!(r.flags & USED)) return false;
+    return r.block == c.block ? r.epoch == c.epoch : !shared;
+}
+
+SIM_UNTRACED inline void report(const Rec &first, const Rec &second, uint64_t address, int space) {
+    RaceReport &rep = race_global.report;
+    std::lock_guard<std::mutex> g(race_global.mu);
+    if (rep.count++ == 0) rep.first = first, rep.second = second, rep.address = address, rep.space = space;
+}
+
+// Checks one cell against the access c, then remembers c. True when c races with an earlier
+// access, which is copied to *other.
+SIM_UNTRACED inline bool check_cell(Cell &cell, const Rec &c, bool shared, Rec *other) {
+    const Rec *o = nullptr;
+    if (concurrent(cell.w, c, shared)) o = &cell.w;
+    else if ((c.flags & WROTE) && concurrent(cell.r1, c, shared)) o = &cell.r1;
+    else if ((c.flags & WROTE) && concurrent(cell.r2, c, shared)) o = &cell.r2;
+    if (o) *other = *o;
+    if (c.flags & WROTE) {
+        cell.w = c;
+    } else if (live(cell.r1, c, shared) && cell.r1.block == c.block && cell.r1.thread == c.thread) {
+        cell.r1.mask |= c.mask;
+    } else if (!live(cell.r1, c, shared)) {
+        cell.r1 = c;
+    } else if (!live(cell.r2, c, shared) || (cell.r2.block == c.block && cell.r2.thread == c.thread)) {
+        cell.r2 = c;
+    }
+    return o != nullptr;
+}
+
+SIM_UNTRACED inline Cell *global_cells(State *s, uintptr_t a, uintptr_t *offset) {
+    uint32_t i;
+    if (!find_range(s->race->hint, a, &i, offset)) return nullptr;
+    Cell *&cells = race_global.ranges[i];
+    if (!cells) cells = (Cell *)zalloc(sizeof(Cell) * (cfg.range_n[i] / 4 + 1));
+    return cells;
+}
+
+SIM_UNTRACED inline void race_access(State *s, uint32_t tid, uintptr_t a, unsigned size, unsigned flags,
+                                     unsigned site) {
+    Rec c{(uint32_t)s->block_linear, (uint16_t)tid, (uint16_t)site, s->epoch[tid], (uint16_t)s->wepoch[tid],
+          1, (uint8_t)(USED | ((flags & WRITE) ? WROTE : 0))};
+    Rec other{}, first{};
+    bool hazard = false;
+    uint64_t where = 0;
+    int space = 0;
+    if (flags & SHARED) {
+        bool dynamic = flags & DYNAMIC;
+        uintptr_t off = dynamic ? a - s->dyn_lo : a - s->tls_lo;
+        uintptr_t base = dynamic ? s->tls_n : 0, n = dynamic ? s->dyn_n : s->tls_n;
+        for (unsigned i = 0; i < size && off + i < n; i++)
+            if (check_cell(s->race->cells[base + off + i], c, true, &other) && !hazard)
+                hazard = true, first = other, where = off + i, space = dynamic ? 2 : 1;
+    } else {
+        uintptr_t off;
+        Cell *cells = global_cells(s, a, &off);
+        if (!cells) return;
+        for (uintptr_t b = off; b < off + size;) {
+            uintptr_t word = b >> 2, end = (word + 1) << 2;
+            if (end > off + size) end = off + size;
+            c.mask = (uint8_t)(((1u << (end - b)) - 1) << (b & 3));
+            if (check_cell(cells[word], c, false, &other) && !hazard)
+                hazard = true, first = other, where = a + (b - off), space = 3;
+            b = end;
+        }
+    }
+    if (hazard) report(first, c, where, space);
+}
+
+}  // namespace trace
+}  // namespace sim
+#pragma GCC visibility pop

@@ -1,0 +1,65 @@
+"""Words for a race the race check found (settings.racecheck, CUDA_SIM_RACECHECK=1).
+
+The instrumented build remembers, for each shared and global location, which thread last wrote it
+and read it and how many barriers it had passed (include/sim_race.h); a conflicting pair found
+there is turned here into a message that names both threads, the array and element, both source
+lines, what compute-sanitizer's racecheck would print on a GPU, and what to do.
+"""
+
+from __future__ import annotations
+
+from .places import Places
+
+_HAZARD = {(True, False): ("write", "read", "read-after-write"),
+           (False, True): ("read", "write", "write-after-read"),
+           (True, True): ("write", "write", "write-after-write")}
+
+
+def coords(linear, dims):
+    x, y, _ = dims
+    return f"({linear % x}, {linear // x % y}, {linear // (x * y)})"
+
+
+def _who(rec, grid, block):
+    return f"thread {coords(rec.thread, block)} of block {coords(rec.block, grid)}"
+
+
+def _advice(first, second, space, same_line):
+    if same_line and first.wrote != second.wrote:
+        return ("A read-modify-write such as x++ or x += v by several threads loses updates: "
+                "use atomicAdd (or give each thread its own element).")
+    if first.block != second.block:
+        return ("Blocks cannot wait for each other during a launch: use an atomic (atomicAdd) "
+                "for a location several blocks update, or let each block write its own element "
+                "and combine them in a second launch.")
+    advice = ("Put a __syncthreads() between the write and the other thread's access, where "
+              "every thread of the block reaches it, or use an atomic.")
+    if first.thread // 32 == second.thread // 32 and space != 3:
+        advice += (" Both threads are in one warp, whose lanes do not run in lockstep (since "
+                   "Volta): between lanes of one warp, __syncwarp() is enough.")
+    return advice
+
+
+def message(result, kernel, library, source, args):
+    """The LaunchError text for a launch whose race report counts hazards."""
+    race, sites = result.race, result.sites
+    first, second = race.first, race.second
+    site_a, site_b = sites[first.site - 1], sites[second.site - 1]
+    did_a, did_b, hazard = _HAZARD[(first.wrote, second.wrote)]
+    place = Places(library, kernel, source, args).describe(race.space, race.address,
+                                                         site_b.size or site_a.size or 4)
+    who_a, who_b = _who(first, result.grid, result.block), _who(second, result.grid, result.block)
+    others = race.count - 1
+    count = f" ({others} more hazard{'s' * (others != 1)} in this launch)" if others else ""
+    access = {"read": "Read", "write": "Write"}
+    sanitizer = (f"Race reported between {access[did_a]} access at {site_a.where}:{kernel.name} "
+                 f"and {access[did_b]} access at {site_b.where}:{kernel.name} "
+                 f"[{race.count} hazard{'s' * (race.count != 1)}]")
+    on_gpu = (f"On a GPU, compute-sanitizer --tool racecheck reports: {sanitizer}. "
+              if race.space != 3 else
+              "On a GPU, compute-sanitizer's racecheck does not see it: it watches shared memory "
+              "only, so there the race shows only as a wrong result, now and then. ")
+    return (f"race check: kernel '{kernel.name}' has a data race on {place}: {who_a} {did_a}s it "
+            f"at {site_a.where}, and {who_b} {did_b}s it at {site_b.where}, with no barrier "
+            f"between the two (a {hazard} hazard){count}. The result depends on which thread "
+            f"runs first. {on_gpu}" + _advice(first, second, race.space, site_a.where == site_b.where))

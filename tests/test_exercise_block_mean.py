@@ -1,0 +1,97 @@
+"""The exercise of notebook 09, a kernel with three planted bugs: the checker confirms each fix on
+its own. The stub (all three bugs) and every kernel with some of them fixed get a verdict that
+names exactly the bugs still there; the solution passes; kernels that fixed the bugs but got the
+rest wrong are named too. All variants are compiled as one module (and, on a GPU, once more on
+the simulator, whose checks look for the planted bugs)."""
+
+import pytest
+
+from kernel_sources import compile_variants, solution, variant
+
+from helpers.backend import BACKEND
+from helpers.exercises.block_mean import KERNEL, check_block_mean, check_block_mean_kernel
+
+SOLUTION = solution("block_mean.cu")
+# The solution with each planted bug put back.
+BUG = {
+    1: ("    tile[t] = i < n ? x[i] : 0.0f;      // 1. the threads past the end read nothing\n",
+        "    tile[t] = x[i];\n"),
+    2: ("    __syncthreads();                    // 2. every tile[k] is stored before thread 0 "
+        "reads it\n", ""),
+    3: ("        float sum = 0.0f;               // 3. the sum starts at 0, not at whatever means "
+        "held\n        for (int k = 0; k < count; k++)\n            sum += tile[k];\n"
+        "        means[blockIdx.x] = sum / count;\n",
+        "        for (int k = 0; k < count; k++)\n            means[blockIdx.x] += tile[k];\n"
+        "        means[blockIdx.x] /= count;\n"),
+}
+NAMES = {1: "bug 1 (the bounds guard)", 2: "bug 2 (the barrier)", 3: "bug 3 (the sum)"}
+WITH_BUGS = {"bugs_" + "_".join(map(str, bugs)): bugs
+             for bugs in [(1,), (2,), (3,), (1, 2), (1, 3), (2, 3), (1, 2, 3)]}
+# Kernels whose planted bugs are fixed but which are wrong in another way: (replacements, words)
+WRONG = {
+    "divides_by_block": ([("means[blockIdx.x] = sum / count;", "means[blockIdx.x] = sum / BLOCK;")],
+                         "the last block's mean is its sum divided by 256"),
+    "adds_the_mean": ([("y[i] = x[i] - means[blockIdx.x];", "y[i] = x[i] + means[blockIdx.x];")],
+                      "y is wrong: y[0] ="),
+    "barrier_inside_the_if": ([(BUG[2][0], ""), ("    if (t == 0) {\n",
+                                                  "    if (t == 0) {\n        __syncthreads();\n")],
+                              "the kernel failed in the launch that looks for bug 1"),
+}
+
+
+def _sources():
+    sources = {"solution": SOLUTION}
+    sources.update({name: variant(SOLUTION, *(BUG[b] for b in bugs))
+                    for name, bugs in WITH_BUGS.items()})
+    sources.update({name: variant(SOLUTION, *r) for name, (r, _) in WRONG.items()})
+    return sources
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    """name -> (kernel on the backend, the same compiled by the simulator)."""
+    sources = _sources()
+    on_backend = compile_variants(KERNEL, sources)
+    if BACKEND == "simulator":
+        return {name: (k, k) for name, k in on_backend.items()}
+    from helpers.sim.compiler import SourceModule
+
+    on_sim = compile_variants(KERNEL, sources, source_module=SourceModule)
+    return {name: (on_backend[name], on_sim[name]) for name in sources}
+
+
+def test_the_solution_passes(kernels, capsys):
+    assert check_block_mean_kernel(*kernels["solution"]).passed is True
+    assert capsys.readouterr().out.startswith("PASS: all 3 planted bugs are fixed")
+
+
+@pytest.mark.parametrize("name", sorted(WITH_BUGS))
+def test_the_verdict_names_exactly_the_bugs_still_there(kernels, name, capsys):
+    verdict = check_block_mean_kernel(*kernels[name])
+    assert verdict.passed is False
+    there = WITH_BUGS[name]
+    assert f"{3 - len(there)} of the 3 planted bugs fixed" in verdict.problem
+    still = verdict.problem.split("still there:")[1]
+    for bug, words in NAMES.items():
+        assert (words in still) == (bug in there), (bug, verdict.problem)
+    finder = {1: "the bounds checks: block (3, 0, 0), thread (232, 0, 0): a read",
+              2: "the race check: a data race on tile[", 3: "the init check: means[0]"}
+    for bug in there:
+        assert finder[bug] in still, verdict.problem
+    assert verdict.hint.startswith({1: "in the last block", 2: "thread 0 reads every tile[k]",
+                                    3: "means[blockIdx.x] += ..."}[there[0]])
+    assert capsys.readouterr().out == f"{verdict}\n"
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_other_mistakes_are_named_once_the_bugs_are_fixed(kernels, name):
+    verdict = check_block_mean_kernel(*kernels[name])
+    assert verdict.passed is False
+    assert WRONG[name][1] in verdict.problem, verdict.problem
+
+
+def test_the_stub_as_shipped_has_all_three_bugs(capsys):
+    verdict = check_block_mean("exercises/block_mean.cu")
+    assert verdict.passed is False
+    assert "0 of the 3 planted bugs fixed" in verdict.problem
+    assert all(words in verdict.problem for words in NAMES.values())

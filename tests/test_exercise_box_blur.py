@@ -1,0 +1,114 @@
+"""The box-blur exercise of notebook 06 (helpers.exercises.box_blur): the solution passes, the
+stub fails, and each known mistake fails with the hint written for it: a missing barrier (found
+by the race check, whatever order the threads ran in), a halo off by one, edges not clamped,
+threads that return before loading their part of the tile, a window read from global memory. The
+solution and its wrong variants are compiled as one module (on a GPU, a second time by the
+simulator, which runs the race check and the trace)."""
+
+import re
+
+import numpy as np
+import pytest
+
+from kernel_sources import compile_variant_pairs, solution, variant
+
+from helpers.exercises import box_blur as checker
+
+KERNEL = solution("box_blur.cu")
+LOAD = "in[clamp_index(y0 + ty, height) * width + clamp_index(x0 + tx, width)]"
+BARRIER = "    __syncthreads();                                 // the whole tile is there\n"
+GUARD = ("    if (x >= width || y >= height)                   // only now: these threads loaded "
+         "a part\n        return;\n")
+EARLY = "    // The tile is larger than the block"
+
+# name: (replacements in the solution, words the NOT YET line must contain)
+WRONG = {
+    "missing_barrier": ([(BARRIER, "")], ["data race on tile[", "__syncthreads()"]),
+    "two_threads_store_one_element": ([("tile[ty][tx] =", "tile[ty][tx / 2] =")],
+                                      ["write-after-write", "each element must be loaded by one"]),
+    "halo_loops_one_short": ([("ty < TILE_Y;", "ty < TILE_Y - 1;"),
+                              ("tx < TILE_X;", "tx < TILE_X - 1;")],
+                             ["right, bottom edge(s) of their block", "halo"]),
+    "right_halo_one_short": ([("tx < TILE_X;", "tx < TILE_X - 1;")],
+                             ["of the right edge(s) of their block", "TILE_X"]),
+    "tile_starts_one_pixel_late": ([("blockIdx.x * BLOCK_X - RADIUS;",
+                                     "blockIdx.x * BLOCK_X - RADIUS + 1;")],
+                                   ["the blur of the pixel at (x+1, y+0)", "x0 = blockIdx.x"]),
+    "window_one_short": ([("dx <= 2 * RADIUS", "dx < 2 * RADIUS")],
+                         ["the window is 4 x 5 pixels", "both included (<=)"]),
+    "zeros_outside_the_image": ([(LOAD, "((y0 + ty) >= 0 && (y0 + ty) < height && (x0 + tx) >= 0 "
+                                        "&& (x0 + tx) < width ? in[(y0 + ty) * width + x0 + tx] "
+                                        ": 0.0f)")],
+                                ["count as 0", "clamp"]),
+    "edges_not_clamped": ([(LOAD, "in[(y0 + ty) * width + (x0 + tx)]")],
+                          ["edges of the image", "clamp its column"]),
+    "return_before_loading": ([(GUARD, ""), (EARLY, GUARD + EARLY)],
+                              ["near the right or bottom edge of the image", "after the barrier"]),
+    "no_bounds_guard": ([(GUARD, "")], ["past the end", "return"]),
+    "bounds_guard_off_by_one": ([("x >= width || y >= height", "x > width || y > height")],
+                                ["off by one", "(width - 1, height - 1)"]),
+    "window_from_global_memory": ([("tile[threadIdx.y + dy][threadIdx.x + dx]",
+                                    "in[clamp_index(y - RADIUS + dy, height) * width + "
+                                    "clamp_index(x - RADIUS + dx, width)]")],
+                                  ["load requests to global memory", "not from the tile"]),
+    "sum_not_divided": ([(" * (1.0f / ((2 * RADIUS + 1) * (2 * RADIUS + 1)))", "")],
+                        ["25 times too large", "divide the sum"]),
+}
+
+HELPER = re.compile(r"\bclamp_index\b")
+
+
+def _sources():
+    sources = {"solution": KERNEL, **{name: variant(KERNEL, *r) for name, (r, _) in WRONG.items()}}
+    return {name: HELPER.sub(f"clamp_index__{name}", text) for name, text in sources.items()}
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    """name -> (kernel on this backend, the same on the simulator)."""
+    return compile_variant_pairs("box_blur", _sources())
+
+
+def run_checker(pair, capsys):
+    verdict = checker.check_box_blur_kernel(*pair)
+    return verdict, capsys.readouterr().out
+
+
+def test_the_solution_passes(kernels, capsys):
+    verdict, out = run_checker(kernels["solution"], capsys)
+    assert verdict.passed is True, out
+    assert out.startswith("PASS:") and "no race" in out, out
+
+
+def test_the_stub_fails_saying_nothing_is_blurred(capsys):
+    verdict = checker.check_box_blur()
+    out = capsys.readouterr().out
+    assert verdict.passed is False, out
+    assert "unchanged: nothing is blurred yet" in out, out
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_a_known_mistake_fails_with_its_hint(name, kernels, capsys):
+    verdict, out = run_checker(kernels[name], capsys)
+    assert verdict.passed is False, f"{name} passed the checker:\n{out}"
+    assert out.startswith("NOT YET:"), out
+    for words in WRONG[name][1]:
+        assert words in out, f"{name}: expected {words!r} in\n{out}"
+
+
+def test_every_run_gets_images_of_its_own():
+    """A kernel that reads tile elements it never loaded gets what the previous launch left in
+    shared memory: on a GPU, the same block of the solution's launch on the same image would
+    have left the right values there, and the mistake would pass."""
+    assert not np.array_equal(checker._image(checker.CASES[0]), checker._image(checker.CASES[0]))
+
+
+def test_a_missing_barrier_is_found_even_where_the_result_is_right(kernels):
+    """The race check does not depend on the values: the simulator, which runs a barrier-free
+    kernel's threads one at a time, gets most of them wrong, a GPU may get them all right."""
+    from helpers.exercises.box_blur import CASES, _checked_run, _image
+
+    report, stats = _checked_run(kernels["missing_barrier"][1], _image(CASES[0]), CASES[0])
+    assert report.startswith("race check:") and "tile[" in report and stats is None
+    report, stats = _checked_run(kernels["solution"][1], _image(CASES[0]), CASES[0])
+    assert report is None and stats.shared_ld.requests > 0

@@ -1,0 +1,109 @@
+"""The dot-product checker (helpers.exercises.dot_product): the solution passes, the stub fails,
+and each known mistake fails with the hint written for it. The solution and all its wrong
+variants are compiled as one module (and, on PyCUDA, once more on the simulator, whose race check
+and trace the checker uses)."""
+
+import re
+
+import pytest
+
+from kernel_sources import compile_variant_pairs, solution, stable_file, variant
+
+from helpers.exercises import dot_product as checker
+
+KERNEL = solution("dot_product.cu")
+LOOP = ("    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)\n"
+        "        v += x[i] * y[i];\n")
+FIRST_WARP = "        v = warp_sum(lane < warps ? warp_sums[lane] : 0.0f);\n"
+TAIL = KERNEL[KERNEL.index("    if (lane == 0)\n        warp_sums[warp] = v;"):]
+
+# (name, source, words that the NOT YET line must contain)
+WRONG = [
+    ("no_grid_stride_loop",
+     variant(KERNEL, (LOOP, "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                            "    if (i < n)\n        v = x[i] * y[i];\n")),
+     ["only the first 192 elements", "grid-stride loop"]),
+    ("warp_sum_adds_nothing",
+     variant(KERNEL, ("        v += __shfl_down_sync(0xffffffff, v, offset);\n", "")),
+     ["only thread 0 of each block counted", "__shfl_down_sync"]),
+    ("only_the_first_warp",
+     variant(KERNEL, (TAIL, "    if (threadIdx.x == 0)\n        atomicAdd(result, v);\n}\n")),
+     ["only the first warp of each block counted", "warp_sums[warp]"]),
+    ("every_block_counts_everything",
+     variant(KERNEL, (LOOP, "    for (int i = threadIdx.x; i < n; i += blockDim.x)\n"
+                            "        v += x[i] * y[i];\n")),
+     ["2 times the dot product", "blockDim.x * gridDim.x"]),
+    ("reads_past_n",
+     variant(KERNEL, ("i < n;", "i <= n;")),
+     ["NaN", "i < n"]),
+    ("drops_the_tail_in_pairs",
+     variant(KERNEL, (LOOP,
+                      "    int stride = blockDim.x * gridDim.x;\n"
+                      "    for (int i = 2 * (blockIdx.x * blockDim.x + threadIdx.x); i + 1 < n;"
+                      " i += 2 * stride)\n"
+                      "        v += x[i] * y[i] + x[i + 1] * y[i + 1];\n")),
+     ["the last 1 of the 1,001 elements were not counted", "tail"]),
+    ("a_tree_of_the_warp_sums_drops_the_odd_warp",
+     variant(KERNEL, (FIRST_WARP,
+                      "        for (unsigned int s = warps / 2; s > 0; s >>= 1) {\n"
+                      "            if (lane < s)\n"
+                      "                warp_sums[lane] += warp_sums[lane + s];\n"
+                      "            __syncwarp();\n"
+                      "        }\n"
+                      "        v = warp_sums[0];\n")),
+     ["warps past the first 2 of the 3", "any number of warps"]),
+    ("missing_barrier",
+     variant(KERNEL, ("    __syncthreads();", "")),
+     ["data race on warp_sums", "__syncthreads()"]),
+    ("racy_add_to_result",
+     variant(KERNEL, ("atomicAdd(result, v);", "*result += v;")),
+     ["data race on result", "atomicAdd(result, v)"]),
+    ("one_atomic_a_warp",
+     variant(KERNEL, (TAIL, "    if (lane == 0)\n        atomicAdd(result, v);\n}\n")),
+     ["atomic additions to *result for 3 blocks", "one atomic a block"]),
+]
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    # One module for all: each variant's warp_sum gets a name of its own.
+    sources = {"solution": KERNEL, **{w[0]: w[1] for w in WRONG}}
+    return compile_variant_pairs("dot", {name: re.sub(r"\bwarp_sum\b", f"warp_sum__{name}", text)
+                                          for name, text in sources.items()})
+
+
+def run_checker(pair, capsys):
+    """Run the checker on a compiled kernel: (verdict, printed text)."""
+    verdict = checker.check_dot_kernel(*pair)
+    return verdict, capsys.readouterr().out
+
+
+def test_inline_solution_passes(kernels, capsys):
+    verdict, out = run_checker(kernels["solution"], capsys)
+    assert verdict.passed is True, out
+    assert out.startswith("PASS:"), out
+
+
+def test_stub_fails_saying_what_it_does(capsys):
+    assert not checker.check_dot()          # default path: the stub learners start from
+    out = capsys.readouterr().out
+    assert out.startswith("NOT YET:"), out
+    assert "only thread 0 of each block counted, and only its own element" in out, out
+
+
+@pytest.mark.parametrize("name, source, expected", WRONG, ids=[w[0] for w in WRONG])
+def test_known_mistake_fails_with_its_hint(name, source, expected, kernels, capsys):
+    verdict, out = run_checker(kernels[name], capsys)
+    assert verdict.passed is False, f"{name} passed the checker:\n{out}"
+    assert out.startswith("NOT YET:"), out
+    for words in expected:
+        assert words in out, f"{name}: expected {words!r} in\n{out}"
+
+
+def test_a_changed_parameter_type_is_named(capsys):
+    path = stable_file("dot_double_result.cu", variant(KERNEL, ("float *result", "double *result"),
+                                                       ("atomicAdd(result, v)",
+                                                        "atomicAdd(result, (double)v)")))
+    verdict = checker.check_dot(path)
+    assert not verdict, capsys.readouterr().out
+    assert "parameter 3 of dot, result, is declared 'double*'" in verdict.problem

@@ -1,0 +1,121 @@
+"""The privatised RGB histogram's checker (helpers.exercises.histogram_rgb): the solution passes,
+the stub fails, and each known mistake fails with the hint written for it. The solution and all
+its wrong variants are compiled as one module (and, on PyCUDA, once more on the simulator, whose
+race check and trace the checker uses)."""
+
+import numpy as np
+import pytest
+
+from kernel_sources import compile_variant_pairs, solution, stable_file, variant
+
+from helpers.exercises import histogram_rgb as checker
+
+KERNEL = solution("histogram_rgb.cu")
+COUNT = "        atomicAdd(&local[(j % CHANNELS) * LEVELS + rgb[j]], 1u);\n"
+CLEAR = ("    for (int b = threadIdx.x; b < CHANNELS * LEVELS; b += blockDim.x)\n"
+         "        local[b] = 0;\n")
+ADD = ("    for (int b = threadIdx.x; b < CHANNELS * LEVELS; b += blockDim.x)\n"
+       "        if (local[b] > 0)\n")
+FIRST_BARRIER = "    __syncthreads();                       // every bin is 0 before anyone counts\n"
+SECOND_BARRIER = ("    __syncthreads();                       // every byte is counted before the "
+                  "bins are added\n")
+GLOBAL_ATOMICS = ("    for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < 3 * n; "
+                  "j += blockDim.x * gridDim.x)\n"
+                  "        atomicAdd(&bins[(j % 3) * 256 + rgb[j]], 1u);\n}\n")
+
+# (name, source, words that the NOT YET line must contain)
+WRONG = [
+    ("racy_shared_bins",
+     variant(KERNEL, (COUNT, "        local[(j % CHANNELS) * LEVELS + rgb[j]]++;\n")),
+     ["data race on local[", "atomicAdd(&local[k], 1u)"]),
+    ("racy_global_bins",
+     KERNEL[:KERNEL.index("{\n") + 2] + GLOBAL_ATOMICS.replace(
+         "atomicAdd(&bins[(j % 3) * 256 + rgb[j]], 1u);", "bins[(j % 3) * 256 + rgb[j]]++;"),
+     ["data race on bins[", "atomicAdd"]),
+    ("global_atomics_only",
+     KERNEL[:KERNEL.index("{\n") + 2] + GLOBAL_ATOMICS,
+     ["atomic additions to the global bins", "not privatised", "__shared__"]),
+    ("no_barrier_after_clearing",
+     variant(KERNEL, (FIRST_BARRIER, "")),
+     ["were not counted: counts were lost", "__syncthreads() after each step"]),
+    ("no_barrier_before_adding",
+     variant(KERNEL, (SECOND_BARRIER, "")),
+     ["were not counted: counts were lost", "__syncthreads() after each step"]),
+    ("clears_one_bin_a_thread",
+     variant(KERNEL, (CLEAR, "    if (threadIdx.x < CHANNELS * LEVELS)\n"
+                             "        local[threadIdx.x] = 0;\n")),
+     ["did not all start at 0", "b < 768; b += blockDim.x"]),
+    ("clears_past_the_bins",
+     variant(KERNEL, (CLEAR, "    local[threadIdx.x] = 0;\n")),
+     ["did not all start at 0"]),
+    ("every_thread_adds_every_bin",
+     variant(KERNEL, (ADD, "    for (int b = 0; b < CHANNELS * LEVELS; b++)\n"
+                           "        if (local[b] > 0)\n")),
+     ["every bin was added 256 times", "once a block"]),
+    ("no_channel_offset",
+     variant(KERNEL, (COUNT, "        atomicAdd(&local[rgb[j]], 1u);\n")),
+     ["counted in the red bins", "(j % 3) * 256"]),
+    ("no_grid_stride_loop",
+     variant(KERNEL, ("    for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < CHANNELS * n;\n"
+                      "         j += blockDim.x * gridDim.x)\n",
+                      "    int j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                      "    if (j < CHANNELS * n)\n")),
+     ["only the first 2,048 bytes", "grid-stride loop"]),
+    ("reads_past_the_end",
+     variant(KERNEL, ("j < CHANNELS * n;", "j <= CHANNELS * n + 2;")),
+     ["bytes past the end", "j < 3 * n"]),
+    ("nothing_added",
+     variant(KERNEL, ("            atomicAdd(&bins[b], local[b]);\n", "            ;\n")),
+     ["nothing reached bins", "atomicAdd(&bins[b], local[b])"]),
+]
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    return compile_variant_pairs("histogram_rgb",
+                                  {"solution": KERNEL, **{w[0]: w[1] for w in WRONG}})
+
+
+def run_checker(pair, capsys):
+    """Run the checker on a compiled kernel: (verdict, printed text)."""
+    verdict = checker.check_histogram_rgb_kernel(*pair)
+    return verdict, capsys.readouterr().out
+
+
+def test_inline_solution_passes(kernels, capsys):
+    verdict, out = run_checker(kernels["solution"], capsys)
+    assert verdict.passed is True, out
+    assert out.startswith("PASS:"), out
+
+
+def test_stub_fails_and_says_why(capsys):
+    assert not checker.check_histogram_rgb()   # default path: the stub learners start from
+    out = capsys.readouterr().out
+    assert out.startswith("NOT YET:"), out
+    assert "data race on bins[" in out or "only the first 2,048 bytes" in out, out
+
+
+@pytest.mark.parametrize("name, source, expected", WRONG, ids=[w[0] for w in WRONG])
+def test_known_mistake_fails_with_its_hint(name, source, expected, kernels, capsys):
+    verdict, out = run_checker(kernels[name], capsys)
+    assert verdict.passed is False, f"{name} passed the checker:\n{out}"
+    assert out.startswith("NOT YET:"), out
+    for words in expected:
+        assert words in out, f"{name}: expected {words!r} in\n{out}"
+
+
+def test_a_changed_parameter_type_is_named(capsys):
+    path = stable_file("histogram_rgb_int_bins.cu",
+                       variant(KERNEL, ("unsigned int *bins", "int *bins"),
+                               ("atomicAdd(&bins[b], local[b])",
+                                "atomicAdd(&bins[b], (int)local[b])")))
+    verdict = checker.check_histogram_rgb(path)
+    assert not verdict, capsys.readouterr().out
+    assert "parameter 2 of histogram_rgb, bins, is declared 'int*'" in verdict.problem
+
+
+def test_reference_counts_each_channel():
+    rgb = np.array([1, 2, 3, 1, 5, 3], np.uint8)
+    bins = checker.reference(rgb)
+    assert bins[1] == 2 and bins[256 + 2] == 1 and bins[256 + 5] == 1 and bins[512 + 3] == 2
+    assert bins.sum() == 6

@@ -1,0 +1,78 @@
+"""The tiled C = A Bt^T exercise (notebook 08): the solution passes, the stub and known-wrong
+kernels fail, each with the hint that names its mistake. A missing barrier is found by the race
+check on the simulator whatever the backend (on a GPU the same variants are also compiled by the
+simulator); the wrong kernels are variants of the shipped solution, all compiled as one module."""
+
+import pytest
+
+from kernel_sources import compile_variant_pairs, solution, variant
+
+from helpers.backend import BACKEND
+from helpers.exercises.matmul_bt import check_matmul_bt, check_matmul_bt_kernel
+
+KERNEL = solution("matmul_bt.cu")
+LOAD_A = "As[ty][tx] = (row < M && k < K) ? A[row * K + k] : 0.0f;"
+LOAD_B = "Bs[ty][tx] = (bt_row < N && k < K) ? Bt[bt_row * K + k] : 0.0f;"
+READ = "sum += As[ty][j] * Bs[tx][j];"
+FIRST_BARRIER = "        __syncthreads();\n        for (int j"
+SECOND_BARRIER = "        __syncthreads();\n    }\n"
+
+# name: (replacements in the solution, a piece of the expected verdict)
+WRONG = {
+    "no_barrier_after_the_loads": ([(FIRST_BARRIER, "        for (int j")], "(TODO 3)"),
+    "no_barrier_after_the_products": ([(SECOND_BARRIER, "    }\n")], "(TODO 5)"),
+    "loads_past_k_left_unzeroed": ([(LOAD_A, "if (row < M && k < K) As[ty][tx] = A[row * K + k];"),
+                                    (LOAD_B, "if (bt_row < N && k < K) Bs[ty][tx] = Bt[bt_row * K + k];")],
+                                   "holds something other than 0 past column K - 1"),
+    "no_guard_on_k": ([("(row < M && k < K)", "(row < M)"), ("(bt_row < N && k < K)", "(bt_row < N)")],
+                      "Bt's element (j, k) when j < N && k < K"),
+    "phases_rounded_down": ([("(K + TILE - 1) / TILE", "K / TILE")], "never ran"),
+    "bt_read_as_b": ([(LOAD_B, "Bs[ty][tx] = (phase * TILE + ty < K && col < N) ? "
+                               "Bt[(phase * TILE + ty) * N + col] : 0.0f;"),
+                      (READ, "sum += As[ty][j] * Bs[j][tx];")], "read Bt as if it were B"),
+    "tile_not_transposed": ([(READ, "sum += As[ty][j] * Bs[j][tx];")], "not transposed"),
+    "no_store_guard": ([("    if (row < M && col < N)\n        C[", "    C[")],
+                       "if (row < M && col < N)"),
+    "phase_missing_from_a_index": ([("A[row * K + k]", "A[row * K + tx]")], "elements of C are wrong"),
+}
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    sources = {"solution": KERNEL, **{name: variant(KERNEL, *r) for name, (r, _) in WRONG.items()}}
+    return compile_variant_pairs("matmul_bt", sources)    # the race check runs on the simulator
+
+
+def test_the_stub_fails(capsys):
+    assert not check_matmul_bt()
+    out = capsys.readouterr().out
+    assert out.startswith("NOT YET: C is all zeros"), out
+
+
+def test_the_solution_passes(kernels, capsys):
+    verdict = check_matmul_bt_kernel(*kernels["solution"])
+    assert verdict.passed is True, capsys.readouterr().out
+    assert "no race found" in verdict.problem
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_wrong_kernel_fails_with_its_hint(name, kernels, capsys):
+    assert check_matmul_bt_kernel(*kernels[name]).passed is False
+    out = capsys.readouterr().out
+    assert out.startswith("NOT YET: ") and WRONG[name][1] in out, out
+
+
+def test_a_missing_barrier_is_named_by_the_race_check(kernels, capsys):
+    check_matmul_bt_kernel(*kernels["no_barrier_after_the_products"])
+    out = capsys.readouterr().out
+    kernel = "kernel 'matmul_bt__no_barrier_after_the_products'"
+    assert f"{kernel} has a data race on As[" in out or f"{kernel} has a data race on Bs[" in out, out
+    assert "found by the race check on the simulator" in out, out
+    assert "K = 37" in out, out    # not in the case with a single phase
+
+
+def test_on_a_gpu_the_race_check_needs_the_simulator_s_kernel(kernels):
+    if BACKEND == "simulator":
+        pytest.skip("on the simulator the kernel is its own simulated kernel")
+    with pytest.raises(ValueError, match="compiled by the simulator"):
+        check_matmul_bt_kernel(kernels["solution"][0])

@@ -1,0 +1,230 @@
+"""The race check (settings.racecheck, CUDA_SIM_RACECHECK=1): races found whatever the order.
+
+The simulator runs a block's threads one after another, so a missing barrier usually gives the
+right answer by luck. The race check remembers, for each shared and global location, who wrote
+and read it since the last barrier, so it finds the conflicting pair whatever order (and however
+many worker threads) the simulator used, and names both threads, the array and both lines, as
+compute-sanitizer's racecheck does on a GPU. These run the simulator whatever backend is chosen.
+"""
+
+import numpy as np
+import pytest
+
+from helpers.sim import driver as drv, gpuarray
+from helpers.sim.compiler import SourceModule
+from helpers.sim.settings import settings
+
+# One module of small kernels, each with or without its race (fewer compilations).
+KERNELS = r"""
+__global__ void rotate(const float *in, float *out, int n) {
+    __shared__ float s[256];
+    s[threadIdx.x] = in[threadIdx.x];
+    out[threadIdx.x] = s[(threadIdx.x + 1) % n];
+}
+__global__ void rotate_synced(const float *in, float *out, int n) {
+    __shared__ float s[256];
+    s[threadIdx.x] = in[threadIdx.x];
+    __syncthreads();
+    out[threadIdx.x] = s[(threadIdx.x + 1) % n];
+}
+__global__ void histogram(const int *values, int *bins, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) bins[values[i]]++;
+}
+__global__ void histogram_atomic(const int *values, int *bins, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicAdd(&bins[values[i]], 1);
+}
+__global__ void reduce_legacy(const float *in, float *out) {
+    __shared__ float s[64];
+    unsigned t = threadIdx.x;
+    s[t] = in[t];
+    __syncthreads();
+    if (t < 32) {
+        volatile float *v = s;  // warp-synchronous: no barrier, "the warp runs in lockstep"
+        v[t] += v[t + 32]; v[t] += v[t + 16]; v[t] += v[t + 8];
+        v[t] += v[t + 4]; v[t] += v[t + 2]; v[t] += v[t + 1];
+    }
+    if (t == 0) out[0] = s[0];
+}
+__global__ void reduce_syncwarp(const float *in, float *out) {
+    __shared__ float s[64];
+    unsigned t = threadIdx.x;
+    s[t] = in[t];
+    __syncthreads();
+    if (t < 32) {
+        float v = s[t] + s[t + 32];
+        for (int d = 16; d > 0; d /= 2) {
+            __syncwarp(); s[t] = v; __syncwarp();
+            v += s[t + d];
+        }
+        __syncwarp(); s[t] = v;
+    }
+    if (t == 0) out[0] = s[0];
+}
+__global__ void scale(float *x) {
+    __shared__ float total;
+    if (threadIdx.x == 0) total = 2.0f;  // a constant address: it must still be seen
+    x[threadIdx.x] *= total;
+}
+__global__ void shift(int *out) {
+    extern __shared__ int buf[];
+    buf[threadIdx.x] = threadIdx.x;
+    out[threadIdx.x] = buf[(threadIdx.x + 33) % blockDim.x];
+}
+__global__ void last(int *out) { out[0] = blockIdx.x; }
+__device__ unsigned int arrived;
+__global__ void last_block_sums(const int *in, int *partial, int *out) {
+    // The "last block" pattern: each block writes its partial sum, fences, counts itself in
+    // with an atomic; the last one to arrive reads them all.
+    if (threadIdx.x != 0) return;
+    partial[blockIdx.x] = in[blockIdx.x];
+    __threadfence();
+    if (atomicAdd(&arrived, 1u) == gridDim.x - 1) {
+        int total = 0;
+        for (int b = 0; b < gridDim.x; b++) total += partial[b];
+        out[0] = total;
+    }
+}
+__device__ int calls;
+__constant__ int bump;
+__global__ void count(int *x) { x[threadIdx.x] += bump; if (threadIdx.x == 0) atomicAdd(&calls, 1); }
+"""
+
+
+@pytest.fixture(scope="module")
+def mod():
+    return SourceModule(KERNELS)
+
+
+def _checked(fn, *args, workers=None, **launch):
+    with settings.changed(racecheck=True, **({"workers": workers} if workers else {})):
+        fn(*args, **launch)
+
+
+def _race(fn, *args, **launch):
+    with pytest.raises(drv.LaunchError) as err:
+        _checked(fn, *args, **launch)
+    return str(err.value)
+
+
+@pytest.mark.parametrize("workers", [1, 2, 7])
+def test_a_missing_barrier_is_found_whatever_the_worker_count(mod, workers):
+    x, y = gpuarray.to_gpu(np.arange(64, dtype=np.float32)), gpuarray.empty(64, np.float32)
+    message = _race(mod.get_function("rotate"), x, y, np.int32(64), block=(64, 1, 1),
+                    workers=workers)
+    assert "race check" in message and "'rotate'" in message
+    assert "s[" in message and "shared memory" in message  # the __shared__ array, by name
+    assert "kernel.cu:4" in message and "kernel.cu:5" in message  # both lines
+    assert message.count("thread (") == 2  # both threads
+    assert "__syncthreads()" in message
+    assert "compute-sanitizer --tool racecheck" in message
+
+
+def test_with_the_barrier_there_is_no_race(mod):
+    x, y = gpuarray.to_gpu(np.arange(64, dtype=np.float32)), gpuarray.empty(64, np.float32)
+    _checked(mod.get_function("rotate_synced"), x, y, np.int32(64), block=(64, 1, 1), workers=2)
+    assert np.array_equal(y.get(), np.roll(np.arange(64), -1))
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("blocks", [1, 8])
+def test_lost_updates_of_a_racy_histogram_are_found(mod, workers, blocks):
+    values = gpuarray.to_gpu(np.arange(256, dtype=np.int32) % 4)
+    bins = gpuarray.zeros(4, np.int32)
+    message = _race(mod.get_function("histogram"), values, bins, np.int32(256),
+                    block=(256 // blocks, 1, 1), grid=(blocks, 1), workers=workers)
+    assert "bins[" in message and "global memory" in message
+    assert "atomicAdd" in message  # a read-modify-write: the advice is an atomic
+    assert "watches shared memory only" in message  # racecheck would not see it on a GPU
+
+
+def test_atomics_are_not_races(mod):
+    values = gpuarray.to_gpu(np.arange(256, dtype=np.int32) % 4)
+    bins = gpuarray.zeros(4, np.int32)
+    _checked(mod.get_function("histogram_atomic"), values, bins, np.int32(256), block=(64, 1, 1),
+             grid=(4, 1))
+    assert bins.get().tolist() == [64, 64, 64, 64]
+
+
+def test_the_legacy_volatile_warp_reduction_is_the_race_it_is(mod):
+    x, out = gpuarray.to_gpu(np.ones(64, np.float32)), gpuarray.zeros(1, np.float32)
+    message = _race(mod.get_function("reduce_legacy"), x, out, block=(64, 1, 1))
+    assert "s[" in message and "__syncwarp()" in message
+
+
+def test_the_same_reduction_with_syncwarp_is_clean(mod):
+    x, out = gpuarray.to_gpu(np.arange(64, dtype=np.float32)), gpuarray.zeros(1, np.float32)
+    _checked(mod.get_function("reduce_syncwarp"), x, out, block=(64, 1, 1))
+    assert out.get()[0] == np.arange(64).sum()
+
+
+def test_a_shared_scalar_written_by_thread_0_and_read_without_a_barrier(mod):
+    x = gpuarray.to_gpu(np.ones(64, np.float32))
+    assert "total[0]" in _race(mod.get_function("scale"), x, block=(64, 1, 1))
+
+
+def test_dynamic_shared_memory_races_are_found(mod):
+    out = gpuarray.zeros(64, np.int32)
+    assert "extern __shared__" in _race(mod.get_function("shift"), out, block=(64, 1, 1),
+                                        shared=256)
+
+
+def test_blocks_writing_one_element_race_and_the_advice_says_why(mod):
+    message = _race(mod.get_function("last"), gpuarray.zeros(1, np.int32), block=(1, 1, 1),
+                    grid=(4, 1))
+    assert "write-after-write" in message and "Blocks cannot wait" in message
+
+
+def test_a_kernel_that_orders_blocks_with_a_fence_is_not_reported(mod):
+    x = gpuarray.to_gpu(np.arange(8, dtype=np.int32))
+    partial, out = gpuarray.zeros(8, np.int32), gpuarray.zeros(1, np.int32)
+    _checked(mod.get_function("last_block_sums"), x, partial, out, block=(32, 1, 1), grid=(8, 1))
+    assert out.get()[0] == 28
+
+
+def test_device_variables_reach_the_checked_build_and_come_back(mod):
+    drv.memcpy_htod(mod.get_global("bump")[0], np.array([5], np.int32))
+    x = gpuarray.zeros(32, np.int32)
+    _checked(mod.get_function("count"), x, block=(32, 1, 1))
+    calls = np.zeros(1, np.int32)
+    drv.memcpy_dtoh(calls, mod.get_global("calls")[0])
+    assert (x.get() == 5).all() and calls[0] == 1
+
+
+# ---- the course's own kernels are race-free: no false alarm ------------------------------------
+def _course_launches():
+    """(file, kernel, arguments, block, grid) of each shared-memory kernel of chapters 06-08."""
+    f32 = np.float32
+    a = gpuarray.to_gpu(np.ones((45, 77), f32))
+    at = gpuarray.zeros((77, 45), f32)
+    x = gpuarray.to_gpu(np.ones(3000, f32))
+    sums, total = gpuarray.zeros(12, f32), gpuarray.zeros(1, f32)
+    m = gpuarray.to_gpu(np.ones((37, 50), f32))
+    n = gpuarray.to_gpu(np.ones((50, 21), f32))
+    c = gpuarray.zeros((37, 21), f32)
+    i32 = np.int32
+    yield from (("transpose.cu", k, (a, at, i32(77), i32(45)), (32, 8, 1), (3, 2))
+                for k in ("transpose_naive", "transpose_tiled", "transpose_padded"))
+    yield from (("reduction.cu", k, (x, sums, i32(3000)), (256, 1, 1), (12, 1))
+                for k in ("reduce_interleaved_divergent", "reduce_interleaved", "reduce_sequential",
+                          "reduce_first_add", "reduce_warp_shuffle"))
+    yield from (("reduction.cu", k, (x, total, i32(3000)), (256, 1, 1), (5, 1))
+                for k in ("reduce_grid_stride", "reduce_grid_stride_x4"))
+    pixels, bins = gpuarray.to_gpu(np.arange(3000, dtype=np.uint8)), gpuarray.zeros(256, np.uint32)
+    yield from (("histogram.cu", k, (pixels, bins, i32(3000)), (256, 1, 1), (3, 1))
+                for k in ("histogram_global", "histogram_shared", "histogram_shared_x16",
+                          "histogram_shared_runs"))
+    yield "histogram.cu", "histogram_once", (pixels, bins, gpuarray.zeros(257, np.uint32),
+                                             i32(3000)), (256, 1, 1), (3, 1)
+    yield from (("matmul.cu", k, (m, n, c, i32(37), i32(50), i32(21)), (16, 16, 1), (2, 3))
+                for k in ("matmul_naive", "matmul_tiled"))
+
+
+def test_the_course_kernels_have_no_race():
+    from helpers.backend import CUDA_SRC
+
+    for file, kernel, args, block, grid in _course_launches():
+        source = f'#line 1 "{file}"\n' + (CUDA_SRC / file).read_text()
+        with settings.changed(racecheck=True):
+            SourceModule(source).get_function(kernel)(*args, block=block, grid=grid)

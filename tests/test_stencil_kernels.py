@@ -1,0 +1,88 @@
+"""The kernels of notebook 06 besides the transposes (cuda_src/stencil.cu, block_reverse.cu):
+results against NumPy on whichever backend helpers.backend chose, outputs pre-filled with NaN,
+sizes that are not multiples of the block; and, on the simulator whatever the backend, the race
+check: the kernels with their barrier are race-free, the one without is caught."""
+
+import numpy as np
+import pytest
+
+from helpers.backend import compile_cu, gpuarray, read_cu
+from helpers.sim import driver as sim_drv
+from helpers.sim import gpuarray as sim_gpuarray
+from helpers.sim.compiler import SourceModule as SimSourceModule
+from helpers.sim.settings import settings
+
+RADIUS = 3
+RNG = np.random.default_rng(13)
+
+
+def moving_average(x, radius=RADIUS):
+    """The notebook's NumPy reference: the 2R + 1 shifted copies of the edge-padded signal added
+    in the kernels' order, so that the results are equal to the bit."""
+    padded = np.pad(x, radius, mode="edge")
+    total = np.zeros_like(x)
+    for k in range(2 * radius + 1):
+        total += padded[k:k + x.size]
+    return total * (np.float32(1) / np.float32(2 * radius + 1))
+
+
+@pytest.fixture(scope="module")
+def stencil():
+    return compile_cu("stencil.cu")
+
+
+@pytest.mark.parametrize("kernel", ["stencil_global", "stencil_shared"])
+@pytest.mark.parametrize("n", [1, 2, 5, 256, 257, 1000, 70001])
+def test_the_moving_average_equals_numpys_bit_for_bit(stencil, kernel, n):
+    x = RNG.standard_normal(n).astype(np.float32)
+    out = gpuarray.to_gpu(np.full(n, np.nan, np.float32))
+    stencil.get_function(kernel)(gpuarray.to_gpu(x), out, np.int32(n), block=(256, 1, 1),
+                                 grid=((n + 255) // 256, 1))
+    assert np.array_equal(out.get(), moving_average(x))
+
+
+def test_the_shared_stencil_works_with_another_block_size_and_radius():
+    mod = compile_cu("stencil.cu", options=["-DBLOCK_SIZE=16", "-DRADIUS=5"])
+    x = RNG.standard_normal(83).astype(np.float32)
+    out = gpuarray.to_gpu(np.full(83, np.nan, np.float32))
+    mod.get_function("stencil_shared")(gpuarray.to_gpu(x), out, np.int32(83), block=(16, 1, 1),
+                                       grid=(6, 1))
+    assert np.array_equal(out.get(), moving_average(x, 5))
+
+
+def test_reverse_block_reverses_each_block():
+    x = RNG.standard_normal(256 * 5).astype(np.float32)
+    out = gpuarray.to_gpu(np.full(x.size, np.nan, np.float32))
+    compile_cu("block_reverse.cu").get_function("reverse_block")(
+        gpuarray.to_gpu(x), out, block=(256, 1, 1), grid=(5, 1))
+    assert np.array_equal(out.get(), x.reshape(5, 256)[:, ::-1].ravel())
+
+
+# ---- the race check (the simulator, whatever the backend) -------------------------------------
+def _checked(file, kernel, *args, **launch):
+    function = SimSourceModule(read_cu(file)).get_function(kernel)
+    with settings.changed(racecheck=True):
+        function(*args, **launch)
+
+
+def test_the_kernels_with_their_barrier_have_no_race():
+    x = sim_gpuarray.to_gpu(RNG.standard_normal(1000).astype(np.float32))
+    out = sim_gpuarray.empty(1000, np.float32)
+    _checked("stencil.cu", "stencil_shared", x, out, np.int32(1000), block=(256, 1, 1),
+             grid=(4, 1))
+    assert np.array_equal(out.get(), moving_average(x.get()))
+    _checked("block_reverse.cu", "reverse_block", x[:768], out[:768], block=(256, 1, 1),
+             grid=(3, 1))
+
+
+def test_the_reverse_without_its_barrier_is_caught_naming_both_lines():
+    x = sim_gpuarray.to_gpu(np.arange(512, dtype=np.float32))
+    with pytest.raises(sim_drv.LaunchError) as err:
+        _checked("block_reverse.cu", "reverse_block_unsynced", x, sim_gpuarray.empty_like(x),
+                 block=(256, 1, 1), grid=(2, 1))
+    message = str(err.value)
+    assert "data race on s[" in message and "(shared memory)" in message
+    lines = (read_cu("block_reverse.cu")).splitlines()
+    store = next(i for i, line in enumerate(lines) if "s[t] = in[i];" in line
+                 and "each thread" not in line)        # the line numbers count the #line too
+    assert f"block_reverse.cu:{store}" in message and f"block_reverse.cu:{store + 1}" in message
