@@ -21,6 +21,11 @@ The simulator itself:
   `stacks`: the stacks simulated threads run on; `streams`: streams and events
 - `device`, `devices`: the simulated device(s) and their contexts; `memory`: simulated device
   memory with guard pages, charged against the device's size; `hostmem`: page-locked host memory
+- the microscope, on an instrumented build of a module (`trace_run`): `trace` (each warp's
+  loads and stores against the memory system; its tables in `trace_report`, its pictures in
+  `trace_pictures`), the race check (`racecheck`) and the init check (`initcheck`, with its
+  shadow of written bytes in `written`); `sites` (where the learner's loads and stores are) and
+  `places` (names for the addresses touched); `occupancy`: the CUDA occupancy calculator
 - `include/`: the C++ prelude and runtime the kernels are compiled with
 - `shim/`, `shim_install`, `__main__`: the `pycuda` package that `as_pycuda` puts first
 """
