@@ -3,6 +3,7 @@
 #   make test   set up .venv, then the whole pytest suite, notebooks included (nbval)
 # Settings:  GPU=1 adds PyCUDA (needs the CUDA toolkit)   HOST=127.0.0.1  PORT=8888  NO_BROWSER=1
 #            PYTHON=python3 (interpreter that creates .venv)   PYTEST_ARGS=... (extra pytest args)
+#            PYTEST_JOBS=auto (pytest-xdist workers: one a core; 0 runs the tests in one process)
 #            BENCH_ARGS=... (make bench: e.g. --tiny, --out DIR)   LAB_ARGS=... (extra jupyter lab args)
 #            CLASS_SIZE=N (notebooks shrink their working sizes for N learners sharing one machine)
 
@@ -13,6 +14,7 @@ PORT       ?= 8888
 NO_BROWSER ?=
 GPU        ?=
 PYTEST_ARGS ?=
+PYTEST_JOBS ?= auto
 BENCH_ARGS ?=
 LAB_ARGS ?=
 CLASS_SIZE ?=
@@ -63,8 +65,10 @@ lab: $(VENV)/.installed-lab$(GPU_TAG)
 lab-command:
 	@echo '$(LAB_COMMAND)'
 
+# One test file (or notebook) to a worker: a file's module-scoped fixtures are built once, and a
+# notebook's cells run in order in one kernel.
 test: $(VENV)/.installed-test$(GPU_TAG)
-	$(VPY) -m pytest $(PYTEST_ARGS)
+	$(VPY) -m pytest -n $(PYTEST_JOBS) --dist loadscope $(PYTEST_ARGS)
 
 lint: $(VENV)/.installed-test$(GPU_TAG)
 	$(VENV)/bin/ruff check .

@@ -1,22 +1,21 @@
 """The matrix multiplies of notebook 08 for bench/course_kernels.py: naive, tiled and
 register-tiled C = A B against cuBLAS SGEMM (through CuPy and PyTorch) in the same run.
 
-``case(kernel, size, ceil)`` gives the fields of a ``course_kernels.Case`` for one kernel at
-``size`` (M = K = N); ``summary(rows)`` the line under the table that says how close the best
-course kernel comes to cuBLAS. The rate is GFLOP/s at 2 M N K FLOPs, as a % of the FMA ceiling
-measured in the same run. The peers compute in full float32: PyTorch with
-``torch.backends.cuda.matmul.allow_tf32 = False``, CuPy without ``CUPY_TF32`` (TF32, the tensor
-cores' 10-bit-mantissa mode, would be a different and faster computation). NumPy runs on a few
-rows of A (its time scaled per element of C); serial C++ and Numba's simulator have no matrix
+``case(kernel, size, ceil)`` gives the ``Case`` of one kernel at ``size`` (M = K = N);
+``summary(rows)`` the line under the table that says how close the best course kernel comes to
+cuBLAS. The rate is GFLOP/s at 2 M N K FLOPs, as a % of the FMA ceiling measured in the same run.
+The peers compute in full float32 (``bench.reference.matmul``: PyTorch with
+``torch.backends.cuda.matmul.allow_tf32 = False``, CuPy without ``CUPY_TF32``). NumPy runs on a
+few rows of A (its time scaled per element of C); serial C++ and Numba's simulator have no matrix
 multiply and show "-".
 """
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
+from bench import reference
+from bench.cases import Case, close
 from helpers.backend import compile_cu, gpuarray
 
 OP = "matmul"
@@ -36,22 +35,8 @@ def _inputs(size):
     return _INPUTS[size]
 
 
-def xp_matmul(peer, a, b):
-    """C = A B in NumPy, CuPy or PyTorch, in full float32."""
-    if peer.name == "PyTorch":
-        peer.xp.backends.cuda.matmul.allow_tf32 = False
-    if peer.name == "CuPy" and os.environ.get("CUPY_TF32", "0") != "0":
-        raise RuntimeError("CUPY_TF32 is set: CuPy would multiply in TF32")
-    return a @ b
-
-
-def close(got, want):
-    """float32 sums of K products, in different orders: equal to about 1e-6 of their size."""
-    return got.shape == want.shape and bool(np.allclose(got, want, rtol=1e-3, atol=1e-3))
-
-
 def case(kernel, size, ceil):
-    """The fields of a course_kernels.Case for ``kernel`` on size x size matrices."""
+    """The Case of ``kernel`` on size x size matrices."""
     a, b = _inputs(size)
     a_gpu, b_gpu = gpuarray.to_gpu(a), gpuarray.to_gpu(b)
     c_gpu = gpuarray.empty((size, size), np.float32)
@@ -69,10 +54,11 @@ def case(kernel, size, ceil):
         per_s = flops / (ms * 1e-3)
         return per_s / 1e9, "GFLOP/s", 100 * per_s / ceil.flops
 
-    return dict(kernel=kernel, op=OP, size=f"{size}x{size} float32", n=size * size,
+    # float32 sums of K products, in different orders: equal to about 1e-6 of their size
+    return Case(kernel, OP, f"{size}x{size} float32", size * size,
                 launch=lambda: f(a_gpu, b_gpu, c_gpu, n, n, n, block=block, grid=grid),
-                result=c_gpu.get, sample=sample, xp_op=xp_matmul, check=close, rate=rate,
-                no_peer=NO_PEER,
+                result=c_gpu.get, sample=sample, xp_op=reference.matmul, check=close(1e-3, 1e-3),
+                rate=rate, no_peer=NO_PEER,
                 notes=["matmul: GFLOP/s at 2 N^3 FLOPs, % of the FMA ceiling; CuPy and PyTorch "
                        "call cuBLAS SGEMM, in float32 with TF32 off"])
 

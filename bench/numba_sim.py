@@ -1,14 +1,15 @@
 """The course kernels in Numba's CUDA dialect, run on Numba's CUDA simulator: a peer of the
-course's own simulator in bench/course_kernels.py, which runs this file in a subprocess.
+course's own simulator, which ``bench.peers.numba_simulator`` runs in a subprocess (for
+bench/course_kernels.py and bench/simulator.py).
 
     NUMBA_ENABLE_CUDASIM=1 python bench/numba_sim.py DIR
 
-Reads DIR/in.npz (arrays named "<op>.<k>", the k-th input of an operation, as course_kernels.py
-samples them), launches each kernel once untimed on one block and once timed on the whole input,
-with the course's block shapes, and writes DIR/out.npz (the results) and DIR/times.json (ms of
-the timed launch, wall clock: the simulator runs a launch before returning). The checks against
-NumPy are done by course_kernels.py. Numba's simulator runs every CUDA thread as a Python
-thread, about 0.3 ms a thread, so the inputs are small.
+Reads DIR/in.npz (arrays named "<op>.<k>", the k-th input of an operation), launches each kernel
+once untimed on one block and once timed on the whole input, with the course's block shapes, and
+writes DIR/out.npz (the results) and DIR/times.json (ms of the timed launch, wall clock: the
+simulator runs a launch before returning). The callers check the results against NumPy. Numba's
+simulator runs every CUDA thread as a Python thread, about 0.3 ms a thread, so the inputs are
+small.
 """
 
 import json
@@ -24,6 +25,7 @@ import numpy as np  # noqa: E402
 from numba import cuda  # noqa: E402
 
 f32 = np.float32
+ALPHA = f32(2.5)   # saxpy's a, as in bench/reference.py
 
 
 @cuda.jit
@@ -117,7 +119,7 @@ def setup_vector_add(a, b):
 
 def setup_saxpy(x, y):
     x, y = cuda.to_device(x), cuda.to_device(y)
-    return lambda g: saxpy[g, 256](x.size, f32(2.5), x, y), blocks(x.size, 256), y
+    return lambda g: saxpy[g, 256](x.size, ALPHA, x, y), blocks(x.size, 256), y
 
 
 def setup_gray(rgb):

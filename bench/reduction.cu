@@ -1,4 +1,4 @@
-// A shared-memory tree reduction, for bench/simulator.py (issue 3's benchmark).
+// A shared-memory tree reduction, for bench/simulator.py (its barrier-cost target).
 //
 // Each block of 256 threads loads 256 elements into shared memory, then halves the number of
 // active threads at each step, every thread adding the element `stride` places above its own,

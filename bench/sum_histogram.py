@@ -1,8 +1,7 @@
 """Notebook 07's kernels for bench/course_kernels.py: the sum and the histogram, with their peers.
 
-Each function returns the keyword arguments of ``course_kernels.Case`` for one course kernel:
-how to launch it (with notebook 07's launch configuration), its result, a part of its input for a
-slower peer, and the same operation in NumPy, CuPy and PyTorch. Unlike the element-wise kernels,
+Each function returns the ``bench.cases.Case`` of one course kernel: how to launch it (with notebook 07's launch configuration), its result, a part of its input for a
+slower peer, and the ``bench.reference`` function that computes the same. Unlike the element-wise kernels,
 a reduction's output is not one element an input element: ``count(inputs)`` says how many
 elements a run covered, so that a peer that ran on a part is scaled by its input.
 
@@ -19,13 +18,11 @@ elements a run covered, so that a peer that ran on a part is scaled by its input
 
 from __future__ import annotations
 
-import ctypes
-
 import numpy as np
 
+from bench import reference
+from bench.cases import Case, leading
 from helpers.backend import compile_cu, drv, gpuarray
-
-WEIGHTS = np.array([0.299, 0.587, 0.114])   # BT.601 luma, as notebook 04
 
 
 def full_grid():
@@ -36,33 +33,19 @@ def full_grid():
             * dev.get_attribute(attr.MAX_THREADS_PER_MULTIPROCESSOR) // 256)
 
 
-def _ptr(a):
-    return ctypes.c_void_p(a.ctypes.data)
-
-
-def _leading(m, n, a):
-    m = min(m, n)
-    return (a[:m],), np.s_[:m]
+def _count(inputs):
+    """A reduction's output is no measure of its work: the elements it read."""
+    return inputs[0].size
 
 
 # ---------------------------------------------------------------- sum
-
-def sum_xp(p, x):
-    """x.sum() in NumPy, CuPy or PyTorch, as a one-element array."""
-    return p.xp.sum(x).reshape(1)
-
 
 def _sum_close(got, want):
     return got.shape == want.shape == (1,) and bool(np.allclose(got, want, rtol=1e-5, atol=0))
 
 
-def _sum_serial(lib, x):
-    lib.sum_serial.restype = ctypes.c_double
-    return np.array([lib.sum_serial(_ptr(x), ctypes.c_int(x.size))], np.float32)
-
-
 def reduction(n, ceil, kernel):
-    """Case keywords for one of notebook 07's one-launch sums of n random floats."""
+    """The Case of one of notebook 07's one-launch sums of n random floats."""
     x = np.random.default_rng(5).random(n, dtype=np.float32)
     x_gpu, out_gpu = gpuarray.to_gpu(x), gpuarray.empty(1, np.float32)
     f, grid = compile_cu("reduction.cu").get_function(kernel), (full_grid(), 1)
@@ -71,10 +54,10 @@ def reduction(n, ceil, kernel):
         drv.memset_d32(out_gpu.gpudata, 0, 1)     # the blocks' atomics add to 0
         f(x_gpu, out_gpu, np.int32(n), block=(256, 1, 1), grid=grid)
 
-    return dict(kernel=kernel, op="sum", size=f"2^{n.bit_length() - 1} floats", n=n,
-                launch=launch, result=out_gpu.get, sample=lambda m: _leading(m, n, x),
-                xp_op=sum_xp, check=_sum_close, serial=_sum_serial,
-                count=lambda inputs: inputs[0].size, rate=lambda ms: ceil.bandwidth(4 * n, ms),
+    return Case(kernel, "sum", f"2^{n.bit_length() - 1} floats", n,
+                launch=launch, result=out_gpu.get, sample=lambda m: leading(m, n, x),
+                xp_op=reference.total, check=_sum_close, serial=lambda lib, x: lib.total(x),
+                count=_count, rate=lambda ms: ceil.bandwidth(4 * n, ms),
                 notes=["sum: a memset, then one launch of a full grid (one atomic a block); "
                        "GB/s counts the floats read, % against the copy's reads and writes"])
 
@@ -87,7 +70,7 @@ def photograph(crop=None):
     from matplotlib import cbook
 
     img = plt.imread(cbook.get_sample_data("grace_hopper.jpg", asfileobj=False))
-    gray = np.floor(img @ WEIGHTS + 0.5).astype(np.uint8)
+    gray = np.floor(img @ np.array([0.299, 0.587, 0.114]) + 0.5).astype(np.uint8)  # BT.601
     return np.ascontiguousarray(gray[:crop[1], :crop[0]] if crop else gray)
 
 
@@ -98,26 +81,8 @@ def tiled(width, height):
     return np.ascontiguousarray(np.tile(gray, reps)[:height, :width])
 
 
-def bincount_xp(p, x):
-    return p.xp.bincount(x, minlength=256)
-
-
-def histogram_xp(p, x):
-    """The libraries' histogram of 256 bins of width 1 from 0, of the pixels as floats."""
-    if p.name == "PyTorch":
-        return p.xp.histc(x, bins=256, min=0, max=256)
-    return p.xp.histogram(x, bins=256, range=(0, 256))[0]
-
-
 def _same_counts(got, want):
     return got.shape == want.shape == (256,) and bool(np.array_equal(got.astype(np.int64), want))
-
-
-def _histogram_serial(lib, x):
-    x = np.ascontiguousarray(x, np.uint8)      # histogram_range hands out the pixels as floats
-    bins = np.zeros(256, np.uint32)
-    lib.histogram_serial(_ptr(x), ctypes.c_int(x.size), _ptr(bins))
-    return bins
 
 
 def _histogram_launch(kernel, pixels_gpu, bins_gpu, n):
@@ -141,19 +106,19 @@ def _histogram_launch(kernel, pixels_gpu, bins_gpu, n):
 
 
 def histogram(gray, ceil, kernel, op="histogram", label=None, what="photo"):
-    """Case keywords for one of notebook 07's histograms of the grey image ``gray`` (``what`` it
+    """The Case of one of notebook 07's histograms of the grey image ``gray`` (``what`` it
     is, for the table)."""
     flat = gray.ravel()
     n = flat.size
     pixels_gpu, bins_gpu = gpuarray.to_gpu(flat), gpuarray.empty(256, np.uint32)
     launch = _histogram_launch(kernel, pixels_gpu, bins_gpu, n)
 
-    idiom, given = ((histogram_xp, flat.astype(np.float32)) if op == "histogram_range"
-                    else (bincount_xp, flat))
-    return dict(kernel=label or kernel, op=op, size=f"{gray.shape[1]}x{gray.shape[0]} {what}", n=n,
-                launch=launch, result=bins_gpu.get, sample=lambda m: _leading(m, n, given),
-                xp_op=idiom, check=_same_counts, serial=_histogram_serial,
-                count=lambda inputs: inputs[0].size, rate=lambda ms: ceil.bandwidth(n, ms),
+    idiom, given = ((reference.histogram, flat.astype(np.float32)) if op == "histogram_range"
+                    else (reference.bincount, flat))
+    return Case(label or kernel, op, f"{gray.shape[1]}x{gray.shape[0]} {what}", n,
+                launch=launch, result=bins_gpu.get, sample=lambda m: leading(m, n, given),
+                xp_op=idiom, check=_same_counts, serial=lambda lib, x: lib.histogram(x),
+                count=_count, rate=lambda ms: ceil.bandwidth(n, ms),
                 notes=[f"{op}: kernels 1 to 4 a memset and a launch, histogram_once one "
                        "prepared call; peers: "
                        + ("histogram(x, 256, (0, 256)) and torch.histc, on the pixels as "
@@ -162,7 +127,7 @@ def histogram(gray, ceil, kernel, op="histogram", label=None, what="photo"):
 
 
 def makers(size, ceil):
-    """Functions that each return one Case's keywords, in the table's order: the two sums, the
+    """Functions that each return one Case, in the table's order: the two sums, the
     photograph's histograms (against bincount, then histogram_once against histogram), the tiled
     one. ``size``:
     course_kernels' sizes for this run ("vector", "photo", "tiled")."""

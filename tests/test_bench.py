@@ -1,14 +1,16 @@
 """`make bench` at a tiny size, so that the benchmark cannot rot: bench/course_kernels.py runs
 on the current backend (the simulator in CI) and must print its table and write its CSV and PNG,
-one row per course kernel, every result checked and every figure sane."""
+one row per course kernel, every result checked and every figure sane. And the pieces it stands
+on: a wrong result posts no figure, every Mandelbrot of the bench computes the same image, one
+source reader, RESULTS.md written section by section."""
 
 import csv
 import math
-import os
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,14 +26,13 @@ CEILINGS = ["copy (ceiling)", "fma_peak (ceiling)"]
 @pytest.fixture(scope="module")
 def bench(tmp_path_factory):
     out = tmp_path_factory.mktemp("bench")
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.run([sys.executable, str(ROOT / "bench" / "course_kernels.py"), "--tiny",
-                           "--out", str(out)], capture_output=True, text=True, env=env,
-                          timeout=300)
+                           "--out", str(out)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return proc.stdout, out
 
 
+@pytest.mark.slow
 def test_prints_one_table_with_every_kernel(bench):
     stdout, _ = bench
     rows = [line for line in stdout.splitlines() if line.startswith("| ")]
@@ -41,6 +42,7 @@ def test_prints_one_table_with_every_kernel(bench):
     assert "Python launch overhead not counted" in stdout
 
 
+@pytest.mark.slow
 def test_csv_has_sane_figures(bench):
     _, out = bench
     [path] = out.glob("course_kernels-*.csv")
@@ -62,6 +64,7 @@ def test_csv_has_sane_figures(bench):
             assert rows[name]["serial C++"] == rows[name]["Numba sim"] == "-"   # none of its own
 
 
+@pytest.mark.slow
 def test_png_is_written(bench):
     _, out = bench
     [path] = out.glob("course_kernels-*.png")
@@ -71,29 +74,81 @@ def test_png_is_written(bench):
 
 def test_a_wrong_result_posts_no_figure():
     """A kernel (or a peer) whose result differs from NumPy's prints WRONG, not a time."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("course_kernels",
-                                                  ROOT / "bench" / "course_kernels.py")
-    ck = sys.modules["course_kernels"] = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(ck)
-    import numpy as np
+    from bench import course_kernels as ck
+    from bench.cases import Case, close, leading
+    from bench.reference import NUMPY, ArrayLibrary
+    from bench.results import table
 
     a, b = np.arange(4, dtype=np.float32), np.ones(4, np.float32)
-    ck.NUMPY_MAX["add"] = 4
 
     def case(result, xp_op):
-        return ck.Case("broken", "add", "4 floats", 4, launch=lambda: None, result=result,
-                       sample=lambda m: ck.leading(m, 4, a, b), xp_op=xp_op,
-                       numpy_op=lambda p, a, b: a + b, check=ck.close(1e-6, 0),
-                       rate=lambda ms: (1.0, "GB/s", 50.0))
+        return Case("broken", "add", "4 floats", 4, launch=lambda: None, result=result,
+                    sample=lambda m: leading(m, 4, a, b), xp_op=xp_op,
+                    numpy_op=lambda p, a, b: a + b, check=close(1e-6, 0),
+                    rate=lambda ms: (1.0, "GB/s", 50.0))
 
     wrong_kernel = case(lambda: a - b, lambda p, a, b: a + b)
-    row = ck.run_case(wrong_kernel, {"NumPy": ck.NUMPY}, 1, {}, [])
+    row = ck.Run({"NumPy": NUMPY}, repeat=1, numpy_max={"add": 4}).case(wrong_kernel)
     assert not row.ok and row.ms is None and row.rate is None
-    assert "WRONG" in ck.table([row])
+    assert "WRONG" in table([row], ["NumPy"])
 
-    fake_gpu = ck.Peer("fake", np, put=lambda x: x, get=np.asarray)
+    fake_gpu = ArrayLibrary("fake", np, put=lambda x: x, get=np.asarray)
     wrong_peer = case(lambda: a + b, lambda p, a, b: a * b)
-    row = ck.run_case(wrong_peer, {"NumPy": ck.NUMPY, "fake": fake_gpu}, 1, {}, [])
+    row = ck.Run({"NumPy": NUMPY, "fake": fake_gpu}, repeat=1,
+                 numpy_max={"add": 4}).case(wrong_peer)
     assert row.ok and row.peers["fake"] == "WRONG" and isinstance(row.peers["NumPy"], float)
+
+
+def test_every_mandelbrot_of_the_bench_computes_the_same_image():
+    """NumPy's reference, the array libraries' masked loop and the serial C++ loop: one view,
+    the kernel's float32 arithmetic, the same iteration counts."""
+    from bench import reference
+
+    w, h, max_iter, view = 64, 48, 64, (-2.2, -1.2, 3.2 / 64, 2.4 / 48)
+    c_re, c_im = reference.plane(*view, w, h)
+    want = reference.mandelbrot(reference.NUMPY, c_re, c_im, max_iter)
+    assert 0 < want.min() < want.max() == max_iter           # some escape, some never do
+    masks = reference.mandelbrot_masks(reference.NUMPY, c_re, c_im, max_iter)
+    assert np.array_equal(masks, want)
+    serial = reference.SerialLibrary().mandelbrot(w, h, *view, max_iter)
+    assert np.array_equal(serial, want)
+
+
+def test_the_bench_reads_sources_as_compile_cu_does():
+    """One reader: cuda_src/ files tagged as helpers.backend.read_cu tags them (so the compile
+    cache is shared with the notebooks), the bench's own by their path in the repository."""
+    from bench import BENCH, CUDA_SRC, read_source
+    from helpers.backend import read_cu
+
+    assert read_source(CUDA_SRC / "mandelbrot.cu") == read_cu("mandelbrot.cu")
+    assert read_source(CUDA_SRC / "solutions" / "julia.cu") == read_cu("solutions/julia.cu")
+    assert read_source(BENCH / "reduction.cu").startswith('#line 1 "bench/reduction.cu"\n')
+
+
+def test_recorded_results_replace_their_own_section_only(tmp_path):
+    from bench.results import record
+
+    path = tmp_path / "RESULTS.md"
+    path.write_text("# Results\n\nprose before\n")
+    record("one", "first figures", path)
+    record("two", "other figures", path)
+    record("one", "new figures", path)
+    text = path.read_text()
+    assert text.startswith("# Results\n\nprose before\n")
+    assert "new figures" in text and "first figures" not in text and "other figures" in text
+    assert text.index("## one") < text.index("new figures") < text.index("## two")
+    assert [p.name for p in tmp_path.iterdir()] == ["RESULTS.md"]   # no partial file left
+
+
+@pytest.mark.slow
+def test_suite_times_counts_what_a_cold_run_compiles_and_a_warm_one_does_not():
+    """bench/suite_times.py on one small test file: cold compiles its module into the fresh
+    cache, warm finds it there (a test whose source changed from run to run would show here)."""
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "suite_times.py"), "--tests",
+                           "tests/test_backend.py", "--no-notebooks", "--jobs", "0"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rows = {tuple(c.strip() for c in line.split("|")[1:3]): line.split("|")[6].strip()
+            for line in proc.stdout.splitlines() if line.startswith("| unit tests")}
+    assert rows == {("unit tests (tests/test_backend.py)", "cold"): "1",
+                    ("unit tests (tests/test_backend.py)", "warm"): "0"}, proc.stdout

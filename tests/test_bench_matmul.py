@@ -1,15 +1,13 @@
 """bench/matmul_cases.py: the line under make bench's table that says how close the best course
-matrix multiply comes to cuBLAS, and the peers kept in full float32."""
+matrix multiply comes to cuBLAS, and the peers (bench/reference.py's matmul) kept in full
+float32."""
 
-import sys
 import types
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bench import matmul_cases  # noqa: E402
+from bench import matmul_cases, reference
 
 
 def row(kernel, rate, peers, ok=True):
@@ -37,7 +35,7 @@ def test_cupy_is_refused_in_tf32(monkeypatch):
     peer = types.SimpleNamespace(name="CuPy", xp=np)
     monkeypatch.setenv("CUPY_TF32", "1")
     with pytest.raises(RuntimeError, match="TF32"):
-        matmul_cases.xp_matmul(peer, np.ones((2, 2)), np.ones((2, 2)))
+        reference.matmul(peer, np.ones((2, 2)), np.ones((2, 2)))
 
 
 def test_pytorch_is_told_to_keep_float32():
@@ -45,5 +43,5 @@ def test_pytorch_is_told_to_keep_float32():
     torch = types.SimpleNamespace(backends=types.SimpleNamespace(
         cuda=types.SimpleNamespace(matmul=flags)))
     a = np.eye(2, dtype=np.float32)
-    got = matmul_cases.xp_matmul(types.SimpleNamespace(name="PyTorch", xp=torch), a, 2 * a)
+    got = reference.matmul(types.SimpleNamespace(name="PyTorch", xp=torch), a, 2 * a)
     assert flags.allow_tf32 is False and np.array_equal(got, 2 * a)

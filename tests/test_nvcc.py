@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-CUDA_SRC = ROOT / "cuda_src"
+from helpers.backend import CUDA_SRC, read_cu
+
 CU_FILES = sorted(CUDA_SRC.rglob("*.cu"))
 ARCH = "sm_90"
 
@@ -50,7 +50,7 @@ def test_nvcc_compiles(cu, nvcc, tmp_path):
     # messages give the .cu file's own line numbers), wrapped as SourceModule wraps it. No -I:
     # PyCUDA compiles in a temporary directory, so a kernel cannot #include its neighbours.
     name = cu.relative_to(CUDA_SRC).as_posix()
-    source = f'#line 1 "{name}"\n' + cu.read_text(encoding="utf-8")
+    source = read_cu(name)
     wrapped = tmp_path / "kernel.cu"
     wrapped.write_text('extern "C" {\n%s\n}\n' % source, encoding="utf-8")
     cmd = [nvcc, f"-arch={ARCH}", "--cubin", "-o", str(tmp_path / "kernel.cubin"),

@@ -1,11 +1,13 @@
 """Kernel printf must show in the notebook cell that launched the kernel, on either backend."""
 
 import nbformat
+import pytest
 from nbclient import NotebookClient
 
 from helpers.backend import CUDA_SRC
 
 
+@pytest.mark.slow
 def test_kernel_printf_appears_in_the_launching_cell(monkeypatch):
     # ipykernel forwards fd 1 into cells except under pytest (it looks for this variable).
     monkeypatch.delenv("PYTEST_CURRENT_TEST", raising=False)

@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TARGETS = {"tutorial": 100, "examples": 100, "test_driver.py": 90, "test_gpuarray.py": 90}
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(BACKEND != "simulator",
                     reason="on a GPU, run `python tools/pycuda_suite.py` itself (README)")
 def test_pycudas_own_material_passes_on_the_simulator(tmp_path, capsys):

@@ -122,6 +122,7 @@ def test_the_release_has_the_stubs_as_shipped_and_says_what_it_is(release):
         student_release.release(release)
 
 
+@pytest.mark.slow
 def test_every_notebook_in_the_release_runs(release):
     """nbval over the release's notebooks, importing the release's own helpers package."""
     paths = [str(release), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]

@@ -13,8 +13,19 @@ PyCUDA's modules, for the simulator (`python -m helpers.sim script.py` or
 
 The simulator itself:
 
-- `launch`: argument checks and the launch of a compiled kernel (`prepared`: prepared calls)
-- `module`: the loaded library of a compiled module
-- `memory`: simulated device memory with guard pages, charged against the device's size
-- `settings`: the simulator's settings (CUDA_SIM_*)
+- `settings`: the simulator's settings (CUDA_SIM_*), read from the environment once
+- from source to library: `source` (the .cu text to the C++ unit compiled), `toolchain` (the
+  host compiler and its flags), `compiler_messages` (its errors in the learner's terms), `cache`
+  (the cache of built modules), `module` (the loaded library of a compiled module)
+- `launch`: argument checks and the launch of a compiled kernel (`prepared`: prepared calls);
+  `stacks`: the stacks simulated threads run on; `streams`: streams and events
+- `device`, `devices`: the simulated device(s) and their contexts; `memory`: simulated device
+  memory with guard pages, charged against the device's size; `hostmem`: page-locked host memory
+- the microscope, on an instrumented build of a module (`trace_run`): `trace` (each warp's
+  loads and stores against the memory system; its tables in `trace_report`, its pictures in
+  `trace_pictures`), the race check (`racecheck`) and the init check (`initcheck`, with its
+  shadow of written bytes in `written`); `sites` (where the learner's loads and stores are) and
+  `places` (names for the addresses touched); `occupancy`: the CUDA occupancy calculator
+- `include/`: the C++ prelude and runtime the kernels are compiled with
+- `shim/`, `shim_install`, `__main__`: the `pycuda` package that `as_pycuda` puts first
 """

@@ -1,7 +1,7 @@
-// The loop of cuda_src/mandelbrot.cu (kernel `mandelbrot`) as plain serial C++, for
-// bench/simulator.py: same float arithmetic in the same order, one pixel after another on
-// one core. Built at run time with g++ -O2 -shared -fPIC and called through ctypes (which lets
-// go of the GIL, so the benchmark can also run one image per core at once).
+// The loop of cuda_src/mandelbrot.cu (kernel `mandelbrot`) as plain serial C++: the same float
+// arithmetic in the same order, one pixel after another on one core. A peer for
+// bench/course_kernels.py and bench/simulator.py (which also runs one image per core at once:
+// ctypes lets go of the GIL).
 
 extern "C" void mandelbrot_serial(int *iters, int width, int height, float x_min, float y_min,
                                   float dx, float dy, int max_iter)

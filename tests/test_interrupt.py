@@ -1,0 +1,74 @@
+"""Jupyter's interrupt button stops a kernel that never ends, and the learner's process lives on.
+
+The button sends SIGINT to the Jupyter kernel's process; a child process stands in for it here,
+so that the signal never reaches pytest itself.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+KERNELS = r"""
+#line 1 "interrupt.cu"
+__global__ void spin(volatile int *flag) { while (flag[0] == 0) { } }
+__global__ void ones(float *out) { out[threadIdx.x] = 1.0f; }
+"""
+
+
+def wait_until_spinning(pid, cpu_s=0.3, timeout_s=30):
+    """Return once process pid has used cpu_s more CPU time (an endless kernel running), or, where
+    /proc is missing, after a second."""
+    stat = Path(f"/proc/{pid}/stat")
+    if not stat.exists():
+        time.sleep(1.0)
+        return
+
+    def used():
+        fields = stat.read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")   # utime + stime
+
+    first, deadline = used(), time.monotonic() + timeout_s
+    while used() - first < cpu_s:
+        assert time.monotonic() < deadline, "the endless kernel never started"
+        time.sleep(0.05)
+
+
+@pytest.mark.slow
+def test_an_endless_kernel_can_be_interrupted_and_the_process_lives_on():
+    """Jupyter's interrupt button sends SIGINT to the kernel's process. A child process plays the
+    notebook (the signal goes to it, never to pytest): interrupted in the middle of an endless
+    launch, it gets KeyboardInterrupt, and its next launch runs."""
+    child = textwrap.dedent(f"""
+        import numpy as np
+        from helpers.sim import gpuarray
+        from helpers.sim.compiler import SourceModule
+        mod = SourceModule({KERNELS!r})
+        flag = gpuarray.zeros(1, np.int32)
+        print("launching", flush=True)
+        try:
+            mod.get_function("spin")(flag, block=(32, 1, 1), grid=(8, 1))
+        except KeyboardInterrupt as e:
+            print("KeyboardInterrupt:", e, flush=True)
+        out = gpuarray.zeros(64, np.float32)
+        mod.get_function("ones")(out, block=(64, 1, 1))
+        print("next launch right:", bool((out.get() == 1).all()), flush=True)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", child], cwd=Path(__file__).parent.parent,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline() == "launching\n", proc.communicate()
+        wait_until_spinning(proc.pid)
+        start = time.perf_counter()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert "KeyboardInterrupt: kernel 'spin' was interrupted" in out, out + err
+    assert "next launch right: True" in out, out + err
+    assert proc.returncode == 0 and time.perf_counter() - start < 10
