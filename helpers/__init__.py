@@ -21,6 +21,7 @@
   (`driver`, `compiler`, `gpuarray`, ...), and the simulator itself: `settings` (read from the
   environment once), the way from source text to a loaded library (`source`, `toolchain`,
   `compiler`, `compiler_messages`, `cache`, `module`), running it (`launch`, `prepared`,
-  `stacks`, `streams`), the device and its memory (`device`, `devices`, `memory`, `hostmem`), and
+  `stacks`, `streams`, `printed`), the device and its memory (`device`, `devices`, `memory`,
+  `hostmem`), and
   `include/` (the C++ prelude and runtime the kernels are compiled with)
 """

@@ -18,7 +18,8 @@ The simulator itself:
   host compiler and its flags), `compiler_messages` (its errors in the learner's terms), `cache`
   (the cache of built modules), `module` (the loaded library of a compiled module)
 - `launch`: argument checks and the launch of a compiled kernel (`prepared`: prepared calls);
-  `stacks`: the stacks simulated threads run on; `streams`: streams and events
+  `stacks`: the stacks simulated threads run on; `streams`: streams and events; `printed`: kernel
+  printf in the Jupyter cell that launched it
 - `device`, `devices`: the simulated device(s) and their contexts; `memory`: simulated device
   memory with guard pages, charged against the device's size; `hostmem`: page-locked host memory
 - the microscope, on an instrumented build of a module (`trace_run`): `trace` (each warp's
