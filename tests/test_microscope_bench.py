@@ -38,8 +38,12 @@ def test_figures_agree_within_5_percent_and_zero_is_zero():
     close = {"k": {m["global_ld_requests"]: 100, m["global_ld_sectors"]: 415,
                    m["shared_ld_requests"]: 100, m["shared_ld_bank_conflicts"]: 0.5}}
     far = {"k": {m["global_ld_requests"]: 100, m["global_ld_sectors"]: 430,
-                 m["shared_ld_requests"]: 100, m["shared_ld_bank_conflicts"]: 3}}
+                 m["shared_ld_requests"]: 100, m["shared_ld_bank_conflicts"]: 10}}
+    # Nsight Compute's replays of other origin: 1,570 in 102,400 loads of a conflict-free kernel
+    noise = {"k": {m["global_ld_requests"]: 100, m["global_ld_sectors"]: 400,
+                   m["shared_ld_requests"]: 102_400, m["shared_ld_bank_conflicts"]: 1_570}}
     assert microscope.comparison(sim, close)[1]
+    assert microscope.comparison(sim, noise)[1]
     rows, ok = microscope.comparison(sim, far)
     assert not ok and [r[4] for r in rows] == ["NO", "NO"]
 
