@@ -280,14 +280,14 @@ def test_the_portable_fiber_switch_gives_the_same_results():
 
 # ---- the boundary between the C runtime and Python ------------------------------------------------
 def test_python_mirrors_the_runtime_structs_and_status_codes():
-    from helpers.sim import launch, module
+    from helpers.sim import launch_report, module
 
     lib = SourceModule("__global__ void k(int *x) { x[0] = 1; }").module.lib
     for c_name, mirror in module.MIRRORS.items():
         assert lib.sim_abi_size(c_name.encode()) == ctypes.sizeof(mirror), c_name
     codes = module.status_codes(lib)
     assert codes["OK"] == 0 and len(codes) == len(set(codes.values()))
-    assert set(launch._STATUS_TEXT) <= set(codes) - {"OK", "INTERRUPTED"}
+    assert set(launch_report.STATUS_TEXT) <= set(codes) - {"OK", "INTERRUPTED"}
 
 
 def test_module_settings_can_be_changed_for_a_while_and_come_back():

@@ -18,10 +18,11 @@ The simulator itself:
   host compiler and its flags), `compiler_messages` (its errors in the learner's terms), `cache`
   (the cache of built modules), `module` (the loaded library of a compiled module)
 - `launch`: argument checks and the launch of a compiled kernel (`prepared`: prepared calls);
-  `stacks`: the stacks simulated threads run on; `streams`: streams and events; `printed`: kernel
-  printf in the Jupyter cell that launched it
+  `launch_report`: what a failed launch says; `stacks`: the stacks simulated threads run on;
+  `streams`: streams and events; `printed`: kernel printf in the Jupyter cell that launched it
 - `device`, `devices`: the simulated device(s) and their contexts; `memory`: simulated device
-  memory with guard pages, charged against the device's size; `hostmem`: page-locked host memory
+  memory with guard pages, charged against the device's size; `mappings`: the process's memory
+  mappings against the system's limit; `hostmem`: page-locked host memory
 - the microscope, on an instrumented build of a module (`trace_run`): `trace` (each warp's
   loads and stores against the memory system; its tables in `trace_report`, its pictures in
   `trace_pictures`), the race check (`racecheck`) and the init check (`initcheck`, with its

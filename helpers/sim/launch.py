@@ -15,7 +15,8 @@ import time
 
 import numpy as np
 
-from . import devices, driver, errors, memory, prepared, printed, stacks, streams, trace, written
+from . import (devices, driver, errors, launch_report, memory, prepared, printed, stacks,
+               streams, trace, written)
 from .module import ErrorReport
 from .settings import settings
 
@@ -146,54 +147,6 @@ def check_launch(block, grid, shared, static_shared=0):
 # ---- running it ------------------------------------------------------------------------------------
 _launch_lock = threading.Lock()  # one launch at a time: the runtime's signal handlers are global
 
-_STATUS_TEXT = {
-    "FAULT": "an illegal memory access was encountered",
-    "ASSERT": "device-side assert triggered",
-    "BARRIER": "threads of a block cannot all reach the same __syncthreads()",
-    "WARP": "a warp function was called with a mask that cannot be satisfied",
-    "ARITHMETIC": "integer division by zero",
-    "STACK": "a thread's stack overflowed",
-    "ABORT": "the kernel called abort()",
-    "BOUNDS": "an index ran past the end of a fixed-size array",
-    "RESOURCES": "the simulator could not get the memory or threads the launch needs",
-    "OVERRUN": "an illegal memory access was encountered",
-}
-
-
-def _error_message(name, status, err):
-    where = (f"in kernel {name!r}, block ({', '.join(map(str, err.block))}), "
-             f"thread ({', '.join(map(str, err.thread))})")
-    if status == "OVERRUN":  # found after the block ended: which thread did it is not known
-        where = f"in kernel {name!r}, block ({', '.join(map(str, err.block))}), by one of its threads"
-    elif status == "RESOURCES":
-        where = f"for kernel {name!r}"
-    text = err.text.decode(errors="replace")
-    site = f"{err.file.decode()}:{err.line}" if err.file else None
-    message = f"{_STATUS_TEXT.get(status, 'the kernel failed')} {where}"
-    if status in ("FAULT", "OVERRUN"):
-        access = {1: "a write to", 0: "a read of"}.get(err.is_write, "an access to")
-        if text == "dynamic shared memory":
-            message += (f": {access} dynamic shared memory past the end of the bytes the launch "
-                        "gave it (its shared= argument)")
-        elif text == "before dynamic shared memory":
-            message += f": {access} an address before the start of its dynamic shared memory"
-        else:
-            message += f": {access} address 0x{err.address:x}, {memory.describe_address(err.address)}"
-    elif status == "BARRIER":
-        message += f": {text} ({site}" + (
-            f" and {err.file2.decode()}:{err.line2})" if err.file2 else ")")
-        message += (". Every thread of a block that has not returned must reach the same "
-                    "__syncthreads(): keep barriers out of code that only some threads run.")
-    elif status == "STACK":
-        message += (": are its local arrays larger than the 512 KiB a GPU gives a thread? Move "
-                    "them to global memory.")
-    elif status == "RESOURCES":
-        message += (f": {text}. Free device arrays you no longer need, or run fewer workers "
-                    "(CUDA_SIM_WORKERS).")
-    elif site:
-        message += f" at {site}: {text}"
-    return message
-
 
 def _execute(module, kernel, grid, block, shared, pointers, reverse=False, watch=None):
     """Run one launch to its end: (status name, ErrorReport). watch: None, or a list of
@@ -248,7 +201,7 @@ def run(module, kernel, grid, block, shared, pointers, reverse=False, blocks=())
     if status == "INTERRUPTED":
         raise KeyboardInterrupt(f"kernel {kernel.name!r} was interrupted")
     if status != "OK":
-        raise driver.LaunchError(f"cuLaunchKernel failed: {_error_message(kernel.name, status, err)}")
+        raise driver.LaunchError(f"cuLaunchKernel failed: {launch_report.message(kernel.name, status, err)}")
 
 
 def _find_culprit(module, kernel, grid, block, shared, pointers, blocks, damaged, found):
@@ -267,7 +220,7 @@ def _find_culprit(module, kernel, grid, block, shared, pointers, blocks, damaged
         return status, err
     if first is not None:
         raise driver.LaunchError(
-            f"cuLaunchKernel failed: {_STATUS_TEXT['FAULT']} in kernel {kernel.name!r}: a write "
+            f"cuLaunchKernel failed: {launch_report.STATUS_TEXT['FAULT']} in kernel {kernel.name!r}: a write "
             f"to address 0x{first:x}, {memory.describe_address(first)}. (Found after the "
             "launch; a second run did not write there again, so which thread did it is not "
             "known.)")

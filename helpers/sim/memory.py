@@ -35,7 +35,7 @@ use after free faults too.
 
 Each allocation costs the process about two memory mappings, and Linux allows 65,530
 (vm.max_map_count). Allocations stop, with a MemoryError that says so, while enough mappings are
-left for a launch to start its threads and their stacks (`room_for`).
+left for a launch to start its threads and their stacks (mappings.py).
 
 The device has a size (settings.device_memory): each allocation's data pages are charged against
 it, and one that does not fit raises drv.MemoryError, as cuMemAlloc's out-of-memory error does.
@@ -48,7 +48,7 @@ import ctypes.util
 import mmap
 import threading
 
-from . import errors, written
+from . import errors, mappings, written
 from .settings import settings
 
 PAGE = mmap.PAGESIZE
@@ -140,9 +140,9 @@ def allocate(nbytes):
     length = (data_pages + 2) * PAGE
     _charge(data_pages * PAGE, nbytes)
     with _lock:
-        if not room_for(3, keep=LAUNCH_RESERVE):
+        if not mappings.room_for(3, keep=mappings.LAUNCH_RESERVE):
             _empty_quarantine()
-            if not room_for(3, keep=LAUNCH_RESERVE):
+            if not mappings.room_for(3, keep=mappings.LAUNCH_RESERVE):
                 _refund(data_pages * PAGE)
                 raise errors.MemoryError(_too_many_mappings())
         base = _map_fenced(length)
@@ -172,70 +172,14 @@ def _map_fenced(length):
     if _libc.mprotect(base + PAGE, length - 2 * PAGE, _PROT_RW) != 0:
         _libc.munmap(base, length)
         return None
-    _budget.used += 3
+    mappings.note(3)
     return base
-
-
-# ---- the mapping budget --------------------------------------------------------------------------
-LAUNCH_RESERVE = 4096  # mappings kept free for a launch: worker threads, their stacks, the rest
-
-
-def _read_int(path):
-    try:
-        with open(path) as f:
-            return int(f.read())
-    except (OSError, ValueError):
-        return None
-
-
-class _Budget:
-    """The process's memory mappings against Linux's limit. Counting them (reading
-    /proc/self/maps) is slow when there are many, so it is done only when the mappings made since
-    the last count could have reached the limit."""
-
-    def __init__(self):
-        self.limit = _read_int("/proc/sys/vm/max_map_count")
-        self.counted, self.used = 0, 0  # at the last count; made since (an upper bound)
-
-    def count(self):
-        try:
-            with open("/proc/self/maps", "rb") as f:
-                self.counted = f.read().count(b"\n")
-        except OSError:
-            self.limit = None
-        self.used = 0
-
-
-_budget = _Budget()
-
-
-def room_for(n, keep=0):
-    """True if n more mappings leave at least `keep` (plus a margin) of the system's limit."""
-    with _lock:
-        if _budget.limit is None:
-            return True
-        margin = 256
-        if _budget.counted + _budget.used + n + keep + margin <= _budget.limit:
-            return True
-        _budget.count()
-        return _budget.counted + n + keep + margin <= _budget.limit
-
-
-def mapping_limit():
-    """The most memory mappings the system allows this process, or None where it is not known."""
-    return _budget.limit
-
-
-def note_mappings(n):
-    """Another part of the simulator (stacks.py) made n mappings."""
-    with _lock:
-        _budget.used += max(n, 0)
 
 
 def _too_many_mappings():
     return (f"the simulator cannot place another array: {len(_blocks)} arrays are alive, each "
-            f"with guard pages of its own, and the system allows a process {_budget.limit} memory "
-            "mappings (vm.max_map_count). Free the arrays you no longer need (del a, or "
+            f"with guard pages of its own, and the system allows a process {mappings.limit()} "
+            "memory mappings (vm.max_map_count). Free the arrays you no longer need (del a, or "
             "a.gpudata.free()), or use fewer, larger arrays.")
 
 

@@ -12,7 +12,7 @@ thread, plus room for calls. The rest of the slot stays PROT_NONE, so a thread w
 are too large faults there, and the runtime reports a stack overflow.
 
 Every stack costs two memory mappings. On a machine with many cores, the workers times the
-threads of a block can ask for more than the system allows (vm.max_map_count, see memory.py):
+threads of a block can ask for more than the system allows (vm.max_map_count, see mappings.py):
 then a launch runs on as many workers as half the mappings give stacks to (the other half is
 for arrays).
 """
@@ -20,7 +20,7 @@ for arrays).
 import ctypes
 import mmap
 
-from . import memory
+from . import mappings, memory
 
 STACK_BYTES = 1 << 20   # must match kStackSize in include/sim_types.h (checked in module.py)
 STACK_USABLE = 576 << 10  # kStackUsable
@@ -39,13 +39,13 @@ class _Pool:
             raise MemoryError("could not reserve address space for thread stacks")
         self.count = 0
         self.first = -(-self.base // STACK_BYTES) * STACK_BYTES
-        memory.note_mappings(1)
+        mappings.note(1)
         for i in range(count):
             top = self.first + (i + 1) * STACK_BYTES
             if memory._libc.mprotect(top - STACK_USABLE, STACK_USABLE, _PROT_RW) != 0:
                 self.free()
                 raise MemoryError("could not map thread stacks")
-            memory.note_mappings(2)
+            mappings.note(2)
             self.count += 1
 
     def free(self):
@@ -61,7 +61,7 @@ def _ensure(worker, count):
     """True if worker has at least count stacks (mapping them if it can)."""
     if worker < len(_pools) and _pools[worker].count >= count:
         return True
-    if not memory.room_for(2 * count + 1, keep=256):
+    if not mappings.room_for(2 * count + 1, keep=256):
         return False
     try:
         pool = _Pool(count)
@@ -84,7 +84,7 @@ def for_launch(workers, count):
     even one worker can have its stacks."""
     if (workers, count) in _handed_out:
         return _handed_out[workers, count]
-    limit = memory.mapping_limit()
+    limit = mappings.limit()
     cap = workers if limit is None else max(1, min(workers, limit // 2 // (2 * count + 1)))
     if any(i >= len(_pools) or _pools[i].count < count for i in range(cap)):
         _handed_out.clear()
