@@ -140,15 +140,21 @@ def test_recorded_results_replace_their_own_section_only(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["RESULTS.md"]   # no partial file left
 
 
+# A test that compiles on purpose (to see the compiler's warning anew) does so in a cache of its
+# own: in the run's cache it would be one more module each run, as a unique comment made it.
+ON_PURPOSE = "tests/test_kernels_compile.py::test_a_printf_format_that_does_not_fit_is_a_warning"
+
+
 @pytest.mark.slow
 def test_suite_times_counts_what_a_cold_run_compiles_and_a_warm_one_does_not():
-    """bench/suite_times.py on one small test file: cold compiles its module into the fresh
-    cache, warm finds it there (a test whose source changed from run to run would show here)."""
+    """bench/suite_times.py on one small test file and a test that compiles on purpose: cold
+    compiles the file's module into the fresh cache, warm finds it there (a test whose source
+    changed from run to run would show here)."""
     proc = subprocess.run([sys.executable, str(ROOT / "bench" / "suite_times.py"), "--tests",
-                           "tests/test_backend.py", "--no-notebooks", "--jobs", "0"],
+                           "tests/test_backend.py", ON_PURPOSE, "--no-notebooks", "--jobs", "0"],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     rows = {tuple(c.strip() for c in line.split("|")[1:3]): line.split("|")[6].strip()
             for line in proc.stdout.splitlines() if line.startswith("| unit tests")}
-    assert rows == {("unit tests (tests/test_backend.py)", "cold"): "1",
-                    ("unit tests (tests/test_backend.py)", "warm"): "0"}, proc.stdout
+    what = f"unit tests (tests/test_backend.py {ON_PURPOSE})"
+    assert rows == {(what, "cold"): "1", (what, "warm"): "0"}, proc.stdout

@@ -6,7 +6,6 @@ This file runs on whichever backend helpers.backend chose, as tests/test_kernels
 """
 
 import re
-import uuid
 
 import numpy as np
 import pytest
@@ -14,10 +13,12 @@ import pytest
 from helpers.backend import BACKEND, SourceModule, drv, gpuarray
 
 
-def fresh(source):
-    """source with a unique comment, so that no compile cache (PyCUDA's or the simulator's)
-    answers in place of the compiler: its warnings and errors are seen anew."""
-    return f"// {uuid.uuid4()}\n{source}"
+def compiled_anew(source, folder):
+    """source compiled into ``folder``, a new, empty compile cache (PyCUDA's ``cache_dir`` and the
+    simulator's mean the same), so that no cached module answers in place of the compiler: its
+    warnings and errors are seen anew. (Not a unique comment in the source: each run would then
+    leave one more module in the user's cache.)"""
+    return SourceModule(source, cache_dir=str(folder))
 
 
 # ---- floats as the GPU computes them -----------------------------------------------------------
@@ -89,7 +90,7 @@ def accumulated(source_module, arrays, options=()):
     rng = np.random.default_rng(3)
     a = rng.uniform(-1, 1, n * length).astype(np.float32)
     b = rng.uniform(-1, 1, length).astype(np.float32)
-    gpu = source_module(fresh(ACCUMULATE), options=list(options)).get_function("accumulate")
+    gpu = source_module(ACCUMULATE, options=list(options)).get_function("accumulate")
     loop, chain = arrays.empty(n, np.float32), arrays.empty(n, np.float32)
     gpu(arrays.to_gpu(a), arrays.to_gpu(b), loop, chain, np.int32(n), np.int32(length),
         block=(128, 1, 1), grid=(2, 1))
@@ -151,11 +152,11 @@ def test_a_learners_macros_do_not_change_the_cuda_it_uses():
 # ---- host functions in device code ---------------------------------------------------------------
 @pytest.mark.parametrize("call", ["exit(1)", "rand()", 'fopen("out.txt", "w")',
                                   'fprintf(stderr, "x")'])
-def test_a_host_library_call_in_a_kernel_is_a_compile_error(call):
+def test_a_host_library_call_in_a_kernel_is_a_compile_error(call, tmp_path):
     name = call.split("(")[0]
     src = f'#line 1 "host.cu"\n__global__ void k(int *x) {{\n    if (x[0]) {call};\n}}\n'
     with pytest.raises(drv.CompileError) as err:
-        SourceModule(fresh(src))
+        compiled_anew(src, tmp_path)
     text = str(err.value)
     assert f'calling a __host__ function("{name}")' in text, text
     assert re.search(r"host\.cu[:(]\s*2\b", text), text
@@ -180,18 +181,18 @@ def test_what_device_code_may_call_compiles_and_runs():
 
 
 # ---- what the compiler says ------------------------------------------------------------------------
-def test_a_printf_format_that_does_not_fit_is_a_warning():
-    src = fresh('__global__ void k(int n) {\n    printf("%f\\n", n);\n}\n')
+def test_a_printf_format_that_does_not_fit_is_a_warning(tmp_path):
+    src = '__global__ void k(int n) {\n    printf("%f\\n", n);\n}\n'
     with pytest.warns(UserWarning, match="compiler succeeded, but said the following") as said:
-        SourceModule(src)
+        compiled_anew(src, tmp_path)
     assert any("format" in str(w.message) for w in said)
 
 
-def test_a_device_function_declared_but_never_defined_is_named():
+def test_a_device_function_declared_but_never_defined_is_named(tmp_path):
     src = ('#line 1 "undefined.cu"\n__device__ float helper(float x);\n'
            "__global__ void k(float *x) {\n    x[0] = helper(x[1]);\n}\n")
     with pytest.raises(drv.CompileError) as err:
-        SourceModule(fresh(src))
+        compiled_anew(src, tmp_path)
     text = str(err.value)
     assert "Unresolved extern function 'helper'" in text, text
     if BACKEND == "simulator":  # nvcc names no line; the simulator names the call's
