@@ -5,8 +5,14 @@ this test catches them. Each file is compiled as `compile_cu` hands it to PyCUDA
 (wrapped in `extern "C" { ... }`), to a cubin for sm_90 (the H200 the course is checked on).
 Where nvcc is absent the tests are skipped, except when the CI environment variable is set:
 CI has nvcc, so there they fail instead.
+
+nvcc's verdict is kept, as the simulator keeps a compiled module: a file in the compile cache
+named for everything nvcc was given (its path and version, the architecture, the text). The same
+nvcc given the same text gives the same verdict, so a file it accepted before is not compiled
+again on the next run (some 40 files at about 0.4 s each); a changed file, or another nvcc, is.
 """
 
+import hashlib
 import os
 import shutil
 import subprocess
@@ -15,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from helpers.backend import CUDA_SRC, read_cu
+from helpers.sim import cache
 
 CU_FILES = sorted(CUDA_SRC.rglob("*.cu"))
 ARCH = "sm_90"
@@ -39,22 +46,54 @@ def nvcc():
     return path
 
 
+@pytest.fixture(scope="module")
+def accepted(nvcc):
+    """(folder of nvcc's earlier verdicts, what names this nvcc: its path and version)."""
+    version = subprocess.run([nvcc, "--version"], capture_output=True, text=True, timeout=60)
+    folder = cache.folder() / "nvcc-accepted"
+    cache.make_private(folder)
+    return folder, f"{nvcc}\0{version.stdout}"
+
+
 def test_cuda_src_has_kernels():
     assert CU_FILES, f"no .cu file under {CUDA_SRC}"
 
 
+def nvcc_verdict(nvcc, accepted, text, folder):
+    """None when nvcc accepts text (now, or this nvcc the same text before), else what it said.
+    ``folder``: a new folder of the test's own for nvcc's files."""
+    kept, this_nvcc = accepted
+    verdict = kept / hashlib.sha256(f"{this_nvcc}\0{ARCH}\0{text}".encode()).hexdigest()
+    if verdict.is_file():
+        return None
+    wrapped = folder / "kernel.cu"
+    wrapped.write_text(text, encoding="utf-8")
+    cmd = [nvcc, f"-arch={ARCH}", "--cubin", "-o", str(folder / "kernel.cubin"),
+           "-x", "cu", str(wrapped)]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    if p.returncode != 0 or (folder / "kernel.cubin").stat().st_size == 0:
+        return p.stdout + p.stderr or "an empty cubin"
+    part = verdict.with_name(f".{verdict.name}.{os.getpid()}")
+    part.write_text(text)
+    os.replace(part, verdict)                   # whole or absent, whoever reads it
+    return None
+
+
 @pytest.mark.parametrize("cu", CU_FILES, ids=[str(p.relative_to(CUDA_SRC)) for p in CU_FILES])
-def test_nvcc_compiles(cu, nvcc, tmp_path):
+def test_nvcc_compiles(cu, nvcc, accepted, tmp_path):
     # tmp_path is unique per test, so parallel runs (pytest -n) never share files.
     # The text SourceModule gets from compile_cu (a #line directive naming the file, so that
     # messages give the .cu file's own line numbers), wrapped as SourceModule wraps it. No -I:
     # PyCUDA compiles in a temporary directory, so a kernel cannot #include its neighbours.
     name = cu.relative_to(CUDA_SRC).as_posix()
-    source = read_cu(name)
-    wrapped = tmp_path / "kernel.cu"
-    wrapped.write_text('extern "C" {\n%s\n}\n' % source, encoding="utf-8")
-    cmd = [nvcc, f"-arch={ARCH}", "--cubin", "-o", str(tmp_path / "kernel.cubin"),
-           "-x", "cu", str(wrapped)]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    assert p.returncode == 0, f"nvcc rejects cuda_src/{name}:\n{p.stdout}{p.stderr}"
-    assert (tmp_path / "kernel.cubin").stat().st_size > 0
+    said = nvcc_verdict(nvcc, accepted, 'extern "C" {\n%s\n}\n' % read_cu(name), tmp_path)
+    assert said is None, f"nvcc rejects cuda_src/{name}:\n{said}"
+
+
+def test_a_rejected_text_is_compiled_again_each_time(nvcc, accepted, tmp_path):
+    """Only an acceptance is kept: a file nvcc rejects is rejected on every run."""
+    broken = '#line 1 "broken.cu"\n__global__ void k(float *x) { x[0] = 1.0f }\n'
+    for attempt in ("first", "second"):
+        (tmp_path / attempt).mkdir()
+        said = nvcc_verdict(nvcc, accepted, broken, tmp_path / attempt)
+        assert said and "broken.cu(1)" in said, said
