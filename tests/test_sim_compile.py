@@ -4,6 +4,7 @@ GPU-side counterparts, where a GPU defines the behaviour, are in tests/test_kern
 
 import os
 import re
+import shutil
 import stat
 import subprocess
 import sys
@@ -31,6 +32,23 @@ def private_cache(tmp_path):
     folder = tmp_path / "cache"
     with settings.changed(cache_dir=str(folder)):
         yield folder
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """(source, library) compiled once for the file: the tests that need a library already in
+    their cache start from a copy of it, not from a compile of their own."""
+    src = unique("x[0] = 7;")
+    with settings.changed(cache_dir=str(tmp_path_factory.mktemp("built"))):
+        return src, build(src)
+
+
+def cached_copy(built):
+    """(source, its library copied into the cache now in use), as a later run finds it."""
+    src, library = built
+    target = cache.folder() / library.name
+    shutil.copy2(library, target)
+    return src, target
 
 
 def mode(path):
@@ -214,11 +232,10 @@ def test_a_cache_folder_others_may_write_is_refused(tmp_path, where):
                 SourceModule(unique())
 
 
-def test_a_cache_folder_or_library_of_another_user_is_refused(private_cache):
+def test_a_cache_folder_or_library_of_another_user_is_refused(private_cache, built):
     if os.geteuid() != 0:
         pytest.skip("giving a file to another user needs root")
-    src = unique()
-    path = SourceModule(src).path
+    src, path = cached_copy(built)
     os.chown(path, 12345, 12345)
     with pytest.raises(cache.UnsafeCacheError, match="belongs to another user"):
         SourceModule(src)
@@ -227,18 +244,16 @@ def test_a_cache_folder_or_library_of_another_user_is_refused(private_cache):
         SourceModule(unique())
 
 
-def test_a_cached_library_others_may_write_is_refused(private_cache):
-    src = unique()
-    path = SourceModule(src).path
+def test_a_cached_library_others_may_write_is_refused(private_cache, built):
+    src, path = cached_copy(built)
     path.chmod(0o777)
     with pytest.raises(cache.UnsafeCacheError, match="cached library .* delete it"):
         SourceModule(src)
 
 
 @pytest.mark.parametrize("damage", ["truncated", "empty"])
-def test_a_damaged_cached_library_is_built_again(private_cache, damage):
-    src = unique("x[0] = 7;")
-    path = build(src)  # built, not loaded: as a later run finds it
+def test_a_damaged_cached_library_is_built_again(private_cache, built, damage):
+    src, path = cached_copy(built)  # built, not loaded: as a later run finds it
     size = path.stat().st_size
     with open(path, "r+b") as f:
         f.truncate(size // 2 if damage == "truncated" else 0)
