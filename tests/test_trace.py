@@ -95,6 +95,20 @@ def test_atomics_are_counted_as_atomics_not_stores(mod):
     assert stats.global_st.requests == 0 and n.get()[0] == 64
 
 
+def test_a_float_atomic_is_one_atomic_however_busy_the_cpu():
+    # float atomicAdd is a compare-and-swap loop on the CPU; when two workers hit the same float
+    # at once, a retry is the simulator's work, not another atomic of the kernel's
+    mod = SourceModule(r"""
+__global__ void add_all(float *total) { atomicAdd(total, 1.0f); }""")
+    total = gpuarray.zeros(1, np.float32)
+    for _ in range(5):
+        total.fill(0)
+        with settings.changed(workers=4), trace() as t:
+            mod.get_function("add_all")(total, block=(1024, 1, 1), grid=(64, 1))
+        assert total.get()[0] == 65536
+        assert (t["add_all"].atomics.requests, t["add_all"].atomics.lanes) == (2048, 65536)
+
+
 def test_shared_atomics_are_counted_apart_from_global_ones():
     # a privatised count: 64 atomics on a shared counter, then one global atomic a block
     mod = SourceModule(r"""

@@ -19,13 +19,31 @@ SIM_ATOMIC_RMW(atomicExch, __atomic_exchange_n)
 #undef SIM_ATOMIC_RMW
 
 namespace sim {
-// Floating-point and compound atomics: a compare-and-swap loop over the value's bits.
+// Floating-point and compound atomics: a compare-and-swap loop over the value's bits. On a GPU
+// each call is one atomic, whatever other threads do; on the CPU a compare-and-swap fails and
+// is retried when another thread changed the value in between. So the instrumented build sees
+// (and the trace counts) one atomic a call: the first read is an atomic that changes nothing,
+// and the compare-and-swaps are left out of the instrumentation (SIM_UNTRACED).
+template <typename T> SIM_UNTRACED bool compare_and_swap(T *p, T *expected, T *want) {
+    return __atomic_compare_exchange(p, expected, want, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+template <typename T> static inline T atomic_read_noted(T *p) {
+    typedef typename std::conditional<
+        sizeof(T) == 8, unsigned long long,
+        typename std::conditional<sizeof(T) == 4, unsigned,
+                                  typename std::conditional<sizeof(T) == 2, unsigned short,
+                                                            unsigned char>::type>::type>::type Bits;
+    static_assert(sizeof(T) == sizeof(Bits), "atomics on 1-, 2-, 4- and 8-byte values");
+    Bits bits = __atomic_fetch_or(reinterpret_cast<Bits *>(p), Bits(0), __ATOMIC_SEQ_CST);
+    T value;
+    __builtin_memcpy(&value, &bits, sizeof value);
+    return value;
+}
 template <typename T, typename F> static inline T atomic_update(T *p, F f) {
-    T old, want;
-    __atomic_load(p, &old, __ATOMIC_SEQ_CST);
+    T old = atomic_read_noted(p), want;
     do {
         want = f(old);
-    } while (!__atomic_compare_exchange(p, &old, &want, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
+    } while (!compare_and_swap(p, &old, &want));
     return old;
 }
 }  // namespace sim
