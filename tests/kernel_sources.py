@@ -83,3 +83,12 @@ def stable_dir(name):
     shutil.rmtree(path, ignore_errors=True)
     path.mkdir(parents=True)
     return path
+
+
+def assert_mistake_named(verdict, out, name, expected):
+    """A checker's verdict on the known-wrong variant ``name``: not passed, printed as NOT YET,
+    with each of the ``expected`` phrases (the hint that names the mistake) in what it printed."""
+    assert verdict.passed is False, f"{name} passed the checker:\n{out}"
+    assert out.startswith("NOT YET:"), out
+    for words in expected:
+        assert words in out, f"{name}: expected {words!r} in\n{out}"
