@@ -217,3 +217,31 @@ __global__ void scatter_centroids(const float *acc, int cells, const int *offset
         centroids[3 * k + 2] = acc[2 * cells + j] / count;
     }
 }
+
+// ---- 6. Back-projection, four pixels a thread -------------------------------------------------
+// Section 1's kernel moves 2 bytes in and 12 out a thread, with a 2-byte load and three 4-byte
+// stores: small memory operations, few bytes in flight for each instruction. Here each thread
+// takes four neighbouring pixels of a row, with one 8-byte load of their depths (ushort4) and
+// one 16-byte store (float4) into each plane: a quarter of the memory instructions for the same
+// bytes. The arithmetic is section 1's, pixel for pixel, so the points are the same to the bit.
+// Needs width % 4 == 0: the four pixels are then in one row, and each plane starts 16 bytes
+// aligned, as a float4 store must. Launch with a 1D grid of at least width * height / 4 threads.
+__global__ void backproject_x4(const unsigned short *depth, float *xyz, int width, int height,
+                               float fx, float fy, float cx, float cy, float depth_scale)
+{
+    int g = blockIdx.x * blockDim.x + threadIdx.x;   // pixels 4g to 4g + 3
+    int n = width * height;
+    if (g >= n / 4)
+        return;
+    int u = 4 * g % width, v = 4 * g / width;        // the first one's column and row
+    ushort4 d = reinterpret_cast<const ushort4 *>(depth)[g];
+    float4 z = make_float4(d.x * depth_scale, d.y * depth_scale, d.z * depth_scale,
+                           d.w * depth_scale);
+    float4 x = make_float4((u - cx) * z.x / fx, (u + 1 - cx) * z.y / fx,
+                           (u + 2 - cx) * z.z / fx, (u + 3 - cx) * z.w / fx);
+    float dy = v - cy;
+    float4 y = make_float4(dy * z.x / fy, dy * z.y / fy, dy * z.z / fy, dy * z.w / fy);
+    reinterpret_cast<float4 *>(xyz)[g] = x;
+    reinterpret_cast<float4 *>(xyz + n)[g] = y;
+    reinterpret_cast<float4 *>(xyz + 2 * n)[g] = z;
+}

@@ -72,6 +72,18 @@ def test_backprojection_equals_numpy_bit_for_bit(mod):
     assert np.array_equal(got, want)
 
 
+def test_four_pixels_a_thread_give_the_same_points_to_the_bit(mod):
+    cam = camera.Intrinsics(104, 67, 110.0, 96.0, 49.3, 35.8)  # width a multiple of 4, not of 32
+    depth = camera.render_numpy(cam).depth
+    h, w = depth.shape
+    xyz = gpuarray.to_gpu(np.full((3, h, w), np.nan, np.float32))
+    groups = w * h // 4
+    mod.get_function("backproject_x4")(
+        gpuarray.to_gpu(depth), xyz, i4(w), i4(h), f4(cam.fx), f4(cam.fy), f4(cam.cx),
+        f4(cam.cy), f4(camera.DEPTH_SCALE), block=(64, 1, 1), grid=((groups + 63) // 64, 1))
+    assert np.array_equal(xyz.get(), backproject_on_device(mod, depth, cam))
+
+
 def organized_cloud(n, valid_fraction, seed):
     """A (3, 1, n) cloud: random points, Z = 0 where not valid."""
     rng = np.random.default_rng(seed)
