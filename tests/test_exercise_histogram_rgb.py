@@ -9,6 +9,7 @@ import pytest
 from kernel_sources import (assert_mistake_named, compile_variant_pairs, solution, stable_file,
                             variant)
 
+from helpers.backend import BACKEND
 from helpers.exercises import histogram_rgb as checker
 
 KERNEL = solution("histogram_rgb.cu")
@@ -38,10 +39,10 @@ WRONG = [
      ["atomic additions to the global bins", "not privatised", "__shared__"]),
     ("no_barrier_after_clearing",
      variant(KERNEL, (FIRST_BARRIER, "")),
-     ["were not counted: counts were lost", "__syncthreads() after each step"]),
+     ["race check found a data race", "atomically", "__syncthreads() after each step"]),
     ("no_barrier_before_adding",
      variant(KERNEL, (SECOND_BARRIER, "")),
-     ["were not counted: counts were lost", "__syncthreads() after each step"]),
+     ["race check found a data race", "atomically", "__syncthreads() after each step"]),
     ("clears_one_bin_a_thread",
      variant(KERNEL, (CLEAR, "    if (threadIdx.x < CHANNELS * LEVELS)\n"
                              "        local[threadIdx.x] = 0;\n")),
@@ -71,6 +72,14 @@ WRONG = [
 ]
 
 
+# On a GPU, writing past a shared array is an illegal address: the checker says so, but the CUDA
+# context is then unusable for every test after it in the process. The simulator only.
+CRASHES_ON_A_GPU = {"clears_past_the_bins"}
+simulator_only = pytest.mark.skipif(BACKEND != "simulator",
+                                    reason="an illegal address on a GPU breaks the context for the "
+                                           "tests after it")
+
+
 @pytest.fixture(scope="module")
 def kernels():
     return compile_variant_pairs("histogram_rgb",
@@ -96,7 +105,9 @@ def test_stub_fails_and_says_why(capsys):
     assert "data race on bins[" in out or "only the first 2,048 bytes" in out, out
 
 
-@pytest.mark.parametrize("name, source, expected", WRONG, ids=[w[0] for w in WRONG])
+@pytest.mark.parametrize("name, source, expected", [
+    pytest.param(*w, id=w[0], marks=[simulator_only] if w[0] in CRASHES_ON_A_GPU else [])
+    for w in WRONG])
 def test_known_mistake_fails_with_its_hint(name, source, expected, kernels, capsys):
     verdict, out = run_checker(kernels[name], capsys)
     assert_mistake_named(verdict, out, name, expected)

@@ -89,6 +89,14 @@ __global__ void last_block_sums(const int *in, int *partial, int *out) {
 __device__ int calls;
 __constant__ int bump;
 __global__ void count(int *x) { x[threadIdx.x] += bump; if (threadIdx.x == 0) atomicAdd(&calls, 1); }
+__global__ void shared_bins(const int *values, int *out, int synced) {
+    __shared__ int bins[4];
+    if (threadIdx.x < 4) bins[threadIdx.x] = 0;  // cleared by four threads
+    if (synced) __syncthreads();                  // (the same for every thread of the block)
+    atomicAdd(&bins[values[threadIdx.x]], 1);
+    __syncthreads();
+    if (threadIdx.x < 4) out[threadIdx.x] = bins[threadIdx.x];
+}
 """
 
 
@@ -145,6 +153,21 @@ def test_atomics_are_not_races(mod):
     _checked(mod.get_function("histogram_atomic"), values, bins, np.int32(256), block=(64, 1, 1),
              grid=(4, 1))
     assert bins.get().tolist() == [64, 64, 64, 64]
+
+
+def test_a_plain_write_and_another_threads_atomic_without_a_barrier_race(mod):
+    values, out = gpuarray.to_gpu(np.arange(64, dtype=np.int32) % 4), gpuarray.zeros(4, np.int32)
+    message = _race(mod.get_function("shared_bins"), values, out, np.int32(0), block=(64, 1, 1))
+    assert "bins[" in message and "shared memory" in message
+    assert "updates it atomically" in message and "writes it" in message
+    assert "safe only against other atomics" in message
+
+
+def test_with_a_barrier_between_the_clearing_and_the_atomics_there_is_no_race(mod):
+    values, out = gpuarray.to_gpu(np.arange(64, dtype=np.int32) % 4), gpuarray.zeros(4, np.int32)
+    _checked(mod.get_function("shared_bins"), values, out, np.int32(1), block=(64, 1, 1),
+             workers=2)
+    assert out.get().tolist() == [16, 16, 16, 16]
 
 
 def test_the_legacy_volatile_warp_reduction_is_the_race_it_is(mod):

@@ -24,7 +24,16 @@ def _who(rec, grid, block):
     return f"thread {coords(rec.thread, block)} of block {coords(rec.block, grid)}"
 
 
+def _verb(rec, did):
+    return "updates it atomically" if rec.atomic else f"{did}s it"
+
+
 def _advice(first, second, space, same_line):
+    if first.atomic != second.atomic:
+        return ("An atomic is safe only against other atomics: a plain write or read of the same "
+                "location by another thread, with no barrier between the two, is still a race. "
+                "Put a __syncthreads() between the plain accesses (clearing, reading the total) "
+                "and the atomics.")
     if same_line and first.wrote != second.wrote:
         return ("A read-modify-write such as x++ or x += v by several threads loses updates: "
                 "use atomicAdd (or give each thread its own element).")
@@ -59,7 +68,7 @@ def message(result, kernel, library, source, args):
               if race.space != 3 else
               "On a GPU, compute-sanitizer's racecheck does not see it: it watches shared memory "
               "only, so there the race shows only as a wrong result, now and then. ")
-    return (f"race check: kernel '{kernel.name}' has a data race on {place}: {who_a} {did_a}s it "
-            f"at {site_a.where}, and {who_b} {did_b}s it at {site_b.where}, with no barrier "
+    return (f"race check: kernel '{kernel.name}' has a data race on {place}: {who_a} {_verb(first, did_a)} "
+            f"at {site_a.where}, and {who_b} {_verb(second, did_b)} at {site_b.where}, with no barrier "
             f"between the two (a {hazard} hazard){count}. The result depends on which thread "
             f"runs first. {on_gpu}" + _advice(first, second, race.space, site_a.where == site_b.where))

@@ -42,6 +42,10 @@ class Rec(ctypes.Structure):
     def wrote(self):
         return bool(self.flags & 2)
 
+    @property
+    def atomic(self):
+        return bool(self.flags & 4)
+
 
 class RaceReport(ctypes.Structure):
     """sim::trace::RaceReport: the first hazard of a launch, and how many there were."""

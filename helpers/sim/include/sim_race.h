@@ -9,8 +9,9 @@
 // not watch global memory, where this check finds races as well.
 //
 // Shared memory is remembered byte by byte; global memory 4-byte word by word (with the bytes
-// each access touched), in shadow arrays made when an allocation is first touched. Atomics are
-// not races: their own loads and stores are not the learner's sites, so they are never seen.
+// each access touched), in shadow arrays made when an allocation is first touched. Two atomics
+// never race with each other, but an atomic and a plain access of another thread, with no barrier
+// between them, do: clearing a counter (or reading it) while other threads add to it atomically.
 // Blocks of one launch cannot wait for each other, so a global location touched by two blocks,
 // one of them writing, is a race too, unless the kernel calls __threadfence() (the pattern where
 // the last block reads what the others wrote, ordered by a fence and an atomic counter).
@@ -20,7 +21,7 @@
 namespace sim {
 namespace trace {
 
-enum RecFlags : uint8_t { USED = 1, WROTE = 2 };
+enum RecFlags : uint8_t { USED = 1, WROTE = 2, ATOMIC_OP = 4 };
 
 struct Rec {  // one access, as a location remembers it
     uint32_t block;
@@ -63,6 +64,7 @@ SIM_UNTRACED inline void race_attach(State *s) {
 // Could the earlier access r and the current one c happen in either order?
 SIM_UNTRACED inline bool concurrent(const Rec &r, const Rec &c, bool shared) {
     if (!(r.flags & USED) || !(r.mask & c.mask)) return false;
+    if (r.flags & c.flags & ATOMIC_OP) return false;  // atomics are ordered among themselves
     if (r.block != c.block) return !shared && !cfg.fenced.load(std::memory_order_relaxed);
     if (r.thread == c.thread || r.epoch != c.epoch) return false;
     return (r.thread >> 5) != (c.thread >> 5) || r.wepoch == c.wepoch;
@@ -88,8 +90,11 @@ SIM_UNTRACED inline bool check_cell(Cell &cell, const Rec &c, bool shared, Rec *
     else if ((c.flags & WROTE) && concurrent(cell.r1, c, shared)) o = &cell.r1;
     else if ((c.flags & WROTE) && concurrent(cell.r2, c, shared)) o = &cell.r2;
     if (o) *other = *o;
+    // An atomic does not replace a plain write it could still race with: a later atomic of
+    // another thread must find that write, not the atomic (atomics never race each other).
+    bool keep_plain = (c.flags & ATOMIC_OP) && !(cell.w.flags & ATOMIC_OP) && live(cell.w, c, shared);
     if (c.flags & WROTE) {
-        cell.w = c;
+        if (!keep_plain) cell.w = c;
     } else if (live(cell.r1, c, shared) && cell.r1.block == c.block && cell.r1.thread == c.thread) {
         cell.r1.mask |= c.mask;
     } else if (!live(cell.r1, c, shared)) {
@@ -111,7 +116,7 @@ SIM_UNTRACED inline Cell *global_cells(State *s, uintptr_t a, uintptr_t *offset)
 SIM_UNTRACED inline void race_access(State *s, uint32_t tid, uintptr_t a, unsigned size, unsigned flags,
                                      unsigned site) {
     Rec c{(uint32_t)s->block_linear, (uint16_t)tid, (uint16_t)site, s->epoch[tid], (uint16_t)s->wepoch[tid],
-          1, (uint8_t)(USED | ((flags & WRITE) ? WROTE : 0))};
+          1, (uint8_t)(USED | ((flags & WRITE) ? WROTE : 0) | ((flags & ATOMIC) ? ATOMIC_OP : 0))};
     Rec other{}, first{};
     bool hazard = false;
     uint64_t where = 0;

@@ -283,7 +283,7 @@ SIM_UNTRACED __attribute__((noinline)) inline void record_slow(uintptr_t a, unsi
     }
     if (a - s->tls_lo < s->tls_n) flags |= SHARED, s->log_shared = true;
     else if (a - s->dyn_lo < s->dyn_n) flags |= SHARED | DYNAMIC, s->log_shared = true;
-    if ((cfg.mode & RACE) && !(flags & (BASIC_BLOCK | ATOMIC))) race_access(s, tid, a, size, flags, site);
+    if ((cfg.mode & RACE) && !(flags & BASIC_BLOCK)) race_access(s, tid, a, size, flags, site);
     if ((cfg.mode & INIT) && !(flags & (BASIC_BLOCK | SHARED))) init_access(s, tid, a, size, flags, site);
     if (cfg.mode & (STATS | DETAIL)) append_access(s->logs[s->plain ? 0 : tid >> 5], a, site, tid & 31, size, flags);
 }
@@ -322,7 +322,7 @@ SIM_UNTRACED __attribute__((always_inline)) inline void access(uintptr_t a, unsi
     if (site) record(a, size, write, site);
 }
 
-// An atomic operation (sim_trace_callbacks.h does it): counted, never a race.
+// An atomic operation (sim_trace_callbacks.h does it): counted; a race only with a plain access.
 SIM_UNTRACED inline void note_atomic(uintptr_t a, unsigned size, void *ret) {
     uintptr_t off = (uintptr_t)ret - text_lo;
     if (off < text_n && site_of[off] && cfg.mode) record_slow(a, size, ATOMIC | WRITE, site_of[off]);
