@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from helpers.backend import BACKEND, drv
-from helpers.exercises.pipeline import check_pipeline, make_launch, reference
+from helpers.exercises.pipeline import check_pipeline, diagnose, make_launch, reference
 from helpers.exercises.solutions.pipeline import my_pipeline as solution
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -154,6 +154,19 @@ def test_buffer_too_small_is_reported(capsys):
     assert not ok
     assert "your function raised LogicError" in out, out
     assert "Hint: a copy or a kernel touched memory outside a buffer" in out, out
+
+
+def test_wrong_values_from_shared_buffers_name_the_sharing():
+    """On a GPU, streams that share a buffer overwrite each other's data: the values come out
+    wrong, and the verdict names the sharing, not only the wrong values."""
+    h_in = np.arange(8, dtype=np.float32)
+    got = h_in.copy()
+    got[4:] = -1
+    streams = [object(), object()]
+    calls = [(1000, 2000, 4, streams[0]), (1000, 2000, 4, streams[1])]  # one buffer pair for both
+    problem, hint = next(diagnose(h_in, h_in.copy(), got, got, h_in, 2, streams, calls, True))
+    assert "elements differ from NumPy" in problem
+    assert "used the same device input buffer" in problem and "its own input" in hint
 
 
 # Mistakes that only a GPU shows: the results are right, but the work did not overlap.

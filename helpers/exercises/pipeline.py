@@ -56,6 +56,9 @@ BUDGET_HINT = ("before the loop, allocate for each stream one input and one outp
                "c % len(streams)")
 
 
+SEPARATE_BUFFERS_HINT = ("give each stream its own input and output buffer; only chunks of the "
+                         "same stream may reuse them, because a stream runs its work in order")
+
 def reference(x: np.ndarray, work: int) -> np.ndarray:
     """NumPy version of ``iterate_sin``: y = x, then ``work`` times y = sin(y) + x, in float32."""
     x = np.asarray(x, dtype=np.float32)
@@ -203,7 +206,7 @@ def diagnose(h_in, h_in_before, at_return, got, expected, n_chunks, streams, cal
         yield ("your function changed h_in",
                "copy from h_in, never into it: memcpy_dtoh_async writes into its first argument, "
                "which must be h_out[lo:hi]")
-    yield from _wrong_results(h_in, got, expected, n_chunks)
+    yield from _wrong_results(h_in, got, expected, n_chunks, _shared_buffers(calls))
     yield from _wrong_streams(calls, streams, -(-h_in.size // -(-h_in.size // n_chunks)), on_gpu)
     yield from _over_budget(calls, len(streams), h_in.size, n_chunks, h_in.itemsize)
     if not np.array_equal(at_return, got, equal_nan=True):
@@ -213,7 +216,7 @@ def diagnose(h_in, h_in_before, at_return, got, expected, n_chunks, streams, cal
                "wait for the work before returning: for s in streams: s.synchronize()")
 
 
-def _wrong_results(h_in, got, expected, n_chunks):
+def _wrong_results(h_in, got, expected, n_chunks, shared):
     n = h_in.size
     unwritten = np.isnan(got)
     if unwritten.all():
@@ -242,6 +245,10 @@ def _wrong_results(h_in, got, expected, n_chunks):
             yield (where + "; they hold the input unchanged",
                    "between the two copies, run the kernel on the chunk, launch(d_in, d_out, "
                    "hi - lo, s), and copy back from the output buffer d_out")
+        if shared:  # on a GPU, the likeliest cause of values that are wrong now and then
+            yield (f"{where}; chunks on different streams used the same device {shared} "
+                   "buffer, and on a GPU those streams run at the same time and overwrite each "
+                   "other's data", SEPARATE_BUFFERS_HINT)
         yield (where,
                "check which buffer each copy and launch uses: chunk c's input goes into its "
                "stream's d_in, launch reads d_in and writes d_out with count = hi - lo, and "
@@ -272,8 +279,7 @@ def _wrong_streams(calls, streams, chunks, on_gpu):
                f"overwrite each other's data"
                + ("" if on_gpu else " (the simulator runs them one after another, so the "
                   "results look right on it)"),
-               "give each stream its own input and output buffer; only chunks of the same "
-               "stream may reuse them, because a stream runs its work in order")
+               SEPARATE_BUFFERS_HINT)
 
 
 def _over_budget(calls, n_streams, n, n_chunks, itemsize):
