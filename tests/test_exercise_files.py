@@ -43,7 +43,12 @@ CHECKERS = [(scale_vector.check_scale_vector, "scale_vector.cu"),
 IDS = [stub for _, stub in CHECKERS]
 
 
-@pytest.mark.parametrize("check, stub", CHECKERS, ids=IDS)
+TIMED_ON_A_GPU = {"sepia_x16.cu"}  # its checker measures a bandwidth there (tests/conftest.py)
+
+
+@pytest.mark.parametrize("check, stub", [
+    pytest.param(check, stub, id=stub, marks=[pytest.mark.gpu_timing] * (stub in TIMED_ON_A_GPU))
+    for check, stub in CHECKERS])
 def test_the_solution_passes_its_checker(check, stub, capsys):
     verdict = check(f"solutions/{stub}")
     assert verdict.passed is True

@@ -19,6 +19,8 @@ from helpers.backend import BACKEND, drv
 from helpers.exercises.pipeline import check_pipeline, diagnose, make_launch, reference
 from helpers.exercises.solutions.pipeline import my_pipeline as solution
 
+pytestmark = pytest.mark.gpu_timing  # on a GPU the checker measures the overlap (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "notebooks" / "05_pinned_memory_and_streams.ipynb"
 on_gpu_only = pytest.mark.skipif(BACKEND == "simulator",

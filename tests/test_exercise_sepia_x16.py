@@ -15,6 +15,8 @@ from helpers.backend import BACKEND, gpuarray
 from helpers.exercises.sepia_x16 import (SAMPLE, check_sepia_x16, check_sepia_x16_kernel,
                                          large_image_problem)
 
+pytestmark = pytest.mark.gpu_timing  # on a GPU the checker measures a bandwidth (tests/conftest.py)
+
 KERNEL = solution("sepia_x16.cu")
 TAIL = "        for (int i = 16 * groups; i < n; i++)          // the tail: fewer than 16 pixels\n"
 STORES = ("        dst[1] = make_uint4(res[4], res[5], res[6], res[7]);\n"

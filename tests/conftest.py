@@ -1,0 +1,23 @@
+"""On a GPU, the verdicts that depend on its speed (``gpu_timing``) wait for a run of their own.
+
+Under pytest-xdist every worker launches kernels on the same GPU, so a bandwidth measured in one
+worker is shared with the others' kernels: a right solution can miss its target, and copies that
+should not overlap can seem to. There these tests are skipped, with the command that runs them
+alone. On the simulator the checkers do not time anything, and they run everywhere.
+"""
+
+import os
+
+import pytest
+
+
+def pytest_collection_modifyitems(config, items):
+    from helpers.backend import BACKEND
+
+    if BACKEND != "pycuda" or not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    alone = pytest.mark.skip(reason="timed on a GPU that the other pytest-xdist workers share: "
+                                    "run `pytest -m gpu_timing -n 0`")
+    for item in items:
+        if "gpu_timing" in item.keywords:
+            item.add_marker(alone)
