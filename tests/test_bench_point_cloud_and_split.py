@@ -1,6 +1,6 @@
 """bench/point_cloud_and_split.py at a tiny size (two simulated devices in CI): it prints the
-back-projection's figure against the copy and the split Mandelbrot's from 1 to N devices, every
-result checked (no WRONG)."""
+back-projection kernels' figures against the copy and the split Mandelbrot's from 1 to N
+devices, every result checked (no WRONG)."""
 
 import os
 import re
@@ -19,7 +19,9 @@ def test_prints_both_figures_with_every_result_checked():
     assert proc.returncode == 0, proc.stdout + proc.stderr
     out = proc.stdout
     assert "WRONG" not in out, out
-    assert re.search(r"back-projection 640 x 480: .* \d+% of the copy", out), out
+    assert "copy of the cloud 640 x 480:" in out, out
+    for kernel in ("one pixel a thread", "four pixels a thread"):
+        assert re.search(rf"back-projection, {kernel}: .* \d+% of the copy", out), out
     devices = int(re.search(r"(\d+) device\(s\)\n", out).group(1))
     splits = re.findall(r"split Mandelbrot .*, (\d+) device\(s\): [\d.]+ ms, [\d.]+x one device",
                         out)
