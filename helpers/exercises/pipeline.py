@@ -54,10 +54,9 @@ STREAM_HINT = ("put chunk c's copy-in, kernel and copy-out on the same stream, "
 BUDGET_HINT = ("before the loop, allocate for each stream one input and one output buffer of one "
                "chunk (drv.mem_alloc(chunk * h_in.itemsize)); chunk c uses the pair of stream "
                "c % len(streams)")
-
-
 SEPARATE_BUFFERS_HINT = ("give each stream its own input and output buffer; only chunks of the "
                          "same stream may reuse them, because a stream runs its work in order")
+
 
 def reference(x: np.ndarray, work: int) -> np.ndarray:
     """NumPy version of ``iterate_sin``: y = x, then ``work`` times y = sin(y) + x, in float32."""

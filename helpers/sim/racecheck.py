@@ -24,8 +24,8 @@ def _who(rec, grid, block):
     return f"thread {coords(rec.thread, block)} of block {coords(rec.block, grid)}"
 
 
-def _verb(rec, did):
-    return "updates it atomically" if rec.atomic else f"{did}s it"
+def _did(rec):
+    return "updates it atomically" if rec.atomic else "writes it" if rec.wrote else "reads it"
 
 
 def _advice(first, second, space, same_line):
@@ -68,7 +68,8 @@ def message(result, kernel, library, source, args):
               if race.space != 3 else
               "On a GPU, compute-sanitizer's racecheck does not see it: it watches shared memory "
               "only, so there the race shows only as a wrong result, now and then. ")
-    return (f"race check: kernel '{kernel.name}' has a data race on {place}: {who_a} {_verb(first, did_a)} "
-            f"at {site_a.where}, and {who_b} {_verb(second, did_b)} at {site_b.where}, with no barrier "
-            f"between the two (a {hazard} hazard){count}. The result depends on which thread "
-            f"runs first. {on_gpu}" + _advice(first, second, race.space, site_a.where == site_b.where))
+    return (f"race check: kernel '{kernel.name}' has a data race on {place}: {who_a} "
+            f"{_did(first)} at {site_a.where}, and {who_b} {_did(second)} at {site_b.where}, "
+            f"with no barrier between the two (a {hazard} hazard){count}. The result depends on "
+            f"which thread runs first. {on_gpu}"
+            + _advice(first, second, race.space, site_a.where == site_b.where))

@@ -38,13 +38,15 @@ class Rec(ctypes.Structure):
                 ("epoch", ctypes.c_uint32), ("wepoch", ctypes.c_uint16), ("mask", ctypes.c_uint8),
                 ("flags", ctypes.c_uint8)]
 
+    WROTE, ATOMIC_OP = 2, 4  # sim::trace::RecFlags (checked against the library when it loads)
+
     @property
     def wrote(self):
-        return bool(self.flags & 2)
+        return bool(self.flags & self.WROTE)
 
     @property
     def atomic(self):
-        return bool(self.flags & 4)
+        return bool(self.flags & self.ATOMIC_OP)
 
 
 class RaceReport(ctypes.Structure):
@@ -61,7 +63,8 @@ class InitReport(ctypes.Structure):
 
 
 _MIRRORS = {"Detail": DETAIL_DTYPE.itemsize, "RaceReport": ctypes.sizeof(RaceReport),
-            "InitReport": ctypes.sizeof(InitReport), "SiteStats": 8 * len(STAT_FIELDS)}
+            "InitReport": ctypes.sizeof(InitReport), "SiteStats": 8 * len(STAT_FIELDS),
+            "Rec.WROTE": Rec.WROTE, "Rec.ATOMIC_OP": Rec.ATOMIC_OP}
 
 
 def _declare(lib):

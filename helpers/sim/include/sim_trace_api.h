@@ -7,6 +7,8 @@ SIM_EXPORT SIM_UNTRACED int sim_trace_abi_size(const char *name) {
     if (!strcmp(name, "RaceReport")) return (int)sizeof(sim::trace::RaceReport);
     if (!strcmp(name, "InitReport")) return (int)sizeof(sim::trace::InitReport);
     if (!strcmp(name, "SiteStats")) return (int)sizeof(sim::trace::SiteStats);
+    if (!strcmp(name, "Rec.WROTE")) return sim::trace::WROTE;  // flags, checked like sizes
+    if (!strcmp(name, "Rec.ATOMIC_OP")) return sim::trace::ATOMIC_OP;
     return -1;
 }
 
