@@ -14,7 +14,8 @@ Copies the files git tracks in this checkout, leaving out what gives the answers
 
 Every exercise stub is written as shipped (from ``helpers/exercises/as_shipped/``), whatever
 this checkout's copy holds, and README.md starts with a note that this is the student release.
-``tests/test_student_release.py`` checks that no solution survives and that the notebooks run.
+``tests/test_student_release.py`` checks that no solution survives; the notebooks' nbval run
+(``conftest.py``) executes them in such a release, so that they are known to run without answers.
 """
 
 from __future__ import annotations

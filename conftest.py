@@ -1,0 +1,119 @@
+"""How pytest runs the notebooks: as the student release ships them, in one run.
+
+With nbval on (pyproject.toml turns it on), the notebooks execute in a copy of the course made by
+``tools/student_release.py``: the files git tracks, without any ``solutions/`` folder, ``tests/``
+or ``.ci/``, with every exercise stub as shipped, and the copy's own ``helpers`` package first on
+the kernel's path. So the one run that checks the notebooks also proves that they work without
+the answers, with what learners are handed. Test ids and reports keep the checkout's paths
+(``notebooks/NN_....ipynb::Cell N``); the kernel's working folder is the copy's ``notebooks/``.
+
+The copy is made once per pytest run, by the process that starts it (before pytest-xdist starts
+its workers, which find it through ``CUDA_COURSE_RELEASE_UNDER_TEST``), and deleted at the end.
+A notebook git does not track yet runs where it is. Where no release can be made (no git, or the
+student release itself, which is no git checkout), every notebook runs where it is.
+"""
+
+import functools
+import importlib.util
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import py
+import pytest
+
+ROOT = Path(__file__).resolve().parent
+NOTEBOOKS = ROOT / "notebooks"
+RELEASE_UNDER_TEST = "CUDA_COURSE_RELEASE_UNDER_TEST"
+
+
+def _runs_notebooks(config):
+    """True when nbval is on and the run's paths include notebooks/ (or a folder above it)."""
+    if not (config.getoption("nbval", False) or config.getoption("nbval_lax", False)):
+        return False
+    for arg in config.args:
+        path = Path(config.invocation_params.dir, arg.split("::")[0]).resolve()
+        if path == NOTEBOOKS or NOTEBOOKS in path.parents or path in NOTEBOOKS.parents:
+            return True
+    return False
+
+
+def _make_release():
+    """A fresh student release in a temporary folder, or None where none can be made."""
+    spec = importlib.util.spec_from_file_location("student_release",
+                                                  ROOT / "tools" / "student_release.py")
+    student_release = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(student_release)
+    folder = Path(tempfile.mkdtemp(prefix="cuda-course-release-"))
+    try:
+        student_release.release(folder / "course")
+    except SystemExit:  # not a git checkout: nothing to release
+        shutil.rmtree(folder, ignore_errors=True)
+        return None
+    return folder
+
+
+def release_copy(path):
+    """The release's copy of a file of this checkout, or None (no release in use, or git does
+    not track the file)."""
+    release = os.environ.get(RELEASE_UNDER_TEST)
+    if not release or ROOT not in Path(path).resolve().parents:
+        return None
+    copy = Path(release) / Path(path).resolve().relative_to(ROOT)
+    return copy if copy.is_file() else None
+
+
+def pytest_configure(config):
+    if os.environ.get(RELEASE_UNDER_TEST) or not _runs_notebooks(config):
+        return  # a worker, or a pytest started by a test: the run's release is inherited
+    folder = _make_release()
+    if folder is not None:
+        os.environ[RELEASE_UNDER_TEST] = str(folder / "course")
+        config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+        config.add_cleanup(lambda: os.environ.pop(RELEASE_UNDER_TEST, None))
+
+
+def pytest_report_header(config):
+    release = os.environ.get(RELEASE_UNDER_TEST)
+    if release:
+        return f"notebooks: run as the student release ships them, in {release}"
+
+
+@functools.cache
+def _from_release(nbval_file):
+    """nbval's notebook collector, reading and running the release's copy of its notebook."""
+    class FromRelease(nbval_file):
+        @property
+        def fspath(self):  # where nbval reads the notebook and starts its kernel
+            return py.path.local(release_copy(self.path))
+    return FromRelease
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collect_file(file_path, parent):
+    """Each notebook keeps its path here (its test id, what a command line names) and is read
+    and run from the release's copy."""
+    collected = yield
+    if file_path.suffix != ".ipynb" or release_copy(file_path) is None:
+        return collected
+    return [_from_release(type(c)).from_parent(parent, path=file_path)
+            if getattr(c, "path", None) == file_path else c for c in collected]
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item):
+    """The Jupyter kernel of a release notebook starts with the release's helpers first on
+    its path; other tests and their subprocesses keep this checkout's."""
+    release = os.environ.get(RELEASE_UNDER_TEST)
+    if item.path.suffix != ".ipynb" or release_copy(item.path) is None:
+        return (yield)
+    before = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [release, before]))
+    try:
+        return (yield)
+    finally:
+        if before is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = before
