@@ -57,8 +57,9 @@ def test_the_solution_passes_its_checker(check, stub, capsys):
 
 @pytest.mark.parametrize("check, stub", CHECKERS, ids=IDS)
 def test_a_file_that_does_not_compile_is_reported_not_raised(check, stub, capsys):
+    # An error the preprocessor finds: the compile stops there, a tenth of a full one.
     bad = stable_file(f"broken_{stub}", (CUDA_SRC / "solutions" / stub).read_text()
-                      + "\nthis is not CUDA\n")
+                      + "\n#error this is not CUDA\n")
     assert check(bad).passed is False  # an absolute path is used as it is
     out = capsys.readouterr().out
     assert "NOT YET:" in out and "does not compile" in out, out

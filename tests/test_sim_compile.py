@@ -219,6 +219,29 @@ def test_cache_folders_and_libraries_are_private_whatever_the_umask(tmp_path):
         assert mode(p) == 0o700, (p, oct(mode(p)))
 
 
+@pytest.mark.slow
+@pytest.mark.usefixtures("private_cache")
+def test_the_prelude_is_precompiled_for_the_second_module_with_the_same_flags():
+    stale = cache.folder() / "prelude-000000000000-older"
+    stale.mkdir()
+    (stale / "cuda_sim.h.gch").write_bytes(b"a prelude that is no more")
+    SourceModule(unique())  # the first module with these flags: the header parsed, as before
+    [folder] = cache.folder().glob("prelude-*")
+    gch = folder / "cuda_sim.h.gch"
+    assert not stale.exists() and not gch.exists()
+    SourceModule(unique())  # the second: precompiled now, private as a cached library
+    assert mode(gch) == 0o700 and mode(folder) == 0o700
+    gch.chmod(0o766)
+    with pytest.raises(cache.UnsafeCacheError, match="precompiled prelude .* delete it"):
+        SourceModule(unique())
+    gch.chmod(0o700)
+    with open(gch, "r+b") as f:  # damaged: GCC reads it (and fails), so it is in use
+        f.truncate(gch.stat().st_size // 2)
+    x = gpuarray.zeros(1, np.int32)
+    SourceModule(unique("x[0] = 7;")).get_function("k")(x, block=(1, 1, 1), grid=(1, 1))
+    assert x.get()[0] == 7 and not gch.exists()  # built without it; it is deleted
+
+
 @pytest.mark.parametrize("where", ["cache_dir", "setting"])
 def test_a_cache_folder_others_may_write_is_refused(tmp_path, where):
     shared = tmp_path / "shared"

@@ -99,7 +99,7 @@ def check_owned(path, what):
     elif st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
         problem = f"may be written by other users (mode {stat.filemode(st.st_mode)})"
     if problem:
-        fix = ("delete it" if what == "cached library" else
+        fix = ("delete it" if what in ("cached library", "precompiled prelude") else
                f"make it private (chmod 700 {path})" if "written" in problem else
                "choose another folder")
         raise UnsafeCacheError(

@@ -24,7 +24,7 @@ import warnings
 from pathlib import Path
 
 from . import cache as module_cache
-from . import compiler_messages, devices, driver, sites, source as unit, toolchain
+from . import compiler_messages, devices, driver, prelude, sites, source as unit, toolchain
 from .launch import Function
 from .module import Module
 
@@ -198,9 +198,19 @@ def _compile(job, cxx, tmp, user_code, debug=False):
     obj = tmp / "module.o"
     fibers = 1 if unit.uses_fibers(user_code) else 0
     extra = INSTRUMENT_FLAGS[job.instrument] if job.instrument else ["-g1"] if debug else []
-    proc = _run([cxx[0], "-c", *CXX_FLAGS, *extra, f"-DSIM_FIBERS={fibers}",
-                 f"-I{INCLUDE_DIR}", *toolchain.for_compiler(job.flags, cxx), "-o", str(obj),
-                 str(unit_file)], job.what)
+    flags = [*CXX_FLAGS, *extra, f"-DSIM_FIBERS={fibers}", f"-I{INCLUDE_DIR}",
+             *toolchain.for_compiler(job.flags, cxx)]
+    # The rare build with line tables (a link error to explain) parses the prelude itself.
+    precompiled = None if debug else prelude.include_folder(cxx, flags, INCLUDE_DIR,
+                                                            _prelude_digest())
+    try:
+        proc = _run([cxx[0], "-c", *([f"-I{precompiled}"] if precompiled else []), *flags,
+                     "-o", str(obj), str(unit_file)], job.what)
+    except driver.CompileError as err:
+        if not (precompiled and prelude.unreadable(err.stderr)):
+            raise
+        prelude.discard(precompiled)  # damaged (a full disk, a crash): parse the header itself
+        proc = _run([cxx[0], "-c", *flags, "-o", str(obj), str(unit_file)], job.what)
     said = compiler_messages.learner_warnings(proc.stderr)
     if said and not debug:
         warnings.warn(f"The simulator's C++ compiler succeeded, but said the following:\n{said}",
