@@ -242,6 +242,19 @@ def test_the_prelude_is_precompiled_for_the_second_module_with_the_same_flags():
     assert x.get()[0] == 7 and not gch.exists()  # built without it; it is deleted
 
 
+@pytest.mark.slow
+@pytest.mark.usefixtures("private_cache")
+def test_barriers_work_in_the_second_module_built_with_the_same_flags():
+    """The second module with a flag set is the one a precompiled prelude serves. A module with
+    barriers keeps the worker in a register on x86-64, which a precompiled prelude lost."""
+    x = gpuarray.zeros(64, np.int32)
+    for n in (1, 2):
+        SourceModule(unique("__shared__ int s[64]; s[threadIdx.x] = threadIdx.x; "
+                            f"__syncthreads(); x[threadIdx.x] = s[63 - threadIdx.x] + {n};")
+                     ).get_function("k")(x, block=(64, 1, 1), grid=(1, 1))
+        assert (x.get() == np.arange(63, -1, -1) + n).all()
+
+
 @pytest.mark.parametrize("where", ["cache_dir", "setting"])
 def test_a_cache_folder_others_may_write_is_refused(tmp_path, where):
     shared = tmp_path / "shared"

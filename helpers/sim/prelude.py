@@ -14,6 +14,7 @@ compilers build without one.
 """
 
 import hashlib
+import platform
 import shutil
 import subprocess
 
@@ -28,12 +29,20 @@ def _key(prelude_digest, cxx, flags):
         prelude_digest[:12]
 
 
+def _reserves_a_register(flags):
+    """True for a module whose threads run as fibers on x86-64: its prelude keeps the worker in
+    a register that the whole module leaves alone (sim_runtime.h), and GCC does not carry that
+    reservation in a precompiled header (the module's code then used the register, and its
+    barriers found a wrong worker). Such a module parses the prelude itself."""
+    return "-DSIM_FIBERS=1" in flags and platform.machine().lower() in ("x86_64", "amd64")
+
+
 def include_folder(cxx, flags, include_dir, prelude_digest):
     """The folder to put first on the include path so that a compile with ``flags`` (everything
     but -c, -o and the file) reads the precompiled prelude; built now when missing. None for a
     compiler other than GCC, or when the prelude does not build with these flags (the compile
     itself then says why)."""
-    if not toolchain.is_gcc(cxx):
+    if not toolchain.is_gcc(cxx) or _reserves_a_register(flags):
         return None
     flag_key, prelude_key = _key(prelude_digest, cxx, flags)
     root = module_cache.folder()
