@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from helpers.sim import cache, driver as drv, gpuarray, source, toolchain
+from helpers.sim import cache, driver as drv, gpuarray, prelude, source, toolchain
 from helpers.sim.compiler import SourceModule, build, translate_options
 from helpers.sim.settings import settings
 
@@ -219,27 +219,65 @@ def test_cache_folders_and_libraries_are_private_whatever_the_umask(tmp_path):
         assert mode(p) == 0o700, (p, oct(mode(p)))
 
 
-@pytest.mark.slow
+def tiny_prelude(folder, text):
+    """A stand-in for include/cuda_sim.h, quick to precompile."""
+    folder.mkdir(exist_ok=True)
+    (folder / "cuda_sim.h").write_text(text)
+    return folder
+
+
+@pytest.fixture
+def gcc():
+    cxx = toolchain.find_compiler()
+    if not toolchain.is_gcc(cxx):
+        pytest.skip("the prelude is precompiled for GCC only")
+    return cxx
+
+
 @pytest.mark.usefixtures("private_cache")
-def test_the_prelude_is_precompiled_for_the_second_module_with_the_same_flags():
+def test_the_prelude_is_precompiled_for_the_second_build_with_the_same_flags(tmp_path, gcc):
+    include = tiny_prelude(tmp_path / "include", "inline int which() { return 1; }\n")
     stale = cache.folder() / "prelude-000000000000-older"
     stale.mkdir()
     (stale / "cuda_sim.h.gch").write_bytes(b"a prelude that is no more")
-    SourceModule(unique())  # the first module with these flags: the header parsed, as before
-    [folder] = cache.folder().glob("prelude-*")
-    gch = folder / "cuda_sim.h.gch"
-    assert not stale.exists() and not gch.exists()
-    SourceModule(unique())  # the second: precompiled now, private as a cached library
-    assert mode(gch) == 0o700 and mode(folder) == 0o700
-    gch.chmod(0o766)
+    flags, digest = ["-std=c++17", "-O2", f"-I{include}"], "1" * 64
+    assert prelude.include_folder(gcc, flags, include, digest) is None  # the first: as before
+    assert not stale.exists()
+    folder = prelude.include_folder(gcc, flags, include, digest)  # the second: precompiled
+    assert mode(folder / "cuda_sim.h.gch") == 0o700 and mode(folder) == 0o700
+    tiny_prelude(include, "inline int which() { return 2; }\n")
+    main = tmp_path / "main.cpp"
+    main.write_text('#include "cuda_sim.h"\nint main() { return which(); }\n')
+    subprocess.run([gcc[0], f"-I{folder}", *flags, str(main), "-o", str(tmp_path / "main")],
+                   check=True)
+    assert subprocess.run([tmp_path / "main"]).returncode == 1  # GCC read the precompiled one
+    (folder / "cuda_sim.h.gch").chmod(0o766)
     with pytest.raises(cache.UnsafeCacheError, match="precompiled prelude .* delete it"):
-        SourceModule(unique())
-    gch.chmod(0o700)
-    with open(gch, "r+b") as f:  # damaged: GCC reads it (and fails), so it is in use
-        f.truncate(gch.stat().st_size // 2)
+        prelude.include_folder(gcc, flags, include, digest)
+
+
+def test_a_damaged_precompiled_prelude_is_deleted_and_the_module_built_without(tmp_path, gcc,
+                                                                             monkeypatch):
+    damaged = []
+
+    def precompiled_then_damaged(cxx, flags, include_dir, digest):
+        """One built with the module's own flags (so GCC takes it), cut in half."""
+        folder = tmp_path / "prelude"
+        header = tiny_prelude(tmp_path / "header", "struct Prelude {};\n") / "cuda_sim.h"
+        subprocess.run([cxx[0], *flags, "-x", "c++-header", str(header), "-o",
+                        str(folder / "cuda_sim.h.gch")], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        gch = folder / "cuda_sim.h.gch"
+        with open(gch, "r+b") as f:
+            f.truncate(gch.stat().st_size // 2)
+        damaged.append(folder)
+        return folder
+
+    (tmp_path / "prelude").mkdir()
+    monkeypatch.setattr(prelude, "include_folder", precompiled_then_damaged)
     x = gpuarray.zeros(1, np.int32)
     SourceModule(unique("x[0] = 7;")).get_function("k")(x, block=(1, 1, 1), grid=(1, 1))
-    assert x.get()[0] == 7 and not gch.exists()  # built without it; it is deleted
+    assert x.get()[0] == 7 and damaged and not damaged[0].exists()
 
 
 @pytest.mark.slow
