@@ -1,4 +1,5 @@
-"""How pytest runs the notebooks: as the student release ships them, in one run.
+"""How pytest runs the course: the notebooks as the student release ships them, in one run;
+Python's bytecode kept.
 
 With nbval on (pyproject.toml turns it on), the notebooks execute in a copy of the course made by
 ``tools/student_release.py``: the files git tracks, without any ``solutions/`` folder, ``tests/``
@@ -11,12 +12,18 @@ The copy is made once per pytest run, by the process that starts it (before pyte
 its workers, which find it through ``CUDA_COURSE_RELEASE_UNDER_TEST``), and deleted at the end.
 A notebook git does not track yet runs where it is. Where no release can be made (no git, or the
 student release itself, which is no git checkout), every notebook runs where it is.
+
+Python's compiled bytecode is kept (``__pycache__``, which git ignores) even where the
+environment says not to (``PYTHONDONTWRITEBYTECODE``, set on some CI images): a run imports the
+course's modules in a dozen processes (pytest-xdist's workers, the Jupyter kernels, the tools the
+tests start), and compiling them again in each cost 7 of the 85 CPU-seconds of a warm run.
 """
 
 import functools
 import importlib.util
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -26,6 +33,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent
 NOTEBOOKS = ROOT / "notebooks"
 RELEASE_UNDER_TEST = "CUDA_COURSE_RELEASE_UNDER_TEST"
+
+sys.dont_write_bytecode = False  # for this process's imports from now on (the tests, helpers)
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # for the workers and everything they start
 
 
 def _runs_notebooks(config):

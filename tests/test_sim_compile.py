@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from helpers.sim import cache, driver as drv, gpuarray, prelude, source, toolchain
+from helpers.sim import cache, driver as drv, gpuarray, prebuilt, source, toolchain
 from helpers.sim.compiler import SourceModule, build, translate_options
 from helpers.sim.settings import settings
 
@@ -219,6 +219,20 @@ def test_cache_folders_and_libraries_are_private_whatever_the_umask(tmp_path):
         assert mode(p) == 0o700, (p, oct(mode(p)))
 
 
+@pytest.mark.slow
+@pytest.mark.usefixtures("private_cache")
+def test_the_grid_runner_is_compiled_once_and_linked_into_every_module():
+    SourceModule(unique("x[0] = 1;"))
+    SourceModule(unique("x[0] = 2;"))
+    [grid] = cache.folder().glob("grid-*/sim_grid.o")  # one for both modules
+    assert mode(grid) == 0o700
+    with open(grid, "r+b") as f:  # damaged (a full disk): compiled again
+        f.truncate(64)
+    x = gpuarray.zeros(1, np.int32)
+    SourceModule(unique("x[0] = 7;")).get_function("k")(x, block=(1, 1, 1), grid=(1, 1))
+    assert x.get()[0] == 7 and cache.looks_whole(grid)
+
+
 def tiny_prelude(folder, text):
     """A stand-in for include/cuda_sim.h, quick to precompile."""
     folder.mkdir(exist_ok=True)
@@ -241,9 +255,9 @@ def test_the_prelude_is_precompiled_for_the_second_build_with_the_same_flags(tmp
     stale.mkdir()
     (stale / "cuda_sim.h.gch").write_bytes(b"a prelude that is no more")
     flags, digest = ["-std=c++17", "-O2", f"-I{include}"], "1" * 64
-    assert prelude.include_folder(gcc, flags, include, digest) is None  # the first: as before
+    assert prebuilt.prelude_folder(gcc, flags, include, digest) is None  # the first: as before
     assert not stale.exists()
-    folder = prelude.include_folder(gcc, flags, include, digest)  # the second: precompiled
+    folder = prebuilt.prelude_folder(gcc, flags, include, digest)  # the second: precompiled
     assert mode(folder / "cuda_sim.h.gch") == 0o700 and mode(folder) == 0o700
     tiny_prelude(include, "inline int which() { return 2; }\n")
     main = tmp_path / "main.cpp"
@@ -253,7 +267,7 @@ def test_the_prelude_is_precompiled_for_the_second_build_with_the_same_flags(tmp
     assert subprocess.run([tmp_path / "main"]).returncode == 1  # GCC read the precompiled one
     (folder / "cuda_sim.h.gch").chmod(0o766)
     with pytest.raises(cache.UnsafeCacheError, match="precompiled prelude .* delete it"):
-        prelude.include_folder(gcc, flags, include, digest)
+        prebuilt.prelude_folder(gcc, flags, include, digest)
 
 
 def test_a_damaged_precompiled_prelude_is_deleted_and_the_module_built_without(tmp_path, gcc,
@@ -274,7 +288,7 @@ def test_a_damaged_precompiled_prelude_is_deleted_and_the_module_built_without(t
         return folder
 
     (tmp_path / "prelude").mkdir()
-    monkeypatch.setattr(prelude, "include_folder", precompiled_then_damaged)
+    monkeypatch.setattr(prebuilt, "prelude_folder", precompiled_then_damaged)
     x = gpuarray.zeros(1, np.int32)
     SourceModule(unique("x[0] = 7;")).get_function("k")(x, block=(1, 1, 1), grid=(1, 1))
     assert x.get()[0] == 7 and damaged and not damaged[0].exists()

@@ -24,7 +24,7 @@ import warnings
 from pathlib import Path
 
 from . import cache as module_cache
-from . import compiler_messages, devices, driver, prelude, sites, source as unit, toolchain
+from . import compiler_messages, devices, driver, prebuilt, sites, source as unit, toolchain
 from .launch import Function
 from .module import Module
 
@@ -37,6 +37,10 @@ CXX_FLAGS = ["-std=c++17", "-O2", "-fPIC", "-pthread", "-fno-strict-aliasing",
 # Every symbol must be defined when the library is linked, not when it is loaded: a function
 # declared but never defined is then a compile error that names it.
 LINK_FLAGS = ["-shared", "-pthread"] + (["-Wl,-z,defs", "-Wl,-Bsymbolic"] if sys.platform.startswith("linux") else [])
+# Line tables in DWARF 4: with DWARF 5's, binutils 2.40 (Debian 12's ld and addr2line) names the
+# compiled file (module.cpp) instead of the learner's #line file when the learner's code is the
+# first code in the unit.
+LINE_TABLES = ["-g1", "-gdwarf-4"]
 # The instrumented builds, made only when a trace or the race check asks for one: every load and
 # store of the learner's code calls the runtime (include/sim_trace.h, through GCC's ThreadSanitizer
 # instrumentation without its library), which knows the thread; -g1 lets helpers/sim/sites.py
@@ -45,7 +49,7 @@ LINK_FLAGS = ["-shared", "-pthread"] + (["-Wl,-z,defs", "-Wl,-Bsymbolic"] if sys
 # callback's return address is in the code that called it. The "blocks" build also calls the
 # runtime at each basic block, to measure divergence.
 INSTRUMENT_FLAGS = {
-    "memory": ["-DSIM_TRACE", "-g1", "-fsanitize=thread", "--param=tsan-instrument-func-entry-exit=0",
+    "memory": ["-DSIM_TRACE", *LINE_TABLES, "-fsanitize=thread", "--param=tsan-instrument-func-entry-exit=0",
                "-Wno-tsan", "-fno-tree-vectorize", "-fno-tree-sra", "-fno-ipa-sra",
                "-fno-optimize-sibling-calls"]}
 INSTRUMENT_FLAGS["blocks"] = INSTRUMENT_FLAGS["memory"] + ["-DSIM_TRACE_BLOCKS",
@@ -89,7 +93,8 @@ def translate_options(options):
 @functools.lru_cache(maxsize=1)
 def _prelude_digest():
     h = hashlib.sha256()
-    for header in sorted(INCLUDE_DIR.glob("*.h*")):  # .h: the prelude; .hpp: PyCUDA's headers
+    # .h: the prelude; .hpp: PyCUDA's headers; .cpp: the grid runner, linked into every module
+    for header in sorted([*INCLUDE_DIR.glob("*.h*"), *INCLUDE_DIR.glob("*.cpp")]):
         h.update(header.name.encode() + b"\0" + header.read_bytes())
     return h.hexdigest()
 
@@ -197,19 +202,19 @@ def _compile(job, cxx, tmp, user_code, debug=False):
                                                GENERATED if job.instrument else None))
     obj = tmp / "module.o"
     fibers = 1 if unit.uses_fibers(user_code) else 0
-    extra = INSTRUMENT_FLAGS[job.instrument] if job.instrument else ["-g1"] if debug else []
+    extra = INSTRUMENT_FLAGS[job.instrument] if job.instrument else LINE_TABLES if debug else []
     flags = [*CXX_FLAGS, *extra, f"-DSIM_FIBERS={fibers}", f"-I{INCLUDE_DIR}",
              *toolchain.for_compiler(job.flags, cxx)]
     # The rare build with line tables (a link error to explain) parses the prelude itself.
-    precompiled = None if debug else prelude.include_folder(cxx, flags, INCLUDE_DIR,
-                                                            _prelude_digest())
+    precompiled = None if debug else prebuilt.prelude_folder(cxx, flags, INCLUDE_DIR,
+                                                             _prelude_digest())
     try:
         proc = _run([cxx[0], "-c", *([f"-I{precompiled}"] if precompiled else []), *flags,
                      "-o", str(obj), str(unit_file)], job.what)
     except driver.CompileError as err:
-        if not (precompiled and prelude.unreadable(err.stderr)):
+        if not (precompiled and prebuilt.unreadable(err.stderr)):
             raise
-        prelude.discard(precompiled)  # damaged (a full disk, a crash): parse the header itself
+        prebuilt.discard(precompiled)  # damaged (a full disk, a crash): parse the header itself
         proc = _run([cxx[0], "-c", *flags, "-o", str(obj), str(unit_file)], job.what)
     said = compiler_messages.learner_warnings(proc.stderr)
     if said and not debug:
@@ -218,15 +223,26 @@ def _compile(job, cxx, tmp, user_code, debug=False):
     return obj
 
 
+def _grid_runner(job, cxx, user_code):
+    """The grid runner for this module's kind (prebuilt.py): with or without fibers, with the
+    prelude's switches among its options."""
+    fibers = 1 if unit.uses_fibers(user_code) else 0
+    switches = [f for f in job.flags if _PRELUDE_SWITCH.match(f)]
+    return prebuilt.grid_object(cxx, [*CXX_FLAGS, f"-DSIM_FIBERS={fibers}", *switches,
+                                      f"-I{INCLUDE_DIR}"], INCLUDE_DIR, _prelude_digest())
+
+
 def _link(job, cxx, tmp, user_code, obj, output):
-    """Link the library, without -fsanitize: the bounds checks call the runtime's own handler
-    (sim_runtime.h), which reports the file and line, instead of the sanitizer library. When a
-    symbol is undefined, the object is built again with line tables so the message has lines."""
-    cmd = [cxx[0], *LINK_FLAGS, "-o", output, str(obj)]
+    """Link the library with the grid runner, without -fsanitize: the bounds checks call the
+    runtime's own handler (sim_grid.h), which reports the file and line, instead of the sanitizer
+    library. When a symbol is undefined, the object is built again with line tables so the
+    message has lines."""
+    grid = str(_grid_runner(job, cxx, user_code))
+    cmd = [cxx[0], *LINK_FLAGS, "-o", output, str(obj), grid]
     if subprocess.run(cmd, capture_output=True, text=True).returncode == 0:
         return
     with_lines = _compile(job, cxx, tmp, user_code, debug=True)
-    _run([cxx[0], *LINK_FLAGS, "-o", output, str(with_lines)], job.what,
+    _run([cxx[0], *LINK_FLAGS, "-o", output, str(with_lines), grid], job.what,
          lambda what, stderr: compiler_messages.link_error(what, stderr, cxx[0]))
 
 

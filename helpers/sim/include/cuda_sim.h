@@ -3,9 +3,10 @@
 // The simulator compiles   #include <cuda_sim.h>  +  extern "C" { <the .cu file> }  +  kernel table
 // with the host compiler. This header defines CUDA's keywords, built-in variables, printf, assert,
 // barriers and warp functions; sim_math.h, sim_atomics.h and sim_host_only.h add the math and
-// integer intrinsics, the atomics, and the errors for host library calls. The runtime that
-// executes a grid lives in sim_runtime.h; the per-kernel launcher that reads the kernel's
-// parameter types lives in sim_launch.h.
+// integer intrinsics, the atomics, and the errors for host library calls. What a kernel calls
+// while it runs (barriers, warp functions) lives in sim_runtime.h; the per-kernel launcher that
+// reads the kernel's parameter types, in sim_launch.h. The grid runner (sim_grid.h) is compiled
+// on its own and linked into every module.
 //
 // The learner's code comes after this header and may #define any name it likes (T, N, K, block,
 // value, ...). So every macro here expands only to keywords and reserved names (__sim_..., which

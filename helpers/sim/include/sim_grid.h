@@ -1,6 +1,7 @@
 // sim_grid.h -- runs a grid: blocks shared out to worker threads, each block's threads as a loop or
-// as fibers. Kernels never call into it; it comes (from sim_runtime.h) before the user's code, so
-// that no macro of theirs can change it.
+// as fibers. Kernels never call into it: it is compiled on its own (sim_grid.cpp), once for each
+// kind of module (helpers/sim/prebuilt.py), and linked into every module of that kind, so that no
+// macro of the learner's can reach it and no module compiles it again.
 //
 // Python (helpers/sim/launch.py) hands a launch the stacks its workers use (helpers/sim/stacks.py:
 // made once, shared by every module) and, when it is looking for the thread that wrote past the end
@@ -95,7 +96,7 @@ inline void check_dynamic_shared(Worker *w, int status) {
 
 // Called (in watch mode) whenever a thread stops: the thread that has just run changed a watched
 // byte, or the canary around the dynamic shared memory, if anything changed.
-inline void check_watch(Worker *w) {
+void check_watch(Worker *w) {
     for (auto &range : w->launch->watched)
         for (size_t i = 0; i < range.second.size(); i++)
             if (range.first[i] != range.second[i]) report_write_at(w, FAULT, range.first + i, "");
@@ -283,3 +284,103 @@ inline void worker_main(Launch *L, int index) {
 
 }  // namespace sim
 #pragma GCC visibility pop
+
+#pragma GCC visibility push(hidden)
+// GCC's -fsanitize=bounds calls this when an index runs past a fixed-size array: report the
+// file and line instead of linking the sanitizer's runtime.
+struct SimSourceLocation {
+    const char *file;
+    uint32_t line, column;
+};
+extern "C" __attribute__((noreturn)) void __ubsan_handle_out_of_bounds(void *data, void *index) {
+    (void)index;
+    auto *loc = (SimSourceLocation *)data;
+    sim::fail_at(sim::current_worker(), sim::BOUNDS, sim::Site{loc->file, (int)loc->line, 0},
+                 "an index past the end of a fixed-size array");
+}
+extern "C" __attribute__((noreturn)) void __ubsan_handle_out_of_bounds_abort(void *data, void *index) {
+    __ubsan_handle_out_of_bounds(data, index);
+}
+#pragma GCC visibility pop
+
+// ---- what Python calls to run a launch (helpers/sim/launch.py) ----------------------------------
+SIM_EXPORT const sim::KernelEntry *sim_kernel(int i);  // the module's own table (sim_launch.h)
+
+// Starts a launch on up to `workers` threads (stacks[i]: worker i's stacks, helpers/sim/stacks.py).
+// watch: 0, or 1 to run in watch mode with nwatch (address, length) pairs in watched. Returns
+// nullptr when not even the launch's bookkeeping can be allocated.
+SIM_EXPORT void *sim_launch_start(int k, const unsigned *grid, const unsigned *block, size_t shared,
+                                  void **args, int workers, int reverse, char *const *stacks,
+                                  int watch, const uint64_t *watched, int nwatch) {
+    using namespace sim;
+    Launch *L = nullptr;
+    try {
+        L = new Launch();
+        L->kernel = sim_kernel(k);
+        L->args = L->kernel->make_args(args);
+        L->grid = dim3(grid[0], grid[1], grid[2]);
+        L->block = dim3(block[0], block[1], block[2]);
+        L->shared = shared;
+        L->reverse = reverse != 0;
+        L->watch = watch != 0;
+        L->stacks = stacks;
+        L->nblocks = (long)grid[0] * grid[1] * grid[2];
+        for (int i = 0; i < nwatch; i++) {
+            auto *p = (unsigned char *)(uintptr_t)watched[2 * i];
+            L->watched.emplace_back(p, std::vector<unsigned char>(p, p + watched[2 * i + 1]));
+        }
+        L->threads.reserve(workers);
+    } catch (...) {  // std::bad_alloc
+        if (L && L->args) L->kernel->free_args(L->args);
+        delete L;
+        return nullptr;
+    }
+    int n = workers < 1 ? 1 : workers;
+    if (n > L->nblocks) n = (int)L->nblocks;
+    install_handlers(L);
+    fflush(stdout);
+    L->running = n;
+    int started = 0;
+    try {
+        for (; started < n; started++) L->threads.emplace_back(worker_main, L, started);
+    } catch (...) {  // std::system_error: the system has no thread (or no stack) for another worker
+        std::lock_guard<std::mutex> g(L->mu);
+        L->running -= n - started;
+        if (started == 0) {
+            L->err.status = RESOURCES;
+            copy_text(L->err.text, "could not start a worker thread");
+        }
+    }
+    return L;
+}
+
+// Waits up to timeout_ms; 1 when every worker has finished. Python calls this in a loop so that
+// Jupyter's interrupt button is seen between calls.
+SIM_EXPORT int sim_launch_wait(void *h, int timeout_ms) {
+    auto *L = (sim::Launch *)h;
+    std::unique_lock<std::mutex> g(L->mu);
+    return L->done_cv.wait_for(g, std::chrono::milliseconds(timeout_ms), [L] { return L->running == 0; });
+}
+
+SIM_EXPORT void sim_launch_cancel(void *h) {
+    auto *L = (sim::Launch *)h;
+    L->stop = 1;
+    {
+        std::lock_guard<std::mutex> g(L->mu);
+        if (L->err.status == sim::OK) L->err.status = sim::INTERRUPTED;
+    }
+    for (auto &t : L->threads) pthread_kill(t.native_handle(), SIGUSR2);
+}
+
+// Joins the workers, copies out the first error (if any) and frees the launch.
+SIM_EXPORT int sim_launch_finish(void *h, sim::Error *err) {
+    auto *L = (sim::Launch *)h;
+    for (auto &t : L->threads) t.join();
+    sim::restore_handlers(L);
+    fflush(stdout);
+    L->kernel->free_args(L->args);
+    *err = L->err;
+    int status = L->err.status;
+    delete L;
+    return status;
+}

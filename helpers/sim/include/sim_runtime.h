@@ -205,7 +205,7 @@ inline void *dynamic_shared() { return current_worker()->dynamic_shared; }
 
 // A search for the thread that wrote past the end of an array (sim_grid.h), called whenever a
 // thread stops.
-inline void check_watch(Worker *w);
+void check_watch(Worker *w);
 
 // ---- switching between the threads of a block --------------------------------------------------
 // The calling fiber waits (or has finished): run the next fiber that can run, in thread order
@@ -424,22 +424,4 @@ inline uint64_t warp_collective(Site site, unsigned mask, uint64_t value, int ki
 
 }  // namespace sim
 
-// GCC's -fsanitize=bounds calls this when an index runs past a fixed-size array: report the
-// file and line instead of linking the sanitizer's runtime.
-struct SimSourceLocation {
-    const char *file;
-    uint32_t line, column;
-};
-extern "C" __attribute__((noreturn)) void __ubsan_handle_out_of_bounds(void *data, void *index) {
-    (void)index;
-    auto *loc = (SimSourceLocation *)data;
-    sim::fail_at(sim::current_worker(), sim::BOUNDS, sim::Site{loc->file, (int)loc->line, 0},
-                 "an index past the end of a fixed-size array");
-}
-extern "C" __attribute__((noreturn)) void __ubsan_handle_out_of_bounds_abort(void *data, void *index) {
-    __ubsan_handle_out_of_bounds(data, index);
-}
-
 #pragma GCC visibility pop
-
-#include "sim_grid.h"  // how a grid runs: kernels never call into it

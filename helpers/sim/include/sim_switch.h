@@ -86,9 +86,11 @@ inline void prepare_context(Context *c, char *bottom, char *top, void (*entry)()
 #elif !defined(SIM_UCONTEXT)
 extern "C" void sim_switch_stack(void **save_sp, void *new_sp);
 #if defined(__x86_64__)
+#ifdef SIM_GRID_UNIT  // the switch itself is in the grid runner, linked into every module
 asm(R"(
     .text
     .p2align 4
+    .globl sim_switch_stack
     .hidden sim_switch_stack
     .type sim_switch_stack, @function
 sim_switch_stack:
@@ -109,6 +111,7 @@ sim_switch_stack:
     ret
     .size sim_switch_stack, .-sim_switch_stack
 )");
+#endif
 // A new stack: six saved registers, then the entry point that the first switch returns into.
 inline void prepare_context(Context *c, char *bottom, char *top, void (*entry)()) {
     (void)bottom;
@@ -119,9 +122,11 @@ inline void prepare_context(Context *c, char *bottom, char *top, void (*entry)()
     c->sp = sp;
 }
 #else  // __aarch64__
+#ifdef SIM_GRID_UNIT  // the switch itself is in the grid runner, linked into every module
 asm(R"(
     .text
     .p2align 4
+    .globl sim_switch_stack
     .hidden sim_switch_stack
     .type sim_switch_stack, %function
 sim_switch_stack:
@@ -153,6 +158,7 @@ sim_switch_stack:
     ret
     .size sim_switch_stack, .-sim_switch_stack
 )");
+#endif
 inline void prepare_context(Context *c, char *bottom, char *top, void (*entry)()) {
     (void)bottom;
     uint64_t *sp = (uint64_t *)((uintptr_t)top & ~(uintptr_t)15) - 22;

@@ -183,7 +183,7 @@ SIM_UNTRACED inline uintptr_t module_base() {
 SIM_UNTRACED __attribute__((noinline)) inline State *attach(Worker *w) {
     State *s = new State();
     memset(s->lane_at, 0xff, sizeof s->lane_at);
-    const dim3 &bd = w->launch->block;
+    const uint3 bd = frame_of(w, 0)->block_dim;  // every thread's Frame has it (sim_grid.h)
     s->nthreads = bd.x * bd.y * bd.z;
     s->nwarps = (s->nthreads + 31) / 32;
     s->plain = w->plain;
