@@ -14,7 +14,7 @@ the precompiled prelude and the grid runner.
   GCC cannot read (damaged) is deleted and the module built without it.
 
 Both are kept in the cache folder (``grid-*`` and ``prelude-*`` folders; a precompiled prelude is
-about 40 MB, and a learner's builds use two or three flag sets), with the ownership checks of a
+about 30 MB, and a learner's builds use two or three flag sets), with the ownership checks of a
 cached module, since the compiler and the loader trust what they hold. Folders made for an older
 version of the simulator's headers are deleted when a new one is made.
 """
