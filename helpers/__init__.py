@@ -20,7 +20,7 @@
 - `sim`: the CPU simulator, one room per concern; its `__init__` lists them: PyCUDA's modules
   (`driver`, `compiler`, `gpuarray`, ...), and the simulator itself: `settings` (read from the
   environment once), the way from source text to a loaded library (`source`, `toolchain`,
-  `compiler`, `compiler_messages`, `cache`, `module`), running it (`launch`, `launch_report`,
+  `compiler`, `compiler_messages`, `cache`, `prebuilt`, `module`), running it (`launch`, `launch_report`,
   `prepared`, `stacks`, `streams`, `printed`), the device and its memory (`device`,
   `devices`, `memory`, `mappings`, `hostmem`), and `include/` (the C++ prelude and runtime the
   kernels are compiled with)

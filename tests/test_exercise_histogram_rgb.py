@@ -72,12 +72,14 @@ WRONG = [
 ]
 
 
-# On a GPU, writing past a shared array is an illegal address: the checker says so, but the CUDA
-# context is then unusable for every test after it in the process. The simulator only.
-CRASHES_ON_A_GPU = {"clears_past_the_bins"}
-simulator_only = pytest.mark.skipif(BACKEND != "simulator",
-                                    reason="an illegal address on a GPU breaks the context for the "
-                                           "tests after it")
+# The simulator only: on a GPU, writing past a shared array is an illegal address (the checker
+# says so, but the CUDA context is then unusable for every test after it in the process); and the
+# bins a block never cleared hold what shared memory held before, which in a fresh context is
+# often 0 (on the H200 the mistake was caught in one run of the suite and passed in the next).
+# The simulator fills new shared memory with a pattern, so the mistake shows every time.
+SIMULATOR_ONLY = {"clears_past_the_bins": "an illegal address on a GPU breaks the context for "
+                                          "the tests after it",
+                  "clears_one_bin_a_thread": "on a GPU, bins never cleared are often 0 anyway"}
 
 
 @pytest.fixture(scope="module")
@@ -106,7 +108,8 @@ def test_stub_fails_and_says_why(capsys):
 
 
 @pytest.mark.parametrize("name, source, expected", [
-    pytest.param(*w, id=w[0], marks=[simulator_only] if w[0] in CRASHES_ON_A_GPU else [])
+    pytest.param(*w, id=w[0], marks=[pytest.mark.skipif(
+        BACKEND != "simulator", reason=SIMULATOR_ONLY[w[0]])] if w[0] in SIMULATOR_ONLY else [])
     for w in WRONG])
 def test_known_mistake_fails_with_its_hint(name, source, expected, kernels, capsys):
     verdict, out = run_checker(kernels[name], capsys)
