@@ -298,7 +298,8 @@ def test_a_damaged_precompiled_prelude_is_deleted_and_the_module_built_without(t
 @pytest.mark.usefixtures("private_cache")
 def test_barriers_work_in_the_second_module_built_with_the_same_flags():
     """The second module with a flag set is the one a precompiled prelude serves. A module with
-    barriers keeps the worker in a register on x86-64, which a precompiled prelude lost."""
+    barriers keeps the worker in a register on x86-64, which the unit declares after the
+    precompiled prelude (sim_register.h): one that held the declaration lost the reservation."""
     x = gpuarray.zeros(64, np.int32)
     for n in (1, 2):
         SourceModule(unique("__shared__ int s[64]; s[threadIdx.x] = threadIdx.x; "

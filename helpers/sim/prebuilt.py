@@ -20,7 +20,6 @@ version of the simulator's headers are deleted when a new one is made.
 """
 
 import hashlib
-import platform
 import shutil
 import subprocess
 
@@ -68,20 +67,12 @@ def grid_object(cxx, flags, include_dir, headers_digest):
     return target
 
 
-def _reserves_a_register(flags):
-    """True for a module whose threads run as fibers on x86-64: its prelude keeps the worker in
-    a register that the whole module leaves alone (sim_runtime.h), and GCC does not carry that
-    reservation in a precompiled header (the module's code then used the register, and its
-    barriers found a wrong worker). Such a module parses the prelude itself."""
-    return "-DSIM_FIBERS=1" in flags and platform.machine().lower() in ("x86_64", "amd64")
-
-
 def prelude_folder(cxx, flags, include_dir, headers_digest):
     """The folder to put first on the include path so that a compile with ``flags`` (everything
     but -c, -o and the file) reads the precompiled prelude; built now when it is the second
     build with these flags. None for the first, for a compiler other than GCC, or when the
     prelude does not build with these flags (the compile itself then says why)."""
-    if not toolchain.is_gcc(cxx) or _reserves_a_register(flags):
+    if not toolchain.is_gcc(cxx):
         return None
     folder = _folder("prelude", cxx, flags, include_dir, headers_digest)
     target = folder / f"{HEADER}.gch"

@@ -145,17 +145,15 @@ struct Worker {
 inline thread_local Worker *worker = nullptr;  // for the signal handler and printf
 
 #if SIM_FIBERS && defined(SIM_SWITCH_INLINE) && !defined(__clang__)  // clang has no such variables
-// The worker that runs the calling thread, kept in a register that this module reserves for it
-// (the C library saves it across calls): a barrier finds its bookkeeping without a single load,
-// where reading it from the thread's Frame is a chain of loads that every barrier waits for.
-// Outside the worker loop the register is the caller's (code not built with this reservation
-// expects it back): a worker thread puts it back when it ends (KeepRegister).
-register Worker *worker_register asm("r15");
-inline Worker *current_worker() { return worker_register; }
-inline void set_current_worker(Worker *w) { worker_register = w; }
+// The worker that runs the calling thread, kept in a register that this module reserves for it:
+// declared, and these two defined, by sim_register.h, which the unit includes after the prelude
+// (a precompiled prelude cannot carry a register's reservation).
+#define __SIM_WORKER_IN_REGISTER 1
+inline Worker *current_worker();
+inline void set_current_worker(Worker *w);
 struct KeepRegister {
-    Worker *outer = worker_register;
-    ~KeepRegister() { worker_register = outer; }
+    Worker *outer = current_worker();
+    ~KeepRegister() { set_current_worker(outer); }
 };
 #else
 inline Worker *current_worker() { return frame()->worker; }
