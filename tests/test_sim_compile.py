@@ -265,6 +265,8 @@ def test_the_prelude_is_precompiled_for_the_second_build_with_the_same_flags(tmp
     subprocess.run([gcc[0], f"-I{folder}", *flags, str(main), "-o", str(tmp_path / "main")],
                    check=True)
     assert subprocess.run([tmp_path / "main"]).returncode == 1  # GCC read the precompiled one
+    for _ in range(2):  # never for an instrumented build, which names files by their path
+        assert prebuilt.prelude_folder(gcc, ["-DSIM_TRACE", *flags], include, digest) is None
     (folder / "cuda_sim.h.gch").chmod(0o766)
     with pytest.raises(cache.UnsafeCacheError, match="precompiled prelude .* delete it"):
         prebuilt.prelude_folder(gcc, flags, include, digest)

@@ -10,8 +10,9 @@ the precompiled prelude and the grid runner.
   place of ``cuda_sim.h`` when it finds it in an include folder searched before the header's own,
   and only when it was built with the same flags: else it reads the header, as without one. So a
   precompiled prelude can make a build faster, never different. Each is built when a second module
-  is built with its flags (a flag set used once costs what it did before), for GCC only; one that
-  GCC cannot read (damaged) is deleted and the module built without it.
+  is built with its flags (a flag set used once costs what it did before), for GCC only, and not
+  for builds instrumented for the microscope (below); one that GCC cannot read (damaged) is
+  deleted and the module built without it.
 
 Both are kept in the cache folder (``grid-*`` and ``prelude-*`` folders; a precompiled prelude is
 about 30 MB, and a learner's builds use two or three flag sets), with the ownership checks of a
@@ -70,9 +71,15 @@ def grid_object(cxx, flags, include_dir, headers_digest):
 def prelude_folder(cxx, flags, include_dir, headers_digest):
     """The folder to put first on the include path so that a compile with ``flags`` (everything
     but -c, -o and the file) reads the precompiled prelude; built now when it is the second
-    build with these flags. None for the first, for a compiler other than GCC, or when the
-    prelude does not build with these flags (the compile itself then says why)."""
-    if not toolchain.is_gcc(cxx):
+    build with these flags. None for the first, for a compiler other than GCC, for a build
+    instrumented for the microscope, or when the prelude does not build with these flags (the
+    compile itself then says why).
+
+    An instrumented build tells the learner's accesses from the runtime's by the file its line
+    tables name (sites.py), and a precompiled prelude names the headers it was built from: one
+    built in another copy of the course (the release a test run makes) had the runtime's own
+    accesses traced as the learner's, and the launch crashed."""
+    if not toolchain.is_gcc(cxx) or "-DSIM_TRACE" in flags:
         return None
     folder = _folder("prelude", cxx, flags, include_dir, headers_digest)
     target = folder / f"{HEADER}.gch"
