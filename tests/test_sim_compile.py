@@ -11,6 +11,7 @@ import sys
 import tempfile
 import textwrap
 import uuid
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -85,6 +86,16 @@ def test_no_short_macro_name_breaks_the_simulator(how):
     out, bins = gpuarray.empty(32, np.float32), gpuarray.zeros(1, np.uint32)
     mod.get_function("macro_proof")(gpuarray.to_gpu(x), out, bins, block=(32, 1, 1), shared=128)
     assert np.array_equal(out.get(), x[::-1] + (np.arange(32) ^ 1)) and bins.get()[0] == 32
+
+
+@pytest.mark.usefixtures("private_cache")
+def test_the_preludes_macros_are_the_learners_after_it_precompiled_or_not():
+    """GCC defines the command line's macros again after a precompiled prelude (SIM_FIBERS):
+    a learner who defines one is not warned, with the prelude precompiled or not."""
+    for _ in range(2):  # the second module with these flags reads a precompiled prelude
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            SourceModule("#define SIM_FIBERS 7\n#define SIM_UCONTEXT 7\n" + unique())
 
 
 def test_nothing_after_the_learners_code_uses_a_name_the_learner_could_define():
@@ -301,7 +312,7 @@ def test_a_damaged_precompiled_prelude_is_deleted_and_the_module_built_without(t
 def test_barriers_work_in_the_second_module_built_with_the_same_flags():
     """The second module with a flag set is the one a precompiled prelude serves. A module with
     barriers keeps the worker in a register on x86-64, which the unit declares after the
-    precompiled prelude (sim_register.h): one that held the declaration lost the reservation."""
+    precompiled prelude (sim_prelude_end.h): one that held the declaration lost the reservation."""
     x = gpuarray.zeros(64, np.int32)
     for n in (1, 2):
         SourceModule(unique("__shared__ int s[64]; s[threadIdx.x] = threadIdx.x; "

@@ -2,6 +2,7 @@
 where PyCUDA would be silently wrong, what it says about what it lacks, and the `pycuda` shim
 that runs plain PyCUDA programs. These run the simulator whatever backend is chosen."""
 
+import gc
 import os
 import subprocess
 import sys
@@ -50,36 +51,45 @@ def test_the_attributes_follow_the_compute_capability():
 
 
 # ---- device memory ------------------------------------------------------------------------------
+@pytest.fixture
+def small_device():
+    """A 64 MiB device, the earlier tests' garbage collected first: an array of theirs freed in
+    the middle of a test changed what it measured (on the H200 machine, under pytest-xdist)."""
+    gc.collect()
+    with settings.changed(device_memory="64M"):
+        yield
+
+
+@pytest.mark.usefixtures("small_device")
 def test_allocations_are_charged_against_the_device_memory():
-    with settings.changed(device_memory="64M"):
-        free, total = drv.mem_get_info()
-        assert total == 64 << 20 == drv.Device(0).total_memory()
-        first = drv.mem_alloc(32 << 20)
-        with pytest.raises(drv.MemoryError, match="CUDA_SIM_MEMORY") as caught:
-            gpuarray.empty(40 << 20, np.uint8)
-        assert isinstance(caught.value, MemoryError)  # Python's own class catches it too
-        assert drv.mem_get_info()[0] <= free - (32 << 20)
-        first.free()
-        gpuarray.empty(40 << 20, np.uint8)  # fits once the first is freed
+    free, total = drv.mem_get_info()
+    assert total == 64 << 20 == drv.Device(0).total_memory()
+    first = drv.mem_alloc(32 << 20)
+    with pytest.raises(drv.MemoryError, match="CUDA_SIM_MEMORY") as caught:
+        gpuarray.empty(40 << 20, np.uint8)
+    assert isinstance(caught.value, MemoryError)  # Python's own class catches it too
+    assert drv.mem_get_info()[0] <= free - (32 << 20)
+    first.free()
+    gpuarray.empty(40 << 20, np.uint8)  # fits once the first is freed
 
 
+@pytest.mark.usefixtures("small_device")
 def test_filling_the_device_as_pycudas_example_does_stops_at_its_size():
-    with settings.changed(device_memory="64M"):
-        free, _ = drv.mem_get_info()
-        with pytest.raises(drv.MemoryError):
-            gpuarray.empty((free + 4096) // 4, np.float32)
-        ary = gpuarray.empty(free // 4 - 1024, np.float32).fill(np.nan)
-        assert np.isnan(ary[-3:].get()).all()
+    free, _ = drv.mem_get_info()
+    with pytest.raises(drv.MemoryError):
+        gpuarray.empty((free + 4096) // 4, np.float32)
+    ary = gpuarray.empty(free // 4 - 1024, np.float32).fill(np.nan)
+    assert np.isnan(ary[-3:].get()).all()
 
 
+@pytest.mark.usefixtures("small_device")
 def test_a_memory_pool_frees_what_it_holds_when_the_device_is_full():
-    with settings.changed(device_memory="64M"):
-        pool = tools.DeviceMemoryPool()
-        held = pool.allocate(40 << 20)
-        del held
-        assert pool.held_blocks == 1
-        other = pool.allocate(50 << 20)  # another bin: the held block must go first
-        assert pool.held_blocks == 0 and int(other)
+    pool = tools.DeviceMemoryPool()
+    held = pool.allocate(40 << 20)
+    del held
+    assert pool.held_blocks == 1
+    other = pool.allocate(50 << 20)  # another bin: the held block must go first
+    assert pool.held_blocks == 0 and int(other)
 
 
 # ---- what PyCUDA would get wrong without an error: the simulator refuses ------------------------

@@ -54,7 +54,7 @@ def user_source(source, macros=(), no_extern_c=False):
 
 def scan_unit(body):
     """What the preprocessor runs on to find the kernels: the learner's code after a mark."""
-    return f'#include "cuda_sim.h"\n{USER_MARK}\n{body}'
+    return f'#include "cuda_sim.h"\n#include "sim_prelude_end.h"\n{USER_MARK}\n{body}'
 
 
 def after_mark(preprocessed):
@@ -71,13 +71,13 @@ def uses_fibers(preprocessed_user_code):
 
 
 def translation_unit(body, kernels, instrumented_as=None):
-    """The prelude (and sim_register.h, which a precompiled prelude cannot hold), the learner's
+    """The prelude (and sim_prelude_end.h, which a precompiled prelude cannot hold), the learner's
     code, and the table of its kernels. An instrumented build (helpers/sim/trace_run.py) names
     the code around the learner's after the file `instrumented_as`, so that none of it is taken
     for the learner's."""
     entries = "".join(f'    __sim_entry<&{k}>("{k}"),\n' for k in kernels) or "    {},\n"
     generated = f'#line 1 "{instrumented_as}"\n' if instrumented_as else ""
-    return (f'{generated}#include "cuda_sim.h"\n#include "sim_register.h"\n{body}\n{generated}'
+    return (f'{generated}#include "cuda_sim.h"\n#include "sim_prelude_end.h"\n{body}\n{generated}'
             f"extern \"C\" const __sim_kernel_entry __sim_kernel_table[] = {{\n{entries}}};\n"
             f'extern "C" const int __sim_kernel_table_size = {len(kernels)};\n')
 

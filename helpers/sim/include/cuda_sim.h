@@ -127,10 +127,4 @@ inline void __sim_nanosleep(unsigned) { sim::let_others_run(); }
 #include "sim_trace.h"  // the instrumented build: memory trace and race check (compiler.py)
 #endif
 #include "sim_host_only.h"  // exit(), rand(), fopen(), ...: errors that say why
-
-// The prelude's own macros end here: from now on these names are the learner's to define.
-#undef SIM_EXPORT
-#undef SIM_UNTRACED
-#undef SIM_FIBERS
-#undef SIM_UCONTEXT
-#undef SIM_SCAN
+// The unit includes sim_prelude_end.h next: the worker's register, and the end of these macros.

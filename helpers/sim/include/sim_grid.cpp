@@ -3,4 +3,4 @@
 // kind is linked with it; the module's own code is the prelude, the learner's and the kernel table.
 #define SIM_GRID_UNIT 1
 #include "sim_grid.h"
-#include "sim_register.h"
+#include "sim_prelude_end.h"

@@ -146,7 +146,7 @@ inline thread_local Worker *worker = nullptr;  // for the signal handler and pri
 
 #if SIM_FIBERS && defined(SIM_SWITCH_INLINE) && !defined(__clang__)  // clang has no such variables
 // The worker that runs the calling thread, kept in a register that this module reserves for it:
-// declared, and these two defined, by sim_register.h, which the unit includes after the prelude
+// declared, and these two defined, by sim_prelude_end.h, which the unit includes after the prelude
 // (a precompiled prelude cannot carry a register's reservation).
 #define __SIM_WORKER_IN_REGISTER 1
 inline Worker *current_worker();
