@@ -78,10 +78,11 @@ def stable_file(name, text):
 
 
 def stable_dir(name):
-    """An empty folder at a path that is the same in every test run (see stable_file), one for
-    each pytest-xdist worker: without --dist loadscope, two workers may build the same
-    module-scoped fixture at once (on the H200, two graders wrote one grades.csv)."""
-    path = STABLE / os.environ.get("PYTEST_XDIST_WORKER", "main") / name
+    """An empty folder at a path that is the same in every test run (see stable_file), so that
+    what is compiled from it stays cached. Run pytest-xdist with --dist loadscope, as make test
+    does: without it, two workers may build one module-scoped fixture in it at once (on the H200
+    machine, two graders wrote one grades.csv)."""
+    path = STABLE / name
     shutil.rmtree(path, ignore_errors=True)
     path.mkdir(parents=True)
     return path
