@@ -201,9 +201,8 @@ def _compile(job, cxx, tmp, user_code, debug=False):
     unit_file.write_text(unit.translation_unit(job.body, unit.kernels_in(user_code),
                                                GENERATED if job.instrument else None))
     obj = tmp / "module.o"
-    fibers = 1 if unit.uses_fibers(user_code) else 0
     extra = INSTRUMENT_FLAGS[job.instrument] if job.instrument else LINE_TABLES if debug else []
-    flags = [*CXX_FLAGS, *extra, f"-DSIM_FIBERS={fibers}", f"-I{INCLUDE_DIR}",
+    flags = [*CXX_FLAGS, *extra, _fibers_switch(user_code), f"-I{INCLUDE_DIR}",
              *toolchain.for_compiler(job.flags, cxx)]
     # The rare build with line tables (a link error to explain) parses the prelude itself.
     precompiled = None if debug else prebuilt.prelude_folder(cxx, flags, INCLUDE_DIR,
@@ -223,12 +222,17 @@ def _compile(job, cxx, tmp, user_code, debug=False):
     return obj
 
 
+def _fibers_switch(user_code):
+    """-DSIM_FIBERS=1 when the learner's code uses barriers or warp functions (its threads then
+    run as fibers), else =0: the module and its grid runner are built with the same."""
+    return f"-DSIM_FIBERS={1 if unit.uses_fibers(user_code) else 0}"
+
+
 def _grid_runner(job, cxx, user_code):
     """The grid runner for this module's kind (prebuilt.py): with or without fibers, with the
     prelude's switches among its options."""
-    fibers = 1 if unit.uses_fibers(user_code) else 0
     switches = [f for f in job.flags if _PRELUDE_SWITCH.match(f)]
-    return prebuilt.grid_object(cxx, [*CXX_FLAGS, f"-DSIM_FIBERS={fibers}", *switches,
+    return prebuilt.grid_object(cxx, [*CXX_FLAGS, _fibers_switch(user_code), *switches,
                                       f"-I{INCLUDE_DIR}"], INCLUDE_DIR, _prelude_digest())
 
 
