@@ -20,6 +20,7 @@ import pytest
 from helpers.sim import cache, driver as drv, gpuarray, prebuilt, source, toolchain
 from helpers.sim.compiler import SourceModule, build, translate_options
 from helpers.sim.settings import settings
+from helpers.sim.trace import trace
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -44,10 +45,11 @@ def empty_cache(tmp_path):
 
 @pytest.fixture
 def private_cache(tmp_path):
-    """A cache of its own that holds what the run's cache has prebuilt (prebuilt.py: grid
-    runners, precompiled preludes), as any cache does after its first modules: these tests are
+    """A cache of its own that holds what the run's cache has prebuilt (prebuilt.py: runners,
+    precompiled preludes), as any cache does after its first modules: these tests are
     about the modules, and building those parts again took 0.7 to 2 s each."""
-    seeds = [p for p in cache.folder().iterdir() if p.name.startswith(("grid-", "prelude-"))]
+    seeds = [p for p in cache.folder().iterdir()
+             if p.name.startswith(tuple(f"{kind}-" for kind in [*prebuilt.RUNNERS, "prelude"]))]
     folder = tmp_path / "cache"
     with settings.changed(cache_dir=str(folder)):
         for seed in seeds:
@@ -251,17 +253,22 @@ def test_cache_folders_and_libraries_are_private_whatever_the_umask(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.usefixtures("empty_cache")
-def test_the_grid_runner_is_compiled_once_and_linked_into_every_module():
-    SourceModule(unique("x[0] = 1;"))
-    SourceModule(unique("x[0] = 2;"))
-    [grid] = cache.folder().glob("grid-*/sim_grid.o")  # one for both modules
-    assert mode(grid) == 0o700
-    with open(grid, "r+b") as f:  # damaged (a full disk): compiled again
+@pytest.mark.usefixtures("private_cache")
+@pytest.mark.parametrize("runner, instrument", [("grid", None), ("trace", "memory")])
+def test_a_runner_is_compiled_once_and_linked_into_every_module_of_its_kind(runner, instrument):
+    for prebuilt_runner in cache.folder().glob(f"{runner}-*"):  # the other parts stay prebuilt
+        shutil.rmtree(prebuilt_runner)
+    build(unique("x[0] = 1;"), instrument=instrument)
+    build(unique("x[0] = 2;"), instrument=instrument)
+    [runner_object] = cache.folder().glob(f"{runner}-*/*.o")  # one for both modules
+    assert mode(runner_object) == 0o700
+    with open(runner_object, "r+b") as f:  # damaged (a full disk): compiled again
         f.truncate(64)
     x = gpuarray.zeros(1, np.int32)
-    SourceModule(unique("x[0] = 7;")).get_function("k")(x, block=(1, 1, 1), grid=(1, 1))
-    assert x.get()[0] == 7 and cache.looks_whole(grid)
+    with trace() as traced:  # the launch runs the module's instrumented build
+        SourceModule(unique("x[0] = 7;")).get_function("k")(x, block=(1, 1, 1), grid=(1, 1))
+    assert x.get()[0] == 7 and cache.looks_whole(runner_object)
+    assert traced["k"].global_st.requests == 1
 
 
 def tiny_prelude(folder, text):

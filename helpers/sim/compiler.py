@@ -43,10 +43,10 @@ LINK_FLAGS = ["-shared", "-pthread"] + (["-Wl,-z,defs", "-Wl,-Bsymbolic"] if sys
 LINE_TABLES = ["-g1", "-gdwarf-4"]
 # The instrumented builds, made only when a trace or the race check asks for one: every load and
 # store of the learner's code calls the runtime (include/sim_trace.h, through GCC's ThreadSanitizer
-# instrumentation without its library), which knows the thread; -g1 lets helpers/sim/sites.py
-# map each call to its source line. No vectorising and no splitting of structs, so that each
-# access stays one access as on a GPU (a uint4 is one 16-byte load); no tail calls, so that each
-# callback's return address is in the code that called it. The "blocks" build also calls the
+# instrumentation without its library; prebuilt once and linked in), which knows the thread; -g1
+# lets helpers/sim/sites.py map each call to its source line. No vectorising and no splitting of
+# structs, so that each access stays one access as on a GPU (a uint4 is one 16-byte load); no tail
+# calls, so that each callback's return address is in the code that called it. The "blocks" build also calls the
 # runtime at each basic block, to measure divergence.
 INSTRUMENT_FLAGS = {
     "memory": ["-DSIM_TRACE", *LINE_TABLES, "-fsanitize=thread", "--param=tsan-instrument-func-entry-exit=0",
@@ -228,25 +228,28 @@ def _fibers_switch(user_code):
     return f"-DSIM_FIBERS={1 if unit.uses_fibers(user_code) else 0}"
 
 
-def _grid_runner(job, cxx, user_code):
-    """The grid runner for this module's kind (prebuilt.py): with or without fibers, with the
-    prelude's switches among its options."""
+def _runners(job, cxx, user_code):
+    """The prebuilt objects this module links with (prebuilt.py): the grid runner of its kind
+    (with or without fibers, with the prelude's switches among its options) and, for an
+    instrumented build, the memory trace's runtime of the same kind."""
     switches = [f for f in job.flags if _PRELUDE_SWITCH.match(f)]
-    return prebuilt.grid_object(cxx, [*CXX_FLAGS, _fibers_switch(user_code), *switches,
-                                      f"-I{INCLUDE_DIR}"], INCLUDE_DIR, _prelude_digest())
+    flags = [*CXX_FLAGS, _fibers_switch(user_code), *switches, f"-I{INCLUDE_DIR}"]
+    kinds = {"grid": flags, "trace": [*flags, "-DSIM_TRACE"]} if job.instrument else {"grid": flags}
+    return [str(prebuilt.runner_object(kind, cxx, kind_flags, INCLUDE_DIR, _prelude_digest()))
+            for kind, kind_flags in kinds.items()]
 
 
 def _link(job, cxx, tmp, user_code, obj, output):
-    """Link the library with the grid runner, without -fsanitize: the bounds checks call the
+    """Link the library with its prebuilt runners, without -fsanitize: the bounds checks call the
     runtime's own handler (sim_grid.h), which reports the file and line, instead of the sanitizer
     library. When a symbol is undefined, the object is built again with line tables so the
     message has lines."""
-    grid = str(_grid_runner(job, cxx, user_code))
-    cmd = [cxx[0], *LINK_FLAGS, "-o", output, str(obj), grid]
+    runners = _runners(job, cxx, user_code)
+    cmd = [cxx[0], *LINK_FLAGS, "-o", output, str(obj), *runners]
     if subprocess.run(cmd, capture_output=True, text=True).returncode == 0:
         return
     with_lines = _compile(job, cxx, tmp, user_code, debug=True)
-    _run([cxx[0], *LINK_FLAGS, "-o", output, str(with_lines), grid], job.what,
+    _run([cxx[0], *LINK_FLAGS, "-o", output, str(with_lines), *runners], job.what,
          lambda what, stderr: compiler_messages.link_error(what, stderr, cxx[0]))
 
 

@@ -1,34 +1,37 @@
 """What every module shares, built once for each set of compiler flags instead of once a module:
-the precompiled prelude and the grid runner.
+the runners and the precompiled prelude.
 
-- The grid runner (``include/sim_grid.cpp``: worker threads, fibers, signals, the launch calls
-  Python makes) is the same code in every module of a kind (with or without fibers, with the
-  prelude's switches). It is compiled once into ``sim_grid.o`` and linked into each module, which
-  then compiles only the prelude's inline functions, the learner's code and the kernel table.
+- The runners (RUNNERS) are the same code in every module of a kind (with or without fibers, with
+  the prelude's switches): the grid runner (``include/sim_grid.cpp``: worker threads, fibers,
+  signals, the launch calls Python makes) and, for the builds instrumented for the microscope,
+  the memory trace's runtime (``include/sim_trace.cpp``: the callbacks of the instrumentation,
+  the counting, the race and init checks). Each is compiled once into an object file and linked
+  into each module, which then compiles only the prelude's inline functions, the learner's code
+  and the kernel table.
 - The prelude (``include/cuda_sim.h``: the C++ standard headers and the runtime) was half of
   compiling a small module (0.4 of 0.9 CPU-seconds with g++ 13). GCC reads ``cuda_sim.h.gch`` in
   place of ``cuda_sim.h`` when it finds it in an include folder searched before the header's own,
   and only when it was built with the same flags: else it reads the header, as without one. So a
   precompiled prelude can make a build faster, never different. Each is built when a second module
   is built with its flags (a flag set used once costs what it did before), for GCC only, and not
-  for builds instrumented for the microscope (below); one that GCC cannot read (damaged) is
-  deleted and the module built without it.
+  for builds instrumented for the microscope (prelude_folder says why); one that GCC cannot read
+  (damaged) is deleted and the module built without it.
 
-Both are kept in the cache folder (``grid-*`` and ``prelude-*`` folders; a precompiled prelude is
-about 30 MB, and a learner's builds use two or three flag sets), with the ownership checks of a
-cached module, since the compiler and the loader trust what they hold. Folders made for an older
+All are kept in the cache folder (``grid-*``, ``trace-*`` and ``prelude-*`` folders; a
+precompiled prelude is about 30 MB, and a learner's builds use two or three flag sets), with the
+ownership checks of a cached module, since the compiler and the loader trust what they hold. Folders made for an older
 version of the simulator's headers are deleted when a new one is made.
 """
 
 import hashlib
 import shutil
 import subprocess
+from pathlib import Path
 
 from . import cache as module_cache
 from . import driver, toolchain
 
 HEADER = "cuda_sim.h"
-GRID_UNIT = "sim_grid.cpp"
 
 
 def _folder(kind, cxx, flags, include_dir, headers_digest):
@@ -48,21 +51,26 @@ def _folder(kind, cxx, flags, include_dir, headers_digest):
     return folder
 
 
-def grid_object(cxx, flags, include_dir, headers_digest):
-    """The grid runner compiled with ``flags`` (everything but -c, -o and the file): built now
-    when missing or damaged. A compile error raises CompileError (the runner's flags hold only
-    the prelude's switches, so this means a switch this machine cannot build)."""
-    target = _folder("grid", cxx, flags, include_dir, headers_digest) / "sim_grid.o"
+# What is compiled once for each kind of module and linked into each: (source in include/, what
+# to call it in a message)
+RUNNERS = {"grid": ("sim_grid.cpp", "grid runner"), "trace": ("sim_trace.cpp", "memory trace's runtime")}
+
+
+def runner_object(kind, cxx, flags, include_dir, headers_digest):
+    """The runner ``kind`` (RUNNERS) compiled with ``flags`` (everything but -c, -o and the file):
+    built now when missing or damaged. A compile error raises CompileError (a runner's flags hold
+    only the prelude's switches, so this means a switch this machine cannot build)."""
+    unit, what = RUNNERS[kind]
+    target = _folder(kind, cxx, flags, include_dir, headers_digest) / f"{Path(unit).stem}.o"
     if module_cache.usable(target):
         return target
 
     def write(partial):
-        cmd = [cxx[0], "-c", *flags, str(include_dir / GRID_UNIT), "-o", partial]
+        cmd = [cxx[0], "-c", *flags, str(include_dir / unit), "-o", partial]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
-            raise driver.CompileError("the simulator's grid runner (include/sim_grid.cpp) does "
-                                      f"not compile with {' '.join(flags)}", cmd, proc.stdout,
-                                      proc.stderr)
+            raise driver.CompileError(f"the simulator's {what} (include/{unit}) does not compile "
+                                      f"with {' '.join(flags)}", cmd, proc.stdout, proc.stderr)
 
     module_cache.install(write, target)
     return target
@@ -78,7 +86,9 @@ def prelude_folder(cxx, flags, include_dir, headers_digest):
     An instrumented build tells the learner's accesses from the runtime's by the file its line
     tables name (sites.py), and a precompiled prelude names the headers it was built from: one
     built in another copy of the course (the release a test run makes) had the runtime's own
-    accesses traced as the learner's, and the launch crashed."""
+    accesses traced as the learner's, and the launch crashed. Nor would one pay: with the trace's
+    runtime linked in, such a build spends its time on the learner's instrumented code (a
+    precompiled prelude took 0.85 s to 0.72 s, for 1.2 s and 30 MB to build each)."""
     if not toolchain.is_gcc(cxx) or "-DSIM_TRACE" in flags:
         return None
     folder = _folder("prelude", cxx, flags, include_dir, headers_digest)

@@ -124,7 +124,7 @@ inline void __sim_nanosleep(unsigned) { sim::let_others_run(); }
 #include "sim_math.h"     // math functions, intrinsics, integer and DPX functions
 #include "sim_atomics.h"  // atomicAdd and friends
 #ifdef SIM_TRACE
-#include "sim_trace.h"  // the instrumented build: memory trace and race check (compiler.py)
+#include "sim_traced.h"  // the instrumented build: memory trace and race check (compiler.py)
 #endif
 #include "sim_host_only.h"  // exit(), rand(), fopen(), ...: errors that say why
 // The unit includes sim_prelude_end.h next: the worker's register, and the end of these macros.

@@ -2,26 +2,24 @@
 // its thread and source line, for the memory trace (coalescing, bank conflicts, divergence) and
 // for the race check (sim_race.h) and the init check (sim_init.h).
 //
-// Only the instrumented builds of a module include it (helpers/sim/compiler.py, instrument=...).
-// They are compiled with GCC's ThreadSanitizer instrumentation: before each load and store the
-// compiler calls __tsan_read4(address) and friends (and, in the "blocks" build, at the start of
-// each basic block __sanitizer_cov_trace_pc()). The module is linked without the sanitizer's
-// library; sim_trace_callbacks.h defines those functions instead. A callback knows the calling
-// simulated thread (its Frame), the address and size, and its return address: a table made from
-// the built library (helpers/sim/sites.py) maps each call site in the learner's code to a site
-// number; the runtime's own calls were patched out of the library, or map to 0 and are ignored.
+// The instrumented builds of a module (helpers/sim/compiler.py, instrument=...) are compiled with
+// GCC's ThreadSanitizer instrumentation: before each load and store the compiler calls
+// __tsan_read4(address) and friends (and, in the "blocks" build, at the start of each basic block
+// __sanitizer_cov_trace_pc()). The module is linked without the sanitizer's library:
+// sim_trace_callbacks.h defines those functions instead. A callback knows the calling simulated
+// thread (its Frame), the address and size, and its return address: a table made from the built
+// library (helpers/sim/sites.py) maps each call site in the learner's code to a site number; the
+// runtime's own calls were patched out of the library, or map to 0 and are ignored.
+//
+// This runtime is compiled on its own (sim_trace.cpp), once for each kind of module, without the
+// instrumentation, and linked into every instrumented module of that kind
+// (helpers/sim/prebuilt.py); the module's own code sees only sim_traced.h.
 //
 // The trace groups a warp's accesses as a GPU executes them: the k-th execution of one memory
 // instruction (site) by each lane of a warp is one request. Requests are counted when a warp's
 // accesses are complete: in a module without barriers the lanes of a warp run one after another,
 // so when the next warp starts; with fibers at each __syncthreads() and when the block ends.
 #pragma once
-
-#if !defined(__GNUC__) || defined(__clang__)
-#error "the simulator's memory trace and race check need GCC's g++ (its instrumentation and attributes)"
-#elif defined(SIM_TRACE_BLOCKS) && __GNUC__ < 12
-#error "trace(divergence=True) needs g++ 12 or newer (the no_sanitize_coverage attribute)"
-#endif
 
 #include <dlfcn.h>
 #include <link.h>
@@ -329,7 +327,7 @@ SIM_UNTRACED inline void note_atomic(uintptr_t a, unsigned size, void *ret) {
 }
 
 // __syncthreads() has let this thread go: what its block did before is complete.
-SIM_UNTRACED inline void after_barrier() {
+SIM_UNTRACED void after_barrier() {
     Frame *f = frame();
     State *s = current(f);
     uint32_t e = ++s->epoch[thread_index(f)];
@@ -338,16 +336,12 @@ SIM_UNTRACED inline void after_barrier() {
         s->flushed = e;
     }
 }
-SIM_UNTRACED inline int after_barrier_value(int v) {
-    after_barrier();
-    return v;
-}
-SIM_UNTRACED inline void after_syncwarp() {
+SIM_UNTRACED void after_syncwarp() {
     Frame *f = frame();
     State *s = current(f);
     s->wepoch[thread_index(f)]++;
 }
-SIM_UNTRACED inline void fence() {
+SIM_UNTRACED void fence() {
     cfg.fenced.store(1, std::memory_order_relaxed);
     std::atomic_thread_fence(std::memory_order_seq_cst);
 }
@@ -357,70 +351,4 @@ SIM_UNTRACED inline void fence() {
 #pragma GCC visibility pop
 
 #include "sim_trace_callbacks.h"
-
-// ---- the built-in variables, read without a callback ----------------------------------------------
-// threadIdx and friends live in the thread's Frame: reading them is no access to the learner's
-// data, and a callback for each would cost more than the kernel. Inline assembly is not
-// instrumented: each field is read by one 4-byte load into a small object (not a uint3 returned
-// by value, which this build keeps in memory and would copy with wider loads than the runtime's
-// stores, stalling on store forwarding). As everywhere in the prelude, the macros expand to
-// reserved names only (__sim_...): the learner's own macros cannot change them.
-struct __sim_quiet_dim {
-    unsigned x, y, z;
-    __attribute__((always_inline)) explicit __sim_quiet_dim(const uint3 *__p) {
-#if defined(__x86_64__)
-        asm("movl %1, %0" : "=r"(x) : "m"(__p->x));
-        asm("movl %1, %0" : "=r"(y) : "m"(__p->y));
-        asm("movl %1, %0" : "=r"(z) : "m"(__p->z));
-#elif defined(__aarch64__)
-        asm("ldr %w0, %1" : "=r"(x) : "m"(__p->x));
-        asm("ldr %w0, %1" : "=r"(y) : "m"(__p->y));
-        asm("ldr %w0, %1" : "=r"(z) : "m"(__p->z));
-#else
-        x = __p->x, y = __p->y, z = __p->z;  // instrumented, and left out: on the thread's stack
-#endif
-    }
-    operator uint3() const { return uint3{x, y, z}; }
-    operator dim3() const { return dim3(x, y, z); }
-};
-// The object is made where the macro is used (a function returning it would copy it).
-#define __SIM_FIELD(name, field) \
-    __attribute__((always_inline)) inline const uint3 *__sim_##name() { return &sim::frame()->field; }
-__SIM_FIELD(thread_ptr, thread)
-__SIM_FIELD(block_ptr, block)
-__SIM_FIELD(block_dim_ptr, block_dim)
-__SIM_FIELD(grid_dim_ptr, grid_dim)
-#undef __SIM_FIELD
-#undef threadIdx
-#undef blockIdx
-#undef blockDim
-#undef gridDim
-#define threadIdx (__sim_quiet_dim(__sim_thread_ptr()))
-#define blockIdx (__sim_quiet_dim(__sim_block_ptr()))
-#define blockDim (__sim_quiet_dim(__sim_block_dim_ptr()))
-#define gridDim (__sim_quiet_dim(__sim_grid_dim_ptr()))
-
-// ---- CUDA's synchronisation, seen by the trace ------------------------------------------------------
-SIM_UNTRACED inline void __sim_trace_after_barrier() { sim::trace::after_barrier(); }
-SIM_UNTRACED inline int __sim_trace_after_barrier_value(int __v) {
-    sim::trace::after_barrier();
-    return __v;
-}
-SIM_UNTRACED inline void __sim_trace_syncwarp(__sim_site __s, __sim_warp_mask __m) {
-    sim::sync_warp(__s, __m.__mask);
-    sim::trace::after_syncwarp();
-}
-SIM_UNTRACED inline void __sim_trace_fence() { sim::trace::fence(); }
-#undef __syncthreads
-#undef __syncthreads_count
-#undef __syncthreads_and
-#undef __syncthreads_or
-#undef __syncwarp
-#define __syncthreads() (__sim_sync_block(__SIM_SITE), __sim_trace_after_barrier())
-#define __syncthreads_count(p) __sim_trace_after_barrier_value(__sim_sync_block_reduce(__SIM_SITE, (p), 0))
-#define __syncthreads_and(p) __sim_trace_after_barrier_value(__sim_sync_block_reduce(__SIM_SITE, (p), 1))
-#define __syncthreads_or(p) __sim_trace_after_barrier_value(__sim_sync_block_reduce(__SIM_SITE, (p), 2))
-#define __syncwarp(...) __sim_trace_syncwarp(__SIM_SITE, __sim_warp_mask(__VA_ARGS__))
-#define __threadfence() __sim_trace_fence()
-
 #include "sim_trace_api.h"
