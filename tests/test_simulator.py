@@ -329,3 +329,16 @@ def test_cache_dir_and_keep_mean_what_they_mean_in_pycuda(tmp_path, capsys):
     assert kept.path.parent != tmp_path / "mine" and "*** compiler output in" in out
     folder = Path(out.split("*** compiler output in", 1)[1].split()[0])
     assert (folder / "module.cpp").is_file()
+
+
+def test_an_installed_copy_of_the_helpers_has_every_file_the_simulator_compiles():
+    """pip install . (not editable) copies the package data pyproject.toml names: every header
+    and runner source in helpers/sim/include must be among it."""
+    tomllib = pytest.importorskip("tomllib")
+    root = Path(__file__).resolve().parent.parent
+    globs = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"]["helpers"]
+    helpers = root / "helpers"
+    shipped = {p for pattern in globs for p in helpers.glob(pattern)}
+    missing = [p.name for p in (helpers / "sim" / "include").iterdir() if p not in shipped]
+    assert not missing, f"add these to [tool.setuptools.package-data] in pyproject.toml: {missing}"
