@@ -1,5 +1,5 @@
 """How pytest runs the course: the notebooks as the student release ships them, in one run;
-Python's bytecode kept.
+Python's bytecode kept; nbval loaded here (below, with why).
 
 With nbval on (pyproject.toml turns it on), the notebooks execute in a copy of the course made by
 ``tools/student_release.py``: the files git tracks, without any ``solutions/`` folder, ``tests/``
@@ -36,6 +36,15 @@ RELEASE_UNDER_TEST = "CUDA_COURSE_RELEASE_UNDER_TEST"
 
 sys.dont_write_bytecode = False  # for this process's imports from now on (the tests, helpers)
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # for the workers and everything they start
+
+# nbval is loaded here, not by pytest's plugin autoloading (pyproject.toml gives -p no:nbval), so
+# that this line comes first: nbval imports nbformat, which imports jsonschema, which imports
+# rfc3987_syntax when it is installed (JupyterLab's jupyter-events installs it) to check "iri"
+# strings, and rfc3987_syntax builds its parsers on import: 1 of the 2 s every pytest process
+# (the run's, each pytest-xdist worker's, those the tests start) took to start. No schema of
+# nbformat's asks for that check.
+sys.modules.setdefault("rfc3987_syntax", None)
+pytest_plugins = ["nbval.plugin"]
 
 
 def _runs_notebooks(config):
