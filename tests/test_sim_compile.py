@@ -315,8 +315,9 @@ def test_a_damaged_precompiled_prelude_is_deleted_and_the_module_built_without(t
     damaged = []
 
     def precompiled_then_damaged(cxx, flags, include_dir, digest):
-        """One built with the module's own flags (so GCC takes it), cut in half."""
-        folder = tmp_path / "prelude"
+        """One built with the command's own flags (so GCC takes it), cut in half."""
+        folder = tmp_path / f"prelude-{len(damaged)}"
+        folder.mkdir()
         header = tiny_prelude(tmp_path / "header", "struct Prelude {};\n") / "cuda_sim.h"
         subprocess.run([cxx[0], *flags, "-x", "c++-header", str(header), "-o",
                         str(folder / "cuda_sim.h.gch")], check=True,
@@ -327,11 +328,11 @@ def test_a_damaged_precompiled_prelude_is_deleted_and_the_module_built_without(t
         damaged.append(folder)
         return folder
 
-    (tmp_path / "prelude").mkdir()
     monkeypatch.setattr(prebuilt, "prelude_folder", precompiled_then_damaged)
     x = gpuarray.zeros(1, np.int32)
     SourceModule(unique("x[0] = 7;")).get_function("k")(x, block=(1, 1, 1), grid=(1, 1))
-    assert x.get()[0] == 7 and damaged and not damaged[0].exists()
+    assert x.get()[0] == 7
+    assert len(damaged) == 2 and not any(f.exists() for f in damaged)  # the scan's, the build's
 
 
 @pytest.mark.slow

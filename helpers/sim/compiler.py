@@ -191,8 +191,10 @@ def _preprocess(job, cxx, tmp):
     """The learner's code after the preprocessor, where the kernels are found."""
     scan_file = tmp / "scan.cpp"
     scan_file.write_text(unit.scan_unit(job.body))
-    pre = _run([cxx[0], "-E", "-P", "-DSIM_SCAN", "-std=c++17", f"-I{INCLUDE_DIR}",
-                *toolchain.for_compiler(job.flags, cxx), str(scan_file)], job.what)
+    flags = ["-DSIM_SCAN", "-std=c++17", f"-I{INCLUDE_DIR}", *toolchain.for_compiler(job.flags, cxx)]
+    # -fpch-preprocess: the prelude's macros come from its precompiled copy, not its text
+    pre = _run_with_prelude(cxx, flags, ["-E", "-P", str(scan_file)], job.what,
+                            ["-fpch-preprocess"])
     return unit.after_mark(pre.stdout)
 
 
@@ -205,21 +207,29 @@ def _compile(job, cxx, tmp, user_code, debug=False):
     flags = [*CXX_FLAGS, *extra, _fibers_switch(user_code), f"-I{INCLUDE_DIR}",
              *toolchain.for_compiler(job.flags, cxx)]
     # The rare build with line tables (a link error to explain) parses the prelude itself.
-    precompiled = None if debug else prebuilt.prelude_folder(cxx, flags, INCLUDE_DIR,
-                                                             _prelude_digest())
-    try:
-        proc = _run([cxx[0], "-c", *([f"-I{precompiled}"] if precompiled else []), *flags,
-                     "-o", str(obj), str(unit_file)], job.what)
-    except driver.CompileError as err:
-        if not (precompiled and prebuilt.unreadable(err.stderr)):
-            raise
-        prebuilt.discard(precompiled)  # damaged (a full disk, a crash): parse the header itself
-        proc = _run([cxx[0], "-c", *flags, "-o", str(obj), str(unit_file)], job.what)
+    proc = _run_with_prelude(cxx, flags, ["-c", "-o", str(obj), str(unit_file)], job.what,
+                             precompiled=not debug)
     said = compiler_messages.learner_warnings(proc.stderr)
     if said and not debug:
         warnings.warn(f"The simulator's C++ compiler succeeded, but said the following:\n{said}",
                       stacklevel=4)
     return obj
+
+
+def _run_with_prelude(cxx, flags, rest, what, with_precompiled=(), precompiled=True):
+    """Run the compiler with ``flags`` and then ``rest``, reading the precompiled prelude for
+    these flags where there is one (prebuilt.py), with ``with_precompiled`` among the options. One
+    GCC cannot read (damaged: a full disk, a crash) is deleted, and the header parsed itself."""
+    folder = prebuilt.prelude_folder(cxx, flags, INCLUDE_DIR, _prelude_digest()) \
+        if precompiled else None
+    if folder is not None:
+        try:
+            return _run([cxx[0], *with_precompiled, f"-I{folder}", *flags, *rest], what)
+        except driver.CompileError as err:
+            if not prebuilt.unreadable(err.stderr):
+                raise
+            prebuilt.discard(folder)
+    return _run([cxx[0], *flags, *rest], what)
 
 
 def _fibers_switch(user_code):

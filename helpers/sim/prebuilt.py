@@ -12,7 +12,9 @@ the runners and the precompiled prelude.
   compiling a small module (0.4 of 0.9 CPU-seconds with g++ 13). GCC reads ``cuda_sim.h.gch`` in
   place of ``cuda_sim.h`` when it finds it in an include folder searched before the header's own,
   and only when it was built with the same flags: else it reads the header, as without one. So a
-  precompiled prelude can make a build faster, never different. Each is built when a second module
+  precompiled prelude can make a build faster, never different. The preprocessor's pass that
+  finds the kernels (its own flags) reads one too (-fpch-preprocess): 0.06 to 0.09 s of a
+  module's build became 0.01 to 0.02 s. Each is built when a second module
   is built with its flags (a flag set used once costs what it did before), for GCC only, and not
   for builds instrumented for the microscope (prelude_folder says why); one that GCC cannot read
   (damaged) is deleted and the module built without it.
