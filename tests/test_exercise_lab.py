@@ -71,6 +71,7 @@ def test_a_stub_saved_through_the_server_is_what_the_checker_checks(lab, capsys)
         (ROOT / path).write_bytes(original)
 
 
+@pytest.mark.slow
 def test_in_a_browser_the_link_in_notebook_01_opens_the_stub_in_the_editor(lab, tmp_path):
     """Headless Chromium (Debian's chromium; .ci/run installs it) opens the lab on notebook 01,
     clicks the link to the scale_vector stub, and finds the stub's text in the editor."""

@@ -71,12 +71,14 @@ def graded():
         return {row["student"]: row for row in csv.DictReader(f)}, run.stdout, root
 
 
+@pytest.mark.slow
 def test_the_csv_has_a_row_for_every_student_and_exercise(graded):
     rows, _, _ = graded
     assert sorted(rows) == sorted(CLASS)
     assert all(row["exercise"] == "scale_vector" for row in rows.values())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("student", sorted(CLASS))
 def test_each_submission_gets_its_own_verdict(graded, student):
     rows, _, _ = graded
@@ -89,6 +91,7 @@ def test_each_submission_gets_its_own_verdict(graded, student):
         assert any(words in row["problem"] for words in expected), row
 
 
+@pytest.mark.slow
 def test_the_summary_and_the_logs(graded):
     _, printed, root = graded
     assert "scale_vector  1 of 8" in printed, printed

@@ -22,18 +22,13 @@ from helpers.sim.compiler import SourceModule, build, translate_options
 from helpers.sim.settings import settings
 from helpers.sim.trace import trace
 
+from caches import seeded
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def unique(body="x[0] = 1;"):
     return f"__global__ void k(int *x) {{ {body} /* {uuid.uuid4()} */ }}"
-
-
-def _link_or_copy(source, target):
-    try:
-        os.link(source, target)
-    except OSError:  # another file system
-        shutil.copy2(source, target)
 
 
 @pytest.fixture
@@ -45,15 +40,9 @@ def empty_cache(tmp_path):
 
 @pytest.fixture
 def private_cache(tmp_path):
-    """A cache of its own that holds what the run's cache has prebuilt (prebuilt.py: runners,
-    precompiled preludes), as any cache does after its first modules: these tests are
-    about the modules, and building those parts again took 0.7 to 2 s each."""
-    seeds = [p for p in cache.folder().iterdir()
-             if p.name.startswith(tuple(f"{kind}-" for kind in [*prebuilt.RUNNERS, "prelude"]))]
-    folder = tmp_path / "cache"
+    """A cache of its own that holds what the run's cache has prebuilt (caches.seeded)."""
+    folder = seeded(tmp_path / "cache")
     with settings.changed(cache_dir=str(folder)):
-        for seed in seeds:
-            shutil.copytree(seed, cache.folder() / seed.name, copy_function=_link_or_copy)
         yield folder
 
 
@@ -62,7 +51,7 @@ def built(tmp_path_factory):
     """(source, library) compiled once for the file: the tests that need a library already in
     their cache start from a copy of it, not from a compile of their own."""
     src = unique("x[0] = 7;")
-    with settings.changed(cache_dir=str(tmp_path_factory.mktemp("built"))):
+    with settings.changed(cache_dir=str(seeded(tmp_path_factory.mktemp("built")))):
         return src, build(src)
 
 
@@ -416,7 +405,7 @@ def test_a_cached_module_loads_without_a_compiler(tmp_path):
         SourceModule({src!r}).get_function("k")(x, block=(1, 1, 1))
         print(x.get()[0])
     """)
-    env = {**os.environ, "CUDA_COURSE_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "CUDA_COURSE_CACHE_DIR": str(seeded(tmp_path)), "PYTHONPATH": str(ROOT)}
     env.pop("CXX", None)
     run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
     assert run.stdout.strip() == "5", run.stderr

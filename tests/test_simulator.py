@@ -17,6 +17,8 @@ from helpers.sim import compiler, driver as drv, gpuarray
 from helpers.sim.compiler import SourceModule
 from helpers.sim.settings import settings
 
+from caches import seeded
+
 KERNELS = r"""
 __global__ void copy(const float *in, float *out, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -215,7 +217,7 @@ def test_a_cached_module_is_not_compiled_again(tmp_path, monkeypatch):
         raise Compiled
 
     source = f"__global__ void k(int *x) {{ x[0] = {uuid.uuid4().int % 100000}; }}"
-    with settings.changed(cache_dir=str(tmp_path)):
+    with settings.changed(cache_dir=str(seeded(tmp_path))):
         first = SourceModule(source).path
         monkeypatch.setattr(compiler, "_run", compile_)
         assert SourceModule(source).path == first

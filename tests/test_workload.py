@@ -32,6 +32,7 @@ def test_report_prints_the_memory_used_and_the_class_size(capsys):
     assert f"for a class of {workload.CLASS_SIZE} sharing this machine" in out
 
 
+@pytest.mark.slow
 def test_notebook_05_runs_for_a_class_of_30(monkeypatch):
     """The notebook that holds the most memory, at a class's sizes, prints what it used."""
     import nbformat
