@@ -299,6 +299,7 @@ def test_the_prelude_is_precompiled_for_the_second_build_with_the_same_flags(tmp
         prebuilt.prelude_folder(gcc, flags, include, digest)
 
 
+@pytest.mark.usefixtures("private_cache")  # a new module each run: not in the run's cache
 def test_a_damaged_precompiled_prelude_is_deleted_and_the_module_built_without(tmp_path, gcc,
                                                                              monkeypatch):
     damaged = []
