@@ -1,7 +1,7 @@
 """Benchmark: the test suite's and each notebook's wall time, cold and warm, against their targets.
 
     python bench/suite_times.py [--tests PATH ...] [--ignore PATH ...] [--notebooks NB ...]
-                                [--no-notebooks] [--jobs N] [--record]
+                                [--no-notebooks] [--jobs N] [--repeat N] [--record]
 
 Targets, on a 2-core machine: the unit tests (``tests/``, without the notebooks and without
 PyCUDA's own test suite, which has a target of its own) at most 45 s with a warm compile cache and
@@ -13,9 +13,13 @@ at most 90 s cold; each notebook at most 40 s on the simulator.
   source changes from run to run (a temporary path in a ``#line``, say), a cache miss each time.
 - the unit tests run as ``make test`` runs them (pytest-xdist, one worker a core, a test file to
   a worker); each notebook alone through nbval, on the simulator, cold in a cache of its own.
+- ``--repeat N`` runs the unit tests cold and warm N times, each pair in a new cache, and adds
+  the median of each kind: on a shared machine one cold run's wall time moved by 10 s from one
+  run to the next.
 - wall time is what a developer waits; CPU time (user + sys of pytest and everything it started
-  and waited for) does not depend on other work on the machine. On a shared machine the wall
-  time grows with the load (printed before and after); CPU time / cores is what the wall time
+  and waited for) depends less on other work on the machine (on a shared 2-core VM it still
+  moved by a fifth between runs). On a shared machine the wall time grows with the load
+  (printed before and after); CPU time / cores is what the wall time
   comes down to on an idle machine when the work spreads over every core.
 
 Exit status 1 when a run fails; a missed target is reported, not an error. ``--record`` writes
@@ -27,6 +31,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -83,14 +88,33 @@ def run_pytest(what, args, cache, label, target_s):
     return timed
 
 
-def unit_tests(paths, ignore, jobs):
-    """The unit tests, cold then warm, in one new cache."""
+def unit_tests(paths, ignore, jobs, repeat=1):
+    """The unit tests, cold then warm in one new cache, ``repeat`` times (a new cache each);
+    with more than one, the median of each kind follows."""
     parallel = [] if jobs == "0" else ["-n", jobs, *PARALLEL]   # 0: no pytest-xdist needed
     args = [*parallel, *paths, *(f"--ignore={p}" for p in ignore)]
-    with tempfile.TemporaryDirectory(prefix="suite-times-") as cache:
-        what = "unit tests (" + " ".join(paths) + ")"
-        return [run_pytest(what, args, cache, "cold", TARGET_UNIT_COLD_S),
-                run_pytest(what, args, cache, "warm", TARGET_UNIT_WARM_S)]
+    what = "unit tests (" + " ".join(paths) + ")"
+    runs = []
+    for i in range(repeat):
+        nth = f" {i + 1}/{repeat}" if repeat > 1 else ""
+        with tempfile.TemporaryDirectory(prefix="suite-times-") as cache:
+            runs += [run_pytest(what, args, cache, "cold" + nth, TARGET_UNIT_COLD_S),
+                     run_pytest(what, args, cache, "warm" + nth, TARGET_UNIT_WARM_S)]
+    return runs + (medians(runs) if repeat > 1 else [])
+
+
+def medians(runs):
+    """One Timed for each kind of run ("cold", "warm"): the median of its repeats, which a
+    machine shared with other work moves less than any one run."""
+    out = []
+    for kind in ("cold", "warm"):
+        same = [r for r in runs if r.cache.split()[0] == kind]
+        out.append(Timed(same[0].what, f"{kind}, median of {len(same)}",
+                         statistics.median(r.wall_s for r in same),
+                         statistics.median(r.cpu_s for r in same),
+                         round(statistics.median(r.modules for r in same)),
+                         all(r.ok for r in same), same[0].target_s))
+    return out
 
 
 def notebooks(paths):
@@ -122,6 +146,9 @@ def parse(argv):
     p.add_argument("--notebooks", nargs="+", default=None,
                    help="notebooks to time (default: every notebooks/*.ipynb)")
     p.add_argument("--no-notebooks", action="store_true", help="time the unit tests only")
+    p.add_argument("--repeat", type=int, default=1,
+                   help="run the unit tests cold and warm this many times, each in a new cache, "
+                        "and give the medians (default 1)")
     p.add_argument("--jobs", default="auto",
                    help="pytest-xdist workers for the unit tests (auto: as make test; 0: one "
                         "process, without pytest-xdist)")
@@ -136,7 +163,8 @@ def main(argv=None):
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     start = load_average()
     print(f"{cores} cores; load average at start: {start}", flush=True)
-    runs = unit_tests(a.tests, NOT_UNIT_TESTS if a.ignore is None else a.ignore, a.jobs)
+    runs = unit_tests(a.tests, NOT_UNIT_TESTS if a.ignore is None else a.ignore, a.jobs,
+                      a.repeat)
     if not a.no_notebooks:
         runs += notebooks(a.notebooks or sorted((ROOT / "notebooks").glob("*.ipynb")))
     end = load_average()

@@ -140,6 +140,19 @@ def test_recorded_results_replace_their_own_section_only(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["RESULTS.md"]   # no partial file left
 
 
+def test_suite_times_gives_the_median_of_repeated_runs():
+    from bench import suite_times as st
+
+    runs = [st.Timed("unit tests", f"{kind} {i}/3", wall, wall * 2, modules, True, target)
+            for i, (cold, warm) in enumerate([(95.0, 40.0), (88.0, 47.0), (91.0, 44.0)], 1)
+            for kind, wall, modules, target in [("cold", cold, 185, 90), ("warm", warm, 0, 45)]]
+    cold, warm = st.medians(runs)
+    assert (cold.cache, cold.wall_s, cold.cpu_s, cold.modules) == ("cold, median of 3", 91.0,
+                                                                   182.0, 185)
+    assert (warm.cache, warm.wall_s, warm.target_s) == ("warm, median of 3", 44.0, 45)
+    assert "| unit tests | warm, median of 3 | 44.0 s" in st.table([warm], 2)
+
+
 # A test that compiles on purpose (to see the compiler's warning anew) does so in a cache of its
 # own: in the run's cache it would be one more module each run, as a unique comment made it.
 ON_PURPOSE = "tests/test_kernels_compile.py::test_a_printf_format_that_does_not_fit_is_a_warning"
