@@ -17,7 +17,8 @@ The simulator itself:
 - from source to library: `source` (the .cu text to the C++ unit compiled), `toolchain` (the
   host compiler and its flags), `compiler_messages` (its errors in the learner's terms), `cache`
   (the cache of built modules), `prebuilt` (what every module shares, built once: the grid
-  runner and the precompiled prelude), `module` (the loaded library of a compiled module)
+  runner, the trace's runtime and the precompiled prelude), `module` (the loaded library of a
+  compiled module)
 - `launch`: argument checks and the launch of a compiled kernel (`prepared`: prepared calls);
   `launch_report`: what a failed launch says; `stacks`: the stacks simulated threads run on;
   `streams`: streams and events; `printed`: kernel printf in the Jupyter cell that launched it
