@@ -46,8 +46,8 @@ LINE_TABLES = ["-g1", "-gdwarf-4"]
 # instrumentation without its library; prebuilt once and linked in), which knows the thread; -g1
 # lets helpers/sim/sites.py map each call to its source line. No vectorising and no splitting of
 # structs, so that each access stays one access as on a GPU (a uint4 is one 16-byte load); no tail
-# calls, so that each callback's return address is in the code that called it. The "blocks" build also calls the
-# runtime at each basic block, to measure divergence.
+# calls, so that each callback's return address is in the code that called it. The "blocks" build
+# also calls the runtime at each basic block, to measure divergence.
 INSTRUMENT_FLAGS = {
     "memory": ["-DSIM_TRACE", *LINE_TABLES, "-fsanitize=thread", "--param=tsan-instrument-func-entry-exit=0",
                "-Wno-tsan", "-fno-tree-vectorize", "-fno-tree-sra", "-fno-ipa-sra",
@@ -191,7 +191,8 @@ def _preprocess(job, cxx, tmp):
     """The learner's code after the preprocessor, where the kernels are found."""
     scan_file = tmp / "scan.cpp"
     scan_file.write_text(unit.scan_unit(job.body))
-    flags = ["-DSIM_SCAN", "-std=c++17", f"-I{INCLUDE_DIR}", *toolchain.for_compiler(job.flags, cxx)]
+    flags = ["-DSIM_SCAN", "-std=c++17", f"-I{INCLUDE_DIR}",
+             *toolchain.for_compiler(job.flags, cxx)]
     # -fpch-preprocess: the prelude's macros come from its precompiled copy, not its text
     pre = _run_with_prelude(cxx, flags, ["-E", "-P", str(scan_file)], job.what,
                             ["-fpch-preprocess"])
@@ -244,7 +245,9 @@ def _runners(job, cxx, user_code):
     instrumented build, the memory trace's runtime of the same kind."""
     switches = [f for f in job.flags if _PRELUDE_SWITCH.match(f)]
     flags = [*CXX_FLAGS, _fibers_switch(user_code), *switches, f"-I{INCLUDE_DIR}"]
-    kinds = {"grid": flags, "trace": [*flags, "-DSIM_TRACE"]} if job.instrument else {"grid": flags}
+    kinds = {"grid": flags}
+    if job.instrument:
+        kinds["trace"] = [*flags, "-DSIM_TRACE"]
     return [str(prebuilt.runner_object(kind, cxx, kind_flags, INCLUDE_DIR, _prelude_digest()))
             for kind, kind_flags in kinds.items()]
 

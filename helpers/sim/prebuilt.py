@@ -14,15 +14,16 @@ the runners and the precompiled prelude.
   and only when it was built with the same flags: else it reads the header, as without one. So a
   precompiled prelude can make a build faster, never different. The preprocessor's pass that
   finds the kernels (its own flags) reads one too (-fpch-preprocess): 0.06 to 0.09 s of a
-  module's build became 0.01 to 0.02 s. Each is built when a second module
-  is built with its flags (a flag set used once costs what it did before), for GCC only, and not
-  for builds instrumented for the microscope (prelude_folder says why); one that GCC cannot read
-  (damaged) is deleted and the module built without it.
+  module's build became 0.01 to 0.02 s. Each is built when a second module is built with its
+  flags (a flag set used once costs what it did before), for GCC only, and not for builds
+  instrumented for the microscope (prelude_folder says why); one that GCC cannot read (damaged)
+  is deleted and the module built without it.
 
 All are kept in the cache folder (``grid-*``, ``trace-*`` and ``prelude-*`` folders; a
-precompiled prelude is about 30 MB, and a learner's builds use two or three flag sets), with the
-ownership checks of a cached module, since the compiler and the loader trust what they hold. Folders made for an older
-version of the simulator's headers are deleted when a new one is made.
+precompiled prelude is about 30 MB, and a learner's builds use two or three flag sets, and the
+scan that finds the kernels one more), with the ownership checks of a cached module, since the
+compiler and the loader trust what they hold. Folders made for an older version of the
+simulator's headers are deleted when a new one is made.
 """
 
 import hashlib
@@ -55,7 +56,8 @@ def _folder(kind, cxx, flags, include_dir, headers_digest):
 
 # What is compiled once for each kind of module and linked into each: (source in include/, what
 # to call it in a message)
-RUNNERS = {"grid": ("sim_grid.cpp", "grid runner"), "trace": ("sim_trace.cpp", "memory trace's runtime")}
+RUNNERS = {"grid": ("sim_grid.cpp", "grid runner"),
+           "trace": ("sim_trace.cpp", "memory trace's runtime")}
 
 
 def runner_object(kind, cxx, flags, include_dir, headers_digest):
