@@ -72,3 +72,43 @@ def test_an_endless_kernel_can_be_interrupted_and_the_process_lives_on():
     assert "KeyboardInterrupt: kernel 'spin' was interrupted" in out, out + err
     assert "next launch right: True" in out, out + err
     assert proc.returncode == 0 and time.perf_counter() - start < 10
+
+
+class WorkersThatMissCancels:
+    """A compiled module's library whose launch ends only after its third cancel, as when a
+    worker lets a cancel pass (launch._execute sends one again at every wait)."""
+    INTERRUPTED = 3
+
+    def __init__(self):
+        self.cancels = self.waits = 0
+
+    def sim_launch_start(self, *args):
+        return 1
+
+    def sim_launch_cancel(self, handle):
+        self.cancels += 1
+
+    def sim_launch_wait(self, handle, timeout_ms):
+        self.waits += 1
+        assert self.waits < 50, f"the launch was cancelled {self.cancels} times and ran on"
+        return self.cancels >= 3
+
+    def sim_launch_finish(self, handle, err):
+        return self.INTERRUPTED
+
+
+def test_a_launch_past_its_time_limit_is_cancelled_until_it_stops(monkeypatch):
+    from types import SimpleNamespace
+
+    from helpers.sim import driver, launch, stacks
+    from helpers.sim.settings import settings
+
+    lib = WorkersThatMissCancels()
+    module = SimpleNamespace(lib=lib, uses_fibers=False,
+                             status_name={WorkersThatMissCancels.INTERRUPTED: "INTERRUPTED"})
+    monkeypatch.setattr(stacks, "for_launch", lambda workers, count: (None, workers))
+    with settings.changed(time_limit=0.0), pytest.raises(driver.LaunchError,
+                                                         match="ran longer than the time limit"):
+        launch._execute(module, SimpleNamespace(name="spin", index=0), (8, 1, 1), (32, 1, 1), 0,
+                        None)
+    assert lib.cancels == 3

@@ -170,15 +170,17 @@ def _execute(module, kernel, grid, block, shared, pointers, reverse=False, watch
         if not handle:
             raise driver.LaunchError(f"cuLaunchKernel failed: out of memory (kernel {name!r})")
         deadline, timed_out = (None if limit is None else time.monotonic() + limit), False
+        # A cancel is sent again at every wait until the workers have stopped, whatever a worker
+        # was doing when the first one came (one that let it pass ran an endless kernel on).
         try:
             while not lib.sim_launch_wait(handle, 100):
-                if not timed_out and deadline is not None and time.monotonic() > deadline:
+                if timed_out or (deadline is not None and time.monotonic() > deadline):
                     lib.sim_launch_cancel(handle)
                     timed_out = True
         except KeyboardInterrupt:
             lib.sim_launch_cancel(handle)
             while not lib.sim_launch_wait(handle, 100):
-                pass
+                lib.sim_launch_cancel(handle)
             lib.sim_launch_finish(handle, ctypes.byref(err))
             raise KeyboardInterrupt(
                 f"kernel {name!r} was interrupted; its output arrays may be half written") from None

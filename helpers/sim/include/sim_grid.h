@@ -220,15 +220,17 @@ inline void run_blocks(Worker &w, Launch *L) {
     if (sigsetjmp(w.escape, 1) == 0) {
         long gx = L->grid.x, gy = L->grid.y;
         for (;;) {
+            // Marked first: a cancel (SIGUSR2) that came between the test of stop and the mark
+            // was let pass, and the worker then ran its next block, endless or not, to the end.
+            w.in_kernel = 1;
             if (L->stop.load(std::memory_order_relaxed)) break;
             long b = L->next_block.fetch_add(1);
             if (b >= L->nblocks) break;
             if (L->reverse) b = L->nblocks - 1 - b;
             w.block = uint3{(unsigned)(b % gx), (unsigned)(b / gx % gy), (unsigned)(b / (gx * gy))};
-            w.in_kernel = 1;
             run_block(&w);
-            w.in_kernel = 0;
         }
+        w.in_kernel = 0;
     } else {
         w.in_kernel = 0;
         record_error(L, w.err);
