@@ -45,6 +45,8 @@ def test_an_endless_kernel_can_be_interrupted_and_the_process_lives_on():
     notebook (the signal goes to it, never to pytest): interrupted in the middle of an endless
     launch, it gets KeyboardInterrupt, and its next launch runs."""
     child = textwrap.dedent(f"""
+        import faulthandler
+        faulthandler.dump_traceback_later(40)  # a hang says where: every thread's stack
         import numpy as np
         from helpers.sim import gpuarray
         from helpers.sim.compiler import SourceModule
@@ -66,7 +68,12 @@ def test_an_endless_kernel_can_be_interrupted_and_the_process_lives_on():
         wait_until_spinning(proc.pid)
         start = time.perf_counter()
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
+        try:
+            out, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+            pytest.fail(f"still running 60 s after SIGINT:\n{out}{err}")
     finally:
         proc.kill()
     assert "KeyboardInterrupt: kernel 'spin' was interrupted" in out, out + err
