@@ -39,14 +39,33 @@ def wait_until_spinning(pid, cpu_s=0.3, timeout_s=30):
         time.sleep(0.05)
 
 
+def signal_state(pid):
+    """Where each thread of process pid stands with signals (pending, blocked, ignored, caught:
+    hexadecimal masks, bit n-1 for signal n; SIGINT is 2), from /proc: for a hang's report."""
+    lines = []
+    for status in sorted(Path(f"/proc/{pid}/task").glob("*/status")):
+        try:
+            fields = dict(line.split(":", 1) for line in status.read_text().splitlines())
+        except OSError:
+            continue
+        lines.append(" ".join(f"{k}={fields[k].strip()}" for k in
+                              ("Name", "SigPnd", "ShdPnd", "SigBlk", "SigIgn", "SigCgt")
+                              if k in fields))
+    return "\n".join(lines)
+
+
 @pytest.mark.slow
 def test_an_endless_kernel_can_be_interrupted_and_the_process_lives_on():
     """Jupyter's interrupt button sends SIGINT to the kernel's process. A child process plays the
     notebook (the signal goes to it, never to pytest): interrupted in the middle of an endless
     launch, it gets KeyboardInterrupt, and its next launch runs."""
     child = textwrap.dedent(f"""
-        import faulthandler
+        import faulthandler, signal
         faulthandler.dump_traceback_later(40)  # a hang says where: every thread's stack
+        # SIGINT raises KeyboardInterrupt, as in a Jupyter kernel. A child inherits an ignored
+        # SIGINT, and Python then keeps ignoring it: a test run started in the background from
+        # a shell script (its SIGINT ignored) waited 60 s for this child.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         import numpy as np
         from helpers.sim import gpuarray
         from helpers.sim.compiler import SourceModule
@@ -71,9 +90,10 @@ def test_an_endless_kernel_can_be_interrupted_and_the_process_lives_on():
         try:
             out, err = proc.communicate(timeout=60)
         except subprocess.TimeoutExpired:
+            signals = signal_state(proc.pid)
             proc.kill()
             out, err = proc.communicate()
-            pytest.fail(f"still running 60 s after SIGINT:\n{out}{err}")
+            pytest.fail(f"still running 60 s after SIGINT:\n{out}{err}\n{signals}")
     finally:
         proc.kill()
     assert "KeyboardInterrupt: kernel 'spin' was interrupted" in out, out + err

@@ -171,7 +171,7 @@ def _execute(module, kernel, grid, block, shared, pointers, reverse=False, watch
             raise driver.LaunchError(f"cuLaunchKernel failed: out of memory (kernel {name!r})")
         deadline, timed_out = (None if limit is None else time.monotonic() + limit), False
         # A cancel is sent again at every wait until the workers have stopped, whatever a worker
-        # was doing when the first one came (one that let it pass ran an endless kernel on).
+        # was doing when the first one came.
         try:
             while not lib.sim_launch_wait(handle, 100):
                 if timed_out or (deadline is not None and time.monotonic() > deadline):

@@ -221,7 +221,7 @@ inline void run_blocks(Worker &w, Launch *L) {
         long gx = L->grid.x, gy = L->grid.y;
         for (;;) {
             // Marked first: a cancel (SIGUSR2) that came between the test of stop and the mark
-            // was let pass, and the worker then ran its next block, endless or not, to the end.
+            // would be let pass, and the worker would run its next block, endless or not.
             w.in_kernel = 1;
             if (L->stop.load(std::memory_order_relaxed)) break;
             long b = L->next_block.fetch_add(1);
