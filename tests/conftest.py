@@ -4,11 +4,17 @@ Under pytest-xdist every worker launches kernels on the same GPU, so a bandwidth
 worker is shared with the others' kernels: a right solution can miss its target, and copies that
 should not overlap can seem to. There these tests are skipped, with the command that runs them
 alone. On the simulator the checkers do not time anything, and they run everywhere.
+
+The simulator's compile caches of a test's own (``empty_cache``, ``private_cache``) are fixtures
+here, for the compiler's tests in more than one file.
 """
 
 import os
 
 import pytest
+from caches import seeded
+
+from helpers.sim.settings import settings
 
 
 def pytest_collection_modifyitems(config, items):
@@ -21,3 +27,18 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "gpu_timing" in item.keywords:
             item.add_marker(alone)
+
+
+@pytest.fixture
+def empty_cache(tmp_path):
+    folder = tmp_path / "cache"
+    with settings.changed(cache_dir=str(folder)):
+        yield folder
+
+
+@pytest.fixture
+def private_cache(tmp_path):
+    """A cache of its own that holds what the run's cache has prebuilt (caches.seeded)."""
+    folder = seeded(tmp_path / "cache")
+    with settings.changed(cache_dir=str(folder)):
+        yield folder

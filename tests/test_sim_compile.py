@@ -17,10 +17,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from helpers.sim import cache, driver as drv, gpuarray, prebuilt, source, toolchain
+from helpers.sim import cache, driver as drv, gpuarray, source, toolchain
 from helpers.sim.compiler import SourceModule, build, translate_options
 from helpers.sim.settings import settings
-from helpers.sim.trace import trace
 
 from caches import seeded
 
@@ -29,21 +28,6 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def unique(body="x[0] = 1;"):
     return f"__global__ void k(int *x) {{ {body} /* {uuid.uuid4()} */ }}"
-
-
-@pytest.fixture
-def empty_cache(tmp_path):
-    folder = tmp_path / "cache"
-    with settings.changed(cache_dir=str(folder)):
-        yield folder
-
-
-@pytest.fixture
-def private_cache(tmp_path):
-    """A cache of its own that holds what the run's cache has prebuilt (caches.seeded)."""
-    folder = seeded(tmp_path / "cache")
-    with settings.changed(cache_dir=str(folder)):
-        yield folder
 
 
 @pytest.fixture(scope="module")
@@ -239,104 +223,6 @@ def test_cache_folders_and_libraries_are_private_whatever_the_umask(tmp_path):
         os.umask(old)
     for p in (tmp_path / "a", tmp_path / "a" / "b", path.parent, path):
         assert mode(p) == 0o700, (p, oct(mode(p)))
-
-
-@pytest.mark.slow
-@pytest.mark.usefixtures("private_cache")
-@pytest.mark.parametrize("runner, instrument", [("grid", None), ("trace", "memory")])
-def test_a_runner_is_compiled_once_and_linked_into_every_module_of_its_kind(runner, instrument):
-    for prebuilt_runner in cache.folder().glob(f"{runner}-*"):  # the other parts stay prebuilt
-        shutil.rmtree(prebuilt_runner)
-    build(unique("x[0] = 1;"), instrument=instrument)
-    build(unique("x[0] = 2;"), instrument=instrument)
-    [runner_object] = cache.folder().glob(f"{runner}-*/*.o")  # one for both modules
-    assert mode(runner_object) == 0o700
-    with open(runner_object, "r+b") as f:  # damaged (a full disk): compiled again
-        f.truncate(64)
-    x = gpuarray.zeros(1, np.int32)
-    with trace() as traced:  # the launch runs the module's instrumented build
-        SourceModule(unique("x[0] = 7;")).get_function("k")(x, block=(1, 1, 1), grid=(1, 1))
-    assert x.get()[0] == 7 and cache.looks_whole(runner_object)
-    assert traced["k"].global_st.requests == 1
-
-
-def tiny_prelude(folder, text):
-    """A stand-in for include/cuda_sim.h, quick to precompile."""
-    folder.mkdir(exist_ok=True)
-    (folder / "cuda_sim.h").write_text(text)
-    return folder
-
-
-@pytest.fixture
-def gcc():
-    cxx = toolchain.find_compiler()
-    if not toolchain.is_gcc(cxx):
-        pytest.skip("the prelude is precompiled for GCC only")
-    return cxx
-
-
-@pytest.mark.usefixtures("empty_cache")
-def test_the_prelude_is_precompiled_for_the_second_build_with_the_same_flags(tmp_path, gcc):
-    include = tiny_prelude(tmp_path / "include", "inline int which() { return 1; }\n")
-    stale = cache.folder() / "prelude-000000000000-older"
-    stale.mkdir()
-    (stale / "cuda_sim.h.gch").write_bytes(b"a prelude that is no more")
-    flags, digest = ["-std=c++17", "-O2", f"-I{include}"], "1" * 64
-    assert prebuilt.prelude_folder(gcc, flags, include, digest) is None  # the first: as before
-    assert not stale.exists()
-    folder = prebuilt.prelude_folder(gcc, flags, include, digest)  # the second: precompiled
-    assert mode(folder / "cuda_sim.h.gch") == 0o700 and mode(folder) == 0o700
-    tiny_prelude(include, "inline int which() { return 2; }\n")
-    main = tmp_path / "main.cpp"
-    main.write_text('#include "cuda_sim.h"\nint main() { return which(); }\n')
-    subprocess.run([gcc[0], f"-I{folder}", *flags, str(main), "-o", str(tmp_path / "main")],
-                   check=True)
-    assert subprocess.run([tmp_path / "main"]).returncode == 1  # GCC read the precompiled one
-    for _ in range(2):  # never for an instrumented build, which names files by their path
-        assert prebuilt.prelude_folder(gcc, ["-DSIM_TRACE", *flags], include, digest) is None
-    (folder / "cuda_sim.h.gch").chmod(0o766)
-    with pytest.raises(cache.UnsafeCacheError, match="precompiled prelude .* delete it"):
-        prebuilt.prelude_folder(gcc, flags, include, digest)
-
-
-@pytest.mark.usefixtures("private_cache")  # a new module each run: not in the run's cache
-def test_a_damaged_precompiled_prelude_is_deleted_and_the_module_built_without(tmp_path, gcc,
-                                                                             monkeypatch):
-    damaged = []
-
-    def precompiled_then_damaged(cxx, flags, include_dir, digest):
-        """One built with the command's own flags (so GCC takes it), cut in half."""
-        folder = tmp_path / f"prelude-{len(damaged)}"
-        folder.mkdir()
-        header = tiny_prelude(tmp_path / "header", "struct Prelude {};\n") / "cuda_sim.h"
-        subprocess.run([cxx[0], *flags, "-x", "c++-header", str(header), "-o",
-                        str(folder / "cuda_sim.h.gch")], check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        gch = folder / "cuda_sim.h.gch"
-        with open(gch, "r+b") as f:
-            f.truncate(gch.stat().st_size // 2)
-        damaged.append(folder)
-        return folder
-
-    monkeypatch.setattr(prebuilt, "prelude_folder", precompiled_then_damaged)
-    x = gpuarray.zeros(1, np.int32)
-    SourceModule(unique("x[0] = 7;")).get_function("k")(x, block=(1, 1, 1), grid=(1, 1))
-    assert x.get()[0] == 7
-    assert len(damaged) == 2 and not any(f.exists() for f in damaged)  # the scan's, the build's
-
-
-@pytest.mark.slow
-@pytest.mark.usefixtures("private_cache")
-def test_barriers_work_in_the_second_module_built_with_the_same_flags():
-    """The second module with a flag set is the one a precompiled prelude serves. A module with
-    barriers keeps the worker in a register on x86-64, which the unit declares after the
-    precompiled prelude (sim_prelude_end.h): one that held the declaration lost the reservation."""
-    x = gpuarray.zeros(64, np.int32)
-    for n in (1, 2):
-        SourceModule(unique("__shared__ int s[64]; s[threadIdx.x] = threadIdx.x; "
-                            f"__syncthreads(); x[threadIdx.x] = s[63 - threadIdx.x] + {n};")
-                     ).get_function("k")(x, block=(64, 1, 1), grid=(1, 1))
-        assert (x.get() == np.arange(63, -1, -1) + n).all()
 
 
 @pytest.mark.parametrize("where", ["cache_dir", "setting"])
