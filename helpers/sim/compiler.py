@@ -195,7 +195,7 @@ def _preprocess(job, cxx, tmp):
              *toolchain.for_compiler(job.flags, cxx)]
     # -fpch-preprocess: the prelude's macros come from its precompiled copy, not its text
     pre = _run_with_prelude(cxx, flags, ["-E", "-P", str(scan_file)], job.what,
-                            ["-fpch-preprocess"])
+                            pch_options=["-fpch-preprocess"])
     return unit.after_mark(pre.stdout)
 
 
@@ -207,9 +207,10 @@ def _compile(job, cxx, tmp, user_code, debug=False):
     extra = INSTRUMENT_FLAGS[job.instrument] if job.instrument else LINE_TABLES if debug else []
     flags = [*CXX_FLAGS, *extra, _fibers_switch(user_code), f"-I{INCLUDE_DIR}",
              *toolchain.for_compiler(job.flags, cxx)]
+    rest = ["-c", "-o", str(obj), str(unit_file)]
     # The rare build with line tables (a link error to explain) parses the prelude itself.
-    proc = _run_with_prelude(cxx, flags, ["-c", "-o", str(obj), str(unit_file)], job.what,
-                             precompiled=not debug)
+    proc = _run([cxx[0], *flags, *rest], job.what) if debug else \
+        _run_with_prelude(cxx, flags, rest, job.what)
     said = compiler_messages.learner_warnings(proc.stderr)
     if said and not debug:
         warnings.warn(f"The simulator's C++ compiler succeeded, but said the following:\n{said}",
@@ -217,15 +218,14 @@ def _compile(job, cxx, tmp, user_code, debug=False):
     return obj
 
 
-def _run_with_prelude(cxx, flags, rest, what, with_precompiled=(), precompiled=True):
+def _run_with_prelude(cxx, flags, rest, what, pch_options=()):
     """Run the compiler with ``flags`` and then ``rest``, reading the precompiled prelude for
-    these flags where there is one (prebuilt.py), with ``with_precompiled`` among the options. One
-    GCC cannot read (damaged: a full disk, a crash) is deleted, and the header parsed itself."""
-    folder = prebuilt.prelude_folder(cxx, flags, INCLUDE_DIR, _prelude_digest()) \
-        if precompiled else None
+    these flags where there is one (prebuilt.py), with ``pch_options`` added. One GCC cannot read
+    (damaged: a full disk, a crash) is deleted, and the header parsed itself."""
+    folder = prebuilt.prelude_folder(cxx, flags, INCLUDE_DIR, _prelude_digest())
     if folder is not None:
         try:
-            return _run([cxx[0], *with_precompiled, f"-I{folder}", *flags, *rest], what)
+            return _run([cxx[0], *pch_options, f"-I{folder}", *flags, *rest], what)
         except driver.CompileError as err:
             if not prebuilt.unreadable(err.stderr):
                 raise

@@ -16,6 +16,8 @@ Nothing after the learner's code may use a name the learner could #define: the t
 import re
 
 USER_MARK = "__sim_user_code_starts_here__"
+# The prelude, and what must follow it in the unit itself (a precompiled prelude cannot hold it).
+PRELUDE = '#include "cuda_sim.h"\n#include "sim_prelude_end.h"\n'
 
 # The prelude's functions that need a thread to wait for others: a module that calls one runs
 # each block's threads as fibers (include/cuda_sim.h and sim_warp.h define them).
@@ -54,7 +56,7 @@ def user_source(source, macros=(), no_extern_c=False):
 
 def scan_unit(body):
     """What the preprocessor runs on to find the kernels: the learner's code after a mark."""
-    return f'#include "cuda_sim.h"\n#include "sim_prelude_end.h"\n{USER_MARK}\n{body}'
+    return f"{PRELUDE}{USER_MARK}\n{body}"
 
 
 def after_mark(preprocessed):
@@ -77,7 +79,7 @@ def translation_unit(body, kernels, instrumented_as=None):
     for the learner's."""
     entries = "".join(f'    __sim_entry<&{k}>("{k}"),\n' for k in kernels) or "    {},\n"
     generated = f'#line 1 "{instrumented_as}"\n' if instrumented_as else ""
-    return (f'{generated}#include "cuda_sim.h"\n#include "sim_prelude_end.h"\n{body}\n{generated}'
+    return (f"{generated}{PRELUDE}{body}\n{generated}"
             f"extern \"C\" const __sim_kernel_entry __sim_kernel_table[] = {{\n{entries}}};\n"
             f'extern "C" const int __sim_kernel_table_size = {len(kernels)};\n')
 
