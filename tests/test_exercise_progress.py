@@ -1,13 +1,14 @@
 """helpers.exercises.status() and reset(): every exercise with its state; a reset that keeps the
 learner's version. Also: the copies of the stubs as shipped match the course's stubs."""
 
+import datetime
 import shutil
 
 import pytest
 
 from kernel_sources import ROOT, solution, stable_dir, variant
 
-from helpers.exercises import catalog, reset, status
+from helpers.exercises import catalog, progress, reset, status
 
 NOTEBOOK_05 = "notebooks/05_pinned_memory_and_streams.ipynb"
 
@@ -59,6 +60,25 @@ def test_reset_saves_the_learners_version_then_restores_the_stub(tmp_path, capsy
     assert "Saved your version as" in capsys.readouterr().out
     assert reset("julia", root=tmp_path) is None        # nothing of the learner's to save
     assert sorted(p.name for p in stub.parent.iterdir()) == ["julia.cu", saved.name]
+
+
+def test_three_resets_in_one_second_keep_all_three_versions(tmp_path, monkeypatch):
+    class OneSecond(datetime.datetime):                 # every reset in the same second
+        @classmethod
+        def now(cls, tz=None):
+            return cls(2026, 12, 1, 9, 30, 0)
+    monkeypatch.setattr(progress.datetime, "datetime", OneSecond)
+    stub = tmp_path / "cuda_src/exercises/julia.cu"
+    stub.parent.mkdir(parents=True)
+    saved = []
+    for version in ("first try\n", "second try\n", "third try\n"):
+        stub.write_text(version)
+        saved.append(reset("julia", root=tmp_path))
+    assert [p.read_text() for p in saved] == ["first try\n", "second try\n", "third try\n"]
+    assert [p.name for p in saved] == ["julia.cu.saved-20261201-093000",
+                                       "julia.cu.saved-20261201-093000-2",
+                                       "julia.cu.saved-20261201-093000-3"]
+    assert sorted(p.name for p in stub.parent.iterdir()) == sorted(["julia.cu"] + [p.name for p in saved])
 
 
 def test_reset_puts_back_a_deleted_stub(tmp_path):

@@ -6,8 +6,10 @@ a stub back as shipped after saving the learner's version beside it.
     reset("scale_vector")    # cuda_src/exercises/scale_vector.cu as shipped; yours is kept as
                              # scale_vector.cu.saved-<date>-<time>
 
-A learner's work is never lost: the saved copy is written before the stub is replaced, and both
-writes are atomic (a temporary file, then ``os.replace``).
+A learner's work is never lost: the saved copy is written before the stub is replaced, under a
+name that no file has yet (``-2``, ``-3``, ... follow the time when several resets share a
+second), and both writes are atomic (a temporary file, then a hard link that refuses an existing
+name for the saved copy, ``os.replace`` for the stub).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import io
+import itertools
 import os
 from pathlib import Path
 
@@ -69,9 +72,7 @@ def reset(name: str, root: Path | None = None) -> Path | None:
     shipped = catalog.as_shipped(exercise)
     saved = None
     if path.is_file() and path.read_text(errors="replace") != shipped:
-        stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-        saved = path.with_name(f"{path.name}.saved-{stamp}")
-        _write_atomically(saved, path.read_bytes())
+        saved = _save_beside(path, path.read_bytes())
     _write_atomically(path, shipped.encode())
     if saved:
         print(f"Saved your version as {saved}; {exercise.work} is back as shipped.")
@@ -80,7 +81,32 @@ def reset(name: str, root: Path | None = None) -> Path | None:
     return saved
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
+def _save_beside(path: Path, data: bytes) -> Path:
+    """Write ``data`` to a new file ``<name>.saved-<date>-<time>[-N]`` beside ``path`` and return
+    it. The name is claimed with a hard link, which fails rather than replace a file that exists:
+    two resets in one second, or two processes at once, never overwrite a saved copy."""
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    part = _written_part(path, data)
+    try:
+        for n in itertools.count(1):
+            saved = path.with_name(f"{path.name}.saved-{stamp}" + (f"-{n}" if n > 1 else ""))
+            try:
+                os.link(part, saved)
+                return saved
+            except FileExistsError:
+                continue
+    finally:
+        part.unlink()
+
+
+def _written_part(path: Path, data: bytes) -> Path:
     part = path.with_name(f".{path.name}.{os.getpid()}.part")
-    part.write_bytes(data)
-    os.replace(part, path)
+    with open(part, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    return part
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    os.replace(_written_part(path, data), path)

@@ -1,0 +1,121 @@
+"""What device code may call: the built object's undefined symbols against an allow-list.
+
+On a GPU a kernel can call only what CUDA gives device code: `printf`, `malloc` and `free`,
+`memcpy` and `memset`, `assert`, `new` and `delete`, the math library, and the functions of its
+own source. nvcc refuses any other call ("calling a __host__ function from a __global__ function
+is not allowed"). The simulator compiles the same source as host C++, where `open`, `write`,
+`fork` or `sleep` would compile and run with the learner's (or the grader's) rights. The prelude
+turns the C library's best-known host functions into compile errors with advice
+(`include/sim_host_only.h`); this module closes the rest: after compiling, every symbol the
+object needs from outside is checked against what device code may use and what the simulator's
+own prelude and runtime use, and any other is refused with the `.cu` line that calls it. An
+`asm` statement that makes a system call is refused the same way.
+
+The prelude's own needs (the grid runner's and the trace's functions, the C++ runtime's thread
+locals, a few C library functions its inline code calls) are allowed as such: the C library
+functions among them (`snprintf`, `strcmp`, ...) are also in the prelude's list of host
+functions, so a learner's own call to one is a compile error before this check runs.
+"""
+
+import re
+import shutil
+import subprocess
+
+from .errors import CompileError
+
+# The math library, as CUDA's Math API has it in device code (single and double precision).
+_MATH = """acos acosh asin asinh atan atan2 atanh cbrt ceil copysign cos cosh cospi erf erfc
+erfcinv erfcx erfinv exp exp10 exp2 expm1 fabs fdim floor fma fmax fmin fmod frexp hypot ilogb
+j0 j1 jn ldexp lgamma llrint llround log log10 log1p log2 logb lrint lround modf nan nearbyint
+nextafter norm3d norm4d pow rcbrt remainder remquo rhypot rint rnorm3d rnorm4d round rsqrt
+scalbln scalbn sin sincos sincospi sinh sinpi sqrt tan tanh tgamma trunc y0 y1 yn""".split()
+_C_LIBRARY = {"printf", "vprintf", "malloc", "free", "memcpy", "memset", "abs", "labs", "llabs",
+              "clock", "__assert_fail", "__assert_perror_fail"}
+# What the prelude's inline code and the C++ runtime need (include/*.h): printf's stream, the
+# fibers' switch, the messages it formats, clock64's clock, thread-local storage.
+_PRELUDE = {"vfprintf", "stdout", "snprintf", "strcmp", "strncpy", "siglongjmp", "clock_gettime",
+            "getcontext", "makecontext", "swapcontext",  # the portable fiber switch (sim_switch.h)
+            # a standard header's static initialiser (<iostream>), which no kernel calls
+            "_ZNSt8ios_base4InitC1Ev", "_ZNSt8ios_base4InitD1Ev",
+            "_GLOBAL_OFFSET_TABLE_", "__tls_get_addr", "__stack_chk_fail", "__dso_handle",
+            "__cxa_guard_acquire", "__cxa_guard_release", "__cxa_guard_abort", "__cxa_atexit",
+            "__cxa_thread_atexit", "__cxa_thread_atexit_impl", "__cxa_pure_virtual"}
+ALLOWED = frozenset({*_MATH, *(f + "f" for f in _MATH), *(f + "l" for f in _MATH),
+                     *_C_LIBRARY, *_PRELUDE})
+# The simulator's own runtime (defined in the prebuilt runners: the link fails on any it lacks),
+# GCC's instrumentation callbacks, operator new and delete, and libgcc's arithmetic helpers.
+_ALLOWED_PATTERN = re.compile(
+    r"^(_ZN3sim|__sim_|__tsan_|__ubsan_handle_|__sanitizer_cov_trace_pc$|"
+    r"_Z(nw|na|dl|da)[mPv]|__(mul|div|pow|mod|umod|udiv|popcount|clz|ctz|ffs|parity|bswap|ashl|"
+    r"ashr|lshr|fix|float|extend|trunc)\w*[1-9]$|__\w*_finite$)")
+# Instructions that enter the operating system (x86-64, x86, Arm64).
+_SYSTEM_CALL = re.compile(r"^\s*[0-9a-f]+:\s+(syscall|sysenter|int\s+\$0x80|svc\s)", re.M)
+_ASM = re.compile(r"\b(asm|__asm__|__asm)\b")
+SYSTEM_CALL = "syscall"  # the name a system call made by an asm statement is refused under
+
+ADVICE = {
+    "time": "Device code cannot sleep on the operating system's clock: __nanosleep(ns) lets a "
+            "thread wait, and clock64() counts the GPU's clock ticks.",
+    "random": "Device code has no random number generator: draw the numbers on the host "
+              "(numpy.random) and pass them in, or compute a hash of the thread's index.",
+    "system": "Device code cannot reach the operating system (files, processes, the network): "
+              "copy the results back and do that on the host.",
+}
+_GROUPS = {"time": re.compile(r"^(sleep|usleep|nanosleep|clock_nanosleep|alarm|time|gettimeofday|"
+                              r"clock_gettime)$"),
+           "random": re.compile(r"^(rand|random|[dejlmn]rand48|arc4random|getrandom)\w*$")}
+ALLOWED_TEXT = ("Device code may call printf, malloc and free, memcpy and memset, assert, new and "
+                "delete, clock64, __nanosleep, the math functions and the functions of its own "
+                "source.")
+
+
+def refused(obj, user_code):
+    """The names of the symbols that ``obj`` (a compiled module) needs and device code may not
+    use, in order; SYSTEM_CALL where the learner's own ``asm`` enters the operating system."""
+    out = _binutils("nm", "-u", "--format=posix", str(obj))
+    names = [line.split()[0] for line in out.splitlines() if line.strip()]
+    found = [n for n in dict.fromkeys(names) if n not in ALLOWED and not _ALLOWED_PATTERN.match(n)]
+    if _ASM.search(user_code) and _SYSTEM_CALL.search(
+            _binutils("objdump", "-d", "--no-show-raw-insn", str(obj))):
+        found.append(SYSTEM_CALL)
+    return found
+
+
+def calling_lines(obj_with_lines, symbols):
+    """{symbol: "file:line"} of the first call of each symbol in an object built with line
+    tables, read from its disassembly (each relocation after the last line it follows)."""
+    out = _binutils("objdump", "-d", "-l", "-r", "--no-show-raw-insn", str(obj_with_lines))
+    wanted, where, line = set(symbols), {}, None
+    for text in out.splitlines():
+        place = re.match(r"^(\S+):(\d+)(?: \(discriminator \d+\))?$", text)
+        if place:
+            line = f"{place.group(1).rsplit('/', 1)[-1]}:{place.group(2)}"
+            continue
+        reloc = re.match(r"^\s+[0-9a-f]+:\s+R_\w+\s+([^\s+-]+)", text)
+        if reloc and reloc.group(1) in wanted and line and reloc.group(1) not in where:
+            where[reloc.group(1)] = line
+        elif SYSTEM_CALL in wanted and _SYSTEM_CALL.match(text) and line:
+            where.setdefault(SYSTEM_CALL, line)
+    return where
+
+
+def readable(symbol):
+    """A symbol as the learner wrote it: C++ names demangled, glibc's 64-bit aliases plain."""
+    if symbol.startswith("_Z"):
+        symbol = _binutils("c++filt", symbol).strip()
+    return re.sub(r"64$", "", symbol) if re.match(r"^(open|creat|lseek|mmap|stat)64$", symbol) \
+        else symbol
+
+
+def advice(name):
+    group = next((g for g, pattern in _GROUPS.items() if pattern.match(name)), "system")
+    return ADVICE[group]
+
+
+def _binutils(tool, *args):
+    path = shutil.which(tool)
+    if path is None:
+        raise CompileError(
+            f"the simulator checks what each kernel calls with binutils' {tool}, which is not on "
+            "PATH. Install binutils (it comes with g++): `sudo apt install binutils`.", None)
+    return subprocess.run([path, *args], capture_output=True, text=True, check=True).stdout
