@@ -3,10 +3,12 @@ crash, a compile error, a missing file, an output flood and a stub left as shipp
 alone, with a problem that names what happened, and the CSV says so."""
 
 import csv
+import importlib.util
 import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -21,11 +23,24 @@ SIGNATURE = "__global__ void scale_vector(const float *x, float *y, float alpha,
 CRASH = """
 #ifdef __CUDA_ARCH_SIM__
 #include <signal.h>
-#define CRASH() raise(SIGKILL)   /* the checker's whole process dies */
+#define CRASH() raise(SIGKILL)   /* would kill the checker's process: refused as a host call */
 #else
 #define CRASH() asm("trap;")     /* the GPU stops the kernel */
 #endif
 """ + SIGNATURE + " { CRASH(); }\n"
+ESCAPED = Path("/tmp/escaped-the-grader")
+# A submission that escapes its folder and leaves a process behind: refused by nvcc, and by the
+# simulator's check of what device code calls, before it runs.
+ESCAPE = """
+#include <fcntl.h>
+#include <unistd.h>
+""" + SIGNATURE + """ {
+    if (blockIdx.x == 0 && threadIdx.x == 0 && fork() == 0) {
+        int fd = open("/tmp/escaped-the-grader", O_WRONLY | O_CREAT, 0600);
+        write(fd, "x", 1);
+    }
+}
+"""
 
 # student: (their scale_vector.cu, or None for none; what the CSV's problem must contain)
 CLASS = {
@@ -41,7 +56,7 @@ CLASS = {
            "endless loop?"),
     # on a GPU, PyCUDA reports the trap as a failed launch; on the simulator the process dies
     "dee": (CRASH, ("the kernel crashed", "the launch failed", "died without a verdict")
-            if BACKEND != "simulator" else "died without a verdict"),
+            if BACKEND != "simulator" else "does not compile"),
     "eve": (KERNEL + "\nthis is not CUDA\n", "does not compile"),
     "fay": (None, "cannot find"),
     "gus": (variant(KERNEL, ("y[i] = alpha * x[i];",
@@ -49,6 +64,7 @@ CLASS = {
                              "printf(\"thread %d says hello %d\\n\", i, k);")),
             "printed more than the output limit"),
     "hal": (catalog.as_shipped(catalog.find("scale_vector")), "not started"),
+    "ivy": (ESCAPE, "does not compile"),
 }
 
 
@@ -61,6 +77,7 @@ def graded():
         if source is not None:
             (exercises / "scale_vector.cu").write_text(source)
     out = root / "grades.csv"
+    ESCAPED.unlink(missing_ok=True)
     run = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), str(root),
                           "--out", str(out), "--exercise", "scale_vector", "--time-limit", "20",
                           "--output-limit", "64"],
@@ -92,13 +109,36 @@ def test_each_submission_gets_its_own_verdict(graded, student):
 
 
 @pytest.mark.slow
+def test_no_submission_reached_outside_its_folder(graded):
+    assert not ESCAPED.exists()
+
+
+@pytest.mark.slow
 def test_the_summary_and_the_logs(graded):
     _, printed, root = graded
-    assert "scale_vector  1 of 8" in printed, printed
+    assert "scale_vector  1 of 9" in printed, printed
     assert "ada                  1 of 1" in printed, printed
     assert (root / "grades.logs" / "ada" / "scale_vector.txt").read_text().startswith("PASS:")
     flood = (root / "grades.logs" / "gus" / "scale_vector.txt").read_bytes()
     assert len(flood) <= 64 * 1024
+
+
+def test_a_checker_process_that_dies_is_reported_with_its_last_line(monkeypatch, tmp_path):
+    """A kernel cannot end the checker's process on either backend now (the simulator refuses
+    host calls, a GPU's trap is a launch failure); the grader still says so when something
+    does, with the last line the process printed."""
+    spec = importlib.util.spec_from_file_location("grade", ROOT / "tools" / "grade.py")
+    grade = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(grade)
+    monkeypatch.setattr(grade, "run_child", lambda *args: (None, None, b"compiling\nKilled\n", 0.4))
+    student = tmp_path / "zed"
+    (student / "cuda_src" / "exercises").mkdir(parents=True)
+    (student / "cuda_src" / "exercises" / "scale_vector.cu").write_text(KERNEL)
+    row = grade.grade(student, catalog.find("scale_vector"), grade.Limits(20, 2048, 64), tmp_path,
+                      tmp_path / "logs")
+    assert row["result"] == "fail", row
+    assert row["problem"] == "the checker's process died without a verdict (last line printed: " \
+                             "Killed)", row
 
 
 def test_the_endless_loop_stays_a_loop_through_nvcc(tmp_path):

@@ -24,11 +24,12 @@ import warnings
 from pathlib import Path
 
 from . import cache as module_cache
-from . import compiler_messages, devices, driver, prebuilt, sites, source as unit, toolchain
+from . import compiler_messages, device_calls, devices, driver, prebuilt, sites, source as unit
+from . import toolchain
 from .launch import Function
 from .module import Module
 
-SIM_VERSION = "3"
+SIM_VERSION = "4"  # 4: every module checked for host calls (device_calls.py)
 INCLUDE_DIR = Path(__file__).parent / "include"
 CXX_FLAGS = ["-std=c++17", "-O2", "-fPIC", "-pthread", "-fno-strict-aliasing",
              "-U_FORTIFY_SOURCE", "-D_FORTIFY_SOURCE=0", "-fsanitize=bounds",
@@ -104,9 +105,13 @@ def _digest(*parts):
 
 
 def _run(cmd, what, message=compiler_messages.compile_error):
+    """Run a compiler or linker command; when it fails, raise the CompileError that ``message``
+    makes of its output, with the command and the output attached."""
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
-        raise driver.CompileError(message(what, proc.stderr), cmd, proc.stdout, proc.stderr)
+        err = message(what, proc.stderr)
+        err.command_line, err.stdout, err.stderr = cmd, proc.stdout, proc.stderr
+        raise err
     return proc
 
 
@@ -180,6 +185,8 @@ def build(source, options=None, no_extern_c=False, include_dirs=(), cache=None, 
 
         def write(partial):
             _link(job, cxx, Path(tmp), user_code, obj, partial)
+            # after the link: a function of the learner's own that has no body is named by it
+            _check_device_calls(job, cxx, Path(tmp), user_code, obj)
             if job.instrument:  # its site table; the calls outside the learner's code patched out
                 sites.prepare(partial, target)
 
@@ -216,6 +223,20 @@ def _compile(job, cxx, tmp, user_code, debug=False):
         warnings.warn(f"The simulator's C++ compiler succeeded, but said the following:\n{said}",
                       stacklevel=4)
     return obj
+
+
+def _check_device_calls(job, cxx, tmp, user_code, obj):
+    """Device code calls only what CUDA allows there (device_calls.py). The first other call is
+    a HostFunctionError that names its line, read from the object built again with line tables."""
+    refused = device_calls.refused(obj, user_code, _runners(job, cxx, user_code))
+    if not refused:
+        return
+    where = device_calls.calling_lines(_compile(job, cxx, tmp, user_code, debug=True), refused)
+    file, _, line = where.get(refused[0], "").rpartition(":")
+    name = device_calls.readable(refused[0])
+    raise compiler_messages.host_function_error(
+        job.what, name, file or None, int(line) if line else None,
+        f"{device_calls.advice(name)} {device_calls.ALLOWED_TEXT}")
 
 
 def _run_with_prelude(cxx, flags, rest, what, pch_options=()):

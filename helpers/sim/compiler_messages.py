@@ -9,6 +9,8 @@ patterns to follow: the first error in the learner's file, then one note that ex
 import os
 import re
 
+from .errors import CompileError, HostFunctionError
+
 # What g++ says about CUDA features the simulator does not have, and what to tell the learner.
 _UNSUPPORTED = {
     "texture": "texture references", "tex1Dfetch": "textures", "tex2D": "textures",
@@ -44,7 +46,8 @@ def _in_prelude(path):
 
 
 def compile_error(what, stderr):
-    """The first error in the learner's file, as 'file:line: error: message', then a note."""
+    """The first error in the learner's file, as 'file:line: error: message', then a note: a
+    CompileError, or a HostFunctionError when the error is a host function in device code."""
     errors = [m for m in _ERROR_LINE.finditer(stderr)]
     mine = [m for m in errors if not _in_prelude(m.group("file"))] or errors
     if mine and _HOST_ONLY.search(mine[0].group("text")):
@@ -59,7 +62,7 @@ def compile_error(what, stderr):
             msg += (f"\nnote: {name} ({feature}) is a CUDA feature that the course's CPU simulator "
                     "does not provide; run this on a GPU with CUDA_COURSE_BACKEND=pycuda.")
             break
-    return msg
+    return CompileError(msg, None)
 
 
 _EXPANSION = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? note: in expansion of macro", re.M)
@@ -69,16 +72,24 @@ def _host_function_error(what, match):
     """The error is reported in the prelude's macro; the learner's line is the first place it
     was expanded from outside the prelude."""
     group, name = _HOST_ONLY.search(match.group("text")).groups()
-    where = f"{match.group('file')}:{match.group('line')}"
+    where = (match.group("file"), int(match.group("line")))
     for note in _EXPANSION.finditer(match.string, match.end()):
         if not _in_prelude(note.group("file")):
-            where = f"{note.group('file')}:{note.group('line')}"
+            where = (note.group("file"), int(note.group("line")))
             break
-    return (f"simulator compilation of {what} failed\n"
-            f"{where}: error: {name}() is a host function: a kernel or __device__ function cannot "
-            f"call it (nvcc: calling a __host__ function(\"{name}\") from a __global__ function "
-            f"is not allowed).\nnote: {_HOST_ADVICE[group]}"
-            + ("" if group == "text" else f" {_ALLOWED}"))
+    return host_function_error(what, name, *where,
+                               _HOST_ADVICE[group] + ("" if group == "text" else f" {_ALLOWED}"))
+
+
+def host_function_error(what, name, file, line, advice):
+    """The HostFunctionError for device code that calls ``name``, first at ``file:line`` (both
+    None where no line is known), in nvcc's words and then what to do."""
+    where = f"{file}:{line}: " if file else ""
+    return HostFunctionError(
+        f"simulator compilation of {what} failed\n"
+        f"{where}error: {name}() is a host function: a kernel or __device__ function cannot "
+        f"call it (nvcc: calling a __host__ function(\"{name}\") from a __global__ function "
+        f"is not allowed).\nnote: {advice}", name, file, line)
 
 
 # ---- the linker ----------------------------------------------------------------------------------
@@ -111,11 +122,11 @@ def link_error(what, stderr, cxx):
     msg = f"simulator compilation of {what} failed"
     if not missing:
         lines = [ln for ln in stderr.splitlines() if ln.strip()]
-        return msg + ("\n" + lines[-1].strip() if lines else "")
+        return CompileError(msg + ("\n" + lines[-1].strip() if lines else ""), None)
     if any(_CXX_RUNTIME.match(symbol) for _, _, symbol in missing):
-        return (f"{msg}\nthe C++ library is missing from the link: {cxx} is not a C++ compiler's "
+        return CompileError(f"{msg}\nthe C++ library is missing from the link: {cxx} is not a C++ compiler's "
                 "driver (a C compiler such as gcc or cc links C programs only). Set CXX to a C++ "
-                "compiler, e.g. CXX=g++ or CXX=clang++, or leave CXX unset.")
+                "compiler, e.g. CXX=g++ or CXX=clang++, or leave CXX unset.", None)
     lines = []
     for file, line, symbol in missing:
         where = f"{file}:{line}: " if file and not _in_prelude(file) else ""
@@ -123,8 +134,9 @@ def link_error(what, stderr, cxx):
         lines.append(f"{where}error: {name} is declared but never defined: a kernel calls it, and "
                      "no function body for it is in this source (nvcc: ptxas fatal : Unresolved "
                      f"extern function '{name}')")
-    return (msg + "\n" + "\n".join(lines) + "\nnote: give each __device__ function a body in the "
-            "same source: SourceModule compiles one file, and nothing is linked to it.")
+    return CompileError(msg + "\n" + "\n".join(lines) + "\nnote: give each __device__ function a "
+                        "body in the same source: SourceModule compiles one file, and nothing is "
+                        "linked to it.", None)
 
 
 # ---- warnings --------------------------------------------------------------------------------------

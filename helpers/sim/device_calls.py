@@ -17,6 +17,7 @@ functions among them (`snprintf`, `strcmp`, ...) are also in the prelude's list 
 functions, so a learner's own call to one is a compile error before this check runs.
 """
 
+import functools
 import re
 import shutil
 import subprocess
@@ -40,10 +41,13 @@ _PRELUDE = {"vfprintf", "stdout", "snprintf", "strcmp", "strncpy", "siglongjmp",
             "_GLOBAL_OFFSET_TABLE_", "__tls_get_addr", "__stack_chk_fail", "__dso_handle",
             "__cxa_guard_acquire", "__cxa_guard_release", "__cxa_guard_abort", "__cxa_atexit",
             "__cxa_thread_atexit", "__cxa_thread_atexit_impl", "__cxa_pure_virtual"}
-ALLOWED = frozenset({*_MATH, *(f + "f" for f in _MATH), *(f + "l" for f in _MATH),
+# C99's complex functions, which <complex> and PyCUDA's complex header call.
+_COMPLEX = """cabs cacos cacosh carg casin casinh catan catanh ccos ccosh cexp cimag clog conj cpow
+cproj creal csin csinh csqrt ctan ctanh""".split()
+ALLOWED = frozenset({*(f + suffix for f in _MATH + _COMPLEX for suffix in ("", "f", "l")),
                      *_C_LIBRARY, *_PRELUDE})
-# The simulator's own runtime (defined in the prebuilt runners: the link fails on any it lacks),
-# GCC's instrumentation callbacks, operator new and delete, and libgcc's arithmetic helpers.
+# The simulator's own runtime (also whatever the prebuilt runners define), GCC's instrumentation
+# callbacks, operator new and delete, and libgcc's arithmetic helpers.
 _ALLOWED_PATTERN = re.compile(
     r"^(_ZN3sim|__sim_|__tsan_|__ubsan_handle_|__sanitizer_cov_trace_pc$|"
     r"_Z(nw|na|dl|da)[mPv]|__(mul|div|pow|mod|umod|udiv|popcount|clz|ctz|ffs|parity|bswap|ashl|"
@@ -69,16 +73,28 @@ ALLOWED_TEXT = ("Device code may call printf, malloc and free, memcpy and memset
                 "source.")
 
 
-def refused(obj, user_code):
+def refused(obj, user_code, runners=()):
     """The names of the symbols that ``obj`` (a compiled module) needs and device code may not
-    use, in order; SYSTEM_CALL where the learner's own ``asm`` enters the operating system."""
-    out = _binutils("nm", "-u", "--format=posix", str(obj))
-    names = [line.split()[0] for line in out.splitlines() if line.strip()]
-    found = [n for n in dict.fromkeys(names) if n not in ALLOWED and not _ALLOWED_PATTERN.match(n)]
+    use, in order; SYSTEM_CALL where the learner's own ``asm`` enters the operating system.
+    ``runners``: the prebuilt objects it is linked with, whose definitions it may use."""
+    own = set().union(*(_defined(str(r)) for r in runners))
+    found = [n for n in _symbols(obj, "-u")
+             if n not in ALLOWED and n not in own and not _ALLOWED_PATTERN.match(n)]
     if _ASM.search(user_code) and _SYSTEM_CALL.search(
             _binutils("objdump", "-d", "--no-show-raw-insn", str(obj))):
         found.append(SYSTEM_CALL)
     return found
+
+
+def _symbols(obj, which):
+    out = _binutils("nm", which, "--format=posix", str(obj))
+    return list(dict.fromkeys(line.split()[0] for line in out.splitlines() if line.strip()))
+
+
+@functools.lru_cache(maxsize=16)
+def _defined(runner):
+    """What a prebuilt runner defines (its name holds the digest of what it was built from)."""
+    return frozenset(_symbols(runner, "--defined-only"))
 
 
 def calling_lines(obj_with_lines, symbols):

@@ -54,6 +54,16 @@ class CompileError(Error):
         return result
 
 
+class HostFunctionError(CompileError):
+    """Device code calls a function that only the host has (nvcc: "calling a __host__ function
+    from a __global__ function is not allowed"): ``function`` as the learner wrote it, and the
+    ``file`` and ``line`` of its first call (None where the compiler kept no line)."""
+
+    def __init__(self, msg, function, file=None, line=None, command_line=None):
+        super().__init__(msg, command_line)
+        self.function, self.file, self.line = function, file, line
+
+
 class NotProvided(AttributeError, NotImplementedError):
     """A name of PyCUDA's that the simulator does not provide."""
 
