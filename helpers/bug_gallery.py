@@ -28,12 +28,13 @@ from collections.abc import Callable
 import numpy as np
 
 F32, I32 = np.float32, np.int32
-VERDICTS = {  # what the simulator's error says -> the verdict in a few words
-    "race check:": "data race",
-    "init check:": "uninitialised read",
-    "cannot all reach the same __syncthreads()": "divergent barrier",
+VERDICTS = {  # the simulator's error's kind -> the verdict in a few words
+    "race": "data race",
+    "uninitialised read": "uninitialised read",
+    "divergent barrier": "divergent barrier",
     "use after free": "use after free",
-    "illegal memory access": "out-of-bounds access",
+    "out of bounds": "out-of-bounds access",
+    "wild pointer": "out-of-bounds access",
 }
 
 
@@ -189,12 +190,12 @@ class Result:
 
 
 def verdict_of(error: Exception) -> str:
-    """The simulator's error, in a few words (VERDICTS); a TypeError is a wrong argument."""
-    text = str(error)
+    """The simulator's error, in a few words (VERDICTS, by its kind); a TypeError is a wrong
+    argument."""
     if isinstance(error, TypeError):
         return "wrong argument type"
-    return next((v for key, v in VERDICTS.items() if key in text),
-                f"error: {text.split(':')[0]}")
+    kind = getattr(error, "kind", None)
+    return VERDICTS.get(kind, f"error: {kind or type(error).__name__}")
 
 
 @functools.lru_cache(maxsize=1)

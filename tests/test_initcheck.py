@@ -52,6 +52,10 @@ def test_adding_into_an_array_nobody_zeroed_is_reported(mod, x):
         with pytest.raises(drv.LaunchError) as err:
             _add_into(mod, x, acc)
     message = str(err.value)
+    facts = (err.value.kind, err.value.kernel, err.value.array, err.value.element, err.value.line,
+             err.value.thread, err.value.block)
+    assert facts == ("uninitialised read", "add_into", "acc", 0, "kernel.cu:4", (0, 0, 0),
+                     (0, 0, 0))
     assert message.startswith("init check: kernel 'add_into' reads acc[0]")
     assert "of a 4000-byte allocation" in message
     assert "thread (0, 0, 0) of block (0, 0, 0)" in message and "kernel.cu:4" in message

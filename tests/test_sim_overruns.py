@@ -65,6 +65,19 @@ def test_the_first_element_past_the_end_is_caught_and_its_thread_named(mod, n):
     assert f"1 byte past the end of a {4 * n}-byte allocation" in msg, msg  # memcheck: "1 bytes after"
 
 
+def test_an_overrun_carries_its_facts(mod):
+    """Checkers read the fields, not the message: the thread, the allocation, the offset."""
+    n = 1001
+    out = gpuarray.zeros(n, np.float32)
+    with pytest.raises(drv.LaunchError) as err:
+        mod.get_function("one_too_many")(out, np.int32(n), block=(256, 1, 1), grid=(4, 1))
+    e = err.value
+    assert (e.kind, e.kernel, e.block, e.thread) == ("out of bounds", "one_too_many", (3, 0, 0),
+                                                     (233, 0, 0))
+    assert e.allocation == (int(out.gpudata), 4 * n) and e.offset == 4 * n and e.is_write
+    assert e.relative == f"1 byte past the end of a {4 * n}-byte allocation"
+
+
 @pytest.mark.parametrize("n", [1000, 1001, 1024])
 def test_the_element_before_the_start_is_caught_and_named(mod, n):
     x, out = gpuarray.zeros(n, np.float32), gpuarray.zeros(n, np.float32)

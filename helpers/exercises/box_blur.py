@@ -117,9 +117,9 @@ def _mistakes(kernels, case):
     yield from _unwritten(got, case)
     stats = None
     if case == CASES[0]:
-        report, stats = _checked_run(kernels.sim, image, case)
-        if report:
-            yield race_mistake(report, "each thread stores only its own pixel, "
+        error, stats = _checked_run(kernels.sim, image, case)
+        if error:
+            yield race_mistake(error, "each thread stores only its own pixel, "
                                        "out[y * width + x]")
             return
     yield from _wrong_values(image, got, case)

@@ -28,7 +28,7 @@ import numpy as np
 
 from helpers.exercises.common import GuardedOutput, is_poison, launch_catching
 from helpers.exercises.races import RaceCheckedExercise, checked_run, race_mistake
-from helpers.exercises.verdict import KernelArgumentError
+from helpers.exercises.verdict import KernelArgumentError, did_not_finish
 
 KERNEL = "matmul_bt"
 PARAMETERS = "const float *A, const float *Bt, float *C, int M, int K, int N"
@@ -209,30 +209,30 @@ def _race(sim_kernel, case):
             sim_gpuarray.to_gpu(np.zeros((case.M, case.N), np.float32)),
             np.int32(case.M), np.int32(case.K), np.int32(case.N))
     try:
-        report, _ = checked_run(sim_kernel, args, (TILE, TILE, 1), case.grid)
+        error, _ = checked_run(sim_kernel, args, (TILE, TILE, 1), case.grid)
     except TypeError as err:
         raise KernelArgumentError(str(err)) from err
-    if report is None:
+    if error is None:
         return None
-    problem, hint = _race_mistake(report, single_phase=case.K <= TILE)
+    problem, hint = _race_mistake(error, single_phase=case.K <= TILE)
     return (f"{problem.rstrip('.')}, found by the race check on the simulator with M = {case.M}, "
             f"K = {case.K}, N = {case.N}"), hint
 
 
-def _race_mistake(report, single_phase):
-    """(problem, hint) for the simulator's report of a failed launch. With a single phase, a
-    race on the tiles can only be between the loads and the products; with several (and none
+def _race_mistake(error, single_phase):
+    """(problem, hint) for the simulator's LaunchError of a failed launch. With a single phase,
+    a race on the tiles can only be between the loads and the products; with several (and none
     in a single phase), it is between one phase's products and the next phase's loads."""
-    if "ran longer than the time limit" in report:
-        return (f"the kernel did not finish: {report}",
+    if error.kind == "time limit":
+        return (did_not_finish(error),
                 "a loop whose condition never becomes false: check the phase loop and the "
                 "inner loop")
-    problem, hint = race_mistake(report, "two threads wrote the same element of C: a thread "
+    problem, hint = race_mistake(error, "two threads wrote the same element of C: a thread "
                                          "outside C wrote into the next row. Store only "
                                          "if (row < M && col < N)")
-    if not report.startswith("race check:"):
+    if error.kind != "race":
         return problem, LOAD_HINT
-    if "(shared memory)" not in report:
+    if error.space != "shared":
         return problem, hint
     if single_phase:
         return problem, ("a thread read the tile before another thread had loaded its part: put "

@@ -16,7 +16,6 @@ the notebook's backend compiled it (for the results) and the same file on the si
 from __future__ import annotations
 
 import dataclasses
-import re
 
 from helpers.exercises.kernel import LAUNCH_TIME_LIMIT, KernelExercise
 from helpers.exercises.verdict import Verdict
@@ -72,13 +71,11 @@ class MicroscopeExercise(KernelExercise):
 
 @dataclasses.dataclass(frozen=True)
 class Observed:
-    """One launch on the simulator: ``race``, the race check's report in short (None when there
-    was no race), ``crash`` (the error of a launch that failed otherwise, or None), ``stats``
+    """One launch on the simulator: ``race``, the race check's RaceError (None when there was
+    no race), ``crash`` (the error of a launch that failed otherwise, or None), ``stats``
     (helpers.sim.trace.KernelStats: the atomics, global and shared) and the launch's ``blocks``."""
 
-    race: str | None
-    where: str          # the race's variable, for hints: "bins[3]", "warp_sums[1]"...
-    same_line: bool     # both accesses on one line: a read-modify-write such as x++
+    race: object | None
     crash: str | None
     stats: object
     blocks: int
@@ -103,24 +100,14 @@ def observe(kernels: Kernels, make_args, block: tuple, grid: tuple) -> Observed 
         try:
             kernel(*make_args(gpuarray), block=block, grid=grid)
         except driver.Error as err:
-            if str(err).startswith("race check:"):
-                race = str(err)
+            if getattr(err, "kind", None) == "race":
+                race = err
             else:
                 crash = f"{type(err).__name__}: {err}"
     stats = t[kernel.name] if t.launches else None
-    found = Observed(*_race_parts(race), crash, stats, grid[0] * grid[1])
+    found = Observed(race, crash, stats, grid[0] * grid[1])
     kernels.seen["observed"] = found
     return found
-
-
-def _race_parts(message: str | None) -> tuple:
-    """(the race in short, its variable, whether both accesses are on one line)."""
-    if message is None:
-        return None, "", False
-    short = message.split(". The result depends")[0].removeprefix("race check: ")
-    place = re.search(r"data race on (\S+)", short)
-    lines = re.findall(r"at (\S+:\d+)", short)
-    return short, place.group(1) if place else "", len(lines) == 2 and lines[0] == lines[1]
 
 
 def race_mistake(observed: Observed | None, barrier_hint: str, atomic_hint: str,
@@ -140,4 +127,5 @@ def race_mistake(observed: Observed | None, barrier_hint: str, atomic_hint: str,
                "a thread read or wrote outside its array: check every index against its "
                "array's size")
     if observed.race:
-        yield f"{race}: {observed.race}", atomic_hint if observed.same_line else barrier_hint
+        yield (f"{race}: {observed.race.summary}",
+               atomic_hint if observed.race.same_line else barrier_hint)

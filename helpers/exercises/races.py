@@ -19,7 +19,6 @@ into a mistake whose hint fits the hazard.
 from __future__ import annotations
 
 import dataclasses
-import re
 
 from helpers.exercises.kernel import LAUNCH_TIME_LIMIT, KernelExercise
 from helpers.exercises.verdict import Verdict, not_yet
@@ -74,8 +73,8 @@ class RaceCheckedExercise(KernelExercise):
 def checked_run(sim_kernel, args, block, grid):
     """Launch ``sim_kernel`` (a simulator kernel, arguments in simulator arrays) once under the
     race check and the trace. Returns ``(None, stats)`` with the launch's trace counters
-    (``helpers.sim.trace.KernelStats``), or ``(report, None)`` when the launch failed: the race
-    check's report (it starts with "race check:"), or the simulator's error."""
+    (``helpers.sim.trace.KernelStats``), or ``(error, None)`` when the launch failed: the race
+    check's RaceError, or the simulator's other LaunchError."""
     from helpers.sim.errors import LaunchError
     from helpers.sim.settings import settings
     from helpers.sim.trace import trace
@@ -84,25 +83,23 @@ def checked_run(sim_kernel, args, block, grid):
         try:
             sim_kernel(*args, block=block, grid=grid)
         except LaunchError as err:
-            return str(err), None
+            return err, None
     return None, t.launches[-1].stats
 
 
-def race_mistake(report: str, array_hint: str):
-    """``(problem, hint)`` for a failed checked run. ``array_hint`` says what each thread
-    should write, for a race on global memory."""
-    if not report.startswith("race check:"):
-        return (f"the kernel failed on the simulator: {report}",
+def race_mistake(error, array_hint: str):
+    """``(problem, hint)`` for a failed checked run (its LaunchError, read by its fields).
+    ``array_hint`` says what each thread should write, for a race on global memory."""
+    if error.kind != "race":
+        return (f"the kernel failed on the simulator: {error}",
                 "a thread read or wrote outside an array: check the indices and the guards")
-    what = report.split(" The result depends")[0].removeprefix("race check: ")
-    hazard = re.search(r"\(an? ([a-z-]+) hazard\)", report)
-    hazard = hazard.group(1) if hazard else ""
-    if "(shared memory)" in report and hazard != "write-after-write":
+    what = f"{error.summary}."
+    if error.space == "shared" and error.hazard != "write-after-write":
         return (what, "a thread read shared memory that another thread writes, with no barrier "
                       "between the two: put __syncthreads() after the loads into shared memory "
                       "and before the reads from it, where every thread of the block reaches it "
                       "(before any thread returns)")
-    if "(shared memory)" in report:
+    if error.space == "shared":
         return (what, "two threads store into the same element of the shared array: each element "
                       "must be loaded by one thread, so check its indices and the loops' steps")
     return (what, array_hint)

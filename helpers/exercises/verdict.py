@@ -85,13 +85,19 @@ def first_mistake(detect: Callable[..., Iterable[Mistake]], *args) -> Mistake | 
         return (f"the kernel could not be launched with the checker's arguments: {err}",
                 "keep the kernel's signature as the stub gives it")
     except drv.Error as err:
-        if "ran longer than the time limit" in str(err):  # the simulator stopped it
-            return (f"the kernel did not finish: {err}",
+        if getattr(err, "kind", None) == "time limit":  # the simulator stopped it
+            return (did_not_finish(err),
                     "a loop whose condition never becomes false: check that each loop's "
                     "variable moves towards its end, every time round")
         return (f"the kernel failed: {err}",
                 "a thread read or wrote outside its array, or the kernel never finished: "
                 "check the index and the bounds guard")
+
+
+def did_not_finish(err) -> str:
+    """The problem for a launch the simulator stopped at its time limit (a TimeLimitError)."""
+    return (f"the kernel did not finish: the simulator stopped kernel '{err.kernel}' after "
+            f"{err.seconds:g} s, its time limit (an endless loop?)")
 
 
 def check_cases(cases: Iterable, detect: Callable[..., Iterable[Mistake]],

@@ -14,6 +14,7 @@ Two more say what the simulator does not do, and what to do instead:
 """
 
 import builtins
+import dataclasses
 
 RUN_ON_GPU = "run on a GPU with CUDA_COURSE_BACKEND=pycuda"
 
@@ -26,8 +27,119 @@ class LogicError(Error):
     pass
 
 
+class InvalidPointerError(LogicError):
+    """A pointer argument that points into no live allocation: ``kind`` ("use after free" or
+    "wild pointer"), ``parameter`` (its index, 0-based), ``kernel``."""
+
+    def __init__(self, msg, *, kind, parameter, kernel):
+        super().__init__(msg)
+        self.kind, self.parameter, self.kernel = kind, parameter, kernel
+
+
 class LaunchError(Error):
-    pass
+    """pycuda.driver.LaunchError. The simulator's also carry the facts behind the message, for
+    checkers and tools to read (never the text): ``kind`` (one of KINDS), ``kernel`` (its name),
+    ``block`` and ``thread`` ((x, y, z)), ``line`` ("file.cu:12"), ``array`` and ``element`` (the
+    parameter or __shared__ array, and the index, as the learner named them), ``address``; each
+    None where the simulator does not know it. PyCUDA's own LaunchError has none of them:
+    ``getattr(err, "kind", None)`` reads both."""
+
+    def __init__(self, msg="", *, kind=None, kernel=None, block=None, thread=None, line=None,
+                 array=None, element=None, address=None):
+        super().__init__(msg)
+        self.kind, self.kernel, self.block, self.thread = kind, kernel, block, thread
+        self.line, self.array, self.element, self.address = line, array, element, address
+
+
+# The kinds of failed launch, as LaunchError.kind names them.
+KINDS = ("out of bounds", "use after free", "wild pointer", "assert", "divergent barrier",
+         "warp mask", "division by zero", "stack overflow", "abort", "array bounds", "resources",
+         "race", "uninitialised read", "time limit", "failed")
+
+
+def distance_words(offset, size):
+    """Where an access at ``offset`` fell against an allocation of ``size`` bytes, as memcheck
+    counts (the first byte past the end is 1 byte past it): "4 bytes past the end of a
+    4000-byte allocation"."""
+    if 0 <= offset < size:
+        return f"at offset {offset} of a {size}-byte allocation"
+    n, side = (offset - size + 1, "past the end") if offset >= size else (-offset, "before the start")
+    return f"{n} byte{'s' * (n != 1)} {side} of a {size}-byte allocation"
+
+
+class OutOfBoundsError(LaunchError):
+    """An access outside every array a kernel may touch: ``allocation`` (its start and size in
+    bytes) is the nearest live one, ``offset`` the access's distance in bytes from its start
+    (negative before it, ``size`` or more past its end), ``is_write`` True, False or None."""
+
+    def __init__(self, msg, *, allocation=None, offset=None, is_write=None, **facts):
+        super().__init__(msg, **facts)
+        self.allocation, self.offset, self.is_write = allocation, offset, is_write
+
+    @property
+    def relative(self):
+        """Where the access fell, in words from the facts (distance_words), or its kind."""
+        if self.allocation is None:
+            return self.array or self.kind
+        return distance_words(self.offset, self.allocation[1])
+
+
+@dataclasses.dataclass(frozen=True)
+class Access:
+    """One side of a race: the thread and block ((x, y, z)), its line, and what it ``does``:
+    "reads", "writes" or "updates it atomically"."""
+    thread: tuple
+    block: tuple
+    line: str
+    does: str
+
+    @property
+    def who(self):
+        return f"thread {_xyz(self.thread)} of block {_xyz(self.block)}"
+
+
+def _xyz(t):
+    return "(" + ", ".join(map(str, t)) + ")"
+
+
+class RaceError(LaunchError):
+    """A data race the race check found: ``first`` and ``second`` (Access), ``space`` ("shared"
+    or "global"), ``hazard`` ("read-after-write", "write-after-read" or "write-after-write"),
+    ``count`` (the hazards of the launch), with ``array`` and ``element`` where it is known."""
+
+    def __init__(self, msg, *, first, second, space, hazard, count, **facts):
+        super().__init__(msg, kind="race", line=second.line, **facts)
+        self.first, self.second, self.space = first, second, space
+        self.hazard, self.count = hazard, count
+
+    @property
+    def same_line(self):
+        """Both accesses on one line (a read-modify-write such as x += v)."""
+        return self.first.line == self.second.line
+
+    @property
+    def place(self):
+        if self.array is None:
+            return f"{self.space} address 0x{self.address:x}"
+        return f"{self.array}[{self.element}] ({self.space} memory)"
+
+    @property
+    def summary(self):
+        """The race in one sentence, from the facts."""
+        more = self.count - 1
+        count = f" ({more} more hazard{'s' * (more != 1)} in this launch)" if more else ""
+        return (f"kernel '{self.kernel}' has a data race on {self.place}: {self.first.who} "
+                f"{self.first.does} at {self.first.line}, and {self.second.who} "
+                f"{self.second.does} at {self.second.line}, with no barrier between the two "
+                f"(a {self.hazard} hazard){count}")
+
+
+class TimeLimitError(LaunchError):
+    """A launch stopped at the simulator's time limit (settings.time_limit): ``seconds``."""
+
+    def __init__(self, msg, *, seconds, **facts):
+        super().__init__(msg, kind="time limit", **facts)
+        self.seconds = seconds
 
 
 class RuntimeError(Error):  # noqa: A001 - the name PyCUDA uses

@@ -11,30 +11,33 @@ from __future__ import annotations
 
 from . import memory
 from .places import Places
-from .racecheck import coords
+from .errors import LaunchError
+from .racecheck import coords, position
 
 
-def message(result, kernel, library, source, args):
-    """The LaunchError text for a launch whose init report counts uninitialised reads."""
+def error(result, kernel, library, source, args):
+    """The LaunchError (kind "uninitialised read") for a launch whose init report counts
+    uninitialised reads: its facts, what compute-sanitizer would print, and what to do."""
     init, site = result.init, result.sites[result.init.site - 1]
     place = Places(library, kernel, source, args).global_place(init.address)
     block = memory.find(init.address)
-    if place is not None:
-        label, index, _ = place
-        what = f"{label}[{index}]"
-    else:
-        what = f"address 0x{init.address:x}"
+    label, index = place[:2] if place is not None else (None, None)
+    what = f"{label}[{index}]" if place is not None else f"address 0x{init.address:x}"
     if block is not None:
         what += f" (byte {init.address - block.address} of a {block.size}-byte allocation)"
     who = (f"thread {coords(init.thread, result.block)} of block "
            f"{coords(init.block, result.grid)}")
     others = init.count - 1
     more = f" ({others} more such read{'s' * (others != 1)} in this launch)" if others else ""
-    return (f"init check: kernel '{kernel.name}' reads {what}, which nothing has written since "
-            f"the array was allocated: {who} reads it at {site.where}{more}. Memory from "
-            "mem_alloc, gpuarray.empty or drv.Out is not zeroed on a GPU: it holds whatever was "
-            "there before, so the result changes from run to run (the simulator's fresh memory "
-            "is zero, which hides it). On a GPU, compute-sanitizer --tool initcheck reports: "
-            f"Uninitialized __global__ memory read of size {init.size} bytes. Fill the array "
-            "first (gpuarray.zeros, .fill(0), drv.memset_d32, a copy from the host), or let the "
-            "kernel write each element before it reads it.")
+    return LaunchError(
+        f"init check: kernel '{kernel.name}' reads {what}, which nothing has written since "
+        f"the array was allocated: {who} reads it at {site.where}{more}. Memory from "
+        "mem_alloc, gpuarray.empty or drv.Out is not zeroed on a GPU: it holds whatever was "
+        "there before, so the result changes from run to run (the simulator's fresh memory "
+        "is zero, which hides it). On a GPU, compute-sanitizer --tool initcheck reports: "
+        f"Uninitialized __global__ memory read of size {init.size} bytes. Fill the array "
+        "first (gpuarray.zeros, .fill(0), drv.memset_d32, a copy from the host), or let the "
+        "kernel write each element before it reads it.",
+        kind="uninitialised read", kernel=kernel.name, array=label, element=index,
+        address=init.address, line=site.where, block=position(init.block, result.grid),
+        thread=position(init.thread, result.block))

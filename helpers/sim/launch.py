@@ -17,6 +17,7 @@ import numpy as np
 
 from . import (devices, driver, errors, launch_report, memory, prepared, printed, stacks,
                streams, trace, written)
+from .errors import InvalidPointerError, OutOfBoundsError, TimeLimitError
 from .module import ErrorReport
 from .settings import settings
 
@@ -84,10 +85,10 @@ def pack_arguments(name, params, args):
             try:
                 value = _pointer_value(arg)
             except driver.LogicError as e:  # a freed allocation
-                raise driver.LogicError(
+                raise InvalidPointerError(
                     f"cuLaunchKernel failed: parameter #{i} (0-based, '{param.type_name}') of "
                     f"kernel {name!r}: {e}; allocate it again (or keep it until the kernel has "
-                    "run)") from None
+                    "run)", kind="use after free", parameter=i, kernel=name) from None
             if value is None:
                 advice = ("Copy a NumPy array to the device first (gpuarray.to_gpu(a), or "
                           "drv.mem_alloc + drv.memcpy_htod), or wrap it: drv.In(a), drv.Out(a).")
@@ -108,10 +109,11 @@ def _check_address(i, name, param, value):
     over the Python process's own memory."""
     problem = memory.check_pointer(value)
     if problem:
-        raise driver.LogicError(
+        raise InvalidPointerError(
             f"cuLaunchKernel failed: invalid argument: parameter #{i} (0-based) of kernel "
             f"{name!r} ('{param.type_name}') is the address 0x{value:x}, {problem}. Pass a "
-            "DeviceAllocation, a GPUArray, or an address inside one.")
+            "DeviceAllocation, a GPUArray, or an address inside one.",
+            kind=memory.fault_facts(value).get("kind", "wild pointer"), parameter=i, kernel=name)
 
 
 # ---- launch limits, as a GPU checks them ---------------------------------------------------------
@@ -186,8 +188,9 @@ def _execute(module, kernel, grid, block, shared, pointers, reverse=False, watch
                 f"kernel {name!r} was interrupted; its output arrays may be half written") from None
         status = module.status_name[lib.sim_launch_finish(handle, ctypes.byref(err))]
     if status == "INTERRUPTED" and timed_out:
-        raise driver.LaunchError(f"cuLaunchKernel failed: kernel {name!r} ran longer than the "
-                                 f"time limit of {limit:g} s and was stopped (an endless loop?)")
+        raise TimeLimitError(f"cuLaunchKernel failed: kernel {name!r} ran longer than the time "
+                             f"limit of {limit:g} s and was stopped (an endless loop?)",
+                             seconds=limit, kernel=name)
     return status, err
 
 
@@ -203,7 +206,7 @@ def run(module, kernel, grid, block, shared, pointers, reverse=False, blocks=())
     if status == "INTERRUPTED":
         raise KeyboardInterrupt(f"kernel {kernel.name!r} was interrupted")
     if status != "OK":
-        raise driver.LaunchError(f"cuLaunchKernel failed: {launch_report.message(kernel.name, status, err)}")
+        raise launch_report.error(kernel.name, status, err)
 
 
 def _find_culprit(module, kernel, grid, block, shared, pointers, blocks, damaged, found):
@@ -221,11 +224,12 @@ def _find_culprit(module, kernel, grid, block, shared, pointers, blocks, damaged
     if status != "OK":
         return status, err
     if first is not None:
-        raise driver.LaunchError(
+        raise OutOfBoundsError(
             f"cuLaunchKernel failed: {launch_report.STATUS_TEXT['FAULT']} in kernel {kernel.name!r}: a write "
             f"to address 0x{first:x}, {memory.describe_address(first)}. (Found after the "
             "launch; a second run did not write there again, so which thread did it is not "
-            "known.)")
+            "known.)", kernel=kernel.name, address=first, is_write=True,
+            **memory.fault_facts(first))
     return found
 
 

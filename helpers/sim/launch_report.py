@@ -1,8 +1,9 @@
 """What a failed launch says: the runtime's status in CUDA's words, and where it happened (the
 kernel, the block and thread, the source line, the address and the allocation it falls in), with
-what to do where the simulator can tell."""
+what to do where the simulator can tell; the same facts as the LaunchError's fields."""
 
 from . import memory
+from .errors import LaunchError, OutOfBoundsError
 
 STATUS_TEXT = {
     "FAULT": "an illegal memory access was encountered",
@@ -16,6 +17,32 @@ STATUS_TEXT = {
     "RESOURCES": "the simulator could not get the memory or threads the launch needs",
     "OVERRUN": "an illegal memory access was encountered",
 }
+
+
+# The runtime's status -> LaunchError.kind
+KIND = {"FAULT": "out of bounds", "OVERRUN": "out of bounds", "ASSERT": "assert",
+        "BARRIER": "divergent barrier", "WARP": "warp mask", "ARITHMETIC": "division by zero",
+        "STACK": "stack overflow", "ABORT": "abort", "BOUNDS": "array bounds",
+        "RESOURCES": "resources"}
+
+
+def error(name, status, err):
+    """The LaunchError for a launch that ended with ``status`` (a status name of module.py) and
+    the runtime's ErrorReport ``err``: an OutOfBoundsError for a bad access."""
+    facts = {"kernel": name, "kind": KIND.get(status, "failed"),
+             "line": f"{err.file.decode()}:{err.line}" if err.file else None}
+    if status != "RESOURCES":
+        facts["block"] = tuple(err.block)
+    if status not in ("RESOURCES", "OVERRUN"):
+        facts["thread"] = tuple(err.thread)
+    text = f"cuLaunchKernel failed: {message(name, status, err)}"
+    if status not in ("FAULT", "OVERRUN"):
+        return LaunchError(text, **facts)
+    is_write = {1: True, 0: False}.get(err.is_write)
+    if err.text.decode(errors="replace") in ("dynamic shared memory", "before dynamic shared memory"):
+        return OutOfBoundsError(text, is_write=is_write, array="extern __shared__ array", **facts)
+    return OutOfBoundsError(text, is_write=is_write, address=err.address,
+                            **{**facts, **memory.fault_facts(err.address)})
 
 
 def message(name, status, err):

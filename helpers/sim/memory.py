@@ -49,6 +49,7 @@ import mmap
 import threading
 
 from . import errors, mappings, written
+from .errors import distance_words
 from .settings import settings
 
 PAGE = mmap.PAGESIZE
@@ -278,33 +279,45 @@ def check_range(address, nbytes):
     return block is not None and block.address <= address and address + nbytes <= block.end
 
 
-def _bytes(n):
-    return f"{n} byte" + ("" if n == 1 else "s")
-
-
 def _relative(address, block):
-    """As memcheck counts: the first byte past the end is 1 byte past it, the one before the
-    start 1 byte before it."""
-    if address >= block.end:
-        return (f"{_bytes(address - block.end + 1)} past the end of a {block.size}-byte "
-                "allocation (index bounds: is a guard like `if (i < n)` missing?)")
-    if address < block.address:
-        return (f"{_bytes(block.address - address)} before the start of a {block.size}-byte "
-                "allocation (an index that went below 0?)")
-    return f"at offset {address - block.address} of a {block.size}-byte allocation"
+    """As memcheck counts (errors.distance_words), with the likely cause."""
+    offset = address - block.address
+    cause = (" (index bounds: is a guard like `if (i < n)` missing?)" if offset >= block.size
+             else " (an index that went below 0?)" if offset < 0 else "")
+    return distance_words(offset, block.size) + cause
+
+
+def _nearest(address):
+    """The allocation a faulting address belongs to, as memcheck counts (a fault in the guard
+    page between two arrays belongs to the nearer one); None outside every allocation."""
+    block = find(address)
+    if block is None:
+        return None
+    other = _neighbour(block, -1 if address < block.address else 1)
+    if other is not None and abs(_distance(address, other)) < abs(_distance(address, block)):
+        block = other
+    return block
+
+
+def fault_facts(address):
+    """What a faulting address is, as LaunchError fields: ``kind`` ("out of bounds", "use after
+    free" or "wild pointer"), ``allocation`` ((start, bytes) of the nearest allocation) and
+    ``offset`` (the address's distance from its start)."""
+    block = _nearest(address)
+    if block is None:
+        return {"kind": "use after free" if _freed(address) else "wild pointer"}
+    return {"kind": "out of bounds", "allocation": (block.address, block.size),
+            "offset": address - block.address}
 
 
 def describe_address(address):
     """Words for where a faulting address lies: relative to the nearest allocation, as memcheck
-    says it (a fault in the guard page between two arrays belongs to the nearer one)."""
-    block = find(address)
+    says it."""
+    block = _nearest(address)
     if block is None:
         if _freed(address):
             return "in an allocation that has been freed (a use after free)"
         return "which is not in any allocation made with mem_alloc or gpuarray (a wild pointer)"
-    other = _neighbour(block, -1 if address < block.address else 1)
-    if other is not None and abs(_distance(address, other)) < abs(_distance(address, block)):
-        block = other
     return _relative(address, block)
 
 

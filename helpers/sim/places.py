@@ -88,17 +88,6 @@ class Places:
                 return name, (offset - start) // max(size, 1), max(size, 1)
         return "__shared__ memory", offset // max(size, 1), max(size, 1)
 
-    def describe(self, space, address, size=4):
-        """'s[5] (a __shared__ array)' or 'out[37] (global memory)': words for a race report."""
-        if space == 3:
-            place = self.global_place(address)
-            if place is None:
-                return f"global address 0x{address:x}"
-            label, index, _ = place
-            return f"{label}[{index}] (global memory)"
-        name, index, _ = self.shared_place(address, dynamic=space == 2, size=size)
-        return f"{name}[{index}] (shared memory)"
-
 
 def _address_of(arg):
     from .launch import _pointer_value  # the same reading of an argument as the launch's

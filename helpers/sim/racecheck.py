@@ -8,6 +8,7 @@ lines, what compute-sanitizer's racecheck would print on a GPU, and what to do.
 
 from __future__ import annotations
 
+from .errors import Access, RaceError
 from .places import Places
 
 _HAZARD = {(True, False): ("write", "read", "read-after-write"),
@@ -15,13 +16,14 @@ _HAZARD = {(True, False): ("write", "read", "read-after-write"),
            (True, True): ("write", "write", "write-after-write")}
 
 
-def coords(linear, dims):
+def position(linear, dims):
+    """(x, y, z) of a linear thread or block index in a block or grid of ``dims``."""
     x, y, _ = dims
-    return f"({linear % x}, {linear // x % y}, {linear // (x * y)})"
+    return (linear % x, linear // x % y, linear // (x * y))
 
 
-def _who(rec, grid, block):
-    return f"thread {coords(rec.thread, block)} of block {coords(rec.block, grid)}"
+def coords(linear, dims):
+    return "(" + ", ".join(map(str, position(linear, dims))) + ")"
 
 
 def _did(rec):
@@ -49,17 +51,25 @@ def _advice(first, second, space, same_line):
     return advice
 
 
-def message(result, kernel, library, source, args):
-    """The LaunchError text for a launch whose race report counts hazards."""
+def error(result, kernel, library, source, args):
+    """The RaceError for a launch whose race report counts hazards: its facts, and a message
+    that adds what compute-sanitizer would print on a GPU and what to do."""
     race, sites = result.race, result.sites
     first, second = race.first, race.second
     site_a, site_b = sites[first.site - 1], sites[second.site - 1]
     did_a, did_b, hazard = _HAZARD[(first.wrote, second.wrote)]
-    place = Places(library, kernel, source, args).describe(race.space, race.address,
-                                                         site_b.size or site_a.size or 4)
-    who_a, who_b = _who(first, result.grid, result.block), _who(second, result.grid, result.block)
-    others = race.count - 1
-    count = f" ({others} more hazard{'s' * (others != 1)} in this launch)" if others else ""
+    places = Places(library, kernel, source, args)
+    size = site_b.size or site_a.size or 4
+    if race.space == 3:
+        place = places.global_place(race.address)
+        array, element = place[:2] if place else (None, None)
+    else:
+        array, element, _ = places.shared_place(race.address, dynamic=race.space == 2, size=size)
+    err = RaceError(
+        "", kernel=kernel.name, array=array, element=element, address=race.address,
+        space="global" if race.space == 3 else "shared", hazard=hazard, count=race.count,
+        block=position(second.block, result.grid), thread=position(second.thread, result.block),
+        first=_access(first, site_a, result), second=_access(second, site_b, result))
     access = {"read": "Read", "write": "Write"}
     sanitizer = (f"Race reported between {access[did_a]} access at {site_a.where}:{kernel.name} "
                  f"and {access[did_b]} access at {site_b.where}:{kernel.name} "
@@ -68,8 +78,11 @@ def message(result, kernel, library, source, args):
               if race.space != 3 else
               "On a GPU, compute-sanitizer's racecheck does not see it: it watches shared memory "
               "only, so there the race shows only as a wrong result, now and then. ")
-    return (f"race check: kernel '{kernel.name}' has a data race on {place}: {who_a} "
-            f"{_did(first)} at {site_a.where}, and {who_b} {_did(second)} at {site_b.where}, "
-            f"with no barrier between the two (a {hazard} hazard){count}. The result depends on "
-            f"which thread runs first. {on_gpu}"
-            + _advice(first, second, race.space, site_a.where == site_b.where))
+    err.args = (f"race check: {err.summary}. The result depends on which thread runs first. "
+                f"{on_gpu}" + _advice(first, second, race.space, err.same_line),)
+    return err
+
+
+def _access(rec, site, result):
+    return Access(thread=position(rec.thread, result.block),
+                  block=position(rec.block, result.grid), line=site.where, does=_did(rec))

@@ -27,7 +27,7 @@ import contextlib
 import dataclasses
 import os
 
-from . import driver, initcheck, racecheck, trace_run, written
+from . import initcheck, racecheck, trace_run, written
 from .places import Places
 from .settings import settings
 
@@ -263,6 +263,6 @@ def launch(plan, module, kernel, grid, block, shared, pointers, args, blocks=())
     if tracer:
         tracer.launches.append(KernelTrace(result, Places(library, kernel, module.source, args)))
     if result.race is not None and result.race.count:
-        raise driver.LaunchError(racecheck.message(result, kernel, library, module.source, args))
+        raise racecheck.error(result, kernel, library, module.source, args)
     if result.init is not None and result.init.count:
-        raise driver.LaunchError(initcheck.message(result, kernel, library, module.source, args))
+        raise initcheck.error(result, kernel, library, module.source, args)

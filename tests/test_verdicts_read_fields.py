@@ -1,0 +1,104 @@
+"""Checkers read an error's fields, never its English: with the race check's and the time limit's
+messages reworded, every verdict on the wrong kernels that meet them stays the same, word for word.
+
+The simulator's errors carry the facts behind their messages (helpers/sim/errors.py): a race is a
+RaceError (both threads and blocks, the array and element, the memory space, the hazard, both
+lines), a launch stopped at the time limit a TimeLimitError (the kernel and the seconds).
+"""
+
+import contextlib
+import io
+
+import pytest
+
+import test_exercise_box_blur as box_blur
+import test_exercise_histogram_rgb as histogram_rgb
+import test_exercise_matmul_bt as matmul_bt
+import test_exercise_scale_vector as scale_vector
+from kernel_sources import solution, variant
+
+from helpers.backend import BACKEND
+from helpers.exercises import catalog, kernel
+
+pytestmark = pytest.mark.skipif(BACKEND != "simulator",
+                                reason="the simulator's messages are the ones reworded")
+
+# exercise: the wrong kernels that meet the race check or the time limit
+CASES = {
+    "box_blur": [variant(solution("box_blur.cu"), *box_blur.WRONG["missing_barrier"][0])],
+    "matmul_bt": [variant(solution("matmul_bt.cu"), *matmul_bt.WRONG[name][0])
+                  for name in ("no_barrier_after_the_loads", "no_barrier_after_the_products")],
+    "histogram_rgb": [source for name, source, _ in histogram_rgb.WRONG
+                      if name in ("racy_shared_bins", "racy_global_bins")],
+    "block_mean": [catalog.as_shipped(catalog.find("block_mean"))],   # all three planted bugs
+    "scale_vector": [scale_vector.ENDLESS],
+}
+
+
+@pytest.fixture
+def reworded(monkeypatch):
+    """The race check's and the time limit's messages replaced by other words, facts kept."""
+    from helpers.sim import errors, launch, racecheck
+
+    def race_error(*args):
+        err = original(*args)
+        err.args = ("RACE! (reworded: no checker may read this)",)
+        return err
+
+    class TimeLimit(errors.TimeLimitError):
+        def __init__(self, msg, **facts):
+            super().__init__("TOO SLOW (reworded: no checker may read this)", **facts)
+
+    original = racecheck.error
+    monkeypatch.setattr(racecheck, "error", race_error)
+    monkeypatch.setattr(launch, "TimeLimitError", TimeLimit)
+
+
+def _verdicts(tmp_path, monkeypatch):
+    """Each case's verdict, on one worker (with several, the count of a race's hazards across
+    blocks depends on how the blocks interleave)."""
+    from helpers.sim.settings import settings
+
+    monkeypatch.setattr(kernel, "LAUNCH_TIME_LIMIT", 0.5)
+    with settings.changed(workers=1):
+        return _each_verdict(tmp_path)
+
+
+def _each_verdict(tmp_path):
+    said = []
+    for name, sources in CASES.items():
+        exercise = catalog.find(name)
+        for i, source in enumerate(sources):
+            work = tmp_path / name / str(i) / exercise.work
+            work.parent.mkdir(parents=True, exist_ok=True)
+            work.write_text(source)
+            with contextlib.redirect_stdout(io.StringIO()):
+                said.append(str(catalog.check(exercise, work.parents[2])))
+    return said
+
+
+def test_reworded_messages_leave_every_verdict_as_it_was(tmp_path, monkeypatch, request):
+    plain = _verdicts(tmp_path, monkeypatch)
+    assert all(v.startswith("NOT YET") for v in plain), plain
+    assert not any("reworded" in v for v in plain)
+    request.getfixturevalue("reworded")
+    again = _verdicts(tmp_path, monkeypatch)
+    assert again == plain
+
+
+def test_the_reworded_messages_are_the_ones_raised(reworded):
+    """The rewording reaches the errors the checkers see (else the test above proves nothing)."""
+    from helpers.sim import driver, gpuarray
+    from helpers.sim.compiler import SourceModule
+    from helpers.sim.settings import settings
+
+    mod = SourceModule("__global__ void spin(int *x) { volatile int s = 1; while (s) {} }\n"
+                       "__global__ void race(int *x) { x[0] = threadIdx.x; }\n")
+    x = gpuarray.zeros(1, "int32")
+    with settings.changed(time_limit=0.2), pytest.raises(driver.LaunchError) as err:
+        mod.get_function("spin")(x, block=(1, 1, 1))
+    assert str(err.value).startswith("TOO SLOW") and err.value.kind == "time limit"
+    with settings.changed(racecheck=True), pytest.raises(driver.LaunchError) as err:
+        mod.get_function("race")(x, block=(2, 1, 1))
+    assert str(err.value).startswith("RACE!") and err.value.kind == "race"
+    assert (err.value.array, err.value.element, err.value.space) == ("x", 0, "global")
