@@ -57,7 +57,10 @@ def run_case(name):
     program = PROGRAM.format(kernels=KERNELS, launch=launch)
     cmd = [sys.executable, "-c", program]
     if BACKEND != "simulator":
-        cmd = ["compute-sanitizer", "--tool", "memcheck", *cmd]
+        # --launch-timeout: how long it waits for the child to reach CUDA (default 10 s). A child
+        # starting among 15 other busy test workers took longer on the H200, and the tool then
+        # said "No attachable process found" and waited out the whole 300 s below.
+        cmd = ["compute-sanitizer", "--tool", "memcheck", "--launch-timeout", "240", *cmd]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=child_env(), timeout=300)
     return proc.stdout + proc.stderr
 

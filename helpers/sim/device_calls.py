@@ -36,8 +36,6 @@ _C_LIBRARY = {"printf", "vprintf", "malloc", "free", "memcpy", "memset", "abs", 
 # fibers' switch, the messages it formats, clock64's clock, thread-local storage.
 _PRELUDE = {"vfprintf", "stdout", "snprintf", "strcmp", "strncpy", "siglongjmp", "clock_gettime",
             "getcontext", "makecontext", "swapcontext",  # the portable fiber switch (sim_switch.h)
-            # a standard header's static initialiser (<iostream>), which no kernel calls
-            "_ZNSt8ios_base4InitC1Ev", "_ZNSt8ios_base4InitD1Ev",
             "_GLOBAL_OFFSET_TABLE_", "__tls_get_addr", "__stack_chk_fail", "__dso_handle",
             "__cxa_guard_acquire", "__cxa_guard_release", "__cxa_guard_abort", "__cxa_atexit",
             "__cxa_thread_atexit", "__cxa_thread_atexit_impl", "__cxa_pure_virtual"}
@@ -80,6 +78,8 @@ def refused(obj, user_code, runners=()):
     own = set().union(*(_defined(str(r)) for r in runners))
     found = [n for n in _symbols(obj, "-u")
              if n not in ALLOWED and n not in own and not _ALLOWED_PATTERN.match(n)]
+    if found:  # what only a header's static initialiser calls (<iostream>'s) is no device code
+        found = [n for n in found if n in _called_outside_startup(obj)]
     if _ASM.search(user_code) and _SYSTEM_CALL.search(
             _binutils("objdump", "-d", "--no-show-raw-insn", str(obj))):
         found.append(SYSTEM_CALL)
@@ -95,6 +95,20 @@ def _symbols(obj, which):
 def _defined(runner):
     """What a prebuilt runner defines (its name holds the digest of what it was built from)."""
     return frozenset(_symbols(runner, "--defined-only"))
+
+
+def _called_outside_startup(obj):
+    """The symbols that code other than static initialisation (.text.startup) refers to."""
+    section, called = None, set()
+    for line in _binutils("objdump", "-r", str(obj)).splitlines():
+        header = re.match(r"^RELOCATION RECORDS FOR \[(.*)\]:", line)
+        if header:
+            section = header.group(1)
+        elif section and not section.startswith((".text.startup", ".rela.text.startup")):
+            reloc = re.match(r"^[0-9a-f]+\s+R_\w+\s+([^\s+-]+)", line)
+            if reloc:
+                called.add(reloc.group(1))
+    return called
 
 
 def calling_lines(obj_with_lines, symbols):
@@ -117,8 +131,8 @@ def calling_lines(obj_with_lines, symbols):
 
 def readable(symbol):
     """A symbol as the learner wrote it: C++ names demangled, glibc's 64-bit aliases plain."""
-    if symbol.startswith("_Z"):
-        symbol = _binutils("c++filt", symbol).strip()
+    if symbol.startswith("_Z"):  # without its parameters: the message adds "()"
+        symbol = re.sub(r"\(.*\)$", "", _binutils("c++filt", symbol).strip())
     return re.sub(r"64$", "", symbol) if re.match(r"^(open|creat|lseek|mmap|stat)64$", symbol) \
         else symbol
 
