@@ -77,6 +77,7 @@ def _each_verdict(tmp_path):
     return said
 
 
+@pytest.mark.slow
 def test_reworded_messages_leave_every_verdict_as_it_was(tmp_path, monkeypatch, request):
     plain = _verdicts(tmp_path, monkeypatch)
     assert all(v.startswith("NOT YET") for v in plain), plain
