@@ -75,22 +75,20 @@ def reference(x: np.ndarray):
 
 def _evidence(err) -> str:
     """Who did what where, from the simulator error's fields."""
+    from helpers.sim.errors import xyz
+
     kind = getattr(err, "kind", None)
     if kind == "race":
         return (f"a data race on {err.place}: {err.first.who} {err.first.does} at "
                 f"{err.first.line}, and {err.second.who} {err.second.does} at {err.second.line}")
     if kind == "uninitialised read":
         return (f"{err.array}[{err.element}] is read before anything wrote it: thread "
-                f"{_xyz(err.thread)} of block {_xyz(err.block)} reads it at {err.line}")
+                f"{xyz(err.thread)} of block {xyz(err.block)} reads it at {err.line}")
     if kind == "out of bounds" and err.block is not None:
-        who = f"thread {_xyz(err.thread)}" if err.thread else "one of its threads"
+        who = f"thread {xyz(err.thread)}" if err.thread else "one of its threads"
         access = {True: "a write", False: "a read"}.get(err.is_write, "an access")
-        return f"block {_xyz(err.block)}, {who}: {access}, {err.relative}"
+        return f"block {xyz(err.block)}, {who}: {access}, {err.relative}"
     return str(err).removeprefix("cuLaunchKernel failed: ")
-
-
-def _xyz(t):
-    return "(" + ", ".join(map(str, t)) + ")"
 
 
 def _probe(sim_kernel, bug: PlantedBug):

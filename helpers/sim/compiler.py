@@ -234,9 +234,9 @@ def _check_device_calls(job, cxx, tmp, user_code, obj):
     where = device_calls.calling_lines(_compile(job, cxx, tmp, user_code, debug=True), refused)
     file, _, line = where.get(refused[0], "").rpartition(":")
     name = device_calls.readable(refused[0])
-    raise compiler_messages.host_function_error(
-        job.what, name, file or None, int(line) if line else None,
-        f"{device_calls.advice(name)} {device_calls.ALLOWED_TEXT}")
+    raise compiler_messages.host_function_error(job.what, name, file or None,
+                                                int(line) if line else None,
+                                                device_calls.group(name))
 
 
 def _run_with_prelude(cxx, flags, rest, what, pch_options=()):

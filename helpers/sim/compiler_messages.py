@@ -21,8 +21,8 @@ _UNSUPPORTED = {
 
 # Host functions in device code (include/sim_host_only.h): advice by the function's group.
 _HOST_ONLY = re.compile(r"__sim_host_(stop|random|io|system|memory|text|time)_(\w+)")
-_ALLOWED = ("Device code may call printf, malloc and free, memcpy and memset, assert, clock64 "
-            "and the math functions.")
+_ALLOWED = ("Device code may call printf, malloc and free, memcpy and memset, assert, new and "
+            "delete, clock64, __nanosleep, the math functions and the functions of its own source.")
 _HOST_ADVICE = {
     "stop": "To end a thread, return from the kernel; to stop the kernel with an error, use "
             "assert(condition) or __trap().",
@@ -30,11 +30,13 @@ _HOST_ADVICE = {
               "(numpy.random) and pass them in, or compute a hash of the thread's index.",
     "io": "Device code has no files and no input: printf is its only output. Copy the results "
           "back to the host and write them there.",
-    "system": "Device code cannot reach the operating system; do that on the host.",
+    "system": "Device code cannot reach the operating system (files, processes, the network): "
+              "copy the results back and do that on the host.",
     "memory": "In device code, allocate with malloc and free (or better, allocate on the host "
               "and pass the array in).",
     "text": _ALLOWED,
-    "time": "Device code has no calendar clock: clock64() counts the GPU's clock ticks.",
+    "time": "Device code has no calendar clock and cannot sleep on the operating system's: "
+            "clock64() counts the GPU's clock ticks, and __nanosleep(ns) lets a thread wait.",
 }
 
 _ERROR_LINE = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? (?:fatal )?error: (?P<text>.*)$",
@@ -77,14 +79,14 @@ def _host_function_error(what, match):
         if not _in_prelude(note.group("file")):
             where = (note.group("file"), int(note.group("line")))
             break
-    return host_function_error(what, name, *where,
-                               _HOST_ADVICE[group] + ("" if group == "text" else f" {_ALLOWED}"))
+    return host_function_error(what, name, *where, group)
 
 
-def host_function_error(what, name, file, line, advice):
+def host_function_error(what, name, file, line, group):
     """The HostFunctionError for device code that calls ``name``, first at ``file:line`` (both
-    None where no line is known), in nvcc's words and then what to do."""
+    None where no line is known), in nvcc's words, then what to do (_HOST_ADVICE[group])."""
     where = f"{file}:{line}: " if file else ""
+    advice = _HOST_ADVICE[group] + ("" if group == "text" else f" {_ALLOWED}")
     return HostFunctionError(
         f"simulator compilation of {what} failed\n"
         f"{where}error: {name}() is a host function: a kernel or __device__ function cannot "

@@ -19,10 +19,10 @@ functions, so a learner's own call to one is a compile error before this check r
 
 import functools
 import re
-import shutil
 import subprocess
 
-from .errors import CompileError
+from . import toolchain
+from .module import global_symbols, undefined_symbols
 
 # The math library, as CUDA's Math API has it in device code (single and double precision).
 _MATH = """acos acosh asin asinh atan atan2 atanh cbrt ceil copysign cos cosh cospi erf erfc
@@ -55,28 +55,17 @@ _SYSTEM_CALL = re.compile(r"^\s*[0-9a-f]+:\s+(syscall|sysenter|int\s+\$0x80|svc\
 _ASM = re.compile(r"\b(asm|__asm__|__asm)\b")
 SYSTEM_CALL = "syscall"  # the name a system call made by an asm statement is refused under
 
-ADVICE = {
-    "time": "Device code cannot sleep on the operating system's clock: __nanosleep(ns) lets a "
-            "thread wait, and clock64() counts the GPU's clock ticks.",
-    "random": "Device code has no random number generator: draw the numbers on the host "
-              "(numpy.random) and pass them in, or compute a hash of the thread's index.",
-    "system": "Device code cannot reach the operating system (files, processes, the network): "
-              "copy the results back and do that on the host.",
-}
+# Advice for a host function by what it is for (compiler_messages words it): by default "system".
 _GROUPS = {"time": re.compile(r"^(sleep|usleep|nanosleep|clock_nanosleep|alarm|time|gettimeofday|"
                               r"clock_gettime)$"),
            "random": re.compile(r"^(rand|random|[dejlmn]rand48|arc4random|getrandom)\w*$")}
-ALLOWED_TEXT = ("Device code may call printf, malloc and free, memcpy and memset, assert, new and "
-                "delete, clock64, __nanosleep, the math functions and the functions of its own "
-                "source.")
-
 
 def refused(obj, user_code, runners=()):
     """The names of the symbols that ``obj`` (a compiled module) needs and device code may not
     use, in order; SYSTEM_CALL where the learner's own ``asm`` enters the operating system.
     ``runners``: the prebuilt objects it is linked with, whose definitions it may use."""
     own = set().union(*(_defined(str(r)) for r in runners))
-    found = [n for n in _symbols(obj, "-u")
+    found = [n for n in undefined_symbols(obj)
              if n not in ALLOWED and n not in own and not _ALLOWED_PATTERN.match(n)]
     if found:  # what only a header's static initialiser calls (<iostream>'s) is no device code
         found = [n for n in found if n in _called_outside_startup(obj)]
@@ -86,15 +75,10 @@ def refused(obj, user_code, runners=()):
     return found
 
 
-def _symbols(obj, which):
-    out = _binutils("nm", which, "--format=posix", str(obj))
-    return list(dict.fromkeys(line.split()[0] for line in out.splitlines() if line.strip()))
-
-
 @functools.lru_cache(maxsize=16)
 def _defined(runner):
     """What a prebuilt runner defines (its name holds the digest of what it was built from)."""
-    return frozenset(_symbols(runner, "--defined-only"))
+    return frozenset(global_symbols(runner))
 
 
 def _called_outside_startup(obj):
@@ -137,15 +121,12 @@ def readable(symbol):
         else symbol
 
 
-def advice(name):
-    group = next((g for g, pattern in _GROUPS.items() if pattern.match(name)), "system")
-    return ADVICE[group]
+def group(name):
+    """What a host function is for, as compiler_messages gives advice: "time", "random" or
+    "system"."""
+    return next((g for g, pattern in _GROUPS.items() if pattern.match(name)), "system")
 
 
 def _binutils(tool, *args):
-    path = shutil.which(tool)
-    if path is None:
-        raise CompileError(
-            f"the simulator checks what each kernel calls with binutils' {tool}, which is not on "
-            "PATH. Install binutils (it comes with g++): `sudo apt install binutils`.", None)
+    path = toolchain.binutils(tool, "the simulator's check of what device code calls")
     return subprocess.run([path, *args], capture_output=True, text=True, check=True).stdout

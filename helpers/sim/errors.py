@@ -38,7 +38,10 @@ class InvalidPointerError(LogicError):
 
 class LaunchError(Error):
     """pycuda.driver.LaunchError. The simulator's also carry the facts behind the message, for
-    checkers and tools to read (never the text): ``kind`` (one of KINDS), ``kernel`` (its name),
+    checkers and tools to read (never the text): ``kind`` ("out of bounds", "use after free",
+    "wild pointer", "assert", "divergent barrier", "warp mask", "division by zero", "stack
+    overflow", "abort", "array bounds", "resources", "race", "uninitialised read", "time limit"
+    or "failed"), ``kernel`` (its name),
     ``block`` and ``thread`` ((x, y, z)), ``line`` ("file.cu:12"), ``array`` and ``element`` (the
     parameter or __shared__ array, and the index, as the learner named them), ``address``; each
     None where the simulator does not know it. PyCUDA's own LaunchError has none of them:
@@ -49,12 +52,6 @@ class LaunchError(Error):
         super().__init__(msg)
         self.kind, self.kernel, self.block, self.thread = kind, kernel, block, thread
         self.line, self.array, self.element, self.address = line, array, element, address
-
-
-# The kinds of failed launch, as LaunchError.kind names them.
-KINDS = ("out of bounds", "use after free", "wild pointer", "assert", "divergent barrier",
-         "warp mask", "division by zero", "stack overflow", "abort", "array bounds", "resources",
-         "race", "uninitialised read", "time limit", "failed")
 
 
 def distance_words(offset, size):
@@ -87,7 +84,7 @@ class OutOfBoundsError(LaunchError):
 @dataclasses.dataclass(frozen=True)
 class Access:
     """One side of a race: the thread and block ((x, y, z)), its line, and what it ``does``:
-    "reads", "writes" or "updates it atomically"."""
+    "reads it", "writes it" or "updates it atomically"."""
     thread: tuple
     block: tuple
     line: str
@@ -95,10 +92,11 @@ class Access:
 
     @property
     def who(self):
-        return f"thread {_xyz(self.thread)} of block {_xyz(self.block)}"
+        return f"thread {xyz(self.thread)} of block {xyz(self.block)}"
 
 
-def _xyz(t):
+def xyz(t):
+    """(x, y, z) as CUDA's messages write a thread's or block's index: "(3, 0, 0)"."""
     return "(" + ", ".join(map(str, t)) + ")"
 
 

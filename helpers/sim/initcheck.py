@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from . import memory
 from .places import Places
-from .errors import LaunchError
-from .racecheck import coords, position
+from .errors import LaunchError, xyz
+from .racecheck import position
 
 
 def error(result, kernel, library, source, args):
@@ -25,8 +25,8 @@ def error(result, kernel, library, source, args):
     what = f"{label}[{index}]" if place is not None else f"address 0x{init.address:x}"
     if block is not None:
         what += f" (byte {init.address - block.address} of a {block.size}-byte allocation)"
-    who = (f"thread {coords(init.thread, result.block)} of block "
-           f"{coords(init.block, result.grid)}")
+    thread, block_index = position(init.thread, result.block), position(init.block, result.grid)
+    who = f"thread {xyz(thread)} of block {xyz(block_index)}"
     others = init.count - 1
     more = f" ({others} more such read{'s' * (others != 1)} in this launch)" if others else ""
     return LaunchError(
@@ -39,5 +39,4 @@ def error(result, kernel, library, source, args):
         "first (gpuarray.zeros, .fill(0), drv.memset_d32, a copy from the host), or let the "
         "kernel write each element before it reads it.",
         kind="uninitialised read", kernel=kernel.name, array=label, element=index,
-        address=init.address, line=site.where, block=position(init.block, result.grid),
-        thread=position(init.thread, result.block))
+        address=init.address, line=site.where, block=block_index, thread=thread)

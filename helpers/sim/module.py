@@ -170,7 +170,26 @@ def elf_symbols(library):
     """(name, type, value, size, writable) of every symbol in a built module's symbol table
     (64-bit ELF): type 1 is a variable (STT_OBJECT), 6 a thread-local (STT_TLS, whose value is
     its offset in the module's thread-local block); writable: it lives in a writable section."""
-    data = Path(library).read_bytes()
+    return [(name, info & 0xF, value, size, writable)
+            for name, info, _, value, size, writable in _symbol_table(library)]
+
+
+def undefined_symbols(path):
+    """The names an object or library needs from elsewhere (SHN_UNDEF), in table order."""
+    return list(dict.fromkeys(name for name, _, shndx, *_ in _symbol_table(path)
+                              if shndx == 0 and name))
+
+
+def global_symbols(path):
+    """The names an object or library defines for others (global or weak binding)."""
+    return {name for name, info, shndx, *_ in _symbol_table(path)
+            if shndx != 0 and info >> 4 in (1, 2) and name}
+
+
+def _symbol_table(path):
+    """(name, info, section index, value, size, writable) of every symbol of a 64-bit ELF file
+    (none for any other file)."""
+    data = Path(path).read_bytes()
     if data[:4] != b"\x7fELF" or data[4] != 2:
         return []
     shoff, = struct.unpack_from("<Q", data, 40)
@@ -189,9 +208,8 @@ def elf_symbols(library):
             name, info, _, shndx, value, nbytes = struct.unpack_from("<IBBHQQ", data,
                                                                      offset + j * entsize)
             start = strings + name
-            writable = shndx in writable_sections
-            symbols.append((data[start:data.index(b"\0", start)].decode(), info & 0xF, value,
-                            nbytes, writable))
+            symbols.append((data[start:data.index(b"\0", start)].decode(), info, shndx, value,
+                            nbytes, shndx in writable_sections))
     return symbols
 
 

@@ -22,10 +22,6 @@ def position(linear, dims):
     return (linear % x, linear // x % y, linear // (x * y))
 
 
-def coords(linear, dims):
-    return "(" + ", ".join(map(str, position(linear, dims))) + ")"
-
-
 def _did(rec):
     return "updates it atomically" if rec.atomic else "writes it" if rec.wrote else "reads it"
 

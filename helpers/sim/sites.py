@@ -20,14 +20,13 @@ import functools
 import json
 import os
 import re
-import shutil
 import struct
 import subprocess
 import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from . import driver
+from . import toolchain
 
 INCLUDE_DIR = (Path(__file__).parent / "include").resolve()
 TABLE_VERSION = 7
@@ -55,12 +54,7 @@ class Site:
 
 
 def _tool(name):
-    path = shutil.which(name)
-    if path is None:
-        raise driver.CompileError(
-            f"the simulator's memory trace and race check need binutils' {name}, which is not on "
-            "PATH. Install binutils (it comes with g++): `sudo apt install binutils`.", None)
-    return path
+    return toolchain.binutils(name, "the simulator's memory trace and race check")
 
 
 def _calls(library):

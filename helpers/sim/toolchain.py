@@ -51,6 +51,17 @@ def for_compiler(flags, cxx):
     return list(flags) if is_gcc(cxx) else [f for f in flags if f != FUSE_CHAINS]
 
 
+def binutils(name, needed_by):
+    """The path of binutils' ``name`` (objdump, addr2line, c++filt), which ``needed_by`` (words
+    for the simulator's part that runs it) needs; a CompileError that says how to install it."""
+    path = shutil.which(name)
+    if path is None:
+        raise driver.CompileError(
+            f"{needed_by} needs binutils' {name}, which is not on PATH. Install binutils (it "
+            "comes with g++): `sudo apt install binutils`.", None)
+    return path
+
+
 def is_gcc(cxx) -> bool:
     """True when the compiler ``(path, version line)`` is GCC (its --version names the FSF;
     Clang's, Apple's c++ included, does not)."""
