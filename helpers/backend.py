@@ -97,5 +97,9 @@ def read_cu(name):
 
 
 def compile_cu(name, **options):
-    """Compile cuda_src/<name> with this backend's SourceModule (options as SourceModule's)."""
-    return SourceModule(read_cu(name), **options)
+    """Compile cuda_src/<name> with this backend's SourceModule (options as SourceModule's).
+    What the compiler says about the file is printed as text (helpers.plain_warnings)."""
+    from helpers.plain_warnings import printed_plainly
+
+    with printed_plainly():
+        return SourceModule(read_cu(name), **options)

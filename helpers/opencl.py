@@ -29,6 +29,7 @@ NVIDIA's when it is there and Oclgrind otherwise.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 CL_SRC = Path(__file__).resolve().parent.parent / "cuda_src" / "opencl"
@@ -230,8 +231,25 @@ def read_cl(name: str) -> str:
 
 
 def build(ctx, name: str, options=()):
-    """Build cuda_src/opencl/<name> for the context's devices: ``cl.Program(...).build()``."""
-    return cl.Program(ctx, read_cl(name)).build(options=list(options))
+    """Build cuda_src/opencl/<name> for the context's devices (``build_source``)."""
+    return build_source(ctx, read_cl(name), options)
+
+
+def build_source(ctx, source: str, options=()):
+    """``cl.Program(ctx, source).build()``. When the OpenCL compiler says something, its build
+    log is printed (PyOpenCL's own warning only says that there is one, and names a path of its
+    installation)."""
+    from helpers.plain_warnings import printed_plainly
+
+    with printed_plainly() as said:
+        program = cl.Program(ctx, source).build(options=list(options))
+        if any(issubclass(w.category, cl.CompilerWarning) for w in said):
+            said[:] = [w for w in said if not issubclass(w.category, cl.CompilerWarning)]
+            for device in ctx.devices:
+                log = program.get_build_info(device, cl.program_build_info.LOG).strip()
+                if log:
+                    print(f"The OpenCL compiler for {device.name} said:\n{log}", file=sys.stderr)
+    return program
 
 
 def profiling_queue(ctx):

@@ -6,6 +6,7 @@ none at all. `python tools/store_outputs.py --format` rewrites a notebook in the
 format, `--strip` removes its outputs.
 """
 
+import importlib.util
 import re
 from pathlib import Path
 
@@ -13,6 +14,9 @@ import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+_spec = importlib.util.spec_from_file_location("store_outputs", ROOT / "tools" / "store_outputs.py")
+store_outputs = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(store_outputs)
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 NAME = re.compile(r"^(\d\d)_[a-z0-9]+(_[a-z0-9]+)*\.ipynb$")
 
@@ -82,11 +86,24 @@ def test_no_notebook_loads_the_wurlitzer_extension(notebook):
     assert not loads, f"{path.name}: cells {loads} load wurlitzer, which hides kernel printf"
 
 
-def test_no_stored_errors(notebook):
+def test_no_stored_error_traceback_machine_path_or_warning(notebook):
     path, _, nb = notebook
-    errors = [(i, o.get("ename")) for i, c in enumerate(nb.cells) if c.cell_type == "code"
-              for o in c.outputs if o.output_type == "error"]
-    assert not errors, f"{path.name} stores error outputs (cell index, error): {errors}"
+    problems = store_outputs.unfit_outputs(nb)
+    assert not problems, f"{path.name} stores outputs a reader should never see: {problems}"
+
+
+def test_the_unfit_outputs_are_found():
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(outputs=[
+        nbformat.v4.new_output("stream", name="stderr",
+                               text="/work/x/helpers/backend.py:101: UserWarning: said"),
+        nbformat.v4.new_output("stream", name="stdout",
+                               text="Traceback (most recent call last):\n  File \"<string>\""),
+        nbformat.v4.new_output("stream", name="stdout",
+                               text="========= Warning: Error buffer overflow (compute-sanitizer)"),
+        nbformat.v4.new_output("error", ename="ValueError", evalue="", traceback=[])])])
+    assert store_outputs.unfit_outputs(nb) == [
+        (0, "a machine path"), (0, "a Python warning"), (0, "a traceback"),
+        (0, "an error (ValueError)")]
 
 
 def test_stripped_or_stored_from_one_run(notebook):

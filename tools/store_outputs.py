@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -95,11 +96,34 @@ def execute(nb, path: Path, timeout: int) -> None:
     finally:
         if km.has_kernel:  # nbclient leaves a kernel it did not create running
             km.shutdown_kernel(now=True)
+    problems = unfit_outputs(nb)
+    if problems:
+        raise SystemExit(f"{path.name}: outputs a reader should never see (cell index, what): "
+                         f"{problems}; fix the notebook")
+
+
+# In a stored output: a traceback, a folder of the machine that ran it, or a Python warning (it
+# names the file that raised it). compute-sanitizer's own "========= Warning:" is no Python one.
+_UNFIT = {"a traceback": re.compile(r"Traceback \(most recent call last\)"),
+          "a machine path": re.compile(r"(?<![\w.~])/(tmp|work|home|root|opt|usr|var|mnt|srv)/|"
+                                       r"site-packages"),
+          "a Python warning": re.compile(r"\b\w+Warning: ")}
+
+
+def unfit_outputs(nb) -> list:
+    """[(cell index, what)] of the outputs a reader should never see: error outputs, and
+    tracebacks, machine paths and Python warnings in any text an output holds."""
+    found = []
     for i, cell in enumerate(nb.cells):
         for out in cell.get("outputs", []):
             if out.get("output_type") == "error":
-                raise SystemExit(f"{path.name}: cell {i} stored an error output "
-                                 f"({out.get('ename')}); fix the notebook")
+                found.append((i, f"an error ({out.get('ename')})"))
+            texts = [out.get("text", "")] + [v for k, v in out.get("data", {}).items()
+                                             if k.startswith("text/")]
+            for what, pattern in _UNFIT.items():
+                if any(pattern.search(t if isinstance(t, str) else "".join(t)) for t in texts):
+                    found.append((i, what))
+    return found
 
 
 def run_facts() -> dict:
