@@ -109,6 +109,9 @@ class WorkersThatMissCancels:
     def __init__(self):
         self.cancels = self.waits = 0
 
+    def sim_set_heap(self, heap):
+        pass
+
     def sim_launch_start(self, *args):
         return 1
 

@@ -20,7 +20,60 @@ else:
     from helpers.sim import cumath, elementwise, reduction, scan, tools
 
 
+# ---- launch sizes PyCUDA refuses (each seen on an H200 with PyCUDA 2026.1) ---------------------------
+FILL = "__global__ void fill(float *x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x;" \
+       " if (i < n) x[i] = 1.0f; }"
+
+
+@pytest.mark.parametrize("launch, error", [
+    (dict(block=(256.0, 1, 1)), TypeError),          # a block size computed with /
+    (dict(block=(np.int64(256), 1, 1)), TypeError),  # PyCUDA's block takes Python ints only
+    (dict(block=(256, 1, 1), grid=(1.0, 1)), TypeError),
+    (dict(block=(256, 1, 1), shared=16.0), TypeError),
+    (dict(block=(256, 1, 1), shared=-1), OverflowError),   # the simulator's worker once died
+])
+def test_launch_sizes_pycuda_refuses_are_refused(launch, error):
+    fill, x = SourceModule(FILL).get_function("fill"), gpuarray.zeros(256, np.float32)
+    with pytest.raises(error):
+        fill(x, np.int32(256), **launch)
+    fill(x, np.int32(256), block=(256, 1, 1), grid=(1, 1), shared=0)
+    assert x.get().tolist() == [1.0] * 256   # and the context still works
+
+
+def test_a_kernels_malloc_draws_on_an_8_mib_heap_and_returns_null_past_it():
+    """cudaLimitMallocHeapSize's default (the H200: 8388608; 4 MiB granted, 16 MiB and 20 GiB
+    NULL). The simulator once granted 20 GiB, and the out-of-memory killer followed."""
+    mod = SourceModule("__global__ void try_malloc(unsigned long long bytes, int *ok) {\n"
+                       "    void *p = malloc(bytes);\n    ok[0] = p != 0;\n    if (p) free(p);\n}\n")
+    ok = gpuarray.zeros(1, np.int32)
+    assert drv.Context.get_limit(drv.limit.MALLOC_HEAP_SIZE) == 8 << 20
+    granted = []
+    for nbytes in (4 << 20, 16 << 20, 20 << 30, 4 << 20):
+        mod.get_function("try_malloc")(np.uint64(nbytes), ok, block=(1, 1, 1))
+        granted.append(int(ok.get()[0]))
+    assert granted == [1, 0, 0, 1]
+
+
 # ---- wrong results the simulator once gave without an error -------------------------------------
+def test_get_and_arithmetic_wait_for_a_kernel_queued_on_a_stream():
+    """GPUArray's calls run in the legacy default stream, which waits for every blocking stream
+    (the simulator once returned the zeros of before the launch; the H200 the kernel's ones)."""
+    fill = SourceModule(FILL).get_function("fill")
+    x, y, stream = gpuarray.zeros(4096, np.float32), gpuarray.zeros(4096, np.float32), drv.Stream()
+    fill(x, np.int32(4096), block=(256, 1, 1), grid=(16, 1), stream=stream)
+    fill(y, np.int32(4096), block=(256, 1, 1), grid=(16, 1), stream=stream)
+    assert (x + 1).get().tolist() == [2.0] * 4096
+    assert y.get().tolist() == [1.0] * 4096
+    stream.synchronize()
+
+
+def test_a_page_locked_array_s_base_is_its_allocation_which_can_be_freed():
+    for make in (drv.pagelocked_empty, drv.pagelocked_zeros):
+        a = make((4, 3), np.float32)
+        assert type(a.base).__name__ == "PagelockedHostAllocation"
+        a.base.free()   # PyCUDA's HostAllocation.free(); the simulator's once had no base
+
+
 def test_in_place_operators_write_into_the_arrays_own_memory():
     a = gpuarray.to_gpu(np.arange(8, dtype=np.float32))
     gpudata, view = a.gpudata, a.reshape(2, 4)

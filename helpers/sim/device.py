@@ -17,6 +17,8 @@ need one: calls made without a context go to device 0, where PyCUDA would raise 
 Which context is current, and what belongs to which device, is kept in devices.py.
 """
 
+import ctypes
+
 from . import devices, streams
 from .errors import LogicError
 from .settings import settings
@@ -175,6 +177,21 @@ def _cpu_name():
 
 
 # ---- contexts ---------------------------------------------------------------------------------
+# cudaLimitMallocHeapSize's default, and the limit's number in pycuda.driver.limit
+DEFAULT_HEAP_BYTES, MALLOC_HEAP_SIZE = 8 << 20, 2
+_heaps = {}  # context (None: no context current) -> (limit, bytes in use), kept for good
+
+
+def heap(context):
+    """The device-side malloc heap of ``context``: two counters the grid runner updates (its
+    limit and the bytes in use, include/sim_grid.h). Never freed: a block malloc'ed in a kernel
+    points to its heap until it is freed."""
+    key = None if context is None else id(context)
+    if key not in _heaps:
+        _heaps[key] = ((ctypes.c_uint64 * 2)(DEFAULT_HEAP_BYTES, 0), context)
+    return _heaps[key][0]
+
+
 class Context:
     """A context of one simulated device. devices.py keeps which contexts are current, in each
     thread; every call works with or without one."""
@@ -214,11 +231,14 @@ class Context:
 
     @staticmethod
     def set_limit(limit, value):
-        pass
+        """MALLOC_HEAP_SIZE sets the bytes a kernel's malloc may take in the current context's
+        heap; the other limits mean nothing on a CPU and are ignored."""
+        if int(limit) == MALLOC_HEAP_SIZE:
+            heap(devices.current())[0] = int(value)
 
     @staticmethod
     def get_limit(limit):
-        return 0
+        return int(heap(devices.current())[0]) if int(limit) == MALLOC_HEAP_SIZE else 0
 
     @staticmethod
     def set_cache_config(config):

@@ -11,7 +11,7 @@ import ctypes
 
 import numpy as np
 
-from . import devices, hostmem, memory, streams
+from . import device as _device, devices, hostmem, memory, streams
 from .device import (  # noqa: F401 - pycuda.driver's names
     CUDA_VERSION, Context, Device, LIMITS, device_attribute, get_driver_version, get_version,
     init, mem_get_info)
@@ -20,7 +20,7 @@ from .errors import (  # noqa: F401 - pycuda.driver's names
     RuntimeError, module_getattr)
 from .unsupported import DRIVER_FEATURES, gpu_only
 from .hostmem import host_alloc_flags, pagelocked_empty, pagelocked_empty_like  # noqa: F401
-from .hostmem import pagelocked_zeros, pagelocked_zeros_like  # noqa: F401
+from .hostmem import PagelockedHostAllocation, pagelocked_zeros, pagelocked_zeros_like  # noqa: F401
 
 
 # ---- memory ----------------------------------------------------------------------------------------
@@ -259,7 +259,8 @@ class ctx_flags:  # noqa: N801
 
 
 class limit:  # noqa: N801
-    STACK_SIZE, PRINTF_FIFO_SIZE, MALLOC_HEAP_SIZE, DEV_RUNTIME_SYNC_DEPTH = 0, 1, 2, 3
+    STACK_SIZE, PRINTF_FIFO_SIZE, DEV_RUNTIME_SYNC_DEPTH = 0, 1, 3
+    MALLOC_HEAP_SIZE = _device.MALLOC_HEAP_SIZE
 
 
 class func_cache:  # noqa: N801

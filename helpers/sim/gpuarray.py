@@ -17,7 +17,7 @@ import warnings
 
 import numpy as np
 
-from . import driver, memory
+from . import driver, memory, streams
 from .array_copy import copy_array
 from .array_math import ONLY_CONTIGUOUS, ArithmeticMixin, c_scalar
 from .errors import NeedsGPU, module_getattr
@@ -168,8 +168,12 @@ class GPUArray(ArithmeticMixin):
 
     # ---- the memory, as NumPy sees it
     def _view(self):
+        """The array's device memory as NumPy sees it: every host-side read or write of a
+        GPUArray (get, set, fill, arithmetic, ...) goes through here, and waits first for the
+        work queued on blocking streams, as PyCUDA's calls in the legacy default stream do."""
         if self.gpudata is None:
             return np.empty(self.shape, self.dtype)
+        streams.wait_default()
         return device_view(int(self.gpudata), self.shape, self.dtype, self.strides)
 
     def _flat(self):

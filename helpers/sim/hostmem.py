@@ -53,17 +53,51 @@ class host_alloc_flags:  # noqa: N801 - PyCUDA's name
     PORTABLE, DEVICEMAP, WRITECOMBINED = 1, 2, 4
 
 
+class PagelockedHostAllocation(bytearray):
+    """pycuda.driver.PagelockedHostAllocation: the memory behind a page-locked array (its
+    ``.base``). ``free()`` gives it back; on the simulator the bytes stay while the array lives
+    (reading it after free() is a mistake on a GPU), but they are no longer page-locked."""
+
+    def __init__(self, nbytes, flags=0):
+        super().__init__(nbytes)
+        self._flags, self.freed = flags, False
+
+    def get_flags(self):
+        return self._flags
+
+    def free(self):
+        if not self.freed:
+            self.freed = True
+            if len(self):
+                _forget(_address(self))
+
+
+def _address(buffer):
+    return np.frombuffer(buffer, np.uint8).__array_interface__["data"][0]
+
+
+def _pagelocked(shape, dtype, order, mem_flags):
+    dtype = np.dtype(dtype)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    return _remember(np.ndarray(shape, dtype, buffer=PagelockedHostAllocation(nbytes, mem_flags),
+                                order=order))
+
+
 def pagelocked_empty(shape, dtype, order="C", mem_flags=0):
-    return _remember(np.empty(shape, dtype, order=order))
+    return _pagelocked(shape, dtype, order, mem_flags)
 
 
 def pagelocked_zeros(shape, dtype, order="C", mem_flags=0):
-    return _remember(np.zeros(shape, dtype, order=order))
+    return _pagelocked(shape, dtype, order, mem_flags)  # a new bytearray is zeroed
 
 
 def pagelocked_empty_like(array, mem_flags=0):
-    return _remember(np.empty_like(array))
+    return pagelocked_empty(array.shape, array.dtype, _order(array), mem_flags)
 
 
 def pagelocked_zeros_like(array, mem_flags=0):
-    return _remember(np.zeros_like(array))
+    return pagelocked_zeros(array.shape, array.dtype, _order(array), mem_flags)
+
+
+def _order(array):
+    return "F" if array.flags.f_contiguous and not array.flags.c_contiguous else "C"

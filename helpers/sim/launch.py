@@ -9,13 +9,14 @@ are checked (memory.py), and a write there is traced to its thread by a second, 
 """
 
 import ctypes
+import numbers
 import re
 import threading
 import time
 
 import numpy as np
 
-from . import (devices, driver, errors, launch_report, memory, prepared, printed, stacks,
+from . import (device, devices, driver, errors, launch_report, memory, prepared, printed, stacks,
                streams, trace, written)
 from .errors import InvalidPointerError, OutOfBoundsError, TimeLimitError
 from .module import ErrorReport
@@ -118,10 +119,35 @@ def _check_address(i, name, param, value):
 
 # ---- launch limits, as a GPU checks them ---------------------------------------------------------
 def _dims(value, what):
+    """A launch's block or grid as three ints, refused as PyCUDA refuses them (a TypeError, from
+    Boost.Python on a GPU): a float anywhere, and in a block anything but a Python int (PyCUDA
+    takes no NumPy integer there)."""
+    wanted = int if what == "block" else numbers.Integral
+    for v in value:
+        if isinstance(v, bool) or not isinstance(v, wanted):
+            raise TypeError(
+                f"{what}={tuple(value)!r}: each of its sizes must be a Python int, and "
+                f"{v!r} is a {type(v).__name__} (PyCUDA refuses it too). Write the sizes as "
+                f"ints: {what}=({', '.join(str(int(x)) for x in value)}); // divides without "
+                "making a float.")
     dims = tuple(int(v) for v in value) + (1,) * (3 - len(value))
     if len(dims) != 3:
         raise ValueError(f"{what} must have at most 3 entries, got {value!r}")
     return dims
+
+
+def _shared_bytes(shared):
+    """The launch's dynamic shared memory in bytes, refused as PyCUDA refuses it: not an int is
+    a TypeError, a negative number an OverflowError (it is an unsigned int)."""
+    if shared is None:
+        return 0
+    if isinstance(shared, bool) or not isinstance(shared, numbers.Integral):
+        raise TypeError(f"shared={shared!r}: the bytes of dynamic shared memory must be an int, "
+                        f"not a {type(shared).__name__} (PyCUDA refuses it too)")
+    if shared < 0:
+        raise OverflowError(f"shared={shared}: can't convert negative value to unsigned int (as "
+                            "PyCUDA says): the bytes of dynamic shared memory are 0 or more")
+    return int(shared)
 
 
 def check_launch(block, grid, shared, static_shared=0):
@@ -165,6 +191,7 @@ def _execute(module, kernel, grid, block, shared, pointers, reverse=False, watch
             firsts, workers = stacks.for_launch(wanted, threads)
         except MemoryError as err:
             raise driver.MemoryError(f"cuLaunchKernel failed: out of memory: {err}") from None
+        lib.sim_set_heap(ctypes.addressof(device.heap(devices.current())))  # malloc's heap
         handle = lib.sim_launch_start(kernel.index, (ctypes.c_uint * 3)(*grid),
                                       (ctypes.c_uint * 3)(*block), shared, pointers, workers,
                                       int(reverse), firsts, int(watch is not None), watched,
@@ -292,7 +319,7 @@ class Function:
         if block is None:
             raise ValueError("must specify block size")
         block, grid = _dims(block, "block"), _dims(grid, "grid")
-        shared = int(shared or 0)
+        shared = _shared_bytes(shared)
         check_launch(block, grid, shared, self._kernel.static_shared)
         if time_kernel and stream is not None:
             raise ValueError("Can't time the kernel on an asynchronous invocation")  # as PyCUDA

@@ -74,6 +74,7 @@ def _declare(lib):
                                      ctypes.POINTER(ctypes.c_void_p), ctypes.c_int,
                                      ctypes.POINTER(ctypes.c_uint64), ctypes.c_int]
     lib.sim_launch_wait.argtypes = [ctypes.c_void_p, ctypes.c_int]
+    lib.sim_set_heap.argtypes, lib.sim_set_heap.restype = [ctypes.c_void_p], None
     lib.sim_launch_cancel.argtypes = [ctypes.c_void_p]
     lib.sim_launch_finish.argtypes = [ctypes.c_void_p, ctypes.POINTER(ErrorReport)]
 

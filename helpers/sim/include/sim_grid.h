@@ -305,6 +305,44 @@ extern "C" __attribute__((noreturn)) void __ubsan_handle_out_of_bounds_abort(voi
 }
 #pragma GCC visibility pop
 
+// ---- device-side malloc and free (sim_host_only.h makes a kernel's malloc and free these) ------
+// The heap is the current context's: its limit (cudaLimitMallocHeapSize) and the bytes in use,
+// two counters that Python owns (helpers/sim/device.py) and names before each launch. Each block
+// carries its size and its heap in a 16-byte header, so that free() gives the bytes back to the
+// heap they came from and the block stays 16-byte aligned.
+namespace sim {
+struct Heap { uint64_t limit, used; };
+static Heap default_heap = {8u << 20, 0};
+static Heap *heap = &default_heap;
+}  // namespace sim
+
+SIM_EXPORT void sim_set_heap(void *h) { sim::heap = h ? (sim::Heap *)h : &sim::default_heap; }
+
+extern "C" void *__sim_device_malloc(size_t bytes) {
+    sim::Heap *h = sim::heap;
+    uint64_t need = (uint64_t)bytes + 16;
+    if (need < bytes) return nullptr;
+    if (__atomic_add_fetch(&h->used, need, __ATOMIC_RELAXED) > h->limit) {
+        __atomic_sub_fetch(&h->used, need, __ATOMIC_RELAXED);
+        return nullptr;
+    }
+    char *block = (char *)malloc(need);
+    if (!block) {
+        __atomic_sub_fetch(&h->used, need, __ATOMIC_RELAXED);
+        return nullptr;
+    }
+    *(uint64_t *)block = need;
+    *(sim::Heap **)(block + 8) = h;
+    return block + 16;
+}
+
+extern "C" void __sim_device_free(void *p) {
+    if (!p) return;
+    char *block = (char *)p - 16;
+    __atomic_sub_fetch(&(*(sim::Heap **)(block + 8))->used, *(uint64_t *)block, __ATOMIC_RELAXED);
+    free(block);
+}
+
 // ---- what Python calls to run a launch (helpers/sim/launch.py) ----------------------------------
 SIM_EXPORT const sim::KernelEntry *sim_kernel(int i);  // the module's own table (sim_launch.h)
 

@@ -217,3 +217,12 @@ __SIM_HOST_ONLY(time, clock_gettime) __SIM_HOST_ONLY(time, clock_getres)
 #define nanosleep(...) __sim_host_time_nanosleep(__VA_ARGS__)
 #define clock_gettime(...) __sim_host_time_clock_gettime(__VA_ARGS__)
 #define clock_getres(...) __sim_host_time_clock_getres(__VA_ARGS__)
+
+// Device-side malloc and free draw on the current context's heap of cudaLimitMallocHeapSize bytes
+// (8 MiB unless Context.set_limit says otherwise), and malloc returns NULL past it, as on a GPU
+// (the grid runner keeps the count: sim_grid.h). Without this a kernel's malloc took from the
+// machine's memory until the out-of-memory killer ended the learner's Jupyter kernel.
+extern "C" void *__sim_device_malloc(size_t bytes);
+extern "C" void __sim_device_free(void *p);
+#define malloc(...) __sim_device_malloc(__VA_ARGS__)
+#define free(...) __sim_device_free(__VA_ARGS__)
