@@ -2,7 +2,8 @@
 Python's bytecode kept; nbval loaded here (below, with why).
 
 With nbval on (pyproject.toml turns it on), the notebooks execute in a copy of the course made by
-``tools/student_release.py``: the files git tracks, without any ``solutions/`` folder, ``tests/``
+``tools/student_release.py``: the course's files (git's, or in a copy without git those that
+.gitignore does not ignore), without any ``solutions/`` folder, ``tests/``
 or ``.ci/``, with every exercise stub as shipped, and the copy's own ``helpers`` package first on
 the kernel's path. So the one run that checks the notebooks also proves that they work without
 the answers, with what learners are handed. Test ids and reports keep the checkout's paths
@@ -10,8 +11,7 @@ the answers, with what learners are handed. Test ids and reports keep the checko
 
 The copy is made once per pytest run, by the process that starts it (before pytest-xdist starts
 its workers, which find it through ``CUDA_COURSE_RELEASE_UNDER_TEST``), and deleted at the end.
-A notebook git does not track yet runs where it is. Where no release can be made (no git, or the
-student release itself, which is no git checkout), every notebook runs where it is.
+A notebook git does not track yet runs where it is.
 
 Python's compiled bytecode is kept (``__pycache__``, which git ignores) even where the
 environment says not to (``PYTHONDONTWRITEBYTECODE``, set on some CI images): a run imports the
@@ -59,17 +59,13 @@ def _runs_notebooks(config):
 
 
 def _make_release():
-    """A fresh student release in a temporary folder, or None where none can be made."""
+    """A fresh student release in a temporary folder."""
     spec = importlib.util.spec_from_file_location("student_release",
                                                   ROOT / "tools" / "student_release.py")
     student_release = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(student_release)
     folder = Path(tempfile.mkdtemp(prefix="cuda-course-release-"))
-    try:
-        student_release.release(folder / "course")
-    except SystemExit:  # not a git checkout: nothing to release
-        shutil.rmtree(folder, ignore_errors=True)
-        return None
+    student_release.release(folder / "course")
     return folder
 
 
@@ -87,10 +83,9 @@ def pytest_configure(config):
     if os.environ.get(RELEASE_UNDER_TEST) or not _runs_notebooks(config):
         return  # a worker, or a pytest started by a test: the run's release is inherited
     folder = _make_release()
-    if folder is not None:
-        os.environ[RELEASE_UNDER_TEST] = str(folder / "course")
-        config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
-        config.add_cleanup(lambda: os.environ.pop(RELEASE_UNDER_TEST, None))
+    os.environ[RELEASE_UNDER_TEST] = str(folder / "course")
+    config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+    config.add_cleanup(lambda: os.environ.pop(RELEASE_UNDER_TEST, None))
 
 
 def pytest_report_header(config):

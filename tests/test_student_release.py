@@ -4,6 +4,7 @@ notebook in it runs (nbval, with the release's own helpers package)."""
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -72,13 +73,26 @@ def leaks(text):
 
 @pytest.fixture(scope="module")
 def release(tmp_path_factory):
-    try:
-        student_release.tracked_files()
-    except SystemExit as err:  # a copy of the files without git's index: nothing to release
-        pytest.skip(f"{err}: the release is made of the files git tracks")
     out = tmp_path_factory.mktemp("release") / "course"
     student_release.release(out)
     return out
+
+
+def test_without_git_the_course_is_its_files_less_what_gitignore_ignores(tmp_path):
+    """A ZIP download has no .git: its files, less the learner's own (.venv, caches, saved
+    copies), are the course, and they are the files git tracks in a checkout."""
+    copy = tmp_path / "zip"
+    for name in student_release.tracked_files():
+        if (ROOT / name).is_file():
+            (copy / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, copy / name)
+    for made in (".venv/bin/python", "helpers/__pycache__/backend.cpython-312.pyc",
+                 "cuda_src/exercises/julia.cu.saved-20261201-093000", "bench/out/table.csv",
+                 "cuda_course.egg-info/PKG-INFO", "notebooks/.ipynb_checkpoints/01-checkpoint.ipynb"):
+        (copy / made).parent.mkdir(parents=True, exist_ok=True)
+        (copy / made).write_text("the learner's, not the course's")
+    assert student_release.unignored_files(copy) == sorted(
+        n for n in student_release.tracked_files() if (ROOT / n).is_file())
 
 
 def test_a_stub_whose_folder_git_does_not_track_is_written_as_shipped(tmp_path):

@@ -4,7 +4,8 @@ a repository of its own.
 
     python tools/student_release.py OUT        # OUT must not exist yet
 
-Copies the files git tracks in this checkout, leaving out what gives the answers away:
+Copies the course's files (those git tracks; in a copy without git, such as a ZIP download, the
+files there less what ``.gitignore`` ignores), leaving out what gives the answers away:
 
 - every ``solutions/`` folder (``cuda_src/solutions/``, ``cuda_src/opencl/solutions/``,
   ``helpers/exercises/solutions/``: the answers themselves);
@@ -21,6 +22,7 @@ this checkout's copy holds, and README.md starts with a note that this is the st
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import shutil
 import subprocess
 import sys
@@ -38,13 +40,41 @@ NOTE = ("> **Student release.** The exercises' solutions are not included: your 
 
 
 def tracked_files(root: Path = ROOT) -> list[str]:
-    """The files git tracks under ``root``, as paths relative to it."""
+    """The course's files under ``root``, as paths relative to it: those git tracks, or where
+    git has no index here (a ZIP download, a copy), every file less what .gitignore ignores."""
     try:
         listing = subprocess.run(["git", "ls-files", "-z"], cwd=root, check=True,
                                  capture_output=True).stdout
-    except (OSError, subprocess.CalledProcessError) as err:
-        raise SystemExit(f"student_release needs a git checkout of the course ({err})") from None
+    except (OSError, subprocess.CalledProcessError):
+        return unignored_files(root)
     return [p for p in listing.decode().split("\0") if p]
+
+
+def unignored_files(root: Path) -> list[str]:
+    """The files under ``root`` that its .gitignore does not ignore (and none in .git), sorted.
+    The course's .gitignore uses three forms of line: ``name/`` (a folder of that name
+    anywhere), ``*.ext`` or ``name`` (a file name anywhere), ``dir/pattern`` and ``dir/sub/``
+    (from the root)."""
+    ignore = root / ".gitignore"
+    rules = [r.strip() for r in (ignore.read_text().splitlines() if ignore.is_file() else [])
+             if r.strip() and not r.startswith("#")]
+    folders = {r.strip("/") for r in rules if r.endswith("/") and "/" not in r.strip("/")}
+    paths = [r.strip("/") + ("/*" if r.endswith("/") else "") for r in rules
+             if "/" in r.strip("/")]
+    names = [r for r in rules if "/" not in r]
+    folders.add(".git")
+    found = []
+    for path in sorted(root.rglob("*")):
+        name = path.relative_to(root).as_posix()
+        parts = Path(name).parts
+        if not path.is_file() or any(fnmatch.fnmatch(part, f) for part in parts[:-1]
+                                     for f in folders):
+            continue
+        if any(fnmatch.fnmatch(parts[-1], n) for n in names) or \
+                any(fnmatch.fnmatch(name, p) for p in paths):
+            continue
+        found.append(name)
+    return sorted(found)
 
 
 def left_out(name: str) -> bool:
