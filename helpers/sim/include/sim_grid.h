@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>  // malloc and free, for the kernels' heap (GCC 13's <thread> no longer brings it)
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
