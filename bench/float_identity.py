@@ -176,7 +176,8 @@ def identical(got, want):
 
 
 def compare(path, only):
-    from helpers.sim import gpuarray, toolchain
+    from helpers.sim import gpuarray
+    from helpers.sim.compile import toolchain
     from helpers.sim.compiler import SourceModule
 
     if not path.exists():

@@ -5,7 +5,7 @@
 
 The course's kernels (naive and fast grayscale, naive, tiled and padded transpose, the reduction
 ladder, naive and tiled matrix multiply) run once each on the simulator under
-`helpers.sim.trace.trace()`, which counts what Nsight Compute counts on a GPU (its metric names in
+`helpers.sim.microscope.trace.trace()`, which counts what Nsight Compute counts on a GPU (its metric names in
 brackets):
 
 - global loads and stores: requests [l1tex__t_requests_pipe_lsu_mem_global_op_ld/st.sum] and
@@ -201,7 +201,7 @@ def simulate(scale):
     from helpers.backend import read_cu
     from helpers.sim import gpuarray
     from helpers.sim.compiler import SourceModule
-    from helpers.sim.trace import trace
+    from helpers.sim.microscope.trace import trace
 
     with trace(accesses=0) as t:
         kernels = list(launch_all(lambda f: SourceModule(read_cu(f)), gpuarray, scale))
@@ -260,7 +260,7 @@ def overhead(repeat):
     from helpers.backend import read_cu
     from helpers.sim import gpuarray
     from helpers.sim.compiler import SourceModule
-    from helpers.sim.trace import trace
+    from helpers.sim.microscope.trace import trace
 
     fn = SourceModule(read_cu("grayscale.cu")).get_function("rgb_to_gray")
     rgb = gpuarray.to_gpu(np.random.default_rng(0).integers(0, 256, (1024, 1024, 3), np.uint8))

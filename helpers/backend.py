@@ -50,9 +50,9 @@ if BACKEND == "pycuda":
     import pycuda.gpuarray as gpuarray
     from pycuda.compiler import SourceModule
 else:
-    from .sim import driver as drv
-    from .sim import gpuarray
-    from .sim.compiler import SourceModule
+    from helpers.sim import driver as drv
+    from helpers.sim import gpuarray
+    from helpers.sim.compiler import SourceModule
 
 
 def device_summary():

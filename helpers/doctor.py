@@ -93,7 +93,7 @@ def check_compiler() -> None:
         install = "xcode-select --install"
     else:
         install = "sudo apt install g++"
-    # The simulator's order (helpers/sim/toolchain.py): $CXX, g++, c++, clang++.
+    # The simulator's order (helpers/sim/compile/toolchain.py): $CXX, g++, c++, clang++.
     names = [n for n in (os.environ.get("CXX"), "g++", "c++", "clang++") if n]
     found = [p for p in (shutil.which(n) for n in names) if p]
     if not found:

@@ -105,7 +105,7 @@ def setup_icd(environ=os.environ, system: Path = SYSTEM_VENDORS, library=_SEARCH
     if named:
         return f"NVIDIA's OpenCL is registered in {system} ({named[0]})"
     if folder is None:
-        from helpers.sim import cache
+        from helpers.sim.compile import cache
 
         folder = cache.folder().parent / "opencl-vendors"  # beside the simulator's modules
     write_vendors_folder(folder, library, system)

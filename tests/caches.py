@@ -3,7 +3,7 @@
 import os
 import shutil
 
-from helpers.sim import cache, prebuilt
+from helpers.sim.compile import cache, prebuilt
 from helpers.sim.settings import settings
 
 PREBUILT = tuple(f"{kind}-" for kind in [*prebuilt.RUNNERS, "prelude"])
@@ -18,7 +18,7 @@ def _link_or_copy(source, target):
 
 def seeded(folder):
     """``folder`` made a simulator compile cache (a settings.cache_dir, CUDA_COURSE_CACHE_DIR)
-    holding what the run's cache has prebuilt (helpers/sim/prebuilt.py: runners, precompiled
+    holding what the run's cache has prebuilt (helpers/sim/compile/prebuilt.py: runners, precompiled
     preludes), hard-linked, as any cache does after its first modules: for the tests about the
     modules in a cache of their own, where building those parts again took 0.5 to 1 s each."""
     parts = [p for p in cache.folder().iterdir() if p.name.startswith(PREBUILT)]

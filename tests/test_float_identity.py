@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from helpers.sim import toolchain
+from helpers.sim.compile import toolchain
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "bench" / "float_identity.py"

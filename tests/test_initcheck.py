@@ -10,7 +10,8 @@ it is on. These run the simulator whatever backend is chosen.
 import numpy as np
 import pytest
 
-from helpers.sim import driver as drv, gpuarray, written
+from helpers.sim import driver as drv, gpuarray
+from helpers.sim.machine import written
 from helpers.sim.compiler import SourceModule
 from helpers.sim.settings import Settings, settings
 

@@ -130,7 +130,9 @@ class WorkersThatMissCancels:
 def test_a_launch_past_its_time_limit_is_cancelled_until_it_stops(monkeypatch):
     from types import SimpleNamespace
 
-    from helpers.sim import driver, launch, stacks
+    from helpers.sim import driver
+    from helpers.sim.run import launch
+    from helpers.sim.machine import stacks
     from helpers.sim.settings import settings
 
     lib = WorkersThatMissCancels()
@@ -139,6 +141,6 @@ def test_a_launch_past_its_time_limit_is_cancelled_until_it_stops(monkeypatch):
     monkeypatch.setattr(stacks, "for_launch", lambda workers, count: (None, workers))
     with settings.changed(time_limit=0.0), pytest.raises(driver.LaunchError,
                                                          match="ran longer than the time limit"):
-        launch._execute(module, SimpleNamespace(name="spin", index=0), (8, 1, 1), (32, 1, 1), 0,
-                        None)
+        launch._execute(SimpleNamespace(module=module, kernel=SimpleNamespace(name="spin", index=0),
+                                        grid=(8, 1, 1), block=(32, 1, 1), shared=0, pointers=None))
     assert lib.cancels == 3

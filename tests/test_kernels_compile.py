@@ -47,7 +47,7 @@ def _mul_add_inputs():
 
 def _needs_fma():
     if BACKEND == "simulator":
-        from helpers.sim import toolchain
+        from helpers.sim.compile import toolchain
 
         if not toolchain.cpu_has_fma():
             pytest.skip("this CPU has no fused multiply-add instruction")
@@ -163,7 +163,7 @@ def test_a_host_library_call_in_a_kernel_is_a_compile_error(call, tmp_path):
 
 
 # POSIX's functions: not in the C library's list the prelude refuses by name, so the simulator finds
-# them among the built object's undefined symbols (helpers/sim/device_calls.py).
+# them among the built object's undefined symbols (helpers/sim/compile/device_calls.py).
 # (Four calls, one of each kind: each refusal is a compile, a link and a rebuild with lines.)
 POSIX_CALLS = ['open("/tmp/escaped", O_WRONLY | O_CREAT, 0600)', "fork()", "kill(0, SIGKILL)",
                "sleep(1)"]

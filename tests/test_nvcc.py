@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from helpers.backend import CUDA_SRC, read_cu
-from helpers.sim import cache
+from helpers.sim.compile import cache
 
 CU_FILES = sorted(CUDA_SRC.rglob("*.cu"))
 ARCH = "sm_90"

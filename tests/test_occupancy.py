@@ -1,4 +1,4 @@
-"""helpers.sim.occupancy against the CUDA occupancy calculator.
+"""helpers.sim.microscope.occupancy against the CUDA occupancy calculator.
 
 A few answers worked out by hand always run. Where the CUDA toolkit is installed (CI has it), a
 grid of block sizes, register counts and shared-memory sizes is also checked against NVIDIA's own
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.sim.occupancy import DEVICES, occupancy
+from helpers.sim.microscope.occupancy import DEVICES, occupancy
 
 
 @pytest.mark.parametrize("cc, threads, regs, smem, blocks, limited_by", [
@@ -108,7 +108,7 @@ def test_agrees_with_nvidias_calculator(tmp_path):
 
 def test_for_a_launch_the_shared_arrays_come_from_the_kernel():
     from helpers.sim.compiler import SourceModule
-    from helpers.sim.occupancy import for_launch
+    from helpers.sim.microscope.occupancy import for_launch
 
     src = r"""
     __global__ void k(float *x) {
@@ -131,7 +131,7 @@ def test_the_simulator_says_why_it_has_no_register_count():
     for_launch asks for it."""
     from helpers.sim.compiler import SourceModule
     from helpers.sim.errors import NotProvided
-    from helpers.sim.occupancy import for_launch
+    from helpers.sim.microscope.occupancy import for_launch
 
     f = SourceModule("__global__ void k(float *x) { __shared__ float s[64];\n"
                      "s[threadIdx.x] = x[threadIdx.x]; __syncthreads();\n"

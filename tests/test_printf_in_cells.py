@@ -33,7 +33,7 @@ def test_a_launch_waits_until_jupyter_has_read_what_it_printed(monkeypatch):
     import time
     import types
 
-    from helpers.sim import printed
+    from helpers.sim.run import printed
 
     read_end, write_end = os.pipe()
     os.write(write_end, b"Hello from block 0, thread 0\n")

@@ -205,7 +205,7 @@ def test_the_device_has_a_compute_capability_and_its_limits():
 
 @pytest.mark.skipif(BACKEND != "pycuda", reason="compares the simulator's table with a real GPU")
 def test_the_simulators_attribute_table_matches_this_gpu():
-    from helpers.sim import device as simulated
+    from helpers.sim.machine import device as simulated
     dev = drv.Context.get_device()
     real = {str(name).rsplit(".", 1)[-1]: value for name, value in dev.get_attributes().items()}
     table = simulated.attributes(dev.compute_capability())

@@ -216,12 +216,12 @@ def test_device_variables_reach_the_checked_build_and_come_back(mod):
 
 
 def test_the_reports_layout_and_flags_are_the_ones_the_library_was_built_with(mod):
-    """What a race report holds is read by hand-written mirrors (trace_run.Rec and friends): the
+    """What a race report holds is read by hand-written mirrors (instrumented.Rec and friends): the
     instrumented library says its sizes and flag values, and they must agree."""
-    from helpers.sim import trace_run
+    from helpers.sim.microscope import instrumented
 
-    lib = trace_run.instrumented(mod.module).module.lib
-    for name, value in trace_run._MIRRORS.items():
+    lib = instrumented.instrumented(mod.module).module.lib
+    for name, value in instrumented._MIRRORS.items():
         assert lib.sim_trace_abi_size(name.encode()) == value, name
 
 

@@ -17,8 +17,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from helpers.sim import cache, driver as drv, gpuarray, source, toolchain
-from helpers.sim.compiler import SourceModule, build, translate_options
+from helpers.sim.compile import cache, source, toolchain
+from helpers.sim import driver as drv, gpuarray
+from helpers.sim.compile.builder import build, translate_options
+from helpers.sim.compiler import SourceModule
 from helpers.sim.settings import settings
 
 from caches import seeded

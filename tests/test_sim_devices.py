@@ -1,4 +1,4 @@
-"""The simulator's several devices (CUDA_SIM_DEVICES, helpers/sim/devices.py): numbering,
+"""The simulator's several devices (CUDA_SIM_DEVICES, helpers/sim/machine/devices.py): numbering,
 contexts current per thread, memory and modules that belong to a device, peer access, copies
 between devices. Simulator only: a GPU machine has the devices it has."""
 

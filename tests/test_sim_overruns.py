@@ -1,12 +1,13 @@
 """The simulator catches every overrun as compute-sanitizer's memcheck does on a GPU: the first
 byte past the end of an array, the byte before its start, past the launch's shared= bytes, and
 an address given to a kernel that is no device memory, each named with the allocation, the
-kernel, the block and the thread (helpers/sim/memory.py says how)."""
+kernel, the block and the thread (helpers/sim/machine/memory.py says how)."""
 
 import numpy as np
 import pytest
 
-from helpers.sim import driver as drv, gpuarray, memory
+from helpers.sim import driver as drv, gpuarray
+from helpers.sim.machine import memory
 from helpers.sim.compiler import SourceModule
 
 KERNELS = r"""

@@ -1,4 +1,4 @@
-"""What every module of the simulator shares, built once (helpers/sim/prebuilt.py): the runners
+"""What every module of the simulator shares, built once (helpers/sim/compile/prebuilt.py): the runners
 linked into each module, and the precompiled prelude."""
 
 import shutil
@@ -8,9 +8,11 @@ import numpy as np
 import pytest
 from test_sim_compile import mode, unique
 
-from helpers.sim import cache, gpuarray, prebuilt, toolchain
-from helpers.sim.compiler import SourceModule, build
-from helpers.sim.trace import trace
+from helpers.sim.compile import cache, prebuilt, toolchain
+from helpers.sim import gpuarray
+from helpers.sim.compile.builder import build
+from helpers.sim.compiler import SourceModule
+from helpers.sim.microscope.trace import trace
 
 
 @pytest.mark.slow

@@ -13,7 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from helpers.sim import device, driver as drv, gpuarray, prepared, tools
+from helpers.sim.machine import device
+from helpers.sim import driver as drv, gpuarray, tools
+from helpers.sim.run import prepared
 from helpers.sim.compiler import SourceModule
 from helpers.sim.elementwise import ElementwiseKernel
 from helpers.sim.errors import NeedsGPU, NotProvided

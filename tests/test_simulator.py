@@ -13,7 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from helpers.sim import compiler, driver as drv, gpuarray
+from helpers.sim import driver as drv, gpuarray
+from helpers.sim.compile import builder
 from helpers.sim.compiler import SourceModule
 from helpers.sim.settings import settings
 
@@ -219,9 +220,9 @@ def test_a_cached_module_is_not_compiled_again(tmp_path, monkeypatch):
     source = f"__global__ void k(int *x) {{ x[0] = {uuid.uuid4().int % 100000}; }}"
     with settings.changed(cache_dir=str(seeded(tmp_path))):
         first = SourceModule(source).path
-        monkeypatch.setattr(compiler, "_run", compile_)
+        monkeypatch.setattr(builder, "_run", compile_)
         assert SourceModule(source).path == first
-        monkeypatch.setattr(compiler, "CXX_FLAGS", [*compiler.CXX_FLAGS, "-DANOTHER_FLAG"])
+        monkeypatch.setattr(builder, "CXX_FLAGS", [*builder.CXX_FLAGS, "-DANOTHER_FLAG"])
         with pytest.raises(Compiled):
             SourceModule(source)
 
@@ -284,7 +285,8 @@ def test_the_portable_fiber_switch_gives_the_same_results():
 
 # ---- the boundary between the C runtime and Python ------------------------------------------------
 def test_python_mirrors_the_runtime_structs_and_status_codes():
-    from helpers.sim import launch_report, module
+    from helpers.sim.run import report as launch_report
+    from helpers.sim.compile import module
 
     lib = SourceModule("__global__ void k(int *x) { x[0] = 1; }").module.lib
     for c_name, mirror in module.MIRRORS.items():
@@ -306,7 +308,7 @@ def test_module_settings_can_be_changed_for_a_while_and_come_back():
 
 
 def test_freeing_memory_from_a_garbage_collection_inside_the_allocator_does_not_deadlock():
-    from helpers.sim import memory
+    from helpers.sim.machine import memory
 
     class FreedByCollector:
         def __del__(self):

@@ -1,4 +1,4 @@
-"""The simulator's memory trace (helpers.sim.trace): what Nsight Compute would count on a GPU.
+"""The simulator's memory trace (helpers.sim.microscope.trace): what Nsight Compute would count on a GPU.
 
 Each test has an access pattern whose counts a GPU's profiler gives exactly (requests per
 warp-instruction, distinct 32-byte sectors per request, shared-memory wavefronts over 32 banks of
@@ -11,7 +11,7 @@ import pytest
 from helpers.sim import gpuarray
 from helpers.sim.compiler import SourceModule
 from helpers.sim.settings import settings
-from helpers.sim.trace import trace
+from helpers.sim.microscope.trace import trace
 
 GLOBAL = r"""
 __global__ void copy(const float *in, float *out) { int i = blockIdx.x * blockDim.x + threadIdx.x; out[i] = in[i]; }
@@ -128,7 +128,7 @@ __global__ void count_shared(int *n) {
 
 
 def trace_report_of(stats):
-    from helpers.sim.trace_report import kernel_table
+    from helpers.sim.microscope.tables import kernel_table
     return kernel_table(stats)
 
 
@@ -271,7 +271,7 @@ def test_pictures_of_threads_sectors_and_banks(mod, shared):
     import matplotlib
 
     matplotlib.use("Agg")
-    from helpers.sim import trace_pictures as pictures
+    from helpers.sim.microscope import pictures
 
     a, b = gpuarray.to_gpu(np.arange(64 * 32, dtype=np.float32)), gpuarray.zeros(64, np.float32)
     out = gpuarray.zeros(1024, np.float32)

@@ -39,7 +39,9 @@ CASES = {
 @pytest.fixture
 def reworded(monkeypatch):
     """The race check's and the time limit's messages replaced by other words, facts kept."""
-    from helpers.sim import errors, launch, racecheck
+    from helpers.sim import errors
+    from helpers.sim.run import launch
+    from helpers.sim.microscope import racecheck
 
     def race_error(*args):
         err = original(*args)

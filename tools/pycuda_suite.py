@@ -67,7 +67,7 @@ TEST_FILES = ["test_driver.py", "test_gpuarray.py"]
 
 # ---- the source release -----------------------------------------------------------------------
 def cache_folder():
-    from helpers.sim import cache
+    from helpers.sim.compile import cache
     return cache.folder().parent / "pycuda-source"
 
 

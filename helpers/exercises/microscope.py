@@ -4,7 +4,7 @@ A missing ``__syncthreads()`` or a plain ``bins[v]++`` where several threads mee
 right answer by luck: on a GPU when the threads happen not to collide, on the simulator because
 it runs a block's threads one after another. A checker that only compares results lets such a
 kernel pass. The simulator's race check (``helpers.sim.settings``' ``racecheck``) finds the
-race whatever order the threads ran in, and its memory trace (``helpers.sim.trace``) counts the
+race whatever order the threads ran in, and its memory trace (``helpers.sim.microscope.trace``) counts the
 kernel's atomics, global and shared, as Nsight Compute would. The simulator ships with the
 course, so a checker can run the learner's file there even when the notebook runs on a GPU.
 
@@ -73,7 +73,7 @@ class MicroscopeExercise(KernelExercise):
 class Observed:
     """One launch on the simulator: ``race``, the race check's RaceError (None when there was
     no race), ``crash`` (the error of a launch that failed otherwise, or None), ``stats``
-    (helpers.sim.trace.KernelStats: the atomics, global and shared) and the launch's ``blocks``."""
+    (helpers.sim.microscope.trace.KernelStats: the atomics, global and shared) and the launch's ``blocks``."""
 
     race: object | None
     crash: str | None
@@ -92,7 +92,7 @@ def observe(kernels: Kernels, make_args, block: tuple, grid: tuple) -> Observed 
         return None
     from helpers.sim import driver, gpuarray
     from helpers.sim.settings import settings
-    from helpers.sim.trace import trace
+    from helpers.sim.microscope.trace import trace
 
     race = crash = None
     limit = min(LAUNCH_TIME_LIMIT, settings.time_limit or LAUNCH_TIME_LIMIT)

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from helpers.exercises.pipeline import (ATOL, BIG_CHUNKS, BIG_N, BIG_STREAMS, RTOL,
-                                        RecordingLaunch, exception_problem, diagnose,
-                                        make_launch, reference)
+from helpers.exercises.pipeline_mistakes import (ATOL, BIG_CHUNKS, BIG_N, BIG_STREAMS, RTOL,
+                                                 RecordingLaunch, diagnose, exception_problem,
+                                                 make_launch, reference)
 from helpers.exercises.verdict import Verdict, first_mistake, not_yet, passed
 
 

@@ -73,11 +73,11 @@ class RaceCheckedExercise(KernelExercise):
 def checked_run(sim_kernel, args, block, grid):
     """Launch ``sim_kernel`` (a simulator kernel, arguments in simulator arrays) once under the
     race check and the trace. Returns ``(None, stats)`` with the launch's trace counters
-    (``helpers.sim.trace.KernelStats``), or ``(error, None)`` when the launch failed: the race
+    (``helpers.sim.microscope.trace.KernelStats``), or ``(error, None)`` when the launch failed: the race
     check's RaceError, or the simulator's other LaunchError."""
     from helpers.sim.errors import LaunchError
     from helpers.sim.settings import settings
-    from helpers.sim.trace import trace
+    from helpers.sim.microscope.trace import trace
 
     with settings.changed(racecheck=True, time_limit=LAUNCH_TIME_LIMIT), trace(accesses=0) as t:
         try:

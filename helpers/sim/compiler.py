@@ -1,302 +1,16 @@
-"""`SourceModule` for the CPU simulator: the same .cu source, compiled by the host C++ compiler.
-
-The source goes behind the prelude `include/cuda_sim.h` (CUDA's keywords and built-ins) inside
-`extern "C" { }` as PyCUDA puts it, and a table of its kernels is appended (`source.py`). The
-kernels' names come from the preprocessor (the prelude marks `__global__` functions while it looks
-for them); their parameter types come from the compiled kernels themselves
-(`include/sim_launch.h`). Floats are computed as nvcc computes them, with fused multiply-adds
-(`toolchain.py`). What the compiler and linker say is turned into messages about the learner's
-file (`compiler_messages.py`).
-
-Built libraries are cached per user (`cache.py`), keyed by a hash of everything that goes into
-them, and written atomically, so two notebooks compiling the same source at once cannot corrupt
-the cache; a module already cached is found without running the compiler at all.
+"""`pycuda.compiler.SourceModule` for the CPU simulator: the same .cu source, compiled by the host
+C++ compiler (compile/builder.py) and loaded (compile/module.py), its kernels launched by run/launch.py.
 """
 
-import contextlib
 import functools
-import hashlib
-import re
-import subprocess
-import sys
-import tempfile
-import warnings
-from pathlib import Path
 
-from . import cache as module_cache
-from . import compiler_messages, device_calls, devices, driver, prebuilt, sites, source as unit
-from . import toolchain
-from .launch import Function
-from .module import Module
-
-SIM_VERSION = "4"  # 4: every module checked for host calls (device_calls.py)
-INCLUDE_DIR = Path(__file__).parent / "include"
-CXX_FLAGS = ["-std=c++17", "-O2", "-fPIC", "-pthread", "-fno-strict-aliasing",
-             "-U_FORTIFY_SOURCE", "-D_FORTIFY_SOURCE=0", "-fsanitize=bounds",
-             "-fstack-clash-protection",  # a huge local array faults below its stack, not beyond
-             "-Wno-unused-result", "-Wno-attributes", "-Wformat", "-Wno-format-zero-length"]
-# Every symbol must be defined when the library is linked, not when it is loaded: a function
-# declared but never defined is then a compile error that names it.
-LINK_FLAGS = ["-shared", "-pthread"] + (["-Wl,-z,defs", "-Wl,-Bsymbolic"] if sys.platform.startswith("linux") else [])
-# Line tables in DWARF 4: with DWARF 5's, binutils 2.40 (Debian 12's ld and addr2line) names the
-# compiled file (module.cpp) instead of the learner's #line file when the learner's code is the
-# first code in the unit.
-LINE_TABLES = ["-g1", "-gdwarf-4"]
-# The instrumented builds, made only when a trace or the race check asks for one: every load and
-# store of the learner's code calls the runtime (include/sim_trace.h, through GCC's ThreadSanitizer
-# instrumentation without its library; prebuilt once and linked in), which knows the thread; -g1
-# lets helpers/sim/sites.py map each call to its source line. No vectorising and no splitting of
-# structs, so that each access stays one access as on a GPU (a uint4 is one 16-byte load); no tail
-# calls, so that each callback's return address is in the code that called it. The "blocks" build
-# also calls the runtime at each basic block, to measure divergence.
-INSTRUMENT_FLAGS = {
-    "memory": ["-DSIM_TRACE", *LINE_TABLES, "-fsanitize=thread", "--param=tsan-instrument-func-entry-exit=0",
-               "-Wno-tsan", "-fno-tree-vectorize", "-fno-tree-sra", "-fno-ipa-sra",
-               "-fno-optimize-sibling-calls"]}
-INSTRUMENT_FLAGS["blocks"] = INSTRUMENT_FLAGS["memory"] + ["-DSIM_TRACE_BLOCKS",
-                                                          "-fsanitize-coverage=trace-pc"]
-# In an instrumented build, the code around the learner's is named as the simulator's own, so
-# that its accesses are never counted as the learner's.
-GENERATED = INCLUDE_DIR / "sim_module.cpp"
-
-# nvcc options that mean nothing on a CPU: accepted and ignored, so notebook code stays PyCUDA's.
-_IGNORED_OPTIONS = re.compile(
-    r"^(-{1,2}use_fast_math|-lineinfo|-G|-g|-O\d|--?ptxas-options.*|-Xptxas.*|-arch.*|"
-    r"--?gpu-architecture.*|-code.*|-rdc.*|--?maxrregcount.*|-w|--?extended-lambda|"
-    r"--?expt-relaxed-constexpr|-keep|--?restrict|-ftz.*|-prec-.*)$")
-# Warning options only: -Wp, -Wa and -Wl hand their arguments to the preprocessor, assembler and
-# linker (which could write any file), so they are not warning options and are refused.
-_PASSED_OPTIONS = re.compile(r"^(-I.+|-std=.*|--std=.*|-W(?:no-)?[a-z][a-z0-9+=-]*)$")
-# -D and -U become #define lines after the prelude, except for the switches the prelude itself
-# reads (NDEBUG turns assert off; SIM_* are the simulator's own, for its tests).
-_MACRO_OPTION = re.compile(r"^-[DU][A-Za-z_]\w*(\([^)]*\))?(=.*)?$", re.S)
-_PRELUDE_SWITCH = re.compile(r"^-[DU](NDEBUG|SIM_\w+)\b")
-
-
-def translate_options(options):
-    """(compiler flags, -D/-U options for the source) from SourceModule's nvcc options."""
-    flags, macros = toolchain.float_flags(options), []
-    for opt in options or []:
-        if toolchain.is_fmad_option(opt):
-            continue
-        if _MACRO_OPTION.match(opt):
-            (flags if _PRELUDE_SWITCH.match(opt) else macros).append(opt)
-        elif _PASSED_OPTIONS.match(opt):
-            flags.append(opt.replace("--std=", "-std="))
-        elif not _IGNORED_OPTIONS.match(opt):
-            raise ValueError(
-                f"SourceModule option {opt!r} has no meaning on the CPU simulator. Options it "
-                "understands: -D, -U, -I, -std=, --fmad=, and warning options -W...; GPU-only "
-                "ones such as -use_fast_math, -lineinfo and -arch are accepted and ignored.")
-    return flags, macros
-
-
-@functools.lru_cache(maxsize=1)
-def _prelude_digest():
-    h = hashlib.sha256()
-    # .h: the prelude; .hpp: PyCUDA's headers; .cpp: the grid runner, linked into every module
-    for header in sorted([*INCLUDE_DIR.glob("*.h*"), *INCLUDE_DIR.glob("*.cpp")]):
-        h.update(header.name.encode() + b"\0" + header.read_bytes())
-    return h.hexdigest()
-
-
-def _digest(*parts):
-    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
-
-
-def _run(cmd, what, message=compiler_messages.compile_error):
-    """Run a compiler or linker command; when it fails, raise the CompileError that ``message``
-    makes of its output, with the command and the output attached."""
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        err = message(what, proc.stderr)
-        err.command_line, err.stdout, err.stderr = cmd, proc.stdout, proc.stderr
-        raise err
-    return proc
-
-
-def _source_name(source):
-    m = re.match(r'\s*#line\s+\d+\s+"([^"]+)"', source)
-    return m.group(1) if m else "kernel.cu"
-
-
-class _Build:
-    """One module to build: its text, flags and name in the cache."""
-
-    def __init__(self, source, options, no_extern_c, include_dirs, instrument=None):
-        self.instrument = instrument
-        self.flags, macros = translate_options(options)
-        self.flags += [f"-I{d}" for d in include_dirs]
-        self.body = unit.user_source(source, macros, no_extern_c)
-        self.what = _source_name(source)
-        # With headers of the learner's own, the preprocessed text is the key (it needs the
-        # compiler); without, the source itself is, and a cached library needs no compiler.
-        self.local_headers = bool(include_dirs) or bool(re.search(r'#\s*include\s*"', source))
-
-    def stem(self, text):
-        """The part of the library's name that the source, flags and prelude decide."""
-        extra = [*INSTRUMENT_FLAGS[self.instrument], f"sites-v{sites.TABLE_VERSION}"] \
-            if self.instrument else []
-        return _digest(SIM_VERSION, _prelude_digest(), *CXX_FLAGS, *LINK_FLAGS, *self.flags,
-                       *extra, text)[:32]
-
-
-def _compiler_tag(cxx):
-    path, version = cxx
-    return _digest(path, version)[:12]
-
-
-def _cached(folder, stem, cxx):
-    """A usable library for stem in folder: the one this compiler built, or (without a
-    compiler) one that any compiler built."""
-    if cxx is not None:
-        target = folder / f"{stem}-{_compiler_tag(cxx)}.so"
-        return target if module_cache.usable(target) else None
-    for candidate in sorted(folder.glob(f"{stem}-*.so")):
-        if module_cache.usable(candidate):
-            return candidate
-    return None
-
-
-def build(source, options=None, no_extern_c=False, include_dirs=(), cache=None, keep=False,
-          instrument=None):
-    """Compile (or find in the cache) the shared library for source; returns its path.
-
-    ``cache`` is the folder to keep it in (None: the user's cache; False: none, a fresh temporary
-    folder each time, as PyCUDA's ``cache_dir=False``). ``keep`` keeps the generated C++ files and
-    prints where they are, as PyCUDA's ``keep=True`` does. ``instrument`` ("memory" or
-    "blocks") makes a build that the memory trace and the race check run (INSTRUMENT_FLAGS)."""
-    job = _Build(source, options, no_extern_c, include_dirs, instrument)
-    folder = Path(tempfile.mkdtemp(prefix="cuda-sim-module-")) if cache is False else (
-        module_cache.folder(cache))
-    cxx = toolchain.find_compiler(required=job.local_headers)
-    if not job.local_headers:
-        found = _cached(folder, job.stem(job.body), cxx)
-        if found is not None:
-            return found
-    cxx = toolchain.find_compiler()
-    with _build_dir(keep) as tmp:
-        user_code = _preprocess(job, cxx, Path(tmp))
-        stem = job.stem(user_code if job.local_headers else job.body)
-        target = folder / f"{stem}-{_compiler_tag(cxx)}.so"
-        if job.local_headers and module_cache.usable(target):
-            return target
-        obj = _compile(job, cxx, Path(tmp), user_code)
-
-        def write(partial):
-            _link(job, cxx, Path(tmp), user_code, obj, partial)
-            # after the link: a function of the learner's own that has no body is named by it
-            _check_device_calls(job, cxx, Path(tmp), user_code, obj)
-            if job.instrument:  # its site table; the calls outside the learner's code patched out
-                sites.prepare(partial, target)
-
-        module_cache.install(write, target)
-    return target
-
-
-def _preprocess(job, cxx, tmp):
-    """The learner's code after the preprocessor, where the kernels are found."""
-    scan_file = tmp / "scan.cpp"
-    scan_file.write_text(unit.scan_unit(job.body))
-    flags = ["-DSIM_SCAN", "-std=c++17", f"-I{INCLUDE_DIR}",
-             *toolchain.for_compiler(job.flags, cxx)]
-    # -fpch-preprocess: the prelude's macros come from its precompiled copy, not its text
-    pre = _run_with_prelude(cxx, flags, ["-E", "-P", str(scan_file)], job.what,
-                            pch_options=["-fpch-preprocess"])
-    return unit.after_mark(pre.stdout)
-
-
-def _compile(job, cxx, tmp, user_code, debug=False):
-    unit_file = tmp / "module.cpp"
-    unit_file.write_text(unit.translation_unit(job.body, unit.kernels_in(user_code),
-                                               GENERATED if job.instrument else None))
-    obj = tmp / "module.o"
-    extra = INSTRUMENT_FLAGS[job.instrument] if job.instrument else LINE_TABLES if debug else []
-    flags = [*CXX_FLAGS, *extra, _fibers_switch(user_code), f"-I{INCLUDE_DIR}",
-             *toolchain.for_compiler(job.flags, cxx)]
-    rest = ["-c", "-o", str(obj), str(unit_file)]
-    # The rare build with line tables (a link error to explain) parses the prelude itself.
-    proc = _run([cxx[0], *flags, *rest], job.what) if debug else \
-        _run_with_prelude(cxx, flags, rest, job.what)
-    said = compiler_messages.learner_warnings(proc.stderr)
-    if said and not debug:
-        warnings.warn(f"The simulator's C++ compiler succeeded, but said the following:\n{said}",
-                      stacklevel=4)
-    return obj
-
-
-def _check_device_calls(job, cxx, tmp, user_code, obj):
-    """Device code calls only what CUDA allows there (device_calls.py). The first other call is
-    a HostFunctionError that names its line, read from the object built again with line tables."""
-    refused = device_calls.refused(obj, user_code, _runners(job, cxx, user_code))
-    if not refused:
-        return
-    where = device_calls.calling_lines(_compile(job, cxx, tmp, user_code, debug=True), refused)
-    file, _, line = where.get(refused[0], "").rpartition(":")
-    name = device_calls.readable(refused[0])
-    raise compiler_messages.host_function_error(job.what, name, file or None,
-                                                int(line) if line else None,
-                                                device_calls.group(name))
-
-
-def _run_with_prelude(cxx, flags, rest, what, pch_options=()):
-    """Run the compiler with ``flags`` and then ``rest``, reading the precompiled prelude for
-    these flags where there is one (prebuilt.py), with ``pch_options`` added. One GCC cannot read
-    (damaged: a full disk, a crash) is deleted, and the header parsed itself."""
-    folder = prebuilt.prelude_folder(cxx, flags, INCLUDE_DIR, _prelude_digest())
-    if folder is not None:
-        try:
-            return _run([cxx[0], *pch_options, f"-I{folder}", *flags, *rest], what)
-        except driver.CompileError as err:
-            if not prebuilt.unreadable(err.stderr):
-                raise
-            prebuilt.discard(folder)
-    return _run([cxx[0], *flags, *rest], what)
-
-
-def _fibers_switch(user_code):
-    """-DSIM_FIBERS=1 when the learner's code uses barriers or warp functions (its threads then
-    run as fibers), else =0: the module and its grid runner are built with the same."""
-    return f"-DSIM_FIBERS={1 if unit.uses_fibers(user_code) else 0}"
-
-
-def _runners(job, cxx, user_code):
-    """The prebuilt objects this module links with (prebuilt.py): the grid runner of its kind
-    (with or without fibers, with the prelude's switches among its options) and, for an
-    instrumented build, the memory trace's runtime of the same kind."""
-    switches = [f for f in job.flags if _PRELUDE_SWITCH.match(f)]
-    flags = [*CXX_FLAGS, _fibers_switch(user_code), *switches, f"-I{INCLUDE_DIR}"]
-    kinds = {"grid": flags}
-    if job.instrument:
-        kinds["trace"] = [*flags, "-DSIM_TRACE"]
-    return [str(prebuilt.runner_object(kind, cxx, kind_flags, INCLUDE_DIR, _prelude_digest()))
-            for kind, kind_flags in kinds.items()]
-
-
-def _link(job, cxx, tmp, user_code, obj, output):
-    """Link the library with its prebuilt runners, without -fsanitize: the bounds checks call the
-    runtime's own handler (sim_grid.h), which reports the file and line, instead of the sanitizer
-    library. When a symbol is undefined, the object is built again with line tables so the
-    message has lines."""
-    runners = _runners(job, cxx, user_code)
-    cmd = [cxx[0], *LINK_FLAGS, "-o", output, str(obj), *runners]
-    if subprocess.run(cmd, capture_output=True, text=True).returncode == 0:
-        return
-    with_lines = _compile(job, cxx, tmp, user_code, debug=True)
-    _run([cxx[0], *LINK_FLAGS, "-o", output, str(with_lines), *runners], job.what,
-         lambda what, stderr: compiler_messages.link_error(what, stderr, cxx[0]))
-
-
-@contextlib.contextmanager
-def _build_dir(keep):
-    """A temporary folder for the generated C++ files; kept (and named) when keep is true."""
-    if keep:
-        path = tempfile.mkdtemp(prefix="cuda-sim-build-")
-        print(f"*** compiler output in {path}")
-        yield path
-    else:
-        with tempfile.TemporaryDirectory(prefix="cuda-sim-") as path:
-            yield path
+from .compile.builder import build, source_name
+from .compile.module import Module
+from .compile import cache as module_cache
+from .errors import CompileError, LogicError
+from .machine import devices
+from .machine.device import LIMITS
+from .run.launch import Function
 
 
 class SourceModule:
@@ -310,36 +24,35 @@ class SourceModule:
                  arch=None, code=None, cache_dir=None, include_dirs=()):
         source = str(source)
         args = (source, options, no_extern_c, include_dirs or ())
+        # the instrumented build, made when a launch is traced or race-checked (microscope/)
+        rebuild = functools.partial(build, *args, cache=cache_dir)
         self.path = build(*args, cache=cache_dir, keep=keep)
         try:
-            self.module = Module(self.path)
+            self.module = Module(self.path, source, rebuild)
         except OSError:
             # A cached library the loader rejects (damaged after it was written): build it again.
             module_cache.discard(self.path)
             self.path = build(*args, cache=cache_dir, keep=keep)
-            self.module = Module(self.path)
+            self.module = Module(self.path, source, rebuild)
         devices.adopt_module(self.module)  # its kernels run in the current device's context
-        self.module.source = source
-        # called with instrument=... when a launch is traced or race-checked (trace_run.py)
-        self.module.build_instrumented = functools.partial(build, *args, cache=cache_dir)
         self._check_shared_memory(source)
 
     def _check_shared_memory(self, source):
-        limit = driver.LIMITS["MAX_SHARED_MEMORY_PER_BLOCK"]
+        limit = LIMITS["MAX_SHARED_MEMORY_PER_BLOCK"]
         for kernel in self.module.kernels.values():
             if kernel.static_shared > limit:
                 nbytes = kernel.static_shared
-                raise driver.CompileError(
-                    f"simulator compilation of {_source_name(source)} failed\n"
+                raise CompileError(
+                    f"simulator compilation of {source_name(source)} failed\n"
                     f"ptxas error   : Entry function '{kernel.name}' uses too much shared data "
                     f"(0x{nbytes:x} bytes, 0x{limit:x} max): its __shared__ arrays take {nbytes} "
-                    f"bytes, and a block may have {limit} (48 KiB)", None)
+                    f"bytes, and a block may have {limit} ({limit // 1024} KiB)", None)
 
     def get_function(self, name):
         kernel = self.module.kernels.get(name)
         if kernel is None:
             known = ", ".join(sorted(self.module.kernels)) or "none"
-            raise driver.LogicError(
+            raise LogicError(
                 f"cuModuleGetFunction failed: named symbol not found: no kernel {name!r} in this "
                 f"module (its kernels: {known})")
         return Function(self.module, kernel)

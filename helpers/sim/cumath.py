@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 
 from . import elementwise
-from .array_math import ONLY_CONTIGUOUS
+from .arrays.arithmetic import ONLY_CONTIGUOUS
 from .driver import Stream
 from .errors import module_getattr
 from .gpuarray import GPUArray

@@ -1,0 +1,12 @@
+"""Compiling a module: from a learner's .cu source to a loaded library.
+
+- `source`: the .cu text to the C++ unit compiled (and `INCLUDE_DIR`, the prelude's folder)
+- `toolchain`: the host C++ compiler, binutils and the CPU's float flags
+- `builder`: the compile and link, cached; `cache`: the cache of built modules, trusted why
+- `prebuilt`: what every module shares, built once (the grid runner, the trace's runtime, the
+  precompiled prelude)
+- `messages`: what the compiler and linker say, in the learner's terms; `device_calls`: what
+  device code may call
+- `sites`: where the learner's loads and stores are, in an instrumented build
+- `module`: the loaded library, its kernels and globals
+"""

@@ -1,0 +1,153 @@
+"""What the host compiler and linker say, turned into what the learner needs to read.
+
+g++ reports a mistake in terms of the simulator's prelude (deleted functions, macros, symbols);
+the learner wrote CUDA. Each function here takes the tool's output and returns a message that
+names the learner's file and line, says what is wrong in CUDA's terms, and what to do. The
+patterns to follow: the first error in the learner's file, then one note that explains it.
+"""
+
+import os
+import re
+
+from ..errors import CompileError, HostFunctionError
+
+# What g++ says about CUDA features the simulator does not have, and what to tell the learner.
+_UNSUPPORTED = {
+    "texture": "texture references", "tex1Dfetch": "textures", "tex2D": "textures",
+    "tex3D": "textures", "surf2Dwrite": "surfaces", "cooperative_groups": "cooperative groups",
+    "__half": "half precision", "cuda_fp16.h": "half precision", "cuda_bf16.h": "bfloat16",
+    "__nv_bfloat16": "bfloat16", "wmma": "tensor-core wmma", "cudaMalloc": "device-side runtime calls",
+}
+
+# Host functions in device code (include/sim_host_only.h): advice by the function's group.
+_HOST_ONLY = re.compile(r"__sim_host_(stop|random|io|system|memory|text|time)_(\w+)")
+_ALLOWED = ("Device code may call printf, malloc and free, memcpy and memset, assert, new and "
+            "delete, clock64, __nanosleep, the math functions and the functions of its own source.")
+_HOST_ADVICE = {
+    "stop": "To end a thread, return from the kernel; to stop the kernel with an error, use "
+            "assert(condition) or __trap().",
+    "random": "Device code has no random number generator: draw the numbers on the host "
+              "(numpy.random) and pass them in, or compute a hash of the thread's index.",
+    "io": "Device code has no files and no input: printf is its only output. Copy the results "
+          "back to the host and write them there.",
+    "system": "Device code cannot reach the operating system (files, processes, the network): "
+              "copy the results back and do that on the host.",
+    "memory": "In device code, allocate with malloc and free (or better, allocate on the host "
+              "and pass the array in).",
+    "text": _ALLOWED,
+    "time": "Device code has no calendar clock and cannot sleep on the operating system's: "
+            "clock64() counts the GPU's clock ticks, and __nanosleep(ns) lets a thread wait.",
+}
+
+_ERROR_LINE = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? (?:fatal )?error: (?P<text>.*)$",
+                         re.M)
+
+
+def _in_prelude(path):
+    return "/cuda_sim" in path or "/sim_" in path
+
+
+def compile_error(what, stderr):
+    """The first error in the learner's file, as 'file:line: error: message', then a note: a
+    CompileError, or a HostFunctionError when the error is a host function in device code."""
+    errors = [m for m in _ERROR_LINE.finditer(stderr)]
+    mine = [m for m in errors if not _in_prelude(m.group("file"))] or errors
+    if mine and _HOST_ONLY.search(mine[0].group("text")):
+        return _host_function_error(what, mine[0])
+    msg = f"simulator compilation of {what} failed"
+    if mine:
+        msg += "\n" + mine[0].group(0).strip()
+    elif "error" in stderr:
+        msg += "\n" + next(ln for ln in stderr.splitlines() if "error" in ln).strip()
+    for name, feature in _UNSUPPORTED.items():
+        if re.search(rf"\b{re.escape(name)}\b", stderr):
+            msg += (f"\nnote: {name} ({feature}) is a CUDA feature that the course's CPU simulator "
+                    "does not provide; run this on a GPU with CUDA_COURSE_BACKEND=pycuda.")
+            break
+    return CompileError(msg, None)
+
+
+_EXPANSION = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? note: in expansion of macro", re.M)
+
+
+def _host_function_error(what, match):
+    """The error is reported in the prelude's macro; the learner's line is the first place it
+    was expanded from outside the prelude."""
+    group, name = _HOST_ONLY.search(match.group("text")).groups()
+    where = (match.group("file"), int(match.group("line")))
+    for note in _EXPANSION.finditer(match.string, match.end()):
+        if not _in_prelude(note.group("file")):
+            where = (note.group("file"), int(note.group("line")))
+            break
+    return host_function_error(what, name, *where, group)
+
+
+def host_function_error(what, name, file, line, group):
+    """The HostFunctionError for device code that calls ``name``, first at ``file:line`` (both
+    None where no line is known), in nvcc's words, then what to do (_HOST_ADVICE[group])."""
+    where = f"{file}:{line}: " if file else ""
+    advice = _HOST_ADVICE[group] + ("" if group == "text" else f" {_ALLOWED}")
+    return HostFunctionError(
+        f"simulator compilation of {what} failed\n"
+        f"{where}error: {name}() is a host function: a kernel or __device__ function cannot "
+        f"call it (nvcc: calling a __host__ function(\"{name}\") from a __global__ function "
+        f"is not allowed).\nnote: {advice}", name, file, line)
+
+
+# ---- the linker ----------------------------------------------------------------------------------
+_UNDEFINED = re.compile(r"^(?:(?P<file>[^:\n]+):(?P<line>\d+):|[^\n]*?:\([^)]*\):)? ?"
+                        r"undefined reference to [`'](?P<symbol>[^'`]+)'", re.M)
+_CXX_RUNTIME = re.compile(r"^(operator new|operator delete|std::|__cxa_|__gxx_personality|"
+                          r"vtable for __cxxabiv1|typeinfo for )")
+
+
+def undefined_symbols(stderr):
+    """[(file or None, line or None, symbol)] of the linker's undefined references, in order.
+    The linker names a file by its full path (the compiler's folder first); the learner named it
+    relative to that folder (the source's #line), so the folder is taken off again."""
+    seen, found, here = set(), [], os.getcwd().rstrip("/") + "/"
+    for m in _UNDEFINED.finditer(stderr):
+        file = m.group("file")
+        if file and file.startswith(here):
+            file = file[len(here):]
+        key = (file, m.group("line"), m.group("symbol"))
+        if key not in seen:
+            seen.add(key)
+            found.append((file, int(m.group("line")) if m.group("line") else None, m.group("symbol")))
+    return found
+
+
+def link_error(what, stderr, cxx):
+    """The linker found symbols that nothing defines: a function declared but never defined, or
+    a compiler that is not a C++ compiler (it links without the C++ library)."""
+    missing = undefined_symbols(stderr)
+    msg = f"simulator compilation of {what} failed"
+    if not missing:
+        lines = [ln for ln in stderr.splitlines() if ln.strip()]
+        return CompileError(msg + ("\n" + lines[-1].strip() if lines else ""), None)
+    if any(_CXX_RUNTIME.match(symbol) for _, _, symbol in missing):
+        return CompileError(f"{msg}\nthe C++ library is missing from the link: {cxx} is not a C++ compiler's "
+                "driver (a C compiler such as gcc or cc links C programs only). Set CXX to a C++ "
+                "compiler, e.g. CXX=g++ or CXX=clang++, or leave CXX unset.", None)
+    lines = []
+    for file, line, symbol in missing:
+        where = f"{file}:{line}: " if file and not _in_prelude(file) else ""
+        name = symbol.split("(")[0]
+        lines.append(f"{where}error: {name} is declared but never defined: a kernel calls it, and "
+                     "no function body for it is in this source (nvcc: ptxas fatal : Unresolved "
+                     f"extern function '{name}')")
+    return CompileError(msg + "\n" + "\n".join(lines) + "\nnote: give each __device__ function a "
+                        "body in the same source: SourceModule compiles one file, and nothing is "
+                        "linked to it.", None)
+
+
+# ---- warnings --------------------------------------------------------------------------------------
+_WARNING_LINE = re.compile(r"^(?P<file>[^:\n]+):\d+:(?:\d+:)? warning: ", re.M)
+
+
+def learner_warnings(stderr):
+    """The compiler's output when it warns about the learner's file (a printf format that does
+    not fit its argument, ...), else ''. Warnings about the prelude alone are left out."""
+    if not any(not _in_prelude(m.group("file")) for m in _WARNING_LINE.finditer(stderr)):
+        return ""
+    return stderr.strip()

@@ -1,0 +1,238 @@
+"""A loaded simulator module: the shared library that `compile/builder.py` made, as Python sees it.
+
+The library exports what Python needs to know about it (`include/sim_launch.h`): its kernels
+(name, parameter types), the sizes of the C structs that cross the boundary and the names of the
+runtime's status codes. This module holds the ctypes mirrors of those structs, checks them
+against the library when it loads, and reads the kernels, the `__device__`/`__constant__`
+variables and the `__shared__` bytes of each kernel (from the ELF symbol table).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import struct
+from pathlib import Path
+
+from .. import errors
+from ..machine import memory, stacks
+
+
+# ---- the C structs that cross into Python (include/sim_runtime.h) -------------------------------
+class ErrorReport(ctypes.Structure):
+    """sim::Error: what a failed launch reports."""
+    _fields_ = [("status", ctypes.c_int32), ("block", ctypes.c_uint32 * 3),
+                ("thread", ctypes.c_uint32 * 3), ("is_write", ctypes.c_int32),
+                ("address", ctypes.c_uint64), ("file", ctypes.c_char_p), ("line", ctypes.c_int64),
+                ("file2", ctypes.c_char_p), ("line2", ctypes.c_int64), ("text", ctypes.c_char * 256)]
+
+
+class ParamReport(ctypes.Structure):
+    """sim::ParamInfo: one kernel parameter's C type."""
+    _fields_ = [("kind", ctypes.c_int32), ("size", ctypes.c_int32), ("type_name", ctypes.c_char_p)]
+
+
+MIRRORS = {"Error": ErrorReport, "ParamInfo": ParamReport}
+
+
+class Param:
+    """A kernel parameter: kind ('P' pointer, 'i'/'u' integer, 'f' floating, 'S' other), size in
+    bytes, and the C type's name as the compiler spells it."""
+    __slots__ = ("kind", "size", "type_name")
+
+    def __init__(self, kind, size, type_name):
+        self.kind, self.size, self.type_name = kind, size, type_name
+
+
+class Kernel:
+    """What the module knows about one kernel: its index in the library's table, its parameters
+    and the bytes of its __shared__ arrays."""
+    __slots__ = ("index", "name", "params", "static_shared")
+
+    def __init__(self, index, name, params, static_shared=0):
+        self.index, self.name, self.params, self.static_shared = index, name, params, static_shared
+
+
+class _DlInfo(ctypes.Structure):
+    _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
+                ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
+
+
+_libdl = ctypes.CDLL(None)
+
+
+def _declare(lib):
+    """Argument and return types of the library's exported functions."""
+    lib.sim_abi_size.argtypes, lib.sim_abi_size.restype = [ctypes.c_char_p], ctypes.c_int
+    lib.sim_status_name.argtypes, lib.sim_status_name.restype = [ctypes.c_int], ctypes.c_char_p
+    lib.sim_kernel_name.argtypes, lib.sim_kernel_name.restype = [ctypes.c_int], ctypes.c_char_p
+    lib.sim_kernel_nparams.argtypes = [ctypes.c_int]
+    lib.sim_kernel_address.argtypes, lib.sim_kernel_address.restype = [ctypes.c_int], ctypes.c_void_p
+    lib.sim_describe.argtypes = [ctypes.c_int, ctypes.POINTER(ParamReport)]
+    lib.sim_launch_start.restype = ctypes.c_void_p
+    lib.sim_launch_start.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_uint),
+                                     ctypes.POINTER(ctypes.c_uint), ctypes.c_size_t,
+                                     ctypes.POINTER(ctypes.c_void_p), ctypes.c_int, ctypes.c_int,
+                                     ctypes.POINTER(ctypes.c_void_p), ctypes.c_int,
+                                     ctypes.POINTER(ctypes.c_uint64), ctypes.c_int]
+    lib.sim_launch_wait.argtypes = [ctypes.c_void_p, ctypes.c_int]
+    lib.sim_set_heap.argtypes, lib.sim_set_heap.restype = [ctypes.c_void_p], None
+    lib.sim_launch_cancel.argtypes = [ctypes.c_void_p]
+    lib.sim_launch_finish.argtypes = [ctypes.c_void_p, ctypes.POINTER(ErrorReport)]
+
+
+def status_codes(lib) -> dict[str, int]:
+    """{name: code} of the runtime's launch statuses (sim::Status), as the library numbers them."""
+    codes, code = {}, 0
+    while (name := lib.sim_status_name(code)) is not None:
+        codes[name.decode()] = code
+        code += 1
+    return codes
+
+
+def check_abi(lib, path):
+    """The ctypes mirrors must have the C structs' sizes: a mismatch would misread every report."""
+    for c_name, mirror in MIRRORS.items():
+        size = lib.sim_abi_size(c_name.encode())
+        if size != ctypes.sizeof(mirror):
+            raise errors.LogicError(
+                f"internal error: {path} was built with a sim::{c_name} of {size} bytes, but "
+                f"helpers/sim/compile/module.py expects {ctypes.sizeof(mirror)}: the prelude and the "
+                "Python side of the simulator are out of step")
+    for c_name, value in (("kStackSize", stacks.STACK_BYTES), ("kStackUsable", stacks.STACK_USABLE)):
+        if lib.sim_abi_size(c_name.encode()) != value:
+            raise errors.LogicError(
+                f"internal error: {path} was built with sim::{c_name} = "
+                f"{lib.sim_abi_size(c_name.encode())}, but helpers/sim/machine/stacks.py maps {value}")
+
+
+def _symbol_name(address, fallback):
+    """The kernel's symbol: its plain name inside extern "C", else the C++ mangled one, as a
+    GPU module names it."""
+    info = _DlInfo()
+    if _libdl.dladdr(ctypes.c_void_p(address), ctypes.byref(info)) and info.dli_sname \
+            and info.dli_saddr == address:
+        return info.dli_sname.decode()
+    return fallback
+
+
+class Module:
+    """A compiled simulator library, loaded: its kernels, globals and status codes."""
+
+    def __init__(self, path, source=None, build_instrumented=None):
+        """source: the .cu text it was built from; build_instrumented(instrument=...): the path of
+        its instrumented build (the microscope's; None: it cannot be traced)."""
+        self.path = Path(path)
+        self.lib = ctypes.CDLL(str(self.path))
+        _declare(self.lib)
+        check_abi(self.lib, self.path)
+        self.status = status_codes(self.lib)
+        self.status_name = {code: name for name, code in self.status.items()}
+        self.uses_fibers = bool(self.lib.sim_fibers())
+        self.source, self.build_instrumented = source, build_instrumented
+        self.kernels = {}
+        for i in range(self.lib.sim_kernel_count()):
+            n = self.lib.sim_kernel_nparams(i)
+            infos = (ParamReport * max(n, 1))()
+            self.lib.sim_describe(i, infos)
+            params = [Param(chr(p.kind), p.size, p.type_name.decode()) for p in infos[:n]]
+            name = _symbol_name(self.lib.sim_kernel_address(i),
+                                self.lib.sim_kernel_name(i).decode())
+            self.kernels[name] = Kernel(i, name, params)
+        for name, nbytes in static_shared_bytes(self.path, self.kernels).items():
+            self.kernels[name].static_shared = nbytes
+
+    def global_symbol(self, name):
+        """(address, size) of a __device__ or __constant__ variable, as get_global gives."""
+        try:
+            address = ctypes.addressof(ctypes.c_char.in_dll(self.lib, name))
+        except ValueError:
+            raise errors.LogicError(
+                f"cuModuleGetGlobal failed: named symbol not found: {name!r}") from None
+        size = _symbol_size(address)
+        memory.register_global(address, size)
+        return address, size
+
+
+def _symbol_size(address):
+    """The size the ELF symbol table gives for the symbol at address (glibc's dladdr1)."""
+    class Elf64Sym(ctypes.Structure):
+        _fields_ = [("st_name", ctypes.c_uint32), ("st_info", ctypes.c_ubyte),
+                    ("st_other", ctypes.c_ubyte), ("st_shndx", ctypes.c_uint16),
+                    ("st_value", ctypes.c_uint64), ("st_size", ctypes.c_uint64)]
+
+    info, sym = _DlInfo(), ctypes.POINTER(Elf64Sym)()
+    rtld_dl_syment = 1
+    if not _libdl.dladdr1(ctypes.c_void_p(address), ctypes.byref(info), ctypes.byref(sym),
+                         rtld_dl_syment) or not sym:
+        raise NotImplementedError("get_global needs glibc's dladdr1 to find a variable's size")
+    return int(sym.contents.st_size)
+
+
+# ---- __shared__ bytes, from the ELF symbol table -------------------------------------------------
+def elf_symbols(library):
+    """(name, type, value, size, writable) of every symbol in a built module's symbol table
+    (64-bit ELF): type 1 is a variable (STT_OBJECT), 6 a thread-local (STT_TLS, whose value is
+    its offset in the module's thread-local block); writable: it lives in a writable section."""
+    return [(name, info & 0xF, value, size, writable)
+            for name, info, _, value, size, writable in _symbol_table(library)]
+
+
+def undefined_symbols(path):
+    """The names an object or library needs from elsewhere (SHN_UNDEF), in table order."""
+    return list(dict.fromkeys(name for name, _, shndx, *_ in _symbol_table(path)
+                              if shndx == 0 and name))
+
+
+def global_symbols(path):
+    """The names an object or library defines for others (global or weak binding)."""
+    return {name for name, info, shndx, *_ in _symbol_table(path)
+            if shndx != 0 and info >> 4 in (1, 2) and name}
+
+
+def _symbol_table(path):
+    """(name, info, section index, value, size, writable) of every symbol of a 64-bit ELF file
+    (none for any other file)."""
+    data = Path(path).read_bytes()
+    if data[:4] != b"\x7fELF" or data[4] != 2:
+        return []
+    shoff, = struct.unpack_from("<Q", data, 40)
+    shentsize, shnum = struct.unpack_from("<HH", data, 58)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
+    names_at = sections[struct.unpack_from("<H", data, 62)[0]][4]  # .shstrtab
+    # writable at run time: SHF_WRITE, but not relocated read-only data (.data.rel.ro)
+    writable_sections = {i for i, sec in enumerate(sections) if sec[2] & 1 and not data[
+        names_at + sec[0]:].startswith(b".data.rel.ro")}
+    symbols = []
+    for _, kind, _, _, offset, size, link, _, _, entsize in sections:
+        if kind != 2:  # SHT_SYMTAB
+            continue
+        strings = sections[link][4]
+        for j in range(size // entsize):
+            name, info, _, shndx, value, nbytes = struct.unpack_from("<IBBHQQ", data,
+                                                                     offset + j * entsize)
+            start = strings + name
+            symbols.append((data[start:data.index(b"\0", start)].decode(), info, shndx, value,
+                            nbytes, shndx in writable_sections))
+    return symbols
+
+
+def _tls_symbols(library):
+    """(name, size) of every thread-local symbol in a built module's symbol table."""
+    return [(name, size) for name, kind, _, size, _ in elf_symbols(library) if kind == 6]
+
+
+def static_shared_bytes(library, kernels):
+    """{kernel: bytes of its __shared__ arrays}. They are thread-local statics of the kernel
+    (symbols _ZZ<kernel>E...); those of no kernel (file scope: plain or _ZL names; statics of
+    __device__ functions) count for every kernel. Namespaced thread-locals belong to the runtime
+    or the C++ library (sim::worker; libstdc++ 13's get_global()::global) and are left out."""
+    prefixes = {k: "_ZZ" + (k[2:] if k.startswith("_Z") else f"{len(k)}{k}") + "E" for k in kernels}
+    per_kernel, common = dict.fromkeys(kernels, 0), 0
+    for name, nbytes in _tls_symbols(library):
+        owner = next((k for k, prefix in prefixes.items() if name.startswith(prefix)), None)
+        if owner is not None:
+            per_kernel[owner] += nbytes
+        elif name.startswith(("_ZZ", "_ZL")) and not name.startswith(("_ZZN", "_ZZSt")) or \
+                not name.startswith("_"):
+            common += nbytes  # not namespaced: the learner's code, not the library's
+    return {k: n + common for k, n in per_kernel.items()}

@@ -1,0 +1,118 @@
+"""From a learner's .cu source to the C++ translation unit the simulator compiles.
+
+    #include "cuda_sim.h"                  the prelude: CUDA's keywords, built-ins, runtime
+    #define NAME value                     the -D options (after the prelude: they are the
+                                           learner's macros, and cannot change the prelude)
+    extern "C" {                           as PyCUDA wraps it (unless no_extern_c)
+    #line 1 "kernel.cu"                    so that messages name the learner's file
+    <the source>                           `extern __shared__ T a[];` rewritten (C++ has none)
+    }
+    <the table of kernels>                 in reserved names only (see include/sim_launch.h)
+
+Nothing after the learner's code may use a name the learner could #define: the table uses only
+``__sim_`` names, and the kernels' own names as the preprocessor gave them.
+"""
+
+import re
+from pathlib import Path
+
+# The prelude and runtime every kernel is compiled with (cuda_sim.h and the files it includes).
+INCLUDE_DIR = (Path(__file__).resolve().parent.parent / "include")
+USER_MARK = "__sim_user_code_starts_here__"
+# The prelude, and what must follow it in the unit itself (a precompiled prelude cannot hold it).
+PRELUDE = '#include "cuda_sim.h"\n#include "sim_prelude_end.h"\n'
+
+# The prelude's functions that need a thread to wait for others: a module that calls one runs
+# each block's threads as fibers (include/cuda_sim.h and sim_warp.h define them).
+_USES_FIBERS = re.compile(r"\b__sim_(sync_block|sync_block_reduce|sync_warp|shfl|vote|active_mask|"
+                          r"match|reduce|reduce_bits|nanosleep)\b")
+_GLOBAL = re.compile(r"__sim_global__[^;{(]*?\b([A-Za-z_]\w*)\s*\(")
+# CUDA's __noinline__ is written out in the learner's text, not defined as a macro: libstdc++ uses
+# the GNU spelling __attribute__((__noinline__)) (<memory>, from GCC 12), which such a macro would
+# break in every header the learner includes after the prelude. The GNU spelling is left alone.
+_NOINLINE = re.compile(r"(?<!\()\b__noinline__\b")
+_EXTERN_SHARED = re.compile(r"\bextern\s+__shared__\s+([^;\[\]]*?)\s*\b([A-Za-z_]\w*)\s*\[\s*\]\s*;")
+
+
+def defines(macros):
+    """Lines that define the -D and undefine the -U options, in their order."""
+    lines = []
+    for opt in macros:
+        name, _, value = opt[2:].partition("=")
+        if opt.startswith("-U"):
+            lines.append(f"#undef {name}")
+        else:
+            lines.append(f"#define {name} {value if '=' in opt else '1'}")
+    return "".join(line + "\n" for line in lines)
+
+
+def user_source(source, macros=(), no_extern_c=False):
+    """The learner's source as the translation unit holds it, after the prelude."""
+    # PyCUDA names the file kernel.cu; a source read by helpers.backend.compile_cu starts with a
+    # #line directive naming its .cu file, so compiler messages point at the learner's file.
+    if not source.lstrip().startswith("#line"):
+        source = '#line 1 "kernel.cu"\n' + source
+    source = _NOINLINE.sub("__attribute__((noinline))", _dynamic_shared(source))
+    body = source if no_extern_c else 'extern "C" {\n' + source + "\n}\n"
+    return defines(macros) + body
+
+
+def scan_unit(body):
+    """What the preprocessor runs on to find the kernels: the learner's code after a mark."""
+    return f"{PRELUDE}{USER_MARK}\n{body}"
+
+
+def after_mark(preprocessed):
+    return preprocessed[preprocessed.index(USER_MARK) + len(USER_MARK):]
+
+
+def kernels_in(preprocessed_user_code):
+    """The kernels' names, in order, from the preprocessed code (__global__ marks them)."""
+    return list(dict.fromkeys(_GLOBAL.findall(preprocessed_user_code)))
+
+
+def uses_fibers(preprocessed_user_code):
+    return bool(_USES_FIBERS.search(preprocessed_user_code))
+
+
+def translation_unit(body, kernels, instrumented_as=None):
+    """The prelude (and sim_prelude_end.h, which a precompiled prelude cannot hold), the learner's
+    code, and the table of its kernels. An instrumented build (helpers/sim/microscope/instrumented.py) names
+    the code around the learner's after the file `instrumented_as`, so that none of it is taken
+    for the learner's."""
+    entries = "".join(f'    __sim_entry<&{k}>("{k}"),\n' for k in kernels) or "    {},\n"
+    generated = f'#line 1 "{instrumented_as}"\n' if instrumented_as else ""
+    return (f"{generated}{PRELUDE}{body}\n{generated}"
+            f"extern \"C\" const __sim_kernel_entry __sim_kernel_table[] = {{\n{entries}}};\n"
+            f'extern "C" const int __sim_kernel_table_size = {len(kernels)};\n')
+
+
+# ---- extern __shared__ ------------------------------------------------------------------------------
+def _brace_depth(text):
+    """Brace depth at the end of text, with comments and string literals left out."""
+    text = re.sub(r'//[^\n]*|/\*.*?\*/|"(\\.|[^"\\])*"|\'(\\.|[^\'\\])*\'', "", text, flags=re.S)
+    return text.count("{") - text.count("}")
+
+
+def _dynamic_shared(source):
+    """`extern __shared__ T name[];` has no C++ meaning: inside a function it becomes a pointer to
+    this block's dynamic shared memory (sized by the launch's shared=, ending at a guard page);
+    at file scope, a macro for that pointer. Line numbers are kept."""
+    def replace(m):
+        c_type, name = m.group(1), m.group(2)
+        pointer = f"(({c_type} *)__sim_dynamic_shared())"
+        if _brace_depth(source[:m.start()]) > 0:
+            return f"{c_type} *const {name} = {pointer};"
+        return f"\n#define {name} {pointer}\n#line {_line_of(source, m.start())}\n"
+
+    return _EXTERN_SHARED.sub(replace, source)
+
+
+def _line_of(text, offset):
+    line = 1
+    for m in re.finditer(r'^\s*#line\s+(\d+)[^\n]*$|\n', text[:offset], flags=re.M):
+        if m.group(1):
+            line = int(m.group(1)) - 1
+        else:
+            line += 1
+    return line

@@ -1,0 +1,126 @@
+"""The host's C++ compiler and CPU, as the simulator uses them.
+
+Which compiler builds the modules (``$CXX``, else g++, c++, clang++), and which flags make its
+floating-point arithmetic the GPU's. nvcc fuses ``a*b + c`` into one fused multiply-add (FMA,
+rounded once) by default (``--fmad=true``), and a GPU has FMA in hardware. A C++ compiler with
+``-std=c++17`` does neither: it rounds the product and the sum apart, so float results differ
+from a GPU's in the last bits. With contraction on (``-ffp-contract=fast``) and the CPU's FMA
+instruction (``-mfma`` on x86-64, where the CPU has it; every Arm64 CPU has it), the simulator
+computes what the GPU computes: the course's float kernels give the same bits (measured by
+``bench/float_identity.py`` against an H200). ``--fmad=false`` turns contraction off on both.
+
+One more GCC flag is needed for that. nvcc fuses every multiply-add, also an accumulation in a
+loop (``sum += a[k] * b[k]``: a chain of FMAs through ``sum``). GCC declines to fuse such a chain
+where its tuning says FMA chains are slow (``avoid_fma_chains``: AMD Zen's, Sapphire Rapids' and,
+in newer GCCs, the generic tuning), and rounds the product and the sum apart: with the g++ 13.3
+of an H200 machine a tiled matmul matched the GPU on 22% of its elements, and on all of them with
+the CI machine's g++ 12. ``--param=avoid-fma-max-bits=0`` turns that heuristic off; Clang has none.
+"""
+
+import functools
+import platform
+import re
+import shutil
+import subprocess
+import sys
+
+from .. import errors
+from ..settings import settings
+
+
+@functools.lru_cache(maxsize=None)
+def _version(path):
+    return subprocess.run([path, "--version"], capture_output=True, text=True).stdout
+
+
+@functools.lru_cache(maxsize=None)
+def _find(cxx_setting):
+    """The first of $CXX, g++, c++, clang++ on PATH (helpers/doctor.py checks the same order)."""
+    for name in filter(None, [cxx_setting, "g++", "c++", "clang++"]):
+        path = shutil.which(name)
+        if path:
+            out = _version(path)
+            return path, out.splitlines()[0] if out else name
+    return None
+
+
+def for_compiler(flags, cxx):
+    """``flags`` as the compiler ``cxx`` takes them: GCC's own left out for another one. (They
+    stay in the flags that name a cached library, which must not depend on which compiler is
+    found: a cached library loads without one.)"""
+    return list(flags) if is_gcc(cxx) else [f for f in flags if f != FUSE_CHAINS]
+
+
+def binutils(name, needed_by):
+    """The path of binutils' ``name`` (objdump, addr2line, c++filt), which ``needed_by`` (words
+    for the simulator's part that runs it) needs; a CompileError that says how to install it."""
+    path = shutil.which(name)
+    if path is None:
+        raise errors.CompileError(
+            f"{needed_by} needs binutils' {name}, which is not on PATH. Install binutils (it "
+            "comes with g++): `sudo apt install binutils`.", None)
+    return path
+
+
+def is_gcc(cxx) -> bool:
+    """True when the compiler ``(path, version line)`` is GCC (its --version names the FSF;
+    Clang's, Apple's c++ included, does not)."""
+    return cxx is not None and "Free Software Foundation" in _version(cxx[0])
+
+
+def find_compiler(required=True):
+    """(path, version line) of the host C++ compiler; None when there is none and not required."""
+    found = _find(settings.cxx)
+    if found is None and required:
+        raise errors.CompileError(
+            "the CPU simulator needs a C++ compiler and none was found (tried $CXX, g++, c++, "
+            "clang++). Install one: `sudo apt install g++` on Debian/Ubuntu, `xcode-select "
+            "--install` on macOS, or `conda install -c conda-forge cxx-compiler`.", None)
+    return found
+
+
+@functools.lru_cache(maxsize=1)
+def cpu_has_fma():
+    """True when this CPU executes fused multiply-adds (read from the system, no compiler)."""
+    machine = platform.machine().lower()
+    if machine in ("aarch64", "arm64"):
+        return True
+    if machine not in ("x86_64", "amd64"):
+        return False
+    try:
+        if sys.platform.startswith("linux"):
+            with open("/proc/cpuinfo") as f:
+                flags = next((ln for ln in f if ln.startswith("flags")), "")
+            return " fma " in flags.replace("\n", " ") + " "
+        if sys.platform == "darwin":
+            out = subprocess.run(["sysctl", "-n", "machdep.cpu.features"], capture_output=True,
+                                 text=True).stdout
+            return "FMA" in out.split()
+    except OSError:
+        pass
+    return False
+
+
+_FMAD = re.compile(r"^--?fmad=(true|false)$")
+FUSE_CHAINS = "--param=avoid-fma-max-bits=0"
+"""GCC's switch that fuses the multiply-adds of a chain in a loop too, as nvcc does (above)."""
+
+
+def float_flags(options):
+    """The compiler flags that give nvcc's float arithmetic: contraction as --fmad says (on by
+    default), and the CPU's FMA instruction where it has one."""
+    fmad = "true"
+    for opt in options or []:
+        m = _FMAD.match(opt)
+        if m:
+            fmad = m.group(1)
+    flags = ["-ffp-contract=fast" if fmad == "true" else "-ffp-contract=off"]
+    if fmad == "true":
+        flags.append(FUSE_CHAINS)
+    if cpu_has_fma() and platform.machine().lower() in ("x86_64", "amd64"):
+        flags.append("-mfma")
+    return flags
+
+
+def is_fmad_option(opt):
+    return bool(_FMAD.match(opt))

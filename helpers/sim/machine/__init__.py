@@ -1,0 +1,11 @@
+"""The simulated machine: devices, their contexts, memory and streams.
+
+- `device`: one simulated device, its attributes, limits and contexts; `devices`: several, which
+  one each thread works on and what belongs to which
+- `memory`: device memory with guard pages, charged against the device's size; `mappings`: the
+  process's mappings against the system's limit; `written`: which bytes have been written (the
+  init check's shadow)
+- `allocations`: `mem_alloc` and the pointers kernels receive; `copies`: memcpy and memset
+- `hostmem`: page-locked and aligned host memory; `mempool`: PyCUDA's memory pools
+- `streams`: streams and events; `stacks`: the stacks simulated threads run on
+"""

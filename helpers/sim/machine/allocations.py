@@ -1,0 +1,73 @@
+"""Device memory as PyCUDA hands it out: `mem_alloc`'s DeviceAllocation, and the address a
+kernel receives for anything that stands for device memory."""
+
+import numpy as np
+
+from ..errors import LogicError
+from . import devices, memory, streams
+
+
+class DeviceAllocation:
+    """What mem_alloc returns: int() of it is the address a kernel receives. Its memory is
+    charged against the simulated device's size until it is freed."""
+
+    def __init__(self, nbytes):
+        self._block = memory.allocate(nbytes)
+        devices.adopt_allocation(self._block)  # it belongs to the current device
+
+    def __int__(self):
+        if self._block is None:
+            raise LogicError("this allocation has been freed")
+        return self._block.address
+
+    __index__ = __int__
+
+    def __repr__(self):
+        if self._block is None:
+            return "<DeviceAllocation (freed)>"
+        return f"<DeviceAllocation of {self._block.size} bytes at 0x{int(self):x} (simulated)>"
+
+    def free(self):
+        if self._block is not None:
+            streams.before_free(self._block)  # cuMemFree waits for the work that uses it
+            devices.forget_allocation(self._block)
+            memory.release(self._block)
+            self._block = None
+
+    def __del__(self):
+        try:
+            self.free()
+        except Exception:
+            pass
+
+
+class PointerHolderBase:
+    """Subclass it and define get_pointer() to hand PyCUDA memory it did not allocate."""
+
+    def get_pointer(self):
+        raise NotImplementedError("a PointerHolderBase subclass must define get_pointer()")
+
+    def __int__(self):
+        return int(self.get_pointer())
+
+    __index__ = __int__
+
+
+def mem_alloc(nbytes):
+    return DeviceAllocation(nbytes)
+
+
+def mem_alloc_like(ary):
+    return mem_alloc(ary.nbytes)
+
+
+def address(ptr):
+    """The device address that ptr stands for (an allocation, a pointer holder, an array's
+    gpudata, an integer)."""
+    if isinstance(ptr, (DeviceAllocation, PointerHolderBase)):
+        return int(ptr)
+    if hasattr(ptr, "gpudata"):
+        return address(ptr.gpudata)
+    if isinstance(ptr, (int, np.integer)):
+        return int(ptr)
+    raise TypeError(f"expected a device pointer (DeviceAllocation or int), got {type(ptr).__name__}")

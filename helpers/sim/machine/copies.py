@@ -1,0 +1,143 @@
+"""Copies and fills of device memory (pycuda.driver's memcpy_* and memset_*): synchronous ones
+wait for the legacy default stream, asynchronous ones are queued on a stream (streams.py)."""
+
+import ctypes
+
+import numpy as np
+
+from ..errors import LogicError
+from . import hostmem, memory, streams
+from .allocations import address as _address, mem_alloc
+
+
+def host_buffer(array, what):
+    if not isinstance(array, np.ndarray):
+        array = np.frombuffer(memoryview(array).cast("B"), np.uint8)
+    if not array.flags.c_contiguous and not array.flags.f_contiguous:
+        raise ValueError(f"{what}: the host array must be contiguous (use np.ascontiguousarray)")
+    return array
+
+
+def _check_device_range(address, nbytes, call):
+    if nbytes and not memory.check_range(address, nbytes):
+        raise LogicError(
+            f"{call} failed: invalid argument: {nbytes} bytes at 0x{address:x} do not fit inside "
+            f"one allocation ({memory.describe_address(address)}); is the array larger than the "
+            "device buffer?")
+
+
+def memcpy_htod(dest, src):
+    streams.wait_default()
+    src = host_buffer(src, "memcpy_htod")
+    address = _address(dest)
+    _check_device_range(address, src.nbytes, "cuMemcpyHtoD")
+    memory.write(address, src.ctypes.data, src.nbytes)
+
+
+def memcpy_dtoh(dest, src):
+    streams.wait_default()
+    dest = host_buffer(dest, "memcpy_dtoh")
+    if not dest.flags.writeable:
+        raise ValueError("memcpy_dtoh: the destination array is read-only")
+    address = _address(src)
+    _check_device_range(address, dest.nbytes, "cuMemcpyDtoH")
+    memory.write(dest.ctypes.data, address, dest.nbytes)
+
+
+def memcpy_dtod(dest, src, size):
+    streams.wait_default()
+    d, s = _address(dest), _address(src)
+    _check_device_range(d, size, "cuMemcpyDtoD")
+    _check_device_range(s, size, "cuMemcpyDtoD")
+    memory.write(d, s, size)
+
+
+def to_device(bf_obj):
+    """A new allocation holding a copy of bf_obj (anything with the buffer protocol)."""
+    data = memoryview(bf_obj).tobytes()
+    result = mem_alloc(len(data))
+    memcpy_htod(result, data)
+    return result
+
+
+def from_device(devptr, shape, dtype, order="C"):
+    result = np.empty(shape, dtype, order)
+    memcpy_dtoh(result, devptr)
+    return result
+
+
+def from_device_like(devptr, other_ary):
+    result = np.empty_like(other_ary)
+    memcpy_dtoh(result, devptr)
+    return result
+
+
+def _blocks(*addresses):
+    return [b for b in map(memory.find, addresses) if b is not None]
+
+
+def memcpy_peer(dest, src, size, dest_context=None, src_context=None):
+    """A copy between the memories of two devices (unified addressing: any two will do)."""
+    memcpy_dtod(dest, src, size)
+
+
+def memcpy_peer_async(dest, src, size, dest_context=None, src_context=None, stream=None):
+    memcpy_dtod_async(dest, src, size, stream)
+
+
+def memcpy_htod_async(dest, src, stream=None):
+    """Queue a copy to the device on stream. From page-locked memory it reads src when it runs;
+    from pageable memory the data is copied at once (CUDA stages it) and only the write waits."""
+    src = host_buffer(src, "memcpy_htod_async")
+    address = _address(dest)
+    _check_device_range(address, src.nbytes, "cuMemcpyHtoDAsync")
+    if not hostmem.is_pinned(src):
+        src = src.copy()
+    streams.submit(stream, lambda: memory.write(address, src.ctypes.data, src.nbytes),
+                   "memcpy_htod_async", touches=_blocks(address))
+
+
+def memcpy_dtoh_async(dest, src, stream=None):
+    """Queue a copy from the device on stream. Into page-locked memory it is written when the
+    copy runs; into pageable memory the call returns when the copy is done, as CUDA's does."""
+    dest = host_buffer(dest, "memcpy_dtoh_async")
+    if not dest.flags.writeable:
+        raise ValueError("memcpy_dtoh_async: the destination array is read-only")
+    address = _address(src)
+    _check_device_range(address, dest.nbytes, "cuMemcpyDtoHAsync")
+    op = streams.submit(stream, lambda: memory.write(dest.ctypes.data, address, dest.nbytes),
+                        "memcpy_dtoh_async", touches=_blocks(address))
+    if not hostmem.is_pinned(dest):
+        streams.synchronize([op])
+
+
+def memcpy_dtod_async(dest, src, size, stream=None):
+    d, s = _address(dest), _address(src)
+    _check_device_range(d, size, "cuMemcpyDtoDAsync")
+    _check_device_range(s, size, "cuMemcpyDtoDAsync")
+    streams.submit(stream, lambda: memory.write(d, s, size), "memcpy_dtod_async",
+                   touches=_blocks(d, s))
+
+
+def _memset(dest, value, count, dtype, call):
+    """Fill count elements in place (no host array as large as the device memory)."""
+    streams.wait_default()
+    address = _address(dest)
+    dtype = np.dtype(dtype)
+    _check_device_range(address, count * dtype.itemsize, call)
+    if count:
+        buffer = (ctypes.c_char * (count * dtype.itemsize)).from_address(address)
+        np.frombuffer(buffer, dtype)[...] = np.array(value).astype(dtype)
+        memory.note_written(address, count * dtype.itemsize)
+
+
+def memset_d8(dest, data, count):
+    _memset(dest, data, count, np.uint8, "cuMemsetD8")
+
+
+def memset_d16(dest, data, count):
+    _memset(dest, data, count, np.uint16, "cuMemsetD16")
+
+
+def memset_d32(dest, data, count):
+    _memset(dest, data, count, np.uint32, "cuMemsetD32")

@@ -1,0 +1,370 @@
+"""Simulated device memory: host memory fenced so that a kernel's overrun is caught and named.
+
+Every allocation gets pages of its own, between two pages that may not be touched (PROT_NONE):
+
+    [guard page][ before-slack | the array ... | end-slack ][guard page]
+                 ^data pages    ^address        ^address + size
+
+A kernel that runs off either side of an array faults on a guard page, the runtime turns the
+fault into a Python exception, and `describe_address` names the allocation nearest to the address
+(as compute-sanitizer's memcheck does) with how far past its end or before its start it lies.
+
+Where the array sits in its pages is a trade-off. A GPU's cudaMalloc returns 256-byte-aligned
+memory, and kernels rely on it: notebook 04's fast grayscale kernel loads 16 bytes at a time
+(uint4), which on a CPU compiles to instructions that fault on an address that is not 16-byte
+aligned. A page fault happens only at a page boundary, so an array can touch its guard page at the
+end, or at the start, but at both only when its size is a whole number of pages. Writing one
+element past the end is the most common mistake by far (a missing `if (i < n)`), so the END goes
+against the guard page, the start is aligned to the largest power of two up to 256 that divides
+the size, and at least 16. When the size is a multiple of 16 (float arrays of a multiple of 4
+elements, most images) the first byte past the end faults. Otherwise up to 15 bytes lie between
+the end and the guard page (the end-slack), and the bytes from the start of the first page to the
+array's start (the before-slack, less than a page) are unguarded too.
+
+Both slacks are filled with a canary (bytes that read as NaN as a float or a double, and as an
+unlikely integer) and checked after every launch for the allocations the kernel was given. A write
+into them is reported as the fault it would be under memcheck: the launch is run a second time,
+one thread at a time, checking the canary after each thread stops, to name the thread (launch.py).
+What the slacks cannot catch are reads: a kernel that reads a few bytes past the end of an array
+whose size is not a multiple of 16, or before its start within the same page, reads the canary
+(NaN) instead of faulting. A byte-exact check of reads needs every load instrumented, which
+costs every kernel; this costs nothing until something goes wrong.
+
+Freed memory stays inaccessible for a while (up to QUARANTINE_BYTES and QUARANTINE_BLOCKS), so a
+use after free faults too.
+
+Each allocation costs the process about two memory mappings, and Linux allows 65,530
+(vm.max_map_count). Allocations stop, with a MemoryError that says so, while enough mappings are
+left for a launch to start its threads and their stacks (mappings.py).
+
+The device has a size (settings.device_memory): each allocation's data pages are charged against
+it, and one that does not fit raises drv.MemoryError, as cuMemAlloc's out-of-memory error does.
+"""
+
+import bisect
+import collections
+import ctypes
+import ctypes.util
+import mmap
+import threading
+
+from .. import errors
+from . import mappings, written
+from ..errors import distance_words
+from ..settings import settings
+
+PAGE = mmap.PAGESIZE
+_PROT_NONE, _PROT_RW = 0, mmap.PROT_READ | mmap.PROT_WRITE
+
+_libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+_libc.mmap.restype = ctypes.c_void_p
+_libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                       ctypes.c_long]
+_libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+_libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+_libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+_MAP_FAILED = ctypes.c_void_p(-1).value
+
+# Four bytes that read as NaN whether taken as a float or (twice) as a double; repeated with the
+# period of the address, so that any aligned element of a slack holds the same value.
+CANARY = bytes([0xA5, 0xFE, 0xFF, 0xFF])
+_PATTERN = CANARY * (2 * PAGE // 4 + 1)
+
+
+class Block:
+    """One allocation: `address` is what a kernel sees, `size` its bytes; `base`, `length` the
+    whole mapping, guard pages included; `slacks`, the unguarded bytes before and after the
+    array, as (start, the canary they hold); `written`, the init check's shadow (written.py)."""
+
+    __slots__ = ("address", "size", "base", "length", "slacks", "written", "__weakref__")
+
+    def __init__(self, address, size, base, length):
+        self.address, self.size, self.base, self.length = address, size, base, length
+        self.slacks, self.written = (), None
+        if length != size:  # not a module's global (the compiler's memory, no guard pages)
+            data_end = base + length - PAGE
+            self.slacks = tuple((s, _canary(s, e - s)) for s, e in
+                                ((base + PAGE, address), (address + size, data_end)) if e > s)
+
+    @property
+    def end(self):
+        return self.address + self.size
+
+
+# Re-entrant: DeviceAllocation.__del__ frees memory, and a garbage collection can run it while
+# this thread already holds the lock.
+_lock = threading.RLock()
+_starts = []  # sorted base addresses of live mappings
+_blocks = {}  # base -> Block
+_charged = 0  # bytes of device memory the live allocations take
+
+
+def usage():
+    """(bytes in use, bytes the simulated device has)."""
+    return _charged, settings.device_memory
+
+
+def _charge(nbytes, asked):
+    global _charged
+    with _lock:
+        if _charged + nbytes > settings.device_memory:
+            total = settings.device_memory
+            raise errors.MemoryError(
+                f"cuMemAlloc failed: out of memory: {asked:,} bytes asked for, and the simulated "
+                f"device has {total - _charged:,} of its {total:,} bytes free. Free arrays you no "
+                "longer need (del, or .gpudata.free()), or give the simulator more memory with "
+                "CUDA_SIM_MEMORY (e.g. CUDA_SIM_MEMORY=8G).")
+        _charged += nbytes
+
+
+def _alignment(nbytes):
+    """The largest power of two up to 256 that divides nbytes, at least 16 (see the docstring)."""
+    align = 256
+    while align > 16 and nbytes % align:
+        align //= 2
+    return align
+
+
+def _canary(start, nbytes):
+    """The canary bytes for [start, start + nbytes)."""
+    return _PATTERN[start % 4:start % 4 + nbytes]
+
+
+def allocate(nbytes):
+    """Map fresh zeroed pages for nbytes (at least 1) between two guard pages; returns a Block."""
+    nbytes = int(nbytes)
+    if nbytes < 0:
+        raise ValueError("cannot allocate a negative number of bytes")
+    size = max(nbytes, 1)
+    align = _alignment(size)
+    span = -(-size // align) * align  # size rounded up to the alignment
+    data_pages = -(-span // PAGE)
+    length = (data_pages + 2) * PAGE
+    _charge(data_pages * PAGE, nbytes)
+    with _lock:
+        if not mappings.room_for(3, keep=mappings.LAUNCH_RESERVE):
+            _empty_quarantine()
+            if not mappings.room_for(3, keep=mappings.LAUNCH_RESERVE):
+                _refund(data_pages * PAGE)
+                raise errors.MemoryError(_too_many_mappings())
+        base = _map_fenced(length)
+        if base is None:
+            _empty_quarantine()
+            base = _map_fenced(length)
+        if base is None:
+            _refund(data_pages * PAGE)
+            raise errors.MemoryError(f"cuMemAlloc failed: out of memory: the machine could not "
+                                     f"map {length:,} bytes for the simulated device "
+                                     f"({len(_blocks)} arrays are alive)")
+        block = Block(base + (data_pages + 1) * PAGE - span, nbytes, base, length)
+        rearm(block)
+        if settings.initcheck:
+            written.track(block)
+        i = bisect.bisect(_starts, base)
+        _starts.insert(i, base)
+        _blocks[base] = block
+    return block
+
+
+def _map_fenced(length):
+    """length bytes of address space whose first and last pages are PROT_NONE; None on failure."""
+    base = _libc.mmap(None, length, _PROT_NONE, mmap.MAP_PRIVATE | mmap.MAP_ANON, -1, 0)
+    if base in (None, _MAP_FAILED):
+        return None
+    if _libc.mprotect(base + PAGE, length - 2 * PAGE, _PROT_RW) != 0:
+        _libc.munmap(base, length)
+        return None
+    mappings.note(3)
+    return base
+
+
+def _too_many_mappings():
+    return (f"the simulator cannot place another array: {len(_blocks)} arrays are alive, each "
+            f"with guard pages of its own, and the system allows a process {mappings.limit()} "
+            "memory mappings (vm.max_map_count). Free the arrays you no longer need (del a, or "
+            "a.gpudata.free()), or use fewer, larger arrays.")
+
+
+# ---- freeing -------------------------------------------------------------------------------------
+# Freed memory is not unmapped at once: its pages stay reserved and inaccessible for a while
+# (their RAM is given back), so that a use after free faults instead of landing in whatever the
+# next mapping puts there.
+QUARANTINE_BYTES = 1 << 30
+QUARANTINE_BLOCKS = 4096
+_MADV_DONTNEED = 4
+_quarantine = collections.deque()  # freed Blocks, oldest first
+_quarantined_bytes = 0
+
+
+def _refund(nbytes):
+    global _charged
+    with _lock:
+        _charged -= nbytes
+
+
+def release(block):
+    global _quarantined_bytes
+    with _lock:
+        if _blocks.pop(block.base, None) is None:
+            return
+        _starts.remove(block.base)
+        written.untrack(block)
+        _refund(block.length - 2 * PAGE)  # the data pages, without the two guard pages
+        _libc.mprotect(block.base, block.length, _PROT_NONE)
+        _libc.madvise(block.base, block.length, _MADV_DONTNEED)
+        _quarantine.append(block)
+        _quarantined_bytes += block.length
+        while _quarantined_bytes > QUARANTINE_BYTES or len(_quarantine) > QUARANTINE_BLOCKS:
+            _unmap_oldest()
+
+
+def _unmap_oldest():
+    global _quarantined_bytes
+    old = _quarantine.popleft()
+    _quarantined_bytes -= old.length
+    _libc.munmap(old.base, old.length)
+
+
+def _empty_quarantine():
+    with _lock:
+        while _quarantine:
+            _unmap_oldest()
+
+
+def _freed(address):
+    with _lock:
+        return any(b.base <= address < b.base + b.length for b in _quarantine)
+
+
+def register_global(address, size):
+    """Let copies reach a module's __device__/__constant__ variable (no guard page: it is the
+    compiler's memory, not ours)."""
+    with _lock:
+        if address not in _blocks:
+            bisect.insort(_starts, address)
+            _blocks[address] = Block(address, size, address, size)
+
+
+# ---- looking addresses up ------------------------------------------------------------------------
+def find(address):
+    """The live Block whose mapping (guard pages included) holds address, or None."""
+    with _lock:
+        i = bisect.bisect(_starts, address) - 1
+        if i < 0:
+            return None
+        block = _blocks[_starts[i]]
+    return block if address < block.base + block.length else None
+
+
+def _neighbour(block, step):
+    """The live Block whose mapping touches this one's below (step -1) or above (+1), or None."""
+    with _lock:
+        i = bisect.bisect_left(_starts, block.base) + step
+        other = _blocks[_starts[i]] if 0 <= i < len(_starts) else None
+    if other is None:
+        return None
+    touches = (other.base + other.length == block.base) if step < 0 else (
+        block.base + block.length == other.base)
+    return other if touches else None
+
+
+def ranges():
+    """(address, size) of every live allocation, sorted by address (for the memory trace)."""
+    with _lock:
+        return sorted((b.address, b.size) for b in _blocks.values())
+
+
+def check_range(address, nbytes):
+    """True if [address, address + nbytes) lies inside one live allocation."""
+    block = find(address)
+    return block is not None and block.address <= address and address + nbytes <= block.end
+
+
+def _relative(address, block):
+    """As memcheck counts (errors.distance_words), with the likely cause."""
+    offset = address - block.address
+    cause = (" (index bounds: is a guard like `if (i < n)` missing?)" if offset >= block.size
+             else " (an index that went below 0?)" if offset < 0 else "")
+    return distance_words(offset, block.size) + cause
+
+
+def _nearest(address):
+    """The allocation a faulting address belongs to, as memcheck counts (a fault in the guard
+    page between two arrays belongs to the nearer one); None outside every allocation."""
+    block = find(address)
+    if block is None:
+        return None
+    other = _neighbour(block, -1 if address < block.address else 1)
+    if other is not None and abs(_distance(address, other)) < abs(_distance(address, block)):
+        block = other
+    return block
+
+
+def fault_facts(address):
+    """What a faulting address is, as LaunchError fields: ``kind`` ("out of bounds", "use after
+    free" or "wild pointer"), ``allocation`` ((start, bytes) of the nearest allocation) and
+    ``offset`` (the address's distance from its start)."""
+    block = _nearest(address)
+    if block is None:
+        return {"kind": "use after free" if _freed(address) else "wild pointer"}
+    return {"kind": "out of bounds", "allocation": (block.address, block.size),
+            "offset": address - block.address}
+
+
+def describe_address(address):
+    """Words for where a faulting address lies: relative to the nearest allocation, as memcheck
+    says it."""
+    block = _nearest(address)
+    if block is None:
+        if _freed(address):
+            return "in an allocation that has been freed (a use after free)"
+        return "which is not in any allocation made with mem_alloc or gpuarray (a wild pointer)"
+    return _relative(address, block)
+
+
+def _distance(address, block):
+    return address - block.end + 1 if address >= block.end else block.address - address
+
+
+def check_pointer(address):
+    """None if a kernel may be given address (0, or inside or just past a live allocation or a
+    module's variable); otherwise words for what it is."""
+    if address == 0:
+        return None
+    block = find(address)
+    if block is not None and block.address <= address <= block.end:
+        return None
+    return describe_address(address)
+
+
+# ---- the canaries in the slacks ------------------------------------------------------------------
+def damaged_slacks(block):
+    """[(start, nbytes)] of the slacks of block whose canary a kernel overwrote."""
+    return [(start, len(canary)) for start, canary in block.slacks
+            if ctypes.string_at(start, len(canary)) != canary]
+
+
+def first_damaged_byte(start, nbytes):
+    data, canary = ctypes.string_at(start, nbytes), _canary(start, nbytes)
+    return start + next(i for i in range(nbytes) if data[i] != canary[i])
+
+
+def rearm(block):
+    """Put the canary back into the slacks of block."""
+    for start, canary in block.slacks:
+        ctypes.memmove(start, canary, len(canary))
+
+
+def read(address, nbytes):
+    return ctypes.string_at(address, nbytes)
+
+
+def write(address, buffer, nbytes):
+    ctypes.memmove(address, buffer, nbytes)
+    note_written(address, nbytes)
+
+
+def note_written(address, nbytes):
+    """The host wrote [address, address + nbytes): for the init check (written.py)."""
+    if written.tracking():
+        written.mark(find(address), address, nbytes)

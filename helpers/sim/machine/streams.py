@@ -1,0 +1,281 @@
+"""Streams and events for the CPU simulator: work queued on a stream runs when the host waits.
+
+On a GPU, a kernel launched on a stream and an asynchronous copy (``memcpy_htod_async``,
+``memcpy_dtoh_async`` to page-locked memory) return at once; the work runs later, and its results
+are there only after a call that waits for it. A program that reads a page-locked buffer before
+``stream.synchronize()`` reads stale data. The simulator keeps that behaviour, so that the mistake
+shows on a laptop too: such work is queued here and runs, one operation at a time in the order it
+was queued, when something waits for it:
+
+- ``Stream.synchronize()``, ``Event.synchronize()``: the work that the stream (event) waits for;
+- ``Context.synchronize()``, and the calls that run in the legacy default stream (synchronous
+  copies and memsets, kernels launched without a stream): all the work queued before them, except
+  on streams created non-blocking. CUDA's legacy default stream waits for every blocking stream,
+  and every blocking stream waits for it;
+- freeing device memory: the work that uses it (cuMemFree waits for the device);
+- ``Stream.is_done()``, ``Event.query()``: when the work is not done they say so, and let one
+  operation of it run, so that a loop that polls gets there, as the GPU would;
+- a queue of more than MAX_PENDING operations runs its oldest one, as a GPU's host waits when the
+  queue is full.
+
+Within those rules the work runs in the order it was queued: streams never overlap here, and two
+streams that share a buffer get the right result, where a GPU may not. An event records the time
+at which the work before it ended on a simulated device clock, on which each operation starts as
+soon as it was queued and the device is free: the time between two events is the time of the
+work between them, as on a GPU, even when the host waited long before asking for it. An error in
+queued work (a kernel's illegal access) is raised by the call that waited for it, as CUDA reports
+it, and the work queued after it is dropped.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+
+MAX_PENDING = 1024
+NON_BLOCKING = 1  # CU_STREAM_NON_BLOCKING: a stream that does not wait for the default stream
+
+
+class _Op:
+    """One queued operation: what to run, on which stream, after which other operations; once it
+    has run, when it ended on the simulated device's clock (see _finish)."""
+
+    __slots__ = ("seq", "stream", "action", "deps", "done", "queued", "end", "what", "touches")
+
+    def __init__(self, seq, stream, action, deps, what, touches):
+        self.seq, self.stream, self.action, self.deps, self.what = seq, stream, action, deps, what
+        self.done, self.queued, self.end = False, time.perf_counter(), None
+        self.touches = set(touches)  # the allocations (memory.Block) it uses
+
+
+class _Legacy:
+    """The legacy default stream (``stream=None``)."""
+
+    blocking = True
+
+    def __init__(self):
+        self._last = None
+
+
+LEGACY = _Legacy()
+_lock = threading.RLock()
+_pending: dict[int, _Op] = {}  # by sequence number, so in the order queued
+_counter = itertools.count()
+_local = threading.local()     # .running: this thread is running queued work
+_engine_free = 0.0             # when the simulated device is done with the work it has run
+_sticky = None                 # an error from work run where it could not be raised
+
+
+def submit(stream, action, what, after=(), touches=()):
+    """Queue action() on stream (None: the legacy default stream) after the work it must follow
+    and the operations in `after`; returns the operation. An action of None is a marker (an
+    event, a wait): it is reached as soon as the work before it has run. touches: the
+    allocations it uses, which must not be freed before it has run."""
+    s = LEGACY if stream is None else stream
+    with _lock:
+        deps = [op for op in (s._last, *after) if op is not None and not op.done]
+        if s is LEGACY:  # the legacy default stream waits for every blocking stream
+            deps += _last_of_blocking_streams()
+        elif s.blocking and LEGACY._last is not None and not LEGACY._last.done:
+            deps.append(LEGACY._last)
+        op = _Op(next(_counter), s, action, deps, what, touches)
+        s._last = op
+        _pending[op.seq] = op
+        _settle_markers()
+        oldest = next(iter(_pending.values())) if len(_pending) > MAX_PENDING else None
+    if oldest is not None:
+        _run([oldest], limit=1)
+    return op
+
+
+def _settle_markers():
+    """Markers whose work has all run are reached."""
+    for op in list(_pending.values()):
+        if op.action is None and all(d.done for d in op.deps):
+            del _pending[op.seq]
+            op.done = True
+            _finish(op, 0.0)
+
+
+def _finish(op, seconds):
+    """Place op on the simulated device's clock, which events read. The device does one thing at a
+    time and starts each operation as soon as it has been queued, what it waits for has ended, and
+    it is free: the time between two events is the time of the work between them, however late
+    the host asked for it. The host still sees results only when it waits (see the docstring)."""
+    global _engine_free
+    start = max([op.queued, *(d.end for d in op.deps if d.end is not None)])
+    if op.action is not None:
+        start = max(start, _engine_free)
+        _engine_free = start + seconds
+    op.end = start + seconds
+
+
+def _last_of_blocking_streams():
+    last = {}
+    for op in _pending.values():
+        if op.stream is not LEGACY and op.stream.blocking:
+            last[id(op.stream)] = op
+    return list(last.values())
+
+
+def _closure(targets):
+    """The pending operations that targets need, targets included, in the order queued."""
+    seen, todo = {}, [op for op in targets if op is not None]
+    while todo:
+        op = todo.pop()
+        if op.done or op.seq in seen:
+            continue
+        seen[op.seq] = op
+        todo.extend(op.deps)
+    return [seen[k] for k in sorted(seen)]
+
+
+def _run(targets, limit=None):
+    """Run what targets need (at most `limit` operations), in order. Not from within queued work
+    (a free during a garbage collection there): that would run later work before it."""
+    if getattr(_local, "running", False):
+        return
+    _local.running = True
+    try:
+        with _lock:
+            for op in _closure(targets)[:limit]:
+                if op.done:
+                    continue
+                del _pending[op.seq]
+                op.done = True
+                began = time.perf_counter()
+                try:
+                    op.action()
+                except BaseException as err:
+                    _drop_all(err)
+                    raise
+                _finish(op, time.perf_counter() - began)
+                _settle_markers()
+    finally:
+        _local.running = False
+
+
+def _drop_all(err):
+    dropped = len(_pending)
+    for op in _pending.values():
+        op.done = True
+    _pending.clear()
+    if err.args and isinstance(err.args[0], str):
+        after = f"; the {dropped} operations queued after it were dropped" if dropped else ""
+        err.args = (f"{err.args[0]} (raised where the host waited for the work queued on a "
+                    f"stream{after})", *err.args[1:])
+
+
+def _raise_sticky():
+    global _sticky
+    if _sticky is not None:
+        err, _sticky = _sticky, None
+        raise err
+
+
+def synchronize(targets=None):
+    """Wait for targets (operations; None: everything queued)."""
+    _raise_sticky()
+    with _lock:
+        targets = list(_pending.values()) if targets is None else targets
+    _run(targets)
+
+
+def wait_default():
+    """What a call in the legacy default stream waits for: the default stream's work and that of
+    every blocking stream."""
+    _raise_sticky()
+    with _lock:
+        targets = [op for op in _pending.values() if op.stream.blocking]
+    _run(targets)
+
+
+def before_free(block):
+    """Before an allocation is freed, the queued work that uses it runs (cuMemFree waits for the
+    device). Only that work: a garbage collection that frees another array at a random moment
+    must not hide a missing synchronize. It may be called from a destructor, where an error
+    cannot be raised: the next call that waits raises it."""
+    global _sticky
+    with _lock:
+        targets = [op for op in _pending.values() if block in op.touches]
+    if not targets:
+        return
+    try:
+        _run(targets)
+    except Exception as err:  # noqa: BLE001 - kept, raised by the next waiting call
+        _sticky = err
+
+
+def poll(targets):
+    """True if targets have run; if not, run one operation of what they need and say False."""
+    _raise_sticky()
+    with _lock:
+        if all(op is None or op.done for op in targets):
+            return True
+    _run(targets, limit=1)
+    return False
+
+
+class Stream:
+    """pycuda.driver.Stream: a queue of work. flags=1 (CU_STREAM_NON_BLOCKING): a stream that does
+    not wait for the legacy default stream, nor it for this one."""
+
+    def __init__(self, flags=0):
+        self.blocking = not (int(flags) & NON_BLOCKING)
+        self._last = None
+
+    def synchronize(self):
+        synchronize([self._last])
+
+    def is_done(self):
+        return poll([self._last])
+
+    def wait_for_event(self, event):
+        """Work queued on this stream from now on starts after event's work has run."""
+        if event._op is not None:
+            submit(self, None, "wait_for_event", after=[event._op])
+
+
+class event_flags:  # noqa: N801 - PyCUDA's name
+    DEFAULT, BLOCKING_SYNC, DISABLE_TIMING, INTERPROCESS = 0, 1, 2, 4
+
+
+class Event:
+    """pycuda.driver.Event: a marker in a stream; it records the time at which the work queued
+    before it has run."""
+
+    def __init__(self, flags=0):
+        self._op = None
+
+    def record(self, stream=None):
+        self._op = submit(stream, None, "event record")
+        return self
+
+    def synchronize(self):
+        synchronize([self._op])
+        return self
+
+    def query(self):
+        return poll([self._op])
+
+    def _time(self):
+        from ..errors import LogicError, RuntimeError
+
+        if self._op is None:
+            raise LogicError("cuEventElapsedTime failed: invalid resource handle "
+                             "(the event was never recorded)")
+        if not self._op.done:
+            raise RuntimeError("cuEventElapsedTime failed: device not ready (the work before "
+                               "this event has not run yet: call event.synchronize() first)")
+        if self._op.end is None:
+            raise LogicError("cuEventElapsedTime failed: the work before this event failed")
+        return self._op.end
+
+    def time_since(self, event):
+        """Milliseconds from event to this one."""
+        return (self._time() - event._time()) * 1e3
+
+    def time_till(self, event):
+        """Milliseconds from this event to event."""
+        return (event._time() - self._time()) * 1e3

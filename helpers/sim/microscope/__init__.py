@@ -1,0 +1,8 @@
+"""The microscope: a launch run on its module's instrumented build, and what it shows.
+
+- `instrumented`: one launch on the instrumented build (the ctypes side of include/sim_trace_api.h)
+- `trace`: each warp's loads and stores against the memory system (`with trace() as t:`); its
+  tables in `tables`, its pictures in `pictures`
+- `racecheck`: a race as a RaceError; `initcheck`: a read of memory never written
+- `places`: names for the addresses a kernel touched; `occupancy`: the CUDA occupancy calculator
+"""

@@ -1,0 +1,82 @@
+"""Words for a race the race check found (settings.racecheck, CUDA_SIM_RACECHECK=1).
+
+The instrumented build remembers, for each shared and global location, which thread last wrote it
+and read it and how many barriers it had passed (include/sim_race.h); a conflicting pair found
+there is turned here into a message that names both threads, the array and element, both source
+lines, what compute-sanitizer's racecheck would print on a GPU, and what to do.
+"""
+
+from __future__ import annotations
+
+from ..errors import Access, RaceError
+
+_HAZARD = {(True, False): ("write", "read", "read-after-write"),
+           (False, True): ("read", "write", "write-after-read"),
+           (True, True): ("write", "write", "write-after-write")}
+
+
+def position(linear, dims):
+    """(x, y, z) of a linear thread or block index in a block or grid of ``dims``."""
+    x, y, _ = dims
+    return (linear % x, linear // x % y, linear // (x * y))
+
+
+def _did(rec):
+    return "updates it atomically" if rec.atomic else "writes it" if rec.wrote else "reads it"
+
+
+def _advice(first, second, space, same_line):
+    if first.atomic != second.atomic:
+        return ("An atomic is safe only against other atomics: a plain write or read of the same "
+                "location by another thread, with no barrier between the two, is still a race. "
+                "Put a __syncthreads() between the plain accesses (clearing, reading the total) "
+                "and the atomics.")
+    if same_line and first.wrote != second.wrote:
+        return ("A read-modify-write such as x++ or x += v by several threads loses updates: "
+                "use atomicAdd (or give each thread its own element).")
+    if first.block != second.block:
+        return ("Blocks cannot wait for each other during a launch: use an atomic (atomicAdd) "
+                "for a location several blocks update, or let each block write its own element "
+                "and combine them in a second launch.")
+    advice = ("Put a __syncthreads() between the write and the other thread's access, where "
+              "every thread of the block reaches it, or use an atomic.")
+    if first.thread // 32 == second.thread // 32 and space != 3:
+        advice += (" Both threads are in one warp, whose lanes do not run in lockstep (since "
+                   "Volta): between lanes of one warp, __syncwarp() is enough.")
+    return advice
+
+
+def error(result, kernel, places):
+    """The RaceError for a launch whose race report counts hazards: its facts, and a message
+    that adds what compute-sanitizer would print on a GPU and what to do."""
+    race, sites = result.race, result.sites
+    first, second = race.first, race.second
+    site_a, site_b = sites[first.site - 1], sites[second.site - 1]
+    did_a, did_b, hazard = _HAZARD[(first.wrote, second.wrote)]
+    size = site_b.size or site_a.size or 4
+    if race.space == 3:
+        place = places.global_place(race.address)
+        array, element = place[:2] if place else (None, None)
+    else:
+        array, element, _ = places.shared_place(race.address, dynamic=race.space == 2, size=size)
+    err = RaceError(
+        "", kernel=kernel.name, array=array, element=element, address=race.address,
+        space="global" if race.space == 3 else "shared", hazard=hazard, count=race.count,
+        block=position(second.block, result.grid), thread=position(second.thread, result.block),
+        first=_access(first, site_a, result), second=_access(second, site_b, result))
+    access = {"read": "Read", "write": "Write"}
+    sanitizer = (f"Race reported between {access[did_a]} access at {site_a.where}:{kernel.name} "
+                 f"and {access[did_b]} access at {site_b.where}:{kernel.name} "
+                 f"[{race.count} hazard{'s' * (race.count != 1)}]")
+    on_gpu = (f"On a GPU, compute-sanitizer --tool racecheck reports: {sanitizer}. "
+              if race.space != 3 else
+              "On a GPU, compute-sanitizer's racecheck does not see it: it watches shared memory "
+              "only, so there the race shows only as a wrong result, now and then. ")
+    err.args = (f"race check: {err.summary}. The result depends on which thread runs first. "
+                f"{on_gpu}" + _advice(first, second, race.space, err.same_line),)
+    return err
+
+
+def _access(rec, site, result):
+    return Access(thread=position(rec.thread, result.block),
+                  block=position(rec.block, result.grid), line=site.where, does=_did(rec))

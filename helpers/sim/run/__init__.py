@@ -1,0 +1,8 @@
+"""Running a kernel: its arguments read and checked once, the launch, what a failure says.
+
+- `arguments`: kernel arguments (pointers, In/Out/InOut, scalars) read into one launch record
+- `launch`: launch limits, the launch itself and the search for an overrun's thread
+  (`Function`, pycuda.driver.Function); `prepared`: prepared calls
+- `report`: what a failed launch says, as a LaunchError with the facts
+- `printed`: kernel printf in the Jupyter cell that launched it
+"""

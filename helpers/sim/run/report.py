@@ -1,0 +1,82 @@
+"""What a failed launch says: the runtime's status in CUDA's words, and where it happened (the
+kernel, the block and thread, the source line, the address and the allocation it falls in), with
+what to do where the simulator can tell; the same facts as the LaunchError's fields."""
+
+from ..machine import memory
+from ..errors import LaunchError, OutOfBoundsError
+
+STATUS_TEXT = {
+    "FAULT": "an illegal memory access was encountered",
+    "ASSERT": "device-side assert triggered",
+    "BARRIER": "threads of a block cannot all reach the same __syncthreads()",
+    "WARP": "a warp function was called with a mask that cannot be satisfied",
+    "ARITHMETIC": "integer division by zero",
+    "STACK": "a thread's stack overflowed",
+    "ABORT": "the kernel called abort()",
+    "BOUNDS": "an index ran past the end of a fixed-size array",
+    "RESOURCES": "the simulator could not get the memory or threads the launch needs",
+    "OVERRUN": "an illegal memory access was encountered",
+}
+
+
+# The runtime's status -> LaunchError.kind
+KIND = {"FAULT": "out of bounds", "OVERRUN": "out of bounds", "ASSERT": "assert",
+        "BARRIER": "divergent barrier", "WARP": "warp mask", "ARITHMETIC": "division by zero",
+        "STACK": "stack overflow", "ABORT": "abort", "BOUNDS": "array bounds",
+        "RESOURCES": "resources"}
+
+
+def error(name, status, err):
+    """The LaunchError for a launch that ended with ``status`` (a status name of module.py) and
+    the runtime's ErrorReport ``err``: an OutOfBoundsError for a bad access."""
+    facts = {"kernel": name, "kind": KIND.get(status, "failed"),
+             "line": f"{err.file.decode()}:{err.line}" if err.file else None}
+    if status != "RESOURCES":
+        facts["block"] = tuple(err.block)
+    if status not in ("RESOURCES", "OVERRUN"):
+        facts["thread"] = tuple(err.thread)
+    text = f"cuLaunchKernel failed: {message(name, status, err)}"
+    if status not in ("FAULT", "OVERRUN"):
+        return LaunchError(text, **facts)
+    is_write = {1: True, 0: False}.get(err.is_write)
+    if err.text.decode(errors="replace") in ("dynamic shared memory", "before dynamic shared memory"):
+        return OutOfBoundsError(text, is_write=is_write, array="extern __shared__ array", **facts)
+    return OutOfBoundsError(text, is_write=is_write, address=err.address,
+                            **{**facts, **memory.fault_facts(err.address)})
+
+
+def message(name, status, err):
+    """The LaunchError text for a launch that ended with ``status`` (a status name of
+    module.py) and the runtime's ErrorReport ``err``."""
+    where = (f"in kernel {name!r}, block ({', '.join(map(str, err.block))}), "
+             f"thread ({', '.join(map(str, err.thread))})")
+    if status == "OVERRUN":  # found after the block ended: which thread did it is not known
+        where = f"in kernel {name!r}, block ({', '.join(map(str, err.block))}), by one of its threads"
+    elif status == "RESOURCES":
+        where = f"for kernel {name!r}"
+    text = err.text.decode(errors="replace")
+    site = f"{err.file.decode()}:{err.line}" if err.file else None
+    message = f"{STATUS_TEXT.get(status, 'the kernel failed')} {where}"
+    if status in ("FAULT", "OVERRUN"):
+        access = {1: "a write to", 0: "a read of"}.get(err.is_write, "an access to")
+        if text == "dynamic shared memory":
+            message += (f": {access} dynamic shared memory past the end of the bytes the launch "
+                        "gave it (its shared= argument)")
+        elif text == "before dynamic shared memory":
+            message += f": {access} an address before the start of its dynamic shared memory"
+        else:
+            message += f": {access} address 0x{err.address:x}, {memory.describe_address(err.address)}"
+    elif status == "BARRIER":
+        message += f": {text} ({site}" + (
+            f" and {err.file2.decode()}:{err.line2})" if err.file2 else ")")
+        message += (". Every thread of a block that has not returned must reach the same "
+                    "__syncthreads(): keep barriers out of code that only some threads run.")
+    elif status == "STACK":
+        message += (": are its local arrays larger than the 512 KiB a GPU gives a thread? Move "
+                    "them to global memory.")
+    elif status == "RESOURCES":
+        message += (f": {text}. Free device arrays you no longer need, or run fewer workers "
+                    "(CUDA_SIM_WORKERS).")
+    elif site:
+        message += f" at {site}: {text}"
+    return message
