@@ -44,6 +44,8 @@ from pathlib import Path
 
 import numpy as np
 
+from helpers.sim.microscope.trace import NCU_METRICS
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 DATA = ROOT / "bench" / "data" / "ncu_h200.json"
@@ -59,18 +61,7 @@ RATIOS = [("global_ld", "sectors/request, global loads"),
           ("global_st", "sectors/request, global stores"),
           ("shared_ld", "bank conflicts/request, shared loads"),
           ("shared_st", "bank conflicts/request, shared stores")]
-METRICS = {  # ours -> Nsight Compute's
-    "global_ld_requests": "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-    "global_ld_sectors": "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-    "global_st_requests": "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
-    "global_st_sectors": "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
-    "shared_ld_requests": "smsp__sass_inst_executed_op_shared_ld.sum",
-    "shared_st_requests": "smsp__sass_inst_executed_op_shared_st.sum",
-    "shared_ld_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-    "shared_st_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
-    "shared_ld_bank_conflicts": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
-    "shared_st_bank_conflicts": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
-}
+METRICS = NCU_METRICS  # ours -> Nsight Compute's (one table, the simulator's)
 
 
 # ---- the launches, the same on both sides ------------------------------------------------------

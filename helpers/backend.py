@@ -7,8 +7,9 @@ without one, so notebook code reads as plain PyCUDA either way. `CUDA_COURSE_BAC
 `pycuda`, `simulator`, or `auto` (the default: PyCUDA when it imports and finds a device).
 """
 
-import os
 from pathlib import Path
+
+from helpers import settings
 
 __all__ = ["BACKEND", "REASON", "SourceModule", "compile_cu", "describe_backend", "device_summary",
            "drv", "gpuarray", "read_cu", "CUDA_SRC"]
@@ -19,7 +20,7 @@ CHOICES = ("auto", "pycuda", "simulator")
 
 def choose_backend(requested=None):
     """(backend, reason): the backend to use and why, without initialising anything else."""
-    requested = (requested or os.environ.get("CUDA_COURSE_BACKEND") or "auto").strip().lower()
+    requested = (requested or settings.get(settings.BACKEND, "auto")).strip().lower()
     if requested not in CHOICES:
         raise ValueError(f"CUDA_COURSE_BACKEND={requested!r}: choose one of {', '.join(CHOICES)}")
     if requested == "simulator":

@@ -23,6 +23,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from helpers import settings
+
 OK, INFO, BAD = "ok", "--", "!!"
 REBUILD_PYCUDA = "pip install --no-binary pycuda --force-reinstall pycuda"
 PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent)  # so children import this helpers
@@ -93,8 +95,9 @@ def check_compiler() -> None:
         install = "xcode-select --install"
     else:
         install = "sudo apt install g++"
-    # The simulator's order (helpers/sim/compile/toolchain.py): $CXX, g++, c++, clang++.
-    names = [n for n in (os.environ.get("CXX"), "g++", "c++", "clang++") if n]
+    from helpers.sim.compile.toolchain import candidates  # the simulator's order
+
+    names = candidates(os.environ.get("CXX"))
     found = [p for p in (shutil.which(n) for n in names) if p]
     if not found:
         report(BAD, "C++ compiler",
@@ -294,7 +297,7 @@ def check_backend() -> None:
                                "(make distclean; make lab) and run the doctor again")
         return
     report(OK, "Backend", f"auto -> {r['name']}: {r['reason']}")
-    chosen = os.environ.get("CUDA_COURSE_BACKEND", "").strip()
+    chosen = settings.get(settings.BACKEND)
     if chosen and chosen != "auto":
         r, err = run_python_json(BACKEND_PROBE, timeout=180)
         if r is None:

@@ -27,6 +27,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from helpers import settings
+
 ROOT = Path(__file__).resolve().parent.parent
 PREFIX = "========="  # how compute-sanitizer starts each of its lines
 
@@ -57,8 +59,8 @@ def run_python(args, tool=(), timeout=120, backend=None) -> Run:
     if backend is None:
         from helpers.backend import BACKEND as backend
     path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
-    env = {**os.environ, "PYTHONPATH": path, "CUDA_COURSE_BACKEND": backend}
-    env.pop("CUDA_COURSE_REFERENCE_OUT", None)  # only the notebook itself records figures
+    env = {**os.environ, "PYTHONPATH": path, settings.BACKEND: backend}
+    env.pop(settings.REFERENCE_OUT, None)  # only the notebook itself records figures
     command = [*tool, sys.executable, *args]
     shown = " ".join([*tool, "python", *args])
     proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE,

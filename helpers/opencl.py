@@ -32,6 +32,8 @@ import os
 import sys
 from pathlib import Path
 
+from helpers import settings
+
 CL_SRC = Path(__file__).resolve().parent.parent / "cuda_src" / "opencl"
 """The .cl files (helpers.backend is not imported here: that would start CUDA or the simulator)."""
 CHOICES = ("auto", "nvidia", "oclgrind")
@@ -168,7 +170,7 @@ def find_platform(test):
 def choose_platform(requested: str | None = None):
     """``(platform, reason)``: NVIDIA's platform when present, else Oclgrind's (``auto``), or
     the one ``requested`` / ``CUDA_COURSE_OPENCL`` names."""
-    requested = (requested or os.environ.get("CUDA_COURSE_OPENCL") or "auto").strip().lower()
+    requested = (requested or settings.get(settings.OPENCL, "auto")).strip().lower()
     if requested not in CHOICES:
         raise ValueError(f"CUDA_COURSE_OPENCL={requested!r}: choose one of {', '.join(CHOICES)}")
     nvidia, oclgrind = find_platform(is_nvidia), find_platform(is_oclgrind)

@@ -24,8 +24,10 @@ import json
 import os
 from pathlib import Path
 
+from helpers import settings
+
 PATH = Path(__file__).resolve().parent / "data" / "h200_reference.json"
-RECORD_TO = "CUDA_COURSE_REFERENCE_OUT"
+RECORD_TO = settings.REFERENCE_OUT
 """The environment variable that, when set, names the file ``beside`` records figures in."""
 
 
@@ -52,7 +54,7 @@ def beside(key: str, figures: dict) -> dict | None:
     figures of ``key`` to draw beside them on the simulator; None on a GPU."""
     from helpers.backend import BACKEND
 
-    target = os.environ.get(RECORD_TO)
+    target = settings.get(RECORD_TO)
     if target:
         record(Path(target), key, figures)
     return stored(key) if BACKEND == "simulator" else None

@@ -16,8 +16,9 @@ resident host memory and, on a GPU, the device memory in use.
 
 from __future__ import annotations
 
-import os
 import resource
+
+from helpers import settings
 
 
 def _class_size(text: str | None) -> int:
@@ -32,7 +33,7 @@ def _class_size(text: str | None) -> int:
     return size
 
 
-CLASS_SIZE = _class_size(os.environ.get("CUDA_COURSE_CLASS_SIZE"))
+CLASS_SIZE = _class_size(settings.get(settings.CLASS_SIZE) or None)
 
 
 def share(size: int, minimum: int = 1) -> int:

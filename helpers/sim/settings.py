@@ -6,7 +6,9 @@
         ...                       # these values inside the block, the old ones after it
 
 Every module of the simulator reads its settings here, never from ``os.environ``, so that a
-benchmark or a test can change one for a while without touching the process's environment.
+benchmark or a test can change one for a while without touching the process's environment. (The
+one variable read elsewhere is PyCUDA's own: ``tools.make_default_context`` reads CUDA_DEVICE when
+it is called, as pycuda.tools does.)
 
 | attribute   | environment variable  | meaning                                               |
 |-------------|-----------------------|-------------------------------------------------------|

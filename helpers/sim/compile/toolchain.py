@@ -33,10 +33,16 @@ def _version(path):
     return subprocess.run([path, "--version"], capture_output=True, text=True).stdout
 
 
+def candidates(cxx_setting):
+    """The compilers to look for, in order: $CXX (the setting), then g++, c++, clang++ (the
+    doctor, helpers/doctor.py, looks in the same order)."""
+    return [name for name in (cxx_setting, "g++", "c++", "clang++") if name]
+
+
 @functools.lru_cache(maxsize=None)
 def _find(cxx_setting):
-    """The first of $CXX, g++, c++, clang++ on PATH (helpers/doctor.py checks the same order)."""
-    for name in filter(None, [cxx_setting, "g++", "c++", "clang++"]):
+    """(path, version line) of the first of candidates(cxx_setting) on PATH."""
+    for name in candidates(cxx_setting):
         path = shutil.which(name)
         if path:
             out = _version(path)

@@ -33,7 +33,8 @@ costs every kernel; this costs nothing until something goes wrong.
 Freed memory stays inaccessible for a while (up to QUARANTINE_BYTES and QUARANTINE_BLOCKS), so a
 use after free faults too.
 
-Each allocation costs the process about two memory mappings, and Linux allows 65,530
+Each allocation costs the process three memory mappings (its data between two guard pages:
+mprotect splits one mapping in three), and Linux allows 65,530
 (vm.max_map_count). Allocations stop, with a MemoryError that says so, while enough mappings are
 left for a launch to start its threads and their stacks (mappings.py).
 
