@@ -26,10 +26,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from helpers import depth_camera as camera  # noqa: E402 - after the path is set
-from helpers import point_cloud as reference  # noqa: E402
+from helpers.ch10 import depth_camera as camera  # noqa: E402 - after the path is set
+from helpers.ch10 import point_cloud as reference  # noqa: E402
 from helpers.backend import BACKEND, compile_cu, device_summary, drv, gpuarray  # noqa: E402
-from helpers.multigpu import compile_on_each, device_contexts, using  # noqa: E402
+from helpers.ch11.multigpu import compile_on_each, device_contexts, using  # noqa: E402
 from helpers.timing import bandwidth_gbs, time_kernel  # noqa: E402
 
 f4, i4 = np.float32, np.int32

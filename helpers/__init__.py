@@ -1,27 +1,26 @@
-"""Helpers for the CUDA course notebooks.
+"""Helpers for the CUDA course notebooks: the course-wide modules here, one folder a chapter for
+what serves a single chapter.
 
 - `backend`: PyCUDA on a GPU, or the CPU simulator (`sim`) without one; `compile_cu` loads kernels
   from cuda_src/
+- `settings`: the course's own settings (CUDA_COURSE_*), read from the environment in one place
 - `timing`: kernel timings with CUDA events
-- `opencl`: notebook 12's OpenCL platform (NVIDIA's or Oclgrind), .cl files and event timing;
-  `oclgrind`: Oclgrind's checks (out-of-bounds accesses, data races) captured from Python
 - `exercises`: the checkers for each notebook's exercises, `status()` and `reset()`
 - `workload`: the class-size setting that shrinks the notebooks' sizes, and what they used
 - `reference`: figures measured on an H200 (`data/h200_reference.json`), shown beside the
   simulator's where it cannot show them
-- notebook 10's `depth_camera` (the scene and a NumPy renderer) and `point_cloud` (NumPy
-  references of its kernels); notebook 11's `multigpu` (a context a device) and
-  `torch_parallel` (PyTorch's DataParallel and DDP on the same split)
-- notebook 09's `bug_gallery` (eight kernels with a learner's mistake each, and how each is
-  launched), `sticky_errors` (what an error inside a kernel does to the rest of the program),
-  `gpu_tools` (compute-sanitizer and Nsight Compute run from a notebook) and `ptxas` (registers
-  and spills, asked of the GPU compiler without a GPU)
+- `ptxas`: registers and spills, asked of the GPU compiler without a GPU (notebooks 08 and 09)
+- `plain_warnings`: what a compiler said, printed as text rather than as a Python warning
 - `doctor`: `python -m helpers.doctor` explains what the machine has and what is missing
-- `sim`: the CPU simulator, one room per concern; its `__init__` lists them: PyCUDA's modules
-  (`driver`, `compiler`, `gpuarray`, ...), and the simulator itself: `settings` (read from the
-  environment once), the way from source text to a loaded library (`source`, `toolchain`,
-  `compiler`, `compiler_messages`, `cache`, `prebuilt`, `module`), running it (`launch`, `launch_report`,
-  `prepared`, `stacks`, `streams`, `printed`), the device and its memory (`device`,
-  `devices`, `memory`, `mappings`, `hostmem`), and `include/` (the C++ prelude and runtime the
-  kernels are compiled with)
+- `ch09/`: `bug_gallery` (eight kernels with a learner's mistake each, and how each is launched),
+  `sticky_errors` (what an error inside a kernel does to the rest of the program), `gpu_tools`
+  (compute-sanitizer and Nsight Compute run from a notebook)
+- `ch10/`: `depth_camera` (the scene and a NumPy renderer), `point_cloud` (NumPy references of
+  the chapter's kernels)
+- `ch11/`: `multigpu` (a context a device), `torch_parallel` (PyTorch's DataParallel and DDP on
+  the same split)
+- `ch12/`: `opencl` (the OpenCL platform, NVIDIA's or Oclgrind's, .cl files and event timing),
+  `oclgrind` (Oclgrind's checks, out-of-bounds accesses and data races, captured from Python)
+- `sim/`: the CPU simulator: PyCUDA's faces on top, the engine below in rooms by concern
+  (`sim/__init__.py` lists them), and `include/` (the C++ prelude and runtime)
 """

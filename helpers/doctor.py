@@ -313,7 +313,7 @@ def check_backend() -> None:
 OPENCL_PROBE = r"""
 import json
 try:
-    from helpers import opencl
+    from helpers.ch12 import opencl
 except ImportError as e:
     print(json.dumps({"import_error": f"{type(e).__name__}: {e}"})); raise SystemExit
 found = [{"name": p.name, "version": p.version, "devices": [opencl.device_line(d) for d in ds]}

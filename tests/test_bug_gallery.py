@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import bug_gallery, gpu_tools, sticky_errors
+from helpers.ch09 import bug_gallery, gpu_tools, sticky_errors
 from helpers.backend import BACKEND
 
 BUGS_DIR = Path(__file__).resolve().parent.parent / "cuda_src" / "bugs"
@@ -54,7 +54,7 @@ def test_the_plain_run_prints_what_it_saw_and_a_summary(capsys):
 
 @pytest.mark.parametrize("kind", sticky_errors.KINDS)
 def test_what_an_error_does_to_the_later_calls(kind):
-    run = gpu_tools.run_python(["-m", "helpers.sticky_errors", kind], timeout=300)
+    run = gpu_tools.run_python(["-m", "helpers.ch09.sticky_errors", kind], timeout=300)
     summary = [line for line in run.output.splitlines() if line.startswith("summary: ")]
     assert summary, run.output
     if BACKEND == "simulator":  # the faulty launch raises; everything after it works
@@ -82,7 +82,7 @@ EXPECTED = {  # bug: words of compute-sanitizer's first report (None: it reports
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_compute_sanitizer_says_what_the_notebook_says(name):
     bug = bug_gallery.BUGS[name]
-    run = gpu_tools.sanitize(["-m", "helpers.bug_gallery", name], bug.tool)
+    run = gpu_tools.sanitize(["-m", "helpers.ch09.bug_gallery", name], bug.tool)
     summary = gpu_tools.sanitizer_summary(run.output)
     if EXPECTED[name] is None:
         assert summary.startswith("nothing reported"), run.output  # (about the kernel)
@@ -92,7 +92,7 @@ def test_compute_sanitizer_says_what_the_notebook_says(name):
 
 @ON_GPU_WITH_SANITIZER
 def test_a_plain_gpu_run_of_a_guard_bug_is_silent():
-    run = gpu_tools.run_python(["-m", "helpers.bug_gallery", "off_by_one"], timeout=120)
+    run = gpu_tools.run_python(["-m", "helpers.ch09.bug_gallery", "off_by_one"], timeout=120)
     assert "summary: silent" in run.output, run.output
 
 
@@ -177,7 +177,7 @@ def test_a_program_past_its_time_limit_is_stopped_whole():
 
 
 def test_the_program_ncu_profiles_checks_its_kernels():
-    run = gpu_tools.run_python(["-m", "helpers.gpu_tools", "gray", "100"], timeout=300,
+    run = gpu_tools.run_python(["-m", "helpers.ch09.gpu_tools", "gray", "100"], timeout=300,
                                backend="simulator")
     assert "rgb_to_gray matches NumPy: True, rgb_to_gray_x16 matches NumPy: True" in run.output
 
@@ -185,7 +185,7 @@ def test_the_program_ncu_profiles_checks_its_kernels():
 @pytest.mark.skipif(BACKEND != "pycuda" or not shutil.which("ncu"),
                     reason="needs a GPU (CUDA_COURSE_BACKEND=pycuda) and ncu on PATH")
 def test_ncu_reads_the_counters_the_notebook_explains():
-    run = gpu_tools.profile(["-m", "helpers.gpu_tools", "gray", "2048"], "^rgb_to_gray")
+    run = gpu_tools.profile(["-m", "helpers.ch09.gpu_tools", "gray", "2048"], "^rgb_to_gray")
     parsed = gpu_tools.parse_ncu(run.output)
     assert set(parsed) == {"rgb_to_gray", "rgb_to_gray_x16"}, run.output
     for kernel in parsed.values():

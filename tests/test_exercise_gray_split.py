@@ -61,7 +61,7 @@ def test_the_notebooks_context_is_current_after_the_check(capsys):
 SOLUTION = '''
 def my_gray_split(images, contexts, kernels):
     from helpers.backend import gpuarray
-    from helpers.multigpu import using
+    from helpers.ch11.multigpu import using
 
     count, height, width, _ = images.shape
     n = len(contexts)
@@ -146,7 +146,7 @@ def test_a_context_left_pushed_is_caught_and_popped_when_device_0_is_current(nam
     (with one GPU, the only one there is), so only the depth of the context stack shows the
     mistake. The check then leaves the stack as it found it: a context left pushed makes PyCUDA
     abort the process at exit."""
-    from helpers.multigpu import device_contexts
+    from helpers.ch11.multigpu import device_contexts
 
     device_0 = device_contexts()[0]
     device_0.push()

@@ -1,12 +1,12 @@
 """The OpenCL sepia exercise (notebook 12): the solution passes, the stub and known-wrong ports
-fail, each with the hint that names its mistake. Runs on the platform helpers.opencl picks:
+fail, each with the hint that names its mistake. Runs on the platform helpers.ch12.opencl picks:
 Oclgrind without a GPU, NVIDIA's OpenCL on one."""
 
 import pytest
 
 from kernel_sources import variant
 
-from helpers import opencl
+from helpers.ch12 import opencl
 from helpers.exercises.sepia_opencl import check_sepia_opencl, check_sepia_opencl_kernel
 
 SOLUTION = (opencl.CL_SRC / "solutions" / "sepia.cl").read_text()

@@ -1,5 +1,5 @@
 """Notebook 11's pieces: the band kernel (cuda_src/mandelbrot_rows.cu) gives notebook 03's image
-bit for bit however the rows are split, on one device and on several; helpers.multigpu's
+bit for bit however the rows are split, on one device and on several; helpers.ch11.multigpu's
 contexts, `using` and compile_on_each. Runs on whichever backend runs the tests; the simulator
 presents two devices where several are needed."""
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from helpers.backend import BACKEND, compile_cu, drv, gpuarray
-from helpers.multigpu import compile_on_each, device_contexts, using
+from helpers.ch11.multigpu import compile_on_each, device_contexts, using
 
 WIDTH, HEIGHT, MAX_ITER = 203, 141, 200   # sides that are not multiples of the block
 VIEW = (np.float32(-2.2), np.float32(-1.2), np.float32(3.2 / WIDTH), np.float32(2.4 / HEIGHT),

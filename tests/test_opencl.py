@@ -1,4 +1,4 @@
-"""helpers.opencl and helpers.oclgrind: the ICD setup that makes NVIDIA's OpenCL findable, the
+"""helpers.ch12.opencl and helpers.ch12.oclgrind: the ICD setup that makes NVIDIA's OpenCL findable, the
 platform choice, messages that name the .cl file and line, and Oclgrind's checks captured."""
 
 import os
@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from helpers import oclgrind, opencl
+from helpers.ch12 import oclgrind, opencl
 
 cl = opencl.cl
 

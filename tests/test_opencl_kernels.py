@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from wurlitzer import pipes
 
-from helpers import opencl
+from helpers.ch12 import opencl
 
 cl = opencl.cl
 PLATFORMS = [p for p, devices in opencl.platforms() if devices]

@@ -1,13 +1,13 @@
 """Notebook 10's kernels (cuda_src/depth_render.cu, cuda_src/point_cloud.cu) against their NumPy
-references (helpers/depth_camera.py, helpers/point_cloud.py), on sizes that are not multiples of
+references (helpers/ch10/depth_camera.py, helpers/ch10/point_cloud.py), on sizes that are not multiples of
 the block, on whichever backend runs the tests; and the ground-truth helpers on points whose
 distance to the scene is known."""
 
 import numpy as np
 import pytest
 
-from helpers import depth_camera as camera
-from helpers import point_cloud as reference
+from helpers.ch10 import depth_camera as camera
+from helpers.ch10 import point_cloud as reference
 from helpers.backend import compile_cu, drv, gpuarray
 
 f4, i4 = np.float32, np.int32

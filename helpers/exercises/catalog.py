@@ -130,7 +130,7 @@ def define_function(source: str, name: str):
     import numpy as np
 
     from helpers.backend import drv, gpuarray
-    from helpers.multigpu import using
+    from helpers.ch11.multigpu import using
 
     namespace = {"drv": drv, "np": np, "gpuarray": gpuarray, "using": using}
     try:

@@ -39,7 +39,7 @@ CASES = [(7, 37, 53), (1, 16, 24), (4, 29, 40)]
 
 SPLIT_HINT = ("give device k the images lo = k * count // n to hi = (k + 1) * count // n "
               "(n = len(contexts)): consecutive shares that differ by one image at most")
-USING_HINT = ("do device k's work inside `with using(contexts[k]):` (from helpers.multigpu), "
+USING_HINT = ("do device k's work inside `with using(contexts[k]):` (from helpers.ch11.multigpu), "
               "which pushes its context and pops it again")
 
 
@@ -92,7 +92,7 @@ def check_gray_split(fn) -> Verdict:
 
 def _verdict(fn) -> Verdict:
     from helpers.backend import drv
-    from helpers.multigpu import compile_on_each, device_contexts, using
+    from helpers.ch11.multigpu import compile_on_each, device_contexts, using
 
     contexts = device_contexts()
     functions = compile_on_each(contexts, KERNEL_FILE, KERNEL_NAME)

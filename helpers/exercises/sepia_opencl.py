@@ -12,7 +12,7 @@ A value counts as right when it equals NumPy's, or is one level off where the ex
 within ``ROUNDING_SLACK`` of a rounding boundary (float32 and a fused multiply-add may land on the
 other side there). So a kernel that truncates instead of rounding fails.
 
-It runs on the platform ``helpers.opencl.choose_platform()`` picks. On Oclgrind it also reads
+It runs on the platform ``helpers.ch12.opencl.choose_platform()`` picks. On Oclgrind it also reads
 Oclgrind's reports of accesses outside a buffer, which name the line of the kernel.
 """
 
@@ -45,7 +45,7 @@ LAYOUT_HINT = ("pixel i's red, green and blue are at 3*i, 3*i + 1 and 3*i + 2, i
 
 def check_sepia_opencl(path: str = "exercises/sepia.cl") -> Verdict:
     """Build ``cuda_src/opencl/<path>``, run it on awkward sizes; print and return the Verdict."""
-    from helpers import opencl
+    from helpers.ch12 import opencl
 
     platform, _ = opencl.choose_platform()
     kernel = _build(opencl.context(platform), path)
@@ -61,7 +61,7 @@ def check_sepia_opencl_kernel(kernel) -> Verdict:
 
 def _build(ctx, path):
     """The ``sepia`` kernel of ``path``, or the verdict that says why there is none."""
-    from helpers import opencl
+    from helpers.ch12 import opencl
 
     cl = opencl.cl
     try:
@@ -104,7 +104,7 @@ def _launch_twice(kernel, case, rgb_pad, out_size):
     saying how the launch failed."""
     import pyopencl.array as cla
 
-    from helpers import oclgrind, opencl
+    from helpers.ch12 import oclgrind, opencl
 
     (height, width), (bx, by) = case
     queue = opencl.cl.CommandQueue(kernel.context)

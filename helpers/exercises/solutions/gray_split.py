@@ -15,7 +15,7 @@ def my_gray_split(images, contexts, kernels):
     """Grey versions of ``images`` (count, height, width, 3): device k converts images
     k * count // n to (k + 1) * count // n with ``kernels[k]``, in its own context."""
     from helpers.backend import gpuarray
-    from helpers.multigpu import using
+    from helpers.ch11.multigpu import using
 
     count, height, width, _ = images.shape
     n = len(contexts)

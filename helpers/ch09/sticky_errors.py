@@ -1,7 +1,7 @@
 """What an error inside a kernel does to the rest of the program: a program of its own.
 
-    python -m helpers.sticky_errors null-pointer   # a kernel writes through a null pointer
-    python -m helpers.sticky_errors assert         # a kernel's assert fails
+    python -m helpers.ch09.sticky_errors null-pointer   # a kernel writes through a null pointer
+    python -m helpers.ch09.sticky_errors assert         # a kernel's assert fails
 
 It makes the faulty launch, then four ordinary calls (wait for the GPU, copy an array to it,
 launch a correct kernel, copy a result back), and prints what each did, with a last line
@@ -55,7 +55,7 @@ def _steps(kind):
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 1 or argv[0] not in KINDS:
-        print(f"usage: python -m helpers.sticky_errors {'|'.join(KINDS)}", file=sys.stderr)
+        print(f"usage: python -m helpers.ch09.sticky_errors {'|'.join(KINDS)}", file=sys.stderr)
         return 2
     from helpers.backend import BACKEND
 

@@ -1,6 +1,6 @@
 """OpenCL for notebook 12: which platform runs the kernels, the .cl files, and event timing.
 
-    from helpers import opencl
+    from helpers.ch12 import opencl
     opencl.list_platforms()                       # every platform and device found
     platform, reason = opencl.choose_platform()   # NVIDIA's when present, else Oclgrind
     ctx = opencl.context(platform)
@@ -34,7 +34,7 @@ from pathlib import Path
 
 from helpers import settings
 
-CL_SRC = Path(__file__).resolve().parent.parent / "cuda_src" / "opencl"
+CL_SRC = Path(__file__).resolve().parents[2] / "cuda_src" / "opencl"
 """The .cl files (helpers.backend is not imported here: that would start CUDA or the simulator)."""
 CHOICES = ("auto", "nvidia", "oclgrind")
 SYSTEM_VENDORS = Path("/etc/OpenCL/vendors")

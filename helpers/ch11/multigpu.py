@@ -1,7 +1,7 @@
 """Several GPUs from one Python process (notebook 11): a context for each device, and a way to
 make one current for a while.
 
-    from helpers.multigpu import device_contexts, using
+    from helpers.ch11.multigpu import device_contexts, using
     contexts = device_contexts()          # one per device: its primary context
     with using(contexts[1]):
         x = gpuarray.to_gpu(a)            # memory on device 1, kernels launched on device 1

@@ -7,9 +7,9 @@ For each bug the notebook shows three things:
   backend the notebook uses, with the check that finds it switched on (``Bug.check``: the race
   check or the init check; the others are always on), and its verdict in a few words;
 - what ``compute-sanitizer --tool Bug.tool`` says on a GPU, about a process that makes the same
-  launch with PyCUDA (helpers.gpu_tools.sanitize);
+  launch with PyCUDA (helpers.ch09.gpu_tools.sanitize);
 - what a plain run on a GPU does, in a process of its own (an illegal address must not end the
-  notebook's context): ``python -m helpers.bug_gallery NAME`` runs the launch on the backend
+  notebook's context): ``python -m helpers.ch09.bug_gallery NAME`` runs the launch on the backend
   chosen and prints what it sees, with a last line ``summary: ...``.
 
 A launch is a *scenario*: a function of an ``Api`` (drv, gpuarray and the compiled kernel of
@@ -230,7 +230,7 @@ def _short(error: Exception) -> str:
 
 def plain_run(name: str) -> Result:
     """Run bug ``name`` on the backend helpers.backend chose, without any check; what it saw.
-    On a GPU, run it in a process of its own: ``python -m helpers.bug_gallery NAME``."""
+    On a GPU, run it in a process of its own: ``python -m helpers.ch09.bug_gallery NAME``."""
     from helpers.backend import compile_cu, drv, gpuarray
 
     bug = BUGS[name]
@@ -246,7 +246,7 @@ def plain_run(name: str) -> Result:
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 1 or argv[0] not in BUGS:
-        print(f"usage: python -m helpers.bug_gallery NAME, NAME one of: {', '.join(BUGS)}",
+        print(f"usage: python -m helpers.ch09.bug_gallery NAME, NAME one of: {', '.join(BUGS)}",
               file=sys.stderr)
         return 2
     result = plain_run(argv[0])

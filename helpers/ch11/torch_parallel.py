@@ -1,7 +1,7 @@
 """Notebook 11's PyTorch counterpart: the same split of a batch over every GPU, as DataParallel
 and DistributedDataParallel (DDP) do it.
 
-    python -m helpers.torch_parallel
+    python -m helpers.ch11.torch_parallel
 
 runs in a process of its own (DDP starts one process per GPU, and PyTorch keeps clear of the
 notebook's PyCUDA contexts there) and prints what it measured:

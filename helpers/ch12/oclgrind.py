@@ -34,7 +34,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from helpers import opencl
+from helpers.ch12 import opencl
 
 CHECKS = {"data_races": "OCLGRIND_DATA_RACES", "uninitialized": "OCLGRIND_UNINITIALIZED",
           "check_api": "OCLGRIND_CHECK_API"}

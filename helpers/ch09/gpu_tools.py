@@ -7,12 +7,12 @@ end its CUDA context for good (an illegal address does, notebook 09 shows it), w
 happen to the notebook's own. The same helper runs a program without a tool, for the "plain
 run" of a bug on a GPU.
 
-    run = sanitize(["-m", "helpers.bug_gallery", "missing_guard"], "memcheck")
+    run = sanitize(["-m", "helpers.ch09.bug_gallery", "missing_guard"], "memcheck")
     print(trim_sanitizer(run.output)); sanitizer_summary(run.output)
-    run = profile(["-m", "helpers.gpu_tools", "gray", "8192"], "rgb_to_gray")
+    run = profile(["-m", "helpers.ch09.gpu_tools", "gray", "8192"], "rgb_to_gray")
     figures = parse_ncu(run.output)
 
-``python -m helpers.gpu_tools gray SIDE`` is the program ncu profiles in notebook 09: notebook
+``python -m helpers.ch09.gpu_tools gray SIDE`` is the program ncu profiles in notebook 09: notebook
 04's two grayscale kernels, one launch each on a SIDE x SIDE image, checked against NumPy.
 """
 
@@ -29,7 +29,7 @@ from pathlib import Path
 
 from helpers import settings
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # the course
 PREFIX = "========="  # how compute-sanitizer starts each of its lines
 
 
@@ -222,5 +222,5 @@ def launch_gray(side: int) -> None:
 
 if __name__ == "__main__":
     if len(sys.argv) != 3 or sys.argv[1] != "gray":
-        sys.exit("usage: python -m helpers.gpu_tools gray SIDE")
+        sys.exit("usage: python -m helpers.ch09.gpu_tools gray SIDE")
     launch_gray(int(sys.argv[2]))
