@@ -27,7 +27,7 @@ WRONG = {
     "guard_off_by_one": ([("u >= width || v >= height", "u > width || v > height")],
                          "the bounds guard is off by one"),
     "only_block_0": ([(INDEX_U, "int u = threadIdx.x;"), (INDEX_V, "int v = threadIdx.y;")],
-                     "only the pixels of block (0, 0) were written"),
+                     "only block 0's pixels were written"),
     "threads_u_v_swapped": ([(INDEX_U, "int u = blockIdx.y * blockDim.y + threadIdx.y;"),
                              (INDEX_V, "int v = blockIdx.x * blockDim.x + threadIdx.x;")],
                             "a kernel with u and v swapped reaches"),

@@ -25,7 +25,7 @@ WRONG = {
     "guard_on_flat_index": ([(GUARD, ""), ("    out[i] =", "    if (i >= rows * cols) return;\n    out[i] =")],
                             "wrapped around into the next row"),
     "only_block_0": ([(INDEX_X, "threadIdx.x"), (INDEX_Y, "threadIdx.y")],
-                     "only block 0's elements are right"),
+                     "only block 0's elements were right"),
     "blockIdx_x_missing": ([(INDEX_X, "threadIdx.x")], "Hint: blockIdx.x is missing from col"),
     "x_y_swapped": (list(SWAP), "Hint: x and y are swapped"),
     "transposed_index": ([TRANSPOSE], "the transposed index col * rows + row"),

@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises.common import launch_catching
+from helpers.exercises.coverage import Grid, Words, never_written, reached
 from helpers.exercises.kernel import KernelExercise
 
 KERNEL = "backproject_range"
@@ -51,6 +52,7 @@ INDEX_HINT = ("u = blockIdx.x * blockDim.x + threadIdx.x (the column), "
               "v = blockIdx.y * blockDim.y + threadIdx.y (the row), i = v * width + u")
 GUARD_HINT = ("the grid is rounded up to whole blocks, so some threads lie outside the image: "
               "return at once if (u >= width || v >= height)")
+WORDS = Words(index_hint=INDEX_HINT, guard_hint=GUARD_HINT, array="xyz", col="u", row="v")
 NAN_HINT = 'write nanf("") into xyz[i], xyz[n + i] and xyz[2 * n + i], then return'
 FORMULA_HINT = "X = (u - cx) * z / fx and Y = (v - cy) * z / fy, with z = depth[i] * depth_scale"
 
@@ -153,19 +155,8 @@ def _unwritten(unwritten, case):
                "X goes to xyz[i], Y to xyz[n + i] and Z to xyz[2 * n + i], with "
                "n = width * height")
     pixel = unwritten.any(axis=0)
-    bx, by, _ = case["block"]
-    gx, gy = _grid(case)
-    height, width = pixel.shape
-    v, u = np.indices(pixel.shape)
-    if np.array_equal(~pixel, (u < bx) & (v < by)):
-        yield ("only the pixels of block (0, 0) were written: every block did the work of the "
-               "first one", "blockIdx is missing: " + INDEX_HINT)
-    if np.array_equal(~pixel, (u < gy * by) & (v < gx * bx)):
-        yield ("the pixels written are those a kernel with u and v swapped reaches",
-               "u is the column (it runs along a row, over the width), v the row: " + INDEX_HINT)
-    fv, fu = np.argwhere(pixel)[0]
-    yield (f"{int(pixel.sum())} of {pixel.size} pixels were never written (the first is "
-           f"u = {fu}, v = {fv})", f"every pixel needs a thread: {INDEX_HINT}")
+    yield from reached(~pixel, Grid(case["height"], case["width"], case["block"]), WORDS)
+    yield from never_written(pixel, WORDS)
 
 
 def _wrong_nans(nan, kept, depth):

@@ -27,6 +27,7 @@ import itertools
 import numpy as np
 
 from helpers.exercises.common import GuardedOutput, is_poison, launch_catching
+from helpers.exercises.coverage import Grid, Words, never_written, past_the_end
 from helpers.exercises.races import RaceCheckedExercise, checked_run, race_mistake
 
 RADIUS = 2
@@ -77,6 +78,8 @@ def _where(case):
     return f"{width} x {height} image, block = {BLOCK}, grid = {_grid(case)}"
 
 
+WORDS = Words(index_hint="x = blockIdx.x * BLOCK_X + threadIdx.x, y = blockIdx.y * BLOCK_Y + "
+                         "threadIdx.y", guard_hint=GUARD_HINT)
 _RUNS = itertools.count()
 """Each run gets an image of its own: shared memory that a wrong kernel reads without loading it
 holds what an earlier launch left there (on a GPU as on the simulator), which must not be the
@@ -113,8 +116,9 @@ def _mistakes(kernels, case):
         yield problem, GUARD_HINT + "; and clamp every pixel the tile loads to the image"
         return
     got, _ = out.read()
-    yield from _past_the_end(out.written_past_end(), case)
-    yield from _unwritten(got, case)
+    yield from past_the_end(out.written_past_end(), Grid(height, width, BLOCK), WORDS,
+                            GUARD_HINT)
+    yield from never_written(is_poison(got), WORDS)
     stats = None
     if case == CASES[0]:
         error, stats = _checked_run(kernels.sim, image, case)
@@ -136,28 +140,6 @@ def _checked_run(sim_kernel, image, case):
     out = sim_gpuarray.empty((height, width), np.float32)
     return checked_run(sim_kernel, (source, out, np.int32(width), np.int32(height)), BLOCK,
                        _grid(case))
-
-
-def _past_the_end(past, case):
-    if not past.size:
-        return
-    height, width = case
-    if past.max() < height * width + width + 1:
-        yield ("row y = height was written, just past the end of the image: the bounds guard is "
-               "off by one", "the last pixel is (width - 1, height - 1): " + GUARD_HINT)
-    yield "the kernel wrote past the end of out", GUARD_HINT
-
-
-def _unwritten(got, case):
-    unwritten = is_poison(got)
-    if not unwritten.any():
-        return
-    ys, xs = np.nonzero(unwritten)
-    yield (f"{unwritten.sum()} of {got.size} pixels were never written, the first at "
-           f"(x={xs[0]}, y={ys[0]})",
-           "every pixel inside the image needs a thread that stores it: x = blockIdx.x * BLOCK_X "
-           "+ threadIdx.x, y = blockIdx.y * BLOCK_Y + threadIdx.y, and the guard "
-           "x < width && y < height (not <=)")
 
 
 def _models(image):

@@ -24,8 +24,13 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises.common import GuardedOutput, is_poison, launch_catching
+from helpers.exercises.coverage import Grid, Words, coverage
 from helpers.exercises.kernel import KernelExercise
 
+WORDS = Words(index_hint="x = blockIdx.x * blockDim.x + threadIdx.x, and the same for y",
+              guard_hint="the grid is rounded up to whole blocks, so some threads fall outside "
+                         "the image: add if (x >= width || y >= height) return; before writing",
+              array="iters")
 TOLERANCE = 0.01
 """Largest fraction of pixels allowed to differ from the NumPy reference (float rounding)."""
 
@@ -176,7 +181,8 @@ def _mistakes(kernel, case):
                "if (x >= width || y >= height) return;")
         return
     got, _ = out.read()
-    yield from _unwritten_or_past_end(got, out.written_past_end(), width, height, bx, by)
+    yield from coverage(out.written_past_end(), is_poison(got), Grid(height, width, (bx, by)),
+                        WORDS, WORDS.guard_hint)
     ref = julia_reference(width, height, x_min, y_min, dx, dy, c_re, c_im, case["max_iter"])
     if _close(got, ref):
         return
@@ -190,33 +196,6 @@ def _mistakes(kernel, case):
            f"the first at (x={x}, y={y}): got {got[y, x]}, expected {ref[y, x]}",
            "compare your loop with the Mandelbrot kernel's: the new z_re and z_im must "
            "both be computed from the old values, and n counts the steps taken")
-
-
-def _unwritten_or_past_end(got, past, width, height, bx, by):
-    """Mistakes of the index and the bounds guard: writes past the end, pixels never written."""
-    size = width * height
-    if past.size and set(past.tolist()) <= set(range(size, size + width + 1)):
-        yield ("row y = height was written, just past the end of the image: the bounds guard is "
-               "off by one",
-               "the last pixel is (width - 1, height - 1): guard with "
-               "if (x >= width || y >= height) return; (>=, not >)")
-    if past.size:
-        yield ("the kernel wrote past the end of the image",
-               "the grid is rounded up to whole blocks, so some threads fall outside the "
-               "image: add if (x >= width || y >= height) return; before writing")
-    unwritten = is_poison(got)
-    if not unwritten.any():
-        return
-    ys, xs = np.nonzero(~unwritten)
-    if ys.size and xs.max() < bx and ys.max() < by:
-        yield ("only the pixels of block (0, 0) were written",
-               "x = threadIdx.x is only right in the first block: "
-               "x = blockIdx.x * blockDim.x + threadIdx.x, and the same for y")
-    ys, xs = np.nonzero(unwritten)
-    yield (f"{unwritten.sum()} of {got.size} pixels were never written, the first at "
-           f"(x={xs[0]}, y={ys[0]})",
-           "every pixel needs a thread that writes it: compute x from the .x "
-           "built-ins and y from the .y ones, and compare x with width, y with height")
 
 
 EXERCISE = KernelExercise(

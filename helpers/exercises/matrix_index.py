@@ -20,15 +20,16 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises.common import GuardedOutput, is_poison, launch_catching
+from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.kernel import KernelExercise
 
 KERNEL = "scale_shift"
 PARAMETERS = ("const float *a, const float *col_scale, const float *row_offset, float *out, "
               "int rows, int cols")
 
-# ((rows, cols), (block x, block y)): non-square, neither side a multiple of the block, one
-# wide and one tall matrix, and two block shapes (so a kernel that assumes 16 x 16 fails).
-CASES = [((37, 91), (16, 16)), ((70, 45), (32, 8))]
+# Non-square, neither side a multiple of the block, one wide and one tall matrix, and two block
+# shapes (so a kernel that assumes 16 x 16 fails).
+CASES = [Grid(37, 91, (16, 16)), Grid(70, 45, (32, 8))]
 
 # What an out-of-range thread reads from the inputs' spare elements: finite, and far from any
 # right answer, so that a value computed from it shows up as wrong.
@@ -44,67 +45,44 @@ WILD_HINT = ("a thread went outside the matrix: check the bounds guard, " + GUAR
              "row * cols + col")
 SWAP_HINT = ("x and y are swapped: x runs along a row (over the columns), y down the matrix "
              "(over the rows): " + INDEX_HINT)
+WORDS = Words(index_hint=INDEX_HINT, guard_hint=GUARD_HINT, item="element", whole="matrix",
+              col="col", row="row", cols="cols", rows="rows")
 ROW_MAJOR_HINT = ("in a row-major matrix a row is cols elements long, so element (row, col) is "
                   "at row * cols + col (col * rows + row is the column-major, Fortran order)")
 
 
-def _grid(case):
-    (rows, cols), (bx, by) = case
-    return -(-cols // bx), -(-rows // by)
-
-
 def _where(case):
-    (rows, cols), (bx, by) = case
-    gx, gy = _grid(case)
-    return f"rows = {rows}, cols = {cols}, block = ({bx}, {by}, 1), grid = ({gx}, {gy})"
+    (gx, gy), (bx, by) = case.grid, case.block
+    return f"rows = {case.height}, cols = {case.width}, block = ({bx}, {by}, 1), grid = ({gx}, {gy})"
 
 
 def _mistakes(kernel, case):
     """Launch one case; yield (problem, hint) for each mistake seen, the most telling first."""
     from helpers.backend import gpuarray
 
-    (rows, cols), (bx, by) = case
-    gx, gy = _grid(case)
+    rows, cols = case.height, case.width
     rng = np.random.default_rng(rows * 1000 + cols)
     a = rng.uniform(-10, 10, (rows, cols)).astype(np.float32)
     col_scale = rng.uniform(0.5, 4.0, cols).astype(np.float32)
     row_offset = rng.uniform(-100, 100, rows).astype(np.float32)
 
-    # Room for any index a plausible wrong kernel computes from rows, cols and the grid's extent.
-    side = max(rows, cols, gy * by, gx * bx)
-    span = side * side + side
+    span = case.span()
     padded = [_padded(x, span) for x in (a.ravel(), col_scale, row_offset)]
     out = GuardedOutput((rows, cols), np.float32, guard=span - rows * cols)
     args = [gpuarray.to_gpu(x) for x in padded]
     error = launch_catching(lambda: kernel(*args, out.gpu, np.int32(rows), np.int32(cols),
-                                           block=(bx, by, 1), grid=(gx, gy)))
+                                           **case.launch()))
     if error:
         yield error, WILD_HINT
         return
-    yield from _past_the_end(out.written_past_end(), rows, cols, bx * gx, by * gy)
+    yield from past_the_end(out.written_past_end(), case, WORDS, WILD_HINT)
     got, _ = out.read()
     yield from _wrong_values(got, a * col_scale + row_offset[:, None], case, padded)
 
 
-def _past_the_end(past, rows, cols, pc, pr):
-    """Mistakes of the bounds guard, seen in the writes past the end of out."""
-    if not past.size:
-        return
-    written = set(past.tolist())
-    if written == _no_guard_writes(rows, cols, min(pc, cols + 1), min(pr, rows + 1)):
-        yield ("threads with row == rows wrote past the end of out: the bounds guard is off by "
-               "one", "the last row is rows - 1 and the last column cols - 1: "
-               f"guard with {GUARD} (>=, not >)")
-    if written <= _no_guard_writes(rows, cols, pc, pr):
-        yield ("threads outside the matrix wrote past the end of out: no bounds guard, or "
-               "only half of one", GUARD_HINT)
-    yield (f"the kernel wrote past the end of out (as far as element {int(past.max())}; "
-           f"out has {rows * cols})", WILD_HINT)
-
-
 def _wrong_values(got, want, case, padded):
     """The mistakes the values in out show, in order (nothing when they are right)."""
-    (rows, cols), (bx, by) = case
+    rows, cols = case.height, case.width
     right = np.isclose(got, want, rtol=1e-5, atol=1e-4)
     if right.all():
         return
@@ -112,43 +90,30 @@ def _wrong_values(got, want, case, padded):
     if unwritten.all():
         yield ("nothing was written: out still holds the NaN it was filled with",
                "each thread should store its result with out[row * cols + col] = ...")
-    yield from _forgotten_block_index(right, rows, cols, bx, by)
+    yield from reached(right, case, WORDS, what="right")
     yield from _mix_ups(got, case, padded)
     # Only guarding the flat index (i < rows * cols): threads with col >= cols wrap into the
     # start of the next row.
     r, c = np.indices((rows, cols))
     wrong = ~right & ~unwritten
-    pc = _grid(case)[0] * bx
+    pc = case.threads[0]
     if wrong.any() and not unwritten.any() and (r[wrong] >= 1).all() \
             and (c[wrong] < pc - cols).all():
         yield ("the first columns of some rows hold wrong values: threads with col >= cols "
                "wrapped around into the next row",
                "guard row and col separately, not the flat index: " + GUARD)
-    yield from _unwritten(unwritten, rows, cols)
+    yield from _one_place(unwritten)
+    yield from never_written(unwritten, WORDS)
     fr, fc = np.argwhere(~right)[0]
     yield (f"{int((~right).sum())} of {rows * cols} elements are wrong (the first is "
            f"out[{fr}][{fc}] = {got[fr, fc]:g}, expected {want[fr, fc]:g})",
            "out[row * cols + col] = a[row * cols + col] * col_scale[col] + row_offset[row]")
 
 
-def _forgotten_block_index(right, rows, cols, bx, by):
-    """Only the elements of the first block (in x, in y or both) are right."""
-    r, c = np.indices((rows, cols))
-    for nr, nc, what, missing in (
-            (by, bx, "only block 0's elements are right: every block did the work of the first one",
-             "blockIdx is missing"),
-            (rows, bx, f"only columns 0 to {bx - 1} are right: the blocks along x all did the work "
-             "of the first one", "blockIdx.x is missing from col"),
-            (by, cols, f"only rows 0 to {by - 1} are right: the blocks along y all did the work "
-             "of the first one", "blockIdx.y is missing from row")):
-        if (nr < rows or nc < cols) and np.array_equal(right, (r < nr) & (c < nc)):
-            yield what, f"{missing}: {INDEX_HINT}"
-
-
 def _mix_ups(got, case, padded):
     """Mix-ups of x and y, of row and col: compare with what such a kernel would produce."""
-    (rows, cols), (bx, by) = case
-    gx, gy = _grid(case)
+    rows, cols = case.height, case.width
+    pc, pr = case.threads
     a_pad, cs_pad, ro_pad = padded
     for swap, col_major, problem, hint in (
             (True, False, "the result is what a kernel with x and y swapped gives, "
@@ -157,7 +122,7 @@ def _mix_ups(got, case, padded):
              ROW_MAJOR_HINT),
             (True, True, "the result is what a kernel with x and y swapped and the transposed "
                          "index col * rows + row gives", SWAP_HINT + "; " + ROW_MAJOR_HINT)):
-        if _same(got, _model(rows, cols, gy * by, gx * bx, swap, col_major, *padded)):
+        if _same(got, _model(rows, cols, pr, pc, swap, col_major, *padded)):
             yield problem, hint
     r, c = np.indices((rows, cols))
     mixed = a_pad[:rows * cols].reshape(rows, cols) * cs_pad[r] + ro_pad[c]
@@ -167,9 +132,7 @@ def _mix_ups(got, case, padded):
                "row_offset one per row (index it with row)")
 
 
-def _unwritten(unwritten, rows, cols):
-    if not unwritten.any():
-        return
+def _one_place(unwritten):
     written = np.argwhere(~unwritten)
     if len(written) == 1:
         wr, wc = written[0]
@@ -177,25 +140,12 @@ def _unwritten(unwritten, rows, cols):
                "same place",
                "each thread must work out its own (row, col) from blockIdx, blockDim and "
                f"threadIdx: {INDEX_HINT}")
-    fr, fc = np.argwhere(unwritten)[0]
-    yield (f"{int(unwritten.sum())} of {rows * cols} elements were never written "
-           f"(the first is out[{fr}][{fc}])",
-           f"every (row, col) needs a thread: {INDEX_HINT}, "
-           "element (row, col) at row * cols + col, and the guard "
-           "row < rows && col < cols (not <=, and not rows and cols mixed up)")
 
 
 def _padded(x, length):
     """``x`` (float32) followed by JUNK up to ``length`` elements (at least 64 more)."""
     pad = np.full(max(length - x.size, 64), JUNK, np.float32)
     return np.concatenate([x.astype(np.float32).ravel(), pad])
-
-
-def _no_guard_writes(rows, cols, pc, pr):
-    """Flat indices past the end that a right kernel without (or with half) a guard writes."""
-    r, c = np.indices((pr, pc))
-    idx = (r * cols + c).ravel()
-    return set(idx[idx >= rows * cols].tolist())
 
 
 def _model(rows, cols, pr, pc, swap, col_major, a_pad, cs_pad, ro_pad):

@@ -26,7 +26,9 @@ import itertools
 
 import numpy as np
 
+from helpers.exercises import coverage
 from helpers.exercises.common import launch_catching
+from helpers.exercises.coverage import Grid, Words, past_the_end
 from helpers.exercises.kernel import KernelExercise
 
 KERNEL = "sepia"
@@ -36,8 +38,8 @@ SEPIA = np.array([[0.393, 0.769, 0.189],
                   [0.272, 0.534, 0.131]])
 """Row c gives output channel c (R', G', B') from the input's (R, G, B)."""
 
-# ((height, width), (block x, block y)): odd sides, one wide and one tall image, two block shapes.
-CASES = [((37, 53), (16, 16)), ((71, 45), (32, 8))]
+# Odd sides, one wide and one tall image, two block shapes.
+CASES = [Grid(37, 53, (16, 16)), Grid(71, 45, (32, 8))]
 
 POISONS = (0xEF, 0x10)
 """The output is filled with one of these before each of the two runs: a byte that holds the
@@ -50,6 +52,8 @@ INDEX_HINT = ("x = blockIdx.x * blockDim.x + threadIdx.x (the column), "
               "y = blockIdx.y * blockDim.y + threadIdx.y (the row), pixel i = y * width + x")
 GUARD_HINT = ("the grid is rounded up to whole blocks, so some threads lie outside the image: "
               "start the kernel with if (x >= width || y >= height) return;")
+WILD_HINT = (GUARD_HINT + "; and pixel (x, y) is i = y * width + x, its bytes 3*i to 3*i + 2")
+WORDS = Words(index_hint=INDEX_HINT, guard_hint=GUARD_HINT)
 LAYOUT_HINT = ("pixel i's red, green and blue are at 3*i, 3*i + 1 and 3*i + 2, in rgb and in out "
                "alike, and row c of the matrix gives output channel c: "
                "out[3*i] = 0.393f*r + 0.769f*g + 0.189f*b, and so on")
@@ -68,28 +72,18 @@ def reference(rgb: np.ndarray) -> np.ndarray:
     return np.minimum(np.floor(rgb @ SEPIA.T + 0.5), 255).astype(np.uint8)
 
 
-def _grid(case):
-    (height, width), (bx, by) = case
-    return -(-width // bx), -(-height // by)
-
-
 def _where(case):
-    (height, width), (bx, by) = case
-    gx, gy = _grid(case)
-    return f"width = {width}, height = {height}, block = ({bx}, {by}, 1), grid = ({gx}, {gy})"
+    return case.where()
 
 
 def _mistakes(kernel, case):
     """Launch one case twice (two poison bytes); yield (problem, hint) for each mistake seen."""
     from helpers.backend import gpuarray
 
-    (height, width), (bx, by) = case
-    gx, gy = _grid(case)
+    height, width = case.height, case.width
     rgb = np.random.default_rng(height * 1000 + width).integers(0, 256, (height, width, 3),
                                                                  dtype=np.uint8)
-    # Room for any pixel index a plausible wrong kernel computes from the sizes and the grid.
-    side = max(height, width, gy * by, gx * bx)
-    span = 3 * (side * side + side)
+    span = 3 * case.span()
     size = 3 * height * width
     rgb_pad = np.full(span, JUNK, np.uint8)
     rgb_pad[:size] = rgb.ravel()
@@ -98,11 +92,9 @@ def _mistakes(kernel, case):
     for poison in POISONS:
         out_gpu = gpuarray.to_gpu(np.full(span + 64, poison, np.uint8))
         error = launch_catching(lambda: kernel(rgb_gpu, out_gpu, np.int32(width),
-                                               np.int32(height), block=(bx, by, 1),
-                                               grid=(gx, gy)))
+                                               np.int32(height), **case.launch()))
         if error:
-            yield (error, "a thread went outside the image: " + GUARD_HINT
-                   + "; and pixel (x, y) is i = y * width + x, its bytes 3*i to 3*i + 2")
+            yield error, "a thread went outside the image: " + WILD_HINT
             return
         results.append(out_gpu.get())
     first, second = results
@@ -111,71 +103,22 @@ def _mistakes(kernel, case):
         yield ("two runs of the kernel on the same image wrote different values",
                "each output byte must depend only on its own pixel's input: "
                "read rgb[3*i ...], write out[3*i ...] for the same i")
-    yield from _past_the_end(np.flatnonzero(~never[size:]) + size, case)
-    got = first[:size].reshape(height, width, 3)
-    yield from _unwritten(never[:size].reshape(height, width, 3), case)
-    yield from _wrong_values(rgb, got)
+    yield from past_the_end((np.flatnonzero(~never[size:]) + size) // 3, case, WORDS, WILD_HINT)
+    unwritten = never[:size].reshape(height, width, 3)
+    yield from _some_channels(unwritten)
+    yield from coverage.coverage((), unwritten.all(axis=2), case, WORDS, WILD_HINT)
+    yield from _wrong_values(rgb, first[:size].reshape(height, width, 3))
 
 
-def _past_the_end(past, case):
-    """Mistakes of the bounds guard, seen in the bytes written past the end of out."""
-    if not past.size:
-        return
-    (height, width), (bx, by) = case
-    gx, gy = _grid(case)
-    pixels = set((past // 3).tolist())
-    if pixels == _no_guard_pixels(height, width, min(gx * bx, width + 1),
-                                  min(gy * by, height + 1)):
-        yield ("threads with y == height wrote past the end of out: the bounds guard is off by "
-               "one", "the last pixel is (width - 1, height - 1): " + GUARD_HINT + " (>=, not >)")
-    if pixels <= _no_guard_pixels(height, width, gx * bx, gy * by):
-        yield "bytes past the end of out were written", "no bounds guard: " + GUARD_HINT
-    yield (f"the kernel wrote past the end of out (as far as byte {int(past.max())}; "
-           f"out has {3 * height * width})",
-           GUARD_HINT + "; and pixel (x, y) is i = y * width + x, its bytes 3*i to 3*i + 2")
-
-
-def _unwritten(unwritten, case):
-    """Mistakes that leave bytes of out unwritten: the index, the guard, the byte offsets."""
-    if not unwritten.any():
-        return
-    (height, width), (bx, by) = case
-    gx, gy = _grid(case)
-    if unwritten.all():
-        yield ("nothing was written: out still holds the poison it was filled with",
-               "each thread should store its three results in out[3*i], out[3*i + 1], "
-               "out[3*i + 2]")
-    pixel_unwritten = unwritten.all(axis=2)
-    if (unwritten.any(axis=2) != pixel_unwritten).any():
+def _some_channels(unwritten):
+    """Pixels with only some of their three bytes written."""
+    if (unwritten.any(axis=2) != unwritten.all(axis=2)).any():
         counts = unwritten.sum(axis=(0, 1))
         missing = [CHANNEL_NAMES[c] for c in range(3) if counts[c]]
         yield ("some pixels have only some of their three bytes written "
                f"({', '.join(missing)} missing in places)",
                "a pixel takes 3 bytes of out: write out[3*i], out[3*i + 1] and out[3*i + 2], "
                "with i = y * width + x the pixel's index (not the byte's)")
-    written = ~pixel_unwritten
-    y, x = np.indices((height, width))
-    # Forgotten blockIdx: only the first block's pixels (in x, in y or both) were written.
-    for ny, nx, missing in ((by, bx, "blockIdx is missing"),
-                            (height, bx, "blockIdx.x is missing from x"),
-                            (by, width, "blockIdx.y is missing from y")):
-        if (ny < height or nx < width) and np.array_equal(written, (y < ny) & (x < nx)):
-            what = ("only block 0's pixels were" if (ny, nx) == (by, bx)
-                    else f"only rows 0 to {min(ny, height) - 1}, columns 0 to "
-                         f"{min(nx, width) - 1} were")
-            yield (f"{what} written: every block did the work of the first one",
-                   f"{missing}: {INDEX_HINT}")
-    # x and y swapped: x then spans the grid's y extent and y its x extent.
-    if np.array_equal(written, (x < gy * by) & (y < gx * bx)):
-        yield ("the pixels written are those a kernel with x and y swapped reaches "
-               f"(x < {gy * by}, y < {gx * bx})",
-               "x and y are swapped: x runs along a row (over the width), y down the image "
-               "(over the height): " + INDEX_HINT)
-    fy, fx = np.argwhere(pixel_unwritten)[0]
-    yield (f"{int(pixel_unwritten.sum())} of {height * width} pixels were never written "
-           f"(the first is x = {fx}, y = {fy})",
-           f"every pixel needs a thread: {INDEX_HINT}; and the guard "
-           "x < width && y < height (not <=, and not width and height mixed up)")
 
 
 def _wrong_values(rgb, got):
@@ -241,13 +184,6 @@ def _mixups(rgb):
     transposed = np.minimum(np.floor(rgb @ SEPIA + 0.5), 255).astype(np.uint8)
     found.append((transposed, "the result is what the matrix's columns used as its rows give"))
     return found
-
-
-def _no_guard_pixels(height, width, pc, pr):
-    """Pixel indices past the end that a right kernel without (or with half) a guard writes."""
-    y, x = np.indices((pr, pc))
-    idx = (y * width + x).ravel()
-    return set(idx[idx >= height * width].tolist())
 
 
 EXERCISE = KernelExercise(

@@ -22,8 +22,9 @@ import re
 
 import numpy as np
 
+from helpers.exercises.coverage import Words, coverage, past_the_end
 from helpers.exercises.sepia import (CASES, CHANNEL_NAMES, JUNK, POISONS, ROUNDING_SLACK, SEPIA,
-                                     _differs, _mixups, _no_guard_pixels, reference)
+                                     _differs, _mixups, _some_channels, reference)
 from helpers.exercises.verdict import Verdict, check_cases, not_yet
 
 KERNEL = "sepia"
@@ -36,6 +37,9 @@ INDEX_HINT = ("x = get_global_id(0) (the column), y = get_global_id(1) (the row)
               "(CUDA's threadIdx)")
 GUARD_HINT = ("the global range is rounded up to whole work-groups, so some work-items lie "
               "outside the image: start the kernel with if (x >= width || y >= height) return;")
+WORDS = Words(index_hint=INDEX_HINT, guard_hint=GUARD_HINT, block="work-group",
+              thread="work-item", forgot=("x and y use get_local_id", "x uses get_local_id",
+                                          "y uses get_local_id"))
 CLAMP_HINT = ("convert_uchar_sat(value + 0.5f) rounds to the nearest level and clamps to 0..255; "
               "a plain (uchar) cast of a float above 255 does not stop at 255")
 LAYOUT_HINT = ("pixel i's red, green and blue are at 3*i, 3*i + 1 and 3*i + 2, in rgb and in out "
@@ -94,9 +98,8 @@ def _build_hint(source):
 
 
 def _where(case):
-    (height, width), (bx, by) = case
-    return (f"width = {width}, height = {height}, local size = ({bx}, {by}), global size = "
-            f"({-(-width // bx) * bx}, {-(-height // by) * by})")
+    return (f"width = {case.width}, height = {case.height}, local size = {case.block}, global "
+            f"size = {case.threads}")
 
 
 def _launch_twice(kernel, case, rgb_pad, out_size):
@@ -106,9 +109,9 @@ def _launch_twice(kernel, case, rgb_pad, out_size):
 
     from helpers.ch12 import oclgrind, opencl
 
-    (height, width), (bx, by) = case
+    height, width = case.height, case.width
     queue = opencl.cl.CommandQueue(kernel.context)
-    grid = (-(-width // bx) * bx, -(-height // by) * by)
+    grid = case.threads
     outputs, messages = [], []
     try:
         rgb = cla.to_device(queue, rgb_pad)
@@ -116,7 +119,7 @@ def _launch_twice(kernel, case, rgb_pad, out_size):
             out = cla.to_device(queue, np.full(out_size, poison, np.uint8))
 
             def run(out=out):
-                kernel(queue, grid, (bx, by), rgb.data, out.data, np.int32(width),
+                kernel(queue, grid, case.block, rgb.data, out.data, np.int32(width),
                        np.int32(height))
                 queue.finish()
             if opencl.is_oclgrind(queue.device.platform):
@@ -131,12 +134,10 @@ def _launch_twice(kernel, case, rgb_pad, out_size):
 
 def _mistakes(kernel, case):
     """Launch one case; yield (problem, hint) for each mistake seen, the most specific first."""
-    (height, width), (bx, by) = case
-    gx, gy = -(-width // bx), -(-height // by)
+    height, width = case.height, case.width
     rgb = np.random.default_rng(height * 1000 + width).integers(0, 256, (height, width, 3),
                                                                  dtype=np.uint8)
-    side = max(height, width, gy * by, gx * bx)   # room for any index a wrong kernel computes
-    span, size = 3 * (side * side + side), 3 * height * width
+    span, size = 3 * case.span(), 3 * height * width
     rgb_pad = np.full(span, JUNK, np.uint8)
     rgb_pad[:size] = rgb.ravel()
     ran = _launch_twice(kernel, case, rgb_pad, span + 64)
@@ -156,48 +157,12 @@ def _mistakes(kernel, case):
         yield ("two runs of the kernel on the same image wrote different values",
                "each output byte must depend only on its own pixel's input: "
                "read rgb[3*i ...], write out[3*i ...] for the same i")
-    past = np.flatnonzero(~never[size:]) + size
-    if past.size:
-        if set((past // 3).tolist()) <= _no_guard_pixels(height, width, gx * bx, gy * by):
-            yield "bytes past the end of out were written", "no bounds guard: " + GUARD_HINT
-        yield (f"the kernel wrote past the end of out (as far as byte {int(past.max())}; "
-               f"out has {size})", INDEX_HINT + "; and " + GUARD_HINT)
-    yield from _unwritten(never[:size].reshape(height, width, 3), case)
+    yield from past_the_end((np.flatnonzero(~never[size:]) + size) // 3, case, WORDS,
+                            INDEX_HINT + "; and " + GUARD_HINT)
+    unwritten = never[:size].reshape(height, width, 3)
+    yield from _some_channels(unwritten)
+    yield from coverage((), unwritten.all(axis=2), case, WORDS, GUARD_HINT)
     yield from _wrong_values(rgb, first[:size].reshape(height, width, 3))
-
-
-def _unwritten(unwritten, case):
-    """Mistakes that leave bytes of out unwritten: the index, the guard, the byte offsets."""
-    if not unwritten.any():
-        return
-    (height, width), (bx, by) = case
-    if unwritten.all():
-        yield ("nothing was written: out still holds the poison it was filled with",
-               "each work-item should store its three results in out[3*i], out[3*i + 1], "
-               "out[3*i + 2], with i = y * width + x: an index that lands outside out writes "
-               "nothing the checker can see (a GPU gives no error for it)")
-    pixel = unwritten.all(axis=2)
-    if (unwritten.any(axis=2) != pixel).any():
-        missing = [CHANNEL_NAMES[c] for c in range(3) if unwritten[..., c].any()]
-        yield ("some pixels have only some of their three bytes written "
-               f"({', '.join(missing)} missing in places)",
-               "a pixel takes 3 bytes of out: write out[3*i], out[3*i + 1] and out[3*i + 2], "
-               "with i = y * width + x the pixel's index (not the byte's)")
-    written, (y, x) = ~pixel, np.indices((height, width))
-    for ny, nx, what, which in ((by, bx, "work-group (0, 0)'s pixels were", "x and y use"),
-                                (height, bx, "the first columns were", "x uses"),
-                                (by, width, "the first rows were", "y uses")):
-        if (ny < height or nx < width) and np.array_equal(written, (y < ny) & (x < nx)):
-            yield (f"only {what} written: every work-group did the work of the first one",
-                   f"{which} get_local_id: {INDEX_HINT}")
-    if np.array_equal(written, (x < -(-height // by) * by) & (y < -(-width // bx) * bx)):
-        yield ("the pixels written are those a kernel with x and y swapped reaches",
-               "dimension 0 runs along a row (x, up to width), dimension 1 down the image "
-               "(y, up to height): " + INDEX_HINT)
-    fy, fx = np.argwhere(pixel)[0]
-    yield (f"{int(pixel.sum())} of {height * width} pixels were never written (the first is "
-           f"x = {fx}, y = {fy})", f"every pixel needs a work-item: {INDEX_HINT}; and the guard "
-           "x < width && y < height (not <=, and not width and height mixed up)")
 
 
 def _wrong_values(rgb, got):

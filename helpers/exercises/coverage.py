@@ -1,0 +1,139 @@
+"""Which elements of a 2-D output a kernel reached, and the mistakes of index and guard that its
+coverage shows: the detectors every exercise with a 2-D grid shares.
+
+A checker fills its output with poison and a guard zone after it (``common.GuardedOutput`` or its
+own), launches the learner's kernel on a ``Grid`` whose sides are not multiples of the block, and
+hands these generators what it saw: the flat indices written past the end (``past_the_end``), and
+which elements were reached (``reached``, then ``never_written``). Each yields ``(problem, hint)``
+in the order a learner should read them, in the chapter's words (``Words``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+
+@dataclasses.dataclass(frozen=True)
+class Grid:
+    """A 2-D launch over ``height`` x ``width`` elements with blocks of ``block`` = (bx, by)."""
+    height: int
+    width: int
+    block: tuple
+
+    @property
+    def grid(self) -> tuple:
+        bx, by = self.block[:2]
+        return -(-self.width // bx), -(-self.height // by)
+
+    @property
+    def threads(self) -> tuple:
+        """The threads the grid has along x and along y."""
+        (gx, gy), (bx, by) = self.grid, self.block[:2]
+        return gx * bx, gy * by
+
+    def launch(self) -> dict:
+        """The block= and grid= of the launch."""
+        return {"block": (*self.block[:2], 1), "grid": self.grid}
+
+    def where(self) -> str:
+        (bx, by), (gx, gy) = self.block[:2], self.grid
+        return (f"width = {self.width}, height = {self.height}, block = ({bx}, {by}, 1), "
+                f"grid = ({gx}, {gy})")
+
+    def span(self) -> int:
+        """Elements that any index a plausible wrong kernel computes from the sizes and the
+        grid's extent stays within (the room a checker leaves after its arrays)."""
+        side = max(self.height, self.width, *self.threads)
+        return side * side + side
+
+    def unguarded(self, threads_x=None, threads_y=None) -> set:
+        """Flat indices past the end that a right kernel writes with no bounds guard (over
+        ``threads_x`` x ``threads_y`` threads: the whole grid by default)."""
+        tx, ty = self.threads
+        y, x = np.indices((threads_y or ty, threads_x or tx))
+        idx = (y * self.width + x).ravel()
+        return set(idx[idx >= self.height * self.width].tolist())
+
+
+@dataclasses.dataclass(frozen=True)
+class Words:
+    """How a chapter names an exercise's output and indices, and its hints."""
+    index_hint: str
+    guard_hint: str
+    item: str = "pixel"
+    whole: str = "image"
+    array: str = "out"
+    col: str = "x"
+    row: str = "y"
+    cols: str = "width"
+    rows: str = "height"
+    block: str = "block"
+    thread: str = "thread"
+    # What each way of doing the first block's work forgot: in both x and y, in x, in y.
+    forgot: tuple = ("blockIdx is missing", "blockIdx.x is missing from {col}",
+                     "blockIdx.y is missing from {row}")
+
+
+def past_the_end(past, grid: Grid, words: Words, wild_hint: str):
+    """Mistakes of the bounds guard, from the flat element indices written past the end."""
+    past = set(np.asarray(past).ravel().tolist())
+    if not past:
+        return
+    tx, ty = grid.threads
+    if past == grid.unguarded(min(tx, grid.width + 1), min(ty, grid.height + 1)):
+        yield (f"threads with {words.row} == {words.rows} wrote past the end of {words.array}: "
+               "the bounds guard is off by one",
+               f"the last {words.item} is ({words.cols} - 1, {words.rows} - 1): "
+               f"{words.guard_hint} (>=, not >)")
+    if past <= grid.unguarded():
+        yield (f"threads outside the {words.whole} wrote past the end of {words.array}",
+               f"no bounds guard, or only half of one: {words.guard_hint}")
+    yield (f"the kernel wrote past the end of {words.array} (as far as {words.item} "
+           f"{max(past)}; {words.array} has {grid.height * grid.width})", wild_hint)
+
+
+def reached(done, grid: Grid, words: Words, what="written"):
+    """Mistakes of the index that ``done`` (a (height, width) mask: the elements written, or
+    right) shows: x and y swapped (where a grid reaches the same elements both ways, the swap is
+    named), every block doing the first block's work."""
+    y, x = np.indices(done.shape)
+    (bx, by), (tx, ty) = grid.block[:2], grid.threads
+    if what == "written" and np.array_equal(done, (x < ty) & (y < tx)):
+        yield (f"the {words.item}s {what} are those a kernel with {words.col} and {words.row} "
+               f"swapped reaches ({words.col} < {ty}, {words.row} < {tx})",
+               f"{words.col} and {words.row} are swapped: {words.col} runs along a row (over "
+               f"the {words.cols}), {words.row} down (over the {words.rows}): "
+               f"{words.index_hint}")
+    for (ny, nx, first), missing in zip((
+            (by, bx, f"only {words.block} 0's {words.item}s were {what}"),
+            (grid.height, bx, f"only columns 0 to {bx - 1} were {what}"),
+            (by, grid.width, f"only rows 0 to {by - 1} were {what}")), words.forgot):
+        if (ny < grid.height or nx < grid.width) and np.array_equal(done, (y < ny) & (x < nx)):
+            yield (f"{first}: every {words.block} did the work of the first one",
+                   f"{missing.format(col=words.col, row=words.row)}: {words.index_hint}")
+
+
+def never_written(unwritten, words: Words):
+    """Mistakes that leave elements unwritten: nothing at all, or the count and the first."""
+    if not unwritten.any():
+        return
+    if unwritten.all():
+        yield (f"nothing was written: {words.array} still holds the poison it was filled with",
+               f"each thread should store its result in {words.array}[{words.row} * "
+               f"{words.cols} + {words.col}]")
+    fy, fx = np.argwhere(unwritten)[0]
+    yield (f"{int(unwritten.sum())} of {unwritten.size} {words.item}s were never written (the "
+           f"first is {words.col} = {fx}, {words.row} = {fy})",
+           f"every {words.item} needs a {words.thread}: {words.index_hint}; and the guard "
+           f"{words.col} < {words.cols} && {words.row} < {words.rows} (not <=, and not "
+           f"{words.cols} and {words.rows} mixed up)")
+
+
+def coverage(past, unwritten, grid: Grid, words: Words, wild_hint: str):
+    """past_the_end, then reached, then never_written: the usual order."""
+    yield from past_the_end(past, grid, words, wild_hint)
+    if unwritten.any():
+        yield from reached(~unwritten, grid, words)
+    yield from never_written(unwritten, words)
