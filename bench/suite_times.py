@@ -46,7 +46,7 @@ from bench.measure import load_average  # noqa: E402
 
 TARGET_UNIT_WARM_S, TARGET_UNIT_COLD_S, TARGET_NOTEBOOK_S = 45, 90, 40
 # PyCUDA's own test suite run on the simulator: a target of its own, not counted as unit tests.
-NOT_UNIT_TESTS = ["tests/test_pycuda_suite.py"]
+NOT_UNIT_TESTS = ["tests/sim/test_pycuda_suite.py"]
 PARALLEL = ["--dist", "loadscope"]     # with -n JOBS, as the Makefile's test target runs pytest
 
 

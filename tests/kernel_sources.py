@@ -9,6 +9,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "cuda_src" / "solutions"
 
@@ -95,3 +97,46 @@ def assert_mistake_named(verdict, out, name, expected):
     assert out.startswith("NOT YET:"), out
     for words in expected:
         assert words in out, f"{name}: expected {words!r} in\n{out}"
+
+
+# ---- nvcc, where the CUDA toolkit is installed ----------------------------------------------
+ARCH = "sm_90"
+
+
+def find_nvcc():
+    path = shutil.which("nvcc")
+    if path:
+        return path
+    fallback = Path("/usr/local/cuda/bin/nvcc")
+    return str(fallback) if os.access(fallback, os.X_OK) else None
+
+
+# ---- floats: an accumulation that nvcc fuses into a chain of FMAs -------------------------------
+ACCUMULATE = r"""
+__global__ void accumulate(const float *a, const float *b, float *loop, float *chain, int n,
+                           int len) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float sum = 0.0f, explicit_sum = 0.0f;
+    for (int k = 0; k < len; k++)
+        sum += a[i * len + k] * b[k];        // nvcc: a chain of FMAs through sum
+    for (int k = 0; k < len; k++)
+        explicit_sum = fmaf(a[i * len + k], b[k], explicit_sum);
+    loop[i] = sum;
+    chain[i] = explicit_sum;
+}
+"""
+
+
+def accumulated(source_module, arrays, options=()):
+    """(sum += a*b in a loop, the same with fmaf) for 256 rows of 16 products, as source_module
+    compiles ACCUMULATE with options (PyCUDA's or the simulator's, arrays its gpuarray)."""
+    n, length = 256, 16
+    rng = np.random.default_rng(3)
+    a = rng.uniform(-1, 1, n * length).astype(np.float32)
+    b = rng.uniform(-1, 1, length).astype(np.float32)
+    gpu = source_module(ACCUMULATE, options=list(options)).get_function("accumulate")
+    loop, chain = arrays.empty(n, np.float32), arrays.empty(n, np.float32)
+    gpu(arrays.to_gpu(a), arrays.to_gpu(b), loop, chain, np.int32(n), np.int32(length),
+        block=(128, 1, 1), grid=(2, 1))
+    return loop.get(), chain.get()

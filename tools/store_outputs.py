@@ -20,7 +20,7 @@ during the run are also written into helpers/data/h200_reference.json, each with
 device and date it came from (entries no notebook measured this time are kept).
 
 Every notebook is written as nbformat writes it (JSON, indent 1, sorted keys, trailing
-newline); tests/test_notebook_format.py checks exactly that format.
+newline); tests/notebooks/test_notebook_format.py checks exactly that format.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ NOTEBOOKS = ROOT / "notebooks"
 
 
 def canonical_text(nb) -> str:
-    """The exact text a notebook file must have (see tests/test_notebook_format.py)."""
+    """The exact text a notebook file must have (see tests/notebooks/test_notebook_format.py)."""
     text = nbformat.writes(nb, version=4)
     return text if text.endswith("\n") else text + "\n"
 

@@ -15,7 +15,7 @@ files there less what ``.gitignore`` ignores), leaving out what gives the answer
 
 Every exercise stub is written as shipped (from ``helpers/exercises/as_shipped/``), whatever
 this checkout's copy holds, and README.md starts with a note that this is the student release.
-``tests/test_student_release.py`` checks that no solution survives; the notebooks' nbval run
+``tests/tools/test_student_release.py`` checks that no solution survives; the notebooks' nbval run
 (``conftest.py``) executes them in such a release, so that they are known to run without answers.
 """
 

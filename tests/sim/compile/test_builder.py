@@ -1,6 +1,6 @@
 """The simulator's compiler driver: a learner's macros and options, its messages, and a cache that
 cannot be turned against its user. These run the simulator whatever backend is chosen (the
-GPU-side counterparts, where a GPU defines the behaviour, are in tests/test_kernels_compile.py)."""
+GPU-side counterparts, where a GPU defines the behaviour, are in tests/kernels/test_kernels_compile.py)."""
 
 import os
 import re
@@ -25,7 +25,7 @@ from helpers.sim.settings import settings
 
 from caches import seeded
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def unique(body="x[0] = 1;"):
@@ -167,7 +167,7 @@ def test_a_compiler_tuned_against_fma_chains_still_fuses_them_as_nvcc(tmp_path, 
     here, generic in newer GCCs: on an H200 machine's g++ 13.3 the tiled matmul of
     bench/float_identity.py matched the GPU on 22% of its elements). A compiler that always
     tunes so must still fuse as nvcc does."""
-    from test_kernels_compile import accumulated
+    from kernel_sources import accumulated
 
     if not (toolchain.cpu_has_fma() and toolchain.is_gcc(toolchain.find_compiler(False))
             and "x86" in os.uname().machine):

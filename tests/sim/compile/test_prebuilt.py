@@ -6,7 +6,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from test_sim_compile import mode, unique
+from test_builder import mode, unique
 
 from helpers.sim.compile import cache, prebuilt, toolchain
 from helpers.sim import gpuarray

@@ -80,7 +80,7 @@ def test_an_endless_kernel_can_be_interrupted_and_the_process_lives_on():
         mod.get_function("ones")(out, block=(64, 1, 1))
         print("next launch right:", bool((out.get() == 1).all()), flush=True)
     """)
-    proc = subprocess.Popen([sys.executable, "-c", child], cwd=Path(__file__).parent.parent,
+    proc = subprocess.Popen([sys.executable, "-c", child], cwd=Path(__file__).resolve().parents[3],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout.readline() == "launching\n", proc.communicate()

@@ -15,7 +15,7 @@ import pytest
 
 from helpers.backend import BACKEND
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 
 KERNELS = r"""
 __global__ void one_too_many(float *out, int n) {

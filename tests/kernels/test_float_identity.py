@@ -8,7 +8,7 @@ from pathlib import Path
 
 from helpers.sim.compile import toolchain
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "bench" / "float_identity.py"
 
 

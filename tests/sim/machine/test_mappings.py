@@ -14,7 +14,7 @@ from helpers.sim import gpuarray
 from helpers.sim.compiler import SourceModule
 from helpers.sim.settings import settings
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 
 REDUCE = r"""
 __global__ void block_sum(const int *in, int *out) {

@@ -11,10 +11,10 @@ import io
 
 import pytest
 
-import test_exercise_box_blur as box_blur
-import test_exercise_histogram_rgb as histogram_rgb
-import test_exercise_matmul_bt as matmul_bt
-import test_exercise_scale_vector as scale_vector
+import test_box_blur as box_blur
+import test_histogram_rgb as histogram_rgb
+import test_matmul_bt as matmul_bt
+import test_scale_vector as scale_vector
 from kernel_sources import solution, variant
 
 from helpers.backend import BACKEND

@@ -3,7 +3,7 @@ simulator: warp match and reduce, __nanosleep, DPX, the integer intrinsics, cach
 and stores, and the scoped atomics. Each result is checked against a reference written here in
 Python from the CUDA documentation.
 
-This file runs on whichever backend helpers.backend chose, as tests/test_kernels.py does.
+This file runs on whichever backend helpers.backend chose, as tests/kernels/test_kernels.py does.
 """
 
 import numpy as np

@@ -25,7 +25,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 QUOTE = re.compile(r'<span data-out="([^"]+)">(.*?)</span>', re.S)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from kernel_sources import ROOT, solution, stable_dir, variant
-from test_nvcc import ARCH, find_nvcc
+from kernel_sources import ARCH, find_nvcc
 
 from helpers.backend import BACKEND
 from helpers.exercises import catalog

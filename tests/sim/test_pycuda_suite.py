@@ -16,7 +16,7 @@ import pytest
 
 from helpers.backend import BACKEND
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TARGETS = {"tutorial": 100, "examples": 100, "test_driver.py": 90, "test_gpuarray.py": 90}
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("store_outputs", ROOT / "tools" / "store_outputs.py")
 store_outputs = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(store_outputs)
@@ -79,7 +79,7 @@ def test_starts_with_markdown_title(notebook):
 def test_no_notebook_loads_the_wurlitzer_extension(notebook):
     # ipykernel 6 and newer already forward file descriptor 1 (where kernel printf goes) into the
     # running cell; `%load_ext wurlitzer` on top of that sends the output to the kernel's terminal
-    # instead (minrk/wurlitzer#93). tests/test_printf_in_cells.py checks that the lines show.
+    # instead (minrk/wurlitzer#93). tests/sim/run/test_printed.py checks that the lines show.
     path, _, nb = notebook
     loads = [i for i, c in enumerate(nb.cells)
              if c.cell_type == "code" and "%load_ext wurlitzer" in c.source]

@@ -11,7 +11,7 @@ from kernel_sources import stable_file
 from helpers.exercises import (backproject_range, block_mean, box_blur, dot_product, histogram_rgb,
                                julia, matmul_bt, matrix_index, scale_vector, sepia, sepia_x16)
 
-CUDA_SRC = Path(__file__).resolve().parent.parent / "cuda_src"
+CUDA_SRC = Path(__file__).resolve().parents[2] / "cuda_src"
 STUBS = sorted((CUDA_SRC / "exercises").glob("*.cu"))
 
 

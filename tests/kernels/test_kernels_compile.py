@@ -2,7 +2,7 @@
 simulator: floats fused as nvcc fuses them, a learner's macros left alone, host library calls
 refused, warnings shown, a function declared but never defined named.
 
-This file runs on whichever backend helpers.backend chose, as tests/test_kernels.py does.
+This file runs on whichever backend helpers.backend chose, as tests/kernels/test_kernels.py does.
 """
 
 import re
@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from helpers.backend import BACKEND, SourceModule, drv, gpuarray
+from kernel_sources import accumulated
 
 
 def compiled_anew(source, folder):
@@ -65,36 +66,6 @@ def test_multiply_add_is_fused_as_nvcc_fuses_it(options, want):
     assert np.array_equal(out_fused.get(), expected)
     assert np.array_equal(out_separate.get(), separate)
 
-
-
-ACCUMULATE = r"""
-__global__ void accumulate(const float *a, const float *b, float *loop, float *chain, int n,
-                           int len) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    float sum = 0.0f, explicit_sum = 0.0f;
-    for (int k = 0; k < len; k++)
-        sum += a[i * len + k] * b[k];        // nvcc: a chain of FMAs through sum
-    for (int k = 0; k < len; k++)
-        explicit_sum = fmaf(a[i * len + k], b[k], explicit_sum);
-    loop[i] = sum;
-    chain[i] = explicit_sum;
-}
-"""
-
-
-def accumulated(source_module, arrays, options=()):
-    """(sum += a*b in a loop, the same with fmaf) for 256 rows of 16 products, as source_module
-    compiles ACCUMULATE with options (PyCUDA's or the simulator's, arrays its gpuarray)."""
-    n, length = 256, 16
-    rng = np.random.default_rng(3)
-    a = rng.uniform(-1, 1, n * length).astype(np.float32)
-    b = rng.uniform(-1, 1, length).astype(np.float32)
-    gpu = source_module(ACCUMULATE, options=list(options)).get_function("accumulate")
-    loop, chain = arrays.empty(n, np.float32), arrays.empty(n, np.float32)
-    gpu(arrays.to_gpu(a), arrays.to_gpu(b), loop, chain, np.int32(n), np.int32(length),
-        block=(128, 1, 1), grid=(2, 1))
-    return loop.get(), chain.get()
 
 
 def test_an_accumulation_in_a_loop_is_a_chain_of_fused_multiply_adds():

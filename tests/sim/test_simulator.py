@@ -196,7 +196,7 @@ def test_cache_is_shared_by_two_processes_compiling_at_once(tmp_path):
         print(SourceModule({source!r}).path)
     """)
     env = {**os.environ, "CUDA_COURSE_CACHE_DIR": str(tmp_path),
-           "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+           "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     procs = [subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True) for _ in range(2)]
     results = [p.communicate(timeout=120) for p in procs]
@@ -339,7 +339,7 @@ def test_an_installed_copy_of_the_helpers_has_every_file_the_simulator_compiles(
     """pip install . (not editable) copies the package data pyproject.toml names: every header
     and runner source in helpers/sim/include must be among it."""
     tomllib = pytest.importorskip("tomllib")
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     globs = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"][
         "package-data"]["helpers"]
     helpers = root / "helpers"

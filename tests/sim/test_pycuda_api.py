@@ -23,7 +23,7 @@ from helpers.sim.reduction import ReductionKernel
 from helpers.sim.settings import Settings, parse_bytes, settings
 from helpers.sim.shim_install import SHIM_DIR
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 # ---- settings -----------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 SCRIPT = ROOT / "bench" / "microscope.py"
 spec = importlib.util.spec_from_file_location("microscope", SCRIPT)
 microscope = importlib.util.module_from_spec(spec)

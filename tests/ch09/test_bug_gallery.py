@@ -12,7 +12,7 @@ import pytest
 from helpers.ch09 import bug_gallery, gpu_tools, sticky_errors
 from helpers.backend import BACKEND
 
-BUGS_DIR = Path(__file__).resolve().parent.parent / "cuda_src" / "bugs"
+BUGS_DIR = Path(__file__).resolve().parents[2] / "cuda_src" / "bugs"
 ON_GPU_WITH_SANITIZER = pytest.mark.skipif(
     BACKEND != "pycuda" or not shutil.which("compute-sanitizer"),
     reason="needs a GPU (CUDA_COURSE_BACKEND=pycuda) and compute-sanitizer on PATH")

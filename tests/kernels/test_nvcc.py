@@ -14,27 +14,15 @@ again on the next run (some 40 files at about 0.4 s each); a changed file, or an
 
 import hashlib
 import os
-import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
 from helpers.backend import CUDA_SRC, read_cu
 from helpers.sim.compile import cache
+from kernel_sources import ARCH, find_nvcc
 
 CU_FILES = sorted(CUDA_SRC.rglob("*.cu"))
-ARCH = "sm_90"
-
-
-def find_nvcc():
-    path = shutil.which("nvcc")
-    if path:
-        return path
-    fallback = Path("/usr/local/cuda/bin/nvcc")
-    return str(fallback) if os.access(fallback, os.X_OK) else None
-
-
 @pytest.fixture(scope="module")
 def nvcc():
     path = find_nvcc()

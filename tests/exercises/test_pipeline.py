@@ -22,7 +22,7 @@ from helpers.exercises.solutions.pipeline import my_pipeline as solution
 
 pytestmark = pytest.mark.gpu_timing  # on a GPU the checker measures the overlap (tests/conftest.py)
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "notebooks" / "05_pinned_memory_and_streams.ipynb"
 on_gpu_only = pytest.mark.skipif(BACKEND == "simulator",
                                  reason="only a GPU runs streams at the same time")

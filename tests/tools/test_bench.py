@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 KERNELS = ["vector_add", "saxpy", "rgb_to_gray", "rgb_to_gray_x16", "mandelbrot", "iterate_sin",
            "transpose_naive", "transpose_tiled", "transpose_padded",
            "matmul_naive", "matmul_tiled", "matmul_register_tiled",
@@ -155,7 +155,7 @@ def test_suite_times_gives_the_median_of_repeated_runs():
 
 # A test that compiles on purpose (to see the compiler's warning anew) does so in a cache of its
 # own: in the run's cache it would be one more module each run, as a unique comment made it.
-ON_PURPOSE = "tests/test_kernels_compile.py::test_a_printf_format_that_does_not_fit_is_a_warning"
+ON_PURPOSE = "tests/kernels/test_kernels_compile.py::test_a_printf_format_that_does_not_fit_is_a_warning"
 
 
 @pytest.mark.slow
