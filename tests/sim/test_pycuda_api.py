@@ -253,3 +253,13 @@ def test_the_malloc_heap_is_the_contexts_and_set_limit_sizes_it():
     finally:
         ctx.pop()
     assert drv.Context.get_limit(drv.limit.MALLOC_HEAP_SIZE) == 8 << 20   # another heap
+
+
+def test_unknown_kernel_and_unsupported_calls():
+    mod = SourceModule("__global__ void only(int *x) {}")
+    with pytest.raises(drv.LogicError, match="its kernels: only"):
+        mod.get_function("other")
+    with pytest.raises(NotImplementedError, match="mem_alloc_pitch"):
+        drv.mem_alloc_pitch(16, 16, 4)
+    with pytest.raises(NotImplementedError, match="cumsum"):
+        gpuarray.cumsum(gpuarray.zeros(3, np.float32))

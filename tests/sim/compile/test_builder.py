@@ -318,3 +318,56 @@ def test_without_a_home_the_cache_goes_to_a_private_temporary_folder(home, says)
         path = SourceModule("__global__ void k(int *x) { x[0] = 1; }").path
     root = Path(tempfile.gettempdir()) / f"cuda-course-{os.getuid()}"
     assert path.parent.parent == root and mode(root) == 0o700
+
+
+def test_compile_errors_name_the_file_line_and_unsupported_features():
+    with pytest.raises(drv.CompileError, match=r"mine\.cu:2"):
+        SourceModule('#line 1 "mine.cu"\n__global__ void k(int *x) {\n  x[0] = y;\n}\n')
+    with pytest.raises(drv.CompileError, match="textures"):
+        SourceModule("__global__ void k(float *x) { x[0] = tex2D(x, 0, 0); }")
+    with pytest.raises(ValueError, match="no meaning on the CPU simulator"):
+        SourceModule("__global__ void k() {}", options=["--some-gpu-flag"])
+
+
+def test_options_reach_the_compiler():
+    mod = SourceModule("__global__ void k(int *x) { x[0] = VALUE; }",
+                       options=["-DVALUE=42", "-use_fast_math"])
+    x = gpuarray.zeros(1, np.int32)
+    mod.get_function("k")(x, block=(1, 1, 1))
+    assert x.get()[0] == 42
+
+
+def test_shared_memory_limits_are_a_gpus():
+    big = ("__global__ void k(float *x) { __shared__ float s[12289]; s[threadIdx.x] = 1; "
+           "__syncthreads(); x[0] = s[1]; }")
+    with pytest.raises(drv.CompileError, match="too much shared data"):
+        SourceModule(big)
+    mod = SourceModule("__global__ void k(float *x) { __shared__ float s[8192]; "
+                       "s[threadIdx.x] = 1; __syncthreads(); x[0] = s[1]; }")
+    assert mod.module.kernels["k"].static_shared == 8192 * 4
+    x = gpuarray.zeros(1, np.float32)
+    mod.get_function("k")(x, block=(32, 1, 1), shared=16 * 1024)
+    with pytest.raises(drv.LogicError, match="more than the 49152 bytes"):
+        mod.get_function("k")(x, block=(32, 1, 1), shared=16 * 1024 + 4)
+
+
+def test_the_portable_fiber_switch_gives_the_same_results():
+    """Where the assembly switch is not built (not Linux x86-64 or Arm64), swapcontext is used."""
+    src = r"""
+    __global__ void block_sum(const int *in, int *out) {
+        __shared__ int s[128];
+        s[threadIdx.x] = in[blockIdx.x * 128 + threadIdx.x];
+        __syncthreads();
+        for (int stride = 64; stride > 0; stride /= 2) {
+            if (threadIdx.x < stride) s[threadIdx.x] += s[threadIdx.x + stride];
+            __syncthreads();
+        }
+        int lane0 = __shfl_sync(0xffffffff, (int)threadIdx.x % 32, 0);  // 0 in every lane
+        if (threadIdx.x == 0) out[blockIdx.x] = s[0] + lane0;
+    }
+    """
+    x = np.arange(8 * 128, dtype=np.int32)
+    out = gpuarray.zeros(8, np.int32)
+    SourceModule(src, options=["-DSIM_UCONTEXT"]).get_function("block_sum")(
+        gpuarray.to_gpu(x), out, block=(128, 1, 1), grid=(8, 1))
+    assert np.array_equal(out.get(), x.reshape(8, 128).sum(1))

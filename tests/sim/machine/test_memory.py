@@ -3,6 +3,8 @@ byte past the end of an array, the byte before its start, past the launch's shar
 an address given to a kernel that is no device memory, each named with the allocation, the
 kernel, the block and the thread (helpers/sim/machine/memory.py says how)."""
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -189,3 +191,20 @@ def test_the_canaries_are_put_back_after_a_report(mod):
     block = memory.find(int(out.gpudata))
     assert memory.damaged_slacks(block) == []
     mod.get_function("one_too_many")(out, np.int32(1000), block=(256, 1, 1), grid=(4, 1))
+
+
+def test_freeing_memory_from_a_garbage_collection_inside_the_allocator_does_not_deadlock():
+    from helpers.sim.machine import memory
+
+    class FreedByCollector:
+        def __del__(self):
+            memory.release(memory.allocate(64))
+
+    def churn():
+        with memory._lock:  # a collection can run __del__ while this thread holds the lock
+            FreedByCollector()
+
+    worker = threading.Thread(target=churn, daemon=True)
+    worker.start()
+    worker.join(10)
+    assert not worker.is_alive(), "the allocator deadlocked on its own lock"

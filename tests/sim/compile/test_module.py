@@ -1,0 +1,31 @@
+"""A loaded module (compile/module.py): Python's mirrors of the runtime's structs and status
+codes, and what it reads of each kernel."""
+
+import ctypes
+
+from helpers.sim.compiler import SourceModule
+
+
+def test_python_mirrors_the_runtime_structs_and_status_codes():
+    from helpers.sim.run import report as launch_report
+    from helpers.sim.compile import module
+
+    lib = SourceModule("__global__ void k(int *x) { x[0] = 1; }").module.lib
+    for c_name, mirror in module.MIRRORS.items():
+        assert lib.sim_abi_size(c_name.encode()) == ctypes.sizeof(mirror), c_name
+    codes = module.status_codes(lib)
+    assert codes["OK"] == 0 and len(codes) == len(set(codes.values()))
+    assert set(launch_report.STATUS_TEXT) <= set(codes) - {"OK", "INTERRUPTED"}
+
+
+def test_shared_memory_is_counted_kernel_by_kernel():
+    src = "\n".join(f"__global__ void k{i}(float *x) {{ __shared__ float s[10000]; "
+                     f"s[threadIdx.x] = {i}; __syncthreads(); x[{i}] = s[1]; }}" for i in range(2))
+    mod = SourceModule(src)  # 40 KB each: fine, though 80 KB together
+    assert {k.name: k.static_shared for k in mod.module.kernels.values()} == {"k0": 40000, "k1": 40000}
+
+
+def test_modules_without_barriers_run_as_a_plain_loop():
+    plain = SourceModule("__global__ void k(int *x) { x[threadIdx.x] = 1; }")
+    fibers = SourceModule("__global__ void k(int *x) { __syncthreads(); x[threadIdx.x] = 1; }")
+    assert not plain.module.uses_fibers and fibers.module.uses_fibers

@@ -1,0 +1,123 @@
+"""What a failed launch says (run/report.py): a kernel's fault never crashes the process, and
+its error names the kernel, the block, the thread and the line, as a GPU's tools would."""
+
+import numpy as np
+import pytest
+
+from helpers.sim import driver as drv, gpuarray
+from helpers.sim.compiler import SourceModule
+
+
+KERNELS = r"""
+__global__ void copy(const float *in, float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = in[i];                                   // no bounds guard
+}
+__global__ void shared_overrun(int *out, int k) {
+    __shared__ int s[32];
+    s[threadIdx.x + k] = 1;
+    __syncthreads();
+    out[0] = s[0];
+}
+__global__ void local_overrun(int *out, int k) {
+    int a[4] = {1, 2, 3, 4};
+    out[threadIdx.x] = a[threadIdx.x + k];
+}
+__global__ void divergent_barriers(int *out) {
+    if (threadIdx.x < 16) {
+        __syncthreads();
+    } else {
+        __syncthreads();
+    }
+}
+__global__ void exited_lane(int *out) {
+    if (threadIdx.x == 5) return;
+    out[threadIdx.x] = __shfl_sync(0xffffffff, (int)threadIdx.x, 0);
+}
+__global__ void checks(int *out) { assert(threadIdx.x < 3); }
+__global__ void spin(volatile int *flag) { while (flag[0] == 0) { } }
+__global__ void dynamic(float *out) {
+    extern __shared__ float buf[];
+    buf[threadIdx.x] = 1.0f;
+    out[threadIdx.x] = buf[threadIdx.x];
+}
+__global__ void chase(float **pointers) { pointers[0][0] = 1.0f; }
+__global__ void deep(float *out, int k) {
+    float big[200000];                                // 800 KB: more than a thread's stack
+    for (int i = 0; i < 200000; i++) big[i] = i * k;
+    out[0] = big[k];
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def mod():
+    return SourceModule('#line 1 "faults.cu"\n' + KERNELS)
+
+
+def launch_error(fn, *args, **kw):
+    with pytest.raises(drv.LaunchError) as err:
+        fn(*args, **kw)
+    return str(err.value)
+
+
+def test_write_past_the_end_names_kernel_block_and_thread(mod):
+    n = 1000
+    a, b = gpuarray.zeros(n, np.float32), gpuarray.zeros(n, np.float32)
+    msg = launch_error(mod.get_function("copy"), a, b, np.int32(n), block=(256, 1, 1), grid=(4, 1))
+    assert "illegal memory access" in msg and "'copy'" in msg
+    assert "block (3, 0, 0)" in msg and "thread (232, 0, 0)" in msg
+    assert "past the end of a 4000-byte allocation" in msg
+
+
+def test_use_after_free_is_caught(mod):
+    a, b = drv.mem_alloc(4096), drv.mem_alloc(4096)
+    stale = np.intp(int(b))
+    b.free()
+    # a freed address given to a kernel is refused before it runs
+    with pytest.raises(drv.LogicError, match=r"parameter #1 .*'copy'.*use after free"):
+        mod.get_function("copy")(a, stale, np.int32(1), block=(1, 1, 1))
+    # one the kernel finds in memory faults where it is used
+    pointers = gpuarray.to_gpu(np.array([int(stale)], np.uint64))
+    msg = launch_error(mod.get_function("chase"), pointers.gpudata, block=(1, 1, 1))
+    assert "a write to" in msg and "use after free" in msg
+
+
+def test_shared_and_local_overruns_name_the_file_and_line(mod):
+    out = gpuarray.zeros(64, np.int32)
+    msg = launch_error(mod.get_function("shared_overrun"), out, np.int32(1), block=(32, 1, 1))
+    assert "faults.cu:8" in msg and "thread (31, 0, 0)" in msg
+    msg = launch_error(mod.get_function("local_overrun"), out, np.int32(2), block=(4, 1, 1))
+    assert "faults.cu:14" in msg
+
+
+def test_threads_at_different_barriers_raise_instead_of_hanging(mod):
+    msg = launch_error(mod.get_function("divergent_barriers"), gpuarray.zeros(1, np.int32),
+                       block=(32, 1, 1))
+    assert "faults.cu:20" in msg and "faults.cu:18" in msg
+
+
+def test_a_mask_naming_an_exited_lane_raises(mod):
+    msg = launch_error(mod.get_function("exited_lane"), gpuarray.zeros(32, np.int32),
+                       block=(32, 1, 1))
+    assert "lane 5" in msg and "exited" in msg
+
+
+def test_assert_reports_the_condition(mod):
+    msg = launch_error(mod.get_function("checks"), gpuarray.zeros(1, np.int32), block=(8, 1, 1))
+    assert "device-side assert triggered" in msg and "threadIdx.x < 3" in msg
+    assert "thread (3, 0, 0)" in msg
+
+
+def test_dynamic_shared_memory_past_the_launch_size(mod):
+    out = gpuarray.zeros(64, np.float32)
+    mod.get_function("dynamic")(out, block=(64, 1, 1), shared=256)
+    assert (out.get() == 1).all()
+    msg = launch_error(mod.get_function("dynamic"), out, block=(64, 1, 1))
+    assert "shared=" in msg
+
+
+def test_stack_overflow_is_reported(mod):
+    msg = launch_error(mod.get_function("deep"), gpuarray.zeros(1, np.float32), np.int32(1),
+                       block=(1, 1, 1))
+    assert "stack overflowed" in msg

@@ -1,0 +1,18 @@
+"""What an installed copy of the course holds (pyproject.toml's package data)."""
+
+from pathlib import Path
+
+import pytest
+
+
+def test_an_installed_copy_of_the_helpers_has_every_file_the_simulator_compiles():
+    """pip install . (not editable) copies the package data pyproject.toml names: every header
+    and runner source in helpers/sim/include must be among it."""
+    tomllib = pytest.importorskip("tomllib")
+    root = Path(__file__).resolve().parents[2]
+    globs = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"]["helpers"]
+    helpers = root / "helpers"
+    shipped = {p for pattern in globs for p in helpers.glob(pattern)}
+    missing = [p.name for p in (helpers / "sim" / "include").iterdir() if p not in shipped]
+    assert not missing, f"add these to [tool.setuptools.package-data] in pyproject.toml: {missing}"
