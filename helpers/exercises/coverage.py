@@ -71,6 +71,8 @@ class Words:
     rows: str = "height"
     block: str = "block"
     thread: str = "thread"
+    # The hint when nothing was written (None: store the result at row * cols + col).
+    store_hint: str | None = None
     # What each way of doing the first block's work forgot: in both x and y, in x, in y.
     forgot: tuple = ("blockIdx is missing", "blockIdx.x is missing from {col}",
                      "blockIdx.y is missing from {row}")
@@ -121,8 +123,8 @@ def never_written(unwritten, words: Words):
         return
     if unwritten.all():
         yield (f"nothing was written: {words.array} still holds the poison it was filled with",
-               f"each thread should store its result in {words.array}[{words.row} * "
-               f"{words.cols} + {words.col}]")
+               words.store_hint or f"each {words.thread} should store its result in "
+               f"{words.array}[{words.row} * {words.cols} + {words.col}]")
     fy, fx = np.argwhere(unwritten)[0]
     yield (f"{int(unwritten.sum())} of {unwritten.size} {words.item}s were never written (the "
            f"first is {words.col} = {fx}, {words.row} = {fy})",

@@ -53,7 +53,9 @@ INDEX_HINT = ("x = blockIdx.x * blockDim.x + threadIdx.x (the column), "
 GUARD_HINT = ("the grid is rounded up to whole blocks, so some threads lie outside the image: "
               "start the kernel with if (x >= width || y >= height) return;")
 WILD_HINT = (GUARD_HINT + "; and pixel (x, y) is i = y * width + x, its bytes 3*i to 3*i + 2")
-WORDS = Words(index_hint=INDEX_HINT, guard_hint=GUARD_HINT)
+WORDS = Words(index_hint=INDEX_HINT, guard_hint=GUARD_HINT,
+              store_hint="each thread should store its three results in out[3*i], out[3*i + 1], "
+                         "out[3*i + 2]")
 LAYOUT_HINT = ("pixel i's red, green and blue are at 3*i, 3*i + 1 and 3*i + 2, in rgb and in out "
                "alike, and row c of the matrix gives output channel c: "
                "out[3*i] = 0.393f*r + 0.769f*g + 0.189f*b, and so on")

@@ -39,7 +39,11 @@ GUARD_HINT = ("the global range is rounded up to whole work-groups, so some work
               "outside the image: start the kernel with if (x >= width || y >= height) return;")
 WORDS = Words(index_hint=INDEX_HINT, guard_hint=GUARD_HINT, block="work-group",
               thread="work-item", forgot=("x and y use get_local_id", "x uses get_local_id",
-                                          "y uses get_local_id"))
+                                          "y uses get_local_id"),
+              store_hint="each work-item should store its three results in out[3*i], "
+                         "out[3*i + 1], out[3*i + 2], with i = y * width + x: an index that lands "
+                         "outside out writes nothing the checker can see (a GPU gives no error "
+                         "for it)")
 CLAMP_HINT = ("convert_uchar_sat(value + 0.5f) rounds to the nearest level and clamps to 0..255; "
               "a plain (uchar) cast of a float above 255 does not stop at 255")
 LAYOUT_HINT = ("pixel i's red, green and blue are at 3*i, 3*i + 1 and 3*i + 2, in rgb and in out "
