@@ -52,7 +52,9 @@ class Rec(ctypes.Structure):
 
 
 class RaceReport(ctypes.Structure):
-    """sim::trace::RaceReport: the first hazard of a launch, and how many there were."""
+    """sim::trace::RaceReport: the first hazard of a launch, and how many there were; its space is
+    one of SHARED, DYNAMIC_SHARED and GLOBAL."""
+    SHARED, DYNAMIC_SHARED, GLOBAL = 1, 2, 3  # sim::trace's spaces (include/sim_race.h)
     _fields_ = [("count", ctypes.c_uint64), ("address", ctypes.c_uint64), ("first", Rec),
                 ("second", Rec), ("space", ctypes.c_int32), ("pad", ctypes.c_int32)]
 

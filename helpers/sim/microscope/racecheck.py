@@ -9,6 +9,9 @@ lines, what compute-sanitizer's racecheck would print on a GPU, and what to do.
 from __future__ import annotations
 
 from ..errors import Access, RaceError
+from .instrumented import RaceReport
+
+GLOBAL = RaceReport.GLOBAL
 
 _HAZARD = {(True, False): ("write", "read", "read-after-write"),
            (False, True): ("read", "write", "write-after-read"),
@@ -40,7 +43,7 @@ def _advice(first, second, space, same_line):
                 "and combine them in a second launch.")
     advice = ("Put a __syncthreads() between the write and the other thread's access, where "
               "every thread of the block reaches it, or use an atomic.")
-    if first.thread // 32 == second.thread // 32 and space != 3:
+    if first.thread // 32 == second.thread // 32 and space != GLOBAL:
         advice += (" Both threads are in one warp, whose lanes do not run in lockstep (since "
                    "Volta): between lanes of one warp, __syncwarp() is enough.")
     return advice
@@ -54,14 +57,15 @@ def error(result, kernel, places):
     site_a, site_b = sites[first.site - 1], sites[second.site - 1]
     did_a, did_b, hazard = _HAZARD[(first.wrote, second.wrote)]
     size = site_b.size or site_a.size or 4
-    if race.space == 3:
+    if race.space == GLOBAL:
         place = places.global_place(race.address)
         array, element = place[:2] if place else (None, None)
     else:
-        array, element, _ = places.shared_place(race.address, dynamic=race.space == 2, size=size)
+        dynamic = race.space == RaceReport.DYNAMIC_SHARED
+        array, element, _ = places.shared_place(race.address, dynamic=dynamic, size=size)
     err = RaceError(
         "", kernel=kernel.name, array=array, element=element, address=race.address,
-        space="global" if race.space == 3 else "shared", hazard=hazard, count=race.count,
+        space="global" if race.space == GLOBAL else "shared", hazard=hazard, count=race.count,
         block=position(second.block, result.grid), thread=position(second.thread, result.block),
         first=_access(first, site_a, result), second=_access(second, site_b, result))
     access = {"read": "Read", "write": "Write"}
@@ -69,7 +73,7 @@ def error(result, kernel, places):
                  f"and {access[did_b]} access at {site_b.where}:{kernel.name} "
                  f"[{race.count} hazard{'s' * (race.count != 1)}]")
     on_gpu = (f"On a GPU, compute-sanitizer --tool racecheck reports: {sanitizer}. "
-              if race.space != 3 else
+              if race.space != GLOBAL else
               "On a GPU, compute-sanitizer's racecheck does not see it: it watches shared memory "
               "only, so there the race shows only as a wrong result, now and then. ")
     err.args = (f"race check: {err.summary}. The result depends on which thread runs first. "
