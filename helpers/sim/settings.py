@@ -28,7 +28,8 @@ it is called, as pycuda.tools does.)
 | home        | HOME                  | the user's home, where the cache folder goes           |
 | xdg_cache_home | XDG_CACHE_HOME     | the user's cache folder, when not ~/.cache            |
 | device_memory | CUDA_SIM_MEMORY     | bytes of simulated device memory, e.g. 4G or 512M      |
-|             |                       | (default: a quarter of the machine's RAM)             |
+|             |                       | (default: a quarter of the memory the process may use:|
+|             |                       | RAM, or its cgroup's or ulimit -v's limit if lower)   |
 | compute_capability | CUDA_SIM_COMPUTE_CAPABILITY | the simulated GPU's compute capability, |
 |             |                       | e.g. 8.6 (default 9.0, an H200's)                     |
 | devices     | CUDA_SIM_DEVICES      | how many devices the simulator presents, each with    |
@@ -44,6 +45,8 @@ import contextlib
 import dataclasses
 import os
 import re
+import resource
+from pathlib import Path
 
 
 def _cpus() -> int:
@@ -64,10 +67,56 @@ def _physical_memory() -> int:
         return 8 << 30
 
 
+def _cgroup_limit(proc_cgroup="/proc/self/cgroup", root="/sys/fs/cgroup"):
+    """The memory limit of the cgroup this process runs in (a container's, a JupyterHub
+    spawner's), v2 or v1; None when there is none."""
+    try:
+        lines = Path(proc_cgroup).read_text().splitlines()
+    except OSError:
+        return None
+    limits = []
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        relative = path.lstrip("/")
+        if controllers == "":  # cgroup v2: the limit of this group and of every group above it
+            folder = Path(root, relative)
+            while True:
+                limits.append(_read_limit(folder / "memory.max"))
+                if folder == Path(root):
+                    break
+                folder = folder.parent
+        elif "memory" in controllers.split(","):
+            limits.append(_read_limit(Path(root, "memory", relative, "memory.limit_in_bytes")))
+    limits = [n for n in limits if n]
+    return min(limits) if limits else None
+
+
+def _read_limit(path):
+    try:
+        text = Path(path).read_text().strip()
+    except OSError:
+        return None
+    # "max" (v2) or a huge number (v1's "no limit", 2^63 rounded to pages) mean none
+    return int(text) if text.isdigit() and int(text) < 1 << 60 else None
+
+
+def _address_space_limit():
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    return None if soft == resource.RLIM_INFINITY else soft
+
+
+def usable_memory() -> int:
+    """The memory this process may use: the machine's RAM, or less where the process's cgroup
+    (memory.max, memory.limit_in_bytes) or its address-space limit (ulimit -v) allow less."""
+    limits = [_physical_memory(), _cgroup_limit(), _address_space_limit()]
+    return min(n for n in limits if n)
+
+
 def default_device_memory() -> int:
-    """A quarter of the machine's RAM, in whole MiB: room for the host's copies of the arrays
-    and for everything else the machine runs."""
-    return _physical_memory() // 4 >> 20 << 20
+    """A quarter of the memory this process may use (usable_memory), in whole MiB: room for the
+    host's copies of the arrays and for everything else the machine runs. A budget the machine
+    can give keeps a large array a MemoryError, not the kernel's death by the OOM killer."""
+    return usable_memory() // 4 >> 20 << 20
 
 
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}

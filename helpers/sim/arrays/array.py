@@ -23,6 +23,10 @@ class GPUArray(ArithmeticMixin):
     def __init__(self, shape, dtype, allocator=mem_alloc, base=None, gpudata=None,
                  strides=None, order="C"):
         dtype = np.dtype(dtype)
+        if dtype.hasobject:
+            raise TypeError(f"a GPUArray cannot hold Python objects (dtype {dtype}): device memory "
+                            "holds numbers, and a kernel would read the objects' addresses. "
+                            "Convert first, e.g. np.asarray(a, dtype=np.float32)")
         if isinstance(shape, np.ndarray) and shape.ndim == 0:
             shape = shape.item()
         if isinstance(shape, numbers.Integral):

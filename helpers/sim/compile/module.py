@@ -10,6 +10,7 @@ variables and the `__shared__` bytes of each kernel (from the ELF symbol table).
 from __future__ import annotations
 
 import ctypes
+import os
 import struct
 from pathlib import Path
 
@@ -122,6 +123,7 @@ class Module:
         """source: the .cu text it was built from; build_instrumented(instrument=...): the path of
         its instrumented build (the microscope's; None: it cannot be traced)."""
         self.path = Path(path)
+        self._file = _identity(os.stat(self.path))
         self.lib = ctypes.CDLL(str(self.path))
         _declare(self.lib)
         check_abi(self.lib, self.path)
@@ -141,6 +143,23 @@ class Module:
         for name, nbytes in static_shared_bytes(self.path, self.kernels).items():
             self.kernels[name].static_shared = nbytes
 
+    def check_unchanged(self):
+        """A LogicError when the library file this module was loaded from has been changed in
+        place since (truncated, overwritten): its code is mapped from that file, and running it
+        would crash the process (SIGBUS). A file replaced by another (the cache writes new files
+        under the same name) leaves the loaded one intact, and is fine."""
+        try:
+            now = os.stat(self.path)
+        except FileNotFoundError:
+            return  # deleted: the loaded copy stays mapped
+        device_inode, size_mtime = self._file
+        if (now.st_dev, now.st_ino) == device_inode and (now.st_size, now.st_mtime_ns) != size_mtime:
+            raise errors.LogicError(
+                f"cuLaunchKernel failed: the compiled module {self.path.name} was changed on disk "
+                f"after it was loaded ({size_mtime[0]} bytes then, {now.st_size} now): running it "
+                "could crash this process. Compile the source again with SourceModule (a new "
+                "module), and leave the simulator's cache folder to the simulator")
+
     def global_symbol(self, name):
         """(address, size) of a __device__ or __constant__ variable, as get_global gives."""
         try:
@@ -151,6 +170,11 @@ class Module:
         size = _symbol_size(address)
         memory.register_global(address, size)
         return address, size
+
+
+def _identity(stat):
+    """((device, inode), (size, mtime)) of a file: which file it is, and how it was."""
+    return (stat.st_dev, stat.st_ino), (stat.st_size, stat.st_mtime_ns)
 
 
 def _symbol_size(address):

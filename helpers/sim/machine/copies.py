@@ -13,6 +13,10 @@ from .allocations import address as _address, mem_alloc
 def host_buffer(array, what):
     if not isinstance(array, np.ndarray):
         array = np.frombuffer(memoryview(array).cast("B"), np.uint8)
+    if array.dtype.hasobject:
+        raise TypeError(f"{what}: the host array holds Python objects (dtype {array.dtype}), "
+                        "whose bytes are addresses in this process, not numbers: convert it "
+                        "first, e.g. np.asarray(a, dtype=np.float32)")
     if not array.flags.c_contiguous and not array.flags.f_contiguous:
         raise ValueError(f"{what}: the host array must be contiguous (use np.ascontiguousarray)")
     return array

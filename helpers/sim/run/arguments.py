@@ -193,12 +193,22 @@ def _check_array_element_type(i, name, param, arg):
     dtype, want = getattr(array, "dtype", None), c_types.number_dtype(c_types.pointed_to(
         param.type_name))
     if dtype is None or want is None or 1 in (dtype.itemsize, want.itemsize) or \
-            dtype.kind not in "fiu" or want.kind not in "fiu":
+            dtype.kind not in "fiuc" or want.kind not in "fiuc":
         return  # byte buffers, bools and structs may be viewed as anything
-    if (dtype.kind == "f", dtype.itemsize) != (want.kind == "f", want.itemsize):
-        numpy_type = c_types.numpy_name("f" if want.kind == "f" else "i", want.itemsize)
+    if _number_kind(dtype) != _number_kind(want):
+        numpy_type = want.name if want.kind in "fc" else c_types.numpy_name("i", want.itemsize)
+        if dtype.kind == "c":
+            what = f"{dtype} (pairs of {dtype.itemsize // 2}-byte floats: real, imaginary)"
+            fix = (f"a.real.astype(np.{numpy_type}) for the real parts, or a.view(np.float"
+                   f"{dtype.itemsize * 4}) for both side by side")
+        else:
+            what, fix = f"{dtype} ({dtype.itemsize}-byte elements)", f"a.astype(np.{numpy_type})"
         raise TypeError(
             f"parameter #{i} (0-based) of kernel {name!r} is '{param.type_name}', but the array "
-            f"holds {dtype} ({dtype.itemsize}-byte elements): the kernel would read its bytes as "
-            f"the wrong type. Convert it first, e.g. a.astype(np.{numpy_type}). (On a GPU this "
-            "mistake gives wrong numbers without an error.)")
+            f"holds {what}: the kernel would read its bytes as the wrong type. Convert it first, "
+            f"e.g. {fix}. (On a GPU this mistake gives wrong numbers without an error.)")
+
+
+def _number_kind(dtype):
+    """What a kernel reads an element as: ('f', bytes), ('c', bytes) or ('i', bytes)."""
+    return ("i" if dtype.kind in "iu" else dtype.kind), dtype.itemsize

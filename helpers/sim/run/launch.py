@@ -88,6 +88,7 @@ def _execute(record, reverse=False, watch=None):
     list of (address, nbytes) to check after every thread, on one worker (the search for a
     culprit)."""
     module, kernel, grid, block = record.module, record.kernel, record.grid, record.block
+    module.check_unchanged()
     lib, name = module.lib, kernel.name
     threads = block[0] * block[1] * block[2] if module.uses_fibers else 1
     wanted = 1 if watch is not None else min(settings.workers, grid[0] * grid[1] * grid[2])

@@ -2,8 +2,16 @@
 codes, and what it reads of each kernel."""
 
 import ctypes
+import os
+import shutil
 
+import numpy as np
+import pytest
+
+from helpers.sim import driver as drv, gpuarray
+from helpers.sim.compile.module import Module
 from helpers.sim.compiler import SourceModule
+from helpers.sim.run.launch import Function
 
 
 def test_python_mirrors_the_runtime_structs_and_status_codes():
@@ -29,3 +37,28 @@ def test_modules_without_barriers_run_as_a_plain_loop():
     plain = SourceModule("__global__ void k(int *x) { x[threadIdx.x] = 1; }")
     fibers = SourceModule("__global__ void k(int *x) { __syncthreads(); x[threadIdx.x] = 1; }")
     assert not plain.module.uses_fibers and fibers.module.uses_fibers
+
+
+def test_a_library_changed_on_disk_under_a_loaded_module_is_refused_before_it_runs(tmp_path):
+    """Truncated in place, the mapped library would crash the process (SIGBUS) at the next
+    launch; replaced by a new file (as the cache replaces one), the loaded copy is intact."""
+    built = SourceModule("__global__ void one(int *x) { x[threadIdx.x] = 1; }").path
+    x = gpuarray.zeros(4, np.int32)
+
+    def loaded(name):  # a module of its own, loaded from a copy of the built library
+        path = tmp_path / name
+        shutil.copyfile(built, path)
+        module = Module(path)
+        return path, Function(module, module.kernels["one"])
+
+    path, replaced = loaded("replaced.so")
+    shutil.copyfile(built, tmp_path / "new.so")
+    os.replace(tmp_path / "new.so", path)
+    replaced(x, block=(4, 1, 1))
+    assert (x.get() == 1).all()
+    path, truncated = loaded("truncated.so")
+    with open(path, "r+b") as f:
+        f.truncate(4096)
+    with pytest.raises(drv.LogicError, match="changed on disk after it was loaded.*Compile the "
+                                             "source again"):
+        truncated(x, block=(4, 1, 1))

@@ -136,7 +136,7 @@ def test_a_launch_past_its_time_limit_is_cancelled_until_it_stops(monkeypatch):
     from helpers.sim.settings import settings
 
     lib = WorkersThatMissCancels()
-    module = SimpleNamespace(lib=lib, uses_fibers=False,
+    module = SimpleNamespace(lib=lib, uses_fibers=False, check_unchanged=lambda: None,
                              status_name={WorkersThatMissCancels.INTERRUPTED: "INTERRUPTED"})
     monkeypatch.setattr(stacks, "for_launch", lambda workers, count: (None, workers))
     with settings.changed(time_limit=0.0), pytest.raises(driver.LaunchError,
