@@ -14,6 +14,10 @@ from .machine.copies import (  # noqa: F401 - pycuda.driver's names
     from_device, from_device_like, memcpy_dtod, memcpy_dtod_async, memcpy_dtoh, memcpy_dtoh_async,
     memcpy_htod, memcpy_htod_async, memcpy_peer, memcpy_peer_async, memset_d8, memset_d16,
     memset_d32, to_device)
+from .machine.pitched import (  # noqa: F401 - pycuda.driver's names
+    Memcpy2D, Memcpy3D, mem_alloc_pitch, memory_type, memset_d2d8, memset_d2d8_async, memset_d2d16,
+    memset_d2d16_async, memset_d2d32, memset_d2d32_async, memset_d8_async, memset_d16_async,
+    memset_d32_async)
 from .machine.device import (  # noqa: F401 - pycuda.driver's names
     CUDA_VERSION, Context, Device, LIMITS, device_attribute, get_driver_version, get_version, init,
     mem_get_info)

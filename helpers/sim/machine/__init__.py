@@ -5,7 +5,8 @@
 - `memory`: device memory with guard pages, charged against the device's size; `mappings`: the
   process's mappings against the system's limit; `written`: which bytes have been written (the
   init check's shadow)
-- `allocations`: `mem_alloc` and the pointers kernels receive; `copies`: memcpy and memset
+- `allocations`: `mem_alloc` and the pointers kernels receive; `copies`: memcpy and memset;
+  `pitched`: mem_alloc_pitch, Memcpy2D and Memcpy3D, 2-D and queued fills
 - `hostmem`: page-locked and aligned host memory; `mempool`: PyCUDA's memory pools
 - `streams`: streams and events; `stacks`: the stacks simulated threads run on
 """
