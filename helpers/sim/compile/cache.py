@@ -22,6 +22,7 @@ import warnings
 from pathlib import Path
 
 from ..settings import settings
+from . import messages
 
 LAYOUT_VERSION = "3"  # a new folder when the cache's layout changes: sim-v3
 
@@ -151,8 +152,11 @@ def discard(path):
 def install(write, target):
     """Write a library with ``write(partial_path)`` and move it to target atomically: a reader
     sees no library or a whole one, even after a crash (it is on disk before it is renamed)."""
-    fd, partial = tempfile.mkstemp(dir=target.parent, prefix=f".{target.stem}-", suffix=".so")
-    os.close(fd)
+    try:
+        fd, partial = tempfile.mkstemp(dir=target.parent, prefix=f".{target.stem}-", suffix=".so")
+        os.close(fd)
+    except OSError as err:
+        raise messages.disk_full(target.name, str(err)) or err
     try:
         write(partial)
         os.chmod(partial, 0o700)  # the linker gives it the umask's mode
@@ -160,6 +164,8 @@ def install(write, target):
             os.fsync(f.fileno())
         os.replace(partial, target)
         _fsync_folder(target.parent)
+    except OSError as err:
+        raise messages.disk_full(target.name, str(err)) or err
     finally:
         discard(partial)
 

@@ -47,9 +47,24 @@ def _in_prelude(path):
     return "/cuda_sim" in path or "/sim_" in path
 
 
+def disk_full(what, said="No space left on device"):
+    """The CompileError for a build the disk had no room for, or None when ``said`` (what the
+    compiler printed, or an OSError's text) is about something else."""
+    if "No space left on device" not in said:
+        return None
+    return CompileError(
+        f"simulator compilation of {what} failed: the disk is full (No space left on device "
+        "while the compiler wrote its output); the source is not at fault. Free some space, or "
+        "set CUDA_COURSE_CACHE_DIR and TMPDIR to folders on a disk with room, and run it again.",
+        None)
+
+
 def compile_error(what, stderr):
     """The first error in the learner's file, as 'file:line: error: message', then a note: a
     CompileError, or a HostFunctionError when the error is a host function in device code."""
+    full = disk_full(what, stderr)
+    if full is not None:
+        return full
     errors = [m for m in _ERROR_LINE.finditer(stderr)]
     mine = [m for m in errors if not _in_prelude(m.group("file"))] or errors
     if mine and _HOST_ONLY.search(mine[0].group("text")):

@@ -33,7 +33,7 @@ from pathlib import Path
 
 from . import cache as module_cache
 from .. import errors
-from . import toolchain
+from . import messages, toolchain
 
 HEADER = "cuda_sim.h"
 
@@ -74,8 +74,9 @@ def runner_object(kind, cxx, flags, include_dir, headers_digest):
         cmd = [cxx[0], "-c", *flags, str(include_dir / unit), "-o", partial]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
-            raise errors.CompileError(f"the simulator's {what} (include/{unit}) does not compile "
-                                      f"with {' '.join(flags)}", cmd, proc.stdout, proc.stderr)
+            raise messages.disk_full(f"the simulator's {what}", proc.stderr) or \
+                errors.CompileError(f"the simulator's {what} (include/{unit}) does not compile "
+                                    f"with {' '.join(flags)}", cmd, proc.stdout, proc.stderr)
 
     module_cache.install(write, target)
     return target

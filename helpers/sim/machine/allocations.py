@@ -1,6 +1,10 @@
 """Device memory as PyCUDA hands it out: `mem_alloc`'s DeviceAllocation, and the address a
 kernel receives for anything that stands for device memory."""
 
+import os
+import sys
+from pathlib import Path
+
 import numpy as np
 
 from ..errors import LogicError
@@ -12,12 +16,13 @@ class DeviceAllocation:
     charged against the simulated device's size until it is freed."""
 
     def __init__(self, nbytes):
-        self._block = memory.allocate(nbytes)
+        self._block = self._freed = memory.allocate(nbytes)
         devices.adopt_allocation(self._block)  # it belongs to the current device
 
     def __int__(self):
         if self._block is None:
-            raise LogicError("this allocation has been freed")
+            raise LogicError("this allocation has been freed: it is "
+                             + memory.freed_words(self._freed))
         return self._block.address
 
     __index__ = __int__
@@ -27,18 +32,35 @@ class DeviceAllocation:
             return "<DeviceAllocation (freed)>"
         return f"<DeviceAllocation of {self._block.size} bytes at 0x{int(self):x} (simulated)>"
 
-    def free(self):
+    def free(self, _site=True):
         if self._block is not None:
             streams.before_free(self._block)  # cuMemFree waits for the work that uses it
             devices.forget_allocation(self._block)
-            memory.release(self._block)
+            memory.release(self._block, program_line() if _site else None)
             self._block = None
 
     def __del__(self):
         try:
-            self.free()
+            self.free(_site=False)  # by the garbage collector: no line of the program did it
         except Exception:
             pass
+
+
+def program_line():
+    """Where the program (not the course's helpers) is now: 'line 3 of a notebook cell' or
+    'script.py:12'; None when no frame outside the helpers is found."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_HELPERS):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    file = frame.f_code.co_filename
+    if "ipykernel_" in file or file.startswith("<ipython-input"):
+        return f"line {frame.f_lineno} of a notebook cell"
+    return f"{os.path.basename(file)}:{frame.f_lineno}"
+
+
+_HELPERS = str(Path(__file__).resolve().parents[2])
 
 
 class PointerHolderBase:

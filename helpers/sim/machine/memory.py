@@ -75,13 +75,15 @@ _PATTERN = CANARY * (2 * PAGE // 4 + 1)
 class Block:
     """One allocation: `address` is what a kernel sees, `size` its bytes; `base`, `length` the
     whole mapping, guard pages included; `slacks`, the unguarded bytes before and after the
-    array, as (start, the canary they hold); `written`, the init check's shadow (written.py)."""
+    array, as (start, the canary they hold); `written`, the init check's shadow (written.py);
+    `freed_at`, once it is freed, where in the program (words, or None when not known)."""
 
-    __slots__ = ("address", "size", "base", "length", "slacks", "written", "__weakref__")
+    __slots__ = ("address", "size", "base", "length", "slacks", "written", "freed_at",
+                 "__weakref__")
 
     def __init__(self, address, size, base, length):
         self.address, self.size, self.base, self.length = address, size, base, length
-        self.slacks, self.written = (), None
+        self.slacks, self.written, self.freed_at = (), None, None
         if length != size:  # not a module's global (the compiler's memory, no guard pages)
             data_end = base + length - PAGE
             self.slacks = tuple((s, _canary(s, e - s)) for s, e in
@@ -203,11 +205,13 @@ def _refund(nbytes):
         _charged -= nbytes
 
 
-def release(block):
+def release(block, freed_at=None):
+    """Free block (freed_at: where in the program, for the messages about a use after free)."""
     global _quarantined_bytes
     with _lock:
         if _blocks.pop(block.base, None) is None:
             return
+        block.freed_at = freed_at
         _starts.remove(block.base)
         written.untrack(block)
         _refund(block.length - 2 * PAGE)  # the data pages, without the two guard pages
@@ -233,8 +237,15 @@ def _empty_quarantine():
 
 
 def _freed(address):
+    """The freed Block that address lies in, or None."""
     with _lock:
-        return any(b.base <= address < b.base + b.length for b in _quarantine)
+        return next((b for b in _quarantine if b.base <= address < b.base + b.length), None)
+
+
+def freed_words(block):
+    """'an allocation of 4096 bytes at 0x..., freed at cell line 3': which it was, and where."""
+    where = f", freed at {block.freed_at}" if block.freed_at else ", freed"
+    return f"an allocation of {block.size:,} bytes at 0x{block.address:x}{where}"
 
 
 def register_global(address, size):
@@ -317,8 +328,9 @@ def describe_address(address):
     says it."""
     block = _nearest(address)
     if block is None:
-        if _freed(address):
-            return "in an allocation that has been freed (a use after free)"
+        freed = _freed(address)
+        if freed is not None:
+            return f"in {freed_words(freed)} (a use after free)"
         return "which is not in any allocation made with mem_alloc or gpuarray (a wild pointer)"
     return _relative(address, block)
 

@@ -1,6 +1,7 @@
 """The cache of compiled modules (compile/cache.py, compile/builder.py): shared safely between
 processes, never compiling a module twice, and PyCUDA's cache_dir and keep."""
 
+import errno
 import os
 import subprocess
 import sys
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers.sim import driver as drv
 from helpers.sim.compile import builder
 from helpers.sim.compiler import SourceModule
 from helpers.sim.settings import settings
@@ -65,3 +67,20 @@ def test_cache_dir_and_keep_mean_what_they_mean_in_pycuda(tmp_path, capsys):
     assert kept.path.parent != tmp_path / "mine" and "*** compiler output in" in out
     folder = Path(out.split("*** compiler output in", 1)[1].split()[0])
     assert (folder / "module.cpp").is_file()
+
+
+def test_a_full_disk_is_named_as_such_not_blamed_on_the_source(tmp_path):
+    """GCC's 'No space left on device', or the cache's own write failing with ENOSPC, is a full
+    disk: the message says so and what to do, instead of a compile error of the grid runner."""
+    from helpers.sim.compile import cache, messages
+
+    said = "cc1plus: fatal error: error writing to /tmp/ccQ1.s: No space left on device\n"
+    err = messages.compile_error("kernel.cu", said)
+    assert "the disk is full" in str(err) and "CUDA_COURSE_CACHE_DIR" in str(err)
+
+    def full(partial):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), partial)
+
+    with pytest.raises(drv.CompileError, match="the disk is full.*the source is not at fault"):
+        cache.install(full, tmp_path / "k.so")
+    assert list(tmp_path.iterdir()) == []  # no partial file left behind

@@ -1,6 +1,8 @@
 """What a failed launch says (run/report.py): a kernel's fault never crashes the process, and
 its error names the kernel, the block, the thread and the line, as a GPU's tools would."""
 
+import inspect
+
 import numpy as np
 import pytest
 
@@ -74,9 +76,14 @@ def test_use_after_free_is_caught(mod):
     a, b = drv.mem_alloc(4096), drv.mem_alloc(4096)
     stale = np.intp(int(b))
     b.free()
-    # a freed address given to a kernel is refused before it runs
-    with pytest.raises(drv.LogicError, match=r"parameter #1 .*'copy'.*use after free"):
+    freed_here = f"freed at test_report.py:{inspect.currentframe().f_lineno - 1}"
+    # a freed address given to a kernel is refused before it runs, naming the allocation and
+    # where it was freed, whether the kernel is given the allocation or its address
+    with pytest.raises(drv.LogicError, match=rf"parameter #1 .*'copy'.*allocation of 4,096 bytes "
+                                             rf"at 0x{int(stale):x}, {freed_here} \(a use after free"):
         mod.get_function("copy")(a, stale, np.int32(1), block=(1, 1, 1))
+    with pytest.raises(drv.LogicError, match=rf"has been freed: .*4,096 bytes.*{freed_here}"):
+        mod.get_function("copy")(a, b, np.int32(1), block=(1, 1, 1))
     # one the kernel finds in memory faults where it is used
     pointers = gpuarray.to_gpu(np.array([int(stale)], np.uint64))
     msg = launch_error(mod.get_function("chase"), pointers.gpudata, block=(1, 1, 1))
