@@ -9,11 +9,11 @@ import warnings
 import numpy as np
 
 from ..errors import NeedsGPU
-from ..machine import streams
+from ..machine import hostmem, memory, streams
 from ..machine.allocations import mem_alloc
 from ..unsupported import TEXTURES
 from .arithmetic import ONLY_CONTIGUOUS, ArithmeticMixin, c_scalar
-from .copying import copy_array
+from .copying import check_copy, copy_array
 from .layout import ArrayFlags, c_strides, compact_strides, device_view, f_strides, splay
 
 
@@ -108,7 +108,7 @@ class GPUArray(ArithmeticMixin):
 
     # ---- moving data
     def set(self, ary, async_=False, stream=None, **kwargs):
-        kwargs.pop("async", None)
+        async_ = async_ or kwargs.pop("async", False)
         if ary.size != self.size:
             raise ValueError("ary and self must be the same size")
         if ary.shape != self.shape:
@@ -117,14 +117,16 @@ class GPUArray(ArithmeticMixin):
         if ary.dtype != self.dtype:
             raise ValueError("ary and self must have the same dtype")
         if self.size:
-            copy_array(self, ary)
+            self._copy(self, ary, async_, stream)
 
     def set_async(self, ary, stream=None):
         return self.set(ary, async_=True, stream=stream)
 
     def get(self, ary=None, pagelocked=False, async_=False, stream=None, **kwargs):
+        async_ = async_ or kwargs.pop("async", False)
         if ary is None:
-            ary = np.lib.stride_tricks.as_strided(np.empty(self.size, self.dtype), self.shape,
+            make = hostmem.pagelocked_empty if pagelocked else np.empty
+            ary = np.lib.stride_tricks.as_strided(make(self.size, self.dtype), self.shape,
                                                   compact_strides(self))
         else:
             if ary.size != self.size:
@@ -134,11 +136,35 @@ class GPUArray(ArithmeticMixin):
             if ary.dtype != self.dtype:
                 raise TypeError("self and ary must have the same dtype")
         if self.size:
-            copy_array(ary, self)
+            self._copy(ary, self, async_, stream)
         return ary
 
     def get_async(self, stream=None, ary=None):
         return self.get(ary=ary, async_=True, stream=stream)
+
+    def _copy(self, dst, src, queued, stream):
+        """dst[...] = src between this array and a host array: now, or (queued) when the stream
+        reaches it, as cuMemcpyHtoDAsync and cuMemcpyDtoHAsync do: page-locked host memory is
+        read or written when the copy runs; pageable memory is staged at once (a source) or
+        waited for (a destination), as CUDA does."""
+        if not queued:
+            copy_array(dst, src)
+            return
+        check_copy(dst, src)
+        host = src if isinstance(src, np.ndarray) else dst
+        pinned = hostmem.is_pinned(host)
+        if host is src and not pinned:
+            src = src.copy()
+        device = device_view(int(self.gpudata), self.shape, self.dtype, self.strides)
+        pair = (device, src) if dst is self else (dst, device)
+
+        def run():
+            pair[0][...] = pair[1]
+
+        op = streams.submit(stream, run, "GPUArray.set_async" if dst is self else
+                            "GPUArray.get_async", touches=[memory.find(int(self.gpudata))])
+        if host is dst and not pinned:
+            streams.synchronize([op])
 
     def copy(self):
         new = type(self)(self.shape, self.dtype, self.allocator, strides=self.strides)

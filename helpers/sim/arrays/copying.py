@@ -40,6 +40,13 @@ def _order_problem(dst, src):
 def copy_array(dst, src):
     """Copy src into dst (GPUArrays or NumPy arrays of the same shape and dtype), where
     PyCUDA's copy (cuMemcpy, Memcpy2D or Memcpy3D) would."""
+    check_copy(dst, src)
+    target = dst if isinstance(dst, np.ndarray) else dst._view()
+    target[...] = src if isinstance(src, np.ndarray) else src._view()
+
+
+def check_copy(dst, src):
+    """Refuse, as copy_array would, a copy PyCUDA refuses or would get wrong."""
     for name, a in (("src", src), ("dst", dst)):
         if not isinstance(a, np.ndarray) and not hasattr(a, "_view"):
             raise TypeError(f"{name} must be GPUArray or ndarray")
@@ -52,5 +59,3 @@ def copy_array(dst, src):
     if problem:
         raise ValueError(f"copying between a GPUArray and an array of other strides: {problem}. "
                          "Make the layouts match first (np.ascontiguousarray, or .copy()).")
-    target = dst if isinstance(dst, np.ndarray) else dst._view()
-    target[...] = src if isinstance(src, np.ndarray) else src._view()

@@ -24,7 +24,11 @@ def to_gpu(ary, allocator=mem_alloc):
 
 
 def to_gpu_async(ary, allocator=mem_alloc, stream=None):
-    return to_gpu(ary, allocator)
+    """A GPUArray that receives a copy of ary when the stream reaches the copy (at once from
+    pageable memory, which CUDA stages; page-locked memory is read when the copy runs)."""
+    result = GPUArray(ary.shape, ary.dtype, allocator, strides=compact_strides(ary))
+    result.set_async(ary, stream)
+    return result
 
 
 empty = GPUArray
