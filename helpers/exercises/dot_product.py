@@ -81,6 +81,9 @@ def _mistakes(kernels, case):
     if not np.isnan(got_all[1:]).all():
         yield ("the kernel wrote past *result (result[1] and on)",
                "the result is one float: only *result (result[0]) may be written")
+    if np.isnan(got):  # a race explains a NaN too: the barrier before reading shared memory
+        yield from race_mistake(_observe(kernels), BARRIER_HINT, ATOMIC_HINT,
+                                wrong="the sum is NaN")
     yield from _no_sum(got)
     if _close(got, products.sum()):
         return
@@ -98,10 +101,12 @@ def _close(got, want):
 
 
 def _no_sum(got):
-    """A NaN (a read past n), or nothing added."""
+    """A NaN (a read past n, or of shared memory no thread wrote), or nothing added."""
     if np.isnan(got):
-        yield ("the result is NaN: the kernel read x or y past n (they hold NaN there)",
-               "read x[i] and y[i] only while i < n")
+        yield ("the result is NaN: the kernel read x or y past n (they hold NaN there), or an "
+               "element of a __shared__ array that no thread of the block had written",
+               "read x[i] and y[i] only while i < n, and of warp_sums only the blockDim.x / 32 "
+               "sums the block's warps wrote (lane < blockDim.x / 32; the other lanes add 0)")
     if got == 0.0:
         yield ("nothing was added to *result: it is still 0",
                "at the end, one thread of each block adds the block's sum: "

@@ -91,6 +91,7 @@ def _mistakes(kernels, case):
         yield ("the kernel wrote past bins[767]",
                "bins has 3 * 256 counters: bin c * 256 + v, for c from 0 to 2 and v from 0 to "
                "255")
+    yield from _not_cleared(got, rgb.size)
     yield from _no_counts(got)
     if np.array_equal(got, want):
         return
@@ -101,6 +102,17 @@ def _mistakes(kernels, case):
     yield (f"{int((got != want).sum())} of the 768 bins are wrong, the first bins[{first}] "
            f"(channel {first // 256}, value {first % 256}): {got[first]}, expected {want[first]}",
            "byte j is channel j % 3 with value rgb[j]: bin (j % 3) * 256 + rgb[j]")
+
+
+def _not_cleared(got, nbytes):
+    """Counts no image of nbytes could give: bins that held whatever the block's shared memory
+    held before (on a GPU, garbage; on the simulator, the pattern it fills shared memory with)."""
+    if got.max() > nbytes:
+        b = int(np.argmax(got))
+        yield (f"bins[{b}] counts {got[b]:,}, more than the image's {nbytes:,} bytes: the "
+               "block's bins did not all start at 0",
+               "shared memory is not cleared for you: set all 768 of the block's bins to 0, "
+               "for (int b = threadIdx.x; b < 768; b += blockDim.x), before a __syncthreads()")
 
 
 def _no_counts(got):

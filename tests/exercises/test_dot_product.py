@@ -53,6 +53,11 @@ WRONG = [
                       "        }\n"
                       "        v = warp_sums[0];\n")),
      ["warps past the first 2 of the 3", "any number of warps"]),
+    # warp_sums[lane] for all 32 lanes, where only blockDim.x / 32 were written: on the H200 a
+    # garbage sum; on the simulator shared memory starts as NaN, as a GPU's is never zeroed
+    ("adds_all_32_warp_sums",
+     variant(KERNEL, (FIRST_WARP, "        v = warp_sum(warp_sums[lane]);\n")),
+     ["lane < blockDim.x / 32"]),
     ("missing_barrier",
      variant(KERNEL, ("    __syncthreads();", "")),
      ["data race on warp_sums", "__syncthreads()"]),

@@ -77,6 +77,8 @@ def _declare(lib):
                                      ctypes.POINTER(ctypes.c_uint64), ctypes.c_int]
     lib.sim_launch_wait.argtypes = [ctypes.c_void_p, ctypes.c_int]
     lib.sim_set_heap.argtypes, lib.sim_set_heap.restype = [ctypes.c_void_p], None
+    lib.sim_set_shared.argtypes = [ctypes.POINTER(ctypes.c_int64), ctypes.c_int]
+    lib.sim_set_shared.restype = None
     lib.sim_launch_cancel.argtypes = [ctypes.c_void_p]
     lib.sim_launch_finish.argtypes = [ctypes.c_void_p, ctypes.POINTER(ErrorReport)]
 
@@ -142,6 +144,10 @@ class Module:
             self.kernels[name] = Kernel(i, name, params)
         for name, nbytes in static_shared_bytes(self.path, self.kernels).items():
             self.kernels[name].static_shared = nbytes
+        shared = shared_variables(self.path)
+        # (offset from sim::worker, bytes) of each __shared__ array, for sim_set_shared
+        self.shared_variables = ((ctypes.c_int64 * max(2 * len(shared), 1))(
+            *[n for pair in shared for n in pair]), len(shared))
 
     def check_unchanged(self):
         """A LogicError when the library file this module was loaded from has been changed in
@@ -245,6 +251,21 @@ def _tls_symbols(library):
     return [(name, size) for name, kind, _, size, _ in elf_symbols(library) if kind == 6]
 
 
+def _is_learners(name):
+    """A thread-local of the learner's code (a __shared__ array), not of the runtime or the C++
+    library, whose names are namespaced (sim::worker; libstdc++ 13's get_global()::global)."""
+    return not name.startswith(("_ZN", "_ZZN", "_ZZSt"))
+
+
+def shared_variables(library):
+    """(offset from the runtime's sim::worker, bytes) of each of the learner's __shared__ arrays
+    (thread-locals of the module, include/cuda_sim.h): where a worker thread finds its copy."""
+    symbols = [(name, value, size) for name, kind, value, size, _ in elf_symbols(library)
+               if kind == 6]
+    anchor = next(value for name, value, _ in symbols if name == "_ZN3sim6workerE")
+    return [(value - anchor, size) for name, value, size in symbols if _is_learners(name) and size]
+
+
 def static_shared_bytes(library, kernels):
     """{kernel: bytes of its __shared__ arrays}. They are thread-local statics of the kernel
     (symbols _ZZ<kernel>E...); those of no kernel (file scope: plain or _ZL names; statics of
@@ -256,7 +277,6 @@ def static_shared_bytes(library, kernels):
         owner = next((k for k, prefix in prefixes.items() if name.startswith(prefix)), None)
         if owner is not None:
             per_kernel[owner] += nbytes
-        elif name.startswith(("_ZZ", "_ZL")) and not name.startswith(("_ZZN", "_ZZSt")) or \
-                not name.startswith("_"):
+        elif _is_learners(name) and name.startswith(("_ZZ", "_ZL")) or not name.startswith("_"):
             common += nbytes  # not namespaced: the learner's code, not the library's
     return {k: n + common for k, n in per_kernel.items()}

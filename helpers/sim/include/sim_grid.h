@@ -66,6 +66,28 @@ inline void arm_canary(unsigned char *p, size_t n) {
     for (size_t i = 0; i < n; i++) p[i] = kCanary[(uintptr_t)(p + i) & 3];
 }
 
+// ---- shared memory as a GPU leaves it: not zeroed -------------------------------------------------
+// Before each block the learner's __shared__ arrays (thread-locals of the module, at the offsets
+// from sim::worker's that sim_set_shared gives, helpers/sim/compile/module.py) and the launch's
+// dynamic shared memory are filled with bytes FF 7F repeated by address: NaN as a float, a double
+// or a half, 0x7FFF7FFF as an int. A read of an element no thread of the block wrote gives that,
+// not the zero a fresh thread's memory holds.
+constexpr uint64_t kUninitialised = 0x7FFF7FFF7FFF7FFFull;
+inline std::vector<std::pair<int64_t, uint64_t>> shared_variables;
+
+inline void fill_uninitialised(unsigned char *p, size_t n) {
+    size_t i = 0;
+    for (; i < n && ((uintptr_t)(p + i) & 7); i++) p[i] = ((uintptr_t)(p + i) & 1) ? 0x7F : 0xFF;
+    for (; i + 8 <= n; i += 8) memcpy(p + i, &kUninitialised, 8);
+    for (; i < n; i++) p[i] = ((uintptr_t)(p + i) & 1) ? 0x7F : 0xFF;
+}
+
+inline void fill_shared(Worker *w) {
+    auto *base = (unsigned char *)&worker;
+    for (auto &v : shared_variables) fill_uninitialised(base + v.first, v.second);
+    if (w->dynamic_shared_bytes) fill_uninitialised((unsigned char *)w->dynamic_shared, w->dynamic_shared_bytes);
+}
+
 inline unsigned char *broken_canary(unsigned char *p, size_t n) {
     const uint64_t word = 0xFFFFFEA5FFFFFEA5ull;  // kCanary twice, as an aligned word reads it
     size_t i = 0;
@@ -155,6 +177,7 @@ inline void prepare_frames(Worker *w, int index) {
 
 // Runs the current block: one fiber per thread, or (plain) one fiber looping over the threads.
 inline void run_block(Worker *w) {
+    fill_shared(w);
     int n = w->nfibers;
     for (int i = 0; i < n; i++) {
         Fiber &f = w->fibers[i];
@@ -318,6 +341,13 @@ static Heap *heap = &default_heap;
 }  // namespace sim
 
 SIM_EXPORT void sim_set_heap(void *h) { sim::heap = h ? (sim::Heap *)h : &sim::default_heap; }
+
+// The learner's __shared__ arrays, as n (offset from sim::worker, bytes) pairs: filled before
+// each block (fill_shared).
+SIM_EXPORT void sim_set_shared(const int64_t *pairs, int n) {
+    sim::shared_variables.clear();
+    for (int i = 0; i < n; i++) sim::shared_variables.emplace_back(pairs[2 * i], (uint64_t)pairs[2 * i + 1]);
+}
 
 extern "C" void *__sim_device_malloc(size_t bytes) {
     sim::Heap *h = sim::heap;

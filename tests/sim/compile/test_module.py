@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 from helpers.sim import driver as drv, gpuarray
-from helpers.sim.compile.module import Module
+from helpers.sim.compile.module import Module, shared_variables
 from helpers.sim.compiler import SourceModule
 from helpers.sim.run.launch import Function
+from helpers.sim.settings import settings
 
 
 def test_python_mirrors_the_runtime_structs_and_status_codes():
@@ -62,3 +63,37 @@ def test_a_library_changed_on_disk_under_a_loaded_module_is_refused_before_it_ru
     with pytest.raises(drv.LogicError, match="changed on disk after it was loaded.*Compile the "
                                              "source again"):
         truncated(x, block=(4, 1, 1))
+
+
+def test_shared_memory_is_never_zeroed_a_block_reads_the_fill_where_it_wrote_nothing():
+    """A GPU leaves shared memory holding whatever was there; a fresh thread's memory is zeroed.
+    Before each block the simulator fills the learner's __shared__ arrays (found in the module,
+    shared_variables) and the dynamic shared memory with FF 7F FF 7F...: NaN as a float, a double
+    or a half, 0x7FFF7FFF as an int, so that reading an element no thread wrote shows."""
+    mod = SourceModule(r"""
+    __global__ void half_written(float *out, int *iout) {
+        __shared__ float s[64];
+        __shared__ int t[64];
+        if (threadIdx.x < 32 && blockIdx.x == 0) { s[threadIdx.x] = 1.0f; t[threadIdx.x] = 5; }
+        __syncthreads();
+        out[blockIdx.x * 64 + threadIdx.x] = s[threadIdx.x];
+        iout[blockIdx.x * 64 + threadIdx.x] = t[threadIdx.x];
+    }
+    __global__ void dynamic(double *out) {
+        extern __shared__ double d[];
+        if (threadIdx.x < 16) d[threadIdx.x] = 2.0;
+        __syncthreads();
+        out[threadIdx.x] = d[threadIdx.x];
+    }""")
+    assert [size for _, size in shared_variables(mod.path)] == [256, 256]
+    out, iout = gpuarray.zeros((4, 64), np.float32), gpuarray.zeros((4, 64), np.int32)
+    with settings.changed(workers=1):  # one worker runs all four blocks: each is filled anew
+        mod.get_function("half_written")(out, iout, block=(64, 1, 1), grid=(4, 1))
+    got, igot = out.get(), iout.get()
+    assert (got[0, :32] == 1).all() and (igot[0, :32] == 5).all()
+    fill = np.full(1, 0x7FFF7FFF, np.uint32)
+    assert (got.view(np.uint32)[0, 32:] == fill).all() and (got.view(np.uint32)[1:] == fill).all()
+    assert (igot[:, 32:] == 0x7FFF7FFF).all() and (igot[1:] == 0x7FFF7FFF).all()
+    d = gpuarray.zeros(32, np.float64)
+    mod.get_function("dynamic")(d, block=(32, 1, 1), shared=32 * 8)
+    assert (d.get()[:16] == 2).all() and np.isnan(d.get()[16:]).all()

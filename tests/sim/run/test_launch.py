@@ -112,6 +112,9 @@ class WorkersThatMissCancels:
     def sim_set_heap(self, heap):
         pass
 
+    def sim_set_shared(self, pairs, n):
+        pass
+
     def sim_launch_start(self, *args):
         return 1
 
@@ -137,6 +140,7 @@ def test_a_launch_past_its_time_limit_is_cancelled_until_it_stops(monkeypatch):
 
     lib = WorkersThatMissCancels()
     module = SimpleNamespace(lib=lib, uses_fibers=False, check_unchanged=lambda: None,
+                             shared_variables=(None, 0),
                              status_name={WorkersThatMissCancels.INTERRUPTED: "INTERRUPTED"})
     monkeypatch.setattr(stacks, "for_launch", lambda workers, count: (None, workers))
     with settings.changed(time_limit=0.0), pytest.raises(driver.LaunchError,
