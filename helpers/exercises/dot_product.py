@@ -180,9 +180,16 @@ def _observe(kernels):
 
 
 def _observed_mistakes(kernels, case):
-    """The right sum, by luck or not: the race check, then one atomic a block."""
+    """The right sum, by luck or not: the race check, shared memory read before it was written
+    (on a GPU its garbage may be 0 by luck), then one atomic a block."""
     seen = _observe(kernels)
     yield from race_mistake(seen, BARRIER_HINT, ATOMIC_HINT)
+    if seen is not None and not seen.race and not seen.crash and np.isnan(seen.args[2].get()[0]):
+        yield ("on the simulator, which fills shared memory with NaN before each block (a GPU "
+               "leaves whatever was there, which may be 0 by luck), the sum is NaN: the kernel "
+               "reads an element of warp_sums that no warp of the block wrote",
+               "of warp_sums read only the blockDim.x / 32 sums the block's warps wrote (lane < "
+               "blockDim.x / 32; the other lanes add 0)")
     if seen is not None and seen.stats is not None and seen.stats.atomics.lanes > seen.blocks:
         yield (f"the kernel made {seen.stats.atomics.lanes:,} atomic additions to *result for "
                f"{seen.blocks} blocks (the simulator's trace counted them)",

@@ -73,12 +73,14 @@ class MicroscopeExercise(KernelExercise):
 class Observed:
     """One launch on the simulator: ``race``, the race check's RaceError (None when there was
     no race), ``crash`` (the error of a launch that failed otherwise, or None), ``stats``
-    (helpers.sim.microscope.trace.KernelStats: the atomics, global and shared) and the launch's ``blocks``."""
+    (helpers.sim.microscope.trace.KernelStats: the atomics, global and shared), the launch's
+    ``blocks`` and the ``args`` it was given (its outputs: what the simulator computed)."""
 
     race: object | None
     crash: str | None
     stats: object
     blocks: int
+    args: tuple = ()
 
 
 def observe(kernels: Kernels, make_args, block: tuple, grid: tuple) -> Observed | None:
@@ -96,16 +98,17 @@ def observe(kernels: Kernels, make_args, block: tuple, grid: tuple) -> Observed 
 
     race = crash = None
     limit = min(LAUNCH_TIME_LIMIT, settings.time_limit or LAUNCH_TIME_LIMIT)
+    args = make_args(gpuarray)
     with settings.changed(racecheck=True, time_limit=limit), trace(accesses=0) as t:
         try:
-            kernel(*make_args(gpuarray), block=block, grid=grid)
+            kernel(*args, block=block, grid=grid)
         except driver.Error as err:
             if getattr(err, "kind", None) == "race":
                 race = err
             else:
                 crash = f"{type(err).__name__}: {err}"
     stats = t[kernel.name] if t.launches else None
-    found = Observed(race, crash, stats, grid[0] * grid[1])
+    found = Observed(race, crash, stats, grid[0] * grid[1], tuple(args))
     kernels.seen["observed"] = found
     return found
 

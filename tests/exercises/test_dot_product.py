@@ -110,3 +110,16 @@ def test_a_changed_parameter_type_is_named(capsys):
     verdict = checker.check_dot(path)
     assert not verdict, capsys.readouterr().out
     assert "parameter 3 of dot, result, is declared 'double*'" in verdict.problem
+
+
+def test_on_a_gpu_shared_memory_read_before_it_was_written_is_found_on_the_simulator(kernels,
+                                                                                       capsys):
+    """On a GPU the unwritten warp sums may hold 0 by luck (the H200 did in a test run) and the
+    sum comes out right; the checker's launch on the simulator, whose shared memory starts as NaN,
+    still finds it. Here the right kernel stands in for the GPU's, the wrong one is simulated."""
+    solution_kernel = kernels["solution"][0]
+    wrong_on_the_simulator = kernels["adds_all_32_warp_sums"][1]
+    verdict = checker.check_dot_kernel(solution_kernel, wrong_on_the_simulator)
+    out = capsys.readouterr().out
+    assert not verdict.passed and "fills shared memory with NaN" in out and \
+        "lane < blockDim.x / 32" in out, out
