@@ -102,7 +102,8 @@ def pointed_to(type_name):
 def number_dtype(c_name):
     """The NumPy dtype of a C number type ('unsigned int' -> uint32), or None for any other."""
     found = _NAME_TO_DTYPE.get(c_name, _MORE_NUMBERS.get(c_name))
-    return None if found is None else np.dtype(found)
+    # the registry holds the vector types too (float4, ..., as gpuarray.vec registers them)
+    return np.dtype(found) if found is not None and np.dtype(found).kind in "biufc" else None
 
 
 def element_bytes(type_name):
