@@ -68,9 +68,23 @@ class RecordingLaunch:
         self._launch = make_launch(kernel, work)
         self.calls: list[tuple[int, int, int, object]] = []
 
-    def __call__(self, d_in, d_out, count, stream=None):
-        self.calls.append((device_address(d_in), device_address(d_out), int(count), stream))
+    def __call__(self, *args, **kwargs):
+        try:
+            d_in, d_out, count, stream = _launch_arguments(*args, **kwargs)
+            call = (device_address(d_in), device_address(d_out), int(count), stream)
+        except TypeError as err:
+            raise LaunchArgumentError(f"launch(d_in, d_out, count, stream=None): {err}") from err
+        self.calls.append(call)
         self._launch(d_in, d_out, count, stream)
+
+
+class LaunchArgumentError(TypeError):
+    """``launch`` was called with arguments it does not take (too few, or a host array for a
+    device buffer)."""
+
+
+def _launch_arguments(d_in, d_out, count, stream=None):
+    return d_in, d_out, count, stream
 
 
 def exception_problem(err):
@@ -79,7 +93,7 @@ def exception_problem(err):
     text = f"your function raised {type(err).__name__}: {err}"
     if isinstance(err, NotImplementedError):
         return text, "replace the TODO in my_pipeline with your code"
-    if isinstance(err, TypeError) and "launch" not in str(err):
+    if isinstance(err, LaunchArgumentError):
         return text, ("launch takes (d_in, d_out, count, stream): device buffers (or addresses), "
                       "the number of elements as an int, and a stream")
     if isinstance(err, (drv.LogicError, drv.LaunchError)):

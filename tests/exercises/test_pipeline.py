@@ -132,6 +132,16 @@ WRONG = {
              .replace("buffers[c % len(streams)]", "buffers[c]"),
         "the budget is one chunk per stream"),
     "raises": (HEAD + "    raise NotImplementedError('TODO')\n", "replace the TODO"),
+    "launch_without_its_count": (RIGHT.replace("launch(d_in, d_out, hi - lo, s)",
+                                               "launch(d_in, d_out, stream=s)"),
+                                 "launch takes (d_in, d_out, count, stream)"),
+    # a TypeError of another call is not blamed on launch
+    "copy_without_its_source": (RIGHT.replace("drv.memcpy_htod_async(d_in, h_in[lo:hi], s)",
+                                              "drv.memcpy_htod_async(d_in, s)"),
+                                "Hint: read the message: it names the line"),
+    "launch_given_host_arrays": (RIGHT.replace("launch(d_in, d_out, hi - lo, s)",
+                                               "launch(h_in[lo:hi], h_out[lo:hi], hi - lo, s)"),
+                                 "launch takes (d_in, d_out, count, stream)"),
     "returns_before_the_copies_end": (
         "KEEP = []\n" + RIGHT.replace(SYNC, "    KEEP.append(buffers)\n"),  # freeing would wait
         "had not arrived yet"),

@@ -129,10 +129,17 @@ def _memset(dest, value, count, dtype, call):
     address = _address(dest)
     dtype = np.dtype(dtype)
     _check_device_range(address, count * dtype.itemsize, call)
-    if count:
-        buffer = (ctypes.c_char * (count * dtype.itemsize)).from_address(address)
-        np.frombuffer(buffer, dtype)[...] = np.array(value).astype(dtype)
-        memory.note_written(address, count * dtype.itemsize)
+    fill_rows(address, 0, count * dtype.itemsize, 1, value, dtype)
+
+
+def fill_rows(address, pitch, row, height, value, dtype):
+    """Fill height rows of row bytes, pitch bytes apart from address, with value as dtype (in
+    place: no host array as large as the device memory), and note them written."""
+    fill = np.array(value).astype(dtype)
+    for y in range(height if row else 0):
+        at = address + y * pitch
+        np.frombuffer((ctypes.c_char * row).from_address(at), dtype)[...] = fill
+        memory.note_written(at, row)
 
 
 def memset_d8(dest, data, count):

@@ -14,7 +14,7 @@ from ..errors import LogicError, NeedsGPU
 from ..unsupported import TEXTURES
 from . import memory, streams
 from .allocations import address, mem_alloc
-from .copies import host_buffer
+from .copies import fill_rows, host_buffer
 
 PITCH_ALIGNMENT = 512
 """The bytes cuMemAllocPitch rounds a row up to on an H200 (measured: pitch 512 for rows of 1 to
@@ -45,14 +45,9 @@ def _memset_2d(dest, pitch, value, width, height, dtype, call, stream=None, queu
         raise LogicError(f"{call} failed: invalid argument (a row of {width} elements is "
                          f"{row} bytes, more than the pitch of {pitch})")
     _check_device(start, pitch, row, height, 1, 0, call)
-    fill = np.array(value).astype(dtype)
 
     def run():
-        for y in range(height):
-            at = start + y * pitch
-            view = (memory.ctypes.c_char * row).from_address(at)
-            np.frombuffer(view, dtype)[...] = fill
-            memory.note_written(at, row)
+        fill_rows(start, pitch, row, height, value, dtype)
 
     if queued:
         streams.submit(stream, run, call, touches=[memory.find(start)])
