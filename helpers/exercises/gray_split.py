@@ -32,17 +32,13 @@ USING_HINT = ("do device k's work inside `with using(contexts[k]):` (from helper
               "which pushes its context and pops it again")
 
 
-class DeviceKernel:
-    """``kernels[k]``: device k's kernel, which notes every launch, (k, rows, width), and refuses
-    one that would fail on a GPU."""
+def device_kernel(k, function, launches):
+    """``kernels[k]``: device k's kernel, which notes every launch in ``launches``, (k, rows,
+    width), and refuses one that would fail on a GPU."""
 
-    def __init__(self, k, function, launches):
-        self.k, self.function, self.launches = k, function, launches
-
-    def __call__(self, *args, **kwargs):
+    def kernel(*args, **kwargs):
         from helpers.backend import drv
 
-        k = self.k
         if drv.Context.get_device() != drv.Device(k):
             raise Refused((f"kernels[{k}], device {k}'s kernel, was called while device {k}'s "
                            "context was not current (on a GPU: cuLaunchKernel failed: invalid "
@@ -53,8 +49,10 @@ class DeviceKernel:
                            "images was empty, and such a launch fails", "when there are fewer "
                            "images than devices, some shares are empty: skip a device with "
                            "nothing to do (if lo == hi: continue)"))
-        self.launches.append((k, int(args[3]), int(args[2])))
-        return self.function(*args, **kwargs)
+        launches.append((k, int(args[3]), int(args[2])))
+        return function(*args, **kwargs)
+
+    return kernel
 
 
 def reference(images: np.ndarray) -> np.ndarray:
@@ -96,7 +94,7 @@ def _mistakes(fn, contexts, functions, case):
     images = np.random.default_rng(count * 1000 + width).integers(
         0, 256, (count, height, width, 3), dtype=np.uint8)
     launches = []
-    kernels = [DeviceKernel(k, function, launches) for k, function in enumerate(functions)]
+    kernels = [device_kernel(k, function, launches) for k, function in enumerate(functions)]
     before = context_stack()
     raised, result = run_catching(
         lambda: fn(images.copy(), list(contexts), kernels), "replace the TODOs with your code",

@@ -115,9 +115,9 @@ def diagnose(h_in, h_in_before, at_return, got, expected, n_chunks, streams, cal
         yield ("your function changed h_in",
                "copy from h_in, never into it: memcpy_dtoh_async writes into its first argument, "
                "which must be h_out[lo:hi]")
-    yield from _wrong_results(h_in, got, expected, n_chunks, _shared_buffers(calls))
-    yield from _wrong_streams(calls, streams, -(-h_in.size // -(-h_in.size // n_chunks)), on_gpu)
-    yield from _over_budget(calls, len(streams), h_in.size, n_chunks, h_in.itemsize)
+    shared = _shared_buffers(calls)
+    yield from _wrong_results(h_in, got, expected, n_chunks, shared)
+    yield from _how_computed(calls, streams, h_in, n_chunks, shared, on_gpu)
     if not np.array_equal(at_return, got, equal_nan=True):
         late = int((np.isnan(at_return) | (at_return != got)).sum())
         yield (f"when your function returned, {late} elements of h_out had not arrived yet "
@@ -167,24 +167,22 @@ def _wrong_results(h_in, got, expected, n_chunks, shared):
                "h_out[lo:hi] comes from d_out")
 
 
-def _wrong_streams(calls, streams, chunks, on_gpu):
-    """The values are right: were they computed one launch a chunk, over the streams?"""
-    if len(calls) != chunks:
-        yield (f"the results are right, but launch was called {len(calls)} times for "
-               f"{chunks} chunks",
+def _how_computed(calls, streams, h_in, n_chunks, shared, on_gpu):
+    """The values are right: were they computed one launch a chunk, over the streams, within the
+    budget of device memory?"""
+    right = "the results are right, but "
+    chunk = -(-h_in.size // n_chunks)
+    if len(calls) != -(-h_in.size // chunk):
+        yield (right + f"launch was called {len(calls)} times for {-(-h_in.size // chunk)} chunks",
                "cut the work into exactly n_chunks chunks and launch the kernel once a chunk")
     used = {id(s) for *_, s in calls}
     if any(s is None for *_, s in calls):
-        yield ("the results are right, but launch was called without a stream (stream=None), "
-               "so the kernels ran in the default stream, which waits for every other stream",
-               STREAM_HINT)
+        yield (right + "launch was called without a stream (stream=None), so the kernels ran in "
+               "the default stream, which waits for every other stream", STREAM_HINT)
     if not used <= {id(s) for s in streams}:
-        yield ("the results are right, but launch was given a stream that is not one of "
-               "`streams`", STREAM_HINT)
+        yield right + "launch was given a stream that is not one of `streams`", STREAM_HINT
     if len(streams) > 1 and len(used) == 1:
-        yield ("the results are right, but every kernel went to the same stream, so nothing "
-               "can overlap", STREAM_HINT)
-    shared = _shared_buffers(calls)
+        yield right + "every kernel went to the same stream, so nothing can overlap", STREAM_HINT
     if shared:
         yield (f"the results are right here, but chunks on different streams used the same "
                f"device {shared} buffer. On a GPU those streams run at the same time and "
@@ -192,18 +190,14 @@ def _wrong_streams(calls, streams, chunks, on_gpu):
                + ("" if on_gpu else " (the simulator runs them one after another, so the "
                   "results look right on it)"),
                SEPARATE_BUFFERS_HINT)
-
-
-def _over_budget(calls, n_streams, n, n_chunks, itemsize):
-    chunk_bytes = -(-n // n_chunks) * itemsize
     # A little slack: a last chunk that takes the remainder may be up to n_chunks elements longer.
-    budget = n_streams * chunk_bytes + n_chunks * itemsize
+    budget = (len(streams) * chunk + n_chunks) * h_in.itemsize
     for name, k in (("input", 0), ("output", 1)):
-        touched = _union_bytes([(c[k], c[2] * itemsize) for c in calls])
+        touched = _union_bytes([(c[k], c[2] * h_in.itemsize) for c in calls])
         if touched > budget:
-            yield (f"the results are right, but the kernels used {touched} bytes of device "
-                   f"{name} memory; the budget is one chunk per stream, {n_streams} x "
-                   f"{chunk_bytes} bytes", BUDGET_HINT)
+            yield (right + f"the kernels used {touched} bytes of device {name} memory; the "
+                   f"budget is one chunk per stream, {len(streams)} x {chunk * h_in.itemsize} "
+                   "bytes", BUDGET_HINT)
 
 
 def _shared_buffers(calls) -> str | None:

@@ -98,8 +98,6 @@ def _save_beside(path: Path, data: bytes) -> Path:
 
 
 def _written_part(path: Path, data: bytes) -> Path:
-    """A new file beside ``path`` holding ``data``, written to the disk, to be renamed or
-    linked into place."""
     part = path.with_name(f".{path.name}.{os.getpid()}.part")
     with open(part, "wb") as f:
         f.write(data)
