@@ -151,8 +151,8 @@ def _wrong_results(h_in, got, expected, n_chunks, shared):
     if bad.any():
         first = int(np.flatnonzero(bad)[0])
         differ = (f"{int(bad.sum())} elements differ from NumPy, the first at index {first} "
-                 f"(chunk {_chunk_of(first, n, n_chunks)}): got {got[first]!r}, "
-                 f"expected {expected[first]!r}")
+                  f"(chunk {_chunk_of(first, n, n_chunks)}): got {got[first]!r}, "
+                  f"expected {expected[first]!r}")
         if np.array_equal(got[bad], h_in[bad]):
             yield (differ + "; they hold the input unchanged",
                    "between the two copies, run the kernel on the chunk, launch(d_in, d_out, "
@@ -172,8 +172,9 @@ def _how_computed(calls, streams, h_in, n_chunks, shared, on_gpu):
     budget of device memory?"""
     right = "the results are right, but "
     chunk = -(-h_in.size // n_chunks)
-    if len(calls) != -(-h_in.size // chunk):
-        yield (right + f"launch was called {len(calls)} times for {-(-h_in.size // chunk)} chunks",
+    chunks = -(-h_in.size // chunk)  # n_chunks, or fewer where n is small
+    if len(calls) != chunks:
+        yield (right + f"launch was called {len(calls)} times for {chunks} chunks",
                "cut the work into exactly n_chunks chunks and launch the kernel once a chunk")
     used = {id(s) for *_, s in calls}
     if any(s is None for *_, s in calls):
