@@ -1,8 +1,8 @@
 """Every exercise of the course, where the learner's work for it lives, and how to check it.
 
 An exercise is a kernel in a ``.cu`` stub under ``cuda_src/exercises/``, or (notebooks 05 and
-11) a Python function the learner writes in a notebook cell. ``check(exercise, root)`` checks the work
-found under ``root``, a copy of the course: the learner's own (``status()``) or a student's
+11) a Python function the learner writes in a notebook cell. ``check(exercise, root)`` checks the
+work found under ``root``, a copy of the course: the learner's own (``status()``) or a student's
 submission (``tools/grade.py``). ``as_shipped(exercise)`` is the stub as the course hands it out,
 kept in ``helpers/exercises/as_shipped/`` so that a reset can put it back and ``status()`` can
 tell an exercise not yet started (a test keeps those copies equal to the course's stubs).
