@@ -17,6 +17,7 @@ In a notebook::
 - ``kernel``: ``KernelExercise``, what every ``.cu`` exercise checks before its cases (the file,
   the compile, the kernel's name and signature);
 - ``common``: output buffers with a guard zone, and launches that report instead of raising;
+- ``function``: what the exercises whose work is a Python function share (05, 11);
 - ``catalog``: every exercise, where its work lives, its stub as shipped;
 - ``progress``: ``status()`` and ``reset(name)``, imported here.
 """
