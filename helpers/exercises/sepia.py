@@ -86,14 +86,20 @@ def _launch(case):
 
 def _mistakes(case, run):
     """The mistakes one launch (twice: two poison bytes) shows, the most telling first."""
-    if run.out.differs:
+    yield from written_mistakes(run.out, case, WORDS, WILD_HINT, WILD_HINT)
+    yield from _wrong_values(run.model, run.out.got)
+
+
+def written_mistakes(out, case, words, wild_hint, guard_hint):
+    """The mistakes of where a sepia kernel wrote, from its output's ``common.Result`` (two
+    launches, two poisons), in the words of CUDA's exercise or OpenCL's port."""
+    if out.differs:
         yield ("two runs of the kernel on the same image wrote different values",
                "each output byte must depend only on its own pixel's input: "
                "read rgb[3*i ...], write out[3*i ...] for the same i")
-    yield from past_the_end(run.out.past // 3, case, WORDS, WILD_HINT)
-    yield from _some_channels(run.out.unwritten)
-    yield from coverage.coverage((), run.out.unwritten.all(axis=2), case, WORDS, WILD_HINT)
-    yield from _wrong_values(run.model, run.out.got)
+    yield from past_the_end(out.past // 3, case, words, wild_hint)
+    yield from _some_channels(out.unwritten)
+    yield from coverage.coverage((), out.unwritten.all(axis=2), case, words, guard_hint)
 
 
 def _some_channels(unwritten):
