@@ -196,7 +196,7 @@ class KernelExercise:
         if run is not None:
             yield from self.mistakes(case, run)
 
-    def run(self, kernel, launch: Launch, crash_hint: str | None = None):
+    def run(self, kernel, launch: Launch):
         """Launch ``kernel`` as ``launch`` says, once per poison of its outputs (a generator:
         yields the mistake of a launch that crashed; returns the ``Run``, or None after a
         crash)."""
@@ -211,7 +211,7 @@ class KernelExercise:
                     for a in launch.args]
             error = launch_catching(lambda: kernel(*args, block=launch.block, grid=launch.grid))
             if error:
-                yield error, self.crash_hint if crash_hint is None else crash_hint
+                yield error, self.crash_hint
                 return None
             hosts.append([a.get() for a, spec in zip(args, launch.args) if isinstance(spec, Output)])
         return Run(launch, [o.read([h[i] for h in hosts]) for i, o in enumerate(launch.outputs)],
