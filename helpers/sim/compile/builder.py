@@ -30,7 +30,7 @@ from . import messages as compiler_messages
 from ..errors import CompileError
 from .source import INCLUDE_DIR
 
-SIM_VERSION = "5"  # 5: shared memory filled before each block (sim_set_shared)
+SIM_VERSION = "6"  # 6: every intrinsic of CUDA 13 for sm_90, PTX's saturating conversions
 CXX_FLAGS = ["-std=c++17", "-O2", "-fPIC", "-pthread", "-fno-strict-aliasing",
              "-U_FORTIFY_SOURCE", "-D_FORTIFY_SOURCE=0", "-fsanitize=bounds",
              "-fstack-clash-protection",  # a huge local array faults below its stack, not beyond
