@@ -215,6 +215,17 @@ class HostFunctionError(CompileError):
         self.function, self.file, self.line = function, file, line
 
 
+class NotSimulatedError(CompileError):
+    """Device code calls a CUDA function that the simulator leaves out
+    (compile/not_simulated.py): ``function`` and its ``feature``, the ``file`` and ``line`` of
+    the first call, and ``calls``, every such call as (function, feature, file, line)."""
+
+    def __init__(self, msg, function, feature, file, line, calls, command_line=None):
+        super().__init__(msg, command_line)
+        self.function, self.feature, self.file, self.line = function, feature, file, line
+        self.calls = calls
+
+
 class NotProvided(AttributeError, NotImplementedError):
     """A name of PyCUDA's that the simulator does not provide."""
 
