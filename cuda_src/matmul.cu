@@ -47,8 +47,9 @@ __global__ void matmul_tiled(const float *A, const float *B, float *C, int M, in
 
 // 3. Register tiled: a block of 256 threads computes a 128 x 128 tile of C, and each thread
 //    8 x 8 elements of it, held in registers. For every k the thread reads 8 floats of A's tile
-//    and 8 of B's from shared memory and does 8 x 8 = 64 multiply-adds with them: 4 floats read
-//    a multiply-add where the tiled kernel read 2 (shared memory, not arithmetic, limited it).
+//    and 8 of B's from shared memory and does 8 x 8 = 64 multiply-adds with them: 16 floats read
+//    for 64 multiply-adds, a quarter of a float each, where the tiled kernel read 2 for each one
+//    (shared memory, not arithmetic, limited it).
 //    Launch with block=(256, 1, 1), grid=(ceil(N / 128), ceil(M / 128)). Any M, K and N work.
 //
 //    - A thread's 8 rows are two groups of 4, 64 rows apart (ty*4 + 0..3 and 64 + ty*4 + 0..3),

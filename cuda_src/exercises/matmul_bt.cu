@@ -18,8 +18,8 @@
 
 __global__ void matmul_bt(const float *A, const float *Bt, float *C, int M, int K, int N)
 {
-    __shared__ float As[TILE][TILE];
-    __shared__ float Bs[TILE][TILE + 1];     // why + 1? notebook 06's padded transpose
+    // TODO 0: declare the two tiles in shared memory: float As[TILE][TILE] and
+    //         float Bs[TILE][TILE + 1] (why + 1? notebook 06's padded transpose).
     int tx = threadIdx.x, ty = threadIdx.y;
     int row = blockIdx.y * TILE + ty;        // this thread's element of C
     int col = blockIdx.x * TILE + tx;
