@@ -1,6 +1,7 @@
 """The simulator's PyCUDA layer: its settings (device memory, compute capability), what it refuses
-where PyCUDA would be silently wrong, what it says about what it lacks, and the `pycuda` shim
-that runs plain PyCUDA programs. These run the simulator whatever backend is chosen."""
+where PyCUDA would be silently wrong, and the `pycuda` shim that runs plain PyCUDA programs (what
+it says about what it lacks: test_errors.py and test_unsupported.py). These run the simulator
+whatever backend is chosen."""
 
 import gc
 import os
@@ -13,12 +14,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from helpers.sim.machine import device
 from helpers.sim import driver as drv, gpuarray, tools
 from helpers.sim.run import prepared
 from helpers.sim.compiler import SourceModule
 from helpers.sim.elementwise import ElementwiseKernel
-from helpers.sim.errors import NeedsGPU, NotProvided
 from helpers.sim.reduction import ReductionKernel
 from helpers.sim.settings import Settings, parse_bytes, settings
 from helpers.sim.shim_install import SHIM_DIR
@@ -161,25 +160,6 @@ def test_prepared_formats_are_read_as_pycuda_reads_them():
     assert [v.dtype for v in values] == [np.float32, np.int32, np.uintp]
     with pytest.raises(ValueError, match="struct codes"):
         prepared.parse("Pz")
-
-
-# ---- what the simulator lacks -------------------------------------------------------------------
-def test_missing_names_are_attribute_errors_that_say_what_to_do():
-    with pytest.raises(NotProvided, match="CUDA_COURSE_BACKEND=pycuda"):
-        drv.no_such_call
-    assert isinstance(NotProvided("x"), AttributeError)
-    assert not hasattr(drv, "mem_get_address_range") and not hasattr(gpuarray, "cumsum")
-
-
-def test_gpu_only_features_name_themselves():
-    cases = [(lambda: drv.matrix_to_texref(None, None, "C"), "textures"),
-             (lambda: gpuarray.zeros(4).bind_to_texref_ext(None), "textures"),
-             (lambda: gpuarray.take(gpuarray.zeros(4), gpuarray.zeros(2, np.int32)), "textures"),
-             (lambda: drv.mem_get_ipc_handle(None), "IPC")]
-    for call, feature in cases:
-        with pytest.raises(NeedsGPU, match=f"needs a GPU: it uses .*{feature}"):
-            call()
-    assert device.get_driver_version() == 13000
 
 
 # ---- plain PyCUDA programs: python -m helpers.sim ----------------------------------------------
