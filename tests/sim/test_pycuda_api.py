@@ -39,18 +39,6 @@ def test_memory_and_compute_capability_settings_are_read_from_the_environment():
         Settings.from_environ({"CUDA_SIM_COMPUTE_CAPABILITY": "nine"})
 
 
-def test_the_attributes_follow_the_compute_capability():
-    dev = drv.Device(0)
-    with settings.changed(compute_capability="8.6"):
-        assert dev.compute_capability() == (8, 6)
-        assert dev.get_attribute(drv.device_attribute.MAX_THREADS_PER_MULTIPROCESSOR) == 1536
-        assert dev.max_shared_memory_per_block_optin == 99 * 1024
-    assert dev.compute_capability() == (9, 0)
-    assert dev.get_attribute("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN") == 227 * 1024
-    with settings.changed(compute_capability="1.3"), pytest.raises(ValueError, match="9.0"):
-        dev.get_attributes()
-
-
 # ---- device memory ------------------------------------------------------------------------------
 @pytest.fixture
 def small_device():
@@ -215,24 +203,6 @@ def test_a_pycuda_that_works_is_never_shadowed(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "True"
     assert str(SHIM_DIR) not in proc.stdout
-
-
-def test_the_malloc_heap_is_the_contexts_and_set_limit_sizes_it():
-    """Context.set_limit(limit.MALLOC_HEAP_SIZE, n) as in CUDA; what a kernel keeps counts
-    until it is freed (PyCUDA refused the change on the H200 once a kernel had used the heap,
-    the simulator allows it)."""
-    mod = SourceModule("__global__ void keep(unsigned long long bytes, int *ok) {\n"
-                       "    ok[threadIdx.x] = malloc(bytes) != 0;\n}\n")
-    ctx = drv.Device(0).make_context()
-    try:
-        ok = gpuarray.zeros(4, np.int32)
-        drv.Context.set_limit(drv.limit.MALLOC_HEAP_SIZE, 64 << 20)
-        assert drv.Context.get_limit(drv.limit.MALLOC_HEAP_SIZE) == 64 << 20
-        mod.get_function("keep")(np.uint64(30 << 20), ok, block=(4, 1, 1))
-        assert ok.get().tolist() == [1, 1, 0, 0]   # two of 30 MiB fit in 64 MiB, then NULL
-    finally:
-        ctx.pop()
-    assert drv.Context.get_limit(drv.limit.MALLOC_HEAP_SIZE) == 8 << 20   # another heap
 
 
 def test_unknown_kernel_and_unsupported_calls():
