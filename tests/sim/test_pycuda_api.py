@@ -82,28 +82,6 @@ def test_a_memory_pool_frees_what_it_holds_when_the_device_is_full():
 
 
 # ---- what PyCUDA would get wrong without an error: the simulator refuses ------------------------
-def test_arrays_of_different_memory_order_are_refused():
-    c = gpuarray.to_gpu(np.arange(6, dtype=np.float32).reshape(2, 3))
-    f = gpuarray.to_gpu(np.asfortranarray(np.arange(6, dtype=np.float32).reshape(2, 3)))
-    for operation in (lambda: c + f, lambda: c == f, lambda: f.astype(np.float64),
-                      lambda: gpuarray.to_gpu(np.asfortranarray(np.ones((2, 3), np.int32))) * 2.5,
-                      lambda: c.set(np.asfortranarray(np.ones((2, 3), np.float32)))):
-        with pytest.raises(ValueError, match="order"):
-            operation()
-    assert np.array_equal((f + f).get(), 2 * f.get())  # the same order is fine
-
-
-def test_integer_division_and_inexact_scalars_are_refused():
-    ints = gpuarray.to_gpu(np.arange(1, 5, dtype=np.int32))
-    for operation in (lambda: ints / ints, lambda: ints / 2, lambda: 2 / ints):
-        with pytest.raises(TypeError, match="integer"):
-            operation()
-    with pytest.raises(TypeError, match="whole number"):
-        ints += 2.5
-    with pytest.raises(TypeError, match="whole number"):
-        ints.fill(0.5)
-
-
 def test_reshape_in_the_other_order_warns_that_pycuda_relabels_memory():
     a = gpuarray.to_gpu(np.arange(6, dtype=np.float32).reshape(2, 3))
     with pytest.warns(UserWarning, match="relabels the memory"):
