@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 
 from helpers.sim import driver as drv, gpuarray, tools
-from helpers.sim.run import prepared
 from helpers.sim.compiler import SourceModule
 from helpers.sim.elementwise import ElementwiseKernel
 from helpers.sim.reduction import ReductionKernel
@@ -114,18 +113,6 @@ def test_macros_in_the_learners_code_do_not_reach_the_simulators_headers():
     x = gpuarray.zeros(1, np.int32)
     mod.get_function("k")(x, block=(1, 1, 1))
     assert x.get()[0] == 18
-
-
-# ---- prepared calls -----------------------------------------------------------------------------
-def test_prepared_formats_are_read_as_pycuda_reads_them():
-    assert prepared.parse("PNIPP") == [("P", 1), ("N", 1), ("I", 1), ("P", 1), ("P", 1)]
-    assert prepared.parse("P12si") == [("P", 1), ("s", 12), ("i", 1)]
-    assert prepared.format_of([np.float32, np.dtype(np.int64), gpuarray.vec.float3, "P"]) == \
-        "fl12sP"
-    values = prepared.convert(prepared.parse("fiP"), [1.5, 7, 4096], int)
-    assert [v.dtype for v in values] == [np.float32, np.int32, np.uintp]
-    with pytest.raises(ValueError, match="struct codes"):
-        prepared.parse("Pz")
 
 
 # ---- plain PyCUDA programs: python -m helpers.sim ----------------------------------------------

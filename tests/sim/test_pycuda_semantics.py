@@ -78,22 +78,6 @@ def test_numpy_interop_and_probing_attributes():
     assert as_array.dtype == object and as_array.shape == (3,)
 
 
-def test_prepared_call_takes_an_int_address_and_sourcemodule_calls_str():
-    class Source:  # what a code generator such as cgen hands over
-        def __str__(self):
-            return "__global__ void twice(float *a) { a[threadIdx.x] *= 2; }"
-
-    func = SourceModule(Source()).get_function("twice")
-    a = np.arange(16, dtype=np.float32)
-    a_gpu = drv.mem_alloc(a.nbytes)
-    drv.memcpy_htod(a_gpu, a)
-    func.prepare("P")
-    func.prepared_call((1, 1), (15, 1, 1), int(a_gpu) + a.itemsize)
-    doubled = np.empty_like(a)
-    drv.memcpy_dtoh(doubled, a_gpu)
-    assert np.array_equal(doubled, np.r_[0, 2 * a[1:]])
-
-
 def test_running_out_of_memory_raises_drv_memory_error():
     free, total = drv.mem_get_info()
     assert 0 < free <= total == drv.Context.get_device().total_memory()
