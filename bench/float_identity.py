@@ -5,9 +5,12 @@ H200's.
     CUDA_COURSE_BACKEND=pycuda python bench/float_identity.py --store   # on a GPU: store them
 
 The kernels: a tiled float matrix multiply and a Horner polynomial (``bench/float_kernels.cu``),
-and the course's float kernels (``cuda_src/``: Mandelbrot, Julia, saxpy, vector_add,
-scale_vector, grayscale, sepia, iterate_sin), on fixed inputs made from a hash of the index
-(no random generator whose stream could change between NumPy versions).
+the course's float kernels (``cuda_src/``: Mandelbrot, Julia, saxpy, vector_add,
+scale_vector, grayscale, sepia, iterate_sin), and the results C++ leaves to the machine or the
+CUDA Math API defines bit for bit (``bench/conversion_kernels.cu``: float and double to integer
+in every rounding mode, on NaN, infinities and values past each type's range; the integer and
+SIMD intrinsics), on fixed inputs made from a hash of the index (no random generator whose
+stream could change between NumPy versions).
 
 ``--store`` runs them with PyCUDA, twice (nvcc's default ``--fmad=true``, and ``--fmad=false``),
 and writes the outputs, compressed, with the device, the command and digests of the inputs and
@@ -55,7 +58,7 @@ def pixels(n, seed):
 @dataclass
 class Case:
     name: str
-    file: str                 # under cuda_src/, or bench/ for bench/float_kernels.cu
+    file: str                 # under bench/ (float_kernels.cu, conversion_kernels.cu) or cuda_src/
     function: str
     inputs: dict
     outputs: dict             # name -> (shape, dtype)
@@ -65,8 +68,35 @@ class Case:
     result: str = field(default="")
 
     def source(self):
-        path = ROOT / ("bench" if self.file.startswith("float_kernels") else "cuda_src") / self.file
+        path = ROOT / ("bench" if (ROOT / "bench" / self.file).is_file() else "cuda_src") / self.file
         return f'#line 1 "{self.file}"\n' + path.read_text()
+
+
+# Where a CPU's answer differs from a GPU's: NaN, infinities, ties, the integer types' limits.
+EDGES = [np.nan, np.inf, -np.inf, 0.0, -0.0, 0.5, -0.5, 1.5, 2.5, -2.5, -1.0, 2.0**31, -2.0**31,
+         2.0**32, 2.0**63, -2.0**63, 2.0**64, 1e10, -1e10, 3e38, 2147483647.5, 4294967295.5]
+
+
+def wide(n, seed):
+    """n floats of every magnitude from 2^-4 to 2^70, either sign, the edge cases first."""
+    scale = np.exp2(np.floor(hashed(n, seed + 1, -4, 70)))
+    values = (hashed(n, seed, -1, 1) * scale).astype(np.float64)
+    values[:len(EDGES)] = EDGES
+    return values
+
+
+def conversion_cases(n=4096):
+    """The type casts and the integer intrinsics (bench/conversion_kernels.cu)."""
+    bits = lambda seed: hashed(n, seed, 0, 1).view(np.uint32) * np.uint32(2654435761)  # noqa: E731
+    return [
+        Case("casts", "conversion_kernels.cu", "casts",
+             {"x": wide(n, 20).astype(np.float32), "y": wide(n, 22) * 1.000001},
+             {"out": ((n, 32), np.uint64)}, ["x", "y", "out", np.int32(n)], (256, 1, 1),
+             (n // 256, 1), "out"),
+        Case("integer_intrinsics", "conversion_kernels.cu", "integer_intrinsics",
+             {"a": bits(24), "b": bits(25)}, {"out": ((n, 24), np.uint32)},
+             ["a", "b", "out", np.int32(n)], (256, 1, 1), (n // 256, 1), "out"),
+    ]
 
 
 def cases():
@@ -107,6 +137,7 @@ def cases():
              (16, 16, 1), (8, 8), "out"),
         Case("iterate_sin", "streams.cu", "iterate_sin", {"x": hashed(n, 12, -3, 3)},
              {"y": ((n,), f32)}, ["x", "y", i32(n), i32(16)], (256, 1, 1), (n // 256, 1), "y"),
+        *conversion_cases(),
     ]
 
 

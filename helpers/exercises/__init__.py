@@ -14,11 +14,26 @@ In a notebook::
 
 - ``verdict``: the Verdict, and the loop every checker shares (mistake detectors written as
   generators: the first mistake a detector yields is the verdict);
-- ``kernel``: ``KernelExercise``, what every ``.cu`` exercise checks before its cases (the file,
-  the compile, the kernel's name and signature);
-- ``common``: output buffers with a guard zone, and launches that report instead of raising;
+- ``kernel``: ``KernelExercise``, the runner every ``.cu`` exercise shares: the file, the
+  compile, the kernel's name and signature, then each case launched, a crash named, the outputs
+  read back for the exercise's detectors, and (where asked) a verdict before the cases or after
+  them (the timing of an exercise that asks for speed);
+- ``common``: a launch's ``Input`` (junk around it), ``Output`` (poison and a guard zone after
+  it) and ``Result``, and launches that report instead of raising;
+- ``coverage``: the detectors of index and guard mistakes every 2-D exercise shares;
+- ``function``: what the exercises whose work is a Python function share (05, 11);
+- ``microscope``: the same launch on the simulator, race-checked and traced, on either backend;
 - ``catalog``: every exercise, where its work lives, its stub as shipped;
 - ``progress``: ``status()`` and ``reset(name)``, imported here.
+
+A new kernel exercise is one module of at most 120 lines (``scale_vector`` is the shortest):
+its cases (awkward sizes), ``_launch(case)`` giving a ``kernel.Launch`` (the arguments, with
+``Input``s and ``Output``s, the block and grid, and the NumPy model), ``_mistakes(case, run)``
+yielding ``(problem, hint)`` for each mistake the ``Run`` shows, most specific first, and one
+``KernelExercise(...)`` whose ``check_file`` and ``check_kernel`` are its ``check_<name>`` and
+``check_<name>_kernel``. It writes no launch, no poison, no crash handling and no loop over the
+cases: the runner does those. An exercise with a check only the simulator makes passes
+``simulated=`` and calls ``microscope.observe`` from its detectors.
 """
 
 from helpers.exercises.progress import reset, status  # noqa: E402,F401 - the learner's two calls

@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from helpers.exercises.common import launch_catching
+from helpers.exercises.common import Input, Output
 from helpers.exercises.coverage import Grid, Words, never_written, reached
-from helpers.exercises.kernel import KernelExercise
+from helpers.exercises.kernel import KernelExercise, Launch
 
 KERNEL = "backproject_range"
 SIGNATURE = ("const unsigned short *depth, float *xyz, int width, int height, float fx, "
@@ -94,44 +94,32 @@ def _where(case):
             f"cy = {case['cy']}")
 
 
-def _run(kernel, case, depth):
-    """Launch one case: (error message or None, the output buffer with its guard zone)."""
-    from helpers.backend import gpuarray
-
+def _launch(case):
     width, height = case["width"], case["height"]
     gx, gy = _grid(case)
     bx, by, _ = case["block"]
-    n = width * height
     # Room for any index a plausible wrong kernel computes from the sizes and the grid.
     span = max(width, height, gx * bx, gy * by) ** 2 + max(gx * bx, gy * by)
-    depth_gpu = gpuarray.to_gpu(np.concatenate([depth.ravel(), np.zeros(span, np.uint16)]))
-    out_gpu = gpuarray.to_gpu(np.full(3 * n + 3 * span, POISON, np.float32))
-    f4, i4 = np.float32, np.int32
-    error = launch_catching(lambda: kernel(
-        depth_gpu, out_gpu, i4(width), i4(height), f4(case["fx"]), f4(case["fy"]),
-        f4(case["cx"]), f4(case["cy"]), DEPTH_SCALE, Z_MIN, Z_MAX,
-        block=case["block"], grid=(gx, gy)))
-    return error, (None if error else out_gpu.get())
-
-
-def _mistakes(kernel, case):
-    """Run one case; yield (problem, hint) for each mistake seen, the most telling first."""
     depth = depth_image(case)
-    error, out = _run(kernel, case, depth)
-    if error:
-        yield error, GUARD_HINT + "; and read only depth[i] of your own pixel"
-        return
-    n = case["width"] * case["height"]
-    yield from _past_the_end(out[3 * n:], case)
-    got = out[:3 * n].reshape(3, case["height"], case["width"])
-    yield from _unwritten(got == POISON, case)
+    f4, i4 = np.float32, np.int32
+    return Launch((Input(depth, span), Output((3, height, width), guard=3 * span,
+                                              poisons=(POISON,)),
+                   i4(width), i4(height), *(f4(case[k]) for k in ("fx", "fy", "cx", "cy")),
+                   DEPTH_SCALE, Z_MIN, Z_MAX), block=case["block"], grid=(gx, gy), model=depth)
+
+
+def _mistakes(case, run):
+    """The mistakes one launch shows, the most telling first."""
+    depth, got = run.model, run.out.got
+    yield from _past_the_end(run.out.past - got.size, case)
+    yield from _unwritten(run.out.unwritten, case)
     want, kept = reference(depth, case["fx"], case["fy"], case["cx"], case["cy"])
     yield from _wrong_nans(np.isnan(got), kept, depth)
     yield from _wrong_values(got, want, kept, depth, case)
 
 
-def _past_the_end(guard, case):
-    written = np.flatnonzero(guard != POISON)
+def _past_the_end(written, case):
+    """Mistakes of the guard, from the indices written past the end (counted from there)."""
     if not written.size:
         return
     if written.max() <= case["width"]:
@@ -254,19 +242,12 @@ def _wrong_models(depth, case):
 
 EXERCISE = KernelExercise(
     stub="exercises/backproject_range.cu", kernel=KERNEL, signature=SIGNATURE, cases=CASES,
-    detect=_mistakes, where=_where,
+    where=_where, launch=_launch, mistakes=_mistakes,
+    crash_hint=GUARD_HINT + "; and read only depth[i] of your own pixel",
     success=f"every point matches NumPy's back-projection, and exactly the pixels with no "
             f"measurement or outside [{Z_MIN_MM / 1000:g} m, {Z_MAX_MM / 1000:g} m] are NaN "
             f"({len(CASES)} images whose sides are not multiples of the block; nothing written "
             "outside the image)")
 
-
-def check_backproject_range(path: str = EXERCISE.stub):
-    """Compile ``cuda_src/<path>`` and check its kernel against NumPy; print and return the
-    Verdict."""
-    return EXERCISE.check_file(path)
-
-
-def check_backproject_range_kernel(kernel):
-    """The checks of ``check_backproject_range`` on a compiled kernel."""
-    return EXERCISE.check_kernel(kernel)
+check_backproject_range = EXERCISE.check_file          # (path="exercises/backproject_range.cu")
+check_backproject_range_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel

@@ -32,8 +32,9 @@ import dataclasses
 
 import numpy as np
 
-from helpers.exercises.common import GuardedOutput, is_poison, launch_catching
-from helpers.exercises.kernel import LAUNCH_TIME_LIMIT, KernelExercise
+from helpers.exercises import kernel as runner
+from helpers.exercises.common import Output, is_poison
+from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.verdict import Verdict, not_yet
 
 KERNEL = "subtract_block_mean"
@@ -100,7 +101,7 @@ def _probe(sim_kernel, bug: PlantedBug):
     blocks = -(-bug.n // BLOCK)
     x = np.random.default_rng(bug.n).random(bug.n, dtype=np.float32)
     checks = {bug.check: True} if bug.check else {}
-    with settings.changed(time_limit=LAUNCH_TIME_LIMIT, **checks):
+    with settings.changed(time_limit=runner.time_limit(), **checks):
         x_gpu, y = gpuarray.to_gpu(x), gpuarray.empty(bug.n, np.float32)
         means = gpuarray.empty(blocks, np.float32)
         try:
@@ -110,10 +111,10 @@ def _probe(sim_kernel, bug: PlantedBug):
     return "fixed", ""
 
 
-def planted_bugs(sim_kernel) -> Verdict | None:
+def planted_bugs(kernels) -> Verdict | None:
     """NOT YET naming the planted bugs still there (or a failure while looking); None when all
-    three are fixed."""
-    found = [(bug, *_probe(sim_kernel, bug)) for bug in PLANTED]
+    three are fixed. Each is looked for on its own, on the simulator, before the cases run."""
+    found = [(bug, *_probe(kernels.simulated, bug)) for bug in PLANTED]
     for bug, state, text in found:
         if state == "other":
             return not_yet(f"the kernel failed in the launch that looks for {bug.name}: {text}",
@@ -131,25 +132,23 @@ def _where(n):
     return f"n = {n}, block = ({BLOCK}, 1, 1), grid = ({-(-n // BLOCK)}, 1)"
 
 
-def _mistakes(kernel, n):
-    """Run one case on the chosen backend; yield (problem, hint) for each mistake seen."""
-    from helpers.backend import gpuarray
-
+def _launch(n):
     x = np.random.default_rng(n).uniform(-4, 4, n).astype(np.float32)
     blocks = -(-n // BLOCK)
-    y, means = GuardedOutput(n), GuardedOutput(blocks)
-    error = launch_catching(lambda: kernel(gpuarray.to_gpu(x), y.gpu, means.gpu, np.int32(n),
-                                           block=(BLOCK, 1, 1), grid=(blocks, 1)))
-    if error:
-        yield error, "read the error: it names the thread and the line"
-        return
-    (got_y, _), (got_means, _) = y.read(), means.read()
+    return Launch((x, Output(n), Output(blocks), np.int32(n)), block=(BLOCK, 1, 1),
+                  grid=(blocks, 1), model=x)
+
+
+def _mistakes(n, run):
+    """The mistakes one launch on the chosen backend shows."""
+    x, (y, means) = run.model, run.outs
+    got_y, got_means = y.got, means.got
     want_y, want_means = reference(x)
-    if y.written_past_end().size:
+    if y.past.size:
         yield "y was written past its end (y[n] and beyond)", "store y[i] only when i < n"
     yield from _wrong_means(got_means, want_means, x, n)
-    if is_poison(got_y).any():
-        yield (f"{int(is_poison(got_y).sum())} elements of y were never written",
+    if y.unwritten.any():
+        yield (f"{int(y.unwritten.sum())} elements of y were never written",
                "every thread whose i < n stores y[i] = x[i] - means[blockIdx.x]")
     if not np.allclose(got_y, want_y, rtol=1e-4, atol=1e-5):
         first = int(np.argmax(~np.isclose(got_y, want_y, rtol=1e-4, atol=1e-5)))
@@ -174,67 +173,18 @@ def _wrong_means(got, want, x, n):
                "add up tile[0] to tile[count - 1] and divide by count")
 
 
-class _PlantedBugsExercise(KernelExercise):
-    """A kernel exercise with bugs planted in its stub: each is looked for on its own, on the
-    simulator, before the cases run."""
-
-    def check_file(self, path: str | None = None) -> Verdict:
-        path = path or self.stub
-        kernel = self._load(path)
-        if isinstance(kernel, Verdict):
-            return kernel.report()
-        sim_kernel = _simulator_kernel(path, kernel)
-        if isinstance(sim_kernel, Verdict):
-            return sim_kernel.report()
-        return self.check_kernel(kernel, sim_kernel)
-
-    def check_kernel(self, kernel, sim_kernel=None) -> Verdict:
-        """The planted bugs looked for with ``sim_kernel`` (the same kernel compiled by the
-        simulator; on the simulator ``kernel`` itself), then the cases with ``kernel``."""
-        from helpers.backend import BACKEND
-
-        if sim_kernel is None:
-            if BACKEND != "simulator":
-                raise ValueError("on a GPU, pass the kernel compiled by the simulator as well")
-            sim_kernel = kernel
-        verdict = planted_bugs(sim_kernel)
-        return verdict.report() if verdict is not None else super().check_kernel(kernel)
-
-
-def _simulator_kernel(path, kernel):
-    """The kernel compiled by the simulator (the backend's own on the simulator), or the
-    verdict that says why there is none."""
-    from helpers.backend import BACKEND, read_cu
-
-    if BACKEND == "simulator":
-        return kernel
-    from helpers.sim import driver
-    from helpers.sim.compiler import SourceModule
-
-    try:
-        return SourceModule(read_cu(path)).get_function(KERNEL)
-    except driver.CompileError as err:
-        print(getattr(err, "stderr", None) or err)
-        return not_yet(f"{path} compiles with nvcc but not on the simulator, whose checks look "
-                       "for the planted bugs", "read the first error above")
-
-
-EXERCISE = _PlantedBugsExercise(
+EXERCISE = KernelExercise(
     stub="exercises/block_mean.cu", kernel=KERNEL,
     signature="const float *x, float *y, float *means, int n",
-    cases=CASES, detect=_mistakes, where=_where,
+    cases=CASES, where=_where, launch=_launch, mistakes=_mistakes,
+    crash_hint="read the error: it names the thread and the line",
+    simulated="looks for the planted bugs", before=planted_bugs,
     success=("all 3 planted bugs are fixed (the bounds checks, the race check and the init check "
              "find nothing), and y and means match NumPy for every size tried "
              f"({len(CASES)} launches, last blocks of 232, 37 and 256 elements)"))
 
 
-def check_block_mean(path: str = EXERCISE.stub):
-    """Compile ``cuda_src/<path>``, look for each planted bug, then run it on a few sizes;
-    print and return the Verdict."""
-    return EXERCISE.check_file(path)
-
-
-def check_block_mean_kernel(kernel, sim_kernel=None):
-    """The checks of ``check_block_mean`` on a compiled ``subtract_block_mean`` kernel (and, on
-    a GPU, the same kernel compiled by the simulator)."""
-    return EXERCISE.check_kernel(kernel, sim_kernel)
+check_block_mean = EXERCISE.check_file          # (path="exercises/block_mean.cu"): the
+# planted bugs looked for on the simulator, then the cases run
+check_block_mean_kernel = EXERCISE.check_kernel  # (kernel, simulated=None): the same on a
+# compiled kernel; on a GPU, simulated is the same source compiled by the simulator

@@ -26,9 +26,10 @@ import itertools
 
 import numpy as np
 
-from helpers.exercises.common import GuardedOutput, is_poison, launch_catching
+from helpers.exercises.common import Input, Output
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end
-from helpers.exercises.races import RaceCheckedExercise, checked_run, race_mistake
+from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.microscope import observe, race_mistake
 
 RADIUS = 2
 BLOCK = (32, 8, 1)
@@ -86,60 +87,35 @@ holds what an earlier launch left there (on a GPU as on the simulator), which mu
 right values by chance."""
 
 
-def _image(case):
+def _launch(case):
+    """A new image; the input with JUNK rows before and after it, for the overhang and more."""
     height, width = case
-    rng = np.random.default_rng([height, width, next(_RUNS)])
-    return rng.random((height, width), np.float32)
+    image = np.random.default_rng([height, width, next(_RUNS)]).random((height, width),
+                                                                       np.float32)
+    margin = (RADIUS + BLOCK[1] + 1) * (width + 2 * RADIUS)
+    return Launch((Input(image, margin, JUNK, before=margin),
+                   Output((height, width), guard=BLOCK[1] * width + BLOCK[0]),
+                   np.int32(width), np.int32(height)), block=BLOCK, grid=_grid(case), model=image)
 
 
-def _padded(gpuarray, image):
-    """The image on the device, as a view into a buffer with JUNK rows before and after it (a
-    view keeps its buffer alive)."""
-    margin = (RADIUS + BLOCK[1] + 1) * (image.shape[1] + 2 * RADIUS)   # the overhang, and more
-    host = np.full(image.size + 2 * margin, JUNK, np.float32)
-    host[margin:margin + image.size] = image.ravel()
-    return gpuarray.to_gpu(host)[margin:margin + image.size]
-
-
-def _mistakes(kernels, case):
-    """Run one case; yield (problem, hint) for each mistake seen, the most telling first."""
-    from helpers.backend import gpuarray
-
+def _mistakes(case, run):
+    """The mistakes one launch shows, the most telling first; on the first image the launch on
+    the simulator, race-checked and traced, too."""
     height, width = case
-    image = _image(case)
-    source = _padded(gpuarray, image)
-    out = GuardedOutput((height, width), np.float32, guard=BLOCK[1] * width + BLOCK[0])
-    i32 = np.int32
-    problem = launch_catching(lambda: kernels.run(source, out.gpu, i32(width), i32(height),
-                                                  block=BLOCK, grid=_grid(case)))
-    if problem:
-        yield problem, GUARD_HINT + "; and clamp every pixel the tile loads to the image"
-        return
-    got, _ = out.read()
-    yield from past_the_end(out.written_past_end(), Grid(height, width, BLOCK), WORDS,
-                            GUARD_HINT)
-    yield from never_written(is_poison(got), WORDS)
+    image, got = run.model, run.out.got
+    yield from past_the_end(run.out.past, Grid(height, width, BLOCK), WORDS, GUARD_HINT)
+    yield from never_written(run.out.unwritten, WORDS)
     stats = None
     if case == CASES[0]:
-        error, stats = _checked_run(kernels.sim, image, case)
-        if error:
-            yield race_mistake(error, "each thread stores only its own pixel, "
-                                       "out[y * width + x]")
+        seen = observe(run.kernel, run.launch)
+        if seen.error:
+            yield race_mistake(seen.error, "each thread stores only its own pixel, "
+                                           "out[y * width + x]")
             return
+        stats = seen.stats
     yield from _wrong_values(image, got, case)
     if stats is not None:
         yield from _global_loads(stats, case)
-
-
-def _checked_run(sim_kernel, image, case):
-    """The race check and the trace of one launch on the simulator (see races.checked_run)."""
-    from helpers.sim import gpuarray as sim_gpuarray
-
-    height, width = case
-    source = _padded(sim_gpuarray, image)
-    out = sim_gpuarray.empty((height, width), np.float32)
-    return checked_run(sim_kernel, (source, out, np.int32(width), np.int32(height)), BLOCK,
-                       _grid(case))
 
 
 def _models(image):
@@ -230,21 +206,16 @@ def _global_loads(stats, case):
                "window from the tile (TODO 4): a warp then makes about 3 requests")
 
 
-EXERCISE = RaceCheckedExercise(
+EXERCISE = KernelExercise(
     stub="exercises/box_blur.cu", kernel="box_blur",
     signature="const float *in, float *out, int width, int height",
-    cases=CASES, detect=_mistakes, where=_where,
+    cases=CASES, where=_where, launch=_launch, mistakes=_mistakes,
+    crash_hint=GUARD_HINT + "; and clamp every pixel the tile loads to the image",
+    simulated="runs the race check and the trace",
     success=f"the blur matches NumPy on {len(CASES)} images whose sides are not multiples of the "
             "block, with no race and with the window read from the shared tile; nothing written "
             "outside the image")
 
-
-def check_box_blur(path: str = EXERCISE.stub):
-    """Compile ``cuda_src/<path>``, check its ``box_blur``; print and return the Verdict."""
-    return EXERCISE.check_file(path)
-
-
-def check_box_blur_kernel(kernel, sim=None):
-    """The checks of ``check_box_blur`` on a compiled kernel; on a GPU, ``sim`` is the same
-    source compiled by the simulator (for the race check and the trace)."""
-    return EXERCISE.check_kernel(kernel, sim)
+check_box_blur = EXERCISE.check_file          # (path="exercises/box_blur.cu")
+check_box_blur_kernel = EXERCISE.check_kernel  # (kernel, simulated=None): the same on a compiled
+# kernel; on a GPU, simulated is the same source compiled by the simulator

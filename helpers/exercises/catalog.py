@@ -1,8 +1,8 @@
 """Every exercise of the course, where the learner's work for it lives, and how to check it.
 
 An exercise is a kernel in a ``.cu`` stub under ``cuda_src/exercises/``, or (notebooks 05 and
-11) a Python function the learner writes in a notebook cell. ``check(exercise, root)`` checks the work
-found under ``root``, a copy of the course: the learner's own (``status()``) or a student's
+11) a Python function the learner writes in a notebook cell. ``check(exercise, root)`` checks the
+work found under ``root``, a copy of the course: the learner's own (``status()``) or a student's
 submission (``tools/grade.py``). ``as_shipped(exercise)`` is the stub as the course hands it out,
 kept in ``helpers/exercises/as_shipped/`` so that a reset can put it back and ``status()`` can
 tell an exercise not yet started (a test keeps those copies equal to the course's stubs).
@@ -22,11 +22,22 @@ AS_SHIPPED = Path(__file__).resolve().parent / "as_shipped"
 
 @dataclasses.dataclass(frozen=True)
 class Exercise:
+    """An exercise, its checker ``helpers.exercises.<name>.check_<name>`` (or ``checker``). The
+    learner edits ``work``, relative to the course's root: by default the kernel stub
+    ``cuda_src/exercises/<name>.cu``, or for a Python exercise (``function``: what the learner's
+    cell defines) the notebook."""
+
     name: str
     notebook: str       # the notebook whose exercise it is, in notebooks/
-    work: str           # the file the learner edits, relative to the course's root
-    checker: str        # "module:function" in helpers.exercises
-    function: str = ""  # for a Python exercise: the function the learner's cell defines
+    work: str = ""
+    function: str = ""
+    checker: str = ""
+
+    def __post_init__(self):
+        if not self.work:
+            work = f"notebooks/{self.notebook}" if self.function else \
+                f"cuda_src/exercises/{self.name}.cu"
+            object.__setattr__(self, "work", work)
 
     @property
     def is_kernel(self) -> bool:
@@ -34,34 +45,20 @@ class Exercise:
 
 
 EXERCISES = [
-    Exercise("scale_vector", "01_hello_cuda.ipynb", "cuda_src/exercises/scale_vector.cu",
-             "scale_vector:check_scale_vector"),
-    Exercise("matrix_index", "02_threads_and_blocks.ipynb", "cuda_src/exercises/matrix_index.cu",
-             "matrix_index:check_matrix_index"),
-    Exercise("julia", "03_mandelbrot.ipynb", "cuda_src/exercises/julia.cu", "julia:check_julia"),
-    Exercise("sepia", "04_grayscale.ipynb", "cuda_src/exercises/sepia.cu", "sepia:check_sepia"),
-    Exercise("sepia_x16", "04_grayscale.ipynb", "cuda_src/exercises/sepia_x16.cu",
-             "sepia_x16:check_sepia_x16"),
-    Exercise("pipeline", "05_pinned_memory_and_streams.ipynb",
-             "notebooks/05_pinned_memory_and_streams.ipynb", "pipeline:check_pipeline",
-             "my_pipeline"),
-    Exercise("box_blur", "06_shared_memory.ipynb", "cuda_src/exercises/box_blur.cu",
-             "box_blur:check_box_blur"),
-    Exercise("dot_product", "07_reductions_and_atomics.ipynb", "cuda_src/exercises/dot_product.cu",
-             "dot_product:check_dot"),
-    Exercise("histogram_rgb", "07_reductions_and_atomics.ipynb",
-             "cuda_src/exercises/histogram_rgb.cu", "histogram_rgb:check_histogram_rgb"),
-    Exercise("matmul_bt", "08_matrix_multiply.ipynb", "cuda_src/exercises/matmul_bt.cu",
-             "matmul_bt:check_matmul_bt"),
-    Exercise("block_mean", "09_debugging_and_profiling.ipynb",
-             "cuda_src/exercises/block_mean.cu", "block_mean:check_block_mean"),
-    Exercise("backproject_range", "10_depth_to_point_cloud.ipynb",
-             "cuda_src/exercises/backproject_range.cu",
-             "backproject_range:check_backproject_range"),
-    Exercise("gray_split", "11_multiple_gpus.ipynb", "notebooks/11_multiple_gpus.ipynb",
-             "gray_split:check_gray_split", "my_gray_split"),
-    Exercise("sepia_opencl", "12_opencl.ipynb", "cuda_src/opencl/exercises/sepia.cl",
-             "sepia_opencl:check_sepia_opencl"),
+    Exercise("scale_vector", "01_hello_cuda.ipynb"),
+    Exercise("matrix_index", "02_threads_and_blocks.ipynb"),
+    Exercise("julia", "03_mandelbrot.ipynb"),
+    Exercise("sepia", "04_grayscale.ipynb"),
+    Exercise("sepia_x16", "04_grayscale.ipynb"),
+    Exercise("pipeline", "05_pinned_memory_and_streams.ipynb", function="my_pipeline"),
+    Exercise("box_blur", "06_shared_memory.ipynb"),
+    Exercise("dot_product", "07_reductions_and_atomics.ipynb", checker="check_dot"),
+    Exercise("histogram_rgb", "07_reductions_and_atomics.ipynb"),
+    Exercise("matmul_bt", "08_matrix_multiply.ipynb"),
+    Exercise("block_mean", "09_debugging_and_profiling.ipynb"),
+    Exercise("backproject_range", "10_depth_to_point_cloud.ipynb"),
+    Exercise("gray_split", "11_multiple_gpus.ipynb", function="my_gray_split"),
+    Exercise("sepia_opencl", "12_opencl.ipynb", work="cuda_src/opencl/exercises/sepia.cl"),
 ]
 
 
@@ -82,26 +79,17 @@ def as_shipped(exercise: Exercise) -> str:
 
 
 def learner_work(exercise: Exercise, root: Path) -> str | None:
-    """The learner's version of the stub under ``root``, or None when it is missing."""
+    """The learner's version of the stub under ``root`` (for a Python exercise, the code cell
+    that starts with ``def <function>(``, as last saved), or None when it is missing."""
     path = Path(root) / exercise.work
-    if not path.is_file():
-        return None
     if exercise.is_kernel:
-        return path.read_text(errors="replace")
-    return notebook_function(path, exercise.function)
-
-
-def notebook_function(notebook: Path, name: str) -> str | None:
-    """The source of the code cell that starts with ``def name(``, as saved in ``notebook``."""
+        return path.read_text(errors="replace") if path.is_file() else None
     try:
-        cells = json.loads(Path(notebook).read_text(encoding="utf-8"))["cells"]
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
     except (OSError, ValueError, KeyError):
         return None
-    for cell in cells:
-        source = "".join(cell.get("source", ""))
-        if cell.get("cell_type") == "code" and source.startswith(f"def {name}("):
-            return source
-    return None
+    sources = ("".join(c.get("source", "")) for c in cells if c.get("cell_type") == "code")
+    return next((s for s in sources if s.startswith(f"def {exercise.function}(")), None)
 
 
 def started(exercise: Exercise, root: Path) -> bool:
@@ -112,8 +100,8 @@ def started(exercise: Exercise, root: Path) -> bool:
 
 def check(exercise: Exercise, root: Path) -> Verdict:
     """Run the exercise's checker on the work under ``root``; print and return the verdict."""
-    module, function = exercise.checker.split(":")
-    checker = getattr(importlib.import_module(f"helpers.exercises.{module}"), function)
+    checker = getattr(importlib.import_module(f"helpers.exercises.{exercise.name}"),
+                      exercise.checker or f"check_{exercise.name}")
     if exercise.is_kernel:
         return checker(str((Path(root) / exercise.work).resolve()))
     source = learner_work(exercise, root)

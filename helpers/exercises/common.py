@@ -1,18 +1,22 @@
-"""Small pieces shared by the exercise checkers.
+"""What a kernel exercise's launch is made of: its inputs, its poisoned outputs, and a launch
+that reports instead of raising.
 
-- ``GuardedOutput`` is an output buffer pre-filled with poison (NaN for floats) followed by a
-  guard zone, so that a checker can tell "never written" and "written past the end" apart from
-  "written wrong".
+- ``Input`` is an input array with spare elements of a junk value around it, so that a wrong
+  index lands in memory the checker owns (and reads a value that shows) instead of crashing.
+- ``Output`` is an output buffer pre-filled with poison (NaN for floats) followed by a guard
+  zone, so that a checker can tell "never written" and "written past the end" from "written
+  wrong"; ``Output.read`` gives a ``Result``.
 - ``launch_catching(launch)`` runs a launch and synchronizes, and turns the errors a wrong kernel
   causes into a message instead of an exception.
 
-The verdicts themselves, and the loop that finds them, are in ``helpers.exercises.verdict``.
-
-The backend (``helpers.backend``) is imported inside the functions, so that importing a checker
-module costs nothing until it runs.
+The runner that puts them together is ``kernel.KernelExercise``. The backend's ``gpuarray`` is
+handed in, never imported here, so that the same launch runs on the simulator too (the race check
+and the trace, ``microscope.observe``).
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 
@@ -33,45 +37,98 @@ def poison_value(dtype) -> object:
     raise TypeError(f"no poison value for dtype {dtype}")
 
 
-def is_poison(values: np.ndarray) -> np.ndarray:
-    """Boolean mask: True where ``values`` still holds the poison value (never written).
+def is_poison(values: np.ndarray, poison=None) -> np.ndarray:
+    """Boolean mask: True where ``values`` still holds ``poison`` (by default ``poison_value``):
+    never written. Floats are compared by their bits, so that a NaN a kernel computed counts as
+    written.
 
     For 8- and 16-bit integers the poison is a value a kernel could also write (0xEF for uint8):
     treat a match there as "probably never written", after comparing with the expected result.
     """
-    if values.dtype.kind == "f":  # the poison's own bits: a NaN a kernel computed is written
+    poison = np.array(poison_value(values.dtype) if poison is None else poison, values.dtype)
+    if values.dtype.kind == "f":
         bits = np.dtype(f"u{values.dtype.itemsize}")
-        return values.view(bits) == np.array(poison_value(values.dtype)).view(bits)
-    return values == poison_value(values.dtype)
+        return values.view(bits) == poison.view(bits)
+    return values == poison
 
 
-class GuardedOutput:
-    """A device output buffer of ``shape`` followed by ``guard`` spare elements, all poisoned.
+@dataclasses.dataclass(frozen=True)
+class Input:
+    """An input array, copied to the device between ``before`` and ``after`` spare elements of
+    ``junk``; the kernel gets a pointer to ``values``' first element."""
 
-    Pass ``out.gpu`` (a GPUArray of ``size + guard`` elements, flat) to the kernel, run it, then
-    ``result, guard_untouched = out.read()``: ``result`` has ``shape``; ``guard_untouched`` is False
-    when the kernel wrote past the end of the output.
-    """
+    values: np.ndarray
+    after: int = 0
+    junk: object = 0
+    before: int = 0
 
-    def __init__(self, shape, dtype=np.float32, guard: int = GUARD):
-        from helpers.backend import gpuarray
+    def device(self, gpuarray):
+        size = self.values.size
+        host = np.full(self.before + size + self.after, self.junk, self.values.dtype)
+        host[self.before:self.before + size] = self.values.ravel()
+        buffer = gpuarray.to_gpu(host)
+        # a view into the buffer keeps it alive
+        return buffer[self.before:self.before + size] if self.before else buffer
 
-        self.shape = (shape,) if np.isscalar(shape) else tuple(shape)
-        self.dtype = np.dtype(dtype)
-        self.size = int(np.prod(self.shape))
-        self.guard = guard
-        host = np.full(self.size + guard, poison_value(self.dtype), dtype=self.dtype)
-        self.gpu = gpuarray.to_gpu(host)
 
-    def read(self) -> tuple[np.ndarray, bool]:
-        """Copy back: ``(result reshaped to shape, True if the guard zone is still all poison)``."""
-        host = self.gpu.get()
-        result = host[: self.size].reshape(self.shape)
-        return result, bool(is_poison(host[self.size:]).all())
+@dataclasses.dataclass(frozen=True)
+class Result:
+    """An output after the launch: ``got`` (its ``shape``), ``past`` (the flat indices past its
+    end that were written), ``unwritten`` (True where ``got`` still holds the poison) and
+    ``differs`` (True when two launches with different poisons wrote different values)."""
 
-    def written_past_end(self) -> np.ndarray:
-        """Flat indices (counted from the start of the output) past its end that were written."""
-        return np.flatnonzero(~is_poison(self.gpu.get()[self.size:])) + self.size
+    got: np.ndarray
+    past: np.ndarray
+    unwritten: np.ndarray
+    differs: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class Output:
+    """An output buffer of ``shape`` followed by ``guard`` spare elements, all ``poison`` (by
+    default ``poison_value(dtype)``), except that ``start``, where given, is what the output
+    itself holds before the launch (0 for a sum). With several ``poisons`` the kernel runs once
+    with each: where any value can be a right answer (a byte), an element that holds each run's
+    poison after it was never written."""
+
+    shape: int | tuple
+    dtype: object = np.float32
+    guard: int = GUARD
+    poisons: tuple = (None,)
+    start: object = None
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape))
+
+    def device(self, gpuarray, run: int = 0):
+        """The buffer for launch number ``run``."""
+        poison = self.poisons[run % len(self.poisons)]
+        dtype = np.dtype(self.dtype)
+        host = np.full(self.size + self.guard,
+                       poison_value(dtype) if poison is None else poison, dtype)
+        if self.start is not None:
+            host[:self.size] = self.start
+        return gpuarray.to_gpu(host)
+
+    def read(self, hosts) -> Result:
+        """The ``Result`` of the buffers ``hosts`` copied back, one per run."""
+        never = np.logical_and.reduce([is_poison(h, self.poisons[k % len(self.poisons)])
+                                       for k, h in enumerate(hosts)])
+        first = hosts[0]
+        differs = (np.logical_or.reduce([h != first for h in hosts]) & ~never).any()
+        shape = (self.shape,) if np.isscalar(self.shape) else tuple(self.shape)
+        return Result(first[:self.size].reshape(shape),
+                      np.flatnonzero(~never[self.size:]) + self.size,
+                      never[:self.size].reshape(shape), bool(differs))
+
+
+def device_arguments(args, gpuarray, run: int = 0) -> list:
+    """The kernel's arguments on the device: an ``Input`` or ``Output`` made there, a NumPy array
+    copied there, anything else (a NumPy scalar, an array already there) passed as it is."""
+    return [a.device(gpuarray, run) if isinstance(a, Output) else
+            a.device(gpuarray) if isinstance(a, Input) else
+            gpuarray.to_gpu(a) if isinstance(a, np.ndarray) else a for a in args]
 
 
 def launch_catching(launch) -> str | None:

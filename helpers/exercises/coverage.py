@@ -1,7 +1,7 @@
 """Which elements of a 2-D output a kernel reached, and the mistakes of index and guard that its
 coverage shows: the detectors every exercise with a 2-D grid shares.
 
-A checker fills its output with poison and a guard zone after it (``common.GuardedOutput`` or its
+A checker fills its output with poison and a guard zone after it (``common.Output`` or its
 own), launches the learner's kernel on a ``Grid`` whose sides are not multiples of the block, and
 hands these generators what it saw: the flat indices written past the end (``past_the_end``), and
 which elements were reached (``reached``, then ``never_written``). Each yields ``(problem, hint)``

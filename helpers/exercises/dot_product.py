@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from helpers.exercises.common import launch_catching
-from helpers.exercises.microscope import MicroscopeExercise, observe, race_mistake
+from helpers.exercises.common import Input, Output
+from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.microscope import observe, observed_mistakes
 
 RTOL = 1e-5
 """Relative difference from NumPy's sum (float64) within which a float32 sum counts as right
@@ -43,12 +44,17 @@ ATOMIC_HINT = ("several blocks add to *result at once: *result += v loses update
                "atomicAdd(result, v), once a block")
 
 
-def _inputs(n):
+def _launch(case):
+    """x and y hold NaN past n (a kernel that reads there gets NaN); *result starts at 0, and the
+    guard after it is NaN."""
+    n = case["n"]
     rng = np.random.default_rng(n)
-    pad = np.full(GUARD, np.nan, np.float32)   # past n: a kernel that reads there gets NaN
     x = rng.uniform(0.5, 1.5, n).astype(np.float32)
     y = rng.uniform(0.5, 1.5, n).astype(np.float32)
-    return np.concatenate([x, pad]), np.concatenate([y, pad])
+    return Launch((Input(x, GUARD, np.nan), Input(y, GUARD, np.nan),
+                   Output(1, guard=GUARD, start=0.0), np.int32(n)),
+                  block=(case["block"], 1, 1), grid=(case["grid"], 1),
+                  model=x.astype(np.float64) * y)
 
 
 def _where(case):
@@ -57,38 +63,30 @@ def _where(case):
         "observe") else launch
 
 
-def _mistakes(kernels, case):
-    """Run one case; yield (problem, hint) for each mistake seen, the most telling first."""
+def _detect(kernels, case):
+    """The last case looks at the launch on the simulator only; the others launch on the
+    notebook's backend."""
     if case.get("observe"):
-        yield from _observed_mistakes(kernels, case)
-        return
-    from helpers.backend import gpuarray
+        yield from _observed_mistakes(kernels)
+    elif (run := (yield from EXERCISE.run(kernels, _launch(case)))) is not None:
+        yield from _mistakes(kernels, case, run)
 
-    n, block, grid = case["n"], case["block"], case["grid"]
-    x, y = _inputs(n)
-    out = np.full(1 + GUARD, np.nan, np.float32)
-    out[0] = 0.0
-    result = gpuarray.to_gpu(out)
-    error = launch_catching(lambda: kernels.device(gpuarray.to_gpu(x), gpuarray.to_gpu(y), result,
-                                                   np.int32(n), block=(block, 1, 1),
-                                                   grid=(grid, 1)))
-    if error:
-        yield error, "read x[i] and y[i] only for i < n, and write only *result"
-        return
-    got_all = result.get()
-    got = float(got_all[0])
-    products = x[:n].astype(np.float64) * y[:n]
-    if not np.isnan(got_all[1:]).all():
+
+def _mistakes(kernels, case, run):
+    """The mistakes one launch shows, the most telling first."""
+    block, grid = case["block"], case["grid"]
+    got, products = float(run.out.got[0]), run.model
+    if run.out.past.size:
         yield ("the kernel wrote past *result (result[1] and on)",
                "the result is one float: only *result (result[0]) may be written")
     if np.isnan(got):  # a race explains a NaN too: the barrier before reading shared memory
-        yield from race_mistake(_observe(kernels), BARRIER_HINT, ATOMIC_HINT,
-                                wrong="the sum is NaN")
+        yield from observed_mistakes(_observe(kernels), BARRIER_HINT, ATOMIC_HINT,
+                                     wrong="the sum is NaN")
     yield from _no_sum(got)
     if _close(got, products.sum()):
         return
-    yield from race_mistake(_observe(kernels), BARRIER_HINT, ATOMIC_HINT,  # the likeliest cause
-                            wrong="the sum is wrong")
+    yield from observed_mistakes(_observe(kernels), BARRIER_HINT, ATOMIC_HINT,  # the likeliest
+                                 wrong="the sum is wrong")                       # cause
     yield from _wrong_sum(got, products, block, grid)
     yield (f"the sum is {got:.7g}, NumPy's is {products.sum():.7g}",
            "each thread adds x[i] * y[i] over its i (grid-stride loop), warp_sum adds a "
@@ -172,46 +170,36 @@ def _parts(products, block, grid):
 
 
 def _observe(kernels):
-    case = CASES[-1]
-    x, y = _inputs(case["n"])
-    return observe(kernels, lambda g: (g.to_gpu(x), g.to_gpu(y), g.zeros(1, np.float32),
-                                       np.int32(case["n"])),
-                   (case["block"], 1, 1), (case["grid"], 1))
+    return observe(kernels, _launch(CASES[-1]))
 
 
-def _observed_mistakes(kernels, case):
+def _observed_mistakes(kernels):
     """The right sum, by luck or not: the race check, shared memory read before it was written
     (on a GPU its garbage may be 0 by luck), then one atomic a block."""
     seen = _observe(kernels)
-    yield from race_mistake(seen, BARRIER_HINT, ATOMIC_HINT)
-    if seen is not None and not seen.race and not seen.crash and np.isnan(seen.args[2].get()[0]):
+    yield from observed_mistakes(seen, BARRIER_HINT, ATOMIC_HINT)
+    if not seen.error and np.isnan(seen.outs[0].got[0]):
         yield ("on the simulator, which fills shared memory with NaN before each block (a GPU "
                "leaves whatever was there, which may be 0 by luck), the sum is NaN: the kernel "
                "reads an element of warp_sums that no warp of the block wrote",
                "of warp_sums read only the blockDim.x / 32 sums the block's warps wrote (lane < "
                "blockDim.x / 32; the other lanes add 0)")
-    if seen is not None and seen.stats is not None and seen.stats.atomics.lanes > seen.blocks:
+    if seen.stats is not None and seen.stats.atomics.lanes > seen.blocks:
         yield (f"the kernel made {seen.stats.atomics.lanes:,} atomic additions to *result for "
                f"{seen.blocks} blocks (the simulator's trace counted them)",
                "add up the block first (warp_sum, then the warps' sums), and let one thread a "
                "block do atomicAdd(result, block_sum): one atomic a block")
 
 
-EXERCISE = MicroscopeExercise(
+EXERCISE = KernelExercise(
     stub="exercises/dot_product.cu", kernel="dot",
     signature="const float *x, const float *y, float *result, int n",
-    cases=CASES, detect=_mistakes, where=_where,
+    cases=CASES, where=_where, detect=_detect, simulated="runs the race check",
+    crash_hint="read x[i] and y[i] only for i < n, and write only *result",
     success=f"the dot product matches NumPy's ({len(CASES) - 1} sizes from 1 to 100,003, "
             "blocks of 1 to 32 warps, grids larger and smaller than n), no race, one atomic a "
             "block")
 
-
-def check_dot(path: str = EXERCISE.stub):
-    """Compile ``cuda_src/<path>`` and check its ``dot`` kernel; print and return the Verdict."""
-    return EXERCISE.check_file(path)
-
-
-def check_dot_kernel(kernel, simulated=None):
-    """The checks of ``check_dot`` on a compiled ``dot`` kernel (``simulated``: the same source
-    compiled by the simulator, when the backend is PyCUDA)."""
-    return EXERCISE.check_kernel(kernel, simulated)
+check_dot = EXERCISE.check_file          # (path="exercises/dot_product.cu")
+check_dot_kernel = EXERCISE.check_kernel  # (kernel, simulated=None): the same on a compiled
+# kernel; on a GPU, simulated is the same source compiled by the simulator

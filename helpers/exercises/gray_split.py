@@ -1,36 +1,25 @@
-"""Checker for the exercise of notebook 11: a batch of images converted to grey on every device.
+"""Checker for the exercise of notebook 11 (which states it in full): the learner's Python
+function ``my_gray_split(images, contexts, kernels)`` converts a ``(count, height, width, 3)``
+uint8 batch of RGB images to grey, every device a share, device k in ``contexts[k]`` with
+``kernels[k]`` (``rgb_to_gray`` of ``cuda_src/grayscale.cu`` compiled in that context).
 
-The exercise is a Python function. The learner writes
-
-    def my_gray_split(images, contexts, kernels): ...
-
-- ``images``: a ``(count, height, width, 3)`` uint8 batch of RGB images on the host;
-- ``contexts[k]``: device k's context; ``kernels[k]``: ``rgb_to_gray`` of ``cuda_src/grayscale.cu``
-  compiled in that context (launched as in notebook 04, block (32, 8, 1), a share of images being
-  one tall image of ``width x (share * height)`` pixels);
-- it returns the ``(count, height, width)`` uint8 grey images, every device having converted a
-  share of the batch.
-
-``check_gray_split(my_gray_split)`` runs it on batches whose size is not a multiple of the
-number of devices, and one smaller than it. The kernels it hands over record each launch and
-refuse one made while another device's context is current (on a GPU that launch would fail with
-"invalid resource handle"; for memory of the wrong device, it would end the context). It checks
-the result against NumPy, that every context pushed was popped, and, when there are several
-devices and at least as many images, that every device converted its share. A context left pushed
-is found by the depth of the thread's context stack, not by which context is current: with one
-GPU, device 0's context pushed again is the one that was already current. With one device
-(a machine with one GPU) the split itself cannot be checked, and the verdict says so; the
-simulator presents two devices for the check when it has fewer.
+``check_gray_split(my_gray_split)`` runs it on batches whose size is not a multiple of the number
+of devices, and one smaller than it. The kernels it hands over record each launch and refuse one
+made while another device's context is current (on a GPU it would fail with "invalid resource
+handle"; for memory of the wrong device, it would end the context). A context left pushed is
+found by the depth of the thread's context stack, not by which context is current: with one GPU,
+device 0's context pushed again is the one that was already current. With one device the split
+itself cannot be checked, and the verdict says so; the simulator presents two devices for it.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from helpers.exercises.verdict import Verdict, check_cases, not_yet
+from helpers.exercises.function import Refused, check_function, run_catching
+from helpers.exercises.verdict import Verdict, check_cases
 
-KERNEL_FILE = "grayscale.cu"
-KERNEL_NAME = "rgb_to_gray"
+KERNEL_FILE, KERNEL_NAME = "grayscale.cu", "rgb_to_gray"
 WEIGHTS = np.array([0.299, 0.587, 0.114])
 
 # (images, height, width): not a multiple of 2 or 3 devices; fewer images than devices; sides
@@ -43,30 +32,27 @@ USING_HINT = ("do device k's work inside `with using(contexts[k]):` (from helper
               "which pushes its context and pops it again")
 
 
-class WrongContext(Exception):
-    """A device's kernel was called while another device's context was current."""
+def device_kernel(k, function, launches):
+    """``kernels[k]``: device k's kernel, which notes every launch in ``launches``, (k, rows,
+    width), and refuses one that would fail on a GPU."""
 
-
-class EmptyLaunch(Exception):
-    """A kernel was called with a grid of no blocks (an empty share)."""
-
-
-class DeviceKernel:
-    """``kernels[k]``: device k's kernel, which notes every launch: (k, rows, width)."""
-
-    def __init__(self, k, device, function, launches):
-        self.k, self.device, self.function, self.launches = k, device, function, launches
-
-    def __call__(self, *args, **kwargs):
+    def kernel(*args, **kwargs):
         from helpers.backend import drv
 
-        if drv.Context.get_device() != self.device:
-            raise WrongContext(self.k)
-        grid = kwargs.get("grid", (1, 1))
-        if min(grid) < 1:
-            raise EmptyLaunch(self.k)
-        self.launches.append((self.k, int(args[3]), int(args[2])))
-        return self.function(*args, **kwargs)
+        if drv.Context.get_device() != drv.Device(k):
+            raise Refused((f"kernels[{k}], device {k}'s kernel, was called while device {k}'s "
+                           "context was not current (on a GPU: cuLaunchKernel failed: invalid "
+                           "resource handle)", "a kernel runs in the context it was compiled "
+                           "in: " + USING_HINT))
+        if min(kwargs.get("grid", (1, 1))) < 1:
+            raise Refused((f"device {k} was launched on a grid of no blocks: its share of the "
+                           "images was empty, and such a launch fails", "when there are fewer "
+                           "images than devices, some shares are empty: skip a device with "
+                           "nothing to do (if lo == hi: continue)"))
+        launches.append((k, int(args[3]), int(args[2])))
+        return function(*args, **kwargs)
+
+    return kernel
 
 
 def reference(images: np.ndarray) -> np.ndarray:
@@ -76,55 +62,47 @@ def reference(images: np.ndarray) -> np.ndarray:
 
 def check_gray_split(fn) -> Verdict:
     """Run ``fn(images, contexts, kernels)`` on a few batches; print and return the Verdict."""
-    from helpers.backend import BACKEND
-
-    if not callable(fn):
-        return not_yet(f"check_gray_split needs your function, got {type(fn).__name__}",
-                       "call check_gray_split(my_gray_split), without parentheses after "
-                       "my_gray_split").report()
-    if BACKEND == "simulator":
-        from helpers.sim.settings import settings
-
-        with settings.changed(devices=max(settings.devices, 2)):
-            return _verdict(fn).report()
-    return _verdict(fn).report()
+    return check_function(fn, "my_gray_split", _verdict)
 
 
 def _verdict(fn) -> Verdict:
-    from helpers.backend import drv
-    from helpers.ch11.multigpu import compile_on_each, device_contexts, using
+    from helpers.backend import BACKEND
+    from helpers.ch11.multigpu import compile_on_each, device_contexts
+    from helpers.sim.settings import settings
 
+    if BACKEND == "simulator" and settings.devices < 2:
+        with settings.changed(devices=2):
+            return _verdict(fn)
     contexts = device_contexts()
     functions = compile_on_each(contexts, KERNEL_FILE, KERNEL_NAME)
-    devices = []
-    for context in contexts:
-        with using(context):
-            devices.append(drv.Context.get_device())
     n = len(contexts)
     success = (f"the grey images match NumPy's for every batch ({len(CASES)} batches, "
                f"{n} device{'s' if n > 1 else ''}), every context you pushed was popped")
-    if n > 1:
-        success += ", and every device converted its share"
-    else:
-        success += (". This machine has one device, so the split itself could not be checked: "
-                    "run the check on a machine with several GPUs, or on the simulator, which "
-                    "presents two devices for it")
-    return check_cases(CASES, lambda case: _mistakes(fn, contexts, devices, functions, case),
+    success += (", and every device converted its share" if n > 1 else ". This machine has one "
+                "device, so the split itself could not be checked: run the check on a machine "
+                "with several GPUs, or on the simulator, which presents two devices for it")
+    return check_cases(CASES, lambda case: _mistakes(fn, contexts, functions, case),
                        lambda case: f"{case[0]} images of {case[2]} x {case[1]}, {n} devices",
                        success)
 
 
-def _mistakes(fn, contexts, devices, functions, case):
+def _mistakes(fn, contexts, functions, case):
     """Run fn once; yield (problem, hint) for each mistake seen, the most telling first."""
+    from helpers.backend import drv
+
     count, height, width = case
     images = np.random.default_rng(count * 1000 + width).integers(
         0, 256, (count, height, width, 3), dtype=np.uint8)
     launches = []
-    kernels = [DeviceKernel(k, devices[k], functions[k], launches) for k in range(len(devices))]
+    kernels = [device_kernel(k, function, launches) for k, function in enumerate(functions)]
     before = context_stack()
-    raised, result = _run(fn, images.copy(), contexts, kernels)
-    after = context_stack()
-    set_context_stack(before)
+    raised, result = run_catching(
+        lambda: fn(images.copy(), list(contexts), kernels), "replace the TODOs with your code",
+        [(drv.Error, "a copy or a kernel failed: device k's arrays must be made with device k's "
+                     "context current, " + USING_HINT)],
+        "read the message: it names the call that failed. Device k's share is images[lo:hi], "
+        "its output a (hi - lo, height, width) uint8 array")
+    after = context_stack(restore=before)
     if raised:
         yield raised
         return
@@ -137,63 +115,24 @@ def _mistakes(fn, contexts, devices, functions, case):
         yield ("your function returned with another context current than the one before it: "
                "it popped a context it had not pushed", "pop only what you pushed: " + USING_HINT)
     yield from _wrong_result(result, images)
-    yield from _idle_devices(launches, len(devices), count, height)
+    yield from _idle_devices(launches, len(functions), count, height)
 
 
-def context_stack() -> list:
-    """This thread's contexts, innermost first, the stack left as it was. Neither CUDA nor
-    PyCUDA tells the stack's depth, so it is popped to the bottom to be read, then pushed back."""
-    stack = _pop_all()
-    set_context_stack(stack)
-    return stack
-
-
-def set_context_stack(stack: list) -> None:
-    """Make this thread's context stack ``stack`` (innermost first) again, whatever the
-    learner's function pushed or popped: a context left pushed would make PyCUDA abort the
-    process when it exits (\"The context stack was not empty upon module cleanup\")."""
-    _pop_all()
-    for context in reversed(stack):
-        context.push()
-
-
-def _pop_all() -> list:
-    """Pop every context of this thread's stack; return them, innermost first."""
+def context_stack(restore: list | None = None) -> list:
+    """This thread's contexts, innermost first; then the stack is made ``restore`` again, or
+    left as it was. Neither CUDA nor PyCUDA tells the stack's depth, so it is popped to the
+    bottom to be read. Restoring undoes whatever the learner's function pushed or popped: a
+    context left pushed would make PyCUDA abort the process when it exits (\"The context stack
+    was not empty upon module cleanup\")."""
     from helpers.backend import drv
 
     stack = []
     while drv.Context.get_current() is not None:
         stack.append(drv.Context.get_current())
         drv.Context.pop()
+    for context in reversed(stack if restore is None else restore):
+        context.push()
     return stack
-
-
-def _run(fn, images, contexts, kernels):
-    """``(None, result)``, or ``((problem, hint), None)`` when fn raised."""
-    from helpers.backend import drv
-
-    try:
-        return None, fn(images, list(contexts), kernels)
-    except WrongContext as err:
-        k = err.args[0]
-        return ((f"kernels[{k}], device {k}'s kernel, was called while device {k}'s context "
-                 "was not current (on a GPU: cuLaunchKernel failed: invalid resource handle)",
-                 "a kernel runs in the context it was compiled in: " + USING_HINT), None)
-    except EmptyLaunch as err:
-        return ((f"device {err.args[0]} was launched on a grid of no blocks: its share of the "
-                 "images was empty, and such a launch fails", "when there are fewer images "
-                 "than devices, some shares are empty: skip a device with nothing to do "
-                 "(if lo == hi: continue)"), None)
-    except NotImplementedError as err:
-        return (f"your function raised NotImplementedError: {err}",
-                "replace the TODOs with your code"), None
-    except Exception as err:  # noqa: BLE001 - a learner's bug is reported, not raised
-        hint = ("read the message: it names the call that failed. Device k's share is "
-                "images[lo:hi], its output a (hi - lo, height, width) uint8 array")
-        if isinstance(err, drv.Error):
-            hint = ("a copy or a kernel failed: device k's arrays must be made with device k's "
-                    "context current, " + USING_HINT)
-        return (f"your function raised {type(err).__name__}: {err}", hint), None
 
 
 def _wrong_result(result, images):

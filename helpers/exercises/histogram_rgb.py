@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from helpers.exercises.common import launch_catching
-from helpers.exercises.microscope import MicroscopeExercise, observe, race_mistake
+from helpers.exercises.common import Output
+from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.microscope import observe, observed_mistakes
 
 BINS, GUARD, PAD = 768, 64, 255
 
@@ -45,14 +46,17 @@ ATOMIC_HINT = ("bins[k]++ (or local[k]++) is a read, an add and a write, and thr
                "atomicAdd(&local[k], 1u)")
 
 
-def _image(case):
-    """The case's bytes (3n), then PAD past the end."""
+def _launch(case):
+    """The case's bytes (3n), then PAD past the end; bins start at 0, and so does the guard
+    after them, which must stay 0."""
     n = case["n"]
     if case["image"] == "one colour":
         rgb = np.tile(np.array([200, 100, 50], np.uint8), n)
     else:
         rgb = np.random.default_rng(n).integers(0, PAD, 3 * n, dtype=np.uint8)
-    return np.concatenate([rgb, np.full(GUARD, PAD, np.uint8)])
+    rgb = np.concatenate([rgb, np.full(GUARD, PAD, np.uint8)])
+    return Launch((rgb, Output(BINS, np.uint32, GUARD, poisons=(0,)), np.int32(n)),
+                  block=(case["block"], 1, 1), grid=(case["grid"], 1), model=rgb)
 
 
 def reference(rgb: np.ndarray) -> np.ndarray:
@@ -68,26 +72,20 @@ def _where(case):
         "observe") else launch
 
 
-def _mistakes(kernels, case):
-    """Run one case; yield (problem, hint) for each mistake seen, the most telling first."""
+def _detect(kernels, case):
+    """The last case looks at the launch on the simulator only; the others launch on the
+    notebook's backend."""
     if case.get("observe"):
         yield from _observed_mistakes(kernels, case)
-        return
-    from helpers.backend import gpuarray
+    elif (run := (yield from EXERCISE.run(kernels, _launch(case)))) is not None:
+        yield from _mistakes(kernels, case, run)
 
-    n, block, grid = case["n"], case["block"], case["grid"]
-    rgb = _image(case)
-    bins = gpuarray.zeros(BINS + GUARD, np.uint32)
-    error = launch_catching(lambda: kernels.device(gpuarray.to_gpu(rgb), bins, np.int32(n),
-                                                   block=(block, 1, 1), grid=(grid, 1)))
-    if error:
-        yield (error, "local has 768 bins and rgb 3 * n bytes: every loop over the bins runs "
-               "while b < 768 (a block may have more threads than bins, or fewer), and every "
-               "read of rgb[j] needs j < 3 * n")
-        return
-    got_all = bins.get().astype(np.int64)
-    got, want = got_all[:BINS], reference(rgb[:3 * n])
-    if got_all[BINS:].any():
+
+def _mistakes(kernels, case, run):
+    """The mistakes one launch shows, the most telling first."""
+    rgb, n = run.model, case["n"]
+    got, want = run.out.got.astype(np.int64), reference(rgb[:3 * n])
+    if run.out.past.size:
         yield ("the kernel wrote past bins[767]",
                "bins has 3 * 256 counters: bin c * 256 + v, for c from 0 to 2 and v from 0 to "
                "255")
@@ -95,8 +93,8 @@ def _mistakes(kernels, case):
     yield from _no_counts(got)
     if np.array_equal(got, want):
         return
-    yield from race_mistake(_observe(kernels), BARRIER_HINT, ATOMIC_HINT,  # the likeliest cause
-                            wrong="bins are wrong")
+    yield from observed_mistakes(_observe(kernels), BARRIER_HINT, ATOMIC_HINT,  # the likeliest
+                                 wrong="bins are wrong")                         # cause
     yield from _wrong_counts(got, want, rgb, case)
     first = int(np.argmax(got != want))
     yield (f"{int((got != want).sum())} of the 768 bins are wrong, the first bins[{first}] "
@@ -158,18 +156,14 @@ def _histogram_of(rgb, positions):
 
 
 def _observe(kernels):
-    case = CASES[-1]
-    rgb = _image(case)
-    return observe(kernels, lambda g: (g.to_gpu(rgb), g.zeros(BINS, np.uint32),
-                                       np.int32(case["n"])),
-                   (case["block"], 1, 1), (case["grid"], 1))
+    return observe(kernels, _launch(CASES[-1]))
 
 
 def _observed_mistakes(kernels, case):
     """The right counts, by luck or not: the race check, then the global atomics."""
     seen = _observe(kernels)
-    yield from race_mistake(seen, BARRIER_HINT, ATOMIC_HINT)
-    if seen is None or seen.stats is None:
+    yield from observed_mistakes(seen, BARRIER_HINT, ATOMIC_HINT)
+    if seen.stats is None:
         return
     global_ops, limit = seen.stats.atomics.lanes, BINS * seen.blocks
     if global_ops > limit:
@@ -181,22 +175,17 @@ def _observed_mistakes(kernels, case):
                "atomics a block")
 
 
-EXERCISE = MicroscopeExercise(
+EXERCISE = KernelExercise(
     stub="exercises/histogram_rgb.cu", kernel="histogram_rgb",
     signature="const unsigned char *rgb, unsigned int *bins, int n",
-    cases=CASES, detect=_mistakes, where=_where,
+    cases=CASES, where=_where, detect=_detect, simulated="runs the race check",
+    crash_hint="local has 768 bins and rgb 3 * n bytes: every loop over the bins runs while "
+               "b < 768 (a block may have more threads than bins, or fewer), and every read of "
+               "rgb[j] needs j < 3 * n",
     success=f"the 768 bins match NumPy's ({len(CASES) - 1} images, one of one colour, blocks of "
             "64 to 1024 threads, grids larger and smaller than the image), no race, and the "
             "counting is privatised (at most one global atomic a bin and block)")
 
-
-def check_histogram_rgb(path: str = EXERCISE.stub):
-    """Compile ``cuda_src/<path>`` and check its ``histogram_rgb`` kernel; print and return the
-    Verdict."""
-    return EXERCISE.check_file(path)
-
-
-def check_histogram_rgb_kernel(kernel, simulated=None):
-    """The checks of ``check_histogram_rgb`` on a compiled kernel (``simulated``: the same source
-    compiled by the simulator, when the backend is PyCUDA)."""
-    return EXERCISE.check_kernel(kernel, simulated)
+check_histogram_rgb = EXERCISE.check_file          # (path="exercises/histogram_rgb.cu")
+check_histogram_rgb_kernel = EXERCISE.check_kernel  # (kernel, simulated=None): the same on a
+# compiled kernel; on a GPU, simulated is the same source compiled by the simulator

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from helpers.exercises.common import GuardedOutput, is_poison, launch_catching
+from helpers.exercises.common import Output
 from helpers.exercises.coverage import Grid, Words, coverage
-from helpers.exercises.kernel import KernelExercise
+from helpers.exercises.kernel import KernelExercise, Launch
 
 WORDS = Words(index_hint="x = blockIdx.x * blockDim.x + threadIdx.x, and the same for y",
               guard_hint="the grid is rounded up to whole blocks, so some threads fall outside "
@@ -163,26 +163,25 @@ def _where(case):
             f"c={c_re}{c_im:+}i, max_iter={case['max_iter']}")
 
 
-def _mistakes(kernel, case):
-    """Run one case; yield (problem, hint) for each mistake seen, the most telling first."""
+def _launch(case):
+    """A guard zone as long as a block's worth of extra rows: a kernel without its bounds guard
+    writes there, not into someone else's memory."""
+    width, height, x_min, y_min, dx, dy = _case_args(case)
+    bx, by, _ = case["block"]
+    f32, i32 = np.float32, np.int32
+    return Launch((Output((height, width), np.int32, guard=by * width + bx), i32(width),
+                   i32(height), f32(x_min), f32(y_min), f32(dx), f32(dy), *map(f32, case["c"]),
+                   i32(case["max_iter"])),
+                  block=case["block"], grid=((width + bx - 1) // bx, (height + by - 1) // by))
+
+
+def _mistakes(case, run):
+    """The mistakes one launch shows, the most telling first."""
     width, height, x_min, y_min, dx, dy = _case_args(case)
     c_re, c_im = case["c"]
-    bx, by, _ = case["block"]
-    # A guard zone as long as a block's worth of extra rows: a kernel without its bounds guard
-    # writes there, not into someone else's memory.
-    out = GuardedOutput((height, width), np.int32, guard=by * width + bx)
-    f32, i32 = np.float32, np.int32
-    problem = launch_catching(lambda: kernel(
-        out.gpu, i32(width), i32(height), f32(x_min), f32(y_min), f32(dx), f32(dy), f32(c_re),
-        f32(c_im), i32(case["max_iter"]), block=case["block"],
-        grid=((width + bx - 1) // bx, (height + by - 1) // by)))
-    if problem:
-        yield (problem, "threads outside the image must not write: "
-               "if (x >= width || y >= height) return;")
-        return
-    got, _ = out.read()
-    yield from coverage(out.written_past_end(), is_poison(got), Grid(height, width, (bx, by)),
-                        WORDS, WORDS.guard_hint)
+    got = run.out.got
+    yield from coverage(run.out.past, run.out.unwritten,
+                        Grid(height, width, case["block"][:2]), WORDS, WORDS.guard_hint)
     ref = julia_reference(width, height, x_min, y_min, dx, dy, c_re, c_im, case["max_iter"])
     if _close(got, ref):
         return
@@ -202,17 +201,10 @@ EXERCISE = KernelExercise(
     stub="exercises/julia.cu", kernel="julia",
     signature=("int *iters, int width, int height, float x_min, float y_min, float dx, "
                "float dy, float c_re, float c_im, int max_iter"),
-    cases=CASES, detect=_mistakes, where=_where,
+    cases=CASES, where=_where, launch=_launch, mistakes=_mistakes,
+    crash_hint="threads outside the image must not write: if (x >= width || y >= height) return;",
     success=f"the Julia set matches NumPy ({len(CASES)} images whose sides are not multiples "
             "of the block; nothing written outside the image)")
 
-
-def check_julia(path: str = EXERCISE.stub):
-    """Compile ``cuda_src/<path>`` and check its ``julia`` kernel against NumPy; print and return
-    the Verdict."""
-    return EXERCISE.check_file(path)
-
-
-def check_julia_kernel(kernel):
-    """The checks of ``check_julia`` on a compiled ``julia`` kernel."""
-    return EXERCISE.check_kernel(kernel)
+check_julia = EXERCISE.check_file          # (path="exercises/julia.cu")
+check_julia_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel

@@ -1,10 +1,15 @@
-"""What every ``.cu`` exercise checks before it runs the learner's kernel, and the loop after.
+"""The runner every ``.cu`` exercise shares: what it checks before the learner's kernel runs,
+the launch of each case, and the loop over the cases.
 
-``KernelExercise`` holds one exercise: its stub, its kernel's name and signature, its cases and
-its mistake detectors. ``check_file(path)`` turns each thing that can go wrong before a launch
-into a verdict, in this order: the file is missing, it does not compile, it has no kernel of that
-name, the kernel's parameters are not the stub's. Then ``check_kernel`` runs the cases through
-``verdict.check_cases``. Both print the verdict's line and return it.
+``KernelExercise`` holds one exercise. ``check_file(path)`` turns each thing that can go wrong
+before a launch into a verdict, in this order: the file is missing, it does not compile, it has
+no kernel of that name, the kernel's parameters are not the stub's (and, for an exercise that
+looks at the kernel on the simulator, the simulator cannot compile it). Then ``check_kernel``
+runs the cases through ``verdict.check_cases``: for each, the exercise's ``launch(case)``
+gpuarray)`` says what to launch (a ``Launch``: inputs, poisoned outputs, block and grid); the
+runner makes the arrays, launches, turns a crash into the first mistake, reads the outputs back
+(a ``Run``) and hands them to the exercise's ``mistakes(case, run)``, an ordered generator of
+mistakes. Both print the verdict's line and return it.
 
 The signature is compared as text, from the learner's source, so that the verdict is the same on
 both backends (PyCUDA would pass a ``float`` to a ``double`` parameter without a word, and the
@@ -18,13 +23,22 @@ time limit stands in.)
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
+from helpers.exercises.common import Output, device_arguments, launch_catching
 from helpers.exercises.verdict import Verdict, check_cases, not_yet
 
 LAUNCH_TIME_LIMIT = 10.0
 """Seconds a single launch may run on the simulator before it counts as an endless loop (the
 checkers' launches take milliseconds). A shorter CUDA_SIM_TIME_LIMIT wins."""
+
+
+def time_limit() -> float:
+    """The time limit of the checkers' launches on the simulator (read when a check runs)."""
+    from helpers.sim.settings import settings
+
+    return min(LAUNCH_TIME_LIMIT, settings.time_limit or LAUNCH_TIME_LIMIT)
 
 _QUALIFIERS = re.compile(r"\b(const|volatile|__restrict__|restrict)\b")
 
@@ -72,16 +86,75 @@ def signature_mistake(source: str, kernel: str, expected: str):
     return None
 
 
+@dataclasses.dataclass(frozen=True)
+class Launch:
+    """One launch of a case: the kernel's ``args`` (``common.Input``, ``common.Output``, NumPy
+    arrays and scalars: see ``common.device_arguments``), its ``block`` and ``grid``, and
+    ``model``, whatever the exercise's detectors compare the outputs with (NumPy's result, the
+    inputs)."""
+
+    args: tuple
+    block: tuple
+    grid: tuple
+    model: object = None
+
+    @property
+    def outputs(self) -> list:
+        return [a for a in self.args if isinstance(a, Output)]
+
+
+@dataclasses.dataclass(frozen=True)
+class Run:
+    """A launch that finished: the ``Launch``, ``outs``, a ``common.Result`` for each of its
+    outputs in order (``out``: the first), and the ``kernel`` that ran (``Kernels`` for an
+    exercise that looks at it on the simulator too)."""
+
+    launch: Launch
+    outs: list
+    kernel: object
+
+    @property
+    def out(self):
+        return self.outs[0]
+
+    @property
+    def model(self):
+        return self.launch.model
+
+
+@dataclasses.dataclass
+class Kernels:
+    """The learner's kernel twice: ``device`` as the notebook's backend compiled it, and
+    ``simulated``, the same source on the simulator (the same object when the backend is the
+    simulator), for the checks only the simulator makes (``helpers.exercises.microscope``).
+    ``seen`` keeps what those found, so that a check runs each launch there once."""
+
+    device: object
+    simulated: object
+    seen: dict = dataclasses.field(default_factory=dict)
+
+
 class KernelExercise:
     """One ``.cu`` exercise: see the module's docstring.
 
-    ``detect(kernel, case)`` yields the mistakes it sees in one case (a generator);
-    ``where(case)`` describes the case for the verdict; ``success`` is the PASS text.
+    ``launch(case)`` gives the case's ``Launch``; ``mistakes(case, run)`` yields the
+    mistakes its ``Run`` shows, the most telling first; ``crash_hint`` is the hint for a launch
+    that crashed. An exercise whose cases are not one launch each gives ``detect(kernel, case)``
+    instead, a generator that may use ``run``. ``simulated`` (what the simulator's launches look
+    for, in words) makes the detectors get ``Kernels``. ``before(kernel)`` and ``after(kernel)``
+    give a verdict before the cases (or None to go on) and after they all passed (the timing of
+    an exercise that asks for speed). ``where(case)`` describes the case for the verdict (by
+    default ``case.where()``); ``success`` is the PASS text.
     """
 
-    def __init__(self, stub, kernel, signature, cases, detect, where, success):
+    def __init__(self, stub, kernel, signature, cases, success, *, where=None, launch=None,
+                 mistakes=None, crash_hint="", detect=None, simulated="", before=None,
+                 after=None):
         self.stub, self.kernel, self.signature = stub, kernel, signature
-        self.cases, self.detect, self.where, self.success = cases, detect, where, success
+        self.cases, self.success, self.where = cases, success, where or (lambda c: c.where())
+        self.launch, self.mistakes, self.crash_hint = launch, mistakes, crash_hint
+        self.detect = detect or self._launch_and_detect
+        self.simulated, self.before, self.after = simulated, before, after
 
     def check_file(self, path: str | None = None) -> Verdict:
         """Compile ``cuda_src/<path>`` (the stub by default), check it; print and return the
@@ -92,27 +165,62 @@ class KernelExercise:
             return kernel.report()
         return self.check_kernel(kernel)
 
-    def check_kernel(self, kernel) -> Verdict:
-        """Run the cases on an already compiled kernel; print and return the verdict."""
+    def check_kernel(self, kernel, simulated=None) -> Verdict:
+        """Run the cases on an already compiled kernel; print and return the verdict. For an
+        exercise that looks at the kernel on the simulator, ``simulated`` is the same source
+        compiled by the simulator (needed on a GPU only)."""
         from helpers.backend import BACKEND
 
+        if self.simulated and not isinstance(kernel, Kernels):
+            if simulated is None and BACKEND != "simulator":
+                raise ValueError("on a GPU, give the kernel compiled by the simulator too")
+            kernel = Kernels(kernel, kernel if simulated is None else simulated)
         if BACKEND == "simulator":
             from helpers.sim.settings import settings
 
-            limit = min(LAUNCH_TIME_LIMIT, settings.time_limit or LAUNCH_TIME_LIMIT)
-            with settings.changed(time_limit=limit):
+            with settings.changed(time_limit=time_limit()):
                 verdict = self._run_cases(kernel)
         else:
             verdict = self._run_cases(kernel)
         return verdict.report()
 
     def _run_cases(self, kernel) -> Verdict:
-        return check_cases(self.cases, lambda case: self.detect(kernel, case), self.where,
-                           self.success)
+        verdict = self.before(kernel) if self.before else None
+        if verdict is None:
+            verdict = check_cases(self.cases, lambda case: self.detect(kernel, case), self.where,
+                                  self.success)
+        return self.after(kernel) if verdict and self.after else verdict
+
+    def _launch_and_detect(self, kernel, case):
+        run = yield from self.run(kernel, self.launch(case))
+        if run is not None:
+            yield from self.mistakes(case, run)
+
+    def run(self, kernel, launch: Launch):
+        """Launch ``kernel`` as ``launch`` says, once per poison of its outputs (a generator:
+        yields the mistake of a launch that crashed; returns the ``Run``, or None after a
+        crash)."""
+        gpuarray, given = _gpuarray(), kernel
+        kernel = kernel.device if isinstance(kernel, Kernels) else kernel
+        runs = max([len(o.poisons) for o in launch.outputs] or [1])
+        inputs = device_arguments([a for a in launch.args if not isinstance(a, Output)], gpuarray)
+        hosts = []
+        for k in range(runs):
+            each = iter(inputs)
+            args = [a.device(gpuarray, k) if isinstance(a, Output) else next(each)
+                    for a in launch.args]
+            error = launch_catching(lambda: kernel(*args, block=launch.block, grid=launch.grid))
+            if error:
+                yield error, self.crash_hint
+                return None
+            hosts.append([a.get() for a, spec in zip(args, launch.args) if isinstance(spec, Output)])
+        return Run(launch, [o.read([h[i] for h in hosts]) for i, o in enumerate(launch.outputs)],
+                   given)
 
     def _load(self, path: str):
-        """The compiled kernel, or the verdict that says why there is none."""
-        from helpers.backend import CUDA_SRC, compile_cu, drv
+        """The compiled kernel (with its simulator twin, for an exercise that needs it), or the
+        verdict that says why there is none."""
+        from helpers.backend import BACKEND, CUDA_SRC, compile_cu, drv
 
         file = CUDA_SRC / path
         if not file.is_file():
@@ -134,5 +242,28 @@ class KernelExercise:
                            f"keep the signature given in the file: __global__ void "
                            f"{self.kernel}({self.signature})")
         mistake = signature_mistake(source, self.kernel, self.signature)
-        return not_yet(*mistake) if mistake else kernel
+        if mistake:
+            return not_yet(*mistake)
+        if not self.simulated or BACKEND == "simulator":
+            return kernel
+        return self._simulated_twin(path, kernel)
 
+    def _simulated_twin(self, path, kernel):
+        """``Kernels`` of ``kernel`` and the same file compiled by the simulator, or the verdict
+        that says why the simulator has none."""
+        from helpers.backend import read_cu
+        from helpers.sim import driver
+        from helpers.sim.compiler import SourceModule
+
+        try:
+            return Kernels(kernel, SourceModule(read_cu(path)).get_function(self.kernel))
+        except (driver.CompileError, driver.LogicError) as err:
+            print(getattr(err, "stderr", None) or err)
+            return not_yet(f"{path} compiles with nvcc, but not on the simulator, which "
+                           f"{self.simulated}", "read the error above: it names the line")
+
+
+def _gpuarray():
+    from helpers.backend import gpuarray
+
+    return gpuarray

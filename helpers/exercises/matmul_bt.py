@@ -26,9 +26,10 @@ import dataclasses
 
 import numpy as np
 
-from helpers.exercises.common import GuardedOutput, is_poison, launch_catching
-from helpers.exercises.races import RaceCheckedExercise, checked_run, race_mistake
-from helpers.exercises.verdict import KernelArgumentError, did_not_finish
+from helpers.exercises.common import Output
+from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.microscope import observe, race_mistake
+from helpers.exercises.verdict import did_not_finish
 
 KERNEL = "matmul_bt"
 PARAMETERS = "const float *A, const float *Bt, float *C, int M, int K, int N"
@@ -81,14 +82,14 @@ def _inputs(case, k=None):
     return a, bt
 
 
-def _mistakes(kernel, sim_kernel, case):
-    """Run one case (``sim_kernel``: the same source compiled by the simulator, for the race
-    check); yield (problem, hint) for each mistake seen, the most telling first."""
+def _mistakes(kernels, case):
+    """Run one case (and, for the race check, the same source on the simulator); yield
+    (problem, hint) for each mistake seen, the most telling first."""
     if case.racecheck:
-        yield from _races(sim_kernel)
+        yield from _races(kernels)
         return
     a, bt = _inputs(case)
-    got = yield from _launch(kernel, a, bt, case)
+    got = yield from _result(kernels, a, bt, case)
     if got is None:
         return
     want = a.astype(np.float64) @ bt.T
@@ -97,36 +98,35 @@ def _mistakes(kernel, sim_kernel, case):
     if not got.any():
         yield ("C is all zeros: nothing was added to sum",
                "follow the TODOs: load both tiles, wait, add the TILE products, wait")
-    yield from _races(sim_kernel)
+    yield from _races(kernels)
     yield from _known_results(got, a, bt)
-    yield from _past_column_k(kernel, case)
+    yield from _past_column_k(kernels, case)
     bad = ~np.isclose(got, want, RTOL, ATOL)
     r, c = np.argwhere(bad)[0]
     yield (f"{int(bad.sum())} of {got.size} elements of C are wrong (the first is C[{r}][{c}] = "
            f"{got[r, c]:g}, expected {want[r, c]:g})", INDEX_HINT)
 
 
-def _launch(kernel, a, bt, case):
-    """Launch ``kernel`` on a and bt (a generator: yields the mistakes a launch shows, returns
-    C, or None after a mistake)."""
-    from helpers.backend import gpuarray
-
+def _launch(a, bt, case):
     m, k, n = a.shape[0], a.shape[1], bt.shape[0]
-    out = GuardedOutput((m, n), np.float32, guard=TILE * n + TILE)
-    args = (gpuarray.to_gpu(a), gpuarray.to_gpu(bt), out.gpu, np.int32(m), np.int32(k),
-            np.int32(n))
-    error = launch_catching(lambda: kernel(*args, block=(TILE, TILE, 1), grid=case.grid))
-    if error:
-        yield error, LOAD_HINT
+    return Launch((a, bt, Output((m, n), guard=TILE * n + TILE), np.int32(m), np.int32(k),
+                   np.int32(n)), block=(TILE, TILE, 1), grid=case.grid)
+
+
+def _result(kernels, a, bt, case):
+    """Launch the kernel on a and bt (a generator: yields the mistakes a launch shows, returns
+    C, or None after a mistake)."""
+    run = yield from EXERCISE.run(kernels, _launch(a, bt, case))
+    if run is None:
         return None
-    got, untouched = out.read()
+    got, untouched = run.out.got, not run.out.past.size
     if not untouched:
         yield ("the kernel wrote past the end of C", "threads outside C must not write: the grid "
                "is rounded up to whole tiles; store only if (row < M && col < N)")
         return None
-    if is_poison(got).any():
-        r, c = np.argwhere(is_poison(got))[0]
-        yield (f"{int(is_poison(got).sum())} of {got.size} elements of C were never written "
+    if run.out.unwritten.any():
+        r, c = np.argwhere(run.out.unwritten)[0]
+        yield (f"{int(run.out.unwritten.sum())} of {got.size} elements of C were never written "
                f"(the first is C[{r}][{c}])",
                "every thread inside C stores its sum once, after the loop over the phases: "
                "C[row * N + col] = sum")
@@ -173,14 +173,14 @@ def _untransposed(a, bt):
     return c[:, :n]
 
 
-def _past_column_k(kernel, case):
+def _past_column_k(kernels, case):
     """Right with K padded by zeros to a multiple of the tile, wrong without: the last tile's
     elements past column K - 1 are not 0."""
     if case.K % TILE == 0:
         return
     k = -(-case.K // TILE) * TILE
     a, bt = _inputs(case, k)
-    got = yield from _launch(kernel, a, bt, case)
+    got = yield from _result(kernels, a, bt, case)
     if got is not None and np.allclose(got, a.astype(np.float64) @ bt.T, RTOL, ATOL):
         yield ("C is right when K is a multiple of 16 (with A and Bt padded by zero columns), "
                "and wrong for K = {}: the last phase's tile holds something other than 0 past "
@@ -190,33 +190,16 @@ def _past_column_k(kernel, case):
 
 
 # ---- the race check, on the simulator --------------------------------------------------------
-def _races(sim_kernel):
-    """Launch ``sim_kernel`` (compiled by the simulator) on RACE_CASES under the race check; yield
-    what it finds."""
+def _races(kernels):
+    """Launch the kernel on the simulator on RACE_CASES under the race check; yield what it
+    finds."""
     for case in RACE_CASES:
-        mistake = _race(sim_kernel, case)
-        if mistake:
-            yield mistake
+        seen = observe(kernels, _launch(*_inputs(case), case), key=f"race {case}")
+        if seen.error is not None:
+            problem, hint = _race_mistake(seen.error, single_phase=case.K <= TILE)
+            yield (f"{problem.rstrip('.')}, found by the race check on the simulator with "
+                   f"M = {case.M}, K = {case.K}, N = {case.N}"), hint
             return
-
-
-def _race(sim_kernel, case):
-    """The mistake the race check finds in one launch of ``sim_kernel``, or None."""
-    from helpers.sim import gpuarray as sim_gpuarray
-
-    a, bt = _inputs(case)
-    args = (sim_gpuarray.to_gpu(a), sim_gpuarray.to_gpu(bt),
-            sim_gpuarray.to_gpu(np.zeros((case.M, case.N), np.float32)),
-            np.int32(case.M), np.int32(case.K), np.int32(case.N))
-    try:
-        error, _ = checked_run(sim_kernel, args, (TILE, TILE, 1), case.grid)
-    except TypeError as err:
-        raise KernelArgumentError(str(err)) from err
-    if error is None:
-        return None
-    problem, hint = _race_mistake(error, single_phase=case.K <= TILE)
-    return (f"{problem.rstrip('.')}, found by the race check on the simulator with M = {case.M}, "
-            f"K = {case.K}, N = {case.N}"), hint
 
 
 def _race_mistake(error, single_phase):
@@ -243,20 +226,13 @@ def _race_mistake(error, single_phase):
                      "end of each phase (TODO 5)")
 
 
-EXERCISE = RaceCheckedExercise(
+EXERCISE = KernelExercise(
     stub="exercises/matmul_bt.cu", kernel=KERNEL, signature=PARAMETERS, cases=CASES,
-    detect=lambda kernels, case: _mistakes(kernels.run, kernels.sim, case), where=_where,
+    where=_where, detect=_mistakes, crash_hint=LOAD_HINT, simulated="runs the race check",
     success=f"C = A @ Bt.T for {len(CASES) - 1} shapes (sides and K not multiples of 16 among "
             "them), nothing written outside C, and no race found by the race check")
 
-
-def check_matmul_bt(path: str = EXERCISE.stub):
-    """Compile ``cuda_src/<path>``, check its ``matmul_bt`` kernel; print and return the
-    Verdict. On a GPU the race check runs on the simulator's compile of the same file."""
-    return EXERCISE.check_file(path)
-
-
-def check_matmul_bt_kernel(kernel, sim=None):
-    """The checks of ``check_matmul_bt`` on a compiled ``matmul_bt`` kernel; on a GPU, ``sim``
-    is the same source compiled by the simulator (for the race check)."""
-    return EXERCISE.check_kernel(kernel, sim)
+check_matmul_bt = EXERCISE.check_file          # (path="exercises/matmul_bt.cu"); on a GPU the
+# race check runs on the simulator's compile of the same file
+check_matmul_bt_kernel = EXERCISE.check_kernel  # (kernel, simulated=None): the same on a
+# compiled kernel; on a GPU, simulated is the same source compiled by the simulator

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from helpers.exercises.common import GuardedOutput, is_poison, launch_catching
+from helpers.exercises.common import Output, is_poison
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
-from helpers.exercises.kernel import KernelExercise
+from helpers.exercises.kernel import KernelExercise, Launch
 
 KERNEL = "scale_shift"
 PARAMETERS = ("const float *a, const float *col_scale, const float *row_offset, float *out, "
@@ -56,31 +56,26 @@ def _where(case):
     return f"rows = {case.height}, cols = {case.width}, block = ({bx}, {by}, 1), grid = ({gx}, {gy})"
 
 
-def _mistakes(kernel, case):
-    """Launch one case; yield (problem, hint) for each mistake seen, the most telling first."""
-    from helpers.backend import gpuarray
-
+def _launch(case):
     rows, cols = case.height, case.width
     rng = np.random.default_rng(rows * 1000 + cols)
     a = rng.uniform(-10, 10, (rows, cols)).astype(np.float32)
     col_scale = rng.uniform(0.5, 4.0, cols).astype(np.float32)
     row_offset = rng.uniform(-100, 100, rows).astype(np.float32)
-
     span = case.span()
     padded = [_padded(x, span) for x in (a.ravel(), col_scale, row_offset)]
-    out = GuardedOutput((rows, cols), np.float32, guard=span - rows * cols)
-    args = [gpuarray.to_gpu(x) for x in padded]
-    error = launch_catching(lambda: kernel(*args, out.gpu, np.int32(rows), np.int32(cols),
-                                           **case.launch()))
-    if error:
-        yield error, WILD_HINT
-        return
-    yield from past_the_end(out.written_past_end(), case, WORDS, WILD_HINT)
-    got, _ = out.read()
-    yield from _wrong_values(got, a * col_scale + row_offset[:, None], case, padded)
+    return Launch((*padded, Output((rows, cols), guard=span - rows * cols), np.int32(rows),
+                   np.int32(cols)), **case.launch(),
+                  model=(a * col_scale + row_offset[:, None], padded))
 
 
-def _wrong_values(got, want, case, padded):
+def _mistakes(case, run):
+    """The mistakes one launch shows, the most telling first."""
+    yield from past_the_end(run.out.past, case, WORDS, WILD_HINT)
+    yield from _wrong_values(run.out.got, *run.model, case)
+
+
+def _wrong_values(got, want, padded, case):
     """The mistakes the values in out show, in order (nothing when they are right)."""
     rows, cols = case.height, case.width
     right = np.isclose(got, want, rtol=1e-5, atol=1e-4)
@@ -170,17 +165,10 @@ def _same(got, model):
 
 EXERCISE = KernelExercise(
     stub="exercises/matrix_index.cu", kernel=KERNEL, signature=PARAMETERS,
-    cases=CASES, detect=_mistakes, where=_where,
+    cases=CASES, where=_where, launch=_launch, mistakes=_mistakes, crash_hint=WILD_HINT,
     success="out = a * col_scale + row_offset[:, None] for every shape tried "
             f"({len(CASES)} launches, sides not multiples of the block), "
             "and nothing written outside the matrix")
 
-
-def check_matrix_index(path: str = EXERCISE.stub):
-    """Compile ``cuda_src/<path>``, run it on awkward shapes; print and return the Verdict."""
-    return EXERCISE.check_file(path)
-
-
-def check_matrix_index_kernel(kernel):
-    """The checks of ``check_matrix_index`` on a compiled ``scale_shift`` kernel."""
-    return EXERCISE.check_kernel(kernel)
+check_matrix_index = EXERCISE.check_file          # (path="exercises/matrix_index.cu")
+check_matrix_index_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel

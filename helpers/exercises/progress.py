@@ -73,7 +73,7 @@ def reset(name: str, root: Path | None = None) -> Path | None:
     saved = None
     if path.is_file() and path.read_text(errors="replace") != shipped:
         saved = _save_beside(path, path.read_bytes())
-    _write_atomically(path, shipped.encode())
+    os.replace(_written_part(path, shipped.encode()), path)
     if saved:
         print(f"Saved your version as {saved}; {exercise.work} is back as shipped.")
     else:
@@ -90,11 +90,9 @@ def _save_beside(path: Path, data: bytes) -> Path:
     try:
         for n in itertools.count(1):
             saved = path.with_name(f"{path.name}.saved-{stamp}" + (f"-{n}" if n > 1 else ""))
-            try:
+            with contextlib.suppress(FileExistsError):
                 os.link(part, saved)
                 return saved
-            except FileExistsError:
-                continue
     finally:
         part.unlink()
 
@@ -106,7 +104,3 @@ def _written_part(path: Path, data: bytes) -> Path:
         f.flush()
         os.fsync(f.fileno())
     return part
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    os.replace(_written_part(path, data), path)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from helpers.exercises.common import GuardedOutput, is_poison, launch_catching
-from helpers.exercises.kernel import KernelExercise
+from helpers.exercises.common import Input, Output
+from helpers.exercises.kernel import KernelExercise, Launch
 
 ALPHA = np.float32(-2.5)
 
@@ -28,28 +28,21 @@ def _where(case):
     return f"with n = {n}, block = ({block}, 1, 1), grid = ({-(-n // block) + extra}, 1)"
 
 
-def _mistakes(kernel, case):
-    """Run one case; yield (problem, hint) for each mistake seen, the most telling first."""
-    from helpers.backend import gpuarray
-
+def _launch(case):
+    """x gets spare elements after n too, so that reading x[i] past n cannot crash."""
     n, block, extra = case
-    x_host = np.random.default_rng(n).uniform(-10, 10, n).astype(np.float32)
-    # x gets spare elements after n too, so that reading x[i] past n cannot crash.
-    x = gpuarray.to_gpu(np.concatenate([x_host, np.ones(64, np.float32)]))
-    y = GuardedOutput(n, np.float32)
-    error = launch_catching(lambda: kernel(x, y.gpu, ALPHA, np.int32(n), block=(block, 1, 1),
-                                           grid=(-(-n // block) + extra, 1)))
-    if error:
-        yield error, GUARD_HINT
-        return
-    got, _ = y.read()
-    yield from _wrong_values(got, ALPHA * x_host, x_host, y.written_past_end(), n, block)
+    x = np.random.default_rng(n).uniform(-10, 10, n).astype(np.float32)
+    return Launch((Input(x, after=64, junk=1.0), Output(n), ALPHA, np.int32(n)),
+                  block=(block, 1, 1), grid=(-(-n // block) + extra, 1), model=x)
 
 
-def _wrong_values(got, want, x, past, n, block):
+def _mistakes(case, run):
     """The mistakes a launched kernel's output shows, in order (nothing when it is right)."""
+    n, block, _ = case
+    x, got, past = run.model, run.out.got, run.out.past
+    want = ALPHA * x
     right = np.isclose(got, want, rtol=1e-6, atol=0)
-    unwritten = is_poison(got)
+    unwritten = run.out.unwritten
     if past.tolist() == [n]:
         yield ("y[n] was written, one element past the end: the bounds guard is off by one",
                "the last element is y[n - 1]: guard with if (i < n), not i <= n")
@@ -81,16 +74,9 @@ def _wrong_values(got, want, x, past, n, block):
 EXERCISE = KernelExercise(
     stub="exercises/scale_vector.cu", kernel="scale_vector",
     signature="const float *x, float *y, float alpha, int n",
-    cases=CASES, detect=_mistakes, where=_where,
+    cases=CASES, where=_where, launch=_launch, mistakes=_mistakes, crash_hint=GUARD_HINT,
     success=f"y = alpha * x for every size tried ({len(CASES)} launches, n not a multiple of "
             "the block size), and nothing written past n")
 
-
-def check_scale_vector(path: str = EXERCISE.stub):
-    """Compile ``cuda_src/<path>``, run it on a few sizes; print and return the Verdict."""
-    return EXERCISE.check_file(path)
-
-
-def check_scale_vector_kernel(kernel):
-    """The checks of ``check_scale_vector`` on a compiled ``scale_vector`` kernel."""
-    return EXERCISE.check_kernel(kernel)
+check_scale_vector = EXERCISE.check_file          # (path="exercises/scale_vector.cu")
+check_scale_vector_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel

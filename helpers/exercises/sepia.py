@@ -27,9 +27,9 @@ import itertools
 import numpy as np
 
 from helpers.exercises import coverage
-from helpers.exercises.common import launch_catching
+from helpers.exercises.common import Input, Output
 from helpers.exercises.coverage import Grid, Words, past_the_end
-from helpers.exercises.kernel import KernelExercise
+from helpers.exercises.kernel import KernelExercise, Launch
 
 KERNEL = "sepia"
 
@@ -74,42 +74,32 @@ def reference(rgb: np.ndarray) -> np.ndarray:
     return np.minimum(np.floor(rgb @ SEPIA.T + 0.5), 255).astype(np.uint8)
 
 
-def _where(case):
-    return case.where()
-
-
-def _mistakes(kernel, case):
-    """Launch one case twice (two poison bytes); yield (problem, hint) for each mistake seen."""
-    from helpers.backend import gpuarray
-
+def _launch(case):
     height, width = case.height, case.width
     rgb = np.random.default_rng(height * 1000 + width).integers(0, 256, (height, width, 3),
                                                                  dtype=np.uint8)
-    span = 3 * case.span()
-    size = 3 * height * width
-    rgb_pad = np.full(span, JUNK, np.uint8)
-    rgb_pad[:size] = rgb.ravel()
-    rgb_gpu = gpuarray.to_gpu(rgb_pad)
-    results = []
-    for poison in POISONS:
-        out_gpu = gpuarray.to_gpu(np.full(span + 64, poison, np.uint8))
-        error = launch_catching(lambda: kernel(rgb_gpu, out_gpu, np.int32(width),
-                                               np.int32(height), **case.launch()))
-        if error:
-            yield error, "a thread went outside the image: " + WILD_HINT
-            return
-        results.append(out_gpu.get())
-    first, second = results
-    never = (first == POISONS[0]) & (second == POISONS[1])      # bytes nothing wrote
-    if not (first == second)[~never].all():
+    span, size = 3 * case.span(), 3 * height * width
+    return Launch((Input(rgb, span - size, JUNK),
+                   Output((height, width, 3), np.uint8, span + 64 - size, poisons=POISONS),
+                   np.int32(width), np.int32(height)), **case.launch(), model=rgb)
+
+
+def _mistakes(case, run):
+    """The mistakes one launch (twice: two poison bytes) shows, the most telling first."""
+    yield from written_mistakes(run.out, case, WORDS, WILD_HINT, WILD_HINT)
+    yield from _wrong_values(run.model, run.out.got)
+
+
+def written_mistakes(out, case, words, wild_hint, guard_hint):
+    """The mistakes of where a sepia kernel wrote, from its output's ``common.Result`` (two
+    launches, two poisons), in the words of CUDA's exercise or OpenCL's port."""
+    if out.differs:
         yield ("two runs of the kernel on the same image wrote different values",
                "each output byte must depend only on its own pixel's input: "
                "read rgb[3*i ...], write out[3*i ...] for the same i")
-    yield from past_the_end((np.flatnonzero(~never[size:]) + size) // 3, case, WORDS, WILD_HINT)
-    unwritten = never[:size].reshape(height, width, 3)
-    yield from _some_channels(unwritten)
-    yield from coverage.coverage((), unwritten.all(axis=2), case, WORDS, WILD_HINT)
-    yield from _wrong_values(rgb, first[:size].reshape(height, width, 3))
+    yield from past_the_end(out.past // 3, case, words, wild_hint)
+    yield from _some_channels(out.unwritten)
+    yield from coverage.coverage((), out.unwritten.all(axis=2), case, words, guard_hint)
 
 
 def _some_channels(unwritten):
@@ -191,17 +181,11 @@ def _mixups(rgb):
 EXERCISE = KernelExercise(
     stub="exercises/sepia.cu", kernel=KERNEL,
     signature="const unsigned char *rgb, unsigned char *out, int width, int height",
-    cases=CASES, detect=_mistakes, where=_where,
+    cases=CASES, launch=_launch, mistakes=_mistakes,
+    crash_hint="a thread went outside the image: " + WILD_HINT,
     success="every pixel matches NumPy's sepia, rounded and clamped, for every size tried "
             f"({len(CASES)} images with odd sides, two block shapes), "
             "and nothing written outside the image")
 
-
-def check_sepia(path: str = EXERCISE.stub):
-    """Compile ``cuda_src/<path>``, run it on awkward sizes; print and return the Verdict."""
-    return EXERCISE.check_file(path)
-
-
-def check_sepia_kernel(kernel):
-    """The checks of ``check_sepia`` on a compiled ``sepia`` kernel."""
-    return EXERCISE.check_kernel(kernel)
+check_sepia = EXERCISE.check_file          # (path="exercises/sepia.cu")
+check_sepia_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel

@@ -22,9 +22,11 @@ import re
 
 import numpy as np
 
-from helpers.exercises.coverage import Words, coverage, past_the_end
-from helpers.exercises.sepia import (CASES, CHANNEL_NAMES, JUNK, POISONS, ROUNDING_SLACK, SEPIA,
-                                     _differs, _mixups, _some_channels, reference)
+from helpers.exercises import sepia
+from helpers.exercises.common import device_arguments
+from helpers.exercises.coverage import Words
+from helpers.exercises.sepia import (CASES, CHANNEL_NAMES, ROUNDING_SLACK, SEPIA, _differs,
+                                     _mixups, reference)
 from helpers.exercises.verdict import Verdict, check_cases, not_yet
 
 KERNEL = "sepia"
@@ -106,49 +108,46 @@ def _where(case):
             f"size = {case.threads}")
 
 
-def _launch_twice(kernel, case, rgb_pad, out_size):
-    """Run the kernel once per poison byte; return (outputs, Oclgrind's messages), or a string
-    saying how the launch failed."""
+def _launch_twice(kernel, launch, case):
+    """Run the kernel with sepia's ``launch``'s arguments over the global size of ``case``,
+    once per poison byte; return (the output's ``common.Result``, Oclgrind's messages), or a
+    string saying how the launch failed."""
+    import types
+
     import pyopencl.array as cla
 
     from helpers.ch12 import oclgrind, opencl
 
-    height, width = case.height, case.width
     queue = opencl.cl.CommandQueue(kernel.context)
-    grid = case.threads
-    outputs, messages = [], []
+    device = types.SimpleNamespace(to_gpu=lambda host: cla.to_device(queue, host))
+    (output,) = launch.outputs
+    hosts, messages = [], []
     try:
-        rgb = cla.to_device(queue, rgb_pad)
-        for poison in POISONS:
-            out = cla.to_device(queue, np.full(out_size, poison, np.uint8))
+        rgb, _, width, height = device_arguments(launch.args, device)
+        for k in range(len(output.poisons)):
+            out = output.device(device, k)
 
             def run(out=out):
-                kernel(queue, grid, case.block, rgb.data, out.data, np.int32(width),
-                       np.int32(height))
+                kernel(queue, case.threads, case.block, rgb.data, out.data, width, height)
                 queue.finish()
             if opencl.is_oclgrind(queue.device.platform):
                 messages += oclgrind.captured(run)
             else:
                 run()
-            outputs.append(out.get())
+            hosts.append(out.get())
     except opencl.cl.Error as err:
         return f"the kernel failed: {err}"
-    return outputs, messages
+    return output.read(hosts), messages
 
 
 def _mistakes(kernel, case):
     """Launch one case; yield (problem, hint) for each mistake seen, the most specific first."""
-    height, width = case.height, case.width
-    rgb = np.random.default_rng(height * 1000 + width).integers(0, 256, (height, width, 3),
-                                                                 dtype=np.uint8)
-    span, size = 3 * case.span(), 3 * height * width
-    rgb_pad = np.full(span, JUNK, np.uint8)
-    rgb_pad[:size] = rgb.ravel()
-    ran = _launch_twice(kernel, case, rgb_pad, span + 64)
+    launch = sepia._launch(case)
+    ran = _launch_twice(kernel, launch, case)
     if isinstance(ran, str):
         yield ran, "a work-item went outside the image: " + GUARD_HINT
         return
-    (first, second), messages = ran
+    out, messages = ran
     outside = [m for m in messages if m.kind.startswith("Invalid")]
     if outside:
         m = min(outside, key=lambda m: m.work_items)
@@ -156,17 +155,9 @@ def _mistakes(kernel, case):
                f"work-item {m.work_items[0][:2]}: {m.kind.lower()} at "
                f"{m.where or 'an unknown line'}",
                INDEX_HINT + "; and " + GUARD_HINT)
-    never = (first == POISONS[0]) & (second == POISONS[1])      # bytes nothing wrote
-    if not (first == second)[~never].all():
-        yield ("two runs of the kernel on the same image wrote different values",
-               "each output byte must depend only on its own pixel's input: "
-               "read rgb[3*i ...], write out[3*i ...] for the same i")
-    yield from past_the_end((np.flatnonzero(~never[size:]) + size) // 3, case, WORDS,
-                            INDEX_HINT + "; and " + GUARD_HINT)
-    unwritten = never[:size].reshape(height, width, 3)
-    yield from _some_channels(unwritten)
-    yield from coverage((), unwritten.all(axis=2), case, WORDS, GUARD_HINT)
-    yield from _wrong_values(rgb, first[:size].reshape(height, width, 3))
+    yield from sepia.written_mistakes(out, case, WORDS, INDEX_HINT + "; and " + GUARD_HINT,
+                                      GUARD_HINT)
+    yield from _wrong_values(launch.model, out.got)
 
 
 def _wrong_values(rgb, got):

@@ -25,8 +25,8 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises import sepia
-from helpers.exercises.common import launch_catching
-from helpers.exercises.kernel import KernelExercise
+from helpers.exercises.common import Input, Output, launch_catching
+from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.verdict import Verdict, not_yet, passed
 from helpers.workload import share
 
@@ -70,39 +70,29 @@ def _where(case):
     return f"n = {n} pixels, block = ({block}, 1, 1), grid = ({_threads(case) // block}, 1)"
 
 
-def _launch(kernel, rgb_gpu, out_gpu, n, block):
+def _launch_on(kernel, rgb_gpu, out_gpu, n, block):
     return launch_catching(lambda: kernel(rgb_gpu, out_gpu, np.int32(n), block=(block, 1, 1),
                                           grid=(-(-(n // 16 + 1) // block), 1)))
 
 
-def _mistakes(kernel, case):
-    """Launch one case twice (two poison bytes); yield (problem, hint) for each mistake seen."""
-    from helpers.backend import gpuarray
-
+def _launch(case):
     n, block = case
     rgb = np.random.default_rng(n).integers(0, 256, (n, 3), dtype=np.uint8)
-    rgb_pad = np.full(3 * n + SPARE, sepia.JUNK, np.uint8)
-    rgb_pad[:3 * n] = rgb.ravel()
-    rgb_gpu = gpuarray.to_gpu(rgb_pad)
-    size, guard = 3 * n, 48 * _threads(case)
-    results = []
-    for poison in sepia.POISONS:
-        out_gpu = gpuarray.to_gpu(np.full(size + guard, poison, np.uint8))
-        error = _launch(kernel, rgb_gpu, out_gpu, n, block)
-        if error:
-            yield (error, "a thread read or wrote outside the image: only threads t < n / 16 "
-                   "load and store whole groups (3t to 3t + 2 in uint4), the thread t == n / 16 "
-                   "does the tail, and the others nothing")
-            return
-        results.append(out_gpu.get())
-    first, second = results
-    never = (first == sepia.POISONS[0]) & (second == sepia.POISONS[1])
-    if not (first == second)[~never].all():
+    return Launch((Input(rgb, SPARE, sepia.JUNK),
+                   Output((n, 3), np.uint8, 48 * _threads(case), poisons=sepia.POISONS),
+                   np.int32(n)), block=(block, 1, 1), grid=(_threads(case) // block, 1),
+                  model=rgb)
+
+
+def _mistakes(case, run):
+    """The mistakes one launch (twice: two poison bytes) shows, the most telling first."""
+    n, _ = case
+    rgb, got = run.model, run.out.got
+    if run.out.differs:
         yield ("two runs of the kernel on the same image wrote different values",
                "each output byte must depend only on its own pixel's input")
-    yield from _past_the_end(np.flatnonzero(~never[size:]) + size, n)
-    yield from _unwritten(never[:size].reshape(n, 3), n)
-    got = first[:size].reshape(n, 3)
+    yield from _past_the_end(run.out.past, n)
+    yield from _unwritten(run.out.unwritten, n)
     yield from _wrong_groups(rgb, got, n)
     whole = 16 * (n // 16)      # the groups and the tail, each on its own: a mistake in one only
     for part in (slice(0, whole), slice(whole, n)):
@@ -186,7 +176,7 @@ def large_image_problem(kernel, rgb, rgb_gpu, out_gpu):
     (the weights have three decimals), and the float weights (0.393f is not 0.393) round some
     of them down, on a GPU and on the simulator alike."""
     n = rgb.size // 3
-    error = _launch(kernel, rgb_gpu, out_gpu, n, BLOCK)
+    error = _launch_on(kernel, rgb_gpu, out_gpu, n, BLOCK)
     if error:
         return f"on a large image ({n:,} pixels) the kernel failed: {error}"
     out = out_gpu.get()
@@ -200,14 +190,6 @@ def large_image_problem(kernel, rgb, rgb_gpu, out_gpu):
             return (f"on a large image ({n:,} pixels) the kernel gave wrong values (the first "
                     f"at pixel {bad:,}, of thread {bad // 16:,})")
     return None
-
-
-class _FastKernelExercise(KernelExercise):
-    """A kernel exercise whose kernel, once right, must also be fast on a GPU."""
-
-    def _run_cases(self, kernel) -> Verdict:
-        verdict = super()._run_cases(kernel)
-        return _bandwidth_verdict(kernel) if verdict else verdict
 
 
 def _bandwidth_verdict(kernel) -> Verdict:
@@ -225,7 +207,7 @@ def _bandwidth_verdict(kernel) -> Verdict:
     if problem:
         return not_yet(problem, "the small cases passed: look for an index that overflows or "
                        "depends on the grid's size")
-    t = time_kernel(lambda: _launch(kernel, rgb_gpu, out_gpu, n, BLOCK), repeat=10, batch=10)
+    t = time_kernel(lambda: _launch_on(kernel, rgb_gpu, out_gpu, n, BLOCK), repeat=10, batch=10)
     copy_gbs = copy_bandwidth_gbs(3 * n, repeat=10, batch=10)
     gbs = bandwidth_gbs(6 * n, t.median_ms)
     figures = (f"on {n:,} pixels your kernel moved {gbs:,.0f} GB/s (3 bytes read and 3 written a "
@@ -242,18 +224,15 @@ def _bandwidth_verdict(kernel) -> Verdict:
 SUCCESS = (f"every pixel matches NumPy's sepia for every size tried ({len(CASES)} images, tails of "
            "0 to 15 pixels, spare threads), and nothing was written outside the image")
 
-EXERCISE = _FastKernelExercise(
+EXERCISE = KernelExercise(
     stub="exercises/sepia_x16.cu", kernel=KERNEL,
     signature="const unsigned char *rgb, unsigned char *out, int n",
-    cases=CASES, detect=_mistakes, where=_where, success=SUCCESS)
+    cases=CASES, where=_where, launch=_launch, mistakes=_mistakes, after=_bandwidth_verdict,
+    crash_hint="a thread read or wrote outside the image: only threads t < n / 16 load and "
+               "store whole groups (3t to 3t + 2 in uint4), the thread t == n / 16 does the "
+               "tail, and the others nothing",
+    success=SUCCESS)
 
-
-def check_sepia_x16(path: str = EXERCISE.stub):
-    """Compile ``cuda_src/<path>``, run it on awkward sizes (and on a GPU time it); print and
-    return the Verdict."""
-    return EXERCISE.check_file(path)
-
-
-def check_sepia_x16_kernel(kernel):
-    """The checks of ``check_sepia_x16`` on a compiled ``sepia_x16`` kernel."""
-    return EXERCISE.check_kernel(kernel)
+check_sepia_x16 = EXERCISE.check_file          # (path="exercises/sepia_x16.cu"); on a GPU, once
+# right, the kernel is timed
+check_sepia_x16_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel

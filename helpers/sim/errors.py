@@ -132,6 +132,47 @@ class RaceError(LaunchError):
                 f"(a {self.hazard} hazard){count}")
 
 
+class UninitialisedReadError(LaunchError):
+    """A read of memory that nothing wrote, which the init check found (kind "uninitialised
+    read"): ``space`` ("global": since the array was allocated; "shared": by any thread of the
+    block in this launch), ``size`` (the bytes the read took), ``count`` (such reads in the
+    launch); for shared memory ``length``, the elements of the array (None where it is not
+    known), and ``written``, the indices of those its block had written by the last
+    __syncthreads() before the read, or its start (a tuple): what the read could count on."""
+
+    def __init__(self, msg, *, space, size, count, length=None, written=None, **facts):
+        super().__init__(msg, kind="uninitialised read", **facts)
+        self.space, self.size, self.count = space, size, count
+        self.length, self.written = length, written
+
+    @property
+    def who(self):
+        return f"thread {xyz(self.thread)} of block {xyz(self.block)}"
+
+    @property
+    def more(self):
+        """" (3 more such reads in this launch)", or "" for the only one."""
+        others = self.count - 1
+        return f" ({others} more such read{'s' * (others != 1)} in this launch)" if others else ""
+
+    @property
+    def written_words(self):
+        """What the block had written of a shared array, in words from the facts: "only
+        warp_sums[0] to warp_sums[7] of its 32 elements"."""
+        if not self.written:
+            return "none of its elements" if self.length is None else \
+                f"none of its {self.length} elements"
+        runs, start = [], self.written[0]
+        for prev, index in zip(self.written, [*self.written[1:], None]):
+            if index != prev + 1:
+                runs.append(f"{self.array}[{start}]" + (f" to {self.array}[{prev}]" if prev != start
+                                                        else ""))
+                start = index
+        shown = ", ".join(runs[:3]) + (f" and {len(runs) - 3} more runs" if len(runs) > 3 else "")
+        of = f" of its {self.length} elements" if self.length is not None else ""
+        return f"only {shown}{of}"
+
+
 class TimeLimitError(LaunchError):
     """A launch stopped at the simulator's time limit (settings.time_limit): ``seconds``."""
 
@@ -172,6 +213,17 @@ class HostFunctionError(CompileError):
     def __init__(self, msg, function, file=None, line=None, command_line=None):
         super().__init__(msg, command_line)
         self.function, self.file, self.line = function, file, line
+
+
+class NotSimulatedError(CompileError):
+    """Device code calls a CUDA function that the simulator leaves out
+    (compile/not_simulated.py): ``function`` and its ``feature``, the ``file`` and ``line`` of
+    the first call, and ``calls``, every such call as (function, feature, file, line)."""
+
+    def __init__(self, msg, function, feature, file, line, calls, command_line=None):
+        super().__init__(msg, command_line)
+        self.function, self.feature, self.file, self.line = function, feature, file, line
+        self.calls = calls
 
 
 class NotProvided(AttributeError, NotImplementedError):

@@ -17,7 +17,8 @@ it is called, as pycuda.tools does.)
 | racecheck   | CUDA_SIM_RACECHECK    | check every launch for races (default off)            |
 | initcheck   | CUDA_SIM_INITCHECK    | check every launch for reads of device memory that    |
 |             |                       | nothing wrote since it was allocated (default off;    |
-|             |                       | it sees the allocations made while it is on)          |
+|             |                       | it sees the allocations made while it is on), and of  |
+|             |                       | shared memory no thread of the block wrote            |
 | cache_dir   | CUDA_COURSE_CACHE_DIR | where compiled modules are kept (default: the user's  |
 |             |                       | cache folder, ~/.cache/cuda-course)                   |
 | time_limit  | CUDA_SIM_TIME_LIMIT   | seconds a launch may run before it is stopped with    |

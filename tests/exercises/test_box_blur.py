@@ -97,15 +97,19 @@ def test_every_run_gets_images_of_its_own():
     """A kernel that reads tile elements it never loaded gets what the previous launch left in
     shared memory: on a GPU, the same block of the solution's launch on the same image would
     have left the right values there, and the mistake would pass."""
-    assert not np.array_equal(checker._image(checker.CASES[0]), checker._image(checker.CASES[0]))
+    first, again = (checker._launch(checker.CASES[0]).model for _ in range(2))
+    assert not np.array_equal(first, again)
 
 
 def test_a_missing_barrier_is_found_even_where_the_result_is_right(kernels):
     """The race check does not depend on the values: the simulator, which runs a barrier-free
     kernel's threads one at a time, gets most of them wrong, a GPU may get them all right."""
-    from helpers.exercises.box_blur import CASES, _checked_run, _image
+    from helpers.exercises.kernel import Kernels
+    from helpers.exercises.microscope import observe
 
-    error, stats = _checked_run(kernels["missing_barrier"][1], _image(CASES[0]), CASES[0])
-    assert (error.kind, error.space, error.array, stats) == ("race", "shared", "tile", None)
-    report, stats = _checked_run(kernels["solution"][1], _image(CASES[0]), CASES[0])
-    assert report is None and stats.shared_ld.requests > 0
+    launch = checker._launch(checker.CASES[0])
+    seen = observe(Kernels(None, kernels["missing_barrier"][1]), launch)
+    assert (seen.error.kind, seen.error.space, seen.error.array, seen.stats) == (
+        "race", "shared", "tile", None)
+    seen = observe(Kernels(None, kernels["solution"][1]), launch)
+    assert seen.error is None and seen.stats.shared_ld.requests > 0

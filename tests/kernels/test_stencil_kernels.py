@@ -1,7 +1,8 @@
-"""The kernels of notebook 06 besides the transposes (cuda_src/stencil.cu, block_reverse.cu):
-results against NumPy on whichever backend helpers.backend chose, outputs pre-filled with NaN,
-sizes that are not multiples of the block; and, on the simulator whatever the backend, the race
-check: the kernels with their barrier are race-free, the one without is caught."""
+"""The kernels of notebook 06 besides the transposes (cuda_src/stencil.cu, block_reverse.cu,
+block_sums.cu): results against NumPy on whichever backend helpers.backend chose, outputs
+pre-filled with NaN, sizes that are not multiples of the block; and, on the simulator whatever the
+backend, the race check (the kernels with their barrier are race-free, the one without is caught)
+and the init check (the block sums that add shared elements no thread stored are caught)."""
 
 import numpy as np
 import pytest
@@ -58,10 +59,22 @@ def test_reverse_block_reverses_each_block():
     assert np.array_equal(out.get(), x.reshape(5, 256)[:, ::-1].ravel())
 
 
-# ---- the race check (the simulator, whatever the backend) -------------------------------------
-def _checked(file, kernel, *args, **launch):
+@pytest.mark.parametrize("n", [256, 1000, 2048 - 100])
+def test_block_sums_adds_up_each_block(n):
+    x = RNG.standard_normal(n).astype(np.float32)
+    blocks = (n + 255) // 256
+    sums = gpuarray.to_gpu(np.full(blocks + 1, np.nan, np.float32))  # and one past the end
+    compile_cu("block_sums.cu").get_function("block_sums")(
+        gpuarray.to_gpu(x), sums, np.int32(n), block=(256, 1, 1), grid=(blocks, 1))
+    got = sums.get()
+    want = np.add.reduceat(x.astype(np.float64), np.arange(0, n, 256))
+    assert np.allclose(got[:blocks], want, rtol=1e-5, atol=1e-4) and np.isnan(got[blocks])
+
+
+# ---- the race check and the init check (the simulator, whatever the backend) -------------------
+def _checked(file, kernel, *args, check="racecheck", **launch):
     function = SimSourceModule(read_cu(file)).get_function(kernel)
-    with settings.changed(racecheck=True):
+    with settings.changed(**{check: True}):
         function(*args, **launch)
 
 
@@ -86,3 +99,27 @@ def test_the_reverse_without_its_barrier_is_caught_naming_both_lines():
     store = next(i for i, line in enumerate(lines) if "s[t] = in[i];" in line
                  and "each thread" not in line)        # the line numbers count the #line too
     assert f"block_reverse.cu:{store}" in message and f"block_reverse.cu:{store + 1}" in message
+
+
+def test_the_kernels_of_the_chapter_read_no_shared_memory_they_did_not_write():
+    x = sim_gpuarray.to_gpu(RNG.standard_normal(1000).astype(np.float32))
+    out = sim_gpuarray.empty(1000, np.float32)
+    _checked("stencil.cu", "stencil_shared", x, out, np.int32(1000), block=(256, 1, 1),
+             grid=(4, 1), check="initcheck")                      # the halo is loaded first
+    _checked("block_reverse.cu", "reverse_block", x[:768], out[:768], block=(256, 1, 1),
+             grid=(3, 1), check="initcheck")
+    _checked("block_sums.cu", "block_sums", x, out[:4], np.int32(1000), block=(256, 1, 1),
+             grid=(4, 1), check="initcheck")
+
+
+def test_the_block_sums_past_the_end_are_caught_by_the_init_check():
+    x = sim_gpuarray.to_gpu(np.ones(1000, np.float32))
+    with pytest.raises(sim_drv.LaunchError) as err:
+        _checked("block_sums.cu", "block_sums_unguarded", x, sim_gpuarray.empty(4, np.float32),
+                 np.int32(1000), block=(256, 1, 1), grid=(4, 1), check="initcheck")
+    lines = read_cu("block_sums.cu").splitlines()
+    add = next(i for i, line in enumerate(lines) if "sum += s[k];" in line)  # (the #line counts)
+    facts = (err.value.kind, err.value.space, err.value.array, err.value.element,
+             err.value.thread, err.value.block, err.value.line)
+    assert facts == ("uninitialised read", "shared", "s", 1000 - 3 * 256, (0, 0, 0), (3, 0, 0),
+                     f"block_sums.cu:{add}")

@@ -33,8 +33,10 @@ scalbln scalbn sin sincos sincospi sinh sinpi sqrt tan tanh tgamma trunc y0 y1 y
 _C_LIBRARY = {"printf", "vprintf", "malloc", "free", "memcpy", "memset", "abs", "labs", "llabs",
               "clock", "__assert_fail", "__assert_perror_fail"}
 # What the prelude's inline code and the C++ runtime need (include/*.h): printf's stream, the
-# fibers' switch, the messages it formats, clock64's clock, thread-local storage.
+# fibers' switch, the messages it formats, clock64's clock, the rounding modes of __fadd_rz and
+# friends, thread-local storage.
 _PRELUDE = {"vfprintf", "stdout", "snprintf", "strcmp", "strncpy", "siglongjmp", "clock_gettime",
+            "fegetround", "fesetround",
             "getcontext", "makecontext", "swapcontext",  # the portable fiber switch (sim_switch.h)
             "_GLOBAL_OFFSET_TABLE_", "__tls_get_addr", "__stack_chk_fail", "__dso_handle",
             "__cxa_guard_acquire", "__cxa_guard_release", "__cxa_guard_abort", "__cxa_atexit",

@@ -9,15 +9,8 @@ patterns to follow: the first error in the learner's file, then one note that ex
 import os
 import re
 
-from ..errors import CompileError, HostFunctionError
-
-# What g++ says about CUDA features the simulator does not have, and what to tell the learner.
-_UNSUPPORTED = {
-    "texture": "texture references", "tex1Dfetch": "textures", "tex2D": "textures",
-    "tex3D": "textures", "surf2Dwrite": "surfaces", "cooperative_groups": "cooperative groups",
-    "__half": "half precision", "cuda_fp16.h": "half precision", "cuda_bf16.h": "bfloat16",
-    "__nv_bfloat16": "bfloat16", "wmma": "tensor-core wmma", "cudaMalloc": "device-side runtime calls",
-}
+from . import not_simulated
+from ..errors import CompileError, HostFunctionError, NotSimulatedError
 
 # Host functions in device code (include/sim_host_only.h): advice by the function's group.
 _HOST_ONLY = re.compile(r"__sim_host_(stop|random|io|system|memory|text|time)_(\w+)")
@@ -69,17 +62,45 @@ def compile_error(what, stderr):
     mine = [m for m in errors if not _in_prelude(m.group("file"))] or errors
     if mine and _HOST_ONLY.search(mine[0].group("text")):
         return _host_function_error(what, mine[0])
+    refused = not_simulated_calls(stderr)
+    if refused:
+        return not_simulated_error(what, refused)
     msg = f"simulator compilation of {what} failed"
     if mine:
         msg += "\n" + mine[0].group(0).strip()
     elif "error" in stderr:
         msg += "\n" + next(ln for ln in stderr.splitlines() if "error" in ln).strip()
-    for name, feature in _UNSUPPORTED.items():
+    for name, feature in not_simulated.HEADERS.items():
         if re.search(rf"\b{re.escape(name)}\b", stderr):
             msg += (f"\nnote: {name} ({feature}) is a CUDA feature that the course's CPU simulator "
                     "does not provide; run this on a GPU with CUDA_COURSE_BACKEND=pycuda.")
             break
     return CompileError(msg, None)
+
+
+_UNDECLARED = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? error: [‘'](?P<name>\w+)[’'] "
+                         r"was not declared in this scope", re.M)
+
+
+def not_simulated_calls(stderr):
+    """[(function, feature, file, line)] of each call, in the learner's file, of a function that
+    the simulator leaves out (not_simulated.FUNCTIONS), in the compiler's order."""
+    return [(m.group("name"), not_simulated.FUNCTIONS[m.group("name")], m.group("file"),
+             int(m.group("line"))) for m in _UNDECLARED.finditer(stderr)
+            if m.group("name") in not_simulated.FUNCTIONS and not _in_prelude(m.group("file"))]
+
+
+def not_simulated_error(what, calls):
+    """The NotSimulatedError for calls (not_simulated_calls) of functions the simulator leaves
+    out: the first one named with its feature, and every one in the error's ``calls``."""
+    function, feature, file, line = calls[0]
+    others = sorted({c[0] for c in calls} - {function})
+    also = f" (and {', '.join(others)})" if others else ""
+    return NotSimulatedError(
+        f"simulator compilation of {what} failed\n{file}:{line}: error: {function}() is a CUDA "
+        f"function the course's CPU simulator does not simulate{also}: {feature}.\nnote: run "
+        "this kernel on a GPU with CUDA_COURSE_BACKEND=pycuda.", function, feature, file, line,
+        calls)
 
 
 _EXPANSION = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? note: in expansion of macro", re.M)

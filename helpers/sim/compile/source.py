@@ -31,7 +31,7 @@ _GLOBAL = re.compile(r"__sim_global__[^;{(]*?\b([A-Za-z_]\w*)\s*\(")
 # the GNU spelling __attribute__((__noinline__)) (<memory>, from GCC 12), which such a macro would
 # break in every header the learner includes after the prelude. The GNU spelling is left alone.
 _NOINLINE = re.compile(r"(?<!\()\b__noinline__\b")
-_EXTERN_SHARED = re.compile(r"\bextern\s+__shared__\s+([^;\[\]]*?)\s*\b([A-Za-z_]\w*)\s*\[\s*\]\s*;")
+EXTERN_SHARED = re.compile(r"\bextern\s+__shared__\s+([^;\[\]]*?)\s*\b([A-Za-z_]\w*)\s*\[\s*\]\s*;")
 
 
 def defines(macros):
@@ -105,7 +105,7 @@ def _dynamic_shared(source):
             return f"{c_type} *const {name} = {pointer};"
         return f"\n#define {name} {pointer}\n#line {_line_of(source, m.start())}\n"
 
-    return _EXTERN_SHARED.sub(replace, source)
+    return EXTERN_SHARED.sub(replace, source)
 
 
 def _line_of(text, offset):

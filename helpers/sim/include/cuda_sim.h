@@ -17,6 +17,7 @@
 // The C library and its C++ wrappers, all included now: sim_host_only.h turns host functions
 // into errors with function-like macros, and a header included after them would trip on those.
 #include <assert.h>
+#include <fenv.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -33,6 +34,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <limits>
 #include <type_traits>
 
 #include "sim_runtime.h"  // includes sim_types.h: vector types, dim3, the built-in variables
@@ -107,6 +109,9 @@ inline int __sim_sync_block_reduce(__sim_site __s, int __p, int __op) {
 #define __syncthreads_count(p) __sim_sync_block_reduce(__SIM_SITE, (p), 0)
 #define __syncthreads_and(p) __sim_sync_block_reduce(__SIM_SITE, (p), 1)
 #define __syncthreads_or(p) __sim_sync_block_reduce(__SIM_SITE, (p), 2)
+#define syncthreads_count(p) __syncthreads_count(p)
+#define syncthreads_and(p) __syncthreads_and(p)
+#define syncthreads_or(p) __syncthreads_or(p)
 static inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 static inline void __threadfence_block() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 static inline void __threadfence_system() { std::atomic_thread_fence(std::memory_order_seq_cst); }

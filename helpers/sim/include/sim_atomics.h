@@ -53,6 +53,14 @@ static inline float atomicAdd(float *p, float v) {
 static inline double atomicAdd(double *p, double v) {
     return sim::atomic_update(p, [v](double o) { return o + v; });
 }
+// compute capability 9.0's vector adds: each element is added atomically on its own
+static inline float2 atomicAdd(float2 *p, float2 v) {
+    return make_float2(atomicAdd(&p->x, v.x), atomicAdd(&p->y, v.y));
+}
+static inline float4 atomicAdd(float4 *p, float4 v) {
+    return make_float4(atomicAdd(&p->x, v.x), atomicAdd(&p->y, v.y), atomicAdd(&p->z, v.z),
+                       atomicAdd(&p->w, v.w));
+}
 static inline float atomicExch(float *p, float v) {
     float old;
     __atomic_exchange(p, &v, &old, __ATOMIC_SEQ_CST);

@@ -20,6 +20,7 @@
 #define __sinf(x) __builtin_sinf(x)
 #define __cosf(x) __builtin_cosf(x)
 #define __tanf(x) __builtin_tanf(x)
+#define __tanhf(x) __builtin_tanhf(x)
 #define __expf(x) __builtin_expf(x)
 #define __exp10f(x) __builtin_exp10f(x)
 #define __logf(x) __builtin_logf(x)
@@ -29,6 +30,7 @@
 #define __sincosf(x, s, c) __builtin_sincosf((x), (s), (c))
 #define __fdividef(x, y) ((x) / (y))
 #define fdividef(x, y) ((x) / (y))
+static inline float fdivide(float x, float y) { return x / y; }
 static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 static inline double rsqrt(double x) { return 1.0 / sqrt(x); }
 static inline float rcbrtf(float x) { return 1.0f / cbrtf(x); }
@@ -52,15 +54,6 @@ static inline double __dadd_rn(double a, double b) { double r = a + b; __SIM_UNF
 static inline double __dsub_rn(double a, double b) { double r = a - b; __SIM_UNFUSED(r); return r; }
 static inline double __dmul_rn(double a, double b) { double r = a * b; __SIM_UNFUSED(r); return r; }
 static inline double __fma_rn(double a, double b, double c) { return fma(a, b, c); }
-static inline int __float2int_rn(float x) { return (int)nearbyintf(x); }
-static inline int __float2int_rz(float x) { return (int)x; }
-static inline int __float2int_rd(float x) { return (int)floorf(x); }
-static inline int __float2int_ru(float x) { return (int)ceilf(x); }
-static inline unsigned __float2uint_rn(float x) { return (unsigned)nearbyintf(x); }
-static inline unsigned __float2uint_rz(float x) { return (unsigned)x; }
-static inline float __int2float_rn(int x) { return (float)x; }
-static inline float __uint2float_rn(unsigned x) { return (float)x; }
-static inline int __double2int_rn(double x) { return (int)nearbyint(x); }
 static inline float __double2float_rn(double x) { return (float)x; }
 static inline int __float_as_int(float x) { int i; memcpy(&i, &x, 4); return i; }
 static inline unsigned __float_as_uint(float x) { unsigned i; memcpy(&i, &x, 4); return i; }
@@ -100,6 +93,32 @@ static inline unsigned __umulhi(unsigned a, unsigned b) {
 }
 static inline unsigned __sad(int a, int b, unsigned c) { return (unsigned)(a > b ? a - b : b - a) + c; }
 static inline unsigned __usad(unsigned a, unsigned b, unsigned c) { return (a > b ? a - b : b - a) + c; }
+static inline long long __mul64hi(long long a, long long b) { return (long long)(((__int128)a * b) >> 64); }
+static inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
+    return (unsigned long long)(((unsigned __int128)a * b) >> 64);
+}
+static inline unsigned umin(unsigned a, unsigned b) { return a < b ? a : b; }
+static inline unsigned umax(unsigned a, unsigned b) { return a > b ? a : b; }
+static inline long long llmin(long long a, long long b) { return a < b ? a : b; }
+static inline long long llmax(long long a, long long b) { return a > b ? a : b; }
+static inline unsigned long long ullmin(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
+static inline unsigned long long ullmax(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
+// __byte_perm: byte n of the result is byte (s >> 4n) & 7 of the 8 bytes y:x
+static inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
+    unsigned long long bytes = ((unsigned long long)y << 32) | x;
+    unsigned r = 0;
+    for (int n = 0; n < 4; n++) r |= (unsigned)((bytes >> (8 * ((s >> (4 * n)) & 7))) & 0xFF) << (8 * n);
+    return r;
+}
+// __fns: the bit position of the offset-th set bit of mask counted from base (upwards for a
+// positive offset, downwards for a negative one, base itself for 0), or 0xFFFFFFFF (PTX's fns)
+static inline unsigned __fns(unsigned mask, unsigned base, int offset) {
+    if (offset == 0) return (mask >> (base & 31)) & 1 ? base : 0xFFFFFFFFu;
+    int step = offset > 0 ? 1 : -1, count = (offset > 0 ? offset : -offset) - 1;
+    for (int pos = (int)base; pos >= 0 && pos < 32; pos += step)
+        if ((mask >> pos) & 1 && count-- == 0) return (unsigned)pos;
+    return 0xFFFFFFFFu;
+}
 
 // funnel shifts: the 64-bit hi:lo shifted, the upper (l) or lower (r) 32 bits kept; the shift is
 // taken modulo 32, or clamped to 32 (the "c" forms)
@@ -153,6 +172,15 @@ static inline int __dp2a_lo(int a, int b, int c) { return __sim_dot<int16_t>(a, 
 static inline unsigned __dp2a_lo(unsigned a, unsigned b, unsigned c) { return __sim_dot<uint16_t>(a, b, c, 2, 0); }
 static inline int __dp2a_hi(int a, int b, int c) { return __sim_dot<int16_t>(a, b, c, 2, 2); }
 static inline unsigned __dp2a_hi(unsigned a, unsigned b, unsigned c) { return __sim_dot<uint16_t>(a, b, c, 2, 2); }
+template <typename __V> static inline unsigned __sim_word(__V v) {
+    unsigned w;
+    memcpy(&w, &v, 4);
+    return w;
+}
+static inline int __dp2a_lo(short2 a, char4 b, int c) { return __dp2a_lo((int)__sim_word(a), (int)__sim_word(b), c); }
+static inline unsigned __dp2a_lo(ushort2 a, uchar4 b, unsigned c) { return __dp2a_lo(__sim_word(a), __sim_word(b), c); }
+static inline int __dp2a_hi(short2 a, char4 b, int c) { return __dp2a_hi((int)__sim_word(a), (int)__sim_word(b), c); }
+static inline unsigned __dp2a_hi(ushort2 a, uchar4 b, unsigned c) { return __dp2a_hi(__sim_word(a), __sim_word(b), c); }
 
 // Loads and stores with cache hints (__ldcg, __stcs, ...) are plain loads and stores on a CPU.
 template <typename __T> static inline __T __ldg(const __T *p) { return *p; }
@@ -166,4 +194,7 @@ template <typename __T> static inline void __stcg(__T *p, __T v) { *p = v; }
 template <typename __T> static inline void __stcs(__T *p, __T v) { *p = v; }
 template <typename __T> static inline void __stwt(__T *p, __T v) { *p = v; }
 
+#include "sim_convert.h"  // type casts with PTX's saturation, rounding modes
+#include "sim_simd.h"     // __vadd2, __vcmpgtu4, __vsads2, ...
+#include "sim_special.h"  // norms, erfinv, normcdf, erfcx, cyl_bessel_i0, ...
 #include "sim_dpx.h"

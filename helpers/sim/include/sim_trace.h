@@ -27,12 +27,13 @@
 
 #include <atomic>
 #include <mutex>
+#include <vector>
 
 #pragma GCC visibility push(hidden)
 namespace sim {
 namespace trace {
 
-// BLOCKS: basic blocks, for divergence; INIT: reads of global memory never written
+// BLOCKS: basic blocks, for divergence; INIT: reads of memory never written (global and shared)
 enum Mode { STATS = 1, RACE = 2, DETAIL = 4, BLOCKS = 8, INIT = 16 };
 enum Flags : uint8_t { WRITE = 1, SHARED = 2, DYNAMIC = 4, BASIC_BLOCK = 8, ATOMIC = 16 };
 enum Space { GLOBAL_SPACE = 0, SHARED_SPACE = 1 };
@@ -105,6 +106,7 @@ struct Placer {
 };
 
 struct RaceShadow;
+struct InitShared;
 
 // What one worker thread knows while it runs blocks of a traced launch.
 struct State {
@@ -134,6 +136,7 @@ struct State {
     uint64_t recorded = 0;  // accesses seen (kept in cfg.detail while it has room)
     RaceShadow *race = nullptr;
     uint32_t init_hint = 0;  // the allocation the init check found last
+    InitShared *init_shared = nullptr;
 };
 
 // ---- the site table: return address of a callback -> site number (0: not the learner's) ----------
@@ -196,6 +199,7 @@ SIM_UNTRACED __attribute__((noinline)) inline State *attach(Worker *w) {
     uint32_t **counters[] = {&s->bb_lane, &s->bb_max, &s->bb_sum, &s->lane_blocks, &s->warp_blocks};
     for (uint32_t **c : counters) *c = (uint32_t *)zalloc(sizeof(uint32_t) * (nsites + 1));
     if (cfg.mode & RACE) race_attach(s);
+    if (cfg.mode & INIT) init_attach(s);
     w->trace = s;
     std::lock_guard<std::mutex> g(states_mu);
     s->next = states;
@@ -212,6 +216,7 @@ SIM_UNTRACED inline void enter_block(State *s, const Frame *f) {
     s->flushed = 0;
     memset(s->epoch, 0, sizeof s->epoch);
     memset(s->wepoch, 0, sizeof s->wepoch);  // (race records name their block: none to clear)
+    if (s->init_shared) init_enter_block(s);
 }
 
 // The calling simulated thread's state, after noticing a new block.
@@ -282,7 +287,7 @@ SIM_UNTRACED __attribute__((noinline)) inline void record_slow(uintptr_t a, unsi
     if (a - s->tls_lo < s->tls_n) flags |= SHARED, s->log_shared = true;
     else if (a - s->dyn_lo < s->dyn_n) flags |= SHARED | DYNAMIC, s->log_shared = true;
     if ((cfg.mode & RACE) && !(flags & BASIC_BLOCK)) race_access(s, tid, a, size, flags, site);
-    if ((cfg.mode & INIT) && !(flags & (BASIC_BLOCK | SHARED))) init_access(s, tid, a, size, flags, site);
+    if ((cfg.mode & INIT) && !(flags & BASIC_BLOCK)) init_access(s, tid, a, size, flags, site);
     if (cfg.mode & (STATS | DETAIL)) append_access(s->logs[s->plain ? 0 : tid >> 5], a, site, tid & 31, size, flags);
 }
 
@@ -331,6 +336,7 @@ SIM_UNTRACED void after_barrier() {
     Frame *f = frame();
     State *s = current(f);
     uint32_t e = ++s->epoch[thread_index(f)];
+    if (s->init_shared) init_after_barrier(s, e);
     if ((cfg.mode & (STATS | DETAIL)) && e > s->flushed) {
         flush_all(s);
         s->flushed = e;

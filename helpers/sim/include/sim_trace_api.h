@@ -46,6 +46,7 @@ SIM_EXPORT SIM_UNTRACED void sim_trace_begin(int mode, const uint64_t *lo, const
     race_global.ranges = (Cell **)zalloc(sizeof(Cell *) * (n + 1));
     init_global.report = InitReport{};
     init_global.shadow = written;
+    init_global.shared_written.clear();
 }
 
 // Ends it: counts what the workers still hold, adds up their figures into stats
@@ -69,6 +70,9 @@ SIM_EXPORT SIM_UNTRACED uint64_t sim_trace_end(uint64_t *stats, sim::trace::Race
         free(s->bb_lane), free(s->bb_max), free(s->bb_sum), free(s->lane_blocks), free(s->warp_blocks);
         if (s->race) free(s->race->cells);
         delete s->race;
+        if (s->init_shared)
+            init_judge(s), free(s->init_shared->written), free(s->init_shared->before), free(s->init_shared->suspect);
+        delete s->init_shared;
         states = s->next;
         delete s;
     }
@@ -80,4 +84,13 @@ SIM_EXPORT SIM_UNTRACED uint64_t sim_trace_end(uint64_t *stats, sim::trace::Race
     race_global.ranges = nullptr;
     cfg.mode = 0;
     return recorded;
+}
+
+// After a launch whose init report is in shared memory: which bytes of that space (the __shared__
+// arrays, or the dynamic arena) its block had written by the last barrier before the read (or its
+// start), 1 each, copied into out up to cap bytes. Returns how many there are.
+SIM_EXPORT SIM_UNTRACED uint64_t sim_trace_init_shared(uint8_t *out, uint64_t cap) {
+    const std::vector<uint8_t> &w = sim::trace::init_global.shared_written;
+    if (out) memcpy(out, w.data(), w.size() < cap ? w.size() : cap);
+    return w.size();
 }

@@ -32,6 +32,16 @@ SIM_VECS(longlong, long long, 8, 16, 8, 16)
 SIM_VECS(ulonglong, unsigned long long, 8, 16, 8, 16)
 SIM_VECS(float, float, 4, 8, 4, 16)
 SIM_VECS(double, double, 8, 16, 8, 16)
+// CUDA 13's four-element vectors of 8-byte values, aligned to 16 or to 32 bytes.
+#define SIM_VEC4A(T, B, A)                                                      \
+    struct __attribute__((aligned(A))) T##4_##A##a { B x, y, z, w; };          \
+    static inline T##4_##A##a make_##T##4_##A##a(B x, B y, B z, B w) {          \
+        T##4_##A##a v; v.x = x; v.y = y; v.z = z; v.w = w; return v; }
+#define SIM_VEC4S(T, B) SIM_VEC4A(T, B, 16) SIM_VEC4A(T, B, 32)
+SIM_VEC4S(long, long) SIM_VEC4S(ulong, unsigned long) SIM_VEC4S(longlong, long long)
+SIM_VEC4S(ulonglong, unsigned long long) SIM_VEC4S(double, double)
+#undef SIM_VEC4S
+#undef SIM_VEC4A
 #undef SIM_VECS
 #undef SIM_VEC1
 #undef SIM_VEC2

@@ -3,6 +3,7 @@
 - `instrumented`: one launch on the instrumented build (the ctypes side of include/sim_trace_api.h)
 - `trace`: each warp's loads and stores against the memory system (`with trace() as t:`); its
   tables in `tables`, its pictures in `pictures`
-- `racecheck`: a race as a RaceError; `initcheck`: a read of memory never written
+- `racecheck`: a race as a RaceError; `initcheck`: a read of memory never written (global or
+  shared) as an UninitialisedReadError
 - `places`: names for the addresses a kernel touched; `occupancy`: the CUDA occupancy calculator
 """

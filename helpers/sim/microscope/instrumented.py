@@ -1,4 +1,5 @@
-"""One launch on the instrumented build of its module: the memory trace and the race check.
+"""One launch on the instrumented build of its module: the memory trace, the race check and the
+init check.
 
 A SourceModule compiles its plain build at once. The instrumented build (every load, store and
 basic block of the learner's code calls the runtime: include/sim_trace.h) is compiled only when
@@ -59,11 +60,15 @@ class RaceReport(ctypes.Structure):
                 ("second", Rec), ("space", ctypes.c_int32), ("pad", ctypes.c_int32)]
 
 
+GLOBAL = RaceReport.GLOBAL
+
+
 class InitReport(ctypes.Structure):
-    """sim::trace::InitReport: the first read of bytes never written, and how many there were."""
+    """sim::trace::InitReport: the first read of bytes never written, and how many there were; its
+    space is RaceReport's (for shared memory, address is an offset in that space)."""
     _fields_ = [("count", ctypes.c_uint64), ("address", ctypes.c_uint64), ("block", ctypes.c_uint32),
                 ("thread", ctypes.c_uint16), ("site", ctypes.c_uint16), ("size", ctypes.c_uint32),
-                ("pad", ctypes.c_uint32)]
+                ("space", ctypes.c_int32)]
 
 
 _MIRRORS = {"Detail": DETAIL_DTYPE.itemsize, "RaceReport": ctypes.sizeof(RaceReport),
@@ -80,6 +85,8 @@ def _declare(lib):
                                     ctypes.c_void_p, ctypes.c_uint64]
     lib.sim_trace_end.argtypes = [u64p, ctypes.POINTER(RaceReport), ctypes.POINTER(InitReport)]
     lib.sim_trace_end.restype = ctypes.c_uint64
+    lib.sim_trace_init_shared.argtypes = [ctypes.c_void_p, ctypes.c_uint64]
+    lib.sim_trace_init_shared.restype = ctypes.c_uint64
 
 
 def _u64(array):
@@ -162,7 +169,9 @@ class LaunchResult:
     """What one traced launch gives: per site and space (0 global, 1 shared) the counters of
     STAT_FIELDS, each access (detail, up to its cap; `recorded` is how many there were), the
     race report and the init report (None without their check, else count 0 when none was
-    found)."""
+    found), and for an init report in shared memory which bytes of that space (the __shared__
+    arrays, or the dynamic arena) its block had written by the last barrier before the read
+    (1 each)."""
     kernel: str
     grid: tuple
     block: tuple
@@ -173,6 +182,7 @@ class LaunchResult:
     recorded: int
     race: RaceReport | None
     init: InitReport | None = None
+    shared_written: np.ndarray | None = None
 
 
 def _shadow_pointers(ranges):
@@ -207,6 +217,15 @@ def run(record, mode, detail_cap, runner):
         finally:
             recorded = lib.sim_trace_end(_u64(stats), ctypes.byref(race), ctypes.byref(init))
             inst.copy_variables(into_instrumented=False)
+            shared_written = _shared_written(lib) if init.count and init.space != GLOBAL else None
     return LaunchResult(record.kernel.name, record.grid, record.block, inst, inst.sites, stats,
                         detail[:min(recorded, len(detail))] if mode & DETAIL else None, recorded,
-                        race if mode & RACE else None, init if mode & INIT else None)
+                        race if mode & RACE else None, init if mode & INIT else None,
+                        shared_written)
+
+
+def _shared_written(lib):
+    """The bytes of shared memory the block of an init report had written before the read."""
+    written_bytes = np.zeros(lib.sim_trace_init_shared(None, 0), np.uint8)
+    lib.sim_trace_init_shared(written_bytes.ctypes.data, len(written_bytes))
+    return written_bytes

@@ -5,7 +5,8 @@ Global memory: the kernel's pointer arguments are the arrays it knows; an addres
 the allocation it falls in and named after the parameter that points into it (its name is read
 from the kernel's signature in the source, else "parameter #i"). Shared memory: the `__shared__`
 arrays are thread-local variables of the module (see module.py), found by their offset in the
-thread-local block; dynamic shared memory is the `extern __shared__` array.
+thread-local block; dynamic shared memory is the `extern __shared__` array, named as the kernel
+declares it.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import re
 from ..c_types import element_bytes
 from ..machine import memory
 from ..compile.module import elf_symbols
+from ..compile.source import EXTERN_SHARED
+
 
 def parameter_names(source, kernel):
     """The kernel's parameter names, from its definition in the source (empty when not found)."""
@@ -28,6 +31,20 @@ def parameter_names(source, kernel):
         words = re.findall(r"[A-Za-z_]\w*", param.split("[")[0])
         names.append(words[-1] if words else "")
     return names
+
+
+def dynamic_shared_name(source, kernel):
+    """The name of the kernel's `extern __shared__` array: the only one the source declares, else
+    the one declared in the kernel's body; None when the source does not say."""
+    found = [(m.start(), m.group(2)) for m in EXTERN_SHARED.finditer(source or "")]
+    if len({name for _, name in found}) == 1:
+        return found[0][1]
+    m = re.search(rf"__global__[^;{{]*?\b{re.escape(kernel)}\s*\(", source or "")
+    if not m:
+        return None
+    end = source.find("__global__", m.end())
+    inside = [name for at, name in found if m.end() <= at < (end if end >= 0 else len(source))]
+    return inside[0] if inside else None
 
 
 def _demangle_static(name):
@@ -51,6 +68,8 @@ class Places:
                              for name, kind, value, size, _ in elf_symbols(library)
                              if kind == 6 and size and not name.startswith(("_ZN", "_ZZN", "_ZZSt")))
         names = parameter_names(record.module.source, kernel.name)
+        self.dynamic = (dynamic_shared_name(record.module.source, kernel.name)
+                        or "extern __shared__ array", record.shared)  # (name, bytes)
         self.arrays = []  # (address, size, label, element size)
         for i, (param, address) in enumerate(zip(kernel.params, record.addresses)):
             block = memory.find(address) if address is not None else None
@@ -67,12 +86,19 @@ class Places:
                 return label, (address - start - view) // elem, elem
         return None
 
-    def shared_place(self, offset, dynamic=False, size=4):
-        """(array name, element index, element size) of a shared-memory offset."""
+    def shared_array(self, offset, dynamic=False):
+        """(array name, its first byte, its bytes) of the shared array that holds an offset in
+        the `__shared__` arrays (dynamic: in the dynamic shared memory); bytes None where the
+        array is not known."""
         if dynamic:
-            return "extern __shared__ array", offset // max(size, 1), max(size, 1)
+            return self.dynamic[0], 0, self.dynamic[1]
         for start, nbytes, name in self.shared:
             if start <= offset < start + nbytes:
-                return name, (offset - start) // max(size, 1), max(size, 1)
-        return "__shared__ memory", offset // max(size, 1), max(size, 1)
+                return name, start, nbytes
+        return "__shared__ memory", 0, None
+
+    def shared_place(self, offset, dynamic=False, size=4):
+        """(array name, element index, element size) of a shared-memory offset."""
+        name, start, _ = self.shared_array(offset, dynamic)
+        return name, (offset - start) // max(size, 1), max(size, 1)
 

@@ -184,10 +184,10 @@ def test_a_shared_scalar_written_by_thread_0_and_read_without_a_barrier(mod):
     assert "total[0]" in _race(mod.get_function("scale"), x, block=(64, 1, 1))
 
 
-def test_dynamic_shared_memory_races_are_found(mod):
+def test_dynamic_shared_memory_races_are_found_and_named_as_the_kernel_declares_them(mod):
     out = gpuarray.zeros(64, np.int32)
-    assert "extern __shared__" in _race(mod.get_function("shift"), out, block=(64, 1, 1),
-                                        shared=256)
+    assert "data race on buf[0] (shared memory)" in _race(mod.get_function("shift"), out,
+                                                          block=(64, 1, 1), shared=256)
 
 
 def test_blocks_writing_one_element_race_and_the_advice_says_why(mod):

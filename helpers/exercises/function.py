@@ -1,0 +1,42 @@
+"""What the exercises whose work is a Python function share (notebook 05's pipeline, notebook
+11's gray_split): the check that refuses anything but a function, and the function run so that
+whatever it raises becomes a mistake, never the checker's crash."""
+
+from __future__ import annotations
+
+from helpers.exercises.verdict import Mistake, Verdict, not_yet
+
+READ_THE_MESSAGE = "read the message: it names the line of your function that failed"
+
+
+class Refused(Exception):
+    """A call the checker hands the learner (a kernel, say) refused to run; its ``mistake`` says
+    what the call saw wrong, more than the exception's name would."""
+
+    def __init__(self, mistake: Mistake):
+        super().__init__(mistake[0])
+        self.mistake = mistake
+
+
+def check_function(fn, name: str, verdict) -> Verdict:
+    """Print and return ``verdict(fn)``, or the verdict that ``fn`` is not a function (the
+    notebook passed what the function ``name`` returned)."""
+    if callable(fn):
+        return verdict(fn).report()
+    check = "check_" + name.removeprefix("my_")
+    return not_yet(f"{check} needs your function, got {type(fn).__name__}",
+                   f"call {check}({name}), without parentheses after {name}").report()
+
+
+def run_catching(call, todo: str, hints=(), otherwise: str = READ_THE_MESSAGE):
+    """``(None, call())``, or ``(mistake, None)`` when the learner's function raised: a refused
+    call's mistake, else the exception with a hint: ``todo`` for the stub's NotImplementedError,
+    that of the first ``(exception class, hint)`` of ``hints`` that fits, or ``otherwise``."""
+    try:
+        return None, call()
+    except Refused as err:
+        return err.mistake, None
+    except Exception as err:  # noqa: BLE001 - a learner's bug is reported, not raised
+        hints = ((NotImplementedError, todo), *hints)
+        hint = next((h for kind, h in hints if isinstance(err, kind)), otherwise)
+        return (f"your function raised {type(err).__name__}: {err}", hint), None

@@ -1,0 +1,68 @@
+"""What the simulator leaves out of CUDA's device functions: the one list.
+
+CUDA 13's headers declare some 800 device functions for compute capability 9.0 (the H200's);
+`tests/kernels/test_intrinsics_complete.py` reads them from nvcc and checks that each one either
+compiles and runs on the simulator or is named here. What is named here needs hardware or a
+runtime that a CPU simulator does not model; a kernel that calls one is refused at compile time
+with an error that names the function and its feature (`messages.compile_error`), never with a
+bare "not declared". Headers a kernel must include itself are refused as a whole (HEADERS).
+"""
+
+FEATURES = {
+    "textures and surfaces": """tex1D tex1DGrad tex1DLayered tex1DLayeredGrad tex1DLayeredLod
+        tex1DLod tex1Dfetch tex2D tex2DGrad tex2DLayered tex2DLayeredGrad tex2DLayeredLod tex2DLod
+        tex2Dgather tex3D tex3DGrad tex3DLod texCubemap texCubemapGrad texCubemapLayered
+        texCubemapLayeredGrad texCubemapLayeredLod texCubemapLod surf1DLayeredread
+        surf1DLayeredwrite surf1Dread surf1Dwrite surf2DLayeredread surf2DLayeredwrite surf2Dread
+        surf2Dwrite surf3Dread surf3Dwrite surfCubemapLayeredread surfCubemapLayeredwrite
+        surfCubemapread surfCubemapwrite""",
+    "thread block clusters (compute capability 9.0's distributed shared memory)": """__clusterDim
+        __clusterDimIsSpecified __clusterGridDimInClusters __clusterIdx __clusterRelativeBlockIdx
+        __clusterRelativeBlockRank __clusterSizeInBlocks __cluster_barrier_arrive
+        __cluster_barrier_arrive_relaxed __cluster_barrier_wait __cluster_map_shared_multicast
+        __cluster_map_shared_rank __cluster_query_shared_rank __threadfence_cluster
+        __isClusterShared""",
+    "address spaces (the simulator has one flat address space, with no generic, global, shared, "
+    "constant or local window to ask about or convert to)": """__cvta_constant_to_generic
+        __cvta_generic_to_constant __cvta_generic_to_global __cvta_generic_to_grid_constant
+        __cvta_generic_to_local __cvta_generic_to_shared __cvta_global_to_generic
+        __cvta_grid_constant_to_generic __cvta_local_to_generic __cvta_shared_to_generic
+        __isConstant __isCtaShared __isGlobal __isGridConstant __isLocal __isShared""",
+    "the device runtime (dynamic parallelism: kernels that launch kernels, and the CUDA runtime "
+    "called from device code)": """cudaCGGetIntrinsicHandle cudaCGGetRank cudaCGGetSize
+        cudaCGSynchronize cudaCGSynchronizeGrid cudaDeviceGetAttribute cudaDeviceGetCacheConfig
+        cudaDeviceGetLimit cudaDeviceGetSharedMemConfig cudaEventCreateWithFlags cudaEventDestroy
+        cudaEventRecord cudaEventRecordWithFlags cudaEventRecordWithFlags_ptsz cudaEventRecord_ptsz
+        cudaFree cudaFuncGetAttributes cudaGetCurrentGraphExec cudaGetDevice cudaGetDeviceCount
+        cudaGetErrorName cudaGetErrorString cudaGetLastError cudaGetParameterBuffer
+        cudaGetParameterBufferV2 cudaGraphKernelNodeSetEnabled cudaGraphKernelNodeSetGridDim
+        cudaGraphKernelNodeSetParam cudaGraphKernelNodeUpdatesApply cudaGraphLaunch
+        cudaGraphSetConditional cudaGridDependencySynchronize cudaLaunchDevice cudaLaunchDeviceV2
+        cudaLaunchDeviceV2_ptsz cudaLaunchDevice_ptsz cudaMalloc cudaMemcpy2DAsync
+        cudaMemcpy2DAsync_ptsz cudaMemcpy3DAsync cudaMemcpy3DAsync_ptsz cudaMemcpyAsync
+        cudaMemcpyAsync_ptsz cudaMemset2DAsync cudaMemset2DAsync_ptsz cudaMemset3DAsync
+        cudaMemset3DAsync_ptsz cudaMemsetAsync cudaMemsetAsync_ptsz
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor
+        cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags cudaOccupancyMaxPotentialBlockSize
+        cudaOccupancyMaxPotentialBlockSizeVariableSMem
+        cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags
+        cudaOccupancyMaxPotentialBlockSizeWithFlags cudaPeekAtLastError cudaRuntimeGetVersion
+        cudaStreamCreateWithFlags cudaStreamDestroy cudaStreamWaitEvent cudaStreamWaitEvent_ptsz
+        cudaTriggerProgrammaticLaunchCompletion""",
+    "warp votes without _sync (gone since compute capability 7.0: ptxas refuses them for sm_90; "
+    "use __ballot_sync, __any_sync and __all_sync with a mask)": "__ballot __any __all ballot any all",
+    "named barriers (bar.sync with a barrier number and a thread count; __syncthreads() is "
+    "barrier 0 for the whole block)": "__barrier_sync __barrier_sync_count",
+    "the profiler's performance counters": "__prof_trigger",
+    "aligned device-side malloc": "__nv_aligned_device_malloc",
+}
+# {function: feature}
+FUNCTIONS = {name: feature for feature, names in FEATURES.items() for name in names.split()}
+
+# Headers a kernel includes for a feature the simulator leaves out (issue 27 item 4 brings the
+# half-precision ones), and type names its errors may mention: {name: feature}.
+HEADERS = {"cuda_fp16.h": "half precision", "__half": "half precision",
+           "cuda_bf16.h": "bfloat16", "__nv_bfloat16": "bfloat16", "cuda_fp8.h": "8-bit floats",
+           "mma.h": "tensor cores (wmma)", "wmma": "tensor cores (wmma)",
+           "cooperative_groups": "cooperative groups", "cuda_pipeline.h": "asynchronous copies",
+           "texture": "texture references", "cudaTextureObject_t": "textures and surfaces"}
