@@ -16,6 +16,7 @@ def test_pycudas_classes_keep_their_bases():
     assert issubclass(errors.RaceError, errors.LaunchError)
     assert issubclass(errors.TimeLimitError, errors.LaunchError)
     assert issubclass(errors.HostFunctionError, errors.CompileError)
+    assert issubclass(errors.NotSimulatedError, errors.CompileError)
     assert drv.LaunchError is errors.LaunchError and drv.CompileError is errors.CompileError
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from helpers.backend import BACKEND, SourceModule, drv
 from helpers.sim import errors
-from helpers.sim.compile import messages
+from helpers.sim.compile import messages, not_simulated
 
 PRELUDE_H = "/somewhere/helpers/sim/include/sim_host_only.h"
 
@@ -28,12 +28,24 @@ def test_a_host_function_is_named_at_the_learners_line_not_the_preludes():
 
 def test_the_first_error_in_the_learners_file_comes_first_with_a_note_on_missing_features():
     stderr = (f"{PRELUDE_H}:3:1: error: something in the prelude\n"
-              "mine.cu:4:9: error: 'tex2D' was not declared in this scope\n"
+              "mine.cu:4:9: error: '__half' does not name a type\n"
               "mine.cu:9:1: error: a later error\n")
     e = messages.compile_error("kernel.cu", stderr)
     assert type(e) is errors.CompileError
-    assert str(e).splitlines()[1] == "mine.cu:4:9: error: 'tex2D' was not declared in this scope"
-    assert "note: tex2D (textures)" in str(e)
+    assert str(e).splitlines()[1] == "mine.cu:4:9: error: '__half' does not name a type"
+    assert f"note: __half ({not_simulated.HEADERS['__half']})" in str(e)
+
+
+def test_calls_of_functions_the_simulator_leaves_out_are_refused_with_each_call():
+    stderr = (f"{PRELUDE_H}:8:3: error: 'tex1D' was not declared in this scope\n"
+              "mine.cu:4:9: error: 'tex2D' was not declared in this scope\n"
+              "mine.cu:6:5: error: '__prof_trigger' was not declared in this scope\n"
+              "mine.cu:7:5: error: 'my_own' was not declared in this scope\n")
+    e = messages.compile_error("kernel.cu", stderr)
+    assert isinstance(e, errors.NotSimulatedError)
+    assert (e.function, e.file, e.line) == ("tex2D", "mine.cu", 4)
+    assert e.feature == not_simulated.FUNCTIONS["tex2D"]
+    assert [(f, line) for f, _, _, line in e.calls] == [("tex2D", 4), ("__prof_trigger", 6)]
 
 
 def test_a_full_disk_is_named_as_such():
@@ -110,8 +122,9 @@ def test_a_device_function_declared_but_never_defined_is_named(tmp_path):
 def test_compile_errors_name_the_file_line_and_unsupported_features():
     with pytest.raises(drv.CompileError, match=r"mine\.cu:2"):
         SourceModule('#line 1 "mine.cu"\n__global__ void k(int *x) {\n  x[0] = y;\n}\n')
-    with pytest.raises(drv.CompileError, match="textures"):
+    with pytest.raises(drv.CompileError) as err:
         SourceModule("__global__ void k(float *x) { x[0] = tex2D(x, 0, 0); }")
+    assert (err.value.function, err.value.feature) == ("tex2D", not_simulated.FUNCTIONS["tex2D"])
 
 
 @pytest.mark.skipif(BACKEND != "simulator", reason="the simulator's host compiler")

@@ -26,9 +26,11 @@ def test_gccs_names_of_static_shared_arrays_are_the_learners():
     assert places._demangle_static("sums") == "sums"                  # extern "C" or global
 
 
-def _places(arrays=(), shared=()):
+def _places(arrays=(), shared=(), dynamic=("extern __shared__ array", None)):
+    """A Places with the arrays a launch would give it (its constructor reads them from a
+    built module and a launch record)."""
     p = places.Places.__new__(places.Places)
-    p.arrays, p.shared = list(arrays), sorted(shared)
+    p.arrays, p.shared, p.dynamic = list(arrays), sorted(shared), dynamic
     return p
 
 
@@ -42,8 +44,19 @@ def test_a_global_address_is_an_element_of_the_array_a_parameter_points_into():
 
 
 def test_a_shared_offset_is_an_element_of_the_array_it_falls_in():
-    p = _places(shared=[(128, 64, "t"), (0, 128, "s")])
+    p = _places(shared=[(128, 64, "t"), (0, 128, "s")], dynamic=("buf", 256))
     assert p.shared_place(132, size=4) == ("t", 1, 4)
     assert p.shared_place(8, size=8) == ("s", 1, 8)
     assert p.shared_place(200, size=4) == ("__shared__ memory", 50, 4)
-    assert p.shared_place(12, dynamic=True, size=4) == ("extern __shared__ array", 3, 4)
+    assert p.shared_place(12, dynamic=True, size=4) == ("buf", 3, 4)
+    assert p.shared_array(140) == ("t", 128, 64) and p.shared_array(12, dynamic=True) == ("buf", 0, 256)
+    assert p.shared_array(200) == ("__shared__ memory", 0, None)
+
+
+def test_the_dynamic_shared_array_is_named_as_the_kernel_declares_it():
+    one = "extern __shared__ float tile[];\n__global__ void a(float *x) { tile[0] = x[0]; }"
+    assert places.dynamic_shared_name(one, "a") == "tile"
+    two = ("__global__ void a(int *x) { extern __shared__ int counts[]; counts[0] = x[0]; }\n"
+           "__global__ void b(float *y) { extern __shared__ float sums[]; sums[0] = y[0]; }")
+    assert [places.dynamic_shared_name(two, k) for k in "ab"] == ["counts", "sums"]
+    assert places.dynamic_shared_name("__global__ void c() {}", "c") is None
