@@ -4,7 +4,8 @@ no circle anywhere, and the simulator's engine below PyCUDA's faces.
 helpers/sim/ has PyCUDA's faces on top (driver, compiler, gpuarray, ...), which the notebooks and
 PyCUDA code import, and the engine below them in rooms (helpers/sim/__init__.py lists them). An
 engine module imports only the ground floor, its own room and the rooms below it, and never a
-face: that is what keeps the engine readable from the bottom up.
+face: that is what keeps the engine readable from the bottom up. tests/sim/ mirrors the rooms:
+every engine module has a test file named after it (tests/README.md, "Where a test lives").
 """
 
 import ast
@@ -12,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-HELPERS = Path(__file__).resolve().parent.parent / "helpers"
+TESTS = Path(__file__).resolve().parent
+HELPERS = TESTS.parent / "helpers"
 SIM = "helpers.sim"
 FACES = {"driver", "compiler", "gpuarray", "elementwise", "reduction", "scan", "cumath",
          "curandom", "characterize", "tools"}
@@ -121,6 +123,31 @@ def test_the_engine_imports_only_its_room_and_the_rooms_below(graph):
                     other is None or ROOMS.index(other) > ROOMS.index(room)):
                 wrong.append(f"{name} ({room}) imports {target} ({other or 'a face'})")
     assert wrong == []
+
+
+def _untested(modules, tests):
+    """The engine modules (helpers.sim.<room>.<name>, or helpers.sim.<name> on the ground floor)
+    whose test file, tests/sim/[<room>/]test_<name>.py, is not among ``tests``."""
+    untested = []
+    for name in modules:
+        room = _room(name) if name.startswith(SIM + ".") else None
+        parts = name[len(SIM) + 1:].split(".")
+        if room is None or room != "ground" and len(parts) == 1:  # a face, or a room's package
+            continue
+        folder = [] if room == "ground" else parts[:-1]
+        if "/".join(["sim", *folder, f"test_{parts[-1]}.py"]) not in tests:
+            untested.append(name)
+    return sorted(untested)
+
+
+def test_every_engine_module_has_a_test_file_named_after_it(graph):
+    tests = {p.relative_to(TESTS).as_posix() for p in (TESTS / "sim").rglob("test_*.py")}
+    assert _untested(graph, tests) == []
+
+
+def test_the_check_finds_an_untested_module():
+    modules = [f"{SIM}.errors", f"{SIM}.machine.stacks", f"{SIM}.machine", f"{SIM}.driver"]
+    assert _untested(modules, {"sim/test_errors.py"}) == [f"{SIM}.machine.stacks"]
 
 
 def test_the_check_finds_a_circle():

@@ -1,25 +1,16 @@
 """What the compiler does with a kernel, the same on a GPU (nvcc, through PyCUDA) and on the CPU
-simulator: floats fused as nvcc fuses them, a learner's macros left alone, host library calls
-refused, warnings shown, a function declared but never defined named.
+simulator: floats fused as nvcc fuses them, a learner's macros left alone, a learner's global
+names its own. (Host calls refused: tests/sim/compile/test_device_calls.py; the compiler's
+errors and warnings: test_messages.py.)
 
 This file runs on whichever backend helpers.backend chose, as tests/kernels/test_kernels.py does.
 """
-
-import re
 
 import numpy as np
 import pytest
 
 from helpers.backend import BACKEND, SourceModule, drv, gpuarray
 from kernel_sources import accumulated
-
-
-def compiled_anew(source, folder):
-    """source compiled into ``folder``, a new, empty compile cache (PyCUDA's ``cache_dir`` and the
-    simulator's mean the same), so that no cached module answers in place of the compiler: its
-    warnings and errors are seen anew. (Not a unique comment in the source: each run would then
-    leave one more module in the user's cache.)"""
-    return SourceModule(source, cache_dir=str(folder))
 
 
 # ---- floats as the GPU computes them -----------------------------------------------------------
@@ -118,91 +109,6 @@ def test_a_learners_macros_do_not_change_the_cuda_it_uses():
     popc = (tiles > 0.5).sum(1, keepdims=True)
     assert np.allclose(out.get(), (s + popc + 2).ravel(), rtol=1e-6)
     assert bins.get().tolist() == [16, 16, 16, 16]
-
-
-# ---- host functions in device code ---------------------------------------------------------------
-@pytest.mark.parametrize("call", ["exit(1)", "rand()", 'fopen("out.txt", "w")',
-                                  'fprintf(stderr, "x")'])
-def test_a_host_library_call_in_a_kernel_is_a_compile_error(call, tmp_path):
-    name = call.split("(")[0]
-    src = f'#line 1 "host.cu"\n__global__ void k(int *x) {{\n    if (x[0]) {call};\n}}\n'
-    with pytest.raises(drv.CompileError) as err:
-        compiled_anew(src, tmp_path)
-    text = str(err.value)
-    assert f'calling a __host__ function("{name}")' in text, text
-    assert re.search(r"host\.cu[:(]\s*2\b", text), text
-
-
-# POSIX's functions: not in the C library's list the prelude refuses by name, so the simulator finds
-# them among the built object's undefined symbols (helpers/sim/compile/device_calls.py).
-# (Four calls, one of each kind: each refusal is a compile, a link and a rebuild with lines.)
-POSIX_CALLS = ['open("/tmp/escaped", O_WRONLY | O_CREAT, 0600)', "fork()", "kill(0, SIGKILL)",
-               "sleep(1)"]
-
-
-@pytest.mark.parametrize("call", POSIX_CALLS, ids=lambda c: c.split("(")[0])
-def test_a_posix_call_in_a_kernel_is_a_compile_error_that_names_its_line(call, tmp_path):
-    name = call.split("(")[0]
-    src = (f'#line 1 "posix.cu"\n#include <fcntl.h>\n#include <signal.h>\n#include <unistd.h>\n'
-           f"__global__ void k(int *x) {{\n    if (x[0]) {call};\n}}\n")
-    with pytest.raises(drv.CompileError) as err:
-        compiled_anew(src, tmp_path)
-    text = str(err.value)
-    assert f'calling a __host__ function("{name}")' in text, text
-    assert re.search(r"posix\.cu[:(]\s*5\b", text), text
-    if BACKEND == "simulator":  # the facts, for checkers and the grader
-        assert (err.value.function, err.value.file, err.value.line) == (name, "posix.cu", 5)
-
-
-@pytest.mark.skipif(BACKEND != "simulator", reason="x86-64 assembly: nvcc reads asm as PTX")
-def test_an_asm_system_call_in_a_kernel_is_refused(tmp_path):
-    src = ('#line 1 "asm.cu"\n__global__ void k(long *x) {\n    long r;\n'
-           '    asm volatile("syscall" : "=a"(r) : "a"(39L) : "rcx", "r11", "memory");\n'
-           "    x[0] = r;\n}\n")
-    with pytest.raises(drv.CompileError) as err:
-        compiled_anew(src, tmp_path)
-    assert (err.value.function, err.value.line) == ("syscall", 3), str(err.value)
-
-
-def test_what_device_code_may_call_compiles_and_runs():
-    src = r"""
-    __global__ void allowed(float *x, int *out) {
-        int *p = (int *)malloc(4 * sizeof(int));
-        memset(p, 0, 4 * sizeof(int));
-        p[1] = 5;
-        memcpy(out, p, 4 * sizeof(int));
-        free(p);
-        assert(out[1] == 5);
-        int *q = new int[2];
-        q[0] = (int)(clock() >= 0);
-        x[0] = sqrtf(x[0]) + expf(0.0f) + fabsf(-1.0f) + (float)(clock64() >= 0) + labs(-2L)
-               + (float)(sin(0.0) + pow(2.0, 0.0)) - q[0];
-        delete[] q;
-        if (x[0] < 0) printf("%f\n", x[0]);
-    }
-    """
-    x, out = gpuarray.to_gpu(np.array([4.0], np.float32)), gpuarray.zeros(4, np.int32)
-    SourceModule(src).get_function("allowed")(x, out, block=(1, 1, 1))
-    assert x.get()[0] == 7 and out.get().tolist() == [0, 5, 0, 0]
-
-
-# ---- what the compiler says ------------------------------------------------------------------------
-def test_a_printf_format_that_does_not_fit_is_a_warning(tmp_path):
-    src = '__global__ void k(int n) {\n    printf("%f\\n", n);\n}\n'
-    with pytest.warns(UserWarning, match="compiler succeeded, but said the following") as said:
-        compiled_anew(src, tmp_path)
-    assert any("format" in str(w.message) for w in said)
-
-
-def test_a_device_function_declared_but_never_defined_is_named(tmp_path):
-    src = ('#line 1 "undefined.cu"\n__device__ float helper(float x);\n'
-           "__global__ void k(float *x) {\n    x[0] = helper(x[1]);\n}\n")
-    with pytest.raises(drv.CompileError) as err:
-        compiled_anew(src, tmp_path)
-    text = str(err.value)
-    assert "Unresolved extern function 'helper'" in text, text
-    if BACKEND == "simulator":  # nvcc names no line; the simulator names the call's
-        assert "undefined.cu:3: error: helper is declared but never defined" in text, text
 
 
 # ---- a learner's global names are the module's own ----------------------------------------------

@@ -1,6 +1,7 @@
 """The simulator's PyCUDA layer: its settings (device memory, compute capability), what it refuses
-where PyCUDA would be silently wrong, what it says about what it lacks, and the `pycuda` shim
-that runs plain PyCUDA programs. These run the simulator whatever backend is chosen."""
+where PyCUDA would be silently wrong, and the `pycuda` shim that runs plain PyCUDA programs (what
+it says about what it lacks: test_errors.py and test_unsupported.py). These run the simulator
+whatever backend is chosen."""
 
 import gc
 import os
@@ -13,12 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from helpers.sim.machine import device
 from helpers.sim import driver as drv, gpuarray, tools
-from helpers.sim.run import prepared
 from helpers.sim.compiler import SourceModule
 from helpers.sim.elementwise import ElementwiseKernel
-from helpers.sim.errors import NeedsGPU, NotProvided
 from helpers.sim.reduction import ReductionKernel
 from helpers.sim.settings import Settings, parse_bytes, settings
 from helpers.sim.shim_install import SHIM_DIR
@@ -38,18 +36,6 @@ def test_memory_and_compute_capability_settings_are_read_from_the_environment():
         Settings.from_environ({"CUDA_SIM_MEMORY": "lots"})
     with pytest.raises(ValueError, match="major.minor"):
         Settings.from_environ({"CUDA_SIM_COMPUTE_CAPABILITY": "nine"})
-
-
-def test_the_attributes_follow_the_compute_capability():
-    dev = drv.Device(0)
-    with settings.changed(compute_capability="8.6"):
-        assert dev.compute_capability() == (8, 6)
-        assert dev.get_attribute(drv.device_attribute.MAX_THREADS_PER_MULTIPROCESSOR) == 1536
-        assert dev.max_shared_memory_per_block_optin == 99 * 1024
-    assert dev.compute_capability() == (9, 0)
-    assert dev.get_attribute("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN") == 227 * 1024
-    with settings.changed(compute_capability="1.3"), pytest.raises(ValueError, match="9.0"):
-        dev.get_attributes()
 
 
 # ---- device memory ------------------------------------------------------------------------------
@@ -95,28 +81,6 @@ def test_a_memory_pool_frees_what_it_holds_when_the_device_is_full():
 
 
 # ---- what PyCUDA would get wrong without an error: the simulator refuses ------------------------
-def test_arrays_of_different_memory_order_are_refused():
-    c = gpuarray.to_gpu(np.arange(6, dtype=np.float32).reshape(2, 3))
-    f = gpuarray.to_gpu(np.asfortranarray(np.arange(6, dtype=np.float32).reshape(2, 3)))
-    for operation in (lambda: c + f, lambda: c == f, lambda: f.astype(np.float64),
-                      lambda: gpuarray.to_gpu(np.asfortranarray(np.ones((2, 3), np.int32))) * 2.5,
-                      lambda: c.set(np.asfortranarray(np.ones((2, 3), np.float32)))):
-        with pytest.raises(ValueError, match="order"):
-            operation()
-    assert np.array_equal((f + f).get(), 2 * f.get())  # the same order is fine
-
-
-def test_integer_division_and_inexact_scalars_are_refused():
-    ints = gpuarray.to_gpu(np.arange(1, 5, dtype=np.int32))
-    for operation in (lambda: ints / ints, lambda: ints / 2, lambda: 2 / ints):
-        with pytest.raises(TypeError, match="integer"):
-            operation()
-    with pytest.raises(TypeError, match="whole number"):
-        ints += 2.5
-    with pytest.raises(TypeError, match="whole number"):
-        ints.fill(0.5)
-
-
 def test_reshape_in_the_other_order_warns_that_pycuda_relabels_memory():
     a = gpuarray.to_gpu(np.arange(6, dtype=np.float32).reshape(2, 3))
     with pytest.warns(UserWarning, match="relabels the memory"):
@@ -149,37 +113,6 @@ def test_macros_in_the_learners_code_do_not_reach_the_simulators_headers():
     x = gpuarray.zeros(1, np.int32)
     mod.get_function("k")(x, block=(1, 1, 1))
     assert x.get()[0] == 18
-
-
-# ---- prepared calls -----------------------------------------------------------------------------
-def test_prepared_formats_are_read_as_pycuda_reads_them():
-    assert prepared.parse("PNIPP") == [("P", 1), ("N", 1), ("I", 1), ("P", 1), ("P", 1)]
-    assert prepared.parse("P12si") == [("P", 1), ("s", 12), ("i", 1)]
-    assert prepared.format_of([np.float32, np.dtype(np.int64), gpuarray.vec.float3, "P"]) == \
-        "fl12sP"
-    values = prepared.convert(prepared.parse("fiP"), [1.5, 7, 4096], int)
-    assert [v.dtype for v in values] == [np.float32, np.int32, np.uintp]
-    with pytest.raises(ValueError, match="struct codes"):
-        prepared.parse("Pz")
-
-
-# ---- what the simulator lacks -------------------------------------------------------------------
-def test_missing_names_are_attribute_errors_that_say_what_to_do():
-    with pytest.raises(NotProvided, match="CUDA_COURSE_BACKEND=pycuda"):
-        drv.no_such_call
-    assert isinstance(NotProvided("x"), AttributeError)
-    assert not hasattr(drv, "mem_get_address_range") and not hasattr(gpuarray, "cumsum")
-
-
-def test_gpu_only_features_name_themselves():
-    cases = [(lambda: drv.matrix_to_texref(None, None, "C"), "textures"),
-             (lambda: gpuarray.zeros(4).bind_to_texref_ext(None), "textures"),
-             (lambda: gpuarray.take(gpuarray.zeros(4), gpuarray.zeros(2, np.int32)), "textures"),
-             (lambda: drv.mem_get_ipc_handle(None), "IPC")]
-    for call, feature in cases:
-        with pytest.raises(NeedsGPU, match=f"needs a GPU: it uses .*{feature}"):
-            call()
-    assert device.get_driver_version() == 13000
 
 
 # ---- plain PyCUDA programs: python -m helpers.sim ----------------------------------------------
@@ -235,24 +168,6 @@ def test_a_pycuda_that_works_is_never_shadowed(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "True"
     assert str(SHIM_DIR) not in proc.stdout
-
-
-def test_the_malloc_heap_is_the_contexts_and_set_limit_sizes_it():
-    """Context.set_limit(limit.MALLOC_HEAP_SIZE, n) as in CUDA; what a kernel keeps counts
-    until it is freed (PyCUDA refused the change on the H200 once a kernel had used the heap,
-    the simulator allows it)."""
-    mod = SourceModule("__global__ void keep(unsigned long long bytes, int *ok) {\n"
-                       "    ok[threadIdx.x] = malloc(bytes) != 0;\n}\n")
-    ctx = drv.Device(0).make_context()
-    try:
-        ok = gpuarray.zeros(4, np.int32)
-        drv.Context.set_limit(drv.limit.MALLOC_HEAP_SIZE, 64 << 20)
-        assert drv.Context.get_limit(drv.limit.MALLOC_HEAP_SIZE) == 64 << 20
-        mod.get_function("keep")(np.uint64(30 << 20), ok, block=(4, 1, 1))
-        assert ok.get().tolist() == [1, 1, 0, 0]   # two of 30 MiB fit in 64 MiB, then NULL
-    finally:
-        ctx.pop()
-    assert drv.Context.get_limit(drv.limit.MALLOC_HEAP_SIZE) == 8 << 20   # another heap
 
 
 def test_unknown_kernel_and_unsupported_calls():

@@ -32,16 +32,24 @@ class DeviceAllocation:
             return "<DeviceAllocation (freed)>"
         return f"<DeviceAllocation of {self._block.size} bytes at 0x{int(self):x} (simulated)>"
 
-    def free(self, _site=True):
-        if self._block is not None:
-            streams.before_free(self._block)  # cuMemFree waits for the work that uses it
-            devices.forget_allocation(self._block)
-            memory.release(self._block, program_line() if _site else None)
-            self._block = None
+    def free(self):
+        """Gives the memory back; a second free() is a LogicError, as PyCUDA's is."""
+        if self._block is None:
+            raise LogicError("device_allocation::free failed: invalid resource handle (this "
+                             "allocation was freed before: it is "
+                             + memory.freed_words(self._freed) + ")")
+        self._release(program_line())
+
+    def _release(self, site):
+        streams.before_free(self._block)  # cuMemFree waits for the work that uses it
+        devices.forget_allocation(self._block)
+        memory.release(self._block, site)
+        self._block = None
 
     def __del__(self):
         try:
-            self.free(_site=False)  # by the garbage collector: no line of the program did it
+            if self._block is not None:
+                self._release(None)  # by the garbage collector: no line of the program did it
         except Exception:
             pass
 

@@ -1,5 +1,5 @@
-"""Big machines and many arrays: the simulator runs with any number of workers, and running out
-of the system's memory mappings is an error that says so, never a crash of the process."""
+"""Many arrays: running out of the system's memory mappings is an error that says so, never a
+crash of the process (the stacks of many workers, and a stack overflow: test_stacks.py)."""
 
 import os
 import subprocess
@@ -7,12 +7,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-import numpy as np
 import pytest
-
-from helpers.sim import gpuarray
-from helpers.sim.compiler import SourceModule
-from helpers.sim.settings import settings
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -29,18 +24,6 @@ __global__ void block_sum(const int *in, int *out) {
     if (t == 0) out[blockIdx.x] = s[0];
 }
 """
-
-
-@pytest.mark.parametrize("workers, threads", [(65, 256), (128, 64), (128, 1024)])
-def test_more_workers_than_64_each_have_their_own_stacks(workers, threads):
-    blocks = 8 * workers  # enough that workers 0 and 64 run blocks at the same time
-    x = np.random.default_rng(workers).integers(0, 1000, blocks * threads).astype(np.int32)
-    out = gpuarray.zeros(blocks, np.int32)
-    f = SourceModule(REDUCE).get_function("block_sum")
-    with settings.changed(workers=workers):
-        for _ in range(2):
-            f(gpuarray.to_gpu(x), out, block=(threads, 1, 1), grid=(blocks, 1), shared=4 * threads)
-            assert np.array_equal(out.get(), x.reshape(blocks, threads).sum(1))
 
 
 def run_python(code, timeout=300, **env):
@@ -129,25 +112,3 @@ def test_a_launch_without_mappings_left_is_an_error_not_an_abort():
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.rstrip().endswith("alive"), proc.stdout
     assert "mappings" in proc.stdout or "could not" in proc.stdout, proc.stdout
-
-
-def test_local_arrays_far_beyond_a_gpus_512_kib_are_a_stack_overflow():
-    """A thread's frame larger than its stack and the space below it: with barriers (a stack a
-    thread) or without (one stack a worker), an error, never a write into someone else's memory."""
-    proc = run_python("""
-        import numpy as np
-        from helpers.sim import driver as drv, gpuarray
-        from helpers.sim.compiler import SourceModule
-        for barrier in ("__syncthreads();", ""):
-            src = ("__global__ void deep(float *out, int k) { float big[3000000]; " + barrier +
-                   " for (int i = 0; i < 3000000; i++) big[i] = i * k;"
-                   " out[threadIdx.x] = big[k + threadIdx.x]; }")
-            try:
-                SourceModule(src).get_function("deep")(gpuarray.zeros(4, np.float32),
-                                                       np.int32(1), block=(4, 1, 1))
-            except drv.LaunchError as err:
-                print("error:", err)
-        print("alive")
-    """)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert proc.stdout.count("stack overflowed") == 2, proc.stdout

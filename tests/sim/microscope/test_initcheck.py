@@ -119,15 +119,6 @@ def test_a_launch_without_the_check_ends_every_shadow(mod, x):
     assert not written.tracking()
 
 
-def test_a_freed_array_gives_its_shadow_up(x):
-    with settings.changed(initcheck=True):
-        acc = gpuarray.empty(N, np.float32)
-        block = acc.gpudata._block
-        assert block.written is not None and block in written._tracked
-        acc.gpudata.free()
-    assert block.written is None and block not in written._tracked
-
-
 def test_the_setting_is_read_from_the_environment():
     assert Settings.from_environ({"CUDA_SIM_INITCHECK": "1"}).initcheck is True
     assert Settings.from_environ({}).initcheck is False

@@ -24,7 +24,6 @@ __global__ void bytes3(const unsigned char *in, unsigned char *out) {
 __global__ void wide(const uint4 *in, uint4 *out) { out[threadIdx.x] = in[threadIdx.x]; }
 __global__ void triple(const float3 *in, float *out) { float3 v = in[threadIdx.x]; out[threadIdx.x] = v.x + v.y + v.z; }
 __global__ void count(int *n) { atomicAdd(n, 1); }
-__global__ void gather(const float *in, float *out) { out[threadIdx.x] = in[2 * threadIdx.x]; }
 __global__ void wild(float *out, int k) { out[threadIdx.x * k] = 1.0f; }
 __global__ void loop(float *out) {
     float v = 0.0f;
@@ -234,24 +233,6 @@ def test_per_line_figures_and_the_summary(shared):
     assert "bank conflicts" in text and "kernel.cu:11" in text and "stride32" in text
 
 
-def test_every_access_names_its_thread_array_and_element(mod):
-    a, b = gpuarray.to_gpu(np.ones(64, np.float32)), gpuarray.zeros(32, np.float32)
-    with trace() as t:
-        mod.get_function("gather")(a, b, block=(32, 1, 1))
-    acc = t.launches[0].accesses()
-    reads, writes = acc[~acc["write"]], acc[acc["write"]]
-    assert set(reads["array"]) == {"in"} and set(writes["array"]) == {"out"}
-    assert sorted(reads["thread"]) == list(range(32))
-    assert (reads["index"] == 2 * reads["thread"]).all() and (writes["index"] == writes["thread"]).all()
-
-
-def test_untraced_launches_never_build_the_instrumented_module(mod):
-    fresh = SourceModule(GLOBAL + "\n// another module\n")
-    a, b = gpuarray.to_gpu(np.ones(32, np.float32)), gpuarray.zeros(32, np.float32)
-    fresh.get_function("copy")(a, b, block=(32, 1, 1))
-    assert not getattr(fresh.module, "_instrumented", None)
-
-
 def test_a_fault_in_a_traced_launch_is_reported_and_the_next_launch_works(mod):
     from helpers.sim import driver as drv
 
@@ -265,53 +246,6 @@ def test_a_fault_in_a_traced_launch_is_reported_and_the_next_launch_works(mod):
     with trace() as t:
         fn(out, np.int32(1), block=(32, 1, 1))
     assert t["wild"].global_st.requests == 1
-
-
-def test_pictures_of_threads_sectors_and_banks(mod, shared):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from helpers.sim.microscope import pictures
-
-    a, b = gpuarray.to_gpu(np.arange(64 * 32, dtype=np.float32)), gpuarray.zeros(64, np.float32)
-    out = gpuarray.zeros(1024, np.float32)
-    with trace() as t:
-        mod.get_function("strided")(a, b, block=(64, 1, 1))
-        shared.get_function("stride32")(out, block=(32, 1, 1))
-    ax = pictures.threads(t.launches[0], "out", shape=(8, 8))
-    assert "which thread wrote each element of out" in ax.get_title()
-    ax = pictures.sectors(t.launches[0], line=3)
-    assert "32 lanes, 32 sectors" in ax.get_title()
-    ax = pictures.banks(t.launches[1], line=11)
-    assert "32 wavefronts" in ax.get_title()
-    conflicting = ax.collections[1].get_offsets()  # the red points: lanes in a conflicting bank
-    assert len(conflicting) == 32
-    with pytest.raises(ValueError, match="no shared memory access of line 3"):
-        pictures.banks(t.launches[0], line=3)
-
-
-def test_the_learners_macros_do_not_break_the_instrumented_build():
-    src = r"""
-    #define trace 0
-    #define record 1
-    #define site 2
-    #define mask 3
-    #define block 4
-    #define thread 5
-    #define T 32
-    __global__ void k(float *out) {
-        __shared__ float s[T];
-        s[threadIdx.x] = threadIdx.x + trace + record + site + mask + block + thread;
-        __syncthreads();
-        __syncwarp();
-        out[threadIdx.x] = s[T - 1 - threadIdx.x];
-    }
-    """
-    out = gpuarray.zeros(32, np.float32)
-    with settings.changed(racecheck=True), trace() as t:
-        SourceModule(src).get_function("k")(out, block=(32, 1, 1))
-    assert np.array_equal(out.get(), np.arange(31, -1, -1) + 15)
-    assert t["k"].shared_st.requests == 1
 
 
 def test_a_launch_queued_on_a_stream_is_traced_when_it_runs(mod):

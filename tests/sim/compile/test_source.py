@@ -1,0 +1,80 @@
+"""The translation unit a module is built from (helpers/sim/compile/source.py): the learner's
+source after the prelude, its -D and -U options as defines, `extern __shared__` and
+`__noinline__` made C++, its kernels found, and the table of them. Text in, text out: no compile,
+but for one module that proves the C++ compiles."""
+
+import re
+
+import numpy as np
+
+from helpers.sim import gpuarray
+from helpers.sim.compile import source
+from helpers.sim.compile.builder import translate_options
+from helpers.sim.compiler import SourceModule
+
+
+def test_macro_options_become_defines_after_the_prelude():
+    flags, macros = translate_options(["-DN=4", "-DFLAG", "-UOLD", "-DNDEBUG", "-DSQ(x)=((x)*(x))"])
+    assert macros == ["-DN=4", "-DFLAG", "-UOLD", "-DSQ(x)=((x)*(x))"] and "-DNDEBUG" in flags
+    assert source.defines(macros) == ("#define N 4\n#define FLAG 1\n#undef OLD\n"
+                                      "#define SQ(x) ((x)*(x))\n")
+
+
+def test_the_learners_source_is_named_kernel_cu_unless_it_names_itself():
+    body = source.user_source("__global__ void k() {}", macros=["-DN=2"])
+    assert body.startswith('#define N 2\nextern "C" {\n#line 1 "kernel.cu"\n')
+    named = source.user_source('#line 1 "mine.cu"\nint x;', no_extern_c=True)
+    assert named == '#line 1 "mine.cu"\nint x;'
+
+
+def test_extern_shared_becomes_the_blocks_dynamic_memory_and_lines_stay_where_they_were():
+    src = ("extern __shared__ float tile[];\n"
+           "__global__ void k(int *out) {\n"
+           "    extern __shared__ int counts[];\n"
+           "    out[0] = counts[0] + (int)tile[1];\n"
+           "}\n")
+    made = source._dynamic_shared(src)
+    assert "int *const counts = ((int *)__sim_dynamic_shared());" in made
+    assert "#define tile ((float *)__sim_dynamic_shared())\n#line 1\n" in made
+    # every line of the learner's after the first keeps its number
+    assert made.split("#line 1\n", 1)[1].splitlines()[3] == "    out[0] = counts[0] + (int)tile[1];"
+
+
+def test_cudas_noinline_is_written_out_and_gnus_spelling_left_alone():
+    body = source.user_source("__noinline__ __device__ int f();\n"
+                              "__attribute__((__noinline__)) __device__ int g();\n")
+    assert "__attribute__((noinline)) __device__ int f();" in body
+    assert "__attribute__((__noinline__)) __device__ int g();" in body
+
+
+def test_kernels_and_the_need_for_fibers_are_read_from_the_preprocessed_code():
+    code = ("void __sim_global__ first(int *x) {}\n"
+            "void __sim_global__ second(float *y) { __sim_sync_block(); }\n"
+            "void __sim_global__ first(int *x);\n")
+    assert source.kernels_in(code) == ["first", "second"]
+    assert source.uses_fibers(code) and not source.uses_fibers("void __sim_global__ k() {}")
+    unit = source.scan_unit("int x;")
+    assert source.after_mark(unit) == "\nint x;"
+
+
+def test_nothing_after_the_learners_code_uses_a_name_the_learner_could_define():
+    unit = source.translation_unit("<the learner's code>", ["my_kernel", "other"])
+    after = unit.split("<the learner's code>", 1)[1]
+    names = set(re.findall(r"[A-Za-z_]\w*", re.sub(r'"[^"]*"', "", after)))
+    assert {n for n in names if not n.startswith("__")} <= {"extern", "const", "int", "my_kernel",
+                                                            "other"}, names
+    assert "__sim_kernel_table_size = 2;" in unit
+    traced = source.translation_unit("<code>", [], instrumented_as="trace.cu")
+    assert traced.startswith('#line 1 "trace.cu"\n') and "__sim_kernel_table_size = 0;" in traced
+
+
+def test_noinline_in_cuda_and_gnu_spelling_after_a_standard_header():
+    """libstdc++ writes __attribute__((__noinline__)) (<memory>): CUDA's __noinline__ must not be
+    a macro that breaks it, in a header included after the prelude or in the learner's code."""
+    src = ("#include <memory>\n"
+           "__attribute__((__noinline__)) __device__ int twice(int x) { return 2 * x; }\n"
+           "__noinline__ __device__ int thrice(int x) { return 3 * x; }\n"
+           'extern "C" __global__ void k(int *x) { x[0] = twice(x[0]) + thrice(x[0]); }\n')
+    x = gpuarray.to_gpu(np.array([5], np.int32))
+    SourceModule(src, no_extern_c=True).get_function("k")(x, block=(1, 1, 1))
+    assert x.get()[0] == 25

@@ -1,0 +1,91 @@
+"""The simulator's exceptions (helpers/sim/errors.py): PyCUDA's classes with their bases, the
+facts a launch error carries and the words made from them, and the two errors for what the
+simulator lacks. No compile: the errors are made here as the engine makes them."""
+
+import builtins
+
+import pytest
+
+from helpers.sim import driver as drv, errors
+
+
+def test_pycudas_classes_keep_their_bases():
+    assert issubclass(errors.LogicError, errors.Error) and issubclass(errors.LaunchError, errors.Error)
+    assert issubclass(errors.InvalidPointerError, errors.LogicError)
+    assert issubclass(errors.MemoryError, builtins.MemoryError)  # `except MemoryError:` catches it
+    assert issubclass(errors.RaceError, errors.LaunchError)
+    assert issubclass(errors.TimeLimitError, errors.LaunchError)
+    assert issubclass(errors.HostFunctionError, errors.CompileError)
+    assert issubclass(errors.NotSimulatedError, errors.CompileError)
+    assert drv.LaunchError is errors.LaunchError and drv.CompileError is errors.CompileError
+
+
+def test_a_distance_from_an_allocation_is_counted_as_memcheck_counts_it():
+    assert errors.distance_words(4000, 4000) == "1 byte past the end of a 4000-byte allocation"
+    assert errors.distance_words(4003, 4000) == "4 bytes past the end of a 4000-byte allocation"
+    assert errors.distance_words(-8, 4000) == "8 bytes before the start of a 4000-byte allocation"
+    assert errors.distance_words(12, 4000) == "at offset 12 of a 4000-byte allocation"
+
+
+def test_an_out_of_bounds_access_carries_its_allocation_offset_and_thread():
+    e = errors.OutOfBoundsError("illegal address", allocation=(0x1000, 64), offset=64,
+                                is_write=True, kind="out of bounds", kernel="k", block=(1, 0, 0),
+                                thread=(31, 0, 0), array="out", element=16)
+    assert (e.kind, e.kernel, e.block, e.thread, e.array, e.element) == (
+        "out of bounds", "k", (1, 0, 0), (31, 0, 0), "out", 16)
+    assert e.is_write and e.relative == "1 byte past the end of a 64-byte allocation"
+    unplaced = errors.OutOfBoundsError("illegal address", kind="array bounds", array="s")
+    assert unplaced.relative == "s" and unplaced.line is None
+
+
+def _race(count=1, second_line="k.cu:7", array="s", element=3):
+    first = errors.Access((0, 0, 0), (2, 0, 0), "k.cu:5", "writes it")
+    second = errors.Access((1, 0, 0), (2, 0, 0), second_line, "reads it")
+    return errors.RaceError("race", first=first, second=second, space="shared",
+                            hazard="read-after-write", count=count, kernel="k", array=array,
+                            element=element, address=0x40)
+
+
+def test_a_race_carries_both_accesses_and_is_told_from_them():
+    e = _race(count=3)
+    assert (e.kind, e.line, e.hazard, e.space) == ("race", "k.cu:7", "read-after-write", "shared")
+    assert e.second.who == "thread (1, 0, 0) of block (2, 0, 0)" and not e.same_line
+    assert e.place == "s[3] (shared memory)"
+    assert e.summary == (
+        "kernel 'k' has a data race on s[3] (shared memory): thread (0, 0, 0) of block (2, 0, 0) "
+        "writes it at k.cu:5, and thread (1, 0, 0) of block (2, 0, 0) reads it at k.cu:7, with no "
+        "barrier between the two (a read-after-write hazard) (2 more hazards in this launch)")
+    alone = _race(second_line="k.cu:5", array=None, element=None)
+    assert alone.same_line and alone.place == "shared address 0x40"
+    assert alone.summary.endswith("(a read-after-write hazard)")
+
+
+def test_a_time_limit_is_a_launch_error_of_its_own():
+    e = errors.TimeLimitError("stopped", seconds=20, kernel="spin")
+    assert (e.kind, e.seconds, e.kernel) == ("time limit", 20, "spin")
+
+
+def test_a_compile_error_shows_its_command_and_the_compilers_output():
+    e = errors.CompileError("compile failed", ["g++", "-O2", "k.cu"], stderr="k.cu:1: error")
+    assert str(e) == "compile failed\n[command: g++ -O2 k.cu]\n[stderr:\nk.cu:1: error]"
+    host = errors.HostFunctionError("host call", "printf_s", "k.cu", 4)
+    assert (host.function, host.file, host.line, host.command_line) == ("printf_s", "k.cu", 4, None)
+
+
+def test_missing_names_are_attribute_errors_that_say_what_to_do():
+    with pytest.raises(errors.NotProvided, match="CUDA_COURSE_BACKEND=pycuda"):
+        drv.no_such_call
+    assert isinstance(errors.NotProvided("x"), AttributeError)
+    assert isinstance(errors.NotProvided("x"), NotImplementedError)
+    assert not hasattr(drv, "mem_get_address_range")
+    from helpers.sim import gpuarray
+    assert not hasattr(gpuarray, "cumsum")
+    advised = errors.not_provided("pycuda.driver", "mem_get_address_range", "Use int(a) instead.")
+    assert advised.name == "mem_get_address_range" and str(advised).endswith("Use int(a) instead.")
+
+
+def test_a_modules_dunder_names_are_plain_attribute_errors_for_pythons_probes():
+    getattr_ = errors.module_getattr("pycuda.example")
+    with pytest.raises(AttributeError) as caught:
+        getattr_("__wrapped__")
+    assert not isinstance(caught.value, errors.NotProvided)

@@ -1,0 +1,41 @@
+"""CUDA features that need a GPU (helpers/sim/unsupported.py): their PyCUDA names exist in the
+simulator, so code that only mentions them imports and runs; using one raises NeedsGPU, which
+names the feature and says how to run on a GPU. No compile."""
+
+import numpy as np
+import pytest
+
+from helpers.sim import curandom, driver as drv, gpuarray, unsupported
+from helpers.sim.errors import NeedsGPU
+
+
+def test_gpu_only_features_name_themselves():
+    cases = [(lambda: drv.matrix_to_texref(None, None, "C"), "textures"),
+             (lambda: gpuarray.zeros(4).bind_to_texref_ext(None), "textures"),
+             (lambda: gpuarray.take(gpuarray.zeros(4), gpuarray.zeros(2, np.int32)), "textures"),
+             (lambda: drv.mem_get_ipc_handle(None), "IPC")]
+    for call, feature in cases:
+        with pytest.raises(NeedsGPU, match=f"needs a GPU: it uses .*{feature}"):
+            call()
+
+
+def test_every_driver_name_of_a_gpu_feature_is_a_stand_in_that_names_its_feature():
+    for name, feature in unsupported.DRIVER_FEATURES.items():
+        stand_in = getattr(drv, name)
+        assert stand_in.__name__ == name and f"pycuda.driver.{name}" in stand_in.__doc__
+        with pytest.raises(NeedsGPU) as caught:
+            stand_in(1, key=2)
+        assert caught.value.feature == feature
+    with pytest.raises(NeedsGPU) as caught:
+        curandom.XORWOWRandomNumberGenerator()
+    assert caught.value.feature == unsupported.CURAND
+
+
+def test_a_stand_in_says_the_call_the_feature_and_what_to_do():
+    stand_in = unsupported.gpu_only(unsupported.OPENGL, "pycuda.gl.BufferObject")
+    with pytest.raises(NeedsGPU) as caught:
+        stand_in()
+    assert str(caught.value).startswith(
+        "pycuda.gl.BufferObject needs a GPU: it uses OpenGL interoperability")
+    assert str(caught.value).endswith("run on a GPU with CUDA_COURSE_BACKEND=pycuda.")
+    assert str(NeedsGPU(unsupported.IPC)).startswith("Inter-process memory sharing (IPC) need a GPU")
