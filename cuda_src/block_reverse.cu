@@ -3,8 +3,8 @@
 // Block b holds elements b * BLOCK_SIZE ... b * BLOCK_SIZE + BLOCK_SIZE - 1 of `in`; its thread t
 // writes the element that thread BLOCK_SIZE - 1 - t read. A thread cannot see another thread's
 // registers, so the block passes the values through a shared array, one element a thread.
-// Launch with block=(BLOCK_SIZE, 1, 1) and one block per BLOCK_SIZE elements: the array's length
-// must be a multiple of BLOCK_SIZE (these kernels are about the barrier, not about the edges).
+// Launch the first two with block=(BLOCK_SIZE, 1, 1) and one block per BLOCK_SIZE elements: the
+// array's length must be a multiple of BLOCK_SIZE (they are about the barrier, not the edges).
 #define BLOCK_SIZE 256
 
 __global__ void reverse_block(const float *in, float *out)
@@ -27,4 +27,19 @@ __global__ void reverse_block_unsynced(const float *in, float *out)
     int i = blockIdx.x * BLOCK_SIZE + t;
     s[t] = in[i];
     out[i] = s[BLOCK_SIZE - 1 - t];          // may read s before its element was written
+}
+
+// Reverse chunks of `chunk` elements, one chunk a block, whatever the block's size: each thread
+// moves every blockDim.x-th element in and out. The chunk lives in dynamic shared memory, sized
+// by the launch (shared=4 * chunk bytes): a chunk of 16384 floats, 64 KiB, is more than the
+// 48 KiB a block may have until its kernel opts in (notebook 06, section 5).
+__global__ void reverse_chunk(const float *in, float *out, int chunk)
+{
+    extern __shared__ float c[];
+    const float *mine = in + (size_t)blockIdx.x * chunk;
+    for (int k = threadIdx.x; k < chunk; k += blockDim.x)
+        c[k] = mine[k];
+    __syncthreads();
+    for (int k = threadIdx.x; k < chunk; k += blockDim.x)
+        out[(size_t)blockIdx.x * chunk + k] = c[chunk - 1 - k];
 }

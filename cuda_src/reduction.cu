@@ -165,3 +165,59 @@ __global__ void reduce_grid_stride_x4(const float *in, float *out, int n)
         v += in[4 * n4 + first];
     add_block_sum(v, out);
 }
+
+// 8. A count, with __reduce_add_sync. A count is a sum of integers, and for 32-bit integers a
+//    warp has one instruction that adds its 32 lanes' values and gives the sum to every lane:
+//    __reduce_add_sync (compute capability 8.0 on), where warp_sum needs five shuffles. These
+//    two kernels count the elements of `in` above `threshold` with kernel 7's loads, and differ
+//    only in how a warp adds its lanes' counts. A count is exact, whatever the order of the adds.
+__device__ unsigned int warp_count(unsigned int c, bool one_instruction)
+{
+    if (one_instruction)
+        return __reduce_add_sync(0xffffffff, c);        // every lane gets the warp's sum
+    for (int offset = 16; offset > 0; offset /= 2)
+        c += __shfl_down_sync(0xffffffff, c, offset);   // lane 0 gets the warp's sum
+    return c;
+}
+
+__device__ unsigned int above(float4 p, float threshold)
+{
+    return (p.x > threshold) + (p.y > threshold) + (p.z > threshold) + (p.w > threshold);
+}
+
+__device__ void count_above(const float *in, unsigned int *out, int n, float threshold,
+                            bool one_instruction)
+{
+    __shared__ unsigned int warp_counts[32];
+    const float4 *in4 = reinterpret_cast<const float4 *>(in);
+    int n4 = n / 4, stride = blockDim.x * gridDim.x;
+    int first = blockIdx.x * blockDim.x + threadIdx.x, i = first;
+    unsigned int a = 0, b = 0;
+    for (; i + stride < n4; i += 2 * stride) {
+        float4 p = in4[i], q = in4[i + stride];     // two 16-byte loads in flight, as kernel 7
+        a += above(p, threshold);
+        b += above(q, threshold);
+    }
+    if (i < n4)
+        a += above(in4[i], threshold);
+    if (4 * n4 + first < n)
+        a += in[4 * n4 + first] > threshold;
+    unsigned int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    unsigned int c = warp_count(a + b, one_instruction);
+    if (lane == 0) warp_counts[warp] = c;
+    __syncthreads();
+    if (warp == 0) {
+        c = warp_count(lane < (blockDim.x + 31) / 32 ? warp_counts[lane] : 0u, one_instruction);
+        if (lane == 0) atomicAdd(out, c);
+    }
+}
+
+__global__ void count_above_shuffle(const float *in, unsigned int *out, int n, float threshold)
+{
+    count_above(in, out, n, threshold, false);
+}
+
+__global__ void count_above_reduce(const float *in, unsigned int *out, int n, float threshold)
+{
+    count_above(in, out, n, threshold, true);
+}

@@ -47,6 +47,17 @@ class func_cache:  # noqa: N801
     PREFER_NONE, PREFER_SHARED, PREFER_L1, PREFER_EQUAL = 0, 1, 2, 3
 
 
+class function_attribute:  # noqa: N801
+    """PyCUDA's enumeration of a kernel's attributes (Function.get_attribute, set_attribute): each
+    is its own name, as str() of PyCUDA's shows."""
+    (MAX_THREADS_PER_BLOCK, SHARED_SIZE_BYTES, CONST_SIZE_BYTES, LOCAL_SIZE_BYTES, NUM_REGS,
+     PTX_VERSION, BINARY_VERSION, CACHE_MODE_CA, MAX_DYNAMIC_SHARED_SIZE_BYTES,
+     PREFERRED_SHARED_MEMORY_CARVEOUT) = (
+        "MAX_THREADS_PER_BLOCK", "SHARED_SIZE_BYTES", "CONST_SIZE_BYTES", "LOCAL_SIZE_BYTES",
+        "NUM_REGS", "PTX_VERSION", "BINARY_VERSION", "CACHE_MODE_CA",
+        "MAX_DYNAMIC_SHARED_SIZE_BYTES", "PREFERRED_SHARED_MEMORY_CARVEOUT")
+
+
 class compute_mode:  # noqa: N801
     DEFAULT, PROHIBITED, EXCLUSIVE_PROCESS = 0, 2, 3
 

@@ -54,6 +54,37 @@ def test_a_kernels_malloc_draws_on_an_8_mib_heap_and_returns_null_past_it():
     assert granted == [1, 0, 0, 1]
 
 
+def test_dynamic_shared_memory_above_48_kib_needs_the_kernels_opt_in():
+    """A launch's shared= above 48 KiB (less the kernel's __shared__ arrays) is refused until the
+    kernel asks for it with set_attribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, n); n is refused past the
+    device's opt-in limit. Notebook 06 reverses 64 KiB chunks this way."""
+    mod = SourceModule("""
+    __global__ void mirror(float *x, int n) {
+        extern __shared__ float s[];
+        __shared__ float first;
+        for (int i = threadIdx.x; i < n; i += blockDim.x) s[i] = x[i];
+        if (threadIdx.x == 0) first = s[0];
+        __syncthreads();
+        for (int i = threadIdx.x; i < n; i += blockDim.x) x[i] = s[n - 1 - i] + first;
+    }""")
+    mirror = mod.get_function("mirror")
+    attr, dev = drv.function_attribute, drv.Context.get_device()
+    n = 16384                                                        # 64 KiB of floats
+    x = gpuarray.to_gpu(np.arange(n, dtype=np.float32))
+    assert mirror.get_attribute(attr.MAX_DYNAMIC_SHARED_SIZE_BYTES) == 48 * 1024 - 4
+    with pytest.raises(drv.LogicError):
+        mirror(x, np.int32(n), block=(256, 1, 1), shared=4 * n)
+    optin = dev.get_attribute(drv.device_attribute.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
+    with pytest.raises(drv.LogicError):
+        mirror.set_attribute(attr.MAX_DYNAMIC_SHARED_SIZE_BYTES, optin)   # + 4 bytes of `first`
+    mirror.set_attribute(attr.MAX_DYNAMIC_SHARED_SIZE_BYTES, 4 * n)
+    assert mod.get_function("mirror").max_dynamic_shared_size_bytes == 4 * n   # the kernel's
+    mirror(x, np.int32(n), block=(256, 1, 1), shared=4 * n)
+    assert x.get().tolist() == (np.arange(n)[::-1]).tolist()
+    with pytest.raises(drv.LogicError):
+        mirror(x, np.int32(n), block=(256, 1, 1), shared=4 * n + 4)
+
+
 # ---- wrong results the simulator once gave without an error -------------------------------------
 def test_get_and_arithmetic_wait_for_a_kernel_queued_on_a_stream():
     """GPUArray's calls run in the legacy default stream, which waits for every blocking stream

@@ -45,12 +45,14 @@ class Param:
 
 
 class Kernel:
-    """What the module knows about one kernel: its index in the library's table, its parameters
-    and the bytes of its __shared__ arrays."""
-    __slots__ = ("index", "name", "params", "static_shared")
+    """What the module knows about one kernel: its index in the library's table, its parameters,
+    the bytes of its __shared__ arrays, and the dynamic shared memory a launch may ask for when
+    the kernel opted in to more than 48 KiB (None: it has not, see run/launch.py)."""
+    __slots__ = ("index", "name", "params", "static_shared", "max_dynamic_shared")
 
     def __init__(self, index, name, params, static_shared=0):
         self.index, self.name, self.params, self.static_shared = index, name, params, static_shared
+        self.max_dynamic_shared = None
 
 
 class _DlInfo(ctypes.Structure):

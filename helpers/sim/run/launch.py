@@ -55,7 +55,18 @@ def _shared_bytes(shared):
     return int(shared)
 
 
-def check_launch(block, grid, shared, static_shared=0):
+def max_dynamic_shared(kernel):
+    """The bytes of dynamic shared memory a launch of `kernel` may ask for: what is left of the
+    48 KiB every block may have beside its __shared__ arrays, or, once the kernel opted in with
+    set_attribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, n), n (cuFuncGetAttribute's answer either way)."""
+    if kernel.max_dynamic_shared is not None:
+        return kernel.max_dynamic_shared
+    return max(LIMITS["MAX_SHARED_MEMORY_PER_BLOCK"] - kernel.static_shared, 0)
+
+
+def check_launch(block, grid, shared, static_shared, max_dynamic):
+    """Refuse a launch a GPU refuses (cuLaunchKernel's invalid argument). max_dynamic: the bytes
+    of dynamic shared memory the kernel may ask for (max_dynamic_shared)."""
     limits = LIMITS
     bx, by, bz = block
     gx, gy, gz = grid
@@ -71,10 +82,14 @@ def check_launch(block, grid, shared, static_shared=0):
     elif gx > limits["MAX_GRID_DIM_X"] or gy > limits["MAX_GRID_DIM_Y"] or gz > limits["MAX_GRID_DIM_Z"]:
         problem = (f"grid {grid} is larger than the limits ({limits['MAX_GRID_DIM_X']}, "
                    f"{limits['MAX_GRID_DIM_Y']}, {limits['MAX_GRID_DIM_Z']})")
-    elif shared + static_shared > limits["MAX_SHARED_MEMORY_PER_BLOCK"]:
+    elif shared > max_dynamic:
         problem = (f"{shared} bytes of dynamic shared memory on top of {static_shared} of "
-                   f"__shared__ arrays is more than the {limits['MAX_SHARED_MEMORY_PER_BLOCK']} "
-                   "bytes a block may have")
+                   f"__shared__ arrays is more than the {max_dynamic + static_shared} bytes "
+                   "this kernel's blocks may have")
+        if shared + static_shared <= device.limit("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"):
+            problem += ("; above 48 KiB a kernel opts in first: func.set_attribute("
+                        "drv.function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES, "
+                        f"{shared})")
     if problem:
         raise LogicError(f"cuLaunchKernel failed: invalid argument ({problem})")
 
@@ -183,6 +198,12 @@ def _run(record, traced=None):
         run(record)
 
 
+def _attribute_name(attr):
+    """"NUM_REGS" for function_attribute.NUM_REGS (a GPU's enumeration or the simulator's),
+    "num_regs" or "NUM_REGS"."""
+    return str(attr).rsplit(".", 1)[-1].upper()
+
+
 class Function:
     """A kernel of a simulated module, called like pycuda.driver.Function."""
 
@@ -196,7 +217,8 @@ class Function:
             raise ValueError("must specify block size")
         block, grid = _dims(block, "block"), _dims(grid, "grid")
         shared = _shared_bytes(shared)
-        check_launch(block, grid, shared, self._kernel.static_shared)
+        check_launch(block, grid, shared, self._kernel.static_shared,
+                     max_dynamic_shared(self._kernel))
         if time_kernel and stream is not None:
             raise ValueError("Can't time the kernel on an asynchronous invocation")  # as PyCUDA
         handlers = [a for a in args if isinstance(a, arguments.ArgumentHandler)]
@@ -246,9 +268,10 @@ class Function:
                     stream=stream)
 
     def get_attribute(self, attr):
-        name = str(attr).rsplit(".", 1)[-1].upper()   # "num_regs" or function_attribute.NUM_REGS
+        name = _attribute_name(attr)
         known = {"SHARED_SIZE_BYTES": self._kernel.static_shared,
-                 "MAX_THREADS_PER_BLOCK": LIMITS["MAX_THREADS_PER_BLOCK"]}
+                 "MAX_THREADS_PER_BLOCK": LIMITS["MAX_THREADS_PER_BLOCK"],
+                 "MAX_DYNAMIC_SHARED_SIZE_BYTES": max_dynamic_shared(self._kernel)}
         if name not in known:
             raise errors.not_provided(
                 "pycuda.driver.Function", name.lower(),
@@ -257,8 +280,30 @@ class Function:
                 "architecture); the simulator compiles the kernel for this CPU, which has no "
                 "such figure, and makes none up. `nvcc -Xptxas -v` prints them without a GPU "
                 "where the CUDA toolkit is installed; on a GPU, PyCUDA's Function has them. "
-                "The simulator knows shared_size_bytes and max_threads_per_block.")
+                "The simulator knows shared_size_bytes, max_threads_per_block and "
+                "max_dynamic_shared_size_bytes.")
         return known[name]
+
+    def set_attribute(self, attr, value):
+        """cuFuncSetAttribute. MAX_DYNAMIC_SHARED_SIZE_BYTES is how a kernel asks for more than
+        48 KiB of shared memory a block: up to the device's opt-in limit, its __shared__ arrays
+        included (227 KiB on an H200), refused beyond it as a GPU refuses it."""
+        name = _attribute_name(attr)
+        if name != "MAX_DYNAMIC_SHARED_SIZE_BYTES":
+            raise errors.not_provided(
+                "pycuda.driver.Function", f"set_attribute({name})",
+                "The simulator sets max_dynamic_shared_size_bytes only; the other attributes "
+                "are hints to a GPU's scheduler (the shared memory carveout) or read-only.")
+        room = device.limit("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN") - self._kernel.static_shared
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise TypeError(f"set_attribute's value must be an int, not a "
+                            f"{type(value).__name__} (PyCUDA refuses it too)")
+        if not 0 <= value <= room:
+            raise LogicError(
+                f"cuFuncSetAttribute failed: invalid argument (kernel {self.name!r}: {value} "
+                f"bytes of dynamic shared memory; with its {self._kernel.static_shared} bytes "
+                f"of __shared__ arrays a block may have at most {room})")
+        self._kernel.max_dynamic_shared = int(value)
 
     def __getattr__(self, name):
         if name.startswith("_") or name == "arg_format":
