@@ -51,8 +51,6 @@ COMPARISON = re.compile(
 SENTENCE = re.compile(r"(?<=[.!?])\s+|\n\s*\n|\n\s*[-*] |\n\s*\d+\. |\n\|")
 COMPARED = ("06", "07", "08", "09", "10", "12")
 """The chapters whose comparisons are tied to measurements: the second edition's (issue 29)."""
-TYING = {"06": "edition-0607 ties 06's comparisons", "07": "edition-0607 ties 07's comparisons"}
-"""Chapters whose comparisons are being tied on another branch: strict xfail until they are."""
 
 
 def read(path):
@@ -142,15 +140,8 @@ def untied(nb):
     return found
 
 
-def compared(paths):
-    """pytest params of the notebooks in COMPARED, those still being tied marked xfail."""
-    chosen = [p for p in paths if p.name[:2] in COMPARED]
-    return [pytest.param(p, id=p.name, marks=[pytest.mark.xfail(reason=TYING[p.name[:2]],
-                                                                  strict=True)]
-                         if p.name[:2] in TYING else []) for p in chosen]
-
-
-@pytest.mark.parametrize("path", compared(NOTEBOOKS))
+@pytest.mark.parametrize("path", [p for p in NOTEBOOKS if p.name[:2] in COMPARED],
+                         ids=lambda p: p.name)
 def test_every_comparison_is_tied_to_a_measurement(path):
     found = untied(read(path))
     assert not found, (f"{path.name}: comparisons no measurement backs (put a ratio's number in "
