@@ -6,7 +6,7 @@ before a launch into a verdict, in this order: the file is missing, it does not 
 no kernel of that name, the kernel's parameters are not the stub's (and, for an exercise that
 looks at the kernel on the simulator, the simulator cannot compile it). Then ``check_kernel``
 runs the cases through ``verdict.check_cases``: for each, the exercise's ``launch(case)``
-gpuarray)`` says what to launch (a ``Launch``: inputs, poisoned outputs, block and grid); the
+says what to launch (a ``Launch``: inputs, poisoned outputs, block and grid); the
 runner makes the arrays, launches, turns a crash into the first mistake, reads the outputs back
 (a ``Run``) and hands them to the exercise's ``mistakes(case, run)``, an ordered generator of
 mistakes. Both print the verdict's line and return it.
@@ -39,6 +39,7 @@ def time_limit() -> float:
     from helpers.sim.settings import settings
 
     return min(LAUNCH_TIME_LIMIT, settings.time_limit or LAUNCH_TIME_LIMIT)
+
 
 _QUALIFIERS = re.compile(r"\b(const|volatile|__restrict__|restrict)\b")
 
