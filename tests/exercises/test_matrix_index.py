@@ -22,6 +22,8 @@ WRONG = {
     "guard_on_rows_only": ([("row >= rows || col >= cols", "row >= rows")], "no bounds guard"),
     "guard_off_by_one": ([("row >= rows || col >= cols", "row > rows || col > cols")],
                          "the bounds guard is off by one"),
+    "guard_off_by_one_in_col": ([("row >= rows || col >= cols", "row >= rows || col > cols")],
+                                "the guard on col is off by one"),
     "guard_on_flat_index": ([(GUARD, ""), ("    out[i] =", "    if (i >= rows * cols) return;\n    out[i] =")],
                             "wrapped around into the next row"),
     "only_block_0": ([(INDEX_X, "threadIdx.x"), (INDEX_Y, "threadIdx.y")],
