@@ -8,8 +8,9 @@ SUBMISSIONS holds one folder a student, named after them, with their copy of the
 ``notebooks/11_multiple_gpus.ipynb`` for the exercises written in a notebook cell). For each student and each exercise the checker
 runs in a process of its own, with a time limit, a memory limit (resident memory, checked ten
 times a second) and a limit on what it prints; a submission that hangs, crashes, eats memory or
-floods its output fails that exercise alone, and grading goes on. An exercise whose stub is still
-as shipped fails as "not started" without running.
+floods its output fails that exercise alone, and grading goes on. An exercise whose work is not in
+the submission fails as "not handed in", and one whose stub is still as shipped as "not started",
+both without running.
 
 Writes a CSV (student, exercise, result, problem, hint, seconds), each checker's printed output
 into a folder beside it (``grades.logs/<student>/<exercise>.txt``), and prints a summary.
@@ -133,6 +134,9 @@ def _flooded(output, limits: Limits, wait=False) -> str | None:
 def grade(student_dir: Path, exercise, limits: Limits, workdir: Path, logs: Path) -> dict:
     """One row of the CSV."""
     row = {"student": student_dir.name, "exercise": exercise.name, "seconds": "0.0"}
+    if not (student_dir / exercise.work).is_file():
+        return {**row, "result": "fail", "problem": f"not handed in: {exercise.work} is missing "
+                "from the submission", "hint": f"hand in {exercise.work}"}
     if catalog.learner_work(exercise, student_dir) is not None \
             and not catalog.started(exercise, student_dir):
         return {**row, "result": "fail", "problem": "not started: the stub is as shipped",

@@ -58,8 +58,9 @@ FORMULA_HINT = "X = (u - cx) * z / fx and Y = (v - cy) * z / fy, with z = depth[
 
 
 def depth_image(case) -> np.ndarray:
-    """The case's depth image: random millimetres, 15% zeros, and 3% each at, just inside and
-    just outside both ends of the range."""
+    """The case's depth image: random millimetres, 15% zeros, 3% each at, just inside and just
+    outside both ends of the range, and 1% at 3 mm (too near: a kernel that compares
+    millimetres with the range in metres keeps those)."""
     rng = np.random.default_rng(case["seed"])
     shape = (case["height"], case["width"])
     depth = rng.integers(1, 6000, shape)
@@ -68,16 +69,21 @@ def depth_image(case) -> np.ndarray:
     special = [Z_MIN_MM - 1, Z_MIN_MM, Z_MIN_MM + 1, Z_MAX_MM - 1, Z_MAX_MM, Z_MAX_MM + 1]
     for k, value in enumerate(special):
         depth[(pick >= 0.15 + 0.03 * k) & (pick < 0.18 + 0.03 * k)] = value
+    depth[(pick >= 0.33) & (pick < 0.34)] = 3
     return depth.astype(np.uint16)
 
 
-def reference(depth, fx, fy, cx, cy, depth_scale=DEPTH_SCALE, z_min=Z_MIN, z_max=Z_MAX):
-    """(xyz (3, h, w) float32 with NaN where no point, kept (h, w) bool), as the kernel."""
+def reference(depth, fx, fy, cx, cy, depth_scale=DEPTH_SCALE, z_min=Z_MIN, z_max=Z_MAX, z=None,
+              ranged=None):
+    """(xyz (3, h, w) float32 with NaN where no point, kept (h, w) bool), as the kernel; or, for
+    a wrong kernel's model, with ``z`` its depths in place of depth * depth_scale and ``ranged``
+    what it compared with z_min and z_max (by default z)."""
     f4 = np.float32
     h, w = depth.shape
     v, u = np.mgrid[0:h, 0:w].astype(f4)
-    z = depth.astype(f4) * f4(depth_scale)
-    kept = (depth > 0) & (z >= f4(z_min)) & (z <= f4(z_max))
+    z = depth.astype(f4) * f4(depth_scale) if z is None else z
+    ranged = z if ranged is None else ranged
+    kept = (depth > 0) & (ranged >= f4(z_min)) & (ranged <= f4(z_max))
     xyz = np.stack([(u - f4(cx)) * z / f4(fx), (v - f4(cy)) * z / f4(fy), z])
     return np.where(kept, xyz, f4(np.nan)).astype(f4), kept
 
@@ -111,9 +117,10 @@ def _launch(case):
 def _mistakes(case, run):
     """The mistakes one launch shows, the most telling first."""
     depth, got = run.model, run.out.got
-    yield from _past_the_end(run.out.past - got.size, case)
-    yield from _unwritten(run.out.unwritten, case)
     want, kept = reference(depth, case["fx"], case["fy"], case["cx"], case["cy"])
+    yield from _past_the_end(run.out.past - got.size, case)
+    yield from _unwritten(run.out.unwritten, case, kept)
+    yield from _wrong_depths(got, depth, case)
     yield from _wrong_nans(np.isnan(got), kept, depth)
     yield from _wrong_values(got, want, kept, depth, case)
 
@@ -128,15 +135,23 @@ def _past_the_end(written, case):
     yield "values were written past the end of xyz", "no bounds guard: " + GUARD_HINT
 
 
-def _unwritten(unwritten, case):
-    """Mistakes that leave parts of xyz unwritten: the index, the guard, a forgotten plane."""
+def _unwritten(unwritten, case, kept):
+    """Mistakes that leave parts of xyz unwritten: the NaN of a dropped pixel written into some
+    planes only, a forgotten plane, the index, the guard."""
     if not unwritten.any():
         return
     if unwritten.all():
         yield ("nothing was written: xyz still holds the poison the checker filled it with",
                "every thread writes its pixel's X, Y and Z (or NaN) into the three planes")
-    per_plane = unwritten.reshape(3, -1).all(axis=1)
     names = ("X", "Y", "Z")
+    at_dropped = unwritten[:, ~kept].all(axis=1)
+    if not unwritten[:, kept].any() and at_dropped.any() and not at_dropped.all():
+        missing = " and ".join(names[k] for k in range(3) if at_dropped[k])
+        got_nan = " and ".join(names[k] for k in range(3) if not at_dropped[k])
+        yield (f"at the pixels that are not points, only {got_nan} got NaN: {missing} "
+               f"{'were' if ' and ' in missing else 'was'} never written there",
+               "a pixel that is not a point is NaN in all three planes: " + NAN_HINT)
+    per_plane = unwritten.reshape(3, -1).all(axis=1)
     if per_plane.any() and not per_plane.all():
         missing = ", ".join(names[k] for k in range(3) if per_plane[k])
         yield (f"the {missing} plane of xyz was never written",
@@ -145,6 +160,30 @@ def _unwritten(unwritten, case):
     pixel = unwritten.any(axis=0)
     yield from reached(~pixel, Grid(case["height"], case["width"], case["block"]), WORDS)
     yield from never_written(pixel, WORDS)
+
+
+def _wrong_depths(got, depth, case):
+    """Kernels whose depth is wrong before anything else: their NaNs are wrong too, so these
+    come before the rules of which pixels are points."""
+    f4 = np.float32
+    mm = depth.astype(f4)
+    whole_metres = (depth // 1000).astype(f4)
+    intrinsics = (case["fx"], case["fy"], case["cx"], case["cy"])
+    for z, ranged, problem, hint in (
+            (mm, None, "Z is in millimetres: depth[i] was used without depth_scale, so it was "
+             "also compared with z_min and z_max (metres) in millimetres, and nearly every pixel "
+             "came out NaN", "multiply the depth by depth_scale first: z = depth[i] * "
+             "depth_scale (metres), then test z < z_min || z > z_max"),
+            (None, mm, "the depth was compared with z_min and z_max in millimetres, where they "
+             "are metres: nearly every pixel lies past z_max and came out NaN",
+             "turn the depth into metres first, z = depth[i] * depth_scale, and compare z"),
+            (whole_metres, None, "Z came out in whole metres (1999 mm gave 1 m): depth[i] / 1000 "
+             "divides two integers, which drops the fraction",
+             "multiply by the float depth_scale: z = depth[i] * depth_scale")):
+        model, kept = reference(depth, *intrinsics, z=z, ranged=ranged)
+        nan = np.isnan(got)
+        if np.array_equal(nan, np.isnan(model)) and _close(got[:, kept], model[:, kept]):
+            yield problem, hint
 
 
 def _wrong_nans(nan, kept, depth):

@@ -104,6 +104,10 @@ def check(exercise: Exercise, root: Path) -> Verdict:
                       exercise.checker or f"check_{exercise.name}")
     if exercise.is_kernel:
         return checker(str((Path(root) / exercise.work).resolve()))
+    if not (Path(root) / exercise.work).is_file():
+        return not_yet(f"{exercise.work} is missing: the notebook was not handed in",
+                       f"hand in {exercise.work} with your cell def {exercise.function}(...) "
+                       "in it, saved").report()
     source = learner_work(exercise, root)
     if source is None:
         return not_yet(f"no cell defining {exercise.function} in {exercise.work}",

@@ -84,11 +84,20 @@ def past_the_end(past, grid: Grid, words: Words, wild_hint: str):
     if not past:
         return
     tx, ty = grid.threads
-    if past == grid.unguarded(min(tx, grid.width + 1), min(ty, grid.height + 1)):
+    width, height = grid.width, grid.height
+    last = f"the last {words.item} is ({words.cols} - 1, {words.rows} - 1): {words.guard_hint}"
+    if past == grid.unguarded(min(tx, width + 1), min(ty, height + 1)):
         yield (f"threads with {words.row} == {words.rows} wrote past the end of {words.array}: "
-               "the bounds guard is off by one",
-               f"the last {words.item} is ({words.cols} - 1, {words.rows} - 1): "
-               f"{words.guard_hint} (>=, not >)")
+               "the bounds guard is off by one", f"{last} (>=, not >)")
+    if ty > height and past == grid.unguarded(width, height + 1):
+        yield (f"threads with {words.row} == {words.rows} wrote past the end of {words.array}: "
+               f"the guard on {words.row} is off by one ({words.row} > {words.rows} where "
+               f"{words.row} >= {words.rows} belongs)", f"{last} (>=, not >)")
+    if tx > width and past == grid.unguarded(width + 1, height):
+        yield (f"the {words.thread} with {words.col} == {words.cols} in the last row wrote one "
+               f"{words.item} past the end of {words.array}: the guard on {words.col} is off by "
+               f"one ({words.col} > {words.cols} where {words.col} >= {words.cols} belongs)",
+               f"{last} (>=, not >)")
     if past <= grid.unguarded():
         yield (f"threads outside the {words.whole} wrote past the end of {words.array}",
                f"no bounds guard, or only half of one: {words.guard_hint}")

@@ -16,8 +16,14 @@ whatever order the threads ran in, and a read or write outside an array, naming 
 other cases run on the notebook's backend, with sizes that are not multiples of the tile, C
 pre-filled with NaN and followed by a guard zone, against NumPy. A wrong result is compared with
 what known mistakes compute (too few phases, Bt read as if it were B, Bt's tile used without
-transposing it), and run again with K padded with zeros to a multiple of 16: a kernel that is
-right then, and wrong otherwise, leaves something other than 0 in the tile past column K - 1.
+transposing it, threads outside C that skipped their loads, which leaves only the tiles at C's
+edges wrong), and run again with K padded with zeros to a multiple of 16: a kernel that is right
+then, and wrong otherwise, leaves something other than 0 in the tile past column K - 1.
+
+The exercise asks for Bt's tile to be read along Bt's rows, neighbouring threads reading
+neighbouring floats, which a right result does not show: the simulator's memory trace of the
+last case counts the sectors each warp's loads fetch (4 a request when both tiles are read along
+their rows, 10 on average when Bt is read down its columns), as Nsight Compute would on a GPU.
 """
 
 from __future__ import annotations
@@ -87,6 +93,7 @@ def _mistakes(kernels, case):
     (problem, hint) for each mistake seen, the most telling first."""
     if case.racecheck:
         yield from _races(kernels)
+        yield from _uncoalesced(kernels)
         return
     a, bt = _inputs(case)
     got = yield from _result(kernels, a, bt, case)
@@ -100,6 +107,7 @@ def _mistakes(kernels, case):
                "follow the TODOs: load both tiles, wait, add the TILE products, wait")
     yield from _races(kernels)
     yield from _known_results(got, a, bt)
+    yield from _edge_tiles(got, want)
     yield from _past_column_k(kernels, case)
     bad = ~np.isclose(got, want, RTOL, ATOL)
     r, c = np.argwhere(bad)[0]
@@ -173,6 +181,24 @@ def _untransposed(a, bt):
     return c[:, :n]
 
 
+def _edge_tiles(got, want):
+    """Wrong in the tiles that hold threads outside C, right in every whole tile: the threads
+    outside C did not load their elements of the tiles (the loop inside the store's guard, or a
+    return before it), which the threads inside C then read."""
+    m, n = got.shape
+    whole = np.zeros(got.shape, bool)
+    whole[:m // TILE * TILE, :n // TILE * TILE] = True
+    bad = ~np.isclose(got, want, RTOL, ATOL)
+    if whole.any() and not bad[whole].any() and bad.any():
+        yield (f"C is right in every whole 16 x 16 tile and wrong in {int(bad.sum())} elements of "
+               "the tiles at its edges, whose blocks have threads outside C: those threads skipped "
+               "their loads into As and Bs (the loop inside if (row < M && col < N), or a return "
+               "before it), so the others read elements nobody loaded",
+               "every thread of the block loads its element of both tiles (0.0f outside A or Bt) "
+               "and reaches both __syncthreads(), even one outside C: guard only the store with "
+               "if (row < M && col < N)")
+
+
 def _past_column_k(kernels, case):
     """Right with K padded by zeros to a multiple of the tile, wrong without: the last tile's
     elements past column K - 1 are not 0."""
@@ -187,6 +213,27 @@ def _past_column_k(kernels, case):
                "column K - 1".format(case.K),
                "load 0.0f into As and Bs where k >= K: an if without an else leaves the previous "
                "phase's values there, and reading without the guard takes the next row's")
+
+
+# ---- what the simulator sees: the loads' sectors, the race check ---------------------------
+COALESCED = Case(32, 32, 32)  # whole tiles, rows of 128 bytes: each request reads 4 sectors
+
+
+def _uncoalesced(kernels):
+    """The trace of the kernel on COALESCED: a warp of the 16 x 16 block reads two rows of a
+    tile, 16 floats each (2 sectors of 32 bytes), so coalesced loads of A and Bt take 4 sectors a
+    request; Bt read down its columns takes 16 for its loads."""
+    launch = _launch(*_inputs(COALESCED), COALESCED)
+    seen = observe(kernels, launch, key="coalescing")
+    if seen.stats is None or seen.stats.global_ld.sectors_per_request <= 4.5:
+        return
+    yield (f"the results are right, but the tiles' loads are not coalesced: on the simulator "
+           f"(M = K = N = 32) your loads from global memory take "
+           f"{seen.stats.global_ld.sectors_per_request:.1f} sectors a request on average, where neighbouring "
+           "threads reading neighbouring floats take 4",
+           "load Bt's tile along its rows, as A's is: Bs[ty][tx] = Bt[(blockIdx.x * TILE + ty) * "
+           "K + phase * TILE + tx], so that threadIdx.x walks along k; then row tx of Bs is this "
+           "thread's column of C: sum += As[ty][j] * Bs[tx][j]")
 
 
 # ---- the race check, on the simulator --------------------------------------------------------
@@ -230,7 +277,8 @@ EXERCISE = KernelExercise(
     stub="exercises/matmul_bt.cu", kernel=KERNEL, signature=PARAMETERS, cases=CASES,
     where=_where, detect=_mistakes, crash_hint=LOAD_HINT, simulated="runs the race check",
     success=f"C = A @ Bt.T for {len(CASES) - 1} shapes (sides and K not multiples of 16 among "
-            "them), nothing written outside C, and no race found by the race check")
+            "them), nothing written outside C, no race found by the race check, and the tiles "
+            "loaded along the rows of A and Bt (4 sectors a request in the simulator's trace)")
 
 check_matmul_bt = EXERCISE.check_file          # (path="exercises/matmul_bt.cu"); on a GPU the
 # race check runs on the simulator's compile of the same file

@@ -8,8 +8,9 @@ row-major matrices and must write, for every element,
 (NumPy: ``a * col_scale + row_offset[:, None]``), launched on a 2D grid whose x covers the columns
 and y the rows, with sides that are not multiples of the block. Because every element's value
 depends on its row and its column in different ways, a kernel that mixes up x and y, forgets
-``blockIdx``, forgets the bounds guard or leaves elements unwritten gives a result this checker
-can recognise, and it names the likely mistake.
+``blockIdx``, writes 16 for ``blockDim``, steps ``rows`` from one row to the next, forgets the
+bounds guard or leaves elements unwritten gives a result this checker can recognise, and it names
+the likely mistake.
 
 The inputs get spare elements after their end, and the output a long guard zone, so that most
 wrong indices land in memory the checker owns instead of crashing.
@@ -27,9 +28,9 @@ KERNEL = "scale_shift"
 PARAMETERS = ("const float *a, const float *col_scale, const float *row_offset, float *out, "
               "int rows, int cols")
 
-# Non-square, neither side a multiple of the block, one wide and one tall matrix, and two block
-# shapes (so a kernel that assumes 16 x 16 fails).
-CASES = [Grid(37, 91, (16, 16)), Grid(70, 45, (32, 8))]
+# Non-square, neither side a multiple of the block, one wide and one tall matrix, and three block
+# shapes, each side smaller than 16 in one of them (so a kernel that assumes 16 x 16 fails).
+CASES = [Grid(37, 91, (16, 16)), Grid(70, 45, (32, 8)), Grid(29, 53, (8, 32))]
 
 # What an out-of-range thread reads from the inputs' spare elements: finite, and far from any
 # right answer, so that a value computed from it shows up as wrong.
@@ -106,18 +107,22 @@ def _wrong_values(got, want, padded, case):
 
 
 def _mix_ups(got, case, padded):
-    """Mix-ups of x and y, of row and col: compare with what such a kernel would produce."""
+    """Mix-ups of x and y, of row and col, a number for blockDim: compare with what such a kernel
+    would produce."""
     rows, cols = case.height, case.width
-    pc, pr = case.threads
     a_pad, cs_pad, ro_pad = padded
-    for swap, col_major, problem, hint in (
-            (True, False, "the result is what a kernel with x and y swapped gives, "
-                          "with row taken from x and col from y", SWAP_HINT),
-            (False, True, "the result is what the transposed index col * rows + row gives",
-             ROW_MAJOR_HINT),
-            (True, True, "the result is what a kernel with x and y swapped and the transposed "
-                         "index col * rows + row gives", SWAP_HINT + "; " + ROW_MAJOR_HINT)):
-        if _same(got, _model(rows, cols, pr, pc, swap, col_major, *padded)):
+    transposed, by_rows = (lambda r, c: c * rows + r), (lambda r, c: r * rows + c)
+    for model, problem, hint in (
+            (dict(swap=True), "the result is what a kernel with x and y swapped gives, with row "
+                              "taken from x and col from y", SWAP_HINT),
+            (dict(index=transposed), "the result is what the transposed index col * rows + row "
+                                     "gives", ROW_MAJOR_HINT),
+            (dict(swap=True, index=transposed), "the result is what a kernel with x and y swapped "
+             "and the transposed index col * rows + row gives", SWAP_HINT + "; " + ROW_MAJOR_HINT),
+            (dict(index=by_rows), "the result is what the index row * rows + col gives: it steps "
+                                  "rows elements from one row to the next", ROW_MAJOR_HINT),
+            *_fixed_blocks(case)):
+        if _same(got, _model(case, padded, **model)):
             yield problem, hint
     r, c = np.indices((rows, cols))
     mixed = a_pad[:rows * cols].reshape(rows, cols) * cs_pad[r] + ro_pad[c]
@@ -143,24 +148,50 @@ def _padded(x, length):
     return np.concatenate([x.astype(np.float32).ravel(), pad])
 
 
-def _model(rows, cols, pr, pc, swap, col_major, a_pad, cs_pad, ro_pad):
-    """The output of a guarded kernel that takes row from x when ``swap`` and stores element
-    (row, col) at col * rows + row when ``col_major``; NaN where it writes nothing."""
+def _fixed_blocks(case):
+    """The models of a kernel that wrote 16 for blockDim.x or blockDim.y, for a case whose block
+    is not 16 threads along that side: ``(model, problem, hint)``."""
+    bx, by = case.block[:2]
+    for side, block in (("x", (16, by)), ("y", (bx, 16))):
+        if block != (bx, by):
+            yield (dict(block=block), f"the result is what a kernel that takes 16 for "
+                   f"blockDim.{side} gives: this launch's blocks are {bx} x {by} threads, so "
+                   f"blockIdx.{side} * 16 + threadIdx.{side} misses some elements (or reaches "
+                   "some twice)", f"use blockDim.{side}, not a number: the launch chooses the "
+                   "block's shape. " + INDEX_HINT)
+
+
+def _model(case, padded, swap=False, index=None, block=None):
+    """The output of a guarded kernel that takes row from x when ``swap``, stores element
+    (row, col) at ``index(row, col)`` (by default row * cols + col) and takes ``block`` for
+    blockDim (by default the launch's); NaN where it writes nothing, nothing past the end, and
+    inf where threads with different values meet (whichever wrote last: a GPU does not say)."""
+    rows, cols = case.height, case.width
+    (pc, pr), (bx, by) = case.threads, case.block[:2]
+    a_pad, cs_pad, ro_pad = padded
     xs, ys = np.meshgrid(np.arange(pc), np.arange(pr))
+    if block is not None:  # blockIdx * block + threadIdx
+        xs, ys = xs // bx * block[0] + xs % bx, ys // by * block[1] + ys % by
     row, col = (xs, ys) if swap else (ys, xs)
     keep = (row < rows) & (col < cols)
     row, col = row[keep], col[keep]
-    idx = col * rows + row if col_major else row * cols + col
+    idx = index(row, col) if index else row * cols + col
+    inside = idx < rows * cols
+    row, col, idx = row[inside], col[inside], idx[inside]
     out = np.full(rows * cols, np.nan, np.float32)
     out[idx] = a_pad[idx] * cs_pad[col] + ro_pad[row]
+    values = np.full(rows * cols, np.nan, np.float32)
+    values[idx[::-1]] = a_pad[idx[::-1]] * cs_pad[col[::-1]] + ro_pad[row[::-1]]
+    out[~np.isclose(out, values, rtol=1e-5, atol=1e-4) & ~np.isnan(out)] = np.inf
     return out.reshape(rows, cols)
 
 
 def _same(got, model):
-    """True when ``got`` has NaN exactly where ``model`` does, and equals it elsewhere."""
-    unwritten = np.isnan(model)
+    """True when ``got`` has NaN exactly where ``model`` does, and equals it where it is
+    finite."""
+    unwritten, known = np.isnan(model), np.isfinite(model)
     return (np.array_equal(np.isnan(got), unwritten)
-            and np.allclose(got[~unwritten], model[~unwritten], rtol=1e-5, atol=1e-4))
+            and np.allclose(got[known], model[known], rtol=1e-5, atol=1e-4))
 
 
 EXERCISE = KernelExercise(

@@ -8,9 +8,12 @@ calls, which tells which streams and buffers were used.
 ``check_pipeline(my_pipeline)`` runs it on awkward sizes and names the first mistake the run shows
 (``pipeline_mistakes`` holds the sizes, the NumPy model and the detectors): on both backends,
 since the simulator, like a GPU, runs work queued on a stream only when the host waits for it,
-and a function that returns early leaves results missing there too. Whether copies and kernels
-overlapped only a GPU can tell (``pipeline_overlap``); on the simulator, which runs the streams'
-work one operation at a time, the verdict says plainly that overlap was not checked.
+and a function that returns early leaves results missing there too. On the simulator, where that
+work runs only when the host waits, ``launch`` also notes whether the host had waited for the
+chunk before (a synchronize inside the loop, a copy without _async): such a pipeline cannot
+overlap on a GPU, and fails there too. How much copies and kernels overlapped only a GPU's timing
+can tell (``pipeline_overlap``); on the simulator, which runs the streams' work one operation at a
+time, the verdict says plainly that this was not checked, and how to check it.
 """
 
 from __future__ import annotations
@@ -26,9 +29,10 @@ from helpers.exercises.verdict import Verdict, check_cases, not_yet
 SIMULATOR_SUCCESS = (
     f"the results match NumPy in all {len(CASES)} cases (n not a multiple of n_chunks), "
     "one kernel launch a chunk, spread over the streams, each stream with its own "
-    "chunk-sized buffers. Overlap was NOT checked: the simulator runs the streams' work "
-    "one operation at a time, in the order it was queued, so nothing overlaps there; "
-    "run this check on a GPU to see whether your copies and kernels overlap")
+    "chunk-sized buffers, and every chunk queued before your function waited, which is what "
+    "lets copies and kernels overlap on a GPU. How much they overlap was NOT checked: the "
+    "simulator runs the streams' work one operation at a time, so only a GPU's timing can "
+    "tell; run this check on a machine with a GPU to see it")
 
 
 def load_kernel():

@@ -24,6 +24,9 @@ STREAM_HINT = ("put chunk c's copy-in, kernel and copy-out on the same stream, "
 BUDGET_HINT = ("before the loop, allocate for each stream one input and one output buffer of one "
                "chunk (drv.mem_alloc(chunk * h_in.itemsize)); chunk c uses the pair of stream "
                "c % len(streams)")
+OVERLAP_HINT = ("use drv.memcpy_htod_async / drv.memcpy_dtoh_async with the chunk's stream (the "
+                "plain memcpy_htod waits for every stream), and synchronize once, after the loop, "
+                "not after each chunk")
 SEPARATE_BUFFERS_HINT = ("give each stream its own input and output buffer; only chunks of the "
                          "same stream may reuse them, because a stream runs its work in order")
 
@@ -47,13 +50,20 @@ class LaunchArgumentError(TypeError):
     device buffer)."""
 
 
-def make_launch(kernel, work: int, calls: list | None = None):
+def make_launch(kernel, work: int, calls: list | None = None, waited: list | None = None):
     """``launch(d_in, d_out, count, stream=None)``: queue ``kernel`` on ``count`` elements, its
     buffers DeviceAllocations, GPUArrays or int addresses. With ``calls``, it notes there the
     (input address, output address, count, stream) of every call, for the checker to see which
-    streams and buffers were used."""
+    streams and buffers were used. With ``waited`` (on the simulator only), it notes there for
+    every call whether the kernel of the call before had already run: there queued work runs
+    only when the host waits, so True means the host waited for the last chunk inside the loop
+    (a synchronize, or a copy without _async), which on a GPU keeps the chunks from
+    overlapping."""
+    marks = []  # an event after each launch
 
     def launch(*args, **kwargs):
+        from helpers.backend import drv
+
         try:
             d_in, d_out, count, stream = _launch_arguments(*args, **kwargs)
             call = (_address(d_in), _address(d_out), int(count), stream)
@@ -61,8 +71,14 @@ def make_launch(kernel, work: int, calls: list | None = None):
             raise LaunchArgumentError(f"launch(d_in, d_out, count, stream=None): {err}") from err
         if calls is not None:
             calls.append(call)
+        if waited is not None:
+            from helpers.sim.machine.streams import reached
+
+            waited.append(bool(marks) and reached(marks[-1]))
         kernel(np.uintp(call[0]), np.uintp(call[1]), np.int32(call[2]), np.int32(work),
                block=(BLOCK, 1, 1), grid=(-(-call[2] // BLOCK), 1), stream=stream)
+        if waited is not None:
+            marks.append(drv.Event().record(stream))
 
     return launch
 
@@ -82,14 +98,14 @@ def mistakes(fn, case, kernel, work, h_in, h_out, want, on_gpu, times=None):
     from helpers.backend import drv
 
     streams = [drv.Stream() for _ in range(case[2])]
-    calls, h_in_before = [], h_in.copy()
+    calls, waited, h_in_before = [], None if on_gpu else [], h_in.copy()
     h_out.fill(np.nan)
     drv.Context.synchronize()
     start, end = drv.Event(), drv.Event()
     start.record()
 
     def call():
-        fn(h_in, h_out, case[1], streams, make_launch(kernel, work, calls))
+        fn(h_in, h_out, case[1], streams, make_launch(kernel, work, calls, waited))
         end.record()
         at_return = h_out.copy()  # before any synchronization by the checker
         drv.Context.synchronize()
@@ -104,20 +120,23 @@ def mistakes(fn, case, kernel, work, h_in, h_out, want, on_gpu, times=None):
     if raised:
         yield raised
         return
-    yield from diagnose(h_in, h_in_before, at_return, h_out, want, case[1], streams, calls, on_gpu)
+    yield from diagnose(h_in, h_in_before, at_return, h_out, want, case[1], streams, calls,
+                        waited)
     if times is not None:
         times.append(start.time_till(end))
 
 
-def diagnose(h_in, h_in_before, at_return, got, expected, n_chunks, streams, calls, on_gpu):
-    """Every mistake a run shows, in order: wrong results first, then how they were computed."""
+def diagnose(h_in, h_in_before, at_return, got, expected, n_chunks, streams, calls, waited=None):
+    """Every mistake a run shows, in order: wrong results first, then how they were computed.
+    ``waited``: what ``make_launch`` noted on the simulator (None on a GPU, where the timing
+    tells)."""
     if not np.array_equal(h_in, h_in_before):
         yield ("your function changed h_in",
                "copy from h_in, never into it: memcpy_dtoh_async writes into its first argument, "
                "which must be h_out[lo:hi]")
     shared = _shared_buffers(calls)
     yield from _wrong_results(h_in, got, expected, n_chunks, shared)
-    yield from _how_computed(calls, streams, h_in, n_chunks, shared, on_gpu)
+    yield from _how_computed(calls, streams, h_in, n_chunks, shared, waited)
     if not np.array_equal(at_return, got, equal_nan=True):
         late = int((np.isnan(at_return) | (at_return != got)).sum())
         yield (f"when your function returned, {late} elements of h_out had not arrived yet "
@@ -167,9 +186,10 @@ def _wrong_results(h_in, got, expected, n_chunks, shared):
                "h_out[lo:hi] comes from d_out")
 
 
-def _how_computed(calls, streams, h_in, n_chunks, shared, on_gpu):
+def _how_computed(calls, streams, h_in, n_chunks, shared, waited):
     """The values are right: were they computed one launch a chunk, over the streams, within the
-    budget of device memory?"""
+    budget of device memory, and (on the simulator) queued without the host waiting inside the
+    loop?"""
     right = "the results are right, but "
     chunk = -(-h_in.size // n_chunks)
     chunks = -(-h_in.size // chunk)  # n_chunks, or fewer where n is small
@@ -188,8 +208,8 @@ def _how_computed(calls, streams, h_in, n_chunks, shared, on_gpu):
         yield (f"the results are right here, but chunks on different streams used the same "
                f"device {shared} buffer. On a GPU those streams run at the same time and "
                f"overwrite each other's data"
-               + ("" if on_gpu else " (the simulator runs them one after another, so the "
-                  "results look right on it)"),
+               + ("" if waited is None else " (the simulator runs them one after another, so "
+                  "the results look right on it)"),
                SEPARATE_BUFFERS_HINT)
     # A little slack: a last chunk that takes the remainder may be up to n_chunks elements longer.
     budget = (len(streams) * chunk + n_chunks) * h_in.itemsize
@@ -199,6 +219,12 @@ def _how_computed(calls, streams, h_in, n_chunks, shared, on_gpu):
             yield (right + f"the kernels used {touched} bytes of device {name} memory; the "
                    f"budget is one chunk per stream, {len(streams)} x {chunk * h_in.itemsize} "
                    "bytes", BUDGET_HINT)
+    first = next((c for c, w in enumerate(waited or ()) if w), None)
+    if first is not None:
+        yield (right + f"your function waited for chunk {first - 1}'s kernel before it queued "
+               f"chunk {first}'s, so on a GPU the chunks run one after another and no copy "
+               "overlaps a kernel: a copy without _async, or a synchronize inside the loop, "
+               "waits for the streams", OVERLAP_HINT)
 
 
 def _shared_buffers(calls) -> str | None:

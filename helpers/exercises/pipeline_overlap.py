@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from helpers.exercises.pipeline_mistakes import ATOL, RTOL, make_launch, mistakes, reference, where
+from helpers.exercises.pipeline_mistakes import (ATOL, OVERLAP_HINT, RTOL, make_launch, mistakes,
+                                                 reference, where)
 from helpers.exercises.verdict import Verdict, check_cases, not_yet, passed
 from helpers.workload import share
 
@@ -41,9 +42,7 @@ def check_overlap(fn, kernel) -> Verdict:
         return not_yet(
             "the results are right, but the copies and kernels did not overlap: "
             f"{figures} ({where(case)})",
-            "use drv.memcpy_htod_async / drv.memcpy_dtoh_async with the chunk's stream (the plain "
-            "memcpy_htod waits for every stream), and synchronize once, after the loop, not "
-            "after each chunk")
+            OVERLAP_HINT)
     return passed(f"the results match NumPy and the work overlapped: {figures}")
 
 

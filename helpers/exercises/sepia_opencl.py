@@ -82,18 +82,55 @@ def _build(ctx, path):
     try:
         return cl.Kernel(cl.Program(ctx, source).build(), KERNEL)
     except cl.RuntimeError as err:             # the build failed: print the compiler's log
-        print(str(err).split("Build on", 1)[-1].split(":", 1)[-1].strip())
-        return not_yet(f"{path} does not build", _build_hint(source))
+        log = str(err).split("Build on", 1)[-1].split(":", 1)[-1].strip()
+        print(re.sub(r"^input\.cl:", f"{path}:", log, flags=re.M))  # Oclgrind's name for it
+        return not_yet(*_build_mistake(path, source))
     except cl.Error as err:                    # INVALID_KERNEL_NAME
         return not_yet(f"{path} has no kernel called {KERNEL} ({err})",
                        "keep the signature given in the file: __kernel void sepia(__global "
                        "const uchar *rgb, __global uchar *out, int width, int height)")
 
 
+# CUDA's words, which OpenCL C does not know, and what OpenCL C says instead.
+CUDA_WORDS = [(r"\bthreadIdx\.([xyz])", "threadIdx.{0}", "get_local_id({1})"),
+              (r"\bblockIdx\.([xyz])", "blockIdx.{0}", "get_group_id({1})"),
+              (r"\bblockDim\.([xyz])", "blockDim.{0}", "get_local_size({1})"),
+              (r"\bgridDim\.([xyz])", "gridDim.{0}", "get_num_groups({1})"),
+              (r"\b__global__(\s)", "__global__", "__kernel"),
+              (r"\b__syncthreads\b()", "__syncthreads()", "barrier(CLK_LOCAL_MEM_FENCE)"),
+              (r"\b__shared__\b()", "__shared__", "__local")]
+
+
+def _cuda_words(source):
+    """``{CUDA's word: OpenCL's}`` for each of CUDA's words in ``source``, in order."""
+    found = {}
+    for pattern, cuda, opencl_word in CUDA_WORDS:
+        for m in re.finditer(pattern, source):
+            axis = m.group(1)
+            found.setdefault(cuda.format(axis), opencl_word.format(axis, "xyz".find(axis)))
+    return found
+
+
+def _build_mistake(path, source):
+    """(problem, hint) for a build error: CUDA's words in OpenCL C, or a pointer parameter
+    without an address space, the mistakes a port from CUDA makes most; else the compiler's
+    first message."""
+    source = re.sub(r"//[^\n]*|/\*.*?\*/", " ", source, flags=re.S)
+    cuda = _cuda_words(source)
+    if not cuda:
+        return f"{path} does not build", _build_hint(source)
+    hint = ", ".join(f"{c} is {o}" for c, o in cuda.items())
+    if {"threadIdx.x", "blockIdx.x", "blockDim.x"} <= set(cuda):
+        hint = ("a work-item's global index is get_global_id(0) (get_global_id(1) for y), what "
+                "blockIdx.x * blockDim.x + threadIdx.x computes in CUDA; " + hint)
+    return (f"{path} does not build: it uses CUDA's {', '.join(cuda)}, which OpenCL C does not "
+            "know", "in OpenCL C, " + hint)
+
+
 def _build_hint(source):
-    """The hint for a build error: a pointer parameter without an address space, the mistake a
-    port from CUDA makes most, else the compiler's first message."""
-    m = re.search(r"__kernel\s+void\s+\w+\s*\(([^)]*)\)", re.sub(r"//[^\n]*", "", source))
+    """The hint for a build error of a source (comments removed) without CUDA's words: a pointer
+    parameter without an address space, else the compiler's first message."""
+    m = re.search(r"__kernel\s+void\s+\w+\s*\(([^)]*)\)", source)
     bare = [p.strip() for p in (m.group(1).split(",") if m else [])
             if "*" in p and not re.search(r"\b(__)?(global|constant|local)\b", p)]
     if bare:

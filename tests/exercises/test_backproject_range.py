@@ -20,6 +20,7 @@ NAN = '        xyz[i] = xyz[n + i] = xyz[2 * n + i] = nanf("");\n'
 X = "    xyz[i] = (u - cx) * z / fx;\n"
 Y = "    xyz[n + i] = (v - cy) * z / fy;\n"
 Z = "    xyz[2 * n + i] = z;\n"
+DEPTH = "float z = depth[i] * depth_scale;"
 
 # name: (replacements in the solution, a piece of the expected verdict)
 WRONG = {
@@ -67,13 +68,45 @@ WRONG = {
     "y_plane_forgotten": ([(Y, ""), (NAN, '        xyz[i] = xyz[2 * n + i] = nanf("");\n')],
                           "the Y plane of xyz was never written"),
     "nothing_written": ([(NAN, ""), (X + Y + Z, "")], "nothing was written"),
+    # the most specific model first: these were "never written", "came out NaN", "test both ends"
+    "only_z_set_to_nan": ([(NAN, '        xyz[2 * n + i] = nanf("");\n')],
+                          "only Z got NaN: X and Y were never written there"),
+    "millimetres_for_metres": ([(DEPTH, "float z = depth[i];")], "Z is in millimetres"),
+    "range_tested_in_millimetres": ([("z < z_min || z > z_max",
+                                      "depth[i] < z_min || depth[i] > z_max")],
+                                    "compared with z_min and z_max in millimetres"),
+    "depth_divided_as_integers": ([(DEPTH, "float z = depth[i] / 1000;")],
+                                  "depth[i] / 1000 divides two integers"),
+}
+# Right, written otherwise: each must pass.
+RIGHT = {
+    # a grid-stride loop over both sides, and a select for the NaN instead of a return
+    "grid_stride_loops": [(KERNEL[KERNEL.index("    int u ="):], """    int n = width * height;
+    for (int v = blockIdx.y * blockDim.y + threadIdx.y; v < height; v += blockDim.y * gridDim.y)
+        for (int u = blockIdx.x * blockDim.x + threadIdx.x; u < width; u += blockDim.x * gridDim.x) {
+            int i = v * width + u;
+            float z = depth[i] * depth_scale;
+            bool point = depth[i] != 0 && z >= z_min && z <= z_max;
+            xyz[i] = point ? (u - cx) * z / fx : nanf("");
+            xyz[n + i] = point ? (v - cy) * z / fy : nanf("");
+            xyz[2 * n + i] = point ? z : nanf("");
+        }
+}
+""")],
+    "nan_from_a_division": [('nanf("")', "0.0f / 0.0f")],
 }
 
 
 @pytest.fixture(scope="module")
 def kernels():
     return compile_variants("backproject_range", {
-        "solution": KERNEL, **{name: variant(KERNEL, *r) for name, (r, _) in WRONG.items()}})
+        "solution": KERNEL, **{name: variant(KERNEL, *r) for name, (r, _) in WRONG.items()},
+        **{name: variant(KERNEL, *r) for name, r in RIGHT.items()}})
+
+
+@pytest.mark.parametrize("name", sorted(RIGHT))
+def test_a_right_kernel_written_otherwise_passes(name, kernels, capsys):
+    assert check_backproject_range_kernel(kernels[name]).passed is True, capsys.readouterr().out
 
 
 def test_stub_fails(capsys):

@@ -34,12 +34,37 @@ WRONG = {
     "no_store_guard": ([("    if (row < M && col < N)\n        C[", "    C[")],
                        "if (row < M && col < N)"),
     "phase_missing_from_a_index": ([("A[row * K + k]", "A[row * K + tx]")], "elements of C are wrong"),
+    # right results, but Bt read down its columns: the trace's sectors a request tell
+    "bt_read_down_its_columns": ([(LOAD_B, "Bs[tx][ty] = (col < N && phase * TILE + ty < K) ? "
+                                           "Bt[col * K + phase * TILE + ty] : 0.0f;")],
+                                 "10.0 sectors a request"),
+    # threads outside C skip the loads (and the barriers): the edge tiles read what nobody loaded
+    "loop_inside_the_store_guard": ([("    float sum = 0.0f;\n    for",
+                                      "    float sum = 0.0f;\n    if (row < M && col < N) {\n    for"),
+                                     ("    if (row < M && col < N)\n        C[", "    C["),
+                                     ("= sum;\n}", "= sum;\n    }\n}")],
+                                    "skipped their loads into As and Bs"),
+    "return_before_the_loop": ([("    float sum = 0.0f;\n",
+                                 "    float sum = 0.0f;\n    if (row >= M || col >= N) return;\n")],
+                               "skipped their loads into As and Bs"),
+}
+# right, written otherwise: each must pass
+RIGHT = {
+    # Bt's tile read along its rows (coalesced), stored transposed in shared memory
+    "bt_tile_stored_transposed": [(LOAD_B, "Bs[tx][ty] = (bt_row < N && k < K) ? "
+                                           "Bt[bt_row * K + k] : 0.0f;"),
+                                  (READ, "sum += As[ty][j] * Bs[j][tx];")],
+    # if/else loads, no padding of Bs
+    "if_else_loads": [("TILE + 1]", "TILE]"),
+                      (LOAD_A, "if (row < M && k < K) As[ty][tx] = A[row * K + k]; "
+                               "else As[ty][tx] = 0.0f;")],
 }
 
 
 @pytest.fixture(scope="module")
 def kernels():
-    sources = {"solution": KERNEL, **{name: variant(KERNEL, *r) for name, (r, _) in WRONG.items()}}
+    sources = {"solution": KERNEL, **{name: variant(KERNEL, *r) for name, (r, _) in WRONG.items()},
+               **{name: variant(KERNEL, *r) for name, r in RIGHT.items()}}
     return compile_variant_pairs("matmul_bt", sources)    # the race check runs on the simulator
 
 
@@ -53,6 +78,11 @@ def test_the_solution_passes(kernels, capsys):
     verdict = check_matmul_bt_kernel(*kernels["solution"])
     assert verdict.passed is True, capsys.readouterr().out
     assert "no race found" in verdict.problem
+
+
+@pytest.mark.parametrize("name", sorted(RIGHT))
+def test_a_right_kernel_written_otherwise_passes(name, kernels, capsys):
+    assert check_matmul_bt_kernel(*kernels[name]).passed is True, capsys.readouterr().out
 
 
 @pytest.mark.parametrize("name", sorted(WRONG))

@@ -22,6 +22,8 @@ WRONG = {
     "guard_on_rows_only": ([("row >= rows || col >= cols", "row >= rows")], "no bounds guard"),
     "guard_off_by_one": ([("row >= rows || col >= cols", "row > rows || col > cols")],
                          "the bounds guard is off by one"),
+    "guard_off_by_one_in_col": ([("row >= rows || col >= cols", "row >= rows || col > cols")],
+                                "the guard on col is off by one"),
     "guard_on_flat_index": ([(GUARD, ""), ("    out[i] =", "    if (i >= rows * cols) return;\n    out[i] =")],
                             "wrapped around into the next row"),
     "only_block_0": ([(INDEX_X, "threadIdx.x"), (INDEX_Y, "threadIdx.y")],
@@ -36,6 +38,21 @@ WRONG = {
                         "nothing was written"),
     "last_row_skipped": ([("row >= rows ||", "row >= rows - 1 ||")], "elements were never written"),
     "wrong_formula": ([("+ row_offset[row]", "- row_offset[row]")], "elements are wrong"),
+    "sixteen_for_blockDim_x": ([(INDEX_X, "blockIdx.x * 16 + threadIdx.x")],
+                               "takes 16 for blockDim.x"),
+    "sixteen_for_blockDim_y": ([(INDEX_Y, "blockIdx.y * 16 + threadIdx.y")],
+                               "takes 16 for blockDim.y"),
+    "row_times_rows": ([("int i = row * cols + col;", "int i = row * rows + col;")],
+                       "the index row * rows + col"),
+}
+# Right, written otherwise: each must pass.
+RIGHT = {
+    "grid_stride_loops": [(GUARD + "    int i = row * cols + col;                         // row-major: a row is cols elements long\n"
+                           "    out[i] = a[i] * col_scale[col] + row_offset[row];",
+                           "    for (; row < rows; row += blockDim.y * gridDim.y)\n"
+                           "        for (int c = col; c < cols; c += blockDim.x * gridDim.x)\n"
+                           "            out[row * cols + c] = a[row * cols + c] * col_scale[c] + row_offset[row];")],
+    "guard_around_the_store": [(GUARD, ""), ("    out[i] = a[i]", "    if (row < rows && col < cols)\n        out[i] = a[i]")],
 }
 # Simulator only: a launch whose arguments do not fit the kernel raises TypeError there (PyCUDA
 # cannot tell), and a write far outside every array stops the kernel with LaunchError there (on
@@ -48,7 +65,8 @@ SIMULATOR_ONLY = {
 
 @pytest.fixture(scope="module")
 def kernels():
-    sources = {"solution": KERNEL, **{name: variant(KERNEL, *r) for name, (r, _) in WRONG.items()}}
+    sources = {"solution": KERNEL, **{name: variant(KERNEL, *r) for name, (r, _) in WRONG.items()},
+               **{name: variant(KERNEL, *r) for name, r in RIGHT.items()}}
     if BACKEND == "simulator":
         sources.update(SIMULATOR_ONLY)
     return compile_variants("scale_shift", sources)
@@ -64,6 +82,11 @@ def test_stub_fails(capsys):
 def test_inline_right_kernel_passes(kernels, capsys):
     assert check_matrix_index_kernel(kernels["solution"]).passed is True
     assert capsys.readouterr().out.startswith("PASS: ")
+
+
+@pytest.mark.parametrize("name", sorted(RIGHT))
+def test_a_right_kernel_written_otherwise_passes(name, kernels, capsys):
+    assert check_matrix_index_kernel(kernels[name]).passed is True, capsys.readouterr().out
 
 
 @pytest.mark.parametrize("name", sorted(WRONG))

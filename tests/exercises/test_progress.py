@@ -93,3 +93,12 @@ def test_reset_of_an_unknown_or_notebook_exercise_says_what_to_do(tmp_path):
         reset("scale", root=tmp_path)
     with pytest.raises(ValueError, match="copy the cell as shipped from"):
         reset("pipeline", root=tmp_path)
+
+
+def test_a_notebook_not_handed_in_is_named_missing(tmp_path, capsys):
+    verdict = catalog.check(catalog.find("pipeline"), tmp_path)
+    assert not verdict.passed
+    assert verdict.problem == f"{NOTEBOOK_05} is missing: the notebook was not handed in", verdict
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / NOTEBOOK_05).write_text('{"cells": []}')
+    assert catalog.check(catalog.find("pipeline"), tmp_path).problem.startswith("no cell defining")

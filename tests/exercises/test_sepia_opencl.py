@@ -27,6 +27,10 @@ WRONG = {
     "no_bounds_guard": ([(GUARD, "")], "Hint: no bounds guard"),
     "guard_off_by_one": ([("x >= width || y >= height", "x > width || y > height")],
                          "the bounds guard is off by one"),
+    "guard_off_by_one_in_x": ([("x >= width || y >= height", "x > width || y >= height")],
+                              "the guard on x is off by one (x > width where x >= width belongs)"),
+    "guard_off_by_one_in_y": ([("x >= width || y >= height", "x >= width || y > height")],
+                              "the guard on y is off by one (y > height where y >= height belongs)"),
     "row_length_is_height": ([("int i = y * width + x;", "int i = y * height + x;")],
                              "pixels were never written"),
     "truncates": ([(w, w.replace(" + 0.5f", "")) for w in WRITES],
@@ -102,6 +106,25 @@ def test_a_pointer_without_address_space_is_named(tmp_path, capsys):
     assert check_sepia_opencl(str(bad)).passed is False
     out = capsys.readouterr().out
     assert "does not build" in out and "'uchar *out' has no address space" in out, out
+
+
+@pytest.mark.parametrize("replacements, expected", [
+    ([(INDEX[0], "int x = blockIdx.x * blockDim.x + threadIdx.x;"),
+      (INDEX[1], "int y = blockIdx.y * blockDim.y + threadIdx.y;")],
+     ("it uses CUDA's threadIdx.x, threadIdx.y, blockIdx.x", "get_global_id(0)")),
+    ([("__kernel void", "__global__ void")], ("it uses CUDA's __global__", "__global__ is __kernel")),
+])
+def test_cuda_s_words_in_opencl_c_are_named_with_opencl_s(ctx, tmp_path, capsys, replacements,
+                                                          expected):
+    bad = tmp_path / "my_sepia.cl"
+    bad.write_text(variant(SOLUTION, *replacements))
+    assert check_sepia_opencl(str(bad)).passed is False
+    out = capsys.readouterr().out
+    assert "NOT YET:" in out and "does not build" in out, out
+    assert all(words in out for words in expected), out
+    assert "input.cl" not in out, out    # Oclgrind's name for every source: the log names the file
+    if opencl.is_oclgrind(ctx.devices[0].platform):
+        assert f"\n{bad}:1" in out, out    # its line 10 or 12
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -60,7 +60,7 @@ CLASS = {
     "dee": (CRASH, ("the kernel crashed", "the launch failed", "died without a verdict")
             if BACKEND != "simulator" else "does not compile"),
     "eve": (KERNEL + "\nthis is not CUDA\n", "does not compile"),
-    "fay": (None, "cannot find"),
+    "fay": (None, "not handed in"),
     "gus": (variant(KERNEL, ("y[i] = alpha * x[i];",
                              "y[i] = alpha * x[i];\n        for (int k = 0; k < 100; k++) "
                              "printf(\"thread %d says hello %d\\n\", i, k);")),

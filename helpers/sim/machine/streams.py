@@ -217,6 +217,14 @@ def poll(targets):
     return False
 
 
+def reached(event) -> bool:
+    """Whether the work queued before ``event`` has run, without running any (``Event.query``
+    lets one operation run, as a polling loop needs). Work queued here runs only when the host
+    waits for it, so this tells where the host waited: a checker reads from it that a pipeline
+    synchronized inside its loop (notebook 05)."""
+    return event._op is not None and event._op.done
+
+
 class Stream:
     """pycuda.driver.Stream: a queue of work. flags=1 (CU_STREAM_NON_BLOCKING): a stream that does
     not wait for the legacy default stream, nor it for this one."""

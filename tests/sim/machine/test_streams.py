@@ -149,3 +149,16 @@ def test_freeing_memory_runs_the_work_that_uses_it_first(slow_fill):
     drv.memcpy_dtoh_async(h, d, stream)
     d.free()                          # cuMemFree waits for the device
     assert h[1] == 8.0
+
+
+@pytest.mark.skipif(not SIM, reason="the simulator's own question: where the host waited")
+def test_reached_says_whether_the_host_waited_for_the_work_without_running_it(slow_fill):
+    from helpers.sim.machine.streams import reached
+
+    out, stream = gpuarray.empty(N, np.float32), drv.Stream()
+    slow_fill(out, 1.0, stream)
+    after = drv.Event().record(stream)
+    assert not reached(after) and not reached(after), "reached() ran the queued work"
+    assert not reached(drv.Event()), "an event never recorded"
+    drv.memcpy_htod(gpuarray.empty(1, np.float32).gpudata, np.ones(1, np.float32))  # waits
+    assert reached(after)
