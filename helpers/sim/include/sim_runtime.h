@@ -66,6 +66,7 @@ struct Error {
     uint32_t block[3], thread[3];
     int32_t is_write;  // 1 write, 0 read, -1 unknown
     uint64_t address;  // the faulting address, for FAULT
+    uint64_t pc;       // the instruction a signal stopped (FAULT, ARITHMETIC); 0 for none
     const char *file;
     int64_t line;
     const char *file2;  // the other barrier's site, for BARRIER

@@ -27,6 +27,18 @@ inline uintptr_t stack_pointer(void *ctx) {
 #endif
 }
 
+// The instruction the signal stopped at: Python maps it to the learner's line (compile/lines.py).
+inline uintptr_t instruction_pointer(void *ctx) {
+#if defined(__linux__) && defined(__x86_64__)
+    return (uintptr_t)((ucontext_t *)ctx)->uc_mcontext.gregs[REG_RIP];
+#elif defined(__linux__) && defined(__aarch64__)
+    return (uintptr_t)((ucontext_t *)ctx)->uc_mcontext.pc;
+#else
+    (void)ctx;
+    return 0;
+#endif
+}
+
 #if defined(__linux__) && defined(__x86_64__)
 // x86 traps on a signed division that overflows (INT_MIN / -1) as it does on a division by zero;
 // a GPU gives INT_MIN and a remainder of 0. This decodes the faulting instruction: when it is an
@@ -108,6 +120,7 @@ inline void on_signal(int sig, siginfo_t *si, void *ctx) {
     }
     if (sig == SIGFPE && finish_division_overflow(ctx)) return;
     w->err.address = (uint64_t)(uintptr_t)si->si_addr;
+    w->err.pc = (uint64_t)instruction_pointer(ctx);
     w->err.is_write = -1;
 #if defined(__x86_64__) && defined(__linux__)
     if (sig == SIGSEGV) w->err.is_write = (((ucontext_t *)ctx)->uc_mcontext.gregs[REG_ERR] & 2) ? 1 : 0;

@@ -116,9 +116,9 @@ class Instrumented:
     """The instrumented build of a module, loaded, with its site table."""
 
     def __init__(self, plain, kind):
-        if plain.build_instrumented is None:
+        if plain.rebuild is None:
             raise errors.LogicError("this module was not made by SourceModule: it cannot be traced")
-        path = plain.build_instrumented(instrument=kind)
+        path = plain.rebuild(instrument=kind)
         self.plain, self.module = plain, Module(path)
         self.sites = site_table.load(path)
         lib = self.module.lib

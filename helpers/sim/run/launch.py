@@ -146,7 +146,7 @@ def run(record, reverse=False, blocks=None):
     if status == "INTERRUPTED":
         raise KeyboardInterrupt(f"kernel {record.kernel.name!r} was interrupted")
     if status != "OK":
-        raise launch_report.error(record.kernel.name, status, err)
+        raise launch_report.error(record.module, record.kernel.name, status, err)
 
 
 def _find_culprit(record, blocks, damaged, found):

@@ -8,6 +8,7 @@ import pytest
 
 from helpers.sim import driver as drv, gpuarray
 from helpers.sim.compiler import SourceModule
+from helpers.sim.settings import settings
 
 
 KERNELS = r"""
@@ -128,3 +129,63 @@ def test_stack_overflow_is_reported(mod):
     msg = launch_error(mod.get_function("deep"), gpuarray.zeros(1, np.float32), np.int32(1),
                        block=(1, 1, 1))
     assert "stack overflowed" in msg
+
+
+GLOBAL_FAULTS = r"""
+__device__ float load(const float *p, int i) {
+    return p[i];                                      // the inlined read
+}
+__device__ void store(float *p, int i, float v) {
+    p[i] = v;                                         // the inlined write
+}
+__global__ void read_past(const float *in, float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = in[i + 64];                   // the read past the end
+}
+__global__ void write_past(const float *in, float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i + 64] = 2.0f * in[i];            // the write past the end
+}
+__global__ void through_functions(const float *in, float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) store(out, i, load(in, i + 64));
+}
+__global__ void stores_through_function(const float *in, float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) store(out, i + 64, in[i]);
+}
+"""
+
+
+def line_of(source, marker):
+    """The 1-based line of source that holds marker."""
+    return next(n for n, text in enumerate(source.splitlines(), 1) if marker in text)
+
+
+@pytest.mark.parametrize("kernel, is_write, marker", [
+    ("read_past", False, "the read past"), ("write_past", True, "the write past"),
+    ("through_functions", False, "the inlined read"),
+    ("stores_through_function", True, "the inlined write")])
+def test_a_global_out_of_bounds_access_names_its_line(kernel, is_write, marker):
+    # the line of the access itself, as memcheck names it: inside an inlined __device__ function,
+    # that function's line in the learner's file
+    source = '#line 1 "oob.cu"\n' + GLOBAL_FAULTS.lstrip("\n")
+    n = 1024  # 4096 bytes: the first byte past the end is on the guard page
+    a, b = gpuarray.zeros(n, np.float32), gpuarray.zeros(n, np.float32)
+    with pytest.raises(drv.LaunchError) as caught:
+        SourceModule(source).get_function(kernel)(a, b, np.int32(n), block=(256, 1, 1),
+                                                  grid=(4, 1))
+    err = caught.value
+    where = f"oob.cu:{line_of(GLOBAL_FAULTS.lstrip(chr(10)), marker)}"
+    assert (err.kind, err.is_write, err.line) == ("out of bounds", is_write, where)
+    assert err.offset >= n * 4 and f"at {where}: a {'write to' if is_write else 'read of'}" in str(err)
+
+
+def test_a_fault_under_the_race_check_names_its_line_too():
+    # the instrumented build has line tables of its own
+    source = '#line 1 "oob.cu"\n' + GLOBAL_FAULTS.lstrip("\n")
+    a, b = gpuarray.zeros(1024, np.float32), gpuarray.zeros(1024, np.float32)
+    with pytest.raises(drv.LaunchError) as caught, settings.changed(racecheck=True):
+        SourceModule(source).get_function("write_past")(a, b, np.int32(1024), block=(256, 1, 1),
+                                                        grid=(4, 1))
+    assert caught.value.line == f"oob.cu:{line_of(GLOBAL_FAULTS.lstrip(chr(10)), 'the write past')}"
