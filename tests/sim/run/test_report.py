@@ -189,3 +189,13 @@ def test_a_fault_under_the_race_check_names_its_line_too():
         SourceModule(source).get_function("write_past")(a, b, np.int32(1024), block=(256, 1, 1),
                                                         grid=(4, 1))
     assert caught.value.line == f"oob.cu:{line_of(GLOBAL_FAULTS.lstrip(chr(10)), 'the write past')}"
+
+
+def test_a_division_by_zero_names_its_line():
+    mod = SourceModule('#line 1 "div.cu"\n__global__ void divide(int *out, int k) {\n'
+                       '    out[threadIdx.x] = 7 / (k - (int)threadIdx.x);\n}\n')
+    with pytest.raises(drv.LaunchError) as caught:
+        mod.get_function("divide")(gpuarray.zeros(4, np.int32), np.int32(2), block=(4, 1, 1))
+    err = caught.value
+    assert (err.kind, err.thread, err.line) == ("division by zero", (2, 0, 0), "div.cu:2")
+    assert str(err).endswith("thread (2, 0, 0) at div.cu:2")
