@@ -141,6 +141,7 @@ struct Worker {
     char *dynamic_shared = nullptr, *dynamic_shared_end = nullptr, *dynamic_shared_floor = nullptr;
     size_t dynamic_shared_bytes = 0;
     void *trace = nullptr;  // the memory trace's state, in an instrumented module (sim_trace.h)
+    uintptr_t stepping = 0;  // watch mode: the watched page unprotected for one instruction
 };
 
 inline thread_local Worker *worker = nullptr;  // for the signal handler and printf

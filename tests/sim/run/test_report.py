@@ -2,6 +2,8 @@
 its error names the kernel, the block, the thread and the line, as a GPU's tools would."""
 
 import inspect
+import platform
+import sys
 
 import numpy as np
 import pytest
@@ -157,6 +159,18 @@ __global__ void stores_through_function(const float *in, float *out, int n) {
 """
 
 
+SLACK_WRITES = r"""
+__global__ void one_too_many(const float *in, float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i <= n) out[i] = 1.0f;                        // the write one past the end
+}
+__global__ void shift_left(const float *in, float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i - 1] = in[i];                    // the write before the start
+}
+"""
+
+
 def line_of(source, marker):
     """The 1-based line of source that holds marker."""
     return next(n for n, text in enumerate(source.splitlines(), 1) if marker in text)
@@ -199,3 +213,22 @@ def test_a_division_by_zero_names_its_line():
     err = caught.value
     assert (err.kind, err.thread, err.line) == ("division by zero", (2, 0, 0), "div.cu:2")
     assert str(err).endswith("thread (2, 0, 0) at div.cu:2")
+
+
+@pytest.mark.skipif(platform.machine() != "x86_64" or sys.platform != "linux",
+                    reason="the watch run's pages are made read-only on x86-64 Linux only")
+@pytest.mark.parametrize("kernel, n, marker, thread", [
+    ("one_too_many", 1001, "the write one past", (233, 0, 0)),
+    ("shift_left", 1000, "the write before", (0, 0, 0))])
+def test_a_write_into_the_unguarded_bytes_by_an_array_names_its_line(kernel, n, marker, thread):
+    # 4004 and 4000 bytes: the first bytes past the end, and those before the start, lie on the
+    # array's own pages, where a write does not fault; the second run, which finds the thread,
+    # makes them fault, the array's own elements on those pages written on the way
+    source = '#line 1 "slack.cu"\n' + SLACK_WRITES.lstrip("\n")
+    a, b = gpuarray.zeros(n, np.float32), gpuarray.zeros(n, np.float32)
+    with pytest.raises(drv.LaunchError) as caught:
+        SourceModule(source).get_function(kernel)(a, b, np.int32(n), block=(256, 1, 1),
+                                                  grid=(4, 1))
+    err = caught.value
+    assert (err.kind, err.is_write, err.thread) == ("out of bounds", True, thread)
+    assert err.line == f"slack.cu:{line_of(SLACK_WRITES.lstrip(chr(10)), marker)}"
