@@ -106,7 +106,7 @@ class RaceError(LaunchError):
     ``count`` (the hazards of the launch), ``within_warps`` (every one of them between lanes of
     one warp, where __syncwarp() is enough), with ``array`` and ``element`` where it is known."""
 
-    def __init__(self, msg, *, first, second, space, hazard, count, within_warps=False, **facts):
+    def __init__(self, msg, *, first, second, space, hazard, count, within_warps, **facts):
         super().__init__(msg, kind="race", line=second.line, **facts)
         self.first, self.second, self.space = first, second, space
         self.hazard, self.count, self.within_warps = hazard, count, within_warps
