@@ -103,12 +103,13 @@ def xyz(t):
 class RaceError(LaunchError):
     """A data race the race check found: ``first`` and ``second`` (Access), ``space`` ("shared"
     or "global"), ``hazard`` ("read-after-write", "write-after-read" or "write-after-write"),
-    ``count`` (the hazards of the launch), with ``array`` and ``element`` where it is known."""
+    ``count`` (the hazards of the launch), ``within_warps`` (every one of them between lanes of
+    one warp, where __syncwarp() is enough), with ``array`` and ``element`` where it is known."""
 
-    def __init__(self, msg, *, first, second, space, hazard, count, **facts):
+    def __init__(self, msg, *, first, second, space, hazard, count, within_warps, **facts):
         super().__init__(msg, kind="race", line=second.line, **facts)
         self.first, self.second, self.space = first, second, space
-        self.hazard, self.count = hazard, count
+        self.hazard, self.count, self.within_warps = hazard, count, within_warps
 
     @property
     def same_line(self):

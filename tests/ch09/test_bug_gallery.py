@@ -4,6 +4,7 @@ what the notebook says it says, and an illegal address or a failed assert breaks
 for every later call (in a process of its own). Also: how compute-sanitizer's and Nsight
 Compute's outputs are trimmed and read."""
 
+import re
 import shutil
 from pathlib import Path
 
@@ -88,6 +89,37 @@ def test_compute_sanitizer_says_what_the_notebook_says(name):
         assert summary.startswith("nothing reported"), run.output  # (about the kernel)
     else:
         assert EXPECTED[name] in summary, run.output
+
+
+def _access_line(name):
+    """file:line of the guard bugs' one access line (y[i] = 2 x[i])."""
+    lines = (BUGS_DIR / f"{name}.cu").read_text().splitlines()
+    return f"{name}.cu:{next(n for n, text in enumerate(lines, 1) if 'y[i] = 2.0f * x[i]' in text)}"
+
+
+@pytest.mark.parametrize("name", ["missing_guard", "off_by_one"])
+def test_the_simulator_names_the_line_of_an_access_past_the_end(name):
+    assert f" at {_access_line(name)}: a " in bug_gallery.on_simulator(name).text
+
+
+@ON_GPU_WITH_SANITIZER
+@pytest.mark.parametrize("name", ["missing_guard", "off_by_one"])
+def test_memcheck_names_the_line_the_simulator_names(name):
+    run = gpu_tools.sanitize(["-m", "helpers.ch09.bug_gallery", name], "memcheck")
+    real = re.search(r"Invalid __global__ \w+ of size \d+ bytes\s*=+\s*at \S+ in (\S+)", run.output)
+    assert real and real.group(1) == _access_line(name), run.output
+
+
+@ON_GPU_WITH_SANITIZER
+def test_racecheck_prints_the_line_the_simulator_predicts():
+    # the order of the two accesses and racecheck's count (by the byte) of their hazards
+    run = gpu_tools.sanitize(["-m", "helpers.ch09.bug_gallery", "missing_barrier"], "racecheck")
+    real = re.search(r"Race reported between (Write|Read) access at \S+ in (\S+)\s*=*\s*and "
+                     r"(Write|Read) access at \S+ in (\S+) \[(\d+) hazards?\]", run.output)
+    predicted = re.search(r"Race reported between (Write|Read) access at (\S+?):\w+ and "
+                          r"(Write|Read) access at (\S+?):\w+ \[(\d+) hazards?\]",
+                          bug_gallery.on_simulator("missing_barrier").text)
+    assert real and predicted and real.groups() == predicted.groups(), run.output
 
 
 @ON_GPU_WITH_SANITIZER

@@ -8,5 +8,6 @@
 - `messages`: what the compiler and linker say, in the learner's terms; `device_calls`: what
   device code may call
 - `sites`: where the learner's loads and stores are, in an instrumented build
+- `lines`: which line of the learner's a fault's instruction is, from a twin with line tables
 - `module`: the loaded library, its kernels and globals
 """

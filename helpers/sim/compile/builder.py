@@ -30,7 +30,8 @@ from . import messages as compiler_messages
 from ..errors import CompileError
 from .source import INCLUDE_DIR
 
-SIM_VERSION = "7"  # 7: every intrinsic of CUDA 13 for sm_90, PTX's saturating conversions;
+SIM_VERSION = "8"  # 8: out-of-bounds faults name their line, race records their step;
+                   # 7: every intrinsic of CUDA 13 for sm_90, PTX's saturating conversions;
                    # 6: the init check watches shared memory (sim_init.h)
 CXX_FLAGS = ["-std=c++17", "-O2", "-fPIC", "-pthread", "-fno-strict-aliasing",
              "-U_FORTIFY_SOURCE", "-D_FORTIFY_SOURCE=0", "-fsanitize=bounds",
@@ -39,7 +40,11 @@ CXX_FLAGS = ["-std=c++17", "-O2", "-fPIC", "-pthread", "-fno-strict-aliasing",
 # Every symbol must be defined when the library is linked, not when it is loaded: a function
 # declared but never defined is then a compile error that names it.
 LINK_FLAGS = ["-shared", "-pthread"] + (["-Wl,-z,defs", "-Wl,-Bsymbolic"] if sys.platform.startswith("linux") else [])
-# Line tables in DWARF 4: with DWARF 5's, binutils 2.40 (Debian 12's ld and addr2line) names the
+# Line tables in DWARF 4, for the builds that must name lines (a link error to explain, a fault to
+# place: build(lines=True), and the instrumented builds). The plain build has none: they made it
+# 10 to 25% slower to compile (0.05 to 0.1 s of 0.3 to 0.5 s a module with g++ 12), and GCC's code
+# does not depend on -g, so a fault's instruction is found at the same address in a build with
+# them (compile/lines.py). With DWARF 5's, binutils 2.40 (Debian 12's ld and addr2line) names the
 # compiled file (module.cpp) instead of the learner's #line file when the learner's code is the
 # first code in the unit.
 LINE_TABLES = ["-g1", "-gdwarf-4"]
@@ -124,8 +129,8 @@ def source_name(source):
 class _Build:
     """One module to build: its text, flags and name in the cache."""
 
-    def __init__(self, source, options, no_extern_c, include_dirs, instrument=None):
-        self.instrument = instrument
+    def __init__(self, source, options, no_extern_c, include_dirs, instrument=None, lines=False):
+        self.instrument, self.lines = instrument, lines
         self.flags, macros = translate_options(options)
         self.flags += [f"-I{d}" for d in include_dirs]
         self.body = unit.user_source(source, macros, no_extern_c)
@@ -137,7 +142,7 @@ class _Build:
     def stem(self, text):
         """The part of the library's name that the source, flags and prelude decide."""
         extra = [*INSTRUMENT_FLAGS[self.instrument], f"sites-v{sites.TABLE_VERSION}"] \
-            if self.instrument else []
+            if self.instrument else LINE_TABLES if self.lines else []
         return _digest(SIM_VERSION, _prelude_digest(), *CXX_FLAGS, *LINK_FLAGS, *self.flags,
                        *extra, text)[:32]
 
@@ -160,14 +165,16 @@ def _cached(folder, stem, cxx):
 
 
 def build(source, options=None, no_extern_c=False, include_dirs=(), cache=None, keep=False,
-          instrument=None):
+          instrument=None, lines=False):
     """Compile (or find in the cache) the shared library for source; returns its path.
 
     ``cache`` is the folder to keep it in (None: the user's cache; False: none, a fresh temporary
     folder each time, as PyCUDA's ``cache_dir=False``). ``keep`` keeps the generated C++ files and
     prints where they are, as PyCUDA's ``keep=True`` does. ``instrument`` ("memory" or
-    "blocks") makes a build that the memory trace and the race check run (INSTRUMENT_FLAGS)."""
-    job = _Build(source, options, no_extern_c, include_dirs, instrument)
+    "blocks") makes a build that the memory trace and the race check run (INSTRUMENT_FLAGS).
+    ``lines`` makes the plain build's twin with line tables, read (never loaded) to name the line
+    of a fault in the plain one (compile/lines.py)."""
+    job = _Build(source, options, no_extern_c, include_dirs, instrument, lines)
     folder = Path(tempfile.mkdtemp(prefix="cuda-sim-module-")) if cache is False else (
         module_cache.folder(cache))
     cxx = toolchain.find_compiler(required=job.local_headers)
@@ -182,7 +189,7 @@ def build(source, options=None, no_extern_c=False, include_dirs=(), cache=None, 
         target = folder / f"{stem}-{_compiler_tag(cxx)}.so"
         if job.local_headers and module_cache.usable(target):
             return target
-        obj = _compile(job, cxx, Path(tmp), user_code)
+        obj = _compile(job, cxx, Path(tmp), user_code, debug=job.lines)
 
         def write(partial):
             _link(job, cxx, Path(tmp), user_code, obj, partial)
@@ -216,7 +223,8 @@ def _compile(job, cxx, tmp, user_code, debug=False):
     flags = [*CXX_FLAGS, *extra, _fibers_switch(user_code), f"-I{INCLUDE_DIR}",
              *toolchain.for_compiler(job.flags, cxx)]
     rest = ["-c", "-o", str(obj), str(unit_file)]
-    # The rare build with line tables (a link error to explain) parses the prelude itself.
+    # The rare build with line tables (a link error to explain, a fault to place) parses the
+    # prelude itself.
     proc = _run([cxx[0], *flags, *rest], job.what) if debug else \
         _run_with_prelude(cxx, flags, rest, job.what)
     said = compiler_messages.learner_warnings(proc.stderr)

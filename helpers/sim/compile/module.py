@@ -14,6 +14,7 @@ import os
 import struct
 from pathlib import Path
 
+from . import lines
 from .. import errors
 from ..machine import memory, stacks
 
@@ -23,7 +24,8 @@ class ErrorReport(ctypes.Structure):
     """sim::Error: what a failed launch reports."""
     _fields_ = [("status", ctypes.c_int32), ("block", ctypes.c_uint32 * 3),
                 ("thread", ctypes.c_uint32 * 3), ("is_write", ctypes.c_int32),
-                ("address", ctypes.c_uint64), ("file", ctypes.c_char_p), ("line", ctypes.c_int64),
+                ("address", ctypes.c_uint64), ("pc", ctypes.c_uint64),
+                ("file", ctypes.c_char_p), ("line", ctypes.c_int64),
                 ("file2", ctypes.c_char_p), ("line2", ctypes.c_int64), ("text", ctypes.c_char * 256)]
 
 
@@ -123,9 +125,10 @@ def _symbol_name(address, fallback):
 class Module:
     """A compiled simulator library, loaded: its kernels, globals and status codes."""
 
-    def __init__(self, path, source=None, build_instrumented=None):
-        """source: the .cu text it was built from; build_instrumented(instrument=...): the path of
-        its instrumented build (the microscope's; None: it cannot be traced)."""
+    def __init__(self, path, source=None, rebuild=None):
+        """source: the .cu text it was built from; rebuild(instrument=...): the path of its
+        instrumented build (the microscope's), rebuild(lines=True) that of its twin with line
+        tables (source_line's); None: it cannot be traced, nor its faults placed."""
         self.path = Path(path)
         self._file = _identity(os.stat(self.path))
         self.lib = ctypes.CDLL(str(self.path))
@@ -134,7 +137,7 @@ class Module:
         self.status = status_codes(self.lib)
         self.status_name = {code: name for name, code in self.status.items()}
         self.uses_fibers = bool(self.lib.sim_fibers())
-        self.source, self.build_instrumented = source, build_instrumented
+        self.source, self.rebuild = source, rebuild
         self.kernels = {}
         for i in range(self.lib.sim_kernel_count()):
             n = self.lib.sim_kernel_nparams(i)
@@ -167,6 +170,29 @@ class Module:
                 f"after it was loaded ({size_mtime[0]} bytes then, {now.st_size} now): running it "
                 "could crash this process. Compile the source again with SourceModule (a new "
                 "module), and leave the simulator's cache folder to the simulator")
+
+    def source_line(self, pc):
+        """"file.cu:12": the learner's line of the instruction at address ``pc`` of this library
+        (a fault's), or None where it is not this library's or not the learner's code. A plain
+        build's first call builds its twin with line tables (compile/lines.py), about as long as
+        the module's own build took; a compile error there gives None, not a second error. An
+        instrumented build has line tables of its own."""
+        here, there = _DlInfo(), _DlInfo()
+        own = ctypes.cast(self.lib.sim_kernel_count, ctypes.c_void_p).value
+        if not pc or not _libdl.dladdr(ctypes.c_void_p(pc), ctypes.byref(
+                there)) or not _libdl.dladdr(ctypes.c_void_p(own), ctypes.byref(here)) \
+                or there.dli_fbase != here.dli_fbase:
+            return None
+        if lines.has_line_tables(self.path):
+            twin = self.path
+        elif self.rebuild is None:
+            return None
+        else:
+            try:
+                twin = self.rebuild(lines=True)
+            except errors.CompileError:
+                return None
+        return lines.place(self.path, twin, pc - there.dli_fbase)
 
     def global_symbol(self, name):
         """(address, size) of a __device__ or __constant__ variable, as get_global gives."""

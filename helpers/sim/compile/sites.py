@@ -74,7 +74,7 @@ def _calls(library):
     return calls
 
 
-def _inline_chains(library, addresses):
+def inline_chains(library, addresses):
     """For each address, its (function, file, line) frames, innermost first (addr2line -i)."""
     if not addresses:
         return []
@@ -158,7 +158,7 @@ def _kind(hook):
 def _classify(library):
     """(the learner's sites, the other load and store calls as (address, length))."""
     calls = _calls(library)
-    chains = _inline_chains(library, [c for c, _, _ in calls])
+    chains = inline_chains(library, [c for c, _, _ in calls])
     sites, others = [], []
     for (call, ret, hook), chain in zip(calls, chains):
         kind = _kind(hook)

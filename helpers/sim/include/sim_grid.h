@@ -39,6 +39,9 @@ struct Launch {
     // watch mode (one worker): these bytes, and what they held at the start, checked whenever a
     // thread stops; the first thread that changed them is the one that wrote past an array's end
     std::vector<std::pair<unsigned char *, std::vector<unsigned char>>> watched;
+    // and, on x86-64 Linux, the pages that hold them made read-only, so that the write itself
+    // faults and names its instruction (sim_signals.h: watch_fault)
+    std::vector<uintptr_t> watch_pages;
     std::atomic<long> next_block{0};
     std::atomic<int> stop{0};
     std::mutex mu;
@@ -46,7 +49,7 @@ struct Launch {
     int running = 0;
     Error err{};  // the first error any worker met
     std::vector<std::thread> threads;
-    struct sigaction old_segv, old_bus, old_fpe, old_abrt, old_ill, old_usr2;
+    struct sigaction old_segv, old_bus, old_fpe, old_abrt, old_ill, old_usr2, old_trap;
 };
 
 }  // namespace sim
@@ -400,6 +403,7 @@ SIM_EXPORT void *sim_launch_start(int k, const unsigned *grid, const unsigned *b
             auto *p = (unsigned char *)(uintptr_t)watched[2 * i];
             L->watched.emplace_back(p, std::vector<unsigned char>(p, p + watched[2 * i + 1]));
         }
+        if (L->watch) protect_watched(L);
         L->threads.reserve(workers);
     } catch (...) {  // std::bad_alloc
         if (L && L->args) L->kernel->free_args(L->args);
@@ -447,6 +451,7 @@ SIM_EXPORT void sim_launch_cancel(void *h) {
 SIM_EXPORT int sim_launch_finish(void *h, sim::Error *err) {
     auto *L = (sim::Launch *)h;
     for (auto &t : L->threads) t.join();
+    for (uintptr_t page : L->watch_pages) mprotect((void *)page, sim::page_size(), PROT_READ | PROT_WRITE);
     sim::restore_handlers(L);
     fflush(stdout);
     L->kernel->free_args(L->args);

@@ -15,6 +15,16 @@
 // Blocks of one launch cannot wait for each other, so a global location touched by two blocks,
 // one of them writing, is a race too, unless the kernel calls __threadfence() (the pattern where
 // the last block reads what the others wrote, ordered by a fence and an atomic counter).
+//
+// The report keeps the launch's first hazard, and what the advice and the prediction of
+// compute-sanitizer's line need from all of them: how many lie between threads of different warps
+// (where __syncwarp() cannot help), and racecheck's count for the first one's pair of lines.
+// racecheck names a pair in the order a GPU ran the two accesses, and counts its hazards byte by
+// byte: on an H200, a block reversal through shared memory (notebooks 06 and 09) is reported as
+// "Write ... and Read ... [4096 hazards]" for its 1024 floats. The simulator runs a block's threads
+// one after another, so it meets half of those pairs read first; a GPU's warps go through the code
+// about in step, so each access carries its step, how many accesses its thread had made since
+// its last barrier, and of two accesses the one with the smaller step is taken as the first.
 #pragma once
 
 #pragma GCC visibility push(hidden)
@@ -29,6 +39,8 @@ struct Rec {  // one access, as a location remembers it
     uint32_t epoch;
     uint16_t wepoch;
     uint8_t mask, flags;
+    uint16_t step;  // the thread's accesses since its last barrier, before this one
+    uint16_t pad;
 };
 
 struct Cell {
@@ -37,11 +49,14 @@ struct Cell {
 
 // What a failed check reports (mirrored by helpers/sim/trace_run.py).
 struct RaceReport {
-    uint64_t count;    // hazards found in the launch
-    uint64_t address;  // the byte: an offset for shared memory, an address for global memory
-    Rec first, second;
-    int32_t space;     // 1 __shared__ arrays, 2 dynamic shared memory, 3 global memory
-    int32_t pad;
+    uint64_t count;         // hazards found in the launch (accesses that found one)
+    uint64_t across_warps;  // of them, between threads of different warps (or blocks)
+    uint64_t pair_bytes;    // bytes of the hazards between the first one's two sites, in the same
+                            // order and of the same kinds, taken in step: racecheck's count
+    uint64_t address;       // the byte: an offset for shared memory, an address for global memory
+    Rec first, second;      // the first hazard, in the order the simulator ran them
+    int32_t space;          // 1 __shared__ arrays, 2 dynamic shared memory, 3 global memory
+    int32_t in_step_reversed;  // 1: in step, second's access comes before first's
 };
 
 struct RaceShadow {
@@ -76,10 +91,24 @@ SIM_UNTRACED inline bool live(const Rec &r, const Rec &c, bool shared) {
     return r.block == c.block ? r.epoch == c.epoch : !shared;
 }
 
-SIM_UNTRACED inline void report(const Rec &first, const Rec &second, uint64_t address, int space) {
+// The two accesses' sites and kinds, the one with the smaller step first.
+SIM_UNTRACED inline uint64_t in_step_pair(const Rec &a, const Rec &b) {
+    const Rec &x = b.step < a.step ? b : a, &y = b.step < a.step ? a : b;
+    return (uint64_t)x.site << 32 | (uint64_t)y.site << 16 | (x.flags & WROTE) << 1 | (y.flags & WROTE);
+}
+
+SIM_UNTRACED inline void report(const Rec &first, const Rec &second, uint64_t address, int space,
+                                unsigned nbytes) {
     RaceReport &rep = race_global.report;
     std::lock_guard<std::mutex> g(race_global.mu);
-    if (rep.count++ == 0) rep.first = first, rep.second = second, rep.address = address, rep.space = space;
+    if (first.block != second.block || (first.thread >> 5) != (second.thread >> 5)) rep.across_warps++;
+    if (rep.count++ == 0) {
+        rep.first = first, rep.second = second, rep.address = address, rep.space = space;
+        rep.in_step_reversed = second.step < first.step;
+        rep.pair_bytes = nbytes;
+    } else if (in_step_pair(first, second) == in_step_pair(rep.first, rep.second)) {
+        rep.pair_bytes += nbytes;
+    }
 }
 
 // Checks one cell against the access c, then remembers c. True when c races with an earlier
@@ -116,9 +145,12 @@ SIM_UNTRACED inline Cell *global_cells(State *s, uintptr_t a, uintptr_t *offset)
 SIM_UNTRACED inline void race_access(State *s, uint32_t tid, uintptr_t a, unsigned size, unsigned flags,
                                      unsigned site) {
     Rec c{(uint32_t)s->block_linear, (uint16_t)tid, (uint16_t)site, s->epoch[tid], (uint16_t)s->wepoch[tid],
-          1, (uint8_t)(USED | ((flags & WRITE) ? WROTE : 0) | ((flags & ATOMIC) ? ATOMIC_OP : 0))};
+          1, (uint8_t)(USED | ((flags & WRITE) ? WROTE : 0) | ((flags & ATOMIC) ? ATOMIC_OP : 0)),
+          s->step[tid], 0};
+    if (s->step[tid] != UINT16_MAX) s->step[tid]++;
     Rec other{}, first{};
     bool hazard = false;
+    unsigned nbytes = 0;  // of this access, those that race
     uint64_t where = 0;
     int space = 0;
     if (flags & SHARED) {
@@ -126,7 +158,7 @@ SIM_UNTRACED inline void race_access(State *s, uint32_t tid, uintptr_t a, unsign
         uintptr_t off = dynamic ? a - s->dyn_lo : a - s->tls_lo;
         uintptr_t base = dynamic ? s->tls_n : 0, n = dynamic ? s->dyn_n : s->tls_n;
         for (unsigned i = 0; i < size && off + i < n; i++)
-            if (check_cell(s->race->cells[base + off + i], c, true, &other) && !hazard)
+            if (check_cell(s->race->cells[base + off + i], c, true, &other) && nbytes++ == 0)
                 hazard = true, first = other, where = off + i, space = dynamic ? 2 : 1;
     } else {
         uintptr_t off;
@@ -136,12 +168,14 @@ SIM_UNTRACED inline void race_access(State *s, uint32_t tid, uintptr_t a, unsign
             uintptr_t word = b >> 2, end = (word + 1) << 2;
             if (end > off + size) end = off + size;
             c.mask = (uint8_t)(((1u << (end - b)) - 1) << (b & 3));
-            if (check_cell(cells[word], c, false, &other) && !hazard)
-                hazard = true, first = other, where = a + (b - off), space = 3;
+            if (check_cell(cells[word], c, false, &other)) {
+                if (!hazard) hazard = true, first = other, where = a + (b - off), space = 3;
+                nbytes += end - b;
+            }
             b = end;
         }
     }
-    if (hazard) report(first, c, where, space);
+    if (hazard) report(first, c, where, space, nbytes);
 }
 
 }  // namespace trace

@@ -66,6 +66,7 @@ struct Error {
     uint32_t block[3], thread[3];
     int32_t is_write;  // 1 write, 0 read, -1 unknown
     uint64_t address;  // the faulting address, for FAULT
+    uint64_t pc;       // the instruction a signal stopped (FAULT, ARITHMETIC); 0 for none
     const char *file;
     int64_t line;
     const char *file2;  // the other barrier's site, for BARRIER
@@ -140,6 +141,7 @@ struct Worker {
     char *dynamic_shared = nullptr, *dynamic_shared_end = nullptr, *dynamic_shared_floor = nullptr;
     size_t dynamic_shared_bytes = 0;
     void *trace = nullptr;  // the memory trace's state, in an instrumented module (sim_trace.h)
+    uintptr_t stepping = 0;  // watch mode: the watched page unprotected for one instruction
 };
 
 inline thread_local Worker *worker = nullptr;  // for the signal handler and printf

@@ -1,15 +1,17 @@
 // sim_signals.h -- faults inside a kernel become reports, never the end of the process.
 //
 // While a launch runs, SIGSEGV/SIGBUS (an access outside the memory a kernel may use), SIGFPE
-// (integer division by zero), SIGABRT, SIGILL (__builtin_trap) and SIGUSR2 (a cancel from Python)
-// are caught. A worker that meets one jumps back to its own stack (sigsetjmp in sim_grid.h) with
-// the kernel, block, thread and address; a signal that is not the kernel's goes to whatever handler
-// was there before.
+// (integer division by zero), SIGABRT, SIGILL (__builtin_trap), SIGTRAP (watch mode's single steps:
+// watch_fault) and SIGUSR2 (a cancel from Python) are caught. A worker that meets one jumps back to
+// its own stack (sigsetjmp in sim_grid.h) with the kernel, block, thread, address and instruction
+// (Python names its line); a signal that is not the kernel's goes to whatever handler was there
+// before.
 #pragma once
 
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -21,6 +23,18 @@ inline uintptr_t stack_pointer(void *ctx) {
     return (uintptr_t)((ucontext_t *)ctx)->uc_mcontext.gregs[REG_RSP];
 #elif defined(__linux__) && defined(__aarch64__)
     return (uintptr_t)((ucontext_t *)ctx)->uc_mcontext.sp;
+#else
+    (void)ctx;
+    return 0;
+#endif
+}
+
+// The instruction the signal stopped at: Python maps it to the learner's line (compile/lines.py).
+inline uintptr_t instruction_pointer(void *ctx) {
+#if defined(__linux__) && defined(__x86_64__)
+    return (uintptr_t)((ucontext_t *)ctx)->uc_mcontext.gregs[REG_RIP];
+#elif defined(__linux__) && defined(__aarch64__)
+    return (uintptr_t)((ucontext_t *)ctx)->uc_mcontext.pc;
 #else
     (void)ctx;
     return 0;
@@ -87,6 +101,58 @@ inline bool finish_division_overflow(void *ctx) {
 inline bool finish_division_overflow(void *) { return false; }  // Arm64's sdiv does not trap
 #endif
 
+inline uintptr_t page_size() { return (uintptr_t)sysconf(_SC_PAGESIZE); }
+[[noreturn]] inline void report_write_at(Worker *w, int status, unsigned char *where, const char *text);
+
+// Watch mode (the second run that looks for the thread that wrote into an array's unguarded slack
+// bytes: sim_grid.h) on x86-64 Linux: the pages holding the watched bytes are read-only. A write
+// to a watched byte faults, and is reported with its instruction, hence its line. A write to
+// another byte of such a page (the array's own elements) is let through: the page is made
+// writable, the CPU's trap flag runs that one instruction, and the SIGTRAP that follows makes the
+// page read-only again. Elsewhere, and for a write that starts before a watched byte, the bytes
+// are compared whenever a thread stops (check_watch), which names the thread but not the line.
+inline void protect_watched(Launch *L) {
+#if defined(__linux__) && defined(__x86_64__)
+    for (auto &range : L->watched) {
+        uintptr_t first = (uintptr_t)range.first & ~(page_size() - 1);
+        for (uintptr_t page = first; page < (uintptr_t)range.first + range.second.size(); page += page_size())
+            if (mprotect((void *)page, page_size(), PROT_READ) == 0) L->watch_pages.push_back(page);
+    }
+#else
+    (void)L;
+#endif
+}
+
+inline bool watch_fault(Worker *w, Launch *L, int sig, uintptr_t a, void *ctx) {
+#if defined(__linux__) && defined(__x86_64__)
+    greg_t *g = ((ucontext_t *)ctx)->uc_mcontext.gregs;
+    const greg_t kTrapFlag = 0x100;
+    if (sig == SIGTRAP && w->stepping) {
+        mprotect((void *)w->stepping, page_size(), PROT_READ);
+        w->stepping = 0;
+        g[REG_EFL] &= ~kTrapFlag;
+        return true;
+    }
+    if (sig != SIGSEGV || !L->watch) return false;
+    uintptr_t page = a & ~(page_size() - 1);
+    bool watched_page = false;
+    for (uintptr_t p : L->watch_pages) watched_page |= p == page;
+    if (!watched_page) return false;
+    for (auto &range : L->watched)
+        if (a >= (uintptr_t)range.first && a < (uintptr_t)range.first + range.second.size()) {
+            w->err.pc = (uint64_t)g[REG_RIP];
+            report_write_at(w, FAULT, (unsigned char *)a, "");
+        }
+    mprotect((void *)page, page_size(), PROT_READ | PROT_WRITE);
+    w->stepping = page;
+    g[REG_EFL] |= kTrapFlag;
+    return true;
+#else
+    (void)w, (void)L, (void)sig, (void)a, (void)ctx;
+    return false;
+#endif
+}
+
 inline void on_signal(int sig, siginfo_t *si, void *ctx) {
     Worker *w = worker;
     Launch *L = w ? w->launch : nullptr;
@@ -94,7 +160,8 @@ inline void on_signal(int sig, siginfo_t *si, void *ctx) {
         if (sig == SIGUSR2) return;
         // Not ours: put back the handler that was there before and let the fault happen again.
         struct sigaction *old = !L ? nullptr : sig == SIGSEGV ? &L->old_segv : sig == SIGBUS ? &L->old_bus
-                              : sig == SIGFPE ? &L->old_fpe : sig == SIGILL ? &L->old_ill : &L->old_abrt;
+                              : sig == SIGFPE ? &L->old_fpe : sig == SIGILL ? &L->old_ill
+                              : sig == SIGTRAP ? &L->old_trap : &L->old_abrt;
         if (old) sigaction(sig, old, nullptr);
         else signal(sig, SIG_DFL);
         return;
@@ -107,7 +174,9 @@ inline void on_signal(int sig, siginfo_t *si, void *ctx) {
         escape_with(w, INTERRUPTED);
     }
     if (sig == SIGFPE && finish_division_overflow(ctx)) return;
+    if (watch_fault(w, L, sig, (uintptr_t)si->si_addr, ctx)) return;
     w->err.address = (uint64_t)(uintptr_t)si->si_addr;
+    w->err.pc = (uint64_t)instruction_pointer(ctx);
     w->err.is_write = -1;
 #if defined(__x86_64__) && defined(__linux__)
     if (sig == SIGSEGV) w->err.is_write = (((ucontext_t *)ctx)->uc_mcontext.gregs[REG_ERR] & 2) ? 1 : 0;
@@ -128,6 +197,7 @@ inline void on_signal(int sig, siginfo_t *si, void *ctx) {
     if (sig == SIGSEGV && a < (uintptr_t)w->dynamic_shared_floor && a >= (uintptr_t)w->dynamic_shared_floor - page)
         copy_text(w->err.text, "before dynamic shared memory");
     if (sig == SIGILL) status = ASSERT, copy_text(w->err.text, "illegal instruction (__builtin_trap)");
+    if (sig == SIGTRAP) status = ASSERT, copy_text(w->err.text, "a breakpoint trap (SIGTRAP)");
     escape_with(w, status);
 }
 
@@ -142,6 +212,7 @@ inline void install_handlers(Launch *L) {
     sigaction(SIGABRT, &sa, &L->old_abrt);
     sigaction(SIGILL, &sa, &L->old_ill);
     sigaction(SIGUSR2, &sa, &L->old_usr2);
+    sigaction(SIGTRAP, &sa, &L->old_trap);
 }
 
 inline void restore_handlers(Launch *L) {
@@ -151,6 +222,7 @@ inline void restore_handlers(Launch *L) {
     sigaction(SIGABRT, &L->old_abrt, nullptr);
     sigaction(SIGILL, &L->old_ill, nullptr);
     sigaction(SIGUSR2, &L->old_usr2, nullptr);
+    sigaction(SIGTRAP, &L->old_trap, nullptr);
 }
 
 }  // namespace sim

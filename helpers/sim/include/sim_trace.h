@@ -132,6 +132,7 @@ struct State {
     uint64_t *keys = nullptr;
     uint32_t scratch_cap = 0, table_cap = 0;
     uint32_t epoch[1024], wepoch[1024];  // barriers and __syncwarp()s each thread has passed
+    uint16_t step[1024];  // the race check: accesses each thread has made since its last barrier
     uint32_t flushed = 0;
     uint64_t recorded = 0;  // accesses seen (kept in cfg.detail while it has room)
     RaceShadow *race = nullptr;
@@ -217,6 +218,7 @@ SIM_UNTRACED inline void enter_block(State *s, const Frame *f) {
     memset(s->epoch, 0, sizeof s->epoch);
     memset(s->wepoch, 0, sizeof s->wepoch);  // (race records name their block: none to clear)
     if (s->init_shared) init_enter_block(s);
+    memset(s->step, 0, sizeof s->step);
 }
 
 // The calling simulated thread's state, after noticing a new block.
@@ -337,6 +339,7 @@ SIM_UNTRACED void after_barrier() {
     State *s = current(f);
     uint32_t e = ++s->epoch[thread_index(f)];
     if (s->init_shared) init_after_barrier(s, e);
+    s->step[thread_index(f)] = 0;
     if ((cfg.mode & (STATS | DETAIL)) && e > s->flushed) {
         flush_all(s);
         s->flushed = e;

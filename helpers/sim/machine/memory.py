@@ -24,7 +24,9 @@ array's start (the before-slack, less than a page) are unguarded too.
 Both slacks are filled with a canary (bytes that read as NaN as a float or a double, and as an
 unlikely integer) and checked after every launch for the allocations the kernel was given. A write
 into them is reported as the fault it would be under memcheck: the launch is run a second time,
-one thread at a time, checking the canary after each thread stops, to name the thread (launch.py).
+one thread at a time, with the slacks' pages read-only on x86-64 Linux, so that the write faults
+and names its thread and line (include/sim_signals.h), and the canary checked after each thread
+stops, which names the thread elsewhere (launch.py).
 What the slacks cannot catch are reads: a kernel that reads a few bytes past the end of an array
 whose size is not a multiple of 16, or before its start within the same page, reads the canary
 (NaN) instead of faulting. A byte-exact check of reads needs every load instrumented, which

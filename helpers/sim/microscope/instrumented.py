@@ -39,7 +39,7 @@ class Rec(ctypes.Structure):
     """sim::trace::Rec: one access, as a location remembers it."""
     _fields_ = [("block", ctypes.c_uint32), ("thread", ctypes.c_uint16), ("site", ctypes.c_uint16),
                 ("epoch", ctypes.c_uint32), ("wepoch", ctypes.c_uint16), ("mask", ctypes.c_uint8),
-                ("flags", ctypes.c_uint8)]
+                ("flags", ctypes.c_uint8), ("step", ctypes.c_uint16), ("pad", ctypes.c_uint16)]
 
     WROTE, ATOMIC_OP = 2, 4  # sim::trace::RecFlags (checked against the library when it loads)
 
@@ -53,11 +53,13 @@ class Rec(ctypes.Structure):
 
 
 class RaceReport(ctypes.Structure):
-    """sim::trace::RaceReport: the first hazard of a launch, and how many there were; its space is
-    one of SHARED, DYNAMIC_SHARED and GLOBAL."""
+    """sim::trace::RaceReport: the first hazard of a launch, how many there were and how many of
+    them lie between warps, and racecheck's count for the first one's pair of lines (its bytes,
+    include/sim_race.h says why); its space is one of SHARED, DYNAMIC_SHARED and GLOBAL."""
     SHARED, DYNAMIC_SHARED, GLOBAL = 1, 2, 3  # sim::trace's spaces (include/sim_race.h)
-    _fields_ = [("count", ctypes.c_uint64), ("address", ctypes.c_uint64), ("first", Rec),
-                ("second", Rec), ("space", ctypes.c_int32), ("pad", ctypes.c_int32)]
+    _fields_ = [("count", ctypes.c_uint64), ("across_warps", ctypes.c_uint64),
+                ("pair_bytes", ctypes.c_uint64), ("address", ctypes.c_uint64), ("first", Rec),
+                ("second", Rec), ("space", ctypes.c_int32), ("in_step_reversed", ctypes.c_int32)]
 
 
 GLOBAL = RaceReport.GLOBAL
@@ -123,9 +125,9 @@ class Instrumented:
     """The instrumented build of a module, loaded, with its site table."""
 
     def __init__(self, plain, kind):
-        if plain.build_instrumented is None:
+        if plain.rebuild is None:
             raise errors.LogicError("this module was not made by SourceModule: it cannot be traced")
-        path = plain.build_instrumented(instrument=kind)
+        path = plain.rebuild(instrument=kind)
         self.plain, self.module = plain, Module(path)
         self.sites = site_table.load(path)
         lib = self.module.lib

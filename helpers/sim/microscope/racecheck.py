@@ -3,7 +3,8 @@
 The instrumented build remembers, for each shared and global location, which thread last wrote it
 and read it and how many barriers it had passed (include/sim_race.h); a conflicting pair found
 there is turned here into a message that names both threads, the array and element, both source
-lines, what compute-sanitizer's racecheck would print on a GPU, and what to do.
+lines, what compute-sanitizer's racecheck would print on a GPU, and what to do, from every hazard
+of the launch (__syncwarp() is advised only where all of them lie within one warp).
 """
 
 from __future__ import annotations
@@ -13,9 +14,8 @@ from .instrumented import RaceReport
 
 GLOBAL = RaceReport.GLOBAL
 
-_HAZARD = {(True, False): ("write", "read", "read-after-write"),
-           (False, True): ("read", "write", "write-after-read"),
-           (True, True): ("write", "write", "write-after-write")}
+_HAZARD = {(True, False): "read-after-write", (False, True): "write-after-read",
+           (True, True): "write-after-write"}
 
 
 def position(linear, dims):
@@ -28,7 +28,7 @@ def _did(rec):
     return "updates it atomically" if rec.atomic else "writes it" if rec.wrote else "reads it"
 
 
-def _advice(first, second, space, same_line):
+def _advice(first, second, space, same_line, within_warps):
     if first.atomic != second.atomic:
         return ("An atomic is safe only against other atomics: a plain write or read of the same "
                 "location by another thread, with no barrier between the two, is still a race. "
@@ -43,9 +43,9 @@ def _advice(first, second, space, same_line):
                 "and combine them in a second launch.")
     advice = ("Put a __syncthreads() between the write and the other thread's access, where "
               "every thread of the block reaches it, or use an atomic.")
-    if first.thread // 32 == second.thread // 32 and space != GLOBAL:
-        advice += (" Both threads are in one warp, whose lanes do not run in lockstep (since "
-                   "Volta): between lanes of one warp, __syncwarp() is enough.")
+    if within_warps and space != GLOBAL:
+        advice += (" Every hazard of this launch lies between lanes of one warp, which do not run "
+                   "in lockstep (since Volta): between lanes of one warp, __syncwarp() is enough.")
     return advice
 
 
@@ -55,7 +55,7 @@ def error(result, kernel, places):
     race, sites = result.race, result.sites
     first, second = race.first, race.second
     site_a, site_b = sites[first.site - 1], sites[second.site - 1]
-    did_a, did_b, hazard = _HAZARD[(first.wrote, second.wrote)]
+    hazard = _HAZARD[(first.wrote, second.wrote)]
     size = site_b.size or site_a.size or 4
     if race.space == GLOBAL:
         place = places.global_place(race.address)
@@ -66,19 +66,30 @@ def error(result, kernel, places):
     err = RaceError(
         "", kernel=kernel.name, array=array, element=element, address=race.address,
         space="global" if race.space == GLOBAL else "shared", hazard=hazard, count=race.count,
+        within_warps=race.across_warps == 0,
         block=position(second.block, result.grid), thread=position(second.thread, result.block),
         first=_access(first, site_a, result), second=_access(second, site_b, result))
-    access = {"read": "Read", "write": "Write"}
-    sanitizer = (f"Race reported between {access[did_a]} access at {site_a.where}:{kernel.name} "
-                 f"and {access[did_b]} access at {site_b.where}:{kernel.name} "
-                 f"[{race.count} hazard{'s' * (race.count != 1)}]")
-    on_gpu = (f"On a GPU, compute-sanitizer --tool racecheck reports: {sanitizer}. "
+    on_gpu = (f"On a GPU, compute-sanitizer --tool racecheck reports: "
+              f"{sanitizer_line(race, site_a, site_b, kernel.name)}. "
               if race.space != GLOBAL else
               "On a GPU, compute-sanitizer's racecheck does not see it: it watches shared memory "
               "only, so there the race shows only as a wrong result, now and then. ")
     err.args = (f"race check: {err.summary}. The result depends on which thread runs first. "
-                f"{on_gpu}" + _advice(first, second, race.space, err.same_line),)
+                f"{on_gpu}" + _advice(first, second, race.space, err.same_line, err.within_warps),)
     return err
+
+
+def sanitizer_line(race, site_a, site_b, kernel):
+    """What racecheck prints for the first hazard's pair of lines (site_a: the first access's
+    site, site_b: the second's): the two in the order a GPU, whose warps go about in step, runs
+    them, and its count, in bytes, of the hazards between those two lines (include/sim_race.h)."""
+    pairs = [(race.first, site_a), (race.second, site_b)]
+    if race.in_step_reversed:
+        pairs.reverse()
+    (a, where_a), (b, where_b) = pairs
+    word, n = {True: "Write", False: "Read"}, race.pair_bytes
+    return (f"Race reported between {word[a.wrote]} access at {where_a.where}:{kernel} and "
+            f"{word[b.wrote]} access at {where_b.where}:{kernel} [{n} hazard{'s' * (n != 1)}]")
 
 
 def _access(rec, site, result):

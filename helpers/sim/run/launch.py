@@ -161,14 +161,15 @@ def run(record, reverse=False, blocks=None):
     if status == "INTERRUPTED":
         raise KeyboardInterrupt(f"kernel {record.kernel.name!r} was interrupted")
     if status != "OK":
-        raise launch_report.error(record.kernel.name, status, err)
+        raise launch_report.error(record.module, record.kernel.name, status, err)
 
 
 def _find_culprit(record, blocks, damaged, found):
     """A thread wrote into the few unguarded bytes next to an array (or past the launch's shared=
-    bytes), which the launch showed only when it ended. Run it again on one worker, checking those
-    bytes whenever a thread stops: the first thread that changes them is the culprit, reported as
-    the fault a GPU's memcheck would report. When the second run does not write there again (a
+    bytes), which the launch showed only when it ended. Run it again on one worker, watching those
+    bytes (their pages read-only on x86-64 Linux, so that the write faults at its line; elsewhere
+    compared whenever a thread stops): the first thread that changes them is the culprit, reported
+    as the fault a GPU's memcheck would report. When the second run does not write there again (a
     kernel whose first run changed its own input), the overrun is reported without the thread."""
     first = memory.first_damaged_byte(*damaged[0]) if damaged else None
     for b in blocks:

@@ -1,6 +1,10 @@
 """What a failed launch says: the runtime's status in CUDA's words, and where it happened (the
 kernel, the block and thread, the source line, the address and the allocation it falls in), with
-what to do where the simulator can tell; the same facts as the LaunchError's fields."""
+what to do where the simulator can tell; the same facts as the LaunchError's fields.
+
+The line comes from the runtime where it knows it (an assert, a barrier), else, for a fault that a
+signal stopped, from the instruction's address (Module.source_line), as compute-sanitizer's
+memcheck names the line of a bad access."""
 
 from ..machine import memory
 from ..errors import LaunchError, OutOfBoundsError
@@ -26,16 +30,17 @@ KIND = {"FAULT": "out of bounds", "OVERRUN": "out of bounds", "ASSERT": "assert"
         "RESOURCES": "resources"}
 
 
-def error(name, status, err):
-    """The LaunchError for a launch that ended with ``status`` (a status name of module.py) and
-    the runtime's ErrorReport ``err``: an OutOfBoundsError for a bad access."""
-    facts = {"kernel": name, "kind": KIND.get(status, "failed"),
-             "line": f"{err.file.decode()}:{err.line}" if err.file else None}
+def error(module, name, status, err):
+    """The LaunchError for a launch of kernel ``name`` of ``module`` that ended with ``status``
+    (a status name of module.py) and the runtime's ErrorReport ``err``: an OutOfBoundsError for
+    a bad access."""
+    site = f"{err.file.decode()}:{err.line}" if err.file else module.source_line(err.pc)
+    facts = {"kernel": name, "kind": KIND.get(status, "failed"), "line": site}
     if status != "RESOURCES":
         facts["block"] = tuple(err.block)
     if status not in ("RESOURCES", "OVERRUN"):
         facts["thread"] = tuple(err.thread)
-    text = f"cuLaunchKernel failed: {message(name, status, err)}"
+    text = f"cuLaunchKernel failed: {message(name, status, err, site)}"
     if status not in ("FAULT", "OVERRUN"):
         return LaunchError(text, **facts)
     is_write = {1: True, 0: False}.get(err.is_write)
@@ -45,9 +50,9 @@ def error(name, status, err):
                             **{**facts, **memory.fault_facts(err.address)})
 
 
-def message(name, status, err):
+def message(name, status, err, site):
     """The LaunchError text for a launch that ended with ``status`` (a status name of
-    module.py) and the runtime's ErrorReport ``err``."""
+    module.py), the runtime's ErrorReport ``err`` and the line ``site`` ("file.cu:12" or None)."""
     where = (f"in kernel {name!r}, block ({', '.join(map(str, err.block))}), "
              f"thread ({', '.join(map(str, err.thread))})")
     if status == "OVERRUN":  # found after the block ended: which thread did it is not known
@@ -55,9 +60,9 @@ def message(name, status, err):
     elif status == "RESOURCES":
         where = f"for kernel {name!r}"
     text = err.text.decode(errors="replace")
-    site = f"{err.file.decode()}:{err.line}" if err.file else None
     message = f"{STATUS_TEXT.get(status, 'the kernel failed')} {where}"
     if status in ("FAULT", "OVERRUN"):
+        message += f" at {site}" if site else ""
         access = {1: "a write to", 0: "a read of"}.get(err.is_write, "an access to")
         if text == "dynamic shared memory":
             message += (f": {access} dynamic shared memory past the end of the bytes the launch "
@@ -78,5 +83,5 @@ def message(name, status, err):
         message += (f": {text}. Free device arrays you no longer need, or run fewer workers "
                     "(CUDA_SIM_WORKERS).")
     elif site:
-        message += f" at {site}: {text}"
+        message += f" at {site}" + (f": {text}" if text else "")
     return message

@@ -7,6 +7,9 @@ many worker threads) the simulator used, and names both threads, the array and b
 compute-sanitizer's racecheck does on a GPU. These run the simulator whatever backend is chosen.
 """
 
+import json
+import re
+
 import numpy as np
 import pytest
 
@@ -168,9 +171,37 @@ def test_with_a_barrier_between_the_clearing_and_the_atomics_there_is_no_race(mo
 
 
 def test_the_legacy_volatile_warp_reduction_is_the_race_it_is(mod):
+    # every hazard lies between lanes of warp 0: there __syncwarp() is the right advice
     x, out = gpuarray.to_gpu(np.ones(64, np.float32)), gpuarray.zeros(1, np.float32)
-    message = _race(mod.get_function("reduce_legacy"), x, out, block=(64, 1, 1))
-    assert "s[" in message and "__syncwarp()" in message
+    with pytest.raises(drv.LaunchError) as caught:
+        _checked(mod.get_function("reduce_legacy"), x, out, block=(64, 1, 1))
+    assert caught.value.within_warps and caught.value.count > 1
+    assert "s[" in str(caught.value) and "__syncwarp() is enough" in str(caught.value)
+
+
+def _matmul_tiled(second_barrier):
+    """matmul.cu's tiled kernel with its second __syncthreads() replaced by second_barrier."""
+    from helpers.backend import CUDA_SRC
+
+    source = (CUDA_SRC / "matmul.cu").read_text()
+    loop = "            sum += As[ty][k] * Bs[k][tx];\n"
+    changed = source.replace(loop + "        __syncthreads();\n", loop + second_barrier)
+    assert changed != source
+    return SourceModule('#line 1 "matmul.cu"\n' + changed).get_function("matmul_tiled")
+
+
+@pytest.mark.parametrize("second_barrier", ["", "        __syncwarp();\n"])
+def test_a_tiled_matmul_without_its_second_barrier_is_not_advised_syncwarp(second_barrier):
+    # The first hazard the simulator meets is between two lanes of warp 0; others are between
+    # warps, so __syncwarp() would not do (with it in place, the race check finds one between
+    # two warps: Bs[32], threads (0, 0, 0) and (0, 2, 0)).
+    m, n = gpuarray.to_gpu(np.ones((40, 48), np.float32)), gpuarray.to_gpu(np.ones((48, 40), np.float32))
+    c = gpuarray.zeros((40, 40), np.float32)
+    with pytest.raises(drv.LaunchError) as caught:
+        _checked(_matmul_tiled(second_barrier), m, n, c, np.int32(40), np.int32(48), np.int32(40),
+                 block=(16, 16, 1), grid=(3, 3))
+    assert caught.value.kind == "race" and not caught.value.within_warps
+    assert "__syncwarp" not in str(caught.value) and "__syncthreads()" in str(caught.value)
 
 
 def test_the_same_reduction_with_syncwarp_is_clean(mod):
@@ -239,3 +270,38 @@ def test_the_course_kernels_have_no_race():
         source = f'#line 1 "{file}"\n' + (CUDA_SRC / file).read_text()
         with settings.changed(racecheck=True):
             SourceModule(source).get_function(kernel)(*args, block=block, grid=grid)
+
+
+# ---- the prediction of compute-sanitizer's line, against what it printed on an H200 -------------
+_SANITIZER_RACE = re.compile(r"Race reported between (Write|Read) access at \S+ in (\S+)\s*"
+                             r"(?:=+\s*)?and (Write|Read) access at \S+ in (\S+) \[(\d+) hazards?\]")
+_PREDICTED = re.compile(r"Race reported between (Write|Read) access at (\S+?):\w+ and "
+                        r"(Write|Read) access at (\S+?):\w+ \[(\d+) hazards?\]")
+
+
+def _stored_outputs(notebook):
+    """The text of every stored output of a notebook (the H200's: design.md)."""
+    from helpers.backend import CUDA_SRC
+
+    cells = json.loads((CUDA_SRC.parent / "notebooks" / notebook).read_text())["cells"]
+    texts = [o.get("text", "") for c in cells for o in c.get("outputs", ())]
+    return "".join("".join(t) if isinstance(t, list) else t for t in texts)
+
+
+@pytest.mark.parametrize("notebook, file, kernel", [
+    ("06_shared_memory.ipynb", "block_reverse.cu", "reverse_block_unsynced"),
+    ("09_debugging_and_profiling.ipynb", "bugs/missing_barrier.cu", "reverse_blocks")])
+def test_the_predicted_racecheck_line_is_the_one_an_h200_printed(notebook, file, kernel):
+    # The notebooks launch 1024 floats in 4 blocks of 256 under compute-sanitizer: racecheck named
+    # the write first and counted the hazards by the byte.
+    from helpers.backend import CUDA_SRC
+
+    real = _SANITIZER_RACE.search(_stored_outputs(notebook))
+    assert real, f"{notebook} holds no racecheck report"
+    name = file.rpartition("/")[2]
+    fn = SourceModule(f'#line 1 "{name}"\n' + (CUDA_SRC / file).read_text()).get_function(kernel)
+    x, y = gpuarray.to_gpu(np.arange(1024, dtype=np.float32)), gpuarray.empty(1024, np.float32)
+    args = (x, y, np.int32(1024)) if kernel == "reverse_blocks" else (x, y)
+    message = _race(fn, *args, block=(256, 1, 1), grid=(4, 1))
+    predicted = _PREDICTED.search(message)
+    assert predicted and predicted.groups() == real.groups(), (predicted, real)

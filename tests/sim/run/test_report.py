@@ -2,12 +2,15 @@
 its error names the kernel, the block, the thread and the line, as a GPU's tools would."""
 
 import inspect
+import platform
+import sys
 
 import numpy as np
 import pytest
 
 from helpers.sim import driver as drv, gpuarray
 from helpers.sim.compiler import SourceModule
+from helpers.sim.settings import settings
 
 
 KERNELS = r"""
@@ -128,3 +131,104 @@ def test_stack_overflow_is_reported(mod):
     msg = launch_error(mod.get_function("deep"), gpuarray.zeros(1, np.float32), np.int32(1),
                        block=(1, 1, 1))
     assert "stack overflowed" in msg
+
+
+GLOBAL_FAULTS = r"""
+__device__ float load(const float *p, int i) {
+    return p[i];                                      // the inlined read
+}
+__device__ void store(float *p, int i, float v) {
+    p[i] = v;                                         // the inlined write
+}
+__global__ void read_past(const float *in, float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = in[i + 64];                   // the read past the end
+}
+__global__ void write_past(const float *in, float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i + 64] = 2.0f * in[i];            // the write past the end
+}
+__global__ void through_functions(const float *in, float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) store(out, i, load(in, i + 64));
+}
+__global__ void stores_through_function(const float *in, float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) store(out, i + 64, in[i]);
+}
+"""
+
+
+SLACK_WRITES = r"""
+__global__ void one_too_many(const float *in, float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i <= n) out[i] = 1.0f;                        // the write one past the end
+}
+__global__ void shift_left(const float *in, float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i - 1] = in[i];                    // the write before the start
+}
+"""
+
+
+def line_of(source, marker):
+    """The 1-based line of source that holds marker."""
+    return next(n for n, text in enumerate(source.splitlines(), 1) if marker in text)
+
+
+@pytest.mark.parametrize("kernel, is_write, marker", [
+    ("read_past", False, "the read past"), ("write_past", True, "the write past"),
+    ("through_functions", False, "the inlined read"),
+    ("stores_through_function", True, "the inlined write")])
+def test_a_global_out_of_bounds_access_names_its_line(kernel, is_write, marker):
+    # the line of the access itself, as memcheck names it: inside an inlined __device__ function,
+    # that function's line in the learner's file
+    source = '#line 1 "oob.cu"\n' + GLOBAL_FAULTS.lstrip("\n")
+    n = 1024  # 4096 bytes: the first byte past the end is on the guard page
+    a, b = gpuarray.zeros(n, np.float32), gpuarray.zeros(n, np.float32)
+    with pytest.raises(drv.LaunchError) as caught:
+        SourceModule(source).get_function(kernel)(a, b, np.int32(n), block=(256, 1, 1),
+                                                  grid=(4, 1))
+    err = caught.value
+    where = f"oob.cu:{line_of(GLOBAL_FAULTS.lstrip(chr(10)), marker)}"
+    assert (err.kind, err.is_write, err.line) == ("out of bounds", is_write, where)
+    assert err.offset >= n * 4 and f"at {where}: a {'write to' if is_write else 'read of'}" in str(err)
+
+
+def test_a_fault_under_the_race_check_names_its_line_too():
+    # the instrumented build has line tables of its own
+    source = '#line 1 "oob.cu"\n' + GLOBAL_FAULTS.lstrip("\n")
+    a, b = gpuarray.zeros(1024, np.float32), gpuarray.zeros(1024, np.float32)
+    with pytest.raises(drv.LaunchError) as caught, settings.changed(racecheck=True):
+        SourceModule(source).get_function("write_past")(a, b, np.int32(1024), block=(256, 1, 1),
+                                                        grid=(4, 1))
+    assert caught.value.line == f"oob.cu:{line_of(GLOBAL_FAULTS.lstrip(chr(10)), 'the write past')}"
+
+
+def test_a_division_by_zero_names_its_line():
+    mod = SourceModule('#line 1 "div.cu"\n__global__ void divide(int *out, int k) {\n'
+                       '    out[threadIdx.x] = 7 / (k - (int)threadIdx.x);\n}\n')
+    with pytest.raises(drv.LaunchError) as caught:
+        mod.get_function("divide")(gpuarray.zeros(4, np.int32), np.int32(2), block=(4, 1, 1))
+    err = caught.value
+    assert (err.kind, err.thread, err.line) == ("division by zero", (2, 0, 0), "div.cu:2")
+    assert str(err).endswith("thread (2, 0, 0) at div.cu:2")
+
+
+@pytest.mark.skipif(platform.machine() != "x86_64" or sys.platform != "linux",
+                    reason="the watch run's pages are made read-only on x86-64 Linux only")
+@pytest.mark.parametrize("kernel, n, marker, thread", [
+    ("one_too_many", 1001, "the write one past", (233, 0, 0)),
+    ("shift_left", 1000, "the write before", (0, 0, 0))])
+def test_a_write_into_the_unguarded_bytes_by_an_array_names_its_line(kernel, n, marker, thread):
+    # 4004 and 4000 bytes: the first bytes past the end, and those before the start, lie on the
+    # array's own pages, where a write does not fault; the second run, which finds the thread,
+    # makes them fault, the array's own elements on those pages written on the way
+    source = '#line 1 "slack.cu"\n' + SLACK_WRITES.lstrip("\n")
+    a, b = gpuarray.zeros(n, np.float32), gpuarray.zeros(n, np.float32)
+    with pytest.raises(drv.LaunchError) as caught:
+        SourceModule(source).get_function(kernel)(a, b, np.int32(n), block=(256, 1, 1),
+                                                  grid=(4, 1))
+    err = caught.value
+    assert (err.kind, err.is_write, err.thread) == ("out of bounds", True, thread)
+    assert err.line == f"slack.cu:{line_of(SLACK_WRITES.lstrip(chr(10)), marker)}"
