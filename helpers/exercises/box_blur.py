@@ -110,7 +110,7 @@ def _mistakes(case, run):
         seen = observe(run.kernel, run.launch)
         if seen.error:
             yield race_mistake(seen.error, "each thread stores only its own pixel, "
-                                           "out[y * width + x]")
+                                           "out[y * width + x]", block=BLOCK)
             return
         stats = seen.stats
     yield from _wrong_values(image, got, case)

@@ -44,6 +44,13 @@ ATOMIC_HINT = ("several blocks add to *result at once: *result += v loses update
                "atomicAdd(result, v), once a block")
 
 
+def _refine(failure):
+    """The exercise's hints for a race: a read-modify-write needs an atomic, any other race the
+    barriers."""
+    if failure.kind == "race":
+        yield ATOMIC_HINT if failure.update else BARRIER_HINT
+
+
 def _launch(case):
     """x and y hold NaN past n (a kernel that reads there gets NaN); *result starts at 0, and the
     guard after it is NaN."""
@@ -80,12 +87,12 @@ def _mistakes(kernels, case, run):
         yield ("the kernel wrote past *result (result[1] and on)",
                "the result is one float: only *result (result[0]) may be written")
     if np.isnan(got):  # a race explains a NaN too: the barrier before reading shared memory
-        yield from observed_mistakes(_observe(kernels), BARRIER_HINT, ATOMIC_HINT,
+        yield from observed_mistakes(_observe(kernels), _refine,
                                      wrong="the sum is NaN")
     yield from _no_sum(got)
     if _close(got, products.sum()):
         return
-    yield from observed_mistakes(_observe(kernels), BARRIER_HINT, ATOMIC_HINT,  # the likeliest
+    yield from observed_mistakes(_observe(kernels), _refine,  # the likeliest
                                  wrong="the sum is wrong")                       # cause
     yield from _wrong_sum(got, products, block, grid)
     yield (f"the sum is {got:.7g}, NumPy's is {products.sum():.7g}",
@@ -177,7 +184,7 @@ def _observed_mistakes(kernels):
     """The right sum, by luck or not: the race check, shared memory read before it was written
     (on a GPU its garbage may be 0 by luck), then one atomic a block."""
     seen = _observe(kernels)
-    yield from observed_mistakes(seen, BARRIER_HINT, ATOMIC_HINT)
+    yield from observed_mistakes(seen, _refine)
     if not seen.error and np.isnan(seen.outs[0].got[0]):
         yield ("on the simulator, which fills shared memory with NaN before each block (a GPU "
                "leaves whatever was there, which may be 0 by luck), the sum is NaN: the kernel "

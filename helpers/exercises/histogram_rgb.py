@@ -46,6 +46,13 @@ ATOMIC_HINT = ("bins[k]++ (or local[k]++) is a read, an add and a write, and thr
                "atomicAdd(&local[k], 1u)")
 
 
+def _refine(failure):
+    """The exercise's hints for a race: a read-modify-write needs an atomic, any other race the
+    barriers."""
+    if failure.kind == "race":
+        yield ATOMIC_HINT if failure.update else BARRIER_HINT
+
+
 def _launch(case):
     """The case's bytes (3n), then PAD past the end; bins start at 0, and so does the guard
     after them, which must stay 0."""
@@ -93,7 +100,7 @@ def _mistakes(kernels, case, run):
     yield from _no_counts(got)
     if np.array_equal(got, want):
         return
-    yield from observed_mistakes(_observe(kernels), BARRIER_HINT, ATOMIC_HINT,  # the likeliest
+    yield from observed_mistakes(_observe(kernels), _refine,  # the likeliest
                                  wrong="bins are wrong")                         # cause
     yield from _wrong_counts(got, want, rgb, case)
     first = int(np.argmax(got != want))
@@ -162,7 +169,7 @@ def _observe(kernels):
 def _observed_mistakes(kernels, case):
     """The right counts, by luck or not: the race check, then the global atomics."""
     seen = _observe(kernels)
-    yield from observed_mistakes(seen, BARRIER_HINT, ATOMIC_HINT)
+    yield from observed_mistakes(seen, _refine)
     if seen.stats is None:
         return
     global_ops, limit = seen.stats.atomics.lanes, BINS * seen.blocks
