@@ -85,10 +85,10 @@ def hint(failure: Failure, guard_hint: str = "") -> str:
                 "it (count the elements the biggest block needs), or keep the index below the "
                 "size")
     if kind == "warp mask":
-        return (f"the warp function at {err.line} names all 32 lanes in its mask (0xffffffff), "
-                "but some of them never call it: they took the other way at an if, or had "
-                "returned. Call it outside the if, from every lane of the warp, and let a lane "
-                "with nothing to add bring 0")
+        return (f"the mask of the warp function at {err.line} names lanes that never call it "
+                "there (0xffffffff names all 32): they took the other way at an if, or had "
+                "returned. Call it outside the if, from every lane the mask names, and let a "
+                "lane with nothing to add bring 0")
     if kind == "divergent barrier":
         return ("every thread of the block that has not returned must reach the same "
                 "__syncthreads(): keep barriers out of an if that only some threads enter, and "
@@ -121,8 +121,8 @@ def race_hint(failure: Failure) -> str:
                 "earlier launch wrote)")
     if between == "lanes":
         return ("the two threads are lanes of one warp, and a warp's lanes are not kept in step "
-                "(not since Volta): hand values between them with __shfl_down_sync, in "
-                "registers, or put a __syncthreads() between the write and the read")
+                "(not since Volta), so one may read before the other wrote: hand values between "
+                "them with __shfl_down_sync, in registers, not through shared memory")
     return (f"put a __syncthreads() between the write and the read ({err.first.line} and "
             f"{err.second.line}), where every thread of the block reaches it (not inside an if, "
             "and before any thread returns)")
