@@ -72,6 +72,10 @@ def _refine(failure):
                f"read, an add and a write, so sums are lost: use atomicAdd(&{name}, v), or, as "
                "the plan has it, let lane 0 of each warp write its sum to warp_sums[warp] and "
                "the first warp add them after a __syncthreads()")
+    if failure.between == "lanes" and failure.error.space == "shared":
+        yield ("the first warp's lanes are not kept in step (not since Volta), so one read "
+               "warp_sums before another wrote it: add the warps' sums with warp_sum "
+               "(__shfl_down_sync), in registers, not through shared memory")
     if failure.between == "warps" and failure.error.space == "shared":
         yield BARRIER_HINT
 

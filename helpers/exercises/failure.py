@@ -119,13 +119,13 @@ def race_hint(failure: Failure) -> str:
         return ("the two threads are in different blocks, and blocks cannot wait for each other "
                 "within a launch: let a block read only what its own threads wrote (or what an "
                 "earlier launch wrote)")
+    barrier = (f"put a __syncthreads() between the write and the read ({err.first.line} and "
+               f"{err.second.line}), where every thread of the block reaches it (not inside an "
+               "if, and before any thread returns)")
     if between == "lanes":
-        return ("the two threads are lanes of one warp, and a warp's lanes are not kept in step "
-                "(not since Volta), so one may read before the other wrote: hand values between "
-                "them with __shfl_down_sync, in registers, not through shared memory")
-    return (f"put a __syncthreads() between the write and the read ({err.first.line} and "
-            f"{err.second.line}), where every thread of the block reaches it (not inside an if, "
-            "and before any thread returns)")
+        return ("the two threads are lanes of one warp, and even those are not kept in step "
+                "(not since Volta): " + barrier)
+    return barrier
 
 
 def uninitialised_hint(failure: Failure) -> str:

@@ -91,7 +91,7 @@ WRONG = [
                       "            if (lane < s)\n"
                       "                warp_sums[lane] += warp_sums[lane + s];\n"
                       "        v = warp_sums[0];\n")),
-     ["data race on warp_sums", "lanes of one warp", "__shfl_down_sync"]),
+     ["data race on warp_sums", "lanes are not kept in step", "__shfl_down_sync"]),
     ("shfl_up_for_down",
      variant(KERNEL, ("__shfl_down_sync(0xffffffff, v, offset)", "__shfl_up_sync(0xffffffff, v, offset)")),
      ["__shfl_up_sync", "__shfl_down_sync"]),

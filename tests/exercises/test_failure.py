@@ -25,7 +25,7 @@ def test_a_race_is_placed_between_lanes_warps_or_blocks():
     rows = Failure(race(((0, 0, 0), B0), ((0, 1, 0), B0)), block=(16, 16, 1))  # one warp: 2 rows
     assert [f.between for f in (lanes, warps, blocks, rows)] == ["lanes", "warps", "blocks",
                                                                   "lanes"]
-    assert "__shfl_down_sync" in hint(lanes) and "lanes of one warp" in hint(lanes)
+    assert "lanes of one warp" in hint(lanes) and "__syncthreads() between" in hint(lanes)
     assert "__syncthreads() between the write and the read (k.cu:10 and k.cu:12)" in hint(warps)
     assert "blocks cannot wait for each other" in hint(blocks)
 
