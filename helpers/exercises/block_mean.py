@@ -37,6 +37,7 @@ import numpy as np
 
 from helpers.exercises import kernel as runner
 from helpers.exercises.common import Output, is_poison
+from helpers.exercises.failure import describe
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.verdict import Verdict, not_yet
 
@@ -85,24 +86,6 @@ def reference(x: np.ndarray):
     return x - np.repeat(means, BLOCK)[:x.size], means
 
 
-def _evidence(err) -> str:
-    """Who did what where, from the simulator error's fields."""
-    from helpers.sim.errors import xyz
-
-    kind = getattr(err, "kind", None)
-    if kind == "race":
-        return (f"a data race on {err.place}: {err.first.who} {err.first.does} at "
-                f"{err.first.line}, and {err.second.who} {err.second.does} at {err.second.line}")
-    if kind == "uninitialised read":
-        return (f"{err.array}[{err.element}] is read before anything wrote it: thread "
-                f"{xyz(err.thread)} of block {xyz(err.block)} reads it at {err.line}")
-    if kind == "out of bounds" and err.block is not None:
-        who = f"thread {xyz(err.thread)}" if err.thread else "one of its threads"
-        access = {True: "a write", False: "a read"}.get(err.is_write, "an access")
-        return f"block {xyz(err.block)}, {who}: {access}, {err.relative}"
-    return str(err).removeprefix("cuLaunchKernel failed: ")
-
-
 def _probe(sim_kernel, bug: PlantedBug):
     """("fixed" | "there" | error, evidence): runs the launch that shows ``bug`` on the
     simulator with its check on; the error where it failed on another mistake."""
@@ -118,7 +101,7 @@ def _probe(sim_kernel, bug: PlantedBug):
         try:
             sim_kernel(x_gpu, y, means, np.int32(bug.n), block=(BLOCK, 1, 1), grid=(blocks, 1))
         except (driver.Error, TypeError) as err:
-            return ("there" if bug.is_it(err) else err), _evidence(err)
+            return ("there" if bug.is_it(err) else err), describe(err)
     return "fixed", ""
 
 

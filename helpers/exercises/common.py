@@ -163,10 +163,11 @@ def launch_failure(launch):
 def failed(error) -> str:
     """What went wrong in a launch that ``launch_failure`` returned ``error`` for, in words."""
     from helpers.backend import drv
+    from helpers.exercises.failure import describe
 
     if isinstance(error, drv.LaunchError):
-        return f"the kernel crashed: {error}"
-    return f"the launch failed: {error}"
+        return f"the kernel crashed: {describe(error)}"
+    return f"the launch failed: {describe(error)}"
 
 
 def launch_catching(launch) -> str | None:

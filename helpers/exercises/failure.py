@@ -23,6 +23,7 @@ and for an access outside every array on the simulator, the exercise's ``guard_h
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable, Iterable
 
 GUARD_HINT = ("a thread read or wrote outside its array: check each index against its array's "
@@ -74,21 +75,52 @@ class Failure:
         return (x + bx * (y + by * z)) // 32
 
 
+def describe(error) -> str:
+    """What happened, who did it and where, in words made from ``error``'s fields (for
+    PyCUDA's errors, which have none, their own message)."""
+    from helpers.sim.errors import xyz as _xyz
+
+    kind, err = getattr(error, "kind", None), error
+    who = (f"thread {_xyz(err.thread)} of block {_xyz(err.block)}"
+           if getattr(err, "thread", None) and getattr(err, "block", None) else "a thread")
+    if kind == "race":
+        return (f"a data race on {err.place}: {err.first.who} {err.first.does} at "
+                f"{err.first.line}, and {err.second.who} {err.second.does} at {err.second.line}")
+    if kind == "uninitialised read":
+        return (f"{err.array}[{err.element}] is read before anything wrote it: {who} reads it at "
+                f"{os.path.basename(err.line or '?')}")
+    if kind == "out of bounds" and err.block is not None:
+        who = f"thread {_xyz(err.thread)}" if err.thread else "one of its threads"
+        access = {True: "a write", False: "a read"}.get(err.is_write, "an access")
+        return f"block {_xyz(err.block)}, {who}: {access}, {err.relative}"
+    if kind in DESCRIPTIONS and err.line:
+        return f"{who} {DESCRIPTIONS[kind]} at {os.path.basename(err.line)}"
+    return str(err).removeprefix("cuLaunchKernel failed: ")
+
+
+DESCRIPTIONS = {
+    "array bounds": "indexed an array past the size it was declared with",
+    "warp mask": "called a warp function whose mask names lanes that never call it there",
+    "divergent barrier": "waits at a __syncthreads() that other threads of its block never reach",
+    "division by zero": "divided an integer by zero",
+}
+"""What a thread did, for the kinds of error whose facts are the thread and the line."""
+
+
 def hint(failure: Failure, guard_hint: str = "") -> str:
     """The hint for ``failure``'s kind, from its fields."""
-    kind, err = failure.kind, failure.error
+    kind = failure.kind
     if kind == "race":
         return race_hint(failure)
     if kind == "array bounds":
-        return (f"an array declared with a fixed size (a __shared__ array, say) is indexed past "
-                f"its end at {err.line}: declare it as large as the largest index that reaches "
-                "it (count the elements the biggest block needs), or keep the index below the "
-                "size")
+        return ("an array declared with a fixed size (a __shared__ array, say) is indexed past "
+                "its end: declare it as large as the largest index that reaches it (count the "
+                "elements the biggest block needs), or keep the index below the size")
     if kind == "warp mask":
-        return (f"the mask of the warp function at {err.line} names lanes that never call it "
-                "there (0xffffffff names all 32): they took the other way at an if, or had "
-                "returned. Call it outside the if, from every lane the mask names, and let a "
-                "lane with nothing to add bring 0")
+        return ("a warp function's mask (0xffffffff names all 32 lanes) must name only lanes "
+                "that call it there together, and lanes that took the other way at an if, or "
+                "had returned, never do: call it outside the if, from every lane the mask "
+                "names, and let a lane with nothing to add bring 0")
     if kind == "divergent barrier":
         return ("every thread of the block that has not returned must reach the same "
                 "__syncthreads(): keep barriers out of an if that only some threads enter, and "
@@ -98,7 +130,7 @@ def hint(failure: Failure, guard_hint: str = "") -> str:
     if kind == "time limit":
         return LOOP_HINT
     if kind == "division by zero":
-        return f"an integer division by zero at {err.line}: check what the divisor can be"
+        return "check what the divisor can be before dividing by it"
     return guard_hint or GUARD_HINT
 
 

@@ -93,7 +93,8 @@ def race_mistake(error, array_hint: str, block=None, refine=None):
             yield array_hint
 
     if error.kind != "race":
-        return failure.mistake(f"the kernel failed on the simulator: {error}", error,
+        return failure.mistake(f"the kernel failed on the simulator: "
+                               f"{failure.describe(error)}", error,
                                block=block, refine=hints)
     return failure.mistake(f"{error.summary}.", error, block=block, refine=hints)
 
@@ -110,5 +111,5 @@ def observed_mistakes(observed: Observed, refine=None, wrong: str = ""):
     if observed.error is None:
         return
     problem = (f"{race}: {observed.race.summary}" if observed.race else
-               f"{failed}: {type(observed.crash).__name__}: {observed.crash}")
+               f"{failed}: {failure.describe(observed.crash)}")
     yield failure.mistake(problem, observed.error, block=observed.block, refine=refine)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable
 
-from helpers.exercises.failure import mistake
+from helpers.exercises.failure import describe, mistake
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,7 +90,7 @@ def first_mistake(detect: Callable[..., Iterable[Mistake]], *args) -> Mistake | 
     except drv.Error as err:
         if getattr(err, "kind", None) == "time limit":  # the simulator stopped it
             return mistake(did_not_finish(err), err)
-        return mistake(f"the kernel failed: {err}", err)
+        return mistake(f"the kernel failed: {describe(err)}", err)
 
 
 def did_not_finish(err) -> str:

@@ -42,7 +42,7 @@ WRONG = {
         ["data race on means[0] (global memory)", "not one of the planted bugs",
          "__syncthreads() between"]),
     "tile_declared_too_small": ([("__shared__ float tile[BLOCK];", "__shared__ float tile[BLOCK / 2];")],
-                                ["past the end of a fixed-size array", "declared"]),
+                                ["past the size it was declared with", "declared"]),
     "int_sum": ([("float sum = 0.0f;", "int sum = 0;")],
                 ["int", "float sum = 0.0f"]),
 }

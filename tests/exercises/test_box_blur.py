@@ -57,7 +57,7 @@ WRONG = {
     # issue 28: named as themselves, not with the bounds guard's or the tile index's hint
     "tile_declared_too_small": ([("__shared__ float tile[TILE_Y][TILE_X];",
                                   "__shared__ float tile[BLOCK_Y][BLOCK_X];")],
-                                ["past the end of a fixed-size array", "tile needs TILE_Y x TILE_X"]),
+                                ["past the size it was declared with", "tile needs TILE_Y x TILE_X"]),
     "integer_division": ([("sum * (1.0f / ((2 * RADIUS + 1) * (2 * RADIUS + 1)))",
                            "sum * (1 / ((2 * RADIUS + 1) * (2 * RADIUS + 1)))")],
                          ["integer division", "1.0f"]),

@@ -71,7 +71,7 @@ WRONG = [
     # issue 28: each wrong shape of the algorithm named as itself, not the whole plan as hint
     ("warp_sums_declared_too_small",
      variant(KERNEL, ("__shared__ float warp_sums[32];", "__shared__ float warp_sums[8];")),
-     ["past the end of a fixed-size array", "warp_sums needs one element for each warp",
+     ["past the size it was declared with", "warp_sums needs one element for each warp",
       "32"]),
     ("racy_shared_accumulator",
      variant(KERNEL, ("    __shared__ float warp_sums[32];\n",

@@ -3,7 +3,7 @@ errors' fields: a race's hint depends on what the two accesses were and who made
 of a declared array's on the declaration, and the exercise's own hint comes first where it has
 one. The errors are made here with their facts, as the simulator raises them."""
 
-from helpers.exercises.failure import GUARD_HINT, Failure, hint, mistake
+from helpers.exercises.failure import GUARD_HINT, Failure, describe, hint, mistake
 from helpers.sim.errors import Access, LaunchError, OutOfBoundsError, RaceError
 
 
@@ -40,12 +40,24 @@ def test_a_read_modify_write_race_wants_an_atomic_on_that_element():
     assert not stores.update and "each element must be loaded by one thread" in hint(stores)
 
 
+def test_what_happened_is_said_from_the_fields():
+    bounds = LaunchError("X", kind="array bounds", line="k.cu:7", block=B1, thread=(5, 0, 0))
+    assert describe(bounds) == ("thread (5, 0, 0) of block (1, 0, 0) indexed an array past the "
+                                "size it was declared with at k.cu:7")
+    outside = OutOfBoundsError("X", kind="out of bounds", allocation=(0, 40), offset=44,
+                               is_write=True, block=B0, thread=(3, 0, 0))
+    assert describe(outside) == ("block (0, 0, 0), thread (3, 0, 0): a write, 5 bytes past the "
+                                 "end of a 40-byte allocation")
+    assert describe(race(((0, 0, 0), B0), ((1, 0, 0), B0))).startswith(
+        "a data race on s[3] (shared memory): thread (0, 0, 0)")
+    assert describe(RuntimeError("an illegal memory access")) == "an illegal memory access"
+
+
 def test_other_kinds_get_their_own_hints():
     def launch_error(kind):
         return Failure(LaunchError("X", kind=kind, line="k.cu:7"))
 
     assert "declared with a fixed size" in hint(launch_error("array bounds"))
-    assert "k.cu:7" in hint(launch_error("array bounds"))
     assert "outside the if" in hint(launch_error("warp mask"))
     assert "same __syncthreads()" in hint(launch_error("divergent barrier"))
     assert "never becomes false" in hint(launch_error("time limit"))

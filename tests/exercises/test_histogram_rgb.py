@@ -76,7 +76,7 @@ WRONG = [
     ("private_bins_256",
      variant(KERNEL, ("__shared__ unsigned int local[CHANNELS * LEVELS];",
                       "__shared__ unsigned int local[LEVELS];")),
-     ["past the end of a fixed-size array", "local needs 768 bins"]),
+     ["past the size it was declared with", "local needs 768 bins"]),
 ]
 
 # Right, but not the solution's way: each must pass
