@@ -136,8 +136,8 @@ def _models(image):
     yield (image, "the output is the input image, unchanged: nothing is blurred yet",
            "follow the TODOs of the stub: fill the tile, wait, then average the window")
     yield (np.zeros_like(image),
-           "every pixel is 0, as a sum multiplied by 1 / 25 is: that is an integer division "
-           "(an int divided by an int drops the fraction), and 1 / 25 is 0",
+           "every pixel is 0, which is what sum * (1 / 25) gives: 1 / 25 is an integer division "
+           "(an int divided by an int drops the fraction), so it is 0",
            "make the factor a float: sum * (1.0f / 25), or sum / 25.0f")
     yield (reference(image, mode="constant"),
            "pixels near the image's edges are too dark: the pixels outside the image count as 0",

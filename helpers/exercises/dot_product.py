@@ -68,7 +68,7 @@ def _refine(failure):
         yield ATOMIC_HINT
     if failure.update:
         name = failure.error.array if failure.error.element == 0 else failure.place
-        yield (f"the warps of a block add to {failure.place} at once, and {name} += v is a "
+        yield (f"the warps of a block add to {name} at once, and {name} += v is a "
                f"read, an add and a write, so sums are lost: use atomicAdd(&{name}, v), or, as "
                "the plan has it, let lane 0 of each warp write its sum to warp_sums[warp] and "
                "the first warp add them after a __syncthreads()")
