@@ -18,6 +18,10 @@ In a notebook::
   compile, the kernel's name and signature, then each case launched, a crash named, the outputs
   read back for the exercise's detectors, and (where asked) a verdict before the cases or after
   them (the timing of an exercise that asks for speed);
+- ``failure``: what a failed launch was, read from the error's fields (an overrun of a declared
+  array, a race between lanes, warps or blocks, a read-modify-write, a warp function's mask, a
+  barrier not reached, the time limit), and the hint for its kind, which an exercise may refine
+  (``refine=``: a generator of its own hints, most specific first);
 - ``common``: a launch's ``Input`` (junk around it), ``Output`` (poison and a guard zone after
   it) and ``Result``, and launches that report instead of raising;
 - ``coverage``: the detectors of index and guard mistakes every 2-D exercise shares;

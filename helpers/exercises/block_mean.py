@@ -20,10 +20,13 @@ two cannot show:
 3. the sum: n = 1024, with the init check, means made with gpuarray.empty: adding to
    means[blockIdx.x] before anything wrote it is a read of uninitialised memory.
 
-The verdict names the bugs still there, with what the simulator said about each. Once all three
+The verdict names the bugs still there, with what the simulator said about each. A launch that
+fails on something else (a race on means rather than on tile, a tile declared too small) is not
+filed under a planted bug: it gets the hint for its kind (``helpers.exercises.failure``, refined
+by ``_refine``). Once all three
 are fixed, the kernel runs on the chosen backend (a GPU's, when there is one) on sizes with a
 partly empty last block, y and means filled with NaN first, and its results are compared with
-NumPy's.
+NumPy's (and wrong means with a sum kept in an int).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ import numpy as np
 
 from helpers.exercises import kernel as runner
 from helpers.exercises.common import Output, is_poison
+from helpers.exercises.failure import describe
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.verdict import Verdict, not_yet
 
@@ -49,18 +53,26 @@ class PlantedBug:
     n: int       # the size of the launch that shows it
     check: str   # the simulator's setting that finds it ("": always on)
     kind: str    # the kind of the simulator's error (LaunchError.kind) that means this bug
+    space: str | None  # and the memory it is in ("shared", "global"; None: either)
     hint: str
+
+    def is_it(self, err) -> bool:
+        """Whether the simulator's error ``err`` is this bug (and not another mistake of the
+        same kind: a race on means is not the tile's)."""
+        return (getattr(err, "kind", None) == self.kind
+                and self.space in (None, getattr(err, "space", None)))
 
 
 PLANTED = (
-    PlantedBug("bug 1 (the bounds guard)", "the bounds checks", 1000, "", "out of bounds",
+    PlantedBug("bug 1 (the bounds guard)", "the bounds checks", 1000, "", "out of bounds", None,
                "in the last block the threads whose i is n or more still load x[i] into tile[]: "
                "guard that load (those threads can store 0.0f)"),
-    PlantedBug("bug 2 (the barrier)", "the race check", 1024, "racecheck", "race",
+    PlantedBug("bug 2 (the barrier)", "the race check", 1024, "racecheck", "race", "shared",
                "thread 0 reads every tile[k] right after the other threads store them: a "
                "__syncthreads() must come between the stores and thread 0's loop, where every "
                "thread of the block reaches it"),
     PlantedBug("bug 3 (the sum)", "the init check", 1024, "initcheck", "uninitialised read",
+               "global",
                "means[blockIdx.x] += ... adds to whatever the memory held (gpuarray.empty is not "
                "zeroed): add up in a local float that starts at 0.0f, then store the mean once"),
 )
@@ -74,27 +86,9 @@ def reference(x: np.ndarray):
     return x - np.repeat(means, BLOCK)[:x.size], means
 
 
-def _evidence(err) -> str:
-    """Who did what where, from the simulator error's fields."""
-    from helpers.sim.errors import xyz
-
-    kind = getattr(err, "kind", None)
-    if kind == "race":
-        return (f"a data race on {err.place}: {err.first.who} {err.first.does} at "
-                f"{err.first.line}, and {err.second.who} {err.second.does} at {err.second.line}")
-    if kind == "uninitialised read":
-        return (f"{err.array}[{err.element}] is read before anything wrote it: thread "
-                f"{xyz(err.thread)} of block {xyz(err.block)} reads it at {err.line}")
-    if kind == "out of bounds" and err.block is not None:
-        who = f"thread {xyz(err.thread)}" if err.thread else "one of its threads"
-        access = {True: "a write", False: "a read"}.get(err.is_write, "an access")
-        return f"block {xyz(err.block)}, {who}: {access}, {err.relative}"
-    return str(err).removeprefix("cuLaunchKernel failed: ")
-
-
 def _probe(sim_kernel, bug: PlantedBug):
-    """("fixed" | "there" | "other", evidence): runs the launch that shows ``bug`` on the
-    simulator with its check on."""
+    """("fixed" | "there" | error, evidence): runs the launch that shows ``bug`` on the
+    simulator with its check on; the error where it failed on another mistake."""
     from helpers.sim import driver, gpuarray
     from helpers.sim.settings import settings
 
@@ -107,7 +101,7 @@ def _probe(sim_kernel, bug: PlantedBug):
         try:
             sim_kernel(x_gpu, y, means, np.int32(bug.n), block=(BLOCK, 1, 1), grid=(blocks, 1))
         except (driver.Error, TypeError) as err:
-            return ("there" if getattr(err, "kind", None) == bug.kind else "other"), _evidence(err)
+            return ("there" if bug.is_it(err) else err), describe(err)
     return "fixed", ""
 
 
@@ -116,9 +110,10 @@ def planted_bugs(kernels) -> Verdict | None:
     three are fixed. Each is looked for on its own, on the simulator, before the cases run."""
     found = [(bug, *_probe(kernels.simulated, bug)) for bug in PLANTED]
     for bug, state, text in found:
-        if state == "other":
-            return not_yet(f"the kernel failed in the launch that looks for {bug.name}: {text}",
-                           "read the error: it names the thread and the line")
+        if state not in ("there", "fixed"):
+            return not_yet(*EXERCISE.failure(
+                f"the kernel failed in the launch that looks for {bug.name}, on a mistake that "
+                f"is not one of the planted bugs: {text}", state, (BLOCK, 1, 1)))
     there = [(bug, text) for bug, state, text in found if state == "there"]
     if not there:
         return None
@@ -126,6 +121,18 @@ def planted_bugs(kernels) -> Verdict | None:
     done = f"{len(fixed)} of the 3 planted bugs fixed" + (f" ({', '.join(fixed)})" if fixed else "")
     still = "; ".join(f"{bug.name}, {bug.finder}: {text}" for bug, text in there)
     return not_yet(f"{done}; still there: {still}", there[0][0].hint)
+
+
+def _refine(failure):
+    """The exercise's hints for an overrun of its one declared array, and for a race on means
+    between thread 0's store and the other threads' reads."""
+    if failure.kind == "array bounds":
+        yield ("tile is indexed past the size it was declared with: it needs one element for "
+               "each of the block's 256 threads, __shared__ float tile[BLOCK]")
+    if failure.kind == "race" and failure.error.space == "global" and not failure.update:
+        yield ("thread 0 stores the block's mean in means[blockIdx.x] while the other threads "
+               "read it for y[i]: put a __syncthreads() between the two, after thread 0's "
+               "if (t == 0) { ... }, where every thread of the block reaches it")
 
 
 def _where(n):
@@ -167,17 +174,36 @@ def _wrong_means(got, want, x, n):
             got[-1], x[-last:].sum() / BLOCK, rtol=1e-4, atol=1e-5):
         yield (f"the last block's mean is its sum divided by {BLOCK}, but it has only {last} "
                "elements", "divide by count, the elements the block has, not by BLOCK")
+    yield from _int_sum(got, x, n)
     if not close.all():
         first = int(np.argmax(~close))
         yield (f"means[{first}] = {got[first]}, but the mean of that block is {want[first]}",
                "add up tile[0] to tile[count - 1] and divide by count")
 
 
+def _int_sum(got, x, n):
+    """Means added up in an int: each += keeps the whole part, and sum / count, both ints, drops
+    the fraction too (or not, where the learner divides as floats)."""
+    blocks = -(-n // BLOCK)
+    sums = np.zeros(blocks, np.float32)
+    tiles = np.zeros((blocks, BLOCK), np.float32)
+    tiles.flat[:n] = x
+    counts = np.minimum(BLOCK, n - np.arange(blocks) * BLOCK)
+    for k in range(BLOCK):
+        sums = np.where(k < counts, np.trunc(sums + tiles[:, k]), sums)
+    for means in (np.trunc(sums / counts), sums / counts):
+        if np.allclose(got, means, rtol=1e-4, atol=1e-5):
+            b = int(np.argmax(~np.isclose(got, reference(x)[1], rtol=1e-4, atol=1e-5)))
+            yield (f"means[{b}] = {got[b]}, the mean of a sum kept in an int: adding tile[k] to "
+                   "an int keeps only its whole part", "declare the sum as a float: "
+                   "float sum = 0.0f")
+
+
 EXERCISE = KernelExercise(
     stub="exercises/block_mean.cu", kernel=KERNEL,
     signature="const float *x, float *y, float *means, int n",
     cases=CASES, where=_where, launch=_launch, mistakes=_mistakes,
-    crash_hint="read the error: it names the thread and the line",
+    crash_hint="read the error: it names the thread and the line", refine=_refine,
     simulated="looks for the planted bugs", before=planted_bugs,
     success=("all 3 planted bugs are fixed (the bounds checks, the race check and the init check "
              "find nothing), and y and means match NumPy for every size tried "

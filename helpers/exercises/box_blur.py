@@ -14,10 +14,12 @@ values instead of crashing. On the first image it also launches the kernel on th
 whatever the backend, under the race check (so a missing ``__syncthreads()`` is found whatever
 order the threads ran in) and the trace (so a kernel that reads every neighbour from global
 memory, without the tile, is found too). Wrong values are matched with the results of known
-mistakes (zeros outside the image, a window shifted or one pixel short, a sum not divided by 25),
-then located: only near the image's edges, only near the right and bottom edges of blocks that
-overhang the image (threads that returned before loading their part of the tile), or only near the
-edges of the blocks (the halo).
+mistakes (zeros outside the image, a window shifted or one pixel short, a sum not divided by 25
+or multiplied by the integer division 1 / 25), then located: only near the image's edges, only
+near the right and bottom edges of blocks that overhang the image (threads that returned before
+loading their part of the tile), or only near the edges of the blocks (the halo). A launch that
+fails gets the hint for its kind (``helpers.exercises.failure``): a tile declared smaller than
+the block and its halo is named by its declaration (``_refine``), not by the bounds guard.
 """
 
 from __future__ import annotations
@@ -50,6 +52,14 @@ GUARD_HINT = ("the grid is rounded up to whole blocks, so some threads lie outsi
 TILE_HINT = ("tile[ty][tx] holds the input pixel (x0 + tx, y0 + ty), with x0 = blockIdx.x * "
              "BLOCK_X - RADIUS and y0 = blockIdx.y * BLOCK_Y - RADIUS, and this thread's own pixel "
              "is tile[threadIdx.y + RADIUS][threadIdx.x + RADIUS]")
+
+
+def _refine(failure):
+    """The exercise's hint for an overrun of its one declared array, the tile."""
+    if failure.kind == "array bounds":
+        yield (f"tile needs TILE_Y x TILE_X = {BLOCK[1] + 2 * RADIUS} x {BLOCK[0] + 2 * RADIUS} "
+               "elements, the block and RADIUS more on every side (the halo): declare "
+               "__shared__ float tile[TILE_Y][TILE_X]")
 
 
 def reference(image: np.ndarray, rows=None, cols=None, mode: str = "edge") -> np.ndarray:
@@ -110,7 +120,7 @@ def _mistakes(case, run):
         seen = observe(run.kernel, run.launch)
         if seen.error:
             yield race_mistake(seen.error, "each thread stores only its own pixel, "
-                                           "out[y * width + x]")
+                                           "out[y * width + x]", block=BLOCK, refine=_refine)
             return
         stats = seen.stats
     yield from _wrong_values(image, got, case)
@@ -125,6 +135,10 @@ def _models(image):
               "2 * RADIUS, both included (<=)")
     yield (image, "the output is the input image, unchanged: nothing is blurred yet",
            "follow the TODOs of the stub: fill the tile, wait, then average the window")
+    yield (np.zeros_like(image),
+           "every pixel is 0, which is what sum * (1 / 25) gives: 1 / 25 is an integer division "
+           "(an int divided by an int drops the fraction), so it is 0",
+           "make the factor a float: sum * (1.0f / 25), or sum / 25.0f")
     yield (reference(image, mode="constant"),
            "pixels near the image's edges are too dark: the pixels outside the image count as 0",
            "a window pixel outside the image takes the value of the nearest pixel inside: clamp "
@@ -210,7 +224,7 @@ EXERCISE = KernelExercise(
     stub="exercises/box_blur.cu", kernel="box_blur",
     signature="const float *in, float *out, int width, int height",
     cases=CASES, where=_where, launch=_launch, mistakes=_mistakes,
-    crash_hint=GUARD_HINT + "; and clamp every pixel the tile loads to the image",
+    crash_hint=GUARD_HINT + "; and clamp every pixel the tile loads to the image", refine=_refine,
     simulated="runs the race check and the trace",
     success=f"the blur matches NumPy on {len(CASES)} images whose sides are not multiples of the "
             "block, with no race and with the window read from the shared tile; nothing written "

@@ -6,8 +6,8 @@ that reports instead of raising.
 - ``Output`` is an output buffer pre-filled with poison (NaN for floats) followed by a guard
   zone, so that a checker can tell "never written" and "written past the end" from "written
   wrong"; ``Output.read`` gives a ``Result``.
-- ``launch_catching(launch)`` runs a launch and synchronizes, and turns the errors a wrong kernel
-  causes into a message instead of an exception.
+- ``launch_failure(launch)`` runs a launch and synchronizes, and returns the error a wrong kernel
+  causes instead of raising it (``launch_catching``: the same, in words).
 
 The runner that puts them together is ``kernel.KernelExercise``. The backend's ``gpuarray`` is
 handed in, never imported here, so that the same launch runs on the simulator too (the race check
@@ -131,15 +131,17 @@ def device_arguments(args, gpuarray, run: int = 0) -> list:
             gpuarray.to_gpu(a) if isinstance(a, np.ndarray) else a for a in args]
 
 
-def launch_catching(launch) -> str | None:
-    """Run ``launch()`` then ``Context.synchronize()``; return None, or what went wrong.
+def launch_failure(launch):
+    """Run ``launch()`` then ``Context.synchronize()``; return None, or the error a wrong kernel
+    caused (its fields say what happened: ``helpers.exercises.failure`` reads them).
 
     A kernel that reads or writes far outside its arrays makes the simulator raise
     ``drv.LaunchError`` (naming the block and thread); PyCUDA reports the GPU's "illegal
     address" as ``drv.LogicError``, as it does a bad launch configuration (a block of more than
-    1024 threads). Those come back as a message for ``not_yet``. (After an illegal address a
-    GPU's context is unusable: restart the Jupyter kernel.) A ``TypeError`` (arguments the
-    kernel does not take) is raised again as ``verdict.KernelArgumentError``.
+    1024 threads). Those are returned. (After an illegal address a GPU's context is unusable:
+    restart the Jupyter kernel.) A ``TypeError`` (arguments the kernel does not take) is raised
+    again as ``verdict.KernelArgumentError``; a launch stopped at the simulator's time limit is
+    raised as it is, for ``verdict.first_mistake`` to name.
     """
     from helpers.backend import drv
     from helpers.exercises.verdict import KernelArgumentError
@@ -152,7 +154,23 @@ def launch_catching(launch) -> str | None:
     except drv.LaunchError as err:
         if getattr(err, "kind", None) == "time limit":
             raise  # not a crash: verdict.first_mistake names it
-        return f"the kernel crashed: {err}"
+        return err
     except drv.LogicError as err:
-        return f"the launch failed: {err}"
+        return err
     return None
+
+
+def failed(error) -> str:
+    """What went wrong in a launch that ``launch_failure`` returned ``error`` for, in words."""
+    from helpers.backend import drv
+    from helpers.exercises.failure import describe
+
+    if isinstance(error, drv.LaunchError):
+        return f"the kernel crashed: {describe(error)}"
+    return f"the launch failed: {describe(error)}"
+
+
+def launch_catching(launch) -> str | None:
+    """``launch_failure(launch)``, the error in words (``failed``): None when it ran."""
+    error = launch_failure(launch)
+    return None if error is None else failed(error)

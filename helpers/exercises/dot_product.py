@@ -11,15 +11,22 @@ sums through shared memory, one atomicAdd a block.
 ``check_dot()`` runs it on sizes that are not powers of two, grids with fewer threads than
 elements and with more, blocks of 1, 3, 4 and 32 warps; x and y hold NaN past n (a read past the
 end shows), the result is followed by a guard of NaN (a write past it shows). A wrong sum is
-compared with what known mistakes give (only thread 0 of each block, only the first warp, no
-grid-stride loop, the tail dropped...). Then one launch on the simulator, race-checked and traced
-(``helpers.exercises.microscope``), finds a missing barrier or a plain ``*result += ...`` that
-gave the right sum by luck, and counts the atomics: one a block.
+compared first with the plan written another way, each shape modelled whole in NumPy (``model``:
+__shfl_up_sync for down, offsets from 32 or 8, a tree that stops before offset 1, a stride of
+blockDim.x alone, an int sum), then with what known mistakes count (only thread 0 of each block,
+only the first warp, no grid-stride loop, the tail dropped...). Then two launches on the
+simulator, race-checked and traced (``helpers.exercises.microscope``), of 4 and 32 warps a
+block, find a missing barrier or a plain ``*result += ...`` that gave the right sum by luck, a
+warp_sums too small for 32 warps, a shuffle some lanes skip, and count the atomics: one a block.
+A launch that fails gets the hint for its kind (``helpers.exercises.failure``), refined by
+``_refine`` for the exercise's arrays.
 
 ``check_dot_kernel(kernel, simulated=None)`` does the same for a kernel already compiled.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 
@@ -36,12 +43,41 @@ GUARD = 16
 # grid-stride loop) and more (threads with nothing to do), 32, 3, 4 and 1 warps a block.
 CASES = [dict(n=1_001, block=96, grid=2), dict(n=100_003, block=256, grid=8),
          dict(n=5_000, block=1024, grid=3), dict(n=77, block=128, grid=4),
-         dict(n=1, block=32, grid=1), dict(observe=True, n=3_001, block=128, grid=3)]
+         dict(n=1, block=32, grid=1), dict(observe=True, n=3_001, block=128, grid=3),
+         dict(observe=True, n=3_001, block=1024, grid=2)]
+OBSERVED = [case for case in CASES if case.get("observe")]
+"""The launches on the simulator: 4 warps a block (the first warp's lanes past the block's warps
+must add 0), and 32 (warp_sums must have room for all of them)."""
 
 BARRIER_HINT = ("after lane 0 of each warp writes warp_sums[warp], a __syncthreads() (reached "
                 "by every thread of the block) before the first warp reads warp_sums")
 ATOMIC_HINT = ("several blocks add to *result at once: *result += v loses updates; use "
                "atomicAdd(result, v), once a block")
+
+
+def _refine(failure):
+    """The exercise's hints for a failure, where it knows better than the hint by kind: the
+    accumulators it has (*result in global memory, one shared across the block), the barrier
+    before warp_sums is read, and warp_sums' size."""
+    if failure.kind == "array bounds":
+        yield ("warp_sums needs one element for each warp of the block: declare it "
+               "__shared__ float warp_sums[32], for blocks of up to 1024 threads (32 warps)")
+    if failure.kind != "race":
+        return
+    if failure.update and failure.error.space == "global":
+        yield ATOMIC_HINT
+    if failure.update:
+        name = failure.error.array if failure.error.element == 0 else failure.place
+        yield (f"the warps of a block add to {name} at once, and {name} += v is a "
+               f"read, an add and a write, so sums are lost: use atomicAdd(&{name}, v), or, as "
+               "the plan has it, let lane 0 of each warp write its sum to warp_sums[warp] and "
+               "the first warp add them after a __syncthreads()")
+    if failure.between == "lanes" and failure.error.space == "shared":
+        yield ("the first warp's lanes are not kept in step (not since Volta), so one read "
+               "warp_sums before another wrote it: add the warps' sums with warp_sum "
+               "(__shfl_down_sync), in registers, not through shared memory")
+    if failure.between == "warps" and failure.error.space == "shared":
+        yield BARRIER_HINT
 
 
 def _launch(case):
@@ -67,7 +103,7 @@ def _detect(kernels, case):
     """The last case looks at the launch on the simulator only; the others launch on the
     notebook's backend."""
     if case.get("observe"):
-        yield from _observed_mistakes(kernels)
+        yield from _observed_mistakes(kernels, case)
     elif (run := (yield from EXERCISE.run(kernels, _launch(case)))) is not None:
         yield from _mistakes(kernels, case, run)
 
@@ -80,12 +116,12 @@ def _mistakes(kernels, case, run):
         yield ("the kernel wrote past *result (result[1] and on)",
                "the result is one float: only *result (result[0]) may be written")
     if np.isnan(got):  # a race explains a NaN too: the barrier before reading shared memory
-        yield from observed_mistakes(_observe(kernels), BARRIER_HINT, ATOMIC_HINT,
+        yield from observed_mistakes(_observe(kernels), _refine,
                                      wrong="the sum is NaN")
     yield from _no_sum(got)
     if _close(got, products.sum()):
         return
-    yield from observed_mistakes(_observe(kernels), BARRIER_HINT, ATOMIC_HINT,  # the likeliest
+    yield from observed_mistakes(_observe(kernels), _refine,  # the likeliest
                                  wrong="the sum is wrong")                       # cause
     yield from _wrong_sum(got, products, block, grid)
     yield (f"the sum is {got:.7g}, NumPy's is {products.sum():.7g}",
@@ -112,9 +148,13 @@ def _no_sum(got):
 
 
 def _wrong_sum(got, products, block, grid):
-    """The mistakes whose wrong sum is ``got``: the sum of a known part of the products."""
+    """The mistakes whose wrong sum is ``got``: the plan written another way (a wrong shape of
+    it, modelled whole), or the sum of a known part of the products."""
     n = products.size
     want = products.sum()
+    for shape, problem, hint in SHAPES:
+        if _close(got, model(products, block, grid, shape)):
+            yield problem, hint
     for part, problem, hint in _parts(products, block, grid):
         if _close(got, products[part].sum()):
             yield problem, hint
@@ -130,6 +170,85 @@ def _wrong_sum(got, products, block, grid):
                    f"that of x[0..{k}] . y[0..{k}])",
                    "the tail is dropped: the loop must run while i < n, for every i, whatever "
                    "n is (here not a power of two, nor a multiple of the block)")
+
+
+@dataclasses.dataclass(frozen=True)
+class Shape:
+    """One way of writing the plan, which ``model`` computes: the loop's ``stride`` ("grid",
+    blockDim.x * gridDim.x, or "block", blockDim.x alone), the type of each thread's ``sum``
+    ("float" or "int"), and warp_sum's ``shuffle`` ("down", "up" or "xor") and ``offsets``."""
+
+    stride: str = "grid"
+    sum: str = "float"
+    shuffle: str = "down"
+    offsets: tuple = (16, 8, 4, 2, 1)
+
+
+FROM_16 = "for (int offset = 16; offset > 0; offset /= 2): offsets 16, 8, 4, 2, 1"
+SHAPES = [  # (shape, problem, hint): the plan's wrong shapes, each named as itself
+    (Shape(shuffle="up"),
+     "warp_sum uses __shfl_up_sync, which hands each lane the v of the lane offset places below "
+     "it: lane 0 has none below, so it doubles its own value at each step instead of collecting "
+     "the warp's sum",
+     "use __shfl_down_sync(0xffffffff, v, offset), which hands each lane the v of the lane "
+     "offset places above it: after offsets 16, 8, 4, 2 and 1 the warp's sum is in lane 0"),
+    (Shape(offsets=(32, 16, 8, 4, 2, 1)),
+     "warp_sum starts at offset 32, past the warp's last lane: at that step every lane gets its "
+     "own value back and doubles it, so each warp sum is twice too large (the dot product 4 "
+     "times, warp_sum being used twice)",
+     "start at half the warp, 16: " + FROM_16),
+    (Shape(offsets=(8, 4, 2, 1)),
+     "warp_sum starts at offset 8: lane 0 ends with the sum of the warp's first 16 lanes only",
+     "start at half the warp, 16: " + FROM_16),
+    (Shape(offsets=(16, 8, 4, 2)),
+     "warp_sum stops one step early, before offset 1: lane 0 ends with the sum of the even "
+     "lanes only",
+     "run the loop down to offset 1 (offset > 0, not offset > 1): " + FROM_16),
+    (Shape(stride="block"),
+     "the loop steps by blockDim.x alone: each block walks from its first element to the end, "
+     "so the blocks' walks overlap and most elements are counted by several blocks",
+     "step by the whole grid, i += blockDim.x * gridDim.x, so that the blocks share the "
+     "elements out"),
+    (Shape(sum="int"),
+     "each thread adds up in an int: adding x[i] * y[i] to an int keeps only the whole part, "
+     "so the fractions are lost",
+     "keep each thread's sum in a float: float v = 0.0f, then v += x[i] * y[i]"),
+]
+
+
+def model(products, block, grid, shape: Shape) -> float:
+    """The sum a kernel of ``shape`` adds to *result, launched as ``block`` and ``grid``: each
+    thread's sum, each warp's (lane 0 of warp_sum), each block's (warp_sum over the first warp's
+    lanes, the warps' sums or 0), all blocks'."""
+    warps = block // 32
+    sums = _warp_sum(_thread_sums(products, block, grid, shape).reshape(grid, warps, 32), shape)
+    first_warp = np.zeros((grid, 32))
+    first_warp[:, :warps] = sums
+    return float(_warp_sum(first_warp, shape).sum())
+
+
+def _thread_sums(products, block, grid, shape):
+    """Each thread's sum after the loop over its elements, the loop's turns taken for all the
+    threads at once (an int sum truncated after each addition, as C converts it)."""
+    n, threads = products.size, block * grid
+    step = threads if shape.stride == "grid" else block
+    start, sums = np.arange(threads), np.zeros(threads)
+    for turn in range(-(-n // step)):
+        i = start + turn * step
+        added = np.where(i < n, products[np.minimum(i, n - 1)], 0.0).astype(np.float32)
+        sums = np.trunc(sums.astype(np.float32) + added) if shape.sum == "int" else sums + added
+    return sums
+
+
+def _warp_sum(v, shape):
+    """Lane 0 of warp_sum over the last axis (32 lanes): a shuffle whose source lane is outside
+    the warp hands a lane its own value, as CUDA's do."""
+    lane = np.arange(32)
+    for offset in shape.offsets:
+        source = {"down": lane + offset, "up": lane - offset, "xor": lane ^ offset}[shape.shuffle]
+        inside = (source >= 0) & (source < 32)
+        v = v + np.where(inside, v[..., np.clip(source, 0, 31)], v)
+    return v[..., 0]
 
 
 def _parts(products, block, grid):
@@ -169,15 +288,15 @@ def _parts(products, block, grid):
                "for (int i = ...; i < n; i += blockDim.x * gridDim.x)")
 
 
-def _observe(kernels):
-    return observe(kernels, _launch(CASES[-1]))
+def _observe(kernels, case=OBSERVED[0]):
+    return observe(kernels, _launch(case), key=f"observed {case['block']}")
 
 
-def _observed_mistakes(kernels):
+def _observed_mistakes(kernels, case):
     """The right sum, by luck or not: the race check, shared memory read before it was written
     (on a GPU its garbage may be 0 by luck), then one atomic a block."""
-    seen = _observe(kernels)
-    yield from observed_mistakes(seen, BARRIER_HINT, ATOMIC_HINT)
+    seen = _observe(kernels, case)
+    yield from observed_mistakes(seen, _refine)
     if not seen.error and np.isnan(seen.outs[0].got[0]):
         yield ("on the simulator, which fills shared memory with NaN before each block (a GPU "
                "leaves whatever was there, which may be 0 by luck), the sum is NaN: the kernel "
@@ -195,10 +314,10 @@ EXERCISE = KernelExercise(
     stub="exercises/dot_product.cu", kernel="dot",
     signature="const float *x, const float *y, float *result, int n",
     cases=CASES, where=_where, detect=_detect, simulated="runs the race check",
-    crash_hint="read x[i] and y[i] only for i < n, and write only *result",
-    success=f"the dot product matches NumPy's ({len(CASES) - 1} sizes from 1 to 100,003, "
-            "blocks of 1 to 32 warps, grids larger and smaller than n), no race, one atomic a "
-            "block")
+    crash_hint="read x[i] and y[i] only for i < n, and write only *result", refine=_refine,
+    success=f"the dot product matches NumPy's ({len(CASES) - len(OBSERVED)} sizes from 1 to "
+            "100,003, blocks of 1 to 32 warps, grids larger and smaller than n), no race, one "
+            "atomic a block")
 
 check_dot = EXERCISE.check_file          # (path="exercises/dot_product.cu")
 check_dot_kernel = EXERCISE.check_kernel  # (kernel, simulated=None): the same on a compiled

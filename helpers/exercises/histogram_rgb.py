@@ -46,6 +46,17 @@ ATOMIC_HINT = ("bins[k]++ (or local[k]++) is a read, an add and a write, and thr
                "atomicAdd(&local[k], 1u)")
 
 
+def _refine(failure):
+    """The exercise's hints for a failure: the private bins' size; for a race, an atomic for a
+    read-modify-write, the barriers for any other."""
+    if failure.kind == "array bounds":
+        yield ("the block's bins are indexed past the size they were declared with, and local "
+               "needs 768 bins, 3 channels of 256 values: declare __shared__ unsigned int "
+               "local[768], then clear and add all 768")
+    if failure.kind == "race":
+        yield ATOMIC_HINT if failure.update else BARRIER_HINT
+
+
 def _launch(case):
     """The case's bytes (3n), then PAD past the end; bins start at 0, and so does the guard
     after them, which must stay 0."""
@@ -93,7 +104,7 @@ def _mistakes(kernels, case, run):
     yield from _no_counts(got)
     if np.array_equal(got, want):
         return
-    yield from observed_mistakes(_observe(kernels), BARRIER_HINT, ATOMIC_HINT,  # the likeliest
+    yield from observed_mistakes(_observe(kernels), _refine,  # the likeliest
                                  wrong="bins are wrong")                         # cause
     yield from _wrong_counts(got, want, rgb, case)
     first = int(np.argmax(got != want))
@@ -134,7 +145,11 @@ def _wrong_counts(got, want, rgb, case):
     if got[256:].sum() == 0 and np.array_equal(got[:256], want.reshape(3, 256).sum(0)):
         yield ("every byte was counted in the red bins (0 to 255)",
                "byte j is channel j % 3: count it in bin (j % 3) * 256 + rgb[j]")
-    threads, size = case["block"] * case["grid"], 3 * case["n"]
+    n, threads, size = case["n"], case["block"] * case["grid"], 3 * case["n"]
+    if np.array_equal(got, _histogram_of(rgb, np.arange(n))):
+        yield (f"only the first {n:,} of the {size:,} bytes were counted: the loop stops at n, "
+               "the number of pixels, but each pixel has 3 bytes",
+               "count every byte: run the loop while j < 3 * n")
     if threads < size and np.array_equal(got, _histogram_of(rgb, np.arange(threads))):
         yield (f"only the first {threads:,} bytes (one a thread) were counted",
                "the grid has fewer threads than the image has bytes: a grid-stride loop, "
@@ -162,7 +177,7 @@ def _observe(kernels):
 def _observed_mistakes(kernels, case):
     """The right counts, by luck or not: the race check, then the global atomics."""
     seen = _observe(kernels)
-    yield from observed_mistakes(seen, BARRIER_HINT, ATOMIC_HINT)
+    yield from observed_mistakes(seen, _refine)
     if seen.stats is None:
         return
     global_ops, limit = seen.stats.atomics.lanes, BINS * seen.blocks
@@ -181,7 +196,7 @@ EXERCISE = KernelExercise(
     cases=CASES, where=_where, detect=_detect, simulated="runs the race check",
     crash_hint="local has 768 bins and rgb 3 * n bytes: every loop over the bins runs while "
                "b < 768 (a block may have more threads than bins, or fewer), and every read of "
-               "rgb[j] needs j < 3 * n",
+               "rgb[j] needs j < 3 * n", refine=_refine,
     success=f"the 768 bins match NumPy's ({len(CASES) - 1} images, one of one colour, blocks of "
             "64 to 1024 threads, grids larger and smaller than the image), no race, and the "
             "counting is privatised (at most one global atomic a bin and block)")

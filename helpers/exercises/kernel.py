@@ -26,7 +26,8 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from helpers.exercises.common import Output, device_arguments, launch_catching
+from helpers.exercises import failure
+from helpers.exercises.common import Output, device_arguments, failed, launch_failure
 from helpers.exercises.verdict import Verdict, check_cases, not_yet
 
 LAUNCH_TIME_LIMIT = 10.0
@@ -139,8 +140,10 @@ class KernelExercise:
     """One ``.cu`` exercise: see the module's docstring.
 
     ``launch(case)`` gives the case's ``Launch``; ``mistakes(case, run)`` yields the
-    mistakes its ``Run`` shows, the most telling first; ``crash_hint`` is the hint for a launch
-    that crashed. An exercise whose cases are not one launch each gives ``detect(kernel, case)``
+    mistakes its ``Run`` shows, the most telling first. A launch that crashed gets the hint for
+    its kind (``helpers.exercises.failure``): the first that ``refine(failure)`` yields (the
+    exercise's own, for its arrays), else the general one, with ``crash_hint`` for an access
+    outside every array (and for PyCUDA's errors, which do not say what happened). An exercise whose cases are not one launch each gives ``detect(kernel, case)``
     instead, a generator that may use ``run``. ``simulated`` (what the simulator's launches look
     for, in words) makes the detectors get ``Kernels``. ``before(kernel)`` and ``after(kernel)``
     give a verdict before the cases (or None to go on) and after they all passed (the timing of
@@ -150,12 +153,13 @@ class KernelExercise:
 
     def __init__(self, stub, kernel, signature, cases, success, *, where=None, launch=None,
                  mistakes=None, crash_hint="", detect=None, simulated="", before=None,
-                 after=None):
+                 after=None, refine=None):
         self.stub, self.kernel, self.signature = stub, kernel, signature
         self.cases, self.success, self.where = cases, success, where or (lambda c: c.where())
         self.launch, self.mistakes, self.crash_hint = launch, mistakes, crash_hint
         self.detect = detect or self._launch_and_detect
         self.simulated, self.before, self.after = simulated, before, after
+        self.refine = refine
 
     def check_file(self, path: str | None = None) -> Verdict:
         """Compile ``cuda_src/<path>`` (the stub by default), check it; print and return the
@@ -210,13 +214,18 @@ class KernelExercise:
             each = iter(inputs)
             args = [a.device(gpuarray, k) if isinstance(a, Output) else next(each)
                     for a in launch.args]
-            error = launch_catching(lambda: kernel(*args, block=launch.block, grid=launch.grid))
+            error = launch_failure(lambda: kernel(*args, block=launch.block, grid=launch.grid))
             if error:
-                yield error, self.crash_hint
+                yield self.failure(failed(error), error, launch.block)
                 return None
             hosts.append([a.get() for a, spec in zip(args, launch.args) if isinstance(spec, Output)])
         return Run(launch, [o.read([h[i] for h in hosts]) for i, o in enumerate(launch.outputs)],
                    given)
+
+    def failure(self, problem: str, error, block=None):
+        """``(problem, hint)`` for a launch of this exercise that failed with ``error``."""
+        return failure.mistake(problem, error, block=block, refine=self.refine,
+                               guard_hint=self.crash_hint)
 
     def _load(self, path: str):
         """The compiled kernel (with its simulator twin, for an exercise that needs it), or the

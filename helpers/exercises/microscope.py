@@ -15,13 +15,14 @@ notebook runs on a GPU.
 An exercise that asks for this is a ``KernelExercise`` with ``simulated=`` set: its detectors get
 ``kernel.Kernels``, and ``observe`` runs one of its ``Launch``es on the simulator, race-checked
 and traced, once per check. ``race_mistake`` and ``observed_mistakes`` turn what it saw into a
-mistake whose hint fits the hazard.
+mistake whose hint fits its kind (``helpers.exercises.failure``), refined by the exercise.
 """
 
 from __future__ import annotations
 
 import dataclasses
 
+from helpers.exercises import failure
 from helpers.exercises import kernel as runner
 from helpers.exercises.common import Output, device_arguments
 from helpers.exercises.verdict import KernelArgumentError
@@ -31,13 +32,15 @@ from helpers.exercises.verdict import KernelArgumentError
 class Observed:
     """One launch on the simulator: ``error``, the simulator's error if it failed (a RaceError
     when the race check found a race), ``stats`` (helpers.sim.microscope.trace.KernelStats: the
-    requests and atomics; None after an error), the launch's ``blocks``, and ``outs``, a
-    ``common.Result`` of each output (what the simulator computed)."""
+    requests and atomics; None after an error), the launch's ``blocks`` (how many) and ``block``
+    (its shape), and ``outs``, a ``common.Result`` of each output (what the simulator
+    computed)."""
 
     error: object | None
     stats: object | None
     blocks: int
     outs: list
+    block: tuple = (1, 1, 1)
 
     @property
     def race(self):
@@ -72,42 +75,41 @@ def observe(kernels: runner.Kernels, launch: runner.Launch, key: str = "observed
     outs = [spec.read([a.get()]) for a, spec in zip(args, launch.args)
             if isinstance(spec, Output)]
     grid = tuple(launch.grid) + (1,)
-    kernels.seen[key] = Observed(error, stats, grid[0] * grid[1], outs)
+    kernels.seen[key] = Observed(error, stats, grid[0] * grid[1], outs, tuple(launch.block))
     return kernels.seen[key]
 
 
-def race_mistake(error, array_hint: str):
+def race_mistake(error, array_hint: str, block=None, refine=None):
     """``(problem, hint)`` for a launch that failed on the simulator (its error, read by its
-    fields), the hint fitting the race's memory space and hazard. ``array_hint`` says what each
-    thread should write, for a race on global memory."""
+    fields: ``helpers.exercises.failure``), the hint fitting its kind, and for a race its memory
+    space, hazard and threads. ``array_hint`` says what each thread should write, for two
+    threads that stored into one element of global memory; ``block``, the launch's block shape;
+    ``refine``, the exercise's own hints."""
+    def hints(seen):
+        if refine:
+            yield from refine(seen)
+        if seen.kind == "race" and seen.error.space == "global" and \
+                seen.error.hazard == "write-after-write":
+            yield array_hint
+
     if error.kind != "race":
-        return (f"the kernel failed on the simulator: {error}",
-                "a thread read or wrote outside an array: check the indices and the guards")
-    what = f"{error.summary}."
-    if error.space == "shared" and error.hazard != "write-after-write":
-        return (what, "a thread read shared memory that another thread writes, with no barrier "
-                      "between the two: put __syncthreads() after the loads into shared memory "
-                      "and before the reads from it, where every thread of the block reaches it "
-                      "(before any thread returns)")
-    if error.space == "shared":
-        return (what, "two threads store into the same element of the shared array: each element "
-                      "must be loaded by one thread, so check its indices and the loops' steps")
-    return (what, array_hint)
+        return failure.mistake(f"the kernel failed on the simulator: "
+                               f"{failure.describe(error)}", error,
+                               block=block, refine=hints)
+    return failure.mistake(f"{error.summary}.", error, block=block, refine=hints)
 
 
-def observed_mistakes(observed: Observed, barrier_hint: str, atomic_hint: str, wrong: str = ""):
-    """What the simulator found, as a mistake: a launch that failed there; a race, with
-    ``atomic_hint`` for a read-modify-write (both accesses on one line, as in x++), else
-    ``barrier_hint``. ``wrong``: what was wrong in the case at hand, which the simulator's
-    launch explains. Yields nothing when it found neither."""
+def observed_mistakes(observed: Observed, refine=None, wrong: str = ""):
+    """What the simulator found, as a mistake: a launch that failed there, a race among them,
+    with the hint for its kind (``helpers.exercises.failure``; ``refine``: the exercise's own,
+    most specific first). ``wrong``: what was wrong in the case at hand, which the simulator's
+    launch explains. Yields nothing when it found nothing."""
     failed, race = ((f"{wrong}, and on the simulator the kernel failed",
                      f"{wrong}, and on the simulator the race check found a data race") if wrong
                     else ("the kernel failed on the simulator",
                           "the simulator's race check found a data race"))
-    if observed.crash:
-        yield (f"{failed}: {type(observed.crash).__name__}: {observed.crash}",
-               "a thread read or wrote outside its array: check every index against its "
-               "array's size")
-    if observed.race:
-        yield (f"{race}: {observed.race.summary}",
-               atomic_hint if observed.race.same_line else barrier_hint)
+    if observed.error is None:
+        return
+    problem = (f"{race}: {observed.race.summary}" if observed.race else
+               f"{failed}: {failure.describe(observed.crash)}")
+    yield failure.mistake(problem, observed.error, block=observed.block, refine=refine)

@@ -25,6 +25,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable
 
+from helpers.exercises.failure import describe, mistake
+
 
 @dataclasses.dataclass(frozen=True)
 class Verdict:
@@ -74,8 +76,9 @@ def first_mistake(detect: Callable[..., Iterable[Mistake]], *args) -> Mistake | 
 
     The errors a wrong kernel causes while ``detect`` runs it become mistakes: an argument the
     kernel does not take (``KernelArgumentError``), and a launch that failed or crashed
-    (``drv.Error``; on the simulator also one stopped at the time limit). Any other exception
-    is a bug in the checker and is raised.
+    (``drv.Error``; on the simulator also one stopped at the time limit), with the hint for its
+    kind (``helpers.exercises.failure``). Any other exception is a bug in the checker and is
+    raised.
     """
     from helpers.backend import drv
 
@@ -86,12 +89,8 @@ def first_mistake(detect: Callable[..., Iterable[Mistake]], *args) -> Mistake | 
                 "keep the kernel's signature as the stub gives it")
     except drv.Error as err:
         if getattr(err, "kind", None) == "time limit":  # the simulator stopped it
-            return (did_not_finish(err),
-                    "a loop whose condition never becomes false: check that each loop's "
-                    "variable moves towards its end, every time round")
-        return (f"the kernel failed: {err}",
-                "a thread read or wrote outside its array, or the kernel never finished: "
-                "check the index and the bounds guard")
+            return mistake(did_not_finish(err), err)
+        return mistake(f"the kernel failed: {describe(err)}", err)
 
 
 def did_not_finish(err) -> str:

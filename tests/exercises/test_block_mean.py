@@ -36,6 +36,26 @@ WRONG = {
     "barrier_inside_the_if": ([(BUG[2][0], ""), ("    if (t == 0) {\n",
                                                   "    if (t == 0) {\n        __syncthreads();\n")],
                               "the kernel failed in the launch that looks for bug 1"),
+    # issue 28: each named as itself, not as a planted bug, and with a hint that fixes it
+    "no_barrier_before_reading_the_mean": (
+        [("    }\n    __syncthreads();\n", "    }\n")],
+        ["data race on means[0] (global memory)", "not one of the planted bugs",
+         "__syncthreads() between"]),
+    "tile_declared_too_small": ([("__shared__ float tile[BLOCK];", "__shared__ float tile[BLOCK / 2];")],
+                                ["past the size it was declared with", "declared"]),
+    "int_sum": ([("float sum = 0.0f;", "int sum = 0;")],
+                ["int", "float sum = 0.0f"]),
+}
+
+# Right, but not the solution's way: each must pass
+RIGHT = {
+    "a_tree_in_shared_memory": [(
+        "    if (t == 0) {\n        float sum = 0.0f;               // 3. the sum starts at 0, not at "
+        "whatever means held\n        for (int k = 0; k < count; k++)\n            sum += tile[k];\n"
+        "        means[blockIdx.x] = sum / count;\n    }\n",
+        "    for (int s = BLOCK / 2; s > 0; s /= 2) {\n        if (t < s)\n"
+        "            tile[t] += tile[t + s];\n        __syncthreads();\n    }\n"
+        "    if (t == 0)\n        means[blockIdx.x] = tile[0] / count;\n")],
 }
 
 
@@ -44,6 +64,7 @@ def _sources():
     sources.update({name: variant(SOLUTION, *(BUG[b] for b in bugs))
                     for name, bugs in WITH_BUGS.items()})
     sources.update({name: variant(SOLUTION, *r) for name, (r, _) in WRONG.items()})
+    sources.update({name: variant(SOLUTION, *r) for name, r in RIGHT.items()})
     return sources
 
 
@@ -87,7 +108,15 @@ def test_the_verdict_names_exactly_the_bugs_still_there(kernels, name, capsys):
 def test_other_mistakes_are_named_once_the_bugs_are_fixed(kernels, name):
     verdict = check_block_mean_kernel(*kernels[name])
     assert verdict.passed is False
-    assert WRONG[name][1] in verdict.problem, verdict.problem
+    expected = WRONG[name][1]
+    for words in [expected] if isinstance(expected, str) else expected:
+        assert words in str(verdict), verdict
+
+
+@pytest.mark.parametrize("name", sorted(RIGHT))
+def test_a_right_kernel_written_another_way_passes(kernels, name):
+    verdict = check_block_mean_kernel(*kernels[name])
+    assert verdict.passed is True, verdict
 
 
 def test_the_stub_as_shipped_has_all_three_bugs(capsys):

@@ -10,6 +10,7 @@ import pytest
 from kernel_sources import (assert_mistake_named, compile_variant_pairs, solution, stable_file,
                             variant)
 
+from helpers.backend import BACKEND
 from helpers.exercises import dot_product as checker
 
 KERNEL = solution("dot_product.cu")
@@ -67,13 +68,72 @@ WRONG = [
     ("one_atomic_a_warp",
      variant(KERNEL, (TAIL, "    if (lane == 0)\n        atomicAdd(result, v);\n}\n")),
      ["atomic additions to *result for 3 blocks", "one atomic a block"]),
+    # issue 28: each wrong shape of the algorithm named as itself, not the whole plan as hint
+    ("warp_sums_declared_too_small",
+     variant(KERNEL, ("__shared__ float warp_sums[32];", "__shared__ float warp_sums[8];")),
+     ["past the size it was declared with", "warp_sums needs one element for each warp",
+      "32"]),
+    ("racy_shared_accumulator",
+     variant(KERNEL, ("    __shared__ float warp_sums[32];\n",
+                      "    __shared__ float warp_sums[32];\n    __shared__ float block_sum;\n"
+                      "    if (threadIdx.x == 0)\n        block_sum = 0.0f;\n"),
+             (TAIL, "    if (lane == 0)\n        block_sum += v;\n    __syncthreads();\n"
+                    "    if (threadIdx.x == 0)\n        atomicAdd(result, block_sum);\n}\n")),
+     ["data race on block_sum", "atomicAdd(&block_sum, v)", "warp_sums[warp]"]),
+    ("shuffle_inside_a_divergent_branch",
+     variant(KERNEL, ("    if (warp == 0) {\n        v = warp_sum(lane < warps ? warp_sums[lane] : 0.0f);\n",
+                      "    if (warp == 0 && lane < warps) {\n        v = warp_sum(warp_sums[lane]);\n")),
+     ["mask", "outside the if", "bring 0"]),
+    ("warp_synchronous_tree_without_a_barrier",
+     variant(KERNEL, (FIRST_WARP,
+                      "        warp_sums[lane] = lane < warps ? warp_sums[lane] : 0.0f;\n"
+                      "        for (unsigned int s = 16; s > 0; s >>= 1)\n"
+                      "            if (lane < s)\n"
+                      "                warp_sums[lane] += warp_sums[lane + s];\n"
+                      "        v = warp_sums[0];\n")),
+     ["data race on warp_sums", "lanes are not kept in step", "__shfl_down_sync"]),
+    ("shfl_up_for_down",
+     variant(KERNEL, ("__shfl_down_sync(0xffffffff, v, offset)", "__shfl_up_sync(0xffffffff, v, offset)")),
+     ["__shfl_up_sync", "__shfl_down_sync"]),
+    ("offsets_start_at_32",
+     variant(KERNEL, ("int offset = 16;", "int offset = 32;")),
+     ["offset 32", "16, 8, 4, 2, 1"]),
+    ("stride_of_blockdim_alone",
+     variant(KERNEL, ("i += blockDim.x * gridDim.x", "i += blockDim.x")),
+     ["steps by blockDim.x", "blockDim.x * gridDim.x"]),
+    ("tree_stops_one_step_early",
+     variant(KERNEL, ("offset > 0;", "offset > 1;")),
+     ["offset 1", "offset > 0"]),
+    ("int_accumulator",
+     variant(KERNEL, ("    float v = 0.0f;\n", "    int sum = 0;\n"),
+             ("        v += x[i] * y[i];\n", "        sum += x[i] * y[i];\n"),
+             ("    v = warp_sum(v);", "    float v = warp_sum(sum);")),
+     ["int", "float"]),
 ]
+
+# Right, but not the solution's way: each must pass
+WARP_LOOP = ("    for (int offset = 16; offset > 0; offset /= 2)\n"
+             "        v += __shfl_down_sync(0xffffffff, v, offset);\n")
+RIGHT = {
+    "butterfly": variant(KERNEL, (WARP_LOOP, "    for (int mask = warpSize / 2; mask > 0; mask >>= 1)\n"
+                                             "        v += __shfl_xor_sync(0xffffffff, v, mask);\n")),
+    "thread_0_adds_the_warps": variant(KERNEL, (KERNEL[KERNEL.index("    if (warp == 0) {"):],
+        "    if (threadIdx.x == 0) {\n        float s = 0.0f;\n"
+        "        for (unsigned int w = 0; w < warps; w++)\n            s += warp_sums[w];\n"
+        "        atomicAdd(result, s);\n    }\n}\n")),
+    "two_sums_a_thread": variant(KERNEL, (LOOP,
+        "    int stride = blockDim.x * gridDim.x, i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    float a = 0.0f, b = 0.0f;\n"
+        "    for (; i + stride < n; i += 2 * stride) {\n"
+        "        a += x[i] * y[i];\n        b += x[i + stride] * y[i + stride];\n    }\n"
+        "    if (i < n)\n        a += x[i] * y[i];\n    v = a + b;\n")),
+}
 
 
 @pytest.fixture(scope="module")
 def kernels():
     # One module for all: each variant's warp_sum gets a name of its own.
-    sources = {"solution": KERNEL, **{w[0]: w[1] for w in WRONG}}
+    sources = {"solution": KERNEL, **RIGHT, **{w[0]: w[1] for w in WRONG}}
     return compile_variant_pairs("dot", {name: re.sub(r"\bwarp_sum\b", f"warp_sum__{name}", text)
                                           for name, text in sources.items()})
 
@@ -90,6 +150,12 @@ def test_inline_solution_passes(kernels, capsys):
     assert out.startswith("PASS:"), out
 
 
+@pytest.mark.parametrize("name", sorted(RIGHT))
+def test_a_right_kernel_written_another_way_passes(name, kernels, capsys):
+    verdict, out = run_checker(kernels[name], capsys)
+    assert verdict.passed is True, out
+
+
 def test_stub_fails_saying_what_it_does(capsys):
     assert not checker.check_dot()          # default path: the stub learners start from
     out = capsys.readouterr().out
@@ -97,7 +163,20 @@ def test_stub_fails_saying_what_it_does(capsys):
     assert "only thread 0 of each block counted, and only its own element" in out, out
 
 
-@pytest.mark.parametrize("name, source, expected", WRONG, ids=[w[0] for w in WRONG])
+# The simulator only: on a GPU an index past a shared array's end may be an illegal address, which
+# leaves the CUDA context unusable for every test after it in the process; and a shuffle whose
+# mask names lanes that have returned is undefined (it may hang). The checker's launch on the
+# simulator names both on any backend.
+SIMULATOR_ONLY = {"warp_sums_declared_too_small": "an overrun of shared memory may break the "
+                                                  "GPU's context",
+                  "shuffle_inside_a_divergent_branch": "a shuffle with lanes missing is "
+                                                       "undefined on a GPU"}
+
+
+@pytest.mark.parametrize("name, source, expected", [
+    pytest.param(*w, id=w[0], marks=[pytest.mark.skipif(
+        BACKEND != "simulator", reason=SIMULATOR_ONLY[w[0]])] if w[0] in SIMULATOR_ONLY else [])
+    for w in WRONG])
 def test_known_mistake_fails_with_its_hint(name, source, expected, kernels, capsys):
     verdict, out = run_checker(kernels[name], capsys)
     assert_mistake_named(verdict, out, name, expected)
@@ -123,3 +202,13 @@ def test_on_a_gpu_shared_memory_read_before_it_was_written_is_found_on_the_simul
     out = capsys.readouterr().out
     assert not verdict.passed and "fills shared memory with NaN" in out and \
         "lane < blockDim.x / 32" in out, out
+
+
+@pytest.mark.parametrize("name", sorted(SIMULATOR_ONLY))
+def test_what_a_gpu_cannot_tell_safely_is_named_by_the_simulator_s_launch(name, kernels, capsys):
+    """The right kernel stands in for the GPU's (whose sum may come out right by luck), the wrong
+    one is simulated: the checker's launch on the simulator names the mistake with its hint."""
+    verdict = checker.check_dot_kernel(kernels["solution"][0], kernels[name][1])
+    out = capsys.readouterr().out
+    expected = dict((w[0], w[2]) for w in WRONG)[name][1:]
+    assert_mistake_named(verdict, out, name, ["on the simulator", *expected])

@@ -69,7 +69,26 @@ WRONG = [
     ("nothing_added",
      variant(KERNEL, ("            atomicAdd(&bins[b], local[b]);\n", "            ;\n")),
      ["nothing reached bins", "atomicAdd(&bins[b], local[b])"]),
+    # issue 28: each named as itself, not with the barrier's or the loops' hint
+    ("counts_pixels_not_bytes",
+     variant(KERNEL, ("j < CHANNELS * n;", "j < n;")),
+     ["only the first 33,335 of the 100,005 bytes", "3 * n"]),
+    ("private_bins_256",
+     variant(KERNEL, ("__shared__ unsigned int local[CHANNELS * LEVELS];",
+                      "__shared__ unsigned int local[LEVELS];")),
+     ["past the size it was declared with", "local needs 768 bins"]),
 ]
+
+# Right, but not the solution's way: each must pass
+RIGHT = {
+    "a_pixel_a_thread": variant(KERNEL, (
+        "    for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < CHANNELS * n;\n"
+        "         j += blockDim.x * gridDim.x)\n" + COUNT,
+        "    for (int p = blockIdx.x * blockDim.x + threadIdx.x; p < n; p += blockDim.x * gridDim.x)\n"
+        "        for (int c = 0; c < CHANNELS; c++)\n"
+        "            atomicAdd(&local[c * LEVELS + rgb[3 * p + c]], 1u);\n")),
+    "adds_every_bin_even_zero": variant(KERNEL, (ADD, ADD.replace("local[b] > 0", "true"))),
+}
 
 
 # The simulator only: on a GPU, writing past a shared array is an illegal address (the checker
@@ -79,13 +98,15 @@ WRONG = [
 # The simulator fills new shared memory with a pattern, so the mistake shows every time.
 SIMULATOR_ONLY = {"clears_past_the_bins": "an illegal address on a GPU breaks the context for "
                                           "the tests after it",
-                  "clears_one_bin_a_thread": "on a GPU, bins never cleared are often 0 anyway"}
+                  "clears_one_bin_a_thread": "on a GPU, bins never cleared are often 0 anyway",
+                  "private_bins_256": "an access past a shared array's end may be an illegal "
+                                      "address on a GPU, which breaks the context"}
 
 
 @pytest.fixture(scope="module")
 def kernels():
     return compile_variant_pairs("histogram_rgb",
-                                  {"solution": KERNEL, **{w[0]: w[1] for w in WRONG}})
+                                  {"solution": KERNEL, **RIGHT, **{w[0]: w[1] for w in WRONG}})
 
 
 def run_checker(pair, capsys):
@@ -98,6 +119,12 @@ def test_inline_solution_passes(kernels, capsys):
     verdict, out = run_checker(kernels["solution"], capsys)
     assert verdict.passed is True, out
     assert out.startswith("PASS:"), out
+
+
+@pytest.mark.parametrize("name", sorted(RIGHT))
+def test_a_right_kernel_written_another_way_passes(name, kernels, capsys):
+    verdict, out = run_checker(kernels[name], capsys)
+    assert verdict.passed is True, out
 
 
 def test_stub_fails_and_says_why(capsys):

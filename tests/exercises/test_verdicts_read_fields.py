@@ -1,9 +1,12 @@
-"""Checkers read an error's fields, never its English: with the race check's and the time limit's
-messages reworded, every verdict on the wrong kernels that meet them stays the same, word for word.
+"""Checkers read an error's fields, never its English: with the race check's, the time limit's and
+the crashes' messages reworded, every verdict on the wrong kernels that meet them stays the same,
+word for word.
 
 The simulator's errors carry the facts behind their messages (helpers/sim/errors.py): a race is a
 RaceError (both threads and blocks, the array and element, the memory space, the hazard, both
-lines), a launch stopped at the time limit a TimeLimitError (the kernel and the seconds).
+lines), a launch stopped at the time limit a TimeLimitError (the kernel and the seconds), a crash
+a LaunchError of its kind (an index past a declared array's size, a warp function's mask) with
+the thread, block and line.
 """
 
 import contextlib
@@ -12,6 +15,7 @@ import io
 import pytest
 
 import test_box_blur as box_blur
+import test_dot_product as dot_product
 import test_histogram_rgb as histogram_rgb
 import test_matmul_bt as matmul_bt
 import test_scale_vector as scale_vector
@@ -33,14 +37,17 @@ CASES = {
                       if name == "racy_global_bins"],             # a race in global memory
     "block_mean": [catalog.as_shipped(catalog.find("block_mean"))],   # all three planted bugs
     "scale_vector": [scale_vector.ENDLESS],
+    "dot_product": [source for name, source, _ in dot_product.WRONG      # crashes of two kinds
+                    if name in ("warp_sums_declared_too_small", "shuffle_inside_a_divergent_branch")],
 }
 
 
 @pytest.fixture
 def reworded(monkeypatch):
-    """The race check's and the time limit's messages replaced by other words, facts kept."""
+    """The race check's, the time limit's and the crashes' messages replaced by other words,
+    facts kept."""
     from helpers.sim import errors
-    from helpers.sim.run import launch
+    from helpers.sim.run import launch, report
     from helpers.sim.microscope import racecheck
 
     def race_error(*args):
@@ -55,6 +62,8 @@ def reworded(monkeypatch):
     original = racecheck.error
     monkeypatch.setattr(racecheck, "error", race_error)
     monkeypatch.setattr(launch, "TimeLimitError", TimeLimit)
+    monkeypatch.setattr(report, "message", lambda *args: "CRASH! (reworded: no checker may read "
+                                                         "this)")
 
 
 def _verdicts(tmp_path, monkeypatch):
@@ -97,7 +106,9 @@ def test_the_reworded_messages_are_the_ones_raised(reworded):
     from helpers.sim.settings import settings
 
     mod = SourceModule("__global__ void spin(int *x) { volatile int s = 1; while (s) {} }\n"
-                       "__global__ void race(int *x) { x[0] = threadIdx.x; }\n")
+                       "__global__ void race(int *x) { x[0] = threadIdx.x; }\n"
+                       "__global__ void past(int *x) { __shared__ int s[4]; s[threadIdx.x] = 1;"
+                       " x[0] = s[0]; }\n")
     x = gpuarray.zeros(1, "int32")
     with settings.changed(time_limit=0.2), pytest.raises(driver.LaunchError) as err:
         mod.get_function("spin")(x, block=(1, 1, 1))
@@ -106,3 +117,6 @@ def test_the_reworded_messages_are_the_ones_raised(reworded):
         mod.get_function("race")(x, block=(2, 1, 1))
     assert str(err.value).startswith("RACE!") and err.value.kind == "race"
     assert (err.value.array, err.value.element, err.value.space) == ("x", 0, "global")
+    with pytest.raises(driver.LaunchError) as err:
+        mod.get_function("past")(x, block=(8, 1, 1))
+    assert "CRASH!" in str(err.value) and err.value.kind == "array bounds"

@@ -1,0 +1,185 @@
+"""What a failed launch was, read from the error's fields, and the hint that fits its kind.
+
+A kernel fails in a handful of ways, and each wants its own hint: an index past the size a
+``__shared__`` array was declared with wants the declaration looked at, not the bounds guard; a
+read-modify-write race on a shared accumulator wants ``atomicAdd`` on that accumulator, not
+advice about another array; a race between the lanes of one warp wants a shuffle, one between
+warps a ``__syncthreads()``, one between blocks something else again (blocks cannot wait for each
+other). The simulator's errors (``helpers.sim.errors``) carry the facts: ``kind``; for a race both
+accesses (thread, block, line), the memory space and the hazard; for an access outside every
+array the allocation and the offset. ``Failure`` adds what the launch knows (its block's shape,
+which says whether two threads are in one warp), and ``hint(failure)`` picks the hint by kind.
+
+An exercise knows more: which of its arrays is the accumulator, how large its tile must be. Its
+``refine(failure)`` is a generator of hints, most specific first (the ``julia._wrong_answers``
+pattern): ``mistake(error, ...)`` takes the first it yields, else the hint by kind. Checkers read
+the fields, never the English, so a reworded message changes no verdict.
+
+PyCUDA's errors carry no facts (a GPU says "an illegal memory access was encountered"): there,
+and for an access outside every array on the simulator, the exercise's ``guard_hint`` (the
+``crash_hint`` of ``KernelExercise``) is the hint.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Callable, Iterable
+
+GUARD_HINT = ("a thread read or wrote outside its array: check each index against its array's "
+              "size, and the bounds guard (threads past the end must not read or write)")
+
+LOOP_HINT = ("a loop whose condition never becomes false: check that each loop's variable moves "
+             "towards its end, every time round")
+
+
+@dataclasses.dataclass(frozen=True)
+class Failure:
+    """A launch's ``error`` (the simulator's, with fields, or PyCUDA's, without) and the launch's
+    ``block`` shape, where it is known."""
+
+    error: BaseException
+    block: tuple | None = None
+
+    @property
+    def kind(self) -> str | None:
+        return getattr(self.error, "kind", None)
+
+    @property
+    def place(self) -> str:
+        """The element the error is about, as the learner wrote its array: "warp_sums[3]"."""
+        err = self.error
+        return f"{err.array}[{err.element}]" if getattr(err, "array", None) else "it"
+
+    @property
+    def update(self) -> bool:
+        """A race of a read-modify-write (x += v, x++): both accesses on one line, one of them a
+        read. (Two plain stores on one line are a write-after-write.)"""
+        return (self.kind == "race" and self.error.same_line
+                and self.error.hazard != "write-after-write")
+
+    @property
+    def between(self) -> str | None:
+        """For a race: "blocks", "warps" (of one block) or "lanes" (of one warp)."""
+        if self.kind != "race":
+            return None
+        first, second = self.error.first, self.error.second
+        if first.block != second.block:
+            return "blocks"
+        return "lanes" if self._warp(first.thread) == self._warp(second.thread) else "warps"
+
+    def _warp(self, thread) -> int:
+        """The warp of ``thread`` ((x, y, z)) in its block: its rank in the block over 32."""
+        bx, by = (self.block or (1 << 30, 1))[:2]
+        x, y, z = thread
+        return (x + bx * (y + by * z)) // 32
+
+
+def describe(error) -> str:
+    """What happened, who did it and where, in words made from ``error``'s fields (for
+    PyCUDA's errors, which have none, their own message)."""
+    from helpers.sim.errors import xyz as _xyz
+
+    kind, err = getattr(error, "kind", None), error
+    who = (f"thread {_xyz(err.thread)} of block {_xyz(err.block)}"
+           if getattr(err, "thread", None) and getattr(err, "block", None) else "a thread")
+    if kind == "race":
+        return (f"a data race on {err.place}: {err.first.who} {err.first.does} at "
+                f"{err.first.line}, and {err.second.who} {err.second.does} at {err.second.line}")
+    if kind == "uninitialised read":
+        return (f"{err.array}[{err.element}] is read before anything wrote it: {who} reads it at "
+                f"{os.path.basename(err.line or '?')}")
+    if kind == "out of bounds" and err.block is not None:
+        who = f"thread {_xyz(err.thread)}" if err.thread else "one of its threads"
+        access = {True: "a write", False: "a read"}.get(err.is_write, "an access")
+        return f"block {_xyz(err.block)}, {who}: {access}, {err.relative}"
+    if kind in DESCRIPTIONS and err.line:
+        return f"{who} {DESCRIPTIONS[kind]} at {os.path.basename(err.line)}"
+    return str(err).removeprefix("cuLaunchKernel failed: ")
+
+
+DESCRIPTIONS = {
+    "array bounds": "indexed an array past the size it was declared with",
+    "warp mask": "called a warp function whose mask names lanes that never call it there",
+    "divergent barrier": "waits at a __syncthreads() that other threads of its block never reach",
+    "division by zero": "divided an integer by zero",
+}
+"""What a thread did, for the kinds of error whose facts are the thread and the line."""
+
+
+def hint(failure: Failure, guard_hint: str = "") -> str:
+    """The hint for ``failure``'s kind, from its fields."""
+    kind = failure.kind
+    if kind == "race":
+        return race_hint(failure)
+    if kind == "array bounds":
+        return ("an array declared with a fixed size (a __shared__ array, say) is indexed past "
+                "its end: declare it as large as the largest index that reaches it (count the "
+                "elements the biggest block needs), or keep the index below the size")
+    if kind == "warp mask":
+        return ("a warp function's mask (0xffffffff names all 32 lanes) must name only lanes "
+                "that call it there together, and lanes that took the other way at an if, or "
+                "had returned, never do: call it outside the if, from every lane the mask "
+                "names, and let a lane with nothing to add bring 0")
+    if kind == "divergent barrier":
+        return ("every thread of the block that has not returned must reach the same "
+                "__syncthreads(): keep barriers out of an if that only some threads enter, and "
+                "let threads return only after the last barrier")
+    if kind == "uninitialised read":
+        return uninitialised_hint(failure)
+    if kind == "time limit":
+        return LOOP_HINT
+    if kind == "division by zero":
+        return "check what the divisor can be before dividing by it"
+    return guard_hint or GUARD_HINT
+
+
+def race_hint(failure: Failure) -> str:
+    """The hint for a race, by what the two accesses were and who made them."""
+    err, place, between = failure.error, failure.place, failure.between
+    if failure.update:
+        apart = (" (threads of different blocks cannot wait for each other)"
+                 if between == "blocks" else "")
+        return (f"{place} is updated by several threads at once{apart}: x += v is a read, an add "
+                "and a write, and updates are lost when threads meet there: update it with "
+                "atomicAdd(&x, v), which no other thread can split")
+    if err.hazard == "write-after-write":
+        what, how = ("shared array", "loaded") if err.space == "shared" else ("array", "stored")
+        return (f"two threads store into the same element of the {what}: each element must be "
+                f"{how} by one thread, so check its indices and the loops' steps")
+    if between == "blocks":
+        return ("the two threads are in different blocks, and blocks cannot wait for each other "
+                "within a launch: let a block read only what its own threads wrote (or what an "
+                "earlier launch wrote)")
+    barrier = (f"put a __syncthreads() between the write and the read ({err.first.line} and "
+               f"{err.second.line}), where every thread of the block reaches it (not inside an "
+               "if, and before any thread returns)")
+    if between == "lanes":
+        return ("the two threads are lanes of one warp, and even those are not kept in step "
+                "(not since Volta): " + barrier)
+    return barrier
+
+
+def uninitialised_hint(failure: Failure) -> str:
+    err = failure.error
+    if err.space == "shared":
+        return (f"by then its block had stored {err.written_words}: a thread may read a shared "
+                "element only once it stored it itself, or once another thread of its block "
+                "stored it with a __syncthreads() between the two")
+    return (f"nothing wrote {failure.place} before it was read (gpuarray.empty is not zeroed): "
+            "write it before reading it, or add up in a local variable that starts at 0.0f")
+
+
+Refine = Callable[[Failure], Iterable[str]]
+"""An exercise's hints for a failure, most specific first (a generator); nothing when it has
+none better than the hint by kind."""
+
+
+def mistake(problem: str, error: BaseException, *, block: tuple | None = None,
+            refine: Refine | None = None, guard_hint: str = "") -> tuple[str, str]:
+    """``(problem, hint)`` for a launch that failed with ``error``: the first hint the
+    exercise's ``refine`` yields for it, else the hint by kind (``guard_hint`` for an access
+    outside every array, and for PyCUDA's errors, which carry no kind)."""
+    failure = Failure(error, block)
+    refined = next(iter(refine(failure)), None) if refine else None
+    return problem, refined or hint(failure, guard_hint)

@@ -1,0 +1,77 @@
+"""The hints chosen by a failure's kind (helpers.exercises.failure), read from the simulator's
+errors' fields: a race's hint depends on what the two accesses were and who made them, an overrun
+of a declared array's on the declaration, and the exercise's own hint comes first where it has
+one. The errors are made here with their facts, as the simulator raises them."""
+
+from helpers.exercises.failure import GUARD_HINT, Failure, describe, hint, mistake
+from helpers.sim.errors import Access, LaunchError, OutOfBoundsError, RaceError
+
+
+def race(first, second, *, space="shared", hazard="read-after-write", array="s", element=3,
+         first_line="k.cu:10", second_line="k.cu:12"):
+    """A RaceError between thread ``first`` and ``second`` (each (thread, block))."""
+    return RaceError("RACE", first=Access(first[0], first[1], first_line, "writes it"),
+                     second=Access(second[0], second[1], second_line, "reads it"), space=space,
+                     hazard=hazard, count=1, kernel="k", array=array, element=element)
+
+
+B0, B1 = (0, 0, 0), (1, 0, 0)
+
+
+def test_a_race_is_placed_between_lanes_warps_or_blocks():
+    lanes = Failure(race(((0, 0, 0), B0), ((5, 0, 0), B0)), block=(128, 1, 1))
+    warps = Failure(race(((0, 0, 0), B0), ((32, 0, 0), B0)), block=(128, 1, 1))
+    blocks = Failure(race(((0, 0, 0), B0), ((0, 0, 0), B1)), block=(128, 1, 1))
+    rows = Failure(race(((0, 0, 0), B0), ((0, 1, 0), B0)), block=(16, 16, 1))  # one warp: 2 rows
+    assert [f.between for f in (lanes, warps, blocks, rows)] == ["lanes", "warps", "blocks",
+                                                                  "lanes"]
+    assert "lanes of one warp" in hint(lanes) and "__syncthreads() between" in hint(lanes)
+    assert "__syncthreads() between the write and the read (k.cu:10 and k.cu:12)" in hint(warps)
+    assert "blocks cannot wait for each other" in hint(blocks)
+
+
+def test_a_read_modify_write_race_wants_an_atomic_on_that_element():
+    update = Failure(race(((0, 0, 0), B0), ((32, 0, 0), B0), array="total", element=0,
+                          second_line="k.cu:10"))
+    assert update.update and "total[0] is updated by several threads at once" in hint(update)
+    assert "atomicAdd" in hint(update)
+    stores = Failure(race(((0, 0, 0), B0), ((1, 0, 0), B0), hazard="write-after-write",
+                          second_line="k.cu:10"))
+    assert not stores.update and "each element must be loaded by one thread" in hint(stores)
+
+
+def test_what_happened_is_said_from_the_fields():
+    bounds = LaunchError("X", kind="array bounds", line="k.cu:7", block=B1, thread=(5, 0, 0))
+    assert describe(bounds) == ("thread (5, 0, 0) of block (1, 0, 0) indexed an array past the "
+                                "size it was declared with at k.cu:7")
+    outside = OutOfBoundsError("X", kind="out of bounds", allocation=(0, 40), offset=44,
+                               is_write=True, block=B0, thread=(3, 0, 0))
+    assert describe(outside) == ("block (0, 0, 0), thread (3, 0, 0): a write, 5 bytes past the "
+                                 "end of a 40-byte allocation")
+    assert describe(race(((0, 0, 0), B0), ((1, 0, 0), B0))).startswith(
+        "a data race on s[3] (shared memory): thread (0, 0, 0)")
+    assert describe(RuntimeError("an illegal memory access")) == "an illegal memory access"
+
+
+def test_other_kinds_get_their_own_hints():
+    def launch_error(kind):
+        return Failure(LaunchError("X", kind=kind, line="k.cu:7"))
+
+    assert "declared with a fixed size" in hint(launch_error("array bounds"))
+    assert "outside the if" in hint(launch_error("warp mask"))
+    assert "same __syncthreads()" in hint(launch_error("divergent barrier"))
+    assert "never becomes false" in hint(launch_error("time limit"))
+    outside = Failure(OutOfBoundsError("X", kind="out of bounds", allocation=(0, 40), offset=44))
+    assert hint(outside) == GUARD_HINT and hint(outside, "guard i < n") == "guard i < n"
+    assert hint(Failure(RuntimeError("an illegal memory access")), "guard i < n") == "guard i < n"
+
+
+def test_the_exercise_s_hint_comes_first_where_it_has_one():
+    def refine(failure):
+        if failure.kind == "array bounds":
+            yield "tile needs 12 x 36 elements"
+
+    bounds = LaunchError("X", kind="array bounds", line="k.cu:7")
+    assert mistake("P", bounds, refine=refine) == ("P", "tile needs 12 x 36 elements")
+    mask = LaunchError("X", kind="warp mask", line="k.cu:7")
+    assert "outside the if" in mistake("P", mask, refine=refine)[1]
