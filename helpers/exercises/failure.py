@@ -60,13 +60,16 @@ class Failure:
 
     @property
     def between(self) -> str | None:
-        """For a race: "blocks", "warps" (of one block) or "lanes" (of one warp)."""
+        """For a race: "blocks", "warps" (of one block) or "lanes" (of one warp). "lanes" only
+        where every hazard of the launch lies within one warp (``within_warps``): a first pair of
+        lanes beside hazards between warps needs the barrier, not a warp's remedy."""
         if self.kind != "race":
             return None
         first, second = self.error.first, self.error.second
         if first.block != second.block:
             return "blocks"
-        return "lanes" if self._warp(first.thread) == self._warp(second.thread) else "warps"
+        one_warp = self._warp(first.thread) == self._warp(second.thread)
+        return "lanes" if one_warp and self.error.within_warps else "warps"
 
     def _warp(self, thread) -> int:
         """The warp of ``thread`` ((x, y, z)) in its block: its rank in the block over 32."""

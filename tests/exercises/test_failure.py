@@ -8,11 +8,13 @@ from helpers.sim.errors import Access, LaunchError, OutOfBoundsError, RaceError
 
 
 def race(first, second, *, space="shared", hazard="read-after-write", array="s", element=3,
-         first_line="k.cu:10", second_line="k.cu:12"):
-    """A RaceError between thread ``first`` and ``second`` (each (thread, block))."""
+         first_line="k.cu:10", second_line="k.cu:12", within_warps=True):
+    """A RaceError between thread ``first`` and ``second`` (each (thread, block));
+    ``within_warps``: whether every hazard of the launch lies within one warp."""
     return RaceError("RACE", first=Access(first[0], first[1], first_line, "writes it"),
                      second=Access(second[0], second[1], second_line, "reads it"), space=space,
-                     hazard=hazard, count=1, kernel="k", array=array, element=element)
+                     hazard=hazard, count=1, kernel="k", array=array, element=element,
+                     within_warps=within_warps)
 
 
 B0, B1 = (0, 0, 0), (1, 0, 0)
@@ -23,8 +25,10 @@ def test_a_race_is_placed_between_lanes_warps_or_blocks():
     warps = Failure(race(((0, 0, 0), B0), ((32, 0, 0), B0)), block=(128, 1, 1))
     blocks = Failure(race(((0, 0, 0), B0), ((0, 0, 0), B1)), block=(128, 1, 1))
     rows = Failure(race(((0, 0, 0), B0), ((0, 1, 0), B0)), block=(16, 16, 1))  # one warp: 2 rows
-    assert [f.between for f in (lanes, warps, blocks, rows)] == ["lanes", "warps", "blocks",
-                                                                  "lanes"]
+    # The first pair within a warp, other hazards of the launch between warps: the barrier's hint.
+    mixed = Failure(race(((0, 0, 0), B0), ((5, 0, 0), B0), within_warps=False), block=(128, 1, 1))
+    assert [f.between for f in (lanes, warps, blocks, rows, mixed)] == [
+        "lanes", "warps", "blocks", "lanes", "warps"]
     assert "lanes of one warp" in hint(lanes) and "__syncthreads() between" in hint(lanes)
     assert "__syncthreads() between the write and the read (k.cu:10 and k.cu:12)" in hint(warps)
     assert "blocks cannot wait for each other" in hint(blocks)

@@ -155,7 +155,7 @@ def test_suite_times_gives_the_median_of_repeated_runs():
 
 # A test that compiles on purpose (to see the compiler's warning anew) does so in a cache of its
 # own: in the run's cache it would be one more module each run, as a unique comment made it.
-ON_PURPOSE = "tests/kernels/test_kernels_compile.py::test_a_printf_format_that_does_not_fit_is_a_warning"
+ON_PURPOSE = "tests/sim/compile/test_messages.py::test_a_printf_format_that_does_not_fit_is_a_warning"
 
 
 @pytest.mark.slow
