@@ -205,6 +205,22 @@ class TimeLimitError(LaunchError):
         self.seconds = seconds
 
 
+class WarpSynchronousWarning(UserWarning):
+    """A source whose warps count on their lanes running in step (a volatile shared array, no
+    __syncwarp()), which the simulator runs one lane after another: ``lines`` ("kernel.cu:44",
+    each volatile pointer or array)."""
+
+    def __init__(self, lines):
+        super().__init__(
+            f"{lines[0]}: a volatile shared array read and written by the lanes of a warp with no "
+            "__syncwarp() between the steps (the warp-synchronous idiom). A GPU runs the lanes in "
+            "step in practice; the simulator runs them one after another, so its results here "
+            "differ from a GPU's. By CUDA's rules since Volta this is a data race (the race check, "
+            "CUDA_SIM_RACECHECK=1, reports it): add __syncwarp() between the steps, or use "
+            "__shfl_down_sync.")
+        self.lines = lines
+
+
 class RuntimeError(Error):  # noqa: A001 - the name PyCUDA uses
     pass
 

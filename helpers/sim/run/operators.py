@@ -15,6 +15,7 @@ import ctypes
 import re
 import struct
 
+from ..compile.source import numbered_lines
 from ..errors import ConversionError, ShiftError, xyz
 
 STATUSES = ("CAST", "SHIFT")
@@ -98,18 +99,9 @@ def _shift(err, operator, where, facts):
 
 
 def _source_line(source, file, line):
-    """The text of line ``line`` of ``file`` in the learner's source, following its #line
-    directives as the compiler does (None where the source does not hold it: a header)."""
-    current, number = "kernel.cu", 1  # what compile/source.py puts before a source without one
-    for text in source.splitlines():
-        directive = re.match(r'\s*#\s*line\s+(\d+)(?:\s+"([^"]*)")?', text)
-        if directive:
-            number, current = int(directive.group(1)), directive.group(2) or current
-            continue
-        if current == file and number == line:
-            return text
-        number += 1
-    return None
+    """The text of line ``line`` of ``file`` in the learner's source (None where the source does
+    not hold it: a header of the learner's own)."""
+    return next((text for f, n, text in numbered_lines(source) if (f, n) == (file, line)), None)
 
 
 def operator_at(text, column):
