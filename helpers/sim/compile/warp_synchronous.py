@@ -10,8 +10,10 @@ Running the lanes in step would need a hook at every volatile access, which C++ 
 prelude cannot change how `volatile` reads and writes). So SourceModule warns, at the line, with
 the race check's advice; the race check itself keeps reporting the race.
 
-What is looked for: a `volatile` pointer or array in a source that declares `__shared__` memory
-and never calls `__syncwarp()` (a source that does orders its lanes itself, and runs the same here).
+What is looked for: a `volatile` pointer or array, one of whose elements is assigned from another
+of its elements (`v[t] += v[t + 16]`, `v[t] = min(v[t], v[t + 8])`), in a source that declares
+`__shared__` memory and never calls `__syncwarp()` (a source that does orders its lanes itself,
+and runs the same here). A volatile flag that one thread sets and another waits for is left alone.
 """
 
 import re
@@ -20,7 +22,8 @@ import warnings
 from ..errors import WarpSynchronousWarning
 from .source import numbered_lines
 
-_VOLATILE_POINTER = re.compile(r"\bvolatile\b[^;{}()=,]*?[*\[]")
+# a volatile pointer's or array's name: `volatile float *v`, `float volatile s[64]`
+_VOLATILE_POINTER = re.compile(r"\bvolatile\b[^;{}()=,]*?(?:\*\s*(\w+)|(\w+)\s*\[)")
 _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 
 
@@ -36,7 +39,14 @@ def idiom_lines(source):
     if "__shared__" not in code or re.search(r"\b__syncwarp\s*\(", code):
         return []
     return [f"{file}:{line}" for file, line, text in numbered_lines(code)
-            if _VOLATILE_POINTER.search(text)]
+            if any(_updated_from_itself(code, m.group(1) or m.group(2))
+                   for m in _VOLATILE_POINTER.finditer(text))]
+
+
+def _updated_from_itself(code, name):
+    """Whether an element of ``name`` is assigned from another of its elements."""
+    element = rf"\b{re.escape(name)}\s*\["
+    return re.search(rf"{element}[^\]]*\]\s*[-+*/|&^]?=[^;]*{element}", code) is not None
 
 
 def warn(source, stacklevel=3):

@@ -21,5 +21,8 @@ def test_a_volatile_pointer_to_shared_memory_without_syncwarp_is_named_by_its_li
 def test_sources_that_order_their_lanes_or_have_no_shared_array_are_left_alone():
     assert idiom_lines(IDIOM.replace("}\n", "__syncwarp();\n}\n", 1)) == []
     assert idiom_lines(IDIOM.replace("__shared__ float s[64];", "float s[64];")) == []
-    # a volatile flag is no warp-synchronous array; a comment is no code
-    assert idiom_lines("__shared__ volatile int flag;\n// volatile int *p;\n") == []
+    # a volatile flag, set by one thread and awaited by another, is no warp-synchronous array;
+    # a comment is no code
+    spin = "__shared__ int s[4];\n__global__ void k(volatile int *flag) { while (flag[0] == 0) {} }\n"
+    assert idiom_lines(spin) == []
+    assert idiom_lines("__shared__ volatile int flag;\n// volatile int *p; p[0] += p[1];\n") == []
