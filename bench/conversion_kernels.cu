@@ -1,6 +1,7 @@
 // Kernels whose results C++ leaves to the machine, or which the CUDA Math API defines bit for bit:
-// float and double to integer conversions in every rounding mode (PTX's cvt saturates, and gives
-// 0 for NaN) and the integer and SIMD intrinsics. bench/float_identity.py compares the
+// float and double to integer conversions in every rounding mode (PTX's cvt saturates; NaN gives 0
+// from a float to a 32-bit integer, else the top bit of the integer's width) and the integer and
+// SIMD intrinsics. bench/float_identity.py compares the
 // simulator's bits with an H200's.
 
 __global__ void casts(const float *x, const double *y, unsigned long long *out, int n) {

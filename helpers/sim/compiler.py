@@ -6,7 +6,7 @@ import functools
 
 from .compile.builder import build, source_name
 from .compile.module import Module
-from .compile import cache as module_cache
+from .compile import cache as module_cache, warp_synchronous
 from .errors import CompileError, LogicError
 from .machine import devices
 from .machine.device import LIMITS
@@ -37,6 +37,7 @@ class SourceModule:
             self.module = Module(self.path, source, rebuild)
         devices.adopt_module(self.module)  # its kernels run in the current device's context
         self._check_shared_memory(source)
+        warp_synchronous.warn(source)
 
     def _check_shared_memory(self, source):
         limit = LIMITS["MAX_SHARED_MEMORY_PER_BLOCK"]

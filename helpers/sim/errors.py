@@ -40,8 +40,8 @@ class LaunchError(Error):
     """pycuda.driver.LaunchError. The simulator's also carry the facts behind the message, for
     checkers and tools to read (never the text): ``kind`` ("out of bounds", "use after free",
     "wild pointer", "assert", "divergent barrier", "warp mask", "division by zero", "stack
-    overflow", "abort", "array bounds", "resources", "race", "uninitialised read", "time limit"
-    or "failed"), ``kernel`` (its name),
+    overflow", "abort", "array bounds", "resources", "race", "uninitialised read", "time limit",
+    "conversion", "shift" or "failed"), ``kernel`` (its name),
     ``block`` and ``thread`` ((x, y, z)), ``line`` ("file.cu:12"), ``array`` and ``element`` (the
     parameter or __shared__ array, and the index, as the learner named them), ``address``; each
     None where the simulator does not know it. PyCUDA's own LaunchError has none of them:
@@ -174,12 +174,52 @@ class UninitialisedReadError(LaunchError):
         return f"only {shown}{of}"
 
 
+class ConversionError(LaunchError):
+    """A float-to-integer conversion whose result C++ leaves undefined (NaN, or a value outside
+    the integer type's range) and a GPU gives differently from this CPU (kind "conversion"):
+    ``value`` (the float or double, as a Python float), ``from_type`` and ``to_type`` (C types:
+    "float", "unsigned char"), ``gpu`` and ``cpu`` (the integers each gives)."""
+
+    def __init__(self, msg, *, value, from_type, to_type, gpu, cpu, **facts):
+        super().__init__(msg, kind="conversion", **facts)
+        self.value, self.from_type, self.to_type, self.gpu, self.cpu = value, from_type, to_type, gpu, cpu
+
+
+class ShiftError(LaunchError):
+    """A shift by the operand's width or more, or by a negative count, which C++ leaves undefined
+    (kind "shift"): ``operand`` and ``operand_type`` (the value shifted, as an integer, and its C
+    type), ``count`` and ``count_type``, ``operator`` ("<<" or ">>"; None where the source line
+    does not tell) and ``gpu``, what a GPU gives (None where the operator is not known and the
+    two would differ)."""
+
+    def __init__(self, msg, *, operand, operand_type, count, count_type, operator, gpu, **facts):
+        super().__init__(msg, kind="shift", **facts)
+        self.operand, self.operand_type, self.count, self.count_type = operand, operand_type, count, count_type
+        self.operator, self.gpu = operator, gpu
+
+
 class TimeLimitError(LaunchError):
     """A launch stopped at the simulator's time limit (settings.time_limit): ``seconds``."""
 
     def __init__(self, msg, *, seconds, **facts):
         super().__init__(msg, kind="time limit", **facts)
         self.seconds = seconds
+
+
+class WarpSynchronousWarning(UserWarning):
+    """A source whose warps count on their lanes running in step (a volatile shared array, no
+    __syncwarp()), which the simulator runs one lane after another: ``lines`` ("kernel.cu:44",
+    each volatile pointer or array)."""
+
+    def __init__(self, lines):
+        super().__init__(
+            f"{lines[0]}: a volatile shared array read and written by the lanes of a warp with no "
+            "__syncwarp() between the steps (the warp-synchronous idiom). A GPU runs the lanes in "
+            "step in practice; the simulator runs them one after another, so its results here "
+            "differ from a GPU's. By CUDA's rules since Volta this is a data race (the race check, "
+            "CUDA_SIM_RACECHECK=1, reports it): add __syncwarp() between the steps, or use "
+            "__shfl_down_sync.")
+        self.lines = lines
 
 
 class RuntimeError(Error):  # noqa: A001 - the name PyCUDA uses

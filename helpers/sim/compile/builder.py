@@ -30,13 +30,18 @@ from . import messages as compiler_messages
 from ..errors import CompileError
 from .source import INCLUDE_DIR
 
-SIM_VERSION = "8"  # 8: out-of-bounds faults name their line, race records their step;
+SIM_VERSION = "9"  # 9: casts and shifts whose answer a GPU gives differently stop the launch;
+                   # 8: out-of-bounds faults name their line, race records their step;
                    # 7: every intrinsic of CUDA 13 for sm_90, PTX's saturating conversions;
                    # 6: the init check watches shared memory (sim_init.h)
 CXX_FLAGS = ["-std=c++17", "-O2", "-fPIC", "-pthread", "-fno-strict-aliasing",
              "-U_FORTIFY_SOURCE", "-D_FORTIFY_SOURCE=0", "-fsanitize=bounds",
              "-fstack-clash-protection",  # a huge local array faults below its stack, not beyond
              "-Wno-unused-result", "-Wno-attributes", "-Wformat", "-Wno-format-zero-length"]
+# The learner's code only (the runners are built without): a float-to-integer conversion of NaN or
+# out of range, and a shift by the operand's width or more, call the runtime's handlers (sim_grid.h),
+# which stop the launch where the GPU's answer differs from this CPU's (run/operators.py).
+OPERATOR_CHECKS = ["-fsanitize=float-cast-overflow,shift-exponent"]
 # Every symbol must be defined when the library is linked, not when it is loaded: a function
 # declared but never defined is then a compile error that names it.
 LINK_FLAGS = ["-shared", "-pthread"] + (["-Wl,-z,defs", "-Wl,-Bsymbolic"] if sys.platform.startswith("linux") else [])
@@ -143,8 +148,8 @@ class _Build:
         """The part of the library's name that the source, flags and prelude decide."""
         extra = [*INSTRUMENT_FLAGS[self.instrument], f"sites-v{sites.TABLE_VERSION}"] \
             if self.instrument else LINE_TABLES if self.lines else []
-        return _digest(SIM_VERSION, _prelude_digest(), *CXX_FLAGS, *LINK_FLAGS, *self.flags,
-                       *extra, text)[:32]
+        return _digest(SIM_VERSION, _prelude_digest(), *CXX_FLAGS, *OPERATOR_CHECKS, *LINK_FLAGS,
+                       *self.flags, *extra, text)[:32]
 
 
 def _compiler_tag(cxx):
@@ -220,7 +225,7 @@ def _compile(job, cxx, tmp, user_code, debug=False):
                                                GENERATED if job.instrument else None))
     obj = tmp / "module.o"
     extra = INSTRUMENT_FLAGS[job.instrument] if job.instrument else LINE_TABLES if debug else []
-    flags = [*CXX_FLAGS, *extra, _fibers_switch(user_code), f"-I{INCLUDE_DIR}",
+    flags = [*CXX_FLAGS, *OPERATOR_CHECKS, *extra, _fibers_switch(user_code), f"-I{INCLUDE_DIR}",
              *toolchain.for_compiler(job.flags, cxx)]
     rest = ["-c", "-o", str(obj), str(unit_file)]
     # The rare build with line tables (a link error to explain, a fault to place) parses the

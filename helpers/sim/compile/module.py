@@ -26,7 +26,9 @@ class ErrorReport(ctypes.Structure):
                 ("thread", ctypes.c_uint32 * 3), ("is_write", ctypes.c_int32),
                 ("address", ctypes.c_uint64), ("pc", ctypes.c_uint64),
                 ("file", ctypes.c_char_p), ("line", ctypes.c_int64),
-                ("file2", ctypes.c_char_p), ("line2", ctypes.c_int64), ("text", ctypes.c_char * 256)]
+                ("file2", ctypes.c_char_p), ("line2", ctypes.c_int64), ("text", ctypes.c_char * 256),
+                ("operands", ctypes.c_uint64 * 2), ("types", ctypes.c_void_p * 2),
+                ("gpu", ctypes.c_uint64), ("cpu", ctypes.c_uint64), ("column", ctypes.c_int64)]
 
 
 class ParamReport(ctypes.Structure):

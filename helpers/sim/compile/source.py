@@ -57,6 +57,19 @@ def user_source(source, macros=(), no_extern_c=False):
     return defines(macros) + body
 
 
+def numbered_lines(source):
+    """(file, line, text) for each line of the learner's source, numbered as the compiler numbers
+    it: from 1 in kernel.cu (user_source's default), or as the source's #line directives say."""
+    current, number = "kernel.cu", 1
+    for text in source.splitlines():
+        directive = re.match(r'\s*#\s*line\s+(\d+)(?:\s+"([^"]*)")?', text)
+        if directive:
+            number, current = int(directive.group(1)), directive.group(2) or current
+            continue
+        yield current, number, text
+        number += 1
+
+
 def scan_unit(body):
     """What the preprocessor runs on to find the kernels: the learner's code after a mark."""
     return f"{PRELUDE}{USER_MARK}\n{body}"

@@ -3,9 +3,11 @@
 // answers. Included by sim_math.h.
 //
 // Float to integer: PTX's cvt.rni/rzi/rmi/rpi rounds to an integer (nearest even, towards zero,
-// down, up), then saturates to the integer type's range, and gives 0 for NaN. So
-// __float2int_rn(3e9f) is INT_MAX and __float2uint_rz(-1.0f) is 0, where x86's conversion gives
-// INT_MIN (0x80000000, its "integer indefinite") or wraps around.
+// down, up), then saturates to the integer type's range. So __float2int_rn(3e9f) is INT_MAX and
+// __float2uint_rz(-1.0f) is 0, where x86's conversion gives INT_MIN (0x80000000, its "integer
+// indefinite") or wraps around. NaN gives 0 from a float to a 32-bit integer, and the top bit of
+// the integer's width (0x80000000, 0x8000000000000000) from a double to a 32-bit integer and from
+// either to a 64-bit one: so an H200 gave, for each of the 32 casts (CUDA 13.0).
 //
 // A rounding mode other than nearest: the operation runs with the CPU's rounding mode set to it
 // (fesetround), which x86's and Arm's scalar float instructions honour. The operands and the
@@ -17,7 +19,7 @@ enum cudaRoundMode { cudaRoundNearest, cudaRoundZero, cudaRoundPosInf, cudaRound
 
 // ---- float and double to integer, saturating -----------------------------------------------------
 template <typename __I, typename __F> static inline __I __sim_cvt(__F __x, int __mode) {
-    if (__x != __x) return 0;  // NaN
+    if (__x != __x) return sizeof(__I) == 8 || sizeof(__F) == 8 ? (__I)(1ull << (8 * sizeof(__I) - 1)) : 0;
     __F __r = __mode == cudaRoundNearest ? std::nearbyint(__x)
               : __mode == cudaRoundZero  ? std::trunc(__x)
               : __mode == cudaRoundMinInf ? std::floor(__x)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstdlib>  // malloc and free, for the kernels' heap (GCC 13's <thread> no longer brings it)
 #include <chrono>
 #include <condition_variable>
@@ -329,6 +330,130 @@ extern "C" __attribute__((noreturn)) void __ubsan_handle_out_of_bounds(void *dat
 }
 extern "C" __attribute__((noreturn)) void __ubsan_handle_out_of_bounds_abort(void *data, void *index) {
     __ubsan_handle_out_of_bounds(data, index);
+}
+
+// ---- what C++ leaves undefined and a GPU defines: conversions and shifts ------------------------
+// The learner's code is compiled with -fsanitize=float-cast-overflow,shift-exponent (builder.py),
+// so GCC calls these before a float-to-integer conversion of NaN or of a value outside the
+// integer type's range, and before a shift by the operand's width or more (or by a negative
+// count). x86 gives INT_MIN (its "integer indefinite") or wraps, and masks a shift's count; a
+// GPU saturates and clamps. A prelude cannot change C++'s operators, so the launch stops, with
+// the operands, their types and what a GPU gives (sim::Error, read by helpers/sim/run/operators.py).
+// Where this CPU's conversion and the GPU's give the same integer, or a shift's operand is 0, the
+// kernel goes on: nothing differs.
+struct SimTypeDescriptor {  // GCC's (and LLVM's) UBSan type descriptor
+    uint16_t kind, info;    // kind 0: integer, info = log2(bits) << 1 | signed; kind 1: float, info = bits
+    char name[1];
+};
+struct SimCastData {
+    SimSourceLocation loc;
+    const SimTypeDescriptor *from, *to;
+};
+struct SimShiftData {
+    SimSourceLocation loc;
+    const SimTypeDescriptor *operand, *count;
+};
+
+namespace sim {
+inline int integer_bits(const SimTypeDescriptor *t) { return 1 << (t->info >> 1); }
+
+// A value as the check hands it over: inline up to 64 bits, else through a pointer.
+inline uint64_t integer_operand(const SimTypeDescriptor *t, void *handle) {
+    return integer_bits(t) <= 64 ? (uint64_t)(uintptr_t)handle : *(const uint64_t *)handle;
+}
+inline double float_operand(const SimTypeDescriptor *t, void *handle) {
+    uint64_t bits = (uint64_t)(uintptr_t)handle;
+    if (t->info == 32) {
+        float f;
+        uint32_t low = (uint32_t)bits;
+        memcpy(&f, &low, 4);
+        return f;
+    }
+    if (t->info == 64) {
+        double d;
+        memcpy(&d, &bits, 8);
+        return d;
+    }
+    return (double)*(const long double *)handle;
+}
+
+// What nvcc's code gives (measured on an H200, CUDA 13.0): cvt.rzi to the 32- or 64-bit integer
+// of the type's signedness, which saturates to its range; NaN gives 0 from a float to a 32-bit
+// integer, and 0x80000000 (0x8000000000000000) from a double to a 32-bit one and from either to
+// a 64-bit one. A char or short keeps the low bits of the 32-bit conversion.
+inline uint64_t gpu_conversion(double x, bool from_double, int bits, bool is_signed) {
+    int wide = bits < 32 ? 32 : bits;
+    uint64_t r;
+    double t = std::trunc(x), top = std::ldexp(1.0, wide - is_signed);  // 2^31, 2^32, 2^63, 2^64
+    if (x != x) {
+        r = from_double || wide == 64 ? 1ull << (wide - 1) : 0;
+    } else if (is_signed) {
+        int64_t max = wide == 64 ? INT64_MAX : INT32_MAX;
+        r = (uint64_t)(t >= top ? max : t < -top ? -max - 1 : (int64_t)t);
+    } else {
+        r = t >= top ? (wide == 64 ? UINT64_MAX : UINT32_MAX) : t <= 0 ? 0 : (uint64_t)t;
+    }
+    return bits == 64 ? r : r & ((1ull << bits) - 1);
+}
+
+// What this CPU's conversion gives, in the target type's bits.
+template <typename I> inline uint64_t cpu_conversion(double x, bool from_double) {
+    volatile double in = x;  // converted at run time, by the instruction the kernel's cast uses
+    I v = from_double ? (I)in : (I)(float)in;
+    return (uint64_t)v & (sizeof(I) == 8 ? ~0ull : (1ull << 8 * sizeof(I)) - 1);
+}
+inline uint64_t cpu_conversion(double x, bool from_double, int bits, bool is_signed) {
+    switch (bits) {
+        case 8: return is_signed ? cpu_conversion<int8_t>(x, from_double) : cpu_conversion<uint8_t>(x, from_double);
+        case 16: return is_signed ? cpu_conversion<int16_t>(x, from_double) : cpu_conversion<uint16_t>(x, from_double);
+        case 32: return is_signed ? cpu_conversion<int32_t>(x, from_double) : cpu_conversion<uint32_t>(x, from_double);
+        default: return is_signed ? cpu_conversion<int64_t>(x, from_double) : cpu_conversion<uint64_t>(x, from_double);
+    }
+}
+
+[[noreturn]] inline void stop_operator(int status, const SimSourceLocation &loc, const char *text) {
+    Worker *w = current_worker();
+    w->err.column = loc.column;
+    fail_at(w, status, Site{loc.file, (int)loc.line, 0}, text);
+}
+
+inline void check_conversion(SimCastData *d, void *value, bool always) {
+    double x = float_operand(d->from, value);
+    bool from_double = d->from->info > 32, is_signed = d->to->info & 1;
+    int bits = integer_bits(d->to);
+    uint64_t gpu = gpu_conversion(x, from_double, bits, is_signed);
+    uint64_t cpu = cpu_conversion(x, from_double, bits, is_signed);
+    if (gpu == cpu && !always) return;
+    Worker *w = current_worker();
+    memcpy(&w->err.operands[0], &x, 8);
+    w->err.types[0] = d->from, w->err.types[1] = d->to;
+    w->err.gpu = gpu, w->err.cpu = cpu;
+    stop_operator(CAST, d->loc, "a float-to-integer conversion of NaN or of a value out of range");
+}
+
+inline void check_shift(SimShiftData *d, void *operand, void *count, bool always) {
+    uint64_t a = integer_operand(d->operand, operand);
+    if (a == 0 && !always) return;  // 0 on both, whatever the count
+    Worker *w = current_worker();
+    w->err.operands[0] = a, w->err.operands[1] = integer_operand(d->count, count);
+    w->err.types[0] = d->operand, w->err.types[1] = d->count;
+    stop_operator(SHIFT, d->loc, "a shift by the operand's width or more");
+}
+}  // namespace sim
+
+extern "C" void __ubsan_handle_float_cast_overflow(void *data, void *value) {
+    sim::check_conversion((SimCastData *)data, value, false);
+}
+extern "C" __attribute__((noreturn)) void __ubsan_handle_float_cast_overflow_abort(void *data, void *value) {
+    sim::check_conversion((SimCastData *)data, value, true);
+    __builtin_unreachable();
+}
+extern "C" void __ubsan_handle_shift_out_of_bounds(void *data, void *operand, void *count) {
+    sim::check_shift((SimShiftData *)data, operand, count, false);
+}
+extern "C" __attribute__((noreturn)) void __ubsan_handle_shift_out_of_bounds_abort(void *data, void *operand, void *count) {
+    sim::check_shift((SimShiftData *)data, operand, count, true);
+    __builtin_unreachable();
 }
 #pragma GCC visibility pop
 

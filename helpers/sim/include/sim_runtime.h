@@ -54,12 +54,14 @@ enum Status : int {
     BOUNDS = 9,       // an index past the end of a fixed-size (shared or local) array
     RESOURCES = 10,   // no memory or no thread could be had for the launch
     OVERRUN = 11,     // a block wrote past the end of its dynamic shared memory (found afterwards)
+    CAST = 12,        // a float to integer conversion of NaN or out of range, where a GPU differs
+    SHIFT = 13,       // a shift by the operand's width or more, or by a negative count
 };
 // The names Python knows the statuses by, in the enum's order.
 inline const char *const kStatusNames[] = {"OK", "FAULT", "ASSERT", "BARRIER", "WARP",
                                            "INTERRUPTED", "ARITHMETIC", "STACK", "ABORT", "BOUNDS",
-                                           "RESOURCES", "OVERRUN"};
-static_assert(sizeof kStatusNames / sizeof kStatusNames[0] == OVERRUN + 1, "a status without a name");
+                                           "RESOURCES", "OVERRUN", "CAST", "SHIFT"};
+static_assert(sizeof kStatusNames / sizeof kStatusNames[0] == SHIFT + 1, "a status without a name");
 
 struct Error {
     int32_t status;
@@ -72,6 +74,14 @@ struct Error {
     const char *file2;  // the other barrier's site, for BARRIER
     int64_t line2;
     char text[256];
+    // CAST and SHIFT (sim_grid.h): the operands as the compiler's check hands them over, their C
+    // types (GCC's UBSan type descriptors: u16 kind, 0 integer and 1 float; u16 info, for an
+    // integer log2(bits) << 1 | signed, for a float its bits; then the quoted name), the column
+    // of the operator, and for CAST what a GPU and this CPU give.
+    uint64_t operands[2];   // CAST: the float's bits; SHIFT: the shifted value and the count
+    const void *types[2];   // CAST: from and to; SHIFT: the shifted value's and the count's
+    uint64_t gpu, cpu;      // CAST: the integer each gives, in the target type's bits
+    int64_t column;
 };
 
 struct ParamInfo {

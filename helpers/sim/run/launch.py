@@ -19,7 +19,7 @@ from ..machine.device import LIMITS
 from ..microscope import trace
 from ..settings import settings
 from . import arguments, prepared, printed
-from . import report as launch_report
+from . import operators, report as launch_report
 
 
 # ---- launch limits, as a GPU checks them ---------------------------------------------------------
@@ -160,6 +160,8 @@ def run(record, reverse=False, blocks=None):
         status, err = _find_culprit(record, blocks, damaged, (status, err))
     if status == "INTERRUPTED":
         raise KeyboardInterrupt(f"kernel {record.kernel.name!r} was interrupted")
+    if status in operators.STATUSES:
+        raise operators.error(record, status, err)
     if status != "OK":
         raise launch_report.error(record.module, record.kernel.name, status, err)
 
