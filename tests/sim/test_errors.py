@@ -43,7 +43,7 @@ def _race(count=1, second_line="k.cu:7", array="s", element=3):
     second = errors.Access((1, 0, 0), (2, 0, 0), second_line, "reads it")
     return errors.RaceError("race", first=first, second=second, space="shared",
                             hazard="read-after-write", count=count, kernel="k", array=array,
-                            element=element, address=0x40)
+                            element=element, address=0x40, within_warps=True)
 
 
 def test_a_race_carries_both_accesses_and_is_told_from_them():

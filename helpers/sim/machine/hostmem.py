@@ -63,7 +63,10 @@ class PagelockedHostAllocation(bytearray):
         self._flags, self.freed = flags, False
 
     def get_flags(self):
-        return self._flags
+        """The flags it was allocated with, and DEVICEMAP: with unified addressing (every 64-bit
+        CUDA platform) page-locked memory is always mapped, and cuMemHostGetFlags says so (the
+        H200 answered 3 for memory asked for as PORTABLE)."""
+        return self._flags | host_alloc_flags.DEVICEMAP
 
     def free(self):
         if not self.freed:

@@ -61,7 +61,13 @@ def max_dynamic_shared(kernel):
     set_attribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, n), n (cuFuncGetAttribute's answer either way)."""
     if kernel.max_dynamic_shared is not None:
         return kernel.max_dynamic_shared
-    return max(LIMITS["MAX_SHARED_MEMORY_PER_BLOCK"] - kernel.static_shared, 0)
+    return max(LIMITS["MAX_SHARED_MEMORY_PER_BLOCK"] - static_room(kernel), 0)
+
+
+def static_room(kernel):
+    """The shared memory a block of `kernel` sets aside for its __shared__ arrays: their bytes
+    rounded up to 16 (the H200 answered 49,136 = 48 KiB - 16 for a kernel whose arrays hold 4)."""
+    return -(-kernel.static_shared // 16) * 16
 
 
 def check_launch(block, grid, shared, static_shared, max_dynamic):
@@ -297,7 +303,7 @@ class Function:
                 "pycuda.driver.Function", f"set_attribute({name})",
                 "The simulator sets max_dynamic_shared_size_bytes only; the other attributes "
                 "are hints to a GPU's scheduler (the shared memory carveout) or read-only.")
-        room = device.limit("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN") - self._kernel.static_shared
+        room = device.limit("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN") - static_room(self._kernel)
         if isinstance(value, bool) or not isinstance(value, numbers.Integral):
             raise TypeError(f"set_attribute's value must be an int, not a "
                             f"{type(value).__name__} (PyCUDA refuses it too)")
@@ -305,7 +311,8 @@ class Function:
             raise LogicError(
                 f"cuFuncSetAttribute failed: invalid argument (kernel {self.name!r}: {value} "
                 f"bytes of dynamic shared memory; with its {self._kernel.static_shared} bytes "
-                f"of __shared__ arrays a block may have at most {room})")
+                f"of __shared__ arrays (a block sets aside {static_room(self._kernel)}) it may "
+                f"have at most {room})")
         self._kernel.max_dynamic_shared = int(value)
 
     def __getattr__(self, name):

@@ -27,7 +27,9 @@ def test_views_with_gaps_on_two_axes_are_copied_both_ways():
 
 def test_what_pycudas_copy_refuses():
     a = gpuarray.to_gpu(HOST)
-    with pytest.raises(ValueError):  # more than two axes with gaps
+    # More than two axes with gaps: the simulator says so (ValueError); PyCUDA 2026.1 stops with a
+    # TypeError from inside _memcpy_discontig (comparing None with an int) before it can.
+    with pytest.raises((ValueError, TypeError)):
         a[::2, ::2, ::2].get()
     with pytest.raises(TypeError):  # "src and dst must have same dtype"
         a[0] = gpuarray.zeros((6, 8), np.float64)

@@ -22,7 +22,8 @@ def test_a_page_locked_array_s_base_is_its_allocation_which_can_be_freed():
 def test_page_locked_arrays_have_the_shape_order_and_flags_asked_for():
     a = drv.pagelocked_zeros((5, 7), np.int16, order="F", mem_flags=drv.host_alloc_flags.PORTABLE)
     assert (a.shape, a.dtype, a.flags.f_contiguous) == ((5, 7), np.int16, True)
-    assert not a.any() and a.base.get_flags() == drv.host_alloc_flags.PORTABLE
+    flags = drv.host_alloc_flags   # DEVICEMAP too: with unified addressing it is always mapped
+    assert not a.any() and a.base.get_flags() == flags.PORTABLE | flags.DEVICEMAP
     for like in (drv.pagelocked_empty_like(a), drv.pagelocked_zeros_like(a)):
         assert (like.shape, like.dtype, like.flags.f_contiguous) == ((5, 7), np.int16, True)
         assert type(like.base).__name__ == "PagelockedHostAllocation"
