@@ -24,10 +24,11 @@ def host_buffer(array, what):
 
 def _check_device_range(address, nbytes, call):
     if nbytes and not memory.check_range(address, nbytes):
+        freed = memory.fault_facts(address)["kind"] == "use after free"
         raise LogicError(
             f"{call} failed: invalid argument: {nbytes} bytes at 0x{address:x} do not fit inside "
-            f"one allocation ({memory.describe_address(address)}); is the array larger than the "
-            "device buffer?")
+            f"one allocation ({memory.describe_address(address)})"
+            + ("" if freed else "; is the array larger than the device buffer?"))
 
 
 def memcpy_htod(dest, src):

@@ -78,7 +78,7 @@ class Block:
     """One allocation: `address` is what a kernel sees, `size` its bytes; `base`, `length` the
     whole mapping, guard pages included; `slacks`, the unguarded bytes before and after the
     array, as (start, the canary they hold); `written`, the init check's shadow (written.py);
-    `freed_at`, once it is freed, where in the program (words, or None when not known)."""
+    `freed_at`, once it is freed, how (words that follow "freed", or None when not known)."""
 
     __slots__ = ("address", "size", "base", "length", "slacks", "written", "freed_at",
                  "__weakref__")
@@ -208,7 +208,8 @@ def _refund(nbytes):
 
 
 def release(block, freed_at=None):
-    """Free block (freed_at: where in the program, for the messages about a use after free)."""
+    """Free block (freed_at: how, words that follow "freed", for the messages about a use after
+    free: "at line 3 of a notebook cell"; None when not known)."""
     global _quarantined_bytes
     with _lock:
         if _blocks.pop(block.base, None) is None:
@@ -244,10 +245,15 @@ def _freed(address):
         return next((b for b in _quarantine if b.base <= address < b.base + b.length), None)
 
 
+def block_words(block):
+    """'an allocation of 4,096 bytes at 0x...': which allocation it is."""
+    return f"an allocation of {block.size:,} bytes at 0x{block.address:x}"
+
+
 def freed_words(block):
-    """'an allocation of 4096 bytes at 0x..., freed at cell line 3': which it was, and where."""
-    where = f", freed at {block.freed_at}" if block.freed_at else ", freed"
-    return f"an allocation of {block.size:,} bytes at 0x{block.address:x}{where}"
+    """'an allocation of 4,096 bytes at 0x..., freed at line 3 of a notebook cell': which it
+    was, and how it was freed."""
+    return f"{block_words(block)}, freed" + (f" {block.freed_at}" if block.freed_at else "")
 
 
 def register_global(address, size):
