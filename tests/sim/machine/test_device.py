@@ -181,7 +181,8 @@ def test_memory_of_a_destroyed_context_is_freed_with_it():
     memory.free()     # nothing left to free: PyCUDA says nothing either
     if SIM:
         assert "an allocation of 16 bytes" in str(copy.value)
-        assert "freed with its context, which Context.detach() at test_device.py:" in str(copy.value)
+        assert "freed with its context, which Context.detach() at test_device.py:" in str(
+            copy.value)
         assert drv.mem_get_info()[0] == free  # its memory is given back
 
 

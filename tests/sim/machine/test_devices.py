@@ -140,7 +140,8 @@ def test_a_kernel_may_use_another_devices_memory_only_with_peer_access(two_devic
         assert out.tolist() == [1, 1, 1, 1]
     finally:
         on(drv, ctx1, lambda: drv.Context.disable_peer_access(ctx0))
-    with pytest.raises(drv.LaunchError, match="points to an allocation of 16 bytes at 0x[0-9a-f]+ on device 0"):
+    with pytest.raises(drv.LaunchError,
+                       match="points to an allocation of 16 bytes at 0x[0-9a-f]+ on device 0"):
         on(drv, ctx1, launch)
 
 
