@@ -42,7 +42,7 @@ import threading
 import weakref
 
 from .. import errors
-from . import memory
+from . import budget, memory
 from ..settings import settings
 
 _local = threading.local()   # .stack: this thread's contexts (driver.Context), innermost last
@@ -206,7 +206,7 @@ def _device_of(handle) -> int:
 def memory_info(number: int):
     """(free, total) bytes of device ``number``: all of settings.device_memory for one device,
     an equal share of it for each of several."""
-    used, total = memory.usage()
+    used, total = budget.usage()
     if count() == 1:
         return max(total - used, 0), total
     share = total // count()
@@ -274,7 +274,10 @@ def check_access(addresses, what: str, kernel=None) -> None:
 
 
 def adopt_module(module) -> None:
-    """Note that a module just loaded belongs to the current context."""
+    """Note that a module just loaded belongs to the current context, and charge its __device__
+    arrays (``module.device_arrays``) against the device's memory until it is unloaded (garbage
+    collected); MemoryError when they do not fit."""
+    weakref.finalize(module, budget.charge_module(module.device_arrays))
     _module_home[module] = current_handle()
 
 

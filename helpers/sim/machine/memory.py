@@ -41,7 +41,8 @@ mprotect splits one mapping in three), and Linux allows 65,530
 left for a launch to start its threads and their stacks (mappings.py).
 
 The device has a size (settings.device_memory): each allocation's data pages are charged against
-it, and one that does not fit raises drv.MemoryError, as cuMemAlloc's out-of-memory error does.
+it (budget.py), and one that does not fit raises drv.MemoryError, as cuMemAlloc's out-of-memory
+error does.
 """
 
 import bisect
@@ -52,7 +53,7 @@ import mmap
 import threading
 
 from .. import errors
-from . import mappings, written
+from . import budget, mappings, written
 from ..errors import distance_words
 from ..settings import settings
 
@@ -101,27 +102,6 @@ class Block:
 _lock = threading.RLock()
 _starts = []  # sorted base addresses of live mappings
 _blocks = {}  # base -> Block
-_charged = 0  # bytes of device memory the live allocations take
-
-
-def usage():
-    """(bytes in use, bytes the simulated device has)."""
-    return _charged, settings.device_memory
-
-
-def _charge(nbytes, asked):
-    global _charged
-    with _lock:
-        if _charged + nbytes > settings.device_memory:
-            total = settings.device_memory
-            raise errors.MemoryError(
-                f"cuMemAlloc failed: out of memory: {asked:,} bytes asked for, and the simulated "
-                f"device has {total - _charged:,} of its {total:,} bytes free. Free arrays you no "
-                "longer need (del, or .gpudata.free()), or give the simulator more memory with "
-                "CUDA_SIM_MEMORY (e.g. CUDA_SIM_MEMORY=8G).")
-        _charged += nbytes
-
-
 def _alignment(nbytes):
     """The largest power of two up to 256 that divides nbytes, at least 16 (see the docstring)."""
     align = 256
@@ -145,19 +125,19 @@ def allocate(nbytes):
     span = -(-size // align) * align  # size rounded up to the alignment
     data_pages = -(-span // PAGE)
     length = (data_pages + 2) * PAGE
-    _charge(data_pages * PAGE, nbytes)
+    budget.charge(data_pages * PAGE, nbytes)
     with _lock:
         if not mappings.room_for(3, keep=mappings.LAUNCH_RESERVE):
             _empty_quarantine()
             if not mappings.room_for(3, keep=mappings.LAUNCH_RESERVE):
-                _refund(data_pages * PAGE)
+                budget.refund(data_pages * PAGE)
                 raise errors.MemoryError(_too_many_mappings())
         base = _map_fenced(length)
         if base is None:
             _empty_quarantine()
             base = _map_fenced(length)
         if base is None:
-            _refund(data_pages * PAGE)
+            budget.refund(data_pages * PAGE)
             raise errors.MemoryError(f"cuMemAlloc failed: out of memory: the machine could not "
                                      f"map {length:,} bytes for the simulated device "
                                      f"({len(_blocks)} arrays are alive)")
@@ -201,12 +181,6 @@ _quarantine = collections.deque()  # freed Blocks, oldest first
 _quarantined_bytes = 0
 
 
-def _refund(nbytes):
-    global _charged
-    with _lock:
-        _charged -= nbytes
-
-
 def release(block, freed_at=None):
     """Free block (freed_at: how, words that follow "freed", for the messages about a use after
     free: "at line 3 of a notebook cell"; None when not known)."""
@@ -217,7 +191,7 @@ def release(block, freed_at=None):
         block.freed_at = freed_at
         _starts.remove(block.base)
         written.untrack(block)
-        _refund(block.length - 2 * PAGE)  # the data pages, without the two guard pages
+        budget.refund(block.length - 2 * PAGE)  # the data pages, without the two guard pages
         _libc.mprotect(block.base, block.length, _PROT_NONE)
         _libc.madvise(block.base, block.length, _MADV_DONTNEED)
         _quarantine.append(block)
