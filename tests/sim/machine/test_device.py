@@ -174,7 +174,7 @@ def test_memory_of_a_destroyed_context_is_freed_with_it():
     free = drv.mem_get_info()[0]
     (memory, array), _ = made_context_with(
         lambda: (drv.mem_alloc(16), gpuarray.to_gpu(np.ones(4, np.float32))))
-    with pytest.raises(drv.LogicError) as copy:
+    with pytest.raises(drv.LogicError, match="^cuMemcpyHtoD failed: invalid argument") as copy:
         drv.memcpy_htod(memory, np.zeros(4, np.float32))
     with pytest.raises(drv.LogicError):
         array.get()
