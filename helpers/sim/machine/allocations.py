@@ -42,21 +42,18 @@ class DeviceAllocation:
                              "allocation was freed before: it is "
                              + memory.freed_words(self._freed) + ")")
         self._valid = False
-        line = program_line()
-        self._release(f"at {line}" if line else None)
+        self._release(program_line())
 
     def end_with_context(self, where):
         """Its context was destroyed (``where``: the line of the detach() that did it, or None)."""
-        self._release("with its context, which Context.detach()"
-                      + (f" at {where}" if where else "") + " destroyed (a context's memory "
-                      "ends with it: allocate it again with a live context current)")
+        self._release(where, with_context=True)
 
-    def _release(self, how):
-        """Give the memory back (how: words that follow "freed", or None)."""
+    def _release(self, site, with_context=False):
+        """Give the memory back (site: where in the program, or None)."""
         if self._block is not None:
             streams.before_free(self._block)  # cuMemFree waits for the work that uses it
             devices.forget_allocation(self._block)
-            memory.release(self._block, how)
+            memory.release(self._block, site, with_context)
             self._block = None
 
     def __del__(self):

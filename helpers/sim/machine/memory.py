@@ -79,14 +79,15 @@ class Block:
     """One allocation: `address` is what a kernel sees, `size` its bytes; `base`, `length` the
     whole mapping, guard pages included; `slacks`, the unguarded bytes before and after the
     array, as (start, the canary they hold); `written`, the init check's shadow (written.py);
-    `freed_at`, once it is freed, how (words that follow "freed", or None when not known)."""
+    `freed_at`, once it is freed, where in the program (words, or None when not known), and
+    `with_context`, whether it went with its context (freed_at: where that was destroyed)."""
 
     __slots__ = ("address", "size", "base", "length", "slacks", "written", "freed_at",
-                 "__weakref__")
+                 "with_context", "__weakref__")
 
     def __init__(self, address, size, base, length):
         self.address, self.size, self.base, self.length = address, size, base, length
-        self.slacks, self.written, self.freed_at = (), None, None
+        self.slacks, self.written, self.freed_at, self.with_context = (), None, None, False
         if length != size:  # not a module's global (the compiler's memory, no guard pages)
             data_end = base + length - PAGE
             self.slacks = tuple((s, _canary(s, e - s)) for s, e in
@@ -181,14 +182,14 @@ _quarantine = collections.deque()  # freed Blocks, oldest first
 _quarantined_bytes = 0
 
 
-def release(block, freed_at=None):
-    """Free block (freed_at: how, words that follow "freed", for the messages about a use after
-    free: "at line 3 of a notebook cell"; None when not known)."""
+def release(block, freed_at=None, with_context=False):
+    """Free block (freed_at: where in the program, for the messages about a use after free;
+    with_context: it goes with its context, which was destroyed there)."""
     global _quarantined_bytes
     with _lock:
         if _blocks.pop(block.base, None) is None:
             return
-        block.freed_at = freed_at
+        block.freed_at, block.with_context = freed_at, with_context
         _starts.remove(block.base)
         written.untrack(block)
         budget.refund(block.length - 2 * PAGE)  # the data pages, without the two guard pages
@@ -226,8 +227,13 @@ def block_words(block):
 
 def freed_words(block):
     """'an allocation of 4,096 bytes at 0x..., freed at line 3 of a notebook cell': which it
-    was, and how it was freed."""
-    return f"{block_words(block)}, freed" + (f" {block.freed_at}" if block.freed_at else "")
+    was, and where and how it was freed."""
+    at = f" at {block.freed_at}" if block.freed_at else ""
+    if block.with_context:
+        return (f"{block_words(block)}, freed with its context, which Context.detach(){at} "
+                "destroyed (a context's memory ends with it: allocate it again with a live "
+                "context current)")
+    return f"{block_words(block)}, freed{at}"
 
 
 def register_global(address, size):
