@@ -12,9 +12,10 @@ devices), and ASYNC_ENGINE_COUNT and CONCURRENT_KERNELS are 0 (nothing overlaps:
 has finished when its call returns).
 
 There are settings.devices devices (CUDA_SIM_DEVICES, default 1). Contexts form a stack per
-host thread as in CUDA (`make_context`, `push`, `pop`, `detach`), but the simulator does not
-need one: calls made without a context go to device 0, where PyCUDA would raise LogicError.
-Which context is current, and what belongs to which device, is kept in devices.py.
+host thread as in CUDA (`make_context`, `push`, `pop`), and `detach` destroys one when its last
+hold goes, with its memory, modules and streams; but the simulator does not need one: calls made
+without a context go to device 0, where PyCUDA would raise LogicError. Which context is current,
+what belongs to which, and what ends with a context, is kept in devices.py.
 """
 
 import ctypes
