@@ -6,6 +6,7 @@ tests, one for each wrong result the simulator once gave without an error; the r
 calls PyCUDA's material uses most, once each.
 """
 
+import contextlib
 import copy
 import tracemalloc
 
@@ -84,6 +85,25 @@ def test_dynamic_shared_memory_above_48_kib_needs_the_kernels_opt_in():
     assert x.get().tolist() == (np.arange(n)[::-1]).tolist()
     with pytest.raises(drv.LogicError):
         mirror(x, np.int32(n), block=(256, 1, 1), shared=4 * n + 4)
+
+
+def test_a_2_gib_device_array_builds_and_runs():
+    """nvcc builds it and the H200 runs it; the simulator's link once failed ("relocation
+    truncated to fit", about the runtime's own variables). Its 2 GiB count against the device's
+    memory on the simulator, which gets 4 GiB for it here."""
+    source = ("__device__ float big[1 << 29];\n"
+              "__global__ void ends(float *out) {\n"
+              "    big[0] = 1.0f; big[(1 << 29) - 1] = 2.0f;\n"
+              "    out[0] = big[0] + big[(1 << 29) - 1];\n}\n")
+    enough = contextlib.nullcontext()
+    if BACKEND == "simulator":
+        from helpers.sim.settings import settings
+        enough = settings.changed(device_memory=drv.mem_get_info()[1] - drv.mem_get_info()[0]
+                                  + (4 << 30))
+    with enough:
+        out = gpuarray.zeros(1, np.float32)
+        SourceModule(source).get_function("ends")(out, block=(1, 1, 1))
+        assert out.get()[0] == 3.0
 
 
 # ---- wrong results the simulator once gave without an error -------------------------------------

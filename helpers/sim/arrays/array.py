@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 
 from ..errors import NeedsGPU
-from ..machine import hostmem, memory, streams
+from ..machine import devices, hostmem, memory, streams
 from ..machine.allocations import mem_alloc
 from ..unsupported import TEXTURES
 from .arithmetic import ONLY_CONTIGUOUS, ArithmeticMixin, c_scalar
@@ -85,14 +85,22 @@ class GPUArray(ArithmeticMixin):
         return repr(self.get())
 
     # ---- the memory, as NumPy sees it
-    def _view(self):
+    def _view(self, kernel=True):
         """The array's device memory as NumPy sees it: every host-side read or write of a
         GPUArray (get, set, fill, arithmetic, ...) goes through here, and waits first for the
-        work queued on blocking streams, as PyCUDA's calls in the legacy default stream do."""
+        work queued on blocking streams, as PyCUDA's calls in the legacy default stream do.
+        kernel: PyCUDA does it with a kernel (arithmetic, fill, astype, ...), which may use only
+        memory the current device can reach (devices.check_access); copies (get, set, copy)
+        reach any device's memory."""
         if self.gpudata is None:
             return np.empty(self.shape, self.dtype)
         streams.wait_default()
-        return device_view(int(self.gpudata), self.shape, self.dtype, self.strides)
+        address = int(self.gpudata)
+        if kernel:
+            devices.check_access([(f"a GPUArray of shape {self.shape} and dtype {self.dtype}",
+                                   address)], "a kernel of gpuarray (its arithmetic, fill, "
+                                  "astype, ... run as kernels in PyCUDA)")
+        return device_view(address, self.shape, self.dtype, self.strides)
 
     def _flat(self):
         """The elements in memory order, one-dimensional (contiguous arrays only)."""

@@ -41,8 +41,8 @@ def copy_array(dst, src):
     """Copy src into dst (GPUArrays or NumPy arrays of the same shape and dtype), where
     PyCUDA's copy (cuMemcpy, Memcpy2D or Memcpy3D) would."""
     check_copy(dst, src)
-    target = dst if isinstance(dst, np.ndarray) else dst._view()
-    target[...] = src if isinstance(src, np.ndarray) else src._view()
+    target = dst if isinstance(dst, np.ndarray) else dst._view(kernel=False)
+    target[...] = src if isinstance(src, np.ndarray) else src._view(kernel=False)
 
 
 def check_copy(dst, src):

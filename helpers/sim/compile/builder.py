@@ -17,6 +17,7 @@ the cache; a module already cached is found without running the compiler at all.
 import contextlib
 import functools
 import hashlib
+import platform
 import re
 import subprocess
 import sys
@@ -38,6 +39,11 @@ CXX_FLAGS = ["-std=c++17", "-O2", "-fPIC", "-pthread", "-fno-strict-aliasing",
              "-U_FORTIFY_SOURCE", "-D_FORTIFY_SOURCE=0", "-fsanitize=bounds",
              "-fstack-clash-protection",  # a huge local array faults below its stack, not beyond
              "-Wno-unused-result", "-Wno-attributes", "-Wformat", "-Wno-format-zero-length"]
+# x86-64's default code model reaches data within 2 GiB of the code: a __device__ array of 2 GiB
+# (nvcc builds one) pushed the runtime's own variables out of reach ("relocation truncated to
+# fit"). The medium model puts every array of 64 KiB or more after the rest (.lbss, .ldata), so
+# that only they are addressed with 64 bits. Arm64's reaches 4 GiB, and has no medium model.
+CXX_FLAGS += ["-mcmodel=medium"] if platform.machine() in ("x86_64", "AMD64") else []
 # The learner's code only (the runners are built without): a float-to-integer conversion of NaN or
 # out of range, and a shift by the operand's width or more, call the runtime's handlers (sim_grid.h),
 # which stop the launch where the GPU's answer differs from this CPU's (run/operators.py).

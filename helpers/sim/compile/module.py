@@ -151,6 +151,7 @@ class Module:
             self.kernels[name] = Kernel(i, name, params)
         for name, nbytes in static_shared_bytes(self.path, self.kernels).items():
             self.kernels[name].static_shared = nbytes
+        self.device_arrays = device_arrays(self.path)
         shared = shared_variables(self.path)
         # (offset from sim::worker, bytes) of each __shared__ array, for sim_set_shared
         self.shared_variables = ((ctypes.c_int64 * max(2 * len(shared), 1))(
@@ -285,6 +286,18 @@ def _is_learners(name):
     """A thread-local of the learner's code (a __shared__ array), not of the runtime or the C++
     library, whose names are namespaced (sim::worker; libstdc++ 13's get_global()::global)."""
     return not name.startswith(("_ZN", "_ZZN", "_ZZSt"))
+
+
+LARGE_DATA = 64 << 10  # GCC's -mlarge-data-threshold, which the medium code model uses
+
+
+def device_arrays(library):
+    """(name, bytes) of the module's __device__ arrays of LARGE_DATA bytes or more, largest
+    first: the device memory that loading the module takes (devices.adopt_module). Smaller
+    variables, the runtime's own among them (a few hundred bytes), are left out."""
+    return sorted(((name, size) for name, kind, _, size, writable in elf_symbols(library)
+                   if kind == 1 and writable and size >= LARGE_DATA),
+                  key=lambda pair: -pair[1])
 
 
 def shared_variables(library):

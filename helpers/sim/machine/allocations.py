@@ -13,11 +13,13 @@ from . import devices, memory, streams
 
 class DeviceAllocation:
     """What mem_alloc returns: int() of it is the address a kernel receives. Its memory is
-    charged against the simulated device's size until it is freed."""
+    charged against the simulated device's size until it is freed, by free(), by the garbage
+    collector, or with its context (devices.detach)."""
 
     def __init__(self, nbytes):
         self._block = self._freed = memory.allocate(nbytes)
-        devices.adopt_allocation(self._block)  # it belongs to the current device
+        self._valid = True  # until free(), as PyCUDA's
+        devices.adopt_allocation(self)  # it belongs to the current context
 
     def __int__(self):
         if self._block is None:
@@ -33,23 +35,30 @@ class DeviceAllocation:
         return f"<DeviceAllocation of {self._block.size} bytes at 0x{int(self):x} (simulated)>"
 
     def free(self):
-        """Gives the memory back; a second free() is a LogicError, as PyCUDA's is."""
-        if self._block is None:
+        """Gives the memory back; a second free() is a LogicError, as PyCUDA's is. Memory that
+        went with its context is gone already: then PyCUDA frees nothing, and says nothing."""
+        if not self._valid:
             raise LogicError("device_allocation::free failed: invalid resource handle (this "
                              "allocation was freed before: it is "
                              + memory.freed_words(self._freed) + ")")
+        self._valid = False
         self._release(program_line())
 
-    def _release(self, site):
-        streams.before_free(self._block)  # cuMemFree waits for the work that uses it
-        devices.forget_allocation(self._block)
-        memory.release(self._block, site)
-        self._block = None
+    def end_with_context(self, where):
+        """Its context was destroyed (``where``: the line of the detach() that did it, or None)."""
+        self._release(where, with_context=True)
+
+    def _release(self, site, with_context=False):
+        """Give the memory back (site: where in the program, or None)."""
+        if self._block is not None:
+            streams.before_free(self._block)  # cuMemFree waits for the work that uses it
+            devices.forget_allocation(self._block)
+            memory.release(self._block, site, with_context)
+            self._block = None
 
     def __del__(self):
         try:
-            if self._block is not None:
-                self._release(None)  # by the garbage collector: no line of the program did it
+            self._release(None)  # by the garbage collector: no line of the program did it
         except Exception:
             pass
 

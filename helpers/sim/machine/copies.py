@@ -22,19 +22,27 @@ def host_buffer(array, what):
     return array
 
 
-def _check_device_range(address, nbytes, call):
+def _device_range(ptr, nbytes, call):
+    """The address ptr stands for, once [address, address + nbytes) is checked to lie in one live
+    allocation: LogicError otherwise, "invalid argument" as CUDA says (the H200 said it of memory
+    freed with its context too)."""
+    try:
+        address = _address(ptr)
+    except LogicError as err:  # a freed DeviceAllocation, which names itself
+        raise LogicError(f"{call} failed: invalid argument ({err})") from None
     if nbytes and not memory.check_range(address, nbytes):
+        freed = memory.fault_facts(address)["kind"] == "use after free"
         raise LogicError(
             f"{call} failed: invalid argument: {nbytes} bytes at 0x{address:x} do not fit inside "
-            f"one allocation ({memory.describe_address(address)}); is the array larger than the "
-            "device buffer?")
+            f"one allocation ({memory.describe_address(address)})"
+            + ("" if freed else "; is the array larger than the device buffer?"))
+    return address
 
 
 def memcpy_htod(dest, src):
     streams.wait_default()
     src = host_buffer(src, "memcpy_htod")
-    address = _address(dest)
-    _check_device_range(address, src.nbytes, "cuMemcpyHtoD")
+    address = _device_range(dest, src.nbytes, "cuMemcpyHtoD")
     memory.write(address, src.ctypes.data, src.nbytes)
 
 
@@ -43,16 +51,13 @@ def memcpy_dtoh(dest, src):
     dest = host_buffer(dest, "memcpy_dtoh")
     if not dest.flags.writeable:
         raise ValueError("memcpy_dtoh: the destination array is read-only")
-    address = _address(src)
-    _check_device_range(address, dest.nbytes, "cuMemcpyDtoH")
+    address = _device_range(src, dest.nbytes, "cuMemcpyDtoH")
     memory.write(dest.ctypes.data, address, dest.nbytes)
 
 
 def memcpy_dtod(dest, src, size):
     streams.wait_default()
-    d, s = _address(dest), _address(src)
-    _check_device_range(d, size, "cuMemcpyDtoD")
-    _check_device_range(s, size, "cuMemcpyDtoD")
+    d, s = _device_range(dest, size, "cuMemcpyDtoD"), _device_range(src, size, "cuMemcpyDtoD")
     memory.write(d, s, size)
 
 
@@ -93,8 +98,7 @@ def memcpy_htod_async(dest, src, stream=None):
     """Queue a copy to the device on stream. From page-locked memory it reads src when it runs;
     from pageable memory the data is copied at once (CUDA stages it) and only the write waits."""
     src = host_buffer(src, "memcpy_htod_async")
-    address = _address(dest)
-    _check_device_range(address, src.nbytes, "cuMemcpyHtoDAsync")
+    address = _device_range(dest, src.nbytes, "cuMemcpyHtoDAsync")
     if not hostmem.is_pinned(src):
         src = src.copy()
     streams.submit(stream, lambda: memory.write(address, src.ctypes.data, src.nbytes),
@@ -107,8 +111,7 @@ def memcpy_dtoh_async(dest, src, stream=None):
     dest = host_buffer(dest, "memcpy_dtoh_async")
     if not dest.flags.writeable:
         raise ValueError("memcpy_dtoh_async: the destination array is read-only")
-    address = _address(src)
-    _check_device_range(address, dest.nbytes, "cuMemcpyDtoHAsync")
+    address = _device_range(src, dest.nbytes, "cuMemcpyDtoHAsync")
     op = streams.submit(stream, lambda: memory.write(dest.ctypes.data, address, dest.nbytes),
                         "memcpy_dtoh_async", touches=_blocks(address))
     if not hostmem.is_pinned(dest):
@@ -116,9 +119,8 @@ def memcpy_dtoh_async(dest, src, stream=None):
 
 
 def memcpy_dtod_async(dest, src, size, stream=None):
-    d, s = _address(dest), _address(src)
-    _check_device_range(d, size, "cuMemcpyDtoDAsync")
-    _check_device_range(s, size, "cuMemcpyDtoDAsync")
+    d = _device_range(dest, size, "cuMemcpyDtoDAsync")
+    s = _device_range(src, size, "cuMemcpyDtoDAsync")
     streams.submit(stream, lambda: memory.write(d, s, size), "memcpy_dtod_async",
                    touches=_blocks(d, s))
 
@@ -126,9 +128,8 @@ def memcpy_dtod_async(dest, src, size, stream=None):
 def _memset(dest, value, count, dtype, call):
     """Fill count elements in place (no host array as large as the device memory)."""
     streams.wait_default()
-    address = _address(dest)
     dtype = np.dtype(dtype)
-    _check_device_range(address, count * dtype.itemsize, call)
+    address = _device_range(dest, count * dtype.itemsize, call)
     fill_rows(address, 0, count * dtype.itemsize, 1, value, dtype)
 
 

@@ -12,14 +12,16 @@ devices), and ASYNC_ENGINE_COUNT and CONCURRENT_KERNELS are 0 (nothing overlaps:
 has finished when its call returns).
 
 There are settings.devices devices (CUDA_SIM_DEVICES, default 1). Contexts form a stack per
-host thread as in CUDA (`make_context`, `push`, `pop`, `detach`), but the simulator does not
-need one: calls made without a context go to device 0, where PyCUDA would raise LogicError.
-Which context is current, and what belongs to which device, is kept in devices.py.
+host thread as in CUDA (`make_context`, `push`, `pop`), and `detach` destroys one when its last
+hold goes, with its memory, modules and streams; but the simulator does not need one: calls made
+without a context go to device 0, where PyCUDA would raise LogicError. Which context is current,
+what belongs to which, and what ends with a context, is kept in devices.py.
 """
 
 import ctypes
 
 from . import devices, streams
+from .allocations import program_line
 from ..errors import LogicError
 from ..settings import settings
 
@@ -144,12 +146,16 @@ class Device:
         return f"0000:{self._ordinal:02x}:00.0"
 
     def make_context(self, flags=0):
-        context = Context(self)
+        """A new context of this device, held once and pushed (PyCUDA's: its detach() destroys
+        it)."""
+        context = Context(devices.create(self._ordinal))
         context.push()
         return context
 
     def retain_primary_context(self):
-        return devices.primary(self._ordinal, lambda: Context(self))
+        """This device's primary context, held once more: a new Context object each call, as
+        PyCUDA's, equal to the others (it is not pushed)."""
+        return Context(devices.retain_primary(self._ordinal))
 
     def can_access_peer(self, other):
         return devices.can_access_peer(self._ordinal, other._ordinal)
@@ -179,25 +185,31 @@ def _cpu_name():
 # ---- contexts ---------------------------------------------------------------------------------
 # cudaLimitMallocHeapSize's default, and the limit's number in pycuda.driver.limit
 DEFAULT_HEAP_BYTES, MALLOC_HEAP_SIZE = 8 << 20, 2
-_heaps = {}  # context (None: no context current) -> (limit, bytes in use), kept for good
+_heaps = {}  # devices.Handle (None: no context current) -> (limit, bytes in use), kept for good
 
 
-def heap(context):
-    """The device-side malloc heap of ``context``: two counters the grid runner updates (its
-    limit and the bytes in use, include/sim_grid.h). Never freed: a block malloc'ed in a kernel
-    points to its heap until it is freed."""
-    key = None if context is None else id(context)
+def heap(handle):
+    """The device-side malloc heap of a context (its devices.Handle): two counters the grid
+    runner updates (its limit and the bytes in use, include/sim_grid.h). Never freed: a block
+    malloc'ed in a kernel points to its heap until it is freed."""
+    key = None if handle is None else id(handle)
     if key not in _heaps:
-        _heaps[key] = ((ctypes.c_uint64 * 2)(DEFAULT_HEAP_BYTES, 0), context)
+        _heaps[key] = ((ctypes.c_uint64 * 2)(DEFAULT_HEAP_BYTES, 0), handle)
     return _heaps[key][0]
 
 
 class Context:
-    """A context of one simulated device. devices.py keeps which contexts are current, in each
-    thread; every call works with or without one."""
+    """PyCUDA's wrapper of a context of one simulated device (what CUDA keeps of it is a
+    devices.Handle, which several wrappers may hold). devices.py keeps which contexts are
+    current, in each thread; every call works with or without one."""
 
-    def __init__(self, device=None):
-        self._device_number = (device or Device(0))._ordinal
+    def __init__(self, handle=None):
+        self._handle = devices.create(0) if handle is None else handle
+        self._valid = True
+
+    @property
+    def _device_number(self):
+        return self._handle.device
 
     @staticmethod
     def synchronize():
@@ -219,7 +231,11 @@ class Context:
         devices.pop()
 
     def detach(self):
-        devices.detach(self)
+        """Let go of this context; the last hold destroys it (devices.detach), once the work
+        queued on its streams has run, as cuCtxDestroy waits for the device."""
+        if self._valid and self._handle.users == 1:
+            streams.finish(self._handle)
+        devices.detach(self, program_line())
 
     @staticmethod
     def enable_peer_access(peer, flags=0):
@@ -234,11 +250,11 @@ class Context:
         """MALLOC_HEAP_SIZE sets the bytes a kernel's malloc may take in the current context's
         heap; the other limits mean nothing on a CPU and are ignored."""
         if int(limit) == MALLOC_HEAP_SIZE:
-            heap(devices.current())[0] = int(value)
+            heap(devices.current_handle())[0] = int(value)
 
     @staticmethod
     def get_limit(limit):
-        return int(heap(devices.current())[0]) if int(limit) == MALLOC_HEAP_SIZE else 0
+        return int(heap(devices.current_handle())[0]) if int(limit) == MALLOC_HEAP_SIZE else 0
 
     @staticmethod
     def set_cache_config(config):
@@ -247,6 +263,12 @@ class Context:
     @staticmethod
     def get_cache_config():
         return 0
+
+    def __eq__(self, other):  # PyCUDA's: the same context, whichever wrapper holds it
+        return isinstance(other, Context) and other._handle is self._handle
+
+    def __hash__(self):
+        return id(self._handle)
 
     def get_api_version(self):
         return get_driver_version()

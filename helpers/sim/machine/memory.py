@@ -41,7 +41,8 @@ mprotect splits one mapping in three), and Linux allows 65,530
 left for a launch to start its threads and their stacks (mappings.py).
 
 The device has a size (settings.device_memory): each allocation's data pages are charged against
-it, and one that does not fit raises drv.MemoryError, as cuMemAlloc's out-of-memory error does.
+it (budget.py), and one that does not fit raises drv.MemoryError, as cuMemAlloc's out-of-memory
+error does.
 """
 
 import bisect
@@ -52,7 +53,7 @@ import mmap
 import threading
 
 from .. import errors
-from . import mappings, written
+from . import budget, mappings, written
 from ..errors import distance_words
 from ..settings import settings
 
@@ -78,14 +79,15 @@ class Block:
     """One allocation: `address` is what a kernel sees, `size` its bytes; `base`, `length` the
     whole mapping, guard pages included; `slacks`, the unguarded bytes before and after the
     array, as (start, the canary they hold); `written`, the init check's shadow (written.py);
-    `freed_at`, once it is freed, where in the program (words, or None when not known)."""
+    `freed_at`, once it is freed, where in the program (words, or None when not known), and
+    `with_context`, whether it went with its context (freed_at: where that was destroyed)."""
 
     __slots__ = ("address", "size", "base", "length", "slacks", "written", "freed_at",
-                 "__weakref__")
+                 "with_context", "__weakref__")
 
     def __init__(self, address, size, base, length):
         self.address, self.size, self.base, self.length = address, size, base, length
-        self.slacks, self.written, self.freed_at = (), None, None
+        self.slacks, self.written, self.freed_at, self.with_context = (), None, None, False
         if length != size:  # not a module's global (the compiler's memory, no guard pages)
             data_end = base + length - PAGE
             self.slacks = tuple((s, _canary(s, e - s)) for s, e in
@@ -101,27 +103,6 @@ class Block:
 _lock = threading.RLock()
 _starts = []  # sorted base addresses of live mappings
 _blocks = {}  # base -> Block
-_charged = 0  # bytes of device memory the live allocations take
-
-
-def usage():
-    """(bytes in use, bytes the simulated device has)."""
-    return _charged, settings.device_memory
-
-
-def _charge(nbytes, asked):
-    global _charged
-    with _lock:
-        if _charged + nbytes > settings.device_memory:
-            total = settings.device_memory
-            raise errors.MemoryError(
-                f"cuMemAlloc failed: out of memory: {asked:,} bytes asked for, and the simulated "
-                f"device has {total - _charged:,} of its {total:,} bytes free. Free arrays you no "
-                "longer need (del, or .gpudata.free()), or give the simulator more memory with "
-                "CUDA_SIM_MEMORY (e.g. CUDA_SIM_MEMORY=8G).")
-        _charged += nbytes
-
-
 def _alignment(nbytes):
     """The largest power of two up to 256 that divides nbytes, at least 16 (see the docstring)."""
     align = 256
@@ -145,19 +126,19 @@ def allocate(nbytes):
     span = -(-size // align) * align  # size rounded up to the alignment
     data_pages = -(-span // PAGE)
     length = (data_pages + 2) * PAGE
-    _charge(data_pages * PAGE, nbytes)
+    budget.charge(data_pages * PAGE, nbytes)
     with _lock:
         if not mappings.room_for(3, keep=mappings.LAUNCH_RESERVE):
             _empty_quarantine()
             if not mappings.room_for(3, keep=mappings.LAUNCH_RESERVE):
-                _refund(data_pages * PAGE)
+                budget.refund(data_pages * PAGE)
                 raise errors.MemoryError(_too_many_mappings())
         base = _map_fenced(length)
         if base is None:
             _empty_quarantine()
             base = _map_fenced(length)
         if base is None:
-            _refund(data_pages * PAGE)
+            budget.refund(data_pages * PAGE)
             raise errors.MemoryError(f"cuMemAlloc failed: out of memory: the machine could not "
                                      f"map {length:,} bytes for the simulated device "
                                      f"({len(_blocks)} arrays are alive)")
@@ -201,22 +182,17 @@ _quarantine = collections.deque()  # freed Blocks, oldest first
 _quarantined_bytes = 0
 
 
-def _refund(nbytes):
-    global _charged
-    with _lock:
-        _charged -= nbytes
-
-
-def release(block, freed_at=None):
-    """Free block (freed_at: where in the program, for the messages about a use after free)."""
+def release(block, freed_at=None, with_context=False):
+    """Free block (freed_at: where in the program, for the messages about a use after free;
+    with_context: it goes with its context, which was destroyed there)."""
     global _quarantined_bytes
     with _lock:
         if _blocks.pop(block.base, None) is None:
             return
-        block.freed_at = freed_at
+        block.freed_at, block.with_context = freed_at, with_context
         _starts.remove(block.base)
         written.untrack(block)
-        _refund(block.length - 2 * PAGE)  # the data pages, without the two guard pages
+        budget.refund(block.length - 2 * PAGE)  # the data pages, without the two guard pages
         _libc.mprotect(block.base, block.length, _PROT_NONE)
         _libc.madvise(block.base, block.length, _MADV_DONTNEED)
         _quarantine.append(block)
@@ -244,10 +220,20 @@ def _freed(address):
         return next((b for b in _quarantine if b.base <= address < b.base + b.length), None)
 
 
+def block_words(block):
+    """'an allocation of 4,096 bytes at 0x...': which allocation it is."""
+    return f"an allocation of {block.size:,} bytes at 0x{block.address:x}"
+
+
 def freed_words(block):
-    """'an allocation of 4096 bytes at 0x..., freed at cell line 3': which it was, and where."""
-    where = f", freed at {block.freed_at}" if block.freed_at else ", freed"
-    return f"an allocation of {block.size:,} bytes at 0x{block.address:x}{where}"
+    """'an allocation of 4,096 bytes at 0x..., freed at line 3 of a notebook cell': which it
+    was, and where and how it was freed."""
+    at = f" at {block.freed_at}" if block.freed_at else ""
+    if block.with_context:
+        return (f"{block_words(block)}, freed with its context, which Context.detach(){at} "
+                "destroyed (a context's memory ends with it: allocate it again with a live "
+                "context current)")
+    return f"{block_words(block)}, freed{at}"
 
 
 def register_global(address, size):

@@ -33,6 +33,9 @@ import itertools
 import threading
 import time
 
+from . import devices
+from ..errors import LogicError
+
 MAX_PENDING = 1024
 NON_BLOCKING = 1  # CU_STREAM_NON_BLOCKING: a stream that does not wait for the default stream
 
@@ -53,6 +56,7 @@ class _Legacy:
     """The legacy default stream (``stream=None``)."""
 
     blocking = True
+    _context = None  # every context's
 
     def __init__(self):
         self._last = None
@@ -73,6 +77,8 @@ def submit(stream, action, what, after=(), touches=()):
     event, a wait): it is reached as soon as the work before it has run. touches: the
     allocations it uses, which must not be freed before it has run."""
     s = LEGACY if stream is None else stream
+    if s is not LEGACY:
+        s._check_alive(what)
     with _lock:
         deps = [op for op in (s._last, *after) if op is not None and not op.done]
         if s is LEGACY:  # the legacy default stream waits for every blocking stream
@@ -207,6 +213,14 @@ def before_free(block):
         _sticky = err
 
 
+def finish(handle):
+    """Run the work queued on the streams of a context (a devices.Handle) about to be
+    destroyed."""
+    with _lock:
+        targets = [op for op in _pending.values() if op.stream._context is handle]
+    synchronize(targets)
+
+
 def poll(targets):
     """True if targets have run; if not, run one operation of what they need and say False."""
     _raise_sticky()
@@ -232,15 +246,24 @@ class Stream:
     def __init__(self, flags=0):
         self.blocking = not (int(flags) & NON_BLOCKING)
         self._last = None
+        self._context = devices.current_handle()  # it ends with this context (devices.detach)
+
+    def _check_alive(self, call):
+        if self._context is not None and not self._context.alive:
+            raise LogicError(f"{call} failed: invalid device context ("
+                             + self._context.dead_words("this stream") + ")")
 
     def synchronize(self):
+        self._check_alive("cuStreamSynchronize")
         synchronize([self._last])
 
     def is_done(self):
+        self._check_alive("cuStreamQuery")
         return poll([self._last])
 
     def wait_for_event(self, event):
         """Work queued on this stream from now on starts after event's work has run."""
+        self._check_alive("cuStreamWaitEvent")
         if event._op is not None:
             submit(self, None, "wait_for_event", after=[event._op])
 

@@ -122,7 +122,7 @@ def _execute(record, reverse=False, watch=None):
             firsts, workers = stacks.for_launch(wanted, threads)
         except MemoryError as err:
             raise MemoryError(f"cuLaunchKernel failed: out of memory: {err}") from None
-        lib.sim_set_heap(ctypes.addressof(device.heap(devices.current())))  # malloc's heap
+        lib.sim_set_heap(ctypes.addressof(device.heap(devices.current_handle())))  # malloc's heap
         lib.sim_set_shared(*module.shared_variables)  # filled before each block
         handle = lib.sim_launch_start(kernel.index, (ctypes.c_uint * 3)(*grid),
                                       (ctypes.c_uint * 3)(*block), record.shared,

@@ -2,6 +2,7 @@
 codes, and what it reads of each kernel."""
 
 import ctypes
+import gc
 import os
 import shutil
 
@@ -97,3 +98,20 @@ def test_shared_memory_is_never_zeroed_a_block_reads_the_fill_where_it_wrote_not
     d = gpuarray.zeros(32, np.float64)
     mod.get_function("dynamic")(d, block=(32, 1, 1), shared=32 * 8)
     assert (d.get()[:16] == 2).all() and np.isnan(d.get()[16:]).all()
+
+
+def test_device_arrays_take_device_memory_while_their_module_is_loaded():
+    """As on a GPU, which holds a module's __device__ arrays in its memory from the load."""
+    used = drv.mem_get_info()[1] - drv.mem_get_info()[0]
+    array = "__device__ float {}[{}];\n__global__ void k(float *x) {{ x[0] = {}[1]; }}\n"
+    with settings.changed(device_memory=used + (64 << 20)):
+        first = SourceModule(array.format("first", 8 << 20, "first"))     # 32 MiB
+        assert drv.mem_get_info()[0] == 32 << 20
+        with pytest.raises(drv.MemoryError, match=r"^cuModuleLoadDataEx failed: out of memory: "
+                           r"the module's __device__ array 'second' takes 41,943,040 bytes, and "
+                           r"the simulated device has 33,554,432 .*Make it smaller, or allocate "
+                           r"it when the program runs"):
+            SourceModule(array.format("second", 10 << 20, "second"))    # 40 MiB
+        del first
+        gc.collect()
+        assert drv.mem_get_info()[0] == 64 << 20

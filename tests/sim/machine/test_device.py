@@ -2,14 +2,28 @@
 capability, attributes, memory), its contexts and their malloc heaps. The questions PyCUDA code
 asks run on whichever backend helpers.backend chose, and on a GPU the simulator's table of
 attributes is compared with the device's own; how the answers follow the simulator's settings
-is checked on the simulator."""
+is checked on the simulator.
+
+A context's life, as PyCUDA and CUDA have it (device.py, devices.py), runs on either backend too:
+`make_context()` makes a context held once, `detach()` lets go of it and so destroys it, and its
+streams, modules and memory die with it. What each use of them then raises is what the H200 gave
+(driver 580, the calls PyCUDA makes, with device 0's primary context current as helpers.backend
+leaves it): a stream, "invalid device context"; a kernel of its module, "invalid resource
+handle"; getting a kernel from its module, "context is destroyed"; a copy to its memory,
+"invalid argument". The simulator says more (where the context was destroyed, what to do) after
+the same words. A kernel given memory of a destroyed context faults on a GPU and ends the context
+it ran in, so that case runs in a process of its own."""
 
 import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from helpers.backend import BACKEND, drv
+from helpers.backend import BACKEND, SourceModule, drv, gpuarray
 
 simulator_only = pytest.mark.skipif(BACKEND != "simulator", reason="the simulator's own device")
 
@@ -98,3 +112,128 @@ def test_the_malloc_heap_is_the_contexts_and_set_limit_sizes_it():
     finally:
         ctx.pop()
     assert drv.Context.get_limit(drv.limit.MALLOC_HEAP_SIZE) == 8 << 20   # another heap
+
+
+# ---- a context's life ---------------------------------------------------------------------------
+SIM = BACKEND == "simulator"
+ROOT = Path(__file__).resolve().parents[3]
+SOURCE = """
+__global__ void add_one(float *x, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        x[i] += 1.0f;
+}
+"""
+
+
+def made_context_with(make):
+    """make() run in a new context of device 0, which is then detached; (what it made, the
+    context)."""
+    context = drv.Device(0).make_context()
+    try:
+        made = make()
+    finally:
+        context.detach()
+    return made, context
+
+
+def test_a_detached_context_is_destroyed_and_its_stream_with_it():
+    stream, context = made_context_with(drv.Stream)
+    assert drv.Context.get_current() != context
+    with pytest.raises(drv.LogicError, match="^cuStreamSynchronize failed: invalid device "
+                                             "context") as dead:
+        stream.synchronize()
+    with pytest.raises(drv.LogicError, match="^cuStreamQuery failed: invalid device context"):
+        stream.is_done()
+    with pytest.raises(drv.LogicError, match="invalid device context"):
+        drv.Event().record(stream)
+    with pytest.raises(drv.LogicError, match="cannot detach from invalid context"):
+        context.detach()
+    if SIM:
+        assert "Context.detach() at test_device.py:" in str(dead.value)
+
+
+def test_a_kernel_of_a_destroyed_context_is_refused():
+    module, _ = made_context_with(lambda: SourceModule(SOURCE))
+    x = gpuarray.zeros(4, np.float32)
+    with pytest.raises(drv.LogicError, match="^cuModuleGetFunction failed: context is destroyed"):
+        module.get_function("add_one")
+    add_one, _ = made_context_with(lambda: SourceModule(SOURCE).get_function("add_one"))
+    with pytest.raises(drv.LogicError, match="^cuLaunchKernel failed: invalid resource handle"):
+        add_one(x, np.int32(4), block=(4, 1, 1), grid=(1, 1))
+    live = SourceModule(SOURCE).get_function("add_one")
+    stream, _ = made_context_with(drv.Stream)
+    with pytest.raises(drv.LogicError, match="invalid device context"):
+        live(x, np.int32(4), block=(4, 1, 1), grid=(1, 1), stream=stream)
+    live(x, np.int32(4), block=(4, 1, 1), grid=(1, 1))   # the current context lives on
+    assert x.get().tolist() == [1, 1, 1, 1]
+
+
+def test_memory_of_a_destroyed_context_is_freed_with_it():
+    free = drv.mem_get_info()[0]
+    (memory, array), _ = made_context_with(
+        lambda: (drv.mem_alloc(16), gpuarray.to_gpu(np.ones(4, np.float32))))
+    with pytest.raises(drv.LogicError, match="^cuMemcpyHtoD failed: invalid argument") as copy:
+        drv.memcpy_htod(memory, np.zeros(4, np.float32))
+    with pytest.raises(drv.LogicError):
+        array.get()
+    memory.free()     # nothing left to free: PyCUDA says nothing either
+    if SIM:
+        assert "an allocation of 16 bytes" in str(copy.value)
+        assert "freed with its context, which Context.detach() at test_device.py:" in str(
+            copy.value)
+        assert drv.mem_get_info()[0] == free  # its memory is given back
+
+
+@pytest.mark.skipif(not SIM, reason="PyCUDA's detach() of a primary context that is not on top "
+                    "of the stack leaves it pushed in CUDA's stack: not in a shared process")
+def test_primary_context_lives_while_it_is_held():
+    first = drv.Device(0).retain_primary_context()
+    second = drv.Device(0).retain_primary_context()
+    assert first == second
+    second.detach()                       # first still holds it
+    first.push()
+    try:
+        x = gpuarray.to_gpu(np.arange(4, dtype=np.float32))
+        assert (x + x).get().tolist() == [0, 2, 4, 6]
+        stream = drv.Stream()
+    finally:
+        drv.Context.pop()
+    first.detach()                        # the last hold: now it is destroyed
+    with pytest.raises(drv.LogicError, match="invalid device context"):
+        stream.synchronize()
+    with pytest.raises(drv.LogicError, match="freed with its context"):
+        x.get()
+
+
+# A kernel given memory of a destroyed context, and what the process can still do after it.
+PROGRAM = """
+import numpy as np
+from helpers.backend import SourceModule, drv
+add_one = SourceModule({source!r}).get_function("add_one")
+context = drv.Device(0).make_context()
+x = drv.mem_alloc(16)
+context.detach()
+try:
+    add_one(x, np.int32(4), block=(4, 1, 1), grid=(1, 1))
+    drv.Context.synchronize()
+except drv.LogicError as err:
+    print("LogicError", getattr(err, "kind", None))
+    print(err)
+"""
+
+
+@pytest.mark.slow
+def test_a_kernel_given_memory_of_a_destroyed_context_is_refused():
+    program = PROGRAM.format(source=SOURCE)
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(program)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    first, _, message = done.stdout.partition("\n")
+    assert first.startswith("LogicError"), done.stdout + done.stderr
+    if SIM:   # refused before it ran, naming the allocation and how it was freed
+        assert first == "LogicError use after free"
+        assert "parameter #0" in message and "an allocation of 16 bytes" in message
+        assert "freed with its context, which Context.detach() at <string>:7" in message
+    else:     # the GPU faults: "cuCtxSynchronize failed: an illegal memory access ..."
+        assert "illegal memory access" in message

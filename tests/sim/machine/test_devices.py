@@ -80,7 +80,8 @@ def test_contexts_are_current_per_thread(two_devices):
     assert drv.Context.get_current() is ctx0 and drv.Context.get_device() == drv.Device(0)
     drv.Context.pop()
     assert seen == {"before": None, "inside": drv.Device(1)}
-    assert drv.Device(1).retain_primary_context() is ctx1
+    again = drv.Device(1).retain_primary_context()   # PyCUDA's: a new wrapper of the same context
+    assert again == ctx1 and again is not ctx1 and again != ctx0
     with pytest.raises(drv.LogicError, match="no context is current"):
         drv.Context.pop()
 
@@ -121,9 +122,12 @@ def test_a_kernel_may_use_another_devices_memory_only_with_peer_access(two_devic
     drv.memcpy_htod(x0, np.zeros(4, np.float32))
     add1 = on(drv, ctx1, lambda: SourceModule(SOURCE).get_function("add_one"))
     launch = lambda: add1(x0, np.int32(4), block=(4, 1, 1), grid=(1, 1))  # noqa: E731
-    with pytest.raises(drv.LaunchError, match="it runs on device 1, and parameter #0 points to "
-                       "memory of device 0.*enable_peer_access"):
+    with pytest.raises(drv.LaunchError, match="in kernel 'add_one', which runs on device 1: "
+                       "parameter #0 points to an allocation of 16 bytes at 0x[0-9a-f]+ on device "
+                       "0. .*enable_peer_access") as refused:
         on(drv, ctx1, launch)
+    assert (refused.value.kind, refused.value.kernel, refused.value.address) == (
+        "no peer access", "add_one", int(x0))
     assert drv.Device(1).can_access_peer(drv.Device(0))
     assert not drv.Device(1).can_access_peer(drv.Device(1))
     on(drv, ctx1, lambda: drv.Context.enable_peer_access(ctx0))
@@ -136,7 +140,8 @@ def test_a_kernel_may_use_another_devices_memory_only_with_peer_access(two_devic
         assert out.tolist() == [1, 1, 1, 1]
     finally:
         on(drv, ctx1, lambda: drv.Context.disable_peer_access(ctx0))
-    with pytest.raises(drv.LaunchError, match="points to memory of device 0"):
+    with pytest.raises(drv.LaunchError,
+                       match="points to an allocation of 16 bytes at 0x[0-9a-f]+ on device 0"):
         on(drv, ctx1, launch)
 
 
@@ -174,3 +179,25 @@ def test_each_device_has_its_share_of_the_memory(two_devices):
         c = on(drv, ctx1, lambda: drv.mem_alloc(2 * 2**20))    # room again on device 1
         a.free()
         c.free()
+
+
+def test_gpuarray_arithmetic_is_checked_for_peer_access_as_a_kernel(two_devices):
+    from helpers.sim import gpuarray
+
+    drv, (ctx0, ctx1) = two_devices
+    a = on(drv, ctx0, lambda: gpuarray.to_gpu(np.arange(4, dtype=np.float32)))
+    b = on(drv, ctx1, lambda: gpuarray.to_gpu(np.ones(4, np.float32)))
+    for mistake in (lambda: a + b, lambda: b * 2, lambda: b.fill(np.float32(3)), abs):
+        with pytest.raises(drv.LaunchError, match=r"an illegal memory access was encountered in "
+                           r"a kernel of gpuarray.*which runs on device 0: a GPUArray of shape "
+                           r"\(4,\) and dtype float32 points to an allocation of 16 bytes at "
+                           r"0x[0-9a-f]+ on device 1") as refused:
+            mistake(b) if mistake is abs else mistake()
+        assert (refused.value.kind, refused.value.address) == ("no peer access", int(b.gpudata))
+    assert b.get().tolist() == [1, 1, 1, 1] and a.get().tolist() == [0, 1, 2, 3]   # copies cross
+    assert on(drv, ctx1, lambda: (b + b).get().tolist()) == [2, 2, 2, 2]
+    on(drv, ctx0, lambda: drv.Context.enable_peer_access(ctx1))
+    try:
+        assert (a + b).get().tolist() == [1, 2, 3, 4]
+    finally:
+        on(drv, ctx0, lambda: drv.Context.disable_peer_access(ctx1))
