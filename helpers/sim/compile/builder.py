@@ -30,10 +30,11 @@ from . import messages as compiler_messages
 from ..errors import CompileError
 from .source import INCLUDE_DIR
 
-SIM_VERSION = "9"  # 9: casts and shifts whose answer a GPU gives differently stop the launch;
-                   # 8: out-of-bounds faults name their line, race records their step;
-                   # 7: every intrinsic of CUDA 13 for sm_90, PTX's saturating conversions;
-                   # 6: the init check watches shared memory (sim_init.h)
+SIM_VERSION = "10"  # 10: cooperative groups (cooperative_groups.h), coalesced_threads();
+                    # 9: casts and shifts whose answer a GPU gives differently stop the launch;
+                    # 8: out-of-bounds faults name their line, race records their step;
+                    # 7: every intrinsic of CUDA 13 for sm_90, PTX's saturating conversions;
+                    # 6: the init check watches shared memory (sim_init.h)
 CXX_FLAGS = ["-std=c++17", "-O2", "-fPIC", "-pthread", "-fno-strict-aliasing",
              "-U_FORTIFY_SOURCE", "-D_FORTIFY_SOURCE=0", "-fsanitize=bounds",
              "-fstack-clash-protection",  # a huge local array faults below its stack, not beyond
@@ -106,8 +107,9 @@ def translate_options(options):
 def _prelude_digest():
     h = hashlib.sha256()
     # .h: the prelude; .hpp: PyCUDA's headers; .cpp: the grid runner, linked into every module
-    for header in sorted([*INCLUDE_DIR.glob("*.h*"), *INCLUDE_DIR.glob("*.cpp")]):
-        h.update(header.name.encode() + b"\0" + header.read_bytes())
+    # (and cooperative_groups/: the headers a kernel includes itself)
+    for header in sorted([*INCLUDE_DIR.rglob("*.h*"), *INCLUDE_DIR.glob("*.cpp")]):
+        h.update(header.relative_to(INCLUDE_DIR).as_posix().encode() + b"\0" + header.read_bytes())
     return h.hexdigest()
 
 
