@@ -11,7 +11,7 @@ import re
 
 from . import not_simulated
 from .source import INCLUDE_DIR
-from ..errors import CompileError, HostFunctionError, NotSimulatedError
+from ..errors import CompileError, ExternCError, HostFunctionError, NotSimulatedError
 
 # Host functions in device code (include/sim_host_only.h): advice by the function's group.
 _HOST_ONLY = re.compile(r"__sim_host_(stop|random|io|system|memory|text|time)_(\w+)")
@@ -124,17 +124,20 @@ def _c_linkage_error(what, stderr):
     """A C++ header that the simulator gives (cooperative_groups.h: templates) included inside
     the extern "C" { } that SourceModule wraps around the source, or None when the error is
     another. nvcc refuses it too; the cure is PyCUDA's own."""
-    if not any(m.group("text").startswith("template with C linkage") and _in_prelude(m.group("file"))
-               for m in _ERROR_LINE.finditer(stderr)):
+    error = next((m for m in _ERROR_LINE.finditer(stderr) if _in_prelude(m.group("file"))
+                  and m.group("text").startswith("template with C linkage")), None)
+    if error is None:
         return None
+    header = os.path.relpath(error.group("file"), INCLUDE_DIR)
     where = next((m for m in _INCLUDED_FROM.finditer(stderr) if not _in_prelude(m.group("file"))), None)
-    place = f"{where.group('file')}:{where.group('line')}: " if where else ""
-    return CompileError(
-        f"simulator compilation of {what} failed\n{place}error: this header is C++ (it declares "
+    file, line = (where.group("file"), int(where.group("line"))) if where else (None, None)
+    place = f"{file}:{line}: " if where else ""
+    return ExternCError(
+        f"simulator compilation of {what} failed\n{place}error: {header} is C++ (it declares "
         "templates), and SourceModule puts the whole source inside extern \"C\" { } (nvcc: this "
         "declaration may not have extern \"C\" linkage).\nnote: pass no_extern_c=True to "
         "SourceModule, and write extern \"C\" before each __global__ function so that "
-        "get_function still finds it by its name.", None)
+        "get_function still finds it by its name.", header, file, line)
 
 
 _EXPANSION = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? note: in expansion of macro", re.M)
