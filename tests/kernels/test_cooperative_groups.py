@@ -16,6 +16,7 @@ from helpers.backend import SourceModule, gpuarray
 from helpers.sim import driver as sim_drv, gpuarray as sim_gpuarray
 from helpers.sim.compiler import SourceModule as SimSourceModule
 from helpers.sim.errors import ExternCError, NotSimulatedError
+from helpers.sim.microscope.trace import trace
 from helpers.sim.settings import settings
 from kernel_sources import find_nvcc, nvcc_accepted, nvcc_verdict
 
@@ -274,6 +275,16 @@ def test_the_race_check_finds_a_read_of_memcpy_async_before_wait():
     race = err.value
     copy = next(n for n, text in enumerate(KERNELS.splitlines(), 1) if "memcpy_async(block" in text)
     assert race.array == "tile" and f"kernel.cu:{copy}" in {race.first.line, race.second.line}
+
+
+def test_the_divergence_trace_counts_the_lanes_of_a_coalesced_group():
+    """The build instrumented at each basic block compiles a group alive across a warp
+    function (it once needed the C++ runtime's exception personality, which it refused)."""
+    fn = SimSourceModule(KERNELS, no_extern_c=True).get_function("odd_lanes")
+    x = sim_gpuarray.to_gpu(np.arange(32, dtype=np.int32))
+    with trace(divergence=True) as t:
+        fn(x, sim_gpuarray.empty(4 * 32, np.int32), block=(32, 1, 1))
+    assert 0.5 < t["odd_lanes"].lane_efficiency < 1.0  # half the lanes take the branch
 
 
 def test_grid_sync_is_refused_by_name():

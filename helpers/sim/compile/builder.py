@@ -60,13 +60,17 @@ LINE_TABLES = ["-g1", "-gdwarf-4"]
 # lets helpers/sim/compile/sites.py map each call to its source line. No vectorising and no splitting of
 # structs, so that each access stays one access as on a GPU (a uint4 is one 16-byte load); no tail
 # calls, so that each callback's return address is in the code that called it. The "blocks" build
-# also calls the runtime at each basic block, to measure divergence.
+# also calls the runtime at each basic block, to measure divergence; without exceptions (device
+# code has none), since a call in each block keeps alive the empty clean-ups that GCC would
+# otherwise drop, and a clean-up needs the C++ runtime's personality routine, which device code
+# may not call (device_calls.py; a cooperative group alive across a barrier makes one).
 INSTRUMENT_FLAGS = {
     "memory": ["-DSIM_TRACE", *LINE_TABLES, "-fsanitize=thread", "--param=tsan-instrument-func-entry-exit=0",
                "-Wno-tsan", "-fno-tree-vectorize", "-fno-tree-sra", "-fno-ipa-sra",
                "-fno-optimize-sibling-calls"]}
 INSTRUMENT_FLAGS["blocks"] = INSTRUMENT_FLAGS["memory"] + ["-DSIM_TRACE_BLOCKS",
-                                                          "-fsanitize-coverage=trace-pc"]
+                                                          "-fsanitize-coverage=trace-pc",
+                                                          "-fno-exceptions"]
 # In an instrumented build, the code around the learner's is named as the simulator's own, so
 # that its accesses are never counted as the learner's.
 GENERATED = INCLUDE_DIR / "sim_module.cpp"

@@ -101,8 +101,7 @@ class thread_group {
     friend struct details::_coalesced_group_data_access;
 
   public:
-    unsigned long long size() const;
-    unsigned long long num_threads() const { return size(); }
+    unsigned long long size() const;  // (CUDA 13 declares num_threads() too, but defines it nowhere)
     unsigned long long thread_rank() const;
     void sync(details::caller __c = details::caller()) const;
     unsigned int get_type() const { return _data.type; }
