@@ -6,10 +6,13 @@ import hashlib
 import os
 import re
 import shutil
+import subprocess
 import tempfile
 from pathlib import Path
 
 import numpy as np
+
+from helpers.sim.compile import cache
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "cuda_src" / "solutions"
@@ -109,6 +112,36 @@ def find_nvcc():
         return path
     fallback = Path("/usr/local/cuda/bin/nvcc")
     return str(fallback) if os.access(fallback, os.X_OK) else None
+
+
+# nvcc's verdict is kept, as the simulator keeps a compiled module: a file in the compile cache
+# named for everything nvcc was given (tests/kernels/test_nvcc.py says why).
+def nvcc_accepted(nvcc):
+    """(folder of nvcc's earlier verdicts, what names this nvcc: its path and version)."""
+    version = subprocess.run([nvcc, "--version"], capture_output=True, text=True, timeout=60)
+    folder = cache.folder() / "nvcc-accepted"
+    cache.make_private(folder)
+    return folder, f"{nvcc}\0{version.stdout}"
+
+
+def nvcc_verdict(nvcc, accepted, text, folder):
+    """None when nvcc accepts text (now, or this nvcc the same text before), else what it said.
+    ``folder``: a new folder of the test's own for nvcc's files."""
+    kept, this_nvcc = accepted
+    verdict = kept / hashlib.sha256(f"{this_nvcc}\0{ARCH}\0{text}".encode()).hexdigest()
+    if verdict.is_file():
+        return None
+    wrapped = folder / "kernel.cu"
+    wrapped.write_text(text, encoding="utf-8")
+    cmd = [nvcc, f"-arch={ARCH}", "--cubin", "-o", str(folder / "kernel.cubin"),
+           "-x", "cu", str(wrapped)]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    if p.returncode != 0 or (folder / "kernel.cubin").stat().st_size == 0:
+        return p.stdout + p.stderr or "an empty cubin"
+    part = verdict.with_name(f".{verdict.name}.{os.getpid()}")
+    part.write_text(text)
+    os.replace(part, verdict)                   # whole or absent, whoever reads it
+    return None
 
 
 # ---- floats: an accumulation that nvcc fuses into a chain of FMAs -------------------------------

@@ -267,6 +267,16 @@ class NotSimulatedError(CompileError):
         self.calls = calls
 
 
+class ExternCError(CompileError):
+    """A C++ header (``header``, such as cooperative_groups.h) included, at ``file`` and
+    ``line``, inside the extern "C" { } that SourceModule wraps around the source: nvcc refuses
+    it too ("this declaration may not have extern "C" linkage"), and no_extern_c=True is the cure."""
+
+    def __init__(self, msg, header, file=None, line=None, command_line=None):
+        super().__init__(msg, command_line)
+        self.header, self.file, self.line = header, file, line
+
+
 class NotProvided(AttributeError, NotImplementedError):
     """A name of PyCUDA's that the simulator does not provide."""
 

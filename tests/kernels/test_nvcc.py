@@ -12,17 +12,16 @@ nvcc given the same text gives the same verdict, so a file it accepted before is
 again on the next run (some 40 files at about 0.4 s each); a changed file, or another nvcc, is.
 """
 
-import hashlib
 import os
-import subprocess
 
 import pytest
 
 from helpers.backend import CUDA_SRC, read_cu
-from helpers.sim.compile import cache
-from kernel_sources import ARCH, find_nvcc
+from kernel_sources import find_nvcc, nvcc_accepted, nvcc_verdict
 
 CU_FILES = sorted(CUDA_SRC.rglob("*.cu"))
+
+
 @pytest.fixture(scope="module")
 def nvcc():
     path = find_nvcc()
@@ -36,35 +35,11 @@ def nvcc():
 
 @pytest.fixture(scope="module")
 def accepted(nvcc):
-    """(folder of nvcc's earlier verdicts, what names this nvcc: its path and version)."""
-    version = subprocess.run([nvcc, "--version"], capture_output=True, text=True, timeout=60)
-    folder = cache.folder() / "nvcc-accepted"
-    cache.make_private(folder)
-    return folder, f"{nvcc}\0{version.stdout}"
+    return nvcc_accepted(nvcc)
 
 
 def test_cuda_src_has_kernels():
     assert CU_FILES, f"no .cu file under {CUDA_SRC}"
-
-
-def nvcc_verdict(nvcc, accepted, text, folder):
-    """None when nvcc accepts text (now, or this nvcc the same text before), else what it said.
-    ``folder``: a new folder of the test's own for nvcc's files."""
-    kept, this_nvcc = accepted
-    verdict = kept / hashlib.sha256(f"{this_nvcc}\0{ARCH}\0{text}".encode()).hexdigest()
-    if verdict.is_file():
-        return None
-    wrapped = folder / "kernel.cu"
-    wrapped.write_text(text, encoding="utf-8")
-    cmd = [nvcc, f"-arch={ARCH}", "--cubin", "-o", str(folder / "kernel.cubin"),
-           "-x", "cu", str(wrapped)]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    if p.returncode != 0 or (folder / "kernel.cubin").stat().st_size == 0:
-        return p.stdout + p.stderr or "an empty cubin"
-    part = verdict.with_name(f".{verdict.name}.{os.getpid()}")
-    part.write_text(text)
-    os.replace(part, verdict)                   # whole or absent, whoever reads it
-    return None
 
 
 @pytest.mark.parametrize("cu", CU_FILES, ids=[str(p.relative_to(CUDA_SRC)) for p in CU_FILES])

@@ -14,5 +14,7 @@ def test_an_installed_copy_of_the_helpers_has_every_file_the_simulator_compiles(
         "package-data"]["helpers"]
     helpers = root / "helpers"
     shipped = {p for pattern in globs for p in helpers.glob(pattern)}
-    missing = [p.name for p in (helpers / "sim" / "include").iterdir() if p not in shipped]
+    include = helpers / "sim" / "include"  # with its folders (cooperative_groups/)
+    missing = [p.relative_to(include).as_posix() for p in include.rglob("*")
+               if p.is_file() and p not in shipped]
     assert not missing, f"add these to [tool.setuptools.package-data] in pyproject.toml: {missing}"

@@ -31,10 +31,11 @@ from . import messages as compiler_messages
 from ..errors import CompileError
 from .source import INCLUDE_DIR
 
-SIM_VERSION = "9"  # 9: casts and shifts whose answer a GPU gives differently stop the launch;
-                   # 8: out-of-bounds faults name their line, race records their step;
-                   # 7: every intrinsic of CUDA 13 for sm_90, PTX's saturating conversions;
-                   # 6: the init check watches shared memory (sim_init.h)
+SIM_VERSION = "10"  # 10: cooperative groups (cooperative_groups.h), coalesced_threads();
+                    # 9: casts and shifts whose answer a GPU gives differently stop the launch;
+                    # 8: out-of-bounds faults name their line, race records their step;
+                    # 7: every intrinsic of CUDA 13 for sm_90, PTX's saturating conversions;
+                    # 6: the init check watches shared memory (sim_init.h)
 CXX_FLAGS = ["-std=c++17", "-O2", "-fPIC", "-pthread", "-fno-strict-aliasing",
              "-U_FORTIFY_SOURCE", "-D_FORTIFY_SOURCE=0", "-fsanitize=bounds",
              "-fstack-clash-protection",  # a huge local array faults below its stack, not beyond
@@ -65,13 +66,17 @@ LINE_TABLES = ["-g1", "-gdwarf-4"]
 # lets helpers/sim/compile/sites.py map each call to its source line. No vectorising and no splitting of
 # structs, so that each access stays one access as on a GPU (a uint4 is one 16-byte load); no tail
 # calls, so that each callback's return address is in the code that called it. The "blocks" build
-# also calls the runtime at each basic block, to measure divergence.
+# also calls the runtime at each basic block, to measure divergence; without exceptions (device
+# code has none), since a call in each block keeps alive the empty clean-ups that GCC would
+# otherwise drop, and a clean-up needs the C++ runtime's personality routine, which device code
+# may not call (device_calls.py; a cooperative group alive across a barrier makes one).
 INSTRUMENT_FLAGS = {
     "memory": ["-DSIM_TRACE", *LINE_TABLES, "-fsanitize=thread", "--param=tsan-instrument-func-entry-exit=0",
                "-Wno-tsan", "-fno-tree-vectorize", "-fno-tree-sra", "-fno-ipa-sra",
                "-fno-optimize-sibling-calls"]}
 INSTRUMENT_FLAGS["blocks"] = INSTRUMENT_FLAGS["memory"] + ["-DSIM_TRACE_BLOCKS",
-                                                          "-fsanitize-coverage=trace-pc"]
+                                                          "-fsanitize-coverage=trace-pc",
+                                                          "-fno-exceptions"]
 # In an instrumented build, the code around the learner's is named as the simulator's own, so
 # that its accesses are never counted as the learner's.
 GENERATED = INCLUDE_DIR / "sim_module.cpp"
@@ -112,8 +117,9 @@ def translate_options(options):
 def _prelude_digest():
     h = hashlib.sha256()
     # .h: the prelude; .hpp: PyCUDA's headers; .cpp: the grid runner, linked into every module
-    for header in sorted([*INCLUDE_DIR.glob("*.h*"), *INCLUDE_DIR.glob("*.cpp")]):
-        h.update(header.name.encode() + b"\0" + header.read_bytes())
+    # (and cooperative_groups/: the headers a kernel includes itself)
+    for header in sorted([*INCLUDE_DIR.rglob("*.h*"), *INCLUDE_DIR.glob("*.cpp")]):
+        h.update(header.relative_to(INCLUDE_DIR).as_posix().encode() + b"\0" + header.read_bytes())
     return h.hexdigest()
 
 

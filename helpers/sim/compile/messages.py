@@ -10,7 +10,8 @@ import os
 import re
 
 from . import not_simulated
-from ..errors import CompileError, HostFunctionError, NotSimulatedError
+from .source import INCLUDE_DIR
+from ..errors import CompileError, ExternCError, HostFunctionError, NotSimulatedError
 
 # Host functions in device code (include/sim_host_only.h): advice by the function's group.
 _HOST_ONLY = re.compile(r"__sim_host_(stop|random|io|system|memory|text|time)_(\w+)")
@@ -37,7 +38,8 @@ _ERROR_LINE = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? (?:fatal )
 
 
 def _in_prelude(path):
-    return "/cuda_sim" in path or "/sim_" in path
+    """The prelude's files, and the headers it gives a kernel (cooperative_groups.h, ...)."""
+    return "/cuda_sim" in path or "/sim_" in path or path.startswith(f"{INCLUDE_DIR}/")
 
 
 def disk_full(what, said="No space left on device"):
@@ -65,6 +67,9 @@ def compile_error(what, stderr):
     refused = not_simulated_calls(stderr)
     if refused:
         return not_simulated_error(what, refused)
+    linkage = _c_linkage_error(what, stderr)
+    if linkage is not None:
+        return linkage
     msg = f"simulator compilation of {what} failed"
     if mine:
         msg += "\n" + mine[0].group(0).strip()
@@ -82,12 +87,21 @@ _UNDECLARED = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? error: [�
                          r"was not declared in this scope", re.M)
 
 
+_DELETED = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? error: use of deleted function "
+                      r"[‘'][^’'(]*?(?P<name>\w+::\w+)\(", re.M)
+
+
 def not_simulated_calls(stderr):
     """[(function, feature, file, line)] of each call, in the learner's file, of a function that
-    the simulator leaves out (not_simulated.FUNCTIONS), in the compiler's order."""
-    return [(m.group("name"), not_simulated.FUNCTIONS[m.group("name")], m.group("file"),
-             int(m.group("line"))) for m in _UNDECLARED.finditer(stderr)
-            if m.group("name") in not_simulated.FUNCTIONS and not _in_prelude(m.group("file"))]
+    the simulator leaves out (not_simulated.FUNCTIONS, and the members not_simulated.MEMBERS
+    names), in the compiler's order."""
+    calls = [(m.group("name"), not_simulated.FUNCTIONS[m.group("name")], m.group("file"),
+              int(m.group("line")), m.start()) for m in _UNDECLARED.finditer(stderr)
+             if m.group("name") in not_simulated.FUNCTIONS and not _in_prelude(m.group("file"))]
+    calls += [(m.group("name"), not_simulated.MEMBERS[m.group("name")], m.group("file"),
+               int(m.group("line")), m.start()) for m in _DELETED.finditer(stderr)
+              if m.group("name") in not_simulated.MEMBERS and not _in_prelude(m.group("file"))]
+    return [call[:4] for call in sorted(calls, key=lambda call: call[4])]
 
 
 def not_simulated_error(what, calls):
@@ -101,6 +115,29 @@ def not_simulated_error(what, calls):
         f"function the course's CPU simulator does not simulate{also}: {feature}.\nnote: run "
         "this kernel on a GPU with CUDA_COURSE_BACKEND=pycuda.", function, feature, file, line,
         calls)
+
+
+_INCLUDED_FROM = re.compile(r"^In file included from (?P<file>[^:\n]+):(?P<line>\d+)", re.M)
+
+
+def _c_linkage_error(what, stderr):
+    """A C++ header that the simulator gives (cooperative_groups.h: templates) included inside
+    the extern "C" { } that SourceModule wraps around the source, or None when the error is
+    another. nvcc refuses it too; the cure is PyCUDA's own."""
+    error = next((m for m in _ERROR_LINE.finditer(stderr) if _in_prelude(m.group("file"))
+                  and m.group("text").startswith("template with C linkage")), None)
+    if error is None:
+        return None
+    header = os.path.relpath(error.group("file"), INCLUDE_DIR)
+    where = next((m for m in _INCLUDED_FROM.finditer(stderr) if not _in_prelude(m.group("file"))), None)
+    file, line = (where.group("file"), int(where.group("line"))) if where else (None, None)
+    place = f"{file}:{line}: " if where else ""
+    return ExternCError(
+        f"simulator compilation of {what} failed\n{place}error: {header} is C++ (it declares "
+        "templates), and SourceModule puts the whole source inside extern \"C\" { } (nvcc: this "
+        "declaration may not have extern \"C\" linkage).\nnote: pass no_extern_c=True to "
+        "SourceModule, and write extern \"C\" before each __global__ function so that "
+        "get_function still finds it by its name.", header, file, line)
 
 
 _EXPANSION = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? note: in expansion of macro", re.M)

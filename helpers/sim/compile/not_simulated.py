@@ -5,7 +5,8 @@ CUDA 13's headers declare some 800 device functions for compute capability 9.0 (
 compiles and runs on the simulator or is named here. What is named here needs hardware or a
 runtime that a CPU simulator does not model; a kernel that calls one is refused at compile time
 with an error that names the function and its feature (`messages.compile_error`), never with a
-bare "not declared". Headers a kernel must include itself are refused as a whole (HEADERS).
+bare "not declared". Headers a kernel must include itself are refused as a whole (HEADERS), and
+the members of cooperative groups beyond block and warp scope by name (MEMBERS).
 """
 
 FEATURES = {
@@ -64,5 +65,14 @@ FUNCTIONS = {name: feature for feature, names in FEATURES.items() for name in na
 HEADERS = {"cuda_fp16.h": "half precision", "__half": "half precision",
            "cuda_bf16.h": "bfloat16", "__nv_bfloat16": "bfloat16", "cuda_fp8.h": "8-bit floats",
            "mma.h": "tensor cores (wmma)", "wmma": "tensor cores (wmma)",
-           "cooperative_groups": "cooperative groups", "cuda_pipeline.h": "asynchronous copies",
+           "cuda_pipeline.h": "asynchronous copies",
            "texture": "texture references", "cudaTextureObject_t": "textures and surfaces"}
+
+# Cooperative groups (include/cooperative_groups.h) are simulated at block and warp scope. What a
+# grid_group does beyond a normal launch is declared deleted there, and named here as g++ names
+# it ("use of deleted function"): {member: feature}.
+_GRID_SYNC = ("grid-wide synchronisation, which needs a cooperative launch "
+              "(cuLaunchCooperativeKernel): PyCUDA has none, so no PyCUDA kernel can call it; "
+              "split the kernel in two launches where the grid must meet")
+MEMBERS = {"grid_group::sync": _GRID_SYNC, "grid_group::barrier_arrive": _GRID_SYNC,
+           "grid_group::barrier_wait": _GRID_SYNC}

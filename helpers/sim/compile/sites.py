@@ -113,17 +113,21 @@ def _is_system(file):
 
 
 _CACHE_HINTED = re.compile(r"\b__(ld(g|cg|ca|cs|lu|cv)|st(wb|cg|cs|wt))\s*\(")
+# A line of a header that loads or stores for its caller, and every line that leads to it
+# (cooperative_groups/memcpy_async.h's copy), says so in a comment.
+CALLERS_ACCESS = "// the caller's access"
 
 
 @functools.lru_cache(maxsize=None)
 def _pass_through():
     """(file, line) of the prelude functions that load or store on the caller's behalf (__ldg,
-    __stcs and the other cache-hinted loads and stores), whose accesses are the caller's.
-    (addr2line's names for such inlined functions are not reliable: their lines are.)"""
+    __stcs and the other cache-hinted loads and stores; the lines marked CALLERS_ACCESS), whose
+    accesses are the caller's. (addr2line's names for such inlined functions are not reliable:
+    their lines are.)"""
     found = set()
-    for header in INCLUDE_DIR.glob("*.h"):
+    for header in INCLUDE_DIR.rglob("*.h"):
         for n, text in enumerate(header.read_text().splitlines(), 1):
-            if _CACHE_HINTED.search(text) and "{" in text:
+            if (_CACHE_HINTED.search(text) and "{" in text) or text.endswith(CALLERS_ACCESS):
                 found.add((str(header.resolve()), n))
     return found
 

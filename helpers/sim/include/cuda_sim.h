@@ -109,6 +109,12 @@ inline int __sim_sync_block_reduce(__sim_site __s, int __p, int __op) {
 #define __syncthreads_count(p) __sim_sync_block_reduce(__SIM_SITE, (p), 0)
 #define __syncthreads_and(p) __sim_sync_block_reduce(__SIM_SITE, (p), 1)
 #define __syncthreads_or(p) __sim_sync_block_reduce(__SIM_SITE, (p), 2)
+// The same barriers at a site the caller names: cooperative_groups.h passes its own caller's line.
+// (The instrumented build's, which also tell the race check, are sim_traced.h's.)
+#ifndef SIM_TRACE
+inline void __sim_sync_block_at(__sim_site __s) { sim::sync_block(__s); }
+inline void __sim_sync_warp_at(__sim_site __s, unsigned __mask) { sim::sync_warp(__s, __mask); }
+#endif
 #define syncthreads_count(p) __syncthreads_count(p)
 #define syncthreads_and(p) __syncthreads_and(p)
 #define syncthreads_or(p) __syncthreads_or(p)

@@ -193,6 +193,8 @@ inline void run_block(Worker *w) {
     int first = w->reverse ? n - 1 : 0;
     w->live = n, w->at_barrier = 0, w->current = first;
     switch_context(&w->scheduler, &w->fibers[first].ctx, w);
+    while (w->live > 0 && release_coalesced(w))  // lanes waiting in coalesced_threads() go on
+        switch_context(&w->scheduler, &w->fibers[w->current].ctx, w);
     if (w->live > 0) report_deadlock(w);
     if (w->dynamic_shared_bytes) {
         int current = w->current;

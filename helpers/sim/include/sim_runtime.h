@@ -307,7 +307,7 @@ inline int sync_block_reduce(Site site, int pred, int reduce) { return block_bar
 
 // ---- warp functions -----------------------------------------------------------------------------
 enum ShflKind { ShflIdx, ShflUp, ShflDown, ShflXor, SyncWarp, VoteBallot, VoteAny, VoteAll, VoteUni,
-                Collective };
+                Collective, Coalesce };
 // What a Collective computes from the values of every lane of the group (in Fiber::src).
 enum CollectiveKind { MatchAny, MatchAll, ReduceAdd, ReduceMinU, ReduceMaxU, ReduceMinS, ReduceMaxS,
                       ReduceAnd, ReduceOr, ReduceXor };
@@ -387,7 +387,8 @@ SIM_UNTRACED inline uint64_t warp_meet(Site site, unsigned mask, int op, int src
     f.site = site;
     bool all_here = true;
     for (int l = 0; l < 32 && all_here; l++)
-        if (group >> l & 1) all_here = lanes[l].state == F_WARP && same_site(lanes[l].site, site);
+        if (group >> l & 1)
+            all_here = lanes[l].state == F_WARP && lanes[l].op != Coalesce && same_site(lanes[l].site, site);
     if (all_here) release_warp(w, warp, group);
     yield(w);
     return f.result;
@@ -422,6 +423,62 @@ inline T shfl(Site site, unsigned mask, T var, int kind, int arg, int width = 32
     T out;
     memcpy(&out, &bits, sizeof(T));
     return out;
+}
+
+// ---- coalesced_threads(): the lanes of a warp that arrive together --------------------------------
+// On a GPU the lanes that take a branch run it together, and cooperative_groups'
+// coalesced_threads() there names exactly them. The simulator's lanes are fibers with no branch
+// in common, so a lane that asks waits at the call until the rest of its warp cannot come
+// (each lane has exited or waits elsewhere): the lanes waiting at the same call then form the
+// group. The whole warp, when it all arrives, goes on at once; otherwise the block runner asks
+// (release_coalesced) when no thread of the block can run.
+SIM_UNTRACED inline void release_coalesced_lanes(Fiber *lanes, unsigned group) {
+    for (int l = 0; l < 32; l++)
+        if (group >> l & 1) lanes[l].result = group, lanes[l].state = F_RUN;
+}
+
+inline bool coalescing_at(const Fiber &f, const Site &site) {
+    return f.state == F_WARP && f.op == Coalesce && same_site(f.site, site);
+}
+
+SIM_UNTRACED inline unsigned coalesce(Site site) {
+    Worker *w = current_worker();
+    if (!SIM_FIBERS) no_fibers(w, site);
+    int warp = w->current / 32;
+    Fiber *lanes = w->fibers + warp * 32;
+    Fiber &f = lanes[w->current % 32];
+    f.state = F_WARP, f.op = Coalesce, f.site = site, f.mask = 0, f.pred = 0;
+    unsigned live = lanes_in_warp(w, warp), here = 0;
+    bool everyone = true;
+    for (int l = 0; l < 32; l++) {
+        if (!(live >> l & 1) || lanes[l].state == F_DONE) continue;
+        if (coalescing_at(lanes[l], site)) here |= 1u << l;
+        else everyone = false;
+    }
+    if (everyone) release_coalesced_lanes(lanes, here);
+    yield(w);
+    return (unsigned)f.result;
+}
+
+// No thread of the block can run: in each warp, the lanes waiting in coalesced_threads() at the
+// call of its first such lane go on as one group. False when no lane waits there.
+SIM_UNTRACED inline bool release_coalesced(Worker *w) {
+    int first = -1;
+    for (int warp = 0; warp * 32 < w->nfibers; warp++) {
+        Fiber *lanes = w->fibers + warp * 32;
+        unsigned live = lanes_in_warp(w, warp), group = 0;
+        const Site *site = nullptr;
+        for (int l = 0; l < 32; l++) {
+            if (!(live >> l & 1) || lanes[l].state != F_WARP || lanes[l].op != Coalesce) continue;
+            if (!site) site = &lanes[l].site;
+            if (same_site(lanes[l].site, *site)) group |= 1u << l;
+        }
+        if (!group) continue;
+        release_coalesced_lanes(lanes, group);
+        if (first < 0) first = warp * 32 + __builtin_ctz(group);
+    }
+    if (first >= 0) w->current = first;
+    return first >= 0;
 }
 
 inline unsigned vote(Site site, unsigned mask, int pred, int kind) {

@@ -74,6 +74,14 @@ SIM_UNTRACED inline void __sim_trace_syncwarp(__sim_site __s, __sim_warp_mask __
     sim::trace::after_syncwarp();
 }
 SIM_UNTRACED inline void __sim_trace_fence() { sim::trace::fence(); }
+// cooperative_groups.h's barriers, at its caller's site (cuda_sim.h has the plain build's)
+SIM_UNTRACED inline void __sim_sync_block_at(__sim_site __s) {
+    sim::sync_block(__s);
+    sim::trace::after_barrier();
+}
+SIM_UNTRACED inline void __sim_sync_warp_at(__sim_site __s, unsigned __mask) {
+    __sim_trace_syncwarp(__s, __sim_warp_mask(__mask));
+}
 #undef __syncthreads
 #undef __syncthreads_count
 #undef __syncthreads_and

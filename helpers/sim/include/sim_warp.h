@@ -16,6 +16,8 @@ struct __sim_warp_mask {
 };
 inline void __sim_sync_warp(__sim_site __s, __sim_warp_mask __m) { sim::sync_warp(__s, __m.__mask); }
 inline unsigned __sim_active_mask() { return sim::active_mask(); }
+// cooperative_groups' coalesced_threads(): the lanes that arrive at the call together
+inline unsigned __sim_coalesced_lanes(__sim_site __s) { return sim::coalesce(__s); }
 
 template <typename __T>
 inline __T __sim_shfl(__sim_site __s, unsigned __mask, __T __v, int __kind, int __arg, int __width = 32) {

@@ -48,6 +48,27 @@ def test_calls_of_functions_the_simulator_leaves_out_are_refused_with_each_call(
     assert [(f, line) for f, _, _, line in e.calls] == [("tex2D", 4), ("__prof_trigger", 6)]
 
 
+def test_grid_sync_is_refused_as_a_member_the_simulator_leaves_out():
+    stderr = ("mine.cu:6:11: error: use of deleted function 'void "
+              "cooperative_groups::grid_group::sync() const'\n")
+    e = messages.compile_error("kernel.cu", stderr)
+    assert isinstance(e, errors.NotSimulatedError)
+    assert (e.function, e.file, e.line) == ("grid_group::sync", "mine.cu", 6)
+    assert e.feature == not_simulated.MEMBERS["grid_group::sync"]
+
+
+def test_a_cpp_header_inside_extern_c_names_the_header_and_the_include():
+    header = messages.INCLUDE_DIR / "cooperative_groups.h"
+    stderr = ("In file included from mine.cu:3:\n"
+              f"{header}:34:1: error: template with C linkage\n"
+              "/tmp/cuda-sim-x/module.cpp:3:1: note: 'extern \"C\"' linkage started here\n")
+    e = messages.compile_error("kernel.cu", stderr)
+    assert isinstance(e, errors.ExternCError)
+    assert (e.header, e.file, e.line) == ("cooperative_groups.h", "mine.cu", 3)
+    mine = "mine.cu:2:1: error: template with C linkage\n"  # the learner's own template
+    assert type(messages.compile_error("kernel.cu", mine)) is errors.CompileError
+
+
 def test_a_full_disk_is_named_as_such():
     assert isinstance(messages.disk_full("kernel.cu", "ld: final link failed: No space left on "
                                                       "device"), errors.CompileError)
