@@ -30,7 +30,8 @@ from . import messages as compiler_messages
 from ..errors import CompileError
 from .source import INCLUDE_DIR
 
-SIM_VERSION = "7"  # 7: every intrinsic of CUDA 13 for sm_90, PTX's saturating conversions;
+SIM_VERSION = "8"  # 8: cuda_fp16.h and cuda_bf16.h (sim_half.h);
+                   # 7: every intrinsic of CUDA 13 for sm_90, PTX's saturating conversions;
                    # 6: the init check watches shared memory (sim_init.h)
 CXX_FLAGS = ["-std=c++17", "-O2", "-fPIC", "-pthread", "-fno-strict-aliasing",
              "-U_FORTIFY_SOURCE", "-D_FORTIFY_SOURCE=0", "-fsanitize=bounds",
