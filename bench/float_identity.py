@@ -9,7 +9,8 @@ the course's float kernels (``cuda_src/``: Mandelbrot, Julia, saxpy, vector_add,
 scale_vector, grayscale, sepia, iterate_sin), and the results C++ leaves to the machine or the
 CUDA Math API defines bit for bit (``bench/conversion_kernels.cu``: float and double to integer
 in every rounding mode, on NaN, infinities and values past each type's range; the integer and
-SIMD intrinsics), on fixed inputs made from a hash of the index (no random generator whose
+SIMD intrinsics; ``bench/half_kernels.cu``: half precision and bfloat16 conversions and
+operations), on fixed inputs made from a hash of the index (no random generator whose
 stream could change between NumPy versions).
 
 ``--store`` runs them with PyCUDA, twice (nvcc's default ``--fmad=true``, and ``--fmad=false``),
@@ -66,6 +67,7 @@ class Case:
     block: tuple
     grid: tuple
     result: str = field(default="")
+    no_extern_c: bool = False  # a source that includes C++ headers (cuda_fp16.h) and marks its kernels extern "C"
 
     def source(self):
         path = ROOT / ("bench" if (ROOT / "bench" / self.file).is_file() else "cuda_src") / self.file
@@ -97,6 +99,23 @@ def conversion_cases(n=4096):
              {"a": bits(24), "b": bits(25)}, {"out": ((n, 24), np.uint32)},
              ["a", "b", "out", np.int32(n)], (256, 1, 1), (n // 256, 1), "out"),
     ]
+
+
+def half_cases(n=65536):
+    """Half precision and bfloat16 (bench/half_kernels.cu): floats, doubles and ints to 16 bits in
+    each rounding mode, and 24 operations on every 16-bit pattern against hashed operands."""
+    bits = lambda seed: (hashed(n, seed, 0, 1).view(np.uint32) * np.uint32(2654435761) >> 16).astype(np.uint16)  # noqa: E731
+    x = wide(n, 30).astype(np.float32)
+    common = dict(block=(256, 1, 1), grid=(n // 256, 1), no_extern_c=True)
+    ops = [Case(f"{kind}_ops", "half_kernels.cu", f"{kind}_ops",
+                {"a": np.arange(n, dtype=np.uint16), "b": bits(31), "c": bits(32)},
+                {"out": ((n, 24), np.uint16), "ints": ((n, 6), np.int32)},
+                ["a", "b", "c", "out", "ints", np.int32(n)], result="out", **common)
+           for kind in ("half", "bfloat16")]
+    return [Case("half_narrow", "half_kernels.cu", "narrow",
+                 {"x": x, "d": wide(n, 33) * 1.000001, "k": hashed(n, 34, -70000, 70000).astype(np.int32)},
+                 {"out": ((n, 16), np.uint16)}, ["x", "d", "k", "out", np.int32(n)], result="out",
+                 **common), *ops]
 
 
 def cases():
@@ -138,12 +157,14 @@ def cases():
         Case("iterate_sin", "streams.cu", "iterate_sin", {"x": hashed(n, 12, -3, 3)},
              {"y": ((n,), f32)}, ["x", "y", i32(n), i32(16)], (256, 1, 1), (n // 256, 1), "y"),
         *conversion_cases(),
+        *half_cases(),
     ]
 
 
 def run(case, source_module, gpuarray, options):
     """The case's result on the backend of source_module and gpuarray, with nvcc options."""
-    f = source_module(case.source(), options=options).get_function(case.function)
+    f = source_module(case.source(), options=options, no_extern_c=case.no_extern_c).get_function(
+        case.function)
     buffers = {k: gpuarray.to_gpu(v) for k, v in case.inputs.items()}
     buffers.update({k: gpuarray.zeros(shape, dtype) for k, (shape, dtype) in case.outputs.items()})
     f(*[buffers[a] if isinstance(a, str) else a for a in case.args], block=case.block,

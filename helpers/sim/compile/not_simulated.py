@@ -60,10 +60,9 @@ FEATURES = {
 # {function: feature}
 FUNCTIONS = {name: feature for feature, names in FEATURES.items() for name in names.split()}
 
-# Headers a kernel includes for a feature the simulator leaves out (issue 27 item 4 brings the
-# half-precision ones), and type names its errors may mention: {name: feature}.
-HEADERS = {"cuda_fp16.h": "half precision", "__half": "half precision",
-           "cuda_bf16.h": "bfloat16", "__nv_bfloat16": "bfloat16", "cuda_fp8.h": "8-bit floats",
+# Headers a kernel includes for a feature the simulator leaves out, and type names its errors may
+# mention: {name: feature}. (Half precision and bfloat16 are simulated: include/cuda_fp16.h.)
+HEADERS = {"cuda_fp8.h": "8-bit floats",
            "mma.h": "tensor cores (wmma)", "wmma": "tensor cores (wmma)",
            "cuda_pipeline.h": "asynchronous copies",
            "texture": "texture references", "cudaTextureObject_t": "textures and surfaces"}

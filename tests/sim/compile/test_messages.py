@@ -28,12 +28,12 @@ def test_a_host_function_is_named_at_the_learners_line_not_the_preludes():
 
 def test_the_first_error_in_the_learners_file_comes_first_with_a_note_on_missing_features():
     stderr = (f"{PRELUDE_H}:3:1: error: something in the prelude\n"
-              "mine.cu:4:9: error: '__half' does not name a type\n"
+              "mine.cu:4:9: error: 'wmma' has not been declared\n"
               "mine.cu:9:1: error: a later error\n")
     e = messages.compile_error("kernel.cu", stderr)
     assert type(e) is errors.CompileError
-    assert str(e).splitlines()[1] == "mine.cu:4:9: error: '__half' does not name a type"
-    assert f"note: __half ({not_simulated.HEADERS['__half']})" in str(e)
+    assert str(e).splitlines()[1] == "mine.cu:4:9: error: 'wmma' has not been declared"
+    assert f"note: wmma ({not_simulated.HEADERS['wmma']})" in str(e)
 
 
 def test_calls_of_functions_the_simulator_leaves_out_are_refused_with_each_call():
