@@ -95,10 +95,10 @@ def check_compiler() -> None:
         install = "xcode-select --install"
     else:
         install = "sudo apt install g++"
-    from helpers.sim.compile.toolchain import candidates  # the simulator's order
+    from helpers.sim.compile.toolchain import candidates, which  # the simulator's search
 
     names = candidates(os.environ.get("CXX"))
-    found = [p for p in (shutil.which(n) for n in names) if p]
+    found = [p for p in map(which, names) if p]
     if not found:
         report(BAD, "C++ compiler",
                f"missing (the simulator compiles kernels with it): {install}")
