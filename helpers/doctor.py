@@ -1,7 +1,7 @@
 """Check this machine for the course: ``python -m helpers.doctor``.
 
-Prints one line per thing the course depends on (Python, C++ compiler, nvcc, NVIDIA driver,
-PyCUDA, CUDA device), the backend that ``CUDA_COURSE_BACKEND=auto`` would choose, and the
+Prints one line per thing the course depends on (Python, the course's files, C++ compiler, nvcc,
+NVIDIA driver, PyCUDA, CUDA device), the backend that ``CUDA_COURSE_BACKEND=auto`` would choose, and the
 OpenCL platforms that notebook 12 can run on.
 Each line starts with ``ok``, ``--`` (absent, but the course runs without it) or ``!!``
 (a problem), and a problem line ends with what to do about it.
@@ -88,6 +88,16 @@ def check_python() -> None:
     else:
         report(BAD, "Python", f"{where}: the course needs Python 3.10 or newer: install a newer "
                               "Python and re-create the environment (make distclean; make lab)")
+
+
+def check_course() -> None:
+    """Where the notebooks will find cuda_src/ from here (helpers/course.py's search)."""
+    from helpers import course
+
+    try:
+        report(OK, "Course files", str(course.root()))
+    except course.CourseNotFound as e:
+        report(BAD, "Course files", str(e))
 
 
 def check_compiler() -> None:
@@ -354,6 +364,7 @@ def main() -> int:
     print("cuda-course doctor (ok = fine, -- = absent but not needed, !! = problem)")
     checks = [
         ("Python", check_python),
+        ("Course files", check_course),
         ("C++ compiler", check_compiler),
     ]
     for label, fn in checks:
