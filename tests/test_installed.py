@@ -12,8 +12,8 @@ One environment serves every test here: a venv made with this interpreter's pack
 import json
 import os
 import shutil
+import site
 import subprocess
-import sysconfig
 import types
 import venv
 from pathlib import Path
@@ -59,10 +59,11 @@ def _environment(folder: Path) -> Path:
     """A venv in ``folder`` that sees this interpreter's packages; its python."""
     venv.EnvBuilder(with_pip=False, symlinks=os.name != "nt").create(folder)
     python = folder / ("Scripts" if os.name == "nt" else "bin") / "python"
-    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
-                          capture_output=True, text=True, check=True).stdout.strip()
-    ours = dict.fromkeys([sysconfig.get_path("purelib"), sysconfig.get_path("platlib")])
-    (Path(site) / "outer_packages.pth").write_text("\n".join(ours) + "\n")
+    where = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                           capture_output=True, text=True, check=True).stdout.strip()
+    # Plain folders in a .pth are put on the path as they are: their own .pth files (this
+    # environment's editable install of the course among them) are not read.
+    (Path(where) / "outer_packages.pth").write_text("\n".join(site.getsitepackages()) + "\n")
     return python
 
 
@@ -86,7 +87,8 @@ def installed(tmp_path_factory):
     shutil.copy2(ROOT / "notebooks" / "01_hello_cuda.ipynb", course / "notebooks")
     python = _environment(folder / "venv")
     pip = subprocess.run([python, "-m", "pip", "install", "--no-deps", "--no-build-isolation",
-                          "--no-input", "--disable-pip-version-check", str(source)],
+                          "--no-input", "--no-cache-dir", "--disable-pip-version-check",
+                          str(source)],
                          capture_output=True, text=True, env=_env())
     assert pip.returncode == 0, pip.stdout + pip.stderr
     site = subprocess.run([python, "-c", "import helpers; print(helpers.__file__)"],
