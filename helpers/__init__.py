@@ -4,6 +4,8 @@ what serves a single chapter.
 - `backend`: PyCUDA on a GPU, or the CPU simulator (`sim`) without one; `compile_cu` loads kernels
   from cuda_src/
 - `settings`: the course's own settings (CUDA_COURSE_*), read from the environment in one place
+- `course`: where the learner's copy of the course (cuda_src/, notebooks/) is, wherever the
+  package is installed
 - `timing`: kernel timings with CUDA events
 - `exercises`: the checkers for each notebook's exercises, `status()` and `reset()`
 - `workload`: the class-size setting that shrinks the notebooks' sizes, and what they used

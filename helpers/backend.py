@@ -5,16 +5,15 @@
 `drv`, `gpuarray` and `SourceModule` are PyCUDA's own on a GPU and the simulator's stand-ins
 without one, so notebook code reads as plain PyCUDA either way. `CUDA_COURSE_BACKEND` chooses:
 `pycuda`, `simulator`, or `auto` (the default: PyCUDA when it imports and finds a device).
+`CUDA_SRC` is the course's cuda_src/ (helpers/course.py says where it is looked for), found when
+it is asked for: the backend itself needs no course.
 """
 
-from pathlib import Path
-
-from helpers import settings
+from helpers import course, settings
 
 __all__ = ["BACKEND", "REASON", "SourceModule", "compile_cu", "describe_backend", "device_summary",
-           "drv", "gpuarray", "read_cu", "CUDA_SRC"]
+           "drv", "gpuarray", "read_cu", "CUDA_SRC"]  # noqa: F822 (CUDA_SRC: __getattr__ below)
 
-CUDA_SRC = Path(__file__).resolve().parent.parent / "cuda_src"
 CHOICES = ("auto", "pycuda", "simulator")
 
 
@@ -84,16 +83,24 @@ def describe_backend():
     return info
 
 
-def list_cu_files():
-    return sorted(str(p.relative_to(CUDA_SRC)) for p in CUDA_SRC.rglob("*.cu"))
+def __getattr__(name):
+    """``CUDA_SRC``, looked for when a notebook imports it (PEP 562's module attribute)."""
+    if name == "CUDA_SRC":
+        return course.cuda_src()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def list_cu_files(cuda_src):
+    return sorted(str(p.relative_to(cuda_src)) for p in cuda_src.rglob("*.cu"))
 
 
 def read_cu(name):
     """The text of cuda_src/<name>, with a #line directive so errors name the file."""
-    path = CUDA_SRC / name
+    cuda_src = course.cuda_src()
+    path = cuda_src / name
     if not path.is_file():
-        raise FileNotFoundError(f"no file {name!r} in {CUDA_SRC}. The .cu files there are: "
-                                + ", ".join(list_cu_files()))
+        raise FileNotFoundError(f"no file {name!r} in {cuda_src}. The .cu files there are: "
+                                + ", ".join(list_cu_files(cuda_src)))
     return f'#line 1 "{name}"\n' + path.read_text()
 
 

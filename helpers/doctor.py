@@ -1,7 +1,7 @@
 """Check this machine for the course: ``python -m helpers.doctor``.
 
-Prints one line per thing the course depends on (Python, C++ compiler, nvcc, NVIDIA driver,
-PyCUDA, CUDA device), the backend that ``CUDA_COURSE_BACKEND=auto`` would choose, and the
+Prints one line per thing the course depends on (Python, the course's files, C++ compiler, nvcc,
+NVIDIA driver, PyCUDA, CUDA device), the backend that ``CUDA_COURSE_BACKEND=auto`` would choose, and the
 OpenCL platforms that notebook 12 can run on.
 Each line starts with ``ok``, ``--`` (absent, but the course runs without it) or ``!!``
 (a problem), and a problem line ends with what to do about it.
@@ -90,15 +90,25 @@ def check_python() -> None:
                               "Python and re-create the environment (make distclean; make lab)")
 
 
+def check_course() -> None:
+    """Where the notebooks will find cuda_src/ from here (helpers/course.py's search)."""
+    from helpers import course
+
+    try:
+        report(OK, "Course files", str(course.root()))
+    except course.CourseNotFound as e:
+        report(BAD, "Course files", str(e))
+
+
 def check_compiler() -> None:
     if sys.platform == "darwin":
         install = "xcode-select --install"
     else:
         install = "sudo apt install g++"
-    from helpers.sim.compile.toolchain import candidates  # the simulator's order
+    from helpers.sim.compile.toolchain import candidates, which  # the simulator's search
 
     names = candidates(os.environ.get("CXX"))
-    found = [p for p in (shutil.which(n) for n in names) if p]
+    found = [p for p in map(which, names) if p]
     if not found:
         report(BAD, "C++ compiler",
                f"missing (the simulator compiles kernels with it): {install}")
@@ -354,6 +364,7 @@ def main() -> int:
     print("cuda-course doctor (ok = fine, -- = absent but not needed, !! = problem)")
     checks = [
         ("Python", check_python),
+        ("Course files", check_course),
         ("C++ compiler", check_compiler),
     ]
     for label, fn in checks:

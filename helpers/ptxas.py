@@ -21,6 +21,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from helpers import course
+
 
 @dataclasses.dataclass(frozen=True)
 class Resources:
@@ -38,14 +40,12 @@ def available() -> bool:
 def verbose(name: str, options=(), arch: str = "sm_90") -> str:
     """``nvcc -cubin -arch=<arch> -Xptxas -v`` on cuda_src/<name>: ptxas's report (its stderr).
     Raises FileNotFoundError naming what to install when nvcc is missing."""
-    from helpers.backend import CUDA_SRC
-
     if not available():
         raise FileNotFoundError("nvcc is not installed (it comes with NVIDIA's CUDA toolkit), so "
                                 "the GPU compiler cannot be asked for registers here")
     with tempfile.TemporaryDirectory(prefix="ptxas-") as tmp:
         proc = subprocess.run(["nvcc", "-cubin", f"-arch={arch}", "-Xptxas", "-v", *options,
-                               "-o", str(Path(tmp) / "out.cubin"), str(CUDA_SRC / name)],
+                               "-o", str(Path(tmp) / "out.cubin"), str(course.cuda_src() / name)],
                               capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(f"nvcc failed on {name}:\n{proc.stderr}")

@@ -6,6 +6,8 @@ program started from a notebook can set it.
 |---------------|----------------------------|--------------------------------------------------|
 | BACKEND       | CUDA_COURSE_BACKEND        | auto (default), pycuda or simulator (backend.py) |
 | CLASS_SIZE    | CUDA_COURSE_CLASS_SIZE     | learners sharing this machine (workload.py)      |
+| COURSE_ROOT   | CUDA_COURSE_ROOT           | the course's folder, where the working folder is |
+|               |                            | not in one (course.py)                           |
 | OPENCL        | CUDA_COURSE_OPENCL         | auto (default), nvidia or oclgrind (opencl.py)   |
 | REFERENCE_OUT | CUDA_COURSE_REFERENCE_OUT  | a file to record the notebooks' GPU figures in   |
 |               |                            | (reference.py)                                   |
@@ -15,6 +17,7 @@ import os
 
 BACKEND = "CUDA_COURSE_BACKEND"
 CLASS_SIZE = "CUDA_COURSE_CLASS_SIZE"
+COURSE_ROOT = "CUDA_COURSE_ROOT"
 OPENCL = "CUDA_COURSE_OPENCL"
 REFERENCE_OUT = "CUDA_COURSE_REFERENCE_OUT"
 

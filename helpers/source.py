@@ -1,11 +1,11 @@
 """Showing the course's kernels in a notebook: a file of cuda_src/, or the part of it that a
 section is about, and the line number of a line (for the simulator's pictures of one line)."""
 
-from helpers.backend import CUDA_SRC
+from helpers import course
 
 
 def _lines(name):
-    return (CUDA_SRC / name).read_text().splitlines()
+    return (course.cuda_src() / name).read_text().splitlines()
 
 
 def show_source(name, start=None, stop=None):

@@ -5,8 +5,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
-SECTIONS = ["Python", "C++ compiler", "nvcc", "NVIDIA driver", "PyCUDA", "CUDA device", "Backend",
+SECTIONS = ["Python", "Course files", "C++ compiler", "nvcc", "NVIDIA driver", "PyCUDA", "CUDA device", "Backend",
             "OpenCL"]
 
 
@@ -78,3 +80,21 @@ def test_doctor_explains_a_pyopencl_that_does_not_load(tmp_path):
     assert rc == 0 and "Traceback" not in out + err, out + err
     line = opencl_lines(out)[0]
     assert line.startswith("!!") and "broken on purpose" in line and "pip install" in line, line
+
+
+def test_doctor_says_where_the_course_is_or_where_it_looked(tmp_path, monkeypatch, capsys):
+    from helpers import course, doctor as doc
+
+    monkeypatch.setattr(doc, "_problems", [])
+    monkeypatch.delenv("CUDA_COURSE_ROOT", raising=False)
+    monkeypatch.chdir(ROOT / "notebooks")
+    doc.check_course()
+    assert capsys.readouterr().out.split() == ["ok", "Course", "files", str(ROOT)]
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CUDA_COURSE_ROOT", str(tmp_path / "nothing-here"))
+    doc.check_course()
+    line = capsys.readouterr().out
+    assert line.startswith("!!  Course files") and doc._problems == ["Course files"]
+    with pytest.raises(course.CourseNotFound) as caught:
+        course.root()
+    assert str(caught.value) in line

@@ -25,11 +25,9 @@ import shutil
 import signal
 import subprocess
 import sys
-from pathlib import Path
 
-from helpers import settings
+from helpers import course, settings
 
-ROOT = Path(__file__).resolve().parents[2]  # the course
 PREFIX = "========="  # how compute-sanitizer starts each of its lines
 
 
@@ -52,18 +50,20 @@ def available(tool: str) -> bool:
 
 
 def run_python(args, tool=(), timeout=120, backend=None) -> Run:
-    """``python ARGS`` from the repository's root, under ``tool`` (the tool's command, a list)
+    """``python ARGS`` from the course's folder, with this ``helpers`` importable, under ``tool`` (the tool's command, a list)
     when given, in a new process group that is killed whole at the time limit (a hung kernel
     must not outlive its notebook cell). ``backend``: CUDA_COURSE_BACKEND for the program
     (default: the one this process uses)."""
     if backend is None:
         from helpers.backend import BACKEND as backend
-    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
+    root = course.root()
+    path = os.pathsep.join(p for p in (str(course.PACKAGE_PARENT), os.environ.get("PYTHONPATH"))
+                           if p)
     env = {**os.environ, "PYTHONPATH": path, settings.BACKEND: backend}
     env.pop(settings.REFERENCE_OUT, None)  # only the notebook itself records figures
     command = [*tool, sys.executable, *args]
     shown = " ".join([*tool, "python", *args])
-    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE,
+    proc = subprocess.Popen(command, cwd=root, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, start_new_session=True)
     try:
         output, _ = proc.communicate(timeout=timeout)

@@ -32,10 +32,8 @@ import os
 import sys
 from pathlib import Path
 
-from helpers import settings
+from helpers import course, settings
 
-CL_SRC = Path(__file__).resolve().parents[2] / "cuda_src" / "opencl"
-"""The .cl files (helpers.backend is not imported here: that would start CUDA or the simulator)."""
 CHOICES = ("auto", "nvidia", "oclgrind")
 SYSTEM_VENDORS = Path("/etc/OpenCL/vendors")
 NVIDIA_LIBRARY = "libnvidia-opencl.so.1"
@@ -208,8 +206,14 @@ def describe(platform, reason: str) -> None:
     print(f"(Why this platform: {reason}.)")
 
 
+def cl_src() -> Path:
+    """The course's .cl files, cuda_src/opencl/ (helpers.backend is not imported here: that
+    would start CUDA or the simulator)."""
+    return course.cuda_src() / "opencl"
+
+
 def list_cl_files() -> list[str]:
-    return sorted(str(p.relative_to(CL_SRC)) for p in CL_SRC.rglob("*.cl"))
+    return sorted(str(p.relative_to(cl_src())) for p in cl_src().rglob("*.cl"))
 
 
 def read_cl(name: str) -> str:
@@ -221,9 +225,9 @@ def read_cl(name: str) -> str:
     directive counts as a line; so where the file starts with a comment line (every course file
     does) the directive takes that line's place, as ``#line 2``, and the numbers hold both ways.
     """
-    path = CL_SRC / name
+    path = cl_src() / name
     if not path.is_file():
-        raise FileNotFoundError(f"no file {name!r} in {CL_SRC}. The .cl files there are: "
+        raise FileNotFoundError(f"no file {name!r} in {cl_src()}. The .cl files there are: "
                                 + ", ".join(list_cl_files()))
     text = path.read_text()
     first, _, rest = text.partition("\n")
@@ -305,5 +309,5 @@ def code_of(path: Path, stop: str | None = None) -> str:
 
 def side_by_side(cu_name: str, cl_name: str, stop: str | None = None) -> SideBySide:
     """cuda_src/<cu_name> (up to ``stop``) beside cuda_src/opencl/<cl_name>, code only."""
-    return SideBySide((f"CUDA: {cu_name}", code_of(CL_SRC.parent / cu_name, stop)),
-                      (f"OpenCL: {cl_name}", code_of(CL_SRC / cl_name)))
+    return SideBySide((f"CUDA: {cu_name}", code_of(course.cuda_src() / cu_name, stop)),
+                      (f"OpenCL: {cl_name}", code_of(cl_src() / cl_name)))

@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from helpers import course
 from helpers.exercises import failure
 from helpers.exercises.common import Output, device_arguments, failed, launch_failure
 from helpers.exercises.verdict import Verdict, check_cases, not_yet
@@ -230,9 +231,9 @@ class KernelExercise:
     def _load(self, path: str):
         """The compiled kernel (with its simulator twin, for an exercise that needs it), or the
         verdict that says why there is none."""
-        from helpers.backend import BACKEND, CUDA_SRC, compile_cu, drv
+        from helpers.backend import BACKEND, compile_cu, drv
 
-        file = CUDA_SRC / path
+        file = course.cuda_src() / path
         if not file.is_file():
             return not_yet(f"cannot find {path} (looked for {file})",
                            "check the name: paths are relative to cuda_src/, as in "

@@ -21,14 +21,8 @@ import itertools
 import os
 from pathlib import Path
 
+from helpers import course
 from helpers.exercises import catalog
-
-
-def course_root() -> Path:
-    """The folder that holds cuda_src/ and notebooks/: the learner's copy of the course."""
-    from helpers.backend import CUDA_SRC
-
-    return CUDA_SRC.parent
 
 
 def state(exercise: catalog.Exercise, root: Path) -> tuple[str, str]:
@@ -46,7 +40,7 @@ def status(root: Path | None = None) -> dict[str, str]:
     Runs each started exercise's checker (a few seconds each on the simulator). The pipeline
     exercise is read from notebook 05 as last saved: save the notebook first.
     """
-    root = Path(root) if root else course_root()
+    root = Path(root) if root else course.root()
     states = {}
     for exercise in catalog.EXERCISES:
         name, detail = state(exercise, root)
@@ -68,7 +62,7 @@ def reset(name: str, root: Path | None = None) -> Path | None:
             f"{name} is written in a notebook cell ({exercise.work}), which reset cannot change "
             f"while the notebook may be open: copy the cell as shipped from "
             f"{catalog.AS_SHIPPED / (name + '.py')} instead")
-    path = (Path(root) if root else course_root()) / exercise.work
+    path = (Path(root) if root else course.root()) / exercise.work
     shipped = catalog.as_shipped(exercise)
     saved = None
     if path.is_file() and path.read_text(errors="replace") != shipped:

@@ -9,7 +9,7 @@ from kernel_sources import variant
 from helpers.ch12 import opencl
 from helpers.exercises.sepia_opencl import check_sepia_opencl, check_sepia_opencl_kernel
 
-SOLUTION = (opencl.CL_SRC / "solutions" / "sepia.cl").read_text()
+SOLUTION = (opencl.cl_src() / "solutions" / "sepia.cl").read_text()
 INDEX = ("int x = get_global_id(0);   // column", "int y = get_global_id(1);   // row")
 GUARD = "if (x >= width || y >= height)\n        return;"
 WRITES = [f"convert_uchar_sat({c}2 + 0.5f)" for c in "rgb"]

@@ -1,6 +1,8 @@
 """The host's C++ compiler and CPU, as the simulator uses them.
 
-Which compiler builds the modules (``$CXX``, else g++, c++, clang++), and which flags make its
+Which compiler builds the modules (``$CXX``, else g++, c++, clang++, else conda-forge's, whose
+names carry the machine's prefix: ``x86_64-conda-linux-gnu-g++``), where binutils are (plain, or
+conda's prefixed ones), and which flags make its
 floating-point arithmetic the GPU's. nvcc fuses ``a*b + c`` into one fused multiply-add (FMA,
 rounded once) by default (``--fmad=true``), and a GPU has FMA in hardware. A C++ compiler with
 ``-std=c++17`` does neither: it rounds the product and the sum apart, so float results differ
@@ -23,6 +25,7 @@ import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 from .. import errors
 from ..settings import settings
@@ -33,17 +36,41 @@ def _version(path):
     return subprocess.run([path, "--version"], capture_output=True, text=True).stdout
 
 
+CONDA_MACHINES = {"ppc64le": "powerpc64le"}
+"""platform.machine()'s names that conda-forge's toolchains spell otherwise."""
+
+
+def conda_prefix() -> str:
+    """The prefix of conda-forge's compilers and binutils on this machine
+    (``x86_64-conda-linux-gnu-``): its ``cxx-compiler`` installs no plain ``g++`` or
+    ``objdump``, and only its activation script sets $CXX, which a Jupyter kernel started from
+    the environment without activating it (Binder's, a JupyterHub's) does not run. "" off
+    Linux, where conda-forge's compilers are Clang under their usual names."""
+    if not sys.platform.startswith("linux"):
+        return ""
+    machine = platform.machine()
+    return f"{CONDA_MACHINES.get(machine, machine)}-conda-linux-gnu-"
+
+
+def which(name):
+    """The path of the program ``name`` on PATH, else beside this Python (a conda environment's
+    compilers and binutils are in its bin/ even where PATH does not name it); None when neither
+    has it."""
+    return shutil.which(name) or shutil.which(name, path=str(Path(sys.executable).parent))
+
+
 def candidates(cxx_setting):
-    """The compilers to look for, in order: $CXX (the setting), then g++, c++, clang++ (the
-    doctor, helpers/doctor.py, looks in the same order)."""
-    return [name for name in (cxx_setting, "g++", "c++", "clang++") if name]
+    """The compilers to look for, in order: $CXX (the setting), then g++, c++, clang++, then
+    conda-forge's g++ and c++ (the doctor, helpers/doctor.py, looks in the same order)."""
+    conda = [conda_prefix() + name for name in ("g++", "c++")] if conda_prefix() else []
+    return [name for name in (cxx_setting, "g++", "c++", "clang++", *conda) if name]
 
 
 @functools.lru_cache(maxsize=None)
 def _find(cxx_setting):
-    """(path, version line) of the first of candidates(cxx_setting) on PATH."""
+    """(path, version line) of the first of candidates(cxx_setting) found (``which``)."""
     for name in candidates(cxx_setting):
-        path = shutil.which(name)
+        path = which(name)
         if path:
             out = _version(path)
             return path, out.splitlines()[0] if out else name
@@ -58,13 +85,16 @@ def for_compiler(flags, cxx):
 
 
 def binutils(name, needed_by):
-    """The path of binutils' ``name`` (objdump, addr2line, c++filt), which ``needed_by`` (words
-    for the simulator's part that runs it) needs; a CompileError that says how to install it."""
-    path = shutil.which(name)
+    """The path of binutils' ``name`` (objdump, addr2line, c++filt), or of conda-forge's
+    (``x86_64-conda-linux-gnu-objdump``), which ``needed_by`` (words for the simulator's part
+    that runs it) needs; a CompileError that says how to install it."""
+    names = [name, conda_prefix() + name] if conda_prefix() else [name]
+    path = next(filter(None, map(which, names)), None)
     if path is None:
         raise errors.CompileError(
             f"{needed_by} needs binutils' {name}, which is not on PATH. Install binutils (it "
-            "comes with g++): `sudo apt install binutils`.", None)
+            "comes with g++): `sudo apt install binutils`, or in a conda environment "
+            "`conda install -c conda-forge cxx-compiler`.", None)
     return path
 
 
@@ -79,9 +109,10 @@ def find_compiler(required=True):
     found = _find(settings.cxx)
     if found is None and required:
         raise errors.CompileError(
-            "the CPU simulator needs a C++ compiler and none was found (tried $CXX, g++, c++, "
-            "clang++). Install one: `sudo apt install g++` on Debian/Ubuntu, `xcode-select "
-            "--install` on macOS, or `conda install -c conda-forge cxx-compiler`.", None)
+            f"the CPU simulator needs a C++ compiler and none was found (tried "
+            f"{', '.join(candidates(settings.cxx))}). Install one: `sudo apt install g++` on "
+            "Debian/Ubuntu, `xcode-select --install` on macOS, or `conda install -c conda-forge "
+            "cxx-compiler`.", None)
     return found
 
 

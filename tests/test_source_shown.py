@@ -1,4 +1,5 @@
-"""helpers.source: the part of a kernel file a section shows, and a line's number."""
+"""helpers.source (the part of a kernel file a section shows, and a line's number); the file is not
+named test_source.py, which tests/sim/compile/ has: pytest needs each test file's name once."""
 
 from helpers.backend import CUDA_SRC
 from helpers.source import line_of, show_source
