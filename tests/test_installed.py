@@ -62,8 +62,13 @@ def _environment(folder: Path) -> Path:
     where = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
                            capture_output=True, text=True, check=True).stdout.strip()
     # Plain folders in a .pth are put on the path as they are: their own .pth files (this
-    # environment's editable install of the course among them) are not read.
-    (Path(where) / "outer_packages.pth").write_text("\n".join(site.getsitepackages()) + "\n")
+    # environment's editable install of the course among them) are not read. Packages installed
+    # into a folder on PYTHONPATH (as on a GPU machine without a package index) count too; the
+    # checkout itself does not.
+    extra = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+             if p and Path(p).resolve() != ROOT]
+    (Path(where) / "outer_packages.pth").write_text("\n".join([*site.getsitepackages(), *extra])
+                                                    + "\n")
     return python
 
 

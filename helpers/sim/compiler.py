@@ -51,7 +51,7 @@ class SourceModule:
                     f"bytes, and a block may have {limit} ({limit // 1024} KiB)", None)
 
     def get_function(self, name):
-        devices.check_alive(self.module, "cuModuleGetFunction failed: context is destroyed")
+        devices.check_alive(self.module, "cuModuleGetFunction failed: invalid resource handle")
         kernel = self.module.kernels.get(name)
         if kernel is None:
             known = ", ".join(sorted(self.module.kernels)) or "none"

@@ -18,8 +18,9 @@ What this module keeps, and the rules a GPU enforces that it checks:
   handle held once; each ``retain_primary_context`` holds the device's primary one once more.
   ``Context.detach()`` lets go of its hold and makes its wrapper invalid (PyCUDA's
   ``context::detach``); the hold that was the last destroys the context: its allocations are
-  freed, its modules and streams are dead, and using them fails as on the H200 (a stream:
-  "invalid device context"; a kernel: "invalid resource handle"; its memory: a use after free),
+  freed, its modules and streams are dead, and using them fails as PyCUDA does on the H200 (a
+  stream: "context is destroyed"; a module's kernel: "invalid resource handle"; its memory: a
+  use after free),
   with where it was destroyed. (CUDA lets a destroyed context be pushed again, and then every
   call fails with "context is destroyed"; the simulator refuses the push.)
 - **Memory belongs to a context**, and so to its device: the context current when it was

@@ -250,7 +250,7 @@ class Stream:
 
     def _check_alive(self, call):
         if self._context is not None and not self._context.alive:
-            raise LogicError(f"{call} failed: invalid device context ("
+            raise LogicError(f"{call} failed: context is destroyed ("
                              + self._context.dead_words("this stream") + ")")
 
     def synchronize(self):
