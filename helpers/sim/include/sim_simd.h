@@ -4,7 +4,8 @@
 //
 // __vcmp* give all ones in a lane where the comparison holds, __vset* give 1 in that lane; the
 // "ss" forms saturate to the signed range of a lane, the "us" forms to the unsigned range;
-// __vavg* round half up ((a + b + 1) >> 1), __vhaddu* round down; __vsad* add the lanes'
+// __vavgu* round half up ((a + b + 1) >> 1), __vavgs* half away from zero (-46.5 gives -47 on
+// an H200), __vhaddu* round down; __vsad* add the lanes'
 // absolute differences into one number.
 #pragma once
 
@@ -53,7 +54,7 @@ __SIM_V2(__vaddus, __sim_sat_u<W>(u + v))
 __SIM_V2(__vsub, u - v)
 __SIM_V2(__vsubss, __sim_sat_s<W>(x - y))
 __SIM_V2(__vsubus, __sim_sat_u<W>(u - v))
-__SIM_V2(__vavgs, (x + y + 1) >> 1)
+__SIM_V2(__vavgs, (x + y + (x + y >= 0 ? 1 : -1)) / 2)  // half away from zero (the H200's)
 __SIM_V2(__vavgu, (u + v + 1) >> 1)
 __SIM_V2(__vhaddu, (u + v) >> 1)
 __SIM_V2(__vabsdiffs, __sim_abs(x - y))
