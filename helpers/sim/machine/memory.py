@@ -269,9 +269,10 @@ def _neighbour(block, step):
 
 
 def ranges():
-    """(address, size) of every live allocation, sorted by address (for the memory trace)."""
+    """(address, size, base, length) of every live allocation, sorted by address (for the memory
+    trace and the bounds check): the array, and its pages with the guard pages."""
     with _lock:
-        return sorted((b.address, b.size) for b in _blocks.values())
+        return sorted((b.address, b.size, b.base, b.length) for b in _blocks.values())
 
 
 def check_range(address, nbytes):
