@@ -24,8 +24,9 @@
 // ends the launch before it happens, as a fault (the thread's error), with a report of what it
 // was, which Python turns into words (helpers/sim/microscope/bounds.py).
 //
-// Most accesses cost two comparisons: each worker remembers the array (and, for addresses of no
-// allocation, the gap between two) where it found the last one; only a miss searches the tables.
+// Most accesses cost a few comparisons: each worker remembers the last four arrays (or, for
+// addresses of no allocation, gaps between two) where it found accesses, and the last four
+// __shared__ arrays; only a miss searches the tables.
 #pragma once
 
 #pragma GCC visibility push(hidden)
@@ -97,7 +98,7 @@ SIM_UNTRACED __attribute__((noinline)) inline void bounds_search(State *s, uint3
         uint32_t i = count_at_most(t.shared_at, t.nshared, off);
         Span array = i ? Span{s->tls_lo + t.shared_at[i - 1], t.shared_n[i - 1]} : Span{};
         if (!array.holds(a, size)) out_of_bounds(s, tid, a, off, size, flags, site, 1);
-        s->shared_hint = array;
+        s->shared_fits.add(array);
         return;
     }
     if (a + size > s->dyn_pages.lo && a < s->dyn_pages.lo + s->dyn_pages.n)  // its slacks, guard pages
@@ -106,12 +107,12 @@ SIM_UNTRACED __attribute__((noinline)) inline void bounds_search(State *s, uint3
     if (j && a - t.pages_lo[j - 1] < t.pages_n[j - 1]) {  // in the pages of allocation j - 1
         Span array{cfg.range_lo[j - 1], cfg.range_n[j - 1]};
         if (!array.holds(a, size)) out_of_bounds(s, tid, a, a, size, flags, site, 3);
-        s->array_hint = array;
+        s->fits.add(array);
         return;
     }
     uintptr_t lo = j ? t.pages_lo[j - 1] + t.pages_n[j - 1] : 0, hi = j < n ? t.pages_lo[j] : UINTPTR_MAX;
     if (size > hi - a) out_of_bounds(s, tid, a, a, size, flags, site, 3);  // it ends in allocation j's
-    s->gap_hint = gap_around(s, a, lo, hi);
+    s->fits.add(gap_around(s, a, lo, hi));
 }
 
 // Every access of the learner's code, shared memory already told apart (flags).
@@ -120,8 +121,8 @@ SIM_UNTRACED __attribute__((always_inline)) inline void bounds_check(State *s, u
     if (flags & DYNAMIC) {
         if (size <= s->dyn_bytes && a - s->dyn_lo <= s->dyn_bytes - size) return;
     } else if (flags & SHARED) {
-        if (s->shared_hint.holds(a, size)) return;
-    } else if (s->array_hint.holds(a, size) || s->gap_hint.holds(a, size)) {
+        if (s->shared_fits.hold(a, size)) return;
+    } else if (s->fits.hold(a, size)) {
         return;
     }
     bounds_search(s, tid, a, size, flags, site);

@@ -113,6 +113,18 @@ struct Span {
     }
 };
 
+// The last few spans found, the oldest replaced first: a kernel's accesses take turns between a
+// few arrays (an image in, an image out; two tiles).
+struct Spans {
+    Span last[4];
+    uint32_t next = 0;
+    SIM_UNTRACED __attribute__((always_inline)) bool hold(uintptr_t a, unsigned size) const {
+        return last[0].holds(a, size) || last[1].holds(a, size) || last[2].holds(a, size) ||
+               last[3].holds(a, size);
+    }
+    SIM_UNTRACED void add(Span x) { last[next++ & 3] = x; }
+};
+
 struct RaceShadow;
 struct InitShared;
 
@@ -126,7 +138,8 @@ struct State {
     uintptr_t tls_lo = 0, tls_n = 0, dyn_lo = 0, dyn_n = 0;  // this worker's shared memory
     uintptr_t dyn_bytes = 0;           // of which the launch's shared= bytes, from dyn_lo
     Span dyn_pages;                    // the dynamic arena's pages, guard pages included
-    Span array_hint, gap_hint, shared_hint;  // where the bounds check found the last accesses
+    Spans fits, shared_fits;           // where the bounds check found the last accesses: arrays
+                                       // and gaps between allocations; __shared__ arrays
     uint32_t cur_tid = ~0u;  // without fibers: the thread now running
     uint3 cur_thread{~0u, ~0u, ~0u};
     bool quick = false;  // without fibers or the race check: accesses only go to the log
