@@ -60,6 +60,19 @@ __global__ void dynamic_neighbour(float *out) {
     __syncthreads();
     out[threadIdx.x] = buf[threadIdx.x + 1];
 }
+__global__ void first_of_two(float *out) {
+    __shared__ float mine[4];
+    float *p = mine;  // (g++'s -fsanitize=bounds catches mine[-1], but not through a pointer)
+    p[threadIdx.x] = 1.0f;
+    __syncthreads();
+    out[threadIdx.x] = p[(int)threadIdx.x - 1];
+}
+__global__ void second_of_two(float *out) {
+    __shared__ float theirs[4];
+    theirs[threadIdx.x] = 2.0f;
+    __syncthreads();
+    out[threadIdx.x] = theirs[3 - threadIdx.x];
+}
 __global__ void near_the_ends(const float *x, float *y, int n) {
     __shared__ float tile[16];
     float local[16];
@@ -168,6 +181,15 @@ def test_a_dynamic_shared_overrun_counts_the_bytes_the_launch_gave(mod):
         "shared", "buf", 16, 16, (15, 0, 0))
     e = _raised(lambda: mod.get_function("dynamic_neighbour")(out, block=(16, 1, 1), grid=(1, 1)))
     assert (e.array, e.element, e.length, e.is_write, e.thread) == ("buf", 0, 0, True, (0, 0, 0))
+
+
+def test_another_kernels_shared_array_is_no_place_for_this_ones_overrun(mod):
+    out = gpuarray.zeros(4, np.float32)
+    with settings.changed(racecheck=True):
+        mod.get_function("second_of_two")(out, block=(4, 1, 1), grid=(1, 1))
+    assert (out.get() == 2).all()
+    e = _raised(lambda: mod.get_function("first_of_two")(out, block=(4, 1, 1), grid=(1, 1)))
+    assert (e.array, e.element, e.length, e.thread) == ("mine", -1, 4, (0, 0, 0))
 
 
 def test_a_trace_checks_bounds_too(mod):
