@@ -64,21 +64,49 @@ def distance_words(offset, size):
     return f"{n} byte{'s' * (n != 1)} {side} of a {size}-byte allocation"
 
 
+def element_words(element, length):
+    """Where an access at element ``element`` fell against an array of ``length`` elements: "1
+    element past the end of its 16", "2 elements before its start", or, for one that starts
+    inside and runs past the end (a wide load), "which runs past the end of its 16 elements"."""
+    if length == 0:
+        return "and it has no elements"
+    if element >= length:
+        n, side = element - length + 1, f"past the end of its {length}"
+    elif element < 0:
+        n, side = -element, "before its start"
+    else:
+        return f"which runs past the end of its {length} element{'s' * (length != 1)}"
+    return f"{n} element{'s' * (n != 1)} {side}"
+
+
 class OutOfBoundsError(LaunchError):
     """An access outside every array a kernel may touch: ``allocation`` (its start and size in
     bytes) is the nearest live one, ``offset`` the access's distance in bytes from its start
-    (negative before it, ``size`` or more past its end), ``is_write`` True, False or None."""
+    (negative before it, ``size`` or more past its end), ``is_write`` True, False or None. Where
+    the bounds check of the instrumented build found it (include/sim_bounds.h), also ``size``
+    (the bytes the access took), ``space`` ("global" or "shared") and ``length`` (the elements
+    of the array, None where not known); in shared memory ``allocation`` is None and ``offset``
+    counts from the start of the array, ``array``[``element``]."""
 
-    def __init__(self, msg, *, allocation=None, offset=None, is_write=None, **facts):
+    def __init__(self, msg, *, allocation=None, offset=None, is_write=None, size=None, space=None,
+                 length=None, **facts):
         super().__init__(msg, **facts)
         self.allocation, self.offset, self.is_write = allocation, offset, is_write
+        self.size, self.space, self.length = size, space, length
 
     @property
     def relative(self):
-        """Where the access fell, in words from the facts (distance_words), or its kind."""
-        if self.allocation is None:
-            return self.array or self.kind
-        return distance_words(self.offset, self.allocation[1])
+        """Where the access fell, in words from the facts: as the learner indexes the array
+        (element_words) where it is known, else against the allocation (distance_words), else
+        its kind."""
+        if self.length is not None and self.element is not None:
+            return f"{self.array}[{self.element}], {element_words(self.element, self.length)}"
+        if self.allocation is not None:
+            words, end = distance_words(self.offset, self.allocation[1]), self.allocation[1]
+            if self.size and 0 <= self.offset < end < self.offset + self.size:
+                words += f", {self.size} bytes wide: past its end"
+            return words
+        return self.array or self.kind
 
 
 @dataclasses.dataclass(frozen=True)

@@ -38,6 +38,18 @@ def test_an_out_of_bounds_access_carries_its_allocation_offset_and_thread():
     assert unplaced.relative == "s" and unplaced.line is None
 
 
+def test_the_bounds_check_places_an_access_by_element_where_it_knows_the_array():
+    e = errors.OutOfBoundsError("", space="shared", array="tile", element=16, length=16,
+                                offset=64, size=4, kind="out of bounds")
+    assert (e.space, e.size, e.allocation) == ("shared", 4, None)
+    assert e.relative == "tile[16], 1 element past the end of its 16"
+    assert errors.element_words(-2, 16) == "2 elements before its start"
+    assert errors.element_words(14, 15) == "which runs past the end of its 15 elements"
+    assert errors.element_words(0, 0) == "and it has no elements"
+    wide = errors.OutOfBoundsError("", allocation=(0x1000, 60), offset=56, size=8)
+    assert wide.relative == "at offset 56 of a 60-byte allocation, 8 bytes wide: past its end"
+
+
 def _race(count=1, second_line="k.cu:7", array="s", element=3):
     first = errors.Access((0, 0, 0), (2, 0, 0), "k.cu:5", "writes it")
     second = errors.Access((1, 0, 0), (2, 0, 0), second_line, "reads it")

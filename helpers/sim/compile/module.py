@@ -309,12 +309,17 @@ def shared_variables(library):
     return [(value - anchor, size) for name, value, size in symbols if _is_learners(name) and size]
 
 
+def _kernel_prefixes(kernels):
+    """{kernel: the prefix of the names of its function-local statics (_ZZ<kernel>E)}."""
+    return {k: "_ZZ" + (k[2:] if k.startswith("_Z") else f"{len(k)}{k}") + "E" for k in kernels}
+
+
 def static_shared_bytes(library, kernels):
     """{kernel: bytes of its __shared__ arrays}. They are thread-local statics of the kernel
     (symbols _ZZ<kernel>E...); those of no kernel (file scope: plain or _ZL names; statics of
     __device__ functions) count for every kernel. Namespaced thread-locals belong to the runtime
     or the C++ library (sim::worker; libstdc++ 13's get_global()::global) and are left out."""
-    prefixes = {k: "_ZZ" + (k[2:] if k.startswith("_Z") else f"{len(k)}{k}") + "E" for k in kernels}
+    prefixes = _kernel_prefixes(kernels)
     per_kernel, common = dict.fromkeys(kernels, 0), 0
     for name, nbytes in _tls_symbols(library):
         owner = next((k for k, prefix in prefixes.items() if name.startswith(prefix)), None)
@@ -323,3 +328,16 @@ def static_shared_bytes(library, kernels):
         elif _is_learners(name) and name.startswith(("_ZZ", "_ZL")) or not name.startswith("_"):
             common += nbytes  # not namespaced: the learner's code, not the library's
     return {k: n + common for k, n in per_kernel.items()}
+
+
+def kernel_shared_arrays(library, kernels):
+    """{kernel: [(offset in the module's thread-local block, bytes, symbol)]} of the thread-locals
+    a launch of each kernel may touch, sorted: every one but the runtime's (sim::) and the
+    statics of the other kernels (a block has only its own kernel's __shared__ arrays). For the
+    bounds check (include/sim_bounds.h), which lets through what it cannot tell apart."""
+    prefixes = _kernel_prefixes(kernels)
+    symbols = sorted((value, size, name) for name, kind, value, size, _ in elf_symbols(library)
+                     if kind == 6 and size and not name.startswith(("_ZN3sim", "_ZZN3sim")))
+    return {k: [(value, size, name) for value, size, name in symbols
+                if not any(name.startswith(p) for other, p in prefixes.items() if other != k)]
+            for k in kernels}

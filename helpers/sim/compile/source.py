@@ -93,10 +93,12 @@ def translation_unit(body, kernels, instrumented_as=None):
     """The prelude (and sim_prelude_end.h, which a precompiled prelude cannot hold), the learner's
     code, and the table of its kernels. An instrumented build (helpers/sim/microscope/instrumented.py) names
     the code around the learner's after the file `instrumented_as`, so that none of it is taken
-    for the learner's."""
+    for the learner's, and ends the learner's __shared__ arrays with bytes of no array
+    (include/sim_traced.h)."""
     entries = "".join(f'    __sim_entry<&{k}>("{k}"),\n' for k in kernels) or "    {},\n"
     generated = f'#line 1 "{instrumented_as}"\n' if instrumented_as else ""
-    return (f"{generated}{PRELUDE}{body}\n{generated}"
+    guard = "__SIM_SHARED_GUARD(shared_guard_before)\n" if instrumented_as else ""
+    return (f"{generated}{PRELUDE}{body}\n{generated}{guard}"
             f"extern \"C\" const __sim_kernel_entry __sim_kernel_table[] = {{\n{entries}}};\n"
             f'extern "C" const int __sim_kernel_table_size = {len(kernels)};\n')
 

@@ -1,6 +1,6 @@
 // sim_trace.h -- the simulator as a microscope: every load and store of the learner's code, with
 // its thread and source line, for the memory trace (coalescing, bank conflicts, divergence) and
-// for the race check (sim_race.h) and the init check (sim_init.h).
+// for the race check (sim_race.h), the init check (sim_init.h) and the bounds check (sim_bounds.h).
 //
 // The instrumented builds of a module (helpers/sim/compiler.py, instrument=...) are compiled with
 // GCC's ThreadSanitizer instrumentation: before each load and store the compiler calls
@@ -105,6 +105,26 @@ struct Placer {
     }
 };
 
+// [lo, lo + n): memory an access may lie in, whole (the bounds check's hints, sim_bounds.h).
+struct Span {
+    uintptr_t lo = 0, n = 0;
+    SIM_UNTRACED __attribute__((always_inline)) bool holds(uintptr_t a, unsigned size) const {
+        return a - lo < n && size <= n - (a - lo);
+    }
+};
+
+// The last few spans found, the oldest replaced first: a kernel's accesses take turns between a
+// few arrays (an image in, an image out; two tiles).
+struct Spans {
+    Span last[4];
+    uint32_t next = 0;
+    SIM_UNTRACED __attribute__((always_inline)) bool hold(uintptr_t a, unsigned size) const {
+        return last[0].holds(a, size) || last[1].holds(a, size) || last[2].holds(a, size) ||
+               last[3].holds(a, size);
+    }
+    SIM_UNTRACED void add(Span x) { last[next++ & 3] = x; }
+};
+
 struct RaceShadow;
 struct InitShared;
 
@@ -116,6 +136,10 @@ struct State {
     uint32_t nthreads = 0, nwarps = 0;
     bool plain = true;
     uintptr_t tls_lo = 0, tls_n = 0, dyn_lo = 0, dyn_n = 0;  // this worker's shared memory
+    uintptr_t dyn_bytes = 0;           // of which the launch's shared= bytes, from dyn_lo
+    Span dyn_pages;                    // the dynamic arena's pages, guard pages included
+    Spans fits, shared_fits;           // where the bounds check found the last accesses: arrays
+                                       // and gaps between allocations; __shared__ arrays
     uint32_t cur_tid = ~0u;  // without fibers: the thread now running
     uint3 cur_thread{~0u, ~0u, ~0u};
     bool quick = false;  // without fibers or the race check: accesses only go to the log
@@ -156,6 +180,7 @@ SIM_UNTRACED inline void *zalloc(size_t bytes) { return calloc(1, bytes ? bytes 
 #include "sim_trace_count.h"
 #include "sim_race.h"
 #include "sim_init.h"
+#include "sim_bounds.h"
 
 #pragma GCC visibility push(hidden)
 namespace sim {
@@ -195,6 +220,10 @@ SIM_UNTRACED __attribute__((noinline)) inline State *attach(Worker *w) {
     s->tls_lo = q.lo, s->tls_n = q.n;
     s->dyn_lo = (uintptr_t)w->dynamic_shared;
     s->dyn_n = (uintptr_t)w->dynamic_shared_end - s->dyn_lo;
+    s->dyn_bytes = w->dynamic_shared_bytes;
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    s->dyn_pages = Span{(uintptr_t)w->dynamic_shared_floor - page,
+                        (uintptr_t)w->dynamic_shared_end + page - ((uintptr_t)w->dynamic_shared_floor - page)};
     s->stats = (SiteStats *)zalloc(sizeof(SiteStats) * 2 * (nsites + 1));
     s->occ = (uint32_t *)zalloc(sizeof(uint32_t) * (nsites + 1));
     uint32_t **counters[] = {&s->bb_lane, &s->bb_max, &s->bb_sum, &s->lane_blocks, &s->warp_blocks};
@@ -288,6 +317,7 @@ SIM_UNTRACED __attribute__((noinline)) inline void record_slow(uintptr_t a, unsi
     }
     if (a - s->tls_lo < s->tls_n) flags |= SHARED, s->log_shared = true;
     else if (a - s->dyn_lo < s->dyn_n) flags |= SHARED | DYNAMIC, s->log_shared = true;
+    if (!(flags & BASIC_BLOCK)) bounds_check(s, tid, a, size, flags, site);
     if ((cfg.mode & RACE) && !(flags & BASIC_BLOCK)) race_access(s, tid, a, size, flags, site);
     if ((cfg.mode & INIT) && !(flags & BASIC_BLOCK)) init_access(s, tid, a, size, flags, site);
     if (cfg.mode & (STATS | DETAIL)) append_access(s->logs[s->plain ? 0 : tid >> 5], a, site, tid & 31, size, flags);
@@ -310,6 +340,7 @@ SIM_UNTRACED __attribute__((always_inline)) inline void record(uintptr_t a, unsi
         }
         if (a - s->tls_lo < s->tls_n) flags |= SHARED, s->log_shared = true;
         else if (a - s->dyn_lo < s->dyn_n) flags |= SHARED | DYNAMIC, s->log_shared = true;
+        bounds_check(s, s->cur_tid, a, size, flags, site);
         append_access(s->logs[0], a, site, s->cur_tid & 31, size, flags);
         return;
     }

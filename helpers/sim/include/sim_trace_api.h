@@ -6,6 +6,7 @@ SIM_EXPORT SIM_UNTRACED int sim_trace_abi_size(const char *name) {
     if (!strcmp(name, "Detail")) return (int)sizeof(sim::trace::Detail);
     if (!strcmp(name, "RaceReport")) return (int)sizeof(sim::trace::RaceReport);
     if (!strcmp(name, "InitReport")) return (int)sizeof(sim::trace::InitReport);
+    if (!strcmp(name, "BoundsReport")) return (int)sizeof(sim::trace::BoundsReport);
     if (!strcmp(name, "SiteStats")) return (int)sizeof(sim::trace::SiteStats);
     if (!strcmp(name, "Rec.WROTE")) return sim::trace::WROTE;  // flags, checked like sizes
     if (!strcmp(name, "Rec.ATOMIC_OP")) return sim::trace::ATOMIC_OP;
@@ -30,6 +31,17 @@ SIM_EXPORT SIM_UNTRACED int sim_trace_set_sites(const uint64_t *vaddr, const uin
     return 0;
 }
 
+// The bounds check's tables for the next traced launch (sim_bounds.h): the pages of each of
+// sim_trace_begin's allocations (in its order), guard pages included; the launched kernel's
+// __shared__ arrays, as offsets in the module's thread-local block (sorted) and bytes.
+SIM_EXPORT SIM_UNTRACED void sim_trace_bounds(const uint64_t *pages_lo, const uint64_t *pages_n,
+                                              const uint64_t *shared_at, const uint64_t *shared_n,
+                                              uint32_t nshared) {
+    using namespace sim::trace;
+    bounds_global.pages_lo = pages_lo, bounds_global.pages_n = pages_n;
+    bounds_global.shared_at = shared_at, bounds_global.shared_n = shared_n, bounds_global.nshared = nshared;
+}
+
 // Starts a traced launch. mode: STATS | RACE | DETAIL | BLOCKS | INIT. The live allocations,
 // sorted by address, let global accesses be placed as on a GPU and give the race check its shadow
 // arrays; written (for INIT) holds each allocation's shadow of written bytes, or null where it has
@@ -46,14 +58,15 @@ SIM_EXPORT SIM_UNTRACED void sim_trace_begin(int mode, const uint64_t *lo, const
     race_global.ranges = (Cell **)zalloc(sizeof(Cell *) * (n + 1));
     init_global.report = InitReport{};
     init_global.shadow = written;
+    bounds_global.report = BoundsReport{};
     init_global.shared_written.clear();
 }
 
 // Ends it: counts what the workers still hold, adds up their figures into stats
-// ((count + 1) x 2 spaces x SiteStats), copies the race and init reports, frees everything.
+// ((count + 1) x 2 spaces x SiteStats), copies the race, init and bounds reports, frees everything.
 // Returns the number of accesses the launch made (more than cap when some were left out of detail).
 SIM_EXPORT SIM_UNTRACED uint64_t sim_trace_end(uint64_t *stats, sim::trace::RaceReport *race,
-                                               sim::trace::InitReport *init) {
+                                               sim::trace::InitReport *init, sim::trace::BoundsReport *bounds) {
     using namespace sim::trace;
     size_t fields = sizeof(SiteStats) / sizeof(uint64_t), total = 2 * (nsites + 1) * fields;
     for (size_t i = 0; i < total; i++) stats[i] = 0;
@@ -78,6 +91,7 @@ SIM_EXPORT SIM_UNTRACED uint64_t sim_trace_end(uint64_t *stats, sim::trace::Race
     }
     *race = race_global.report;
     *init = init_global.report;
+    *bounds = bounds_global.report;
     init_global.shadow = nullptr;
     for (uint32_t i = 0; i < cfg.nranges; i++) free(race_global.ranges[i]);
     free(race_global.ranges);

@@ -21,6 +21,21 @@ void fence();           // some thread called __threadfence()
 }  // namespace sim
 #pragma GCC visibility pop
 
+// ---- bytes of no array around the learner's __shared__ arrays -----------------------------------------
+// The __shared__ arrays are thread-locals of the module, side by side in its thread-local block
+// with no gap between them: the bounds check (sim_bounds.h) can tell an overrun of the first or
+// last array from an access it may make only where the overrun lands inside that block. So the
+// instrumented build adds a run of bytes no array owns before the learner's code (here) and one
+// after it (helpers/sim/compile/source.py's translation_unit). GCC lays out a unit's
+// thread-locals in the reverse order of their definitions, so the two bracket the learner's
+// arrays; in any other order they would still be bytes of no array. Namespaced, they are the
+// runtime's: never taken for the learner's (helpers/sim/compile/module.py).
+#define __SIM_SHARED_GUARD(name) \
+    namespace sim {              \
+    __attribute__((used)) static thread_local unsigned char name[256];  \
+    }
+__SIM_SHARED_GUARD(shared_guard_after)
+
 // ---- the built-in variables, read without a callback ----------------------------------------------
 // threadIdx and friends live in the thread's Frame: reading them is no access to the learner's
 // data, and a callback for each would cost more than the kernel. Inline assembly is not

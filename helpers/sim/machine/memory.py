@@ -30,7 +30,10 @@ stops, which names the thread elsewhere (launch.py).
 What the slacks cannot catch are reads: a kernel that reads a few bytes past the end of an array
 whose size is not a multiple of 16, or before its start within the same page, reads the canary
 (NaN) instead of faulting. A byte-exact check of reads needs every load instrumented, which
-costs every kernel; this costs nothing until something goes wrong.
+would cost every kernel; this costs nothing until something goes wrong. The instrumented build
+(a trace, the race check, the init check) has every load instrumented anyway, and checks each
+access against its array exactly, slacks and guard pages included (include/sim_bounds.h, with
+the pages that ranges() gives).
 
 Freed memory stays inaccessible for a while (up to QUARANTINE_BYTES and QUARANTINE_BLOCKS), so a
 use after free faults too.
@@ -269,9 +272,10 @@ def _neighbour(block, step):
 
 
 def ranges():
-    """(address, size) of every live allocation, sorted by address (for the memory trace)."""
+    """(address, size, base, length) of every live allocation, sorted by address (for the memory
+    trace and the bounds check): the array, and its pages with the guard pages."""
     with _lock:
-        return sorted((b.address, b.size) for b in _blocks.values())
+        return sorted((b.address, b.size, b.base, b.length) for b in _blocks.values())
 
 
 def check_range(address, nbytes):

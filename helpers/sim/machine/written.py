@@ -55,7 +55,7 @@ def tracking() -> bool:
 
 
 def shadows(ranges) -> list:
-    """For memory.ranges()'s (address, size) list: each allocation's shadow array, or None."""
+    """For memory.ranges()'s list: each allocation's shadow array, or None."""
     by_address = {block.address: block.written for block in list(_tracked)}
-    return [by_address.get(address) for address, _ in ranges]
+    return [by_address.get(address) for address, *_ in ranges]
 

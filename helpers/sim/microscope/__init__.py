@@ -4,6 +4,7 @@
 - `trace`: each warp's loads and stores against the memory system (`with trace() as t:`); its
   tables in `tables`, its pictures in `pictures`
 - `racecheck`: a race as a RaceError; `initcheck`: a read of memory never written (global or
-  shared) as an UninitialisedReadError
+  shared) as an UninitialisedReadError; `bounds`: an access out of bounds, which every launch
+  there is checked for, as an OutOfBoundsError
 - `places`: names for the addresses a kernel touched; `occupancy`: the CUDA occupancy calculator
 """

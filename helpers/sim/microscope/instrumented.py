@@ -1,5 +1,5 @@
-"""One launch on the instrumented build of its module: the memory trace, the race check and the
-init check.
+"""One launch on the instrumented build of its module: the memory trace, the race check, the
+init check and the bounds check.
 
 A SourceModule compiles its plain build at once. The instrumented build (every load, store and
 basic block of the learner's code calls the runtime: include/sim_trace.h) is compiled only when
@@ -9,8 +9,10 @@ nothing. The two builds share the device memory (allocations are the process's);
 launch and back after it.
 
 This module is the ctypes side of include/sim_trace_api.h; helpers/sim/microscope/trace.py makes figures
-of what it returns, helpers/sim/microscope/racecheck.py words for a race and helpers/sim/microscope/initcheck.py for a
-read of memory never written (the init check's shadows are helpers/sim/machine/written.py's).
+of what it returns, helpers/sim/microscope/racecheck.py words for a race, helpers/sim/microscope/initcheck.py for a
+read of memory never written (the init check's shadows are helpers/sim/machine/written.py's) and
+helpers/sim/microscope/bounds.py for an access out of bounds, which every launch here is checked
+for.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import numpy as np
 from .. import errors
 from ..machine import memory, written
 from ..compile import sites as site_table
-from ..compile.module import Module, elf_symbols
+from ..compile.module import Module, elf_symbols, kernel_shared_arrays
 from ..settings import settings
 
 STATS, RACE, DETAIL, BLOCKS, INIT = 1, 2, 4, 8, 16
@@ -73,8 +75,18 @@ class InitReport(ctypes.Structure):
                 ("space", ctypes.c_int32)]
 
 
+class BoundsReport(ctypes.Structure):
+    """sim::trace::BoundsReport: the first access out of bounds (the launch ended there), and how
+    many there were; its space is RaceReport's (for shared memory, address is an offset in that
+    space), is_write 1 for a store or an atomic."""
+    _fields_ = [("count", ctypes.c_uint64), ("address", ctypes.c_uint64), ("block", ctypes.c_uint32),
+                ("thread", ctypes.c_uint16), ("site", ctypes.c_uint16), ("size", ctypes.c_uint32),
+                ("space", ctypes.c_int32), ("is_write", ctypes.c_int32)]
+
+
 _MIRRORS = {"Detail": DETAIL_DTYPE.itemsize, "RaceReport": ctypes.sizeof(RaceReport),
-            "InitReport": ctypes.sizeof(InitReport), "SiteStats": 8 * len(STAT_FIELDS),
+            "InitReport": ctypes.sizeof(InitReport), "BoundsReport": ctypes.sizeof(BoundsReport),
+            "SiteStats": 8 * len(STAT_FIELDS),
             "Rec.WROTE": Rec.WROTE, "Rec.ATOMIC_OP": Rec.ATOMIC_OP}
 
 
@@ -85,7 +97,9 @@ def _declare(lib):
                                         ctypes.c_uint32]
     lib.sim_trace_begin.argtypes = [ctypes.c_int, u64p, u64p, ctypes.c_uint32, ctypes.c_void_p,
                                     ctypes.c_void_p, ctypes.c_uint64]
-    lib.sim_trace_end.argtypes = [u64p, ctypes.POINTER(RaceReport), ctypes.POINTER(InitReport)]
+    lib.sim_trace_bounds.argtypes = [u64p, u64p, u64p, u64p, ctypes.c_uint32]
+    lib.sim_trace_end.argtypes = [u64p, ctypes.POINTER(RaceReport), ctypes.POINTER(InitReport),
+                                  ctypes.POINTER(BoundsReport)]
     lib.sim_trace_end.restype = ctypes.c_uint64
     lib.sim_trace_init_shared.argtypes = [ctypes.c_void_p, ctypes.c_uint64]
     lib.sim_trace_init_shared.restype = ctypes.c_uint64
@@ -141,6 +155,8 @@ class Instrumented:
         if lib.sim_trace_set_sites(_u64(vaddr), ids.ctypes.data_as(ctypes.POINTER(ctypes.c_uint16)),
                                    len(ids), len(ids)) != 0:
             raise errors.LogicError(f"internal error: the trace found no library for {path}")
+        # per kernel: the thread-locals (its __shared__ arrays) its launches may touch
+        self.shared_arrays = kernel_shared_arrays(path, self.module.kernels)
         mine, theirs = _user_variables(path), _user_variables(plain.path)
         self._variables = [(theirs[n][0], mine[n][0], mine[n][1]) for n in mine
                            if n in theirs and theirs[n][1] == mine[n][1]]
@@ -173,7 +189,7 @@ class LaunchResult:
     race report and the init report (None without their check, else count 0 when none was
     found), and for an init report in shared memory which bytes of that space (the __shared__
     arrays, or the dynamic arena) its block had written by the last barrier before the read
-    (1 each)."""
+    (1 each); the bounds report when an access out of bounds ended the launch, else None."""
     kernel: str
     grid: tuple
     block: tuple
@@ -185,6 +201,7 @@ class LaunchResult:
     race: RaceReport | None
     init: InitReport | None = None
     shared_written: np.ndarray | None = None
+    bounds: BoundsReport | None = None
 
 
 def _shadow_pointers(ranges):
@@ -196,34 +213,48 @@ def _shadow_pointers(ranges):
     return pointers, arrays
 
 
+def _columns(rows, n):
+    """The first n columns of a list of tuples of ints, as the runtime's tables (uint64)."""
+    return [np.array([row[i] for row in rows], np.uint64) for i in range(n)]
+
+
 def run(record, mode, detail_cap, runner):
     """Runs one launch (a LaunchRecord) instrumented, by runner (run.launch.run); RACE and INIT
-    run it on one worker."""
+    run it on one worker. An access out of bounds ends the launch: its error is the result's
+    bounds report (any other failure is raised)."""
     inst = instrumented(record.module, "blocks" if mode & BLOCKS else "memory")
     lib = inst.module.lib
     ranges = memory.ranges()
-    lo = np.array([a for a, _ in ranges], np.uint64)
-    sizes = np.array([n for _, n in ranges], np.uint64)
+    lo, sizes, pages_lo, pages_n = _columns(ranges, 4)
+    shared_at, shared_n = _columns(inst.shared_arrays[record.kernel.name], 2)
     detail = np.zeros(detail_cap if mode & DETAIL else 0, DETAIL_DTYPE)
     stats = np.zeros((len(inst.sites) + 1, 2, len(STAT_FIELDS)), np.uint64)
-    race, init = RaceReport(), InitReport()
+    race, init, bounds = RaceReport(), InitReport(), BoundsReport()
     shadows, _alive = _shadow_pointers(ranges) if mode & INIT else (None, None)
     one_worker = (settings.changed(workers=1) if mode & (RACE | INIT)
                   else contextlib.nullcontext())
     with _one_at_a_time, one_worker:  # the runtime's trace state is the library's, one launch's
         inst.copy_variables(into_instrumented=True)
-        lib.sim_trace_begin(mode, _u64(lo), _u64(sizes), len(ranges), shadows,
+        lib.sim_trace_bounds(_u64(pages_lo), _u64(pages_n), _u64(shared_at), _u64(shared_n),
+                             len(shared_at))
+        lib.sim_trace_begin(mode, _u64(lo), _u64(sizes), len(lo), shadows,
                             detail.ctypes.data if len(detail) else None, len(detail))
+        failure = None
         try:
             runner(record.on(inst.module))
+        except errors.LaunchError as err:
+            failure = err
         finally:
-            recorded = lib.sim_trace_end(_u64(stats), ctypes.byref(race), ctypes.byref(init))
+            recorded = lib.sim_trace_end(_u64(stats), ctypes.byref(race), ctypes.byref(init),
+                                         ctypes.byref(bounds))
             inst.copy_variables(into_instrumented=False)
             shared_written = _shared_written(lib) if init.count and init.space != GLOBAL else None
+    if failure is not None and not bounds.count:
+        raise failure
     return LaunchResult(record.kernel.name, record.grid, record.block, inst, inst.sites, stats,
                         detail[:min(recorded, len(detail))] if mode & DETAIL else None, recorded,
                         race if mode & RACE else None, init if mode & INIT else None,
-                        shared_written)
+                        shared_written, bounds if bounds.count else None)
 
 
 def _shared_written(lib):

@@ -64,6 +64,7 @@ class Places:
         """library: the built module whose `__shared__` arrays are read; record: the launch (a
         run.arguments.LaunchRecord), whose pointer arguments are the global arrays."""
         kernel = record.kernel
+        self.source = record.module.source
         self.shared = sorted((value, size, _demangle_static(name))
                              for name, kind, value, size, _ in elf_symbols(library)
                              if kind == 6 and size and not name.startswith(("_ZN", "_ZZN", "_ZZSt")))
@@ -96,6 +97,25 @@ class Places:
             if start <= offset < start + nbytes:
                 return name, start, nbytes
         return "__shared__ memory", 0, None
+
+    def allocation_array(self, start):
+        """(label, element size, offset of the parameter's pointer from the start) of the
+        parameter that points into the allocation starting at ``start``, or None."""
+        return next(((label, elem, view) for address, _, label, elem, view in self.arrays
+                     if address == start), None)
+
+    @staticmethod
+    def named(table):
+        """(start, bytes, name) of each thread-local of table (rows of (offset, bytes, symbol)),
+        named as the learner declared it."""
+        return [(start, nbytes, _demangle_static(symbol)) for start, nbytes, symbol in table]
+
+    def element_bytes(self, name, default):
+        """Bytes of an element of the `__shared__` (or `extern __shared__`) array ``name`` as the
+        source declares it; ``default`` where it does not say."""
+        m = re.search(rf"\b__shared__\s+([^;{{}}()\[\]=]*?)\s*\b{re.escape(name)}\s*\[",
+                      self.source or "")
+        return element_bytes(f"{m.group(1)} *") if m else default
 
     def shared_place(self, offset, dynamic=False, size=4):
         """(array name, element index, element size) of a shared-memory offset."""

@@ -18,7 +18,8 @@ execution of a basic block, out of 32), which divergent branches lower.
 
 A traced launch runs on the module's instrumented build (instrumented.py); without `trace()` nothing
 changes and nothing is paid. The race check (settings.racecheck) and the init check
-(settings.initcheck) run on the same build.
+(settings.initcheck) run on the same build, and every launch there is checked for accesses out of
+bounds, exactly (bounds.py).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import contextlib
 import dataclasses
 import os
 
-from . import initcheck, instrumented, racecheck
+from . import bounds, initcheck, instrumented, racecheck
 from ..machine import written
 from .places import Places
 from ..settings import settings
@@ -246,7 +247,8 @@ def plan():
 def launch(plan, record, run):
     """Runs one launch (a run.arguments.LaunchRecord) for a plan() on its module's instrumented
     build; run: the runner of a record (run.launch.run), which afterwards checks the allocations
-    the record's arguments point into for overruns."""
+    the record's arguments point into for overruns. An access out of bounds, which ended the
+    launch, is raised first; then a race; then a read of memory never written."""
     tracer, races, inits = plan
     mode = (instrumented.STATS if tracer else 0) | (
         instrumented.DETAIL if tracer and tracer.accesses_per_launch else 0) | (
@@ -257,6 +259,8 @@ def launch(plan, record, run):
     cap = tracer.accesses_per_launch if tracer else 0
     result = instrumented.run(record, mode, cap, run)
     places = Places(result.build.module.path, record)
+    if result.bounds is not None:
+        raise bounds.error(result, record.kernel, places)
     if tracer:
         tracer.launches.append(KernelTrace(result, places))
     if result.race is not None and result.race.count:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from helpers.sim import driver as drv, gpuarray
-from helpers.sim.compile.module import Module, shared_variables
+from helpers.sim.compile.module import Module, kernel_shared_arrays, shared_variables
 from helpers.sim.compiler import SourceModule
 from helpers.sim.run.launch import Function
 from helpers.sim.settings import settings
@@ -33,6 +33,20 @@ def test_shared_memory_is_counted_kernel_by_kernel():
                      f"s[threadIdx.x] = {i}; __syncthreads(); x[{i}] = s[1]; }}" for i in range(2))
     mod = SourceModule(src)  # 40 KB each: fine, though 80 KB together
     assert {k.name: k.static_shared for k in mod.module.kernels.values()} == {"k0": 40000, "k1": 40000}
+
+
+def test_each_kernel_may_touch_its_own_and_the_common_shared_arrays_not_the_others():
+    """The bounds check's table (include/sim_bounds.h): per kernel, the thread-locals its blocks
+    may touch, by their offset in the module's thread-local block."""
+    mod = SourceModule("__shared__ float common_sums[8];\n" + "\n".join(
+        f"__global__ void k{i}(float *x) {{ __shared__ float s{i}[{4 + i}]; s{i}[threadIdx.x] = "
+        f"x[0]; common_sums[threadIdx.x] = 1; __syncthreads(); x[1] = s{i}[1] + common_sums[2]; }}"
+        for i in range(2)))
+    arrays = kernel_shared_arrays(mod.module.path, mod.module.kernels)
+    named = {k: sorted((symbol, size) for _, size, symbol in rows) for k, rows in arrays.items()}
+    assert named == {"k0": [("_ZL11common_sums", 32), ("_ZZ2k0E2s0", 16)],
+                     "k1": [("_ZL11common_sums", 32), ("_ZZ2k1E2s1", 20)]}
+    assert all(rows == sorted(rows) for rows in arrays.values())  # by offset, for a search
 
 
 def test_modules_without_barriers_run_as_a_plain_loop():
