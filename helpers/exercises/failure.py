@@ -134,6 +134,11 @@ def hint(failure: Failure, guard_hint: str = "") -> str:
         return LOOP_HINT
     if kind == "division by zero":
         return "check what the divisor can be before dividing by it"
+    err = failure.error
+    if kind == "out of bounds" and getattr(err, "length", None) and getattr(err, "array", None):
+        check = guard_hint or "a guard like if (i < n), or the size the array is declared with"
+        return (f"{err.array} has {err.length} elements, {err.array}[0] to "
+                f"{err.array}[{err.length - 1}]: check that index against that size ({check})")
     return guard_hint or GUARD_HINT
 
 

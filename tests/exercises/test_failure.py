@@ -79,3 +79,12 @@ def test_the_exercise_s_hint_comes_first_where_it_has_one():
     assert mistake("P", bounds, refine=refine) == ("P", "tile needs 12 x 36 elements")
     mask = LaunchError("X", kind="warp mask", line="k.cu:7")
     assert "outside the if" in mistake("P", mask, refine=refine)[1]
+
+
+def test_an_access_past_a_known_arrays_end_names_its_size():
+    """The exact bounds check knows the array and its length: the hint gives both."""
+    past = OutOfBoundsError("X", kind="out of bounds", allocation=None, offset=None, array="tile",
+                            element=16, length=16, block=B0, thread=(15, 0, 0), is_write=False,
+                            space="shared")
+    said = hint(Failure(past), "guard i < n")
+    assert said.startswith("tile has 16 elements, tile[0] to tile[15]") and "guard i < n" in said
