@@ -10,9 +10,18 @@ handle"; for memory of the wrong device, it would end the context). A context le
 found by the depth of the thread's context stack, not by which context is current: with one GPU,
 device 0's context pushed again is the one that was already current. With one device the split
 itself cannot be checked, and the verdict says so; the simulator presents two devices for it.
+
+The exercise asks for every device's kernel to be launched before any result is copied back, so
+that the devices work side by side. The simulator shows the order (``Order``): it runs queued
+work only when the host waits for it, and notes every copy to the host as it runs, so a function
+that finishes each device before starting the next (it copied a result back, or synchronized,
+before the next device's launch) is named. A GPU does not tell the order; there the verdict says
+it was not checked.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 
@@ -30,11 +39,66 @@ SPLIT_HINT = ("give device k the images lo = k * count // n to hi = (k + 1) * co
               "(n = len(contexts)): consecutive shares that differ by one image at most")
 USING_HINT = ("do device k's work inside `with using(contexts[k]):` (from helpers.ch11.multigpu), "
               "which pushes its context and pops it again")
+TURNS_HINT = ("launch every device's kernel first, in one loop (a launch returns at once, and the "
+              "device works while Python goes on), then copy every result back in a second loop: "
+              "so the devices work at the same time")
 
 
-def device_kernel(k, function, launches):
-    """``kernels[k]``: device k's kernel, which notes every launch in ``launches``, (k, rows,
-    width), and refuses one that would fail on a GPU."""
+class Launch(NamedTuple):
+    """A launch of ``kernels[device]`` on ``rows`` rows of ``width`` pixels; on the simulator
+    also the devices whose kernels the host had already waited for (``waited``) and how many
+    copies to the host had run (``copies``) when it was made."""
+    device: int
+    rows: int
+    width: int
+    waited: tuple = ()
+    copies: int = 0
+
+
+class Order:
+    """What the simulator shows of the order of a run's launches and copies. Each kernel is
+    queued on a stream of its device (the learner's, or one of the checker's when none was
+    given: a launch in the default stream runs at once on the simulator, and would leave nothing
+    to wait for) with an event after it; ``streams.reached`` then tells whether the host had
+    waited for that kernel before the next device's launch. A stream of the checker's orders
+    the kernel as the default stream would: the device's synchronous copies and launches wait
+    for it, other devices' do not. ``copied``: the copies to the host (copies.ToHost), in the
+    order they ran."""
+
+    def __init__(self, copied: list):
+        self.copied, self.events, self.streams = copied, [], {}
+
+    def seen(self, k) -> tuple:
+        """(waited, copies) for a launch on device k about to be made."""
+        from helpers.sim.machine.streams import reached
+
+        waited = {i for i, event in self.events if i != k and reached(event)}
+        return tuple(sorted(waited)), len(self.copied)
+
+    def queued(self, k, kwargs) -> dict:
+        """The launch's keyword arguments, with a stream of device k (the current one) where it
+        had none."""
+        from helpers.backend import drv
+
+        if kwargs.get("stream") is not None or kwargs.get("time_kernel"):
+            return kwargs
+        if k not in self.streams:
+            self.streams[k] = drv.Stream()
+        return {**kwargs, "stream": self.streams[k]}
+
+    def mark(self, k, stream) -> None:
+        """An event after device k's launch just made on ``stream`` (None: with time_kernel,
+        in the default stream, where it has run already and leaves nothing to wait for)."""
+        from helpers.backend import drv
+
+        if stream is not None:
+            self.events.append((k, drv.Event().record(stream)))
+
+
+def device_kernel(k, function, launches, order=None):
+    """``kernels[k]``: device k's kernel, which notes every launch in ``launches`` (a Launch),
+    and refuses one that would fail on a GPU; with ``order`` (on the simulator), launched
+    through it."""
 
     def kernel(*args, **kwargs):
         from helpers.backend import drv
@@ -49,8 +113,14 @@ def device_kernel(k, function, launches):
                            "images was empty, and such a launch fails", "when there are fewer "
                            "images than devices, some shares are empty: skip a device with "
                            "nothing to do (if lo == hi: continue)"))
-        launches.append((k, int(args[3]), int(args[2])))
-        return function(*args, **kwargs)
+        if order is None:
+            launches.append(Launch(k, int(args[3]), int(args[2])))
+            return function(*args, **kwargs)
+        launches.append(Launch(k, int(args[3]), int(args[2]), *order.seen(k)))
+        kwargs = order.queued(k, kwargs)
+        result = function(*args, **kwargs)
+        order.mark(k, kwargs.get("stream"))
+        return result
 
     return kernel
 
@@ -78,9 +148,18 @@ def _verdict(fn) -> Verdict:
     n = len(contexts)
     success = (f"the grey images match NumPy's for every batch ({len(CASES)} batches, "
                f"{n} device{'s' if n > 1 else ''}), every context you pushed was popped")
-    success += (", and every device converted its share" if n > 1 else ". This machine has one "
-                "device, so the split itself could not be checked: run the check on a machine "
-                "with several GPUs, or on the simulator, which presents two devices for it")
+    if n < 2:
+        success += (". This machine has one device, so the split itself could not be checked: "
+                    "run the check on a machine with several GPUs, or on the simulator, which "
+                    "presents two devices for it")
+    elif BACKEND == "simulator":
+        success += (", every device converted its share, and every device's kernel was launched "
+                    "before any result was copied back")
+    else:
+        success += (", and every device converted its share. Whether every kernel was launched "
+                    "before any result was copied back was NOT checked: a GPU does not tell the "
+                    "order; the simulator does (run the check with CUDA_COURSE_BACKEND="
+                    "simulator)")
     return check_cases(CASES, lambda case: _mistakes(fn, contexts, functions, case),
                        lambda case: f"{case[0]} images of {case[2]} x {case[1]}, {n} devices",
                        success)
@@ -94,14 +173,17 @@ def _mistakes(fn, contexts, functions, case):
     images = np.random.default_rng(count * 1000 + width).integers(
         0, 256, (count, height, width, 3), dtype=np.uint8)
     launches = []
-    kernels = [device_kernel(k, function, launches) for k, function in enumerate(functions)]
     before = context_stack()
-    raised, result = run_catching(
-        lambda: fn(images.copy(), list(contexts), kernels), "replace the TODOs with your code",
-        [(drv.Error, "a copy or a kernel failed: device k's arrays must be made with device k's "
-                     "context current, " + USING_HINT)],
-        "read the message: it names the call that failed. Device k's share is images[lo:hi], "
-        "its output a (hi - lo, height, width) uint8 array")
+    with _copies_to_host() as copied:
+        order = None if copied is None else Order(copied)
+        kernels = [device_kernel(k, function, launches, order)
+                   for k, function in enumerate(functions)]
+        raised, result = run_catching(
+            lambda: fn(images.copy(), list(contexts), kernels), "replace the TODOs with your code",
+            [(drv.Error, "a copy or a kernel failed: device k's arrays must be made with device "
+                         "k's context current, " + USING_HINT)],
+            "read the message: it names the call that failed. Device k's share is images[lo:hi], "
+            "its output a (hi - lo, height, width) uint8 array")
     after = context_stack(restore=before)
     if raised:
         yield raised
@@ -114,8 +196,28 @@ def _mistakes(fn, contexts, functions, case):
     elif after != before:
         yield ("your function returned with another context current than the one before it: "
                "it popped a context it had not pushed", "pop only what you pushed: " + USING_HINT)
-    yield from _wrong_result(result, images)
+    wrong = list(_wrong_result(result, images))
+    if wrong:  # a copy that did not wait for its kernel explains wrong images first
+        yield from _copied_from_another_context(copied or ())
+        yield from wrong
+        return
     yield from _idle_devices(launches, len(functions), count, height)
+    yield from _copied_from_another_context(copied or ())
+    yield from _took_turns(launches, copied or ())
+
+
+def _copies_to_host():
+    """On the simulator, the copies to the host that run in the ``with`` block
+    (copies.recording_to_host); elsewhere None: PyCUDA does not tell them."""
+    import contextlib
+
+    from helpers.backend import BACKEND
+
+    if BACKEND != "simulator":
+        return contextlib.nullcontext(None)
+    from helpers.sim.machine.copies import recording_to_host
+
+    return recording_to_host()
 
 
 def context_stack(restore: list | None = None) -> list:
@@ -170,8 +272,8 @@ def _idle_devices(launches, n, count, height):
     if n < 2:
         return
     rows = np.zeros(n, np.int64)
-    for k, r, _ in launches:
-        rows[k] += r
+    for launch in launches:
+        rows[launch.device] += launch.rows
     if not launches:
         yield ("the result is right, but none of kernels[k] was launched",
                "convert the images with the kernels you are given, kernels[k] on device k")
@@ -185,3 +287,36 @@ def _idle_devices(launches, n, count, height):
     if shares.max() - shares.min() > 1 and count >= n:
         yield (f"the result is right, but the shares are uneven: the devices converted "
                f"{', '.join(str(int(s)) for s in shares)} images", SPLIT_HINT)
+
+
+def _copied_from_another_context(copied):
+    """A copy back of device i's results made while another device's context was current waits
+    for that device's work, not for device i's kernel: it may read the results before they are
+    written."""
+    for copy in copied:
+        if copy.device is not None and copy.device != copy.after:
+            yield (f"device {copy.device}'s results were copied back while device {copy.after}'s "
+                   f"context was current: that copy waits only for device {copy.after}'s work, "
+                   f"so it may read device {copy.device}'s results before its kernel has "
+                   "written them", "copy each device's results with its own context current: "
+                   + USING_HINT)
+            return
+
+
+def _took_turns(launches, copied):
+    """With the result right: was every device's kernel launched before the host waited for
+    another's (Launch.waited, on the simulator)? A device whose result was copied back, or whose
+    kernel was waited for, before the next device's launch left that device idle meanwhile."""
+    for j, launch in enumerate(launches):
+        for i in launch.waited:
+            start = next(earlier.copies for earlier in launches[:j] if earlier.device == i)
+            if any(copy.device == i for copy in copied[start:launch.copies]):
+                yield (f"the result is right, but device {i}'s result was copied back before "
+                       f"device {launch.device}'s kernel was launched: the devices took turns",
+                       TURNS_HINT)
+            else:
+                yield (f"the result is right, but your function waited for device {i}'s kernel "
+                       f"to finish (a synchronize inside the loop waits for it) before it "
+                       f"launched device {launch.device}'s: the devices took turns",
+                       "wait only where the results are copied back: " + TURNS_HINT)
+            return

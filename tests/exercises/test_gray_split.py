@@ -57,10 +57,48 @@ def test_the_notebooks_context_is_current_after_the_check(capsys):
     assert drv.Context.get_current() == before
 
 
+ON_STREAMS = '''
+def my_gray_split(images, contexts, kernels):
+    from helpers.backend import drv, gpuarray
+    from helpers.ch11.multigpu import using
+
+    count, height, width, _ = images.shape
+    n = len(contexts)
+    grey = np.zeros((count, height, width), np.uint8)
+    work = []
+    for k in range(n):
+        lo, hi = k * count // n, (k + 1) * count // n
+        if lo == hi:
+            continue
+        with using(contexts[k]):
+            stream = drv.Stream()
+            rgb_k = gpuarray.to_gpu_async(images[lo:hi], stream=stream)
+            grey_k = gpuarray.empty((hi - lo, height, width), np.uint8)
+            out = drv.pagelocked_empty((hi - lo, height, width), np.uint8)
+            rows = (hi - lo) * height
+            kernels[k](rgb_k, grey_k, np.int32(width), np.int32(rows), block=(16, 16, 1),
+                       grid=((width + 15) // 16, (rows + 15) // 16), stream=stream)
+            grey_k.get_async(stream, out)
+        work.append((k, lo, hi, stream, out, rgb_k, grey_k))
+    for k, lo, hi, stream, out, *_ in work:
+        with using(contexts[k]):
+            stream.synchronize()
+        grey[lo:hi] = out
+    return grey
+'''
+
+
+def test_streams_and_queued_copies_pass(capsys):
+    """An unusual right solution: each device's copy in, kernel and copy back queued on a stream
+    of its own (another block shape), then every stream waited for."""
+    ok, out = run_check(define(ON_STREAMS), capsys)
+    assert ok and out.startswith("PASS:"), out
+
+
 # The solution as a notebook cell, and wrong versions of it.
 SOLUTION = '''
 def my_gray_split(images, contexts, kernels):
-    from helpers.backend import gpuarray
+    from helpers.backend import drv, gpuarray
     from helpers.ch11.multigpu import using
 
     count, height, width, _ = images.shape
@@ -77,8 +115,8 @@ def my_gray_split(images, contexts, kernels):
             rows = (hi - lo) * height
             kernels[k](rgb_k, grey_k, np.int32(width), np.int32(rows), block=(32, 8, 1),
                        grid=((width + 31) // 32, (rows + 7) // 8))
-        queued.append((k, lo, hi, grey_k))
-    for k, lo, hi, grey_k in queued:
+        queued.append((k, lo, hi, rgb_k, grey_k))
+    for k, lo, hi, rgb_k, grey_k in queued:
         with using(contexts[k]):
             grey[lo:hi] = grey_k.get()
     return grey
@@ -122,6 +160,22 @@ WRONG = {
     "uneven_shares": ([(SPLIT, "        lo, hi = (0, count - 1) if k == 0 else (count - 1, count)"
                                "\n        lo, hi = (lo, hi) if k < 2 else (count, count)\n")],
                       "the shares are uneven", True),
+    "took_turns": ([("        queued.append((k, lo, hi, rgb_k, grey_k))\n",
+                     "        with using(contexts[k]):\n"
+                     "            grey[lo:hi] = grey_k.get()\n"),
+                    ("    for k, lo, hi, rgb_k, grey_k in queued:\n", "    for _ in ():\n")],
+                   "device 0's result was copied back before device 1's kernel was launched: "
+                   "the devices took turns", True),
+    "synchronized_in_the_loop": ([("                       grid=((width + 31) // 32, "
+                                   "(rows + 7) // 8))\n",
+                                   "                       grid=((width + 31) // 32, "
+                                   "(rows + 7) // 8))\n"
+                                   "            drv.Context.synchronize()\n")],
+                                 "your function waited for device 0's kernel", True),
+    "copied_back_without_its_context": ([("        with using(contexts[k]):\n            grey[lo:hi]",
+                                          "        if True:\n            grey[lo:hi]")],
+                                        "device 1's results were copied back while device 0's "
+                                        "context was current", True),
     "nothing_returned": ([("    return grey\n", "    return None\n")],
                          "your function returned NoneType", False),
     "wrong_shape": ([("    return grey\n", "    return grey.reshape(count, -1)\n")],

@@ -31,8 +31,10 @@ def my_gray_split(images, contexts, kernels):
             rows = (hi - lo) * height    # the share is one tall image for the kernel
             kernels[k](rgb_k, grey_k, np.int32(width), np.int32(rows), block=(32, 8, 1),
                        grid=((width + 31) // 32, (rows + 7) // 8))
-        queued.append((k, lo, hi, grey_k))
-    for k, lo, hi, grey_k in queued:     # every device has its work: now collect it
+        queued.append((k, lo, hi, rgb_k, grey_k))   # rgb_k too: the next device's rgb_k would
+                                                     # free it, and freeing device memory waits
+                                                     # for the kernel that reads it
+    for k, lo, hi, rgb_k, grey_k in queued:     # every device has its work: now collect it
         with using(contexts[k]):
             grey[lo:hi] = grey_k.get()
     return grey

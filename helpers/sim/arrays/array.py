@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 
 from ..errors import NeedsGPU
-from ..machine import devices, hostmem, memory, streams
+from ..machine import copies, devices, hostmem, memory, streams
 from ..machine.allocations import mem_alloc
 from ..unsupported import TEXTURES
 from .arithmetic import ONLY_CONTIGUOUS, ArithmeticMixin, c_scalar
@@ -88,7 +88,8 @@ class GPUArray(ArithmeticMixin):
     def _view(self, kernel=True):
         """The array's device memory as NumPy sees it: every host-side read or write of a
         GPUArray (get, set, fill, arithmetic, ...) goes through here, and waits first for the
-        work queued on blocking streams, as PyCUDA's calls in the legacy default stream do.
+        work queued on the current device's blocking streams, as PyCUDA's calls in the legacy
+        default stream do.
         kernel: PyCUDA does it with a kernel (arithmetic, fill, astype, ...), which may use only
         memory the current device can reach (devices.check_access); copies (get, set, copy)
         reach any device's memory."""
@@ -155,8 +156,15 @@ class GPUArray(ArithmeticMixin):
         reaches it, as cuMemcpyHtoDAsync and cuMemcpyDtoHAsync do: page-locked host memory is
         read or written when the copy runs; pageable memory is staged at once (a source) or
         waited for (a destination), as CUDA does."""
+        after = streams.device_of(stream if queued else None)
+
+        def noted():  # a copy back to the host is noted (copies.to_host)
+            if dst is not self:
+                copies.to_host(int(self.gpudata), after)
+
         if not queued:
             copy_array(dst, src)
+            noted()
             return
         check_copy(dst, src)
         host = src if isinstance(src, np.ndarray) else dst
@@ -168,6 +176,7 @@ class GPUArray(ArithmeticMixin):
 
         def run():
             pair[0][...] = pair[1]
+            noted()
 
         op = streams.submit(stream, run, "GPUArray.set_async" if dst is self else
                             "GPUArray.get_async", touches=[memory.find(int(self.gpudata))])

@@ -1,13 +1,53 @@
 """Copies and fills of device memory (pycuda.driver's memcpy_* and memset_*): synchronous ones
-wait for the legacy default stream, asynchronous ones are queued on a stream (streams.py)."""
+wait for the legacy default stream, asynchronous ones are queued on a stream (streams.py).
 
+Every copy from device memory into host memory, whichever call made it (these, Memcpy2D and
+Memcpy3D, GPUArray's get and get_async), is noted by ``to_host`` as it runs, so that a checker
+can read when the host took a device's results back (``recording_to_host``): notebook 11's
+exercise asks for every device's kernel to be launched before any result is copied back.
+"""
+
+import contextlib
 import ctypes
+from typing import NamedTuple
 
 import numpy as np
 
 from ..errors import LogicError
-from . import hostmem, memory, streams
+from . import devices, hostmem, memory, streams
 from .allocations import address as _address, mem_alloc
+
+
+class ToHost(NamedTuple):
+    """A copy from device memory into host memory: the device whose memory it read, and the
+    device whose work it was ordered with (the context current for a synchronous copy, the
+    stream's device for a queued one): only that device's kernels had surely run."""
+    device: int | None
+    after: int
+
+
+_recordings: list[list] = []  # the lists recording_to_host has handed out, open now
+
+
+@contextlib.contextmanager
+def recording_to_host():
+    """A list of the copies into host memory (ToHost) that run in the ``with`` block, in the
+    order they ran: a queued one when its stream reached it."""
+    copies: list[ToHost] = []
+    _recordings.append(copies)
+    try:
+        yield copies
+    finally:
+        _recordings.remove(copies)
+
+
+def to_host(address, after: int) -> None:
+    """Note that the device memory at ``address`` has just been copied into host memory, in
+    order with device ``after``'s work."""
+    if _recordings:
+        copy = ToHost(devices.device_of(address), after)
+        for copies in list(_recordings):
+            copies.append(copy)
 
 
 def host_buffer(array, what):
@@ -53,6 +93,7 @@ def memcpy_dtoh(dest, src):
         raise ValueError("memcpy_dtoh: the destination array is read-only")
     address = _device_range(src, dest.nbytes, "cuMemcpyDtoH")
     memory.write(dest.ctypes.data, address, dest.nbytes)
+    to_host(address, devices.current_device())
 
 
 def memcpy_dtod(dest, src, size):
@@ -112,8 +153,13 @@ def memcpy_dtoh_async(dest, src, stream=None):
     if not dest.flags.writeable:
         raise ValueError("memcpy_dtoh_async: the destination array is read-only")
     address = _device_range(src, dest.nbytes, "cuMemcpyDtoHAsync")
-    op = streams.submit(stream, lambda: memory.write(dest.ctypes.data, address, dest.nbytes),
-                        "memcpy_dtoh_async", touches=_blocks(address))
+    after = streams.device_of(stream)
+
+    def run():
+        memory.write(dest.ctypes.data, address, dest.nbytes)
+        to_host(address, after)
+
+    op = streams.submit(stream, run, "memcpy_dtoh_async", touches=_blocks(address))
     if not hostmem.is_pinned(dest):
         streams.synchronize([op])
 

@@ -213,7 +213,7 @@ class Context:
 
     @staticmethod
     def synchronize():
-        streams.synchronize()  # the work queued on streams runs now (streams.py)
+        streams.synchronize()  # the work queued on this device's streams runs now (streams.py)
 
     @staticmethod
     def get_device():

@@ -240,20 +240,24 @@ def forget_allocation(block) -> None:
         _owner.pop(block.address, None)
 
 
+def device_of(address):
+    """The number of the device whose memory holds ``address``, or None when it is no
+    allocation of ours."""
+    block = memory.find(address)
+    with _lock:
+        found = None if block is None else _owner.get(block.address)
+    return None if found is None else _device_of(found[0])
+
+
 def access_problem(address):
     """Why a kernel of the current context may not use the memory at ``address``: None (it may,
     or the memory is no allocation of ours: the pointer checks say so), or (kind, what the
     memory is, what to do). Memory of another live context of the same device is fine: the
     H200 ran a kernel on it without a fault (driver 580)."""
-    block = memory.find(address)
-    with _lock:
-        found = None if block is None else _owner.get(block.address)
-    if found is None:
+    where, device = device_of(address), current_device()
+    if where is None or where == device or (device, where) in _peers:
         return None
-    where, device = _device_of(found[0]), current_device()
-    if where == device or (device, where) in _peers:
-        return None
-    return "no peer access", f"{memory.block_words(block)} on device {where}", (
+    return "no peer access", f"{memory.block_words(memory.find(address))} on device {where}", (
         f"Copy the data to device {device} first (memcpy_dtod or memcpy_peer), or let device "
         f"{device} read device {where}'s memory: with device {device}'s context current, "
         f"Context.enable_peer_access(device {where}'s context)")

@@ -8,13 +8,15 @@ allocation, on the host inside the buffer given, so that a wrong pitch or offset
 says which, never a write into the Python process's own memory.
 """
 
+import functools
+
 import numpy as np
 
 from ..errors import LogicError, NeedsGPU
 from ..unsupported import TEXTURES
 from . import memory, streams
 from .allocations import address, mem_alloc
-from .copies import fill_rows, host_buffer
+from .copies import fill_rows, host_buffer, to_host
 
 PITCH_ALIGNMENT = 512
 """The bytes cuMemAllocPitch rounds a row up to on an H200 (measured: pitch 512 for rows of 1 to
@@ -183,22 +185,27 @@ class Memcpy2D:
                              "offsets and the height")
         return side.buffer.ctypes.data + offset
 
-    def _run(self):
+    def _run(self, after):
+        """The copy, in order with device ``after``'s work (copies.to_host notes it)."""
         (src, dst), (depth, src_layer, dst_layer) = self._starts(), self._depth()
         for z in range(depth):
             for y in range(self.height):
                 memory.write(dst + z * dst_layer + y * self.dst_pitch,
                              src + z * src_layer + y * self.src_pitch, self.width_in_bytes)
+        if self._src.kind == memory_type.DEVICE and self._dst.kind != memory_type.DEVICE:
+            to_host(src, after)
 
     def __call__(self, stream_or_aligned=False):
         if isinstance(stream_or_aligned, streams.Stream):
             self._starts()  # checked when queued, as the call's arguments are on a GPU
             touches = [b for s in (self._src, self._dst) if s.kind == memory_type.DEVICE
                        for b in [memory.find(s.device)] if b is not None]
-            streams.submit(stream_or_aligned, self._run, self._call + "Async", touches=touches)
+            streams.submit(stream_or_aligned, functools.partial(self._run,
+                                                                stream_or_aligned.device),
+                           self._call + "Async", touches=touches)
         else:
             streams.wait_default()
-            self._run()
+            self._run(streams.device_of(None))
 
 
 class Memcpy3D(Memcpy2D):

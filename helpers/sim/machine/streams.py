@@ -8,10 +8,13 @@ shows on a laptop too: such work is queued here and runs, one operation at a tim
 was queued, when something waits for it:
 
 - ``Stream.synchronize()``, ``Event.synchronize()``: the work that the stream (event) waits for;
-- ``Context.synchronize()``, and the calls that run in the legacy default stream (synchronous
-  copies and memsets, kernels launched without a stream): all the work queued before them, except
-  on streams created non-blocking. CUDA's legacy default stream waits for every blocking stream,
-  and every blocking stream waits for it;
+- ``Context.synchronize()``: all the work queued on the current device's streams;
+- the calls that run in the legacy default stream (synchronous copies and memsets, ``get()``,
+  kernels launched without a stream): the work queued before them on the current device, except
+  on streams created non-blocking. CUDA's legacy default stream waits for every blocking stream
+  of its context, and every such stream waits for it; another device's streams go on working,
+  which is what lets a host thread keep several GPUs busy (notebook 11). CUDA has one a context;
+  the simulator one a device (``_Legacy``);
 - freeing device memory: the work that uses it (cuMemFree waits for the device);
 - ``Stream.is_done()``, ``Event.query()``: when the work is not done they say so, and let one
   operation of it run, so that a loop that polls gets there, as the GPU would;
@@ -53,17 +56,21 @@ class _Op:
 
 
 class _Legacy:
-    """The legacy default stream (``stream=None``)."""
+    """The legacy default stream (``stream=None``) of one device. CUDA has one a context; here
+    each device has one, which all its contexts share: the course's contexts are the devices'
+    primary ones, and with no context current the simulator works on device 0 (devices.py), whose
+    primary context must still wait for that work. Two contexts of one device wait for each other
+    here where a GPU's would not: the simulator waits more than a GPU there, never less."""
 
     blocking = True
-    _context = None  # every context's
+    _context = None  # no context's own: it is never destroyed
 
-    def __init__(self):
-        self._last = None
+    def __init__(self, device: int):
+        self.device, self._last = device, None
 
 
-LEGACY = _Legacy()
 _lock = threading.RLock()
+_legacy: dict[int, _Legacy] = {}  # device number -> its legacy default stream
 _pending: dict[int, _Op] = {}  # by sequence number, so in the order queued
 _counter = itertools.count()
 _local = threading.local()     # .running: this thread is running queued work
@@ -76,15 +83,16 @@ def submit(stream, action, what, after=(), touches=()):
     and the operations in `after`; returns the operation. An action of None is a marker (an
     event, a wait): it is reached as soon as the work before it has run. touches: the
     allocations it uses, which must not be freed before it has run."""
-    s = LEGACY if stream is None else stream
-    if s is not LEGACY:
+    s = legacy() if stream is None else stream
+    if not isinstance(s, _Legacy):
         s._check_alive(what)
     with _lock:
         deps = [op for op in (s._last, *after) if op is not None and not op.done]
-        if s is LEGACY:  # the legacy default stream waits for every blocking stream
-            deps += _last_of_blocking_streams()
-        elif s.blocking and LEGACY._last is not None and not LEGACY._last.done:
-            deps.append(LEGACY._last)
+        if isinstance(s, _Legacy):  # it waits for every blocking stream of its device
+            deps += _last_of_blocking_streams(s.device)
+        elif s.blocking:  # and they wait for it
+            default = legacy(s.device)._last
+            deps += [default] if default is not None and not default.done else []
         op = _Op(next(_counter), s, action, deps, what, touches)
         s._last = op
         _pending[op.seq] = op
@@ -117,11 +125,25 @@ def _finish(op, seconds):
     op.end = start + seconds
 
 
-def _last_of_blocking_streams():
+def legacy(device: int | None = None) -> _Legacy:
+    """The legacy default stream of ``device`` (None: the current one)."""
+    device = devices.current_device() if device is None else device
+    with _lock:
+        return _legacy.setdefault(device, _Legacy(device))
+
+
+def device_of(stream) -> int:
+    """The device whose work ``stream`` is ordered with (None: the legacy default stream of the
+    current one)."""
+    return devices.current_device() if stream is None else stream.device
+
+
+def _last_of_blocking_streams(device):
     last = {}
     for op in _pending.values():
-        if op.stream is not LEGACY and op.stream.blocking:
-            last[id(op.stream)] = op
+        s = op.stream
+        if not isinstance(s, _Legacy) and s.blocking and s.device == device:
+            last[id(s)] = op
     return list(last.values())
 
 
@@ -181,19 +203,24 @@ def _raise_sticky():
 
 
 def synchronize(targets=None):
-    """Wait for targets (operations; None: everything queued)."""
+    """Wait for targets (operations; None: everything queued on the current device's streams,
+    as cuCtxSynchronize waits for its context's)."""
     _raise_sticky()
     with _lock:
-        targets = list(_pending.values()) if targets is None else targets
+        if targets is None:
+            here = devices.current_device()
+            targets = [op for op in _pending.values() if op.stream.device == here]
     _run(targets)
 
 
 def wait_default():
-    """What a call in the legacy default stream waits for: the default stream's work and that of
-    every blocking stream."""
+    """What a call in the legacy default stream waits for: the work queued on the current
+    device's default stream and on its blocking streams, not other devices' work."""
     _raise_sticky()
     with _lock:
-        targets = [op for op in _pending.values() if op.stream.blocking]
+        here = devices.current_device()
+        targets = [op for op in _pending.values()
+                   if op.stream.blocking and op.stream.device == here]
     _run(targets)
 
 
@@ -247,6 +274,7 @@ class Stream:
         self.blocking = not (int(flags) & NON_BLOCKING)
         self._last = None
         self._context = devices.current_handle()  # it ends with this context (devices.detach)
+        self.device = devices.current_device()
 
     def _check_alive(self, call):
         if self._context is not None and not self._context.alive:

@@ -7,6 +7,7 @@ that the host's next lines run long before it ends; on the simulator, queued wor
 host anyway.
 """
 
+import contextlib
 import time
 
 import numpy as np
@@ -27,6 +28,20 @@ __global__ void slow_fill(float *out, int n, float value, long long spin) {
 }
 """
 N = 4096
+
+
+@contextlib.contextmanager
+def several_devices():
+    """Two devices at least: the simulator presents two; a GPU machine must have them."""
+    if SIM:
+        from helpers.sim.settings import settings
+
+        with settings.changed(devices=max(settings.devices, 2)):
+            yield
+    elif drv.Device.count() < 2:
+        pytest.skip("needs two GPUs")
+    else:
+        yield
 
 
 @pytest.fixture(scope="module")
@@ -162,3 +177,30 @@ def test_reached_says_whether_the_host_waited_for_the_work_without_running_it(sl
     assert not reached(drv.Event()), "an event never recorded"
     drv.memcpy_htod(gpuarray.empty(1, np.float32).gpudata, np.ones(1, np.float32))  # waits
     assert reached(after)
+
+
+def test_a_synchronous_copy_waits_for_its_own_devices_work_only(slow_fill):
+    """CUDA's legacy default stream is its context's: with device 1 current, a synchronous copy
+    and Context.synchronize() do not wait for device 0's kernel, which is what lets one host
+    thread keep several devices busy (notebook 11); with device 0 current they do. (A context
+    of its own for device 1, destroyed after: the primary ones are held for the session.)"""
+    with several_devices():
+        one = drv.Device(1).make_context()
+        try:
+            d_1, h_1 = drv.mem_alloc(4 * N), np.ones(N, np.float32)
+            drv.Context.pop()                 # device 0's context is current again
+            d_0, stream = drv.mem_alloc(4 * N), drv.Stream()
+            slow_fill(d_0, 2.0, stream)
+            done = drv.Event().record(stream)
+            one.push()
+            drv.memcpy_htod(d_1, h_1)
+            drv.memcpy_dtoh(h_1, d_1)
+            drv.Context.synchronize()
+            d_1.free()                        # before its context goes
+            drv.Context.pop()
+            assert not done.query(), "device 1's copies waited for device 0's kernel"
+            out = np.empty(N, np.float32)
+            drv.memcpy_dtoh(out, d_0)
+            assert done.query() and np.array_equal(out, 2.0 + np.arange(N, dtype=np.float32))
+        finally:
+            one.detach()
