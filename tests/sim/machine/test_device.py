@@ -155,6 +155,34 @@ def test_a_detached_context_is_destroyed_and_its_stream_with_it():
         assert "Context.detach() at test_device.py:" in str(dead.value)
 
 
+def test_an_event_ends_with_its_context_as_its_streams_do():
+    """An event belongs to the context current when it was made (PyCUDA's event is
+    context_dependent); the simulator once kept running and timing one after its context was
+    destroyed. The H200's words for the stream were "context is destroyed": an event's are the
+    simulator's guess (cuEventSynchronize, cuEventQuery, ... on the GPU run confirm them)."""
+    def recorded_pair():
+        start, end = drv.Event(), drv.Event()
+        start.record()
+        end.record()
+        end.synchronize()
+        return start, end
+
+    (start, end), _ = made_context_with(recorded_pair)
+    calls = {"cuEventSynchronize": end.synchronize, "cuEventQuery": end.query,
+             "cuEventRecord": end.record, "cuEventElapsedTime": lambda: end.time_since(start)}
+    for call, use in calls.items():
+        with pytest.raises(drv.LogicError) as dead:
+            use()
+        if SIM:
+            assert str(dead.value).startswith(f"{call} failed: context is destroyed (this "
+                                              "event belongs to a context that Context.detach()"
+                                              " at test_device.py:"), call
+    with pytest.raises(drv.LogicError):
+        drv.Stream().wait_for_event(end)
+    live_start, live_end = recorded_pair()      # the current context's still work
+    assert live_end.time_since(live_start) >= 0
+
+
 def test_a_kernel_of_a_destroyed_context_is_refused():
     module, _ = made_context_with(lambda: SourceModule(SOURCE))
     x = gpuarray.zeros(4, np.float32)
