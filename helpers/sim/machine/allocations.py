@@ -20,6 +20,7 @@ class DeviceAllocation:
         self._block = self._freed = memory.allocate(nbytes)
         self._valid = True  # until free(), as PyCUDA's
         devices.adopt_allocation(self)  # it belongs to the current context
+        self._ward = devices.current()  # which it keeps alive (PyCUDA's context_dependent)
 
     def __int__(self):
         if self._block is None:

@@ -255,6 +255,7 @@ class Stream:
         self.blocking = not (int(flags) & NON_BLOCKING)
         self._last = None
         self._context = devices.current_handle()  # it ends with this context (devices.detach)
+        self._ward = devices.current()  # which it keeps alive (PyCUDA's context_dependent)
 
     def _check_alive(self, call):
         _check_alive(self._context, call, "this stream")
@@ -286,7 +287,7 @@ class Event:
 
     def __init__(self, flags=0):
         self._op = None
-        self._context = devices.current_handle()
+        self._context, self._ward = devices.current_handle(), devices.current()  # as a stream's
 
     def _check_alive(self, call):
         _check_alive(self._context, call, "this event")
