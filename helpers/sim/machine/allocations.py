@@ -1,5 +1,6 @@
-"""Device memory as PyCUDA hands it out: `mem_alloc`'s DeviceAllocation, and the address a
-kernel receives for anything that stands for device memory."""
+"""Device memory as PyCUDA hands it out: `mem_alloc`'s DeviceAllocation, managed memory (an
+array the host and kernels share), where an address lies (`mem_get_address_range`), and the
+address a kernel receives for anything that stands for device memory."""
 
 import ctypes
 import os
