@@ -9,7 +9,9 @@ for it, as on a GPU; nothing overlaps (streams.py says exactly when what runs).
 
 from .machine import device as _device, streams
 from .machine.allocations import (  # noqa: F401 - pycuda.driver's names
-    DeviceAllocation, PointerHolderBase, mem_alloc, mem_alloc_like)
+    DeviceAllocation, ManagedAllocation, PointerHolderBase, managed_empty, managed_empty_like,
+    managed_zeros, managed_zeros_like, mem_alloc, mem_alloc_like, mem_attach_flags,
+    mem_get_address_range)
 from .machine.copies import (  # noqa: F401 - pycuda.driver's names
     from_device, from_device_like, memcpy_dtod, memcpy_dtod_async, memcpy_dtoh, memcpy_dtoh_async,
     memcpy_htod, memcpy_htod_async, memcpy_peer, memcpy_peer_async, memset_d8, memset_d16,
@@ -25,9 +27,10 @@ from .errors import (  # noqa: F401 - pycuda.driver's names
     CompileError, Error, LaunchError, LogicError, MemoryError, NeedsGPU, NotProvided, RuntimeError,
     module_getattr)
 from .unsupported import DRIVER_FEATURES, gpu_only
-from .machine.hostmem import host_alloc_flags, pagelocked_empty, pagelocked_empty_like  # noqa: F401
-from .machine.hostmem import (  # noqa: F401
-    PagelockedHostAllocation, aligned_empty, aligned_empty_like, aligned_zeros, aligned_zeros_like,
+from .machine.hostmem import (  # noqa: F401 - pycuda.driver's names
+    AlignedHostAllocation, HostAllocation, HostPointer, PagelockedHostAllocation,
+    RegisteredHostMemory, aligned_empty, aligned_empty_like, aligned_zeros, aligned_zeros_like,
+    host_alloc_flags, mem_host_register_flags, pagelocked_empty, pagelocked_empty_like,
     pagelocked_zeros, pagelocked_zeros_like, register_host_memory)
 from .run.arguments import ArgumentHandler, In, InOut, Out  # noqa: F401 - pycuda.driver's names
 

@@ -174,7 +174,7 @@ def test_unknown_kernel_and_unsupported_calls():
     mod = SourceModule("__global__ void only(int *x) {}")
     with pytest.raises(drv.LogicError, match="its kernels: only"):
         mod.get_function("other")
-    with pytest.raises(NotImplementedError, match="mem_get_address_range"):
-        drv.mem_get_address_range(0)
+    with pytest.raises(NotImplementedError, match="Memcpy3DPeer"):
+        drv.Memcpy3DPeer()
     with pytest.raises(NotImplementedError, match="cumsum"):
         gpuarray.cumsum(gpuarray.zeros(3, np.float32))

@@ -288,16 +288,26 @@ def _is_learners(name):
     return not name.startswith(("_ZN", "_ZZN", "_ZZSt"))
 
 
-LARGE_DATA = 64 << 10  # GCC's -mlarge-data-threshold, which the medium code model uses
-
-
 def device_arrays(library):
-    """(name, bytes) of the module's __device__ arrays of LARGE_DATA bytes or more, largest
-    first: the device memory that loading the module takes (devices.adopt_module). Smaller
-    variables, the runtime's own among them (a few hundred bytes), are left out."""
+    """(name, bytes) of the module's __device__ and __constant__ variables, largest first: the
+    device memory that loading the module takes (devices.adopt_module), as a GPU's module load
+    takes it for every one of them, however small. The runtime's and the C++ library's own
+    variables (a few hundred bytes) are not the learner's, and are left out (_is_learners_variable)."""
     return sorted(((name, size) for name, kind, _, size, writable in elf_symbols(library)
-                   if kind == 1 and writable and size >= LARGE_DATA),
+                   if kind == 1 and writable and size and _is_learners_variable(name)),
                   key=lambda pair: -pair[1])
+
+
+def _is_learners_variable(name):
+    """A variable of the learner's code: a plain identifier (extern "C", PyCUDA's default, names
+    namespaced ones plainly too) or a C++ name in a namespace of the learner's; not one that C++
+    reserves for the compiler and its library (``__sim_kernel_table``, ``completed.0``,
+    ``DW.ref.__gxx_personality_v0``) nor one of the runtime's namespace (``sim::heap``) or the C++
+    library's (vtables, type names, guards: ``_ZT...``, ``_ZGV...``, ``_ZNSt...``)."""
+    if name.startswith("_Z"):
+        return name.startswith(("_ZN", "_ZL")) and not name.startswith(
+            ("_ZN3sim", "_ZNSt", "_ZNKSt", "_ZN9__gnu_cxx", "_ZN10__cxxabiv1"))
+    return name.isidentifier() and not name.startswith("__")
 
 
 def shared_variables(library):

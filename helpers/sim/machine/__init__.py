@@ -6,8 +6,9 @@
   against it (allocations, modules' __device__ arrays); `mappings`: the
   process's mappings against the system's limit; `written`: which bytes have been written (the
   init check's shadow)
-- `allocations`: `mem_alloc` and the pointers kernels receive; `copies`: memcpy and memset;
+- `allocations`: `mem_alloc`, managed memory and the pointers kernels receive; `copies`: memcpy
+  and memset;
   `pitched`: mem_alloc_pitch, Memcpy2D and Memcpy3D, 2-D and queued fills
-- `hostmem`: page-locked and aligned host memory; `mempool`: PyCUDA's memory pools
+- `hostmem`: page-locked, registered and aligned host memory; `mempool`: PyCUDA's memory pools
 - `streams`: streams and events; `stacks`: the stacks simulated threads run on
 """

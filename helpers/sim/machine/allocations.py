@@ -1,6 +1,8 @@
-"""Device memory as PyCUDA hands it out: `mem_alloc`'s DeviceAllocation, and the address a
-kernel receives for anything that stands for device memory."""
+"""Device memory as PyCUDA hands it out: `mem_alloc`'s DeviceAllocation, managed memory (an
+array the host and kernels share), where an address lies (`mem_get_address_range`), and the
+address a kernel receives for anything that stands for device memory."""
 
+import ctypes
 import os
 import sys
 from pathlib import Path
@@ -16,10 +18,13 @@ class DeviceAllocation:
     charged against the simulated device's size until it is freed, by free(), by the garbage
     collector, or with its context (devices.detach)."""
 
+    _host_keeps = False  # whether a host array still reads its pages once it is freed
+
     def __init__(self, nbytes):
         self._block = self._freed = memory.allocate(nbytes)
         self._valid = True  # until free(), as PyCUDA's
         devices.adopt_allocation(self)  # it belongs to the current context
+        self._ward = devices.current()  # which it keeps alive (PyCUDA's context_dependent)
 
     def __int__(self):
         if self._block is None:
@@ -53,7 +58,7 @@ class DeviceAllocation:
         if self._block is not None:
             streams.before_free(self._block)  # cuMemFree waits for the work that uses it
             devices.forget_allocation(self._block)
-            memory.release(self._block, site, with_context)
+            memory.release(self._block, site, with_context, self._host_keeps)
             self._block = None
 
     def __del__(self):
@@ -78,6 +83,89 @@ def program_line():
 
 
 _HELPERS = str(Path(__file__).resolve().parents[2])
+
+
+class mem_attach_flags:  # noqa: N801 - PyCUDA's name
+    GLOBAL, HOST, SINGLE = 1, 2, 4
+
+
+class ManagedAllocation(DeviceAllocation):
+    """pycuda.driver.ManagedAllocation: memory the host and the device use at one address
+    (cuMemAllocManaged), the ``.base`` of managed_empty's arrays. The simulated device's memory
+    is the host's, so it is device memory (charged, guarded, freed with its context) that NumPy
+    reads and writes in place. Once freed, a kernel given it is refused; the host's array still
+    reads its pages until the array goes (on a GPU that read is undefined, often a crash, which
+    would end the learner's Jupyter kernel)."""
+
+    _host_keeps, _pages = True, None
+
+    def __init__(self, nbytes):
+        super().__init__(nbytes)
+        self._pages = self._block  # unmapped when this object goes, freed or not (memory.unmap)
+
+    def get_device_pointer(self):
+        return int(self)
+
+    def attach(self, mem_flags, stream=None):
+        """Which of host, context or stream may use it (cuStreamAttachMemAsync): on the
+        simulator every one may, always; the flags and the stream are checked."""
+        if mem_flags not in (mem_attach_flags.GLOBAL, mem_attach_flags.HOST,
+                             mem_attach_flags.SINGLE):
+            raise LogicError("cuStreamAttachMemAsync failed: invalid argument")
+        if stream is not None:
+            stream._check_alive("cuStreamAttachMemAsync")
+
+    def __del__(self):
+        super().__del__()
+        if self._pages is not None:
+            memory.unmap(self._pages)
+
+
+def managed_empty(shape, dtype, order="C", mem_flags=0):
+    """An array on managed memory whose ``.base`` is its ManagedAllocation, as PyCUDA's."""
+    dtype = np.dtype(dtype)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    if mem_flags not in (mem_attach_flags.GLOBAL, mem_attach_flags.HOST) or nbytes <= 0:
+        raise LogicError("cuMemAllocManaged failed: invalid argument (" + (
+            "mem_flags must be mem_attach_flags.GLOBAL or HOST" if nbytes > 0 else
+            "no bytes asked for") + ")")
+    allocation = ManagedAllocation(nbytes)
+    layout = np.ndarray(shape, dtype, order=order,   # its strides and dtype, on its memory
+                        buffer=(ctypes.c_char * nbytes).from_address(int(allocation)))
+    allocation.__array_interface__ = layout.__array_interface__
+    return np.asarray(allocation)
+
+
+def managed_zeros(shape, dtype, order="C", mem_flags=0):
+    result = managed_empty(shape, dtype, order, mem_flags)
+    result.fill(0)
+    return result
+
+
+def managed_empty_like(array, mem_flags=0):
+    if array.flags.c_contiguous:
+        order = "C"
+    elif array.flags.f_contiguous:
+        order = "F"
+    else:
+        raise ValueError("could not detect array order")
+    return managed_empty(array.shape, array.dtype, order, mem_flags)
+
+
+def managed_zeros_like(array, mem_flags=0):
+    result = managed_empty_like(array, mem_flags)
+    result.fill(0)
+    return result
+
+
+def mem_get_address_range(ptr):
+    """(start, bytes) of the allocation that ptr points into (cuMemGetAddressRange)."""
+    at = address(ptr)
+    block = memory.find(at)
+    if block is None or not block.address <= at < block.end:
+        raise LogicError(f"cuMemGetAddressRange failed: invalid argument (0x{at:x} "
+                         f"{memory.describe_address(at)})")
+    return block.address, block.size
 
 
 class PointerHolderBase:

@@ -1,7 +1,8 @@
 """The simulated device's size (settings.device_memory, CUDA_SIM_MEMORY) and what is charged
-against it: each allocation's data pages (memory.py) and each loaded module's __device__ arrays
-(devices.adopt_module), as a GPU holds both in its memory. What does not fit raises
-drv.MemoryError, as CUDA's out-of-memory error does, never the machine's out-of-memory killer."""
+against it: each allocation's data pages (memory.py) and each loaded module's __device__ and
+__constant__ variables (devices.adopt_module), as a GPU holds both in its memory. What does not
+fit raises drv.MemoryError, as CUDA's out-of-memory error does, never the machine's
+out-of-memory killer."""
 
 import threading
 

@@ -233,9 +233,24 @@ class Context:
     def detach(self):
         """Let go of this context; the last hold destroys it (devices.detach), once the work
         queued on its streams has run, as cuCtxDestroy waits for the device."""
+        self._detach(program_line())
+
+    def _detach(self, where):
         if self._valid and self._handle.users == 1:
             streams.finish(self._handle)
-        devices.detach(self, program_line())
+        devices.detach(self, where)
+
+    def __del__(self):
+        """A Context that was never detached lets go of its hold when the last reference to it
+        goes, as PyCUDA's destructor (~context) calls detach(). What was made while it was
+        current (memory, streams, events, modules) refers to it (their _ward), as PyCUDA's
+        context_dependent objects hold their context, so it goes only after them; a context on
+        a thread's stack is referred to by the stack. No line of the program did it: where=None."""
+        try:
+            if self._valid:
+                self._detach(None)
+        except Exception:  # noqa: BLE001 - a destructor cannot raise (at exit, modules are gone)
+            pass
 
     @staticmethod
     def enable_peer_access(peer, flags=0):

@@ -17,12 +17,16 @@ What this module keeps, and the rules a GPU enforces that it checks:
   CUcontext); ``driver.Context`` objects are PyCUDA's wrappers of one. ``make_context`` makes a
   handle held once; each ``retain_primary_context`` holds the device's primary one once more.
   ``Context.detach()`` lets go of its hold and makes its wrapper invalid (PyCUDA's
-  ``context::detach``); the hold that was the last destroys the context: its allocations are
-  freed, its modules and streams are dead, and using them fails as PyCUDA does on the H200 (a
-  stream: "context is destroyed"; a module's kernel: "invalid resource handle"; its memory: a
-  use after free),
-  with where it was destroyed. (CUDA lets a destroyed context be pushed again, and then every
-  call fails with "context is destroyed"; the simulator refuses the push.)
+  ``context::detach``); so does the garbage collector, for a wrapper never detached, once
+  nothing refers to it: neither the program, nor a thread's stack, nor what was made while it
+  was current (allocations, streams, events and modules keep it, as PyCUDA's
+  ``context_dependent`` objects do). The hold that was the last destroys the context: its
+  allocations are freed, its modules, streams and events are dead, and using them fails as
+  PyCUDA does on the H200 (a stream: "context is destroyed"; a module's kernel: "invalid
+  resource handle"; its memory: a use after free), with where it was destroyed. (CUDA lets a
+  destroyed context be pushed again, and then every call fails with "context is destroyed"; the
+  simulator refuses the push. PyCUDA's destructor of a primary context's wrapper leaves that
+  context current in CUDA's own stack, which the simulator does not keep apart from PyCUDA's.)
 - **Memory belongs to a context**, and so to its device: the context current when it was
   allocated. Each device has an equal share of settings.device_memory (running out is
   ``MemoryError``). A kernel may use its own device's memory (any context's: the H200 ran a
@@ -51,6 +55,7 @@ _lock = threading.Lock()
 _owner = {}                  # allocation address -> (its Handle or None, bytes)
 _peers = set()               # (a, b): device a's kernels may use device b's memory
 _module_home = weakref.WeakKeyDictionary()   # loaded module -> its Handle, or None
+_module_ward = weakref.WeakKeyDictionary()   # loaded module -> the Context it keeps alive, or None
 _primary = {}                # device number -> the Handle of its primary context
 
 
@@ -279,11 +284,13 @@ def check_access(addresses, what: str, kernel=None) -> None:
 
 
 def adopt_module(module) -> None:
-    """Note that a module just loaded belongs to the current context, and charge its __device__
+    """Note that a module just loaded belongs to the current context (which it keeps from being
+    garbage collected before it, as PyCUDA's module holds its context), and charge its __device__
     arrays (``module.device_arrays``) against the device's memory until it is unloaded (garbage
     collected); MemoryError when they do not fit."""
     weakref.finalize(module, budget.charge_module(module.device_arrays))
     _module_home[module] = current_handle()
+    _module_ward[module] = current()
 
 
 def check_alive(module, failure: str, what="this module") -> None:

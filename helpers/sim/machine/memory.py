@@ -185,9 +185,10 @@ _quarantine = collections.deque()  # freed Blocks, oldest first
 _quarantined_bytes = 0
 
 
-def release(block, freed_at=None, with_context=False):
+def release(block, freed_at=None, with_context=False, host_keeps=False):
     """Free block (freed_at: where in the program, for the messages about a use after free;
-    with_context: it goes with its context, which was destroyed there)."""
+    with_context: it goes with its context, which was destroyed there; host_keeps: an array of
+    the host's still reads its pages, which stay mapped until unmap)."""
     global _quarantined_bytes
     with _lock:
         if _blocks.pop(block.base, None) is None:
@@ -196,12 +197,20 @@ def release(block, freed_at=None, with_context=False):
         _starts.remove(block.base)
         written.untrack(block)
         budget.refund(block.length - 2 * PAGE)  # the data pages, without the two guard pages
+        if host_keeps:
+            return
         _libc.mprotect(block.base, block.length, _PROT_NONE)
         _libc.madvise(block.base, block.length, _MADV_DONTNEED)
         _quarantine.append(block)
         _quarantined_bytes += block.length
         while _quarantined_bytes > QUARANTINE_BYTES or len(_quarantine) > QUARANTINE_BLOCKS:
             _unmap_oldest()
+
+
+def unmap(block):
+    """Give back the pages of a block that release() left to the host (host_keeps)."""
+    release(block, host_keeps=True)
+    _libc.munmap(block.base, block.length)
 
 
 def _unmap_oldest():
@@ -240,12 +249,20 @@ def freed_words(block):
 
 
 def register_global(address, size):
-    """Let copies reach a module's __device__/__constant__ variable (no guard page: it is the
-    compiler's memory, not ours)."""
+    """Let copies and kernels reach memory that is not ours, so has no guard page: a module's
+    __device__/__constant__ variable (the compiler's), or mapped host memory (hostmem.py)."""
     with _lock:
         if address not in _blocks:
             bisect.insort(_starts, address)
             _blocks[address] = Block(address, size, address, size)
+
+
+def unregister(address):
+    """Forget mapped host memory that register_global made known (it was freed or unregistered):
+    a kernel given its address is refused again."""
+    with _lock:
+        if _blocks.pop(address, None) is not None:
+            _starts.remove(address)
 
 
 # ---- looking addresses up ------------------------------------------------------------------------

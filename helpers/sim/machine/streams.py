@@ -266,6 +266,14 @@ def reached(event) -> bool:
     return event._op is not None and event._op.done
 
 
+def _check_alive(context, call, what):
+    """LogicError, as the H200 said it of a stream ("cuStreamSynchronize failed: context is
+    destroyed"), when ``what`` (a stream, an event) belongs to a context (a devices.Handle, None
+    for none) that has been destroyed."""
+    if context is not None and not context.alive:
+        raise LogicError(f"{call} failed: context is destroyed (" + context.dead_words(what) + ")")
+
+
 class Stream:
     """pycuda.driver.Stream: a queue of work. flags=1 (CU_STREAM_NON_BLOCKING): a stream that does
     not wait for the legacy default stream, nor it for this one."""
@@ -275,11 +283,10 @@ class Stream:
         self._last = None
         self._context = devices.current_handle()  # it ends with this context (devices.detach)
         self.device = devices.current_device()
+        self._ward = devices.current()  # which it keeps alive (PyCUDA's context_dependent)
 
     def _check_alive(self, call):
-        if self._context is not None and not self._context.alive:
-            raise LogicError(f"{call} failed: context is destroyed ("
-                             + self._context.dead_words("this stream") + ")")
+        _check_alive(self._context, call, "this stream")
 
     def synchronize(self):
         self._check_alive("cuStreamSynchronize")
@@ -292,6 +299,7 @@ class Stream:
     def wait_for_event(self, event):
         """Work queued on this stream from now on starts after event's work has run."""
         self._check_alive("cuStreamWaitEvent")
+        event._check_alive("cuStreamWaitEvent")
         if event._op is not None:
             submit(self, None, "wait_for_event", after=[event._op])
 
@@ -302,25 +310,34 @@ class event_flags:  # noqa: N801 - PyCUDA's name
 
 class Event:
     """pycuda.driver.Event: a marker in a stream; it records the time at which the work queued
-    before it has run."""
+    before it has run. It belongs to the context current when it was made, and ends with it as
+    that context's streams do (devices.detach)."""
 
     def __init__(self, flags=0):
         self._op = None
+        self._context, self._ward = devices.current_handle(), devices.current()  # as a stream's
+
+    def _check_alive(self, call):
+        _check_alive(self._context, call, "this event")
 
     def record(self, stream=None):
-        self._op = submit(stream, None, "event record")
+        self._check_alive("cuEventRecord")
+        self._op = submit(stream, None, "cuEventRecord")
         return self
 
     def synchronize(self):
+        self._check_alive("cuEventSynchronize")
         synchronize([self._op])
         return self
 
     def query(self):
+        self._check_alive("cuEventQuery")
         return poll([self._op])
 
     def _time(self):
-        from ..errors import LogicError, RuntimeError
+        from ..errors import RuntimeError
 
+        self._check_alive("cuEventElapsedTime")
         if self._op is None:
             raise LogicError("cuEventElapsedTime failed: invalid resource handle "
                              "(the event was never recorded)")

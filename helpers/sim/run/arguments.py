@@ -19,7 +19,8 @@ import numpy as np
 from .. import c_types
 from ..errors import InvalidPointerError, LogicError
 from ..machine import memory
-from ..machine.allocations import DeviceAllocation, PointerHolderBase, address, mem_alloc
+from ..machine.allocations import (
+    DeviceAllocation, ManagedAllocation, PointerHolderBase, address, mem_alloc)
 from ..machine.copies import memcpy_dtoh, memcpy_htod
 
 
@@ -109,6 +110,8 @@ def pointer_value(arg):
         return int(arg.get_device_alloc())
     if hasattr(arg, "gpudata"):
         return address(arg.gpudata)
+    if isinstance(arg, np.ndarray) and isinstance(arg.base, ManagedAllocation):
+        return address(arg.base)  # PyCUDA passes a managed array as its pointer, by its base
     if isinstance(arg, (np.intp, np.uintp, np.int64, np.uint64)):
         return int(arg)
     interface = getattr(arg, "__cuda_array_interface__", None)
@@ -186,8 +189,8 @@ def _check_array_element_type(i, name, param, arg):
     """A float64 array passed to a `float *` reads as garbage on a GPU: say so instead."""
     if isinstance(arg, ArgumentHandler):
         array = arg.array
-    elif hasattr(arg, "gpudata"):  # a GPUArray; a bare address (an integer) has no element type
-        array = arg
+    elif hasattr(arg, "gpudata") or isinstance(arg, np.ndarray):  # a GPUArray, a managed array;
+        array = arg                                  # a bare address (an integer) has no type
     else:
         return
     dtype, want = getattr(array, "dtype", None), c_types.number_dtype(c_types.pointed_to(

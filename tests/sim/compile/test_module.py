@@ -114,6 +114,28 @@ def test_shared_memory_is_never_zeroed_a_block_reads_the_fill_where_it_wrote_not
     assert (d.get()[:16] == 2).all() and np.isnan(d.get()[16:]).all()
 
 
+def test_small_device_and_constant_variables_take_device_memory_too():
+    """A GPU's module load takes memory for every __device__ and __constant__ variable, however
+    small (the simulator once charged only arrays of 64 KiB or more); the runtime's own variables
+    and the C++ library's are not the learner's and take nothing, in a namespace of the learner's
+    or without extern "C" as well."""
+    gc.collect()   # what earlier tests left for the collector is given back before counting
+    free = drv.mem_get_info()[0]
+    mod = SourceModule("__device__ float table[1000];\n__constant__ float weights[16];\n"
+                       "__device__ int count;\nnamespace lab { __device__ double sums[3]; }\n"
+                       "__global__ void k(float *x) { x[0] = table[1] + weights[2] + count"
+                       " + lab::sums[0]; }\n")
+    assert free - drv.mem_get_info()[0] == 4000 + 64 + 4 + 24
+    assert mod.module.device_arrays == [("table", 4000), ("weights", 64), ("sums", 24),
+                                        ("count", 4)]
+    plain = SourceModule("namespace lab { __device__ short s[5]; }\n"
+                         "__global__ void k(short *x) { x[0] = lab::s[1]; }\n", no_extern_c=True)
+    assert plain.module.device_arrays == [("_ZN3lab1sE", 10)]
+    del mod, plain
+    gc.collect()
+    assert drv.mem_get_info()[0] == free
+
+
 def test_device_arrays_take_device_memory_while_their_module_is_loaded():
     """As on a GPU, which holds a module's __device__ arrays in its memory from the load."""
     used = drv.mem_get_info()[1] - drv.mem_get_info()[0]

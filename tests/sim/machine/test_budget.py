@@ -34,5 +34,5 @@ def test_a_modules_arrays_are_charged_and_the_largest_named():
             budget.charge_module([("big", 320 << 10), ("small", 64 << 10)])
         give_back()
         assert budget.usage()[0] == used
-        budget.charge_module([])()   # a module without large arrays takes nothing
+        budget.charge_module([])()   # a module without variables takes nothing
         assert budget.usage()[0] == used

@@ -14,6 +14,7 @@ handle"; getting a kernel from its module, "context is destroyed"; a copy to its
 the same words. A kernel given memory of a destroyed context faults on a GPU and ends the context
 it ran in, so that case runs in a process of its own."""
 
+import gc
 import re
 import subprocess
 import sys
@@ -153,6 +154,57 @@ def test_a_detached_context_is_destroyed_and_its_stream_with_it():
         context.detach()
     if SIM:
         assert "Context.detach() at test_device.py:" in str(dead.value)
+
+
+def test_an_event_ends_with_its_context_as_its_streams_do():
+    """An event belongs to the context current when it was made (PyCUDA's event is
+    context_dependent); the simulator once kept running and timing one after its context was
+    destroyed. The H200's words for the stream were "context is destroyed": an event's are the
+    simulator's guess (cuEventSynchronize, cuEventQuery, ... on the GPU run confirm them)."""
+    def recorded_pair():
+        start, end = drv.Event(), drv.Event()
+        start.record()
+        end.record()
+        end.synchronize()
+        return start, end
+
+    (start, end), _ = made_context_with(recorded_pair)
+    calls = {"cuEventSynchronize": end.synchronize, "cuEventQuery": end.query,
+             "cuEventRecord": end.record, "cuEventElapsedTime": lambda: end.time_since(start)}
+    for call, use in calls.items():
+        with pytest.raises(drv.LogicError) as dead:
+            use()
+        if SIM:
+            assert str(dead.value).startswith(f"{call} failed: context is destroyed (this "
+                                              "event belongs to a context that Context.detach()"
+                                              " at test_device.py:"), call
+    with pytest.raises(drv.LogicError):
+        drv.Stream().wait_for_event(end)
+    live_start, live_end = recorded_pair()      # the current context's still work
+    assert live_end.time_since(live_start) >= 0
+
+
+def test_a_context_never_detached_goes_with_the_last_thing_made_in_it():
+    """PyCUDA's destructor detaches a context that was never detached, once nothing refers to it:
+    neither its Python object nor what was made while it was current (memory, a stream: its
+    context_dependent objects hold it). The simulator's kept every such context alive."""
+    context = drv.Device(0).make_context()
+    handle = context._handle if SIM else None
+    memory, stream = drv.mem_alloc(16), drv.Stream()
+    drv.Context.pop()
+    del context
+    gc.collect()
+    drv.memcpy_htod(memory, np.arange(4, dtype=np.float32))   # its memory lives on, and so it
+    out = np.zeros(4, np.float32)
+    drv.memcpy_dtoh(out, memory)
+    assert out.tolist() == [0, 1, 2, 3]
+    stream.synchronize()
+    if SIM:
+        assert handle.alive
+    del memory, stream
+    gc.collect()
+    if SIM:
+        assert not handle.alive and handle.destroyed_at is None   # no line of the program did it
 
 
 def test_a_kernel_of_a_destroyed_context_is_refused():
