@@ -54,8 +54,13 @@ $(VENV)/.installed-%: pyproject.toml $(wildcard helpers/__init__.py) | $(VPY)
 
 # The server's root is the repository, so that a notebook's link to its exercise stub in
 # cuda_src/exercises/ opens in JupyterLab's editor; the browser opens on the first notebook.
+# lab/ holds the course's look of the lab: its extension (labextensions/: .cu and .cuh open as
+# C++) and its settings' defaults (settings/overrides.json: no "official Jupyter news?" pop-up
+# over the checkers' verdicts); a learner's own settings still override those.
 LAB_COMMAND = $(if $(CLASS_SIZE),CUDA_COURSE_CLASS_SIZE=$(CLASS_SIZE) ,)$(VENV)/bin/jupyter lab \
   --ServerApp.root_dir="$(CURDIR)" --LabApp.default_url=/lab/tree/$(FIRST_NOTEBOOK) \
+  --LabApp.extra_labextensions_path="$(CURDIR)/lab/labextensions" \
+  --LabApp.app_settings_dir="$(CURDIR)/lab/settings" \
   --ip=$(HOST) --port=$(PORT) $(BROWSER_FLAG) $(ALLOW_ROOT) $(LAB_ARGS)
 
 lab: $(VENV)/.installed-lab$(GPU_TAG)
