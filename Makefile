@@ -5,6 +5,7 @@
 #            PYTHON=python3 (interpreter that creates .venv)   PYTEST_ARGS=... (extra pytest args)
 #            PYTEST_JOBS=auto (pytest-xdist workers: one a core; 0 runs the tests in one process)
 #            BENCH_ARGS=... (make bench: e.g. --tiny, --out DIR)   LAB_ARGS=... (extra jupyter lab args)
+#            SITE=build/site (make site's folder)   SITE_ARGS=... (e.g. --repository URL)
 #            CLASS_SIZE=N (notebooks shrink their working sizes for N learners sharing one machine)
 
 PYTHON     ?= python3
@@ -17,6 +18,8 @@ PYTEST_ARGS ?=
 PYTEST_JOBS ?= auto
 BENCH_ARGS ?=
 LAB_ARGS ?=
+SITE ?= build/site
+SITE_ARGS ?=
 CLASS_SIZE ?=
 FIRST_NOTEBOOK := notebooks/01_hello_cuda.ipynb
 
@@ -29,7 +32,7 @@ GPU_TAG := $(if $(filter-out 0,$(GPU)),-gpu,)
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 BROWSER_FLAG := $(if $(filter-out 0,$(NO_BROWSER)),--no-browser,)
 
-.PHONY: lab lab-command test lint bench student-release grade clean distclean help
+.PHONY: lab lab-command test lint bench site student-release grade clean distclean help
 .DEFAULT_GOAL := help
 
 help:
@@ -37,6 +40,7 @@ help:
 	@echo "make test   the whole test suite, notebooks included (GPU=1 PYTEST_ARGS=...)"
 	@echo "make lint   ruff check"
 	@echo "make bench  every course kernel against the device's ceilings and its peers (GPU=1 BENCH_ARGS=...)"
+	@echo "make site   the course's website in $(SITE), the notebooks with their stored GPU outputs (SITE=DIR SITE_ARGS=--repository URL)"
 	@echo "make student-release OUT=DIR   a copy of the course without the solutions, for a class"
 	@echo "make grade SUBMISSIONS=DIR     run every checker on every student's work: grades.csv and a summary"
 	@echo "make clean  remove build and cache files;  make distclean  also removes $(VENV)"
@@ -54,8 +58,13 @@ $(VENV)/.installed-%: pyproject.toml $(wildcard helpers/__init__.py) | $(VPY)
 
 # The server's root is the repository, so that a notebook's link to its exercise stub in
 # cuda_src/exercises/ opens in JupyterLab's editor; the browser opens on the first notebook.
+# lab/ holds the course's look of the lab: its extension (labextensions/: .cu and .cuh open as
+# C++) and its settings' defaults (settings/overrides.json: no "official Jupyter news?" pop-up
+# over the checkers' verdicts); a learner's own settings still override those.
 LAB_COMMAND = $(if $(CLASS_SIZE),CUDA_COURSE_CLASS_SIZE=$(CLASS_SIZE) ,)$(VENV)/bin/jupyter lab \
   --ServerApp.root_dir="$(CURDIR)" --LabApp.default_url=/lab/tree/$(FIRST_NOTEBOOK) \
+  --LabApp.extra_labextensions_path="$(CURDIR)/lab/labextensions" \
+  --LabApp.app_settings_dir="$(CURDIR)/lab/settings" \
   --ip=$(HOST) --port=$(PORT) $(BROWSER_FLAG) $(ALLOW_ROOT) $(LAB_ARGS)
 
 lab: $(VENV)/.installed-lab$(GPU_TAG)
@@ -76,6 +85,10 @@ lint: $(VENV)/.installed-test$(GPU_TAG)
 # Table, CSV and PNG in bench/out/ (see README, "Results").
 bench: $(VENV)/.installed-test$(GPU_TAG)
 	$(VPY) bench/course_kernels.py $(BENCH_ARGS)
+
+# The course's website, built offline from the notebooks' stored outputs (README, "Website").
+site: $(VENV)/.installed-site
+	$(VPY) tools/build_site.py $(SITE) $(SITE_ARGS)
 
 # A copy of the course without solutions (README, "For instructors").
 student-release: $(VENV)/.installed-test$(GPU_TAG)

@@ -35,8 +35,11 @@ class LabServer:
              f"--FileContentsManager.checkpoints_kwargs=root_dir={workdir / 'checkpoints'}"],
             cwd=ROOT, check=True, capture_output=True, text=True).stdout.strip()
         self.command = command
+        # The test's own runtime, workspaces and user settings: a tester's own lab settings
+        # (fetchNews, say) must not change what the course's lab shows.
         env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(workdir / "runtime"),
-                   JUPYTERLAB_WORKSPACES_DIR=str(workdir / "workspaces"))
+                   JUPYTERLAB_WORKSPACES_DIR=str(workdir / "workspaces"),
+                   JUPYTERLAB_SETTINGS_DIR=str(workdir / "user-settings"))
         self.log = open(workdir / "lab.log", "wb")  # noqa: SIM115 - closed in stop()
         self.process = subprocess.Popen(shlex.split(command), cwd=ROOT, env=env,
                                         stdout=self.log, stderr=subprocess.STDOUT)
