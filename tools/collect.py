@@ -10,9 +10,9 @@ exercise of the catalog, the file the student edits (``helpers.exercises.catalog
 stubs in ``cuda_src/exercises/``, ``sepia.cl`` in ``cuda_src/opencl/exercises/``, notebooks 05 and
 11) is copied to ``OUT/<student>/<the same path>``, and nothing else: no solution, test or
 checker a student's folder might hold. A file is found at its path in the release; where a
-student handed in loose files instead (a Gradescope upload, a ZIP of the files alone), at the one
-file of that name in their folder. A file not found is left out, and the grader reports that
-exercise as not handed in.
+student handed in loose files instead (a Gradescope upload, a ZIP of the files alone), at the
+file of that name nearest the top of their folder. A file not found is left out, and the grader
+reports that exercise as not handed in.
 
 The collection is built beside OUT and moved into place when complete, so that OUT is never half
 written.
@@ -35,15 +35,15 @@ from helpers.exercises import catalog  # noqa: E402 - after the path is set
 
 def find_work(folder: Path, exercise: catalog.Exercise) -> Path | None:
     """The file under ``folder`` holding the student's work for ``exercise``: at its path in the
-    release, else the only file of its name outside hidden folders (``.ipynb_checkpoints``,
-    ``.git``); None when there is none, or more than one."""
+    release, else the file of its name nearest the top, outside hidden folders
+    (``.ipynb_checkpoints``, ``.git``); None when there is none, or two as near."""
     at_path = folder / exercise.work
     if at_path.is_file():
         return at_path
-    name = Path(exercise.work).name
-    found = [p for p in folder.rglob(name) if p.is_file()
-             and not any(part.startswith(".") for part in p.relative_to(folder).parts)]
-    return found[0] if len(found) == 1 else None
+    found = [p.relative_to(folder) for p in folder.rglob(Path(exercise.work).name) if p.is_file()]
+    found = [p for p in found if not any(part.startswith(".") for part in p.parts)]
+    nearest = [p for p in found if len(p.parts) == min(len(q.parts) for q in found)]
+    return folder / nearest[0] if len(nearest) == 1 else None
 
 
 def collect_student(folder: Path, dest: Path, exercises=None) -> list[str]:

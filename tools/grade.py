@@ -166,7 +166,9 @@ def _verdict_row(student_dir: Path, exercise, limits: Limits, workdir: Path, log
                 "problem": "the checker's process died without a verdict (last line printed: "
                            f"{last or 'no output'})",
                 "hint": "the kernel crashed the process: look for a write far outside an "
-                        "array, or a call the course does not support"}
+                        "array, or a call the course does not support" if exercise.is_kernel
+                        else "your function ended the checker's process: look for a call that "
+                             "exits or kills the process"}
     return {**row, "result": "pass" if verdict["passed"] else "fail",
             "status": "passed" if verdict["passed"] else "not yet", "problem": verdict["problem"],
             "hint": verdict["hint"], "error": verdict["error"]}
