@@ -5,6 +5,7 @@ row and feedback file say what happened to them, by the ``status`` field, and no
 file of the grading machine (the submissions' folders, the instructor's checkout)."""
 
 import csv
+import importlib
 import inspect
 import json
 import os
@@ -207,3 +208,13 @@ def test_no_text_names_a_file_of_the_grading_machine(graded):
         text = path.read_text()
         for folder in (root, ROOT):
             assert str(folder) not in text, (path, folder)
+
+
+def test_paths_in_a_row_are_the_students(tmp_path):
+    grade = importlib.import_module("grade")
+    student = tmp_path / "subs" / "ada"
+    row = {"problem": f"{student}/cuda_src/exercises/julia.cu does not compile", "hint": "h",
+           "error": f"{student.resolve()}/cuda_src/exercises/julia.cu:3:1: error: x"}
+    assert grade.in_submission(row, student) == {
+        "problem": "cuda_src/exercises/julia.cu does not compile", "hint": "h",
+        "error": "cuda_src/exercises/julia.cu:3:1: error: x"}
