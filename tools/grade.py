@@ -41,9 +41,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "tools")]  # the course, and feedback and gradebook
 
-import feedback  # noqa: E402 - tools/, beside this file
+import feedback  # noqa: E402 - after the path is set
 import gradebook  # noqa: E402
 from helpers.exercises import catalog  # noqa: E402 - after the path is set
 
