@@ -6,8 +6,8 @@ container (which has no GPU).
     python tools/gradescope.py run [--root /autograder]      # what run_autograder does
 
 ``build`` writes the zip Gradescope's "Configure Autograder" page takes: ``setup.sh`` (run once
-to build the image: g++ and binutils from apt, for the simulator, then the course's Python
-dependencies with pip) and ``run_autograder`` at its top, and ``course/``, the student release
+to build the image: the course's ``apt.txt``, g++ and binutils for the simulator, from apt, then
+the course and its Python dependencies with pip) and ``run_autograder`` at its top, and ``course/``, the student release
 (no solutions: ``tools/student_release.py``) with ``gradescope.json``, the points and limits
 given here.
 
@@ -45,7 +45,9 @@ SETUP = """#!/usr/bin/env bash
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
-apt-get install -y --no-install-recommends python3 python3-venv python3-pip g++ binutils
+# the simulator's compiler and linker, as apt.txt lists them for Binder (g++, binutils)
+apt-get install -y --no-install-recommends python3 python3-venv python3-pip \
+    $(cat /autograder/source/course/apt.txt)
 python3 -m venv /autograder/venv
 /autograder/venv/bin/pip install --upgrade pip
 /autograder/venv/bin/pip install -e /autograder/source/course

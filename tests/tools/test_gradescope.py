@@ -39,9 +39,11 @@ def test_the_zip_has_setup_and_run_autograder_at_its_top_and_no_solution(bundle)
         names = z.namelist()
         modes = {i.filename: i.external_attr >> 16 for i in z.infolist()}
         setup = z.read("setup.sh").decode()
+        apt = z.read("course/apt.txt").decode().split()
         settings = json.loads(z.read("course/gradescope.json"))
     assert modes["setup.sh"] & 0o111 and modes["run_autograder"] & 0o111
-    assert "apt-get install" in setup and " g++ " in setup and "binutils" in setup
+    assert "apt-get install" in setup and "course/apt.txt" in setup
+    assert apt == ["g++", "binutils"]
     assert "pip install -e /autograder/source/course" in setup
     assert "course/tools/grade.py" in names and "course/helpers/exercises/catalog.py" in names
     assert not [n for n in names if "/solutions/" in n or n.startswith("course/tests/")]
