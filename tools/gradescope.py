@@ -5,11 +5,11 @@ container (which has no GPU).
     python tools/gradescope.py build gradescope.zip [--points points.json] [--time-limit 60]
     python tools/gradescope.py run [--root /autograder]      # what run_autograder does
 
-``build`` writes the zip Gradescope's "Configure Autograder" page takes: ``setup.sh`` (run once
-to build the image: the course's ``apt.txt``, g++ and binutils for the simulator, from apt, then
-the course and its Python dependencies with pip) and ``run_autograder`` at its top, and ``course/``, the student release
-(no solutions: ``tools/student_release.py``) with ``gradescope.json``, the points and limits
-given here.
+``build`` writes the zip Gradescope's "Configure Autograder" page takes: at its top
+``setup.sh`` (run once to build the image: the course's ``apt.txt``, g++ and binutils for the
+simulator, from apt, then the course and its Python dependencies with pip) and
+``run_autograder``; and ``course/``, the student release (no solutions:
+``tools/student_release.py``) with ``gradescope.json``, the points and limits given here.
 
 ``run`` is what ``run_autograder`` starts, in Gradescope's layout under ``--root`` (or
 ``AUTOGRADER_ROOT``; by default ``/autograder``): it collects the student's files from

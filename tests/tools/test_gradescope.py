@@ -49,6 +49,15 @@ def test_the_zip_has_setup_and_run_autograder_at_its_top_and_no_solution(bundle)
     assert not [n for n in names if "/solutions/" in n or n.startswith("course/tests/")]
     assert settings["points"]["sepia_opencl"] == 3 and settings["points"]["julia"] == 1
     assert settings["time_limit"] == 30
+    for script in ("setup.sh", "run_autograder"):
+        check = subprocess.run(["bash", "-n", "/dev/stdin"], input=z_text(bundle, script),
+                               capture_output=True, text=True)
+        assert check.returncode == 0, (script, check.stderr)
+
+
+def z_text(bundle, name):
+    with zipfile.ZipFile(bundle) as z:
+        return z.read(name).decode()
 
 
 @pytest.mark.slow
