@@ -21,6 +21,8 @@ LAB_ARGS ?=
 SITE ?= build/site
 SITE_ARGS ?=
 CLASS_SIZE ?=
+POINTS ?=
+POINTS_ARG = $(if $(POINTS),--points $(POINTS),)
 FIRST_NOTEBOOK := notebooks/01_hello_cuda.ipynb
 
 VPY := $(VENV)/bin/python
@@ -32,7 +34,8 @@ GPU_TAG := $(if $(filter-out 0,$(GPU)),-gpu,)
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 BROWSER_FLAG := $(if $(filter-out 0,$(NO_BROWSER)),--no-browser,)
 
-.PHONY: lab lab-command test lint bench site student-release grade clean distclean help
+.PHONY: lab lab-command test lint bench site student-release collect grade feedback gradescope \
+  clean distclean help
 .DEFAULT_GOAL := help
 
 help:
@@ -42,7 +45,10 @@ help:
 	@echo "make bench  every course kernel against the device's ceilings and its peers (GPU=1 BENCH_ARGS=...)"
 	@echo "make site   the course's website in $(SITE), the notebooks with their stored GPU outputs (SITE=DIR SITE_ARGS=--repository URL)"
 	@echo "make student-release OUT=DIR   a copy of the course without the solutions, for a class"
-	@echo "make grade SUBMISSIONS=DIR     run every checker on every student's work: grades.csv and a summary"
+	@echo "make collect STUDENTS=DIR OUT=DIR   copy each student's exercise files out of their release, for make grade"
+	@echo "make grade SUBMISSIONS=DIR     run every checker on every student's work: grades.csv, a gradebook, feedback (POINTS=FILE)"
+	@echo "make feedback GRADES=FILE      the gradebook and the feedback again from a grades.csv (POINTS=FILE)"
+	@echo "make gradescope OUT=FILE       the zip of a Gradescope autograder, the checkers on the simulator (POINTS=FILE)"
 	@echo "make clean  remove build and cache files;  make distclean  also removes $(VENV)"
 
 $(VPY):
@@ -94,9 +100,21 @@ site: $(VENV)/.installed-site
 student-release: $(VENV)/.installed-test$(GPU_TAG)
 	$(VPY) tools/student_release.py $(OUT)
 
+# Each student's exercise files, out of their copy of the release (README, "For instructors").
+collect: $(VENV)/.installed-test$(GPU_TAG)
+	$(VPY) tools/collect.py $(STUDENTS) $(OUT)
+
 # Every checker on every submission, each in its own process (README, "For instructors").
 grade: $(VENV)/.installed-test$(GPU_TAG)
-	$(VPY) tools/grade.py $(SUBMISSIONS) $(GRADE_ARGS)
+	$(VPY) tools/grade.py $(SUBMISSIONS) $(POINTS_ARG) $(GRADE_ARGS)
+
+# The gradebook and the feedback files again, from a grading run's CSV (new points, say).
+feedback: $(VENV)/.installed-test$(GPU_TAG)
+	$(VPY) tools/feedback.py $(or $(GRADES),grades.csv) $(POINTS_ARG)
+
+# The zip a Gradescope autograder is configured with (README, "For instructors").
+gradescope: $(VENV)/.installed-test$(GPU_TAG)
+	$(VPY) tools/gradescope.py build $(or $(OUT),gradescope.zip) $(POINTS_ARG)
 
 clean:
 	rm -rf build dist *.egg-info .pytest_cache .ruff_cache

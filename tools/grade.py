@@ -1,19 +1,26 @@
 #!/usr/bin/env python3
 """Grade a class: run every exercise's checker on every student's submission.
 
-    python tools/grade.py SUBMISSIONS [--out grades.csv] [--time-limit 120] [--memory-limit 2048]
+    python tools/grade.py SUBMISSIONS [--out grades.csv] [--points points.json]
+                          [--time-limit 120] [--memory-limit 2048]
 
-SUBMISSIONS holds one folder a student, named after them, with their copy of the course's
-``cuda_src/exercises/`` (and ``notebooks/05_pinned_memory_and_streams.ipynb`` and
-``notebooks/11_multiple_gpus.ipynb`` for the exercises written in a notebook cell). For each student and each exercise the checker
+SUBMISSIONS holds one folder a student, named after them, with each exercise's file at its path
+in the student release (the catalog's ``work``: ``cuda_src/exercises/*.cu``,
+``cuda_src/opencl/exercises/sepia.cl``, ``notebooks/05_pinned_memory_and_streams.ipynb`` and
+``notebooks/11_multiple_gpus.ipynb``): ``tools/collect.py`` makes it from the students' copies of
+the release. For each student and each exercise the checker
 runs in a process of its own, with a time limit, a memory limit (resident memory, checked ten
 times a second) and a limit on what it prints; a submission that hangs, crashes, eats memory or
 floods its output fails that exercise alone, and grading goes on. An exercise whose work is not in
 the submission fails as "not handed in", and one whose stub is still as shipped as "not started",
 both without running.
 
-Writes a CSV (student, exercise, result, problem, hint, seconds), each checker's printed output
-into a folder beside it (``grades.logs/<student>/<exercise>.txt``), and prints a summary.
+Writes ``grades.csv`` (a row a student and exercise: status, score, problem, hint, the first
+compiler error, seconds) and ``grades.gradebook.csv`` (a row a student: nbgrader's gradebook
+columns and a score an exercise; see ``tools/gradebook.py`` for the points), a feedback file a
+student (``grades.feedback/<student>.md`` and ``.html``: ``tools/feedback.py``), each checker's
+printed output (``grades.logs/<student>/<exercise>.txt``), and prints a summary. Every message
+names the student's files by their path in the release, never this machine's.
 
 The kernels are the students' native code, compiled and run on this machine (on the simulator,
 as a shared library inside the checker's process): grade in a container or under a throwaway
@@ -23,7 +30,6 @@ account (README, "For instructors").
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
 import signal
@@ -35,17 +41,18 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "tools")]  # the course, and feedback and gradebook
 
+import feedback  # noqa: E402 - after the path is set
+import gradebook  # noqa: E402
 from helpers.exercises import catalog  # noqa: E402 - after the path is set
-
-FIELDS = ["student", "exercise", "result", "problem", "hint", "seconds"]
 
 
 def check_one(student_dir: str, name: str, result_path: str) -> None:
     """In the child process: run one checker on one submission, write its verdict as JSON."""
     verdict = catalog.check(catalog.find(name), Path(student_dir))
-    data = {"passed": verdict.passed, "problem": verdict.problem, "hint": verdict.hint}
+    data = {"passed": verdict.passed, "problem": verdict.problem, "hint": verdict.hint,
+            "error": verdict.error}
     part = Path(result_path + ".part")
     part.write_text(json.dumps(data))
     os.replace(part, result_path)
@@ -132,42 +139,69 @@ def _flooded(output, limits: Limits, wait=False) -> str | None:
 
 
 def grade(student_dir: Path, exercise, limits: Limits, workdir: Path, logs: Path) -> dict:
-    """One row of the CSV."""
-    row = {"student": student_dir.name, "exercise": exercise.name, "seconds": "0.0"}
+    """One row of the CSV (``gradebook.ROW_FIELDS`` but the scores), its paths the student's."""
+    return in_submission(_verdict_row(student_dir, exercise, limits, workdir, logs), student_dir)
+
+
+def _verdict_row(student_dir: Path, exercise, limits: Limits, workdir: Path, logs: Path) -> dict:
+    row = {"student": student_dir.name, "exercise": exercise.name, "seconds": "0.0",
+           "result": "fail", "error": ""}
     if not (student_dir / exercise.work).is_file():
-        return {**row, "result": "fail", "problem": f"not handed in: {exercise.work} is missing "
-                "from the submission", "hint": f"hand in {exercise.work}"}
+        return {**row, "status": "not handed in", "problem": f"not handed in: {exercise.work} "
+                "is missing from the submission", "hint": f"hand in {exercise.work}"}
     if catalog.learner_work(exercise, student_dir) is not None \
             and not catalog.started(exercise, student_dir):
-        return {**row, "result": "fail", "problem": "not started: the stub is as shipped",
+        return {**row, "status": "not started", "problem": "not started: the stub is as shipped",
                 "hint": f"edit {exercise.work}"}
     verdict, stopped, output, seconds = run_child(student_dir, exercise.name, limits, workdir)
     (logs / student_dir.name).mkdir(parents=True, exist_ok=True)
     (logs / student_dir.name / f"{exercise.name}.txt").write_bytes(output)
     row["seconds"] = f"{seconds:.1f}"
     if stopped:
-        return {**row, "result": "fail", "problem": f"the checker was stopped: it {stopped}",
+        return {**row, "status": "stopped", "problem": f"the checker was stopped: it {stopped}",
                 "hint": "run the checker in the notebook to see where it goes wrong"}
     if verdict is None:
-        return {**row, "result": "fail", "problem": _crash_text(output),
+        last = _last_line(output)
+        return {**row, "status": "crashed", "error": last,
+                "problem": "the checker's process died without a verdict (last line printed: "
+                           f"{last or 'no output'})",
                 "hint": "the kernel crashed the process: look for a write far outside an "
-                        "array, or a call the course does not support"}
+                        "array, or a call the course does not support" if exercise.is_kernel
+                        else "your function ended the checker's process: look for a call that "
+                             "exits or kills the process"}
     return {**row, "result": "pass" if verdict["passed"] else "fail",
-            "problem": verdict["problem"], "hint": verdict["hint"]}
+            "status": "passed" if verdict["passed"] else "not yet", "problem": verdict["problem"],
+            "hint": verdict["hint"], "error": verdict["error"]}
 
 
-def _crash_text(output: bytes) -> str:
+def _last_line(output: bytes) -> str:
     lines = [line for line in output.decode(errors="replace").splitlines() if line.strip()]
-    last = lines[-1][:300] if lines else "no output"
-    return f"the checker's process died without a verdict (last line printed: {last})"
+    return lines[-1].strip()[:300] if lines else ""
 
 
-def grade_class(submissions: Path, out: Path, limits: Limits, names=None) -> list[dict]:
-    """Grade every student folder of ``submissions``; write the CSV; return its rows."""
+def in_submission(row: dict, student_dir: Path) -> dict:
+    """``row`` with the submission's folder taken off every path in its texts, so that they
+    name a file as the student knows it (``cuda_src/exercises/julia.cu``), not where this
+    machine keeps it."""
+    folders = {str(student_dir), str(student_dir.resolve())}
+    texts = {}
+    for key in ("problem", "hint", "error"):
+        text = row[key]
+        for folder in sorted(folders, key=len, reverse=True):
+            text = text.replace(folder.rstrip(os.sep) + os.sep, "")
+        texts[key] = text
+    return {**row, **texts}
+
+
+def grade_class(submissions: Path, out: Path, limits: Limits, names=None,
+                points: dict | None = None) -> list[dict]:
+    """Grade every student folder of ``submissions``; score the rows with ``points`` (default:
+    the catalog's) and write the CSVs and the feedback (``feedback.publish``); return the
+    scored rows."""
     students = sorted(p for p in submissions.iterdir() if p.is_dir())
     if not students:
         raise SystemExit(f"{submissions} holds no student folders (one folder a student, "
-                         "each with its cuda_src/exercises/)")
+                         "each with the files tools/collect.py copies)")
     exercises = [catalog.find(n) for n in names] if names else catalog.EXERCISES
     logs = out.with_suffix(".logs")
     rows = []
@@ -175,14 +209,8 @@ def grade_class(submissions: Path, out: Path, limits: Limits, names=None) -> lis
         for student in students:
             for exercise in exercises:
                 rows.append(grade(student, exercise, limits, Path(workdir), logs))
-                print(f"{student.name:<20} {exercise.name:<13} {rows[-1]['result']}", flush=True)
-    part = out.with_name(out.name + ".part")
-    with open(part, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=FIELDS)
-        writer.writeheader()
-        writer.writerows(rows)
-    os.replace(part, out)
-    return rows
+                print(f"{student.name:<20} {exercise.name:<13} {rows[-1]['status']}", flush=True)
+    return feedback.publish(rows, out, points or gradebook.load_points())
 
 
 def summary(rows: list[dict]) -> str:
@@ -191,10 +219,11 @@ def summary(rows: list[dict]) -> str:
     for name in dict.fromkeys(r["exercise"] for r in rows):
         mine = [r for r in rows if r["exercise"] == name]
         lines.append(f"  {name:<13} {sum(r['result'] == 'pass' for r in mine)} of {len(mine)}")
-    lines.append("passed, by student:")
-    for name in dict.fromkeys(r["student"] for r in rows):
-        mine = [r for r in rows if r["student"] == name]
-        lines.append(f"  {name:<20} {sum(r['result'] == 'pass' for r in mine)} of {len(mine)}")
+    lines.append("passed, by student (and points):")
+    for entry in gradebook.totals(rows):
+        mine = [r for r in rows if r["student"] == entry["student_id"]]
+        lines.append(f"  {entry['student_id']:<20} {sum(r['result'] == 'pass' for r in mine)} of "
+                     f"{len(mine)}  ({entry['score']} of {entry['max_score']} points)")
     return "\n".join(lines)
 
 
@@ -202,6 +231,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("submissions", type=Path, nargs="?")
     parser.add_argument("--out", type=Path, default=Path("grades.csv"))
+    parser.add_argument("--points", type=Path, help="points by exercise (.json or .toml)")
     parser.add_argument("--time-limit", type=float, default=120, help="seconds per checker")
     parser.add_argument("--memory-limit", type=int, default=2048, help="MB per checker")
     parser.add_argument("--output-limit", type=int, default=256, help="KB printed per checker")
@@ -213,10 +243,13 @@ def main(argv=None) -> int:
         return 0
     if args.submissions is None or not args.submissions.is_dir():
         parser.error("give the folder of submissions (one folder a student)")
+    points = gradebook.load_points(args.points)
     rows = grade_class(args.submissions, args.out, Limits(args.time_limit, args.memory_limit,
-                                                          args.output_limit), args.exercise)
+                                                          args.output_limit), args.exercise, points)
     print(summary(rows))
-    print(f"\nwrote {args.out} and the checkers' output in {args.out.with_suffix('.logs')}/")
+    print(f"\nwrote {args.out}, {gradebook.gradebook_path(args.out)}, the feedback in "
+          f"{feedback.feedback_folder(args.out)}/ and the checkers' output in "
+          f"{args.out.with_suffix('.logs')}/")
     return 0
 
 

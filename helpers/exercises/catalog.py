@@ -25,13 +25,15 @@ class Exercise:
     """An exercise, its checker ``helpers.exercises.<name>.check_<name>`` (or ``checker``). The
     learner edits ``work``, relative to the course's root: by default the kernel stub
     ``cuda_src/exercises/<name>.cu``, or for a Python exercise (``function``: what the learner's
-    cell defines) the notebook."""
+    cell defines) the notebook. ``points``: what passing it is worth to a grader
+    (``tools/grade.py``; an instructor's points file overrides it)."""
 
     name: str
     notebook: str       # the notebook whose exercise it is, in notebooks/
     work: str = ""
     function: str = ""
     checker: str = ""
+    points: float = 1
 
     def __post_init__(self):
         if not self.work:

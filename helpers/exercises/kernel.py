@@ -29,7 +29,7 @@ import re
 from helpers import course
 from helpers.exercises import failure
 from helpers.exercises.common import Output, device_arguments, failed, launch_failure
-from helpers.exercises.verdict import Verdict, check_cases, not_yet
+from helpers.exercises.verdict import COMPILE_HINT, Verdict, check_cases, first_error, not_yet
 
 LAUNCH_TIME_LIMIT = 10.0
 """Seconds a single launch may run on the simulator before it counts as an endless loop (the
@@ -243,9 +243,9 @@ class KernelExercise:
         try:
             module = compile_cu(path)
         except drv.CompileError as err:
-            print(getattr(err, "stderr", None) or err)
-            return not_yet(f"{path} does not compile",
-                           "read the first error above: it names the file and line")
+            output = str(getattr(err, "stderr", None) or err)
+            print(output)
+            return not_yet(f"{path} does not compile", COMPILE_HINT, first_error(output))
         try:
             kernel = module.get_function(self.kernel)
         except drv.LogicError as err:
@@ -269,9 +269,10 @@ class KernelExercise:
         try:
             return Kernels(kernel, SourceModule(read_cu(path)).get_function(self.kernel))
         except (driver.CompileError, driver.LogicError) as err:
-            print(getattr(err, "stderr", None) or err)
+            output = str(getattr(err, "stderr", None) or err)
+            print(output)
             return not_yet(f"{path} compiles with nvcc, but not on the simulator, which "
-                           f"{self.simulated}", "read the error above: it names the line")
+                           f"{self.simulated}", COMPILE_HINT, first_error(output))
 
 
 def _gpuarray():

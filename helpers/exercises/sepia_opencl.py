@@ -27,7 +27,7 @@ from helpers.exercises.common import device_arguments
 from helpers.exercises.coverage import Words
 from helpers.exercises.sepia import (CASES, CHANNEL_NAMES, ROUNDING_SLACK, SEPIA, _differs,
                                      _mixups, reference)
-from helpers.exercises.verdict import Verdict, check_cases, not_yet
+from helpers.exercises.verdict import COMPILE_HINT, Verdict, check_cases, first_error, not_yet
 
 KERNEL = "sepia"
 SUCCESS = ("every pixel matches NumPy's sepia, rounded and clamped, for every size tried "
@@ -83,8 +83,9 @@ def _build(ctx, path):
         return cl.Kernel(cl.Program(ctx, source).build(), KERNEL)
     except cl.RuntimeError as err:             # the build failed: print the compiler's log
         log = str(err).split("Build on", 1)[-1].split(":", 1)[-1].strip()
-        print(re.sub(r"^input\.cl:", f"{path}:", log, flags=re.M))  # Oclgrind's name for it
-        return not_yet(*_build_mistake(path, source))
+        log = re.sub(r"^input\.cl:", f"{path}:", log, flags=re.M)  # Oclgrind's name for it
+        print(log)
+        return not_yet(*_build_mistake(path, source), first_error(log))
     except cl.Error as err:                    # INVALID_KERNEL_NAME
         return not_yet(f"{path} has no kernel called {KERNEL} ({err})",
                        "keep the signature given in the file: __kernel void sepia(__global "
@@ -137,7 +138,7 @@ def _build_hint(source):
         return (f"the parameter '{' '.join(bare[0].split())}' has no address space: every "
                 "pointer a __kernel takes says where it points, __global for a buffer "
                 "(CUDA needs no such word)")
-    return "read the first error above: it names the file and line"
+    return COMPILE_HINT
 
 
 def _where(case):

@@ -23,6 +23,7 @@ A verdict prints as one line, the text the notebooks show::
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Iterable
 
 from helpers.exercises.failure import describe, mistake
@@ -31,11 +32,16 @@ from helpers.exercises.failure import describe, mistake
 @dataclasses.dataclass(frozen=True)
 class Verdict:
     """What a checker found: ``passed``, and ``problem`` (what is wrong; on a pass, what was
-    checked) with a ``hint`` (what to look at). True in an ``if`` when it passed."""
+    checked) with a ``hint`` (what to look at). True in an ``if`` when it passed.
+
+    ``error``, for work that does not compile, is the compiler's first error line. A notebook
+    prints the compiler's whole output above the verdict's line, so the line itself leaves it
+    out; a grader's feedback, read away from that output, shows it (``tools/feedback.py``)."""
 
     passed: bool
     problem: str
     hint: str = ""
+    error: str = ""
 
     def __bool__(self) -> bool:
         return self.passed
@@ -57,9 +63,23 @@ def passed(what: str) -> Verdict:
     return Verdict(True, what)
 
 
-def not_yet(problem: str, hint: str = "") -> Verdict:
-    """The verdict for a mistake: what is wrong, and what to look at."""
-    return Verdict(False, problem, hint)
+def not_yet(problem: str, hint: str = "", error: str = "") -> Verdict:
+    """The verdict for a mistake: what is wrong, and what to look at (and for work that does not
+    compile, the compiler's first ``error``: see ``first_error``)."""
+    return Verdict(False, problem, hint, error)
+
+
+COMPILE_HINT = "read the compiler's first error: it names the file and line"
+"""The hint for work that does not compile (the error is above the verdict in a notebook, and
+beside it in a grader's feedback)."""
+
+
+def first_error(output: str) -> str:
+    """The first line of a compiler's ``output`` that reports an error (g++, nvcc and Clang all
+    write ``error:`` there), else its first line that is not blank; "" for no output."""
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    return next((line for line in lines if re.search(r"\berror\b:", line, re.I)),
+                lines[0] if lines else "")[:500]
 
 
 class KernelArgumentError(Exception):

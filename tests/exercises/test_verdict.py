@@ -1,0 +1,36 @@
+"""A verdict on work that does not compile keeps the compiler's first error in its ``error``
+field (a notebook prints the whole output above the verdict; a grader's feedback shows the
+field), read from g++'s, nvcc's and Clang's way of writing it."""
+
+import pytest
+
+from kernel_sources import stable_file
+
+from helpers.exercises.scale_vector import check_scale_vector
+from helpers.exercises.verdict import first_error, not_yet
+
+
+@pytest.mark.parametrize("output, first", [
+    ("simulator compilation of k.cu failed\nk.cu:14:1: error: expected unqualified-id\n"
+     "k.cu:20:1: error: later", "k.cu:14:1: error: expected unqualified-id"),
+    ("k.cu(14): warning: unused\nk.cu(15): error: identifier \"q\" is undefined\n",
+     "k.cu(15): error: identifier \"q\" is undefined"),
+    ("sepia.cl:27:1: Error: unknown type name 'not'", "sepia.cl:27:1: Error: unknown type name 'not'"),
+    ("\n  ld: cannot find -lfoo\n", "ld: cannot find -lfoo"),
+    ("", "")])
+def test_first_error(output, first):
+    assert first_error(output) == first
+
+
+def test_a_verdict_that_is_not_a_compile_error_has_none():
+    assert not_yet("wrong", "look").error == ""
+
+
+def test_a_stub_that_does_not_compile_gives_its_first_error(capsys):
+    path = stable_file("verdict_error.cu", "#error the learner's mistake\n")
+    verdict = check_scale_vector(path)
+    assert verdict.passed is False
+    assert "error" in verdict.error and "the learner's mistake" in verdict.error, verdict
+    assert verdict.error.startswith(path), verdict  # the file as the compiler named it
+    assert verdict.error not in str(verdict)  # printed above the verdict, not in its line
+    assert verdict.error in capsys.readouterr().out

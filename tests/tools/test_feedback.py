@@ -1,0 +1,69 @@
+"""tools/feedback.py: a student's feedback tells every exercise by its status, with the
+compiler's first error where there is one, in Markdown and in HTML that escapes what a student
+wrote; the command rescores a grades.csv with new points without running a checker."""
+
+import subprocess
+import sys
+
+from kernel_sources import ROOT
+
+sys.path.insert(0, str(ROOT / "tools"))
+import feedback  # noqa: E402
+import gradebook  # noqa: E402
+
+ROWS = [
+    {"student": "ada", "exercise": "julia", "result": "pass", "status": "passed",
+     "problem": "every pixel matches", "hint": "", "error": "", "seconds": "1.0"},
+    {"student": "ada", "exercise": "sepia", "result": "fail", "status": "not yet",
+     "problem": "cuda_src/exercises/sepia.cu does not compile",
+     "hint": "read the compiler's first error: it names the file and line",
+     "error": "cuda_src/exercises/sepia.cu:3:1: error: expected ';' before '<script>'",
+     "seconds": "1.0"},
+    {"student": "ada", "exercise": "matmul_bt", "result": "fail", "status": "not handed in",
+     "problem": "not handed in: cuda_src/exercises/matmul_bt.cu is missing", "hint": "hand it in",
+     "error": "", "seconds": "0.0"},
+    {"student": "ada", "exercise": "box_blur", "result": "fail", "status": "not started",
+     "problem": "not started: the stub is as shipped", "hint": "edit it", "error": "",
+     "seconds": "0.0"},
+]
+
+
+def scored(points=None):
+    return gradebook.scored(ROWS, points or gradebook.load_points())
+
+
+def test_every_status_has_its_words():
+    assert set(feedback.TITLES) == set(gradebook.STATUSES)
+
+
+def test_the_markdown_tells_every_exercise_and_the_first_error():
+    text = feedback.markdown("ada", scored())
+    assert "Score: **1 of 4** points." in text
+    for heading in ("## julia: passed, 1 of 1 point", "## sepia: not yet, 0 of 1 point",
+                    "## matmul\\_bt: not handed in, 0 of 1 point",
+                    "## box\\_blur: not started, 0 of 1 point"):
+        assert heading in text, text
+    assert "**First error:**\n\n```\ncuda_src/exercises/sepia.cu:3:1: error: expected ';' " \
+           "before '<script>'\n```" in text
+    assert "**What was checked:** every pixel matches" in text
+
+
+def test_the_page_escapes_what_the_student_wrote():
+    page = feedback.page("<ada>", scored())
+    assert "<script>" not in page and "&lt;script&gt;" in page
+    assert "<h1>Feedback for &lt;ada&gt;</h1>" in page
+    assert "<pre>cuda_src/exercises/sepia.cu:3:1: error:" in page
+
+
+def test_the_command_rescores_a_grades_csv_and_writes_the_feedback(tmp_path):
+    out = tmp_path / "grades.csv"
+    feedback.publish(ROWS, out, gradebook.load_points())
+    (tmp_path / "points.json").write_text('{"julia": 3}')
+    run = subprocess.run([sys.executable, str(ROOT / "tools" / "feedback.py"), str(out),
+                          "--points", str(tmp_path / "points.json")],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert gradebook.read(out)[0]["score"] == "3"
+    assert (tmp_path / "grades.gradebook.csv").read_text().splitlines()[1] == "ada,3,3,6,3,0,0,0"
+    assert "Score: **3 of 6** points." in (tmp_path / "grades.feedback" / "ada.md").read_text()
+    assert (tmp_path / "grades.feedback" / "ada.html").is_file()
