@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.function import Refused, check_function, run_catching
+from helpers.exercises.hidden import awkward
 from helpers.exercises.verdict import Verdict, check_cases
 
 KERNEL_FILE, KERNEL_NAME = "grayscale.cu", "rgb_to_gray"
@@ -60,19 +62,28 @@ def reference(images: np.ndarray) -> np.ndarray:
     return np.floor(images @ WEIGHTS + 0.5).astype(np.uint8)
 
 
-def check_gray_split(fn) -> Verdict:
-    """Run ``fn(images, contexts, kernels)`` on a few batches; print and return the Verdict."""
-    return check_function(fn, "my_gray_split", _verdict)
+def draw(rng):
+    """The grader's cases (``helpers.exercises.hidden``): a batch of an odd number of images
+    and a batch of one, of other odd sides."""
+    return [(count, awkward(rng, 2, 9, 61), awkward(rng, 2, 9, 61))
+            for count in (2 * int(rng.integers(2, 6)) + 1, 1)]
 
 
-def _verdict(fn) -> Verdict:
+def check_gray_split(fn, hidden: int | None = None) -> Verdict:
+    """Run ``fn(images, contexts, kernels)`` on a few batches (and the ones drawn from the seed
+    ``hidden``, when given); print and return the Verdict."""
+    cases = hidden_cases.cases(CASES, draw, hidden)
+    return check_function(fn, "my_gray_split", lambda fn: _verdict(fn, cases))
+
+
+def _verdict(fn, cases) -> Verdict:
     from helpers.backend import BACKEND
     from helpers.ch11.multigpu import compile_on_each, device_contexts
     from helpers.sim.settings import settings
 
     if BACKEND == "simulator" and settings.devices < 2:
         with settings.changed(devices=2):
-            return _verdict(fn)
+            return _verdict(fn, cases)
     contexts = device_contexts()
     functions = compile_on_each(contexts, KERNEL_FILE, KERNEL_NAME)
     n = len(contexts)
@@ -81,9 +92,9 @@ def _verdict(fn) -> Verdict:
     success += (", and every device converted its share" if n > 1 else ". This machine has one "
                 "device, so the split itself could not be checked: run the check on a machine "
                 "with several GPUs, or on the simulator, which presents two devices for it")
-    return check_cases(CASES, lambda case: _mistakes(fn, contexts, functions, case),
+    return check_cases(cases, lambda case: _mistakes(fn, contexts, functions, case),
                        lambda case: f"{case[0]} images of {case[2]} x {case[1]}, {n} devices",
-                       success)
+                       hidden_cases.success(success, CASES, cases))
 
 
 def _mistakes(fn, contexts, functions, case):
