@@ -1,7 +1,8 @@
 """tools/sandbox.py: a checker cannot reach out of its sandbox. Hostile submissions of notebook
 05's exercise (the learner's Python, run by the checker) graded by tools/grade.py: one writes
 files outside its folder, one forks a child that leaves its process group and sleeps past
-grading, one opens a socket to this machine. Each gets a verdict, none escapes, and the students
+grading, one opens a socket to this machine, one holds more memory than the limit (counted
+inside the sandbox, whose first process is bubblewrap's). Each gets a verdict, none escapes, and the students
 around them are graded. And, without a sandbox, what the grader still does: the whole process
 tree killed, the memory of every process counted."""
 
@@ -58,6 +59,13 @@ FORKER = HEAD + f"""    import os
 """
 
 
+HOG = HEAD + """    import time
+    block = b"x" * (1200 << 20)   # touched, so resident
+    time.sleep(60)                # held long enough for the grader to see it
+    raise RuntimeError(f"held {len(block)} bytes")
+"""
+
+
 def _caller(port):
     return HEAD + f"""    import socket
     try:
@@ -94,14 +102,15 @@ def graded():
     listener.setblocking(False)
     outside = [root / "escaped.txt", ROOT / "escaped-the-grader.txt",
                Path("/tmp") / f"escaped-the-grader-{os.getpid()}.txt"]
-    students = {"ann": SOLUTION, "caller": _caller(listener.getsockname()[1]), "forker": FORKER,
+    students = {"ann": SOLUTION, "caller": _caller(listener.getsockname()[1]), "forker": FORKER, "hog": HOG,
                 "writer": _writer([*outside, root / "writer" / "escaped.txt"]), "zoe": SOLUTION}
     for student, source in students.items():
         (root / student / "notebooks").mkdir(parents=True)
         (root / student / NOTEBOOK).write_text(_notebook(source))
     out = root / "grades.csv"
     run = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), str(root), "--out",
-                          str(out), "--exercise", "pipeline", "--time-limit", "120"],
+                          str(out), "--exercise", "pipeline", "--time-limit", "120",
+                          "--memory-limit", "1000"],
                          capture_output=True, text=True, timeout=900)
     time.sleep(0.5)  # a child that escaped would be running now
     escaped = {"files": [p for p in outside if p.exists()], "processes": _sleepers()}
@@ -124,12 +133,20 @@ def graded():
 @pytest.mark.gpu_timing
 def test_every_student_gets_a_verdict_and_the_others_pass(graded):
     rows, _, printed, _ = graded
-    assert sorted(rows) == ["ann", "caller", "forker", "writer", "zoe"]
+    assert sorted(rows) == ["ann", "caller", "forker", "hog", "writer", "zoe"]
     assert rows["ann"]["result"] == rows["zoe"]["result"] == "pass", rows
     for student in ("caller", "forker", "writer"):
         assert rows[student]["result"] == "fail", rows[student]
         assert rows[student]["problem"].startswith("your function raised RuntimeError"), rows
     assert "hidden cases: seed" in printed
+
+
+@pytest.mark.slow
+@pytest.mark.gpu_timing
+def test_the_memory_limit_counts_the_processes_inside_the_sandbox(graded):
+    rows, _, _, _ = graded
+    assert rows["hog"]["result"] == "fail", rows["hog"]
+    assert "used more than the memory limit of 1000 MB" in rows["hog"]["problem"], rows["hog"]
 
 
 @pytest.mark.slow
