@@ -161,13 +161,14 @@ def resident_mb(pid: int) -> float:
 
 
 def end(pid: int) -> None:
-    """Kill the process group of ``pid`` (a session leader) and every process under it."""
-    tree = descendants(pid)
+    """Kill the process group of ``pid`` (a session leader, in it) and every process under it,
+    one that left the group included (without a PID namespace, only while its parent lives)."""
+    under = descendants(pid)[1:]
     try:
         os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):  # gone, or its pid reused
         pass
-    for each in tree:
+    for each in under:
         try:
             os.kill(each, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):  # gone, or its pid reused
