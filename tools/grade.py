@@ -2,6 +2,7 @@
 """Grade a class: run every exercise's checker on every student's submission.
 
     python tools/grade.py SUBMISSIONS [--out grades.csv] [--time-limit 120] [--memory-limit 2048]
+                                     [--seed N]
 
 SUBMISSIONS holds one folder a student, named after them, with their copy of the course's
 ``cuda_src/exercises/`` (and ``notebooks/05_pinned_memory_and_streams.ipynb`` and
