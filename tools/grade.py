@@ -2,7 +2,7 @@
 """Grade a class: run every exercise's checker on every student's submission.
 
     python tools/grade.py SUBMISSIONS [--out grades.csv] [--points points.json]
-                          [--time-limit 120] [--memory-limit 2048]
+                          [--time-limit 120] [--memory-limit 2048] [--seed N]
 
 SUBMISSIONS holds one folder a student, named after them, with each exercise's file at its path
 in the student release (the catalog's ``work``: ``cuda_src/exercises/*.cu``,
@@ -22,9 +22,15 @@ student (``grades.feedback/<student>.md`` and ``.html``: ``tools/feedback.py``),
 printed output (``grades.logs/<student>/<exercise>.txt``), and prints a summary. Every message
 names the student's files by their path in the release, never this machine's.
 
+Each checker runs the cases its exercise ships with and more that it draws from a seed the
+grader picks each run (printed; ``--seed`` runs the same again), so that a kernel tuned to the
+shipped sizes fails (helpers/exercises/hidden.py).
+
 The kernels are the students' native code, compiled and run on this machine (on the simulator,
-as a shared library inside the checker's process): grade in a container or under a throwaway
-account (README, "For instructors").
+as a shared library inside the checker's process), and notebooks 05 and 11 run their Python: each
+checker runs in a sandbox (tools/sandbox.py: no network, the file system read-only but for its
+scratch folder, no process left behind) where bubblewrap is installed, and the grader warns
+where it is not (README, "For instructors").
 """
 
 from __future__ import annotations
@@ -32,7 +38,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
+import secrets
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -46,11 +53,13 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tools")]  # the course, and feedback and 
 import feedback  # noqa: E402 - after the path is set
 import gradebook  # noqa: E402
 from helpers.exercises import catalog  # noqa: E402 - after the path is set
+from tools import sandbox  # noqa: E402
 
 
-def check_one(student_dir: str, name: str, result_path: str) -> None:
-    """In the child process: run one checker on one submission, write its verdict as JSON."""
-    verdict = catalog.check(catalog.find(name), Path(student_dir))
+def check_one(student_dir: str, name: str, result_path: str, seed: str) -> None:
+    """In the child process: run one checker on one submission (with the hidden cases of
+    ``seed``), write its verdict as JSON."""
+    verdict = catalog.check(catalog.find(name), Path(student_dir), hidden=int(seed))
     data = {"passed": verdict.passed, "problem": verdict.problem, "hint": verdict.hint,
             "error": verdict.error}
     part = Path(result_path + ".part")
@@ -59,8 +68,12 @@ def check_one(student_dir: str, name: str, result_path: str) -> None:
 
 
 class Limits:
-    def __init__(self, seconds: float, memory_mb: int, output_kb: int):
+    """How each checker runs: its limits, and the seed of its hidden cases (drawn when not
+    given)."""
+
+    def __init__(self, seconds: float, memory_mb: int, output_kb: int, seed: int | None = None):
         self.seconds, self.memory_mb, self.output_kb = seconds, memory_mb, output_kb
+        self.seed = secrets.randbelow(1 << 31) if seed is None else seed
 
 
 class _OutputKeeper(threading.Thread):
@@ -78,16 +91,6 @@ class _OutputKeeper(threading.Thread):
                 self.kept += chunk[:room]
 
 
-def _resident_mb(pid: int) -> float:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
-
-
 def _no_core_dumps():
     import resource
 
@@ -95,20 +98,26 @@ def _no_core_dumps():
 
 
 def run_child(student_dir: Path, name: str, limits: Limits, workdir: Path):
-    """Run one checker in its own process group; ``(verdict dict or None, why it stopped,
-    output bytes kept, seconds)``."""
-    result = workdir / f"{student_dir.name}-{name}.json"
-    command = [sys.executable, str(Path(__file__).resolve()), "--one", str(student_dir), name,
-               str(result)]
+    """Run one checker in its own process group, sandboxed, with a scratch folder of its own;
+    kill whatever it leaves behind; ``(verdict dict or None, why it stopped, output bytes kept,
+    seconds)``."""
+    scratch = workdir / f"{student_dir.name}-{name}"
+    scratch.mkdir(mode=0o700)
+    result = scratch / "verdict.json"
+    command, env = sandbox.command(
+        [sys.executable, str(Path(__file__).resolve()), "--one", str(student_dir), name,
+         str(result), str(limits.seed)], student_dir, scratch)
     start = time.monotonic()
-    child = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE,
+    child = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                              start_new_session=True, preexec_fn=_no_core_dumps)
     output = _OutputKeeper(child.stdout, limits.output_kb * 1024)
     output.start()
     stopped = _watch(child, output, limits, start)
+    sandbox.end(child.pid)
     output.join(timeout=5)
     verdict = json.loads(result.read_text()) if result.is_file() else None
+    shutil.rmtree(scratch, ignore_errors=True)
     return verdict, stopped, bytes(output.kept), time.monotonic() - start
 
 
@@ -118,12 +127,12 @@ def _watch(child, output, limits: Limits, start: float) -> str | None:
     while child.poll() is None:
         if time.monotonic() - start > limits.seconds:
             stopped = f"ran longer than the time limit of {limits.seconds:g} s (an endless loop?)"
-        elif _resident_mb(child.pid) > limits.memory_mb:
+        elif sandbox.resident_mb(child.pid) > limits.memory_mb:
             stopped = f"used more than the memory limit of {limits.memory_mb} MB"
         else:
             stopped = _flooded(output, limits)
         if stopped:
-            os.killpg(child.pid, signal.SIGKILL)
+            sandbox.end(child.pid)
             child.wait()
             break
         time.sleep(0.1)
@@ -236,7 +245,8 @@ def main(argv=None) -> int:
     parser.add_argument("--memory-limit", type=int, default=2048, help="MB per checker")
     parser.add_argument("--output-limit", type=int, default=256, help="KB printed per checker")
     parser.add_argument("--exercise", action="append", help="only this one (repeatable)")
-    parser.add_argument("--one", nargs=3, help=argparse.SUPPRESS)  # the child's entry
+    parser.add_argument("--seed", type=int, help="of the hidden cases (default: a new one)")
+    parser.add_argument("--one", nargs=4, help=argparse.SUPPRESS)  # the child's entry
     args = parser.parse_args(argv)
     if args.one:
         check_one(*args.one)
@@ -244,8 +254,11 @@ def main(argv=None) -> int:
     if args.submissions is None or not args.submissions.is_dir():
         parser.error("give the folder of submissions (one folder a student)")
     points = gradebook.load_points(args.points)
-    rows = grade_class(args.submissions, args.out, Limits(args.time_limit, args.memory_limit,
-                                                          args.output_limit), args.exercise, points)
+    limits = Limits(args.time_limit, args.memory_limit, args.output_limit, args.seed)
+    print(sandbox.warning() or "each checker runs sandboxed by bubblewrap", flush=True)
+    print(f"hidden cases: seed {limits.seed} (--seed {limits.seed} grades with the same again)",
+          flush=True)
+    rows = grade_class(args.submissions, args.out, limits, args.exercise, points)
     print(summary(rows))
     print(f"\nwrote {args.out}, {gradebook.gradebook_path(args.out)}, the feedback in "
           f"{feedback.feedback_folder(args.out)}/ and the checkers' output in "

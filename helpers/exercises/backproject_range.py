@@ -28,6 +28,7 @@ import numpy as np
 
 from helpers.exercises.common import Input, Output
 from helpers.exercises.coverage import Grid, Words, never_written, reached
+from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 
 KERNEL = "backproject_range"
@@ -47,6 +48,22 @@ CASES = [
     dict(width=45, height=37, block=(16, 16, 1), fx=52.0, fy=47.5, cx=21.7, cy=19.4, seed=1),
     dict(width=70, height=29, block=(32, 8, 1), fx=66.0, fy=71.25, cx=37.2, cy=12.9, seed=2),
 ]
+
+
+def _draw(rng):
+    """The grader's cases: other odd sides on the shipped blocks, other intrinsics (fx != fy,
+    the centre near the image's), another depth image."""
+    drawn = []
+    for _ in CASES:
+        block = pick(rng, [case["block"] for case in CASES])
+        width, height = awkward(rng, block[0], 10, 120), awkward(rng, block[1], 10, 120)
+        fx, fy = (float(rng.integers(160, 320)) / 4 for _ in range(2))
+        drawn.append(dict(width=width, height=height, block=block, fx=fx, fy=fy + (fx == fy),
+                          cx=round(width * float(rng.uniform(0.4, 0.6)), 1),
+                          cy=round(height * float(rng.uniform(0.4, 0.6)), 1),
+                          seed=int(rng.integers(3, 1 << 30))))
+    return drawn
+
 
 INDEX_HINT = ("u = blockIdx.x * blockDim.x + threadIdx.x (the column), "
               "v = blockIdx.y * blockDim.y + threadIdx.y (the row), i = v * width + u")
@@ -281,6 +298,7 @@ def _wrong_models(depth, case):
 
 EXERCISE = KernelExercise(
     stub="exercises/backproject_range.cu", kernel=KERNEL, signature=SIGNATURE, cases=CASES,
+    draw=_draw,
     where=_where, launch=_launch, mistakes=_mistakes,
     crash_hint=GUARD_HINT + "; and read only depth[i] of your own pixel",
     success=f"every point matches NumPy's back-projection, and exactly the pixels with no "

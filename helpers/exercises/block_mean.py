@@ -38,12 +38,18 @@ import numpy as np
 from helpers.exercises import kernel as runner
 from helpers.exercises.common import Output, is_poison
 from helpers.exercises.failure import describe
+from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.verdict import Verdict, not_yet
 
 KERNEL = "subtract_block_mean"
 BLOCK = 256
 CASES = [1000, 1061, 768]  # last blocks of 232, 37 and 256 elements
+
+
+def _draw(rng):
+    """The grader's cases: several blocks and a partial last one, and a partial block alone."""
+    return [awkward(rng, BLOCK, BLOCK + 1, 16 * BLOCK), int(rng.integers(1, BLOCK))]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -202,7 +208,7 @@ def _int_sum(got, x, n):
 EXERCISE = KernelExercise(
     stub="exercises/block_mean.cu", kernel=KERNEL,
     signature="const float *x, float *y, float *means, int n",
-    cases=CASES, where=_where, launch=_launch, mistakes=_mistakes,
+    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
     crash_hint="read the error: it names the thread and the line", refine=_refine,
     simulated="looks for the planted bugs", before=planted_bugs,
     success=("all 3 planted bugs are fixed (the bounds checks, the race check and the init check "

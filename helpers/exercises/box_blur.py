@@ -30,6 +30,7 @@ import numpy as np
 
 from helpers.exercises.common import Input, Output
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end
+from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import observe, race_mistake
 
@@ -38,6 +39,14 @@ BLOCK = (32, 8, 1)
 CASES = [(45, 77), (17, 40), (2, 3)]
 """(height, width) of each image: odd sides, overhanging blocks, one image smaller than the
 window."""
+
+
+def _draw(rng):
+    """The grader's cases: an image of several blocks with odd sides, one smaller than the
+    window."""
+    return [(awkward(rng, BLOCK[1], BLOCK[1] + 1, 100), awkward(rng, BLOCK[0], BLOCK[0] + 1, 130)),
+            (int(rng.integers(1, 2 * RADIUS + 1)), int(rng.integers(1, 2 * RADIUS + 1)))]
+
 
 JUNK = np.float32(1000.0)
 """What the spare rows around the input hold: far from any pixel's value (they are in [0, 1))."""
@@ -223,7 +232,7 @@ def _global_loads(stats, case):
 EXERCISE = KernelExercise(
     stub="exercises/box_blur.cu", kernel="box_blur",
     signature="const float *in, float *out, int width, int height",
-    cases=CASES, where=_where, launch=_launch, mistakes=_mistakes,
+    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
     crash_hint=GUARD_HINT + "; and clamp every pixel the tile loads to the image", refine=_refine,
     simulated="runs the race check and the trace",
     success=f"the blur matches NumPy on {len(CASES)} images whose sides are not multiples of the "

@@ -100,12 +100,14 @@ def started(exercise: Exercise, root: Path) -> bool:
     return work is not None and work.strip() != as_shipped(exercise).strip()
 
 
-def check(exercise: Exercise, root: Path) -> Verdict:
-    """Run the exercise's checker on the work under ``root``; print and return the verdict."""
+def check(exercise: Exercise, root: Path, hidden: int | None = None) -> Verdict:
+    """Run the exercise's checker on the work under ``root`` (with the cases it draws from the
+    seed ``hidden`` too, when given: ``helpers.exercises.hidden``); print and return the
+    verdict."""
     checker = getattr(importlib.import_module(f"helpers.exercises.{exercise.name}"),
                       exercise.checker or f"check_{exercise.name}")
     if exercise.is_kernel:
-        return checker(str((Path(root) / exercise.work).resolve()))
+        return checker(str((Path(root) / exercise.work).resolve()), hidden=hidden)
     if not (Path(root) / exercise.work).is_file():
         return not_yet(f"{exercise.work} is missing: the notebook was not handed in",
                        f"hand in {exercise.work} with your cell def {exercise.function}(...) "
@@ -115,7 +117,7 @@ def check(exercise: Exercise, root: Path) -> Verdict:
         return not_yet(f"no cell defining {exercise.function} in {exercise.work}",
                        f"keep the exercise's cell, def {exercise.function}(...), in the "
                        "notebook, and save it").report()
-    return checker(define_function(source, exercise.function))
+    return checker(define_function(source, exercise.function), hidden=hidden)
 
 
 def define_function(source: str, name: str):

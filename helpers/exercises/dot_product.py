@@ -31,6 +31,7 @@ import dataclasses
 import numpy as np
 
 from helpers.exercises.common import Input, Output
+from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import observe, observed_mistakes
 
@@ -48,6 +49,14 @@ CASES = [dict(n=1_001, block=96, grid=2), dict(n=100_003, block=256, grid=8),
 OBSERVED = [case for case in CASES if case.get("observe")]
 """The launches on the simulator: 4 warps a block (the first warp's lanes past the block's warps
 must add 0), and 32 (warp_sums must have room for all of them)."""
+
+
+def _draw(rng):
+    """The grader's cases: a few elements and many, not a multiple of a warp, on blocks of 1 to
+    32 warps and grids with fewer threads than n and more."""
+    return [dict(n=awkward(rng, 32, low, high), block=32 * int(rng.integers(1, 33)),
+                 grid=int(rng.integers(1, 9))) for low, high in ((2, 2_000), (2_000, 120_000))]
+
 
 BARRIER_HINT = ("after lane 0 of each warp writes warp_sums[warp], a __syncthreads() (reached "
                 "by every thread of the block) before the first warp reads warp_sums")
@@ -313,7 +322,7 @@ def _observed_mistakes(kernels, case):
 EXERCISE = KernelExercise(
     stub="exercises/dot_product.cu", kernel="dot",
     signature="const float *x, const float *y, float *result, int n",
-    cases=CASES, where=_where, detect=_detect, simulated="runs the race check",
+    cases=CASES, draw=_draw, where=_where, detect=_detect, simulated="runs the race check",
     crash_hint="read x[i] and y[i] only for i < n, and write only *result", refine=_refine,
     success=f"the dot product matches NumPy's ({len(CASES) - len(OBSERVED)} sizes from 1 to "
             "100,003, blocks of 1 to 32 warps, grids larger and smaller than n), no race, one "

@@ -25,7 +25,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.function import Refused, check_function, run_catching
+from helpers.exercises.hidden import awkward
 from helpers.exercises.verdict import Verdict, check_cases
 
 KERNEL_FILE, KERNEL_NAME = "grayscale.cu", "rgb_to_gray"
@@ -130,19 +132,28 @@ def reference(images: np.ndarray) -> np.ndarray:
     return np.floor(images @ WEIGHTS + 0.5).astype(np.uint8)
 
 
-def check_gray_split(fn) -> Verdict:
-    """Run ``fn(images, contexts, kernels)`` on a few batches; print and return the Verdict."""
-    return check_function(fn, "my_gray_split", _verdict)
+def draw(rng):
+    """The grader's cases (``helpers.exercises.hidden``): a batch of an odd number of images
+    and a batch of one, of other odd sides."""
+    return [(count, awkward(rng, 2, 9, 61), awkward(rng, 2, 9, 61))
+            for count in (2 * int(rng.integers(2, 6)) + 1, 1)]
 
 
-def _verdict(fn) -> Verdict:
+def check_gray_split(fn, hidden: int | None = None) -> Verdict:
+    """Run ``fn(images, contexts, kernels)`` on a few batches (and the ones drawn from the seed
+    ``hidden``, when given); print and return the Verdict."""
+    cases = hidden_cases.cases(CASES, draw, hidden)
+    return check_function(fn, "my_gray_split", lambda fn: _verdict(fn, cases))
+
+
+def _verdict(fn, cases) -> Verdict:
     from helpers.backend import BACKEND
     from helpers.ch11.multigpu import compile_on_each, device_contexts
     from helpers.sim.settings import settings
 
     if BACKEND == "simulator" and settings.devices < 2:
         with settings.changed(devices=2):
-            return _verdict(fn)
+            return _verdict(fn, cases)
     contexts = device_contexts()
     functions = compile_on_each(contexts, KERNEL_FILE, KERNEL_NAME)
     n = len(contexts)
@@ -160,9 +171,9 @@ def _verdict(fn) -> Verdict:
                     "before any result was copied back was NOT checked: a GPU does not tell the "
                     "order; the simulator does (run the check with CUDA_COURSE_BACKEND="
                     "simulator)")
-    return check_cases(CASES, lambda case: _mistakes(fn, contexts, functions, case),
+    return check_cases(cases, lambda case: _mistakes(fn, contexts, functions, case),
                        lambda case: f"{case[0]} images of {case[2]} x {case[1]}, {n} devices",
-                       success)
+                       hidden_cases.success(success, CASES, cases))
 
 
 def _mistakes(fn, contexts, functions, case):

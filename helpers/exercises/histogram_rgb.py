@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises.common import Output
+from helpers.exercises.hidden import pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import observe, observed_mistakes
 
@@ -38,6 +39,19 @@ CASES = [dict(n=33_335, block=256, grid=8, image="random"),
          dict(n=1_667, block=1024, grid=1, image="random"),
          dict(n=25, block=64, grid=4, image="random"),
          dict(observe=True, n=4_000, block=128, grid=4, image="random")]
+
+
+def _draw(rng):
+    """The grader's cases: two random images, of a few pixels and of many, 3n bytes not a
+    multiple of the block, grids with more threads than bytes and fewer."""
+    drawn = []
+    for low, high in ((2, 400), (400, 40_000)):
+        block = pick(rng, [case["block"] for case in CASES])
+        n = int(rng.integers(low, high))
+        drawn.append(dict(n=n + (3 * n % block == 0), block=block, grid=int(rng.integers(1, 9)),
+                          image="random"))
+    return drawn
+
 
 BARRIER_HINT = ("every bin must be 0 before any thread counts into it, and every byte counted "
                 "before the bins are added to the global ones: a __syncthreads() after each step")
@@ -193,7 +207,7 @@ def _observed_mistakes(kernels, case):
 EXERCISE = KernelExercise(
     stub="exercises/histogram_rgb.cu", kernel="histogram_rgb",
     signature="const unsigned char *rgb, unsigned int *bins, int n",
-    cases=CASES, where=_where, detect=_detect, simulated="runs the race check",
+    cases=CASES, draw=_draw, where=_where, detect=_detect, simulated="runs the race check",
     crash_hint="local has 768 bins and rgb 3 * n bytes: every loop over the bins runs while "
                "b < 768 (a block may have more threads than bins, or fewer), and every read of "
                "rgb[j] needs j < 3 * n", refine=_refine,

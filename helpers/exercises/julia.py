@@ -25,6 +25,7 @@ import numpy as np
 
 from helpers.exercises.common import Output
 from helpers.exercises.coverage import Grid, Words, coverage
+from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 
 WORDS = Words(index_hint="x = blockIdx.x * blockDim.x + threadIdx.x, and the same for y",
@@ -42,6 +43,18 @@ CASES = [
     dict(width=77, height=190, block=(32, 8, 1), view=(-1.2, -1.5, 1.2, 1.5),
          c=(0.285, 0.01), max_iter=60),
 ]
+
+
+def _draw(rng):
+    """The grader's cases: each shipped view, c and limit on an image of other odd sides and
+    either block (only the sizes change: the tolerance was measured on these views)."""
+    blocks = [case["block"] for case in CASES]
+    drawn = []
+    for case in CASES:
+        block = pick(rng, blocks)
+        drawn.append(dict(case, block=block, width=awkward(rng, block[0], 20, 260),
+                          height=awkward(rng, block[1], 20, 260)))
+    return drawn
 
 
 def escape_counts(z_re, z_im, c_re, c_im, max_iter: int) -> np.ndarray:
@@ -201,7 +214,7 @@ EXERCISE = KernelExercise(
     stub="exercises/julia.cu", kernel="julia",
     signature=("int *iters, int width, int height, float x_min, float y_min, float dx, "
                "float dy, float c_re, float c_im, int max_iter"),
-    cases=CASES, where=_where, launch=_launch, mistakes=_mistakes,
+    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
     crash_hint="threads outside the image must not write: if (x >= width || y >= height) return;",
     success=f"the Julia set matches NumPy ({len(CASES)} images whose sides are not multiples "
             "of the block; nothing written outside the image)")

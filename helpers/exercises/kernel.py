@@ -5,11 +5,12 @@ the launch of each case, and the loop over the cases.
 before a launch into a verdict, in this order: the file is missing, it does not compile, it has
 no kernel of that name, the kernel's parameters are not the stub's (and, for an exercise that
 looks at the kernel on the simulator, the simulator cannot compile it). Then ``check_kernel``
-runs the cases through ``verdict.check_cases``: for each, the exercise's ``launch(case)``
-says what to launch (a ``Launch``: inputs, poisoned outputs, block and grid); the
-runner makes the arrays, launches, turns a crash into the first mistake, reads the outputs back
-(a ``Run``) and hands them to the exercise's ``mistakes(case, run)``, an ordered generator of
-mistakes. Both print the verdict's line and return it.
+runs the cases through ``verdict.check_cases`` (the exercise's own and, given a seed,
+``hidden=``, the grader's, those its ``draw`` rule draws from it: ``helpers.exercises.hidden``).
+For each, the exercise's ``launch(case)`` says what to launch (a ``Launch``: inputs, poisoned
+outputs, block and grid); the runner makes the arrays, launches, turns a crash into the first
+mistake, reads the outputs back (a ``Run``) and hands them to the exercise's
+``mistakes(case, run)``, an ordered generator of mistakes. Both print the verdict's line and return it.
 
 The signature is compared as text, from the learner's source, so that the verdict is the same on
 both backends (PyCUDA would pass a ``float`` to a ``double`` parameter without a word, and the
@@ -28,6 +29,7 @@ import re
 
 from helpers import course
 from helpers.exercises import failure
+from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.common import Output, device_arguments, failed, launch_failure
 from helpers.exercises.verdict import COMPILE_HINT, Verdict, check_cases, first_error, not_yet
 
@@ -146,56 +148,59 @@ class KernelExercise:
     exercise's own, for its arrays), else the general one, with ``crash_hint`` for an access
     outside every array (and for PyCUDA's errors, which do not say what happened). An exercise whose cases are not one launch each gives ``detect(kernel, case)``
     instead, a generator that may use ``run``. ``simulated`` (what the simulator's launches look
-    for, in words) makes the detectors get ``Kernels``. ``before(kernel)`` and ``after(kernel)``
-    give a verdict before the cases (or None to go on) and after they all passed (the timing of
-    an exercise that asks for speed). ``where(case)`` describes the case for the verdict (by
-    default ``case.where()``); ``success`` is the PASS text.
+    for, in words) makes the detectors get ``Kernels``. ``before(kernel)`` gives a verdict before the cases
+    (or None to go on), ``after(kernel, passed)`` one after they all passed, given that PASS (the
+    timing of an exercise that asks for speed). ``where(case)`` describes the case for the verdict (by
+    default ``case.where()``); ``success`` is the PASS text. ``draw(rng)`` gives the hidden
+    cases, in the form of ``cases``, that a seed adds (``helpers.exercises.hidden``).
     """
 
-    def __init__(self, stub, kernel, signature, cases, success, *, where=None, launch=None,
+    def __init__(self, stub, kernel, signature, cases, success, *, draw, where=None, launch=None,
                  mistakes=None, crash_hint="", detect=None, simulated="", before=None,
                  after=None, refine=None):
         self.stub, self.kernel, self.signature = stub, kernel, signature
         self.cases, self.success, self.where = cases, success, where or (lambda c: c.where())
+        self.draw = draw
         self.launch, self.mistakes, self.crash_hint = launch, mistakes, crash_hint
         self.detect = detect or self._launch_and_detect
         self.simulated, self.before, self.after = simulated, before, after
         self.refine = refine
 
-    def check_file(self, path: str | None = None) -> Verdict:
-        """Compile ``cuda_src/<path>`` (the stub by default), check it; print and return the
-        verdict."""
+    def check_file(self, path: str | None = None, hidden: int | None = None) -> Verdict:
+        """Compile ``cuda_src/<path>`` (the stub by default), check it (with the cases drawn
+        from the seed ``hidden`` too, when given); print and return the verdict."""
         path = path or self.stub
         kernel = self._load(path)
         if isinstance(kernel, Verdict):
             return kernel.report()
-        return self.check_kernel(kernel)
+        return self.check_kernel(kernel, hidden=hidden)
 
-    def check_kernel(self, kernel, simulated=None) -> Verdict:
+    def check_kernel(self, kernel, simulated=None, hidden: int | None = None) -> Verdict:
         """Run the cases on an already compiled kernel; print and return the verdict. For an
         exercise that looks at the kernel on the simulator, ``simulated`` is the same source
-        compiled by the simulator (needed on a GPU only)."""
+        compiled by the simulator (needed on a GPU only); ``hidden`` as for ``check_file``."""
         from helpers.backend import BACKEND
 
         if self.simulated and not isinstance(kernel, Kernels):
             if simulated is None and BACKEND != "simulator":
                 raise ValueError("on a GPU, give the kernel compiled by the simulator too")
             kernel = Kernels(kernel, kernel if simulated is None else simulated)
+        cases = hidden_cases.cases(self.cases, self.draw, hidden)
         if BACKEND == "simulator":
             from helpers.sim.settings import settings
 
             with settings.changed(time_limit=time_limit()):
-                verdict = self._run_cases(kernel)
+                verdict = self._run_cases(kernel, cases)
         else:
-            verdict = self._run_cases(kernel)
+            verdict = self._run_cases(kernel, cases)
         return verdict.report()
 
-    def _run_cases(self, kernel) -> Verdict:
+    def _run_cases(self, kernel, cases) -> Verdict:
         verdict = self.before(kernel) if self.before else None
         if verdict is None:
-            verdict = check_cases(self.cases, lambda case: self.detect(kernel, case), self.where,
-                                  self.success)
-        return self.after(kernel) if verdict and self.after else verdict
+            verdict = check_cases(cases, lambda case: self.detect(kernel, case), self.where,
+                                  hidden_cases.success(self.success, self.cases, cases))
+        return self.after(kernel, verdict) if verdict and self.after else verdict
 
     def _launch_and_detect(self, kernel, case):
         run = yield from self.run(kernel, self.launch(case))

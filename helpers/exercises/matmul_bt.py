@@ -33,6 +33,7 @@ import dataclasses
 import numpy as np
 
 from helpers.exercises.common import Output
+from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import observe, race_mistake
 from helpers.exercises.verdict import did_not_finish
@@ -62,6 +63,12 @@ CASES = [Case(48, 32, 64), Case(37, 50, 21), Case(70, 45, 90), Case(0, 0, 0, rac
 # a single phase (K < 16: only the barrier between the loads and the products matters), then
 # three. It also runs first thing when a result is wrong (a missing barrier often makes one).
 RACE_CASES = [Case(20, 13, 18, racecheck=True), Case(20, 37, 18, racecheck=True)]
+
+
+def _draw(rng):
+    """The grader's cases: two more shapes, M, K and N none a multiple of the tile."""
+    return [Case(*(awkward(rng, TILE, 1, 5 * TILE) for _ in range(3))) for _ in range(2)]
+
 
 LOAD_HINT = ("each load needs its own guard: A's element (row, k) exists when row < M && k < K, "
              "Bt's element (j, k) when j < N && k < K; load 0.0f otherwise, and store only "
@@ -275,7 +282,8 @@ def _race_mistake(error, single_phase):
 
 EXERCISE = KernelExercise(
     stub="exercises/matmul_bt.cu", kernel=KERNEL, signature=PARAMETERS, cases=CASES,
-    where=_where, detect=_mistakes, crash_hint=LOAD_HINT, simulated="runs the race check",
+    draw=_draw, where=_where, detect=_mistakes, crash_hint=LOAD_HINT,
+    simulated="runs the race check",
     success=f"C = A @ Bt.T for {len(CASES) - 1} shapes (sides and K not multiples of 16 among "
             "them), nothing written outside C, no race found by the race check, and the tiles "
             "loaded along the rows of A and Bt (4 sectors a request in the simulator's trace)")

@@ -22,6 +22,7 @@ import numpy as np
 
 from helpers.exercises.common import Output, is_poison
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
+from helpers.exercises.hidden import grids
 from helpers.exercises.kernel import KernelExercise, Launch
 
 KERNEL = "scale_shift"
@@ -31,6 +32,12 @@ PARAMETERS = ("const float *a, const float *col_scale, const float *row_offset, 
 # Non-square, neither side a multiple of the block, one wide and one tall matrix, and three block
 # shapes, each side smaller than 16 in one of them (so a kernel that assumes 16 x 16 fails).
 CASES = [Grid(37, 91, (16, 16)), Grid(70, 45, (32, 8)), Grid(29, 53, (8, 32))]
+
+
+def _draw(rng):
+    """The grader's cases: three more shapes on the shipped blocks."""
+    return grids(rng, [case.block for case in CASES], 5, 120, 3)
+
 
 # What an out-of-range thread reads from the inputs' spare elements: finite, and far from any
 # right answer, so that a value computed from it shows up as wrong.
@@ -196,7 +203,8 @@ def _same(got, model):
 
 EXERCISE = KernelExercise(
     stub="exercises/matrix_index.cu", kernel=KERNEL, signature=PARAMETERS,
-    cases=CASES, where=_where, launch=_launch, mistakes=_mistakes, crash_hint=WILD_HINT,
+    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
+    crash_hint=WILD_HINT,
     success="out = a * col_scale + row_offset[:, None] for every shape tried "
             f"({len(CASES)} launches, sides not multiples of the block), "
             "and nothing written outside the matrix")

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.function import check_function
+from helpers.exercises.hidden import awkward
 from helpers.exercises.pipeline_mistakes import (CASES, KERNEL_FILE, KERNEL_NAME, WORK_SMALL,
                                                  mistakes, reference, where)
 from helpers.exercises.pipeline_overlap import check_overlap
@@ -42,13 +44,25 @@ def load_kernel():
     return compile_cu(KERNEL_FILE).get_function(KERNEL_NAME)
 
 
-def check_pipeline(fn) -> Verdict:
-    """Run ``fn(h_in, h_out, n_chunks, streams, launch)`` on a few sizes; print and return the
-    Verdict."""
-    return check_function(fn, "my_pipeline", _verdict)
+def draw(rng):
+    """The grader's cases (``helpers.exercises.hidden``): two more, each n not a multiple of
+    n_chunks, and more chunks than streams."""
+    drawn = []
+    for low, high in ((1_000, 20_000), (20_000, 120_000)):
+        n_chunks = int(rng.integers(3, 9))
+        drawn.append((awkward(rng, n_chunks, low, high), n_chunks,
+                      int(rng.integers(2, n_chunks))))
+    return drawn
 
 
-def _verdict(fn) -> Verdict:
+def check_pipeline(fn, hidden: int | None = None) -> Verdict:
+    """Run ``fn(h_in, h_out, n_chunks, streams, launch)`` on a few sizes (and the ones drawn
+    from the seed ``hidden``, when given); print and return the Verdict."""
+    cases = hidden_cases.cases(CASES, draw, hidden)
+    return check_function(fn, "my_pipeline", lambda fn: _verdict(fn, cases))
+
+
+def _verdict(fn, cases) -> Verdict:
     from helpers.backend import BACKEND
 
     try:
@@ -57,8 +71,8 @@ def _verdict(fn) -> Verdict:
         return not_yet(f"cannot compile cuda_src/{KERNEL_FILE}: {err}",
                        f"restore cuda_src/{KERNEL_FILE} (the exercise does not change it)")
     on_gpu = BACKEND != "simulator"
-    verdict = check_cases(CASES, lambda case: _mistakes(fn, kernel, case, on_gpu), where,
-                          SIMULATOR_SUCCESS)
+    verdict = check_cases(cases, lambda case: _mistakes(fn, kernel, case, on_gpu), where,
+                          hidden_cases.success(SIMULATOR_SUCCESS, CASES, cases))
     return check_overlap(fn, kernel) if verdict and on_gpu else verdict
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises.common import Input, Output
+from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 
 ALPHA = np.float32(-2.5)
@@ -19,6 +20,17 @@ ALPHA = np.float32(-2.5)
 # (so "only block 0 is right" shows), the second one partial block, the third extra blocks
 # whose threads all lie past n.
 CASES = [(1000, 256, 0), (37, 64, 0), (5000, 128, 3)]
+
+BLOCKS = (32, 64, 128, 256, 512)
+
+
+def _draw(rng):
+    """The grader's cases, one of each kind the shipped cases have."""
+    several, alone, extra = (pick(rng, BLOCKS) for _ in range(3))
+    return [(awkward(rng, several, 2 * several + 1, 40 * several), several, 0),
+            (int(rng.integers(1, alone)), alone, 0),
+            (awkward(rng, extra, extra + 1, 20 * extra), extra, int(rng.integers(1, 4)))]
+
 
 GUARD_HINT = "add a bounds guard, if (i < n), so that the threads past the end do nothing"
 
@@ -74,7 +86,7 @@ def _mistakes(case, run):
 EXERCISE = KernelExercise(
     stub="exercises/scale_vector.cu", kernel="scale_vector",
     signature="const float *x, float *y, float alpha, int n",
-    cases=CASES, where=_where, launch=_launch, mistakes=_mistakes, crash_hint=GUARD_HINT,
+    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes, crash_hint=GUARD_HINT,
     success=f"y = alpha * x for every size tried ({len(CASES)} launches, n not a multiple of "
             "the block size), and nothing written past n")
 

@@ -29,6 +29,7 @@ import numpy as np
 from helpers.exercises import coverage
 from helpers.exercises.common import Input, Output
 from helpers.exercises.coverage import Grid, Words, past_the_end
+from helpers.exercises.hidden import grids
 from helpers.exercises.kernel import KernelExercise, Launch
 
 KERNEL = "sepia"
@@ -40,6 +41,13 @@ SEPIA = np.array([[0.393, 0.769, 0.189],
 
 # Odd sides, one wide and one tall image, two block shapes.
 CASES = [Grid(37, 53, (16, 16)), Grid(71, 45, (32, 8))]
+
+
+def draw(rng):
+    """The grader's cases: two more images with odd sides, on the shipped block shapes
+    (notebook 12's OpenCL sepia draws them too)."""
+    return grids(rng, [case.block for case in CASES], 3, 120, 2)
+
 
 POISONS = (0xEF, 0x10)
 """The output is filled with one of these before each of the two runs: a byte that holds the
@@ -181,7 +189,7 @@ def _mixups(rgb):
 EXERCISE = KernelExercise(
     stub="exercises/sepia.cu", kernel=KERNEL,
     signature="const unsigned char *rgb, unsigned char *out, int width, int height",
-    cases=CASES, launch=_launch, mistakes=_mistakes,
+    cases=CASES, draw=draw, launch=_launch, mistakes=_mistakes,
     crash_hint="a thread went outside the image: " + WILD_HINT,
     success="every pixel matches NumPy's sepia, rounded and clamped, for every size tried "
             f"({len(CASES)} images with odd sides, two block shapes), "

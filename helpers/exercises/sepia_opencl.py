@@ -22,6 +22,7 @@ import re
 
 import numpy as np
 
+from helpers.exercises import hidden as hidden_cases
 from helpers.exercises import sepia
 from helpers.exercises.common import device_arguments
 from helpers.exercises.coverage import Words
@@ -53,20 +54,24 @@ LAYOUT_HINT = ("pixel i's red, green and blue are at 3*i, 3*i + 1 and 3*i + 2, i
                "out[3*i] = convert_uchar_sat(0.393f*r + 0.769f*g + 0.189f*b + 0.5f), and so on")
 
 
-def check_sepia_opencl(path: str = "exercises/sepia.cl") -> Verdict:
-    """Build ``cuda_src/opencl/<path>``, run it on awkward sizes; print and return the Verdict."""
+def check_sepia_opencl(path: str = "exercises/sepia.cl", hidden: int | None = None) -> Verdict:
+    """Build ``cuda_src/opencl/<path>``, run it on awkward sizes (and, given the seed
+    ``hidden``, on the sizes notebook 04's sepia draws from it: ``helpers.exercises.hidden``);
+    print and return the Verdict."""
     from helpers.ch12 import opencl
 
     platform, _ = opencl.choose_platform()
     kernel = _build(opencl.context(platform), path)
     if isinstance(kernel, Verdict):
         return kernel.report()
-    return check_sepia_opencl_kernel(kernel)
+    return check_sepia_opencl_kernel(kernel, hidden)
 
 
-def check_sepia_opencl_kernel(kernel) -> Verdict:
+def check_sepia_opencl_kernel(kernel, hidden: int | None = None) -> Verdict:
     """The checks of ``check_sepia_opencl`` on a built ``sepia`` kernel (a ``cl.Kernel``)."""
-    return check_cases(CASES, lambda case: _mistakes(kernel, case), _where, SUCCESS).report()
+    cases = hidden_cases.cases(CASES, sepia.draw, hidden)
+    return check_cases(cases, lambda case: _mistakes(kernel, case), _where,
+                       hidden_cases.success(SUCCESS, CASES, cases)).report()
 
 
 def _build(ctx, path):

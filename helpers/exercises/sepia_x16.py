@@ -26,6 +26,7 @@ import numpy as np
 
 from helpers.exercises import sepia
 from helpers.exercises.common import Input, Output, launch_catching
+from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.verdict import Verdict, not_yet, passed
 from helpers.workload import share
@@ -34,6 +35,14 @@ KERNEL = "sepia_x16"
 BLOCK = 256
 CASES = [(1961, BLOCK), (8000, 64), (7, 32), (16 * 700 + 15, 128)]
 """(n pixels, threads a block): a tail of 9; none; a tail alone; a tail of 15, many blocks."""
+
+
+def _draw(rng):
+    """The grader's cases: a tail after several blocks' groups, and a tail alone."""
+    many, alone = (pick(rng, [block for _, block in CASES]) for _ in range(2))
+    return [(awkward(rng, 16, 16 * many + 1, 16 * many * 12), many),
+            (int(rng.integers(1, 16)), alone)]
+
 
 TARGET = 0.5
 """The fraction of a device-to-device copy's bandwidth the kernel must reach on a GPU. The course's
@@ -192,13 +201,14 @@ def large_image_problem(kernel, rgb, rgb_gpu, out_gpu):
     return None
 
 
-def _bandwidth_verdict(kernel) -> Verdict:
-    """Time the kernel on BIG_PIXELS against a device-to-device copy of as many bytes."""
+def _bandwidth_verdict(kernel, cases_passed: Verdict) -> Verdict:
+    """Time the kernel on BIG_PIXELS against a device-to-device copy of as many bytes (once
+    ``cases_passed``, whose text the PASS keeps)."""
     from helpers.backend import BACKEND, gpuarray
     from helpers.timing import bandwidth_gbs, copy_bandwidth_gbs, time_kernel
 
     if BACKEND != "pycuda":
-        return passed(SUCCESS + ". The bandwidth was NOT checked: the simulator's timings are a "
+        return passed(cases_passed.problem + ". The bandwidth was NOT checked: the simulator's timings are a "
                       "CPU's; run this check on a GPU to see whether your kernel is fast")
     n = BIG_PIXELS
     rgb = np.random.default_rng(1).integers(0, 256, 3 * n, dtype=np.uint8)
@@ -218,7 +228,7 @@ def _bandwidth_verdict(kernel) -> Verdict:
                        "16-byte loads carry 16 times what its byte loads do; and keep the 16 "
                        "pixels' bytes in registers (#pragma unroll, so that every index into "
                        "w[] is a constant)")
-    return passed(f"{SUCCESS}, and {figures}")
+    return passed(f"{cases_passed.problem}, and {figures}")
 
 
 SUCCESS = (f"every pixel matches NumPy's sepia for every size tried ({len(CASES)} images, tails of "
@@ -227,7 +237,8 @@ SUCCESS = (f"every pixel matches NumPy's sepia for every size tried ({len(CASES)
 EXERCISE = KernelExercise(
     stub="exercises/sepia_x16.cu", kernel=KERNEL,
     signature="const unsigned char *rgb, unsigned char *out, int n",
-    cases=CASES, where=_where, launch=_launch, mistakes=_mistakes, after=_bandwidth_verdict,
+    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
+    after=_bandwidth_verdict,
     crash_hint="a thread read or wrote outside the image: only threads t < n / 16 load and "
                "store whole groups (3t to 3t + 2 in uint4), the thread t == n / 16 does the "
                "tail, and the others nothing",

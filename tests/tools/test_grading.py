@@ -1,6 +1,7 @@
 """tools/grade.py on a made-up class: a right kernel passes; a wrong one, an endless loop, a
-crash, a compile error, a missing file, an output flood and a stub left as shipped each fail
-alone, with a problem that names what happened, and the CSV says so."""
+crash, a compile error, a missing file, an output flood, a stub left as shipped and a kernel tuned
+to the checker's shipped sizes (which the grader's hidden cases find out) each fail alone, with a
+problem that names what happened, and the CSV says so. (Hostile submissions: test_sandbox.py.)"""
 
 import csv
 import importlib.util
@@ -67,6 +68,8 @@ CLASS = {
             "printed more than the output limit"),
     "hal": (catalog.as_shipped(catalog.find("scale_vector")), "not started"),
     "ivy": (ESCAPE, "does not compile"),
+    "jo": (variant(KERNEL, ("{\n    int i", "{\n    if (n != 1000 && n != 37 && n != 5000)\n"
+                                           "        return;\n    int i")), "nothing was written"),
 }
 
 
@@ -122,7 +125,7 @@ def test_no_submission_reached_outside_its_folder(graded):
 @pytest.mark.gpu_timing
 def test_the_summary_and_the_logs(graded):
     _, printed, root = graded
-    assert "scale_vector  1 of 9" in printed, printed
+    assert "scale_vector  1 of 10" in printed, printed
     assert "ada                  1 of 1" in printed, printed
     assert (root / "grades.logs" / "ada" / "scale_vector.txt").read_text().startswith("PASS:")
     flood = (root / "grades.logs" / "gus" / "scale_vector.txt").read_bytes()
