@@ -85,7 +85,9 @@ def _build(ctx, path):
         return not_yet(f"cannot find {path}: {err}",
                        'paths are relative to cuda_src/opencl/, as in "exercises/sepia.cl"')
     try:
-        return cl.Kernel(cl.Program(ctx, source).build(), KERNEL)
+        # build_source: what the compiler says of a file that builds is printed as text (raw,
+        # PyOpenCL warns, naming a path of its installation: NVIDIA's compiler warns of the stub)
+        return cl.Kernel(opencl.build_source(ctx, source), KERNEL)
     except cl.RuntimeError as err:             # the build failed: print the compiler's log
         log = str(err).split("Build on", 1)[-1].split(":", 1)[-1].strip()
         log = re.sub(r"^input\.cl:", f"{path}:", log, flags=re.M)  # Oclgrind's name for it
