@@ -217,7 +217,7 @@ def memory_info(number: int):
         return max(total - used, 0), total
     share = total // count()
     with _lock:
-        mine = sum(size for handle, size in _owner.values() if _device_of(handle) == number)
+        mine = sum(size for handle, size in list(_owner.values()) if _device_of(handle) == number)
     return max(share - mine, 0), share
 
 

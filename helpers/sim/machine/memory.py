@@ -292,7 +292,10 @@ def ranges():
     """(address, size, base, length) of every live allocation, sorted by address (for the memory
     trace and the bounds check): the array, and its pages with the guard pages."""
     with _lock:
-        return sorted((b.address, b.size, b.base, b.length) for b in _blocks.values())
+        # A list first: making the tuples can run the garbage collector, whose finalizers may
+        # free an allocation in this very thread (the lock is re-entrant) and change _blocks.
+        blocks = list(_blocks.values())
+    return sorted((b.address, b.size, b.base, b.length) for b in blocks)
 
 
 def check_range(address, nbytes):

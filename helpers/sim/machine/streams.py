@@ -140,7 +140,7 @@ def device_of(stream) -> int:
 
 def _last_of_blocking_streams(device):
     last = {}
-    for op in _pending.values():
+    for op in list(_pending.values()):
         s = op.stream
         if not isinstance(s, _Legacy) and s.blocking and s.device == device:
             last[id(s)] = op
@@ -186,7 +186,7 @@ def _run(targets, limit=None):
 
 def _drop_all(err):
     dropped = len(_pending)
-    for op in _pending.values():
+    for op in list(_pending.values()):
         op.done = True
     _pending.clear()
     if err.args and isinstance(err.args[0], str):
@@ -209,7 +209,7 @@ def synchronize(targets=None):
     with _lock:
         if targets is None:
             here = devices.current_device()
-            targets = [op for op in _pending.values() if op.stream.device == here]
+            targets = [op for op in list(_pending.values()) if op.stream.device == here]
     _run(targets)
 
 
@@ -219,7 +219,7 @@ def wait_default():
     _raise_sticky()
     with _lock:
         here = devices.current_device()
-        targets = [op for op in _pending.values()
+        targets = [op for op in list(_pending.values())
                    if op.stream.blocking and op.stream.device == here]
     _run(targets)
 
@@ -231,7 +231,7 @@ def before_free(block):
     cannot be raised: the next call that waits raises it."""
     global _sticky
     with _lock:
-        targets = [op for op in _pending.values() if block in op.touches]
+        targets = [op for op in list(_pending.values()) if block in op.touches]
     if not targets:
         return
     try:
@@ -244,7 +244,7 @@ def finish(handle):
     """Run the work queued on the streams of a context (a devices.Handle) about to be
     destroyed."""
     with _lock:
-        targets = [op for op in _pending.values() if op.stream._context is handle]
+        targets = [op for op in list(_pending.values()) if op.stream._context is handle]
     synchronize(targets)
 
 
