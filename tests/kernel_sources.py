@@ -173,3 +173,19 @@ def accumulated(source_module, arrays, options=()):
     gpu(arrays.to_gpu(a), arrays.to_gpu(b), loop, chain, np.int32(n), np.int32(length),
         block=(128, 1, 1), grid=(2, 1))
     return loop.get(), chain.get()
+
+
+# A block sum in dynamic shared memory: the machine tests run it with many workers and stacks.
+REDUCE = r"""
+__global__ void block_sum(const int *in, int *out) {
+    extern __shared__ int s[];
+    int t = threadIdx.x;
+    s[t] = in[blockIdx.x * blockDim.x + t];
+    __syncthreads();
+    for (int stride = blockDim.x / 2; stride > 0; stride /= 2) {
+        if (t < stride) s[t] += s[t + stride];
+        __syncthreads();
+    }
+    if (t == 0) out[blockIdx.x] = s[0];
+}
+"""

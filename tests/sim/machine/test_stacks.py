@@ -17,22 +17,9 @@ from helpers.sim import gpuarray
 from helpers.sim.compiler import SourceModule
 from helpers.sim.machine import mappings, stacks
 from helpers.sim.settings import settings
+from kernel_sources import REDUCE
 
 ROOT = Path(__file__).resolve().parents[3]
-
-REDUCE = r"""
-__global__ void block_sum(const int *in, int *out) {
-    extern __shared__ int s[];
-    int t = threadIdx.x;
-    s[t] = in[blockIdx.x * blockDim.x + t];
-    __syncthreads();
-    for (int stride = blockDim.x / 2; stride > 0; stride /= 2) {
-        if (t < stride) s[t] += s[t + stride];
-        __syncthreads();
-    }
-    if (t == 0) out[blockIdx.x] = s[0];
-}
-"""
 
 
 def test_each_worker_gets_aligned_usable_stacks_handed_out_again_while_they_fit():
