@@ -9,18 +9,9 @@ import numpy as np
 import pytest
 
 from helpers.backend import compile_cu, drv, gpuarray
+from kernel_sources import moving_average
 
 RNG = np.random.default_rng(29)
-
-
-def moving_average(x, radius):
-    """Notebook 06's reference: the 2R + 1 shifted copies of the edge-padded signal added in the
-    kernels' order, so that the results are equal to the bit."""
-    padded = np.pad(x, radius, mode="edge")
-    total = np.zeros_like(x)
-    for k in range(2 * radius + 1):
-        total += padded[k:k + x.size]
-    return total * (np.float32(1) / np.float32(2 * radius + 1))
 
 
 @pytest.fixture(scope="module")

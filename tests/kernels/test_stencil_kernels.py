@@ -12,19 +12,15 @@ from helpers.sim import driver as sim_drv
 from helpers.sim import gpuarray as sim_gpuarray
 from helpers.sim.compiler import SourceModule as SimSourceModule
 from helpers.sim.settings import settings
+from kernel_sources import moving_average as reference
 
 RADIUS = 3
 RNG = np.random.default_rng(13)
 
 
 def moving_average(x, radius=RADIUS):
-    """The notebook's NumPy reference: the 2R + 1 shifted copies of the edge-padded signal added
-    in the kernels' order, so that the results are equal to the bit."""
-    padded = np.pad(x, radius, mode="edge")
-    total = np.zeros_like(x)
-    for k in range(2 * radius + 1):
-        total += padded[k:k + x.size]
-    return total * (np.float32(1) / np.float32(2 * radius + 1))
+    """kernel_sources.moving_average at this file's radius."""
+    return reference(x, radius)
 
 
 @pytest.fixture(scope="module")
