@@ -3,31 +3,17 @@ bit for bit however the rows are split, on one device and on several; helpers.ch
 contexts, `using` and compile_on_each. Runs on whichever backend runs the tests; the simulator
 presents two devices where several are needed."""
 
-import contextlib
 
 import numpy as np
 import pytest
 
-from helpers.backend import BACKEND, compile_cu, drv, gpuarray
+from helpers.backend import compile_cu, drv, gpuarray
 from helpers.ch11.multigpu import compile_on_each, device_contexts, using
+from multi_device import several_devices
 
 WIDTH, HEIGHT, MAX_ITER = 203, 141, 200   # sides that are not multiples of the block
 VIEW = (np.float32(-2.2), np.float32(-1.2), np.float32(3.2 / WIDTH), np.float32(2.4 / HEIGHT),
         np.int32(MAX_ITER))
-
-
-@contextlib.contextmanager
-def several_devices():
-    """At least two devices: the simulator presents two; a GPU machine must have them."""
-    if BACKEND == "simulator":
-        from helpers.sim.settings import settings
-
-        with settings.changed(devices=max(settings.devices, 2)):
-            yield
-    elif drv.Device.count() < 2:
-        pytest.skip("needs two GPUs")
-    else:
-        yield
 
 
 @pytest.fixture(scope="module")

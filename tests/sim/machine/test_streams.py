@@ -7,13 +7,13 @@ that the host's next lines run long before it ends; on the simulator, queued wor
 host anyway.
 """
 
-import contextlib
 import time
 
 import numpy as np
 import pytest
 
 from helpers.backend import BACKEND, SourceModule, drv, gpuarray
+from multi_device import several_devices
 
 SIM = BACKEND == "simulator"
 SPIN = np.int64(10_000 if SIM else 100_000_000)  # ns on the simulator, clock cycles on a GPU
@@ -28,20 +28,6 @@ __global__ void slow_fill(float *out, int n, float value, long long spin) {
 }
 """
 N = 4096
-
-
-@contextlib.contextmanager
-def several_devices():
-    """Two devices at least: the simulator presents two; a GPU machine must have them."""
-    if SIM:
-        from helpers.sim.settings import settings
-
-        with settings.changed(devices=max(settings.devices, 2)):
-            yield
-    elif drv.Device.count() < 2:
-        pytest.skip("needs two GPUs")
-    else:
-        yield
 
 
 @pytest.fixture(scope="module")
