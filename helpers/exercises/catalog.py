@@ -47,7 +47,11 @@ class Exercise:
 
 
 EXERCISES = [
+    Exercise("add_constant", "01_hello_cuda.ipynb"),
+    Exercise("multiply_vectors", "01_hello_cuda.ipynb"),
     Exercise("scale_vector", "01_hello_cuda.ipynb"),
+    Exercise("scale_slices", "02_threads_and_blocks.ipynb"),
+    Exercise("add_into", "02_threads_and_blocks.ipynb"),
     Exercise("matrix_index", "02_threads_and_blocks.ipynb"),
     Exercise("julia", "03_mandelbrot.ipynb"),
     Exercise("sepia", "04_grayscale.ipynb"),
