@@ -53,6 +53,8 @@ EXERCISES = [
     Exercise("scale_slices", "02_threads_and_blocks.ipynb"),
     Exercise("add_into", "02_threads_and_blocks.ipynb"),
     Exercise("matrix_index", "02_threads_and_blocks.ipynb"),
+    Exercise("escape_steps", "03_mandelbrot.ipynb"),
+    Exercise("mandelbrot_rows", "03_mandelbrot.ipynb"),
     Exercise("julia", "03_mandelbrot.ipynb"),
     Exercise("sepia", "04_grayscale.ipynb"),
     Exercise("sepia_x16", "04_grayscale.ipynb"),
