@@ -37,7 +37,8 @@ yielding ``(problem, hint)`` for each mistake the ``Run`` shows, most specific f
 ``KernelExercise(...)`` whose ``check_file`` and ``check_kernel`` are its ``check_<name>`` and
 ``check_<name>_kernel``. It writes no launch, no poison, no crash handling and no loop over the
 cases: the runner does those. An exercise with a check only the simulator makes passes
-``simulated=`` and calls ``microscope.observe`` from its detectors.
+``simulated=`` and calls ``microscope.observe`` from its detectors. Its stub differs from its
+solution only on the stub's TODO lines (``tests/exercises/test_skeletons.py`` says how exactly).
 """
 
 from helpers.exercises.progress import reset, status  # noqa: E402,F401 - the learner's two calls
