@@ -30,7 +30,7 @@ In a notebook::
 - ``catalog``: every exercise, where its work lives, its stub as shipped;
 - ``progress``: ``status()`` and ``reset(name)``, imported here.
 
-A new kernel exercise is one module of at most 120 lines (``scale_vector`` is the shortest):
+A new kernel exercise is one module of at most 120 lines (``add_constant`` is the shortest):
 its cases (awkward sizes), ``_launch(case)`` giving a ``kernel.Launch`` (the arguments, with
 ``Input``s and ``Output``s, the block and grid, and the NumPy model), ``_mistakes(case, run)``
 yielding ``(problem, hint)`` for each mistake the ``Run`` shows, most specific first, and one
