@@ -193,6 +193,8 @@ class Module:
         else:
             try:
                 twin = self.rebuild(lines=True)
+                if not lines.same_code(self.path, twin):   # it was the first build with its
+                    twin = self.rebuild(lines=lines.PARSED)     # flags: it parsed the prelude
             except errors.CompileError:
                 return None
         return lines.place(self.path, twin, pc - there.dli_fbase)
