@@ -51,7 +51,11 @@ CXX_FLAGS += ["-mcmodel=medium"] if platform.machine() in ("x86_64", "AMD64") el
 # The learner's code only (the runners are built without): a float-to-integer conversion of NaN or
 # out of range, and a shift by the operand's width or more, call the runtime's handlers (sim_grid.h),
 # which stop the launch where the GPU's answer differs from this CPU's (run/operators.py).
-OPERATOR_CHECKS = ["-fsanitize=float-cast-overflow,shift-exponent"]
+OPERATOR_CHECKS = ["-fsanitize=float-cast-overflow,shift-exponent",
+                   # a local variable read before anything was written to it, where g++ can tell
+                   # (issue 27): a warning in the learner's words (messages.learner_warnings);
+                   # nvcc says nothing, and a GPU reads what its registers last held
+                   "-Wuninitialized"]
 # Every symbol must be defined when the library is linked, not when it is loaded: a function
 # declared but never defined is then a compile error that names it.
 LINK_FLAGS = ["-shared", "-pthread"] + (["-Wl,-z,defs", "-Wl,-Bsymbolic"] if sys.platform.startswith("linux") else [])
