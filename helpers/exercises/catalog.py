@@ -58,6 +58,7 @@ EXERCISES = [
     Exercise("dot_product", "07_reductions_and_atomics.ipynb", checker="check_dot"),
     Exercise("histogram_rgb", "07_reductions_and_atomics.ipynb"),
     Exercise("matvec_warp", "08_matrix_multiply.ipynb"),
+    Exercise("matmul_wide", "08_matrix_multiply.ipynb"),
     Exercise("matmul_bt", "08_matrix_multiply.ipynb"),
     Exercise("block_mean", "09_debugging_and_profiling.ipynb"),
     Exercise("backproject_range", "10_depth_to_point_cloud.ipynb"),
