@@ -61,6 +61,7 @@ EXERCISES = [
     Exercise("matmul_wide", "08_matrix_multiply.ipynb"),
     Exercise("matmul_bt", "08_matrix_multiply.ipynb"),
     Exercise("column_means", "09_debugging_and_profiling.ipynb"),
+    Exercise("reverse_chunks", "09_debugging_and_profiling.ipynb"),
     Exercise("block_mean", "09_debugging_and_profiling.ipynb"),
     Exercise("backproject_range", "10_depth_to_point_cloud.ipynb"),
     Exercise("gray_split", "11_multiple_gpus.ipynb", function="my_gray_split"),
