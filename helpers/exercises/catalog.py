@@ -53,6 +53,7 @@ EXERCISES = [
     Exercise("sepia", "04_grayscale.ipynb"),
     Exercise("sepia_x16", "04_grayscale.ipynb"),
     Exercise("copy_bandwidth", "05_pinned_memory_and_streams.ipynb", function="my_copy_gbs"),
+    Exercise("staging_upload", "05_pinned_memory_and_streams.ipynb", function="my_upload"),
     Exercise("pipeline", "05_pinned_memory_and_streams.ipynb", function="my_pipeline"),
     Exercise("box_blur", "06_shared_memory.ipynb"),
     Exercise("warp_vote", "07_reductions_and_atomics.ipynb"),
