@@ -50,6 +50,7 @@ EXERCISES = [
     Exercise("scale_vector", "01_hello_cuda.ipynb"),
     Exercise("matrix_index", "02_threads_and_blocks.ipynb"),
     Exercise("julia", "03_mandelbrot.ipynb"),
+    Exercise("gray_coalesced", "04_grayscale.ipynb"),
     Exercise("sepia", "04_grayscale.ipynb"),
     Exercise("sepia_x16", "04_grayscale.ipynb"),
     Exercise("pipeline", "05_pinned_memory_and_streams.ipynb", function="my_pipeline"),
