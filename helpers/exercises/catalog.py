@@ -55,6 +55,7 @@ EXERCISES = [
     Exercise("sepia_x16", "04_grayscale.ipynb"),
     Exercise("pipeline", "05_pinned_memory_and_streams.ipynb", function="my_pipeline"),
     Exercise("reverse_blocks", "06_shared_memory.ipynb"),
+    Exercise("gradient", "06_shared_memory.ipynb"),
     Exercise("box_blur", "06_shared_memory.ipynb"),
     Exercise("dot_product", "07_reductions_and_atomics.ipynb", checker="check_dot"),
     Exercise("histogram_rgb", "07_reductions_and_atomics.ipynb"),

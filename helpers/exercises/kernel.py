@@ -95,14 +95,15 @@ def signature_mistake(source: str, kernel: str, expected: str):
 @dataclasses.dataclass(frozen=True)
 class Launch:
     """One launch of a case: the kernel's ``args`` (``common.Input``, ``common.Output``, NumPy
-    arrays and scalars: see ``common.device_arguments``), its ``block`` and ``grid``, and
+    arrays and scalars: see ``common.device_arguments``), its ``block`` and ``grid``,
     ``model``, whatever the exercise's detectors compare the outputs with (NumPy's result, the
-    inputs)."""
+    inputs), and ``shared``, the bytes of dynamic shared memory (``extern __shared__``)."""
 
     args: tuple
     block: tuple
     grid: tuple
     model: object = None
+    shared: int = 0
 
     @property
     def outputs(self) -> list:
@@ -249,7 +250,8 @@ class KernelExercise:
             each = iter(inputs)
             args = [a.device(gpuarray, k) if isinstance(a, Output) else next(each)
                     for a in launch.args]
-            error = launch_failure(lambda: kernel(*args, block=launch.block, grid=launch.grid))
+            error = launch_failure(lambda: kernel(*args, block=launch.block, grid=launch.grid,
+                                                  shared=launch.shared))
             if error:
                 yield self.failure(failed(error), error, launch.block)
                 return None
