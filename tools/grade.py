@@ -228,7 +228,9 @@ def summary(rows: list[dict]) -> str:
     lines = ["", "passed, by exercise:"]
     for name in dict.fromkeys(r["exercise"] for r in rows):
         mine = [r for r in rows if r["exercise"] == name]
-        lines.append(f"  {name:<13} {sum(r['result'] == 'pass' for r in mine)} of {len(mine)}")
+        fast = sum(r["status"] == "fast" for r in mine)
+        lines.append(f"  {name:<13} {sum(r['result'] == 'pass' for r in mine)} of {len(mine)}"
+                     + (f" ({fast} FAST)" if fast else ""))
     lines.append("passed, by student (and points):")
     for entry in gradebook.totals(rows):
         mine = [r for r in rows if r["student"] == entry["student_id"]]

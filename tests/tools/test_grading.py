@@ -186,3 +186,14 @@ def test_a_right_kernel_of_a_chapter_about_speed_is_fast_or_passed(monkeypatch, 
                       tmp_path / "logs")
     assert (row["result"], row["status"]) == ("pass", status), row
     assert row["slow"] == (slow and f"cuda_src/exercises/matmul_bt.cu: {slow}"), row
+
+
+def test_the_summary_counts_the_fast_among_the_passes():
+    spec = importlib.util.spec_from_file_location("grade", ROOT / "tools" / "grade.py")
+    grade = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(grade)
+    rows = [{"student": s, "exercise": "box_blur", "result": r, "status": status, "score": score,
+             "max_score": "1"} for s, r, status, score in (("ada", "pass", "fast", "1"),
+                                                          ("bob", "pass", "passed", "1"),
+                                                          ("cy", "fail", "not yet", "0"))]
+    assert "  box_blur      2 of 3 (1 FAST)" in grade.summary(rows).splitlines()
