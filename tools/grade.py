@@ -196,6 +196,8 @@ def in_submission(row: dict, student_dir: Path) -> dict:
     folders = {str(student_dir), str(student_dir.resolve())}
     texts = {}
     for key in ("problem", "hint", "error", "slow"):
+        if key not in row:
+            continue
         text = row[key]
         for folder in sorted(folders, key=len, reverse=True):
             text = text.replace(folder.rstrip(os.sep) + os.sep, "")
