@@ -3,7 +3,8 @@ a stub back as shipped after saving the learner's version beside it.
 
     from helpers.exercises import status, reset
     status()                 # every exercise, chapter by chapter, smallest first: not started,
-                             # failing (with the hint), or passing
+                             # failing (with the hint), passing (for a chapter about speed, with
+                             # what is missing for FAST) or fast
     reset("scale_vector")    # cuda_src/exercises/scale_vector.cu as shipped; yours is kept as
                              # scale_vector.cu.saved-<date>-<time>
 
@@ -27,12 +28,18 @@ from helpers.exercises import catalog
 
 
 def state(exercise: catalog.Exercise, root: Path) -> tuple[str, str]:
-    """``(state, detail)``: "not started", "failing" (detail: the verdict's line) or "passing"."""
+    """``(state, detail)``: "not started", "failing" (detail: the verdict's line), "passing"
+    (detail: the verdict's line where it says what is missing for FAST) or "fast" (right, and
+    fast enough for an exercise that asks for speed)."""
     if not catalog.started(exercise, root):
         return "not started", ""
     with contextlib.redirect_stdout(io.StringIO()):   # the checker's own printing
         verdict = catalog.check(exercise, root)
-    return ("passing", "") if verdict else ("failing", str(verdict))
+    if verdict.fast:
+        return "fast", ""
+    if verdict:
+        return "passing", str(verdict) if verdict.slow else ""
+    return "failing", str(verdict)
 
 
 def status(root: Path | None = None) -> dict[str, str]:
@@ -54,12 +61,13 @@ def status(root: Path | None = None) -> dict[str, str]:
             lines.append(f"  {step}. {exercise.name:<{width}} {name:<12} {exercise.work}")
             if detail:
                 lines.append(f"       {detail}")
-        passing = sum(states[e.name] == "passing" for e in ladder)
+        passing = sum(states[e.name] in ("passing", "fast") for e in ladder)
         print(f"{notebook.removesuffix('.ipynb').replace('_', ' ')}: {passing} of "
               f"{len(ladder)} pass")
         print("\n".join(lines))
-    done = sum(s == "passing" for s in states.values())
-    print(f"{done} of {len(states)} exercises pass.")
+    done = sum(s in ("passing", "fast") for s in states.values())
+    fast = sum(s == "fast" for s in states.values())
+    print(f"{done} of {len(states)} exercises pass" + (f", {fast} of them FAST." if fast else "."))
     return states
 
 
