@@ -29,12 +29,12 @@ __device__ float warp_sum(float v)
 __global__ void dot(const float *x, const float *y, float *result, int n)
 {
     // TODO 1: a grid-stride loop (this counts one element a thread, and only in the first pass)
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    float v = i < n ? x[i] * y[i] : 0.0f;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;   // TODO 1
+    float v = i < n ? x[i] * y[i] : 0.0f;    // TODO 1
 
     v = warp_sum(v);
 
     // TODO 3: warp_sums in shared memory, a barrier, the first warp adds them, one atomicAdd
-    if (threadIdx.x == 0)
-        atomicAdd(result, v);
+    if (threadIdx.x == 0)      // TODO 3
+        atomicAdd(result, v);  // TODO 3
 }

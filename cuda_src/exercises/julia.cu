@@ -23,9 +23,9 @@ __global__ void julia(int *iters, int width, int height,
     // TODO: threads outside the image (x >= width or y >= height) must return here
 
     float z_re = 0.0f;     // TODO: z starts at the pixel's point, not at 0
-    float z_im = 0.0f;
+    float z_im = 0.0f;     // TODO: the same for z_im
     int n = 0;
-    while (n < max_iter && z_re * z_re + z_im * z_im <= 4.0f) {
+    while (n < max_iter && z_re * z_re + z_im * z_im <= 4.0f) {   // TODO: (or test |z|^2 > 4 in the loop)
         // TODO: one step of z = z*z + c (complex square: (a + ib)^2 = (a*a - b*b) + i*(2*a*b));
         //       compute both new parts from the OLD z_re and z_im
         n++;

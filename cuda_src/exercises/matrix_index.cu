@@ -18,13 +18,13 @@ __global__ void scale_shift(const float *a, const float *col_scale, const float 
 {
     // TODO 1: which column and which row is this thread's? Use blockIdx, blockDim and threadIdx
     //         (x for the column, y for the row).
-    int col = 0;
-    int row = 0;
+    int col = 0;   // TODO 1
+    int row = 0;   // TODO 1
 
     // TODO 2: the grid is rounded up to whole blocks, so some threads are outside the matrix:
     //         make them do nothing.
 
     // TODO 3: is this the right place in memory for element (row, col)?
-    int i = 0;
+    int i = 0;     // TODO 3
     out[i] = a[i] * col_scale[col] + row_offset[row];
 }

@@ -13,14 +13,14 @@ __global__ void subtract_block_mean(const float *x, float *y, float *means, int 
     int i = first + t;
     int count = min(BLOCK, n - first);  // the elements this block has
 
-    tile[t] = i < n ? x[i] : 0.0f;      // 1. the threads past the end read nothing
-    __syncthreads();                    // 2. every tile[k] is stored before thread 0 reads it
+    tile[t] = i < n ? x[i] : 0.0f;      // FIX 1: the threads past the end read nothing
+    __syncthreads();                    // FIX 2: every tile[k] is stored before thread 0 reads it
 
     if (t == 0) {
-        float sum = 0.0f;               // 3. the sum starts at 0, not at whatever means held
+        float sum = 0.0f;               // FIX 3: the sum starts at 0, not at whatever means held
         for (int k = 0; k < count; k++)
-            sum += tile[k];
-        means[blockIdx.x] = sum / count;
+            sum += tile[k];             // FIX 3
+        means[blockIdx.x] = sum / count;    // FIX 3
     }
     __syncthreads();
 

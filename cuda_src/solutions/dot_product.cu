@@ -23,6 +23,7 @@ __global__ void dot(const float *x, const float *y, float *result, int n)
         v += x[i] * y[i];
 
     v = warp_sum(v);
+
     if (lane == 0)
         warp_sums[warp] = v;
     __syncthreads();                       // every warp's sum is in warp_sums before warp 0 reads

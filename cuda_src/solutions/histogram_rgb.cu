@@ -3,11 +3,9 @@
 // and only the block's threads compete for them), then adds each bin to the global bins with one
 // atomic. Byte j of the interleaved image is channel j % 3 of pixel j / 3.
 
-#define CHANNELS 3
-#define LEVELS 256
-
 __global__ void histogram_rgb(const unsigned char *rgb, unsigned int *bins, int n)
 {
+    const int CHANNELS = 3, LEVELS = 256;  // 768 bins: the levels of red, green, blue
     __shared__ unsigned int local[CHANNELS * LEVELS];
 
     // 768 bins, and blocks of any size: each thread clears every blockDim.x-th bin

@@ -23,5 +23,6 @@ __global__ void julia(int *iters, int width, int height,
         z_re = re2 - im2 + c_re;
         n++;
     }
+
     iters[y * width + x] = n;
 }

@@ -16,8 +16,10 @@ __global__ void scale_shift(const float *a, const float *col_scale, const float 
 {
     int col = blockIdx.x * blockDim.x + threadIdx.x;  // x: which column
     int row = blockIdx.y * blockDim.y + threadIdx.y;  // y: which row
+
     if (row >= rows || col >= cols)                   // the grid sticks out past both edges
         return;
+
     int i = row * cols + col;                         // row-major: a row is cols elements long
     out[i] = a[i] * col_scale[col] + row_offset[row];
 }

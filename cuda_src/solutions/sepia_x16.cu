@@ -57,7 +57,7 @@ __global__ void sepia_x16(const unsigned char *rgb, unsigned char *out, int n)
         dst[1] = make_uint4(res[4], res[5], res[6], res[7]);
         dst[2] = make_uint4(res[8], res[9], res[10], res[11]);
     } else if (t == groups) {
-        for (int i = 16 * groups; i < n; i++)          // the tail: fewer than 16 pixels
+        for (int i = 16 * groups; i < n; i++)  // the tail: fewer than 16 pixels
             sepia_pixel(rgb, out, i);
     }
 }

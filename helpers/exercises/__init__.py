@@ -34,14 +34,15 @@ In a notebook::
 - ``catalog``: every exercise, where its work lives, its stub as shipped;
 - ``progress``: ``status()`` and ``reset(name)``, imported here.
 
-A new kernel exercise is one module of at most 120 lines (``scale_vector`` is the shortest):
+A new kernel exercise is one module of at most 120 lines (``add_constant`` is the shortest):
 its cases (awkward sizes), ``_launch(case)`` giving a ``kernel.Launch`` (the arguments, with
 ``Input``s and ``Output``s, the block and grid, and the NumPy model), ``_mistakes(case, run)``
 yielding ``(problem, hint)`` for each mistake the ``Run`` shows, most specific first, and one
 ``KernelExercise(...)`` whose ``check_file`` and ``check_kernel`` are its ``check_<name>`` and
 ``check_<name>_kernel``. It writes no launch, no poison, no crash handling and no loop over the
 cases: the runner does those. An exercise with a check only the simulator makes passes
-``simulated=`` and calls ``microscope.observe`` from its detectors.
+``simulated=`` and calls ``microscope.observe`` from its detectors. Its stub differs from its
+solution only on the stub's TODO lines (``tests/exercises/test_skeletons.py`` says how exactly).
 """
 
 from helpers.exercises.progress import reset, status  # noqa: E402,F401 - the learner's two calls

@@ -47,8 +47,14 @@ class Exercise:
 
 
 EXERCISES = [
+    Exercise("add_constant", "01_hello_cuda.ipynb"),
+    Exercise("multiply_vectors", "01_hello_cuda.ipynb"),
     Exercise("scale_vector", "01_hello_cuda.ipynb"),
+    Exercise("scale_slices", "02_threads_and_blocks.ipynb"),
+    Exercise("add_into", "02_threads_and_blocks.ipynb"),
     Exercise("matrix_index", "02_threads_and_blocks.ipynb"),
+    Exercise("escape_steps", "03_mandelbrot.ipynb"),
+    Exercise("mandelbrot_rows", "03_mandelbrot.ipynb"),
     Exercise("julia", "03_mandelbrot.ipynb"),
     Exercise("gray_coalesced", "04_grayscale.ipynb"),
     Exercise("sepia", "04_grayscale.ipynb"),

@@ -2,8 +2,9 @@
 a stub back as shipped after saving the learner's version beside it.
 
     from helpers.exercises import status, reset
-    status()                 # every exercise: not started, failing (with the hint), passing
-                             # (for a chapter about speed, with what is missing for FAST) or fast
+    status()                 # every exercise, chapter by chapter, smallest first: not started,
+                             # failing (with the hint), passing (for a chapter about speed, with
+                             # what is missing for FAST) or fast
     reset("scale_vector")    # cuda_src/exercises/scale_vector.cu as shipped; yours is kept as
                              # scale_vector.cu.saved-<date>-<time>
 
@@ -42,23 +43,41 @@ def state(exercise: catalog.Exercise, root: Path) -> tuple[str, str]:
 
 
 def status(root: Path | None = None) -> dict[str, str]:
-    """Print every exercise of the course with its state; return {name: state}.
+    """Print every exercise of the course with its state, chapter by chapter, each chapter's
+    ladder in the catalog's order (smallest first: the order to do them in); return
+    {name: state}.
 
     Runs each started exercise's checker (a few seconds each on the simulator). The pipeline
     exercise is read from notebook 05 as last saved: save the notebook first.
     """
     root = Path(root) if root else course.root()
     states = {}
-    for exercise in catalog.EXERCISES:
-        name, detail = state(exercise, root)
-        states[exercise.name] = name
-        print(f"{exercise.notebook[:2]}  {exercise.name:<13} {name:<12} {exercise.work}")
-        if detail:
-            print(f"    {detail}")
+    width = max(len(e.name) for e in catalog.EXERCISES)
+    for notebook, ladder in chapters(catalog.EXERCISES):
+        lines = []
+        for step, exercise in enumerate(ladder, start=1):
+            name, detail = state(exercise, root)
+            states[exercise.name] = name
+            lines.append(f"  {step}. {exercise.name:<{width}} {name:<12} {exercise.work}")
+            if detail:
+                lines.append(f"       {detail}")
+        passing = sum(states[e.name] in ("passing", "fast") for e in ladder)
+        print(f"{notebook.removesuffix('.ipynb').replace('_', ' ')}: {passing} of "
+              f"{len(ladder)} pass")
+        print("\n".join(lines))
     done = sum(s in ("passing", "fast") for s in states.values())
     fast = sum(s == "fast" for s in states.values())
     print(f"{done} of {len(states)} exercises pass" + (f", {fast} of them FAST." if fast else "."))
     return states
+
+
+def chapters(exercises) -> list[tuple[str, list]]:
+    """``[(notebook, [exercise, ...]), ...]``: the exercises grouped by notebook, the notebooks
+    in the course's order (their numbers), each group in the order given."""
+    groups: dict[str, list] = {}
+    for exercise in exercises:
+        groups.setdefault(exercise.notebook, []).append(exercise)
+    return sorted(groups.items())
 
 
 def reset(name: str, root: Path | None = None) -> Path | None:

@@ -14,13 +14,15 @@ from helpers.exercises.block_mean import KERNEL, check_block_mean, check_block_m
 SOLUTION = solution("block_mean.cu")
 # The solution with each planted bug put back.
 BUG = {
-    1: ("    tile[t] = i < n ? x[i] : 0.0f;      // 1. the threads past the end read nothing\n",
+    1: ("    tile[t] = i < n ? x[i] : 0.0f;      // FIX 1: the threads past the end read "
+        "nothing\n",
         "    tile[t] = x[i];\n"),
-    2: ("    __syncthreads();                    // 2. every tile[k] is stored before thread 0 "
-        "reads it\n", ""),
-    3: ("        float sum = 0.0f;               // 3. the sum starts at 0, not at whatever means "
-        "held\n        for (int k = 0; k < count; k++)\n            sum += tile[k];\n"
-        "        means[blockIdx.x] = sum / count;\n",
+    2: ("    __syncthreads();                    // FIX 2: every tile[k] is stored before "
+        "thread 0 reads it\n", ""),
+    3: ("        float sum = 0.0f;               // FIX 3: the sum starts at 0, not at whatever "
+        "means held\n        for (int k = 0; k < count; k++)\n"
+        "            sum += tile[k];             // FIX 3\n"
+        "        means[blockIdx.x] = sum / count;    // FIX 3\n",
         "        for (int k = 0; k < count; k++)\n            means[blockIdx.x] += tile[k];\n"
         "        means[blockIdx.x] /= count;\n"),
 }
@@ -50,9 +52,10 @@ WRONG = {
 # Right, but not the solution's way: each must pass
 RIGHT = {
     "a_tree_in_shared_memory": [(
-        "    if (t == 0) {\n        float sum = 0.0f;               // 3. the sum starts at 0, not at "
-        "whatever means held\n        for (int k = 0; k < count; k++)\n            sum += tile[k];\n"
-        "        means[blockIdx.x] = sum / count;\n    }\n",
+        "    if (t == 0) {\n        float sum = 0.0f;               // FIX 3: the sum starts at 0, "
+        "not at whatever means held\n        for (int k = 0; k < count; k++)\n"
+        "            sum += tile[k];             // FIX 3\n"
+        "        means[blockIdx.x] = sum / count;    // FIX 3\n    }\n",
         "    for (int s = BLOCK / 2; s > 0; s /= 2) {\n        if (t < s)\n"
         "            tile[t] += tile[t + s];\n        __syncthreads();\n    }\n"
         "    if (t == 0)\n        means[blockIdx.x] = tile[0] / count;\n")],

@@ -10,7 +10,7 @@ from helpers.backend import BACKEND
 from helpers.exercises.matrix_index import check_matrix_index, check_matrix_index_kernel
 
 KERNEL = solution("matrix_index.cu")
-GUARD = "    if (row >= rows || col >= cols)                   // the grid sticks out past both edges\n        return;\n"
+GUARD = "    if (row >= rows || col >= cols)                   // the grid sticks out past both edges\n        return;\n\n"
 INDEX_X = "blockIdx.x * blockDim.x + threadIdx.x"
 INDEX_Y = "blockIdx.y * blockDim.y + threadIdx.y"
 SWAP = (("int col = " + INDEX_X, "int col = " + INDEX_Y), ("int row = " + INDEX_Y, "int row = " + INDEX_X))

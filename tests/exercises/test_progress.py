@@ -48,6 +48,31 @@ def test_status_lists_every_exercise_with_its_state(capsys):
                          if e.name not in ("scale_vector", "sepia")}}, out
     assert "NOT YET: threads with y == height wrote past the end" in out, out
     assert f"1 of {len(catalog.EXERCISES)} exercises pass." in out
+    chapter_01 = [e for e in catalog.EXERCISES if e.notebook.startswith("01")]
+    assert f"01 hello cuda: 1 of {len(chapter_01)} pass" in out, out
+
+
+def test_status_shows_each_chapters_ladder_in_order():
+    chapters = progress.chapters(catalog.EXERCISES)
+    assert [notebook for notebook, _ in chapters] == sorted({e.notebook for e in catalog.EXERCISES})
+    assert [e for _, ladder in chapters for e in ladder] == sorted(
+        catalog.EXERCISES, key=lambda e: e.notebook)   # a stable sort: each ladder as listed
+    shuffled = [catalog.find("julia"), catalog.find("scale_vector"), catalog.find("sepia_x16"),
+                catalog.find("sepia")]
+    assert progress.chapters(shuffled) == [
+        ("01_hello_cuda.ipynb", [catalog.find("scale_vector")]),
+        ("03_mandelbrot.ipynb", [catalog.find("julia")]),
+        ("04_grayscale.ipynb", [catalog.find("sepia_x16"), catalog.find("sepia")])]
+
+
+def test_status_prints_a_chapters_exercises_under_it_numbered(tmp_path, capsys):
+    assert set(status(tmp_path).values()) == {"not started"}    # nothing there: no checker runs
+    lines = capsys.readouterr().out.splitlines()
+    start = lines.index(next(line for line in lines if line.startswith("01 hello cuda: ")))
+    chapter_01 = [e.name for e in catalog.EXERCISES if e.notebook.startswith("01")]
+    steps = [line.split()[:2] for line in lines[start + 1:] if line.startswith("  ")
+             and not line.startswith("    ")][:len(chapter_01)]
+    assert steps == [[f"{k}.", name] for k, name in enumerate(chapter_01, start=1)], lines
 
 
 @pytest.mark.skipif(BACKEND != "simulator", reason="on a GPU the speed is timed (gpu_timing)")
@@ -106,7 +131,8 @@ def test_reset_puts_back_a_deleted_stub(tmp_path):
 
 
 def test_reset_of_an_unknown_or_notebook_exercise_says_what_to_do(tmp_path):
-    with pytest.raises(ValueError, match="the exercises are: scale_vector, matrix_index"):
+    names = ", ".join(e.name for e in catalog.EXERCISES)
+    with pytest.raises(ValueError, match=f"the exercises are: {names}$"):
         reset("scale", root=tmp_path)
     with pytest.raises(ValueError, match="copy the cell as shipped from"):
         reset("pipeline", root=tmp_path)

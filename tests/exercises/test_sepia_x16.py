@@ -18,7 +18,7 @@ from helpers.exercises.sepia_x16 import (SAMPLE, check_sepia_x16, check_sepia_x1
 pytestmark = pytest.mark.gpu_timing  # on a GPU the checker measures a bandwidth (tests/conftest.py)
 
 KERNEL = solution("sepia_x16.cu")
-TAIL = "        for (int i = 16 * groups; i < n; i++)          // the tail: fewer than 16 pixels\n"
+TAIL = "        for (int i = 16 * groups; i < n; i++)  // the tail: fewer than 16 pixels\n"
 STORES = ("        dst[1] = make_uint4(res[4], res[5], res[6], res[7]);\n"
           "        dst[2] = make_uint4(res[8], res[9], res[10], res[11]);\n")
 GROUP_START = "    if (t < groups) {\n"

@@ -30,7 +30,7 @@ __kernel void sepia(__global const uchar *rgb, __global uchar *out, int width, i
 
     // TODO: apply the sepia matrix, round, and clamp each channel to 255.
     //       For now the pixel is copied unchanged.
-    out[3 * i]     = (uchar)r;
-    out[3 * i + 1] = (uchar)g;
-    out[3 * i + 2] = (uchar)b;
+    out[3 * i]     = (uchar)r;   // TODO
+    out[3 * i + 1] = (uchar)g;   // TODO
+    out[3 * i + 2] = (uchar)b;   // TODO
 }

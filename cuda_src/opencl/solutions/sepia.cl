@@ -16,6 +16,7 @@ __kernel void sepia(__global const uchar *rgb, __global uchar *out, int width, i
 
     int i = y * width + x;
     float r = rgb[3 * i], g = rgb[3 * i + 1], b = rgb[3 * i + 2];
+
     float r2 = 0.393f * r + 0.769f * g + 0.189f * b;
     float g2 = 0.349f * r + 0.686f * g + 0.168f * b;
     float b2 = 0.272f * r + 0.534f * g + 0.131f * b;

@@ -30,7 +30,7 @@ __global__ void backproject_range(const unsigned short *depth, float *xyz, int w
     // TODO 1: pixels with no measurement (depth[i] == 0) and those with Z outside
     //         [z_min, z_max] are not points: write nanf("") into all three planes and return.
     // TODO 2: X and Y of pixel (u, v) at depth z, with the formula above.
-    xyz[i] = 0.0f;
-    xyz[n + i] = 0.0f;
+    xyz[i] = 0.0f;       // TODO 2
+    xyz[n + i] = 0.0f;   // TODO 2
     xyz[2 * n + i] = z;
 }

@@ -43,6 +43,6 @@ __global__ void box_blur(const float *in, float *out, int width, int height)
     // TODO 4: sum the (2 * RADIUS + 1)^2 window from the tile (this thread's own pixel is at
     //         tile[threadIdx.y + RADIUS][threadIdx.x + RADIUS]) and store the average.
     //         For now the pixel is copied unchanged.
-    if (x < width && y < height)
-        out[y * width + x] = in[y * width + x];
+    if (x < width && y < height)                     // TODO 4
+        out[y * width + x] = in[y * width + x];      // TODO 4
 }

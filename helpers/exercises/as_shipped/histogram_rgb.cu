@@ -23,7 +23,7 @@
 
 __global__ void histogram_rgb(const unsigned char *rgb, unsigned int *bins, int n)
 {
-    int j = blockIdx.x * blockDim.x + threadIdx.x;
-    if (j < 3 * n)
-        bins[(j % 3) * 256 + rgb[j]]++;
+    int j = blockIdx.x * blockDim.x + threadIdx.x;   // TODO 2
+    if (j < 3 * n)                                   // TODO 2
+        bins[(j % 3) * 256 + rgb[j]]++;              // TODO 1, 2, 3
 }

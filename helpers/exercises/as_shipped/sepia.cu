@@ -29,7 +29,7 @@ __global__ void sepia(const unsigned char *rgb, unsigned char *out, int width, i
 
     // TODO: apply the sepia matrix, round, and clamp each channel to 255.
     //       For now the pixel is copied unchanged.
-    out[3 * i]     = (unsigned char)r;
-    out[3 * i + 1] = (unsigned char)g;
-    out[3 * i + 2] = (unsigned char)b;
+    out[3 * i]     = (unsigned char)r;   // TODO
+    out[3 * i + 1] = (unsigned char)g;   // TODO
+    out[3 * i + 2] = (unsigned char)b;   // TODO
 }

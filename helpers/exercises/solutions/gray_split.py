@@ -18,8 +18,8 @@ def my_gray_split(images, contexts, kernels):
     from helpers.ch11.multigpu import using
 
     count, height, width, _ = images.shape
+    grey = np.zeros(images.shape[:3], np.uint8)
     n = len(contexts)
-    grey = np.zeros((count, height, width), np.uint8)
     queued = []
     for k in range(n):
         lo, hi = k * count // n, (k + 1) * count // n

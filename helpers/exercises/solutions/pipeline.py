@@ -23,10 +23,8 @@ def my_pipeline(h_in, h_out, n_chunks, streams, launch):
     chunk = -(-n // n_chunks)  # elements per chunk, rounded up: the last chunk may be shorter
     buffers = [(drv.mem_alloc(chunk * h_in.itemsize), drv.mem_alloc(chunk * h_out.itemsize))
                for _ in streams]
-    for c in range(n_chunks):
-        lo, hi = c * chunk, min(n, (c + 1) * chunk)
-        if lo >= hi:
-            break
+    bounds = [(lo, min(n, lo + chunk)) for lo in range(0, n, chunk)]  # [lo, hi) of each chunk
+    for c, (lo, hi) in enumerate(bounds):
         stream = streams[c % len(streams)]
         d_in, d_out = buffers[c % len(streams)]
         drv.memcpy_htod_async(d_in, h_in[lo:hi], stream)

@@ -51,7 +51,10 @@ from . import budget, memory
 from ..settings import settings
 
 _local = threading.local()   # .stack: this thread's contexts (driver.Context), innermost last
-_lock = threading.Lock()
+# Re-entrant: the garbage collector runs finalizers at whatever line of a thread makes an object,
+# and an allocation's finalizer (forget_allocation) takes this lock, so it may run while the
+# same thread holds it (in memory_info, say): a plain Lock would wait for itself for ever.
+_lock = threading.RLock()
 _owner = {}                  # allocation address -> (its Handle or None, bytes)
 _peers = set()               # (a, b): device a's kernels may use device b's memory
 _module_home = weakref.WeakKeyDictionary()   # loaded module -> its Handle, or None

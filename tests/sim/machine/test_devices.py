@@ -205,3 +205,38 @@ def test_gpuarray_arithmetic_is_checked_for_peer_access_as_a_kernel(two_devices)
         assert (a + b).get().tolist() == [1, 2, 3, 4]
     finally:
         on(drv, ctx0, lambda: drv.Context.disable_peer_access(ctx1))
+
+
+def test_a_finalizer_may_free_an_allocation_while_the_owners_are_read(two_devices, monkeypatch):
+    """The garbage collector runs finalizers at whatever line makes an object, and an
+    allocation's finalizer takes the devices' lock: here one runs inside mem_get_info, which holds
+    it (this hung a run of the gray_split checker's tests). The collection is made where a
+    finalizer could run, when this thread can take the lock again, so that a lock that cannot
+    be taken twice fails the test instead of hanging it."""
+    from helpers.sim.machine import devices
+
+    drv, (ctx0, _) = two_devices
+    collected = []
+
+    class Owners(dict):
+        def values(self):
+            if devices._lock.acquire(blocking=False):
+                devices._lock.release()
+                collected.append(gc.collect())
+            return super().values()
+
+    gc.disable()
+    try:
+        garbage = on(drv, ctx0, lambda: drv.mem_alloc(1024))
+        address = int(garbage)
+        cycle = [garbage]
+        cycle.append(cycle)             # freed by the collector only
+        del garbage, cycle
+        monkeypatch.setattr(devices, "_owner", Owners(devices._owner))
+        assert address in devices._owner
+        on(drv, ctx0, drv.mem_get_info)
+    finally:
+        gc.enable()
+    assert collected and collected[0] > 0, "mem_get_info held a lock its finalizers cannot take"
+    assert address not in devices._owner
+

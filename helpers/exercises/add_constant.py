@@ -1,0 +1,89 @@
+"""Checker for the first exercise of notebook 01: ``cuda_src/exercises/add_constant.cu``.
+
+The kernel ``add_constant(const float *x, float *y, float c)`` must write ``y[i] = x[i] + c``,
+launched with one block of exactly n threads (``block = (n, 1, 1)``, ``grid = (1, 1)``): the
+smallest kernel, a map, whose one idea is that ``threadIdx.x`` tells a thread its element. The
+sizes are not powers of two; ``y`` is NaN before the launch and followed by a guard zone.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers.exercises.common import Input, Output
+from helpers.exercises.kernel import KernelExercise, Launch
+
+C = np.float32(10.0)
+
+# n, the threads of the one block: a middling size, a small odd one, nearly the most a block has
+CASES = [200, 37, 1000]
+
+INDEX_HINT = "i = threadIdx.x: thread number i of the block has element i"
+
+
+def _draw(rng):
+    """The grader's cases: three other sizes a block can have."""
+    return [int(rng.integers(2, 64)), int(rng.integers(64, 512)), int(rng.integers(512, 1025))]
+
+
+def _where(n):
+    return f"with n = {n}, block = ({n}, 1, 1), grid = (1, 1)"
+
+
+def _launch(n):
+    """x gets spare elements after n too, so that reading x[i + 1] cannot crash."""
+    x = np.random.default_rng(n).uniform(-10, 10, n).astype(np.float32)
+    return Launch((Input(x, after=64, junk=1e6), Output(n), C), block=(n, 1, 1), grid=(1, 1),
+                  model=x)
+
+
+# What y holds when c is handled wrongly: (y from x, the mistake, the hint)
+VALUES = [
+    (lambda x: x, "y equals x: c is not added", "y[i] = x[i] + c"),
+    (lambda x: np.full_like(x, C), "every element is c: x[i] is not read", "y[i] = x[i] + c"),
+    (lambda x: x - C, "y = x - c: c is subtracted", "add c: y[i] = x[i] + c"),
+    (lambda x: x * C, "y = x * c: x is multiplied by c", "add c: y[i] = x[i] + c"),
+]
+
+
+def _mistakes(n, run):
+    """The mistakes a launched kernel's output shows, in order (nothing when it is right)."""
+    x, got, written = run.model, run.out.got, ~run.out.unwritten
+    want = x + C
+    right = np.isclose(got, want, rtol=1e-6, atol=0)
+    if run.out.past.size:
+        yield (f"y[{run.out.past[0]}] and beyond were written, past y[n - 1]",
+               f"the block has exactly n threads: {INDEX_HINT}, with nothing added to it")
+    if not written.any():
+        yield "nothing was written: y still holds the NaN it was filled with", \
+              "each thread should store its result: y[i] = x[i] + c"
+    if written[0] and not written[1:].any():
+        yield ("only y[0] was written: every thread used i = 0 (blockIdx.x is 0 too, in a grid "
+               "of one block)", INDEX_HINT)
+    if right.all():
+        return
+    if not written.all():
+        first = int(np.argmin(written))
+        yield (f"{int((~written).sum())} of {n} elements were never written (the first is "
+               f"y[{first}])", f"every thread writes its own element: {INDEX_HINT}")
+    for model, problem, hint in VALUES:
+        if np.allclose(got, model(x), rtol=1e-6, atol=0):
+            yield problem, hint
+    if np.allclose(got[:-1], want[1:], rtol=1e-6, atol=0):
+        yield "y[i] holds x[i + 1] + c: the elements are shifted by one", INDEX_HINT
+    first = int(np.argmin(right))
+    yield (f"{int((~right).sum())} of {n} elements are wrong (the first is y[{first}] = "
+           f"{got[first]}, expected {want[first]})",
+           f"each thread computes y[i] = x[i] + c for its own i: {INDEX_HINT}")
+
+
+EXERCISE = KernelExercise(
+    stub="exercises/add_constant.cu", kernel="add_constant",
+    signature="const float *x, float *y, float c",
+    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
+    crash_hint=f"every thread writes only y[i], its own element: {INDEX_HINT}",
+    success=f"y = x + c for every size tried ({len(CASES)} blocks of n threads), and nothing "
+            "written past y[n - 1]")
+
+check_add_constant = EXERCISE.check_file          # (path="exercises/add_constant.cu")
+check_add_constant_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel

@@ -1,0 +1,97 @@
+"""Checker for the grid-stride exercise of notebook 02: ``cuda_src/exercises/add_into.cu``.
+
+The kernel ``add_into(const float *x, float *y, int n)`` must add ``x[i]`` into ``y[i]`` once for
+every ``i < n``, on grids chosen without regard to n: far fewer threads than elements, and more.
+Because y is added to, the output tells how many times each element was visited: x and y are
+small whole numbers, so ``(y after - y before) / x`` counts the visits exactly, and a loop that
+steps by the block instead of the grid (every element visited several times), a thread that does
+one element only, or a loop that misses some, each show by that count.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers.exercises.common import Input, Output
+from helpers.exercises.hidden import awkward, pick
+from helpers.exercises.kernel import KernelExercise, Launch
+
+# (n, threads per block, blocks): fewer threads than n (twice), then more threads than n
+CASES = [(1000, 32, 2), (777, 64, 3), (300, 128, 5)]
+
+LOOP_HINT = ("for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride), with "
+             "stride = gridDim.x * blockDim.x, the number of threads in the grid")
+
+
+def _draw(rng):
+    """The grader's cases: two grids with fewer threads than n, one with more."""
+    drawn = []
+    for _ in range(2):
+        block, blocks = pick(rng, (32, 64, 128)), int(rng.integers(1, 5))
+        drawn.append((awkward(rng, block, 2 * block * blocks + 1, 3000), block, blocks))
+    block = pick(rng, (64, 128, 256))
+    return [*drawn, (awkward(rng, block, 20, 2 * block), block, 3)]
+
+
+def _where(case):
+    n, block, blocks = case
+    return (f"with n = {n}, block = ({block}, 1, 1), grid = ({blocks}, 1): {block * blocks} "
+            "threads")
+
+
+def _launch(case):
+    n, block, blocks = case
+    rng = np.random.default_rng(n)
+    x = rng.integers(1, 9, n).astype(np.float32)
+    y = rng.integers(-50, 50, n).astype(np.float32)
+    # past n, a poison that an addition changes (NaN + x would still be NaN)
+    out = Output(n, start=y, guard=4 * n, poisons=(np.float32(-7777.0),))
+    return Launch((Input(x, after=4 * n, junk=1.0), out, np.int32(n)),
+                  block=(block, 1, 1), grid=(blocks, 1), model=(x, y))
+
+
+def _mistakes(case, run):
+    """The mistakes a launched kernel's output shows, in order (nothing when it is right)."""
+    n, block, blocks = case
+    threads = block * blocks
+    (x, y), got = run.model, run.out.got
+    if run.out.past.size:
+        yield (f"y[{run.out.past[0]}] and beyond were written, past y[n - 1]",
+               "the loop must stop at n: " + LOOP_HINT)
+    if np.array_equal(got, y + x):
+        return
+    if np.allclose(got, x):
+        yield "y holds x: y[i] = x[i] replaced y instead of adding to it", "y[i] += x[i]"
+    visits = (got - y) / x
+    if (visits == -1).all():
+        yield "x was subtracted from y", "add it: y[i] += x[i]"
+    if not np.array_equal(visits, np.round(visits)):
+        first = int(np.argmax(visits != np.round(visits)))
+        yield (f"y[{first}] = {got[first]}, which is not y + k * x for any whole k "
+               f"(expected {y[first] + x[first]})", "each element once: y[i] += x[i]")
+    if (visits > 1).any():
+        first = int(np.argmax(visits > 1))
+        yield (f"y[{first}] got x[{first}] added {int(visits[first])} times: threads visit the "
+               "same elements", "step by the number of threads in the whole grid, "
+                                "gridDim.x * blockDim.x, not by a block's")
+    if threads < n and (visits[:threads] == 1).all() and not visits[threads:].any():
+        yield (f"only the first {threads} elements were added, one a thread: each thread did "
+               "one element, not all of its elements", LOOP_HINT)
+    missed = np.flatnonzero(visits == 0)
+    if missed.size:
+        yield (f"{missed.size} of {n} elements were never added to (the first is "
+               f"y[{missed[0]}])", LOOP_HINT)
+    first = int(np.argmax(got != y + x))
+    yield (f"{int((got != y + x).sum())} of {n} elements are wrong (the first is y[{first}] = "
+           f"{got[first]}, expected {y[first] + x[first]})", "y[i] += x[i], once for each i < n")
+
+
+EXERCISE = KernelExercise(
+    stub="exercises/add_into.cu", kernel="add_into", signature="const float *x, float *y, int n",
+    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
+    crash_hint="the loop must stop at n: " + LOOP_HINT,
+    success=f"x added into y exactly once for every i < n on every grid tried ({len(CASES)} "
+            "grids, smaller and larger than n), and nothing written past n")
+
+check_add_into = EXERCISE.check_file          # (path="exercises/add_into.cu")
+check_add_into_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel

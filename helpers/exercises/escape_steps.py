@@ -1,0 +1,109 @@
+"""Checker for the first exercise of notebook 03: ``cuda_src/exercises/escape_steps.cu``.
+
+The kernel ``escape_steps(c_re, c_im, steps, n, max_iter)`` counts, for each point c of a list,
+the steps of z = z*z + c from z = 0 while |z|^2 <= 4, at most max_iter: the loop of the chapter,
+one thread for each point. Its one idea is a loop that each thread runs for as long as its own
+point needs. The points are random in the view of the chapter's picture; as in
+``helpers.exercises.julia``, a GPU's fused multiply-adds may change a count near the set's edge,
+so up to ``TOLERANCE`` of the points may differ from NumPy's, and each usual mistake of the loop
+is told by the counts it gives (computed by the same NumPy loop with that mistake in it).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers.exercises.common import Input, Output
+from helpers.exercises.hidden import awkward, pick
+from helpers.exercises.kernel import KernelExercise, Launch
+
+TOLERANCE = 0.01
+
+# (n, threads per block, max_iter)
+CASES = [(3000, 256, 100), (777, 128, 50)]
+
+STEP_HINT = ("one step: re = z_re*z_re - z_im*z_im + c_re[i]; z_im = 2*z_re*z_im + c_im[i]; "
+             "z_re = re; k++")
+
+
+def counts(c_re, c_im, max_iter, start_at_c=False, new_re_in_im=False):
+    """The escape counts, in float32 in the kernel's order, of every point; with one of the
+    loop's usual mistakes when asked (z starting at c, the new z_re used for z_im)."""
+    f32 = np.float32
+    zr, zi = (c_re.copy(), c_im.copy()) if start_at_c else (np.zeros_like(c_re),) * 2
+    k = np.zeros(c_re.size, np.int32)
+    going = np.ones(c_re.size, bool)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for _ in range(max_iter):
+            going &= zr * zr + zi * zi <= f32(4)
+            re = zr * zr - zi * zi + c_re
+            zi = np.where(going, f32(2) * (re if new_re_in_im else zr) * zi + c_im, zi)
+            zr = np.where(going, re, zr)
+            k += going
+    return k
+
+
+def _draw(rng):
+    """The grader's cases: two other lists, blocks and limits."""
+    return [(awkward(rng, block, 100, 4000), block, int(rng.integers(20, 120)))
+            for block in (pick(rng, (64, 128, 256)), pick(rng, (32, 512)))]
+
+
+def _where(case):
+    n, block, max_iter = case
+    return (f"with n = {n}, max_iter = {max_iter}, block = ({block}, 1, 1), "
+            f"grid = ({-(-n // block)}, 1)")
+
+
+def _launch(case):
+    n, block, max_iter = case
+    rng = np.random.default_rng(n)
+    c_re = rng.uniform(-2.2, 1.0, n).astype(np.float32)
+    c_im = rng.uniform(-1.2, 1.2, n).astype(np.float32)
+    return Launch((Input(c_re, after=block), Input(c_im, after=block),
+                   Output(n, np.int32, guard=block),
+                   np.int32(n), np.int32(max_iter)),
+                  block=(block, 1, 1), grid=(-(-n // block), 1), model=(c_re, c_im))
+
+
+def _mistakes(case, run):
+    """The mistakes a launched kernel's output shows, in order (nothing when it is right)."""
+    n, block, max_iter = case
+    (c_re, c_im), got = run.model, run.out.got
+    if run.out.past.size or run.out.unwritten.any():
+        yield "some points' counts were not written, or written past the end", \
+              "keep the index and the guard as the stub gives them"
+    want = counts(c_re, c_im, max_iter)
+    if np.mean(got != want) <= TOLERANCE:
+        return
+    if not got.any():
+        yield "every count is 0: no step was taken", "a while loop: " + STEP_HINT
+    inside = want == max_iter
+    for wrong, problem, hint in [
+        (counts(c_re, c_im, max_iter, new_re_in_im=True),
+         "z_im is computed from the NEW z_re",
+         "keep the new real part in a temporary: " + STEP_HINT),
+        (counts(c_re, c_im, max_iter, start_at_c=True), "z starts at c instead of 0",
+         "z_re = z_im = 0.0f before the loop"),
+        (counts(c_im, c_re, max_iter), "c_re and c_im are swapped", STEP_HINT),
+        (np.where(inside, max_iter + 1, want), "points that never escape count max_iter + 1",
+         "loop while k < max_iter, not <="),
+        (counts(c_re, c_im, max_iter - 1) + 1, "every count is one too many: k starts at 1",
+         "int k = 0: count the steps taken")]:
+        if np.mean(got != wrong) <= TOLERANCE:
+            yield problem, hint
+    first = int(np.argmax(got != want))
+    yield (f"{np.mean(got != want):.1%} of the counts differ from NumPy's (the first: point "
+           f"{first}, got {got[first]}, expected {want[first]})", STEP_HINT)
+
+
+EXERCISE = KernelExercise(
+    stub="exercises/escape_steps.cu", kernel="escape_steps",
+    signature="const float *c_re, const float *c_im, int *steps, int n, int max_iter",
+    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
+    crash_hint="keep the index and the guard as the stub gives them",
+    success=f"every point's count matches NumPy's ({len(CASES)} lists of random points, "
+            f"all but at most {TOLERANCE:.0%} of the counts equal)")
+
+check_escape_steps = EXERCISE.check_file          # (path="exercises/escape_steps.cu")
+check_escape_steps_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel

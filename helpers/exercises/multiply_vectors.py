@@ -1,0 +1,111 @@
+"""Checker for the second exercise of notebook 01: ``cuda_src/exercises/multiply_vectors.cu``.
+
+The kernel ``multiply_vectors(const float *a, const float *b, float *out)`` must write
+``out[i] = a[i] * b[i]``, a zip of two vectors, launched with one thread per element in whole
+blocks: n is a multiple of the block here, since the one idea of this step is the global index
+``blockIdx.x * blockDim.x + threadIdx.x`` (spare threads and their guard are the next step's,
+``scale_vector``). The blocks are not all 256 threads and the grids have odd numbers of blocks,
+so a wrong index shows: each index mistake is recognised by the elements it writes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers.exercises.common import Input, Output
+from helpers.exercises.hidden import pick
+from helpers.exercises.kernel import KernelExercise, Launch
+
+# (threads per block, blocks): n = their product
+CASES = [(128, 7), (32, 13), (256, 3)]
+
+INDEX_HINT = ("i = blockIdx.x * blockDim.x + threadIdx.x (the block's first element, plus the "
+              "thread's place in it)")
+
+# Index mistakes: (i from block b and thread t, given block size and blocks; problem; hint)
+INDEXES = [
+    (lambda b, t, size, blocks: t,
+     "only the first block's elements were written: every block wrote out[0] to out[blockDim.x - 1]",
+     "threadIdx.x counts from 0 again in every block: " + INDEX_HINT),
+    (lambda b, t, size, blocks: b * size,
+     "only the first element of each block was written: threadIdx.x is missing", INDEX_HINT),
+    (lambda b, t, size, blocks: b * blocks + t,
+     "the blocks' elements overlap: blockIdx.x * gridDim.x + threadIdx.x takes the number of "
+     "blocks (gridDim.x) for the size of a block (blockDim.x)", INDEX_HINT),
+    (lambda b, t, size, blocks: b * 256 + t,
+     "the index takes 256 for blockDim.x, but the blocks are not all 256 threads", INDEX_HINT),
+]
+VALUES = [(lambda a, b: a, "out equals a: b[i] is not used", "out[i] = a[i] * b[i]"),
+          (lambda a, b: a * a, "out = a * a: b[i] is not used", "out[i] = a[i] * b[i]"),
+          (lambda a, b: b * b, "out = b * b: a[i] is not used", "out[i] = a[i] * b[i]"),
+          (lambda a, b: a + b, "out = a + b: the vectors are added", "multiply: out[i] = a[i] * b[i]")]
+
+
+def _draw(rng):
+    """The grader's cases: three other block sizes and odd numbers of blocks."""
+    return [(pick(rng, (32, 64, 96, 128, 192, 256)), int(rng.integers(2, 16)) * 2 + 1)
+            for _ in range(3)]
+
+
+def _where(case):
+    size, blocks = case
+    return f"with n = {size * blocks}, block = ({size}, 1, 1), grid = ({blocks}, 1)"
+
+
+def _launch(case):
+    size, blocks = case
+    rng = np.random.default_rng(size * blocks)
+    a, b = (rng.uniform(-4, 4, size * blocks).astype(np.float32) for _ in "ab")
+    spare = 256 * blocks        # room for an index that takes 256 for blockDim.x
+    return Launch((Input(a, after=spare, junk=1.0), Input(b, after=spare, junk=1.0),
+                   Output(size * blocks, guard=spare)),
+                  block=(size, 1, 1), grid=(blocks, 1), model=(a, b))
+
+
+def _written_by(index, size, blocks):
+    """The elements that a kernel with the index ``index`` writes (inside and past the end)."""
+    b, t = np.meshgrid(np.arange(blocks), np.arange(size), indexing="ij")
+    return np.unique(index(b, t, size, blocks))
+
+
+def _mistakes(case, run):
+    """The mistakes a launched kernel's output shows, in order (nothing when it is right)."""
+    size, blocks = case
+    n = size * blocks
+    (a, b), got, written = run.model, run.out.got, ~run.out.unwritten
+    every = np.concatenate([np.flatnonzero(written), run.out.past])
+    for index, problem, hint in INDEXES:
+        if (blocks > 1 and not np.array_equal(np.flatnonzero(written), np.arange(n))
+                and np.array_equal(every, _written_by(index, size, blocks))):
+            yield problem, hint
+    if run.out.past.size:
+        yield f"out[{run.out.past[0]}] and beyond were written, past out[n - 1]", INDEX_HINT
+    if not written.any():
+        yield "nothing was written: out still holds the NaN it was filled with", \
+              "each thread should store its result: out[i] = a[i] * b[i]"
+    if not written.all():
+        first = int(np.argmin(written))
+        yield (f"{int((~written).sum())} of {n} elements were never written (the first is "
+               f"out[{first}])", INDEX_HINT)
+    want = a * b
+    right = np.isclose(got, want, rtol=1e-6, atol=0)
+    if right.all():
+        return
+    for model, problem, hint in VALUES:
+        if np.allclose(got, model(a, b), rtol=1e-6, atol=0):
+            yield problem, hint
+    first = int(np.argmin(right))
+    yield (f"{int((~right).sum())} of {n} elements are wrong (the first is out[{first}] = "
+           f"{got[first]}, expected {want[first]})", "each thread computes out[i] = a[i] * b[i]")
+
+
+EXERCISE = KernelExercise(
+    stub="exercises/multiply_vectors.cu", kernel="multiply_vectors",
+    signature="const float *a, const float *b, float *out",
+    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
+    crash_hint=INDEX_HINT,
+    success=f"out = a * b for every size tried ({len(CASES)} grids of several blocks), and "
+            "nothing written past the end")
+
+check_multiply_vectors = EXERCISE.check_file          # (path="exercises/multiply_vectors.cu")
+check_multiply_vectors_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel

@@ -1,0 +1,106 @@
+"""Checker for the 3-D exercise of notebook 02: ``cuda_src/exercises/scale_slices.cu``.
+
+The kernel ``scale_slices(vol, scale, out, nx, ny, nz)`` must write ``out(x, y, z) =
+vol(x, y, z) * scale[z]`` for a volume of NumPy shape ``(nz, ny, nx)``, launched as a 3-D grid
+of 3-D blocks rounded up in every dimension: its one idea is the third index (``z``, its guard,
+and the element's place ``(z * ny + y) * nx + x``). The guard zone after ``out`` holds whatever a
+grid without its guard on z writes; the index mistakes are recognised by the elements they write.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers.exercises.common import Input, Output
+from helpers.exercises.hidden import awkward, pick
+from helpers.exercises.kernel import KernelExercise, Launch
+
+# (nx, ny, nz, block): no side a multiple of its block's
+CASES = [(13, 7, 5, (8, 4, 2)), (10, 6, 3, (4, 4, 2)), (33, 9, 7, (16, 2, 4))]
+BLOCKS = [(8, 4, 2), (4, 4, 2), (16, 2, 4), (8, 8, 4)]
+
+Z_HINT = "z = blockIdx.z * blockDim.z + threadIdx.z, the same formula as x and y"
+INDEX_HINT = ("element (x, y, z) is at (z * ny + y) * nx + x: z picks the slice, y the row in "
+              "it, x the element in the row")
+
+
+def _grid(case):
+    nx, ny, nz, block = case
+    return tuple(-(-side // b) for side, b in zip((nx, ny, nz), block))
+
+
+def _draw(rng):
+    """The grader's cases: three other volumes and blocks."""
+    drawn = []
+    for _ in range(3):
+        block = pick(rng, BLOCKS)
+        drawn.append((*(awkward(rng, b, b + 1, 5 * b) for b in block), block))
+    return drawn
+
+
+def _where(case):
+    nx, ny, nz, block = case
+    return f"with nx, ny, nz = {nx}, {ny}, {nz}, block = {block}, grid = {_grid(case)}"
+
+
+def _launch(case):
+    nx, ny, nz, block = case
+    rng = np.random.default_rng(nx * ny * nz)
+    vol = rng.uniform(-4, 4, (nz, ny, nx)).astype(np.float32)
+    scale = rng.uniform(0.5, 3, nz).astype(np.float32)
+    spare = int(np.prod([g * b for g, b in zip(_grid(case), block)]))   # threads in the grid
+    return Launch((Input(vol, after=spare, junk=1.0), Input(scale, after=spare, junk=1.0),
+                   Output((nz, ny, nx), guard=spare), *map(np.int32, (nx, ny, nz))),
+                  block=block, grid=_grid(case), model=(vol, scale))
+
+
+def _mistakes(case, run):
+    """The mistakes a launched kernel's output shows, in order (nothing when it is right)."""
+    nx, ny, nz, block = case
+    (vol, scale), got, written = run.model, run.out.got, ~run.out.unwritten
+    if run.out.past.size:
+        yield (f"out was written past its end (out[{run.out.past[0]}]): threads outside the "
+               "volume wrote", "the grid sticks out in z too: "
+                               "if (x >= nx || y >= ny || z >= nz) return;")
+    if not written.any():
+        yield "nothing was written: out still holds the NaN it was filled with", INDEX_HINT
+    if nz > 1 and written[0].all() and not written[1:].any():
+        yield "only slice z = 0 was written: every thread's z is 0", Z_HINT
+    if nz > block[2] and written[:block[2]].all() and not written[block[2]:].any():
+        yield (f"only the first block's slices (z < {block[2]}) were written: blockIdx.z is "
+               "missing from z", Z_HINT)
+    z, y, x = np.indices((nz, ny, nx))
+    rows = np.zeros(vol.size, bool)
+    rows[(z * ny + y * nx + x).ravel()] = True
+    if not written.all() and np.array_equal(written.ravel(), rows):
+        yield "slice z starts at z * ny, a number of rows, not of elements", INDEX_HINT
+    want = vol * scale[:, None, None]
+    right = np.isclose(got, want, rtol=1e-6, atol=0)
+    if right.all():
+        return
+    if not written.all():
+        yield f"{int((~written).sum())} of {vol.size} elements were never written", INDEX_HINT
+    fortran = ((x * ny + y) * nz + z).ravel()
+    swapped = np.empty(vol.size, np.float32)
+    swapped[fortran] = vol.ravel()[fortran] * scale[z.ravel()]
+    if np.allclose(got.ravel(), swapped, rtol=1e-6, atol=0):
+        yield "the index makes x the slowest and z the fastest: (x * ny + y) * nz + z", INDEX_HINT
+    if np.allclose(got, vol, rtol=1e-6, atol=0):
+        yield "out equals vol: the slices are not scaled", "out[i] = vol[i] * scale[z]"
+    wrong = np.argwhere(~right)[0]
+    yield (f"{int((~right).sum())} of {vol.size} elements are wrong (the first at x = "
+           f"{wrong[2]}, y = {wrong[1]}, z = {wrong[0]})",
+           "each slice z is multiplied by its own factor: out[i] = vol[i] * scale[z]")
+
+
+EXERCISE = KernelExercise(
+    stub="exercises/scale_slices.cu", kernel="scale_slices",
+    signature="const float *vol, const float *scale, float *out, int nx, int ny, int nz",
+    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
+    crash_hint="threads outside the volume must not write: if (x >= nx || y >= ny || z >= nz) "
+               "return;",
+    success=f"every slice scaled by its own factor ({len(CASES)} volumes whose sides are not "
+            "multiples of the block), and nothing written outside the volume")
+
+check_scale_slices = EXERCISE.check_file          # (path="exercises/scale_slices.cu")
+check_scale_slices_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel

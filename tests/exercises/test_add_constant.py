@@ -1,0 +1,74 @@
+"""The add_constant checker (helpers.exercises.add_constant), notebook 01's first exercise: the
+solution passes, the stub as shipped does not, each usual mistake gets its own verdict, and kernels
+right in another way pass. The solution and every variant are compiled as one module."""
+
+import pytest
+
+from kernel_sources import compile_variants, solution, variant
+
+from helpers.exercises import add_constant as checker
+
+KERNEL = solution("add_constant.cu")
+INDEX = ("int i = threadIdx.x;",)
+STORE = ("y[i] = x[i] + c;",)
+
+# name: (the replacement in the solution, how the verdict's problem starts)
+WRONG = {
+    "index_zero": ((*INDEX, "int i = 0;"), "only y[0] was written"),
+    "block_index": ((*INDEX, "int i = blockIdx.x;"), "only y[0] was written"),
+    "c_forgotten": ((*STORE, "y[i] = x[i];"), "y equals x: c is not added"),
+    "x_not_read": ((*STORE, "y[i] = c;"), "every element is c"),
+    "subtracted": ((*STORE, "y[i] = x[i] - c;"), "y = x - c"),
+    "multiplied": ((*STORE, "y[i] = x[i] * c;"), "y = x * c"),
+    "reads_the_next": ((*STORE, "y[i] = x[i + 1] + c;"), "y[i] holds x[i + 1] + c"),
+    "writes_the_next": ((*STORE, "y[i + 1] = x[i] + c;"), "y[200] and beyond were written"),
+    "half_the_threads": ((*STORE, "if (i % 2 == 0) y[i] = x[i] + c;"),
+                         "100 of 200 elements were never written"),
+}
+RIGHT = {
+    "one_line": ("int i = threadIdx.x;\n    y[i] = x[i] + c;",
+                 "y[threadIdx.x] = c + x[threadIdx.x];"),
+    "global_index_and_guard": ("int i = threadIdx.x;\n    y[i] = x[i] + c;",
+                               "int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                               "    if (i < blockDim.x * gridDim.x) {\n"
+                               "        float v = x[i];\n        v += c;\n        y[i] = v;\n    }"),
+}
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    return compile_variants("add_constant", {
+        "solution": KERNEL, **{name: variant(KERNEL, r) for name, (r, _) in WRONG.items()},
+        **{name: variant(KERNEL, r) for name, r in RIGHT.items()}})
+
+
+def test_the_solution_passes(kernels, capsys):
+    verdict = checker.check_add_constant_kernel(kernels["solution"])
+    assert verdict.passed is True and capsys.readouterr().out.startswith("PASS:")
+
+
+def test_the_stub_as_shipped_is_not_yet_right(capsys):
+    verdict = checker.check_add_constant()
+    assert verdict.passed is False
+    assert verdict.problem.startswith("only y[0] was written"), verdict
+    assert "threadIdx.x" in verdict.hint
+
+
+@pytest.mark.parametrize("name", WRONG)
+def test_each_mistake_gets_its_own_verdict(kernels, name, capsys):
+    verdict = checker.check_add_constant_kernel(kernels[name])
+    assert verdict.passed is False
+    assert verdict.problem.startswith(WRONG[name][1]), verdict
+    assert capsys.readouterr().out.count("NOT YET:") == 1
+
+
+@pytest.mark.parametrize("name", RIGHT)
+def test_a_kernel_right_in_another_way_passes(kernels, name):
+    assert checker.check_add_constant_kernel(kernels[name]).passed is True
+
+
+def test_the_grader_s_cases_are_sizes_a_block_can_have():
+    import numpy as np
+
+    drawn = checker.EXERCISE.draw(np.random.default_rng(3))
+    assert len(drawn) == 3 and all(1 < n <= 1024 for n in drawn)

@@ -1,0 +1,83 @@
+"""The add_into checker (helpers.exercises.add_into), notebook 02's grid-stride exercise: the
+solution passes, the stub as shipped does not, each usual mistake gets its own verdict, and kernels
+right in another way pass. The solution and every variant are compiled as one module."""
+
+import numpy as np
+import pytest
+
+from kernel_sources import compile_variants, solution, variant
+
+from helpers.exercises import add_into as checker
+
+KERNEL = solution("add_into.cu")
+STRIDE = "int stride = gridDim.x * blockDim.x;"
+
+# name: (the replacement in the solution, a piece of the verdict's problem: where several threads
+# add to one element at once, a GPU may lose some of their additions, so not which element first)
+WRONG = {
+    "one_element_a_thread": (("for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; "
+                              "i += stride)", "int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                              "    if (i < n)"),
+                             "only the first 64 elements were added"),
+    "stride_of_a_block": ((STRIDE, "int stride = blockDim.x;"), "times: threads visit the same elements"),
+    "stride_of_the_blocks": ((STRIDE, "int stride = gridDim.x;"), "times: threads visit the same elements"),
+    "stride_too_long": ((STRIDE, "int stride = 2 * gridDim.x * blockDim.x;"),
+                        "488 of 1000 elements were never added to"),
+    "no_bound": (("i < n;", "i <= n;"), "y[1000] and beyond were written"),
+    "assigned": (("y[i] += x[i];", "y[i] = x[i];"), "y holds x"),
+    "subtracted": (("y[i] += x[i];", "y[i] -= x[i];"), "x was subtracted from y"),
+    "added_twice": (("y[i] += x[i];", "y[i] += 2.0f * x[i];"), "y[0] got x[0] added 2 times"),
+}
+RIGHT = {
+    "while_loop": ("    int stride = gridDim.x * blockDim.x;\n"
+                   "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)\n"
+                   "        y[i] += x[i];",
+                   "    int i = threadIdx.x + blockIdx.x * blockDim.x;\n"
+                   "    while (i < n) {\n        y[i] = y[i] + x[i];\n"
+                   "        i += blockDim.x * gridDim.x;\n    }"),
+    "passes_counted": ("    int stride = gridDim.x * blockDim.x;\n"
+                       "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)\n"
+                       "        y[i] += x[i];",
+                       "    int threads = gridDim.x * blockDim.x;\n"
+                       "    int t = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                       "    for (int pass = 0; pass < (n + threads - 1) / threads; pass++)\n"
+                       "        if (pass * threads + t < n)\n"
+                       "            y[pass * threads + t] += x[pass * threads + t];"),
+}
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    return compile_variants("add_into", {
+        "solution": KERNEL, **{name: variant(KERNEL, r) for name, (r, _) in WRONG.items()},
+        **{name: variant(KERNEL, r) for name, r in RIGHT.items()}})
+
+
+def test_the_solution_passes(kernels, capsys):
+    verdict = checker.check_add_into_kernel(kernels["solution"])
+    assert verdict.passed is True and capsys.readouterr().out.startswith("PASS:")
+
+
+def test_the_stub_as_shipped_is_not_yet_right(capsys):
+    verdict = checker.check_add_into()
+    assert verdict.passed is False
+    assert verdict.problem.startswith("only the first 64 elements were added"), verdict
+    assert "gridDim.x * blockDim.x" in verdict.hint
+
+
+@pytest.mark.parametrize("name", WRONG)
+def test_each_mistake_gets_its_own_verdict(kernels, name, capsys):
+    verdict = checker.check_add_into_kernel(kernels[name])
+    assert verdict.passed is False
+    assert WRONG[name][1] in verdict.problem, verdict
+    assert capsys.readouterr().out.count("NOT YET:") == 1
+
+
+@pytest.mark.parametrize("name", RIGHT)
+def test_a_kernel_right_in_another_way_passes(kernels, name):
+    assert checker.check_add_into_kernel(kernels[name]).passed is True
+
+
+def test_the_grader_s_cases_have_grids_smaller_and_larger_than_n():
+    drawn = checker.EXERCISE.draw(np.random.default_rng(7))
+    assert [n > block * blocks for n, block, blocks in drawn] == [True, True, False]

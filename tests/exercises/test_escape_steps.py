@@ -1,0 +1,80 @@
+"""The escape_steps checker (helpers.exercises.escape_steps), notebook 03's first exercise: the
+solution passes, the stub as shipped does not, each usual mistake of the loop gets its own
+verdict, and kernels right in another way pass. The solution and every variant are compiled as
+one module."""
+
+import numpy as np
+import pytest
+
+from kernel_sources import compile_variants, solution, variant
+
+from helpers.exercises import escape_steps as checker
+
+KERNEL = solution("escape_steps.cu")
+STEP = ("        float re = z_re * z_re - z_im * z_im + c_re[i];\n"
+        "        z_im = 2.0f * z_re * z_im + c_im[i];\n        z_re = re;\n")
+
+# name: (the replacements in the solution, how the verdict's problem starts)
+WRONG = {
+    "no_loop": ([("    while (k < max_iter && z_re * z_re + z_im * z_im <= 4.0f) {\n" + STEP
+                  + "        k++;\n    }\n", "")], "every count is 0"),
+    "new_re_in_im": ([(STEP, "        z_re = z_re * z_re - z_im * z_im + c_re[i];\n"
+                             "        z_im = 2.0f * z_re * z_im + c_im[i];\n")],
+                     "z_im is computed from the NEW z_re"),
+    "starts_at_c": ([("float z_re = 0.0f, z_im = 0.0f;", "float z_re = c_re[i], z_im = c_im[i];")],
+                    "z starts at c instead of 0"),
+    "c_swapped": ([("+ c_re[i];", "+ C_IM;"), ("+ c_im[i];", "+ c_re[i];"), ("+ C_IM;", "+ c_im[i];")],
+                  "c_re and c_im are swapped"),
+    "one_step_too_many": ([("k < max_iter", "k <= max_iter")],
+                          "points that never escape count max_iter + 1"),
+    "counted_from_1": ([("int k = 0;", "int k = 1;")], "every count is one too many"),
+    "no_guard": ([("    if (i >= n)\n        return;\n", "")],
+                 "some points' counts were not written, or written past the end"),
+}
+RIGHT = {
+    "break_in_the_loop": [("    while (k < max_iter && z_re * z_re + z_im * z_im <= 4.0f) {\n",
+                           "    for (; k < max_iter; k++) {\n"
+                           "        if (z_re * z_re + z_im * z_im > 4.0f)\n            break;\n"),
+                          ("        z_re = re;\n        k++;\n", "        z_re = re;\n")],
+    "old_z_kept": [(STEP, "        float old_re = z_re;\n"
+                          "        z_re = z_re * z_re - z_im * z_im + c_re[i];\n"
+                          "        z_im = 2.0f * old_re * z_im + c_im[i];\n")],
+}
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    return compile_variants("escape_steps", {
+        "solution": KERNEL, **{name: variant(KERNEL, *r) for name, (r, _) in WRONG.items()},
+        **{name: variant(KERNEL, *r) for name, r in RIGHT.items()}})
+
+
+def test_the_solution_passes(kernels, capsys):
+    verdict = checker.check_escape_steps_kernel(kernels["solution"])
+    assert verdict.passed is True and capsys.readouterr().out.startswith("PASS:")
+
+
+def test_the_stub_as_shipped_is_not_yet_right(capsys):
+    verdict = checker.check_escape_steps()
+    assert verdict.passed is False
+    assert verdict.problem.startswith("every count is 0"), verdict
+    assert "z_im = 2*z_re*z_im + c_im[i]" in verdict.hint
+
+
+@pytest.mark.parametrize("name", WRONG)
+def test_each_mistake_gets_its_own_verdict(kernels, name, capsys):
+    verdict = checker.check_escape_steps_kernel(kernels[name])
+    assert verdict.passed is False
+    assert verdict.problem.startswith(WRONG[name][1]), verdict
+    assert capsys.readouterr().out.count("NOT YET:") == 1
+
+
+@pytest.mark.parametrize("name", RIGHT)
+def test_a_kernel_right_in_another_way_passes(kernels, name):
+    assert checker.check_escape_steps_kernel(kernels[name]).passed is True
+
+
+def test_the_numpy_loop_is_the_chapter_s_on_a_few_points():
+    c = np.array([0, -1, 1, 0.3 + 0.5j, -0.75 + 0.1j])
+    got = checker.counts(c.real.astype(np.float32), c.imag.astype(np.float32), 100)
+    assert got.tolist()[:3] == [100, 100, 3]

@@ -1,0 +1,74 @@
+"""The mandelbrot_rows checker (helpers.exercises.mandelbrot_rows), notebook 03's row-per-block
+exercise: the solution passes, the stub as shipped does not, each usual mistake of the layout gets
+its own verdict, and kernels right in another way pass. The solution and every variant are
+compiled as one module."""
+
+import numpy as np
+import pytest
+
+from kernel_sources import compile_variants, solution, variant
+
+from helpers.exercises import mandelbrot_rows as checker
+
+KERNEL = solution("mandelbrot_rows.cu")
+LOOP = "for (int x = threadIdx.x; x < width; x += blockDim.x) {"
+
+# name: (the replacements in the solution, a piece of the verdict's problem)
+WRONG = {
+    "row_0": ([("int y = blockIdx.x;", "int y = blockIdx.y;")], "only row 0 was drawn"),
+    "one_pixel_a_thread": ([(LOOP, "int x = threadIdx.x;\n    if (x < width) {")],
+                           "only the first 64 pixels of each row were drawn"),
+    "steps_of_the_grid": ([("x += blockDim.x", "x += gridDim.x * blockDim.x")],
+                          "only the first 64 pixels of each row were drawn"),
+    "steps_of_two_blocks": ([("x += blockDim.x", "x += 2 * blockDim.x")],
+                            "4575 of 12383 pixels were never drawn"),
+    "one_past_the_row": ([("x < width;", "x <= width;")], "iters was written past its end"),
+    "transposed": ([("iters[y * width + x]", "iters[x * height + y]")],
+                   "the pixels are stored transposed"),
+    "z_from_c": ([("float z_re = 0.0f, z_im = 0.0f;", "float z_re = c_re, z_im = c_im;")],
+                 "of the pixels differ from NumPy's"),
+}
+RIGHT = {
+    "a_while_loop": [(LOOP, "int x = threadIdx.x;\n    while (x < width) {"),
+                     ("        iters[y * width + x] = n;\n", "        iters[y * width + x] = n;\n"
+                                                          "        x += blockDim.x;\n")],
+    "a_guard_on_y": [("int y = blockIdx.x;", "int y = blockIdx.x;\n    if (y >= height)\n"
+                                             "        return;")],
+}
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    return compile_variants("mandelbrot_rows", {
+        "solution": KERNEL, **{name: variant(KERNEL, *r) for name, (r, _) in WRONG.items()},
+        **{name: variant(KERNEL, *r) for name, r in RIGHT.items()}})
+
+
+def test_the_solution_passes(kernels, capsys):
+    verdict = checker.check_mandelbrot_rows_kernel(kernels["solution"])
+    assert verdict.passed is True and capsys.readouterr().out.startswith("PASS:")
+
+
+def test_the_stub_as_shipped_is_not_yet_right(capsys):
+    verdict = checker.check_mandelbrot_rows()
+    assert verdict.passed is False
+    assert verdict.problem.startswith("only row 0 was drawn"), verdict
+    assert "blockIdx.x" in verdict.hint
+
+
+@pytest.mark.parametrize("name", WRONG)
+def test_each_mistake_gets_its_own_verdict(kernels, name, capsys):
+    verdict = checker.check_mandelbrot_rows_kernel(kernels[name])
+    assert verdict.passed is False
+    assert WRONG[name][1] in verdict.problem.split(" (with")[0], verdict
+    assert capsys.readouterr().out.count("NOT YET:") == 1
+
+
+@pytest.mark.parametrize("name", RIGHT)
+def test_a_kernel_right_in_another_way_passes(kernels, name):
+    assert checker.check_mandelbrot_rows_kernel(kernels[name]).passed is True
+
+
+def test_the_grader_s_rows_are_longer_than_a_block_and_not_a_multiple():
+    for width, _, block, _ in checker.EXERCISE.draw(np.random.default_rng(13)):
+        assert width > 2 * block and width % block

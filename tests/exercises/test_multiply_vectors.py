@@ -1,0 +1,75 @@
+"""The multiply_vectors checker (helpers.exercises.multiply_vectors), notebook 01's second
+exercise: the solution passes, the stub as shipped does not, each usual mistake gets its own
+verdict, and kernels right in another way pass. The solution and every variant are compiled as
+one module."""
+
+import numpy as np
+import pytest
+
+from kernel_sources import compile_variants, solution, variant
+
+from helpers.exercises import multiply_vectors as checker
+
+KERNEL = solution("multiply_vectors.cu")
+INDEX = "blockIdx.x * blockDim.x + threadIdx.x"
+STORE = "out[i] = a[i] * b[i];"
+
+# name: (the replacement in the solution, how the verdict's problem starts)
+WRONG = {
+    "thread_index_only": ((INDEX, "threadIdx.x"), "only the first block's elements were written"),
+    "block_offset_only": ((INDEX, "blockIdx.x * blockDim.x"),
+                          "only the first element of each block"),
+    "grid_for_block": ((INDEX, "blockIdx.x * gridDim.x + threadIdx.x"),
+                       "the blocks' elements overlap"),
+    "block_of_256": ((INDEX, "blockIdx.x * 256 + threadIdx.x"), "the index takes 256"),
+    "b_not_used": ((STORE, "out[i] = a[i];"), "out equals a"),
+    "a_squared": ((STORE, "out[i] = a[i] * a[i];"), "out = a * a"),
+    "added": ((STORE, "out[i] = a[i] + b[i];"), "out = a + b"),
+    "one_past": ((INDEX, INDEX + " + 1"), "out[896] and beyond were written"),
+}
+RIGHT = {
+    "the_other_order": ("int i = " + INDEX + ";\n    " + STORE,
+                        "out[threadIdx.x + blockDim.x * blockIdx.x] =\n"
+                        "        b[threadIdx.x + blockDim.x * blockIdx.x] *"
+                        " a[threadIdx.x + blockDim.x * blockIdx.x];"),
+    "grid_stride": ("int i = " + INDEX + ";\n    " + STORE,
+                    "for (int i = " + INDEX + "; i < blockDim.x * gridDim.x;\n"
+                    "         i += blockDim.x * gridDim.x)\n        " + STORE),
+}
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    return compile_variants("multiply_vectors", {
+        "solution": KERNEL, **{name: variant(KERNEL, r) for name, (r, _) in WRONG.items()},
+        **{name: variant(KERNEL, r) for name, r in RIGHT.items()}})
+
+
+def test_the_solution_passes(kernels, capsys):
+    verdict = checker.check_multiply_vectors_kernel(kernels["solution"])
+    assert verdict.passed is True and capsys.readouterr().out.startswith("PASS:")
+
+
+def test_the_stub_as_shipped_is_not_yet_right(capsys):
+    verdict = checker.check_multiply_vectors()
+    assert verdict.passed is False
+    assert verdict.problem.startswith("only the first block's elements were written"), verdict
+    assert "blockIdx.x * blockDim.x + threadIdx.x" in verdict.hint
+
+
+@pytest.mark.parametrize("name", WRONG)
+def test_each_mistake_gets_its_own_verdict(kernels, name, capsys):
+    verdict = checker.check_multiply_vectors_kernel(kernels[name])
+    assert verdict.passed is False
+    assert verdict.problem.startswith(WRONG[name][1]), verdict
+    assert capsys.readouterr().out.count("NOT YET:") == 1
+
+
+@pytest.mark.parametrize("name", RIGHT)
+def test_a_kernel_right_in_another_way_passes(kernels, name):
+    assert checker.check_multiply_vectors_kernel(kernels[name]).passed is True
+
+
+def test_the_grader_s_cases_have_several_blocks_of_other_sizes():
+    drawn = checker.EXERCISE.draw(np.random.default_rng(5))
+    assert len(drawn) == 3 and all(blocks > 1 and blocks % 2 for _, blocks in drawn)

@@ -1,0 +1,69 @@
+"""The scale_slices checker (helpers.exercises.scale_slices), notebook 02's 3-D exercise: the
+solution passes, the stub as shipped does not, each usual mistake gets its own verdict, and kernels
+right in another way pass. The solution and every variant are compiled as one module."""
+
+import numpy as np
+import pytest
+
+from kernel_sources import compile_variants, solution, variant
+
+from helpers.exercises import scale_slices as checker
+
+KERNEL = solution("scale_slices.cu")
+Z = "int z = blockIdx.z * blockDim.z + threadIdx.z;"
+GUARD = "if (x >= nx || y >= ny || z >= nz)"
+INDEX = "int i = (z * ny + y) * nx + x;"
+
+# name: (the replacements in the solution, how the verdict's problem starts)
+WRONG = {
+    "z_always_0": ([(Z, "int z = 0;")], "only slice z = 0 was written"),
+    "z_of_the_thread": ([(Z, "int z = threadIdx.z;")], "only the first block's slices (z < 2)"),
+    "no_guard_on_z": ([(GUARD, "if (x >= nx || y >= ny)")], "out was written past its end"),
+    "slice_of_rows": ([(INDEX, "int i = z * ny + y * nx + x;")], "slice z starts at z * ny"),
+    "x_slowest": ([(INDEX, "int i = (x * ny + y) * nz + z;")], "the index makes x the slowest"),
+    "not_scaled": ([("vol[i] * scale[z]", "vol[i]")], "out equals vol"),
+    "scaled_by_row": ([("scale[z]", "scale[y % nz]")], "364 of 455 elements are wrong"),
+}
+RIGHT = {
+    "flat_index_written_out": [(INDEX, "int i = z * nx * ny + y * nx + x;")],
+    "guard_around_the_store": [(GUARD + "\n        return;\n", ""),
+                               ("    out[i] = ", "    if (x < nx && y < ny && z < nz)\n"
+                                               "        out[i] = ")],
+}
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    return compile_variants("scale_slices", {
+        "solution": KERNEL, **{name: variant(KERNEL, *r) for name, (r, _) in WRONG.items()},
+        **{name: variant(KERNEL, *r) for name, r in RIGHT.items()}})
+
+
+def test_the_solution_passes(kernels, capsys):
+    verdict = checker.check_scale_slices_kernel(kernels["solution"])
+    assert verdict.passed is True and capsys.readouterr().out.startswith("PASS:")
+
+
+def test_the_stub_as_shipped_is_not_yet_right(capsys):
+    verdict = checker.check_scale_slices()
+    assert verdict.passed is False
+    assert verdict.problem.startswith("only slice z = 0 was written"), verdict
+    assert "blockIdx.z * blockDim.z + threadIdx.z" in verdict.hint
+
+
+@pytest.mark.parametrize("name", WRONG)
+def test_each_mistake_gets_its_own_verdict(kernels, name, capsys):
+    verdict = checker.check_scale_slices_kernel(kernels[name])
+    assert verdict.passed is False
+    assert verdict.problem.startswith(WRONG[name][1]), verdict
+    assert capsys.readouterr().out.count("NOT YET:") == 1
+
+
+@pytest.mark.parametrize("name", RIGHT)
+def test_a_kernel_right_in_another_way_passes(kernels, name):
+    assert checker.check_scale_slices_kernel(kernels[name]).passed is True
+
+
+def test_the_grader_s_volumes_stick_out_of_the_grid_in_every_dimension():
+    for nx, ny, nz, block in checker.EXERCISE.draw(np.random.default_rng(11)):
+        assert all(side % b for side, b in zip((nx, ny, nz), block))
