@@ -16,8 +16,9 @@ the first error, as Run All does. A cell that needs a newer GPU says so and skip
 (helpers/capability.py); the table lists those, from the fields of what they
 displayed. The test suite runs every notebook at 7.5 (conftest.py); this runs the others.
 
-Prints one line a notebook and capability (passed, or the cell that failed and its error; the
-cells skipped; wall and CPU seconds), and exits 1 when any failed.
+Prints one line a notebook and capability (passed; or the cell that failed and its error, or the
+NBVAL_CHECK_OUTPUT cells that printed another text than the stored one, as nbval would find it;
+the cells skipped; wall and CPU seconds), and exits 1 when any failed.
 """
 
 from __future__ import annotations
@@ -50,12 +51,18 @@ class Run:
     failed_cell: str | None      # the id of the cell that raised, None when it ran to the end
     error: str | None            # "ename: evalue" of that cell's error
     skipped: list                # [{"cell", "needs", "has", "what"}] of the cells that skipped
+    differs: list                # ids of the NBVAL_CHECK_OUTPUT cells that printed another text
     wall_s: float
     cpu_s: float
 
+    @property
+    def passed(self) -> bool:
+        return self.failed_cell is None and not self.differs
+
     def line(self) -> str:
-        verdict = "passed" if self.failed_cell is None else \
-            f"FAILED at cell {self.failed_cell}: {self.error}"
+        verdict = "passed" if self.passed else \
+            f"FAILED at cell {self.failed_cell}: {self.error}" if self.failed_cell else \
+            f"FAILED: checked cells {', '.join(self.differs)} print another text than stored"
         skips = "; ".join(f"cell {s['cell']} needs {s['needs']} ({s['what']})" for s in self.skipped)
         return (f"{self.cc}  {self.notebook:38s} {verdict}" + (f"; skipped: {skips}" if skips else "")
                 + f"  [{self.wall_s:.1f} s, {self.cpu_s:.1f} CPU-s]")
@@ -77,12 +84,21 @@ def skipped_cells(nb) -> list:
     return found
 
 
+def checked_texts(nb) -> dict:
+    """{cell id: what it printed} of the cells whose output nbval compares (NBVAL_CHECK_OUTPUT)."""
+    return {cell.get("id"): "".join(o.get("text", "") for o in cell.outputs
+                                    if o.get("output_type") == "stream")
+            for cell in nb.cells if cell.cell_type == "code"
+            and cell.source.lstrip().startswith("# NBVAL_CHECK_OUTPUT")}
+
+
 def run(path: Path, cc: str, timeout: int = 600) -> Run:
     """Notebook ``path`` run top to bottom on the simulator at compute capability ``cc``."""
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
 
     nb = nbformat.read(path, as_version=4)
+    stored = checked_texts(nb)
     store_outputs.strip(nb)
     saved = {k: os.environ.get(k) for k in ("CUDA_SIM_COMPUTE_CAPABILITY", "CUDA_COURSE_BACKEND")}
     os.environ.update(CUDA_SIM_COMPUTE_CAPABILITY=cc, CUDA_COURSE_BACKEND="simulator")
@@ -102,8 +118,10 @@ def run(path: Path, cc: str, timeout: int = 600) -> Run:
             km.shutdown_kernel(now=True)
         for k, v in saved.items():
             os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
-    return Run(path.name, cc, failed, error, skipped_cells(nb), time.perf_counter() - wall,
-               _children_cpu() - cpu)
+    printed = checked_texts(nb)
+    differs = [] if failed else [i for i, text in stored.items() if printed.get(i) != text]
+    return Run(path.name, cc, failed, error, skipped_cells(nb), differs,
+               time.perf_counter() - wall, _children_cpu() - cpu)
 
 
 def main(argv=None) -> int:
@@ -119,7 +137,7 @@ def main(argv=None) -> int:
         for path in paths:
             runs.append(run(path, cc))
             print(runs[-1].line(), flush=True)
-    failed = [r for r in runs if r.failed_cell is not None]
+    failed = [r for r in runs if not r.passed]
     print(f"{len(runs) - len(failed)} of {len(runs)} runs passed; "
           f"{sum(r.wall_s for r in runs):.0f} s, {sum(r.cpu_s for r in runs):.0f} CPU-s")
     if args.json:

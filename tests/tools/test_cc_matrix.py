@@ -38,5 +38,16 @@ def test_a_cell_that_needs_a_newer_gpu_is_reported_skipped_and_a_failing_one_fai
     assert old.skipped == [{"cell": "c1", "what": "__reduce_add_sync",
                             "needs": "compute capability 8.0", "has": "compute capability 7.5"}]
     new = cc_matrix.run(path, "8.6")
-    assert (new.failed_cell, new.skipped) == (None, [])
+    assert (new.failed_cell, new.skipped, new.passed) == (None, [], True)
     assert "passed" in new.line() and "FAILED at cell c2" in old.line()
+
+
+def test_a_checked_cell_that_prints_another_text_fails(tmp_path):
+    path = _notebook(tmp_path, "# NBVAL_CHECK_OUTPUT\nprint('7.5')",
+                     "# NBVAL_CHECK_OUTPUT\nprint('same')")
+    nb = nbformat.read(path, as_version=4)
+    nb.cells[0].outputs = [nbformat.v4.new_output("stream", name="stdout", text="9.0\n")]
+    nb.cells[1].outputs = [nbformat.v4.new_output("stream", name="stdout", text="same\n")]
+    nbformat.write(nb, path)
+    result = cc_matrix.run(path, "7.5")
+    assert (result.failed_cell, result.differs, result.passed) == (None, ["c0"], False)
