@@ -28,6 +28,7 @@ import dataclasses
 import json
 import os
 import resource
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -108,7 +109,9 @@ def run(path: Path, cc: str, timeout: int = 600) -> Run:
     failed, error = None, None
     wall, cpu = time.perf_counter(), _children_cpu()
     try:
-        client.execute()
+        # The kernel's own terminal output (kernel printf, which the cell shows too; its
+        # warnings) would come between this script's lines.
+        client.execute(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     except CellExecutionError as err:
         cell = next(c for c in nb.cells for o in c.get("outputs", [])
                     if o.get("output_type") == "error")
