@@ -84,6 +84,7 @@ def _commands(seen):
     return [line[4:] for line in seen.splitlines() if line.startswith("    ")]
 
 
+@pytest.mark.slow
 def test_where_the_course_is_installed_it_prints_nothing(tmp_path):
     assert _run(tmp_path, course=True, colab=True) == ("", "NoneType")
 
