@@ -128,8 +128,7 @@ def nvcc_accepted(nvcc):
 def nvcc_verdict(nvcc, accepted, text, folder, arches=(ARCH,)):
     """None when nvcc accepts text for each of ``arches`` (now, or this nvcc the same text
     before), else what it said. ``folder``: a new folder of the test's own for nvcc's files.
-    Several architectures are one nvcc run (one fat binary): about 0.3 CPU-seconds more a file
-    for a second one, where a run of its own took 0.6."""
+    Several architectures are one nvcc run (one fat binary)."""
     kept, this_nvcc = accepted
     named = ",".join(arches)
     verdict = kept / hashlib.sha256(f"{this_nvcc}\0{named}\0{text}".encode()).hexdigest()

@@ -2,9 +2,12 @@
 
 The simulator compiles kernels with the host C++ compiler, which accepts things nvcc rejects;
 this test catches them. Each file is compiled as `compile_cu` hands it to PyCUDA's SourceModule
-(wrapped in `extern "C" { ... }`), for sm_90 (the H200 the course is checked on) and for sm_75
-(a T4, the lowest GPU learners have): PyCUDA compiles for the device's own architecture, so what
-needs a newer GPU must sit behind `#if __CUDA_ARCH__ >= ...` with another way for older ones.
+(wrapped in `extern "C" { ... }`), to a cubin for sm_90 (the H200 the course is checked on). A
+file whose text depends on the architecture (it names `__CUDA_ARCH__`, or a function that older
+GPUs lack: helpers/sim/compile/capabilities.py) is compiled for sm_75 too, a T4, the lowest GPU
+learners have: PyCUDA compiles for the device's own architecture, so what needs a newer GPU must
+sit behind `#if __CUDA_ARCH__ >= ...`, with another way for older ones. (Every file for sm_75
+cost 18 more CPU-seconds cold, 40 instead of 22 for the 47 files; all passed on 2026-12-02.)
 Where nvcc is absent the tests are skipped, except when the CI environment variable is set:
 CI has nvcc, so there they fail instead.
 
@@ -19,6 +22,7 @@ import os
 import pytest
 
 from helpers.backend import CUDA_SRC, read_cu
+from helpers.sim.compile import capabilities
 from kernel_sources import ARCH, LOWEST_ARCH, find_nvcc, nvcc_accepted, nvcc_verdict
 
 CU_FILES = sorted(CUDA_SRC.rglob("*.cu"))
@@ -51,9 +55,10 @@ def test_nvcc_compiles(cu, nvcc, accepted, tmp_path):
     # messages give the .cu file's own line numbers), wrapped as SourceModule wraps it. No -I:
     # PyCUDA compiles in a temporary directory, so a kernel cannot #include its neighbours.
     name = cu.relative_to(CUDA_SRC).as_posix()
-    said = nvcc_verdict(nvcc, accepted, 'extern "C" {\n%s\n}\n' % read_cu(name), tmp_path,
-                        (ARCH, LOWEST_ARCH))
-    assert said is None, f"nvcc rejects cuda_src/{name} for {ARCH} or {LOWEST_ARCH}:\n{said}"
+    text = read_cu(name)
+    arches = (ARCH, LOWEST_ARCH) if capabilities.macros(text, (7, 5)) else (ARCH,)
+    said = nvcc_verdict(nvcc, accepted, 'extern "C" {\n%s\n}\n' % text, tmp_path, arches)
+    assert said is None, f"nvcc rejects cuda_src/{name} for {' or '.join(arches)}:\n{said}"
 
 
 def test_a_rejected_text_is_compiled_again_each_time(nvcc, accepted, tmp_path):
