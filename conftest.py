@@ -8,6 +8,7 @@ or ``.ci/``, with every exercise stub as shipped, and the copy's own ``helpers``
 the kernel's path. So the one run that checks the notebooks also proves that they work without
 the answers, with what learners are handed. Test ids and reports keep the checkout's paths
 (``notebooks/NN_....ipynb::Cell N``); the kernel's working folder is the copy's ``notebooks/``.
+On the simulator the kernel is a GPU of compute capability 7.5 (LOWEST_COMPUTE_CAPABILITY).
 
 The copy is made once per pytest run, by the process that starts it (before pytest-xdist starts
 its workers, which find it through ``CUDA_COURSE_RELEASE_UNDER_TEST``), and deleted at the end.
@@ -33,6 +34,12 @@ import pytest
 ROOT = Path(__file__).resolve().parent
 NOTEBOOKS = ROOT / "notebooks"
 RELEASE_UNDER_TEST = "CUDA_COURSE_RELEASE_UNDER_TEST"
+COMPUTE_CAPABILITY = "CUDA_SIM_COMPUTE_CAPABILITY"
+LOWEST_COMPUTE_CAPABILITY = "7.5"
+"""The notebooks run on the simulator as a T4 (Colab's free GPU), the lowest GPU learners have:
+a cell that needs more must say so and skip (helpers/capability.py). The NBVAL_CHECK_OUTPUT
+cells print the same at every capability, so the outputs stored from the H200 (9.0) still
+hold; tools/cc_matrix.py runs the notebooks at the other capabilities."""
 
 sys.dont_write_bytecode = False  # for this process's imports from now on (the tests, helpers)
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # for the workers and everything they start
@@ -118,16 +125,20 @@ def pytest_collect_file(file_path, parent):
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_setup(item):
     """The Jupyter kernel of a release notebook starts with the release's helpers first on
-    its path; other tests and their subprocesses keep this checkout's."""
+    its path, and on the simulator as the lowest GPU learners have (LOWEST_COMPUTE_CAPABILITY,
+    unless CUDA_SIM_COMPUTE_CAPABILITY says otherwise); other tests and their subprocesses keep
+    this checkout's helpers and the simulator's default (9.0)."""
     release = os.environ.get(RELEASE_UNDER_TEST)
     if item.path.suffix != ".ipynb" or release_copy(item.path) is None:
         return (yield)
-    before = os.environ.get("PYTHONPATH")
-    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [release, before]))
+    before = {name: os.environ.get(name) for name in ("PYTHONPATH", COMPUTE_CAPABILITY)}
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [release, before["PYTHONPATH"]]))
+    os.environ[COMPUTE_CAPABILITY] = before[COMPUTE_CAPABILITY] or LOWEST_COMPUTE_CAPABILITY
     try:
         return (yield)
     finally:
-        if before is None:
-            os.environ.pop("PYTHONPATH", None)
-        else:
-            os.environ["PYTHONPATH"] = before
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value

@@ -173,8 +173,10 @@ __global__ void reduce_grid_stride_x4(const float *in, float *out, int n)
 //    only in how a warp adds its lanes' counts. A count is exact, whatever the order of the adds.
 __device__ unsigned int warp_count(unsigned int c, bool one_instruction)
 {
+#if __CUDA_ARCH__ >= 800                                // older GPUs have no such instruction
     if (one_instruction)
         return __reduce_add_sync(0xffffffff, c);        // every lane gets the warp's sum
+#endif
     for (int offset = 16; offset > 0; offset /= 2)
         c += __shfl_down_sync(0xffffffff, c, offset);   // lane 0 gets the warp's sum
     return c;

@@ -104,6 +104,7 @@ def assert_mistake_named(verdict, out, name, expected):
 
 # ---- nvcc, where the CUDA toolkit is installed ----------------------------------------------
 ARCH = "sm_90"
+LOWEST_ARCH = "sm_75"  # a T4 (Colab's free GPU), the lowest GPU learners have
 
 
 def find_nvcc():
@@ -124,20 +125,23 @@ def nvcc_accepted(nvcc):
     return folder, f"{nvcc}\0{version.stdout}"
 
 
-def nvcc_verdict(nvcc, accepted, text, folder):
-    """None when nvcc accepts text (now, or this nvcc the same text before), else what it said.
-    ``folder``: a new folder of the test's own for nvcc's files."""
+def nvcc_verdict(nvcc, accepted, text, folder, arches=(ARCH,)):
+    """None when nvcc accepts text for each of ``arches`` (now, or this nvcc the same text
+    before), else what it said. ``folder``: a new folder of the test's own for nvcc's files.
+    Several architectures are one nvcc run (one fat binary)."""
     kept, this_nvcc = accepted
-    verdict = kept / hashlib.sha256(f"{this_nvcc}\0{ARCH}\0{text}".encode()).hexdigest()
+    named = ",".join(arches)
+    verdict = kept / hashlib.sha256(f"{this_nvcc}\0{named}\0{text}".encode()).hexdigest()
     if verdict.is_file():
         return None
     wrapped = folder / "kernel.cu"
     wrapped.write_text(text, encoding="utf-8")
-    cmd = [nvcc, f"-arch={ARCH}", "--cubin", "-o", str(folder / "kernel.cubin"),
-           "-x", "cu", str(wrapped)]
+    targets = [f"-gencode=arch=compute_{a[3:]},code={a}" for a in arches]
+    cmd = [nvcc, *targets, "--fatbin", "-o", str(folder / "kernel.fatbin"), "-x", "cu",
+           str(wrapped)]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    if p.returncode != 0 or (folder / "kernel.cubin").stat().st_size == 0:
-        return p.stdout + p.stderr or "an empty cubin"
+    if p.returncode != 0 or (folder / "kernel.fatbin").stat().st_size == 0:
+        return p.stdout + p.stderr or "an empty binary"
     part = verdict.with_name(f".{verdict.name}.{os.getpid()}")
     part.write_text(text)
     os.replace(part, verdict)                   # whole or absent, whoever reads it

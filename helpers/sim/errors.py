@@ -295,6 +295,17 @@ class NotSimulatedError(CompileError):
         self.calls = calls
 
 
+class NeedsNewerGPUError(CompileError):
+    """Device code calls a function that GPUs of the simulated compute capability do not have
+    (compile/capabilities.py; nvcc: 'identifier ... is undefined'): ``function``, the capability
+    it ``needs`` and the ``device``'s, as (major, minor), and the ``file`` and ``line`` of the call."""
+
+    def __init__(self, msg, function, needs, device, file, line, command_line=None):
+        super().__init__(msg, command_line)
+        self.function, self.needs, self.device = function, needs, device
+        self.file, self.line = file, line
+
+
 class ExternCError(CompileError):
     """A C++ header (``header``, such as cooperative_groups.h) included, at ``file`` and
     ``line``, inside the extern "C" { } that SourceModule wraps around the source: nvcc refuses

@@ -142,7 +142,8 @@ def test_the_release_has_the_stubs_as_shipped_and_says_what_it_is(release):
 def test_pytest_reads_and_runs_each_notebook_from_the_release(tmp_path):
     """The notebooks' nbval run is the release's (conftest.py): each notebook keeps its test id
     and is read, and its kernel started, from the release's copy, with the release's helpers
-    first on the kernel's path. (Seen at the first cell's setup, before the kernel starts.)"""
+    first on the kernel's path, as a GPU of compute capability 7.5 on the simulator. (Seen at the
+    first cell's setup, before the kernel starts.)"""
     (tmp_path / "show_notebooks.py").write_text(
         "import os\nimport pytest\n"
         "def pytest_collection_finish(session):\n"
@@ -152,15 +153,18 @@ def test_pytest_reads_and_runs_each_notebook_from_the_release(tmp_path):
         "@pytest.hookimpl(tryfirst=True)\n"
         "def pytest_runtest_setup(item):\n"
         "    print('KERNEL_PATH', os.environ['PYTHONPATH'].split(os.pathsep)[0])\n"
+        "    print('KERNEL_CC', os.environ['CUDA_SIM_COMPUTE_CAPABILITY'])\n"
         "    pytest.exit('seen', returncode=0)\n")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [str(tmp_path), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]))
+    env.pop("CUDA_SIM_COMPUTE_CAPABILITY", None)
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-s", "-p", "show_notebooks",
                           "-p", "no:xdist", "notebooks/01_hello_cuda.ipynb"],
                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     said = dict(line.split(" ", 1) for line in run.stdout.splitlines()
-                if line.startswith(("NODEID ", "READ ", "RELEASE ", "KERNEL_PATH ")))
+                if line.startswith(("NODEID ", "READ ", "RELEASE ", "KERNEL_PATH ", "KERNEL_CC ")))
     assert said.get("NODEID") == "notebooks/01_hello_cuda.ipynb::Cell 0", run.stdout + run.stderr
     release = Path(said["RELEASE"])
     assert Path(said["READ"]) == release / "notebooks" / "01_hello_cuda.ipynb"
     assert Path(said["KERNEL_PATH"]) == release
+    assert said["KERNEL_CC"] == "7.5"   # on the simulator, the lowest GPU learners have

@@ -26,9 +26,10 @@ import warnings
 from pathlib import Path
 
 from . import cache as module_cache
-from . import device_calls, prebuilt, sites, source as unit, toolchain
+from . import capabilities, device_calls, prebuilt, sites, source as unit, toolchain
 from . import messages as compiler_messages
 from ..errors import CompileError
+from ..settings import settings
 from .lines import PARSED
 from .source import INCLUDE_DIR
 
@@ -156,6 +157,7 @@ class _Build:
     def __init__(self, source, options, no_extern_c, include_dirs, instrument=None, lines=False):
         self.instrument, self.lines = instrument, lines
         self.flags, macros = translate_options(options)
+        macros += capabilities.macros(source, settings.compute_capability)  # for this device
         self.flags += [f"-I{d}" for d in include_dirs]
         self.body = unit.user_source(source, macros, no_extern_c)
         self.what = source_name(source)

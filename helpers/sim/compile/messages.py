@@ -9,9 +9,11 @@ patterns to follow: the first error in the learner's file, then one note that ex
 import os
 import re
 
-from . import not_simulated
+from . import capabilities, not_simulated
 from .source import INCLUDE_DIR
-from ..errors import CompileError, ExternCError, HostFunctionError, NotSimulatedError
+from ..errors import (CompileError, ExternCError, HostFunctionError, NeedsNewerGPUError,
+                      NotSimulatedError)
+from ..settings import settings
 
 # Host functions in device code (include/sim_host_only.h): advice by the function's group.
 _HOST_ONLY = re.compile(r"__sim_host_(stop|random|io|system|memory|text|time)_(\w+)")
@@ -67,6 +69,9 @@ def compile_error(what, stderr):
     refused = not_simulated_calls(stderr)
     if refused:
         return not_simulated_error(what, refused)
+    newer = needs_newer_gpu_error(what, stderr)
+    if newer is not None:
+        return newer
     linkage = _c_linkage_error(what, stderr)
     if linkage is not None:
         return linkage
@@ -115,6 +120,24 @@ def not_simulated_error(what, calls):
         f"function the course's CPU simulator does not simulate{also}: {feature}.\nnote: run "
         "this kernel on a GPU with CUDA_COURSE_BACKEND=pycuda.", function, feature, file, line,
         calls)
+
+
+def needs_newer_gpu_error(what, stderr):
+    """The NeedsNewerGPUError for the first call, in the learner's file, of a function that
+    this device's compute capability does not have (capabilities.py), or None."""
+    call = next((m for m in _UNDECLARED.finditer(stderr) if m.group("name") in
+                 capabilities.NEEDS and not _in_prelude(m.group("file"))), None)
+    if call is None:
+        return None
+    function, file, line = call.group("name"), call.group("file"), int(call.group("line"))
+    needs, device = capabilities.NEEDS[function], settings.compute_capability
+    return NeedsNewerGPUError(
+        f"simulator compilation of {what} failed\n{file}:{line}: error: {function}() needs a "
+        f"GPU of compute capability {needs[0]}.{needs[1]} or newer, and this one is "
+        f"{device[0]}.{device[1]} (CUDA_SIM_COMPUTE_CAPABILITY): nvcc says so for such a GPU "
+        f'too (identifier "{function}" is undefined).\nnote: keep the call for newer GPUs '
+        f"inside #if __CUDA_ARCH__ >= {capabilities.arch(needs)}, with another way in an "
+        "#else for older ones.", function, needs, device, file, line)
 
 
 _INCLUDED_FROM = re.compile(r"^In file included from (?P<file>[^:\n]+):(?P<line>\d+)", re.M)
