@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from helpers.ch13.numbers import bfloat16_bits, bfloat16_value, tf32_read, to_tf32
+
 SHAPES16 = [(16, 16, 16), (32, 8, 16), (8, 32, 16)]
 
 
@@ -38,30 +40,6 @@ class Case:
 CASES = ([Case("half", s, acc) for acc in ("float", "half") for s in SHAPES16]
          + [Case("bfloat16", s, "float") for s in SHAPES16] + [Case("tf32", (16, 16, 8), "float")])
 LAYOUTS = range(16)   # bits: 1 A column-major, 2 B, 4 C, 8 D (the kernels' `layouts`)
-
-
-def bfloat16_bits(x):
-    """The bfloat16 nearest each float (ties to even), as its 16 bits."""
-    u = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
-    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
-
-
-def bfloat16_value(bits):
-    return (np.asarray(bits, np.uint16).astype(np.uint32) << 16).view(np.float32)
-
-
-def float_to_tf32(x):
-    """__float_to_tf32 (cvt.rna.tf32.f32): the nearest float with 10 bits of fraction, ties away
-    from zero; infinities and NaN as they are."""
-    u = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
-    special = (u & 0x7F800000) == 0x7F800000
-    r = np.where(special, u, (u + 0x1000) & 0xFFFFE000).astype(np.uint32)
-    return r.view(np.float32)
-
-
-def tf32_read(x):
-    """What a tensor core reads of a float given as tf32: its low 13 bits dropped."""
-    return (np.asarray(x, np.float32).view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32)
 
 
 def stored(values, kind):
@@ -114,7 +92,7 @@ def draw(case, layouts, seed):
 def model(A, B, C, inputs, round_tf32):
     """The exact D = A B + C of the values the tensor core reads, and the bound on its error."""
     if inputs == "tf32":
-        A, B = (float_to_tf32(X) if round_tf32 else tf32_read(X) for X in (A, B))
+        A, B = (to_tf32(X) if round_tf32 else tf32_read(X) for X in (A, B))
         A, B = A.astype(np.float64), B.astype(np.float64)
     exact = A @ B + C
     bound = (A.shape[1] + 1) * 2.0**-23 * (np.abs(A) @ np.abs(B) + np.abs(C))

@@ -17,6 +17,7 @@ import pytest
 
 from bench import wmma_cases as cases
 from helpers.backend import BACKEND, SourceModule, drv
+from helpers.ch13.numbers import to_tf32
 
 SOURCE = Path(__file__).resolve().parents[2] / "bench" / "wmma_kernels.cu"
 simulator_only = pytest.mark.skipif(BACKEND != "simulator", reason="the simulator's own behaviour")
@@ -71,8 +72,8 @@ def test_float_to_tf32_rounds_to_nearest_ties_away_from_zero(module):
     module.get_function("to_tf32")(drv.In(x), drv.Out(y), np.int32(len(x)), block=(32, 1, 1))
     assert np.array_equal(y[:9], [1 + step, 1 + 2 * step, -(1 + step), 1.0, 1.0, 0.0, -0.0, np.inf,
                                   -np.inf])
-    assert np.isnan(y[9]) and y[10] == cases.float_to_tf32(x[10]) and y[12] == 1 + step
-    assert np.array_equal(y.view(np.uint32), cases.float_to_tf32(x).view(np.uint32))
+    assert np.isnan(y[9]) and y[10] == to_tf32(x[10]) and y[12] == 1 + step
+    assert np.array_equal(y.view(np.uint32), to_tf32(x).view(np.uint32))
 
 
 # ---- where each element lives: PTX's mma.m16n8k16 (m16n8k8 for tf32) fragments ----------------
