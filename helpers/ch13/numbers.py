@@ -45,8 +45,14 @@ def tf32_read(x):
     return (np.asarray(x, np.float32).view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32)
 
 
+def to_float16(x):
+    """Each float rounded to float16 (infinity past 65,504), as a float32."""
+    with np.errstate(over="ignore"):
+        return np.asarray(x, np.float32).astype(np.float16).astype(np.float32)
+
+
 ROUND = {"float32": lambda x: np.asarray(x, np.float32), "tf32": to_tf32, "bfloat16": to_bfloat16,
-         "float16": lambda x: np.asarray(x, np.float32).astype(np.float16).astype(np.float32)}
+         "float16": to_float16}
 
 
 def describe(name):

@@ -153,18 +153,20 @@ class KernelExercise:
     timing of an exercise that asks for speed). ``where(case)`` describes the case for the verdict (by
     default ``case.where()``); ``success`` is the PASS text. ``draw(rng)`` gives the hidden
     cases, in the form of ``cases``, that a seed adds (``helpers.exercises.hidden``).
+    ``options``: SourceModule's keywords for the stub (``{"no_extern_c": True}`` for a stub that
+    includes a C++ header, such as mma.h, and says ``extern "C"`` itself).
     """
 
     def __init__(self, stub, kernel, signature, cases, success, *, draw, where=None, launch=None,
                  mistakes=None, crash_hint="", detect=None, simulated="", before=None,
-                 after=None, refine=None):
+                 after=None, refine=None, options=None):
         self.stub, self.kernel, self.signature = stub, kernel, signature
         self.cases, self.success, self.where = cases, success, where or (lambda c: c.where())
         self.draw = draw
         self.launch, self.mistakes, self.crash_hint = launch, mistakes, crash_hint
         self.detect = detect or self._launch_and_detect
         self.simulated, self.before, self.after = simulated, before, after
-        self.refine = refine
+        self.refine, self.options = refine, options or {}
 
     def check_file(self, path: str | None = None, hidden: int | None = None) -> Verdict:
         """Compile ``cuda_src/<path>`` (the stub by default), check it (with the cases drawn
@@ -246,7 +248,7 @@ class KernelExercise:
                            "helpers.exercises.reset(...) if it is gone")
         source = file.read_text(errors="replace")
         try:
-            module = compile_cu(path)
+            module = compile_cu(path, **self.options)
         except drv.CompileError as err:
             output = str(getattr(err, "stderr", None) or err)
             print(output)
@@ -272,7 +274,7 @@ class KernelExercise:
         from helpers.sim.compiler import SourceModule
 
         try:
-            return Kernels(kernel, SourceModule(read_cu(path)).get_function(self.kernel))
+            return Kernels(kernel, SourceModule(read_cu(path), **self.options).get_function(self.kernel))
         except (driver.CompileError, driver.LogicError) as err:
             output = str(getattr(err, "stderr", None) or err)
             print(output)
