@@ -8,12 +8,12 @@ using namespace nvcuda;
 
 extern "C" __global__ void wmma_tile(const half *A, const half *B, float *C)
 {
-    wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> a;
-    wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> b;
-    wmma::fragment<wmma::accumulator, 16, 16, 16, float> c;
-    wmma::fill_fragment(c, 0.0f);
-    wmma::load_matrix_sync(a, A, 16);
-    wmma::load_matrix_sync(b, B, 16);
-    wmma::mma_sync(c, a, b, c);
-    wmma::store_matrix_sync(C, c, 16, wmma::mem_row_major);
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> fb;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> fc;
+    wmma::fill_fragment(fc, 0.0f);
+    wmma::load_matrix_sync(fa, A, 16);
+    wmma::load_matrix_sync(fb, B, 16);
+    wmma::mma_sync(fc, fa, fb, fc);
+    wmma::store_matrix_sync(C, fc, 16, wmma::mem_row_major);
 }

@@ -11,37 +11,37 @@ from helpers.backend import SourceModule
 from helpers.exercises import wmma_tile as checker
 
 KERNEL = solution("wmma_tile.cu")
-B_COL = "wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> b;"
+B_COL = "wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> fb;"
 RIGHT = {
     # a separate output fragment d = a b + c
-    "separate_d": variant(KERNEL, ("    wmma::mma_sync(c, a, b, c);\n    wmma::store_matrix_sync(C, c,",
-                                   "    wmma::fragment<wmma::accumulator, 16, 16, 16, float> d;\n"
-                                   "    wmma::mma_sync(d, a, b, c);\n    wmma::store_matrix_sync(C, d,")),
+    "separate_d": variant(KERNEL, ("    wmma::mma_sync(fc, fa, fb, fc);\n    wmma::store_matrix_sync(C, fc,",
+                                   "    wmma::fragment<wmma::accumulator, 16, 16, 16, float> fd;\n"
+                                   "    wmma::mma_sync(fd, fa, fb, fc);\n    wmma::store_matrix_sync(C, fd,")),
     # C^T = B^T A^T: B's memory read as a row-major B^T, A's as a column-major A^T, C stored by columns
     "transposed": variant(KERNEL, (
-        "wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> a;",
-        "wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> a; // B^T"),
-        (B_COL, "wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> b; // A^T"),
-        ("wmma::load_matrix_sync(a, A, 16);", "wmma::load_matrix_sync(a, B, 16);"),
-        ("wmma::load_matrix_sync(b, B, 16);", "wmma::load_matrix_sync(b, A, 16);"),
+        "wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;",
+        "wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa; // B^T"),
+        (B_COL, "wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> fb; // A^T"),
+        ("wmma::load_matrix_sync(fa, A, 16);", "wmma::load_matrix_sync(fa, B, 16);"),
+        ("wmma::load_matrix_sync(fb, B, 16);", "wmma::load_matrix_sync(fb, A, 16);"),
         ("wmma::mem_row_major", "wmma::mem_col_major")),
 }
 WRONG = [
     ("b_row_major", variant(KERNEL, (B_COL, B_COL.replace("col_major", "row_major"))),
      ["C is A B^T", "B was loaded as row_major", "wmma::col_major"]),
-    ("a_col_major", variant(KERNEL, ("half, wmma::row_major> a;", "half, wmma::col_major> a;")),
+    ("a_col_major", variant(KERNEL, ("half, wmma::row_major> fa;", "half, wmma::col_major> fa;")),
      ["C is A^T B", "A was loaded as col_major"]),
     ("stored_by_columns", variant(KERNEL, ("wmma::mem_row_major", "wmma::mem_col_major")),
      ["C holds A B transposed", "wmma::mem_row_major"]),
-    ("no_mma", variant(KERNEL, ("    wmma::mma_sync(c, a, b, c);\n", "")),
+    ("no_mma", variant(KERNEL, ("    wmma::mma_sync(fc, fa, fb, fc);\n", "")),
      ["C is all zeros", "mma_sync"]),
-    ("no_store", variant(KERNEL, ("    wmma::store_matrix_sync(C, c, 16, wmma::mem_row_major);\n", "")),
+    ("no_store", variant(KERNEL, ("    wmma::store_matrix_sync(C, fc, 16, wmma::mem_row_major);\n", "")),
      ["C was never written", "store_matrix_sync"]),
-    ("twice", variant(KERNEL, ("    wmma::mma_sync(c, a, b, c);\n",
-                               "    wmma::mma_sync(c, a, b, c);\n    wmma::mma_sync(c, a, b, c);\n")),
+    ("twice", variant(KERNEL, ("    wmma::mma_sync(fc, fa, fb, fc);\n",
+                               "    wmma::mma_sync(fc, fa, fb, fc);\n    wmma::mma_sync(fc, fa, fb, fc);\n")),
      ["C is twice A B"]),
-    ("leading_dimension_8", variant(KERNEL, ("wmma::load_matrix_sync(b, B, 16);",
-                                             "wmma::load_matrix_sync(b, B, 8);")),
+    ("leading_dimension_8", variant(KERNEL, ("wmma::load_matrix_sync(fb, B, 16);",
+                                             "wmma::load_matrix_sync(fb, B, 8);")),
      ["C is not A B", "leading dimension is 16"]),
 ]
 
