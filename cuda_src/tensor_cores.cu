@@ -90,49 +90,50 @@ extern "C" __global__ void warp_tiles_tf32(const float *A, const float *B, float
 }
 
 // 3. Tiles in shared memory. A block of 256 threads (8 warps) computes a 128 x 128 tile of C,
-//    walking along K 32 at a time: its threads copy a 128 x 32 tile of A and a 32 x 128 tile of
+//    walking along K 64 at a time: its threads copy a 128 x 64 tile of A and a 64 x 128 tile of
 //    B into shared memory (16 bytes a load, coalesced), and each warp multiplies a 32 x 64
 //    rectangle of C's tile from there: 2 x 4 accumulator fragments, for which it loads 2
-//    fragments of A and 4 of B at each of the tile's 2 steps of 16 (each fragment of A serves 4
+//    fragments of A and 4 of B at each of the tile's 4 steps of 16 (each fragment of A serves 4
 //    products, each of B 2). While the tensor cores work on one tile, the next one's loads are
 //    already in flight, into registers (as the register-tiled kernel of notebook 08 does).
 //    A shared row is padded by SKEW elements (16 bytes), so that the 8 rows a fragment load
 //    reads at once start in different banks.
-//    Launch with block=(256, 1, 1), grid=(N / 128, M / 128); M and N multiples of 128, K of 32.
+//    Launch with block=(256, 1, 1), grid=(N / 128, M / 128); M and N multiples of 128, K of 64.
 #define BM 128
 #define BN 128
-#define BK 32
+#define BK 64
 #define SKEW 8
+#define COPIES (BM * BK / 8 / 256)   // 16-byte pieces of each tile a thread copies: 4
 
 template <typename T>
-__device__ void shared_tiles(const T *A, const T *B, float *C, int M, int K, int N)
+__device__ void shared_tiles(const T *A, const T *B, float *C, int M, int K, int N,
+                             T (*As)[BK + SKEW], T (*Bs)[BN + SKEW])   // the kernel's __shared__ tiles
 {
-    __shared__ __align__(32) T As[BM][BK + SKEW];
-    __shared__ __align__(32) T Bs[BK][BN + SKEW];
     const int warp = threadIdx.x / 32, warp_row = warp / 2, warp_col = warp % 2;   // 4 x 2 warps
     const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
-    // the 16-byte pieces this thread copies: 2 of A's tile (4 a row) and 2 of B's (16 a row)
-    const int a_row = threadIdx.x / 4, a_col = (threadIdx.x % 4) * 8;
-    const int b_row = threadIdx.x / 16, b_col = (threadIdx.x % 16) * 8;
-    uint4 next_a[2], next_b[2];
+    // the 16-byte pieces this thread copies: rows a_row + 32 p of A's tile (8 pieces a row),
+    // rows b_row + 16 p of B's (16 pieces a row), for p = 0 .. COPIES - 1
+    const int a_row = threadIdx.x / (BK / 8), a_col = (threadIdx.x % (BK / 8)) * 8;
+    const int b_row = threadIdx.x / (BN / 8), b_col = (threadIdx.x % (BN / 8)) * 8;
+    uint4 next_a[COPIES], next_b[COPIES];
 
     wmma::fragment<wmma::accumulator, 16, 16, 16, float> c[2][4];
     for (int i = 0; i < 2; i++)
         for (int j = 0; j < 4; j++) wmma::fill_fragment(c[i][j], 0.0f);
 
-    for (int p = 0; p < 2; p++) {        // the first tiles
-        next_a[p] = *(const uint4 *)&A[(row0 + a_row + 64 * p) * K + a_col];
+    for (int p = 0; p < COPIES; p++) {   // the first tiles
+        next_a[p] = *(const uint4 *)&A[(row0 + a_row + 32 * p) * K + a_col];
         next_b[p] = *(const uint4 *)&B[(b_row + 16 * p) * N + col0 + b_col];
     }
     for (int k0 = 0; k0 < K; k0 += BK) {
-        for (int p = 0; p < 2; p++) {
-            *(uint4 *)&As[a_row + 64 * p][a_col] = next_a[p];
+        for (int p = 0; p < COPIES; p++) {
+            *(uint4 *)&As[a_row + 32 * p][a_col] = next_a[p];
             *(uint4 *)&Bs[b_row + 16 * p][b_col] = next_b[p];
         }
         __syncthreads();
         if (k0 + BK < K) {               // the next tiles' loads, in flight during the products
-            for (int p = 0; p < 2; p++) {
-                next_a[p] = *(const uint4 *)&A[(row0 + a_row + 64 * p) * K + k0 + BK + a_col];
+            for (int p = 0; p < COPIES; p++) {
+                next_a[p] = *(const uint4 *)&A[(row0 + a_row + 32 * p) * K + k0 + BK + a_col];
                 next_b[p] = *(const uint4 *)&B[(k0 + BK + b_row + 16 * p) * N + col0 + b_col];
             }
         }
@@ -158,12 +159,16 @@ __device__ void shared_tiles(const T *A, const T *B, float *C, int M, int K, int
 extern "C" __global__ void __launch_bounds__(256) shared_tiles_fp16(const half *A, const half *B, float *C,
                                                                     int M, int K, int N)
 {
-    shared_tiles(A, B, C, M, K, N);
+    __shared__ __align__(32) half As[BM][BK + SKEW];
+    __shared__ __align__(32) half Bs[BK][BN + SKEW];
+    shared_tiles(A, B, C, M, K, N, As, Bs);
 }
 
 extern "C" __global__ void __launch_bounds__(256) shared_tiles_bf16(const __nv_bfloat16 *A,
                                                                     const __nv_bfloat16 *B, float *C,
                                                                     int M, int K, int N)
 {
-    shared_tiles(A, B, C, M, K, N);
+    __shared__ __align__(32) __nv_bfloat16 As[BM][BK + SKEW];
+    __shared__ __align__(32) __nv_bfloat16 Bs[BK][BN + SKEW];
+    shared_tiles(A, B, C, M, K, N, As, Bs);
 }
