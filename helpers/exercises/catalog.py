@@ -77,6 +77,9 @@ EXERCISES = [
     Exercise("backproject_range", "10_depth_to_point_cloud.ipynb"),
     Exercise("gray_split", "11_multiple_gpus.ipynb", function="my_gray_split"),
     Exercise("sepia_opencl", "12_opencl.ipynb", work="cuda_src/opencl/exercises/sepia.cl"),
+    Exercise("wmma_tile", "13_tensor_cores.ipynb"),
+    Exercise("wmma_gemm", "13_tensor_cores.ipynb"),
+    Exercise("wmma_partial_k", "13_tensor_cores.ipynb"),
 ]
 
 

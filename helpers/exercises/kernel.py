@@ -161,19 +161,21 @@ class KernelExercise:
     then says so) and otherwise returns the figures it measured, for the FAST verdict. It
     measures on a GPU with events, against the copy or the FMA ceiling, and on the simulator
     through the trace (``helpers.exercises.microscope``), never by the CPU's clock. Without it
-    a right kernel gets a plain PASS.
+    a right kernel gets a plain PASS. ``options``: SourceModule's keywords for the stub
+    (``{"no_extern_c": True}`` for a stub that includes a C++ header, such as mma.h, and says
+    ``extern "C"`` itself).
     """
 
     def __init__(self, stub, kernel, signature, cases, success, *, draw, where=None, launch=None,
                  mistakes=None, crash_hint="", detect=None, simulated="", before=None,
-                 after=None, refine=None, fast=None):
+                 after=None, refine=None, fast=None, options=None):
         self.stub, self.kernel, self.signature = stub, kernel, signature
         self.cases, self.success, self.where = cases, success, where or (lambda c: c.where())
         self.draw = draw
         self.launch, self.mistakes, self.crash_hint = launch, mistakes, crash_hint
         self.detect = detect or self._launch_and_detect
         self.simulated, self.before, self.after = simulated, before, after
-        self.refine, self.fast = refine, fast
+        self.refine, self.fast, self.options = refine, fast, options or {}
 
     def check_file(self, path: str | None = None, hidden: int | None = None) -> Verdict:
         """Compile ``cuda_src/<path>`` (the stub by default), check it (with the cases drawn
@@ -277,7 +279,7 @@ class KernelExercise:
                            "helpers.exercises.reset(...) if it is gone")
         source = file.read_text(errors="replace")
         try:
-            module = compile_cu(path)
+            module = compile_cu(path, **self.options)
         except drv.CompileError as err:
             output = str(getattr(err, "stderr", None) or err)
             print(output)
@@ -303,7 +305,7 @@ class KernelExercise:
         from helpers.sim.compiler import SourceModule
 
         try:
-            return Kernels(kernel, SourceModule(read_cu(path)).get_function(self.kernel))
+            return Kernels(kernel, SourceModule(read_cu(path), **self.options).get_function(self.kernel))
         except (driver.CompileError, driver.LogicError) as err:
             output = str(getattr(err, "stderr", None) or err)
             print(output)

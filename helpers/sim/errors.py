@@ -40,8 +40,8 @@ class LaunchError(Error):
     """pycuda.driver.LaunchError. The simulator's also carry the facts behind the message, for
     checkers and tools to read (never the text): ``kind`` ("out of bounds", "use after free",
     "wild pointer", "no peer access", "assert", "divergent barrier", "warp mask", "division by
-    zero", "stack overflow", "abort", "array bounds", "resources", "race", "uninitialised read",
-    "time limit", "conversion", "shift" or "failed"), ``kernel`` (its name),
+    zero", "stack overflow", "abort", "array bounds", "resources", "warp matrix", "race",
+    "uninitialised read", "time limit", "conversion", "shift" or "failed"), ``kernel`` (its name),
     ``block`` and ``thread`` ((x, y, z)), ``line`` ("file.cu:12"), ``array`` and ``element`` (the
     parameter or __shared__ array, and the index, as the learner named them), ``address``; each
     None where the simulator does not know it. PyCUDA's own LaunchError has none of them:

@@ -54,10 +54,13 @@ def test_nvcc_compiles(cu, nvcc, accepted, tmp_path):
     # The text SourceModule gets from compile_cu (a #line directive naming the file, so that
     # messages give the .cu file's own line numbers), wrapped as SourceModule wraps it. No -I:
     # PyCUDA compiles in a temporary directory, so a kernel cannot #include its neighbours.
+    # A file whose kernels say extern "C" themselves includes a C++ header (mma.h, cuda_fp16.h),
+    # which nvcc refuses inside that block: it is compiled as SourceModule(no_extern_c=True) does.
     name = cu.relative_to(CUDA_SRC).as_posix()
     text = read_cu(name)
     arches = (ARCH, LOWEST_ARCH) if capabilities.macros(text, (7, 5)) else (ARCH,)
-    said = nvcc_verdict(nvcc, accepted, 'extern "C" {\n%s\n}\n' % text, tmp_path, arches)
+    wrapped = text if 'extern "C"' in text else 'extern "C" {\n%s\n}\n' % text
+    said = nvcc_verdict(nvcc, accepted, wrapped, tmp_path, arches)
     assert said is None, f"nvcc rejects cuda_src/{name} for {' or '.join(arches)}:\n{said}"
 
 

@@ -33,7 +33,8 @@ from ..settings import settings
 from .lines import PARSED
 from .source import INCLUDE_DIR
 
-SIM_VERSION = "12"  # 12: the instrumented build checks every access's bounds (sim_bounds.h);
+SIM_VERSION = "13"  # 13: the tensor cores' warp matrix functions (mma.h), the MATRIX status;
+                    # 12: the instrumented build checks every access's bounds (sim_bounds.h);
                     # 11: cuda_fp16.h and cuda_bf16.h (sim_half.h);
                     # 10: cooperative groups (cooperative_groups.h), coalesced_threads();
                     # 9: casts and shifts whose answer a GPU gives differently stop the launch;

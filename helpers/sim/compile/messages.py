@@ -77,7 +77,7 @@ def compile_error(what, stderr):
         return linkage
     msg = f"simulator compilation of {what} failed"
     if mine:
-        msg += "\n" + mine[0].group(0).strip()
+        msg += "\n" + (_header_assertion(stderr, mine[0]) or mine[0].group(0).strip())
     elif "error" in stderr:
         msg += "\n" + next(ln for ln in stderr.splitlines() if "error" in ln).strip()
     for name, feature in not_simulated.HEADERS.items():
@@ -86,6 +86,26 @@ def compile_error(what, stderr):
                     "does not provide; run this on a GPU with CUDA_COURSE_BACKEND=pycuda.")
             break
     return CompileError(msg, None)
+
+
+_REQUIRED_HERE = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)?\s+required from here", re.M)
+_INSTANTIATION = re.compile(r"In instantiation of [‘'](?P<what>[^’']*)[’']")
+
+
+def _header_assertion(stderr, error):
+    """A static_assert of a header the simulator gives (mma.h's refused shapes and types), at the
+    learner's line that instantiated it, with what it instantiated: 'file:line: error: static
+    assertion failed: ...' and '(in fragment<matrix_a, 16, 16, 8, __half, row_major>)'. None for
+    any other error, or where no line of the learner's is named."""
+    if not _in_prelude(error.group("file")) or not error.group("text").startswith("static assertion"):
+        return None
+    before = stderr[:error.start()]
+    here = [m for m in _REQUIRED_HERE.finditer(before) if not _in_prelude(m.group("file"))]
+    if not here:
+        return None
+    what = [m.group("what") for m in _INSTANTIATION.finditer(before)]
+    where = f"{here[-1].group('file')}:{here[-1].group('line')}: error: {error.group('text').strip()}"
+    return where + (f"\n  (in {what[-1]})" if what else "")
 
 
 _UNDECLARED = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? error: [‘'](?P<name>\w+)[’'] "

@@ -61,9 +61,9 @@ FEATURES = {
 FUNCTIONS = {name: feature for feature, names in FEATURES.items() for name in names.split()}
 
 # Headers a kernel includes for a feature the simulator leaves out, and type names its errors may
-# mention: {name: feature}. (Half precision and bfloat16 are simulated: include/cuda_fp16.h.)
+# mention: {name: feature}. (Half precision and bfloat16 are simulated: include/cuda_fp16.h; the
+# tensor cores' warp matrix functions too: include/mma.h.)
 HEADERS = {"cuda_fp8.h": "8-bit floats",
-           "mma.h": "tensor cores (wmma)", "wmma": "tensor cores (wmma)",
            "cuda_pipeline.h": "asynchronous copies",
            "texture": "texture references", "cudaTextureObject_t": "textures and surfaces"}
 

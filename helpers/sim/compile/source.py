@@ -26,7 +26,7 @@ PRELUDE = '#include "cuda_sim.h"\n#include "sim_prelude_end.h"\n'
 # each block's threads as fibers (include/cuda_sim.h and sim_warp.h define them).
 _USES_FIBERS = re.compile(r"\b__sim_(sync_block|sync_block_reduce|sync_warp|shfl|vote|active_mask|"
                           r"match|reduce|reduce_bits|nanosleep|sync_block_at|sync_warp_at|"
-                          r"coalesced_lanes)\b")
+                          r"coalesced_lanes|warp_task)\b")
 _GLOBAL = re.compile(r"__sim_global__[^;{(]*?\b([A-Za-z_]\w*)\s*\(")
 # CUDA's __noinline__ is written out in the learner's text, not defined as a macro: libstdc++ uses
 # the GNU spelling __attribute__((__noinline__)) (<memory>, from GCC 12), which such a macro would

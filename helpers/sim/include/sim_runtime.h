@@ -56,12 +56,13 @@ enum Status : int {
     OVERRUN = 11,     // a block wrote past the end of its dynamic shared memory (found afterwards)
     CAST = 12,        // a float to integer conversion of NaN or out of range, where a GPU differs
     SHIFT = 13,       // a shift by the operand's width or more, or by a negative count
+    MATRIX = 14,      // a warp matrix function (mma.h) called against its rules
 };
 // The names Python knows the statuses by, in the enum's order.
 inline const char *const kStatusNames[] = {"OK", "FAULT", "ASSERT", "BARRIER", "WARP",
                                            "INTERRUPTED", "ARITHMETIC", "STACK", "ABORT", "BOUNDS",
-                                           "RESOURCES", "OVERRUN", "CAST", "SHIFT"};
-static_assert(sizeof kStatusNames / sizeof kStatusNames[0] == SHIFT + 1, "a status without a name");
+                                           "RESOURCES", "OVERRUN", "CAST", "SHIFT", "MATRIX"};
+static_assert(sizeof kStatusNames / sizeof kStatusNames[0] == MATRIX + 1, "a status without a name");
 
 struct Error {
     int32_t status;
@@ -307,7 +308,7 @@ inline int sync_block_reduce(Site site, int pred, int reduce) { return block_bar
 
 // ---- warp functions -----------------------------------------------------------------------------
 enum ShflKind { ShflIdx, ShflUp, ShflDown, ShflXor, SyncWarp, VoteBallot, VoteAny, VoteAll, VoteUni,
-                Collective, Coalesce };
+                Collective, Coalesce, Task };
 // What a Collective computes from the values of every lane of the group (in Fiber::src).
 enum CollectiveKind { MatchAny, MatchAll, ReduceAdd, ReduceMinU, ReduceMaxU, ReduceMinS, ReduceMaxS,
                       ReduceAnd, ReduceOr, ReduceXor };
@@ -343,9 +344,23 @@ inline uint64_t collective_result(const Fiber *lanes, unsigned group, int me, in
     return acc;
 }
 
+// A computation over the parts of every lane of a warp (mma.h's mma_sync: a matrix product whose
+// operands are spread over the lanes' fragments). Each lane offers its part (in Fiber::value);
+// when the group has all arrived, the first lane's task runs once over all of them, before any
+// lane goes on: the parts live on the lanes' stacks, and stay put while their lanes wait.
+struct WarpTask {
+    void (*run)(WarpTask *const parts[32], unsigned group);
+};
+
 // The lanes named by the mask have all arrived: each gets its result, and all go on.
 SIM_UNTRACED inline void release_warp(Worker *w, int warp, unsigned group) {
     Fiber *lanes = w->fibers + warp * 32;
+    if (lanes[__builtin_ctz(group)].op == Task) {
+        WarpTask *parts[32] = {};
+        for (int l = 0; l < 32; l++)
+            if (group >> l & 1) parts[l] = (WarpTask *)(uintptr_t)lanes[l].value;
+        parts[__builtin_ctz(group)]->run(parts, group);
+    }
     unsigned ballot = 0;
     for (int l = 0; l < 32; l++)
         if ((group >> l & 1) && lanes[l].pred) ballot |= 1u << l;
@@ -357,7 +372,8 @@ SIM_UNTRACED inline void release_warp(Worker *w, int warp, unsigned group) {
             case VoteAny: f.result = ballot != 0; break;
             case VoteAll: f.result = ballot == group; break;
             case VoteUni: f.result = ballot == 0 || ballot == group; break;
-            case SyncWarp: f.result = 0; break;
+            case SyncWarp:
+            case Task: f.result = 0; break;
             case Collective: f.result = collective_result(lanes, group, l, f.src); break;
             default: {
                 int s = f.src;
@@ -405,6 +421,9 @@ SIM_UNTRACED inline unsigned active_mask() {
 }
 
 inline void sync_warp(Site site, unsigned mask = 0xffffffffu) { warp_meet(site, mask, SyncWarp, 0, 0, 0); }
+inline void warp_task(Site site, unsigned mask, WarpTask *part) {
+    warp_meet(site, mask, Task, 0, (uint64_t)(uintptr_t)part, 0);
+}
 
 template <typename T>
 inline T shfl(Site site, unsigned mask, T var, int kind, int arg, int width = 32) {

@@ -16,6 +16,8 @@ struct __sim_warp_mask {
 };
 inline void __sim_sync_warp(__sim_site __s, __sim_warp_mask __m) { sim::sync_warp(__s, __m.__mask); }
 inline unsigned __sim_active_mask() { return sim::active_mask(); }
+// mma.h's mma_sync: one computation over the parts of the whole warp (sim::WarpTask)
+inline void __sim_warp_task(__sim_site __s, sim::WarpTask *__part) { sim::warp_task(__s, 0xffffffffu, __part); }
 // cooperative_groups' coalesced_threads(): the lanes that arrive at the call together
 inline unsigned __sim_coalesced_lanes(__sim_site __s) { return sim::coalesce(__s); }
 

@@ -20,6 +20,7 @@ STATUS_TEXT = {
     "BOUNDS": "an index ran past the end of a fixed-size array",
     "RESOURCES": "the simulator could not get the memory or threads the launch needs",
     "OVERRUN": "an illegal memory access was encountered",
+    "MATRIX": "a warp matrix function (wmma) was called against its rules",
 }
 
 
@@ -27,7 +28,7 @@ STATUS_TEXT = {
 KIND = {"FAULT": "out of bounds", "OVERRUN": "out of bounds", "ASSERT": "assert",
         "BARRIER": "divergent barrier", "WARP": "warp mask", "ARITHMETIC": "division by zero",
         "STACK": "stack overflow", "ABORT": "abort", "BOUNDS": "array bounds",
-        "RESOURCES": "resources"}
+        "RESOURCES": "resources", "MATRIX": "warp matrix"}
 
 
 def error(module, name, status, err):

@@ -29,12 +29,12 @@ def test_a_host_function_is_named_at_the_learners_line_not_the_preludes():
 
 def test_the_first_error_in_the_learners_file_comes_first_with_a_note_on_missing_features():
     stderr = (f"{PRELUDE_H}:3:1: error: something in the prelude\n"
-              "mine.cu:4:9: error: 'wmma' has not been declared\n"
+              "mine.cu:4:9: error: 'cudaTextureObject_t' has not been declared\n"
               "mine.cu:9:1: error: a later error\n")
     e = messages.compile_error("kernel.cu", stderr)
     assert type(e) is errors.CompileError
-    assert str(e).splitlines()[1] == "mine.cu:4:9: error: 'wmma' has not been declared"
-    assert f"note: wmma ({not_simulated.HEADERS['wmma']})" in str(e)
+    assert str(e).splitlines()[1] == "mine.cu:4:9: error: 'cudaTextureObject_t' has not been declared"
+    assert f"note: cudaTextureObject_t ({not_simulated.HEADERS['cudaTextureObject_t']})" in str(e)
 
 
 def test_calls_of_functions_the_simulator_leaves_out_are_refused_with_each_call():
@@ -180,3 +180,14 @@ def test_a_local_array_read_before_it_is_written_is_said_at_compile_time():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         SourceModule(fixed, cache_dir=False)
+
+
+def test_a_static_assertion_of_a_simulator_header_is_named_at_the_learners_line():
+    mma_h = f"{messages.INCLUDE_DIR}/mma.h"
+    stderr = (f"In file included from kernel.cu:1:\n"
+              f"{mma_h}: In instantiation of ‘class nvcuda::wmma::fragment<matrix_a, 16, 8, 16>’:\n"
+              "kernel.cu:4:70:   required from here\n"
+              f"{mma_h}:143:48: error: static assertion failed: wmma::fragment: no such shape\n")
+    lines = str(messages.compile_error("kernel.cu", stderr)).splitlines()
+    assert lines[1] == "kernel.cu:4: error: static assertion failed: wmma::fragment: no such shape"
+    assert lines[2] == "  (in class nvcuda::wmma::fragment<matrix_a, 16, 8, 16>)"

@@ -1,0 +1,125 @@
+"""Checker for the second exercise of notebook 13: ``cuda_src/exercises/wmma_gemm.cu``.
+
+``wmma_gemm(const half *A, const half *B, float *C, int M, int K, int N)``: C = A B, one warp a
+16 x 16 tile of C, with A row after row, B column after column (B[k][c] at B[c * K + k]) and C row
+after row; M, N, K multiples of 16 and unequal, so that each leading dimension shows. A fragment
+loaded from the wrong place, with the wrong leading dimension or the wrong layout gives a product
+the checker computes too (``_product``, reading the inputs' memory as the kernel would): the
+first that matches names the mistake.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers.exercises.common import Input, Output
+from helpers.exercises.kernel import KernelExercise, Launch
+
+CASES = [(48, 80, 32), (32, 48, 64), (16, 160, 48)]  # (M, K, N): 6, 8 and 3 tiles of C
+PAD = 4096  # zeros after each input, for a fragment that reads past its matrix
+
+
+def _draw(rng):
+    m, k, n = (16 * int(rng.integers(1, 5)) for _ in range(3))
+    return [(m, k + 16 if k == n else k, n)]
+
+
+def _where(case):
+    m, k, n = case
+    return f"with M = {m}, K = {k}, N = {n}"
+
+
+def _launch(case):
+    m, k, n = case
+    rng = np.random.default_rng(m * 1000 + k + n)
+    a = rng.uniform(-1, 1, (m, k)).astype(np.float16)
+    b = rng.uniform(-1, 1, (k, n)).astype(np.float16)
+    memory = (np.append(a.ravel(), np.zeros(PAD)), np.append(b.T.ravel(), np.zeros(PAD)))
+    tiles = (m // 16) * (n // 16)
+    return Launch((Input(a, after=PAD), Input(np.ascontiguousarray(b.T), after=PAD), Output((m, n)),
+                   np.int32(m), np.int32(k), np.int32(n)),
+                  block=(128, 1, 1), grid=((tiles + 3) // 4, 1), model=[x.astype(np.float64) for x in memory])
+
+
+def _tile(memory, start, ld, row_major):
+    """The 16 x 16 tile load_matrix_sync reads at ``start`` with leading dimension ``ld``."""
+    r, c = np.meshgrid(np.arange(16), np.arange(16), indexing="ij")
+    return memory[start + (r * ld + c if row_major else c * ld + r)]
+
+
+def _product(model, case, lda=None, ldb=None, b_by_rows=False, b_start=None, reset=False):
+    """C as a kernel computes it that loads A's tiles with leading dimension ``lda`` and B's
+    from ``b_start(k, tile_col)`` with ``ldb`` (by rows where ``b_by_rows``); the accumulator set
+    to 0 at every step where ``reset``. The defaults are the right kernel's."""
+    m, k, n = case
+    lda, ldb = lda or k, ldb or k
+    b_start = b_start or (lambda kk, tc: tc * 16 * k + kk)
+    c = np.zeros((m, n))
+    for tr in range(m // 16):
+        for tc in range(n // 16):
+            acc = np.zeros((16, 16))
+            for kk in range(0, k, 16):
+                acc = (0 if reset else acc) + _tile(model[0], tr * 16 * k + kk, lda, True) @ \
+                    _tile(model[1], b_start(kk, tc), ldb, b_by_rows)
+            c[tr * 16:tr * 16 + 16, tc * 16:tc * 16 + 16] = acc
+    return c
+
+
+LD = "the leading dimension is the number of elements from one row (for B: one column) to the next"
+# (what the kernel did, as _product's arguments from the case; the mistake; the hint)
+LOOKALIKES = [
+    (lambda m, k, n: dict(b_by_rows=True, ldb=n, b_start=lambda kk, tc: kk * n + tc * 16),
+     "B was read as if it were stored row after row (section 3's kernel), but here B is stored "
+     "column after column", "declare b col_major and load it from B + tile_col * 16 * K + k, "
+     "leading dimension K"),
+    (lambda m, k, n: dict(b_by_rows=True), "B's fragment was declared row_major, but B is stored "
+     "column after column", "declare b with wmma::col_major"),
+    (lambda m, k, n: dict(lda=16), "A's fragments were loaded with leading dimension 16, but a row "
+     "of A holds K elements", LD),
+    (lambda m, k, n: dict(lda=n), "A's fragments were loaded with leading dimension N, but a row of "
+     "A holds K elements", LD),
+    (lambda m, k, n: dict(ldb=16), "B's fragments were loaded with leading dimension 16, but a "
+     "column of B holds K elements", LD),
+    (lambda m, k, n: dict(ldb=n), "B's fragments were loaded with leading dimension N, but B is "
+     "stored by columns, and a column holds K elements", LD),
+    (lambda m, k, n: dict(reset=True), "only the last step of 16 along K was kept: the accumulator is "
+     "set to 0 inside the loop", "call fill_fragment(c, 0.0f) once, before the loop over k"),
+]
+
+
+def _mistakes(case, run):
+    m, k, n = case
+    got, out = run.out.got.astype(np.float64), run.out
+    if out.past.size:
+        yield "elements past the end of C were written", "a warp past the last tile must return"
+    if out.unwritten.all():
+        yield ("C was never written (it still holds the value it was filled with)",
+               "store the tile: store_matrix_sync(C + tile_row * 16 * N + tile_col * 16, c, N, "
+               "wmma::mem_row_major)")
+    if out.unwritten.any():
+        r, c = np.argwhere(out.unwritten)[0]
+        yield (f"{int(out.unwritten.sum())} elements of C were never written (the first is "
+               f"C[{r}][{c}])", "C's tile (tile_row, tile_col) starts at C + tile_row * 16 * N + "
+               "tile_col * 16, and from one row to the next is N elements")
+    want = _product(run.model, case)
+    if np.allclose(got, want, rtol=1e-4, atol=1e-3):
+        return
+    for arguments, problem, hint in LOOKALIKES:
+        if np.allclose(got, _product(run.model, case, **arguments(m, k, n)), rtol=1e-4, atol=1e-3):
+            yield problem, hint
+    r, c = np.unravel_index(np.argmax(np.abs(got - want)), got.shape)
+    yield (f"C is not A B (C[{r}][{c}] = {got[r, c]:.4g}, expected {want[r, c]:.4g})",
+           "A's tile (tile_row, k / 16) starts at A + tile_row * 16 * K + k, B's (k / 16, tile_col) "
+           "at B + tile_col * 16 * K + k; " + LD)
+
+
+EXERCISE = KernelExercise(
+    stub="exercises/wmma_gemm.cu", kernel="wmma_gemm",
+    signature="const half *A, const half *B, float *C, int M, int K, int N",
+    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
+    crash_hint="each tile starts inside its matrix: A + tile_row * 16 * K + k, B + tile_col * 16 * K + k",
+    success=f"C = A B with B stored by columns, one warp a tile, for {len(CASES)} shapes (M, K, N unequal)",
+    options={"no_extern_c": True})
+
+check_wmma_gemm = EXERCISE.check_file          # (path="exercises/wmma_gemm.cu")
+check_wmma_gemm_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel

@@ -1,0 +1,87 @@
+"""Checker for the third exercise of notebook 13: ``cuda_src/exercises/wmma_partial_k.cu``.
+
+``wmma_partial_k(const half *A, const half *B, float *C, int M, int K, int N)``: C = A B, one warp
+a 16 x 16 tile of C, its tiles staged in shared memory; M and N multiples of 16, K not. The usual
+mistake is a loop that stops before the last, partial tile (``k0 + 16 <= K``, or ``K / 16``
+steps): C is then exactly the product over the first K - K % 16 columns, which the checker
+computes and names. The inputs are followed by NaN, so that a tile filled from past K (rather
+than with 0) shows as NaN in C, on a GPU as here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers.exercises.common import Input, Output
+from helpers.exercises.kernel import KernelExercise, Launch
+
+CASES = [(32, 40, 48), (16, 70, 32), (48, 5, 16)]  # (M, K, N); K % 16 = 8, 6 and 5 (one partial tile)
+PAD = 1024  # NaN after each input
+
+
+def _draw(rng):
+    k = 16 * int(rng.integers(0, 5)) + int(rng.integers(1, 16))
+    return [(16 * int(rng.integers(1, 5)), k, 16 * int(rng.integers(1, 5)))]
+
+
+def _where(case):
+    m, k, n = case
+    return f"with M = {m}, K = {k} (not a multiple of 16), N = {n}"
+
+
+def _launch(case):
+    m, k, n = case
+    rng = np.random.default_rng(m * 1000 + k + n)
+    a = rng.uniform(-1, 1, (m, k)).astype(np.float16)
+    b = rng.uniform(-1, 1, (k, n)).astype(np.float16)
+    tiles = (m // 16) * (n // 16)
+    return Launch((Input(a, after=PAD, junk=np.nan), Input(b, after=PAD, junk=np.nan), Output((m, n)),
+                   np.int32(m), np.int32(k), np.int32(n)),
+                  block=(128, 1, 1), grid=((tiles + 3) // 4, 1), model=(a.astype(np.float64), b.astype(np.float64)))
+
+
+def _is(got, want):
+    return bool(np.allclose(got, want, rtol=1e-4, atol=1e-3))
+
+
+STAGE = "stage A[tile_row * 16 + r][k0 + col] where k0 + col < K and B[k0 + r][tile_col * 16 + col] where k0 + r < K, else 0"
+
+
+def _mistakes(case, run):
+    m, k, n = case
+    a, b = run.model
+    got, out = run.out.got.astype(np.float64), run.out
+    whole = k - k % 16
+    if out.past.size:
+        yield "elements past the end of C were written", "a warp past the last tile must return"
+    if out.unwritten.all():
+        yield ("C was never written (it still holds the value it was filled with)",
+               "keep the store_matrix_sync of C's tile after the loop")
+    if out.unwritten.any():
+        yield (f"{int(out.unwritten.sum())} elements of C were never written",
+               "every warp with a tile stores it, after the loop")
+    if _is(got, a @ b):
+        return
+    if _is(got, a[:, :whole] @ b[:whole]):
+        yield (f"the last, partial tile along K was skipped: C lacks the products of k = {whole} to "
+               f"{k - 1}", "loop while k0 < K (not k0 + 16 <= K): the last step stages fewer than "
+               "16 columns, and 0 after them")
+    if np.isnan(got).any():
+        yield ("C holds NaN: a tile took elements from past the end of A or B (past K there is "
+               "no matrix: stage 0 there)", STAGE + "; a row of A holds K elements, a row of B N")
+    if _is(got, 0 * got):
+        yield "C is all zeros: the tiles in shared memory hold only 0", STAGE
+    r, c = np.unravel_index(np.argmax(np.abs(got - a @ b)), got.shape)
+    yield (f"C is not A B (C[{r}][{c}] = {got[r, c]:.4g}, expected {(a @ b)[r, c]:.4g})", STAGE)
+
+
+EXERCISE = KernelExercise(
+    stub="exercises/wmma_partial_k.cu", kernel="wmma_partial_k",
+    signature="const half *A, const half *B, float *C, int M, int K, int N",
+    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
+    crash_hint="stage only elements inside A and B: 0 where k0 + col (A) or k0 + r (B) reaches K",
+    success=f"C = A B for {len(CASES)} shapes whose K is not a multiple of 16, the partial tile included",
+    options={"no_extern_c": True})
+
+check_wmma_partial_k = EXERCISE.check_file          # (path="exercises/wmma_partial_k.cu")
+check_wmma_partial_k_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel

@@ -1,0 +1,93 @@
+"""Checker for the first exercise of notebook 13: ``cuda_src/exercises/wmma_tile.cu``.
+
+The kernel ``wmma_tile(const half *A, const half *B, float *C)`` must compute C = A B for 16 x 16
+matrices with one warp on the tensor cores: A stored row after row, B column after column
+(B[k][c] at B[c * 16 + k]), C row after row. The usual mistakes give a recognisable product:
+B's fragment declared row_major computes A B^T, A's declared col_major A^T B, C stored column
+after column (A B)^T, no mma_sync zeros; the checker names each.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers.exercises.common import Input, Output
+from helpers.exercises.kernel import KernelExercise, Launch
+
+CASES = [13, 1013]  # the seeds of the two pairs of matrices
+
+
+def _draw(rng):
+    return [int(rng.integers(1, 2**31))]
+
+
+def _where(case):
+    return f"with A and B two 16 x 16 matrices of random halves (seed {case})"
+
+
+def _launch(case):
+    rng = np.random.default_rng(case)
+    a = rng.uniform(-2, 2, (16, 16)).astype(np.float16)
+    b = rng.uniform(-2, 2, (16, 16)).astype(np.float16)        # B[k][c]
+    model = (a.astype(np.float64), b.astype(np.float64))
+    return Launch((Input(a), Input(np.ascontiguousarray(b.T)), Output(256)), block=(32, 1, 1),
+                  grid=(1, 1), model=model)
+
+
+def _is(got, want):
+    return bool(np.allclose(got, want, rtol=1e-4, atol=1e-3))
+
+
+LAYOUT_HINT = "a fragment's layout is how its matrix is stored: wmma::row_major or wmma::col_major"
+# (what C came out as, from A and B; the mistake; the hint)
+LOOKALIKES = [
+    (lambda a, b: a @ b.T, "C is A B^T: B was loaded as row_major, but B is stored column after column",
+     "declare B's fragment wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major>"),
+    (lambda a, b: a.T @ b, "C is A^T B: A was loaded as col_major, but A is stored row after row",
+     "declare A's fragment with wmma::row_major"),
+    (lambda a, b: a.T @ b.T, "C is A^T B^T: both layouts are the wrong way round", LAYOUT_HINT),
+    (lambda a, b: (a @ b).T, "C holds A B transposed: C was stored column after column",
+     "store with store_matrix_sync(C, c, 16, wmma::mem_row_major)"),
+    (lambda a, b: 2 * a @ b, "C is twice A B: the product was added twice",
+     "call mma_sync(c, a, b, c) once, after setting c to 0"),
+]
+
+
+def _mistakes(case, run):
+    a, b = run.model
+    got = run.out.got.reshape(16, 16).astype(np.float64)
+    if run.out.past.size:
+        yield ("elements past C's 256 were written",
+               "the warp stores one 16 x 16 tile: store_matrix_sync(C, c, 16, wmma::mem_row_major)")
+    if run.out.unwritten.all():
+        yield ("C was never written (it still holds the value it was filled with)",
+               "store the accumulator with wmma::store_matrix_sync(C, c, 16, wmma::mem_row_major)")
+    if run.out.unwritten.any():
+        yield (f"{int(run.out.unwritten.sum())} of C's 256 elements were never written",
+               "store_matrix_sync stores the whole tile: give it C, the fragment, 16 and mem_row_major")
+    if _is(got, a @ b):
+        return
+    if _is(got, 0 * got):
+        yield ("C is all zeros: nothing was multiplied into the accumulator",
+               "call wmma::mma_sync(c, a, b, c) between the loads and the store")
+    for model, problem, hint in LOOKALIKES:
+        if _is(got, model(a, b)):
+            yield problem, hint
+    if not np.isfinite(got).all():
+        yield ("C holds NaN or infinity: an input or the accumulator held something else than A, B and 0",
+               "set the accumulator with fill_fragment(c, 0.0f), and load A and B with a leading dimension of 16")
+    r, c = np.unravel_index(np.argmax(np.abs(got - a @ b)), got.shape)
+    yield (f"C is not A B (C[{r}][{c}] = {got[r, c]:.4g}, expected {(a @ b)[r, c]:.4g})",
+           "the leading dimension is 16 for A, B and C (the elements from one row, or column, to "
+           "the next), and the accumulator starts at 0 (fill_fragment)")
+
+
+EXERCISE = KernelExercise(
+    stub="exercises/wmma_tile.cu", kernel="wmma_tile", signature="const half *A, const half *B, float *C",
+    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
+    crash_hint="the warp loads and stores one 16 x 16 tile: leading dimension 16 everywhere",
+    success="C = A B on the tensor cores, B read column after column, for every pair of matrices tried",
+    options={"no_extern_c": True})
+
+check_wmma_tile = EXERCISE.check_file          # (path="exercises/wmma_tile.cu")
+check_wmma_tile_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel

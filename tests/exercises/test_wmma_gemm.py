@@ -1,0 +1,82 @@
+"""The wmma_gemm checker (helpers.exercises.wmma_gemm) of notebook 13: the solution and two
+unusual right kernels pass, the stub fails, and each fragment loaded from the wrong place, with
+the wrong leading dimension or layout, fails named as such. The variants are compiled as one
+module (no_extern_c: mma.h is C++)."""
+
+import pytest
+
+from kernel_sources import assert_mistake_named, compile_variants, solution, variant
+
+from helpers.backend import SourceModule
+from helpers.exercises import wmma_gemm as checker
+
+KERNEL = solution("wmma_gemm.cu")
+LOAD_A = "wmma::load_matrix_sync(a, A + tile_row * 16 * K + k, K);"
+LOAD_B = "wmma::load_matrix_sync(b, B + tile_col * 16 * K + k, K);"
+B_COL = "half, wmma::col_major> b;"
+RIGHT = {
+    # one thread a tile's bookkeeping: pointers advanced along K instead of offsets
+    "moving_pointers": variant(KERNEL, (
+        "    for (int k = 0; k < K; k += 16) {\n        " + LOAD_A + "\n        " + LOAD_B,
+        "    const half *a_at = A + tile_row * 16 * K, *b_at = B + tile_col * 16 * K;\n"
+        "    for (int k = 0; k < K; k += 16, a_at += 16, b_at += 16) {\n"
+        "        wmma::load_matrix_sync(a, a_at, K);\n        wmma::load_matrix_sync(b, b_at, K);")),
+    # C^T = B^T A^T: C's tile computed transposed and stored by columns
+    "transposed": variant(
+        KERNEL,
+        ("wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> a;",
+         "wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> bt;"),
+        ("wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> b;",
+         "wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> at;"),
+        (LOAD_A, "wmma::load_matrix_sync(bt, B + tile_col * 16 * K + k, K);"),
+        (LOAD_B, "wmma::load_matrix_sync(at, A + tile_row * 16 * K + k, K);"),
+        ("wmma::mma_sync(c, a, b, c);", "wmma::mma_sync(c, bt, at, c);"),
+        ("wmma::mem_row_major", "wmma::mem_col_major")),
+}
+WRONG = [
+    ("section_3_kernel", variant(KERNEL, (B_COL, "half, wmma::row_major> b;"),
+                                 (LOAD_B, "wmma::load_matrix_sync(b, B + k * N + tile_col * 16, N);")),
+     ["B was read as if it were stored row after row", "col_major"]),
+    ("b_row_major", variant(KERNEL, (B_COL, "half, wmma::row_major> b;")),
+     ["B's fragment was declared row_major"]),
+    ("a_leading_dimension_16", variant(KERNEL, (LOAD_A, LOAD_A.replace(", K);", ", 16);"))),
+     ["A's fragments were loaded with leading dimension 16"]),
+    ("a_leading_dimension_n", variant(KERNEL, (LOAD_A, LOAD_A.replace(", K);", ", N);"))),
+     ["A's fragments were loaded with leading dimension N"]),
+    ("b_leading_dimension_n", variant(KERNEL, (LOAD_B, LOAD_B.replace(", K);", ", N);"))),
+     ["B's fragments were loaded with leading dimension N", "a column holds K elements"]),
+    ("b_leading_dimension_16", variant(KERNEL, (LOAD_B, LOAD_B.replace(", K);", ", 16);"))),
+     ["B's fragments were loaded with leading dimension 16"]),
+    ("reset_in_loop", variant(KERNEL, ("        wmma::mma_sync(c, a, b, c);",
+                                       "        wmma::fill_fragment(c, 0.0f);\n        wmma::mma_sync(c, a, b, c);")),
+     ["only the last step of 16 along K", "fill_fragment(c, 0.0f) once"]),
+    ("c_leading_dimension_16", variant(KERNEL, ("c, N, wmma::mem_row_major", "c, 16, wmma::mem_row_major")),
+     ["NOT YET"]),
+]
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    sources = {"solution": KERNEL, **RIGHT, **{name: source for name, source, _ in WRONG}}
+    return compile_variants("wmma_gemm", sources, lambda text: SourceModule(text, no_extern_c=True))
+
+
+@pytest.mark.parametrize("name", ["solution", *RIGHT])
+def test_right_kernels_pass(name, kernels, capsys):
+    verdict = checker.check_wmma_gemm_kernel(kernels[name])
+    out = capsys.readouterr().out
+    assert verdict.passed is True, out
+
+
+def test_the_stub_as_shipped_is_not_yet(capsys):
+    verdict = checker.check_wmma_gemm()
+    out = capsys.readouterr().out
+    assert not verdict and out.startswith("NOT YET:") and "C was never written" in out, out
+
+
+@pytest.mark.parametrize("name, source, expected", WRONG, ids=[w[0] for w in WRONG])
+def test_known_mistake_fails_with_its_hint(name, source, expected, kernels, capsys):
+    verdict = checker.check_wmma_gemm_kernel(kernels[name])
+    out = capsys.readouterr().out
+    assert_mistake_named(verdict, out, name, expected)
+    assert out.count("NOT YET:") == 1, out

@@ -1,0 +1,67 @@
+"""The wmma_partial_k checker (helpers.exercises.wmma_partial_k) of notebook 13: the solution and
+two unusual right kernels pass, the stub fails, and a tile loop that skips the last partial tile
+along K, or tiles filled from past K, fail named as such. The variants are compiled as one module
+(no_extern_c: mma.h is C++)."""
+
+import pytest
+
+from kernel_sources import assert_mistake_named, compile_variants, solution, variant
+
+from helpers.backend import SourceModule
+from helpers.exercises import wmma_partial_k as checker
+
+KERNEL = solution("wmma_partial_k.cu")
+LOOP = "for (int k0 = 0; k0 < K; k0 += 16) {"
+STAGE_A = "As[w][r][col] = k0 + col < K ? A[(tile_row * 16 + r) * K + k0 + col] : __float2half(0.0f);"
+STAGE_B = "Bs[w][r][col] = k0 + r < K ? B[(k0 + r) * N + tile_col * 16 + col] : __float2half(0.0f);"
+RIGHT = {
+    # the number of steps rounded up, written as a count
+    "step_count": variant(KERNEL, (LOOP, "for (int step = 0, k0 = 0; step < (K + 15) / 16; step++, k0 += 16) {")),
+    # each element set to 0 first, then to the matrix's where it lies inside K
+    "zero_first": variant(KERNEL, (STAGE_A, "As[w][r][col] = __float2half(0.0f);\n"
+                                            "            if (k0 + col < K) As[w][r][col] = A[(tile_row * 16 + r) * K + k0 + col];")),
+}
+WRONG = [
+    ("loop_skips_partial_tile", variant(KERNEL, (LOOP, "for (int k0 = 0; k0 + 16 <= K; k0 += 16) {")),
+     ["the last, partial tile along K was skipped", "k0 < K"]),
+    ("k_over_16_steps", variant(KERNEL, (LOOP, "for (int k0 = 0; k0 < K / 16 * 16; k0 += 16) {")),
+     ["the last, partial tile along K was skipped"]),
+    ("b_not_zero_filled", variant(KERNEL, (STAGE_B, "Bs[w][r][col] = B[(k0 + r) * N + tile_col * 16 + col];")),
+     ["C holds NaN", "past the end of A or B", "stage 0"]),
+    ("a_not_zero_filled", variant(KERNEL, (STAGE_A, "As[w][r][col] = A[(tile_row * 16 + r) * K + k0 + col];")),
+     ["C holds NaN"]),
+    ("nothing_staged", variant(KERNEL, (STAGE_A, "As[w][r][col] = __float2half(0.0f);"),
+                               (STAGE_B, "Bs[w][r][col] = __float2half(0.0f);")),
+     ["C is all zeros"]),
+    ("no_store", variant(KERNEL, ("    wmma::store_matrix_sync(C + tile_row * 16 * N + tile_col * 16, c, N, wmma::mem_row_major);\n", "")),
+     ["C was never written"]),
+    ("a_row_length_n", variant(KERNEL, ("A[(tile_row * 16 + r) * K + k0 + col]", "A[(tile_row * 16 + r) * N + k0 + col]")),
+     ["C holds NaN", "a row of A holds K elements"]),
+]
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    sources = {"solution": KERNEL, **RIGHT, **{name: source for name, source, _ in WRONG}}
+    return compile_variants("wmma_partial_k", sources, lambda text: SourceModule(text, no_extern_c=True))
+
+
+@pytest.mark.parametrize("name", ["solution", *RIGHT])
+def test_right_kernels_pass(name, kernels, capsys):
+    verdict = checker.check_wmma_partial_k_kernel(kernels[name])
+    out = capsys.readouterr().out
+    assert verdict.passed is True, out
+
+
+def test_the_stub_as_shipped_is_not_yet(capsys):
+    verdict = checker.check_wmma_partial_k()
+    out = capsys.readouterr().out
+    assert not verdict and out.startswith("NOT YET:") and "C is all zeros" in out, out
+
+
+@pytest.mark.parametrize("name, source, expected", WRONG, ids=[w[0] for w in WRONG])
+def test_known_mistake_fails_with_its_hint(name, source, expected, kernels, capsys):
+    verdict = checker.check_wmma_partial_k_kernel(kernels[name])
+    out = capsys.readouterr().out
+    assert_mistake_named(verdict, out, name, expected)
+    assert out.count("NOT YET:") == 1, out

@@ -1,0 +1,73 @@
+"""The wmma_tile checker (helpers.exercises.wmma_tile) of notebook 13: the solution and two
+unusual right kernels pass, the stub fails, and each usual mistake with the warp-level matrix API
+fails with the hint written for it. The variants are compiled as one module (no_extern_c: mma.h
+is C++)."""
+
+import pytest
+
+from kernel_sources import assert_mistake_named, compile_variants, solution, variant
+
+from helpers.backend import SourceModule
+from helpers.exercises import wmma_tile as checker
+
+KERNEL = solution("wmma_tile.cu")
+B_COL = "wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> fb;"
+RIGHT = {
+    # a separate output fragment d = a b + c
+    "separate_d": variant(KERNEL, ("    wmma::mma_sync(fc, fa, fb, fc);\n    wmma::store_matrix_sync(C, fc,",
+                                   "    wmma::fragment<wmma::accumulator, 16, 16, 16, float> fd;\n"
+                                   "    wmma::mma_sync(fd, fa, fb, fc);\n    wmma::store_matrix_sync(C, fd,")),
+    # C^T = B^T A^T: B's memory read as a row-major B^T, A's as a column-major A^T, C stored by columns
+    "transposed": variant(KERNEL, (
+        "wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;",
+        "wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa; // B^T"),
+        (B_COL, "wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> fb; // A^T"),
+        ("wmma::load_matrix_sync(fa, A, 16);", "wmma::load_matrix_sync(fa, B, 16);"),
+        ("wmma::load_matrix_sync(fb, B, 16);", "wmma::load_matrix_sync(fb, A, 16);"),
+        ("wmma::mem_row_major", "wmma::mem_col_major")),
+}
+WRONG = [
+    ("b_row_major", variant(KERNEL, (B_COL, B_COL.replace("col_major", "row_major"))),
+     ["C is A B^T", "B was loaded as row_major", "wmma::col_major"]),
+    ("a_col_major", variant(KERNEL, ("half, wmma::row_major> fa;", "half, wmma::col_major> fa;")),
+     ["C is A^T B", "A was loaded as col_major"]),
+    ("stored_by_columns", variant(KERNEL, ("wmma::mem_row_major", "wmma::mem_col_major")),
+     ["C holds A B transposed", "wmma::mem_row_major"]),
+    ("no_mma", variant(KERNEL, ("    wmma::mma_sync(fc, fa, fb, fc);\n", "")),
+     ["C is all zeros", "mma_sync"]),
+    ("no_store", variant(KERNEL, ("    wmma::store_matrix_sync(C, fc, 16, wmma::mem_row_major);\n", "")),
+     ["C was never written", "store_matrix_sync"]),
+    ("twice", variant(KERNEL, ("    wmma::mma_sync(fc, fa, fb, fc);\n",
+                               "    wmma::mma_sync(fc, fa, fb, fc);\n    wmma::mma_sync(fc, fa, fb, fc);\n")),
+     ["C is twice A B"]),
+    ("leading_dimension_8", variant(KERNEL, ("wmma::load_matrix_sync(fb, B, 16);",
+                                             "wmma::load_matrix_sync(fb, B, 8);")),
+     ["C is not A B", "leading dimension is 16"]),
+]
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    sources = {"solution": KERNEL, **RIGHT, **{name: source for name, source, _ in WRONG}}
+    return compile_variants("wmma_tile", sources, lambda text: SourceModule(text, no_extern_c=True))
+
+
+@pytest.mark.parametrize("name", ["solution", *RIGHT])
+def test_right_kernels_pass(name, kernels, capsys):
+    verdict = checker.check_wmma_tile_kernel(kernels[name])
+    out = capsys.readouterr().out
+    assert verdict.passed is True, out
+
+
+def test_the_stub_as_shipped_is_not_yet(capsys):
+    verdict = checker.check_wmma_tile()
+    out = capsys.readouterr().out
+    assert not verdict and out.startswith("NOT YET:") and "C was never written" in out, out
+
+
+@pytest.mark.parametrize("name, source, expected", WRONG, ids=[w[0] for w in WRONG])
+def test_known_mistake_fails_with_its_hint(name, source, expected, kernels, capsys):
+    verdict = checker.check_wmma_tile_kernel(kernels[name])
+    out = capsys.readouterr().out
+    assert_mistake_named(verdict, out, name, expected)
+    assert out.count("NOT YET:") == 1, out
