@@ -63,6 +63,7 @@ EXERCISES = [
     Exercise("sepia_opencl", "12_opencl.ipynb", work="cuda_src/opencl/exercises/sepia.cl"),
     Exercise("softmax_rows", "14_softmax_and_attention.ipynb"),
     Exercise("online_softmax", "14_softmax_and_attention.ipynb"),
+    Exercise("attention_tiles", "14_softmax_and_attention.ipynb"),
 ]
 
 
