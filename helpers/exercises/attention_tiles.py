@@ -37,16 +37,16 @@ def walk(q, k, v, keys=None, scale=D ** -0.5, rescale_l=True, rescale_acc=True, 
     keys = n if keys is None else keys
     kz, vz = (np.vstack([a.astype(np.float64), np.zeros((max(0, keys - n), D))]) for a in (k, v))
     qs = q.astype(np.float64) * scale
-    m, l, acc = np.full(n, -np.inf), np.zeros(n), np.zeros((n, D))
+    m, total, acc = np.full(n, -np.inf), np.zeros(n), np.zeros((n, D))
     for j in range(keys):
         s = qs @ kz[j]
         new = np.maximum(m, s)
         r, p = np.exp(m - new), np.exp(s - new)
-        l = l * (r if rescale_l else 1) + p
+        total = total * (r if rescale_l else 1) + p
         acc = acc * (r[:, None] if rescale_acc else 1) + p[:, None] * vz[j]
         m = new
     with np.errstate(invalid="ignore", divide="ignore"):
-        return acc / l[:, None] if divide else acc
+        return acc / total[:, None] if divide else acc
 
 
 def _launch(n):

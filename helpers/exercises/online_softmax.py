@@ -71,7 +71,7 @@ def _launch(case):
 
 def _mistakes(case, run):
     x, (m_out, l_out) = run.model, run.outs
-    m, l = m_out.got.astype(np.float64), l_out.got.astype(np.float64)
+    m, sums = m_out.got.astype(np.float64), l_out.got.astype(np.float64)
     want_m, want_l = pairs(x)
     if m_out.past.size or l_out.past.size:
         yield ("row_max or row_sum was written past its last row",
@@ -84,22 +84,22 @@ def _mistakes(case, run):
         yield (("row_max is lane 0's own max, not the row's" if np.allclose(
                    m, x[:, ::32].astype(np.float64).max(axis=1)) else "row_max is wrong"),
                "merge the lanes' maxes too: m = fmaxf(m, m2) at each step of the butterfly")
-    if np.allclose(l, want_l, rtol=1e-3):
+    if np.allclose(sums, want_l, rtol=1e-3):
         return
-    if np.isnan(l).any() and case[1] <= 16:
+    if np.isnan(sums).any() and case[1] <= 16:
         yield ("row_sum is NaN in rows shorter than 17 columns: lanes with no column "
                "(m = -INFINITY) were merged with exp(-INFINITY - -INFINITY)",
                "a sum whose max is -INFINITY counts 0 in the merge, whatever the exp says")
-    if any(np.allclose(l, pairs(x, loop=False, merge=merge)[1], rtol=1e-3)
+    if any(np.allclose(sums, pairs(x, loop=False, merge=merge)[1], rtol=1e-3)
            for merge in (True, False)):
         yield ("row_sum is too large in the rows whose max is not first: the running sum was not "
                "rescaled when a lane's max grew",
                "in the loop, l = l * exp(m - m_new) + exp(v - m_new)")
-    if np.allclose(l, pairs(x, merge=False)[1], rtol=1e-3):
+    if np.allclose(sums, pairs(x, merge=False)[1], rtol=1e-3):
         yield ("row_sum is too large: the lanes' sums were added without rescaling them to the "
                "merged max", "in the merge, l = l * exp(m - m_new) + l2 * exp(m2 - m_new)")
-    row = int(np.argmax(~np.isclose(l, want_l, rtol=1e-3)))
-    yield (f"row_sum[{row}] = {l[row]:.6g}, expected {want_l[row]:.6g}",
+    row = int(np.argmax(~np.isclose(sums, want_l, rtol=1e-3)))
+    yield (f"row_sum[{row}] = {sums[row]:.6g}, expected {want_l[row]:.6g}",
            "l is the sum of exp(x - m) over the row, m the row's max")
 
 
