@@ -61,7 +61,7 @@ EXERCISES = [
     Exercise("backproject_range", "10_depth_to_point_cloud.ipynb"),
     Exercise("gray_split", "11_multiple_gpus.ipynb", function="my_gray_split"),
     Exercise("sepia_opencl", "12_opencl.ipynb", work="cuda_src/opencl/exercises/sepia.cl"),
-    Exercise("softmax_rows", "14_softmax_and_attention.ipynb"),
+    Exercise("causal_softmax", "14_softmax_and_attention.ipynb"),
     Exercise("online_softmax", "14_softmax_and_attention.ipynb"),
     Exercise("attention_tiles", "14_softmax_and_attention.ipynb"),
 ]

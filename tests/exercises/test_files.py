@@ -10,7 +10,7 @@ from kernel_sources import stable_file
 
 from helpers.exercises import (attention_tiles, backproject_range, block_mean, box_blur,
                                dot_product, histogram_rgb, julia, matmul_bt, matrix_index,
-                               online_softmax, scale_vector, sepia, sepia_x16, softmax_rows)
+                               online_softmax, scale_vector, sepia, sepia_x16, causal_softmax)
 
 CUDA_SRC = Path(__file__).resolve().parents[2] / "cuda_src"
 STUBS = sorted((CUDA_SRC / "exercises").glob("*.cu"))
@@ -41,7 +41,7 @@ CHECKERS = [(scale_vector.check_scale_vector, "scale_vector.cu"),
             (histogram_rgb.check_histogram_rgb, "histogram_rgb.cu"),
             (matmul_bt.check_matmul_bt, "matmul_bt.cu"),
             (block_mean.check_block_mean, "block_mean.cu"),
-            (softmax_rows.check_softmax_rows, "softmax_rows.cu"),
+            (causal_softmax.check_causal_softmax, "causal_softmax.cu"),
             (online_softmax.check_online_softmax, "online_softmax.cu"),
             (attention_tiles.check_attention_tiles, "attention_tiles.cu")]
 IDS = [stub for _, stub in CHECKERS]
