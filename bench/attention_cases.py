@@ -31,7 +31,7 @@ def softmax_case(kernel, size, ceil):
     rows, cols = size
     x = (np.random.default_rng(14).standard_normal((rows, cols)) * 20).astype(np.float16)
     x_gpu, y_gpu = gpuarray.to_gpu(x), gpuarray.empty((rows, cols), np.float16)
-    f = compile_cu("attention.cu").get_function(kernel)
+    f = compile_cu("attention.cu", no_extern_c=True).get_function(kernel)
     if kernel == "softmax_block":
         launch = lambda: f(x_gpu, y_gpu, np.int32(cols), block=(256, 1, 1),  # noqa: E731
                            grid=(rows, 1))
@@ -57,7 +57,7 @@ def attention_case(kernel, size, ceil):
     q, k, v = (rng.standard_normal((heads, n, HEAD_DIM)).astype(np.float16) for _ in range(3))
     q_gpu, k_gpu, v_gpu = (gpuarray.to_gpu(a) for a in (q, k, v))
     o_gpu = gpuarray.empty((heads, n, HEAD_DIM), np.float16)
-    mod = compile_cu("attention.cu")
+    mod = compile_cu("attention.cu", no_extern_c=True)
     nn, tiles = np.int32(n), -(-n // 16)
     if kernel == "attention_three_kernels":
         s_gpu = gpuarray.empty((heads, n, n), np.float16)

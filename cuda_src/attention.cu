@@ -8,6 +8,10 @@
 //     O = softmax(Q K^T * scale) V,   scale = 1 / sqrt(HEAD_DIM),   the softmax taken row by row.
 // Heads are stored one after the other ([heads][n][HEAD_DIM]) and blockIdx.y (z for the tiled
 // products) says which head a block works on.
+//
+// cuda_fp16.h is C++ (it overloads +, * and the rest for __half), and C++ overloads cannot sit in
+// the extern "C" { } that SourceModule wraps around a file (notebook 01): compile this file with
+// no_extern_c=True, and each kernel says extern "C" itself, so that get_function finds its name.
 #include <cuda_fp16.h>
 
 #define HEAD_DIM 64
@@ -45,7 +49,7 @@ __device__ float block_reduce(float v, bool take_max)
 
 // 1. One warp a row: three passes over the row (its max, the sum of exp(x - max), the outputs),
 //    the lanes 32 columns apart, so that a warp reads 32 neighbouring numbers at a time.
-__global__ void softmax_warp(const __half *x, __half *y, int rows, int cols)
+extern "C" __global__ void softmax_warp(const __half *x, __half *y, int rows, int cols)
 {
     int lane = threadIdx.x % 32;
     int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
@@ -65,7 +69,7 @@ __global__ void softmax_warp(const __half *x, __half *y, int rows, int cols)
 
 // 2. One block a row: the same three passes, blockDim.x threads on a row instead of 32, for the
 //    long rows where one warp a row leaves the GPU with too few warps (or too much work each).
-__global__ void softmax_block(const __half *x, __half *y, int cols)
+extern "C" __global__ void softmax_block(const __half *x, __half *y, int cols)
 {
     const __half *in = x + (size_t)blockIdx.x * cols;
     float m = -INFINITY;
@@ -94,7 +98,7 @@ __device__ void online_merge(float &m, float &l, float m2, float l2)
 // 3. The online softmax, one warp a row: the max and the sum in ONE pass over the row (each lane
 //    keeps its running pair, the lanes' pairs merged by shuffles), then the outputs: two passes
 //    over memory instead of three.
-__global__ void softmax_online(const __half *x, __half *y, int rows, int cols)
+extern "C" __global__ void softmax_online(const __half *x, __half *y, int rows, int cols)
 {
     int lane = threadIdx.x % 32;
     int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
@@ -118,7 +122,7 @@ __global__ void softmax_online(const __half *x, __half *y, int rows, int cols)
 // 4a. S = scale * Q K^T: a block of 16 x 16 threads computes a 16 x 16 tile of S. The 16 rows of
 //     Q and of K it needs (all HEAD_DIM columns) are staged in shared memory first, as in
 //     notebook 08's tiled kernel. Grid: (ceil(n / 16), ceil(n / 16), heads).
-__global__ void attention_scores(const __half *q, const __half *k, __half *s, int n, float scale)
+extern "C" __global__ void attention_scores(const __half *q, const __half *k, __half *s, int n, float scale)
 {
     __shared__ float Qs[TILE][HEAD_DIM + 1], Ks[TILE][HEAD_DIM + 1];   // + 1: no bank conflicts
     int tx = threadIdx.x, ty = threadIdx.y;
@@ -143,7 +147,7 @@ __global__ void attention_scores(const __half *q, const __half *k, __half *s, in
 
 // 4c. O = P V: notebook 08's tiled product (P is n x n, V is n x HEAD_DIM), 16 x 16 tiles along
 //     the keys. Grid: (HEAD_DIM / 16, ceil(n / 16), heads).
-__global__ void attention_values(const __half *p, const __half *v, __half *o, int n)
+extern "C" __global__ void attention_values(const __half *p, const __half *v, __half *o, int n)
 {
     __shared__ float Ps[TILE][TILE], Vs[TILE][TILE];
     int tx = threadIdx.x, ty = threadIdx.y;
@@ -170,7 +174,7 @@ __global__ void attention_values(const __half *p, const __half *v, __half *o, in
 #define FUSED_THREADS 128
 #define FUSED_MAX_N 8192                  // the row of scores must fit: 32 KB of shared memory
 
-__global__ void attention_fused(const __half *q, const __half *k, const __half *v, __half *o,
+extern "C" __global__ void attention_fused(const __half *q, const __half *k, const __half *v, __half *o,
                                 int n, float scale)
 {
     __shared__ float qs[HEAD_DIM], p[FUSED_MAX_N], halves[FUSED_THREADS];
@@ -215,7 +219,7 @@ __global__ void attention_fused(const __half *q, const __half *k, const __half *
 #define FLASH_THREADS 256                 // 8 warps
 #define ROWS (BQ / (FLASH_THREADS / 32))  // queries a warp: 8
 
-__global__ void __launch_bounds__(FLASH_THREADS)
+extern "C" __global__ void __launch_bounds__(FLASH_THREADS)
 attention_tiled(const __half *q, const __half *k, const __half *v, __half *o, int n, float scale)
 {
     __shared__ __align__(16) float Qs[BQ][HEAD_DIM];    // read 4 at a time (float4)

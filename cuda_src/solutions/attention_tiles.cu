@@ -8,7 +8,7 @@
 #define HEAD_DIM 64
 #define TILE 32
 
-__global__ void attention_tiles(const __half *q, const __half *k, const __half *v, __half *o, int n)
+extern "C" __global__ void attention_tiles(const __half *q, const __half *k, const __half *v, __half *o, int n)
 {
     __shared__ float Ks[TILE][HEAD_DIM], Vs[TILE][HEAD_DIM];
     int t = threadIdx.x, i = blockIdx.x * TILE + t;       // this thread's query

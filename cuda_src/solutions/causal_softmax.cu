@@ -20,7 +20,7 @@ __device__ float warp_sum(float v)
     return v;
 }
 
-__global__ void causal_softmax(const __half *x, __half *y, int rows, int cols)
+extern "C" __global__ void causal_softmax(const __half *x, __half *y, int rows, int cols)
 {
     int lane = threadIdx.x % 32;
     int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;

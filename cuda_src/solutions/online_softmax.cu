@@ -6,7 +6,7 @@
 // exp(-INFINITY - -INFINITY), which is NaN; the merge says so.
 #include <cuda_fp16.h>
 
-__global__ void online_softmax(const __half *x, float *row_max, float *row_sum, int rows, int cols)
+extern "C" __global__ void online_softmax(const __half *x, float *row_max, float *row_sum, int rows, int cols)
 {
     int lane = threadIdx.x % 32;
     int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;

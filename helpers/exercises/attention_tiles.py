@@ -101,6 +101,7 @@ EXERCISE = KernelExercise(
     signature="const __half *q, const __half *k, const __half *v, __half *o, int n",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
     crash_hint="touch only the keys and queries that exist: j < n ? k[...] : 0.0f, if (i < n)",
+    no_extern_c=True,
     success=f"attention over every key ({len(CASES)} launches: a partial last tile, whole tiles, "
             "less than a tile)")
 

@@ -153,18 +153,20 @@ class KernelExercise:
     timing of an exercise that asks for speed). ``where(case)`` describes the case for the verdict (by
     default ``case.where()``); ``success`` is the PASS text. ``draw(rng)`` gives the hidden
     cases, in the form of ``cases``, that a seed adds (``helpers.exercises.hidden``).
+    ``no_extern_c``: the stub includes a C++ header (cuda_fp16.h) and declares its kernel
+    ``extern "C"`` itself, so SourceModule must not wrap it in ``extern "C" { }`` (notebook 01).
     """
 
     def __init__(self, stub, kernel, signature, cases, success, *, draw, where=None, launch=None,
                  mistakes=None, crash_hint="", detect=None, simulated="", before=None,
-                 after=None, refine=None):
+                 after=None, refine=None, no_extern_c=False):
         self.stub, self.kernel, self.signature = stub, kernel, signature
         self.cases, self.success, self.where = cases, success, where or (lambda c: c.where())
         self.draw = draw
         self.launch, self.mistakes, self.crash_hint = launch, mistakes, crash_hint
         self.detect = detect or self._launch_and_detect
         self.simulated, self.before, self.after = simulated, before, after
-        self.refine = refine
+        self.refine, self.no_extern_c = refine, no_extern_c
 
     def check_file(self, path: str | None = None, hidden: int | None = None) -> Verdict:
         """Compile ``cuda_src/<path>`` (the stub by default), check it (with the cases drawn
@@ -246,7 +248,7 @@ class KernelExercise:
                            "helpers.exercises.reset(...) if it is gone")
         source = file.read_text(errors="replace")
         try:
-            module = compile_cu(path)
+            module = compile_cu(path, no_extern_c=self.no_extern_c)
         except drv.CompileError as err:
             output = str(getattr(err, "stderr", None) or err)
             print(output)
@@ -254,8 +256,9 @@ class KernelExercise:
         try:
             kernel = module.get_function(self.kernel)
         except drv.LogicError as err:
+            linkage = 'extern "C" ' if self.no_extern_c else ""
             return not_yet(f"{path} has no kernel called {self.kernel} ({err})",
-                           f"keep the signature given in the file: __global__ void "
+                           f"keep the signature given in the file: {linkage}__global__ void "
                            f"{self.kernel}({self.signature})")
         mistake = signature_mistake(source, self.kernel, self.signature)
         if mistake:
@@ -272,7 +275,8 @@ class KernelExercise:
         from helpers.sim.compiler import SourceModule
 
         try:
-            return Kernels(kernel, SourceModule(read_cu(path)).get_function(self.kernel))
+            return Kernels(kernel, SourceModule(read_cu(path), no_extern_c=self.no_extern_c)
+                           .get_function(self.kernel))
         except (driver.CompileError, driver.LogicError) as err:
             output = str(getattr(err, "stderr", None) or err)
             print(output)

@@ -108,6 +108,7 @@ EXERCISE = KernelExercise(
     signature="const __half *x, float *row_max, float *row_sum, int rows, int cols",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
     crash_hint="the warps past the last row must leave before reading: if (row >= rows) return;",
+    no_extern_c=True,
     success=f"each row's max and sum in one pass ({len(CASES)} launches: the max first, last and "
             "anywhere, rows shorter than a warp)")
 

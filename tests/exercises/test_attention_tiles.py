@@ -6,6 +6,8 @@ import pytest
 
 from kernel_sources import assert_mistake_named, compile_variants, solution, variant
 
+from helpers.backend import SourceModule
+
 from helpers.exercises import attention_tiles as checker
 
 KERNEL = solution("attention_tiles.cu")
@@ -43,11 +45,17 @@ ALONG_ROWS = variant(KERNEL, (
     ("            Ks[t][c] =", "            Ks[r][c] ="), ("            Vs[t][c] =", "            Vs[r][c] ="))
 
 
+
+def unwrapped(source):
+    """SourceModule for a source that includes cuda_fp16.h and declares its kernels extern "C"."""
+    return SourceModule(source, no_extern_c=True)
+
+
 @pytest.fixture(scope="module")
 def kernels():
     sources = {"solution": KERNEL, "exp2": EXP2, "along_rows": ALONG_ROWS,
                **{w[0]: w[1] for w in WRONG}}
-    return compile_variants("attention_tiles", sources)
+    return compile_variants("attention_tiles", source_module=unwrapped, sources=sources)
 
 
 @pytest.mark.parametrize("name", ["solution", "exp2", "along_rows"])

@@ -8,6 +8,8 @@ import pytest
 
 from kernel_sources import assert_mistake_named, compile_variants, solution, variant
 
+from helpers.backend import SourceModule
+
 from helpers.exercises import causal_softmax as checker
 
 KERNEL = solution("causal_softmax.cu")
@@ -52,12 +54,18 @@ CHUNKS = variant(KERNEL, ("for (int c = lane; c <= last; c += 32)",
                   "c < min(cols, (lane + 1) * ((cols + 31) / 32)); ++c)"))
 
 
+
+def unwrapped(source):
+    """SourceModule for a source that includes cuda_fp16.h and declares its kernels extern "C"."""
+    return SourceModule(source, no_extern_c=True)
+
+
 @pytest.fixture(scope="module")
 def kernels():
     sources = {"solution": KERNEL, "down_then_broadcast": DOWN_THEN_BROADCAST, "chunks": CHUNKS,
                **{w[0]: w[1] for w in WRONG}}
     # One module for all: each variant's warp_max and warp_sum get names of their own.
-    return compile_variants("causal_softmax", {
+    return compile_variants("causal_softmax", source_module=unwrapped, sources={
         name: re.sub(r"\b(warp_max|warp_sum)\b", rf"\1__{name}", text)
         for name, text in sources.items()})
 

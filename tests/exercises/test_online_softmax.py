@@ -6,6 +6,8 @@ import pytest
 
 from kernel_sources import assert_mistake_named, compile_variants, solution, variant
 
+from helpers.backend import SourceModule
+
 from helpers.exercises import online_softmax as checker
 
 KERNEL = solution("online_softmax.cu")
@@ -41,10 +43,16 @@ BRANCH = variant(KERNEL, ("        float m_new = fmaxf(m, v);\n" + LOOP + "     
 DOWN = KERNEL.replace("__shfl_xor_sync", "__shfl_down_sync")
 
 
+
+def unwrapped(source):
+    """SourceModule for a source that includes cuda_fp16.h and declares its kernels extern "C"."""
+    return SourceModule(source, no_extern_c=True)
+
+
 @pytest.fixture(scope="module")
 def kernels():
     sources = {"solution": KERNEL, "branch": BRANCH, "down": DOWN, **{w[0]: w[1] for w in WRONG}}
-    return compile_variants("online_softmax", sources)
+    return compile_variants("online_softmax", source_module=unwrapped, sources=sources)
 
 
 @pytest.mark.parametrize("name", ["solution", "branch", "down"])
