@@ -11,7 +11,8 @@ iterate_sin (05), transpose_naive, transpose_tiled and transpose_padded (06), th
 and the histograms of notebook 07 (``bench/sum_histogram.py``; the histograms on notebook 04's
 photograph, as a learner has it, and tiled to a large image), the naive, tiled and register-tiled
 matrix multiplies (08, ``bench/matmul_cases.py``: GFLOP/s against the FMA ceiling and cuBLAS
-SGEMM). It prints one Markdown table and writes it as CSV, with a bar chart as PNG, to
+SGEMM), the softmaxes and the three attentions of notebook 14 (``bench/attention_cases.py``:
+against ``torch.softmax`` and PyTorch's ``scaled_dot_product_attention``). It prints one Markdown table and writes it as CSV, with a bar chart as PNG, to
 ``bench/out/`` (``--out``); ``--record`` also puts it into this backend's section of
 ``bench/RESULTS.md``. For each kernel:
 
@@ -48,7 +49,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))   # the repository: bench, helpers
 
-from bench import ROOT, cases, matmul_cases, peers, results, sum_histogram  # noqa: E402
+from bench import (ROOT, attention_cases, cases, matmul_cases, peers, results,  # noqa: E402
+                   sum_histogram)
 from bench.measure import load_average, time_cpu, versions  # noqa: E402
 from bench.reference import NUMPY, ArrayLibrary, SerialLibrary  # noqa: E402
 from helpers.backend import BACKEND, device_summary  # noqa: E402
@@ -70,12 +72,15 @@ SIZES = {
     "photo": (None, None, (64, 48)),                           # crop of the photograph (None: all)
     "tiled": ((8192, 8192), (1024, 1024), (128, 96)),          # the photograph tiled: histogram
     "matmul": (4096, 256, 64),                                  # M = K = N: notebook 08
+    "softmax": ((8192, 4096), (256, 1024), (16, 100)),          # rows, cols: notebook 14
+    "attention": ((32, 4096), (1, 128), (1, 64)),               # heads, n (d = 64): notebook 14
 }
 # Most elements NumPy runs on; on more, it runs on a part and its time is scaled per element.
 NUMPY_MAX = {"vector_add": 1 << 24, "saxpy": 1 << 24, "gray": 1 << 22, "mandelbrot": 1 << 18,
              "iterate_sin": 1 << 20, "transpose": 1 << 22, "matmul": matmul_cases.NUMPY_MAX,
              "sum": 1 << 28, "histogram": 1 << 27,   # a reduction's part
-             "histogram_range": 1 << 27, "histogram_tiled": 1 << 27}  # is no part of its result
+             "histogram_range": 1 << 27, "histogram_tiled": 1 << 27,  # is no part of its result
+             **attention_cases.NUMPY_MAX}
 NUMBA_MAX, NUMBA_MAX_TINY = 1024, 128   # Numba's simulator: ~0.3 ms a thread
 PEER_COLUMNS = ("serial C++", "NumPy", "Numba sim") if SIM else ("NumPy", "CuPy", "PyTorch")
 CPU_PEERS = ("NumPy", "serial C++")     # timed by the wall clock; the others like the kernels
@@ -219,12 +224,12 @@ def find_peers():
 
 
 def makers(size, ceil):
-    """Each course kernel's maker, in the table's order (notebooks 01 to 08)."""
+    """Each course kernel's maker, in the table's order (notebooks 01 to 08, then 14)."""
     return [*(lambda make=make, key=key: make(size[key], ceil)
               for make, key in zip(cases.MAKERS, cases.SIZE_OF)),
             *(lambda k=k: matmul_cases.case(k, size["matmul"], ceil)
               for k in matmul_cases.KERNELS),
-            *sum_histogram.makers(size, ceil)]
+            *sum_histogram.makers(size, ceil), *attention_cases.makers(size, ceil)]
 
 
 def measure_all(run, size, tiny):

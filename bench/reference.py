@@ -94,6 +94,29 @@ def histogram(p, x):
     return p.xp.histogram(x, bins=256, range=(0, 256))[0]
 
 
+def softmax(p, x):
+    """The softmax of each row, the max subtracted: ``torch.softmax(x, dim=-1)`` in PyTorch, the
+    formula elsewhere. NumPy computes in float32 (its float16 arithmetic is emulated, and slow);
+    CuPy and PyTorch in the inputs' float16, as a model would."""
+    if p.name == "PyTorch":
+        return p.xp.softmax(x, dim=-1)
+    if p.name == "NumPy":
+        x = x.astype(np.float32)
+    e = p.xp.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def attention(p, q, k, v):
+    """softmax(Q K^T / sqrt(d)) V, head by head (heads x n x d): PyTorch's fused
+    ``scaled_dot_product_attention``; in NumPy (float32) and CuPy the composition of the steps."""
+    if p.name == "PyTorch":
+        return p.xp.nn.functional.scaled_dot_product_attention(q, k, v)
+    if p.name == "NumPy":
+        q, k, v = (a.astype(np.float32) for a in (q, k, v))
+    scores = q @ k.swapaxes(-1, -2) * q.dtype.type(q.shape[-1] ** -0.5)
+    return softmax(p, scores) @ v
+
+
 def plane(x_min, y_min, dx, dy, width, height, step=1):
     """(c_re, c_im) of every pixel (every ``step``-th row and column), in float32 as the
     Mandelbrot kernel computes them: x_min + x * dx."""

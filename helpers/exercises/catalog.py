@@ -80,6 +80,9 @@ EXERCISES = [
     Exercise("wmma_tile", "13_tensor_cores.ipynb"),
     Exercise("wmma_gemm", "13_tensor_cores.ipynb"),
     Exercise("wmma_partial_k", "13_tensor_cores.ipynb"),
+    Exercise("causal_softmax", "14_softmax_and_attention.ipynb"),
+    Exercise("online_softmax", "14_softmax_and_attention.ipynb"),
+    Exercise("attention_tiles", "14_softmax_and_attention.ipynb"),
 ]
 
 

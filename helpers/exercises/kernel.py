@@ -155,27 +155,27 @@ class KernelExercise:
     checks of an exercise on a size only a GPU can run). ``where(case)`` describes the case for
     the verdict (by default ``case.where()``); ``success`` is the PASS text. ``draw(rng)`` gives
     the hidden cases, in the form of ``cases``, that a seed adds (``helpers.exercises.hidden``).
+    ``no_extern_c``: the stub includes a C++ header (cuda_fp16.h, mma.h) and declares its kernel
+    ``extern "C"`` itself, so SourceModule must not wrap it in ``extern "C" { }`` (notebook 01).
 
     ``fast(kernel)``, for a chapter about speed, rates a kernel that passed: a generator that
     yields ``(what is missing, hint)`` when the kernel misses the chapter's target (the PASS
     then says so) and otherwise returns the figures it measured, for the FAST verdict. It
     measures on a GPU with events, against the copy or the FMA ceiling, and on the simulator
     through the trace (``helpers.exercises.microscope``), never by the CPU's clock. Without it
-    a right kernel gets a plain PASS. ``options``: SourceModule's keywords for the stub
-    (``{"no_extern_c": True}`` for a stub that includes a C++ header, such as mma.h, and says
-    ``extern "C"`` itself).
+    a right kernel gets a plain PASS.
     """
 
     def __init__(self, stub, kernel, signature, cases, success, *, draw, where=None, launch=None,
                  mistakes=None, crash_hint="", detect=None, simulated="", before=None,
-                 after=None, refine=None, fast=None, options=None):
+                 after=None, refine=None, fast=None, no_extern_c=False):
         self.stub, self.kernel, self.signature = stub, kernel, signature
         self.cases, self.success, self.where = cases, success, where or (lambda c: c.where())
         self.draw = draw
         self.launch, self.mistakes, self.crash_hint = launch, mistakes, crash_hint
         self.detect = detect or self._launch_and_detect
         self.simulated, self.before, self.after = simulated, before, after
-        self.refine, self.fast, self.options = refine, fast, options or {}
+        self.refine, self.fast, self.no_extern_c = refine, fast, no_extern_c
 
     def check_file(self, path: str | None = None, hidden: int | None = None) -> Verdict:
         """Compile ``cuda_src/<path>`` (the stub by default), check it (with the cases drawn
@@ -279,7 +279,7 @@ class KernelExercise:
                            "helpers.exercises.reset(...) if it is gone")
         source = file.read_text(errors="replace")
         try:
-            module = compile_cu(path, **self.options)
+            module = compile_cu(path, no_extern_c=self.no_extern_c)
         except drv.CompileError as err:
             output = str(getattr(err, "stderr", None) or err)
             print(output)
@@ -287,8 +287,9 @@ class KernelExercise:
         try:
             kernel = module.get_function(self.kernel)
         except drv.LogicError as err:
+            linkage = 'extern "C" ' if self.no_extern_c else ""
             return not_yet(f"{path} has no kernel called {self.kernel} ({err})",
-                           f"keep the signature given in the file: __global__ void "
+                           f"keep the signature given in the file: {linkage}__global__ void "
                            f"{self.kernel}({self.signature})")
         mistake = signature_mistake(source, self.kernel, self.signature)
         if mistake:
@@ -305,7 +306,8 @@ class KernelExercise:
         from helpers.sim.compiler import SourceModule
 
         try:
-            return Kernels(kernel, SourceModule(read_cu(path), **self.options).get_function(self.kernel))
+            return Kernels(kernel, SourceModule(read_cu(path), no_extern_c=self.no_extern_c)
+                           .get_function(self.kernel))
         except (driver.CompileError, driver.LogicError) as err:
             output = str(getattr(err, "stderr", None) or err)
             print(output)

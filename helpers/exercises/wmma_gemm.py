@@ -119,7 +119,7 @@ EXERCISE = KernelExercise(
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
     crash_hint="each tile starts inside its matrix: A + tile_row * 16 * K + k, B + tile_col * 16 * K + k",
     success=f"C = A B with B stored by columns, one warp a tile, for {len(CASES)} shapes (M, K, N unequal)",
-    options={"no_extern_c": True})
+    no_extern_c=True)
 
 check_wmma_gemm = EXERCISE.check_file          # (path="exercises/wmma_gemm.cu")
 check_wmma_gemm_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel

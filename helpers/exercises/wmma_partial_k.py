@@ -81,7 +81,7 @@ EXERCISE = KernelExercise(
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
     crash_hint="stage only elements inside A and B: 0 where k0 + col (A) or k0 + r (B) reaches K",
     success=f"C = A B for {len(CASES)} shapes whose K is not a multiple of 16, the partial tile included",
-    options={"no_extern_c": True})
+    no_extern_c=True)
 
 check_wmma_partial_k = EXERCISE.check_file          # (path="exercises/wmma_partial_k.cu")
 check_wmma_partial_k_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel

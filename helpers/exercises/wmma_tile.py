@@ -87,7 +87,7 @@ EXERCISE = KernelExercise(
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
     crash_hint="the warp loads and stores one 16 x 16 tile: leading dimension 16 everywhere",
     success="C = A B on the tensor cores, B read column after column, for every pair of matrices tried",
-    options={"no_extern_c": True})
+    no_extern_c=True)
 
 check_wmma_tile = EXERCISE.check_file          # (path="exercises/wmma_tile.cu")
 check_wmma_tile_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel

@@ -8,10 +8,10 @@ import pytest
 
 from kernel_sources import stable_file
 
-from helpers.exercises import (backproject_range, block_mean, box_blur, column_means, dot_product,
-                               histogram_rgb, julia, matmul_bt, matmul_wide, matrix_index,
-                               matvec_warp, reverse_chunks, scale_vector, sepia, sepia_x16,
-                               warp_vote)
+from helpers.exercises import (attention_tiles, backproject_range, block_mean, box_blur,
+                               causal_softmax, column_means, dot_product, histogram_rgb, julia,
+                               matmul_bt, matmul_wide, matrix_index, matvec_warp, online_softmax,
+                               reverse_chunks, scale_vector, sepia, sepia_x16, warp_vote)
 
 CUDA_SRC = Path(__file__).resolve().parents[2] / "cuda_src"
 STUBS = sorted((CUDA_SRC / "exercises").glob("*.cu"))
@@ -46,7 +46,10 @@ CHECKERS = [(scale_vector.check_scale_vector, "scale_vector.cu"),
             (matvec_warp.check_matvec_warp, "matvec_warp.cu"),
             (matmul_wide.check_matmul_wide, "matmul_wide.cu"),
             (column_means.check_column_means, "column_means.cu"),
-            (reverse_chunks.check_reverse_chunks, "reverse_chunks.cu")]
+            (reverse_chunks.check_reverse_chunks, "reverse_chunks.cu"),
+            (causal_softmax.check_causal_softmax, "causal_softmax.cu"),
+            (online_softmax.check_online_softmax, "online_softmax.cu"),
+            (attention_tiles.check_attention_tiles, "attention_tiles.cu")]
 IDS = [stub for _, stub in CHECKERS]
 
 

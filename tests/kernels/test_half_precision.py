@@ -301,3 +301,18 @@ def test_nvcc_compiles_the_kernels(tmp_path):
     done = subprocess.run([nvcc, f"-arch={ARCH}", "--cubin", "-o", str(tmp_path / "k.cubin"),
                            str(SOURCE)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("header", ["cuda_fp16.h", "cuda_bf16.h"])
+def test_the_headers_inside_sourcemodules_extern_c_are_refused(header):
+    """nvcc refuses cuda_fp16.h (C++ overloads) inside the extern "C" { } that SourceModule wraps
+    around a source; the simulator refuses it too, naming the header, and says the cure: the
+    same source with no_extern_c=True and extern "C" on the kernel compiles on both."""
+    from helpers.backend import BACKEND, drv
+
+    kernel = '__global__ void one(__half *x) { x[0] = __float2half(1.0f); }\n'
+    with pytest.raises(drv.CompileError) as err:
+        SourceModule(f"#include <{header}>\n{kernel}", cache_dir=False)
+    if BACKEND == "simulator":
+        assert err.value.header == header and err.value.line == 1
+    SourceModule(f'#include <{header}>\nextern "C" {kernel}', no_extern_c=True).get_function("one")

@@ -49,7 +49,7 @@ COMPARISON = re.compile(
     rf"|{_AMOUNT}(?:x(?![\w-])| times (?:as|more|fewer|less|faster|slower|larger|smaller|"
     r"higher|lower|longer|shorter|greater|that|the|what)\b))")
 SENTENCE = re.compile(r"(?<=[.!?])\s+|\n\s*\n|\n\s*[-*] |\n\s*\d+\. |\n\|")
-COMPARED = ("06", "07", "08", "09", "10", "12")
+COMPARED = ("06", "07", "08", "09", "10", "12", "14")
 """The chapters whose comparisons are tied to measurements: the second edition's (issue 29)."""
 
 

@@ -2,6 +2,7 @@
 // cuda_fp16.h gives __half and __half2 (and, as CUDA's, it includes cuda_fp16.h). A bfloat16 is
 // a float's top 16 bits: 8 bits of exponent, 7 of fraction; a float rounds to it to nearest even.
 #pragma once
+template <typename __SimNotInsideExternC> struct __sim_cuda_bf16_is_cxx;   // as cuda_fp16.h's
 #include "cuda_fp16.h"
 
 extern "C++" {

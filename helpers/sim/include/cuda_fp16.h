@@ -2,10 +2,14 @@
 // conversions and intrinsics, with the names and signatures of CUDA 13's header, computed bit for
 // bit as a GPU of compute capability 9.0 computes them (sim_half.h says how).
 //
-// A kernel includes it itself, as with nvcc, inside PyCUDA's extern "C" block: everything here is
-// C++, so it is declared extern "C++". Its own names are reserved (__sim_..., __half...); the
-// names CUDA gives without underscores (half, hsqrt, make_half2, ...) are CUDA's too.
+// A kernel includes it itself, as with nvcc. nvcc refuses CUDA's header inside the extern "C" { }
+// that PyCUDA's SourceModule wraps around a source (C++ overloads with C linkage): the template
+// declared first makes the simulator refuse it there too, with the same cure (no_extern_c=True,
+// and extern "C" on each kernel: compile/messages.py). Everything else here is declared
+// extern "C++". Its own names are reserved (__sim_..., __half...); the names CUDA gives without
+// underscores (half, hsqrt, make_half2, ...) are CUDA's too.
 #pragma once
+template <typename __SimNotInsideExternC> struct __sim_cuda_fp16_is_cxx;
 extern "C++" {
 #include "sim_half.h"
 

@@ -1,0 +1,122 @@
+"""Checker for exercise 1 of notebook 14: ``cuda_src/exercises/causal_softmax.cu``: the causal
+softmax of each row, one warp a row (row r over columns 0 to min(r, cols - 1), their max
+subtracted, the other columns 0). The even rows hold scores of about 100, so that a missing max
+shows as NaN in exactly those; the odd rows hide about 150 in their masked columns, so that a max
+taken over those too (every visible exp then underflows to 0) shows as NaN in exactly those."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers.exercises.common import Input, Output
+from helpers.exercises.hidden import awkward, pick
+from helpers.exercises.kernel import KernelExercise, Launch
+
+# (rows, cols, threads a block): cols not a multiple of 32; the second has fewer columns than
+# lanes and more warps than rows; in the third the last rows see every column.
+CASES = [(13, 100, 64), (5, 20, 128), (70, 50, 96)]
+BLOCKS = (32, 64, 96, 128, 256)
+
+
+def _draw(rng):
+    """The grader's cases: one of each kind the shipped cases have."""
+    rows = int(rng.integers(50, 90))
+    return [(int(rng.integers(6, 30)), awkward(rng, 32, 33, 400), pick(rng, BLOCKS)),
+            (int(rng.integers(1, 8)), pick(rng, [c for c in range(1, 32) if c != 20]), 128),
+            (rows, awkward(rng, 32, 33, rows - 1), pick(rng, BLOCKS))]
+
+
+def _where(case):
+    rows, cols, block = case
+    return f"rows = {rows}, cols = {cols}, block = ({block}, 1, 1)"
+
+
+def visible(rows, cols):
+    """True where column c of row r takes part: c <= r."""
+    return np.arange(cols)[None, :] <= np.arange(rows)[:, None]
+
+
+def scores(rows, cols):
+    """FP16 scores: the even rows about 100 but their first 0 (subtracting x[0] overflows
+    too), the odd ones small with about 150 in their masked columns."""
+    x = np.random.default_rng(rows * 1000 + cols).standard_normal((rows, cols)) * 3
+    x[::2] += 95
+    x[::2, 0] = 0
+    x[1::2] += np.where(visible(rows, cols)[1::2], 0, 150)
+    return x.astype(np.float16)
+
+
+def softmax(x, shift):
+    """The causal softmax with ``shift`` subtracted (broadcast against x), in float64."""
+    e = np.where(visible(*x.shape), np.exp(x.astype(np.float64) - shift), 0)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _launch(case):
+    rows, cols, block = case
+    x = scores(rows, cols)
+    return Launch((Input(x, after=64, junk=0.0), Output((rows, cols), np.float16),
+                   np.int32(rows), np.int32(cols)),
+                  block=(block, 1, 1), grid=(-(-rows // (block // 32)), 1), model=x)
+
+
+def _lanes_own_max(x):
+    """What each lane subtracting only its own visible columns' max gives."""
+    seen = np.where(visible(*x.shape), x.astype(np.float64), -np.inf)
+    shift = np.empty(x.shape)
+    for lane in range(min(32, x.shape[1])):
+        shift[:, lane::32] = seen[:, lane::32].max(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore"):
+        return softmax(x, shift)
+
+
+def _mistakes(case, run):
+    x, got = run.model, run.out.got.astype(np.float64)
+    want = softmax(x, np.where(visible(*x.shape), x, -np.inf).max(axis=1, keepdims=True))
+    right = np.isclose(got, want, rtol=4e-3, atol=1e-4)
+    if run.out.past.size:
+        yield ("y was written past its last row",
+               "the warps past the last row must leave: if (row >= rows) return;")
+    if right.all():
+        return
+    bad = set(np.flatnonzero(~np.isfinite(np.where(run.out.unwritten, 0, got)).all(axis=1)))
+    odd_masked = set(range(1, min(x.shape[0], x.shape[1] - 1), 2))   # odd rows that mask some
+    if bad and bad <= set(range(0, x.shape[0], 2)):
+        yield ("NaN or inf in the rows whose scores are about 100, right in the small ones: "
+               "exp(x) overflowed a float, the max was not subtracted",
+               "m = the max of columns 0 to last (each lane's, then warp_max), then exp(x - m)")
+    masked = ~visible(*x.shape) & ~run.out.unwritten
+    if (got[masked] != 0).any():
+        yield ("the masked columns (past the row's own, c > row) are not 0",
+               "y = 0 where c > last: a token does not look at the ones after it")
+    if odd_masked and odd_masked <= bad:
+        yield ("NaN in the rows whose masked columns hold the largest scores: the max was taken "
+               "over the masked columns too, and every visible exp(x - m) underflowed to 0",
+               "the max over columns 0 to last only: for (int c = lane; c <= last; c += 32)")
+    if run.out.unwritten.any():
+        yield ("some rows or columns of y were never written",
+               "one warp a row, row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, its "
+               "lanes over columns lane, lane + 32, ... while c < cols")
+    if np.allclose(got, _lanes_own_max(x), rtol=4e-3, atol=1e-4):
+        yield ("each lane subtracted the max of its own columns, not the row's",
+               "after each lane's max, m = warp_max(m): all 32 lanes need the same max")
+    if not np.allclose(got.sum(axis=1), 1, rtol=1e-2):
+        yield ("the rows do not add up to 1: the sum of exp(x - m) is not the whole row's",
+               "each lane adds its columns' exp(x - m), then sum = warp_sum(sum) for all 32")
+    first = np.argwhere(~right)[0]
+    yield (f"{int((~right).sum())} of {right.size} outputs are wrong (the first is "
+           f"y[{first[0]}][{first[1]}] = {got[tuple(first)]:.4g}, expected "
+           f"{want[tuple(first)]:.4g})", "y = exp(x - m) / sum where c <= last, else 0")
+
+
+EXERCISE = KernelExercise(
+    stub="exercises/causal_softmax.cu", kernel="causal_softmax",
+    signature="const __half *x, __half *y, int rows, int cols",
+    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
+    crash_hint="the warps past the last row must leave before reading: if (row >= rows) return;",
+    no_extern_c=True,
+    success=f"the causal softmax of every row, scores of 100 included ({len(CASES)} launches, "
+            "rows whose length is not a multiple of 32, more warps than rows)")
+
+check_causal_softmax = EXERCISE.check_file          # (path="exercises/causal_softmax.cu")
+check_causal_softmax_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel

@@ -1,0 +1,116 @@
+"""Checker for exercise 2 of notebook 14: ``cuda_src/exercises/online_softmax.cu``.
+
+``online_softmax(const __half *x, float *row_max, float *row_sum, int rows, int cols)`` must
+write each row's max m and its sum of exp(x - m), one warp a row, each lane with a running pair
+that it rescales when its max grows, the lanes' pairs merged (and rescaled) by shuffles. The rows
+have their max first, last, or anywhere, so that a missing rescale shows in some rows and not in
+others; a case shorter than 17 columns merges lanes that have no column at all.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers.exercises.common import Input, Output
+from helpers.exercises.hidden import awkward, pick
+from helpers.exercises.kernel import KernelExercise, Launch
+
+# (rows, cols, threads a block)
+CASES = [(12, 200, 64), (6, 10, 128), (30, 77, 96)]
+BLOCKS = (32, 64, 96, 128, 256)
+
+
+def _draw(rng):
+    """The grader's cases: one of each kind the shipped cases have."""
+    return [(int(rng.integers(6, 20)), awkward(rng, 32, 100, 400), pick(rng, BLOCKS)),
+            (int(rng.integers(3, 9)), pick(rng, [c for c in range(1, 17) if c != 10]), 128),
+            (int(rng.integers(20, 50)), awkward(rng, 32, 33, 99), pick(rng, BLOCKS))]
+
+
+def _where(case):
+    rows, cols, block = case
+    return f"rows = {rows}, cols = {cols}, block = ({block}, 1, 1)"
+
+
+def scores(rows, cols):
+    """FP16 rows: sorted down (the max first), sorted up (the max last), and in no order."""
+    x = np.random.default_rng(rows * 1000 + cols).standard_normal((rows, cols)) * 3
+    x[0::3] = -np.sort(-x[0::3], axis=1)
+    x[1::3] = np.sort(x[1::3], axis=1)
+    return x.astype(np.float16)
+
+
+def pairs(x, loop=True, merge=True):
+    """(m, l) of each row as the kernel computes them, in float64; ``loop`` and ``merge``: whether
+    the running sum and the merged sums are rescaled to the new max."""
+    x = x.astype(np.float64)
+    ms, ls = np.full((x.shape[0], 32), -np.inf), np.zeros((x.shape[0], 32))
+    for c in range(x.shape[1]):
+        lane, v = c % 32, x[:, c]
+        new = np.maximum(ms[:, lane], v)
+        ls[:, lane] = ls[:, lane] * (np.exp(ms[:, lane] - new) if loop else 1) + np.exp(v - new)
+        ms[:, lane] = new
+    for offset in (16, 8, 4, 2, 1):
+        partner = np.arange(32) ^ offset
+        new = np.maximum(ms, ms[:, partner])
+        with np.errstate(invalid="ignore"):
+            weight = (lambda m: np.where(m == -np.inf, 0, np.exp(m - new))) if merge else (
+                lambda m: 1)
+            ls = ls * weight(ms) + ls[:, partner] * weight(ms[:, partner])
+        ms = new
+    return ms[:, 0], ls[:, 0]
+
+
+def _launch(case):
+    rows, cols, block = case
+    x = scores(rows, cols)
+    return Launch((Input(x, after=64, junk=0.0), Output(rows), Output(rows), np.int32(rows),
+                   np.int32(cols)), block=(block, 1, 1), grid=(-(-rows // (block // 32)), 1),
+                  model=x)
+
+
+def _mistakes(case, run):
+    x, (m_out, l_out) = run.model, run.outs
+    m, sums = m_out.got.astype(np.float64), l_out.got.astype(np.float64)
+    want_m, want_l = pairs(x)
+    if m_out.past.size or l_out.past.size:
+        yield ("row_max or row_sum was written past its last row",
+               "the warps past the last row must leave: if (row >= rows) return;")
+    if m_out.unwritten.any() or l_out.unwritten.any():
+        yield ("some rows' pair was never written",
+               "one warp a row, row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, and "
+               "its lane 0 writes row_max[row] and row_sum[row]")
+    if not np.allclose(m, want_m):
+        yield (("row_max is lane 0's own max, not the row's" if np.allclose(
+                   m, x[:, ::32].astype(np.float64).max(axis=1)) else "row_max is wrong"),
+               "merge the lanes' maxes too: m = fmaxf(m, m2) at each step of the butterfly")
+    if np.allclose(sums, want_l, rtol=1e-3):
+        return
+    if np.isnan(sums).any() and case[1] <= 16:
+        yield ("row_sum is NaN in rows shorter than 17 columns: lanes with no column "
+               "(m = -INFINITY) were merged with exp(-INFINITY - -INFINITY)",
+               "a sum whose max is -INFINITY counts 0 in the merge, whatever the exp says")
+    if any(np.allclose(sums, pairs(x, loop=False, merge=merge)[1], rtol=1e-3)
+           for merge in (True, False)):
+        yield ("row_sum is too large in the rows whose max is not first: the running sum was not "
+               "rescaled when a lane's max grew",
+               "in the loop, l = l * exp(m - m_new) + exp(v - m_new)")
+    if np.allclose(sums, pairs(x, merge=False)[1], rtol=1e-3):
+        yield ("row_sum is too large: the lanes' sums were added without rescaling them to the "
+               "merged max", "in the merge, l = l * exp(m - m_new) + l2 * exp(m2 - m_new)")
+    row = int(np.argmax(~np.isclose(sums, want_l, rtol=1e-3)))
+    yield (f"row_sum[{row}] = {sums[row]:.6g}, expected {want_l[row]:.6g}",
+           "l is the sum of exp(x - m) over the row, m the row's max")
+
+
+EXERCISE = KernelExercise(
+    stub="exercises/online_softmax.cu", kernel="online_softmax",
+    signature="const __half *x, float *row_max, float *row_sum, int rows, int cols",
+    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
+    crash_hint="the warps past the last row must leave before reading: if (row >= rows) return;",
+    no_extern_c=True,
+    success=f"each row's max and sum in one pass ({len(CASES)} launches: the max first, last and "
+            "anywhere, rows shorter than a warp)")
+
+check_online_softmax = EXERCISE.check_file          # (path="exercises/online_softmax.cu")
+check_online_softmax_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel

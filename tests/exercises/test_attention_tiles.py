@@ -1,0 +1,80 @@
+"""The attention_tiles checker (helpers.exercises.attention_tiles) of notebook 14: the solution
+and two unusual right kernels pass, the stub fails, and each known mistake fails with the hint
+written for it. The solution and its variants are compiled as one module."""
+
+import pytest
+
+from kernel_sources import assert_mistake_named, compile_variants, solution, variant
+
+from helpers.backend import SourceModule
+
+from helpers.exercises import attention_tiles as checker
+
+KERNEL = solution("attention_tiles.cu")
+
+# (name, source, words that the NOT YET line must contain)
+WRONG = [
+    ("last_tile_skipped", variant(KERNEL, ("(n + TILE - 1) / TILE;", "n / TILE;")),
+     ["the last, partial tile was skipped", "(n + TILE - 1) / TILE"]),
+    ("missing_keys_scored", variant(KERNEL, ("min(TILE, n - tile * TILE);", "TILE;")),
+     ["missing keys of the last tile were scored", "min(TILE, n - tile * TILE)"]),
+    ("acc_not_rescaled", variant(KERNEL, ("acc[c] = acc[c] * rescale + p * Vs[jj][c];",
+                                          "acc[c] += p * Vs[jj][c];")),
+     ["the output row acc was not rescaled", "acc = acc * exp(m - m_new)"]),
+    ("sum_not_rescaled", variant(KERNEL, ("l = l * rescale + p;", "l += p;")),
+     ["the sum l was not rescaled", "l = l * exp(m - m_new) + p"]),
+    ("no_scale", variant(KERNEL, ("__half2float(q[(size_t)i * HEAD_DIM + c]) * scale",
+                                  "__half2float(q[(size_t)i * HEAD_DIM + c]) + 0.0f * scale")),
+     ["not scaled by 1 / sqrt(HEAD_DIM)", "rsqrtf(HEAD_DIM)"]),
+    ("no_division", variant(KERNEL, ("__float2half(acc[c] / l)", "__float2half(acc[c])")),
+     ["o is acc, not acc / l", "acc[c] / l"]),
+    ("no_output_guard", variant(KERNEL, ("    if (i < n)\n        for", "    for")),
+     ["o was written past its last row", "if (i < n)"]),
+]
+
+# Right, though not as the solution does it: powers of 2 (exp2f, the scale times log2(e)), as
+# FlashAttention's kernels compute them...
+EXP2 = variant(KERNEL, ("rsqrtf((float)HEAD_DIM);", "rsqrtf((float)HEAD_DIM) * 1.44269504f;"),
+               ("__expf(m - m_new), p = __expf(s - m_new);", "exp2f(m - m_new), p = exp2f(s - m_new);"))
+# ... and a tile staged by all the block's threads along the rows (each a column at a time).
+ALONG_ROWS = variant(KERNEL, (
+    "        int j = tile * TILE + t;          // the key this thread stages\n"
+    "        for (int c = 0; c < HEAD_DIM; ++c) {\n",
+    "        for (int e = t; e < TILE * HEAD_DIM; e += TILE) {\n"
+    "            int r = e / HEAD_DIM, c = e % HEAD_DIM, j = tile * TILE + r;\n"),
+    ("            Ks[t][c] =", "            Ks[r][c] ="), ("            Vs[t][c] =", "            Vs[r][c] ="))
+
+
+
+def unwrapped(source):
+    """SourceModule for a source that includes cuda_fp16.h and declares its kernels extern "C"."""
+    return SourceModule(source, no_extern_c=True)
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    sources = {"solution": KERNEL, "exp2": EXP2, "along_rows": ALONG_ROWS,
+               **{w[0]: w[1] for w in WRONG}}
+    return compile_variants("attention_tiles", source_module=unwrapped, sources=sources)
+
+
+@pytest.mark.parametrize("name", ["solution", "exp2", "along_rows"])
+def test_right_kernels_pass(name, kernels, capsys):
+    verdict = checker.check_attention_tiles_kernel(kernels[name])
+    out = capsys.readouterr().out
+    assert verdict.passed is True, out
+    assert out.strip() == str(verdict)
+
+
+def test_the_stub_skips_the_last_tile(capsys):
+    verdict = checker.check_attention_tiles()
+    out = capsys.readouterr().out
+    assert not verdict and out.startswith("NOT YET:"), out
+    assert "the last, partial tile was skipped" in verdict.problem, out
+
+
+@pytest.mark.parametrize("name, source, expected", WRONG, ids=[w[0] for w in WRONG])
+def test_known_mistake_fails_with_its_hint(name, source, expected, kernels, capsys):
+    verdict = checker.check_attention_tiles_kernel(kernels[name])
+    out = capsys.readouterr().out
+    assert_mistake_named(verdict, out, name, expected)

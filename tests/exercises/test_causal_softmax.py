@@ -1,0 +1,92 @@
+"""The causal_softmax checker (helpers.exercises.causal_softmax) of notebook 14: the solution and two
+unusual right kernels pass, the stub fails, and each known mistake fails with the hint written for
+it. The solution and its variants are compiled as one module."""
+
+import re
+
+import pytest
+
+from kernel_sources import assert_mistake_named, compile_variants, solution, variant
+
+from helpers.backend import SourceModule
+
+from helpers.exercises import causal_softmax as checker
+
+KERNEL = solution("causal_softmax.cu")
+MAX = ("    float m = -INFINITY;\n    for (int c = lane; c <= last; c += 32)\n"
+       "        m = fmaxf(m, __half2float(in[c]));\n    m = warp_max(m);\n")
+WRITE_LOOP = ("    for (int c = lane; c < cols; c += 32)\n"
+              "        y[(size_t)row * cols + c]")
+
+# (name, source, words that the NOT YET line must contain)
+WRONG = [
+    ("max_not_subtracted", variant(KERNEL, (MAX, "    float m = 0.0f;\n")),
+     ["NaN or inf in the rows whose scores are about 100", "the max was not subtracted"]),
+    ("each_lane_its_own_max", variant(KERNEL, ("    m = warp_max(m);\n", "")),
+     ["each lane subtracted the max of its own columns", "warp_max"]),
+    ("sum_not_reduced", variant(KERNEL, ("    sum = warp_sum(sum);\n", "")),
+     ["the rows do not add up to 1", "warp_sum"]),
+    ("every_block_does_row_0", variant(KERNEL, ("blockIdx.x * (blockDim.x / 32) + ", "")),
+     ["some rows or columns of y were never written", "blockIdx.x * (blockDim.x / 32)"]),
+    ("first_32_columns_only", variant(KERNEL, (WRITE_LOOP, WRITE_LOOP.replace(
+        "c < cols;", "c < cols && c < 32;"))),
+     ["some rows or columns of y were never written", "while c < cols"]),
+    ("max_of_the_first_column", variant(KERNEL, (MAX, "    float m = __half2float(in[0]);\n")),
+     ["NaN or inf in the rows whose scores are about 100", "m = the max of columns 0 to last"]),
+    ("max_over_the_masked_columns_too", variant(KERNEL, (MAX, MAX.replace("c <= last", "c < cols"))),
+     ["the max was taken over the masked columns too", "c <= last"]),
+    ("masked_columns_not_zeroed", variant(KERNEL, ("c <= last ? __expf", "c < cols ? __expf")),
+     ["the masked columns (past the row's own, c > row) are not 0", "y = 0 where c > last"]),
+]
+
+# Right, though not as the solution does it: the warp's max with __shfl_down_sync, then lane 0's
+# result handed to every lane with __shfl_sync.
+DOWN_THEN_BROADCAST = variant(KERNEL, (
+    "        v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, offset));\n    return v;",
+    "        v = fmaxf(v, __shfl_down_sync(0xffffffffu, v, offset));\n"
+    "    return __shfl_sync(0xffffffffu, v, 0);"))
+# Right too: each lane takes a run of neighbouring columns instead of every 32nd.
+CHUNKS = variant(KERNEL, ("for (int c = lane; c <= last; c += 32)",
+                         "for (int c = lane * (last / 32 + 1); "
+                         "c <= min(last, (lane + 1) * (last / 32 + 1) - 1); ++c)"),
+                 ("for (int c = lane; c < cols; c += 32)",
+                  "for (int c = lane * ((cols + 31) / 32); "
+                  "c < min(cols, (lane + 1) * ((cols + 31) / 32)); ++c)"))
+
+
+
+def unwrapped(source):
+    """SourceModule for a source that includes cuda_fp16.h and declares its kernels extern "C"."""
+    return SourceModule(source, no_extern_c=True)
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    sources = {"solution": KERNEL, "down_then_broadcast": DOWN_THEN_BROADCAST, "chunks": CHUNKS,
+               **{w[0]: w[1] for w in WRONG}}
+    # One module for all: each variant's warp_max and warp_sum get names of their own.
+    return compile_variants("causal_softmax", source_module=unwrapped, sources={
+        name: re.sub(r"\b(warp_max|warp_sum)\b", rf"\1__{name}", text)
+        for name, text in sources.items()})
+
+
+@pytest.mark.parametrize("name", ["solution", "down_then_broadcast", "chunks"])
+def test_right_kernels_pass(name, kernels, capsys):
+    verdict = checker.check_causal_softmax_kernel(kernels[name])
+    out = capsys.readouterr().out
+    assert verdict.passed is True, out
+    assert out.strip() == str(verdict)
+
+
+def test_the_stub_overflows(capsys):
+    verdict = checker.check_causal_softmax()
+    out = capsys.readouterr().out
+    assert not verdict and out.startswith("NOT YET:"), out
+    assert "the max was not subtracted" in verdict.problem, out
+
+
+@pytest.mark.parametrize("name, source, expected", WRONG, ids=[w[0] for w in WRONG])
+def test_known_mistake_fails_with_its_hint(name, source, expected, kernels, capsys):
+    verdict = checker.check_causal_softmax_kernel(kernels[name])
+    out = capsys.readouterr().out
+    assert_mistake_named(verdict, out, name, expected)

@@ -1,0 +1,77 @@
+"""The online_softmax checker (helpers.exercises.online_softmax) of notebook 14: the solution and
+two unusual right kernels pass, the stub fails, and each known mistake fails with the hint
+written for it. The solution and its variants are compiled as one module."""
+
+import pytest
+
+from kernel_sources import assert_mistake_named, compile_variants, solution, variant
+
+from helpers.backend import SourceModule
+
+from helpers.exercises import online_softmax as checker
+
+KERNEL = solution("online_softmax.cu")
+LOOP = "        l = l * __expf(m - m_new) + __expf(v - m_new);\n"
+MERGE = ("        l = (m == -INFINITY ? 0.0f : l * __expf(m - m_new))\n"
+         "            + (m2 == -INFINITY ? 0.0f : l2 * __expf(m2 - m_new));\n")
+
+# (name, source, words that the NOT YET line must contain)
+WRONG = [
+    ("loop_not_rescaled", variant(KERNEL, (LOOP, "        l = l + __expf(v - m_new);\n")),
+     ["the running sum was not rescaled", "l = l * exp(m - m_new) + exp(v - m_new)"]),
+    ("merge_not_rescaled", variant(KERNEL, (MERGE, "        l = l + l2;\n")),
+     ["the lanes' sums were added without rescaling", "l2 * exp(m2 - m_new)"]),
+    ("empty_lanes_give_nan", variant(KERNEL, (MERGE, "        l = l * __expf(m - m_new) + "
+                                                     "l2 * __expf(m2 - m_new);\n")),
+     ["NaN in rows shorter than 17 columns", "counts 0 in the merge"]),
+    ("max_not_merged", variant(KERNEL, (MERGE + "        m = m_new;\n", MERGE)),
+     ["row_max is lane 0's own max", "m = fmaxf(m, m2)"]),
+    ("no_row_guard", variant(KERNEL, ("    if (row >= rows) return;", "")),
+     ["if (row >= rows) return;"]),
+    ("rows_of_block_0_only", variant(KERNEL, ("blockIdx.x * (blockDim.x / 32) + ", "")),
+     ["some rows' pair was never written", "blockIdx.x * (blockDim.x / 32)"]),
+]
+
+# Right, though not as the solution does it: the classic update, which rescales only when the
+# max grows (one exp a number instead of two)...
+BRANCH = variant(KERNEL, ("        float m_new = fmaxf(m, v);\n" + LOOP + "        m = m_new;\n",
+                          "        if (v > m) {\n            l = l * __expf(m - v) + 1.0f;\n"
+                          "            m = v;\n        } else {\n"
+                          "            l += __expf(v - m);\n        }\n"))
+# ... and the lanes' pairs merged into lane 0 with __shfl_down_sync (the other lanes' results are
+# wrong, and unused).
+DOWN = KERNEL.replace("__shfl_xor_sync", "__shfl_down_sync")
+
+
+
+def unwrapped(source):
+    """SourceModule for a source that includes cuda_fp16.h and declares its kernels extern "C"."""
+    return SourceModule(source, no_extern_c=True)
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    sources = {"solution": KERNEL, "branch": BRANCH, "down": DOWN, **{w[0]: w[1] for w in WRONG}}
+    return compile_variants("online_softmax", source_module=unwrapped, sources=sources)
+
+
+@pytest.mark.parametrize("name", ["solution", "branch", "down"])
+def test_right_kernels_pass(name, kernels, capsys):
+    verdict = checker.check_online_softmax_kernel(kernels[name])
+    out = capsys.readouterr().out
+    assert verdict.passed is True, out
+    assert out.strip() == str(verdict)
+
+
+def test_the_stub_forgets_to_rescale(capsys):
+    verdict = checker.check_online_softmax()
+    out = capsys.readouterr().out
+    assert not verdict and out.startswith("NOT YET:"), out
+    assert "the running sum was not rescaled" in verdict.problem, out
+
+
+@pytest.mark.parametrize("name, source, expected", WRONG, ids=[w[0] for w in WRONG])
+def test_known_mistake_fails_with_its_hint(name, source, expected, kernels, capsys):
+    verdict = checker.check_online_softmax_kernel(kernels[name])
+    out = capsys.readouterr().out
+    assert_mistake_named(verdict, out, name, expected)
