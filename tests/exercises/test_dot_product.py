@@ -133,7 +133,7 @@ RIGHT = {
 SLOW = {
     "one_atomic_a_warp": (variant(KERNEL, (TAIL, "    if (lane == 0)\n        atomicAdd(result, v);\n}\n")),
                           ["atomic additions to *result for 3 blocks", "one atomic a block"]),
-    "one_atomic_a_thread": (variant(KERNEL, ("    v = warp_sum(v);\n" + TAIL,
+    "one_atomic_a_thread": (variant(KERNEL, (KERNEL[KERNEL.index("    v = warp_sum(v);\n"):],
                                              "    atomicAdd(result, v);\n}\n")),
                             ["atomic additions to *result", "one thread a block"]),
 }
