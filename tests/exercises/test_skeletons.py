@@ -23,6 +23,7 @@ stub on the OpenCL platform the chapter chooses), so that a learner starts from 
 """
 
 import dataclasses
+import importlib
 import os
 import re
 from pathlib import Path
@@ -224,8 +225,9 @@ def test_the_stub_compiles_with_nvcc(exercise, nvcc, accepted, tmp_path):
     from helpers.backend import read_cu
 
     name = exercise.work.removeprefix("cuda_src/")
-    said = nvcc_verdict(nvcc, accepted, 'extern "C" {\n%s\n}\n' % read_cu(name),
-                        tmp_path)
+    text = read_cu(name)   # wrapped as SourceModule wraps it, unless it says extern "C" itself
+    said = nvcc_verdict(nvcc, accepted, text if says_extern_c(exercise) else
+                        'extern "C" {\n%s\n}\n' % text, tmp_path)
     assert said is None, f"nvcc rejects the stub {exercise.work}:\n{said}"
 
 
@@ -241,4 +243,12 @@ def test_the_stub_compiles_on_the_simulator(exercise):
     from helpers.backend import read_cu
     from helpers.sim.compiler import SourceModule
 
-    assert SourceModule(read_cu(exercise.work.removeprefix("cuda_src/"))) is not None
+    assert SourceModule(read_cu(exercise.work.removeprefix("cuda_src/")),
+                        no_extern_c=says_extern_c(exercise)) is not None
+
+
+def says_extern_c(exercise):
+    """The stub includes a C++ header (cuda_fp16.h, mma.h) and declares its kernel extern "C"
+    itself: its checker compiles it with no_extern_c=True (KernelExercise.no_extern_c)."""
+    module = importlib.import_module(f"helpers.exercises.{exercise.name}")
+    return module.EXERCISE.no_extern_c
