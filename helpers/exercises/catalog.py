@@ -61,6 +61,8 @@ EXERCISES = [
     Exercise("backproject_range", "10_depth_to_point_cloud.ipynb"),
     Exercise("gray_split", "11_multiple_gpus.ipynb", function="my_gray_split"),
     Exercise("mirror_opencl", "12_opencl.ipynb", work="cuda_src/opencl/exercises/mirror.cl"),
+    Exercise("group_sum_opencl", "12_opencl.ipynb",
+             work="cuda_src/opencl/exercises/group_sum.cl"),
     Exercise("sepia_opencl", "12_opencl.ipynb", work="cuda_src/opencl/exercises/sepia.cl"),
 ]
 
