@@ -59,6 +59,7 @@ EXERCISES = [
     Exercise("matmul_bt", "08_matrix_multiply.ipynb"),
     Exercise("block_mean", "09_debugging_and_profiling.ipynb"),
     Exercise("compact_points", "10_depth_to_point_cloud.ipynb"),
+    Exercise("depth_range", "10_depth_to_point_cloud.ipynb"),
     Exercise("backproject_range", "10_depth_to_point_cloud.ipynb"),
     Exercise("gray_split", "11_multiple_gpus.ipynb", function="my_gray_split"),
     Exercise("mirror_opencl", "12_opencl.ipynb", work="cuda_src/opencl/exercises/mirror.cl"),
