@@ -43,7 +43,9 @@ class Exercise:
 
     @property
     def is_kernel(self) -> bool:
-        return self.work.endswith((".cu", ".cl"))
+        """True where the work is a file of its own: a kernel stub, or one of notebook 11's
+        Python files (whose checker, like a kernel's, takes the file's path)."""
+        return self.work.endswith((".cu", ".cl", ".py"))
 
 
 EXERCISES = [
@@ -61,6 +63,7 @@ EXERCISES = [
     Exercise("compact_points", "10_depth_to_point_cloud.ipynb"),
     Exercise("depth_range", "10_depth_to_point_cloud.ipynb"),
     Exercise("backproject_range", "10_depth_to_point_cloud.ipynb"),
+    Exercise("halo_exchange", "11_multiple_gpus.ipynb", work="cuda_src/exercises/halo_exchange.py"),
     Exercise("gray_split", "11_multiple_gpus.ipynb", function="my_gray_split"),
     Exercise("mirror_opencl", "12_opencl.ipynb", work="cuda_src/opencl/exercises/mirror.cl"),
     Exercise("group_sum_opencl", "12_opencl.ipynb",
