@@ -64,6 +64,7 @@ EXERCISES = [
     Exercise("depth_range", "10_depth_to_point_cloud.ipynb"),
     Exercise("backproject_range", "10_depth_to_point_cloud.ipynb"),
     Exercise("halo_exchange", "11_multiple_gpus.ipynb", work="cuda_src/exercises/halo_exchange.py"),
+    Exercise("split_sum", "11_multiple_gpus.ipynb", work="cuda_src/exercises/split_sum.py"),
     Exercise("gray_split", "11_multiple_gpus.ipynb", function="my_gray_split"),
     Exercise("mirror_opencl", "12_opencl.ipynb", work="cuda_src/opencl/exercises/mirror.cl"),
     Exercise("group_sum_opencl", "12_opencl.ipynb",
