@@ -1,11 +1,14 @@
 """Every exercise of the course, where the learner's work for it lives, and how to check it.
 
-An exercise is a kernel in a ``.cu`` stub under ``cuda_src/exercises/``, or (notebooks 05 and
-11) a Python function the learner writes in a notebook cell. ``check(exercise, root)`` checks the
-work found under ``root``, a copy of the course: the learner's own (``status()``) or a student's
-submission (``tools/grade.py``). ``as_shipped(exercise)`` is the stub as the course hands it out,
-kept in ``helpers/exercises/as_shipped/`` so that a reset can put it back and ``status()`` can
-tell an exercise not yet started (a test keeps those copies equal to the course's stubs).
+An exercise is a kernel in a stub under ``cuda_src/exercises/`` (``.cu``; OpenCL's ``.cl`` under
+``cuda_src/opencl/exercises/``), or a Python function: in a notebook cell (notebooks 05 and 11's
+gray_split), or in a ``.py`` file of ``cuda_src/exercises/`` whose checker, like a kernel's, takes
+the file (notebook 11's small exercises: its stored two-GPU run takes no new cells).
+``check(exercise, root)`` checks the work found under ``root``, a copy of the course: the learner's
+own (``status()``) or a student's submission (``tools/grade.py``). ``as_shipped(exercise)`` is the
+stub as the course hands it out, kept in ``helpers/exercises/as_shipped/`` so that a reset can put
+it back and ``status()`` can tell an exercise not yet started (a test keeps those copies equal to
+the course's stubs).
 """
 
 from __future__ import annotations
