@@ -1,5 +1,5 @@
-"""The matrix multiplies of notebook 08 for bench/course_kernels.py: naive, tiled and
-register-tiled C = A B against cuBLAS SGEMM (through CuPy and PyTorch) in the same run.
+"""The matrix multiplies of notebook 08 for bench/course_kernels.py: naive, tiled, register-tiled
+and warp-tiled C = A B against cuBLAS SGEMM (through CuPy and PyTorch) in the same run.
 
 ``case(kernel, size, ceil)`` gives the ``Case`` of one kernel at ``size`` (M = K = N);
 ``summary(rows)`` the line under the table that says how close the best course kernel comes to
@@ -19,9 +19,11 @@ from bench.cases import Case, close
 from helpers.backend import compile_cu, gpuarray
 
 OP = "matmul"
-KERNELS = ("matmul_naive", "matmul_tiled", "matmul_register_tiled")
+KERNELS = ("matmul_naive", "matmul_tiled", "matmul_register_tiled", "matmul_warp_tiled")
 LAUNCH = {"matmul_naive": ((16, 16, 1), 16), "matmul_tiled": ((16, 16, 1), 16),
-          "matmul_register_tiled": ((256, 1, 1), 128)}   # block, side of C's square a block does
+          "matmul_register_tiled": ((256, 1, 1), 128),
+          "matmul_warp_tiled": ((256, 1, 1), 128)}   # block, side of C's square a block does
+FILE = {"matmul_warp_tiled": "matmul_warp_tiled.cu"}   # the others are in matmul.cu
 NUMPY_MAX = 1 << 20      # elements of C NumPy computes (whole rows)
 NO_PEER = ("serial C++", "Numba sim")
 _INPUTS = {}             # size -> (A, B): one pair of matrices for the three kernels
@@ -40,7 +42,7 @@ def case(kernel, size, ceil):
     a, b = _inputs(size)
     a_gpu, b_gpu = gpuarray.to_gpu(a), gpuarray.to_gpu(b)
     c_gpu = gpuarray.empty((size, size), np.float32)
-    f = compile_cu("matmul.cu").get_function(kernel)
+    f = compile_cu(FILE.get(kernel, "matmul.cu")).get_function(kernel)
     block, side = LAUNCH[kernel]
     grid = (-(-size // side), -(-size // side))
     n = np.int32(size)

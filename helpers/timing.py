@@ -29,7 +29,9 @@ several runs after a warm-up, on the wall clock, around work whose arrays were a
 
 What to compare a bandwidth with: ``paper_bandwidth_gbs()`` is the device memory's peak on paper
 (from its clock and bus width), which no program reaches; ``copy_bandwidth_gbs(nbytes)`` measures
-the practical ceiling, a device-to-device copy timed like a kernel.
+the practical ceiling, a device-to-device copy timed like a kernel. What to compare an
+arithmetic rate with: ``fma_gflops()``, the FMA ceiling (``bench/fma_peak.cu``, as notebook 08
+measures it).
 
 ``helpers.backend`` is imported inside the functions, so importing this module is cheap.
 """
@@ -140,6 +142,27 @@ def copy_bandwidth_gbs(nbytes: int, repeat: int = 10, batch: int = 1) -> float:
         src.free()
         dst.free()
     return bandwidth_gbs(2 * nbytes, t.median_ms)
+
+
+def fma_gflops(repeat: int = 5) -> float:
+    """The practical ceiling of arithmetic on a GPU: GFLOP/s of ``bench/fma_peak.cu`` (8
+    independent chains of fused multiply-adds a thread, 4096 steps, 8 waves of full SMs: notebook
+    08's measure, 63.5 TFLOP/s on an H200), timed like a kernel. A GPU's figure: on the
+    simulator it would time the CPU."""
+    import numpy as np
+
+    from helpers import course
+    from helpers.backend import SourceModule, drv, gpuarray
+
+    source = (course.root() / "bench" / "fma_peak.cu").read_text()
+    kernel = SourceModule('#line 1 "fma_peak.cu"\n' + source).get_function("fma_peak")
+    sms = drv.Context.get_device().get_attribute(drv.device_attribute.MULTIPROCESSOR_COUNT)
+    threads, iters = 8 * 2048 * sms, 4096
+    out = gpuarray.empty(threads, np.float32)
+    t = time_kernel(lambda: kernel(out, np.int32(iters), np.float32(0.5), np.float32(1.0),
+                                   block=(256, 1, 1), grid=(threads // 256, 1)),
+                    repeat=repeat, batch=5)
+    return 2 * 8 * threads * iters / (t.median_ms * 1e-3) / 1e9
 
 
 def bandwidth_gbs(nbytes: int, ms: float) -> float:

@@ -34,3 +34,13 @@ def test_the_peak_on_paper_exists_on_a_gpu_only():
 def test_the_copy_ceiling_is_a_bandwidth():
     gbs = copy_bandwidth_gbs(1 << 22, repeat=2)
     assert np.isfinite(gbs) and gbs > 0
+
+
+@pytest.mark.gpu_timing
+@pytest.mark.skipif(BACKEND != "pycuda", reason="the FMA ceiling is a GPU's figure")
+def test_the_fma_ceiling_is_near_the_datasheet():
+    from helpers.timing import fma_gflops
+
+    # notebook 08 measured 63,535 GFLOP/s on an H200 (67 TFLOP/s on its datasheet); any GPU of
+    # the last decade does more than 1 TFLOP/s
+    assert 1_000 < fma_gflops(repeat=3) < 200_000

@@ -8,9 +8,10 @@
 rewrites ``grades.csv`` and ``grades.gradebook.csv`` (``tools/gradebook.py``), and writes
 ``grades.feedback/<student>.md`` and ``.html``.
 
-A student's file gives their score, then every exercise graded: its status (passed, not yet, not
-handed in, not started, stopped by a limit, crashed), its points, the checker's problem and hint,
-and for work that does not compile the compiler's first error (a notebook prints it above the
+A student's file gives their score, then every exercise graded: its status (FAST, passed, not
+yet, not handed in, not started, stopped by a limit, crashed), its points, the checker's problem
+and hint, for a right kernel that is not yet FAST what is missing, and for work that does not
+compile the compiler's first error (a notebook prints it above the
 verdict; here it is beside it). Paths in it are the student's own (``cuda_src/exercises/...``),
 never the grading machine's.
 """
@@ -27,7 +28,7 @@ from pathlib import Path
 import gradebook
 from helpers.exercises import catalog  # gradebook has put the course on the path
 
-TITLES = {"passed": "passed", "not yet": "not yet", "not handed in": "not handed in",
+TITLES = {"fast": "passed, FAST", "passed": "passed", "not yet": "not yet", "not handed in": "not handed in",
           "not started": "not started", "stopped": "stopped by the grader's limits",
           "crashed": "crashed"}
 """How each of ``gradebook.STATUSES`` reads in a student's feedback."""
@@ -35,8 +36,10 @@ TITLES = {"passed": "passed", "not yet": "not yet", "not handed in": "not handed
 
 def entries(row: dict) -> list[tuple[str, str, bool]]:
     """``(label, text, as code)`` for what the feedback says about one exercise."""
-    if row["status"] == "passed":
-        return [("What was checked", row["problem"], False)]
+    if row["status"] in gradebook.PASSING:
+        slow = row.get("slow", "")      # a grades.csv written before the speed tier has none
+        return [("What was checked", row["problem"], False)] + (
+            [("Not yet FAST", slow, False), ("Hint", row["hint"], False)] if slow else [])
     found = [("Problem", row["problem"], False), ("Hint", row["hint"], False)]
     if row["error"]:
         found.append(("First error", row["error"], True))
@@ -112,7 +115,7 @@ def page(student: str, rows: list[dict]) -> str:
 
 
 def _css(row: dict) -> str:
-    return "passed" if row["status"] == "passed" else "other"
+    return "passed" if row["status"] in gradebook.PASSING else "other"
 
 
 def feedback_folder(out: Path) -> Path:

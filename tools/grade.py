@@ -16,7 +16,7 @@ the submission fails as "not handed in", and one whose stub is still as shipped 
 both without running.
 
 Writes ``grades.csv`` (a row a student and exercise: status, score, problem, hint, the first
-compiler error, seconds) and ``grades.gradebook.csv`` (a row a student: nbgrader's gradebook
+compiler error, what keeps a right kernel from FAST, seconds) and ``grades.gradebook.csv`` (a row a student: nbgrader's gradebook
 columns and a score an exercise; see ``tools/gradebook.py`` for the points), a feedback file a
 student (``grades.feedback/<student>.md`` and ``.html``: ``tools/feedback.py``), each checker's
 printed output (``grades.logs/<student>/<exercise>.txt``), and prints a summary. Every message
@@ -60,8 +60,8 @@ def check_one(student_dir: str, name: str, result_path: str, seed: str) -> None:
     """In the child process: run one checker on one submission (with the hidden cases of
     ``seed``), write its verdict as JSON."""
     verdict = catalog.check(catalog.find(name), Path(student_dir), hidden=int(seed))
-    data = {"passed": verdict.passed, "problem": verdict.problem, "hint": verdict.hint,
-            "error": verdict.error}
+    data = {"passed": verdict.passed, "fast": verdict.fast, "problem": verdict.problem,
+            "hint": verdict.hint, "error": verdict.error, "slow": verdict.slow}
     part = Path(result_path + ".part")
     part.write_text(json.dumps(data))
     os.replace(part, result_path)
@@ -154,7 +154,7 @@ def grade(student_dir: Path, exercise, limits: Limits, workdir: Path, logs: Path
 
 def _verdict_row(student_dir: Path, exercise, limits: Limits, workdir: Path, logs: Path) -> dict:
     row = {"student": student_dir.name, "exercise": exercise.name, "seconds": "0.0",
-           "result": "fail", "error": ""}
+           "result": "fail", "error": "", "slow": ""}
     if not (student_dir / exercise.work).is_file():
         return {**row, "status": "not handed in", "problem": f"not handed in: {exercise.work} "
                 "is missing from the submission", "hint": f"hand in {exercise.work}"}
@@ -178,9 +178,10 @@ def _verdict_row(student_dir: Path, exercise, limits: Limits, workdir: Path, log
                         "array, or a call the course does not support" if exercise.is_kernel
                         else "your function ended the checker's process: look for a call that "
                              "exits or kills the process"}
-    return {**row, "result": "pass" if verdict["passed"] else "fail",
-            "status": "passed" if verdict["passed"] else "not yet", "problem": verdict["problem"],
-            "hint": verdict["hint"], "error": verdict["error"]}
+    status = "fast" if verdict["fast"] else "passed" if verdict["passed"] else "not yet"
+    return {**row, "result": "pass" if verdict["passed"] else "fail", "status": status,
+            "problem": verdict["problem"], "hint": verdict["hint"], "error": verdict["error"],
+            "slow": verdict["slow"]}
 
 
 def _last_line(output: bytes) -> str:
@@ -194,7 +195,9 @@ def in_submission(row: dict, student_dir: Path) -> dict:
     machine keeps it."""
     folders = {str(student_dir), str(student_dir.resolve())}
     texts = {}
-    for key in ("problem", "hint", "error"):
+    for key in ("problem", "hint", "error", "slow"):
+        if key not in row:
+            continue
         text = row[key]
         for folder in sorted(folders, key=len, reverse=True):
             text = text.replace(folder.rstrip(os.sep) + os.sep, "")
@@ -227,7 +230,9 @@ def summary(rows: list[dict]) -> str:
     lines = ["", "passed, by exercise:"]
     for name in dict.fromkeys(r["exercise"] for r in rows):
         mine = [r for r in rows if r["exercise"] == name]
-        lines.append(f"  {name:<13} {sum(r['result'] == 'pass' for r in mine)} of {len(mine)}")
+        fast = sum(r["status"] == "fast" for r in mine)
+        lines.append(f"  {name:<13} {sum(r['result'] == 'pass' for r in mine)} of {len(mine)}"
+                     + (f" ({fast} FAST)" if fast else ""))
     lines.append("passed, by student (and points):")
     for entry in gradebook.totals(rows):
         mine = [r for r in rows if r["student"] == entry["student_id"]]

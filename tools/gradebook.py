@@ -3,11 +3,12 @@
 Each exercise is worth its catalog's ``points`` (``helpers.exercises.catalog``: 1 each), unless
 the instructor's points file says otherwise: JSON, ``{"julia": 2, "sepia_opencl": 0.5}``, or the
 same as TOML (``julia = 2``; read with ``tomllib``, in Python 3.11 and newer). An exercise the
-file leaves out keeps its catalog's points. A passed exercise scores its points, any other
-nothing.
+file leaves out keeps its catalog's points. A passed exercise scores its points (FAST scores
+the same: the speed tier is feedback, not points), any other nothing.
 
 - ``grades.csv``: one row a student and exercise (``ROW_FIELDS``): the status, the checker's
-  problem and hint, the first compiler error, the score and the time taken.
+  problem and hint, the first compiler error, for a right kernel of a chapter about speed what
+  keeps it from FAST (``slow``), the score and the time taken.
 - ``grades.gradebook.csv``: one row a student, with nbgrader's gradebook column names
   (``student_id``, ``raw_score``, ``score``, ``max_score``; no late penalty here, so the score is
   the raw score), then one column an exercise holding its score: the form a learning platform's
@@ -28,11 +29,14 @@ sys.path.insert(0, str(ROOT))
 from helpers.exercises import catalog  # noqa: E402 - after the path is set
 
 ROW_FIELDS = ["student", "exercise", "result", "status", "score", "max_score", "problem", "hint",
-              "error", "seconds"]
-STATUSES = ("passed", "not yet", "not handed in", "not started", "stopped", "crashed")
-"""What happened to one exercise of one student: the checker passed it; it named a mistake
-(a compile error is one); the work was not in the submission; the stub was as shipped; a limit
-stopped the checker; its process died without a verdict."""
+              "error", "slow", "seconds"]
+STATUSES = ("fast", "passed", "not yet", "not handed in", "not started", "stopped", "crashed")
+"""What happened to one exercise of one student: the checker passed it and rated it FAST (an
+exercise that asks for speed); it passed it; it named a mistake (a compile error is one); the
+work was not in the submission; the stub was as shipped; a limit stopped the checker; its process
+died without a verdict."""
+PASSING = ("fast", "passed")
+"""The statuses that score."""
 GRADEBOOK_FIELDS = ["student_id", "raw_score", "score", "max_score"]
 
 
@@ -77,7 +81,7 @@ def _read_points_file(path: Path) -> dict:
 def scored(rows: list[dict], points: dict[str, float]) -> list[dict]:
     """``rows`` with each one's ``score`` and ``max_score``, as text for the CSV."""
     return [{**row, "max_score": number(points[row["exercise"]]),
-             "score": number(points[row["exercise"]] if row["status"] == "passed" else 0)}
+             "score": number(points[row["exercise"]] if row["status"] in PASSING else 0)}
             for row in rows]
 
 

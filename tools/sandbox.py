@@ -47,6 +47,11 @@ helpers/sim/compile/prebuilt.py): without them each checker would build them aga
 NAMESPACES = ["--unshare-all", "--die-with-parent", "--new-session"]
 UNSHARE = ["unshare", *([] if os.getuid() == 0 else ["--user", "--map-root-user"]), "--net",
            "--pid", "--fork", "--kill-child", "--mount-proc"]
+NOT_INIT = "import subprocess, sys; sys.exit(subprocess.call(sys.argv[1:]) & 255)"
+"""unshare's first process in the new PID namespace is its init, which the kernel shields from
+the signals it sends itself: a checker there outlived a submission's os.kill(os.getpid(), 9)
+(seen on the H200's machine, which has no bwrap) and judged a function that never ran. This
+parent is init instead, and the checker an ordinary process under it."""
 PROBES = {"bwrap": ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
                     *NAMESPACES, "true"],
           "unshare": [*UNSHARE, "true"]}
@@ -92,7 +97,7 @@ def command(argv: list[str], student: Path, scratch: Path) -> tuple[list[str], d
     if found is None:
         return argv, env
     if found == "unshare":
-        return UNSHARE + argv, env
+        return UNSHARE + [sys.executable, "-c", NOT_INIT] + argv, env
     env.update(CUDA_COURSE_CACHE_DIR=str(scratch / "cache"),
                XDG_CACHE_HOME=str(scratch / "xdg-cache"))
     return _bwrap(student, scratch) + argv, env

@@ -4,7 +4,9 @@ Each exercise has a module here named after it, with one function ``check_<name>
 the learner's kernel from ``cuda_src/exercises/<name>.cu``, runs it on awkward sizes, prints a
 verdict, ``PASS: ...`` or ``NOT YET: <what is wrong>. Hint: <what to look at>``, and returns it as
 a ``Verdict`` (``verdict.passed``, ``verdict.problem``, ``verdict.hint``; true in an ``if`` when it
-passed). A checker never raises because the learner's work is wrong: a missing file, a compile
+passed). In the chapters about speed a right kernel is rated once more: ``FAST: ...`` when it also
+reaches the chapter's target, else a PASS that says what is missing (``verdict.level``,
+``verdict.fast``, ``verdict.slow``). A checker never raises because the learner's work is wrong: a missing file, a compile
 error, a wrong signature, a crash or (on the simulator) an endless loop is a verdict too.
 
 In a notebook::
@@ -16,8 +18,10 @@ In a notebook::
   generators: the first mistake a detector yields is the verdict);
 - ``kernel``: ``KernelExercise``, the runner every ``.cu`` exercise shares: the file, the
   compile, the kernel's name and signature, then each case launched, a crash named, the outputs
-  read back for the exercise's detectors, and (where asked) a verdict before the cases or after
-  them (the timing of an exercise that asks for speed);
+  read back for the exercise's detectors, (where asked) a verdict before the cases or after
+  them, and the speed tier (``fast=``: FAST or PASS);
+- ``speed``: the speed tier's measures on a GPU, events against the copy or the FMA ceiling (on
+  the simulator the exercises read the trace instead);
 - ``failure``: what a failed launch was, read from the error's fields (an overrun of a declared
   array, a race between lanes, warps or blocks, a read-modify-write, a warp function's mask, a
   barrier not reached, the time limit), and the hint for its kind, which an exercise may refine

@@ -17,9 +17,13 @@ blockDim.x alone, an int sum), then with what known mistakes count (only thread 
 only the first warp, no grid-stride loop, the tail dropped...). Then two launches on the
 simulator, race-checked and traced (``helpers.exercises.microscope``), of 4 and 32 warps a
 block, find a missing barrier or a plain ``*result += ...`` that gave the right sum by luck, a
-warp_sums too small for 32 warps, a shuffle some lanes skip, and count the atomics: one a block.
+warp_sums too small for 32 warps, a shuffle some lanes skip.
 A launch that fails gets the hint for its kind (``helpers.exercises.failure``), refined by
 ``_refine`` for the exercise's arrays.
+
+A right sum is then rated for speed (``_fast``): on the simulator by its trace, FAST with one
+atomic a block; on a GPU timed with events on a large vector against a copy's bandwidth. Short of
+that it is a PASS that says what is missing.
 
 ``check_dot_kernel(kernel, simulated=None)`` does the same for a kernel already compiled.
 """
@@ -30,6 +34,7 @@ import dataclasses
 
 import numpy as np
 
+from helpers.exercises import speed
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -303,7 +308,7 @@ def _observe(kernels, case=OBSERVED[0]):
 
 def _observed_mistakes(kernels, case):
     """The right sum, by luck or not: the race check, shared memory read before it was written
-    (on a GPU its garbage may be 0 by luck), then one atomic a block."""
+    (on a GPU its garbage may be 0 by luck)."""
     seen = _observe(kernels, case)
     yield from observed_mistakes(seen, _refine)
     if not seen.error and np.isnan(seen.outs[0].got[0]):
@@ -312,21 +317,55 @@ def _observed_mistakes(kernels, case):
                "reads an element of warp_sums that no warp of the block wrote",
                "of warp_sums read only the blockDim.x / 32 sums the block's warps wrote (lane < "
                "blockDim.x / 32; the other lanes add 0)")
-    if seen.stats is not None and seen.stats.atomics.lanes > seen.blocks:
-        yield (f"the kernel made {seen.stats.atomics.lanes:,} atomic additions to *result for "
-               f"{seen.blocks} blocks (the simulator's trace counted them)",
-               "add up the block first (warp_sum, then the warps' sums), and let one thread a "
-               "block do atomicAdd(result, block_sum): one atomic a block")
+
+
+TARGET = 0.5
+"""The fraction of a device-to-device copy's bandwidth FAST takes on a GPU (8 bytes read an
+element): notebook 07's grid-stride sum with one atomic a block reached 60% of the copy on an
+H200 (a first estimate for the dot product, to be measured there)."""
+BIG = 1 << 25
+"""Elements of the timed vectors: 128 MiB each, far larger than a GPU's L2 cache."""
+ATOMIC_HINT_FAST = ("add up the block first (warp_sum, then the warps' sums), and let one thread "
+                    "a block do atomicAdd(result, block_sum): one atomic a block")
+
+
+def _fast(kernels):
+    """What keeps a right sum from FAST: on a GPU its bandwidth, on the simulator its trace."""
+    return (yield from _timed(kernels.device) if speed.on_gpu() else _traced(kernels))
+
+
+def _traced(kernels):
+    """The atomics of the first launch on the simulator: one a block."""
+    seen = _observe(kernels)
+    atomics = seen.stats.atomics.lanes
+    if atomics > seen.blocks:
+        yield (f"the kernel made {atomics:,} atomic additions to *result for {seen.blocks} "
+               "blocks (the simulator's trace counted them), which wait for each other",
+               ATOMIC_HINT_FAST)
+    return f"on the simulator {atomics} atomic additions for {seen.blocks} blocks"
+
+
+def _timed(kernel):
+    from helpers.backend import drv, gpuarray
+
+    sms = drv.Context.get_device().get_attribute(drv.device_attribute.MULTIPROCESSOR_COUNT)
+    x, y = (gpuarray.to_gpu(np.full(BIG, 0.5, np.float32)) for _ in range(2))
+    result = gpuarray.zeros(1, np.float32)
+    return (yield from speed.bandwidth(
+        lambda: kernel(x, y, result, np.int32(BIG), block=(256, 1, 1), grid=(8 * sms, 1)),
+        8 * BIG, TARGET, ATOMIC_HINT_FAST + "; and keep every load coalesced: in the "
+        "grid-stride loop neighbouring threads read neighbouring elements",
+        f"8 bytes read an element, {BIG:,} elements"))
 
 
 EXERCISE = KernelExercise(
     stub="exercises/dot_product.cu", kernel="dot",
     signature="const float *x, const float *y, float *result, int n",
     cases=CASES, draw=_draw, where=_where, detect=_detect, simulated="runs the race check",
+    fast=_fast,
     crash_hint="read x[i] and y[i] only for i < n, and write only *result", refine=_refine,
     success=f"the dot product matches NumPy's ({len(CASES) - len(OBSERVED)} sizes from 1 to "
-            "100,003, blocks of 1 to 32 warps, grids larger and smaller than n), no race, one "
-            "atomic a block")
+            "100,003, blocks of 1 to 32 warps, grids larger and smaller than n), no race")
 
 check_dot = EXERCISE.check_file          # (path="exercises/dot_product.cu")
 check_dot_kernel = EXERCISE.check_kernel  # (kernel, simulated=None): the same on a compiled

@@ -31,7 +31,8 @@ from helpers import course
 from helpers.exercises import failure
 from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.common import Output, device_arguments, failed, launch_failure
-from helpers.exercises.verdict import COMPILE_HINT, Verdict, check_cases, first_error, not_yet
+from helpers.exercises.verdict import (COMPILE_HINT, Verdict, check_cases, first_error,
+                                       first_mistake, not_yet, rated)
 
 LAUNCH_TIME_LIMIT = 10.0
 """Seconds a single launch may run on the simulator before it counts as an endless loop (the
@@ -94,14 +95,15 @@ def signature_mistake(source: str, kernel: str, expected: str):
 @dataclasses.dataclass(frozen=True)
 class Launch:
     """One launch of a case: the kernel's ``args`` (``common.Input``, ``common.Output``, NumPy
-    arrays and scalars: see ``common.device_arguments``), its ``block`` and ``grid``, and
+    arrays and scalars: see ``common.device_arguments``), its ``block`` and ``grid``,
     ``model``, whatever the exercise's detectors compare the outputs with (NumPy's result, the
-    inputs)."""
+    inputs), and ``shared``, the bytes of dynamic shared memory (``extern __shared__``)."""
 
     args: tuple
     block: tuple
     grid: tuple
     model: object = None
+    shared: int = 0
 
     @property
     def outputs(self) -> list:
@@ -150,21 +152,28 @@ class KernelExercise:
     instead, a generator that may use ``run``. ``simulated`` (what the simulator's launches look
     for, in words) makes the detectors get ``Kernels``. ``before(kernel)`` gives a verdict before the cases
     (or None to go on), ``after(kernel, passed)`` one after they all passed, given that PASS (the
-    timing of an exercise that asks for speed). ``where(case)`` describes the case for the verdict (by
-    default ``case.where()``); ``success`` is the PASS text. ``draw(rng)`` gives the hidden
-    cases, in the form of ``cases``, that a seed adds (``helpers.exercises.hidden``).
+    checks of an exercise on a size only a GPU can run). ``where(case)`` describes the case for
+    the verdict (by default ``case.where()``); ``success`` is the PASS text. ``draw(rng)`` gives
+    the hidden cases, in the form of ``cases``, that a seed adds (``helpers.exercises.hidden``).
+
+    ``fast(kernel)``, for a chapter about speed, rates a kernel that passed: a generator that
+    yields ``(what is missing, hint)`` when the kernel misses the chapter's target (the PASS
+    then says so) and otherwise returns the figures it measured, for the FAST verdict. It
+    measures on a GPU with events, against the copy or the FMA ceiling, and on the simulator
+    through the trace (``helpers.exercises.microscope``), never by the CPU's clock. Without it
+    a right kernel gets a plain PASS.
     """
 
     def __init__(self, stub, kernel, signature, cases, success, *, draw, where=None, launch=None,
                  mistakes=None, crash_hint="", detect=None, simulated="", before=None,
-                 after=None, refine=None):
+                 after=None, refine=None, fast=None):
         self.stub, self.kernel, self.signature = stub, kernel, signature
         self.cases, self.success, self.where = cases, success, where or (lambda c: c.where())
         self.draw = draw
         self.launch, self.mistakes, self.crash_hint = launch, mistakes, crash_hint
         self.detect = detect or self._launch_and_detect
         self.simulated, self.before, self.after = simulated, before, after
-        self.refine = refine
+        self.refine, self.fast = refine, fast
 
     def check_file(self, path: str | None = None, hidden: int | None = None) -> Verdict:
         """Compile ``cuda_src/<path>`` (the stub by default), check it (with the cases drawn
@@ -200,7 +209,28 @@ class KernelExercise:
         if verdict is None:
             verdict = check_cases(cases, lambda case: self.detect(kernel, case), self.where,
                                   hidden_cases.success(self.success, self.cases, cases))
-        return self.after(kernel, verdict) if verdict and self.after else verdict
+        if verdict and self.after:
+            verdict = self.after(kernel, verdict)
+        return self._rate(kernel, verdict) if verdict and self.fast else verdict
+
+    def _rate(self, kernel, verdict: Verdict) -> Verdict:
+        """The PASS ``verdict`` rated by the ``fast`` rule; a launch of the rule's that fails
+        is a mistake, as in the cases."""
+        outcome = {}
+
+        def measure():
+            rule = self.fast(kernel)
+            try:
+                outcome["slow"] = next(rule)
+            except StopIteration as stop:
+                outcome["figures"] = stop.value or ""
+            return ()
+
+        mistake = first_mistake(measure)
+        if mistake is not None:
+            return not_yet(f"{mistake[0].rstrip().rstrip('.')} (a launch that measured its "
+                           "speed)", mistake[1])
+        return rated(verdict, outcome.get("slow"), outcome.get("figures", ""))
 
     def _launch_and_detect(self, kernel, case):
         run = yield from self.run(kernel, self.launch(case))
@@ -220,7 +250,8 @@ class KernelExercise:
             each = iter(inputs)
             args = [a.device(gpuarray, k) if isinstance(a, Output) else next(each)
                     for a in launch.args]
-            error = launch_failure(lambda: kernel(*args, block=launch.block, grid=launch.grid))
+            error = launch_failure(lambda: kernel(*args, block=launch.block, grid=launch.grid,
+                                                  shared=launch.shared))
             if error:
                 yield self.failure(failed(error), error, launch.block)
                 return None

@@ -20,10 +20,13 @@ transposing it, threads outside C that skipped their loads, which leaves only th
 edges wrong), and run again with K padded with zeros to a multiple of 16: a kernel that is right
 then, and wrong otherwise, leaves something other than 0 in the tile past column K - 1.
 
-The exercise asks for Bt's tile to be read along Bt's rows, neighbouring threads reading
-neighbouring floats, which a right result does not show: the simulator's memory trace of the
-last case counts the sectors each warp's loads fetch (4 a request when both tiles are read along
-their rows, 10 on average when Bt is read down its columns), as Nsight Compute would on a GPU.
+A right kernel is then rated for speed (``_fast``). The exercise asks for Bt's tile to be read
+along Bt's rows, neighbouring threads reading neighbouring floats, and for Bs to be read without
+bank conflicts, which a right result does not show: on the simulator its memory trace counts the
+sectors each warp's loads fetch (4 a request when both tiles are read along their rows, 10 on
+average when Bt is read down its columns) and the bank conflicts of its shared loads, as Nsight
+Compute would on a GPU; on a GPU the kernel is timed with events against the FMA ceiling. Short
+of the target it is a PASS that says what is missing, and FAST when it reaches it.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import dataclasses
 
 import numpy as np
 
+from helpers.exercises import speed
 from helpers.exercises.common import Output
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -100,7 +104,6 @@ def _mistakes(kernels, case):
     (problem, hint) for each mistake seen, the most telling first."""
     if case.racecheck:
         yield from _races(kernels)
-        yield from _uncoalesced(kernels)
         return
     a, bt = _inputs(case)
     got = yield from _result(kernels, a, bt, case)
@@ -222,25 +225,57 @@ def _past_column_k(kernels, case):
                "phase's values there, and reading without the guard takes the next row's")
 
 
-# ---- what the simulator sees: the loads' sectors, the race check ---------------------------
+# ---- the speed tier: the trace on the simulator, events on a GPU ----------------------------
 COALESCED = Case(32, 32, 32)  # whole tiles, rows of 128 bytes: each request reads 4 sectors
+MAX_SECTORS, MAX_CONFLICTS = 4.5, 0.5
+"""What FAST allows on the simulator: sectors a global load request (4 when both tiles are read
+along their rows), bank conflicts a shared load request (none with Bs padded to TILE + 1)."""
+TARGET = 0.08
+"""The fraction of the FMA ceiling FAST takes on a GPU: notebook 08's tiled kernel (16 x 16,
+the same plan on A and B) reached 12.7% of it on an H200, its naive kernel 8.4%."""
+BIG = 2048
+"""M = K = N of the timed product: 17 GFLOP, 48 MiB of matrices."""
+COALESCE_HINT = ("load Bt's tile along its rows, as A's is: Bs[ty][tx] = Bt[(blockIdx.x * TILE + "
+                 "ty) * K + phase * TILE + tx], so that threadIdx.x walks along k; then row tx of "
+                 "Bs is this thread's column of C: sum += As[ty][j] * Bs[tx][j]")
+PAD_HINT = ("declare __shared__ float Bs[TILE][TILE + 1]: the padding puts the 16 floats "
+            "Bs[tx][j] that a warp reads at once in 16 different banks")
 
 
-def _uncoalesced(kernels):
+def _fast(kernels):
+    """What keeps a right kernel from FAST: on a GPU its rate, on the simulator its trace."""
+    return (yield from _timed(kernels.device) if speed.on_gpu() else _traced(kernels))
+
+
+def _traced(kernels):
     """The trace of the kernel on COALESCED: a warp of the 16 x 16 block reads two rows of a
     tile, 16 floats each (2 sectors of 32 bytes), so coalesced loads of A and Bt take 4 sectors a
-    request; Bt read down its columns takes 16 for its loads."""
-    launch = _launch(*_inputs(COALESCED), COALESCED)
-    seen = observe(kernels, launch, key="coalescing")
-    if seen.stats is None or seen.stats.global_ld.sectors_per_request <= 4.5:
-        return
-    yield (f"the results are right, but the tiles' loads are not coalesced: on the simulator "
-           f"(M = K = N = 32) your loads from global memory take "
-           f"{seen.stats.global_ld.sectors_per_request:.1f} sectors a request on average, where neighbouring "
-           "threads reading neighbouring floats take 4",
-           "load Bt's tile along its rows, as A's is: Bs[ty][tx] = Bt[(blockIdx.x * TILE + ty) * "
-           "K + phase * TILE + tx], so that threadIdx.x walks along k; then row tx of Bs is this "
-           "thread's column of C: sum += As[ty][j] * Bs[tx][j]")
+    request; Bt read down its columns takes 16 for its loads. Bs[tx][j] with rows of 16 floats
+    puts a warp's reads in 2 banks."""
+    stats = observe(kernels, _launch(*_inputs(COALESCED), COALESCED), key="coalescing").stats
+    sectors = stats.global_ld.sectors_per_request
+    conflicts = stats.shared_ld.bank_conflicts / max(stats.shared_ld.requests, 1)
+    if sectors > MAX_SECTORS:
+        yield (f"the tiles' loads are not coalesced: on the simulator (M = K = N = 32) your loads "
+               f"from global memory take {sectors:.1f} sectors a request on average, where "
+               "neighbouring threads reading neighbouring floats take 4", COALESCE_HINT)
+    if conflicts > MAX_CONFLICTS:
+        yield (f"on the simulator (M = K = N = 32) the tiles' reads have {conflicts:.1f} bank "
+               "conflicts a request, where a padded Bs has none", PAD_HINT)
+    return (f"on the simulator the loads took {sectors:.1f} sectors a request and the shared "
+            f"reads {conflicts:.1f} bank conflicts")
+
+
+def _timed(kernel):
+    from helpers.backend import gpuarray
+
+    rng = np.random.default_rng(8)
+    a, bt = (gpuarray.to_gpu(rng.random((BIG, BIG), np.float32)) for _ in range(2))
+    c, n = gpuarray.empty((BIG, BIG), np.float32), np.int32(BIG)
+    grid = Case(BIG, BIG, BIG).grid
+    return (yield from speed.arithmetic(
+        lambda: kernel(a, bt, c, n, n, n, block=(TILE, TILE, 1), grid=grid), 2 * BIG ** 3,
+        TARGET, f"{COALESCE_HINT}; and {PAD_HINT}"))
 
 
 # ---- the race check, on the simulator --------------------------------------------------------
@@ -283,10 +318,9 @@ def _race_mistake(error, single_phase):
 EXERCISE = KernelExercise(
     stub="exercises/matmul_bt.cu", kernel=KERNEL, signature=PARAMETERS, cases=CASES,
     draw=_draw, where=_where, detect=_mistakes, crash_hint=LOAD_HINT,
-    simulated="runs the race check",
+    simulated="runs the race check", fast=_fast,
     success=f"C = A @ Bt.T for {len(CASES) - 1} shapes (sides and K not multiples of 16 among "
-            "them), nothing written outside C, no race found by the race check, and the tiles "
-            "loaded along the rows of A and Bt (4 sectors a request in the simulator's trace)")
+            "them), nothing written outside C, no race found by the race check")
 
 check_matmul_bt = EXERCISE.check_file          # (path="exercises/matmul_bt.cu"); on a GPU the
 # race check runs on the simulator's compile of the same file

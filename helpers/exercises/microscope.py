@@ -65,7 +65,7 @@ def observe(kernels: runner.Kernels, launch: runner.Launch, key: str = "observed
     with settings.changed(racecheck=True, time_limit=runner.time_limit()), \
             trace(accesses=0) as t:
         try:
-            kernel(*args, block=launch.block, grid=launch.grid)
+            kernel(*args, block=launch.block, grid=launch.grid, shared=launch.shared)
         except TypeError as err:  # the arguments the kernel does not take
             raise KernelArgumentError(str(err)) from err
         except driver.Error as err:

@@ -139,7 +139,8 @@ def build(ctx, path: str, kernel: str, signature: str):
         return cl.Kernel(opencl.build_source(ctx, source), kernel)
     except cl.RuntimeError as err:             # the build failed: print the compiler's log
         log = str(err).split("Build on", 1)[-1].split(":", 1)[-1].strip()
-        log = re.sub(r"^input\.cl:", f"{path}:", log, flags=re.M)  # Oclgrind's name for it
+        # Oclgrind's name for the file, and NVIDIA's (which keeps #line's numbers, not its name)
+        log = re.sub(r"^(input\.cl|<kernel>):", f"{path}:", log, flags=re.M)
         print(log)
         return not_yet(*_build_mistake(path, source), first_error(log))
     except cl.Error as err:                    # INVALID_KERNEL_NAME

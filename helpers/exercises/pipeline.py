@@ -26,7 +26,7 @@ from helpers.exercises.hidden import awkward
 from helpers.exercises.pipeline_mistakes import (CASES, KERNEL_FILE, KERNEL_NAME, WORK_SMALL,
                                                  mistakes, reference, where)
 from helpers.exercises.pipeline_overlap import check_overlap
-from helpers.exercises.verdict import Verdict, check_cases, not_yet
+from helpers.exercises.verdict import Verdict, check_cases, not_yet, passed
 
 SIMULATOR_SUCCESS = (
     f"the results match NumPy in all {len(CASES)} cases (n not a multiple of n_chunks), "
@@ -73,7 +73,10 @@ def _verdict(fn, cases) -> Verdict:
     on_gpu = BACKEND != "simulator"
     verdict = check_cases(cases, lambda case: _mistakes(fn, kernel, case, on_gpu), where,
                           hidden_cases.success(SIMULATOR_SUCCESS, CASES, cases))
-    return check_overlap(fn, kernel) if verdict and on_gpu else verdict
+    if not (verdict and on_gpu):
+        return verdict
+    overlap = check_overlap(fn, kernel)   # a pass names the grader's cases, as on the simulator
+    return passed(hidden_cases.success(overlap.problem, CASES, cases)) if overlap else overlap
 
 
 def _mistakes(fn, kernel, case, on_gpu):

@@ -2,7 +2,8 @@
 a stub back as shipped after saving the learner's version beside it.
 
     from helpers.exercises import status, reset
-    status()                 # every exercise: not started, failing (with the hint), or passing
+    status()                 # every exercise: not started, failing (with the hint), passing
+                             # (for a chapter about speed, with what is missing for FAST) or fast
     reset("scale_vector")    # cuda_src/exercises/scale_vector.cu as shipped; yours is kept as
                              # scale_vector.cu.saved-<date>-<time>
 
@@ -26,12 +27,18 @@ from helpers.exercises import catalog
 
 
 def state(exercise: catalog.Exercise, root: Path) -> tuple[str, str]:
-    """``(state, detail)``: "not started", "failing" (detail: the verdict's line) or "passing"."""
+    """``(state, detail)``: "not started", "failing" (detail: the verdict's line), "passing"
+    (detail: the verdict's line where it says what is missing for FAST) or "fast" (right, and
+    fast enough for an exercise that asks for speed)."""
     if not catalog.started(exercise, root):
         return "not started", ""
     with contextlib.redirect_stdout(io.StringIO()):   # the checker's own printing
         verdict = catalog.check(exercise, root)
-    return ("passing", "") if verdict else ("failing", str(verdict))
+    if verdict.fast:
+        return "fast", ""
+    if verdict:
+        return "passing", str(verdict) if verdict.slow else ""
+    return "failing", str(verdict)
 
 
 def status(root: Path | None = None) -> dict[str, str]:
@@ -48,8 +55,9 @@ def status(root: Path | None = None) -> dict[str, str]:
         print(f"{exercise.notebook[:2]}  {exercise.name:<13} {name:<12} {exercise.work}")
         if detail:
             print(f"    {detail}")
-    done = sum(s == "passing" for s in states.values())
-    print(f"{done} of {len(states)} exercises pass.")
+    done = sum(s in ("passing", "fast") for s in states.values())
+    fast = sum(s == "fast" for s in states.values())
+    print(f"{done} of {len(states)} exercises pass" + (f", {fast} of them FAST." if fast else "."))
     return states
 
 

@@ -18,6 +18,12 @@ A verdict prints as one line, the text the notebooks show::
 
     PASS: <what was checked>
     NOT YET: <problem>. Hint: <hint>
+
+An exercise that asks for speed (``KernelExercise``'s ``fast=``) rates a right kernel once more:
+FAST when it also reaches the chapter's target, else a PASS that says what is missing::
+
+    FAST: <what was checked, and the figures>
+    PASS: <what was checked>; not yet FAST: <what is missing>. Hint: <hint>
 """
 
 from __future__ import annotations
@@ -36,20 +42,35 @@ class Verdict:
 
     ``error``, for work that does not compile, is the compiler's first error line. A notebook
     prints the compiler's whole output above the verdict's line, so the line itself leaves it
-    out; a grader's feedback, read away from that output, shows it (``tools/feedback.py``)."""
+    out; a grader's feedback, read away from that output, shows it (``tools/feedback.py``).
+
+    ``fast``: right and fast enough (the level FAST, above PASS). ``slow``, on a PASS of an
+    exercise that asks for speed, is what keeps it from FAST (a figure and its target), and
+    ``hint`` then says how to get there."""
 
     passed: bool
     problem: str
     hint: str = ""
     error: str = ""
+    fast: bool = False
+    slow: str = ""
 
     def __bool__(self) -> bool:
         return self.passed
 
+    @property
+    def level(self) -> str:
+        """"FAST", "PASS" or "NOT YET": how the line starts."""
+        return "FAST" if self.fast else "PASS" if self.passed else "NOT YET"
+
     def __str__(self) -> str:
-        if self.passed:
+        if self.fast:
+            return f"FAST: {self.problem}"
+        if self.passed and not self.slow:
             return f"PASS: {self.problem}"
-        text = f"NOT YET: {self.problem.rstrip().rstrip('.')}."
+        text = (f"PASS: {self.problem.rstrip().rstrip('.')}; not yet FAST: "
+                f"{self.slow.rstrip().rstrip('.')}." if self.passed else
+                f"NOT YET: {self.problem.rstrip().rstrip('.')}.")
         return text + (f" Hint: {self.hint}" if self.hint else "")
 
     def report(self) -> Verdict:
@@ -61,6 +82,16 @@ class Verdict:
 def passed(what: str) -> Verdict:
     """The verdict for right work; ``what`` says what was checked."""
     return Verdict(True, what)
+
+
+def rated(verdict: Verdict, slow: Mistake | None, figures: str = "") -> Verdict:
+    """The PASS ``verdict`` rated for speed: ``slow``, ``(what is missing, hint)`` from the
+    exercise's speed rule, or None for FAST; ``figures`` (what was measured) joins what was
+    checked."""
+    what = f"{verdict.problem}; {figures}" if figures else verdict.problem
+    if slow is None:
+        return Verdict(True, what, fast=True)
+    return Verdict(True, what, slow[1], slow=slow[0])
 
 
 def not_yet(problem: str, hint: str = "", error: str = "") -> Verdict:

@@ -220,3 +220,12 @@ def test_parse_splits_messages_and_keeps_other_text():
     assert first.kind == "Invalid write of size 4 (global memory)"
     assert first.work_items == [(7, 0, 0)] and first.where == "line 3 of k.cl"
     assert second.kind == "Write-write data race (local memory)" and second.where is None
+
+
+def test_a_build_log_keeps_what_concerns_the_source_only():
+    # NVIDIA's compiler (H200, driver 580) says this of every kernel it builds from a cold cache
+    chatter = ("(): Warning: Function sepia is a kernel, so overriding noinline attribute. The "
+               "function may be inlined when called.\n")
+    warning = "<kernel>:3:9: warning: unused variable 'x'"
+    assert opencl.said_of_the_source(chatter) == ""
+    assert opencl.said_of_the_source(chatter + warning + "\n" + chatter) == warning

@@ -1,9 +1,11 @@
 """The box-blur exercise of notebook 06 (helpers.exercises.box_blur): the solution passes, the
 stub fails, and each known mistake fails with the hint written for it: a missing barrier (found
 by the race check, whatever order the threads ran in), a halo off by one, edges not clamped,
-threads that return before loading their part of the tile, a window read from global memory. The
-solution and its wrong variants are compiled as one module (on a GPU, a second time by the
-simulator, which runs the race check and the trace)."""
+threads that return before loading their part of the tile. A right blur that reads its window from
+global memory, or its tile with bank conflicts, passes but is not FAST on the simulator (its
+trace); on a GPU the speed is timed (``gpu_timing``). The solution and its variants are compiled
+as one module (on a GPU, a second time by the simulator, which runs the race check and the
+trace)."""
 
 import re
 
@@ -48,10 +50,6 @@ WRONG = {
     "no_bounds_guard": ([(GUARD, "")], ["past the end", "return"]),
     "bounds_guard_off_by_one": ([("x >= width || y >= height", "x > width || y > height")],
                                 ["off by one", "(width - 1, height - 1)"]),
-    "window_from_global_memory": ([("tile[threadIdx.y + dy][threadIdx.x + dx]",
-                                    "in[clamp_index(y - RADIUS + dy, height) * width + "
-                                    "clamp_index(x - RADIUS + dx, width)]")],
-                                  ["load requests to global memory", "not from the tile"]),
     "sum_not_divided": ([(" * (1.0f / ((2 * RADIUS + 1) * (2 * RADIUS + 1)))", "")],
                         ["25 times too large", "divide the sum"]),
     # issue 28: named as themselves, not with the bounds guard's or the tile index's hint
@@ -61,6 +59,20 @@ WRONG = {
     "integer_division": ([("sum * (1.0f / ((2 * RADIUS + 1) * (2 * RADIUS + 1)))",
                            "sum * (1 / ((2 * RADIUS + 1) * (2 * RADIUS + 1)))")],
                          ["integer division", "1.0f"]),
+}
+
+# Right but slow: PASS, not FAST (name: (replacements, words of what keeps it from FAST))
+SLOW = {
+    "window_from_global_memory": ([("tile[threadIdx.y + dy][threadIdx.x + dx]",
+                                    "in[clamp_index(y - RADIUS + dy, height) * width + "
+                                    "clamp_index(x - RADIUS + dx, width)]")],
+                                  ["load requests to global memory", "not from the tile"]),
+    "tile_transposed": ([("__shared__ float tile[TILE_Y][TILE_X];",
+                          "__shared__ float tile[TILE_X][TILE_Y];"),
+                         ("tile[ty][tx] =", "tile[tx][ty] ="),
+                         ("tile[threadIdx.y + dy][threadIdx.x + dx]",
+                          "tile[threadIdx.x + dx][threadIdx.y + dy]")],
+                        ["bank conflicts a request", "along a row"]),
 }
 
 # Right, but not the solution's way: each must pass
@@ -83,7 +95,7 @@ HELPER = re.compile(r"\bclamp_index\b")
 
 def _sources():
     sources = {"solution": KERNEL, **{name: variant(KERNEL, *r) for name, r in RIGHT.items()},
-               **{name: variant(KERNEL, *r) for name, (r, _) in WRONG.items()}}
+               **{name: variant(KERNEL, *r) for name, (r, _) in {**WRONG, **SLOW}.items()}}
     return {name: HELPER.sub(f"clamp_index__{name}", text) for name, text in sources.items()}
 
 
@@ -101,7 +113,42 @@ def run_checker(pair, capsys):
 def test_the_solution_passes(kernels, capsys):
     verdict, out = run_checker(kernels["solution"], capsys)
     assert verdict.passed is True, out
-    assert out.startswith("PASS:") and "no race" in out, out
+    assert "no race" in verdict.problem, out
+
+
+@pytest.mark.skipif(BACKEND != "simulator", reason="on a GPU the speed is timed: gpu_timing")
+def test_on_the_simulator_the_solution_is_fast_by_its_trace(kernels, capsys):
+    verdict, out = run_checker(kernels["solution"], capsys)
+    assert (verdict.level, verdict.slow) == ("FAST", ""), out
+    assert out.startswith("FAST:") and "global load requests" in out, out
+
+
+@pytest.mark.skipif(BACKEND != "simulator", reason="on a GPU the speed is timed: gpu_timing")
+@pytest.mark.parametrize("name", sorted(SLOW))
+def test_on_the_simulator_a_slow_blur_passes_but_is_not_fast(name, kernels, capsys):
+    verdict, out = run_checker(kernels[name], capsys)
+    assert (verdict.level, verdict.fast) == ("PASS", False), out
+    assert all(words in verdict.slow + verdict.hint for words in SLOW[name][1]), out
+    assert "not yet FAST" in out, out
+
+
+@pytest.mark.parametrize("name", sorted(SLOW))
+def test_the_trace_rule_finds_a_slow_blur_on_any_backend(name, kernels):
+    from helpers.exercises.kernel import Kernels
+
+    assert next(checker._traced(Kernels(None, kernels[name][1])), None) is not None
+    assert next(checker._traced(Kernels(None, kernels["solution"][1])), None) is None
+
+
+@pytest.mark.gpu_timing
+@pytest.mark.skipif(BACKEND != "pycuda", reason="the event-timed rule needs a GPU")
+def test_on_a_gpu_the_solution_is_fast_and_a_target_past_the_copy_is_not_met(
+        kernels, capsys, monkeypatch):
+    verdict, out = run_checker(kernels["solution"], capsys)
+    assert verdict.level == "FAST" and "of a device-to-device copy" in out, out
+    monkeypatch.setattr(checker, "TARGET", 1.5)
+    verdict, out = run_checker(kernels["solution"], capsys)
+    assert verdict.level == "PASS" and "where FAST takes 150%" in verdict.slow, out
 
 
 @pytest.mark.parametrize("name", sorted(RIGHT))

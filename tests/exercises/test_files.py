@@ -8,8 +8,10 @@ import pytest
 
 from kernel_sources import stable_file
 
-from helpers.exercises import (backproject_range, block_mean, box_blur, dot_product, histogram_rgb,
-                               julia, matmul_bt, matrix_index, scale_vector, sepia, sepia_x16)
+from helpers.exercises import (backproject_range, block_mean, box_blur, column_means, dot_product,
+                               histogram_rgb, julia, matmul_bt, matmul_wide, matrix_index,
+                               matvec_warp, reverse_chunks, scale_vector, sepia, sepia_x16,
+                               warp_vote)
 
 CUDA_SRC = Path(__file__).resolve().parents[2] / "cuda_src"
 STUBS = sorted((CUDA_SRC / "exercises").glob("*.cu"))
@@ -39,7 +41,12 @@ CHECKERS = [(scale_vector.check_scale_vector, "scale_vector.cu"),
             (box_blur.check_box_blur, "box_blur.cu"), (dot_product.check_dot, "dot_product.cu"),
             (histogram_rgb.check_histogram_rgb, "histogram_rgb.cu"),
             (matmul_bt.check_matmul_bt, "matmul_bt.cu"),
-            (block_mean.check_block_mean, "block_mean.cu")]
+            (block_mean.check_block_mean, "block_mean.cu"),
+            (warp_vote.check_warp_vote, "warp_vote.cu"),
+            (matvec_warp.check_matvec_warp, "matvec_warp.cu"),
+            (matmul_wide.check_matmul_wide, "matmul_wide.cu"),
+            (column_means.check_column_means, "column_means.cu"),
+            (reverse_chunks.check_reverse_chunks, "reverse_chunks.cu")]
 IDS = [stub for _, stub in CHECKERS]
 
 

@@ -1,5 +1,7 @@
 """The tiled C = A Bt^T exercise (notebook 08): the solution passes, the stub and known-wrong
-kernels fail, each with the hint that names its mistake. A missing barrier is found by the race
+kernels fail, each with the hint that names its mistake; a right kernel whose loads are not
+coalesced, or whose shared reads have bank conflicts, passes but is not FAST (the simulator's
+trace; on a GPU, events against the FMA ceiling, ``gpu_timing``). A missing barrier is found by the race
 check on the simulator whatever the backend (on a GPU the same variants are also compiled by the
 simulator); the wrong kernels are variants of the shipped solution, all compiled as one module."""
 
@@ -34,10 +36,6 @@ WRONG = {
     "no_store_guard": ([("    if (row < M && col < N)\n        C[", "    C[")],
                        "if (row < M && col < N)"),
     "phase_missing_from_a_index": ([("A[row * K + k]", "A[row * K + tx]")], "elements of C are wrong"),
-    # right results, but Bt read down its columns: the trace's sectors a request tell
-    "bt_read_down_its_columns": ([(LOAD_B, "Bs[tx][ty] = (col < N && phase * TILE + ty < K) ? "
-                                           "Bt[col * K + phase * TILE + ty] : 0.0f;")],
-                                 "10.0 sectors a request"),
     # threads outside C skip the loads (and the barriers): the edge tiles read what nobody loaded
     "loop_inside_the_store_guard": ([("    float sum = 0.0f;\n    for",
                                       "    float sum = 0.0f;\n    if (row < M && col < N) {\n    for"),
@@ -47,6 +45,15 @@ WRONG = {
     "return_before_the_loop": ([("    float sum = 0.0f;\n",
                                  "    float sum = 0.0f;\n    if (row >= M || col >= N) return;\n")],
                                "skipped their loads into As and Bs"),
+}
+# right but slow: PASS, not FAST (name: (replacements, a piece of what keeps it from FAST))
+SLOW = {
+    # Bt read down its columns: the trace's sectors a request tell
+    "bt_read_down_its_columns": ([(LOAD_B, "Bs[tx][ty] = (col < N && phase * TILE + ty < K) ? "
+                                           "Bt[col * K + phase * TILE + ty] : 0.0f;")],
+                                 "10.0 sectors a request"),
+    # Bs not padded: a warp's Bs[tx][j] fall in 2 banks
+    "bs_not_padded": ([("TILE + 1]", "TILE]")], "bank conflicts a request"),
 }
 # right, written otherwise: each must pass
 RIGHT = {
@@ -63,7 +70,8 @@ RIGHT = {
 
 @pytest.fixture(scope="module")
 def kernels():
-    sources = {"solution": KERNEL, **{name: variant(KERNEL, *r) for name, (r, _) in WRONG.items()},
+    sources = {"solution": KERNEL,
+               **{name: variant(KERNEL, *r) for name, (r, _) in {**WRONG, **SLOW}.items()},
                **{name: variant(KERNEL, *r) for name, r in RIGHT.items()}}
     return compile_variant_pairs("matmul_bt", sources)    # the race check runs on the simulator
 
@@ -78,6 +86,38 @@ def test_the_solution_passes(kernels, capsys):
     verdict = check_matmul_bt_kernel(*kernels["solution"])
     assert verdict.passed is True, capsys.readouterr().out
     assert "no race found" in verdict.problem
+
+
+@pytest.mark.skipif(BACKEND != "simulator", reason="on a GPU the speed is timed: gpu_timing")
+def test_on_the_simulator_the_solution_is_fast_by_its_trace(kernels, capsys):
+    verdict = check_matmul_bt_kernel(*kernels["solution"])
+    assert verdict.level == "FAST" and "4.0 sectors a request" in verdict.problem, verdict
+
+
+@pytest.mark.skipif(BACKEND != "simulator", reason="on a GPU the speed is timed: gpu_timing")
+@pytest.mark.parametrize("name", sorted(SLOW))
+def test_on_the_simulator_a_slow_kernel_passes_but_is_not_fast(name, kernels, capsys):
+    verdict = check_matmul_bt_kernel(*kernels[name])
+    assert (verdict.level, SLOW[name][1] in verdict.slow) == ("PASS", True), verdict
+    assert "not yet FAST" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", sorted(SLOW))
+def test_the_trace_rule_finds_a_slow_kernel_on_any_backend(name, kernels):
+    from helpers.exercises.kernel import Kernels
+    from helpers.exercises.matmul_bt import _traced
+
+    assert next(_traced(Kernels(None, kernels[name][1])), None) is not None
+    assert next(_traced(Kernels(None, kernels["solution"][1])), None) is None
+
+
+@pytest.mark.gpu_timing
+@pytest.mark.skipif(BACKEND != "pycuda", reason="the event-timed rule needs a GPU")
+def test_on_a_gpu_the_solution_is_fast_and_bank_conflicts_on_every_read_are_not(kernels, capsys):
+    verdict = check_matmul_bt_kernel(*kernels["solution"])
+    assert verdict.level == "FAST" and "of the FMA ceiling" in verdict.problem, verdict
+    verdict = check_matmul_bt_kernel(*kernels["bs_not_padded"])
+    assert verdict.level == "PASS" and "where FAST takes 8%" in verdict.slow, verdict
 
 
 @pytest.mark.parametrize("name", sorted(RIGHT))

@@ -8,6 +8,7 @@ import pytest
 
 from kernel_sources import ROOT, solution, stable_dir, variant
 
+from helpers.backend import BACKEND
 from helpers.exercises import catalog, progress, reset, status
 
 NOTEBOOK_05 = "notebooks/05_pinned_memory_and_streams.ipynb"
@@ -47,6 +48,22 @@ def test_status_lists_every_exercise_with_its_state(capsys):
                          if e.name not in ("scale_vector", "sepia")}}, out
     assert "NOT YET: threads with y == height wrote past the end" in out, out
     assert f"1 of {len(catalog.EXERCISES)} exercises pass." in out
+
+
+@pytest.mark.skipif(BACKEND != "simulator", reason="on a GPU the speed is timed (gpu_timing)")
+def test_status_tells_a_fast_kernel_from_one_that_only_passes(capsys):
+    """A chapter about speed rates a right kernel: FAST, or passing with what is missing."""
+    course = stable_dir("course_fast")
+    (course / "cuda_src/exercises").mkdir(parents=True, exist_ok=True)
+    blur = course / "cuda_src/exercises/box_blur.cu"
+    exercise = catalog.find("box_blur")
+    blur.write_text(solution("box_blur.cu"))
+    assert progress.state(exercise, course) == ("fast", "")
+    blur.write_text(variant(solution("box_blur.cu"), (
+        "tile[threadIdx.y + dy][threadIdx.x + dx]",
+        "in[clamp_index(y - RADIUS + dy, height) * width + clamp_index(x - RADIUS + dx, width)]")))
+    state, detail = progress.state(exercise, course)
+    assert state == "passing" and "; not yet FAST: " in detail, detail
 
 
 def test_reset_saves_the_learners_version_then_restores_the_stub(tmp_path, capsys):

@@ -34,3 +34,19 @@ def test_a_stub_that_does_not_compile_gives_its_first_error(capsys):
     assert verdict.error.startswith(path), verdict  # the file as the compiler named it
     assert verdict.error not in str(verdict)  # printed above the verdict, not in its line
     assert verdict.error in capsys.readouterr().out
+
+
+def test_a_pass_is_rated_fast_or_says_what_keeps_it_from_fast():
+    from helpers.exercises.verdict import passed, rated
+
+    right = passed("every pixel matches")
+    assert (right.level, str(right)) == ("PASS", "PASS: every pixel matches")
+    fast = rated(right, None, "82% of a copy's bandwidth")
+    assert (fast.level, fast.passed, fast.fast) == ("FAST", True, True)
+    assert str(fast) == "FAST: every pixel matches; 82% of a copy's bandwidth"
+    slow = rated(right, ("4.0 sectors a request, where FAST takes 1", "load neighbours"))
+    assert (slow.level, slow.passed, slow.fast, slow.slow, slow.hint) == (
+        "PASS", True, False, "4.0 sectors a request, where FAST takes 1", "load neighbours")
+    assert str(slow) == ("PASS: every pixel matches; not yet FAST: 4.0 sectors a request, where "
+                         "FAST takes 1. Hint: load neighbours")
+    assert not_yet("wrong", "look").level == "NOT YET"

@@ -8,6 +8,7 @@ filled with NaN, so an element no thread writes is caught.
 import numpy as np
 import pytest
 
+from bench import sgemm_sweep
 from helpers.backend import compile_cu, gpuarray
 
 RNG = np.random.default_rng(7)
@@ -91,7 +92,7 @@ def matmul():
 
 # kernel: (block, the side of C's square a block computes)
 MATMUL = {"matmul_naive": ((16, 16, 1), 16), "matmul_tiled": ((16, 16, 1), 16),
-          "matmul_register_tiled": ((256, 1, 1), 128)}
+          "matmul_register_tiled": ((256, 1, 1), 128), "matmul_warp_tiled": ((256, 1, 1), 128)}
 
 
 @pytest.mark.parametrize("kernel", sorted(MATMUL))
@@ -104,9 +105,24 @@ def test_matmul(matmul, kernel, m, k, n):
     b = RNG.random((k, n), dtype=np.float32) - 0.5
     c = gpuarray.to_gpu(np.full((m, n), np.nan, np.float32))
     block, side = MATMUL[kernel]
-    matmul.get_function(kernel)(gpuarray.to_gpu(a), gpuarray.to_gpu(b), c, np.int32(m),
-                                np.int32(k), np.int32(n), block=block,
-                                grid=(_blocks(n, side), _blocks(m, side)))
+    f = compile_cu("matmul_warp_tiled.cu").get_function(kernel) if kernel == "matmul_warp_tiled" \
+        else matmul.get_function(kernel)
+    f(gpuarray.to_gpu(a), gpuarray.to_gpu(b), c, np.int32(m), np.int32(k), np.int32(n),
+      block=block, grid=(_blocks(n, side), _blocks(m, side)))
+    assert np.allclose(c.get(), a.astype(np.float64) @ b, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("options", list(sgemm_sweep.CONFIGS.values()))
+def test_every_shape_the_sweep_tries_computes_the_same(options):
+    """bench/sgemm_sweep.py's shapes of the warp-tiled kernel, on sizes no tile divides."""
+    m, k, n = 261, 37, 259
+    a = RNG.random((m, k), dtype=np.float32) - 0.5
+    b = RNG.random((k, n), dtype=np.float32) - 0.5
+    c = gpuarray.to_gpu(np.full((m, n), np.nan, np.float32))
+    threads, sizes = sgemm_sweep.threads(options)
+    f = compile_cu("matmul_warp_tiled.cu", options=options).get_function("matmul_warp_tiled")
+    f(gpuarray.to_gpu(a), gpuarray.to_gpu(b), c, np.int32(m), np.int32(k), np.int32(n),
+      block=(threads, 1, 1), grid=(_blocks(n, sizes["WT_BN"]), _blocks(m, sizes["WT_BM"])))
     assert np.allclose(c.get(), a.astype(np.float64) @ b, rtol=1e-4, atol=1e-5)
 
 

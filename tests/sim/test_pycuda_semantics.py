@@ -138,11 +138,18 @@ def test_running_out_of_memory_raises_drv_memory_error():
 
 
 def test_mem_get_info_counts_allocations():
-    before, _ = drv.mem_get_info()
-    block = drv.mem_alloc(256 << 20)
-    during, _ = drv.mem_get_info()
-    block.free()
-    assert before - during >= 256 << 20
+    # On a GPU that other processes share (the suite's other workers), their frees between the
+    # two readings can hide part of ours: the largest of a few tries counts.
+    taken = []
+    for _ in range(5):
+        before, _ = drv.mem_get_info()
+        block = drv.mem_alloc(256 << 20)
+        during, _ = drv.mem_get_info()
+        block.free()
+        taken.append(before - during)
+        if taken[-1] >= 256 << 20:
+            break
+    assert max(taken) >= 256 << 20, taken
 
 
 def test_fill_builds_no_host_array_as_large_as_the_device_array():

@@ -67,3 +67,24 @@ def test_the_command_rescores_a_grades_csv_and_writes_the_feedback(tmp_path):
     assert (tmp_path / "grades.gradebook.csv").read_text().splitlines()[1] == "ada,3,3,6,3,0,0,0"
     assert "Score: **3 of 6** points." in (tmp_path / "grades.feedback" / "ada.md").read_text()
     assert (tmp_path / "grades.feedback" / "ada.html").is_file()
+
+
+SPEED_ROWS = [
+    {"student": "bo", "exercise": "box_blur", "result": "pass", "status": "fast",
+     "problem": "the blur matches NumPy; 3.0 global load requests a warp", "hint": "",
+     "error": "", "slow": "", "seconds": "1.0"},
+    {"student": "bo", "exercise": "matmul_bt", "result": "pass", "status": "passed",
+     "problem": "C = A @ Bt.T", "hint": "load Bt's tile along its rows", "error": "",
+     "slow": "16.0 sectors a request, where FAST takes 4", "seconds": "1.0"},
+]
+
+
+def test_a_fast_kernel_and_one_short_of_fast_both_score_and_say_so():
+    rows = gradebook.scored(SPEED_ROWS, gradebook.load_points())
+    assert [row["score"] for row in rows] == ["1", "1"]
+    text = feedback.markdown("bo", rows)
+    assert "## box\\_blur: passed, FAST, 1 of 1 point" in text, text
+    assert "## matmul\\_bt: passed, 1 of 1 point" in text, text
+    assert "**Not yet FAST:** 16.0 sectors a request, where FAST takes 4" in text, text
+    assert "**Hint:** load Bt's tile along its rows" in text, text
+    assert 'class="passed">box_blur: passed, FAST' in feedback.page("bo", rows)

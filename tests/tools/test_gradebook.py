@@ -62,7 +62,7 @@ def test_scores_and_totals():
 
 def test_write_and_read_back(tmp_path):
     rows = gradebook.scored([{**row("ada", "julia", "passed"), "result": "pass", "problem": "p",
-                              "hint": "", "error": "", "seconds": "1.0"}],
+                              "hint": "", "error": "", "slow": "", "seconds": "1.0"}],
                             gradebook.load_points())
     gradebook.write(rows, tmp_path / "grades.csv")
     assert gradebook.read(tmp_path / "grades.csv") == rows

@@ -165,3 +165,35 @@ def test_the_endless_loop_stays_a_loop_through_nvcc(tmp_path):
     blocks = re.findall(r"^(\$\w+):\n(.*?)(?=^\$\w+:|^\})", ptx.read_text(), re.M | re.S)
     assert any("st.volatile.global" in body and re.search(rf"bra(\.uni)?\s+\{label};\s*$", body)
                and "@" not in body for label, body in blocks), ptx.read_text()
+
+
+@pytest.mark.parametrize("fast, slow, status", [(True, "", "fast"),
+                                                (False, "16.0 sectors a request", "passed")])
+def test_a_right_kernel_of_a_chapter_about_speed_is_fast_or_passed(monkeypatch, tmp_path, fast,
+                                                                   slow, status):
+    """The child's verdict carries the speed tier: FAST scores as a pass, and a PASS short of
+    FAST keeps what is missing in the row's slow column, by the student's path."""
+    spec = importlib.util.spec_from_file_location("grade", ROOT / "tools" / "grade.py")
+    grade = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(grade)
+    student = tmp_path / "zed"
+    verdict = {"passed": True, "fast": fast, "problem": "C = A @ Bt.T", "hint": "",
+               "error": "", "slow": slow and f"{student}/cuda_src/exercises/matmul_bt.cu: {slow}"}
+    monkeypatch.setattr(grade, "run_child", lambda *args: (verdict, None, b"", 0.4))
+    (student / "cuda_src" / "exercises").mkdir(parents=True)
+    (student / "cuda_src" / "exercises" / "matmul_bt.cu").write_text("// mine\n")
+    row = grade.grade(student, catalog.find("matmul_bt"), grade.Limits(20, 2048, 64), tmp_path,
+                      tmp_path / "logs")
+    assert (row["result"], row["status"]) == ("pass", status), row
+    assert row["slow"] == (slow and f"cuda_src/exercises/matmul_bt.cu: {slow}"), row
+
+
+def test_the_summary_counts_the_fast_among_the_passes():
+    spec = importlib.util.spec_from_file_location("grade", ROOT / "tools" / "grade.py")
+    grade = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(grade)
+    rows = [{"student": s, "exercise": "box_blur", "result": r, "status": status, "score": score,
+             "max_score": "1"} for s, r, status, score in (("ada", "pass", "fast", "1"),
+                                                          ("bob", "pass", "passed", "1"),
+                                                          ("cy", "fail", "not yet", "0"))]
+    assert "  box_blur      2 of 3 (1 FAST)" in grade.summary(rows).splitlines()

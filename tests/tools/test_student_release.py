@@ -39,14 +39,16 @@ def windows(text, width=3):
 
 
 # What the course shows on purpose: its own kernels (mandelbrot.cu guards and indexes as the
-# exercises do), the code its stubs hand out (sepia_x16.cu's helper functions) and its checkers
-# (the pipeline checker's baseline copies, launches and copies back one chunk at a time, as the
-# notebook's section 4 does).
+# exercises do), the code its stubs hand out (sepia_x16.cu's helper functions; a Python
+# exercise's cell as shipped, whose loop over the chunks its solution keeps, as the skeleton rule
+# asks) and its checkers (the pipeline checker's baseline copies, launches and copies back one
+# chunk at a time, as the notebook's section 4 does).
 TAUGHT = set().union(*(windows(p.read_text()) for p in [
     *(ROOT / "cuda_src").glob("*.cu"), *(ROOT / "cuda_src" / "exercises").glob("*"),
     *(ROOT / "cuda_src" / "opencl").glob("*.cl"),
     *(ROOT / "cuda_src" / "opencl" / "exercises").glob("*.cl"),
-    *(ROOT / "helpers" / "exercises").glob("*.py")]))
+    *(ROOT / "helpers" / "exercises").glob("*.py"),
+    *(ROOT / "helpers" / "exercises" / "as_shipped").glob("*.py")]))
 
 
 def answer_windows(solution):

@@ -29,6 +29,7 @@ from . import cache as module_cache
 from . import device_calls, prebuilt, sites, source as unit, toolchain
 from . import messages as compiler_messages
 from ..errors import CompileError
+from .lines import PARSED
 from .source import INCLUDE_DIR
 
 SIM_VERSION = "12"  # 12: the instrumented build checks every access's bounds (sim_bounds.h);
@@ -50,7 +51,11 @@ CXX_FLAGS += ["-mcmodel=medium"] if platform.machine() in ("x86_64", "AMD64") el
 # The learner's code only (the runners are built without): a float-to-integer conversion of NaN or
 # out of range, and a shift by the operand's width or more, call the runtime's handlers (sim_grid.h),
 # which stop the launch where the GPU's answer differs from this CPU's (run/operators.py).
-OPERATOR_CHECKS = ["-fsanitize=float-cast-overflow,shift-exponent"]
+OPERATOR_CHECKS = ["-fsanitize=float-cast-overflow,shift-exponent",
+                   # a local variable read before anything was written to it, where g++ can tell
+                   # (issue 27): a warning in the learner's words (messages.learner_warnings);
+                   # nvcc says nothing, and a GPU reads what its registers last held
+                   "-Wuninitialized"]
 # Every symbol must be defined when the library is linked, not when it is loaded: a function
 # declared but never defined is then a compile error that names it.
 LINK_FLAGS = ["-shared", "-pthread"] + (["-Wl,-z,defs", "-Wl,-Bsymbolic"] if sys.platform.startswith("linux") else [])
@@ -161,7 +166,7 @@ class _Build:
     def stem(self, text):
         """The part of the library's name that the source, flags and prelude decide."""
         extra = [*INSTRUMENT_FLAGS[self.instrument], f"sites-v{sites.TABLE_VERSION}"] \
-            if self.instrument else LINE_TABLES if self.lines else []
+            if self.instrument else [*LINE_TABLES, str(self.lines)] if self.lines else []
         return _digest(SIM_VERSION, _prelude_digest(), *CXX_FLAGS, *OPERATOR_CHECKS, *LINK_FLAGS,
                        *self.flags, *extra, text)[:32]
 
@@ -192,7 +197,9 @@ def build(source, options=None, no_extern_c=False, include_dirs=(), cache=None, 
     prints where they are, as PyCUDA's ``keep=True`` does. ``instrument`` ("memory" or
     "blocks") makes a build that the memory trace and the race check run (INSTRUMENT_FLAGS).
     ``lines`` makes the plain build's twin with line tables, read (never loaded) to name the line
-    of a fault in the plain one (compile/lines.py)."""
+    of a fault in the plain one (compile/lines.py): True reads the precompiled prelude where
+    there is one, as a plain build does; PARSED parses it, as the first plain build with its
+    flags did (prebuilt.prelude_folder)."""
     job = _Build(source, options, no_extern_c, include_dirs, instrument, lines)
     folder = Path(tempfile.mkdtemp(prefix="cuda-sim-module-")) if cache is False else (
         module_cache.folder(cache))
@@ -208,7 +215,8 @@ def build(source, options=None, no_extern_c=False, include_dirs=(), cache=None, 
         target = folder / f"{stem}-{_compiler_tag(cxx)}.so"
         if job.local_headers and module_cache.usable(target):
             return target
-        obj = _compile(job, cxx, Path(tmp), user_code, debug=job.lines)
+        obj = _compile(job, cxx, Path(tmp), user_code, debug=bool(job.lines),
+                       prelude=job.lines != PARSED)
 
         def write(partial):
             _link(job, cxx, Path(tmp), user_code, obj, partial)
@@ -233,7 +241,7 @@ def _preprocess(job, cxx, tmp):
     return unit.after_mark(pre.stdout)
 
 
-def _compile(job, cxx, tmp, user_code, debug=False):
+def _compile(job, cxx, tmp, user_code, debug=False, prelude=True):
     unit_file = tmp / "module.cpp"
     unit_file.write_text(unit.translation_unit(job.body, unit.kernels_in(user_code),
                                                GENERATED if job.instrument else None))
@@ -242,10 +250,11 @@ def _compile(job, cxx, tmp, user_code, debug=False):
     flags = [*CXX_FLAGS, *OPERATOR_CHECKS, *extra, _fibers_switch(user_code), f"-I{INCLUDE_DIR}",
              *toolchain.for_compiler(job.flags, cxx)]
     rest = ["-c", "-o", str(obj), str(unit_file)]
-    # The rare build with line tables (a link error to explain, a fault to place) parses the
-    # prelude itself.
-    proc = _run([cxx[0], *flags, *rest], job.what) if debug else \
-        _run_with_prelude(cxx, flags, rest, job.what)
+    # A build with line tables (a link error to explain, a fault to place) reads the same
+    # precompiled prelude as the plain one (it is made with line tables, which a build without
+    # them may read): g++ 13's code was not the same byte for byte with the prelude parsed.
+    proc = _run_with_prelude(cxx, flags, rest, job.what) if prelude else \
+        _run([cxx[0], *flags, *rest], job.what)
     said = compiler_messages.learner_warnings(proc.stderr)
     if said and not debug:
         warnings.warn(f"The simulator's C++ compiler succeeded, but said the following:\n{said}",
@@ -271,7 +280,8 @@ def _run_with_prelude(cxx, flags, rest, what, pch_options=()):
     """Run the compiler with ``flags`` and then ``rest``, reading the precompiled prelude for
     these flags where there is one (prebuilt.py), with ``pch_options`` added. One GCC cannot read
     (damaged: a full disk, a crash) is deleted, and the header parsed itself."""
-    folder = prebuilt.prelude_folder(cxx, flags, INCLUDE_DIR, _prelude_digest())
+    folder = prebuilt.prelude_folder(cxx, [f for f in flags if f not in LINE_TABLES],
+                                     INCLUDE_DIR, _prelude_digest(), LINE_TABLES)
     if folder is not None:
         try:
             return _run([cxx[0], *pch_options, f"-I{folder}", *flags, *rest], what)

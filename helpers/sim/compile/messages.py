@@ -223,4 +223,14 @@ def learner_warnings(stderr):
     not fit its argument, ...), else ''. Warnings about the prelude alone are left out."""
     if not any(not _in_prelude(m.group("file")) for m in _WARNING_LINE.finditer(stderr)):
         return ""
+    if "-Wuninitialized" in stderr:
+        return UNINITIALISED + "\n" + stderr.strip()
     return stderr.strip()
+
+
+UNINITIALISED = (
+    "a local variable or array of the kernel is read before anything was written to it (g++ "
+    "found the path below). On a GPU it holds whatever its registers or local memory held last, "
+    "with no error: compute-sanitizer's initcheck watches global memory only. Give every element "
+    "a value before it is read (for example float acc[4] = {};).")
+"""What the simulator says before g++'s -Wuninitialized warning about the learner's code."""

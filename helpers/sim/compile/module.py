@@ -193,6 +193,8 @@ class Module:
         else:
             try:
                 twin = self.rebuild(lines=True)
+                if not lines.same_code(self.path, twin):   # it was the first build with its
+                    twin = self.rebuild(lines=lines.PARSED)     # flags: it parsed the prelude
             except errors.CompileError:
                 return None
         return lines.place(self.path, twin, pc - there.dli_fbase)
@@ -282,6 +284,13 @@ def _tls_symbols(library):
     return [(name, size) for name, kind, _, size, _ in elf_symbols(library) if kind == 6]
 
 
+_ANONYMOUS = "_ZN12_GLOBAL__N_1"
+"""The mangled prefix of a name in an anonymous namespace."""
+LIBRARY_TLS = ("_ZN3sim", "_ZZN3sim", "_ZZN12_GLOBAL__N_110get_globalEv")
+"""Thread-locals that are not the learner's: the runtime's (sim::worker) and libstdc++ 13's
+exception globals (``get_global()::global``, there when it is linked statically)."""
+
+
 def _is_learners(name):
     """A thread-local of the learner's code (a __shared__ array), not of the runtime or the C++
     library, whose names are namespaced (sim::worker; libstdc++ 13's get_global()::global)."""
@@ -303,10 +312,13 @@ def _is_learners_variable(name):
     namespaced ones plainly too) or a C++ name in a namespace of the learner's; not one that C++
     reserves for the compiler and its library (``__sim_kernel_table``, ``completed.0``,
     ``DW.ref.__gxx_personality_v0``) nor one of the runtime's namespace (``sim::heap``) or the C++
-    library's (vtables, type names, guards: ``_ZT...``, ``_ZGV...``, ``_ZNSt...``)."""
+    library's (vtables, type names, guards: ``_ZT...``, ``_ZGV...``, ``_ZNSt...``, ``_ZNSs``:
+    every name of std:: abbreviated). A libstdc++ linked statically (g++ 13 on Ubuntu 24.04 made
+    one so) brings the facets of its anonymous namespace (``_ZN12_GLOBAL__N_17ctype_cE``): those
+    are left out too, so a learner's own variable in an anonymous namespace is not charged."""
     if name.startswith("_Z"):
         return name.startswith(("_ZN", "_ZL")) and not name.startswith(
-            ("_ZN3sim", "_ZNSt", "_ZNKSt", "_ZN9__gnu_cxx", "_ZN10__cxxabiv1"))
+            ("_ZN3sim", "_ZNS", "_ZNKS", "_ZN9__gnu_cxx", "_ZN10__cxxabiv1", _ANONYMOUS))
     return name.isidentifier() and not name.startswith("__")
 
 
@@ -347,7 +359,7 @@ def kernel_shared_arrays(library, kernels):
     bounds check (include/sim_bounds.h), which lets through what it cannot tell apart."""
     prefixes = _kernel_prefixes(kernels)
     symbols = sorted((value, size, name) for name, kind, value, size, _ in elf_symbols(library)
-                     if kind == 6 and size and not name.startswith(("_ZN3sim", "_ZZN3sim")))
+                     if kind == 6 and size and not name.startswith(LIBRARY_TLS))
     return {k: [(value, size, name) for value, size, name in symbols
                 if not any(name.startswith(p) for other, p in prefixes.items() if other != k)]
             for k in kernels}

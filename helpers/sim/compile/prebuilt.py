@@ -82,12 +82,14 @@ def runner_object(kind, cxx, flags, include_dir, headers_digest):
     return target
 
 
-def prelude_folder(cxx, flags, include_dir, headers_digest):
+def prelude_folder(cxx, flags, include_dir, headers_digest, debug=()):
     """The folder to put first on the include path so that a compile with ``flags`` (everything
     but -c, -o and the file) reads the precompiled prelude; built now when it is the second
     build with these flags. None for the first, for a compiler other than GCC, for a build
     instrumented for the microscope, or when the prelude does not build with these flags (the
-    compile itself then says why).
+    compile itself then says why). ``debug``: the line-table flags it is made with, so that the
+    builds with line tables read it as well as the plain ones (GCC reads a header precompiled
+    with -g in a build without, not the other way round).
 
     An instrumented build tells the learner's accesses from the runtime's by the file its line
     tables name (sites.py), and a precompiled prelude names the headers it was built from: one
@@ -97,7 +99,7 @@ def prelude_folder(cxx, flags, include_dir, headers_digest):
     precompiled prelude took 0.85 s to 0.72 s, for 1.2 s and 30 MB to build each)."""
     if not toolchain.is_gcc(cxx) or "-DSIM_TRACE" in flags:
         return None
-    folder = _folder("prelude", cxx, flags, include_dir, headers_digest)
+    folder = _folder("prelude", cxx, [*flags, *debug], include_dir, headers_digest)
     target = folder / f"{HEADER}.gch"
     if target.exists():
         module_cache.check_owned(target, "precompiled prelude")
@@ -108,8 +110,8 @@ def prelude_folder(cxx, flags, include_dir, headers_digest):
         return None
 
     def write(partial):
-        subprocess.run([cxx[0], *flags, "-x", "c++-header", str(include_dir / HEADER), "-o",
-                        partial], capture_output=True, check=True)
+        subprocess.run([cxx[0], *flags, *debug, "-x", "c++-header", str(include_dir / HEADER),
+                        "-o", partial], capture_output=True, check=True)
 
     try:
         module_cache.install(write, target)

@@ -4,7 +4,7 @@ line tables, and only where the two builds' code is the same byte for byte."""
 import pytest
 
 from helpers.backend import BACKEND
-from helpers.sim.compile import builder, lines
+from helpers.sim.compile import builder, lines, prebuilt
 
 pytestmark = pytest.mark.skipif(BACKEND != "simulator", reason="the simulator's builds")
 
@@ -34,6 +34,24 @@ def test_the_twin_has_the_plain_builds_code_byte_for_byte(builds):
     text = lines._section(plain, b".text")
     assert text and text == lines._section(twin, b".text")
     assert text != lines._section(other, b".text")
+
+
+@pytest.mark.parametrize("prelude", ["precompiled", "parsed"])
+def test_each_twin_has_the_code_of_a_plain_build_that_read_the_prelude_its_way(monkeypatch, tmp_path,
+                                                                             prelude):
+    """A plain build reads the precompiled prelude, except the first with its flags, which parses
+    it (prebuilt.prelude_folder); its twin must read it the same way: g++ 13's code differed
+    between the two (on the H200, every fault's line was lost in a run of the whole suite)."""
+    source = SOURCE.replace("2.0f", f"{len(prelude)}.5f")
+    if prelude == "parsed":
+        monkeypatch.setattr(prebuilt, "prelude_folder", lambda *args, **kwargs: None)
+    else:
+        builder.build(source.replace("twice", "twice_first"), cache=tmp_path)  # makes it wanted
+    plain = builder.build(source, cache=tmp_path)
+    monkeypatch.undo()
+    twin = builder.build(source, cache=tmp_path, lines=lines.PARSED if prelude == "parsed"
+                         else True)
+    assert lines.has_line_tables(twin) and lines.same_code(plain, twin)
 
 
 def test_a_file_that_is_no_elf_library_has_no_sections(tmp_path):

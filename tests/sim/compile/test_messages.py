@@ -6,6 +6,7 @@ cache of its own so that the compiler is seen at work (nvcc says the same on a G
 
 import os
 import re
+import warnings
 
 import pytest
 
@@ -161,3 +162,21 @@ def test_a_c_compiler_in_place_of_a_cpp_compiler_is_named():
     with settings.changed(cxx="gcc"), pytest.raises(drv.CompileError,
                                                     match="gcc is not a C[+][+] compiler"):
         SourceModule(f"__global__ void k(int *x) {{ __syncthreads(); x[0] = 1; /* {uuid.uuid4()} */ }}")
+
+
+@pytest.mark.skipif(BACKEND != "simulator", reason="the simulator's compiler")
+def test_a_local_array_read_before_it_is_written_is_said_at_compile_time():
+    """Issue 27: local arrays are not zeroed on a GPU either; where g++ can tell that an element
+    is read before anything was written to it, the compile says so, at the line of the read."""
+    source = ('#line 1 "locals.cu"\n__global__ void k(float *out) {\n    float acc[4];\n'
+              "    for (int j = 1; j < 4; j++) acc[j] = j;\n    float s = 0;\n"
+              "    for (int j = 0; j < 4; j++) s += acc[j];\n    out[threadIdx.x] = s;\n}\n")
+    with pytest.warns(UserWarning) as said:
+        SourceModule(source, cache_dir=False)
+    text = "\n".join(str(w.message) for w in said)
+    assert messages.UNINITIALISED in text and re.search(r"locals\.cu:5:\d+: warning: .acc. is used "
+                                                         "uninitialized", text), text
+    fixed = source.replace("float acc[4];", "float acc[4] = {};")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        SourceModule(fixed, cache_dir=False)

@@ -78,7 +78,7 @@ def test_a_damaged_precompiled_prelude_is_deleted_and_the_module_built_without(t
                                                                              monkeypatch):
     damaged = []
 
-    def precompiled_then_damaged(cxx, flags, include_dir, digest):
+    def precompiled_then_damaged(cxx, flags, include_dir, digest, debug=()):
         """One built with the command's own flags (so GCC takes it), cut in half."""
         folder = tmp_path / f"prelude-{len(damaged)}"
         folder.mkdir()

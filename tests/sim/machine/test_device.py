@@ -210,9 +210,12 @@ def test_a_context_never_detached_goes_with_the_last_thing_made_in_it():
 def test_a_kernel_of_a_destroyed_context_is_refused():
     module, _ = made_context_with(lambda: SourceModule(SOURCE))
     x = gpuarray.zeros(4, np.float32)
-    # The H200 (PyCUDA 2026.1) answered "invalid resource handle" for the dead module.
-    with pytest.raises(drv.LogicError, match="^cuModuleGetFunction failed: invalid resource "
-                                             "handle"):
+    # The H200 (PyCUDA 2026.1) answered "invalid resource handle" for the dead module in one run
+    # of the suite and "context is destroyed" in another: the driver's word depends on what became
+    # of the dead context's handle. The simulator says the first.
+    with pytest.raises(drv.LogicError, match="^cuModuleGetFunction failed: invalid resource handle"
+                       if SIM else "^cuModuleGetFunction failed: (invalid resource handle|context "
+                                   "is destroyed)"):
         module.get_function("add_one")
     add_one, _ = made_context_with(lambda: SourceModule(SOURCE).get_function("add_one"))
     with pytest.raises(drv.LogicError, match="^cuLaunchKernel failed: invalid resource handle"):

@@ -1,0 +1,120 @@
+"""Checker for the first bug hunt of notebook 09 (``cuda_src/exercises/column_means.cu``).
+
+The kernel under test::
+
+    __global__ void column_means(const float *m, float *means, int rows, int cols)
+
+stores in means[col] the mean of column col of m (rows x cols, row after row), one thread a
+column. As shipped it steps down a column by rows floats, where a row is cols long: right on a
+square matrix, wrong values on a wide one, and reads past m's end on a tall one.
+
+Before the cases, the planted bug is looked for on the simulator (its bounds checks are always
+on), in two launches with m allocated to the byte: on a tall matrix (100 x 37) the planted bug
+reads past m's end; on a wide one (37 x 100) it stays inside. An overrun on the tall one alone
+is the planted bug, named with what the bounds checks said; an overrun on the wide one is
+another mistake (a loop or a guard that goes one too far). Then the cases run on the chosen
+backend (m followed by junk, means poisoned), a wrong result matched with the usual mistakes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers.exercises.common import Input, Output
+from helpers.exercises.failure import describe
+from helpers.exercises.hidden import awkward
+from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.microscope import observe, observed_mistakes
+from helpers.exercises.verdict import not_yet
+
+TALL, WIDE = (100, 37), (37, 100)  # (rows, cols) of the two launches that look for the bug
+CASES = [(100, 37, 32), (37, 100, 64), (1, 77, 32), (64, 64, 128)]  # (rows, cols, block)
+JUNK = np.float32(1000.0)
+
+
+def _draw(rng):  # the grader's: a tall matrix and a wide one, blocks that leave threads over
+    return [(awkward(rng, 2, 40, 300), awkward(rng, 32, 2, 39), 32),
+            (awkward(rng, 2, 1, 39), awkward(rng, 64, 40, 300), 64)]
+
+
+def _where(case):
+    rows, cols, block = case
+    return f"m {rows} x {cols}, block = ({block}, 1, 1), grid = ({-(-cols // block)}, 1)"
+
+
+def _launch(case, slack=64):
+    """m with ``slack`` elements of junk after it (none: an overrun faults on the simulator)."""
+    rows, cols, block = case
+    m = np.random.default_rng(rows * cols).uniform(-1, 1, (rows, cols)).astype(np.float32)
+    return Launch((Input(m, slack, JUNK), Output(cols), np.int32(rows), np.int32(cols)),
+                  block=(block, 1, 1), grid=(-(-cols // block), 1), model=m)
+
+
+def planted_bug(kernels):
+    """NOT YET while the planted bug is there (or another mistake showed while looking for it);
+    None when the kernel reads only inside m."""
+    tall = observe(kernels, _launch((*TALL, 32), slack=0), key="tall")
+    if tall.error is None:
+        return None
+    wide = observe(kernels, _launch((*WIDE, 32), slack=0), key="wide")
+    if wide.error is None and getattr(tall.error, "kind", None) == "out of bounds":
+        return not_yet(
+            f"the planted bug is still there: on a {TALL[0]} x {TALL[1]} matrix the bounds checks "
+            f"stop the kernel: {describe(tall.error)}",
+            "element (r, col) of a rows x cols matrix stored row after row is m[r * cols + col]: "
+            "a step down a column moves one whole row, cols floats")
+    seen, cols = (tall, TALL[1]) if wide.error is None else (wide, WIDE[1])
+    return not_yet(*next(observed_mistakes(seen, lambda failure: _overrun(failure, cols))))
+
+
+def _overrun(failure, cols):
+    """The hint for a read outside m that is not the planted bug's: by the thread's column."""
+    err = failure.error
+    if failure.kind == "out of bounds" and err.thread and err.block:
+        yield ("the threads with col >= cols must read and store nothing: if (col >= cols) "
+               "return;" if err.block[0] * 32 + err.thread[0] >= cols else
+               "the rows are 0 to rows - 1: loop while r < rows")
+
+
+def _mistakes(case, run):
+    """The mistakes one launch on the chosen backend shows."""
+    rows, cols, _ = case
+    m, got = run.model.astype(np.float64), run.out.got
+    if run.out.past.size:
+        yield (f"means was written past its end (means[{cols}] and on)",
+               "the threads with col >= cols must store nothing: if (col >= cols) return;")
+    if run.out.unwritten.any():
+        yield (f"{int(run.out.unwritten.sum())} of the {cols} means were never written (the "
+               f"first is means[{int(np.argmax(run.out.unwritten))}])",
+               "every column needs a thread: col = blockIdx.x * blockDim.x + threadIdx.x")
+    want = m.mean(axis=0)
+    if np.allclose(got, want, rtol=1e-4, atol=1e-5):
+        return
+    for wrong, problem, hint in (
+            (m.ravel().reshape(cols, rows).mean(axis=1), "each thread averaged a stretch of "
+             "rows neighbouring floats, m[col * rows + r], not a column",
+             "element (r, col) is m[r * cols + col]: r picks the row, col the place in it"),
+            (m.sum(axis=0) / cols, "each mean is its column's sum divided by cols",
+             "a column has rows elements: divide by rows"),
+            (m[:-1].sum(axis=0) / rows, "the last row of m is left out of every mean",
+             "the rows are 0 to rows - 1: loop while r < rows")):
+        if rows > 1 and np.allclose(got, wrong, rtol=1e-4, atol=1e-5):
+            yield problem, hint
+    c = int(np.argmax(~np.isclose(got, want, rtol=1e-4, atol=1e-5)))
+    yield (f"means[{c}] = {got[c]:.6g}, NumPy's is {want[c]:.6g}",
+           "printf, from thread 0, the index the kernel reads at each step, and compare it "
+           "with r * cols + col")
+
+
+EXERCISE = KernelExercise(
+    stub="exercises/column_means.cu", kernel="column_means",
+    signature="const float *m, float *means, int rows, int cols",
+    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
+    simulated="looks for the planted bug", before=planted_bug,
+    crash_hint="read the error: it names the thread, the element and the line",
+    success=f"the planted bug is fixed (the bounds checks find nothing on a {TALL[0]} x "
+            f"{TALL[1]} matrix), and the means match NumPy's ({len(CASES)} shapes: tall, wide, "
+            "one row, square)")
+
+check_column_means = EXERCISE.check_file          # (path="exercises/column_means.cu")
+check_column_means_kernel = EXERCISE.check_kernel  # (kernel, simulated=None): the same compiled

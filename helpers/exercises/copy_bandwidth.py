@@ -1,0 +1,120 @@
+"""Checker for the event-timing exercise of notebook 05: the learner's ``my_copy_gbs(h, d,
+stream)`` copies the page-locked array ``h`` into the device buffer ``d`` on ``stream``, times
+the copy with two CUDA events recorded in that stream, and returns its bandwidth in GB/s.
+
+``check_copy_bandwidth(my_copy_gbs)`` runs it on sizes of a few MiB (more on a GPU, so that a
+copy outlasts Python's own overheads) that are not round numbers, and checks, in order: that it
+waited for the copy (the stream is done when it returns), that ``d`` holds ``h``, that it returned
+a positive number, and that the number is the copy's. Each of three runs must give a copy time
+(the bytes over the GB/s) no longer than the host's clock saw the call take, and GB/s no more
+than 30 times what the checker's own events measure for the same copy (after a warm-up):
+bounds that a machine's load cannot break, which the units' usual slips do (elements for bytes,
+the milliseconds read as seconds, MB/s, bytes per millisecond). The slip nearest to the ratio
+with the checker's measurement is named. It times on both backends:
+on the simulator the events measure how long the CPU took to make the copy.
+"""
+
+from __future__ import annotations
+
+import numbers
+import time
+
+import numpy as np
+
+from helpers.exercises import hidden as hidden_cases
+from helpers.exercises.function import check_function, run_catching
+from helpers.exercises.verdict import Verdict, check_cases
+
+MiB = 1 << 20
+CASES = [32 * MiB // 4 - 3, 12 * MiB // 4 + 5]  # float32 elements: MiBs, not round
+BAND = 2.5  # how near (a factor) a ratio to the checker's measurement must be to a slip's
+SLIPS = [  # (factor of the right GB/s, problem, hint)
+    (1 / 4, "4 times too small: h.size counts elements, and a float32 is 4 bytes",
+     "the bytes copied are h.nbytes"),
+    (1e-3, "1000 times too small: the milliseconds were taken for seconds",
+     "GB/s = h.nbytes / (ms * 1e-3) / 1e9: a millisecond is 1e-3 s"),
+    (1e3, "1000 times too large: that is MB/s (1e6 bytes a second), not GB/s",
+     "1 GB is 1e9 bytes: h.nbytes / (ms * 1e-3) / 1e9"),
+    (1e6, "a million times too large: bytes per millisecond, not GB/s",
+     "h.nbytes / (ms * 1e-3) / 1e9: seconds from ms, then GB from bytes")]
+
+
+def draw(rng):  # the grader's cases: a size of 8 to 32 MiB, not round
+    return [int(rng.integers(8 * MiB // 4, 32 * MiB // 4)) | 1]
+
+
+def check_copy_bandwidth(fn, hidden: int | None = None) -> Verdict:
+    """Run ``fn(h, d, stream)`` on a few sizes (and those drawn from the seed ``hidden``); print
+    and return the Verdict."""
+    cases = hidden_cases.cases(CASES, draw, hidden)
+    return check_function(fn, "my_copy_gbs", lambda fn: check_cases(
+        cases, lambda n: _mistakes(fn, _scaled(n)), lambda n: f"{4 * _scaled(n):,} bytes",
+        hidden_cases.success(f"every copy tried ({len(CASES)} sizes) arrived whole, and its GB/s "
+                             "agrees with the host's clock and the checker's events", CASES,
+                             cases)))
+
+
+def _scaled(n):
+    """On a GPU, 16 times more: a copy of a few MiB takes tens of microseconds there."""
+    from helpers.backend import BACKEND
+
+    return n if BACKEND == "simulator" else 16 * n
+
+
+def _timed(fn, h, d, stream):  # (what fn returned, the ms the call took on the host's clock)
+    t0 = time.perf_counter()
+    gbs = fn(h, d, stream)
+    return gbs, (time.perf_counter() - t0) * 1e3
+
+
+def _measure(h, d, stream):
+    from helpers.backend import drv
+
+    start, end = drv.Event(), drv.Event()
+    start.record(stream)
+    drv.memcpy_htod_async(d, h, stream)
+    end.record(stream)
+    end.synchronize()
+    return h.nbytes / (start.time_till(end) * 1e-3) / 1e9
+
+
+def _mistakes(fn, n):  # fn on a fresh buffer of n elements: each mistake seen, in order
+    from helpers.backend import drv
+
+    h = drv.pagelocked_empty(n, np.float32)
+    h[:] = np.random.default_rng(n).random(n, dtype=np.float32)
+    d, stream = drv.mem_alloc(h.nbytes), drv.Stream()
+    _measure(h, d, stream)  # a first copy pays for touching the memory: not the learner's
+    drv.memset_d32(d, 0, n)
+    mistake, run = run_catching(lambda: _timed(fn, h, d, stream), "follow the TODOs: two "
+                                "events, the copy between them on stream, wait, time_till")
+    if mistake:
+        yield mistake
+    gbs, wall = run
+    waited = stream.is_done()
+    drv.Context.synchronize()
+    drv.memcpy_dtoh(arrived := np.empty_like(h), d)
+    if not waited:
+        yield ("your function returned while its copy was still on its way: the time it "
+               "measured ended before the copy did", "end.synchronize() before the time is "
+               "read: the copy runs on after memcpy_htod_async returns")
+    if not np.array_equal(arrived, h):
+        yield ("d does not hold h after your function: the copy was not made",
+               "queue it between the two events: drv.memcpy_htod_async(d, h, stream)")
+    if not isinstance(gbs, numbers.Real) or not np.isfinite(gbs):
+        yield f"your function returned {gbs!r}, not a number of GB/s", "return the GB/s"
+    if gbs <= 0:
+        yield (f"your function returned {gbs!r} GB/s: a time that is not positive", "start."
+               "time_till(end) is the ms from start to end (end.time_till(start) is negative)")
+    runs = [(gbs, wall)] + [_timed(fn, h, d, stream) for _ in range(2)]
+    refs = [_measure(h, d, stream) for _ in range(3)]
+    if all(h.nbytes / (g * 1e6) <= 1.05 * w + 0.01 and g <= 30 * max(refs) for g, w in runs):
+        return  # each copy no longer than the call that waited for it, and none wildly fast
+    gbs = sorted(g for g, _ in runs)[1]
+    ref = float(np.median(refs))
+    factor, problem, hint = min(SLIPS, key=lambda s: abs(np.log10(gbs / ref / s[0])))
+    if abs(np.log10(gbs / ref / factor)) < np.log10(BAND):
+        yield f"{gbs:.4g} GB/s is {problem}", hint
+    yield (f"{gbs:.4g} GB/s, where the checker's events measured {ref:.4g} GB/s for the same "
+           "copy", "record start and end in stream, around the copy alone; return h.nbytes / "
+           "(ms * 1e-3) / 1e9")

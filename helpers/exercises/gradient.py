@@ -1,0 +1,120 @@
+"""Checker for the second exercise of notebook 06: ``cuda_src/exercises/gradient.cu``.
+
+``gradient(in, out, n)``: out[i] = (in[i + 1] - in[i - 1]) / 2, the ends clamped, through a window
+of blockDim.x + 2 floats of dynamic shared memory (the block's inputs and a halo of one on either
+side). Blocks of 32 to 512 threads, n not a multiple of the block, the output poisoned and
+guarded, the input between junk; the first case also runs on the simulator, race-checked and
+traced. Wrong values are matched with known mistakes, then located: at the ends of the array (the
+halo not clamped), at the last output (threads past n returned before loading), at the blocks'
+edges (no halo). A right kernel is rated (``_fast``): FAST on the simulator when the trace shows
+the window read from shared memory, on a GPU by events against a copy's bandwidth.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers.exercises import speed
+from helpers.exercises.common import Input, Output
+from helpers.exercises.hidden import awkward, pick
+from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.microscope import observe, race_mistake
+
+CASES = [(1000, 128), (77, 32), (5003, 512), (300, 96), (1, 64)]
+JUNK, MAX_LOADS, TARGET, BIG = np.float32(1000.0), 2, 0.4, 1 << 26
+"""CASES: (n, threads a block), the first race-checked and traced. TARGET: the fraction of a
+copy's bandwidth FAST takes on a GPU (4 bytes read and 4 written an element, BIG elements):
+notebook 06's stencils reached 54% to 57% of the copy on an H200."""
+FORMULA_HINT = "out[i] = (s[j + 1] - s[j - 1]) * 0.5f, where s[j] holds in[i]"
+HALO_HINT = ("thread 0 loads s[0] = in[clamp_index(i - 1, n)] and the block's last thread "
+             "s[blockDim.x + 1] = in[clamp_index(i + 1, n)]")
+
+
+def _draw(rng):  # the grader's cases: several blocks of a size the shipped cases may not have
+    block = pick(rng, (32, 64, 96, 128, 256, 512))
+    return [(awkward(rng, block, 2 * block + 1, 40 * block), block)]
+
+
+def _where(case):
+    return (f"n = {case[0]}, block = ({case[1]}, 1, 1), grid = ({-(-case[0] // case[1])}, 1), "
+            f"shared = {4 * (case[1] + 2)} bytes")
+
+
+def _refine(failure):  # a static array sized for a smaller block than the largest launched
+    if failure.kind == "array bounds":
+        yield ("a __shared__ array of a fixed size is too small for the largest block: declare "
+               "extern __shared__ float s[], whose size the launch gives, blockDim.x + 2 floats")
+
+
+def reference(x):  # NumPy's gradient, the ends clamped
+    p = np.concatenate([x[:1], x, x[-1:]]).astype(np.float64)
+    return ((p[2:] - p[:-2]) * 0.5).astype(np.float32)
+
+
+def _launch(case):
+    n, block = case
+    x = np.random.default_rng(n).uniform(-1, 1, n).astype(np.float32)
+    return Launch((Input(x, block, JUNK, before=block), Output(n, guard=block), np.int32(n)),
+                  (block, 1, 1), (-(-n // block), 1), x, shared=4 * (block + 2))
+
+
+def _mistakes(case, run):
+    n, block = case
+    got, want = run.out.got, reference(run.model)
+    if run.out.past.size:
+        yield (f"threads past the end wrote out[{int(run.out.past.max())}] (out has {n})",
+               "the threads with i >= n return after the barrier, before the store")
+    seen = observe(run.kernel, run.launch) if case == CASES[0] else None
+    if seen and seen.error:
+        yield race_mistake(seen.error, "each thread stores only out[i]", (block, 1, 1), _refine)
+    wrong = np.flatnonzero(~np.isclose(got, want, rtol=1e-5, atol=1e-6))
+    if not wrong.size:
+        return
+    for model, problem in ((0 * want, "every output is 0: nothing is computed yet"),
+                           (-want, "the sign is turned: in[i - 1] - in[i + 1]"),
+                           (2 * want, "the results are twice too large")):
+        if np.allclose(got, model, rtol=1e-5, atol=1e-6):
+            yield problem, FORMULA_HINT
+    where, lane = f"{wrong.size} of {n} outputs are wrong (the first is out[{wrong[0]}])", wrong % block
+    if wrong.tolist() == [n - 1]:
+        yield (f"{where}, the last alone: its right neighbour, loaded by the thread after it, "
+               "is missing", "every thread loads its element (clamped), those past n too: "
+               "return after the barrier, not before the loads")
+    if set(wrong.tolist()) <= {0, n - 1}:
+        yield (f"{where}, at the ends of the array: the halo read outside it",
+               "clamp the halo: " + HALO_HINT)
+    if ((lane == 0) | (lane == block - 1) | (wrong == n - 1)).all():
+        yield f"{where}, all at the first or last element of a block: the halo", HALO_HINT
+    yield where, FORMULA_HINT + "; and " + HALO_HINT
+
+
+def _fast(kernels):
+    """What keeps a right kernel from FAST: on a GPU its bandwidth, on the simulator its trace."""
+    if speed.on_gpu():
+        from helpers.backend import gpuarray
+
+        x, out = gpuarray.to_gpu(np.ones(BIG, np.float32)), gpuarray.empty(BIG, np.float32)
+        return (yield from speed.bandwidth(
+            lambda: kernels.device(x, out, np.int32(BIG), block=(256, 1, 1),
+                                   grid=(BIG // 256, 1), shared=4 * 258),
+            8 * BIG, TARGET, HALO_HINT, f"4 bytes read and 4 written an element, {BIG:,} of them"))
+    n, block = CASES[0]
+    loads = observe(kernels, _launch(CASES[0])).stats.global_ld.requests / (
+        -(-n // block) * block // 32)
+    if loads > MAX_LOADS:
+        yield (f"on the simulator each warp makes {loads:.1f} load requests to global memory, "
+               "where a window read from shared memory takes 1 or 2: the neighbours are read "
+               "from global memory", "read both neighbours from s, which the block loaded once")
+    return f"on the simulator each warp made {loads:.2f} global load requests"
+
+
+EXERCISE = KernelExercise(
+    stub="exercises/gradient.cu", kernel="gradient", signature="const float *in, float *out, int n",
+    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes, fast=_fast,
+    refine=_refine, simulated="runs the race check and the trace",
+    crash_hint="every index into in is clamped (clamp_index), and s has blockDim.x + 2 floats",
+    success=f"the gradient matches NumPy's for {len(CASES)} sizes (blocks of 32 to 512, a "
+            "partial last block in each), no race, nothing written past the end")
+
+check_gradient = EXERCISE.check_file          # (path="exercises/gradient.cu")
+check_gradient_kernel = EXERCISE.check_kernel  # (kernel, simulated=None: on a GPU, the simulator's)

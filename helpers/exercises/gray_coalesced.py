@@ -1,0 +1,120 @@
+"""Checker for the first exercise of notebook 04: ``cuda_src/exercises/gray_coalesced.cu``.
+
+``gray_coalesced(rgb, gray, width, height)`` converts one pixel a thread to grey on a flat grid
+(blocks of 64 to 256 threads, rounded up): which pixel thread t takes is the exercise. Any
+one-to-one choice gives the right image, so the checker names spare threads that write past the
+end, choices that are not one-to-one (matched with the pixels they write), then wrong values (the
+output poisoned twice and guarded, the input followed by junk). A right kernel is then rated (``_fast``): on the simulator by its trace (sectors a warp's
+requests touch: 3 or 4 along a row, 32 down a column), on a GPU timed with events against a copy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers.exercises import sepia, speed
+from helpers.exercises.common import Input, Output
+from helpers.exercises.hidden import awkward, pick
+from helpers.exercises.kernel import KernelExercise, Kernels, Launch
+from helpers.exercises.microscope import observe
+
+CASES = [(45, 7, 256), (256, 12, 256), (100, 37, 128), (7, 3, 64), (257, 19, 96)]
+"""(width, height, threads a block): spare threads more than a column (the first), sides with a
+common factor (the second, also traced on the simulator), one block."""
+TRACED, MAX_SECTORS, TARGET, BIG = CASES[1], 8, 0.2, (4096, 8192)
+"""TARGET: the fraction of a copy's bandwidth FAST takes on a GPU: notebook 04 measured its 32 x 8
+kernel (a warp along a row) at 32% of the copy on an H200, its 1 x 256 one (down a column) at 4%.
+The timed image, BIG, is 96 MiB of RGB, larger than a GPU's L2 cache."""
+GUARD_HINT = "the grid is rounded up to whole blocks: return first thing when t >= width * height"
+ROW_HINT = ("take pixel t of the image read as one flat run of pixels: x = t % width, "
+            "y = t / width, so that threadIdx.x runs along a row")
+MAPPINGS = {"x = t % height and y = t / width": lambda t, w, h: (t % h, t // w),  # not one-to-
+            "x = t % width and y = t % height": lambda t, w, h: (t % w, t % h)}  # one (CASES[1])
+
+
+def _draw(rng):
+    """The grader's cases: sides that are not multiples of anything, spare threads."""
+    return [(awkward(rng, 32, 33, 300), awkward(rng, 8, 2, 40), pick(rng, (64, 96, 128, 256)))]
+
+
+def _grid(case):  # a thread a pixel, rounded up to whole blocks
+    return -(-case[0] * case[1] // case[2]), 1
+
+
+def _where(case):
+    return f"{case[0]} x {case[1]} image, block = ({case[2]}, 1, 1), grid = {_grid(case)}"
+
+
+def reference(rgb):  # NumPy's grey value, as bt601_gray computes it in float32
+    r, g, b = (rgb[..., c].astype(np.float32) for c in range(3))
+    return (np.float32(0.299) * r + np.float32(0.587) * g + np.float32(0.114) * b
+            + np.float32(0.5)).astype(np.uint8)
+
+
+def _launch(case):
+    width, height, block = case
+    rgb = np.random.default_rng([width, height]).integers(0, 256, (height, width, 3), np.uint8)
+    return Launch((Input(rgb, 6 * block, sepia.JUNK),
+                   Output((height, width), np.uint8, 2 * block, poisons=sepia.POISONS),
+                   np.int32(width), np.int32(height)), (block, 1, 1), _grid(case), rgb)
+
+
+def _mistakes(case, run):
+    width, height, _ = case
+    n, out, missing = width * height, run.out, np.flatnonzero(run.out.unwritten)
+    if out.past.tolist() == [n]:
+        yield ("gray[n] was written, one pixel past the end: the bounds guard is off by one",
+               "the last pixel is width * height - 1: return when t >= width * height")
+    if out.past.size:
+        yield (f"threads past the last pixel wrote past the end of gray (as far as gray"
+               f"[{int(out.past.max())}]; it has {n} pixels)", GUARD_HINT)
+    if missing.tolist() == [n - 1]:
+        yield ("the last pixel was never written: the bounds guard is off by one",
+               "only the threads with t >= width * height return")
+    for how, mapping in MAPPINGS.items():
+        x, y = mapping(np.arange(n), width, height)
+        if missing.size and set(range(n)) - set(missing) == set((y * width + x).tolist()):
+            yield f"thread t took {how}: some pixels got two threads and others none", ROW_HINT
+    if missing.size:
+        yield (f"{missing.size} of {n} pixels were never written (the first at x = "
+               f"{missing[0] % width}, y = {missing[0] // width}): some pixels got two threads "
+               "and others none", ROW_HINT)
+    wrong = np.flatnonzero(np.abs(out.got.astype(int) - reference(run.model)) > 1)
+    if wrong.size:
+        yield (f"{wrong.size} of {n} grey values are wrong (the first at x = {wrong[0] % width}, "
+               f"y = {wrong[0] // width})", "keep the stub's last two lines: they convert pixel "
+               "i = y * width + x, the one this thread took")
+
+
+def _fast(kernel):
+    """What keeps a right kernel from FAST: on a GPU its bandwidth, on the simulator its trace."""
+    if speed.on_gpu():
+        from helpers.backend import gpuarray
+
+        (height, width), n = BIG, np.int32
+        rgb = gpuarray.to_gpu(np.random.default_rng(4).integers(0, 256, (*BIG, 3), np.uint8))
+        gray, grid = gpuarray.empty(BIG, np.uint8), _grid((width, height, 256))
+        return (yield from speed.bandwidth(
+            lambda: kernel(rgb, gray, n(width), n(height), block=(256, 1, 1), grid=grid),
+            4 * height * width, TARGET, ROW_HINT, f"3 bytes read and 1 written a pixel, on a "
+            f"{width} x {height} image"))
+    stats = observe(Kernels(kernel, kernel), _launch(TRACED)).stats
+    loads, stores = stats.global_ld.sectors_per_request, stats.global_st.sectors_per_request
+    figures = f"a warp's loads touch {loads:.1f} sectors a request and its stores {stores:.1f}"
+    if max(loads, stores) > MAX_SECTORS:
+        yield (f"on the simulator {figures}, where a warp along a row touches 3 or 4 and 1 or 2: "
+               "its threads' pixels are far apart", ROW_HINT)
+    return f"on the simulator {figures}"
+
+
+EXERCISE = KernelExercise(
+    stub="exercises/gray_coalesced.cu", kernel="gray_coalesced",
+    signature="const unsigned char *rgb, unsigned char *gray, int width, int height",
+    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes, fast=_fast,
+    crash_hint=GUARD_HINT + "; and take x = t % width, y = t / width: another split of t can "
+    "land outside the image",
+    success=f"every pixel's grey value is NumPy's on {len(CASES)} images (a pixel a thread, "
+            "spare threads in the last block), nothing written past the end")
+
+check_gray_coalesced = EXERCISE.check_file          # (path="exercises/gray_coalesced.cu")
+check_gray_coalesced_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel

@@ -1,0 +1,120 @@
+"""Checker for the non-square tile exercise of notebook 08 (``cuda_src/exercises/matmul_wide.cu``).
+
+The kernel under test::
+
+    __global__ void matmul_wide(const float *A, const float *B, float *C, int M, int K, int N)
+
+computes C = A B with blocks of 32 x 8 threads, each an 8 x 32 tile of C, through shared tiles of
+A (8 x 32) and B (32 x 32, four rows a thread), phases 32 deep.
+
+The cases' M, K and N are not multiples of the tiles' sides; C is poisoned twice (NaN, then -7:
+a NaN stored counts as written) and guarded. A wrong C is matched with the mistakes' models, each
+the set of k a sum takes in (``_model``): 8 of every 32 (multiply-adds 8 deep), or no partial last
+phase. The last case runs on the simulator, race-checked: a missing barrier is found whatever
+order the threads ran in, and Bs rows that no thread loaded show as NaN (the simulator fills
+shared memory with NaN; a GPU leaves whatever was there)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers.exercises.common import Output
+from helpers.exercises.coverage import Grid, Words, coverage
+from helpers.exercises.hidden import awkward
+from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.microscope import observe, observed_mistakes
+
+BLOCK = (32, 8, 1)
+CASES = [(45, 70, 77), (8, 33, 31), (100, 100, 65), (20, 40, 40, "observe")]  # (M, K, N)
+WORDS = Words(index_hint="row = blockIdx.y * TILE_M + ty, col = blockIdx.x * TILE_N + tx",
+              guard_hint="store C[row * N + col] only if (row < M && col < N)", item="element",
+              whole="C", array="C", col="col", row="row", cols="N", rows="M")
+
+
+def _draw(rng):  # the grader's: sides that are not multiples of 8, 32 or 32
+    return [(awkward(rng, 8, 1, 120), awkward(rng, 32, 1, 150), awkward(rng, 32, 1, 150))]
+
+
+def _grid(case):  # C's: M x N
+    return Grid(case[0], case[2], BLOCK)
+
+
+def _where(case):
+    launch = f"M = {case[0]}, K = {case[1]}, N = {case[2]}, grid = {_grid(case).grid}"
+    return f"a launch on the simulator, race-checked: {launch}" if len(case) > 3 else launch
+
+
+def _launch(case):
+    (m, k, n), grid = case[:3], _grid(case)
+    rng = np.random.default_rng(m * k * n)
+    a, b = (rng.uniform(-1, 1, shape).astype(np.float32) for shape in ((m, k), (k, n)))
+    return Launch((a, b, Output((m, n), guard=grid.span(), poisons=(None, -7.0)), *map(np.int32, (m, k, n))),
+                  block=BLOCK, grid=grid.grid, model=(a, b))
+
+
+def _detect(kernels, case):
+    if len(case) > 3:
+        yield from _simulated(kernels, "")
+    elif (run := (yield from EXERCISE.run(kernels, _launch(case)))) is not None:
+        yield from _mistakes(kernels, case, run)
+
+
+def _simulated(kernels, wrong):
+    """What the last case's launch on the simulator shows: a race, a crash, unloaded Bs rows."""
+    seen = observe(kernels, _launch(CASES[-1]))
+    yield from observed_mistakes(seen, _refine, wrong=wrong)
+    if np.isnan(seen.outs[0].got).any():
+        yield ("on the simulator, which fills shared memory with NaN, C holds NaN: the "
+               "products read elements of Bs that no thread loaded (a GPU reads whatever was "
+               "there)", "Bs has TILE_K = 32 rows and the block 8 rows of threads: each "
+               "thread loads rows r = ty, ty + 8, ty + 16, ty + 24 into Bs[r][tx]")
+
+
+def _refine(failure):
+    if failure.kind == "array bounds":
+        yield ("As is TILE_M x TILE_K (8 x 32) and Bs TILE_K x TILE_N (32 x 32): a thread's rows "
+               "of Bs are r = ty, ty + 8, ... below TILE_K, and k runs below TILE_K")
+
+
+def _model(a, b, ks):
+    """C as a kernel computes it whose sums take in only the k where ``ks`` (of K) is True."""
+    return (a.astype(np.float64) * ks) @ b
+
+
+def _mistakes(kernels, case, run):
+    """The mistakes one launch shows, the most telling first."""
+    (a, b), got, k = run.model, run.out.got, case[1]
+    yield from coverage(run.out.past, run.out.unwritten, _grid(case), WORDS, WORDS.guard_hint)
+    want = _model(a, b, np.ones(k))
+    close = np.isclose(got, want, rtol=1e-4, atol=1e-4)
+    if close.all():
+        return
+    yield from _simulated(kernels, "C is wrong")
+    ks = np.arange(k)
+    for used, problem, hint in (
+            (ks % 32 < 8, "each sum takes in only 8 of every 32 products: the multiply-adds "
+             "go TILE_M = 8 deep where a phase is TILE_K = 32 deep", "for (k = 0; k < TILE_K; "
+             "k++): the depth of a phase is TILE_K"),
+            (ks < 32 * (k // 32), "the last, partial phase is missing: the phases stop before "
+             "the K % 32 products past the last whole tile", "phases = (K + TILE_K - 1) / "
+             "TILE_K, rounded up, the elements past K loaded as 0")):
+        if k > 8 and np.allclose(got, _model(a, b, used), rtol=1e-4, atol=1e-4):
+            yield problem, hint
+    r, c = np.argwhere(~close)[0]
+    yield (f"{int((~close).sum())} of the {close.size} elements of C are wrong (the first "
+           f"C[{r}][{c}] = {got[r, c]:.6g}, NumPy's is {want[r, c]:.6g})",
+           "As[ty][tx] = A[row][phase * TILE_K + tx], Bs[r][tx] = B[phase * TILE_K + r][col] "
+           "for r = ty, ty + 8, ...; then sum += As[ty][k] * Bs[k][tx] for k below TILE_K")
+
+
+EXERCISE = KernelExercise(
+    stub="exercises/matmul_wide.cu", kernel="matmul_wide",
+    signature="const float *A, const float *B, float *C, int M, int K, int N",
+    cases=CASES, draw=_draw, where=_where, detect=_detect, simulated="runs the race check",
+    refine=_refine, crash_hint=WORDS.guard_hint + ", and load 0 for the tiles' elements past "
+    "the matrices' edges",
+    success=f"C = A B matches NumPy ({len(CASES) - 1} shapes whose sides are not multiples of "
+            "the tiles'), no race between a phase's loads and its multiply-adds")
+
+check_matmul_wide = EXERCISE.check_file          # (path="exercises/matmul_wide.cu")
+check_matmul_wide_kernel = EXERCISE.check_kernel  # (kernel, simulated=None): the same compiled

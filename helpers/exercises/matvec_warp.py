@@ -1,0 +1,120 @@
+"""Checker for the matrix-vector exercise of notebook 08 (``cuda_src/exercises/matvec_warp.cu``).
+
+The kernel under test::
+
+    __global__ void matvec_warp(const float *A, const float *x, float *y, int rows, int cols)
+
+computes y = A x with one warp a row (block = (32, W, 1), grid = (ceil(rows / W), 1)): lane l adds
+A[row][c] * x[c] for c = l, l + 32, ..., then the warp's lanes' sums are added with shuffles.
+
+The cases have rows not a multiple of W (the last block has warps past the end) and cols not a
+multiple of 32, A and x with junk after them (a read past the end shows; A has a block's rows of
+it), y poisoned and guarded. A wrong y is matched with what the usual mistakes give, each
+modelled as the weight every column gets in a row's sum: only some lanes' sums kept by warp_sum
+(lane 0 alone, lanes 0 to 15, the even lanes) and a loop that steps by 1 instead of 32. The last
+case runs on the simulator, race-checked and traced: every lane storing y[row] (only lane 0 holds
+the sum) is a race there, whatever order the lanes ran in. A speed rule can read its trace (A's
+sectors per request): lanes that each read a stretch of their own pass today.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers.exercises.common import Input, Output
+from helpers.exercises.hidden import awkward, pick
+from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.microscope import observe, observed_mistakes
+
+WARPS = (2, 4, 8)
+JUNK = np.float32(1000.0)  # past A and x: far from their values (a NaN read would store poison)
+CASES = [(101, 1000, 4), (37, 77, 8), (300, 33, 2), (45, 200, 4, "observe")]
+
+
+def _draw(rng):
+    w = pick(rng, WARPS)  # the grader's: rows not a multiple of the block's warps, cols of 32
+    return [(awkward(rng, w, w + 1, 400), awkward(rng, 32, 1, 2000), w)]
+
+
+def _where(case):
+    launch = f"A {case[0]} x {case[1]}, block = (32, {case[2]}, 1), grid = ({-(-case[0] // case[2])}, 1)"
+    return f"a launch on the simulator, race-checked: {launch}" if len(case) > 3 else launch
+
+
+def _launch(case):
+    rows, cols, w = case[:3]
+    rng = np.random.default_rng(rows * cols)
+    a = rng.uniform(-1, 1, (rows, cols)).astype(np.float32)
+    x = rng.uniform(-1, 1, cols).astype(np.float32)
+    return Launch((Input(a, w * cols, JUNK), Input(x, 64, JUNK), Output(rows), np.int32(rows),
+                   np.int32(cols)), block=(32, w, 1), grid=(-(-rows // w), 1), model=(a, x))
+
+
+def _detect(kernels, case):  # (rows, cols, warps a block): the last on the simulator
+    if len(case) > 3:
+        yield from observed_mistakes(observe(kernels, _launch(case)), _refine)
+    elif (run := (yield from EXERCISE.run(kernels, _launch(case)))) is not None:
+        yield from _mistakes(kernels, case, run)
+
+
+def _refine(failure):
+    """Lanes of one warp that store y[row] one after another: only lane 0 holds the sum."""
+    if failure.kind == "race" and failure.error.space == "global" and failure.between == "lanes":
+        yield ("after warp_sum only lane 0 holds the row's sum (the others hold parts of it): "
+               "let lane 0 alone store y[row], if (lane == 0)")
+
+
+def _weights(cols, lanes=range(32), step=32):
+    """Each column's weight in a row's sum if warp_sum keeps ``lanes``' sums, c += step."""
+    weight = np.zeros(cols)
+    for lane in lanes:
+        weight[lane:cols:step] += 1
+    return weight
+
+
+def _mistakes(kernels, case, run):
+    """The mistakes one launch shows, the most telling first."""
+    rows, cols, w = case[:3]
+    (a, x), got = run.model, run.out.got
+    want = a.astype(np.float64) @ x
+    if run.out.past.size:
+        yield ("y was written past its end (y[rows] and on)",
+               "keep the stub's if (row >= rows) return;, before anything is stored")
+    if run.out.unwritten.any():
+        yield (f"{int(run.out.unwritten.sum())} of the {rows} elements of y were never written "
+               f"(the first is y[{int(np.argmax(run.out.unwritten))}])",
+               "each warp's row is row = blockIdx.x * blockDim.y + threadIdx.y; its lane 0 "
+               "stores y[row]")
+    if np.allclose(got, want, rtol=1e-4, atol=1e-4):
+        return
+    yield from observed_mistakes(observe(kernels, _launch(CASES[-1])), _refine, wrong="y is wrong")
+    if not got.any():
+        yield ("y is 0 everywhere: no lane added anything to v", "follow TODO 1: lane l adds "
+               "A[row * cols + c] * x[c] for c = l, l + 32, ... < cols")
+    for weight, problem, hint in (
+            (_weights(cols, [0]), "each y[row] is lane 0's sum only: warp_sum adds nothing",
+             "in warp_sum, for offset = 16, 8, 4, 2, 1: v += __shfl_down_sync(0xffffffff, v, "
+             "offset)"),
+            (_weights(cols, range(16)), "each y[row] holds lanes 0 to 15's sums only",
+             "warp_sum starts at offset 16, half the warp, not 8"),
+            (_weights(cols, range(0, 32, 2)), "each y[row] holds the even lanes' sums only",
+             "warp_sum runs down to offset 1 (offset > 0, not offset > 1)"),
+            (_weights(cols, step=1), "lane l added every column from l to the end: its loop "
+             "steps by 1, so the lanes' stretches overlap", "step by the warp's width, c += 32")):
+        if np.allclose(got, a.astype(np.float64) @ (weight * x), rtol=1e-4, atol=1e-4):
+            yield problem, hint
+    r = int(np.argmax(~np.isclose(got, want, rtol=1e-4, atol=1e-4)))
+    yield (f"y[{r}] = {got[r]:.6g}, NumPy's is {want[r]:.6g}", "lane l adds A[row * cols + c] * "
+           "x[c] for c = l, l + 32, ... < cols; warp_sum adds the lanes; lane 0 stores y[row]")
+
+
+EXERCISE = KernelExercise(
+    stub="exercises/matvec_warp.cu", kernel="matvec_warp",
+    signature="const float *A, const float *x, float *y, int rows, int cols",
+    cases=CASES, draw=_draw, where=_where, detect=_detect, simulated="runs the race check",
+    refine=_refine, crash_hint="read A and x only below cols, and store y[row] only for row < rows",
+    success=f"y = A x matches NumPy ({len(CASES) - 1} shapes, rows not a multiple of the "
+            "block's warps, cols not one of 32), and only lane 0 stores each row's sum")
+
+check_matvec_warp = EXERCISE.check_file          # (path="exercises/matvec_warp.cu")
+check_matvec_warp_kernel = EXERCISE.check_kernel  # (kernel, simulated=None): the same compiled

@@ -1,0 +1,108 @@
+"""Checker for the first exercise of notebook 06: ``cuda_src/exercises/reverse_blocks.cu``.
+
+``reverse_blocks(in, out, n)`` reverses each block's 256 elements (``len``, fewer, in the last
+block) through shared memory: out[start + j] = in[start + len - 1 - j]. Launched with
+``block=(256, 1, 1)`` and a block for every 256 elements, n not a multiple of 256, the output
+pre-filled with NaN and followed by a guard zone, the input by junk. The first case also runs on
+the simulator under the race check, whatever the backend, so that a missing barrier is found
+even where the threads' order made the result right. Wrong values are matched with known
+mistakes: nothing reversed, the whole array reversed, the last block mirrored as if it were full,
+a mirror one element off. No speed tier: reversing inside a warp costs no extra sectors.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers.exercises.common import Input, Output
+from helpers.exercises.hidden import awkward
+from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.microscope import observe, race_mistake
+
+BLOCK = 256
+CASES = [1000, 77, 3 * BLOCK, 5003]
+"""n: a partial last block (race-checked), a block alone, whole blocks, many blocks."""
+JUNK = np.float32(1000.0)
+MIRROR_HINT = ("element j of the block's output is its element len - 1 - j: out[start + j] = "
+               "s[len - 1 - j], with len = min(BLOCK, n - start)")
+
+
+def _draw(rng):
+    """The grader's cases: one partial block alone, several blocks and a partial one."""
+    return [int(rng.integers(2, BLOCK)), awkward(rng, BLOCK, BLOCK + 1, 40 * BLOCK)]
+
+
+def _where(n):
+    return f"n = {n}, block = ({BLOCK}, 1, 1), grid = ({-(-n // BLOCK)}, 1)"
+
+
+def _refine(failure):
+    """The exercise's hint for an index past s, by the thread that made it (its field): thread 0
+    reads s[len - j] = s[BLOCK] in a full block, a thread j >= len reads s[len - 1 - j] < 0."""
+    if failure.kind == "array bounds" and tuple(failure.error.thread or ())[:1] == (0,):
+        yield "thread 0 read past the end of s: the mirror is one element off; " + MIRROR_HINT
+    if failure.kind == "array bounds":
+        yield ("a thread with j >= len read s[len - 1 - j], before the start of s: keep the "
+               "guard if (j < len) on the store too")
+
+
+def reference(x, sizes=None):
+    """Each block of x reversed; ``sizes``: the block lengths to mirror (the blocks' own)."""
+    n = x.size
+    out = np.full(n, np.nan, np.float32)
+    for start in range(0, n, BLOCK):
+        size = sizes(n - start) if sizes else min(BLOCK, n - start)
+        for j in range(min(BLOCK, n - start)):
+            k = size - 1 - j
+            out[start + j] = x[start + k] if 0 <= k < n - start else np.nan
+    return out
+
+
+def _launch(n):
+    x = np.random.default_rng(n).uniform(-1, 1, n).astype(np.float32)
+    return Launch((Input(x, BLOCK, JUNK), Output(n, guard=2 * BLOCK), np.int32(n)),
+                  block=(BLOCK, 1, 1), grid=(-(-n // BLOCK), 1), model=x)
+
+
+def _mistakes(n, run):
+    x, got = run.model, run.out.got
+    if run.out.past.size:
+        yield (f"the kernel wrote past the end of out (as far as out[{int(run.out.past.max())}]; "
+               f"it has {n} elements)", "only threads with j < len store: keep the guard "
+               "if (j < len) on the store too")
+    if n == CASES[0]:
+        seen = observe(run.kernel, run.launch)
+        if seen.error:
+            yield race_mistake(seen.error, "each thread stores only out[start + j]",
+                               block=(BLOCK, 1, 1), refine=_refine)
+    want = reference(x)
+    if np.array_equal(got, want):
+        return
+    models = [(x, "the output is the input, unchanged: nothing was reversed", MIRROR_HINT),
+              (x[::-1], "the whole array was reversed, not each block",
+               "each block mirrors its own elements, start to start + len - 1: " + MIRROR_HINT),
+              (reference(x, lambda rest: BLOCK), "the last block, which has only "
+               f"{n % BLOCK or BLOCK} elements, was mirrored as if it had {BLOCK}",
+               "mirror len = min(BLOCK, n - start) elements, not BLOCK: " + MIRROR_HINT),
+              (reference(x, lambda rest: min(BLOCK, rest) + 1), "each element came from the "
+               "one after its mirror: the mirror is one element off", MIRROR_HINT)]
+    for model, problem, hint in models:
+        right = ~np.isnan(model)
+        if np.array_equal(got[right], model[right]) and right.sum() > n // 2:
+            yield problem, hint
+    bad = np.flatnonzero(got != want)
+    yield (f"{bad.size} of {n} elements are wrong (the first is out[{bad[0]}] = {got[bad[0]]:g}, "
+           f"expected {want[bad[0]]:g})", MIRROR_HINT)
+
+
+EXERCISE = KernelExercise(
+    stub="exercises/reverse_blocks.cu", kernel="reverse_blocks",
+    signature="const float *in, float *out, int n", cases=CASES, draw=_draw, where=_where,
+    launch=_launch, mistakes=_mistakes, refine=_refine, simulated="runs the race check",
+    crash_hint="only threads with j < len load and store, and s has BLOCK elements",
+    success=f"every block of {BLOCK} elements (fewer in the last) reversed for {len(CASES)} "
+            "sizes, no race, nothing written past the end")
+
+check_reverse_blocks = EXERCISE.check_file          # (path="exercises/reverse_blocks.cu")
+check_reverse_blocks_kernel = EXERCISE.check_kernel  # (kernel, simulated=None); on a GPU,
+# simulated is the same source compiled by the simulator

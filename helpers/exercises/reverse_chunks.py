@@ -1,0 +1,110 @@
+"""Checker for the third bug hunt of notebook 09 (``cuda_src/exercises/reverse_chunks.cu``).
+
+The kernel under test::
+
+    __global__ void reverse_chunks(const float *x, float *y, int n)
+
+reverses each chunk of 256 elements of x into y through a shared tile, a block taking every
+gridDim.x-th chunk (block = (256, 1, 1)). As shipped it lacks the barrier at the end of the
+loop's body: a thread stores the next chunk's tile[t] before its partner has read this chunk's.
+
+Before the cases, the planted bug is looked for on the simulator, race-checked, over 4 chunks (the
+last partial): with 4 blocks, one chunk a block, where the planted bug cannot show (a failure
+there is another mistake: the first barrier gone, a barrier inside the if), then with 2 blocks,
+where a race on tile is the planted bug, named with what the race check said. Then the cases run on the chosen backend, with grids smaller than
+the chunks and a partial last chunk, y poisoned and guarded, a wrong y matched with the usual
+mistakes (no reversal, the whole array reversed, the reversal shifted by one).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers.exercises.common import Input, Output
+from helpers.exercises.hidden import awkward
+from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.microscope import observe, observed_mistakes
+from helpers.exercises.verdict import not_yet
+
+CHUNK = 256
+ALONE, PROBE = (1000, 4), (1000, 2)  # (n, blocks): 4 chunks, one a block, then two a block
+CASES = [(1000, 2), (3000, 3), (200, 1), (5000, 8)]  # (n, blocks)
+
+
+def _draw(rng):
+    """The grader's cases: a few chunks a block, the last one partial."""
+    return [(awkward(rng, CHUNK, CHUNK + 1, 12 * CHUNK), int(rng.integers(1, 4)))]
+
+
+def _where(case):
+    return f"n = {case[0]:,}, block = ({CHUNK}, 1, 1), grid = ({case[1]}, 1)"
+
+
+def _launch(case):
+    n, blocks = case
+    x = np.random.default_rng(n).uniform(-1, 1, n).astype(np.float32)
+    return Launch((Input(x, 64, np.float32(1000.0)), Output(n), np.int32(n)),
+                  block=(CHUNK, 1, 1), grid=(blocks, 1), model=x)
+
+
+def planted_bug(kernels):
+    """NOT YET while the planted bug is there (or another failure showed while looking for it);
+    None when the race check finds nothing."""
+    alone = observe(kernels, _launch(ALONE), key="alone")
+    mistake = next(observed_mistakes(alone), None)
+    if mistake:
+        return not_yet(*mistake)
+    seen = observe(kernels, _launch(PROBE), key="probe")
+    if seen.race is not None and seen.race.space == "shared":
+        return not_yet(
+            f"the planted bug is still there: with {PROBE[1]} blocks over 4 chunks the race "
+            f"check says: {seen.race.summary}",
+            "the tile is used again for the next chunk: thread t stores its next tile[t] while "
+            "its partner may still be reading this one. A __syncthreads() at the end of the "
+            "loop's body, where every thread of the block reaches it (outside the if)")
+    mistake = next(observed_mistakes(seen), None)
+    return None if mistake is None else not_yet(*mistake)
+
+
+def _mistakes(case, run):
+    """The mistakes one launch on the chosen backend shows."""
+    n, _ = case
+    x, got = run.model, run.out.got
+    if run.out.past.size:
+        yield (f"y was written past its end (y[{n}] and on)",
+               "in the last, partial chunk only the threads with t < count store")
+    if run.out.unwritten.any():
+        yield (f"{int(run.out.unwritten.sum())} of the {n:,} elements of y were never written "
+               f"(the first is y[{int(np.argmax(run.out.unwritten))}])",
+               "a block takes every gridDim.x-th chunk: first += gridDim.x * CHUNK")
+    want = np.concatenate([x[f:f + CHUNK][::-1] for f in range(0, n, CHUNK)])
+    if np.array_equal(got, want):
+        return
+    for wrong, problem, hint in (
+            (x, "y is a copy of x: no chunk was reversed",
+             "thread t stores y[first + t] = tile[count - 1 - t]"),
+            (x[::-1], "the whole array was reversed, not each chunk of 256",
+             "reverse within the chunk: tile[count - 1 - t], count the chunk's elements")):
+        if np.array_equal(got, wrong):
+            yield problem, hint
+    if all(np.array_equal(got[f + 1:f + CHUNK], want[f:min(f + CHUNK, n) - 1])
+           for f in range(0, n, CHUNK)):
+        yield ("each chunk is reversed one place off (y[first + t] holds x[first + count - t])",
+               "the chunk's last element is tile[count - 1]: thread t reads tile[count - 1 - t]")
+    i = int(np.argmax(got != want))
+    yield (f"y[{i}] = {got[i]:.6g}, NumPy's is {want[i]:.6g}",
+           "y[first + t] = tile[count - 1 - t], with count = min(CHUNK, n - first)")
+
+
+EXERCISE = KernelExercise(
+    stub="exercises/reverse_chunks.cu", kernel="reverse_chunks",
+    signature="const float *x, float *y, int n",
+    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
+    simulated="looks for the planted bug", before=planted_bug,
+    crash_hint="read the error: it names the thread and the line",
+    success=f"the planted bug is fixed (the race check finds nothing with {PROBE[1]} blocks over "
+            f"4 chunks), and y matches NumPy ({len(CASES)} sizes, grids "
+            "smaller than the chunks, a partial last chunk)")
+
+check_reverse_chunks = EXERCISE.check_file          # (path="exercises/reverse_chunks.cu")
+check_reverse_chunks_kernel = EXERCISE.check_kernel  # (kernel, simulated=None): the same compiled

@@ -1,0 +1,120 @@
+"""Checker for the double-buffering exercise of notebook 05: the learner's ``my_upload(h, d,
+staging, streams)`` uploads the pageable array ``h`` into the device buffer ``d`` through two
+page-locked staging buffers, chunk c through ``staging[c % 2]`` on ``streams[c % 2]``, so that the
+host fills one buffer while the other one's copy runs, and returns once ``d`` holds all of ``h``.
+
+``check_staging_upload(my_upload)`` runs it on sizes that are not a multiple of the chunk, ``d``
+and a chunk of guard zone after it filled with NaN. The usual mistake, refilling a staging buffer
+before its last copy has run, often goes unseen on a GPU, whose copies are quick: there the
+checker first queues a kernel that keeps each stream busy for ``HOLD_MS`` (a copy queued behind
+it waits, as behind a long computation); the simulator runs queued work only when the host
+waits, which holds copies back the same way. Then a refilled buffer's copy carries a later chunk,
+and the verdict names it, as it names a function that returned before its copies were done, a
+write past the end of ``d`` (the last chunk is shorter), and byte offsets counted as elements.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers.exercises import hidden as hidden_cases
+from helpers.exercises.function import check_function, run_catching
+from helpers.exercises.verdict import Verdict, check_cases
+
+CASES = [(300_007, 1 << 15), (50_000, (1 << 14) + 12)]  # (n, chunk) in float32 elements
+HOLD_MS = 20.0
+SPIN = r"""__global__ void hold(long long cycles) {
+    long long t0 = clock64();
+    while (clock64() - t0 < cycles) {}
+}"""
+
+
+def draw(rng):  # the grader's: several chunks, the last one shorter
+    chunk = int(rng.integers(1 << 10, 1 << 14)) * 4
+    return [(chunk * int(rng.integers(3, 9)) + int(rng.integers(1, chunk)), chunk)]
+
+
+def check_staging_upload(fn, hidden: int | None = None) -> Verdict:
+    """Run ``fn(h, d, staging, streams)`` on a few sizes (and those drawn from the seed
+    ``hidden``); print and return the Verdict."""
+    cases = hidden_cases.cases(CASES, draw, hidden)
+    return check_function(fn, "my_upload", lambda fn: check_cases(
+        cases, lambda case: _mistakes(fn, *_scaled(case)),
+        lambda case: "n = {:,}, chunk = {:,}".format(*_scaled(case)),
+        hidden_cases.success(f"d holds h after every upload tried ({len(CASES)} sizes, the last "
+                             "chunk shorter), each staging buffer refilled only once its copy "
+                             "had run, even behind streams kept busy", CASES, cases)))
+
+
+def _scaled(case):  # on a GPU 16 times larger: a copy there must outlast a Python call or two
+    from helpers.backend import BACKEND
+
+    return case if BACKEND == "simulator" else (16 * case[0], 16 * case[1])
+
+
+def _hold(streams):
+    """On a GPU, keep each stream busy for HOLD_MS before the learner's copies."""
+    from helpers.backend import BACKEND, SourceModule, drv
+
+    if BACKEND == "simulator":
+        return
+    hold = SourceModule(SPIN).get_function("hold")
+    rate = drv.Context.get_device().get_attribute(drv.device_attribute.CLOCK_RATE)  # kHz
+    for s in streams:
+        hold(np.int64(HOLD_MS * rate), block=(1, 1, 1), grid=(1, 1), stream=s)
+
+
+def _mistakes(fn, n, chunk):
+    """Run fn once on fresh buffers; yield each mistake seen, in order."""
+    from helpers.backend import drv
+
+    h = np.random.default_rng(n).random(n, dtype=np.float32)
+    d = drv.mem_alloc((n + chunk) * 4)  # a guard of a chunk after it, for a last chunk too long
+    drv.memset_d32(d, 0x7FC00000, n + chunk)  # NaN: h holds none
+    staging = [drv.pagelocked_empty(chunk, np.float32) for _ in range(2)]
+    streams = [drv.Stream(), drv.Stream()]
+    _hold(streams)
+    mistake, _ = run_catching(lambda: fn(h, d, staging, streams),
+                              "follow the TODOs: wait for the stream, fill, queue the copy")
+    if mistake:
+        yield mistake
+    waited = all(s.is_done() for s in streams)
+    drv.Context.synchronize()
+    drv.memcpy_dtoh(back := np.empty(n + chunk, np.float32), d)
+    got = back[:n]
+    if not waited:
+        yield ("your function returned while copies were still on their way",
+               "wait for both streams before returning (TODO 3)")
+    if not np.isnan(back[n:]).all():
+        yield ("the copies wrote past the end of d", "the last chunk is shorter: copy "
+               "buf[:hi - lo], not the whole staging buffer")
+    if np.isnan(got).all():
+        yield "d still holds the NaN it was filled with: nothing was copied", (
+            "queue each chunk's copy: drv.memcpy_htod_async(int(d) + lo * 4, buf[:hi - lo], s)")
+    if np.array_equal(got, h):
+        return
+    bounds = [(lo, min(n, lo + chunk)) for lo in range(0, n, chunk)]
+    last, stale = [np.zeros(chunk, np.float32) for _ in range(2)], np.empty_like(h)
+    for c, (lo, hi) in enumerate(bounds):  # the buffers as the last chunks filled them
+        last[c % 2][:hi - lo] = h[lo:hi]
+    for c, (lo, hi) in enumerate(bounds):  # each copy carries its buffer's last filling
+        stale[lo:hi] = last[c % 2][:hi - lo]
+    if np.array_equal(got, stale):
+        yield ("each chunk holds the data of the last chunk that went through its staging buffer: "
+               "a buffer was filled again before its copy had run (copies run later, on the "
+               "stream)", "before filling staging[c % 2], wait for streams[c % 2]: its last copy "
+               "out of that buffer must be done")
+    if _at_element_offsets(got, h, bounds):
+        yield ("the chunks landed a quarter of the way along: element lo of d was taken to be at "
+               "int(d) + lo", "device addresses count bytes: element lo is at int(d) + lo * 4")
+    c = next(c for c, (lo, hi) in enumerate(bounds) if not np.array_equal(got[lo:hi], h[lo:hi]))
+    yield (f"chunk {c} (elements {bounds[c][0]:,} to {bounds[c][1] - 1:,}) of d differs from h",
+           "chunk c goes through staging[c % 2] on streams[c % 2], after waiting for that stream")
+
+
+def _at_element_offsets(got, h, bounds):
+    """Whether d shows the chunks copied to byte offset lo (element lo / 4), in order."""
+    want = np.full(got.size, np.nan, np.float32)
+    for lo, hi in bounds:
+        want[lo // 4:lo // 4 + hi - lo] = h[lo:hi]
+    return np.array_equal(got, want, equal_nan=True)

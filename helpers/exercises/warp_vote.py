@@ -1,0 +1,120 @@
+"""Checker for the warp-vote exercise of notebook 07 (``cuda_src/exercises/warp_vote.cu``).
+
+The kernel under test::
+
+    __global__ void warp_vote(const float *x, unsigned int *counts, int n, float threshold)
+
+stores in counts[w], for each warp w of the grid that has elements, how many of x[32w] to
+x[32w + 31] (those below n) are above ``threshold``: one ``__ballot_sync``, one ``__popc``.
+
+The cases have n not a multiple of 32 (a partial last warp) and blocks of 1 to 8 warps, so the
+grid has warps past n; x holds values on a grid of 1/64, so some equal the threshold (``>=`` for
+``>`` shows), and 2.0 past n (a lane that reads there votes true). counts is poisoned and guarded.
+A wrong count is matched with what known mistakes give: the ballot's bits stored for their
+number, lane 0's own vote, ``>=``, the lanes past n voting. A lane that returns or skips the ballot
+in an if leaves the mask 0xffffffff naming lanes that never vote: the simulator stops there, and
+on a GPU, where it may come out right by luck, a last launch on the simulator finds it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers.exercises.common import Input, Output
+from helpers.exercises.hidden import awkward, pick
+from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.microscope import observe, observed_mistakes
+
+THRESHOLD = np.float32(0.5)
+JUNK = np.float32(2.0)
+"""What x holds past n: above the threshold, so a lane that reads there votes true."""
+BLOCKS = (32, 64, 96, 128, 256)
+# (n, threads per block): a partial last warp each time, warps past n in the last block of the
+# second and third, 3 warps a block in the third; the last on the simulator (see _detect)
+CASES = [(1000, 128), (77, 64), (5000, 96), (203, 256, "observe")]
+
+
+def _draw(rng):
+    """The grader's cases: n not a multiple of 32, few warps and many, on any of the blocks."""
+    return [(awkward(rng, 32, 2, 300), pick(rng, BLOCKS)),
+            (awkward(rng, 32, 300, 20_000), pick(rng, BLOCKS))]
+
+
+def _where(case):
+    launch = f"n = {case[0]:,}, block = ({case[1]}, 1, 1), grid = ({-(-case[0] // case[1])}, 1)"
+    return f"a launch on the simulator: {launch}" if len(case) > 2 else launch
+
+
+def _launch(case):
+    n, block = case[:2]
+    x = np.random.default_rng(n).integers(0, 64, n).astype(np.float32) / 64
+    return Launch((Input(x, after=64, junk=JUNK), Output(-(-n // 32), np.uint32), np.int32(n),
+                   THRESHOLD), block=(block, 1, 1), grid=(-(-n // block), 1), model=x)
+
+
+def _detect(kernels, case):
+    """The last case runs on the simulator only (the warp functions' masks), the others on the
+    notebook's backend."""
+    if len(case) > 2:
+        yield from observed_mistakes(observe(kernels, _launch(case)))
+    elif (run := (yield from EXERCISE.run(kernels, _launch(case)))) is not None:
+        yield from _mistakes(kernels, case, run)
+
+
+def _votes(x, n, reads_past_n=False, at_least=False):
+    """Each warp's votes, (warps, 32) booleans, as the kernel with these mistakes casts them."""
+    padded = np.full(-(-n // 32) * 32, JUNK if reads_past_n else -np.inf, np.float32)
+    padded[:n] = x
+    votes = padded >= THRESHOLD if at_least else padded > THRESHOLD
+    return votes.reshape(-1, 32)
+
+
+def _mistakes(kernels, case, run):
+    """The mistakes one launch shows, the most telling first."""
+    n, x, got = case[0], run.model, run.out.got
+    votes = _votes(x, n)
+    want = votes.sum(axis=1)
+    if run.out.past.size:
+        yield (f"counts was written past its end (counts[{-(-n // 32)}] and on): a warp with no "
+               "element below n stored a count", "keep the stub's if (32 * warp >= n) return;")
+    if run.out.unwritten.any():
+        first = int(np.argmax(run.out.unwritten))
+        yield (f"{int(run.out.unwritten.sum())} of the {want.size} counts were never written "
+               f"(the first is counts[{first}])",
+               "lane 0 of every warp that has elements stores counts[warp]")
+    if np.array_equal(got, want):
+        return
+    yield from observed_mistakes(observe(kernels, _launch(CASES[-1])), wrong="the counts are wrong")
+    bits = (votes * (1 << np.arange(32, dtype=np.uint64))).sum(axis=1).astype(np.uint32)
+    for wrong, problem, hint in (
+            (bits, "each count is the ballot's word itself, its bits read as a number",
+             "count the word's 1 bits: counts[warp] = __popc(votes)"),
+            (votes[:, 0], "each count is 0 or 1, lane 0's own vote: the warp's votes were not "
+             "gathered", "votes = __ballot_sync(0xffffffff, above) gives every lane all 32 votes"),
+            (_votes(x, n, at_least=True).sum(axis=1),
+             "elements equal to the threshold were counted too", "above means x[i] > threshold"),
+            (_votes(x, n, reads_past_n=True).sum(axis=1),
+             "the last warp counted its lanes past n too (x holds 2.0 there)",
+             "a lane past n votes false: above = i < n && x[i] > threshold")):
+        if np.array_equal(got, wrong):
+            yield problem, hint
+    if not got.any():
+        yield "every count is 0: no lane voted true", "above = i < n && x[i] > threshold"
+    w = int(np.argmax(got != want))
+    yield (f"counts[{w}] = {got[w]}, but {want[w]} of x[{32 * w}..{min(32 * w + 31, n - 1)}] are "
+           f"above {THRESHOLD}", "above = i < n && x[i] > threshold; votes = __ballot_sync("
+           "0xffffffff, above); lane 0 stores __popc(votes)")
+
+
+EXERCISE = KernelExercise(
+    stub="exercises/warp_vote.cu", kernel="warp_vote",
+    signature="const float *x, unsigned int *counts, int n, float threshold",
+    cases=CASES, draw=_draw, where=_where, detect=_detect,
+    simulated="checks the warp functions' masks",
+    crash_hint="read x[i] only for i < n, and store counts[warp] only for a warp with elements",
+    success=f"every warp's count matches NumPy's ({len(CASES) - 1} sizes, n not a multiple of "
+            "32, blocks of 2 to 4 warps), and every lane takes part in the vote")
+
+check_warp_vote = EXERCISE.check_file          # (path="exercises/warp_vote.cu")
+check_warp_vote_kernel = EXERCISE.check_kernel  # (kernel, simulated=None): the same on a compiled
+# kernel; on a GPU, simulated is the same source compiled by the simulator

@@ -1,0 +1,79 @@
+"""The first bug hunt's checker (helpers.exercises.column_means) of notebook 09: the stub as
+shipped is the planted bug, named with what the bounds checks said; the fix and right kernels
+written another way pass; other mistakes get their own verdicts. All variants are compiled as one
+module (and, on PyCUDA, once more on the simulator, which looks for the planted bug)."""
+
+import pytest
+
+from kernel_sources import compile_variant_pairs, solution, variant
+
+from helpers.exercises import catalog
+from helpers.exercises import column_means as checker
+
+KERNEL = solution("column_means.cu")
+READ = "m[r * cols + col];       // FIX: a row is cols floats long, not rows"
+
+# name: (replacements, {field: words that the verdict's field must contain})
+WRONG = {
+    "the_planted_bug": ([(READ, "m[r * rows + col];")],
+                        {"problem": "the planted bug is still there: on a 100 x 37 matrix the "
+                                    "bounds checks stop the kernel: block (", "hint": "m[r * cols + col]"}),
+    "a_stretch_not_a_column": ([(READ, "m[col * rows + r];")],
+                               {"problem": "m[col * rows + r]", "hint": "m[r * cols + col]"}),
+    "divides_by_cols": ([("sum / rows", "sum / cols")],
+                        {"problem": "divided by cols", "hint": "divide by rows"}),
+    "last_row_left_out": ([("r < rows;", "r < rows - 1;")],
+                          {"problem": "last row of m is left out", "hint": "r < rows"}),
+    "one_row_too_many": ([("r < rows;", "r <= rows;")],
+                         {"problem": "past the end of its 3700", "hint": "r < rows"}),
+    "guard_off_by_one": ([("col >= cols", "col > cols")],
+                         {"problem": "past the end", "hint": "if (col >= cols) return;"}),
+    "no_guard": ([("    if (col >= cols)\n        return;\n", "")],
+                 {"problem": "past the end", "hint": "if (col >= cols) return;"}),
+}
+# Right, but not the solution's way: each must pass
+RIGHT = {
+    "a_pointer_that_steps_a_row": [(
+        "    for (int r = 0; r < rows; r++)\n        sum += " + READ + "\n",
+        "    const float *p = m + col;\n    for (int r = 0; r < rows; r++, p += cols)\n"
+        "        sum += *p;\n")],
+    "a_sum_in_double": [("float sum = 0.0f;", "double sum = 0.0;"),
+                        ("means[col] = sum / rows;", "means[col] = (float)(sum / rows);")],
+    "the_mean_kept_as_it_goes": [("sum += " + READ, "sum += (m[r * cols + col] - sum) / (r + 1);"),
+                                 ("means[col] = sum / rows;", "means[col] = sum;")],
+}
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    sources = {"solution": KERNEL, **{n: variant(KERNEL, *r) for n, (r, _) in WRONG.items()},
+               **{n: variant(KERNEL, *r) for n, r in RIGHT.items()}}
+    return compile_variant_pairs("column_means", sources)
+
+
+def test_the_solution_passes(kernels, capsys):
+    verdict = checker.check_column_means_kernel(*kernels["solution"])
+    assert verdict.passed is True
+    assert capsys.readouterr().out == f"{verdict}\n"
+
+
+@pytest.mark.parametrize("name", sorted(RIGHT))
+def test_a_right_kernel_written_another_way_passes(kernels, name):
+    assert checker.check_column_means_kernel(*kernels[name]).passed is True
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_each_mistake_gets_its_own_verdict(kernels, name):
+    verdict = checker.check_column_means_kernel(*kernels[name])
+    assert verdict.passed is False
+    for field, words in WRONG[name][1].items():
+        assert words in getattr(verdict, field), verdict
+
+
+def test_the_stub_as_shipped_is_the_planted_bug():
+    verdict = checker.check_column_means()
+    assert verdict.passed is False
+    assert verdict.problem.startswith("the planted bug is still there")
+    shipped = catalog.as_shipped(catalog.find("column_means"))  # the planted bug, and no other
+    planted = variant(KERNEL, *WRONG["the_planted_bug"][0])
+    assert shipped[shipped.index("__global__"):] == planted[planted.index("__global__"):]

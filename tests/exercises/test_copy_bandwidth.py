@@ -1,0 +1,101 @@
+"""The event-timing exercise (notebook 05): the reference solution and right functions written
+another way pass, the notebook's cell as shipped fails, and each usual mistake gets its own
+verdict. The variants are Python source, defined the way a notebook cell defines the function."""
+
+import textwrap
+
+import pytest
+
+from helpers.exercises import catalog
+from helpers.exercises.catalog import define_function
+from helpers.exercises.copy_bandwidth import check_copy_bandwidth
+from helpers.exercises.solutions.copy_bandwidth import my_copy_gbs as solution
+
+pytestmark = pytest.mark.gpu_timing  # the checker times copies (tests/conftest.py)
+
+RIGHT_BODY = """
+def my_copy_gbs(h, d, stream):
+    start, end = drv.Event(), drv.Event()
+    start.record(stream)
+    drv.memcpy_htod_async(d, h, stream)
+    end.record(stream)
+    end.synchronize()
+    ms = start.time_till(end)
+    return {gbs}
+"""
+RIGHT_GBS = "h.nbytes / (ms * 1e-3) / 1e9"
+
+
+def right_but(old, new):
+    return RIGHT_BODY.format(gbs=RIGHT_GBS).replace(old, new)
+
+
+# name: (source, {field: words that the verdict's field must contain})
+WRONG = {
+    "elements_for_bytes": (right_but("h.nbytes", "h.size"),
+                           {"problem": "4 times too small", "hint": "h.nbytes"}),
+    "milliseconds_as_seconds": (right_but(RIGHT_GBS, "h.nbytes / ms / 1e9"),
+                                {"problem": "taken for seconds", "hint": "ms * 1e-3"}),
+    "bytes_per_millisecond": (right_but(RIGHT_GBS, "h.nbytes / ms"),
+                              {"problem": "a million times too large", "hint": "/ 1e9"}),
+    "megabytes": (right_but("/ 1e9", "/ 1e6"), {"problem": "MB/s", "hint": "1e9 bytes"}),
+    "events_the_other_way_round": (right_but("start.time_till(end)", "end.time_till(start)"),
+                                   {"problem": "not positive", "hint": "start.time_till(end)"}),
+    "no_copy": (RIGHT_BODY.format(gbs="10.0").replace(
+                    "    drv.memcpy_htod_async(d, h, stream)\n", ""),
+                {"problem": "the copy was not made", "hint": "memcpy_htod_async"}),
+    "the_host_clock_and_no_wait": ("""
+import time
+
+def my_copy_gbs(h, d, stream):
+    t0 = time.perf_counter()
+    drv.memcpy_htod_async(d, h, stream)
+    return h.nbytes / (time.perf_counter() - t0) / 1e9
+""", {"problem": "still on its way", "hint": "end.synchronize()"}),
+    "the_time_read_before_the_copy_ended": (right_but("    end.synchronize()\n", ""),
+                                            {"problem": "raised", "hint": "message"}),
+}
+RIGHT = {
+    "the_stream_waited_for_and_time_since": right_but("end.synchronize()", "stream.synchronize()")
+    .replace("start.time_till(end)", "end.time_since(start)"),
+    "three_copies_averaged": right_but("    drv.memcpy_htod_async(d, h, stream)\n",
+                                       "    for _ in range(3):\n"
+                                       "        drv.memcpy_htod_async(d, h, stream)\n")
+    .replace("h.nbytes /", "3 * h.nbytes /"),
+}
+
+
+def define(source):
+    return define_function(textwrap.dedent(source), "my_copy_gbs")
+
+
+def test_the_solution_passes(capsys):
+    verdict = check_copy_bandwidth(solution)
+    assert verdict.passed is True, verdict
+    assert capsys.readouterr().out == f"{verdict}\n"
+
+
+@pytest.mark.parametrize("name", sorted(RIGHT))
+def test_a_right_function_written_another_way_passes(name):
+    assert check_copy_bandwidth(define(RIGHT[name])).passed is True
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_each_mistake_gets_its_own_verdict(name):
+    source, expected = WRONG[name]
+    verdict = check_copy_bandwidth(define(source))
+    assert verdict.passed is False
+    for field, words in expected.items():
+        assert words in getattr(verdict, field), verdict
+
+
+def test_the_cell_as_shipped_is_not_yet():
+    shipped = catalog.as_shipped(catalog.find("copy_bandwidth"))
+    verdict = check_copy_bandwidth(define(shipped))
+    assert verdict.passed is False
+    assert verdict.problem.startswith("your function raised NotImplementedError")
+
+
+def test_something_else_than_a_function_is_named(capsys):
+    verdict = check_copy_bandwidth(3.0)
+    assert verdict.passed is False and "needs your function" in verdict.problem

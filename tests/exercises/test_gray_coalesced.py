@@ -1,0 +1,99 @@
+"""The flat-grid grey exercise of notebook 04 (helpers.exercises.gray_coalesced): the solution is
+FAST, the stub fails, each usual mistake (spare threads unguarded, a guard off by one either way,
+thread t's x or y from the wrong side) fails with its own hint, kernels right in other ways pass,
+and a right kernel whose warps walk down the columns passes but is not FAST: by its trace on the
+simulator, by events against a copy on a GPU (``gpu_timing``). All are compiled as one module."""
+
+import re
+
+import pytest
+
+from kernel_sources import assert_mistake_named, compile_variants, solution, variant
+
+from helpers.backend import BACKEND
+from helpers.exercises import gray_coalesced as checker
+
+pytestmark = pytest.mark.gpu_timing  # on a GPU every right kernel is timed (tests/conftest.py)
+
+KERNEL = solution("gray_coalesced.cu")
+GUARD = "    if (t >= width * height)\n        return;\n"
+X, Y = "int x = t % width;", "int y = t / width;"
+
+# name: (replacements in the solution, words the NOT YET line must contain)
+WRONG = {
+    "no_guard": ([(GUARD, "")], ["wrote past the end of gray", "return first thing"]),
+    "guard_off_by_one": ([("t >= width * height", "t > width * height")],
+                         ["gray[n] was written", "off by one"]),
+    "last_pixel_skipped": ([("t >= width * height", "t >= width * height - 1")],
+                           ["the last pixel was never written", "off by one"]),
+    "x_modulo_height": ([(X, "int x = t % height;")],
+                        ["thread t took x = t % height and y = t / width", "x = t % width"]),
+    "y_modulo_height": ([(Y, "int y = t % height;")],
+                        ["thread t took x = t % width and y = t % height", "y = t / width"]),
+    "y_divided_by_height": ([(Y, "int y = t / height;")],
+                            ["the kernel crashed", "another split of t"]),
+}
+SIMULATOR_ONLY = {"y_divided_by_height"}  # a read far past the image: a GPU may not notice it
+# Right, not the solution's way: each must pass and be FAST
+RIGHT = {
+    "guard_on_x_and_y": [(GUARD, ""), (Y, Y + "\n    if (y >= height)\n        return;")],
+    "grid_stride_loop": [(KERNEL[KERNEL.index(GUARD):KERNEL.rindex("}")],
+                          "    for (; t < width * height; t += blockDim.x * gridDim.x)\n"
+                          "        gray[t] = bt601_gray(rgb[3 * t], rgb[3 * t + 1], "
+                          "rgb[3 * t + 2]);\n")],
+}
+# Right but slow: the warps walk down the columns (the stub's choice, guarded)
+SLOW = {"down_the_columns": [(X, "int x = t / height;"), (Y, "int y = t % height;")]}
+HELPER = re.compile(r"\bbt601_gray\b")
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    sources = {"solution": KERNEL, **{name: variant(KERNEL, *r) for name, (r, _) in WRONG.items()},
+               **{name: variant(KERNEL, *r) for name, r in {**RIGHT, **SLOW}.items()}}
+    return compile_variants("gray_coalesced", {name: HELPER.sub(f"bt601_gray__{name}", text)
+                                               for name, text in sources.items()})
+
+
+def run_checker(kernel, capsys):
+    verdict = checker.check_gray_coalesced_kernel(kernel)
+    return verdict, capsys.readouterr().out
+
+
+def test_the_solution_is_fast(kernels, capsys):
+    verdict, out = run_checker(kernels["solution"], capsys)
+    assert verdict.level == "FAST", out
+    if BACKEND == "simulator":
+        assert "loads touch 3.0 sectors a request and its stores 1.0" in verdict.problem, out
+
+
+def test_the_stub_fails_writing_past_the_end(capsys):
+    verdict = checker.check_gray_coalesced()
+    out = capsys.readouterr().out
+    assert_mistake_named(verdict, out, "stub", ["wrote past the end of gray"])
+
+
+@pytest.mark.parametrize("name", [pytest.param(name, marks=[pytest.mark.skipif(
+    BACKEND != "simulator", reason="a read far past the image")] if name in SIMULATOR_ONLY else [])
+    for name in sorted(WRONG)])
+def test_a_known_mistake_fails_with_its_hint(name, kernels, capsys):
+    verdict, out = run_checker(kernels[name], capsys)
+    assert_mistake_named(verdict, out, name, WRONG[name][1])
+
+
+@pytest.mark.parametrize("name", sorted(RIGHT))
+def test_a_right_kernel_written_another_way_is_fast(name, kernels, capsys):
+    verdict, out = run_checker(kernels[name], capsys)
+    assert verdict.level == "FAST", out
+
+
+@pytest.mark.parametrize("name", sorted(SLOW))
+def test_a_right_kernel_whose_warps_are_not_along_a_row_passes_but_is_not_fast(name, kernels,
+                                                                               capsys):
+    verdict, out = run_checker(kernels[name], capsys)
+    assert (verdict.level, verdict.passed) == ("PASS", True), out
+    assert "x = t % width, y = t / width" in verdict.hint, out
+    if BACKEND == "simulator":
+        assert "sectors a request" in verdict.slow, out
+    else:
+        assert "where FAST takes 20%" in verdict.slow, out

@@ -1,0 +1,83 @@
+"""The non-square tile checker (helpers.exercises.matmul_wide) of notebook 08: the solution and
+right kernels written another way pass, the stub fails, and each known mistake gets its own
+verdict. All variants are compiled as one module (and, on PyCUDA, once more on the simulator,
+whose race check the checker uses)."""
+
+import pytest
+
+from kernel_sources import compile_variant_pairs, solution, variant
+
+from helpers.exercises import matmul_wide as checker
+
+KERNEL = solution("matmul_wide.cu")
+B_LOAD = ("        for (int r = ty; r < TILE_K; r += TILE_M) {\n"
+          "            int b_row = phase * TILE_K + r;\n"
+          "            Bs[r][tx] = (b_row < K && col < N) ? B[b_row * N + col] : 0.0f;\n"
+          "        }\n")
+FIRST_BARRIER = "        }\n        __syncthreads();\n"
+SECOND_BARRIER = "            sum += As[ty][k] * Bs[k][tx];\n        __syncthreads();\n"
+
+# name: (replacements, {field: words that the verdict's field must contain})
+WRONG = {
+    "multiply_adds_8_deep": ([("k < TILE_K; k++)", "k < TILE_M; k++)")],
+                             {"problem": "8 of every 32 products", "hint": "k < TILE_K"}),
+    "one_row_of_bs_a_thread": ([(B_LOAD, "        int b_row = phase * TILE_K + ty;\n"
+                                         "        Bs[ty][tx] = (b_row < K && col < N) ? "
+                                         "B[b_row * N + col] : 0.0f;\n")],
+                               {"problem": "no thread loaded", "hint": "ty + 8, ty + 16"}),
+    "no_barrier_after_the_loads": ([(FIRST_BARRIER, "        }\n")],
+                                   {"problem": "data race on ", "hint": "__syncthreads()"}),
+    "no_barrier_after_the_products": ([(SECOND_BARRIER, "            sum += As[ty][k] * Bs[k][tx];\n")],
+                                      {"problem": "data race on ", "hint": "__syncthreads()"}),
+    "phases_rounded_down": ([("phase < (K + TILE_K - 1) / TILE_K;", "phase < K / TILE_K;")],
+                            {"problem": "partial phase is missing", "hint": "rounded up"}),
+    "no_store_guard": ([("    if (row < M && col < N)\n        C[", "    C[")],
+                       {"problem": "wrote past the end of C", "hint": "row < M && col < N"}),
+    "row_steps_by_tile_n": ([("int row = blockIdx.y * TILE_M + ty;", "int row = blockIdx.y * TILE_N + ty;")],
+                            {"problem": "never written", "hint": "blockIdx.y * TILE_M"}),
+}
+# Right, but not the solution's way: each must pass
+RIGHT = {
+    "bs_loaded_by_a_flat_index": [(B_LOAD, (
+        "        for (int e = ty * TILE_N + tx; e < TILE_K * TILE_N; e += TILE_M * TILE_N) {\n"
+        "            int r = e / TILE_N, b_row = phase * TILE_K + r;\n"
+        "            Bs[r][e % TILE_N] = (b_row < K && col < N) ? B[b_row * N + col] : 0.0f;\n"
+        "        }\n"))],
+    "four_loads_written_out": [(B_LOAD, "".join(
+        f"        Bs[ty + {8 * j}][tx] = (phase * TILE_K + ty + {8 * j} < K && col < N) ? "
+        f"B[(phase * TILE_K + ty + {8 * j}) * N + col] : 0.0f;\n" for j in range(4)))],
+    "padded_tiles": [("As[TILE_M][TILE_K];", "As[TILE_M][TILE_K + 1];"),
+                     ("Bs[TILE_K][TILE_N];", "Bs[TILE_K][TILE_N + 1];")],
+}
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    sources = {"solution": KERNEL, **{n: variant(KERNEL, *r) for n, (r, _) in WRONG.items()},
+               **{n: variant(KERNEL, *r) for n, r in RIGHT.items()}}
+    return compile_variant_pairs("matmul_wide", sources)
+
+
+def test_the_solution_passes(kernels, capsys):
+    verdict = checker.check_matmul_wide_kernel(*kernels["solution"])
+    assert verdict.passed is True
+    assert capsys.readouterr().out == f"{verdict}\n"
+
+
+@pytest.mark.parametrize("name", sorted(RIGHT))
+def test_a_right_kernel_written_another_way_passes(kernels, name):
+    assert checker.check_matmul_wide_kernel(*kernels[name]).passed is True
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_each_mistake_gets_its_own_verdict(kernels, name):
+    verdict = checker.check_matmul_wide_kernel(*kernels[name])
+    assert verdict.passed is False
+    for field, words in WRONG[name][1].items():
+        assert words in getattr(verdict, field), verdict
+
+
+def test_the_stub_as_shipped_is_not_yet():
+    verdict = checker.check_matmul_wide()
+    assert verdict.passed is False
+    assert verdict.problem.startswith("each sum takes in only 8 of every 32 products")

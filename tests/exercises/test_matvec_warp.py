@@ -1,0 +1,77 @@
+"""The matrix-vector checker (helpers.exercises.matvec_warp) of notebook 08: the solution and right
+kernels written another way pass, the stub fails, and each known mistake gets its own verdict. All
+variants are compiled as one module (and, on PyCUDA, once more on the simulator, whose race check
+the checker uses)."""
+
+import re
+
+import pytest
+
+from kernel_sources import compile_variant_pairs, solution, variant
+
+from helpers.exercises import matvec_warp as checker
+
+KERNEL = solution("matvec_warp.cu")
+SHUFFLE = "        v += __shfl_down_sync(0xffffffff, v, offset);\n"
+LOOP = "    for (int c = lane; c < cols; c += 32)\n        v += A[row * cols + c] * x[c];\n"
+
+# name: (replacements, {field: words that the verdict's field must contain})
+WRONG = {
+    "warp_sum_adds_nothing": ([(SHUFFLE, "        ;\n")],
+                              {"problem": "lane 0's sum only", "hint": "__shfl_down_sync"}),
+    "offsets_from_8": ([("offset = 16;", "offset = 8;")],
+                       {"problem": "lanes 0 to 15", "hint": "offset 16"}),
+    "stops_before_offset_1": ([("offset > 0;", "offset > 1;")],
+                              {"problem": "even lanes", "hint": "offset > 0"}),
+    "loop_steps_by_1": ([("c += 32)", "c++)")], {"problem": "steps by 1", "hint": "c += 32"}),
+    "every_lane_stores": ([("    if (lane == 0)\n        y[row] = v;", "    y[row] = v;")],
+                          {"problem": "data race on y[", "hint": "lane 0 alone"}),
+    "row_ignores_the_block": ([("blockIdx.x * blockDim.y + threadIdx.y;", "threadIdx.y;")],
+                              {"problem": "never written", "hint": "blockIdx.x * blockDim.y"}),
+    "no_row_guard": ([("    if (row >= rows)\n        return;", "")],
+                     {"problem": "written past its end", "hint": "row >= rows"}),
+    "reads_past_the_row": ([("c < cols;", "c <= cols;")], {"problem": "y[", "hint": "< cols"}),
+}
+# Right, but not the solution's way: each must pass (a speed rule may later ask more of the second)
+RIGHT = {
+    "butterfly": [(SHUFFLE, "        v += __shfl_xor_sync(0xffffffff, v, offset);\n")],
+    "a_stretch_of_its_own_for_each_lane": [(LOOP, "    int chunk = (cols + 31) / 32;\n"
+                                                  "    for (int c = lane * chunk; c < min(cols, (lane + 1) * chunk); c++)\n"
+                                                  "        v += A[row * cols + c] * x[c];\n")],
+    "two_columns_a_turn": [(LOOP, "    int c = lane;\n    for (; c + 32 < cols; c += 64)\n"
+                                  "        v += A[row * cols + c] * x[c] + A[row * cols + c + 32] * x[c + 32];\n"
+                                  "    if (c < cols)\n        v += A[row * cols + c] * x[c];\n")],
+}
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    sources = {"solution": KERNEL, **{n: variant(KERNEL, *r) for n, (r, _) in WRONG.items()},
+               **{n: variant(KERNEL, *r) for n, r in RIGHT.items()}}
+    return compile_variant_pairs("matvec_warp", {  # each its own warp_sum, in one module
+        name: re.sub(r"\bwarp_sum\b", f"warp_sum__{name}", text) for name, text in sources.items()})
+
+
+def test_the_solution_passes(kernels, capsys):
+    verdict = checker.check_matvec_warp_kernel(*kernels["solution"])
+    assert verdict.passed is True
+    assert capsys.readouterr().out == f"{verdict}\n"
+
+
+@pytest.mark.parametrize("name", sorted(RIGHT))
+def test_a_right_kernel_written_another_way_passes(kernels, name):
+    assert checker.check_matvec_warp_kernel(*kernels[name]).passed is True
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_each_mistake_gets_its_own_verdict(kernels, name):
+    verdict = checker.check_matvec_warp_kernel(*kernels[name])
+    assert verdict.passed is False
+    for field, words in WRONG[name][1].items():
+        assert words in getattr(verdict, field), verdict
+
+
+def test_the_stub_as_shipped_is_not_yet():
+    verdict = checker.check_matvec_warp()
+    assert verdict.passed is False
+    assert verdict.problem.startswith("y is 0 everywhere")

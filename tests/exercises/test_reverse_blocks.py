@@ -1,0 +1,87 @@
+"""The block-reverse exercise of notebook 06 (helpers.exercises.reverse_blocks): the solution
+passes, the stub fails, each usual mistake fails with its own hint (a missing barrier, found by
+the race check whatever order the threads ran in; the last block mirrored as if full; a mirror
+one off; the whole array reversed; the store unguarded), and kernels right in other ways pass.
+All are compiled as one module (on a GPU, a second time by the simulator, for the race check)."""
+
+import pytest
+
+from kernel_sources import assert_mistake_named, compile_variant_pairs, solution, variant
+
+from helpers.backend import BACKEND
+from helpers.exercises import reverse_blocks as checker
+
+KERNEL = solution("reverse_blocks.cu")
+BARRIER = "    __syncthreads();                       // every element is in s before any thread reads\n"
+STORE = "out[start + j] = s[len - 1 - j]"
+
+# name: (replacements in the solution, words the NOT YET line must contain)
+WRONG = {
+    "no_barrier": ([(BARRIER, "")], ["data race on s[", "__syncthreads()"]),
+    "last_block_mirrored_as_full": ([("s[len - 1 - j]", "s[BLOCK - 1 - j]")],
+                                    ["mirrored as if it had 256", "min(BLOCK, n - start)"]),
+    "mirror_one_off": ([("s[len - 1 - j]", "s[len - j]")], ["one element off"]),
+    "whole_array_reversed": ([(STORE, "out[n - 1 - start - j] = s[j]")],
+                             ["the whole array was reversed", "its own elements"]),
+    "store_unguarded": ([("    if (j < len)\n        out", "    out")],
+                        ["if (j < len) on the store"]),
+    "barrier_after_the_store": ([(BARRIER, ""), ("s[len - 1 - j];", "s[len - 1 - j];\n"
+                                                 "    __syncthreads();")],
+                                ["data race on s[", "__syncthreads()"]),
+}
+# The simulator only: on a GPU an index outside a shared array may be an illegal address, which
+# leaves the CUDA context unusable for every test after it in the process.
+SIMULATOR_ONLY = {"mirror_one_off", "store_unguarded"}
+# Right, not the solution's way: each must pass
+RIGHT = {
+    "early_return": [("    int j = threadIdx.x;\n",
+                      "    int j = threadIdx.x;\n    if (j >= len)\n        return;\n")],
+    "mirrored_on_the_store": [(STORE, "out[start + len - 1 - j] = s[j]")],
+    "mirrored_on_the_load": [("s[j] = in[start + j]", "s[len - 1 - j] = in[start + j]"),
+                             (STORE, "out[start + j] = s[j]")],
+}
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    sources = {"solution": KERNEL, **{name: variant(KERNEL, *r) for name, (r, _) in WRONG.items()},
+               **{name: variant(KERNEL, *r) for name, r in RIGHT.items()}}
+    return compile_variant_pairs("reverse_blocks", sources)
+
+
+def run_checker(pair, capsys):
+    verdict = checker.check_reverse_blocks_kernel(*pair)
+    return verdict, capsys.readouterr().out
+
+
+def test_the_solution_passes(kernels, capsys):
+    verdict, out = run_checker(kernels["solution"], capsys)
+    assert (verdict.level, "no race" in verdict.problem) == ("PASS", True), out
+
+
+@pytest.mark.parametrize("name", sorted(RIGHT))
+def test_a_right_kernel_written_another_way_passes(name, kernels, capsys):
+    verdict, out = run_checker(kernels[name], capsys)
+    assert verdict.passed is True, out
+
+
+def test_the_stub_fails_saying_nothing_was_reversed(capsys):
+    verdict = checker.check_reverse_blocks()
+    out = capsys.readouterr().out
+    assert_mistake_named(verdict, out, "stub", ["nothing was reversed"])
+
+
+@pytest.mark.parametrize("name", [pytest.param(name, marks=[pytest.mark.skipif(
+    BACKEND != "simulator", reason="an index outside a shared array may break the GPU's "
+                                   "context")] if name in SIMULATOR_ONLY else [])
+    for name in sorted(WRONG)])
+def test_a_known_mistake_fails_with_its_hint(name, kernels, capsys):
+    verdict, out = run_checker(kernels[name], capsys)
+    assert_mistake_named(verdict, out, name, WRONG[name][1])
+
+
+def test_on_a_gpu_the_race_check_needs_the_simulator_s_kernel(kernels):
+    if BACKEND == "simulator":
+        pytest.skip("on the simulator the notebook's kernel is the simulator's")
+    with pytest.raises(ValueError, match="the kernel compiled by the simulator too"):
+        checker.check_reverse_blocks_kernel(kernels["solution"][0])

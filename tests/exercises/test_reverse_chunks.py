@@ -1,0 +1,85 @@
+"""The third bug hunt's checker (helpers.exercises.reverse_chunks) of notebook 09: the stub as
+shipped is the planted bug, named with what the race check said; the fix and right kernels
+written another way pass; other mistakes get their own verdicts. All variants are compiled as one
+module (and, on PyCUDA, once more on the simulator, which looks for the planted bug)."""
+
+import pytest
+
+from kernel_sources import compile_variant_pairs, solution, variant
+
+from helpers.exercises import catalog
+from helpers.exercises import reverse_chunks as checker
+
+KERNEL = solution("reverse_chunks.cu")
+FIX = "        __syncthreads();                     // FIX: every thread has read before the next stores\n"
+FIRST_BARRIER = "            tile[t] = x[first + t];\n        __syncthreads();\n"
+READ = "y[first + t] = tile[count - 1 - t];"
+
+# name: (replacements, {field: words that the verdict's field must contain})
+WRONG = {
+    "the_planted_bug": ([(FIX, "")], {"problem": ["the planted bug is still there: with 2 blocks "
+                                                  "over 4 chunks the race check says: kernel",
+                                                  "has a data race on tile["],
+                                      "hint": "at the end of the loop's body"}),
+    "no_barrier_at_all": ([(FIX, ""), (FIRST_BARRIER, "            tile[t] = x[first + t];\n")],
+                          {"problem": ["race check found a data race", "data race on tile["],
+                           "hint": "__syncthreads() between the write and the read"}),
+    "thread_0_alone_waits": ([(FIX, "        if (t == 0)\n            __syncthreads();\n")],
+                             {"problem": "waits at a __syncthreads() that other threads",
+                              "hint": "every thread of the block that has not returned"}),
+    "not_reversed": ([(READ, "y[first + t] = tile[t];")],
+                     {"problem": "y is a copy of x", "hint": "tile[count - 1 - t]"}),
+    "reversed_one_place_off": ([(READ, "y[first + t] = tile[(count - t) % CHUNK];")],
+                               {"problem": "one place off", "hint": "tile[count - 1 - t]"}),
+    "chunks_of_the_first_block_only": ([("first += gridDim.x * CHUNK", "first += n")],
+                                       {"problem": "never written", "hint": "gridDim.x * CHUNK"}),
+    "the_last_chunk_as_a_whole_one": ([("int count = min(CHUNK, n - first);", "int count = CHUNK;")],
+                                      {"problem": "past its end", "hint": "t < count"}),
+}
+# Right, but not the solution's way: each must pass
+RIGHT = {
+    "the_barrier_first_in_the_body": [(FIX, ""), ("        int count = min(CHUNK, n - first);",
+                                                  "        __syncthreads();\n"
+                                                  "        int count = min(CHUNK, n - first);")],
+    "two_tiles_in_turn": [(FIX, ""), ("__shared__ float tile[CHUNK];",
+                                      "__shared__ float tiles[2][CHUNK];\n    int turn = 0;"),
+                          ("            tile[t] = x", "            tiles[turn][t] = x"),
+                          ("tile[count - 1 - t];", "tiles[turn][count - 1 - t];\n        turn ^= 1;")],
+    "the_reader_picks_its_element": [(READ, "y[first + count - 1 - t] = tile[t];")],
+}
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    sources = {"solution": KERNEL, **{n: variant(KERNEL, *r) for n, (r, _) in WRONG.items()},
+               **{n: variant(KERNEL, *r) for n, r in RIGHT.items()}}
+    return compile_variant_pairs("reverse_chunks", sources)
+
+
+def test_the_solution_passes(kernels, capsys):
+    verdict = checker.check_reverse_chunks_kernel(*kernels["solution"])
+    assert verdict.passed is True
+    assert capsys.readouterr().out == f"{verdict}\n"
+
+
+@pytest.mark.parametrize("name", sorted(RIGHT))
+def test_a_right_kernel_written_another_way_passes(kernels, name):
+    assert checker.check_reverse_chunks_kernel(*kernels[name]).passed is True
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_each_mistake_gets_its_own_verdict(kernels, name):
+    verdict = checker.check_reverse_chunks_kernel(*kernels[name])
+    assert verdict.passed is False
+    for field, words in WRONG[name][1].items():
+        for each in [words] if isinstance(words, str) else words:
+            assert each in getattr(verdict, field), verdict
+
+
+def test_the_stub_as_shipped_is_the_planted_bug():
+    verdict = checker.check_reverse_chunks()
+    assert verdict.passed is False
+    assert verdict.problem.startswith("the planted bug is still there")
+    shipped = catalog.as_shipped(catalog.find("reverse_chunks"))  # the planted bug, and no other
+    planted = variant(KERNEL, *WRONG["the_planted_bug"][0])
+    assert shipped[shipped.index("#define"):] == planted[planted.index("#define"):]

@@ -1,0 +1,99 @@
+"""The double-buffering exercise (notebook 05): the reference solution and right functions written
+another way pass, the notebook's cell as shipped fails, and each usual mistake gets its own
+verdict, on both backends: on a GPU the checker keeps the streams busy first, so that a staging
+buffer refilled too early shows there too. The variants are Python source, defined the way a
+notebook cell defines the function."""
+
+import textwrap
+
+import pytest
+
+from helpers.exercises import catalog
+from helpers.exercises.catalog import define_function
+from helpers.exercises.solutions.staging_upload import my_upload as solution
+from helpers.exercises.staging_upload import check_staging_upload
+
+RIGHT_BODY = """
+def my_upload(h, d, staging, streams):
+    n, chunk = h.size, staging[0].size
+    for c, lo in enumerate(range(0, n, chunk)):
+        hi = min(n, lo + chunk)
+        buf = staging[c % 2]
+        s = streams[c % 2]
+        s.synchronize()
+        buf[:hi - lo] = h[lo:hi]
+        drv.memcpy_htod_async(int(d) + lo * 4, buf[:hi - lo], s)
+    for s in streams:
+        s.synchronize()
+"""
+WAIT = "        s.synchronize()\n        buf"
+COPY = "drv.memcpy_htod_async(int(d) + lo * 4, buf[:hi - lo], s)"
+FINAL = "    for s in streams:\n        s.synchronize()\n"
+
+
+def right_but(*replacements):
+    source = RIGHT_BODY
+    for old, new in replacements:
+        assert old in source, old
+        source = source.replace(old, new)
+    return source
+
+
+# name: (source, {field: words that the verdict's field must contain})
+WRONG = {
+    "no_wait_before_refilling": (right_but((WAIT, "        buf")),
+                                 {"problem": "filled again before its copy had run",
+                                  "hint": "wait for streams[c % 2]"}),
+    "one_staging_buffer_for_both_streams": (right_but(("staging[c % 2]", "staging[0]")),
+                                            {"problem": "differs from h", "hint": "staging[c % 2]"}),
+    "no_wait_at_the_end": (right_but((FINAL, "")),
+                           {"problem": "still on their way", "hint": "TODO 3"}),
+    "offsets_in_elements": (right_but((COPY, "drv.memcpy_htod_async(int(d) + lo, buf[:hi - lo], s)")),
+                            {"problem": "a quarter of the way", "hint": "lo * 4"}),
+    "the_whole_buffer_copied": (right_but((COPY, "drv.memcpy_htod_async(int(d) + lo * 4, buf, s)")),
+                                {"problem": "past the end of d", "hint": "buf[:hi - lo]"}),
+    "nothing_copied": (right_but((COPY, "pass")), {"problem": "nothing was copied",
+                                                   "hint": "memcpy_htod_async"}),
+    "waits_for_one_stream_at_the_end": (right_but((FINAL, "    streams[0].synchronize()\n")),
+                                        {"problem": "still on their way", "hint": "both streams"}),
+}
+RIGHT = {
+    "events_mark_each_buffer_free": right_but(
+        ("    n, chunk", "    free = [None, None]\n    n, chunk"),
+        (WAIT, "        if free[c % 2] is not None:\n            free[c % 2].synchronize()\n"
+               "        buf"),
+        (COPY, COPY + "\n        free[c % 2] = drv.Event().record(s)")),
+    "the_context_waited_for": right_but((FINAL, "    drv.Context.synchronize()\n")),
+    "np_copyto": right_but(("buf[:hi - lo] = h[lo:hi]", "np.copyto(buf[:hi - lo], h[lo:hi])")),
+}
+
+
+def define(source):
+    return define_function(textwrap.dedent(source), "my_upload")
+
+
+def test_the_solution_passes(capsys):
+    verdict = check_staging_upload(solution)
+    assert verdict.passed is True, verdict
+    assert capsys.readouterr().out == f"{verdict}\n"
+
+
+@pytest.mark.parametrize("name", sorted(RIGHT))
+def test_a_right_function_written_another_way_passes(name):
+    assert check_staging_upload(define(RIGHT[name])).passed is True
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_each_mistake_gets_its_own_verdict(name):
+    source, expected = WRONG[name]
+    verdict = check_staging_upload(define(source))
+    assert verdict.passed is False
+    for field, words in expected.items():
+        assert words in getattr(verdict, field), verdict
+
+
+def test_the_cell_as_shipped_is_not_yet():
+    shipped = catalog.as_shipped(catalog.find("staging_upload"))
+    verdict = check_staging_upload(define(shipped))
+    assert verdict.passed is False
+    assert verdict.problem.startswith("d still holds the NaN")

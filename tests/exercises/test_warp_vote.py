@@ -1,0 +1,79 @@
+"""The warp-vote checker (helpers.exercises.warp_vote) of notebook 07: the solution and right
+kernels written another way pass, the stub fails, and each known mistake gets its own verdict. All
+variants are compiled as one module (and, on PyCUDA, once more on the simulator, which checks the
+warp functions' masks)."""
+
+import pytest
+
+from kernel_sources import compile_variant_pairs, solution, variant
+
+from helpers.exercises import warp_vote as checker
+
+KERNEL = solution("warp_vote.cu")
+ABOVE = "bool above = i < n && x[i] > threshold;"
+BALLOT = "unsigned int votes = __ballot_sync(0xffffffff, above);"
+STORE = "counts[warp] = __popc(votes);"
+
+# name: (replacements, {field: words that the verdict's field must contain})
+WRONG = {
+    "no_popc": ([(STORE, "counts[warp] = votes;")],
+                {"problem": "the ballot's word itself", "hint": "__popc(votes)"}),
+    "no_ballot": ([(BALLOT, "unsigned int votes = above;")],
+                  {"problem": "lane 0's own vote", "hint": "__ballot_sync(0xffffffff, above)"}),
+    "at_least": ([(ABOVE, "bool above = i < n && x[i] >= threshold;")],
+                 {"problem": "equal to the threshold", "hint": "x[i] > threshold"}),
+    "lanes_past_n_vote": ([(ABOVE, "bool above = x[i] > threshold;")],
+                          {"problem": "lanes past n too", "hint": "a lane past n votes false"}),
+    "lanes_past_n_return": ([(ABOVE, "if (i >= n) return;\n    bool above = x[i] > threshold;")],
+                            {"problem": "warp function whose mask", "hint": "0xffffffff"}),
+    "ballot_inside_an_if": ([(ABOVE, "bool above = false;"),
+                             (BALLOT, "unsigned int votes = 0;\n    if (i < n)\n"
+                                      "        votes = __ballot_sync(0xffffffff, x[i] > threshold);")],
+                            {"problem": "warp function whose mask", "hint": "0xffffffff"}),
+    "no_warp_guard": ([("    if (32 * warp >= n)\n        return;", "")],
+                      {"problem": "written past its end", "hint": "32 * warp >= n"}),
+    "votes_in_a_register_only": ([(STORE, "votes = __popc(votes);")],
+                                 {"problem": "never written", "hint": "stores counts[warp]"}),
+}
+# Right, but not the solution's way: each must pass
+RIGHT = {
+    "shuffles_add_the_votes": [(BALLOT, "unsigned int votes = above;\n"
+                                        "    for (int offset = 16; offset > 0; offset /= 2)\n"
+                                        "        votes += __shfl_down_sync(0xffffffff, votes, offset);"),
+                               (STORE, "counts[warp] = votes;")],
+    "reduce_add_sync": [(BALLOT, "unsigned int votes = __reduce_add_sync(0xffffffff, (unsigned int)above);"),
+                        (STORE, "counts[warp] = votes;")],
+    "the_last_lane_stores": [("if (lane == 0)", "if (lane == 31)")],
+}
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    sources = {"solution": KERNEL, **{n: variant(KERNEL, *r) for n, (r, _) in WRONG.items()},
+               **{n: variant(KERNEL, *r) for n, r in RIGHT.items()}}
+    return compile_variant_pairs("warp_vote", sources)
+
+
+def test_the_solution_passes(kernels, capsys):
+    verdict = checker.check_warp_vote_kernel(*kernels["solution"])
+    assert verdict.passed is True
+    assert capsys.readouterr().out == f"{verdict}\n"
+
+
+@pytest.mark.parametrize("name", sorted(RIGHT))
+def test_a_right_kernel_written_another_way_passes(kernels, name):
+    assert checker.check_warp_vote_kernel(*kernels[name]).passed is True
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_each_mistake_gets_its_own_verdict(kernels, name):
+    verdict = checker.check_warp_vote_kernel(*kernels[name])
+    assert verdict.passed is False
+    for field, words in WRONG[name][1].items():
+        assert words in getattr(verdict, field), verdict
+
+
+def test_the_stub_as_shipped_is_not_yet(capsys):
+    verdict = checker.check_warp_vote()
+    assert verdict.passed is False
+    assert verdict.problem.startswith("every count is 0")
