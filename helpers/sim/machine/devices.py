@@ -51,7 +51,10 @@ from . import budget, memory
 from ..settings import settings
 
 _local = threading.local()   # .stack: this thread's contexts (driver.Context), innermost last
-_lock = threading.Lock()
+# Re-entrant, as memory's and streams' are: making an object under it can run the garbage
+# collector, whose finalizer of a DeviceAllocation takes it again (forget_allocation) in the same
+# thread; a plain Lock deadlocked there.
+_lock = threading.RLock()
 _owner = {}                  # allocation address -> (its Handle or None, bytes)
 _peers = set()               # (a, b): device a's kernels may use device b's memory
 _module_home = weakref.WeakKeyDictionary()   # loaded module -> its Handle, or None
