@@ -1,11 +1,14 @@
 """Every exercise of the course, where the learner's work for it lives, and how to check it.
 
-An exercise is a kernel in a ``.cu`` stub under ``cuda_src/exercises/``, or (notebooks 05 and
-11) a Python function the learner writes in a notebook cell. ``check(exercise, root)`` checks the
-work found under ``root``, a copy of the course: the learner's own (``status()``) or a student's
-submission (``tools/grade.py``). ``as_shipped(exercise)`` is the stub as the course hands it out,
-kept in ``helpers/exercises/as_shipped/`` so that a reset can put it back and ``status()`` can
-tell an exercise not yet started (a test keeps those copies equal to the course's stubs).
+An exercise is a kernel in a stub under ``cuda_src/exercises/`` (``.cu``; OpenCL's ``.cl`` under
+``cuda_src/opencl/exercises/``), or a Python function: in a notebook cell (notebooks 05 and 11's
+gray_split), or in a ``.py`` file of ``cuda_src/exercises/`` whose checker, like a kernel's, takes
+the file (notebook 11's small exercises: its stored two-GPU run takes no new cells).
+``check(exercise, root)`` checks the work found under ``root``, a copy of the course: the learner's
+own (``status()``) or a student's submission (``tools/grade.py``). ``as_shipped(exercise)`` is the
+stub as the course hands it out, kept in ``helpers/exercises/as_shipped/`` so that a reset can put
+it back and ``status()`` can tell an exercise not yet started (a test keeps those copies equal to
+the course's stubs).
 """
 
 from __future__ import annotations
@@ -43,7 +46,9 @@ class Exercise:
 
     @property
     def is_kernel(self) -> bool:
-        return self.work.endswith((".cu", ".cl"))
+        """True where the work is a file of its own: a kernel stub, or one of notebook 11's
+        Python files (whose checker, like a kernel's, takes the file's path)."""
+        return self.work.endswith((".cu", ".cl", ".py"))
 
 
 EXERCISES = [
@@ -74,8 +79,15 @@ EXERCISES = [
     Exercise("column_means", "09_debugging_and_profiling.ipynb"),
     Exercise("reverse_chunks", "09_debugging_and_profiling.ipynb"),
     Exercise("block_mean", "09_debugging_and_profiling.ipynb"),
+    Exercise("compact_points", "10_depth_to_point_cloud.ipynb"),
+    Exercise("depth_range", "10_depth_to_point_cloud.ipynb"),
     Exercise("backproject_range", "10_depth_to_point_cloud.ipynb"),
+    Exercise("halo_exchange", "11_multiple_gpus.ipynb", work="cuda_src/exercises/halo_exchange.py"),
+    Exercise("split_sum", "11_multiple_gpus.ipynb", work="cuda_src/exercises/split_sum.py"),
     Exercise("gray_split", "11_multiple_gpus.ipynb", function="my_gray_split"),
+    Exercise("mirror_opencl", "12_opencl.ipynb", work="cuda_src/opencl/exercises/mirror.cl"),
+    Exercise("group_sum_opencl", "12_opencl.ipynb",
+             work="cuda_src/opencl/exercises/group_sum.cl"),
     Exercise("sepia_opencl", "12_opencl.ipynb", work="cuda_src/opencl/exercises/sepia.cl"),
     Exercise("wmma_tile", "13_tensor_cores.ipynb"),
     Exercise("wmma_gemm", "13_tensor_cores.ipynb"),

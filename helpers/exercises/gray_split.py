@@ -185,7 +185,7 @@ def _mistakes(fn, contexts, functions, case):
         0, 256, (count, height, width, 3), dtype=np.uint8)
     launches = []
     before = context_stack()
-    with _copies_to_host() as copied:
+    with copies_to_host() as copied:
         order = None if copied is None else Order(copied)
         kernels = [device_kernel(k, function, launches, order)
                    for k, function in enumerate(functions)]
@@ -217,7 +217,7 @@ def _mistakes(fn, contexts, functions, case):
     yield from _took_turns(launches, copied or ())
 
 
-def _copies_to_host():
+def copies_to_host():
     """On the simulator, the copies to the host that run in the ``with`` block
     (copies.recording_to_host); elsewhere None: PyCUDA does not tell them."""
     import contextlib

@@ -18,17 +18,16 @@ Oclgrind's reports of accesses outside a buffer, which name the line of the kern
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from helpers.exercises import hidden as hidden_cases
+from helpers.exercises import opencl_kernel
 from helpers.exercises import sepia
 from helpers.exercises.common import device_arguments
 from helpers.exercises.coverage import Words
 from helpers.exercises.sepia import (CASES, CHANNEL_NAMES, ROUNDING_SLACK, SEPIA, _differs,
                                      _mixups, reference)
-from helpers.exercises.verdict import COMPILE_HINT, Verdict, check_cases, first_error, not_yet
+from helpers.exercises.verdict import Verdict, check_cases
 
 KERNEL = "sepia"
 SUCCESS = ("every pixel matches NumPy's sepia, rounded and clamped, for every size tried "
@@ -76,77 +75,8 @@ def check_sepia_opencl_kernel(kernel, hidden: int | None = None) -> Verdict:
 
 def _build(ctx, path):
     """The ``sepia`` kernel of ``path``, or the verdict that says why there is none."""
-    from helpers.ch12 import opencl
-
-    cl = opencl.cl
-    try:
-        source = opencl.read_cl(path)
-    except FileNotFoundError as err:
-        return not_yet(f"cannot find {path}: {err}",
-                       'paths are relative to cuda_src/opencl/, as in "exercises/sepia.cl"')
-    try:
-        # build_source: what the compiler says of a file that builds is printed as text (raw,
-        # PyOpenCL warns, naming a path of its installation: NVIDIA's compiler warns of the stub)
-        return cl.Kernel(opencl.build_source(ctx, source), KERNEL)
-    except cl.RuntimeError as err:             # the build failed: print the compiler's log
-        log = str(err).split("Build on", 1)[-1].split(":", 1)[-1].strip()
-        # Oclgrind's name for the file, and NVIDIA's (which keeps #line's numbers, not its name)
-        log = re.sub(r"^(input\.cl|<kernel>):", f"{path}:", log, flags=re.M)
-        print(log)
-        return not_yet(*_build_mistake(path, source), first_error(log))
-    except cl.Error as err:                    # INVALID_KERNEL_NAME
-        return not_yet(f"{path} has no kernel called {KERNEL} ({err})",
-                       "keep the signature given in the file: __kernel void sepia(__global "
-                       "const uchar *rgb, __global uchar *out, int width, int height)")
-
-
-# CUDA's words, which OpenCL C does not know, and what OpenCL C says instead.
-CUDA_WORDS = [(r"\bthreadIdx\.([xyz])", "threadIdx.{0}", "get_local_id({1})"),
-              (r"\bblockIdx\.([xyz])", "blockIdx.{0}", "get_group_id({1})"),
-              (r"\bblockDim\.([xyz])", "blockDim.{0}", "get_local_size({1})"),
-              (r"\bgridDim\.([xyz])", "gridDim.{0}", "get_num_groups({1})"),
-              (r"\b__global__(\s)", "__global__", "__kernel"),
-              (r"\b__syncthreads\b()", "__syncthreads()", "barrier(CLK_LOCAL_MEM_FENCE)"),
-              (r"\b__shared__\b()", "__shared__", "__local")]
-
-
-def _cuda_words(source):
-    """``{CUDA's word: OpenCL's}`` for each of CUDA's words in ``source``, in order."""
-    found = {}
-    for pattern, cuda, opencl_word in CUDA_WORDS:
-        for m in re.finditer(pattern, source):
-            axis = m.group(1)
-            found.setdefault(cuda.format(axis), opencl_word.format(axis, "xyz".find(axis)))
-    return found
-
-
-def _build_mistake(path, source):
-    """(problem, hint) for a build error: CUDA's words in OpenCL C, or a pointer parameter
-    without an address space, the mistakes a port from CUDA makes most; else the compiler's
-    first message."""
-    source = re.sub(r"//[^\n]*|/\*.*?\*/", " ", source, flags=re.S)
-    cuda = _cuda_words(source)
-    if not cuda:
-        return f"{path} does not build", _build_hint(source)
-    hint = ", ".join(f"{c} is {o}" for c, o in cuda.items())
-    if {"threadIdx.x", "blockIdx.x", "blockDim.x"} <= set(cuda):
-        hint = ("a work-item's global index is get_global_id(0) (get_global_id(1) for y), what "
-                "blockIdx.x * blockDim.x + threadIdx.x computes in CUDA; " + hint)
-    return (f"{path} does not build: it uses CUDA's {', '.join(cuda)}, which OpenCL C does not "
-            "know", "in OpenCL C, " + hint)
-
-
-def _build_hint(source):
-    """The hint for a build error of a source (comments removed) without CUDA's words: a pointer
-    parameter without an address space, else the compiler's first message."""
-    m = re.search(r"__kernel\s+void\s+\w+\s*\(([^)]*)\)", source)
-    bare = [p.strip() for p in (m.group(1).split(",") if m else [])
-            if "*" in p and not re.search(r"\b(__)?(global|constant|local)\b", p)]
-    if bare:
-        return (f"the parameter '{' '.join(bare[0].split())}' has no address space: every "
-                "pointer a __kernel takes says where it points, __global for a buffer "
-                "(CUDA needs no such word)")
-    return COMPILE_HINT
+    return opencl_kernel.build(ctx, path, KERNEL, "__global const uchar *rgb, __global uchar "
+                               "*out, int width, int height")
 
 
 def _where(case):

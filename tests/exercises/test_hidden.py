@@ -11,7 +11,8 @@ import pytest
 
 from kernel_sources import ROOT, solution, stable_dir, stable_file, variant
 
-from helpers.exercises import catalog, gray_split, hidden, pipeline, pipeline_mistakes, sepia
+from helpers.exercises import catalog, gray_split, halo_exchange, hidden, pipeline
+from helpers.exercises import pipeline_mistakes, sepia, split_sum
 from helpers.exercises import scale_vector
 from helpers.exercises.coverage import Grid
 
@@ -31,6 +32,8 @@ def _rules():
             rules[exercise.name] = (module.EXERCISE.cases, module.EXERCISE.draw)
     rules["pipeline"] = (pipeline_mistakes.CASES, pipeline.draw)
     rules["gray_split"] = (gray_split.CASES, gray_split.draw)
+    rules["halo_exchange"] = (halo_exchange.CASES, halo_exchange.draw)
+    rules["split_sum"] = (split_sum.CASES, split_sum.draw)
     rules["sepia_opencl"] = (sepia.CASES, sepia.draw)
     return rules
 

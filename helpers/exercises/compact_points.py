@@ -1,0 +1,116 @@
+"""Checker for notebook 10's first exercise: stream compaction's last step, each valid point to
+the row its prefix sum gives it (``cuda_src/exercises/compact_points.cu``).
+
+``compact_points(xyz, n, slot, points)`` gets an organized cloud (three planes, holes NaN in all
+three) and ``slot``, the exclusive prefix sum of the valid flags; it writes valid pixel i's X, Y,
+Z at row ``slot[i]`` of ``points``. The holes are a NaN whose bits are not the poison's (``HOLE``),
+and the last pixel is one, so that a kernel that writes holes writes row count, one past the
+list, where the guard zone shows it. Past the end of slot lies ``count + 5``: a thread past n
+that reads it writes row count + 5.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers.exercises.common import Input, Output
+from helpers.exercises.hidden import awkward, pick
+from helpers.exercises.kernel import KernelExercise, Launch
+
+HOLE = np.array(0x7FC0BEEF, np.uint32).view(np.float32)[()]   # a NaN, not the list's poison
+JUNK_ROW = 5     # slot past n holds count + JUNK_ROW
+CASES = [(1000, 128), (4099, 256), (37, 64)]   # (n, threads a block): never a multiple
+
+SLOT_HINT = "the point of valid pixel i is row slot[i] of points: int k = slot[i]"
+HOLE_HINT = ("a hole's Z is NaN, and NaN > 0.0f is false: return before writing when "
+             "!(xyz[2 * n + i] > 0.0f)")
+GUARD_HINT = "threads past the end must do nothing: if (i >= n) return; first"
+
+
+def _draw(rng):
+    """The grader's cases: a few blocks and many, on the shipped block sizes."""
+    return [(awkward(rng, b, 2, 20 * b), b) for b in (pick(rng, [64, 128, 256]) for _ in "ab")]
+
+
+def _where(case):
+    n, block = case
+    return f"n = {n}, block = ({block}, 1, 1), grid = ({-(-n // block)}, 1)"
+
+
+def cloud(n):
+    """An organized cloud of n pixels: random points, 30% holes (HOLE in all three planes), the
+    last pixel a hole (its slot is count: a kernel that writes holes writes past the list)."""
+    rng = np.random.default_rng(n)
+    xyz = rng.uniform(-2, 2, (3, n)).astype(np.float32)
+    xyz[2] = rng.uniform(0.3, 5, n)
+    xyz[:, (rng.random(n) < 0.3) | (np.arange(n) == n - 1)] = HOLE
+    return xyz
+
+
+def _launch(case):
+    n, block = case
+    xyz = cloud(n)
+    valid = xyz[2] > 0
+    count = int(valid.sum())
+    slot = (np.cumsum(valid) - valid).astype(np.int32)
+    return Launch((Input(xyz, after=block, junk=np.float32(1)), np.int32(n),
+                   Input(slot, after=block, junk=count + JUNK_ROW),
+                   Output((count, 3), guard=3 * (n + JUNK_ROW + 1))),
+                  block=(block, 1, 1), grid=(-(-n // block), 1), model=xyz)
+
+
+def _mistakes(case, run):
+    """The mistakes one launch shows, the most telling first (none when it is right)."""
+    xyz, out = run.model, run.out
+    want = xyz[:, xyz[2] > 0].T
+    count = len(want)
+    rows = set((out.past // 3).tolist())
+    if rows - {count, count + JUNK_ROW} and max(rows) < case[0]:
+        yield ("points were written at their pixel's row i, past the end of the list (which "
+               f"has {count} rows for {case[0]} pixels)", SLOT_HINT)
+    if count in rows:
+        yield ("holes were written into the list: the last pixel, a hole, wrote row "
+               f"{count}, one past the end (a hole's slot is the next point's row)", HOLE_HINT)
+    if rows == {count + JUNK_ROW}:
+        yield ("threads past n wrote a point past the end of the list: the bounds guard is "
+               "missing", GUARD_HINT)
+    if rows:
+        yield f"the kernel wrote past the end of points ({count} rows)", SLOT_HINT
+    if out.unwritten.all():
+        yield "nothing was written: points still holds the poison it was filled with", SLOT_HINT
+    if out.unwritten.any():
+        first = int(np.argmax(out.unwritten.any(axis=1)))
+        yield (f"{int(out.unwritten.any(axis=1).sum())} of {count} points were never written "
+               f"(the first is row {first})", SLOT_HINT)
+    yield from _wrong_points(out.got, want, xyz)
+
+
+def _wrong_points(got, want, xyz):
+    """Mistakes the rows show once each was written."""
+    if np.array_equal(got, want):
+        return
+    if np.array_equal(got, want[:, ::-1]):
+        yield ("each row holds Z, Y, X: the coordinates are in the wrong order",
+               "row k is X, Y, Z: points[3 * k] = xyz[i], ..., points[3 * k + 2] = xyz[2 * n + i]")
+    n = xyz.shape[1]
+    index = np.flatnonzero(xyz[2] > 0)   # xyz's planes read as if they held x, y, z side by side
+    if np.array_equal(got, xyz.ravel()[3 * index[:, None] + np.arange(3)], equal_nan=True):
+        yield ("the coordinates were read as xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2], but xyz "
+               "holds three planes", f"X is xyz[i], Y xyz[n + i], Z xyz[2 * n + i] (n = {n})")
+    bad = ~(got == want).all(axis=1)
+    first = int(np.argmax(bad))
+    yield (f"{int(bad.sum())} of {len(want)} points are wrong (the first is row {first}: got "
+           f"{got[first].tolist()}, expected {want[first].tolist()})",
+           "row slot[i] is X, Y, Z of pixel i: xyz[i], xyz[n + i], xyz[2 * n + i]")
+
+
+EXERCISE = KernelExercise(
+    stub="exercises/compact_points.cu", kernel="compact_points",
+    signature="const float *xyz, int n, const int *slot, float *points",
+    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
+    crash_hint=GUARD_HINT + "; and " + SLOT_HINT,
+    success=f"every valid point is in its row, in pixel order, and no hole ({len(CASES)} clouds "
+            "of sizes not multiples of the block; nothing written past the list)")
+
+check_compact_points = EXERCISE.check_file          # (path="exercises/compact_points.cu")
+check_compact_points_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel

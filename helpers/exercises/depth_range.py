@@ -1,0 +1,108 @@
+"""Checker for notebook 10's second exercise: the nearest and the farthest measured depth, with
+atomicMin and atomicMax (``cuda_src/exercises/depth_range.cu``).
+
+``depth_range(depth, n, range)`` leaves in range[0] the smallest non-zero depth and in range[1]
+the largest; range starts at {UINT_MAX, 0}. The images have holes (0), their nearest and farthest
+depths lie outside block 0, and past their end lies ``JUNK`` (a depth farther than any), so that a
+kernel that counts holes, reads past n or covers only block 0 gives a range that shows it. A
+plain compare-and-store gives the right range by luck, often: the last case runs on the
+simulator with its race check (``helpers.exercises.microscope``), whatever the backend.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers.exercises.common import Input, Output
+from helpers.exercises.hidden import awkward, pick
+from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.microscope import observe, observed_mistakes
+
+START = np.array([0xFFFFFFFF, 0], np.uint32)
+JUNK = 65000
+CASES = [dict(n=1000, block=128), dict(n=70_001, block=256), dict(n=300, block=64),
+         dict(observe=True, n=2000, block=128)]
+
+ATOMIC_HINT = ("a compare and a store are two steps, and another thread's depth can come in "
+               "between: atomicMin(&range[0], d) and atomicMax(&range[1], d) do both in one")
+GUARD_HINT = "threads past the end must do nothing: if (i >= n) return; first"
+
+
+def _draw(rng):
+    """The grader's cases: a few blocks and many, on the shipped block sizes."""
+    return [dict(n=awkward(rng, b, 2 * b + 1, 300 * b), block=b)
+            for b in (pick(rng, [64, 128, 256]) for _ in "ab")]
+
+
+def _where(case):
+    launch = f"n = {case['n']}, block = ({case['block']}, 1, 1), grid = ({-(-case['n'] // case['block'])}, 1)"
+    return f"a launch on the simulator, race-checked: {launch}" if case.get("observe") else launch
+
+
+def depths(n):
+    """n depths in millimetres, 20% holes, the nearest (250) and farthest (9000) past block 0."""
+    rng = np.random.default_rng(n)
+    depth = rng.integers(300, 8000, n)
+    depth[rng.random(n) < 0.2] = 0
+    depth[n - 2], depth[n // 2 + 1] = 250, 9000
+    return depth.astype(np.uint16)
+
+
+def _launch(case):
+    n, block = case["n"], case["block"]
+    depth = depths(n)
+    return Launch((Input(depth, after=block, junk=JUNK), np.int32(n),
+                   Output(2, np.uint32, poisons=(0xDEADBEEF,), start=START)),
+                  block=(block, 1, 1), grid=(-(-n // block), 1), model=depth)
+
+
+def _detect(kernels, case):
+    if case.get("observe"):
+        yield from observed_mistakes(observe(kernels, _launch(case)), _refine)
+    elif (run := (yield from EXERCISE.run(kernels, _launch(case)))) is not None:
+        yield from _mistakes(case, run)
+
+
+def _refine(failure):
+    if failure.kind == "race":
+        yield ATOMIC_HINT
+
+
+def _mistakes(case, run):
+    """The mistakes one launch shows, the most telling first (none when it is right)."""
+    depth, (near, far) = run.model, run.out.got.tolist()
+    measured = depth[depth > 0]
+    want = [int(measured.min()), int(measured.max())]
+    if run.out.past.size:
+        yield "the kernel wrote past range[1]", "range has two numbers: range[0] and range[1]"
+    if [near, far] == START.tolist():
+        yield ("range is as it started, {4294967295, 0}: no depth made it nearer or farther",
+               "keep the nearest with atomicMin(&range[0], d), the farthest with "
+               "atomicMax(&range[1], d)")
+    if near == 0:
+        yield ("the nearest depth came out 0: holes (depth 0, no measurement) were counted",
+               "a hole is no point: return when d == 0, before touching range")
+    if far == JUNK:
+        yield (f"the farthest depth came out {JUNK}, what lies past the end of depth: threads "
+               "past n read it", GUARD_HINT)
+    first = depth[:case["block"]]
+    if [near, far] == [int(first[first > 0].min()), int(first[first > 0].max())]:
+        yield ("the range is that of block 0's pixels only",
+               "every block has its pixels: i = blockIdx.x * blockDim.x + threadIdx.x")
+    if [near, far] == want:
+        return
+    yield (f"range is {{{near}, {far}}}, expected {{{want[0]}, {want[1]}}}: depths were lost",
+           ATOMIC_HINT)
+
+
+EXERCISE = KernelExercise(
+    stub="exercises/depth_range.cu", kernel="depth_range",
+    signature="const unsigned short *depth, int n, unsigned int *range", cases=CASES,
+    draw=_draw, where=_where, detect=_detect, simulated="runs the race check", refine=_refine,
+    crash_hint=GUARD_HINT,
+    success=f"range holds the nearest and the farthest measured depth ({len(CASES) - 1} images "
+            "with holes, sizes not multiples of the block), and no race")
+
+check_depth_range = EXERCISE.check_file          # (path="exercises/depth_range.cu")
+check_depth_range_kernel = EXERCISE.check_kernel  # (kernel, simulated=None): the same on a
+# compiled kernel; on a GPU, simulated is the same source compiled by the simulator

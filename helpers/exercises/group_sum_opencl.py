@@ -1,0 +1,105 @@
+"""Checker for notebook 12's second exercise: a sum per work-group in local memory, OpenCL's
+``__local`` and ``barrier(CLK_LOCAL_MEM_FENCE)`` (``cuda_src/opencl/exercises/group_sum.cl``).
+
+The kernel ``group_sum(x, partial, n)``, launched in groups of ``GROUP`` work-items over n rounded
+up to whole groups, stores the sum of group g's elements of x in ``partial[g]``. The elements are
+small whole numbers, so every order of addition gives the same sum, exactly. x is followed by
+junk (``JUNK``), so that a last group that loads past n shows it in its sum. On Oclgrind the
+race check is on: a missing barrier is named as a race there; on a GPU it shows as wrong sums
+(or, by luck, as none).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers.exercises.common import Input, Output
+from helpers.exercises.hidden import awkward
+from helpers.exercises.kernel import Launch
+from helpers.exercises.opencl_kernel import OpenCLExercise
+
+GROUP = 128
+CASES = [1000, 300, 641]   # n: several groups and a partial last one; 641 = 5 groups and one
+JUNK = np.float32(1000)
+
+BARRIER_HINT = ("work-items share the tile: put barrier(CLK_LOCAL_MEM_FENCE) after the load and "
+                "after each step of the fold, outside the ifs, so that no work-item reads a "
+                "tile element before its owner has written it")
+GUARD_HINT = "a work-item past the end loads 0: tile[t] = i < n ? x[i] : 0.0f"
+STORE_HINT = ("there is one sum a work-group: work-item 0 stores tile[0] in "
+              "partial[get_group_id(0)] (the group's number, not a work-item's)")
+
+
+def _draw(rng):
+    """The grader's cases: sizes of two to twelve groups and of less than one, not multiples."""
+    return [awkward(rng, GROUP, 2 * GROUP + 1, 12 * GROUP), int(rng.integers(2, GROUP))]
+
+
+def _groups(n):
+    return -(-n // GROUP)
+
+
+def _where(n):
+    return f"n = {n}, local size = {GROUP}, global size = {_groups(n) * GROUP}"
+
+
+def _launch(n):
+    x = np.random.default_rng(n).integers(-8, 9, n).astype(np.float32)
+    return Launch((Input(x, after=GROUP, junk=JUNK), Output(_groups(n), guard=_groups(n) * GROUP), np.int32(n)),
+                  block=(GROUP,), grid=(_groups(n),), model=x)
+
+
+def _sums(x, junk=0):
+    """Each group's sum, the elements past n taken as ``junk``."""
+    padded = np.full(_groups(x.size) * GROUP, junk, np.float64)
+    padded[:x.size] = x
+    return padded.reshape(-1, GROUP)
+
+
+def _mistakes(n, run, reports):
+    """The mistakes one launch shows, the most telling first (none when it is right): where
+    the sums went, then Oclgrind's reports (a race, a read outside the tile), then the sums."""
+    x, out = run.model, run.out
+    if out.past.size:
+        if set(out.past.tolist()) <= set(range(0, _groups(n) * GROUP, GROUP)):
+            yield ("work-item 0 of group g stored its sum at partial[g * 128], its global id, "
+                   "past the end of partial", STORE_HINT)
+        yield f"values were written past the end of partial ({_groups(n)} sums)", STORE_HINT
+    if out.unwritten.all():
+        yield "nothing was written: partial still holds the NaN it was filled with", STORE_HINT
+    if out.unwritten.any():
+        yield (f"{int(out.unwritten.sum())} of {out.got.size} sums were never written (the "
+               f"first is partial[{int(np.argmax(out.unwritten))}])", STORE_HINT)
+    yield from reports
+    yield from _wrong_sums(x, out.got)
+
+
+def _wrong_sums(x, got):
+    """Mistakes the sums show once each was written."""
+    want = _sums(x).sum(axis=1)
+    if np.array_equal(got, want):
+        return
+    if np.array_equal(got, _sums(x, JUNK).sum(axis=1)):
+        yield ("the last work-group's sum counts values past the end of x: its work-items past "
+               "n loaded what lies there", GUARD_HINT)
+    if np.array_equal(got, _sums(x)[:, ::2].sum(axis=1)):
+        yield ("each sum holds only its group's even elements: the last step of the fold "
+               "(stride 1) is missing", "fold down to stride 1: loop while stride > 0")
+    if np.array_equal(got, _sums(x)[:, 0]):
+        yield "each sum is its group's first element: the fold did nothing", BARRIER_HINT
+    g = int(np.argmax(got != want))
+    yield (f"{int((got != want).sum())} of {got.size} sums are wrong (the first: partial[{g}] "
+           f"= {got[g]:g}, expected {want[g]:g})", BARRIER_HINT)
+
+
+EXERCISE = OpenCLExercise(
+    stub="exercises/group_sum.cl", kernel="group_sum",
+    signature="__global const float *x, __global float *partial, int n",
+    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes, races=True,
+    race_hint=BARRIER_HINT,
+    crash_hint="the tile has GROUP elements: only work-items t < stride add tile[t + stride]",
+    success=f"every work-group's sum is right ({len(CASES)} sizes, none a multiple of "
+            f"{GROUP}), and nothing written past the sums")
+
+check_group_sum_opencl = EXERCISE.check_file          # (path="exercises/group_sum.cl")
+check_group_sum_opencl_kernel = EXERCISE.check_kernel  # (kernel): the same on a built kernel

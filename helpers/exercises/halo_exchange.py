@@ -1,0 +1,120 @@
+"""Checker for notebook 11's halo exchange (``cuda_src/exercises/halo_exchange.py``, a file: the
+notebook's stored run takes no new cells). ``my_halo_exchange(halves, contexts, halo)`` gets two
+float32 halves, device k's ``[left halo | m interior | right halo]``, and fills the two inner halos
+from the neighbour's interior, device to device. Every element is a different number, so a wrong
+halo tells where its values came from; on the simulator the copies to the host during the call
+are recorded. With a single GPU both halves lie on it (the copies are the same calls).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers.exercises.hidden import cases, success
+from helpers.exercises.function import check_function, from_file, run_catching
+from helpers.exercises.gray_split import copies_to_host, context_stack
+from helpers.exercises.verdict import Verdict, check_cases
+
+FUNCTION = "my_halo_exchange"
+CASES = [(50, 1), (37, 3), (5, 4)]   # (interior elements of each half, halo)
+BYTES_HINT = ("device addresses count bytes: element i of a is at int(a.gpudata) + i * item "
+              "(item = a.dtype.itemsize), and a halo is halo * item bytes")
+HALOS = ("device 0's right halo (its elements halo + m on) gets device 1's elements halo on; "
+         "device 1's left halo (its elements 0 on) gets device 0's elements m on")
+
+
+def draw(rng):   # the grader's cases: a wide halo and a narrow one, on halves of other sizes
+    return [(int(rng.integers(6, 90)), int(rng.integers(2, 6))), (int(rng.integers(2, 90)), 1)]
+
+
+def check_halo_exchange(path: str = "exercises/halo_exchange.py", hidden: int | None = None):
+    """Check the function in ``cuda_src/<path>``; print and return the Verdict."""
+    fn = from_file(path, FUNCTION)
+    return fn.report() if isinstance(fn, Verdict) else check_halo_exchange_function(fn, hidden)
+
+
+def check_halo_exchange_function(fn, hidden: int | None = None) -> Verdict:
+    """The checks of ``check_halo_exchange`` on a function (one defined in a cell, say)."""
+    return check_function(fn, FUNCTION, lambda f: _verdict(f, cases(CASES, draw, hidden)))
+
+
+def _verdict(fn, every) -> Verdict:
+    from helpers.backend import BACKEND
+    from helpers.ch11.multigpu import device_contexts
+    from helpers.sim.settings import settings
+
+    if BACKEND == "simulator" and settings.devices < 2:
+        with settings.changed(devices=2):
+            return _verdict(fn, every)
+    contexts = (device_contexts() * 2)[:2]
+    right = "every halo holds its neighbour's elements, and nothing else changed" + (
+        ", with no stop in host memory" if BACKEND == "simulator" else ". (Whether a halo went "
+        "through host memory was NOT checked: PyCUDA does not tell; the simulator does)")
+    return check_cases(every, lambda case: _mistakes(fn, contexts, *case),
+                       lambda case: f"m = {case[0]} interior elements a half, halo = {case[1]}",
+                       success(right, CASES, every))
+
+
+def _mistakes(fn, contexts, m, halo):
+    """Run fn once; yield (problem, hint) for each mistake seen, the most telling first."""
+    from helpers.backend import drv, gpuarray
+    from helpers.ch11.multigpu import using
+
+    def on(k, call):
+        with using(contexts[k]):
+            return call()
+
+    hosts = [np.concatenate([-1000 * k - np.arange(1, halo + 1), np.arange(1, m + 1) + k * m,
+                             -1000 * k - 500 - np.arange(1, halo + 1)]).astype(np.float32)
+             for k in (0, 1)]
+    halves = [on(k, lambda k=k: gpuarray.to_gpu(hosts[k])) for k in (0, 1)]
+    before = context_stack()
+    with copies_to_host() as copied:
+        raised, _ = run_catching(lambda: fn(list(halves), list(contexts), halo),
+                                 "replace the TODOs with your code",
+                                 [(drv.Error, "a copy failed: " + BYTES_HINT)])
+    after = context_stack(restore=before)
+    if raised:
+        yield raised
+        return
+    if after != before:
+        yield ("your function returned with another context current than before: a context it "
+               "pushed was not popped", "push and pop in pairs: with using(contexts[k]): ...")
+    got = [on(k, halves[k].get) for k in (0, 1)]
+    yield from _wrong_halves(got, hosts, m, halo)   # then, on the simulator, the copies
+    if copied:
+        yield ("the halos are right, but they went through host memory (a copy to the host ran "
+               "during your function): two copies where one will do",
+               "copy device to device: drv.memcpy_dtod(dest, src, halo * item)")
+
+
+def _wrong_halves(got, hosts, m, halo):
+    """The mistakes the halves show (none when they are right)."""
+    inner = slice(halo, halo + m)
+    for k in (0, 1):
+        if not np.array_equal(got[k][inner], hosts[k][inner]):
+            yield f"device {k}'s interior changed: a copy wrote outside the halo", BYTES_HINT
+    if not (np.array_equal(got[0][:halo], hosts[0][:halo]) and
+            np.array_equal(got[1][halo + m:], hosts[1][halo + m:])):
+        yield ("an outer halo was written (device 0's left or device 1's right): those are the "
+               "array's ends, with no neighbour", HALOS)
+    origin = {float(v): (k, i) for k in (0, 1) for i, v in enumerate(hosts[k])}
+    for k, side, start in ((0, "right", halo + m), (1, "left", 0)):
+        g, other = got[k][start:start + halo], 1 - k
+        want = hosts[other][m:m + halo] if k else hosts[other][halo:2 * halo]
+        if np.array_equal(g, want):
+            continue
+        name = f"device {k}'s {side} halo"
+        came = [origin.get(float(v)) for v in g]
+        if None in came:
+            yield f"{name} holds values that are no element of either half", BYTES_HINT
+        if np.array_equal(g, hosts[k][start:start + halo]):
+            yield f"{name} was not written", HALOS
+        if g[0] == want[0] and np.array_equal(g[1:], hosts[k][start + 1:start + halo]):
+            yield f"only the first element of {name} was copied", BYTES_HINT
+        if all(d == k for d, _ in came):
+            yield (f"{name} got device {k}'s own elements, not its neighbour's",
+                   f"copy from the other device: int(halves[{other}].gpudata) + ...")
+        yield (f"{name} got device {other}'s elements {[i for _, i in came]}, expected "
+               f"{list(range(halo, 2 * halo)) if k == 0 else list(range(m, m + halo))} (the "
+               f"interior is elements {halo} to {halo + m - 1})", HALOS)

@@ -1,0 +1,100 @@
+"""Checker for notebook 12's first exercise: mirror an image left to right in OpenCL, a 2-D range
+(``cuda_src/opencl/exercises/mirror.cl``).
+
+The kernel ``mirror(in, out, width, height)`` writes ``out[y, x] = in[y, width - 1 - x]``, with
+x from dimension 0 of the range and y from dimension 1. It runs on images whose sides are not
+multiples of the work-group, on two work-group shapes, with out poisoned and a guard zone after
+it, and junk after in (so that a column read one past a row's end shows). Its detectors name the
+index mistakes of a 2-D range (shared with the CUDA exercises: ``coverage``) in OpenCL's words,
+then the mirror's own: a copy, a column off by one, the rows mirrored instead.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers.exercises.common import Input, Output
+from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
+from helpers.exercises.hidden import grids
+from helpers.exercises.kernel import Launch
+from helpers.exercises.opencl_kernel import OpenCLExercise
+
+CASES = [Grid(37, 53, (16, 16)), Grid(71, 45, (32, 8))]
+JUNK = np.float32(-1e6)   # what in holds past its end
+
+INDEX_HINT = ("x = get_global_id(0) (the column), y = get_global_id(1) (the row), pixel "
+              "y * width + x; get_local_id is the position inside the work-group only "
+              "(CUDA's threadIdx)")
+GUARD_HINT = ("the global range is rounded up to whole work-groups, so some work-items lie "
+              "outside the image: start the kernel with if (x >= width || y >= height) return;")
+MIRROR_HINT = ("pixel (x, y) of the mirror is the input's pixel at column width - 1 - x of the "
+               "same row: out[y * width + x] = in[y * width + (width - 1 - x)]")
+WORDS = Words(index_hint=INDEX_HINT, guard_hint=GUARD_HINT, block="work-group",
+              thread="work-item", forgot=("x and y use get_local_id", "x uses get_local_id",
+                                          "y uses get_local_id"))
+
+
+def _draw(rng):
+    """The grader's cases: two more images with odd sides, on the shipped work-group shapes."""
+    return grids(rng, [case.block for case in CASES], 3, 120, 2)
+
+
+def _where(case):
+    return (f"width = {case.width}, height = {case.height}, local size = {case.block[:2]}, "
+            f"global size = {case.threads}")
+
+
+def _launch(case):
+    image = np.random.default_rng(case.width * case.height).uniform(0, 1, (case.height,
+                                                                           case.width))
+    image = image.astype(np.float32)
+    return Launch((Input(image, after=case.span(), junk=JUNK),
+                   Output((case.height, case.width), guard=case.span()),
+                   np.int32(case.width), np.int32(case.height)),
+                  block=case.block[:2], grid=case.grid, model=image)
+
+
+def _mistakes(case, run, reports):
+    """The mistakes one launch shows, the most telling first (none when it is right): those of
+    the index and the guard before Oclgrind's reports (a missing guard reads before in too)."""
+    out = run.out
+    yield from past_the_end(out.past, case, WORDS, INDEX_HINT + "; and " + GUARD_HINT)
+    if out.unwritten.any():
+        yield from reached(~out.unwritten, case, WORDS)
+    yield from never_written(out.unwritten, WORDS)
+    yield from reports
+    yield from _wrong_values(run.model, out.got)
+
+
+def _wrong_values(image, got):
+    """Mistakes the values show once every pixel was written."""
+    want = image[:, ::-1]
+    if np.array_equal(got, want):
+        return
+    if np.array_equal(got, image):
+        yield "out is a copy of in: the columns were not mirrored", MIRROR_HINT
+    if np.array_equal(got[:, 1:], want[:, :-1]):
+        yield ("every pixel came from one column too far right (x = 0 read past the end of its "
+               "row): width - x is one past the mirrored column",
+               "the columns run from 0 to width - 1, so x's mirror is width - 1 - x")
+    if np.array_equal(got, image[::-1]):
+        yield ("out is upside down: the rows were mirrored, not the columns",
+               "keep the row y and mirror the column: " + MIRROR_HINT)
+    if np.array_equal(got, image[::-1, ::-1]):
+        yield ("out is turned half a turn: both the rows and the columns were mirrored",
+               "keep the row y, mirror only the column: " + MIRROR_HINT)
+    fy, fx = np.argwhere(got != want)[0]
+    yield (f"{int((got != want).sum())} of {got.size} pixels are wrong (the first is x = {fx}, "
+           f"y = {fy}: got {got[fy, fx]:.6g}, expected {want[fy, fx]:.6g})", MIRROR_HINT)
+
+
+EXERCISE = OpenCLExercise(
+    stub="exercises/mirror.cl", kernel="mirror",
+    signature="__global const float *in, __global float *out, int width, int height",
+    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
+    crash_hint=INDEX_HINT + "; and " + GUARD_HINT,
+    success=f"every pixel is its row's mirror, for every size tried ({len(CASES)} images with "
+            "odd sides, two work-group shapes), and nothing written outside the image")
+
+check_mirror_opencl = EXERCISE.check_file          # (path="exercises/mirror.cl")
+check_mirror_opencl_kernel = EXERCISE.check_kernel  # (kernel): the same on a built kernel

@@ -1,0 +1,188 @@
+"""The runner notebook 12's OpenCL exercises share: ``kernel.KernelExercise``'s for a ``.cl`` file.
+
+``OpenCLExercise`` holds one exercise: its stub (relative to ``cuda_src/opencl/``), kernel and
+signature, its cases and the rule ``draw`` of the grader's hidden ones, ``launch(case)`` giving a
+``kernel.Launch`` (``block`` is the local size, ``grid`` the number of work-groups, as a CUDA
+launch gives them; the global size is their product) and ``mistakes(case, run, reports)``, the
+ordered detectors of a ``kernel.Run``, which yield Oclgrind's ``reports`` where they belong
+among their own. ``check_file`` builds the file (a build error is a verdict that names CUDA's
+words where OpenCL C has others: ``build``), then launches each case once per poison of its
+outputs; a launch the platform refuses or that fails is a verdict too.
+
+On Oclgrind the reports are what Oclgrind saw: an access outside a buffer (which Oclgrind reports
+and does not do), and, for an exercise made with ``races=True``, a data race (Oclgrind's race
+check is on in that exercise's context). A GPU says nothing of either: there the outputs are all
+the checker sees.
+"""
+
+from __future__ import annotations
+
+import re
+
+from helpers.exercises import hidden as hidden_cases
+from helpers.exercises.common import Output, device_arguments
+from helpers.exercises.kernel import Run
+from helpers.exercises.verdict import COMPILE_HINT, Verdict, check_cases, first_error, not_yet
+
+# CUDA's words, which OpenCL C does not know, and what OpenCL C says instead.
+CUDA_WORDS = [(r"\bthreadIdx\.([xyz])", "threadIdx.{0}", "get_local_id({1})"),
+              (r"\bblockIdx\.([xyz])", "blockIdx.{0}", "get_group_id({1})"),
+              (r"\bblockDim\.([xyz])", "blockDim.{0}", "get_local_size({1})"),
+              (r"\bgridDim\.([xyz])", "gridDim.{0}", "get_num_groups({1})"),
+              (r"\b__global__(\s)", "__global__", "__kernel"),
+              (r"\b__syncthreads\b()", "__syncthreads()", "barrier(CLK_LOCAL_MEM_FENCE)"),
+              (r"\b__shared__\b()", "__shared__", "__local")]
+
+
+class OpenCLExercise:
+    """One ``.cl`` exercise: see the module's docstring. ``crash_hint``: the hint for an access
+    Oclgrind saw outside a buffer; ``race_hint`` (with ``races=True``) for a data race."""
+
+    def __init__(self, stub, kernel, signature, cases, success, *, draw, where, launch,
+                 mistakes, crash_hint, races=False, race_hint=""):
+        self.stub, self.kernel, self.signature = stub, kernel, signature
+        self.cases, self.success, self.draw, self.where = cases, success, draw, where
+        self.launch, self.mistakes, self.crash_hint = launch, mistakes, crash_hint
+        self.races, self.race_hint = races, race_hint
+
+    def context(self):
+        """A context on the course's platform (on Oclgrind with its race check, if asked)."""
+        from helpers.ch12 import oclgrind, opencl
+
+        platform, _ = opencl.choose_platform()
+        if self.races and opencl.is_oclgrind(platform):
+            return oclgrind.context(data_races=True)
+        return opencl.context(platform)
+
+    def check_file(self, path: str | None = None, hidden: int | None = None) -> Verdict:
+        """Build ``cuda_src/opencl/<path>`` (the stub by default) and check it (with the cases
+        the seed ``hidden`` draws too, when given); print and return the verdict."""
+        kernel = build(self.context(), path or self.stub, self.kernel, self.signature)
+        if isinstance(kernel, Verdict):
+            return kernel.report()
+        return self.check_kernel(kernel, hidden)
+
+    def check_kernel(self, kernel, hidden: int | None = None) -> Verdict:
+        """The checks of ``check_file`` on a built kernel (a ``cl.Kernel``)."""
+        cases = hidden_cases.cases(self.cases, self.draw, hidden)
+        return check_cases(cases, lambda case: self._detect(kernel, case), self.where,
+                           hidden_cases.success(self.success, self.cases, cases)).report()
+
+    def _detect(self, kernel, case):
+        from helpers.ch12 import opencl
+
+        try:
+            run, messages = self.run(kernel, self.launch(case))
+        except opencl.cl.Error as err:
+            yield f"the kernel failed: {err}", self.crash_hint
+            return
+        yield from self.mistakes(case, run, self.reports(messages))
+
+    def reports(self, messages):
+        """The mistakes Oclgrind's ``messages`` show (accesses outside a buffer, races), which
+        an exercise's detectors yield where they belong among their own (none on a GPU)."""
+        for kind, what, hint in (("invalid", "accesses outside a buffer", self.crash_hint),
+                                 ("data race", "data races", self.race_hint)):
+            found = [m for m in messages if kind in m.kind.lower()]
+            if found:
+                m = min(found, key=lambda m: m.work_items)
+                yield (f"Oclgrind reported {len(found)} {what}, the first: {m.kind.lower()} by "
+                       f"work-item {m.work_items[0][:2]} at {m.where or 'an unknown line'}", hint)
+
+    def run(self, kernel, launch):
+        """Launch ``kernel`` once per poison of its outputs; return (the ``Run``, Oclgrind's
+        messages)."""
+        import types
+
+        import pyopencl.array as cla
+
+        from helpers.ch12 import oclgrind, opencl
+
+        queue = opencl.cl.CommandQueue(kernel.context)
+        device = types.SimpleNamespace(to_gpu=lambda host: cla.to_device(queue, host))
+        sizes = [b * g for b, g in zip(launch.block, launch.grid)], list(launch.block)
+        runs = max(len(o.poisons) for o in launch.outputs)
+        inputs = device_arguments([a for a in launch.args if not isinstance(a, Output)], device)
+        hosts, messages = [], []
+        for k in range(runs):
+            each, outs = iter(inputs), [o.device(device, k) for o in launch.outputs]
+            made = iter(outs)
+            args = [next(made) if isinstance(a, Output) else next(each) for a in launch.args]
+            args = [a.data if isinstance(a, cla.Array) else a for a in args]
+
+            def go(args=args):
+                kernel(queue, *sizes, *args)
+                queue.finish()
+            if opencl.is_oclgrind(queue.device.platform):
+                messages += oclgrind.captured(go)
+            else:
+                go()
+            hosts.append([o.get() for o in outs])
+        reads = [o.read([h[i] for h in hosts]) for i, o in enumerate(launch.outputs)]
+        return Run(launch, reads, kernel), messages
+
+
+def build(ctx, path: str, kernel: str, signature: str):
+    """The kernel ``kernel`` of ``cuda_src/opencl/<path>`` built for ``ctx``, or the verdict that
+    says why there is none."""
+    from helpers.ch12 import opencl
+
+    cl = opencl.cl
+    try:
+        source = opencl.read_cl(path)
+    except FileNotFoundError as err:
+        return not_yet(f"cannot find {path}: {err}",
+                       f'paths are relative to cuda_src/opencl/, as in "exercises/{kernel}.cl"')
+    try:
+        # build_source: what the compiler says of a file that builds is printed as text (raw,
+        # PyOpenCL warns, naming a path of its installation: NVIDIA's compiler warns of a stub)
+        return cl.Kernel(opencl.build_source(ctx, source), kernel)
+    except cl.RuntimeError as err:             # the build failed: print the compiler's log
+        log = str(err).split("Build on", 1)[-1].split(":", 1)[-1].strip()
+        # Oclgrind's name for the file, and NVIDIA's (which keeps #line's numbers, not its name)
+        log = re.sub(r"^(input\.cl|<kernel>):", f"{path}:", log, flags=re.M)
+        print(log)
+        return not_yet(*_build_mistake(path, source), first_error(log))
+    except cl.Error as err:                    # INVALID_KERNEL_NAME
+        return not_yet(f"{path} has no kernel called {kernel} ({err})",
+                       f"keep the signature given in the file: __kernel void {kernel}("
+                       f"{signature})")
+
+
+def _cuda_words(source):
+    """``{CUDA's word: OpenCL's}`` for each of CUDA's words in ``source``, in order."""
+    found = {}
+    for pattern, cuda, opencl_word in CUDA_WORDS:
+        for m in re.finditer(pattern, source):
+            axis = m.group(1)
+            found.setdefault(cuda.format(axis), opencl_word.format(axis, "xyz".find(axis)))
+    return found
+
+
+def _build_mistake(path, source):
+    """(problem, hint) for a build error: CUDA's words in OpenCL C, or a pointer parameter
+    without an address space, the mistakes a port from CUDA makes most; else the compiler's
+    first message."""
+    source = re.sub(r"//[^\n]*|/\*.*?\*/", " ", source, flags=re.S)
+    cuda = _cuda_words(source)
+    if not cuda:
+        return f"{path} does not build", _build_hint(source)
+    hint = ", ".join(f"{c} is {o}" for c, o in cuda.items())
+    if {"threadIdx.x", "blockIdx.x", "blockDim.x"} <= set(cuda):
+        hint = ("a work-item's global index is get_global_id(0) (get_global_id(1) for y), what "
+                "blockIdx.x * blockDim.x + threadIdx.x computes in CUDA; " + hint)
+    return (f"{path} does not build: it uses CUDA's {', '.join(cuda)}, which OpenCL C does not "
+            "know", "in OpenCL C, " + hint)
+
+
+def _build_hint(source):
+    """The hint for a build error of a source (comments removed) without CUDA's words: a pointer
+    parameter without an address space, else the compiler's first message."""
+    m = re.search(r"__kernel\s+void\s+\w+\s*\(([^)]*)\)", source)
+    bare = [p.strip() for p in (m.group(1).split(",") if m else [])
+            if "*" in p and not re.search(r"\b(__)?(global|constant|local)\b", p)]
+    if bare:
+        return (f"the parameter '{' '.join(bare[0].split())}' has no address space: every "
+                "pointer a __kernel takes says where it points, __global for a buffer "
+                "(CUDA needs no such word)")
+    return COMPILE_HINT

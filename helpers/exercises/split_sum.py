@@ -1,0 +1,119 @@
+"""Checker for notebook 11's split reduction (``cuda_src/exercises/split_sum.py``, a file: the
+notebook's stored run takes no new cells). ``my_split_sum(x, contexts, sums)`` returns the sum of
+the float32 array x, device k summing its share with ``sums[k]`` (``gpuarray.sum`` run there).
+The elements are small whole numbers, so every order of addition gives the same sum, exactly.
+The ``sums[k]`` the checker hands over note each call and refuse one made while another device's
+context is current, on a host array, or on an empty share (a GPU would fail, or end the
+context). Lengths not a multiple of the devices, and one shorter than their number.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers.exercises.function import Refused, check_function, from_file, run_catching
+from helpers.exercises.gray_split import context_stack
+from helpers.exercises.hidden import cases, success
+from helpers.exercises.verdict import Verdict, check_cases
+
+FUNCTION = "my_split_sum"
+CASES = [1001, 7, 1]   # elements of x
+SHARE_HINT = ("device k's share is x[lo:hi], lo = k * len(x) // n, hi = (k + 1) * len(x) // n: "
+              "consecutive, none left out, differing by one element at most")
+USING_HINT = "call sums[k] inside `with using(contexts[k]):`, on a gpuarray made there"
+
+
+def draw(rng):   # the grader's cases: an odd length, long and short
+    return [2 * int(rng.integers(100, 5000)) + 1, 2 * int(rng.integers(1, 6)) + 1]
+
+
+def check_split_sum(path: str = "exercises/split_sum.py", hidden: int | None = None):
+    """Check the function in ``cuda_src/<path>``; print and return the Verdict."""
+    fn = from_file(path, FUNCTION)
+    return fn.report() if isinstance(fn, Verdict) else check_split_sum_function(fn, hidden)
+
+
+def check_split_sum_function(fn, hidden: int | None = None) -> Verdict:
+    """The checks of ``check_split_sum`` on a function (one defined in a cell, say)."""
+    return check_function(fn, FUNCTION, lambda f: _verdict(f, cases(CASES, draw, hidden)))
+
+
+def _verdict(fn, every) -> Verdict:
+    from helpers.backend import BACKEND
+    from helpers.ch11.multigpu import device_contexts
+    from helpers.sim.settings import settings
+
+    if BACKEND == "simulator" and settings.devices < 2:
+        with settings.changed(devices=2):
+            return _verdict(fn, every)
+    contexts = device_contexts()
+    right = (f"the sum is exact for every length ({len(CASES)}, one shorter than the devices), "
+             + (f"and each of the {len(contexts)} devices summed its share" if len(contexts) > 1
+                else "(one device here: run the check on the simulator, which presents two, to "
+                "see the split)"))
+    return check_cases(every, lambda n: _mistakes(fn, contexts, n),
+                       lambda n: f"len(x) = {n}, {len(contexts)} devices",
+                       success(right, CASES, every))
+
+
+def device_sum(k, calls):
+    """``sums[k]``: gpuarray.sum on device k, noting the length of each share in ``calls``."""
+    def summed(a):
+        from helpers.backend import drv, gpuarray
+
+        if not isinstance(a, gpuarray.GPUArray):
+            raise Refused((f"sums[{k}] was given a {type(a).__name__}, not a gpuarray",
+                           "copy the share to device k first: gpuarray.to_gpu(x[lo:hi])"))
+        if drv.Context.get_device() != drv.Device(k):
+            raise Refused((f"sums[{k}] was called while device {k}'s context was not current",
+                           USING_HINT))
+        if a.size == 0:
+            raise Refused((f"sums[{k}] was given an empty share", "when x has fewer elements "
+                           "than there are devices, skip a device with nothing to do"))
+        calls[k] += a.size
+        return gpuarray.sum(a)
+    return summed
+
+
+def _mistakes(fn, contexts, n):
+    """Run fn once; yield (problem, hint) for each mistake seen, the most telling first."""
+    from helpers.backend import drv
+
+    x = np.random.default_rng(n).integers(-50, 51, n).astype(np.float32)
+    calls = [0] * len(contexts)
+    before = context_stack()
+    raised, result = run_catching(
+        lambda: fn(x.copy(), list(contexts), [device_sum(k, calls) for k in range(len(calls))]),
+        "replace the TODOs with your code", [(drv.Error, "a copy or a sum failed: " + USING_HINT)])
+    after = context_stack(restore=before)
+    if raised:
+        yield raised
+        return
+    if after != before:
+        yield ("your function returned with another context current than before: a context it "
+               "pushed was not popped", "push and pop in pairs: with using(contexts[k]): ...")
+    if not isinstance(result, (int, float, np.number)):
+        yield f"your function returned {type(result).__name__}, not a number", "return the sum"
+        return
+    yield from _wrong_sum(float(result), x, calls)
+
+
+def _wrong_sum(got, x, calls):
+    """The mistakes the sum and the shares show (none when right)."""
+    n, devices = x.size, len(calls)
+    want = float(x.sum(dtype=np.float64))
+    bounds = [k * n // devices for k in range(devices + 1)]
+    if got != want:
+        if got == float(x[:bounds[1]].sum(dtype=np.float64)):
+            yield "the sum is device 0's share alone", "add every device's partial sum to total"
+        if sum(calls) < n:
+            yield (f"{n - sum(calls)} of the {n} elements were in no share", SHARE_HINT)
+        if sum(calls) > n:
+            yield (f"the shares hold {sum(calls)} elements for {n}: some were summed twice",
+                   SHARE_HINT)
+        yield f"the sum is {got:g}, expected {want:g}", "add each device's partial sum once"
+    idle = [k for k in range(devices) if not calls[k]]
+    if idle and n >= devices:
+        yield f"the sum is right, but device {idle[0]} summed nothing", SHARE_HINT
+    if max(calls) - min(calls) > 1:
+        yield f"the sum is right, but the shares are uneven: {calls} elements", SHARE_HINT

@@ -1,0 +1,76 @@
+"""The compact_points checker (notebook 10): the solution and two unusual right kernels pass, the
+stub and the usual mistakes of a compaction's scatter fail, each with the verdict that names it.
+The solution and all its variants are compiled as one module."""
+
+import pytest
+
+from kernel_sources import ROOT, compile_variants, solution, variant
+
+from helpers.exercises import catalog
+from helpers.exercises import compact_points as checker
+
+KERNEL = solution("compact_points.cu")
+HOLE = "    if (!(xyz[2 * n + i] > 0.0f))\n        return;\n"
+GUARD = "    if (i >= n)\n        return;\n"
+STORES = ("points[3 * k] = xyz[i];", "points[3 * k + 1] = xyz[n + i];",
+          "points[3 * k + 2] = xyz[2 * n + i];")
+
+# name: (replacements in the solution, words of the verdict's problem, words of its hint)
+WRONG = {
+    "pixel_index": ([("int k = slot[i];", "int k = i;")], "at their pixel's row i", "slot[i]"),
+    "holes_kept": ([(HOLE, "")], "holes were written into the list", "NaN > 0.0f is false"),
+    "no_bounds_guard": ([(GUARD, "")], "threads past n wrote a point past the end",
+                        "if (i >= n) return;"),
+    "z_x_swapped": ([(STORES[0], "points[3 * k] = xyz[2 * n + i];"),
+                     (STORES[2], "points[3 * k + 2] = xyz[i];")],
+                    "each row holds Z, Y, X", "row k is X, Y, Z"),
+    "read_as_interleaved": ([("= xyz[i];", "= xyz[3 * i];"), ("xyz[n + i];", "xyz[3 * i + 1];"),
+                             ("= xyz[2 * n + i];", "= xyz[3 * i + 2];")],
+                            "read as xyz[3 * i]", "Y xyz[n + i]"),
+    "y_never_written": ([(STORES[1], "")], "points were never written", "slot[i]"),
+    "y_from_x": ([(STORES[1], "points[3 * k + 1] = xyz[i];")], "points are wrong",
+                 "xyz[n + i]"),
+}
+RIGHT = {
+    "nan_test_by_isnan": [(HOLE, "    if (isnan(xyz[2 * n + i]))\n        return;\n")],
+    "grid_stride_with_a_store_block": [
+        (GUARD + HOLE, ""), ("    int k = slot[i];\n", "    for (; i < n; i += blockDim.x * gridDim.x) {\n"
+                                                        "        float z = xyz[2 * n + i];\n"
+                                                        "        if (z != z) continue;\n"
+                                                        "        int k = slot[i];\n"),
+        (STORES[2], STORES[2] + "\n    }")],
+}
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    sources = {"solution": KERNEL,
+               **{name: variant(KERNEL, *r) for name, r in RIGHT.items()},
+               **{name: variant(KERNEL, *w[0]) for name, w in WRONG.items()}}
+    return compile_variants("compact_points", sources)
+
+
+def test_stub_as_shipped_is_not_yet(capsys):
+    verdict = checker.check_compact_points()
+    assert not verdict.passed and "at their pixel's row i" in verdict.problem, verdict
+    assert catalog.as_shipped(catalog.find("compact_points")) == (
+        ROOT / "cuda_src" / "exercises" / "compact_points.cu").read_text()
+
+
+@pytest.mark.parametrize("name", ["solution", *sorted(RIGHT)])
+def test_right_kernels_pass(kernels, name, capsys):
+    verdict = checker.check_compact_points_kernel(kernels[name])
+    assert verdict.passed is True, verdict
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_each_mistake_gets_its_verdict(kernels, name, capsys):
+    _, problem, hint = WRONG[name]
+    verdict = checker.check_compact_points_kernel(kernels[name])
+    assert verdict.passed is False
+    assert problem in verdict.problem and hint in verdict.hint, verdict
+
+
+def test_the_grader_s_cases_pass_the_solution(kernels, capsys):
+    verdict = checker.check_compact_points_kernel(kernels["solution"], hidden=7)
+    assert verdict.passed and "2 cases of the grader's own" in verdict.problem, verdict

@@ -1,0 +1,79 @@
+"""The depth_range checker (notebook 10): the solution and two unusual right kernels pass, the
+stub and the usual mistakes of a min and max with atomics fail, each with the verdict that names
+it. A plain compare-and-store is found by the simulator's race check, on either backend."""
+
+import pytest
+
+from kernel_sources import ROOT, compile_variant_pairs, solution, variant
+
+from helpers.exercises import catalog
+from helpers.exercises import depth_range as checker
+
+KERNEL = solution("depth_range.cu")
+HOLE = "    if (d == 0)\n        return;\n"
+ATOMICS = "    atomicMin(&range[0], d);\n    atomicMax(&range[1], d);\n"
+
+# name: (replacements in the solution, words of the verdict's problem, words of its hint)
+WRONG = {
+    "holes_counted": ([(HOLE, "")], "the nearest depth came out 0", "return when d == 0"),
+    "no_bounds_guard": ([("    if (i >= n)\n        return;\n", "")],
+                        "what lies past the end of depth", "if (i >= n) return;"),
+    "min_and_max_swapped": ([("atomicMin(&range[0]", "atomicMax(&range[0]"),
+                             ("atomicMax(&range[1]", "atomicMin(&range[1]")],
+                            "range is as it started", "atomicMin(&range[0], d)"),
+    "only_block_0": ([("blockIdx.x * blockDim.x + threadIdx.x", "threadIdx.x")],
+                     "block 0's pixels only", "blockIdx.x * blockDim.x"),
+    "compare_and_store": ([(ATOMICS, "    if (d < range[0]) range[0] = d;\n"
+                                     "    if (d > range[1]) range[1] = d;\n")],
+                          ("race", "depths were lost"), "atomicMin(&range[0], d)"),
+    "added_not_kept": ([("atomicMax(&range[1], d)", "atomicAdd(&range[1], d)")],
+                       "depths were lost", "atomicMax"),
+}
+RIGHT = {
+    "holes_skipped_by_an_if": [(HOLE + ATOMICS, "    if (d > 0) {\n        atomicMin(&range[0], d);"
+                                                "\n        atomicMax(&range[1], d);\n    }\n")],
+    "grid_stride_loop": [("    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i >= n)\n"
+                          "        return;\n    unsigned int d = depth[i];\n" + HOLE + ATOMICS,
+                          "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;\n"
+                          "         i += blockDim.x * gridDim.x) {\n"
+                          "        unsigned int d = depth[i];\n        if (d == 0) continue;\n"
+                          "        atomicMin(&range[0], d);\n        atomicMax(&range[1], d);\n"
+                          "    }\n")],
+}
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    sources = {"solution": KERNEL,
+               **{name: variant(KERNEL, *r) for name, r in RIGHT.items()},
+               **{name: variant(KERNEL, *w[0]) for name, w in WRONG.items()}}
+    return compile_variant_pairs("depth_range", sources)
+
+
+def test_stub_as_shipped_is_not_yet(capsys):
+    verdict = checker.check_depth_range()
+    assert not verdict.passed and "atomicMin(&range[0], d)" in verdict.hint, verdict
+    assert catalog.as_shipped(catalog.find("depth_range")) == (
+        ROOT / "cuda_src" / "exercises" / "depth_range.cu").read_text()
+
+
+@pytest.mark.parametrize("name", ["solution", *sorted(RIGHT)])
+def test_right_kernels_pass(kernels, name, capsys):
+    verdict = checker.check_depth_range_kernel(*kernels[name])
+    assert verdict.passed is True, verdict
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_each_mistake_gets_its_verdict(kernels, name, capsys):
+    _, problem, hint = WRONG[name]
+    verdict = checker.check_depth_range_kernel(*kernels[name])
+    assert verdict.passed is False
+    # the race: on the simulator the cases' launches give the right range by luck and the
+    # race-checked launch names it; on a GPU the lost depths may show first
+    problems = problem if isinstance(problem, tuple) else (problem,)
+    assert any(p in verdict.problem for p in problems) and hint in verdict.hint, verdict
+
+
+def test_the_grader_s_cases_pass_the_solution(kernels, capsys):
+    verdict = checker.check_depth_range_kernel(*kernels["solution"], hidden=7)
+    assert verdict.passed and "2 cases of the grader's own" in verdict.problem, verdict

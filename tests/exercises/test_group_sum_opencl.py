@@ -1,0 +1,107 @@
+"""The OpenCL sum per work-group (notebook 12): the solution and three unusual right kernels
+pass, the stub and the usual mistakes of a local-memory reduction fail, each with the verdict
+that names it. On Oclgrind (no GPU) a missing barrier is a data race, which its race check
+reports; on NVIDIA's OpenCL the same kernel gives wrong sums, or right ones by luck, and then the
+checker cannot tell (those tests skip there)."""
+
+import pytest
+
+from kernel_sources import variant
+
+from helpers.ch12 import opencl
+from helpers.exercises import catalog
+from helpers.exercises.group_sum_opencl import (EXERCISE, check_group_sum_opencl,
+                                                check_group_sum_opencl_kernel)
+
+SOLUTION = (opencl.cl_src() / "solutions" / "group_sum.cl").read_text()
+LOAD = "tile[t] = i < n ? x[i] : 0.0f;\n    barrier(CLK_LOCAL_MEM_FENCE);"
+STEP = "tile[t] += tile[t + stride];\n        barrier(CLK_LOCAL_MEM_FENCE);"
+FOLD = ("    for (int stride = GROUP / 2; stride > 0; stride /= 2) {\n        if (t < stride)\n"
+        "            " + STEP + "\n    }\n")
+BARRIER = "put barrier(CLK_LOCAL_MEM_FENCE) after the load"
+
+# name: (replacements in the solution, words of the verdict's problem and of its hint, and what
+# only Oclgrind names: "race" (a GPU gives wrong sums, or by luck right ones) or "outside" (a read
+# past the tile, which may leave a GPU's context unusable for the rest of the run: not run there))
+WRONG = {
+    "no_load_guard": ([("i < n ? x[i] : 0.0f", "x[i]")],
+                      "counts values past the end of x", "loads 0", ""),
+    "no_barrier_after_load": ([(LOAD, LOAD.replace("barrier(CLK_LOCAL_MEM_FENCE);", ""))],
+                              "data race", BARRIER, "race"),
+    "no_barrier_in_the_fold": ([(STEP, STEP.replace("barrier(CLK_LOCAL_MEM_FENCE);", ""))],
+                               "data race", BARRIER, "race"),
+    "every_work_item_adds": ([("        if (t < stride)\n            tile", "        tile")],
+                             "accesses outside a buffer", "t < stride", "outside"),
+    "stored_at_the_global_id": ([("partial[get_group_id(0)]", "partial[get_global_id(0)]")],
+                                "stored its sum at partial[g * 128]", "get_group_id(0)", ""),
+    "stored_at_the_local_id": ([("partial[get_group_id(0)]", "partial[t]")],
+                               "sums were never written", "get_group_id(0)", ""),
+    "fold_stops_at_stride_2": ([("stride > 0", "stride > 1")],
+                               "only its group's even elements", "stride 1", ""),
+    "nothing_stored": ([("        partial[get_group_id(0)] = tile[0];\n", "        ;\n")],
+                       "nothing was written", "partial[get_group_id(0)]", ""),
+}
+RIGHT = {
+    "interleaved_fold": [(FOLD, "    for (int s = 1; s < GROUP; s *= 2) {\n"
+                                "        if (t % (2 * s) == 0)\n"
+                                "            tile[t] += tile[t + s];\n"
+                                "        barrier(CLK_LOCAL_MEM_FENCE);\n    }\n")],
+    "work_item_0_adds_the_tile": [(FOLD, ""), (
+        "        partial[get_group_id(0)] = tile[0];",
+        "    {\n        float s = 0.0f;\n        for (int k = 0; k < GROUP; k++)\n"
+        "            s += tile[k];\n        partial[get_group_id(0)] = s;\n    }")],
+    "guard_as_if_else": [("tile[t] = i < n ? x[i] : 0.0f;",
+                          "if (i < n)\n        tile[t] = x[i];\n    else\n        tile[t] = 0;")],
+}
+
+
+@pytest.fixture(scope="module")
+def ctx():
+    return EXERCISE.context()
+
+
+def build(ctx, source):
+    return opencl.cl.Kernel(opencl.cl.Program(ctx, source).build(), "group_sum")
+
+
+def on_oclgrind(ctx):
+    return opencl.is_oclgrind(ctx.devices[0].platform)
+
+
+def test_stub_as_shipped_is_not_yet(ctx, capsys):
+    verdict = check_group_sum_opencl()
+    assert verdict.passed is False, verdict
+    if on_oclgrind(ctx):
+        assert "data race" in verdict.problem and BARRIER in verdict.hint, verdict
+    assert catalog.as_shipped(catalog.find("group_sum_opencl")) == (
+        opencl.cl_src() / "exercises" / "group_sum.cl").read_text()
+
+
+def test_solution_passes(capsys):
+    assert check_group_sum_opencl("solutions/group_sum.cl").passed is True
+    assert capsys.readouterr().out.startswith("PASS: ")
+
+
+@pytest.mark.parametrize("name", sorted(RIGHT))
+def test_right_but_unusual_kernels_pass(ctx, name, capsys):
+    verdict = check_group_sum_opencl_kernel(build(ctx, variant(SOLUTION, *RIGHT[name])))
+    assert verdict.passed is True, verdict
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_each_mistake_gets_its_verdict(ctx, name, capsys):
+    replacements, problem, hint, oclgrind_only = WRONG[name]
+    if oclgrind_only == "outside" and not on_oclgrind(ctx):
+        pytest.skip("a read past the local tile may leave a GPU's context unusable")
+    verdict = check_group_sum_opencl_kernel(build(ctx, variant(SOLUTION, *replacements)))
+    if oclgrind_only and not on_oclgrind(ctx):
+        if verdict.passed:
+            pytest.skip(f"right by luck on {ctx.devices[0].name}: only a race check can tell")
+        problem = "sums are wrong"
+    assert verdict.passed is False
+    assert problem in verdict.problem and hint in verdict.hint, verdict
+
+
+def test_the_grader_s_cases_pass_the_solution(capsys):
+    verdict = check_group_sum_opencl("solutions/group_sum.cl", hidden=7)
+    assert verdict.passed and "2 cases of the grader's own" in verdict.problem, verdict

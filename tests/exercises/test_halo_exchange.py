@@ -1,0 +1,91 @@
+"""The halo exchange of notebook 11 (a Python file, cuda_src/exercises/halo_exchange.py): the
+solution and two unusual right functions pass, the file as shipped and the usual mistakes fail,
+each with the verdict that names it. On the simulator (two devices) the copies to the host are
+seen; on a GPU that one mistake is not (its test skips there)."""
+
+import pytest
+
+from kernel_sources import ROOT, variant
+
+from helpers.backend import BACKEND
+from helpers.exercises import catalog
+from helpers.exercises.halo_exchange import check_halo_exchange, check_halo_exchange_function
+
+SOLUTION = (ROOT / "cuda_src" / "solutions" / "halo_exchange.py").read_text()
+TO_0 = "drv.memcpy_dtod(left + (halo + m) * item, right + halo * item, halo * item)"
+TO_1 = "drv.memcpy_dtod(right, left + m * item, halo * item)"
+
+# name: (replacements in the solution, words of the verdict's problem, words of its hint)
+WRONG = {
+    "halo_not_interior": ([(TO_0, TO_0.replace("right + halo * item", "right"))],
+                          "got device 1's elements [0", "gets device 1's elements halo on"),
+    "wrong_end": ([(TO_1, TO_1.replace("left + m * item", "left + halo * item"))],
+                  "device 1's left halo got device 0's elements [", "device 0's elements m on"),
+    "elements_not_bytes": ([(TO_0, "drv.memcpy_dtod(left + halo + m, right + halo, halo)")],
+                           "device 0's interior changed", "addresses count bytes"),
+    "one_element": ([(TO_0, TO_0.replace(", halo * item)", ", item)"))],
+                    "only the first element of device 0's right halo", "halo * item bytes"),
+    "own_device": ([(TO_0, TO_0.replace("right + halo * item", "left + halo * item"))],
+                   "got device 0's own elements", "halves[1].gpudata"),
+    "outer_halo": ([(TO_1, "drv.memcpy_dtod(right + (halo + m) * item, left + m * item, "
+                           "halo * item)")], "an outer halo was written", "device 1's left halo"),
+    "one_copy_forgotten": ([(TO_1, "pass")], "device 1's left halo was not written", "halo"),
+    "context_left_pushed": ([(TO_1, TO_1 + "\n    contexts[1].push()")],
+                            "a context it pushed was not popped", "using(contexts[k])"),
+    "raises": ([(TO_1, TO_1 + "\n    raise ValueError('half done')")],
+               "your function raised ValueError: half done", "read the message"),
+}
+THROUGH_HOST = [(TO_0, "halves[0][halo + m:] = halves[1][halo:2 * halo].get()"),
+                (TO_1, "halves[1][:halo] = halves[0][m:m + halo].get()")]
+RIGHT = {
+    "gpuarray_slices": [(TO_0, "halves[0][halo + m:] = halves[1][halo:2 * halo]"),
+                        (TO_1, "halves[1][:halo] = halves[0][m:m + halo]")],
+    "async_copies_then_synchronize": [
+        (TO_0, TO_0.replace("memcpy_dtod(", "memcpy_dtod_async(")),
+        (TO_1, TO_1.replace("memcpy_dtod(", "memcpy_dtod_async(")
+         + "\n    for context in contexts:\n        context.push()\n"
+           "        drv.Context.synchronize()\n        context.pop()")],
+}
+
+
+def function(replacements):
+    return catalog.define_function(variant(SOLUTION, *replacements), "my_halo_exchange")
+
+
+def test_the_file_as_shipped_is_not_yet(capsys):
+    verdict = check_halo_exchange()
+    assert not verdict.passed and "was not written" in verdict.problem, verdict
+    assert catalog.as_shipped(catalog.find("halo_exchange")) == (
+        ROOT / "cuda_src" / "exercises" / "halo_exchange.py").read_text()
+
+
+def test_the_solution_passes(capsys):
+    assert check_halo_exchange("solutions/halo_exchange.py").passed
+    verdict = catalog.check(catalog.find("halo_exchange"), ROOT, hidden=5)
+    assert not verdict.passed, verdict   # the course's own file is the stub
+
+
+@pytest.mark.parametrize("name", sorted(RIGHT))
+def test_right_but_unusual_functions_pass(name, capsys):
+    verdict = check_halo_exchange_function(function(RIGHT[name]))
+    assert verdict.passed, verdict
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_each_mistake_gets_its_verdict(name, capsys):
+    replacements, problem, hint = WRONG[name]
+    verdict = check_halo_exchange_function(function(replacements))
+    assert not verdict.passed
+    assert problem in verdict.problem and hint in verdict.hint, verdict
+
+
+@pytest.mark.skipif(BACKEND != "simulator", reason="PyCUDA does not tell the copies to the host")
+def test_a_halo_through_host_memory_is_named(capsys):
+    verdict = check_halo_exchange_function(function(THROUGH_HOST))
+    assert not verdict.passed and "went through host memory" in verdict.problem, verdict
+    assert "drv.memcpy_dtod" in verdict.hint, verdict
+
+
+def test_a_cell_that_passes_no_function_is_told(capsys):
+    verdict = check_halo_exchange_function(None)
+    assert not verdict.passed and "needs your function" in verdict.problem, verdict

@@ -1,0 +1,86 @@
+"""The OpenCL mirror exercise (notebook 12): the solution and two unusual right kernels pass, the
+stub and the usual mistakes of a 2-D range fail, each with the verdict that names it. Runs on the
+platform helpers.ch12.opencl picks: Oclgrind without a GPU, NVIDIA's OpenCL on one."""
+
+import pytest
+
+from kernel_sources import variant
+
+from helpers.ch12 import opencl
+from helpers.exercises import catalog, mirror_opencl
+from helpers.exercises.mirror_opencl import EXERCISE, check_mirror_opencl
+
+SOLUTION = (opencl.cl_src() / "solutions" / "mirror.cl").read_text()
+X, Y = "int x = get_global_id(0);", "int y = get_global_id(1);"
+GUARD = "if (x >= width || y >= height)\n        return;"
+READ = "in[y * width + (width - 1 - x)]"
+
+# name: (replacements in the solution, words the verdict's problem holds, words its hint holds)
+WRONG = {
+    "y_uses_the_local_id": ([(Y, "int y = get_local_id(1);")],
+                            "only rows 0 to", "y uses get_local_id"),
+    "x_and_y_local": ([(X, "int x = get_local_id(0);"), (Y, "int y = get_local_id(1);")],
+                      "only work-group 0's pixels were written", "x and y use get_local_id"),
+    "no_bounds_guard": ([(GUARD, "")], "wrote past the end of out", "no bounds guard"),
+    "guard_off_by_one": ([("x >= width || y >= height", "x > width || y > height")],
+                         "the bounds guard is off by one", "(>=, not >)"),
+    "a_copy": ([(READ, "in[y * width + x]")], "out is a copy of in", "width - 1 - x"),
+    "column_off_by_one": ([(READ, "in[y * width + (width - x)]")],
+                          "one column too far right", "width - 1 - x"),
+    "upside_down": ([(READ, "in[(height - 1 - y) * width + x]")],
+                    "out is upside down", "keep the row y"),
+    "half_a_turn": ([(READ, "in[(height - 1 - y) * width + (width - 1 - x)]")],
+                    "turned half a turn", "mirror only the column"),
+    "row_length_is_height": ([(READ, "in[y * height + (width - 1 - x)]")],
+                             "pixels are wrong", "width - 1 - x"),
+}
+RIGHT = {
+    "guard_around_the_store": [(GUARD + "\n", ""), ("    out[y * width + x] =",
+                                                    "    if (x < width && y < height)\n"
+                                                    "        out[y * width + x] =")],
+    "cuda_style_ids": [(X, "int x = get_group_id(0) * get_local_size(0) + get_local_id(0);"),
+                       (Y, "int y = get_group_id(1) * get_local_size(1) + get_local_id(1);"),
+                       (READ, "in[(y + 1) * width - 1 - x]")],
+}
+
+
+@pytest.fixture(scope="module")
+def ctx():
+    return EXERCISE.context()
+
+
+def build(ctx, source):
+    return opencl.cl.Kernel(opencl.cl.Program(ctx, source).build(), "mirror")
+
+
+def test_stub_as_shipped_is_not_yet(capsys):
+    verdict = check_mirror_opencl()
+    assert verdict.passed is False and "were never written" in verdict.problem, verdict
+    assert "get_global_id(1)" in verdict.hint, verdict
+    assert catalog.as_shipped(catalog.find("mirror_opencl")) == (
+        opencl.cl_src() / "exercises" / "mirror.cl").read_text()
+
+
+def test_solution_passes(capsys):
+    assert check_mirror_opencl("solutions/mirror.cl").passed is True
+    assert capsys.readouterr().out.startswith("PASS: ")
+
+
+@pytest.mark.parametrize("name", sorted(RIGHT))
+def test_right_but_unusual_kernels_pass(ctx, name, capsys):
+    verdict = mirror_opencl.check_mirror_opencl_kernel(build(ctx, variant(SOLUTION, *RIGHT[name])))
+    assert verdict.passed is True, verdict
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_each_mistake_gets_its_verdict(ctx, name, capsys):
+    replacements, problem, hint = WRONG[name]
+    verdict = mirror_opencl.check_mirror_opencl_kernel(build(ctx, variant(SOLUTION, *replacements)))
+    assert verdict.passed is False
+    assert problem in verdict.problem and hint in verdict.hint, verdict
+    assert "blockIdx" not in str(verdict) and "threadIdx." not in str(verdict), verdict
+
+
+def test_the_grader_s_cases_pass_the_solution(capsys):
+    verdict = check_mirror_opencl("solutions/mirror.cl", hidden=7)
+    assert verdict.passed and "2 cases of the grader's own" in verdict.problem, verdict

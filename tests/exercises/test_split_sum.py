@@ -1,0 +1,75 @@
+"""The split sum of notebook 11 (a Python file, cuda_src/exercises/split_sum.py): the solution and
+two unusual right functions pass, the file as shipped and the usual mistakes fail, each with the
+verdict that names it (on the simulator's two devices, or a machine's GPUs)."""
+
+import pytest
+
+from kernel_sources import ROOT, variant
+
+from helpers.exercises import catalog
+from helpers.exercises.split_sum import check_split_sum, check_split_sum_function
+
+SOLUTION = (ROOT / "cuda_src" / "solutions" / "split_sum.py").read_text()
+BOUNDS = "lo, hi = k * len(x) // n, (k + 1) * len(x) // n"
+ADD = "total += float(partial.get())"
+CALL = "started.append((k, share, sums[k](share)))"
+
+# name: (replacements in the solution, words of the verdict's problem, words of its hint)
+WRONG = {
+    "device_0_alone": ([(ADD, "total = float(partial.get()) if k == 0 else total")],
+                       "device 0's share alone", "every device's partial sum"),
+    "tail_left_out": ([(BOUNDS, "lo, hi = k * (len(x) // n), (k + 1) * (len(x) // n)")],
+                      "were in no share", "none left out"),
+    "shares_overlap": ([(BOUNDS, BOUNDS + " + 1")], "some were summed twice", "x[lo:hi]"),
+    "outside_the_context": ([("            share = gpuarray.to_gpu(x[lo:hi])\n            " + CALL,
+                              "            share = gpuarray.to_gpu(x[lo:hi])\n        " + CALL)],
+                            "context was not current", "with using(contexts[k])"),
+    "host_array": ([("sums[k](share)", "sums[k](x[lo:hi])")], "not a gpuarray", "to_gpu"),
+    "empty_share_summed": ([("        if lo == hi:\n            continue\n", "")],
+                           "was given an empty share", "skip a device"),
+    "one_device_does_all": ([(BOUNDS, "lo, hi = (0, len(x)) if k == 0 else (0, 0)")],
+                            "device 1 summed nothing", "x[lo:hi]"),
+    "context_left_pushed": ([("    return float(total)", "    contexts[0].push()\n"
+                                                          "    return float(total)")],
+                            "a context it pushed was not popped", "push and pop in pairs"),
+    "returns_the_list": ([("    return float(total)", "    return started")],
+                         "returned list, not a number", "return the sum"),
+}
+RIGHT = {
+    "every_nth_element": [(BOUNDS, "lo, hi = k, len(x)"), ("x[lo:hi]", "x[lo:hi:n].copy()")],
+    "array_split_and_push_pop": [
+        (BOUNDS, "lo, hi = [(p[0], p[-1] + 1) if len(p) else (0, 0) for p in "
+                 "np.array_split(np.arange(len(x)), n)][k]"),
+        ("        with using(contexts[k]):\n            " + ADD,
+         "        contexts[k].push()\n        " + ADD + "\n        contexts[k].pop()")],
+}
+
+
+def function(replacements):
+    return catalog.define_function(variant(SOLUTION, *replacements), "my_split_sum")
+
+
+def test_the_file_as_shipped_is_not_yet(capsys):
+    verdict = check_split_sum()
+    assert not verdict.passed and "were in no share" in verdict.problem, verdict
+    assert catalog.as_shipped(catalog.find("split_sum")) == (
+        ROOT / "cuda_src" / "exercises" / "split_sum.py").read_text()
+
+
+def test_the_solution_passes_with_the_grader_s_cases(capsys):
+    verdict = check_split_sum("solutions/split_sum.py", hidden=11)
+    assert verdict.passed and "2 cases of the grader's own" in verdict.problem, verdict
+
+
+@pytest.mark.parametrize("name", sorted(RIGHT))
+def test_right_but_unusual_functions_pass(name, capsys):
+    verdict = check_split_sum_function(function(RIGHT[name]))
+    assert verdict.passed, verdict
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_each_mistake_gets_its_verdict(name, capsys):
+    replacements, problem, hint = WRONG[name]
+    verdict = check_split_sum_function(function(replacements))
+    assert not verdict.passed
+    assert problem in verdict.problem and hint in verdict.hint, verdict
