@@ -51,7 +51,7 @@ from . import budget, memory
 from ..settings import settings
 
 _local = threading.local()   # .stack: this thread's contexts (driver.Context), innermost last
-_lock = threading.Lock()
+_lock = threading.RLock()     # re-entrant: a finalizer run by the collector takes it again
 _owner = {}                  # allocation address -> (its Handle or None, bytes)
 _peers = set()               # (a, b): device a's kernels may use device b's memory
 _module_home = weakref.WeakKeyDictionary()   # loaded module -> its Handle, or None

@@ -185,6 +185,31 @@ def test_each_device_has_its_share_of_the_memory(two_devices):
         c.free()
 
 
+def test_an_allocation_the_collector_frees_while_the_owners_are_read_does_not_hang(two_devices,
+                                                                                 monkeypatch):
+    """An allocation reads each device's share under the devices' lock, and making that list
+    can run the garbage collector, whose finalizer of an allocation held only by a cycle takes
+    the same lock in the same thread: with a lock that is not re-entrant, the thread waited for
+    itself (gray_split's checker hung two test runs so). Here the collector runs right there."""
+    from helpers.sim.machine import devices
+
+    class CollectedWhenRead(dict):
+        def values(self):
+            gc.collect()
+            return super().values()
+
+    drv, (ctx0, _) = two_devices
+    monkeypatch.setattr(devices, "_owner", CollectedWhenRead(devices._owner))
+    cycle = [on(drv, ctx0, lambda: drv.mem_alloc(16))]
+    cycle.append(cycle)   # freed by the collector alone
+    del cycle
+    worker = threading.Thread(target=lambda: on(drv, ctx0, lambda: drv.mem_alloc(16)).free(),
+                              daemon=True)
+    worker.start()
+    worker.join(timeout=60)
+    assert not worker.is_alive(), "an allocation waited for the devices' lock its own thread held"
+
+
 def test_gpuarray_arithmetic_is_checked_for_peer_access_as_a_kernel(two_devices):
     from helpers.sim import gpuarray
 
