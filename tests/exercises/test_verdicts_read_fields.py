@@ -19,7 +19,7 @@ import test_dot_product as dot_product
 import test_histogram_rgb as histogram_rgb
 import test_matmul_bt as matmul_bt
 import test_scale_vector as scale_vector
-from kernel_sources import solution, variant
+from kernel_sources import solution, stable_dir, variant
 
 from helpers.backend import BACKEND
 from helpers.exercises import catalog, kernel
@@ -66,22 +66,24 @@ def reworded(monkeypatch):
                                                          "this)")
 
 
-def _verdicts(tmp_path, monkeypatch):
+def _verdicts(monkeypatch):
     """Each case's verdict, on one worker (with several, the count of a race's hazards across
-    blocks depends on how the blocks interleave)."""
+    blocks depends on how the blocks interleave). The work is written to a folder of the same
+    path in every run (stable_dir): the checkers compile it as a file of that path, so the
+    modules stay cached from one run to the next (a temporary path made new ones every run)."""
     from helpers.sim.settings import settings
 
     monkeypatch.setattr(kernel, "LAUNCH_TIME_LIMIT", 0.5)
     with settings.changed(workers=1):
-        return _each_verdict(tmp_path)
+        return _each_verdict(stable_dir("verdicts-read-fields"))
 
 
-def _each_verdict(tmp_path):
+def _each_verdict(folder):
     said = []
     for name, sources in CASES.items():
         exercise = catalog.find(name)
         for i, source in enumerate(sources):
-            work = tmp_path / name / str(i) / exercise.work
+            work = folder / name / str(i) / exercise.work
             work.parent.mkdir(parents=True, exist_ok=True)
             work.write_text(source)
             with contextlib.redirect_stdout(io.StringIO()):
@@ -90,12 +92,12 @@ def _each_verdict(tmp_path):
 
 
 @pytest.mark.slow
-def test_reworded_messages_leave_every_verdict_as_it_was(tmp_path, monkeypatch, request):
-    plain = _verdicts(tmp_path, monkeypatch)
+def test_reworded_messages_leave_every_verdict_as_it_was(monkeypatch, request):
+    plain = _verdicts(monkeypatch)
     assert all(v.startswith("NOT YET") for v in plain), plain
     assert not any("reworded" in v for v in plain)
     request.getfixturevalue("reworded")
-    again = _verdicts(tmp_path, monkeypatch)
+    again = _verdicts(monkeypatch)
     assert again == plain
 
 
