@@ -11,6 +11,9 @@ it waits, as behind a long computation); the simulator runs queued work only whe
 waits, which holds copies back the same way. Then a refilled buffer's copy carries a later chunk,
 and the verdict names it, as it names a function that returned before its copies were done, a
 write past the end of ``d`` (the last chunk is shorter), and byte offsets counted as elements.
+The refill is caught on the simulator; in the H200's first run of the tests (2026-12-02) a
+function that refilled too early passed there, the held streams notwithstanding, for a reason not
+yet found.
 """
 
 from __future__ import annotations

@@ -67,8 +67,18 @@ def test_right_but_unusual_functions_pass(name, capsys):
     assert verdict.passed, verdict
 
 
+SPLIT_MISTAKES = {"device_0_alone", "tail_left_out", "shares_overlap", "outside_the_context",
+                  "empty_share_summed", "one_device_does_all"}
+"""Mistakes in how the work is split between devices: with one device there is nothing to split
+(the H200 run passed them all, and its verdict says to check on the simulator's two devices)."""
+
+
 @pytest.mark.parametrize("name", sorted(WRONG))
 def test_each_mistake_gets_its_verdict(name, capsys):
+    from helpers.backend import BACKEND, drv
+
+    if name in SPLIT_MISTAKES and BACKEND != "simulator" and drv.Device.count() < 2:
+        pytest.skip("one device: the split is checked on the simulator's two devices")
     replacements, problem, hint = WRONG[name]
     verdict = check_split_sum_function(function(replacements))
     assert not verdict.passed
