@@ -71,7 +71,10 @@ def _run(tmp_path, *, colab=False, gpu=False, course=False):
         (bin_dir / "nvidia-smi").chmod(0o755)
     if course:
         folders.append(str(ROOT))
-    folders += site.getsitepackages()       # IPython, without the .pth files in these folders
+    # IPython, without the .pth files of these folders (the editable install's among them), and
+    # wherever else this Python finds it (PYTHONPATH's folder of wheels, on the GPU machine)
+    ipython = str(Path(importlib.util.find_spec("IPython").origin).parents[1])
+    folders += dict.fromkeys([*site.getsitepackages(), ipython])
     env = {"PATH": str(bin_dir), "HOME": str(home), "IPYTHONDIR": str(home / ".ipython")}
     run = subprocess.run([sys.executable, "-S", "-s", "-c", RUN_CELL, str(cell), *folders],
                          cwd=home, env=env, capture_output=True, text=True, timeout=120)
