@@ -8,14 +8,20 @@
 // (CUDA's integer, sub-byte and double fragments included: the simulator does not run those).
 //
 // Where each element lives. CUDA leaves the mapping of a fragment's x[] to the matrix unspecified;
-// here it is PTX's for mma.sync.m16n8k16 (m16n8k8 for tf32), what an Ampere or Hopper GPU's lanes
-// hold. Lane = 4 g + t (g = lane / 4, t = lane % 4). A matrix is cut into core tiles of 8 rows and
-// 4P columns (matrix_a, accumulator) or 4P rows and 8 columns (matrix_b), where P is 2 for 16-bit
-// inputs and for accumulators, 1 for tf32; a lane holds row g, columns tP .. tP + P - 1 of each
-// core tile (matrix_b: rows tP .. tP + P - 1 of column g), and x[] goes through the core tiles down
-// the rows first, then across. A __half matrix_a or matrix_b fragment holds 16 elements on every
-// shape, as CUDA's does: the elements past the matrix's share repeat the first (mma_sync reads the
-// first copy). A kernel that scales every x[i] by the same number depends on none of this.
+// here it is the H200's (bench/data/h200_wmma_outputs.npz: what each lane of an H200 held), built
+// from PTX's mma.sync.m16n8k16 (m16n8k8 for tf32) pieces. Lane = 4 g + t (g = lane / 4, t = lane %
+// 4). A matrix is cut into core tiles of 8 rows and 4P columns (matrix_a, accumulator) or 4P rows
+// and 8 columns (matrix_b), where P is 2 for 16-bit inputs and for accumulators, 1 for tf32; a
+// lane holds row g, columns tP .. tP + P - 1 of each core tile (matrix_b: rows tP .. tP + P - 1 of
+// column g). x[] goes through bands of 16 rows (or fewer, where the matrix has fewer) one after
+// another, and through each band's core tiles down the rows first, then across: m32n8k16's 32 x 16
+// matrix_a holds rows 0 to 15 in x[0..7] as m16n16k16's does, rows 16 to 31 in x[8..15]. An
+// m8n32k16 fragment is m32n8k16's transposed (D^T = B^T A^T): its matrix_a, matrix_b and
+// accumulator hold, at x[i], the transposed place of x[i] of m32n8k16's matrix_b, matrix_a and
+// accumulator (so its accumulator's lane holds rows 2t, 2t + 1 of column g of each 8 x 8 tile).
+// A __half matrix_a or matrix_b fragment holds 16 elements on every shape, as CUDA's does: the
+// elements past the matrix's share repeat the first (mma_sync reads the first copy). A kernel that
+// scales every x[i] by the same number depends on none of this.
 //
 // Arithmetic. mma_sync computes D = A B + C with each product exact in FP32 (a product of two
 // 11-bit significands fits in 24 bits), each d[i][j] = c[i][j] + sum over k of a[i][k] b[k][j]
@@ -76,22 +82,31 @@ constexpr bool shape_tf32(int __m, int __n, int __k) { return __m == 16 && __n =
 template <class _T> struct storage { typedef _T type; };
 template <> struct storage<precision::tf32> { typedef float type; };
 
-// The matrix a fragment holds, and where its element i of lane `lane` lies in it.
+// The matrix a fragment holds, and where its element i of lane `lane` lies in it (the H200's).
 template <class _Use, int _M, int _N, int _K, class _T> struct layout_of {
     static constexpr bool a = same<_Use, matrix_a>, b = same<_Use, matrix_b>;
     static constexpr int rows = a ? _M : b ? _K : _M, cols = a ? _K : _N;
     static constexpr int pairs = (a || b) && same<_T, precision::tf32> ? 1 : 2;
     static constexpr int distinct = rows * cols / 32;
     static constexpr int count = (a || b) && same<_T, __half> ? 16 : distinct;
+    // m8n32k16 is m32n8k16 transposed: matrix_a is m32n8k16's matrix_b, matrix_b its matrix_a.
+    typedef layout_of<typename std::conditional<a, matrix_b, typename std::conditional<b, matrix_a, _Use>::type>::type,
+                      32, 8, 16, _T> transposed;
     static void place(int __lane, int __i, int &__r, int &__c) {
+        if (_M == 8 && _N == 32) {
+            transposed::place(__lane, __i, __c, __r);
+            return;
+        }
         const int __g = __lane >> 2, __t = __lane & 3, __j = (__i % distinct) % pairs;
         const int __core = (__i % distinct) / pairs, __span = 4 * pairs;
-        if (b) {  // core tiles of span rows (k) and 8 columns (n), down k first
+        if (b) {  // core tiles of span rows (k) and 8 columns (n), down k first (k is 16 or 8 rows)
             const int __down = rows / __span;
             __r = (__core % __down) * __span + __t * pairs + __j, __c = (__core / __down) * 8 + __g;
-        } else {  // core tiles of 8 rows and span columns, down the rows first
-            const int __down = rows / 8;
-            __r = (__core % __down) * 8 + __g, __c = (__core / __down) * __span + __t * pairs + __j;
+        } else {  // bands of 16 rows; in each, core tiles of 8 rows and span columns, down first
+            const int __down = rows < 16 ? rows / 8 : 2, __band = __down * (cols / __span);
+            const int __in = __core % __band;
+            __r = (__core / __band) * 16 + (__in % __down) * 8 + __g;
+            __c = (__in / __down) * __span + __t * pairs + __j;
         }
     }
 };
