@@ -52,6 +52,12 @@ MMA(mma_bfloat16_16x16x16_float, 16, 16, 16, __nv_bfloat16, float, __nv_bfloat16
 MMA(mma_bfloat16_32x8x16_float, 32, 8, 16, __nv_bfloat16, float, __nv_bfloat16)
 MMA(mma_bfloat16_8x32x16_float, 8, 32, 16, __nv_bfloat16, float, __nv_bfloat16)
 MMA(mma_tf32_16x16x8_float, 16, 16, 8, wmma::precision::tf32, float, float)
+MMA(mma_s8_16x16x16_int, 16, 16, 16, signed char, int, signed char)
+MMA(mma_s8_32x8x16_int, 32, 8, 16, signed char, int, signed char)
+MMA(mma_s8_8x32x16_int, 8, 32, 16, signed char, int, signed char)
+MMA(mma_u8_16x16x16_int, 16, 16, 16, unsigned char, int, unsigned char)
+MMA(mma_u8_32x8x16_int, 32, 8, 16, unsigned char, int, unsigned char)
+MMA(mma_u8_8x32x16_int, 8, 32, 16, unsigned char, int, unsigned char)
 
 // Where each element lives: matrices whose element (r, c) is r * cols + c are loaded (row-major),
 // and each lane writes its x[i] to out[lane * num_elements + i]. (Exact in a __half up to 2048.)

@@ -43,7 +43,7 @@ def products(module, drv):
             for layouts in cases.LAYOUTS:
                 D, exact, bound = cases.run(module, drv, case, layouts, layouts, round_tf32)
                 out[f"{name}_l{layouts}"] = D
-                worst[name] = max(worst.get(name, 0.0), float(np.max(np.abs(D - exact) / bound)))
+                worst[name] = max(worst.get(name, 0.0), float(np.max(cases.fraction(np.abs(D - exact), bound))))
     return out, worst
 
 
@@ -91,7 +91,7 @@ def compare(mine, stored):
         for k in keys:
             layouts = int(k.rsplit("_l", 1)[1])
             _, bound = cases.expected(case, layouts, layouts, int(name[-1]))
-            worst = max(worst, float(np.max(np.abs(mine[k] - stored[k]) / bound)))
+            worst = max(worst, float(np.max(cases.fraction(np.abs(mine[k] - stored[k]), bound))))
         print(f"{name:34s} {same / total:7.2%} of elements bit for bit; largest difference "
               f"{worst:.3f} of the bound")
     for k in sorted(k for k in stored if not k.startswith("mma_")):

@@ -1,5 +1,5 @@
 """The warp matrix functions (mma.h: nvcuda::wmma, the tensor cores) against NumPy: every shape
-and type of compute capability 8.0 to 9.0 in floating point, every layout, leading dimensions
+and type of compute capability 8.0 to 9.0 in floating point and 8-bit integers, every layout, leading dimensions
 wider than the matrix, where each element of a fragment lives, and the shapes and types the API
 refuses.
 
@@ -143,7 +143,12 @@ REFUSED = {  # a declaration or a call: the start of the simulator's static_asse
         "precision::tf32 inputs take the shape 16, 16, 8",
     "wmma::fragment<wmma::matrix_a, 16, 16, 8, float, wmma::row_major> f;":
         "matrix_a and matrix_b hold __half, __nv_bfloat16 or precision::tf32",
-    "wmma::fragment<wmma::accumulator, 16, 16, 16, int> f;": "an accumulator holds float or __half",
+    "wmma::fragment<wmma::accumulator, 16, 16, 16, unsigned> f;": "an accumulator holds float, __half or int",
+    "wmma::fragment<wmma::accumulator, 16, 16, 8, int> f;": "__half and __nv_bfloat16 inputs take the shapes",
+    ("wmma::fragment<wmma::matrix_a, 16, 16, 16, signed char, wmma::row_major> a; "
+     "wmma::fragment<wmma::matrix_b, 16, 16, 16, signed char, wmma::row_major> b; "
+     "wmma::fragment<wmma::accumulator, 16, 16, 16, float> c; wmma::mma_sync(c, a, b, c);"):
+        "signed char and unsigned char inputs accumulate in int",
     "wmma::fragment<wmma::accumulator, 16, 16, 16, float, wmma::row_major> f;": "an accumulator takes none",
     "wmma::fragment<wmma::matrix_a, 16, 16, 16, half> f; wmma::load_matrix_sync(f, h, 16);":
         "declared without a layout cannot be loaded",
