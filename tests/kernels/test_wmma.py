@@ -245,3 +245,30 @@ def test_the_race_check_sees_a_fragment_loaded_before_the_barrier():
     race = info.value
     assert race.kind == "race" and race.array == "tile" and race.space == "shared"
     assert "kernel.cu:13" in (race.first.line, race.second.line)  # load_matrix_sync's line
+
+
+WRAP = r"""
+#include <mma.h>
+using namespace nvcuda;
+extern "C" __global__ void wrap(const signed char *a, const signed char *b, const int *c, int *d) {
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, signed char, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, signed char, wmma::col_major> fb;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, int> fc;
+    wmma::load_matrix_sync(fa, a, 16);
+    wmma::load_matrix_sync(fb, b, 16);
+    wmma::load_matrix_sync(fc, c, 16, wmma::mem_row_major);
+    wmma::mma_sync(fc, fa, fb, fc);
+    wmma::store_matrix_sync(d, fc, 16, wmma::mem_row_major);
+}
+"""
+
+
+def test_an_int_accumulator_wraps_around_as_an_int_does():
+    module = SourceModule(WRAP, no_extern_c=True)
+    a = np.full(256, -128, np.int8)
+    b = np.full(256, -128, np.int8)
+    c = np.array([2**31 - 2**18, -2**31, 0, 7] * 64, np.int32)
+    d = np.zeros(256, np.int32)
+    module.get_function("wrap")(drv.In(a), drv.In(b), drv.In(c), drv.Out(d), block=(32, 1, 1))
+    want = (c.astype(np.int64) + 16 * 128 * 128 + 2**31) % 2**32 - 2**31   # 16 * 2^14 = 2^18
+    assert np.array_equal(d, want.astype(np.int32)) and d[0] == -2**31
