@@ -12,29 +12,29 @@
 // here it is the H200's (bench/data/h200_wmma_outputs.npz: what each lane of an H200 held), built
 // from PTX's mma.sync.m16n8k16 (m16n8k8 for tf32) pieces. Lane = 4 g + t (g = lane / 4, t = lane %
 // 4). A matrix is cut into core tiles of 8 rows and 4P columns (matrix_a, accumulator) or 4P rows
-// and 8 columns (matrix_b), where P is 2 for 16-bit inputs and for accumulators, 1 for tf32; a
-// lane holds row g, columns tP .. tP + P - 1 of each core tile (matrix_b: rows tP .. tP + P - 1 of
-// column g). (8-bit inputs: P is 4, PTX's mma.m16n8k32 pieces; the H200's stored outputs do not
-// record them, so that much is PTX's and not yet the H200's.) x[] goes through bands of 16 rows (or fewer, where the matrix has fewer) one after
-// another, and through each band's core tiles down the rows first, then across: m32n8k16's 32 x 16
-// matrix_a holds rows 0 to 15 in x[0..7] as m16n16k16's does, rows 16 to 31 in x[8..15]. An
-// m8n32k16 fragment is m32n8k16's transposed (D^T = B^T A^T): its matrix_a, matrix_b and
-// accumulator hold, at x[i], the transposed place of x[i] of m32n8k16's matrix_b, matrix_a and
-// accumulator (so its accumulator's lane holds rows 2t, 2t + 1 of column g of each 8 x 8 tile).
-// A __half matrix_a or matrix_b fragment holds 16 elements on every shape, as CUDA's does: the
-// elements past the matrix's share repeat the first (mma_sync reads the first copy). A kernel that
-// scales every x[i] by the same number depends on none of this.
+// and 8 columns (matrix_b), where P is 2 for 16-bit inputs and for accumulators, 1 for tf32; a lane
+// holds row g, columns tP .. tP + P - 1 of each core tile (matrix_b: rows tP .. tP + P - 1 of
+// column g). (8-bit inputs: P is 4, PTX's mma.m16n8k16 pieces for 8-bit integers; the H200's stored
+// outputs do not record them, so that much is PTX's and not yet the H200's.) x[] goes through bands
+// of 16 rows (or fewer, where the matrix has fewer) one after another, and through each band's core
+// tiles down the rows first, then across: m32n8k16's 32 x 16 matrix_a holds rows 0 to 15 in x[0..7]
+// as m16n16k16's does, rows 16 to 31 in x[8..15]. An m8n32k16 fragment is m32n8k16's transposed
+// (D^T = B^T A^T): its matrix_a, matrix_b and accumulator hold, at x[i], the transposed place of
+// x[i] of m32n8k16's matrix_b, matrix_a and accumulator (so its accumulator's lane holds rows 2t,
+// 2t + 1 of column g of each 8 x 8 tile). A __half matrix_a or matrix_b fragment holds 16 elements
+// on every shape, as CUDA's does: the elements past the matrix's share repeat the first (mma_sync
+// reads the first copy). A kernel that scales every x[i] by the same number depends on none of
+// this.
 //
 // Arithmetic. Integers: D = A B + C exactly, wrapping around modulo 2^32 as an int does on the GPU
 // (satf, which saturates, is not offered). Floating point: mma_sync computes D = A B + C with each
-// product exact in FP32 (a product of two
-// 11-bit significands fits in 24 bits), each d[i][j] = c[i][j] + sum over k of a[i][k] b[k][j]
-// added in FP32, k in order, one rounding per addition; a __half accumulator is rounded once at the
-// end. A GPU's tensor cores add in an order and with roundings of their own, so results agree
-// within |D - exact| <= (K + 1) 2^-23 (|c| + sum over k of |a b|) in each element (K the shape's
-// depth), not bit for bit. A tf32 input is a float whose low 13 bits the tensor core does not read
-// (mma_sync drops them); __float_to_tf32 rounds a float to the 19 bits that are read, to nearest,
-// ties away from zero, as cvt.rna.tf32.f32 does.
+// product exact in FP32 (a product of two 11-bit significands fits in 24 bits), each d[i][j] =
+// c[i][j] + sum over k of a[i][k] b[k][j] added in FP32, k in order, one rounding per addition; a
+// __half accumulator is rounded once at the end. A GPU's tensor cores add in an order and with
+// roundings of their own, so results agree within |D - exact| <= (K + 1) 2^-23 (|c| + sum over k of
+// |a b|) in each element (K the shape's depth), not bit for bit. A tf32 input is a float whose low
+// 13 bits the tensor core does not read (mma_sync drops them); __float_to_tf32 rounds a float to
+// the 19 bits that are read, to nearest, ties away from zero, as cvt.rna.tf32.f32 does.
 //
 // The _sync functions are warp-collective: the 32 lanes of a warp call each at the same line.
 // load_matrix_sync and store_matrix_sync meet as __syncwarp() does, then each lane loads or stores
@@ -223,7 +223,7 @@ __SIM_MMA_INLINE void load_matrix_sync(_F &__f, const _T *__p, unsigned __ldm, _
                   "be loaded; declare it with wmma::row_major or wmma::col_major");
     static_assert(__sim::same<_T, typename _F::element_type>,
                   "wmma::load_matrix_sync: a fragment loads from memory of its own element type (__half, "
-                  "__nv_bfloat16; float for precision::tf32)");
+                  "__nv_bfloat16, signed char, unsigned char; float for precision::tf32)");
     __sim::load(__f, __p, __ldm, __sim::same<_L, row_major>, __c);  // the caller's access
 }
 
@@ -235,7 +235,7 @@ __SIM_MMA_INLINE void load_matrix_sync(_F &__f, const _T *__p, unsigned __ldm, l
                   "wmma::load_matrix_sync: a matrix_a or matrix_b fragment's layout is its type's (no "
                   "layout_t argument)");
     static_assert(__sim::same<_T, typename _F::element_type>,
-                  "wmma::load_matrix_sync: an accumulator loads from memory of its own type (float or __half)");
+                  "wmma::load_matrix_sync: an accumulator loads from memory of its own type (float, __half or int)");
     __sim::load(__f, __p, __ldm, __layout == mem_row_major, __c);  // the caller's access
 }
 
@@ -245,7 +245,7 @@ __SIM_MMA_INLINE void store_matrix_sync(_T *__p, const _F &__f, unsigned __ldm, 
     static_assert(__sim::same<typename _F::__sim_use, accumulator>,
                   "wmma::store_matrix_sync stores an accumulator fragment");
     static_assert(__sim::same<_T, typename _F::element_type>,
-                  "wmma::store_matrix_sync: an accumulator stores to memory of its own type (float or __half)");
+                  "wmma::store_matrix_sync: an accumulator stores to memory of its own type (float, __half or int)");
     __sim::whole_warp(__c, "store_matrix_sync");
     __sim::check_ldm(__c, "store_matrix_sync", __ldm, sizeof(_T));
     __sim_sync_warp_at(__c.site, 0xffffffffu);
