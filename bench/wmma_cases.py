@@ -12,6 +12,8 @@ bound that the tensor cores' order of accumulation allows:
 
 K + 1 additions in FP32, each rounded (or truncated, as tensor cores may) by less than one unit
 in the last place, 2**-23 relative; a __half accumulator adds one rounding to a half (2**-11).
+Integers (signed char or unsigned char inputs, int accumulators) are exact: the bound is 0 (C is
+drawn small enough that no sum leaves an int).
 """
 
 from __future__ import annotations
@@ -27,9 +29,9 @@ SHAPES16 = [(16, 16, 16), (32, 8, 16), (8, 32, 16)]
 
 @dataclass(frozen=True)
 class Case:
-    inputs: str        # "half", "bfloat16" or "tf32"
+    inputs: str        # "half", "bfloat16", "tf32", "s8" or "u8"
     shape: tuple       # (M, N, K)
-    accumulator: str   # "float" or "half"
+    accumulator: str   # "float", "half" or "int"
 
     @property
     def kernel(self):
@@ -38,12 +40,17 @@ class Case:
 
 
 CASES = ([Case("half", s, acc) for acc in ("float", "half") for s in SHAPES16]
-         + [Case("bfloat16", s, "float") for s in SHAPES16] + [Case("tf32", (16, 16, 8), "float")])
+         + [Case("bfloat16", s, "float") for s in SHAPES16] + [Case("tf32", (16, 16, 8), "float")]
+         + [Case(inputs, s, "int") for inputs in ("s8", "u8") for s in SHAPES16])
+INTEGERS = {"s8": (np.int8, -128, 128), "u8": (np.uint8, 0, 256), "int": (np.int32, -2**20, 2**20)}
 LAYOUTS = range(16)   # bits: 1 A column-major, 2 B, 4 C, 8 D (the kernels' `layouts`)
 
 
 def stored(values, kind):
-    """Float values as the kernel's memory holds them (half, bfloat16 bits, or float)."""
+    """Values as the kernel's memory holds them (half, bfloat16 bits, float, or an integer type,
+    whose gap, NaN in float64, becomes 99)."""
+    if kind in INTEGERS:
+        return np.where(np.isnan(values), 99, values).astype(INTEGERS[kind][0])
     if kind == "half":
         return values.astype(np.float16)
     if kind == "bfloat16":
@@ -58,10 +65,12 @@ def value(memory, kind):
     return np.asarray(memory).astype(np.float64)
 
 
-def in_memory(matrix, column_major, pad):
-    """matrix laid out with leading dimension (its row, or column, length + pad); the gap NaN."""
+def in_memory(matrix, column_major, align):
+    """matrix laid out with a leading dimension `align` elements (16 bytes) or more past its row's
+    (or column's) length, a multiple of align as PTX requires; the gap NaN."""
     m = matrix.T if column_major else matrix
-    out = np.full((m.shape[0], m.shape[1] + pad), np.nan, dtype=np.float64)
+    ld = -(-(m.shape[1] + align) // align) * align
+    out = np.full((m.shape[0], ld), np.nan, dtype=np.float64)
     out[:, :m.shape[1]] = m
     return out, out.shape[1]
 
@@ -76,13 +85,19 @@ def draw(case, layouts, seed):
     the values (float64) A, B, C that the model multiplies."""
     m, n, k = case.shape
     rng = np.random.default_rng(seed)
-    pad = 8 if case.inputs in ("half", "bfloat16") else 4
-    acc_pad = 8 if case.accumulator == "half" else 4
-    a_mem, lda = in_memory(rng.standard_normal((m, k)), layouts & 1, pad)
-    b_mem, ldb = in_memory(rng.standard_normal((k, n)), layouts & 2, pad)
-    c_mem, ldc = in_memory(rng.standard_normal((m, n)), layouts & 4, acc_pad)
+    align = {"half": 8, "bfloat16": 8, "tf32": 4}.get(case.inputs, 16)  # 16 bytes of each
+    acc_align = 8 if case.accumulator == "half" else 4
+
+    def values(kind, shape):
+        if kind in INTEGERS:
+            return rng.integers(*INTEGERS[kind][1:], size=shape).astype(np.float64)
+        return rng.standard_normal(shape)
+
+    a_mem, lda = in_memory(values(case.inputs, (m, k)), layouts & 1, align)
+    b_mem, ldb = in_memory(values(case.inputs, (k, n)), layouts & 2, align)
+    c_mem, ldc = in_memory(values(case.accumulator, (m, n)), layouts & 4, acc_align)
     a, b, c = stored(a_mem, case.inputs), stored(b_mem, case.inputs), stored(c_mem, case.accumulator)
-    d_rows, ldd = (n, m + acc_pad) if layouts & 8 else (m, n + acc_pad)
+    d_rows, ldd = (n, m + acc_align) if layouts & 8 else (m, n + acc_align)
     A = from_memory(value(a, case.inputs), (m, k), layouts & 1)
     B = from_memory(value(b, case.inputs), (k, n), layouts & 2)
     C = from_memory(value(c, case.accumulator), (m, n), layouts & 4)
@@ -95,6 +110,8 @@ def model(A, B, C, inputs, round_tf32):
         A, B = (to_tf32(X) if round_tf32 else tf32_read(X) for X in (A, B))
         A, B = A.astype(np.float64), B.astype(np.float64)
     exact = A @ B + C
+    if inputs in INTEGERS:
+        return exact, np.zeros_like(exact)
     bound = (A.shape[1] + 1) * 2.0**-23 * (np.abs(A) @ np.abs(B) + np.abs(C))
     return exact, bound
 
@@ -107,10 +124,15 @@ def expected(case, layouts, seed, round_tf32=0):
     return exact, bound + (np.abs(exact) * 2.0**-11 if case.accumulator == "half" else 0)
 
 
+def fraction(error, bound):
+    """error / bound, elementwise; 0 where both are 0 (an exact integer), inf where only bound is."""
+    return np.divide(error, bound, out=np.where(error == 0, 0.0, np.inf), where=bound > 0)
+
+
 def run(module, backend, case, layouts, seed, round_tf32=0):
     """D (as float64, in the model's orientation), and the model's exact D and bound."""
     args, _ = draw(case, layouts, seed)
-    d = np.zeros(args["d_shape"], np.float16 if case.accumulator == "half" else np.float32)
+    d = np.zeros(args["d_shape"], {"half": np.float16, "int": np.int32}.get(case.accumulator, np.float32))
     module.get_function(case.kernel)(
         backend.In(args["a"]), np.int32(args["lda"]), backend.In(args["b"]), np.int32(args["ldb"]),
         backend.In(args["c"]), np.int32(args["ldc"]), backend.Out(d), np.int32(args["ldd"]),

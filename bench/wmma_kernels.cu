@@ -52,6 +52,12 @@ MMA(mma_bfloat16_16x16x16_float, 16, 16, 16, __nv_bfloat16, float, __nv_bfloat16
 MMA(mma_bfloat16_32x8x16_float, 32, 8, 16, __nv_bfloat16, float, __nv_bfloat16)
 MMA(mma_bfloat16_8x32x16_float, 8, 32, 16, __nv_bfloat16, float, __nv_bfloat16)
 MMA(mma_tf32_16x16x8_float, 16, 16, 8, wmma::precision::tf32, float, float)
+MMA(mma_s8_16x16x16_int, 16, 16, 16, signed char, int, signed char)
+MMA(mma_s8_32x8x16_int, 32, 8, 16, signed char, int, signed char)
+MMA(mma_s8_8x32x16_int, 8, 32, 16, signed char, int, signed char)
+MMA(mma_u8_16x16x16_int, 16, 16, 16, unsigned char, int, unsigned char)
+MMA(mma_u8_32x8x16_int, 32, 8, 16, unsigned char, int, unsigned char)
+MMA(mma_u8_8x32x16_int, 8, 32, 16, unsigned char, int, unsigned char)
 
 // Where each element lives: matrices whose element (r, c) is r * cols + c are loaded (row-major),
 // and each lane writes its x[i] to out[lane * num_elements + i]. (Exact in a __half up to 2048.)
@@ -77,6 +83,28 @@ __device__ void where(const __half *a, const __half *b, const float *c, float *o
 WHERE(where_16x16x16, 16, 16, 16)
 WHERE(where_32x8x16, 32, 8, 16)
 WHERE(where_8x32x16, 8, 32, 16)
+
+// The same for unsigned char inputs (8-bit, int accumulators): a byte holds element numbers below
+// 256 only, so the probe runs it twice, on the numbers' low bytes and on their high bytes. B's rows
+// are 16 bytes apart at least (PTX's rule for the leading dimension): 16 where N is 8.
+template <int M, int N, int K>
+__device__ void where8(const unsigned char *a, const unsigned char *b, int *out_a, int *out_b) {
+    wmma::fragment<wmma::matrix_a, M, N, K, unsigned char, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, M, N, K, unsigned char, wmma::row_major> fb;
+    wmma::load_matrix_sync(fa, a, K);
+    wmma::load_matrix_sync(fb, b, N < 16 ? 16 : N);
+    int lane = threadIdx.x;
+    for (int i = 0; i < fa.num_elements; i++) out_a[lane * fa.num_elements + i] = fa.x[i];
+    for (int i = 0; i < fb.num_elements; i++) out_b[lane * fb.num_elements + i] = fb.x[i];
+}
+
+#define WHERE8(NAME, M, N, K)                                                                              \
+    extern "C" __global__ void NAME(const unsigned char *a, const unsigned char *b, int *oa, int *ob) { \
+        where8<M, N, K>(a, b, oa, ob);                                                                  \
+    }
+WHERE8(where_u8_16x16x16, 16, 16, 16)
+WHERE8(where_u8_32x8x16, 32, 8, 16)
+WHERE8(where_u8_8x32x16, 8, 32, 16)
 
 // The same for tf32 (m16n16k8): element (r, c) is r * cols + c, exact in tf32 below 2048.
 extern "C" __global__ void where_tf32(const float *a, const float *b, float *out_a, float *out_b) {

@@ -43,12 +43,13 @@ def products(module, drv):
             for layouts in cases.LAYOUTS:
                 D, exact, bound = cases.run(module, drv, case, layouts, layouts, round_tf32)
                 out[f"{name}_l{layouts}"] = D
-                worst[name] = max(worst.get(name, 0.0), float(np.max(np.abs(D - exact) / bound)))
+                worst[name] = max(worst.get(name, 0.0), float(np.max(cases.fraction(np.abs(D - exact), bound))))
     return out, worst
 
 
 def mappings(module, drv):
-    """{name: what each lane holds}: the where_* kernels (bench/wmma_kernels.cu)."""
+    """{name: what each lane holds}: the where_* kernels (bench/wmma_kernels.cu). (The 8-bit
+    ones, where_u8_*, came after the H200's stored outputs: --compare shows them once stored.)"""
     out = {}
     for m, n, k in cases.SHAPES16:
         a, b = np.arange(m * k, dtype=np.float16), np.arange(k * n, dtype=np.float16)
@@ -58,6 +59,17 @@ def mappings(module, drv):
                                                    *[drv.Out(g) for g in got], block=(32, 1, 1))
         for use, g in zip("abc", got):
             out[f"where_{m}x{n}x{k}_{use}"] = g
+    for m, n, k in cases.SHAPES16:   # 8-bit inputs: each lane's element numbers, a byte at a time
+        a, b = np.arange(m * k), np.zeros((k, max(n, 16)), np.int64)
+        b[:, :n] = np.arange(k * n).reshape(k, n)
+        got = [np.zeros(m * k, np.int32), np.zeros(k * n, np.int32)]
+        for byte in (0, 1):
+            part = [np.zeros(m * k, np.int32), np.zeros(k * n, np.int32)]
+            module.get_function(f"where_u8_{m}x{n}x{k}")(
+                drv.In((a >> 8 * byte).astype(np.uint8)), drv.In((b >> 8 * byte).astype(np.uint8)),
+                *[drv.Out(x) for x in part], block=(32, 1, 1))
+            got = [g + (x << 8 * byte) for g, x in zip(got, part)]
+        out[f"where_u8_{m}x{n}x{k}_a"], out[f"where_u8_{m}x{n}x{k}_b"] = got
     a, b = np.arange(128, dtype=np.float32), np.arange(128, dtype=np.float32)
     oa, ob = np.zeros(128, np.float32), np.zeros(128, np.float32)
     module.get_function("where_tf32")(drv.In(a), drv.In(b), drv.Out(oa), drv.Out(ob), block=(32, 1, 1))
@@ -91,7 +103,7 @@ def compare(mine, stored):
         for k in keys:
             layouts = int(k.rsplit("_l", 1)[1])
             _, bound = cases.expected(case, layouts, layouts, int(name[-1]))
-            worst = max(worst, float(np.max(np.abs(mine[k] - stored[k]) / bound)))
+            worst = max(worst, float(np.max(cases.fraction(np.abs(mine[k] - stored[k]), bound))))
         print(f"{name:34s} {same / total:7.2%} of elements bit for bit; largest difference "
               f"{worst:.3f} of the bound")
     for k in sorted(k for k in stored if not k.startswith("mma_")):

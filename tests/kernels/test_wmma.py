@@ -1,5 +1,5 @@
 """The warp matrix functions (mma.h: nvcuda::wmma, the tensor cores) against NumPy: every shape
-and type of compute capability 8.0 to 9.0 in floating point, every layout, leading dimensions
+and type of compute capability 8.0 to 9.0 in floating point and 8-bit integers, every layout, leading dimensions
 wider than the matrix, where each element of a fragment lives, and the shapes and types the API
 refuses.
 
@@ -77,21 +77,30 @@ def test_float_to_tf32_rounds_to_nearest_ties_away_from_zero(module):
     assert np.array_equal(y.view(np.uint32), to_tf32(x).view(np.uint32))
 
 
-# ---- where each element lives: PTX's mma.m16n8k16 (m16n8k8 for tf32) fragments ----------------
-def _ptx_16bit(lane, i, rows, use):
-    """PTX ISA, 'Matrix fragments for mma.m16n8k16 with floating point type': g = lane / 4,
+# ---- where each element lives: the H200's, from PTX's mma.m16n8k16 (m16n8k8 for tf32) pieces ---
+def _h200_16bit(lane, i, shape, use):
+    """(row, column) of x[i] in lane `lane`, as the H200 gave it (bench/data/h200_wmma_outputs.npz).
+    PTX ISA, 'Matrix fragments for mma.m16n8k16 with floating point type': g = lane / 4,
     t = lane % 4; A and C: a0 a1 at (g, 2t, 2t+1), a2 a3 eight rows down, a4..a7 eight columns
-    right; B: b0 b1 at (2t, 2t+1; g), b2 b3 eight rows down; a larger fragment is more of them."""
-    g, t, j, core = lane // 4, lane % 4, i % 2, i // 2
+    right; B: b0 b1 at (2t, 2t+1; g), b2 b3 eight rows down. A larger A or C is more of them in
+    bands of 16 rows, one band after the other; m8n32k16 is m32n8k16 transposed (its A is
+    m32n8k16's B transposed, its B m32n8k16's A, its C m32n8k16's C)."""
+    m, n, k = shape
+    if (m, n) == (8, 32):
+        r, col = _h200_16bit(lane, i, (32, 8, 16), {"a": "b", "b": "a", "c": "c"}[use])
+        return col, r
+    rows, cols = {"a": (m, k), "b": (k, n), "c": (m, n)}[use]
+    distinct = rows * cols // 32
+    g, t, j, core = lane // 4, lane % 4, i % distinct % 2, i % distinct // 2
     if use == "b":
-        down = rows // 8
-        return (core % down) * 8 + 2 * t + j, (core // down) * 8 + g
-    down = rows // 8
-    return (core % down) * 8 + g, (core // down) * 8 + 2 * t + j
+        return (core % (rows // 8)) * 8 + 2 * t + j, (core // (rows // 8)) * 8 + g
+    down = min(rows, 16) // 8
+    band, within = divmod(core, down * (cols // 8))
+    return band * 16 + (within % down) * 8 + g, (within // down) * 8 + 2 * t + j
 
 
 @pytest.mark.parametrize("shape", cases.SHAPES16, ids=lambda s: "x".join(map(str, s)))
-def test_fragments_hold_the_elements_ptx_mma_gives_each_lane(module, shape):
+def test_fragments_hold_the_elements_the_h200_gives_each_lane(module, shape):
     m, n, k = shape
     a = np.arange(m * k, dtype=np.float16)
     b = np.arange(k * n, dtype=np.float16)
@@ -99,12 +108,19 @@ def test_fragments_hold_the_elements_ptx_mma_gives_each_lane(module, shape):
     out = [np.zeros(32 * 16, np.float32), np.zeros(32 * 16, np.float32), np.zeros(32 * 8, np.float32)]
     module.get_function("where_%dx%dx%d" % shape)(drv.In(a), drv.In(b), drv.In(c),
                                                    *[drv.Out(o) for o in out], block=(32, 1, 1))
-    for got, use, (rows, cols), count in [(out[0], "a", (m, k), 16), (out[1], "b", (k, n), 16),
-                                          (out[2], "c", (m, n), 8)]:
-        distinct = rows * cols // 32
-        want = [[r * cols + col for r, col in (_ptx_16bit(lane, i % distinct, rows, use)
-                                               for i in range(count))] for lane in range(32)]
+    for got, use, cols, count in [(out[0], "a", k, 16), (out[1], "b", n, 16), (out[2], "c", n, 8)]:
+        want = [[r * cols + col for r, col in (_h200_16bit(lane, i, shape, use) for i in range(count))]
+                for lane in range(32)]
         assert np.array_equal(got.reshape(32, count), want), use
+
+
+def test_the_mapping_is_the_one_the_h200_stored():
+    stored = np.load(Path(__file__).resolve().parents[2] / "bench" / "data" / "h200_wmma_outputs.npz")
+    for m, n, k in cases.SHAPES16:
+        for use, cols, count in [("a", k, 16), ("b", n, 16), ("c", n, 8)]:
+            want = [[r * cols + col for r, col in (_h200_16bit(lane, i, (m, n, k), use) for i in range(count))]
+                    for lane in range(32)]
+            assert np.array_equal(stored[f"where_{m}x{n}x{k}_{use}"].reshape(32, count), want), (m, n, use)
 
 
 def test_tf32_fragments_hold_the_elements_ptx_mma_m16n8k8_gives_each_lane(module):
@@ -127,7 +143,12 @@ REFUSED = {  # a declaration or a call: the start of the simulator's static_asse
         "precision::tf32 inputs take the shape 16, 16, 8",
     "wmma::fragment<wmma::matrix_a, 16, 16, 8, float, wmma::row_major> f;":
         "matrix_a and matrix_b hold __half, __nv_bfloat16 or precision::tf32",
-    "wmma::fragment<wmma::accumulator, 16, 16, 16, int> f;": "an accumulator holds float or __half",
+    "wmma::fragment<wmma::accumulator, 16, 16, 16, unsigned> f;": "an accumulator holds float, __half or int",
+    "wmma::fragment<wmma::accumulator, 16, 16, 8, int> f;": "__half and __nv_bfloat16 inputs take the shapes",
+    ("wmma::fragment<wmma::matrix_a, 16, 16, 16, signed char, wmma::row_major> a; "
+     "wmma::fragment<wmma::matrix_b, 16, 16, 16, signed char, wmma::row_major> b; "
+     "wmma::fragment<wmma::accumulator, 16, 16, 16, float> c; wmma::mma_sync(c, a, b, c);"):
+        "signed char and unsigned char inputs accumulate in int",
     "wmma::fragment<wmma::accumulator, 16, 16, 16, float, wmma::row_major> f;": "an accumulator takes none",
     "wmma::fragment<wmma::matrix_a, 16, 16, 16, half> f; wmma::load_matrix_sync(f, h, 16);":
         "declared without a layout cannot be loaded",
@@ -224,3 +245,30 @@ def test_the_race_check_sees_a_fragment_loaded_before_the_barrier():
     race = info.value
     assert race.kind == "race" and race.array == "tile" and race.space == "shared"
     assert "kernel.cu:13" in (race.first.line, race.second.line)  # load_matrix_sync's line
+
+
+WRAP = r"""
+#include <mma.h>
+using namespace nvcuda;
+extern "C" __global__ void wrap(const signed char *a, const signed char *b, const int *c, int *d) {
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, signed char, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, signed char, wmma::col_major> fb;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, int> fc;
+    wmma::load_matrix_sync(fa, a, 16);
+    wmma::load_matrix_sync(fb, b, 16);
+    wmma::load_matrix_sync(fc, c, 16, wmma::mem_row_major);
+    wmma::mma_sync(fc, fa, fb, fc);
+    wmma::store_matrix_sync(d, fc, 16, wmma::mem_row_major);
+}
+"""
+
+
+def test_an_int_accumulator_wraps_around_as_an_int_does():
+    module = SourceModule(WRAP, no_extern_c=True)
+    a = np.full(256, -128, np.int8)
+    b = np.full(256, -128, np.int8)
+    c = np.array([2**31 - 2**18, -2**31, 0, 7] * 64, np.int32)
+    d = np.zeros(256, np.int32)
+    module.get_function("wrap")(drv.In(a), drv.In(b), drv.In(c), drv.Out(d), block=(32, 1, 1))
+    want = (c.astype(np.int64) + 16 * 128 * 128 + 2**31) % 2**32 - 2**31   # 16 * 2^14 = 2^18
+    assert np.array_equal(d, want.astype(np.int32)) and d[0] == -2**31

@@ -1,30 +1,40 @@
 // mma.h -- CUDA's warp matrix functions (nvcuda::wmma: the tensor cores) on the simulator, with
 // the names and signatures of CUDA 13's header, for the shapes and types that compute capability
-// 8.0 to 9.0 offer in floating point:
+// 8.0 to 9.0 offer in floating point and in 8-bit integers:
 //   m16n16k16, m32n8k16, m8n32k16: __half or __nv_bfloat16 inputs, float accumulators (and __half
-//     ones for __half inputs);
+//     ones for __half inputs); signed char or unsigned char inputs, int accumulators;
 //   m16n16k8: precision::tf32 inputs (held as floats), float accumulators.
 // Anything else is refused when the kernel compiles, by a static_assert that says what is allowed
-// (CUDA's integer, sub-byte and double fragments included: the simulator does not run those).
+// (CUDA's sub-byte and double fragments, and mma_sync's satf argument, included: the simulator
+// does not run those).
 //
 // Where each element lives. CUDA leaves the mapping of a fragment's x[] to the matrix unspecified;
-// here it is PTX's for mma.sync.m16n8k16 (m16n8k8 for tf32), what an Ampere or Hopper GPU's lanes
-// hold. Lane = 4 g + t (g = lane / 4, t = lane % 4). A matrix is cut into core tiles of 8 rows and
-// 4P columns (matrix_a, accumulator) or 4P rows and 8 columns (matrix_b), where P is 2 for 16-bit
-// inputs and for accumulators, 1 for tf32; a lane holds row g, columns tP .. tP + P - 1 of each
-// core tile (matrix_b: rows tP .. tP + P - 1 of column g), and x[] goes through the core tiles down
-// the rows first, then across. A __half matrix_a or matrix_b fragment holds 16 elements on every
-// shape, as CUDA's does: the elements past the matrix's share repeat the first (mma_sync reads the
-// first copy). A kernel that scales every x[i] by the same number depends on none of this.
+// here it is the H200's (bench/data/h200_wmma_outputs.npz: what each lane of an H200 held), built
+// from PTX's mma.sync.m16n8k16 (m16n8k8 for tf32) pieces. Lane = 4 g + t (g = lane / 4, t = lane %
+// 4). A matrix is cut into core tiles of 8 rows and 4P columns (matrix_a, accumulator) or 4P rows
+// and 8 columns (matrix_b), where P is 2 for 16-bit inputs and for accumulators, 1 for tf32; a lane
+// holds row g, columns tP .. tP + P - 1 of each core tile (matrix_b: rows tP .. tP + P - 1 of
+// column g). (8-bit inputs: P is 4, PTX's mma.m16n8k16 pieces for 8-bit integers; the H200's stored
+// outputs do not record them, so that much is PTX's and not yet the H200's.) x[] goes through bands
+// of 16 rows (or fewer, where the matrix has fewer) one after another, and through each band's core
+// tiles down the rows first, then across: m32n8k16's 32 x 16 matrix_a holds rows 0 to 15 in x[0..7]
+// as m16n16k16's does, rows 16 to 31 in x[8..15]. An m8n32k16 fragment is m32n8k16's transposed
+// (D^T = B^T A^T): its matrix_a, matrix_b and accumulator hold, at x[i], the transposed place of
+// x[i] of m32n8k16's matrix_b, matrix_a and accumulator (so its accumulator's lane holds rows 2t,
+// 2t + 1 of column g of each 8 x 8 tile). A __half matrix_a or matrix_b fragment holds 16 elements
+// on every shape, as CUDA's does: the elements past the matrix's share repeat the first (mma_sync
+// reads the first copy). A kernel that scales every x[i] by the same number depends on none of
+// this.
 //
-// Arithmetic. mma_sync computes D = A B + C with each product exact in FP32 (a product of two
-// 11-bit significands fits in 24 bits), each d[i][j] = c[i][j] + sum over k of a[i][k] b[k][j]
-// added in FP32, k in order, one rounding per addition; a __half accumulator is rounded once at the
-// end. A GPU's tensor cores add in an order and with roundings of their own, so results agree
-// within |D - exact| <= (K + 1) 2^-23 (|c| + sum over k of |a b|) in each element (K the shape's
-// depth), not bit for bit. A tf32 input is a float whose low 13 bits the tensor core does not read
-// (mma_sync drops them); __float_to_tf32 rounds a float to the 19 bits that are read, to nearest,
-// ties away from zero, as cvt.rna.tf32.f32 does.
+// Arithmetic. Integers: D = A B + C exactly, wrapping around modulo 2^32 as an int does on the GPU
+// (satf, which saturates, is not offered). Floating point: mma_sync computes D = A B + C with each
+// product exact in FP32 (a product of two 11-bit significands fits in 24 bits), each d[i][j] =
+// c[i][j] + sum over k of a[i][k] b[k][j] added in FP32, k in order, one rounding per addition; a
+// __half accumulator is rounded once at the end. A GPU's tensor cores add in an order and with
+// roundings of their own, so results agree within |D - exact| <= (K + 1) 2^-23 (|c| + sum over k of
+// |a b|) in each element (K the shape's depth), not bit for bit. A tf32 input is a float whose low
+// 13 bits the tensor core does not read (mma_sync drops them); __float_to_tf32 rounds a float to
+// the 19 bits that are read, to nearest, ties away from zero, as cvt.rna.tf32.f32 does.
 //
 // The _sync functions are warp-collective: the 32 lanes of a warp call each at the same line.
 // load_matrix_sync and store_matrix_sync meet as __syncwarp() does, then each lane loads or stores
@@ -68,6 +78,7 @@ struct caller {
 
 template <class _A, class _B> constexpr bool same = std::is_same<_A, _B>::value;
 template <class _T> constexpr bool input16 = same<_T, __half> || same<_T, __nv_bfloat16>;
+template <class _T> constexpr bool input8 = same<_T, signed char> || same<_T, unsigned char>;
 constexpr bool shape16(int __m, int __n, int __k) {
     return __k == 16 && ((__m == 16 && __n == 16) || (__m == 32 && __n == 8) || (__m == 8 && __n == 32));
 }
@@ -76,28 +87,37 @@ constexpr bool shape_tf32(int __m, int __n, int __k) { return __m == 16 && __n =
 template <class _T> struct storage { typedef _T type; };
 template <> struct storage<precision::tf32> { typedef float type; };
 
-// The matrix a fragment holds, and where its element i of lane `lane` lies in it.
+// The matrix a fragment holds, and where its element i of lane `lane` lies in it (the H200's).
 template <class _Use, int _M, int _N, int _K, class _T> struct layout_of {
     static constexpr bool a = same<_Use, matrix_a>, b = same<_Use, matrix_b>;
     static constexpr int rows = a ? _M : b ? _K : _M, cols = a ? _K : _N;
-    static constexpr int pairs = (a || b) && same<_T, precision::tf32> ? 1 : 2;
+    static constexpr int pairs = !(a || b) ? 2 : same<_T, precision::tf32> ? 1 : input8<_T> ? 4 : 2;
     static constexpr int distinct = rows * cols / 32;
     static constexpr int count = (a || b) && same<_T, __half> ? 16 : distinct;
+    // m8n32k16 is m32n8k16 transposed: matrix_a is m32n8k16's matrix_b, matrix_b its matrix_a.
+    typedef layout_of<typename std::conditional<a, matrix_b, typename std::conditional<b, matrix_a, _Use>::type>::type,
+                      32, 8, 16, _T> transposed;
     static void place(int __lane, int __i, int &__r, int &__c) {
+        if (_M == 8 && _N == 32) {
+            transposed::place(__lane, __i, __c, __r);
+            return;
+        }
         const int __g = __lane >> 2, __t = __lane & 3, __j = (__i % distinct) % pairs;
         const int __core = (__i % distinct) / pairs, __span = 4 * pairs;
-        if (b) {  // core tiles of span rows (k) and 8 columns (n), down k first
+        if (b) {  // core tiles of span rows (k) and 8 columns (n), down k first (k is 16 or 8 rows)
             const int __down = rows / __span;
             __r = (__core % __down) * __span + __t * pairs + __j, __c = (__core / __down) * 8 + __g;
-        } else {  // core tiles of 8 rows and span columns, down the rows first
-            const int __down = rows / 8;
-            __r = (__core % __down) * 8 + __g, __c = (__core / __down) * __span + __t * pairs + __j;
+        } else {  // bands of 16 rows; in each, core tiles of 8 rows and span columns, down first
+            const int __down = rows < 16 ? rows / 8 : 2, __band = __down * (cols / __span);
+            const int __in = __core % __band;
+            __r = (__core / __band) * 16 + (__in % __down) * 8 + __g;
+            __c = (__in / __down) * __span + __t * pairs + __j;
         }
     }
 };
 
 // The value the tensor core reads: a tf32 input drops a float's low 13 bits.
-template <class _T> inline float value(typename storage<_T>::type __x) { return (float)__x; }
+template <class _T> inline typename storage<_T>::type value(typename storage<_T>::type __x) { return __x; }
 template <> inline float value<precision::tf32>(float __x) {
     uint32_t __b;
     memcpy(&__b, &__x, 4);
@@ -137,16 +157,17 @@ template <class _Use, int _M, int _N, int _K, class _T, class _Layout = void> cl
     static_assert(__sim::shape16(_M, _N, _K) || __sim::shape_tf32(_M, _N, _K),
                   "wmma::fragment: no such shape (M, N, K); CUDA's for floating point are 16, 16, 16 and "
                   "32, 8, 16 and 8, 32, 16 (__half and __nv_bfloat16 inputs) and 16, 16, 8 (precision::tf32)");
-    static_assert(__acc || __sim::input16<_T> || __sim::same<_T, precision::tf32>,
+    static_assert(__acc || __sim::input16<_T> || __sim::same<_T, precision::tf32> || __sim::input8<_T>,
                   "wmma::fragment: matrix_a and matrix_b hold __half, __nv_bfloat16 or precision::tf32 (float "
-                  "inputs: precision::tf32, shape 16, 16, 8); CUDA's integer, sub-byte and double fragments "
-                  "are not simulated");
-    static_assert(!__acc || __sim::same<_T, float> || __sim::same<_T, __half>,
-                  "wmma::fragment: an accumulator holds float or __half (CUDA's int and double accumulators "
+                  "inputs: precision::tf32, shape 16, 16, 8), or signed char or unsigned char; CUDA's "
+                  "sub-byte and double fragments are not simulated");
+    static_assert(!__acc || __sim::same<_T, float> || __sim::same<_T, __half> || __sim::same<_T, int>,
+                  "wmma::fragment: an accumulator holds float, __half or int (CUDA's double accumulators "
                   "are not simulated)");
-    static_assert(!__sim::input16<_T> || __acc || __sim::shape16(_M, _N, _K),
+    static_assert(!(__sim::input16<_T> || __sim::input8<_T> || __sim::same<_T, int>) || __sim::shape16(_M, _N, _K),
                   "wmma::fragment: __half and __nv_bfloat16 inputs take the shapes 16, 16, 16 and 32, 8, 16 "
-                  "and 8, 32, 16 (16, 16, 8 is precision::tf32's)");
+                  "and 8, 32, 16 (16, 16, 8 is precision::tf32's), as signed char and unsigned char inputs "
+                  "and int accumulators do");
     static_assert(!__sim::same<_T, precision::tf32> || __sim::shape_tf32(_M, _N, _K),
                   "wmma::fragment: precision::tf32 inputs take the shape 16, 16, 8 only");
     static_assert(__acc ? __sim::same<_Layout, void>
@@ -202,7 +223,7 @@ __SIM_MMA_INLINE void load_matrix_sync(_F &__f, const _T *__p, unsigned __ldm, _
                   "be loaded; declare it with wmma::row_major or wmma::col_major");
     static_assert(__sim::same<_T, typename _F::element_type>,
                   "wmma::load_matrix_sync: a fragment loads from memory of its own element type (__half, "
-                  "__nv_bfloat16; float for precision::tf32)");
+                  "__nv_bfloat16, signed char, unsigned char; float for precision::tf32)");
     __sim::load(__f, __p, __ldm, __sim::same<_L, row_major>, __c);  // the caller's access
 }
 
@@ -214,7 +235,7 @@ __SIM_MMA_INLINE void load_matrix_sync(_F &__f, const _T *__p, unsigned __ldm, l
                   "wmma::load_matrix_sync: a matrix_a or matrix_b fragment's layout is its type's (no "
                   "layout_t argument)");
     static_assert(__sim::same<_T, typename _F::element_type>,
-                  "wmma::load_matrix_sync: an accumulator loads from memory of its own type (float or __half)");
+                  "wmma::load_matrix_sync: an accumulator loads from memory of its own type (float, __half or int)");
     __sim::load(__f, __p, __ldm, __layout == mem_row_major, __c);  // the caller's access
 }
 
@@ -224,7 +245,7 @@ __SIM_MMA_INLINE void store_matrix_sync(_T *__p, const _F &__f, unsigned __ldm, 
     static_assert(__sim::same<typename _F::__sim_use, accumulator>,
                   "wmma::store_matrix_sync stores an accumulator fragment");
     static_assert(__sim::same<_T, typename _F::element_type>,
-                  "wmma::store_matrix_sync: an accumulator stores to memory of its own type (float or __half)");
+                  "wmma::store_matrix_sync: an accumulator stores to memory of its own type (float, __half or int)");
     __sim::whole_warp(__c, "store_matrix_sync");
     __sim::check_ldm(__c, "store_matrix_sync", __ldm, sizeof(_T));
     __sim_sync_warp_at(__c.site, 0xffffffffu);
@@ -237,27 +258,33 @@ __SIM_MMA_INLINE void store_matrix_sync(_T *__p, const _F &__f, unsigned __ldm, 
 }
 
 namespace __sim {
+// An element of D: an int wraps around modulo 2^32, as the GPU's does.
+template <class _T> inline _T result(float __x) { return (_T)__x; }
+template <class _T> inline _T result(long long __x) { return (_T)(uint32_t)(unsigned long long)__x; }
+
 // One lane's operands of mma_sync; the warp's 32 parts make one product (sim::WarpTask).
 template <class _D, class _A, class _B, class _C> struct mma_part : sim::WarpTask {
     static constexpr int M = _D::__sim_m, N = _D::__sim_n, K = _D::__sim_k;
+    // Integers add exactly (in 64 bits, wrapped to an int at the end); floating point in FP32.
+    typedef typename std::conditional<same<typename _D::element_type, int>, long long, float>::type number;
     _D *d;
     const _A *a;
     const _B *b;
     const _C *c;
 
-    template <class _F> static void gather(sim::WarpTask *const __parts[32], const _F *mma_part::*__which, float *__m) {
+    template <class _F> static void gather(sim::WarpTask *const __parts[32], const _F *mma_part::*__which, number *__m) {
         typedef typename _F::__sim_layout _L;
         for (int __lane = 0; __lane < 32; __lane++) {
             const _F &__f = *(((mma_part *)__parts[__lane])->*__which);
             for (int __i = 0; __i < _L::distinct; __i++) {
                 int __r, __c;
                 _L::place(__lane, __i, __r, __c);
-                __m[__r * _L::cols + __c] = value<typename _F::__sim_type>(__f.x[__i]);
+                __m[__r * _L::cols + __c] = (number)value<typename _F::__sim_type>(__f.x[__i]);
             }
         }
     }
     static void compute(sim::WarpTask *const __parts[32], unsigned) {
-        float __a[M * K], __b[K * N], __acc[M * N];
+        number __a[M * K], __b[K * N], __acc[M * N];
         gather(__parts, &mma_part::a, __a);
         gather(__parts, &mma_part::b, __b);
         gather(__parts, &mma_part::c, __acc);
@@ -270,7 +297,7 @@ template <class _D, class _A, class _B, class _C> struct mma_part : sim::WarpTas
             for (int __i = 0; __i < _L::distinct; __i++) {
                 int __r, __c;
                 _L::place(__lane, __i, __r, __c);
-                __d.x[__i] = (typename _D::element_type)__acc[__r * N + __c];
+                __d.x[__i] = result<typename _D::element_type>(__acc[__r * N + __c]);
             }
         }
     }
@@ -290,10 +317,15 @@ inline void mma_sync(_D &__d, const _A &__a, const _B &__b, const _C &__c, __sim
                   "wmma::mma_sync: matrix_a and matrix_b must hold the same type");
     static_assert(!__sim::same<typename _A::__sim_memory_layout, void> && !__sim::same<typename _B::__sim_memory_layout, void>,
                   "wmma::mma_sync: matrix_a and matrix_b need a layout (wmma::row_major or wmma::col_major)");
-    static_assert(__sim::same<typename _A::__sim_type, __half> ||
-                  (__sim::same<typename _D::__sim_type, float> && __sim::same<typename _C::__sim_type, float>),
+    static_assert(!__sim::input8<typename _A::__sim_type> ||
+                  (__sim::same<typename _D::__sim_type, int> && __sim::same<typename _C::__sim_type, int>),
+                  "wmma::mma_sync: signed char and unsigned char inputs accumulate in int");
+    static_assert(__sim::input8<typename _A::__sim_type> ||
+                  (__sim::same<typename _A::__sim_type, __half>
+                       ? !__sim::same<typename _D::__sim_type, int> && !__sim::same<typename _C::__sim_type, int>
+                       : __sim::same<typename _D::__sim_type, float> && __sim::same<typename _C::__sim_type, float>),
                   "wmma::mma_sync: __nv_bfloat16 and precision::tf32 inputs accumulate in float (only __half "
-                  "inputs may have __half accumulators)");
+                  "inputs may have __half accumulators; int accumulators take signed char or unsigned char)");
     __sim::whole_warp(__at, "mma_sync");
     __sim::mma_part<_D, _A, _B, _C> __part;
     __part.run = &__sim::mma_part<_D, _A, _B, _C>::compute;
