@@ -267,3 +267,24 @@ def test_integer_intrinsics_cache_hints_and_scoped_atomics():
     for i in range(n):
         assert got[i].tolist() == _integer_reference(int(a[i]), int(b[i])), i
     assert counts.get().tolist() == [n, 2 * n, int(a.max()), M32]
+
+
+PROMOTED = r"""
+__global__ void count_and_extremes(const int *in, int *out) {
+    int v = in[threadIdx.x];
+    bool above = v > 3;
+    out[0] = __reduce_add_sync(0xffffffff, above);             // a bool counts, as CUDA's int
+    out[1] = __reduce_min_sync(0xffffffff, (short)(v - 20));   // a short compares as an int
+    out[2] = __reduce_max_sync(0xffffffff, (unsigned char)v);  // so does an unsigned char
+}
+"""
+
+
+def test_a_bool_short_or_char_is_reduced_as_the_int_it_promotes_to():
+    # nvcc picks the int overload of __reduce_*_sync for them; the simulator once refused a bool
+    values = np.arange(32, dtype=np.int32) % 7
+    out = gpuarray.zeros(3, np.int32)
+    SourceModule(PROMOTED).get_function("count_and_extremes")(gpuarray.to_gpu(values), out,
+                                                              block=(32, 1, 1))
+    assert out.get().tolist() == [int((values > 3).sum()), int(values.min()) - 20,
+                                  int(values.max())]

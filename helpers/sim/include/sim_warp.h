@@ -43,14 +43,19 @@ template <typename __T> inline unsigned __sim_match(__sim_site __s, unsigned __m
 }
 
 // __reduce_*_sync take 32-bit integers: min and max compare as signed for an int, as unsigned for
-// an unsigned; add wraps around; and, or and xor take unsigned values.
-template <typename __T> inline __T __sim_reduce(__sim_site __s, unsigned __mask, __T __v, int __op) {
-    static_assert(std::is_integral<__T>::value && sizeof(__T) == 4,
+// an unsigned; add wraps around; and, or and xor take unsigned values. A bool, char or short is
+// promoted to int, as CUDA's int overload takes it (__reduce_add_sync(mask, x > t) counts).
+template <typename __T>
+using __sim_reduced = typename std::conditional<(sizeof(__T) < 4), int, __T>::type;
+template <typename __T>
+inline __sim_reduced<__T> __sim_reduce(__sim_site __s, unsigned __mask, __T __v, int __op) {
+    static_assert(std::is_integral<__T>::value && sizeof(__T) <= 4,
                   "__reduce_*_sync takes an int or an unsigned value");
+    using __R = __sim_reduced<__T>;
     int __kind = __op;
-    if (std::is_signed<__T>::value && __op == sim::ReduceMinU) __kind = sim::ReduceMinS;
-    if (std::is_signed<__T>::value && __op == sim::ReduceMaxU) __kind = sim::ReduceMaxS;
-    return (__T)(uint32_t)sim::warp_collective(__s, __mask, (uint32_t)__v, __kind);
+    if (std::is_signed<__R>::value && __op == sim::ReduceMinU) __kind = sim::ReduceMinS;
+    if (std::is_signed<__R>::value && __op == sim::ReduceMaxU) __kind = sim::ReduceMaxS;
+    return (__R)(uint32_t)sim::warp_collective(__s, __mask, (uint32_t)(__R)__v, __kind);
 }
 template <typename __T> inline unsigned __sim_reduce_bits(__sim_site __s, unsigned __mask, __T __v, int __op) {
     static_assert(std::is_integral<__T>::value && sizeof(__T) <= 4,
