@@ -16,7 +16,8 @@ The pieces they share:
 - ``peers``: the other libraries that run the same operations (CuPy, PyTorch, Numba's simulator);
 - ``cases``: the course kernels with their notebooks' launch configurations (notebooks 01 to
   06), and the ceilings; ``sum_histogram`` notebook 07's sums and histograms, ``matmul_cases``
-  notebook 08's matrix multiplies;
+  notebook 08's matrix multiplies, ``tensor_core_cases`` notebook 13's tensor-core ones,
+  ``attention_cases`` notebook 14's softmaxes and attentions;
 - ``measure``: timing, the machine's load, versions;
 - ``results``: the table, CSV and chart, and ``RESULTS.md`` (the measured figures, per machine).
 

@@ -11,8 +11,11 @@ iterate_sin (05), transpose_naive, transpose_tiled and transpose_padded (06), th
 and the histograms of notebook 07 (``bench/sum_histogram.py``; the histograms on notebook 04's
 photograph, as a learner has it, and tiled to a large image), the naive, tiled and register-tiled
 matrix multiplies (08, ``bench/matmul_cases.py``: GFLOP/s against the FMA ceiling and cuBLAS
-SGEMM), the softmaxes and the three attentions of notebook 14 (``bench/attention_cases.py``:
-against ``torch.softmax`` and PyTorch's ``scaled_dot_product_attention``). It prints one Markdown table and writes it as CSV, with a bar chart as PNG, to
+SGEMM), the tensor-core matrix multiplies of notebook 13 (``bench/tensor_core_cases.py``:
+TFLOP/s in FP16 and BF16 against cuBLAS and notebook 08's FP32 kernels), the softmaxes and the
+three attentions of notebook 14 (``bench/attention_cases.py``: against ``torch.softmax`` and
+PyTorch's ``scaled_dot_product_attention``). It prints one Markdown table and writes it as CSV,
+with a bar chart as PNG, to
 ``bench/out/`` (``--out``); ``--record`` also puts it into this backend's section of
 ``bench/RESULTS.md``. For each kernel:
 
@@ -50,7 +53,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))   # the repository: bench, helpers
 
 from bench import (ROOT, attention_cases, cases, matmul_cases, peers, results,  # noqa: E402
-                   sum_histogram)
+                   sum_histogram, tensor_core_cases)
 from bench.measure import load_average, time_cpu, versions  # noqa: E402
 from bench.reference import NUMPY, ArrayLibrary, SerialLibrary  # noqa: E402
 from helpers.backend import BACKEND, device_summary  # noqa: E402
@@ -72,6 +75,7 @@ SIZES = {
     "photo": (None, None, (64, 48)),                           # crop of the photograph (None: all)
     "tiled": ((8192, 8192), (1024, 1024), (128, 96)),          # the photograph tiled: histogram
     "matmul": (4096, 256, 64),                                  # M = K = N: notebook 08
+    "tensor_cores": (4096, 256, 128),     # M = K = N, a multiple of 128: notebook 13
     "softmax": ((8192, 4096), (256, 1024), (16, 100)),          # rows, cols: notebook 14
     "attention": ((32, 4096), (1, 128), (1, 64)),               # heads, n (d = 64): notebook 14
 }
@@ -80,7 +84,7 @@ NUMPY_MAX = {"vector_add": 1 << 24, "saxpy": 1 << 24, "gray": 1 << 22, "mandelbr
              "iterate_sin": 1 << 20, "transpose": 1 << 22, "matmul": matmul_cases.NUMPY_MAX,
              "sum": 1 << 28, "histogram": 1 << 27,   # a reduction's part
              "histogram_range": 1 << 27, "histogram_tiled": 1 << 27,  # is no part of its result
-             **attention_cases.NUMPY_MAX}
+             **tensor_core_cases.NUMPY_MAX, **attention_cases.NUMPY_MAX}
 NUMBA_MAX, NUMBA_MAX_TINY = 1024, 128   # Numba's simulator: ~0.3 ms a thread
 PEER_COLUMNS = ("serial C++", "NumPy", "Numba sim") if SIM else ("NumPy", "CuPy", "PyTorch")
 CPU_PEERS = ("NumPy", "serial C++")     # timed by the wall clock; the others like the kernels
@@ -224,12 +228,13 @@ def find_peers():
 
 
 def makers(size, ceil):
-    """Each course kernel's maker, in the table's order (notebooks 01 to 08, then 14)."""
+    """Each course kernel's maker, in the table's order (notebooks 01 to 08, then 13 and 14)."""
     return [*(lambda make=make, key=key: make(size[key], ceil)
               for make, key in zip(cases.MAKERS, cases.SIZE_OF)),
             *(lambda k=k: matmul_cases.case(k, size["matmul"], ceil)
               for k in matmul_cases.KERNELS),
-            *sum_histogram.makers(size, ceil), *attention_cases.makers(size, ceil)]
+            *sum_histogram.makers(size, ceil), *tensor_core_cases.makers(size["tensor_cores"]),
+            *attention_cases.makers(size, ceil)]
 
 
 def measure_all(run, size, tiny):
@@ -299,7 +304,9 @@ def main(argv=None):
 
     ceiling_rows, rows = measure_all(run, size, a.tiny)
     text = results.table(ceiling_rows + rows, PEER_COLUMNS)
-    run.notes += [line for line in [matmul_cases.summary(rows)] if line]
+    run.notes += [line for line in [
+        matmul_cases.summary(rows),
+        tensor_core_cases.summary(rows, size["tensor_cores"], size["matmul"])] if line]
     print(text + "\n\n" + "\n".join(explanation(repeat) + run.notes))
     print(f"load average at end: {load_average()}")
     stem = Path(a.out) / f"course_kernels-{BACKEND}"

@@ -30,12 +30,14 @@ def cupy_peer():
 
 
 def torch_peer():
+    """PyTorch on the GPU; a bfloat16 result comes back as float32 (NumPy has no bfloat16)."""
     import torch
     if not torch.cuda.is_available():
         raise RuntimeError("torch.cuda.is_available() is False")
     return ArrayLibrary("PyTorch", torch,
                         put=lambda a: torch.from_numpy(np.ascontiguousarray(a)).cuda(),
-                        get=lambda t: t.cpu().numpy(), sync=torch.cuda.synchronize,
+                        get=lambda t: (t.float() if t.dtype == torch.bfloat16 else t).cpu().numpy(),
+                        sync=torch.cuda.synchronize,
                         cast=lambda t, dtype: t.to(getattr(torch, dtype)))
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from bench import BENCH
+from helpers.ch13.numbers import bfloat16_value
 
 ALPHA = 2.5                                            # saxpy's a
 WEIGHTS = np.array([0.299, 0.587, 0.114], np.float32)  # BT.601 luma
@@ -74,6 +75,23 @@ def matmul(p, a, b):
         p.xp.backends.cuda.matmul.allow_tf32 = False
     if p.name == "CuPy" and os.environ.get("CUPY_TF32", "0") != "0":
         raise RuntimeError("CUPY_TF32 is set: CuPy would multiply in TF32")
+    return a @ b
+
+
+def matmul16(p, a, b):
+    """C = A B of 16-bit inputs, float16 or bfloat16 (held as int16 bit patterns: NumPy has no
+    bfloat16), with every sum in FP32 as the tensor cores' kernels keep theirs. CuPy and PyTorch
+    multiply the 16-bit values (cuBLAS, C in 16 bits), PyTorch with its reduced-precision
+    reductions (partial sums in 16 bits) off; NumPy multiplies the values widened to float32."""
+    if p.name == "NumPy":
+        a, b = (bfloat16_value(x.view(np.uint16)) if x.dtype == np.int16 else x.astype(np.float32)
+                for x in (a, b))
+    elif p.name == "PyTorch":
+        flags = p.xp.backends.cuda.matmul
+        flags.allow_fp16_reduced_precision_reduction = False
+        flags.allow_bf16_reduced_precision_reduction = False
+        if a.dtype == p.xp.int16:
+            a, b = a.view(p.xp.bfloat16), b.view(p.xp.bfloat16)
     return a @ b
 
 

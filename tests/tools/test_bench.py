@@ -19,7 +19,8 @@ KERNELS = ["vector_add", "saxpy", "rgb_to_gray", "rgb_to_gray_x16", "mandelbrot"
            "matmul_naive", "matmul_tiled", "matmul_register_tiled", "matmul_warp_tiled",
            "reduce_grid_stride", "reduce_grid_stride_x4", "histogram_global", "histogram_shared_x16",
            "histogram_shared_runs", "histogram_once", "histogram_once [histogram()]",
-           "histogram_shared_x16 [tiled]", "softmax_warp", "softmax_block", "softmax_online",
+           "histogram_shared_x16 [tiled]", "shared_tiles_fp16", "shared_tiles_bf16",
+           "softmax_warp", "softmax_block", "softmax_online",
            "attention_three_kernels", "attention_fused", "attention_tiled"]
 CEILINGS = ["copy (ceiling)", "fma_peak (ceiling)"]
 
@@ -65,6 +66,8 @@ def test_csv_has_sane_figures(bench):
             assert rows[name]["serial C++"] == rows[name]["Numba sim"] == "-"   # none of its own
     for name in ("attention_three_kernels", "attention_fused", "attention_tiled"):
         assert rows[name]["unit"] == "GFLOP/s" and float(rows[name]["pct_of_ceiling"]) > 0
+    for name in ("shared_tiles_fp16", "shared_tiles_bf16"):   # no tensor-core ceiling measured
+        assert rows[name]["unit"] == "TFLOP/s" and rows[name]["pct_of_ceiling"] == ""
     assert rows["softmax_online"]["unit"] == "GB/s"
 
 
