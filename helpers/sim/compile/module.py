@@ -78,7 +78,7 @@ def _declare(lib):
     lib.sim_launch_start.restype = ctypes.c_void_p
     lib.sim_launch_start.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_uint),
                                      ctypes.POINTER(ctypes.c_uint), ctypes.c_size_t,
-                                     ctypes.POINTER(ctypes.c_void_p), ctypes.c_int, ctypes.c_int,
+                                     ctypes.POINTER(ctypes.c_void_p), ctypes.c_int,
                                      ctypes.POINTER(ctypes.c_void_p), ctypes.c_int,
                                      ctypes.POINTER(ctypes.c_uint64), ctypes.c_int]
     lib.sim_launch_wait.argtypes = [ctypes.c_void_p, ctypes.c_int]

@@ -34,7 +34,6 @@ struct Launch {
     dim3 grid, block;
     size_t shared;
     long nblocks;
-    bool reverse;  // blocks and threads in the opposite order, for the race check
     bool watch;    // one worker, checking after every thread (a search for an overrun's culprit)
     char *const *stacks;  // stacks[i]: worker i's first stack slot
     // watch mode (one worker): these bytes, and what they held at the start, checked whenever a
@@ -138,7 +137,6 @@ inline void fiber_main() {
     void *args = w->launch->args;
     if (!w->plain) k->run_thread(args);
     else if (w->watching) k->run_block_plain_watched(args);
-    else if (w->reverse) k->run_block_plain_reversed(args);
     else k->run_block_plain(args);
     w->fibers[w->current].state = F_DONE;
     w->live--;
@@ -190,9 +188,8 @@ inline void run_block(Worker *w) {
         char *slot_top = w->stacks + (size_t)(i + 1) * kStackSize;
         prepare_context(&f.ctx, slot_top - kStackUsable, (char *)frame_of(w, i), fiber_main);
     }
-    int first = w->reverse ? n - 1 : 0;
-    w->live = n, w->at_barrier = 0, w->current = first;
-    switch_context(&w->scheduler, &w->fibers[first].ctx, w);
+    w->live = n, w->at_barrier = 0, w->current = 0;
+    switch_context(&w->scheduler, &w->fibers[0].ctx, w);
     while (w->live > 0 && release_coalesced(w))  // lanes waiting in coalesced_threads() go on
         switch_context(&w->scheduler, &w->fibers[w->current].ctx, w);
     if (w->live > 0) report_deadlock(w);
@@ -256,7 +253,6 @@ inline void run_blocks(Worker &w, Launch *L) {
             if (L->stop.load(std::memory_order_relaxed)) break;
             long b = L->next_block.fetch_add(1);
             if (b >= L->nblocks) break;
-            if (L->reverse) b = L->nblocks - 1 - b;
             w.block = uint3{(unsigned)(b % gx), (unsigned)(b / gx % gy), (unsigned)(b / (gx * gy))};
             run_block(&w);
         }
@@ -272,9 +268,8 @@ inline void worker_body(Launch *L, int index) {
     set_current_worker(&w);
     w.launch = L;
     w.plain = !SIM_FIBERS;
-    w.reverse = L->reverse;
     w.watching = w.quiet = L->watch;
-    w.in_order = !w.reverse && !w.watching;
+    w.in_order = !w.watching;
     worker = &w;
     sigset_t block_int;
     sigemptyset(&block_int);
@@ -511,7 +506,7 @@ SIM_EXPORT const sim::KernelEntry *sim_kernel(int i);  // the module's own table
 // watch: 0, or 1 to run in watch mode with nwatch (address, length) pairs in watched. Returns
 // nullptr when not even the launch's bookkeeping can be allocated.
 SIM_EXPORT void *sim_launch_start(int k, const unsigned *grid, const unsigned *block, size_t shared,
-                                  void **args, int workers, int reverse, char *const *stacks,
+                                  void **args, int workers, char *const *stacks,
                                   int watch, const uint64_t *watched, int nwatch) {
     using namespace sim;
     Launch *L = nullptr;
@@ -522,7 +517,6 @@ SIM_EXPORT void *sim_launch_start(int k, const unsigned *grid, const unsigned *b
         L->grid = dim3(grid[0], grid[1], grid[2]);
         L->block = dim3(block[0], block[1], block[2]);
         L->shared = shared;
-        L->reverse = reverse != 0;
         L->watch = watch != 0;
         L->stacks = stacks;
         L->nblocks = (long)grid[0] * grid[1] * grid[2];

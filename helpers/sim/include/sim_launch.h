@@ -68,18 +68,18 @@ template <auto K> struct Kernel {
         decltype(K) const volatile k = K;
         std::apply((decltype(K))k, args);
     }
-    // A block as a loop over its threads: in order (the kernel inlined: every plain launch runs
-    // it), in the opposite order (the race check), or in order checking the watched bytes after
-    // each thread (the search for an overrun's culprit).
-    template <bool Reversed, bool Watched> static void run_block_loop(void *t) {
+    // A block as a loop over its threads, in order: the kernel inlined (every plain launch runs
+    // it), or called, checking the watched bytes after each thread (the search for an overrun's
+    // culprit).
+    template <bool Watched> static void run_block_loop(void *t) {
         const Tuple &args = *(Tuple *)t;
         Frame *f = frame();
         const uint3 bd = f->block_dim;
         for (unsigned z = 0; z < bd.z; z++)
             for (unsigned y = 0; y < bd.y; y++)
                 for (unsigned x = 0; x < bd.x; x++) {
-                    f->thread = Reversed ? uint3{bd.x - 1 - x, bd.y - 1 - y, bd.z - 1 - z} : uint3{x, y, z};
-                    if constexpr (Reversed || Watched) call(args);
+                    f->thread = uint3{x, y, z};
+                    if constexpr (Watched) call(args);
                     else std::apply(K, args);
                     if (Watched) check_watch(f->worker);
                 }
@@ -91,11 +91,10 @@ template <auto K> struct Kernel {
     static KernelEntry entry(const char *name) {
 #if SIM_FIBERS
         return KernelEntry{name, Sig::count, Sig::describe, make_args, free_args, run_thread,
-                           nullptr, nullptr, nullptr, (const void *)K};
+                           nullptr, nullptr, (const void *)K};
 #else
         return KernelEntry{name, Sig::count, Sig::describe, make_args, free_args, nullptr,
-                           run_block_loop<false, false>, run_block_loop<true, false>,
-                           run_block_loop<false, true>, (const void *)K};
+                           run_block_loop<false>, run_block_loop<true>, (const void *)K};
 #endif
     }
 };

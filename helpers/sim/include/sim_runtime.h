@@ -99,7 +99,6 @@ struct KernelEntry {
     void (*free_args)(void *tuple);
     void (*run_thread)(void *tuple);        // one thread, whose Frame is set
     void (*run_block_plain)(void *tuple);   // every thread of the current block, in order
-    void (*run_block_plain_reversed)(void *tuple);  // the same, last thread first
     void (*run_block_plain_watched)(void *tuple);   // in order, checking the watch after each
     const void *address;  // the kernel itself: its symbol is the name get_function takes
 };
@@ -136,9 +135,8 @@ struct Worker {
     Error err{};
     uint3 block{};
     bool plain = true;  // one fiber runs the block's threads in a loop
-    bool reverse = false;  // run blocks and threads in the opposite order (race check)
     bool watching = false;  // check the watched bytes whenever a thread stops (sim_grid.h)
-    bool in_order = true;   // neither reverse nor watching: threads take turns in order
+    bool in_order = true;   // not watching: threads take turns in order
     bool quiet = false;     // kernel printf prints nothing (a second run that looks for a culprit)
     // the fibers of the block being run
     Fiber *fibers = nullptr;
@@ -219,10 +217,10 @@ inline void *dynamic_shared() { return current_worker()->dynamic_shared; }
 void check_watch(Worker *w);
 
 // ---- switching between the threads of a block --------------------------------------------------
-// The calling fiber waits (or has finished): run the next fiber that can run, in thread order
-// (the opposite order for the race check), or go back to the scheduler when none can.
+// The calling fiber waits (or has finished): run the next fiber that can run, in thread order,
+// or go back to the scheduler when none can.
 SIM_UNTRACED __attribute__((noinline)) inline void yield_search(Worker *w) {
-    int me = w->current, n = w->nfibers, step = w->reverse ? n - 1 : 1, next = -1;
+    int me = w->current, n = w->nfibers, step = 1, next = -1;
     if (w->watching) check_watch(w);
     for (int k = 1, i = me; k <= n; k++) {
         i = i + step < n ? i + step : i + step - n;

@@ -104,7 +104,7 @@ def check_launch(block, grid, shared, static_shared, max_dynamic):
 _launch_lock = threading.Lock()  # one launch at a time: the runtime's signal handlers are global
 
 
-def _execute(record, reverse=False, watch=None):
+def _execute(record, watch=None):
     """Run one launch (a LaunchRecord) to its end: (status name, ErrorReport). watch: None, or a
     list of (address, nbytes) to check after every thread, on one worker (the search for a
     culprit)."""
@@ -127,7 +127,7 @@ def _execute(record, reverse=False, watch=None):
         handle = lib.sim_launch_start(kernel.index, (ctypes.c_uint * 3)(*grid),
                                       (ctypes.c_uint * 3)(*block), record.shared,
                                       record.pointers, workers,
-                                      int(reverse), firsts, int(watch is not None), watched,
+                                      firsts, int(watch is not None), watched,
                                       len(ranges) // 2)
         if not handle:
             raise LaunchError(f"cuLaunchKernel failed: out of memory (kernel {name!r})")
@@ -154,12 +154,12 @@ def _execute(record, reverse=False, watch=None):
     return status, err
 
 
-def run(record, reverse=False, blocks=None):
+def run(record, blocks=None):
     """Run one launch (a LaunchRecord); a failure raises LaunchError, an interrupt
     KeyboardInterrupt. blocks: the allocations whose slacks (memory.py) are checked afterwards
     (None: those the record's arguments point into)."""
     blocks = record.blocks if blocks is None else blocks
-    status, err = _execute(record, reverse)
+    status, err = _execute(record)
     printed.wait_until_forwarded()
     damaged = [] if status != "OK" else [r for b in blocks for r in memory.damaged_slacks(b)]
     if status == "OVERRUN" or damaged:
