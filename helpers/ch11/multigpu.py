@@ -35,6 +35,20 @@ def device_contexts() -> list:
 
 
 @contextlib.contextmanager
+def two_devices_on_the_simulator():
+    """For the ``with`` block, the simulator presents at least two devices, as the chapter's
+    checkers need whatever the learner set (a GPU machine has the devices it has)."""
+    from helpers.backend import BACKEND
+    from helpers.sim.settings import settings
+
+    if BACKEND != "simulator" or settings.devices >= 2:
+        yield
+        return
+    with settings.changed(devices=2):
+        yield
+
+
+@contextlib.contextmanager
 def using(context):
     """Make ``context`` current in this thread for the ``with`` block, then pop it."""
     context.push()

@@ -25,6 +25,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from helpers.ch11.multigpu import two_devices_on_the_simulator
 from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.function import Refused, check_function, run_catching
 from helpers.exercises.hidden import awkward
@@ -146,14 +147,11 @@ def check_gray_split(fn, hidden: int | None = None) -> Verdict:
     return check_function(fn, "my_gray_split", lambda fn: _verdict(fn, cases))
 
 
+@two_devices_on_the_simulator()
 def _verdict(fn, cases) -> Verdict:
     from helpers.backend import BACKEND
     from helpers.ch11.multigpu import compile_on_each, device_contexts
-    from helpers.sim.settings import settings
 
-    if BACKEND == "simulator" and settings.devices < 2:
-        with settings.changed(devices=2):
-            return _verdict(fn, cases)
     contexts = device_contexts()
     functions = compile_on_each(contexts, KERNEL_FILE, KERNEL_NAME)
     n = len(contexts)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from helpers.ch11.multigpu import two_devices_on_the_simulator
 from helpers.exercises.hidden import cases, success
 from helpers.exercises.function import check_function, from_file, run_catching
 from helpers.exercises.gray_split import copies_to_host, context_stack
@@ -38,14 +39,11 @@ def check_halo_exchange_function(fn, hidden: int | None = None) -> Verdict:
     return check_function(fn, FUNCTION, lambda f: _verdict(f, cases(CASES, draw, hidden)))
 
 
+@two_devices_on_the_simulator()
 def _verdict(fn, every) -> Verdict:
     from helpers.backend import BACKEND
     from helpers.ch11.multigpu import device_contexts
-    from helpers.sim.settings import settings
 
-    if BACKEND == "simulator" and settings.devices < 2:
-        with settings.changed(devices=2):
-            return _verdict(fn, every)
     contexts = (device_contexts() * 2)[:2]
     right = "every halo holds its neighbour's elements, and nothing else changed" + (
         ", with no stop in host memory" if BACKEND == "simulator" else ". (Whether a halo went "

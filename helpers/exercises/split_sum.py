@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from helpers.ch11.multigpu import two_devices_on_the_simulator
 from helpers.exercises.function import Refused, check_function, from_file, run_catching
 from helpers.exercises.gray_split import context_stack
 from helpers.exercises.hidden import cases, success
@@ -38,14 +39,10 @@ def check_split_sum_function(fn, hidden: int | None = None) -> Verdict:
     return check_function(fn, FUNCTION, lambda f: _verdict(f, cases(CASES, draw, hidden)))
 
 
+@two_devices_on_the_simulator()
 def _verdict(fn, every) -> Verdict:
-    from helpers.backend import BACKEND
     from helpers.ch11.multigpu import device_contexts
-    from helpers.sim.settings import settings
 
-    if BACKEND == "simulator" and settings.devices < 2:
-        with settings.changed(devices=2):
-            return _verdict(fn, every)
     contexts = device_contexts()
     right = (f"the sum is exact for every length ({len(CASES)}, one shorter than the devices), "
              + (f"and each of the {len(contexts)} devices summed its share" if len(contexts) > 1

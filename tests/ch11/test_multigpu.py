@@ -70,3 +70,18 @@ def test_there_is_a_context_for_every_device():
         for k, context in enumerate(contexts):
             with using(context):
                 assert drv.Context.get_device() == drv.Device(k)
+
+
+def test_the_checkers_get_two_devices_on_the_simulator_whatever_was_set():
+    from helpers.backend import BACKEND
+    from helpers.ch11.multigpu import two_devices_on_the_simulator
+    from helpers.sim.settings import settings
+
+    if BACKEND != "simulator":
+        pytest.skip("a GPU machine has the devices it has")
+    with settings.changed(devices=1):
+        with two_devices_on_the_simulator():
+            assert settings.devices == 2
+        assert settings.devices == 1
+    with settings.changed(devices=3), two_devices_on_the_simulator():
+        assert settings.devices == 3
