@@ -13,6 +13,7 @@ import os
 
 import pytest
 from caches import seeded
+from kernel_sources import find_nvcc, nvcc_accepted
 
 from helpers.sim.settings import settings
 
@@ -42,3 +43,23 @@ def private_cache(tmp_path):
     folder = seeded(tmp_path / "cache")
     with settings.changed(cache_dir=str(folder)):
         yield folder
+
+
+@pytest.fixture(scope="module")
+def nvcc():
+    """nvcc's path; skipped where there is none, but a failure under CI, which has the CUDA
+    toolkit: there every kernel and every stub must be compiled by it."""
+    path = find_nvcc()
+    if path is None:
+        if os.environ.get("CI"):
+            pytest.fail("nvcc not found (PATH, /usr/local/cuda/bin) but CI is set: CI must "
+                        "compile every kernel and stub with nvcc")
+        pytest.skip("nvcc not found on PATH or in /usr/local/cuda/bin")
+    return path
+
+
+@pytest.fixture(scope="module")
+def accepted(nvcc):
+    """The folder of nvcc's kept verdicts (kernel_sources.nvcc_accepted)."""
+    return nvcc_accepted(nvcc)
+

@@ -24,14 +24,13 @@ stub on the OpenCL platform the chapter chooses), so that a learner starts from 
 
 import dataclasses
 import importlib
-import os
 import re
 from pathlib import Path
 
 import pytest
 
 from helpers.exercises.catalog import AS_SHIPPED, EXERCISES, Exercise
-from kernel_sources import find_nvcc, nvcc_accepted, nvcc_verdict
+from kernel_sources import nvcc_verdict
 
 ROOT = Path(__file__).resolve().parents[2]
 KERNELS = [e for e in EXERCISES if e.is_kernel]
@@ -206,22 +205,6 @@ def test_a_stub_without_todo_is_a_bug_hunt_whose_solution_marks_its_fixes():
 
 
 # ---- every stub builds as shipped ---------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def nvcc():
-    path = find_nvcc()
-    if path is None:
-        if os.environ.get("CI"):
-            pytest.fail("nvcc not found (PATH, /usr/local/cuda/bin) but CI is set: CI must "
-                        "compile every stub with nvcc")
-        pytest.skip("nvcc not found on PATH or in /usr/local/cuda/bin")
-    return path
-
-
-@pytest.fixture(scope="module")
-def accepted(nvcc):
-    return nvcc_accepted(nvcc)
-
 
 @pytest.mark.parametrize("exercise", CUDA, ids=[e.name for e in CUDA])
 def test_the_stub_compiles_with_nvcc(exercise, nvcc, accepted, tmp_path):
