@@ -48,8 +48,8 @@ def products(module, drv):
 
 
 def mappings(module, drv):
-    """{name: what each lane holds}: the where_* kernels (bench/wmma_kernels.cu). (The 8-bit
-    ones, where_u8_*, came after the H200's stored outputs: --compare shows them once stored.)"""
+    """{name: what each lane holds}: the where_* kernels (bench/wmma_kernels.cu), the 8-bit
+    ones (where_u8_*) among them."""
     out = {}
     for m, n, k in cases.SHAPES16:
         a, b = np.arange(m * k, dtype=np.float16), np.arange(k * n, dtype=np.float16)

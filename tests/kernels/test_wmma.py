@@ -123,6 +123,20 @@ def test_the_mapping_is_the_one_the_h200_stored():
             assert np.array_equal(stored[f"where_{m}x{n}x{k}_{use}"].reshape(32, count), want), (m, n, use)
 
 
+def test_every_lane_holds_what_the_h200s_lane_held(module):
+    """Each where_* kernel's output (which element of A, B and C each lane holds, 16-bit, 8-bit
+    and tf32 inputs) and the tf32 rounding equal to the H200's, as bench/wmma_probe.py --store
+    kept them."""
+    from bench.wmma_probe import mappings
+
+    stored = np.load(Path(__file__).resolve().parents[2] / "bench" / "data" / "h200_wmma_outputs.npz")
+    got = mappings(module, drv)
+    assert sorted(got) == sorted(k for k in stored.files if k.startswith(("where_", "to_tf32")))
+    assert any(name.startswith("where_u8_") for name in got)
+    for name, lanes in got.items():
+        assert np.array_equal(lanes, stored[name], equal_nan=True), name
+
+
 def test_tf32_fragments_hold_the_elements_ptx_mma_m16n8k8_gives_each_lane(module):
     a, b = np.arange(16 * 8, dtype=np.float32), np.arange(8 * 16, dtype=np.float32)
     oa, ob = np.zeros(32 * 4, np.float32), np.zeros(32 * 4, np.float32)
