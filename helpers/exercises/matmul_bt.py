@@ -230,9 +230,11 @@ COALESCED = Case(32, 32, 32)  # whole tiles, rows of 128 bytes: each request rea
 MAX_SECTORS, MAX_CONFLICTS = 4.5, 0.5
 """What FAST allows on the simulator: sectors a global load request (4 when both tiles are read
 along their rows), bank conflicts a shared load request (none with Bs padded to TILE + 1)."""
-TARGET = 0.08
+TARGET = 0.10
 """The fraction of the FMA ceiling FAST takes on a GPU: notebook 08's tiled kernel (16 x 16,
-the same plan on A and B) reached 12.7% of it on an H200, its naive kernel 8.4%."""
+the same plan on A and B) reached 12.7% of it on an H200, its naive kernel 8.4%. The checker's
+own timing on an H200 (2026-12-02): the solution 11.8 to 12.0%, Bt read down its columns 8.4%,
+Bs not padded 5.1%."""
 BIG = 2048
 """M = K = N of the timed product: 17 GFLOP, 48 MiB of matrices."""
 COALESCE_HINT = ("load Bt's tile along its rows, as A's is: Bs[ty][tx] = Bt[(blockIdx.x * TILE + "

@@ -142,10 +142,12 @@ def test_the_trace_rule_finds_a_slow_blur_on_any_backend(name, kernels):
 
 @pytest.mark.gpu_timing
 @pytest.mark.skipif(BACKEND != "pycuda", reason="the event-timed rule needs a GPU")
-def test_on_a_gpu_the_solution_is_fast_and_a_target_past_the_copy_is_not_met(
+def test_on_a_gpu_the_solution_is_fast_and_a_transposed_tile_or_a_target_past_the_copy_is_not(
         kernels, capsys, monkeypatch):
     verdict, out = run_checker(kernels["solution"], capsys)
     assert verdict.level == "FAST" and "of a device-to-device copy" in out, out
+    verdict, out = run_checker(kernels["tile_transposed"], capsys)   # bank conflicts: 12%
+    assert verdict.level == "PASS" and "where FAST takes 20%" in verdict.slow, out
     monkeypatch.setattr(checker, "TARGET", 1.5)
     verdict, out = run_checker(kernels["solution"], capsys)
     assert verdict.level == "PASS" and "where FAST takes 150%" in verdict.slow, out

@@ -113,11 +113,12 @@ def test_the_trace_rule_finds_a_slow_kernel_on_any_backend(name, kernels):
 
 @pytest.mark.gpu_timing
 @pytest.mark.skipif(BACKEND != "pycuda", reason="the event-timed rule needs a GPU")
-def test_on_a_gpu_the_solution_is_fast_and_bank_conflicts_on_every_read_are_not(kernels, capsys):
+def test_on_a_gpu_the_solution_is_fast_and_the_slow_kernels_are_not(kernels, capsys):
     verdict = check_matmul_bt_kernel(*kernels["solution"])
     assert verdict.level == "FAST" and "of the FMA ceiling" in verdict.problem, verdict
-    verdict = check_matmul_bt_kernel(*kernels["bs_not_padded"])
-    assert verdict.level == "PASS" and "where FAST takes 8%" in verdict.slow, verdict
+    for name in sorted(SLOW):   # bank conflicts on every read; Bt read down its columns
+        verdict = check_matmul_bt_kernel(*kernels[name])
+        assert verdict.level == "PASS" and "where FAST takes 10%" in verdict.slow, (name, verdict)
 
 
 @pytest.mark.parametrize("name", sorted(RIGHT))
