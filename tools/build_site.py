@@ -9,7 +9,8 @@ notebooks are never executed: their stored outputs are the point, and a run here
 the GPU's figures with a laptop's. Each page keeps the notebook's link to its exercise (a
 download of the stub as the course ships it) and gets the theme's buttons to open the notebook
 on Colab and on Binder, from ``--repository`` (the GitHub repository the course is published in;
-OWNER/REPO until it is given, as in the README's Binder link). The start page is the README's
+by default pyproject.toml's ``[project.urls] Repository``, OWNER/REPO until the course is
+published). The start page is the README's
 introduction and its table of notebooks.
 
 The pages are built from a staged copy of what they need (the notebooks, the files they link,
@@ -32,7 +33,8 @@ sys.path.insert(0, str(ROOT))
 
 from helpers.exercises import catalog  # noqa: E402 - after the path is set
 
-PLACEHOLDER = "https://github.com/OWNER/REPO"
+sys.path.insert(0, str(ROOT / "tools"))
+from setup_cell import REPOSITORY  # noqa: E402 - pyproject.toml's [project.urls] Repository
 LINK = re.compile(r"\]\(\.\./([^)\s]+)\)")  # a notebook's link to a file of the course
 ROW = re.compile(r"^\| `(\d\d_[a-z0-9_]+)` \| (.*) \|$", re.M)
 
@@ -101,7 +103,7 @@ def settings(repository: str) -> dict:
     }
 
 
-def build(out: Path, repository: str = PLACEHOLDER, root: Path = ROOT) -> list[str]:
+def build(out: Path, repository: str = REPOSITORY, root: Path = ROOT) -> list[str]:
     """Build the site into ``out`` (replaced whole once built); return the pages' names."""
     from sphinx.application import Sphinx
 
@@ -125,9 +127,9 @@ def build(out: Path, repository: str = PLACEHOLDER, root: Path = ROOT) -> list[s
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out", type=Path, help="the site's folder (replaced when built)")
-    parser.add_argument("--repository", default=PLACEHOLDER,
+    parser.add_argument("--repository", default=REPOSITORY,
                         help=f"the course's GitHub repository, for Colab and Binder "
-                             f"(default {PLACEHOLDER})")
+                             f"(default {REPOSITORY})")
     args = parser.parse_args(argv)
     start = time.monotonic()
     names = build(args.out, args.repository)

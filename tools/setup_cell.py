@@ -24,6 +24,7 @@ course and install it, with PyCUDA built against Colab's CUDA toolkit on a GPU r
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -34,7 +35,10 @@ import store_outputs  # noqa: E402 - after the path is set
 
 NOTEBOOKS = store_outputs.NOTEBOOKS
 CELL_ID = "course-setup"
-REPOSITORY = "https://github.com/OWNER/REPO"  # where the course is published (as the README says)
+REPOSITORY = re.search(r'^Repository = "([^"]+)"', (store_outputs.ROOT / "pyproject.toml").read_text(
+    encoding="utf-8"), flags=re.M).group(1)
+"""Where the course is published: pyproject.toml's one setting ([project.urls], read without
+tomllib, which Python 3.10 lacks), which the README repeats."""
 COLAB_FOLDER = "/content/cuda-course"
 README_COMMANDS = (
     "make lab     # set up .venv, then open JupyterLab on the course, at notebook 01",

@@ -114,6 +114,13 @@ def test_elsewhere_it_gives_the_readme_commands_then_stops(tmp_path):
     assert f"git clone {setup_cell.REPOSITORY}" in seen and raised == "CourseNotInstalled"
 
 
+def test_the_readme_binder_badge_opens_the_repository_pyproject_names():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    owner_repo = setup_cell.REPOSITORY.removeprefix("https://github.com/")
+    badges = re.findall(r"https://mybinder\.org/v2/gh/([^/]+/[^/]+)/", readme)
+    assert badges and set(badges) == {owner_repo}, badges
+
+
 def test_the_readme_colab_section_gives_the_cell_s_commands():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split("\n## Colab\n", 1)[1].split("\n## ", 1)[0]

@@ -25,8 +25,9 @@ _spec.loader.exec_module(build_site)
 
 NOTEBOOKS = build_site.notebooks()
 SHIPPED = {e.work: catalog.as_shipped(e) for e in catalog.EXERCISES if e.is_kernel}
-BINDER = "https://mybinder.org/v2/gh/OWNER/REPO/main?urlpath=lab/tree/notebooks/{}.ipynb"
-COLAB = "https://colab.research.google.com/github/OWNER/REPO/blob/main/notebooks/{}.ipynb"
+OWNER_REPO = build_site.REPOSITORY.removeprefix("https://github.com/")
+BINDER = f"https://mybinder.org/v2/gh/{OWNER_REPO}/main?urlpath=lab/tree/notebooks/{{}}.ipynb"
+COLAB = f"https://colab.research.google.com/github/{OWNER_REPO}/blob/main/notebooks/{{}}.ipynb"
 
 
 def test_the_start_page_lists_every_notebook_from_the_readme_in_order():
