@@ -127,8 +127,8 @@ def softmax(p, x):
 def attention(p, q, k, v):
     """softmax(Q K^T / sqrt(d)) V, head by head (heads x n x d): PyTorch's fused
     ``scaled_dot_product_attention``; in NumPy (float32) and CuPy the composition of the steps."""
-    if p.name == "PyTorch":
-        return p.xp.nn.functional.scaled_dot_product_attention(q, k, v)
+    if p.name == "PyTorch":   # as 1 x heads x n x d: with 3-D inputs it takes its unfused path
+        return p.xp.nn.functional.scaled_dot_product_attention(q[None], k[None], v[None])[0]
     if p.name == "NumPy":
         q, k, v = (a.astype(np.float32) for a in (q, k, v))
     scores = q @ k.swapaxes(-1, -2) * q.dtype.type(q.shape[-1] ** -0.5)
