@@ -20,8 +20,8 @@ loading their part of the tile), or only near the edges of the blocks (the halo)
 fails gets the hint for its kind (``helpers.exercises.failure``): a tile declared smaller than
 the block and its halo is named by its declaration (``_refine``), not by the bounds guard.
 
-A right blur is then rated for speed (``_fast``): FAST on a GPU at ``TARGET`` of a copy's
-bandwidth, timed with events on a large image; on the simulator, where the CPU's time says
+A right blur is then rated for speed (``_timed``, ``_traced``): FAST on a GPU at ``TARGET`` of a
+copy's bandwidth, timed with events on a large image; on the simulator, where the CPU's time says
 nothing, when the trace shows the window read from the tile (a few global load requests a warp,
 not one for each of its 25 pixels) without bank conflicts. A right blur short of that is a PASS
 that says what is missing.
@@ -238,13 +238,8 @@ TILE_READ_HINT = ("load the tile into shared memory once (TODO 1), then read eve
                   "that a warp's 32 threads read 32 neighbouring floats of one row of the tile")
 
 
-def _fast(kernels):
-    """What keeps a right blur from FAST: on a GPU its bandwidth, on the simulator its trace."""
-    return (yield from _timed(kernels.device) if speed.on_gpu() else _traced(kernels))
-
-
 def _traced(kernels):
-    """The trace of the first image's launch on the simulator: global load requests a warp,
+    """On the simulator: the trace of the first image's launch, global load requests a warp and
     bank conflicts a shared load request."""
     stats = observe(kernels, _launch(CASES[0])).stats
     gx, gy = _grid(CASES[0])
@@ -263,6 +258,7 @@ def _traced(kernels):
 
 
 def _timed(kernel):
+    """On a GPU: the bandwidth of the blur of a BIG image, against a copy's."""
     from helpers.backend import gpuarray
 
     height, width = BIG
@@ -281,7 +277,7 @@ EXERCISE = KernelExercise(
     signature="const float *in, float *out, int width, int height",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
     crash_hint=GUARD_HINT + "; and clamp every pixel the tile loads to the image", refine=_refine,
-    simulated="runs the race check and the trace", fast=_fast,
+    simulated="runs the race check and the trace", fast=speed.rule(_timed, _traced),
     success=f"the blur matches NumPy on {len(CASES)} images whose sides are not multiples of the "
             "block, with no race; nothing written outside the image")
 

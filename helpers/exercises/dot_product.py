@@ -21,9 +21,9 @@ warp_sums too small for 32 warps, a shuffle some lanes skip.
 A launch that fails gets the hint for its kind (``helpers.exercises.failure``), refined by
 ``_refine`` for the exercise's arrays.
 
-A right sum is then rated for speed (``_fast``): on the simulator by its trace, FAST with one
-atomic a block; on a GPU timed with events on a large vector against a copy's bandwidth. Short of
-that it is a PASS that says what is missing.
+A right sum is then rated for speed (``_timed``, ``_traced``): on the simulator by its trace,
+FAST with one atomic a block; on a GPU timed with events on a large vector against a copy's
+bandwidth. Short of that it is a PASS that says what is missing.
 
 ``check_dot_kernel(kernel, simulated=None)`` does the same for a kernel already compiled.
 """
@@ -330,13 +330,8 @@ ATOMIC_HINT_FAST = ("add up the block first (warp_sum, then the warps' sums), an
                     "a block do atomicAdd(result, block_sum): one atomic a block")
 
 
-def _fast(kernels):
-    """What keeps a right sum from FAST: on a GPU its bandwidth, on the simulator its trace."""
-    return (yield from _timed(kernels.device) if speed.on_gpu() else _traced(kernels))
-
-
 def _traced(kernels):
-    """The atomics of the first launch on the simulator: one a block."""
+    """On the simulator: the atomics of the first observed launch, one a block."""
     seen = _observe(kernels)
     atomics = seen.stats.atomics.lanes
     if atomics > seen.blocks:
@@ -347,6 +342,7 @@ def _traced(kernels):
 
 
 def _timed(kernel):
+    """On a GPU: the bandwidth of the sum of two BIG vectors, against a copy's."""
     from helpers.backend import drv, gpuarray
 
     sms = drv.Context.get_device().get_attribute(drv.device_attribute.MULTIPROCESSOR_COUNT)
@@ -363,7 +359,7 @@ EXERCISE = KernelExercise(
     stub="exercises/dot_product.cu", kernel="dot",
     signature="const float *x, const float *y, float *result, int n",
     cases=CASES, draw=_draw, where=_where, detect=_detect, simulated="runs the race check",
-    fast=_fast,
+    fast=speed.rule(_timed, _traced),
     crash_hint="read x[i] and y[i] only for i < n, and write only *result", refine=_refine,
     success=f"the dot product matches NumPy's ({len(CASES) - len(OBSERVED)} sizes from 1 to "
             "100,003, blocks of 1 to 32 warps, grids larger and smaller than n), no race")
