@@ -108,23 +108,12 @@ def _launch(case):
 
 
 def _where(case):
-    launch = f"n = {case['n']:,}, block = ({case['block']}, 1, 1), grid = ({case['grid']}, 1)"
-    return f"a launch on the simulator, race-checked and traced: {launch}" if case.get(
-        "observe") else launch
+    return f"n = {case['n']:,}, block = ({case['block']}, 1, 1), grid = ({case['grid']}, 1)"
 
 
-def _detect(kernels, case):
-    """The last case looks at the launch on the simulator only; the others launch on the
-    notebook's backend."""
-    if case.get("observe"):
-        yield from _observed_mistakes(kernels, case)
-    elif (run := (yield from EXERCISE.run(kernels, _launch(case)))) is not None:
-        yield from _mistakes(kernels, case, run)
-
-
-def _mistakes(kernels, case, run):
+def _mistakes(case, run):
     """The mistakes one launch shows, the most telling first."""
-    block, grid = case["block"], case["grid"]
+    kernels, block, grid = run.kernel, case["block"], case["grid"]
     got, products = float(run.out.got[0]), run.model
     if run.out.past.size:
         yield ("the kernel wrote past *result (result[1] and on)",
@@ -358,7 +347,8 @@ def _timed(kernel):
 EXERCISE = KernelExercise(
     stub="exercises/dot_product.cu", kernel="dot",
     signature="const float *x, const float *y, float *result, int n",
-    cases=CASES, draw=_draw, where=_where, detect=_detect, simulated="runs the race check",
+    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
+    observed=_observed_mistakes, simulated="runs the race check",
     fast=speed.rule(_timed, _traced),
     crash_hint="read x[i] and y[i] only for i < n, and write only *result", refine=_refine,
     success=f"the dot product matches NumPy's ({len(CASES) - len(OBSERVED)} sizes from 1 to "

@@ -91,24 +91,13 @@ def reference(rgb: np.ndarray) -> np.ndarray:
 
 
 def _where(case):
-    launch = (f"{case['image']} image of {case['n']:,} pixels ({3 * case['n']:,} bytes), "
-              f"block = ({case['block']}, 1, 1), grid = ({case['grid']}, 1)")
-    return f"a launch on the simulator, race-checked and traced: {launch}" if case.get(
-        "observe") else launch
+    return (f"{case['image']} image of {case['n']:,} pixels ({3 * case['n']:,} bytes), "
+            f"block = ({case['block']}, 1, 1), grid = ({case['grid']}, 1)")
 
 
-def _detect(kernels, case):
-    """The last case looks at the launch on the simulator only; the others launch on the
-    notebook's backend."""
-    if case.get("observe"):
-        yield from _observed_mistakes(kernels, case)
-    elif (run := (yield from EXERCISE.run(kernels, _launch(case)))) is not None:
-        yield from _mistakes(kernels, case, run)
-
-
-def _mistakes(kernels, case, run):
+def _mistakes(case, run):
     """The mistakes one launch shows, the most telling first."""
-    rgb, n = run.model, case["n"]
+    kernels, rgb, n = run.kernel, run.model, case["n"]
     got, want = run.out.got.astype(np.int64), reference(rgb[:3 * n])
     if run.out.past.size:
         yield ("the kernel wrote past bins[767]",
@@ -207,7 +196,8 @@ def _observed_mistakes(kernels, case):
 EXERCISE = KernelExercise(
     stub="exercises/histogram_rgb.cu", kernel="histogram_rgb",
     signature="const unsigned char *rgb, unsigned int *bins, int n",
-    cases=CASES, draw=_draw, where=_where, detect=_detect, simulated="runs the race check",
+    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
+    observed=_observed_mistakes, simulated="runs the race check",
     crash_hint="local has 768 bins and rgb 3 * n bytes: every loop over the bins runs while "
                "b < 768 (a block may have more threads than bins, or fewer), and every read of "
                "rgb[j] needs j < 3 * n", refine=_refine,

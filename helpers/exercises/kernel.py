@@ -150,7 +150,11 @@ class KernelExercise:
     exercise's own, for its arrays), else the general one, with ``crash_hint`` for an access
     outside every array (and for PyCUDA's errors, which do not say what happened). An exercise whose cases are not one launch each gives ``detect(kernel, case)``
     instead, a generator that may use ``run``. ``simulated`` (what the simulator's launches look
-    for, in words) makes the detectors get ``Kernels``. ``before(kernel)`` gives a verdict before the cases
+    for, in words) makes the detectors get ``Kernels``. A case marked ``observe=True`` (a dict)
+    is launched on the simulator only, whatever the backend (``microscope.observe``): its
+    mistakes are ``observed(kernels, case)``'s, by default what the race check and the crashes
+    show (``microscope.observed_mistakes``), and the verdict calls it "a launch on the simulator,
+    ``observed_as``". ``before(kernel)`` gives a verdict before the cases
     (or None to go on), ``after(kernel, passed)`` one after they all passed, given that PASS (the
     checks of an exercise on a size only a GPU can run). ``where(case)`` describes the case for
     the verdict (by default ``case.where()``); ``success`` is the PASS text. ``draw(rng)`` gives
@@ -168,7 +172,8 @@ class KernelExercise:
 
     def __init__(self, stub, kernel, signature, cases, success, *, draw, where=None, launch=None,
                  mistakes=None, crash_hint="", detect=None, simulated="", before=None,
-                 after=None, refine=None, fast=None, no_extern_c=False):
+                 after=None, refine=None, fast=None, no_extern_c=False, observed=None,
+                 observed_as="race-checked and traced"):
         self.stub, self.kernel, self.signature = stub, kernel, signature
         self.cases, self.success, self.where = cases, success, where or (lambda c: c.where())
         self.draw = draw
@@ -176,6 +181,7 @@ class KernelExercise:
         self.detect = detect or self._launch_and_detect
         self.simulated, self.before, self.after = simulated, before, after
         self.refine, self.fast, self.no_extern_c = refine, fast, no_extern_c
+        self.observed, self.observed_as = observed or self._observed_mistakes, observed_as
 
     def check_file(self, path: str | None = None, hidden: int | None = None) -> Verdict:
         """Compile ``cuda_src/<path>`` (the stub by default), check it (with the cases drawn
@@ -209,7 +215,8 @@ class KernelExercise:
     def _run_cases(self, kernel, cases) -> Verdict:
         verdict = self.before(kernel) if self.before else None
         if verdict is None:
-            verdict = check_cases(cases, lambda case: self.detect(kernel, case), self.where,
+            verdict = check_cases(cases, lambda case: self._detect_case(kernel, case),
+                                  self._where_case,
                                   hidden_cases.success(self.success, self.cases, cases))
         if verdict and self.after:
             verdict = self.after(kernel, verdict)
@@ -233,6 +240,24 @@ class KernelExercise:
             return not_yet(f"{mistake[0].rstrip().rstrip('.')} (a launch that measured its "
                            "speed)", mistake[1])
         return rated(verdict, outcome.get("slow"), outcome.get("figures", ""))
+
+    @staticmethod
+    def _on_simulator(case) -> bool:
+        return isinstance(case, dict) and bool(case.get("observe"))
+
+    def _detect_case(self, kernel, case):
+        return (self.observed if self._on_simulator(case) else self.detect)(kernel, case)
+
+    def _where_case(self, case) -> str:
+        where = self.where(case)
+        if self._on_simulator(case):
+            return f"a launch on the simulator, {self.observed_as}: {where}"
+        return where
+
+    def _observed_mistakes(self, kernels, case):
+        from helpers.exercises.microscope import observe, observed_mistakes
+
+        return observed_mistakes(observe(kernels, self.launch(case)), self.refine)
 
     def _launch_and_detect(self, kernel, case):
         run = yield from self.run(kernel, self.launch(case))
