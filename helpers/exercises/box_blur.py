@@ -42,16 +42,16 @@ from helpers.exercises.microscope import observe, race_mistake
 
 RADIUS = 2
 BLOCK = (32, 8, 1)
-CASES = [(45, 77), (17, 40), (2, 3)]
-"""(height, width) of each image: odd sides, overhanging blocks, one image smaller than the
-window."""
+CASES = [Grid(45, 77, BLOCK), Grid(17, 40, BLOCK), Grid(2, 3, BLOCK)]
+"""The images: odd sides, overhanging blocks, one image smaller than the window."""
 
 
 def _draw(rng):
     """The grader's cases: an image of several blocks with odd sides, one smaller than the
     window."""
-    return [(awkward(rng, BLOCK[1], BLOCK[1] + 1, 100), awkward(rng, BLOCK[0], BLOCK[0] + 1, 130)),
-            (int(rng.integers(1, 2 * RADIUS + 1)), int(rng.integers(1, 2 * RADIUS + 1)))]
+    return [Grid(awkward(rng, BLOCK[1], BLOCK[1] + 1, 100),
+                 awkward(rng, BLOCK[0], BLOCK[0] + 1, 130), BLOCK),
+            Grid(int(rng.integers(1, 2 * RADIUS + 1)), int(rng.integers(1, 2 * RADIUS + 1)), BLOCK)]
 
 
 JUNK = np.float32(1000.0)
@@ -107,14 +107,8 @@ def _close(got, want):
     return bool(np.allclose(got, want, rtol=1e-5, atol=1e-6))
 
 
-def _grid(case):
-    height, width = case
-    return -(-width // BLOCK[0]), -(-height // BLOCK[1])
-
-
 def _where(case):
-    height, width = case
-    return f"{width} x {height} image, block = {BLOCK}, grid = {_grid(case)}"
+    return f"{case.width} x {case.height} image, block = {BLOCK}, grid = {case.grid}"
 
 
 WORDS = Words(index_hint="x = blockIdx.x * BLOCK_X + threadIdx.x, y = blockIdx.y * BLOCK_Y + "
@@ -127,21 +121,20 @@ right values by chance."""
 
 def _launch(case):
     """A new image; the input with JUNK rows before and after it, for the overhang and more."""
-    height, width = case
+    height, width = case.height, case.width
     image = np.random.default_rng([height, width, next(_RUNS)]).random((height, width),
                                                                        np.float32)
     margin = (RADIUS + BLOCK[1] + 1) * (width + 2 * RADIUS)
     return Launch((Input(image, margin, JUNK, before=margin),
                    Output((height, width), guard=BLOCK[1] * width + BLOCK[0]),
-                   np.int32(width), np.int32(height)), block=BLOCK, grid=_grid(case), model=image)
+                   np.int32(width), np.int32(height)), block=BLOCK, grid=case.grid, model=image)
 
 
 def _mistakes(case, run):
     """The mistakes one launch shows, the most telling first; on the first image the launch on
     the simulator, race-checked and traced, too."""
-    height, width = case
     image, got = run.model, run.out.got
-    yield from past_the_end(run.out.past, Grid(height, width, BLOCK), WORDS, GUARD_HINT)
+    yield from past_the_end(run.out.past, case, WORDS, GUARD_HINT)
     yield from never_written(run.out.unwritten, WORDS)
     if case == CASES[0]:
         seen = observe(run.kernel, run.launch)
@@ -191,7 +184,7 @@ def _wrong_values(image, got, case):
     for model, problem, hint in _models(image):
         if _close(got, model):
             yield problem, hint
-    height, width = case
+    height, width = case.height, case.width
     wrong = ~np.isclose(got, want, rtol=1e-5, atol=1e-6)
     y, x = np.indices(wrong.shape)
     ys, xs = np.nonzero(wrong)
@@ -242,7 +235,7 @@ def _traced(kernels):
     """On the simulator: the trace of the first image's launch, global load requests a warp and
     bank conflicts a shared load request."""
     stats = observe(kernels, _launch(CASES[0])).stats
-    gx, gy = _grid(CASES[0])
+    gx, gy = CASES[0].grid
     per_warp = stats.global_ld.requests / (gx * gy * (BLOCK[0] * BLOCK[1] // 32))
     conflicts = stats.shared_ld.bank_conflicts / max(stats.shared_ld.requests, 1)
     if per_warp > MAX_GLOBAL_LOADS_PER_WARP:
@@ -264,7 +257,7 @@ def _timed(kernel):
     height, width = BIG
     image = gpuarray.to_gpu(np.random.default_rng(6).random(BIG, np.float32))
     out = gpuarray.empty(BIG, np.float32)
-    grid = _grid(BIG)
+    grid = Grid(*BIG, BLOCK).grid
     return (yield from speed.bandwidth(
         lambda: kernel(image, out, np.int32(width), np.int32(height), block=BLOCK, grid=grid),
         8 * height * width, TARGET, TILE_READ_HINT + "; every load of the tile is coalesced "

@@ -26,7 +26,7 @@ from helpers.exercises import sepia
 from helpers.exercises.common import device_arguments
 from helpers.exercises.coverage import Words
 from helpers.exercises.sepia import (CASES, CHANNEL_NAMES, ROUNDING_SLACK, SEPIA, _differs,
-                                     _mixups, reference)
+                                     reference)
 from helpers.exercises.verdict import Verdict, check_cases
 
 KERNEL = "sepia"
@@ -156,8 +156,6 @@ def _wrong_values(rgb, got):
         yield (f"{int(wrong.sum())} values are one level low, where the sum's fraction is .5 or "
                f"more ({first}): the kernel truncates instead of rounding",
                "converting a float to uchar drops the fraction: " + CLAMP_HINT)
-    for model, problem in _mixups(rgb):
-        if (np.abs(got.astype(np.int16) - model.astype(np.int16)) <= 1).all():
-            yield problem, "channels mixed up: " + LAYOUT_HINT
+    yield from sepia.mixed_up(rgb, got, LAYOUT_HINT)
     yield (f"{int(wrong.sum())} of {got.size} values are wrong (the first: {first})",
            LAYOUT_HINT)
