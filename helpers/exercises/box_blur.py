@@ -7,10 +7,8 @@ image to its edge, through a shared-memory tile with a halo of R pixels on every
 
 The checker runs it on random images whose sides are not multiples of the block (one smaller than
 the window; new images at every run, so that what an earlier launch left in shared memory cannot
-be the right values by chance), with the output pre-filled with NaN and followed by a guard zone,
-and the input
-surrounded by spare rows of a junk value, so that a kernel that reads outside the image gets wrong
-values instead of crashing. On the first image it also launches the kernel on the simulator,
+be the right values by chance), the input between spare rows of junk and the output poisoned
+(``kernel.KernelExercise``). On the first image it also launches the kernel on the simulator,
 whatever the backend, under the race check (so a missing ``__syncthreads()`` is found whatever
 order the threads ran in) and the trace. Wrong values are matched with the results of known
 mistakes (zeros outside the image, a window shifted or one pixel short, a sum not divided by 25

@@ -90,9 +90,8 @@ def _mistakes(case, run):
 EXERCISE = KernelExercise(
     stub="exercises/depth_range.cu", kernel="depth_range",
     signature="const unsigned short *depth, int n, unsigned int *range", cases=CASES,
-    draw=_draw, where=_where, launch=_launch, mistakes=_mistakes, simulated="runs the race check", refine=_refine,
-    observed_as="race-checked",
-    crash_hint=GUARD_HINT,
+    draw=_draw, where=_where, launch=_launch, mistakes=_mistakes, refine=_refine,
+    simulated="runs the race check", observed_as="race-checked", crash_hint=GUARD_HINT,
     success=f"range holds the nearest and the farthest measured depth ({len(CASES) - 1} images "
             "with holes, sizes not multiples of the block), and no race")
 

@@ -65,6 +65,8 @@ def _draw(rng):
 
 BARRIER_HINT = ("after lane 0 of each warp writes warp_sums[warp], a __syncthreads() (reached "
                 "by every thread of the block) before the first warp reads warp_sums")
+WARP_SUMS_HINT = ("only the blockDim.x / 32 sums the block's warps wrote (lane < blockDim.x / "
+                  "32; the other lanes add 0)")
 ATOMIC_HINT = ("several blocks add to *result at once: *result += v loses updates; use "
                "atomicAdd(result, v), once a block")
 
@@ -142,8 +144,7 @@ def _no_sum(got):
     if np.isnan(got):
         yield ("the result is NaN: the kernel read x or y past n (they hold NaN there), or an "
                "element of a __shared__ array that no thread of the block had written",
-               "read x[i] and y[i] only while i < n, and of warp_sums only the blockDim.x / 32 "
-               "sums the block's warps wrote (lane < blockDim.x / 32; the other lanes add 0)")
+               "read x[i] and y[i] only while i < n, and of warp_sums " + WARP_SUMS_HINT)
     if got == 0.0:
         yield ("nothing was added to *result: it is still 0",
                "at the end, one thread of each block adds the block's sum: "
@@ -304,8 +305,7 @@ def _observed_mistakes(kernels, case):
         yield ("on the simulator, which fills shared memory with NaN before each block (a GPU "
                "leaves whatever was there, which may be 0 by luck), the sum is NaN: the kernel "
                "reads an element of warp_sums that no warp of the block wrote",
-               "of warp_sums read only the blockDim.x / 32 sums the block's warps wrote (lane < "
-               "blockDim.x / 32; the other lanes add 0)")
+               "of warp_sums read " + WARP_SUMS_HINT)
 
 
 TARGET = 0.5

@@ -55,6 +55,8 @@ def _draw(rng):
 
 BARRIER_HINT = ("every bin must be 0 before any thread counts into it, and every byte counted "
                 "before the bins are added to the global ones: a __syncthreads() after each step")
+CLEAR_HINT = ("shared memory is not cleared for you: set all 768 of the block's bins to 0, for "
+              "(int b = threadIdx.x; b < 768; b += blockDim.x), before a __syncthreads()")
 ATOMIC_HINT = ("bins[k]++ (or local[k]++) is a read, an add and a write, and threads that hit "
                "the same bin lose counts: count with atomicAdd, into the block's shared bins: "
                "atomicAdd(&local[k], 1u)")
@@ -122,9 +124,7 @@ def _not_cleared(got, nbytes):
     if got.max() > nbytes:
         b = int(np.argmax(got))
         yield (f"bins[{b}] counts {got[b]:,}, more than the image's {nbytes:,} bytes: the "
-               "block's bins did not all start at 0",
-               "shared memory is not cleared for you: set all 768 of the block's bins to 0, "
-               "for (int b = threadIdx.x; b < 768; b += blockDim.x), before a __syncthreads()")
+               "block's bins did not all start at 0", CLEAR_HINT)
 
 
 def _no_counts(got):
@@ -159,9 +159,7 @@ def _wrong_counts(got, want, rgb, case):
                "for (int j = ...; j < 3 * n; j += blockDim.x * gridDim.x)")
     if (got >= want).all():
         yield (f"{int((got > want).sum())} bins count more than they should: they did not all "
-               "start at 0",
-               "shared memory is not cleared for you: set all 768 of the block's bins to 0, "
-               "for (int b = threadIdx.x; b < 768; b += blockDim.x), before a __syncthreads()")
+               "start at 0", CLEAR_HINT)
     lost = int(total - got.sum())
     if lost > 0:
         yield (f"{lost:,} of the {total:,} bytes were not counted: counts were lost",

@@ -245,10 +245,10 @@ PAD_HINT = ("declare __shared__ float Bs[TILE][TILE + 1]: the padding puts the 1
 
 
 def _traced(kernels):
-    """On the simulator: the trace of the kernel on COALESCED: a warp of the 16 x 16 block reads two rows of a
-    tile, 16 floats each (2 sectors of 32 bytes), so coalesced loads of A and Bt take 4 sectors a
-    request; Bt read down its columns takes 16 for its loads. Bs[tx][j] with rows of 16 floats
-    puts a warp's reads in 2 banks."""
+    """On the simulator: the trace of the kernel on COALESCED: a warp of the 16 x 16 block reads
+    two rows of a tile, 16 floats each (2 sectors of 32 bytes), so coalesced loads of A and Bt
+    take 4 sectors a request; Bt read down its columns takes 16 for its loads. Bs[tx][j] with
+    rows of 16 floats puts a warp's reads in 2 banks."""
     stats = observe(kernels, _launch(*_inputs(COALESCED), COALESCED), key="coalescing").stats
     sectors = stats.global_ld.sectors_per_request
     conflicts = stats.shared_ld.bank_conflicts / max(stats.shared_ld.requests, 1)

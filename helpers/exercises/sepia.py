@@ -13,11 +13,9 @@ result must equal NumPy's, except where the exact sum lies within ``ROUNDING_SLA
 rounding boundary: there the GPU's float arithmetic may round the other way.
 
 The checker launches it on a 2D grid over random images whose sides are not multiples of the
-block, with two block shapes. The output is pre-filled with a poison byte and followed by a long
-guard zone, and the kernel runs twice with two different poison bytes, so that a byte the kernel
-never wrote can be told from one it wrote (any byte value can be a right answer). The input gets
-spare bytes after its end, so that most wrong indices land in memory the checker owns instead of
-crashing.
+block, with two block shapes, twice, the output poisoned with a different byte each time
+(``POISONS``), so that a byte the kernel never wrote can be told from one it wrote (any byte value
+can be a right answer); the input has spare bytes after its end.
 """
 
 from __future__ import annotations
