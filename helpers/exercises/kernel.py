@@ -150,11 +150,11 @@ class KernelExercise:
     exercise's own, for its arrays), else the general one, with ``crash_hint`` for an access
     outside every array (and for PyCUDA's errors, which do not say what happened). An exercise whose cases are not one launch each gives ``detect(kernel, case)``
     instead, a generator that may use ``run``. ``simulated`` (what the simulator's launches look
-    for, in words) makes the detectors get ``Kernels``. A case marked ``observe=True`` (a dict)
+    for, in words) makes the detectors get ``Kernels``. A case marked to be observed (``on_simulator``)
     is launched on the simulator only, whatever the backend (``microscope.observe``): its
     mistakes are ``observed(kernels, case)``'s, by default what the race check and the crashes
     show (``microscope.observed_mistakes``), and the verdict calls it "a launch on the simulator,
-    ``observed_as``". ``before(kernel)`` gives a verdict before the cases
+    ``observed_as``" (or just that, with ``observed_as=""``). ``before(kernel)`` gives a verdict before the cases
     (or None to go on), ``after(kernel, passed)`` one after they all passed, given that PASS (the
     checks of an exercise on a size only a GPU can run). ``where(case)`` describes the case for
     the verdict (by default ``case.where()``); ``success`` is the PASS text. ``draw(rng)`` gives
@@ -241,18 +241,15 @@ class KernelExercise:
                            "speed)", mistake[1])
         return rated(verdict, outcome.get("slow"), outcome.get("figures", ""))
 
-    @staticmethod
-    def _on_simulator(case) -> bool:
-        return isinstance(case, dict) and bool(case.get("observe"))
-
     def _detect_case(self, kernel, case):
-        return (self.observed if self._on_simulator(case) else self.detect)(kernel, case)
+        return (self.observed if on_simulator(case) else self.detect)(kernel, case)
 
     def _where_case(self, case) -> str:
         where = self.where(case)
-        if self._on_simulator(case):
-            return f"a launch on the simulator, {self.observed_as}: {where}"
-        return where
+        if not on_simulator(case):
+            return where
+        checks = f", {self.observed_as}" if self.observed_as else ""
+        return f"a launch on the simulator{checks}: {where}"
 
     def _observed_mistakes(self, kernels, case):
         from helpers.exercises.microscope import observe, observed_mistakes
@@ -338,6 +335,14 @@ class KernelExercise:
             print(output)
             return not_yet(f"{path} compiles with nvcc, but not on the simulator, which "
                            f"{self.simulated}", COMPILE_HINT, first_error(output))
+
+
+def on_simulator(case) -> bool:
+    """Whether ``case`` is marked to be launched on the simulator only (``KernelExercise``): a
+    dict with ``observe=True``, or a tuple whose last element is ``"observe"``."""
+    if isinstance(case, dict):
+        return bool(case.get("observe"))
+    return isinstance(case, tuple) and case[-1:] == ("observe",)
 
 
 def _gpuarray():
