@@ -144,30 +144,33 @@ class Kernels:
 class KernelExercise:
     """One ``.cu`` exercise: see the module's docstring.
 
-    ``launch(case)`` gives the case's ``Launch``; ``mistakes(case, run)`` yields the
-    mistakes its ``Run`` shows, the most telling first. A launch that crashed gets the hint for
-    its kind (``helpers.exercises.failure``): the first that ``refine(failure)`` yields (the
-    exercise's own, for its arrays), else the general one, with ``crash_hint`` for an access
-    outside every array (and for PyCUDA's errors, which do not say what happened). An exercise whose cases are not one launch each gives ``detect(kernel, case)``
-    instead, a generator that may use ``run``. ``simulated`` (what the simulator's launches look
-    for, in words) makes the detectors get ``Kernels``. A case marked to be observed (``on_simulator``)
-    is launched on the simulator only, whatever the backend (``microscope.observe``): its
-    mistakes are ``observed(kernels, case)``'s, by default what the race check and the crashes
-    show (``microscope.observed_mistakes``), and the verdict calls it "a launch on the simulator,
-    ``observed_as``" (or just that, with ``observed_as=""``). ``before(kernel)`` gives a verdict before the cases
-    (or None to go on), ``after(kernel, passed)`` one after they all passed, given that PASS (the
-    checks of an exercise on a size only a GPU can run). ``where(case)`` describes the case for
-    the verdict (by default ``case.where()``); ``success`` is the PASS text. ``draw(rng)`` gives
-    the hidden cases, in the form of ``cases``, that a seed adds (``helpers.exercises.hidden``).
-    ``no_extern_c``: the stub includes a C++ header (cuda_fp16.h, mma.h) and declares its kernel
-    ``extern "C"`` itself, so SourceModule must not wrap it in ``extern "C" { }`` (notebook 01).
+    ``launch(case)`` gives the case's ``Launch``; ``mistakes(case, run)`` yields the mistakes
+    its ``Run`` shows, the most telling first. A launch that crashed gets the hint for its kind
+    (``helpers.exercises.failure``): the first that ``refine(failure)`` yields (the exercise's
+    own, for its arrays), else the general one, with ``crash_hint`` for an access outside every
+    array (and for PyCUDA's errors, which do not say what happened). An exercise whose cases are
+    not one launch each gives ``detect(kernel, case)`` instead, a generator that may use
+    ``run``. ``simulated`` (what the simulator's launches look for, in words) makes the
+    detectors get ``Kernels``. A case marked to be observed (``on_simulator``) is launched on
+    the simulator only, whatever the backend (``microscope.observe``): its mistakes are
+    ``observed(kernels, case)``'s, by default what the race check and the crashes show
+    (``microscope.observed_mistakes``), and the verdict calls it "a launch on the simulator,
+    ``observed_as``" (or just that, with ``observed_as=""``). ``before(kernel)`` gives a verdict
+    before the cases (or None to go on), ``after(kernel, passed)`` one after they all passed,
+    given that PASS (the checks of an exercise on a size only a GPU can run). ``where(case)``
+    describes the case for the verdict (by default ``case.where()``); ``success`` is the PASS
+    text. ``draw(rng)`` gives the hidden cases, in the form of ``cases``, that a seed adds
+    (``helpers.exercises.hidden``). ``no_extern_c``: the stub includes a C++ header
+    (cuda_fp16.h, mma.h) and declares its kernel ``extern "C"`` itself, so SourceModule must not
+    wrap it in ``extern "C" { }`` (notebook 01).
 
     ``fast(kernel)``, for a chapter about speed, rates a kernel that passed: a generator that
     yields ``(what is missing, hint)`` when the kernel misses the chapter's target (the PASS
     then says so) and otherwise returns the figures it measured, for the FAST verdict. It
     measures on a GPU with events, against the copy or the FMA ceiling, and on the simulator
-    through the trace (``helpers.exercises.microscope``), never by the CPU's clock. Without it
-    a right kernel gets a plain PASS.
+    through the trace (``helpers.exercises.microscope``), never by the CPU's clock:
+    ``speed.rule(timed, traced)`` makes it from the two. Without it a right kernel gets a plain
+    PASS.
     """
 
     def __init__(self, stub, kernel, signature, cases, success, *, draw, where=None, launch=None,
