@@ -16,6 +16,7 @@ import numpy as np
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.microscope import observed_launch
 
 START = np.array([0xFFFFFFFF, 0], np.uint32)
 JUNK = 65000
@@ -91,6 +92,7 @@ EXERCISE = KernelExercise(
     stub="exercises/depth_range.cu", kernel="depth_range",
     signature="const unsigned short *depth, int n, unsigned int *range", cases=CASES,
     draw=_draw, where=_where, launch=_launch, mistakes=_mistakes, refine=_refine,
+    observed=observed_launch(_launch, _refine),
     simulated="runs the race check", observed_as="race-checked", crash_hint=GUARD_HINT,
     success=f"range holds the nearest and the farthest measured depth ({len(CASES) - 1} images "
             "with holes, sizes not multiples of the block), and no race")

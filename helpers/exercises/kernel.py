@@ -153,8 +153,8 @@ class KernelExercise:
     ``run``. ``simulated`` (what the simulator's launches look for, in words) makes the
     detectors get ``Kernels``. A case marked to be observed (``on_simulator``) is launched on
     the simulator only, whatever the backend (``microscope.observe``): its mistakes are
-    ``observed(kernels, case)``'s, by default what the race check and the crashes show
-    (``microscope.observed_mistakes``), and the verdict calls it "a launch on the simulator,
+    ``observed(kernels, case)``'s (``microscope.observed_launch`` for what the race check and
+    the crashes show), and the verdict calls it "a launch on the simulator,
     ``observed_as``" (or just that, with ``observed_as=""``). ``before(kernel)`` gives a verdict
     before the cases (or None to go on), ``after(kernel, passed)`` one after they all passed,
     given that PASS (the checks of an exercise on a size only a GPU can run). ``where(case)``
@@ -184,7 +184,10 @@ class KernelExercise:
         self.detect = detect or self._launch_and_detect
         self.simulated, self.before, self.after = simulated, before, after
         self.refine, self.fast, self.no_extern_c = refine, fast, no_extern_c
-        self.observed, self.observed_as = observed or self._observed_mistakes, observed_as
+        self.observed, self.observed_as = observed, observed_as
+        if observed is None and any(map(on_simulator, cases)):
+            raise ValueError("a case marked to be launched on the simulator needs observed=, "
+                             "its detectors (microscope.observed_launch, say)")
 
     def check_file(self, path: str | None = None, hidden: int | None = None) -> Verdict:
         """Compile ``cuda_src/<path>`` (the stub by default), check it (with the cases drawn
@@ -253,11 +256,6 @@ class KernelExercise:
             return where
         checks = f", {self.observed_as}" if self.observed_as else ""
         return f"a launch on the simulator{checks}: {where}"
-
-    def _observed_mistakes(self, kernels, case):
-        from helpers.exercises.microscope import observe, observed_mistakes
-
-        return observed_mistakes(observe(kernels, self.launch(case)), self.refine)
 
     def _launch_and_detect(self, kernel, case):
         run = yield from self.run(kernel, self.launch(case))

@@ -24,7 +24,7 @@ import numpy as np
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import observe, observed_mistakes
+from helpers.exercises.microscope import observe, observed_launch, observed_mistakes
 
 WARPS = (2, 4, 8)
 JUNK = np.float32(1000.0)  # past A and x: far from their values (a NaN read would store poison)
@@ -104,7 +104,8 @@ EXERCISE = KernelExercise(
     stub="exercises/matvec_warp.cu", kernel="matvec_warp",
     signature="const float *A, const float *x, float *y, int rows, int cols",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
-    simulated="runs the race check", observed_as="race-checked",
+    observed=observed_launch(_launch, _refine), observed_as="race-checked",
+    simulated="runs the race check",
     refine=_refine, crash_hint="read A and x only below cols, and store y[row] only for row < rows",
     success=f"y = A x matches NumPy ({len(CASES) - 1} shapes, rows not a multiple of the "
             "block's warps, cols not one of 32), and only lane 0 stores each row's sum")

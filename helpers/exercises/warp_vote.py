@@ -23,7 +23,7 @@ import numpy as np
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import observe, observed_mistakes
+from helpers.exercises.microscope import observe, observed_launch, observed_mistakes
 
 THRESHOLD = np.float32(0.5)
 JUNK = np.float32(2.0)
@@ -100,7 +100,8 @@ EXERCISE = KernelExercise(
     stub="exercises/warp_vote.cu", kernel="warp_vote",
     signature="const float *x, unsigned int *counts, int n, float threshold",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
-    simulated="checks the warp functions' masks", observed_as="",
+    observed=observed_launch(_launch), observed_as="",
+    simulated="checks the warp functions' masks",
     crash_hint="read x[i] only for i < n, and store counts[warp] only for a warp with elements",
     success=f"every warp's count matches NumPy's ({len(CASES) - 1} sizes, n not a multiple of "
             "32, blocks of 2 to 4 warps), and every lane takes part in the vote")
