@@ -41,7 +41,8 @@ yielding ``(problem, hint)`` for each mistake the ``Run`` shows, most specific f
 ``KernelExercise(...)`` whose ``check_file`` and ``check_kernel`` are its ``check_<name>`` and
 ``check_<name>_kernel``. It writes no launch, no poison, no crash handling and no loop over the
 cases: the runner does those. An exercise with a check only the simulator makes passes
-``simulated=`` and calls ``microscope.observe`` from its detectors. Its stub differs from its
+``simulated=`` and calls ``microscope.observe`` from its detectors (or marks a case
+``observe=True``: the runner launches it on the simulator alone). Its stub differs from its
 solution only on the stub's TODO lines (``tests/exercises/test_skeletons.py`` says how exactly).
 """
 

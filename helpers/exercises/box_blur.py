@@ -7,10 +7,8 @@ image to its edge, through a shared-memory tile with a halo of R pixels on every
 
 The checker runs it on random images whose sides are not multiples of the block (one smaller than
 the window; new images at every run, so that what an earlier launch left in shared memory cannot
-be the right values by chance), with the output pre-filled with NaN and followed by a guard zone,
-and the input
-surrounded by spare rows of a junk value, so that a kernel that reads outside the image gets wrong
-values instead of crashing. On the first image it also launches the kernel on the simulator,
+be the right values by chance), the input between spare rows of junk and the output poisoned
+(``kernel.KernelExercise``). On the first image it also launches the kernel on the simulator,
 whatever the backend, under the race check (so a missing ``__syncthreads()`` is found whatever
 order the threads ran in) and the trace. Wrong values are matched with the results of known
 mistakes (zeros outside the image, a window shifted or one pixel short, a sum not divided by 25
@@ -20,8 +18,8 @@ loading their part of the tile), or only near the edges of the blocks (the halo)
 fails gets the hint for its kind (``helpers.exercises.failure``): a tile declared smaller than
 the block and its halo is named by its declaration (``_refine``), not by the bounds guard.
 
-A right blur is then rated for speed (``_fast``): FAST on a GPU at ``TARGET`` of a copy's
-bandwidth, timed with events on a large image; on the simulator, where the CPU's time says
+A right blur is then rated for speed (``_timed``, ``_traced``): FAST on a GPU at ``TARGET`` of a
+copy's bandwidth, timed with events on a large image; on the simulator, where the CPU's time says
 nothing, when the trace shows the window read from the tile (a few global load requests a warp,
 not one for each of its 25 pixels) without bank conflicts. A right blur short of that is a PASS
 that says what is missing.
@@ -42,16 +40,16 @@ from helpers.exercises.microscope import observe, race_mistake
 
 RADIUS = 2
 BLOCK = (32, 8, 1)
-CASES = [(45, 77), (17, 40), (2, 3)]
-"""(height, width) of each image: odd sides, overhanging blocks, one image smaller than the
-window."""
+CASES = [Grid(45, 77, BLOCK), Grid(17, 40, BLOCK), Grid(2, 3, BLOCK)]
+"""The images: odd sides, overhanging blocks, one image smaller than the window."""
 
 
 def _draw(rng):
     """The grader's cases: an image of several blocks with odd sides, one smaller than the
     window."""
-    return [(awkward(rng, BLOCK[1], BLOCK[1] + 1, 100), awkward(rng, BLOCK[0], BLOCK[0] + 1, 130)),
-            (int(rng.integers(1, 2 * RADIUS + 1)), int(rng.integers(1, 2 * RADIUS + 1)))]
+    return [Grid(awkward(rng, BLOCK[1], BLOCK[1] + 1, 100),
+                 awkward(rng, BLOCK[0], BLOCK[0] + 1, 130), BLOCK),
+            Grid(int(rng.integers(1, 2 * RADIUS + 1)), int(rng.integers(1, 2 * RADIUS + 1)), BLOCK)]
 
 
 JUNK = np.float32(1000.0)
@@ -107,14 +105,8 @@ def _close(got, want):
     return bool(np.allclose(got, want, rtol=1e-5, atol=1e-6))
 
 
-def _grid(case):
-    height, width = case
-    return -(-width // BLOCK[0]), -(-height // BLOCK[1])
-
-
 def _where(case):
-    height, width = case
-    return f"{width} x {height} image, block = {BLOCK}, grid = {_grid(case)}"
+    return f"{case.width} x {case.height} image, block = {BLOCK}, grid = {case.grid}"
 
 
 WORDS = Words(index_hint="x = blockIdx.x * BLOCK_X + threadIdx.x, y = blockIdx.y * BLOCK_Y + "
@@ -127,21 +119,20 @@ right values by chance."""
 
 def _launch(case):
     """A new image; the input with JUNK rows before and after it, for the overhang and more."""
-    height, width = case
+    height, width = case.height, case.width
     image = np.random.default_rng([height, width, next(_RUNS)]).random((height, width),
                                                                        np.float32)
     margin = (RADIUS + BLOCK[1] + 1) * (width + 2 * RADIUS)
     return Launch((Input(image, margin, JUNK, before=margin),
                    Output((height, width), guard=BLOCK[1] * width + BLOCK[0]),
-                   np.int32(width), np.int32(height)), block=BLOCK, grid=_grid(case), model=image)
+                   np.int32(width), np.int32(height)), block=BLOCK, grid=case.grid, model=image)
 
 
 def _mistakes(case, run):
     """The mistakes one launch shows, the most telling first; on the first image the launch on
     the simulator, race-checked and traced, too."""
-    height, width = case
     image, got = run.model, run.out.got
-    yield from past_the_end(run.out.past, Grid(height, width, BLOCK), WORDS, GUARD_HINT)
+    yield from past_the_end(run.out.past, case, WORDS, GUARD_HINT)
     yield from never_written(run.out.unwritten, WORDS)
     if case == CASES[0]:
         seen = observe(run.kernel, run.launch)
@@ -191,7 +182,7 @@ def _wrong_values(image, got, case):
     for model, problem, hint in _models(image):
         if _close(got, model):
             yield problem, hint
-    height, width = case
+    height, width = case.height, case.width
     wrong = ~np.isclose(got, want, rtol=1e-5, atol=1e-6)
     y, x = np.indices(wrong.shape)
     ys, xs = np.nonzero(wrong)
@@ -238,16 +229,11 @@ TILE_READ_HINT = ("load the tile into shared memory once (TODO 1), then read eve
                   "that a warp's 32 threads read 32 neighbouring floats of one row of the tile")
 
 
-def _fast(kernels):
-    """What keeps a right blur from FAST: on a GPU its bandwidth, on the simulator its trace."""
-    return (yield from _timed(kernels.device) if speed.on_gpu() else _traced(kernels))
-
-
 def _traced(kernels):
-    """The trace of the first image's launch on the simulator: global load requests a warp,
+    """On the simulator: the trace of the first image's launch, global load requests a warp and
     bank conflicts a shared load request."""
     stats = observe(kernels, _launch(CASES[0])).stats
-    gx, gy = _grid(CASES[0])
+    gx, gy = CASES[0].grid
     per_warp = stats.global_ld.requests / (gx * gy * (BLOCK[0] * BLOCK[1] // 32))
     conflicts = stats.shared_ld.bank_conflicts / max(stats.shared_ld.requests, 1)
     if per_warp > MAX_GLOBAL_LOADS_PER_WARP:
@@ -263,12 +249,13 @@ def _traced(kernels):
 
 
 def _timed(kernel):
+    """On a GPU: the bandwidth of the blur of a BIG image, against a copy's."""
     from helpers.backend import gpuarray
 
     height, width = BIG
     image = gpuarray.to_gpu(np.random.default_rng(6).random(BIG, np.float32))
     out = gpuarray.empty(BIG, np.float32)
-    grid = _grid(BIG)
+    grid = Grid(*BIG, BLOCK).grid
     return (yield from speed.bandwidth(
         lambda: kernel(image, out, np.int32(width), np.int32(height), block=BLOCK, grid=grid),
         8 * height * width, TARGET, TILE_READ_HINT + "; every load of the tile is coalesced "
@@ -281,7 +268,7 @@ EXERCISE = KernelExercise(
     signature="const float *in, float *out, int width, int height",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
     crash_hint=GUARD_HINT + "; and clamp every pixel the tile loads to the image", refine=_refine,
-    simulated="runs the race check and the trace", fast=_fast,
+    simulated="runs the race check and the trace", fast=speed.rule(_timed, _traced),
     success=f"the blur matches NumPy on {len(CASES)} images whose sides are not multiples of the "
             "block, with no race; nothing written outside the image")
 

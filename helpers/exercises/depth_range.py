@@ -16,7 +16,7 @@ import numpy as np
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import observe, observed_mistakes
+from helpers.exercises.microscope import observed_launch
 
 START = np.array([0xFFFFFFFF, 0], np.uint32)
 JUNK = 65000
@@ -35,8 +35,8 @@ def _draw(rng):
 
 
 def _where(case):
-    launch = f"n = {case['n']}, block = ({case['block']}, 1, 1), grid = ({-(-case['n'] // case['block'])}, 1)"
-    return f"a launch on the simulator, race-checked: {launch}" if case.get("observe") else launch
+    n, block = case["n"], case["block"]
+    return f"n = {n}, block = ({block}, 1, 1), grid = ({-(-n // block)}, 1)"
 
 
 def depths(n):
@@ -54,13 +54,6 @@ def _launch(case):
     return Launch((Input(depth, after=block, junk=JUNK), np.int32(n),
                    Output(2, np.uint32, poisons=(0xDEADBEEF,), start=START)),
                   block=(block, 1, 1), grid=(-(-n // block), 1), model=depth)
-
-
-def _detect(kernels, case):
-    if case.get("observe"):
-        yield from observed_mistakes(observe(kernels, _launch(case)), _refine)
-    elif (run := (yield from EXERCISE.run(kernels, _launch(case)))) is not None:
-        yield from _mistakes(case, run)
 
 
 def _refine(failure):
@@ -98,8 +91,9 @@ def _mistakes(case, run):
 EXERCISE = KernelExercise(
     stub="exercises/depth_range.cu", kernel="depth_range",
     signature="const unsigned short *depth, int n, unsigned int *range", cases=CASES,
-    draw=_draw, where=_where, detect=_detect, simulated="runs the race check", refine=_refine,
-    crash_hint=GUARD_HINT,
+    draw=_draw, where=_where, launch=_launch, mistakes=_mistakes, refine=_refine,
+    observed=observed_launch(_launch, _refine),
+    simulated="runs the race check", observed_as="race-checked", crash_hint=GUARD_HINT,
     success=f"range holds the nearest and the farthest measured depth ({len(CASES) - 1} images "
             "with holes, sizes not multiples of the block), and no race")
 

@@ -21,9 +21,9 @@ warp_sums too small for 32 warps, a shuffle some lanes skip.
 A launch that fails gets the hint for its kind (``helpers.exercises.failure``), refined by
 ``_refine`` for the exercise's arrays.
 
-A right sum is then rated for speed (``_fast``): on the simulator by its trace, FAST with one
-atomic a block; on a GPU timed with events on a large vector against a copy's bandwidth. Short of
-that it is a PASS that says what is missing.
+A right sum is then rated for speed (``_timed``, ``_traced``): on the simulator by its trace,
+FAST with one atomic a block; on a GPU timed with events on a large vector against a copy's
+bandwidth. Short of that it is a PASS that says what is missing.
 
 ``check_dot_kernel(kernel, simulated=None)`` does the same for a kernel already compiled.
 """
@@ -65,6 +65,8 @@ def _draw(rng):
 
 BARRIER_HINT = ("after lane 0 of each warp writes warp_sums[warp], a __syncthreads() (reached "
                 "by every thread of the block) before the first warp reads warp_sums")
+WARP_SUMS_HINT = ("only the blockDim.x / 32 sums the block's warps wrote (lane < blockDim.x / "
+                  "32; the other lanes add 0)")
 ATOMIC_HINT = ("several blocks add to *result at once: *result += v loses updates; use "
                "atomicAdd(result, v), once a block")
 
@@ -108,23 +110,12 @@ def _launch(case):
 
 
 def _where(case):
-    launch = f"n = {case['n']:,}, block = ({case['block']}, 1, 1), grid = ({case['grid']}, 1)"
-    return f"a launch on the simulator, race-checked and traced: {launch}" if case.get(
-        "observe") else launch
+    return f"n = {case['n']:,}, block = ({case['block']}, 1, 1), grid = ({case['grid']}, 1)"
 
 
-def _detect(kernels, case):
-    """The last case looks at the launch on the simulator only; the others launch on the
-    notebook's backend."""
-    if case.get("observe"):
-        yield from _observed_mistakes(kernels, case)
-    elif (run := (yield from EXERCISE.run(kernels, _launch(case)))) is not None:
-        yield from _mistakes(kernels, case, run)
-
-
-def _mistakes(kernels, case, run):
+def _mistakes(case, run):
     """The mistakes one launch shows, the most telling first."""
-    block, grid = case["block"], case["grid"]
+    kernels, block, grid = run.kernel, case["block"], case["grid"]
     got, products = float(run.out.got[0]), run.model
     if run.out.past.size:
         yield ("the kernel wrote past *result (result[1] and on)",
@@ -153,8 +144,7 @@ def _no_sum(got):
     if np.isnan(got):
         yield ("the result is NaN: the kernel read x or y past n (they hold NaN there), or an "
                "element of a __shared__ array that no thread of the block had written",
-               "read x[i] and y[i] only while i < n, and of warp_sums only the blockDim.x / 32 "
-               "sums the block's warps wrote (lane < blockDim.x / 32; the other lanes add 0)")
+               "read x[i] and y[i] only while i < n, and of warp_sums " + WARP_SUMS_HINT)
     if got == 0.0:
         yield ("nothing was added to *result: it is still 0",
                "at the end, one thread of each block adds the block's sum: "
@@ -315,8 +305,7 @@ def _observed_mistakes(kernels, case):
         yield ("on the simulator, which fills shared memory with NaN before each block (a GPU "
                "leaves whatever was there, which may be 0 by luck), the sum is NaN: the kernel "
                "reads an element of warp_sums that no warp of the block wrote",
-               "of warp_sums read only the blockDim.x / 32 sums the block's warps wrote (lane < "
-               "blockDim.x / 32; the other lanes add 0)")
+               "of warp_sums read " + WARP_SUMS_HINT)
 
 
 TARGET = 0.5
@@ -330,13 +319,8 @@ ATOMIC_HINT_FAST = ("add up the block first (warp_sum, then the warps' sums), an
                     "a block do atomicAdd(result, block_sum): one atomic a block")
 
 
-def _fast(kernels):
-    """What keeps a right sum from FAST: on a GPU its bandwidth, on the simulator its trace."""
-    return (yield from _timed(kernels.device) if speed.on_gpu() else _traced(kernels))
-
-
 def _traced(kernels):
-    """The atomics of the first launch on the simulator: one a block."""
+    """On the simulator: the atomics of the first observed launch, one a block."""
     seen = _observe(kernels)
     atomics = seen.stats.atomics.lanes
     if atomics > seen.blocks:
@@ -347,6 +331,7 @@ def _traced(kernels):
 
 
 def _timed(kernel):
+    """On a GPU: the bandwidth of the sum of two BIG vectors, against a copy's."""
     from helpers.backend import drv, gpuarray
 
     sms = drv.Context.get_device().get_attribute(drv.device_attribute.MULTIPROCESSOR_COUNT)
@@ -362,8 +347,9 @@ def _timed(kernel):
 EXERCISE = KernelExercise(
     stub="exercises/dot_product.cu", kernel="dot",
     signature="const float *x, const float *y, float *result, int n",
-    cases=CASES, draw=_draw, where=_where, detect=_detect, simulated="runs the race check",
-    fast=_fast,
+    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
+    observed=_observed_mistakes, simulated="runs the race check",
+    fast=speed.rule(_timed, _traced),
     crash_hint="read x[i] and y[i] only for i < n, and write only *result", refine=_refine,
     success=f"the dot product matches NumPy's ({len(CASES) - len(OBSERVED)} sizes from 1 to "
             "100,003, blocks of 1 to 32 warps, grids larger and smaller than n), no race")

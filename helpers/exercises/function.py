@@ -1,6 +1,7 @@
 """What the exercises whose work is a Python function share (notebook 05's pipeline, notebook
 11's gray_split): the check that refuses anything but a function, and the function run so that
-whatever it raises becomes a mistake, never the checker's crash."""
+whatever it raises becomes a mistake, never the checker's crash; for notebook 11's, the thread's
+context stack read and restored around the run, and the copies to the host it made."""
 
 from __future__ import annotations
 
@@ -56,3 +57,34 @@ def from_file(path: str, name: str):
                        "paths are relative to cuda_src/; restore the file with "
                        "helpers.exercises.reset(...) if it is gone")
     return define_function(file.read_text(errors="replace"), name)
+
+
+def copies_to_host():
+    """On the simulator, the copies to the host that run in the ``with`` block
+    (copies.recording_to_host); elsewhere None: PyCUDA does not tell them."""
+    import contextlib
+
+    from helpers.backend import BACKEND
+
+    if BACKEND != "simulator":
+        return contextlib.nullcontext(None)
+    from helpers.sim.machine.copies import recording_to_host
+
+    return recording_to_host()
+
+
+def context_stack(restore: list | None = None) -> list:
+    """This thread's contexts, innermost first; then the stack is made ``restore`` again, or
+    left as it was. Neither CUDA nor PyCUDA tells the stack's depth, so it is popped to the
+    bottom to be read. Restoring undoes whatever the learner's function pushed or popped: a
+    context left pushed would make PyCUDA abort the process when it exits (\"The context stack
+    was not empty upon module cleanup\")."""
+    from helpers.backend import drv
+
+    stack = []
+    while drv.Context.get_current() is not None:
+        stack.append(drv.Context.get_current())
+        drv.Context.pop()
+    for context in reversed(stack if restore is None else restore):
+        context.push()
+    return stack

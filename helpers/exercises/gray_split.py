@@ -27,7 +27,8 @@ import numpy as np
 
 from helpers.ch11.multigpu import two_devices_on_the_simulator
 from helpers.exercises import hidden as hidden_cases
-from helpers.exercises.function import Refused, check_function, run_catching
+from helpers.exercises.function import (Refused, check_function, context_stack,
+                                        copies_to_host, run_catching)
 from helpers.exercises.hidden import awkward
 from helpers.exercises.verdict import Verdict, check_cases
 
@@ -213,37 +214,6 @@ def _mistakes(fn, contexts, functions, case):
     yield from _idle_devices(launches, len(functions), count, height)
     yield from _copied_from_another_context(copied or ())
     yield from _took_turns(launches, copied or ())
-
-
-def copies_to_host():
-    """On the simulator, the copies to the host that run in the ``with`` block
-    (copies.recording_to_host); elsewhere None: PyCUDA does not tell them."""
-    import contextlib
-
-    from helpers.backend import BACKEND
-
-    if BACKEND != "simulator":
-        return contextlib.nullcontext(None)
-    from helpers.sim.machine.copies import recording_to_host
-
-    return recording_to_host()
-
-
-def context_stack(restore: list | None = None) -> list:
-    """This thread's contexts, innermost first; then the stack is made ``restore`` again, or
-    left as it was. Neither CUDA nor PyCUDA tells the stack's depth, so it is popped to the
-    bottom to be read. Restoring undoes whatever the learner's function pushed or popped: a
-    context left pushed would make PyCUDA abort the process when it exits (\"The context stack
-    was not empty upon module cleanup\")."""
-    from helpers.backend import drv
-
-    stack = []
-    while drv.Context.get_current() is not None:
-        stack.append(drv.Context.get_current())
-        drv.Context.pop()
-    for context in reversed(stack if restore is None else restore):
-        context.push()
-    return stack
 
 
 def _wrong_result(result, images):

@@ -12,8 +12,8 @@ import numpy as np
 
 from helpers.ch11.multigpu import two_devices_on_the_simulator
 from helpers.exercises.hidden import cases, success
-from helpers.exercises.function import check_function, from_file, run_catching
-from helpers.exercises.gray_split import copies_to_host, context_stack
+from helpers.exercises.function import (check_function, context_stack, copies_to_host,
+                                        from_file, run_catching)
 from helpers.exercises.verdict import Verdict, check_cases
 
 FUNCTION = "my_halo_exchange"

@@ -55,6 +55,8 @@ def _draw(rng):
 
 BARRIER_HINT = ("every bin must be 0 before any thread counts into it, and every byte counted "
                 "before the bins are added to the global ones: a __syncthreads() after each step")
+CLEAR_HINT = ("shared memory is not cleared for you: set all 768 of the block's bins to 0, for "
+              "(int b = threadIdx.x; b < 768; b += blockDim.x), before a __syncthreads()")
 ATOMIC_HINT = ("bins[k]++ (or local[k]++) is a read, an add and a write, and threads that hit "
                "the same bin lose counts: count with atomicAdd, into the block's shared bins: "
                "atomicAdd(&local[k], 1u)")
@@ -91,24 +93,13 @@ def reference(rgb: np.ndarray) -> np.ndarray:
 
 
 def _where(case):
-    launch = (f"{case['image']} image of {case['n']:,} pixels ({3 * case['n']:,} bytes), "
-              f"block = ({case['block']}, 1, 1), grid = ({case['grid']}, 1)")
-    return f"a launch on the simulator, race-checked and traced: {launch}" if case.get(
-        "observe") else launch
+    return (f"{case['image']} image of {case['n']:,} pixels ({3 * case['n']:,} bytes), "
+            f"block = ({case['block']}, 1, 1), grid = ({case['grid']}, 1)")
 
 
-def _detect(kernels, case):
-    """The last case looks at the launch on the simulator only; the others launch on the
-    notebook's backend."""
-    if case.get("observe"):
-        yield from _observed_mistakes(kernels, case)
-    elif (run := (yield from EXERCISE.run(kernels, _launch(case)))) is not None:
-        yield from _mistakes(kernels, case, run)
-
-
-def _mistakes(kernels, case, run):
+def _mistakes(case, run):
     """The mistakes one launch shows, the most telling first."""
-    rgb, n = run.model, case["n"]
+    kernels, rgb, n = run.kernel, run.model, case["n"]
     got, want = run.out.got.astype(np.int64), reference(rgb[:3 * n])
     if run.out.past.size:
         yield ("the kernel wrote past bins[767]",
@@ -133,9 +124,7 @@ def _not_cleared(got, nbytes):
     if got.max() > nbytes:
         b = int(np.argmax(got))
         yield (f"bins[{b}] counts {got[b]:,}, more than the image's {nbytes:,} bytes: the "
-               "block's bins did not all start at 0",
-               "shared memory is not cleared for you: set all 768 of the block's bins to 0, "
-               "for (int b = threadIdx.x; b < 768; b += blockDim.x), before a __syncthreads()")
+               "block's bins did not all start at 0", CLEAR_HINT)
 
 
 def _no_counts(got):
@@ -170,9 +159,7 @@ def _wrong_counts(got, want, rgb, case):
                "for (int j = ...; j < 3 * n; j += blockDim.x * gridDim.x)")
     if (got >= want).all():
         yield (f"{int((got > want).sum())} bins count more than they should: they did not all "
-               "start at 0",
-               "shared memory is not cleared for you: set all 768 of the block's bins to 0, "
-               "for (int b = threadIdx.x; b < 768; b += blockDim.x), before a __syncthreads()")
+               "start at 0", CLEAR_HINT)
     lost = int(total - got.sum())
     if lost > 0:
         yield (f"{lost:,} of the {total:,} bytes were not counted: counts were lost",
@@ -207,7 +194,8 @@ def _observed_mistakes(kernels, case):
 EXERCISE = KernelExercise(
     stub="exercises/histogram_rgb.cu", kernel="histogram_rgb",
     signature="const unsigned char *rgb, unsigned int *bins, int n",
-    cases=CASES, draw=_draw, where=_where, detect=_detect, simulated="runs the race check",
+    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
+    observed=_observed_mistakes, simulated="runs the race check",
     crash_hint="local has 768 bins and rgb 3 * n bytes: every loop over the bins runs while "
                "b < 768 (a block may have more threads than bins, or fewer), and every read of "
                "rgb[j] needs j < 3 * n", refine=_refine,

@@ -167,13 +167,14 @@ def _wrong_answers(case):
            "count every step taken, including the one after which |z|^2 > 4 is seen")
 
 
+def _grid(case) -> Grid:
+    return Grid(case["height"], case["width"], case["block"])
+
+
 def _where(case):
-    width, height = case["width"], case["height"]
-    bx, by, _ = case["block"]
-    grid = ((width + bx - 1) // bx, (height + by - 1) // by)
     c_re, c_im = case["c"]
-    return (f"{width}x{height} image, block={case['block'][:2]}, grid={grid}, "
-            f"c={c_re}{c_im:+}i, max_iter={case['max_iter']}")
+    return (f"{case['width']}x{case['height']} image, block={case['block'][:2]}, "
+            f"grid={_grid(case).grid}, c={c_re}{c_im:+}i, max_iter={case['max_iter']}")
 
 
 def _launch(case):
@@ -184,8 +185,7 @@ def _launch(case):
     f32, i32 = np.float32, np.int32
     return Launch((Output((height, width), np.int32, guard=by * width + bx), i32(width),
                    i32(height), f32(x_min), f32(y_min), f32(dx), f32(dy), *map(f32, case["c"]),
-                   i32(case["max_iter"])),
-                  block=case["block"], grid=((width + bx - 1) // bx, (height + by - 1) // by))
+                   i32(case["max_iter"])), block=case["block"], grid=_grid(case).grid)
 
 
 def _mistakes(case, run):
@@ -193,8 +193,7 @@ def _mistakes(case, run):
     width, height, x_min, y_min, dx, dy = _case_args(case)
     c_re, c_im = case["c"]
     got = run.out.got
-    yield from coverage(run.out.past, run.out.unwritten,
-                        Grid(height, width, case["block"][:2]), WORDS, WORDS.guard_hint)
+    yield from coverage(run.out.past, run.out.unwritten, _grid(case), WORDS, WORDS.guard_hint)
     ref = julia_reference(width, height, x_min, y_min, dx, dy, c_re, c_im, case["max_iter"])
     if _close(got, ref):
         return

@@ -144,31 +144,39 @@ class Kernels:
 class KernelExercise:
     """One ``.cu`` exercise: see the module's docstring.
 
-    ``launch(case)`` gives the case's ``Launch``; ``mistakes(case, run)`` yields the
-    mistakes its ``Run`` shows, the most telling first. A launch that crashed gets the hint for
-    its kind (``helpers.exercises.failure``): the first that ``refine(failure)`` yields (the
-    exercise's own, for its arrays), else the general one, with ``crash_hint`` for an access
-    outside every array (and for PyCUDA's errors, which do not say what happened). An exercise whose cases are not one launch each gives ``detect(kernel, case)``
-    instead, a generator that may use ``run``. ``simulated`` (what the simulator's launches look
-    for, in words) makes the detectors get ``Kernels``. ``before(kernel)`` gives a verdict before the cases
-    (or None to go on), ``after(kernel, passed)`` one after they all passed, given that PASS (the
-    checks of an exercise on a size only a GPU can run). ``where(case)`` describes the case for
-    the verdict (by default ``case.where()``); ``success`` is the PASS text. ``draw(rng)`` gives
-    the hidden cases, in the form of ``cases``, that a seed adds (``helpers.exercises.hidden``).
-    ``no_extern_c``: the stub includes a C++ header (cuda_fp16.h, mma.h) and declares its kernel
-    ``extern "C"`` itself, so SourceModule must not wrap it in ``extern "C" { }`` (notebook 01).
+    ``launch(case)`` gives the case's ``Launch``; ``mistakes(case, run)`` yields the mistakes
+    its ``Run`` shows, the most telling first. A launch that crashed gets the hint for its kind
+    (``helpers.exercises.failure``): the first that ``refine(failure)`` yields (the exercise's
+    own, for its arrays), else the general one, with ``crash_hint`` for an access outside every
+    array (and for PyCUDA's errors, which do not say what happened). An exercise whose cases are
+    not one launch each gives ``detect(kernel, case)`` instead, a generator that may use
+    ``run``. ``simulated`` (what the simulator's launches look for, in words) makes the
+    detectors get ``Kernels``. A case marked to be observed (``on_simulator``) is launched on
+    the simulator only, whatever the backend (``microscope.observe``): its mistakes are
+    ``observed(kernels, case)``'s (``microscope.observed_launch`` for what the race check and
+    the crashes show), and the verdict calls it "a launch on the simulator,
+    ``observed_as``" (or just that, with ``observed_as=""``). ``before(kernel)`` gives a verdict
+    before the cases (or None to go on), ``after(kernel, passed)`` one after they all passed,
+    given that PASS (the checks of an exercise on a size only a GPU can run). ``where(case)``
+    describes the case for the verdict (by default ``case.where()``); ``success`` is the PASS
+    text. ``draw(rng)`` gives the hidden cases, in the form of ``cases``, that a seed adds
+    (``helpers.exercises.hidden``). ``no_extern_c``: the stub includes a C++ header
+    (cuda_fp16.h, mma.h) and declares its kernel ``extern "C"`` itself, so SourceModule must not
+    wrap it in ``extern "C" { }`` (notebook 01).
 
     ``fast(kernel)``, for a chapter about speed, rates a kernel that passed: a generator that
     yields ``(what is missing, hint)`` when the kernel misses the chapter's target (the PASS
     then says so) and otherwise returns the figures it measured, for the FAST verdict. It
     measures on a GPU with events, against the copy or the FMA ceiling, and on the simulator
-    through the trace (``helpers.exercises.microscope``), never by the CPU's clock. Without it
-    a right kernel gets a plain PASS.
+    through the trace (``helpers.exercises.microscope``), never by the CPU's clock:
+    ``speed.rule(timed, traced)`` makes it from the two. Without it a right kernel gets a plain
+    PASS.
     """
 
     def __init__(self, stub, kernel, signature, cases, success, *, draw, where=None, launch=None,
                  mistakes=None, crash_hint="", detect=None, simulated="", before=None,
-                 after=None, refine=None, fast=None, no_extern_c=False):
+                 after=None, refine=None, fast=None, no_extern_c=False, observed=None,
+                 observed_as="race-checked and traced"):
         self.stub, self.kernel, self.signature = stub, kernel, signature
         self.cases, self.success, self.where = cases, success, where or (lambda c: c.where())
         self.draw = draw
@@ -176,6 +184,10 @@ class KernelExercise:
         self.detect = detect or self._launch_and_detect
         self.simulated, self.before, self.after = simulated, before, after
         self.refine, self.fast, self.no_extern_c = refine, fast, no_extern_c
+        self.observed, self.observed_as = observed, observed_as
+        if observed is None and any(map(on_simulator, cases)):
+            raise ValueError("a case marked to be launched on the simulator needs observed=, "
+                             "its detectors (microscope.observed_launch, say)")
 
     def check_file(self, path: str | None = None, hidden: int | None = None) -> Verdict:
         """Compile ``cuda_src/<path>`` (the stub by default), check it (with the cases drawn
@@ -209,7 +221,8 @@ class KernelExercise:
     def _run_cases(self, kernel, cases) -> Verdict:
         verdict = self.before(kernel) if self.before else None
         if verdict is None:
-            verdict = check_cases(cases, lambda case: self.detect(kernel, case), self.where,
+            verdict = check_cases(cases, lambda case: self._detect_case(kernel, case),
+                                  self._where_case,
                                   hidden_cases.success(self.success, self.cases, cases))
         if verdict and self.after:
             verdict = self.after(kernel, verdict)
@@ -233,6 +246,16 @@ class KernelExercise:
             return not_yet(f"{mistake[0].rstrip().rstrip('.')} (a launch that measured its "
                            "speed)", mistake[1])
         return rated(verdict, outcome.get("slow"), outcome.get("figures", ""))
+
+    def _detect_case(self, kernel, case):
+        return (self.observed if on_simulator(case) else self.detect)(kernel, case)
+
+    def _where_case(self, case) -> str:
+        where = self.where(case)
+        if not on_simulator(case):
+            return where
+        checks = f", {self.observed_as}" if self.observed_as else ""
+        return f"a launch on the simulator{checks}: {where}"
 
     def _launch_and_detect(self, kernel, case):
         run = yield from self.run(kernel, self.launch(case))
@@ -313,6 +336,14 @@ class KernelExercise:
             print(output)
             return not_yet(f"{path} compiles with nvcc, but not on the simulator, which "
                            f"{self.simulated}", COMPILE_HINT, first_error(output))
+
+
+def on_simulator(case) -> bool:
+    """Whether ``case`` is marked to be launched on the simulator only (``KernelExercise``): a
+    dict with ``observe=True``, or a tuple whose last element is ``"observe"``."""
+    if isinstance(case, dict):
+        return bool(case.get("observe"))
+    return isinstance(case, tuple) and case[-1:] == ("observe",)
 
 
 def _gpuarray():

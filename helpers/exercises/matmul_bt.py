@@ -20,13 +20,13 @@ transposing it, threads outside C that skipped their loads, which leaves only th
 edges wrong), and run again with K padded with zeros to a multiple of 16: a kernel that is right
 then, and wrong otherwise, leaves something other than 0 in the tile past column K - 1.
 
-A right kernel is then rated for speed (``_fast``). The exercise asks for Bt's tile to be read
-along Bt's rows, neighbouring threads reading neighbouring floats, and for Bs to be read without
-bank conflicts, which a right result does not show: on the simulator its memory trace counts the
-sectors each warp's loads fetch (4 a request when both tiles are read along their rows, 10 on
-average when Bt is read down its columns) and the bank conflicts of its shared loads, as Nsight
-Compute would on a GPU; on a GPU the kernel is timed with events against the FMA ceiling. Short
-of the target it is a PASS that says what is missing, and FAST when it reaches it.
+A right kernel is then rated for speed (``_timed``, ``_traced``). The exercise asks for Bt's tile
+to be read along Bt's rows, neighbouring threads reading neighbouring floats, and for Bs to be
+read without bank conflicts, which a right result does not show: on the simulator its memory
+trace counts the sectors each warp's loads fetch (4 a request when both tiles are read along
+their rows, 10 on average when Bt is read down its columns) and the bank conflicts of its shared
+loads, as Nsight Compute would on a GPU; on a GPU the kernel is timed with events against the FMA
+ceiling. Short of the target it is a PASS that says what is missing, and FAST when it reaches it.
 """
 
 from __future__ import annotations
@@ -244,16 +244,11 @@ PAD_HINT = ("declare __shared__ float Bs[TILE][TILE + 1]: the padding puts the 1
             "Bs[tx][j] that a warp reads at once in 16 different banks")
 
 
-def _fast(kernels):
-    """What keeps a right kernel from FAST: on a GPU its rate, on the simulator its trace."""
-    return (yield from _timed(kernels.device) if speed.on_gpu() else _traced(kernels))
-
-
 def _traced(kernels):
-    """The trace of the kernel on COALESCED: a warp of the 16 x 16 block reads two rows of a
-    tile, 16 floats each (2 sectors of 32 bytes), so coalesced loads of A and Bt take 4 sectors a
-    request; Bt read down its columns takes 16 for its loads. Bs[tx][j] with rows of 16 floats
-    puts a warp's reads in 2 banks."""
+    """On the simulator: the trace of the kernel on COALESCED: a warp of the 16 x 16 block reads
+    two rows of a tile, 16 floats each (2 sectors of 32 bytes), so coalesced loads of A and Bt
+    take 4 sectors a request; Bt read down its columns takes 16 for its loads. Bs[tx][j] with
+    rows of 16 floats puts a warp's reads in 2 banks."""
     stats = observe(kernels, _launch(*_inputs(COALESCED), COALESCED), key="coalescing").stats
     sectors = stats.global_ld.sectors_per_request
     conflicts = stats.shared_ld.bank_conflicts / max(stats.shared_ld.requests, 1)
@@ -269,6 +264,7 @@ def _traced(kernels):
 
 
 def _timed(kernel):
+    """On a GPU: the rate of the BIG product, against the FMA ceiling."""
     from helpers.backend import gpuarray
 
     rng = np.random.default_rng(8)
@@ -320,7 +316,7 @@ def _race_mistake(error, single_phase):
 EXERCISE = KernelExercise(
     stub="exercises/matmul_bt.cu", kernel=KERNEL, signature=PARAMETERS, cases=CASES,
     draw=_draw, where=_where, detect=_mistakes, crash_hint=LOAD_HINT,
-    simulated="runs the race check", fast=_fast,
+    simulated="runs the race check", fast=speed.rule(_timed, _traced),
     success=f"C = A @ Bt.T for {len(CASES) - 1} shapes (sides and K not multiples of 16 among "
             "them), nothing written outside C, no race found by the race check")
 

@@ -40,8 +40,7 @@ def _grid(case):  # C's: M x N
 
 
 def _where(case):
-    launch = f"M = {case[0]}, K = {case[1]}, N = {case[2]}, grid = {_grid(case).grid}"
-    return f"a launch on the simulator, race-checked: {launch}" if len(case) > 3 else launch
+    return f"M = {case[0]}, K = {case[1]}, N = {case[2]}, grid = {_grid(case).grid}"
 
 
 def _launch(case):
@@ -50,13 +49,6 @@ def _launch(case):
     a, b = (rng.uniform(-1, 1, shape).astype(np.float32) for shape in ((m, k), (k, n)))
     return Launch((a, b, Output((m, n), guard=grid.span(), poisons=(None, -7.0)), *map(np.int32, (m, k, n))),
                   block=BLOCK, grid=grid.grid, model=(a, b))
-
-
-def _detect(kernels, case):
-    if len(case) > 3:
-        yield from _simulated(kernels, "")
-    elif (run := (yield from EXERCISE.run(kernels, _launch(case)))) is not None:
-        yield from _mistakes(kernels, case, run)
 
 
 def _simulated(kernels, wrong):
@@ -81,9 +73,9 @@ def _model(a, b, ks):
     return (a.astype(np.float64) * ks) @ b
 
 
-def _mistakes(kernels, case, run):
+def _mistakes(case, run):
     """The mistakes one launch shows, the most telling first."""
-    (a, b), got, k = run.model, run.out.got, case[1]
+    kernels, (a, b), got, k = run.kernel, run.model, run.out.got, case[1]
     yield from coverage(run.out.past, run.out.unwritten, _grid(case), WORDS, WORDS.guard_hint)
     want = _model(a, b, np.ones(k))
     close = np.isclose(got, want, rtol=1e-4, atol=1e-4)
@@ -110,8 +102,9 @@ def _mistakes(kernels, case, run):
 EXERCISE = KernelExercise(
     stub="exercises/matmul_wide.cu", kernel="matmul_wide",
     signature="const float *A, const float *B, float *C, int M, int K, int N",
-    cases=CASES, draw=_draw, where=_where, detect=_detect, simulated="runs the race check",
-    refine=_refine, crash_hint=WORDS.guard_hint + ", and load 0 for the tiles' elements past "
+    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
+    observed=lambda kernels, case: _simulated(kernels, ""), observed_as="race-checked",
+    simulated="runs the race check", refine=_refine, crash_hint=WORDS.guard_hint + ", and load 0 for the tiles' elements past "
     "the matrices' edges",
     success=f"C = A B matches NumPy ({len(CASES) - 1} shapes whose sides are not multiples of "
             "the tiles'), no race between a phase's loads and its multiply-adds")

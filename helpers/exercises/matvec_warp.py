@@ -24,7 +24,7 @@ import numpy as np
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import observe, observed_mistakes
+from helpers.exercises.microscope import observe, observed_launch, observed_mistakes
 
 WARPS = (2, 4, 8)
 JUNK = np.float32(1000.0)  # past A and x: far from their values (a NaN read would store poison)
@@ -37,8 +37,7 @@ def _draw(rng):
 
 
 def _where(case):
-    launch = f"A {case[0]} x {case[1]}, block = (32, {case[2]}, 1), grid = ({-(-case[0] // case[2])}, 1)"
-    return f"a launch on the simulator, race-checked: {launch}" if len(case) > 3 else launch
+    return f"A {case[0]} x {case[1]}, block = (32, {case[2]}, 1), grid = ({-(-case[0] // case[2])}, 1)"
 
 
 def _launch(case):
@@ -48,13 +47,6 @@ def _launch(case):
     x = rng.uniform(-1, 1, cols).astype(np.float32)
     return Launch((Input(a, w * cols, JUNK), Input(x, 64, JUNK), Output(rows), np.int32(rows),
                    np.int32(cols)), block=(32, w, 1), grid=(-(-rows // w), 1), model=(a, x))
-
-
-def _detect(kernels, case):  # (rows, cols, warps a block): the last on the simulator
-    if len(case) > 3:
-        yield from observed_mistakes(observe(kernels, _launch(case)), _refine)
-    elif (run := (yield from EXERCISE.run(kernels, _launch(case)))) is not None:
-        yield from _mistakes(kernels, case, run)
 
 
 def _refine(failure):
@@ -72,9 +64,9 @@ def _weights(cols, lanes=range(32), step=32):
     return weight
 
 
-def _mistakes(kernels, case, run):
+def _mistakes(case, run):
     """The mistakes one launch shows, the most telling first."""
-    rows, cols, w = case[:3]
+    kernels, (rows, cols) = run.kernel, case[:2]
     (a, x), got = run.model, run.out.got
     want = a.astype(np.float64) @ x
     if run.out.past.size:
@@ -111,7 +103,9 @@ def _mistakes(kernels, case, run):
 EXERCISE = KernelExercise(
     stub="exercises/matvec_warp.cu", kernel="matvec_warp",
     signature="const float *A, const float *x, float *y, int rows, int cols",
-    cases=CASES, draw=_draw, where=_where, detect=_detect, simulated="runs the race check",
+    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
+    observed=observed_launch(_launch, _refine), observed_as="race-checked",
+    simulated="runs the race check",
     refine=_refine, crash_hint="read A and x only below cols, and store y[row] only for row < rows",
     success=f"y = A x matches NumPy ({len(CASES) - 1} shapes, rows not a multiple of the "
             "block's warps, cols not one of 32), and only lane 0 stores each row's sum")

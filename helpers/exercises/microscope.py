@@ -15,7 +15,9 @@ notebook runs on a GPU.
 An exercise that asks for this is a ``KernelExercise`` with ``simulated=`` set: its detectors get
 ``kernel.Kernels``, and ``observe`` runs one of its ``Launch``es on the simulator, race-checked
 and traced, once per check. ``race_mistake`` and ``observed_mistakes`` turn what it saw into a
-mistake whose hint fits its kind (``helpers.exercises.failure``), refined by the exercise.
+mistake whose hint fits its kind (``helpers.exercises.failure``), refined by the exercise;
+``observed_launch`` makes of them the detectors of the cases the runner launches on the simulator
+alone.
 """
 
 from __future__ import annotations
@@ -113,3 +115,10 @@ def observed_mistakes(observed: Observed, refine=None, wrong: str = ""):
     problem = (f"{race}: {observed.race.summary}" if observed.race else
                f"{failed}: {failure.describe(observed.crash)}")
     yield failure.mistake(problem, observed.error, block=observed.block, refine=refine)
+
+
+def observed_launch(launch, refine=None):
+    """The ``observed`` of a ``KernelExercise`` whose cases marked to be launched on the simulator
+    alone show what the race check and the crashes find there: ``observed_mistakes`` of the
+    case's ``launch(case)`` (``refine``: the exercise's own hints)."""
+    return lambda kernels, case: observed_mistakes(observe(kernels, launch(case)), refine)

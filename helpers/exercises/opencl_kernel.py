@@ -35,15 +35,18 @@ CUDA_WORDS = [(r"\bthreadIdx\.([xyz])", "threadIdx.{0}", "get_local_id({1})"),
 
 
 class OpenCLExercise:
-    """One ``.cl`` exercise: see the module's docstring. ``crash_hint``: the hint for an access
-    Oclgrind saw outside a buffer; ``race_hint`` (with ``races=True``) for a data race."""
+    """One ``.cl`` exercise: see the module's docstring. ``crash_hint``: the hint for a launch
+    that failed and for an access Oclgrind saw outside a buffer; ``race_hint`` (with
+    ``races=True``) for a data race. ``reports(messages)``, where given, says what Oclgrind's
+    messages show in the exercise's own words, in place of ``OpenCLExercise.reports``."""
 
     def __init__(self, stub, kernel, signature, cases, success, *, draw, where, launch,
-                 mistakes, crash_hint, races=False, race_hint=""):
+                 mistakes, crash_hint, races=False, race_hint="", reports=None):
         self.stub, self.kernel, self.signature = stub, kernel, signature
         self.cases, self.success, self.draw, self.where = cases, success, draw, where
         self.launch, self.mistakes, self.crash_hint = launch, mistakes, crash_hint
         self.races, self.race_hint = races, race_hint
+        self.oclgrind_reports = reports or self.reports
 
     def context(self):
         """A context on the course's platform (on Oclgrind with its race check, if asked)."""
@@ -76,7 +79,7 @@ class OpenCLExercise:
         except opencl.cl.Error as err:
             yield f"the kernel failed: {err}", self.crash_hint
             return
-        yield from self.mistakes(case, run, self.reports(messages))
+        yield from self.mistakes(case, run, self.oclgrind_reports(messages))
 
     def reports(self, messages):
         """The mistakes Oclgrind's ``messages`` show (accesses outside a buffer, races), which

@@ -13,11 +13,9 @@ result must equal NumPy's, except where the exact sum lies within ``ROUNDING_SLA
 rounding boundary: there the GPU's float arithmetic may round the other way.
 
 The checker launches it on a 2D grid over random images whose sides are not multiples of the
-block, with two block shapes. The output is pre-filled with a poison byte and followed by a long
-guard zone, and the kernel runs twice with two different poison bytes, so that a byte the kernel
-never wrote can be told from one it wrote (any byte value can be a right answer). The input gets
-spare bytes after its end, so that most wrong indices land in memory the checker owns instead of
-crashing.
+block, with two block shapes, twice, the output poisoned with a different byte each time
+(``POISONS``), so that a byte the kernel never wrote can be told from one it wrote (any byte value
+can be a right answer); the input has spare bytes after its end.
 """
 
 from __future__ import annotations
@@ -123,34 +121,28 @@ def _some_channels(unwritten):
 
 def _wrong_values(rgb, got):
     """The mistakes the values show, once every byte of out was written (none when right)."""
-    exact = rgb @ SEPIA.T
-    wrong = _differs(got, reference(rgb), exact)
+    exact, want = rgb @ SEPIA.T, reference(rgb)
+    wrong = _differs(got, want, exact)
     if not wrong.any():
         return
-    unclamped = exact + 0.5
-    if (wrong <= (unclamped >= 256)).all():
-        wy, wx, wc = np.argwhere(wrong)[0]
+    wy, wx, wc = np.argwhere(wrong)[0]
+    at = f"x = {wx}, y = {wy}, {CHANNEL_NAMES[wc]}"
+    if (wrong <= (exact + 0.5 >= 256)).all():
         yield (f"{int(wrong.sum())} values are wrong, all where the sum goes past 255 "
-               f"(x = {wx}, y = {wy}, {CHANNEL_NAMES[wc]}: got {got[wy, wx, wc]}, "
-               f"expected {reference(rgb)[wy, wx, wc]}, the unclamped sum is "
-               f"{exact[wy, wx, wc]:.1f})",
+               f"({at}: got {got[wy, wx, wc]}, expected {want[wy, wx, wc]}, the unclamped sum "
+               f"is {exact[wy, wx, wc]:.1f})",
                "clamp before converting: a float above 255 turned into unsigned char wraps "
                "around (300 becomes 44). Use fminf(value + 0.5f, 255.0f)")
     truncated = np.minimum(np.floor(exact), 255).astype(np.uint8)
     if not _differs(got, truncated, exact, boundary=0.0).any():
-        wy, wx, wc = np.argwhere(wrong)[0]
         yield (f"{int(wrong.sum())} values are one below NumPy's, each where the sum's fraction "
-               f"is .5 or more (x = {wx}, y = {wy}, {CHANNEL_NAMES[wc]}: the sum is "
-               f"{exact[wy, wx, wc]:.3f}, got {got[wy, wx, wc]}): the kernel truncates instead "
-               "of rounding",
+               f"is .5 or more ({at}: the sum is {exact[wy, wx, wc]:.3f}, got "
+               f"{got[wy, wx, wc]}): the kernel truncates instead of rounding",
                "converting a float to unsigned char drops the fraction: add 0.5f first, "
                "(unsigned char)fminf(value + 0.5f, 255.0f)")
-    for model, problem in _mixups(rgb):
-        if (np.abs(got.astype(np.int16) - model.astype(np.int16)) <= 1).all():
-            yield problem, "channels mixed up: " + LAYOUT_HINT
-    wy, wx, wc = np.argwhere(wrong)[0]
-    yield (f"{int(wrong.sum())} of {got.size} values are wrong (the first is x = {wx}, y = {wy}, "
-           f"{CHANNEL_NAMES[wc]}: got {got[wy, wx, wc]}, expected {reference(rgb)[wy, wx, wc]})",
+    yield from mixed_up(rgb, got, LAYOUT_HINT)
+    yield (f"{int(wrong.sum())} of {got.size} values are wrong (the first is {at}: got "
+           f"{got[wy, wx, wc]}, expected {want[wy, wx, wc]})",
            LAYOUT_HINT + "; round with + 0.5f and clamp to 255")
 
 
@@ -162,6 +154,13 @@ def _differs(got, want, exact, boundary=0.5):
     shifted = exact - boundary
     near_step = np.abs(shifted - np.round(shifted)) < ROUNDING_SLACK
     return np.where(near_step, diff > 1, diff > 0)
+
+
+def mixed_up(rgb, got, layout_hint):
+    """The kernels that mix up channels (``_mixups``) whose output ``got`` is, to a level."""
+    for model, problem in _mixups(rgb):
+        if (np.abs(got.astype(np.int16) - model.astype(np.int16)) <= 1).all():
+            yield problem, "channels mixed up: " + layout_hint
 
 
 def _mixups(rgb):

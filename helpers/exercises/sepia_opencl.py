@@ -18,21 +18,15 @@ Oclgrind's reports of accesses outside a buffer, which name the line of the kern
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
-from helpers.exercises import hidden as hidden_cases
-from helpers.exercises import opencl_kernel
 from helpers.exercises import sepia
-from helpers.exercises.common import device_arguments
 from helpers.exercises.coverage import Words
+from helpers.exercises.opencl_kernel import OpenCLExercise
 from helpers.exercises.sepia import (CASES, CHANNEL_NAMES, ROUNDING_SLACK, SEPIA, _differs,
-                                     _mixups, reference)
-from helpers.exercises.verdict import Verdict, check_cases
-
-KERNEL = "sepia"
-SUCCESS = ("every pixel matches NumPy's sepia, rounded and clamped, for every size tried "
-           f"({len(CASES)} images with odd sides, two work-group shapes), and nothing written "
-           "outside the image")
+                                     reference)
 
 INDEX_HINT = ("x = get_global_id(0) (the column), y = get_global_id(1) (the row), pixel "
               "i = y * width + x; get_local_id is the position inside the work-group only "
@@ -53,77 +47,18 @@ LAYOUT_HINT = ("pixel i's red, green and blue are at 3*i, 3*i + 1 and 3*i + 2, i
                "out[3*i] = convert_uchar_sat(0.393f*r + 0.769f*g + 0.189f*b + 0.5f), and so on")
 
 
-def check_sepia_opencl(path: str = "exercises/sepia.cl", hidden: int | None = None) -> Verdict:
-    """Build ``cuda_src/opencl/<path>``, run it on awkward sizes (and, given the seed
-    ``hidden``, on the sizes notebook 04's sepia draws from it: ``helpers.exercises.hidden``);
-    print and return the Verdict."""
-    from helpers.ch12 import opencl
-
-    platform, _ = opencl.choose_platform()
-    kernel = _build(opencl.context(platform), path)
-    if isinstance(kernel, Verdict):
-        return kernel.report()
-    return check_sepia_opencl_kernel(kernel, hidden)
-
-
-def check_sepia_opencl_kernel(kernel, hidden: int | None = None) -> Verdict:
-    """The checks of ``check_sepia_opencl`` on a built ``sepia`` kernel (a ``cl.Kernel``)."""
-    cases = hidden_cases.cases(CASES, sepia.draw, hidden)
-    return check_cases(cases, lambda case: _mistakes(kernel, case), _where,
-                       hidden_cases.success(SUCCESS, CASES, cases)).report()
-
-
-def _build(ctx, path):
-    """The ``sepia`` kernel of ``path``, or the verdict that says why there is none."""
-    return opencl_kernel.build(ctx, path, KERNEL, "__global const uchar *rgb, __global uchar "
-                               "*out, int width, int height")
-
-
 def _where(case):
     return (f"width = {case.width}, height = {case.height}, local size = {case.block}, global "
             f"size = {case.threads}")
 
 
-def _launch_twice(kernel, launch, case):
-    """Run the kernel with sepia's ``launch``'s arguments over the global size of ``case``,
-    once per poison byte; return (the output's ``common.Result``, Oclgrind's messages), or a
-    string saying how the launch failed."""
-    import types
-
-    import pyopencl.array as cla
-
-    from helpers.ch12 import oclgrind, opencl
-
-    queue = opencl.cl.CommandQueue(kernel.context)
-    device = types.SimpleNamespace(to_gpu=lambda host: cla.to_device(queue, host))
-    (output,) = launch.outputs
-    hosts, messages = [], []
-    try:
-        rgb, _, width, height = device_arguments(launch.args, device)
-        for k in range(len(output.poisons)):
-            out = output.device(device, k)
-
-            def run(out=out):
-                kernel(queue, case.threads, case.block, rgb.data, out.data, width, height)
-                queue.finish()
-            if opencl.is_oclgrind(queue.device.platform):
-                messages += oclgrind.captured(run)
-            else:
-                run()
-            hosts.append(out.get())
-    except opencl.cl.Error as err:
-        return f"the kernel failed: {err}"
-    return output.read(hosts), messages
+def _launch(case):
+    """sepia's launch of the case (two poisons), on work-groups of ``case.block``."""
+    return dataclasses.replace(sepia._launch(case), block=case.block)
 
 
-def _mistakes(kernel, case):
-    """Launch one case; yield (problem, hint) for each mistake seen, the most specific first."""
-    launch = sepia._launch(case)
-    ran = _launch_twice(kernel, launch, case)
-    if isinstance(ran, str):
-        yield ran, "a work-item went outside the image: " + GUARD_HINT
-        return
-    out, messages = ran
+def _reports(messages):
+    """The accesses outside a buffer that Oclgrind reported (on a GPU, none)."""
     outside = [m for m in messages if m.kind.startswith("Invalid")]
     if outside:
         m = min(outside, key=lambda m: m.work_items)
@@ -131,9 +66,14 @@ def _mistakes(kernel, case):
                f"work-item {m.work_items[0][:2]}: {m.kind.lower()} at "
                f"{m.where or 'an unknown line'}",
                INDEX_HINT + "; and " + GUARD_HINT)
-    yield from sepia.written_mistakes(out, case, WORDS, INDEX_HINT + "; and " + GUARD_HINT,
+
+
+def _mistakes(case, run, reports):
+    """The mistakes one case's two runs show, the most specific first."""
+    yield from reports
+    yield from sepia.written_mistakes(run.out, case, WORDS, INDEX_HINT + "; and " + GUARD_HINT,
                                       GUARD_HINT)
-    yield from _wrong_values(launch.model, out.got)
+    yield from _wrong_values(run.model, run.out.got)
 
 
 def _wrong_values(rgb, got):
@@ -156,8 +96,19 @@ def _wrong_values(rgb, got):
         yield (f"{int(wrong.sum())} values are one level low, where the sum's fraction is .5 or "
                f"more ({first}): the kernel truncates instead of rounding",
                "converting a float to uchar drops the fraction: " + CLAMP_HINT)
-    for model, problem in _mixups(rgb):
-        if (np.abs(got.astype(np.int16) - model.astype(np.int16)) <= 1).all():
-            yield problem, "channels mixed up: " + LAYOUT_HINT
+    yield from sepia.mixed_up(rgb, got, LAYOUT_HINT)
     yield (f"{int(wrong.sum())} of {got.size} values are wrong (the first: {first})",
            LAYOUT_HINT)
+
+
+EXERCISE = OpenCLExercise(
+    stub="exercises/sepia.cl", kernel="sepia",
+    signature="__global const uchar *rgb, __global uchar *out, int width, int height",
+    cases=CASES, draw=sepia.draw, where=_where, launch=_launch, mistakes=_mistakes,
+    reports=_reports, crash_hint="a work-item went outside the image: " + GUARD_HINT,
+    success=f"every pixel matches NumPy's sepia, rounded and clamped, for every size tried "
+            f"({len(CASES)} images with odd sides, two work-group shapes), and nothing written "
+            "outside the image")
+
+check_sepia_opencl = EXERCISE.check_file          # (path="exercises/sepia.cl")
+check_sepia_opencl_kernel = EXERCISE.check_kernel  # (kernel): the same on a built kernel

@@ -15,7 +15,7 @@ stored of three, bytes taken from a word in the wrong order, then ``sepia``'s ow
 the rounding, channels mixed up).
 
 On a GPU, once every case is right, it also checks the kernel on a large image (notebook 04's
-size), then rates it for speed (``_fast``): timed with events against a device-to-device copy of
+size), then rates it for speed (``_timed``): timed with events against a device-to-device copy of
 the same bytes in the same run, FAST at ``TARGET`` of the copy's bandwidth, counting each byte
 read and written once. The simulator's timings are a CPU's, so there its trace rates it: FAST
 when its loads and stores carry at least ``MIN_BYTES_A_LANE`` bytes a thread (16 for uint4,
@@ -29,7 +29,7 @@ import numpy as np
 from helpers.exercises import sepia, speed
 from helpers.exercises.common import Input, Output, launch_catching
 from helpers.exercises.hidden import awkward, pick
-from helpers.exercises.kernel import KernelExercise, Kernels, Launch
+from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import observe
 from helpers.exercises.verdict import Verdict, not_yet
 from helpers.workload import share
@@ -204,16 +204,21 @@ def large_image_problem(kernel, rgb, rgb_gpu, out_gpu):
     return None
 
 
+def _big_image():
+    """The timed image, BIG_PIXELS random pixels (flat), on the host and on the GPU, and an
+    output for it on the GPU."""
+    from helpers.backend import gpuarray
+
+    rgb = np.random.default_rng(1).integers(0, 256, 3 * BIG_PIXELS, dtype=np.uint8)
+    return rgb, gpuarray.to_gpu(rgb), gpuarray.empty(3 * BIG_PIXELS, np.uint8)
+
+
 def _large_image(kernel, cases_passed: Verdict) -> Verdict:
     """On a GPU, the kernel on BIG_PIXELS (once ``cases_passed``, which it returns when right
     there too); the simulator runs the small cases only."""
     if not speed.on_gpu():
         return cases_passed
-    from helpers.backend import gpuarray
-
-    rgb = np.random.default_rng(1).integers(0, 256, 3 * BIG_PIXELS, dtype=np.uint8)
-    problem = large_image_problem(kernel, rgb, gpuarray.to_gpu(rgb),
-                                  gpuarray.empty(3 * BIG_PIXELS, np.uint8))
+    problem = large_image_problem(kernel, *_big_image())
     if problem:
         return not_yet(problem, "the small cases passed: look for an index that overflows or "
                        "depends on the grid's size")
@@ -228,22 +233,18 @@ WORD_HINT = ("load and store whole uint4 (three of each a thread), not bytes: a 
              "registers (#pragma unroll, so that every index into w[] is a constant)")
 
 
-def _fast(kernel):
-    """What keeps a right kernel from FAST: on a GPU its bandwidth, on the simulator its trace."""
-    if not speed.on_gpu():
-        return (yield from _traced(Kernels(kernel, kernel)))
-    from helpers.backend import gpuarray
-
+def _timed(kernel):
+    """On a GPU: the bandwidth of the sepia of BIG_PIXELS, against a copy's."""
+    _, rgb_gpu, out_gpu = _big_image()
     n = BIG_PIXELS
-    rgb_gpu = gpuarray.to_gpu(np.random.default_rng(1).integers(0, 256, 3 * n, dtype=np.uint8))
-    out_gpu = gpuarray.empty(3 * n, np.uint8)
     return (yield from speed.bandwidth(lambda: _launch_on(kernel, rgb_gpu, out_gpu, n, BLOCK),
                                        6 * n, TARGET, WORD_HINT,
                                        f"3 bytes read and 3 written a pixel, on {n:,} pixels"))
 
 
 def _traced(kernels):
-    """The bytes a lane of the second case's loads and stores carry (8000 pixels: no tail)."""
+    """On the simulator: the bytes a lane of the second case's loads and stores carry (8000
+    pixels: no tail)."""
     stats = observe(kernels, _launch(CASES[1])).stats
     loads, stores = (c.bytes / max(c.lanes, 1) for c in (stats.global_ld, stats.global_st))
     if min(loads, stores) < MIN_BYTES_A_LANE:
@@ -260,7 +261,7 @@ EXERCISE = KernelExercise(
     stub="exercises/sepia_x16.cu", kernel=KERNEL,
     signature="const unsigned char *rgb, unsigned char *out, int n",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
-    after=_large_image, fast=_fast,
+    after=_large_image, fast=speed.rule(_timed, _traced),
     crash_hint="a thread read or wrote outside the image: only threads t < n / 16 load and "
                "store whole groups (3t to 3t + 2 in uint4), the thread t == n / 16 does the "
                "tail, and the others nothing",

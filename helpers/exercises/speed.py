@@ -5,10 +5,13 @@ An exercise's ``fast`` rule (``KernelExercise``) yields what keeps a kernel from
 returns its figures; on a GPU it hands its launch to ``bandwidth`` or ``arithmetic``
 (``return (yield from speed.bandwidth(...))``). On the simulator the CPU's clock says nothing
 about a GPU, so the rules read the simulator's trace there instead (sectors a request, bank
-conflicts, requests a warp: ``helpers.exercises.microscope``).
+conflicts, requests a warp: ``helpers.exercises.microscope``). ``rule(timed, traced)`` makes the
+rule of an exercise from its two halves.
 """
 
 from __future__ import annotations
+
+from helpers.exercises.kernel import Kernels
 
 
 def on_gpu() -> bool:
@@ -16,6 +19,21 @@ def on_gpu() -> bool:
     from helpers.backend import BACKEND
 
     return BACKEND == "pycuda"
+
+
+def rule(timed, traced):
+    """A ``fast`` rule (``KernelExercise``) that, on a GPU, times the kernel the notebook's
+    backend compiled (``timed(kernel)``: ``bandwidth`` or ``arithmetic``) and, on the simulator,
+    reads the trace (``traced(kernels)``, a ``kernel.Kernels``: ``microscope.observe``); each a
+    generator that yields what keeps the kernel from FAST and returns its figures."""
+
+    def fast(kernel):
+        kernels = kernel if isinstance(kernel, Kernels) else Kernels(kernel, kernel)
+        if on_gpu():
+            return (yield from timed(kernels.device))
+        return (yield from traced(kernels))
+
+    return fast
 
 
 def bandwidth(launch, nbytes: int, target: float, hint: str, moved: str):

@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.ch11.multigpu import two_devices_on_the_simulator
-from helpers.exercises.function import Refused, check_function, from_file, run_catching
-from helpers.exercises.gray_split import context_stack
+from helpers.exercises.function import (Refused, check_function, context_stack, from_file,
+                                        run_catching)
 from helpers.exercises.hidden import cases, success
 from helpers.exercises.verdict import Verdict, check_cases
 

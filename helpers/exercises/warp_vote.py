@@ -23,7 +23,7 @@ import numpy as np
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import observe, observed_mistakes
+from helpers.exercises.microscope import observe, observed_launch, observed_mistakes
 
 THRESHOLD = np.float32(0.5)
 JUNK = np.float32(2.0)
@@ -41,8 +41,7 @@ def _draw(rng):
 
 
 def _where(case):
-    launch = f"n = {case[0]:,}, block = ({case[1]}, 1, 1), grid = ({-(-case[0] // case[1])}, 1)"
-    return f"a launch on the simulator: {launch}" if len(case) > 2 else launch
+    return f"n = {case[0]:,}, block = ({case[1]}, 1, 1), grid = ({-(-case[0] // case[1])}, 1)"
 
 
 def _launch(case):
@@ -50,15 +49,6 @@ def _launch(case):
     x = np.random.default_rng(n).integers(0, 64, n).astype(np.float32) / 64
     return Launch((Input(x, after=64, junk=JUNK), Output(-(-n // 32), np.uint32), np.int32(n),
                    THRESHOLD), block=(block, 1, 1), grid=(-(-n // block), 1), model=x)
-
-
-def _detect(kernels, case):
-    """The last case runs on the simulator only (the warp functions' masks), the others on the
-    notebook's backend."""
-    if len(case) > 2:
-        yield from observed_mistakes(observe(kernels, _launch(case)))
-    elif (run := (yield from EXERCISE.run(kernels, _launch(case)))) is not None:
-        yield from _mistakes(kernels, case, run)
 
 
 def _votes(x, n, reads_past_n=False, at_least=False):
@@ -69,9 +59,9 @@ def _votes(x, n, reads_past_n=False, at_least=False):
     return votes.reshape(-1, 32)
 
 
-def _mistakes(kernels, case, run):
+def _mistakes(case, run):
     """The mistakes one launch shows, the most telling first."""
-    n, x, got = case[0], run.model, run.out.got
+    kernels, n, x, got = run.kernel, case[0], run.model, run.out.got
     votes = _votes(x, n)
     want = votes.sum(axis=1)
     if run.out.past.size:
@@ -109,7 +99,8 @@ def _mistakes(kernels, case, run):
 EXERCISE = KernelExercise(
     stub="exercises/warp_vote.cu", kernel="warp_vote",
     signature="const float *x, unsigned int *counts, int n, float threshold",
-    cases=CASES, draw=_draw, where=_where, detect=_detect,
+    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
+    observed=observed_launch(_launch), observed_as="",
     simulated="checks the warp functions' masks",
     crash_hint="read x[i] only for i < n, and store counts[warp] only for a warp with elements",
     success=f"every warp's count matches NumPy's ({len(CASES) - 1} sizes, n not a multiple of "

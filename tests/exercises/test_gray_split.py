@@ -9,7 +9,8 @@ import pytest
 
 from helpers.backend import BACKEND, drv
 from helpers.exercises import catalog
-from helpers.exercises.gray_split import check_gray_split, context_stack
+from helpers.exercises.function import context_stack
+from helpers.exercises.gray_split import check_gray_split
 from helpers.exercises.solutions.gray_split import my_gray_split as solution
 
 SEVERAL = BACKEND == "simulator" or drv.Device.count() > 1
