@@ -43,8 +43,14 @@
 // ---- keywords -------------------------------------------------------------------------------
 #ifdef SIM_SCAN
 #define __global__ __sim_global__  // marks kernels when the compiler driver looks for their names
-#else
+#elif SIM_FIBERS || defined(SIM_TRACE)
 #define __global__
+#else
+// A module without fibers runs a block as a loop over its threads (sim_launch.h), the kernel
+// inlined into it: each thread was a call, the kernel's arguments and built-in variables read
+// again by each. Its symbol stays in the library's dynamic table (Python names a kernel by it),
+// protected: no other library may stand in for it, which the inlining needs.
+#define __global__ __attribute__((__visibility__("protected"), __always_inline__))
 #endif
 #define __device__
 #define __host__

@@ -69,22 +69,28 @@ template <auto K> struct Kernel {
         std::apply((decltype(K))k, args);
     }
     // A block as a loop over its threads, in order: the kernel inlined (every plain launch runs
-    // it), or called, checking the watched bytes after each thread (the search for an overrun's
-    // culprit).
+    // it: cuda_sim.h's __global__ makes it so), or called, checking the watched bytes after each
+    // thread (the search for an overrun's culprit). The arguments are copied to a local that no
+    // store of the kernel can reach, so that the compiler keeps them in registers, and each
+    // index of the Frame is written only when it changes.
     template <bool Watched> static void run_block_loop(void *t) {
-        const Tuple &args = *(Tuple *)t;
+        const Tuple args = *(Tuple *)t;
         Frame *f = frame();
         const uint3 bd = f->block_dim;
-        for (unsigned z = 0; z < bd.z; z++)
-            for (unsigned y = 0; y < bd.y; y++)
+        for (unsigned z = 0; z < bd.z; z++) {
+            f->thread.z = z;
+            for (unsigned y = 0; y < bd.y; y++) {
+                f->thread.y = y;
                 for (unsigned x = 0; x < bd.x; x++) {
-                    f->thread = uint3{x, y, z};
+                    f->thread.x = x;
                     if constexpr (Watched) call(args);
                     else std::apply(K, args);
                     if (Watched) check_watch(f->worker);
                 }
+            }
+        }
     }
-    // Only the runners the module's kind calls (sim_grid.h's fiber_main): a fiber a thread with
+    // Only the runners the module's kind calls (sim_grid.h's fiber_main and plain_main): a fiber a thread with
     // SIM_FIBERS, else a loop over the block's threads. The compiler inlines the kernel into each
     // runner it is given, so each one that is never called was a copy of the kernel compiled for
     // nothing (a module of 24 kernels with barriers: 1.96 CPU-seconds of g++, 1.17 without).

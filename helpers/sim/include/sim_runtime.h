@@ -134,6 +134,7 @@ struct Worker {
     volatile sig_atomic_t cancel_pending = 0;
     Error err{};
     uint3 block{};
+    long claimed = 0, claimed_end = 0;  // blocks claimed and not yet run (sim_grid.h: claim_block)
     bool plain = true;  // one fiber runs the block's threads in a loop
     bool watching = false;  // check the watched bytes whenever a thread stops (sim_grid.h)
     bool in_order = true;   // not watching: threads take turns in order
