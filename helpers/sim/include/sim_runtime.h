@@ -25,6 +25,15 @@
 #ifndef SIM_FIBERS
 #define SIM_FIBERS 0  // the compiler driver sets 1 when the module uses barriers or warp functions
 #endif
+// 1 (set by the compiler driver) in a module without fibers that defines no __device__ function:
+// its kernels read threadIdx and friends from variables of the module (sim_launch.h), which no
+// store of theirs can change. A call to a function the compiler cannot see into (a __device__
+// function, which another library could stand in for) might read them, so before each such
+// call the loop had to write them back, through the C library's lookup of thread-local
+// variables; there the Frame is cheaper.
+#ifndef SIM_INDICES_IN_MODULE
+#define SIM_INDICES_IN_MODULE 0
+#endif
 
 #define SIM_EXPORT extern "C" __attribute__((visibility("default")))
 // The instrumented build (-DSIM_TRACE, sim_trace.h) calls the runtime before every load and store;
