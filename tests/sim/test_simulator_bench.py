@@ -1,4 +1,5 @@
-"""bench/simulator.py runs end to end at a tiny size, so that the benchmark cannot rot.
+"""bench/simulator.py and bench/per_core.py run end to end at a tiny size, so that the benchmarks
+cannot rot.
 
 Only that it runs, prints every section and finds the results in agreement is checked here; its
 figures at a tiny size say nothing about the targets (run the script itself for those). The
@@ -41,3 +42,17 @@ def test_simulator_benchmark_runs_at_a_tiny_size():
         assert "Mandelbrot at least 500x faster than Numba's simulator: NOT MEASURED" not in out
     else:
         assert "NOT MEASURED" in out
+
+
+@pytest.mark.slow
+def test_per_core_benchmark_runs_at_a_tiny_size():
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "per_core.py"), "--tiny", "--rounds", "1"],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "CUDA_COURSE_BACKEND": "simulator"})
+    out = proc.stdout
+    assert proc.returncode == 0, f"{out}\n{proc.stderr}"
+    rows = [line.split() for line in out.splitlines()[2:-1]]
+    assert [r[0] for r in rows] == ["vector_add", "saxpy", "rgb_to_gray", "rgb_to_gray_x16",
+                                    "mandelbrot", "iterate_sin"], out
+    assert all(r[-1].endswith("x") and float(r[-1][:-1]) > 0 for r in rows), out
+    assert "WRONG" not in out

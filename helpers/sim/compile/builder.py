@@ -250,8 +250,8 @@ def _compile(job, cxx, tmp, user_code, debug=False, prelude=True):
                                                GENERATED if job.instrument else None))
     obj = tmp / "module.o"
     extra = INSTRUMENT_FLAGS[job.instrument] if job.instrument else LINE_TABLES if debug else []
-    flags = [*CXX_FLAGS, *OPERATOR_CHECKS, *extra, _fibers_switch(user_code), f"-I{INCLUDE_DIR}",
-             *toolchain.for_compiler(job.flags, cxx)]
+    flags = [*CXX_FLAGS, *OPERATOR_CHECKS, *extra, _fibers_switch(user_code),
+             *_indices_switch(user_code), f"-I{INCLUDE_DIR}", *toolchain.for_compiler(job.flags, cxx)]
     rest = ["-c", "-o", str(obj), str(unit_file)]
     # A build with line tables (a link error to explain, a fault to place) reads the same
     # precompiled prelude as the plain one (it is made with line tables, which a build without
@@ -299,6 +299,15 @@ def _fibers_switch(user_code):
     """-DSIM_FIBERS=1 when the learner's code uses barriers or warp functions (its threads then
     run as fibers), else =0: the module and its grid runner are built with the same."""
     return f"-DSIM_FIBERS={1 if unit.uses_fibers(user_code) else 0}"
+
+
+def _indices_switch(user_code):
+    """-DSIM_INDICES_IN_MODULE=1 for a module without fibers that defines no __device__ function:
+    its kernels read the built-in variables from variables of the module, not from the Frame
+    (include/sim_runtime.h says why not with __device__ functions). The runners do not depend
+    on it."""
+    plain = not unit.uses_fibers(user_code) and not unit.defines_device_functions(user_code)
+    return ["-DSIM_INDICES_IN_MODULE=1"] if plain else []
 
 
 def _runners(job, cxx, user_code):

@@ -28,6 +28,7 @@ _USES_FIBERS = re.compile(r"\b__sim_(sync_block|sync_block_reduce|sync_warp|shfl
                           r"match|reduce|reduce_bits|nanosleep|sync_block_at|sync_warp_at|"
                           r"coalesced_lanes|warp_task)\b")
 _GLOBAL = re.compile(r"__sim_global__[^;{(]*?\b([A-Za-z_]\w*)\s*\(")
+_DEVICE_FUNCTION = re.compile(r"__sim_device__[^;{(=]*?\b[A-Za-z_]\w*\s*\(")
 # CUDA's __noinline__ is written out in the learner's text, not defined as a macro: libstdc++ uses
 # the GNU spelling __attribute__((__noinline__)) (<memory>, from GCC 12), which such a macro would
 # break in every header the learner includes after the prelude. The GNU spelling is left alone.
@@ -87,6 +88,11 @@ def kernels_in(preprocessed_user_code):
 
 def uses_fibers(preprocessed_user_code):
     return bool(_USES_FIBERS.search(preprocessed_user_code))
+
+
+def defines_device_functions(preprocessed_user_code):
+    """Whether the code declares a __device__ function (not only __device__ variables)."""
+    return bool(_DEVICE_FUNCTION.search(preprocessed_user_code))
 
 
 def translation_unit(body, kernels, instrumented_as=None):

@@ -43,10 +43,20 @@
 // ---- keywords -------------------------------------------------------------------------------
 #ifdef SIM_SCAN
 #define __global__ __sim_global__  // marks kernels when the compiler driver looks for their names
-#else
+#elif SIM_FIBERS || defined(SIM_TRACE)
 #define __global__
+#else
+// A module without fibers runs a block as a loop over its threads (sim_launch.h), the kernel
+// inlined into it: each thread was a call, the kernel's arguments and built-in variables read
+// again by each. Its symbol stays in the library's dynamic table (Python names a kernel by it),
+// protected: no other library may stand in for it, which the inlining needs.
+#define __global__ __attribute__((__visibility__("protected"), __always_inline__))
 #endif
+#ifdef SIM_SCAN
+#define __device__ __sim_device__  // marks __device__ functions and variables for the driver
+#else
 #define __device__
+#endif
 #define __host__
 #define __constant__
 #define __managed__
@@ -61,10 +71,27 @@
 #define __CUDA_ARCH_SIM__ 1
 
 // ---- built-in variables ---------------------------------------------------------------------
+#if SIM_INDICES_IN_MODULE && !SIM_FIBERS && !defined(SIM_TRACE)
+// A plain module's: values (as on a GPU, a built-in variable has no address), read from the
+// module's copy of the running thread's indices (sim_launch.h), which no store can reach.
+__attribute__((__always_inline__)) inline uint3 __sim_thread_idx() {
+    return uint3{sim::thread_x, sim::thread_y, sim::thread_z};
+}
+__attribute__((__always_inline__)) inline uint3 __sim_block_idx() {
+    return uint3{sim::block_x, sim::block_y, sim::block_z};
+}
+__attribute__((__always_inline__)) inline uint3 __sim_block_dim() {
+    return uint3{sim::block_dim_x, sim::block_dim_y, sim::block_dim_z};
+}
+__attribute__((__always_inline__)) inline uint3 __sim_grid_dim() {
+    return uint3{sim::grid_dim_x, sim::grid_dim_y, sim::grid_dim_z};
+}
+#else
 __attribute__((__always_inline__)) inline const uint3 &__sim_thread_idx() { return sim::frame()->thread; }
 __attribute__((__always_inline__)) inline const uint3 &__sim_block_idx() { return sim::frame()->block; }
 __attribute__((__always_inline__)) inline const uint3 &__sim_block_dim() { return sim::frame()->block_dim; }
 __attribute__((__always_inline__)) inline const uint3 &__sim_grid_dim() { return sim::frame()->grid_dim; }
+#endif
 #define threadIdx (__sim_thread_idx())
 #define blockIdx (__sim_block_idx())
 #define blockDim (__sim_block_dim())

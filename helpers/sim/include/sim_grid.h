@@ -34,6 +34,7 @@ struct Launch {
     dim3 grid, block;
     size_t shared;
     long nblocks;
+    long chunk;    // blocks a worker claims at once (sim_launch_start)
     bool watch;    // one worker, checking after every thread (a search for an overrun's culprit)
     char *const *stacks;  // stacks[i]: worker i's first stack slot
     // watch mode (one worker): these bytes, and what they held at the start, checked whenever a
@@ -130,14 +131,53 @@ void check_watch(Worker *w) {
 }
 
 // ---- running a block --------------------------------------------------------------------------------
+// The worker's next block (w->block), or false when none is left or the launch is stopping.
+// Blocks are claimed L->chunk at a time: each claim is an atomic that the workers share.
+inline bool claim_block(Worker *w, Launch *L) {
+    // Marked first: a cancel (SIGUSR2) that came between the test of stop and the mark would be
+    // let pass, and the worker would run its next block, endless or not.
+    w->in_kernel = 1;
+    if (L->stop.load(std::memory_order_relaxed)) return false;
+    if (w->claimed == w->claimed_end) {
+        long b = L->next_block.fetch_add(L->chunk, std::memory_order_relaxed);
+        if (b >= L->nblocks) return false;
+        w->claimed = b, w->claimed_end = std::min(b + L->chunk, L->nblocks);
+    }
+    long b = w->claimed++, gx = L->grid.x, gy = L->grid.y;
+    w->block = uint3{(unsigned)(b % gx), (unsigned)(b / gx % gy), (unsigned)(b / (gx * gy))};
+    return true;
+}
+
+// A module without fibers: one fiber runs block after block, each as a loop over its threads,
+// and goes back to the worker's own stack when no block is left (a switch a worker, not one a
+// block). After each block the canary around its dynamic shared memory is checked.
+inline void plain_main() {
+    Worker *w = current_worker();
+    Launch *L = w->launch;
+    Frame *f = frame();
+    const KernelEntry *k = L->kernel;
+    void *args = L->args;
+    do {
+        f->block = w->block;
+        fill_shared(w);
+        if (w->watching) k->run_block_plain_watched(args);
+        else k->run_block_plain(args);
+        if (w->dynamic_shared_bytes) {
+            w->current = -1;  // which thread did it is found by running the launch again, watched
+            check_dynamic_shared(w, OVERRUN);
+            w->current = 0;
+        }
+    } while (claim_block(w, L));
+    w->fibers[0].state = F_DONE;
+    w->live = 0;
+    switch_context(&w->fibers[0].ctx, &w->scheduler, w);
+    __builtin_unreachable();
+}
+
 inline void fiber_main() {
     Worker *w = current_worker();
     frame()->block = w->block;  // here, not in run_block: the thread's stack is touched once
-    const KernelEntry *k = w->launch->kernel;
-    void *args = w->launch->args;
-    if (!w->plain) k->run_thread(args);
-    else if (w->watching) k->run_block_plain_watched(args);
-    else k->run_block_plain(args);
+    w->launch->kernel->run_thread(w->launch->args);
     w->fibers[w->current].state = F_DONE;
     w->live--;
     if (w->at_barrier > 0 && w->at_barrier == w->live) release_block_barrier(w);
@@ -177,7 +217,7 @@ inline void prepare_frames(Worker *w, int index) {
                         : "threads wait at a barrier that the others never reach");
 }
 
-// Runs the current block: one fiber per thread, or (plain) one fiber looping over the threads.
+// Runs the current block, one fiber per thread.
 inline void run_block(Worker *w) {
     fill_shared(w);
     int n = w->nfibers;
@@ -245,16 +285,14 @@ inline void out_of_resources(Launch *L, const char *what) {
 
 inline void run_blocks(Worker &w, Launch *L) {
     if (sigsetjmp(w.escape, 1) == 0) {
-        long gx = L->grid.x, gy = L->grid.y;
-        for (;;) {
-            // Marked first: a cancel (SIGUSR2) that came between the test of stop and the mark
-            // would be let pass, and the worker would run its next block, endless or not.
-            w.in_kernel = 1;
-            if (L->stop.load(std::memory_order_relaxed)) break;
-            long b = L->next_block.fetch_add(1);
-            if (b >= L->nblocks) break;
-            w.block = uint3{(unsigned)(b % gx), (unsigned)(b / gx % gy), (unsigned)(b / (gx * gy))};
-            run_block(&w);
+        if (!w.plain) {
+            while (claim_block(&w, L)) run_block(&w);
+        } else if (claim_block(&w, L)) {
+            Fiber &f = w.fibers[0];
+            f.state = F_RUN;
+            prepare_context(&f.ctx, w.stacks + kStackSize - kStackUsable, (char *)frame_of(&w, 0), plain_main);
+            w.live = 1, w.at_barrier = 0, w.current = 0;
+            switch_context(&w.scheduler, &f.ctx, &w);
         }
         w.in_kernel = 0;
     } else {
@@ -533,6 +571,10 @@ SIM_EXPORT void *sim_launch_start(int k, const unsigned *grid, const unsigned *b
     }
     int n = workers < 1 ? 1 : workers;
     if (n > L->nblocks) n = (int)L->nblocks;
+    // Claims of a few blocks: an atomic shared by the workers costs as much as a small block's
+    // threads; each worker still gets at least 16 claims, so that blocks of unequal cost (the
+    // rows of a Mandelbrot image) are shared out evenly.
+    L->chunk = std::max(1L, std::min(16L, L->nblocks / (16L * n)));
     install_handlers(L);
     fflush(stdout);
     L->running = n;

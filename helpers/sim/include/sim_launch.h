@@ -47,6 +47,35 @@ template <typename... A> struct Signature<void (*)(A...)> {
     }
 };
 
+#if SIM_INDICES_IN_MODULE && !SIM_FIBERS && !defined(SIM_TRACE)
+// A plain module's built-in variables (cuda_sim.h), those of the thread its worker runs: a copy
+// of the Frame's indices in variables of the module whose address is never taken, so that the
+// compiler knows that no store of the kernel can change them. In the block loop below it keeps
+// blockIdx and blockDim in registers and threadIdx.x is the loop's counter. The Frame is still
+// written, for the runtime: a fault names its thread from there. One variable an index, not a
+// struct: a kernel whose code the compiler vectorised read two of a struct's fields with one
+// load, through the struct's address, and from then on every kernel of the module after it
+// reloaded them all for each thread.
+static thread_local unsigned thread_x, thread_y, thread_z, block_x, block_y, block_z;
+static thread_local unsigned block_dim_x, block_dim_y, block_dim_z, grid_dim_x, grid_dim_y, grid_dim_z;
+#endif
+
+// Writes an index of the running thread into its Frame, for the runtime (a fault or an integer
+// division by zero names its thread from there), and returns it as the kernel is to see it.
+// Where the kernels read the indices from the module's own variables they never read the Frame:
+// the index is read back from it, as a volatile read, so that the compiler can neither drop nor
+// delay the store nor start the thread's work, which depends on the index, before it. (An empty
+// asm that reads the Frame did the same, but made the compiler write those variables back for
+// each thread too.)
+__attribute__((always_inline)) inline unsigned publish(unsigned &slot, unsigned index) {
+    slot = index;
+#if SIM_INDICES_IN_MODULE && !SIM_FIBERS && !defined(SIM_TRACE)
+    return *(volatile unsigned *)&slot;
+#else
+    return index;
+#endif
+}
+
 template <auto K> struct Kernel {
     using Sig = Signature<decltype(K)>;
     using Tuple = typename Sig::Tuple;
@@ -69,23 +98,39 @@ template <auto K> struct Kernel {
         std::apply((decltype(K))k, args);
     }
     // A block as a loop over its threads, in order: the kernel inlined (every plain launch runs
-    // it), or called, checking the watched bytes after each thread (the search for an overrun's
-    // culprit).
+    // it: cuda_sim.h's __global__ makes it so), or called, checking the watched bytes after each
+    // thread (the search for an overrun's culprit). The arguments are copied to a local that no
+    // store of the kernel can reach, so that the compiler keeps them in registers, and each
+    // index of the Frame is written only when it changes (publish).
     template <bool Watched> static void run_block_loop(void *t) {
-        const Tuple &args = *(Tuple *)t;
+        const Tuple args = *(Tuple *)t;
         Frame *f = frame();
         const uint3 bd = f->block_dim;
-        for (unsigned z = 0; z < bd.z; z++)
-            for (unsigned y = 0; y < bd.y; y++)
+#if SIM_INDICES_IN_MODULE && !SIM_FIBERS && !defined(SIM_TRACE)
+        block_x = f->block.x, block_y = f->block.y, block_z = f->block.z;
+        block_dim_x = bd.x, block_dim_y = bd.y, block_dim_z = bd.z;
+        grid_dim_x = f->grid_dim.x, grid_dim_y = f->grid_dim.y, grid_dim_z = f->grid_dim.z;
+#endif
+        for (unsigned z = 0; z < bd.z; z++) {
+            const unsigned tz = publish(f->thread.z, z);
+            for (unsigned y = 0; y < bd.y; y++) {
+                const unsigned ty = publish(f->thread.y, y);
                 for (unsigned x = 0; x < bd.x; x++) {
-                    f->thread = uint3{x, y, z};
+                    const unsigned tx = publish(f->thread.x, x);
+#if SIM_INDICES_IN_MODULE && !SIM_FIBERS && !defined(SIM_TRACE)
+                    thread_x = tx, thread_y = ty, thread_z = tz;
+#else
+                    (void)tx, (void)ty, (void)tz;
+#endif
                     if constexpr (Watched) call(args);
                     else std::apply(K, args);
                     if (Watched) check_watch(f->worker);
                 }
+            }
+        }
     }
-    // Only the runners the module's kind calls (sim_grid.h's fiber_main): a fiber a thread with
-    // SIM_FIBERS, else a loop over the block's threads. The compiler inlines the kernel into each
+    // Only the runners the module's kind calls (sim_grid.h's fiber_main and plain_main): a fiber a
+    // thread with SIM_FIBERS, else a loop over the block's threads. The compiler inlines the kernel into each
     // runner it is given, so each one that is never called was a copy of the kernel compiled for
     // nothing (a module of 24 kernels with barriers: 1.96 CPU-seconds of g++, 1.17 without).
     static KernelEntry entry(const char *name) {

@@ -30,5 +30,6 @@ inline void set_current_worker(Worker *w) { worker_register = w; }
 #undef SIM_EXPORT
 #undef SIM_UNTRACED
 #undef SIM_FIBERS
+#undef SIM_INDICES_IN_MODULE
 #undef SIM_UCONTEXT
 #undef SIM_SCAN

@@ -25,6 +25,15 @@
 #ifndef SIM_FIBERS
 #define SIM_FIBERS 0  // the compiler driver sets 1 when the module uses barriers or warp functions
 #endif
+// 1 (set by the compiler driver) in a module without fibers that defines no __device__ function:
+// its kernels read threadIdx and friends from variables of the module (sim_launch.h), which no
+// store of theirs can change. A call to a function the compiler cannot see into (a __device__
+// function, which another library could stand in for) might read them, so before each such
+// call the loop had to write them back, through the C library's lookup of thread-local
+// variables; there the Frame is cheaper.
+#ifndef SIM_INDICES_IN_MODULE
+#define SIM_INDICES_IN_MODULE 0
+#endif
 
 #define SIM_EXPORT extern "C" __attribute__((visibility("default")))
 // The instrumented build (-DSIM_TRACE, sim_trace.h) calls the runtime before every load and store;
@@ -134,6 +143,7 @@ struct Worker {
     volatile sig_atomic_t cancel_pending = 0;
     Error err{};
     uint3 block{};
+    long claimed = 0, claimed_end = 0;  // blocks claimed and not yet run (sim_grid.h: claim_block)
     bool plain = true;  // one fiber runs the block's threads in a loop
     bool watching = false;  // check the watched bytes whenever a thread stops (sim_grid.h)
     bool in_order = true;   // not watching: threads take turns in order

@@ -55,6 +55,30 @@ def test_modules_without_barriers_run_as_a_plain_loop():
     assert not plain.module.uses_fibers and fibers.module.uses_fibers
 
 
+@pytest.mark.parametrize("helper", ["", "__device__ unsigned twice(unsigned v) { return 2 * v; }"])
+def test_a_plain_loop_gives_each_thread_its_built_in_variables(helper):
+    """Without __device__ functions a plain module's kernels read them from variables of the
+    module, with them from the Frame (sim_runtime.h): either way, each thread its own."""
+    scale = "twice" if helper else ""
+    mod = SourceModule(helper + """
+__global__ void ids(unsigned *out) {
+    unsigned b = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+    unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    unsigned *o = out + 12 * (b * blockDim.x * blockDim.y * blockDim.z + t);
+    dim3 v[4] = {threadIdx, blockIdx, blockDim, gridDim};
+    for (int i = 0; i < 4; i++) { o[3 * i] = %s(v[i].x); o[3 * i + 1] = v[i].y; o[3 * i + 2] = v[i].z; }
+}""" % scale)
+    block, grid = (4, 3, 2), (2, 3, 2)
+    out = gpuarray.zeros(12 * 24 * 12, np.uint32)
+    mod.get_function("ids")(out, block=block, grid=grid)
+    got = out.get().reshape(12, 24, 4, 3)
+    want = np.array([[[tx, ty, tz], [bx, by, bz], list(block), list(grid)]
+                     for bz in range(2) for by in range(3) for bx in range(2)
+                     for tz in range(2) for ty in range(3) for tx in range(4)]).reshape(12, 24, 4, 3)
+    want[..., 0] *= 2 if helper else 1
+    assert np.array_equal(got, want)
+
+
 def test_a_library_changed_on_disk_under_a_loaded_module_is_refused_before_it_runs(tmp_path):
     """Truncated in place, the mapped library would crash the process (SIGBUS) at the next
     launch; replaced by a new file (as the cache replaces one), the loaded copy is intact."""

@@ -53,6 +53,11 @@ def test_kernels_and_the_need_for_fibers_are_read_from_the_preprocessed_code():
             "void __sim_global__ first(int *x);\n")
     assert source.kernels_in(code) == ["first", "second"]
     assert source.uses_fibers(code) and not source.uses_fibers("void __sim_global__ k() {}")
+    for function in ("__sim_device__ float f(float x) { return x; }",
+                     "static __sim_device__ inline int g(int);", "__sim_device__ __host__ int h() {}"):
+        assert source.defines_device_functions(code + function), function
+    for variables in ("__sim_device__ float table[4];", "__sim_device__ int n = f(3);", ""):
+        assert not source.defines_device_functions(code + variables), variables
     unit = source.scan_unit("int x;")
     assert source.after_mark(unit) == "\nint x;"
 
