@@ -199,7 +199,12 @@ def examples(source, simulator):
 def test_file(source, name, simulator, select=None):
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.xml"
-        status, output = run_here(["-m", "pytest", "-q", "-p", "no:cacheprovider",
+        # -p no:nbval: pytest would load nbval, installed with the course's test extra, by its
+        # plugin autoloading (the course's own runs load it from conftest.py). Through nbformat
+        # and jsonschema it imports rfc3987_syntax, whose lark parsers leave some 150,000
+        # objects on the heap; PyCUDA's context fixture calls gc.collect() after every test,
+        # and each took 0.11 s instead of 0.02 (test_gpuarray.py: 51 s instead of 16, warm).
+        status, output = run_here(["-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:nbval",
                                    f"--junitxml={report}", name, *(["-k", select] if select else [])],
                                   cwd=source / "test")
         if not report.exists():
