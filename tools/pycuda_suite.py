@@ -201,9 +201,9 @@ def test_file(source, name, simulator, select=None):
         report = Path(tmp) / "report.xml"
         # -p no:nbval: pytest would load nbval, installed with the course's test extra, by its
         # plugin autoloading (the course's own runs load it from conftest.py). Through nbformat
-        # and jsonschema it imports rfc3987_syntax, whose lark parsers leave some 150,000
-        # objects on the heap; PyCUDA's context fixture calls gc.collect() after every test,
-        # and each took 0.11 s instead of 0.02 (test_gpuarray.py: 51 s instead of 16, warm).
+        # and jsonschema it imports rfc3987_syntax, which builds lark parsers: a heap of 191,000
+        # objects, and PyCUDA's context fixture calls gc.collect() after every test: 0.11 s
+        # each (test_gpuarray.py: 51 s with nbval, 16 s without, warm).
         status, output = run_here(["-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:nbval",
                                    f"--junitxml={report}", name, *(["-k", select] if select else [])],
                                   cwd=source / "test")
