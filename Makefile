@@ -58,8 +58,12 @@ $(VPY):
 
 # One stamp per set of extras; re-installs only when pyproject.toml (or the package's
 # __init__.py, which changes how the editable install maps it) is newer than the stamp.
+# --no-compile: pip would compile the bytecode of every module it installs (JupyterLab's
+# dependencies are most of them), 18 of the install's 51 CPU-seconds; Python compiles a module
+# when it is first imported instead, and keeps it where bytecode may be written (make test's
+# processes: conftest.py); the modules a make test imports took about 3 CPU-seconds.
 $(VENV)/.installed-%: pyproject.toml $(wildcard helpers/__init__.py) | $(VPY)
-	$(VPY) -m pip install -e ".[$(subst -,$(comma),$*)]"
+	$(VPY) -m pip install --no-compile -e ".[$(subst -,$(comma),$*)]"
 	@touch $@
 
 # The server's root is the repository, so that a notebook's link to its exercise stub in

@@ -86,7 +86,34 @@ def release_copy(path):
     return copy if copy.is_file() else None
 
 
+def _scope(nodeid):
+    """The unit pytest-xdist's --dist loadscope hands to one worker: a test file, or a class
+    (its LoadScopeScheduling._split_scope)."""
+    return nodeid.rsplit("::", 1)[0]
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    """In a pytest-xdist worker (whose collection the scheduler hands out in order), the scopes
+    that hold a ``slow`` test go first, then the others, each group largest first.
+    pytest-xdist's own order for --dist loadscope (largest first, by number of tests; turned off
+    in pytest_configure) put PyCUDA's suite, one test of a minute and more, last: one worker ran
+    it alone after the other had finished (a cold ``make test``: 98 of its 606 s). A slow test
+    takes seconds however warm the cache (a subprocess, a whole benchmark); run early, the small
+    files fill the end. Each scope's own order is kept."""
+    if not hasattr(config, "workerinput"):
+        return
+    scopes = {}
+    for item in items:
+        scopes.setdefault(_scope(item.nodeid), []).append(item)
+    order = sorted(scopes.values(), key=lambda group: (
+        not any(item.get_closest_marker("slow") for item in group), -len(group)))
+    items[:] = [item for group in order for item in group]
+
+
 def pytest_configure(config):
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False  # the workers' order (above), not pytest-xdist's
     if os.environ.get(RELEASE_UNDER_TEST) or not _runs_notebooks(config):
         return  # a worker, or a pytest started by a test: the run's release is inherited
     folder = _make_release()

@@ -2,6 +2,7 @@
 written in, and all of an exercise's variants compiled as one module (one compile, not one a
 variant)."""
 
+import fcntl
 import hashlib
 import os
 import re
@@ -132,8 +133,15 @@ def nvcc_verdict(nvcc, accepted, text, folder, arches=(ARCH,)):
     kept, this_nvcc = accepted
     named = ",".join(arches)
     verdict = kept / hashlib.sha256(f"{this_nvcc}\0{named}\0{text}".encode()).hexdigest()
-    if verdict.is_file():
-        return None
+    # One process at a time compiles a text: test_nvcc.py and test_skeletons.py give nvcc the
+    # same stubs, from two pytest-xdist workers at once on a cold run; the second waits for the
+    # first's verdict instead of compiling it again (a rejection is not kept: it compiles).
+    with open(verdict.with_name(f".{verdict.name}.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return None if verdict.is_file() else _nvcc_compiles(nvcc, text, folder, arches, verdict)
+
+
+def _nvcc_compiles(nvcc, text, folder, arches, verdict):
     wrapped = folder / "kernel.cu"
     wrapped.write_text(text, encoding="utf-8")
     targets = [f"-gencode=arch=compute_{a[3:]},code={a}" for a in arches]

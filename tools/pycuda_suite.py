@@ -199,7 +199,12 @@ def examples(source, simulator):
 def test_file(source, name, simulator, select=None):
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.xml"
-        status, output = run_here(["-m", "pytest", "-q", "-p", "no:cacheprovider",
+        # -p no:nbval: pytest would load nbval, installed with the course's test extra, by its
+        # plugin autoloading (the course's own runs load it from conftest.py). Through nbformat
+        # and jsonschema it imports rfc3987_syntax, which builds lark parsers: a heap of 191,000
+        # objects, and PyCUDA's context fixture calls gc.collect() after every test: 0.11 s
+        # each (test_gpuarray.py: 51 s with nbval, 16 s without, warm).
+        status, output = run_here(["-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:nbval",
                                    f"--junitxml={report}", name, *(["-k", select] if select else [])],
                                   cwd=source / "test")
         if not report.exists():
