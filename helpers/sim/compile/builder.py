@@ -167,9 +167,14 @@ class _Build:
         self.local_headers = bool(include_dirs) or bool(re.search(r'#\s*include\s*"', source))
 
     def stem(self, text):
-        """The part of the library's name that the source, flags and prelude decide."""
+        """The part of the library's name that the source, flags and prelude decide. A build
+        whose line tables are read (instrumented, or a plain build's twin) names the prelude's
+        headers by their absolute path, so the prelude's folder is part of its name: a course
+        moved or cloned elsewhere does not read another folder's lines as the learner's."""
         extra = [*INSTRUMENT_FLAGS[self.instrument], f"sites-v{sites.TABLE_VERSION}"] \
             if self.instrument else [*LINE_TABLES, str(self.lines)] if self.lines else []
+        if extra:
+            extra.append(str(INCLUDE_DIR))
         return _digest(SIM_VERSION, _prelude_digest(), *CXX_FLAGS, *OPERATOR_CHECKS, *LINK_FLAGS,
                        *self.flags, *extra, text)[:32]
 

@@ -63,3 +63,16 @@ def test_the_table_is_kept_as_json_and_made_again_when_stale(library, tmp_path):
     assert made == sites.load(library)
     table.write_text(json.dumps({"version": sites.TABLE_VERSION - 1, "sites": []}))
     assert sites.load(copy) == made
+
+
+def test_a_course_in_another_folder_builds_its_own_instrumented_library(monkeypatch):
+    # Its line tables name the prelude's headers by their absolute path, which the site table
+    # reads to tell the runtime's accesses from the learner's; a plain build has no line tables
+    # and is shared.
+    from helpers.sim.compile import builder
+    instrumented_build = builder._Build(SOURCE, None, False, (), instrument="memory")
+    plain_build = builder._Build(SOURCE, None, False, ())
+    here = instrumented_build.stem(SOURCE), plain_build.stem(SOURCE)
+    monkeypatch.setattr(builder, "INCLUDE_DIR", INCLUDE_DIR.parent / "elsewhere" / "include")
+    assert instrumented_build.stem(SOURCE) != here[0]
+    assert plain_build.stem(SOURCE) == here[1]
