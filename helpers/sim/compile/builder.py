@@ -31,7 +31,7 @@ from . import messages as compiler_messages
 from ..errors import CompileError
 from ..settings import settings
 from .lines import PARSED
-from .source import INCLUDE_DIR
+from .source import INCLUDE_DIR, INCLUDE_IN_LINE_TABLES, anywhere
 
 SIM_VERSION = "13"  # 13: the tensor cores' warp matrix functions (mma.h), the MATRIX status;
                     # 12: the instrumented build checks every access's bounds (sim_bounds.h);
@@ -68,7 +68,11 @@ LINK_FLAGS = ["-shared", "-pthread"] + (["-Wl,-z,defs", "-Wl,-Bsymbolic"] if sys
 # them (compile/lines.py). With DWARF 5's, binutils 2.40 (Debian 12's ld and addr2line) names the
 # compiled file (module.cpp) instead of the learner's #line file when the learner's code is the
 # first code in the unit.
-LINE_TABLES = ["-g1", "-gdwarf-4"]
+# The prelude's headers are named INCLUDE_IN_LINE_TABLES there, wherever this copy of the course
+# is: a library or precompiled prelude built in one copy (a second checkout, a student release)
+# is read in another, whose folder would not be the runtime's (sites.py tells the learner's
+# accesses and lines from the runtime's by the file).
+LINE_TABLES = ["-g1", "-gdwarf-4", f"-fdebug-prefix-map={INCLUDE_DIR}={INCLUDE_IN_LINE_TABLES}"]
 # The instrumented builds, made only when a trace or the race check asks for one: every load and
 # store of the learner's code calls the runtime (include/sim_trace.h, through GCC's ThreadSanitizer
 # instrumentation without its library; prebuilt once and linked in), which knows the thread; -g1
@@ -167,16 +171,12 @@ class _Build:
         self.local_headers = bool(include_dirs) or bool(re.search(r'#\s*include\s*"', source))
 
     def stem(self, text):
-        """The part of the library's name that the source, flags and prelude decide. A build
-        whose line tables are read (instrumented, or a plain build's twin) names the prelude's
-        headers by their absolute path, so the prelude's folder is part of its name: a course
-        moved or cloned elsewhere does not read another folder's lines as the learner's."""
+        """The part of the library's name that the source, flags and prelude decide (not where
+        the course is: LINE_TABLES name the prelude's folder the same in every copy)."""
         extra = [*INSTRUMENT_FLAGS[self.instrument], f"sites-v{sites.TABLE_VERSION}"] \
             if self.instrument else [*LINE_TABLES, str(self.lines)] if self.lines else []
-        if extra:
-            extra.append(str(INCLUDE_DIR))
         return _digest(SIM_VERSION, _prelude_digest(), *CXX_FLAGS, *OPERATOR_CHECKS, *LINK_FLAGS,
-                       *self.flags, *extra, text)[:32]
+                       *self.flags, *map(anywhere, extra), text)[:32]
 
 
 def _compiler_tag(cxx):

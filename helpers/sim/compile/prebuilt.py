@@ -33,7 +33,7 @@ from pathlib import Path
 
 from . import cache as module_cache
 from .. import errors
-from . import messages, toolchain
+from . import messages, source, toolchain
 
 HEADER = "cuda_sim.h"
 
@@ -43,7 +43,7 @@ def _folder(kind, cxx, flags, include_dir, headers_digest):
     from other headers are deleted when it is made. Where the headers are is no part of the
     name (their digest is): every copy of the course (a student release made for a test run, a
     second checkout) shares one."""
-    named_by = [*cxx, *(f for f in flags if f != f"-I{include_dir}")]
+    named_by = [*cxx, *(source.anywhere(f) for f in flags if f != f"-I{include_dir}")]
     flag_key = hashlib.sha256("\0".join(named_by).encode()).hexdigest()[:20]
     root = module_cache.folder()
     folder = root / f"{kind}-{headers_digest[:12]}-{flag_key}"

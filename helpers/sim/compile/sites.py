@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from . import toolchain
-from .source import INCLUDE_DIR
+from .source import INCLUDE_DIR, INCLUDE_IN_LINE_TABLES
 
 TABLE_VERSION = 7
 _CALL = re.compile(r"^\s*([0-9a-f]+):\s+(?:call|callq|bl)\s+[0-9a-f]+\s+<(__tsan_\w+|"
@@ -98,14 +98,11 @@ def inline_chains(library, addresses):
 
 
 def _is_runtime(file):
-    """The simulator's headers, or the generated unit (compiler.py compiles it in a temporary
-    folder: code the compiler makes there, as std::thread's, is named after it)."""
-    if re.search(r"/cuda-sim-[^/]*/module\.cpp$", file):
-        return True
-    try:
-        return Path(file).resolve().is_relative_to(INCLUDE_DIR)
-    except (OSError, ValueError):
-        return False
+    """The simulator's headers (as the line tables name them: source.INCLUDE_IN_LINE_TABLES), or
+    the generated unit (compiler.py compiles it in a temporary folder: code the compiler makes
+    there, as std::thread's, is named after it)."""
+    return file.startswith(f"{INCLUDE_IN_LINE_TABLES}/") or \
+        re.search(r"/cuda-sim-[^/]*/module\.cpp$", file) is not None
 
 
 def _is_system(file):
@@ -128,7 +125,7 @@ def _pass_through():
     for header in INCLUDE_DIR.rglob("*.h"):
         for n, text in enumerate(header.read_text().splitlines(), 1):
             if (_CACHE_HINTED.search(text) and "{" in text) or text.endswith(CALLERS_ACCESS):
-                found.add((str(header.resolve()), n))
+                found.add((f"{INCLUDE_IN_LINE_TABLES}/{header.relative_to(INCLUDE_DIR)}", n))
     return found
 
 
@@ -139,7 +136,7 @@ def learner_frame(chain, kind="load"):
     inside an inlined function of the prelude (atomicAdd, reading threadIdx, a barrier)."""
     for function, file, line in chain:
         if _is_runtime(file):
-            if kind not in ("block", "atomic") and (str(Path(file).resolve()), line) not in _pass_through():
+            if kind not in ("block", "atomic") and (os.path.normpath(file), line) not in _pass_through():
                 return None
         elif not _is_system(file):
             return function, file, line

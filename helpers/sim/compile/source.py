@@ -18,6 +18,8 @@ from pathlib import Path
 
 # The prelude and runtime every kernel is compiled with (cuda_sim.h and the files it includes).
 INCLUDE_DIR = (Path(__file__).resolve().parent.parent / "include")
+# What line tables call INCLUDE_DIR (builder.LINE_TABLES), the same in every copy of the course.
+INCLUDE_IN_LINE_TABLES = "/cuda-sim-include"
 USER_MARK = "__sim_user_code_starts_here__"
 # The prelude, and what must follow it in the unit itself (a precompiled prelude cannot hold it).
 PRELUDE = '#include "cuda_sim.h"\n#include "sim_prelude_end.h"\n'
@@ -34,6 +36,12 @@ _DEVICE_FUNCTION = re.compile(r"__sim_device__[^;{(=]*?\b[A-Za-z_]\w*\s*\(")
 # break in every header the learner includes after the prelude. The GNU spelling is left alone.
 _NOINLINE = re.compile(r"(?<!\()\b__noinline__\b")
 EXTERN_SHARED = re.compile(r"\bextern\s+__shared__\s+([^;\[\]]*?)\s*\b([A-Za-z_]\w*)\s*\[\s*\]\s*;")
+
+
+def anywhere(flag):
+    """A compiler flag as it would be in any copy of the course: INCLUDE_DIR in it named as the
+    line tables name it (a cache's name made from flags is then the same everywhere)."""
+    return flag.replace(str(INCLUDE_DIR), INCLUDE_IN_LINE_TABLES)
 
 
 def defines(macros):

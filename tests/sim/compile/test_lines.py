@@ -5,6 +5,7 @@ import pytest
 
 from helpers.backend import BACKEND
 from helpers.sim.compile import builder, lines, prebuilt
+from helpers.sim.compile.source import INCLUDE_DIR, INCLUDE_IN_LINE_TABLES
 
 pytestmark = pytest.mark.skipif(BACKEND != "simulator", reason="the simulator's builds")
 
@@ -52,6 +53,9 @@ def test_each_twin_has_the_code_of_a_plain_build_that_read_the_prelude_its_way(m
     twin = builder.build(source, cache=tmp_path, lines=lines.PARSED if prelude == "parsed"
                          else True)
     assert lines.has_line_tables(twin) and lines.same_code(plain, twin)
+    # the prelude's headers named as in every copy of the course, precompiled in one or not
+    debug = b"".join(lines._section(twin, s) for s in (b".debug_line", b".debug_str"))
+    assert INCLUDE_IN_LINE_TABLES.encode() in debug and str(INCLUDE_DIR).encode() not in debug
 
 
 def test_a_file_that_is_no_elf_library_has_no_sections(tmp_path):
