@@ -28,7 +28,7 @@ WRONG = [
                             "    if (i < n)\n        v = x[i] * y[i];\n")),
      ["only the first 192 elements", "grid-stride loop"]),
     ("warp_sum_adds_nothing",
-     variant(KERNEL, ("        v += __shfl_down_sync(0xffffffff, v, offset);\n", "")),
+     variant(KERNEL, ("        v += __shfl_down_sync(0xffffffff, v, offset);\n", "        ;\n")),
      ["only thread 0 of each block counted", "__shfl_down_sync"]),
     ("only_the_first_warp",
      variant(KERNEL, (TAIL, "    if (threadIdx.x == 0)\n        atomicAdd(result, v);\n}\n")),
