@@ -1,26 +1,9 @@
-"""Checker for the privatised-histogram exercise of notebook 07
-(``cuda_src/exercises/histogram_rgb.cu``).
-
-The kernel under test::
-
-    __global__ void histogram_rgb(const unsigned char *rgb, unsigned int *bins, int n)
-
-counts the n pixels of an interleaved RGB image (byte j is channel j % 3 of pixel j / 3) into 768
-bins, bins[c * 256 + v] the pixels whose channel c has value v (bins are 0 before the launch), for
-any grid and any block from 32 to 1024 threads: each block counts into 768 bins of its own in
-shared memory, then adds them to bins.
-
-``check_histogram_rgb()`` runs it on images whose byte count is not a multiple of the block,
-with grids that have fewer threads than bytes and more, blocks with fewer threads than bins and
-more than 256, and a one-colour image (every thread on the same three bins). The image's values
-stop at 254 and the bytes past its end are 255, so a count of 255 is a read past the end; bins is
-followed by a guard that must stay 0. Wrong bins are compared with what known mistakes give. Then
-one launch on the simulator, race-checked and traced (``helpers.exercises.microscope``), finds a
-plain ``bins[...]++`` or a missing barrier that gave the right counts by luck, and counts the
-global atomics: privatised, a block makes at most one a bin.
-
-``check_histogram_rgb_kernel(kernel, simulated=None)`` does the same for a kernel already compiled.
-"""
+"""Checker for the privatised histogram of notebook 07, ``cuda_src/exercises/histogram_rgb.cu``:
+``histogram_rgb(rgb, bins, n)`` counts the n pixels of an interleaved RGB image into 768 bins,
+bins[c * 256 + v], each block in 768 bins of its own in shared memory first. The image's values
+stop at 254 and the bytes past its end are 255, so a count of 255 is a read past the end. A launch
+on the simulator, race-checked and traced, finds a race that gave the right counts by luck, and
+counts the global atomics: privatised, a block makes at most one a bin."""
 
 from __future__ import annotations
 

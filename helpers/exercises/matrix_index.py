@@ -1,20 +1,8 @@
-"""Checker for the exercise in notebook 02: ``cuda_src/exercises/matrix_index.cu``.
-
-The kernel ``scale_shift(a, col_scale, row_offset, out, rows, cols)`` works on ``rows x cols``
-row-major matrices and must write, for every element,
-
-    out[row][col] = a[row][col] * col_scale[col] + row_offset[row]
-
-(NumPy: ``a * col_scale + row_offset[:, None]``), launched on a 2D grid whose x covers the columns
-and y the rows, with sides that are not multiples of the block. Because every element's value
-depends on its row and its column in different ways, a kernel that mixes up x and y, forgets
-``blockIdx``, writes 16 for ``blockDim``, steps ``rows`` from one row to the next, forgets the
-bounds guard or leaves elements unwritten gives a result this checker can recognise, and it names
-the likely mistake.
-
-The inputs get spare elements after their end, and the output a long guard zone, so that most
-wrong indices land in memory the checker owns instead of crashing.
-"""
+"""Checker for the exercise in notebook 02, ``cuda_src/exercises/matrix_index.cu``: ``scale_shift``
+writes out[row][col] = a[row][col] * col_scale[col] + row_offset[row] on a 2-D grid. Each
+element's value depends on its row and column in different ways, so the result of a kernel that
+mixes up x and y, forgets blockIdx, writes 16 for blockDim or steps rows from one row to the next
+is recognised; the inputs' junk after their end keeps most wrong indices from crashing."""
 
 from __future__ import annotations
 
