@@ -2,7 +2,7 @@
 kernels)`` converts a batch of RGB images to grey, device k a share, in ``contexts[k]`` with
 ``kernels[k]``, every device's kernel launched before any result is copied back. The kernels
 handed over record each launch and refuse one a GPU would refuse. The simulator shows the order
-(``Order``); a GPU does not, and there the verdict says so, as it does with one device."""
+(``function.LaunchOrder``); a GPU does not, and the verdict says so, as it does with one device."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import numpy as np
 
 from helpers.ch11.multigpu import two_devices_on_the_simulator
 from helpers.exercises import hidden as hidden_cases
-from helpers.exercises.function import (Refused, check_function, context_stack,
+from helpers.exercises.function import (LaunchOrder, Refused, check_function, context_stack,
                                         copies_to_host, run_catching)
 from helpers.exercises.hidden import awkward
 from helpers.exercises.verdict import Verdict, check_cases
@@ -41,37 +41,6 @@ class Launch(NamedTuple):
     width: int
     waited: tuple = ()
     copies: int = 0
-
-
-class Order:
-    """What the simulator, which runs queued work only when the host waits, shows of the order
-    of a run's launches and ``copied``, its copies to the host. Each kernel is queued on a stream
-    of its device (one of the checker's where it had none: the default stream would run it at
-    once) with an event after it, which tells whether the host waited for it."""
-
-    def __init__(self, copied: list):
-        self.copied, self.events, self.streams = copied, [], {}
-
-    def seen(self, k) -> tuple:  # (waited, copies) for a launch on device k about to be made
-        from helpers.sim.machine.streams import reached
-
-        waited = {i for i, event in self.events if i != k and reached(event)}
-        return tuple(sorted(waited)), len(self.copied)
-
-    def queued(self, k, kwargs) -> dict:  # with a stream of device k where it had none
-        from helpers.backend import drv
-
-        if kwargs.get("stream") is not None or kwargs.get("time_kernel"):
-            return kwargs
-        if k not in self.streams:
-            self.streams[k] = drv.Stream()
-        return {**kwargs, "stream": self.streams[k]}
-
-    def mark(self, k, stream) -> None:  # stream None: time_kernel's launch, run already
-        from helpers.backend import drv
-
-        if stream is not None:
-            self.events.append((k, drv.Event().record(stream)))
 
 
 def device_kernel(k, function, launches, order=None):
@@ -157,7 +126,7 @@ def _mistakes(fn, contexts, functions, case):
     launches = []
     before = context_stack()
     with copies_to_host() as copied:
-        order = None if copied is None else Order(copied)
+        order = None if copied is None else LaunchOrder(copied)
         kernels = [device_kernel(k, function, launches, order)
                    for k, function in enumerate(functions)]
         raised, result = run_catching(

@@ -12,6 +12,7 @@ import numpy as np
 
 from helpers.exercises.common import Output
 from helpers.exercises.coverage import Grid, Words, coverage
+from helpers.exercises.escape import escape_counts, pixel_grid
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 
@@ -41,37 +42,6 @@ def _draw(rng):
         drawn.append(dict(case, block=block, width=awkward(rng, block[0], 20, 260),
                           height=awkward(rng, block[1], 20, 260)))
     return drawn
-
-
-def escape_counts(z_re, z_im, c_re, c_im, max_iter: int) -> np.ndarray:
-    """Steps of z -> z*z + c until |z|^2 > 4 (at most ``max_iter``), element by element, in
-    float32 in the kernels' order; on the pixels still running only, so its cost falls as they
-    escape."""
-    f32 = np.float32
-    arrays = np.broadcast_arrays(*(np.asarray(a, f32) for a in (z_re, z_im, c_re, c_im)))
-    shape, (zr, zi, cr, ci) = arrays[0].shape, (a.ravel() for a in arrays)
-    counts, idx = np.zeros(zr.size, np.int32), np.arange(zr.size)  # idx: the pixels running
-    with np.errstate(over="ignore", invalid="ignore"):   # a huge c may overflow: it escapes
-        for _ in range(max_iter):
-            re2, im2 = zr * zr, zi * zi
-            going = re2 + im2 <= f32(4)
-            if not going.all():              # drop the pixels that escaped
-                idx, zr, zi, cr, ci, re2, im2 = (a[going] for a in (idx, zr, zi, cr, ci, re2, im2))
-                if idx.size == 0:
-                    break
-            zi = f32(2) * zr * zi + ci
-            zr = re2 - im2 + cr
-            counts[idx] += 1
-    return counts.reshape(shape)
-
-
-def pixel_grid(width, height, x_min, y_min, dx, dy):
-    """(re, im) float32 arrays of shape (height, width): re = x_min + x*dx, im = y_min + y*dy."""
-    f32 = np.float32
-    re = f32(x_min) + np.arange(width, dtype=f32) * f32(dx)
-    im = f32(y_min) + np.arange(height, dtype=f32) * f32(dy)
-    return (np.broadcast_to(re[None, :], (height, width)),
-            np.broadcast_to(im[:, None], (height, width)))
 
 
 def julia_reference(width, height, x_min, y_min, dx, dy, c_re, c_im, max_iter) -> np.ndarray:
