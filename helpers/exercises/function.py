@@ -90,20 +90,20 @@ class LaunchOrder:
         waited = {i for i, event in self.events if i != k and reached(event)}
         return tuple(sorted(waited)), len(self.copied)
 
-    def queued(self, k, kwargs) -> dict:  # with a stream of device k where it had none
+    def launch(self, k, function, args, kwargs):
+        """``function(*args, **kwargs)``, device k's kernel, on a stream of the device where it
+        had none (with time_kernel it runs at once, leaving nothing to wait for), an event after
+        it."""
         from helpers.backend import drv
 
-        if kwargs.get("stream") is not None or kwargs.get("time_kernel"):
-            return kwargs
-        if k not in self.streams:
-            self.streams[k] = drv.Stream()
-        return {**kwargs, "stream": self.streams[k]}
-
-    def mark(self, k, stream) -> None:  # stream None: time_kernel's launch, run already
-        from helpers.backend import drv
-
-        if stream is not None:
-            self.events.append((k, drv.Event().record(stream)))
+        if kwargs.get("stream") is None and not kwargs.get("time_kernel"):
+            if k not in self.streams:
+                self.streams[k] = drv.Stream()
+            kwargs = {**kwargs, "stream": self.streams[k]}
+        result = function(*args, **kwargs)
+        if kwargs.get("stream") is not None:
+            self.events.append((k, drv.Event().record(kwargs["stream"])))
+        return result
 
 
 def context_stack(restore: list | None = None) -> list:

@@ -61,12 +61,7 @@ def device_kernel(k, function, launches, order=None):
                            "images than devices, some shares are empty: skip a device with "
                            "nothing to do (if lo == hi: continue)"))
         launches.append(Launch(k, int(args[3]), int(args[2]), *(order.seen(k) if order else ())))
-        if order is None:
-            return function(*args, **kwargs)
-        kwargs = order.queued(k, kwargs)
-        result = function(*args, **kwargs)
-        order.mark(k, kwargs.get("stream"))
-        return result
+        return order.launch(k, function, args, kwargs) if order else function(*args, **kwargs)
 
     return kernel
 
@@ -109,8 +104,7 @@ def _verdict(fn, cases) -> Verdict:
     else:
         success += (", and every device converted its share. Whether every kernel was launched "
                     "before any result was copied back was NOT checked: a GPU does not tell the "
-                    "order; the simulator does (run the check with CUDA_COURSE_BACKEND="
-                    "simulator)")
+                    "order; the simulator does (run the check with CUDA_COURSE_BACKEND=simulator)")
     return check_cases(cases, lambda case: _mistakes(fn, contexts, functions, case),
                        lambda case: f"{case[0]} images of {case[2]} x {case[1]}, {n} devices",
                        hidden_cases.success(success, CASES, cases))

@@ -72,9 +72,8 @@ def _wrong_answers(case, ref):
     swapped_re, swapped_im = (a.T for a in pixel_grid(height, width, x_min, y_min, dx, dy))
     yield (escape_counts(np.zeros_like(re), np.zeros_like(im), re, im, max_iter),
            "this is the Mandelbrot set (z starting at 0, c the pixel's point)",
-           "in a Julia set z STARTS at the pixel's point, "
-           "z = (x_min + x*dx) + i*(y_min + y*dy), and c = c_re + i*c_im is the same for "
-           "every pixel")
+           "in a Julia set z STARTS at the pixel's point, z = (x_min + x*dx) + i*(y_min + y*dy), "
+           "and c = c_re + i*c_im is the same for every pixel")
     yield (escape_counts(np.zeros_like(re), np.zeros_like(im), c_re, c_im, max_iter),
            "every pixel has the same count: z starts at 0 instead of at the pixel's point",
            "set z_re = x_min + x*dx and z_im = y_min + y*dy before the loop")

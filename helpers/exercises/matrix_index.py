@@ -175,9 +175,8 @@ EXERCISE = KernelExercise(
     stub="exercises/matrix_index.cu", kernel=KERNEL, signature=PARAMETERS,
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
     crash_hint=WILD_HINT,
-    success="out = a * col_scale + row_offset[:, None] for every shape tried "
-            f"({len(CASES)} launches, sides not multiples of the block), "
-            "and nothing written outside the matrix")
+    success=f"out = a * col_scale + row_offset[:, None] for every shape tried ({len(CASES)} "
+            "launches, sides not multiples of the block), and nothing written outside the matrix")
 
 check_matrix_index = EXERCISE.check_file          # (path="exercises/matrix_index.cu")
 check_matrix_index_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel
