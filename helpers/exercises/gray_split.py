@@ -38,7 +38,6 @@ class Launch(NamedTuple):
     waited for and how many copies to the host had run when it was made."""
     device: int
     rows: int
-    width: int
     waited: tuple = ()
     copies: int = 0
 
@@ -60,7 +59,7 @@ def device_kernel(k, function, launches, order=None):
                            "images was empty, and such a launch fails", "when there are fewer "
                            "images than devices, some shares are empty: skip a device with "
                            "nothing to do (if lo == hi: continue)"))
-        launches.append(Launch(k, int(args[3]), int(args[2]), *(order.seen(k) if order else ())))
+        launches.append(Launch(k, int(args[3]), *(order.seen(k) if order else ())))
         return order.launch(k, function, args, kwargs) if order else function(*args, **kwargs)
 
     return kernel
@@ -195,8 +194,7 @@ def _idle_devices(launches, n, count, height):
     if idle and count >= n:
         names = ", ".join(str(k) for k in idle)
         yield (f"the result is right, but device{'s' if len(idle) > 1 else ''} {names} did no "
-               f"work: {count} images and {n} devices", "every device takes a share: "
-               + SPLIT_HINT)
+               f"work: {count} images and {n} devices", "every device takes a share: " + SPLIT_HINT)
     shares = rows // height
     if shares.max() - shares.min() > 1 and count >= n:
         yield (f"the result is right, but the shares are uneven: the devices converted "
@@ -210,14 +208,13 @@ def _copied_from_another_context(copied):
             yield (f"device {copy.device}'s results were copied back while device {copy.after}'s "
                    f"context was current: that copy waits only for device {copy.after}'s work, "
                    f"so it may read device {copy.device}'s results before its kernel has "
-                   "written them", "copy each device's results with its own context current: "
-                   + USING_HINT)
+                   "written them",
+                   "copy each device's results with its own context current: " + USING_HINT)
             return
 
 
 def _took_turns(launches, copied):
-    """With the result right: was every device's kernel launched before the host waited for
-    another's (``Launch.waited``, on the simulator)?"""
+    """With the result right: did the host wait for a device's kernel before the next launch?"""
     for j, launch in enumerate(launches):
         for i in launch.waited:
             start = next(earlier.copies for earlier in launches[:j] if earlier.device == i)

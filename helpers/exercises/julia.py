@@ -33,8 +33,7 @@ CASES = [
 
 
 def _draw(rng):
-    """The grader's cases: the shipped views, c and limits (the tolerance was measured on them)
-    on images of other odd sides and either block."""
+    """The grader's cases: the shipped views (the tolerance's) on other sides and blocks."""
     blocks = [case["block"] for case in CASES]
     drawn = []
     for case in CASES:
@@ -56,8 +55,7 @@ def _close(a: np.ndarray, b: np.ndarray) -> bool:
 
 
 def _args(case):
-    """``julia``'s arguments after iters: width, height, x_min, y_min, dx, dy, c_re, c_im,
-    max_iter."""
+    """``julia``'s arguments after iters (width, height, ..., max_iter), from the case."""
     width, height = case["width"], case["height"]
     x_min, y_min, x_max, y_max = case["view"]
     return (width, height, x_min, y_min, (x_max - x_min) / width, (y_max - y_min) / height,

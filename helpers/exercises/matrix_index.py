@@ -101,8 +101,7 @@ def _mistakes(case, run):
 
 
 def _mix_ups(got, case, padded):
-    """Mix-ups of x and y, of row and col, a number for blockDim: compare with what such a kernel
-    would produce."""
+    """Mix-ups of x and y, of row and col, a number for blockDim: such kernels' results."""
     rows, cols = case.height, case.width
     a_pad, cs_pad, ro_pad = padded
     transposed, by_rows = (lambda r, c: c * rows + r), (lambda r, c: r * rows + c)

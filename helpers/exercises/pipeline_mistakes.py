@@ -45,8 +45,7 @@ def where(case) -> str:
 
 
 class LaunchArgumentError(TypeError):
-    """``launch`` was called with arguments it does not take (too few, or a host array for a
-    device buffer)."""
+    """``launch`` got arguments it does not take (too few, or a host array for a buffer)."""
 
 
 def make_launch(kernel, work: int, calls: list | None = None, waited: list | None = None):
