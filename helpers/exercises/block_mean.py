@@ -1,33 +1,9 @@
-"""Checker for the exercise of notebook 09: ``cuda_src/exercises/block_mean.cu``, a kernel with
-three planted bugs.
-
-The kernel under test::
-
-    __global__ void subtract_block_mean(const float *x, float *y, float *means, int n)
-
-takes away from every x[i] the mean of its block of 256 elements (the last block's over the
-elements it has), into y[i], and stores each block's mean in means[blockIdx.x]; launched with
-block = (256, 1, 1), grid = ceil(n / 256).
-
-The checker confirms each fix on its own. Each planted bug is looked for on the simulator
-(helpers.sim, there whatever the backend, as for the memory trace), in a launch where the other
-two cannot show:
-
-1. the bounds guard: n = 1000, a plain launch. The last block has 24 threads past the end, and
-   x's 4000 bytes end against a guard page, so a load of x[i] past n is an out-of-bounds access;
-2. the barrier: n = 1024 (no thread past the end), with the race check: thread 0 reading
-   tile[k] with no barrier after the other threads stored it is a race;
-3. the sum: n = 1024, with the init check, means made with gpuarray.empty: adding to
-   means[blockIdx.x] before anything wrote it is a read of uninitialised memory.
-
-The verdict names the bugs still there, with what the simulator said about each. A launch that
-fails on something else (a race on means rather than on tile, a tile declared too small) is not
-filed under a planted bug: it gets the hint for its kind (``helpers.exercises.failure``, refined
-by ``_refine``). Once all three
-are fixed, the kernel runs on the chosen backend (a GPU's, when there is one) on sizes with a
-partly empty last block, y and means filled with NaN first, and its results are compared with
-NumPy's (and wrong means with a sum kept in an int).
-"""
+"""Checker for notebook 09's exercise, ``cuda_src/exercises/block_mean.cu``: a kernel with three
+planted bugs. ``subtract_block_mean(x, y, means, n)`` stores in y[i] x[i] less the mean of its
+block of 256 elements, and that mean in means[blockIdx.x]. Each planted bug is looked for on its
+own on the simulator, whatever the backend, in a launch where the other two cannot show; a failure
+that is none of them gets the hint for its kind. Once all three are fixed, the cases run on the
+chosen backend and are compared with NumPy's (and with means of a sum kept in an int)."""
 
 from __future__ import annotations
 
@@ -69,6 +45,9 @@ class PlantedBug:
                 and self.space in (None, getattr(err, "space", None)))
 
 
+# n = 1000: the last block's threads past n load x[i] beyond x's end, a guard page there. n = 1024
+# (no thread past the end): thread 0 reads tile[k] with no barrier, a race; means, made by
+# gpuarray.empty, added to before anything wrote it, a read of uninitialised memory.
 PLANTED = (
     PlantedBug("bug 1 (the bounds guard)", "the bounds checks", 1000, "", "out of bounds", None,
                "in the last block the threads whose i is n or more still load x[i] into tile[]: "
@@ -93,8 +72,8 @@ def reference(x: np.ndarray):
 
 
 def _probe(sim_kernel, bug: PlantedBug):
-    """("fixed" | "there" | error, evidence): runs the launch that shows ``bug`` on the
-    simulator with its check on; the error where it failed on another mistake."""
+    """("fixed" | "there" | the error of another mistake, evidence) of the launch that shows
+    ``bug`` on the simulator, with its check on."""
     from helpers.sim import driver, gpuarray
     from helpers.sim.settings import settings
 
@@ -113,7 +92,7 @@ def _probe(sim_kernel, bug: PlantedBug):
 
 def planted_bugs(kernels) -> Verdict | None:
     """NOT YET naming the planted bugs still there (or a failure while looking); None when all
-    three are fixed. Each is looked for on its own, on the simulator, before the cases run."""
+    three are fixed."""
     found = [(bug, *_probe(kernels.simulated, bug)) for bug in PLANTED]
     for bug, state, text in found:
         if state not in ("there", "fixed"):
@@ -155,17 +134,17 @@ def _launch(n):
 def _mistakes(n, run):
     """The mistakes one launch on the chosen backend shows."""
     x, (y, means) = run.model, run.outs
-    got_y, got_means = y.got, means.got
     want_y, want_means = reference(x)
     if y.past.size:
         yield "y was written past its end (y[n] and beyond)", "store y[i] only when i < n"
-    yield from _wrong_means(got_means, want_means, x, n)
+    yield from _wrong_means(means.got, want_means, x, n)
     if y.unwritten.any():
         yield (f"{int(y.unwritten.sum())} elements of y were never written",
                "every thread whose i < n stores y[i] = x[i] - means[blockIdx.x]")
-    if not np.allclose(got_y, want_y, rtol=1e-4, atol=1e-5):
-        first = int(np.argmax(~np.isclose(got_y, want_y, rtol=1e-4, atol=1e-5)))
-        yield (f"y is wrong: y[{first}] = {got_y[first]}, NumPy's is {want_y[first]}",
+    close = np.isclose(y.got, want_y, rtol=1e-4, atol=1e-5)
+    if not close.all():
+        first = int(np.argmax(~close))
+        yield (f"y is wrong: y[{first}] = {y.got[first]}, NumPy's is {want_y[first]}",
                "y[i] = x[i] - means[blockIdx.x], after a barrier that every thread reaches")
 
 
@@ -180,14 +159,14 @@ def _wrong_means(got, want, x, n):
             got[-1], x[-last:].sum() / BLOCK, rtol=1e-4, atol=1e-5):
         yield (f"the last block's mean is its sum divided by {BLOCK}, but it has only {last} "
                "elements", "divide by count, the elements the block has, not by BLOCK")
-    yield from _int_sum(got, x, n)
+    yield from _int_sum(got, close, x, n)
     if not close.all():
         first = int(np.argmax(~close))
         yield (f"means[{first}] = {got[first]}, but the mean of that block is {want[first]}",
                "add up tile[0] to tile[count - 1] and divide by count")
 
 
-def _int_sum(got, x, n):
+def _int_sum(got, close, x, n):
     """Means added up in an int: each += keeps the whole part, and sum / count, both ints, drops
     the fraction too (or not, where the learner divides as floats)."""
     blocks = -(-n // BLOCK)
@@ -199,7 +178,7 @@ def _int_sum(got, x, n):
         sums = np.where(k < counts, np.trunc(sums + tiles[:, k]), sums)
     for means in (np.trunc(sums / counts), sums / counts):
         if np.allclose(got, means, rtol=1e-4, atol=1e-5):
-            b = int(np.argmax(~np.isclose(got, reference(x)[1], rtol=1e-4, atol=1e-5)))
+            b = int(np.argmax(~close))
             yield (f"means[{b}] = {got[b]}, the mean of a sum kept in an int: adding tile[k] to "
                    "an int keeps only its whole part", "declare the sum as a float: "
                    "float sum = 0.0f")
@@ -215,8 +194,5 @@ EXERCISE = KernelExercise(
              "find nothing), and y and means match NumPy for every size tried "
              f"({len(CASES)} launches, last blocks of 232, 37 and 256 elements)"))
 
-
-check_block_mean = EXERCISE.check_file          # (path="exercises/block_mean.cu"): the
-# planted bugs looked for on the simulator, then the cases run
-check_block_mean_kernel = EXERCISE.check_kernel  # (kernel, simulated=None): the same on a
-# compiled kernel; on a GPU, simulated is the same source compiled by the simulator
+check_block_mean = EXERCISE.check_file          # (path="exercises/block_mean.cu")
+check_block_mean_kernel = EXERCISE.check_kernel  # (kernel, simulated=None): simulated on a GPU

@@ -62,13 +62,17 @@ class Input:
     junk: object = 0
     before: int = 0
 
-    def device(self, gpuarray):
+    def host(self) -> np.ndarray:
+        """The array as it is copied to the device: junk, ``values`` (flat), junk."""
         size = self.values.size
         host = np.full(self.before + size + self.after, self.junk, self.values.dtype)
         host[self.before:self.before + size] = self.values.ravel()
-        buffer = gpuarray.to_gpu(host)
+        return host
+
+    def device(self, gpuarray):
+        buffer = gpuarray.to_gpu(self.host())
         # a view into the buffer keeps it alive
-        return buffer[self.before:self.before + size] if self.before else buffer
+        return buffer[self.before:self.before + self.values.size] if self.before else buffer
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """What the exercises whose work is a Python function share (notebook 05's pipeline, notebook
 11's gray_split): the check that refuses anything but a function, and the function run so that
 whatever it raises becomes a mistake, never the checker's crash; for notebook 11's, the thread's
-context stack read and restored around the run, and the copies to the host it made."""
+context stack read and restored around the run, the copies to the host it made and the order of
+its launches."""
 
 from __future__ import annotations
 
@@ -71,6 +72,38 @@ def copies_to_host():
     from helpers.sim.machine.copies import recording_to_host
 
     return recording_to_host()
+
+
+class LaunchOrder:
+    """What the simulator, which runs queued work only when the host waits, shows of the order
+    of a run's launches on several devices and ``copied``, its copies to the host
+    (``copies_to_host``). Each kernel is queued on a stream of its device (one of the checker's
+    where it had none: the default stream would run it at once) with an event after it, which
+    tells whether the host waited for it before a launch on another device."""
+
+    def __init__(self, copied: list):
+        self.copied, self.events, self.streams = copied, [], {}
+
+    def seen(self, k) -> tuple:  # (waited, copies) for a launch on device k about to be made
+        from helpers.sim.machine.streams import reached
+
+        waited = {i for i, event in self.events if i != k and reached(event)}
+        return tuple(sorted(waited)), len(self.copied)
+
+    def launch(self, k, function, args, kwargs):
+        """``function(*args, **kwargs)``, device k's kernel, on a stream of the device where it
+        had none (with time_kernel it runs at once, leaving nothing to wait for), an event after
+        it."""
+        from helpers.backend import drv
+
+        if kwargs.get("stream") is None and not kwargs.get("time_kernel"):
+            if k not in self.streams:
+                self.streams[k] = drv.Stream()
+            kwargs = {**kwargs, "stream": self.streams[k]}
+        result = function(*args, **kwargs)
+        if kwargs.get("stream") is not None:
+            self.events.append((k, drv.Event().record(kwargs["stream"])))
+        return result
 
 
 def context_stack(restore: list | None = None) -> list:

@@ -1,23 +1,8 @@
-"""Checker for the exercise of notebook 11 (which states it in full): the learner's Python
-function ``my_gray_split(images, contexts, kernels)`` converts a ``(count, height, width, 3)``
-uint8 batch of RGB images to grey, every device a share, device k in ``contexts[k]`` with
-``kernels[k]`` (``rgb_to_gray`` of ``cuda_src/grayscale.cu`` compiled in that context).
-
-``check_gray_split(my_gray_split)`` runs it on batches whose size is not a multiple of the number
-of devices, and one smaller than it. The kernels it hands over record each launch and refuse one
-made while another device's context is current (on a GPU it would fail with "invalid resource
-handle"; for memory of the wrong device, it would end the context). A context left pushed is
-found by the depth of the thread's context stack, not by which context is current: with one GPU,
-device 0's context pushed again is the one that was already current. With one device the split
-itself cannot be checked, and the verdict says so; the simulator presents two devices for it.
-
-The exercise asks for every device's kernel to be launched before any result is copied back, so
-that the devices work side by side. The simulator shows the order (``Order``): it runs queued
-work only when the host waits for it, and notes every copy to the host as it runs, so a function
-that finishes each device before starting the next (it copied a result back, or synchronized,
-before the next device's launch) is named. A GPU does not tell the order; there the verdict says
-it was not checked.
-"""
+"""Checker for notebook 11's exercise (the notebook states it): ``my_gray_split(images, contexts,
+kernels)`` converts a batch of RGB images to grey, device k a share, in ``contexts[k]`` with
+``kernels[k]``, every device's kernel launched before any result is copied back. The kernels
+handed over record each launch and refuse one a GPU would refuse. The simulator shows the order
+(``function.LaunchOrder``); a GPU does not, and the verdict says so, as it does with one device."""
 
 from __future__ import annotations
 
@@ -27,7 +12,7 @@ import numpy as np
 
 from helpers.ch11.multigpu import two_devices_on_the_simulator
 from helpers.exercises import hidden as hidden_cases
-from helpers.exercises.function import (Refused, check_function, context_stack,
+from helpers.exercises.function import (LaunchOrder, Refused, check_function, context_stack,
                                         copies_to_host, run_catching)
 from helpers.exercises.hidden import awkward
 from helpers.exercises.verdict import Verdict, check_cases
@@ -49,60 +34,17 @@ TURNS_HINT = ("launch every device's kernel first, in one loop (a launch returns
 
 
 class Launch(NamedTuple):
-    """A launch of ``kernels[device]`` on ``rows`` rows of ``width`` pixels; on the simulator
-    also the devices whose kernels the host had already waited for (``waited``) and how many
-    copies to the host had run (``copies``) when it was made."""
+    """A launch on device ``device``; on the simulator, the devices whose kernels the host had
+    waited for and how many copies to the host had run when it was made."""
     device: int
     rows: int
-    width: int
     waited: tuple = ()
     copies: int = 0
 
 
-class Order:
-    """What the simulator shows of the order of a run's launches and copies. Each kernel is
-    queued on a stream of its device (the learner's, or one of the checker's when none was
-    given: a launch in the default stream runs at once on the simulator, and would leave nothing
-    to wait for) with an event after it; ``streams.reached`` then tells whether the host had
-    waited for that kernel before the next device's launch. A stream of the checker's orders
-    the kernel as the default stream would: the device's synchronous copies and launches wait
-    for it, other devices' do not. ``copied``: the copies to the host (copies.ToHost), in the
-    order they ran."""
-
-    def __init__(self, copied: list):
-        self.copied, self.events, self.streams = copied, [], {}
-
-    def seen(self, k) -> tuple:
-        """(waited, copies) for a launch on device k about to be made."""
-        from helpers.sim.machine.streams import reached
-
-        waited = {i for i, event in self.events if i != k and reached(event)}
-        return tuple(sorted(waited)), len(self.copied)
-
-    def queued(self, k, kwargs) -> dict:
-        """The launch's keyword arguments, with a stream of device k (the current one) where it
-        had none."""
-        from helpers.backend import drv
-
-        if kwargs.get("stream") is not None or kwargs.get("time_kernel"):
-            return kwargs
-        if k not in self.streams:
-            self.streams[k] = drv.Stream()
-        return {**kwargs, "stream": self.streams[k]}
-
-    def mark(self, k, stream) -> None:
-        """An event after device k's launch just made on ``stream`` (None: with time_kernel,
-        in the default stream, where it has run already and leaves nothing to wait for)."""
-        from helpers.backend import drv
-
-        if stream is not None:
-            self.events.append((k, drv.Event().record(stream)))
-
-
 def device_kernel(k, function, launches, order=None):
-    """``kernels[k]``: device k's kernel, which notes every launch in ``launches`` (a Launch),
-    and refuses one that would fail on a GPU; with ``order`` (on the simulator), launched
-    through it."""
+    """``kernels[k]``, noting every launch in ``launches`` and refusing one that would fail on a
+    GPU; with ``order`` (on the simulator), launched through it."""
 
     def kernel(*args, **kwargs):
         from helpers.backend import drv
@@ -117,14 +59,8 @@ def device_kernel(k, function, launches, order=None):
                            "images was empty, and such a launch fails", "when there are fewer "
                            "images than devices, some shares are empty: skip a device with "
                            "nothing to do (if lo == hi: continue)"))
-        if order is None:
-            launches.append(Launch(k, int(args[3]), int(args[2])))
-            return function(*args, **kwargs)
-        launches.append(Launch(k, int(args[3]), int(args[2]), *order.seen(k)))
-        kwargs = order.queued(k, kwargs)
-        result = function(*args, **kwargs)
-        order.mark(k, kwargs.get("stream"))
-        return result
+        launches.append(Launch(k, int(args[3]), *(order.seen(k) if order else ())))
+        return order.launch(k, function, args, kwargs) if order else function(*args, **kwargs)
 
     return kernel
 
@@ -135,15 +71,14 @@ def reference(images: np.ndarray) -> np.ndarray:
 
 
 def draw(rng):
-    """The grader's cases (``helpers.exercises.hidden``): a batch of an odd number of images
-    and a batch of one, of other odd sides."""
+    """The grader's cases: a batch of an odd number of images and one of one, of odd sides."""
     return [(count, awkward(rng, 2, 9, 61), awkward(rng, 2, 9, 61))
             for count in (2 * int(rng.integers(2, 6)) + 1, 1)]
 
 
 def check_gray_split(fn, hidden: int | None = None) -> Verdict:
-    """Run ``fn(images, contexts, kernels)`` on a few batches (and the ones drawn from the seed
-    ``hidden``, when given); print and return the Verdict."""
+    """Run ``fn(images, contexts, kernels)`` on a few batches (and those drawn from the seed
+    ``hidden``); print and return the Verdict."""
     cases = hidden_cases.cases(CASES, draw, hidden)
     return check_function(fn, "my_gray_split", lambda fn: _verdict(fn, cases))
 
@@ -168,8 +103,7 @@ def _verdict(fn, cases) -> Verdict:
     else:
         success += (", and every device converted its share. Whether every kernel was launched "
                     "before any result was copied back was NOT checked: a GPU does not tell the "
-                    "order; the simulator does (run the check with CUDA_COURSE_BACKEND="
-                    "simulator)")
+                    "order; the simulator does (run the check with CUDA_COURSE_BACKEND=simulator)")
     return check_cases(cases, lambda case: _mistakes(fn, contexts, functions, case),
                        lambda case: f"{case[0]} images of {case[2]} x {case[1]}, {n} devices",
                        hidden_cases.success(success, CASES, cases))
@@ -185,7 +119,7 @@ def _mistakes(fn, contexts, functions, case):
     launches = []
     before = context_stack()
     with copies_to_host() as copied:
-        order = None if copied is None else Order(copied)
+        order = None if copied is None else LaunchOrder(copied)
         kernels = [device_kernel(k, function, launches, order)
                    for k, function in enumerate(functions)]
         raised, result = run_catching(
@@ -198,7 +132,7 @@ def _mistakes(fn, contexts, functions, case):
     if raised:
         yield raised
         return
-    if len(after) > len(before):
+    if len(after) > len(before):  # the depth: device 0's context pushed again is still current
         extra = len(after) - len(before)
         yield (f"your function returned with {extra} more context{'s' if extra > 1 else ''} on "
                "the thread's context stack than before it: a context it pushed was not popped",
@@ -260,8 +194,7 @@ def _idle_devices(launches, n, count, height):
     if idle and count >= n:
         names = ", ".join(str(k) for k in idle)
         yield (f"the result is right, but device{'s' if len(idle) > 1 else ''} {names} did no "
-               f"work: {count} images and {n} devices", "every device takes a share: "
-               + SPLIT_HINT)
+               f"work: {count} images and {n} devices", "every device takes a share: " + SPLIT_HINT)
     shares = rows // height
     if shares.max() - shares.min() > 1 and count >= n:
         yield (f"the result is right, but the shares are uneven: the devices converted "
@@ -269,23 +202,19 @@ def _idle_devices(launches, n, count, height):
 
 
 def _copied_from_another_context(copied):
-    """A copy back of device i's results made while another device's context was current waits
-    for that device's work, not for device i's kernel: it may read the results before they are
-    written."""
+    """A copy back of a device's results in another's context waits for the wrong work."""
     for copy in copied:
         if copy.device is not None and copy.device != copy.after:
             yield (f"device {copy.device}'s results were copied back while device {copy.after}'s "
                    f"context was current: that copy waits only for device {copy.after}'s work, "
                    f"so it may read device {copy.device}'s results before its kernel has "
-                   "written them", "copy each device's results with its own context current: "
-                   + USING_HINT)
+                   "written them",
+                   "copy each device's results with its own context current: " + USING_HINT)
             return
 
 
 def _took_turns(launches, copied):
-    """With the result right: was every device's kernel launched before the host waited for
-    another's (Launch.waited, on the simulator)? A device whose result was copied back, or whose
-    kernel was waited for, before the next device's launch left that device idle meanwhile."""
+    """With the result right: did the host wait for a device's kernel before the next launch?"""
     for j, launch in enumerate(launches):
         for i in launch.waited:
             start = next(earlier.copies for earlier in launches[:j] if earlier.device == i)

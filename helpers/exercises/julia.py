@@ -1,22 +1,9 @@
-"""Checker for the Julia-set exercise of notebook 03 (``cuda_src/exercises/julia.cu``).
-
-The kernel under test::
-
-    __global__ void julia(int *iters, int width, int height,
-                          float x_min, float y_min, float dx, float dy,
-                          float c_re, float c_im, int max_iter)
-
-pixel (x, y) starts at z = (x_min + x*dx) + i*(y_min + y*dy); the kernel counts the steps of
-z = z*z + c (c = c_re + i*c_im) until |z|^2 > 4, at most max_iter, into iters[y*width + x].
-
-``check_julia()`` runs it on images whose sides are not multiples of the block, with the output
-pre-filled with a poison value and followed by a guard zone, and compares with a NumPy reference.
-A GPU contracts ``a*b + c`` into one fused multiply-add (one rounding instead of two), and near the
-set's edge a tiny difference grows until a pixel escapes a step earlier or later than in NumPy: up
-to ``TOLERANCE`` (1%) of the pixels may differ. (Measured on an H200 with the solution: 0.14% of
-the first case's pixels and 0.007% of the second's; each known mistake changes at least 5%.)
-
-``check_julia_kernel(kernel)`` does the same for a kernel already compiled (the tests use it).
+"""Checker for the Julia-set exercise of notebook 03 (``cuda_src/exercises/julia.cu``): pixel
+(x, y) starts at z = (x_min + x*dx) + i*(y_min + y*dy) and counts the steps of z = z*z + c until
+|z|^2 > 4, at most max_iter, into iters[y*width + x]. A GPU contracts ``a*b + c`` into one fused
+multiply-add, and near the set's edge a pixel may then escape a step earlier or later than in
+NumPy: up to ``TOLERANCE`` of the pixels may differ (on an H200 the solution differs in 0.14% of
+the first case's pixels and 0.007% of the second's; each known mistake changes at least 5%).
 """
 
 from __future__ import annotations
@@ -25,6 +12,7 @@ import numpy as np
 
 from helpers.exercises.common import Output
 from helpers.exercises.coverage import Grid, Words, coverage
+from helpers.exercises.escape import escape_counts, pixel_grid
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 
@@ -32,8 +20,7 @@ WORDS = Words(index_hint="x = blockIdx.x * blockDim.x + threadIdx.x, and the sam
               guard_hint="the grid is rounded up to whole blocks, so some threads fall outside "
                          "the image: add if (x >= width || y >= height) return; before writing",
               array="iters")
-TOLERANCE = 0.01
-"""Largest fraction of pixels allowed to differ from the NumPy reference (float rounding)."""
+TOLERANCE = 0.01  # the largest fraction of pixels that may differ from NumPy's
 
 # The cases the checker runs: image sides that are not multiples of the block, a non-square image
 # both ways round, two values of c, two iteration limits.
@@ -46,8 +33,7 @@ CASES = [
 
 
 def _draw(rng):
-    """The grader's cases: each shipped view, c and limit on an image of other odd sides and
-    either block (only the sizes change: the tolerance was measured on these views)."""
+    """The grader's cases: the shipped views (the tolerance's) on other sides and blocks."""
     blocks = [case["block"] for case in CASES]
     drawn = []
     for case in CASES:
@@ -55,51 +41,6 @@ def _draw(rng):
         drawn.append(dict(case, block=block, width=awkward(rng, block[0], 20, 260),
                           height=awkward(rng, block[1], 20, 260)))
     return drawn
-
-
-def escape_counts(z_re, z_im, c_re, c_im, max_iter: int) -> np.ndarray:
-    """Steps of z -> z*z + c until |z|^2 > 4 (at most ``max_iter``), element by element, in float32.
-
-    The same arithmetic, in the same order, as the kernels: ``z_im = 2*z_re*z_im + c_im``,
-    ``z_re = (z_re*z_re - z_im*z_im) + c_re``. Works on the pixels still running only, so that its
-    cost falls as pixels escape.
-    """
-    f32 = np.float32
-    z_re, z_im = np.broadcast_arrays(np.asarray(z_re, f32), np.asarray(z_im, f32))
-    shape = z_re.shape
-    c_re, c_im = np.broadcast_arrays(np.asarray(c_re, f32), np.asarray(c_im, f32), z_re)[:2]
-    zr, zi = z_re.ravel().copy(), z_im.ravel().copy()
-    cr, ci = c_re.ravel().copy(), c_im.ravel().copy()
-    counts = np.zeros(zr.size, np.int32)
-    idx = np.arange(zr.size)                 # the pixels still running
-    with np.errstate(over="ignore", invalid="ignore"):   # a huge c may overflow: it escapes
-        _steps(zr, zi, cr, ci, idx, counts, max_iter)
-    return counts.reshape(shape)
-
-
-def _steps(zr, zi, cr, ci, idx, counts, max_iter):
-    """The loop of escape_counts: adds 1 to counts[idx] for each step a pixel takes."""
-    f32 = np.float32
-    for _ in range(max_iter):
-        re2, im2 = zr * zr, zi * zi
-        going = re2 + im2 <= f32(4)
-        if not going.all():                  # drop the pixels that escaped
-            idx, zr, zi, cr, ci = idx[going], zr[going], zi[going], cr[going], ci[going]
-            re2, im2 = re2[going], im2[going]
-            if idx.size == 0:
-                break
-        zi = f32(2) * zr * zi + ci
-        zr = re2 - im2 + cr
-        counts[idx] += 1
-
-
-def pixel_grid(width, height, x_min, y_min, dx, dy):
-    """(re, im) float32 arrays of shape (height, width): re = x_min + x*dx, im = y_min + y*dy."""
-    f32 = np.float32
-    re = f32(x_min) + np.arange(width, dtype=f32) * f32(dx)
-    im = f32(y_min) + np.arange(height, dtype=f32) * f32(dy)
-    return (np.broadcast_to(re[None, :], (height, width)),
-            np.broadcast_to(im[:, None], (height, width)))
 
 
 def julia_reference(width, height, x_min, y_min, dx, dy, c_re, c_im, max_iter) -> np.ndarray:
@@ -113,31 +54,24 @@ def _close(a: np.ndarray, b: np.ndarray) -> bool:
     return a.shape == b.shape and np.mean(a != b) <= TOLERANCE
 
 
-def _case_args(case):
+def _args(case):
+    """``julia``'s arguments after iters (width, height, ..., max_iter), from the case."""
     width, height = case["width"], case["height"]
     x_min, y_min, x_max, y_max = case["view"]
-    dx, dy = (x_max - x_min) / width, (y_max - y_min) / height
-    return width, height, x_min, y_min, dx, dy
+    return (width, height, x_min, y_min, (x_max - x_min) / width, (y_max - y_min) / height,
+            *case["c"], case["max_iter"])
 
 
-def _wrong_answers(case):
+def _wrong_answers(case, ref):
     """Images that known mistakes produce, with the hint for each (checked in this order)."""
-    width, height, x_min, y_min, dx, dy = _case_args(case)
-    c_re, c_im = case["c"]
-    max_iter = case["max_iter"]
-    f32 = np.float32
+    width, height, x_min, y_min, dx, dy, c_re, c_im, max_iter = _args(case)
     re, im = pixel_grid(width, height, x_min, y_min, dx, dy)
-    ref = julia_reference(width, height, x_min, y_min, dx, dy, c_re, c_im, max_iter)
     # x and y swapped in the pixel's point: z0 = (x_min + y*dx) + i*(y_min + x*dy)
-    xs = np.arange(width, dtype=f32)[None, :]
-    ys = np.arange(height, dtype=f32)[:, None]
-    swapped_re = np.broadcast_to(f32(x_min) + ys * f32(dx), (height, width))
-    swapped_im = np.broadcast_to(f32(y_min) + xs * f32(dy), (height, width))
+    swapped_re, swapped_im = (a.T for a in pixel_grid(height, width, x_min, y_min, dx, dy))
     yield (escape_counts(np.zeros_like(re), np.zeros_like(im), re, im, max_iter),
            "this is the Mandelbrot set (z starting at 0, c the pixel's point)",
-           "in a Julia set z STARTS at the pixel's point, "
-           "z = (x_min + x*dx) + i*(y_min + y*dy), and c = c_re + i*c_im is the same for "
-           "every pixel")
+           "in a Julia set z STARTS at the pixel's point, z = (x_min + x*dx) + i*(y_min + y*dy), "
+           "and c = c_re + i*c_im is the same for every pixel")
     yield (escape_counts(np.zeros_like(re), np.zeros_like(im), c_re, c_im, max_iter),
            "every pixel has the same count: z starts at 0 instead of at the pixel's point",
            "set z_re = x_min + x*dx and z_im = y_min + y*dy before the loop")
@@ -178,26 +112,21 @@ def _where(case):
 
 
 def _launch(case):
-    """A guard zone as long as a block's worth of extra rows: a kernel without its bounds guard
-    writes there, not into someone else's memory."""
-    width, height, x_min, y_min, dx, dy = _case_args(case)
+    """A guard zone of a block's worth of extra rows, where a kernel with no guard writes."""
+    width, height, *floats, max_iter = _args(case)
     bx, by, _ = case["block"]
-    f32, i32 = np.float32, np.int32
-    return Launch((Output((height, width), np.int32, guard=by * width + bx), i32(width),
-                   i32(height), f32(x_min), f32(y_min), f32(dx), f32(dy), *map(f32, case["c"]),
-                   i32(case["max_iter"])), block=case["block"], grid=_grid(case).grid)
+    return Launch((Output((height, width), np.int32, guard=by * width + bx), np.int32(width),
+                   np.int32(height), *map(np.float32, floats), np.int32(max_iter)),
+                  block=case["block"], grid=_grid(case).grid, model=julia_reference(*_args(case)))
 
 
 def _mistakes(case, run):
     """The mistakes one launch shows, the most telling first."""
-    width, height, x_min, y_min, dx, dy = _case_args(case)
-    c_re, c_im = case["c"]
-    got = run.out.got
+    got, ref = run.out.got, run.model
     yield from coverage(run.out.past, run.out.unwritten, _grid(case), WORDS, WORDS.guard_hint)
-    ref = julia_reference(width, height, x_min, y_min, dx, dy, c_re, c_im, case["max_iter"])
     if _close(got, ref):
         return
-    for wrong, problem, hint in _wrong_answers(case):
+    for wrong, problem, hint in _wrong_answers(case, ref):
         if _close(got, wrong):
             yield problem, hint
     bad = got != ref

@@ -1,26 +1,14 @@
-"""Checker for the exercise in notebook 02: ``cuda_src/exercises/matrix_index.cu``.
-
-The kernel ``scale_shift(a, col_scale, row_offset, out, rows, cols)`` works on ``rows x cols``
-row-major matrices and must write, for every element,
-
-    out[row][col] = a[row][col] * col_scale[col] + row_offset[row]
-
-(NumPy: ``a * col_scale + row_offset[:, None]``), launched on a 2D grid whose x covers the columns
-and y the rows, with sides that are not multiples of the block. Because every element's value
-depends on its row and its column in different ways, a kernel that mixes up x and y, forgets
-``blockIdx``, writes 16 for ``blockDim``, steps ``rows`` from one row to the next, forgets the
-bounds guard or leaves elements unwritten gives a result this checker can recognise, and it names
-the likely mistake.
-
-The inputs get spare elements after their end, and the output a long guard zone, so that most
-wrong indices land in memory the checker owns instead of crashing.
-"""
+"""Checker for the exercise in notebook 02, ``cuda_src/exercises/matrix_index.cu``: ``scale_shift``
+writes out[row][col] = a[row][col] * col_scale[col] + row_offset[row] on a 2-D grid. Each
+element's value depends on its row and column in different ways, so the result of a kernel that
+mixes up x and y, forgets blockIdx, writes 16 for blockDim or steps rows from one row to the next
+is recognised; the inputs' junk after their end keeps most wrong indices from crashing."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from helpers.exercises.common import Output, is_poison
+from helpers.exercises.common import Input, Output, is_poison
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.hidden import grids
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -71,21 +59,16 @@ def _launch(case):
     col_scale = rng.uniform(0.5, 4.0, cols).astype(np.float32)
     row_offset = rng.uniform(-100, 100, rows).astype(np.float32)
     span = case.span()
-    padded = [_padded(x, span) for x in (a.ravel(), col_scale, row_offset)]
-    return Launch((*padded, Output((rows, cols), guard=span - rows * cols), np.int32(rows),
+    inputs = [Input(x, after=max(span - x.size, 64), junk=JUNK) for x in (a, col_scale, row_offset)]
+    return Launch((*inputs, Output((rows, cols), guard=span - rows * cols), np.int32(rows),
                    np.int32(cols)), **case.launch(),
-                  model=(a * col_scale + row_offset[:, None], padded))
+                  model=(a * col_scale + row_offset[:, None], [x.host() for x in inputs]))
 
 
 def _mistakes(case, run):
     """The mistakes one launch shows, the most telling first."""
     yield from past_the_end(run.out.past, case, WORDS, WILD_HINT)
-    yield from _wrong_values(run.out.got, *run.model, case)
-
-
-def _wrong_values(got, want, padded, case):
-    """The mistakes the values in out show, in order (nothing when they are right)."""
-    rows, cols = case.height, case.width
+    got, (want, padded), rows, cols = run.out.got, run.model, case.height, case.width
     right = np.isclose(got, want, rtol=1e-5, atol=1e-4)
     if right.all():
         return
@@ -105,7 +88,11 @@ def _wrong_values(got, want, padded, case):
         yield ("the first columns of some rows hold wrong values: threads with col >= cols "
                "wrapped around into the next row",
                "guard row and col separately, not the flat index: " + GUARD)
-    yield from _one_place(unwritten)
+    written = np.argwhere(~unwritten)
+    if len(written) == 1:
+        yield (f"only one element, out[{written[0][0]}][{written[0][1]}], was written: every "
+               "thread wrote to the same place", "each thread must work out its own (row, col) "
+               f"from blockIdx, blockDim and threadIdx: {INDEX_HINT}")
     yield from never_written(unwritten, WORDS)
     fr, fc = np.argwhere(~right)[0]
     yield (f"{int((~right).sum())} of {rows * cols} elements are wrong (the first is "
@@ -114,8 +101,7 @@ def _wrong_values(got, want, padded, case):
 
 
 def _mix_ups(got, case, padded):
-    """Mix-ups of x and y, of row and col, a number for blockDim: compare with what such a kernel
-    would produce."""
+    """Mix-ups of x and y, of row and col, a number for blockDim: such kernels' results."""
     rows, cols = case.height, case.width
     a_pad, cs_pad, ro_pad = padded
     transposed, by_rows = (lambda r, c: c * rows + r), (lambda r, c: r * rows + c)
@@ -137,22 +123,6 @@ def _mix_ups(got, case, padded):
         yield ("the result is a * col_scale[row] + row_offset[col]",
                "col_scale has one entry per column (index it with col), "
                "row_offset one per row (index it with row)")
-
-
-def _one_place(unwritten):
-    written = np.argwhere(~unwritten)
-    if len(written) == 1:
-        wr, wc = written[0]
-        yield (f"only one element, out[{wr}][{wc}], was written: every thread wrote to the "
-               "same place",
-               "each thread must work out its own (row, col) from blockIdx, blockDim and "
-               f"threadIdx: {INDEX_HINT}")
-
-
-def _padded(x, length):
-    """``x`` (float32) followed by JUNK up to ``length`` elements (at least 64 more)."""
-    pad = np.full(max(length - x.size, 64), JUNK, np.float32)
-    return np.concatenate([x.astype(np.float32).ravel(), pad])
 
 
 def _fixed_blocks(case):
@@ -194,8 +164,7 @@ def _model(case, padded, swap=False, index=None, block=None):
 
 
 def _same(got, model):
-    """True when ``got`` has NaN exactly where ``model`` does, and equals it where it is
-    finite."""
+    """Whether ``got`` has NaN exactly where ``model`` does, and equals it where it is finite."""
     unwritten, known = np.isnan(model), np.isfinite(model)
     return (np.array_equal(np.isnan(got), unwritten)
             and np.allclose(got[known], model[known], rtol=1e-5, atol=1e-4))
@@ -205,9 +174,8 @@ EXERCISE = KernelExercise(
     stub="exercises/matrix_index.cu", kernel=KERNEL, signature=PARAMETERS,
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
     crash_hint=WILD_HINT,
-    success="out = a * col_scale + row_offset[:, None] for every shape tried "
-            f"({len(CASES)} launches, sides not multiples of the block), "
-            "and nothing written outside the matrix")
+    success=f"out = a * col_scale + row_offset[:, None] for every shape tried ({len(CASES)} "
+            "launches, sides not multiples of the block), and nothing written outside the matrix")
 
 check_matrix_index = EXERCISE.check_file          # (path="exercises/matrix_index.cu")
 check_matrix_index_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel

@@ -1,7 +1,6 @@
-"""Notebook 05's pipeline exercise as its checker knows it, shared by the checker's two halves
-(the results and streams, pipeline.py; the overlap on a GPU, pipeline_overlap.py): the sizes, the
-NumPy model, the ``launch`` that records its calls, one run of the learner's function, and the
-mistakes a run shows, in order."""
+"""Notebook 05's pipeline as both halves of its checker see it (``pipeline``: results and
+streams; ``pipeline_overlap``: the overlap, on a GPU): sizes, model, a ``launch`` that records
+its calls, one run of the learner's function, and the mistakes a run shows, in order."""
 
 from __future__ import annotations
 
@@ -46,19 +45,14 @@ def where(case) -> str:
 
 
 class LaunchArgumentError(TypeError):
-    """``launch`` was called with arguments it does not take (too few, or a host array for a
-    device buffer)."""
+    """``launch`` got arguments it does not take (too few, or a host array for a buffer)."""
 
 
 def make_launch(kernel, work: int, calls: list | None = None, waited: list | None = None):
-    """``launch(d_in, d_out, count, stream=None)``: queue ``kernel`` on ``count`` elements, its
-    buffers DeviceAllocations, GPUArrays or int addresses. With ``calls``, it notes there the
-    (input address, output address, count, stream) of every call, for the checker to see which
-    streams and buffers were used. With ``waited`` (on the simulator only), it notes there for
-    every call whether the kernel of the call before had already run: there queued work runs
-    only when the host waits, so True means the host waited for the last chunk inside the loop
-    (a synchronize, or a copy without _async), which on a GPU keeps the chunks from
-    overlapping."""
+    """``launch(d_in, d_out, count, stream=None)`` of ``kernel``, noting in ``calls`` each call's
+    (input address, output address, count, stream) and in ``waited`` (on the simulator, where
+    queued work runs only when the host waits) whether the previous call's kernel had run: the
+    host waited inside the loop, which on a GPU keeps the chunks from overlapping."""
     marks = []  # an event after each launch
 
     def launch(*args, **kwargs):
@@ -92,11 +86,23 @@ def _address(buf) -> int:
     return int(getattr(buf, "gpudata", buf))
 
 
-def mistakes(fn, case, kernel, work, h_in, h_out, want, on_gpu, times=None):
-    """Run ``fn`` once on ``case``'s streams, into ``h_out`` filled with NaN; yield every mistake
-    the run shows, in order; append to ``times`` the milliseconds from the call to its return."""
+def pagelocked(n: int, seed: int):
+    """Page-locked ``(h_in, h_out)`` of n float32 elements, h_in random from ``seed``."""
     from helpers.backend import drv
 
+    h_in, h_out = drv.pagelocked_empty(n, np.float32), drv.pagelocked_empty(n, np.float32)
+    h_in[:] = np.random.default_rng(seed).random(n, dtype=np.float32)
+    return h_in, h_out
+
+
+def mistakes(fn, case, kernel, on_gpu, work=WORK_SMALL, buffers=None, want=None, times=None):
+    """Run ``fn`` once on ``case``'s streams and ``buffers`` (new ones of its size by default),
+    h_out filled with NaN; yield every mistake the run shows, in order (``want``: by default
+    NumPy's); append to ``times`` the milliseconds from the call to its return."""
+    from helpers.backend import drv
+
+    h_in, h_out = buffers or pagelocked(case[0], seed=case[0])
+    want = reference(h_in, work) if want is None else want
     streams = [drv.Stream() for _ in range(case[2])]
     calls, waited, h_in_before = [], None if on_gpu else [], h_in.copy()
     h_out.fill(np.nan)
@@ -127,9 +133,7 @@ def mistakes(fn, case, kernel, work, h_in, h_out, want, on_gpu, times=None):
 
 
 def diagnose(h_in, h_in_before, at_return, got, expected, n_chunks, streams, calls, waited=None):
-    """Every mistake a run shows, in order: wrong results first, then how they were computed.
-    ``waited``: what ``make_launch`` noted on the simulator (None on a GPU, where the timing
-    tells)."""
+    """Every mistake a run shows, wrong results first (``waited``: None on a GPU)."""
     if not np.array_equal(h_in, h_in_before):
         yield ("your function changed h_in",
                "copy from h_in, never into it: memcpy_dtoh_async writes into its first argument, "

@@ -1,15 +1,13 @@
-"""The pipeline checker's part that runs on a GPU only: does the learner's pipeline overlap its
-copies and kernels? ``check_overlap(fn, kernel)`` times the same chunks run one after another in
-one stream (the baseline, with events around each stage), then the learner's function three
-times, through the same mistake detectors, and asks it to beat the baseline by at least half the
-kernel time."""
+"""The pipeline checker's GPU half: the learner's function, run three times through the same
+detectors, must beat the same chunks run one after another in one stream by half the kernel
+time."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from helpers.exercises.pipeline_mistakes import (ATOL, OVERLAP_HINT, RTOL, make_launch, mistakes,
-                                                 reference, where)
+                                                 pagelocked, reference, where)
 from helpers.exercises.verdict import Verdict, check_cases, not_yet, passed
 from helpers.workload import share
 
@@ -20,29 +18,24 @@ BIG_CHUNKS, BIG_STREAMS = 8, 4
 
 def check_overlap(fn, kernel) -> Verdict:
     """The verdict on ``fn``'s overlap, on a GPU, after its results were found right."""
-    from helpers.backend import drv
-
     case = (BIG_N, BIG_CHUNKS, BIG_STREAMS)
-    h_in, h_out = drv.pagelocked_empty(BIG_N, np.float32), drv.pagelocked_empty(BIG_N, np.float32)
-    h_in[:] = np.random.default_rng(5).random(BIG_N, dtype=np.float32)
+    h_in, h_out = pagelocked(BIG_N, seed=5)
     work = _work_like_copy(kernel, h_in[:-(-BIG_N // BIG_CHUNKS)])
     base = _baseline(kernel, work, h_in, h_out)
     if isinstance(base, Verdict):
         return base
     want, serial, (h2d, kern, d2h) = base
     times = []
-    verdict = check_cases([case] * 3, lambda c: mistakes(fn, c, kernel, work, h_in, h_out, want,
-                                                         True, times), where, "")
+    verdict = check_cases([case] * 3, lambda c: mistakes(fn, c, kernel, True, work, (h_in, h_out),
+                                                         want, times), where, "")
     if not verdict:
         return verdict
     figures = (f"your pipeline took {min(times):.2f} ms; the same {BIG_CHUNKS} chunks one after "
                f"another in one stream take {serial:.2f} ms (copies in {h2d:.2f} ms, kernels "
                f"{kern:.2f} ms, copies out {d2h:.2f} ms)")
     if min(times) > serial - 0.5 * kern:
-        return not_yet(
-            "the results are right, but the copies and kernels did not overlap: "
-            f"{figures} ({where(case)})",
-            OVERLAP_HINT)
+        return not_yet("the results are right, but the copies and kernels did not overlap: "
+                       f"{figures} ({where(case)})", OVERLAP_HINT)
     return passed(f"the results match NumPy and the work overlapped: {figures}")
 
 

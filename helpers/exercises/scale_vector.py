@@ -1,10 +1,5 @@
-"""Checker for the exercise in notebook 01: ``cuda_src/exercises/scale_vector.cu``.
-
-The kernel ``scale_vector(const float *x, float *y, float alpha, int n)`` must write
-``y[i] = alpha * x[i]`` for every ``i < n`` and nothing else, launched with one thread per
-element: a grid of at least ``ceil(n / block)`` blocks (sometimes more), n not a multiple of
-the block size.
-"""
+"""Checker for the exercise in notebook 01, ``cuda_src/exercises/scale_vector.cu``: y[i] = alpha *
+x[i] for every i < n and nothing else, one thread an element, n not a multiple of the block."""
 
 from __future__ import annotations
 
@@ -22,6 +17,7 @@ ALPHA = np.float32(-2.5)
 CASES = [(1000, 256, 0), (37, 64, 0), (5000, 128, 3)]
 
 BLOCKS = (32, 64, 128, 256, 512)
+GUARD_HINT = "add a bounds guard, if (i < n), so that the threads past the end do nothing"
 
 
 def _draw(rng):
@@ -30,9 +26,6 @@ def _draw(rng):
     return [(awkward(rng, several, 2 * several + 1, 40 * several), several, 0),
             (int(rng.integers(1, alone)), alone, 0),
             (awkward(rng, extra, extra + 1, 20 * extra), extra, int(rng.integers(1, 4)))]
-
-
-GUARD_HINT = "add a bounds guard, if (i < n), so that the threads past the end do nothing"
 
 
 def _where(case):
@@ -51,10 +44,9 @@ def _launch(case):
 def _mistakes(case, run):
     """The mistakes a launched kernel's output shows, in order (nothing when it is right)."""
     n, block, _ = case
-    x, got, past = run.model, run.out.got, run.out.past
+    x, got, past, unwritten = run.model, run.out.got, run.out.past, run.out.unwritten
     want = ALPHA * x
     right = np.isclose(got, want, rtol=1e-6, atol=0)
-    unwritten = run.out.unwritten
     if past.tolist() == [n]:
         yield ("y[n] was written, one element past the end: the bounds guard is off by one",
                "the last element is y[n - 1]: guard with if (i < n), not i <= n")

@@ -1,0 +1,37 @@
+"""Notebook 03's escape-time loop in NumPy, float32 in the kernels' order: the model that the
+Julia and Mandelbrot exercises (``julia``, ``mandelbrot_rows``) share."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def escape_counts(z_re, z_im, c_re, c_im, max_iter: int) -> np.ndarray:
+    """Steps of z -> z*z + c until |z|^2 > 4 (at most ``max_iter``), element by element, in
+    float32 in the kernels' order; on the pixels still running only, so its cost falls as they
+    escape."""
+    f32 = np.float32
+    arrays = np.broadcast_arrays(*(np.asarray(a, f32) for a in (z_re, z_im, c_re, c_im)))
+    shape, (zr, zi, cr, ci) = arrays[0].shape, (a.ravel() for a in arrays)
+    counts, idx = np.zeros(zr.size, np.int32), np.arange(zr.size)  # idx: the pixels running
+    with np.errstate(over="ignore", invalid="ignore"):   # a huge c may overflow: it escapes
+        for _ in range(max_iter):
+            re2, im2 = zr * zr, zi * zi
+            going = re2 + im2 <= f32(4)
+            if not going.all():              # drop the pixels that escaped
+                idx, zr, zi, cr, ci, re2, im2 = (a[going] for a in (idx, zr, zi, cr, ci, re2, im2))
+                if idx.size == 0:
+                    break
+            zi = f32(2) * zr * zi + ci
+            zr = re2 - im2 + cr
+            counts[idx] += 1
+    return counts.reshape(shape)
+
+
+def pixel_grid(width, height, x_min, y_min, dx, dy):
+    """(re, im) float32 arrays of shape (height, width): re = x_min + x*dx, im = y_min + y*dy."""
+    f32 = np.float32
+    re = f32(x_min) + np.arange(width, dtype=f32) * f32(dx)
+    im = f32(y_min) + np.arange(height, dtype=f32) * f32(dy)
+    return (np.broadcast_to(re[None, :], (height, width)),
+            np.broadcast_to(im[:, None], (height, width)))
