@@ -150,6 +150,15 @@ def did_not_finish(err) -> str:
             f"{err.seconds:g} s, its time limit (an endless loop?)")
 
 
+def matches(got, models: Iterable, same: Callable[..., bool]) -> Iterable[Mistake]:
+    """The ``(problem, hint)`` of each known mistake ``(model, problem, hint)`` in ``models``,
+    in order, whose ``model`` (what a kernel with that mistake gives) ``same(got, model)`` finds
+    equal to ``got``."""
+    for model, problem, hint in models:
+        if same(got, model):
+            yield problem, hint
+
+
 def check_cases(cases: Iterable, detect: Callable[..., Iterable[Mistake]],
                 where: Callable[..., str], success: str) -> Verdict:
     """The loop every checker shares: ``detect(case)`` for each case in turn; the first mistake
