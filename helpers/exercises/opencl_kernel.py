@@ -3,11 +3,12 @@
 ``OpenCLExercise`` holds one exercise: its stub (relative to ``cuda_src/opencl/``), kernel and
 signature, its cases and the rule ``draw`` of the grader's hidden ones, ``launch(case)`` giving a
 ``kernel.Launch`` (``block`` is the local size, ``grid`` the number of work-groups, as a CUDA
-launch gives them; the global size is their product) and ``mistakes(case, run, reports)``, the
-ordered detectors of a ``kernel.Run``, which yield Oclgrind's ``reports`` where they belong
-among their own. ``check_file`` builds the file (a build error is a verdict that names CUDA's
-words where OpenCL C has others: ``build``), then launches each case once per poison of its
-outputs; a launch the platform refuses or that fails is a verdict too.
+launch gives them, a block's z of 1 on a 2-D grid included; the global size is their product)
+and ``mistakes(case, run, reports)``, the ordered detectors of a ``kernel.Run``, which yield
+Oclgrind's ``reports`` where they belong among their own. ``check_file`` builds the file (a
+build error is a verdict that names CUDA's words where OpenCL C has others: ``build``), then
+launches each case once per poison of its outputs; a launch the platform refuses or that fails is
+a verdict too.
 
 On Oclgrind the reports are what Oclgrind saw: an access outside a buffer (which Oclgrind reports
 and does not do), and, for an exercise made with ``races=True``, a data race (Oclgrind's race
@@ -103,7 +104,8 @@ class OpenCLExercise:
 
         queue = opencl.cl.CommandQueue(kernel.context)
         device = types.SimpleNamespace(to_gpu=lambda host: cla.to_device(queue, host))
-        sizes = [b * g for b, g in zip(launch.block, launch.grid)], list(launch.block)
+        local = list(launch.block[:len(launch.grid)])   # a CUDA block's (x, y, 1) on a 2-D grid
+        sizes = [b * g for b, g in zip(local, launch.grid)], local
         runs = max(len(o.poisons) for o in launch.outputs)
         inputs = device_arguments([a for a in launch.args if not isinstance(a, Output)], device)
         hosts, messages = [], []
