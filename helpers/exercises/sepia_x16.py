@@ -1,25 +1,12 @@
 """Checker for the second exercise of notebook 04: ``cuda_src/exercises/sepia_x16.cu``.
 
-The kernel ``sepia_x16(rgb, out, n)`` does what the first exercise's ``sepia`` does (see
-``helpers.exercises.sepia``), on a flat image of ``n`` pixels, 16 pixels a thread: thread ``t``
-loads pixels ``16t`` to ``16t + 15`` as three 16-byte words (``uint4``) and stores their sepia
-tones as three more; the thread ``t == n / 16`` does the last ``n % 16`` pixels one by one, and
-the threads after it nothing. Launched with ``block=(256, 1, 1)`` and enough blocks for
-``n / 16 + 1`` threads (rounded up to whole blocks, so there are spare threads).
-
-The checker runs it on awkward sizes (a tail of 9 pixels, none, a tail alone), with the output
-pre-filled with a poison byte, twice (two poisons, as ``sepia``'s checker does), followed by a
-guard zone as long as the spare threads could write, and names the mistake it recognises: one
-pixel a thread, a missing tail, spare threads writing whole groups past the end, one ``uint4``
-stored of three, bytes taken from a word in the wrong order, then ``sepia``'s own (the clamp,
-the rounding, channels mixed up).
-
-On a GPU, once every case is right, it also checks the kernel on a large image (notebook 04's
-size), then rates it for speed (``_timed``): timed with events against a device-to-device copy of
-the same bytes in the same run, FAST at ``TARGET`` of the copy's bandwidth, counting each byte
-read and written once. The simulator's timings are a CPU's, so there its trace rates it: FAST
-when its loads and stores carry at least ``MIN_BYTES_A_LANE`` bytes a thread (16 for uint4,
-1 for bytes). Short of that a right kernel is a PASS that says what is missing.
+``sepia_x16(rgb, out, n)`` does what ``helpers.exercises.sepia``'s kernel does, on a flat image
+of n pixels, 16 pixels a thread: thread t loads pixels 16t to 16t + 15 as three ``uint4`` and
+stores their sepia tones as three more; the thread t == n / 16 does the last n % 16 pixels one
+by one, the threads after it (the grid is rounded up to whole blocks) nothing. The output is
+poisoned twice, as ``sepia``'s is. On a GPU a right kernel also runs on a large image; it is
+rated against a copy's bandwidth there, and on the simulator by the bytes its loads and stores
+carry a thread.
 """
 
 from __future__ import annotations
@@ -34,10 +21,33 @@ from helpers.exercises.microscope import observe
 from helpers.exercises.verdict import Verdict, not_yet
 from helpers.workload import share
 
-KERNEL = "sepia_x16"
 BLOCK = 256
 CASES = [(1961, BLOCK), (8000, 64), (7, 32), (16 * 700 + 15, 128)]
 """(n pixels, threads a block): a tail of 9; none; a tail alone; a tail of 15, many blocks."""
+TARGET = 0.5
+"""The fraction of a copy's bandwidth FAST takes on a GPU. The course's solution reached 62% of
+it on an H200, alone on the device (67% in another run); notebook 04's rgb_to_gray_x16, which
+stores one byte a pixel instead of three, 98%, and its one-pixel-a-thread rgb_to_gray 32%."""
+MIN_BYTES_A_LANE = 4
+"""What FAST takes on the simulator: bytes a thread's load or store carries, on average (a uint4
+16, a byte 1). Notebook 04 measured on an H200: byte loads 33% of the copy, 4-byte words 86%."""
+BIG_PIXELS = share(1 << 26, minimum=1 << 24)
+"""The pixels of the timed image: 64 Mi for one learner (192 MiB of RGB in, as much out), far
+larger than a GPU's L2 cache; a class sharing the GPU takes its share, never below 16 Mi."""
+SAMPLE = 1 << 16
+"""Pixels compared with NumPy at each end of the timed image (its start, and its end, where an
+index that overflows or depends on the grid's size shows)."""
+SPARE = 48 * 1024  # bytes of junk after the input image: reads past its end land there
+
+ONE_PIXEL_HINT = ("thread t must convert pixels 16t to 16t + 15: load their 48 bytes as the "
+                  "three uint4 at index 3t, 3t + 1 and 3t + 2 of (const uint4 *)rgb, as "
+                  "rgb_to_gray_x16 does, and store the 48 results the same way into out")
+BYTE_HINT = ("byte k of the words w[0], w[1], ... is (w[k >> 2] >> (8 * (k & 3))) & 0xFF, the "
+             "lowest 8 bits first (byte_of and set_byte in the stub do that): pixel p's red, "
+             "green and blue are bytes 3p, 3p + 1, 3p + 2")
+WORD_HINT = ("load and store whole uint4 (three of each a thread), not bytes: a warp's 16-byte "
+             "loads carry 16 times what its byte loads do; and keep the 16 pixels' bytes in "
+             "registers (#pragma unroll, so that every index into w[] is a constant)")
 
 
 def _draw(rng):
@@ -47,57 +57,25 @@ def _draw(rng):
             (int(rng.integers(1, 16)), alone)]
 
 
-TARGET = 0.5
-"""The fraction of a device-to-device copy's bandwidth FAST takes on a GPU. The course's
-solution reached 62% of it on an H200, alone on the device (67% in another run); notebook 04's
-rgb_to_gray_x16, which stores one byte a pixel instead of three, 98%, and its one-pixel-a-thread
-rgb_to_gray 32%."""
-
-BIG_PIXELS = share(1 << 26, minimum=1 << 24)
-"""The pixels of the timed image: 64 Mi for one learner (192 MiB of RGB in, as much out), far
-larger than a GPU's L2 cache; a class sharing the GPU takes its share, never below 16 Mi."""
-
-SAMPLE = 1 << 16
-"""Pixels compared with NumPy at each end of the timed image (its start, and its end, where an
-index that overflows or depends on the grid's size shows)."""
-
-SPARE = 48 * 1024
-"""Bytes of junk after the input image: reads past its end by a wrong index land there."""
-
-ONE_PIXEL_HINT = ("thread t must convert pixels 16t to 16t + 15: load their 48 bytes as the "
-                  "three uint4 at index 3t, 3t + 1 and 3t + 2 of (const uint4 *)rgb, as "
-                  "rgb_to_gray_x16 does, and store the 48 results the same way into out")
-BYTE_HINT = ("byte k of the words w[0], w[1], ... is (w[k >> 2] >> (8 * (k & 3))) & 0xFF, the "
-             "lowest 8 bits first (byte_of and set_byte in the stub do that): pixel p's red, "
-             "green and blue are bytes 3p, 3p + 1, 3p + 2")
-
-
-def _threads(case):
-    n, block = case
-    return -(-(n // 16 + 1) // block) * block
-
-
-def _where(case):
-    n, block = case
-    return f"n = {n} pixels, block = ({block}, 1, 1), grid = ({_threads(case) // block}, 1)"
+def _blocks(n, block):
+    """Blocks enough for n / 16 + 1 threads."""
+    return -(-(n // 16 + 1) // block)
 
 
 def _launch_on(kernel, rgb_gpu, out_gpu, n, block):
     return launch_catching(lambda: kernel(rgb_gpu, out_gpu, np.int32(n), block=(block, 1, 1),
-                                          grid=(-(-(n // 16 + 1) // block), 1)))
+                                          grid=(_blocks(n, block), 1)))
 
 
 def _launch(case):
     n, block = case
     rgb = np.random.default_rng(n).integers(0, 256, (n, 3), dtype=np.uint8)
     return Launch((Input(rgb, SPARE, sepia.JUNK),
-                   Output((n, 3), np.uint8, 48 * _threads(case), poisons=sepia.POISONS),
-                   np.int32(n)), block=(block, 1, 1), grid=(_threads(case) // block, 1),
-                  model=rgb)
+                   Output((n, 3), np.uint8, 48 * _blocks(*case) * block, poisons=sepia.POISONS),
+                   np.int32(n)), block=(block, 1, 1), grid=(_blocks(*case), 1), model=rgb)
 
 
 def _mistakes(case, run):
-    """The mistakes one launch (twice: two poison bytes) shows, the most telling first."""
     n, _ = case
     rgb, got = run.model, run.out.got
     if run.out.differs:
@@ -131,12 +109,10 @@ def _past_the_end(past, n):
 
 
 def _unwritten(unwritten, n):
-    """Mistakes that leave bytes of out unwritten."""
     if not unwritten.any():
         return
-    groups = n // 16
+    groups, index = n // 16, np.arange(n)
     pixels = unwritten.all(axis=1)
-    index = np.arange(n)
     if unwritten.all():
         yield "nothing was written: out still holds its poison", ONE_PIXEL_HINT
     if groups and np.array_equal(pixels, (index >= groups) & (index < 16 * groups)):
@@ -214,23 +190,13 @@ def _big_image():
 
 
 def _large_image(kernel, cases_passed: Verdict) -> Verdict:
-    """On a GPU, the kernel on BIG_PIXELS (once ``cases_passed``, which it returns when right
-    there too); the simulator runs the small cases only."""
-    if not speed.on_gpu():
-        return cases_passed
-    problem = large_image_problem(kernel, *_big_image())
+    """On a GPU, the kernel on BIG_PIXELS, once the cases passed; the simulator runs the small
+    cases only."""
+    problem = large_image_problem(kernel, *_big_image()) if speed.on_gpu() else None
     if problem:
         return not_yet(problem, "the small cases passed: look for an index that overflows or "
                        "depends on the grid's size")
     return cases_passed
-
-
-MIN_BYTES_A_LANE = 4
-"""What FAST takes on the simulator: bytes a thread's load or store carries, on average (a uint4
-16, a byte 1). Notebook 04 measured on an H200: byte loads 33% of the copy, 4-byte words 86%."""
-WORD_HINT = ("load and store whole uint4 (three of each a thread), not bytes: a warp's 16-byte "
-             "loads carry 16 times what its byte loads do; and keep the 16 pixels' bytes in "
-             "registers (#pragma unroll, so that every index into w[] is a constant)")
 
 
 def _timed(kernel):
@@ -254,19 +220,18 @@ def _traced(kernels):
             f"{stores:.1f}")
 
 
-SUCCESS = (f"every pixel matches NumPy's sepia for every size tried ({len(CASES)} images, tails of "
-           "0 to 15 pixels, spare threads), and nothing was written outside the image")
-
 EXERCISE = KernelExercise(
-    stub="exercises/sepia_x16.cu", kernel=KERNEL,
+    stub="exercises/sepia_x16.cu", kernel="sepia_x16",
     signature="const unsigned char *rgb, unsigned char *out, int n",
-    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
+    cases=CASES, draw=_draw, launch=_launch, mistakes=_mistakes,
+    where=lambda case: (f"n = {case[0]} pixels, block = ({case[1]}, 1, 1), grid = "
+                        f"({_blocks(*case)}, 1)"),
     after=_large_image, fast=speed.rule(_timed, _traced),
     crash_hint="a thread read or wrote outside the image: only threads t < n / 16 load and "
                "store whole groups (3t to 3t + 2 in uint4), the thread t == n / 16 does the "
                "tail, and the others nothing",
-    success=SUCCESS)
+    success=f"every pixel matches NumPy's sepia for every size tried ({len(CASES)} images, tails "
+            "of 0 to 15 pixels, spare threads), and nothing was written outside the image")
 
-check_sepia_x16 = EXERCISE.check_file          # (path="exercises/sepia_x16.cu"); on a GPU, once
-# right, the kernel is timed, on the simulator traced
+check_sepia_x16 = EXERCISE.check_file          # (path="exercises/sepia_x16.cu")
 check_sepia_x16_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel
