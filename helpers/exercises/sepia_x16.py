@@ -1,12 +1,8 @@
 """Checker for the second exercise of notebook 04: ``cuda_src/exercises/sepia_x16.cu``.
 
-``sepia_x16(rgb, out, n)`` does what ``helpers.exercises.sepia``'s kernel does, on a flat image
-of n pixels, 16 pixels a thread: thread t loads pixels 16t to 16t + 15 as three ``uint4`` and
-stores their sepia tones as three more; the thread t == n / 16 does the last n % 16 pixels one
-by one, the threads after it (the grid is rounded up to whole blocks) nothing. The output is
-poisoned twice, as ``sepia``'s is. On a GPU a right kernel also runs on a large image; it is
-rated against a copy's bandwidth there, and on the simulator by the bytes its loads and stores
-carry a thread.
+``sepia_x16(rgb, out, n)`` is ``helpers.exercises.sepia``'s kernel on a flat image, 16 pixels a
+thread: thread t loads pixels 16t to 16t + 15 as three ``uint4`` and stores three; the thread
+t == n / 16 does the last n % 16 pixels one by one, the spare threads after it nothing.
 """
 
 from __future__ import annotations
@@ -18,7 +14,7 @@ from helpers.exercises.common import Input, Output, launch_catching
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import observe
-from helpers.exercises.verdict import Verdict, not_yet
+from helpers.exercises.verdict import Verdict, matches, not_yet
 from helpers.workload import share
 
 BLOCK = 256
@@ -57,8 +53,7 @@ def _draw(rng):
             (int(rng.integers(1, 16)), alone)]
 
 
-def _blocks(n, block):
-    """Blocks enough for n / 16 + 1 threads."""
+def _blocks(n, block):  # enough for n / 16 + 1 threads
     return -(-(n // 16 + 1) // block)
 
 
@@ -143,26 +138,24 @@ def _wrong_groups(rgb, got, n):
     tone = lambda a: sepia.reference(a.reshape(1, -1, 3)).ravel()  # noqa: E731
     flat = rgb.ravel()
     wrong_stride = np.concatenate([flat[16 * t:16 * t + 48] for t in range(n // 16)])
-    models = {f"{how} the 4 bytes of each 32-bit word in reverse order": model
-              for how, model in (("reads", tone(flip(flat[:whole]))),
-                                 ("stores", flip(tone(flat[:whole]))),
-                                 ("reads and stores", flip(tone(flip(flat[:whole])))))}
-    models["loads thread t's pixels from uint4 number t instead of 3t"] = tone(wrong_stride)
-    got_flat = got.ravel()[:whole].astype(np.int16)
-    for how, model in models.items():
-        if (np.abs(got_flat - model.astype(np.int16)) <= 1).all():
-            hint = BYTE_HINT if "bytes" in how else (
-                "16 pixels are 48 bytes, three uint4: thread t's are numbers 3t, 3t + 1 and "
-                "3t + 2 of (const uint4 *)rgb, and the same in out")
-            yield f"the result is what a kernel gives that {how}", hint
+    gives = "the result is what a kernel gives that {}"
+    reverse = gives.format("{} the 4 bytes of each 32-bit word in reverse order")
+    models = [(tone(flip(flat[:whole])), reverse.format("reads"), BYTE_HINT),
+              (flip(tone(flat[:whole])), reverse.format("stores"), BYTE_HINT),
+              (flip(tone(flip(flat[:whole]))), reverse.format("reads and stores"), BYTE_HINT),
+              (tone(wrong_stride), gives.format("loads thread t's pixels from uint4 number t "
+                                                "instead of 3t"),
+               "16 pixels are 48 bytes, three uint4: thread t's are numbers 3t, 3t + 1 and "
+               "3t + 2 of (const uint4 *)rgb, and the same in out")]
+    yield from matches(got.ravel()[:whole].astype(np.int16), models,
+                       lambda got, model: (np.abs(got - model.astype(np.int16)) <= 1).all())
 
 
 def large_image_problem(kernel, rgb, rgb_gpu, out_gpu):
     """What is wrong with the kernel's result on the large image ``rgb`` (flat, already in
-    ``rgb_gpu``), or None. Its first and last SAMPLE pixels are compared with NumPy's, with the
-    small cases' rounding slack: among 65,536 random pixels a few dozen sums are exactly .5
-    (the weights have three decimals), and the float weights (0.393f is not 0.393) round some
-    of them down, on a GPU and on the simulator alike."""
+    ``rgb_gpu``), or None: its first and last SAMPLE pixels compared with NumPy's, with the
+    small cases' rounding slack (among 65,536 random pixels a few dozen sums are exactly .5, and
+    the float weights round some of them down)."""
     n = rgb.size // 3
     error = _launch_on(kernel, rgb_gpu, out_gpu, n, BLOCK)
     if error:
@@ -181,8 +174,7 @@ def large_image_problem(kernel, rgb, rgb_gpu, out_gpu):
 
 
 def _big_image():
-    """The timed image, BIG_PIXELS random pixels (flat), on the host and on the GPU, and an
-    output for it on the GPU."""
+    """BIG_PIXELS random pixels (flat) on the host and on the GPU, and an output on the GPU."""
     from helpers.backend import gpuarray
 
     rgb = np.random.default_rng(1).integers(0, 256, 3 * BIG_PIXELS, dtype=np.uint8)
@@ -190,8 +182,7 @@ def _big_image():
 
 
 def _large_image(kernel, cases_passed: Verdict) -> Verdict:
-    """On a GPU, the kernel on BIG_PIXELS, once the cases passed; the simulator runs the small
-    cases only."""
+    """On a GPU, the kernel on BIG_PIXELS, once the cases passed (not on the simulator)."""
     problem = large_image_problem(kernel, *_big_image()) if speed.on_gpu() else None
     if problem:
         return not_yet(problem, "the small cases passed: look for an index that overflows or "
@@ -209,8 +200,7 @@ def _timed(kernel):
 
 
 def _traced(kernels):
-    """On the simulator: the bytes a lane of the second case's loads and stores carry (8000
-    pixels: no tail)."""
+    """On the simulator: the bytes a lane of the second case's (no tail) loads and stores carry."""
     stats = observe(kernels, _launch(CASES[1])).stats
     loads, stores = (c.bytes / max(c.lanes, 1) for c in (stats.global_ld, stats.global_st))
     if min(loads, stores) < MIN_BYTES_A_LANE:
