@@ -2,11 +2,8 @@
 
 ``dot(x, y, result, n)`` adds x . y to *result (0 before the launch) for any n, grid and block of
 1 to 32 warps: a grid-stride loop, warp shuffles, the warps' sums through shared memory, one
-atomicAdd a block. A wrong sum is compared with the plan written another way, each shape
-modelled whole (``SHAPES``), then with what known mistakes count (``_parts``). Two launches on
-the simulator, race-checked and traced, of 4 and 32 warps a block, find a race that gave the
-right sum by luck, a warp_sums too small, a shuffle some lanes skip. A right sum is rated: by its
-atomics on the simulator, against a copy's bandwidth on a GPU.
+atomicAdd a block. A wrong sum is matched with the plan's wrong shapes, modelled whole
+(``SHAPES``), and with the sums of known parts of the products.
 """
 
 from __future__ import annotations
@@ -37,34 +34,29 @@ vectors, 128 MiB each). On an H200 (2026-12-02): the solution 83%, one atomic a 
 a warp 76% (the L2 cache's atomics keep up with a warp's, so on a GPU that sum is FAST; the
 simulator's trace, which counts the atomics, asks for one a block)."""
 
-BARRIER_HINT = ("after lane 0 of each warp writes warp_sums[warp], a __syncthreads() (reached "
-                "by every thread of the block) before the first warp reads warp_sums")
 WARP_SUMS_HINT = ("only the blockDim.x / 32 sums the block's warps wrote (lane < blockDim.x / "
                   "32; the other lanes add 0)")
-ATOMIC_HINT = ("several blocks add to *result at once: *result += v loses updates; use "
-               "atomicAdd(result, v), once a block")
 ATOMIC_HINT_FAST = ("add up the block first (warp_sum, then the warps' sums), and let one thread "
                     "a block do atomicAdd(result, block_sum): one atomic a block")
 FROM_16 = "for (int offset = 16; offset > 0; offset /= 2): offsets 16, 8, 4, 2, 1"
 
 
 def _draw(rng):
-    """The grader's cases: a few elements and many, not a multiple of a warp, on blocks of 1 to
-    32 warps and grids with fewer threads than n and more."""
+    """The grader's cases: few elements and many, on blocks of 1 to 32 warps."""
     return [dict(n=awkward(rng, 32, low, high), block=32 * int(rng.integers(1, 33)),
                  grid=int(rng.integers(1, 9))) for low, high in ((2, 2_000), (2_000, 120_000))]
 
 
 def _refine(failure):
-    """The exercise's hints for a failure: its accumulators (*result, one shared across the
-    block), the barrier before warp_sums is read, and warp_sums' size."""
+    """The hints for the exercise's accumulators, warp_sums' barrier and its size."""
     if failure.kind == "array bounds":
         yield ("warp_sums needs one element for each warp of the block: declare it "
                "__shared__ float warp_sums[32], for blocks of up to 1024 threads (32 warps)")
     if failure.kind != "race":
         return
     if failure.update and failure.error.space == "global":
-        yield ATOMIC_HINT
+        yield ("several blocks add to *result at once: *result += v loses updates; use "
+               "atomicAdd(result, v), once a block")
     if failure.update:
         name = failure.error.array if failure.error.element == 0 else failure.place
         yield (f"the warps of a block add to {name} at once, and {name} += v is a "
@@ -76,16 +68,14 @@ def _refine(failure):
                "warp_sums before another wrote it: add the warps' sums with warp_sum "
                "(__shfl_down_sync), in registers, not through shared memory")
     if failure.between == "warps" and failure.error.space == "shared":
-        yield BARRIER_HINT
+        yield ("after lane 0 of each warp writes warp_sums[warp], a __syncthreads() (reached "
+               "by every thread of the block) before the first warp reads warp_sums")
 
 
 def _launch(case):
-    """x and y hold NaN past n (a kernel that reads there gets NaN); *result starts at 0, and the
-    guard after it is NaN."""
-    n = case["n"]
-    rng = np.random.default_rng(n)
-    x = rng.uniform(0.5, 1.5, n).astype(np.float32)
-    y = rng.uniform(0.5, 1.5, n).astype(np.float32)
+    """x and y hold NaN past n, *result starts at 0, the guard after it is NaN."""
+    n, rng = case["n"], np.random.default_rng(case["n"])
+    x, y = (rng.uniform(0.5, 1.5, n).astype(np.float32) for _ in range(2))
     return Launch((Input(x, GUARD, np.nan), Input(y, GUARD, np.nan),
                    Output(1, guard=GUARD, start=0.0), np.int32(n)),
                   block=(case["block"], 1, 1), grid=(case["grid"], 1),
@@ -167,11 +157,9 @@ SHAPES = [  # (how model() writes the plan, problem, hint): its wrong shapes, ea
 
 def model(products, block, grid, stride="grid", sum_type="float", shuffle="down",
           offsets=(16, 8, 4, 2, 1)) -> float:
-    """The sum a kernel adds to *result, launched as ``block`` and ``grid``: its loop steps by
-    the whole grid or blockDim.x alone (``stride``), each thread adds up in a float or an int
-    (``sum_type``), warp_sum's ``shuffle`` ("down" or "up") goes through ``offsets``; each
-    thread's sum, each warp's (lane 0 of warp_sum), each block's (warp_sum over the warps'
-    sums), all blocks'."""
+    """The sum a kernel adds to *result whose loop steps by the grid or the block (``stride``),
+    each thread adding up in a float or an int (``sum_type``), its warp_sum's ``shuffle``
+    ("down" or "up") going through ``offsets``."""
     n, threads, warps = products.size, block * grid, block // 32
     step = threads if stride == "grid" else block
     start, sums = np.arange(threads), np.zeros(threads)
@@ -249,8 +237,7 @@ def _observe(kernels, case=OBSERVED[0]):
 
 
 def _observed_mistakes(kernels, case):
-    """The right sum, by luck or not: the race check, shared memory read before it was written
-    (on a GPU its garbage may be 0 by luck)."""
+    """The right sum, by luck or not: the race check, shared memory read before it was written."""
     seen = _observe(kernels, case)
     yield from observed_mistakes(seen, _refine)
     if not seen.error and np.isnan(seen.outs[0].got[0]):
