@@ -1,13 +1,9 @@
 """Checker for the exercise of notebook 08: ``cuda_src/exercises/matmul_bt.cu``.
 
-``matmul_bt(A, Bt, C, M, K, N)`` computes C = A Bt^T (NumPy: ``A @ Bt.T``) for an M x K A and an
-N x K Bt in 16 x 16 tiles through shared memory, on ``block=(16, 16, 1)``. Without its barriers
-it is right whenever its threads run in a friendly order, so the race check on the simulator
-(``RACE_CASES``) runs last, whatever the backend, and first when a result is wrong. A wrong C is
-compared with known mistakes (too few phases, Bt read as B, its tile not transposed, edge tiles
-whose outside threads skipped their loads), then run again with K padded by zeros to a multiple
-of 16. A right kernel is rated: on the simulator by its trace (coalesced tiles, no bank
-conflicts), on a GPU against the FMA ceiling.
+``matmul_bt(A, Bt, C, M, K, N)`` computes C = A Bt^T (NumPy: ``A @ Bt.T``) in 16 x 16 tiles
+through shared memory. Without its barriers it is right whenever its threads run in a friendly
+order, so the race check on the simulator (``RACE_CASES``) runs last, whatever the backend, and
+first when a result is wrong.
 """
 
 from __future__ import annotations
@@ -45,14 +41,12 @@ RACE_CASES = [Case(20, 13, 18, racecheck=True), Case(20, 37, 18, racecheck=True)
 """The race check's launches, small (one thread at a time on the instrumented build): a single
 phase (K < 16: only the barrier between the loads and the products matters), then three."""
 COALESCED, MAX_SECTORS, MAX_CONFLICTS = Case(32, 32, 32), 4.5, 0.5
-"""What FAST allows on the simulator, on whole tiles with rows of 128 bytes: sectors a global
-load request (4 when both tiles are read along their rows), bank conflicts a shared load request
-(none with Bs padded to TILE + 1)."""
+"""What FAST allows on the simulator: sectors a global load request (4 when both tiles are read
+along their rows of 128 bytes), bank conflicts a shared load request (none with Bs padded)."""
 TARGET, BIG = 0.10, 2048
-"""The fraction of the FMA ceiling FAST takes on a GPU, on M = K = N = BIG (17 GFLOP): notebook
-08's tiled kernel reached 12.7% of it on an H200, its naive kernel 8.4%. The checker's own timing
-on an H200 (2026-12-02): the solution 11.8 to 12.0%, Bt read down its columns 8.4%, Bs not
-padded 5.1%."""
+"""The fraction of the FMA ceiling FAST takes on a GPU, on M = K = N = BIG. On an H200
+(2026-12-02): the solution 11.8 to 12.0%, Bt read down its columns 8.4%, Bs not padded 5.1%
+(notebook 08's tiled kernel 12.7%, its naive one 8.4%)."""
 
 LOAD_HINT = ("each load needs its own guard: A's element (row, k) exists when row < M && k < K, "
              "Bt's element (j, k) when j < N && k < K; load 0.0f otherwise, and store only "
@@ -96,8 +90,7 @@ def _launch(a, bt, case):
 
 
 def _mistakes(kernels, case):
-    """Run one case (the race check's on the simulator); yield its mistakes, most telling
-    first."""
+    """Run one case (the race check's on the simulator); yield its mistakes."""
     if case.racecheck:
         yield from _races(kernels)
         return
@@ -123,22 +116,20 @@ def _mistakes(kernels, case):
 
 
 def _result(kernels, a, bt, case):
-    """Launch the kernel on a and bt (a generator: yields the mistakes a launch shows, returns
-    C, or None after a mistake)."""
+    """Launch the kernel on a and bt (a generator: yields the mistakes of where it wrote, returns
+    C, or None after a crash)."""
     run = yield from EXERCISE.run(kernels, _launch(a, bt, case))
     if run is None:
         return None
     if run.out.past.size:
         yield ("the kernel wrote past the end of C", "threads outside C must not write: the grid "
                "is rounded up to whole tiles; store only if (row < M && col < N)")
-        return None
     if run.out.unwritten.any():
         r, c = np.argwhere(run.out.unwritten)[0]
         yield (f"{int(run.out.unwritten.sum())} of {run.out.got.size} elements of C were never "
                f"written (the first is C[{r}][{c}])",
                "every thread inside C stores its sum once, after the loop over the phases: "
                "C[row * N + col] = sum")
-        return None
     return run.out.got
 
 
@@ -209,10 +200,8 @@ def _past_column_k(kernels, case):
 
 
 def _traced(kernels):
-    """On the simulator, on COALESCED: a warp of the 16 x 16 block reads two rows of a tile, 16
-    floats each (2 sectors), so coalesced loads of A and Bt take 4 sectors a request, Bt read
-    down its columns 16 for its loads; Bs[tx][j] with rows of 16 floats puts a warp's reads in 2
-    banks."""
+    """On the simulator, on COALESCED: a warp reads two rows of 16 floats of a tile (4 sectors
+    for A's and Bt's, 16 for Bt's read down its columns); an unpadded Bs puts them in 2 banks."""
     stats = observe(kernels, _launch(*_inputs(COALESCED), COALESCED), key="coalescing").stats
     sectors = stats.global_ld.sectors_per_request
     conflicts = stats.shared_ld.bank_conflicts / max(stats.shared_ld.requests, 1)
@@ -238,14 +227,13 @@ def _timed(kernel):
 
 
 def _races(kernels):
-    """The race check's launches on the simulator (RACE_CASES): the first failure's mistake."""
+    """The mistakes of the race check's launches on the simulator (RACE_CASES)."""
     for case in RACE_CASES:
         seen = observe(kernels, _launch(*_inputs(case), case), key=f"race {case}")
         if seen.error is not None:
             problem, hint = _race_mistake(seen.error, single_phase=case.K <= TILE)
             yield (f"{problem.rstrip('.')}, found by the race check on the simulator with "
                    f"M = {case.M}, K = {case.K}, N = {case.N}"), hint
-            return
 
 
 def _race_mistake(error, single_phase):
