@@ -1,12 +1,9 @@
 """Checker for the exercise in notebook 06: ``cuda_src/exercises/box_blur.cu``.
 
-``box_blur(in, out, width, height)`` averages, for each pixel of a grey float image, the
-(2R + 1) x (2R + 1) pixels around it (R = ``RADIUS``), coordinates clamped to the image, through
-a shared tile with a halo of R pixels around its 32 x 8 block. The first image also runs on the
-simulator, race-checked and traced. Wrong values are matched with known mistakes (``_models``),
-then located: near the image's edges, near those of overhanging blocks, near the blocks' (the
-halo). A right blur is rated: on a GPU against a copy's bandwidth, on the simulator by its trace
-(the window read from the tile, without bank conflicts).
+``box_blur(in, out, width, height)`` averages the (2R + 1) x (2R + 1) pixels around each pixel of
+a grey float image (R = ``RADIUS``), coordinates clamped to the image, through a shared tile with
+a halo of R pixels around its 32 x 8 block. The first image also runs on the simulator,
+race-checked and traced.
 """
 
 from __future__ import annotations
@@ -55,8 +52,7 @@ earlier launch left there, which must not be the right values by chance."""
 
 
 def _draw(rng):
-    """The grader's cases: an image of several blocks with odd sides, one smaller than the
-    window."""
+    """The grader's cases: several blocks with odd sides, and an image smaller than the window."""
     return [Grid(awkward(rng, BLOCK[1], BLOCK[1] + 1, 100),
                  awkward(rng, BLOCK[0], BLOCK[0] + 1, 130), BLOCK),
             Grid(int(rng.integers(1, 2 * RADIUS + 1)), int(rng.integers(1, 2 * RADIUS + 1)), BLOCK)]
@@ -86,8 +82,7 @@ def reference(image: np.ndarray, rows=None, cols=None, mode: str = "edge") -> np
 def _launch(case):
     """A new image; the input with JUNK rows before and after it, for the overhang and more."""
     height, width = case.height, case.width
-    image = np.random.default_rng([height, width, next(_RUNS)]).random((height, width),
-                                                                       np.float32)
+    image = np.random.default_rng([height, width, next(_RUNS)]).random((height, width), np.float32)
     margin = (RADIUS + BLOCK[1] + 1) * (width + 2 * RADIUS)
     return Launch((Input(image, margin, JUNK, before=margin),
                    Output((height, width), guard=BLOCK[1] * width + BLOCK[0]),
@@ -143,8 +138,7 @@ def _models(image):
 
 def _located(got, want, case):
     """Where the wrong pixels are: near the image's right or bottom edge (threads past it that
-    returned before loading leave the tile's columns from width - RADIUS on empty), near any of
-    its edges, near their blocks' (the halo)."""
+    returned before loading), near any of its edges, near their blocks' (the halo)."""
     height, width = case.height, case.width
     wrong = ~np.isclose(got, want, rtol=1e-5, atol=1e-6)
     y, x = np.indices(wrong.shape)
@@ -180,8 +174,7 @@ def _located(got, want, case):
 
 
 def _traced(kernels):
-    """On the simulator: the first image's global load requests a warp, and bank conflicts a
-    shared load request."""
+    """On the simulator: the first image's global load requests a warp, bank conflicts a request."""
     stats = observe(kernels, _launch(CASES[0])).stats
     gx, gy = CASES[0].grid
     per_warp = stats.global_ld.requests / (gx * gy * (BLOCK[0] * BLOCK[1] // 32))
