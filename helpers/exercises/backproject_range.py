@@ -1,12 +1,9 @@
 """Checker for the exercise of notebook 10: ``cuda_src/exercises/backproject_range.cu``.
 
-``backproject_range(depth, xyz, width, height, fx, fy, cx, cy, depth_scale, z_min, z_max)`` turns
-a depth image (``uint16`` millimetres) into three planes X, Y, Z (``float32``): pixel (u, v) of
-depth d is ``Z = d * depth_scale, X = (u - cx) Z / fx, Y = (v - cy) Z / fy``, kept when ``d > 0``
-and ``z_min <= Z <= z_max``, else NaN in all three planes. The cameras have fx != fy and
-cx != cy (so that swapping them shows), the depths include 0 and both ends of the range; NaN is
-a right answer, so the poison is another value. NumPy's reference does the kernel's float32
-operations in its order.
+``backproject_range`` turns a depth image (``uint16`` millimetres) into three planes X, Y, Z:
+pixel (u, v) of depth d is ``Z = d * depth_scale, X = (u - cx) Z / fx, Y = (v - cy) Z / fy``, kept
+when ``d > 0`` and ``z_min <= Z <= z_max``, else NaN in all three planes (so the poison is
+another value). The cameras have fx != fy and cx != cy, the depths 0 and both ends of the range.
 """
 
 from __future__ import annotations
@@ -40,8 +37,7 @@ FORMULA_HINT = "X = (u - cx) * z / fx and Y = (v - cy) * z / fy, with z = depth[
 
 
 def _draw(rng):
-    """The grader's cases: other odd sides on the shipped blocks, other intrinsics (fx != fy,
-    the centre near the image's), another depth image."""
+    """The grader's cases: other odd sides on the shipped blocks, intrinsics, depth images."""
     drawn = []
     for _ in CASES:
         block = pick(rng, [case["block"] for case in CASES])
@@ -131,8 +127,8 @@ def _mistakes(case, run):
 
 
 def _unwritten(unwritten, case, kept):
-    """Mistakes that leave parts of xyz unwritten: the NaN of a dropped pixel written into some
-    planes only, a forgotten plane, the index, the guard."""
+    """Mistakes that leave parts of xyz unwritten: some planes of a dropped pixel, a plane, the
+    index, the guard."""
     if not unwritten.any():
         return
     if unwritten.all():
@@ -158,8 +154,8 @@ def _unwritten(unwritten, case, kept):
 
 
 def _wrong_depths(depth, intrinsics):
-    """(xyz, problem, hint) of kernels whose depth is wrong before anything else: their NaNs are
-    wrong too, so these come before the rules of which pixels are points."""
+    """(xyz, problem, hint) of kernels whose depth is wrong, their NaNs too (so these come
+    before the rules of which pixels are points)."""
     mm = depth.astype(np.float32)
     for z, ranged, problem, hint in (
             (mm, None, "Z is in millimetres: depth[i] was used without depth_scale, so it was "
