@@ -1,10 +1,9 @@
 """Checker for the exercise in notebook 04: ``cuda_src/exercises/sepia.cu``.
 
-The kernel ``sepia(rgb, out, width, height)`` writes each pixel of an interleaved RGB image
-(bytes ``3*i`` to ``3*i + 2`` of pixel ``i = y * width + x``) through the ``SEPIA`` matrix,
-rounded and clamped to 255, in the same layout. It runs on 2D grids of two block shapes over
-images whose sides are not multiples of the block, twice, the output poisoned with a different
-byte each time (``POISONS``): any byte can be a right answer.
+``sepia(rgb, out, width, height)`` writes each pixel of an interleaved RGB image (bytes ``3*i``
+to ``3*i + 2`` of pixel ``i = y * width + x``) through the ``SEPIA`` matrix, rounded and clamped
+to 255, in the same layout. Any byte can be a right answer, so each case runs twice, the output
+poisoned with a different byte each time (``POISONS``).
 """
 
 from __future__ import annotations
@@ -29,10 +28,9 @@ POISONS = (0xEF, 0x10)
 first after the first run and the second after the second was never written."""
 JUNK = 0  # what the input's spare bytes (past the image) hold
 ROUNDING_SLACK = 0.01
-"""Where the exact weighted sum is within this of a rounding boundary, a result one level off
-counts as right: a GPU's float sum (fused multiply-adds, float weights) may fall on the other
-side. Elsewhere the result must be NumPy's exactly, so that truncating instead of rounding
-fails. (float32 sums of three products near 300 are off by about 1e-4 at most.)"""
+"""Where the exact sum is within this of a rounding boundary, a result one level off counts as
+right (a GPU's float sum may fall on the other side; float32 sums near 300 are off by about 1e-4
+at most); elsewhere it must be NumPy's exactly, so that truncating instead of rounding fails."""
 
 CHANNEL_NAMES = ("red", "green", "blue")
 INDEX_HINT = ("x = blockIdx.x * blockDim.x + threadIdx.x (the column), "
