@@ -3,12 +3,11 @@
 ``OpenCLExercise`` holds one exercise: its stub (relative to ``cuda_src/opencl/``), kernel and
 signature, its cases and the rule ``draw`` of the grader's hidden ones, ``launch(case)`` giving a
 ``kernel.Launch`` (``block`` is the local size, ``grid`` the number of work-groups, as a CUDA
-launch gives them, a block's z of 1 on a 2-D grid included; the global size is their product)
-and ``mistakes(case, run, reports)``, the ordered detectors of a ``kernel.Run``, which yield
-Oclgrind's ``reports`` where they belong among their own. ``check_file`` builds the file (a
-build error is a verdict that names CUDA's words where OpenCL C has others: ``build``), then
-launches each case once per poison of its outputs; a launch the platform refuses or that fails is
-a verdict too.
+launch gives them; the global size is their product) and ``mistakes(case, run, reports)``, the
+ordered detectors of a ``kernel.Run``, which yield Oclgrind's ``reports`` where they belong
+among their own. ``check_file`` builds the file (a build error is a verdict that names CUDA's
+words where OpenCL C has others: ``build``), then launches each case once per poison of its
+outputs; a launch the platform refuses or that fails is a verdict too.
 
 On Oclgrind the reports are what Oclgrind saw: an access outside a buffer (which Oclgrind reports
 and does not do), and, for an exercise made with ``races=True``, a data race (Oclgrind's race
