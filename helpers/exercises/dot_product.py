@@ -188,43 +188,37 @@ def _wrong_sums(products, block, grid):
     part of the products, every block counting every element."""
     for shape, problem, hint in SHAPES:
         yield model(products, block, grid, **shape), problem, hint
-    i = np.arange(products.size)
+    i, warps = np.arange(products.size), block // 32
     thread = i % (block * grid) % block        # the thread of its block that handles element i
-    parts = [((i % block == 0) & (i < block * grid),
-              "only thread 0 of each block counted, and only its own element (the stub as "
-              "shipped)",
-              "follow the TODOs: a grid-stride loop, warp_sum with __shfl_down_sync, the warps' "
-              "sums in warp_sums, then one atomicAdd a block"),
-             (thread == 0,
-              "only thread 0 of each block counted: warp_sum adds nothing (so neither a warp's "
-              "lanes nor, through them, the block's warps are added together)",
-              "warp_sum must add the 32 lanes' values: v += __shfl_down_sync(0xffffffff, v, "
-              "offset) for offset = 16, 8, 4, 2, 1; then the warps' sums go through warp_sums"),
-             (thread % 32 == 0,
-              "only lane 0 of each warp counted: warp_sum does not add the lanes",
-              "in warp_sum: for (int offset = 16; offset > 0; offset /= 2) "
-              "v += __shfl_down_sync(0xffffffff, v, offset);"),
-             (thread < 32,
-              "only the first warp of each block counted",
-              "lane 0 of every warp writes its sum to warp_sums[warp]; after a __syncthreads() "
-              "the first warp adds warp_sums[0 .. blockDim.x / 32 - 1] with warp_sum")]
-    warps = block // 32
     whole = 1 << (warps.bit_length() - 1)      # the largest power of two up to warps
+    yield (products[(i % block == 0) & (i < block * grid)].sum(),
+           "only thread 0 of each block counted, and only its own element (the stub as shipped)",
+           "follow the TODOs: a grid-stride loop, warp_sum with __shfl_down_sync, the warps' "
+           "sums in warp_sums, then one atomicAdd a block")
+    yield (products[thread == 0].sum(),
+           "only thread 0 of each block counted: warp_sum adds nothing (so neither a warp's "
+           "lanes nor, through them, the block's warps are added together)",
+           "warp_sum must add the 32 lanes' values: v += __shfl_down_sync(0xffffffff, v, "
+           "offset) for offset = 16, 8, 4, 2, 1; then the warps' sums go through warp_sums")
+    yield (products[thread % 32 == 0].sum(),
+           "only lane 0 of each warp counted: warp_sum does not add the lanes",
+           "in warp_sum: for (int offset = 16; offset > 0; offset /= 2) "
+           "v += __shfl_down_sync(0xffffffff, v, offset);")
+    yield (products[thread < 32].sum(), "only the first warp of each block counted",
+           "lane 0 of every warp writes its sum to warp_sums[warp]; after a __syncthreads() the "
+           "first warp adds warp_sums[0 .. blockDim.x / 32 - 1] with warp_sum")
     if whole < warps:
-        parts.append((thread < 32 * whole,
-                      f"the warps past the first {whole} of the {warps} in each block were not "
-                      "counted",
-                      f"a tree that halves the number of warp sums drops the odd ones when "
-                      f"there is no power of two of them (here {warps}): add them with warp_sum "
-                      "over the lanes below blockDim.x / 32, the other lanes adding 0, which "
-                      "works for any number of warps"))
+        yield (products[thread < 32 * whole].sum(),
+               f"the warps past the first {whole} of the {warps} in each block were not counted",
+               f"a tree that halves the number of warp sums drops the odd ones when there is no "
+               f"power of two of them (here {warps}): add them with warp_sum over the lanes "
+               "below blockDim.x / 32, the other lanes adding 0, which works for any number of "
+               "warps")
     if block * grid < products.size:
-        parts.append((i < block * grid,
-                      f"only the first {block * grid:,} elements (one a thread) were counted",
-                      "the grid has fewer threads than elements: a grid-stride loop, "
-                      "for (int i = ...; i < n; i += blockDim.x * gridDim.x)"))
-    for part, problem, hint in parts:
-        yield products[part].sum(), problem, hint
+        yield (products[i < block * grid].sum(),
+               f"only the first {block * grid:,} elements (one a thread) were counted",
+               "the grid has fewer threads than elements: a grid-stride loop, "
+               "for (int i = ...; i < n; i += blockDim.x * gridDim.x)")
     if grid > 1:
         yield (grid * products.sum(),
                f"the sum is {grid} times the dot product: every block counted every element",
