@@ -12,7 +12,7 @@ import numpy as np
 from helpers.exercises import sepia, speed
 from helpers.exercises.common import Input, Output, launch_catching
 from helpers.exercises.hidden import awkward, pick
-from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.kernel import KernelExercise, Kernels, Launch
 from helpers.exercises.microscope import observe
 from helpers.exercises.verdict import Verdict, matches, not_yet
 from helpers.workload import share
@@ -190,18 +190,16 @@ def _large_image(kernel, cases_passed: Verdict) -> Verdict:
     return cases_passed
 
 
-def _timed(kernel):
-    """On a GPU: the bandwidth of the sepia of BIG_PIXELS, against a copy's."""
-    _, rgb_gpu, out_gpu = _big_image()
-    n = BIG_PIXELS
-    return (yield from speed.bandwidth(lambda: _launch_on(kernel, rgb_gpu, out_gpu, n, BLOCK),
-                                       6 * n, TARGET, WORD_HINT,
-                                       f"3 bytes read and 3 written a pixel, on {n:,} pixels"))
-
-
-def _traced(kernels):
-    """On the simulator: the bytes a lane of the second case's (no tail) loads and stores carry."""
-    stats = observe(kernels, _launch(CASES[1])).stats
+def _fast(kernel):
+    """What keeps a right kernel from FAST: on a GPU its bandwidth on BIG_PIXELS, on the
+    simulator the bytes a thread's loads and stores carry in the second case (no tail)."""
+    if speed.on_gpu():
+        _, rgb_gpu, out_gpu = _big_image()
+        n = BIG_PIXELS
+        return (yield from speed.bandwidth(
+            lambda: _launch_on(kernel, rgb_gpu, out_gpu, n, BLOCK), 6 * n, TARGET, WORD_HINT,
+            f"3 bytes read and 3 written a pixel, on {n:,} pixels"))
+    stats = observe(Kernels(kernel, kernel), _launch(CASES[1])).stats
     loads, stores = (c.bytes / max(c.lanes, 1) for c in (stats.global_ld, stats.global_st))
     if min(loads, stores) < MIN_BYTES_A_LANE:
         yield (f"on the simulator your loads carry {loads:.1f} bytes a thread and your stores "
@@ -216,7 +214,7 @@ EXERCISE = KernelExercise(
     cases=CASES, draw=_draw, launch=_launch, mistakes=_mistakes,
     where=lambda case: (f"n = {case[0]} pixels, block = ({case[1]}, 1, 1), grid = "
                         f"({_blocks(*case)}, 1)"),
-    after=_large_image, fast=speed.rule(_timed, _traced),
+    after=_large_image, fast=_fast,
     crash_hint="a thread read or wrote outside the image: only threads t < n / 16 load and "
                "store whole groups (3t to 3t + 2 in uint4), the thread t == n / 16 does the "
                "tail, and the others nothing",
