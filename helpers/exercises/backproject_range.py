@@ -1,58 +1,43 @@
 """Checker for the exercise of notebook 10: ``cuda_src/exercises/backproject_range.cu``.
 
-The kernel under test, as the stub begins it::
-
-    __global__ void backproject_range(const unsigned short *depth, float *xyz, int width, int height,
-                                      float fx, float fy, float cx, float cy, float depth_scale,
-                                      float z_min, float z_max)
-    {
-        int u = blockIdx.x * blockDim.x + threadIdx.x;   // column
-        int v = blockIdx.y * blockDim.y + threadIdx.y;   // row
-
-turns a depth image (``uint16`` millimetres, row-major) into an organized point cloud of
-three planes (X, Y, Z; ``float32``): pixel (u, v) with depth ``d`` is the point
-``Z = d * depth_scale, X = (u - cx) Z / fx, Y = (v - cy) Z / fy``, kept when ``d > 0`` and
-``z_min <= Z <= z_max``; every other pixel is NaN in all three planes.
-
-The checker runs it on images whose sides are not multiples of the block, with a camera whose
-fx differs from fy and cx from cy (so that swapping them shows), depths that include 0 and
-values exactly at both ends of the range, an output pre-filled with a poison value (NaN is a
-right answer here, so it cannot be the poison) and followed by a guard zone, and an input with
-spare zeros after its end. NumPy's reference does the same float32 operations in the same order;
-the kernel's values must match it to float rounding.
+``backproject_range`` turns a depth image (``uint16`` millimetres) into three planes X, Y, Z:
+pixel (u, v) of depth d is ``Z = d * depth_scale, X = (u - cx) Z / fx, Y = (v - cy) Z / fy``, kept
+when ``d > 0`` and ``z_min <= Z <= z_max``, else NaN in all three planes (so the poison is
+another value). The cameras have fx != fy and cx != cy, the depths 0 and both ends of the range.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from helpers.exercises.common import Input, Output
+from helpers.exercises.common import Input, Output, close
 from helpers.exercises.coverage import Grid, Words, never_written, reached
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
-
-KERNEL = "backproject_range"
-SIGNATURE = ("const unsigned short *depth, float *xyz, int width, int height, float fx, "
-             "float fy, float cx, float cy, float depth_scale, float z_min, float z_max")
+from helpers.exercises.verdict import matches
 
 DEPTH_SCALE = np.float32(0.001)
 Z_MIN_MM, Z_MAX_MM = 500, 4000
-# The ends of the range as float32 depths that some pixels reach exactly (500 and 4000 mm times
-# the scale, rounded as the kernel rounds them), so that "<" for "<=" shows.
-Z_MIN = np.float32(Z_MIN_MM) * DEPTH_SCALE
-Z_MAX = np.float32(Z_MAX_MM) * DEPTH_SCALE
+Z_MIN, Z_MAX = np.float32(Z_MIN_MM) * DEPTH_SCALE, np.float32(Z_MAX_MM) * DEPTH_SCALE
+"""The ends of the range as float32 depths that some pixels reach exactly (rounded as the kernel
+rounds them), so that "<" for "<=" shows."""
 POISON = np.float32(-3.0e38)  # never a coordinate: a value still equal to it was never written
-
-# Sides that are not multiples of the block; fx != fy and cx != cy; two block shapes.
 CASES = [
     dict(width=45, height=37, block=(16, 16, 1), fx=52.0, fy=47.5, cx=21.7, cy=19.4, seed=1),
     dict(width=70, height=29, block=(32, 8, 1), fx=66.0, fy=71.25, cx=37.2, cy=12.9, seed=2),
 ]
 
+INDEX_HINT = ("u = blockIdx.x * blockDim.x + threadIdx.x (the column), "
+              "v = blockIdx.y * blockDim.y + threadIdx.y (the row), i = v * width + u")
+GUARD_HINT = ("the grid is rounded up to whole blocks, so some threads lie outside the image: "
+              "return at once if (u >= width || v >= height)")
+WORDS = Words(index_hint=INDEX_HINT, guard_hint=GUARD_HINT, array="xyz", col="u", row="v")
+NAN_HINT = 'write nanf("") into xyz[i], xyz[n + i] and xyz[2 * n + i], then return'
+FORMULA_HINT = "X = (u - cx) * z / fx and Y = (v - cy) * z / fy, with z = depth[i] * depth_scale"
+
 
 def _draw(rng):
-    """The grader's cases: other odd sides on the shipped blocks, other intrinsics (fx != fy,
-    the centre near the image's), another depth image."""
+    """The grader's cases: other odd sides on the shipped blocks, intrinsics, depth images."""
     drawn = []
     for _ in CASES:
         block = pick(rng, [case["block"] for case in CASES])
@@ -63,15 +48,6 @@ def _draw(rng):
                           cy=round(height * float(rng.uniform(0.4, 0.6)), 1),
                           seed=int(rng.integers(3, 1 << 30))))
     return drawn
-
-
-INDEX_HINT = ("u = blockIdx.x * blockDim.x + threadIdx.x (the column), "
-              "v = blockIdx.y * blockDim.y + threadIdx.y (the row), i = v * width + u")
-GUARD_HINT = ("the grid is rounded up to whole blocks, so some threads lie outside the image: "
-              "return at once if (u >= width || v >= height)")
-WORDS = Words(index_hint=INDEX_HINT, guard_hint=GUARD_HINT, array="xyz", col="u", row="v")
-NAN_HINT = 'write nanf("") into xyz[i], xyz[n + i] and xyz[2 * n + i], then return'
-FORMULA_HINT = "X = (u - cx) * z / fx and Y = (v - cy) * z / fy, with z = depth[i] * depth_scale"
 
 
 def depth_image(case) -> np.ndarray:
@@ -106,55 +82,53 @@ def reference(depth, fx, fy, cx, cy, depth_scale=DEPTH_SCALE, z_min=Z_MIN, z_max
 
 
 def _grid(case):
-    bx, by, _ = case["block"]
-    return -(-case["width"] // bx), -(-case["height"] // by)
+    return Grid(case["height"], case["width"], case["block"])
 
 
 def _where(case):
-    gx, gy = _grid(case)
+    gx, gy = _grid(case).grid
     return (f"width = {case['width']}, height = {case['height']}, block = {case['block']}, "
             f"grid = ({gx}, {gy}), fx = {case['fx']}, fy = {case['fy']}, cx = {case['cx']}, "
             f"cy = {case['cy']}")
 
 
 def _launch(case):
-    width, height = case["width"], case["height"]
-    gx, gy = _grid(case)
-    bx, by, _ = case["block"]
-    # Room for any index a plausible wrong kernel computes from the sizes and the grid.
-    span = max(width, height, gx * bx, gy * by) ** 2 + max(gx * bx, gy * by)
-    depth = depth_image(case)
-    f4, i4 = np.float32, np.int32
-    return Launch((Input(depth, span), Output((3, height, width), guard=3 * span,
+    grid, depth, f4 = _grid(case), depth_image(case), np.float32
+    span = grid.span()  # room for any index a plausible wrong kernel computes
+    return Launch((Input(depth, span), Output((3, grid.height, grid.width), guard=3 * span,
                                               poisons=(POISON,)),
-                   i4(width), i4(height), *(f4(case[k]) for k in ("fx", "fy", "cx", "cy")),
-                   DEPTH_SCALE, Z_MIN, Z_MAX), block=case["block"], grid=(gx, gy), model=depth)
+                   np.int32(grid.width), np.int32(grid.height),
+                   *(f4(case[k]) for k in ("fx", "fy", "cx", "cy")), DEPTH_SCALE, Z_MIN, Z_MAX),
+                  block=case["block"], grid=grid.grid, model=depth)
 
 
 def _mistakes(case, run):
-    """The mistakes one launch shows, the most telling first."""
     depth, got = run.model, run.out.got
-    want, kept = reference(depth, case["fx"], case["fy"], case["cx"], case["cy"])
-    yield from _past_the_end(run.out.past - got.size, case)
-    yield from _unwritten(run.out.unwritten, case, kept)
-    yield from _wrong_depths(got, depth, case)
-    yield from _wrong_nans(np.isnan(got), kept, depth)
-    yield from _wrong_values(got, want, kept, depth, case)
-
-
-def _past_the_end(written, case):
-    """Mistakes of the guard, from the indices written past the end (counted from there)."""
-    if not written.size:
-        return
-    if written.max() <= case["width"]:
+    intrinsics = (case["fx"], case["fy"], case["cx"], case["cy"])
+    want, kept = reference(depth, *intrinsics)
+    past = run.out.past - got.size    # counted from the end
+    if past.size and past.max() <= case["width"]:
         yield ("threads with v == height wrote past the end of xyz: the bounds guard is off by "
                "one", "the last pixel is (width - 1, height - 1): " + GUARD_HINT + " (>=, not >)")
-    yield "values were written past the end of xyz", "no bounds guard: " + GUARD_HINT
+    if past.size:
+        yield "values were written past the end of xyz", "no bounds guard: " + GUARD_HINT
+    yield from _unwritten(run.out.unwritten, case, kept)
+    yield from matches(got, _wrong_depths(depth, intrinsics),
+                       lambda got, model: np.allclose(got, model, 1e-5, 1e-6, equal_nan=True))
+    yield from _wrong_nans(np.isnan(got), kept, depth)
+    if not close(got[:, kept], want[:, kept]):
+        yield from matches(got, _wrong_models(depth, case),
+                           lambda got, model: close(got[:, kept], model[:, kept]))
+        bad = ~np.isclose(got, want, rtol=1e-5, atol=1e-6) & kept
+        plane, fv, fu = np.argwhere(bad)[0]
+        yield (f"{int(bad.sum())} values differ from NumPy's (the first: {'XYZ'[plane]} of pixel "
+               f"u = {fu}, v = {fv}: got {got[plane, fv, fu]:.6g}, expected "
+               f"{want[plane, fv, fu]:.6g})", FORMULA_HINT)
 
 
 def _unwritten(unwritten, case, kept):
-    """Mistakes that leave parts of xyz unwritten: the NaN of a dropped pixel written into some
-    planes only, a forgotten plane, the index, the guard."""
+    """Mistakes that leave parts of xyz unwritten: some planes of a dropped pixel, a plane, the
+    index, the guard."""
     if not unwritten.any():
         return
     if unwritten.all():
@@ -175,17 +149,14 @@ def _unwritten(unwritten, case, kept):
                "X goes to xyz[i], Y to xyz[n + i] and Z to xyz[2 * n + i], with "
                "n = width * height")
     pixel = unwritten.any(axis=0)
-    yield from reached(~pixel, Grid(case["height"], case["width"], case["block"]), WORDS)
+    yield from reached(~pixel, _grid(case), WORDS)
     yield from never_written(pixel, WORDS)
 
 
-def _wrong_depths(got, depth, case):
-    """Kernels whose depth is wrong before anything else: their NaNs are wrong too, so these
-    come before the rules of which pixels are points."""
-    f4 = np.float32
-    mm = depth.astype(f4)
-    whole_metres = (depth // 1000).astype(f4)
-    intrinsics = (case["fx"], case["fy"], case["cx"], case["cy"])
+def _wrong_depths(depth, intrinsics):
+    """(xyz, problem, hint) of kernels whose depth is wrong, their NaNs too (so these come
+    before the rules of which pixels are points)."""
+    mm = depth.astype(np.float32)
     for z, ranged, problem, hint in (
             (mm, None, "Z is in millimetres: depth[i] was used without depth_scale, so it was "
              "also compared with z_min and z_max (metres) in millimetres, and nearly every pixel "
@@ -194,13 +165,10 @@ def _wrong_depths(got, depth, case):
             (None, mm, "the depth was compared with z_min and z_max in millimetres, where they "
              "are metres: nearly every pixel lies past z_max and came out NaN",
              "turn the depth into metres first, z = depth[i] * depth_scale, and compare z"),
-            (whole_metres, None, "Z came out in whole metres (1999 mm gave 1 m): depth[i] / 1000 "
-             "divides two integers, which drops the fraction",
+            ((depth // 1000).astype(np.float32), None, "Z came out in whole metres (1999 mm gave "
+             "1 m): depth[i] / 1000 divides two integers, which drops the fraction",
              "multiply by the float depth_scale: z = depth[i] * depth_scale")):
-        model, kept = reference(depth, *intrinsics, z=z, ranged=ranged)
-        nan = np.isnan(got)
-        if np.array_equal(nan, np.isnan(model)) and _close(got[:, kept], model[:, kept]):
-            yield problem, hint
+        yield reference(depth, *intrinsics, z=z, ranged=ranged)[0], problem, hint
 
 
 def _wrong_nans(nan, kept, depth):
@@ -236,32 +204,14 @@ def _wrong_nans(nan, kept, depth):
                "only depth 0 and Z outside [z_min, z_max] make NaN; keep every other pixel")
 
 
-def _wrong_values(got, want, kept, depth, case):
-    """The mistakes the coordinates show, once the NaNs are right (none when right)."""
-    if _close(got[:, kept], want[:, kept]):
-        return
-    for model, problem, hint in _wrong_models(depth, case):
-        if _close(got[:, kept], model[:, kept]):
-            yield problem, hint
-    bad = ~np.isclose(got, want, rtol=1e-5, atol=1e-6) & kept
-    plane, fv, fu = np.argwhere(bad)[0]
-    yield (f"{int(bad.sum())} values differ from NumPy's (the first: {'XYZ'[plane]} of pixel "
-           f"u = {fu}, v = {fv}: got {got[plane, fv, fu]:.6g}, expected "
-           f"{want[plane, fv, fu]:.6g})", FORMULA_HINT)
-
-
-def _close(a, b):
-    return a.shape == b.shape and bool(np.allclose(a, b, rtol=1e-5, atol=1e-6))
-
-
 def _wrong_models(depth, case):
     """(xyz, problem, hint) of kernels with a known mistake in the formula, in this order."""
     f4 = np.float32
     fx, fy, cx, cy = (f4(case[k]) for k in ("fx", "fy", "cx", "cy"))
     h, w = depth.shape
     v, u = np.mgrid[0:h, 0:w].astype(f4)
-    z = depth.astype(f4) * DEPTH_SCALE
     mm = depth.astype(f4)
+    z = mm * DEPTH_SCALE
     with np.errstate(divide="ignore", invalid="ignore"):  # depth 0: those pixels are not compared
         inverse = ((u - cx) / fx / z, (v - cy) / fy / z)
     order = "the camera's intrinsics are applied in the wrong order"
@@ -297,9 +247,10 @@ def _wrong_models(depth, case):
 
 
 EXERCISE = KernelExercise(
-    stub="exercises/backproject_range.cu", kernel=KERNEL, signature=SIGNATURE, cases=CASES,
-    draw=_draw,
-    where=_where, launch=_launch, mistakes=_mistakes,
+    stub="exercises/backproject_range.cu", kernel="backproject_range",
+    signature="const unsigned short *depth, float *xyz, int width, int height, float fx, "
+              "float fy, float cx, float cy, float depth_scale, float z_min, float z_max",
+    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
     crash_hint=GUARD_HINT + "; and read only depth[i] of your own pixel",
     success=f"every point matches NumPy's back-projection, and exactly the pixels with no "
             f"measurement or outside [{Z_MIN_MM / 1000:g} m, {Z_MAX_MM / 1000:g} m] are NaN "

@@ -1,28 +1,9 @@
 """Checker for the exercise in notebook 06: ``cuda_src/exercises/box_blur.cu``.
 
-The kernel ``box_blur(in, out, width, height)`` averages, for each pixel of a grey float image,
-the (2R + 1) x (2R + 1) pixels around it (R = ``RADIUS`` = 2), clamping coordinates outside the
-image to its edge, through a shared-memory tile with a halo of R pixels on every side of its
-32 x 8 block.
-
-The checker runs it on random images whose sides are not multiples of the block (one smaller than
-the window; new images at every run, so that what an earlier launch left in shared memory cannot
-be the right values by chance), the input between spare rows of junk and the output poisoned
-(``kernel.KernelExercise``). On the first image it also launches the kernel on the simulator,
-whatever the backend, under the race check (so a missing ``__syncthreads()`` is found whatever
-order the threads ran in) and the trace. Wrong values are matched with the results of known
-mistakes (zeros outside the image, a window shifted or one pixel short, a sum not divided by 25
-or multiplied by the integer division 1 / 25), then located: only near the image's edges, only
-near the right and bottom edges of blocks that overhang the image (threads that returned before
-loading their part of the tile), or only near the edges of the blocks (the halo). A launch that
-fails gets the hint for its kind (``helpers.exercises.failure``): a tile declared smaller than
-the block and its halo is named by its declaration (``_refine``), not by the bounds guard.
-
-A right blur is then rated for speed (``_timed``, ``_traced``): FAST on a GPU at ``TARGET`` of a
-copy's bandwidth, timed with events on a large image; on the simulator, where the CPU's time says
-nothing, when the trace shows the window read from the tile (a few global load requests a warp,
-not one for each of its 25 pixels) without bank conflicts. A right blur short of that is a PASS
-that says what is missing.
+``box_blur(in, out, width, height)`` averages the (2R + 1) x (2R + 1) pixels around each pixel of
+a grey float image (R = ``RADIUS``), coordinates clamped to the image, through a shared tile with
+a halo of R pixels around its 32 x 8 block. The first image also runs on the simulator,
+race-checked and traced.
 """
 
 from __future__ import annotations
@@ -32,45 +13,27 @@ import itertools
 import numpy as np
 
 from helpers.exercises import speed
-from helpers.exercises.common import Input, Output
+from helpers.exercises.common import Input, Output, close
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import observe, race_mistake
+from helpers.exercises.verdict import matches
 
-RADIUS = 2
-BLOCK = (32, 8, 1)
+RADIUS, BLOCK = 2, (32, 8, 1)
 CASES = [Grid(45, 77, BLOCK), Grid(17, 40, BLOCK), Grid(2, 3, BLOCK)]
 """The images: odd sides, overhanging blocks, one image smaller than the window."""
-
-
-def _draw(rng):
-    """The grader's cases: an image of several blocks with odd sides, one smaller than the
-    window."""
-    return [Grid(awkward(rng, BLOCK[1], BLOCK[1] + 1, 100),
-                 awkward(rng, BLOCK[0], BLOCK[0] + 1, 130), BLOCK),
-            Grid(int(rng.integers(1, 2 * RADIUS + 1)), int(rng.integers(1, 2 * RADIUS + 1)), BLOCK)]
-
-
-JUNK = np.float32(1000.0)
-"""What the spare rows around the input hold: far from any pixel's value (they are in [0, 1))."""
-
-MAX_GLOBAL_LOADS_PER_WARP = (2 * RADIUS + 1) ** 2 / 2
-"""A warp of the tiled kernel makes about 3 load requests (its share of the tile); one that loads
-every pixel of its window from global memory makes 25."""
-MAX_CONFLICTS = 0.5
-"""Bank conflicts a shared load request that FAST allows on the simulator: a warp reading 32
-neighbouring floats of a tile row has none; one reading down a column of a transposed tile
-has several."""
-TARGET = 0.2
-"""The fraction of a device-to-device copy's bandwidth FAST takes on a GPU, counting 4 bytes
-read and 4 written a pixel. Measured on an H200 (2026-12-02, three runs): the solution 25 to 26%
-(its 25 shared reads a pixel, not DRAM, are the limit), the tile transposed (bank conflicts on
-every read) 12%, and the window read from global memory 28%: there the L1 cache serves the
-rows a warp re-reads, so on a GPU events cannot tell that kernel from the tiled one (as with
-notebook 06's stencil); the simulator's trace can, and says so."""
-BIG = (4096, 8192)
-"""(height, width) of the timed image: 128 MiB of floats, far larger than a GPU's L2 cache."""
+JUNK = np.float32(1000.0)  # the spare rows around the input: far from any pixel (in [0, 1))
+MAX_GLOBAL_LOADS_PER_WARP, MAX_CONFLICTS = (2 * RADIUS + 1) ** 2 / 2, 0.5
+"""What FAST allows on the simulator: a warp of the tiled kernel makes about 3 global load
+requests (its share of the tile), one that loads its whole window 25; a warp reading 32
+neighbouring floats of a tile row has no bank conflicts, one reading down a column several."""
+TARGET, BIG = 0.2, (4096, 8192)
+"""The fraction of a copy's bandwidth FAST takes on a GPU (4 bytes read and 4 written a pixel of
+the BIG image, 128 MiB). On an H200 (2026-12-02, three runs): the solution 25 to 26% (its 25
+shared reads a pixel are the limit), the tile transposed 12%, the window read from global memory
+28% (the L1 cache serves the rows a warp re-reads: events cannot tell it from the tiled kernel,
+as with notebook 06's stencil; the simulator's trace can)."""
 
 GUARD_HINT = ("the grid is rounded up to whole blocks, so some threads lie outside the image: "
               "they load their part of the tile, reach the barrier, and then return with "
@@ -78,6 +41,21 @@ GUARD_HINT = ("the grid is rounded up to whole blocks, so some threads lie outsi
 TILE_HINT = ("tile[ty][tx] holds the input pixel (x0 + tx, y0 + ty), with x0 = blockIdx.x * "
              "BLOCK_X - RADIUS and y0 = blockIdx.y * BLOCK_Y - RADIUS, and this thread's own pixel "
              "is tile[threadIdx.y + RADIUS][threadIdx.x + RADIUS]")
+TILE_READ_HINT = ("load the tile into shared memory once (TODO 1), then read every pixel of the "
+                  "window from the tile, tile[threadIdx.y + dy][threadIdx.x + dx] (TODO 4), so "
+                  "that a warp's 32 threads read 32 neighbouring floats of one row of the tile")
+WORDS = Words(index_hint="x = blockIdx.x * BLOCK_X + threadIdx.x, y = blockIdx.y * BLOCK_Y + "
+                         "threadIdx.y", guard_hint=GUARD_HINT)
+_RUNS = itertools.count()
+"""Each run gets an image of its own: tile elements a wrong kernel never loaded hold what an
+earlier launch left there, which must not be the right values by chance."""
+
+
+def _draw(rng):
+    """The grader's cases: several blocks with odd sides, and an image smaller than the window."""
+    return [Grid(awkward(rng, BLOCK[1], BLOCK[1] + 1, 100),
+                 awkward(rng, BLOCK[0], BLOCK[0] + 1, 130), BLOCK),
+            Grid(int(rng.integers(1, 2 * RADIUS + 1)), int(rng.integers(1, 2 * RADIUS + 1)), BLOCK)]
 
 
 def _refine(failure):
@@ -101,27 +79,10 @@ def reference(image: np.ndarray, rows=None, cols=None, mode: str = "edge") -> np
     return (total / (2 * RADIUS + 1) ** 2).astype(np.float32)
 
 
-def _close(got, want):
-    return bool(np.allclose(got, want, rtol=1e-5, atol=1e-6))
-
-
-def _where(case):
-    return f"{case.width} x {case.height} image, block = {BLOCK}, grid = {case.grid}"
-
-
-WORDS = Words(index_hint="x = blockIdx.x * BLOCK_X + threadIdx.x, y = blockIdx.y * BLOCK_Y + "
-                         "threadIdx.y", guard_hint=GUARD_HINT)
-_RUNS = itertools.count()
-"""Each run gets an image of its own: shared memory that a wrong kernel reads without loading it
-holds what an earlier launch left there (on a GPU as on the simulator), which must not be the
-right values by chance."""
-
-
 def _launch(case):
     """A new image; the input with JUNK rows before and after it, for the overhang and more."""
     height, width = case.height, case.width
-    image = np.random.default_rng([height, width, next(_RUNS)]).random((height, width),
-                                                                       np.float32)
+    image = np.random.default_rng([height, width, next(_RUNS)]).random((height, width), np.float32)
     margin = (RADIUS + BLOCK[1] + 1) * (width + 2 * RADIUS)
     return Launch((Input(image, margin, JUNK, before=margin),
                    Output((height, width), guard=BLOCK[1] * width + BLOCK[0]),
@@ -129,9 +90,7 @@ def _launch(case):
 
 
 def _mistakes(case, run):
-    """The mistakes one launch shows, the most telling first; on the first image the launch on
-    the simulator, race-checked and traced, too."""
-    image, got = run.model, run.out.got
+    """The mistakes one launch shows; on the first image, the simulator's launch's too."""
     yield from past_the_end(run.out.past, case, WORDS, GUARD_HINT)
     yield from never_written(run.out.unwritten, WORDS)
     if case == CASES[0]:
@@ -140,14 +99,15 @@ def _mistakes(case, run):
             yield race_mistake(seen.error, "each thread stores only its own pixel, "
                                            "out[y * width + x]", block=BLOCK, refine=_refine)
             return
-    yield from _wrong_values(image, got, case)
+    want = reference(run.model)
+    if not close(run.out.got, want):
+        yield from matches(run.out.got, _models(run.model), close)
+        yield from _located(run.out.got, want, case)
 
 
 def _models(image):
     """(result, problem, hint) of the known mistakes, most specific first."""
     full, short = range(-RADIUS, RADIUS + 1), range(-RADIUS, RADIUS)
-    window = ("the window has 2 * RADIUS + 1 pixels each way: dy and dx run from 0 to "
-              "2 * RADIUS, both included (<=)")
     yield (image, "the output is the input image, unchanged: nothing is blurred yet",
            "follow the TODOs of the stub: fill the tile, wait, then average the window")
     yield (np.zeros_like(image),
@@ -167,7 +127,8 @@ def _models(image):
     for rows, cols in ((short, short), (full, short), (short, full)):
         yield (reference(image, rows=rows, cols=cols),
                f"the window is {len(cols)} x {len(rows)} pixels, not {len(full)} x {len(full)}",
-               window)
+               "the window has 2 * RADIUS + 1 pixels each way: dy and dx run from 0 to "
+               "2 * RADIUS, both included (<=)")
     for factor in ((2 * RADIUS + 1) ** 2, 2 * RADIUS + 1):
         yield (reference(image) * np.float32(factor),
                f"the results are {factor} times too large",
@@ -175,21 +136,15 @@ def _models(image):
                "1.0f / ((2 * RADIUS + 1) * (2 * RADIUS + 1))")
 
 
-def _wrong_values(image, got, case):
-    want = reference(image)
-    if _close(got, want):
-        return
-    for model, problem, hint in _models(image):
-        if _close(got, model):
-            yield problem, hint
+def _located(got, want, case):
+    """Where the wrong pixels are: near the image's right or bottom edge (threads past it that
+    returned before loading), near any of its edges, near their blocks' (the halo)."""
     height, width = case.height, case.width
     wrong = ~np.isclose(got, want, rtol=1e-5, atol=1e-6)
     y, x = np.indices(wrong.shape)
     ys, xs = np.nonzero(wrong)
     first = (f"{wrong.sum()} of {wrong.size} pixels are wrong, the first at (x={xs[0]}, "
              f"y={ys[0]}): got {got[ys[0], xs[0]]:.4f}, expected {want[ys[0], xs[0]]:.4f}")
-    # A thread past the image's edge that returns before loading leaves the tile's columns from
-    # width - RADIUS on empty: the pixels from width - 2 RADIUS on read them.
     overhang = (width % BLOCK[0] != 0) | (height % BLOCK[1] != 0)
     if overhang and (wrong <= (x >= width - 2 * RADIUS) | (y >= height - 2 * RADIUS)).all():
         yield (first + ", all near the right or bottom edge of the image",
@@ -202,36 +157,24 @@ def _wrong_values(image, got, case):
                "a window pixel outside the image takes the value of the nearest pixel inside: "
                "clamp its column to 0 .. width - 1 and its row to 0 .. height - 1 "
                "(clamp_index) when the tile is loaded")
-    yield from _halo(wrong, first, x % BLOCK[0], y % BLOCK[1])
+    lx, ly = x % BLOCK[0], y % BLOCK[1]
+    sides = {"left": lx < RADIUS, "right": lx >= BLOCK[0] - RADIUS, "top": ly < RADIUS,
+             "bottom": ly >= BLOCK[1] - RADIUS}
+    if (wrong <= np.logical_or.reduce(list(sides.values()))).all():
+        alone = {side: mask & ~np.logical_or.reduce([m for s, m in sides.items() if s != side])
+                 for side, mask in sides.items()}          # a corner does not say which side
+        which = [side for side in sides if (wrong & alone[side]).any()] or \
+            [side for side, mask in sides.items() if (wrong & mask).any()]
+        yield (f"{first}, all within RADIUS of the {', '.join(which)} edge(s) of their block: "
+               "the halo is not right",
+               f"the tile is TILE_Y x TILE_X = {BLOCK[1] + 2 * RADIUS} x {BLOCK[0] + 2 * RADIUS}"
+               ": load every element of it, RADIUS rows and columns beyond the block on every "
+               "side (the loops run while ty < TILE_Y and tx < TILE_X); " + TILE_HINT)
     yield first, "compare your kernel with the TODOs: " + TILE_HINT
 
 
-def _halo(wrong, first, lx, ly):
-    """Wrong pixels only within RADIUS of their block's edges: the halo."""
-    sides = {"left": lx < RADIUS, "right": lx >= BLOCK[0] - RADIUS, "top": ly < RADIUS,
-             "bottom": ly >= BLOCK[1] - RADIUS}
-    near = np.logical_or.reduce(list(sides.values()))
-    if not (wrong <= near).all():
-        return
-    alone = {side: mask & ~np.logical_or.reduce([m for s, m in sides.items() if s != side])
-             for side, mask in sides.items()}          # a corner does not say which side
-    which = [side for side in sides if (wrong & alone[side]).any()] or \
-        [side for side, mask in sides.items() if (wrong & mask).any()]
-    yield (f"{first}, all within RADIUS of the {', '.join(which)} edge(s) of their block: the "
-           "halo is not right",
-           f"the tile is TILE_Y x TILE_X = {BLOCK[1] + 2 * RADIUS} x {BLOCK[0] + 2 * RADIUS}: "
-           "load every element of it, RADIUS rows and columns beyond the block on every side "
-           "(the loops run while ty < TILE_Y and tx < TILE_X); " + TILE_HINT)
-
-
-TILE_READ_HINT = ("load the tile into shared memory once (TODO 1), then read every pixel of the "
-                  "window from the tile, tile[threadIdx.y + dy][threadIdx.x + dx] (TODO 4), so "
-                  "that a warp's 32 threads read 32 neighbouring floats of one row of the tile")
-
-
 def _traced(kernels):
-    """On the simulator: the trace of the first image's launch, global load requests a warp and
-    bank conflicts a shared load request."""
+    """On the simulator: the first image's global load requests a warp, bank conflicts a request."""
     stats = observe(kernels, _launch(CASES[0])).stats
     gx, gy = CASES[0].grid
     per_warp = stats.global_ld.requests / (gx * gy * (BLOCK[0] * BLOCK[1] // 32))
@@ -250,28 +193,26 @@ def _traced(kernels):
 
 def _timed(kernel):
     """On a GPU: the bandwidth of the blur of a BIG image, against a copy's."""
-    from helpers.backend import gpuarray
-
     height, width = BIG
-    image = gpuarray.to_gpu(np.random.default_rng(6).random(BIG, np.float32))
-    out = gpuarray.empty(BIG, np.float32)
-    grid = Grid(*BIG, BLOCK).grid
+    image = np.random.default_rng(6).random(BIG, np.float32)
+    launch = Launch((image, np.empty(BIG, np.float32), np.int32(width), np.int32(height)),
+                    BLOCK, Grid(*BIG, BLOCK).grid)
     return (yield from speed.bandwidth(
-        lambda: kernel(image, out, np.int32(width), np.int32(height), block=BLOCK, grid=grid),
-        8 * height * width, TARGET, TILE_READ_HINT + "; every load of the tile is coalesced "
-        "too: neighbouring threads load neighbouring pixels", "4 bytes read and 4 written a "
-        f"pixel, on a {width} x {height} image"))
+        speed.launched(kernel, launch), 8 * height * width, TARGET, TILE_READ_HINT + "; every "
+        "load of the tile is coalesced too: neighbouring threads load neighbouring pixels",
+        f"4 bytes read and 4 written a pixel, on a {width} x {height} image"))
 
 
 EXERCISE = KernelExercise(
     stub="exercises/box_blur.cu", kernel="box_blur",
     signature="const float *in, float *out, int width, int height",
-    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
-    crash_hint=GUARD_HINT + "; and clamp every pixel the tile loads to the image", refine=_refine,
+    cases=CASES, draw=_draw, where=lambda c: f"{c.width} x {c.height} image, block = {BLOCK}, "
+                                             f"grid = {c.grid}",
+    launch=_launch, mistakes=_mistakes, refine=_refine,
+    crash_hint=GUARD_HINT + "; and clamp every pixel the tile loads to the image",
     simulated="runs the race check and the trace", fast=speed.rule(_timed, _traced),
     success=f"the blur matches NumPy on {len(CASES)} images whose sides are not multiples of the "
             "block, with no race; nothing written outside the image")
 
 check_box_blur = EXERCISE.check_file          # (path="exercises/box_blur.cu")
-check_box_blur_kernel = EXERCISE.check_kernel  # (kernel, simulated=None): the same on a compiled
-# kernel; on a GPU, simulated is the same source compiled by the simulator
+check_box_blur_kernel = EXERCISE.check_kernel  # (kernel, simulated=None): on a compiled kernel

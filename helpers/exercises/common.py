@@ -127,6 +127,11 @@ class Output:
                       never[:self.size].reshape(shape), bool(differs))
 
 
+def close(got: np.ndarray, want: np.ndarray, rtol: float = 1e-5, atol: float = 1e-6) -> bool:
+    """Whether ``got`` has ``want``'s shape and its values to float32's rounding."""
+    return got.shape == want.shape and bool(np.allclose(got, want, rtol=rtol, atol=atol))
+
+
 def device_arguments(args, gpuarray, run: int = 0) -> list:
     """The kernel's arguments on the device: an ``Input`` or ``Output`` made there, a NumPy array
     copied there, anything else (a NumPy scalar, an array already there) passed as it is."""

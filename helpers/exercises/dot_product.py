@@ -1,36 +1,12 @@
-"""Checker for the dot-product exercise of notebook 07 (``cuda_src/exercises/dot_product.cu``).
+"""Checker for the dot-product exercise of notebook 07: ``cuda_src/exercises/dot_product.cu``.
 
-The kernel under test::
-
-    __global__ void dot(const float *x, const float *y, float *result, int n)
-
-adds x[0]*y[0] + ... + x[n-1]*y[n-1] to *result (0 before the launch), for any n, any grid and
-any block of a multiple of 32 threads up to 1024: a grid-stride loop, warp shuffles, the warps'
-sums through shared memory, one atomicAdd a block.
-
-``check_dot()`` runs it on sizes that are not powers of two, grids with fewer threads than
-elements and with more, blocks of 1, 3, 4 and 32 warps; x and y hold NaN past n (a read past the
-end shows), the result is followed by a guard of NaN (a write past it shows). A wrong sum is
-compared first with the plan written another way, each shape modelled whole in NumPy (``model``:
-__shfl_up_sync for down, offsets from 32 or 8, a tree that stops before offset 1, a stride of
-blockDim.x alone, an int sum), then with what known mistakes count (only thread 0 of each block,
-only the first warp, no grid-stride loop, the tail dropped...). Then two launches on the
-simulator, race-checked and traced (``helpers.exercises.microscope``), of 4 and 32 warps a
-block, find a missing barrier or a plain ``*result += ...`` that gave the right sum by luck, a
-warp_sums too small for 32 warps, a shuffle some lanes skip.
-A launch that fails gets the hint for its kind (``helpers.exercises.failure``), refined by
-``_refine`` for the exercise's arrays.
-
-A right sum is then rated for speed (``_timed``, ``_traced``): on the simulator by its trace,
-FAST with one atomic a block; on a GPU timed with events on a large vector against a copy's
-bandwidth. Short of that it is a PASS that says what is missing.
-
-``check_dot_kernel(kernel, simulated=None)`` does the same for a kernel already compiled.
+``dot(x, y, result, n)`` adds x . y to *result (0 before the launch) for any n, grid and block of
+1 to 32 warps: a grid-stride loop, warp shuffles, the warps' sums through shared memory, one
+atomicAdd a block. A wrong sum is matched with the plan's wrong shapes, modelled whole
+(``SHAPES``), and with the sums of known parts of the products.
 """
 
 from __future__ import annotations
-
-import dataclasses
 
 import numpy as np
 
@@ -39,49 +15,48 @@ from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import observe, observed_mistakes
+from helpers.exercises.verdict import matches
 
-RTOL = 1e-5
-"""Relative difference from NumPy's sum (float64) within which a float32 sum counts as right
-(a correct kernel's is about 1e-7 on these sizes; one element missing of 1,000 is 1e-3)."""
-GUARD = 16
-
-# n not a power of two (nor a multiple of 4 or 32), grids with fewer threads than n (the
-# grid-stride loop) and more (threads with nothing to do), 32, 3, 4 and 1 warps a block.
+RTOL, GUARD = 1e-5, 16
+"""RTOL: the difference from NumPy's sum (float64) within which a float32 sum counts as right
+(a right kernel's is about 1e-7 on these sizes; one element missing of 1,000 is 1e-3)."""
 CASES = [dict(n=1_001, block=96, grid=2), dict(n=100_003, block=256, grid=8),
          dict(n=5_000, block=1024, grid=3), dict(n=77, block=128, grid=4),
          dict(n=1, block=32, grid=1), dict(observe=True, n=3_001, block=128, grid=3),
          dict(observe=True, n=3_001, block=1024, grid=2)]
+"""n not a power of two (nor a multiple of 4 or 32), grids with fewer threads than n and more,
+32, 3, 4 and 1 warps a block; then the launches on the simulator (``OBSERVED``): 4 warps a block
+(the first warp's lanes past the block's warps must add 0), and 32 (warp_sums must hold all)."""
 OBSERVED = [case for case in CASES if case.get("observe")]
-"""The launches on the simulator: 4 warps a block (the first warp's lanes past the block's warps
-must add 0), and 32 (warp_sums must have room for all of them)."""
+TARGET, BIG = 0.5, 1 << 25
+"""The fraction of a copy's bandwidth FAST takes on a GPU (8 bytes read an element of two BIG
+vectors, 128 MiB each). On an H200 (2026-12-02): the solution 83%, one atomic a thread 12%, one
+a warp 76% (the L2 cache's atomics keep up with a warp's, so on a GPU that sum is FAST; the
+simulator's trace, which counts the atomics, asks for one a block)."""
+
+WARP_SUMS_HINT = ("only the blockDim.x / 32 sums the block's warps wrote (lane < blockDim.x / "
+                  "32; the other lanes add 0)")
+ATOMIC_HINT_FAST = ("add up the block first (warp_sum, then the warps' sums), and let one thread "
+                    "a block do atomicAdd(result, block_sum): one atomic a block")
+FROM_16 = "for (int offset = 16; offset > 0; offset /= 2): offsets 16, 8, 4, 2, 1"
 
 
 def _draw(rng):
-    """The grader's cases: a few elements and many, not a multiple of a warp, on blocks of 1 to
-    32 warps and grids with fewer threads than n and more."""
+    """The grader's cases: few elements and many, on blocks of 1 to 32 warps."""
     return [dict(n=awkward(rng, 32, low, high), block=32 * int(rng.integers(1, 33)),
                  grid=int(rng.integers(1, 9))) for low, high in ((2, 2_000), (2_000, 120_000))]
 
 
-BARRIER_HINT = ("after lane 0 of each warp writes warp_sums[warp], a __syncthreads() (reached "
-                "by every thread of the block) before the first warp reads warp_sums")
-WARP_SUMS_HINT = ("only the blockDim.x / 32 sums the block's warps wrote (lane < blockDim.x / "
-                  "32; the other lanes add 0)")
-ATOMIC_HINT = ("several blocks add to *result at once: *result += v loses updates; use "
-               "atomicAdd(result, v), once a block")
-
-
 def _refine(failure):
-    """The exercise's hints for a failure, where it knows better than the hint by kind: the
-    accumulators it has (*result in global memory, one shared across the block), the barrier
-    before warp_sums is read, and warp_sums' size."""
+    """The hints for the exercise's accumulators, warp_sums' barrier and its size."""
     if failure.kind == "array bounds":
         yield ("warp_sums needs one element for each warp of the block: declare it "
                "__shared__ float warp_sums[32], for blocks of up to 1024 threads (32 warps)")
     if failure.kind != "race":
         return
     if failure.update and failure.error.space == "global":
-        yield ATOMIC_HINT
+        yield ("several blocks add to *result at once: *result += v loses updates; use "
+               "atomicAdd(result, v), once a block")
     if failure.update:
         name = failure.error.array if failure.error.element == 0 else failure.place
         yield (f"the warps of a block add to {name} at once, and {name} += v is a "
@@ -93,42 +68,40 @@ def _refine(failure):
                "warp_sums before another wrote it: add the warps' sums with warp_sum "
                "(__shfl_down_sync), in registers, not through shared memory")
     if failure.between == "warps" and failure.error.space == "shared":
-        yield BARRIER_HINT
+        yield ("after lane 0 of each warp writes warp_sums[warp], a __syncthreads() (reached "
+               "by every thread of the block) before the first warp reads warp_sums")
 
 
 def _launch(case):
-    """x and y hold NaN past n (a kernel that reads there gets NaN); *result starts at 0, and the
-    guard after it is NaN."""
-    n = case["n"]
-    rng = np.random.default_rng(n)
-    x = rng.uniform(0.5, 1.5, n).astype(np.float32)
-    y = rng.uniform(0.5, 1.5, n).astype(np.float32)
+    """x and y hold NaN past n, *result starts at 0, the guard after it is NaN."""
+    n, rng = case["n"], np.random.default_rng(case["n"])
+    x, y = (rng.uniform(0.5, 1.5, n).astype(np.float32) for _ in range(2))
     return Launch((Input(x, GUARD, np.nan), Input(y, GUARD, np.nan),
                    Output(1, guard=GUARD, start=0.0), np.int32(n)),
                   block=(case["block"], 1, 1), grid=(case["grid"], 1),
                   model=x.astype(np.float64) * y)
 
 
-def _where(case):
-    return f"n = {case['n']:,}, block = ({case['block']}, 1, 1), grid = ({case['grid']}, 1)"
-
-
 def _mistakes(case, run):
-    """The mistakes one launch shows, the most telling first."""
     kernels, block, grid = run.kernel, case["block"], case["grid"]
     got, products = float(run.out.got[0]), run.model
     if run.out.past.size:
         yield ("the kernel wrote past *result (result[1] and on)",
                "the result is one float: only *result (result[0]) may be written")
     if np.isnan(got):  # a race explains a NaN too: the barrier before reading shared memory
-        yield from observed_mistakes(_observe(kernels), _refine,
-                                     wrong="the sum is NaN")
-    yield from _no_sum(got)
+        yield from observed_mistakes(_observe(kernels), _refine, wrong="the sum is NaN")
+        yield ("the result is NaN: the kernel read x or y past n (they hold NaN there), or an "
+               "element of a __shared__ array that no thread of the block had written",
+               "read x[i] and y[i] only while i < n, and of warp_sums " + WARP_SUMS_HINT)
+    if got == 0.0:
+        yield ("nothing was added to *result: it is still 0",
+               "at the end, one thread of each block adds the block's sum: "
+               "atomicAdd(result, block_sum)")
     if _close(got, products.sum()):
         return
-    yield from observed_mistakes(_observe(kernels), _refine,  # the likeliest
-                                 wrong="the sum is wrong")                       # cause
-    yield from _wrong_sum(got, products, block, grid)
+    yield from observed_mistakes(_observe(kernels), _refine, wrong="the sum is wrong")  # likeliest
+    yield from matches(got, _wrong_sums(products, block, grid), _close)
+    yield from _prefix(got, products)
     yield (f"the sum is {got:.7g}, NumPy's is {products.sum():.7g}",
            "each thread adds x[i] * y[i] over its i (grid-stride loop), warp_sum adds a "
            "warp's 32 values, and the first warp adds only the block's warps' sums "
@@ -139,36 +112,11 @@ def _close(got, want):
     return bool(np.isfinite(got)) and abs(got - want) <= RTOL * abs(want)
 
 
-def _no_sum(got):
-    """A NaN (a read past n, or of shared memory no thread wrote), or nothing added."""
-    if np.isnan(got):
-        yield ("the result is NaN: the kernel read x or y past n (they hold NaN there), or an "
-               "element of a __shared__ array that no thread of the block had written",
-               "read x[i] and y[i] only while i < n, and of warp_sums " + WARP_SUMS_HINT)
-    if got == 0.0:
-        yield ("nothing was added to *result: it is still 0",
-               "at the end, one thread of each block adds the block's sum: "
-               "atomicAdd(result, block_sum)")
-
-
-def _wrong_sum(got, products, block, grid):
-    """The mistakes whose wrong sum is ``got``: the plan written another way (a wrong shape of
-    it, modelled whole), or the sum of a known part of the products."""
-    n = products.size
-    want = products.sum()
-    for shape, problem, hint in SHAPES:
-        if _close(got, model(products, block, grid, shape)):
-            yield problem, hint
-    for part, problem, hint in _parts(products, block, grid):
-        if _close(got, products[part].sum()):
-            yield problem, hint
-    if grid > 1 and _close(got, grid * want):
-        yield (f"the sum is {grid} times the dot product: every block counted every element",
-               "start at i = blockIdx.x * blockDim.x + threadIdx.x and step by "
-               "blockDim.x * gridDim.x, so that the blocks share the elements out")
-    counted = np.cumsum(products)
+def _prefix(got, products):
+    """A sum within 1% of one product of a prefix's sum, not by chance: the tail dropped."""
+    n, counted = products.size, np.cumsum(products)
     m = int(np.searchsorted(counted, got))
-    for k in (m - 1, m):   # within 1% of one product of a prefix's sum: not by chance
+    for k in (m - 1, m):
         if 0 < k < n - 1 and abs(got - counted[k]) <= 0.01 * products[k:k + 2].min():
             yield (f"the last {n - k - 1:,} of the {n:,} elements were not counted (the sum is "
                    f"that of x[0..{k}] . y[0..{k}])",
@@ -176,120 +124,106 @@ def _wrong_sum(got, products, block, grid):
                    "n is (here not a power of two, nor a multiple of the block)")
 
 
-@dataclasses.dataclass(frozen=True)
-class Shape:
-    """One way of writing the plan, which ``model`` computes: the loop's ``stride`` ("grid",
-    blockDim.x * gridDim.x, or "block", blockDim.x alone), the type of each thread's ``sum``
-    ("float" or "int"), and warp_sum's ``shuffle`` ("down", "up" or "xor") and ``offsets``."""
-
-    stride: str = "grid"
-    sum: str = "float"
-    shuffle: str = "down"
-    offsets: tuple = (16, 8, 4, 2, 1)
-
-
-FROM_16 = "for (int offset = 16; offset > 0; offset /= 2): offsets 16, 8, 4, 2, 1"
-SHAPES = [  # (shape, problem, hint): the plan's wrong shapes, each named as itself
-    (Shape(shuffle="up"),
+SHAPES = [  # (how model() writes the plan, problem, hint): its wrong shapes, each named as itself
+    (dict(shuffle="up"),
      "warp_sum uses __shfl_up_sync, which hands each lane the v of the lane offset places below "
      "it: lane 0 has none below, so it doubles its own value at each step instead of collecting "
      "the warp's sum",
      "use __shfl_down_sync(0xffffffff, v, offset), which hands each lane the v of the lane "
      "offset places above it: after offsets 16, 8, 4, 2 and 1 the warp's sum is in lane 0"),
-    (Shape(offsets=(32, 16, 8, 4, 2, 1)),
+    (dict(offsets=(32, 16, 8, 4, 2, 1)),
      "warp_sum starts at offset 32, past the warp's last lane: at that step every lane gets its "
      "own value back and doubles it, so each warp sum is twice too large (the dot product 4 "
      "times, warp_sum being used twice)",
      "start at half the warp, 16: " + FROM_16),
-    (Shape(offsets=(8, 4, 2, 1)),
+    (dict(offsets=(8, 4, 2, 1)),
      "warp_sum starts at offset 8: lane 0 ends with the sum of the warp's first 16 lanes only",
      "start at half the warp, 16: " + FROM_16),
-    (Shape(offsets=(16, 8, 4, 2)),
+    (dict(offsets=(16, 8, 4, 2)),
      "warp_sum stops one step early, before offset 1: lane 0 ends with the sum of the even "
      "lanes only",
      "run the loop down to offset 1 (offset > 0, not offset > 1): " + FROM_16),
-    (Shape(stride="block"),
+    (dict(stride="block"),
      "the loop steps by blockDim.x alone: each block walks from its first element to the end, "
      "so the blocks' walks overlap and most elements are counted by several blocks",
      "step by the whole grid, i += blockDim.x * gridDim.x, so that the blocks share the "
      "elements out"),
-    (Shape(sum="int"),
+    (dict(sum_type="int"),
      "each thread adds up in an int: adding x[i] * y[i] to an int keeps only the whole part, "
      "so the fractions are lost",
      "keep each thread's sum in a float: float v = 0.0f, then v += x[i] * y[i]"),
 ]
 
 
-def model(products, block, grid, shape: Shape) -> float:
-    """The sum a kernel of ``shape`` adds to *result, launched as ``block`` and ``grid``: each
-    thread's sum, each warp's (lane 0 of warp_sum), each block's (warp_sum over the first warp's
-    lanes, the warps' sums or 0), all blocks'."""
-    warps = block // 32
-    sums = _warp_sum(_thread_sums(products, block, grid, shape).reshape(grid, warps, 32), shape)
-    first_warp = np.zeros((grid, 32))
-    first_warp[:, :warps] = sums
-    return float(_warp_sum(first_warp, shape).sum())
-
-
-def _thread_sums(products, block, grid, shape):
-    """Each thread's sum after the loop over its elements, the loop's turns taken for all the
-    threads at once (an int sum truncated after each addition, as C converts it)."""
-    n, threads = products.size, block * grid
-    step = threads if shape.stride == "grid" else block
+def model(products, block, grid, stride="grid", sum_type="float", shuffle="down",
+          offsets=(16, 8, 4, 2, 1)) -> float:
+    """The sum a kernel adds to *result whose loop steps by the grid or the block (``stride``),
+    each thread adding up in a float or an int (``sum_type``), its warp_sum's ``shuffle``
+    ("down" or "up") going through ``offsets``."""
+    n, threads, warps = products.size, block * grid, block // 32
+    step = threads if stride == "grid" else block
     start, sums = np.arange(threads), np.zeros(threads)
-    for turn in range(-(-n // step)):
+    for turn in range(-(-n // step)):  # the loop's turns taken for all the threads at once
         i = start + turn * step
         added = np.where(i < n, products[np.minimum(i, n - 1)], 0.0).astype(np.float32)
-        sums = np.trunc(sums.astype(np.float32) + added) if shape.sum == "int" else sums + added
-    return sums
+        sums = np.trunc(sums.astype(np.float32) + added) if sum_type == "int" else sums + added
+    first_warp = np.zeros((grid, 32))
+    first_warp[:, :warps] = _warp_sum(sums.reshape(grid, warps, 32), shuffle, offsets)
+    return float(_warp_sum(first_warp, shuffle, offsets).sum())
 
 
-def _warp_sum(v, shape):
+def _warp_sum(v, shuffle, offsets):
     """Lane 0 of warp_sum over the last axis (32 lanes): a shuffle whose source lane is outside
     the warp hands a lane its own value, as CUDA's do."""
     lane = np.arange(32)
-    for offset in shape.offsets:
-        source = {"down": lane + offset, "up": lane - offset, "xor": lane ^ offset}[shape.shuffle]
+    for offset in offsets:
+        source = lane + offset if shuffle == "down" else lane - offset
         inside = (source >= 0) & (source < 32)
         v = v + np.where(inside, v[..., np.clip(source, 0, 31)], v)
     return v[..., 0]
 
 
-def _parts(products, block, grid):
-    """(which elements, problem, hint) of the known mistakes that count only some elements."""
-    i = np.arange(products.size)
+def _wrong_sums(products, block, grid):
+    """(sum, problem, hint) of the known mistakes: the plan's wrong shapes, the sums of a known
+    part of the products, every block counting every element."""
+    for shape, problem, hint in SHAPES:
+        yield model(products, block, grid, **shape), problem, hint
+    i, warps = np.arange(products.size), block // 32
     thread = i % (block * grid) % block        # the thread of its block that handles element i
-    yield ((i % block == 0) & (i < block * grid),
+    whole = 1 << (warps.bit_length() - 1)      # the largest power of two up to warps
+    yield (products[(i % block == 0) & (i < block * grid)].sum(),
            "only thread 0 of each block counted, and only its own element (the stub as shipped)",
            "follow the TODOs: a grid-stride loop, warp_sum with __shfl_down_sync, the warps' "
            "sums in warp_sums, then one atomicAdd a block")
-    yield (thread == 0,
+    yield (products[thread == 0].sum(),
            "only thread 0 of each block counted: warp_sum adds nothing (so neither a warp's "
            "lanes nor, through them, the block's warps are added together)",
            "warp_sum must add the 32 lanes' values: v += __shfl_down_sync(0xffffffff, v, "
            "offset) for offset = 16, 8, 4, 2, 1; then the warps' sums go through warp_sums")
-    yield (thread % 32 == 0,
+    yield (products[thread % 32 == 0].sum(),
            "only lane 0 of each warp counted: warp_sum does not add the lanes",
            "in warp_sum: for (int offset = 16; offset > 0; offset /= 2) "
            "v += __shfl_down_sync(0xffffffff, v, offset);")
-    yield (thread < 32,
-           "only the first warp of each block counted",
+    yield (products[thread < 32].sum(), "only the first warp of each block counted",
            "lane 0 of every warp writes its sum to warp_sums[warp]; after a __syncthreads() the "
            "first warp adds warp_sums[0 .. blockDim.x / 32 - 1] with warp_sum")
-    warps = block // 32
-    whole = 1 << (warps.bit_length() - 1)      # the largest power of two up to warps
     if whole < warps:
-        yield (thread < 32 * whole,
+        yield (products[thread < 32 * whole].sum(),
                f"the warps past the first {whole} of the {warps} in each block were not counted",
                f"a tree that halves the number of warp sums drops the odd ones when there is no "
                f"power of two of them (here {warps}): add them with warp_sum over the lanes "
                "below blockDim.x / 32, the other lanes adding 0, which works for any number of "
                "warps")
     if block * grid < products.size:
-        yield (i < block * grid,
+        yield (products[i < block * grid].sum(),
                f"only the first {block * grid:,} elements (one a thread) were counted",
                "the grid has fewer threads than elements: a grid-stride loop, "
                "for (int i = ...; i < n; i += blockDim.x * gridDim.x)")
+    if grid > 1:
+        yield (grid * products.sum(),
+               f"the sum is {grid} times the dot product: every block counted every element",
+               "start at i = blockIdx.x * blockDim.x + threadIdx.x and step by "
+               "blockDim.x * gridDim.x, so that the blocks share the elements out")
 
 
 def _observe(kernels, case=OBSERVED[0]):
@@ -297,8 +231,7 @@ def _observe(kernels, case=OBSERVED[0]):
 
 
 def _observed_mistakes(kernels, case):
-    """The right sum, by luck or not: the race check, shared memory read before it was written
-    (on a GPU its garbage may be 0 by luck)."""
+    """The right sum, by luck or not: the race check, shared memory read before it was written."""
     seen = _observe(kernels, case)
     yield from observed_mistakes(seen, _refine)
     if not seen.error and np.isnan(seen.outs[0].got[0]):
@@ -306,17 +239,6 @@ def _observed_mistakes(kernels, case):
                "leaves whatever was there, which may be 0 by luck), the sum is NaN: the kernel "
                "reads an element of warp_sums that no warp of the block wrote",
                "of warp_sums read " + WARP_SUMS_HINT)
-
-
-TARGET = 0.5
-"""The fraction of a device-to-device copy's bandwidth FAST takes on a GPU (8 bytes read an
-element). Measured on an H200 (2026-12-02): the solution 83%, one atomic a thread 12%, and one
-atomic a warp 76%: the L2 cache's atomics keep up with a warp's, so on a GPU that sum is FAST;
-the simulator's trace, which counts the atomics, asks for one a block."""
-BIG = 1 << 25
-"""Elements of the timed vectors: 128 MiB each, far larger than a GPU's L2 cache."""
-ATOMIC_HINT_FAST = ("add up the block first (warp_sum, then the warps' sums), and let one thread "
-                    "a block do atomicAdd(result, block_sum): one atomic a block")
 
 
 def _traced(kernels):
@@ -332,22 +254,23 @@ def _traced(kernels):
 
 def _timed(kernel):
     """On a GPU: the bandwidth of the sum of two BIG vectors, against a copy's."""
-    from helpers.backend import drv, gpuarray
+    from helpers.backend import drv
 
     sms = drv.Context.get_device().get_attribute(drv.device_attribute.MULTIPROCESSOR_COUNT)
-    x, y = (gpuarray.to_gpu(np.full(BIG, 0.5, np.float32)) for _ in range(2))
-    result = gpuarray.zeros(1, np.float32)
+    halves = np.full(BIG, 0.5, np.float32)
+    launch = Launch((halves, halves, np.zeros(1, np.float32), np.int32(BIG)), (256, 1, 1),
+                    (8 * sms, 1))
     return (yield from speed.bandwidth(
-        lambda: kernel(x, y, result, np.int32(BIG), block=(256, 1, 1), grid=(8 * sms, 1)),
-        8 * BIG, TARGET, ATOMIC_HINT_FAST + "; and keep every load coalesced: in the "
-        "grid-stride loop neighbouring threads read neighbouring elements",
-        f"8 bytes read an element, {BIG:,} elements"))
+        speed.launched(kernel, launch), 8 * BIG, TARGET, ATOMIC_HINT_FAST + "; and keep every "
+        "load coalesced: in the grid-stride loop neighbouring threads read neighbouring "
+        "elements", f"8 bytes read an element, {BIG:,} elements"))
 
 
 EXERCISE = KernelExercise(
     stub="exercises/dot_product.cu", kernel="dot",
     signature="const float *x, const float *y, float *result, int n",
-    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
+    cases=CASES, draw=_draw, launch=_launch, mistakes=_mistakes,
+    where=lambda c: f"n = {c['n']:,}, block = ({c['block']}, 1, 1), grid = ({c['grid']}, 1)",
     observed=_observed_mistakes, simulated="runs the race check",
     fast=speed.rule(_timed, _traced),
     crash_hint="read x[i] and y[i] only for i < n, and write only *result", refine=_refine,
@@ -355,5 +278,4 @@ EXERCISE = KernelExercise(
             "100,003, blocks of 1 to 32 warps, grids larger and smaller than n), no race")
 
 check_dot = EXERCISE.check_file          # (path="exercises/dot_product.cu")
-check_dot_kernel = EXERCISE.check_kernel  # (kernel, simulated=None): the same on a compiled
-# kernel; on a GPU, simulated is the same source compiled by the simulator
+check_dot_kernel = EXERCISE.check_kernel  # (kernel, simulated=None): on a compiled kernel

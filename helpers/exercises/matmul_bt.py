@@ -1,32 +1,9 @@
 """Checker for the exercise of notebook 08: ``cuda_src/exercises/matmul_bt.cu``.
 
-The kernel under test::
-
-    __global__ void matmul_bt(const float *A, const float *Bt, float *C, int M, int K, int N)
-
-computes C = A Bt^T (NumPy: ``A @ Bt.T``) for an M x K matrix A and an N x K matrix Bt, in tiles
-of 16 x 16 through shared memory, launched with ``block=(16, 16, 1)``, ``grid=(ceil(N / 16),
-ceil(M / 16))``.
-
-A tiled kernel can be wrong in ways a test of its output does not show: without its barriers
-it gives the right answer whenever its threads happen to run in a friendly order, which on a GPU
-is most of the time. So the first case runs on the course's simulator with the race check on
-(``settings.racecheck``), whatever backend the notebook uses: it finds a missing barrier
-whatever order the threads ran in, and a read or write outside an array, naming the line. The
-other cases run on the notebook's backend, with sizes that are not multiples of the tile, C
-pre-filled with NaN and followed by a guard zone, against NumPy. A wrong result is compared with
-what known mistakes compute (too few phases, Bt read as if it were B, Bt's tile used without
-transposing it, threads outside C that skipped their loads, which leaves only the tiles at C's
-edges wrong), and run again with K padded with zeros to a multiple of 16: a kernel that is right
-then, and wrong otherwise, leaves something other than 0 in the tile past column K - 1.
-
-A right kernel is then rated for speed (``_timed``, ``_traced``). The exercise asks for Bt's tile
-to be read along Bt's rows, neighbouring threads reading neighbouring floats, and for Bs to be
-read without bank conflicts, which a right result does not show: on the simulator its memory
-trace counts the sectors each warp's loads fetch (4 a request when both tiles are read along
-their rows, 10 on average when Bt is read down its columns) and the bank conflicts of its shared
-loads, as Nsight Compute would on a GPU; on a GPU the kernel is timed with events against the FMA
-ceiling. Short of the target it is a PASS that says what is missing, and FAST when it reaches it.
+``matmul_bt(A, Bt, C, M, K, N)`` computes C = A Bt^T (NumPy: ``A @ Bt.T``) in 16 x 16 tiles
+through shared memory. Without its barriers it is right whenever its threads run in a friendly
+order, so the race check on the simulator (``RACE_CASES``) runs last, whatever the backend, and
+first when a result is wrong.
 """
 
 from __future__ import annotations
@@ -40,12 +17,9 @@ from helpers.exercises.common import Output
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import observe, race_mistake
-from helpers.exercises.verdict import did_not_finish
+from helpers.exercises.verdict import did_not_finish, matches
 
-KERNEL = "matmul_bt"
-PARAMETERS = "const float *A, const float *Bt, float *C, int M, int K, int N"
-TILE = 16
-RTOL, ATOL = 1e-4, 1e-4
+TILE, RTOL, ATOL = 16, 1e-4, 1e-4
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,19 +34,19 @@ class Case:
         return -(-self.N // TILE), -(-self.M // TILE)
 
 
-# Sizes that are multiples of the tile (the indices alone), then sizes that are not, K
-# included; last the race check, which a kernel without its barriers may need to be found out.
 CASES = [Case(48, 32, 64), Case(37, 50, 21), Case(70, 45, 90), Case(0, 0, 0, racecheck=True)]
-# The race check's launches (small: they run on the instrumented build, one thread at a time):
-# a single phase (K < 16: only the barrier between the loads and the products matters), then
-# three. It also runs first thing when a result is wrong (a missing barrier often makes one).
+"""Sizes that are multiples of the tile (the indices alone), then sizes that are not, K included;
+last the race check, which a kernel without its barriers may need to be found out."""
 RACE_CASES = [Case(20, 13, 18, racecheck=True), Case(20, 37, 18, racecheck=True)]
-
-
-def _draw(rng):
-    """The grader's cases: two more shapes, M, K and N none a multiple of the tile."""
-    return [Case(*(awkward(rng, TILE, 1, 5 * TILE) for _ in range(3))) for _ in range(2)]
-
+"""The race check's launches, small (one thread at a time on the instrumented build): a single
+phase (K < 16: only the barrier between the loads and the products matters), then three."""
+COALESCED, MAX_SECTORS, MAX_CONFLICTS = Case(32, 32, 32), 4.5, 0.5
+"""What FAST allows on the simulator: sectors a global load request (4 when both tiles are read
+along their rows of 128 bytes), bank conflicts a shared load request (none with Bs padded)."""
+TARGET, BIG = 0.10, 2048
+"""The fraction of the FMA ceiling FAST takes on a GPU, on M = K = N = BIG. On an H200
+(2026-12-02): the solution 11.8 to 12.0%, Bt read down its columns 8.4%, Bs not padded 5.1%
+(notebook 08's tiled kernel 12.7%, its naive one 8.4%)."""
 
 LOAD_HINT = ("each load needs its own guard: A's element (row, k) exists when row < M && k < K, "
              "Bt's element (j, k) when j < N && k < K; load 0.0f otherwise, and store only "
@@ -80,6 +54,16 @@ LOAD_HINT = ("each load needs its own guard: A's element (row, k) exists when ro
 INDEX_HINT = ("As[ty][tx] = A[row * K + phase * TILE + tx] and "
               "Bs[ty][tx] = Bt[(blockIdx.x * TILE + ty) * K + phase * TILE + tx] (each with its "
               "guard); then sum += As[ty][j] * Bs[tx][j]: row tx of Bs is column col of C")
+COALESCE_HINT = ("load Bt's tile along its rows, as A's is: Bs[ty][tx] = Bt[(blockIdx.x * TILE + "
+                 "ty) * K + phase * TILE + tx], so that threadIdx.x walks along k; then row tx of "
+                 "Bs is this thread's column of C: sum += As[ty][j] * Bs[tx][j]")
+PAD_HINT = ("declare __shared__ float Bs[TILE][TILE + 1]: the padding puts the 16 floats "
+            "Bs[tx][j] that a warp reads at once in 16 different banks")
+
+
+def _draw(rng):
+    """The grader's cases: two more shapes, M, K and N none a multiple of the tile."""
+    return [Case(*(awkward(rng, TILE, 1, 5 * TILE) for _ in range(3))) for _ in range(2)]
 
 
 def _where(case):
@@ -99,9 +83,14 @@ def _inputs(case, k=None):
     return a, bt
 
 
+def _launch(a, bt, case):
+    m, k, n = a.shape[0], a.shape[1], bt.shape[0]
+    return Launch((a, bt, Output((m, n), guard=TILE * n + TILE), np.int32(m), np.int32(k),
+                   np.int32(n)), block=(TILE, TILE, 1), grid=case.grid)
+
+
 def _mistakes(kernels, case):
-    """Run one case (and, for the race check, the same source on the simulator); yield
-    (problem, hint) for each mistake seen, the most telling first."""
+    """Run one case (the race check's on the simulator); yield its mistakes."""
     if case.racecheck:
         yield from _races(kernels)
         return
@@ -116,7 +105,8 @@ def _mistakes(kernels, case):
         yield ("C is all zeros: nothing was added to sum",
                "follow the TODOs: load both tiles, wait, add the TILE products, wait")
     yield from _races(kernels)
-    yield from _known_results(got, a, bt)
+    yield from matches(got, _known_results(a, bt),
+                       lambda got, wrong: np.allclose(got, wrong, RTOL, ATOL))
     yield from _edge_tiles(got, want)
     yield from _past_column_k(kernels, case)
     bad = ~np.isclose(got, want, RTOL, ATOL)
@@ -125,61 +115,47 @@ def _mistakes(kernels, case):
            f"{got[r, c]:g}, expected {want[r, c]:g})", INDEX_HINT)
 
 
-def _launch(a, bt, case):
-    m, k, n = a.shape[0], a.shape[1], bt.shape[0]
-    return Launch((a, bt, Output((m, n), guard=TILE * n + TILE), np.int32(m), np.int32(k),
-                   np.int32(n)), block=(TILE, TILE, 1), grid=case.grid)
-
-
 def _result(kernels, a, bt, case):
-    """Launch the kernel on a and bt (a generator: yields the mistakes a launch shows, returns
-    C, or None after a mistake)."""
+    """Launch the kernel on a and bt (a generator: yields the mistakes of where it wrote, returns
+    C, or None after a crash)."""
     run = yield from EXERCISE.run(kernels, _launch(a, bt, case))
     if run is None:
         return None
-    got, untouched = run.out.got, not run.out.past.size
-    if not untouched:
+    if run.out.past.size:
         yield ("the kernel wrote past the end of C", "threads outside C must not write: the grid "
                "is rounded up to whole tiles; store only if (row < M && col < N)")
-        return None
     if run.out.unwritten.any():
         r, c = np.argwhere(run.out.unwritten)[0]
-        yield (f"{int(run.out.unwritten.sum())} of {got.size} elements of C were never written "
-               f"(the first is C[{r}][{c}])",
+        yield (f"{int(run.out.unwritten.sum())} of {run.out.got.size} elements of C were never "
+               f"written (the first is C[{r}][{c}])",
                "every thread inside C stores its sum once, after the loop over the phases: "
                "C[row * N + col] = sum")
-        return None
-    return got
+    return run.out.got
 
 
-def _known_results(got, a, bt):
-    """What known mistakes compute from a and bt, compared with ``got``."""
-    m, k = a.shape
-    n = bt.shape[0]
+def _known_results(a, bt):
+    """(C, problem, hint) of known mistakes on a and bt."""
+    k, n = a.shape[1], bt.shape[0]
     whole = (k // TILE) * TILE
-    for wrong, problem, hint in (
-            (a[:, :whole] @ bt[:, :whole].T,
-             f"C is A @ Bt.T over the first {whole} of the K = {k} columns: the last phase, whose "
-             "tile reaches past column K - 1, never ran",
-             "round the number of phases up: (K + TILE - 1) / TILE"),
-            (a @ bt.reshape(k, n),
-             "the kernel read Bt as if it were B (a K x N matrix, element (k, col) at k * N + col)",
-             "Bt is N x K: element (j, k) is at j * K + k. Load Bs[ty][tx] from row "
-             "blockIdx.x * TILE + ty of Bt, column phase * TILE + tx"),
-            (_untransposed(a, bt),
-             "the kernel multiplied by Bt's tile as loaded, not transposed: sum used Bs[j][tx], "
-             "the notebook's read for a tile of B",
-             "Bs[ty][tx] holds Bt[blockIdx.x * TILE + ty][phase * TILE + tx], so this thread's "
-             "column of C (col = blockIdx.x * TILE + tx) is row tx of Bs: sum += As[ty][j] * "
-             "Bs[tx][j]")):
-        if np.allclose(got, wrong, RTOL, ATOL):
-            yield problem, hint
+    yield (a[:, :whole] @ bt[:, :whole].T,
+           f"C is A @ Bt.T over the first {whole} of the K = {k} columns: the last phase, whose "
+           "tile reaches past column K - 1, never ran",
+           "round the number of phases up: (K + TILE - 1) / TILE")
+    yield (a @ bt.reshape(k, n),
+           "the kernel read Bt as if it were B (a K x N matrix, element (k, col) at k * N + col)",
+           "Bt is N x K: element (j, k) is at j * K + k. Load Bs[ty][tx] from row "
+           "blockIdx.x * TILE + ty of Bt, column phase * TILE + tx")
+    yield (_untransposed(a, bt),
+           "the kernel multiplied by Bt's tile as loaded, not transposed: sum used Bs[j][tx], "
+           "the notebook's read for a tile of B",
+           "Bs[ty][tx] holds Bt[blockIdx.x * TILE + ty][phase * TILE + tx], so this thread's "
+           "column of C (col = blockIdx.x * TILE + tx) is row tx of Bs: sum += As[ty][j] * "
+           "Bs[tx][j]")
 
 
 def _untransposed(a, bt):
     """C when the kernel loads Bt's tiles right and reads them as tiles of B (Bs[j][tx])."""
-    m, k = a.shape
-    n = bt.shape[0]
+    (m, k), n = a.shape, bt.shape[0]
     kp, n_pad = -(-k // TILE) * TILE, -(-n // TILE) * TILE
     a_pad, bt_pad = np.zeros((m, kp)), np.zeros((n_pad, kp))
     a_pad[:, :k], bt_pad[:n, :k] = a, bt
@@ -193,8 +169,7 @@ def _untransposed(a, bt):
 
 def _edge_tiles(got, want):
     """Wrong in the tiles that hold threads outside C, right in every whole tile: the threads
-    outside C did not load their elements of the tiles (the loop inside the store's guard, or a
-    return before it), which the threads inside C then read."""
+    outside C did not load their elements of the tiles, which the others then read."""
     m, n = got.shape
     whole = np.zeros(got.shape, bool)
     whole[:m // TILE * TILE, :n // TILE * TILE] = True
@@ -214,41 +189,19 @@ def _past_column_k(kernels, case):
     elements past column K - 1 are not 0."""
     if case.K % TILE == 0:
         return
-    k = -(-case.K // TILE) * TILE
-    a, bt = _inputs(case, k)
+    a, bt = _inputs(case, -(-case.K // TILE) * TILE)
     got = yield from _result(kernels, a, bt, case)
     if got is not None and np.allclose(got, a.astype(np.float64) @ bt.T, RTOL, ATOL):
         yield ("C is right when K is a multiple of 16 (with A and Bt padded by zero columns), "
-               "and wrong for K = {}: the last phase's tile holds something other than 0 past "
-               "column K - 1".format(case.K),
+               f"and wrong for K = {case.K}: the last phase's tile holds something other than 0 "
+               "past column K - 1",
                "load 0.0f into As and Bs where k >= K: an if without an else leaves the previous "
                "phase's values there, and reading without the guard takes the next row's")
 
 
-# ---- the speed tier: the trace on the simulator, events on a GPU ----------------------------
-COALESCED = Case(32, 32, 32)  # whole tiles, rows of 128 bytes: each request reads 4 sectors
-MAX_SECTORS, MAX_CONFLICTS = 4.5, 0.5
-"""What FAST allows on the simulator: sectors a global load request (4 when both tiles are read
-along their rows), bank conflicts a shared load request (none with Bs padded to TILE + 1)."""
-TARGET = 0.10
-"""The fraction of the FMA ceiling FAST takes on a GPU: notebook 08's tiled kernel (16 x 16,
-the same plan on A and B) reached 12.7% of it on an H200, its naive kernel 8.4%. The checker's
-own timing on an H200 (2026-12-02): the solution 11.8 to 12.0%, Bt read down its columns 8.4%,
-Bs not padded 5.1%."""
-BIG = 2048
-"""M = K = N of the timed product: 17 GFLOP, 48 MiB of matrices."""
-COALESCE_HINT = ("load Bt's tile along its rows, as A's is: Bs[ty][tx] = Bt[(blockIdx.x * TILE + "
-                 "ty) * K + phase * TILE + tx], so that threadIdx.x walks along k; then row tx of "
-                 "Bs is this thread's column of C: sum += As[ty][j] * Bs[tx][j]")
-PAD_HINT = ("declare __shared__ float Bs[TILE][TILE + 1]: the padding puts the 16 floats "
-            "Bs[tx][j] that a warp reads at once in 16 different banks")
-
-
 def _traced(kernels):
-    """On the simulator: the trace of the kernel on COALESCED: a warp of the 16 x 16 block reads
-    two rows of a tile, 16 floats each (2 sectors of 32 bytes), so coalesced loads of A and Bt
-    take 4 sectors a request; Bt read down its columns takes 16 for its loads. Bs[tx][j] with
-    rows of 16 floats puts a warp's reads in 2 banks."""
+    """On the simulator, on COALESCED: a warp reads two rows of 16 floats of a tile (4 sectors
+    for A's and Bt's, 16 for Bt's read down its columns); an unpadded Bs puts them in 2 banks."""
     stats = observe(kernels, _launch(*_inputs(COALESCED), COALESCED), key="coalescing").stats
     sectors = stats.global_ld.sectors_per_request
     conflicts = stats.shared_ld.bank_conflicts / max(stats.shared_ld.requests, 1)
@@ -265,62 +218,53 @@ def _traced(kernels):
 
 def _timed(kernel):
     """On a GPU: the rate of the BIG product, against the FMA ceiling."""
-    from helpers.backend import gpuarray
-
-    rng = np.random.default_rng(8)
-    a, bt = (gpuarray.to_gpu(rng.random((BIG, BIG), np.float32)) for _ in range(2))
-    c, n = gpuarray.empty((BIG, BIG), np.float32), np.int32(BIG)
-    grid = Case(BIG, BIG, BIG).grid
-    return (yield from speed.arithmetic(
-        lambda: kernel(a, bt, c, n, n, n, block=(TILE, TILE, 1), grid=grid), 2 * BIG ** 3,
-        TARGET, f"{COALESCE_HINT}; and {PAD_HINT}"))
+    rng, n = np.random.default_rng(8), np.int32(BIG)
+    a, bt = (rng.random((BIG, BIG), np.float32) for _ in range(2))
+    launch = Launch((a, bt, np.empty((BIG, BIG), np.float32), n, n, n), (TILE, TILE, 1),
+                    Case(BIG, BIG, BIG).grid)
+    return (yield from speed.arithmetic(speed.launched(kernel, launch), 2 * BIG ** 3, TARGET,
+                                        f"{COALESCE_HINT}; and {PAD_HINT}"))
 
 
-# ---- the race check, on the simulator --------------------------------------------------------
 def _races(kernels):
-    """Launch the kernel on the simulator on RACE_CASES under the race check; yield what it
-    finds."""
+    """The mistakes of the race check's launches on the simulator (RACE_CASES)."""
     for case in RACE_CASES:
         seen = observe(kernels, _launch(*_inputs(case), case), key=f"race {case}")
         if seen.error is not None:
             problem, hint = _race_mistake(seen.error, single_phase=case.K <= TILE)
             yield (f"{problem.rstrip('.')}, found by the race check on the simulator with "
                    f"M = {case.M}, K = {case.K}, N = {case.N}"), hint
-            return
 
 
 def _race_mistake(error, single_phase):
-    """(problem, hint) for the simulator's LaunchError of a failed launch. With a single phase,
-    a race on the tiles can only be between the loads and the products; with several (and none
-    in a single phase), it is between one phase's products and the next phase's loads."""
+    """(problem, hint) for a launch that failed on the simulator. With a single phase, a race on
+    the tiles can only be between the loads and the products; with several (and none in a single
+    phase), between one phase's products and the next phase's loads."""
     if error.kind == "time limit":
-        return (did_not_finish(error),
-                "a loop whose condition never becomes false: check the phase loop and the "
-                "inner loop")
+        return (did_not_finish(error), "a loop whose condition never becomes false: check the "
+                "phase loop and the inner loop")
     problem, hint = race_mistake(error, "two threads wrote the same element of C: a thread "
-                                         "outside C wrote into the next row. Store only "
-                                         "if (row < M && col < N)")
+                                        "outside C wrote into the next row. Store only "
+                                        "if (row < M && col < N)")
     if error.kind != "race":
         return problem, LOAD_HINT
-    if error.space != "shared":
-        return problem, hint
-    if single_phase:
-        return problem, ("a thread read the tile before another thread had loaded its part: put "
-                         "__syncthreads() between the loads and the loop that reads As and Bs "
-                         "(TODO 3)")
-    return problem, ("the next phase's loads overwrote the tile while another thread was still "
-                     "reading it: put __syncthreads() after the loop that reads As and Bs, at the "
-                     "end of each phase (TODO 5)")
+    if error.space == "shared" and single_phase:
+        hint = ("a thread read the tile before another thread had loaded its part: put "
+                "__syncthreads() between the loads and the loop that reads As and Bs (TODO 3)")
+    elif error.space == "shared":
+        hint = ("the next phase's loads overwrote the tile while another thread was still "
+                "reading it: put __syncthreads() after the loop that reads As and Bs, at the end "
+                "of each phase (TODO 5)")
+    return problem, hint
 
 
 EXERCISE = KernelExercise(
-    stub="exercises/matmul_bt.cu", kernel=KERNEL, signature=PARAMETERS, cases=CASES,
+    stub="exercises/matmul_bt.cu", kernel="matmul_bt",
+    signature="const float *A, const float *Bt, float *C, int M, int K, int N", cases=CASES,
     draw=_draw, where=_where, detect=_mistakes, crash_hint=LOAD_HINT,
     simulated="runs the race check", fast=speed.rule(_timed, _traced),
     success=f"C = A @ Bt.T for {len(CASES) - 1} shapes (sides and K not multiples of 16 among "
             "them), nothing written outside C, no race found by the race check")
 
-check_matmul_bt = EXERCISE.check_file          # (path="exercises/matmul_bt.cu"); on a GPU the
-# race check runs on the simulator's compile of the same file
-check_matmul_bt_kernel = EXERCISE.check_kernel  # (kernel, simulated=None): the same on a
-# compiled kernel; on a GPU, simulated is the same source compiled by the simulator
+check_matmul_bt = EXERCISE.check_file          # (path="exercises/matmul_bt.cu")
+check_matmul_bt_kernel = EXERCISE.check_kernel  # (kernel, simulated=None): on a compiled kernel

@@ -103,7 +103,8 @@ class OpenCLExercise:
 
         queue = opencl.cl.CommandQueue(kernel.context)
         device = types.SimpleNamespace(to_gpu=lambda host: cla.to_device(queue, host))
-        sizes = [b * g for b, g in zip(launch.block, launch.grid)], list(launch.block)
+        local = list(launch.block[:len(launch.grid)])   # a CUDA block's (x, y, 1) on a 2-D grid
+        sizes = [b * g for b, g in zip(local, launch.grid)], local
         runs = max(len(o.poisons) for o in launch.outputs)
         inputs = device_arguments([a for a in launch.args if not isinstance(a, Output)], device)
         hosts, messages = [], []

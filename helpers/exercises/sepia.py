@@ -1,21 +1,9 @@
 """Checker for the exercise in notebook 04: ``cuda_src/exercises/sepia.cu``.
 
-The kernel ``sepia(rgb, out, width, height)`` reads an interleaved RGB image (pixel
-``i = y * width + x`` has red, green, blue at bytes ``3*i``, ``3*i + 1``, ``3*i + 2``) and writes
-the sepia-toned image in the same layout:
-
-    R' = 0.393 R + 0.769 G + 0.189 B
-    G' = 0.349 R + 0.686 G + 0.168 B
-    B' = 0.272 R + 0.534 G + 0.131 B
-
-each rounded and clamped to 255 (NumPy: ``np.minimum(np.floor(rgb @ SEPIA.T + 0.5), 255)``). The
-result must equal NumPy's, except where the exact sum lies within ``ROUNDING_SLACK`` of a
-rounding boundary: there the GPU's float arithmetic may round the other way.
-
-The checker launches it on a 2D grid over random images whose sides are not multiples of the
-block, with two block shapes, twice, the output poisoned with a different byte each time
-(``POISONS``), so that a byte the kernel never wrote can be told from one it wrote (any byte value
-can be a right answer); the input has spare bytes after its end.
+``sepia(rgb, out, width, height)`` writes each pixel of an interleaved RGB image (bytes ``3*i``
+to ``3*i + 2`` of pixel ``i = y * width + x``) through the ``SEPIA`` matrix, rounded and clamped
+to 255, in the same layout. Any byte can be a right answer, so each case runs twice, the output
+poisoned with a different byte each time (``POISONS``).
 """
 
 from __future__ import annotations
@@ -30,28 +18,19 @@ from helpers.exercises.coverage import Grid, Words, past_the_end
 from helpers.exercises.hidden import grids
 from helpers.exercises.kernel import KernelExercise, Launch
 
-KERNEL = "sepia"
-
 SEPIA = np.array([[0.393, 0.769, 0.189],
                   [0.349, 0.686, 0.168],
                   [0.272, 0.534, 0.131]])
 """Row c gives output channel c (R', G', B') from the input's (R, G, B)."""
-
-# Odd sides, one wide and one tall image, two block shapes.
-CASES = [Grid(37, 53, (16, 16)), Grid(71, 45, (32, 8))]
-
-
-def draw(rng):
-    """The grader's cases: two more images with odd sides, on the shipped block shapes
-    (notebook 12's OpenCL sepia draws them too)."""
-    return grids(rng, [case.block for case in CASES], 3, 120, 2)
-
-
+CASES = [Grid(37, 53, (16, 16)), Grid(71, 45, (32, 8))]  # odd sides, wide and tall, two blocks
 POISONS = (0xEF, 0x10)
 """The output is filled with one of these before each of the two runs: a byte that holds the
 first after the first run and the second after the second was never written."""
-
 JUNK = 0  # what the input's spare bytes (past the image) hold
+ROUNDING_SLACK = 0.01
+"""Where the exact sum is within this of a rounding boundary, a result one level off counts as
+right (a GPU's float sum may fall on the other side; float32 sums near 300 are off by about 1e-4
+at most); elsewhere it must be NumPy's exactly, so that truncating instead of rounding fails."""
 
 CHANNEL_NAMES = ("red", "green", "blue")
 INDEX_HINT = ("x = blockIdx.x * blockDim.x + threadIdx.x (the column), "
@@ -67,12 +46,10 @@ LAYOUT_HINT = ("pixel i's red, green and blue are at 3*i, 3*i + 1 and 3*i + 2, i
                "out[3*i] = 0.393f*r + 0.769f*g + 0.189f*b, and so on")
 
 
-ROUNDING_SLACK = 0.01
-"""Where the exact weighted sum is within this of a rounding boundary (a fraction of .5), a
-result one level off counts as right: a GPU's float sum (fused multiply-adds, float weights) may
-fall on the other side. Elsewhere the result must equal NumPy's exactly, so that a kernel that
-truncates instead of rounding fails. (float32 sums of three products near 300 are off by about
-1e-4 at most.)"""
+def draw(rng):
+    """The grader's cases: two more images with odd sides, on the shipped block shapes
+    (notebook 12's OpenCL sepia draws them too)."""
+    return grids(rng, [case.block for case in CASES], 3, 120, 2)
 
 
 def reference(rgb: np.ndarray) -> np.ndarray:
@@ -91,7 +68,6 @@ def _launch(case):
 
 
 def _mistakes(case, run):
-    """The mistakes one launch (twice: two poison bytes) shows, the most telling first."""
     yield from written_mistakes(run.out, case, WORDS, WILD_HINT, WILD_HINT)
     yield from _wrong_values(run.model, run.out.got)
 
@@ -104,12 +80,7 @@ def written_mistakes(out, case, words, wild_hint, guard_hint):
                "each output byte must depend only on its own pixel's input: "
                "read rgb[3*i ...], write out[3*i ...] for the same i")
     yield from past_the_end(out.past // 3, case, words, wild_hint)
-    yield from _some_channels(out.unwritten)
-    yield from coverage.coverage((), out.unwritten.all(axis=2), case, words, guard_hint)
-
-
-def _some_channels(unwritten):
-    """Pixels with only some of their three bytes written."""
+    unwritten = out.unwritten
     if (unwritten.any(axis=2) != unwritten.all(axis=2)).any():
         counts = unwritten.sum(axis=(0, 1))
         missing = [CHANNEL_NAMES[c] for c in range(3) if counts[c]]
@@ -117,6 +88,7 @@ def _some_channels(unwritten):
                f"({', '.join(missing)} missing in places)",
                "a pixel takes 3 bytes of out: write out[3*i], out[3*i + 1] and out[3*i + 2], "
                "with i = y * width + x the pixel's index (not the byte's)")
+    yield from coverage.coverage((), unwritten.all(axis=2), case, words, guard_hint)
 
 
 def _wrong_values(rgb, got):
@@ -148,8 +120,7 @@ def _wrong_values(rgb, got):
 
 def _differs(got, want, exact, boundary=0.5):
     """Where ``got`` is not ``want``: exactly, except within ROUNDING_SLACK of the fraction where
-    ``want`` steps to the next level (.5 when rounding, 0 when truncating), where one level
-    either way is float rounding."""
+    ``want`` steps to the next level (.5 when rounding, 0 when truncating)."""
     diff = np.abs(got.astype(np.int16) - want.astype(np.int16))
     shifted = exact - boundary
     near_step = np.abs(shifted - np.round(shifted)) < ROUNDING_SLACK
@@ -157,36 +128,32 @@ def _differs(got, want, exact, boundary=0.5):
 
 
 def mixed_up(rgb, got, layout_hint):
-    """The kernels that mix up channels (``_mixups``) whose output ``got`` is, to a level."""
-    for model, problem in _mixups(rgb):
-        if (np.abs(got.astype(np.int16) - model.astype(np.int16)) <= 1).all():
-            yield problem, "channels mixed up: " + layout_hint
-
-
-def _mixups(rgb):
-    """(output, description) of kernels that mix up channels: the input read in another order,
-    the outputs stored in another order, or the matrix's columns used as its rows."""
-    names = "RGB"
-    found = []
+    """The kernels that mix up channels whose output ``got`` is, to a level: the input read in
+    another order, the outputs stored in another order, the matrix's columns used as its
+    rows."""
+    names, straight = "RGB", (0, 1, 2)
+    models = []
     for pin, pout in itertools.product(itertools.permutations(range(3)), repeat=2):
-        if pin == (0, 1, 2) and pout == (0, 1, 2):
+        if pin == straight and pout == straight:
             continue
         model = np.empty(rgb.shape, np.uint8)
         model[..., list(pout)] = reference(rgb[..., list(pin)])
         parts = []
-        if pin != (0, 1, 2):
+        if pin != straight:
             parts.append("reads the input bytes as " + "".join(names[c] for c in pin))
-        if pout != (0, 1, 2):
+        if pout != straight:
             parts.append("stores " + ", ".join(f"{names[c]}'" for c in range(3)) + " at bytes "
                          + ", ".join(f"3*i + {pout[c]}" for c in range(3)))
-        found.append((model, "the result is what a kernel gives that " + " and ".join(parts)))
-    transposed = np.minimum(np.floor(rgb @ SEPIA + 0.5), 255).astype(np.uint8)
-    found.append((transposed, "the result is what the matrix's columns used as its rows give"))
-    return found
+        models.append((model, "the result is what a kernel gives that " + " and ".join(parts)))
+    models.append((np.minimum(np.floor(rgb @ SEPIA + 0.5), 255).astype(np.uint8),
+                   "the result is what the matrix's columns used as its rows give"))
+    for model, problem in models:
+        if (np.abs(got.astype(np.int16) - model.astype(np.int16)) <= 1).all():
+            yield problem, "channels mixed up: " + layout_hint
 
 
 EXERCISE = KernelExercise(
-    stub="exercises/sepia.cu", kernel=KERNEL,
+    stub="exercises/sepia.cu", kernel="sepia",
     signature="const unsigned char *rgb, unsigned char *out, int width, int height",
     cases=CASES, draw=draw, launch=_launch, mistakes=_mistakes,
     crash_hint="a thread went outside the image: " + WILD_HINT,

@@ -1,24 +1,13 @@
 """Checker for notebook 12's exercise: notebook 04's sepia kernel ported to OpenCL
 (``cuda_src/opencl/exercises/sepia.cl``).
 
-The kernel ``sepia(rgb, out, width, height)`` computes what ``helpers.exercises.sepia`` describes:
-each pixel's three bytes through the sepia matrix, rounded and clamped to 255. This checker runs it
-the same way, on the cases of that checker: image sides that are not multiples of the work-group,
-two work-group shapes, the output poisoned and the kernel run twice with two poison bytes, spare
-bytes past the end of the input. It names the mistakes of a port (a local id where the global one
-belongs, the dimensions swapped, a cast where a saturating conversion belongs) in OpenCL's words.
-
-A value counts as right when it equals NumPy's, or is one level off where the exact sum lies
-within ``ROUNDING_SLACK`` of a rounding boundary (float32 and a fused multiply-add may land on the
-other side there). So a kernel that truncates instead of rounding fails.
-
-It runs on the platform ``helpers.ch12.opencl.choose_platform()`` picks. On Oclgrind it also reads
+It runs the kernel as ``helpers.exercises.sepia`` runs CUDA's, on its cases and launches, and
+names the mistakes of a port (a local id where the global one belongs, the dimensions swapped, a
+cast where a saturating conversion belongs) in OpenCL's words. On Oclgrind it also reads
 Oclgrind's reports of accesses outside a buffer, which name the line of the kernel.
 """
 
 from __future__ import annotations
-
-import dataclasses
 
 import numpy as np
 
@@ -47,16 +36,6 @@ LAYOUT_HINT = ("pixel i's red, green and blue are at 3*i, 3*i + 1 and 3*i + 2, i
                "out[3*i] = convert_uchar_sat(0.393f*r + 0.769f*g + 0.189f*b + 0.5f), and so on")
 
 
-def _where(case):
-    return (f"width = {case.width}, height = {case.height}, local size = {case.block}, global "
-            f"size = {case.threads}")
-
-
-def _launch(case):
-    """sepia's launch of the case (two poisons), on work-groups of ``case.block``."""
-    return dataclasses.replace(sepia._launch(case), block=case.block)
-
-
 def _reports(messages):
     """The accesses outside a buffer that Oclgrind reported (on a GPU, none)."""
     outside = [m for m in messages if m.kind.startswith("Invalid")]
@@ -69,7 +48,6 @@ def _reports(messages):
 
 
 def _mistakes(case, run, reports):
-    """The mistakes one case's two runs show, the most specific first."""
     yield from reports
     yield from sepia.written_mistakes(run.out, case, WORDS, INDEX_HINT + "; and " + GUARD_HINT,
                                       GUARD_HINT)
@@ -78,19 +56,19 @@ def _mistakes(case, run, reports):
 
 def _wrong_values(rgb, got):
     """Mistakes the values show once every byte was written (none when the kernel is right)."""
-    exact = rgb @ SEPIA.T
-    wrong = _differs(got, reference(rgb), exact)
+    exact, want = rgb @ SEPIA.T, reference(rgb)
+    wrong = _differs(got, want, exact)
     if not wrong.any():
         return
     wy, wx, wc = np.argwhere(wrong)[0]
     first = (f"x = {wx}, y = {wy}, {CHANNEL_NAMES[wc]}: got {got[wy, wx, wc]}, expected "
-             f"{reference(rgb)[wy, wx, wc]}, the exact sum is {exact[wy, wx, wc]:.2f}")
+             f"{want[wy, wx, wc]}, the exact sum is {exact[wy, wx, wc]:.2f}")
     if (wrong <= (exact + 0.5 >= 256)).all():
         yield (f"{int(wrong.sum())} values are wrong, all where the sum goes past 255 ({first})",
                "clamp while converting: " + CLAMP_HINT)
     # Truncation: one level low wherever the fraction is .5 or more (or, in float32, where an
     # exact whole number came out a hair below it).
-    low = got.astype(np.int16) == reference(rgb).astype(np.int16) - 1
+    low = got.astype(np.int16) == want.astype(np.int16) - 1
     fraction = exact - np.floor(exact)
     if (wrong <= (low & ((fraction > 0.5 - ROUNDING_SLACK) | (fraction < ROUNDING_SLACK)))).all():
         yield (f"{int(wrong.sum())} values are one level low, where the sum's fraction is .5 or "
@@ -104,8 +82,10 @@ def _wrong_values(rgb, got):
 EXERCISE = OpenCLExercise(
     stub="exercises/sepia.cl", kernel="sepia",
     signature="__global const uchar *rgb, __global uchar *out, int width, int height",
-    cases=CASES, draw=sepia.draw, where=_where, launch=_launch, mistakes=_mistakes,
-    reports=_reports, crash_hint="a work-item went outside the image: " + GUARD_HINT,
+    cases=CASES, draw=sepia.draw, launch=sepia._launch, mistakes=_mistakes, reports=_reports,
+    where=lambda case: (f"width = {case.width}, height = {case.height}, local size = "
+                        f"{case.block}, global size = {case.threads}"),
+    crash_hint="a work-item went outside the image: " + GUARD_HINT,
     success=f"every pixel matches NumPy's sepia, rounded and clamped, for every size tried "
             f"({len(CASES)} images with odd sides, two work-group shapes), and nothing written "
             "outside the image")

@@ -1,25 +1,8 @@
 """Checker for the second exercise of notebook 04: ``cuda_src/exercises/sepia_x16.cu``.
 
-The kernel ``sepia_x16(rgb, out, n)`` does what the first exercise's ``sepia`` does (see
-``helpers.exercises.sepia``), on a flat image of ``n`` pixels, 16 pixels a thread: thread ``t``
-loads pixels ``16t`` to ``16t + 15`` as three 16-byte words (``uint4``) and stores their sepia
-tones as three more; the thread ``t == n / 16`` does the last ``n % 16`` pixels one by one, and
-the threads after it nothing. Launched with ``block=(256, 1, 1)`` and enough blocks for
-``n / 16 + 1`` threads (rounded up to whole blocks, so there are spare threads).
-
-The checker runs it on awkward sizes (a tail of 9 pixels, none, a tail alone), with the output
-pre-filled with a poison byte, twice (two poisons, as ``sepia``'s checker does), followed by a
-guard zone as long as the spare threads could write, and names the mistake it recognises: one
-pixel a thread, a missing tail, spare threads writing whole groups past the end, one ``uint4``
-stored of three, bytes taken from a word in the wrong order, then ``sepia``'s own (the clamp,
-the rounding, channels mixed up).
-
-On a GPU, once every case is right, it also checks the kernel on a large image (notebook 04's
-size), then rates it for speed (``_timed``): timed with events against a device-to-device copy of
-the same bytes in the same run, FAST at ``TARGET`` of the copy's bandwidth, counting each byte
-read and written once. The simulator's timings are a CPU's, so there its trace rates it: FAST
-when its loads and stores carry at least ``MIN_BYTES_A_LANE`` bytes a thread (16 for uint4,
-1 for bytes). Short of that a right kernel is a PASS that says what is missing.
+``sepia_x16(rgb, out, n)`` is ``helpers.exercises.sepia``'s kernel on a flat image, 16 pixels a
+thread: thread t loads pixels 16t to 16t + 15 as three ``uint4`` and stores three; the thread
+t == n / 16 does the last n % 16 pixels one by one, the spare threads after it nothing.
 """
 
 from __future__ import annotations
@@ -29,15 +12,38 @@ import numpy as np
 from helpers.exercises import sepia, speed
 from helpers.exercises.common import Input, Output, launch_catching
 from helpers.exercises.hidden import awkward, pick
-from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.kernel import KernelExercise, Kernels, Launch
 from helpers.exercises.microscope import observe
-from helpers.exercises.verdict import Verdict, not_yet
+from helpers.exercises.verdict import Verdict, matches, not_yet
 from helpers.workload import share
 
-KERNEL = "sepia_x16"
 BLOCK = 256
 CASES = [(1961, BLOCK), (8000, 64), (7, 32), (16 * 700 + 15, 128)]
 """(n pixels, threads a block): a tail of 9; none; a tail alone; a tail of 15, many blocks."""
+TARGET = 0.5
+"""The fraction of a copy's bandwidth FAST takes on a GPU. The course's solution reached 62% of
+it on an H200, alone on the device (67% in another run); notebook 04's rgb_to_gray_x16, which
+stores one byte a pixel instead of three, 98%, and its one-pixel-a-thread rgb_to_gray 32%."""
+MIN_BYTES_A_LANE = 4
+"""What FAST takes on the simulator: bytes a thread's load or store carries, on average (a uint4
+16, a byte 1). Notebook 04 measured on an H200: byte loads 33% of the copy, 4-byte words 86%."""
+BIG_PIXELS = share(1 << 26, minimum=1 << 24)
+"""The pixels of the timed image: 64 Mi for one learner (192 MiB of RGB in, as much out), far
+larger than a GPU's L2 cache; a class sharing the GPU takes its share, never below 16 Mi."""
+SAMPLE = 1 << 16
+"""Pixels compared with NumPy at each end of the timed image (its start, and its end, where an
+index that overflows or depends on the grid's size shows)."""
+SPARE = 48 * 1024  # bytes of junk after the input image: reads past its end land there
+
+ONE_PIXEL_HINT = ("thread t must convert pixels 16t to 16t + 15: load their 48 bytes as the "
+                  "three uint4 at index 3t, 3t + 1 and 3t + 2 of (const uint4 *)rgb, as "
+                  "rgb_to_gray_x16 does, and store the 48 results the same way into out")
+BYTE_HINT = ("byte k of the words w[0], w[1], ... is (w[k >> 2] >> (8 * (k & 3))) & 0xFF, the "
+             "lowest 8 bits first (byte_of and set_byte in the stub do that): pixel p's red, "
+             "green and blue are bytes 3p, 3p + 1, 3p + 2")
+WORD_HINT = ("load and store whole uint4 (three of each a thread), not bytes: a warp's 16-byte "
+             "loads carry 16 times what its byte loads do; and keep the 16 pixels' bytes in "
+             "registers (#pragma unroll, so that every index into w[] is a constant)")
 
 
 def _draw(rng):
@@ -47,57 +53,24 @@ def _draw(rng):
             (int(rng.integers(1, 16)), alone)]
 
 
-TARGET = 0.5
-"""The fraction of a device-to-device copy's bandwidth FAST takes on a GPU. The course's
-solution reached 62% of it on an H200, alone on the device (67% in another run); notebook 04's
-rgb_to_gray_x16, which stores one byte a pixel instead of three, 98%, and its one-pixel-a-thread
-rgb_to_gray 32%."""
-
-BIG_PIXELS = share(1 << 26, minimum=1 << 24)
-"""The pixels of the timed image: 64 Mi for one learner (192 MiB of RGB in, as much out), far
-larger than a GPU's L2 cache; a class sharing the GPU takes its share, never below 16 Mi."""
-
-SAMPLE = 1 << 16
-"""Pixels compared with NumPy at each end of the timed image (its start, and its end, where an
-index that overflows or depends on the grid's size shows)."""
-
-SPARE = 48 * 1024
-"""Bytes of junk after the input image: reads past its end by a wrong index land there."""
-
-ONE_PIXEL_HINT = ("thread t must convert pixels 16t to 16t + 15: load their 48 bytes as the "
-                  "three uint4 at index 3t, 3t + 1 and 3t + 2 of (const uint4 *)rgb, as "
-                  "rgb_to_gray_x16 does, and store the 48 results the same way into out")
-BYTE_HINT = ("byte k of the words w[0], w[1], ... is (w[k >> 2] >> (8 * (k & 3))) & 0xFF, the "
-             "lowest 8 bits first (byte_of and set_byte in the stub do that): pixel p's red, "
-             "green and blue are bytes 3p, 3p + 1, 3p + 2")
-
-
-def _threads(case):
-    n, block = case
-    return -(-(n // 16 + 1) // block) * block
-
-
-def _where(case):
-    n, block = case
-    return f"n = {n} pixels, block = ({block}, 1, 1), grid = ({_threads(case) // block}, 1)"
+def _blocks(n, block):  # enough for n / 16 + 1 threads
+    return -(-(n // 16 + 1) // block)
 
 
 def _launch_on(kernel, rgb_gpu, out_gpu, n, block):
     return launch_catching(lambda: kernel(rgb_gpu, out_gpu, np.int32(n), block=(block, 1, 1),
-                                          grid=(-(-(n // 16 + 1) // block), 1)))
+                                          grid=(_blocks(n, block), 1)))
 
 
 def _launch(case):
     n, block = case
     rgb = np.random.default_rng(n).integers(0, 256, (n, 3), dtype=np.uint8)
     return Launch((Input(rgb, SPARE, sepia.JUNK),
-                   Output((n, 3), np.uint8, 48 * _threads(case), poisons=sepia.POISONS),
-                   np.int32(n)), block=(block, 1, 1), grid=(_threads(case) // block, 1),
-                  model=rgb)
+                   Output((n, 3), np.uint8, 48 * _blocks(*case) * block, poisons=sepia.POISONS),
+                   np.int32(n)), block=(block, 1, 1), grid=(_blocks(*case), 1), model=rgb)
 
 
 def _mistakes(case, run):
-    """The mistakes one launch (twice: two poison bytes) shows, the most telling first."""
     n, _ = case
     rgb, got = run.model, run.out.got
     if run.out.differs:
@@ -131,12 +104,10 @@ def _past_the_end(past, n):
 
 
 def _unwritten(unwritten, n):
-    """Mistakes that leave bytes of out unwritten."""
     if not unwritten.any():
         return
-    groups = n // 16
+    groups, index = n // 16, np.arange(n)
     pixels = unwritten.all(axis=1)
-    index = np.arange(n)
     if unwritten.all():
         yield "nothing was written: out still holds its poison", ONE_PIXEL_HINT
     if groups and np.array_equal(pixels, (index >= groups) & (index < 16 * groups)):
@@ -167,26 +138,24 @@ def _wrong_groups(rgb, got, n):
     tone = lambda a: sepia.reference(a.reshape(1, -1, 3)).ravel()  # noqa: E731
     flat = rgb.ravel()
     wrong_stride = np.concatenate([flat[16 * t:16 * t + 48] for t in range(n // 16)])
-    models = {f"{how} the 4 bytes of each 32-bit word in reverse order": model
-              for how, model in (("reads", tone(flip(flat[:whole]))),
-                                 ("stores", flip(tone(flat[:whole]))),
-                                 ("reads and stores", flip(tone(flip(flat[:whole])))))}
-    models["loads thread t's pixels from uint4 number t instead of 3t"] = tone(wrong_stride)
-    got_flat = got.ravel()[:whole].astype(np.int16)
-    for how, model in models.items():
-        if (np.abs(got_flat - model.astype(np.int16)) <= 1).all():
-            hint = BYTE_HINT if "bytes" in how else (
-                "16 pixels are 48 bytes, three uint4: thread t's are numbers 3t, 3t + 1 and "
-                "3t + 2 of (const uint4 *)rgb, and the same in out")
-            yield f"the result is what a kernel gives that {how}", hint
+    gives = "the result is what a kernel gives that {}"
+    reverse = gives.format("{} the 4 bytes of each 32-bit word in reverse order")
+    models = [(tone(flip(flat[:whole])), reverse.format("reads"), BYTE_HINT),
+              (flip(tone(flat[:whole])), reverse.format("stores"), BYTE_HINT),
+              (flip(tone(flip(flat[:whole]))), reverse.format("reads and stores"), BYTE_HINT),
+              (tone(wrong_stride), gives.format("loads thread t's pixels from uint4 number t "
+                                                "instead of 3t"),
+               "16 pixels are 48 bytes, three uint4: thread t's are numbers 3t, 3t + 1 and "
+               "3t + 2 of (const uint4 *)rgb, and the same in out")]
+    yield from matches(got.ravel()[:whole].astype(np.int16), models,
+                       lambda got, model: (np.abs(got - model.astype(np.int16)) <= 1).all())
 
 
 def large_image_problem(kernel, rgb, rgb_gpu, out_gpu):
     """What is wrong with the kernel's result on the large image ``rgb`` (flat, already in
-    ``rgb_gpu``), or None. Its first and last SAMPLE pixels are compared with NumPy's, with the
-    small cases' rounding slack: among 65,536 random pixels a few dozen sums are exactly .5
-    (the weights have three decimals), and the float weights (0.393f is not 0.393) round some
-    of them down, on a GPU and on the simulator alike."""
+    ``rgb_gpu``), or None: its first and last SAMPLE pixels compared with NumPy's, with the
+    small cases' rounding slack (among 65,536 random pixels a few dozen sums are exactly .5, and
+    the float weights round some of them down)."""
     n = rgb.size // 3
     error = _launch_on(kernel, rgb_gpu, out_gpu, n, BLOCK)
     if error:
@@ -205,8 +174,7 @@ def large_image_problem(kernel, rgb, rgb_gpu, out_gpu):
 
 
 def _big_image():
-    """The timed image, BIG_PIXELS random pixels (flat), on the host and on the GPU, and an
-    output for it on the GPU."""
+    """BIG_PIXELS random pixels (flat) on the host and on the GPU, and an output on the GPU."""
     from helpers.backend import gpuarray
 
     rgb = np.random.default_rng(1).integers(0, 256, 3 * BIG_PIXELS, dtype=np.uint8)
@@ -214,38 +182,24 @@ def _big_image():
 
 
 def _large_image(kernel, cases_passed: Verdict) -> Verdict:
-    """On a GPU, the kernel on BIG_PIXELS (once ``cases_passed``, which it returns when right
-    there too); the simulator runs the small cases only."""
-    if not speed.on_gpu():
-        return cases_passed
-    problem = large_image_problem(kernel, *_big_image())
+    """On a GPU, the kernel on BIG_PIXELS, once the cases passed (not on the simulator)."""
+    problem = large_image_problem(kernel, *_big_image()) if speed.on_gpu() else None
     if problem:
         return not_yet(problem, "the small cases passed: look for an index that overflows or "
                        "depends on the grid's size")
     return cases_passed
 
 
-MIN_BYTES_A_LANE = 4
-"""What FAST takes on the simulator: bytes a thread's load or store carries, on average (a uint4
-16, a byte 1). Notebook 04 measured on an H200: byte loads 33% of the copy, 4-byte words 86%."""
-WORD_HINT = ("load and store whole uint4 (three of each a thread), not bytes: a warp's 16-byte "
-             "loads carry 16 times what its byte loads do; and keep the 16 pixels' bytes in "
-             "registers (#pragma unroll, so that every index into w[] is a constant)")
-
-
-def _timed(kernel):
-    """On a GPU: the bandwidth of the sepia of BIG_PIXELS, against a copy's."""
-    _, rgb_gpu, out_gpu = _big_image()
-    n = BIG_PIXELS
-    return (yield from speed.bandwidth(lambda: _launch_on(kernel, rgb_gpu, out_gpu, n, BLOCK),
-                                       6 * n, TARGET, WORD_HINT,
-                                       f"3 bytes read and 3 written a pixel, on {n:,} pixels"))
-
-
-def _traced(kernels):
-    """On the simulator: the bytes a lane of the second case's loads and stores carry (8000
-    pixels: no tail)."""
-    stats = observe(kernels, _launch(CASES[1])).stats
+def _fast(kernel):
+    """What keeps a right kernel from FAST: on a GPU its bandwidth on BIG_PIXELS, on the
+    simulator the bytes a thread's loads and stores carry in the second case (no tail)."""
+    if speed.on_gpu():
+        _, rgb_gpu, out_gpu = _big_image()
+        n = BIG_PIXELS
+        return (yield from speed.bandwidth(
+            lambda: _launch_on(kernel, rgb_gpu, out_gpu, n, BLOCK), 6 * n, TARGET, WORD_HINT,
+            f"3 bytes read and 3 written a pixel, on {n:,} pixels"))
+    stats = observe(Kernels(kernel, kernel), _launch(CASES[1])).stats
     loads, stores = (c.bytes / max(c.lanes, 1) for c in (stats.global_ld, stats.global_st))
     if min(loads, stores) < MIN_BYTES_A_LANE:
         yield (f"on the simulator your loads carry {loads:.1f} bytes a thread and your stores "
@@ -254,19 +208,18 @@ def _traced(kernels):
             f"{stores:.1f}")
 
 
-SUCCESS = (f"every pixel matches NumPy's sepia for every size tried ({len(CASES)} images, tails of "
-           "0 to 15 pixels, spare threads), and nothing was written outside the image")
-
 EXERCISE = KernelExercise(
-    stub="exercises/sepia_x16.cu", kernel=KERNEL,
+    stub="exercises/sepia_x16.cu", kernel="sepia_x16",
     signature="const unsigned char *rgb, unsigned char *out, int n",
-    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
-    after=_large_image, fast=speed.rule(_timed, _traced),
+    cases=CASES, draw=_draw, launch=_launch, mistakes=_mistakes,
+    where=lambda case: (f"n = {case[0]} pixels, block = ({case[1]}, 1, 1), grid = "
+                        f"({_blocks(*case)}, 1)"),
+    after=_large_image, fast=_fast,
     crash_hint="a thread read or wrote outside the image: only threads t < n / 16 load and "
                "store whole groups (3t to 3t + 2 in uint4), the thread t == n / 16 does the "
                "tail, and the others nothing",
-    success=SUCCESS)
+    success=f"every pixel matches NumPy's sepia for every size tried ({len(CASES)} images, tails "
+            "of 0 to 15 pixels, spare threads), and nothing was written outside the image")
 
-check_sepia_x16 = EXERCISE.check_file          # (path="exercises/sepia_x16.cu"); on a GPU, once
-# right, the kernel is timed, on the simulator traced
+check_sepia_x16 = EXERCISE.check_file          # (path="exercises/sepia_x16.cu")
 check_sepia_x16_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel

@@ -11,6 +11,7 @@ rule of an exercise from its two halves.
 
 from __future__ import annotations
 
+from helpers.exercises.common import device_arguments
 from helpers.exercises.kernel import Kernels
 
 
@@ -34,6 +35,15 @@ def rule(timed, traced):
         return (yield from traced(kernels))
 
     return fast
+
+
+def launched(kernel, launch):
+    """``launch()`` for ``bandwidth`` or ``arithmetic``: ``kernel`` launched as ``launch`` (a
+    ``kernel.Launch``) says, on arguments made on the GPU once (``common.device_arguments``)."""
+    from helpers.backend import gpuarray
+
+    args = device_arguments(launch.args, gpuarray)
+    return lambda: kernel(*args, block=launch.block, grid=launch.grid, shared=launch.shared)
 
 
 def bandwidth(launch, nbytes: int, target: float, hint: str, moved: str):

@@ -6,7 +6,8 @@ A checker's job is to name the learner's mistake, not only to say "wrong". It do
 ``(problem, hint)`` for each mistake it recognises, most specific first. The first one yielded is
 the verdict; when it yields nothing, the work is right. Because a generator is lazy, a detector
 further down the list (one that builds an expensive model of a wrong kernel, say) runs only when
-the ones before it found nothing. ``julia._wrong_answers`` is the pattern.
+the ones before it found nothing. ``julia._wrong_answers`` is the pattern; ``matches`` runs a
+table of known mistakes, each with what a kernel that makes it gives.
 
 One loop, ``first_mistake`` inside ``check_cases``, runs every checker's detectors over its
 cases, and turns what a wrong kernel can do to the process (a launch error, an argument the
@@ -148,6 +149,15 @@ def did_not_finish(err) -> str:
     """The problem for a launch the simulator stopped at its time limit (a TimeLimitError)."""
     return (f"the kernel did not finish: the simulator stopped kernel '{err.kernel}' after "
             f"{err.seconds:g} s, its time limit (an endless loop?)")
+
+
+def matches(got, models: Iterable, same: Callable[..., bool]) -> Iterable[Mistake]:
+    """The ``(problem, hint)`` of each known mistake ``(model, problem, hint)`` in ``models``,
+    in order, whose ``model`` (what a kernel with that mistake gives) ``same(got, model)`` finds
+    equal to ``got``."""
+    for model, problem, hint in models:
+        if same(got, model):
+            yield problem, hint
 
 
 def check_cases(cases: Iterable, detect: Callable[..., Iterable[Mistake]],
