@@ -106,6 +106,20 @@ class LaunchOrder:
         return result
 
 
+def context_mistakes(before: list, after: list, using: str = "with using(contexts[k]): ..."):
+    """The mistake of a function that found the thread's context stack ``before`` and left it
+    ``after`` (``context_stack``'s lists): a context left pushed, or one popped that it had not
+    pushed. ``using`` says how to push and pop, in the exercise's words."""
+    if len(after) > len(before):  # the depth: device 0's context pushed again is still current
+        extra = len(after) - len(before)
+        yield (f"your function returned with {extra} more context{'s' if extra > 1 else ''} on "
+               "the thread's context stack than before it: a context it pushed was not popped",
+               "push and pop in pairs: " + using)
+    elif after != before:
+        yield ("your function returned with another context current than the one before it: "
+               "it popped a context it had not pushed", "pop only what you pushed: " + using)
+
+
 def context_stack(restore: list | None = None) -> list:
     """This thread's contexts, innermost first; then the stack is made ``restore`` again, or
     left as it was. Neither CUDA nor PyCUDA tells the stack's depth, so it is popped to the

@@ -12,8 +12,8 @@ import numpy as np
 
 from helpers.ch11.multigpu import two_devices_on_the_simulator
 from helpers.exercises import hidden as hidden_cases
-from helpers.exercises.function import (LaunchOrder, Refused, check_function, context_stack,
-                                        copies_to_host, run_catching)
+from helpers.exercises.function import (LaunchOrder, Refused, check_function, context_mistakes,
+                                        context_stack, copies_to_host, run_catching)
 from helpers.exercises.hidden import awkward
 from helpers.exercises.verdict import Verdict, check_cases
 
@@ -132,14 +132,7 @@ def _mistakes(fn, contexts, functions, case):
     if raised:
         yield raised
         return
-    if len(after) > len(before):  # the depth: device 0's context pushed again is still current
-        extra = len(after) - len(before)
-        yield (f"your function returned with {extra} more context{'s' if extra > 1 else ''} on "
-               "the thread's context stack than before it: a context it pushed was not popped",
-               "every push needs its pop: " + USING_HINT)
-    elif after != before:
-        yield ("your function returned with another context current than the one before it: "
-               "it popped a context it had not pushed", "pop only what you pushed: " + USING_HINT)
+    yield from context_mistakes(before, after, USING_HINT)
     wrong = list(_wrong_result(result, images))
     if wrong:  # a copy that did not wait for its kernel explains wrong images first
         yield from _copied_from_another_context(copied or ())

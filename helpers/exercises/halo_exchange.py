@@ -12,8 +12,8 @@ import numpy as np
 
 from helpers.ch11.multigpu import two_devices_on_the_simulator
 from helpers.exercises.hidden import cases, success
-from helpers.exercises.function import (check_function, context_stack, copies_to_host,
-                                        from_file, run_catching)
+from helpers.exercises.function import (check_function, context_mistakes, context_stack,
+                                        copies_to_host, from_file, run_catching)
 from helpers.exercises.verdict import Verdict, check_cases
 
 FUNCTION = "my_halo_exchange"
@@ -75,9 +75,7 @@ def _mistakes(fn, contexts, m, halo):
     if raised:
         yield raised
         return
-    if after != before:
-        yield ("your function returned with another context current than before: a context it "
-               "pushed was not popped", "push and pop in pairs: with using(contexts[k]): ...")
+    yield from context_mistakes(before, after)
     got = [on(k, halves[k].get) for k in (0, 1)]
     yield from _wrong_halves(got, hosts, m, halo)   # then, on the simulator, the copies
     if copied:

@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.ch11.multigpu import two_devices_on_the_simulator
-from helpers.exercises.function import (Refused, check_function, context_stack, from_file,
-                                        run_catching)
+from helpers.exercises.function import (Refused, check_function, context_mistakes, context_stack,
+                                        from_file, run_catching)
 from helpers.exercises.hidden import cases, success
 from helpers.exercises.verdict import Verdict, check_cases
 
@@ -86,9 +86,7 @@ def _mistakes(fn, contexts, n):
     if raised:
         yield raised
         return
-    if after != before:
-        yield ("your function returned with another context current than before: a context it "
-               "pushed was not popped", "push and pop in pairs: with using(contexts[k]): ...")
+    yield from context_mistakes(before, after)
     if not isinstance(result, (int, float, np.number)):
         yield f"your function returned {type(result).__name__}, not a number", "return the sum"
         return

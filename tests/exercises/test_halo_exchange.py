@@ -89,3 +89,12 @@ def test_a_halo_through_host_memory_is_named(capsys):
 def test_a_cell_that_passes_no_function_is_told(capsys):
     verdict = check_halo_exchange_function(None)
     assert not verdict.passed and "needs your function" in verdict.problem, verdict
+
+
+def test_a_function_that_pops_the_notebooks_context_is_told_so(capsys):
+    from helpers.ch11.multigpu import device_contexts, using
+
+    with using(device_contexts()[0]):  # current in the notebook when the check runs
+        verdict = check_halo_exchange_function(function([(TO_1, TO_1 + "\n    drv.Context.pop()")]))
+    assert "it popped a context it had not pushed" in verdict.problem, verdict
+    assert "pop only what you pushed" in verdict.hint, verdict

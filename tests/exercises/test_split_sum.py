@@ -83,3 +83,13 @@ def test_each_mistake_gets_its_verdict(name, capsys):
     verdict = check_split_sum_function(function(replacements))
     assert not verdict.passed
     assert problem in verdict.problem and hint in verdict.hint, verdict
+
+
+def test_a_function_that_pops_the_notebooks_context_is_told_so(capsys):
+    from helpers.ch11.multigpu import device_contexts, using
+
+    with using(device_contexts()[0]):  # current in the notebook when the check runs
+        verdict = check_split_sum_function(function([(
+            "    return float(total)", "    contexts[0].pop()\n    return float(total)")]))
+    assert "it popped a context it had not pushed" in verdict.problem, verdict
+    assert "pop only what you pushed" in verdict.hint, verdict
