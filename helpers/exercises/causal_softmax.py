@@ -26,11 +26,6 @@ def _draw(rng):
             (rows, awkward(rng, 32, 33, rows - 1), pick(rng, BLOCKS))]
 
 
-def _where(case):
-    rows, cols, block = case
-    return f"rows = {rows}, cols = {cols}, block = ({block}, 1, 1)"
-
-
 def visible(rows, cols):
     """True where column c of row r takes part: c <= r."""
     return np.arange(cols)[None, :] <= np.arange(rows)[:, None]
@@ -112,7 +107,8 @@ def _mistakes(case, run):
 EXERCISE = KernelExercise(
     stub="exercises/causal_softmax.cu", kernel="causal_softmax",
     signature="const __half *x, __half *y, int rows, int cols",
-    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
+    cases=CASES, draw=_draw, launch=_launch, mistakes=_mistakes,
+    where=lambda case: "rows = {}, cols = {}, block = ({}, 1, 1)".format(*case),
     crash_hint="the warps past the last row must leave before reading: if (row >= rows) return;",
     no_extern_c=True,
     success=f"the causal softmax of every row, scores of 100 included ({len(CASES)} launches, "

@@ -1,22 +1,23 @@
-"""Checker for the second exercise of notebook 13: ``cuda_src/exercises/wmma_gemm.cu``.
-
-``wmma_gemm(const half *A, const half *B, float *C, int M, int K, int N)``: C = A B, one warp a
-16 x 16 tile of C, with A row after row, B column after column (B[k][c] at B[c * K + k]) and C row
-after row; M, N, K multiples of 16 and unequal, so that each leading dimension shows. A fragment
-loaded from the wrong place, with the wrong leading dimension or the wrong layout gives a product
-the checker computes too (``_product``, reading the inputs' memory as the kernel would): the
-first that matches names the mistake.
-"""
+"""Checker for exercise 2 of notebook 13, ``cuda_src/exercises/wmma_gemm.cu``: C = A B, one warp a
+16 x 16 tile of C; A and C stored row after row, B column after column (B[k][c] at B[c * K + k]);
+M, N, K multiples of 16 and unequal, so that each leading dimension shows. A fragment loaded from
+the wrong place, with the wrong leading dimension or layout gives a product that ``_product``
+computes too (reading the inputs' memory as the kernel would): the first that matches names the
+mistake."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-from helpers.exercises.common import Input, Output
+from helpers.exercises.common import Input, Output, close
 from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.verdict import matches
 
 CASES = [(48, 80, 32), (32, 48, 64), (16, 160, 48)]  # (M, K, N): 6, 8 and 3 tiles of C
 PAD = 4096  # zeros after each input, for a fragment that reads past its matrix
+_close = functools.partial(close, rtol=1e-4, atol=1e-3)  # FP16 products, summed in another order
 
 
 def _draw(rng):
@@ -24,21 +25,15 @@ def _draw(rng):
     return [(m, k + 16 if k == n else k, n)]
 
 
-def _where(case):
-    m, k, n = case
-    return f"with M = {m}, K = {k}, N = {n}"
-
-
 def _launch(case):
     m, k, n = case
     rng = np.random.default_rng(m * 1000 + k + n)
     a = rng.uniform(-1, 1, (m, k)).astype(np.float16)
     b = rng.uniform(-1, 1, (k, n)).astype(np.float16)
-    memory = (np.append(a.ravel(), np.zeros(PAD)), np.append(b.T.ravel(), np.zeros(PAD)))
-    tiles = (m // 16) * (n // 16)
-    return Launch((Input(a, after=PAD), Input(np.ascontiguousarray(b.T), after=PAD), Output((m, n)),
-                   np.int32(m), np.int32(k), np.int32(n)),
-                  block=(128, 1, 1), grid=((tiles + 3) // 4, 1), model=[x.astype(np.float64) for x in memory])
+    inputs = (Input(a, after=PAD), Input(np.ascontiguousarray(b.T), after=PAD))
+    return Launch((*inputs, Output((m, n)), np.int32(m), np.int32(k), np.int32(n)),
+                  block=(128, 1, 1), grid=(((m // 16) * (n // 16) + 3) // 4, 1),
+                  model=[x.host().astype(np.float64) for x in inputs])  # their memory, as read
 
 
 def _tile(memory, start, ld, row_major):
@@ -88,7 +83,6 @@ LOOKALIKES = [
 
 
 def _mistakes(case, run):
-    m, k, n = case
     got, out = run.out.got.astype(np.float64), run.out
     if out.past.size:
         yield "elements past the end of C were written", "a warp past the last tile must return"
@@ -102,11 +96,10 @@ def _mistakes(case, run):
                f"C[{r}][{c}])", "C's tile (tile_row, tile_col) starts at C + tile_row * 16 * N + "
                "tile_col * 16, and from one row to the next is N elements")
     want = _product(run.model, case)
-    if np.allclose(got, want, rtol=1e-4, atol=1e-3):
+    if _close(got, want):
         return
-    for arguments, problem, hint in LOOKALIKES:
-        if np.allclose(got, _product(run.model, case, **arguments(m, k, n)), rtol=1e-4, atol=1e-3):
-            yield problem, hint
+    yield from matches(got, ((_product(run.model, case, **arguments(*case)), problem, hint)
+                             for arguments, problem, hint in LOOKALIKES), _close)
     r, c = np.unravel_index(np.argmax(np.abs(got - want)), got.shape)
     yield (f"C is not A B (C[{r}][{c}] = {got[r, c]:.4g}, expected {want[r, c]:.4g})",
            "A's tile (tile_row, k / 16) starts at A + tile_row * 16 * K + k, B's (k / 16, tile_col) "
@@ -116,10 +109,12 @@ def _mistakes(case, run):
 EXERCISE = KernelExercise(
     stub="exercises/wmma_gemm.cu", kernel="wmma_gemm",
     signature="const half *A, const half *B, float *C, int M, int K, int N",
-    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
-    crash_hint="each tile starts inside its matrix: A + tile_row * 16 * K + k, B + tile_col * 16 * K + k",
-    success=f"C = A B with B stored by columns, one warp a tile, for {len(CASES)} shapes (M, K, N unequal)",
-    no_extern_c=True)
+    cases=CASES, draw=_draw, launch=_launch, mistakes=_mistakes, no_extern_c=True,
+    where=lambda case: "with M = {}, K = {}, N = {}".format(*case),
+    crash_hint="each tile starts inside its matrix: A + tile_row * 16 * K + k, "
+               "B + tile_col * 16 * K + k",
+    success=f"C = A B with B stored by columns, one warp a tile, for {len(CASES)} shapes "
+            "(M, K, N unequal)")
 
 check_wmma_gemm = EXERCISE.check_file          # (path="exercises/wmma_gemm.cu")
 check_wmma_gemm_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel
