@@ -127,6 +127,17 @@ class Output:
                       never[:self.size].reshape(shape), bool(differs))
 
 
+def one_further(array: str, item: str, past, unwritten, hint: str):
+    """The mistake of a kernel that stored each element one further on (``out[i + 1]`` for
+    ``out[i]``), its guard right: the first element alone never written, and the one just past
+    the end written (a guard off by one writes that one too, but the first as well)."""
+    unwritten = np.asarray(unwritten).ravel()
+    if (np.asarray(past).ravel().tolist() == [unwritten.size]
+            and np.flatnonzero(unwritten).tolist() == [0]):
+        yield (f"{array}[0] was never written and the {item} just past the end of {array} was: "
+               "the store's index is one too far, the guard is right", hint)
+
+
 def close(got: np.ndarray, want: np.ndarray, rtol: float = 1e-5, atol: float = 1e-6) -> bool:
     """Whether ``got`` has ``want``'s shape and its values to float32's rounding."""
     return got.shape == want.shape and bool(np.allclose(got, want, rtol=rtol, atol=atol))

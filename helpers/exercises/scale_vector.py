@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from helpers.exercises.common import Input, Output
+from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 
@@ -47,6 +47,7 @@ def _mistakes(case, run):
     x, got, past, unwritten = run.model, run.out.got, run.out.past, run.out.unwritten
     want = ALPHA * x
     right = np.isclose(got, want, rtol=1e-6, atol=0)
+    yield from one_further("y", "element", past, unwritten, "y[i] = alpha * x[i]")
     if past.tolist() == [n]:
         yield ("y[n] was written, one element past the end: the bounds guard is off by one",
                "the last element is y[n - 1]: guard with if (i < n), not i <= n")

@@ -24,6 +24,8 @@ WRONG = {
     "no_guard": ([(GUARD, "")], ["wrote past the end of gray", "return first thing"]),
     "guard_off_by_one": ([("t >= width * height", "t > width * height")],
                          ["gray[n] was written", "off by one"]),
+    "stores_into_the_next": ([("gray[i] =", "gray[i + 1] =")],
+                             ["one too far", "the guard is right", "gray[i]"]),
     "last_pixel_skipped": ([("t >= width * height", "t >= width * height - 1")],
                            ["the last pixel was never written", "off by one"]),
     "x_modulo_height": ([(X, "int x = t % height;")],
