@@ -72,6 +72,8 @@ def _mistakes(case, run):
         x, y = mapping(np.arange(n), width, height)
         if missing.size and set(range(n)) - set(missing) == set((y * width + x).tolist()):
             yield f"thread t took {how}: some pixels got two threads and others none", ROW_HINT
+    if missing.size == n:
+        yield "nothing was written: gray still holds its poison", "store pixel i: gray[i] = ..."
     if missing.size:
         yield (f"{missing.size} of {n} pixels were never written (the first at x = "
                f"{missing[0] % width}, y = {missing[0] // width}): some pixels got two threads "

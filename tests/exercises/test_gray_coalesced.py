@@ -26,6 +26,8 @@ WRONG = {
                          ["gray[n] was written", "off by one"]),
     "stores_into_the_next": ([("gray[i] =", "gray[i + 1] =")],
                              ["one too far", "the guard is right", "gray[i]"]),
+    "writes_nothing": ([("    gray[i] = bt601_gray(rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2]);\n",
+                         "")], ["nothing was written", "gray[i]"]),
     "last_pixel_skipped": ([("t >= width * height", "t >= width * height - 1")],
                            ["the last pixel was never written", "off by one"]),
     "x_modulo_height": ([(X, "int x = t % height;")],
