@@ -16,7 +16,7 @@ from helpers.exercises import sepia, speed
 from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Kernels, Launch
-from helpers.exercises.microscope import observe
+from helpers.exercises.microscope import traced
 
 CASES = [(45, 7, 256), (256, 12, 256), (100, 37, 128), (7, 3, 64), (257, 19, 96)]
 """(width, height, threads a block): spare threads more than a column (the first), sides with a
@@ -97,7 +97,7 @@ def _fast(kernel):
             lambda: kernel(rgb, gray, n(width), n(height), block=(256, 1, 1), grid=grid),
             4 * height * width, TARGET, ROW_HINT, f"3 bytes read and 1 written a pixel, on a "
             f"{width} x {height} image"))
-    stats = observe(Kernels(kernel, kernel), _launch(TRACED)).stats
+    stats = traced(Kernels(kernel, kernel), _launch(TRACED))
     loads, stores = stats.global_ld.sectors_per_request, stats.global_st.sectors_per_request
     figures = f"a warp's loads touch {loads:.1f} sectors a request and its stores {stores:.1f}"
     if max(loads, stores) > MAX_SECTORS:

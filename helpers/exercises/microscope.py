@@ -81,6 +81,16 @@ def observe(kernels: runner.Kernels, launch: runner.Launch, key: str = "observed
     return kernels.seen[key]
 
 
+def traced(kernels: runner.Kernels, launch: runner.Launch):
+    """The trace's figures of ``launch`` on the simulator, for a speed rule; a launch that failed
+    there (a race of threads that write the same values, which the cases' outputs cannot show)
+    raises its error, a mistake of the launch that rates the kernel (``KernelExercise``)."""
+    seen = observe(kernels, launch)
+    if seen.error is not None:
+        raise seen.error
+    return seen.stats
+
+
 def race_mistake(error, array_hint: str, block=None, refine=None):
     """``(problem, hint)`` for a launch that failed on the simulator (its error, read by its
     fields: ``helpers.exercises.failure``), the hint fitting its kind, and for a race its memory

@@ -13,7 +13,7 @@ from helpers.exercises import sepia, speed
 from helpers.exercises.common import Input, Output, launch_catching
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Kernels, Launch
-from helpers.exercises.microscope import observe
+from helpers.exercises.microscope import traced
 from helpers.exercises.verdict import Verdict, matches, not_yet
 from helpers.workload import share
 
@@ -199,7 +199,7 @@ def _fast(kernel):
         return (yield from speed.bandwidth(
             lambda: _launch_on(kernel, rgb_gpu, out_gpu, n, BLOCK), 6 * n, TARGET, WORD_HINT,
             f"3 bytes read and 3 written a pixel, on {n:,} pixels"))
-    stats = observe(Kernels(kernel, kernel), _launch(CASES[1])).stats
+    stats = traced(Kernels(kernel, kernel), _launch(CASES[1]))
     loads, stores = (c.bytes / max(c.lanes, 1) for c in (stats.global_ld, stats.global_st))
     if min(loads, stores) < MIN_BYTES_A_LANE:
         yield (f"on the simulator your loads carry {loads:.1f} bytes a thread and your stores "
