@@ -18,8 +18,9 @@ from helpers.exercises.verdict import Verdict, matches, not_yet
 from helpers.workload import share
 
 BLOCK = 256
-CASES = [(1961, BLOCK), (8000, 64), (7, 32), (16 * 700 + 15, 128)]
-"""(n pixels, threads a block): a tail of 9; none; a tail alone; a tail of 15, many blocks."""
+CASES = [(1961, BLOCK), (8000, 64), (7, 32), (16 * 700 + 15, 128), (16 * 63 + 5, 32)]
+"""(n pixels, threads a block): a tail of 9; none; a tail alone; a tail of 15, many blocks; a
+tail whose thread t == n / 16 is the grid's last (no spare thread after it)."""
 TARGET = 0.5
 """The fraction of a copy's bandwidth FAST takes on a GPU. The course's solution reached 62% of
 it on an H200, alone on the device (67% in another run); notebook 04's rgb_to_gray_x16, which

@@ -40,6 +40,8 @@ SLOW = {"bytewise": [(GROUP_BODY, BYTEWISE)],
 WRONG = {
     "no_tail": ([(TAIL, "        for (int i = 16 * groups; i < 16 * groups; i++)\n")],
                 "(the tail past the last whole group of 16) were never written"),
+    "tail_by_the_spare_threads": ([("} else if (t == groups) {", "} else if (t != groups) {")],
+                                  "(the tail past the last whole group of 16) were never written"),
     "last_thread_takes_a_whole_group": ([("if (t < groups)", "if (t <= groups)")],
                                         "wrote a whole group of 16 pixels where only"),
     "every_thread_takes_a_whole_group": ([("if (t < groups)", "if (t < groups + 8)")],
