@@ -95,7 +95,7 @@ def _past_the_end(past, n):
                "only the threads t < n / 16 have a whole group of 16 pixels: the grid is rounded "
                "up to whole blocks, so keep the else-if (t == groups) for the tail and let the "
                "threads after it do nothing")
-    if (past < 48 * (groups + 1)).all() and n % 16:
+    if n % 16 and past.tolist() == list(range(3 * n, 48 * (groups + 1))):
         yield (f"thread {groups} (t == n / 16) wrote a whole group of 16 pixels where only "
                f"{n % 16} are left, past the end of out",
                "the uint4 loads and stores are for t < n / 16 only (t < groups, not <=): "

@@ -42,6 +42,8 @@ WRONG = {
                 "(the tail past the last whole group of 16) were never written"),
     "tail_by_the_spare_threads": ([("} else if (t == groups) {", "} else if (t != groups) {")],
                                   "(the tail past the last whole group of 16) were never written"),
+    "tail_loop_to_n": ([("i < n; i++)", "i <= n; i++)")],
+                       "Hint: the tail's pixels are 16 * groups to n - 1: stop the loop at n"),
     "last_thread_takes_a_whole_group": ([("if (t < groups)", "if (t <= groups)")],
                                         "wrote a whole group of 16 pixels where only"),
     "every_thread_takes_a_whole_group": ([("if (t < groups)", "if (t < groups + 8)")],
