@@ -72,9 +72,14 @@ def _wrong_answers(case, ref):
            "this is the Mandelbrot set (z starting at 0, c the pixel's point)",
            "in a Julia set z STARTS at the pixel's point, z = (x_min + x*dx) + i*(y_min + y*dy), "
            "and c = c_re + i*c_im is the same for every pixel")
-    yield (escape_counts(np.zeros_like(re), np.zeros_like(im), c_re, c_im, max_iter),
-           "every pixel has the same count: z starts at 0 instead of at the pixel's point",
-           "set z_re = x_min + x*dx and z_im = y_min + y*dy before the loop")
+    zero = escape_counts(np.zeros_like(re), np.zeros_like(im), c_re, c_im, max_iter)
+    start = "set z_re = x_min + x*dx and z_im = y_min + y*dy before the loop"
+    if (zero == max_iter).all():  # 0 never escapes for this c: a loop with no exit looks the same
+        yield (zero, "every pixel has the same count: no pixel escaped, as when z starts at 0 "
+               "(whose orbit never escapes for this c) or the loop never ends once |z|^2 > 4",
+               f"{start}, and end the loop once |z|^2 > 4")
+    yield (zero, "every pixel has the same count: z starts at 0 instead of at the pixel's point",
+           start)
     yield (escape_counts(swapped_re, swapped_im, c_re, c_im, max_iter),
            "the image is computed with x and y swapped "
            "(z starts at (x_min + y*dx) + i*(y_min + x*dy))",
