@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from helpers.exercises.common import Input, Output
+from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import observe, race_mistake
@@ -66,6 +66,8 @@ def _launch(n):
 
 def _mistakes(n, run):
     x, got = run.model, run.out.got
+    yield from one_further("out", "element", run.out.past, run.out.unwritten,
+                           "each thread stores only out[start + j]")
     if run.out.past.size:
         yield (f"the kernel wrote past the end of out (as far as out[{int(run.out.past.max())}]; "
                f"it has {n} elements)", "only threads with j < len store: keep the guard "

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from helpers.exercises.common import Input, Output
+from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 
@@ -58,6 +58,8 @@ def _mistakes(case, run):
     """The mistakes a launched kernel's output shows, in order (nothing when it is right)."""
     nx, ny, nz, block = case
     (vol, scale), got, written = run.model, run.out.got, ~run.out.unwritten
+    yield from one_further("out", "element", run.out.past, run.out.unwritten,
+                           "store at out[i], i = (z * ny + y) * nx + x, with nothing added")
     if run.out.past.size:
         yield (f"out was written past its end (out[{run.out.past[0]}]): threads outside the "
                "volume wrote", "the grid sticks out in z too: "
