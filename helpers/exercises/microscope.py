@@ -74,7 +74,7 @@ def observe(kernels: runner.Kernels, launch: runner.Launch, key: str = "observed
             error = err
     if error is None and t.launches:
         stats = t[kernel.name]
-    outs = [spec.read([a.get()]) for a, spec in zip(args, launch.args)
+    outs = [spec.read([spec.fetch(a)]) for a, spec in zip(args, launch.args)
             if isinstance(spec, Output)]
     grid = tuple(launch.grid) + (1,)
     kernels.seen[key] = Observed(error, stats, grid[0] * grid[1], outs, tuple(launch.block))
