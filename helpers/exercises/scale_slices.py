@@ -60,10 +60,14 @@ def _mistakes(case, run):
     (vol, scale), got, written = run.model, run.out.got, ~run.out.unwritten
     yield from one_further("out", "element", run.out.past, run.out.unwritten,
                            "store at out[i], i = (z * ny + y) * nx + x, with nothing added")
-    if run.out.past.size:
+    if run.out.past.size and written.all():
         yield (f"out was written past its end (out[{run.out.past[0]}]): threads outside the "
                "volume wrote", "the grid sticks out in z too: "
                                "if (x >= nx || y >= ny || z >= nz) return;")
+    if run.out.past.size:  # and elements inside never written: the index, not the guard
+        yield (f"out was written past its end (out[{run.out.past[0]}]), and "
+               f"{int((~written).sum())} of its elements were never written: the index sends "
+               "them past the end", INDEX_HINT)
     if not written.any():
         yield "nothing was written: out still holds the NaN it was filled with", INDEX_HINT
     if nz > 1 and written[0].all() and not written[1:].any():

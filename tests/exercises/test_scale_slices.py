@@ -23,6 +23,8 @@ WRONG = {
     "x_slowest": ([(INDEX, "int i = (x * ny + y) * nz + z;")], "the index makes x the slowest"),
     "stores_into_the_next": ([("out[i] =", "out[i + 1] =")], "out[0] was never written and the"
                              " element just past the end of out was: the store's index is one"),
+    "x_and_y_swapped_in_the_index": ([(INDEX, "int i = (z * ny + x) * nx + y;")],
+                                     "out was written past its end (out[455]), and"),
     "not_scaled": ([("vol[i] * scale[z]", "vol[i]")], "out equals vol"),
     "scaled_by_row": ([("scale[z]", "scale[y % nz]")], "364 of 455 elements are wrong"),
 }
