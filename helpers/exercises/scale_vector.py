@@ -66,6 +66,10 @@ def _mistakes(case, run):
         yield (f"{int(unwritten.sum())} of {n} elements were never written (the first is "
                f"y[{first}])",
                "every i < n needs a thread: i = blockIdx.x * blockDim.x + threadIdx.x")
+    for read, ours, theirs in (("x[i + 1]", got[:-1], want[1:]), ("x[i - 1]", got[1:], want[:-1])):
+        if np.allclose(ours, theirs, rtol=1e-6, atol=0):
+            yield (f"y[i] holds alpha * {read}: the elements are shifted by one",
+                   "each thread reads its own element: y[i] = alpha * x[i]")
     if not right.any() and np.allclose(got, x, rtol=1e-6, atol=0):
         yield "y equals x: alpha is not applied", "y[i] = alpha * x[i]"
     if not right.any():
