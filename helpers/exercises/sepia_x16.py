@@ -109,7 +109,7 @@ def _unwritten(unwritten, n):
         return
     groups, index = n // 16, np.arange(n)
     pixels = unwritten.all(axis=1)
-    if unwritten.all():
+    if unwritten.all() and groups:  # (with none, every pixel is the tail's: see below)
         yield "nothing was written: out still holds its poison", ONE_PIXEL_HINT
     if groups and np.array_equal(pixels, (index >= groups) & (index < 16 * groups)):
         yield (f"only pixels 0 to {groups - 1} of the {16 * groups} in whole groups were "

@@ -44,6 +44,8 @@ WRONG = {
                                   "(the tail past the last whole group of 16) were never written"),
     "tail_loop_to_n": ([("i < n; i++)", "i <= n; i++)")],
                        "Hint: the tail's pixels are 16 * groups to n - 1: stop the loop at n"),
+    "tail_from_16_plus_groups": ([("int i = 16 * groups;", "int i = 16 + groups;")],
+                                 "the last 7 pixels (the tail past the last whole group of 16)"),
     "last_thread_takes_a_whole_group": ([("if (t < groups)", "if (t <= groups)")],
                                         "wrote a whole group of 16 pixels where only"),
     "every_thread_takes_a_whole_group": ([("if (t < groups)", "if (t < groups + 8)")],
