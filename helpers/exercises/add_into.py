@@ -57,9 +57,11 @@ def _mistakes(case, run):
     threads = block * blocks
     (x, y), got = run.model, run.out.got
     if run.out.ahead.size:
-        yield (f"y[{run.out.ahead[0]}] to y[{run.out.ahead[-1]}] were written, before y[0]: some "
-               "threads' i was below 0", "the first i is blockIdx.x * blockDim.x + threadIdx.x, "
-               "never negative: " + LOOP_HINT)
+        ahead = [f"y[{i}]" for i in run.out.ahead[[0, -1]]]
+        yield (f"{ahead[0]} to {ahead[1]} were written" if ahead[0] != ahead[1] else
+               f"{ahead[0]} was written") + ", before y[0]: an index below 0", (
+               "each i from blockIdx.x * blockDim.x + threadIdx.x (never negative) adds into "
+               "y[i] itself: " + LOOP_HINT)
     if run.out.past.size:
         yield (f"y[{run.out.past[0]}] and beyond were written, past y[n - 1]",
                "the loop must stop at n: " + LOOP_HINT)

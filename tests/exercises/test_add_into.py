@@ -26,6 +26,8 @@ WRONG = {
     "start_below_0": (("blockIdx.x * blockDim.x + threadIdx.x;", "blockIdx.x * blockDim.x - "
                                                                  "threadIdx.x;"),
                       "y[-31] to y[-1] were written, before y[0]"),
+    "stores_into_the_one_before": (("y[i] += x[i];", "y[i - 1] += x[i];"),
+                                   "y[-1] was written, before y[0]"),
     "no_bound": (("i < n;", "i <= n;"), "y[1000] and beyond were written"),
     "assigned": (("y[i] += x[i];", "y[i] = x[i];"), "y holds x"),
     "subtracted": (("y[i] += x[i];", "y[i] -= x[i];"), "x was subtracted from y"),
