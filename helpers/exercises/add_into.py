@@ -62,6 +62,9 @@ def _mistakes(case, run):
                f"{ahead[0]} was written") + ", before y[0]: an index below 0", (
                "each i from blockIdx.x * blockDim.x + threadIdx.x (never negative) adds into "
                "y[i] itself: " + LOOP_HINT)
+    if run.out.past.tolist() == [n] and np.array_equal(got[1:], y[1:] + x[:-1]):
+        yield ("each x[i] was added into y[i + 1]: the store's index is one too far, the loop's "
+               "bound is right", "y[i] += x[i]")
     if run.out.past.size:
         yield (f"y[{run.out.past[0]}] and beyond were written, past y[n - 1]",
                "the loop must stop at n: " + LOOP_HINT)

@@ -28,6 +28,8 @@ WRONG = {
                       "y[-31] to y[-1] were written, before y[0]"),
     "stores_into_the_one_before": (("y[i] += x[i];", "y[i - 1] += x[i];"),
                                    "y[-1] was written, before y[0]"),
+    "adds_into_the_next": (("y[i] += x[i];", "y[i + 1] += x[i];"),
+                           "each x[i] was added into y[i + 1]"),
     "no_bound": (("i < n;", "i <= n;"), "y[1000] and beyond were written"),
     "assigned": (("y[i] += x[i];", "y[i] = x[i];"), "y holds x"),
     "subtracted": (("y[i] += x[i];", "y[i] -= x[i];"), "x was subtracted from y"),
