@@ -113,12 +113,6 @@ def _grid(case) -> Grid:
     return Grid(case["height"], case["width"], case["block"])
 
 
-def _where(case):
-    c_re, c_im = case["c"]
-    return (f"{case['width']}x{case['height']} image, block={case['block'][:2]}, "
-            f"grid={_grid(case).grid}, c={c_re}{c_im:+}i, max_iter={case['max_iter']}")
-
-
 def _launch(case):
     """A guard zone of a block's worth of extra rows, where a kernel with no guard writes."""
     width, height, *floats, max_iter = _args(case)
@@ -156,7 +150,9 @@ EXERCISE = KernelExercise(
     stub="exercises/julia.cu", kernel="julia",
     signature=("int *iters, int width, int height, float x_min, float y_min, float dx, "
                "float dy, float c_re, float c_im, int max_iter"),
-    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
+    cases=CASES, draw=_draw, launch=_launch, mistakes=_mistakes,
+    where=lambda c: (f"{c['width']}x{c['height']} image, block={c['block'][:2]}, grid="
+                     f"{_grid(c).grid}, c={c['c'][0]}{c['c'][1]:+}i, max_iter={c['max_iter']}"),
     crash_hint="threads outside the image must not write: if (x >= width || y >= height) return;",
     success=f"the Julia set matches NumPy ({len(CASES)} images whose sides are not multiples "
             "of the block; nothing written outside the image)")
