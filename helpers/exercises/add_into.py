@@ -44,9 +44,10 @@ def _launch(case):
     rng = np.random.default_rng(n)
     x = rng.integers(1, 9, n).astype(np.float32)
     y = rng.integers(-50, 50, n).astype(np.float32)
-    # past n, a poison that an addition changes (NaN + x would still be NaN)
-    out = Output(n, start=y, guard=4 * n, poisons=(np.float32(-7777.0),))
-    return Launch((Input(x, after=4 * n, junk=1.0), out, np.int32(n)),
+    # around y, a poison that an addition changes (NaN + x would still be NaN); a block's worth
+    # before it too, where an index below 0 lands
+    out = Output(n, start=y, guard=4 * n, poisons=(np.float32(-7777.0),), before=block)
+    return Launch((Input(x, after=4 * n, junk=1.0, before=block), out, np.int32(n)),
                   block=(block, 1, 1), grid=(blocks, 1), model=(x, y))
 
 
@@ -55,6 +56,15 @@ def _mistakes(case, run):
     n, block, blocks = case
     threads = block * blocks
     (x, y), got = run.model, run.out.got
+    if run.out.ahead.size:
+        ahead = [f"y[{i}]" for i in run.out.ahead[[0, -1]]]
+        yield (f"{ahead[0]} to {ahead[1]} were written" if ahead[0] != ahead[1] else
+               f"{ahead[0]} was written") + ", before y[0]: an index below 0", (
+               "each i from blockIdx.x * blockDim.x + threadIdx.x (never negative) adds into "
+               "y[i] itself: " + LOOP_HINT)
+    if run.out.past.tolist() == [n] and np.array_equal(got[1:], y[1:] + x[:-1]):
+        yield ("each x[i] was added into y[i + 1]: the store's index is one too far, the loop's "
+               "bound is right", "y[i] += x[i]")
     if run.out.past.size:
         yield (f"y[{run.out.past[0]}] and beyond were written, past y[n - 1]",
                "the loop must stop at n: " + LOOP_HINT)

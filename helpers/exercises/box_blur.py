@@ -91,7 +91,7 @@ def _launch(case):
 
 def _mistakes(case, run):
     """The mistakes one launch shows; on the first image, the simulator's launch's too."""
-    yield from past_the_end(run.out.past, case, WORDS, GUARD_HINT)
+    yield from past_the_end(run.out.past, case, WORDS, GUARD_HINT, run.out.unwritten)
     yield from never_written(run.out.unwritten, WORDS)
     if case == CASES[0]:
         seen = observe(run.kernel, run.launch)

@@ -78,28 +78,32 @@ class Input:
 @dataclasses.dataclass(frozen=True)
 class Result:
     """An output after the launch: ``got`` (its ``shape``), ``past`` (the flat indices past its
-    end that were written), ``unwritten`` (True where ``got`` still holds the poison) and
-    ``differs`` (True when two launches with different poisons wrote different values)."""
+    end that were written), ``unwritten`` (True where ``got`` still holds the poison),
+    ``differs`` (True when two launches with different poisons wrote different values) and
+    ``ahead`` (the negative indices, before its start, that were written)."""
 
     got: np.ndarray
     past: np.ndarray
     unwritten: np.ndarray
     differs: bool = False
+    ahead: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, int))
 
 
 @dataclasses.dataclass(frozen=True)
 class Output:
-    """An output buffer of ``shape`` followed by ``guard`` spare elements, all ``poison`` (by
-    default ``poison_value(dtype)``), except that ``start``, where given, is what the output
-    itself holds before the launch (0 for a sum). With several ``poisons`` the kernel runs once
-    with each: where any value can be a right answer (a byte), an element that holds each run's
-    poison after it was never written."""
+    """An output buffer of ``shape`` followed by ``guard`` spare elements (and preceded by
+    ``before``: the kernel gets a pointer past them), all ``poison`` (by default
+    ``poison_value(dtype)``), except that ``start``, where given, is what the output itself holds
+    before the launch (0 for a sum). With several ``poisons`` the kernel runs once with each:
+    where any value can be a right answer (a byte), an element that holds each run's poison
+    after it was never written."""
 
     shape: int | tuple
     dtype: object = np.float32
     guard: int = GUARD
     poisons: tuple = (None,)
     start: object = None
+    before: int = 0
 
     @property
     def size(self) -> int:
@@ -109,22 +113,39 @@ class Output:
         """The buffer for launch number ``run``."""
         poison = self.poisons[run % len(self.poisons)]
         dtype = np.dtype(self.dtype)
-        host = np.full(self.size + self.guard,
+        host = np.full(self.before + self.size + self.guard,
                        poison_value(dtype) if poison is None else poison, dtype)
         if self.start is not None:
-            host[:self.size] = self.start
-        return gpuarray.to_gpu(host)
+            host[self.before:self.before + self.size] = self.start
+        buffer = gpuarray.to_gpu(host)
+        return buffer[self.before:] if self.before else buffer  # the view keeps it alive
+
+    def fetch(self, array) -> np.ndarray:
+        """The whole buffer (``before`` and ``guard`` too) behind ``array``, which ``device``
+        made, copied back."""
+        return (array.base if self.before else array).get()
 
     def read(self, hosts) -> Result:
-        """The ``Result`` of the buffers ``hosts`` copied back, one per run."""
+        """The ``Result`` of the buffers ``hosts`` (``fetch``'s) copied back, one per run."""
         never = np.logical_and.reduce([is_poison(h, self.poisons[k % len(self.poisons)])
                                        for k, h in enumerate(hosts)])
-        first = hosts[0]
+        first, start, end = hosts[0], self.before, self.before + self.size
         differs = (np.logical_or.reduce([h != first for h in hosts]) & ~never).any()
         shape = (self.shape,) if np.isscalar(self.shape) else tuple(self.shape)
-        return Result(first[:self.size].reshape(shape),
-                      np.flatnonzero(~never[self.size:]) + self.size,
-                      never[:self.size].reshape(shape), bool(differs))
+        return Result(first[start:end].reshape(shape), np.flatnonzero(~never[end:]) + self.size,
+                      never[start:end].reshape(shape), bool(differs),
+                      np.flatnonzero(~never[:start]) - start)
+
+
+def one_further(array: str, item: str, past, unwritten, hint: str):
+    """The mistake of a kernel that stored each element one further on (``out[i + 1]`` for
+    ``out[i]``), its guard right: the first element alone never written, and the one just past
+    the end written (a guard off by one writes that one too, but the first as well)."""
+    unwritten = np.asarray(unwritten).ravel()
+    if (np.asarray(past).ravel().tolist() == [unwritten.size]
+            and np.flatnonzero(unwritten).tolist() == [0]):
+        yield (f"{array}[0] was never written and the {item} just past the end of {array} was: "
+               "the store's index is one too far, the guard is right", hint)
 
 
 def close(got: np.ndarray, want: np.ndarray, rtol: float = 1e-5, atol: float = 1e-6) -> bool:

@@ -14,6 +14,8 @@ import dataclasses
 
 import numpy as np
 
+from helpers.exercises.common import one_further
+
 
 @dataclasses.dataclass(frozen=True)
 class Grid:
@@ -78,8 +80,12 @@ class Words:
                      "blockIdx.y is missing from {row}")
 
 
-def past_the_end(past, grid: Grid, words: Words, wild_hint: str):
-    """Mistakes of the bounds guard, from the flat element indices written past the end."""
+def past_the_end(past, grid: Grid, words: Words, wild_hint: str, unwritten=None):
+    """Mistakes of the bounds guard, from the flat element indices written past the end (and,
+    given ``unwritten``, the elements never written: a store one element too far is told)."""
+    if unwritten is not None:
+        yield from one_further(words.array, words.item, past, unwritten, f"store at {words.array}"
+                               f"[{words.row} * {words.cols} + {words.col}], with nothing added")
     past = set(np.asarray(past).ravel().tolist())
     if not past:
         return
@@ -144,7 +150,7 @@ def never_written(unwritten, words: Words):
 
 def coverage(past, unwritten, grid: Grid, words: Words, wild_hint: str):
     """past_the_end, then reached, then never_written: the usual order."""
-    yield from past_the_end(past, grid, words, wild_hint)
+    yield from past_the_end(past, grid, words, wild_hint, unwritten)
     if unwritten.any():
         yield from reached(~unwritten, grid, words)
     yield from never_written(unwritten, words)

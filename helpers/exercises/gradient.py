@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises import speed
-from helpers.exercises.common import Input, Output
+from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import observe, race_mistake
@@ -33,11 +33,6 @@ HALO_HINT = ("thread 0 loads s[0] = in[clamp_index(i - 1, n)] and the block's la
 def _draw(rng):  # the grader's cases: several blocks of a size the shipped cases may not have
     block = pick(rng, (32, 64, 96, 128, 256, 512))
     return [(awkward(rng, block, 2 * block + 1, 40 * block), block)]
-
-
-def _where(case):
-    return (f"n = {case[0]}, block = ({case[1]}, 1, 1), grid = ({-(-case[0] // case[1])}, 1), "
-            f"shared = {4 * (case[1] + 2)} bytes")
 
 
 def _refine(failure):  # a static array sized for a smaller block than the largest launched
@@ -61,6 +56,8 @@ def _launch(case):
 def _mistakes(case, run):
     n, block = case
     got, want = run.out.got, reference(run.model)
+    yield from one_further("out", "element", run.out.past, run.out.unwritten,
+                           "each thread stores only out[i]")
     if run.out.past.size:
         yield (f"threads past the end wrote out[{int(run.out.past.max())}] (out has {n})",
                "the threads with i >= n return after the barrier, before the store")
@@ -110,7 +107,9 @@ def _fast(kernels):
 
 EXERCISE = KernelExercise(
     stub="exercises/gradient.cu", kernel="gradient", signature="const float *in, float *out, int n",
-    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes, fast=_fast,
+    cases=CASES, draw=_draw, launch=_launch, mistakes=_mistakes, fast=_fast,
+    where=lambda c: f"n = {c[0]}, block = ({c[1]}, 1, 1), grid = ({-(-c[0] // c[1])}, 1), "
+                    f"shared = {4 * (c[1] + 2)} bytes",
     refine=_refine, simulated="runs the race check and the trace",
     crash_hint="every index into in is clamped (clamp_index), and s has blockDim.x + 2 floats",
     success=f"the gradient matches NumPy's for {len(CASES)} sizes (blocks of 32 to 512, a "

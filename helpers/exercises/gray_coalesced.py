@@ -13,10 +13,10 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises import sepia, speed
-from helpers.exercises.common import Input, Output
+from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Kernels, Launch
-from helpers.exercises.microscope import observe
+from helpers.exercises.microscope import traced
 
 CASES = [(45, 7, 256), (256, 12, 256), (100, 37, 128), (7, 3, 64), (257, 19, 96)]
 """(width, height, threads a block): spare threads more than a column (the first), sides with a
@@ -41,10 +41,6 @@ def _grid(case):  # a thread a pixel, rounded up to whole blocks
     return -(-case[0] * case[1] // case[2]), 1
 
 
-def _where(case):
-    return f"{case[0]} x {case[1]} image, block = ({case[2]}, 1, 1), grid = {_grid(case)}"
-
-
 def reference(rgb):  # NumPy's grey value, as bt601_gray computes it in float32
     r, g, b = (rgb[..., c].astype(np.float32) for c in range(3))
     return (np.float32(0.299) * r + np.float32(0.587) * g + np.float32(0.114) * b
@@ -62,6 +58,7 @@ def _launch(case):
 def _mistakes(case, run):
     width, height, _ = case
     n, out, missing = width * height, run.out, np.flatnonzero(run.out.unwritten)
+    yield from one_further("gray", "pixel", out.past, out.unwritten, "store pixel i at gray[i]")
     if out.past.tolist() == [n]:
         yield ("gray[n] was written, one pixel past the end: the bounds guard is off by one",
                "the last pixel is width * height - 1: return when t >= width * height")
@@ -75,6 +72,8 @@ def _mistakes(case, run):
         x, y = mapping(np.arange(n), width, height)
         if missing.size and set(range(n)) - set(missing) == set((y * width + x).tolist()):
             yield f"thread t took {how}: some pixels got two threads and others none", ROW_HINT
+    if missing.size == n:
+        yield "nothing was written: gray still holds its poison", "store pixel i: gray[i] = ..."
     if missing.size:
         yield (f"{missing.size} of {n} pixels were never written (the first at x = "
                f"{missing[0] % width}, y = {missing[0] // width}): some pixels got two threads "
@@ -98,7 +97,7 @@ def _fast(kernel):
             lambda: kernel(rgb, gray, n(width), n(height), block=(256, 1, 1), grid=grid),
             4 * height * width, TARGET, ROW_HINT, f"3 bytes read and 1 written a pixel, on a "
             f"{width} x {height} image"))
-    stats = observe(Kernels(kernel, kernel), _launch(TRACED)).stats
+    stats = traced(Kernels(kernel, kernel), _launch(TRACED))
     loads, stores = stats.global_ld.sectors_per_request, stats.global_st.sectors_per_request
     figures = f"a warp's loads touch {loads:.1f} sectors a request and its stores {stores:.1f}"
     if max(loads, stores) > MAX_SECTORS:
@@ -110,7 +109,8 @@ def _fast(kernel):
 EXERCISE = KernelExercise(
     stub="exercises/gray_coalesced.cu", kernel="gray_coalesced",
     signature="const unsigned char *rgb, unsigned char *gray, int width, int height",
-    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes, fast=_fast,
+    cases=CASES, draw=_draw, launch=_launch, mistakes=_mistakes, fast=_fast,
+    where=lambda c: f"{c[0]} x {c[1]} image, block = ({c[2]}, 1, 1), grid = {_grid(c)}",
     crash_hint=GUARD_HINT + "; and take x = t % width, y = t / width: another split of t can "
     "land outside the image",
     success=f"every pixel's grey value is NumPy's on {len(CASES)} images (a pixel a thread, "

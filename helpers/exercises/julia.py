@@ -23,20 +23,23 @@ WORDS = Words(index_hint="x = blockIdx.x * blockDim.x + threadIdx.x, and the sam
 TOLERANCE = 0.01  # the largest fraction of pixels that may differ from NumPy's
 
 # The cases the checker runs: image sides that are not multiples of the block, a non-square image
-# both ways round, two values of c, two iteration limits.
+# both ways round, two values of c, two iteration limits; then a grid of eighths (every point
+# exact in float32) through z = -2 and 2, where |z|^2 is 4 and the loop goes on ("exact").
 CASES = [
     dict(width=203, height=141, block=(16, 16, 1), view=(-1.6, -1.0, 1.6, 1.0),
          c=(-0.8, 0.156), max_iter=100),
     dict(width=77, height=190, block=(32, 8, 1), view=(-1.2, -1.5, 1.2, 1.5),
          c=(0.285, 0.01), max_iter=60),
+    dict(width=33, height=17, block=(16, 8, 1), view=(-2.0, -1.0, 2.125, 1.125),
+         c=(-0.8, 0.156), max_iter=40, exact=True),
 ]
 
 
 def _draw(rng):
     """The grader's cases: the shipped views (the tolerance's) on other sides and blocks."""
-    blocks = [case["block"] for case in CASES]
+    blocks = [case["block"] for case in CASES[:2]]
     drawn = []
-    for case in CASES:
+    for case in CASES[:2]:
         block = pick(rng, blocks)
         drawn.append(dict(case, block=block, width=awkward(rng, block[0], 20, 260),
                           height=awkward(rng, block[1], 20, 260)))
@@ -72,9 +75,14 @@ def _wrong_answers(case, ref):
            "this is the Mandelbrot set (z starting at 0, c the pixel's point)",
            "in a Julia set z STARTS at the pixel's point, z = (x_min + x*dx) + i*(y_min + y*dy), "
            "and c = c_re + i*c_im is the same for every pixel")
-    yield (escape_counts(np.zeros_like(re), np.zeros_like(im), c_re, c_im, max_iter),
-           "every pixel has the same count: z starts at 0 instead of at the pixel's point",
-           "set z_re = x_min + x*dx and z_im = y_min + y*dy before the loop")
+    zero = escape_counts(np.zeros_like(re), np.zeros_like(im), c_re, c_im, max_iter)
+    start = "set z_re = x_min + x*dx and z_im = y_min + y*dy before the loop"
+    if (zero == max_iter).all():  # 0 never escapes for this c: a loop with no exit looks the same
+        yield (zero, "every pixel has the same count: no pixel escaped, as when z starts at 0 "
+               "(whose orbit never escapes for this c) or the loop never ends once |z|^2 > 4",
+               f"{start}, and end the loop once |z|^2 > 4")
+    yield (zero, "every pixel has the same count: z starts at 0 instead of at the pixel's point",
+           start)
     yield (escape_counts(swapped_re, swapped_im, c_re, c_im, max_iter),
            "the image is computed with x and y swapped "
            "(z starts at (x_min + y*dx) + i*(y_min + x*dy))",
@@ -105,12 +113,6 @@ def _grid(case) -> Grid:
     return Grid(case["height"], case["width"], case["block"])
 
 
-def _where(case):
-    c_re, c_im = case["c"]
-    return (f"{case['width']}x{case['height']} image, block={case['block'][:2]}, "
-            f"grid={_grid(case).grid}, c={c_re}{c_im:+}i, max_iter={case['max_iter']}")
-
-
 def _launch(case):
     """A guard zone of a block's worth of extra rows, where a kernel with no guard writes."""
     width, height, *floats, max_iter = _args(case)
@@ -124,8 +126,14 @@ def _mistakes(case, run):
     """The mistakes one launch shows, the most telling first."""
     got, ref = run.out.got, run.model
     yield from coverage(run.out.past, run.out.unwritten, _grid(case), WORDS, WORDS.guard_hint)
-    if _close(got, ref):
+    re, im = pixel_grid(*_args(case)[:6])
+    edge = (re * re + im * im == 4) & bool(case.get("exact"))
+    if _close(got, ref) and (got[edge] == ref[edge]).all():
         return
+    if _close(got, ref) and (got[edge] == 0).all():
+        yield ("the pixels where |z|^2 starts at exactly 4 (z = -2 and 2) count 0: the loop "
+               "stops at |z|^2 >= 4", "z escapes only once |z|^2 > 4: break at re2 + im2 > 4.0f "
+               "(not >=), or loop while |z|^2 <= 4.0f (not <)")
     for wrong, problem, hint in _wrong_answers(case, ref):
         if _close(got, wrong):
             yield problem, hint
@@ -142,7 +150,9 @@ EXERCISE = KernelExercise(
     stub="exercises/julia.cu", kernel="julia",
     signature=("int *iters, int width, int height, float x_min, float y_min, float dx, "
                "float dy, float c_re, float c_im, int max_iter"),
-    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
+    cases=CASES, draw=_draw, launch=_launch, mistakes=_mistakes,
+    where=lambda c: (f"{c['width']}x{c['height']} image, block={c['block'][:2]}, grid="
+                     f"{_grid(c).grid}, c={c['c'][0]}{c['c'][1]:+}i, max_iter={c['max_iter']}"),
     crash_hint="threads outside the image must not write: if (x >= width || y >= height) return;",
     success=f"the Julia set matches NumPy ({len(CASES)} images whose sides are not multiples "
             "of the block; nothing written outside the image)")

@@ -280,7 +280,8 @@ class KernelExercise:
             if error:
                 yield self.failure(failed(error), error, launch.block)
                 return None
-            hosts.append([a.get() for a, spec in zip(args, launch.args) if isinstance(spec, Output)])
+            hosts.append([spec.fetch(a) for a, spec in zip(args, launch.args)
+                          if isinstance(spec, Output)])
         return Run(launch, [o.read([h[i] for h in hosts]) for i, o in enumerate(launch.outputs)],
                    given)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from helpers.exercises.common import Output
+from helpers.exercises.common import Output, one_further
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.julia import TOLERANCE, escape_counts, pixel_grid
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -62,6 +62,8 @@ def _mistakes(case, run):
     """The mistakes one launch shows, the most telling first."""
     width, height, block, _ = case
     got, drawn = run.out.got, ~run.out.unwritten
+    yield from one_further("iters", "pixel", run.out.past, run.out.unwritten,
+                           "store n in iters[y * width + x]")
     if run.out.past.size:
         yield ("iters was written past its end: some thread's x reached width",
                "stop the loop while x < width: " + LOOP_HINT)

@@ -67,7 +67,7 @@ def _launch(case):
 
 def _mistakes(case, run):
     """The mistakes one launch shows, the most telling first."""
-    yield from past_the_end(run.out.past, case, WORDS, WILD_HINT)
+    yield from past_the_end(run.out.past, case, WORDS, WILD_HINT, run.out.unwritten)
     got, (want, padded), rows, cols = run.out.got, run.model, case.height, case.width
     right = np.isclose(got, want, rtol=1e-5, atol=1e-4)
     if right.all():

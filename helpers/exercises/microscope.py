@@ -74,11 +74,21 @@ def observe(kernels: runner.Kernels, launch: runner.Launch, key: str = "observed
             error = err
     if error is None and t.launches:
         stats = t[kernel.name]
-    outs = [spec.read([a.get()]) for a, spec in zip(args, launch.args)
+    outs = [spec.read([spec.fetch(a)]) for a, spec in zip(args, launch.args)
             if isinstance(spec, Output)]
     grid = tuple(launch.grid) + (1,)
     kernels.seen[key] = Observed(error, stats, grid[0] * grid[1], outs, tuple(launch.block))
     return kernels.seen[key]
+
+
+def traced(kernels: runner.Kernels, launch: runner.Launch):
+    """The trace's figures of ``launch`` on the simulator, for a speed rule; a launch that failed
+    there (a race of threads that write the same values, which the cases' outputs cannot show)
+    raises its error, a mistake of the launch that rates the kernel (``KernelExercise``)."""
+    seen = observe(kernels, launch)
+    if seen.error is not None:
+        raise seen.error
+    return seen.stats
 
 
 def race_mistake(error, array_hint: str, block=None, refine=None):

@@ -5,16 +5,19 @@ block) through shared memory: out[start + j] = in[start + len - 1 - j]. Launched
 ``block=(256, 1, 1)`` and a block for every 256 elements, n not a multiple of 256, the output
 pre-filled with NaN and followed by a guard zone, the input by junk. The first case also runs on
 the simulator under the race check, whatever the backend, so that a missing barrier is found
-even where the threads' order made the result right. Wrong values are matched with known
+even where the threads' order made the result right; there the input has no junk after it, so
+that a load past its end (a load guard j <= len, or none) is found too. Wrong values are matched with known
 mistakes: nothing reversed, the whole array reversed, the last block mirrored as if it were full,
 a mirror one element off. No speed tier: reversing inside a warp costs no extra sectors.
 """
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
-from helpers.exercises.common import Input, Output
+from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import observe, race_mistake
@@ -66,12 +69,15 @@ def _launch(n):
 
 def _mistakes(n, run):
     x, got = run.model, run.out.got
+    yield from one_further("out", "element", run.out.past, run.out.unwritten,
+                           "each thread stores only out[start + j]")
     if run.out.past.size:
         yield (f"the kernel wrote past the end of out (as far as out[{int(run.out.past.max())}]; "
                f"it has {n} elements)", "only threads with j < len store: keep the guard "
                "if (j < len) on the store too")
     if n == CASES[0]:
-        seen = observe(run.kernel, run.launch)
+        seen = observe(run.kernel, dataclasses.replace(
+            run.launch, args=(Input(x), *run.launch.args[1:])))
         if seen.error:
             yield race_mistake(seen.error, "each thread stores only out[start + j]",
                                block=(BLOCK, 1, 1), refine=_refine)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from helpers.exercises.common import Input, Output
+from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 
@@ -58,10 +58,21 @@ def _mistakes(case, run):
     """The mistakes a launched kernel's output shows, in order (nothing when it is right)."""
     nx, ny, nz, block = case
     (vol, scale), got, written = run.model, run.out.got, ~run.out.unwritten
-    if run.out.past.size:
+    yield from one_further("out", "element", run.out.past, run.out.unwritten,
+                           "store at out[i], i = (z * ny + y) * nx + x, with nothing added")
+    # a guard's mistake: every element written, or those a guard with its sides swapped writes
+    tz, ty, tx = np.indices([g * b for g, b in zip(_grid(case), block)][::-1])
+    swapped = ((tz * ny + ty) * nx + tx)[(tx < ny) & (ty < nx) & (tz < nz)]
+    hit = set(np.flatnonzero(written).tolist()) | set(run.out.past.tolist())
+    guard = written.all() or hit == set(swapped.tolist())
+    if run.out.past.size and guard:
         yield (f"out was written past its end (out[{run.out.past[0]}]): threads outside the "
                "volume wrote", "the grid sticks out in z too: "
                                "if (x >= nx || y >= ny || z >= nz) return;")
+    if run.out.past.size:  # and elements inside never written, not as a guard leaves them
+        yield (f"out was written past its end (out[{run.out.past[0]}]), and "
+               f"{int((~written).sum())} of its elements were never written: the index sends "
+               "them past the end", INDEX_HINT)
     if not written.any():
         yield "nothing was written: out still holds the NaN it was filled with", INDEX_HINT
     if nz > 1 and written[0].all() and not written[1:].any():

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from helpers.exercises.common import Input, Output
+from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 
@@ -47,6 +47,7 @@ def _mistakes(case, run):
     x, got, past, unwritten = run.model, run.out.got, run.out.past, run.out.unwritten
     want = ALPHA * x
     right = np.isclose(got, want, rtol=1e-6, atol=0)
+    yield from one_further("y", "element", past, unwritten, "y[i] = alpha * x[i]")
     if past.tolist() == [n]:
         yield ("y[n] was written, one element past the end: the bounds guard is off by one",
                "the last element is y[n - 1]: guard with if (i < n), not i <= n")
@@ -65,6 +66,10 @@ def _mistakes(case, run):
         yield (f"{int(unwritten.sum())} of {n} elements were never written (the first is "
                f"y[{first}])",
                "every i < n needs a thread: i = blockIdx.x * blockDim.x + threadIdx.x")
+    for read, ours, theirs in (("x[i + 1]", got[:-1], want[1:]), ("x[i - 1]", got[1:], want[:-1])):
+        if np.allclose(ours, theirs, rtol=1e-6, atol=0):
+            yield (f"y[i] holds alpha * {read}: the elements are shifted by one",
+                   "each thread reads its own element: y[i] = alpha * x[i]")
     if not right.any() and np.allclose(got, x, rtol=1e-6, atol=0):
         yield "y equals x: alpha is not applied", "y[i] = alpha * x[i]"
     if not right.any():

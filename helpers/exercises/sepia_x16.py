@@ -13,13 +13,14 @@ from helpers.exercises import sepia, speed
 from helpers.exercises.common import Input, Output, launch_catching
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Kernels, Launch
-from helpers.exercises.microscope import observe
+from helpers.exercises.microscope import traced
 from helpers.exercises.verdict import Verdict, matches, not_yet
 from helpers.workload import share
 
 BLOCK = 256
-CASES = [(1961, BLOCK), (8000, 64), (7, 32), (16 * 700 + 15, 128)]
-"""(n pixels, threads a block): a tail of 9; none; a tail alone; a tail of 15, many blocks."""
+CASES = [(1961, BLOCK), (8000, 64), (7, 32), (16 * 700 + 15, 128), (16 * 63 + 5, 32)]
+"""(n pixels, threads a block): a tail of 9; none; a tail alone; a tail of 15, many blocks; a
+tail whose thread t == n / 16 is the grid's last (no spare thread after it)."""
 TARGET = 0.5
 """The fraction of a copy's bandwidth FAST takes on a GPU. The course's solution reached 62% of
 it on an H200, alone on the device (67% in another run); notebook 04's rgb_to_gray_x16, which
@@ -94,7 +95,7 @@ def _past_the_end(past, n):
                "only the threads t < n / 16 have a whole group of 16 pixels: the grid is rounded "
                "up to whole blocks, so keep the else-if (t == groups) for the tail and let the "
                "threads after it do nothing")
-    if (past < 48 * (groups + 1)).all() and n % 16:
+    if n % 16 and past.tolist() == list(range(3 * n, 48 * (groups + 1))):
         yield (f"thread {groups} (t == n / 16) wrote a whole group of 16 pixels where only "
                f"{n % 16} are left, past the end of out",
                "the uint4 loads and stores are for t < n / 16 only (t < groups, not <=): "
@@ -108,7 +109,7 @@ def _unwritten(unwritten, n):
         return
     groups, index = n // 16, np.arange(n)
     pixels = unwritten.all(axis=1)
-    if unwritten.all():
+    if unwritten.all() and groups:  # (with none, every pixel is the tail's: see below)
         yield "nothing was written: out still holds its poison", ONE_PIXEL_HINT
     if groups and np.array_equal(pixels, (index >= groups) & (index < 16 * groups)):
         yield (f"only pixels 0 to {groups - 1} of the {16 * groups} in whole groups were "
@@ -199,7 +200,7 @@ def _fast(kernel):
         return (yield from speed.bandwidth(
             lambda: _launch_on(kernel, rgb_gpu, out_gpu, n, BLOCK), 6 * n, TARGET, WORD_HINT,
             f"3 bytes read and 3 written a pixel, on {n:,} pixels"))
-    stats = observe(Kernels(kernel, kernel), _launch(CASES[1])).stats
+    stats = traced(Kernels(kernel, kernel), _launch(CASES[1]))
     loads, stores = (c.bytes / max(c.lanes, 1) for c in (stats.global_ld, stats.global_st))
     if min(loads, stores) < MIN_BYTES_A_LANE:
         yield (f"on the simulator your loads carry {loads:.1f} bytes a thread and your stores "

@@ -23,6 +23,13 @@ WRONG = {
     "stride_of_the_blocks": ((STRIDE, "int stride = gridDim.x;"), "times: threads visit the same elements"),
     "stride_too_long": ((STRIDE, "int stride = 2 * gridDim.x * blockDim.x;"),
                         "488 of 1000 elements were never added to"),
+    "start_below_0": (("blockIdx.x * blockDim.x + threadIdx.x;", "blockIdx.x * blockDim.x - "
+                                                                 "threadIdx.x;"),
+                      "y[-31] to y[-1] were written, before y[0]"),
+    "stores_into_the_one_before": (("y[i] += x[i];", "y[i - 1] += x[i];"),
+                                   "y[-1] was written, before y[0]"),
+    "adds_into_the_next": (("y[i] += x[i];", "y[i + 1] += x[i];"),
+                           "each x[i] was added into y[i + 1]"),
     "no_bound": (("i < n;", "i <= n;"), "y[1000] and beyond were written"),
     "assigned": (("y[i] += x[i];", "y[i] = x[i];"), "y holds x"),
     "subtracted": (("y[i] += x[i];", "y[i] -= x[i];"), "x was subtracted from y"),

@@ -50,6 +50,8 @@ WRONG = {
     "no_bounds_guard": ([(GUARD, "")], ["past the end", "return"]),
     "bounds_guard_off_by_one": ([("x >= width || y >= height", "x > width || y > height")],
                                 ["off by one", "(width - 1, height - 1)"]),
+    "stores_into_the_next": ([("out[y * width + x] =", "out[y * width + x + 1] =")],
+                             ["one too far, the guard is right", "out[y * width + x]"]),
     "sum_not_divided": ([(" * (1.0f / ((2 * RADIUS + 1) * (2 * RADIUS + 1)))", "")],
                         ["25 times too large", "divide the sum"]),
     # issue 28: named as themselves, not with the bounds guard's or the tile index's hint

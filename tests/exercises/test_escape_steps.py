@@ -25,6 +25,8 @@ WRONG = {
                     "z starts at c instead of 0"),
     "c_swapped": ([("+ c_re[i];", "+ C_IM;"), ("+ c_im[i];", "+ c_re[i];"), ("+ C_IM;", "+ c_im[i];")],
                   "c_re and c_im are swapped"),
+    "stops_at_4": ([("z_im * z_im <= 4.0f", "z_im * z_im < 4.0f")],
+                   "points where |z|^2 reaches 4 exactly stopped there"),
     "one_step_too_many": ([("k < max_iter", "k <= max_iter")],
                           "points that never escape count max_iter + 1"),
     "counted_from_1": ([("int k = 0;", "int k = 1;")], "every count is one too many"),

@@ -32,6 +32,7 @@ WRONG = {
                          ["at the ends of the array", "clamp the halo"]),
     "return_before_loading": ([(GUARD, ""), ("    int j =", GUARD + "    int j =")],
                               ["the last alone", "return after the barrier"]),
+    "stores_into_the_next": ([("    out[i] =", "    out[i + 1] =")], ["one too far", "out[i]"]),
     "sign_turned": ([(DIFF, "(s[j - 1] - s[j + 1])")], ["the sign is turned"]),
     "not_halved": ([(" * 0.5f;", ";")], ["twice too large", "* 0.5f"]),
     "static_array_too_small": ([("extern __shared__ float s[];", "__shared__ float s[130];")],

@@ -23,6 +23,8 @@ WRONG = {
     "steps_of_two_blocks": ([("x += blockDim.x", "x += 2 * blockDim.x")],
                             "4575 of 12383 pixels were never drawn"),
     "one_past_the_row": ([("x < width;", "x <= width;")], "iters was written past its end"),
+    "stores_into_the_next": ([("iters[y * width + x] = n;", "iters[y * width + x + 1] = n;")],
+                             "iters[0] was never written and the pixel just past the end"),
     "transposed": ([("iters[y * width + x]", "iters[x * height + y]")],
                    "the pixels are stored transposed"),
     "z_from_c": ([("float z_re = 0.0f, z_im = 0.0f;", "float z_re = c_re, z_im = c_im;")],

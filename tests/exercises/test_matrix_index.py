@@ -24,6 +24,8 @@ WRONG = {
                          "the bounds guard is off by one"),
     "guard_off_by_one_in_col": ([("row >= rows || col >= cols", "row >= rows || col > cols")],
                                 "the guard on col is off by one"),
+    "stores_into_the_next": ([("    out[i] =", "    out[i + 1] =")],
+                             "the store's index is one too far, the guard is right"),
     "guard_on_flat_index": ([(GUARD, ""), ("    out[i] =", "    if (i >= rows * cols) return;\n    out[i] =")],
                             "wrapped around into the next row"),
     "only_block_0": ([(INDEX_X, "threadIdx.x"), (INDEX_Y, "threadIdx.y")],

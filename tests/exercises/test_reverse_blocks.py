@@ -23,6 +23,10 @@ WRONG = {
     "mirror_one_off": ([("s[len - 1 - j]", "s[len - j]")], ["one element off"]),
     "whole_array_reversed": ([(STORE, "out[n - 1 - start - j] = s[j]")],
                              ["the whole array was reversed", "its own elements"]),
+    "stores_into_the_next": ([(STORE, "out[start + j + 1] = s[len - 1 - j]")],
+                             ["one too far", "out[start + j]"]),
+    "load_guard_off_by_one": ([("    if (j < len)\n        s[j]", "    if (j <= len)\n        s[j]")],
+                              ["a read, in[1000], 1 element past the end"]),
     "store_unguarded": ([("    if (j < len)\n        out", "    out")],
                         ["if (j < len) on the store"]),
     "barrier_after_the_store": ([(BARRIER, ""), ("s[len - 1 - j];", "s[len - 1 - j];\n"

@@ -21,6 +21,12 @@ WRONG = {
     "no_guard_on_z": ([(GUARD, "if (x >= nx || y >= ny)")], "out was written past its end"),
     "slice_of_rows": ([(INDEX, "int i = z * ny + y * nx + x;")], "slice z starts at z * ny"),
     "x_slowest": ([(INDEX, "int i = (x * ny + y) * nz + z;")], "the index makes x the slowest"),
+    "stores_into_the_next": ([("out[i] =", "out[i + 1] =")], "out[0] was never written and the"
+                             " element just past the end of out was: the store's index is one"),
+    "x_and_y_swapped_in_the_index": ([(INDEX, "int i = (z * ny + x) * nx + y;")],
+                                     "out was written past its end (out[455]), and"),
+    "guard_sides_swapped": ([(GUARD, "if (x >= ny || y >= nx || z >= nz)")],
+                            "out was written past its end (out[455]): threads outside the volume"),
     "not_scaled": ([("vol[i] * scale[z]", "vol[i]")], "out equals vol"),
     "scaled_by_row": ([("scale[z]", "scale[y % nz]")], "364 of 455 elements are wrong"),
 }

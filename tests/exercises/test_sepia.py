@@ -52,6 +52,8 @@ WRONG = {
                           "the matrix's columns used as its rows"),
     "blue_never_written": ([(WRITE_B, "    (void)b2;\n")],
                            "only some of their three bytes written (blue missing"),
+    "blue_into_the_next_pixel": ([("out[3 * i + 2] =", "out[3 * i + 3] =")],
+                                 "some pixels have only some of their three bytes written (blue"),
     "pixel_index_used_as_byte_index": (
         [(WRITE_R + WRITE_G + WRITE_B,
           "    out[i] = (unsigned char)fminf(r2 + 0.5f, 255.0f);\n    (void)g2; (void)b2;\n")],

@@ -40,6 +40,12 @@ SLOW = {"bytewise": [(GROUP_BODY, BYTEWISE)],
 WRONG = {
     "no_tail": ([(TAIL, "        for (int i = 16 * groups; i < 16 * groups; i++)\n")],
                 "(the tail past the last whole group of 16) were never written"),
+    "tail_by_the_spare_threads": ([("} else if (t == groups) {", "} else if (t != groups) {")],
+                                  "(the tail past the last whole group of 16) were never written"),
+    "tail_loop_to_n": ([("i < n; i++)", "i <= n; i++)")],
+                       "Hint: the tail's pixels are 16 * groups to n - 1: stop the loop at n"),
+    "tail_from_16_plus_groups": ([("int i = 16 * groups;", "int i = 16 + groups;")],
+                                 "the last 7 pixels (the tail past the last whole group of 16)"),
     "last_thread_takes_a_whole_group": ([("if (t < groups)", "if (t <= groups)")],
                                         "wrote a whole group of 16 pixels where only"),
     "every_thread_takes_a_whole_group": ([("if (t < groups)", "if (t < groups + 8)")],
@@ -61,13 +67,18 @@ WRONG = {
 }
 
 
+# Right values, but the tail's thread starts at pixel 15 * groups and writes again (the same
+# values) pixels that the groups' threads of its block write: a race the outputs cannot show, that
+# the simulator's race check finds in the launch that rates the kernel (on a GPU it passes)
+RACY = {"tail_from_15_groups": [("int i = 16 * groups;", "int i = 15 * groups;")]}
 HELPERS = re.compile(r"\b(byte_of|set_byte|sepia_channel|sepia_pixel)\b")
 
 
 @pytest.fixture(scope="module")
 def kernels():
     sources = {"solution": KERNEL, **{name: variant(KERNEL, *r) for name, r in SLOW.items()},
-               **{name: variant(KERNEL, *r) for name, (r, _) in WRONG.items()}}
+               **{name: variant(KERNEL, *r) for name, (r, _) in WRONG.items()},
+               **{name: variant(KERNEL, *r) for name, r in RACY.items()}}
     # One module for all: each variant's device functions get names of their own.
     return compile_variants("sepia_x16", {name: HELPERS.sub(rf"\1__{name}", text)
                                           for name, text in sources.items()})
@@ -93,6 +104,14 @@ def test_wrong_kernel_fails_with_its_hint(name, kernels, capsys):
     assert check_sepia_x16_kernel(kernels[name]).passed is False
     out = capsys.readouterr().out
     assert out.startswith("NOT YET: ") and WRONG[name][1] in out, out
+
+
+@pytest.mark.skipif(BACKEND != "simulator", reason="the simulator's race check rates it")
+def test_a_race_in_the_rating_launch_is_a_verdict_not_a_crash(kernels, capsys):
+    verdict = check_sepia_x16_kernel(kernels["tail_from_15_groups"])
+    out = capsys.readouterr().out
+    assert verdict.passed is False and out.startswith("NOT YET: "), out
+    assert "data race on out[" in out and "(a launch that measured its speed)" in out, out
 
 
 @pytest.mark.parametrize("name", sorted(SLOW))
