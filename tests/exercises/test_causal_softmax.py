@@ -20,6 +20,10 @@ WRITE_LOOP = ("    for (int c = lane; c < cols; c += 32)\n"
 
 # (name, source, words that the NOT YET line must contain)
 WRONG = [
+    ("last_not_below_cols", variant(KERNEL, ("int last = min(row, cols - 1);", "int last = min(row, cols);")),
+     ["the rows from row cols on are wrong", "last = min(row, cols - 1)"]),
+    ("last_is_the_row", variant(KERNEL, ("int last = min(row, cols - 1);", "int last = row;")),
+     ["the rows from row cols on are wrong", "last = min(row, cols - 1)"]),
     ("max_not_subtracted", variant(KERNEL, (MAX, "    float m = 0.0f;\n")),
      ["NaN or inf in the rows whose scores are about 100", "the max was not subtracted"]),
     ("each_lane_its_own_max", variant(KERNEL, ("    m = warp_max(m);\n", "")),
