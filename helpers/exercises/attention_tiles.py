@@ -5,7 +5,8 @@ a block of TILE threads a tile of queries, walking over every tile of keys with 
 softmax. The checker's model is the kernel's own walk, key by key, in float64: each usual mistake
 (the last tile skipped, the missing keys of the last tile scored, a rescale forgotten, the scale
 or the final division left out) is that walk with one thing changed, and is named when the
-output matches it. A launch on the simulator, race-checked, finds a missing barrier.
+output matches it. A launch on the simulator, race-checked, inputs allocated to the byte, finds a
+missing barrier and a read past n whose value goes nowhere.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import numpy as np
 
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
-from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.kernel import KernelExercise, Launch, on_simulator
 from helpers.exercises.microscope import observe, observed_launch, observed_mistakes
 
 D, TILE = 64, 32
@@ -56,7 +57,8 @@ def _launch(case):
     rng = np.random.default_rng(n)
     q, k, v = (rng.standard_normal((n, D)).astype(np.float16) for _ in range(3))
     spare = TILE * D     # after each array: a load or a store past n lands there, not wild
-    return Launch((*(Input(a, after=spare, junk=0.0) for a in (q, k, v)),
+    after = 0 if on_simulator(case) else spare   # there, the inputs end at n: a read past faults
+    return Launch((*(Input(a, after=after, junk=0.0) for a in (q, k, v)),
                    Output((n, D), np.float16, guard=spare), np.int32(n)),
                   block=(TILE, 1, 1), grid=(-(-n // TILE), 1), model=(q, k, v))
 
