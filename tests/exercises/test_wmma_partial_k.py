@@ -38,6 +38,11 @@ WRONG = [
     ("next_step_stages_before_the_warp_has_read", variant(KERNEL, (
         "        __syncwarp();                    // the tiles are read before the next step overwrites them\n", "")),
      ["data race on", "__syncwarp() at the end of the loop's body"]),
+    ("no_return_past_the_last_tile", variant(KERNEL, ("    if (tile_row >= M / 16) return;      // a warp past the last tile\n", "")),
+     ["elements past the end of C were written", "a warp past the last tile must return"]),
+    # two lanes stage one element (a race, though of equal values): an index, not a barrier
+    ("lanes_stage_with_a_step_of_31", variant(KERNEL, ("i < 256; i += 32)", "i < 256; i += 31)")),
+     ["data race on As[", "two threads store into the same element"]),
     ("a_row_length_n", variant(KERNEL, ("A[(tile_row * 16 + r) * K + k0 + col]", "A[(tile_row * 16 + r) * N + k0 + col]")),
      ["C holds NaN", "a row of A holds K elements"]),
 ]
