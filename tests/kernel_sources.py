@@ -52,15 +52,18 @@ def compile_variants(kernel, sources, source_module=None):
     return {name: module.get_function(f"{kernel}__{name}") for name in sources}
 
 
-def compile_variant_pairs(kernel, sources):
+def compile_variant_pairs(kernel, sources, no_extern_c=False):
     """name -> (kernel on this backend, the same source compiled by the simulator), for the
     checkers that run the race check on the simulator whatever the backend (on the simulator
-    the two are one kernel)."""
+    the two are one kernel). ``no_extern_c``: the sources declare their kernels extern "C"
+    themselves (they include a C++ header: mma.h, cuda_fp16.h)."""
     from helpers.backend import BACKEND
+    from helpers.backend import SourceModule as run_module
     from helpers.sim.compiler import SourceModule
 
-    run = compile_variants(kernel, sources)
-    sim = run if BACKEND == "simulator" else compile_variants(kernel, sources, SourceModule)
+    run = compile_variants(kernel, sources, lambda text: run_module(text, no_extern_c=no_extern_c))
+    sim = run if BACKEND == "simulator" else compile_variants(
+        kernel, sources, lambda text: SourceModule(text, no_extern_c=no_extern_c))
     return {name: (run[name], sim[name]) for name in sources}
 
 

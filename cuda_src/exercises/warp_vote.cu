@@ -12,7 +12,7 @@
 // The mask 0xffffffff names all 32 lanes: all 32 must call __ballot_sync there, so a lane whose
 // element lies past n must not return, nor skip the vote in an if; it votes false.
 // The checker launches warp_vote with blocks of a multiple of 32 threads, grid = (n + block - 1) /
-// block, n not a multiple of 32, counts filled with a poison value first.
+// block, n a multiple of 32 or not, counts filled with a poison value first.
 //
 // TODO: the vote (a lane past n votes false), the ballot, and lane 0 storing its count of 1 bits.
 //

@@ -5,7 +5,8 @@ a block of TILE threads a tile of queries, walking over every tile of keys with 
 softmax. The checker's model is the kernel's own walk, key by key, in float64: each usual mistake
 (the last tile skipped, the missing keys of the last tile scored, a rescale forgotten, the scale
 or the final division left out) is that walk with one thing changed, and is named when the
-output matches it.
+output matches it. A launch on the simulator, race-checked, inputs allocated to the byte, finds a
+missing barrier and a read past n whose value goes nowhere.
 """
 
 from __future__ import annotations
@@ -14,19 +15,21 @@ import numpy as np
 
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
-from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.kernel import KernelExercise, Launch, on_simulator
+from helpers.exercises.microscope import observe, observed_launch, observed_mistakes
 
 D, TILE = 64, 32
-CASES = [75, 64, 20]        # n: a partial last tile, whole tiles, less than one tile
+CASES = [(75,), (64,), (20,), (75, "observe")]  # (n,): a partial last tile, whole ones, < 1 tile
 
 
 def _draw(rng):
     """The grader's cases: one of each kind the shipped cases have (none of them)."""
-    return [awkward(rng, TILE, 3 * TILE + 1, 8 * TILE), pick(rng, (TILE, 3 * TILE, 4 * TILE)),
-            pick(rng, [n for n in range(1, TILE) if n != CASES[2]])]
+    return [(awkward(rng, TILE, 3 * TILE + 1, 8 * TILE),), (pick(rng, (TILE, 3 * TILE, 4 * TILE)),),
+            (pick(rng, [n for n in range(1, TILE) if n != CASES[2][0]]),)]
 
 
-def _where(n):
+def _where(case):
+    n = case[0]
     return f"n = {n}, block = ({TILE}, 1, 1), grid = ({-(-n // TILE)}, 1)"
 
 
@@ -49,11 +52,13 @@ def walk(q, k, v, keys=None, scale=D ** -0.5, rescale_l=True, rescale_acc=True, 
         return acc / total[:, None] if divide else acc
 
 
-def _launch(n):
+def _launch(case):
+    n = case[0]
     rng = np.random.default_rng(n)
     q, k, v = (rng.standard_normal((n, D)).astype(np.float16) for _ in range(3))
     spare = TILE * D     # after each array: a load or a store past n lands there, not wild
-    return Launch((*(Input(a, after=spare, junk=0.0) for a in (q, k, v)),
+    after = 0 if on_simulator(case) else spare   # there, the inputs end at n: a read past faults
+    return Launch((*(Input(a, after=after, junk=0.0) for a in (q, k, v)),
                    Output((n, D), np.float16, guard=spare), np.int32(n)),
                   block=(TILE, 1, 1), grid=(-(-n // TILE), 1), model=(q, k, v))
 
@@ -62,8 +67,8 @@ def _close(got, want):
     return bool(np.allclose(got, want, rtol=1e-2, atol=2e-3, equal_nan=True))
 
 
-def _mistakes(n, run):
-    (q, k, v), got = run.model, run.out.got.astype(np.float64)
+def _mistakes(case, run):
+    n, (q, k, v), got = case[0], run.model, run.out.got.astype(np.float64)
     if run.out.past.size:
         yield ("o was written past its last row",
                "only the threads whose query exists write: if (i < n)")
@@ -88,6 +93,7 @@ def _mistakes(n, run):
     for problem, change, hint in named:
         if _close(got, walk(q, k, v, **change)):
             yield problem, hint
+    yield from observed_mistakes(observe(run.kernel, _launch(CASES[-1])), wrong="o is wrong")
     if run.out.unwritten.any():
         yield ("some rows of o were never written",
                "every thread whose query i < n writes its row of o after the last tile")
@@ -100,10 +106,12 @@ EXERCISE = KernelExercise(
     stub="exercises/attention_tiles.cu", kernel="attention_tiles",
     signature="const __half *q, const __half *k, const __half *v, __half *o, int n",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
+    simulated="runs the race check", observed=observed_launch(_launch), observed_as="race-checked",
     crash_hint="touch only the keys and queries that exist: j < n ? k[...] : 0.0f, if (i < n)",
     no_extern_c=True,
-    success=f"attention over every key ({len(CASES)} launches: a partial last tile, whole tiles, "
-            "less than a tile)")
+    success=f"attention over every key ({len(CASES) - 1} launches: a partial last tile, whole "
+            "tiles, less than a tile), and no race")
 
 check_attention_tiles = EXERCISE.check_file          # (path="exercises/attention_tiles.cu")
-check_attention_tiles_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel
+check_attention_tiles_kernel = EXERCISE.check_kernel  # (kernel, simulated=None): the same
+# compiled kernel; on a GPU, simulated is the same source compiled by the simulator

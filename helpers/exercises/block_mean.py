@@ -114,7 +114,8 @@ def _refine(failure):
     if failure.kind == "array bounds":
         yield ("tile is indexed past the size it was declared with: it needs one element for "
                "each of the block's 256 threads, __shared__ float tile[BLOCK]")
-    if failure.kind == "race" and failure.error.space == "global" and not failure.update:
+    if failure.kind == "race" and failure.error.space == "global" and not failure.update \
+            and failure.error.hazard != "write-after-write":   # a store, then reads: not two stores
         yield ("thread 0 stores the block's mean in means[blockIdx.x] while the other threads "
                "read it for y[i]: put a __syncthreads() between the two, after thread 0's "
                "if (t == 0) { ... }, where every thread of the block reaches it")

@@ -2,7 +2,8 @@
 softmax of each row, one warp a row (row r over columns 0 to min(r, cols - 1), their max
 subtracted, the other columns 0). The even rows hold scores of about 100, so that a missing max
 shows as NaN in exactly those; the odd rows hide about 150 in their masked columns, so that a max
-taken over those too (every visible exp then underflows to 0) shows as NaN in exactly those."""
+taken over those too (every visible exp then underflows to 0) shows as NaN in exactly those. x
+is followed by 150 as well: a row past the last column that reads past it goes wrong."""
 
 from __future__ import annotations
 
@@ -48,9 +49,8 @@ def softmax(x, shift):
 
 
 def _launch(case):
-    rows, cols, block = case
-    x = scores(rows, cols)
-    return Launch((Input(x, after=64, junk=0.0), Output((rows, cols), np.float16),
+    (rows, cols, block), x = case, scores(*case[:2])
+    return Launch((Input(x, after=64, junk=150.0), Output((rows, cols), np.float16),
                    np.int32(rows), np.int32(cols)),
                   block=(block, 1, 1), grid=(-(-rows // (block // 32)), 1), model=x)
 
@@ -80,11 +80,10 @@ def _mistakes(case, run):
         yield ("NaN or inf in the rows whose scores are about 100, right in the small ones: "
                "exp(x) overflowed a float, the max was not subtracted",
                "m = the max of columns 0 to last (each lane's, then warp_max), then exp(x - m)")
-    masked = ~visible(*x.shape) & ~run.out.unwritten
-    if (got[masked] != 0).any():
+    if (got[~visible(*x.shape) & ~run.out.unwritten] != 0).any():
         yield ("the masked columns (past the row's own, c > row) are not 0",
                "y = 0 where c > last: a token does not look at the ones after it")
-    if odd_masked and odd_masked <= bad:
+    if odd_masked and odd_masked <= bad <= {0, *range(1, x.shape[0], 2)}:  # row 0: x[0] is 0
         yield ("NaN in the rows whose masked columns hold the largest scores: the max was taken "
                "over the masked columns too, and every visible exp(x - m) underflowed to 0",
                "the max over columns 0 to last only: for (int c = lane; c <= last; c += 32)")
@@ -95,6 +94,9 @@ def _mistakes(case, run):
     if np.allclose(got, _lanes_own_max(x), rtol=4e-3, atol=1e-4):
         yield ("each lane subtracted the max of its own columns, not the row's",
                "after each lane's max, m = warp_max(m): all 32 lanes need the same max")
+    if right[:x.shape[1] - 1].all():  # only rows r >= cols - 1 are wrong
+        yield ("only the rows that see every column (row >= cols - 1) are wrong: their last "
+               "column is not cols - 1", "last = min(row, cols - 1): a row has only cols columns")
     if not np.allclose(got.sum(axis=1), 1, rtol=1e-2):
         yield ("the rows do not add up to 1: the sum of exp(x - m) is not the whole row's",
                "each lane adds its columns' exp(x - m), then sum = warp_sum(sum) for all 32")

@@ -8,12 +8,10 @@ stores in means[col] the mean of column col of m (rows x cols, row after row), o
 column. As shipped it steps down a column by rows floats, where a row is cols long: right on a
 square matrix, wrong values on a wide one, and reads past m's end on a tall one.
 
-Before the cases, the planted bug is looked for on the simulator (its bounds checks are always
-on), in two launches with m allocated to the byte: on a tall matrix (100 x 37) the planted bug
-reads past m's end; on a wide one (37 x 100) it stays inside. An overrun on the tall one alone
-is the planted bug, named with what the bounds checks said; an overrun on the wide one is
-another mistake (a loop or a guard that goes one too far). Then the cases run on the chosen
-backend (m followed by junk, means poisoned), a wrong result matched with the usual mistakes.
+Before the cases, the planted bug is looked for on the simulator (bounds checks always on), m
+allocated to the byte: a tall matrix (100 x 37) has it read past m's end, a wide one (37 x 100)
+not; an overrun on the wide one is another mistake (a loop, guard or index gone too far). Then
+the cases run (m followed by junk, means poisoned), a wrong result matched with known mistakes.
 """
 
 from __future__ import annotations
@@ -51,8 +49,7 @@ def _launch(case, slack=64):
 
 
 def planted_bug(kernels):
-    """NOT YET while the planted bug is there (or another mistake showed while looking for it);
-    None when the kernel reads only inside m."""
+    """NOT YET for the planted bug (or another mistake seen looking for it); None without."""
     tall = observe(kernels, _launch((*TALL, 32), slack=0), key="tall")
     if tall.error is None:
         return None
@@ -68,12 +65,15 @@ def planted_bug(kernels):
 
 
 def _overrun(failure, cols):
-    """The hint for a read outside m that is not the planted bug's: by the thread's column."""
+    """The hint for an overrun not the planted bug's: by the thread's column and the element."""
     err = failure.error
     if failure.kind == "out of bounds" and err.thread and err.block:
+        col, element = err.block[0] * 32 + err.thread[0], err.element  # a whole row past: r
+        loop = element is None or err.array == "m" and element >= 0 and (element - col) % cols == 0
         yield ("the threads with col >= cols must read and store nothing: if (col >= cols) "
-               "return;" if err.block[0] * 32 + err.thread[0] >= cols else
-               "the rows are 0 to rows - 1: loop while r < rows")
+               "return;" if col >= cols else "the rows are 0 to rows - 1: loop while r < rows"
+               if loop else f"column {col}'s elements are m[r * cols + {col}], r from 0 to rows "
+               f"- 1, and its mean goes to means[{col}]: check the kernel's indices against those")
 
 
 def _mistakes(case, run):

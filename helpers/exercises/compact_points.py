@@ -68,7 +68,7 @@ def _mistakes(case, run):
     if rows - {count, count + JUNK_ROW} and max(rows) < case[0]:
         yield ("points were written at their pixel's row i, past the end of the list (which "
                f"has {count} rows for {case[0]} pixels)", SLOT_HINT)
-    if count in rows:
+    if count in rows and not out.unwritten[0].any():   # the first point's row was written too
         yield ("holes were written into the list: the last pixel, a hole, wrote row "
                f"{count}, one past the end (a hole's slot is the next point's row)", HOLE_HINT)
     if rows == {count + JUNK_ROW}:

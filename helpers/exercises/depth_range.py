@@ -6,7 +6,8 @@ the largest; range starts at {UINT_MAX, 0}. The images have holes (0), their nea
 depths lie outside block 0, and past their end lies ``JUNK`` (a depth farther than any), so that a
 kernel that counts holes, reads past n or covers only block 0 gives a range that shows it. A
 plain compare-and-store gives the right range by luck, often: the last case runs on the
-simulator with its race check (``helpers.exercises.microscope``), whatever the backend.
+simulator with its race check (``helpers.exercises.microscope``), whatever the backend; a range
+too narrow without a race there is a pixel not looked at (an index), not a depth lost.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import numpy as np
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import observed_launch
+from helpers.exercises.microscope import observe, observed_launch
 
 START = np.array([0xFFFFFFFF, 0], np.uint32)
 JUNK = 65000
@@ -84,6 +85,11 @@ def _mistakes(case, run):
                "every block has its pixels: i = blockIdx.x * blockDim.x + threadIdx.x")
     if [near, far] == want:
         return
+    if want[0] <= near and far <= want[1] and observe(run.kernel, _launch(CASES[-1])).race is None:
+        yield (f"range is {{{near}, {far}}}, expected {{{want[0]}, {want[1]}}}, and the race check "
+               "finds no race: not every pixel was looked at, or a depth went to the other end",
+               "thread i = blockIdx.x * blockDim.x + threadIdx.x looks at depth[i], then "
+               "atomicMin(&range[0], d) and atomicMax(&range[1], d)")
     yield (f"range is {{{near}, {far}}}, expected {{{want[0]}, {want[1]}}}: depths were lost",
            ATOMIC_HINT)
 

@@ -63,6 +63,9 @@ def _refine(failure):
                f"read, an add and a write, so sums are lost: use atomicAdd(&{name}, v), or, as "
                "the plan has it, let lane 0 of each warp write its sum to warp_sums[warp] and "
                "the first warp add them after a __syncthreads()")
+    if failure.error.space == "shared" and failure.error.hazard == "write-after-write":
+        yield ("two threads store into one element of warp_sums: only lane 0 of each warp "
+               "stores its warp's sum, at its warp's place: if (lane == 0) warp_sums[warp] = v")
     if failure.between == "lanes" and failure.error.space == "shared":
         yield ("the first warp's lanes are not kept in step (not since Volta), so one read "
                "warp_sums before another wrote it: add the warps' sums with warp_sum "

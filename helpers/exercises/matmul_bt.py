@@ -248,14 +248,13 @@ def _race_mistake(error, single_phase):
                                         "if (row < M && col < N)")
     if error.kind != "race":
         return problem, LOAD_HINT
-    if error.space == "shared" and single_phase:
-        hint = ("a thread read the tile before another thread had loaded its part: put "
-                "__syncthreads() between the loads and the loop that reads As and Bs (TODO 3)")
-    elif error.space == "shared":
-        hint = ("the next phase's loads overwrote the tile while another thread was still "
-                "reading it: put __syncthreads() after the loop that reads As and Bs, at the end "
-                "of each phase (TODO 5)")
-    return problem, hint
+    if error.space != "shared" or error.hazard == "write-after-write":  # C, or an index in a tile
+        return problem, hint
+    return problem, ("a thread read the tile before another thread had loaded its part: put "
+                     "__syncthreads() between the loads and the loop that reads As and Bs (TODO 3)"
+                     if single_phase else "the next phase's loads overwrote the tile while another "
+                     "thread was still reading it: put __syncthreads() after the loop that reads "
+                     "As and Bs, at the end of each phase (TODO 5)")
 
 
 EXERCISE = KernelExercise(

@@ -17,19 +17,13 @@ from helpers.exercises.kernel import KernelExercise, Launch
 
 # (rows, cols, threads a block)
 CASES = [(12, 200, 64), (6, 10, 128), (30, 77, 96)]
-BLOCKS = (32, 64, 96, 128, 256)
 
 
 def _draw(rng):
     """The grader's cases: one of each kind the shipped cases have."""
-    return [(int(rng.integers(6, 20)), awkward(rng, 32, 100, 400), pick(rng, BLOCKS)),
+    return [(int(rng.integers(6, 20)), awkward(rng, 32, 100, 400), pick(rng, (32, 64, 96, 128, 256))),
             (int(rng.integers(3, 9)), pick(rng, [c for c in range(1, 17) if c != 10]), 128),
-            (int(rng.integers(20, 50)), awkward(rng, 32, 33, 99), pick(rng, BLOCKS))]
-
-
-def _where(case):
-    rows, cols, block = case
-    return f"rows = {rows}, cols = {cols}, block = ({block}, 1, 1)"
+            (int(rng.integers(20, 50)), awkward(rng, 32, 33, 99), pick(rng, (32, 64, 96, 128, 256)))]
 
 
 def scores(rows, cols):
@@ -62,8 +56,7 @@ def pairs(x, loop=True, merge=True):
 
 
 def _launch(case):
-    rows, cols, block = case
-    x = scores(rows, cols)
+    (rows, cols, block), x = case, scores(*case[:2])
     return Launch((Input(x, after=64, junk=0.0), Output(rows), Output(rows), np.int32(rows),
                    np.int32(cols)), block=(block, 1, 1), grid=(-(-rows // (block // 32)), 1),
                   model=x)
@@ -81,9 +74,15 @@ def _mistakes(case, run):
                "one warp a row, row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, and "
                "its lane 0 writes row_max[row] and row_sum[row]")
     if not np.allclose(m, want_m):
-        yield (("row_max is lane 0's own max, not the row's" if np.allclose(
-                   m, x[:, ::32].astype(np.float64).max(axis=1)) else "row_max is wrong"),
-               "merge the lanes' maxes too: m = fmaxf(m, m2) at each step of the butterfly")
+        r, xs = int(np.argmax(~np.isclose(m, want_m))), x.astype(np.float64)
+        if np.allclose(m, xs[:, ::32].max(axis=1)):
+            yield ("row_max is lane 0's own max, not the row's",
+                   "merge the lanes' maxes too: m = fmaxf(m, m2) at each step of the butterfly")
+        yield ((f"row_max[{r}] = {m[r]:.6g}, the max of only some of its columns",
+                "each lane walks c = lane, lane + 32, ... < cols, and the butterfly (offsets 16, "
+                "8, 4, 2, 1) merges all 32 lanes' maxes") if all(map(np.isin, m, xs)) else
+               (f"row_max[{r}] = {m[r]:.6g} is no value of row {r} (its max is {want_m[r]:.6g})",
+                "lane l reads in[c], c = l, l + 32, ... < cols, of its own row: in = x + row * cols"))
     if np.allclose(sums, want_l, rtol=1e-3):
         return
     if np.isnan(sums).any() and case[1] <= 16:
@@ -106,7 +105,8 @@ def _mistakes(case, run):
 EXERCISE = KernelExercise(
     stub="exercises/online_softmax.cu", kernel="online_softmax",
     signature="const __half *x, float *row_max, float *row_sum, int rows, int cols",
-    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
+    cases=CASES, draw=_draw, launch=_launch, mistakes=_mistakes,
+    where=lambda case: "rows = {}, cols = {}, block = ({}, 1, 1)".format(*case),
     crash_hint="the warps past the last row must leave before reading: if (row >= rows) return;",
     no_extern_c=True,
     success=f"each row's max and sum in one pass ({len(CASES)} launches: the max first, last and "

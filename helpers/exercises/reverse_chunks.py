@@ -11,9 +11,10 @@ loop's body: a thread stores the next chunk's tile[t] before its partner has rea
 Before the cases, the planted bug is looked for on the simulator, race-checked, over 4 chunks (the
 last partial): with 4 blocks, one chunk a block, where the planted bug cannot show (a failure
 there is another mistake: the first barrier gone, a barrier inside the if), then with 2 blocks,
-where a race on tile is the planted bug, named with what the race check said. Then the cases run on the chosen backend, with grids smaller than
-the chunks and a partial last chunk, y poisoned and guarded, a wrong y matched with the usual
-mistakes (no reversal, the whole array reversed, the reversal shifted by one).
+where a race on tile is the planted bug, named with what the race check said. Then the cases run
+on the chosen backend, with grids smaller than the chunks and a partial last chunk, y poisoned
+and guarded, a wrong y matched with the usual mistakes (no reversal, the whole array reversed,
+the reversal shifted by one); after them, the 4-block launch once more, x allocated to the byte.
 """
 
 from __future__ import annotations
@@ -40,10 +41,11 @@ def _where(case):
     return f"n = {case[0]:,}, block = ({CHUNK}, 1, 1), grid = ({case[1]}, 1)"
 
 
-def _launch(case):
+def _launch(case, slack=64):
+    """x with ``slack`` elements of junk after it (none: a read past n faults on the simulator)."""
     n, blocks = case
     x = np.random.default_rng(n).uniform(-1, 1, n).astype(np.float32)
-    return Launch((Input(x, 64, np.float32(1000.0)), Output(n), np.int32(n)),
+    return Launch((Input(x, slack, np.float32(1000.0)), Output(n), np.int32(n)),
                   block=(CHUNK, 1, 1), grid=(blocks, 1), model=x)
 
 
@@ -64,6 +66,13 @@ def planted_bug(kernels):
             "loop's body, where every thread of the block reaches it (outside the if)")
     mistake = next(observed_mistakes(seen), None)
     return None if mistake is None else not_yet(*mistake)
+
+
+def _reads_past_n(kernels, passed):
+    """After the cases: the first launch once more, x allocated to the byte, so that a read past
+    n whose value goes nowhere (a load guarded by t <= count) faults on the simulator."""
+    mistake = next(observed_mistakes(observe(kernels, _launch(ALONE, slack=0), key="exact")), None)
+    return passed if mistake is None else not_yet(*mistake)
 
 
 def _mistakes(case, run):
@@ -100,7 +109,7 @@ EXERCISE = KernelExercise(
     stub="exercises/reverse_chunks.cu", kernel="reverse_chunks",
     signature="const float *x, float *y, int n",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
-    simulated="looks for the planted bug", before=planted_bug,
+    simulated="looks for the planted bug", before=planted_bug, after=_reads_past_n,
     crash_hint="read the error: it names the thread and the line",
     success=f"the planted bug is fixed (the race check finds nothing with {PROBE[1]} blocks over "
             f"4 chunks), and y matches NumPy ({len(CASES)} sizes, grids "

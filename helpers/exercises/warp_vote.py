@@ -7,8 +7,8 @@ The kernel under test::
 stores in counts[w], for each warp w of the grid that has elements, how many of x[32w] to
 x[32w + 31] (those below n) are above ``threshold``: one ``__ballot_sync``, one ``__popc``.
 
-The cases have n not a multiple of 32 (a partial last warp) and blocks of 1 to 8 warps, so the
-grid has warps past n; x holds values on a grid of 1/64, so some equal the threshold (``>=`` for
+The cases have n not a multiple of 32 (a partial last warp), and once a multiple (a warp that
+starts at n must not store), with blocks of 1 to 8 warps, so the grid has warps past n; x holds values on a grid of 1/64, so some equal the threshold (``>=`` for
 ``>`` shows), and 2.0 past n (a lane that reads there votes true). counts is poisoned and guarded.
 A wrong count is matched with what known mistakes give: the ballot's bits stored for their
 number, lane 0's own vote, ``>=``, the lanes past n voting. A lane that returns or skips the ballot
@@ -29,9 +29,9 @@ THRESHOLD = np.float32(0.5)
 JUNK = np.float32(2.0)
 """What x holds past n: above the threshold, so a lane that reads there votes true."""
 BLOCKS = (32, 64, 96, 128, 256)
-# (n, threads per block): a partial last warp each time, warps past n in the last block of the
-# second and third, 3 warps a block in the third; the last on the simulator (see _detect)
-CASES = [(1000, 128), (77, 64), (5000, 96), (203, 256, "observe")]
+# (n, threads per block): a partial last warp but in the fourth, warps past n in the last block of
+# the second to fourth, 3 warps a block in the third and fourth; the last on the simulator
+CASES = [(1000, 128), (77, 64), (5000, 96), (256, 96), (203, 256, "observe")]
 
 
 def _draw(rng):
@@ -103,8 +103,8 @@ EXERCISE = KernelExercise(
     observed=observed_launch(_launch), observed_as="",
     simulated="checks the warp functions' masks",
     crash_hint="read x[i] only for i < n, and store counts[warp] only for a warp with elements",
-    success=f"every warp's count matches NumPy's ({len(CASES) - 1} sizes, n not a multiple of "
-            "32, blocks of 2 to 4 warps), and every lane takes part in the vote")
+    success=f"every warp's count matches NumPy's ({len(CASES) - 1} sizes, n a multiple of 32 "
+            "and not, blocks of 2 to 4 warps), and every lane takes part in the vote")
 
 check_warp_vote = EXERCISE.check_file          # (path="exercises/warp_vote.cu")
 check_warp_vote_kernel = EXERCISE.check_kernel  # (kernel, simulated=None): the same on a compiled

@@ -2,8 +2,8 @@
 16 x 16 tile of C; A and C stored row after row, B column after column (B[k][c] at B[c * K + k]);
 M, N, K multiples of 16 and unequal, so that each leading dimension shows. A fragment loaded from
 the wrong place, with the wrong leading dimension or layout gives a product that ``_product``
-computes too (reading the inputs' memory as the kernel would): the first that matches names the
-mistake."""
+computes too (from the inputs' memory): the first that matches names the mistake. C's guard
+holds a row of tiles, where a warp past the last tile that does not return stores."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def _launch(case):
     a = rng.uniform(-1, 1, (m, k)).astype(np.float16)
     b = rng.uniform(-1, 1, (k, n)).astype(np.float16)
     inputs = (Input(a, after=PAD), Input(np.ascontiguousarray(b.T), after=PAD))
-    return Launch((*inputs, Output((m, n)), np.int32(m), np.int32(k), np.int32(n)),
+    return Launch((*inputs, Output((m, n), guard=16 * n), np.int32(m), np.int32(k), np.int32(n)),
                   block=(128, 1, 1), grid=(((m // 16) * (n // 16) + 3) // 4, 1),
                   model=[x.host().astype(np.float64) for x in inputs])  # their memory, as read
 

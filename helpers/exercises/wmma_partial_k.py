@@ -5,7 +5,8 @@ a 16 x 16 tile of C, its tiles staged in shared memory; M and N multiples of 16,
 mistake is a loop that stops before the last, partial tile (``k0 + 16 <= K``, or ``K / 16``
 steps): C is then exactly the product over the first K - K % 16 columns, which the checker
 computes and names. The inputs are followed by NaN, so that a tile filled from past K (rather
-than with 0) shows as NaN in C, on a GPU as here.
+than with 0) shows as NaN in C, on a GPU as here. A last launch on the simulator, race-checked,
+finds a step that stages its tiles before every lane has read the last ones (no __syncwarp()).
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ import numpy as np
 
 from helpers.exercises.common import Input, Output
 from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.microscope import observed_launch
 
-CASES = [(32, 40, 48), (16, 70, 32), (48, 5, 16)]  # (M, K, N); K % 16 = 8, 6 and 5 (one partial tile)
+# (M, K, N); K % 16 = 8, 6 and 5 (one partial tile); the last on the simulator, race-checked
+CASES = [(32, 40, 48), (16, 70, 32), (48, 5, 16), (32, 40, 48, "observe")]
 PAD = 1024  # NaN after each input
 
 
@@ -25,23 +28,31 @@ def _draw(rng):
 
 
 def _where(case):
-    m, k, n = case
+    m, k, n = case[:3]
     return f"with M = {m}, K = {k} (not a multiple of 16), N = {n}"
 
 
 def _launch(case):
-    m, k, n = case
+    m, k, n = case[:3]
     rng = np.random.default_rng(m * 1000 + k + n)
     a = rng.uniform(-1, 1, (m, k)).astype(np.float16)
     b = rng.uniform(-1, 1, (k, n)).astype(np.float16)
     tiles = (m // 16) * (n // 16)
-    return Launch((Input(a, after=PAD, junk=np.nan), Input(b, after=PAD, junk=np.nan), Output((m, n)),
+    return Launch((Input(a, after=PAD, junk=np.nan), Input(b, after=PAD, junk=np.nan),
+                   Output((m, n), guard=16 * n),   # a row of tiles: a warp past the last stores there
                    np.int32(m), np.int32(k), np.int32(n)),
                   block=(128, 1, 1), grid=((tiles + 3) // 4, 1), model=(a.astype(np.float64), b.astype(np.float64)))
 
 
 def _is(got, want):
     return bool(np.allclose(got, want, rtol=1e-4, atol=1e-3))
+
+
+def _refine(failure):
+    """A race between the lanes of a warp: the next step's staging and this step's loads."""
+    if failure.between == "lanes" and failure.error.hazard != "write-after-write":
+        yield ("the next step stages its tiles while other lanes may still read this step's: a "
+               "__syncwarp() at the end of the loop's body, after mma_sync")
 
 
 STAGE = "stage A[tile_row * 16 + r][k0 + col] where k0 + col < K and B[k0 + r][tile_col * 16 + col] where k0 + r < K, else 0"
@@ -79,9 +90,12 @@ EXERCISE = KernelExercise(
     stub="exercises/wmma_partial_k.cu", kernel="wmma_partial_k",
     signature="const half *A, const half *B, float *C, int M, int K, int N",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
-    crash_hint="stage only elements inside A and B: 0 where k0 + col (A) or k0 + r (B) reaches K",
-    success=f"C = A B for {len(CASES)} shapes whose K is not a multiple of 16, the partial tile included",
+    simulated="runs the race check", observed=observed_launch(_launch, _refine), refine=_refine,
+    observed_as="race-checked", crash_hint="stage only elements inside A and B: 0 where k0 + col (A) or k0 + r (B) reaches K",
+    success=f"C = A B for {len(CASES) - 1} shapes whose K is not a multiple of 16, the partial tile "
+            "included, and no race",
     no_extern_c=True)
 
 check_wmma_partial_k = EXERCISE.check_file          # (path="exercises/wmma_partial_k.cu")
-check_wmma_partial_k_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel
+check_wmma_partial_k_kernel = EXERCISE.check_kernel  # (kernel, simulated=None): the same compiled
+# kernel; on a GPU, simulated is the same source compiled by the simulator

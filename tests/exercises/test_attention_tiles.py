@@ -1,12 +1,12 @@
 """The attention_tiles checker (helpers.exercises.attention_tiles) of notebook 14: the solution
 and two unusual right kernels pass, the stub fails, and each known mistake fails with the hint
-written for it. The solution and its variants are compiled as one module."""
+written for it; a missing barrier is named by the simulator's race check. The solution and its
+variants are compiled as one module (and, on PyCUDA, once more on the simulator)."""
 
 import pytest
 
-from kernel_sources import assert_mistake_named, compile_variants, solution, variant
+from kernel_sources import assert_mistake_named, compile_variant_pairs, solution, variant
 
-from helpers.backend import SourceModule
 
 from helpers.exercises import attention_tiles as checker
 
@@ -28,6 +28,13 @@ WRONG = [
      ["not scaled by 1 / sqrt(HEAD_DIM)", "rsqrtf(HEAD_DIM)"]),
     ("no_division", variant(KERNEL, ("__float2half(acc[c] / l)", "__float2half(acc[c])")),
      ["o is acc, not acc / l", "acc[c] / l"]),
+    ("no_barrier_before_the_scores", variant(KERNEL, ("        __syncthreads();\n        int keys", "        int keys")),
+     ["data race on", "__syncthreads()"]),
+    ("no_barrier_before_the_next_tile", variant(KERNEL, (
+        "        __syncthreads();                  // the tile is used up before the next is staged\n", "")),
+     ["data race on", "__syncthreads()"]),
+    ("a_query_past_n_loaded", variant(KERNEL, ("qi[c] = i < n ?", "qi[c] = i <= n ?")),
+     ["a read, q[", "1 element past the end", "check that index against that size"]),
     ("no_output_guard", variant(KERNEL, ("    if (i < n)\n        for", "    for")),
      ["o was written past its last row", "if (i < n)"]),
 ]
@@ -46,21 +53,16 @@ ALONG_ROWS = variant(KERNEL, (
 
 
 
-def unwrapped(source):
-    """SourceModule for a source that includes cuda_fp16.h and declares its kernels extern "C"."""
-    return SourceModule(source, no_extern_c=True)
-
-
 @pytest.fixture(scope="module")
 def kernels():
     sources = {"solution": KERNEL, "exp2": EXP2, "along_rows": ALONG_ROWS,
                **{w[0]: w[1] for w in WRONG}}
-    return compile_variants("attention_tiles", source_module=unwrapped, sources=sources)
+    return compile_variant_pairs("attention_tiles", sources, no_extern_c=True)
 
 
 @pytest.mark.parametrize("name", ["solution", "exp2", "along_rows"])
 def test_right_kernels_pass(name, kernels, capsys):
-    verdict = checker.check_attention_tiles_kernel(kernels[name])
+    verdict = checker.check_attention_tiles_kernel(*kernels[name])
     out = capsys.readouterr().out
     assert verdict.passed is True, out
     assert out.strip() == str(verdict)
@@ -75,6 +77,6 @@ def test_the_stub_skips_the_last_tile(capsys):
 
 @pytest.mark.parametrize("name, source, expected", WRONG, ids=[w[0] for w in WRONG])
 def test_known_mistake_fails_with_its_hint(name, source, expected, kernels, capsys):
-    verdict = checker.check_attention_tiles_kernel(kernels[name])
+    verdict = checker.check_attention_tiles_kernel(*kernels[name])
     out = capsys.readouterr().out
     assert_mistake_named(verdict, out, name, expected)

@@ -43,6 +43,9 @@ WRONG = {
         [("    }\n    __syncthreads();\n", "    }\n")],
         ["data race on means[0] (global memory)", "not one of the planted bugs",
          "__syncthreads() between"]),
+    # y indexed by the thread alone: every block stores y[0..255], a race, but not on means
+    "y_by_the_thread": ([("y[i] = x[i] - means[blockIdx.x];", "y[t] = x[i] - means[blockIdx.x];")],
+                        ["data race on y[", "two threads store into the same element"]),
     "tile_declared_too_small": ([("__shared__ float tile[BLOCK];", "__shared__ float tile[BLOCK / 2];")],
                                 ["past the size it was declared with", "declared"]),
     "int_sum": ([("float sum = 0.0f;", "int sum = 0;")],

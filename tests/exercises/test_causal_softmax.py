@@ -20,6 +20,12 @@ WRITE_LOOP = ("    for (int c = lane; c < cols; c += 32)\n"
 
 # (name, source, words that the NOT YET line must contain)
 WRONG = [
+    ("last_not_below_cols", variant(KERNEL, ("int last = min(row, cols - 1);", "int last = min(row, cols);")),
+     ["only the rows that see every column (row >= cols - 1) are wrong", "last = min(row, cols - 1)"]),
+    ("last_two_below_cols", variant(KERNEL, ("int last = min(row, cols - 1);", "int last = min(row, cols - 2);")),
+     ["only the rows that see every column (row >= cols - 1) are wrong", "last = min(row, cols - 1)"]),
+    ("last_is_the_row", variant(KERNEL, ("int last = min(row, cols - 1);", "int last = row;")),
+     ["only the rows that see every column (row >= cols - 1) are wrong", "last = min(row, cols - 1)"]),
     ("max_not_subtracted", variant(KERNEL, (MAX, "    float m = 0.0f;\n")),
      ["NaN or inf in the rows whose scores are about 100", "the max was not subtracted"]),
     ("each_lane_its_own_max", variant(KERNEL, ("    m = warp_max(m);\n", "")),
@@ -55,6 +61,12 @@ CHUNKS = variant(KERNEL, ("for (int c = lane; c <= last; c += 32)",
 
 
 
+# warp_max hands each lane another lane's max, not the larger: NaN in the even rows too, which a
+# max over the masked columns too does not give (their masked scores are no larger)
+WARP_MAX_WITHOUT_FMAXF = variant(KERNEL, ("v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, offset));",
+                                          "v = __shfl_xor_sync(0xffffffffu, v, offset);"))
+
+
 def unwrapped(source):
     """SourceModule for a source that includes cuda_fp16.h and declares its kernels extern "C"."""
     return SourceModule(source, no_extern_c=True)
@@ -63,7 +75,7 @@ def unwrapped(source):
 @pytest.fixture(scope="module")
 def kernels():
     sources = {"solution": KERNEL, "down_then_broadcast": DOWN_THEN_BROADCAST, "chunks": CHUNKS,
-               **{w[0]: w[1] for w in WRONG}}
+               "warp_max_without_fmaxf": WARP_MAX_WITHOUT_FMAXF, **{w[0]: w[1] for w in WRONG}}
     # One module for all: each variant's warp_max and warp_sum get names of their own.
     return compile_variants("causal_softmax", source_module=unwrapped, sources={
         name: re.sub(r"\b(warp_max|warp_sum)\b", rf"\1__{name}", text)
@@ -90,3 +102,8 @@ def test_known_mistake_fails_with_its_hint(name, source, expected, kernels, caps
     verdict = checker.check_causal_softmax_kernel(kernels[name])
     out = capsys.readouterr().out
     assert_mistake_named(verdict, out, name, expected)
+
+
+def test_a_broken_warp_max_is_not_called_a_max_over_the_masked_columns(kernels, capsys):
+    verdict = checker.check_causal_softmax_kernel(kernels["warp_max_without_fmaxf"])
+    assert verdict.passed is False and "masked columns" not in verdict.problem, verdict

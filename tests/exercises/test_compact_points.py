@@ -18,6 +18,9 @@ STORES = ("points[3 * k] = xyz[i];", "points[3 * k + 1] = xyz[n + i];",
 # name: (replacements in the solution, words of the verdict's problem, words of its hint)
 WRONG = {
     "pixel_index": ([("int k = slot[i];", "int k = i;")], "at their pixel's row i", "slot[i]"),
+    # every point one row down: row 0 is never written, the last point lands one past the list
+    "slot_of_the_next_pixel": ([("int k = slot[i];", "int k = slot[i + 1];")],
+                               "the kernel wrote past the end of points", "int k = slot[i]"),
     "holes_kept": ([(HOLE, "")], "holes were written into the list", "NaN > 0.0f is false"),
     "no_bounds_guard": ([(GUARD, "")], "threads past n wrote a point past the end",
                         "if (i >= n) return;"),

@@ -23,6 +23,9 @@ WRONG = {
                             "range is as it started", "atomicMin(&range[0], d)"),
     "only_block_0": ([("blockIdx.x * blockDim.x + threadIdx.x", "threadIdx.x")],
                      "block 0's pixels only", "blockIdx.x * blockDim.x"),
+    "grid_dim_for_block_dim": ([("blockIdx.x * blockDim.x", "blockIdx.x * gridDim.x")],
+                               "not every pixel was looked at",
+                               "i = blockIdx.x * blockDim.x + threadIdx.x looks at depth[i]"),
     "compare_and_store": ([(ATOMICS, "    if (d < range[0]) range[0] = d;\n"
                                      "    if (d > range[1]) range[1] = d;\n")],
                           ("race", "depths were lost"), "atomicMin(&range[0], d)"),

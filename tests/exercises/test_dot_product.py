@@ -91,6 +91,11 @@ WRONG = [
                       "                warp_sums[lane] += warp_sums[lane + s];\n"
                       "        v = warp_sums[0];\n")),
      ["data race on warp_sums", "lanes are not kept in step", "__shfl_down_sync"]),
+    ("every_lane_stores_its_warps_sum",
+     variant(KERNEL, ("    if (lane == 0)\n        warp_sums[warp] = v;", "    warp_sums[warp] = v;")),
+     ["write-after-write", "only lane 0 of each warp", "if (lane == 0)"]),
+    ("warp_sums_at_the_lane", variant(KERNEL, ("        warp_sums[warp] = v;", "        warp_sums[lane] = v;")),
+     ["write-after-write", "only lane 0 of each warp", "warp_sums[warp] = v"]),
     ("shfl_up_for_down",
      variant(KERNEL, ("__shfl_down_sync(0xffffffff, v, offset)", "__shfl_up_sync(0xffffffff, v, offset)")),
      ["__shfl_up_sync", "__shfl_down_sync"]),

@@ -66,6 +66,11 @@ WRONG = [
     ("reads_past_the_end",
      variant(KERNEL, ("j < CHANNELS * n;", "j <= CHANNELS * n + 2;")),
      ["bytes past the end", "j < 3 * n"]),
+    # each bin added into the next one's place: no byte past the end is counted, though bin 255
+    # of the first two channels counts the 254s
+    ("added_one_bin_over",
+     variant(KERNEL, ("atomicAdd(&bins[b], local[b]);", "atomicAdd(&bins[b + 1], local[b]);")),
+     ["of the 768 bins are wrong", "bin (j % 3) * 256 + rgb[j]"]),
     ("nothing_added",
      variant(KERNEL, ("            atomicAdd(&bins[b], local[b]);\n", "            ;\n")),
      ["nothing reached bins", "atomicAdd(&bins[b], local[b])"]),

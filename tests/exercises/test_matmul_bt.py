@@ -28,6 +28,9 @@ WRONG = {
                                    "holds something other than 0 past column K - 1"),
     "no_guard_on_k": ([("(row < M && k < K)", "(row < M)"), ("(bt_row < N && k < K)", "(bt_row < N)")],
                       "Bt's element (j, k) when j < N && k < K"),
+    # the barriers are there: two threads of a row load one element of As (an index, not a barrier)
+    "a_tile_loaded_on_its_diagonal": ([("As[ty][tx] = (row < M && k < K)", "As[ty][ty] = (row < M && k < K)")],
+                                      "each element must be loaded by one thread"),
     "phases_rounded_down": ([("(K + TILE - 1) / TILE", "K / TILE")], "never ran"),
     "bt_read_as_b": ([(LOAD_B, "Bs[ty][tx] = (phase * TILE + ty < K && col < N) ? "
                                "Bt[(phase * TILE + ty) * N + col] : 0.0f;"),

@@ -33,6 +33,9 @@ WRONG = {
                                {"problem": "one place off", "hint": "tile[count - 1 - t]"}),
     "chunks_of_the_first_block_only": ([("first += gridDim.x * CHUNK", "first += n")],
                                        {"problem": "never written", "hint": "gridDim.x * CHUNK"}),
+    "loads_one_past_the_last_chunk": ([("        if (t < count)\n            tile[t]", "        if (t <= count)\n            tile[t]")],
+                                      {"problem": "x[1000], 1 element past the end",
+                                       "hint": "x has 1000 elements"}),
     "the_last_chunk_as_a_whole_one": ([("int count = min(CHUNK, n - first);", "int count = CHUNK;")],
                                       {"problem": "past its end", "hint": "t < count"}),
 }

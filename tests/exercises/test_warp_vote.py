@@ -32,6 +32,9 @@ WRONG = {
                             {"problem": "warp function whose mask", "hint": "0xffffffff"}),
     "no_warp_guard": ([("    if (32 * warp >= n)\n        return;", "")],
                       {"problem": "written past its end", "hint": "32 * warp >= n"}),
+    "warp_guard_lets_the_warp_at_n_store": ([("if (32 * warp >= n)", "if (32 * warp > n)")],
+                                            {"problem": "written past its end",
+                                             "hint": "32 * warp >= n"}),
     "votes_in_a_register_only": ([(STORE, "votes = __popc(votes);")],
                                  {"problem": "never written", "hint": "stores counts[warp]"}),
 }

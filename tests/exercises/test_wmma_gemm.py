@@ -50,6 +50,8 @@ WRONG = [
     ("reset_in_loop", variant(KERNEL, ("        wmma::mma_sync(c, a, b, c);",
                                        "        wmma::fill_fragment(c, 0.0f);\n        wmma::mma_sync(c, a, b, c);")),
      ["only the last step of 16 along K", "fill_fragment(c, 0.0f) once"]),
+    ("no_return_past_the_last_tile", variant(KERNEL, ("    if (tile_row >= M / 16) return;      // a warp past the last tile\n", "")),
+     ["elements past the end of C were written", "a warp past the last tile must return"]),
     ("c_leading_dimension_16", variant(KERNEL, ("c, N, wmma::mem_row_major", "c, 16, wmma::mem_row_major")),
      ["NOT YET"]),
 ]

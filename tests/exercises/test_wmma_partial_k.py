@@ -1,13 +1,13 @@
 """The wmma_partial_k checker (helpers.exercises.wmma_partial_k) of notebook 13: the solution and
 two unusual right kernels pass, the stub fails, and a tile loop that skips the last partial tile
-along K, or tiles filled from past K, fail named as such. The variants are compiled as one module
-(no_extern_c: mma.h is C++)."""
+along K, tiles filled from past K, or a step that stages before the warp has read, fail named as
+such. The variants are compiled as one module (no_extern_c: mma.h is C++), and, on PyCUDA, once
+more on the simulator, whose race check the checker uses."""
 
 import pytest
 
-from kernel_sources import assert_mistake_named, compile_variants, solution, variant
+from kernel_sources import assert_mistake_named, compile_variant_pairs, solution, variant
 
-from helpers.backend import SourceModule
 from helpers.exercises import wmma_partial_k as checker
 
 KERNEL = solution("wmma_partial_k.cu")
@@ -35,6 +35,14 @@ WRONG = [
      ["C is all zeros"]),
     ("no_store", variant(KERNEL, ("    wmma::store_matrix_sync(C + tile_row * 16 * N + tile_col * 16, c, N, wmma::mem_row_major);\n", "")),
      ["C was never written"]),
+    ("next_step_stages_before_the_warp_has_read", variant(KERNEL, (
+        "        __syncwarp();                    // the tiles are read before the next step overwrites them\n", "")),
+     ["data race on", "__syncwarp() at the end of the loop's body"]),
+    ("no_return_past_the_last_tile", variant(KERNEL, ("    if (tile_row >= M / 16) return;      // a warp past the last tile\n", "")),
+     ["elements past the end of C were written", "a warp past the last tile must return"]),
+    # two lanes stage one element (a race, though of equal values): an index, not a barrier
+    ("lanes_stage_with_a_step_of_31", variant(KERNEL, ("i < 256; i += 32)", "i < 256; i += 31)")),
+     ["data race on As[", "two threads store into the same element"]),
     ("a_row_length_n", variant(KERNEL, ("A[(tile_row * 16 + r) * K + k0 + col]", "A[(tile_row * 16 + r) * N + k0 + col]")),
      ["C holds NaN", "a row of A holds K elements"]),
 ]
@@ -43,12 +51,12 @@ WRONG = [
 @pytest.fixture(scope="module")
 def kernels():
     sources = {"solution": KERNEL, **RIGHT, **{name: source for name, source, _ in WRONG}}
-    return compile_variants("wmma_partial_k", sources, lambda text: SourceModule(text, no_extern_c=True))
+    return compile_variant_pairs("wmma_partial_k", sources, no_extern_c=True)  # the race check: the simulator
 
 
 @pytest.mark.parametrize("name", ["solution", *RIGHT])
 def test_right_kernels_pass(name, kernels, capsys):
-    verdict = checker.check_wmma_partial_k_kernel(kernels[name])
+    verdict = checker.check_wmma_partial_k_kernel(*kernels[name])
     out = capsys.readouterr().out
     assert verdict.passed is True, out
 
@@ -61,7 +69,7 @@ def test_the_stub_as_shipped_is_not_yet(capsys):
 
 @pytest.mark.parametrize("name, source, expected", WRONG, ids=[w[0] for w in WRONG])
 def test_known_mistake_fails_with_its_hint(name, source, expected, kernels, capsys):
-    verdict = checker.check_wmma_partial_k_kernel(kernels[name])
+    verdict = checker.check_wmma_partial_k_kernel(*kernels[name])
     out = capsys.readouterr().out
     assert_mistake_named(verdict, out, name, expected)
     assert out.count("NOT YET:") == 1, out
