@@ -88,9 +88,12 @@ def dtype_to_ctype(dtype, with_fp_tex_hack=False):
 # ---- what a parameter's C type says ------------------------------------------------------------
 _MORE_NUMBERS = {"short int": np.int16, "long long": np.int64, "long long int": np.int64,
                  "unsigned long long": np.uint64, "long long unsigned int": np.uint64}
-# Vector types, counted by the element a learner indexes (a uchar3 image is indexed by byte).
+# Vector types, counted by the element a learner indexes (a uchar3 image is indexed by byte),
+# and cuda_fp16.h's and cuda_bf16.h's numbers, which are no NumPy number PyCUDA registers.
 _VECTOR_ELEMENT_BYTES = {"uchar3": 1, "uchar4": 4, "float2": 8, "float3": 4, "float4": 16,
-                         "int2": 8, "int4": 16, "uint4": 16, "double2": 16}
+                         "int2": 8, "int4": 16, "uint4": 16, "double2": 16,
+                         "__half": 2, "half": 2, "__half2": 4, "half2": 4, "__nv_bfloat16": 2,
+                         "nv_bfloat16": 2, "__nv_bfloat162": 4, "nv_bfloat162": 4}
 
 
 def pointed_to(type_name):

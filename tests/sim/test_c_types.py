@@ -25,6 +25,8 @@ def test_a_parameters_c_type_names_the_element_it_points_to():
     assert c_types.number_dtype("float4") is None
     assert [c_types.element_bytes(t) for t in ("const double *", "uchar3 *", "float4 *",
                                                "struct point *")] == [8, 1, 16, 1]
+    assert [c_types.element_bytes(t) for t in ("const __half *", "half2 *",
+                                               "__nv_bfloat16 *")] == [2, 4, 2]
 
 
 def test_numpy_names_of_c_numbers():

@@ -127,6 +127,21 @@ def test_a_read_in_the_slack_past_the_end_gives_nan_unchecked_and_an_error_check
     assert e.address == x.gpudata._block.address + 4 * N
 
 
+def test_a_half_arrays_element_is_counted_in_halves():
+    halves = SourceModule(r"""
+#include <cuda_fp16.h>
+extern "C" __global__ void widen(const __half *x, float *y, int n) {
+    int i = threadIdx.x;
+    if (i < n) y[i] = __half2float(x[i + 1]);
+}
+""", no_extern_c=True)
+    x = gpuarray.to_gpu(np.arange(N, dtype=np.float16))
+    e = _raised(lambda: halves.get_function("widen")(x, gpuarray.zeros(N, np.float32),
+                                                     np.int32(N), block=(16, 1, 1), grid=(1, 1)))
+    assert (e.array, e.element, e.length, e.size) == ("x", N, N, 2)
+    assert e.relative == f"x[{N}], 1 element past the end of its {N}"
+
+
 def test_a_read_before_the_start_is_the_element_before_it(mod):
     x, y = _x(), gpuarray.zeros(N, np.float32)
     e = _raised(lambda: mod.get_function("shift_right")(x, y, np.int32(N), block=(16, 1, 1),
