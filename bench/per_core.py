@@ -102,11 +102,8 @@ def main(argv=None):
     args = p.parse_args(argv)
     if not cases.SIM:
         sys.exit("bench/per_core.py measures the simulator: run it with CUDA_COURSE_BACKEND=simulator")
-    with results.copy_of_stdout() as printed:
-        agree = run(args)
-    if args.record:
-        command = " ".join(["python", "bench/per_core.py", *(x for x in argv if x != "--record")])
-        print(f"wrote {results.record_printed(args.key, command, printed.getvalue())}")
+    agree = results.run_and_record(lambda: run(args), args.key, "bench/per_core.py", argv,
+                                   args.record)
     return 0 if agree else 1
 
 

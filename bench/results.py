@@ -165,6 +165,18 @@ def copy_of_stdout():
         yield out
 
 
+def run_and_record(run, key, script, argv, record):
+    """``run()``, printing as usual, and its result; with ``record``, what it printed is written
+    under ``key``, with the command (``python <script>`` and ``argv`` but --record) that printed
+    it."""
+    with copy_of_stdout() as printed:
+        result = run()
+    if record:
+        command = " ".join(["python", script, *(x for x in argv if x != "--record")])
+        print(f"wrote {record_printed(key, command, printed.getvalue())}")
+    return result
+
+
 def record_printed(key, command, printed, fenced=True, path=RESULTS):
     """Record what a benchmark printed under the date and the command that printed it: as it
     printed it (``fenced``), or as Markdown."""

@@ -327,11 +327,8 @@ def run_all(a):
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     a = parse(argv)
-    with results.copy_of_stdout() as printed:
-        ok = run_all(a)
-    if a.record:
-        command = " ".join(["python", "bench/simulator.py", *(x for x in argv if x != "--record")])
-        print(f"wrote {results.record_printed('simulator', command, printed.getvalue())}")
+    ok = results.run_and_record(lambda: run_all(a), "simulator", "bench/simulator.py", argv,
+                                a.record)
     return 0 if ok else 1
 
 
