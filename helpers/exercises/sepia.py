@@ -75,13 +75,9 @@ def _mistakes(case, run):
 def written_mistakes(out, case, words, wild_hint, guard_hint):
     """The mistakes of where a sepia kernel wrote, from its output's ``common.Result`` (two
     launches, two poisons), in the words of CUDA's exercise or OpenCL's port."""
-    if out.differs:
-        yield ("two runs of the kernel on the same image wrote different values",
-               "each output byte must depend only on its own pixel's input: "
-               "read rgb[3*i ...], write out[3*i ...] for the same i")
     unwritten = out.unwritten
-    if out.past.size and not unwritten.any():
-        yield from past_the_end(out.past // 3, case, words, wild_hint)
+    # A byte left unwritten is a poison in both runs, whatever other threads race to write:
+    # on a GPU, a store into the next pixel's byte also makes the runs differ, a consequence.
     if (unwritten.any(axis=2) != unwritten.all(axis=2)).any():
         counts = unwritten.sum(axis=(0, 1))
         missing = [CHANNEL_NAMES[c] for c in range(3) if counts[c]]
@@ -89,6 +85,12 @@ def written_mistakes(out, case, words, wild_hint, guard_hint):
                f"({', '.join(missing)} missing in places)",
                "a pixel takes 3 bytes of out: write out[3*i], out[3*i + 1] and out[3*i + 2], "
                "with i = y * width + x the pixel's index (not the byte's)")
+    if out.differs:
+        yield ("two runs of the kernel on the same image wrote different values",
+               "each output byte must depend only on its own pixel's input: "
+               "read rgb[3*i ...], write out[3*i ...] for the same i")
+    if out.past.size and not unwritten.any():
+        yield from past_the_end(out.past // 3, case, words, wild_hint)
     yield from past_the_end(out.past // 3, case, words, wild_hint)
     yield from coverage.coverage((), unwritten.all(axis=2), case, words, guard_hint)
 

@@ -154,3 +154,18 @@ def test_grayscale_kernel_matches_numpy(grayscale, name, size):
     assert guard_untouched, f"{name} wrote past the end of gray"
     assert diff.max() <= 1, f"{name}: {int((diff > 1).sum())} pixels off by more than 1"
     assert gray[0, 0] == 255 and gray[-1, -1] == 0
+
+
+def test_a_byte_never_written_is_named_before_runs_that_differ():
+    """On the H200, blue stored into the next pixel's red (out[3 * i + 3]) also races with that
+    pixel's own red store, so the two runs differ too; the verdict names the cause, the blue
+    bytes never written, which the simulator's single order shows alone."""
+    from helpers.exercises.common import Result
+    from helpers.exercises.sepia import CASES, WILD_HINT, WORDS, written_mistakes
+
+    unwritten = np.zeros((2, 3, 3), bool)
+    unwritten[..., 2] = True
+    out = Result(got=np.zeros((2, 3, 3), np.uint8), past=np.zeros(0, int), unwritten=unwritten,
+                 differs=True)
+    problem, _ = next(written_mistakes(out, CASES[0], WORDS, WILD_HINT, WILD_HINT))
+    assert problem.startswith("some pixels have only some of their three bytes written (blue")
