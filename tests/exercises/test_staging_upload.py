@@ -117,3 +117,18 @@ def test_the_cell_as_shipped_is_not_yet():
     verdict = check_staging_upload(define(shipped))
     assert verdict.passed is False
     assert verdict.problem.startswith("d still holds the NaN")
+
+
+def test_only_a_function_that_reads_the_global_drv_runs_again_on_the_simulator():
+    """On a GPU the checker runs a function it found right once more, with the simulator's
+    driver as its global ``drv``. One that imports PyCUDA's driver itself would hand the
+    simulator's streams to PyCUDA (the reference solution once did, and failed on the H200 with
+    a TypeError that the verdict blamed on it): it is not run there, and the GPU's verdict
+    stands."""
+    from helpers.exercises import staging_upload
+
+    own_import = define(RIGHT_BODY.replace("    n, chunk", "    import pycuda.driver as drv\n"
+                                                          "    n, chunk"))
+    assert staging_upload._reads_global_drv(solution)
+    assert staging_upload._reads_global_drv(define(RIGHT_BODY))
+    assert not staging_upload._reads_global_drv(own_import)
