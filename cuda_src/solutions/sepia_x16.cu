@@ -6,7 +6,8 @@
 // group of 16 does the other n % 16 pixels one by one; the threads after it do nothing.
 // rgb and out must be 16-byte aligned (memory from gpuarray and mem_alloc is).
 //
-// Launch: block=(256, 1, 1), grid=((n // 16 + 1 + 255) // 256, 1).
+// Launch: a 1D block of B threads, B = 256 for instance (the checker tries 32 to 256), and
+// grid=((n // 16 + 1 + B - 1) // B, 1).
 
 __device__ unsigned int byte_of(const unsigned int *w, int k)
 {

@@ -7,8 +7,8 @@ The kernel under test::
 computes y = A x with one warp a row (block = (32, W, 1), grid = (ceil(rows / W), 1)): lane l adds
 A[row][c] * x[c] for c = l, l + 32, ..., then the warp's lanes' sums are added with shuffles.
 
-The cases have rows not a multiple of W (the last block has warps past the end) and cols not a
-multiple of 32, A and x with junk after them (a read past the end shows; A has a block's rows of
+The cases have rows not a multiple of W (the last block has warps past the end) but for one, and
+cols not a multiple of 32, A and x with junk after them (a read past the end shows; A has a block's rows of
 it), y poisoned and guarded. A wrong y is matched with what the usual mistakes give, each
 modelled as the weight every column gets in a row's sum: only some lanes' sums kept by warp_sum
 (lane 0 alone, lanes 0 to 15, the even lanes) and a loop that steps by 1 instead of 32. The last
@@ -107,8 +107,9 @@ EXERCISE = KernelExercise(
     observed=observed_launch(_launch, _refine), observed_as="race-checked",
     simulated="runs the race check",
     refine=_refine, crash_hint="read A and x only below cols, and store y[row] only for row < rows",
-    success=f"y = A x matches NumPy ({len(CASES) - 1} shapes, rows not a multiple of the "
-            "block's warps, cols not one of 32), and only lane 0 stores each row's sum")
+    success=f"y = A x matches NumPy ({len(CASES) - 1} shapes, rows a multiple of the "
+            "block's warps once and otherwise not, cols not one of 32), and only lane 0 stores "
+            "each row's sum")
 
 check_matvec_warp = EXERCISE.check_file          # (path="exercises/matvec_warp.cu")
 check_matvec_warp_kernel = EXERCISE.check_kernel  # (kernel, simulated=None): the same compiled

@@ -1,4 +1,4 @@
-"""Checker for the third bug hunt of notebook 09 (``cuda_src/exercises/reverse_chunks.cu``).
+"""Checker for the second bug hunt of notebook 09 (``cuda_src/exercises/reverse_chunks.cu``).
 
 The kernel under test::
 

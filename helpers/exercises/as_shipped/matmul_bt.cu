@@ -6,8 +6,9 @@
 // This is the product a neural network's linear layer computes (x @ W.T in PyTorch, whose
 // weights W hold one output per row).
 //
-// Launch: block = (16, 16, 1), grid = (ceil(N / 16), ceil(M / 16)). M, K and N are NOT
-// multiples of 16, so the last tiles reach past the matrices' edges.
+// Launch: block = (16, 16, 1), grid = (ceil(N / 16), ceil(M / 16)). M, K and N need
+// not be multiples of 16 (the checker's first case is; its others are not), so the last tiles
+// may reach past the matrices' edges.
 //
 // Start from the notebook's tiled kernel (matmul_tiled in cuda_src/matmul.cu): A's tile is
 // loaded the same way. Bt's tile is new: load it so that neighbouring threads (threadIdx.x)

@@ -9,8 +9,9 @@
 //     As: TILE_M x TILE_K =  8 x 32, one element a thread: As[ty][tx]
 //     Bs: TILE_K x TILE_N = 32 x 32, four elements a thread: rows ty, ty + 8, ty + 16, ty + 24
 //
-// Launch: block = (32, 8, 1), grid = (ceil(N / 32), ceil(M / 8)). M, K and N are NOT multiples
-// of the tiles' sides: elements past the matrices' edges load as 0.
+// Launch: block = (32, 8, 1), grid = (ceil(N / 32), ceil(M / 8)). M, K and N need not be
+// multiples of the tiles' sides (the checker's are not, but for one M of 8): elements past the
+// matrices' edges load as 0.
 //
 // As shipped it compiles and runs, but each thread loads one row of Bs (the block's 8 rows of
 // threads fill only 8 of its 32 rows), and the multiply-adds go only 8 deep. Follow the TODOs.

@@ -10,8 +10,8 @@
 // (notebook 07's warp_sum).
 //
 // Launch: block = (32, W, 1), W warps a block, one a row; grid = (ceil(rows / W), 1).
-// threadIdx.x is the lane, threadIdx.y the warp's place in its block. rows and cols are NOT
-// multiples of 32 or of W.
+// threadIdx.x is the lane, threadIdx.y the warp's place in its block. rows and cols need not be
+// multiples of 32 or of W (the checker's are not, but for one case whose rows are).
 //
 // Check your kernel in the notebook with:
 //   from helpers.exercises.matvec_warp import check_matvec_warp

@@ -7,7 +7,8 @@
 // between the two, every thread of the block must wait for the others.
 //
 // The checker launches reverse_blocks with block=(BLOCK, 1, 1) and grid=(ceil(n / BLOCK), 1), n
-// not a multiple of BLOCK, and runs it on the simulator with the race check on too.
+// a multiple of BLOCK once and otherwise not, and runs it on the simulator with the race check on
+// too.
 //
 // TODO:
 //   1. Wait until every thread of the block has stored its element in s (the barrier).

@@ -8,7 +8,8 @@
 // thread just past the last whole group of 16 does the other n % 16 pixels one by one (this
 // part is written); the threads after it do nothing. rgb and out are 16-byte aligned.
 //
-// Launch: block=(256, 1, 1), grid=((n // 16 + 1 + 255) // 256, 1).
+// Launch: a 1D block of B threads, B = 256 for instance (the checker tries 32 to 256), and
+// grid=((n // 16 + 1 + B - 1) // B, 1).
 //
 // TODO, in the branch for t < groups (it now converts one pixel, not sixteen):
 //   1. Load the thread's three uint4 of RGB, as rgb_to_gray_x16 does, into 12 words w[].
