@@ -27,12 +27,12 @@ __device__ int clamp_index(int i, int n)
 
 __global__ void box_blur(const float *in, float *out, int width, int height)
 {
-    __shared__ float tile[TILE_Y][TILE_X];
     int x = blockIdx.x * BLOCK_X + threadIdx.x;      // this thread's output pixel
     int y = blockIdx.y * BLOCK_Y + threadIdx.y;
+
+    __shared__ float tile[TILE_Y][TILE_X];
     int x0 = blockIdx.x * BLOCK_X - RADIUS;          // the input pixel that goes to tile[0][0]
     int y0 = blockIdx.y * BLOCK_Y - RADIUS;
-
     // The tile is larger than the block: each thread loads every element of it that lies a
     // whole number of blocks away from its own position.
     for (int ty = threadIdx.y; ty < TILE_Y; ty += BLOCK_Y)

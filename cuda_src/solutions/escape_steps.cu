@@ -9,8 +9,8 @@ __global__ void escape_steps(const float *c_re, const float *c_im, int *steps, i
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n)
         return;
-    float z_re = 0.0f, z_im = 0.0f;
     int k = 0;
+    float z_re = 0.0f, z_im = 0.0f;
     while (k < max_iter && z_re * z_re + z_im * z_im <= 4.0f) {
         float re = z_re * z_re - z_im * z_im + c_re[i];
         z_im = 2.0f * z_re * z_im + c_im[i];

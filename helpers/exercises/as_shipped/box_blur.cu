@@ -27,14 +27,13 @@ __device__ int clamp_index(int i, int n)
 
 __global__ void box_blur(const float *in, float *out, int width, int height)
 {
-    __shared__ float tile[TILE_Y][TILE_X];
     int x = blockIdx.x * BLOCK_X + threadIdx.x;      // this thread's output pixel
     int y = blockIdx.y * BLOCK_Y + threadIdx.y;
-    int x0 = blockIdx.x * BLOCK_X - RADIUS;          // the input pixel that goes to tile[0][0]
-    int y0 = blockIdx.y * BLOCK_Y - RADIUS;
 
-    // TODO 1: fill the tile: tile[ty][tx] = the input pixel (x0 + tx, y0 + ty), its column and
-    //         row clamped to the image, for every ty < TILE_Y and tx < TILE_X. The tile is larger
+    // TODO 1: declare the tile, __shared__ float tile[TILE_Y][TILE_X], and fill it:
+    //         tile[ty][tx] = the input pixel (x0 + tx, y0 + ty), where x0 = blockIdx.x * BLOCK_X -
+    //         RADIUS and y0 = blockIdx.y * BLOCK_Y - RADIUS (the input pixel that goes to
+    //         tile[0][0]), its column and row clamped to the image, for every ty < TILE_Y and tx < TILE_X. The tile is larger
     //         than the block, so a thread loads more than one element: loop ty from threadIdx.y
     //         in steps of BLOCK_Y, and tx from threadIdx.x in steps of BLOCK_X.
     // TODO 2: wait until every thread of the block has loaded its part of the tile.

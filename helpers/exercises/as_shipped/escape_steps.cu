@@ -17,9 +17,9 @@ __global__ void escape_steps(const float *c_re, const float *c_im, int *steps, i
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n)
         return;
-    float z_re = 0.0f, z_im = 0.0f;
     int k = 0;
-    // TODO: while k < max_iter and z_re * z_re + z_im * z_im <= 4: one step of z = z*z + c,
+    // TODO: z starts at 0: float z_re = 0.0f, z_im = 0.0f; then, while k < max_iter and
+    //       z_re * z_re + z_im * z_im <= 4: one step of z = z*z + c,
     //       (a + ib)^2 = (a*a - b*b) + i*(2*a*b), both new parts from the OLD z; then k++.
     steps[i] = k;
 }

@@ -20,7 +20,7 @@ using namespace nvcuda;
 extern "C" __global__ void wmma_gemm(const half *A, const half *B, float *C, int M, int K, int N)
 {
     int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
-    int tile_row = warp / (N / 16), tile_col = warp % (N / 16);
+    int tile_row = warp / (N / 16);      // TODO: and tile_col = warp % (N / 16), for B and C
     if (tile_row >= M / 16) return;      // a warp past the last tile
     wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> a;
     wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::row_major> b;  // TODO: B's layout
