@@ -80,7 +80,7 @@ LAB_COMMAND = $(if $(CLASS_SIZE),CUDA_COURSE_CLASS_SIZE=$(CLASS_SIZE) ,)$(VENV)/
 lab: $(VENV)/.installed-lab$(GPU_TAG)
 	$(LAB_COMMAND)
 
-# Prints the command make lab runs (tests/test_exercise_lab.py starts the same server).
+# Prints the command make lab runs (tests/exercises/test_lab.py starts the same server).
 lab-command:
 	@echo '$(LAB_COMMAND)'
 
