@@ -30,8 +30,14 @@ def section_lines(out):
     return found
 
 
-def test_doctor_reports_every_section():
-    rc, out, err = doctor()
+@pytest.fixture(scope="module")
+def report():
+    """The doctor's report in this environment: read by more than one test, run once."""
+    return doctor()
+
+
+def test_doctor_reports_every_section(report):
+    rc, out, err = report
     assert rc == 0, f"doctor exited {rc}:\n{out}\n{err}"
     assert "Traceback" not in out + err, out + err
     lines = section_lines(out)
@@ -65,8 +71,8 @@ def opencl_lines(out):
     return [ln for ln in out.splitlines() if ln[4:].startswith("OpenCL")]
 
 
-def test_doctor_lists_the_opencl_platforms_and_the_one_notebook_12_uses():
-    rc, out, err = doctor()
+def test_doctor_lists_the_opencl_platforms_and_the_one_notebook_12_uses(report):
+    rc, out, err = report
     lines = opencl_lines(out)
     assert any(ln.startswith("ok") and "Oclgrind Simulator" in ln for ln in lines), out
     assert lines[-1].startswith("ok") and "notebook 12 runs on " in lines[-1], out

@@ -18,6 +18,7 @@ import pytest
 from kernel_sources import ROOT, stable_dir, variant
 from test_grading import CLASS, KERNEL
 
+from helpers.backend import BACKEND
 from helpers.exercises import catalog
 from helpers.exercises.solutions.pipeline import my_pipeline
 
@@ -74,7 +75,11 @@ STUDENTS = {
             {"pipeline": "stopped"}),
 }
 LOOSE = {"jon"}
-TIME_LIMIT = 15
+# kim's endless loop runs until the grader stops it, so the fixture waits out the whole limit. On
+# the simulator every other checker here took at most 2.8 s with an empty compile cache (gus 4.6 s,
+# whose launch the simulator's own limit stops; either verdict is right for him); on a GPU,
+# nvcc and the device's start-up come on top.
+TIME_LIMIT = 8 if BACKEND == "simulator" else 15
 
 
 def release_folder(folder, files):
