@@ -18,9 +18,10 @@
 //    the inner loop are float4s too.
 // The sizes are compile-time constants: compile with -DWT_BM=... and the others to try other
 // shapes (bench/sgemm_sweep.py tries several on a GPU). These defaults were the fastest of the
-// eight it tried on the H200 at 4096 x 4096 the first time (later sweeps put 128 x 256 tiles level
-// with them or at most 0.6 points ahead, within a run's noise: bench/RESULTS.md): a block of 256 threads (8 warps of 64 x 32), each
-// thread 8 x 8 elements of C in two pieces of 8 x 4, 128 registers.
+// eight it tried on the H200 at 4096 x 4096 the first time (later sweeps put 128 x 256 tiles
+// level with them or at most 0.6 points ahead, within a run's noise: bench/RESULTS.md): a block
+// of 256 threads (8 warps of 64 x 32), each thread 8 x 8 elements of C in two pieces of 8 x 4,
+// 128 registers.
 #ifndef WT_BM
 #define WT_BM 128
 #endif
