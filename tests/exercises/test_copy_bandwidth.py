@@ -53,7 +53,8 @@ def my_copy_gbs(h, d, stream):
     return h.nbytes / (time.perf_counter() - t0) / 1e9
 """, {"problem": "still on its way", "hint": "end.synchronize()"}),
     "the_time_read_before_the_copy_ended": (right_but("    end.synchronize()\n", ""),
-                                            {"problem": "raised", "hint": "message"}),
+                                            {"problem": "cuEventElapsedTime failed: device not ready",
+                                             "hint": "message"}),
 }
 RIGHT = {
     "the_stream_waited_for_and_time_since": right_but("end.synchronize()", "stream.synchronize()")

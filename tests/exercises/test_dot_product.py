@@ -112,7 +112,7 @@ WRONG = [
      variant(KERNEL, ("    float v = 0.0f;\n", "    int sum = 0;\n"),
              ("        v += x[i] * y[i];\n", "        sum += x[i] * y[i];\n"),
              ("    v = warp_sum(v);", "    float v = warp_sum(sum);")),
-     ["int", "float"]),
+     ["adds up in an int", "keep each thread's sum in a float"]),
 ]
 
 # Right, but not the solution's way: each must pass

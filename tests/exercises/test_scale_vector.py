@@ -53,7 +53,7 @@ WRONG = [
      ["values wrong everywhere", "check alpha"]),
     ("index_wrong_stride",
      variant(KERNEL, ("blockIdx.x * blockDim.x + threadIdx.x", "blockIdx.x * 128 + threadIdx.x")),
-     ["NOT YET"]),
+     ["never written", "every i < n needs a thread"]),
 ]
 # A write through a wild pointer (into the lowest pages, which are never mapped: a write far past
 # an array could land in some other mapping instead). Only run on the simulator: on a GPU an

@@ -111,22 +111,24 @@ def _checked(fn, *args, workers=None, **launch):
 
 
 def _race(fn, *args, **launch):
+    """The race the launch stops at: a LaunchError of kind "race", its facts as fields (the advice,
+    which has none, only in its text)."""
     with pytest.raises(drv.LaunchError) as err:
         _checked(fn, *args, **launch)
-    return str(err.value)
+    assert err.value.kind == "race", err.value
+    return err.value
 
 
 @pytest.mark.parametrize("workers", [1, 2, 7])
 def test_a_missing_barrier_is_found_whatever_the_worker_count(mod, workers):
     x, y = gpuarray.to_gpu(np.arange(64, dtype=np.float32)), gpuarray.empty(64, np.float32)
-    message = _race(mod.get_function("rotate"), x, y, np.int32(64), block=(64, 1, 1),
-                    workers=workers)
-    assert "race check" in message and "'rotate'" in message
-    assert "s[" in message and "shared memory" in message  # the __shared__ array, by name
-    assert "kernel.cu:4" in message and "kernel.cu:5" in message  # both lines
-    assert message.count("thread (") == 2  # both threads
-    assert "__syncthreads()" in message
-    assert "compute-sanitizer --tool racecheck" in message
+    race = _race(mod.get_function("rotate"), x, y, np.int32(64), block=(64, 1, 1),
+                 workers=workers)
+    assert (race.kernel, race.array, race.space) == ("rotate", "s", "shared")  # the array, by name
+    assert {race.first.line, race.second.line} == {"kernel.cu:4", "kernel.cu:5"}  # both lines
+    assert race.first.thread != race.second.thread  # both threads
+    message = str(race)
+    assert "__syncthreads()" in message and "compute-sanitizer --tool racecheck" in message
 
 
 def test_with_the_barrier_there_is_no_race(mod):
@@ -140,9 +142,10 @@ def test_with_the_barrier_there_is_no_race(mod):
 def test_lost_updates_of_a_racy_histogram_are_found(mod, workers, blocks):
     values = gpuarray.to_gpu(np.arange(256, dtype=np.int32) % 4)
     bins = gpuarray.zeros(4, np.int32)
-    message = _race(mod.get_function("histogram"), values, bins, np.int32(256),
-                    block=(256 // blocks, 1, 1), grid=(blocks, 1), workers=workers)
-    assert "bins[" in message and "global memory" in message
+    race = _race(mod.get_function("histogram"), values, bins, np.int32(256),
+                 block=(256 // blocks, 1, 1), grid=(blocks, 1), workers=workers)
+    assert (race.array, race.space) == ("bins", "global")
+    message = str(race)
     assert "atomicAdd" in message  # a read-modify-write: the advice is an atomic
     assert "watches shared memory only" in message  # racecheck would not see it on a GPU
 
@@ -157,10 +160,10 @@ def test_atomics_are_not_races(mod):
 
 def test_a_plain_write_and_another_threads_atomic_without_a_barrier_race(mod):
     values, out = gpuarray.to_gpu(np.arange(64, dtype=np.int32) % 4), gpuarray.zeros(4, np.int32)
-    message = _race(mod.get_function("shared_bins"), values, out, np.int32(0), block=(64, 1, 1))
-    assert "bins[" in message and "shared memory" in message
-    assert "updates it atomically" in message and "writes it" in message
-    assert "safe only against other atomics" in message
+    race = _race(mod.get_function("shared_bins"), values, out, np.int32(0), block=(64, 1, 1))
+    assert (race.array, race.space) == ("bins", "shared")
+    assert {race.first.does, race.second.does} == {"updates it atomically", "writes it"}
+    assert "safe only against other atomics" in str(race)
 
 
 def test_with_a_barrier_between_the_clearing_and_the_atomics_there_is_no_race(mod):
@@ -212,19 +215,21 @@ def test_the_same_reduction_with_syncwarp_is_clean(mod):
 
 def test_a_shared_scalar_written_by_thread_0_and_read_without_a_barrier(mod):
     x = gpuarray.to_gpu(np.ones(64, np.float32))
-    assert "total[0]" in _race(mod.get_function("scale"), x, block=(64, 1, 1))
+    race = _race(mod.get_function("scale"), x, block=(64, 1, 1))
+    assert (race.array, race.element, race.space) == ("total", 0, "shared")
 
 
 def test_dynamic_shared_memory_races_are_found_and_named_as_the_kernel_declares_them(mod):
     out = gpuarray.zeros(64, np.int32)
-    assert "data race on buf[0] (shared memory)" in _race(mod.get_function("shift"), out,
-                                                          block=(64, 1, 1), shared=256)
+    race = _race(mod.get_function("shift"), out, block=(64, 1, 1), shared=256)
+    assert (race.array, race.element, race.space) == ("buf", 0, "shared")
 
 
 def test_blocks_writing_one_element_race_and_the_advice_says_why(mod):
-    message = _race(mod.get_function("last"), gpuarray.zeros(1, np.int32), block=(1, 1, 1),
-                    grid=(4, 1))
-    assert "write-after-write" in message and "Blocks cannot wait" in message
+    race = _race(mod.get_function("last"), gpuarray.zeros(1, np.int32), block=(1, 1, 1),
+                 grid=(4, 1))
+    assert race.hazard == "write-after-write" and race.first.block != race.second.block
+    assert "Blocks cannot wait" in str(race)
 
 
 def test_a_kernel_that_orders_blocks_with_a_fence_is_not_reported(mod):
@@ -302,6 +307,6 @@ def test_the_predicted_racecheck_line_is_the_one_an_h200_printed(notebook, file,
     fn = SourceModule(f'#line 1 "{name}"\n' + (CUDA_SRC / file).read_text()).get_function(kernel)
     x, y = gpuarray.to_gpu(np.arange(1024, dtype=np.float32)), gpuarray.empty(1024, np.float32)
     args = (x, y, np.int32(1024)) if kernel == "reverse_blocks" else (x, y)
-    message = _race(fn, *args, block=(256, 1, 1), grid=(4, 1))
+    message = str(_race(fn, *args, block=(256, 1, 1), grid=(4, 1)))  # the predicted line: text
     predicted = _PREDICTED.search(message)
     assert predicted and predicted.groups() == real.groups(), (predicted, real)

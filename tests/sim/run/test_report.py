@@ -61,15 +61,19 @@ def mod():
 
 
 def launch_error(fn, *args, **kw):
+    """The LaunchError the launch raises: its facts are fields, its text the report under test."""
     with pytest.raises(drv.LaunchError) as err:
         fn(*args, **kw)
-    return str(err.value)
+    return err.value
 
 
 def test_write_past_the_end_names_kernel_block_and_thread(mod):
     n = 1000
     a, b = gpuarray.zeros(n, np.float32), gpuarray.zeros(n, np.float32)
-    msg = launch_error(mod.get_function("copy"), a, b, np.int32(n), block=(256, 1, 1), grid=(4, 1))
+    err = launch_error(mod.get_function("copy"), a, b, np.int32(n), block=(256, 1, 1), grid=(4, 1))
+    assert (err.kind, err.kernel, err.block, err.thread, err.line) == \
+        ("out of bounds", "copy", (3, 0, 0), (232, 0, 0), "faults.cu:4")
+    msg = str(err)
     assert "illegal memory access" in msg and "'copy'" in msg
     assert "block (3, 0, 0)" in msg and "thread (232, 0, 0)" in msg
     assert "past the end of a 4000-byte allocation" in msg
@@ -89,32 +93,36 @@ def test_use_after_free_is_caught(mod):
         mod.get_function("copy")(a, b, np.int32(1), block=(1, 1, 1))
     # one the kernel finds in memory faults where it is used
     pointers = gpuarray.to_gpu(np.array([int(stale)], np.uint64))
-    msg = launch_error(mod.get_function("chase"), pointers.gpudata, block=(1, 1, 1))
+    msg = str(launch_error(mod.get_function("chase"), pointers.gpudata, block=(1, 1, 1)))
     assert "a write to" in msg and "use after free" in msg
 
 
 def test_shared_and_local_overruns_name_the_file_and_line(mod):
     out = gpuarray.zeros(64, np.int32)
-    msg = launch_error(mod.get_function("shared_overrun"), out, np.int32(1), block=(32, 1, 1))
-    assert "faults.cu:8" in msg and "thread (31, 0, 0)" in msg
-    msg = launch_error(mod.get_function("local_overrun"), out, np.int32(2), block=(4, 1, 1))
-    assert "faults.cu:14" in msg
+    err = launch_error(mod.get_function("shared_overrun"), out, np.int32(1), block=(32, 1, 1))
+    assert (err.kind, err.thread, err.line) == ("array bounds", (31, 0, 0), "faults.cu:8")
+    assert "faults.cu:8" in str(err) and "thread (31, 0, 0)" in str(err)
+    assert "faults.cu:14" in str(launch_error(mod.get_function("local_overrun"), out, np.int32(2),
+                                              block=(4, 1, 1)))
 
 
 def test_threads_at_different_barriers_raise_instead_of_hanging(mod):
-    msg = launch_error(mod.get_function("divergent_barriers"), gpuarray.zeros(1, np.int32),
+    err = launch_error(mod.get_function("divergent_barriers"), gpuarray.zeros(1, np.int32),
                        block=(32, 1, 1))
-    assert "faults.cu:20" in msg and "faults.cu:18" in msg
+    assert err.kind == "divergent barrier" and "faults.cu:20" in str(err) and "faults.cu:18" in str(err)
 
 
 def test_a_mask_naming_an_exited_lane_raises(mod):
-    msg = launch_error(mod.get_function("exited_lane"), gpuarray.zeros(32, np.int32),
+    err = launch_error(mod.get_function("exited_lane"), gpuarray.zeros(32, np.int32),
                        block=(32, 1, 1))
-    assert "lane 5" in msg and "exited" in msg
+    assert (err.kind, err.line) == ("warp mask", "faults.cu:25")
+    assert "lane 5" in str(err) and "exited" in str(err)
 
 
 def test_assert_reports_the_condition(mod):
-    msg = launch_error(mod.get_function("checks"), gpuarray.zeros(1, np.int32), block=(8, 1, 1))
+    err = launch_error(mod.get_function("checks"), gpuarray.zeros(1, np.int32), block=(8, 1, 1))
+    assert (err.kind, err.thread, err.line) == ("assert", (3, 0, 0), "faults.cu:27")
+    msg = str(err)
     assert "device-side assert triggered" in msg and "threadIdx.x < 3" in msg
     assert "thread (3, 0, 0)" in msg
 
@@ -123,14 +131,13 @@ def test_dynamic_shared_memory_past_the_launch_size(mod):
     out = gpuarray.zeros(64, np.float32)
     mod.get_function("dynamic")(out, block=(64, 1, 1), shared=256)
     assert (out.get() == 1).all()
-    msg = launch_error(mod.get_function("dynamic"), out, block=(64, 1, 1))
-    assert "shared=" in msg
+    assert "shared=" in str(launch_error(mod.get_function("dynamic"), out, block=(64, 1, 1)))
 
 
 def test_stack_overflow_is_reported(mod):
-    msg = launch_error(mod.get_function("deep"), gpuarray.zeros(1, np.float32), np.int32(1),
+    err = launch_error(mod.get_function("deep"), gpuarray.zeros(1, np.float32), np.int32(1),
                        block=(1, 1, 1))
-    assert "stack overflowed" in msg
+    assert (err.kind, err.line) == ("stack overflow", "faults.cu:35") and "stack overflowed" in str(err)
 
 
 GLOBAL_FAULTS = r"""
