@@ -124,7 +124,9 @@ extern "C" __global__ void softmax_online(const __half *x, __half *y, int rows, 
 //     notebook 08's tiled kernel. Grid: (ceil(n / 16), ceil(n / 16), heads).
 extern "C" __global__ void attention_scores(const __half *q, const __half *k, __half *s, int n, float scale)
 {
-    __shared__ float Qs[TILE][HEAD_DIM + 1], Ks[TILE][HEAD_DIM + 1];   // + 1: no bank conflicts
+    // One float of padding a row: the product loop's reads Ks[tx][c] fall in 16 banks, not all
+    // in one (16-way). The staging stores below stay 2-way, padding or not.
+    __shared__ float Qs[TILE][HEAD_DIM + 1], Ks[TILE][HEAD_DIM + 1];
     int tx = threadIdx.x, ty = threadIdx.y;
     size_t head = blockIdx.z;
     q += head * n * HEAD_DIM;

@@ -28,8 +28,9 @@ __global__ void reduce_interleaved_divergent(const float *in, float *out, int n)
 
 // 2. Interleaved addressing, contiguous threads: thread t works on element 2*s*t, so the busy
 //    threads are the first ones (whole warps idle instead of half-empty warps)... but a warp's
-//    32 words are now 2s floats apart: for s = 1 they fall in 16 banks, 2 words a bank (a 2-way
-//    bank conflict), for s = 2 in 8 banks (4-way), from s = 4 on 8 words share a bank (8-way).
+//    words are now 2s floats apart: for s = 1 they fall in 16 banks, 2 words a bank (a 2-way
+//    bank conflict), for s = 2 in 8 banks (4-way), for s = 4 to 16 8 words share a bank (8-way,
+//    in a block of 256), and fewer after that, as fewer threads work.
 __global__ void reduce_interleaved(const float *in, float *out, int n)
 {
     __shared__ float sdata[REDUCE_BLOCK];
@@ -89,7 +90,7 @@ __device__ float warp_sum(float v)
 }
 
 // 5. Warp shuffles for the last 32: as kernel 4 until 64 values are left; then the first warp
-//    adds the last 64 with shuffles, without the last five barriers. (Block of at least 64.)
+//    adds the last 64 with shuffles, without the last six barriers. (Block of at least 64.)
 __global__ void reduce_warp_shuffle(const float *in, float *out, int n)
 {
     __shared__ float sdata[REDUCE_BLOCK];
@@ -126,7 +127,7 @@ __device__ void add_block_sum(float v, float *out)
 
 // 6. Grid-stride loop, one atomic a block: a grid of any size walks the whole array, each
 //    thread adding every (total threads)-th element in registers; then add_block_sum. One
-//    launch, and a few hundred atomics in all.
+//    launch, one atomic a block: 1,056 in all for a grid that fills an H200's 132 SMs once.
 __global__ void reduce_grid_stride(const float *in, float *out, int n)
 {
     float v = 0.0f;
