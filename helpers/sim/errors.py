@@ -167,12 +167,16 @@ class UninitialisedReadError(LaunchError):
     block in this launch), ``size`` (the bytes the read took), ``count`` (such reads in the
     launch); for shared memory ``length``, the elements of the array (None where it is not
     known), and ``written``, the indices of those its block had written by the last
-    __syncthreads() before the read, or its start (a tuple): what the read could count on."""
+    __syncthreads() before the read, or its start (a tuple): what the read could count on; for
+    global memory ``allocation`` (its start and size in bytes) and ``offset`` (the read's
+    distance in bytes from its start), None where the address is in no allocation."""
 
-    def __init__(self, msg, *, space, size, count, length=None, written=None, **facts):
+    def __init__(self, msg, *, space, size, count, length=None, written=None, allocation=None,
+                 offset=None, **facts):
         super().__init__(msg, kind="uninitialised read", **facts)
         self.space, self.size, self.count = space, size, count
         self.length, self.written = length, written
+        self.allocation, self.offset = allocation, offset
 
     @property
     def who(self):
