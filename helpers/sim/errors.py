@@ -325,10 +325,11 @@ class NotProvided(AttributeError, NotImplementedError):
 
 
 class NeedsGPU(NotImplementedError):
-    """A CUDA feature that only a GPU has; the message names the feature."""
+    """A CUDA feature that only a GPU has: ``feature`` (unsupported.py's words for it) and the
+    ``call`` that used it ("gpuarray.take"; None where none is named); the message names both."""
 
     def __init__(self, feature, call=None):
-        self.feature = feature
+        self.feature, self.call = feature, call
         what = f"{call} needs a GPU: it uses {feature}" if call else (
             f"{feature[0].upper()}{feature[1:]} need a GPU")
         super().__init__(f"{what}, which the course's CPU simulator does not provide. "
