@@ -109,19 +109,36 @@ def test_a_fault_just_outside_an_array_names_that_array(mod):
     assert "8 bytes before the start of a 4096-byte allocation" in msg, msg
 
 
+def _touching_pair(size, tries=16):
+    """Two live allocations of ``size`` bytes whose mappings touch, as (below, above, both
+    arrays). Linux maps a new mapping at the top of the highest gap of the address space that it
+    fits, so the next lands against it unless that gap was too small for two: a long-lived
+    process's address space has many small gaps (where mappings were unmapped), which a pair of
+    small arrays can fall into apart. Each miss uses one gap up, and few fit arrays this large."""
+    arrays = [drv.mem_alloc(size)]
+    for _ in range(tries):
+        arrays.append(drv.mem_alloc(size))
+        first, second = (memory.find(int(a)) for a in arrays[-2:])
+        for below, above in ((first, second), (second, first)):
+            if below.base + below.length == above.base:
+                return below, above, arrays[-2:]
+    pytest.fail(f"no two of {tries + 1} arrays of {size:,} bytes were mapped next to each other")
+
+
 def test_an_address_between_two_arrays_is_named_after_the_nearer_one():
-    """As memcheck says it: the guard page below one array may lie nearer the end of the other."""
-    arrays = [drv.mem_alloc(100) for _ in range(8)]
-    blocks = [memory.find(int(a)) for a in arrays]
-    pairs = [(x, y) for x in blocks for y in blocks if x.base + x.length == y.base]
-    if not pairs:
-        pytest.skip("no two allocations were mapped next to each other")
-    below, above = pairs[0]
-    address = above.base + 100  # in the guard page below `above`, 3996 bytes above its own start
-    assert memory.describe_address(address).startswith(
-        f"{address - below.end + 1} bytes past the end of a 100-byte allocation")
-    assert memory.describe_address(above.address - 4).startswith(
-        "4 bytes before the start of a 100-byte allocation")
+    """As memcheck says it: the guard page below one array may lie nearer the end of the other.
+    Whole pages and 100 bytes end 12 bytes below a guard page and start most of a page above one:
+    with 4 KiB pages, the first 1,986 bytes of the guard page below `above` are nearer the end of
+    `below` (4,108 bytes below that page) than the start of `above` (8,080 bytes above it)."""
+    size = (16 << 20) + 100
+    below, above, alive = _touching_pair(size)  # alive: the two arrays, freed after the checks
+    for address, nearer in [(below.end + 4, below),                 # its own guard page
+                            (above.base + 100, below),              # the guard page of `above`
+                            (above.base + memory.PAGE - 4, above),
+                            (above.address - 4, above)]:            # its own slack
+        assert memory.fault_facts(address) == {
+            "kind": "out of bounds", "allocation": (nearer.address, size),
+            "offset": address - nearer.address}, (hex(address), hex(below.base), hex(above.base))
 
 
 def test_a_read_just_past_an_odd_sized_end_reads_nan_not_zero(mod):
