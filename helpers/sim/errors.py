@@ -28,12 +28,15 @@ class LogicError(Error):
 
 
 class InvalidPointerError(LogicError):
-    """A pointer argument that points into no live allocation: ``kind`` ("use after free" or
-    "wild pointer"), ``parameter`` (its index, 0-based), ``kernel``."""
+    """A pointer argument that points into no live allocation: ``kind`` ("use after free",
+    "wild pointer", or "out of bounds" just outside one), ``parameter`` (its index, 0-based),
+    ``kernel``; for one out of bounds, ``allocation`` (the nearest one's start and size in bytes)
+    and ``offset`` (the address's distance from its start), as OutOfBoundsError's."""
 
-    def __init__(self, msg, *, kind, parameter, kernel):
+    def __init__(self, msg, *, kind, parameter, kernel, allocation=None, offset=None):
         super().__init__(msg)
         self.kind, self.parameter, self.kernel = kind, parameter, kernel
+        self.allocation, self.offset = allocation, offset
 
 
 class LaunchError(Error):
