@@ -28,12 +28,15 @@ class LogicError(Error):
 
 
 class InvalidPointerError(LogicError):
-    """A pointer argument that points into no live allocation: ``kind`` ("use after free" or
-    "wild pointer"), ``parameter`` (its index, 0-based), ``kernel``."""
+    """A pointer argument that points into no live allocation: ``kind`` ("use after free",
+    "wild pointer", or "out of bounds" just outside one), ``parameter`` (its index, 0-based),
+    ``kernel``; for one out of bounds, ``allocation`` (the nearest one's start and size in bytes)
+    and ``offset`` (the address's distance from its start), as OutOfBoundsError's."""
 
-    def __init__(self, msg, *, kind, parameter, kernel):
+    def __init__(self, msg, *, kind, parameter, kernel, allocation=None, offset=None):
         super().__init__(msg)
         self.kind, self.parameter, self.kernel = kind, parameter, kernel
+        self.allocation, self.offset = allocation, offset
 
 
 class LaunchError(Error):
@@ -167,12 +170,16 @@ class UninitialisedReadError(LaunchError):
     block in this launch), ``size`` (the bytes the read took), ``count`` (such reads in the
     launch); for shared memory ``length``, the elements of the array (None where it is not
     known), and ``written``, the indices of those its block had written by the last
-    __syncthreads() before the read, or its start (a tuple): what the read could count on."""
+    __syncthreads() before the read, or its start (a tuple): what the read could count on; for
+    global memory ``allocation`` (its start and size in bytes) and ``offset`` (the read's
+    distance in bytes from its start), None where the address is in no allocation."""
 
-    def __init__(self, msg, *, space, size, count, length=None, written=None, **facts):
+    def __init__(self, msg, *, space, size, count, length=None, written=None, allocation=None,
+                 offset=None, **facts):
         super().__init__(msg, kind="uninitialised read", **facts)
         self.space, self.size, self.count = space, size, count
         self.length, self.written = length, written
+        self.allocation, self.offset = allocation, offset
 
     @property
     def who(self):
@@ -321,10 +328,11 @@ class NotProvided(AttributeError, NotImplementedError):
 
 
 class NeedsGPU(NotImplementedError):
-    """A CUDA feature that only a GPU has; the message names the feature."""
+    """A CUDA feature that only a GPU has: ``feature`` (unsupported.py's words for it) and the
+    ``call`` that used it ("gpuarray.take"; None where none is named); the message names both."""
 
     def __init__(self, feature, call=None):
-        self.feature = feature
+        self.feature, self.call = feature, call
         what = f"{call} needs a GPU: it uses {feature}" if call else (
             f"{feature[0].upper()}{feature[1:]} need a GPU")
         super().__init__(f"{what}, which the course's CPU simulator does not provide. "

@@ -14,6 +14,7 @@ import pytest
 
 from helpers.backend import SourceModule, gpuarray
 from helpers.sim import driver as sim_drv, gpuarray as sim_gpuarray
+from helpers.sim.compile import not_simulated
 from helpers.sim.compiler import SourceModule as SimSourceModule
 from helpers.sim.errors import ExternCError, NotSimulatedError
 from helpers.sim.microscope.trace import trace
@@ -292,7 +293,7 @@ def test_grid_sync_is_refused_by_name():
     with pytest.raises(NotSimulatedError) as err:
         SimSourceModule(source, no_extern_c=True, cache_dir=False)
     assert err.value.function == "grid_group::sync" and err.value.line == 8
-    assert "cooperative launch" in err.value.feature
+    assert err.value.feature == not_simulated.MEMBERS["grid_group::sync"]
 
 
 def test_a_cpp_header_inside_extern_c_is_named():

@@ -88,8 +88,14 @@ def test_the_race_check_finds_the_racy_histogram_whatever_the_order():
     with settings.changed(workers=1):     # one thread at a time: right by luck, as feared
         racy(pixels, bins, np.int32(4096), block=(256, 1, 1), grid=(16, 1))
     assert bins.get().sum() == 4096
+    lines = read_cu("histogram.cu").splitlines()
+    increment = next(i for i, line in enumerate(lines) if "bins[pixels[i]]++;" in line)  # (the #line counts)
     for workers in (1, 2):
         with settings.changed(racecheck=True, workers=workers):
             with pytest.raises(sim_drv.LaunchError) as err:
                 racy(pixels, bins, np.int32(4096), block=(256, 1, 1), grid=(16, 1))
-        assert "data race on bins[" in str(err.value) and "atomicAdd" in str(err.value)
+        race = err.value
+        assert (race.kind, race.kernel, race.array, race.space) == (
+            "race", "histogram_racy", "bins", "global")
+        # a read-modify-write on one line: the lost update
+        assert race.first.line == race.second.line == f"histogram.cu:{increment}"

@@ -72,6 +72,17 @@ def test_a_race_carries_both_accesses_and_is_told_from_them():
     assert alone.summary.endswith("(a read-after-write hazard)")
 
 
+def test_what_a_block_had_written_of_a_shared_array_is_told_from_the_indices():
+    def read(written, length=32):
+        return errors.UninitialisedReadError("", space="shared", size=4, count=1, array="w",
+                                             element=8, length=length, written=written)
+    assert read(()).written_words == "none of its 32 elements"
+    assert read((), length=None).written_words == "none of its elements"
+    assert read(tuple(range(8))).written_words == "only w[0] to w[7] of its 32 elements"
+    assert read((0, 2, 4, 6, 7, 9)).written_words == (
+        "only w[0], w[2], w[4] and 2 more runs of its 32 elements")
+
+
 def test_a_time_limit_is_a_launch_error_of_its_own():
     e = errors.TimeLimitError("stopped", seconds=20, kernel="spin")
     assert isinstance(e, errors.LaunchError) and str(e) == "stopped"   # what checkers catch

@@ -41,11 +41,14 @@ def error(result, kernel, places):
 def _global(init, places, facts):
     place = places.global_place(init.address)
     label, index = place[:2] if place is not None else (None, None)
-    err = UninitialisedReadError("", space="global", array=label, element=index, **facts)
-    what = f"{label}[{index}]" if place is not None else f"address 0x{init.address:x}"
     block = memory.find(init.address)
-    if block is not None:
-        what += f" (byte {init.address - block.address} of a {block.size}-byte allocation)"
+    allocation = (block.address, block.size) if block is not None else None
+    offset = init.address - block.address if block is not None else None
+    err = UninitialisedReadError("", space="global", array=label, element=index,
+                                 allocation=allocation, offset=offset, **facts)
+    what = f"{label}[{index}]" if place is not None else f"address 0x{init.address:x}"
+    if allocation is not None:
+        what += f" (byte {offset} of a {allocation[1]}-byte allocation)"
     err.args = (
         f"init check: kernel '{err.kernel}' reads {what}, which nothing has written since the "
         f"array was allocated: {err.who} reads it at {err.line}{err.more}. Memory from "

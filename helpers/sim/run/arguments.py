@@ -182,7 +182,7 @@ def _check_address(i, name, param, value):
             f"cuLaunchKernel failed: invalid argument: parameter #{i} (0-based) of kernel "
             f"{name!r} ('{param.type_name}') is the address 0x{value:x}, {problem}. Pass a "
             "DeviceAllocation, a GPUArray, or an address inside one.",
-            kind=memory.fault_facts(value).get("kind", "wild pointer"), parameter=i, kernel=name)
+            parameter=i, kernel=name, **memory.fault_facts(value))
 
 
 def _check_array_element_type(i, name, param, arg):

@@ -126,12 +126,11 @@ def test_a_kernel_may_use_another_devices_memory_only_with_peer_access(two_devic
     drv.memcpy_htod(x0, np.zeros(4, np.float32))
     add1 = on(drv, ctx1, lambda: SourceModule(SOURCE).get_function("add_one"))
     launch = lambda: add1(x0, np.int32(4), block=(4, 1, 1), grid=(1, 1))  # noqa: E731
-    with pytest.raises(drv.LaunchError, match="in kernel 'add_one', which runs on device 1: "
-                       "parameter #0 points to an allocation of 16 bytes at 0x[0-9a-f]+ on device "
-                       "0. .*enable_peer_access") as refused:
+    with pytest.raises(drv.LaunchError) as refused:
         on(drv, ctx1, launch)
     assert (refused.value.kind, refused.value.kernel, refused.value.address) == (
         "no peer access", "add_one", int(x0))
+    assert "enable_peer_access" in str(refused.value)  # the cure, which has no field
     assert drv.Device(1).can_access_peer(drv.Device(0))
     assert not drv.Device(1).can_access_peer(drv.Device(1))
     on(drv, ctx1, lambda: drv.Context.enable_peer_access(ctx0))
@@ -144,9 +143,9 @@ def test_a_kernel_may_use_another_devices_memory_only_with_peer_access(two_devic
         assert out.tolist() == [1, 1, 1, 1]
     finally:
         on(drv, ctx1, lambda: drv.Context.disable_peer_access(ctx0))
-    with pytest.raises(drv.LaunchError,
-                       match="points to an allocation of 16 bytes at 0x[0-9a-f]+ on device 0"):
+    with pytest.raises(drv.LaunchError) as refused:
         on(drv, ctx1, launch)
+    assert (refused.value.kind, refused.value.address) == ("no peer access", int(x0))
 
 
 def test_copies_between_devices(two_devices):
@@ -192,10 +191,7 @@ def test_gpuarray_arithmetic_is_checked_for_peer_access_as_a_kernel(two_devices)
     a = on(drv, ctx0, lambda: gpuarray.to_gpu(np.arange(4, dtype=np.float32)))
     b = on(drv, ctx1, lambda: gpuarray.to_gpu(np.ones(4, np.float32)))
     for mistake in (lambda: a + b, lambda: b * 2, lambda: b.fill(np.float32(3)), abs):
-        with pytest.raises(drv.LaunchError, match=r"an illegal memory access was encountered in "
-                           r"a kernel of gpuarray.*which runs on device 0: a GPUArray of shape "
-                           r"\(4,\) and dtype float32 points to an allocation of 16 bytes at "
-                           r"0x[0-9a-f]+ on device 1") as refused:
+        with pytest.raises(drv.LaunchError) as refused:
             mistake(b) if mistake is abs else mistake()
         assert (refused.value.kind, refused.value.address) == ("no peer access", int(b.gpudata))
     assert b.get().tolist() == [1, 1, 1, 1] and a.get().tolist() == [0, 1, 2, 3]   # copies cross

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from helpers.sim import driver as drv, gpuarray
+from helpers.sim.errors import InvalidPointerError
 from helpers.sim.machine import memory
 from helpers.sim.compiler import SourceModule
 
@@ -54,18 +55,19 @@ def mod():
 def launch_error(fn, *args, **kw):
     with pytest.raises(drv.LaunchError) as err:
         fn(*args, **kw)
-    return str(err.value)
+    return err.value
 
 
 @pytest.mark.parametrize("n", [1001, 1002, 1003, 1004, 1024])
 def test_the_first_element_past_the_end_is_caught_and_its_thread_named(mod, n):
     """n = 1001..1003 floats leave 4 to 12 bytes between the array and the next page."""
     out = gpuarray.zeros(n, np.float32)
-    msg = launch_error(mod.get_function("one_too_many"), out, np.int32(n), block=(256, 1, 1),
-                       grid=(n // 256 + 1, 1))
-    assert f"block ({n // 256}, 0, 0), thread ({n % 256}, 0, 0)" in msg, msg
-    assert f"a write to address 0x{int(out.gpudata) + 4 * n:x}" in msg, msg
-    assert f"1 byte past the end of a {4 * n}-byte allocation" in msg, msg  # memcheck: "1 bytes after"
+    e = launch_error(mod.get_function("one_too_many"), out, np.int32(n), block=(256, 1, 1),
+                     grid=(n // 256 + 1, 1))
+    assert (e.kind, e.block, e.thread, e.is_write) == (
+        "out of bounds", (n // 256, 0, 0), (n % 256, 0, 0), True), e
+    assert (e.address, e.allocation, e.offset) == (int(out.gpudata) + 4 * n,
+                                                   (int(out.gpudata), 4 * n), 4 * n), e
 
 
 def test_an_overrun_carries_its_facts(mod):
@@ -84,44 +86,61 @@ def test_an_overrun_carries_its_facts(mod):
 @pytest.mark.parametrize("n", [1000, 1001, 1024])
 def test_the_element_before_the_start_is_caught_and_named(mod, n):
     x, out = gpuarray.zeros(n, np.float32), gpuarray.zeros(n, np.float32)
-    msg = launch_error(mod.get_function("shift_left"), x, out, np.int32(n), block=(128, 1, 1),
-                       grid=(-(-n // 128), 1))
-    assert "block (0, 0, 0), thread (0, 0, 0)" in msg, msg
-    assert f"4 bytes before the start of a {4 * n}-byte allocation" in msg, msg
+    e = launch_error(mod.get_function("shift_left"), x, out, np.int32(n), block=(128, 1, 1),
+                     grid=(-(-n // 128), 1))
+    assert (e.block, e.thread, e.is_write) == ((0, 0, 0), (0, 0, 0), True), e
+    assert (e.allocation, e.offset) == ((int(out.gpudata), 4 * n), -4), e
 
 
 def test_a_read_before_the_start_of_a_whole_page_faults_and_names_that_array(mod):
     before = gpuarray.zeros(3000, np.float32)  # placed next to x: the fault is not blamed on it
     x, out = gpuarray.zeros(1024, np.float32), gpuarray.zeros(1024, np.float32)
-    msg = launch_error(mod.get_function("read_before"), x, out, np.int32(1024), block=(128, 1, 1),
-                       grid=(8, 1))
-    assert "a read of" in msg and "thread (0, 0, 0)" in msg, msg
-    assert "4 bytes before the start of a 4096-byte allocation" in msg, msg
+    e = launch_error(mod.get_function("read_before"), x, out, np.int32(1024), block=(128, 1, 1),
+                     grid=(8, 1))
+    assert (e.thread, e.is_write, e.allocation, e.offset) == (
+        (0, 0, 0), False, (int(x.gpudata), 4096), -4), e
     del before
 
 
 def test_a_fault_just_outside_an_array_names_that_array(mod):
     a, b = drv.mem_alloc(4096), drv.mem_alloc(4096)
     out = gpuarray.zeros(1, np.float32)
-    msg = launch_error(mod.get_function("read_at"), a, out, np.int32(1024 + 8), block=(1, 1, 1))
-    assert "33 bytes past the end of a 4096-byte allocation" in msg, msg
-    msg = launch_error(mod.get_function("read_at"), b, out, np.int32(-2), block=(1, 1, 1))
-    assert "8 bytes before the start of a 4096-byte allocation" in msg, msg
+    e = launch_error(mod.get_function("read_at"), a, out, np.int32(1024 + 8), block=(1, 1, 1))
+    assert (e.allocation, e.offset) == ((int(a), 4096), 4 * (1024 + 8)), e  # 33 bytes past its end
+    e = launch_error(mod.get_function("read_at"), b, out, np.int32(-2), block=(1, 1, 1))
+    assert (e.allocation, e.offset) == ((int(b), 4096), -8), e
+
+
+def _touching_pair(size, tries=16):
+    """Two live allocations of ``size`` bytes whose mappings touch, as (below, above, both
+    arrays). Linux maps a new mapping at the top of the highest gap of the address space that it
+    fits, so the next lands against it unless that gap was too small for two: a long-lived
+    process's address space has many small gaps (where mappings were unmapped), which a pair of
+    small arrays can fall into apart. Each miss uses one gap up, and few fit arrays this large."""
+    arrays = [drv.mem_alloc(size)]
+    for _ in range(tries):
+        arrays.append(drv.mem_alloc(size))
+        first, second = (memory.find(int(a)) for a in arrays[-2:])
+        for below, above in ((first, second), (second, first)):
+            if below.base + below.length == above.base:
+                return below, above, arrays[-2:]
+    pytest.fail(f"no two of {tries + 1} arrays of {size:,} bytes were mapped next to each other")
 
 
 def test_an_address_between_two_arrays_is_named_after_the_nearer_one():
-    """As memcheck says it: the guard page below one array may lie nearer the end of the other."""
-    arrays = [drv.mem_alloc(100) for _ in range(8)]
-    blocks = [memory.find(int(a)) for a in arrays]
-    pairs = [(x, y) for x in blocks for y in blocks if x.base + x.length == y.base]
-    if not pairs:
-        pytest.skip("no two allocations were mapped next to each other")
-    below, above = pairs[0]
-    address = above.base + 100  # in the guard page below `above`, 3996 bytes above its own start
-    assert memory.describe_address(address).startswith(
-        f"{address - below.end + 1} bytes past the end of a 100-byte allocation")
-    assert memory.describe_address(above.address - 4).startswith(
-        "4 bytes before the start of a 100-byte allocation")
+    """As memcheck says it: the guard page below one array may lie nearer the end of the other.
+    Whole pages and 100 bytes end 12 bytes below a guard page and start most of a page above one:
+    with 4 KiB pages, the first 1,986 bytes of the guard page below `above` are nearer the end of
+    `below` (4,108 bytes below that page) than the start of `above` (8,080 bytes above it)."""
+    size = (16 << 20) + 100
+    below, above, alive = _touching_pair(size)  # alive: the two arrays, freed after the checks
+    for address, nearer in [(below.end + 4, below),                 # its own guard page
+                            (above.base + 100, below),              # the guard page of `above`
+                            (above.base + memory.PAGE - 4, above),
+                            (above.address - 4, above)]:            # its own slack
+        assert memory.fault_facts(address) == {
+            "kind": "out of bounds", "allocation": (nearer.address, size),
+            "offset": address - nearer.address}, (hex(address), hex(below.base), hex(above.base))
 
 
 def test_a_read_just_past_an_odd_sized_end_reads_nan_not_zero(mod):
@@ -137,10 +156,10 @@ def test_dynamic_shared_memory_ends_at_the_launchs_shared_bytes(mod, shared):
     out = gpuarray.zeros(128, np.int8)
     f = mod.get_function("shared_bytes")
     f(out, np.int32(0), block=(shared, 1, 1), shared=shared)  # every byte once: fine
-    msg = launch_error(f, out, np.int32(1), block=(shared, 1, 1), shared=shared)
+    msg = str(launch_error(f, out, np.int32(1), block=(shared, 1, 1), shared=shared))
     assert "dynamic shared memory past the end" in msg and "shared=" in msg, msg
     assert f"thread ({shared - 1}, 0, 0)" in msg, msg
-    msg = launch_error(f, out, np.int32(-1), block=(shared, 1, 1), shared=shared)
+    msg = str(launch_error(f, out, np.int32(-1), block=(shared, 1, 1), shared=shared))
     assert "before the start of its dynamic shared memory" in msg and "thread (0, 0, 0)" in msg, msg
 
 
@@ -169,10 +188,13 @@ def test_a_raw_address_given_to_a_kernel_must_be_device_memory(mod):
     f(np.intp(int(d) + 60), np.int32(1), block=(1, 1, 1))             # inside: fine
     f(np.intp(int(d) + 64), np.int32(0), block=(1, 1, 1))             # one past the end: fine
     host = np.zeros(16, np.float32)
-    with pytest.raises(drv.LogicError, match=r"parameter #0 .*'maybe'.*not in any allocation"):
+    with pytest.raises(InvalidPointerError) as wild:
         f(np.intp(host.ctypes.data), np.int32(1), block=(1, 1, 1))
-    with pytest.raises(drv.LogicError, match="4 bytes before the start of a 64-byte allocation"):
+    assert (wild.value.kind, wild.value.parameter, wild.value.kernel) == ("wild pointer", 0, "maybe")
+    with pytest.raises(InvalidPointerError) as before:
         f(np.intp(int(d) - 4), np.int32(1), block=(1, 1, 1))
+    assert (before.value.kind, before.value.allocation, before.value.offset) == (
+        "out of bounds", (int(d), 64), -4)
     assert (host == 0).all()
 
 

@@ -16,7 +16,7 @@ def test_rows_are_padded_to_the_pitch_a_gpu_gives():
         allocation, pitch = drv.mem_alloc_pitch(width, height, 4)
         assert pitch == want, (width, pitch)
         allocation.free()
-    with pytest.raises(drv.Error):
+    with pytest.raises(drv.LogicError):  # CUDA_ERROR_INVALID_VALUE, a LogicError in PyCUDA
         drv.mem_alloc_pitch(28, ROWS, 3)
 
 

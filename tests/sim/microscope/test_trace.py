@@ -234,15 +234,18 @@ def test_per_line_figures_and_the_summary(shared):
 
 
 def test_a_fault_in_a_traced_launch_is_reported_and_the_next_launch_works(mod):
-    from helpers.sim import driver as drv
+    from helpers.sim.errors import OutOfBoundsError
 
     fn = mod.get_function("wild")
     out = gpuarray.zeros(32, np.float32)
     # Thread 1 writes 256 bytes into out's 128: on the guard page after it, so it faults. (A
     # stride of megabytes would write into whatever else the process has mapped there first, and
     # corrupt it: Python's own heap, which crashed a later garbage collection now and then.)
-    with trace() as t, pytest.raises(drv.LaunchError, match="illegal memory access"):
+    with trace() as t, pytest.raises(OutOfBoundsError) as err:
         fn(out, np.int32(64), block=(32, 1, 1))
+    e = err.value
+    assert (e.kind, e.kernel, e.thread, e.array, e.element, e.is_write) == (
+        "out of bounds", "wild", (1, 0, 0), "out", 64, True)
     with trace() as t:
         fn(out, np.int32(1), block=(32, 1, 1))
     assert t["wild"].global_st.requests == 1
