@@ -4,7 +4,10 @@
 // *fragments* (each of its 32 lanes holds some of the elements), mma_sync multiplies them on the
 // tensor cores and adds the product to an accumulator fragment, and store_matrix_sync writes the
 // accumulator back to memory. Inputs are 16-bit (__half or __nv_bfloat16) or TF32 (floats with
-// 10 bits of fraction); the products are added in float.
+// 10 bits of fraction); the products are added in float. The tensor cores take FP16 from compute
+// capability 7.0 (Volta; a T4 is 7.5), BF16 and TF32 only from 8.0 (Ampere): their kernels keep
+// their bodies inside #if __CUDA_ARCH__ >= 800, and before that stop with __trap() (notebook 13
+// does not launch them there).
 //
 // mma.h is C++ (templates): compile this file with SourceModule(..., no_extern_c=True); each
 // kernel says extern "C" itself, so that get_function finds it by its plain name.
@@ -65,13 +68,18 @@ extern "C" __global__ void warp_tiles_fp16(const half *A, const half *B, float *
 extern "C" __global__ void warp_tiles_bf16(const __nv_bfloat16 *A, const __nv_bfloat16 *B, float *C,
                                            int M, int K, int N)
 {
+#if __CUDA_ARCH__ >= 800
     warp_tiles(A, B, C, M, K, N);
+#else
+    __trap();                            // no BF16 tensor cores before compute capability 8.0
+#endif
 }
 
 // The same in TF32: float inputs, tiles of 16 x 16 x 8, each element rounded to TF32's 10 bits
 // of fraction (__float_to_tf32) before the product. M and N multiples of 16, K of 8.
 extern "C" __global__ void warp_tiles_tf32(const float *A, const float *B, float *C, int M, int K, int N)
 {
+#if __CUDA_ARCH__ >= 800
     int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
     int tile_row = warp / (N / 16), tile_col = warp % (N / 16);
     if (tile_row >= M / 16) return;
@@ -87,6 +95,9 @@ extern "C" __global__ void warp_tiles_tf32(const float *A, const float *B, float
         wmma::mma_sync(c, a, b, c);
     }
     wmma::store_matrix_sync(C + tile_row * 16 * N + tile_col * 16, c, N, wmma::mem_row_major);
+#else
+    __trap();                            // no TF32 tensor cores before compute capability 8.0
+#endif
 }
 
 // 3. Tiles in shared memory. A block of 256 threads (8 warps) computes a 128 x 128 tile of C,
@@ -168,7 +179,11 @@ extern "C" __global__ void __launch_bounds__(256) shared_tiles_bf16(const __nv_b
                                                                     const __nv_bfloat16 *B, float *C,
                                                                     int M, int K, int N)
 {
+#if __CUDA_ARCH__ >= 800
     __shared__ __align__(32) __nv_bfloat16 As[BM][BK + SKEW];
     __shared__ __align__(32) __nv_bfloat16 Bs[BK][BN + SKEW];
     shared_tiles(A, B, C, M, K, N, As, Bs);
+#else
+    __trap();                            // no BF16 tensor cores before compute capability 8.0
+#endif
 }

@@ -303,9 +303,11 @@ class NotSimulatedError(CompileError):
 
 
 class NeedsNewerGPUError(CompileError):
-    """Device code calls a function that GPUs of the simulated compute capability do not have
-    (compile/capabilities.py; nvcc: 'identifier ... is undefined'): ``function``, the capability
-    it ``needs`` and the ``device``'s, as (major, minor), and the ``file`` and ``line`` of the call."""
+    """Device code uses what GPUs of the simulated compute capability do not have
+    (compile/capabilities.py): a function (nvcc: 'identifier ... is undefined'), or a warp matrix
+    fragment (nvcc: 'incomplete type ... is not allowed'; a bfloat16 or TF32 one before 8.0).
+    ``function`` is the function's name, or ``wmma::fragment``; the capability it ``needs`` and
+    the ``device``'s, as (major, minor); the ``file`` and ``line`` of the call or declaration."""
 
     def __init__(self, msg, function, needs, device, file, line, command_line=None):
         super().__init__(msg, command_line)

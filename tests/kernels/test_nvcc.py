@@ -4,9 +4,10 @@ The simulator compiles kernels with the host C++ compiler, which accepts things 
 this test catches them. Each file is compiled as `compile_cu` hands it to PyCUDA's SourceModule
 (wrapped in `extern "C" { ... }`), to a cubin for sm_90 (the H200 the course is checked on). A
 file whose text depends on the architecture (it names `__CUDA_ARCH__`, or a function that older
-GPUs lack: helpers/sim/compile/capabilities.py) is compiled for sm_75 too, a T4, the lowest GPU
-learners have: PyCUDA compiles for the device's own architecture, so what needs a newer GPU must
-sit behind `#if __CUDA_ARCH__ >= ...`, with another way for older ones. (Every file for sm_75
+GPUs lack, or the tensor cores' mma.h: helpers/sim/compile/capabilities.py) is compiled for sm_75
+too, a T4, the lowest GPU learners have: PyCUDA compiles for the device's own architecture, so
+what needs a newer GPU must sit behind `#if __CUDA_ARCH__ >= ...`, with another way for older
+ones (a T4's tensor cores take FP16 fragments, and no BF16 or TF32 ones: those need sm_80). (Every file for sm_75
 cost 18 more CPU-seconds cold, 40 instead of 22 for the 47 files; all passed on 2026-12-02.)
 A file that declares its kernels extern "C" itself (it includes a C++ header, cuda_fp16.h or
 mma.h, which cannot sit inside that wrapper) is compiled as SourceModule(..., no_extern_c=True)
@@ -28,6 +29,7 @@ from helpers.sim.compile import capabilities
 from kernel_sources import ARCH, LOWEST_ARCH, nvcc_verdict
 
 CU_FILES = sorted(CUDA_SRC.rglob("*.cu"))
+TENSOR_CORE_FILES = [cu for cu in CU_FILES if "#include <mma.h>" in cu.read_text()]
 OWN_EXTERN_C = re.compile(r'^extern "C" __global__', re.M)
 """A file whose kernels say extern "C" themselves: the course compiles it with no_extern_c=True."""
 
@@ -50,6 +52,16 @@ def test_nvcc_compiles(cu, nvcc, accepted, tmp_path):
     wrapped = text if OWN_EXTERN_C.search(text) else 'extern "C" {\n%s\n}\n' % text
     said = nvcc_verdict(nvcc, accepted, wrapped, tmp_path, arches)
     assert said is None, f"nvcc rejects cuda_src/{name} for {' or '.join(arches)}:\n{said}"
+
+
+@pytest.mark.parametrize("cu", TENSOR_CORE_FILES,
+                         ids=[str(p.relative_to(CUDA_SRC)) for p in TENSOR_CORE_FILES])
+def test_the_tensor_core_files_compile_for_a_t4_too(cu, nvcc, accepted, tmp_path):
+    """Each file that includes mma.h, for sm_75 as for sm_90 (test_nvcc_compiles compiles it so;
+    the verdict is the same one): notebook 13's tensor_cores.cu among them."""
+    name = cu.relative_to(CUDA_SRC).as_posix()
+    said = nvcc_verdict(nvcc, accepted, read_cu(name), tmp_path, (ARCH, LOWEST_ARCH))
+    assert said is None, f"nvcc rejects cuda_src/{name} for {LOWEST_ARCH}:\n{said}"
 
 
 def test_a_rejected_text_is_compiled_again_each_time(nvcc, accepted, tmp_path):

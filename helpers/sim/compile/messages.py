@@ -97,6 +97,18 @@ def _header_assertion(stderr, error):
     learner's line that instantiated it, with what it instantiated: 'file:line: error: static
     assertion failed: ...' and '(in fragment<matrix_a, 16, 16, 8, __half, row_major>)'. None for
     any other error, or where no line of the learner's is named."""
+    site = _assertion_site(stderr, error)
+    if site is None:
+        return None
+    file, line, instantiated = site
+    where = f"{file}:{line}: error: {error.group('text').strip()}"
+    return where + (f"\n  (in {instantiated})" if instantiated else "")
+
+
+def _assertion_site(stderr, error):
+    """(file, line, what it instantiated or None) of the learner's line that set off ``error``, a
+    static_assert of a header the simulator gives; None for any other error, or where no line of
+    the learner's is named."""
     if not _in_prelude(error.group("file")) or not error.group("text").startswith("static assertion"):
         return None
     before = stderr[:error.start()]
@@ -104,8 +116,7 @@ def _header_assertion(stderr, error):
     if not here:
         return None
     what = [m.group("what") for m in _INSTANTIATION.finditer(before)]
-    where = f"{here[-1].group('file')}:{here[-1].group('line')}: error: {error.group('text').strip()}"
-    return where + (f"\n  (in {what[-1]})" if what else "")
+    return here[-1].group("file"), int(here[-1].group("line")), what[-1] if what else None
 
 
 _UNDECLARED = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? error: [‘'](?P<name>\w+)[’'] "
@@ -144,11 +155,12 @@ def not_simulated_error(what, calls):
 
 def needs_newer_gpu_error(what, stderr):
     """The NeedsNewerGPUError for the first call, in the learner's file, of a function that
-    this device's compute capability does not have (capabilities.py), or None."""
+    this device's compute capability does not have (capabilities.py), or else for a warp matrix
+    fragment it does not have (_newer_fragment_error); None for any other error."""
     call = next((m for m in _UNDECLARED.finditer(stderr) if m.group("name") in
                  capabilities.NEEDS and not _in_prelude(m.group("file"))), None)
     if call is None:
-        return None
+        return _newer_fragment_error(what, stderr)
     function, file, line = call.group("name"), call.group("file"), int(call.group("line"))
     needs, device = capabilities.NEEDS[function], settings.compute_capability
     return NeedsNewerGPUError(
@@ -158,6 +170,35 @@ def needs_newer_gpu_error(what, stderr):
         f'too (identifier "{function}" is undefined).\nnote: keep the call for newer GPUs '
         f"inside #if __CUDA_ARCH__ >= {capabilities.arch(needs)}, with another way in an "
         "#else for older ones.", function, needs, device, file, line)
+
+
+# include/mma.h's static_assert for a fragment that GPUs before ``needs`` do not have
+_NEWER_FRAGMENT = re.compile(r"static assertion failed: (?P<function>wmma::\w+): (?P<which>.*?) need "
+                             r"compute capability (?P<major>\d+)\.(?P<minor>\d+) or newer")
+
+
+def _newer_fragment_error(what, stderr):
+    """The NeedsNewerGPUError when the first error is a warp matrix fragment, declared on the
+    learner's line, that this device's compute capability does not have (include/mma.h refuses
+    it with a static_assert: CUDA's mma.h declares no such fragment for it), or None."""
+    error = next(_ERROR_LINE.finditer(stderr), None)
+    refused = error and _NEWER_FRAGMENT.match(error.group("text"))
+    site = refused and _assertion_site(stderr, error)
+    if not site:
+        return None
+    file, line, instantiated = site
+    function, device = refused.group("function"), settings.compute_capability
+    needs = (int(refused.group("major")), int(refused.group("minor")))
+    fragment = f"\n  (in {instantiated})" if instantiated else ""
+    return NeedsNewerGPUError(
+        f"simulator compilation of {what} failed\n{file}:{line}: error: {function}: "
+        f"{refused.group('which')} need a GPU of compute capability {needs[0]}.{needs[1]} or "
+        f"newer, and this one is {device[0]}.{device[1]} (CUDA_SIM_COMPUTE_CAPABILITY): nvcc "
+        "says so for such a GPU too (CUDA's mma.h declares no such fragment for it: incomplete "
+        f"type is not allowed){fragment}\nnote: keep the kernel's body for newer GPUs inside "
+        f"#if __CUDA_ARCH__ >= {capabilities.arch(needs)}, with another way (or __trap()) in an "
+        "#else for older ones, and launch it only on a GPU that has it "
+        "(helpers.capability.has_compute_capability).", function, needs, device, file, line)
 
 
 _INCLUDED_FROM = re.compile(r"^In file included from (?P<file>[^:\n]+):(?P<line>\d+)", re.M)

@@ -6,7 +6,9 @@
 //   m16n16k8: precision::tf32 inputs (held as floats), float accumulators.
 // Anything else is refused when the kernel compiles, by a static_assert that says what is allowed
 // (CUDA's sub-byte and double fragments, and mma_sync's satf argument, included: the simulator
-// does not run those).
+// does not run those). So is a fragment that the simulated GPU does not have, as nvcc refuses it:
+// before compute capability 8.0, __nv_bfloat16 and tf32 ones (a T4 has __half ones only), before
+// 7.2 the 8-bit integer ones.
 //
 // Where each element lives. CUDA leaves the mapping of a fragment's x[] to the matrix unspecified;
 // here it is the H200's (bench/data/h200_wmma_outputs.npz: what each lane of an H200 held), built
@@ -83,6 +85,20 @@ constexpr bool shape16(int __m, int __n, int __k) {
     return __k == 16 && ((__m == 16 && __n == 16) || (__m == 32 && __n == 8) || (__m == 8 && __n == 32));
 }
 constexpr bool shape_tf32(int __m, int __n, int __k) { return __m == 16 && __n == 16 && __k == 8; }
+
+// The GPUs that have a fragment (__CUDA_ARCH__ from which CUDA's mma.h declares it; nvcc finds an
+// incomplete type below): __nv_bfloat16 and tf32 ones, and every fragment of tf32's shape, from
+// 800 (Ampere); 8-bit integer ones and int accumulators from 720; __half ones from 700 (Volta). A
+// source that names wmma is told the device's __CUDA_ARCH__ (compile/capabilities.py); without it,
+// as in CUDA's header on the host, every fragment is declared.
+template <class _T, int _M, int _N, int _K> constexpr int since_arch =
+    same<_T, __nv_bfloat16> || same<_T, precision::tf32> || shape_tf32(_M, _N, _K) ? 800
+    : input8<_T> || same<_T, int> ? 720 : 700;
+#if defined(__CUDA_ARCH__)
+constexpr int device_arch = __CUDA_ARCH__;
+#else
+constexpr int device_arch = 1000;
+#endif
 
 template <class _T> struct storage { typedef _T type; };
 template <> struct storage<precision::tf32> { typedef float type; };
@@ -175,6 +191,15 @@ template <class _Use, int _M, int _N, int _K, class _T, class _Layout = void> cl
                   "wmma::fragment: matrix_a and matrix_b take the layout wmma::row_major or wmma::col_major; an "
                   "accumulator takes none (load_matrix_sync and store_matrix_sync take mem_row_major or "
                   "mem_col_major)");
+
+    // What the GPU has: messages.py reads "need compute capability X.Y" (NeedsNewerGPUError's needs).
+    static_assert(__sim::device_arch >= 800 || __sim::since_arch<_T, _M, _N, _K> < 800,
+                  "wmma::fragment: __nv_bfloat16 and precision::tf32 fragments, and every fragment of the "
+                  "shape 16, 16, 8, need compute capability 8.0 or newer (Ampere): CUDA's mma.h declares "
+                  "none for older GPUs");
+    static_assert(__sim::device_arch >= 720 || __sim::since_arch<_T, _M, _N, _K> < 720,
+                  "wmma::fragment: signed char and unsigned char fragments, and int accumulators, need "
+                  "compute capability 7.2 or newer: CUDA's mma.h declares none for older GPUs");
 
   public:
     typedef __sim::layout_of<_Use, _M, _N, _K, _T> __sim_layout;
