@@ -204,7 +204,8 @@ class UninitialisedReadError(LaunchError):
                 runs.append(f"{self.array}[{start}]" + (f" to {self.array}[{prev}]" if prev != start
                                                         else ""))
                 start = index
-        shown = ", ".join(runs[:3]) + (f" and {len(runs) - 3} more runs" if len(runs) > 3 else "")
+        more = len(runs) - 3
+        shown = ", ".join(runs[:3]) + (f" and {more} more run{'s' * (more != 1)}" if more > 0 else "")
         of = f" of its {self.length} elements" if self.length is not None else ""
         return f"only {shown}{of}"
 

@@ -81,6 +81,7 @@ def test_what_a_block_had_written_of_a_shared_array_is_told_from_the_indices():
     assert read(tuple(range(8))).written_words == "only w[0] to w[7] of its 32 elements"
     assert read((0, 2, 4, 6, 7, 9)).written_words == (
         "only w[0], w[2], w[4] and 2 more runs of its 32 elements")
+    assert read((0, 2, 4, 6)).written_words == "only w[0], w[2], w[4] and 1 more run of its 32 elements"
 
 
 def test_a_time_limit_is_a_launch_error_of_its_own():
