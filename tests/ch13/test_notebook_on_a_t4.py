@@ -5,6 +5,8 @@ BF16 or TF32 figure. The suite's nbval run (at 7.5) proves only that every cell 
 the checked cells print what the H200 run stored: this runs notebook 13's cells up to the
 shared-tile checks on the simulator at 7.5 and at 9.0 (the H200's) and reads what they showed."""
 
+import os
+
 import nbformat
 import pytest
 from nbclient import NotebookClient
@@ -25,7 +27,7 @@ def _run(cc):
     with pytest.MonkeyPatch.context() as env:   # the notebook's kernel inherits them
         env.setenv("CUDA_COURSE_BACKEND", "simulator")
         env.setenv("CUDA_SIM_COMPUTE_CAPABILITY", cc)
-        env.setenv("PYTHONPATH", str(ROOT))          # this checkout's helpers
+        env.setenv("PYTHONPATH", str(ROOT), prepend=os.pathsep)   # this checkout's helpers first
         NotebookClient(nb, timeout=600, kernel_name="python3",
                        resources={"metadata": {"path": str(NOTEBOOK.parent)}}).execute()
     return {c.id: ("".join(o.get("text", "") for o in c.outputs),
