@@ -71,6 +71,20 @@ def test_index_3d():
     assert np.array_equal(out.get(), x + 1000 * y + 1000000 * z)
 
 
+def test_a_thread_index_past_int_max_wraps_as_on_a_gpu():
+    # 2,147,484 blocks of 1000 threads: the last holds threads 2^31 - 648 to 2^31 + 351, whose int
+    # index wraps to a negative number from its thread 648 on
+    src = r"""
+    __global__ void far_threads(int *out, int from) {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i >= from) out[i - from] = threadIdx.x;
+    }"""
+    out = gpuarray.to_gpu(np.full(1000, -1, np.int32))
+    module(src).get_function("far_threads")(out, np.int32(2**31 - 648), block=(1000, 1, 1),
+                                            grid=(2_147_484, 1))
+    assert np.array_equal(out.get(), np.where(np.arange(1000) < 648, np.arange(1000), -1))
+
+
 def test_grid_stride_loop_touches_every_element_once():
     n = 10_000
     out = gpuarray.zeros(n, np.float32)

@@ -283,20 +283,70 @@ inline void out_of_resources(Launch *L, const char *what) {
     record_error(L, err);
 }
 
+// Runs `main` on the worker's one plain fiber, until it switches back to the scheduler.
+inline void run_plain_fiber(Worker &w, void (*main)()) {
+    Fiber &f = w.fibers[0];
+    f.state = F_RUN;
+    prepare_context(&f.ctx, w.stacks + kStackSize - kStackUsable, (char *)frame_of(&w, 0), main);
+    w.live = 1, w.at_barrier = 0, w.current = 0;
+    switch_context(&w.scheduler, &f.ctx, &w);
+}
+
+// The block that failed, run again from its start on the loop that writes each thread's indices
+// into its Frame, quietly (kernel printf prints nothing): its first thread that fails is named.
+inline void rerun_main() {
+    Worker *w = current_worker();
+    frame()->block = w->block;
+    fill_shared(w);
+    w->launch->kernel->run_block_plain_publishing(w->launch->args);
+    w->fibers[0].state = F_DONE;
+    w->live = 0;
+    switch_context(&w->fibers[0].ctx, &w->scheduler, w);
+    __builtin_unreachable();
+}
+
+// A thread of a block that ran on a loop that writes no indices into the Frame (sim_launch.h:
+// run_block_fast) failed: a fault, an assert, a division by zero, a conversion... The error knows
+// its block, and its line where a signal stopped an instruction, but not its thread. The block is
+// run again, and what that run meets is the error reported, with its thread. As the search for an
+// overrun's culprit does, it runs on memory that the first run has changed: a block whose threads
+// read what its own earlier threads wrote may fail elsewhere, or not at all; then the first error
+// is reported, its thread unknown (kThreadUnknown). A launch that fails is an error anyway.
+inline void name_the_thread(Worker &w, Launch *L) {
+    const int status = w.err.status;
+    if (!w.plain || w.watching || !L->kernel->run_block_plain_publishing || w.current < 0 ||
+        status == INTERRUPTED || status == RESOURCES || status == OVERRUN)
+        return;
+    const Error first = w.err;
+    const bool quiet = w.quiet;
+    bool named = false;
+    w.err = Error{};
+    w.quiet = true;
+    if (sigsetjmp(w.escape, 1) == 0) {
+        w.in_kernel = 1;
+        run_plain_fiber(w, rerun_main);  // back here: the block ran to its end this time
+    } else {
+        named = w.err.status != INTERRUPTED;
+    }
+    w.in_kernel = 0;
+    w.quiet = quiet;
+    if (!named) {
+        w.err = first;
+        w.err.thread[0] = w.err.thread[1] = w.err.thread[2] = kThreadUnknown;
+    }
+}
+
 inline void run_blocks(Worker &w, Launch *L) {
     if (sigsetjmp(w.escape, 1) == 0) {
         if (!w.plain) {
             while (claim_block(&w, L)) run_block(&w);
         } else if (claim_block(&w, L)) {
-            Fiber &f = w.fibers[0];
-            f.state = F_RUN;
-            prepare_context(&f.ctx, w.stacks + kStackSize - kStackUsable, (char *)frame_of(&w, 0), plain_main);
-            w.live = 1, w.at_barrier = 0, w.current = 0;
-            switch_context(&w.scheduler, &f.ctx, &w);
+            run_plain_fiber(w, plain_main);
         }
         w.in_kernel = 0;
     } else {
         w.in_kernel = 0;
+        name_the_thread(w, L);
         record_error(L, w.err);
     }
 }
