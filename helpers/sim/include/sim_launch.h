@@ -66,9 +66,9 @@ static thread_local unsigned block_dim_x, block_dim_y, block_dim_z, grid_dim_x, 
 // first, for the runtime (a fault, an assert or an integer division by zero names its thread from
 // there), and `thread` called for each: a kernel called through a pointer, not inlined. The rare
 // loops (a second run of a block that failed, to name its thread; the search for an overrun's
-// culprit, which checks the watched bytes whenever a thread stops), one for all the kernels of a
-// module: each inlined copy of a kernel, or each copy of this loop, was compile time in every
-// module.
+// culprit, which checks the watched bytes whenever a thread stops; a block whose threads' indices
+// along x pass INT_MAX), one for all the kernels of a module: each inlined copy of a kernel, or
+// each copy of this loop, was compile time in every module.
 __attribute__((noinline)) inline void run_block_called(void *args, void (*thread)(void *args)) {
     Frame *f = frame();
     const uint3 bd = f->block_dim;
