@@ -71,6 +71,34 @@ def test_index_3d():
     assert np.array_equal(out.get(), x + 1000 * y + 1000000 * z)
 
 
+def test_a_thread_index_past_int_max_wraps_as_on_a_gpu():
+    # 2,147,484 blocks of 1000 threads: the last holds threads 2^31 - 648 to 2^31 + 351, whose int
+    # index wraps to a negative number from its thread 648 on
+    src = r"""
+    __global__ void far_threads(int *out, int from) {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i >= from) out[i - from] = threadIdx.x;
+    }"""
+    out = gpuarray.to_gpu(np.full(1000, -1, np.int32))
+    module(src).get_function("far_threads")(out, np.int32(2**31 - 648), block=(1000, 1, 1),
+                                            grid=(2_147_484, 1))
+    assert np.array_equal(out.get(), np.where(np.arange(1000) < 648, np.arange(1000), -1))
+
+
+def test_every_block_of_a_large_3d_grid_knows_its_index():
+    # a worker of the simulator claims many consecutive blocks at once and counts their indices on
+    src = r"""
+    __global__ void block_index(int *out) {
+        int b = (blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
+        out[b] = blockIdx.x + 1000 * blockIdx.y + 1000000 * blockIdx.z;
+    }"""
+    gx, gy, gz = 5, 7, 40
+    out = gpuarray.to_gpu(np.full((gz, gy, gx), -1, np.int32))
+    module(src).get_function("block_index")(out, block=(1, 1, 1), grid=(gx, gy, gz))
+    z, y, x = np.mgrid[:gz, :gy, :gx]
+    assert np.array_equal(out.get(), x + 1000 * y + 1000000 * z)
+
+
 def test_grid_stride_loop_touches_every_element_once():
     n = 10_000
     out = gpuarray.zeros(n, np.float32)

@@ -33,7 +33,9 @@ from ..settings import settings
 from .lines import PARSED
 from .source import INCLUDE_DIR, INCLUDE_IN_LINE_TABLES, anywhere
 
-SIM_VERSION = "13"  # 13: the tensor cores' warp matrix functions (mma.h), the MATRIX status;
+SIM_VERSION = "14"  # 14: a plain module's block loop writes no indices into the Frame, and may be
+                    #     vectorised; a block that fails is run again to name its thread;
+                    # 13: the tensor cores' warp matrix functions (mma.h), the MATRIX status;
                     # 12: the instrumented build checks every access's bounds (sim_bounds.h);
                     # 11: cuda_fp16.h and cuda_bf16.h (sim_half.h);
                     # 10: cooperative groups (cooperative_groups.h), coalesced_threads();

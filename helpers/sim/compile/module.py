@@ -30,6 +30,15 @@ class ErrorReport(ctypes.Structure):
                 ("operands", ctypes.c_uint64 * 2), ("types", ctypes.c_void_p * 2),
                 ("gpu", ctypes.c_uint64), ("cpu", ctypes.c_uint64), ("column", ctypes.c_int64)]
 
+    def failed_thread(self):
+        """(x, y, z) of the thread that failed; None where the runtime could not tell which (its
+        kThreadUnknown: a second run of the block, to name the thread, did not fail again)."""
+        return None if self.thread[0] == THREAD_UNKNOWN else tuple(self.thread)
+
+
+THREAD_UNKNOWN = 0xFFFFFFFF
+"""sim::kThreadUnknown (include/sim_runtime.h): ErrorReport.thread when no thread is named."""
+
 
 class ParamReport(ctypes.Structure):
     """sim::ParamInfo: one kernel parameter's C type."""

@@ -51,29 +51,45 @@ template <typename... A> struct Signature<void (*)(A...)> {
 // A plain module's built-in variables (cuda_sim.h), those of the thread its worker runs: a copy
 // of the Frame's indices in variables of the module whose address is never taken, so that the
 // compiler knows that no store of the kernel can change them. In the block loop below it keeps
-// blockIdx and blockDim in registers and threadIdx.x is the loop's counter. The Frame is still
-// written, for the runtime: a fault names its thread from there. One variable an index, not a
-// struct: a kernel whose code the compiler vectorised read two of a struct's fields with one
-// load, through the struct's address, and from then on every kernel of the module after it
-// reloaded them all for each thread.
+// blockIdx and blockDim in registers and threadIdx.x follows the loop's counter. One variable an
+// index, not a struct: a kernel whose code the compiler vectorised read two of a struct's fields
+// with one load, through the struct's address, and from then on every kernel of the module after
+// it reloaded them all for each thread.
+#define SIM_UNPUBLISHED_LOOP 1
 static thread_local unsigned thread_x, thread_y, thread_z, block_x, block_y, block_z;
 static thread_local unsigned block_dim_x, block_dim_y, block_dim_z, grid_dim_x, grid_dim_y, grid_dim_z;
+#else
+#define SIM_UNPUBLISHED_LOOP 0
 #endif
 
-// Writes an index of the running thread into its Frame, for the runtime (a fault or an integer
-// division by zero names its thread from there), and returns it as the kernel is to see it.
-// Where the kernels read the indices from the module's own variables they never read the Frame:
-// the index is read back from it, as a volatile read, so that the compiler can neither drop nor
-// delay the store nor start the thread's work, which depends on the index, before it. (An empty
-// asm that reads the Frame did the same, but made the compiler write those variables back for
-// each thread too.)
-__attribute__((always_inline)) inline unsigned publish(unsigned &slot, unsigned index) {
-    slot = index;
-#if SIM_INDICES_IN_MODULE && !SIM_FIBERS && !defined(SIM_TRACE)
-    return *(volatile unsigned *)&slot;
-#else
-    return index;
+// A block as a loop over its threads, in order, each thread's indices written into its Frame
+// first, for the runtime (a fault, an assert or an integer division by zero names its thread from
+// there), and `thread` called for each: a kernel called through a pointer, not inlined. The rare
+// loops (a second run of a block that failed, to name its thread; the search for an overrun's
+// culprit, which checks the watched bytes whenever a thread stops; a block whose threads' indices
+// along x pass INT_MAX), one for all the kernels of a module: each inlined copy of a kernel, or
+// each copy of this loop, was compile time in every module.
+__attribute__((noinline)) inline void run_block_called(void *args, void (*thread)(void *args)) {
+    Frame *f = frame();
+    const uint3 bd = f->block_dim;
+    Worker *w = f->worker;
+#if SIM_UNPUBLISHED_LOOP
+    block_x = f->block.x, block_y = f->block.y, block_z = f->block.z;
+    block_dim_x = bd.x, block_dim_y = bd.y, block_dim_z = bd.z;
+    grid_dim_x = f->grid_dim.x, grid_dim_y = f->grid_dim.y, grid_dim_z = f->grid_dim.z;
 #endif
+    for (unsigned z = 0; z < bd.z; z++) {
+        for (unsigned y = 0; y < bd.y; y++) {
+            for (unsigned x = 0; x < bd.x; x++) {
+                f->thread = uint3{x, y, z};
+#if SIM_UNPUBLISHED_LOOP
+                thread_x = x, thread_y = y, thread_z = z;
+#endif
+                thread(args);
+                if (w->watching) check_watch(w);
+            }
+        }
+    }
 }
 
 template <auto K> struct Kernel {
@@ -91,44 +107,77 @@ template <auto K> struct Kernel {
     }
     static void free_args(void *t) { delete (Tuple *)t; }
     static void run_thread(void *t) { std::apply(K, *(Tuple *)t); }
-    // The kernel called through a pointer the compiler cannot follow, so not inlined: for the
-    // rare loops below, each inlined copy of the kernel was compile time in every module.
-    static void call(const Tuple &args) {
+    // One thread, the kernel called through a pointer the compiler cannot follow, so not inlined.
+    static void call(void *t) {
         decltype(K) const volatile k = K;
-        std::apply((decltype(K))k, args);
+        std::apply((decltype(K))k, *(const Tuple *)t);
     }
-    // A block as a loop over its threads, in order: the kernel inlined (every plain launch runs
-    // it: cuda_sim.h's __global__ makes it so), or called, checking the watched bytes after each
-    // thread (the search for an overrun's culprit). The arguments are copied to a local that no
-    // store of the kernel can reach, so that the compiler keeps them in registers, and each
-    // index of the Frame is written only when it changes (publish).
-    template <bool Watched> static void run_block_loop(void *t) {
+    static void run_block_called(void *t) { sim::run_block_called(t, call); }
+#if !SIM_UNPUBLISHED_LOOP
+    // A plain module whose kernels read their indices from the Frame (one with __device__
+    // functions, or an instrumented one) runs its blocks here: a loop over the block's threads,
+    // in order, each thread's indices written into its Frame first, the kernel inlined. The
+    // arguments are copied to a local that no store of the kernel can reach, so that the
+    // compiler keeps them in registers.
+    static void run_block_publishing(void *t) {
         const Tuple args = *(Tuple *)t;
         Frame *f = frame();
         const uint3 bd = f->block_dim;
-#if SIM_INDICES_IN_MODULE && !SIM_FIBERS && !defined(SIM_TRACE)
-        block_x = f->block.x, block_y = f->block.y, block_z = f->block.z;
-        block_dim_x = bd.x, block_dim_y = bd.y, block_dim_z = bd.z;
-        grid_dim_x = f->grid_dim.x, grid_dim_y = f->grid_dim.y, grid_dim_z = f->grid_dim.z;
-#endif
         for (unsigned z = 0; z < bd.z; z++) {
-            const unsigned tz = publish(f->thread.z, z);
+            f->thread.z = z;
             for (unsigned y = 0; y < bd.y; y++) {
-                const unsigned ty = publish(f->thread.y, y);
+                f->thread.y = y;
                 for (unsigned x = 0; x < bd.x; x++) {
-                    const unsigned tx = publish(f->thread.x, x);
-#if SIM_INDICES_IN_MODULE && !SIM_FIBERS && !defined(SIM_TRACE)
-                    thread_x = tx, thread_y = ty, thread_z = tz;
-#else
-                    (void)tx, (void)ty, (void)tz;
-#endif
-                    if constexpr (Watched) call(args);
-                    else std::apply(K, args);
-                    if (Watched) check_watch(f->worker);
+                    f->thread.x = x;
+                    std::apply(K, args);
                 }
             }
         }
     }
+#endif
+#if SIM_UNPUBLISHED_LOOP
+    // Every plain launch of a module whose kernels read their indices from the module's variables
+    // runs its blocks here: a loop over the block's threads, in order, the kernel inlined (cuda_sim.h's
+    // __global__ makes it so), that the compiler can vectorise across threads. Nothing is written
+    // into the Frame: when a thread faults (or asserts, or divides by zero), the runtime runs the
+    // block again on run_block_called, which names it (sim_grid.h: name_the_thread).
+    //
+    // For that the loop's counter is the thread's index in the grid along x, an int, and threadIdx.x
+    // is worked out from it: a kernel's  int i = blockIdx.x * blockDim.x + threadIdx.x  is then
+    // the counter itself (unsigned arithmetic: base + (g - base) == g), whose every value the
+    // compiler can follow. Counted in threadIdx.x, it was (int)(unsigned)(base + x), which may wrap
+    // around as far as the compiler knows, so that it could not tell where each thread's element
+    // is and vectorised nothing. A block whose indices along x pass INT_MAX runs on run_block_called.
+    //
+    // GCC's -O2 vectorises only loops that need no check at run time (its "very cheap" cost model);
+    // this loop needs one, for every pair of the kernel's pointers that might overlap (the vector
+    // code runs only where none do, else the loop as written: the threads' order is kept), and a
+    // scalar loop for the threads past the last full vector: "cheap" allows both. The guard of a
+    // kernel's last block,  if (i < n),  is a branch in the loop, which keeps it from being
+    // vectorised (masked loads and stores would do, but the float operations between them might
+    // trap as far as the compiler knows, and AMD's masked stores are slow); -fsplit-loops splits the
+    // loop where i reaches n instead. Neither option changes what any thread computes.
+    __attribute__((optimize("vect-cost-model=cheap", "split-loops"))) static void run_block_fast(void *t) {
+        const Tuple args = *(Tuple *)t;
+        Frame *f = frame();
+        const uint3 bd = f->block_dim;
+        const unsigned bx = f->block.x, base = bx * bd.x;
+        if ((uint64_t)bx * bd.x + bd.x > (uint64_t)__INT_MAX__) return run_block_called(t);
+        block_x = bx, block_y = f->block.y, block_z = f->block.z;
+        block_dim_x = bd.x, block_dim_y = bd.y, block_dim_z = bd.z;
+        grid_dim_x = f->grid_dim.x, grid_dim_y = f->grid_dim.y, grid_dim_z = f->grid_dim.z;
+        const int first = (int)base, end = first + (int)bd.x;
+        for (unsigned z = 0; z < bd.z; z++) {
+            for (unsigned y = 0; y < bd.y; y++) {
+                thread_y = y, thread_z = z;
+                for (int g = first; g < end; g++) {
+                    thread_x = (unsigned)g - base;
+                    std::apply(K, args);
+                }
+            }
+        }
+    }
+#endif
     // Only the runners the module's kind calls (sim_grid.h's fiber_main and plain_main): a fiber a
     // thread with SIM_FIBERS, else a loop over the block's threads. The compiler inlines the kernel into each
     // runner it is given, so each one that is never called was a copy of the kernel compiled for
@@ -136,10 +185,13 @@ template <auto K> struct Kernel {
     static KernelEntry entry(const char *name) {
 #if SIM_FIBERS
         return KernelEntry{name, Sig::count, Sig::describe, make_args, free_args, run_thread,
-                           nullptr, nullptr, (const void *)K};
+                           nullptr, nullptr, nullptr, (const void *)K};
+#elif SIM_UNPUBLISHED_LOOP
+        return KernelEntry{name, Sig::count, Sig::describe, make_args, free_args, nullptr,
+                           run_block_fast, run_block_called, run_block_called, (const void *)K};
 #else
         return KernelEntry{name, Sig::count, Sig::describe, make_args, free_args, nullptr,
-                           run_block_loop<false>, run_block_loop<true>, (const void *)K};
+                           run_block_publishing, run_block_called, nullptr, (const void *)K};
 #endif
     }
 };

@@ -94,6 +94,10 @@ struct Error {
     int64_t column;
 };
 
+// Error::thread where the runtime could not tell which thread of the block failed (sim_grid.h:
+// name_the_thread); helpers/sim/run/report.py reads it.
+constexpr uint32_t kThreadUnknown = 0xFFFFFFFFu;
+
 struct ParamInfo {
     int32_t kind;  // 'P' pointer, 'i' signed integer, 'u' unsigned integer, 'f' floating, 'S' other
     int32_t size;
@@ -109,6 +113,10 @@ struct KernelEntry {
     void (*run_thread)(void *tuple);        // one thread, whose Frame is set
     void (*run_block_plain)(void *tuple);   // every thread of the current block, in order
     void (*run_block_plain_watched)(void *tuple);   // in order, checking the watch after each
+    // in order, each thread's indices written into its Frame first, where run_block_plain does not
+    // write them (sim_launch.h: run_block_fast): a second run of a block that failed, to name
+    // the thread (sim_grid.h: name_the_thread); nullptr where run_block_plain writes them
+    void (*run_block_plain_publishing)(void *tuple);
     const void *address;  // the kernel itself: its symbol is the name get_function takes
 };
 

@@ -17,6 +17,7 @@ import struct
 
 from ..compile.source import numbered_lines
 from ..errors import ConversionError, ShiftError, xyz
+from .report import thread_words
 
 STATUSES = ("CAST", "SHIFT")
 
@@ -46,10 +47,10 @@ def error(record, status, err):
     """The ConversionError (status "CAST") or ShiftError ("SHIFT") for a launch of ``record`` (a
     LaunchRecord) that the runtime stopped, from its report ``err``."""
     line = f"{err.file.decode()}:{err.line}" if err.file else None
-    facts = {"kernel": record.kernel.name, "block": tuple(err.block), "thread": tuple(err.thread),
-             "line": line}
-    where = (f"in kernel {record.kernel.name!r}, block {xyz(facts['block'])}, thread "
-             f"{xyz(facts['thread'])}" + (f" at {line}" if line else ""))
+    facts = {"kernel": record.kernel.name, "block": tuple(err.block),
+             "thread": err.failed_thread(), "line": line}
+    where = (f"in kernel {record.kernel.name!r}, block {xyz(facts['block'])}, "
+             f"{thread_words(err)}" + (f" at {line}" if line else ""))
     if status == "CAST":
         return _conversion(err, where, facts)
     text = _source_line(record.module.source or "", err.file.decode() if err.file else None, err.line)

@@ -40,7 +40,7 @@ def error(module, name, status, err):
     if status != "RESOURCES":
         facts["block"] = tuple(err.block)
     if status not in ("RESOURCES", "OVERRUN"):
-        facts["thread"] = tuple(err.thread)
+        facts["thread"] = err.failed_thread()
     text = f"cuLaunchKernel failed: {message(name, status, err, site)}"
     if status not in ("FAULT", "OVERRUN"):
         return LaunchError(text, **facts)
@@ -51,11 +51,21 @@ def error(module, name, status, err):
                             **{**facts, **memory.fault_facts(err.address)})
 
 
+def thread_words(err):
+    """"thread (3, 0, 0)", or, where the runtime could not tell which thread failed, words that
+    say so."""
+    thread = err.failed_thread()
+    if thread is None:
+        return ("by one of its threads (which one is not known: the block, run again to name it, "
+                "did not fail the second time)")
+    return f"thread ({', '.join(map(str, thread))})"
+
+
 def message(name, status, err, site):
     """The LaunchError text for a launch that ended with ``status`` (a status name of
     module.py), the runtime's ErrorReport ``err`` and the line ``site`` ("file.cu:12" or None)."""
     where = (f"in kernel {name!r}, block ({', '.join(map(str, err.block))}), "
-             f"thread ({', '.join(map(str, err.thread))})")
+             f"{thread_words(err)}")
     if status == "OVERRUN":  # found after the block ended: which thread did it is not known
         where = f"in kernel {name!r}, block ({', '.join(map(str, err.block))}), by one of its threads"
     elif status == "RESOURCES":

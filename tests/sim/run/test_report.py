@@ -79,6 +79,69 @@ def test_write_past_the_end_names_kernel_block_and_thread(mod):
     assert "past the end of a 4000-byte allocation" in msg
 
 
+# A module without barriers, warp functions or __device__ functions runs each block as a loop
+# that the compiler may vectorise across threads, and that writes no thread's indices where the
+# runtime reads them (include/sim_launch.h: run_block_fast): a block that fails is run again, on
+# the loop that writes them, to name the thread (include/sim_grid.h: name_the_thread).
+PLAIN = r"""
+__global__ void scale(const float *in, float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = 2.0f * in[i];                            // no bounds guard
+}
+__global__ void say_then_check(int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    printf("thread %d\n", i);
+    assert(i != n);                                   // the assert
+}
+__global__ void fails_once(int *armed, float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i == 300 && armed[0]) {
+        armed[0] = 0;
+        out[n] = 1.0f;                                // the write past the end, once
+    }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def plain():
+    return SourceModule('#line 1 "plain.cu"\n' + PLAIN.lstrip("\n"))
+
+
+def plain_line(marker):
+    return f"plain.cu:{line_of(PLAIN.lstrip(chr(10)), marker)}"
+
+
+def test_a_fault_in_a_block_run_as_a_plain_loop_names_its_thread_and_line(plain):
+    n = 1000  # 4000 bytes: the first byte past the end is on the guard page
+    a, b = gpuarray.zeros(n, np.float32), gpuarray.zeros(n, np.float32)
+    err = launch_error(plain.get_function("scale"), a, b, np.int32(n), block=(256, 1, 1),
+                       grid=(4, 1))
+    assert (err.kind, err.is_write, err.block, err.thread, err.line) == \
+        ("out of bounds", False, (3, 0, 0), (232, 0, 0), plain_line("no bounds guard"))
+    assert "block (3, 0, 0), thread (232, 0, 0)" in str(err)
+    assert "1 byte past the end of a 4000-byte allocation" in str(err)
+
+
+def test_an_assert_in_a_plain_loop_names_its_thread_and_prints_each_line_once(plain, capfd):
+    capfd.readouterr()
+    err = launch_error(plain.get_function("say_then_check"), np.int32(300), block=(256, 1, 1),
+                       grid=(2, 1))
+    assert (err.kind, err.block, err.thread, err.line) == \
+        ("assert", (1, 0, 0), (44, 0, 0), plain_line("the assert"))
+    # the second run of the failed block, which names the thread, prints nothing
+    assert sorted(capfd.readouterr().out.splitlines()) == sorted(f"thread {i}" for i in range(301))
+
+
+def test_a_block_that_fails_only_once_is_reported_without_a_thread(plain):
+    armed, out = gpuarray.to_gpu(np.ones(1, np.int32)), gpuarray.zeros(1000, np.float32)
+    err = launch_error(plain.get_function("fails_once"), armed, out, np.int32(1000),
+                       block=(256, 1, 1), grid=(4, 1))
+    assert (err.kind, err.is_write, err.block, err.thread, err.line) == \
+        ("out of bounds", True, (1, 0, 0), None, plain_line("the write past the end, once"))
+    assert "block (1, 0, 0), by one of its threads (which one is not known" in str(err)
+
+
 def test_use_after_free_is_caught(mod):
     a, b = drv.mem_alloc(4096), drv.mem_alloc(4096)
     stale = np.intp(int(b))
