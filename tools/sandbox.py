@@ -144,7 +144,11 @@ def descendants(pid: int) -> list[int]:
     while todo:
         current = todo.pop()
         found.append(current)
-        for task in Path(f"/proc/{current}/task").glob("*/children"):
+        try:
+            tasks = list(Path(f"/proc/{current}/task").glob("*/children"))
+        except OSError:   # it ended while it was being read
+            continue
+        for task in tasks:
             try:
                 todo += [int(child) for child in task.read_text().split()]
             except OSError:

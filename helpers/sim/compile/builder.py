@@ -254,7 +254,8 @@ def _preprocess(job, cxx, tmp):
 def _compile(job, cxx, tmp, user_code, debug=False, prelude=True):
     unit_file = tmp / "module.cpp"
     unit_file.write_text(unit.translation_unit(job.body, unit.kernels_in(user_code),
-                                               GENERATED if job.instrument else None))
+                                               GENERATED if job.instrument else None,
+                                               unit.loop_free_kernels(user_code)))
     obj = tmp / "module.o"
     extra = INSTRUMENT_FLAGS[job.instrument] if job.instrument else LINE_TABLES if debug else []
     flags = [*CXX_FLAGS, *OPERATOR_CHECKS, *extra, _fibers_switch(user_code),

@@ -98,18 +98,49 @@ def uses_fibers(preprocessed_user_code):
     return bool(_USES_FIBERS.search(preprocessed_user_code))
 
 
+_LOOP = re.compile(r"\b(for|while|do)\b")
+
+
+def loop_free_kernels(preprocessed_user_code):
+    """The kernels whose body holds no loop (for, while, do): a plain module's block loop is
+    vectorised across the threads of those only (include/sim_launch.h: run_block_vectorised)."""
+    code = re.sub(r'"(\\.|[^"\\])*"|\'(\\.|[^\'\\])*\'', '""', preprocessed_user_code)
+    free = set()
+    for m in _GLOBAL.finditer(code):
+        end = _closing(code, m.end() - 1, "(", ")")
+        body_start = re.compile(r"[{;]").search(code, end)
+        if end < 0 or body_start is None or body_start.group() == ";":
+            continue   # a declaration: its definition is matched too
+        body = code[body_start.start():_closing(code, body_start.start(), "{", "}")]
+        if not _LOOP.search(body):
+            free.add(m.group(1))
+    return free
+
+
+def _closing(code, start, opening, closing):
+    """The index after the bracket that closes the one at code[start], or -1."""
+    depth = 0
+    for i in range(start, len(code)):
+        depth += (code[i] == opening) - (code[i] == closing)
+        if depth == 0:
+            return i + 1
+    return -1
+
+
 def defines_device_functions(preprocessed_user_code):
     """Whether the code declares a __device__ function (not only __device__ variables)."""
     return bool(_DEVICE_FUNCTION.search(preprocessed_user_code))
 
 
-def translation_unit(body, kernels, instrumented_as=None):
+def translation_unit(body, kernels, instrumented_as=None, vectorised=()):
     """The prelude (and sim_prelude_end.h, which a precompiled prelude cannot hold), the learner's
     code, and the table of its kernels. An instrumented build (helpers/sim/microscope/instrumented.py) names
     the code around the learner's after the file `instrumented_as`, so that none of it is taken
     for the learner's, and ends the learner's __shared__ arrays with bytes of no array
-    (include/sim_traced.h)."""
-    entries = "".join(f'    __sim_entry<&{k}>("{k}"),\n' for k in kernels) or "    {},\n"
+    (include/sim_traced.h). The kernels named in ``vectorised`` (loop_free_kernels) run their
+    blocks on the loop the compiler may vectorise across threads, where the module has one."""
+    entries = "".join(f'    __sim_entry<&{k}, {int(k in vectorised)}>("{k}"),\n'
+                      for k in kernels) or "    {},\n"
     generated = f'#line 1 "{instrumented_as}"\n' if instrumented_as else ""
     guard = "__SIM_SHARED_GUARD(shared_guard_before)\n" if instrumented_as else ""
     return (f"{generated}{PRELUDE}{body}\n{generated}{guard}"

@@ -3,7 +3,7 @@
 //
 // Included by the prelude, before the learner's code. After that code the compiler driver appends
 // only the table of kernels, in reserved names (a learner's macros cannot reach it):
-//     extern "C" const __sim_kernel_entry __sim_kernel_table[] = { __sim_entry<&k>("k"), ... };
+//     extern "C" const __sim_kernel_entry __sim_kernel_table[] = { __sim_entry<&k, 1>("k"), ... };
 //     extern "C" const int __sim_kernel_table_size = 1;
 #pragma once
 
@@ -156,8 +156,16 @@ template <auto K> struct Kernel {
     // kernel's last block,  if (i < n),  is a branch in the loop, which keeps it from being
     // vectorised (masked loads and stores would do, but the float operations between them might
     // trap as far as the compiler knows, and AMD's masked stores are slow); -fsplit-loops splits the
-    // loop where i reaches n instead. Neither option changes what any thread computes.
-    __attribute__((optimize("vect-cost-model=cheap", "split-loops"))) static void run_block_fast(void *t) {
+    // loop where i reaches n instead. Neither option changes what any thread of a kernel without a
+    // loop computes, so only such a kernel runs on run_block_vectorised (the compiler driver says
+    // which: compile/source.py's loop_free_kernels). In a kernel's own loop, "cheap" vectorises
+    //  sum += a[k] * b[k]  as products in a vector added one by one in order, and a product
+    // computed apart from its add is no longer fused as nvcc fuses it (165 of 256 sums of 16
+    // products differed in their last bits).
+    static void run_block_fast(void *t) { fast_loop(t); }
+    __attribute__((optimize("vect-cost-model=cheap", "split-loops")))
+    static void run_block_vectorised(void *t) { fast_loop(t); }
+    __attribute__((always_inline)) static inline void fast_loop(void *t) {
         const Tuple args = *(Tuple *)t;
         Frame *f = frame();
         const uint3 bd = f->block_dim;
@@ -182,13 +190,16 @@ template <auto K> struct Kernel {
     // thread with SIM_FIBERS, else a loop over the block's threads. The compiler inlines the kernel into each
     // runner it is given, so each one that is never called was a copy of the kernel compiled for
     // nothing (a module of 24 kernels with barriers: 1.96 CPU-seconds of g++, 1.17 without).
-    static KernelEntry entry(const char *name) {
+    template <bool Vectorised> static KernelEntry entry(const char *name) {
 #if SIM_FIBERS
         return KernelEntry{name, Sig::count, Sig::describe, make_args, free_args, run_thread,
                            nullptr, nullptr, nullptr, (const void *)K};
 #elif SIM_UNPUBLISHED_LOOP
+        void (*loop)(void *);
+        if constexpr (Vectorised) loop = run_block_vectorised;
+        else loop = run_block_fast;
         return KernelEntry{name, Sig::count, Sig::describe, make_args, free_args, nullptr,
-                           run_block_fast, run_block_called, run_block_called, (const void *)K};
+                           loop, run_block_called, run_block_called, (const void *)K};
 #else
         return KernelEntry{name, Sig::count, Sig::describe, make_args, free_args, nullptr,
                            run_block_publishing, run_block_called, nullptr, (const void *)K};
@@ -201,7 +212,9 @@ template <auto K> struct Kernel {
 
 // ---- the table of kernels, defined after the learner's code -------------------------------------
 typedef sim::KernelEntry __sim_kernel_entry;
-template <auto __K> __sim_kernel_entry __sim_entry(const char *__name) { return sim::Kernel<__K>::entry(__name); }
+template <auto __K, int __V> __sim_kernel_entry __sim_entry(const char *__name) {
+    return sim::Kernel<__K>::template entry<__V != 0>(__name);
+}
 extern "C" const __sim_kernel_entry __sim_kernel_table[];
 extern "C" const int __sim_kernel_table_size;
 

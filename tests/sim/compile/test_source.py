@@ -83,3 +83,16 @@ def test_noinline_in_cuda_and_gnu_spelling_after_a_standard_header():
     x = gpuarray.to_gpu(np.array([5], np.int32))
     SourceModule(src, no_extern_c=True).get_function("k")(x, block=(1, 1, 1))
     assert x.get()[0] == 25
+
+
+def test_only_the_kernels_without_a_loop_of_their_own_are_vectorised():
+    """A kernel's own loop is not vectorised with the threads' loop: its sum += a * b would be
+    added in order from a vector of products, no longer fused as nvcc fuses it."""
+    code = ('__sim_global__ void a(int *x) { if (x) { x[1] = 2; } }\n'
+            '__sim_global__ void b(int *x, int n) { for (int i = 0; i < n; i++) x[i] = 0; }\n'
+            '__sim_global__ void c(int *x);\n'
+            '__sim_global__ void c(int *x) { const char *f = "{ for"; x[0] = f[0]; }\n'
+            '__sim_global__ void d(int *x) { do { x[0]++; } while (x[0] < 3); }\n')
+    assert source.loop_free_kernels(code) == {"a", "c"}
+    unit = source.translation_unit("<code>", ["a", "b"], vectorised={"a"})
+    assert '__sim_entry<&a, 1>("a")' in unit and '__sim_entry<&b, 0>("b")' in unit
