@@ -33,7 +33,8 @@ from ..settings import settings
 from .lines import PARSED
 from .source import INCLUDE_DIR, INCLUDE_IN_LINE_TABLES, anywhere
 
-SIM_VERSION = "14"  # 14: a plain module's block loop writes no indices into the Frame, and may be
+SIM_VERSION = "15"  # 15: __device__ functions inlined and fused across as nvcc does;
+                    # 14: a plain module's block loop writes no indices into the Frame, and may be
                     #     vectorised; a block that fails is run again to name its thread;
                     # 13: the tensor cores' warp matrix functions (mma.h), the MATRIX status;
                     # 12: the instrumented build checks every access's bounds (sim_bounds.h);
@@ -44,6 +45,11 @@ SIM_VERSION = "14"  # 14: a plain module's block loop writes no indices into the
                     # 7: every intrinsic of CUDA 13 for sm_90, PTX's saturating conversions;
                     # 6: the init check watches shared memory (sim_init.h)
 CXX_FLAGS = ["-std=c++17", "-O2", "-fPIC", "-pthread", "-fno-strict-aliasing",
+             # the learner's __device__ functions may be inlined, as nvcc inlines them, although
+             # -fPIC lets another library stand in for a global function (the link's -Bsymbolic
+             # rules that out anyway): a product returned by one and added by its caller is then
+             # fused, as on a GPU (tests/kernels/test_kernels_compile.py)
+             "-fno-semantic-interposition",
              "-U_FORTIFY_SOURCE", "-D_FORTIFY_SOURCE=0", "-fsanitize=bounds",
              "-fstack-clash-protection",  # a huge local array faults below its stack, not beyond
              "-Wno-unused-result", "-Wno-attributes", "-Wformat", "-Wno-format-zero-length"]

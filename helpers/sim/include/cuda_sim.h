@@ -43,7 +43,11 @@
 // ---- keywords -------------------------------------------------------------------------------
 #ifdef SIM_SCAN
 #define __global__ __sim_global__  // marks kernels when the compiler driver looks for their names
-#elif SIM_FIBERS || defined(SIM_TRACE)
+#elif defined(SIM_TRACE)
+// The instrumented build: a kernel stays a function of its own. Inlined into the runtime's
+// launcher, which is not instrumented, its loads and stores would go untraced.
+#define __global__ __attribute__((__noinline__))
+#elif SIM_FIBERS
 #define __global__
 #else
 // A module without fibers runs a block as a loop over its threads (sim_launch.h), the kernel

@@ -27,10 +27,11 @@
 #endif
 // 1 (set by the compiler driver) in a module without fibers that defines no __device__ function:
 // its kernels read threadIdx and friends from variables of the module (sim_launch.h), which no
-// store of theirs can change. A call to a function the compiler cannot see into (a __device__
-// function, which another library could stand in for) might read them, so before each such
-// call the loop had to write them back, through the C library's lookup of thread-local
-// variables; there the Frame is cheaper.
+// store of theirs can change. A __device__ function the compiler does not inline might read
+// them, so before each call of one the loop had to write them back, through the C library's
+// lookup of thread-local variables; there the Frame is cheaper. (Since g++ may inline them
+// (-fno-semantic-interposition), this switch for modules with __device__ functions too made
+// rgb_to_gray no faster: bench/per_core.py, 2026-12-03.)
 #ifndef SIM_INDICES_IN_MODULE
 #define SIM_INDICES_IN_MODULE 0
 #endif
