@@ -4,7 +4,9 @@ H200's.
     python bench/float_identity.py            # the simulator against the stored H200 outputs
     CUDA_COURSE_BACKEND=pycuda python bench/float_identity.py --store   # on a GPU: store them
 
-The kernels: a tiled float matrix multiply and a Horner polynomial (``bench/float_kernels.cu``),
+The kernels: a tiled float matrix multiply, a Horner polynomial, a product made in a
+``__device__`` function and added in its caller, and sums of two products, one of which is fused
+(``bench/float_kernels.cu``),
 the course's float kernels (``cuda_src/``: Mandelbrot, Julia, saxpy, vector_add,
 scale_vector, grayscale, sepia, iterate_sin), and the results C++ leaves to the machine or the
 CUDA Math API defines bit for bit (``bench/conversion_kernels.cu``: float and double to integer
@@ -135,6 +137,12 @@ def cases():
                                                       "coeffs": coeffs},
              {"y": ((2 * n,), f32)}, ["x", "coeffs", i32(12), "y", i32(2 * n)], (256, 1, 1),
              (2 * n // 256, 1), "y"),
+        Case("across_calls", "float_kernels.cu", "across_calls",
+             {"x": hashed(n, 14, -4, 4), "y": hashed(n, 15, -4, 4)}, {"out": ((n,), f32)},
+             ["x", "y", "out", i32(n)], (256, 1, 1), (n // 256, 1), "out"),
+        Case("two_products", "float_kernels.cu", "two_products",
+             {"x": hashed(n, 16, -4, 4), "y": hashed(n, 17, -4, 4)}, {"out": ((2 * n,), f32)},
+             ["x", "y", "out", i32(n)], (256, 1, 1), (n // 256, 1), "out"),
         Case("mandelbrot", "mandelbrot.cu", "mandelbrot", {},
              args=["iters", i32(w), i32(h), f32(-2.0), f32(-1.125), f32(3.0 / w), f32(2.25 / h),
                    i32(256)], **fractal),
