@@ -89,7 +89,11 @@ class OutOfBoundsError(LaunchError):
     the bounds check of the instrumented build found it (include/sim_bounds.h), also ``size``
     (the bytes the access took), ``space`` ("global" or "shared") and ``length`` (the elements
     of the array, None where not known); in shared memory ``allocation`` is None and ``offset``
-    counts from the start of the array, ``array``[``element``]."""
+    counts from the start of the array, ``array``[``element``]. Where a plain launch's guard
+    pages or canaries around the dynamic shared memory (the ``extern __shared__`` array) found
+    it, ``space`` is "shared" and ``offset`` counts from the start of that memory: negative
+    before it, else past the end of the launch's shared= bytes (``element`` and ``length`` None:
+    the array's type is not known there)."""
 
     def __init__(self, msg, *, allocation=None, offset=None, is_write=None, size=None, space=None,
                  length=None, **facts):

@@ -6,12 +6,14 @@ The simulator's errors carry the facts behind their messages (helpers/sim/errors
 RaceError (both threads and blocks, the array and element, the memory space, the hazard, both
 lines), a launch stopped at the time limit a TimeLimitError (the kernel and the seconds), a crash
 a LaunchError of its kind (an index past a declared array's size, a warp function's mask) with
-the thread, block and line.
+the thread, block and line, an access outside the launch's dynamic shared memory an
+OutOfBoundsError whose space and offset say on which side of it.
 """
 
 import contextlib
 import io
 
+import numpy as np
 import pytest
 
 import test_box_blur as box_blur
@@ -110,7 +112,9 @@ def test_the_reworded_messages_are_the_ones_raised(reworded):
     mod = SourceModule("__global__ void spin(int *x) { volatile int s = 1; while (s) {} }\n"
                        "__global__ void race(int *x) { x[0] = threadIdx.x; }\n"
                        "__global__ void past(int *x) { __shared__ int s[4]; s[threadIdx.x] = 1;"
-                       " x[0] = s[0]; }\n")
+                       " x[0] = s[0]; }\n"
+                       "__global__ void outside(int *x, int k) { extern __shared__ int d[];"
+                       " d[k] = 1; }\n")
     x = gpuarray.zeros(1, "int32")
     with settings.changed(time_limit=0.2), pytest.raises(driver.LaunchError) as err:
         mod.get_function("spin")(x, block=(1, 1, 1))
@@ -122,3 +126,9 @@ def test_the_reworded_messages_are_the_ones_raised(reworded):
     with pytest.raises(driver.LaunchError) as err:
         mod.get_function("past")(x, block=(8, 1, 1))
     assert "CRASH!" in str(err.value) and err.value.kind == "array bounds"
+    for k, offset in [(4, 16), (-1, -4)]:  # past the launch's 16 bytes, before their start
+        with pytest.raises(driver.LaunchError) as err:
+            mod.get_function("outside")(x, np.int32(k), block=(1, 1, 1), shared=16)
+        assert "CRASH!" in str(err.value)
+        assert (err.value.kind, err.value.space, err.value.offset) == ("out of bounds", "shared",
+                                                                       offset)

@@ -104,10 +104,9 @@ inline unsigned char *broken_canary(unsigned char *p, size_t n) {
     return nullptr;
 }
 
-[[noreturn]] inline void report_write_at(Worker *w, int status, unsigned char *where, const char *text) {
+[[noreturn]] inline void report_write_at(Worker *w, int status, unsigned char *where) {
     w->err.address = (uint64_t)(uintptr_t)where;
     w->err.is_write = 1;
-    copy_text(w->err.text, text);
     escape_with(w, status);
 }
 
@@ -115,10 +114,12 @@ inline unsigned char *broken_canary(unsigned char *p, size_t n) {
 inline void check_dynamic_shared(Worker *w, int status) {
     auto *floor = (unsigned char *)w->dynamic_shared_floor, *start = (unsigned char *)w->dynamic_shared;
     auto *end = (unsigned char *)w->dynamic_shared_end, *past = start + w->dynamic_shared_bytes;
-    if (unsigned char *bad = broken_canary(floor, start - floor))
-        report_write_at(w, status, bad, "before dynamic shared memory");
-    if (unsigned char *bad = broken_canary(past, end - past))
-        report_write_at(w, status, bad, "dynamic shared memory");
+    unsigned char *bad = broken_canary(floor, start - floor);
+    if (!bad) bad = broken_canary(past, end - past);
+    if (bad) {
+        note_dynamic_shared(w, (uintptr_t)bad);
+        report_write_at(w, status, bad);
+    }
 }
 
 // Called (in watch mode) whenever a thread stops: the thread that has just run changed a watched
@@ -126,7 +127,7 @@ inline void check_dynamic_shared(Worker *w, int status) {
 void check_watch(Worker *w) {
     for (auto &range : w->launch->watched)
         for (size_t i = 0; i < range.second.size(); i++)
-            if (range.first[i] != range.second[i]) report_write_at(w, FAULT, range.first + i, "");
+            if (range.first[i] != range.second[i]) report_write_at(w, FAULT, range.first + i);
     check_dynamic_shared(w, FAULT);
 }
 

@@ -93,6 +93,12 @@ struct Error {
     const void *types[2];   // CAST: from and to; SHIFT: the shifted value's and the count's
     uint64_t gpu, cpu;      // CAST: the integer each gives, in the target type's bits
     int64_t column;
+    // FAULT and OVERRUN: 1 where the address lies in the pages around the block's dynamic shared
+    // memory (a guard page, or the canary before it or past its shared= bytes), and then its
+    // distance in bytes from that memory's start: negative before it, shared= or more past it.
+    // Python says which side from these (helpers/sim/run/report.py), not from any text.
+    int32_t in_dynamic_shared;
+    int64_t dynamic_shared_offset;
 };
 
 // Error::thread where the runtime could not tell which thread of the block failed (sim_grid.h:
@@ -196,6 +202,13 @@ inline Frame *frame_of(Worker *w, int i) { return frame_at((uintptr_t)(w->stacks
 inline void copy_text(char *dst, const char *src) {
     strncpy(dst, src, sizeof(Error::text) - 1);
     dst[sizeof(Error::text) - 1] = 0;
+}
+
+// An access at `a`, outside the worker's dynamic shared memory, in the pages around it: where it
+// fell, for Error's in_dynamic_shared and dynamic_shared_offset.
+inline void note_dynamic_shared(Worker *w, uintptr_t a) {
+    w->err.in_dynamic_shared = 1;
+    w->err.dynamic_shared_offset = (int64_t)(a - (uintptr_t)w->dynamic_shared);
 }
 
 // Ends the launch from wherever the worker is (a fiber, the scheduler, a signal handler).

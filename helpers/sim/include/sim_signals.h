@@ -102,7 +102,7 @@ inline bool finish_division_overflow(void *) { return false; }  // Arm64's sdiv 
 #endif
 
 inline uintptr_t page_size() { return (uintptr_t)sysconf(_SC_PAGESIZE); }
-[[noreturn]] inline void report_write_at(Worker *w, int status, unsigned char *where, const char *text);
+[[noreturn]] inline void report_write_at(Worker *w, int status, unsigned char *where);
 
 // Watch mode (the second run that looks for the thread that wrote into an array's unguarded slack
 // bytes: sim_grid.h) on x86-64 Linux: the pages holding the watched bytes are read-only. A write
@@ -141,7 +141,7 @@ inline bool watch_fault(Worker *w, Launch *L, int sig, uintptr_t a, void *ctx) {
     for (auto &range : L->watched)
         if (a >= (uintptr_t)range.first && a < (uintptr_t)range.first + range.second.size()) {
             w->err.pc = (uint64_t)g[REG_RIP];
-            report_write_at(w, FAULT, (unsigned char *)a, "");
+            report_write_at(w, FAULT, (unsigned char *)a);
         }
     mprotect((void *)page, page_size(), PROT_READ | PROT_WRITE);
     w->stepping = page;
@@ -192,10 +192,9 @@ inline void on_signal(int sig, siginfo_t *si, void *ctx) {
         if ((sp && sp < bottom) || (a >= base && a < bottom)) status = STACK;
     }
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-    if (sig == SIGSEGV && a >= (uintptr_t)w->dynamic_shared_end && a < (uintptr_t)w->dynamic_shared_end + page)
-        copy_text(w->err.text, "dynamic shared memory");
-    if (sig == SIGSEGV && a < (uintptr_t)w->dynamic_shared_floor && a >= (uintptr_t)w->dynamic_shared_floor - page)
-        copy_text(w->err.text, "before dynamic shared memory");
+    uintptr_t end = (uintptr_t)w->dynamic_shared_end, floor = (uintptr_t)w->dynamic_shared_floor;
+    if (sig == SIGSEGV && ((a >= end && a < end + page) || (a < floor && a >= floor - page)))
+        note_dynamic_shared(w, a);  // one of the guard pages around the dynamic shared memory
     if (sig == SIGILL) status = ASSERT, copy_text(w->err.text, "illegal instruction (__builtin_trap)");
     if (sig == SIGTRAP) status = ASSERT, copy_text(w->err.text, "a breakpoint trap (SIGTRAP)");
     escape_with(w, status);

@@ -45,8 +45,9 @@ def error(module, name, status, err):
     if status not in ("FAULT", "OVERRUN"):
         return LaunchError(text, **facts)
     is_write = {1: True, 0: False}.get(err.is_write)
-    if err.text.decode(errors="replace") in ("dynamic shared memory", "before dynamic shared memory"):
-        return OutOfBoundsError(text, is_write=is_write, array="extern __shared__ array", **facts)
+    if err.in_dynamic_shared:
+        return OutOfBoundsError(text, is_write=is_write, array="extern __shared__ array",
+                                space="shared", offset=err.dynamic_shared_offset, **facts)
     return OutOfBoundsError(text, is_write=is_write, address=err.address,
                             **{**facts, **memory.fault_facts(err.address)})
 
@@ -75,10 +76,10 @@ def message(name, status, err, site):
     if status in ("FAULT", "OVERRUN"):
         message += f" at {site}" if site else ""
         access = {1: "a write to", 0: "a read of"}.get(err.is_write, "an access to")
-        if text == "dynamic shared memory":
+        if err.in_dynamic_shared and err.dynamic_shared_offset >= 0:
             message += (f": {access} dynamic shared memory past the end of the bytes the launch "
                         "gave it (its shared= argument)")
-        elif text == "before dynamic shared memory":
+        elif err.in_dynamic_shared:
             message += f": {access} an address before the start of its dynamic shared memory"
         else:
             message += f": {access} address 0x{err.address:x}, {memory.describe_address(err.address)}"

@@ -194,7 +194,9 @@ def test_dynamic_shared_memory_past_the_launch_size(mod):
     out = gpuarray.zeros(64, np.float32)
     mod.get_function("dynamic")(out, block=(64, 1, 1), shared=256)
     assert (out.get() == 1).all()
-    assert "shared=" in str(launch_error(mod.get_function("dynamic"), out, block=(64, 1, 1)))
+    err = launch_error(mod.get_function("dynamic"), out, block=(64, 1, 1))
+    assert (err.space, err.offset) == ("shared", 0)  # buf[0], the first byte past shared=0
+    assert "shared=" in str(err)
 
 
 def test_stack_overflow_is_reported(mod):
