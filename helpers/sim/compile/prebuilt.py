@@ -23,12 +23,14 @@ All are kept in the cache folder (``grid-*``, ``trace-*`` and ``prelude-*`` fold
 precompiled prelude is about 30 MB, and a learner's builds use two or three flag sets, and the
 scan that finds the kernels one more), with the ownership checks of a cached module, since the
 compiler and the loader trust what they hold. Folders made for an older version of the
-simulator's headers are deleted when a new one is made.
+simulator's headers are deleted when a new one is made, if they are an hour old: a younger one
+may belong to another copy of the course, building into it now.
 """
 
 import hashlib
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 from . import cache as module_cache
@@ -38,21 +40,34 @@ from . import messages, source, toolchain
 HEADER = "cuda_sim.h"
 
 
+# A folder made from other headers is deleted once it is this old: a younger one may be another
+# copy's (a second checkout, a student release of another commit) while it builds into it.
+STALE_AFTER_S = 3600
+
+
 def _folder(kind, cxx, flags, include_dir, headers_digest):
     """The cache folder for ``kind`` built by ``cxx`` with ``flags``; folders of the same kind made
-    from other headers are deleted when it is made. Where the headers are is no part of the
-    name (their digest is): every copy of the course (a student release made for a test run, a
-    second checkout) shares one."""
+    from other headers more than STALE_AFTER_S ago are deleted when it is made. Where the
+    headers are is no part of the name (their digest is): every copy of the course with the
+    same headers shares one."""
     named_by = [*cxx, *(source.anywhere(f) for f in flags if f != f"-I{include_dir}")]
     flag_key = hashlib.sha256("\0".join(named_by).encode()).hexdigest()[:20]
     root = module_cache.folder()
     folder = root / f"{kind}-{headers_digest[:12]}-{flag_key}"
     if not folder.exists():
         for stale in root.glob(f"{kind}-*"):
-            if not stale.name.startswith(f"{kind}-{headers_digest[:12]}-"):
+            if not stale.name.startswith(f"{kind}-{headers_digest[:12]}-") and _age_s(stale) > STALE_AFTER_S:
                 shutil.rmtree(stale, ignore_errors=True)
         module_cache.make_private(folder)
     return folder
+
+
+def _age_s(folder):
+    """Seconds since anything was last written into ``folder`` (0 if it is gone)."""
+    try:
+        return time.time() - folder.stat().st_mtime
+    except FileNotFoundError:
+        return 0
 
 
 # What is compiled once for each kind of module and linked into each: (source in include/, what

@@ -1,8 +1,10 @@
 """What every module of the simulator shares, built once (helpers/sim/compile/prebuilt.py): the runners
 linked into each module, and the precompiled prelude."""
 
+import os
 import shutil
 import subprocess
+import time
 
 import numpy as np
 import pytest
@@ -52,12 +54,16 @@ def gcc():
 @pytest.mark.usefixtures("empty_cache")
 def test_the_prelude_is_precompiled_for_the_second_build_with_the_same_flags(tmp_path, gcc):
     include = tiny_prelude(tmp_path / "include", "inline int which() { return 1; }\n")
-    stale = cache.folder() / "prelude-000000000000-older"
-    stale.mkdir()
-    (stale / "cuda_sim.h.gch").write_bytes(b"a prelude that is no more")
+    stale, building = cache.folder() / "prelude-000000000000-older", cache.folder() / "prelude-222222222222-now"
+    for other in (stale, building):
+        other.mkdir()
+        (other / "cuda_sim.h.gch").write_bytes(b"a prelude of other headers")
+    an_hour_ago = time.time() - prebuilt.STALE_AFTER_S - 60
+    os.utime(stale, (an_hour_ago, an_hour_ago))
     flags, digest = ["-std=c++17", "-O2", f"-I{include}"], "1" * 64
     assert prebuilt.prelude_folder(gcc, flags, include, digest) is None  # the first: as before
     assert not stale.exists()
+    assert building.exists()  # another copy of the course may be building into it now
     folder = prebuilt.prelude_folder(gcc, flags, include, digest)  # the second: precompiled
     assert mode(folder / "cuda_sim.h.gch") == 0o700 and mode(folder) == 0o700
     tiny_prelude(include, "inline int which() { return 2; }\n")
