@@ -1,5 +1,5 @@
-"""The matrix multiplies of notebook 08 for bench/course_kernels.py: naive, tiled, register-tiled
-and warp-tiled C = A B against cuBLAS SGEMM (through CuPy and PyTorch) in the same run.
+"""The matrix multiplies of notebook 08 for bench/course_kernels.py: naive, tiled, register-tiled,
+warp-tiled and asynchronous-copy C = A B against cuBLAS SGEMM (through CuPy and PyTorch) in the same run.
 
 ``case(kernel, size, ceil)`` gives the ``Case`` of one kernel at ``size`` (M = K = N);
 ``summary(rows)`` the line under the table that says how close the best course kernel comes to
@@ -19,11 +19,14 @@ from bench.cases import Case, close
 from helpers.backend import compile_cu, gpuarray
 
 OP = "matmul"
-KERNELS = ("matmul_naive", "matmul_tiled", "matmul_register_tiled", "matmul_warp_tiled")
+KERNELS = ("matmul_naive", "matmul_tiled", "matmul_register_tiled", "matmul_warp_tiled",
+           "matmul_async")
 LAUNCH = {"matmul_naive": ((16, 16, 1), 16), "matmul_tiled": ((16, 16, 1), 16),
           "matmul_register_tiled": ((256, 1, 1), 128),
-          "matmul_warp_tiled": ((256, 1, 1), 128)}   # block, side of C's square a block does
-FILE = {"matmul_warp_tiled": "matmul_warp_tiled.cu"}   # the others are in matmul.cu
+          "matmul_warp_tiled": ((256, 1, 1), 128),
+          "matmul_async": ((256, 1, 1), 128)}   # block, side of C's square a block does
+FILE = {"matmul_warp_tiled": "matmul_warp_tiled.cu", "matmul_async": "matmul_async.cu"}
+# (the others are in matmul.cu)
 NUMPY_MAX = 1 << 20      # elements of C NumPy computes (whole rows)
 NO_PEER = ("serial C++", "Numba sim")
 _INPUTS = {}             # size -> (A, B): one pair of matrices for the three kernels
@@ -42,11 +45,24 @@ def case(kernel, size, ceil):
     a, b = _inputs(size)
     a_gpu, b_gpu = gpuarray.to_gpu(a), gpuarray.to_gpu(b)
     c_gpu = gpuarray.empty((size, size), np.float32)
-    f = compile_cu(FILE.get(kernel, "matmul.cu")).get_function(kernel)
+    f = compile_cu(FILE.get(kernel, "matmul.cu"),
+                   no_extern_c=kernel == "matmul_async").get_function(kernel)
     block, side = LAUNCH[kernel]
     grid = (-(-size // side), -(-size // side))
     n = np.int32(size)
     flops = 2 * size ** 3
+    launch = lambda: f(a_gpu, b_gpu, c_gpu, n, n, n, block=block, grid=grid)  # noqa: E731
+    notes = ["matmul: GFLOP/s at 2 N^3 FLOPs, % of the FMA ceiling; CuPy and PyTorch call cuBLAS "
+             "SGEMM, in float32 with TF32 off"]
+    if kernel == "matmul_async":  # it reads A transposed: the transpose is part of its time
+        transpose = compile_cu("transpose.cu").get_function("transpose_padded")
+        at_gpu = gpuarray.empty((size, size), np.float32)
+
+        def launch():
+            transpose(a_gpu, at_gpu, n, n, block=(32, 8, 1), grid=(-(-size // 32), -(-size // 32)))
+            f(at_gpu, b_gpu, c_gpu, n, n, n, block=block, grid=grid)
+        notes.append("matmul_async: A transposed first (notebook 06's transpose_padded), "
+                     "in its time")
 
     def sample(m):
         rows = max(1, min(size, m // size))
@@ -58,11 +74,8 @@ def case(kernel, size, ceil):
 
     # float32 sums of K products, in different orders: equal to about 1e-6 of their size
     return Case(kernel, OP, f"{size}x{size} float32", size * size,
-                launch=lambda: f(a_gpu, b_gpu, c_gpu, n, n, n, block=block, grid=grid),
-                result=c_gpu.get, sample=sample, xp_op=reference.matmul, check=close(1e-3, 1e-3),
-                rate=rate, no_peer=NO_PEER,
-                notes=["matmul: GFLOP/s at 2 N^3 FLOPs, % of the FMA ceiling; CuPy and PyTorch "
-                       "call cuBLAS SGEMM, in float32 with TF32 off"])
+                launch=launch, result=c_gpu.get, sample=sample, xp_op=reference.matmul,
+                check=close(1e-3, 1e-3), rate=rate, no_peer=NO_PEER, notes=notes)
 
 
 def summary(rows, peers=("CuPy", "PyTorch")):

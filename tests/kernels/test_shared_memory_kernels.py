@@ -1,4 +1,5 @@
-"""The kernels of chapters 06-08 (cuda_src/transpose.cu, reduction.cu, matmul.cu) against NumPy.
+"""The kernels of chapters 06-08 (cuda_src/transpose.cu, reduction.cu, matmul.cu,
+matmul_warp_tiled.cu, matmul_async.cu) against NumPy.
 
 Runs on whichever backend helpers.backend chose (the simulator in CI, PyCUDA on a GPU), with
 sizes that are not multiples of the tiles, so that every edge guard is exercised. Outputs start
@@ -109,6 +110,20 @@ def test_matmul(matmul, kernel, m, k, n):
         else matmul.get_function(kernel)
     f(gpuarray.to_gpu(a), gpuarray.to_gpu(b), c, np.int32(m), np.int32(k), np.int32(n),
       block=block, grid=(_blocks(n, side), _blocks(m, side)))
+    assert np.allclose(c.get(), a.astype(np.float64) @ b, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("m, k, n", [(128, 16, 128), (36, 50, 20), (132, 17, 260), (4, 1, 4),
+                                     (256, 300, 128)])
+def test_matmul_async(m, k, n):
+    """matmul_async.cu's kernel, which takes A transposed: M and N multiples of 4, any K; tiles
+    with rows and columns past the matrices' (copied as zeros) on the sizes no tile divides."""
+    a = RNG.random((m, k), dtype=np.float32) - 0.5
+    b = RNG.random((k, n), dtype=np.float32) - 0.5
+    c = gpuarray.to_gpu(np.full((m, n), np.nan, np.float32))
+    compile_cu("matmul_async.cu", no_extern_c=True).get_function("matmul_async")(
+        gpuarray.to_gpu(np.ascontiguousarray(a.T)), gpuarray.to_gpu(b), c, np.int32(m), np.int32(k),
+        np.int32(n), block=(256, 1, 1), grid=(_blocks(n, 128), _blocks(m, 128)))
     assert np.allclose(c.get(), a.astype(np.float64) @ b, rtol=1e-4, atol=1e-5)
 
 

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 KERNELS = ["vector_add", "saxpy", "rgb_to_gray", "rgb_to_gray_x16", "mandelbrot", "iterate_sin",
            "transpose_naive", "transpose_tiled", "transpose_padded",
            "matmul_naive", "matmul_tiled", "matmul_register_tiled", "matmul_warp_tiled",
-           "reduce_grid_stride", "reduce_grid_stride_x4", "histogram_global", "histogram_shared_x16",
+           "matmul_async", "reduce_grid_stride", "reduce_grid_stride_x4", "histogram_global", "histogram_shared_x16",
            "histogram_shared_runs", "histogram_once", "histogram_once [histogram()]",
            "histogram_shared_x16 [tiled]", "shared_tiles_fp16", "shared_tiles_bf16",
            "softmax_warp", "softmax_block", "softmax_online",
@@ -60,7 +60,8 @@ def test_csv_has_sane_figures(bench):
             assert float(r["NumPy"]) > 0, (name, r["NumPy"])   # NumPy is always a peer
     assert rows["vector_add"]["unit"] == "GB/s" and rows["mandelbrot"]["unit"] == "Gpix-iter/s"
     assert rows["iterate_sin"]["pct_of_ceiling"] == ""          # no FLOP count for sinf
-    for name in ("matmul_naive", "matmul_tiled", "matmul_register_tiled", "matmul_warp_tiled"):
+    for name in ("matmul_naive", "matmul_tiled", "matmul_register_tiled", "matmul_warp_tiled",
+                 "matmul_async"):
         assert rows[name]["unit"] == "GFLOP/s" and float(rows[name]["pct_of_ceiling"]) > 0
         if "serial C++" in rows[name]:                          # the simulator's peers
             assert rows[name]["serial C++"] == rows[name]["Numba sim"] == "-"   # none of its own

@@ -62,9 +62,11 @@ FUNCTIONS = {name: feature for feature, names in FEATURES.items() for name in na
 
 # Headers a kernel includes for a feature the simulator leaves out, and type names its errors may
 # mention: {name: feature}. (Half precision and bfloat16 are simulated: include/cuda_fp16.h; the
-# tensor cores' warp matrix functions too: include/mma.h.)
+# tensor cores' warp matrix functions too: include/mma.h; asynchronous copies' primitives:
+# include/cuda_pipeline_primitives.h.)
 HEADERS = {"cuda_fp8.h": "8-bit floats",
-           "cuda_pipeline.h": "asynchronous copies",
+           "cuda_pipeline.h": "the C++ API of asynchronous copies, cuda::pipeline (the simulator has "
+                              "their primitives, __pipeline_memcpy_async in cuda_pipeline_primitives.h)",
            "texture": "texture references", "cudaTextureObject_t": "textures and surfaces"}
 
 # Cooperative groups (include/cooperative_groups.h) are simulated at block and warp scope. What a
