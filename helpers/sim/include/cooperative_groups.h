@@ -23,13 +23,7 @@
 namespace cooperative_groups {
 
 namespace details {
-// Where the learner called a group's function: a barrier or warp function meets, and an error
-// names, that line. (The nested default arguments take the outermost caller's place.)
-struct caller {
-    __sim_site site;
-    caller(const char *__file = __builtin_FILE(), int __line = __builtin_LINE())
-        : site{__file, __line, -__line} {}
-};
+using caller = __sim_caller;  // where the learner called a group's function (cuda_sim.h)
 
 template <typename _Ty>
 using remove_qual = typename std::remove_cv<typename std::remove_reference<_Ty>::type>::type;

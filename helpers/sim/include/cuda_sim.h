@@ -132,6 +132,14 @@ __attribute__((__format__(__printf__, 1, 2))) inline int __sim_printf(const char
 // Each call site gets its own number (__COUNTER__): threads meet at a barrier only at the same one.
 typedef sim::Site __sim_site;
 #define __SIM_SITE (__sim_site{__FILE__, __LINE__, __COUNTER__})
+// Where the learner called a function of CUDA's headers (cooperative_groups.h, mma.h,
+// cuda_pipeline_primitives.h) taking it as a defaulted last argument: a barrier or warp function
+// meets, and an error names, that line. (Nested default arguments take the outermost caller's.)
+struct __sim_caller {
+    __sim_site site;
+    __sim_caller(const char *__file = __builtin_FILE(), int __line = __builtin_LINE())
+        : site{__file, __line, -__line} {}
+};
 inline void __sim_sync_block(__sim_site __s) { sim::sync_block(__s); }
 inline int __sim_sync_block_reduce(__sim_site __s, int __p, int __op) {
     return sim::sync_block_reduce(__s, __p, __op);

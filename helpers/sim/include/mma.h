@@ -72,11 +72,7 @@ struct tf32;
 enum layout_t { mem_row_major, mem_col_major };
 
 namespace __sim {
-// Where the learner called: the warp meets, and an error names, that line.
-struct caller {
-    __sim_site site;
-    caller(const char *__file = __builtin_FILE(), int __line = __builtin_LINE()) : site{__file, __line, -__line} {}
-};
+using caller = __sim_caller;  // where the learner called: the warp meets there (cuda_sim.h)
 
 template <class _A, class _B> constexpr bool same = std::is_same<_A, _B>::value;
 template <class _T> constexpr bool input16 = same<_T, __half> || same<_T, __nv_bfloat16>;

@@ -90,6 +90,26 @@ inline void fill_shared(Worker *w) {
     auto *base = (unsigned char *)&worker;
     for (auto &v : shared_variables) fill_uninitialised(base + v.first, v.second);
     if (w->dynamic_shared_bytes) fill_uninitialised((unsigned char *)w->dynamic_shared, w->dynamic_shared_bytes);
+    for (ThreadCopies &t : w->copies) t.forget();  // a copy of the last block never waited for
+}
+
+inline ThreadCopies &copies_of(unsigned thread, unsigned threads) {
+    std::vector<ThreadCopies> &all = current_worker()->copies;
+    if (all.empty()) all.resize(threads);
+    return all[thread];
+}
+void ask_copy(unsigned thread, unsigned threads, const CopyInFlight &c) {
+    ThreadCopies &t = copies_of(thread, threads);
+    t.asked.push_back(c);
+    t.asked.back().batch = t.committed;
+}
+void commit_copies(unsigned thread, unsigned threads) { copies_of(thread, threads).committed++; }
+bool next_copy_due(unsigned thread, unsigned threads, size_t prior, CopyInFlight &c) {
+    ThreadCopies &t = copies_of(thread, threads);
+    if (t.landed == t.asked.size() || t.asked[t.landed].batch + prior >= t.committed) return false;
+    c = t.asked[t.landed++];
+    if (t.landed == t.asked.size()) t.asked.clear(), t.landed = 0;
+    return true;
 }
 
 inline unsigned char *broken_canary(unsigned char *p, size_t n) {

@@ -19,6 +19,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <vector>
+
 #include "sim_switch.h"
 #include "sim_types.h"
 
@@ -150,6 +152,20 @@ struct alignas(64) Fiber {
 
 struct Launch;
 
+// An asynchronous copy (cuda_pipeline_primitives.h): its bytes read from global memory when the
+// thread asks for it, stored into shared memory when the thread waits for its batch.
+struct CopyInFlight {
+    void *dst;
+    uint4 bytes;
+    uint32_t size, batch;
+};
+struct ThreadCopies {
+    std::vector<CopyInFlight> asked;  // in the order asked; those before `landed` are stored
+    size_t landed = 0;
+    uint32_t committed = 0;  // batches closed by __pipeline_commit
+    void forget() { asked.clear(), landed = 0, committed = 0; }
+};
+
 struct Worker {
     Launch *launch = nullptr;
     sigjmp_buf escape;  // where a fault or a cancel returns to, on the worker's own stack
@@ -176,6 +192,9 @@ struct Worker {
     size_t dynamic_shared_bytes = 0;
     void *trace = nullptr;  // the memory trace's state, in an instrumented module (sim_trace.h)
     uintptr_t stepping = 0;  // watch mode: the watched page unprotected for one instruction
+    // each thread's asynchronous copies in the block being run (sized by the launch's first
+    // copy; fill_shared empties them for each block)
+    std::vector<ThreadCopies> copies;
 };
 
 inline thread_local Worker *worker = nullptr;  // for the signal handler and printf
@@ -247,6 +266,14 @@ inline void *dynamic_shared() { return current_worker()->dynamic_shared; }
 // A search for the thread that wrote past the end of an array (sim_grid.h), called whenever a
 // thread stops.
 void check_watch(Worker *w);
+
+// The asynchronous copies of thread `thread` of the block's `threads` (cuda_pipeline_primitives.h),
+// kept by the grid runner (sim_grid.h), where the C++ library's vectors may throw: one asked for,
+// a batch closed, and the next copy that a wait leaving `prior` batches in flight lands (false
+// when none is left to land).
+void ask_copy(unsigned thread, unsigned threads, const CopyInFlight &c);
+void commit_copies(unsigned thread, unsigned threads);
+bool next_copy_due(unsigned thread, unsigned threads, size_t prior, CopyInFlight &c);
 
 // ---- switching between the threads of a block --------------------------------------------------
 // The calling fiber waits (or has finished): run the next fiber that can run, in thread order,
