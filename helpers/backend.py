@@ -9,6 +9,8 @@ without one, so notebook code reads as plain PyCUDA either way. `CUDA_COURSE_BAC
 it is asked for: the backend itself needs no course.
 """
 
+import sys
+
 from helpers import course, settings
 
 __all__ = ["BACKEND", "REASON", "SourceModule", "compile_cu", "describe_backend", "device_summary",
@@ -44,11 +46,27 @@ def choose_backend(requested=None):
 
 BACKEND, REASON = choose_backend()
 
+
+
+def wait_for_printf_at_each_cells_end(ipython):
+    """On a GPU a kernel's printf lines reach fd 1 when the host synchronises, and in Jupyter a
+    thread of ipykernel forwards fd 1 into the running cell: on a busy machine after the cell has
+    ended, so that the lines show in the next cell (the simulator waits for that thread after
+    each launch: helpers.sim.run.printed). Each cell of ``ipython`` waits for it at its end."""
+    from helpers.sim.run import printed
+
+    ipython.events.register("post_run_cell", lambda result: printed.wait_until_forwarded())
+
+
 if BACKEND == "pycuda":
     import pycuda.autoprimaryctx  # noqa: F401  (device 0's primary context, shared with PyTorch or CuPy)
     import pycuda.driver as drv
     import pycuda.gpuarray as gpuarray
     from pycuda.compiler import SourceModule
+
+    _ipython = sys.modules["IPython"].get_ipython() if "IPython" in sys.modules else None
+    if _ipython is not None:   # a notebook's kernel, or IPython's shell
+        wait_for_printf_at_each_cells_end(_ipython)
 else:
     from helpers.sim import driver as drv
     from helpers.sim import gpuarray
