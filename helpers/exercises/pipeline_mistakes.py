@@ -1,6 +1,6 @@
-"""Notebook 05's pipeline as both halves of its checker see it (``pipeline``: results and
-streams; ``pipeline_overlap``: the overlap, on a GPU): sizes, model, a ``launch`` that records
-its calls, one run of the learner's function, and the mistakes a run shows, in order."""
+"""Notebook 05's pipeline as both halves of its checker (``pipeline``) see it, the results and
+streams on either backend and the overlap on a GPU: sizes, model, a ``launch`` that records its
+calls, one run of the learner's function, and the mistakes a run shows, in order."""
 
 from __future__ import annotations
 
@@ -11,8 +11,7 @@ import numpy as np
 from helpers.exercises.function import run_catching
 
 KERNEL_FILE, KERNEL_NAME = "streams.cu", "iterate_sin"
-BLOCK = 256
-WORK_SMALL = 8  # kernel iterations for the correctness cases: cheap for NumPy
+BLOCK, WORK_SMALL = 256, 8  # WORK_SMALL: kernel iterations for the correctness cases, cheap
 # (n, n_chunks, number of streams). n is never a multiple of n_chunks, and n_chunks is larger
 # than the number of streams, so that buffers are reused and the budget means something.
 CASES = [(100_003, 7, 3), (10_007, 4, 2), (4_099, 5, 4)]
@@ -32,16 +31,14 @@ SEPARATE_BUFFERS_HINT = ("give each stream its own input and output buffer; only
 
 def reference(x: np.ndarray, work: int) -> np.ndarray:
     """NumPy version of ``iterate_sin``: y = x, then ``work`` times y = sin(y) + x, in float32."""
-    x = np.asarray(x, dtype=np.float32)
-    y = x.copy()
+    x = y = np.asarray(x, dtype=np.float32)
     for _ in range(work):
         y = np.sin(y) + x
     return y
 
 
 def where(case) -> str:
-    n, n_chunks, n_streams = case
-    return f"n = {n}, n_chunks = {n_chunks}, {n_streams} streams"
+    return "n = {}, n_chunks = {}, {} streams".format(*case)
 
 
 class LaunchArgumentError(TypeError):
@@ -59,8 +56,7 @@ def make_launch(kernel, work: int, calls: list | None = None, waited: list | Non
         from helpers.backend import drv
 
         try:
-            d_in, d_out, count, stream = _launch_arguments(*args, **kwargs)
-            call = (_address(d_in), _address(d_out), int(count), stream)
+            call = _launch_arguments(*args, **kwargs)
         except TypeError as err:
             raise LaunchArgumentError(f"launch(d_in, d_out, count, stream=None): {err}") from err
         if calls is not None:
@@ -70,20 +66,17 @@ def make_launch(kernel, work: int, calls: list | None = None, waited: list | Non
 
             waited.append(bool(marks) and reached(marks[-1]))
         kernel(np.uintp(call[0]), np.uintp(call[1]), np.int32(call[2]), np.int32(work),
-               block=(BLOCK, 1, 1), grid=(-(-call[2] // BLOCK), 1), stream=stream)
+               block=(BLOCK, 1, 1), grid=(-(-call[2] // BLOCK), 1), stream=call[3])
         if waited is not None:
-            marks.append(drv.Event().record(stream))
+            marks.append(drv.Event().record(call[3]))
 
     return launch
 
 
 def _launch_arguments(d_in, d_out, count, stream=None):
-    return d_in, d_out, count, stream
-
-
-def _address(buf) -> int:
-    """The device address of a DeviceAllocation, a GPUArray (or a view of one), or an int."""
-    return int(getattr(buf, "gpudata", buf))
+    """launch's call: the device addresses of ``d_in`` and ``d_out`` (DeviceAllocations,
+    GPUArrays or views of one, or ints), ``count`` and ``stream``."""
+    return (*(int(getattr(buf, "gpudata", buf)) for buf in (d_in, d_out)), int(count), stream)
 
 
 def pagelocked(n: int, seed: int):
@@ -107,8 +100,7 @@ def mistakes(fn, case, kernel, on_gpu, work=WORK_SMALL, buffers=None, want=None,
     calls, waited, h_in_before = [], None if on_gpu else [], h_in.copy()
     h_out.fill(np.nan)
     drv.Context.synchronize()
-    start, end = drv.Event(), drv.Event()
-    start.record()
+    start, end = drv.Event().record(), drv.Event()
 
     def call():
         fn(h_in, h_out, case[1], streams, make_launch(kernel, work, calls, waited))
@@ -233,11 +225,9 @@ def _how_computed(calls, streams, h_in, n_chunks, shared, waited):
 
 def _shared_buffers(calls) -> str | None:
     """'input' or 'output' if two calls on different streams touch overlapping device memory."""
-    for k, name in ((0, "input"), (1, "output")):
-        for a, b in itertools.combinations(calls, 2):
-            if a[3] is not b[3] and a[k] < b[k] + 4 * b[2] and b[k] < a[k] + 4 * a[2]:
-                return name
-    return None
+    return next((name for k, name in ((0, "input"), (1, "output"))
+                 for a, b in itertools.combinations(calls, 2)
+                 if a[3] is not b[3] and a[k] < b[k] + 4 * b[2] and b[k] < a[k] + 4 * a[2]), None)
 
 
 def _union_bytes(spans) -> int:
