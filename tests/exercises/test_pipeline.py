@@ -16,8 +16,7 @@ import numpy as np
 import pytest
 
 from helpers.backend import BACKEND, drv
-from helpers.exercises.pipeline import check_pipeline
-from helpers.exercises.pipeline_mistakes import diagnose, make_launch, reference
+from helpers.exercises.pipeline import check_pipeline, diagnose, make_launch, reference
 from helpers.exercises.solutions.pipeline import my_pipeline as solution
 
 pytestmark = pytest.mark.gpu_timing  # on a GPU the checker measures the overlap (tests/conftest.py)
