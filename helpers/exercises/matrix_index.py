@@ -66,7 +66,6 @@ def _launch(case):
 
 
 def _mistakes(case, run):
-    """The mistakes one launch shows, the most telling first."""
     yield from past_the_end(run.out.past, case, WORDS, WILD_HINT, run.out.unwritten)
     got, (want, padded), rows, cols = run.out.got, run.model, case.height, case.width
     right = np.isclose(got, want, rtol=1e-5, atol=1e-4)
@@ -146,14 +145,12 @@ def _model(case, padded, swap=False, index=None, block=None):
     if block is not None:  # blockIdx * block + threadIdx
         xs, ys = xs // bx * block[0] + xs % bx, ys // by * block[1] + ys % by
     row, col = (xs, ys) if swap else (ys, xs)
-    keep = (row < rows) & (col < cols)
-    row, col = row[keep], col[keep]
     idx = index(row, col) if index else row * cols + col
-    inside = idx < rows * cols
-    row, col, idx = row[inside], col[inside], idx[inside]
+    keep = (row < rows) & (col < cols) & (idx < rows * cols)
+    row, col, idx = row[keep], col[keep], idx[keep]
     out, values = np.full((2, rows * cols), np.nan, np.float32)
     value = a_pad[idx] * cs_pad[col] + ro_pad[row]
-    out[idx], values[idx[::-1]] = value, value[::-1]   # the first and the last store
+    out[idx], values[idx[::-1]] = value, value[::-1]   # each element's last store, its first
     out[~np.isclose(out, values, rtol=1e-5, atol=1e-4) & ~np.isnan(out)] = np.inf
     return out.reshape(rows, cols)
 

@@ -106,8 +106,7 @@ def _past_the_end(past, n):
 def _unwritten(unwritten, n):
     if not unwritten.any():
         return
-    groups, index = n // 16, np.arange(n)
-    pixels = unwritten.all(axis=1)
+    groups, index, pixels = n // 16, np.arange(n), unwritten.all(axis=1)
     if unwritten.all() and groups:  # (with none, every pixel is the tail's: see below)
         yield "nothing was written: out still holds its poison", ONE_PIXEL_HINT
     if groups and np.array_equal(pixels, (index >= groups) & (index < 16 * groups)):
@@ -183,10 +182,8 @@ def _big_image():
 def _large_image(kernel, cases_passed: Verdict) -> Verdict:
     """On a GPU, the kernel on BIG_PIXELS, once the cases passed (not on the simulator)."""
     problem = large_image_problem(kernel, *_big_image()) if speed.on_gpu() else None
-    if problem:
-        return not_yet(problem, "the small cases passed: look for an index that overflows or "
-                       "depends on the grid's size")
-    return cases_passed
+    return not_yet(problem, "the small cases passed: look for an index that overflows or "
+                   "depends on the grid's size") if problem else cases_passed
 
 
 def _fast(kernel):
