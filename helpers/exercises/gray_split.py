@@ -126,13 +126,11 @@ def _mistakes(fn, contexts, functions, case):
         return
     yield from context_mistakes(before, after, USING_HINT)
     wrong = list(_wrong_result(result, images))
-    if wrong:  # a copy that did not wait for its kernel explains wrong images first
-        yield from _copied_from_another_context(copied or ())
-        yield from wrong
-        return
-    yield from _idle_devices(launches, len(functions), count, height)
+    if not wrong:
+        yield from _idle_devices(launches, len(functions), count, height)
+    # a copy that did not wait for its kernel explains wrong images first
     yield from _copied_from_another_context(copied or ())
-    yield from _took_turns(launches, copied or ())
+    yield from wrong or _took_turns(launches, copied or ())
 
 
 def _wrong_result(result, images):
