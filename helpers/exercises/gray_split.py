@@ -6,7 +6,7 @@ handed over record each launch and refuse one a GPU would refuse. The simulator 
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections import namedtuple
 
 import numpy as np
 
@@ -19,7 +19,6 @@ from helpers.exercises.verdict import Verdict, check_cases
 
 KERNEL_FILE, KERNEL_NAME = "grayscale.cu", "rgb_to_gray"
 WEIGHTS = np.array([0.299, 0.587, 0.114])
-
 # (images, height, width): not a multiple of 2 or 3 devices; fewer images than devices; sides
 # that are not multiples of the block.
 CASES = [(7, 37, 53), (1, 16, 24), (4, 29, 40)]
@@ -33,13 +32,9 @@ TURNS_HINT = ("launch every device's kernel first, in one loop (a launch returns
               "so the devices work at the same time")
 
 
-class Launch(NamedTuple):
-    """A launch on device ``device``; on the simulator, the devices whose kernels the host had
-    waited for and how many copies to the host had run when it was made."""
-    device: int
-    rows: int
-    waited: tuple = ()
-    copies: int = 0
+Launch = namedtuple("Launch", "device rows waited copies", defaults=((), 0))
+"""A launch of ``rows`` rows on device ``device``; on the simulator, the devices whose kernels
+the host had waited for and how many copies to the host had run when it was made."""
 
 
 def device_kernel(k, function, launches, order=None):
@@ -93,17 +88,14 @@ def _verdict(fn, cases) -> Verdict:
     n = len(contexts)
     success = (f"the grey images match NumPy's for every batch ({len(CASES)} batches, "
                f"{n} device{'s' if n > 1 else ''}), every context you pushed was popped")
-    if n < 2:
-        success += (". This machine has one device, so the split itself could not be checked: "
-                    "run the check on a machine with several GPUs, or on the simulator, which "
-                    "presents two devices for it")
-    elif BACKEND == "simulator":
-        success += (", every device converted its share, and every device's kernel was launched "
-                    "before any result was copied back")
-    else:
-        success += (", and every device converted its share. Whether every kernel was launched "
-                    "before any result was copied back was NOT checked: a GPU does not tell the "
-                    "order; the simulator does (run the check with CUDA_COURSE_BACKEND=simulator)")
+    success += (". This machine has one device, so the split itself could not be checked: "
+                "run the check on a machine with several GPUs, or on the simulator, which "
+                "presents two devices for it" if n < 2 else
+                ", every device converted its share, and every device's kernel was launched "
+                "before any result was copied back" if BACKEND == "simulator" else
+                ", and every device converted its share. Whether every kernel was launched "
+                "before any result was copied back was NOT checked: a GPU does not tell the "
+                "order; the simulator does (run the check with CUDA_COURSE_BACKEND=simulator)")
     return check_cases(cases, lambda case: _mistakes(fn, contexts, functions, case),
                        lambda case: f"{case[0]} images of {case[2]} x {case[1]}, {n} devices",
                        hidden_cases.success(success, CASES, cases))
@@ -134,13 +126,11 @@ def _mistakes(fn, contexts, functions, case):
         return
     yield from context_mistakes(before, after, USING_HINT)
     wrong = list(_wrong_result(result, images))
-    if wrong:  # a copy that did not wait for its kernel explains wrong images first
-        yield from _copied_from_another_context(copied or ())
-        yield from wrong
-        return
-    yield from _idle_devices(launches, len(functions), count, height)
+    if not wrong:
+        yield from _idle_devices(launches, len(functions), count, height)
+    # a copy that did not wait for its kernel explains wrong images first
     yield from _copied_from_another_context(copied or ())
-    yield from _took_turns(launches, copied or ())
+    yield from wrong or _took_turns(launches, copied or ())
 
 
 def _wrong_result(result, images):

@@ -58,19 +58,19 @@ def _refine(failure):
 def _launch(case):
     """The case's 3n bytes, then PAD past the end; bins and the guard after them start at 0."""
     n = case["n"]
-    if case["image"] == "one colour":
-        rgb = np.tile(np.array([200, 100, 50], np.uint8), n)
-    else:
-        rgb = np.random.default_rng(n).integers(0, PAD, 3 * n, dtype=np.uint8)
-    rgb = np.concatenate([rgb, np.full(GUARD, PAD, np.uint8)])
+    rgb = np.concatenate([np.tile(np.array([200, 100, 50], np.uint8), n)
+                          if case["image"] == "one colour" else
+                          np.random.default_rng(n).integers(0, PAD, 3 * n, dtype=np.uint8),
+                          np.full(GUARD, PAD, np.uint8)])
     return Launch((rgb, Output(BINS, np.uint32, GUARD, poisons=(0,)), np.int32(n)),
                   block=(case["block"], 1, 1), grid=(case["grid"], 1), model=rgb)
 
 
-def reference(rgb: np.ndarray) -> np.ndarray:
-    """NumPy's 768 bins of the interleaved bytes ``rgb`` (whole pixels): bins[c * 256 + v]."""
-    channels = rgb.reshape(-1, 3)
-    return np.concatenate([np.bincount(channels[:, c], minlength=256) for c in range(3)])
+def reference(rgb: np.ndarray, positions=None) -> np.ndarray:
+    """NumPy's 768 bins, bins[c * 256 + v], of the interleaved bytes ``rgb`` (whole pixels): of
+    the bytes at ``positions``, or of all."""
+    positions = np.arange(rgb.size) if positions is None else positions
+    return np.bincount((positions % 3) * 256 + rgb[positions], minlength=BINS)[:BINS]
 
 
 def _where(case):
@@ -79,14 +79,26 @@ def _where(case):
 
 
 def _mistakes(case, run):
-    """The mistakes one launch shows, the most telling first."""
+    """The mistakes one launch shows, the most telling first: counts no image of its size could
+    give (bins that held whatever the block's shared memory held before: on a GPU garbage, on
+    the simulator the pattern it fills shared memory with), bytes past the end counted (the
+    255s, and nothing else wrong), nothing counted; then what made the bins wrong."""
     kernels, rgb, n = run.kernel, run.model, case["n"]
     got, want = run.out.got.astype(np.int64), reference(rgb[:3 * n])
     if run.out.past.size:
         yield ("the kernel wrote past bins[767]", "bins has 3 * 256 counters: bin c * 256 + v, "
                "for c from 0 to 2 and v from 0 to 255")
-    yield from _not_cleared(got, rgb.size)
-    yield from _no_counts(got, want)
+    if got.max() > rgb.size:
+        b = int(np.argmax(got))
+        yield (f"bins[{b}] counts {got[b]:,}, more than the image's {rgb.size:,} bytes: the "
+               "block's bins did not all start at 0", CLEAR_HINT)
+    if got.reshape(3, 256)[:, PAD].any() and not (got - want).reshape(3, 256)[:, :PAD].any():
+        yield ("bytes past the end of the image were counted (the checker put 255 there)",
+               "count byte j only while j < 3 * n")
+    if not got.any():
+        yield ("every bin is still 0: nothing reached bins",
+               "at the end, after a __syncthreads(), add each shared bin to the global one: "
+               "atomicAdd(&bins[b], local[b])")
     if np.array_equal(got, want):
         return
     yield from observed_mistakes(_observe(kernels), _refine, wrong="bins are wrong")  # likeliest
@@ -95,26 +107,6 @@ def _mistakes(case, run):
     yield (f"{int((got != want).sum())} of the 768 bins are wrong, the first bins[{first}] "
            f"(channel {first // 256}, value {first % 256}): {got[first]}, expected {want[first]}",
            "byte j is channel j % 3 with value rgb[j]: bin (j % 3) * 256 + rgb[j]")
-
-
-def _not_cleared(got, nbytes):
-    """Counts no image of nbytes could give: bins that held whatever the block's shared memory
-    held before (on a GPU, garbage; on the simulator, the pattern it fills shared memory with)."""
-    if got.max() > nbytes:
-        b = int(np.argmax(got))
-        yield (f"bins[{b}] counts {got[b]:,}, more than the image's {nbytes:,} bytes: the "
-               "block's bins did not all start at 0", CLEAR_HINT)
-
-
-def _no_counts(got, want):
-    """Bytes past the end counted (the 255s, and nothing else wrong), or nothing counted."""
-    if got.reshape(3, 256)[:, PAD].any() and not (got - want).reshape(3, 256)[:, :PAD].any():
-        yield ("bytes past the end of the image were counted (the checker put 255 there)",
-               "count byte j only while j < 3 * n")
-    if not got.any():
-        yield ("every bin is still 0: nothing reached bins",
-               "at the end, after a __syncthreads(), add each shared bin to the global one: "
-               "atomicAdd(&bins[b], local[b])")
 
 
 def _wrong_counts(got, want, rgb, case):
@@ -128,11 +120,11 @@ def _wrong_counts(got, want, rgb, case):
         yield ("every byte was counted in the red bins (0 to 255)",
                "byte j is channel j % 3: count it in bin (j % 3) * 256 + rgb[j]")
     n, threads, size = case["n"], case["block"] * case["grid"], 3 * case["n"]
-    if np.array_equal(got, _histogram_of(rgb, np.arange(n))):
+    if np.array_equal(got, reference(rgb, np.arange(n))):
         yield (f"only the first {n:,} of the {size:,} bytes were counted: the loop stops at n, "
                "the number of pixels, but each pixel has 3 bytes",
                "count every byte: run the loop while j < 3 * n")
-    if threads < size and np.array_equal(got, _histogram_of(rgb, np.arange(threads))):
+    if threads < size and np.array_equal(got, reference(rgb, np.arange(threads))):
         yield (f"only the first {threads:,} bytes (one a thread) were counted",
                "the grid has fewer threads than the image has bytes: a grid-stride loop, "
                "for (int j = ...; j < 3 * n; j += blockDim.x * gridDim.x)")
@@ -143,11 +135,6 @@ def _wrong_counts(got, want, rgb, case):
     if lost > 0:
         yield (f"{lost:,} of the {total:,} bytes were not counted: counts were lost",
                BARRIER_HINT + "; and count with atomicAdd")
-
-
-def _histogram_of(rgb, positions):
-    """The 768 bins of the bytes at ``positions`` of ``rgb``."""
-    return np.bincount((positions % 3) * 256 + rgb[positions], minlength=BINS)[:BINS]
 
 
 def _observe(kernels):

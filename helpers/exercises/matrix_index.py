@@ -12,6 +12,7 @@ from helpers.exercises.common import Input, Output, is_poison
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.hidden import grids
 from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.verdict import matches
 
 KERNEL = "scale_shift"
 PARAMETERS = ("const float *a, const float *col_scale, const float *row_offset, float *out, "
@@ -55,9 +56,8 @@ def _where(case):
 def _launch(case):
     rows, cols = case.height, case.width
     rng = np.random.default_rng(rows * 1000 + cols)
-    a = rng.uniform(-10, 10, (rows, cols)).astype(np.float32)
-    col_scale = rng.uniform(0.5, 4.0, cols).astype(np.float32)
-    row_offset = rng.uniform(-100, 100, rows).astype(np.float32)
+    a, col_scale, row_offset = (rng.uniform(low, high, size).astype(np.float32) for low, high,
+                                size in ((-10, 10, (rows, cols)), (.5, 4, cols), (-100, 100, rows)))
     span = case.span()
     inputs = [Input(x, after=max(span - x.size, 64), junk=JUNK) for x in (a, col_scale, row_offset)]
     return Launch((*inputs, Output((rows, cols), guard=span - rows * cols), np.int32(rows),
@@ -66,7 +66,6 @@ def _launch(case):
 
 
 def _mistakes(case, run):
-    """The mistakes one launch shows, the most telling first."""
     yield from past_the_end(run.out.past, case, WORDS, WILD_HINT, run.out.unwritten)
     got, (want, padded), rows, cols = run.out.got, run.model, case.height, case.width
     right = np.isclose(got, want, rtol=1e-5, atol=1e-4)
@@ -81,10 +80,8 @@ def _mistakes(case, run):
     # Only guarding the flat index (i < rows * cols): threads with col >= cols wrap into the
     # start of the next row.
     r, c = np.indices((rows, cols))
-    wrong = ~right & ~unwritten
-    pc = case.threads[0]
-    if wrong.any() and not unwritten.any() and (r[wrong] >= 1).all() \
-            and (c[wrong] < pc - cols).all():
+    if (not unwritten.any() and (r[~right] >= 1).all()
+            and (c[~right] < case.threads[0] - cols).all()):
         yield ("the first columns of some rows hold wrong values: threads with col >= cols "
                "wrapped around into the next row",
                "guard row and col separately, not the flat index: " + GUARD)
@@ -105,24 +102,22 @@ def _mix_ups(got, case, padded):
     rows, cols = case.height, case.width
     a_pad, cs_pad, ro_pad = padded
     transposed, by_rows = (lambda r, c: c * rows + r), (lambda r, c: r * rows + c)
-    for model, problem, hint in (
-            (dict(swap=True), "the result is what a kernel with x and y swapped gives, with row "
-                              "taken from x and col from y", SWAP_HINT),
-            (dict(index=transposed), "the result is what the transposed index col * rows + row "
-                                     "gives", ROW_MAJOR_HINT),
-            (dict(swap=True, index=transposed), "the result is what a kernel with x and y swapped "
-             "and the transposed index col * rows + row gives", SWAP_HINT + "; " + ROW_MAJOR_HINT),
-            (dict(index=by_rows), "the result is what the index row * rows + col gives: it steps "
-                                  "rows elements from one row to the next", ROW_MAJOR_HINT),
-            *_fixed_blocks(case)):
-        if _same(got, _model(case, padded, **model)):
-            yield problem, hint
+    models = [(_model(case, padded, **model), problem, hint) for model, problem, hint in (
+        (dict(swap=True), "the result is what a kernel with x and y swapped gives, with row "
+                          "taken from x and col from y", SWAP_HINT),
+        (dict(index=transposed), "the result is what the transposed index col * rows + row "
+                                 "gives", ROW_MAJOR_HINT),
+        (dict(swap=True, index=transposed), "the result is what a kernel with x and y swapped "
+         "and the transposed index col * rows + row gives", SWAP_HINT + "; " + ROW_MAJOR_HINT),
+        (dict(index=by_rows), "the result is what the index row * rows + col gives: it steps "
+                              "rows elements from one row to the next", ROW_MAJOR_HINT),
+        *_fixed_blocks(case))]
     r, c = np.indices((rows, cols))
-    mixed = a_pad[:rows * cols].reshape(rows, cols) * cs_pad[r] + ro_pad[c]
-    if np.allclose(got, mixed, rtol=1e-5, atol=1e-4):
-        yield ("the result is a * col_scale[row] + row_offset[col]",
-               "col_scale has one entry per column (index it with col), "
-               "row_offset one per row (index it with row)")
+    models.append((a_pad[:rows * cols].reshape(rows, cols) * cs_pad[r] + ro_pad[c],
+                   "the result is a * col_scale[row] + row_offset[col]",
+                   "col_scale has one entry per column (index it with col), "
+                   "row_offset one per row (index it with row)"))
+    yield from matches(got, models, _same)
 
 
 def _fixed_blocks(case):
@@ -150,15 +145,12 @@ def _model(case, padded, swap=False, index=None, block=None):
     if block is not None:  # blockIdx * block + threadIdx
         xs, ys = xs // bx * block[0] + xs % bx, ys // by * block[1] + ys % by
     row, col = (xs, ys) if swap else (ys, xs)
-    keep = (row < rows) & (col < cols)
-    row, col = row[keep], col[keep]
     idx = index(row, col) if index else row * cols + col
-    inside = idx < rows * cols
-    row, col, idx = row[inside], col[inside], idx[inside]
-    out = np.full(rows * cols, np.nan, np.float32)
-    out[idx] = a_pad[idx] * cs_pad[col] + ro_pad[row]
-    values = np.full(rows * cols, np.nan, np.float32)
-    values[idx[::-1]] = a_pad[idx[::-1]] * cs_pad[col[::-1]] + ro_pad[row[::-1]]
+    keep = (row < rows) & (col < cols) & (idx < rows * cols)
+    row, col, idx = row[keep], col[keep], idx[keep]
+    out, values = np.full((2, rows * cols), np.nan, np.float32)
+    value = a_pad[idx] * cs_pad[col] + ro_pad[row]
+    out[idx], values[idx[::-1]] = value, value[::-1]   # each element's last store, its first
     out[~np.isclose(out, values, rtol=1e-5, atol=1e-4) & ~np.isnan(out)] = np.inf
     return out.reshape(rows, cols)
 

@@ -17,16 +17,14 @@ from helpers.exercises.common import Input, Output
 from helpers.exercises.coverage import Grid, Words, past_the_end
 from helpers.exercises.hidden import grids
 from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.verdict import matches
 
-SEPIA = np.array([[0.393, 0.769, 0.189],
-                  [0.349, 0.686, 0.168],
-                  [0.272, 0.534, 0.131]])
+SEPIA = np.array([[0.393, 0.769, 0.189], [0.349, 0.686, 0.168], [0.272, 0.534, 0.131]])
 """Row c gives output channel c (R', G', B') from the input's (R, G, B)."""
 CASES = [Grid(37, 53, (16, 16)), Grid(71, 45, (32, 8))]  # odd sides, wide and tall, two blocks
-POISONS = (0xEF, 0x10)
-"""The output is filled with one of these before each of the two runs: a byte that holds the
-first after the first run and the second after the second was never written."""
-JUNK = 0  # what the input's spare bytes (past the image) hold
+POISONS, JUNK = (0xEF, 0x10), 0
+"""The output's fill before each of the two runs (a byte that holds each run's own was never
+written), and what the input's spare bytes (past the image) hold."""
 ROUNDING_SLACK = 0.01
 """Where the exact sum is within this of a rounding boundary, a result one level off counts as
 right (a GPU's float sum may fall on the other side; float32 sums near 300 are off by about 1e-4
@@ -58,13 +56,12 @@ def reference(rgb: np.ndarray) -> np.ndarray:
 
 
 def _launch(case):
-    height, width = case.height, case.width
-    rgb = np.random.default_rng(height * 1000 + width).integers(0, 256, (height, width, 3),
-                                                                 dtype=np.uint8)
-    span, size = 3 * case.span(), 3 * height * width
-    return Launch((Input(rgb, span - size, JUNK),
-                   Output((height, width, 3), np.uint8, span + 64 - size, poisons=POISONS),
-                   np.int32(width), np.int32(height)), **case.launch(), model=rgb)
+    h, w = case.height, case.width
+    rgb = np.random.default_rng(h * 1000 + w).integers(0, 256, (h, w, 3), dtype=np.uint8)
+    span, size = 3 * case.span(), 3 * h * w
+    return Launch((Input(rgb, span - size, JUNK), Output(
+        (h, w, 3), np.uint8, span + 64 - size, poisons=POISONS), np.int32(w), np.int32(h)),
+        **case.launch(), model=rgb)
 
 
 def _mistakes(case, run):
@@ -89,8 +86,6 @@ def written_mistakes(out, case, words, wild_hint, guard_hint):
         yield ("two runs of the kernel on the same image wrote different values",
                "each output byte must depend only on its own pixel's input: "
                "read rgb[3*i ...], write out[3*i ...] for the same i")
-    if out.past.size and not unwritten.any():
-        yield from past_the_end(out.past // 3, case, words, wild_hint)
     yield from past_the_end(out.past // 3, case, words, wild_hint)
     yield from coverage.coverage((), unwritten.all(axis=2), case, words, guard_hint)
 
@@ -132,28 +127,27 @@ def _differs(got, want, exact, boundary=0.5):
 
 
 def mixed_up(rgb, got, layout_hint):
-    """The kernels that mix up channels whose output ``got`` is, to a level: the input read in
-    another order, the outputs stored in another order, the matrix's columns used as its
-    rows."""
-    names, straight = "RGB", (0, 1, 2)
-    models = []
-    for pin, pout in itertools.product(itertools.permutations(range(3)), repeat=2):
-        if pin == straight and pout == straight:
-            continue
+    """The kernels that mix up channels whose output ``got`` is, to a level (``near``): the
+    input read in another order, the outputs stored in another order, the matrix's columns used
+    as its rows."""
+    straight, models = (0, 1, 2), []
+    for pin, pout in itertools.product(itertools.permutations(straight), repeat=2):
         model = np.empty(rgb.shape, np.uint8)
         model[..., list(pout)] = reference(rgb[..., list(pin)])
-        parts = []
-        if pin != straight:
-            parts.append("reads the input bytes as " + "".join(names[c] for c in pin))
-        if pout != straight:
-            parts.append("stores " + ", ".join(f"{names[c]}'" for c in range(3)) + " at bytes "
-                         + ", ".join(f"3*i + {pout[c]}" for c in range(3)))
+        parts = [part for part, order in (
+            ("reads the input bytes as " + "".join("RGB"[c] for c in pin), pin),
+            ("stores R', G', B' at bytes " + ", ".join(f"3*i + {c}" for c in pout), pout))
+            if order != straight]
         models.append((model, "the result is what a kernel gives that " + " and ".join(parts)))
     models.append((np.minimum(np.floor(rgb @ SEPIA + 0.5), 255).astype(np.uint8),
                    "the result is what the matrix's columns used as its rows give"))
-    for model, problem in models:
-        if (np.abs(got.astype(np.int16) - model.astype(np.int16)) <= 1).all():
-            yield problem, "channels mixed up: " + layout_hint
+    yield from matches(got, [(m, problem, "channels mixed up: " + layout_hint)
+                             for m, problem in models[1:]], near)
+
+
+def near(got, model) -> bool:
+    """Whether the bytes ``got`` are ``model``'s to a level."""
+    return bool((np.abs(got.astype(np.int16) - model.astype(np.int16)) <= 1).all())
 
 
 EXERCISE = KernelExercise(

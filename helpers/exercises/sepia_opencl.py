@@ -29,6 +29,7 @@ WORDS = Words(index_hint=INDEX_HINT, guard_hint=GUARD_HINT, block="work-group",
                          "out[3*i + 1], out[3*i + 2], with i = y * width + x: an index that lands "
                          "outside out writes nothing the checker can see (a GPU gives no error "
                          "for it)")
+WILD_HINT = INDEX_HINT + "; and " + GUARD_HINT
 CLAMP_HINT = ("convert_uchar_sat(value + 0.5f) rounds to the nearest level and clamps to 0..255; "
               "a plain (uchar) cast of a float above 255 does not stop at 255")
 LAYOUT_HINT = ("pixel i's red, green and blue are at 3*i, 3*i + 1 and 3*i + 2, in rgb and in out "
@@ -43,14 +44,12 @@ def _reports(messages):
         m = min(outside, key=lambda m: m.work_items)
         yield (f"Oclgrind reported {len(outside)} accesses outside a buffer, the first by "
                f"work-item {m.work_items[0][:2]}: {m.kind.lower()} at "
-               f"{m.where or 'an unknown line'}",
-               INDEX_HINT + "; and " + GUARD_HINT)
+               f"{m.where or 'an unknown line'}", WILD_HINT)
 
 
 def _mistakes(case, run, reports):
     yield from reports
-    yield from sepia.written_mistakes(run.out, case, WORDS, INDEX_HINT + "; and " + GUARD_HINT,
-                                      GUARD_HINT)
+    yield from sepia.written_mistakes(run.out, case, WORDS, WILD_HINT, GUARD_HINT)
     yield from _wrong_values(run.model, run.out.got)
 
 
@@ -60,9 +59,9 @@ def _wrong_values(rgb, got):
     wrong = _differs(got, want, exact)
     if not wrong.any():
         return
-    wy, wx, wc = np.argwhere(wrong)[0]
-    first = (f"x = {wx}, y = {wy}, {CHANNEL_NAMES[wc]}: got {got[wy, wx, wc]}, expected "
-             f"{want[wy, wx, wc]}, the exact sum is {exact[wy, wx, wc]:.2f}")
+    at = tuple(np.argwhere(wrong)[0])
+    first = (f"x = {at[1]}, y = {at[0]}, {CHANNEL_NAMES[at[2]]}: got {got[at]}, expected "
+             f"{want[at]}, the exact sum is {exact[at]:.2f}")
     if (wrong <= (exact + 0.5 >= 256)).all():
         yield (f"{int(wrong.sum())} values are wrong, all where the sum goes past 255 ({first})",
                "clamp while converting: " + CLAMP_HINT)

@@ -58,9 +58,9 @@ def _blocks(n, block):  # enough for n / 16 + 1 threads
     return -(-(n // 16 + 1) // block)
 
 
-def _launch_on(kernel, rgb_gpu, out_gpu, n, block):
-    return launch_catching(lambda: kernel(rgb_gpu, out_gpu, np.int32(n), block=(block, 1, 1),
-                                          grid=(_blocks(n, block), 1)))
+def _launch_on(kernel, rgb_gpu, out_gpu, n):
+    return launch_catching(lambda: kernel(rgb_gpu, out_gpu, np.int32(n), block=(BLOCK, 1, 1),
+                                          grid=(_blocks(n, BLOCK), 1)))
 
 
 def _launch(case):
@@ -72,8 +72,7 @@ def _launch(case):
 
 
 def _mistakes(case, run):
-    n, _ = case
-    rgb, got = run.model, run.out.got
+    (n, _), rgb, got = case, run.model, run.out.got
     if run.out.differs:
         yield ("two runs of the kernel on the same image wrote different values",
                "each output byte must depend only on its own pixel's input")
@@ -107,8 +106,7 @@ def _past_the_end(past, n):
 def _unwritten(unwritten, n):
     if not unwritten.any():
         return
-    groups, index = n // 16, np.arange(n)
-    pixels = unwritten.all(axis=1)
+    groups, index, pixels = n // 16, np.arange(n), unwritten.all(axis=1)
     if unwritten.all() and groups:  # (with none, every pixel is the tail's: see below)
         yield "nothing was written: out still holds its poison", ONE_PIXEL_HINT
     if groups and np.array_equal(pixels, (index >= groups) & (index < 16 * groups)):
@@ -148,8 +146,7 @@ def _wrong_groups(rgb, got, n):
                                                 "instead of 3t"),
                "16 pixels are 48 bytes, three uint4: thread t's are numbers 3t, 3t + 1 and "
                "3t + 2 of (const uint4 *)rgb, and the same in out")]
-    yield from matches(got.ravel()[:whole].astype(np.int16), models,
-                       lambda got, model: (np.abs(got - model.astype(np.int16)) <= 1).all())
+    yield from matches(got.ravel()[:whole], models, sepia.near)
 
 
 def large_image_problem(kernel, rgb, rgb_gpu, out_gpu):
@@ -158,7 +155,7 @@ def large_image_problem(kernel, rgb, rgb_gpu, out_gpu):
     small cases' rounding slack (among 65,536 random pixels a few dozen sums are exactly .5, and
     the float weights round some of them down)."""
     n = rgb.size // 3
-    error = _launch_on(kernel, rgb_gpu, out_gpu, n, BLOCK)
+    error = _launch_on(kernel, rgb_gpu, out_gpu, n)
     if error:
         return f"on a large image ({n:,} pixels) the kernel failed: {error}"
     out = out_gpu.get()
@@ -185,20 +182,17 @@ def _big_image():
 def _large_image(kernel, cases_passed: Verdict) -> Verdict:
     """On a GPU, the kernel on BIG_PIXELS, once the cases passed (not on the simulator)."""
     problem = large_image_problem(kernel, *_big_image()) if speed.on_gpu() else None
-    if problem:
-        return not_yet(problem, "the small cases passed: look for an index that overflows or "
-                       "depends on the grid's size")
-    return cases_passed
+    return not_yet(problem, "the small cases passed: look for an index that overflows or "
+                   "depends on the grid's size") if problem else cases_passed
 
 
 def _fast(kernel):
     """What keeps a right kernel from FAST: on a GPU its bandwidth on BIG_PIXELS, on the
     simulator the bytes a thread's loads and stores carry in the second case (no tail)."""
     if speed.on_gpu():
-        _, rgb_gpu, out_gpu = _big_image()
-        n = BIG_PIXELS
+        (_, rgb_gpu, out_gpu), n = _big_image(), BIG_PIXELS
         return (yield from speed.bandwidth(
-            lambda: _launch_on(kernel, rgb_gpu, out_gpu, n, BLOCK), 6 * n, TARGET, WORD_HINT,
+            lambda: _launch_on(kernel, rgb_gpu, out_gpu, n), 6 * n, TARGET, WORD_HINT,
             f"3 bytes read and 3 written a pixel, on {n:,} pixels"))
     stats = traced(Kernels(kernel, kernel), _launch(CASES[1]))
     loads, stores = (c.bytes / max(c.lanes, 1) for c in (stats.global_ld, stats.global_st))

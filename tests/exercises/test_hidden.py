@@ -12,7 +12,7 @@ import pytest
 from kernel_sources import ROOT, solution, stable_dir, stable_file, variant
 
 from helpers.exercises import catalog, gray_split, halo_exchange, hidden, pipeline
-from helpers.exercises import pipeline_mistakes, sepia, split_sum
+from helpers.exercises import sepia, split_sum
 from helpers.exercises import scale_vector
 from helpers.exercises.coverage import Grid
 
@@ -30,7 +30,7 @@ def _rules():
         module = importlib.import_module(f"helpers.exercises.{exercise.name}")
         if hasattr(module, "EXERCISE"):
             rules[exercise.name] = (module.EXERCISE.cases, module.EXERCISE.draw)
-    rules["pipeline"] = (pipeline_mistakes.CASES, pipeline.draw)
+    rules["pipeline"] = (pipeline.CASES, pipeline.draw)
     rules["gray_split"] = (gray_split.CASES, gray_split.draw)
     rules["halo_exchange"] = (halo_exchange.CASES, halo_exchange.draw)
     rules["split_sum"] = (split_sum.CASES, split_sum.draw)

@@ -16,8 +16,7 @@ import numpy as np
 import pytest
 
 from helpers.backend import BACKEND, drv
-from helpers.exercises.pipeline import check_pipeline
-from helpers.exercises.pipeline_mistakes import diagnose, make_launch, reference
+from helpers.exercises.pipeline import check_pipeline, diagnose, make_launch, reference
 from helpers.exercises.solutions.pipeline import my_pipeline as solution
 
 pytestmark = pytest.mark.gpu_timing  # on a GPU the checker measures the overlap (tests/conftest.py)
@@ -251,10 +250,9 @@ def test_kernel_matches_numpy():
 def test_the_gpu_overlap_check_runs_its_course_on_the_simulator(monkeypatch, capsys):
     """The overlap check runs only on a GPU; here it runs once, small, so that its code is
     exercised on every machine. (The simulator cannot overlap, so either verdict may come.)"""
-    from helpers.exercises import pipeline_overlap
-    from helpers.exercises.pipeline import load_kernel
+    from helpers.exercises import pipeline
 
-    monkeypatch.setattr(pipeline_overlap, "BIG_N", 2**16 + 123)
-    verdict = pipeline_overlap.check_overlap(solution, load_kernel())
+    monkeypatch.setattr(pipeline, "BIG_N", 2**16 + 123)
+    verdict = pipeline.check_overlap(solution, pipeline.load_kernel())
     assert ("did not overlap" in verdict.problem) or verdict.passed, verdict
     assert "your pipeline took" in verdict.problem
