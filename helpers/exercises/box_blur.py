@@ -102,7 +102,7 @@ def _mistakes(case, run):
     want = reference(run.model)
     if not close(run.out.got, want):
         yield from matches(run.out.got, _models(run.model), close)
-        yield from _located(run.out.got, want, case)
+        yield from _located(run.out.got, want)
 
 
 def _models(image):
@@ -136,17 +136,15 @@ def _models(image):
                "1.0f / ((2 * RADIUS + 1) * (2 * RADIUS + 1))")
 
 
-def _located(got, want, case):
+def _located(got, want):
     """Where the wrong pixels are: near the image's right or bottom edge (threads past it that
     returned before loading), near any of its edges, near their blocks' (the halo)."""
-    height, width = case.height, case.width
-    wrong = ~np.isclose(got, want, rtol=1e-5, atol=1e-6)
-    y, x = np.indices(wrong.shape)
-    ys, xs = np.nonzero(wrong)
-    first = (f"{wrong.sum()} of {wrong.size} pixels are wrong, the first at (x={xs[0]}, "
-             f"y={ys[0]}): got {got[ys[0], xs[0]]:.4f}, expected {want[ys[0], xs[0]]:.4f}")
-    overhang = (width % BLOCK[0] != 0) | (height % BLOCK[1] != 0)
-    if overhang and (wrong <= (x >= width - 2 * RADIUS) | (y >= height - 2 * RADIUS)).all():
+    wrong, (height, width) = ~np.isclose(got, want, rtol=1e-5, atol=1e-6), got.shape
+    (y, x), (fy, fx) = np.indices(wrong.shape), np.argwhere(wrong)[0]
+    first = (f"{wrong.sum()} of {wrong.size} pixels are wrong, the first at (x={fx}, y={fy}): "
+             f"got {got[fy, fx]:.4f}, expected {want[fy, fx]:.4f}")
+    if (width % BLOCK[0] or height % BLOCK[1]) and \
+            (wrong <= (x >= width - 2 * RADIUS) | (y >= height - 2 * RADIUS)).all():
         yield (first + ", all near the right or bottom edge of the image",
                "the threads of the blocks that overhang the image must load their part of the "
                "tile (clamped) and reach __syncthreads() before they return: move the bounds "
@@ -176,8 +174,7 @@ def _located(got, want, case):
 def _traced(kernels):
     """On the simulator: the first image's global load requests a warp, bank conflicts a request."""
     stats = observe(kernels, _launch(CASES[0])).stats
-    gx, gy = CASES[0].grid
-    per_warp = stats.global_ld.requests / (gx * gy * (BLOCK[0] * BLOCK[1] // 32))
+    per_warp = stats.global_ld.requests / (np.prod(CASES[0].grid) * (BLOCK[0] * BLOCK[1] // 32))
     conflicts = stats.shared_ld.bank_conflicts / max(stats.shared_ld.requests, 1)
     if per_warp > MAX_GLOBAL_LOADS_PER_WARP:
         yield (f"on the simulator each warp makes {per_warp:.0f} load requests to global memory, "
