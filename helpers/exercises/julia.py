@@ -15,6 +15,7 @@ from helpers.exercises.coverage import Grid, Words, coverage
 from helpers.exercises.escape import escape_counts, pixel_grid
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.verdict import matches
 
 WORDS = Words(index_hint="x = blockIdx.x * blockDim.x + threadIdx.x, and the same for y",
               guard_hint="the grid is rounded up to whole blocks, so some threads fall outside "
@@ -38,12 +39,8 @@ CASES = [
 def _draw(rng):
     """The grader's cases: the shipped views (the tolerance's) on other sides and blocks."""
     blocks = [case["block"] for case in CASES[:2]]
-    drawn = []
-    for case in CASES[:2]:
-        block = pick(rng, blocks)
-        drawn.append(dict(case, block=block, width=awkward(rng, block[0], 20, 260),
-                          height=awkward(rng, block[1], 20, 260)))
-    return drawn
+    return [dict(case, block=(block := pick(rng, blocks)), width=awkward(rng, block[0], 20, 260),
+                 height=awkward(rng, block[1], 20, 260)) for case in CASES[:2]]
 
 
 def julia_reference(width, height, x_min, y_min, dx, dy, c_re, c_im, max_iter) -> np.ndarray:
@@ -134,16 +131,13 @@ def _mistakes(case, run):
         yield ("the pixels where |z|^2 starts at exactly 4 (z = -2 and 2) count 0: the loop "
                "stops at |z|^2 >= 4", "z escapes only once |z|^2 > 4: break at re2 + im2 > 4.0f "
                "(not >=), or loop while |z|^2 <= 4.0f (not <)")
-    for wrong, problem, hint in _wrong_answers(case, ref):
-        if _close(got, wrong):
-            yield problem, hint
+    yield from matches(got, _wrong_answers(case, ref), _close)
     bad = got != ref
-    ys, xs = np.nonzero(bad)
-    y, x = ys[0], xs[0]
-    yield (f"{bad.mean():.1%} of the pixels differ from NumPy's, "
-           f"the first at (x={x}, y={y}): got {got[y, x]}, expected {ref[y, x]}",
-           "compare your loop with the Mandelbrot kernel's: the new z_re and z_im must "
-           "both be computed from the old values, and n counts the steps taken")
+    y, x = np.argwhere(bad)[0]
+    yield (f"{bad.mean():.1%} of the pixels differ from NumPy's, the first at (x={x}, y={y}): got "
+           f"{got[y, x]}, expected {ref[y, x]}", "compare your loop with the Mandelbrot kernel's: "
+           "the new z_re and z_im must both be computed from the old values, and n counts the "
+           "steps taken")
 
 
 EXERCISE = KernelExercise(
