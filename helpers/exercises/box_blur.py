@@ -145,29 +145,26 @@ def _located(got, want):
              f"got {got[fy, fx]:.4f}, expected {want[fy, fx]:.4f}")
     if (width % BLOCK[0] or height % BLOCK[1]) and \
             (wrong <= (x >= width - 2 * RADIUS) | (y >= height - 2 * RADIUS)).all():
-        yield (first + ", all near the right or bottom edge of the image",
-               "the threads of the blocks that overhang the image must load their part of the "
-               "tile (clamped) and reach __syncthreads() before they return: move the bounds "
-               "guard after the barrier")
+        yield (first + ", all near the right or bottom edge of the image", "the threads of the "
+               "blocks that overhang the image must load their part of the tile (clamped) and "
+               "reach __syncthreads() before they return: move the bounds guard after the barrier")
     edge = (x < RADIUS) | (y < RADIUS) | (x >= width - RADIUS) | (y >= height - RADIUS)
     if (wrong <= edge).all():
-        yield (first + ", all within RADIUS of the edges of the image",
-               "a window pixel outside the image takes the value of the nearest pixel inside: "
-               "clamp its column to 0 .. width - 1 and its row to 0 .. height - 1 "
-               "(clamp_index) when the tile is loaded")
+        yield (first + ", all within RADIUS of the edges of the image", "a window pixel outside "
+               "the image takes the value of the nearest pixel inside: clamp its column to 0 .. "
+               "width - 1 and its row to 0 .. height - 1 (clamp_index) when the tile is loaded")
     lx, ly = x % BLOCK[0], y % BLOCK[1]
     sides = {"left": lx < RADIUS, "right": lx >= BLOCK[0] - RADIUS, "top": ly < RADIUS,
              "bottom": ly >= BLOCK[1] - RADIUS}
     if (wrong <= np.logical_or.reduce(list(sides.values()))).all():
-        alone = {side: mask & ~np.logical_or.reduce([m for s, m in sides.items() if s != side])
-                 for side, mask in sides.items()}          # a corner does not say which side
-        which = [side for side in sides if (wrong & alone[side]).any()] or \
+        alone = sum(sides.values()) == 1      # near one side only: a corner does not say which
+        which = [side for side, mask in sides.items() if (wrong & mask & alone).any()] or \
             [side for side, mask in sides.items() if (wrong & mask).any()]
-        yield (f"{first}, all within RADIUS of the {', '.join(which)} edge(s) of their block: "
-               "the halo is not right",
-               f"the tile is TILE_Y x TILE_X = {BLOCK[1] + 2 * RADIUS} x {BLOCK[0] + 2 * RADIUS}"
-               ": load every element of it, RADIUS rows and columns beyond the block on every "
-               "side (the loops run while ty < TILE_Y and tx < TILE_X); " + TILE_HINT)
+        yield (f"{first}, all within RADIUS of the {', '.join(which)} edge(s) of their block: the "
+               "halo is not right", f"the tile is TILE_Y x TILE_X = {BLOCK[1] + 2 * RADIUS} x "
+               f"{BLOCK[0] + 2 * RADIUS}: load every element of it, RADIUS rows and columns beyond "
+               "the block on every side (the loops run while ty < TILE_Y and tx < TILE_X); "
+               + TILE_HINT)
     yield first, "compare your kernel with the TODOs: " + TILE_HINT
 
 
