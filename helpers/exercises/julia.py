@@ -80,29 +80,24 @@ def _wrong_answers(case, ref):
                f"{start}, and end the loop once |z|^2 > 4")
     yield (zero, "every pixel has the same count: z starts at 0 instead of at the pixel's point",
            start)
-    yield (escape_counts(swapped_re, swapped_im, c_re, c_im, max_iter),
-           "the image is computed with x and y swapped "
-           "(z starts at (x_min + y*dx) + i*(y_min + x*dy))",
+    yield (escape_counts(swapped_re, swapped_im, c_re, c_im, max_iter), "the image is computed "
+           "with x and y swapped (z starts at (x_min + y*dx) + i*(y_min + x*dy))",
            "x (the column) goes with x_min and dx, y (the row) with y_min and dy")
     yield (escape_counts(im, re, c_re, c_im, max_iter),
            "the real and imaginary parts of the starting point are swapped",
            "z_re = x_min + x*dx (x is the column), z_im = y_min + y*dy (y is the row)")
-    yield (escape_counts(re, im, c_im, c_re, max_iter),
-           "c_re and c_im are swapped",
+    yield (escape_counts(re, im, c_im, c_re, max_iter), "c_re and c_im are swapped",
            "c = c_re + i*c_im: add c_re to the real part and c_im to the imaginary part")
-    yield (ref.T.reshape(height, width),
-           "the pixels are stored transposed (iters[x*height + y])",
-           "the image is row-major like a NumPy array of shape (height, width): "
-           "store pixel (x, y) at iters[y*width + x]")
+    yield (ref.T.reshape(height, width), "the pixels are stored transposed (iters[x*height + y])",
+           "the image is row-major like a NumPy array of shape (height, width): store pixel (x, "
+           "y) at iters[y*width + x]")
     inside = ref == max_iter
     yield (np.where(inside, max_iter + 1, ref),
            "pixels that never escape hold max_iter + 1: the loop runs one step too many",
            "loop while n < max_iter (not <=), so that the count stops at max_iter")
-    yield (np.where(inside, ref, ref + 1),
-           "escaping pixels count one step too many (off by one)",
+    yield (np.where(inside, ref, ref + 1), "escaping pixels count one step too many (off by one)",
            "test |z|^2 > 4 BEFORE taking a step, and count only the steps taken")
-    yield (np.where(inside, ref, ref - 1),
-           "escaping pixels count one step too few (off by one)",
+    yield (np.where(inside, ref, ref - 1), "escaping pixels count one step too few (off by one)",
            "count every step taken, including the one after which |z|^2 > 4 is seen")
 
 
