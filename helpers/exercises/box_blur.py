@@ -110,14 +110,13 @@ def _models(image):
     full, short = range(-RADIUS, RADIUS + 1), range(-RADIUS, RADIUS)
     yield (image, "the output is the input image, unchanged: nothing is blurred yet",
            "follow the TODOs of the stub: fill the tile, wait, then average the window")
-    yield (np.zeros_like(image),
-           "every pixel is 0, which is what sum * (1 / 25) gives: 1 / 25 is an integer division "
-           "(an int divided by an int drops the fraction), so it is 0",
+    yield (np.zeros_like(image), "every pixel is 0, which is what sum * (1 / 25) gives: 1 / 25 is "
+           "an integer division (an int divided by an int drops the fraction), so it is 0",
            "make the factor a float: sum * (1.0f / 25), or sum / 25.0f")
-    yield (reference(image, mode="constant"),
-           "pixels near the image's edges are too dark: the pixels outside the image count as 0",
-           "a window pixel outside the image takes the value of the nearest pixel inside: clamp "
-           "its column and its row with clamp_index when the tile is loaded")
+    yield (reference(image, mode="constant"), "pixels near the image's edges are too dark: the "
+           "pixels outside the image count as 0", "a window pixel outside the image takes the "
+           "value of the nearest pixel inside: clamp its column and its row with clamp_index "
+           "when the tile is loaded")
     for sy, sx in ((0, 1), (1, 0), (1, 1), (0, -1), (-1, 0), (-1, -1),
                    (0, RADIUS), (RADIUS, 0), (RADIUS, RADIUS)):
         yield (reference(image, rows=range(sy - RADIUS, sy + RADIUS + 1),
@@ -127,11 +126,10 @@ def _models(image):
     for rows, cols in ((short, short), (full, short), (short, full)):
         yield (reference(image, rows=rows, cols=cols),
                f"the window is {len(cols)} x {len(rows)} pixels, not {len(full)} x {len(full)}",
-               "the window has 2 * RADIUS + 1 pixels each way: dy and dx run from 0 to "
-               "2 * RADIUS, both included (<=)")
+               "the window has 2 * RADIUS + 1 pixels each way: dy and dx run from 0 to 2 * "
+               "RADIUS, both included (<=)")
     for factor in ((2 * RADIUS + 1) ** 2, 2 * RADIUS + 1):
-        yield (reference(image) * np.float32(factor),
-               f"the results are {factor} times too large",
+        yield (reference(image) * np.float32(factor), f"the results are {factor} times too large",
                f"divide the sum by the window's {(2 * RADIUS + 1) ** 2} pixels: multiply by "
                "1.0f / ((2 * RADIUS + 1) * (2 * RADIUS + 1))")
 
@@ -179,8 +177,8 @@ def _traced(kernels):
                "from the tile", TILE_READ_HINT)
     if conflicts > MAX_CONFLICTS:
         yield (f"on the simulator the tile's reads have {conflicts:.1f} bank conflicts a request "
-               "(a warp's 32 floats fall in fewer than 32 banks), where reading along a row of "
-               "the tile has none", TILE_READ_HINT)
+               "(a warp's 32 floats fall in fewer than 32 banks), where reading along a row of the "
+               "tile has none", TILE_READ_HINT)
     return (f"on the simulator each warp made {per_warp:.1f} global load requests and its "
             f"shared loads {conflicts:.1f} bank conflicts a request")
 
@@ -199,9 +197,8 @@ def _timed(kernel):
 
 EXERCISE = KernelExercise(
     stub="exercises/box_blur.cu", kernel="box_blur",
-    signature="const float *in, float *out, int width, int height",
-    cases=CASES, draw=_draw, where=lambda c: f"{c.width} x {c.height} image, block = {BLOCK}, "
-                                             f"grid = {c.grid}",
+    signature="const float *in, float *out, int width, int height", cases=CASES, draw=_draw,
+    where=lambda c: f"{c.width} x {c.height} image, block = {BLOCK}, grid = {c.grid}",
     launch=_launch, mistakes=_mistakes, refine=_refine,
     crash_hint=GUARD_HINT + "; and clamp every pixel the tile loads to the image",
     simulated="runs the race check and the trace", fast=speed.rule(_timed, _traced),
