@@ -99,9 +99,17 @@ def _mistakes(kernels, case):
     yield from _races(kernels)
     yield from matches(got, _known_results(a, bt),
                        lambda got, wrong: np.allclose(got, wrong, RTOL, ATOL))
-    yield from _edge_tiles(got, want)
+    bad, whole = ~np.isclose(got, want, RTOL, ATOL), np.zeros(got.shape, bool)
+    whole[:case.M // TILE * TILE, :case.N // TILE * TILE] = True   # C's whole 16 x 16 tiles
+    if whole.any() and not bad[whole].any():   # the edge tiles' threads outside C skipped loads
+        yield (f"C is right in every whole 16 x 16 tile and wrong in {int(bad.sum())} elements of "
+               "the tiles at its edges, whose blocks have threads outside C: those threads skipped "
+               "their loads into As and Bs (the loop inside if (row < M && col < N), or a return "
+               "before it), so the others read elements nobody loaded",
+               "every thread of the block loads its element of both tiles (0.0f outside A or Bt) "
+               "and reaches both __syncthreads(), even one outside C: guard only the store with "
+               "if (row < M && col < N)")
     yield from _past_column_k(kernels, case)
-    bad = ~np.isclose(got, want, RTOL, ATOL)
     r, c = np.argwhere(bad)[0]
     yield (f"{int(bad.sum())} of {got.size} elements of C are wrong (the first is C[{r}][{c}] = "
            f"{got[r, c]:g}, expected {want[r, c]:g})", INDEX_HINT)
@@ -148,23 +156,6 @@ def _known_results(a, bt):
            "Bs[ty][tx] holds Bt[blockIdx.x * TILE + ty][phase * TILE + tx], so this thread's "
            "column of C (col = blockIdx.x * TILE + tx) is row tx of Bs: sum += As[ty][j] * "
            "Bs[tx][j]")
-
-
-def _edge_tiles(got, want):
-    """Wrong in the tiles that hold threads outside C, right in every whole tile: the threads
-    outside C did not load their elements of the tiles, which the others then read."""
-    m, n = got.shape
-    whole = np.zeros(got.shape, bool)
-    whole[:m // TILE * TILE, :n // TILE * TILE] = True
-    bad = ~np.isclose(got, want, RTOL, ATOL)
-    if whole.any() and not bad[whole].any() and bad.any():
-        yield (f"C is right in every whole 16 x 16 tile and wrong in {int(bad.sum())} elements of "
-               "the tiles at its edges, whose blocks have threads outside C: those threads skipped "
-               "their loads into As and Bs (the loop inside if (row < M && col < N), or a return "
-               "before it), so the others read elements nobody loaded",
-               "every thread of the block loads its element of both tiles (0.0f outside A or Bt) "
-               "and reaches both __syncthreads(), even one outside C: guard only the store with "
-               "if (row < M && col < N)")
 
 
 def _past_column_k(kernels, case):
