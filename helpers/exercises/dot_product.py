@@ -201,15 +201,14 @@ def _wrong_sums(products, block, grid):
                f"power of two of them (here {warps}): add them with warp_sum over the lanes below "
                "blockDim.x / 32, the other lanes adding 0, which works for any number of warps")
     if threads < i.size:
-        yield (products[i < threads].sum(),
-               f"only the first {threads:,} elements (one a thread) were counted",
-               "the grid has fewer threads than elements: a grid-stride loop, "
+        yield (products[i < threads].sum(), f"only the first {threads:,} elements (one a thread) "
+               "were counted", "the grid has fewer threads than elements: a grid-stride loop, "
                "for (int i = ...; i < n; i += blockDim.x * gridDim.x)")
     if grid > 1:
         yield (grid * products.sum(),
                f"the sum is {grid} times the dot product: every block counted every element",
-               "start at i = blockIdx.x * blockDim.x + threadIdx.x and step by "
-               "blockDim.x * gridDim.x, so that the blocks share the elements out")
+               "start at i = blockIdx.x * blockDim.x + threadIdx.x and step by blockDim.x * "
+               "gridDim.x, so that the blocks share the elements out")
 
 
 def _observe(kernels, case=OBSERVED[0]):
