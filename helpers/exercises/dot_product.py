@@ -245,9 +245,9 @@ def _timed(kernel):
     launch = Launch((halves, halves, np.zeros(1, np.float32), np.int32(BIG)), (256, 1, 1),
                     (8 * sms, 1))
     return (yield from speed.bandwidth(
-        speed.launched(kernel, launch), 8 * BIG, TARGET, ATOMIC_HINT_FAST + "; and keep every "
-        "load coalesced: in the grid-stride loop neighbouring threads read neighbouring "
-        "elements", f"8 bytes read an element, {BIG:,} elements"))
+        speed.launched(kernel, launch), 8 * BIG, TARGET, ATOMIC_HINT_FAST + "; and keep every load "
+        "coalesced: in the grid-stride loop neighbouring threads read neighbouring elements",
+        f"8 bytes read an element, {BIG:,} elements"))
 
 
 EXERCISE = KernelExercise(

@@ -136,14 +136,12 @@ def _known_results(a, bt):
     """(C, problem, hint) of known mistakes on a and bt."""
     (m, k), n = a.shape, bt.shape[0]
     whole = (k // TILE) * TILE
-    yield (a[:, :whole] @ bt[:, :whole].T,
-           f"C is A @ Bt.T over the first {whole} of the K = {k} columns: the last phase, whose "
-           "tile reaches past column K - 1, never ran",
+    yield (a[:, :whole] @ bt[:, :whole].T, f"C is A @ Bt.T over the first {whole} of the K = {k} "
+           "columns: the last phase, whose tile reaches past column K - 1, never ran",
            "round the number of phases up: (K + TILE - 1) / TILE")
-    yield (a @ bt.reshape(k, n),
-           "the kernel read Bt as if it were B (a K x N matrix, element (k, col) at k * N + col)",
-           "Bt is N x K: element (j, k) is at j * K + k. Load Bs[ty][tx] from row "
-           "blockIdx.x * TILE + ty of Bt, column phase * TILE + tx")
+    yield (a @ bt.reshape(k, n), "the kernel read Bt as if it were B (a K x N matrix, element (k, "
+           "col) at k * N + col)", "Bt is N x K: element (j, k) is at j * K + k. Load Bs[ty][tx] "
+           "from row blockIdx.x * TILE + ty of Bt, column phase * TILE + tx")
     # sum += As[ty][j] * Bs[j][tx], Bt's tiles loaded right: column j0 + tx of C in phase p is the
     # sum over j of A[row][p + j] * Bt[j0 + j][p + tx], tile by tile of the padded matrices
     phases, tiles = -(-k // TILE), -(-n // TILE)
@@ -153,9 +151,8 @@ def _known_results(a, bt):
     yield (np.einsum("mpj,tjpx->mtx", a_pad, bt_pad).reshape(m, -1)[:, :n],
            "the kernel multiplied by Bt's tile as loaded, not transposed: sum used Bs[j][tx], "
            "the notebook's read for a tile of B",
-           "Bs[ty][tx] holds Bt[blockIdx.x * TILE + ty][phase * TILE + tx], so this thread's "
-           "column of C (col = blockIdx.x * TILE + tx) is row tx of Bs: sum += As[ty][j] * "
-           "Bs[tx][j]")
+           "Bs[ty][tx] holds Bt[blockIdx.x * TILE + ty][phase * TILE + tx], so this thread's column "
+           "of C (col = blockIdx.x * TILE + tx) is row tx of Bs: sum += As[ty][j] * Bs[tx][j]")
 
 
 def _past_column_k(kernels, case):
