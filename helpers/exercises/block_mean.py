@@ -35,7 +35,8 @@ class PlantedBug:
     n: int       # the size of the launch that shows it
     check: str   # the simulator's setting that finds it ("": always on)
     kind: str    # the kind of the simulator's error (LaunchError.kind) that means this bug,
-    space: str | None  # in this memory ("shared", "global"; None: either): not a race on means
+    space: str | None  # in this memory ("shared", "global"; None: either): a race on means,
+    #                    say, is another mistake than bug 2's race on tile[]
     hint: str
 
 
