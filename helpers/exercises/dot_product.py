@@ -86,12 +86,12 @@ def _launch(case):
 
 
 def _mistakes(case, run):
-    got, products = float(run.out.got[0]), run.model
+    got, products, kernels = float(run.out.got[0]), run.model, run.kernel
     if run.out.past.size:
         yield ("the kernel wrote past *result (result[1] and on)",
                "the result is one float: only *result (result[0]) may be written")
     if np.isnan(got):  # a race explains a NaN too: the barrier before reading shared memory
-        yield from observed_mistakes(_observe(run.kernel), _refine, wrong="the sum is NaN")
+        yield from observed_mistakes(_observe(kernels), _refine, wrong="the sum is NaN")
         yield ("the result is NaN: the kernel read x or y past n (they hold NaN there), or an "
                "element of a __shared__ array that no thread of the block had written",
                "read x[i] and y[i] only while i < n, and of warp_sums " + WARP_SUMS_HINT)
@@ -100,10 +100,10 @@ def _mistakes(case, run):
                "block adds the block's sum: atomicAdd(result, block_sum)")
     if _close(got, products.sum()):
         return
-    yield from observed_mistakes(_observe(run.kernel), _refine, wrong="the sum is wrong")
+    yield from observed_mistakes(_observe(kernels), _refine, wrong="the sum is wrong")  # likeliest
     yield from matches(got, _wrong_sums(products, case["block"], case["grid"]), _close)
-    n, counted = products.size, np.cumsum(products)
-    for k in np.searchsorted(counted, got) + np.array([-1, 0]):  # the tail dropped, not by chance
+    n, counted = products.size, np.cumsum(products)  # a prefix's sum, within 1% of one product
+    for k in np.searchsorted(counted, got) + np.array([-1, 0]):  # (not by chance): the tail dropped
         if 0 < k < n - 1 and abs(got - counted[k]) <= 0.01 * products[k:k + 2].min():
             yield (f"the last {n - k - 1:,} of the {n:,} elements were not counted (the sum is "
                    f"that of x[0..{k}] . y[0..{k}])", "the tail is dropped: the loop must run "
