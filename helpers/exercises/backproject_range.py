@@ -84,8 +84,7 @@ def _grid(case):
 
 
 def _where(case):
-    return (f"width = {case['width']}, height = {case['height']}, block = {case['block']}, "
-            f"grid = {_grid(case).grid}, fx = {case['fx']}, fy = {case['fy']}, cx = {case['cx']}, "
+    return (f"{_grid(case).where()}, fx = {case['fx']}, fy = {case['fy']}, cx = {case['cx']}, "
             f"cy = {case['cy']}")
 
 
