@@ -26,6 +26,7 @@ CASES = [
     dict(width=45, height=37, block=(16, 16, 1), fx=52.0, fy=47.5, cx=21.7, cy=19.4, seed=1),
     dict(width=70, height=29, block=(32, 8, 1), fx=66.0, fy=71.25, cx=37.2, cy=12.9, seed=2),
 ]
+INTRINSICS = ("fx", "fy", "cx", "cy")
 
 INDEX_HINT = ("u = blockIdx.x * blockDim.x + threadIdx.x (the column), "
               "v = blockIdx.y * blockDim.y + threadIdx.y (the row), i = v * width + u")
@@ -56,13 +57,11 @@ def depth_image(case) -> np.ndarray:
     millimetres with the range in metres keeps those)."""
     rng = np.random.default_rng(case["seed"])
     shape = (case["height"], case["width"])
-    depth = rng.integers(1, 6000, shape)
-    pick = rng.random(shape)
-    depth[pick < 0.15] = 0
-    special = [Z_MIN_MM - 1, Z_MIN_MM, Z_MIN_MM + 1, Z_MAX_MM - 1, Z_MAX_MM, Z_MAX_MM + 1]
-    for k, value in enumerate(special):
-        depth[(pick >= 0.15 + 0.03 * k) & (pick < 0.18 + 0.03 * k)] = value
-    depth[(pick >= 0.33) & (pick < 0.34)] = 3
+    depth, share = rng.integers(1, 6000, shape), rng.random(shape)
+    depth[share < 0.15] = 0
+    for k, value in enumerate(end + d for end in (Z_MIN_MM, Z_MAX_MM) for d in (-1, 0, 1)):
+        depth[(share >= 0.15 + 0.03 * k) & (share < 0.18 + 0.03 * k)] = value
+    depth[(share >= 0.33) & (share < 0.34)] = 3
     return depth.astype(np.uint16)
 
 
@@ -72,8 +71,7 @@ def reference(depth, fx, fy, cx, cy, depth_scale=DEPTH_SCALE, z_min=Z_MIN, z_max
     a wrong kernel's model, with ``z`` its depths in place of depth * depth_scale and ``ranged``
     what it compared with z_min and z_max (by default z)."""
     f4 = np.float32
-    h, w = depth.shape
-    v, u = np.mgrid[0:h, 0:w].astype(f4)
+    v, u = np.indices(depth.shape).astype(f4)
     z = depth.astype(f4) * f4(depth_scale) if z is None else z
     ranged = z if ranged is None else ranged
     kept = (depth > 0) & (ranged >= f4(z_min)) & (ranged <= f4(z_max))
@@ -86,25 +84,21 @@ def _grid(case):
 
 
 def _where(case):
-    gx, gy = _grid(case).grid
-    return (f"width = {case['width']}, height = {case['height']}, block = {case['block']}, "
-            f"grid = ({gx}, {gy}), fx = {case['fx']}, fy = {case['fy']}, cx = {case['cx']}, "
+    return (f"{_grid(case).where()}, fx = {case['fx']}, fy = {case['fy']}, cx = {case['cx']}, "
             f"cy = {case['cy']}")
 
 
 def _launch(case):
-    grid, depth, f4 = _grid(case), depth_image(case), np.float32
+    grid, depth = _grid(case), depth_image(case)
     span = grid.span()  # room for any index a plausible wrong kernel computes
     return Launch((Input(depth, span), Output((3, grid.height, grid.width), guard=3 * span,
-                                              poisons=(POISON,)),
-                   np.int32(grid.width), np.int32(grid.height),
-                   *(f4(case[k]) for k in ("fx", "fy", "cx", "cy")), DEPTH_SCALE, Z_MIN, Z_MAX),
-                  block=case["block"], grid=grid.grid, model=depth)
+                                              poisons=(POISON,)), np.int32(grid.width),
+                   np.int32(grid.height), *(np.float32(case[k]) for k in INTRINSICS),
+                   DEPTH_SCALE, Z_MIN, Z_MAX), block=case["block"], grid=grid.grid, model=depth)
 
 
 def _mistakes(case, run):
-    depth, got = run.model, run.out.got
-    intrinsics = (case["fx"], case["fy"], case["cx"], case["cy"])
+    depth, got, intrinsics = run.model, run.out.got, [case[k] for k in INTRINSICS]
     want, kept = reference(depth, *intrinsics)
     past = run.out.past - got.size    # counted from the end
     if past.size and past.max() <= case["width"]:
@@ -117,7 +111,7 @@ def _mistakes(case, run):
                        lambda got, model: np.allclose(got, model, 1e-5, 1e-6, equal_nan=True))
     yield from _wrong_nans(np.isnan(got), kept, depth)
     if not close(got[:, kept], want[:, kept]):
-        yield from matches(got, _wrong_models(depth, case),
+        yield from matches(got, _wrong_models(depth, intrinsics),
                            lambda got, model: close(got[:, kept], model[:, kept]))
         bad = ~np.isclose(got, want, rtol=1e-5, atol=1e-6) & kept
         plane, fv, fu = np.argwhere(bad)[0]
@@ -134,20 +128,16 @@ def _unwritten(unwritten, case, kept):
     if unwritten.all():
         yield ("nothing was written: xyz still holds the poison the checker filled it with",
                "every thread writes its pixel's X, Y and Z (or NaN) into the three planes")
-    names = ("X", "Y", "Z")
-    at_dropped = unwritten[:, ~kept].all(axis=1)
+    planes, at_dropped = np.array(["X", "Y", "Z"]), unwritten[:, ~kept].all(axis=1)
     if not unwritten[:, kept].any() and at_dropped.any() and not at_dropped.all():
-        missing = " and ".join(names[k] for k in range(3) if at_dropped[k])
-        got_nan = " and ".join(names[k] for k in range(3) if not at_dropped[k])
-        yield (f"at the pixels that are not points, only {got_nan} got NaN: {missing} "
-               f"{'were' if ' and ' in missing else 'was'} never written there",
+        missing = " and ".join(planes[at_dropped])
+        yield (f"at the pixels that are not points, only {' and '.join(planes[~at_dropped])} got "
+               f"NaN: {missing} {'were' if ' and ' in missing else 'was'} never written there",
                "a pixel that is not a point is NaN in all three planes: " + NAN_HINT)
     per_plane = unwritten.reshape(3, -1).all(axis=1)
     if per_plane.any() and not per_plane.all():
-        missing = ", ".join(names[k] for k in range(3) if per_plane[k])
-        yield (f"the {missing} plane of xyz was never written",
-               "X goes to xyz[i], Y to xyz[n + i] and Z to xyz[2 * n + i], with "
-               "n = width * height")
+        yield (f"the {', '.join(planes[per_plane])} plane of xyz was never written", "X goes to "
+               "xyz[i], Y to xyz[n + i] and Z to xyz[2 * n + i], with n = width * height")
     pixel = unwritten.any(axis=0)
     yield from reached(~pixel, _grid(case), WORDS)
     yield from never_written(pixel, WORDS)
@@ -158,12 +148,12 @@ def _wrong_depths(depth, intrinsics):
     before the rules of which pixels are points)."""
     mm = depth.astype(np.float32)
     for z, ranged, problem, hint in (
-            (mm, None, "Z is in millimetres: depth[i] was used without depth_scale, so it was "
-             "also compared with z_min and z_max (metres) in millimetres, and nearly every pixel "
-             "came out NaN", "multiply the depth by depth_scale first: z = depth[i] * "
-             "depth_scale (metres), then test z < z_min || z > z_max"),
-            (None, mm, "the depth was compared with z_min and z_max in millimetres, where they "
-             "are metres: nearly every pixel lies past z_max and came out NaN",
+            (mm, None, "Z is in millimetres: depth[i] was used without depth_scale, so it was also "
+             "compared with z_min and z_max (metres) in millimetres, and nearly every pixel came "
+             "out NaN", "multiply the depth by depth_scale first: z = depth[i] * depth_scale "
+             "(metres), then test z < z_min || z > z_max"),
+            (None, mm, "the depth was compared with z_min and z_max in millimetres, where they are "
+             "metres: nearly every pixel lies past z_max and came out NaN",
              "turn the depth into metres first, z = depth[i] * depth_scale, and compare z"),
             ((depth // 1000).astype(np.float32), None, "Z came out in whole metres (1999 mm gave "
              "1 m): depth[i] / 1000 divides two integers, which drops the fraction",
@@ -173,77 +163,68 @@ def _wrong_depths(depth, intrinsics):
 
 def _wrong_nans(nan, kept, depth):
     """Mistakes in which pixels are points: every dropped pixel NaN in all planes, none other."""
-    some = nan.any(axis=0)
+    some, z = nan.any(axis=0), depth.astype(np.float32) * DEPTH_SCALE
+    zero_kept, far_kept, near_kept = ((depth == 0) & ~some, (depth > 0) & (z > Z_MAX) & ~some,
+                                      (depth > 0) & (z < Z_MIN) & ~some)
     if (nan.all(axis=0) != some).any():
         yield ("at some pixels only some of X, Y and Z are NaN",
                "a pixel that is not a point is NaN in all three planes: " + NAN_HINT)
-    zero_kept = (depth == 0) & ~some
     if zero_kept.any():
         yield (f"{int(zero_kept.sum())} pixels with no measurement (depth 0) were kept as points "
-               "(at X = Y = Z = 0, the camera's centre)",
-               "depth 0 means the camera measured nothing there: test depth[i] == 0 and "
-               + NAN_HINT)
-    z = depth.astype(np.float32) * DEPTH_SCALE
-    far_kept, near_kept = (depth > 0) & (z > Z_MAX) & ~some, (depth > 0) & (z < Z_MIN) & ~some
+               "(at X = Y = Z = 0, the camera's centre)", "depth 0 means the camera measured "
+               "nothing there: test depth[i] == 0 and " + NAN_HINT)
     if far_kept.any() and near_kept.any():
         yield ("points outside [z_min, z_max] were kept: the range filter is missing",
                "a point with z < z_min or z > z_max is not kept either: " + NAN_HINT)
     if far_kept.any() or near_kept.any():
-        side = "farther than z_max" if far_kept.any() else "nearer than z_min"
-        yield (f"points {side} were kept", "test both ends: z < z_min || z > z_max")
+        yield (f"points {'farther than z_max' if far_kept.any() else 'nearer than z_min'} were "
+               "kept", "test both ends: z < z_min || z > z_max")
     dropped = kept & some
+    if dropped.any() and ((z == Z_MIN) | (z == Z_MAX))[dropped].all():
+        yield ("points exactly at z_min or z_max were dropped: the range includes both ends",
+               "drop only z < z_min and z > z_max (strictly), so that z_min <= Z <= z_max is kept")
     if dropped.any():
-        at_ends = (z == Z_MIN) | (z == Z_MAX)
-        if at_ends[dropped].all():
-            yield ("points exactly at z_min or z_max were dropped: the range includes both ends",
-                   "drop only z < z_min and z > z_max (strictly), so that z_min <= Z <= z_max "
-                   "is kept")
         fv, fu = np.argwhere(dropped)[0]
         yield (f"{int(dropped.sum())} pixels with a depth inside [z_min, z_max] came out NaN "
                f"(the first is u = {fu}, v = {fv}, depth {depth[fv, fu]} mm)",
                "only depth 0 and Z outside [z_min, z_max] make NaN; keep every other pixel")
 
 
-def _wrong_models(depth, case):
+def _wrong_models(depth, intrinsics):
     """(xyz, problem, hint) of kernels with a known mistake in the formula, in this order."""
-    f4 = np.float32
-    fx, fy, cx, cy = (f4(case[k]) for k in ("fx", "fy", "cx", "cy"))
-    h, w = depth.shape
-    v, u = np.mgrid[0:h, 0:w].astype(f4)
-    mm = depth.astype(f4)
+    fx, fy, cx, cy = map(np.float32, intrinsics)
+    v, u = np.indices(depth.shape).astype(np.float32)
+    mm = depth.astype(np.float32)
     z = mm * DEPTH_SCALE
     with np.errstate(divide="ignore", invalid="ignore"):  # depth 0: those pixels are not compared
         inverse = ((u - cx) / fx / z, (v - cy) / fy / z)
     order = "the camera's intrinsics are applied in the wrong order"
-    models = [
-        ((v - cx) * z / fx, (u - cy) * z / fy, z,
-         "X was computed from the row v and Y from the column u: u and v are swapped",
-         "u is the column (X, across the image), v the row (Y, down): " + FORMULA_HINT),
-        ((u / fx - cx) * z, (v / fy - cy) * z, z,
-         order + ": the principal point is subtracted after dividing by the focal length",
-         "subtract cx from u first, then divide by fx: (u - cx) * z / fx, not (u / fx - cx) * z"),
-        (u * z / fx - cx, v * z / fy - cy, z,
-         order + ": the principal point is subtracted from the result (u * z / fx - cx)",
-         "cx is in pixels, like u: subtract it from u before scaling, (u - cx) * z / fx"),
-        ((u - cx) * z / fy, (v - cy) * z / fx, z, "fx and fy are swapped",
-         "fx (and cx) go with u and X, fy (and cy) with v and Y: " + FORMULA_HINT),
-        ((u - cy) * z / fx, (v - cx) * z / fy, z, "cx and cy are swapped",
-         "cx is the column of the image's centre, cy its row: " + FORMULA_HINT),
-        ((u - cx) * z * fx, (v - cy) * z * fy, z,
-         "X and Y are multiplied by the focal length instead of divided",
-         "a pixel offset becomes metres by multiplying by the depth and DIVIDING by the focal "
-         "length: " + FORMULA_HINT),
-        (*inverse, z, "X and Y are divided by the depth",
-         "projecting divides by Z (u = fx X / Z + cx); going back multiplies by it: "
-         + FORMULA_HINT),
-        ((v - cy) * z / fy, (u - cx) * z / fx, z, "the X and Y planes are swapped",
-         "X goes to xyz[i], Y to xyz[n + i]: " + FORMULA_HINT),
-        ((u - cx) * mm / fx, (v - cy) * mm / fy, mm,
-         "the coordinates are in millimetres, 1000 times too large",
-         "multiply the depth by depth_scale first: z = depth[i] * depth_scale (metres)"),
-    ]
-    for x, y, zz, problem, hint in models:
-        yield np.stack([x, y, np.broadcast_to(zz, x.shape)]), problem, hint
+    for x, y, zz, problem, hint in (
+            ((v - cx) * z / fx, (u - cy) * z / fy, z,
+             "X was computed from the row v and Y from the column u: u and v are swapped",
+             "u is the column (X, across the image), v the row (Y, down): " + FORMULA_HINT),
+            ((u / fx - cx) * z, (v / fy - cy) * z, z,
+             order + ": the principal point is subtracted after dividing by the focal length",
+             "subtract cx from u first, then divide by fx: (u - cx) * z / fx, not (u / fx - cx) "
+             "* z"),
+            (u * z / fx - cx, v * z / fy - cy, z,
+             order + ": the principal point is subtracted from the result (u * z / fx - cx)",
+             "cx is in pixels, like u: subtract it from u before scaling, (u - cx) * z / fx"),
+            ((u - cx) * z / fy, (v - cy) * z / fx, z, "fx and fy are swapped",
+             "fx (and cx) go with u and X, fy (and cy) with v and Y: " + FORMULA_HINT),
+            ((u - cy) * z / fx, (v - cx) * z / fy, z, "cx and cy are swapped",
+             "cx is the column of the image's centre, cy its row: " + FORMULA_HINT),
+            ((u - cx) * z * fx, (v - cy) * z * fy, z, "X and Y are multiplied by the focal "
+             "length instead of divided", "a pixel offset becomes metres by multiplying by the "
+             "depth and DIVIDING by the focal length: " + FORMULA_HINT),
+            (*inverse, z, "X and Y are divided by the depth", "projecting divides by Z (u = fx X "
+             "/ Z + cx); going back multiplies by it: " + FORMULA_HINT),
+            ((v - cy) * z / fy, (u - cx) * z / fx, z, "the X and Y planes are swapped",
+             "X goes to xyz[i], Y to xyz[n + i]: " + FORMULA_HINT),
+            ((u - cx) * mm / fx, (v - cy) * mm / fy, mm,
+             "the coordinates are in millimetres, 1000 times too large",
+             "multiply the depth by depth_scale first: z = depth[i] * depth_scale (metres)")):
+        yield np.stack([x, y, zz]), problem, hint
 
 
 EXERCISE = KernelExercise(

@@ -34,15 +34,10 @@ class PlantedBug:
     finder: str  # the check that finds it
     n: int       # the size of the launch that shows it
     check: str   # the simulator's setting that finds it ("": always on)
-    kind: str    # the kind of the simulator's error (LaunchError.kind) that means this bug
-    space: str | None  # and the memory it is in ("shared", "global"; None: either)
+    kind: str    # the kind of the simulator's error (LaunchError.kind) that means this bug,
+    space: str | None  # in this memory ("shared", "global"; None: either): a race on means,
+    #                    say, is another mistake than bug 2's race on tile[]
     hint: str
-
-    def is_it(self, err) -> bool:
-        """Whether the simulator's error ``err`` is this bug (and not another mistake of the
-        same kind: a race on means is not the tile's)."""
-        return (getattr(err, "kind", None) == self.kind
-                and self.space in (None, getattr(err, "space", None)))
 
 
 # n = 1000: the last block's threads past n load x[i] beyond x's end, a guard page there. n = 1024
@@ -86,7 +81,9 @@ def _probe(sim_kernel, bug: PlantedBug):
         try:
             sim_kernel(x_gpu, y, means, np.int32(bug.n), block=(BLOCK, 1, 1), grid=(blocks, 1))
         except (driver.Error, TypeError) as err:
-            return ("there" if bug.is_it(err) else err), describe(err)
+            there = getattr(err, "kind", None) == bug.kind and \
+                bug.space in (None, getattr(err, "space", None))
+            return ("there" if there else err), describe(err)
     return "fixed", ""
 
 
@@ -150,39 +147,31 @@ def _mistakes(n, run):
 
 
 def _wrong_means(got, want, x, n):
-    """Mistakes the block means show."""
+    """Mistakes the block means show. A sum kept in an int: each += keeps the whole part, and sum
+    / count, both ints, drops the fraction too (or not, where the learner divides as floats)."""
+    close, blocks = np.isclose(got, want, rtol=1e-4, atol=1e-5), len(want)
+    sums, tiles = np.zeros(blocks, np.float32), np.zeros((blocks, BLOCK), np.float32)
+    tiles.flat[:n] = x   # the last block's tile padded with zeros, which leave its sum as it is
+    for column in tiles.T:
+        sums = np.trunc(sums + column)
+    counts = np.minimum(BLOCK, n - np.arange(blocks) * BLOCK)
+    last = counts[-1]
     if is_poison(got).any():
         yield (f"means[{int(np.argmax(is_poison(got)))}] was never written",
                "thread 0 of every block stores its block's mean in means[blockIdx.x]")
-    close = np.isclose(got, want, rtol=1e-4, atol=1e-5)
-    last = n - (len(want) - 1) * BLOCK
     if close[:-1].all() and not close[-1] and last < BLOCK and np.isclose(
             got[-1], x[-last:].sum() / BLOCK, rtol=1e-4, atol=1e-5):
         yield (f"the last block's mean is its sum divided by {BLOCK}, but it has only {last} "
                "elements", "divide by count, the elements the block has, not by BLOCK")
-    yield from _int_sum(got, close, x, n)
+    if any(np.allclose(got, means, rtol=1e-4, atol=1e-5)
+           for means in (np.trunc(sums / counts), sums / counts)):
+        b = int(np.argmax(~close))
+        yield (f"means[{b}] = {got[b]}, the mean of a sum kept in an int: adding tile[k] to an int "
+               "keeps only its whole part", "declare the sum as a float: float sum = 0.0f")
     if not close.all():
         first = int(np.argmax(~close))
         yield (f"means[{first}] = {got[first]}, but the mean of that block is {want[first]}",
                "add up tile[0] to tile[count - 1] and divide by count")
-
-
-def _int_sum(got, close, x, n):
-    """Means added up in an int: each += keeps the whole part, and sum / count, both ints, drops
-    the fraction too (or not, where the learner divides as floats)."""
-    blocks = -(-n // BLOCK)
-    sums = np.zeros(blocks, np.float32)
-    tiles = np.zeros((blocks, BLOCK), np.float32)
-    tiles.flat[:n] = x
-    counts = np.minimum(BLOCK, n - np.arange(blocks) * BLOCK)
-    for k in range(BLOCK):
-        sums = np.where(k < counts, np.trunc(sums + tiles[:, k]), sums)
-    for means in (np.trunc(sums / counts), sums / counts):
-        if np.allclose(got, means, rtol=1e-4, atol=1e-5):
-            b = int(np.argmax(~close))
-            yield (f"means[{b}] = {got[b]}, the mean of a sum kept in an int: adding tile[k] to "
-                   "an int keeps only its whole part", "declare the sum as a float: "
-                   "float sum = 0.0f")
 
 
 EXERCISE = KernelExercise(

@@ -102,7 +102,7 @@ def _mistakes(case, run):
     want = reference(run.model)
     if not close(run.out.got, want):
         yield from matches(run.out.got, _models(run.model), close)
-        yield from _located(run.out.got, want, case)
+        yield from _located(run.out.got, want)
 
 
 def _models(image):
@@ -110,14 +110,13 @@ def _models(image):
     full, short = range(-RADIUS, RADIUS + 1), range(-RADIUS, RADIUS)
     yield (image, "the output is the input image, unchanged: nothing is blurred yet",
            "follow the TODOs of the stub: fill the tile, wait, then average the window")
-    yield (np.zeros_like(image),
-           "every pixel is 0, which is what sum * (1 / 25) gives: 1 / 25 is an integer division "
-           "(an int divided by an int drops the fraction), so it is 0",
+    yield (np.zeros_like(image), "every pixel is 0, which is what sum * (1 / 25) gives: 1 / 25 is "
+           "an integer division (an int divided by an int drops the fraction), so it is 0",
            "make the factor a float: sum * (1.0f / 25), or sum / 25.0f")
-    yield (reference(image, mode="constant"),
-           "pixels near the image's edges are too dark: the pixels outside the image count as 0",
-           "a window pixel outside the image takes the value of the nearest pixel inside: clamp "
-           "its column and its row with clamp_index when the tile is loaded")
+    yield (reference(image, mode="constant"), "pixels near the image's edges are too dark: the "
+           "pixels outside the image count as 0", "a window pixel outside the image takes the "
+           "value of the nearest pixel inside: clamp its column and its row with clamp_index "
+           "when the tile is loaded")
     for sy, sx in ((0, 1), (1, 0), (1, 1), (0, -1), (-1, 0), (-1, -1),
                    (0, RADIUS), (RADIUS, 0), (RADIUS, RADIUS)):
         yield (reference(image, rows=range(sy - RADIUS, sy + RADIUS + 1),
@@ -127,57 +126,50 @@ def _models(image):
     for rows, cols in ((short, short), (full, short), (short, full)):
         yield (reference(image, rows=rows, cols=cols),
                f"the window is {len(cols)} x {len(rows)} pixels, not {len(full)} x {len(full)}",
-               "the window has 2 * RADIUS + 1 pixels each way: dy and dx run from 0 to "
-               "2 * RADIUS, both included (<=)")
+               "the window has 2 * RADIUS + 1 pixels each way: dy and dx run from 0 to 2 * "
+               "RADIUS, both included (<=)")
     for factor in ((2 * RADIUS + 1) ** 2, 2 * RADIUS + 1):
-        yield (reference(image) * np.float32(factor),
-               f"the results are {factor} times too large",
+        yield (reference(image) * np.float32(factor), f"the results are {factor} times too large",
                f"divide the sum by the window's {(2 * RADIUS + 1) ** 2} pixels: multiply by "
                "1.0f / ((2 * RADIUS + 1) * (2 * RADIUS + 1))")
 
 
-def _located(got, want, case):
+def _located(got, want):
     """Where the wrong pixels are: near the image's right or bottom edge (threads past it that
     returned before loading), near any of its edges, near their blocks' (the halo)."""
-    height, width = case.height, case.width
-    wrong = ~np.isclose(got, want, rtol=1e-5, atol=1e-6)
-    y, x = np.indices(wrong.shape)
-    ys, xs = np.nonzero(wrong)
-    first = (f"{wrong.sum()} of {wrong.size} pixels are wrong, the first at (x={xs[0]}, "
-             f"y={ys[0]}): got {got[ys[0], xs[0]]:.4f}, expected {want[ys[0], xs[0]]:.4f}")
-    overhang = (width % BLOCK[0] != 0) | (height % BLOCK[1] != 0)
-    if overhang and (wrong <= (x >= width - 2 * RADIUS) | (y >= height - 2 * RADIUS)).all():
-        yield (first + ", all near the right or bottom edge of the image",
-               "the threads of the blocks that overhang the image must load their part of the "
-               "tile (clamped) and reach __syncthreads() before they return: move the bounds "
-               "guard after the barrier")
+    wrong, (height, width) = ~np.isclose(got, want, rtol=1e-5, atol=1e-6), got.shape
+    (y, x), (fy, fx) = np.indices(wrong.shape), np.argwhere(wrong)[0]
+    first = (f"{wrong.sum()} of {wrong.size} pixels are wrong, the first at (x={fx}, y={fy}): "
+             f"got {got[fy, fx]:.4f}, expected {want[fy, fx]:.4f}")
+    if (width % BLOCK[0] or height % BLOCK[1]) and \
+            (wrong <= (x >= width - 2 * RADIUS) | (y >= height - 2 * RADIUS)).all():
+        yield (first + ", all near the right or bottom edge of the image", "the threads of the "
+               "blocks that overhang the image must load their part of the tile (clamped) and "
+               "reach __syncthreads() before they return: move the bounds guard after the barrier")
     edge = (x < RADIUS) | (y < RADIUS) | (x >= width - RADIUS) | (y >= height - RADIUS)
     if (wrong <= edge).all():
-        yield (first + ", all within RADIUS of the edges of the image",
-               "a window pixel outside the image takes the value of the nearest pixel inside: "
-               "clamp its column to 0 .. width - 1 and its row to 0 .. height - 1 "
-               "(clamp_index) when the tile is loaded")
+        yield (first + ", all within RADIUS of the edges of the image", "a window pixel outside "
+               "the image takes the value of the nearest pixel inside: clamp its column to 0 .. "
+               "width - 1 and its row to 0 .. height - 1 (clamp_index) when the tile is loaded")
     lx, ly = x % BLOCK[0], y % BLOCK[1]
     sides = {"left": lx < RADIUS, "right": lx >= BLOCK[0] - RADIUS, "top": ly < RADIUS,
              "bottom": ly >= BLOCK[1] - RADIUS}
     if (wrong <= np.logical_or.reduce(list(sides.values()))).all():
-        alone = {side: mask & ~np.logical_or.reduce([m for s, m in sides.items() if s != side])
-                 for side, mask in sides.items()}          # a corner does not say which side
-        which = [side for side in sides if (wrong & alone[side]).any()] or \
+        alone = sum(sides.values()) == 1      # near one side only: a corner does not say which
+        which = [side for side, mask in sides.items() if (wrong & mask & alone).any()] or \
             [side for side, mask in sides.items() if (wrong & mask).any()]
-        yield (f"{first}, all within RADIUS of the {', '.join(which)} edge(s) of their block: "
-               "the halo is not right",
-               f"the tile is TILE_Y x TILE_X = {BLOCK[1] + 2 * RADIUS} x {BLOCK[0] + 2 * RADIUS}"
-               ": load every element of it, RADIUS rows and columns beyond the block on every "
-               "side (the loops run while ty < TILE_Y and tx < TILE_X); " + TILE_HINT)
+        yield (f"{first}, all within RADIUS of the {', '.join(which)} edge(s) of their block: the "
+               "halo is not right", f"the tile is TILE_Y x TILE_X = {BLOCK[1] + 2 * RADIUS} x "
+               f"{BLOCK[0] + 2 * RADIUS}: load every element of it, RADIUS rows and columns beyond "
+               "the block on every side (the loops run while ty < TILE_Y and tx < TILE_X); "
+               + TILE_HINT)
     yield first, "compare your kernel with the TODOs: " + TILE_HINT
 
 
 def _traced(kernels):
     """On the simulator: the first image's global load requests a warp, bank conflicts a request."""
     stats = observe(kernels, _launch(CASES[0])).stats
-    gx, gy = CASES[0].grid
-    per_warp = stats.global_ld.requests / (gx * gy * (BLOCK[0] * BLOCK[1] // 32))
+    per_warp = stats.global_ld.requests / (np.prod(CASES[0].grid) * (BLOCK[0] * BLOCK[1] // 32))
     conflicts = stats.shared_ld.bank_conflicts / max(stats.shared_ld.requests, 1)
     if per_warp > MAX_GLOBAL_LOADS_PER_WARP:
         yield (f"on the simulator each warp makes {per_warp:.0f} load requests to global memory, "
@@ -185,8 +177,8 @@ def _traced(kernels):
                "from the tile", TILE_READ_HINT)
     if conflicts > MAX_CONFLICTS:
         yield (f"on the simulator the tile's reads have {conflicts:.1f} bank conflicts a request "
-               "(a warp's 32 floats fall in fewer than 32 banks), where reading along a row of "
-               "the tile has none", TILE_READ_HINT)
+               "(a warp's 32 floats fall in fewer than 32 banks), where reading along a row of the "
+               "tile has none", TILE_READ_HINT)
     return (f"on the simulator each warp made {per_warp:.1f} global load requests and its "
             f"shared loads {conflicts:.1f} bank conflicts a request")
 
@@ -205,9 +197,8 @@ def _timed(kernel):
 
 EXERCISE = KernelExercise(
     stub="exercises/box_blur.cu", kernel="box_blur",
-    signature="const float *in, float *out, int width, int height",
-    cases=CASES, draw=_draw, where=lambda c: f"{c.width} x {c.height} image, block = {BLOCK}, "
-                                             f"grid = {c.grid}",
+    signature="const float *in, float *out, int width, int height", cases=CASES, draw=_draw,
+    where=lambda c: f"{c.width} x {c.height} image, block = {BLOCK}, grid = {c.grid}",
     launch=_launch, mistakes=_mistakes, refine=_refine,
     crash_hint=GUARD_HINT + "; and clamp every pixel the tile loads to the image",
     simulated="runs the race check and the trace", fast=speed.rule(_timed, _traced),

@@ -34,10 +34,10 @@ vectors, 128 MiB each). On an H200 (2026-12-02): the solution 83%, one atomic a 
 a warp 76% (the L2 cache's atomics keep up with a warp's, so on a GPU that sum is FAST; the
 simulator's trace, which counts the atomics, asks for one a block)."""
 
-WARP_SUMS_HINT = ("only the blockDim.x / 32 sums the block's warps wrote (lane < blockDim.x / "
-                  "32; the other lanes add 0)")
-ATOMIC_HINT_FAST = ("add up the block first (warp_sum, then the warps' sums), and let one thread "
-                    "a block do atomicAdd(result, block_sum): one atomic a block")
+WARP_SUMS_HINT = ("only the blockDim.x / 32 sums the block's warps wrote (lane < blockDim.x / 32; "
+                  "the other lanes add 0)")
+ATOMIC_HINT_FAST = ("add up the block first (warp_sum, then the warps' sums), and let one thread a "
+                    "block do atomicAdd(result, block_sum): one atomic a block")
 FROM_16 = "for (int offset = 16; offset > 0; offset /= 2): offsets 16, 8, 4, 2, 1"
 
 
@@ -49,30 +49,31 @@ def _draw(rng):
 
 def _refine(failure):
     """The hints for the exercise's accumulators, warp_sums' barrier and its size."""
+    err, shared = failure.error, getattr(failure.error, "space", None) == "shared"
     if failure.kind == "array bounds":
-        yield ("warp_sums needs one element for each warp of the block: declare it "
-               "__shared__ float warp_sums[32], for blocks of up to 1024 threads (32 warps)")
+        yield ("warp_sums needs one element for each warp of the block: declare it __shared__ "
+               "float warp_sums[32], for blocks of up to 1024 threads (32 warps)")
     if failure.kind != "race":
         return
-    if failure.update and failure.error.space == "global":
+    if failure.update and err.space == "global":
         yield ("several blocks add to *result at once: *result += v loses updates; use "
                "atomicAdd(result, v), once a block")
     if failure.update:
-        name = failure.error.array if failure.error.element == 0 else failure.place
-        yield (f"the warps of a block add to {name} at once, and {name} += v is a "
-               f"read, an add and a write, so sums are lost: use atomicAdd(&{name}, v), or, as "
-               "the plan has it, let lane 0 of each warp write its sum to warp_sums[warp] and "
-               "the first warp add them after a __syncthreads()")
-    if failure.error.space == "shared" and failure.error.hazard == "write-after-write":
-        yield ("two threads store into one element of warp_sums: only lane 0 of each warp "
-               "stores its warp's sum, at its warp's place: if (lane == 0) warp_sums[warp] = v")
-    if failure.between == "lanes" and failure.error.space == "shared":
+        name = err.array if err.element == 0 else failure.place
+        yield (f"the warps of a block add to {name} at once, and {name} += v is a read, an add "
+               f"and a write, so sums are lost: use atomicAdd(&{name}, v), or, as the plan has "
+               "it, let lane 0 of each warp write its sum to warp_sums[warp] and the first warp "
+               "add them after a __syncthreads()")
+    if shared and err.hazard == "write-after-write":
+        yield ("two threads store into one element of warp_sums: only lane 0 of each warp stores "
+               "its warp's sum, at its warp's place: if (lane == 0) warp_sums[warp] = v")
+    if shared and failure.between == "lanes":
         yield ("the first warp's lanes are not kept in step (not since Volta), so one read "
                "warp_sums before another wrote it: add the warps' sums with warp_sum "
                "(__shfl_down_sync), in registers, not through shared memory")
-    if failure.between == "warps" and failure.error.space == "shared":
-        yield ("after lane 0 of each warp writes warp_sums[warp], a __syncthreads() (reached "
-               "by every thread of the block) before the first warp reads warp_sums")
+    if shared and failure.between == "warps":
+        yield ("after lane 0 of each warp writes warp_sums[warp], a __syncthreads() (reached by "
+               "every thread of the block) before the first warp reads warp_sums")
 
 
 def _launch(case):
@@ -80,14 +81,12 @@ def _launch(case):
     n, rng = case["n"], np.random.default_rng(case["n"])
     x, y = (rng.uniform(0.5, 1.5, n).astype(np.float32) for _ in range(2))
     return Launch((Input(x, GUARD, np.nan), Input(y, GUARD, np.nan),
-                   Output(1, guard=GUARD, start=0.0), np.int32(n)),
-                  block=(case["block"], 1, 1), grid=(case["grid"], 1),
-                  model=x.astype(np.float64) * y)
+                   Output(1, guard=GUARD, start=0.0), np.int32(n)), block=(case["block"], 1, 1),
+                  grid=(case["grid"], 1), model=x.astype(np.float64) * y)
 
 
 def _mistakes(case, run):
-    kernels, block, grid = run.kernel, case["block"], case["grid"]
-    got, products = float(run.out.got[0]), run.model
+    got, products, kernels = float(run.out.got[0]), run.model, run.kernel
     if run.out.past.size:
         yield ("the kernel wrote past *result (result[1] and on)",
                "the result is one float: only *result (result[0]) may be written")
@@ -97,63 +96,53 @@ def _mistakes(case, run):
                "element of a __shared__ array that no thread of the block had written",
                "read x[i] and y[i] only while i < n, and of warp_sums " + WARP_SUMS_HINT)
     if got == 0.0:
-        yield ("nothing was added to *result: it is still 0",
-               "at the end, one thread of each block adds the block's sum: "
-               "atomicAdd(result, block_sum)")
+        yield ("nothing was added to *result: it is still 0", "at the end, one thread of each "
+               "block adds the block's sum: atomicAdd(result, block_sum)")
     if _close(got, products.sum()):
         return
     yield from observed_mistakes(_observe(kernels), _refine, wrong="the sum is wrong")  # likeliest
-    yield from matches(got, _wrong_sums(products, block, grid), _close)
-    yield from _prefix(got, products)
-    yield (f"the sum is {got:.7g}, NumPy's is {products.sum():.7g}",
-           "each thread adds x[i] * y[i] over its i (grid-stride loop), warp_sum adds a "
-           "warp's 32 values, and the first warp adds only the block's warps' sums "
-           "(lane < blockDim.x / 32), the other lanes adding 0")
+    yield from matches(got, _wrong_sums(products, case["block"], case["grid"]), _close)
+    n, counted = products.size, np.cumsum(products)  # a prefix's sum, within 1% of one product
+    for k in np.searchsorted(counted, got) + np.array([-1, 0]):  # (not by chance): the tail dropped
+        if 0 < k < n - 1 and abs(got - counted[k]) <= 0.01 * products[k:k + 2].min():
+            yield (f"the last {n - k - 1:,} of the {n:,} elements were not counted (the sum is "
+                   f"that of x[0..{k}] . y[0..{k}])", "the tail is dropped: the loop must run "
+                   "while i < n, for every i, whatever n is (here not a power of two, nor a "
+                   "multiple of the block)")
+    yield (f"the sum is {got:.7g}, NumPy's is {products.sum():.7g}", "each thread adds x[i] * "
+           "y[i] over its i (grid-stride loop), warp_sum adds a warp's 32 values, and the first "
+           "warp adds only the block's warps' sums (lane < blockDim.x / 32), the other lanes "
+           "adding 0")
 
 
 def _close(got, want):
     return bool(np.isfinite(got)) and abs(got - want) <= RTOL * abs(want)
 
 
-def _prefix(got, products):
-    """A sum within 1% of one product of a prefix's sum, not by chance: the tail dropped."""
-    n, counted = products.size, np.cumsum(products)
-    m = int(np.searchsorted(counted, got))
-    for k in (m - 1, m):
-        if 0 < k < n - 1 and abs(got - counted[k]) <= 0.01 * products[k:k + 2].min():
-            yield (f"the last {n - k - 1:,} of the {n:,} elements were not counted (the sum is "
-                   f"that of x[0..{k}] . y[0..{k}])",
-                   "the tail is dropped: the loop must run while i < n, for every i, whatever "
-                   "n is (here not a power of two, nor a multiple of the block)")
-
-
 SHAPES = [  # (how model() writes the plan, problem, hint): its wrong shapes, each named as itself
     (dict(shuffle="up"),
      "warp_sum uses __shfl_up_sync, which hands each lane the v of the lane offset places below "
      "it: lane 0 has none below, so it doubles its own value at each step instead of collecting "
-     "the warp's sum",
-     "use __shfl_down_sync(0xffffffff, v, offset), which hands each lane the v of the lane "
-     "offset places above it: after offsets 16, 8, 4, 2 and 1 the warp's sum is in lane 0"),
+     "the warp's sum", "use __shfl_down_sync(0xffffffff, v, offset), which hands each lane the v "
+     "of the lane offset places above it: after offsets 16, 8, 4, 2 and 1 the warp's sum is in "
+     "lane 0"),
     (dict(offsets=(32, 16, 8, 4, 2, 1)),
      "warp_sum starts at offset 32, past the warp's last lane: at that step every lane gets its "
      "own value back and doubles it, so each warp sum is twice too large (the dot product 4 "
-     "times, warp_sum being used twice)",
-     "start at half the warp, 16: " + FROM_16),
+     "times, warp_sum being used twice)", "start at half the warp, 16: " + FROM_16),
     (dict(offsets=(8, 4, 2, 1)),
      "warp_sum starts at offset 8: lane 0 ends with the sum of the warp's first 16 lanes only",
      "start at half the warp, 16: " + FROM_16),
-    (dict(offsets=(16, 8, 4, 2)),
-     "warp_sum stops one step early, before offset 1: lane 0 ends with the sum of the even "
-     "lanes only",
+    (dict(offsets=(16, 8, 4, 2)), "warp_sum stops one step early, before offset 1: lane 0 ends "
+     "with the sum of the even lanes only",
      "run the loop down to offset 1 (offset > 0, not offset > 1): " + FROM_16),
     (dict(stride="block"),
      "the loop steps by blockDim.x alone: each block walks from its first element to the end, "
      "so the blocks' walks overlap and most elements are counted by several blocks",
-     "step by the whole grid, i += blockDim.x * gridDim.x, so that the blocks share the "
-     "elements out"),
-    (dict(sum_type="int"),
-     "each thread adds up in an int: adding x[i] * y[i] to an int keeps only the whole part, "
-     "so the fractions are lost",
+     "step by the whole grid, i += blockDim.x * gridDim.x, so that the blocks share the elements "
+     "out"),
+    (dict(sum_type="int"), "each thread adds up in an int: adding x[i] * y[i] to an int keeps "
+     "only the whole part, so the fractions are lost",
      "keep each thread's sum in a float: float v = 0.0f, then v += x[i] * y[i]"),
 ]
 
@@ -162,8 +151,15 @@ def model(products, block, grid, stride="grid", sum_type="float", shuffle="down"
           offsets=(16, 8, 4, 2, 1)) -> float:
     """The sum a kernel adds to *result whose loop steps by the grid or the block (``stride``),
     each thread adding up in a float or an int (``sum_type``), its warp_sum's ``shuffle``
-    ("down" or "up") going through ``offsets``."""
-    n, threads, warps = products.size, block * grid, block // 32
+    ("down" or "up") going through ``offsets``: lane 0's sum over the last axis (32 lanes), where
+    a shuffle whose source lane is outside the warp hands a lane its own value, as CUDA's do."""
+    def warp_sum(v):
+        for offset in offsets:
+            source = lane + offset if shuffle == "down" else lane - offset
+            v = v + np.where((source >= 0) & (source < 32), v[..., np.clip(source, 0, 31)], v)
+        return v[..., 0]
+
+    n, threads, warps, lane = products.size, block * grid, block // 32, np.arange(32)
     step = threads if stride == "grid" else block
     start, sums = np.arange(threads), np.zeros(threads)
     for turn in range(-(-n // step)):  # the loop's turns taken for all the threads at once
@@ -171,19 +167,8 @@ def model(products, block, grid, stride="grid", sum_type="float", shuffle="down"
         added = np.where(i < n, products[np.minimum(i, n - 1)], 0.0).astype(np.float32)
         sums = np.trunc(sums.astype(np.float32) + added) if sum_type == "int" else sums + added
     first_warp = np.zeros((grid, 32))
-    first_warp[:, :warps] = _warp_sum(sums.reshape(grid, warps, 32), shuffle, offsets)
-    return float(_warp_sum(first_warp, shuffle, offsets).sum())
-
-
-def _warp_sum(v, shuffle, offsets):
-    """Lane 0 of warp_sum over the last axis (32 lanes): a shuffle whose source lane is outside
-    the warp hands a lane its own value, as CUDA's do."""
-    lane = np.arange(32)
-    for offset in offsets:
-        source = lane + offset if shuffle == "down" else lane - offset
-        inside = (source >= 0) & (source < 32)
-        v = v + np.where(inside, v[..., np.clip(source, 0, 31)], v)
-    return v[..., 0]
+    first_warp[:, :warps] = warp_sum(sums.reshape(grid, warps, 32))
+    return float(warp_sum(first_warp).sum())
 
 
 def _wrong_sums(products, block, grid):
@@ -191,42 +176,39 @@ def _wrong_sums(products, block, grid):
     part of the products, every block counting every element."""
     for shape, problem, hint in SHAPES:
         yield model(products, block, grid, **shape), problem, hint
-    i, warps = np.arange(products.size), block // 32
-    thread = i % (block * grid) % block        # the thread of its block that handles element i
+    i, warps, threads = np.arange(products.size), block // 32, block * grid
+    thread = i % threads % block               # the thread of its block that handles element i
     whole = 1 << (warps.bit_length() - 1)      # the largest power of two up to warps
-    yield (products[(i % block == 0) & (i < block * grid)].sum(),
-           "only thread 0 of each block counted, and only its own element (the stub as shipped)",
-           "follow the TODOs: a grid-stride loop, warp_sum with __shfl_down_sync, the warps' "
-           "sums in warp_sums, then one atomicAdd a block")
-    yield (products[thread == 0].sum(),
-           "only thread 0 of each block counted: warp_sum adds nothing (so neither a warp's "
-           "lanes nor, through them, the block's warps are added together)",
-           "warp_sum must add the 32 lanes' values: v += __shfl_down_sync(0xffffffff, v, "
-           "offset) for offset = 16, 8, 4, 2, 1; then the warps' sums go through warp_sums")
-    yield (products[thread % 32 == 0].sum(),
-           "only lane 0 of each warp counted: warp_sum does not add the lanes",
-           "in warp_sum: for (int offset = 16; offset > 0; offset /= 2) "
-           "v += __shfl_down_sync(0xffffffff, v, offset);")
-    yield (products[thread < 32].sum(), "only the first warp of each block counted",
-           "lane 0 of every warp writes its sum to warp_sums[warp]; after a __syncthreads() the "
-           "first warp adds warp_sums[0 .. blockDim.x / 32 - 1] with warp_sum")
+    for part, problem, hint in (
+            ((i % block == 0) & (i < threads), "only thread 0 of each block counted, and only its "
+             "own element (the stub as shipped)", "follow the TODOs: a grid-stride loop, warp_sum "
+             "with __shfl_down_sync, the warps' sums in warp_sums, then one atomicAdd a block"),
+            (thread == 0, "only thread 0 of each block counted: warp_sum adds nothing (so neither "
+             "a warp's lanes nor, through them, the block's warps are added together)",
+             "warp_sum must add the 32 lanes' values: v += __shfl_down_sync(0xffffffff, v, "
+             "offset) for offset = 16, 8, 4, 2, 1; then the warps' sums go through warp_sums"),
+            (thread % 32 == 0, "only lane 0 of each warp counted: warp_sum does not add the lanes",
+             "in warp_sum: for (int offset = 16; offset > 0; offset /= 2) v += "
+             "__shfl_down_sync(0xffffffff, v, offset);"),
+            (thread < 32, "only the first warp of each block counted", "lane 0 of every warp "
+             "writes its sum to warp_sums[warp]; after a __syncthreads() the first warp adds "
+             "warp_sums[0 .. blockDim.x / 32 - 1] with warp_sum")):
+        yield products[part].sum(), problem, hint
     if whole < warps:
         yield (products[thread < 32 * whole].sum(),
                f"the warps past the first {whole} of the {warps} in each block were not counted",
                f"a tree that halves the number of warp sums drops the odd ones when there is no "
-               f"power of two of them (here {warps}): add them with warp_sum over the lanes "
-               "below blockDim.x / 32, the other lanes adding 0, which works for any number of "
-               "warps")
-    if block * grid < products.size:
-        yield (products[i < block * grid].sum(),
-               f"only the first {block * grid:,} elements (one a thread) were counted",
-               "the grid has fewer threads than elements: a grid-stride loop, "
+               f"power of two of them (here {warps}): add them with warp_sum over the lanes below "
+               "blockDim.x / 32, the other lanes adding 0, which works for any number of warps")
+    if threads < i.size:
+        yield (products[i < threads].sum(), f"only the first {threads:,} elements (one a thread) "
+               "were counted", "the grid has fewer threads than elements: a grid-stride loop, "
                "for (int i = ...; i < n; i += blockDim.x * gridDim.x)")
     if grid > 1:
         yield (grid * products.sum(),
                f"the sum is {grid} times the dot product: every block counted every element",
-               "start at i = blockIdx.x * blockDim.x + threadIdx.x and step by "
-               "blockDim.x * gridDim.x, so that the blocks share the elements out")
+               "start at i = blockIdx.x * blockDim.x + threadIdx.x and step by blockDim.x * "
+               "gridDim.x, so that the blocks share the elements out")
 
 
 def _observe(kernels, case=OBSERVED[0]):
@@ -249,9 +231,8 @@ def _traced(kernels):
     seen = _observe(kernels)
     atomics = seen.stats.atomics.lanes
     if atomics > seen.blocks:
-        yield (f"the kernel made {atomics:,} atomic additions to *result for {seen.blocks} "
-               "blocks (the simulator's trace counted them), which wait for each other",
-               ATOMIC_HINT_FAST)
+        yield (f"the kernel made {atomics:,} atomic additions to *result for {seen.blocks} blocks "
+               "(the simulator's trace counted them), which wait for each other", ATOMIC_HINT_FAST)
     return f"on the simulator {atomics} atomic additions for {seen.blocks} blocks"
 
 
@@ -264,19 +245,18 @@ def _timed(kernel):
     launch = Launch((halves, halves, np.zeros(1, np.float32), np.int32(BIG)), (256, 1, 1),
                     (8 * sms, 1))
     return (yield from speed.bandwidth(
-        speed.launched(kernel, launch), 8 * BIG, TARGET, ATOMIC_HINT_FAST + "; and keep every "
-        "load coalesced: in the grid-stride loop neighbouring threads read neighbouring "
-        "elements", f"8 bytes read an element, {BIG:,} elements"))
+        speed.launched(kernel, launch), 8 * BIG, TARGET, ATOMIC_HINT_FAST + "; and keep every load "
+        "coalesced: in the grid-stride loop neighbouring threads read neighbouring elements",
+        f"8 bytes read an element, {BIG:,} elements"))
 
 
 EXERCISE = KernelExercise(
     stub="exercises/dot_product.cu", kernel="dot",
-    signature="const float *x, const float *y, float *result, int n",
-    cases=CASES, draw=_draw, launch=_launch, mistakes=_mistakes,
+    signature="const float *x, const float *y, float *result, int n", cases=CASES, draw=_draw,
+    launch=_launch, mistakes=_mistakes, observed=_observed_mistakes, refine=_refine,
     where=lambda c: f"n = {c['n']:,}, block = ({c['block']}, 1, 1), grid = ({c['grid']}, 1)",
-    observed=_observed_mistakes, simulated="runs the race check",
-    fast=speed.rule(_timed, _traced),
-    crash_hint="read x[i] and y[i] only for i < n, and write only *result", refine=_refine,
+    simulated="runs the race check", fast=speed.rule(_timed, _traced),
+    crash_hint="read x[i] and y[i] only for i < n, and write only *result",
     success=f"the dot product matches NumPy's ({len(CASES) - len(OBSERVED)} sizes from 1 to "
             "100,003, blocks of 1 to 32 warps, grids larger and smaller than n), no race")
 

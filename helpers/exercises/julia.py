@@ -15,6 +15,7 @@ from helpers.exercises.coverage import Grid, Words, coverage
 from helpers.exercises.escape import escape_counts, pixel_grid
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.verdict import matches
 
 WORDS = Words(index_hint="x = blockIdx.x * blockDim.x + threadIdx.x, and the same for y",
               guard_hint="the grid is rounded up to whole blocks, so some threads fall outside "
@@ -38,12 +39,8 @@ CASES = [
 def _draw(rng):
     """The grader's cases: the shipped views (the tolerance's) on other sides and blocks."""
     blocks = [case["block"] for case in CASES[:2]]
-    drawn = []
-    for case in CASES[:2]:
-        block = pick(rng, blocks)
-        drawn.append(dict(case, block=block, width=awkward(rng, block[0], 20, 260),
-                          height=awkward(rng, block[1], 20, 260)))
-    return drawn
+    return [dict(case, block=(block := pick(rng, blocks)), width=awkward(rng, block[0], 20, 260),
+                 height=awkward(rng, block[1], 20, 260)) for case in CASES[:2]]
 
 
 def julia_reference(width, height, x_min, y_min, dx, dy, c_re, c_im, max_iter) -> np.ndarray:
@@ -83,29 +80,24 @@ def _wrong_answers(case, ref):
                f"{start}, and end the loop once |z|^2 > 4")
     yield (zero, "every pixel has the same count: z starts at 0 instead of at the pixel's point",
            start)
-    yield (escape_counts(swapped_re, swapped_im, c_re, c_im, max_iter),
-           "the image is computed with x and y swapped "
-           "(z starts at (x_min + y*dx) + i*(y_min + x*dy))",
+    yield (escape_counts(swapped_re, swapped_im, c_re, c_im, max_iter), "the image is computed "
+           "with x and y swapped (z starts at (x_min + y*dx) + i*(y_min + x*dy))",
            "x (the column) goes with x_min and dx, y (the row) with y_min and dy")
     yield (escape_counts(im, re, c_re, c_im, max_iter),
            "the real and imaginary parts of the starting point are swapped",
            "z_re = x_min + x*dx (x is the column), z_im = y_min + y*dy (y is the row)")
-    yield (escape_counts(re, im, c_im, c_re, max_iter),
-           "c_re and c_im are swapped",
+    yield (escape_counts(re, im, c_im, c_re, max_iter), "c_re and c_im are swapped",
            "c = c_re + i*c_im: add c_re to the real part and c_im to the imaginary part")
-    yield (ref.T.reshape(height, width),
-           "the pixels are stored transposed (iters[x*height + y])",
-           "the image is row-major like a NumPy array of shape (height, width): "
-           "store pixel (x, y) at iters[y*width + x]")
+    yield (ref.T.reshape(height, width), "the pixels are stored transposed (iters[x*height + y])",
+           "the image is row-major like a NumPy array of shape (height, width): store pixel (x, "
+           "y) at iters[y*width + x]")
     inside = ref == max_iter
     yield (np.where(inside, max_iter + 1, ref),
            "pixels that never escape hold max_iter + 1: the loop runs one step too many",
            "loop while n < max_iter (not <=), so that the count stops at max_iter")
-    yield (np.where(inside, ref, ref + 1),
-           "escaping pixels count one step too many (off by one)",
+    yield (np.where(inside, ref, ref + 1), "escaping pixels count one step too many (off by one)",
            "test |z|^2 > 4 BEFORE taking a step, and count only the steps taken")
-    yield (np.where(inside, ref, ref - 1),
-           "escaping pixels count one step too few (off by one)",
+    yield (np.where(inside, ref, ref - 1), "escaping pixels count one step too few (off by one)",
            "count every step taken, including the one after which |z|^2 > 4 is seen")
 
 
@@ -134,16 +126,13 @@ def _mistakes(case, run):
         yield ("the pixels where |z|^2 starts at exactly 4 (z = -2 and 2) count 0: the loop "
                "stops at |z|^2 >= 4", "z escapes only once |z|^2 > 4: break at re2 + im2 > 4.0f "
                "(not >=), or loop while |z|^2 <= 4.0f (not <)")
-    for wrong, problem, hint in _wrong_answers(case, ref):
-        if _close(got, wrong):
-            yield problem, hint
+    yield from matches(got, _wrong_answers(case, ref), _close)
     bad = got != ref
-    ys, xs = np.nonzero(bad)
-    y, x = ys[0], xs[0]
-    yield (f"{bad.mean():.1%} of the pixels differ from NumPy's, "
-           f"the first at (x={x}, y={y}): got {got[y, x]}, expected {ref[y, x]}",
-           "compare your loop with the Mandelbrot kernel's: the new z_re and z_im must "
-           "both be computed from the old values, and n counts the steps taken")
+    y, x = np.argwhere(bad)[0]
+    yield (f"{bad.mean():.1%} of the pixels differ from NumPy's, the first at (x={x}, y={y}): got "
+           f"{got[y, x]}, expected {ref[y, x]}", "compare your loop with the Mandelbrot kernel's: "
+           "the new z_re and z_im must both be computed from the old values, and n counts the "
+           "steps taken")
 
 
 EXERCISE = KernelExercise(

@@ -67,26 +67,20 @@ def _draw(rng):
 
 
 def _where(case):
-    if case.racecheck:
-        return "after every result was right"
-    gx, gy = case.grid
-    return f"M = {case.M}, K = {case.K}, N = {case.N}, block = (16, 16, 1), grid = ({gx}, {gy})"
+    return ("after every result was right" if case.racecheck else f"M = {case.M}, K = {case.K}, "
+            f"N = {case.N}, block = (16, 16, 1), grid = {case.grid}")
 
 
-def _inputs(case, k=None):
-    """A (M x K) and Bt (N x K) of the case, float32; with k > K, zero columns pad both."""
+def _launch(case, k=None):
+    """The case's launch on A (M x K) and Bt (N x K), float32, with k > K padded by zero columns
+    to k; its model: A, Bt and NumPy's C (float64)."""
     rng = np.random.default_rng(case.M * 10_000 + case.K * 100 + case.N)
-    a = rng.uniform(-1, 1, (case.M, case.K)).astype(np.float32)
-    bt = rng.uniform(-1, 1, (case.N, case.K)).astype(np.float32)
-    if k is not None and k > case.K:
-        a, bt = (np.pad(x, ((0, 0), (0, k - case.K))) for x in (a, bt))
-    return a, bt
-
-
-def _launch(a, bt, case):
-    m, k, n = a.shape[0], a.shape[1], bt.shape[0]
+    a, bt = (rng.uniform(-1, 1, (rows, case.K)).astype(np.float32) for rows in (case.M, case.N))
+    a, bt = (np.pad(x, ((0, 0), (0, max(k or 0, case.K) - case.K))) for x in (a, bt))
+    (m, k), n = a.shape, bt.shape[0]
     return Launch((a, bt, Output((m, n), guard=TILE * n + TILE), np.int32(m), np.int32(k),
-                   np.int32(n)), block=(TILE, TILE, 1), grid=case.grid)
+                   np.int32(n)), block=(TILE, TILE, 1), grid=case.grid,
+                  model=(a, bt, a.astype(np.float64) @ bt.T))
 
 
 def _mistakes(kernels, case):
@@ -94,12 +88,10 @@ def _mistakes(kernels, case):
     if case.racecheck:
         yield from _races(kernels)
         return
-    a, bt = _inputs(case)
-    got = yield from _result(kernels, a, bt, case)
-    if got is None:
-        return
-    want = a.astype(np.float64) @ bt.T
-    if np.allclose(got, want, RTOL, ATOL):
+    launch = _launch(case)
+    got = yield from _result(kernels, launch)
+    a, bt, want = launch.model
+    if got is None or np.allclose(got, want, RTOL, ATOL):
         return
     if not got.any():
         yield ("C is all zeros: nothing was added to sum",
@@ -107,18 +99,26 @@ def _mistakes(kernels, case):
     yield from _races(kernels)
     yield from matches(got, _known_results(a, bt),
                        lambda got, wrong: np.allclose(got, wrong, RTOL, ATOL))
-    yield from _edge_tiles(got, want)
+    bad, whole = ~np.isclose(got, want, RTOL, ATOL), np.zeros(got.shape, bool)
+    whole[:case.M // TILE * TILE, :case.N // TILE * TILE] = True   # C's whole 16 x 16 tiles
+    if whole.any() and not bad[whole].any():   # the edge tiles' threads outside C skipped loads
+        yield (f"C is right in every whole 16 x 16 tile and wrong in {int(bad.sum())} elements of "
+               "the tiles at its edges, whose blocks have threads outside C: those threads skipped "
+               "their loads into As and Bs (the loop inside if (row < M && col < N), or a return "
+               "before it), so the others read elements nobody loaded",
+               "every thread of the block loads its element of both tiles (0.0f outside A or Bt) "
+               "and reaches both __syncthreads(), even one outside C: guard only the store with "
+               "if (row < M && col < N)")
     yield from _past_column_k(kernels, case)
-    bad = ~np.isclose(got, want, RTOL, ATOL)
     r, c = np.argwhere(bad)[0]
     yield (f"{int(bad.sum())} of {got.size} elements of C are wrong (the first is C[{r}][{c}] = "
            f"{got[r, c]:g}, expected {want[r, c]:g})", INDEX_HINT)
 
 
-def _result(kernels, a, bt, case):
-    """Launch the kernel on a and bt (a generator: yields the mistakes of where it wrote, returns
-    C, or None after a crash)."""
-    run = yield from EXERCISE.run(kernels, _launch(a, bt, case))
+def _result(kernels, launch):
+    """Launch the kernel (a generator: yields the mistakes of where it wrote, returns C, or None
+    after a crash)."""
+    run = yield from EXERCISE.run(kernels, launch)
     if run is None:
         return None
     if run.out.past.size:
@@ -127,61 +127,32 @@ def _result(kernels, a, bt, case):
     if run.out.unwritten.any():
         r, c = np.argwhere(run.out.unwritten)[0]
         yield (f"{int(run.out.unwritten.sum())} of {run.out.got.size} elements of C were never "
-               f"written (the first is C[{r}][{c}])",
-               "every thread inside C stores its sum once, after the loop over the phases: "
-               "C[row * N + col] = sum")
+               f"written (the first is C[{r}][{c}])", "every thread inside C stores its sum once, "
+               "after the loop over the phases: C[row * N + col] = sum")
     return run.out.got
 
 
 def _known_results(a, bt):
     """(C, problem, hint) of known mistakes on a and bt."""
-    k, n = a.shape[1], bt.shape[0]
+    (m, k), n = a.shape, bt.shape[0]
     whole = (k // TILE) * TILE
-    yield (a[:, :whole] @ bt[:, :whole].T,
-           f"C is A @ Bt.T over the first {whole} of the K = {k} columns: the last phase, whose "
-           "tile reaches past column K - 1, never ran",
+    yield (a[:, :whole] @ bt[:, :whole].T, f"C is A @ Bt.T over the first {whole} of the K = {k} "
+           "columns: the last phase, whose tile reaches past column K - 1, never ran",
            "round the number of phases up: (K + TILE - 1) / TILE")
-    yield (a @ bt.reshape(k, n),
-           "the kernel read Bt as if it were B (a K x N matrix, element (k, col) at k * N + col)",
-           "Bt is N x K: element (j, k) is at j * K + k. Load Bs[ty][tx] from row "
-           "blockIdx.x * TILE + ty of Bt, column phase * TILE + tx")
-    yield (_untransposed(a, bt),
+    yield (a @ bt.reshape(k, n), "the kernel read Bt as if it were B (a K x N matrix, element (k, "
+           "col) at k * N + col)", "Bt is N x K: element (j, k) is at j * K + k. Load Bs[ty][tx] "
+           "from row blockIdx.x * TILE + ty of Bt, column phase * TILE + tx")
+    # sum += As[ty][j] * Bs[j][tx], Bt's tiles loaded right: column j0 + tx of C in phase p is the
+    # sum over j of A[row][p + j] * Bt[j0 + j][p + tx], tile by tile of the padded matrices
+    phases, tiles = -(-k // TILE), -(-n // TILE)
+    a_pad, bt_pad = np.zeros((m, phases, TILE)), np.zeros((tiles, TILE, phases, TILE))
+    a_pad.reshape(m, -1)[:, :k] = a
+    bt_pad.reshape(tiles * TILE, -1)[:n, :k] = bt
+    yield (np.einsum("mpj,tjpx->mtx", a_pad, bt_pad).reshape(m, -1)[:, :n],
            "the kernel multiplied by Bt's tile as loaded, not transposed: sum used Bs[j][tx], "
            "the notebook's read for a tile of B",
-           "Bs[ty][tx] holds Bt[blockIdx.x * TILE + ty][phase * TILE + tx], so this thread's "
-           "column of C (col = blockIdx.x * TILE + tx) is row tx of Bs: sum += As[ty][j] * "
-           "Bs[tx][j]")
-
-
-def _untransposed(a, bt):
-    """C when the kernel loads Bt's tiles right and reads them as tiles of B (Bs[j][tx])."""
-    (m, k), n = a.shape, bt.shape[0]
-    kp, n_pad = -(-k // TILE) * TILE, -(-n // TILE) * TILE
-    a_pad, bt_pad = np.zeros((m, kp)), np.zeros((n_pad, kp))
-    a_pad[:, :k], bt_pad[:n, :k] = a, bt
-    c = np.zeros((m, n_pad))
-    for p in range(0, kp, TILE):
-        for j0 in range(0, n_pad, TILE):
-            # column j0 + tx of C: sum over j of A[row][p + j] * Bt[j0 + j][p + tx]
-            c[:, j0:j0 + TILE] += a_pad[:, p:p + TILE] @ bt_pad[j0:j0 + TILE, p:p + TILE]
-    return c[:, :n]
-
-
-def _edge_tiles(got, want):
-    """Wrong in the tiles that hold threads outside C, right in every whole tile: the threads
-    outside C did not load their elements of the tiles, which the others then read."""
-    m, n = got.shape
-    whole = np.zeros(got.shape, bool)
-    whole[:m // TILE * TILE, :n // TILE * TILE] = True
-    bad = ~np.isclose(got, want, RTOL, ATOL)
-    if whole.any() and not bad[whole].any() and bad.any():
-        yield (f"C is right in every whole 16 x 16 tile and wrong in {int(bad.sum())} elements of "
-               "the tiles at its edges, whose blocks have threads outside C: those threads skipped "
-               "their loads into As and Bs (the loop inside if (row < M && col < N), or a return "
-               "before it), so the others read elements nobody loaded",
-               "every thread of the block loads its element of both tiles (0.0f outside A or Bt) "
-               "and reaches both __syncthreads(), even one outside C: guard only the store with "
-               "if (row < M && col < N)")
+           "Bs[ty][tx] holds Bt[blockIdx.x * TILE + ty][phase * TILE + tx], so this thread's column "
+           "of C (col = blockIdx.x * TILE + tx) is row tx of Bs: sum += As[ty][j] * Bs[tx][j]")
 
 
 def _past_column_k(kernels, case):
@@ -189,9 +160,9 @@ def _past_column_k(kernels, case):
     elements past column K - 1 are not 0."""
     if case.K % TILE == 0:
         return
-    a, bt = _inputs(case, -(-case.K // TILE) * TILE)
-    got = yield from _result(kernels, a, bt, case)
-    if got is not None and np.allclose(got, a.astype(np.float64) @ bt.T, RTOL, ATOL):
+    launch = _launch(case, -(-case.K // TILE) * TILE)
+    got = yield from _result(kernels, launch)
+    if got is not None and np.allclose(got, launch.model[2], RTOL, ATOL):
         yield ("C is right when K is a multiple of 16 (with A and Bt padded by zero columns), "
                f"and wrong for K = {case.K}: the last phase's tile holds something other than 0 "
                "past column K - 1",
@@ -202,7 +173,7 @@ def _past_column_k(kernels, case):
 def _traced(kernels):
     """On the simulator, on COALESCED: a warp reads two rows of 16 floats of a tile (4 sectors
     for A's and Bt's, 16 for Bt's read down its columns); an unpadded Bs puts them in 2 banks."""
-    stats = observe(kernels, _launch(*_inputs(COALESCED), COALESCED), key="coalescing").stats
+    stats = observe(kernels, _launch(COALESCED), key="coalescing").stats
     sectors = stats.global_ld.sectors_per_request
     conflicts = stats.shared_ld.bank_conflicts / max(stats.shared_ld.requests, 1)
     if sectors > MAX_SECTORS:
@@ -227,34 +198,29 @@ def _timed(kernel):
 
 
 def _races(kernels):
-    """The mistakes of the race check's launches on the simulator (RACE_CASES)."""
+    """The mistakes of the race check's launches on the simulator (RACE_CASES). With a single
+    phase, a race on the tiles can only be between the loads and the products; with several (and
+    none in a single phase), between one phase's products and the next phase's loads."""
     for case in RACE_CASES:
-        seen = observe(kernels, _launch(*_inputs(case), case), key=f"race {case}")
-        if seen.error is not None:
-            problem, hint = _race_mistake(seen.error, single_phase=case.K <= TILE)
-            yield (f"{problem.rstrip('.')}, found by the race check on the simulator with "
-                   f"M = {case.M}, K = {case.K}, N = {case.N}"), hint
-
-
-def _race_mistake(error, single_phase):
-    """(problem, hint) for a launch that failed on the simulator. With a single phase, a race on
-    the tiles can only be between the loads and the products; with several (and none in a single
-    phase), between one phase's products and the next phase's loads."""
-    if error.kind == "time limit":
-        return (did_not_finish(error), "a loop whose condition never becomes false: check the "
-                "phase loop and the inner loop")
-    problem, hint = race_mistake(error, "two threads wrote the same element of C: a thread "
-                                        "outside C wrote into the next row. Store only "
-                                        "if (row < M && col < N)")
-    if error.kind != "race":
-        return problem, LOAD_HINT
-    if error.space != "shared" or error.hazard == "write-after-write":  # C, or an index in a tile
-        return problem, hint
-    return problem, ("a thread read the tile before another thread had loaded its part: put "
-                     "__syncthreads() between the loads and the loop that reads As and Bs (TODO 3)"
-                     if single_phase else "the next phase's loads overwrote the tile while another "
-                     "thread was still reading it: put __syncthreads() after the loop that reads "
-                     "As and Bs, at the end of each phase (TODO 5)")
+        error = observe(kernels, _launch(case), key=f"race {case}").error
+        if error is None:
+            continue
+        problem, hint = ((did_not_finish(error), "a loop whose condition never becomes false: "
+                          "check the phase loop and the inner loop") if error.kind == "time limit"
+                         else race_mistake(error, "two threads wrote the same element of C: a "
+                                           "thread outside C wrote into the next row. Store only "
+                                           "if (row < M && col < N)"))
+        if error.kind not in ("race", "time limit"):
+            hint = LOAD_HINT
+        elif error.kind == "race" and error.space == "shared" and \
+                error.hazard != "write-after-write":   # not C, nor an index in a tile
+            hint = ("a thread read the tile before another thread had loaded its part: put "
+                    "__syncthreads() between the loads and the loop that reads As and Bs (TODO 3)"
+                    if case.K <= TILE else "the next phase's loads overwrote the tile while "
+                    "another thread was still reading it: put __syncthreads() after the loop that "
+                    "reads As and Bs, at the end of each phase (TODO 5)")
+        yield (f"{problem.rstrip('.')}, found by the race check on the simulator with "
+               f"M = {case.M}, K = {case.K}, N = {case.N}"), hint
 
 
 EXERCISE = KernelExercise(
