@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from helpers.backend import BACKEND
-from helpers.timing import copy_bandwidth_gbs, paper_bandwidth_gbs, time_cpu
+from helpers.timing import copy_bandwidth_gbs, paper_bandwidth_gbs, time_cpu, time_kernel
 
 
 def test_time_cpu_warms_up_then_times_each_run():
@@ -44,3 +44,11 @@ def test_the_fma_ceiling_is_near_the_datasheet():
     # notebook 08 measured 63,535 GFLOP/s on an H200 (67 TFLOP/s on its datasheet); any GPU of
     # the last decade does more than 1 TFLOP/s
     assert 1_000 < fma_gflops(repeat=3) < 200_000
+
+
+def test_time_kernel_times_one_launch_of_a_batch():
+    calls = []
+    t = time_kernel(lambda: calls.append(1), repeat=3, warmup=1, batch=5)
+    assert len(calls) == 1 + 3 * 5 and len(t.times_ms) == 3 and t.min_ms >= 0
+    with pytest.raises(ValueError):
+        time_kernel(lambda: None, batch=0)
