@@ -247,8 +247,9 @@ def measure_all(run, size, tiny):
         print(f"  {case.kernel}: measured", file=sys.stderr, flush=True)
         if SIM:
             kept.append(case)    # small on the simulator: kept for Numba's simulator below
-        del case
-        gc.collect()             # frees the case's device memory before the next one
+        else:                    # (so there it frees nothing: 50 ms a case at --tiny)
+            del case
+            gc.collect()         # frees the case's device memory before the next one
     if SIM:
         numba = run.numba_column(kept, NUMBA_MAX_TINY if tiny else NUMBA_MAX)
         for r, case in zip(rows, kept):

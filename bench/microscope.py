@@ -44,10 +44,10 @@ from pathlib import Path
 
 import numpy as np
 
-from helpers.sim.microscope.trace import NCU_METRICS
-
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT))   # before importing helpers: this copy's, not an installed one's
+
+from helpers.sim.microscope.trace import NCU_METRICS  # noqa: E402
 DATA = ROOT / "bench" / "data" / "ncu_h200.json"
 TOLERANCE = 0.05
 # Below ZERO a figure counts as none. Nsight Compute's bank-conflict counters also count wavefronts

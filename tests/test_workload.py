@@ -1,6 +1,8 @@
 """The class-size setting (helpers.workload): each learner's share of the notebooks' sizes, a
 clear error for a bad value, and notebook 05 run at a class size of 30."""
 
+import os
+
 import pytest
 
 from kernel_sources import ROOT
@@ -41,6 +43,9 @@ def test_notebook_05_runs_for_a_class_of_30(monkeypatch):
     path = ROOT / "notebooks" / "05_pinned_memory_and_streams.ipynb"
     nb = nbformat.read(path, as_version=4)
     monkeypatch.setenv("CUDA_COURSE_CLASS_SIZE", "30")  # the notebook's kernel inherits it
+    # and this checkout's helpers first: its folder (notebooks/) is not the repository (else an
+    # editable install of another checkout, in a worktree sharing its venv, ran the notebook)
+    monkeypatch.setenv("PYTHONPATH", str(ROOT), prepend=os.pathsep)
     NotebookClient(nb, timeout=600, kernel_name="python3",
                    resources={"metadata": {"path": str(path.parent)}}).execute()
     printed = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code"

@@ -60,7 +60,9 @@ TIMED_ON_A_GPU = {"sepia_x16.cu"}  # its checker measures a bandwidth there (tes
     pytest.param(check, stub, id=stub, marks=[pytest.mark.gpu_timing] * (stub in TIMED_ON_A_GPU))
     for check, stub in CHECKERS])
 def test_the_solution_passes_its_checker(check, stub, capsys):
-    verdict = check(f"solutions/{stub}")
+    # By its absolute path, as the grader names a file (test_hidden.py's grader run of the same
+    # solution then finds this module compiled); a relative path is test_a_missing_file_...'s
+    verdict = check(str(CUDA_SRC / "solutions" / stub))
     assert verdict.passed is True
     assert capsys.readouterr().out == f"{verdict}\n"
 

@@ -72,8 +72,15 @@ def test_the_prelude_is_precompiled_for_the_second_build_with_the_same_flags(tmp
     subprocess.run([gcc[0], f"-I{folder}", *flags, str(main), "-o", str(tmp_path / "main")],
                    check=True)
     assert subprocess.run([tmp_path / "main"]).returncode == 1  # GCC read the precompiled one
-    for _ in range(2):  # never for an instrumented build, which names files by their path
-        assert prebuilt.prelude_folder(gcc, ["-DSIM_TRACE", *flags], include, digest) is None
+    copy = tiny_prelude(tmp_path / "copy", "inline int which() { return 1; }\n")  # same headers
+    copy_flags = [*flags[:-1], f"-I{copy}"]
+    assert prebuilt.prelude_folder(gcc, copy_flags, copy, digest) == folder  # shared by copies
+    # An instrumented build names files by their path: one of its own for each copy's headers.
+    traced = prebuilt.prelude_folder(gcc, ["-DSIM_TRACE", *flags], include, digest)
+    assert traced is None  # the first: as before
+    traced = prebuilt.prelude_folder(gcc, ["-DSIM_TRACE", *flags], include, digest)
+    assert traced not in (None, folder) and (traced / "cuda_sim.h.gch").is_file()
+    assert prebuilt.prelude_folder(gcc, ["-DSIM_TRACE", *copy_flags], copy, digest) is None
     (folder / "cuda_sim.h.gch").chmod(0o766)
     with pytest.raises(cache.UnsafeCacheError, match="precompiled prelude .* delete it"):
         prebuilt.prelude_folder(gcc, flags, include, digest)

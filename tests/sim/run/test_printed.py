@@ -1,5 +1,7 @@
 """Kernel printf must show in the notebook cell that launched the kernel, on either backend."""
 
+import os
+
 import nbformat
 import pytest
 from nbclient import NotebookClient
@@ -11,6 +13,9 @@ from helpers.backend import CUDA_SRC
 def test_kernel_printf_appears_in_the_launching_cell(monkeypatch):
     # ipykernel forwards fd 1 into cells except under pytest (it looks for this variable).
     monkeypatch.delenv("PYTEST_CURRENT_TEST", raising=False)
+    # this checkout's helpers first in the kernel, whose folder (notebooks/) is not the repository
+    # (else an editable install of another checkout, in a worktree sharing its venv, compiled it)
+    monkeypatch.setenv("PYTHONPATH", str(CUDA_SRC.parent), prepend=os.pathsep)
     cells = [
         "from helpers.backend import compile_cu, drv\nhello = compile_cu('hello.cu').get_function('hello')",
         "hello(block=(2, 1, 1), grid=(2, 1))\ndrv.Context.synchronize()\nprint('after the launch')",
