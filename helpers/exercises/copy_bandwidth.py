@@ -10,7 +10,8 @@ a positive number, and that the number is the copy's. Each of three runs must gi
 than 30 times what the checker's own events measure for the same copy (after a warm-up):
 bounds that a machine's load cannot break, which the units' usual slips do (elements for bytes,
 the milliseconds read as seconds, MB/s, bytes per millisecond). The slip nearest to the ratio
-with the checker's measurement is named, when the ratio is nearer to it than halfway (in decades)
+of the fastest of the three to the fastest of the checker's three (a machine's load only slows a
+copy down) is named, when the ratio is nearer to it than halfway (in decades)
 to any other factor a number may be off by, the right one among them. It times on both backends:
 on the simulator the events measure how long the CPU took to make the copy.
 """
@@ -120,8 +121,7 @@ def _mistakes(fn, n):  # fn on a fresh buffer of n elements: each mistake seen, 
     refs = [_measure(h, d, stream) for _ in range(3)]
     if all(h.nbytes / (g * 1e6) <= 1.05 * w + 0.01 and g <= 30 * max(refs) for g, w in runs):
         return  # each copy no longer than the call that waited for it, and none wildly fast
-    gbs = sorted(g for g, _ in runs)[1]
-    ref = float(np.median(refs))
+    gbs, ref = max(g for g, _ in runs), max(refs)  # the fastest of each: the least slowed down
     factor, problem, hint = min(SLIPS, key=lambda s: abs(np.log10(gbs / ref / s[0])))
     if abs(np.log10(gbs / ref / factor)) < _band(factor):
         yield f"{gbs:.4g} GB/s is {problem}", hint
