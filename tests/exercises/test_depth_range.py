@@ -55,7 +55,10 @@ def kernels():
 
 def test_stub_as_shipped_is_not_yet(capsys):
     verdict = checker.check_depth_range()
-    assert not verdict.passed and "atomicMin(&range[0], d)" in verdict.hint, verdict
+    # the stub's threads all store into range[0]: on a GPU whichever store lands last wins, a
+    # hole's 0 in some runs (the H200, 2026-12-03), so the first mistake named is either TODO's
+    assert not verdict.passed and any(todo in verdict.hint for todo in (
+        "atomicMin(&range[0], d)", "return when d == 0")), verdict
     assert catalog.as_shipped(catalog.find("depth_range")) == (
         ROOT / "cuda_src" / "exercises" / "depth_range.cu").read_text()
 
