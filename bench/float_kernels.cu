@@ -44,10 +44,8 @@ __global__ void across_calls(const float *x, const float *y, float *out, int n)
 }
 
 // Sums of products: each but one is rounded on its own, one is fused into the add. Which one is
-// the compiler's choice: g++ fuses the first as written; nvcc 13.0 (its PTX) the one whose
-// operands were all read earliest (tests/kernels/test_nvcc_fusion.py): the first in 0.299f *
-// x + 0.587f * y, but the second of dot3's a.x * b.x + a.y * b.y below (y[i], read first for
-// the subtraction, times 1.3f).
+// the compiler's choice: g++ fuses the first; nvcc 13.0 (its PTX) the first in 0.299f * x +
+// 0.587f * y, but the second of dot3's a.x * b.x + a.y * b.y below.
 __device__ float dot3(float3 a, float3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
 
 __global__ void two_products(const float *x, const float *y, float *out, int n)
