@@ -57,7 +57,8 @@ CXX_FLAGS = ["-std=c++17", "-O2", "-fPIC", "-pthread", "-fno-strict-aliasing",
 # (nvcc builds one) pushed the runtime's own variables out of reach ("relocation truncated to
 # fit"). The medium model puts every array of 64 KiB or more after the rest (.lbss, .ldata), so
 # that only they are addressed with 64 bits. Arm64's reaches 4 GiB, and has no medium model.
-CXX_FLAGS += ["-mcmodel=medium"] if platform.machine() in ("x86_64", "AMD64") else []
+X86_64 = platform.machine() in ("x86_64", "AMD64")
+CXX_FLAGS += ["-mcmodel=medium"] if X86_64 else []
 # The learner's code only (the runners are built without): a float-to-integer conversion of NaN or
 # out of range, and a shift by the operand's width or more, call the runtime's handlers (sim_grid.h),
 # which stop the launch where the GPU's answer differs from this CPU's (run/operators.py).
@@ -265,7 +266,7 @@ def _compile(job, cxx, tmp, user_code, debug=False, prelude=True):
     obj = tmp / "module.o"
     extra = INSTRUMENT_FLAGS[job.instrument] if job.instrument else LINE_TABLES if debug else []
     flags = [*CXX_FLAGS, *OPERATOR_CHECKS, *extra, _fibers_switch(user_code),
-             *_indices_switch(user_code), f"-I{INCLUDE_DIR}", *toolchain.for_compiler(job.flags, cxx)]
+             *_indices_switch(user_code, cxx), f"-I{INCLUDE_DIR}", *toolchain.for_compiler(job.flags, cxx)]
     rest = ["-c", "-o", str(obj), str(unit_file)]
     # A build with line tables (a link error to explain, a fault to place) reads the same
     # precompiled prelude as the plain one (it is made with line tables, which a build without
@@ -315,13 +316,17 @@ def _fibers_switch(user_code):
     return f"-DSIM_FIBERS={1 if unit.uses_fibers(user_code) else 0}"
 
 
-def _indices_switch(user_code):
+def _indices_switch(user_code, cxx):
     """-DSIM_INDICES_IN_MODULE=1 for a module without fibers that defines no __device__ function:
-    its kernels read the built-in variables from variables of the module, not from the Frame
-    (include/sim_runtime.h says why not with __device__ functions). The runners do not depend
-    on it."""
-    plain = not unit.uses_fibers(user_code) and not unit.defines_device_functions(user_code)
-    return ["-DSIM_INDICES_IN_MODULE=1"] if plain else []
+    its kernels read the built-in variables from variables of the module, not from the Frame.
+    =2 with -ffixed-r14 for one that defines __device__ functions, on x86-64 with g++ (clang has
+    no such option): the same, but threadIdx.x in a register the module reserves
+    (include/sim_runtime.h says why). The runners do not depend on it."""
+    if unit.uses_fibers(user_code):
+        return []
+    if not unit.defines_device_functions(user_code):
+        return ["-DSIM_INDICES_IN_MODULE=1"]
+    return ["-DSIM_INDICES_IN_MODULE=2", "-ffixed-r14"] if X86_64 and toolchain.is_gcc(cxx) else []
 
 
 def _runners(job, cxx, user_code):

@@ -79,7 +79,7 @@
 // A plain module's: values (as on a GPU, a built-in variable has no address), read from the
 // module's copy of the running thread's indices (sim_launch.h), which no store can reach.
 __attribute__((__always_inline__)) inline uint3 __sim_thread_idx() {
-    return uint3{sim::thread_x, sim::thread_y, sim::thread_z};
+    return uint3{sim::thread_x_now(), sim::thread_y, sim::thread_z};
 }
 __attribute__((__always_inline__)) inline uint3 __sim_block_idx() {
     return uint3{sim::block_x, sim::block_y, sim::block_z};

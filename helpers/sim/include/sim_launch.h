@@ -58,6 +58,37 @@ template <typename... A> struct Signature<void (*)(A...)> {
 #define SIM_UNPUBLISHED_LOOP 1
 static thread_local unsigned thread_x, thread_y, thread_z, block_x, block_y, block_z;
 static thread_local unsigned block_dim_x, block_dim_y, block_dim_z, grid_dim_x, grid_dim_y, grid_dim_z;
+#if SIM_INDICES_IN_MODULE == 2
+// A module with __device__ functions (x86-64): threadIdx.x in r14, which the module reserves
+// (-ffixed-r14), set for each thread by a move between registers. As a thread-local variable it
+// was a store a thread, and where a call sits in the loop (the float-to-integer check's) the C
+// library's lookup of the variable's address (__tls_get_addr) a thread: rgb_to_gray was slower
+// so than through the Frame. Code built without the reservation (the C library, the grid
+// runner) saves r14 as its own, so the module's entry points put the caller's value back
+// (caller_r14, restore_r14), and a fault's longjmp restores it with the others.
+__attribute__((always_inline)) inline unsigned thread_x_now() {
+    unsigned x;
+    asm volatile("movl %%r14d, %0" : "=r"(x));  // volatile: read where the kernel reads it
+    return x;
+}
+__attribute__((always_inline)) inline void set_thread_x(unsigned x) {
+    asm volatile("movl %0, %%r14d" : : "r"(x));
+}
+// (Saved and restored by hand: a destructor would be a landing pad, and _Unwind_Resume a call.)
+__attribute__((always_inline)) inline uint64_t caller_r14() {
+    uint64_t r;
+    asm volatile("movq %%r14, %0" : "=r"(r));
+    return r;
+}
+__attribute__((always_inline)) inline void restore_r14(uint64_t r) {
+    asm volatile("movq %0, %%r14" : : "r"(r));
+}
+#else
+__attribute__((always_inline)) inline unsigned thread_x_now() { return thread_x; }
+__attribute__((always_inline)) inline void set_thread_x(unsigned x) { thread_x = x; }
+__attribute__((always_inline)) inline uint64_t caller_r14() { return 0; }
+__attribute__((always_inline)) inline void restore_r14(uint64_t) {}
+#endif
 #else
 #define SIM_UNPUBLISHED_LOOP 0
 #endif
@@ -74,6 +105,7 @@ __attribute__((noinline)) inline void run_block_called(void *args, void (*thread
     const uint3 bd = f->block_dim;
     Worker *w = f->worker;
 #if SIM_UNPUBLISHED_LOOP
+    const uint64_t r14 = caller_r14();
     block_x = f->block.x, block_y = f->block.y, block_z = f->block.z;
     block_dim_x = bd.x, block_dim_y = bd.y, block_dim_z = bd.z;
     grid_dim_x = f->grid_dim.x, grid_dim_y = f->grid_dim.y, grid_dim_z = f->grid_dim.z;
@@ -83,13 +115,16 @@ __attribute__((noinline)) inline void run_block_called(void *args, void (*thread
             for (unsigned x = 0; x < bd.x; x++) {
                 f->thread = uint3{x, y, z};
 #if SIM_UNPUBLISHED_LOOP
-                thread_x = x, thread_y = y, thread_z = z;
+                set_thread_x(x), thread_y = y, thread_z = z;
 #endif
                 thread(args);
                 if (w->watching) check_watch(w);
             }
         }
     }
+#if SIM_UNPUBLISHED_LOOP
+    restore_r14(r14);
+#endif
 }
 
 template <auto K> struct Kernel {
@@ -171,6 +206,7 @@ template <auto K> struct Kernel {
         const uint3 bd = f->block_dim;
         const unsigned bx = f->block.x, base = bx * bd.x;
         if ((uint64_t)bx * bd.x + bd.x > (uint64_t)__INT_MAX__) return run_block_called(t);
+        const uint64_t r14 = caller_r14();
         block_x = bx, block_y = f->block.y, block_z = f->block.z;
         block_dim_x = bd.x, block_dim_y = bd.y, block_dim_z = bd.z;
         grid_dim_x = f->grid_dim.x, grid_dim_y = f->grid_dim.y, grid_dim_z = f->grid_dim.z;
@@ -179,11 +215,12 @@ template <auto K> struct Kernel {
             for (unsigned y = 0; y < bd.y; y++) {
                 thread_y = y, thread_z = z;
                 for (int g = first; g < end; g++) {
-                    thread_x = (unsigned)g - base;
+                    set_thread_x((unsigned)g - base);
                     std::apply(K, args);
                 }
             }
         }
+        restore_r14(r14);
     }
 #endif
     // Only the runners the module's kind calls (sim_grid.h's fiber_main and plain_main): a fiber a

@@ -29,11 +29,12 @@
 #endif
 // 1 (set by the compiler driver) in a module without fibers that defines no __device__ function:
 // its kernels read threadIdx and friends from variables of the module (sim_launch.h), which no
-// store of theirs can change. A __device__ function the compiler does not inline might read
-// them, so before each call of one the loop had to write them back, through the C library's
-// lookup of thread-local variables; there the Frame is cheaper. (Since g++ may inline them
-// (-fno-semantic-interposition), this switch for modules with __device__ functions too made
-// rgb_to_gray no faster: bench/per_core.py, 2026-12-03.)
+// store of theirs can change. 2 in such a module with __device__ functions, on x86-64: the same,
+// but threadIdx.x in the register r14, which the module reserves. A __device__ function the
+// compiler does not inline might read the variables, so the loop must write threadIdx.x for
+// each thread; as a thread-local variable that was, once a call sat in the loop, the C
+// library's lookup of its address for each thread, and there the Frame had been cheaper
+// (bench/RESULTS.md, "The simulator per core").
 #ifndef SIM_INDICES_IN_MODULE
 #define SIM_INDICES_IN_MODULE 0
 #endif

@@ -103,9 +103,15 @@ __global__ void fails_once(int *armed, float *out, int n) {
 """
 
 
-@pytest.fixture(scope="module")
-def plain():
-    return SourceModule('#line 1 "plain.cu"\n' + PLAIN.lstrip("\n"))
+# The same with a __device__ function: such a module keeps threadIdx.x in a register (r14, on
+# x86-64 with g++: include/sim_launch.h), which the loop that names the thread must set as well.
+DEVICE_FUNCTION = "__device__ float twice(float v) { return 2.0f * v; }\n"
+
+
+@pytest.fixture(scope="module", params=["kernels only", "with a __device__ function"])
+def plain(request):
+    extra = DEVICE_FUNCTION if request.param != "kernels only" else ""
+    return SourceModule('#line 1 "plain.cu"\n' + PLAIN.lstrip("\n") + extra)
 
 
 def plain_line(marker):
