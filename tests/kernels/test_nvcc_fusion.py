@@ -29,8 +29,13 @@ SUMS = [  # (the sum, the product nvcc fuses)
 ]
 
 
+def _used(expression):
+    """The variables the sum reads, in the order the kernel loads them."""
+    return sorted(set(re.findall(r"\b[a-d]\b", expression)))
+
+
 def _kernel(k, expression):
-    used = sorted(set(re.findall(r"\b[a-d]\b", expression)))
+    used = _used(expression)
     loads = " ".join(f"float {v} = {v}_in[i];" for v in used)
     params = ", ".join(f"const float *{v}_in" for v in used)
     return (f'extern "C" __global__ void k{k}({params}, float *out) {{ int i = threadIdx.x; '
@@ -40,7 +45,7 @@ def _kernel(k, expression):
 def _fused_operands(ptx, k, expression):
     """The operands of kernel k's fma, as the sum's variable names and float constants."""
     body = ptx.split(f".entry k{k}(")[1].split("ret;")[0]
-    used = sorted(set(re.findall(r"\b[a-d]\b", expression)))
+    used = _used(expression)
     loaded = re.findall(r"ld\.global(?:\.nc)?\.f32\s+(%f\d+)", body)
     names = dict(zip(loaded, used))
     (fma,) = re.findall(r"fma\.rn\.f32\s+%f\d+, (\S+), (\S+),", body)

@@ -61,9 +61,9 @@ static thread_local unsigned block_dim_x, block_dim_y, block_dim_z, grid_dim_x, 
 #if SIM_INDICES_IN_MODULE == 2
 // A module with __device__ functions (x86-64): threadIdx.x in r14, which the module reserves
 // (-ffixed-r14), set for each thread by a move between registers. As a thread-local variable it
-// was a store a thread, and where a call sits in the loop (the float-to-integer check's) the C
-// library's lookup of the variable's address (__tls_get_addr) a thread: rgb_to_gray was slower
-// so than through the Frame. Code built without the reservation (the C library, the grid
+// was a store a thread and, where a call sits in the loop (the float-to-integer check's), the C
+// library's lookup of the variable's address (__tls_get_addr) a thread, which made rgb_to_gray
+// slower than reading the Frame. Code built without the reservation (the C library, the grid
 // runner) saves r14 as its own, so the module's entry points put the caller's value back
 // (caller_r14, restore_r14), and a fault's longjmp restores it with the others.
 __attribute__((always_inline)) inline unsigned thread_x_now() {
