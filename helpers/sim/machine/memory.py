@@ -229,7 +229,10 @@ def _empty_quarantine():
 def _freed(address):
     """The freed Block that address lies in, or None."""
     with _lock:
-        return next((b for b in _quarantine if b.base <= address < b.base + b.length), None)
+        # A copy first, as in ranges(): a collection during the search may free an allocation
+        # in this thread, and so add to the quarantine.
+        freed = tuple(_quarantine)
+    return next((b for b in freed if b.base <= address < b.base + b.length), None)
 
 
 def block_words(block):

@@ -94,11 +94,12 @@ class _Pool:
             self._release(block)
 
     def free_held(self):
-        for blocks in self._bins.values():
+        # The bins are swapped out first: a collection while they are freed may give a block
+        # back (a pooled allocation's __del__), which goes into the new bins.
+        bins, self._bins, self.held_blocks = self._bins, {}, 0
+        for blocks in bins.values():
             for block in blocks:
                 self._release(block)
-        self._bins.clear()
-        self.held_blocks = 0
 
     def stop_holding(self):
         self._holding = False

@@ -230,3 +230,26 @@ def test_freeing_memory_from_a_garbage_collection_inside_the_allocator_does_not_
     worker.start()
     worker.join(10)
     assert not worker.is_alive(), "the allocator deadlocked on its own lock"
+
+
+def test_memory_freed_while_a_use_after_free_is_looked_up_does_not_break_the_lookup():
+    # A finalizer that frees memory may run at any allocation, so in the middle of the search
+    # of the freed allocations: the search sees the quarantine as it was when it started.
+    freed_meanwhile = memory.allocate(64)
+
+    class FreesOnLookup(memory.Block):
+        @property
+        def base(self):
+            if freed_meanwhile.freed_at is None:
+                memory.release(freed_meanwhile, freed_at="the finalizer")
+            return 0
+
+    stale = memory.allocate(64)
+    memory.release(stale, freed_at="the test")
+    searched = FreesOnLookup.__new__(FreesOnLookup)
+    searched.length = 1
+    memory._quarantine.appendleft(searched)
+    try:
+        assert memory._freed(stale.address) is stale
+    finally:
+        memory._quarantine.remove(searched)
