@@ -8,7 +8,8 @@ The kernels: a tiled float matrix multiply, a Horner polynomial, a product made 
 ``__device__`` function and added in its caller, and sums of two products, one of which is fused
 (``bench/float_kernels.cu``),
 the course's float kernels (``cuda_src/``: Mandelbrot, Julia, saxpy, vector_add,
-scale_vector, grayscale, sepia, iterate_sin), and the results C++ leaves to the machine or the
+scale_vector, grayscale, sepia, iterate_sin), sinf, cosf and sincosf on floats of every magnitude
+(``bench/trig_kernels.cu``), and the results C++ leaves to the machine or the
 CUDA Math API defines bit for bit (``bench/conversion_kernels.cu``: float and double to integer
 in every rounding mode, on NaN, infinities and values past each type's range; the integer and
 SIMD intrinsics; ``bench/half_kernels.cu``: half precision and bfloat16 conversions and
@@ -164,6 +165,8 @@ def cases():
              (16, 16, 1), (8, 8), "out"),
         Case("iterate_sin", "streams.cu", "iterate_sin", {"x": hashed(n, 12, -3, 3)},
              {"y": ((n,), f32)}, ["x", "y", i32(n), i32(16)], (256, 1, 1), (n // 256, 1), "y"),
+        Case("trig", "trig_kernels.cu", "trig", {"x": wide(n, 40).astype(f32)},
+             {"out": ((n, 4), f32)}, ["x", "out", i32(n)], (256, 1, 1), (n // 256, 1), "out"),
         *conversion_cases(),
         *half_cases(),
     ]
@@ -267,8 +270,7 @@ def compare(path, only):
     _print_table(rows)
     print("\nFMA (default): the simulator as it runs (fused multiply-adds, as nvcc's default "
           "--fmad=true). no FMA: the simulator with --fmad=false, against the GPU's default. "
-          "iterate_sin calls sinf, a library function: within CUDA's error bounds, not the GPU's "
-          "bits. * the kernel's source or inputs changed since the outputs were stored.")
+          "* the kernel's source or inputs changed since the outputs were stored.")
     return 0
 
 
