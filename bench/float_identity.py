@@ -18,7 +18,8 @@ stream could change between NumPy versions).
 
 ``--store`` runs them with PyCUDA, twice (nvcc's default ``--fmad=true``, and ``--fmad=false``),
 and writes the outputs, compressed, with the device, the command and digests of the inputs and
-sources, into ``bench/data/h200_float_outputs.npz``. The default mode runs the same kernels on
+sources, into ``bench/data/h200_float_outputs.npz`` (with ``--only``, those cases join the ones
+the file holds, which must come from the same device). The default mode runs the same kernels on
 the CPU simulator and prints, for each, the fraction of elements whose bits equal the stored
 ones: with fused multiply-adds (the simulator's default, as nvcc's), without (``--fmad=false``
 on the simulator only: what the simulator did before it fused), and with ``--fmad=false`` on
@@ -208,7 +209,7 @@ def store(path, only, allow_simulator):
             "stored_at": datetime.datetime.now().isoformat(timespec="seconds"),
             "driver_version": str(drv.get_version()) if BACKEND == "pycuda" else "",
             "inputs": {}, "sources": {}}
-    arrays = {}
+    arrays = _kept(path, meta) if only else {}
     for case in cases():
         if only and case.name not in only:
             continue
@@ -219,6 +220,21 @@ def store(path, only, allow_simulator):
     np.savez_compressed(path, meta=np.array(json.dumps(meta)), **arrays)
     print(f"stored {len(arrays)} outputs of {meta['device']} in {path} "
           f"({path.stat().st_size / 1024:.0f} KiB)")
+
+
+def _kept(path, meta):
+    """With --only: the other cases' outputs already stored in path (and their digests, into
+    meta), which the new ones join; a file from another device is refused, not mixed."""
+    if not path.exists():
+        return {}
+    stored = np.load(path)
+    old = json.loads(str(stored["meta"]))
+    if old["device"] != meta["device"]:
+        sys.exit(f"{path} holds the outputs of {old['device']}, not {meta['device']}: store "
+                 f"every case (without --only), or use another --data file")
+    meta["inputs"].update(old["inputs"])
+    meta["sources"].update(old["sources"])
+    return {name: stored[name] for name in stored.files if name != "meta"}
 
 
 # ---- the default: the simulator against the stored outputs -------------------------------------------
@@ -298,7 +314,8 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--store", action="store_true", help="run on the GPU and store the outputs")
     p.add_argument("--data", type=Path, default=DATA, help=f"the outputs' file (default {DATA})")
-    p.add_argument("--only", default="", help="comma-separated kernel names (default: all)")
+    p.add_argument("--only", default="", help="comma-separated kernel names (default: all; "
+                   "--store adds them to the file's others)")
     p.add_argument("--allow-simulator", action="store_true",
                    help="let --store record the simulator's outputs (for tests)")
     args = p.parse_args(argv)
