@@ -1,13 +1,17 @@
 """sinf, cosf and sincosf on the simulator are CUDA's own code (include/sim_trig.h, libdevice's
-steps): the H200's bits where a stored run has them, and within CUDA's documented 2 ulp on floats
-of every magnitude, the long reduction (105615 and beyond) included."""
+steps): the H200's bits where a stored run has them, libdevice's bits on a million floats spread
+over all 2^32 patterns (its code compiled for this CPU, where LLVM's tools are), and within
+CUDA's documented 2 ulp on floats of every magnitude, the long reduction (105615 and beyond)
+included."""
 
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
-from bench import float_identity
+from bench import float_identity, trig_exhaustive
 from helpers.sim import gpuarray
 from helpers.sim.compiler import SourceModule
 
@@ -25,6 +29,15 @@ def test_iterate_sin_gives_the_bits_an_h200_gave():
     meta = json.loads(str(stored["meta"]))
     assert float_identity._drift(CASES["iterate_sin"], meta) == "", "stored for other inputs"
     assert float_identity.ulps(simulated("iterate_sin"), stored["iterate_sin.fmad"]).max() == 0
+
+
+@pytest.mark.skipif(bool(trig_exhaustive.missing()),
+                    reason=f"needs {', '.join(trig_exhaustive.missing())} to build libdevice's code")
+def test_a_million_floats_give_libdevices_bits():
+    run = subprocess.run([sys.executable, trig_exhaustive.__file__, "--step", "4099"],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.count("1,047,809 of 1,047,809 with libdevice's bits") == 4, run.stdout
 
 
 @pytest.fixture(scope="module")
