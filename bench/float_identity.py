@@ -8,13 +8,13 @@ The kernels: a tiled float matrix multiply, a Horner polynomial, a product made 
 ``__device__`` function and added in its caller, and sums of two products, one of which is fused
 (``bench/float_kernels.cu``),
 the course's float kernels (``cuda_src/``: Mandelbrot, Julia, saxpy, vector_add,
-scale_vector, grayscale, sepia, iterate_sin), sinf, cosf and sincosf on floats of every magnitude
-(``bench/trig_kernels.cu``), and the results C++ leaves to the machine or the
-CUDA Math API defines bit for bit (``bench/conversion_kernels.cu``: float and double to integer
-in every rounding mode, on NaN, infinities and values past each type's range; the integer and
-SIMD intrinsics; ``bench/half_kernels.cu``: half precision and bfloat16 conversions and
-operations), on fixed inputs made from a hash of the index (no random generator whose
-stream could change between NumPy versions).
+scale_vector, grayscale, sepia, iterate_sin), sinf, cosf, sincosf, logf, log2f and log10f on
+floats of every magnitude (``bench/libdevice_kernels.cu``), and the results C++ leaves to the
+machine or the CUDA Math API defines bit for bit (``bench/conversion_kernels.cu``: float and
+double to integer in every rounding mode, on NaN, infinities and values past each type's range;
+the integer and SIMD intrinsics; ``bench/half_kernels.cu``: half precision and bfloat16
+conversions and operations), on fixed inputs made from a hash of the index (no random generator
+whose stream could change between NumPy versions).
 
 ``--store`` runs them with PyCUDA, twice (nvcc's default ``--fmad=true``, and ``--fmad=false``),
 and writes the outputs, compressed, with the device, the command and digests of the inputs and
@@ -166,8 +166,9 @@ def cases():
              (16, 16, 1), (8, 8), "out"),
         Case("iterate_sin", "streams.cu", "iterate_sin", {"x": hashed(n, 12, -3, 3)},
              {"y": ((n,), f32)}, ["x", "y", i32(n), i32(16)], (256, 1, 1), (n // 256, 1), "y"),
-        Case("trig", "trig_kernels.cu", "trig", {"x": wide(n, 40).astype(f32)},
-             {"out": ((n, 4), f32)}, ["x", "out", i32(n)], (256, 1, 1), (n // 256, 1), "out"),
+        Case("libdevice", "libdevice_kernels.cu", "libdevice_functions",
+             {"x": wide(n, 40).astype(f32)}, {"out": ((n, 7), f32)}, ["x", "out", i32(n)],
+             (256, 1, 1), (n // 256, 1), "out"),
         *conversion_cases(),
         *half_cases(),
     ]

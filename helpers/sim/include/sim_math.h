@@ -3,9 +3,10 @@
 // functions). Included by cuda_sim.h, before the learner's code.
 //
 // Floats: the simulator compiles with fused multiply-add where the CPU has it, as nvcc does by
-// default, so + - * / sqrt and their fused forms give the GPU's bits, and so do sinf, cosf and
-// sincosf (sim_trig.h: CUDA's own code). The other library functions (expf, logf, ...) are the
-// C library's: within CUDA's documented error bounds, not the same bits.
+// default, so + - * / sqrt and their fused forms give the GPU's bits, and so do sinf, cosf,
+// sincosf, logf, log2f and log10f (sim_trig.h, sim_log.h: CUDA's own code). The other library
+// functions (expf, powf, ...) are the C library's: within CUDA's documented error bounds, not
+// the same bits.
 #pragma once
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -197,6 +198,7 @@ template <typename __T> static inline void __stwt(__T *p, __T v) { *p = v; }
 
 #include "sim_convert.h"  // type casts with PTX's saturation, rounding modes
 #include "sim_trig.h"     // sinf, cosf and sincosf with a GPU's bits
+#include "sim_log.h"      // logf, log2f and log10f with a GPU's bits
 #include "sim_simd.h"     // __vadd2, __vcmpgtu4, __vsads2, ...
 #include "sim_special.h"  // norms, erfinv, normcdf, erfcx, cyl_bessel_i0, ...
 #include "sim_dpx.h"

@@ -7,7 +7,7 @@
 // fused multiply-adds (Cody and Waite); beyond, with 192 bits of 2/pi (Payne and Hanek). Then
 // sin or cos of t is a polynomial in t*t, picked by q's low bit and negated by its second. Every
 // rounding is spelt out (fmaf, __fmul_rn), so the compiler's own fusing cannot change a bit.
-// bench/trig_exhaustive.py compares these with libdevice's code itself, compiled for the CPU.
+// bench/libdevice_bits.py compares these with libdevice's code itself, compiled for the CPU.
 #pragma once
 
 struct __sim_quadrant_and_rest {
