@@ -47,6 +47,29 @@ def test_cudas_noinline_is_written_out_and_gnus_spelling_left_alone():
     assert "__attribute__((__noinline__)) __device__ int g();" in body
 
 
+def test_pragma_unroll_becomes_gccs_at_most_32_turns_on_the_same_line():
+    lines = ["#pragma unroll", "    #pragma unroll 4", "  # pragma unroll (8)", "#pragma unroll 1",
+             "#pragma unroll 100000", "#pragma unroll TILE", "// #pragma unroll"]
+    body = source.user_source("\n".join(lines), no_extern_c=True).splitlines()[1:]
+    assert body == ["#pragma GCC unroll 32", "    #pragma GCC unroll 4", "  #pragma GCC unroll 8",
+                    "#pragma GCC unroll 1", "#pragma GCC unroll 32", "#pragma unroll TILE",
+                    "// #pragma unroll"]
+
+
+def test_a_loop_of_many_turns_under_pragma_unroll_compiles_and_counts_right():
+    # GCC unrolls as far as it is told: told every turn of this loop, it ran for minutes
+    src = """
+    __global__ void count(int *out) {
+        int n = 0;
+        #pragma unroll
+        for (int i = 0; i < 100000; i++) n += i % 3 == 0;
+        out[0] = n;
+    }"""
+    out = gpuarray.zeros(1, np.int32)
+    SourceModule(src).get_function("count")(out, block=(1, 1, 1))
+    assert out.get()[0] == 33334
+
+
 def test_kernels_and_the_need_for_fibers_are_read_from_the_preprocessed_code():
     code = ("void __sim_global__ first(int *x) {}\n"
             "void __sim_global__ second(float *y) { __sim_sync_block(); }\n"
