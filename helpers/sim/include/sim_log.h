@@ -29,32 +29,27 @@ static inline float __sim_log_special(float x, float r) {
     return x == 0.0f ? -INFINITY : r;
 }
 
+// k[0], then c * f + k[i] for each coefficient after it, each step one fused multiply-add
+template <int __N> static inline float __sim_horner(float f, const float (&k)[__N]) {
+    float c = k[0];
+    for (int i = 1; i < __N; i++) c = fmaf(c, f, k[i]);
+    return c;
+}
+
 static inline float __sim_logf(float a) {
+    static const float k[] = {-0x1.0aa04ep-3f, 0x1.2073ecp-3f, -0x1.f19b98p-4f, 0x1.1e52aap-3f,
+                              -0x1.55b172p-3f, 0x1.99da16p-3f, -0x1.fffe44p-3f, 0x1.5554fp-2f, -0.5f};
     __sim_log_parts p = __sim_log_split(a, 0x3f2aaaabu);
-    float f = p.f, c = fmaf(-0x1.0aa04ep-3f, f, 0x1.2073ecp-3f);
-    c = fmaf(c, f, -0x1.f19b98p-4f);
-    c = fmaf(c, f, 0x1.1e52aap-3f);
-    c = fmaf(c, f, -0x1.55b172p-3f);
-    c = fmaf(c, f, 0x1.99da16p-3f);
-    c = fmaf(c, f, -0x1.fffe44p-3f);
-    c = fmaf(c, f, 0x1.5554fp-2f);
-    c = fmaf(c, f, -0.5f);
-    float log_m = fmaf(__fmul_rn(c, f), f, f);
+    float log_m = fmaf(__fmul_rn(__sim_horner(p.f, k), p.f), p.f, p.f);
     return __sim_log_special(p.x, fmaf(p.e, 0x1.62e43p-1f, log_m));  // + e * log(2)
 }
 
 static inline float __sim_log2f(float a) {
+    static const float k[] = {0x1.8d64fep-4f, -0x1.58fe6p-3f, 0x1.5f9e54p-3f, -0x1.6e9c86p-3f,
+                              0x1.a417e8p-3f, -0x1.ec7916p-3f, 0x1.277f32p-2f, -0x1.715492p-2f,
+                              0x1.ec7094p-2f, -0x1.715476p-1f};
     __sim_log_parts p = __sim_log_split(a, 0x3f3504f3u);
-    float f = p.f, c = fmaf(0x1.8d64fep-4f, f, -0x1.58fe6p-3f);
-    c = fmaf(c, f, 0x1.5f9e54p-3f);
-    c = fmaf(c, f, -0x1.6e9c86p-3f);
-    c = fmaf(c, f, 0x1.a417e8p-3f);
-    c = fmaf(c, f, -0x1.ec7916p-3f);
-    c = fmaf(c, f, 0x1.277f32p-2f);
-    c = fmaf(c, f, -0x1.715492p-2f);
-    c = fmaf(c, f, 0x1.ec7094p-2f);
-    c = fmaf(c, f, -0x1.715476p-1f);
-    float log2_m = fmaf(f, 0x1.715476p+0f, __fmul_rn(__fmul_rn(c, f), f));
+    float f = p.f, log2_m = fmaf(f, 0x1.715476p+0f, __fmul_rn(__fmul_rn(__sim_horner(f, k), f), f));
     return __sim_log_special(p.x, __fadd_rn(log2_m, p.e));
 }
 
