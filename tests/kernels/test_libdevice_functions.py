@@ -91,3 +91,22 @@ def test_logarithms_of_zero_negative_numbers_infinity_and_nan(functions):
     logs = out[:, 4:]
     assert (logs[x == 0] == -np.inf).all() and np.isnan(logs[(x < 0) | np.isnan(x)]).all()
     assert (logs[x == np.inf] == np.inf).all() and (logs[x == 1] == 0).all() and (x == 1).any()
+
+
+def test_every_spelling_of_the_functions_is_libdevices():
+    src = """
+    #include <cmath>
+    extern "C" __global__ void spellings(const float *x, float *out) {
+        float s, c;
+        sincosf(x[0], &s, &c);
+        out[0] = sinf(x[0]), out[1] = ::sinf(x[0]), out[2] = std::sinf(x[0]), out[3] = s;
+        out[4] = logf(x[0]), out[5] = ::logf(x[0]), out[6] = std::logf(x[0]);
+        out[7] = log2f(x[0]) - std::log2f(x[0]) + std::log10f(x[0]) - log10f(x[0]);
+    }"""
+    # 2.1633081: where libdevice's sinf and logf are each one ulp from glibc's (0.82954061,
+    # 0.77163857 there), so a spelling that reached the C library would show
+    x, out = gpuarray.to_gpu(np.array([2.1633081], np.float32)), gpuarray.zeros(8, np.float32)
+    SourceModule(src, no_extern_c=True).get_function("spellings")(x, out, block=(1, 1, 1))
+    got = out.get()
+    assert got[:4].tolist() == [np.float32(0.82954055)] * 4, got
+    assert got[4:7].tolist() == [np.float32(0.77163863)] * 3 and got[7] == 0, got

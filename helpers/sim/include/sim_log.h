@@ -57,6 +57,11 @@ static inline float __sim_log2f(float a) {
 // addition that the caller makes of the result
 static inline float __sim_log10f(float a) { return 0x1.bcb7b2p-2f * __sim_logf(a); }
 
+namespace std {  // std::logf(x) becomes std::__sim_logf(x)
+using ::__sim_log10f;
+using ::__sim_log2f;
+using ::__sim_logf;
+}  // namespace std
 #define logf(x) __sim_logf(x)
 #define log2f(x) __sim_log2f(x)
 #define log10f(x) __sim_log10f(x)

@@ -101,6 +101,11 @@ static inline void __sim_sincosf(float x, float *s, float *c) {
     *c = ((r.q + 1) & 2) ? -cos_t : cos_t;
 }
 
+namespace std {  // std::sinf(x) becomes std::__sim_sinf(x)
+using ::__sim_cosf;
+using ::__sim_sincosf;
+using ::__sim_sinf;
+}  // namespace std
 #define sinf(x) __sim_sinf(x)
 #define cosf(x) __sim_cosf(x)
 #define sincosf(x, s, c) __sim_sincosf((x), (s), (c))
