@@ -29,13 +29,6 @@ static inline float __sim_log_special(float x, float r) {
     return x == 0.0f ? -INFINITY : r;
 }
 
-// k[0], then c * f + k[i] for each coefficient after it, each step one fused multiply-add
-template <int __N> static inline float __sim_horner(float f, const float (&k)[__N]) {
-    float c = k[0];
-    for (int i = 1; i < __N; i++) c = fmaf(c, f, k[i]);
-    return c;
-}
-
 static inline float __sim_logf(float a) {
     static const float k[] = {-0x1.0aa04ep-3f, 0x1.2073ecp-3f, -0x1.f19b98p-4f, 0x1.1e52aap-3f,
                               -0x1.55b172p-3f, 0x1.99da16p-3f, -0x1.fffe44p-3f, 0x1.5554fp-2f, -0.5f};

@@ -64,16 +64,22 @@ static inline __sim_quadrant_and_rest __sim_trig_reduce(float x) {
     return __sim_trig_reduce_far(x);
 }
 
+// A polynomial in f (here and in sim_log.h): k[0], then c * f + k[i] for each coefficient after
+// it, each step one fused multiply-add
+template <int __N> static inline float __sim_horner(float f, const float (&k)[__N]) {
+    float c = k[0];
+    for (int i = 1; i < __N; i++) c = fmaf(c, f, k[i]);
+    return c;
+}
+
 static inline float __sim_sin_poly(float t, float t2) {
-    float c = fmaf(-0x1.9a82a6p-13f, t2, 0x1.110bc8p-7f);
-    c = fmaf(c, t2, -0x1.55555p-3f);
-    return fmaf(c, fmaf(t2, t, 0.0f), t);
+    static const float k[] = {-0x1.9a82a6p-13f, 0x1.110bc8p-7f, -0x1.55555p-3f};
+    return fmaf(__sim_horner(t2, k), fmaf(t2, t, 0.0f), t);
 }
 static inline float __sim_cos_poly(float t2) {
-    float c = fmaf(0x1.9758p-16f, t2, -0x1.6c0fdap-10f);
-    c = fmaf(c, t2, 0x1.555576p-5f);
-    c = fmaf(c, t2, -0x1.fffffep-2f);
-    return fmaf(c, t2, 1.0f);
+    static const float k[] = {0x1.9758p-16f, -0x1.6c0fdap-10f, 0x1.555576p-5f, -0x1.fffffep-2f,
+                              1.0f};
+    return __sim_horner(t2, k);
 }
 // sin of the quadrant q plus t (cosf: q + 1), negated as libdevice does it, by a fused
 // multiply-add with -1 and 0 (which gives +0 for 0)
