@@ -23,9 +23,9 @@ static inline __sim_log_parts __sim_log_split(float a, uint32_t middle) {
     return {x, fmaf((float)(int32_t)k, 0x1p-23f, e), __uint_as_float(bits - k) - 1.0f};
 }
 
-// A negative number, infinity or NaN: what x * inf + inf gives (NaN, inf, NaN); 0: -inf.
+// A negative number, infinity or NaN: the GPU's NaN, inf, the GPU's NaN; 0: -inf.
 static inline float __sim_log_special(float x, float r) {
-    if (__float_as_uint(x) >= 0x7f800000u) r = fmaf(x, INFINITY, INFINITY);
+    if (__float_as_uint(x) >= 0x7f800000u) r = x == INFINITY ? INFINITY : __sim_canonical_nanf();
     return x == 0.0f ? -INFINITY : r;
 }
 

@@ -61,6 +61,9 @@ static inline int __float_as_int(float x) { int i; memcpy(&i, &x, 4); return i; 
 static inline unsigned __float_as_uint(float x) { unsigned i; memcpy(&i, &x, 4); return i; }
 static inline float __int_as_float(int i) { float x; memcpy(&x, &i, 4); return x; }
 static inline float __uint_as_float(unsigned i) { float x; memcpy(&x, &i, 4); return x; }
+// The NaN a GPU's float arithmetic gives, whatever NaN or operands made it (PTX's canonical NaN;
+// the CPU's is 0xFFC00000, or the NaN that went in)
+static inline float __sim_canonical_nanf() { return __uint_as_float(0x7fffffffu); }
 static inline long long __double_as_longlong(double x) { long long i; memcpy(&i, &x, 8); return i; }
 static inline double __longlong_as_double(long long i) { double x; memcpy(&x, &i, 8); return x; }
 

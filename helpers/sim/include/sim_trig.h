@@ -51,16 +51,16 @@ __attribute__((noinline, cold)) static __sim_quadrant_and_rest __sim_trig_reduce
 
 static inline __sim_quadrant_and_rest __sim_trig_reduce(float x) {
     // x * 2/pi to the nearest integer, ties to even (cvt.rni): adding 1.5 * 2^23 leaves it in the
-    // low bits of the sum while it is below 2^22 (beyond, the long way below gives q; for NaN,
-    // t is NaN whatever q is)
+    // low bits of the sum while it is below 2^22 (beyond, the long way below gives q)
     float sum = __fmul_rn(x, 0x1.45f306p-1f) + 0x1.8p+23f;
     int q = __float_as_int(sum) - 0x4b400000;
     float qf = __fsub_rn(sum, 0x1.8p+23f);
     float t = fmaf(qf, -0x1.921fb4p+0f, x);               // pi/2 in three parts
     t = fmaf(qf, -0x1.4442dp-24f, t);
     t = fmaf(qf, -0x1.84698ap-48f, t);
-    if (!(fabsf(x) >= 105615.0f)) return {t, q};
-    if (fabsf(x) == INFINITY) return {__fmul_rn(x, 0.0f), 0};  // NaN
+    if (fabsf(x) < 105615.0f) return {t, q};
+    // infinity or NaN: the GPU's NaN, which every step after passes on with its bits
+    if (!(fabsf(x) < INFINITY)) return {__sim_canonical_nanf(), 0};
     return __sim_trig_reduce_far(x);
 }
 
