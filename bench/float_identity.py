@@ -5,8 +5,9 @@ H200's.
     CUDA_COURSE_BACKEND=pycuda python bench/float_identity.py --store   # on a GPU: store them
 
 The kernels: a tiled float matrix multiply, a Horner polynomial, a product made in a
-``__device__`` function and added in its caller, and sums of two products, one of which is fused
-(``bench/float_kernels.cu``),
+``__device__`` function and added in its caller, sums of two products, one of which is fused,
+and + - * /, fmaf, sqrtf, negation, fabsf, fminf and fmaxf on every pair of special values (NaNs
+of either sign and other bits, infinities, signed zeros; ``bench/float_kernels.cu``),
 the course's float kernels (``cuda_src/``: Mandelbrot, Julia, saxpy, vector_add,
 scale_vector, grayscale, sepia, iterate_sin), sinf, cosf, sincosf, logf, log2f and log10f on
 floats of every magnitude (``bench/libdevice_kernels.cu``), and the results C++ leaves to the
@@ -83,6 +84,19 @@ EDGES = [np.nan, np.inf, -np.inf, 0.0, -0.0, 0.5, -0.5, 1.5, 2.5, -2.5, -1.0, 2.
          2.0**32, 2.0**63, -2.0**63, 2.0**64, 1e10, -1e10, 3e38, 2147483647.5, 4294967295.5]
 
 
+# Floats by their bits: NaN as the CPU makes it (0xFFC00000), other NaNs of either sign (one
+# signalling, 0x7F800001), the infinities, zeros, a subnormal, the largest float and plain numbers.
+SPECIALS = np.array([0x7FC00000, 0xFFC00000, 0x7FFFFFFF, 0x7FC12345, 0xFFD00001, 0x7F800001,
+                     0x7F800000, 0xFF800000, 0x00000000, 0x80000000, 0x00000001, 0x7F7FFFFF,
+                     0x3F800000, 0xBF800000, 0x40200000, 0xC0490FDB], np.uint32).view(np.float32)
+
+
+def special_pairs():
+    """Every pair of SPECIALS as the inputs a and b, and the output's shape: 10 results a pair."""
+    a, b = (v.ravel().copy() for v in np.meshgrid(SPECIALS, SPECIALS, indexing="ij"))
+    return {"a": a, "b": b}, {"out": ((a.size, 10), np.float32)}
+
+
 def wide(n, seed):
     """n floats of every magnitude from 2^-4 to 2^70, either sign, the edge cases first."""
     scale = np.exp2(np.floor(hashed(n, seed + 1, -4, 70)))
@@ -145,6 +159,8 @@ def cases():
         Case("two_products", "float_kernels.cu", "two_products",
              {"x": hashed(n, 16, -4, 4), "y": hashed(n, 17, -4, 4)}, {"out": ((2 * n,), f32)},
              ["x", "y", "out", i32(n)], (256, 1, 1), (n // 256, 1), "out"),
+        Case("special_values", "float_kernels.cu", "special_values", *special_pairs(),
+             ["a", "b", "out", i32(len(SPECIALS) ** 2)], (256, 1, 1), (1, 1), "out"),
         Case("mandelbrot", "mandelbrot.cu", "mandelbrot", {},
              args=["iters", i32(w), i32(h), f32(-2.0), f32(-1.125), f32(3.0 / w), f32(2.25 / h),
                    i32(256)], **fractal),

@@ -67,6 +67,28 @@ static inline float __sim_canonical_nanf() { return __uint_as_float(0x7fffffffu)
 static inline long long __double_as_longlong(double x) { long long i; memcpy(&i, &x, 8); return i; }
 static inline double __longlong_as_double(long long i) { double x; memcpy(&x, &i, 8); return x; }
 
+// fminf and fmaxf as a GPU's min.f32 and max.f32 (an H200's, bench/float_identity.py's
+// special_values): a NaN, a signalling one too, gives way to the other operand, two NaNs give the
+// GPU's NaN, and -0 is below +0. The C library's return NaN for a signalling NaN, and either zero.
+static inline float __sim_fminf(float a, float b) {
+    if (a != a) return b != b ? __sim_canonical_nanf() : b;
+    if (b != b) return a;
+    if (a == b) return __uint_as_float(__float_as_uint(a) | __float_as_uint(b));  // -0 if either is
+    return b < a ? b : a;
+}
+static inline float __sim_fmaxf(float a, float b) {
+    if (a != a) return b != b ? __sim_canonical_nanf() : b;
+    if (b != b) return a;
+    if (a == b) return __uint_as_float(__float_as_uint(a) & __float_as_uint(b));  // +0 if either is
+    return a < b ? b : a;
+}
+namespace std {  // std::fminf(a, b) becomes std::__sim_fminf(a, b)
+using ::__sim_fmaxf;
+using ::__sim_fminf;
+}  // namespace std
+#define fminf(a, b) __sim_fminf(a, b)
+#define fmaxf(a, b) __sim_fmaxf(a, b)
+
 // CUDA's min and max are overloaded for every arithmetic type; mixed types follow C++'s rules.
 template <typename A, typename B>
 static inline typename std::common_type<A, B>::type min(A a, B b) { return b < a ? b : a; }
