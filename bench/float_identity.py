@@ -264,11 +264,13 @@ def ulps(a, b):
 
 
 def identical(got, want):
-    """(fraction of elements with the same bits, largest difference in ulp or None)."""
+    """(fraction of elements with the same bits, largest difference in ulp where not both are
+    NaN (None for integers), how many are NaN in both but with other bits)."""
     if got.dtype == np.float32:
-        diff = ulps(got, want)
-        return float((diff == 0).mean()), int(diff.max())
-    return float((got == want).mean()), None
+        diff, both_nan = ulps(got, want), np.isnan(got) & np.isnan(want)
+        return (float((diff == 0).mean()), int(diff[~both_nan].max(initial=0)),
+                int((both_nan & (diff != 0)).sum()))
+    return float((got == want).mean()), None, 0
 
 
 def compare(path, only):
@@ -288,7 +290,8 @@ def compare(path, only):
     cxx = toolchain.find_compiler()
     print(f"This CPU {'has' if toolchain.cpu_has_fma() else 'has NO'} fused multiply-add; the "
           f"compiler is {cxx[1]}, with {' '.join(toolchain.float_flags([]))}. Share of elements "
-          "with the GPU's bits (largest difference in ulp):\n")
+          "with the GPU's bits (largest difference in ulp; NaN on both sides with other bits "
+          "counted apart):\n")
     rows = [("kernel", "elements", "FMA (default)", "no FMA", "--fmad=false on both")]
     for case in cases():
         if (only and case.name not in only) or f"{case.name}.fmad" not in stored:
@@ -303,7 +306,8 @@ def compare(path, only):
     _print_table(rows)
     print("\nFMA (default): the simulator as it runs (fused multiply-adds, as nvcc's default "
           "--fmad=true). no FMA: the simulator with --fmad=false, against the GPU's default. "
-          "* the kernel's source or inputs changed since the outputs were stored.")
+          "* the kernel's source file or inputs changed since the outputs were stored (a "
+          "change anywhere in the file marks each of its kernels: store them again).")
     return 0
 
 
@@ -314,8 +318,9 @@ def _drift(case, meta):
 
 
 def _cell(result):
-    fraction, ulp = result
-    return f"{100 * fraction:.2f}%" + ("" if ulp is None else f" ({ulp})")
+    fraction, ulp, nan_bits = result
+    cell = f"{100 * fraction:.2f}%" + ("" if ulp is None else f" ({ulp})")
+    return cell + (f", {nan_bits:,} NaN other bits" if nan_bits else "")
 
 
 def _print_table(rows):
