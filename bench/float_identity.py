@@ -6,8 +6,8 @@ H200's.
 
 The kernels: a tiled float matrix multiply, a Horner polynomial, a product made in a
 ``__device__`` function and added in its caller, sums of two products, one of which is fused,
-and + - * /, fmaf, sqrtf, negation, fabsf, fminf and fmaxf on every pair of special values (NaNs
-of either sign and other bits, infinities, signed zeros; ``bench/float_kernels.cu``),
+and + - * /, fma, sqrt, negation, fabs, fmin and fmax on every pair of special values, floats and
+doubles (NaNs of either sign and other bits, infinities, signed zeros; ``bench/special_kernels.cu``),
 the course's float kernels (``cuda_src/``: Mandelbrot, Julia, saxpy, vector_add,
 scale_vector, grayscale, sepia, iterate_sin), sinf, cosf, sincosf, logf, log2f and log10f on
 floats of every magnitude (``bench/libdevice_kernels.cu``), and the results C++ leaves to the
@@ -64,7 +64,7 @@ def pixels(n, seed):
 @dataclass
 class Case:
     name: str
-    file: str                 # under bench/ (float_kernels.cu, conversion_kernels.cu) or cuda_src/
+    file: str                 # under bench/ (float_kernels.cu, special_kernels.cu, ...) or cuda_src/
     function: str
     inputs: dict
     outputs: dict             # name -> (shape, dtype)
@@ -89,12 +89,18 @@ EDGES = [np.nan, np.inf, -np.inf, 0.0, -0.0, 0.5, -0.5, 1.5, 2.5, -2.5, -1.0, 2.
 SPECIALS = np.array([0x7FC00000, 0xFFC00000, 0x7FFFFFFF, 0x7FC12345, 0xFFD00001, 0x7F800001,
                      0x7F800000, 0xFF800000, 0x00000000, 0x80000000, 0x00000001, 0x7F7FFFFF,
                      0x3F800000, 0xBF800000, 0x40200000, 0xC0490FDB], np.uint32).view(np.float32)
+# The same as doubles (0xFFF8000000000000 the CPU's NaN, 0x7FF0000000000001 signalling).
+SPECIAL_DOUBLES = np.array(
+    [0x7FF8000000000000, 0xFFF8000000000000, 0x7FFFFFFFFFFFFFFF, 0x7FF8000012345678,
+     0xFFFA000000000001, 0x7FF0000000000001, 0x7FF0000000000000, 0xFFF0000000000000, 0, 1 << 63, 1,
+     0x7FEFFFFFFFFFFFFF, 0x3FF0000000000000, 0xBFF0000000000000, 0x4004000000000000,
+     0xC00921FB54442D18], np.uint64).view(np.float64)
 
 
-def special_pairs():
-    """Every pair of SPECIALS as the inputs a and b, and the output's shape: 10 results a pair."""
-    a, b = (v.ravel().copy() for v in np.meshgrid(SPECIALS, SPECIALS, indexing="ij"))
-    return {"a": a, "b": b}, {"out": ((a.size, 10), np.float32)}
+def special_pairs(values):
+    """Every pair of values as the inputs a and b, and the output's shape: 10 results a pair."""
+    a, b = (v.ravel().copy() for v in np.meshgrid(values, values, indexing="ij"))
+    return {"a": a, "b": b}, {"out": ((a.size, 10), values.dtype)}
 
 
 def wide(n, seed):
@@ -159,8 +165,11 @@ def cases():
         Case("two_products", "float_kernels.cu", "two_products",
              {"x": hashed(n, 16, -4, 4), "y": hashed(n, 17, -4, 4)}, {"out": ((2 * n,), f32)},
              ["x", "y", "out", i32(n)], (256, 1, 1), (n // 256, 1), "out"),
-        Case("special_values", "float_kernels.cu", "special_values", *special_pairs(),
+        Case("special_values", "special_kernels.cu", "special_values", *special_pairs(SPECIALS),
              ["a", "b", "out", i32(len(SPECIALS) ** 2)], (256, 1, 1), (1, 1), "out"),
+        Case("special_doubles", "special_kernels.cu", "special_doubles",
+             *special_pairs(SPECIAL_DOUBLES), ["a", "b", "out", i32(len(SPECIAL_DOUBLES) ** 2)],
+             (256, 1, 1), (1, 1), "out"),
         Case("mandelbrot", "mandelbrot.cu", "mandelbrot", {},
              args=["iters", i32(w), i32(h), f32(-2.0), f32(-1.125), f32(3.0 / w), f32(2.25 / h),
                    i32(256)], **fractal),
@@ -256,17 +265,22 @@ def _kept(path, meta):
 
 # ---- the default: the simulator against the stored outputs -------------------------------------------
 def ulps(a, b):
-    """|a - b| in units in the last place, for float32 arrays (0 where the bits are equal)."""
-    def ordered(x):
-        i = x.view(np.int32).astype(np.int64)
-        return np.where(i < 0, -(i & 0x7FFFFFFF), i)
-    return np.abs(ordered(a) - ordered(b))
+    """|a - b| in units in the last place, for float32 or float64 arrays: 0 only where the bits
+    are equal (-0 and +0 are 1 apart)."""
+    u = np.uint32 if a.dtype == np.float32 else np.uint64
+    top = u(1) << u(8 * a.itemsize - 1)
+
+    def ordered(x):  # the bits as an unsigned integer that grows with the float
+        bits = x.view(u)
+        return np.where(bits & top, ~bits, bits | top)
+    oa, ob = ordered(a), ordered(b)
+    return np.where(oa > ob, oa - ob, ob - oa)
 
 
 def identical(got, want):
     """(fraction of elements with the same bits, largest difference in ulp where not both are
     NaN (None for integers), how many are NaN in both but with other bits)."""
-    if got.dtype == np.float32:
+    if got.dtype in (np.float32, np.float64):
         diff, both_nan = ulps(got, want), np.isnan(got) & np.isnan(want)
         return (float((diff == 0).mean()), int(diff[~both_nan].max(initial=0)),
                 int((both_nan & (diff != 0)).sum()))

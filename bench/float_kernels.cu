@@ -56,25 +56,3 @@ __global__ void two_products(const float *x, const float *y, float *out, int n)
     out[2 * i] = 0.299f * x[i] + 0.587f * y[i];
     out[2 * i + 1] = y[i] - dot3(make_float3(x[i], y[i], 0.5f), make_float3(y[i], 1.3f, x[i]));
 }
-
-// Arithmetic on special values: every pair (a[i], b[i]) of NaNs with other bits and either sign,
-// infinities, zeros of either sign, a subnormal and the largest float, through the operations a
-// GPU has in hardware. Which NaN comes out is the machine's: the CPU passes an operand's NaN on
-// and makes 0xFFC00000 of an invalid operation (0 * inf, inf - inf, 0 / 0, sqrt of -1).
-__global__ void special_values(const float *a, const float *b, float *out, int n)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n)
-        return;
-    float x = a[i], y = b[i], *o = out + 10 * i;
-    o[0] = x + y;
-    o[1] = x - y;
-    o[2] = x * y;
-    o[3] = x / y;
-    o[4] = fmaf(x, y, 1.0f);
-    o[5] = sqrtf(x);
-    o[6] = -x;
-    o[7] = fabsf(x);
-    o[8] = fminf(x, y);
-    o[9] = fmaxf(x, y);
-}

@@ -82,12 +82,41 @@ static inline float __sim_fmaxf(float a, float b) {
     if (a == b) return __uint_as_float(__float_as_uint(a) & __float_as_uint(b));  // +0 if either is
     return a < b ? b : a;
 }
+// fmin and fmax on doubles as a GPU's min.f64 and max.f64 (the H200's special_doubles): the same,
+// but two NaNs give the first one, quieted (0x7FF0000000000001 becomes 0x7FF8000000000001): a GPU's
+// double arithmetic passes a NaN on as the CPU's does. On two floats fmin is fminf; on other types
+// it compares doubles, as C++'s std::fmin does.
+static inline double __sim_quiet(double a) {
+    return __longlong_as_double(__double_as_longlong(a) | 0x0008000000000000LL);
+}
+static inline double __sim_fmin(double a, double b) {
+    if (a != a) return b != b ? __sim_quiet(a) : b;
+    if (b != b) return a;
+    if (a == b) return __longlong_as_double(__double_as_longlong(a) | __double_as_longlong(b));
+    return b < a ? b : a;
+}
+static inline double __sim_fmax(double a, double b) {
+    if (a != a) return b != b ? __sim_quiet(a) : b;
+    if (b != b) return a;
+    if (a == b) return __longlong_as_double(__double_as_longlong(a) & __double_as_longlong(b));
+    return a < b ? b : a;
+}
+static inline float __sim_fmin(float a, float b) { return __sim_fminf(a, b); }
+static inline float __sim_fmax(float a, float b) { return __sim_fmaxf(a, b); }
+template <typename A, typename B>
+static inline double __sim_fmin(A a, B b) { return __sim_fmin((double)a, (double)b); }
+template <typename A, typename B>
+static inline double __sim_fmax(A a, B b) { return __sim_fmax((double)a, (double)b); }
 namespace std {  // std::fminf(a, b) becomes std::__sim_fminf(a, b)
+using ::__sim_fmax;
 using ::__sim_fmaxf;
+using ::__sim_fmin;
 using ::__sim_fminf;
 }  // namespace std
 #define fminf(a, b) __sim_fminf(a, b)
 #define fmaxf(a, b) __sim_fmaxf(a, b)
+#define fmin(a, b) __sim_fmin(a, b)
+#define fmax(a, b) __sim_fmax(a, b)
 
 // CUDA's min and max are overloaded for every arithmetic type; mixed types follow C++'s rules.
 template <typename A, typename B>
