@@ -1,10 +1,9 @@
 """sinf, cosf, sincosf, logf, log2f and log10f on the simulator are CUDA's own code
 (include/sim_trig.h and sim_log.h, libdevice's steps): the H200's bits where a stored run has
-them, libdevice's bits on a million floats spread over all 2^32 patterns (its code compiled for
+them (tests/kernels/test_h200_bits.py), libdevice's bits on a million floats spread over all 2^32 patterns (its code compiled for
 this CPU, where LLVM's tools are), and within CUDA's documented bounds on floats of every
 magnitude, sinf's long reduction (105615 and beyond) and subnormal logarithms included."""
 
-import json
 import subprocess
 import sys
 
@@ -17,21 +16,6 @@ from helpers.sim.compiler import SourceModule
 
 CASES = {case.name: case for case in float_identity.cases()}
 GPU_NAN = 0x7FFFFFFF  # the NaN an H200's float arithmetic gives, whichever NaN went in
-
-
-def simulated(name):
-    return float_identity.run(CASES[name], SourceModule, gpuarray, [])
-
-
-# iterate_sin: 16,384 elements, each through sinf 16 times in a chain (y = sinf(y) + x), so one
-# bit that differs anywhere carries on to the end; libdevice: the six functions on 16,384 floats
-# of every magnitude, infinities and NaN among them (a GPU's NaN is 0x7FFFFFFF, not the CPU's)
-@pytest.mark.parametrize("name", ["iterate_sin", "libdevice"])
-def test_the_functions_give_the_bits_an_h200_gave(name):
-    stored = np.load(float_identity.DATA)
-    meta = json.loads(str(stored["meta"]))
-    assert float_identity._drift(CASES[name], meta) == "", "stored for other inputs"
-    assert float_identity.ulps(simulated(name), stored[f"{name}.fmad"]).max() == 0
 
 
 @pytest.mark.skipif(bool(libdevice_bits.missing()),
