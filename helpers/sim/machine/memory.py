@@ -53,6 +53,7 @@ import collections
 import ctypes
 import ctypes.util
 import mmap
+import sys
 import threading
 
 from .. import errors
@@ -155,6 +156,16 @@ def allocate(nbytes):
     return block
 
 
+# On Linux an array of 2 MiB or more asks for transparent huge pages (given where
+# /sys/kernel/mm/transparent_hugepage/enabled says "madvise" or "always"), as NumPy asks for its
+# arrays: vector_add on 2^22 floats, one worker, least CPU time of 40 launches, median of 10
+# processes each way on the 2-core machine: 1.64 ms with them, 2.08 ms without (fewer TLB misses,
+# presumably: the VM has no hardware counters to say). The guard pages stay pages of their own;
+# where the system gives none, madvise fails and nothing changes.
+HUGE_PAGE = 2 << 20 if sys.platform.startswith("linux") else None
+_MADV_HUGEPAGE = 14
+
+
 def _map_fenced(length):
     """length bytes of address space whose first and last pages are PROT_NONE; None on failure."""
     base = _libc.mmap(None, length, _PROT_NONE, mmap.MAP_PRIVATE | mmap.MAP_ANON, -1, 0)
@@ -163,6 +174,8 @@ def _map_fenced(length):
     if _libc.mprotect(base + PAGE, length - 2 * PAGE, _PROT_RW) != 0:
         _libc.munmap(base, length)
         return None
+    if HUGE_PAGE and length >= HUGE_PAGE:
+        _libc.madvise(base + PAGE, length - 2 * PAGE, _MADV_HUGEPAGE)
     mappings.note(3)
     return base
 
