@@ -65,7 +65,7 @@ static inline __R __sim_rounded(int __mode, __Op __op, __A... __a) {
 // are the plain operations (sim_math.h gives the ones a multiply-add must not absorb).
 #define __SIM_ARGS(...) __VA_ARGS__
 #define __SIM_ROUNDED_ONE(name, mode, R, params, args, expr) \
-    static inline R name params { return __sim_rounded<R>(mode, [] params { return (R)(expr); }, __SIM_ARGS args); }
+    __SIM_ON_USE static inline R name params { return __sim_rounded<R>(mode, [] params { return (R)(expr); }, __SIM_ARGS args); }
 #define __SIM_ROUNDED(name, R, params, args, expr)                                       \
     __SIM_ROUNDED_ONE(name##_rz, cudaRoundZero, R, params, args, expr)                  \
     __SIM_ROUNDED_ONE(name##_ru, cudaRoundPosInf, R, params, args, expr)                \

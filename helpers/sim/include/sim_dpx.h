@@ -24,7 +24,7 @@ template <typename __T> static inline __T __sim_relu(__T a) { return a < 0 ? (__
 // One 32-bit form and its 16x2 form, from the expression on (x, y, z) for one value.
 #define __SIM_DPX(name32, name16, T32, L16, expr)                                              \
     static inline T32 name32(T32 x, T32 y, T32 z) { return expr; }                            \
-    static inline unsigned name16(unsigned a, unsigned b, unsigned c) {                       \
+    __SIM_ON_USE static inline unsigned name16(unsigned a, unsigned b, unsigned c) {           \
         return __sim_halves<L16>(a, b, c, [](L16 x, L16 y, L16 z) -> L16 { return expr; });   \
     }
 __SIM_DPX(__vimax3_s32, __vimax3_s16x2, int, int16_t, __sim_max3(x, y, z))
@@ -44,8 +44,8 @@ __SIM_DPX(__viaddmin_s32_relu, __viaddmin_s16x2_relu, int, int16_t, __sim_relu(m
 // The two-value ReLU forms.
 static inline int __vimax_s32_relu(int a, int b) { return __sim_relu(max(a, b)); }
 static inline int __vimin_s32_relu(int a, int b) { return __sim_relu(min(a, b)); }
-static inline unsigned __vimax_s16x2_relu(unsigned a, unsigned b) { return __vimax3_s16x2_relu(a, b, b); }
-static inline unsigned __vimin_s16x2_relu(unsigned a, unsigned b) { return __vimin3_s16x2_relu(a, b, b); }
+__SIM_ON_USE static inline unsigned __vimax_s16x2_relu(unsigned a, unsigned b) { return __vimax3_s16x2_relu(a, b, b); }
+__SIM_ON_USE static inline unsigned __vimin_s16x2_relu(unsigned a, unsigned b) { return __vimin3_s16x2_relu(a, b, b); }
 
 // max/min with a predicate: *pred is true where a was chosen (a >= b for max, a <= b for min).
 template <typename __T, bool __Max> static inline __T __sim_pick(__T a, __T b, bool *pred) {

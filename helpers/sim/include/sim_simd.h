@@ -31,18 +31,18 @@ static inline long __sim_abs(long __v) { return __v < 0 ? -__v : __v; }
 
 // u, v: the lanes as unsigned; x, y: as signed; W: the lane's width in bits
 #define __SIM_V2(name, expr)                                                                     \
-    static inline unsigned name##2(unsigned a, unsigned b) {                                      \
+    __SIM_ON_USE static inline unsigned name##2(unsigned a, unsigned b) {                         \
         return __sim_lanes<16>(a, b, [](long u, long v, long x, long y) -> long {                 \
             constexpr int W = 16; (void)u, (void)v, (void)x, (void)y; return (expr); });          \
     }                                                                                             \
-    static inline unsigned name##4(unsigned a, unsigned b) {                                      \
+    __SIM_ON_USE static inline unsigned name##4(unsigned a, unsigned b) {                         \
         return __sim_lanes<8>(a, b, [](long u, long v, long x, long y) -> long {                  \
             constexpr int W = 8; (void)u, (void)v, (void)x, (void)y; return (expr); });           \
     }
 #define __SIM_V1(name, expr)                                                                     \
     __SIM_V2(__sim_unary_##name, expr)                                                            \
-    static inline unsigned name##2(unsigned a) { return __sim_unary_##name##2(a, 0); }            \
-    static inline unsigned name##4(unsigned a) { return __sim_unary_##name##4(a, 0); }
+    __SIM_ON_USE static inline unsigned name##2(unsigned a) { return __sim_unary_##name##2(a, 0); } \
+    __SIM_ON_USE static inline unsigned name##4(unsigned a) { return __sim_unary_##name##4(a, 0); }
 
 __SIM_V1(__vabs, __sim_abs(x))
 __SIM_V1(__vabsss, __sim_sat_s<W>(__sim_abs(x)))
