@@ -51,27 +51,13 @@ error does.
 import bisect
 import collections
 import ctypes
-import ctypes.util
-import mmap
-import sys
 import threading
 
 from .. import errors
 from . import budget, mappings, written
 from ..errors import distance_words
 from ..settings import settings
-
-PAGE = mmap.PAGESIZE
-_PROT_NONE, _PROT_RW = 0, mmap.PROT_READ | mmap.PROT_WRITE
-
-_libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
-_libc.mmap.restype = ctypes.c_void_p
-_libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int,
-                       ctypes.c_long]
-_libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
-_libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-_libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-_MAP_FAILED = ctypes.c_void_p(-1).value
+from .mappings import PAGE, PROT_NONE, libc
 
 # Four bytes that read as NaN whether taken as a float or (twice) as a double; repeated with the
 # period of the address, so that any aligned element of a slack holds the same value.
@@ -137,10 +123,10 @@ def allocate(nbytes):
             if not mappings.room_for(3, keep=mappings.LAUNCH_RESERVE):
                 budget.refund(data_pages * PAGE)
                 raise errors.MemoryError(_too_many_mappings())
-        base = _map_fenced(length)
+        base = mappings.map_fenced(length)
         if base is None:
             _empty_quarantine()
-            base = _map_fenced(length)
+            base = mappings.map_fenced(length)
         if base is None:
             budget.refund(data_pages * PAGE)
             raise errors.MemoryError(f"cuMemAlloc failed: out of memory: the machine could not "
@@ -154,30 +140,6 @@ def allocate(nbytes):
         _starts.insert(i, base)
         _blocks[base] = block
     return block
-
-
-# On Linux an array of 2 MiB or more asks for transparent huge pages (given where
-# /sys/kernel/mm/transparent_hugepage/enabled says "madvise" or "always"), as NumPy asks for its
-# arrays: vector_add on 2^22 floats, one worker, least CPU time of 40 launches, median of 10
-# processes each way on the 2-core machine: 1.64 ms with them, 2.08 ms without (fewer TLB misses,
-# presumably: the VM has no hardware counters to say). The guard pages stay pages of their own;
-# where the system gives none, madvise fails and nothing changes.
-HUGE_PAGE = 2 << 20 if sys.platform.startswith("linux") else None
-_MADV_HUGEPAGE = 14
-
-
-def _map_fenced(length):
-    """length bytes of address space whose first and last pages are PROT_NONE; None on failure."""
-    base = _libc.mmap(None, length, _PROT_NONE, mmap.MAP_PRIVATE | mmap.MAP_ANON, -1, 0)
-    if base in (None, _MAP_FAILED):
-        return None
-    if _libc.mprotect(base + PAGE, length - 2 * PAGE, _PROT_RW) != 0:
-        _libc.munmap(base, length)
-        return None
-    if HUGE_PAGE and length >= HUGE_PAGE:
-        _libc.madvise(base + PAGE, length - 2 * PAGE, _MADV_HUGEPAGE)
-    mappings.note(3)
-    return base
 
 
 def _too_many_mappings():
@@ -212,8 +174,8 @@ def release(block, freed_at=None, with_context=False, host_keeps=False):
         budget.refund(block.length - 2 * PAGE)  # the data pages, without the two guard pages
         if host_keeps:
             return
-        _libc.mprotect(block.base, block.length, _PROT_NONE)
-        _libc.madvise(block.base, block.length, _MADV_DONTNEED)
+        libc.mprotect(block.base, block.length, PROT_NONE)
+        libc.madvise(block.base, block.length, _MADV_DONTNEED)
         _quarantine.append(block)
         _quarantined_bytes += block.length
         while _quarantined_bytes > QUARANTINE_BYTES or len(_quarantine) > QUARANTINE_BLOCKS:
@@ -223,14 +185,14 @@ def release(block, freed_at=None, with_context=False, host_keeps=False):
 def unmap(block):
     """Give back the pages of a block that release() left to the host (host_keeps)."""
     release(block, host_keeps=True)
-    _libc.munmap(block.base, block.length)
+    libc.munmap(block.base, block.length)
 
 
 def _unmap_oldest():
     global _quarantined_bytes
     old = _quarantine.popleft()
     _quarantined_bytes -= old.length
-    _libc.munmap(old.base, old.length)
+    libc.munmap(old.base, old.length)
 
 
 def _empty_quarantine():

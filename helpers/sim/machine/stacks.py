@@ -20,12 +20,12 @@ for arrays).
 import ctypes
 import mmap
 
-from . import mappings, memory
+from . import mappings
+from .mappings import MAP_FAILED, PROT_NONE, PROT_RW, libc
 
 STACK_BYTES = 1 << 20   # must match kStackSize in include/sim_types.h (checked in module.py)
 STACK_USABLE = 576 << 10  # kStackUsable
 _MAP_NORESERVE = 0x4000  # Linux: the slots are address space; RAM comes only where they are used
-_PROT_NONE, _PROT_RW = 0, mmap.PROT_READ | mmap.PROT_WRITE
 
 
 class _Pool:
@@ -34,22 +34,22 @@ class _Pool:
     def __init__(self, count):
         self.length = (count + 1) * STACK_BYTES  # one slot more, to align the first
         flags = mmap.MAP_PRIVATE | mmap.MAP_ANON | _MAP_NORESERVE
-        self.base = memory._libc.mmap(None, self.length, _PROT_NONE, flags, -1, 0)
-        if self.base in (None, memory._MAP_FAILED):
+        self.base = libc.mmap(None, self.length, PROT_NONE, flags, -1, 0)
+        if self.base in (None, MAP_FAILED):
             raise MemoryError("could not reserve address space for thread stacks")
         self.count = 0
         self.first = -(-self.base // STACK_BYTES) * STACK_BYTES
         mappings.note(1)
         for i in range(count):
             top = self.first + (i + 1) * STACK_BYTES
-            if memory._libc.mprotect(top - STACK_USABLE, STACK_USABLE, _PROT_RW) != 0:
+            if libc.mprotect(top - STACK_USABLE, STACK_USABLE, PROT_RW) != 0:
                 self.free()
                 raise MemoryError("could not map thread stacks")
             mappings.note(2)
             self.count += 1
 
     def free(self):
-        memory._libc.munmap(self.base, self.length)
+        libc.munmap(self.base, self.length)
         self.count = 0
 
 

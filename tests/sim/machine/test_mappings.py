@@ -1,5 +1,6 @@
 """Many arrays: running out of the system's memory mappings is an error that says so, never a
-crash of the process (the stacks of many workers, and a stack overflow: test_stacks.py)."""
+crash of the process (the stacks of many workers, and a stack overflow: test_stacks.py); a large
+array asks for huge pages."""
 
 import os
 import subprocess
@@ -99,3 +100,30 @@ def test_a_launch_without_mappings_left_is_an_error_not_an_abort():
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.rstrip().endswith("alive"), proc.stdout
     assert "mappings" in proc.stdout or "could not" in proc.stdout, proc.stdout
+
+
+def advised_huge(address):
+    """Whether the mapping that holds address asks for transparent huge pages (smaps' "hg")."""
+    current = None
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        head = line.split()[0]
+        if "-" in head and not head.endswith(":"):
+            start, end = (int(x, 16) for x in head.split("-"))
+            current = start <= address < end
+        elif current and head == "VmFlags:":
+            return "hg" in line.split()[1:]
+    raise AssertionError(f"no mapping holds {address:#x}")
+
+
+@pytest.mark.skipif(not Path("/sys/kernel/mm/transparent_hugepage").exists(),
+                    reason="Linux with transparent huge pages")
+def test_an_array_of_2_mib_or_more_asks_for_huge_pages_and_its_guard_pages_do_not():
+    from helpers.sim.machine import memory
+
+    big, small = memory.allocate(4 << 20), memory.allocate(1 << 20)
+    try:
+        assert advised_huge(big.address) and advised_huge(big.end - 1)
+        assert not advised_huge(big.base) and not advised_huge(big.base + big.length - 1)
+        assert not advised_huge(small.address)
+    finally:
+        memory.release(big), memory.release(small)
