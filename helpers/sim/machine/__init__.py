@@ -3,8 +3,8 @@
 - `device`: one simulated device, its attributes, limits and contexts; `devices`: several, which
   one each thread works on and what belongs to which
 - `memory`: device memory with guard pages; `budget`: the device's size, and what is charged
-  against it (allocations, modules' __device__ arrays); `mappings`: the
-  process's mappings against the system's limit; `written`: which bytes have been written (the
+  against it (allocations, modules' __device__ arrays); `mappings`: the process's mappings,
+  made (guard pages, huge pages) and counted against the system's limit; `written`: which bytes have been written (the
   init check's shadow)
 - `allocations`: `mem_alloc`, managed memory and the pointers kernels receive; `copies`: memcpy
   and memset;
