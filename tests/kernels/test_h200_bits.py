@@ -29,6 +29,8 @@ RUNS = [(name, "fmad") for name in sorted(CASES) if name != "two_products"] + [
 @pytest.mark.parametrize("name, variant", RUNS)
 def test_the_simulator_gives_the_bits_the_h200_gave(name, variant):
     case = CASES[name]
+    assert name in META["inputs"], (f"no H200 outputs stored for the case {name}: store them on a "
+                                    f"GPU ({float_identity.STORE_COMMAND} --only {name})")
     assert META["inputs"][name] == float_identity.input_digest(case), "stored for other inputs"
     got = float_identity.run(case, SourceModule, gpuarray, float_identity.VARIANTS[variant])
     want = STORED[f"{name}.{variant}"]
