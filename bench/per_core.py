@@ -1,7 +1,7 @@
 """Benchmark: the simulator's cost per core on the course's barrier-free kernels, against their
 serial C++ loops, in CPU time (what a shared machine's load does not change much).
 
-    python bench/per_core.py [--tiny] [--rounds 10] [--record [--key KEY]]
+    python bench/per_core.py [--tiny] [--rounds 10] [--processes 5] [--record [--key KEY]]
 
 ``bench/course_kernels.py`` compares wall-clock times: the simulator on all its workers against
 one core of serial C++, which on a machine shared with other work says as much about the other
@@ -14,7 +14,10 @@ counts. Printed for each kernel: the simulator's CPU time on one and two workers
 and serial C++ over the simulator on two workers ("per core": 1.00x is as fast per core as
 serial C++; the wall-clock ratio on two idle cores would be about twice that). The rounds take
 turns (simulator, serial, simulator, ...) three times, so that a burst of other work does not
-land on one of them only. ``--record`` also writes what it prints into ``bench/RESULTS.md``, as
+land on one of them only. One process's figures say little (on the 2-core machine vector_add's
+per core moved from 0.56x to 1.25x between runs, serial C++'s time from 1.34 to 2.95 ms), so
+``--processes`` runs all of it in that many processes one after another and prints each
+column's median, and the range of the processes' per-core ratios. ``--record`` also writes what it prints into ``bench/RESULTS.md``, as
 the section ``--key`` (default ``per_core``). Exit status 1 when the simulator's result disagrees
 with NumPy's.
 """
@@ -22,7 +25,10 @@ with NumPy's.
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -73,21 +79,49 @@ def measure(case, lib, rounds):
     return sim[1], sim[2], serial, ok
 
 
-def run(args):
-    """Measures and prints every kernel; True when every result agrees with NumPy's."""
+def measure_all(args):
+    """[(kernel, size, CPU ms on 1 worker, on 2, of serial C++, whether the result agrees)] of
+    every kernel, measured in this process."""
     size = 2 if args.tiny else 1
     lib = SerialLibrary()
-    print(f"CPU time of this process, least of {3 * args.rounds} runs; {os.cpu_count()} cores; "
-          f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    print(f"{'kernel':<16} {'size':<18} {'1 worker':>10} {'2 workers':>10} {'serial C++':>11} "
-          f"{'per core':>9}")
-    agree = True
+    rows = []
     for make, key in list(zip(cases.MAKERS, cases.SIZE_OF))[:KERNELS]:
         case = make(SIZES[key][size], NoCeilings())
-        one, two, serial, ok = measure(case, lib, args.rounds)
+        rows.append((case.kernel, case.size, *measure(case, lib, args.rounds)))
+    return rows
+
+
+def in_processes(args):
+    """measure_all in args.processes processes of their own, one after another: each kernel's
+    rows, one a process."""
+    command = [sys.executable, __file__, "--child", "--rounds", str(args.rounds),
+               *(["--tiny"] if args.tiny else [])]
+    runs = []
+    for _ in range(args.processes):
+        child = subprocess.run(command, capture_output=True, text=True, check=True)
+        runs.append(json.loads(child.stdout.splitlines()[-1]))
+    return list(zip(*runs))
+
+
+def run(args):
+    """Measures and prints every kernel; True when every result agrees with NumPy's."""
+    processes = f"median of {args.processes} processes" if args.processes > 1 else "one process"
+    print(f"CPU time of a process, least of {3 * args.rounds} runs, {processes}; "
+          f"{os.cpu_count()} cores; load average at start: "
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"{'kernel':<16} {'size':<18} {'1 worker':>10} {'2 workers':>10} {'serial C++':>11} "
+          f"{'per core':>9}" + ("  (range)" if args.processes > 1 else ""))
+    kernels = in_processes(args) if args.processes > 1 else [[row] for row in measure_all(args)]
+    agree = True
+    for rows in kernels:
+        kernel, size = rows[0][:2]
+        one, two, serial = (statistics.median(r[i] for r in rows) for i in (2, 3, 4))
+        ratios = [r[4] / r[3] for r in rows]
+        ok = all(r[5] for r in rows)
         agree &= ok
-        print(f"{case.kernel:<16} {case.size:<18} {one:>7.2f} ms {two:>7.2f} ms {serial:>8.2f} ms "
-              f"{serial / two:>8.2f}x{'' if ok else '  WRONG'}")
+        spread = f"  ({min(ratios):.2f}-{max(ratios):.2f}x)" if len(rows) > 1 else ""
+        print(f"{kernel:<16} {size:<18} {one:>7.2f} ms {two:>7.2f} ms {serial:>8.2f} ms "
+              f"{statistics.median(ratios):>8.2f}x{spread}{'' if ok else '  WRONG'}")
     print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return agree
 
@@ -97,11 +131,16 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--tiny", action="store_true", help="tiny sizes: checks that the script runs")
     p.add_argument("--rounds", type=int, default=10, help="launches (and serial runs) a turn")
+    p.add_argument("--processes", type=int, default=5, help="processes whose medians count")
+    p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)  # one process's rows
     p.add_argument("--record", action="store_true", help="also write the output into bench/RESULTS.md")
     p.add_argument("--key", default="per_core", help="the section of RESULTS.md --record writes")
     args = p.parse_args(argv)
     if not cases.SIM:
         sys.exit("bench/per_core.py measures the simulator: run it with CUDA_COURSE_BACKEND=simulator")
+    if args.child:
+        print(json.dumps(measure_all(args)))
+        return 0
     agree = results.run_and_record(lambda: run(args), args.key, "bench/per_core.py", argv,
                                    args.record)
     return 0 if agree else 1
