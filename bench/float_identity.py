@@ -210,6 +210,20 @@ def run(case, source_module, gpuarray, options):
     return buffers[case.result].get()
 
 
+def simulated(case, variant="fmad"):
+    """The case's result on the CPU simulator, built with the variant's options."""
+    from helpers.sim import gpuarray
+    from helpers.sim.compiler import SourceModule
+
+    return run(case, SourceModule, gpuarray, VARIANTS[variant])
+
+
+def load(path=DATA):
+    """(the stored outputs, their meta: the device, the command, the digests)."""
+    stored = np.load(path)
+    return stored, json.loads(str(stored["meta"]))
+
+
 def digest(*arrays_or_texts):
     h = hashlib.sha256()
     for item in arrays_or_texts:
@@ -253,8 +267,7 @@ def _kept(path, meta):
     meta), which the new ones join; a file from another device is refused, not mixed."""
     if not path.exists():
         return {}
-    stored = np.load(path)
-    old = json.loads(str(stored["meta"]))
+    stored, old = load(path)
     if old["device"] != meta["device"]:
         sys.exit(f"{path} holds the outputs of {old['device']}, not {meta['device']}: store "
                  f"every case (without --only), or use another --data file")
@@ -288,17 +301,14 @@ def identical(got, want):
 
 
 def compare(path, only):
-    from helpers.sim import gpuarray
     from helpers.sim.compile import toolchain
-    from helpers.sim.compiler import SourceModule
 
     if not path.exists():
         shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
         print(f"No stored H200 outputs at {shown}. Make them on a machine with an "
               f"NVIDIA GPU and PyCUDA, from the repository root:\n    {STORE_COMMAND}")
         return 2
-    stored = np.load(path)
-    meta = json.loads(str(stored["meta"]))
+    stored, meta = load(path)
     print(f"Float results of the CPU simulator against {meta['device']} (compute capability "
           f"{meta['compute_capability']}), stored {meta['stored_at']} by `{meta['command']}`.")
     cxx = toolchain.find_compiler()
@@ -311,8 +321,7 @@ def compare(path, only):
         if (only and case.name not in only) or f"{case.name}.fmad" not in stored:
             continue
         notes = _drift(case, meta)
-        fused = run(case, SourceModule, gpuarray, VARIANTS["fmad"])
-        unfused = run(case, SourceModule, gpuarray, VARIANTS["nofmad"])
+        fused, unfused = simulated(case, "fmad"), simulated(case, "nofmad")
         cells = [identical(fused, stored[f"{case.name}.fmad"]),
                  identical(unfused, stored[f"{case.name}.fmad"]),
                  identical(unfused, stored[f"{case.name}.nofmad"])]

@@ -98,7 +98,9 @@ def in_processes(args):
                *(["--tiny"] if args.tiny else [])]
     runs = []
     for _ in range(args.processes):
-        child = subprocess.run(command, capture_output=True, text=True, check=True)
+        child = subprocess.run(command, capture_output=True, text=True)
+        if child.returncode != 0:
+            sys.exit(f"a measuring process failed:\n{child.stdout}{child.stderr}")
         runs.append(json.loads(child.stdout.splitlines()[-1]))
     return list(zip(*runs))
 

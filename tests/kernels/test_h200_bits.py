@@ -9,19 +9,14 @@ special_doubles (tests/kernels/test_special_values.py says what they promise), a
 two_products with fused multiply-adds, where nvcc pairs a product and a sum otherwise than GCC
 (tests/kernels/test_nvcc_fusion.py)."""
 
-import json
-
 import numpy as np
 import pytest
 
 from bench import float_identity
-from helpers.sim import gpuarray
-from helpers.sim.compiler import SourceModule
 
 CASES = {case.name: case for case in float_identity.cases()
          if not case.name.startswith("special_")}
-STORED = np.load(float_identity.DATA)
-META = json.loads(str(STORED["meta"]))
+STORED, META = float_identity.load()
 RUNS = [(name, "fmad") for name in sorted(CASES) if name != "two_products"] + [
     (name, "nofmad") for name in sorted(CASES) if CASES[name].file == "float_kernels.cu"]
 
@@ -32,7 +27,7 @@ def test_the_simulator_gives_the_bits_the_h200_gave(name, variant):
     assert name in META["inputs"], (f"no H200 outputs stored for the case {name}: store them on a "
                                     f"GPU ({float_identity.STORE_COMMAND} --only {name})")
     assert META["inputs"][name] == float_identity.input_digest(case), "stored for other inputs"
-    got = float_identity.run(case, SourceModule, gpuarray, float_identity.VARIANTS[variant])
+    got = float_identity.simulated(case, variant)
     want = STORED[f"{name}.{variant}"]
     differ = got.view(np.uint8).reshape(got.size, -1) != want.view(np.uint8).reshape(want.size, -1)
     wrong = np.flatnonzero(differ.any(axis=1))

@@ -1,8 +1,9 @@
 """sinf, cosf, sincosf, logf, log2f and log10f on the simulator are CUDA's own code
 (include/sim_trig.h and sim_log.h, libdevice's steps): the H200's bits where a stored run has
-them (tests/kernels/test_h200_bits.py), libdevice's bits on a million floats spread over all 2^32 patterns (its code compiled for
-this CPU, where LLVM's tools are), and within CUDA's documented bounds on floats of every
-magnitude, sinf's long reduction (105615 and beyond) and subnormal logarithms included."""
+them (tests/kernels/test_h200_bits.py), libdevice's bits on a million floats spread over all
+2^32 patterns (its code compiled for this CPU, where LLVM's tools are), and within CUDA's
+documented bounds on floats of every magnitude, sinf's long reduction (105615 and beyond) and
+subnormal logarithms included."""
 
 import subprocess
 import sys

@@ -7,14 +7,10 @@ simulator promises): the H200's gives 0x7FFFFFFF, its negation and fabsf too. It
 arithmetic passes a NaN on as the CPU's does (quieted), so there the simulator has every bit but
 those of a NaN's negation and fabs, which PTX leaves unspecified (the H200 keeps the NaN's sign)."""
 
-import json
-
 import numpy as np
 import pytest
 
 from bench import float_identity
-from helpers.sim import gpuarray
-from helpers.sim.compiler import SourceModule
 
 ARITHMETIC = slice(0, 6)  # + - * / fma sqrt
 MIN_MAX = slice(8, 10)    # fmin and fmax: a GPU's min and max on the simulator, NaN too
@@ -23,10 +19,10 @@ MIN_MAX = slice(8, 10)    # fmin and fmax: a GPU's min and max on the simulator,
 def stored_and_simulated(name):
     """(the H200's outputs, the simulator's, their bits' type) of the case name."""
     case = next(case for case in float_identity.cases() if case.name == name)
-    stored = np.load(float_identity.DATA)
-    assert float_identity._drift(case, json.loads(str(stored["meta"]))) == "", "stored for other inputs"
+    stored, meta = float_identity.load()
+    assert float_identity._drift(case, meta) == "", "stored for other inputs"
     gpu = stored[f"{name}.fmad"]
-    return gpu, float_identity.run(case, SourceModule, gpuarray, []), {4: np.uint32, 8: np.uint64}[gpu.itemsize]
+    return gpu, float_identity.simulated(case), {4: np.uint32, 8: np.uint64}[gpu.itemsize]
 
 
 @pytest.mark.parametrize("name", ["special_values", "special_doubles"])
