@@ -2,7 +2,7 @@
 """Grade a class: run every exercise's checker on every student's submission.
 
     python tools/grade.py SUBMISSIONS [--out grades.csv] [--points points.json]
-                          [--time-limit 120] [--memory-limit 2048] [--seed N]
+                          [--time-limit 120] [--memory-limit 2048] [--seed N] [--jobs 1]
 
 SUBMISSIONS holds one folder a student, named after them, with each exercise's file at its path
 in the student release (the catalog's ``work``: ``cuda_src/exercises/*.cu``,
@@ -11,7 +11,9 @@ in the student release (the catalog's ``work``: ``cuda_src/exercises/*.cu``,
 the release. For each student and each exercise the checker
 runs in a process of its own, with a time limit, a memory limit (resident memory, checked ten
 times a second) and a limit on what it prints; a submission that hangs, crashes, eats memory or
-floods its output fails that exercise alone, and grading goes on. An exercise whose work is not in
+floods its output fails that exercise alone, and grading goes on. ``--jobs N`` runs N checkers
+at once (default 1: the speed tier's FAST and notebook 05's overlap are timed, and checkers that
+share the machine, or a GPU, slow each other down). An exercise whose work is not in
 the submission fails as "not handed in", and one whose stub is still as shipped as "not started",
 both without running.
 
@@ -45,6 +47,7 @@ import sys
 import tempfile
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -206,22 +209,24 @@ def in_submission(row: dict, student_dir: Path) -> dict:
 
 
 def grade_class(submissions: Path, out: Path, limits: Limits, names=None,
-                points: dict | None = None) -> list[dict]:
-    """Grade every student folder of ``submissions``; score the rows with ``points`` (default:
-    the catalog's) and write the CSVs and the feedback (``feedback.publish``); return the
-    scored rows."""
+                points: dict | None = None, jobs: int = 1) -> list[dict]:
+    """Grade every student folder of ``submissions``, ``jobs`` checkers at a time; score the rows
+    with ``points`` (default: the catalog's) and write the CSVs and the feedback
+    (``feedback.publish``); return the scored rows."""
     students = sorted(p for p in submissions.iterdir() if p.is_dir())
     if not students:
         raise SystemExit(f"{submissions} holds no student folders (one folder a student, "
                          "each with the files tools/collect.py copies)")
     exercises = [catalog.find(n) for n in names] if names else catalog.EXERCISES
     logs = out.with_suffix(".logs")
+    pairs = [(student, exercise) for student in students for exercise in exercises]
     rows = []
-    with tempfile.TemporaryDirectory() as workdir:
-        for student in students:
-            for exercise in exercises:
-                rows.append(grade(student, exercise, limits, Path(workdir), logs))
-                print(f"{student.name:<20} {exercise.name:<13} {rows[-1]['status']}", flush=True)
+    with tempfile.TemporaryDirectory() as workdir, ThreadPoolExecutor(jobs) as pool:
+        graded = [pool.submit(grade, student, exercise, limits, Path(workdir), logs)
+                  for student, exercise in pairs]
+        for (student, exercise), row in zip(pairs, graded):  # in order, as each is done
+            rows.append(row.result())
+            print(f"{student.name:<20} {exercise.name:<13} {rows[-1]['status']}", flush=True)
     return feedback.publish(rows, out, points or gradebook.load_points())
 
 
@@ -251,6 +256,8 @@ def main(argv=None) -> int:
     parser.add_argument("--output-limit", type=int, default=256, help="KB printed per checker")
     parser.add_argument("--exercise", action="append", help="only this one (repeatable)")
     parser.add_argument("--seed", type=int, help="of the hidden cases (default: a new one)")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="checkers run at once (1: timed verdicts as fair as they can be)")
     parser.add_argument("--one", nargs=4, help=argparse.SUPPRESS)  # the child's entry
     args = parser.parse_args(argv)
     if args.one:
@@ -263,7 +270,9 @@ def main(argv=None) -> int:
     print(sandbox.warning() or "each checker runs sandboxed by bubblewrap", flush=True)
     print(f"hidden cases: seed {limits.seed} (--seed {limits.seed} grades with the same again)",
           flush=True)
-    rows = grade_class(args.submissions, args.out, limits, args.exercise, points)
+    if args.jobs < 1:
+        parser.error("--jobs is how many checkers run at once: 1 or more")
+    rows = grade_class(args.submissions, args.out, limits, args.exercise, points, args.jobs)
     print(summary(rows))
     print(f"\nwrote {args.out}, {gradebook.gradebook_path(args.out)}, the feedback in "
           f"{feedback.feedback_folder(args.out)}/ and the checkers' output in "

@@ -43,6 +43,11 @@ ESCAPE = """
 }
 """
 
+# Checkers the grader runs at once in these tests (--jobs): on the simulator most of a checker's
+# time is its own compile or a wait for a limit, so three overlap well; on a GPU one, as the
+# grader's default, since notebook 05's checker times the overlap of copies and kernels.
+JOBS = 3 if BACKEND == "simulator" else 1
+
 # student: (their scale_vector.cu, or None for none; what the CSV's problem must contain)
 # On a GPU the graded tests are gpu_timing: each child compiles with nvcc and launches within the
 # grader's time limit, which 15 other busy pytest-xdist workers pushed past 20 s on the H200.
@@ -85,7 +90,7 @@ def graded():
     ESCAPED.unlink(missing_ok=True)
     run = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), str(root),
                           "--out", str(out), "--exercise", "scale_vector", "--time-limit", "20",
-                          "--output-limit", "64"],
+                          "--output-limit", "64", "--jobs", str(JOBS)],
                          capture_output=True, text=True, timeout=600,
                          env=dict(os.environ, CUDA_SIM_TIME_LIMIT="2"))  # the endless loop: 2 s
     assert run.returncode == 0, run.stdout + run.stderr
@@ -96,9 +101,18 @@ def graded():
 @pytest.mark.slow
 @pytest.mark.gpu_timing
 def test_the_csv_has_a_row_for_every_student_and_exercise(graded):
-    rows, _, _ = graded
+    rows, printed, _ = graded
     assert sorted(rows) == sorted(CLASS)
     assert all(row["exercise"] == "scale_vector" for row in rows.values())
+    # with checkers run at once (JOBS), still printed in the roster's order
+    assert [line.split()[0] for line in printed.splitlines()
+            if line.split()[1:2] == ["scale_vector"]] == sorted(CLASS)
+
+
+def test_jobs_below_one_are_refused_before_anything_runs(tmp_path):
+    run = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), str(tmp_path),
+                          "--jobs", "0"], capture_output=True, text=True)
+    assert run.returncode == 2 and "--jobs is how many checkers run at once" in run.stderr
 
 
 @pytest.mark.slow

@@ -16,7 +16,7 @@ import sys
 import pytest
 
 from kernel_sources import ROOT, stable_dir, variant
-from test_grading import CLASS, KERNEL
+from test_grading import CLASS, JOBS, KERNEL
 
 from helpers.backend import BACKEND
 from helpers.exercises import catalog
@@ -114,7 +114,7 @@ def graded():
     out = root / "grades.csv"
     run = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), str(root / "collected"),
                           "--out", str(out), "--points", str(root / "points.json"),
-                          "--time-limit", str(TIME_LIMIT)]
+                          "--time-limit", str(TIME_LIMIT), "--jobs", str(JOBS)]
                          + [f"--exercise={name}" for name in EXERCISES],
                          capture_output=True, text=True, timeout=900,
                          env=dict(os.environ, CUDA_SIM_TIME_LIMIT="2"))

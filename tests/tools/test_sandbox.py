@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from kernel_sources import ROOT, stable_dir
+from test_grading import JOBS
 
 sys.path.insert(0, str(ROOT))
 from tools import sandbox  # noqa: E402
@@ -112,7 +113,7 @@ def graded():
                           str(out), "--exercise", "pipeline", "--time-limit", "120",
                           # the default: on the H200, PyCUDA and the pipeline's pinned
                           # buffers took over 1000 MB
-                          "--memory-limit", "2048"],
+                          "--memory-limit", "2048", "--jobs", str(JOBS)],
                          capture_output=True, text=True, timeout=900)
     time.sleep(0.5)  # a child that escaped would be running now
     escaped = {"files": [p for p in outside if p.exists()], "processes": _sleepers()}
