@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from helpers import settings
+from kernel_sources import stable_dir
 
 pytestmark = pytest.mark.slow
 
@@ -80,8 +81,11 @@ def _env(**changes):
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("installed").resolve()
+def installed():
+    # at the same path in every run, so that what the checker compiles from the copy is found in
+    # the compile cache the next time (in a new folder each run, its module was compiled again in
+    # every warm run; notebook 01 compiles one new module a run on purpose, to show the cache)
+    folder = stable_dir("installed").resolve()
     source, course = folder / "source", folder / "course"
     junk = shutil.ignore_patterns("__pycache__", "*.pyc")
     shutil.copytree(ROOT / "helpers", source / "helpers", ignore=junk)
