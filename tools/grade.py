@@ -100,6 +100,10 @@ def _no_core_dumps():
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
+_running: set[int] = set()  # the checkers' processes now running (--jobs runs several)
+_interrupted = threading.Event()  # grading was interrupted: start no other checker
+
+
 def run_child(student_dir: Path, name: str, limits: Limits, workdir: Path):
     """Run one checker in its own process group, sandboxed, with a scratch folder of its own;
     kill whatever it leaves behind; ``(verdict dict or None, why it stopped, output bytes kept,
@@ -110,14 +114,20 @@ def run_child(student_dir: Path, name: str, limits: Limits, workdir: Path):
     command, env = sandbox.command(
         [sys.executable, str(Path(__file__).resolve()), "--one", str(student_dir), name,
          str(result), str(limits.seed)], student_dir, scratch)
+    if _interrupted.is_set():
+        raise KeyboardInterrupt("grading was interrupted")
     start = time.monotonic()
     child = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                              start_new_session=True, preexec_fn=_no_core_dumps)
+    _running.add(child.pid)
     output = _OutputKeeper(child.stdout, limits.output_kb * 1024)
     output.start()
-    stopped = _watch(child, output, limits, start)
-    sandbox.end(child.pid)
+    try:
+        stopped = _watch(child, output, limits, start)
+    finally:
+        sandbox.end(child.pid)
+        _running.discard(child.pid)
     output.join(timeout=5)
     verdict = json.loads(result.read_text()) if result.is_file() else None
     shutil.rmtree(scratch, ignore_errors=True)
@@ -221,13 +231,31 @@ def grade_class(submissions: Path, out: Path, limits: Limits, names=None,
     logs = out.with_suffix(".logs")
     pairs = [(student, exercise) for student in students for exercise in exercises]
     rows = []
-    with tempfile.TemporaryDirectory() as workdir, ThreadPoolExecutor(jobs) as pool:
-        graded = [pool.submit(grade, student, exercise, limits, Path(workdir), logs)
-                  for student, exercise in pairs]
-        for (student, exercise), row in zip(pairs, graded):  # in order, as each is done
-            rows.append(row.result())
-            print(f"{student.name:<20} {exercise.name:<13} {rows[-1]['status']}", flush=True)
+    with tempfile.TemporaryDirectory() as workdir:
+        for (student, exercise), row in zip(pairs, _graded(pairs, jobs, limits, Path(workdir),
+                                                           logs)):
+            rows.append(row)
+            print(f"{student.name:<20} {exercise.name:<13} {row['status']}", flush=True)
     return feedback.publish(rows, out, points or gradebook.load_points())
+
+
+def _graded(pairs, jobs, *args):
+    """Each (student, exercise) pair's row, in order: one after another in this thread, or
+    ``jobs`` at once. Interrupted (Ctrl-C), the checkers still running are killed and those not
+    started never start."""
+    _interrupted.clear()
+    if jobs == 1:
+        yield from (grade(student, exercise, *args) for student, exercise in pairs)
+        return
+    pool = ThreadPoolExecutor(jobs)
+    try:
+        for row in [pool.submit(grade, student, exercise, *args) for student, exercise in pairs]:
+            yield row.result()
+    finally:
+        _interrupted.set()   # every row is in, or grading stops here
+        pool.shutdown(wait=False, cancel_futures=True)
+        for pid in list(_running):
+            sandbox.end(pid)
 
 
 def summary(rows: list[dict]) -> str:

@@ -7,8 +7,10 @@ import csv
 import importlib.util
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -113,6 +115,61 @@ def test_jobs_below_one_are_refused_before_anything_runs(tmp_path):
     run = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), str(tmp_path),
                           "--jobs", "0"], capture_output=True, text=True)
     assert run.returncode == 2 and "--jobs is how many checkers run at once" in run.stderr
+
+
+def _checkers_of(folder, pids=None):
+    """Of ``pids`` (default: every process), those that run a checker on a submission in
+    ``folder`` (grade.py --one ..., the sandbox's processes around it too)."""
+    found = []
+    for pid in pids if pids is not None else [p.name for p in Path("/proc").glob("[0-9]*")]:
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"--one" in argv and any(arg.startswith(str(folder).encode()) for arg in argv):
+            found.append(int(pid))
+    return found
+
+
+def _children(pid):
+    """The processes ``pid`` started itself."""
+    try:
+        return [int(c) for t in Path(f"/proc/{pid}/task").iterdir()
+                for c in (t / "children").read_text().split()]
+    except OSError:
+        return []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_ctrl_c_stops_the_grading_and_every_checker_it_started(tmp_path, jobs):
+    """Three endless loops and a time limit of ten minutes: Ctrl-C while checkers run ends the
+    grader at once (it waited for the running checkers, about 20 s, or killed none), and no
+    checker is left running."""
+    for student in ("ann", "ben", "cy"):
+        (tmp_path / student / "cuda_src" / "exercises").mkdir(parents=True)
+        (tmp_path / student / "cuda_src" / "exercises" / "scale_vector.cu").write_text(
+            CLASS["cy"][0])
+    grader = subprocess.Popen([sys.executable, str(ROOT / "tools" / "grade.py"), str(tmp_path),
+                               "--out", str(tmp_path / "grades.csv"), "--exercise",
+                               "scale_vector", "--time-limit", "600", "--jobs", str(jobs)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              env=dict(os.environ, CUDA_SIM_TIME_LIMIT="600"),
+                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.monotonic() + 120
+        while (len(_checkers_of(tmp_path, _children(grader.pid))) < jobs
+               and time.monotonic() < deadline):
+            time.sleep(0.2)
+        assert len(_checkers_of(tmp_path, _children(grader.pid))) == jobs, "no checker started"
+        grader.send_signal(signal.SIGINT)
+        grader.wait(timeout=10)   # it waited for the running checkers (a checker's own limit)
+        time.sleep(0.5)
+        assert _checkers_of(tmp_path) == []
+    finally:
+        grader.kill()
+        for pid in _checkers_of(tmp_path):
+            os.kill(pid, signal.SIGKILL)
 
 
 @pytest.mark.slow
