@@ -17,9 +17,9 @@ turns (simulator, serial, simulator, ...) three times, so that a burst of other 
 land on one of them only. One process's figures say little (on the 2-core machine vector_add's
 per core moved from 0.56x to 1.25x between runs, serial C++'s time from 1.34 to 2.95 ms), so
 ``--processes`` runs all of it in that many processes one after another and prints each
-column's median, and the range of the processes' per-core ratios. ``--record`` also writes what it prints into ``bench/RESULTS.md``, as
-the section ``--key`` (default ``per_core``). Exit status 1 when the simulator's result disagrees
-with NumPy's.
+column's median, and the range of the processes' per-core ratios. ``--record`` also writes what
+it prints into ``bench/RESULTS.md``, as the section ``--key`` (default ``per_core``). Exit status
+1 when the simulator's result disagrees with NumPy's.
 """
 
 from __future__ import annotations
