@@ -26,7 +26,7 @@ import warnings
 from pathlib import Path
 
 from . import cache as module_cache
-from . import capabilities, device_calls, prebuilt, sites, source as unit, toolchain
+from . import capabilities, device_calls, prebuilt, sites, source as unit, split, toolchain
 from . import messages as compiler_messages
 from ..errors import CompileError
 from ..settings import settings
@@ -174,6 +174,9 @@ class _Build:
         macros += capabilities.macros(source, settings.compute_capability)  # for this device
         self.flags += [f"-I{d}" for d in include_dirs]
         self.body = unit.user_source(source, macros, no_extern_c)
+        # kernels with barriers as loops (split.py) where they can be; -DSIM_NO_SPLIT keeps the
+        # fibers (tests and benchmarks compare the two)
+        self.split = not instrument and "-DSIM_NO_SPLIT" not in self.flags
         self.what = source_name(source)
         # With headers of the learner's own, the preprocessed text is the key (it needs the
         # compiler); without, the source itself is, and a cached library needs no compiler.
@@ -184,7 +187,8 @@ class _Build:
         the course is: LINE_TABLES name the prelude's folder the same in every copy)."""
         extra = [*INSTRUMENT_FLAGS[self.instrument], f"sites-v{sites.TABLE_VERSION}"] \
             if self.instrument else [*LINE_TABLES, str(self.lines)] if self.lines else []
-        return _digest(SIM_VERSION, _prelude_digest(), *CXX_FLAGS, *OPERATOR_CHECKS, *LINK_FLAGS,
+        return _digest(SIM_VERSION, split.VERSION, _prelude_digest(), *CXX_FLAGS, *OPERATOR_CHECKS,
+                       *LINK_FLAGS,
                        *self.flags, *map(anywhere, extra), text)[:32]
 
 
@@ -259,10 +263,12 @@ def _preprocess(job, cxx, tmp):
 
 
 def _compile(job, cxx, tmp, user_code, debug=False, prelude=True):
+    rewritten = split.plan(job.body, user_code) if job.split else split.Plan(job.body, frozenset())
     unit_file = tmp / "module.cpp"
-    unit_file.write_text(unit.translation_unit(job.body, unit.kernels_in(user_code),
+    unit_file.write_text(unit.translation_unit(rewritten.body, unit.kernels_in(user_code),
                                                GENERATED if job.instrument else None,
-                                               unit.loop_free_kernels(user_code)))
+                                               unit.loop_free_kernels(user_code),
+                                               rewritten.kernels))
     obj = tmp / "module.o"
     extra = INSTRUMENT_FLAGS[job.instrument] if job.instrument else LINE_TABLES if debug else []
     flags = [*CXX_FLAGS, *OPERATOR_CHECKS, *extra, _fibers_switch(user_code),
@@ -271,8 +277,16 @@ def _compile(job, cxx, tmp, user_code, debug=False, prelude=True):
     # A build with line tables (a link error to explain, a fault to place) reads the same
     # precompiled prelude as the plain one (it is made with line tables, which a build without
     # them may read): g++ 13's code was not the same byte for byte with the prelude parsed.
-    proc = _run_with_prelude(cxx, flags, rest, job.what) if prelude else \
-        _run([cxx[0], *flags, *rest], job.what)
+    try:
+        proc = _run_with_prelude(cxx, flags, rest, job.what) if prelude else \
+            _run([cxx[0], *flags, *rest], job.what)
+    except CompileError:
+        if not rewritten.kernels:
+            raise
+        # the learner's own mistake, or a text split.py misread: the compiler's messages are
+        # those of the text as written, and so is the module
+        job.split = False
+        return _compile(job, cxx, tmp, user_code, debug, prelude)
     said = compiler_messages.learner_warnings(proc.stderr)
     if said and not debug:
         warnings.warn(f"The simulator's C++ compiler succeeded, but said the following:\n{said}",

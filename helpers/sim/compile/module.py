@@ -60,13 +60,14 @@ class Param:
 
 class Kernel:
     """What the module knows about one kernel: its index in the library's table, its parameters,
-    the bytes of its __shared__ arrays, and the dynamic shared memory a launch may ask for when
-    the kernel opted in to more than 48 KiB (None: it has not, see run/launch.py)."""
-    __slots__ = ("index", "name", "params", "static_shared", "max_dynamic_shared")
+    the bytes of its __shared__ arrays, the dynamic shared memory a launch may ask for when
+    the kernel opted in to more than 48 KiB (None: it has not, see run/launch.py), and whether
+    its threads run as fibers (a stack each) or its blocks as loops (compile/split.py)."""
+    __slots__ = ("index", "name", "params", "static_shared", "max_dynamic_shared", "fibers")
 
-    def __init__(self, index, name, params, static_shared=0):
+    def __init__(self, index, name, params, static_shared=0, fibers=False):
         self.index, self.name, self.params, self.static_shared = index, name, params, static_shared
-        self.max_dynamic_shared = None
+        self.max_dynamic_shared, self.fibers = None, fibers
 
 
 class _DlInfo(ctypes.Structure):
@@ -83,6 +84,7 @@ def _declare(lib):
     lib.sim_status_name.argtypes, lib.sim_status_name.restype = [ctypes.c_int], ctypes.c_char_p
     lib.sim_kernel_name.argtypes, lib.sim_kernel_name.restype = [ctypes.c_int], ctypes.c_char_p
     lib.sim_kernel_nparams.argtypes = [ctypes.c_int]
+    lib.sim_kernel_fibers.argtypes = [ctypes.c_int]
     lib.sim_kernel_address.argtypes, lib.sim_kernel_address.restype = [ctypes.c_int], ctypes.c_void_p
     lib.sim_describe.argtypes = [ctypes.c_int, ctypes.POINTER(ParamReport)]
     lib.sim_launch_start.restype = ctypes.c_void_p
@@ -158,7 +160,8 @@ class Module:
             params = [Param(chr(p.kind), p.size, p.type_name.decode()) for p in infos[:n]]
             name = _symbol_name(self.lib.sim_kernel_address(i),
                                 self.lib.sim_kernel_name(i).decode())
-            self.kernels[name] = Kernel(i, name, params)
+            self.kernels[name] = Kernel(i, name, params,
+                                        fibers=bool(self.lib.sim_kernel_fibers(i)))
         for name, nbytes in static_shared_bytes(self.path, self.kernels).items():
             self.kernels[name].static_shared = nbytes
         self.device_arrays = device_arrays(self.path)

@@ -142,14 +142,16 @@ def defines_device_functions(preprocessed_user_code):
     return bool(_DEVICE_FUNCTION.search(preprocessed_user_code))
 
 
-def translation_unit(body, kernels, instrumented_as=None, vectorised=()):
+def translation_unit(body, kernels, instrumented_as=None, vectorised=(), split=()):
     """The prelude (and sim_prelude_end.h, which a precompiled prelude cannot hold), the learner's
     code, and the table of its kernels. An instrumented build (helpers/sim/microscope/instrumented.py) names
     the code around the learner's after the file `instrumented_as`, so that none of it is taken
     for the learner's, and ends the learner's __shared__ arrays with bytes of no array
     (include/sim_traced.h). The kernels named in ``vectorised`` (loop_free_kernels) run their
-    blocks on the loop the compiler may vectorise across threads, where the module has one."""
-    entries = "".join(f'    __sim_entry<&{k}, {int(k in vectorised)}>("{k}"),\n'
+    blocks on the loop the compiler may vectorise across threads, where the module has one; those
+    in ``split``, rewritten by split.py, run once a block."""
+    runner = {k: 2 if k in split else int(k in vectorised) for k in kernels}
+    entries = "".join(f'    __sim_entry<&{k}, {runner[k]}>("{k}"),\n'
                       for k in kernels) or "    {},\n"
     generated = f'#line 1 "{instrumented_as}"\n' if instrumented_as else ""
     guard = "__SIM_SHARED_GUARD(shared_guard_before)\n" if instrumented_as else ""

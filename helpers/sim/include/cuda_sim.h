@@ -178,6 +178,7 @@ static inline long long clock64() {
 inline void __sim_nanosleep(unsigned) { sim::let_others_run(); }
 #define __nanosleep(ns) __sim_nanosleep(ns)
 
+#include "sim_split.h"    // a kernel with barriers run as loops (compile/split.py)
 #include "sim_warp.h"     // __shfl_sync, __ballot_sync, __match_any_sync, __reduce_add_sync, ...
 #include "sim_math.h"     // math functions, intrinsics, integer and DPX functions
 #include "sim_atomics.h"  // atomicAdd and friends

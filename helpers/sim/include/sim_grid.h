@@ -142,6 +142,12 @@ inline void check_dynamic_shared(Worker *w, int status) {
     }
 }
 
+// A split kernel's per-thread storage (sim_split.h): the worker's, grown as a block needs.
+void *split_storage(Worker *w, size_t bytes) {
+    if (w->split.size() < bytes) w->split.resize(bytes);
+    return w->split.data();
+}
+
 // Called (in watch mode) whenever a thread stops: the thread that has just run changed a watched
 // byte, or the canary around the dynamic shared memory, if anything changed.
 void check_watch(Worker *w) {
@@ -382,7 +388,7 @@ inline void worker_body(Launch *L, int index) {
     Worker w;
     set_current_worker(&w);
     w.launch = L;
-    w.plain = !SIM_FIBERS;
+    w.plain = !L->kernel->run_thread;  // a split kernel (sim_split.h) runs as a plain one
     w.watching = w.quiet = L->watch;
     w.in_order = !w.watching;
     worker = &w;

@@ -227,13 +227,21 @@ template <auto K> struct Kernel {
     // thread with SIM_FIBERS, else a loop over the block's threads. The compiler inlines the kernel into each
     // runner it is given, so each one that is never called was a copy of the kernel compiled for
     // nothing (a module of 24 kernels with barriers: 1.96 CPU-seconds of g++, 1.17 without).
-    template <bool Vectorised> static KernelEntry entry(const char *name) {
+    // Runner: 1 for a kernel that runs on the loop the compiler may vectorise (source.py's
+    // loop_free_kernels), 2 for a kernel with barriers rewritten to run once a block (sim_split.h:
+    // it loops over the threads itself, writing their indices into the Frame), else 0.
+    static void run_once(void *t) { std::apply(K, *(const Tuple *)t); }
+    template <int Runner> static KernelEntry entry(const char *name) {
 #if SIM_FIBERS
-        return KernelEntry{name, Sig::count, Sig::describe, make_args, free_args, run_thread,
-                           nullptr, nullptr, nullptr, (const void *)K};
+        if constexpr (Runner == 2)
+            return KernelEntry{name, Sig::count, Sig::describe, make_args, free_args, nullptr,
+                               run_once, run_once, nullptr, (const void *)K};
+        else
+            return KernelEntry{name, Sig::count, Sig::describe, make_args, free_args, run_thread,
+                               nullptr, nullptr, nullptr, (const void *)K};
 #elif SIM_UNPUBLISHED_LOOP
         void (*loop)(void *);
-        if constexpr (Vectorised) loop = run_block_vectorised;
+        if constexpr (Runner == 1) loop = run_block_vectorised;
         else loop = run_block_fast;
         return KernelEntry{name, Sig::count, Sig::describe, make_args, free_args, nullptr,
                            loop, run_block_called, run_block_called, (const void *)K};
@@ -250,7 +258,7 @@ template <auto K> struct Kernel {
 // ---- the table of kernels, defined after the learner's code -------------------------------------
 typedef sim::KernelEntry __sim_kernel_entry;
 template <auto __K, int __V> __sim_kernel_entry __sim_entry(const char *__name) {
-    return sim::Kernel<__K>::template entry<__V != 0>(__name);
+    return sim::Kernel<__K>::template entry<__V>(__name);
 }
 extern "C" const __sim_kernel_entry __sim_kernel_table[];
 extern "C" const int __sim_kernel_table_size;
@@ -276,5 +284,7 @@ SIM_EXPORT const char *sim_status_name(int code) {
 
 SIM_EXPORT const char *sim_kernel_name(int k) { return sim_kernel(k)->name; }
 SIM_EXPORT int sim_kernel_nparams(int k) { return sim_kernel(k)->nparams; }
+// 1 where the kernel's threads run as fibers, 0 where a block runs as a loop (split ones too)
+SIM_EXPORT int sim_kernel_fibers(int k) { return sim_kernel(k)->run_thread != nullptr; }
 SIM_EXPORT const void *sim_kernel_address(int k) { return sim_kernel(k)->address; }
 SIM_EXPORT void sim_describe(int k, sim::ParamInfo *out) { sim_kernel(k)->describe(out); }

@@ -5,7 +5,8 @@
 // a barrier or a warp function runs each block as a plain loop over its threads. A module that
 // uses them runs each thread of a block as a fiber (its own stack, switched by a few instructions:
 // sim_switch.h) so that a thread can stop at __syncthreads() and let the others catch up, as on a
-// GPU.
+// GPU; except its kernels that compile/split.py rewrote, which loop over their threads between
+// barriers (sim_split.h).
 //
 // Faults (accesses that reach a guard page, failed asserts, stuck barriers) end the launch and are
 // reported to Python with the kernel, block and thread; they never end the process.
@@ -196,6 +197,8 @@ struct Worker {
     // each thread's asynchronous copies in the block being run (sized by the launch's first
     // copy; fill_shared empties them for each block)
     std::vector<ThreadCopies> copies;
+    // a split kernel's per-thread storage (sim_split.h), kept from block to block
+    std::vector<unsigned char> split;
 };
 
 inline thread_local Worker *worker = nullptr;  // for the signal handler and printf

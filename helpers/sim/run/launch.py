@@ -111,7 +111,7 @@ def _execute(record, watch=None):
     module, kernel, grid, block = record.module, record.kernel, record.grid, record.block
     module.check_unchanged()
     lib, name = module.lib, kernel.name
-    threads = block[0] * block[1] * block[2] if module.uses_fibers else 1
+    threads = block[0] * block[1] * block[2] if kernel.fibers else 1
     wanted = 1 if watch is not None else min(settings.workers, grid[0] * grid[1] * grid[2])
     ranges = [v for r in watch or () for v in r]
     watched = (ctypes.c_uint64 * max(len(ranges), 1))(*ranges)

@@ -139,12 +139,13 @@ def test_a_launch_past_its_time_limit_is_cancelled_until_it_stops(monkeypatch):
     from helpers.sim.settings import settings
 
     lib = WorkersThatMissCancels()
-    module = SimpleNamespace(lib=lib, uses_fibers=False, check_unchanged=lambda: None,
+    module = SimpleNamespace(lib=lib, check_unchanged=lambda: None,
                              shared_variables=(None, 0),
                              status_name={WorkersThatMissCancels.INTERRUPTED: "INTERRUPTED"})
     monkeypatch.setattr(stacks, "for_launch", lambda workers, count: (None, workers))
     with settings.changed(time_limit=0.0), pytest.raises(driver.LaunchError) as err:
-        launch._execute(SimpleNamespace(module=module, kernel=SimpleNamespace(name="spin", index=0),
+        launch._execute(SimpleNamespace(module=module, kernel=SimpleNamespace(name="spin", index=0,
+                                                                          fibers=False),
                                         grid=(8, 1, 1), block=(32, 1, 1), shared=0, pointers=None))
     assert (err.value.kind, err.value.kernel, err.value.seconds) == ("time limit", "spin", 0.0)
     assert lib.cancels == 3
