@@ -1,12 +1,13 @@
 """What a ``__syncthreads()`` costs each thread on the simulator, for bench/simulator.py.
 
-Two fiber switches side by side: the inline switch (the default) and the call switch used before
-(``-DSIM_SWITCH_CALL``: a function that pushes the callee-saved registers, and the worker read
-from the thread's Frame; the rest of the runtime is the same for both). Two measures for each: the
-marginal cost of a barrier in a loop (k = 8 against k = 0), and the first launch of the reduction
-(bench/reduction.cu: 9 barriers a thread, work included), on n threads in blocks of 256. Wall
-time (least of the rounds, on all workers and on one) and CPU time per core (which a loaded
-machine's wall time hides).
+Three ways side by side: a kernel rewritten into loops over its threads (the default where it can
+be, helpers/sim/compile/split.py), and its threads as fibers (``-DSIM_NO_SPLIT``) with the inline
+switch or with the call switch used before that (``-DSIM_SWITCH_CALL``: a function that pushes
+the callee-saved registers, and the worker read from the thread's Frame; the rest of the runtime
+is the same). Two measures for each: the marginal cost of a barrier in a loop (k = 8 against
+k = 0), and the first launch of the reduction (bench/reduction.cu: 9 barriers a thread, work
+included), on n threads in blocks of 256. Wall time (least of the rounds, on all workers and on
+one) and CPU time per core (which a loaded machine's wall time hides).
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ TARGET_BARRIER_NS = 5.0      # at most 5 ns a barrier per thread
 BARRIERS = r"""
 __global__ void barriers(int k) { for (int i = 0; i < k; i++) __syncthreads(); }
 """
-METHODS = {"inline switch": [], "call switch (before)": ["-DSIM_SWITCH_CALL"]}
+METHODS = {"loops": [], "fibers, inline switch": ["-DSIM_NO_SPLIT"],
+           "fibers, call switch": ["-DSIM_NO_SPLIT", "-DSIM_SWITCH_CALL"]}
+DEFAULT, FIBERS = "loops", "fibers, inline switch"
 
 
 def _launches(n):
@@ -76,14 +79,14 @@ def barrier_costs(n, repeat, workers, verdict):
         for what, label in (("loop", "a __syncthreads() alone"), ("reduction", "the reduction")):
             print(f"  {method:21} {label:24} {ns(method, what, workers, 0):7.2f} "
                   f"{ns(method, what, 1, 0):7.2f} {ns(method, what, 1, 1):7.2f}")
-    new, old = (ns(m, "reduction", workers, 0) for m in METHODS)
-    alone = ns("inline switch", "loop", workers, 0)
-    cpu_new, cpu_old = (ns(m, "reduction", 1, 1) for m in METHODS)
-    print(f"  the reduction's CPU time per barrier and thread: {cpu_old / cpu_new:.2f}x less than "
-          f"before; on {workers} idle cores its wall time would be about "
+    new, fibers = (ns(m, "reduction", workers, 0) for m in (DEFAULT, FIBERS))
+    alone = ns(DEFAULT, "loop", workers, 0)
+    cpu_new, cpu_fibers = (ns(m, "reduction", 1, 1) for m in (DEFAULT, FIBERS))
+    print(f"  the reduction's CPU time per barrier and thread: {cpu_fibers / cpu_new:.2f}x less "
+          f"than with fibers; on {workers} idle cores its wall time would be about "
           f"{cpu_new / workers:.2f} ns")
     return (f"  at most {TARGET_BARRIER_NS:g} ns a barrier per thread on {workers} "
-            f"workers: the reduction {new:.2f} ns (before: {old:.2f}) -> "
+            f"workers: the reduction {new:.2f} ns (fibers: {fibers:.2f}) -> "
             f"{verdict(new <= TARGET_BARRIER_NS)}; a barrier alone {alone:.2f} ns -> "
             f"{verdict(alone <= TARGET_BARRIER_NS)} (CPU time per core, divided by the workers: "
-            f"{cpu_new / workers:.2f} ns and {ns('inline switch', 'loop', 1, 1) / workers:.2f} ns)")
+            f"{cpu_new / workers:.2f} ns and {ns(DEFAULT, 'loop', 1, 1) / workers:.2f} ns)")
