@@ -9,9 +9,11 @@ the kernel as written.
 
 A kernel is rewritten when its text can be read with certainty, else left to the fibers:
 - its only thread-waiting calls are statements ``__syncthreads();`` of its own body (not in an
-  expression, not inside a ``switch``), and no function of the source outside a kernel waits;
+  expression, not inside a ``switch``): it calls no function of the source that waits, and
+  nothing of cooperative groups, mma.h or the pipeline primitives;
 - no ``goto``, label, ``asm``, ``try``, lambda or template; ``return;`` only as a statement;
-- no parameter is assigned or has its address taken (a block's threads share the parameters);
+- a parameter that is assigned or has its address taken gets a copy for each thread (a block's
+  threads share the parameters);
 - the preprocessed kernel has as many barriers and returns as its text (no macro hides one);
 - each local variable in scope at a barrier is declared ``type name = value;`` (or an array
   without a value): it moves to the thread's storage, its declaration becomes the assignment.
@@ -25,13 +27,13 @@ from dataclasses import dataclass, field
 
 from .source import _USES_FIBERS
 
-VERSION = "1"  # part of a module's name in the cache: a change of the rewriting rebuilds it
+VERSION = "5"  # part of a module's name in the cache: a change of the rewriting rebuilds it
 
 _TOKEN = re.compile(r"""
     (?P<space>\s+)
   | (?P<comment>//[^\n]*|/\*.*?\*/)
   | (?P<pp>(?<![^\n])[ \t]*\#(?:\\\n|[^\n])*)
-  | (?P<string>[uUL]?R"|(?:u8|[uUL])?"(?:\\.|[^"\\\n])*"|(?:u8|[uUL])?'(?:\\.|[^'\\\n])*')
+  | (?P<string>(?:u8|[uUL])?R"|(?:u8|[uUL])?"(?:\\.|[^"\\\n])*"|(?:u8|[uUL])?'(?:\\.|[^'\\\n])*')
   | (?P<number>\.?\d(?:[eEpP][+-]|[\w.'])*)
   | (?P<word>[A-Za-z_]\w*)
   | (?P<op>::|->\*?|\.\*|\+\+|--|<<=|>>=|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^!=<>]=?
@@ -46,6 +48,15 @@ _KNOWN_TYPE = re.compile(r"(u?(char|short|int|long|longlong)[1-4]|float[1-4]|dou
                          r"u?int(8|16|32|64)_t|u?intptr_t|size_t|ptrdiff_t|dim3|uint3|half2?|"
                          r"__half2?|__nv_bfloat162?|uint|ushort|uchar|ulong)$")
 _POINTER_OPS = {"*", "&", "&&", "const", "volatile", "__restrict__", "__restrict"}
+# What reaches a barrier or a warp function through the prelude's CUDA headers (cooperative
+# groups, mma.h, the pipeline primitives), whose waits are not in the learner's text: the groups
+# and fragments, the functions that make or take them, and their methods.
+_CUDA_API = re.compile(
+    r"\b(cooperative_groups|nvcuda|wmma|__pipeline_\w+|memcpy_async|wait_prior|barrier_wait|"
+    r"this_thread_block|this_grid|this_multi_grid|this_cluster|tiled_partition|coalesced_threads|"
+    r"labeled_partition|binary_partition|thread_block|thread_block_tile|thread_group|"
+    r"coalesced_group|grid_group|multi_grid_group|cluster_group|\w+_sync)\b"
+    r"|\.\s*(sync|wait|shfl\w*|any|all|ballot|match_\w+)\s*\(")
 _REFUSED = {"goto", "asm", "__asm__", "__asm", "try", "throw", "template", "co_await",
             "co_yield", "co_return", "setjmp", "longjmp", "__syncwarp", "__nanosleep"}
 _ASSIGN = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", "++", "--"}
@@ -87,7 +98,7 @@ def _tokens(text, start, end):
         if m is None:
             raise _Refused(f"cannot read {text[pos:pos + 10]!r}")
         kind = m.lastgroup
-        if kind == "string" and m.group().endswith('R"'):
+        if kind == "string" and re.fullmatch(r'(u8|[uUL])?R"', m.group()):
             raise _Refused("raw string")
         if kind not in ("space", "comment"):
             out.append(_Token(kind, m.group(), m.start(), m.end()))
@@ -299,26 +310,80 @@ def plan(body, user_code):
     if not _USES_FIBERS.search(user_code):
         return Plan(body, frozenset())
     pre_kernels = _kernel_bodies(user_code, "__sim_global__")
-    outside = _without_ranges(user_code, [r for r in pre_kernels.values() if r])
-    if _USES_FIBERS.search(outside):
-        return Plan(body, frozenset())  # a __device__ function waits: its callers need fibers
+    waiting = _waiting_functions(user_code, set(pre_kernels))
+    if waiting is None:
+        return Plan(body, frozenset())
     try:
         tokens = _tokens(body, 0, len(body))
     except _Refused:
         return Plan(body, frozenset())
+    calls_waiting = re.compile(rf"\b({'|'.join(map(re.escape, waiting))})\b") if waiting else None
     edits, done = [], set()
     for name, where in _definitions(tokens).items():
         pre = pre_kernels.get(name)
         if where is None or pre is None:
             continue
+        pre_body = user_code[pre[0]:pre[1]]
+        if calls_waiting and calls_waiting.search(pre_body):
+            continue  # it calls a __device__ function that waits: that needs fibers
         try:
-            edits += _rewrite(body, tokens, *where, user_code[pre[0]:pre[1]])
+            edits += _rewrite(body, tokens, *where, pre_body)
         except (_Refused, IndexError):
             continue
         done.add(name)
     for start, end, text in sorted(edits, reverse=True):
         body = body[:start] + text + body[end:]
     return Plan(body, frozenset(done))
+
+
+def _waiting_functions(code, kernels):
+    """The names of the preprocessed code's other functions that wait (call a barrier or warp
+    function, or a function that does); None where a wait is outside every function found."""
+    code = re.sub(r'"(\\.|[^"\\])*"|\'(\\.|[^\'\\])*\'', '""', code)
+    bodies, i = {}, 0
+    while (i := code.find("{", i)) >= 0:
+        head = code[max(0, i - 4096):i].rstrip()  # a function's head: its parameters end it
+        head = re.sub(r"\b(const|noexcept|override)\s*$", "", head).rstrip()
+        end = _matching(code, i, "{", "}")
+        if head.endswith(")") and end > 0:
+            start = _matching_back(head, len(head) - 1)
+            name = re.search(r"([A-Za-z_]\w*)\s*$", head[:start]) if start >= 0 else None
+            if name:
+                bodies.setdefault(name.group(1), []).append((i, end))
+                i = end
+                continue
+        i += 1
+    outside = _without_ranges(code, [r for rs in bodies.values() for r in rs])
+    if _USES_FIBERS.search(outside):
+        return None
+    text = {n: "".join(code[a:b] for a, b in rs) for n, rs in bodies.items() if n not in kernels}
+    waiting = {n for n, t in text.items() if _USES_FIBERS.search(t) or _CUDA_API.search(t)}
+    while True:
+        more = {n for n, t in text.items() if n not in waiting
+                and any(re.search(rf"\b{re.escape(w)}\b", t) for w in waiting)}
+        if not more:
+            return waiting
+        waiting |= more
+
+
+def _matching(code, i, opening, closing):
+    """The index after the bracket that closes code[i], or -1."""
+    depth = 0
+    for j in range(i, len(code)):
+        depth += (code[j] == opening) - (code[j] == closing)
+        if depth == 0:
+            return j + 1
+    return -1
+
+
+def _matching_back(code, i):
+    """The index of the '(' that code[i], a ')', closes; -1 if none."""
+    depth = 0
+    for j in range(i, -1, -1):
+        depth += (code[j] == ")") - (code[j] == "(")
+        if depth == 0:
+            return j
+    return -1
 
 
 def _kernel_bodies(code, keyword):
@@ -406,11 +471,11 @@ def _rewrite(text, tokens, params, open_brace, close_brace, preprocessed_body):
         raise _Refused("a lambda")
     waits = [m.group(1) for m in _USES_FIBERS.finditer(preprocessed_body)]
     kernel = _Kernel(tokens, open_brace + 1, close_brace, _parameter_names(tokens, *params))
-    if waits != ["sync_block"] * len(kernel.barriers) or not kernel.barriers:
+    if waits != ["sync_block"] * len(kernel.barriers) or _CUDA_API.search(preprocessed_body):
         raise _Refused("the preprocessed kernel waits elsewhere")
     if len(re.findall(r"\breturn\b", preprocessed_body)) != len(kernel.returns):
         raise _Refused("a return the text does not show")
-    _check_parameters(body, kernel.params)
+    changed = _changed_parameters(body, kernel.params)
     in_scope = [d for d in kernel.declarations if d.lifted and d.automatic]
     lifted = [d for d in in_scope if not d.constant]
     if any(not d.movable for d in lifted):
@@ -425,27 +490,34 @@ def _rewrite(text, tokens, params, open_brace, close_brace, preprocessed_body):
         edits.append((tokens[i].start, tokens[i + 3].end, f"__SIM_BARRIER({n})"))
     for i in kernel.returns:
         edits.append((tokens[i].start, tokens[i + 1].end, "__SIM_RETURN"))
-    names = [name for d in lifted for name, *_ in d.names]
-    members = "".join(f"{member}; " for d in lifted for _, member, _, _ in d.names)
+    names = changed + [name for d in lifted for name, *_ in d.names]
+    copies = "".join(f"auto __sim_param_{p} = {p}; " for p in changed)
+    members = "".join([*(f"decltype(__sim_param_{p}) {p}; " for p in changed),
+                       *(f"{member}; " for d in lifted for _, member, _, _ in d.names)])
     refs = "".join(f"auto &{n} = __sim_self->{n}; " for n in names)
+    starts = "".join(f"{p} = __sim_param_{p}; " for p in changed)
     edits.append((tokens[open_brace].start, tokens[open_brace].end,
-                  f"{{ struct __sim_lifted {{ {members}}}; __SIM_SPLIT_BEGIN(__sim_lifted) "
-                  f"{refs}switch (__sim_at) {{ case 0:;"))
+                  f"{{ {copies}struct __sim_lifted {{ {members}}}; "
+                  f"__SIM_SPLIT_BEGIN(__sim_lifted) {refs}switch (__sim_at) {{ case 0:; {starts}"))
     edits.append((tokens[close_brace].start, tokens[close_brace].end, "} __SIM_SPLIT_END }"))
     return edits
 
 
-def _check_parameters(body, params):
-    """A block's threads share the parameters once split: none may be changed or pointed to."""
+def _changed_parameters(body, params):
+    """The parameters the body assigns or takes the address of: a block's threads share the
+    parameters once split, so each thread gets its own copy of these (moved, as a variable)."""
+    changed = []
     for n, tok in enumerate(body):
         if tok.text not in params or (n and body[n - 1].text in (".", "->")):
             continue
         before = body[n - 1].text if n else ""
         after = body[n + 1].text if n + 1 < len(body) else ""
-        pointed = before == "&" and (n < 2 or (body[n - 2].kind not in ("word", "number")
-                                               and body[n - 2].text not in (")", "]")))
-        if after in _ASSIGN or before in ("++", "--") or pointed:
-            raise _Refused(f"parameter {tok.text} is changed or pointed to")
+        pointed = before == "&" and after not in ("[", "->", ".") and (
+            n < 2 or (body[n - 2].kind not in ("word", "number")
+                      and body[n - 2].text not in (")", "]")))
+        if (after in _ASSIGN or before in ("++", "--") or pointed) and tok.text not in changed:
+            changed.append(tok.text)
+    return changed
 
 
 def _check_names(tokens, kernel, lifted, open_brace, close_brace):

@@ -332,15 +332,17 @@ inline bool same_site(const Site &a, const Site &b) {
     return a.id == b.id && (a.file == b.file || strcmp(a.file, b.file) == 0);
 }
 
+// A barrier or warp function met by threads that run as a loop: a module built without fibers, or
+// a kernel that compile/split.py rewrote although it waits (a mistake of split.py's, reported).
 [[noreturn]] inline void no_fibers(Worker *w, Site site) {
-    fail_at(w, BARRIER, site, "internal: barrier or warp function in a module built without fibers");
+    fail_at(w, BARRIER, site, "internal: barrier or warp function in a kernel run without fibers");
 }
 
 // A thread arrives at __syncthreads(): it waits until every thread of the block that has not
 // exited arrives too. Threads waiting at two different __syncthreads() are an error.
 SIM_UNTRACED inline int block_barrier(Site site, int pred, int reduce) {
     Worker *w = current_worker();
-    if (!SIM_FIBERS) no_fibers(w, site);
+    if (!SIM_FIBERS || w->plain) no_fibers(w, site);
     if (w->at_barrier == 0) {
         w->barrier = site, w->barrier_reduces = reduce >= 0;
     } else if (!same_site(w->barrier, site)) {
@@ -447,7 +449,7 @@ SIM_UNTRACED inline void release_warp(Worker *w, int warp, unsigned group) {
 
 SIM_UNTRACED inline uint64_t warp_meet(Site site, unsigned mask, int op, int src, uint64_t value, int pred) {
     Worker *w = current_worker();
-    if (!SIM_FIBERS) no_fibers(w, site);
+    if (!SIM_FIBERS || w->plain) no_fibers(w, site);
     int me = w->current, warp = me / 32, lane = me % 32;
     Fiber *lanes = w->fibers + warp * 32;
     unsigned group = mask & lanes_in_warp(w, warp);
@@ -523,7 +525,7 @@ inline bool coalescing_at(const Fiber &f, const Site &site) {
 
 SIM_UNTRACED inline unsigned coalesce(Site site) {
     Worker *w = current_worker();
-    if (!SIM_FIBERS) no_fibers(w, site);
+    if (!SIM_FIBERS || w->plain) no_fibers(w, site);
     int warp = w->current / 32;
     Fiber *lanes = w->fibers + warp * 32;
     Fiber &f = lanes[w->current % 32];

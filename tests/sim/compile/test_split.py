@@ -43,12 +43,13 @@ def test_the_tree_reduction_is_rewritten_and_sums_as_its_fibers_do():
 LEFT_TO_FIBERS = {
     "a warp function": "__global__ void k(int *x) { int v = x[threadIdx.x]; __syncthreads();"
                        " x[threadIdx.x] = __shfl_down_sync(0xffffffff, v, 1); }",
-    "a parameter changed": "__global__ void k(int *x, int n) { n += threadIdx.x; __syncthreads();"
-                           " x[threadIdx.x] = n; }",
     "a barrier in an expression": "__global__ void k(int *x) { int c = __syncthreads_count(x[0]);"
                                   " x[threadIdx.x] = c; }",
     "a __device__ function that waits": "__device__ void wait() { __syncthreads(); }\n"
                                         "__global__ void k(int *x) { wait(); x[threadIdx.x] = 1; }",
+    "cooperative groups": "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+                          "extern \"C\" __global__ void k(int *x) { auto t = cg::tiled_partition"
+                          "<8>(cg::this_thread_block()); t.sync(); x[threadIdx.x] = 1; }",
     "a scalar without a value in scope": "__global__ void k(int *x) { int v; v = x[0];"
                                          " __syncthreads(); x[threadIdx.x] = v; }",
     "a barrier in a switch": "__global__ void k(int *x) { switch (x[0]) { case 0: __syncthreads();"
@@ -60,8 +61,21 @@ LEFT_TO_FIBERS = {
 
 @pytest.mark.parametrize("source", LEFT_TO_FIBERS.values(), ids=LEFT_TO_FIBERS.keys())
 def test_what_the_rewriting_cannot_read_with_certainty_keeps_its_fibers(source):
-    module = SourceModule(source).module
+    module = SourceModule(source, no_extern_c="#include" in source).module
     assert all(k.fibers for k in module.kernels.values())
+
+
+def test_only_the_kernels_that_call_a_waiting_function_keep_their_fibers():
+    """A module with a warp function: its other kernels, with barriers or without, run as loops."""
+    source = ("__device__ int neighbour(int v) { return __shfl_down_sync(0xffffffff, v, 1); }\n"
+              "__device__ int twice(int v) { return 2 * neighbour(v); }\n"
+              "__global__ void shuffles(int *x) { x[threadIdx.x] = twice(x[threadIdx.x]); }\n"
+              "__global__ void waits(int *x) { int v = x[threadIdx.x]; __syncthreads();"
+              " x[threadIdx.x] = v + 1; }\n"
+              "__global__ void plain(int *x) { x[threadIdx.x] += 1; }\n")
+    kernels = SourceModule(source).module.kernels
+    assert {name: k.fibers for name, k in kernels.items()} == {
+        "shuffles": True, "waits": False, "plain": False}
 
 
 # Kernels rewritten, each run both ways on the same input: outputs, bit for bit.
@@ -83,6 +97,10 @@ SAME_RESULTS = {
         " for (int r = 0; r < 3; r++) { s[ty][tx] = p[tx] * (r + 1); __syncthreads();"
         " acc[r] = s[tx][ty]; __syncthreads(); } p[tx] = acc[0] + acc[1] * acc[2]; }",
         (8, 8, 1), 64),
+    # each thread changes the parameters, points to one, and reads them after a barrier
+    "parameters changed by each thread": (
+        "__global__ void k(float *x, int n) { n += threadIdx.x; x += 1; int *pn = &n;"
+        " __syncthreads(); x[(int)threadIdx.x - 1] = *pn + n; }", 64, 3),
     "printf in order": (
         "__global__ void k(float *x, int n) { int t = threadIdx.x + 4 * threadIdx.z;"
         " printf(\"a%d \", t); __syncthreads(); printf(\"b%d \", t); x[t] = t; }", (2, 1, 2), 8),
