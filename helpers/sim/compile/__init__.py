@@ -1,7 +1,8 @@
 """Compiling a module: from a learner's .cu source to a loaded library.
 
 - `source`: the .cu text to the C++ unit compiled (and `INCLUDE_DIR`, the prelude's folder)
-- `split`: kernels with barriers rewritten to run each stretch between barriers as a loop
+- `split`: kernels with barriers rewritten to run each stretch between barriers as a loop;
+  `kernel_text`: a kernel's text read for it (tokens, statements, declarations)
 - `toolchain`: the host C++ compiler, binutils and the CPU's float flags
 - `builder`: the compile and link, cached; `cache`: the cache of built modules, trusted why
 - `prebuilt`: what every module shares, built once (the grid runner, the trace's runtime, the

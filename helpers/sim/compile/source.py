@@ -115,16 +115,22 @@ def loop_free_kernels(preprocessed_user_code):
     """The kernels whose body holds no loop (for, while, do): a plain module's block loop is
     vectorised across the threads of those only (include/sim_launch.h: run_block_vectorised)."""
     code = re.sub(r'"(\\.|[^"\\])*"|\'(\\.|[^\'\\])*\'', '""', preprocessed_user_code)
-    free = set()
+    return {name for name, body in kernel_bodies(code).items()
+            if body and not _LOOP.search(code[body[0]:body[1]])}
+
+
+def kernel_bodies(preprocessed_user_code):
+    """{kernel: (start, end) of its body's text, braces included; None for a name defined more
+    than once}. A declaration without a body is passed over: its definition is matched too."""
+    code, found = preprocessed_user_code, {}
     for m in _GLOBAL.finditer(code):
         end = _closing(code, m.end() - 1, "(", ")")
-        body_start = re.compile(r"[{;]").search(code, end)
-        if end < 0 or body_start is None or body_start.group() == ";":
-            continue   # a declaration: its definition is matched too
-        body = code[body_start.start():_closing(code, body_start.start(), "{", "}")]
-        if not _LOOP.search(body):
-            free.add(m.group(1))
-    return free
+        body_start = re.compile(r"[{;]").search(code, end) if end >= 0 else None
+        if body_start is None or body_start.group() == ";":
+            continue
+        body = (body_start.start(), _closing(code, body_start.start(), "{", "}"))
+        found[m.group(1)] = None if m.group(1) in found or body[1] < 0 else body
+    return found
 
 
 def _closing(code, start, opening, closing):
