@@ -114,9 +114,15 @@ _LOOP = re.compile(r"\b(for|while|do)\b")
 def loop_free_kernels(preprocessed_user_code):
     """The kernels whose body holds no loop (for, while, do): a plain module's block loop is
     vectorised across the threads of those only (include/sim_launch.h: run_block_vectorised)."""
-    code = re.sub(r'"(\\.|[^"\\])*"|\'(\\.|[^\'\\])*\'', '""', preprocessed_user_code)
+    code = without_strings(preprocessed_user_code)
     return {name for name, body in kernel_bodies(code).items()
             if body and not _LOOP.search(code[body[0]:body[1]])}
+
+
+def without_strings(code):
+    """The code with each string and character literal made empty (""): no brace, keyword or
+    name inside one is read as code."""
+    return re.sub(r'"(\\.|[^"\\])*"|\'(\\.|[^\'\\])*\'', '""', code)
 
 
 def kernel_bodies(preprocessed_user_code):

@@ -26,9 +26,9 @@ import re
 from dataclasses import dataclass
 
 from .kernel_text import KernelText, Unreadable, closing, read_tokens
-from .source import _USES_FIBERS, _closing, kernel_bodies
+from .source import _USES_FIBERS, _closing, kernel_bodies, without_strings
 
-VERSION = "5"  # part of a module's name in the cache: a change of the rewriting rebuilds it
+VERSION = "6"  # part of a module's name in the cache: a change of the rewriting rebuilds it
 
 # What reaches a barrier or a warp function through the prelude's CUDA headers (cooperative
 # groups, mma.h, the pipeline primitives), whose waits are not in the learner's text: the groups
@@ -39,8 +39,9 @@ _CUDA_API = re.compile(
     r"labeled_partition|binary_partition|thread_block|thread_block_tile|thread_group|"
     r"coalesced_group|grid_group|multi_grid_group|cluster_group|\w+_sync)\b"
     r"|\.\s*(sync|wait|shfl\w*|any|all|ballot|match_\w+)\s*\(")
+# (The warp functions, __syncwarp and __nanosleep among them, are found in the preprocessed text.)
 _REFUSED = {"goto", "asm", "__asm__", "__asm", "try", "throw", "template", "co_await",
-            "co_yield", "co_return", "setjmp", "longjmp", "__syncwarp", "__nanosleep"}
+            "co_yield", "co_return"}
 _ASSIGN = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", "++", "--"}
 
 
@@ -56,6 +57,7 @@ def plan(body, user_code):
     rewritten; ``user_code`` is the same text preprocessed (builder._preprocess)."""
     if not _USES_FIBERS.search(user_code):
         return Plan(body, frozenset())
+    user_code = without_strings(user_code)  # a printf's "return" or "__syncthreads" is no code
     pre_kernels = kernel_bodies(user_code)
     waiting = _waiting_functions(user_code, set(pre_kernels))
     if waiting is None:
@@ -85,8 +87,8 @@ def plan(body, user_code):
 
 def _waiting_functions(code, kernels):
     """The names of the preprocessed code's other functions that wait (call a barrier or warp
-    function, or a function that does); None where a wait is outside every function found."""
-    code = re.sub(r'"(\\.|[^"\\])*"|\'(\\.|[^\'\\])*\'', '""', code)
+    function, or a function that does); None where a wait is outside every function found.
+    ``code`` is without_strings'."""
     bodies, i = {}, 0
     while (i := code.find("{", i)) >= 0:
         head = code[max(0, i - 4096):i].rstrip()  # a function's head: its parameters end it

@@ -33,13 +33,14 @@ class Split {
         memset(done_, 0, (size_t)n_);
     }
     // Before each stretch: the first thread comes next.
-    void first() { i_ = -1, x_ = bx_ - 1, y_ = (unsigned)-1, z_ = 0; }
+    // (Each index one below its first value: the first thread's step carries into every one.)
+    void first() { i_ = -1, x_ = bx_ - 1, y_ = by_ - 1, z_ = (unsigned)-1; }
     // The next thread that has not left, its indices written into the Frame; false after the last.
     bool more() {
         while (++i_ < n_) {
             if (__builtin_expect(++x_ == bx_, 0)) {
                 x_ = 0;
-                if (++y_ == by_) y_ = 0, z_ += i_ > 0;
+                if (++y_ == by_) y_ = 0, z_++;
             }
             if (__builtin_expect(!left_, 1) || !done_[i_]) {
                 f_->thread = uint3{x_, y_, z_};

@@ -101,9 +101,10 @@ SAME_RESULTS = {
     "parameters changed by each thread": (
         "__global__ void k(float *x, int n) { n += threadIdx.x; x += 1; int *pn = &n;"
         " __syncthreads(); x[(int)threadIdx.x - 1] = *pn + n; }", 64, 3),
-    "printf in order": (
+    "printf in order, a string's return no return": (
         "__global__ void k(float *x, int n) { int t = threadIdx.x + 4 * threadIdx.z;"
-        " printf(\"a%d \", t); __syncthreads(); printf(\"b%d \", t); x[t] = t; }", (2, 1, 2), 8),
+        " printf(\"a%d \", t); __syncthreads(); printf(\"b%d return \", t); x[t] = t; }",
+        (2, 1, 2), 8),
 }
 
 
