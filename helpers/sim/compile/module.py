@@ -150,7 +150,6 @@ class Module:
         check_abi(self.lib, self.path)
         self.status = status_codes(self.lib)
         self.status_name = {code: name for name, code in self.status.items()}
-        self.uses_fibers = bool(self.lib.sim_fibers())
         self.source, self.rebuild = source, rebuild
         self.kernels = {}
         for i in range(self.lib.sim_kernel_count()):

@@ -267,8 +267,6 @@ extern "C" const int __sim_kernel_table_size;
 SIM_EXPORT int sim_kernel_count() { return __sim_kernel_table_size; }
 SIM_EXPORT const sim::KernelEntry *sim_kernel(int i) { return &__sim_kernel_table[i]; }
 
-SIM_EXPORT int sim_fibers() { return SIM_FIBERS; }
-
 // The layout Python must agree with (helpers/sim/module.py checks it when it loads a module).
 SIM_EXPORT int sim_abi_size(const char *name) {
     if (!strcmp(name, "Error")) return (int)sizeof(sim::Error);

@@ -49,10 +49,15 @@ def test_each_kernel_may_touch_its_own_and_the_common_shared_arrays_not_the_othe
     assert all(rows == sorted(rows) for rows in arrays.values())  # by offset, for a search
 
 
-def test_modules_without_barriers_run_as_a_plain_loop():
-    plain = SourceModule("__global__ void k(int *x) { x[threadIdx.x] = 1; }")
-    fibers = SourceModule("__global__ void k(int *x) { __syncthreads(); x[threadIdx.x] = 1; }")
-    assert not plain.module.uses_fibers and fibers.module.uses_fibers
+def test_kernels_without_warp_functions_run_as_loops_over_their_threads():
+    """A kernel without barriers, and one split at its barriers (split.py), run a block as a
+    loop; one with a warp function keeps a fiber a thread."""
+    mod = SourceModule("""
+__global__ void plain(int *x) { x[threadIdx.x] = 1; }
+__global__ void barrier(int *x) { __syncthreads(); x[threadIdx.x] = 1; }
+__global__ void vote(int *x) { x[threadIdx.x] = __any_sync(0xffffffffu, threadIdx.x == 3); }""")
+    assert {name: k.fibers for name, k in mod.module.kernels.items()} == {
+        "plain": False, "barrier": False, "vote": True}
 
 
 @pytest.mark.parametrize("helper", ["", "__device__ unsigned twice(unsigned v) { return 2 * v; }"])
