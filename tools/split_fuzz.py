@@ -1,0 +1,350 @@
+"""Random kernels with barriers, run as loops over their threads (helpers/sim/compile/split.py)
+and as fibers (``-DSIM_NO_SPLIT``), compared: outputs bit for bit, errors field for field.
+
+    python tools/split_fuzz.py [--seeds 0:100] [--kernels 12] [--show]
+
+Each seed makes one module of ``--kernels`` random kernels, built both ways and launched on a few
+block shapes. A kernel's text mixes what the rewriting must carry across a barrier: variables
+declared in nested scopes (some shadowing an outer one), constants, arrays, pointers to variables
+and to the parameter, loop counters, a parameter that threads change, branches and ``for`` and
+``while`` loops with barriers inside (uniform ones) and without (per thread), ``break``,
+``continue``, early returns, shared memory read after a barrier, float arithmetic that g++ may
+fuse, and now and then a barrier only some threads reach. Every value is unsigned or float, so
+that no result is undefined in C++. The tool prints how many kernels were rewritten (a kernel left
+to the fibers compares nothing) and exits with status 1 at the first disagreement, printing the
+kernel and both results. ``tests/tools/test_split_fuzz.py`` runs a few seeds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))   # the repository: helpers
+
+from helpers.sim import driver as drv, gpuarray  # noqa: E402
+from helpers.sim.compiler import SourceModule  # noqa: E402
+from helpers.sim.settings import settings  # noqa: E402
+
+FIBERS = ["-DSIM_NO_SPLIT"]
+SLOTS = 6                                     # values each thread writes out
+SHAPES = [(64, 1, 1), (32, 3, 1), (128, 1, 1)]   # blocks: at most 128 threads (the shared array)
+GRID, N_IN = 3, 97
+
+
+@dataclass
+class Text:
+    """One kernel's text as it is generated: its lines, the variables each open scope declares
+    (by kind: u unsigned, c const unsigned, f float, a array, q pointer) and the loops the code
+    being written is in (whether every thread of the block runs it alike is passed along)."""
+    rng: np.random.Generator
+    lines: list = field(default_factory=list)
+    scopes: list = field(default_factory=lambda: [[]])
+    count: int = 0
+    loops: list = field(default_factory=list)   # (counter, uniform) of the loops we are in
+
+    def visible(self, kind):
+        seen = {}
+        for scope in self.scopes:
+            for name, k in scope:
+                seen[name] = k
+        return [n for n, k in seen.items() if k == kind]
+
+    def chance(self, p):
+        return self.rng.random() < p
+
+    def pick(self, options):
+        return options[int(self.rng.integers(len(options)))]
+
+
+def unsigned_expr(g: Text, depth=0):
+    atoms = ["t", "blockIdx.x", f"{int(g.rng.integers(0, 50))}u", "n"]
+    atoms += (g.visible("u") + g.visible("c")) * 3 + [f"*{q}" for q in g.visible("q")]
+    atoms += [f"{a}[{int(g.rng.integers(4))}]" for a in g.visible("a")]
+    atoms += [c for c, _ in g.loops]
+    if depth < 2 and g.chance(0.5):
+        kind = g.pick(["op", "op", "in", "shared", "float"])
+        if kind == "in":
+            return f"in[({unsigned_expr(g, depth + 1)}) % n]"
+        if kind == "shared":
+            return f"s[({unsigned_expr(g, depth + 1)}) % threads]"
+        if kind == "float" and g.visible("f"):
+            return f"__float_as_uint({g.pick(g.visible('f'))})"
+        op = g.pick(["+", "*", "^", "-", "|"])
+        return f"({unsigned_expr(g, depth + 1)} {op} {unsigned_expr(g, depth + 1)})"
+    return g.pick(atoms)
+
+
+def float_expr(g: Text, depth=0):
+    atoms = [f"{g.rng.integers(1, 9) / 4:.2f}f", f"(float)({unsigned_expr(g, 2)} & 255u)"]
+    atoms += g.visible("f") * 3
+    if depth < 2 and g.chance(0.6):
+        a, b = float_expr(g, depth + 1), float_expr(g, depth + 1)
+        return g.pick([f"({a} * {b} + {float_expr(g, depth + 1)})", f"({a} - {b})",
+                       f"({a} * {b})"])
+    return g.pick(atoms)
+
+
+def condition(g: Text, uniform):
+    if uniform:
+        loop = [f"{c} == 1u" for c, u in g.loops if u]
+        return g.pick(["blockIdx.x % 2u == 0u", "n > 50u", "blockIdx.x == 1u"] + loop)
+    return g.pick(["t % 3u == 0u", f"({unsigned_expr(g)} & 1u)", "t < 17u", "t % 5u == 2u"])
+
+
+def statements(g: Text, depth, uniform, count):
+    for _ in range(count):
+        statement(g, depth, uniform)
+
+
+def statement(g: Text, depth, uniform):
+    choices = ["declare", "declare", "assign", "assign", "shared", "float"]
+    if uniform:
+        choices += ["barrier", "barrier"]
+    if depth < 3:
+        choices += ["if", "loop", "block", "array", "while"]
+    if [v for v in g.visible("u") if v != "t"]:
+        choices += ["pointer"]
+    if g.loops:
+        choices += ["jump"]
+    choices += ["return"] if g.chance(0.1) else []
+    choices += ["divergent barrier"] if not uniform and g.chance(0.08) else []
+    MAKERS[g.pick(choices)](g, "    " * (depth + 1), depth, uniform)
+
+
+def _declare(g: Text, pad, depth, uniform):
+    """A new unsigned variable: now and then const, or named as one of an outer scope."""
+    here = {n for n, _ in g.scopes[-1]}
+    outer = [n for scope in g.scopes[1:-1] for n, k in scope if k == "u" and n not in here]
+    value = unsigned_expr(g)
+    name = g.pick(outer) if outer and g.chance(0.3) else fresh(g)   # shadows an outer one
+    if re.search(rf"\b{name}\b", value):    # (not read in its own initializer)
+        name = fresh(g)
+    const = "const " if g.chance(0.15) else ""
+    g.lines.append(f"{pad}{const}unsigned {name} = {value};")
+    g.scopes[-1].append((name, "c" if const else "u"))
+
+
+def _float(g: Text, pad, depth, uniform):
+    name = fresh(g)
+    g.lines.append(f"{pad}float {name} = {float_expr(g)};")
+    g.scopes[-1].append((name, "f"))
+
+
+def _pointer(g: Text, pad, depth, uniform):
+    """A pointer to a variable or to the parameter, written through."""
+    name, target = fresh(g, "q"), g.pick([v for v in g.visible("u") if v != "t"])
+    g.lines.append(f"{pad}unsigned *{name} = &{target};")
+    g.lines.append(f"{pad}*{name} += {unsigned_expr(g)};")
+    g.scopes[-1].append((name, "q"))
+
+
+def _array(g: Text, pad, depth, uniform):
+    name = fresh(g, "a")
+    g.lines.append(f"{pad}unsigned {name}[4];")
+    g.lines.append(f"{pad}for (unsigned j = 0; j < 4u; j++) {name}[j] = {unsigned_expr(g)} + j;")
+    g.scopes[-1].append((name, "a"))
+
+
+def _assign(g: Text, pad, depth, uniform):
+    ints = [v for v in g.visible("u") if v != "t"]    # t places the thread's output
+    ints += [f"*{q}" for q in g.visible("q")]
+    floats, ints = g.visible("f"), ints + [f"{a}[{int(g.rng.integers(4))}]"
+                                           for a in g.visible("a")]
+    if floats and g.chance(0.3):
+        g.lines.append(f"{pad}{g.pick(floats)} {g.pick(['=', '+='])} {float_expr(g)};")
+    elif ints:
+        g.lines.append(f"{pad}{g.pick(ints)} {g.pick(['=', '+=', '^='])} {unsigned_expr(g)};")
+
+
+def _shared(g: Text, pad, depth, uniform):
+    index = "t" if g.chance(0.7) else f"({unsigned_expr(g)}) % threads"
+    g.lines.append(f"{pad}s[{index}] = {unsigned_expr(g)};")
+
+
+def _barrier(g: Text, pad, depth, uniform):
+    g.lines.append(f"{pad}__syncthreads();")
+
+
+def _return(g: Text, pad, depth, uniform):
+    g.lines.append(f"{pad}if (t % 7u == {int(g.rng.integers(7))}u) return;")
+
+
+def _jump(g: Text, pad, depth, uniform):
+    counter, loop_uniform = g.loops[-1]
+    test = f"{counter} == 1u" if loop_uniform or g.chance(0.5) else condition(g, False)
+    if loop_uniform and not uniform:
+        return    # a per-thread jump out of a loop with barriers: threads apart at its barrier
+    g.lines.append(f"{pad}if ({test}) {g.pick(['break', 'continue'])};")
+
+
+def _if(g: Text, pad, depth, uniform):
+    branch_uniform = uniform and g.chance(0.5)
+    g.lines.append(f"{pad}if ({condition(g, branch_uniform)}) {{")
+    scoped(g, depth + 1, branch_uniform)
+    if g.chance(0.5):
+        g.lines.append(f"{pad}}} else {{")
+        scoped(g, depth + 1, branch_uniform)
+    g.lines.append(f"{pad}}}")
+
+
+def _loop(g: Text, pad, depth, uniform):
+    loop_uniform = uniform and g.chance(0.6)
+    counter = fresh(g, "i")
+    bound = f"{int(g.rng.integers(1, 4))}u" if loop_uniform else "(t % 3u)"
+    g.lines.append(f"{pad}for (unsigned {counter} = 0; {counter} < {bound}; {counter}++) {{")
+    _loop_body(g, pad, depth, counter, loop_uniform)
+
+
+def _loop_body(g: Text, pad, depth, counter, uniform):
+    g.loops.append((counter, uniform))
+    scoped(g, depth + 1, uniform)
+    g.loops.pop()
+    g.lines.append(f"{pad}}}")
+
+
+def _while(g: Text, pad, depth, uniform):
+    """A count down: from a constant (uniform) or from the thread's index."""
+    loop_uniform = uniform and g.chance(0.6)
+    counter = fresh(g, "w")
+    start = f"{int(g.rng.integers(1, 4))}u" if loop_uniform else "(t % 4u)"
+    g.lines.append(f"{pad}unsigned {counter} = {start};")
+    g.lines.append(f"{pad}while ({counter} > 0u) {{")
+    g.lines.append(f"{pad}    {counter}--;")
+    _loop_body(g, pad, depth, counter, loop_uniform)
+
+
+def _block(g: Text, pad, depth, uniform):
+    g.lines.append(f"{pad}{{")
+    scoped(g, depth + 1, uniform)
+    g.lines.append(f"{pad}}}")
+
+
+MAKERS = {
+    "declare": _declare,
+    "float": _float,
+    "pointer": _pointer,
+    "array": _array,
+    "assign": _assign,
+    "shared": _shared,
+    "barrier": _barrier,
+    "divergent barrier": _barrier,
+    "return": _return,
+    "jump": _jump,
+    "if": _if,
+    "loop": _loop,
+    "while": _while,
+    "block": _block,
+}
+
+
+def scoped(g: Text, depth, uniform):
+    g.scopes.append([])
+    statements(g, depth, uniform, int(g.rng.integers(1, 5)))
+    g.scopes.pop()
+
+
+def fresh(g: Text, prefix="v"):
+    g.count += 1
+    return f"{prefix}{g.count}"
+
+
+def kernel(rng, name):
+    """The text of one random kernel ``name(in, out, n, p)``."""
+    g = Text(rng)
+    g.scopes[0] += [("t", "u"), ("p", "u")]
+    statements(g, 0, True, int(rng.integers(4, 10)))
+    floats = g.visible("f")
+    outs = [v for v in g.visible("u") + g.visible("c") + floats if v not in ("t", "p")][-SLOTS:]
+    return "\n".join([
+        f"__global__ void {name}(const unsigned *in, unsigned *out, unsigned n, unsigned p) {{",
+        "    __shared__ unsigned s[128];",
+        "    unsigned threads = blockDim.x * blockDim.y;",
+        "    unsigned t = threadIdx.x + blockDim.x * threadIdx.y;",
+        "    s[t] = in[t % n] + t;",
+        "    __syncthreads();",
+        *g.lines,
+        f"    unsigned *o = out + {SLOTS + 1} * (blockIdx.x * threads + t);",
+        "    o[0] = p;",
+        *[f"    o[{j + 1}] = {f'__float_as_uint({v})' if v in floats else v};"
+          for j, v in enumerate(outs)],
+        "}"])
+
+
+def module_source(seed, kernels):
+    """(the kernels' names, the module's text) of one seed."""
+    rng = np.random.default_rng(seed)
+    names = [f"k{seed}_{i}" for i in range(kernels)]
+    return names, "\n\n".join(kernel(rng, name) for name in names)
+
+
+def run(f, shape):
+    """(output words, None) of one launch, or (None, the error's fields)."""
+    threads = shape[0] * shape[1] * shape[2]
+    inputs = gpuarray.to_gpu(np.random.default_rng(7).integers(0, 1 << 20, N_IN, dtype=np.uint32))
+    out = gpuarray.to_gpu(np.full(GRID * threads * (SLOTS + 1), 0xDEADBEEF, np.uint32))
+    try:   # on one worker: with several, which block's error comes first varies between runs
+        with settings.changed(workers=1):
+            f(inputs, out, np.uint32(N_IN), np.uint32(5), block=shape, grid=(GRID, 1))
+        drv.Context.synchronize()
+    except drv.LaunchError as e:
+        return None, (type(e).__name__, e.kind, e.thread, e.block, e.line)  # (addresses differ)
+    return out.get(), None
+
+
+def check_seed(seed, kernels, show=False):
+    """Build seed's module both ways and compare every kernel on every shape: (kernels
+    rewritten, kernels, the first disagreement's report or None)."""
+    names, source = module_source(seed, kernels)
+    if show:
+        print(source)
+    split, fibers = SourceModule(source), SourceModule(source, options=FIBERS)
+    rewritten = sum(not split.module.kernels[name].fibers for name in names)
+    for name in names:
+        text = source[source.index(f"void {name}("):].split("\n}\n")[0] + "\n}"
+        for shape in SHAPES:
+            (loops, loops_error), (fibers_out, fibers_error) = (
+                run(m.get_function(name), shape) for m in (split, fibers))
+            if loops_error or fibers_error:
+                if loops_error != fibers_error:
+                    return rewritten, kernels, _report(seed, name, shape, text, loops_error,
+                                                       fibers_error)
+            elif not np.array_equal(loops, fibers_out):
+                at = int(np.flatnonzero(loops != fibers_out)[0])
+                thread, slot = divmod(at, SLOTS + 1)
+                return rewritten, kernels, _report(
+                    seed, name, shape, text, f"o[{slot}] of thread {thread} (of the grid) is "
+                    f"{loops[at]:#x}", f"{fibers_out[at]:#x}")
+    return rewritten, kernels, None
+
+
+def _report(seed, name, shape, text, loops, fibers):
+    return f"seed {seed}, kernel {name}, block {shape}:\n{text}\nas loops: {loops}\nas fibers: {fibers}"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seeds", default="0:20", help="first:last (last not included)")
+    parser.add_argument("--kernels", type=int, default=12, help="random kernels a module")
+    parser.add_argument("--show", action="store_true", help="print each module's source")
+    args = parser.parse_args(argv)
+    first, last = map(int, args.seeds.split(":"))
+    total = rewritten = 0
+    for seed in range(first, last):
+        done, made, disagreement = check_seed(seed, args.kernels, args.show)
+        rewritten, total = rewritten + done, total + made
+        if disagreement:
+            print(disagreement)
+            return 1
+    print(f"{total} random kernels, {rewritten} of them rewritten as loops, on {len(SHAPES)} block "
+          f"shapes each: loops and fibers agree")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
