@@ -9,10 +9,11 @@ declared in nested scopes (some shadowing an outer one), constants, arrays, poin
 and to the parameter, loop counters, a parameter that threads change, branches and ``for`` and
 ``while`` loops with barriers inside (uniform ones) and without (per thread), ``break``,
 ``continue``, early returns, shared memory read after a barrier, float arithmetic that g++ may
-fuse, and now and then a barrier only some threads reach. Every value is unsigned or float, so
-that no result is undefined in C++. The tool prints how many kernels were rewritten (a kernel left
-to the fibers compares nothing) and exits with status 1 at the first disagreement, printing the
-kernel and both results. ``tests/tools/test_split_fuzz.py`` runs a few seeds.
+fuse, a ``__device__`` function that reads the thread's indices, and now and then a barrier only
+some threads reach or a write far out of bounds. Every value is unsigned or float, so that no
+result is undefined in C++. The tool prints how many kernels were rewritten (a kernel left to the
+fibers compares nothing) and exits with status 1 at the first disagreement, printing the kernel and
+both results. ``tests/tools/test_split_fuzz.py`` runs a few seeds.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ FIBERS = ["-DSIM_NO_SPLIT"]
 SLOTS = 6                                     # values each thread writes out
 SHAPES = [(64, 1, 1), (32, 3, 1), (128, 1, 1)]   # blocks: at most 128 threads (the shared array)
 GRID, N_IN = 3, 97
+DEVICE = ("__device__ unsigned mix(unsigned v)\n"
+          "{\n    return v * 31u + threadIdx.x + 7u * threadIdx.y + 3u * blockIdx.x;\n}")
 
 
 @dataclass
@@ -68,7 +71,9 @@ def unsigned_expr(g: Text, depth=0):
     atoms += [f"{a}[{int(g.rng.integers(4))}]" for a in g.visible("a")]
     atoms += [c for c, _ in g.loops]
     if depth < 2 and g.chance(0.5):
-        kind = g.pick(["op", "op", "in", "shared", "float"])
+        kind = g.pick(["op", "op", "in", "shared", "float", "call"])
+        if kind == "call":   # a __device__ function that reads the thread's indices itself
+            return f"mix({unsigned_expr(g, depth + 1)})"
         if kind == "in":
             return f"in[({unsigned_expr(g, depth + 1)}) % n]"
         if kind == "shared":
@@ -114,6 +119,7 @@ def statement(g: Text, depth, uniform):
         choices += ["jump"]
     choices += ["return"] if g.chance(0.1) else []
     choices += ["divergent barrier"] if not uniform and g.chance(0.08) else []
+    choices += ["fault"] if g.chance(0.01) else []
     MAKERS[g.pick(choices)](g, "    " * (depth + 1), depth, uniform)
 
 
@@ -173,6 +179,12 @@ def _barrier(g: Text, pad, depth, uniform):
 
 def _return(g: Text, pad, depth, uniform):
     g.lines.append(f"{pad}if (t % 7u == {int(g.rng.integers(7))}u) return;")
+
+
+def _fault(g: Text, pad, depth, uniform):
+    """A write far past the output, by one thread of one block: the error names them both."""
+    g.lines.append(f"{pad}if (t == {int(g.rng.integers(64))}u && blockIdx.x == "
+                   f"{int(g.rng.integers(GRID))}u) out[(1u << 28) + t] = p;")
 
 
 def _jump(g: Text, pad, depth, uniform):
@@ -235,6 +247,7 @@ MAKERS = {
     "barrier": _barrier,
     "divergent barrier": _barrier,
     "return": _return,
+    "fault": _fault,
     "jump": _jump,
     "if": _if,
     "loop": _loop,
@@ -280,7 +293,7 @@ def module_source(seed, kernels):
     """(the kernels' names, the module's text) of one seed."""
     rng = np.random.default_rng(seed)
     names = [f"k{seed}_{i}" for i in range(kernels)]
-    return names, "\n\n".join(kernel(rng, name) for name in names)
+    return names, "\n\n".join([DEVICE] + [kernel(rng, name) for name in names])
 
 
 def run(f, shape):
