@@ -1,6 +1,6 @@
-"""tools/split_fuzz.py: random kernels with barriers give the same outputs and errors run as
-loops over their threads as run as fibers, and nearly all of them are rewritten (a kernel left to
-the fibers compares nothing)."""
+"""tools/fuzz_loops.py: random kernels give the same outputs and errors run as loops over their
+threads as run as fibers, those with barriers (rewritten by split.py; nearly all of them are, and
+a kernel left to the fibers compares nothing) and those without (the plain loop)."""
 
 import re
 import sys
@@ -10,17 +10,24 @@ import pytest
 from kernel_sources import ROOT
 
 sys.path.insert(0, str(ROOT / "tools"))
-import split_fuzz  # noqa: E402
+import fuzz_loops  # noqa: E402
 
 
 SEEDS, KERNELS = range(6), 12
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_random_kernels_run_as_loops_as_they_run_as_fibers(seed):
-    rewritten, kernels, disagreement = split_fuzz.check_seed(seed, KERNELS)
+def test_random_kernels_with_barriers_run_as_loops_as_they_run_as_fibers(seed):
+    as_loops, kernels, disagreement = fuzz_loops.check_seed(seed, KERNELS)
     assert disagreement is None, disagreement
-    assert rewritten >= 0.9 * kernels
+    assert as_loops >= 0.9 * kernels
+
+
+@pytest.mark.parametrize("seed", range(4))   # with mix() and without: both plain kinds
+def test_random_kernels_without_barriers_run_as_plain_loops_as_they_run_as_fibers(seed):
+    as_loops, kernels, disagreement = fuzz_loops.check_seed(seed, KERNELS, plain=True)
+    assert disagreement is None, disagreement
+    assert as_loops == kernels
 
 
 def test_the_kernels_hold_what_the_rewriting_must_carry_across_a_barrier():
@@ -28,7 +35,7 @@ def test_the_kernels_hold_what_the_rewriting_must_carry_across_a_barrier():
     inner scope, arrays, constants, pointers to variables and to a parameter, a changed
     parameter, early returns, for and while loops, break and continue, shared memory, floats, a
     __device__ function reading the indices, a write far out of bounds."""
-    text = "\n".join(split_fuzz.module_source(seed, KERNELS)[1] for seed in SEEDS)
+    text = "\n".join(fuzz_loops.module_source(seed, KERNELS)[1] for seed in SEEDS)
     assert re.search(r"\n {8,}__syncthreads\(\);", text)
     declared = re.findall(r"unsigned (v\d+) =", text)
     assert len(declared) > len(set(declared))

@@ -1,7 +1,12 @@
-"""Random kernels with barriers, run as loops over their threads (helpers/sim/compile/split.py)
-and as fibers (``-DSIM_NO_SPLIT``), compared: outputs bit for bit, errors field for field.
+"""Random kernels run as the simulator's loops over their threads and as its fibers, compared:
+outputs bit for bit, errors field for field.
 
-    python tools/split_fuzz.py [--seeds 0:100] [--kernels 12] [--show]
+    python tools/fuzz_loops.py [--seeds 0:100] [--kernels 12] [--plain] [--show]
+
+Kernels with barriers run as loops once ``helpers/sim/compile/split.py`` has rewritten them, and
+as fibers with ``-DSIM_NO_SPLIT``. Kernels without barriers (``--plain``) run as the plain loop
+the compiler may vectorise (``include/sim_launch.h``), and as fibers in a module that also holds a
+kernel with a barrier, built with ``-DSIM_NO_SPLIT``.
 
 Each seed makes one module of ``--kernels`` random kernels, built both ways and launched on a few
 block shapes. A kernel's text mixes what the rewriting must carry across a barrier: variables
@@ -11,9 +16,9 @@ and to the parameter, loop counters, a parameter that threads change, branches a
 ``continue``, early returns, shared memory read after a barrier, float arithmetic that g++ may
 fuse, a ``__device__`` function that reads the thread's indices, and now and then a barrier only
 some threads reach or a write far out of bounds. Every value is unsigned or float, so that no
-result is undefined in C++. The tool prints how many kernels were rewritten (a kernel left to the
+result is undefined in C++. The tool prints how many kernels ran as loops (a kernel left to the
 fibers compares nothing) and exits with status 1 at the first disagreement, printing the kernel and
-both results. ``tests/tools/test_split_fuzz.py`` runs a few seeds.
+both results. ``tests/tools/test_fuzz_loops.py`` runs a few seeds each way.
 """
 
 from __future__ import annotations
@@ -34,10 +39,13 @@ from helpers.sim.settings import settings  # noqa: E402
 
 FIBERS = ["-DSIM_NO_SPLIT"]
 SLOTS = 6                                     # values each thread writes out
-SHAPES = [(64, 1, 1), (32, 3, 1), (128, 1, 1)]   # blocks: at most 128 threads (the shared array)
+SHAPES = [(64, 1, 1), (32, 3, 1), (128, 1, 1), (12, 2, 3)]   # at most 128 threads (shared array)
 GRID, N_IN = 3, 97
 DEVICE = ("__device__ unsigned mix(unsigned v)\n"
-          "{\n    return v * 31u + threadIdx.x + 7u * threadIdx.y + 3u * blockIdx.x;\n}")
+          "{\n    return v * 31u + threadIdx.x + 7u * threadIdx.y + 5u * threadIdx.z + 3u * blockIdx.x;"
+          "\n}")
+FIBER_KERNEL = "\n\n__global__ void fibers_all() { __syncthreads(); }\n"
+"""With -DSIM_NO_SPLIT, a kernel with a barrier makes the module's kernels all run as fibers."""
 
 
 @dataclass
@@ -50,6 +58,8 @@ class Text:
     scopes: list = field(default_factory=lambda: [[]])
     count: int = 0
     loops: list = field(default_factory=list)   # (counter, uniform) of the loops we are in
+    barriers: bool = True                        # False: a kernel without any
+    calls: bool = True                           # whether the module defines mix()
 
     def visible(self, kind):
         seen = {}
@@ -72,7 +82,7 @@ def unsigned_expr(g: Text, depth=0):
     atoms += [c for c, _ in g.loops]
     if depth < 2 and g.chance(0.5):
         kind = g.pick(["op", "op", "in", "shared", "float", "call"])
-        if kind == "call":   # a __device__ function that reads the thread's indices itself
+        if kind == "call" and g.calls:   # a __device__ function that reads the thread's indices itself
             return f"mix({unsigned_expr(g, depth + 1)})"
         if kind == "in":
             return f"in[({unsigned_expr(g, depth + 1)}) % n]"
@@ -109,7 +119,7 @@ def statements(g: Text, depth, uniform, count):
 
 def statement(g: Text, depth, uniform):
     choices = ["declare", "declare", "assign", "assign", "shared", "float"]
-    if uniform:
+    if uniform and g.barriers:
         choices += ["barrier", "barrier"]
     if depth < 3:
         choices += ["if", "loop", "block", "array", "while"]
@@ -118,7 +128,7 @@ def statement(g: Text, depth, uniform):
     if g.loops:
         choices += ["jump"]
     choices += ["return"] if g.chance(0.1) else []
-    choices += ["divergent barrier"] if not uniform and g.chance(0.08) else []
+    choices += ["divergent barrier"] if not uniform and g.barriers and g.chance(0.08) else []
     choices += ["fault"] if g.chance(0.01) else []
     MAKERS[g.pick(choices)](g, "    " * (depth + 1), depth, uniform)
 
@@ -267,9 +277,10 @@ def fresh(g: Text, prefix="v"):
     return f"{prefix}{g.count}"
 
 
-def kernel(rng, name):
-    """The text of one random kernel ``name(in, out, n, p)``."""
-    g = Text(rng)
+def kernel(rng, name, barriers=True, calls=True):
+    """The text of one random kernel ``name(in, out, n, p)``: with barriers or without any, and
+    calling mix() or not."""
+    g = Text(rng, barriers=barriers, calls=calls)
     g.scopes[0] += [("t", "u"), ("p", "u")]
     statements(g, 0, True, int(rng.integers(4, 10)))
     floats = g.visible("f")
@@ -277,10 +288,10 @@ def kernel(rng, name):
     return "\n".join([
         f"__global__ void {name}(const unsigned *in, unsigned *out, unsigned n, unsigned p) {{",
         "    __shared__ unsigned s[128];",
-        "    unsigned threads = blockDim.x * blockDim.y;",
-        "    unsigned t = threadIdx.x + blockDim.x * threadIdx.y;",
+        "    unsigned threads = blockDim.x * blockDim.y * blockDim.z;",
+        "    unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);",
         "    s[t] = in[t % n] + t;",
-        "    __syncthreads();",
+        "    __syncthreads();" if barriers else "",
         *g.lines,
         f"    unsigned *o = out + {SLOTS + 1} * (blockIdx.x * threads + t);",
         "    o[0] = p;",
@@ -289,11 +300,15 @@ def kernel(rng, name):
         "}"])
 
 
-def module_source(seed, kernels):
-    """(the kernels' names, the module's text) of one seed."""
+def module_source(seed, kernels, plain=False):
+    """(the kernels' names, the module's text) of one seed: kernels with barriers, or (plain)
+    without any, with mix() on every other seed (a plain module with __device__ functions keeps
+    threadIdx.x in a register of its own, one without reads the indices from its variables)."""
     rng = np.random.default_rng(seed)
     names = [f"k{seed}_{i}" for i in range(kernels)]
-    return names, "\n\n".join([DEVICE] + [kernel(rng, name) for name in names])
+    calls = not plain or seed % 2 == 1
+    return names, "\n\n".join([DEVICE] * calls + [kernel(rng, name, not plain, calls)
+                                                   for name in names])
 
 
 def run(f, shape):
@@ -310,30 +325,34 @@ def run(f, shape):
     return out.get(), None
 
 
-def check_seed(seed, kernels, show=False):
-    """Build seed's module both ways and compare every kernel on every shape: (kernels
-    rewritten, kernels, the first disagreement's report or None)."""
-    names, source = module_source(seed, kernels)
+def check_seed(seed, kernels, show=False, plain=False):
+    """Build seed's module both ways and compare every kernel on every shape: (kernels run as
+    loops, kernels, the first disagreement's report or None). Kernels with barriers: rewritten
+    (split.py) against -DSIM_NO_SPLIT. Plain kernels: as they are built, against the same module
+    with a kernel that waits at a barrier, with -DSIM_NO_SPLIT (every kernel on fibers)."""
+    names, source = module_source(seed, kernels, plain)
     if show:
         print(source)
-    split, fibers = SourceModule(source), SourceModule(source, options=FIBERS)
-    rewritten = sum(not split.module.kernels[name].fibers for name in names)
+    loops = SourceModule(source)
+    fibers = SourceModule(source + FIBER_KERNEL if plain else source, options=FIBERS)
+    assert all(fibers.module.kernels[name].fibers for name in names)
+    as_loops = sum(not loops.module.kernels[name].fibers for name in names)
     for name in names:
         text = source[source.index(f"void {name}("):].split("\n}\n")[0] + "\n}"
         for shape in SHAPES:
-            (loops, loops_error), (fibers_out, fibers_error) = (
-                run(m.get_function(name), shape) for m in (split, fibers))
+            (loops_out, loops_error), (fibers_out, fibers_error) = (
+                run(m.get_function(name), shape) for m in (loops, fibers))
             if loops_error or fibers_error:
                 if loops_error != fibers_error:
-                    return rewritten, kernels, _report(seed, name, shape, text, loops_error,
+                    return as_loops, kernels, _report(seed, name, shape, text, loops_error,
                                                        fibers_error)
-            elif not np.array_equal(loops, fibers_out):
-                at = int(np.flatnonzero(loops != fibers_out)[0])
+            elif not np.array_equal(loops_out, fibers_out):
+                at = int(np.flatnonzero(loops_out != fibers_out)[0])
                 thread, slot = divmod(at, SLOTS + 1)
-                return rewritten, kernels, _report(
+                return as_loops, kernels, _report(
                     seed, name, shape, text, f"o[{slot}] of thread {thread} (of the grid) is "
-                    f"{loops[at]:#x}", f"{fibers_out[at]:#x}")
-    return rewritten, kernels, None
+                    f"{loops_out[at]:#x}", f"{fibers_out[at]:#x}")
+    return as_loops, kernels, None
 
 
 def _report(seed, name, shape, text, loops, fibers):
@@ -344,17 +363,20 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", default="0:20", help="first:last (last not included)")
     parser.add_argument("--kernels", type=int, default=12, help="random kernels a module")
+    parser.add_argument("--plain", action="store_true",
+                        help="kernels without barriers: the plain loops against fibers")
     parser.add_argument("--show", action="store_true", help="print each module's source")
     args = parser.parse_args(argv)
     first, last = map(int, args.seeds.split(":"))
-    total = rewritten = 0
+    total = as_loops = 0
     for seed in range(first, last):
-        done, made, disagreement = check_seed(seed, args.kernels, args.show)
-        rewritten, total = rewritten + done, total + made
+        done, made, disagreement = check_seed(seed, args.kernels, args.show, args.plain)
+        as_loops, total = as_loops + done, total + made
         if disagreement:
             print(disagreement)
             return 1
-    print(f"{total} random kernels, {rewritten} of them rewritten as loops, on {len(SHAPES)} block "
+    kind = "without barriers" if args.plain else "with barriers"
+    print(f"{total} random kernels {kind}, {as_loops} of them run as loops, on {len(SHAPES)} block "
           f"shapes each: loops and fibers agree")
     return 0
 
