@@ -60,6 +60,7 @@ class Text:
     loops: list = field(default_factory=list)   # (counter, uniform) of the loops we are in
     barriers: bool = True                        # False: a kernel without any
     calls: bool = True                           # whether the module defines mix()
+    loops_allowed: bool = True                   # False: no loop (the vectorised plain loop)
 
     def visible(self, kind):
         seen = {}
@@ -122,7 +123,7 @@ def statement(g: Text, depth, uniform):
     if uniform and g.barriers:
         choices += ["barrier", "barrier"]
     if depth < 3:
-        choices += ["if", "loop", "block", "array", "while"]
+        choices += ["if", "block", "array"] + ["loop", "while"] * g.loops_allowed
     if [v for v in g.visible("u") if v != "t"]:
         choices += ["pointer"]
     if g.loops:
@@ -162,8 +163,11 @@ def _pointer(g: Text, pad, depth, uniform):
 
 def _array(g: Text, pad, depth, uniform):
     name = fresh(g, "a")
-    g.lines.append(f"{pad}unsigned {name}[4];")
-    g.lines.append(f"{pad}for (unsigned j = 0; j < 4u; j++) {name}[j] = {unsigned_expr(g)} + j;")
+    if g.loops_allowed:
+        g.lines.append(f"{pad}unsigned {name}[4];")
+        g.lines.append(f"{pad}for (unsigned j = 0; j < 4u; j++) {name}[j] = {unsigned_expr(g)} + j;")
+    else:   # (with values: a kernel without barriers is not rewritten)
+        g.lines.append(f"{pad}unsigned {name}[4] = {{{', '.join(unsigned_expr(g) for _ in range(4))}}};")
     g.scopes[-1].append((name, "a"))
 
 
@@ -277,10 +281,10 @@ def fresh(g: Text, prefix="v"):
     return f"{prefix}{g.count}"
 
 
-def kernel(rng, name, barriers=True, calls=True):
-    """The text of one random kernel ``name(in, out, n, p)``: with barriers or without any, and
-    calling mix() or not."""
-    g = Text(rng, barriers=barriers, calls=calls)
+def kernel(rng, name, barriers=True, calls=True, loops=True):
+    """The text of one random kernel ``name(in, out, n, p)``: with barriers or without any,
+    calling mix() or not, with loops or without any."""
+    g = Text(rng, barriers=barriers, calls=calls, loops_allowed=loops)
     g.scopes[0] += [("t", "u"), ("p", "u")]
     statements(g, 0, True, int(rng.integers(4, 10)))
     floats = g.visible("f")
@@ -303,12 +307,14 @@ def kernel(rng, name, barriers=True, calls=True):
 def module_source(seed, kernels, plain=False):
     """(the kernels' names, the module's text) of one seed: kernels with barriers, or (plain)
     without any, with mix() on every other seed (a plain module with __device__ functions keeps
-    threadIdx.x in a register of its own, one without reads the indices from its variables)."""
+    threadIdx.x in a register of its own, one without reads the indices from its variables), and
+    every other kernel without loops (one the compiler may vectorise across threads)."""
     rng = np.random.default_rng(seed)
     names = [f"k{seed}_{i}" for i in range(kernels)]
     calls = not plain or seed % 2 == 1
-    return names, "\n\n".join([DEVICE] * calls + [kernel(rng, name, not plain, calls)
-                                                   for name in names])
+    return names, "\n\n".join([DEVICE] * calls + [kernel(rng, name, not plain, calls,
+                                                          not plain or i % 2 == 1)
+                                                   for i, name in enumerate(names)])
 
 
 def run(f, shape):
