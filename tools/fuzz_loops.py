@@ -220,10 +220,15 @@ def _if(g: Text, pad, depth, uniform):
     g.lines.append(f"{pad}}}")
 
 
-def _loop(g: Text, pad, depth, uniform):
+def _counted(g: Text, uniform, prefix, per_thread):
+    """(uniform, counter, count) of a new loop: a constant count (uniform), or ``per_thread``."""
     loop_uniform = uniform and g.chance(0.6)
-    counter = fresh(g, "i")
-    bound = f"{int(g.rng.integers(1, 4))}u" if loop_uniform else "(t % 3u)"
+    count = f"{int(g.rng.integers(1, 4))}u" if loop_uniform else per_thread
+    return loop_uniform, fresh(g, prefix), count
+
+
+def _loop(g: Text, pad, depth, uniform):
+    loop_uniform, counter, bound = _counted(g, uniform, "i", "(t % 3u)")
     g.lines.append(f"{pad}for (unsigned {counter} = 0; {counter} < {bound}; {counter}++) {{")
     _loop_body(g, pad, depth, counter, loop_uniform)
 
@@ -237,9 +242,7 @@ def _loop_body(g: Text, pad, depth, counter, uniform):
 
 def _while(g: Text, pad, depth, uniform):
     """A count down: from a constant (uniform) or from the thread's index."""
-    loop_uniform = uniform and g.chance(0.6)
-    counter = fresh(g, "w")
-    start = f"{int(g.rng.integers(1, 4))}u" if loop_uniform else "(t % 4u)"
+    loop_uniform, counter, start = _counted(g, uniform, "w", "(t % 4u)")
     g.lines.append(f"{pad}unsigned {counter} = {start};")
     g.lines.append(f"{pad}while ({counter} > 0u) {{")
     g.lines.append(f"{pad}    {counter}--;")
