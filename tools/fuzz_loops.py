@@ -16,8 +16,8 @@ and to the parameter, loop counters, a parameter that threads change, branches a
 ``while`` loops with barriers inside (uniform ones) and without (per thread), ``break``,
 ``continue``, early returns, shared memory read after a barrier, float arithmetic that g++ may
 fuse, a ``__device__`` function that reads the thread's indices, and now and then a barrier only
-some threads reach or a write far out of bounds. Every value is unsigned or float, so that no
-result is undefined in C++. The tool prints how many kernels ran as loops (a kernel left to the
+some threads reach or a write to an address nothing maps. Every value is unsigned or float, so that
+no result is undefined in C++. The tool prints how many kernels ran as loops (a kernel left to the
 fibers compares nothing) and exits with status 1 at the first disagreement, printing the kernel and
 both results. ``tests/tools/test_fuzz_loops.py`` runs a few seeds each way.
 """
@@ -197,9 +197,11 @@ def _return(g: Text, pad, depth, uniform):
 
 
 def _fault(g: Text, pad, depth, uniform):
-    """A write far past the output, by one thread of one block: the error names them both."""
+    """A write to a low address that nothing maps, by one thread of one block: the error names
+    them both. (Not an address past an allocation: how far away the next one lies depends on
+    where the allocator put them, and a write into another array is no fault.)"""
     g.lines.append(f"{pad}if (t == {int(g.rng.integers(64))}u && blockIdx.x == "
-                   f"{int(g.rng.integers(GRID))}u) out[(1u << 28) + t] = p;")
+                   f"{int(g.rng.integers(GRID))}u) ((unsigned *)(unsigned long)(n * 16u))[t] = p;")
 
 
 def _jump(g: Text, pad, depth, uniform):
