@@ -257,23 +257,10 @@ def _block(g: Text, pad, depth, uniform):
     g.lines.append(f"{pad}}}")
 
 
-MAKERS = {
-    "declare": _declare,
-    "float": _float,
-    "pointer": _pointer,
-    "array": _array,
-    "assign": _assign,
-    "shared": _shared,
-    "barrier": _barrier,
-    "divergent barrier": _barrier,
-    "return": _return,
-    "fault": _fault,
-    "jump": _jump,
-    "if": _if,
-    "loop": _loop,
-    "while": _while,
-    "block": _block,
-}
+MAKERS = {"declare": _declare, "float": _float, "pointer": _pointer, "array": _array,
+          "assign": _assign, "shared": _shared, "barrier": _barrier, "divergent barrier": _barrier,
+          "return": _return, "fault": _fault, "jump": _jump, "if": _if, "loop": _loop,
+          "while": _while, "block": _block}
 
 
 def scoped(g: Text, depth, uniform):
