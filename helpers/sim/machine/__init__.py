@@ -2,10 +2,11 @@
 
 - `device`: one simulated device, its attributes, limits and contexts; `devices`: several, which
   one each thread works on and what belongs to which
-- `memory`: device memory with guard pages; `budget`: the device's size, and what is charged
+- `memory`: device memory with guard pages; `arena`: the device's address space, where every
+  array is placed (huge pages for large ones); `budget`: the device's size, and what is charged
   against it (allocations, modules' __device__ arrays); `mappings`: the process's mappings,
-  made (guard pages, huge pages) and counted against the system's limit; `written`: which bytes have been written (the
-  init check's shadow)
+  counted against the system's limit; `written`: which bytes have been written (the init
+  check's shadow)
 - `allocations`: `mem_alloc`, managed memory and the pointers kernels receive; `copies`: memcpy
   and memset;
   `pitched`: mem_alloc_pitch, Memcpy2D and Memcpy3D, 2-D and queued fills

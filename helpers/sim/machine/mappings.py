@@ -1,8 +1,8 @@
-"""The process's memory mappings: made through the C library (libc, map_fenced), and counted
-against Linux's limit (vm.max_map_count, 65,530 on Debian).
+"""The process's memory mappings: made through the C library (libc), and counted against Linux's
+limit (vm.max_map_count, 65,530 on Debian).
 
-Every device array costs the simulator three mappings (its data between two guard pages:
-memory.py) and every simulated thread's stack one or two (stacks.py). Past the limit, mmap fails
+Every device array costs the simulator two mappings (its data pages split the device's address
+space: arena.py) and every simulated thread's stack one or two (stacks.py). Past the limit, mmap fails
 wherever it is called next, in the middle of a launch too; so the simulator counts its mappings,
 and refuses an array while too few would be left for a launch to start its threads
 (LAUNCH_RESERVE).
@@ -11,7 +11,6 @@ and refuses an array while too few would be left for a launch to start its threa
 import ctypes
 import ctypes.util
 import mmap
-import sys
 import threading
 
 PAGE = mmap.PAGESIZE
@@ -24,6 +23,11 @@ libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
 libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
 libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
 MAP_FAILED = ctypes.c_void_p(-1).value
+# Linux's flags (the same on x86-64 and arm64), which Python's mmap module does not all name:
+# address space with no memory set aside for it (RAM comes only where a page is used), and a
+# mapping placed exactly where asked, over what was there.
+MAP_NORESERVE, MAP_FIXED = 0x4000, 0x10
+RESERVE = mmap.MAP_PRIVATE | mmap.MAP_ANON | MAP_NORESERVE
 
 _lock = threading.Lock()
 LAUNCH_RESERVE = 4096  # mappings kept free for a launch: worker threads, their stacks, the rest
@@ -79,25 +83,3 @@ def note(n):
     """The simulator (memory.py, stacks.py) made n mappings."""
     with _lock:
         _budget.used += max(n, 0)
-
-
-# On Linux a mapping of 2 MiB or more asks for transparent huge pages (given where
-# /sys/kernel/mm/transparent_hugepage/enabled says "madvise" or "always"), as NumPy asks for its
-# arrays: vector_add on 2^22 floats ran in 1.64 ms with them, 2.08 without (bench/RESULTS.md).
-# The guard pages stay pages of their own; where the system gives none, nothing changes.
-HUGE_PAGE = 2 << 20 if sys.platform.startswith("linux") else None
-_MADV_HUGEPAGE = 14
-
-
-def map_fenced(length):
-    """length bytes of address space whose first and last pages are PROT_NONE; None on failure."""
-    base = libc.mmap(None, length, PROT_NONE, mmap.MAP_PRIVATE | mmap.MAP_ANON, -1, 0)
-    if base in (None, MAP_FAILED):
-        return None
-    if libc.mprotect(base + PAGE, length - 2 * PAGE, PROT_RW) != 0:
-        libc.munmap(base, length)
-        return None
-    if HUGE_PAGE and length >= HUGE_PAGE:
-        libc.madvise(base + PAGE, length - 2 * PAGE, _MADV_HUGEPAGE)
-    note(3)
-    return base

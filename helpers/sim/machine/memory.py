@@ -38,9 +38,11 @@ the pages that ranges() gives).
 Freed memory stays inaccessible for a while (up to QUARANTINE_BYTES and QUARANTINE_BLOCKS), so a
 use after free faults too.
 
-Each allocation costs the process three memory mappings (its data between two guard pages:
-mprotect splits one mapping in three), and Linux allows 65,530
-(vm.max_map_count). Allocations stop, with a MemoryError that says so, while enough mappings are
+The pages lie in the device's address space (arena.py), a range reserved for arrays alone, where
+every page that is not an array's is PROT_NONE: a write far off any array faults too, and is
+reported against the nearest array as memcheck reports it, instead of landing in the process's
+own memory. Each allocation costs the process two memory mappings (its data pages split the
+arena's one), and Linux allows 65,530 (vm.max_map_count). Allocations stop, with a MemoryError that says so, while enough mappings are
 left for a launch to start its threads and their stacks (mappings.py).
 
 The device has a size (settings.device_memory): each allocation's data pages are charged against
@@ -54,10 +56,10 @@ import ctypes
 import threading
 
 from .. import errors
-from . import budget, mappings, written
+from . import arena, budget, mappings, written
 from ..errors import distance_words
 from ..settings import settings
-from .mappings import PAGE, PROT_NONE, libc
+from .mappings import PAGE
 
 # Four bytes that read as NaN whether taken as a float or (twice) as a double; repeated with the
 # period of the address, so that any aligned element of a slack holds the same value.
@@ -107,7 +109,8 @@ def _canary(start, nbytes):
 
 
 def allocate(nbytes):
-    """Map fresh zeroed pages for nbytes (at least 1) between two guard pages; returns a Block."""
+    """Place fresh zeroed pages for nbytes (at least 1) between two guard pages in the device's
+    address space (arena.py); returns a Block."""
     nbytes = int(nbytes)
     if nbytes < 0:
         raise ValueError("cannot allocate a negative number of bytes")
@@ -117,29 +120,37 @@ def allocate(nbytes):
     data_pages = -(-span // PAGE)
     length = (data_pages + 2) * PAGE
     budget.charge(data_pages * PAGE, nbytes)
+    try:
+        base = _place(length)
+    except BaseException:
+        budget.refund(data_pages * PAGE)
+        raise
+    block = Block(base + (data_pages + 1) * PAGE - span, nbytes, base, length)
+    rearm(block)
     with _lock:
-        if not mappings.room_for(3, keep=mappings.LAUNCH_RESERVE):
-            _empty_quarantine()
-            if not mappings.room_for(3, keep=mappings.LAUNCH_RESERVE):
-                budget.refund(data_pages * PAGE)
-                raise errors.MemoryError(_too_many_mappings())
-        base = mappings.map_fenced(length)
-        if base is None:
-            _empty_quarantine()
-            base = mappings.map_fenced(length)
-        if base is None:
-            budget.refund(data_pages * PAGE)
-            raise errors.MemoryError(f"cuMemAlloc failed: out of memory: the machine could not "
-                                     f"map {length:,} bytes for the simulated device "
-                                     f"({len(_blocks)} arrays are alive)")
-        block = Block(base + (data_pages + 1) * PAGE - span, nbytes, base, length)
-        rearm(block)
         if settings.initcheck:
             written.track(block)
         i = bisect.bisect(_starts, base)
         _starts.insert(i, base)
         _blocks[base] = block
     return block
+
+
+def _place(length):
+    """The base of length bytes placed in the device's address space; MemoryError when the
+    system's mappings or the address space have no room for them."""
+    with _lock:
+        if not mappings.room_for(2, keep=mappings.LAUNCH_RESERVE):
+            raise errors.MemoryError(_too_many_mappings())
+        base = arena.place(length)
+        if base is None:  # no free range fits it: let the quarantined ones be placed again
+            _empty_quarantine()
+            base = arena.place(length)
+    if base is None:
+        raise errors.MemoryError(f"cuMemAlloc failed: out of memory: the machine could not map "
+                                 f"{length:,} bytes for the simulated device ({len(_blocks)} "
+                                 "arrays are alive)")
+    return base
 
 
 def _too_many_mappings():
@@ -150,12 +161,11 @@ def _too_many_mappings():
 
 
 # ---- freeing -------------------------------------------------------------------------------------
-# Freed memory is not unmapped at once: its pages stay reserved and inaccessible for a while
-# (their RAM is given back), so that a use after free faults instead of landing in whatever the
-# next mapping puts there.
+# Freed memory is not placed again at once: its pages are dropped and made inaccessible, and its
+# range stays out of use for a while, so that a use after free faults instead of landing in
+# whatever array is placed there next.
 QUARANTINE_BYTES = 1 << 30
 QUARANTINE_BLOCKS = 4096
-_MADV_DONTNEED = 4
 _quarantine = collections.deque()  # freed Blocks, oldest first
 _quarantined_bytes = 0
 
@@ -164,7 +174,6 @@ def release(block, freed_at=None, with_context=False, host_keeps=False):
     """Free block (freed_at: where in the program, for the messages about a use after free;
     with_context: it goes with its context, which was destroyed there; host_keeps: an array of
     the host's still reads its pages, which stay mapped until unmap)."""
-    global _quarantined_bytes
     with _lock:
         if _blocks.pop(block.base, None) is None:
             return
@@ -172,33 +181,38 @@ def release(block, freed_at=None, with_context=False, host_keeps=False):
         _starts.remove(block.base)
         written.untrack(block)
         budget.refund(block.length - 2 * PAGE)  # the data pages, without the two guard pages
-        if host_keeps:
-            return
-        libc.mprotect(block.base, block.length, PROT_NONE)
-        libc.madvise(block.base, block.length, _MADV_DONTNEED)
-        _quarantine.append(block)
-        _quarantined_bytes += block.length
-        while _quarantined_bytes > QUARANTINE_BYTES or len(_quarantine) > QUARANTINE_BLOCKS:
-            _unmap_oldest()
+        if not host_keeps:
+            _retire(block)
 
 
 def unmap(block):
     """Give back the pages of a block that release() left to the host (host_keeps)."""
     release(block, host_keeps=True)
-    libc.munmap(block.base, block.length)
+    with _lock:
+        _retire(block)
 
 
-def _unmap_oldest():
+def _retire(block):
+    """Drop a freed block's pages and keep its range out of use for a while."""
+    global _quarantined_bytes
+    arena.clear(block.base, block.length)
+    _quarantine.append(block)
+    _quarantined_bytes += block.length
+    while _quarantined_bytes > QUARANTINE_BYTES or len(_quarantine) > QUARANTINE_BLOCKS:
+        _give_back_oldest()
+
+
+def _give_back_oldest():
     global _quarantined_bytes
     old = _quarantine.popleft()
     _quarantined_bytes -= old.length
-    libc.munmap(old.base, old.length)
+    arena.give_back(old.base, old.length)
 
 
 def _empty_quarantine():
     with _lock:
         while _quarantine:
-            _unmap_oldest()
+            _give_back_oldest()
 
 
 def _freed(address):
@@ -254,18 +268,6 @@ def find(address):
     return block if address < block.base + block.length else None
 
 
-def _neighbour(block, step):
-    """The live Block whose mapping touches this one's below (step -1) or above (+1), or None."""
-    with _lock:
-        i = bisect.bisect_left(_starts, block.base) + step
-        other = _blocks[_starts[i]] if 0 <= i < len(_starts) else None
-    if other is None:
-        return None
-    touches = (other.base + other.length == block.base) if step < 0 else (
-        block.base + block.length == other.base)
-    return other if touches else None
-
-
 def ranges():
     """(address, size, base, length) of every live allocation, sorted by address (for the memory
     trace and the bounds check): the array, and its pages with the guard pages."""
@@ -291,15 +293,18 @@ def _relative(address, block):
 
 
 def _nearest(address):
-    """The allocation a faulting address belongs to, as memcheck counts (a fault in the guard
-    page between two arrays belongs to the nearer one); None outside every allocation."""
-    block = find(address)
-    if block is None:
+    """The allocation a faulting address belongs to, as memcheck counts: the nearest of the
+    arrays around it (the one whose pages hold it, and those below and above), whether it lies in
+    a guard page or anywhere else in the device's address space (arena.py) but a freed array's
+    pages; None outside it and every allocation."""
+    with _lock:
+        i = bisect.bisect(_starts, address)
+        around = [_blocks[_starts[j]] for j in (i - 2, i - 1, i) if 0 <= j < len(_starts)]
+    inside = [b for b in around if b.base <= address < b.base + b.length]
+    if not inside and (not arena.holds(address) or _freed(address)):
         return None
-    other = _neighbour(block, -1 if address < block.address else 1)
-    if other is not None and abs(_distance(address, other)) < abs(_distance(address, block)):
-        block = other
-    return block
+    near = [b for b in around if b in inside or arena.holds(b.base)]
+    return min(near, key=lambda b: abs(_distance(address, b)), default=None)
 
 
 def fault_facts(address):

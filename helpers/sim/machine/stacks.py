@@ -18,14 +18,12 @@ for arrays).
 """
 
 import ctypes
-import mmap
 
 from . import mappings
-from .mappings import MAP_FAILED, PROT_NONE, PROT_RW, libc
+from .mappings import MAP_FAILED, PROT_NONE, PROT_RW, RESERVE, libc
 
 STACK_BYTES = 1 << 20   # must match kStackSize in include/sim_types.h (checked in module.py)
 STACK_USABLE = 576 << 10  # kStackUsable
-_MAP_NORESERVE = 0x4000  # Linux: the slots are address space; RAM comes only where they are used
 
 
 class _Pool:
@@ -33,8 +31,7 @@ class _Pool:
 
     def __init__(self, count):
         self.length = (count + 1) * STACK_BYTES  # one slot more, to align the first
-        flags = mmap.MAP_PRIVATE | mmap.MAP_ANON | _MAP_NORESERVE
-        self.base = libc.mmap(None, self.length, PROT_NONE, flags, -1, 0)
+        self.base = libc.mmap(None, self.length, PROT_NONE, RESERVE, -1, 0)
         if self.base in (None, MAP_FAILED):
             raise MemoryError("could not reserve address space for thread stacks")
         self.count = 0

@@ -27,6 +27,10 @@ __global__ void shift_left(const float *in, float *out, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) out[i - 1] = in[i];
 }
+__global__ void stride_by(float *out, int stride) {
+    int t = threadIdx.x;
+    out[t * stride] = 1.0f;
+}
 """
 
 # name: (the launch, in Python; what both report: access, thread, block, distance, size)
@@ -39,6 +43,15 @@ CASES = {
         "x, out = gpuarray.zeros(1000, np.float32), gpuarray.zeros(1000, np.float32)\n"
         "mod.get_function('shift_left')(x, out, np.int32(1000), block=(128, 1, 1), grid=(8, 1))",
         ("write", (0, 0, 0), (0, 0, 0), "4 bytes before", 4000)),
+    # Far off: on the simulator, a write that must fault, not land in the process's memory.
+    "far_past_the_end": (
+        "out = gpuarray.zeros(1000, np.float32)\n"
+        "mod.get_function('stride_by')(out, np.int32(1 << 26), block=(2, 1, 1))",
+        ("write", (1, 0, 0), (0, 0, 0), "268431457 bytes after", 4000)),
+    "far_before_the_start": (
+        "out = gpuarray.zeros(1000, np.float32)\n"
+        "mod.get_function('stride_by')(out, np.int32(-(1 << 26)), block=(2, 1, 1))",
+        ("write", (1, 0, 0), (0, 0, 0), "268435456 bytes before", 4000)),
 }
 
 PROGRAM = """
@@ -102,5 +115,6 @@ def test_an_overrun_is_reported_as_memcheck_reports_it(name):
     else:
         assert f"Invalid __global__ {access} of size 4 bytes" in out, out
         assert f"by thread ({','.join(map(str, thread))}) in block ({','.join(map(str, block))})" in out, out
-        assert re.search(rf"and is {distance} the nearest allocation at 0x[0-9a-f]+ of size "
-                         rf"({size:,}|{size}) bytes", out), out
+        n, side = distance.split(" bytes ")
+        assert re.search(rf"and is ({n}|{int(n):,}) bytes {side} the nearest allocation at "
+                         rf"0x[0-9a-f]+ of size ({size:,}|{size}) bytes", out), out

@@ -113,10 +113,9 @@ def test_a_fault_just_outside_an_array_names_that_array(mod):
 
 def _touching_pair(size, tries=16):
     """Two live allocations of ``size`` bytes whose mappings touch, as (below, above, both
-    arrays). Linux maps a new mapping at the top of the highest gap of the address space that it
-    fits, so the next lands against it unless that gap was too small for two: a long-lived
-    process's address space has many small gaps (where mappings were unmapped), which a pair of
-    small arrays can fall into apart. Each miss uses one gap up, and few fit arrays this large."""
+    arrays). Arrays under 2 MiB take the lowest free range of the device's address space that
+    fits them (arena.py), so the next lands against the last unless that range was too small
+    for two: freed arrays leave gaps, which a pair can fall into apart. Each miss uses one up."""
     arrays = [drv.mem_alloc(size)]
     for _ in range(tries):
         arrays.append(drv.mem_alloc(size))
@@ -132,7 +131,7 @@ def test_an_address_between_two_arrays_is_named_after_the_nearer_one():
     Whole pages and 100 bytes end 12 bytes below a guard page and start most of a page above one:
     with 4 KiB pages, the first 1,986 bytes of the guard page below `above` are nearer the end of
     `below` (4,108 bytes below that page) than the start of `above` (8,080 bytes above it)."""
-    size = (16 << 20) + 100
+    size = (1 << 20) + 100
     below, above, alive = _touching_pair(size)  # alive: the two arrays, freed after the checks
     for address, nearer in [(below.end + 4, below),                 # its own guard page
                             (above.base + 100, below),              # the guard page of `above`
