@@ -4,11 +4,10 @@ first allocation and never touched by anything else, that every device array is 
 An array mapped wherever mmap puts it lies next to the process's other memory: a kernel's write a
 megabyte before such an array landed in OpenBLAS's data, one a megabyte past it in the Python
 heap, and the learner's Jupyter kernel went on with its memory overwritten, or died later for no
-reason it could see. Inside the arena every byte that is not an array's is
-PROT_NONE, so such a write faults and is reported. The arrays take the middle of the range and
-leave an eighth of it untouched at each end (128 GiB of 1 TiB): an int index, even one gone
-negative or wrapped round (2**32 elements of up to 16 bytes, 64 GiB), cannot reach past the arena
-from any array.
+reason it could see. Inside the arena every byte that is not an array's is PROT_NONE, so such a
+write faults and is reported. The arrays take the middle of the range and leave an eighth of it
+untouched at each end (128 GiB of 1 TiB): an int index, even one gone negative or wrapped round
+(2**32 elements of up to 16 bytes, 64 GiB), cannot reach past the arena from any array.
 
 The arena is address space only (MAP_NORESERVE, PROT_NONE): it costs no memory, and one mapping.
 An array's pages are made readable and writable (mprotect) when it is placed, which splits the

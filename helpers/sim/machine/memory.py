@@ -42,8 +42,9 @@ The pages lie in the device's address space (arena.py), a range reserved for arr
 every page that is not an array's is PROT_NONE: a write far off any array faults too, and is
 reported against the nearest array as memcheck reports it, instead of landing in the process's
 own memory. Each allocation costs the process two memory mappings (its data pages split the
-arena's one), and Linux allows 65,530 (vm.max_map_count). Allocations stop, with a MemoryError that says so, while enough mappings are
-left for a launch to start its threads and their stacks (mappings.py).
+arena's one), and Linux allows 65,530 (vm.max_map_count). Allocations stop, with a MemoryError
+that says so, while enough mappings are left for a launch to start its threads and their stacks
+(mappings.py).
 
 The device has a size (settings.device_memory): each allocation's data pages are charged against
 it (budget.py), and one that does not fit raises drv.MemoryError, as cuMemAlloc's out-of-memory

@@ -119,6 +119,7 @@ def test_an_overrun_is_reported_as_memcheck_reports_it(name):
         assert f"Invalid __global__ {access} of size 4 bytes" in out, out
         assert f"by thread ({','.join(map(str, thread))}) in block ({','.join(map(str, block))})" in out, out
         n, side = distance.split(" bytes ")
-        n, size = (r"[\d,]+", r"[\d,]+") if name in FAR else (f"{n}|{int(n):,}", f"{size:,}|{size}")
+        n, size = ((r"[\d,]+", r"[\d,]+") if name in FAR
+                   else (f"{n}|{int(n):,}", f"{size:,}|{size}"))
         assert re.search(rf"and is ({n}) bytes {side} the nearest allocation at "
                          rf"0x[0-9a-f]+ of size ({size}) bytes", out), out
