@@ -19,15 +19,15 @@ unregister() and its error for a second one.
 """
 
 import bisect
-import threading
 import weakref
 
 import numpy as np
 
 from ..errors import LogicError
 from . import memory
+from .table_lock import TableLock
 
-_lock = threading.Lock()
+_lock = TableLock()  # a buffer's finalizer (_forget) may run while this thread holds it
 _starts = []  # sorted start addresses of page-locked buffers
 _ends = {}    # start -> end
 
@@ -82,10 +82,13 @@ class HostPointer:
 
 
 def _forget(start):
-    with _lock:
-        if _ends.pop(start, None) is not None:
-            _starts.remove(start)
+    _lock.change(_forget_now, start)
     memory.unregister(start)
+
+
+def _forget_now(start):
+    if _ends.pop(start, None) is not None:
+        _starts.remove(start)
 
 
 def is_pinned(array):

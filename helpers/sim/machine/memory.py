@@ -54,13 +54,13 @@ error does.
 import bisect
 import collections
 import ctypes
-import threading
 
 from .. import errors
 from . import arena, budget, mappings, written
 from ..errors import distance_words
 from ..settings import settings
 from .mappings import PAGE
+from .table_lock import TableLock
 
 # Four bytes that read as NaN whether taken as a float or (twice) as a double; repeated with the
 # period of the address, so that any aligned element of a slack holds the same value.
@@ -91,9 +91,9 @@ class Block:
         return self.address + self.size
 
 
-# Re-entrant: DeviceAllocation.__del__ frees memory, and a garbage collection can run it while
-# this thread already holds the lock.
-_lock = threading.RLock()
+# A DeviceAllocation's __del__ frees memory, and a garbage collection can run it while this thread
+# is in the middle of a lookup: such a free waits until the thread leaves the tables (table_lock.py).
+_lock = TableLock()
 _starts = []  # sorted base addresses of live mappings
 _blocks = {}  # base -> Block
 def _alignment(nbytes):
@@ -175,22 +175,28 @@ def release(block, freed_at=None, with_context=False, host_keeps=False):
     """Free block (freed_at: where in the program, for the messages about a use after free;
     with_context: it goes with its context, which was destroyed there; host_keeps: an array of
     the host's still reads its pages, which stay mapped until unmap)."""
-    with _lock:
-        if _blocks.pop(block.base, None) is None:
-            return
-        block.freed_at, block.with_context = freed_at, with_context
-        _starts.remove(block.base)
-        written.untrack(block)
-        budget.refund(block.length - 2 * PAGE)  # the data pages, without the two guard pages
-        if not host_keeps:
-            _retire(block)
+    _lock.change(_release, block, freed_at, with_context, host_keeps)
+
+
+def _release(block, freed_at, with_context, host_keeps):
+    if _blocks.pop(block.base, None) is None:
+        return
+    block.freed_at, block.with_context = freed_at, with_context
+    _starts.remove(block.base)
+    written.untrack(block)
+    budget.refund(block.length - 2 * PAGE)  # the data pages, without the two guard pages
+    if not host_keeps:
+        _retire(block)
 
 
 def unmap(block):
     """Give back the pages of a block that release() left to the host (host_keeps)."""
-    release(block, host_keeps=True)
-    with _lock:
-        _retire(block)
+    _lock.change(_unmap, block)
+
+
+def _unmap(block):
+    _release(block, None, False, True)
+    _retire(block)
 
 
 def _retire(block):
@@ -219,10 +225,7 @@ def _empty_quarantine():
 def _freed(address):
     """The freed Block that address lies in, or None."""
     with _lock:
-        # A copy first, as in ranges(): a collection during the search may free an allocation
-        # in this thread, and so add to the quarantine.
-        freed = tuple(_quarantine)
-    return next((b for b in freed if b.base <= address < b.base + b.length), None)
+        return next((b for b in _quarantine if b.base <= address < b.base + b.length), None)
 
 
 def block_words(block):
@@ -253,9 +256,12 @@ def register_global(address, size):
 def unregister(address):
     """Forget mapped host memory that register_global made known (it was freed or unregistered):
     a kernel given its address is refused again."""
-    with _lock:
-        if _blocks.pop(address, None) is not None:
-            _starts.remove(address)
+    _lock.change(_unregister, address)
+
+
+def _unregister(address):
+    if _blocks.pop(address, None) is not None:
+        _starts.remove(address)
 
 
 # ---- looking addresses up ------------------------------------------------------------------------
@@ -273,10 +279,7 @@ def ranges():
     """(address, size, base, length) of every live allocation, sorted by address (for the memory
     trace and the bounds check): the array, and its pages with the guard pages."""
     with _lock:
-        # A list first: making the tuples can run the garbage collector, whose finalizers may
-        # free an allocation in this very thread (the lock is re-entrant) and change _blocks.
-        blocks = list(_blocks.values())
-    return sorted((b.address, b.size, b.base, b.length) for b in blocks)
+        return sorted((b.address, b.size, b.base, b.length) for b in _blocks.values())
 
 
 def check_range(address, nbytes):

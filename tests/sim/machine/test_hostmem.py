@@ -135,3 +135,31 @@ def test_a_collected_page_locked_array_is_forgotten():
     del a
     gc.collect()
     assert len(hostmem._starts) == count
+
+
+@simulator_only
+def test_a_page_locked_array_collected_while_its_thread_holds_the_table_waits_for_it():
+    # A collection runs finalizers in whatever thread it interrupts; one that interrupted a
+    # lookup of the page-locked buffers' table waited for itself for ever (a plain lock).
+    import gc
+    import threading
+
+    from helpers.sim.machine import hostmem
+
+    garbage = [drv.pagelocked_zeros(256, np.uint8)]
+    garbage.append(garbage)  # a cycle: only a collection frees it
+    start = garbage[0].__array_interface__["data"][0]
+    del garbage
+
+    during = []
+
+    def look_up_while_collecting():
+        with hostmem._lock:
+            gc.collect()
+            during.append(start in hostmem._ends)
+
+    worker = threading.Thread(target=look_up_while_collecting, daemon=True)
+    worker.start()
+    worker.join(10)
+    assert not worker.is_alive(), "the table of page-locked buffers waited for itself"
+    assert during == [True] and start not in hostmem._ends  # forgotten once the lookup was over

@@ -252,3 +252,28 @@ def test_memory_freed_while_a_use_after_free_is_looked_up_does_not_break_the_loo
         assert memory._freed(stale.address) is stale
     finally:
         memory._quarantine.remove(searched)
+
+
+def test_an_array_the_collector_frees_in_the_middle_of_a_lookup_waits_until_it_ends():
+    # Python 3.12 may collect garbage after almost any call: on the H200 machine's Python a
+    # collection ran between find()'s binary search and its use of the index, freed an array,
+    # and the lookup failed with an IndexError. Here the search's own comparisons collect.
+    import gc
+
+    class CollectsWhenCompared(int):
+        def __lt__(self, other):
+            gc.collect()
+            return int(self) < other
+
+    arrays = [drv.mem_alloc(64) for _ in range(4)]
+    wanted, doomed = int(arrays[-1]), int(arrays[0])
+    garbage = [arrays.pop(0)]
+    garbage.append(garbage)  # a cycle: only a collection frees it
+    del garbage
+    gc.disable()
+    try:
+        block = memory.find(CollectsWhenCompared(wanted))
+    finally:
+        gc.enable()
+    assert block is not None and block.address == wanted
+    assert memory.find(doomed) is None  # freed, once the lookup was over
