@@ -88,7 +88,7 @@ def _forget(start):
 
 def _forget_now(start):
     if _ends.pop(start, None) is not None:
-        _starts.remove(start)
+        del _starts[bisect.bisect_left(_starts, start)]
 
 
 def is_pinned(array):

@@ -182,7 +182,7 @@ def _release(block, freed_at, with_context, host_keeps):
     if _blocks.pop(block.base, None) is None:
         return
     block.freed_at, block.with_context = freed_at, with_context
-    _starts.remove(block.base)
+    del _starts[bisect.bisect_left(_starts, block.base)]  # not remove(): a search of them all
     written.untrack(block)
     budget.refund(block.length - 2 * PAGE)  # the data pages, without the two guard pages
     if not host_keeps:
@@ -261,7 +261,7 @@ def unregister(address):
 
 def _unregister(address):
     if _blocks.pop(address, None) is not None:
-        _starts.remove(address)
+        del _starts[bisect.bisect_left(_starts, address)]
 
 
 # ---- looking addresses up ------------------------------------------------------------------------
