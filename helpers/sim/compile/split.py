@@ -126,7 +126,8 @@ def _waiting_functions(code, kernels):
 
 
 def _name_at_end(text):
-    """What ``re.search(r"([A-Za-z_]\w*)\s*$", text)`` finds, read from the end."""
+    """The identifier that ends text (before any spaces), found from the end: the same match as
+    searching text for _NAME_AT_END with spaces allowed after it, without trying every position."""
     text = text.rstrip()
     j = len(text)
     while j and (text[j - 1].isalnum() or text[j - 1] == "_"):
