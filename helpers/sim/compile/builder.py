@@ -359,15 +359,18 @@ def _runners(job, cxx, user_code):
 def _link(job, cxx, tmp, user_code, obj, output):
     """Link the library with its prebuilt runners, without -fsanitize: the bounds checks call the
     runtime's own handler (sim_grid.h), which reports the file and line, instead of the sanitizer
-    library. When a symbol is undefined, the object is built again with line tables so the
-    message has lines."""
+    library. When a function of the learner's is undefined, the object is built again with line
+    tables so the message has lines (not for a C compiler's missing C++ library: no line to
+    name, and with gcc that build made a precompiled prelude first, 4 s)."""
     runners = _runners(job, cxx, user_code)
     cmd = [cxx[0], *LINK_FLAGS, "-o", output, str(obj), *runners]
-    if subprocess.run(cmd, capture_output=True, text=True).returncode == 0:
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode == 0:
         return
-    with_lines = _compile(job, cxx, tmp, user_code, debug=True)
-    _run([cxx[0], *LINK_FLAGS, "-o", output, str(with_lines), *runners], job.what,
-         lambda what, stderr: compiler_messages.link_error(what, stderr, cxx[0]))
+    if compiler_messages.names_lines(proc.stderr):
+        with_lines = _compile(job, cxx, tmp, user_code, debug=True)
+        cmd = [cxx[0], *LINK_FLAGS, "-o", output, str(with_lines), *runners]
+    _run(cmd, job.what, lambda what, stderr: compiler_messages.link_error(what, stderr, cxx[0]))
 
 
 @contextlib.contextmanager

@@ -274,6 +274,13 @@ def undefined_symbols(stderr):
     return found
 
 
+def names_lines(stderr):
+    """Whether link_error's message for a link that printed ``stderr`` names lines of the
+    learner's: it has undefined functions, and none of the C++ library's."""
+    missing = undefined_symbols(stderr)
+    return bool(missing) and not any(_CXX_RUNTIME.match(symbol) for _, _, symbol in missing)
+
+
 def link_error(what, stderr, cxx):
     """The linker found symbols that nothing defines: a function declared but never defined, or
     a compiler that is not a C++ compiler (it links without the C++ library)."""
