@@ -9,7 +9,7 @@
 //     G' = 0.349 R + 0.686 G + 0.168 B
 //     B' = 0.272 R + 0.534 G + 0.131 B
 //
-// Round each to the nearest integer and clamp it to 255 (a white pixel gives R' = 343). OpenCL C
+// Round each to the nearest integer and clamp it to 255 (a white pixel gives R' = 344.5). OpenCL C
 // has a conversion that clamps for you: convert_uchar_sat(v) (a plain cast (uchar)v does not).
 //
 // The launch is a 2D range rounded up to whole work-groups: dimension 0 runs along a row (x),

@@ -9,7 +9,7 @@
 //     B' = 0.272 R + 0.534 G + 0.131 B
 //
 // Round each to the nearest integer, and clamp it to 255: the sums can go past 255 (a white
-// pixel gives R' = 343), and a float above 255 converted to unsigned char does not stop at 255.
+// pixel gives R' = 344.5), and a float above 255 converted to unsigned char does not stop at 255.
 //
 // The launch is a 2D grid rounded up to whole blocks: x runs along a row, y down the image, and
 // threads outside the image must not write anything.
