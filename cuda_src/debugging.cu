@@ -1,5 +1,5 @@
-// debugging.cu: the kernels of notebook 09 that are not bugs: printf and assert, and what they
-// cost. All compute y = 2x, one thread an element, so that their times compare.
+// debugging.cu: notebook 09's kernels that are not bugs: printf and assert, and what they cost.
+// The first three compute y = 2x, one thread an element, so their times compare; where_am_i prints.
 
 // The baseline: y = 2x and nothing else.
 __global__ void scale_plain(const float *x, float *y, int n)

@@ -7,9 +7,9 @@
 // grid=(ceil(N / WT_BN), ceil(M / WT_BM)). Any M, K and N work.
 //
 // What each level adds to the register-tiled kernel:
-//  - The warp's part of C is one contiguous square, so the 32 threads of a warp read few
-//    distinct addresses of the shared tiles at each k: the same float4 for the threads of a row
-//    (a broadcast), and the reads of one warp touch each bank at most once.
+//  - The warp's part of C is one contiguous WT_WM x WT_WN rectangle, so its 32 threads read few
+//    distinct addresses of the shared tiles at each k: the same float4 for a row's threads (a
+//    broadcast); the float4 reads of a quarter-warp, served together, touch a bank once at most.
 //  - Double buffering: two copies of each shared tile. While the block multiplies with one, the
 //    next tile's loads are in flight into registers and then stored into the other copy, so the
 //    loop needs one __syncthreads() a tile instead of two.
