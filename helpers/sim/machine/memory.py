@@ -131,8 +131,7 @@ def allocate(nbytes):
     with _lock:
         if settings.initcheck:
             written.track(block)
-        i = bisect.bisect(_starts, base)
-        _starts.insert(i, base)
+        bisect.insort(_starts, base)
         _blocks[base] = block
     return block
 
@@ -179,10 +178,9 @@ def release(block, freed_at=None, with_context=False, host_keeps=False):
 
 
 def _release(block, freed_at, with_context, host_keeps):
-    if _blocks.pop(block.base, None) is None:
+    if _forget(block.base) is None:
         return
     block.freed_at, block.with_context = freed_at, with_context
-    del _starts[bisect.bisect_left(_starts, block.base)]  # not remove(): a search of them all
     written.untrack(block)
     budget.refund(block.length - 2 * PAGE)  # the data pages, without the two guard pages
     if not host_keeps:
@@ -256,12 +254,15 @@ def register_global(address, size):
 def unregister(address):
     """Forget mapped host memory that register_global made known (it was freed or unregistered):
     a kernel given its address is refused again."""
-    _lock.change(_unregister, address)
+    _lock.change(_forget, address)
 
 
-def _unregister(address):
-    if _blocks.pop(address, None) is not None:
-        del _starts[bisect.bisect_left(_starts, address)]
+def _forget(base):
+    """Take the Block at base out of the tables: the Block, or None where there was none."""
+    block = _blocks.pop(base, None)
+    if block is not None:
+        del _starts[bisect.bisect_left(_starts, base)]  # not remove(): a search of them all
+    return block
 
 
 # ---- looking addresses up ------------------------------------------------------------------------
