@@ -48,7 +48,7 @@ __device__ float block_reduce(float v, bool take_max)
 }
 
 // 1. One warp a row: three passes over the row (its max, the sum of exp(x - max), the outputs),
-//    the lanes 32 columns apart, so that a warp reads 32 neighbouring numbers at a time.
+//    lane k reading columns k, k+32, k+64, ...: a warp reads 32 neighbouring numbers at a time.
 extern "C" __global__ void softmax_warp(const __half *x, __half *y, int rows, int cols)
 {
     int lane = threadIdx.x % 32;
