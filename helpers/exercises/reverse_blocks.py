@@ -8,7 +8,7 @@ the simulator under the race check, whatever the backend, so that a missing barr
 even where the threads' order made the result right; there the input has no junk after it, so
 that a load past its end (a load guard j <= len, or none) is found too. Wrong values are matched with known
 mistakes: nothing reversed, the whole array reversed, the last block mirrored as if it were full,
-a mirror one element off. No speed tier: reversing inside a warp costs no extra sectors.
+a mirror one element off. No speed tier: reversing inside a block costs no extra sectors.
 """
 
 from __future__ import annotations
