@@ -24,8 +24,8 @@ class SourceModule:
                  arch=None, code=None, cache_dir=None, include_dirs=()):
         source = str(source)
         args = (source, options, no_extern_c, include_dirs or ())
-        # the instrumented build, made when a launch is traced or race-checked (microscope/), and
-        # the twin with line tables, when a fault is to be placed (compile/lines.py)
+        # the instrumented build, made when a launch is traced, race- or init-checked (microscope/),
+        # and the twin with line tables, when a fault is to be placed (compile/lines.py)
         rebuild = functools.partial(build, *args, cache=cache_dir)
         self.path = build(*args, cache=cache_dir, keep=keep)
         try:

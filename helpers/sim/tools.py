@@ -93,7 +93,7 @@ def clear_context_caches():
 
 # ---- the default context and device data ----------------------------------------------------
 def make_default_context(ctx_maker=None):
-    """A context on the device CUDA_DEVICE names (the simulator has only device 0)."""
+    """A context on the device CUDA_DEVICE names (0 to settings.devices - 1; 0 by default)."""
     ctx_maker = ctx_maker or (lambda dev: dev.make_context())
     number = os.environ.get("CUDA_DEVICE", "0")
     return ctx_maker(_device.Device(int(number)))

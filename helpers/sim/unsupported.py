@@ -2,7 +2,8 @@
 
 PyCUDA's names for these features exist in the simulator's modules, so code that merely
 mentions them imports and runs up to the point of use; using one raises NeedsGPU, which names
-the feature and says how to run on a GPU.
+the feature and says how to run on a GPU (textures and surfaces: SourceModule.get_texref and
+get_surfref raise NotImplementedError).
 """
 
 from .errors import NeedsGPU

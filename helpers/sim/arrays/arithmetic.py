@@ -92,7 +92,7 @@ def _pair(x, y):
 
 
 class ArithmeticMixin:
-    """The operators of GPUArray (the class itself is in gpuarray.py)."""
+    """The operators of GPUArray (the class itself is in arrays/array.py)."""
 
     __array_priority__ = 100
 

@@ -2,7 +2,7 @@
 reductions (sum, dot, min, max, any, all and their subset_ forms), logical operations,
 concatenate and stack.
 
-As for the operators (array_math.py), NumPy computes them on the simulated device memory with
+As for the operators (arithmetic.py), NumPy computes them on the simulated device memory with
 PyCUDA's dtypes: a reduction returns a 0-d GPUArray of the input's dtype (`float(...)` works),
 min and max skip NaNs as CUDA's fminf/fmaxf do, any and all give bool.
 """

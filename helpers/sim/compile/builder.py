@@ -7,7 +7,7 @@ kernels' names come from the preprocessor (the prelude marks `__global__` functi
 for them); their parameter types come from the compiled kernels themselves
 (`include/sim_launch.h`). Floats are computed as nvcc computes them, with fused multiply-adds
 (`toolchain.py`). What the compiler and linker say is turned into messages about the learner's
-file (`compiler_messages.py`).
+file (`messages.py`).
 
 Built libraries are cached per user (`cache.py`), keyed by a hash of everything that goes into
 them, and written atomically, so two notebooks compiling the same source at once cannot corrupt
@@ -82,16 +82,16 @@ LINK_FLAGS = ["-shared", "-pthread"] + (["-Wl,-z,defs", "-Wl,-Bsymbolic"] if sys
 # is read in another, whose folder would not be the runtime's (sites.py tells the learner's
 # accesses and lines from the runtime's by the file).
 LINE_TABLES = ["-g1", "-gdwarf-4", f"-fdebug-prefix-map={INCLUDE_DIR}={INCLUDE_IN_LINE_TABLES}"]
-# The instrumented builds, made only when a trace or the race check asks for one: every load and
-# store of the learner's code calls the runtime (include/sim_trace.h, through GCC's ThreadSanitizer
-# instrumentation without its library; prebuilt once and linked in), which knows the thread; -g1
-# lets helpers/sim/compile/sites.py map each call to its source line. No vectorising and no splitting of
-# structs, so that each access stays one access as on a GPU (a uint4 is one 16-byte load); no tail
-# calls, so that each callback's return address is in the code that called it. The "blocks" build
-# also calls the runtime at each basic block, to measure divergence; without exceptions (device
-# code has none), since a call in each block keeps alive the empty clean-ups that GCC would
-# otherwise drop, and a clean-up needs the C++ runtime's personality routine, which device code
-# may not call (device_calls.py; a cooperative group alive across a barrier makes one).
+# The instrumented builds, made only when a trace, the race check or the init check asks for one:
+# every load and store of the learner's code calls the runtime (include/sim_trace.h, through GCC's
+# ThreadSanitizer instrumentation without its library; prebuilt once and linked in), which knows the
+# thread; -g1 lets helpers/sim/compile/sites.py map each call to its source line. No vectorising and
+# no splitting of structs, so that each access stays one access as on a GPU (a uint4 is one 16-byte
+# load); no tail calls, so that each callback's return address is in the code that called it. The
+# "blocks" build also calls the runtime at each basic block, to measure divergence; without
+# exceptions (device code has none), since a call in each block keeps alive the empty clean-ups that
+# GCC would otherwise drop, and a clean-up needs the C++ runtime's personality routine, which device
+# code may not call (device_calls.py; a cooperative group alive across a barrier makes one).
 INSTRUMENT_FLAGS = {
     "memory": ["-DSIM_TRACE", *LINE_TABLES, "-fsanitize=thread", "--param=tsan-instrument-func-entry-exit=0",
                "-Wno-tsan", "-fno-tree-vectorize", "-fno-tree-sra", "-fno-ipa-sra",

@@ -57,7 +57,7 @@ _SYSTEM_CALL = re.compile(r"^\s*[0-9a-f]+:\s+(syscall|sysenter|int\s+\$0x80|svc\
 _ASM = re.compile(r"\b(asm|__asm__|__asm)\b")
 SYSTEM_CALL = "syscall"  # the name a system call made by an asm statement is refused under
 
-# Advice for a host function by what it is for (compiler_messages words it): by default "system".
+# Advice for a host function by what it is for (messages.py words it): by default "system".
 _GROUPS = {"time": re.compile(r"^(sleep|usleep|nanosleep|clock_nanosleep|alarm|time|gettimeofday|"
                               r"clock_gettime)$"),
            "random": re.compile(r"^(rand|random|[dejlmn]rand48|arc4random|getrandom)\w*$")}
@@ -124,7 +124,7 @@ def readable(symbol):
 
 
 def group(name):
-    """What a host function is for, as compiler_messages gives advice: "time", "random" or
+    """What a host function is for, as messages.py gives advice: "time", "random" or
     "system"."""
     return next((g for g, pattern in _GROUPS.items() if pattern.match(name)), "system")
 

@@ -8,8 +8,9 @@ This module reads the built library once, with binutils' `objdump` (to find the 
 `addr2line` (to map each call to its file, line and function, through inlined functions), and
 keeps the calls that belong to the learner's code: each becomes a *site* (one memory instruction,
 atomic or basic block), numbered from 1. The other loads and stores (the runtime's own code) are
-patched out of the library before it is first loaded (a 5-byte no-op over each call), so that
-the runtime runs at full speed; atomics stay calls, since the callback does the operation.
+patched out of the library before it is first loaded (a no-op over each call: 5 bytes on x86-64,
+4 on Arm64), so that the runtime runs at full speed; atomics stay calls, since the callback does
+the operation.
 
 The table is kept as JSON next to the library (written atomically).
 """
@@ -99,7 +100,7 @@ def inline_chains(library, addresses):
 
 def _is_runtime(file):
     """The simulator's headers (as the line tables name them: source.INCLUDE_IN_LINE_TABLES), or
-    the generated unit (compiler.py compiles it in a temporary folder: code the compiler makes
+    the generated unit (builder.py compiles it in a temporary folder: code the compiler makes
     there, as std::thread's, is named after it)."""
     return file.startswith(f"{INCLUDE_IN_LINE_TABLES}/") or \
         re.search(r"/cuda-sim-[^/]*/module\.cpp$", file) is not None
@@ -132,8 +133,10 @@ def _pass_through():
 def learner_frame(chain, kind="load"):
     """The frame of the learner's code an access belongs to, or None (the runtime's own).
     Library code (std::, memcpy) belongs to the learner's line that called it; of the prelude,
-    only __ldg does. A basic block or an atomic belongs to the learner's line it runs for, even
-    inside an inlined function of the prelude (atomicAdd, reading threadIdx, a barrier)."""
+    only the cache-hinted loads and stores (__ldg, __stcs, ...) and the lines marked as the
+    caller's access (mma.h's, memcpy_async's) do. A basic block or an atomic belongs to the
+    learner's line it runs for, even inside an inlined function of the prelude (atomicAdd,
+    reading threadIdx, a barrier)."""
     for function, file, line in chain:
         if _is_runtime(file):
             if kind not in ("block", "atomic") and (os.path.normpath(file), line) not in _pass_through():

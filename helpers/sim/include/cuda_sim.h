@@ -74,7 +74,7 @@
 #define __managed__
 #define __shared__ static thread_local
 #define __forceinline__ inline __attribute__((__always_inline__))
-// __noinline__: written out in the learner's code by helpers/sim/source.py (a macro would break
+// __noinline__: written out in the learner's code by compile/source.py (a macro would break
 // libstdc++'s own __attribute__((__noinline__))).
 #define __align__(n) __attribute__((__aligned__(n)))
 #define __launch_bounds__(...)
@@ -109,7 +109,7 @@ __attribute__((__always_inline__)) inline const uint3 &__sim_grid_dim() { return
 #define blockDim (__sim_block_dim())
 #define gridDim (__sim_grid_dim())
 static constexpr int warpSize = 32;
-// extern __shared__ arrays (rewritten by helpers/sim/source.py): this block's dynamic shared memory
+// extern __shared__ arrays (rewritten by compile/source.py): this block's dynamic shared memory
 inline void *__sim_dynamic_shared() { return sim::dynamic_shared(); }
 
 // ---- device printf, assert, trap -------------------------------------------------------------

@@ -1,9 +1,9 @@
 // sim_grid.h -- runs a grid: blocks shared out to worker threads, each block's threads as a loop or
 // as fibers. Kernels never call into it: it is compiled on its own (sim_grid.cpp), once for each
-// kind of module (helpers/sim/prebuilt.py), and linked into every module of that kind, so that no
+// kind of module (compile/prebuilt.py), and linked into every module of that kind, so that no
 // macro of the learner's can reach it and no module compiles it again.
 //
-// Python (helpers/sim/launch.py) hands a launch the stacks its workers use (helpers/sim/stacks.py:
+// Python (run/launch.py) hands a launch the stacks its workers use (machine/stacks.py:
 // made once, shared by every module) and, when it is looking for the thread that wrote past the end
 // of an array, the bytes to watch. Anything the runtime must get from the system (threads, the
 // dynamic shared memory of each worker) is checked: when it cannot be had, the launch ends with
@@ -62,7 +62,7 @@ struct Launch {
 namespace sim {
 
 // ---- canaries: what the bytes around a launch's dynamic shared memory hold --------------------
-// The same four bytes as helpers/sim/memory.py's (NaN as a float or a double), repeated with the
+// The same four bytes as machine/memory.py's (NaN as a float or a double), repeated with the
 // address's period.
 constexpr unsigned char kCanary[4] = {0xA5, 0xFE, 0xFF, 0xFF};
 
@@ -72,7 +72,7 @@ inline void arm_canary(unsigned char *p, size_t n) {
 
 // ---- shared memory as a GPU leaves it: not zeroed -------------------------------------------------
 // Before each block the learner's __shared__ arrays (thread-locals of the module, at the offsets
-// from sim::worker's that sim_set_shared gives, helpers/sim/compile/module.py) and the launch's
+// from sim::worker's that sim_set_shared gives, compile/module.py) and the launch's
 // dynamic shared memory are filled with bytes FF 7F repeated by address: NaN as a float, a double
 // or a half, 0x7FFF7FFF as an int. A read of an element no thread of the block wrote gives that,
 // not the zero a fresh thread's memory holds.
@@ -456,7 +456,7 @@ extern "C" __attribute__((noreturn)) void __ubsan_handle_out_of_bounds_abort(voi
 // integer type's range, and before a shift by the operand's width or more (or by a negative
 // count). x86 gives INT_MIN (its "integer indefinite") or wraps, and masks a shift's count; a
 // GPU saturates and clamps. A prelude cannot change C++'s operators, so the launch stops, with
-// the operands, their types and what a GPU gives (sim::Error, read by helpers/sim/run/operators.py).
+// the operands, their types and what a GPU gives (sim::Error, read by run/operators.py).
 // Where this CPU's conversion and the GPU's give the same integer, or a shift's operand is 0, the
 // kernel goes on: nothing differs.
 struct SimTypeDescriptor {  // GCC's (and LLVM's) UBSan type descriptor
@@ -577,7 +577,7 @@ extern "C" __attribute__((noreturn)) void __ubsan_handle_shift_out_of_bounds_abo
 
 // ---- device-side malloc and free (sim_host_only.h makes a kernel's malloc and free these) ------
 // The heap is the current context's: its limit (cudaLimitMallocHeapSize) and the bytes in use,
-// two counters that Python owns (helpers/sim/device.py) and names before each launch. Each block
+// two counters that Python owns (machine/device.py) and names before each launch. Each block
 // carries its size and its heap in a 16-byte header, so that free() gives the bytes back to the
 // heap they came from and the block stays 16-byte aligned.
 namespace sim {
@@ -620,10 +620,10 @@ extern "C" void __sim_device_free(void *p) {
     free(block);
 }
 
-// ---- what Python calls to run a launch (helpers/sim/launch.py) ----------------------------------
+// ---- what Python calls to run a launch (run/launch.py) ----------------------------------
 SIM_EXPORT const sim::KernelEntry *sim_kernel(int i);  // the module's own table (sim_launch.h)
 
-// Starts a launch on up to `workers` threads (stacks[i]: worker i's stacks, helpers/sim/stacks.py).
+// Starts a launch on up to `workers` threads (stacks[i]: worker i's stacks, machine/stacks.py).
 // watch: 0, or 1 to run in watch mode with nwatch (address, length) pairs in watched. Returns
 // nullptr when not even the launch's bookkeeping can be allocated.
 SIM_EXPORT void *sim_launch_start(int k, const unsigned *grid, const unsigned *block, size_t shared,

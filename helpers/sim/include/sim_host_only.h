@@ -5,7 +5,7 @@
 // a __global__ function is not allowed"). On the CPU they would compile and run: exit() would end
 // the learner's Jupyter kernel, rand() would work here and nowhere else. So each of them is a
 // macro onto a deleted function named __sim_host_<group>_<name>; the compiler driver
-// (helpers/sim/compiler_messages.py) turns the error into one that names the function and says
+// (compile/messages.py) turns the error into one that names the function and says
 // why, with advice for its group (stop, random, io, system, memory, text, time).
 // Included last by cuda_sim.h: every header that declares these functions is already in.
 #pragma once

@@ -4,7 +4,7 @@
 // earlier program or array left there, and a kernel that reads it before anything wrote it gets
 // a different wrong answer each time, or the right one by luck. The simulator's fresh pages are
 // zero, so the luck is always good here. Instead, Python keeps a shadow of each allocation made
-// while the check is on (helpers/sim/written.py): one byte per byte, 1 once written by a copy, a
+// while the check is on (machine/written.py): one byte per byte, 1 once written by a copy, a
 // memset or a kernel. During a checked launch every global load of the learner's code looks at
 // the shadow of the bytes it reads, and every store marks its bytes written. A read of a byte
 // never written is what `compute-sanitizer --tool initcheck` reports on a GPU.
@@ -28,7 +28,7 @@
 namespace sim {
 namespace trace {
 
-// What a failed check reports (mirrored by helpers/sim/trace_run.py).
+// What a failed check reports (mirrored by microscope/instrumented.py).
 struct InitReport {
     uint64_t count;    // uninitialised reads in the launch
     uint64_t address;  // the first byte of the first one never written

@@ -1,5 +1,5 @@
 // sim_launch.h -- the launcher of a kernel, which takes the kernel's parameter types from the
-// compiled kernel itself, and the C functions that Python calls (helpers/sim/launch.py).
+// compiled kernel itself, and the C functions that Python calls (run/launch.py).
 //
 // Included by the prelude, before the learner's code. After that code the compiler driver appends
 // only the table of kernels, in reserved names (a learner's macros cannot reach it):
@@ -267,7 +267,7 @@ extern "C" const int __sim_kernel_table_size;
 SIM_EXPORT int sim_kernel_count() { return __sim_kernel_table_size; }
 SIM_EXPORT const sim::KernelEntry *sim_kernel(int i) { return &__sim_kernel_table[i]; }
 
-// The layout Python must agree with (helpers/sim/module.py checks it when it loads a module).
+// The layout Python must agree with (compile/module.py checks it when it loads a module).
 SIM_EXPORT int sim_abi_size(const char *name) {
     if (!strcmp(name, "Error")) return (int)sizeof(sim::Error);
     if (!strcmp(name, "ParamInfo")) return (int)sizeof(sim::ParamInfo);

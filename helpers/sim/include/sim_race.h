@@ -47,7 +47,7 @@ struct Cell {
     Rec w, r1, r2;  // the last write; two readers of different threads
 };
 
-// What a failed check reports (mirrored by helpers/sim/trace_run.py).
+// What a failed check reports (mirrored by microscope/instrumented.py).
 struct RaceReport {
     uint64_t count;         // hazards found in the launch (accesses that found one)
     uint64_t across_warps;  // of them, between threads of different warps (or blocks)

@@ -53,7 +53,7 @@
 
 namespace sim {
 
-// ---- what a launch reports to Python (helpers/sim/module.py mirrors these; sim_launch.h exports
+// ---- what a launch reports to Python (compile/module.py mirrors these; sim_launch.h exports
 // their sizes and the status names, and Python checks them when it loads a module) --------------
 enum Status : int {
     OK = 0,
@@ -100,13 +100,13 @@ struct Error {
     // FAULT and OVERRUN: 1 where the address lies in the pages around the block's dynamic shared
     // memory (a guard page, or the canary before it or past its shared= bytes), and then its
     // distance in bytes from that memory's start: negative before it, shared= or more past it.
-    // Python says which side from these (helpers/sim/run/report.py), not from any text.
+    // Python says which side from these (run/report.py), not from any text.
     int32_t in_dynamic_shared;
     int64_t dynamic_shared_offset;
 };
 
 // Error::thread where the runtime could not tell which thread of the block failed (sim_grid.h:
-// name_the_thread); helpers/sim/run/report.py reads it.
+// name_the_thread); run/report.py reads it.
 constexpr uint32_t kThreadUnknown = 0xFFFFFFFFu;
 
 struct ParamInfo {

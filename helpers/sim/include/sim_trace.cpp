@@ -1,5 +1,5 @@
 // sim_trace.cpp -- the memory trace's runtime (sim_trace.h), compiled once for each kind of
-// instrumented module (helpers/sim/prebuilt.py) without the instrumentation, and linked into every
+// instrumented module (compile/prebuilt.py) without the instrumentation, and linked into every
 // instrumented module of that kind.
 #include <string.h>
 

@@ -8,12 +8,12 @@
 // __sanitizer_cov_trace_pc()). The module is linked without the sanitizer's library:
 // sim_trace_callbacks.h defines those functions instead. A callback knows the calling simulated
 // thread (its Frame), the address and size, and its return address: a table made from the built
-// library (helpers/sim/sites.py) maps each call site in the learner's code to a site number; the
+// library (compile/sites.py) maps each call site in the learner's code to a site number; the
 // runtime's own calls were patched out of the library, or map to 0 and are ignored.
 //
 // This runtime is compiled on its own (sim_trace.cpp), once for each kind of module, without the
 // instrumentation, and linked into every instrumented module of that kind
-// (helpers/sim/prebuilt.py); the module's own code sees only sim_traced.h.
+// (compile/prebuilt.py); the module's own code sees only sim_traced.h.
 //
 // The trace groups a warp's accesses as a GPU executes them: the k-th execution of one memory
 // instruction (site) by each lane of a warp is one request. Requests are counted when a warp's
@@ -48,7 +48,7 @@ struct SiteStats {  // per site and space: what Nsight Compute counts
     uint64_t requests, lanes, bytes, sectors, wavefronts, ideal_wavefronts;
 };
 
-struct Detail {  // one access, kept for pictures (mirrored by helpers/sim/trace_run.py)
+struct Detail {  // one access, kept for pictures (mirrored by microscope/instrumented.py)
     uint64_t addr;
     uint32_t block, thread;
     uint16_t site;

@@ -1,4 +1,4 @@
-// sim_trace_api.h -- what Python calls on an instrumented module (helpers/sim/trace_run.py):
+// sim_trace_api.h -- what Python calls on an instrumented module (microscope/instrumented.py):
 // the site table once, then, around each traced launch, begin and end.
 #pragma once
 

@@ -1,6 +1,6 @@
 // sim_traced.h -- what the code of an instrumented module sees of the memory trace and race check
 // (included by cuda_sim.h when the build defines SIM_TRACE). The trace's runtime (sim_trace.h) is
-// compiled once for each kind of module and linked in (sim_trace.cpp, helpers/sim/prebuilt.py):
+// compiled once for each kind of module and linked in (sim_trace.cpp, compile/prebuilt.py):
 // the module's code reaches it through the instrumentation's calls (__tsan_read4, ...) and the
 // three functions declared here.
 #pragma once
@@ -26,10 +26,10 @@ void fence();           // some thread called __threadfence()
 // with no gap between them: the bounds check (sim_bounds.h) can tell an overrun of the first or
 // last array from an access it may make only where the overrun lands inside that block. So the
 // instrumented build adds a run of bytes no array owns before the learner's code (here) and one
-// after it (helpers/sim/compile/source.py's translation_unit). GCC lays out a unit's
+// after it (compile/source.py's translation_unit). GCC lays out a unit's
 // thread-locals in the reverse order of their definitions, so the two bracket the learner's
 // arrays; in any other order they would still be bytes of no array. Namespaced, they are the
-// runtime's: never taken for the learner's (helpers/sim/compile/module.py).
+// runtime's: never taken for the learner's (compile/module.py).
 #define __SIM_SHARED_GUARD(name) \
     namespace sim {              \
     __attribute__((used)) static thread_local unsigned char name[256];  \

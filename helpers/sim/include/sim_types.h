@@ -60,7 +60,7 @@ struct dim3 {
 // kStackSize, whose top holds its Frame: threadIdx and friends are found from the stack pointer,
 // with no thread-local lookups on the hot path. The top kStackUsable bytes of a slot are the stack
 // (512 KiB of local arrays, as a GPU allows a thread, and room for calls); below them the slot
-// may not be touched (helpers/sim/stacks.py maps the slots).
+// may not be touched (machine/stacks.py maps the slots).
 namespace sim {
 constexpr uintptr_t kStackSize = 1024 * 1024;
 constexpr uintptr_t kStackUsable = 576 * 1024;

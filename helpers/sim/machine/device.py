@@ -8,8 +8,8 @@ Capability" of NVIDIA's CUDA C++ Programming Guide; the board's own figures (clo
 cache, memory bus) from an H200. Three answers are the simulator's own, because code that reads
 them must see what it will really get: MULTIPROCESSOR_COUNT is the number of worker threads that
 run blocks, total_memory() is settings.device_memory (shared out equally when there are several
-devices), and ASYNC_ENGINE_COUNT and CONCURRENT_KERNELS are 0 (nothing overlaps: every operation
-has finished when its call returns).
+devices), and ASYNC_ENGINE_COUNT and CONCURRENT_KERNELS are 0 (nothing overlaps: queued work
+runs one operation at a time, when the host waits for it).
 
 There are settings.devices devices (CUDA_SIM_DEVICES, default 1). Contexts form a stack per
 host thread as in CUDA (`make_context`, `push`, `pop`), and `detach` destroys one when its last
@@ -185,7 +185,8 @@ def _cpu_name():
 # ---- contexts ---------------------------------------------------------------------------------
 # cudaLimitMallocHeapSize's default, and the limit's number in pycuda.driver.limit
 DEFAULT_HEAP_BYTES, MALLOC_HEAP_SIZE = 8 << 20, 2
-_heaps = {}  # devices.Handle (None: no context current) -> (limit, bytes in use), kept for good
+# id(devices.Handle) (None: no context) -> ([limit, bytes in use], the Handle), kept for good
+_heaps = {}
 
 
 def heap(handle):

@@ -2,10 +2,10 @@
 limit (vm.max_map_count, 65,530 on Debian).
 
 Every device array costs the simulator two mappings (its data pages split the device's address
-space: arena.py) and every simulated thread's stack one or two (stacks.py). Past the limit, mmap
-fails wherever it is called next, in the middle of a launch too; so the simulator counts its
-mappings, and refuses an array while too few would be left for a launch to start its threads
-(LAUNCH_RESERVE).
+space: arena.py), every simulated thread's stack two, and each worker's pool of stacks one more
+(stacks.py). Past the limit, mmap fails wherever it is called next, in the middle of a launch
+too; so the simulator counts its mappings, and refuses an array while too few would be left for
+a launch to start its threads (LAUNCH_RESERVE).
 """
 
 import ctypes
@@ -80,6 +80,6 @@ def limit():
 
 
 def note(n):
-    """The simulator (memory.py, stacks.py) made n mappings."""
+    """The simulator (arena.py, stacks.py) made n mappings."""
     with _lock:
         _budget.used += max(n, 0)

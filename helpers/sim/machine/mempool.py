@@ -1,8 +1,8 @@
 """PyCUDA's memory pools: freed blocks are kept in bins by size and handed out again, so that
 code which allocates and frees the same sizes over and over does not call mem_alloc each time.
 
-The bins are PyCUDA's: a size's bin number is its bit length with the next four bits below the
-leading one (so sizes within 1/16 of each other share a bin), and a bin's blocks are the largest
+The bins are PyCUDA's: a size's bin number is the index of its leading bit with the next four bits
+below it (so sizes within 1/16 of each other share a bin), and a bin's blocks are the largest
 size in it. Blocks the pool holds stay charged against the simulated device's memory, as they
 stay allocated on a GPU; when an allocation does not fit, the pool frees what it holds and tries
 once more, as PyCUDA's does.

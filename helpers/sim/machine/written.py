@@ -5,7 +5,7 @@ On a GPU, memory from cudaMalloc (``mem_alloc``, ``gpuarray.empty``, ``drv.Out``
 was there before; the simulator's fresh pages are zero, which hides a kernel that reads before
 anything wrote. So an allocation made while the check is on gets a shadow: one byte per byte of
 the array, 0 until the byte is written. Copies to the device and memsets mark what they write
-(memory.py, driver.py), a NumPy view of device memory (what gpuarray's own operations work
+(memory.py, copies.py), a NumPy view of device memory (what gpuarray's own operations work
 through: ``fill``, ``set``, arithmetic) marks all it spans, and a checked launch's stores mark
 theirs (include/sim_init.h), where its loads are checked against the shadow.
 

@@ -3,8 +3,8 @@ init check and the bounds check.
 
 A SourceModule compiles its plain build at once. The instrumented build (every load, store and
 basic block of the learner's code calls the runtime: include/sim_trace.h) is compiled only when
-a launch is traced or race-checked, then kept with the module, so that untraced launches cost
-nothing. The two builds share the device memory (allocations are the process's); their
+a launch is traced, race-checked or init-checked, then kept with the module, so that untraced
+launches cost nothing. The two builds share the device memory (allocations are the process's); their
 `__device__` and `__constant__` variables are copied into the instrumented build before the
 launch and back after it.
 

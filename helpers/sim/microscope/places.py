@@ -71,7 +71,7 @@ class Places:
         names = parameter_names(record.module.source, kernel.name)
         self.dynamic = (dynamic_shared_name(record.module.source, kernel.name)
                         or "extern __shared__ array", record.shared)  # (name, bytes)
-        self.arrays = []  # (address, size, label, element size)
+        self.arrays = []  # (address, size, label, element size, the parameter's offset in it)
         for i, (param, address) in enumerate(zip(kernel.params, record.addresses)):
             block = memory.find(address) if address is not None else None
             if block is None:
