@@ -20,8 +20,8 @@
 //
 // Atomics read before they write: an atomicAdd on a counter nobody zeroed is an uninitialised
 // read too. Local arrays (the thread's own stack) are not checked: the trace leaves them out at
-// once (sim_trace.h's access()). A checked launch runs on one worker (trace_run.py), so the
-// shadows and the report need no lock.
+// once (sim_trace.h's access()). A checked launch runs on one worker (microscope/instrumented.py),
+// so the shadows and the report need no lock.
 #pragma once
 
 #pragma GCC visibility push(hidden)
