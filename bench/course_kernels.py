@@ -9,15 +9,14 @@ the kernels of the notebooks, with their launch configurations, at a size that f
 vector_add (01), saxpy (02), mandelbrot (03), rgb_to_gray and rgb_to_gray_x16 (04),
 iterate_sin (05), transpose_naive, transpose_tiled and transpose_padded (06), the one-launch sums
 and the histograms of notebook 07 (``bench/sum_histogram.py``; the histograms on notebook 04's
-photograph, as a learner has it, and tiled to a large image), the naive, tiled and register-tiled
-matrix multiplies (08, ``bench/matmul_cases.py``: GFLOP/s against the FMA ceiling and cuBLAS
-SGEMM), the tensor-core matrix multiplies of notebook 13 (``bench/tensor_core_cases.py``:
-TFLOP/s in FP16 and BF16 against cuBLAS and notebook 08's FP32 kernels), the softmaxes and the
-three attentions of notebook 14 (``bench/attention_cases.py``: against ``torch.softmax`` and
-PyTorch's ``scaled_dot_product_attention``). It prints one Markdown table and writes it as CSV,
-with a bar chart as PNG, to
-``bench/out/`` (``--out``); ``--record`` also puts it into this backend's section of
-``bench/RESULTS.md``. For each kernel:
+photograph, as a learner has it, and tiled to a large image), the naive, tiled, register-tiled,
+warp-tiled and async-copy matrix multiplies (08, ``bench/matmul_cases.py``: GFLOP/s against the FMA
+ceiling and cuBLAS SGEMM), the tensor-core matrix multiplies of notebook 13
+(``bench/tensor_core_cases.py``: TFLOP/s in FP16 and BF16 against cuBLAS and notebook 08's FP32
+kernels), the softmaxes and the three attentions of notebook 14 (``bench/attention_cases.py``:
+against ``torch.softmax`` and PyTorch's ``scaled_dot_product_attention``). It prints one Markdown
+table and writes it as CSV, with a bar chart as PNG, to ``bench/out/`` (``--out``); ``--record``
+also puts it into this backend's section of ``bench/RESULTS.md``. For each kernel:
 
 - time: median over several batches of the time per launch. A batch is B back-to-back launches
   between two CUDA events, divided by B (B chosen so that a batch lasts about 20 ms on a GPU),

@@ -29,7 +29,7 @@ FILE = {"matmul_warp_tiled": "matmul_warp_tiled.cu", "matmul_async": "matmul_asy
 # (the others are in matmul.cu)
 NUMPY_MAX = 1 << 20      # elements of C NumPy computes (whole rows)
 NO_PEER = ("serial C++", "Numba sim")
-_INPUTS = {}             # size -> (A, B): one pair of matrices for the three kernels
+_INPUTS = {}             # size -> (A, B): one pair of matrices for all the kernels
 
 
 def _inputs(size):

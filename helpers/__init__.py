@@ -11,7 +11,7 @@ what serves a single chapter.
 - `workload`: the class-size setting that shrinks the notebooks' sizes, and what they used
 - `reference`: figures measured on an H200 (`data/h200_reference.json`), shown beside the
   simulator's where it cannot show them
-- `ptxas`: registers and spills, asked of the GPU compiler without a GPU (notebooks 08 and 09)
+- `ptxas`: registers and spills, asked of the GPU compiler without a GPU (notebooks 08 and 14)
 - `plain_warnings`: what a compiler said, printed as text rather than as a Python warning
 - `doctor`: `python -m helpers.doctor` explains what the machine has and what is missing
 - `ch09/`: `bug_gallery` (eight kernels with a learner's mistake each, and how each is launched),

@@ -1,10 +1,9 @@
 """Check this machine for the course: ``python -m helpers.doctor``.
 
-Prints one line per thing the course depends on (Python, the course's files, C++ compiler, nvcc,
-NVIDIA driver, PyCUDA, CUDA device), the backend that ``CUDA_COURSE_BACKEND=auto`` would choose, and the
-OpenCL platforms that notebook 12 can run on.
-Each line starts with ``ok``, ``--`` (absent, but the course runs without it) or ``!!``
-(a problem), and a problem line ends with what to do about it.
+Prints one line per thing the course depends on (Python, the course's files, C++ compiler, NVIDIA
+driver, nvcc, PyCUDA, CUDA device), the backend that ``CUDA_COURSE_BACKEND=auto`` would choose, and
+the OpenCL platforms that notebook 12 can run on. Each line starts with ``ok``, ``--`` (absent, but
+the course runs without it) or ``!!`` (a problem), and a problem line ends with what to do about it.
 
 Every probe is guarded: anything that can fail, crash or hang (PyCUDA, the driver, the
 backend choice) runs in a child process with a time limit, so the doctor itself always

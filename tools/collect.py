@@ -7,12 +7,12 @@ release into the layout ``tools/grade.py`` reads.
 STUDENTS holds one folder a student, named after them: their copy of the release (a clone of
 their repository, their home folder on the class's JupyterHub, an unpacked ZIP). For each
 exercise of the catalog, the file the student edits (``helpers.exercises.catalog``: the ``.cu``
-stubs in ``cuda_src/exercises/``, ``sepia.cl`` in ``cuda_src/opencl/exercises/``, notebooks 05 and
-11) is copied to ``OUT/<student>/<the same path>``, and nothing else: no solution, test or
-checker a student's folder might hold. A file is found at its path in the release; where a
-student handed in loose files instead (a Gradescope upload, a ZIP of the files alone), at the
-file of that name nearest the top of their folder. A file not found is left out, and the grader
-reports that exercise as not handed in.
+and ``.py`` stubs in ``cuda_src/exercises/``, the ``.cl`` ones in ``cuda_src/opencl/exercises/``,
+notebooks 05 and 11) is copied to ``OUT/<student>/<the same path>``, and nothing else: no solution,
+test or checker a student's folder might hold. A file is found at its path in the release; where a
+student handed in loose files instead (a Gradescope upload, a ZIP of the files alone), at the file
+of that name nearest the top of their folder. A file not found is left out, and the grader reports
+that exercise as not handed in.
 
 The collection is built beside OUT and moved into place when complete, so that OUT is never half
 written.

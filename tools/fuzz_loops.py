@@ -2,7 +2,7 @@
 outputs bit for bit, errors by their class, kind, thread and block (a fault's line as well, but
 g++'s line tables may place it on the statement before in one build: counted, see check_seed).
 
-    python tools/fuzz_loops.py [--seeds 0:100] [--kernels 12] [--plain] [--show]
+    python tools/fuzz_loops.py [--seeds 0:20] [--kernels 12] [--plain] [--show]
 
 Kernels with barriers run as loops once ``helpers/sim/compile/split.py`` has rewritten them, and
 as fibers with ``-DSIM_NO_SPLIT``. Kernels without barriers (``--plain``) run as the plain loop

@@ -5,8 +5,8 @@
                           [--time-limit 120] [--memory-limit 2048] [--seed N] [--jobs 1]
 
 SUBMISSIONS holds one folder a student, named after them, with each exercise's file at its path
-in the student release (the catalog's ``work``: ``cuda_src/exercises/*.cu``,
-``cuda_src/opencl/exercises/sepia.cl``, ``notebooks/05_pinned_memory_and_streams.ipynb`` and
+in the student release (the catalog's ``work``: ``cuda_src/exercises/*.cu`` and ``*.py``,
+``cuda_src/opencl/exercises/*.cl``, ``notebooks/05_pinned_memory_and_streams.ipynb`` and
 ``notebooks/11_multiple_gpus.ipynb``): ``tools/collect.py`` makes it from the students' copies of
 the release. For each student and each exercise the checker
 runs in a process of its own, with a time limit, a memory limit (resident memory, checked ten

@@ -86,7 +86,7 @@ class Message:
 
     @property
     def where(self) -> str | None:
-        """``line 8 of reverse.cl``, where Oclgrind could tell (the first place it names)."""
+        """``line 18 of reverse_groups.cl``, where Oclgrind could tell (the first place it names)."""
         for line in self.details:
             m = re.search(r"At line (\d+) \(column \d+\) of (.+):", line)
             if m:

@@ -24,8 +24,8 @@ CASES = [dict(n=1_001, block=96, grid=2), dict(n=100_003, block=256, grid=8),
          dict(n=5_000, block=1024, grid=3), dict(n=77, block=128, grid=4),
          dict(n=1, block=32, grid=1), dict(observe=True, n=3_001, block=128, grid=3),
          dict(observe=True, n=3_001, block=1024, grid=2)]
-"""n not a power of two (nor a multiple of 4 or 32), grids with fewer threads than n and more,
-32, 3, 4 and 1 warps a block; then the launches on the simulator (``OBSERVED``): 4 warps a block
+"""n not a power of two (and odd but once, 5,000), grids with fewer threads than n and more,
+3, 8, 32, 4 and 1 warps a block; then the launches on the simulator (``OBSERVED``): 4 warps a block
 (the first warp's lanes past the block's warps must add 0), and 32 (warp_sums must hold all)."""
 OBSERVED = [case for case in CASES if case.get("observe")]
 TARGET, BIG = 0.5, 1 << 25

@@ -12,8 +12,8 @@ which says whether two threads are in one warp), and ``hint(failure)`` picks the
 
 An exercise knows more: which of its arrays is the accumulator, how large its tile must be. Its
 ``refine(failure)`` is a generator of hints, most specific first (the ``julia._wrong_answers``
-pattern): ``mistake(error, ...)`` takes the first it yields, else the hint by kind. Checkers read
-the fields, never the English, so a reworded message changes no verdict.
+pattern): ``mistake(problem, error, ...)`` takes the first it yields, else the hint by kind.
+Checkers read the fields, never the English, so a reworded message changes no verdict.
 
 PyCUDA's errors carry no facts (a GPU says "an illegal memory access was encountered"): there,
 and for an access outside every array on the simulator, the exercise's ``guard_hint`` (the

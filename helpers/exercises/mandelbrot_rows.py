@@ -4,7 +4,7 @@ The kernel ``mandelbrot_rows`` draws the chapter's Mandelbrot image with one blo
 (``grid = (height, 1)``): block b draws row b, its threads striding along the row by
 ``blockDim.x``, and the blocks have fewer threads than a row has pixels. Its one idea is the
 layout: which pixels a block and a thread own. The image is compared with NumPy's (the loop of
-``helpers.exercises.julia``, up to its ``TOLERANCE`` of pixels that a GPU's fused multiply-adds
+``helpers.exercises.escape``, up to julia's ``TOLERANCE`` of pixels that a GPU's fused multiply-adds
 may change); which pixels were drawn tells the layout's mistakes apart.
 """
 

@@ -7,12 +7,12 @@ The kernel under test::
 computes C = A B with blocks of 32 x 8 threads, each an 8 x 32 tile of C, through shared tiles of
 A (8 x 32) and B (32 x 32, four rows a thread), phases 32 deep.
 
-The cases' M, K and N are not multiples of the tiles' sides; C is poisoned twice (NaN, then -7:
-a NaN stored counts as written) and guarded. A wrong C is matched with the mistakes' models, each
-the set of k a sum takes in (``_model``): 8 of every 32 (multiply-adds 8 deep), or no partial last
-phase. The last case runs on the simulator, race-checked: a missing barrier is found whatever
-order the threads ran in, and Bs rows that no thread loaded show as NaN (the simulator fills
-shared memory with NaN; a GPU leaves whatever was there)."""
+The cases' K and N are not multiples of the tiles' sides, nor M but once (8, one tile); C is
+poisoned twice (NaN, then -7: a NaN stored counts as written) and guarded. A wrong C is matched with
+the mistakes' models, each the set of k a sum takes in (``_model``): 8 of every 32 (multiply-adds 8
+deep), or no partial last phase. The last case runs on the simulator, race-checked: a missing
+barrier is found whatever order the threads ran in, and Bs rows that no thread loaded show as NaN
+(the simulator fills shared memory with NaN; a GPU leaves whatever was there)."""
 
 from __future__ import annotations
 
@@ -106,7 +106,7 @@ EXERCISE = KernelExercise(
     observed=lambda kernels, case: _simulated(kernels, ""), observed_as="race-checked",
     simulated="runs the race check", refine=_refine, crash_hint=WORDS.guard_hint + ", and load 0 for the tiles' elements past "
     "the matrices' edges",
-    success=f"C = A B matches NumPy ({len(CASES) - 1} shapes whose sides are not multiples of "
+    success=f"C = A B matches NumPy ({len(CASES) - 1} shapes whose K and N are not multiples of "
             "the tiles'), no race between a phase's loads and its multiply-adds")
 
 check_matmul_wide = EXERCISE.check_file          # (path="exercises/matmul_wide.cu")

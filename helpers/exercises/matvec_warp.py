@@ -32,7 +32,7 @@ CASES = [(101, 1000, 4), (37, 77, 8), (300, 33, 2), (45, 200, 4, "observe")]
 
 
 def _draw(rng):
-    w = pick(rng, WARPS)  # the grader's: rows not a multiple of the block's warps, cols of 32
+    w = pick(rng, WARPS)  # the grader's: rows not a multiple of the block's warps, cols not of 32
     return [(awkward(rng, w, w + 1, 400), awkward(rng, 32, 1, 2000), w)]
 
 

@@ -47,8 +47,8 @@ def status(root: Path | None = None) -> dict[str, str]:
     ladder in the catalog's order (smallest first: the order to do them in); return
     {name: state}.
 
-    Runs each started exercise's checker (a few seconds each on the simulator). The pipeline
-    exercise is read from notebook 05 as last saved: save the notebook first.
+    Runs each started exercise's checker (a few seconds each on the simulator). The exercises
+    written in notebook cells (05, 11) are read as last saved: save the notebook first.
     """
     root = Path(root) if root else course.root()
     states = {}

@@ -116,7 +116,7 @@ def first_error(output: str) -> str:
 
 class KernelArgumentError(Exception):
     """The kernel does not take the arguments the checker passes (raised by
-    ``common.launch_catching`` from the simulator's argument check)."""
+    ``common.launch_failure`` and ``microscope.observe`` from the simulator's argument check)."""
 
 
 Mistake = tuple[str, str]
