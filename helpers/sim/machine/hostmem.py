@@ -18,18 +18,16 @@ HostAllocation), AlignedHostAllocation, RegisteredHostMemory, each with PyCUDA's
 unregister() and its error for a second one.
 """
 
-import bisect
 import weakref
 
 import numpy as np
 
 from ..errors import LogicError
 from . import memory
-from .table_lock import TableLock
+from .table_lock import AddressTable
 
-_lock = TableLock()  # a buffer's finalizer (_forget) may run while this thread holds it
-_starts = []  # sorted start addresses of page-locked buffers
-_ends = {}    # start -> end
+_spans = AddressTable()  # start -> end of each page-locked buffer (a buffer's finalizer,
+                         # _forget, may run while this thread holds its lock)
 
 
 def _span(array):
@@ -59,9 +57,7 @@ class HostPointer:
         """Count [address, address + nbytes) page-locked and mapped until _unlock."""
         self._address = address
         if nbytes:
-            with _lock:
-                bisect.insort(_starts, address)
-                _ends[address] = address + nbytes
+            _spans.add(address, address + nbytes)
             memory.register_global(address, nbytes)
             self._pinned = weakref.finalize(self, _forget, address)
 
@@ -82,22 +78,15 @@ class HostPointer:
 
 
 def _forget(start):
-    _lock.change(_forget_now, start)
+    _spans.forget(start)
     memory.unregister(start)
-
-
-def _forget_now(start):
-    if _ends.pop(start, None) is not None:
-        del _starts[bisect.bisect_left(_starts, start)]
 
 
 def is_pinned(array):
     """True if all of array lies in page-locked memory (pagelocked_empty and friends, or
     register_host_memory)."""
     start, end = _span(array)
-    with _lock:
-        i = bisect.bisect(_starts, start) - 1
-        return i >= 0 and end <= _ends[_starts[i]]
+    return end <= (_spans.at_or_below(start) or 0)
 
 
 class PagelockedHostAllocation(HostPointer, bytearray):
@@ -220,9 +209,7 @@ def register_host_memory(ary, flags=0):
     if int(flags) & ~_REGISTER_FLAGS or end == start:
         raise LogicError("cuMemHostRegister failed: invalid argument"
                          + ("" if end > start else " (the array has no bytes to lock)"))
-    with _lock:
-        i = bisect.bisect(_starts, end - 1) - 1
-        if i >= 0 and _ends[_starts[i]] > start:
-            raise LogicError("cuMemHostRegister failed: part or all of the requested memory "
-                             "range is already mapped (it is page-locked already)")
+    if (_spans.at_or_below(end - 1) or 0) > start:
+        raise LogicError("cuMemHostRegister failed: part or all of the requested memory "
+                         "range is already mapped (it is page-locked already)")
     return np.asarray(RegisteredHostMemory(ary, flags))

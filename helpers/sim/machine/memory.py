@@ -51,7 +51,6 @@ it (budget.py), and one that does not fit raises drv.MemoryError, as cuMemAlloc'
 error does.
 """
 
-import bisect
 import collections
 import ctypes
 
@@ -60,7 +59,7 @@ from . import arena, budget, mappings, written
 from ..errors import distance_words
 from ..settings import settings
 from .mappings import PAGE
-from .table_lock import TableLock
+from .table_lock import AddressTable
 
 # Four bytes that read as NaN whether taken as a float or (twice) as a double; repeated with the
 # period of the address, so that any aligned element of a slack holds the same value.
@@ -93,9 +92,8 @@ class Block:
 
 # A DeviceAllocation's __del__ frees memory, and a garbage collection can run it while this thread
 # is in the middle of a lookup: such a free waits until the thread leaves the tables (table_lock.py).
-_lock = TableLock()
-_starts = []  # sorted base addresses of live mappings
-_blocks = {}  # base -> Block
+_table = AddressTable()  # base -> Block, of every live mapping
+_lock = _table.lock
 def _alignment(nbytes):
     """The largest power of two up to 256 that divides nbytes, at least 16 (see the docstring)."""
     align = 256
@@ -131,8 +129,7 @@ def allocate(nbytes):
     with _lock:
         if settings.initcheck:
             written.track(block)
-        bisect.insort(_starts, base)
-        _blocks[base] = block
+        _table.add(base, block)
     return block
 
 
@@ -148,13 +145,13 @@ def _place(length):
             base = arena.place(length)
     if base is None:
         raise errors.MemoryError(f"cuMemAlloc failed: out of memory: the machine could not map "
-                                 f"{length:,} bytes for the simulated device ({len(_blocks)} "
+                                 f"{length:,} bytes for the simulated device ({len(_table)} "
                                  "arrays are alive)")
     return base
 
 
 def _too_many_mappings():
-    return (f"the simulator cannot place another array: {len(_blocks)} arrays are alive, each "
+    return (f"the simulator cannot place another array: {len(_table)} arrays are alive, each "
             f"with guard pages of its own, and the system allows a process {mappings.limit()} "
             "memory mappings (vm.max_map_count). Free the arrays you no longer need (del a, or "
             "a.gpudata.free()), or use fewer, larger arrays.")
@@ -178,7 +175,7 @@ def release(block, freed_at=None, with_context=False, host_keeps=False):
 
 
 def _release(block, freed_at, with_context, host_keeps):
-    if _forget(block.base) is None:
+    if _table.pop(block.base) is None:
         return
     block.freed_at, block.with_context = freed_at, with_context
     written.untrack(block)
@@ -246,41 +243,27 @@ def register_global(address, size):
     """Let copies and kernels reach memory that is not ours, so has no guard page: a module's
     __device__/__constant__ variable (the compiler's), or mapped host memory (hostmem.py)."""
     with _lock:
-        if address not in _blocks:
-            bisect.insort(_starts, address)
-            _blocks[address] = Block(address, size, address, size)
+        if address not in _table:
+            _table.add(address, Block(address, size, address, size))
 
 
 def unregister(address):
     """Forget mapped host memory that register_global made known (it was freed or unregistered):
     a kernel given its address is refused again."""
-    _lock.change(_forget, address)
-
-
-def _forget(base):
-    """Take the Block at base out of the tables: the Block, or None where there was none."""
-    block = _blocks.pop(base, None)
-    if block is not None:
-        del _starts[bisect.bisect_left(_starts, base)]  # not remove(): a search of them all
-    return block
+    _table.forget(address)
 
 
 # ---- looking addresses up ------------------------------------------------------------------------
 def find(address):
     """The live Block whose mapping (guard pages included) holds address, or None."""
-    with _lock:
-        i = bisect.bisect(_starts, address) - 1
-        if i < 0:
-            return None
-        block = _blocks[_starts[i]]
-    return block if address < block.base + block.length else None
+    block = _table.at_or_below(address)
+    return block if block is not None and address < block.base + block.length else None
 
 
 def ranges():
     """(address, size, base, length) of every live allocation, sorted by address (for the memory
     trace and the bounds check): the array, and its pages with the guard pages."""
-    with _lock:
-        return sorted((b.address, b.size, b.base, b.length) for b in _blocks.values())
+    return sorted((b.address, b.size, b.base, b.length) for b in _table.values())
 
 
 def check_range(address, nbytes):
@@ -302,9 +285,7 @@ def _nearest(address):
     arrays around it (the one whose pages hold it, and those below and above), whether it lies in
     a guard page or anywhere else in the device's address space (arena.py) but a freed array's
     pages; None outside it and every allocation."""
-    with _lock:
-        i = bisect.bisect(_starts, address)
-        around = [_blocks[_starts[j]] for j in (i - 2, i - 1, i) if 0 <= j < len(_starts)]
+    around = _table.around(address)
     inside = [b for b in around if b.base <= address < b.base + b.length]
     if not inside and (not arena.holds(address) or _freed(address)):
         return None

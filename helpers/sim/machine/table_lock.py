@@ -1,4 +1,6 @@
-"""A lock for tables that the garbage collector's finalizers change.
+"""The tables of what is allocated, by start address (``AddressTable``: device memory's
+blocks, page-locked host memory's spans), and their lock, for tables that the garbage
+collector's finalizers change.
 
 Python runs its garbage collector, and with it the finalizers of what it collects (a
 DeviceAllocation's ``__del__``, a page-locked buffer's ``weakref.finalize``), in whatever thread
@@ -16,6 +18,7 @@ usual.
 
 from __future__ import annotations
 
+import bisect
 import collections
 import threading
 
@@ -58,3 +61,55 @@ class TableLock:
             return
         with self:
             fn(*args)
+
+
+class AddressTable:
+    """Values by start address, kept in order, so that the one whose start is the last at or
+    below an address is a binary search away; ``lock`` (a TableLock) around every lookup and
+    change (a finalizer's removal: ``forget``)."""
+
+    def __init__(self):
+        self.lock = TableLock()
+        self._starts = []   # sorted
+        self._values = {}   # start -> value
+
+    def __len__(self):
+        return len(self._values)
+
+    def __contains__(self, start):
+        return start in self._values
+
+    def values(self) -> list:
+        with self.lock:
+            return list(self._values.values())
+
+    def add(self, start, value):
+        """Put ``value`` at ``start`` (in place of the one there, if any)."""
+        with self.lock:
+            if start not in self._values:
+                bisect.insort(self._starts, start)
+            self._values[start] = value
+
+    def pop(self, start):
+        """Take the value at ``start`` out, with the lock held: the value, or None."""
+        value = self._values.pop(start, None)
+        if value is not None:
+            del self._starts[bisect.bisect_left(self._starts, start)]  # not remove(): a scan
+        return value
+
+    def forget(self, start):
+        """``pop(start)`` from a finalizer: now, or once this thread lets go of the lock."""
+        self.lock.change(self.pop, start)
+
+    def at_or_below(self, address):
+        """The value whose start is the last at or below ``address``, or None."""
+        with self.lock:
+            i = bisect.bisect(self._starts, address) - 1
+            return self._values[self._starts[i]] if i >= 0 else None
+
+    def around(self, address) -> list:
+        """The values of the two starts at or below ``address`` and of the first above it."""
+        with self.lock:
+            i = bisect.bisect(self._starts, address)
+            return [self._values[self._starts[j]] for j in (i - 2, i - 1, i)
+                    if 0 <= j < len(self._starts)]

@@ -129,12 +129,12 @@ def test_a_collected_page_locked_array_is_forgotten():
     from helpers.sim.machine import hostmem
 
     gc.collect()
-    count = len(hostmem._starts)
+    count = len(hostmem._spans)
     a = drv.pagelocked_zeros(256, np.uint8)
-    assert len(hostmem._starts) == count + 1
+    assert len(hostmem._spans) == count + 1
     del a
     gc.collect()
-    assert len(hostmem._starts) == count
+    assert len(hostmem._spans) == count
 
 
 @simulator_only
@@ -154,12 +154,12 @@ def test_a_page_locked_array_collected_while_its_thread_holds_the_table_waits_fo
     during = []
 
     def look_up_while_collecting():
-        with hostmem._lock:
+        with hostmem._spans.lock:
             gc.collect()
-            during.append(start in hostmem._ends)
+            during.append(start in hostmem._spans)
 
     worker = threading.Thread(target=look_up_while_collecting, daemon=True)
     worker.start()
     worker.join(10)
     assert not worker.is_alive(), "the table of page-locked buffers waited for itself"
-    assert during == [True] and start not in hostmem._ends  # forgotten once the lookup was over
+    assert during == [True] and start not in hostmem._spans  # forgotten once the lookup was over
