@@ -45,6 +45,7 @@ _REFUSED = {"goto", "asm", "__asm__", "__asm", "try", "throw", "template", "co_a
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _NAME_AT_END = re.compile(r"([A-Za-z_]\w*)$")
 _QUALIFIER_AT_END = re.compile(r"\b(const|noexcept|override)$")
+_QUALIFIER_TAIL = len("noexcept") + 1  # the longest qualifier, and the character before it
 _ASSIGN = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", "++", "--"}
 
 
@@ -97,7 +98,8 @@ def _waiting_functions(code, kernels):
         head = code[max(0, i - 4096):i].rstrip()  # a function's head: its parameters end it
         # (a regex searched from the left over 4,096 characters for each "{" took 0.3 s of
         # mma.h's: the tail is enough, with the character before the qualifier it looks for)
-        head = (head[:-9] + _QUALIFIER_AT_END.sub("", head[-9:])).rstrip()
+        tail = max(0, len(head) - _QUALIFIER_TAIL)
+        head = (head[:tail] + _QUALIFIER_AT_END.sub("", head[tail:])).rstrip()
         end = _closing(code, i, "{", "}")
         if head.endswith(")") and end > 0:
             start = _matching_back(head, len(head) - 1)
