@@ -6,8 +6,8 @@
   array is placed (huge pages for large ones); `budget`: the device's size, and what is charged
   against it (allocations, modules' __device__ arrays); `mappings`: the process's mappings,
   counted against the system's limit; `written`: which bytes have been written (the init
-  check's shadow); `table_lock`: the lock of the tables of what is allocated, under which a
-  garbage collection's frees wait for the lookup they interrupted
+  check's shadow); `table_lock`: the tables of what is allocated, by start address, and their
+  lock, under which a garbage collection's frees wait for the lookup they interrupted
 - `allocations`: `mem_alloc`, managed memory and the pointers kernels receive; `copies`: memcpy
   and memset;
   `pitched`: mem_alloc_pitch, Memcpy2D and Memcpy3D, 2-D and queued fills
