@@ -10,7 +10,7 @@ N learners running the same notebook at once fit on one machine: notebook 05, wh
 for each of 30. The figures a notebook measures change with the sizes (small copies reach less
 of the bus's bandwidth); the checks do not.
 
-``report()``, at the end of each notebook but 12 and 13, prints what the notebook's process
+``report()``, at the end of each notebook, prints what the notebook's process
 used: its peak resident host memory and, on a GPU, the device memory in use.
 """
 

@@ -87,6 +87,15 @@ def test_no_notebook_loads_the_wurlitzer_extension(notebook):
     assert not loads, f"{path.name}: cells {loads} load wurlitzer, which hides kernel printf"
 
 
+def test_the_last_code_cell_reports_what_the_notebook_used(notebook):
+    # helpers.workload.report(): an instructor running a class on one server reads each
+    # notebook's peak memory and the class size it ran for there (README, "A class on one server")
+    path, _, nb = notebook
+    last = [c for c in nb.cells if c.cell_type == "code"][-1]
+    assert re.search(r"^report\(\)", last.source, flags=re.M), (
+        f"{path.name}: its last code cell does not call report() (from helpers.workload)")
+
+
 def test_no_stored_error_traceback_machine_path_or_warning(notebook):
     path, _, nb = notebook
     problems = store_outputs.unfit_outputs(nb)
