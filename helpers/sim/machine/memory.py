@@ -272,12 +272,13 @@ def check_range(address, nbytes):
     return block is not None and block.address <= address and address + nbytes <= block.end
 
 
-def _relative(address, block):
-    """As memcheck counts (errors.distance_words), with the likely cause."""
+def _relative(address, block, by_a_kernel):
+    """As memcheck counts (errors.distance_words), with, for a kernel's access, the likely cause
+    (a copy's or a pointer argument's is the caller's to name)."""
     offset = address - block.address
     cause = (" (index bounds: is a guard like `if (i < n)` missing?)" if offset >= block.size
              else " (an index that went below 0?)" if offset < 0 else "")
-    return distance_words(offset, block.size) + cause
+    return distance_words(offset, block.size) + (cause if by_a_kernel else "")
 
 
 def _nearest(address):
@@ -304,16 +305,17 @@ def fault_facts(address):
             "offset": address - block.address}
 
 
-def describe_address(address):
+def describe_address(address, by_a_kernel=False):
     """Words for where a faulting address lies: relative to the nearest allocation, as memcheck
-    says it."""
+    says it, and where a kernel's access reached it (``by_a_kernel``), the index's likely
+    mistake."""
     block = _nearest(address)
     if block is None:
         freed = _freed(address)
         if freed is not None:
             return f"in {freed_words(freed)} (a use after free)"
         return "which is not in any allocation made with mem_alloc or gpuarray (a wild pointer)"
-    return _relative(address, block)
+    return _relative(address, block, by_a_kernel)
 
 
 def _distance(address, block):

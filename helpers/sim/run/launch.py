@@ -191,9 +191,9 @@ def _find_culprit(record, blocks, damaged, found):
         raise OutOfBoundsError(
             f"cuLaunchKernel failed: {launch_report.STATUS_TEXT['FAULT']} in kernel "
             f"{record.kernel.name!r}: a write "
-            f"to address 0x{first:x}, {memory.describe_address(first)}. (Found after the "
-            "launch; a second run did not write there again, so which thread did it is not "
-            "known.)", kernel=record.kernel.name, address=first, is_write=True,
+            f"to address 0x{first:x}, {memory.describe_address(first, by_a_kernel=True)}. "
+            "(Found after the launch; a second run did not write there again, so which thread "
+            "did it is not known.)", kernel=record.kernel.name, address=first, is_write=True,
             **memory.fault_facts(first))
     return found
 

@@ -82,7 +82,7 @@ def message(name, status, err, site):
         elif err.in_dynamic_shared:
             message += f": {access} an address before the start of its dynamic shared memory"
         else:
-            message += f": {access} address 0x{err.address:x}, {memory.describe_address(err.address)}"
+            message += f": {access} address 0x{err.address:x}, {memory.describe_address(err.address, by_a_kernel=True)}"
     elif status == "BARRIER":
         message += f": {text} ({site}" + (
             f" and {err.file2.decode()}:{err.line2})" if err.file2 else ")")
