@@ -3,7 +3,8 @@ atomicMin and atomicMax (``cuda_src/exercises/depth_range.cu``).
 
 ``depth_range(depth, n, range)`` leaves in range[0] the smallest non-zero depth and in range[1]
 the largest; range starts at {UINT_MAX, 0}. The images have holes (0), their nearest and farthest
-depths lie outside block 0, and past their end lies ``JUNK`` (a depth farther than any), so that a
+depths lie outside block 0 (the nearest at the last pixel, which a guard off by one leaves out),
+and past their end lies ``JUNK`` (a depth farther than any), so that a
 kernel that counts holes, reads past n or covers only block 0 gives a range that shows it. A
 plain compare-and-store gives the right range by luck, often: the last case runs on the
 simulator with its race check (``helpers.exercises.microscope``), whatever the backend; a range
@@ -41,11 +42,12 @@ def _where(case):
 
 
 def depths(n):
-    """n depths in millimetres, 20% holes, the nearest (250) and farthest (9000) past block 0."""
+    """n depths in millimetres, 20% holes, the nearest (250, the last pixel) and the farthest
+    (9000) past block 0."""
     rng = np.random.default_rng(n)
     depth = rng.integers(300, 8000, n)
     depth[rng.random(n) < 0.2] = 0
-    depth[n - 2], depth[n // 2 + 1] = 250, 9000
+    depth[n - 1], depth[n // 2 + 1] = 250, 9000
     return depth.astype(np.uint16)
 
 
@@ -85,6 +87,9 @@ def _mistakes(case, run):
                "every block has its pixels: i = blockIdx.x * blockDim.x + threadIdx.x")
     if [near, far] == want:
         return
+    if [near, far] == [int(measured[:-1].min()), int(measured[:-1].max())]:
+        yield ("the last pixel (i = n - 1, the nearest depth) was not looked at: the bounds "
+               "guard is off by one", "the last pixel is i = n - 1: " + GUARD_HINT + " (>=, not >)")
     if want[0] <= near and far <= want[1] and observe(run.kernel, _launch(CASES[-1])).race is None:
         yield (f"range is {{{near}, {far}}}, expected {{{want[0]}, {want[1]}}}, and the race check "
                "finds no race: not every pixel was looked at, or a depth went to the other end",

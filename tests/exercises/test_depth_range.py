@@ -23,6 +23,8 @@ WRONG = {
                             "range is as it started", "atomicMin(&range[0], d)"),
     "only_block_0": ([("blockIdx.x * blockDim.x + threadIdx.x", "threadIdx.x")],
                      "block 0's pixels only", "blockIdx.x * blockDim.x"),
+    "last_pixel_left_out": ([("if (i >= n)", "if (i >= n - 1)")], "the last pixel (i = n - 1",
+                            "(>=, not >)"),
     "grid_dim_for_block_dim": ([("blockIdx.x * blockDim.x", "blockIdx.x * gridDim.x")],
                                "not every pixel was looked at",
                                "i = blockIdx.x * blockDim.x + threadIdx.x looks at depth[i]"),
