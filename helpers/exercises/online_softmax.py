@@ -4,7 +4,8 @@
 write each row's max m and its sum of exp(x - m), one warp a row, each lane with a running pair
 that it rescales when its max grows, the lanes' pairs merged (and rescaled) by shuffles. The rows
 have their max first, last, or anywhere, so that a missing rescale shows in some rows and not in
-others; a case shorter than 17 columns merges lanes that have no column at all.
+others, and one row of three is all below 0, so that a max that starts at 0 shows; a case
+shorter than 17 columns merges lanes that have no column at all.
 """
 
 from __future__ import annotations
@@ -27,10 +28,12 @@ def _draw(rng):
 
 
 def scores(rows, cols):
-    """FP16 rows: sorted down (the max first), sorted up (the max last), and in no order."""
+    """FP16 rows: sorted down (the max first), sorted up (the max last), and in no order, all
+    below 0."""
     x = np.random.default_rng(rows * 1000 + cols).standard_normal((rows, cols)) * 3
     x[0::3] = -np.sort(-x[0::3], axis=1)
     x[1::3] = np.sort(x[1::3], axis=1)
+    x[2::3] = -np.abs(x[2::3]) - 0.5
     return x.astype(np.float16)
 
 
@@ -75,6 +78,10 @@ def _mistakes(case, run):
                "its lane 0 writes row_max[row] and row_sum[row]")
     if not np.allclose(m, want_m):
         r, xs = int(np.argmax(~np.isclose(m, want_m))), x.astype(np.float64)
+        if (m[want_m < 0] == 0).all() and np.allclose(m, np.maximum(want_m, 0)):
+            yield ("row_max is 0 in the rows whose values are all below 0: each lane's max "
+                   "started at 0, above every one of them",
+                   "start each lane's max below every value: float m = -INFINITY")
         if np.allclose(m, xs[:, ::32].max(axis=1)):
             yield ("row_max is lane 0's own max, not the row's",
                    "merge the lanes' maxes too: m = fmaxf(m, m2) at each step of the butterfly")

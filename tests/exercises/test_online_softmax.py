@@ -30,6 +30,8 @@ WRONG = [
      ["is no value of row", "in = x + row * cols"]),
     ("butterfly_stops_at_offset_2", variant(KERNEL, ("offset > 0;", "offset > 1;")),
      ["the max of only some of its columns", "offsets 16, 8, 4, 2, 1"]),
+    ("max_starts_at_0", variant(KERNEL, ("float m = -INFINITY, l", "float m = 0.0f, l")),
+     ["row_max is 0 in the rows whose values are all below 0", "float m = -INFINITY"]),
     ("no_row_guard", variant(KERNEL, ("    if (row >= rows) return;", "")),
      ["if (row >= rows) return;"]),
     ("rows_of_block_0_only", variant(KERNEL, ("blockIdx.x * (blockDim.x / 32) + ", "")),
