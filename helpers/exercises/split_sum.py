@@ -4,7 +4,9 @@ the float32 array x, device k summing its share with ``sums[k]`` (``gpuarray.sum
 The elements are small whole numbers, so every order of addition gives the same sum, exactly.
 The ``sums[k]`` the checker hands over note each call and refuse one made while another device's
 context is current, on a host array, or on an empty share (a GPU would fail, or end the
-context). Lengths not a multiple of the devices, and one shorter than their number.
+context); the partial sums they return note when they are read, so that a function that waits for
+one device's sum before it starts the next (the devices taking turns) is told. Lengths not a
+multiple of the devices, and one shorter than their number.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from helpers.exercises.verdict import Verdict, check_cases
 
 FUNCTION = "my_split_sum"
 CASES = [1001, 7, 1]   # elements of x
+TURNS_HINT = ("start every device's sum in a first loop, keeping each partial sum (and its share), "
+              "then read them in a second loop, each with its device's context current")
 SHARE_HINT = ("device k's share is x[lo:hi], lo = k * len(x) // n, hi = (k + 1) * len(x) // n: "
               "consecutive, none left out, differing by one element at most")
 USING_HINT = "call sums[k] inside `with using(contexts[k]):`, on a gpuarray made there"
@@ -53,8 +57,10 @@ def _verdict(fn, every) -> Verdict:
                        success(right, CASES, every))
 
 
-def device_sum(k, calls):
-    """``sums[k]``: gpuarray.sum on device k, noting the length of each share in ``calls``."""
+def device_sum(k, calls, order):
+    """``sums[k]``: gpuarray.sum on device k, noting the length of each share in ``calls``, and in
+    ``order`` ("start", k) for the call and ("read", k) when its partial sum's get() runs (as
+    float() and print() of it do)."""
     def summed(a):
         from helpers.backend import drv, gpuarray
 
@@ -68,7 +74,16 @@ def device_sum(k, calls):
             raise Refused((f"sums[{k}] was given an empty share", "when x has fewer elements "
                            "than there are devices, skip a device with nothing to do"))
         calls[k] += a.size
-        return gpuarray.sum(a)
+        order.append(("start", k))
+        partial = gpuarray.sum(a)
+        get = partial.get
+
+        def read(*args, **kwargs):
+            order.append(("read", k))
+            return get(*args, **kwargs)
+
+        partial.get = read
+        return partial
     return summed
 
 
@@ -77,10 +92,11 @@ def _mistakes(fn, contexts, n):
     from helpers.backend import drv
 
     x = np.random.default_rng(n).integers(-50, 51, n).astype(np.float32)
-    calls = [0] * len(contexts)
+    calls, order = [0] * len(contexts), []
     before = context_stack()
     raised, result = run_catching(
-        lambda: fn(x.copy(), list(contexts), [device_sum(k, calls) for k in range(len(calls))]),
+        lambda: fn(x.copy(), list(contexts), [device_sum(k, calls, order)
+                                               for k in range(len(calls))]),
         "replace the TODOs with your code", [(drv.Error, "a copy or a sum failed: " + USING_HINT)])
     after = context_stack(restore=before)
     if raised:
@@ -91,6 +107,7 @@ def _mistakes(fn, contexts, n):
         yield f"your function returned {type(result).__name__}, not a number", "return the sum"
         return
     yield from _wrong_sum(float(result), x, calls)
+    yield from _took_turns(order)
 
 
 def _wrong_sum(got, x, calls):
@@ -112,3 +129,14 @@ def _wrong_sum(got, x, calls):
         yield f"the sum is right, but device {idle[0]} summed nothing", SHARE_HINT
     if max(calls) - min(calls) > 1:
         yield f"the sum is right, but the shares are uneven: {calls} elements", SHARE_HINT
+
+
+def _took_turns(order):
+    """With the sum right: was a device's partial sum read before another device's was started?"""
+    for i, (event, k) in enumerate(order):
+        started = next((j for what, j in order[i:] if what == "start"), None)
+        if event == "read" and started is not None:
+            yield (f"the sum is right, but device {k}'s partial sum was read before device "
+                   f"{started}'s sum was started: reading it waits for device {k}, so the "
+                   "devices took turns instead of summing at the same time", TURNS_HINT)
+            return

@@ -32,6 +32,11 @@ WRONG = {
     "context_left_pushed": ([("    return float(total)", "    contexts[0].push()\n"
                                                           "    return float(total)")],
                             "a context it pushed was not popped", "push and pop in pairs"),
+    "devices_take_turns": ([(CALL, "total += float(sums[k](share).get())"),
+                            ("    for k, share, partial in started:\n        with using(contexts"
+                             "[k]):\n            " + ADD + "\n", "")],
+                           "device 0's partial sum was read before device 1's sum was started",
+                           "in a second loop"),
     "returns_the_list": ([("    return float(total)", "    return started")],
                          "returned list, not a number", "return the sum"),
 }
@@ -68,7 +73,7 @@ def test_right_but_unusual_functions_pass(name, capsys):
 
 
 SPLIT_MISTAKES = {"device_0_alone", "tail_left_out", "shares_overlap", "outside_the_context",
-                  "empty_share_summed", "one_device_does_all"}
+                  "empty_share_summed", "one_device_does_all", "devices_take_turns"}
 """Mistakes in how the work is split between devices: with one device there is nothing to split
 (the H200 run passed them all, and its verdict says to check on the simulator's two devices)."""
 
