@@ -1,8 +1,9 @@
 """Checker for notebook 11's halo exchange (``cuda_src/exercises/halo_exchange.py``, a file: the
 notebook's stored run takes no new cells). ``my_halo_exchange(halves, contexts, halo)`` gets two
 float32 halves, device k's ``[left halo | m interior | right halo]``, and fills the two inner halos
-from the neighbour's interior, device to device. Every element is a different number, so a wrong
-halo tells where its values came from; on the simulator the copies to the host during the call
+from the neighbour's interior, device to device. Every element is a different number whose four
+bytes all differ from its neighbours' (so that a copy of too few bytes shows), so a wrong halo
+tells where its values came from; on the simulator the copies to the host during the call
 are recorded. With a single GPU both halves lie on it (the copies are the same calls).
 """
 
@@ -64,13 +65,15 @@ def _mistakes(fn, contexts, m, halo):
 
     hosts = [np.concatenate([-1000 * k - np.arange(1, halo + 1), np.arange(1, m + 1) + k * m,
                              -1000 * k - 500 - np.arange(1, halo + 1)]).astype(np.float32)
-             for k in (0, 1)]
+             * np.float32(1.1) for k in (0, 1)]  # every byte of an element counts
     halves = [on(k, lambda k=k: gpuarray.to_gpu(hosts[k])) for k in (0, 1)]
     before = context_stack()
     with copies_to_host() as copied:
         raised, _ = run_catching(lambda: fn(list(halves), list(contexts), halo),
                                  "replace the TODOs with your code",
-                                 [(drv.Error, "a copy failed: " + BYTES_HINT)])
+                                 [(drv.Error, "a copy reached outside a half: a half is [left "
+                                   "halo | m interior | right halo], so m = halves[0].size - 2 * "
+                                   "halo; and " + BYTES_HINT)])
     after = context_stack(restore=before)
     if raised:
         yield raised
@@ -86,15 +89,22 @@ def _mistakes(fn, contexts, m, halo):
 
 def _wrong_halves(got, hosts, m, halo):
     """The mistakes the halves show (none when they are right)."""
-    inner = slice(halo, halo + m)
+    inner, origin = slice(halo, halo + m), {float(v): (k, i) for k in (0, 1)
+                                            for i, v in enumerate(hosts[k])}
     for k in (0, 1):
-        if not np.array_equal(got[k][inner], hosts[k][inner]):
-            yield f"device {k}'s interior changed: a copy wrote outside the halo", BYTES_HINT
+        changed = got[k][inner] != hosts[k][inner]
+        if not changed.any():
+            continue
+        came = {origin.get(float(v), (None, None)) for v in got[k][inner][changed]}
+        if all(d == 1 - k and not halo <= i < halo + m for d, i in came):
+            yield (f"device {k}'s interior got device {1 - k}'s halo: a copy ran the wrong way",
+                   "drv.memcpy_dtod(dest, src, nbytes) copies into its first argument: the "
+                   "halo's address first, the neighbour's interior second")
+        yield f"device {k}'s interior changed: a copy wrote outside the halo", BYTES_HINT
     if not (np.array_equal(got[0][:halo], hosts[0][:halo]) and
             np.array_equal(got[1][halo + m:], hosts[1][halo + m:])):
         yield ("an outer halo was written (device 0's left or device 1's right): those are the "
                "array's ends, with no neighbour", HALOS)
-    origin = {float(v): (k, i) for k in (0, 1) for i, v in enumerate(hosts[k])}
     for k, side, start in ((0, "right", halo + m), (1, "left", 0)):
         g, other = got[k][start:start + halo], 1 - k
         want = hosts[other][m:m + halo] if k else hosts[other][halo:2 * halo]
@@ -102,6 +112,17 @@ def _wrong_halves(got, hosts, m, halo):
             continue
         name = f"device {k}'s {side} halo"
         came = [origin.get(float(v)) for v in g]
+        partial = hosts[k][start:start + halo].copy()
+        partial.view(np.uint8)[:halo] = want.view(np.uint8)[:halo]
+        if (halo < partial.nbytes and np.array_equal(g.view(np.uint8), partial.view(np.uint8))
+                and not np.array_equal(partial, hosts[k][start:start + halo])):
+            yield (f"{name} got only {halo} byte{'s' if halo > 1 else ''} of its {halo} "
+                   "element(s): the copy's size was given in elements", "a size is in bytes: "
+                   "halo * item, with item = halves[0].dtype.itemsize")
+        neighbour_halo = got[other][:halo] if k == 0 else got[other][halo + m:]
+        if np.array_equal(g, neighbour_halo):
+            yield (f"{name} got device {other}'s {'left' if k == 0 else 'right'} halo, not its "
+                   f"interior elements next to it", HALOS)
         if None in came:
             yield f"{name} holds values that are no element of either half", BYTES_HINT
         if np.array_equal(g, hosts[k][start:start + halo]):

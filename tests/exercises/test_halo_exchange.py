@@ -27,6 +27,16 @@ WRONG = {
                     "only the first element of device 0's right halo", "halo * item bytes"),
     "own_device": ([(TO_0, TO_0.replace("right + halo * item", "left + halo * item"))],
                    "got device 0's own elements", "halves[1].gpudata"),
+    "size_in_elements": ([(TO_1, TO_1.replace(", halo * item)", ", halo)"))],
+                         "got only 1 byte of its 1 element(s)", "a size is in bytes"),
+    "copy_the_wrong_way": ([(TO_0, "drv.memcpy_dtod(right + halo * item, left + (halo + m) * item, "
+                                   "halo * item)")],
+                           "device 1's interior got device 0's halo", "copies into its first"),
+    "neighbours_halo_as_source": ([(TO_1, TO_1.replace("left + m * item", "left + (m + halo) * "
+                                                                           "item"))],
+                                  "device 1's left halo got device 0's right halo", "elements m on"),
+    "interior_miscounted": ([("m = halves[0].size - 2 * halo", "m = halves[0].size - halo")],
+                            "do not fit inside one allocation", "m = halves[0].size - 2 * halo"),
     "outer_halo": ([(TO_1, "drv.memcpy_dtod(right + (halo + m) * item, left + m * item, "
                            "halo * item)")], "an outer halo was written", "device 1's left halo"),
     "one_copy_forgotten": ([(TO_1, "pass")], "device 1's left halo was not written", "halo"),
