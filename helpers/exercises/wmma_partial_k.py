@@ -5,8 +5,10 @@ a 16 x 16 tile of C, its tiles staged in shared memory; M and N multiples of 16,
 mistake is a loop that stops before the last, partial tile (``k0 + 16 <= K``, or ``K / 16``
 steps): C is then exactly the product over the first K - K % 16 columns, which the checker
 computes and names. The inputs are followed by NaN, so that a tile filled from past K (rather
-than with 0) shows as NaN in C, on a GPU as here. A last launch on the simulator, race-checked,
-finds a step that stages its tiles before every lane has read the last ones (no __syncwarp()).
+than with 0) shows as NaN in C, on a GPU as here. Where C is not all written, the elements that
+were are compared with those a wrong store writes (``STORES``: which tile a warp takes, where its
+tile starts, its leading dimension). A last launch on the simulator, race-checked, finds a step
+that stages its tiles before every lane has read the last ones (no __syncwarp()).
 """
 
 from __future__ import annotations
@@ -49,13 +51,44 @@ def _is(got, want):
 
 
 def _refine(failure):
-    """A race between the lanes of a warp: the next step's staging and this step's loads."""
+    """A race between the lanes of a warp (the next step's staging and this step's loads), and
+    the shared tiles indexed past the block's warps."""
+    if failure.kind == "array bounds":
+        yield ("As and Bs hold one tile for each warp of the block (4): index them with the warp's "
+               "number in its block, w = threadIdx.x / 32, not its number in the grid")
     if failure.between == "lanes" and failure.error.hazard != "write-after-write":
         yield ("the next step stages its tiles while other lanes may still read this step's: a "
                "__syncwarp() at the end of the loop's body, after mma_sync")
 
 
 STAGE = "stage A[tile_row * 16 + r][k0 + col] where k0 + col < K and B[k0 + r][tile_col * 16 + col] where k0 + r < K, else 0"
+
+
+STORES = [  # (a wrong store, as (tile_row, tile_col) of a warp, and its tile's start and ld), problem, hint
+    (lambda w, t: (w // t, w % t, lambda r, c: 16 * r * t * 16 + 16 * c, 16),
+     "C's tiles were stored with a leading dimension of 16, so their rows overlap",
+     "a row of C holds N elements: store_matrix_sync(C + ..., c, N, wmma::mem_row_major)"),
+    (lambda w, t: (w // t, w % t, lambda r, c: 16 * r + 16 * c, 16 * t),
+     "C's tiles were stored at the wrong place: tile (tile_row, tile_col) starts 16 * tile_row "
+     "rows down", "tile (tile_row, tile_col) of C starts at C + tile_row * 16 * N + tile_col * 16"),
+    (lambda w, t: (w % t, w // t, lambda r, c: 16 * r * t * 16 + 16 * c, 16 * t),
+     "the warps took the wrong tiles: tile_row and tile_col are swapped",
+     "the warps go along a row of tiles first: tile_row = warp / (N / 16), tile_col = "
+     "warp % (N / 16)"),
+]
+
+
+def _written_by(store, m, n):
+    """The (m, n) mask of C's elements a kernel storing as ``store`` (STORES) writes: each warp
+    of the launch with a tile_row below M / 16 stores its 16 x 16 tile."""
+    written, tiles_across = np.zeros(m * n + 32 * n * 16, bool), n // 16
+    for warp in range(4 * -(-(m // 16) * tiles_across // 4)):
+        row, col, start, ld = store(warp, tiles_across)
+        if row < m // 16:
+            at = start(row, col)
+            for r in range(16):
+                written[at + r * ld:at + r * ld + 16] = True
+    return written[:m * n].reshape(m, n)
 
 
 def _mistakes(case, run):
@@ -69,6 +102,9 @@ def _mistakes(case, run):
         yield ("C was never written (it still holds the value it was filled with)",
                "keep the store_matrix_sync of C's tile after the loop")
     if out.unwritten.any():
+        for store, problem, hint in STORES:
+            if np.array_equal(_written_by(store, m, n), ~out.unwritten):
+                yield problem, hint
         yield (f"{int(out.unwritten.sum())} elements of C were never written",
                "every warp with a tile stores it, after the loop")
     if _is(got, a @ b):
@@ -79,7 +115,9 @@ def _mistakes(case, run):
                "16 columns, and 0 after them")
     if np.isnan(got).any():
         yield ("C holds NaN: a tile took elements from past the end of A or B (past K there is "
-               "no matrix: stage 0 there)", STAGE + "; a row of A holds K elements, a row of B N")
+               "no matrix: stage 0 there), or a tile in shared memory was loaded with a leading "
+               "dimension other than its 16", STAGE + "; a row of A holds K elements, a row of B "
+               "N; and load_matrix_sync(a, &As[w][0][0], 16), the same for Bs")
     if _is(got, 0 * got):
         yield "C is all zeros: the tiles in shared memory hold only 0", STAGE
     r, c = np.unravel_index(np.argmax(np.abs(got - a @ b)), got.shape)
