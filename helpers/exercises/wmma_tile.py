@@ -4,7 +4,8 @@ The kernel ``wmma_tile(const half *A, const half *B, float *C)`` must compute C 
 matrices with one warp on the tensor cores: A stored row after row, B column after column
 (B[k][c] at B[c * 16 + k]), C row after row. The usual mistakes give a recognisable product:
 B's fragment declared row_major computes A B^T, A's declared col_major A^T B, C stored column
-after column (A B)^T, no mma_sync zeros; the checker names each.
+after column (A B)^T, a fragment loaded from the other matrix B^T B or A A^T, no mma_sync zeros;
+the checker names each.
 """
 
 from __future__ import annotations
@@ -48,6 +49,10 @@ LOOKALIKES = [
     (lambda a, b: a.T @ b.T, "C is A^T B^T: both layouts are the wrong way round", LAYOUT_HINT),
     (lambda a, b: (a @ b).T, "C holds A B transposed: C was stored column after column",
      "store with store_matrix_sync(C, c, 16, wmma::mem_row_major)"),
+    (lambda a, b: b.T @ b, "C is B^T B: A's fragment was loaded from B",
+     "load each fragment from its own matrix: load_matrix_sync(fa, A, 16)"),
+    (lambda a, b: a @ a.T, "C is A A^T: B's fragment was loaded from A",
+     "load each fragment from its own matrix: load_matrix_sync(fb, B, 16)"),
     (lambda a, b: 2 * a @ b, "C is twice A B: the product was added twice",
      "call mma_sync(c, a, b, c) once, after setting c to 0"),
 ]
