@@ -97,7 +97,9 @@ def describe(error) -> str:
         access = {True: "a write", False: "a read"}.get(err.is_write, "an access")
         return f"block {_xyz(err.block)}, {who}: {access}, {err.relative}"
     if kind in DESCRIPTIONS and err.line:
-        return f"{who} {DESCRIPTIONS[kind]} at {os.path.basename(err.line)}"
+        index = f" (index {err.element})" if kind == "array bounds" and err.element is not None \
+            else ""
+        return f"{who} {DESCRIPTIONS[kind]}{index} at {os.path.basename(err.line)}"
     return str(err).removeprefix("cuLaunchKernel failed: ")
 
 

@@ -435,15 +435,24 @@ inline void worker_main(Launch *L, int index) {
 
 #pragma GCC visibility push(hidden)
 // GCC's -fsanitize=bounds calls this when an index runs past a fixed-size array: report the
-// file and line instead of linking the sanitizer's runtime.
+// file and line, the index and the array's declared type (GCC's data: the location, then the
+// array's and the index's type descriptors; the index itself in a pointer-sized word) instead of
+// linking the sanitizer's runtime. run/report.py reads them (Error::operands[0] and types).
 struct SimSourceLocation {
     const char *file;
     uint32_t line, column;
 };
+struct SimOutOfBoundsData {
+    SimSourceLocation loc;
+    const void *array_type, *index_type;
+};
 extern "C" __attribute__((noreturn)) void __ubsan_handle_out_of_bounds(void *data, void *index) {
-    (void)index;
-    auto *loc = (SimSourceLocation *)data;
-    sim::fail_at(sim::current_worker(), sim::BOUNDS, sim::Site{loc->file, (int)loc->line, 0},
+    auto *d = (SimOutOfBoundsData *)data;
+    sim::Worker *w = sim::current_worker();
+    w->err.operands[0] = (uint64_t)(uintptr_t)index;
+    w->err.types[0] = d->index_type;
+    w->err.types[1] = d->array_type;
+    sim::fail_at(w, sim::BOUNDS, sim::Site{d->loc.file, (int)d->loc.line, 0},
                  "an index past the end of a fixed-size array");
 }
 extern "C" __attribute__((noreturn)) void __ubsan_handle_out_of_bounds_abort(void *data, void *index) {

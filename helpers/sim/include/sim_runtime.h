@@ -89,12 +89,14 @@ struct Error {
     const char *file2;  // the other barrier's site, for BARRIER
     int64_t line2;
     char text[256];
-    // CAST and SHIFT (sim_grid.h): the operands as the compiler's check hands them over, their C
-    // types (GCC's UBSan type descriptors: u16 kind, 0 integer and 1 float; u16 info, for an
-    // integer log2(bits) << 1 | signed, for a float its bits; then the quoted name), the column
-    // of the operator, and for CAST what a GPU and this CPU give.
-    uint64_t operands[2];   // CAST: the float's bits; SHIFT: the shifted value and the count
-    const void *types[2];   // CAST: from and to; SHIFT: the shifted value's and the count's
+    // CAST, SHIFT and BOUNDS (sim_grid.h): the operands as the compiler's check hands them over,
+    // their C types (GCC's UBSan type descriptors: u16 kind, 0 integer and 1 float; u16 info, for
+    // an integer log2(bits) << 1 | signed, for a float its bits; then the quoted name), the
+    // column of the operator, and for CAST what a GPU and this CPU give.
+    uint64_t operands[2];   // CAST: the float's bits; SHIFT: the shifted value and the count;
+                            // BOUNDS: the index
+    const void *types[2];   // CAST: from and to; SHIFT: the shifted value's and the count's;
+                            // BOUNDS: the index's and the array's
     uint64_t gpu, cpu;      // CAST: the integer each gives, in the target type's bits
     int64_t column;
     // FAULT and OVERRUN: 1 where the address lies in the pages around the block's dynamic shared

@@ -11,13 +11,13 @@ report into a ConversionError or a ShiftError: the operands, their C types, what
 what to write instead.
 """
 
-import ctypes
 import re
 import struct
 
 from ..compile.source import numbered_lines
 from ..errors import ConversionError, ShiftError, xyz
 from .report import thread_words
+from .ubsan import as_signed, type_of
 
 STATUSES = ("CAST", "SHIFT")
 
@@ -27,20 +27,6 @@ _INTRINSICS = {(f, bits, signed): f"__{'float' if f == 32 else 'double'}2{name}_
                for f in (32, 64)
                for (bits, signed), name in {(32, True): "int", (32, False): "uint",
                                             (64, True): "ll", (64, False): "ull"}.items()}
-
-
-def _type(address):
-    """(C type, bits, signed) from GCC's UBSan type descriptor at ``address`` (u16 kind, u16 info,
-    the quoted name): for an integer, info is log2(bits) << 1 | signed; for a float, its bits."""
-    kind, info = struct.unpack("<HH", ctypes.string_at(address, 4))
-    name = ctypes.string_at(address + 4).decode(errors="replace").strip("'")
-    return (name, info, True) if kind == 1 else (name, 1 << (info >> 1), bool(info & 1))
-
-
-def _signed(bits, width, signed):
-    """``bits`` as an integer of ``width`` bits."""
-    bits &= (1 << width) - 1
-    return bits - (1 << width) if signed and bits >> (width - 1) else bits
 
 
 def error(record, status, err):
@@ -58,10 +44,10 @@ def error(record, status, err):
 
 
 def _conversion(err, where, facts):
-    source, source_bits, _ = _type(err.types[0])
-    target, bits, signed = _type(err.types[1])
+    source, source_bits, _ = type_of(err.types[0])
+    target, bits, signed = type_of(err.types[1])
     value = struct.unpack("<d", struct.pack("<Q", err.operands[0]))[0]
-    gpu, cpu = _signed(err.gpu, bits, signed), _signed(err.cpu, bits, signed)
+    gpu, cpu = as_signed(err.gpu, bits, signed), as_signed(err.cpu, bits, signed)
     shown = "NaN" if value != value else f"{value:g}"
     intrinsic = _INTRINSICS.get((source_bits, bits, signed))
     if intrinsic:
@@ -80,10 +66,10 @@ def _conversion(err, where, facts):
 
 
 def _shift(err, operator, where, facts):
-    operand_type, width, signed = _type(err.types[0])
-    count_type, count_bits, count_signed = _type(err.types[1])
-    operand = _signed(err.operands[0], width, signed)
-    count = _signed(err.operands[1], count_bits, count_signed)
+    operand_type, width, signed = type_of(err.types[0])
+    count_type, count_bits, count_signed = type_of(err.types[1])
+    operand = as_signed(err.operands[0], width, signed)
+    count = as_signed(err.operands[1], count_bits, count_signed)
     by_operator = {"<<": 0, ">>": -1 if operand < 0 else 0}
     gpu = by_operator[operator] if operator else (0 if operand >= 0 else None)
     shifted = f"{operand} {operator} {count}" if operator else f"{operand} shifted by {count}"

@@ -8,6 +8,7 @@ memcheck names the line of a bad access."""
 
 from ..machine import memory
 from ..errors import LaunchError, OutOfBoundsError
+from .ubsan import as_signed, type_of
 
 STATUS_TEXT = {
     "FAULT": "an illegal memory access was encountered",
@@ -41,6 +42,8 @@ def error(module, name, status, err):
         facts["block"] = tuple(err.block)
     if status not in ("RESOURCES", "OVERRUN"):
         facts["thread"] = err.failed_thread()
+    if status == "BOUNDS":
+        facts["element"] = bounds_index(err)[0]
     text = f"cuLaunchKernel failed: {message(name, status, err, site)}"
     if status not in ("FAULT", "OVERRUN"):
         return LaunchError(text, **facts)
@@ -50,6 +53,13 @@ def error(module, name, status, err):
                                 space="shared", offset=err.dynamic_shared_offset, **facts)
     return OutOfBoundsError(text, is_write=is_write, address=err.address,
                             **{**facts, **memory.fault_facts(err.address)})
+
+
+def bounds_index(err):
+    """(the index, the array's declared type, as "float[256]") of a BOUNDS error: GCC's bounds
+    check hands both to the runtime (include/sim_grid.h)."""
+    _, width, signed = type_of(err.types[0])
+    return as_signed(err.operands[0], width, signed), type_of(err.types[1])[0]
 
 
 def thread_words(err):
@@ -94,6 +104,10 @@ def message(name, status, err, site):
     elif status == "RESOURCES":
         message += (f": {text}. Free device arrays you no longer need, or run fewer workers "
                     "(CUDA_SIM_WORKERS).")
+    elif status == "BOUNDS":
+        index, declared = bounds_index(err)
+        message += (f" at {site}" if site else "") + (f": index {index} of an array declared "
+                                                      f"{declared}")
     elif site:
         message += f" at {site}" + (f": {text}" if text else "")
     return message

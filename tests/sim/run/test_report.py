@@ -169,10 +169,16 @@ def test_use_after_free_is_caught(mod):
 def test_shared_and_local_overruns_name_the_file_and_line(mod):
     out = gpuarray.zeros(64, np.int32)
     err = launch_error(mod.get_function("shared_overrun"), out, np.int32(1), block=(32, 1, 1))
-    assert (err.kind, err.thread, err.line) == ("array bounds", (31, 0, 0), "faults.cu:8")
+    assert (err.kind, err.thread, err.line, err.element) == ("array bounds", (31, 0, 0),
+                                                             "faults.cu:8", 32)
     assert "faults.cu:8" in str(err) and "thread (31, 0, 0)" in str(err)
+    assert "index 32 of an array declared int [32]" in str(err), str(err)
     err = launch_error(mod.get_function("local_overrun"), out, np.int32(2), block=(4, 1, 1))
     assert (err.kind, err.line) == ("array bounds", "faults.cu:14")
+    assert err.element == err.thread[0] + 2 and "of an array declared int [4]" in str(err)
+    err = launch_error(mod.get_function("local_overrun"), out, np.int32(-9), block=(4, 1, 1))
+    # threadIdx.x + k is unsigned: the index is what the kernel computed, not a negative number
+    assert err.element == (err.thread[0] - 9) % 2**32
 
 
 def test_threads_at_different_barriers_raise_instead_of_hanging(mod):
