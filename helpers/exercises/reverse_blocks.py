@@ -40,9 +40,14 @@ def _where(n):
 
 
 def _refine(failure):
-    """The exercise's hint for an index past s, by the thread that made it (its field): thread 0
-    reads s[len - j] = s[BLOCK] in a full block, a thread j >= len reads s[len - 1 - j] < 0."""
-    if failure.kind == "array bounds" and tuple(failure.error.thread or ())[:1] == (0,):
+    """The exercise's hint for an index past s, by the thread that made it and the element (its
+    fields): thread 0 reads s[len - j] = s[BLOCK] in a full block, s[len - 1] beyond it where len
+    counts more than the block's elements, and a thread j >= len reads s[len - 1 - j] < 0."""
+    err = failure.error
+    if failure.kind == "array bounds" and tuple(err.thread or ())[:1] == (0,):
+        if (err.element or 0) > BLOCK:
+            yield (f"thread 0 read s[{err.element}], far past the end of s ({BLOCK} elements): len "
+                   "counts more than the block's elements; " + MIRROR_HINT)
         yield "thread 0 read past the end of s: the mirror is one element off; " + MIRROR_HINT
     if failure.kind == "array bounds":
         yield ("a thread with j >= len read s[len - 1 - j], before the start of s: keep the "
@@ -91,7 +96,10 @@ def _mistakes(n, run):
                f"{n % BLOCK or BLOCK} elements, was mirrored as if it had {BLOCK}",
                "mirror len = min(BLOCK, n - start) elements, not BLOCK: " + MIRROR_HINT),
               (reference(x, lambda rest: min(BLOCK, rest) + 1), "each element came from the "
-               "one after its mirror: the mirror is one element off", MIRROR_HINT)]
+               "one after its mirror: the mirror is one element off", MIRROR_HINT),
+              (np.concatenate([x[:min(BLOCK, n - start)][::-1] for start in range(0, n, BLOCK)]),
+               "every block mirrored block 0's elements: the load read in[j], not the block's own",
+               "each block loads its own elements: s[j] = in[start + j]")]
     for model, problem, hint in models:
         right = ~np.isnan(model)
         if np.array_equal(got[right], model[right]) and right.sum() > n // 2:

@@ -21,6 +21,10 @@ WRONG = {
     "last_block_mirrored_as_full": ([("s[len - 1 - j]", "s[BLOCK - 1 - j]")],
                                     ["mirrored as if it had 256", "min(BLOCK, n - start)"]),
     "mirror_one_off": ([("s[len - 1 - j]", "s[len - j]")], ["one element off"]),
+    "len_not_capped": ([("int len = min(BLOCK, n - start);", "int len = n - start;")],
+                       ["far past the end of s", "len = min(BLOCK, n - start)"]),
+    "every_block_loads_block_0": ([("s[j] = in[start + j]", "s[j] = in[j]")],
+                                  ["every block mirrored block 0's elements", "s[j] = in[start + j]"]),
     "whole_array_reversed": ([(STORE, "out[n - 1 - start - j] = s[j]")],
                              ["the whole array was reversed", "its own elements"]),
     "stores_into_the_next": ([(STORE, "out[start + j + 1] = s[len - 1 - j]")],
@@ -35,7 +39,7 @@ WRONG = {
 }
 # The simulator only: on a GPU an index outside a shared array may be an illegal address, which
 # leaves the CUDA context unusable for every test after it in the process.
-SIMULATOR_ONLY = {"mirror_one_off", "store_unguarded"}
+SIMULATOR_ONLY = {"mirror_one_off", "store_unguarded", "len_not_capped"}
 # Right, not the solution's way: each must pass
 RIGHT = {
     "early_return": [("    int j = threadIdx.x;\n",
