@@ -78,6 +78,11 @@ def _mistakes(case, run):
         yield f"the kernel wrote past the end of points ({count} rows)", SLOT_HINT
     if out.unwritten.all():
         yield "nothing was written: points still holds the poison it was filled with", SLOT_HINT
+    written = ~out.unwritten.ravel()
+    if out.unwritten.any() and written[:count + 2].all() and not written[count + 2:].any():
+        yield ("only the first floats of points were written, one a point: row k of points is "
+               "three floats, and it starts at points[3 * k]",
+               "points[3 * k] = X, points[3 * k + 1] = Y, points[3 * k + 2] = Z")
     if out.unwritten.any():
         first = int(np.argmax(out.unwritten.any(axis=1)))
         yield (f"{int(out.unwritten.any(axis=1).sum())} of {count} points were never written "

@@ -111,7 +111,9 @@ EXERCISE = KernelExercise(
     where=lambda c: f"n = {c[0]}, block = ({c[1]}, 1, 1), grid = ({-(-c[0] // c[1])}, 1), "
                     f"shared = {4 * (c[1] + 2)} bytes",
     refine=_refine, simulated="runs the race check and the trace",
-    crash_hint="every index into in is clamped (clamp_index), and s has blockDim.x + 2 floats",
+    crash_hint="every index into in is clamped (clamp_index), s has blockDim.x + 2 floats, and "
+               "s[j] holds in[i] with j = threadIdx.x + 1 (s[0] is the left halo): the "
+               "neighbours are s[j - 1] and s[j + 1]",
     success=f"the gradient matches NumPy's for {len(CASES)} sizes (blocks of 32 to 512, a "
             "partial last block in each), no race, nothing written past the end")
 
