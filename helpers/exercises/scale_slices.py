@@ -54,6 +54,19 @@ def _launch(case):
                   block=block, grid=_grid(case), model=(vol, scale))
 
 
+def _written_with_z_from(case, axis):
+    """The (nz, ny, nx) mask of the elements a kernel writes whose z is blockIdx.z * blockDim.z
+    + threadIdx.<axis> ("x" or "y"), x and y and the guard right."""
+    nx, ny, nz, block = case
+    tz, ty, tx = np.indices([g * b for g, b in zip(_grid(case), block)][::-1])
+    local = {"x": tx % block[0], "y": ty % block[1]}[axis]
+    z = tz // block[2] * block[2] + local
+    keep = (tx < nx) & (ty < ny) & (z < nz)
+    written = np.zeros((nz, ny, nx), bool)
+    written[z[keep], ty[keep], tx[keep]] = True
+    return written
+
+
 def _mistakes(case, run):
     """The mistakes a launched kernel's output shows, in order (nothing when it is right)."""
     nx, ny, nz, block = case
@@ -78,8 +91,13 @@ def _mistakes(case, run):
     if nz > 1 and written[0].all() and not written[1:].any():
         yield "only slice z = 0 was written: every thread's z is 0", Z_HINT
     if nz > block[2] and written[:block[2]].all() and not written[block[2]:].any():
-        yield (f"only the first block's slices (z < {block[2]}) were written: blockIdx.z is "
-               "missing from z", Z_HINT)
+        yield (f"only the first block's slices (z < {block[2]}) were written: z does not step "
+               "by whole blocks of slices (blockIdx.z is missing from it, or multiplied by a side "
+               "other than blockDim.z)", Z_HINT)
+    for axis in ("x", "y"):
+        if not written.all() and np.array_equal(written, _written_with_z_from(case, axis)):
+            yield (f"z takes threadIdx.{axis} where threadIdx.z belongs: a thread's place in the "
+                   "block's depth is threadIdx.z", Z_HINT)
     z, y, x = np.indices((nz, ny, nx))
     rows = np.zeros(vol.size, bool)
     rows[(z * ny + y * nx + x).ravel()] = True

@@ -18,6 +18,12 @@ INDEX = "int i = (z * ny + y) * nx + x;"
 WRONG = {
     "z_always_0": ([(Z, "int z = 0;")], "only slice z = 0 was written"),
     "z_of_the_thread": ([(Z, "int z = threadIdx.z;")], "only the first block's slices (z < 2)"),
+    "z_steps_by_block_x": ([(Z, "int z = blockIdx.z * blockDim.x + threadIdx.z;")],
+                           "only the first block's slices (z < 2) were written: z does not step"),
+    "z_from_thread_x": ([(Z, "int z = blockIdx.z * blockDim.z + threadIdx.x;")],
+                        "z takes threadIdx.x where threadIdx.z belongs"),
+    "z_from_thread_y": ([(Z, "int z = blockIdx.z * blockDim.z + threadIdx.y;")],
+                        "z takes threadIdx.y where threadIdx.z belongs"),
     "no_guard_on_z": ([(GUARD, "if (x >= nx || y >= ny)")], "out was written past its end"),
     "slice_of_rows": ([(INDEX, "int i = z * ny + y * nx + x;")], "slice z starts at z * ny"),
     "x_slowest": ([(INDEX, "int i = (x * ny + y) * nz + z;")], "the index makes x the slowest"),
