@@ -3,7 +3,8 @@
 The kernel ``add_constant(const float *x, float *y, float c)`` must write ``y[i] = x[i] + c``,
 launched with one block of exactly n threads (``block = (n, 1, 1)``, ``grid = (1, 1)``): the
 smallest kernel, a map, whose one idea is that ``threadIdx.x`` tells a thread its element. The
-sizes are not powers of two; ``y`` is NaN before the launch and followed by a guard zone.
+sizes are not powers of two; ``y`` is NaN before the launch and followed by a guard zone, and each
+case runs once more with y filled with 1000 instead, so that a kernel that reads y shows.
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ def _where(n):
 def _launch(n):
     """x gets spare elements after n too, so that reading x[i + 1] cannot crash."""
     x = np.random.default_rng(n).uniform(-10, 10, n).astype(np.float32)
-    return Launch((Input(x, after=64, junk=1e6), Output(n), C), block=(n, 1, 1), grid=(1, 1),
-                  model=x)
+    return Launch((Input(x, after=64, junk=1e6), Output(n, poisons=(None, 1000.0)), C),
+                  block=(n, 1, 1), grid=(1, 1), model=x)
 
 
 # What y holds when c is handled wrongly: (y from x, the mistake, the hint)
@@ -54,6 +55,10 @@ def _mistakes(n, run):
     if run.out.past.size:
         yield (f"y[{run.out.past[0]}] and beyond were written, past y[n - 1]",
                f"the block has exactly n threads: {INDEX_HINT}, with nothing added to it")
+    if run.out.differs:
+        yield ("y came out different when it held something else before the launch: the kernel "
+               "reads y (y[i] += c adds c to whatever y held; nothing sets it to 0 first)",
+               "compute from x alone: y[i] = x[i] + c")
     if not written.any():
         yield "nothing was written: y still holds the NaN it was filled with", \
               "each thread should store its result: y[i] = x[i] + c"

@@ -20,6 +20,7 @@ WRONG = {
     "x_not_read": ((*STORE, "y[i] = c;"), "every element is c"),
     "subtracted": ((*STORE, "y[i] = x[i] - c;"), "y = x - c"),
     "multiplied": ((*STORE, "y[i] = x[i] * c;"), "y = x * c"),
+    "adds_to_y": ((*STORE, "y[i] += c;"), "y came out different when it held something else"),
     "reads_the_next": ((*STORE, "y[i] = x[i + 1] + c;"), "y[i] holds x[i + 1] + c"),
     "writes_the_next": ((*STORE, "y[i + 1] = x[i] + c;"), "y[200] and beyond were written"),
     "half_the_threads": ((*STORE, "if (i % 2 == 0) y[i] = x[i] + c;"),
