@@ -27,7 +27,8 @@ kernel (a warp along a row) at 32% of the copy on an H200, its 1 x 256 one (down
 The timed image, BIG, is 96 MiB of RGB, larger than a GPU's L2 cache."""
 GUARD_HINT = "the grid is rounded up to whole blocks: return first thing when t >= width * height"
 ROW_HINT = ("take pixel t of the image read as one flat run of pixels: x = t % width, "
-            "y = t / width, so that threadIdx.x runs along a row")
+            "y = t / width, so that threadIdx.x runs along a row, and pixel (x, y) is i = y * "
+            "width + x, the pixel after it in memory i + 1")
 MAPPINGS = {"x = t % height and y = t / width": lambda t, w, h: (t % h, t // w),  # not one-to-
             "x = t % width and y = t % height": lambda t, w, h: (t % w, t % h)}  # one (CASES[1])
 

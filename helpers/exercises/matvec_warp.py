@@ -11,7 +11,9 @@ The cases have rows not a multiple of W (the last block has warps past the end) 
 cols not a multiple of 32, A and x with junk after them (a read past the end shows; A has a block's rows of
 it), y poisoned and guarded. A wrong y is matched with what the usual mistakes give, each
 modelled as the weight every column gets in a row's sum: only some lanes' sums kept by warp_sum
-(lane 0 alone, lanes 0 to 15, the even lanes) and a loop that steps by 1 instead of 32. The last
+(lane 0 alone, lanes 0 to 15, the even lanes) and a loop that steps by 1 instead of 32; or as the
+sum itself (``_models``): A read down its columns, x[lane] for x[c], every lane starting at
+column 0, and warp_sum's shuffles up, or from one lane, instead of down. The last
 case runs on the simulator, race-checked and traced: every lane storing y[row] (only lane 0 holds
 the sum) is a race there, whatever order the lanes ran in. A speed rule can read its trace (A's
 sectors per request): lanes that each read a stretch of their own pass today.
@@ -95,9 +97,49 @@ def _mistakes(case, run):
              "steps by 1, so the lanes' stretches overlap", "step by the warp's width, c += 32")):
         if np.allclose(got, a.astype(np.float64) @ (weight * x), rtol=1e-4, atol=1e-4):
             yield problem, hint
+    for model, problem, hint in _models(a.astype(np.float64), x.astype(np.float64)):
+        if np.allclose(got, model, rtol=1e-4, atol=1e-4):
+            yield problem, hint
     r = int(np.argmax(~np.isclose(got, want, rtol=1e-4, atol=1e-4)))
     yield (f"y[{r}] = {got[r]:.6g}, NumPy's is {want[r]:.6g}", "lane l adds A[row * cols + c] * "
            "x[c] for c = l, l + 32, ... < cols; warp_sum adds the lanes; lane 0 stores y[row]")
+
+
+def _lane_sums(a, x):
+    """(rows, 32): lane l's sum of A[row][c] * x[c] over c = l, l + 32, ..."""
+    parts = np.zeros((a.shape[0], 32))
+    for lane in range(32):
+        parts[:, lane] = a[:, lane::32] @ x[lane::32]
+    return parts
+
+
+def _shuffled(parts, source):
+    """Lane 0's value after warp_sum's steps v += (the v of lane ``source(lane, offset)``), a
+    lane outside the warp handing a lane its own v, as CUDA's shuffles do."""
+    lanes = np.arange(32)
+    for offset in (16, 8, 4, 2, 1):
+        src = source(lanes, offset)
+        parts = parts + np.where((src >= 0) & (src < 32), parts[:, np.clip(src, 0, 31)], parts)
+    return parts[:, 0]
+
+
+def _models(a, x):
+    """(y, problem, hint) of the known mistakes that are not a weight a column (``_weights``)."""
+    rows, cols = a.shape
+    by_column = a.ravel()[np.arange(cols)[None, :] * rows + np.arange(rows)[:, None]]
+    yield (by_column @ x, "A was read down its columns, A[c * rows + row]: A is stored row after "
+           "row", "row `row` of A starts at A[row * cols]: A[row * cols + c]")
+    parts = _lane_sums(a, x)
+    yield ((a * x[np.arange(cols) % 32]).sum(axis=1), "A's elements were multiplied by x[lane], "
+           "not x[c]", "v += A[row * cols + c] * x[c]: the column's own element of x")
+    yield (32 * parts[:, 0], "each y[row] is 32 times lane 0's sum: every lane added the same "
+           "columns (the loop starts at c = 0, not c = lane), or warp_sum's __shfl_up_sync handed "
+           "lane 0 its own value (no lane lies below it) at each of its 5 steps",
+           "lane l starts at its own column, c = lane; and warp_sum adds with "
+           "__shfl_down_sync(0xffffffff, v, offset)")
+    yield (_shuffled(parts, lambda lane, offset: np.full_like(lane, offset)),
+           "warp_sum uses __shfl_sync, which hands every lane the v of lane `offset` itself",
+           "use __shfl_down_sync(0xffffffff, v, offset), the v of the lane offset places above")
 
 
 EXERCISE = KernelExercise(
