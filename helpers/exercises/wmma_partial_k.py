@@ -17,7 +17,7 @@ import numpy as np
 
 from helpers.exercises.common import Input, Output
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import observed_launch
+from helpers.exercises.microscope import observe, observed_launch, observed_mistakes
 
 # (M, K, N); K % 16 = 8, 6 and 5 (one partial tile); the last on the simulator, race-checked
 CASES = [(32, 40, 48), (16, 70, 32), (48, 5, 16), (32, 40, 48, "observe")]
@@ -113,6 +113,8 @@ def _mistakes(case, run):
         yield (f"the last, partial tile along K was skipped: C lacks the products of k = {whole} to "
                f"{k - 1}", "loop while k0 < K (not k0 + 16 <= K): the last step stages fewer than "
                "16 columns, and 0 after them")
+    # an index past the shared tiles: a GPU reads what lies beyond them, the simulator stops there
+    yield from observed_mistakes(observe(run.kernel, _launch(CASES[-1])), _refine, wrong="C is wrong")
     if np.isnan(got).any():
         yield ("C holds NaN: a tile took elements from past the end of A or B (past K there is "
                "no matrix: stage 0 there), or a tile in shared memory was loaded with a leading "

@@ -36,7 +36,7 @@ WRONG = {
                                                                            "item"))],
                                   "device 1's left halo got device 0's right halo", "elements m on"),
     "interior_miscounted": ([("m = halves[0].size - 2 * halo", "m = halves[0].size - halo")],
-                            "do not fit inside one allocation", "m = halves[0].size - 2 * halo"),
+                            "raised LogicError", "m = halves[0].size - 2 * halo"),
     "outer_halo": ([(TO_1, "drv.memcpy_dtod(right + (halo + m) * item, left + m * item, "
                            "halo * item)")], "an outer halo was written", "device 1's left halo"),
     "one_copy_forgotten": ([(TO_1, "pass")], "device 1's left halo was not written", "halo"),
