@@ -17,9 +17,10 @@ and to the parameter, loop counters, a parameter that threads change, branches a
 ``continue``, early returns, shared memory read after a barrier, float arithmetic that g++ may
 fuse, a ``__device__`` function that reads the thread's indices, and now and then a barrier only
 some threads reach or a write to an address nothing maps. Every value is unsigned or float, so that
-no result is undefined in C++. The tool prints how many kernels ran as loops (a kernel left to the
-fibers compares nothing) and exits with status 1 at the first disagreement, printing the kernel and
-both results. ``tests/tools/test_fuzz_loops.py`` runs a few seeds each way.
+no result is undefined in C++, and a float's bits are read with ``float_bits``, which gives a NaN
+the bits a GPU gives it (x86 gives others; the simulator does not promise a NaN's bits). The tool
+prints how many kernels ran as loops (a kernel left to the fibers compares nothing) and exits with
+status 1 at the first disagreement, printing the kernel and both results. ``tests/tools/test_fuzz_loops.py`` runs a few seeds each way.
 """
 
 from __future__ import annotations
@@ -42,6 +43,9 @@ FIBERS = ["-DSIM_NO_SPLIT"]
 SLOTS = 6                                     # values each thread writes out
 SHAPES = [(64, 1, 1), (32, 3, 1), (128, 1, 1), (12, 2, 3)]   # at most 128 threads (shared array)
 GRID, N_IN = 3, 97
+BITS = ("// A float's bits, a NaN's as a GPU makes them (x86 makes others: what a NaN holds is not\n"
+        "// promised; tools/fuzz_gpu.py compares the words with a GPU's)\n"
+        "#define float_bits(f) ((f) != (f) ? 0x7fffffffu : __float_as_uint(f))")
 DEVICE = ("__device__ unsigned mix(unsigned v)\n"
           "{\n    return v * 31u + threadIdx.x + 7u * threadIdx.y + 5u * threadIdx.z + 3u * blockIdx.x;"
           "\n}")
@@ -62,6 +66,8 @@ class Text:
     barriers: bool = True                        # False: a kernel without any
     calls: bool = True                           # whether the module defines mix()
     loops_allowed: bool = True                   # False: no loop (the vectorised plain loop)
+    hazard: bool = False      # whether it has one of the two errors (a write to an address
+                              # nothing maps, a barrier some threads miss), undefined on a GPU
 
     def visible(self, kind):
         seen = {}
@@ -91,7 +97,7 @@ def unsigned_expr(g: Text, depth=0):
         if kind == "shared":
             return f"s[({unsigned_expr(g, depth + 1)}) % threads]"
         if kind == "float" and g.visible("f"):
-            return f"__float_as_uint({g.pick(g.visible('f'))})"
+            return f"float_bits({g.pick(g.visible('f'))})"
         op = g.pick(["+", "*", "^", "-", "|"])
         return f"({unsigned_expr(g, depth + 1)} {op} {unsigned_expr(g, depth + 1)})"
     return g.pick(atoms)
@@ -135,7 +141,9 @@ def statement(g: Text, depth, uniform):
     choices += ["return"] if g.chance(0.1) else []
     choices += ["divergent barrier"] if not uniform and g.barriers and g.chance(0.08) else []
     choices += ["fault"] if g.chance(0.01) else []
-    MAKERS[g.pick(choices)](g, "    " * (depth + 1), depth, uniform)
+    choice = g.pick(choices)
+    g.hazard |= choice in ("divergent barrier", "fault")
+    MAKERS[choice](g, "    " * (depth + 1), depth, uniform)
 
 
 def _declare(g: Text, pad, depth, uniform):
@@ -278,8 +286,8 @@ def fresh(g: Text, prefix="v"):
 
 
 def kernel(rng, name, barriers=True, calls=True, loops=True):
-    """The text of one random kernel ``name(in, out, n, p)``: with barriers or without any,
-    calling mix() or not, with loops or without any."""
+    """(the text of one random kernel ``name(in, out, n, p)``, whether it has one of the two
+    errors): with barriers or without any, calling mix() or not, with loops or without any."""
     g = Text(rng, barriers=barriers, calls=calls, loops_allowed=loops)
     g.scopes[0] += [("t", "u"), ("p", "u")]
     statements(g, 0, True, int(rng.integers(4, 10)))
@@ -295,22 +303,24 @@ def kernel(rng, name, barriers=True, calls=True, loops=True):
         *g.lines,
         f"    unsigned *o = out + {SLOTS + 1} * (blockIdx.x * threads + t);",
         "    o[0] = p;",
-        *[f"    o[{j + 1}] = {f'__float_as_uint({v})' if v in floats else v};"
+        *[f"    o[{j + 1}] = {f'float_bits({v})' if v in floats else v};"
           for j, v in enumerate(outs)],
-        "}"])
+        "}"]), g.hazard
 
 
 def module_source(seed, kernels, plain=False):
-    """(the kernels' names, the module's text) of one seed: kernels with barriers, or (plain)
+    """(the kernels' names, the module's text, the names of the kernels with one of the two
+    errors) of one seed: kernels with barriers, or (plain)
     without any, with mix() on every other seed (a plain module with __device__ functions keeps
     threadIdx.x in a register of its own, one without reads the indices from its variables), and
     every other kernel without loops (one the compiler may vectorise across threads)."""
     rng = np.random.default_rng(seed)
     names = [f"k{seed}_{i}" for i in range(kernels)]
     calls = not plain or seed % 2 == 1
-    return names, "\n\n".join([DEVICE] * calls + [kernel(rng, name, not plain, calls,
-                                                          not plain or i % 2 == 1)
-                                                   for i, name in enumerate(names)])
+    made = [kernel(rng, name, not plain, calls, not plain or i % 2 == 1)
+            for i, name in enumerate(names)]
+    return (names, "\n\n".join([BITS] + [DEVICE] * calls + [text for text, _ in made]),
+            {name for name, (_, hazard) in zip(names, made) if hazard})
 
 
 def run(f, shape):
@@ -335,7 +345,7 @@ def check_seed(seed, kernels, show=False, plain=False):
     two builds' code differs, so their lines may too, and that is counted, not a disagreement. Kernels with barriers: rewritten
     (split.py) against -DSIM_NO_SPLIT. Plain kernels: as they are built, against the same module
     with a kernel that waits at a barrier, with -DSIM_NO_SPLIT (every kernel on fibers)."""
-    names, source = module_source(seed, kernels, plain)
+    names, source, _ = module_source(seed, kernels, plain)
     if show:
         print(source)
     loops = SourceModule(source)
