@@ -78,6 +78,10 @@ def _mistakes(case, run):
     if near == 0:
         yield ("the nearest depth came out 0: holes (depth 0, no measurement) were counted",
                "a hole is no point: return when d == 0, before touching range")
+    if far == 0 and near != START[0]:
+        yield ("range[1] came out 0, the value it started with (or a hole's): no measured depth "
+               "was kept as the farthest", "keep the farthest with atomicMax(&range[1], d), as "
+               "the nearest with atomicMin(&range[0], d), and return when d == 0")
     if far == JUNK:
         yield (f"the farthest depth came out {JUNK}, what lies past the end of depth: threads "
                "past n read it", GUARD_HINT)

@@ -32,6 +32,10 @@ INDEXES = [
     (lambda b, t, size, blocks: b * blocks + t,
      "the blocks' elements overlap: blockIdx.x * gridDim.x + threadIdx.x takes the number of "
      "blocks (gridDim.x) for the size of a block (blockDim.x)", INDEX_HINT),
+    (lambda b, t, size, blocks: b + t,
+     "the blocks' elements overlap, each block starting one element after the one before: "
+     "blockIdx.x + threadIdx.x adds the block's number, not the elements before it",
+     "the block's first element is blockIdx.x * blockDim.x: " + INDEX_HINT),
     (lambda b, t, size, blocks: b * 256 + t,
      "the index takes 256 for blockDim.x, but the blocks are not all 256 threads", INDEX_HINT),
 ]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from helpers.exercises.common import Input, Output
+from helpers.exercises.common import Input, Output, poison_value
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import observe, observed_launch, observed_mistakes
@@ -51,9 +51,12 @@ def _launch(case):
                    THRESHOLD), block=(block, 1, 1), grid=(-(-n // block), 1), model=x)
 
 
-def _votes(x, n, reads_past_n=False, at_least=False):
-    """Each warp's votes, (warps, 32) booleans, as the kernel with these mistakes casts them."""
+def _votes(x, n, reads_past_n=False, at_least=False, one_past=False):
+    """Each warp's votes, (warps, 32) booleans, as the kernel with these mistakes casts them
+    (``one_past``: the lane i == n reads x[n] too, a guard i <= n)."""
     padded = np.full(-(-n // 32) * 32, JUNK if reads_past_n else -np.inf, np.float32)
+    if one_past and n < padded.size:
+        padded[n] = JUNK
     padded[:n] = x
     votes = padded >= THRESHOLD if at_least else padded > THRESHOLD
     return votes.reshape(-1, 32)
@@ -67,6 +70,13 @@ def _mistakes(case, run):
     if run.out.past.size:
         yield (f"counts was written past its end (counts[{-(-n // 32)}] and on): a warp with no "
                "element below n stored a count", "keep the stub's if (32 * warp >= n) return;")
+    per_block = run.launch.block[0] // 32
+    if run.out.unwritten.any() and not run.out.unwritten[:per_block].any() \
+            and run.out.unwritten[per_block:].all():
+        yield (f"only counts[0] to counts[{per_block - 1}] were written: every block's warps "
+               "wrote there, warp = threadIdx.x / 32 being a warp's place in its block",
+               "counts has a place for every warp of the grid: warp = i / 32, with i = "
+               "blockIdx.x * blockDim.x + threadIdx.x")
     if run.out.unwritten.any():
         first = int(np.argmax(run.out.unwritten))
         yield (f"{int(run.out.unwritten.sum())} of the {want.size} counts were never written "
@@ -74,6 +84,10 @@ def _mistakes(case, run):
                "lane 0 of every warp that has elements stores counts[warp]")
     if np.array_equal(got, want):
         return
+    if np.array_equal(got - poison_value(np.uint32), want.astype(np.uint32)):
+        yield ("each count is what counts held before the launch plus the right count: the "
+               "count was added to counts[warp], which nothing sets to 0 first",
+               "store it: counts[warp] = __popc(votes)")
     yield from observed_mistakes(observe(kernels, _launch(CASES[-1])), wrong="the counts are wrong")
     bits = (votes * (1 << np.arange(32, dtype=np.uint64))).sum(axis=1).astype(np.uint32)
     for wrong, problem, hint in (
@@ -85,7 +99,11 @@ def _mistakes(case, run):
              "elements equal to the threshold were counted too", "above means x[i] > threshold"),
             (_votes(x, n, reads_past_n=True).sum(axis=1),
              "the last warp counted its lanes past n too (x holds 2.0 there)",
-             "a lane past n votes false: above = i < n && x[i] > threshold")):
+             "a lane past n votes false: above = i < n && x[i] > threshold"),
+            (_votes(x, n, one_past=True).sum(axis=1),
+             "the last warp counted one element too many: the lane with i == n voted (x[n] lies "
+             "past the end)", "the last element is x[n - 1]: above = i < n && x[i] > threshold "
+             "(<, not <=)")):
         if np.array_equal(got, wrong):
             yield problem, hint
     if not got.any():

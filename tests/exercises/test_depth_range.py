@@ -25,6 +25,8 @@ WRONG = {
                      "block 0's pixels only", "blockIdx.x * blockDim.x"),
     "last_pixel_left_out": ([("if (i >= n)", "if (i >= n - 1)")], "the last pixel (i = n - 1",
                             "(>=, not >)"),
+    "farthest_never_kept": ([("    atomicMax(&range[1], d);\n", "")], "range[1] came out 0",
+                            "atomicMax(&range[1], d)"),
     "grid_dim_for_block_dim": ([("blockIdx.x * blockDim.x", "blockIdx.x * gridDim.x")],
                                "not every pixel was looked at",
                                "i = blockIdx.x * blockDim.x + threadIdx.x looks at depth[i]"),

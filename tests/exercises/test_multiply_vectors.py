@@ -21,6 +21,8 @@ WRONG = {
                           "only the first element of each block"),
     "grid_for_block": ((INDEX, "blockIdx.x * gridDim.x + threadIdx.x"),
                        "the blocks' elements overlap"),
+    "block_number_added": ((INDEX, "blockIdx.x + threadIdx.x"),
+                           "the blocks' elements overlap, each block starting one element after"),
     "block_of_256": ((INDEX, "blockIdx.x * 256 + threadIdx.x"), "the index takes 256"),
     "b_not_used": ((STORE, "out[i] = a[i];"), "out equals a"),
     "a_squared": ((STORE, "out[i] = a[i] * a[i];"), "out = a * a"),
