@@ -51,11 +51,16 @@ def _is(got, want):
 
 
 def _refine(failure):
-    """A race between the lanes of a warp (the next step's staging and this step's loads), and
-    the shared tiles indexed past the block's warps."""
+    """A race between the lanes of a warp (the next step's staging and this step's loads), one
+    between warps (each has tiles of its own: a warp that reads another's reads past its own,
+    a leading dimension other than 16), and the shared tiles indexed past the block's warps."""
     if failure.kind == "array bounds":
         yield ("As and Bs hold one tile for each warp of the block (4): index them with the warp's "
                "number in its block, w = threadIdx.x / 32, not its number in the grid")
+    if failure.between == "warps" and failure.error.space == "shared":
+        yield ("a warp reached into another warp's tiles in shared memory: each warp's are "
+               "As[w] and Bs[w], 16 x 16, so load them with a leading dimension of 16: "
+               "load_matrix_sync(b, &Bs[w][0][0], 16)")
     if failure.between == "lanes" and failure.error.hazard != "write-after-write":
         yield ("the next step stages its tiles while other lanes may still read this step's: a "
                "__syncwarp() at the end of the loop's body, after mma_sync")

@@ -43,6 +43,9 @@ WRONG = [
     ("tiles_indexed_by_the_grids_warp", variant(KERNEL, ("As[w][r][col] =", "As[warp][r][col] ="),
                                                 ("&As[w][0][0]", "&As[warp][0][0]")),
      ["w = threadIdx.x / 32"]),
+    ("shared_tile_loaded_with_ld_n", variant(KERNEL, ("load_matrix_sync(b, &Bs[w][0][0], 16)",
+                                                      "load_matrix_sync(b, &Bs[w][0][0], N)")),
+     ["another warp's tiles", "a leading dimension of 16"]),
     ("no_store", variant(KERNEL, ("    wmma::store_matrix_sync(C + tile_row * 16 * N + tile_col * 16, c, N, wmma::mem_row_major);\n", "")),
      ["C was never written"]),
     ("next_step_stages_before_the_warp_has_read", variant(KERNEL, (
