@@ -10,7 +10,8 @@ A (8 x 32) and B (32 x 32, four rows a thread), phases 32 deep.
 The cases' K and N are not multiples of the tiles' sides, nor M but once (8, one tile); C is
 poisoned twice (NaN, then -7: a NaN stored counts as written) and guarded. A wrong C is matched with
 the mistakes' models, each the set of k a sum takes in (``_model``): 8 of every 32 (multiply-adds 8
-deep), or no partial last phase. The last case runs on the simulator, race-checked: a missing
+deep), or no partial last phase; or with those of a tile indexed wrongly (``_indexed``). The last
+case runs on the simulator, race-checked: a missing
 barrier is found whatever order the threads ran in, and Bs rows that no thread loaded show as NaN
 (the simulator fills shared memory with NaN; a GPU leaves whatever was there)."""
 
@@ -73,6 +74,33 @@ def _model(a, b, ks):
     return (a.astype(np.float64) * ks) @ b
 
 
+def _indexed(a, b):
+    """(C, problem, hint) of the kernels that index a tile wrongly: B's rows taken K apart, A's
+    tile read from column phase + tx, Bs read as Bs[tx][k] (None where such a kernel reads past
+    B)."""
+    (m, k), n = a.shape, b.shape[1]
+    phases, tiles = -(-k // 32), -(-n // 32)
+    rows_k = np.arange(k)[:, None] * k + np.arange(n)[None, :]
+    yield (a @ b.ravel()[rows_k] if rows_k.max() < b.size else None,
+           "B's rows were taken K elements apart (B[b_row * K + col]): a row of B holds N",
+           "Bs[r][tx] = B[b_row * N + col]")
+    shifted = np.zeros((m, n))
+    for p in range(phases):
+        cols = p + np.arange(32)
+        a_part = np.where(cols < k, a[:, np.minimum(cols, k - 1)], 0.0)
+        b_rows = p * 32 + np.arange(32)
+        shifted += a_part @ np.where((b_rows < k)[:, None], b[np.minimum(b_rows, k - 1)], 0.0)
+    yield (shifted, "A's tile starts at column phase, not phase * TILE_K: the phases' tiles of A "
+           "overlap", "a_col = phase * TILE_K + tx")
+    a_pad, b_pad = np.zeros((m, 32 * phases)), np.zeros((32 * phases, 32 * tiles))
+    a_pad[:, :k], b_pad[:k, :n] = a, b
+    crossed = np.hstack([sum(a_pad[:, 32 * p:32 * p + 32] @ b_pad[32 * p:32 * p + 32,
+                                                                  32 * t:32 * t + 32].T
+                             for p in range(phases)) for t in range(tiles)])[:, :n]
+    yield (crossed, "the products read Bs[tx][k], Bs across: Bs holds a phase's rows of B, k "
+           "down and the thread's column across", "sum += As[ty][k] * Bs[k][tx]")
+
+
 def _mistakes(case, run):
     """The mistakes one launch shows, the most telling first."""
     kernels, (a, b), got, k = run.kernel, run.model, run.out.got, case[1]
@@ -91,6 +119,9 @@ def _mistakes(case, run):
              "the K % 32 products past the last whole tile", "phases = (K + TILE_K - 1) / "
              "TILE_K, rounded up, the elements past K loaded as 0")):
         if k > 8 and np.allclose(got, _model(a, b, used), rtol=1e-4, atol=1e-4):
+            yield problem, hint
+    for model, problem, hint in _indexed(a, b):
+        if model is not None and np.allclose(got, model, rtol=1e-4, atol=1e-4):
             yield problem, hint
     r, c = np.argwhere(~close)[0]
     yield (f"{int((~close).sum())} of the {close.size} elements of C are wrong (the first "
