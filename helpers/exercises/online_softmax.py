@@ -96,6 +96,17 @@ def _mistakes(case, run):
         yield ("row_sum is NaN in rows shorter than 17 columns: lanes with no column "
                "(m = -INFINITY) were merged with exp(-INFINITY - -INFINITY)",
                "a sum whose max is -INFINITY counts 0 in the merge, whatever the exp says")
+    if np.isnan(sums).all() and case[1] >= 32:
+        yield ("row_sum is NaN in every row, though every lane has columns: a rescale's exp went "
+               "the wrong way (exp(m_new - m) is infinite while m is still -INFINITY, and 0 times "
+               "infinity is NaN)", "rescale by the old max minus the new, at most 0: "
+               "l = l * exp(m - m_new) + exp(v - m_new)")
+    xs = x.astype(np.float64)
+    overlapped = (np.exp(xs - want_m[:, None]) * (np.minimum(np.arange(xs.shape[1]), 31) + 1)).sum(1)
+    if np.allclose(sums, overlapped, rtol=1e-3):
+        yield ("row_sum is too large: each lane walked every column from its own to the end (its "
+               "loop steps by 1), so the lanes' columns overlap", "step by the warp's width: "
+               "for (int c = lane; c < cols; c += 32)")
     if any(np.allclose(sums, pairs(x, loop=False, merge=merge)[1], rtol=1e-3)
            for merge in (True, False)):
         yield ("row_sum is too large in the rows whose max is not first: the running sum was not "
