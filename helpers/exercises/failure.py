@@ -96,6 +96,9 @@ def describe(error) -> str:
         who = f"thread {_xyz(err.thread)}" if err.thread else "one of its threads"
         access = {True: "a write", False: "a read"}.get(err.is_write, "an access")
         return f"block {_xyz(err.block)}, {who}: {access}, {err.relative}"
+    if kind == "warp mask" and getattr(err, "rule", None) in MASK_RULES and err.line:
+        return (f"{who} {MASK_RULES[err.rule][0].format(mask=err.mask or 0, lane=err.lane)} at "
+                f"{os.path.basename(err.line)}")
     if kind in DESCRIPTIONS and err.line:
         index = f" (index {err.element})" if kind == "array bounds" and err.element is not None \
             else ""
@@ -111,6 +114,20 @@ DESCRIPTIONS = {
 }
 """What a thread did, for the kinds of error whose facts are the thread and the line."""
 
+MASK_RULES = {  # a warp mask error's rule (its field): (what the thread did, the hint)
+    "leaves out the caller": (
+        "called a warp function whose mask, 0x{mask:08x}, leaves out its own lane {lane}",
+        "every lane that calls a warp function must be in its mask, and every lane the mask "
+        "names must call it there too: 0xffffffff names all 32"),
+    "names an exited lane": (
+        "called a warp function whose mask, 0x{mask:08x}, names lane {lane}, which had returned",
+        "a lane that has returned can take part in no warp function: keep every lane the mask "
+        "names until the call (let a lane with nothing to add bring 0), or leave it out of the "
+        "mask"),
+    "lanes never arrive": (
+        "called a warp function whose mask names lanes that never call it there", None),
+}
+
 
 def hint(failure: Failure, guard_hint: str = "") -> str:
     """The hint for ``failure``'s kind, from its fields."""
@@ -121,6 +138,9 @@ def hint(failure: Failure, guard_hint: str = "") -> str:
         return ("an array declared with a fixed size (a __shared__ array, say) is indexed past "
                 "its end: declare it as large as the largest index that reaches it (count the "
                 "elements the biggest block needs), or keep the index below the size")
+    if kind == "warp mask" and (MASK_RULES.get(getattr(failure.error, "rule", None)) or
+                                (0, None))[1]:
+        return MASK_RULES[failure.error.rule][1]
     if kind == "warp mask":
         return ("a warp function's mask (0xffffffff names all 32 lanes) must name only lanes "
                 "that call it there together, and lanes that took the other way at an if, or "

@@ -238,6 +238,17 @@ class ShiftError(LaunchError):
         self.operator, self.gpu = operator, gpu
 
 
+class WarpMaskError(LaunchError):
+    """A warp function called against its mask's rules (kind "warp mask"): ``rule`` ("leaves out
+    the caller": the calling lane is not in the mask; "names an exited lane"; or "lanes never
+    arrive": lanes the mask names never call it there), ``mask`` and ``lane`` (the lane the rule
+    is about: the caller, or the exited one; None for the third)."""
+
+    def __init__(self, msg, *, rule, mask, lane, **facts):
+        super().__init__(msg, kind="warp mask", **facts)
+        self.rule, self.mask, self.lane = rule, mask, lane
+
+
 class TimeLimitError(LaunchError):
     """A launch stopped at the simulator's time limit (settings.time_limit): ``seconds``."""
 

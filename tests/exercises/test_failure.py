@@ -4,7 +4,7 @@ of a declared array's on the declaration, and the exercise's own hint comes firs
 one. The errors are made here with their facts, as the simulator raises them."""
 
 from helpers.exercises.failure import GUARD_HINT, Failure, describe, hint, mistake
-from helpers.sim.errors import Access, LaunchError, OutOfBoundsError, RaceError
+from helpers.sim.errors import Access, LaunchError, OutOfBoundsError, RaceError, WarpMaskError
 
 
 def race(first, second, *, space="shared", hazard="read-after-write", array="s", element=3,
@@ -63,6 +63,14 @@ def test_other_kinds_get_their_own_hints():
 
     assert "declared with a fixed size" in hint(launch_error("array bounds"))
     assert "outside the if" in hint(launch_error("warp mask"))
+    caller = Failure(WarpMaskError("X", rule="leaves out the caller", mask=0xFFFF, lane=16,
+                                   line="k.cu:7", thread=(16, 0, 0), block=B0))
+    assert describe(caller.error) == ("thread (16, 0, 0) of block (0, 0, 0) called a warp function "
+                                      "whose mask, 0x0000ffff, leaves out its own lane 16 at k.cu:7")
+    assert "must be in its mask" in hint(caller)
+    exited = Failure(WarpMaskError("X", rule="names an exited lane", mask=0xFFFFFFFF, lane=5,
+                                   line="k.cu:7"))
+    assert "names lane 5, which had returned" in describe(exited.error)
     assert "same __syncthreads()" in hint(launch_error("divergent barrier"))
     assert "never becomes false" in hint(launch_error("time limit"))
     outside = Failure(OutOfBoundsError("X", kind="out of bounds", allocation=(0, 40), offset=44))

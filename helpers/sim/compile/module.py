@@ -29,7 +29,9 @@ class ErrorReport(ctypes.Structure):
                 ("file2", ctypes.c_char_p), ("line2", ctypes.c_int64), ("text", ctypes.c_char * 256),
                 ("operands", ctypes.c_uint64 * 2), ("types", ctypes.c_void_p * 2),
                 ("gpu", ctypes.c_uint64), ("cpu", ctypes.c_uint64), ("column", ctypes.c_int64),
-                ("in_dynamic_shared", ctypes.c_int32), ("dynamic_shared_offset", ctypes.c_int64)]
+                ("in_dynamic_shared", ctypes.c_int32), ("dynamic_shared_offset", ctypes.c_int64),
+                ("warp_rule", ctypes.c_int32), ("warp_mask", ctypes.c_uint32),
+                ("warp_lane", ctypes.c_int32)]
 
     def failed_thread(self):
         """(x, y, z) of the thread that failed; None where the runtime could not tell which (its

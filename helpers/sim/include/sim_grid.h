@@ -245,6 +245,9 @@ inline void prepare_frames(Worker *w, int index) {
         w->err.file2 = w->fibers[blocked].site.file;
         w->err.line2 = w->fibers[blocked].site.line;
     }
+    if (warped >= 0)
+        w->err.warp_rule = kLanesNeverArrive, w->err.warp_mask = w->fibers[warped].mask,
+        w->err.warp_lane = -1;
     fail_at(w, warped >= 0 ? WARP : BARRIER, w->fibers[culprit].site,
             warped >= 0 ? "lanes wait in a warp function for lanes that never arrive"
                         : "threads wait at a barrier that the others never reach");

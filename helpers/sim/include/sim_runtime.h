@@ -105,7 +105,15 @@ struct Error {
     // Python says which side from these (run/report.py), not from any text.
     int32_t in_dynamic_shared;
     int64_t dynamic_shared_offset;
+    // WARP: which rule the warp function broke (WarpRule), its mask, and the lane the rule is
+    // about (the calling lane, or the exited one; -1 for none). run/report.py reads them.
+    int32_t warp_rule;
+    uint32_t warp_mask;
+    int32_t warp_lane;
 };
+
+// Error::warp_rule
+enum WarpRule : int32_t { kMaskLeavesOutCaller = 1, kMaskNamesExitedLane = 2, kLanesNeverArrive = 3 };
 
 // Error::thread where the runtime could not tell which thread of the block failed (sim_grid.h:
 // name_the_thread); run/report.py reads it.
@@ -455,9 +463,14 @@ SIM_UNTRACED inline uint64_t warp_meet(Site site, unsigned mask, int op, int src
     int me = w->current, warp = me / 32, lane = me % 32;
     Fiber *lanes = w->fibers + warp * 32;
     unsigned group = mask & lanes_in_warp(w, warp);
-    if (!(group >> lane & 1)) fail_at(w, WARP, site, "the mask does not name the calling lane");
+    w->err.warp_mask = mask;
+    if (!(group >> lane & 1)) {
+        w->err.warp_rule = kMaskLeavesOutCaller, w->err.warp_lane = lane;
+        fail_at(w, WARP, site, "the mask does not name the calling lane");
+    }
     for (int l = 0; l < 32; l++)
         if ((group >> l & 1) && lanes[l].state == F_DONE) {
+            w->err.warp_rule = kMaskNamesExitedLane, w->err.warp_lane = l;
             char text[160];
             snprintf(text, sizeof text,
                      "the mask 0x%08x names lane %d, which has already exited the kernel", mask, l);

@@ -7,7 +7,7 @@ signal stopped, from the instruction's address (Module.source_line), as compute-
 memcheck names the line of a bad access."""
 
 from ..machine import memory
-from ..errors import LaunchError, OutOfBoundsError
+from ..errors import LaunchError, OutOfBoundsError, WarpMaskError
 from .ubsan import as_signed, type_of
 
 STATUS_TEXT = {
@@ -32,6 +32,10 @@ KIND = {"FAULT": "out of bounds", "OVERRUN": "out of bounds", "ASSERT": "assert"
         "RESOURCES": "resources", "MATRIX": "warp matrix"}
 
 
+WARP_RULES = {1: "leaves out the caller", 2: "names an exited lane", 3: "lanes never arrive"}
+"""sim::WarpRule (include/sim_runtime.h) -> WarpMaskError.rule"""
+
+
 def error(module, name, status, err):
     """The LaunchError for a launch of kernel ``name`` of ``module`` that ended with ``status``
     (a status name of module.py) and the runtime's ErrorReport ``err``: an OutOfBoundsError for
@@ -45,6 +49,10 @@ def error(module, name, status, err):
     if status == "BOUNDS":
         facts["element"] = bounds_index(err)[0]
     text = f"cuLaunchKernel failed: {message(name, status, err, site)}"
+    if status == "WARP" and err.warp_rule in WARP_RULES:
+        facts.pop("kind")
+        return WarpMaskError(text, rule=WARP_RULES[err.warp_rule], mask=err.warp_mask,
+                             lane=err.warp_lane if err.warp_lane >= 0 else None, **facts)
     if status not in ("FAULT", "OVERRUN"):
         return LaunchError(text, **facts)
     is_write = {1: True, 0: False}.get(err.is_write)

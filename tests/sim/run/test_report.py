@@ -52,6 +52,9 @@ __global__ void deep(float *out, int k) {
     for (int i = 0; i < 200000; i++) big[i] = i * k;
     out[0] = big[k];
 }
+__global__ void half_mask(int *out) {
+    out[threadIdx.x] = __shfl_sync(0x0000ffff, (int)threadIdx.x, 0);
+}
 """
 
 
@@ -192,6 +195,15 @@ def test_a_mask_naming_an_exited_lane_raises(mod):
                        block=(32, 1, 1))
     assert (err.kind, err.line) == ("warp mask", "faults.cu:25")
     assert "lane 5" in str(err) and "exited" in str(err)
+    assert (err.rule, err.mask, err.lane) == ("names an exited lane", 0xFFFFFFFF, 5)
+
+
+def test_a_mask_that_leaves_out_the_calling_lane_raises_naming_that_lane(mod):
+    err = launch_error(mod.get_function("half_mask"), gpuarray.zeros(32, np.int32),
+                       block=(32, 1, 1))
+    assert (err.kind, err.rule, err.mask, err.lane) == ("warp mask", "leaves out the caller",
+                                                        0x0000FFFF, 16)
+    assert err.thread == (16, 0, 0) and "does not name the calling lane" in str(err)
 
 
 def test_assert_reports_the_condition(mod):
