@@ -55,6 +55,25 @@ def _launch(case):
                   block=(block, 1, 1), grid=(-(-rows // (block // 32)), 1), model=x)
 
 
+def _diagonal_left_out(x):
+    """What a kernel whose rows see the columns before their own only (last = row - 1) gives."""
+    rows, cols = x.shape
+    seen = np.arange(cols)[None, :] < np.arange(rows)[:, None]
+    shift = np.where(seen, x.astype(np.float64), -np.inf).max(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore"):
+        e = np.where(seen, np.exp(x.astype(np.float64) - np.where(np.isinf(shift), 0, shift)), 0)
+        return np.where(seen, e / np.maximum(e.sum(axis=1, keepdims=True), 1e-300), 0)
+
+
+def _summed_over_every_column(x):
+    """What a sum over every column (the masked ones too) gives, the max right."""
+    seen = np.where(visible(*x.shape), x.astype(np.float64), -np.inf)
+    shift = seen.max(axis=1, keepdims=True)
+    with np.errstate(over="ignore"):
+        every = np.exp(x.astype(np.float64) - shift).sum(axis=1, keepdims=True)
+    return np.where(visible(*x.shape), np.exp(x.astype(np.float64) - shift), 0) / every
+
+
 def _lanes_own_max(x):
     """What each lane subtracting only its own visible columns' max gives."""
     seen = np.where(visible(*x.shape), x.astype(np.float64), -np.inf)
@@ -76,6 +95,10 @@ def _mistakes(case, run):
         return
     bad = set(np.flatnonzero(~np.isfinite(np.where(run.out.unwritten, 0, got)).all(axis=1)))
     odd_masked = set(range(1, min(x.shape[0], x.shape[1] - 1), 2))   # odd rows that mask some
+    if 0 in bad and not bad & odd_masked:
+        yield ("row 0, which sees column 0 alone, came out NaN or inf: a loop over its visible "
+               "columns met none of them (it stops before last, or last is one short)",
+               "last = min(row, cols - 1), and the max's and the sum's loops run while c <= last")
     if bad and bad <= set(range(0, x.shape[0], 2)):
         yield ("NaN or inf in the rows whose scores are about 100, right in the small ones: "
                "exp(x) overflowed a float, the max was not subtracted",
@@ -97,6 +120,13 @@ def _mistakes(case, run):
     if right[:x.shape[1] - 1].all():  # only rows r >= cols - 1 are wrong
         yield ("only the rows that see every column (row >= cols - 1) are wrong: their last "
                "column is not cols - 1", "last = min(row, cols - 1): a row has only cols columns")
+    if np.allclose(got, _diagonal_left_out(x), rtol=4e-3, atol=1e-4):
+        yield ("each row left out its own column: y[r][r] is 0, and row 0 is all 0 (last is one "
+               "short)", "a row sees columns 0 to row, its own included: last = min(row, cols - 1)")
+    if np.allclose(got, _summed_over_every_column(x), rtol=4e-3, atol=1e-4):
+        yield ("the rows add up to less than 1: the sum took in the masked columns too (c < "
+               "cols), whose exp(x - m) the output leaves out",
+               "the sum's loop, as the max's, runs over the visible columns only: c <= last")
     if not np.allclose(got.sum(axis=1), 1, rtol=1e-2):
         yield ("the rows do not add up to 1: the sum of exp(x - m) is not the whole row's",
                "each lane adds its columns' exp(x - m), then sum = warp_sum(sum) for all 32")

@@ -54,7 +54,10 @@ def planted_bug(kernels):
     if tall.error is None:
         return None
     wide = observe(kernels, _launch((*WIDE, 32), slack=0), key="wide")
-    if wide.error is None and getattr(tall.error, "kind", None) == "out of bounds":
+    err = tall.error
+    culprit = err.block[0] * 32 + err.thread[0] if getattr(err, "thread", None) and \
+        getattr(err, "block", None) else 0  # the column of the thread that read past m
+    if wide.error is None and getattr(err, "kind", None) == "out of bounds" and culprit < TALL[1]:
         return not_yet(
             f"the planted bug is still there: on a {TALL[0]} x {TALL[1]} matrix the bounds checks "
             f"stop the kernel: {describe(tall.error)}",
@@ -97,9 +100,18 @@ def _mistakes(case, run):
             (m.sum(axis=0) / cols, "each mean is its column's sum divided by cols",
              "a column has rows elements: divide by rows"),
             (m[:-1].sum(axis=0) / rows, "the last row of m is left out of every mean",
-             "the rows are 0 to rows - 1: loop while r < rows")):
+             "the rows are 0 to rows - 1: loop while r < rows"),
+            (m.sum(axis=0), "each mean is its column's sum: it was not divided by rows",
+             "the mean is the sum divided by the number of rows: means[col] = sum / rows"),
+            (m[-1] / rows, "each mean is the column's last element divided by rows: the loop "
+             "replaced the sum (sum = ...) where it should add to it",
+             "sum += m[r * cols + col]")):
         if rows > 1 and np.allclose(got, wrong, rtol=1e-4, atol=1e-5):
             yield problem, hint
+    if not got.any():
+        yield ("every mean is 0: the sum is kept in an int, which cuts every float added to a "
+               "whole number (these are below 1), or divided by an integer division (1 / rows "
+               "is 0)", "keep the sum in a float, float sum = 0.0f, and divide it by rows: sum / rows")
     c = int(np.argmax(~np.isclose(got, want, rtol=1e-4, atol=1e-5)))
     yield (f"means[{c}] = {got[c]:.6g}, NumPy's is {want[c]:.6g}",
            "printf, from thread 0, the index the kernel reads at each step, and compare it "

@@ -15,6 +15,7 @@ from helpers.exercises import causal_softmax as checker
 KERNEL = solution("causal_softmax.cu")
 MAX = ("    float m = -INFINITY;\n    for (int c = lane; c <= last; c += 32)\n"
        "        m = fmaxf(m, __half2float(in[c]));\n    m = warp_max(m);\n")
+SUM = "    for (int c = lane; c <= last; c += 32)\n        sum += __expf("
 WRITE_LOOP = ("    for (int c = lane; c < cols; c += 32)\n"
               "        y[(size_t)row * cols + c]")
 
@@ -41,6 +42,14 @@ WRONG = [
      ["NaN or inf in the rows whose scores are about 100", "m = the max of columns 0 to last"]),
     ("max_over_the_masked_columns_too", variant(KERNEL, (MAX, MAX.replace("c <= last", "c < cols"))),
      ["the max was taken over the masked columns too", "c <= last"]),
+    ("sum_stops_before_last", variant(KERNEL, (SUM, SUM.replace("c <= last", "c < last"))),
+     ["row 0, which sees column 0 alone, came out NaN or inf", "while c <= last"]),
+    ("max_stops_before_last", variant(KERNEL, (MAX, MAX.replace("c <= last", "c < last"))),
+     ["row 0, which sees column 0 alone, came out NaN or inf", "while c <= last"]),
+    ("diagonal_left_out", variant(KERNEL, ("int last = min(row, cols - 1);", "int last = min(row, cols) - 1;")),
+     ["each row left out its own column", "last = min(row, cols - 1)"]),
+    ("sum_over_every_column", variant(KERNEL, (SUM, SUM.replace("c <= last", "c < cols"))),
+     ["the sum took in the masked columns too", "c <= last"]),
     ("masked_columns_not_zeroed", variant(KERNEL, ("c <= last ? __expf", "c < cols ? __expf")),
      ["the masked columns (past the row's own, c > row) are not 0", "y = 0 where c > last"]),
 ]

@@ -22,6 +22,8 @@ WRONG = {
                           "only the first 64 pixels of each row were drawn"),
     "steps_of_two_blocks": ([("x += blockDim.x", "x += 2 * blockDim.x")],
                             "4575 of 12383 pixels were never drawn"),
+    "stores_at_the_thread": ([("iters[y * width + x] = n;", "iters[y * width + threadIdx.x] = n;")],
+                             "only the first 64 pixels of each row were drawn, each holding the last"),
     "one_past_the_row": ([("x < width;", "x <= width;")], "iters was written past its end"),
     "stores_into_the_next": ([("iters[y * width + x] = n;", "iters[y * width + x + 1] = n;")],
                              "iters[0] was never written and the pixel just past the end"),
