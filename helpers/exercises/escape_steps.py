@@ -29,10 +29,10 @@ STEP_HINT = ("one step: re = z_re*z_re - z_im*z_im + c_re[i]; z_im = 2*z_re*z_im
              "z_re = re; k++")
 
 
-def counts(c_re, c_im, max_iter, start_at_c=False, new_re_in_im=False, strict=False):
+def counts(c_re, c_im, max_iter, start_at_c=False, new_re_in_im=False, strict=False, bound=4):
     """The escape counts, in float32 in the kernel's order, of every point; with one of the
     loop's usual mistakes when asked (z starting at c, the new z_re used for z_im, a loop that
-    stops at |z|^2 = 4)."""
+    stops at |z|^2 = 4, or another ``bound`` for |z|^2)."""
     f32 = np.float32
     zr, zi = (c_re.copy(), c_im.copy()) if start_at_c else (np.zeros_like(c_re),) * 2
     k = np.zeros(c_re.size, np.int32)
@@ -40,7 +40,7 @@ def counts(c_re, c_im, max_iter, start_at_c=False, new_re_in_im=False, strict=Fa
     with np.errstate(over="ignore", invalid="ignore"):
         for _ in range(max_iter):
             size = zr * zr + zi * zi
-            going &= (size < f32(4)) if strict else (size <= f32(4))
+            going &= (size < f32(bound)) if strict else (size <= f32(bound))
             re = zr * zr - zi * zi + c_re
             zi = np.where(going, f32(2) * (re if new_re_in_im else zr) * zi + c_im, zi)
             zr = np.where(going, re, zr)
@@ -97,6 +97,9 @@ def _mistakes(case, run):
         (counts(c_re, c_im, max_iter, start_at_c=True), "z starts at c instead of 0",
          "z_re = z_im = 0.0f before the loop"),
         (counts(c_im, c_re, max_iter), "c_re and c_im are swapped", STEP_HINT),
+        (counts(c_re, c_im, max_iter, bound=2), "the points escape too early: the loop stops "
+         "once |z|^2 passes 2, where |z| passing 2 is the rule", "|z| <= 2 is |z|^2 <= 4: loop "
+         "while z_re * z_re + z_im * z_im <= 4.0f"),
         (np.where(inside, max_iter + 1, want), "points that never escape count max_iter + 1",
          "loop while k < max_iter, not <="),
         (counts(c_re, c_im, max_iter - 1) + 1, "every count is one too many: k starts at 1",

@@ -42,10 +42,13 @@ def _tile(memory, start, ld, row_major):
     return memory[start + (r * ld + c if row_major else c * ld + r)]
 
 
-def _product(model, case, lda=None, ldb=None, b_by_rows=False, b_start=None, reset=False):
-    """C as a kernel computes it that loads A's tiles with leading dimension ``lda`` and B's
-    from ``b_start(k, tile_col)`` with ``ldb`` (by rows where ``b_by_rows``); the accumulator set
-    to 0 at every step where ``reset``. The defaults are the right kernel's."""
+def _product(model, case, lda=None, ldb=None, b_by_rows=False, b_start=None, reset=False,
+             a_by_cols=False, store_by_cols=False, k_end=None):
+    """C as a kernel computes it that loads A's tiles with leading dimension ``lda`` (by columns
+    where ``a_by_cols``) and B's from ``b_start(k, tile_col)`` with ``ldb`` (by rows where
+    ``b_by_rows``), its loop over K running while k < ``k_end``; the accumulator set to 0 at
+    every step where ``reset``; each tile of C stored transposed where ``store_by_cols``. The
+    defaults are the right kernel's."""
     m, k, n = case
     lda, ldb = lda or k, ldb or k
     b_start = b_start or (lambda kk, tc: tc * 16 * k + kk)
@@ -53,10 +56,11 @@ def _product(model, case, lda=None, ldb=None, b_by_rows=False, b_start=None, res
     for tr in range(m // 16):
         for tc in range(n // 16):
             acc = np.zeros((16, 16))
-            for kk in range(0, k, 16):
-                acc = (0 if reset else acc) + _tile(model[0], tr * 16 * k + kk, lda, True) @ \
+            for kk in range(0, k if k_end is None else k_end, 16):
+                acc = (0 if reset else acc) + _tile(model[0], tr * 16 * k + kk, lda,
+                                                    not a_by_cols) @ \
                     _tile(model[1], b_start(kk, tc), ldb, b_by_rows)
-            c[tr * 16:tr * 16 + 16, tc * 16:tc * 16 + 16] = acc
+            c[tr * 16:tr * 16 + 16, tc * 16:tc * 16 + 16] = acc.T if store_by_cols else acc
     return c
 
 
@@ -77,6 +81,13 @@ LOOKALIKES = [
      "column of B holds K elements", LD),
     (lambda m, k, n: dict(ldb=n), "B's fragments were loaded with leading dimension N, but B is "
      "stored by columns, and a column holds K elements", LD),
+    (lambda m, k, n: dict(a_by_cols=True), "A's fragment was declared col_major, but A is stored "
+     "row after row", "declare a with wmma::row_major"),
+    (lambda m, k, n: dict(store_by_cols=True), "C's tiles were stored column after column "
+     "(mem_col_major): each 16 x 16 tile of C is transposed",
+     "store with store_matrix_sync(..., c, N, wmma::mem_row_major)"),
+    (lambda m, k, n: dict(k_end=k // 16), "the loop over K stopped at K / 16: only the first "
+     "steps of 16 were added", "k steps by 16 while k < K: for (int k = 0; k < K; k += 16)"),
     (lambda m, k, n: dict(reset=True), "only the last step of 16 along K was kept: the accumulator is "
      "set to 0 inside the loop", "call fill_fragment(c, 0.0f) once, before the loop over k"),
 ]
@@ -102,8 +113,11 @@ def _mistakes(case, run):
                              for arguments, problem, hint in LOOKALIKES), _close)
     r, c = np.unravel_index(np.argmax(np.abs(got - want)), got.shape)
     yield (f"C is not A B (C[{r}][{c}] = {got[r, c]:.4g}, expected {want[r, c]:.4g})",
-           "A's tile (tile_row, k / 16) starts at A + tile_row * 16 * K + k, B's (k / 16, tile_col) "
-           "at B + tile_col * 16 * K + k; " + LD)
+           "check each part in turn: the warp's tile (tile_row = warp / (N / 16), tile_col = "
+           "warp % (N / 16)); the accumulator set to 0 once, before the loop over k (k < K, "
+           "steps of 16); A's tile (tile_row, k / 16) at A + tile_row * 16 * K + k, row_major, "
+           "B's (k / 16, tile_col) at B + tile_col * 16 * K + k, col_major, both with leading "
+           "dimension K; C stored with mem_row_major")
 
 
 EXERCISE = KernelExercise(

@@ -16,6 +16,7 @@ STEP = ("        float re = z_re * z_re - z_im * z_im + c_re[i];\n"
 
 # name: (the replacements in the solution, how the verdict's problem starts)
 WRONG = {
+    "bound_of_2": ([("z_im * z_im <= 4.0f", "z_im * z_im <= 2.0f")], "the points escape too early"),
     "no_loop": ([("    while (k < max_iter && z_re * z_re + z_im * z_im <= 4.0f) {\n" + STEP
                   + "        k++;\n    }\n", "")], "every count is 0"),
     "new_re_in_im": ([(STEP, "        z_re = z_re * z_re - z_im * z_im + c_re[i];\n"

@@ -34,6 +34,12 @@ RIGHT = {
         ("wmma::mem_row_major", "wmma::mem_col_major")),
 }
 WRONG = [
+    ("a_col_major", variant(KERNEL, ("half, wmma::row_major> a;", "half, wmma::col_major> a;")),
+     ["A's fragment was declared col_major", "wmma::row_major"]),
+    ("c_stored_by_columns", variant(KERNEL, ("wmma::mem_row_major", "wmma::mem_col_major")),
+     ["stored column after column", "mem_row_major"]),
+    ("k_below_k_over_16", variant(KERNEL, ("k < K; k += 16", "k < K / 16; k += 16")),
+     ["stopped at K / 16", "k < K"]),
     ("section_3_kernel", variant(KERNEL, (B_COL, "half, wmma::row_major> b;"),
                                  (LOAD_B, "wmma::load_matrix_sync(b, B + k * N + tile_col * 16, N);")),
      ["B was read as if it were stored row after row", "col_major"]),
