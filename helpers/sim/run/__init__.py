@@ -3,6 +3,8 @@
 - `arguments`: kernel arguments (pointers, In/Out/InOut, scalars) read into one launch record
 - `launch`: launch limits, the launch itself and the search for an overrun's thread
   (`Function`, pycuda.driver.Function); `prepared`: prepared calls
-- `report`: what a failed launch says, as a LaunchError with the facts
+- `report`: what a failed launch says, as a LaunchError with the facts; `operators`: a launch
+  stopped at a conversion or a shift a GPU computes otherwise; `ubsan`: what GCC's checks hand
+  the runtime (type descriptors, values)
 - `printed`: kernel printf in the Jupyter cell that launched it
 """
