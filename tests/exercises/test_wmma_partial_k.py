@@ -61,6 +61,11 @@ WRONG = [
 ]
 
 
+# The simulator only: on a GPU this read past the shared tiles was an illegal address (the H200,
+# 2026-12-04), which leaves the CUDA context unusable for every test after it in the process.
+SIMULATOR_ONLY = {"shared_tile_loaded_with_ld_n"}
+
+
 @pytest.fixture(scope="module")
 def kernels():
     sources = {"solution": KERNEL, **RIGHT, **{name: source for name, source, _ in WRONG}}
@@ -82,6 +87,10 @@ def test_the_stub_as_shipped_is_not_yet(capsys):
 
 @pytest.mark.parametrize("name, source, expected", WRONG, ids=[w[0] for w in WRONG])
 def test_known_mistake_fails_with_its_hint(name, source, expected, kernels, capsys):
+    from helpers.backend import BACKEND
+
+    if name in SIMULATOR_ONLY and BACKEND != "simulator":
+        pytest.skip("an index past a shared array may end the GPU's context")
     verdict = checker.check_wmma_partial_k_kernel(*kernels[name])
     out = capsys.readouterr().out
     assert_mistake_named(verdict, out, name, expected)
