@@ -17,10 +17,10 @@ and to the parameter, loop counters, a parameter that threads change, branches a
 ``continue``, early returns, shared memory read after a barrier, float arithmetic that g++ may
 fuse, a ``__device__`` function that reads the thread's indices, and now and then a barrier only
 some threads reach or a write to an address nothing maps. Every value is unsigned or float, so that
-no result is undefined in C++, and a float's bits are read with ``float_bits``, which gives a NaN
-the bits a GPU gives it (x86 gives others; the simulator does not promise a NaN's bits). The tool
-prints how many kernels ran as loops (a kernel left to the fibers compares nothing) and exits with
-status 1 at the first disagreement, printing the kernel and both results. ``tests/tools/test_fuzz_loops.py`` runs a few seeds each way.
+no result is undefined in C++; a float's bits are read with ``float_bits``, a NaN given a GPU's
+bits (the simulator does not promise a NaN's). It prints how many kernels ran as loops (one left
+to the fibers compares nothing) and exits with status 1 at the first disagreement, printing the
+kernel and both results. ``tests/tools/test_fuzz_loops.py`` runs a few seeds each way.
 """
 
 from __future__ import annotations
@@ -66,8 +66,7 @@ class Text:
     barriers: bool = True                        # False: a kernel without any
     calls: bool = True                           # whether the module defines mix()
     loops_allowed: bool = True                   # False: no loop (the vectorised plain loop)
-    hazard: bool = False      # whether it has one of the two errors (a write to an address
-                              # nothing maps, a barrier some threads miss), undefined on a GPU
+    hazard: bool = False                         # one of the two errors made (a GPU: undefined)
 
     def visible(self, kind):
         seen = {}
