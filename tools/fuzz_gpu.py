@@ -15,9 +15,10 @@ in (two threads of a block writing one shared element between two barriers, or o
 another writes) depends on the order a GPU's warps ran in, and is left out. ``--store`` runs the
 modules of SEEDS (kernels with barriers) and PLAIN_SEEDS (without), the seeds
 tests/tools/test_fuzz_loops.py runs (so that CI compiles no module of its own for them), on the
-GPU, each kernel on fuzz_loops' block shapes, and writes every launch's output words with the device and a digest of
-each module's text into bench/data/h200_fuzz_outputs.npz. The default mode runs the same
-launches on the simulator and compares every word (tests/tools/test_fuzz_gpu.py does it in CI).
+GPU, each kernel on fuzz_loops' block shapes, and writes every launch's output words, with the
+device and a digest of each module's text, into bench/data/h200_fuzz_outputs.npz. The default
+mode runs the same launches on the simulator and compares every word (tests/tools/test_fuzz_gpu.py
+does it in CI).
 ``--live`` runs other seeds on the GPU and on the simulator at once, storing nothing. Each
 exits with status 1 at a disagreement, printing the kernel and both words.
 """
