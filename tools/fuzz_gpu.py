@@ -1,5 +1,5 @@
 """Random kernels on a GPU and on the simulator, compared word for word: the kernels of
-tools/fuzz_loops.py (barriers in loops and branches, shared memory, unsigned and float
+tools/random_kernels.py (barriers in loops and branches, shared memory, unsigned and float
 arithmetic with fused multiply-adds, a __device__ function, early returns, break and continue),
 less the kernels with one of the two errors it makes to test the simulator's messages (a write
 to an address nothing maps, a barrier only some threads reach), whose outcome on a GPU is
@@ -15,7 +15,7 @@ in (two threads of a block writing one shared element between two barriers, or o
 another writes) depends on the order a GPU's warps ran in, and is left out. ``--store`` runs the
 modules of SEEDS (kernels with barriers) and PLAIN_SEEDS (without), the seeds
 tests/tools/test_fuzz_loops.py runs (so that CI compiles no module of its own for them), on the
-GPU, each kernel on fuzz_loops' block shapes, and writes every launch's output words, with the
+GPU, each kernel on random_kernels' block shapes, and writes every launch's output words, with the
 device and a digest of each module's text, into bench/data/h200_fuzz_outputs.npz. The default
 mode runs the same launches on the simulator and compares every word (tests/tools/test_fuzz_gpu.py
 does it in CI).
@@ -38,13 +38,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
 
-import fuzz_loops  # noqa: E402
-from fuzz_loops import GRID, N_IN, SHAPES, SLOTS  # noqa: E402
+from random_kernels import (INPUTS, SHAPES, first_difference, kernel_text, launch,  # noqa: E402
+                            module_source)
 
 DATA = ROOT / "bench" / "data" / "h200_fuzz_outputs.npz"
 STORE_COMMAND = "CUDA_COURSE_BACKEND=pycuda python tools/fuzz_gpu.py --store"
 SEEDS, PLAIN_SEEDS, KERNELS = range(6), range(4), 12
-INPUTS = np.random.default_rng(7).integers(0, 1 << 20, N_IN, dtype=np.uint32)
 
 
 def modules(seeds=SEEDS, plain_seeds=PLAIN_SEEDS, kernels=KERNELS):
@@ -52,22 +51,13 @@ def modules(seeds=SEEDS, plain_seeds=PLAIN_SEEDS, kernels=KERNELS):
     barriers, then without."""
     for seed_range, plain in ((seeds, False), (plain_seeds, True)):
         for seed in seed_range:
-            names, source, hazardous = fuzz_loops.module_source(seed, kernels, plain)
+            names, source, hazardous = module_source(seed, kernels, plain)
             yield (f"{'plain' if plain else 'barriers'}-{seed}",
                    [name for name in names if name not in hazardous], source)
 
 
 def key(tag, name, shape) -> str:
     return f"{tag}.{name}.{'x'.join(map(str, shape))}"
-
-
-def launch(function, shape, gpuarray, inputs=INPUTS) -> np.ndarray:
-    """The output words of one launch of a fuzz_loops kernel on ``shape``, GRID blocks."""
-    threads = int(np.prod(shape))
-    out = gpuarray.to_gpu(np.full(GRID * threads * (SLOTS + 1), 0xDEADBEEF, np.uint32))
-    function(gpuarray.to_gpu(inputs), out, np.uint32(inputs.size), np.uint32(5), block=shape,
-             grid=(GRID, 1))
-    return out.get()
 
 
 def racy(function, shape) -> bool:
@@ -90,11 +80,9 @@ def digest(text: str) -> str:
 
 
 def disagreement(tag, name, shape, source, got, want) -> str:
-    at = int(np.flatnonzero(got != want)[0])
-    thread, slot = divmod(at, SLOTS + 1)
-    text = source[source.index(f"void {name}("):].split("\n}\n")[0] + "\n}"
-    return (f"{tag}, kernel {name}, block {shape}:\n{text}\no[{slot}] of thread {thread} (of the "
-            f"grid): the simulator {got[at]:#x}, the GPU {want[at]:#x}")
+    where, at = first_difference(got, want)
+    return (f"{tag}, kernel {name}, block {shape}:\n{kernel_text(source, name)}\n{where}: the "
+            f"simulator {got[at]:#x}, the GPU {want[at]:#x}")
 
 
 def gpu_runs(module_list):

@@ -11,6 +11,7 @@ from kernel_sources import ROOT
 
 sys.path.insert(0, str(ROOT / "tools"))
 import fuzz_gpu  # noqa: E402
+from random_kernels import kernel_text  # noqa: E402
 
 MODULES = list(fuzz_gpu.modules())
 
@@ -21,8 +22,7 @@ def test_the_stored_modules_are_those_the_loops_test_runs():
     assert (fuzz_gpu.SEEDS, fuzz_gpu.KERNELS) == (test_fuzz_loops.SEEDS, test_fuzz_loops.KERNELS)
     assert fuzz_gpu.PLAIN_SEEDS == range(4)  # test_fuzz_loops' plain seeds
     for tag, names, source in MODULES:
-        assert "(unsigned long)(n * 16u)" not in "".join(
-            source[source.index(f"void {name}("):].split("\n}\n")[0] for name in names), tag
+        assert "(unsigned long)(n * 16u)" not in "".join(kernel_text(source, n) for n in names), tag
 
 
 @pytest.fixture(scope="module")

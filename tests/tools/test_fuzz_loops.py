@@ -11,6 +11,7 @@ from kernel_sources import ROOT
 
 sys.path.insert(0, str(ROOT / "tools"))
 import fuzz_loops  # noqa: E402
+import random_kernels  # noqa: E402
 
 
 SEEDS, KERNELS = range(6), 12
@@ -35,7 +36,7 @@ def test_the_kernels_hold_what_the_rewriting_must_carry_across_a_barrier():
     inner scope, arrays, constants, pointers to variables and to a parameter, a changed
     parameter, early returns, for and while loops, break and continue, shared memory, floats, a
     __device__ function reading the indices, a write to an address nothing maps."""
-    text = "\n".join(fuzz_loops.module_source(seed, KERNELS)[1] for seed in SEEDS)
+    text = "\n".join(random_kernels.module_source(seed, KERNELS)[1] for seed in SEEDS)
     assert re.search(r"\n {8,}__syncthreads\(\);", text)
     declared = re.findall(r"unsigned (v\d+) =", text)
     assert len(declared) > len(set(declared))
