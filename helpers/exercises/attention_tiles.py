@@ -2,10 +2,10 @@
 
 ``attention_tiles(q, k, v, o, n)`` must write softmax(q k^T / sqrt(64)) v for n queries and keys,
 a block of TILE threads a tile of queries, walking over every tile of keys with the online
-softmax. The checker's model is the kernel's own walk, key by key, in float64: each usual mistake
-(the last tile skipped, the missing keys of the last tile scored, a rescale forgotten, the scale
-or the final division left out) is that walk with one thing changed, and is named when the
-output matches it. A launch on the simulator, race-checked, inputs allocated to the byte, finds a
+softmax. The checker's model is the kernel's own walk, tile by tile, in float64: each usual
+mistake (a tile skipped or overlapping, keys of zeros scored, a thread's own slot read at every
+step, k and v mixed up, a rescale forgotten or always 1, m never updated, a wrong scale, the final
+division left out) is that walk with one thing changed, and is named when the output matches it. A launch on the simulator, race-checked, inputs allocated to the byte, finds a
 missing barrier and a read past n whose value goes nowhere.
 """
 
@@ -17,6 +17,7 @@ from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch, on_simulator
 from helpers.exercises.microscope import observe, observed_launch, observed_mistakes
+from helpers.exercises.verdict import matches
 
 D, TILE = 64, 32
 CASES = [(75,), (64,), (20,), (75, "observe")]  # (n,): a partial last tile, whole ones, < 1 tile
@@ -33,21 +34,28 @@ def _where(case):
     return f"n = {n}, block = ({TILE}, 1, 1), grid = ({-(-n // TILE)}, 1)"
 
 
-def walk(q, k, v, keys=None, scale=D ** -0.5, rescale_l=True, rescale_acc=True, divide=True):
-    """The online softmax over the first ``keys`` keys (more than n: zero keys and values past n)
-    in the kernel's order, in float64; the keywords change one step each."""
+def walk(q, k, v, tiles=None, keys=lambda n, tile: min(TILE, n - tile * TILE),
+         stage=lambda tile, t: tile * TILE + t, scale=D ** -0.5, rescale_l=True, rescale_acc=True,
+         update_m=True, own_key=False, own_value=False, divide=True):
+    """The kernel's walk, tile by tile, in float64: ``tiles`` tiles, each staging key
+    ``stage(tile, t)`` in slot t (zeros past n) and scoring ``keys(n, tile)`` of them; the other
+    keywords change one step each (``own_key``: thread t scores its own slot's key at every step,
+    not slot jj's; ``update_m``: m = m_new after each key)."""
     n = q.shape[0]
-    keys = n if keys is None else keys
-    kz, vz = (np.vstack([a.astype(np.float64), np.zeros((max(0, keys - n), D))]) for a in (k, v))
-    qs = q.astype(np.float64) * scale
+    lane, qs = np.arange(n) % TILE, q.astype(np.float64) * scale
     m, total, acc = np.full(n, -np.inf), np.zeros(n), np.zeros((n, D))
-    for j in range(keys):
-        s = qs @ kz[j]
-        new = np.maximum(m, s)
-        r, p = np.exp(m - new), np.exp(s - new)
-        total = total * (r if rescale_l else 1) + p
-        acc = acc * (r[:, None] if rescale_acc else 1) + p[:, None] * vz[j]
-        m = new
+    for tile in range(-(-n // TILE) if tiles is None else tiles):
+        j = stage(tile, np.arange(TILE))
+        ks, vs = (np.where((j < n)[:, None], a[np.minimum(j, n - 1)].astype(np.float64), 0.0)
+                  for a in (k, v))
+        for jj in range(keys(n, tile)):
+            s = (qs * ks[lane]).sum(axis=1) if own_key else qs @ ks[jj]
+            new = np.maximum(m, s)
+            r, p = np.exp(m - new), np.exp(s - new)
+            total = total * (r if rescale_l else 1) + p
+            acc = acc * (r[:, None] if rescale_acc else 1) + p[:, None] * (
+                vs[lane] if own_value else vs[jj])
+            m = new if update_m else m
     with np.errstate(invalid="ignore", divide="ignore"):
         return acc / total[:, None] if divide else acc
 
@@ -74,25 +82,9 @@ def _mistakes(case, run):
                "only the threads whose query exists write: if (i < n)")
     if _close(got, walk(q, k, v)):
         return
-    whole, tiles = n // TILE * TILE, -(-n // TILE) * TILE
-    if n % TILE and _close(got, walk(q, k, v, keys=whole)):
-        yield (f"the last, partial tile was skipped: o is the attention over the first {whole} "
-               f"of the {n} keys", "walk over (n + TILE - 1) / TILE tiles, not n / TILE")
-    if n % TILE and _close(got, walk(q, k, v, keys=tiles)):
-        yield (f"the {tiles - n} missing keys of the last tile were scored, as keys of zeros: "
-               "each took a share exp(0 - m) of the softmax",
-               "score only the keys that exist: min(TILE, n - tile * TILE) in a tile")
-    named = [("the output row acc was not rescaled when the max grew", dict(rescale_acc=False),
-              "acc = acc * exp(m - m_new) + p * v, as l is"),
-             ("the sum l was not rescaled when the max grew", dict(rescale_l=False),
-              "l = l * exp(m - m_new) + p"),
-             ("the scores were not scaled by 1 / sqrt(HEAD_DIM)", dict(scale=1.0),
-              "multiply q (or each score) by rsqrtf(HEAD_DIM)"),
-             ("o is acc, not acc / l: the sum of the weights was not divided out",
-              dict(divide=False), "write acc[c] / l")]
-    for problem, change, hint in named:
-        if _close(got, walk(q, k, v, **change)):
-            yield problem, hint
+    yield from _query_rows(n, run.out.unwritten.any(axis=1))
+    yield from matches(got, ((walk(*inputs, **change), problem, hint)
+                             for inputs, change, problem, hint in _walks(n, q, k, v)), _close)
     yield from observed_mistakes(observe(run.kernel, _launch(CASES[-1])), wrong="o is wrong")
     if run.out.unwritten.any():
         yield ("some rows of o were never written",
@@ -100,6 +92,60 @@ def _mistakes(case, run):
     row = int(np.argwhere(~np.isclose(got, walk(q, k, v), rtol=1e-2, atol=2e-3))[0][0])
     yield (f"row {row} of o is wrong", "o = softmax(q k^T / sqrt(HEAD_DIM)) v: compare your walk "
            "over the tiles with the one in the notebook's attention_tiled")
+
+
+def _walks(n, q, k, v):
+    """(inputs, walk's keywords, problem, hint) of each known mistake that can show at this n."""
+    whole, last = n // TILE, -(-n // TILE) - 1
+    if n % TILE:
+        yield ((q, k, v), dict(tiles=whole), f"the last, partial tile was skipped: o is the "
+               f"attention over the first {whole * TILE} of the {n} keys",
+               "walk over (n + TILE - 1) / TILE tiles, not n / TILE")
+        yield ((q, k, v), dict(keys=lambda n, tile: TILE), f"the {(last + 1) * TILE - n} missing "
+               "keys of the last tile were scored, as keys of zeros: each took a share "
+               "exp(0 - m) of the softmax",
+               "score only the keys that exist: min(TILE, n - tile * TILE) in a tile")
+    else:
+        yield ((q, k, v), dict(keys=lambda n, tile: TILE if tile < last else n % TILE),
+               f"n = {n} is a whole number of tiles, and the last tile's keys were not scored "
+               "(n % TILE is 0 there)", "score min(TILE, n - tile * TILE) keys in a tile")
+    yield ((q, k, v), dict(stage=lambda tile, t: tile + t), f"the tiles overlap: tile 1 staged "
+           f"keys 1 to {TILE}, where it holds keys {TILE} to {2 * TILE - 1}",
+           "thread t stages key j = tile * TILE + t")
+    yield ((q, k, v), dict(own_key=True), "each thread scored its own staged key, Ks[t], at every "
+           "step of a tile", "at step jj score the tile's key jj: s += qi[c] * Ks[jj][c]")
+    yield ((q, k, v), dict(own_value=True), "each thread added its own staged value, Vs[t], at "
+           "every step of a tile", "at step jj add the tile's value jj: p * Vs[jj][c]")
+    yield ((q, k, k), {}, "o is a mix of the keys, not of the values: Vs was staged from k",
+           "Vs[t][c] comes from v[j * HEAD_DIM + c]")
+    yield ((q, v, v), {}, "the scores are against the values, not the keys: Ks was staged from v",
+           "Ks[t][c] comes from k[j * HEAD_DIM + c]")
+    rescale = "exp(m - m_new), with m the max before this key"
+    yield ((q, k, v), dict(rescale_l=False, rescale_acc=False), "neither l nor acc was rescaled "
+           "when the max grew: was m set to m_new before the rescale was computed?",
+           f"rescale = {rescale}; set m = m_new after l and acc")
+    yield ((q, k, v), dict(rescale_acc=False), "the output row acc was not rescaled when the max "
+           "grew", "acc = acc * exp(m - m_new) + p * v, as l is")
+    yield ((q, k, v), dict(rescale_l=False), "the sum l was not rescaled when the max grew",
+           "l = l * exp(m - m_new) + p")
+    yield ((q, k, v), dict(update_m=False), "o is the value of the last key: m was never set to "
+           "m_new, so each key's rescale exp(m - m_new) was 0", "after l and acc: m = m_new")
+    for scale, name in ((1.0, "not scaled by 1 / sqrt(HEAD_DIM)"), (1 / D, "scaled by 1 / HEAD_DIM, "
+                        "not 1 / sqrt(HEAD_DIM)"), (TILE ** -0.5, "scaled by 1 / sqrt(TILE), not "
+                        "1 / sqrt(HEAD_DIM)")):
+        yield ((q, k, v), dict(scale=scale), f"the scores were {name}",
+               "multiply q (or each score) by rsqrtf(HEAD_DIM)")
+    yield ((q, k, v), dict(divide=False), "o is acc, not acc / l: the sum of the weights was not "
+           "divided out", "write acc[c] / l")
+
+
+def _query_rows(n, unwritten):
+    """Rows left unwritten where block b's threads wrote rows b * HEAD_DIM and on."""
+    rows = (np.arange(-(-n // TILE))[:, None] * D + np.arange(TILE)).ravel()
+    if unwritten.any() and np.array_equal(unwritten, ~np.isin(np.arange(n), rows)):
+        yield (f"block 1 wrote rows {D} and on, where its queries are rows {TILE} to "
+               f"{2 * TILE - 1}: the query index steps by HEAD_DIM, not TILE",
+               "i = blockIdx.x * TILE + threadIdx.x")
 
 
 EXERCISE = KernelExercise(
