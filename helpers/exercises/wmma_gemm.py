@@ -7,17 +7,15 @@ holds a row of tiles, where a warp past the last tile that does not return store
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
-from helpers.exercises.common import Input, Output, close
+from helpers.exercises import wmma_tile
+from helpers.exercises.common import Input, Output
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.verdict import matches
 
 CASES = [(48, 80, 32), (32, 48, 64), (16, 160, 48)]  # (M, K, N): 6, 8 and 3 tiles of C
 PAD = 4096  # zeros after each input, for a fragment that reads past its matrix
-_close = functools.partial(close, rtol=1e-4, atol=1e-3)  # FP16 products, summed in another order
 
 
 def _draw(rng):
@@ -31,7 +29,8 @@ def _launch(case):
     a = rng.uniform(-1, 1, (m, k)).astype(np.float16)
     b = rng.uniform(-1, 1, (k, n)).astype(np.float16)
     inputs = (Input(a, after=PAD), Input(np.ascontiguousarray(b.T), after=PAD))
-    return Launch((*inputs, Output((m, n), guard=16 * n), np.int32(m), np.int32(k), np.int32(n)),
+    c = Output((m, n), guard=16 * n, poisons=(None, None))   # two launches
+    return Launch((*inputs, c, np.int32(m), np.int32(k), np.int32(n)),
                   block=(128, 1, 1), grid=(((m // 16) * (n // 16) + 3) // 4, 1),
                   model=[x.host().astype(np.float64) for x in inputs])  # their memory, as read
 
@@ -42,26 +41,37 @@ def _tile(memory, start, ld, row_major):
     return memory[start + (r * ld + c if row_major else c * ld + r)]
 
 
-def _product(model, case, lda=None, ldb=None, b_by_rows=False, b_start=None, reset=False,
-             a_by_cols=False, store_by_cols=False, k_end=None):
-    """C as a kernel computes it that loads A's tiles with leading dimension ``lda`` (by columns
-    where ``a_by_cols``) and B's from ``b_start(k, tile_col)`` with ``ldb`` (by rows where
-    ``b_by_rows``), its loop over K running while k < ``k_end``; the accumulator set to 0 at
-    every step where ``reset``; each tile of C stored transposed where ``store_by_cols``. The
-    defaults are the right kernel's."""
+def _product(model, case, lda=None, ldb=None, b_by_rows=False, a_start=None, b_start=None,
+             reset=False, a_by_cols=False, store_by_cols=False, k_end=None, tile_of=None):
+    """C as a kernel computes it whose warp w takes tile ``tile_of(w)`` (returning when its row is
+    past M / 16), loads A's tiles from ``a_start(k, tile_row)`` with leading dimension ``lda``
+    (by columns where ``a_by_cols``) and B's from ``b_start(k, tile_col)`` with ``ldb`` (by rows
+    where ``b_by_rows``), its loop over K running while k < ``k_end``; the accumulator set to 0
+    at every step where ``reset``; each tile stored transposed where ``store_by_cols``. Two C's:
+    the warps' stores in their order and in reverse (where two warps store into one element, a
+    GPU may take either). The defaults are the right kernel's."""
     m, k, n = case
-    lda, ldb = lda or k, ldb or k
+    lda, ldb, tile_of = lda or k, ldb or k, tile_of or (lambda w: divmod(w, n // 16))
+    a_start = a_start or (lambda kk, tr: tr * 16 * k + kk)
     b_start = b_start or (lambda kk, tc: tc * 16 * k + kk)
-    c = np.zeros((m, n))
-    for tr in range(m // 16):
-        for tc in range(n // 16):
-            acc = np.zeros((16, 16))
-            for kk in range(0, k if k_end is None else k_end, 16):
-                acc = (0 if reset else acc) + _tile(model[0], tr * 16 * k + kk, lda,
-                                                    not a_by_cols) @ \
-                    _tile(model[1], b_start(kk, tc), ldb, b_by_rows)
-            c[tr * 16:tr * 16 + 16, tc * 16:tc * 16 + 16] = acc.T if store_by_cols else acc
-    return c
+    stores, (r, c) = [], np.meshgrid(np.arange(16), np.arange(16), indexing="ij")
+    for tr, tc in map(tile_of, range(-(-(m // 16) * (n // 16) // 4) * 4)):  # the grid's warps
+        acc = np.zeros((16, 16))
+        for kk in range(0, k if k_end is None else k_end, 16) if tr < m // 16 else ():
+            acc = (0 if reset else acc) + _tile(model[0], a_start(kk, tr), lda, not a_by_cols) \
+                @ _tile(model[1], b_start(kk, tc), ldb, b_by_rows)
+        stores += [(tr * 16 * n + tc * 16 + r * n + c, acc.T if store_by_cols else acc)] * (
+            tr < m // 16)
+    both = np.full((2, (m + 32) * n), np.nan)
+    for order, flat in zip((stores, stores[::-1]), both):
+        for where, tile in order:
+            flat[where] = tile
+    return both[:, :m * n].reshape(2, m, n)
+
+
+def _either(got, model) -> bool:
+    """Whether each element of ``got`` is one of the two C's ``_product`` gives."""
+    return bool(np.logical_or(*(np.isclose(got, c, rtol=1e-4, atol=1e-3) for c in model)).all())
 
 
 LD = "the leading dimension is the number of elements from one row (for B: one column) to the next"
@@ -90,6 +100,16 @@ LOOKALIKES = [
      "steps of 16 were added", "k steps by 16 while k < K: for (int k = 0; k < K; k += 16)"),
     (lambda m, k, n: dict(reset=True), "only the last step of 16 along K was kept: the accumulator is "
      "set to 0 inside the loop", "call fill_fragment(c, 0.0f) once, before the loop over k"),
+    (lambda m, k, n: dict(tile_of=lambda w: divmod(w, m // 16)), "the warps' tiles were found "
+     "from M / 16, but a row of C holds N / 16 tiles: some warps' tile_col reached N / 16, and "
+     "they stored past C's last column of tiles, over the tiles below",
+     "warp w takes tile_row = warp / (N / 16), tile_col = warp % (N / 16)"),
+    (lambda m, k, n: dict(a_start=lambda kk, tr: tr * k + kk), "A's tile started at row tile_row "
+     "(A + tile_row * K + k), not at row tile_row * 16",
+     "A's tile (tile_row, k / 16) starts at A + tile_row * 16 * K + k"),
+    (lambda m, k, n: dict(b_start=lambda kk, tc: tc * 16 + kk * k), "B's tile was found as if B "
+     "were stored row after row (B + tile_col * 16 + k * K), but B is stored column after column",
+     "B's tile (k / 16, tile_col) starts at B + tile_col * 16 * K + k"),
 ]
 
 
@@ -107,10 +127,14 @@ def _mistakes(case, run):
                f"C[{r}][{c}])", "C's tile (tile_row, tile_col) starts at C + tile_row * 16 * N + "
                "tile_col * 16, and from one row to the next is N elements")
     want = _product(run.model, case)
-    if _close(got, want):
+    if not _either(got, want):  # (a kernel whose warps' stores race may be right by their order)
+        yield from matches(got, ((_product(run.model, case, **arguments(*case)), problem, hint)
+                                 for arguments, problem, hint in LOOKALIKES), _either)
+    if out.differs:
+        yield wmma_tile.UNSET, "set it to 0 before the loop over k: wmma::fill_fragment(c, 0.0f)"
+    if _either(got, want):
         return
-    yield from matches(got, ((_product(run.model, case, **arguments(*case)), problem, hint)
-                             for arguments, problem, hint in LOOKALIKES), _close)
+    want = want[0]
     r, c = np.unravel_index(np.argmax(np.abs(got - want)), got.shape)
     yield (f"C is not A B (C[{r}][{c}] = {got[r, c]:.4g}, expected {want[r, c]:.4g})",
            "check each part in turn: the warp's tile (tile_row = warp / (N / 16), tile_col = "

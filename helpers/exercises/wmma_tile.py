@@ -5,7 +5,7 @@ matrices with one warp on the tensor cores: A stored row after row, B column aft
 (B[k][c] at B[c * 16 + k]), C row after row. The usual mistakes give a recognisable product:
 B's fragment declared row_major computes A B^T, A's declared col_major A^T B, C stored column
 after column (A B)^T, a fragment loaded from the other matrix B^T B or A A^T, no mma_sync zeros;
-the checker names each.
+the checker names each. Each case runs twice: an accumulator never set to 0 differs.
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ def _launch(case):
     a = rng.uniform(-2, 2, (16, 16)).astype(np.float16)
     b = rng.uniform(-2, 2, (16, 16)).astype(np.float16)        # B[k][c]
     model = (a.astype(np.float64), b.astype(np.float64))
-    return Launch((Input(a), Input(np.ascontiguousarray(b.T)), Output(256)), block=(32, 1, 1),
+    c = Output(256, poisons=(None, None))  # two launches: an accumulator never set differs
+    return Launch((Input(a), Input(np.ascontiguousarray(b.T)), c), block=(32, 1, 1),
                   grid=(1, 1), model=model)
 
 
@@ -39,6 +40,8 @@ def _is(got, want):
     return bool(np.allclose(got, want, rtol=1e-4, atol=1e-3))
 
 
+UNSET = ("two launches on the same A and B wrote different C's: the accumulator started with "
+         "what its registers held")
 LAYOUT_HINT = "a fragment's layout is how its matrix is stored: wmma::row_major or wmma::col_major"
 # (what C came out as, from A and B; the mistake; the hint)
 LOOKALIKES = [
@@ -70,6 +73,8 @@ def _mistakes(case, run):
     if run.out.unwritten.any():
         yield (f"{int(run.out.unwritten.sum())} of C's 256 elements were never written",
                "store_matrix_sync stores the whole tile: give it C, the fragment, 16 and mem_row_major")
+    if run.out.differs:
+        yield UNSET, "set it to 0 before mma_sync: wmma::fill_fragment(c, 0.0f)"
     if _is(got, a @ b):
         return
     if _is(got, 0 * got):

@@ -7,7 +7,7 @@ import pytest
 
 from kernel_sources import assert_mistake_named, compile_variants, solution, variant
 
-from helpers.backend import SourceModule
+from helpers.backend import BACKEND, SourceModule
 from helpers.exercises import wmma_gemm as checker
 
 KERNEL = solution("wmma_gemm.cu")
@@ -60,7 +60,24 @@ WRONG = [
      ["elements past the end of C were written", "a warp past the last tile must return"]),
     ("c_leading_dimension_16", variant(KERNEL, ("c, N, wmma::mem_row_major", "c, 16, wmma::mem_row_major")),
      ["elements of C were never written", "from one row to the next is N elements"]),
+    ("tiles_counted_from_m", variant(KERNEL, ("warp / (N / 16), tile_col = warp % (N / 16)",
+                                              "warp / (M / 16), tile_col = warp % (M / 16)")),
+     ["the warps' tiles were found from M / 16", "tile_row = warp / (N / 16)"]),
+    ("tiles_column_after_column", variant(KERNEL, ("warp / (N / 16), tile_col = warp % (N / 16)",
+                                                   "warp % (M / 16), tile_col = warp / (M / 16)")),
+     ["stored past C's last column of tiles", "tile_col = warp % (N / 16)"]),
+    ("a_tile_at_row_tile_row", variant(KERNEL, (LOAD_A, LOAD_A.replace("tile_row * 16 * K", "tile_row * K"))),
+     ["A's tile started at row tile_row", "A + tile_row * 16 * K + k"]),
+    ("b_tile_found_by_rows", variant(KERNEL, (LOAD_B, LOAD_B.replace("tile_col * 16 * K + k", "tile_col * 16 + k * K"))),
+     ["as if B were stored row after row", "B + tile_col * 16 * K + k"]),
+    ("accumulator_never_set", variant(KERNEL, ("    wmma::fill_fragment(c, 0.0f);\n", "")),
+     ["two launches on the same A and B wrote different C's", "fill_fragment(c, 0.0f)"]),
 ]
+
+
+# The simulator only: an accumulator never set holds what its registers held, which on a GPU may
+# be the same in both launches (0, even); the simulator's fiber stacks hold the last launch's.
+SIMULATOR_ONLY = {"accumulator_never_set": "a GPU's registers may hold the same in both launches"}
 
 
 @pytest.fixture(scope="module")
@@ -84,6 +101,8 @@ def test_the_stub_as_shipped_is_not_yet(capsys):
 
 @pytest.mark.parametrize("name, source, expected", WRONG, ids=[w[0] for w in WRONG])
 def test_known_mistake_fails_with_its_hint(name, source, expected, kernels, capsys):
+    if name in SIMULATOR_ONLY and BACKEND != "simulator":
+        pytest.skip(SIMULATOR_ONLY[name])
     verdict = checker.check_wmma_gemm_kernel(kernels[name])
     out = capsys.readouterr().out
     assert_mistake_named(verdict, out, name, expected)
