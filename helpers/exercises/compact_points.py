@@ -5,8 +5,8 @@ the row its prefix sum gives it (``cuda_src/exercises/compact_points.cu``).
 three) and ``slot``, the exclusive prefix sum of the valid flags; it writes valid pixel i's X, Y,
 Z at row ``slot[i]`` of ``points``. The holes are a NaN whose bits are not the poison's (``HOLE``),
 and the last pixel is one, so that a kernel that writes holes writes row count, one past the
-list, where the guard zone shows it. Past the end of slot lies ``count + 5``: a thread past n
-that reads it writes row count + 5.
+list, where the guard zone shows it. Past the end of slot lie ``count + 5``, ``count + 6``, ...:
+thread n + j, past n, writes row count + 5 + j, so the rows written tell how many got through.
 """
 
 from __future__ import annotations
@@ -53,9 +53,10 @@ def _launch(case):
     valid = xyz[2] > 0
     count = int(valid.sum())
     slot = (np.cumsum(valid) - valid).astype(np.int32)
+    past = count + JUNK_ROW + np.arange(block, dtype=np.int32)   # slot[n + j]: row count + 5 + j
     return Launch((Input(xyz, after=block, junk=np.float32(1)), np.int32(n),
-                   Input(slot, after=block, junk=count + JUNK_ROW),
-                   Output((count, 3), guard=3 * (n + JUNK_ROW + 1))),
+                   Input(np.concatenate([slot, past])),
+                   Output((count, 3), guard=3 * (n + JUNK_ROW + block))),
                   block=(block, 1, 1), grid=(-(-n // block), 1), model=xyz)
 
 
@@ -64,15 +65,18 @@ def _mistakes(case, run):
     xyz, out = run.model, run.out
     want = xyz[:, xyz[2] > 0].T
     count = len(want)
-    rows = set((out.past // 3).tolist())
-    if rows - {count, count + JUNK_ROW} and max(rows) < case[0]:
+    rows, junk = set((out.past // 3).tolist()), set(range(count + JUNK_ROW, count + JUNK_ROW + case[1]))
+    if rows - {count} - junk and max(rows) < case[0]:
         yield ("points were written at their pixel's row i, past the end of the list (which "
                f"has {count} rows for {case[0]} pixels)", SLOT_HINT)
     if count in rows and not out.unwritten[0].any():   # the first point's row was written too
         yield ("holes were written into the list: the last pixel, a hole, wrote row "
                f"{count}, one past the end (a hole's slot is the next point's row)", HOLE_HINT)
     if rows == {count + JUNK_ROW}:
-        yield ("threads past n wrote a point past the end of the list: the bounds guard is "
+        yield ("thread n, one past the last pixel, wrote a point past the end of the list: the "
+               "guard lets i == n through (i > n, where i >= n is needed)", GUARD_HINT)
+    if rows and rows <= junk:
+        yield ("threads past n wrote points past the end of the list: the bounds guard is "
                "missing", GUARD_HINT)
     if rows:
         yield f"the kernel wrote past the end of points ({count} rows)", SLOT_HINT
