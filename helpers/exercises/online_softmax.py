@@ -39,7 +39,8 @@ def scores(rows, cols):
 
 def pairs(x, loop=True, merge=True):
     """(m, l) of each row as the kernel computes them, in float64; ``loop`` and ``merge``: whether
-    the running sum and the merged sums are rescaled to the new max."""
+    the running sum and the merged sums are rescaled to the new max (``merge="partner"``: the
+    partner's only, as when m = m_new came first)."""
     x = x.astype(np.float64)
     ms, ls = np.full((x.shape[0], 32), -np.inf), np.zeros((x.shape[0], 32))
     for c in range(x.shape[1]):
@@ -51,9 +52,9 @@ def pairs(x, loop=True, merge=True):
         partner = np.arange(32) ^ offset
         new = np.maximum(ms, ms[:, partner])
         with np.errstate(invalid="ignore"):
-            weight = (lambda m: np.where(m == -np.inf, 0, np.exp(m - new))) if merge else (
-                lambda m: 1)
-            ls = ls * weight(ms) + ls[:, partner] * weight(ms[:, partner])
+            own, theirs = ((np.where(m == -np.inf, 0, np.exp(m - new)) if rescaled else 1)
+                           for m, rescaled in ((ms, merge is True), (ms[:, partner], merge)))
+            ls = ls * own + ls[:, partner] * theirs
         ms = new
     return ms[:, 0], ls[:, 0]
 
@@ -115,6 +116,10 @@ def _mistakes(case, run):
     if np.allclose(sums, pairs(x, merge=False)[1], rtol=1e-3):
         yield ("row_sum is too large: the lanes' sums were added without rescaling them to the "
                "merged max", "in the merge, l = l * exp(m - m_new) + l2 * exp(m2 - m_new)")
+    if np.allclose(sums, pairs(x, merge="partner")[1], rtol=1e-3):
+        yield ("row_sum is too large: in the merge each lane's own sum was not rescaled to the "
+               "merged max (m = m_new came before it, making exp(m - m_new) 1)",
+               "in the merge, compute l from the old m and m2, then m = m_new")
     row = int(np.argmax(~np.isclose(sums, want_l, rtol=1e-3)))
     yield (f"row_sum[{row}] = {sums[row]:.6g}, expected {want_l[row]:.6g}",
            "l is the sum of exp(x - m) over the row, m the row's max")

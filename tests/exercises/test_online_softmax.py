@@ -40,6 +40,10 @@ WRONG = [
      ["if (row >= rows) return;"]),
     ("rows_of_block_0_only", variant(KERNEL, ("blockIdx.x * (blockDim.x / 32) + ", "")),
      ["some rows' pair was never written", "blockIdx.x * (blockDim.x / 32)"]),
+    ("loop_updates_m_first", variant(KERNEL, (LOOP + "        m = m_new;\n", "        m = m_new;\n" + LOOP)),
+     ["the running sum was not rescaled", "l = l * exp(m - m_new) + exp(v - m_new)"]),
+    ("merge_updates_m_first", variant(KERNEL, (MERGE + "        m = m_new;\n", "        m = m_new;\n" + MERGE)),
+     ["each lane's own sum was not rescaled", "then m = m_new"]),
 ]
 
 # Right, though not as the solution does it: the classic update, which rescales only when the
