@@ -50,12 +50,13 @@ class Grid:
         side = max(self.height, self.width, *self.threads)
         return side * side + side
 
-    def unguarded(self, threads_x=None, threads_y=None) -> set:
+    def unguarded(self, threads_x=None, threads_y=None, through=None) -> set:
         """Flat indices past the end that a right kernel writes with no bounds guard (over
-        ``threads_x`` x ``threads_y`` threads: the whole grid by default)."""
+        ``threads_x`` x ``threads_y`` threads: the whole grid by default), or with a guard that
+        lets through the threads (x, y) for which ``through(x, y)`` holds."""
         tx, ty = self.threads
         y, x = np.indices((threads_y or ty, threads_x or tx))
-        idx = (y * self.width + x).ravel()
+        idx = (y * self.width + x)[through(x, y) if through else ...]
         return set(idx[idx >= self.height * self.width].tolist())
 
 
@@ -104,6 +105,15 @@ def past_the_end(past, grid: Grid, words: Words, wild_hint: str, unwritten=None)
                f"{words.item} past the end of {words.array}: the guard on {words.col} is off by "
                f"one ({words.col} > {words.cols} where {words.col} >= {words.cols} belongs)",
                f"{last} (>=, not >)")
+    col, row, cols, rows = words.col, words.row, words.cols, words.rows
+    if width != height and past == grid.unguarded(through=lambda x, y: (x < height) & (y < width)):
+        yield (f"the guard compares {col} with {rows} and {row} with {cols}: threads below the "
+               f"{words.whole} wrote past the end of {words.array}",
+               f"{col} goes with {cols}, {row} with {rows}: {words.guard_hint}")
+    if past == grid.unguarded(through=lambda x, y: (x < width) | (y < height)):
+        yield (f"the guard stops only the threads outside in both {col} and {row} (&&): those "
+               f"outside in one of them wrote past the end of {words.array}",
+               f"a thread outside in either must return (||): {words.guard_hint}")
     if past <= grid.unguarded():
         yield (f"threads outside the {words.whole} wrote past the end of {words.array}",
                f"no bounds guard, or only half of one: {words.guard_hint}")
