@@ -42,10 +42,18 @@ def scores(rows, cols):
     return x.astype(np.float16)
 
 
-def softmax(x, shift):
-    """The causal softmax with ``shift`` subtracted (broadcast against x), in float64."""
-    e = np.where(visible(*x.shape), np.exp(x.astype(np.float64) - shift), 0)
-    return e / e.sum(axis=-1, keepdims=True)
+def softmax(x, seen=None, shift=None, summed=None):
+    """The causal softmax in float64 over the columns ``seen`` (by default the visible ones),
+    less ``shift`` (by default each row's max over them), divided by the sum over the columns
+    ``summed`` (by default the seen ones); a row that sees no column is 0."""
+    x = x.astype(np.float64)
+    seen = visible(*x.shape) if seen is None else seen
+    if shift is None:
+        shift = np.where(seen, x, -np.inf).max(axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore", over="ignore"):
+        e = np.exp(x - np.where(np.isinf(shift), 0, shift))
+        total = np.where(seen if summed is None else summed, e, 0).sum(axis=-1, keepdims=True)
+        return np.where(seen, e / np.maximum(total, 1e-300), 0)
 
 
 def _launch(case):
@@ -55,38 +63,18 @@ def _launch(case):
                   block=(block, 1, 1), grid=(-(-rows // (block // 32)), 1), model=x)
 
 
-def _diagonal_left_out(x):
-    """What a kernel whose rows see the columns before their own only (last = row - 1) gives."""
-    rows, cols = x.shape
-    seen = np.arange(cols)[None, :] < np.arange(rows)[:, None]
-    shift = np.where(seen, x.astype(np.float64), -np.inf).max(axis=1, keepdims=True)
-    with np.errstate(invalid="ignore"):
-        e = np.where(seen, np.exp(x.astype(np.float64) - np.where(np.isinf(shift), 0, shift)), 0)
-        return np.where(seen, e / np.maximum(e.sum(axis=1, keepdims=True), 1e-300), 0)
-
-
-def _summed_over_every_column(x):
-    """What a sum over every column (the masked ones too) gives, the max right."""
-    seen = np.where(visible(*x.shape), x.astype(np.float64), -np.inf)
-    shift = seen.max(axis=1, keepdims=True)
-    with np.errstate(over="ignore"):
-        every = np.exp(x.astype(np.float64) - shift).sum(axis=1, keepdims=True)
-    return np.where(visible(*x.shape), np.exp(x.astype(np.float64) - shift), 0) / every
-
-
 def _lanes_own_max(x):
     """What each lane subtracting only its own visible columns' max gives."""
     seen = np.where(visible(*x.shape), x.astype(np.float64), -np.inf)
     shift = np.empty(x.shape)
     for lane in range(min(32, x.shape[1])):
         shift[:, lane::32] = seen[:, lane::32].max(axis=1, keepdims=True)
-    with np.errstate(invalid="ignore"):
-        return softmax(x, shift)
+    return softmax(x, shift=shift)
 
 
 def _mistakes(case, run):
     x, got = run.model, run.out.got.astype(np.float64)
-    want = softmax(x, np.where(visible(*x.shape), x, -np.inf).max(axis=1, keepdims=True))
+    want = softmax(x)
     right = np.isclose(got, want, rtol=4e-3, atol=1e-4)
     if run.out.past.size:
         yield ("y was written past its last row",
@@ -120,10 +108,11 @@ def _mistakes(case, run):
     if right[:x.shape[1] - 1].all():  # only rows r >= cols - 1 are wrong
         yield ("only the rows that see every column (row >= cols - 1) are wrong: their last "
                "column is not cols - 1", "last = min(row, cols - 1): a row has only cols columns")
-    if np.allclose(got, _diagonal_left_out(x), rtol=4e-3, atol=1e-4):
+    if np.allclose(got, softmax(x, seen=visible(*x.shape) & ~np.eye(*x.shape, dtype=bool)),
+                   rtol=4e-3, atol=1e-4):  # the columns before a row's own only
         yield ("each row left out its own column: y[r][r] is 0, and row 0 is all 0 (last is one "
                "short)", "a row sees columns 0 to row, its own included: last = min(row, cols - 1)")
-    if np.allclose(got, _summed_over_every_column(x), rtol=4e-3, atol=1e-4):
+    if np.allclose(got, softmax(x, summed=True), rtol=4e-3, atol=1e-4):  # over every column
         yield ("the rows add up to less than 1: the sum took in the masked columns too (c < "
                "cols), whose exp(x - m) the output leaves out",
                "the sum's loop, as the max's, runs over the visible columns only: c <= last")
