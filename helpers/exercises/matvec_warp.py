@@ -113,13 +113,11 @@ def _lane_sums(a, x):
     return parts
 
 
-def _shuffled(parts, source):
-    """Lane 0's value after warp_sum's steps v += (the v of lane ``source(lane, offset)``), a
-    lane outside the warp handing a lane its own v, as CUDA's shuffles do."""
-    lanes = np.arange(32)
+def _shfl_sync_sum(parts):
+    """Lane 0's value after warp_sum's steps written with __shfl_sync: every lane adds the v of
+    lane ``offset`` itself."""
     for offset in (16, 8, 4, 2, 1):
-        src = source(lanes, offset)
-        parts = parts + np.where((src >= 0) & (src < 32), parts[:, np.clip(src, 0, 31)], parts)
+        parts = parts + parts[:, offset:offset + 1]
     return parts[:, 0]
 
 
@@ -137,7 +135,7 @@ def _models(a, x):
            "lane 0 its own value (no lane lies below it) at each of its 5 steps",
            "lane l starts at its own column, c = lane; and warp_sum adds with "
            "__shfl_down_sync(0xffffffff, v, offset)")
-    yield (_shuffled(parts, lambda lane, offset: np.full_like(lane, offset)),
+    yield (_shfl_sync_sum(parts),
            "warp_sum uses __shfl_sync, which hands every lane the v of lane `offset` itself",
            "use __shfl_down_sync(0xffffffff, v, offset), the v of the lane offset places above")
 

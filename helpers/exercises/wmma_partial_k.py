@@ -69,30 +69,30 @@ def _refine(failure):
 STAGE = "stage A[tile_row * 16 + r][k0 + col] where k0 + col < K and B[k0 + r][tile_col * 16 + col] where k0 + r < K, else 0"
 
 
-STORES = [  # (a wrong store, as (tile_row, tile_col) of a warp, and its tile's start and ld), problem, hint
-    (lambda w, t: (w // t, w % t, lambda r, c: 16 * r * t * 16 + 16 * c, 16),
-     "C's tiles were stored with a leading dimension of 16, so their rows overlap",
+STORES = [  # (a wrong store, as _written_by's keywords), problem, hint
+    (dict(ld=16), "C's tiles were stored with a leading dimension of 16, so their rows overlap",
      "a row of C holds N elements: store_matrix_sync(C + ..., c, N, wmma::mem_row_major)"),
-    (lambda w, t: (w // t, w % t, lambda r, c: 16 * r + 16 * c, 16 * t),
+    (dict(start=lambda r, c, n: 16 * r + 16 * c),
      "C's tiles were stored at the wrong place: tile (tile_row, tile_col) starts 16 * tile_row "
      "rows down", "tile (tile_row, tile_col) of C starts at C + tile_row * 16 * N + tile_col * 16"),
-    (lambda w, t: (w % t, w // t, lambda r, c: 16 * r * t * 16 + 16 * c, 16 * t),
-     "the warps took the wrong tiles: tile_row and tile_col are swapped",
+    (dict(swapped=True), "the warps took the wrong tiles: tile_row and tile_col are swapped",
      "the warps go along a row of tiles first: tile_row = warp / (N / 16), tile_col = "
      "warp % (N / 16)"),
 ]
 
 
-def _written_by(store, m, n):
-    """The (m, n) mask of C's elements a kernel storing as ``store`` (STORES) writes: each warp
-    of the launch with a tile_row below M / 16 stores its 16 x 16 tile."""
-    written, tiles_across = np.zeros(m * n + 32 * n * 16, bool), n // 16
-    for warp in range(4 * -(-(m // 16) * tiles_across // 4)):
-        row, col, start, ld = store(warp, tiles_across)
+def _written_by(m, n, swapped=False, start=lambda r, c, n: 16 * r * n + 16 * c, ld=None):
+    """The (m, n) mask of C's elements a kernel writes whose warp w takes tile_row w / (N / 16)
+    and tile_col w % (N / 16) (``swapped``: the other way round) and, where its tile_row is below
+    M / 16, stores its 16 x 16 tile at ``start(tile_row, tile_col, N)``, leading dimension ``ld``
+    (N by default)."""
+    written, across = np.zeros(m * n + 32 * n * 16, bool), n // 16
+    for warp in range(4 * -(-(m // 16) * across // 4)):
+        row, col = divmod(warp, across)[::-1] if swapped else divmod(warp, across)
         if row < m // 16:
-            at = start(row, col)
+            at = start(row, col, n)
             for r in range(16):
-                written[at + r * ld:at + r * ld + 16] = True
+                written[at + r * (ld or n):at + r * (ld or n) + 16] = True
     return written[:m * n].reshape(m, n)
 
 
@@ -108,7 +108,7 @@ def _mistakes(case, run):
                "keep the store_matrix_sync of C's tile after the loop")
     if out.unwritten.any():
         for store, problem, hint in STORES:
-            if np.array_equal(_written_by(store, m, n), ~out.unwritten):
+            if np.array_equal(_written_by(m, n, **store), ~out.unwritten):
                 yield problem, hint
         yield (f"{int(out.unwritten.sum())} elements of C were never written",
                "every warp with a tile stores it, after the loop")
