@@ -79,14 +79,16 @@ class Input:
 class Result:
     """An output after the launch: ``got`` (its ``shape``), ``past`` (the flat indices past its
     end that were written), ``unwritten`` (True where ``got`` still holds the poison),
-    ``differs`` (True when two launches with different poisons wrote different values) and
-    ``ahead`` (the negative indices, before its start, that were written)."""
+    ``differs`` (True when two launches with different poisons wrote different values),
+    ``ahead`` (the negative indices, before its start, that were written) and ``runs`` (each
+    launch's ``got``, the first being ``got``)."""
 
     got: np.ndarray
     past: np.ndarray
     unwritten: np.ndarray
     differs: bool = False
     ahead: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, int))
+    runs: tuple = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -132,9 +134,10 @@ class Output:
         first, start, end = hosts[0], self.before, self.before + self.size
         differs = (np.logical_or.reduce([h != first for h in hosts]) & ~never).any()
         shape = (self.shape,) if np.isscalar(self.shape) else tuple(self.shape)
-        return Result(first[start:end].reshape(shape), np.flatnonzero(~never[end:]) + self.size,
+        runs = tuple(h[start:end].reshape(shape) for h in hosts)
+        return Result(runs[0], np.flatnonzero(~never[end:]) + self.size,
                       never[start:end].reshape(shape), bool(differs),
-                      np.flatnonzero(~never[:start]) - start)
+                      np.flatnonzero(~never[:start]) - start, runs)
 
 
 def one_further(array: str, item: str, past, unwritten, hint: str):

@@ -36,20 +36,23 @@ def _launch(case):
 
 
 def _tile(memory, start, ld, row_major):
-    """The 16 x 16 tile load_matrix_sync reads at ``start`` with leading dimension ``ld``."""
+    """The 16 x 16 tile load_matrix_sync reads at ``start`` with leading dimension ``ld`` (an
+    index past ``memory`` reads its last element: a kernel that reads there fails anyway)."""
     r, c = np.meshgrid(np.arange(16), np.arange(16), indexing="ij")
-    return memory[start + (r * ld + c if row_major else c * ld + r)]
+    return np.take(memory, start + (r * ld + c if row_major else c * ld + r), mode="clip")
 
 
 def _product(model, case, lda=None, ldb=None, b_by_rows=False, a_start=None, b_start=None,
-             reset=False, a_by_cols=False, store_by_cols=False, k_end=None, tile_of=None):
+             reset=False, a_by_cols=False, store_by_cols=False, k_end=None, tile_of=None,
+             guard=0):
     """C as a kernel computes it whose warp w takes tile ``tile_of(w)`` (returning when its row is
     past M / 16), loads A's tiles from ``a_start(k, tile_row)`` with leading dimension ``lda``
     (by columns where ``a_by_cols``) and B's from ``b_start(k, tile_col)`` with ``ldb`` (by rows
     where ``b_by_rows``), its loop over K running while k < ``k_end``; the accumulator set to 0
     at every step where ``reset``; each tile stored transposed where ``store_by_cols``. Two C's:
     the warps' stores in their order and in reverse (where two warps store into one element, a
-    GPU may take either). The defaults are the right kernel's."""
+    GPU may take either), each followed by ``guard`` rows of what was stored past C's end (NaN
+    where nothing was stored). The defaults are the right kernel's."""
     m, k, n = case
     lda, ldb, tile_of = lda or k, ldb or k, tile_of or (lambda w: divmod(w, n // 16))
     a_start = a_start or (lambda kk, tr: tr * 16 * k + kk)
@@ -66,7 +69,7 @@ def _product(model, case, lda=None, ldb=None, b_by_rows=False, a_start=None, b_s
     for order, flat in zip((stores, stores[::-1]), both):
         for where, tile in order:
             flat[where] = tile
-    return both[:, :m * n].reshape(2, m, n)
+    return both[:, :(m + guard) * n].reshape(2, m + guard, n)
 
 
 def _either(got, model) -> bool:
@@ -75,6 +78,9 @@ def _either(got, model) -> bool:
 
 
 LD = "the leading dimension is the number of elements from one row (for B: one column) to the next"
+FROM_M = ("the warps' tiles were found from M / 16, but a row of C holds N / 16 tiles: some warps' "
+          "tile_col reached N / 16, and they stored past C's last column of tiles, over the tiles "
+          "below", "warp w takes tile_row = warp / (N / 16), tile_col = warp % (N / 16)")
 # (what the kernel did, as _product's arguments from the case; the mistake; the hint)
 LOOKALIKES = [
     (lambda m, k, n: dict(b_by_rows=True, ldb=n, b_start=lambda kk, tc: kk * n + tc * 16),
@@ -100,10 +106,8 @@ LOOKALIKES = [
      "steps of 16 were added", "k steps by 16 while k < K: for (int k = 0; k < K; k += 16)"),
     (lambda m, k, n: dict(reset=True), "only the last step of 16 along K was kept: the accumulator is "
      "set to 0 inside the loop", "call fill_fragment(c, 0.0f) once, before the loop over k"),
-    (lambda m, k, n: dict(tile_of=lambda w: divmod(w, m // 16)), "the warps' tiles were found "
-     "from M / 16, but a row of C holds N / 16 tiles: some warps' tile_col reached N / 16, and "
-     "they stored past C's last column of tiles, over the tiles below",
-     "warp w takes tile_row = warp / (N / 16), tile_col = warp % (N / 16)"),
+    (lambda m, k, n: dict(tile_of=lambda w: divmod(w, m // 16)), *FROM_M),  # along rows...
+    (lambda m, k, n: dict(tile_of=lambda w: divmod(w, m // 16)[::-1]), *FROM_M),  # ...or columns
     (lambda m, k, n: dict(a_start=lambda kk, tr: tr * k + kk), "A's tile started at row tile_row "
      "(A + tile_row * K + k), not at row tile_row * 16",
      "A's tile (tile_row, k / 16) starts at A + tile_row * 16 * K + k"),
@@ -114,7 +118,13 @@ LOOKALIKES = [
 
 
 def _mistakes(case, run):
-    got, out = run.out.got.astype(np.float64), run.out
+    got, out, (m, _, n) = run.out.got.astype(np.float64), run.out, case
+    stored = np.concatenate([~out.unwritten.ravel(), np.isin(np.arange(m * n, (m + 16) * n),
+                                                             out.past)])
+    for arguments, problem, hint in LOOKALIKES if out.past.size or out.unwritten.any() else ():
+        model = _product(run.model, case, guard=16, **arguments(*case))  # the tiles it stores
+        if np.array_equal(~np.isnan(model[0].ravel()), stored):
+            yield problem, hint
     if out.past.size:
         yield "elements past the end of C were written", "a warp past the last tile must return"
     if out.unwritten.all():
@@ -127,9 +137,10 @@ def _mistakes(case, run):
                f"C[{r}][{c}])", "C's tile (tile_row, tile_col) starts at C + tile_row * 16 * N + "
                "tile_col * 16, and from one row to the next is N elements")
     want = _product(run.model, case)
-    if not _either(got, want):  # (a kernel whose warps' stores race may be right by their order)
-        yield from matches(got, ((_product(run.model, case, **arguments(*case)), problem, hint)
-                                 for arguments, problem, hint in LOOKALIKES), _either)
+    for each in (c.astype(np.float64) for c in out.runs):  # warps' stores that race may be
+        if not _either(each, want):                       # right in one launch and not the other
+            yield from matches(each, ((_product(run.model, case, **arguments(*case)), problem,
+                                       hint) for arguments, problem, hint in LOOKALIKES), _either)
     if out.differs:
         yield wmma_tile.UNSET, "set it to 0 before the loop over k: wmma::fill_fragment(c, 0.0f)"
     if _either(got, want):
