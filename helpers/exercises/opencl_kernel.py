@@ -82,8 +82,9 @@ class OpenCLExercise:
         yield from self.mistakes(case, run, self.oclgrind_reports(messages))
 
     def reports(self, messages):
-        """The mistakes Oclgrind's ``messages`` show (accesses outside a buffer, races), which
-        an exercise's detectors yield where they belong among their own (none on a GPU)."""
+        """The mistakes Oclgrind's ``messages`` show (accesses outside a buffer, races, a barrier
+        that only some work-items reached), which an exercise's detectors yield where they belong
+        among their own (none on a GPU)."""
         for kind, what, hint in (("invalid", "accesses outside a buffer", self.crash_hint),
                                  ("data race", "data races", self.race_hint)):
             found = [m for m in messages if kind in m.kind.lower()]
@@ -91,6 +92,12 @@ class OpenCLExercise:
                 m = min(found, key=lambda m: m.work_items)
                 yield (f"Oclgrind reported {len(found)} {what}, the first: {m.kind.lower()} by "
                        f"work-item {m.work_items[0][:2]} at {m.where or 'an unknown line'}", hint)
+        for m in [m for m in messages if "divergence" in m.kind.lower()][:1]:
+            only = next((d.strip() for d in m.details if d.strip().startswith("Only ")), "")
+            yield (f"a barrier that not every work-item of a work-group reached, at "
+                   f"{m.where or 'an unknown line'} (Oclgrind: {only or m.kind})",
+                   "every work-item of a work-group must reach each barrier(): keep it out of "
+                   "code that only some of them run (after the if, not inside it)")
 
     def run(self, kernel, launch):
         """Launch ``kernel`` once per poison of its outputs; return (the ``Run``, Oclgrind's

@@ -21,8 +21,9 @@ FOLD = ("    for (int stride = GROUP / 2; stride > 0; stride /= 2) {\n        if
 BARRIER = "put barrier(CLK_LOCAL_MEM_FENCE) after the load"
 
 # name: (replacements in the solution, words of the verdict's problem and of its hint, and what
-# only Oclgrind names: "race" (a GPU gives wrong sums, or by luck right ones) or "outside" (a read
-# past the tile, which may leave a GPU's context unusable for the rest of the run: not run there))
+# only Oclgrind names: "race" (a GPU gives wrong sums, or by luck right ones), "outside" (a read
+# past the tile, which may leave a GPU's context unusable for the rest of the run: not run there)
+# or "barrier" (a barrier only some work-items reach: undefined on a GPU, which may hang: not run))
 WRONG = {
     "no_load_guard": ([("i < n ? x[i] : 0.0f", "x[i]")],
                       "counts values past the end of x", "loads 0", ""),
@@ -40,6 +41,11 @@ WRONG = {
                                "only its group's even elements", "stride 1", ""),
     "nothing_stored": ([("        partial[get_group_id(0)] = tile[0];\n", "        ;\n")],
                        "nothing was written", "partial[get_group_id(0)]", ""),
+    "barrier_inside_the_if": ([("        if (t < stride)\n            " + STEP,
+                                "        if (t < stride) {\n            " + STEP.replace(
+                                    "\n        barrier", "\n            barrier") + "\n        }")],
+                              "a barrier that not every work-item of a work-group reached",
+                              "after the if, not inside it", "barrier"),
 }
 RIGHT = {
     "interleaved_fold": [(FOLD, "    for (int s = 1; s < GROUP; s *= 2) {\n"
@@ -91,8 +97,9 @@ def test_right_but_unusual_kernels_pass(ctx, name, capsys):
 @pytest.mark.parametrize("name", sorted(WRONG))
 def test_each_mistake_gets_its_verdict(ctx, name, capsys):
     replacements, problem, hint, oclgrind_only = WRONG[name]
-    if oclgrind_only == "outside" and not on_oclgrind(ctx):
-        pytest.skip("a read past the local tile may leave a GPU's context unusable")
+    if oclgrind_only in ("outside", "barrier") and not on_oclgrind(ctx):
+        pytest.skip("a read past the local tile may leave a GPU's context unusable"
+                    if oclgrind_only == "outside" else "a barrier some work-items miss may hang")
     verdict = check_group_sum_opencl_kernel(build(ctx, variant(SOLUTION, *replacements)))
     if oclgrind_only and not on_oclgrind(ctx):
         if verdict.passed:
