@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises.common import Input, Output, close
-from helpers.exercises.coverage import Grid, Words, never_written, reached
+from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.verdict import matches
@@ -100,12 +100,8 @@ def _launch(case):
 def _mistakes(case, run):
     depth, got, intrinsics = run.model, run.out.got, [case[k] for k in INTRINSICS]
     want, kept = reference(depth, *intrinsics)
-    past = run.out.past - got.size    # counted from the end
-    if past.size and past.max() <= case["width"]:
-        yield ("threads with v == height wrote past the end of xyz: the bounds guard is off by "
-               "one", "the last pixel is (width - 1, height - 1): " + GUARD_HINT + " (>=, not >)")
-    if past.size:
-        yield "values were written past the end of xyz", "no bounds guard: " + GUARD_HINT
+    n = got[0].size   # Z's stores past the end are pixels i >= n, as one plane's would be
+    yield from past_the_end(run.out.past - 2 * n, _grid(case), WORDS, GUARD_HINT)
     yield from _unwritten(run.out.unwritten, case, kept)
     yield from matches(got, _wrong_depths(depth, intrinsics),
                        lambda got, model: np.allclose(got, model, 1e-5, 1e-6, equal_nan=True))

@@ -60,6 +60,23 @@ class Grid:
         return set(idx[idx >= self.height * self.width].tolist())
 
 
+def wrong_indices(grid: Grid, words: "Words"):
+    """(the flat index each element (x, y) of the grid went to, problem, hint) of the kernels that
+    compute the index with another row length or with x and y swapped."""
+    y, x = np.indices((grid.height, grid.width))
+    col, row, cols, rows, item = words.col, words.row, words.cols, words.rows, words.item
+    hint = f"{item} ({col}, {row}) is at {row} * {cols} + {col}: a row holds {cols} {item}s"
+    for index, problem in (
+            (y * grid.threads[0] + x, f"a row was taken as the grid's {grid.threads[0]} "
+             f"{words.thread}s across, not {cols} = {grid.width}"),
+            (y * grid.height + x, f"a row was taken as {rows} = {grid.height} {item}s long, not "
+             f"{cols} = {grid.width}"),
+            (x * grid.width + y, f"{col} and {row} are swapped in the index: ({col}, {row}) went "
+             f"to {col} * {cols} + {row}")):
+        if grid.width != grid.height:
+            yield index.ravel(), problem, hint
+
+
 @dataclasses.dataclass(frozen=True)
 class Words:
     """How a chapter names an exercise's output and indices, and its hints."""
@@ -114,6 +131,9 @@ def past_the_end(past, grid: Grid, words: Words, wild_hint: str, unwritten=None)
         yield (f"the guard stops only the threads outside in both {col} and {row} (&&): those "
                f"outside in one of them wrote past the end of {words.array}",
                f"a thread outside in either must return (||): {words.guard_hint}")
+    for index, problem, hint in wrong_indices(grid, words):
+        if past == set(index[index >= width * height].tolist()):
+            yield f"{words.item}s inside the {words.whole} were stored past its end: {problem}", hint
     if past <= grid.unguarded():
         yield (f"threads outside the {words.whole} wrote past the end of {words.array}",
                f"no bounds guard, or only half of one: {words.guard_hint}")
@@ -133,6 +153,9 @@ def reached(done, grid: Grid, words: Words, what="written"):
                f"{words.col} and {words.row} are swapped: {words.col} runs along a row (over "
                f"the {words.cols}), {words.row} down (over the {words.rows}): "
                f"{words.index_hint}")
+    for index, problem, hint in wrong_indices(grid, words) if what == "written" else ():
+        if not done.all() and np.array_equal(done.ravel(), np.isin(np.arange(done.size), index)):
+            yield f"some {words.item}s were never {what}: {problem}", hint
     for (ny, nx, first), missing in zip((
             (by, bx, f"only {words.block} 0's {words.item}s were {what}"),
             (grid.height, bx, f"only columns 0 to {bx - 1} were {what}"),

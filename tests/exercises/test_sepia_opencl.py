@@ -16,6 +16,10 @@ WRITES = [f"convert_uchar_sat({c}2 + 0.5f)" for c in "rgb"]
 
 # name: (replacements in the solution, a piece of the expected verdict)
 WRONG = {
+    "rows_as_long_as_the_range": ([("int i = y * width + x;", "int i = y * get_global_size(0) + x;")],
+                                  "a row was taken as the grid's 64 work-items across"),
+    "x_and_y_swapped_in_the_index": ([("int i = y * width + x;", "int i = x * width + y;")],
+                                     "x and y are swapped in the index"),
     "only_group_0": ([(INDEX[0], "int x = get_local_id(0);"),
                       (INDEX[1], "int y = get_local_id(1);")],
                      "only work-group 0's pixels were written"),
