@@ -123,7 +123,14 @@ SIM_UNTRACED inline bool check_cell(Cell &cell, const Rec &c, bool shared, Rec *
     // another thread must find that write, not the atomic (atomics never race each other).
     bool keep_plain = (c.flags & ATOMIC_OP) && !(cell.w.flags & ATOMIC_OP) && live(cell.w, c, shared);
     if (c.flags & WROTE) {
-        if (!keep_plain) cell.w = c;
+        // The same thread's earlier bytes of the word, since its last barrier, stay in the
+        // record: a thread that stores a word's four bytes one by one leaves all four for another
+        // thread's store to find, not only the last (global memory is remembered word by word).
+        bool same = live(cell.w, c, shared) && cell.w.block == c.block &&
+                    cell.w.thread == c.thread && cell.w.epoch == c.epoch &&
+                    cell.w.wepoch == c.wepoch && (cell.w.flags == c.flags);
+        uint8_t mask = same ? cell.w.mask | c.mask : c.mask;
+        if (!keep_plain) cell.w = c, cell.w.mask = mask;
     } else if (live(cell.r1, c, shared) && cell.r1.block == c.block && cell.r1.thread == c.thread) {
         cell.r1.mask |= c.mask;
     } else if (!live(cell.r1, c, shared)) {

@@ -76,6 +76,9 @@ __global__ void shift(int *out) {
     out[threadIdx.x] = buf[(threadIdx.x + 33) % blockDim.x];
 }
 __global__ void last(int *out) { out[0] = blockIdx.x; }
+__global__ void bytes_by_all(unsigned char *out, int n) {
+    for (int i = 0; i < n; i++) out[i] = (unsigned char)i;  // every thread, every byte
+}
 __device__ unsigned int arrived;
 __global__ void last_block_sums(const int *in, int *partial, int *out) {
     // The "last block" pattern: each block writes its partial sum, fences, counts itself in
@@ -230,6 +233,16 @@ def test_blocks_writing_one_element_race_and_the_advice_says_why(mod):
                  grid=(4, 1))
     assert race.hazard == "write-after-write" and race.first.block != race.second.block
     assert "Blocks cannot wait" in str(race)
+
+
+@pytest.mark.parametrize("n", [4, 8, 9])
+def test_threads_storing_the_same_bytes_one_by_one_race(mod, n):
+    """Global memory is remembered word by word: each thread's four byte stores into a word all
+    count, not only its last (n = 4 and 8 were missed: the next thread's first byte met the last
+    thread's last byte only)."""
+    race = _race(mod.get_function("bytes_by_all"), gpuarray.zeros(16, np.uint8), np.int32(n),
+                 block=(2, 1, 1), grid=(1, 1))
+    assert (race.hazard, race.element, race.space) == ("write-after-write", 0, "global")
 
 
 def test_a_kernel_that_orders_blocks_with_a_fence_is_not_reported(mod):
