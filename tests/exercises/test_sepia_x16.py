@@ -68,9 +68,11 @@ WRONG = {
 
 
 # Right values, but the tail's thread starts at pixel 15 * groups and writes again (the same
-# values) pixels that the groups' threads of its block write: a race the outputs cannot show, that
-# the simulator's race check finds in the launch that rates the kernel (on a GPU it passes)
-RACY = {"tail_from_15_groups": [("int i = 16 * groups;", "int i = 15 * groups;")]}
+# values) pixels that the groups' threads of its block write; or every spare thread does the tail
+# (else for else if): races the outputs cannot show, that the simulator's race check finds in the
+# launches that rate the kernel (on a GPU they pass)
+RACY = {"tail_from_15_groups": [("int i = 16 * groups;", "int i = 15 * groups;")],
+        "every_spare_thread_does_the_tail": [("} else if (t == groups) {", "} else {")]}
 HELPERS = re.compile(r"\b(byte_of|set_byte|sepia_channel|sepia_pixel)\b")
 
 
@@ -107,8 +109,9 @@ def test_wrong_kernel_fails_with_its_hint(name, kernels, capsys):
 
 
 @pytest.mark.skipif(BACKEND != "simulator", reason="the simulator's race check rates it")
-def test_a_race_in_the_rating_launch_is_a_verdict_not_a_crash(kernels, capsys):
-    verdict = check_sepia_x16_kernel(kernels["tail_from_15_groups"])
+@pytest.mark.parametrize("name", sorted(RACY))
+def test_a_race_in_the_rating_launch_is_a_verdict_not_a_crash(name, kernels, capsys):
+    verdict = check_sepia_x16_kernel(kernels[name])
     out = capsys.readouterr().out
     assert verdict.passed is False and out.startswith("NOT YET: "), out
     assert "data race on out[" in out and "(a launch that measured its speed)" in out, out
