@@ -66,7 +66,11 @@ OPERATOR_CHECKS = ["-fsanitize=float-cast-overflow,shift-exponent",
                    # a local variable read before anything was written to it, where g++ can tell
                    # (issue 27): a warning in the learner's words (messages.learner_warnings);
                    # nvcc says nothing, and a GPU reads what its registers last held
-                   "-Wuninitialized"]
+                   "-Wuninitialized",
+                   # a local variable read before anything was written to it holds a pattern
+                   # (0xFE bytes: a float of -1.7e38, an int of -16843010), not the 0 that a fresh
+                   # stack gives by luck: on a GPU it holds what its registers held last
+                   toolchain.PATTERN_LOCALS]
 # Every symbol must be defined when the library is linked, not when it is loaded: a function
 # declared but never defined is then a compile error that names it.
 LINK_FLAGS = ["-shared", "-pthread"] + (["-Wl,-z,defs", "-Wl,-Bsymbolic"] if sys.platform.startswith("linux") else [])
@@ -271,7 +275,7 @@ def _compile(job, cxx, tmp, user_code, debug=False, prelude=True):
                                                rewritten.kernels))
     obj = tmp / "module.o"
     extra = INSTRUMENT_FLAGS[job.instrument] if job.instrument else LINE_TABLES if debug else []
-    flags = [*CXX_FLAGS, *OPERATOR_CHECKS, *extra, _fibers_switch(user_code),
+    flags = [*CXX_FLAGS, *toolchain.for_compiler(OPERATOR_CHECKS, cxx), *extra, _fibers_switch(user_code),
              *_indices_switch(user_code, cxx), f"-I{INCLUDE_DIR}", *toolchain.for_compiler(job.flags, cxx)]
     rest = ["-c", "-o", str(obj), str(unit_file)]
     # A build with line tables (a link error to explain, a fault to place) reads the same

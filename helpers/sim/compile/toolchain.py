@@ -77,11 +77,25 @@ def _find(cxx_setting):
     return None
 
 
+PATTERN_LOCALS = "-ftrivial-auto-var-init=pattern"
+"""Locals filled with a pattern before their first write (GCC 12 and later, Clang 8 and later)."""
+
+
 def for_compiler(flags, cxx):
-    """``flags`` as the compiler ``cxx`` takes them: GCC's own left out for another one. (They
-    stay in the flags that name a cached library, which must not depend on which compiler is
-    found: a cached library loads without one.)"""
-    return list(flags) if is_gcc(cxx) else [f for f in flags if f != FUSE_CHAINS]
+    """``flags`` as the compiler ``cxx`` takes them: GCC's own left out for another one, and
+    PATTERN_LOCALS for a compiler too old for it. (They stay in the flags that name a cached
+    library, which must not depend on which compiler is found: a cached library loads without
+    one.)"""
+    left_out = (set() if is_gcc(cxx) else {FUSE_CHAINS}) | (
+        set() if PATTERN_LOCALS not in flags or takes(cxx, PATTERN_LOCALS) else {PATTERN_LOCALS})
+    return [f for f in flags if f not in left_out]
+
+
+@functools.lru_cache(maxsize=None)
+def takes(cxx, flag) -> bool:
+    """Whether the compiler ``(path, version line)`` accepts ``flag``."""
+    return subprocess.run([cxx[0], flag, "-fsyntax-only", "-x", "c++", "-"], input="",
+                          capture_output=True, text=True).returncode == 0
 
 
 def binutils(name, needed_by):

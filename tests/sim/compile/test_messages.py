@@ -6,13 +6,15 @@ cache of its own so that the compiler is seen at work (nvcc says the same on a G
 
 import os
 import re
+import uuid
 import warnings
 
+import numpy as np
 import pytest
 
-from helpers.backend import BACKEND, SourceModule, drv
+from helpers.backend import BACKEND, SourceModule, drv, gpuarray
 from helpers.sim import errors
-from helpers.sim.compile import messages, not_simulated
+from helpers.sim.compile import messages, not_simulated, toolchain
 
 PRELUDE_H = "/somewhere/helpers/sim/include/sim_host_only.h"
 
@@ -153,7 +155,6 @@ def test_compile_errors_name_the_file_line_and_unsupported_features():
 @pytest.mark.usefixtures("private_cache")
 def test_a_c_compiler_in_place_of_a_cpp_compiler_is_named():
     import shutil
-    import uuid
 
     from helpers.sim.settings import settings
 
@@ -180,6 +181,23 @@ def test_a_local_array_read_before_it_is_written_is_said_at_compile_time():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         SourceModule(fixed, cache_dir=False)
+
+
+@pytest.mark.skipif(BACKEND != "simulator", reason="the simulator's compiler")
+def test_a_local_read_before_it_is_written_holds_a_pattern_not_zero():
+    """A fresh stack gives 0, which hides the mistake (a sum that starts from nothing, bits ORed
+    into an array never cleared); a GPU's registers hold what they held last. The simulator's
+    locals start as 0xFE bytes, where the compiler takes -ftrivial-auto-var-init (GCC 12 on)."""
+    if not toolchain.takes(toolchain.find_compiler(), toolchain.PATTERN_LOCALS):
+        pytest.skip("this compiler fills no locals")
+    out = gpuarray.zeros(2, np.uint32)
+    source = ("__global__ void k(unsigned *out, int n) { unsigned bits[2];\n"
+              "    for (int j = 0; j < n; j++) bits[j] = 0u;\n"
+              f"    out[0] = bits[0] | 1u; out[1] = bits[1]; }} /* {uuid.uuid4()} */")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # g++ may see the path, or not
+        SourceModule(source).get_function("k")(out, np.int32(1), block=(1, 1, 1), grid=(1, 1))
+    assert out.get().tolist() == [1, 0xFEFEFEFE]
 
 
 def test_a_static_assertion_of_a_simulator_header_is_named_at_the_learners_line():
