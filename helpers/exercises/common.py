@@ -27,6 +27,11 @@ writes into it (the launch rounds the thread count up to a whole number of block
 INT_POISON = -559038737  # 0xDEADBEEF as a signed 32-bit int; also fits (wrapped) in smaller ints
 
 
+NEVER_SET = np.array(0xFEFEFEFE, np.uint32).view(np.float32)[()]
+"""What a float local holds on the simulator before anything was written to it (0xFE bytes:
+-1.7e38; its compiler's -ftrivial-auto-var-init), and what a sum that starts from one comes to."""
+
+
 def poison_value(dtype) -> object:
     """NaN for floating-point types, 0xDEADBEEF (wrapped to the type's width) for integers."""
     dtype = np.dtype(dtype)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises import wmma_tile
-from helpers.exercises.common import Input, Output
+from helpers.exercises.common import NEVER_SET, Input, Output
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.verdict import matches
 
@@ -141,7 +141,7 @@ def _mistakes(case, run):
         if not _either(each, want):                       # right in one launch and not the other
             yield from matches(each, ((_product(run.model, case, **arguments(*case)), problem,
                                        hint) for arguments, problem, hint in LOOKALIKES), _either)
-    if out.differs:
+    if out.differs or (out.got == NEVER_SET).any():
         yield wmma_tile.UNSET, "set it to 0 before the loop over k: wmma::fill_fragment(c, 0.0f)"
     if _either(got, want):
         return

@@ -5,14 +5,15 @@ matrices with one warp on the tensor cores: A stored row after row, B column aft
 (B[k][c] at B[c * 16 + k]), C row after row. The usual mistakes give a recognisable product:
 B's fragment declared row_major computes A B^T, A's declared col_major A^T B, C stored column
 after column (A B)^T, a fragment loaded from the other matrix B^T B or A A^T, no mma_sync zeros;
-the checker names each. Each case runs twice: an accumulator never set to 0 differs.
+the checker names each. Each case runs twice: an accumulator never set to 0 differs (or, on
+the simulator, holds a local's value never set).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from helpers.exercises.common import Input, Output
+from helpers.exercises.common import NEVER_SET, Input, Output
 from helpers.exercises.kernel import KernelExercise, Launch
 
 CASES = [13, 1013]  # the seeds of the two pairs of matrices
@@ -40,8 +41,8 @@ def _is(got, want):
     return bool(np.allclose(got, want, rtol=1e-4, atol=1e-3))
 
 
-UNSET = ("two launches on the same A and B wrote different C's: the accumulator started with "
-         "what its registers held")
+UNSET = ("the accumulator started with what its registers held: C differs between two launches "
+         "on the same A and B, or holds the simulator's value of a local never set (-1.7e38)")
 LAYOUT_HINT = "a fragment's layout is how its matrix is stored: wmma::row_major or wmma::col_major"
 # (what C came out as, from A and B; the mistake; the hint)
 LOOKALIKES = [
@@ -73,7 +74,7 @@ def _mistakes(case, run):
     if run.out.unwritten.any():
         yield (f"{int(run.out.unwritten.sum())} of C's 256 elements were never written",
                "store_matrix_sync stores the whole tile: give it C, the fragment, 16 and mem_row_major")
-    if run.out.differs:
+    if run.out.differs or (run.out.got == NEVER_SET).any():
         yield UNSET, "set it to 0 before mma_sync: wmma::fill_fragment(c, 0.0f)"
     if _is(got, a @ b):
         return

@@ -71,12 +71,12 @@ WRONG = [
     ("b_tile_found_by_rows", variant(KERNEL, (LOAD_B, LOAD_B.replace("tile_col * 16 * K + k", "tile_col * 16 + k * K"))),
      ["as if B were stored row after row", "B + tile_col * 16 * K + k"]),
     ("accumulator_never_set", variant(KERNEL, ("    wmma::fill_fragment(c, 0.0f);\n", "")),
-     ["two launches on the same A and B wrote different C's", "fill_fragment(c, 0.0f)"]),
+     ["the accumulator started with what its registers held", "fill_fragment(c, 0.0f)"]),
 ]
 
 
 # The simulator only: an accumulator never set holds what its registers held, which on a GPU may
-# be the same in both launches (0, even); the simulator's fiber stacks hold the last launch's.
+# be the same in both launches (0, even); on the simulator a local never set holds 0xFE bytes.
 SIMULATOR_ONLY = {"accumulator_never_set": "a GPU's registers may hold the same in both launches"}
 
 

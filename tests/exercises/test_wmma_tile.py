@@ -28,7 +28,7 @@ RIGHT = {
 }
 WRONG = [
     ("accumulator_never_set", variant(KERNEL, ("    wmma::fill_fragment(fc, 0.0f);\n", "")),
-     ["two launches on the same A and B wrote different C's", "fill_fragment(c, 0.0f)"]),
+     ["the accumulator started with what its registers held", "fill_fragment(c, 0.0f)"]),
     ("b_row_major", variant(KERNEL, (B_COL, B_COL.replace("col_major", "row_major"))),
      ["C is A B^T", "B was loaded as row_major", "wmma::col_major"]),
     ("a_col_major", variant(KERNEL, ("half, wmma::row_major> fa;", "half, wmma::col_major> fa;")),
@@ -53,7 +53,7 @@ WRONG = [
 
 
 # The simulator only: an accumulator never set holds what its registers held, which on a GPU may
-# be the same in both launches (0, even); the simulator's fiber stacks hold the last launch's.
+# be the same in both launches (0, even); on the simulator a local never set holds 0xFE bytes.
 SIMULATOR_ONLY = {"accumulator_never_set": "a GPU's registers may hold the same in both launches"}
 
 
