@@ -61,6 +61,9 @@ def _mistakes(case, run):
                "did you use blockIdx.x * blockDim.x + threadIdx.x for the index?")
     if right.all():
         return
+    if np.flatnonzero(unwritten).tolist() == [0]:
+        yield ("y[0] alone was never written: the guard leaves out i = 0",
+               "thread 0 has an element too: guard with if (i < n) alone")
     if unwritten.any():
         yield (f"{int(unwritten.sum())} of {n} elements were never written (the first is "
                f"y[{int(np.argmax(unwritten))}])",
@@ -69,6 +72,9 @@ def _mistakes(case, run):
         if np.allclose(ours, theirs, rtol=1e-6, atol=0):
             yield (f"y[i] holds alpha * {read}: the elements are shifted by one",
                    "each thread reads its own element: y[i] = alpha * x[i]")
+    if np.array_equal(got, np.trunc(want)):
+        yield ("y holds whole numbers: alpha * x[i] lost its fraction (an int on the way?)",
+               "keep the product a float: y[i] = alpha * x[i]")
     if not right.any() and np.allclose(got, x, rtol=1e-6, atol=0):
         yield "y equals x: alpha is not applied", "y[i] = alpha * x[i]"
     if not right.any():

@@ -54,6 +54,12 @@ WRONG = [
     ("index_wrong_stride",
      variant(KERNEL, ("blockIdx.x * blockDim.x + threadIdx.x", "blockIdx.x * 128 + threadIdx.x")),
      ["never written", "every i < n needs a thread"]),
+    ("guard_leaves_out_0",
+     variant(KERNEL, ("i < n", "i > 0 && i < n")),
+     ["y[0] alone was never written", "if (i < n) alone"]),
+    ("product_cast_to_int",
+     variant(KERNEL, ("alpha * x[i]", "(int)(alpha * x[i])")),
+     ["y holds whole numbers", "keep the product a float"]),
 ]
 # A write through a wild pointer (into the lowest pages, which are never mapped: a write far past
 # an array could land in some other mapping instead). Only run on the simulator: on a GPU an
