@@ -47,6 +47,9 @@ ATOMIC_HINT = ("bins[k]++ (or local[k]++) is a read, an add and a write, and thr
 def _refine(failure):
     """The exercise's hints for a failure: the private bins' size; for a race, an atomic for a
     read-modify-write, the barriers for any other."""
+    if failure.kind == "array bounds" and (getattr(failure.error, "element", None) or 0) < 0:
+        yield ("a bin's index was negative: a byte over 127 read as a char, which is signed; "
+               "the bytes are unsigned char, 0 to 255: bin c * 256 + (unsigned char)v")
     if failure.kind == "array bounds":
         yield ("the block's bins are indexed past the size they were declared with, and local "
                "needs 768 bins, 3 channels of 256 values: declare __shared__ unsigned int "
@@ -128,10 +131,13 @@ def _wrong_counts(got, want, rgb, case):
         yield (f"only the first {threads:,} bytes (one a thread) were counted",
                "the grid has fewer threads than the image has bytes: a grid-stride loop, "
                "for (int j = ...; j < 3 * n; j += blockDim.x * gridDim.x)")
+    lost = int(total - got.sum())
+    if 0 < lost < 3 * case["block"] and np.array_equal(got, reference(rgb, np.arange(size - lost))):
+        yield (f"the last {lost} of the {size:,} bytes were not counted: the loop stops early",
+               "count every byte, j from 0 while j < 3 * n")
     if (got >= want).all():
         yield (f"{int((got > want).sum())} bins count more than they should: they did not all "
                "start at 0", CLEAR_HINT)
-    lost = int(total - got.sum())
     if lost > 0:
         yield (f"{lost:,} of the {total:,} bytes were not counted: counts were lost",
                BARRIER_HINT + "; and count with atomicAdd")

@@ -82,6 +82,12 @@ WRONG = [
      variant(KERNEL, ("__shared__ unsigned int local[CHANNELS * LEVELS];",
                       "__shared__ unsigned int local[LEVELS];")),
      ["past the size it was declared with", "local needs 768 bins"]),
+    ("last_byte_left_out",
+     variant(KERNEL, ("j < CHANNELS * n;", "j < CHANNELS * n - 1;")),
+     ["the last 1 of the 100,005 bytes were not counted", "j < 3 * n"]),
+    ("bytes_read_as_signed_char",
+     variant(KERNEL, ("LEVELS + rgb[j]], 1u);", "LEVELS + (char)rgb[j]], 1u);")),
+     ["(index -", "a byte over 127 read as a char"]),
 ]
 
 # Right, but not the solution's way: each must pass
@@ -105,7 +111,9 @@ SIMULATOR_ONLY = {"clears_past_the_bins": "an illegal address on a GPU breaks th
                                           "the tests after it",
                   "clears_one_bin_a_thread": "on a GPU, bins never cleared are often 0 anyway",
                   "private_bins_256": "an access past a shared array's end may be an illegal "
-                                      "address on a GPU, which breaks the context"}
+                                      "address on a GPU, which breaks the context",
+                  "bytes_read_as_signed_char": "an access before a shared array's start may be an "
+                                               "illegal address on a GPU"}
 
 
 @pytest.fixture(scope="module")
