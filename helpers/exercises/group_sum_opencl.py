@@ -87,6 +87,10 @@ def _wrong_sums(x, got):
                "(stride 1) is missing", "fold down to stride 1: loop while stride > 0")
     if np.array_equal(got, _sums(x)[:, 0]):
         yield "each sum is its group's first element: the fold did nothing", BARRIER_HINT
+    if got.size > 1 and (got == _sums(x)[0].sum()).all():
+        yield ("every work-group summed the first 128 elements: x was read at the local id",
+               "a work-item's element is x[get_global_id(0)]; get_local_id(0) is its place in "
+               "the tile")
     g = int(np.argmax(got != want))
     yield (f"{int((got != want).sum())} of {got.size} sums are wrong (the first: partial[{g}] "
            f"= {got[g]:g}, expected {want[g]:g})", BARRIER_HINT)

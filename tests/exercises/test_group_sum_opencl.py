@@ -41,6 +41,9 @@ WRONG = {
                                "only its group's even elements", "stride 1", ""),
     "nothing_stored": ([("        partial[get_group_id(0)] = tile[0];\n", "        ;\n")],
                        "nothing was written", "partial[get_group_id(0)]", ""),
+    "x_read_at_the_local_id": ([("int i = get_global_id(0), t", "int i = get_local_id(0), t")],
+                               "every work-group summed the first 128 elements",
+                               "x[get_global_id(0)]", ""),
     "barrier_inside_the_if": ([("        if (t < stride)\n            " + STEP,
                                 "        if (t < stride) {\n            " + STEP.replace(
                                     "\n        barrier", "\n            barrier") + "\n        }")],
