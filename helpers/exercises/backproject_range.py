@@ -71,12 +71,17 @@ def reference(depth, fx, fy, cx, cy, depth_scale=DEPTH_SCALE, z_min=Z_MIN, z_max
     a wrong kernel's model, with ``z`` its depths in place of depth * depth_scale and ``ranged``
     what it compared with z_min and z_max (by default z)."""
     f4 = np.float32
-    v, u = np.indices(depth.shape).astype(f4)
     z = depth.astype(f4) * f4(depth_scale) if z is None else z
     ranged = z if ranged is None else ranged
     kept = (depth > 0) & (ranged >= f4(z_min)) & (ranged <= f4(z_max))
-    xyz = np.stack([(u - f4(cx)) * z / f4(fx), (v - f4(cy)) * z / f4(fy), z])
-    return np.where(kept, xyz, f4(np.nan)).astype(f4), kept
+    return np.where(kept, unfiltered(z, fx, fy, cx, cy), f4(np.nan)).astype(f4), kept
+
+
+def unfiltered(z, fx, fy, cx, cy):
+    """X, Y and Z of every pixel of depth ``z`` (float32 metres), kept or not."""
+    f4 = np.float32
+    v, u = np.indices(z.shape).astype(f4)
+    return np.stack([(u - f4(cx)) * z / f4(fx), (v - f4(cy)) * z / f4(fy), z])
 
 
 def _grid(case):
@@ -105,6 +110,10 @@ def _mistakes(case, run):
     yield from _unwritten(run.out.unwritten, case, kept)
     yield from matches(got, _wrong_depths(depth, intrinsics),
                        lambda got, model: np.allclose(got, model, 1e-5, 1e-6, equal_nan=True))
+    raw = unfiltered(depth.astype(np.float32) * DEPTH_SCALE, *intrinsics)
+    if not kept.all() and close(got[:, ~kept], raw[:, ~kept]):
+        yield ("the pixels that are not points hold their X, Y and Z: NaN was stored, then the "
+               "coordinates over it", 'after writing nanf("") into the three planes, return')
     yield from _wrong_nans(np.isnan(got), kept, depth)
     if not close(got[:, kept], want[:, kept]):
         yield from matches(got, _wrong_models(depth, intrinsics),

@@ -29,6 +29,8 @@ WRONG = {
                          "the bounds guard is off by one"),
     "rows_as_long_as_the_height": ([("int i = v * width + u;", "int i = v * height + u;")],
                                    "a row was taken as height = 37 pixels long"),
+    "no_return_after_the_nan": ([('= nanf("");\n        return;', '= nanf("");')],
+                                "NaN was stored, then the coordinates over it"),
     "guard_with_and": ([("u >= width || v >= height", "u >= width && v >= height")],
                        "the guard stops only the threads outside in both u and v (&&)"),
     "guard_sides_swapped": ([("u >= width || v >= height", "u >= height || v >= width")],
