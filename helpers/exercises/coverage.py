@@ -153,6 +153,17 @@ def reached(done, grid: Grid, words: Words, what="written"):
                f"{words.col} and {words.row} are swapped: {words.col} runs along a row (over "
                f"the {words.cols}), {words.row} down (over the {words.rows}): "
                f"{words.index_hint}")
+    (gx, gy), item, block = grid.grid, words.item, words.block
+    for stride, step, side, length, name in ((bx, by, gy, grid.height, words.row),
+                                             (by, bx, gx, grid.width, words.col)):
+        reach = np.isin(np.arange(length), (np.arange(side)[:, None] * stride + np.arange(step)))
+        mask = reach[:, None] if name == words.row else reach[None, :]
+        if (np.array_equal(done, mask & np.ones(done.shape, bool)) and not done.all()
+                and not np.array_equal(reach, np.arange(length) < step)):  # (not block 0's alone)
+            size, other = ("height", "width") if name == words.row else ("width", "height")
+            yield (f"the {item}s {what} are those {name} reaches stepping by the {block}'s {other} "
+                   f"from one {block} to the next, where it steps by its {size}",
+                   words.index_hint)
     for index, problem, hint in wrong_indices(grid, words) if what == "written" else ():
         if not done.all() and np.array_equal(done.ravel(), np.isin(np.arange(done.size), index)):
             yield f"some {words.item}s were never {what}: {problem}", hint

@@ -40,7 +40,8 @@ WRONG = {
     "no_store_guard": ([("    if (row < M && col < N)\n        C[", "    C[")],
                        {"problem": "wrote past the end of C", "hint": "row < M && col < N"}),
     "row_steps_by_tile_n": ([("int row = blockIdx.y * TILE_M + ty;", "int row = blockIdx.y * TILE_N + ty;")],
-                            {"problem": "never written", "hint": "blockIdx.y * TILE_M"}),
+                            {"problem": "row reaches stepping by the block's width",
+                             "hint": "blockIdx.y * TILE_M"}),
 }
 # Right, but not the solution's way: each must pass
 RIGHT = {

@@ -24,6 +24,8 @@ WRONG = {
                          "the bounds guard is off by one"),
     "guard_off_by_one_in_col": ([("row >= rows || col >= cols", "row >= rows || col > cols")],
                                 "the guard on col is off by one"),
+    "row_steps_by_the_block_width": ([("blockIdx.y * blockDim.y", "blockIdx.y * blockDim.x")],
+                                     "row reaches stepping by the block's width"),
     "guard_sides_swapped": ([("row >= rows || col >= cols", "row >= cols || col >= rows")],
                             "the guard compares col with rows and row with cols"),
     "guard_with_and": ([("row >= rows || col >= cols", "row >= rows && col >= cols")],
