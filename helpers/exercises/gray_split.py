@@ -32,9 +32,11 @@ TURNS_HINT = ("launch every device's kernel first, in one loop (a launch returns
               "so the devices work at the same time")
 
 
-Launch = namedtuple("Launch", "device rows waited copies", defaults=((), 0))
+Launch = namedtuple("Launch", "device rows waited copies args grid block",
+                    defaults=((), 0, (), (1, 1), (1, 1, 1)))
 """A launch of ``rows`` rows on device ``device``; on the simulator, the devices whose kernels
-the host had waited for and how many copies to the host had run when it was made."""
+the host had waited for and how many copies to the host had run when it was made; its arguments
+and its grid and block."""
 
 
 def device_kernel(k, function, launches, order=None):
@@ -54,7 +56,9 @@ def device_kernel(k, function, launches, order=None):
                            "images was empty, and such a launch fails", "when there are fewer "
                            "images than devices, some shares are empty: skip a device with "
                            "nothing to do (if lo == hi: continue)"))
-        launches.append(Launch(k, int(args[3]), *(order.seen(k) if order else ())))
+        launches.append(Launch(k, int(args[3]), *(order.seen(k) if order else ((), 0)), args,
+                               tuple(kwargs.get("grid", (1, 1))),
+                               tuple(kwargs.get("block", (1, 1, 1)))))
         return order.launch(k, function, args, kwargs) if order else function(*args, **kwargs)
 
     return kernel
@@ -130,7 +134,38 @@ def _mistakes(fn, contexts, functions, case):
         yield from _idle_devices(launches, len(functions), count, height)
     # a copy that did not wait for its kernel explains wrong images first
     yield from _copied_from_another_context(copied or ())
+    if wrong:
+        yield from _wrong_launches(launches, len(functions), count, height, width)
     yield from wrong or _took_turns(launches, copied or ())
+
+
+def _wrong_launches(launches, n, count, height, width):
+    """With the result wrong: a device with a share never launched, launches that could not
+    convert their share (its rows, its grid, its arrays)."""
+    for k in sorted({k for k in range(n) if k * count // n < (k + 1) * count // n and launches}
+                    - {launch.device for launch in launches})[:1]:  # (none launched: the stub)
+        yield (f"device {k}'s kernel was never launched: its share, images {k * count // n} to "
+               f"{(k + 1) * count // n - 1}, was not converted", "launch every device's kernel, "
+               "for k in range(len(contexts))")
+    for launch in launches:
+        (gx, gy), (bx, by) = launch.grid[:2], launch.block[:2]
+        uploaded = getattr(launch.args[0], "size", 0) // (3 * width)   # rows of RGB on the device
+        if n > 1 and uploaded == count * height > launch.rows:
+            yield (f"device {launch.device} was given all {count} images but converts "
+                   f"{launch.rows // height}: its kernel reads from the batch's start",
+                   "copy only the device's share to it: gpuarray.to_gpu(images[lo:hi])")
+        if uploaded > launch.rows:
+            yield (f"device {launch.device}'s kernel was launched on {launch.rows} rows, where "
+                   f"its share has {uploaded}", "a share of hi - lo images is one image of "
+                   "(hi - lo) * height rows for the kernel: rows = (hi - lo) * height")
+        if gx * bx < width or gy * by < launch.rows:
+            yield (f"device {launch.device}'s grid covers {gx * bx} x {gy * by} pixels of its "
+                   f"{width} x {launch.rows}: rounded down", "round the grid up: "
+                   "((width + 31) // 32, (rows + 7) // 8) for blocks of (32, 8, 1)")
+        if getattr(launch.args[1], "dtype", np.uint8) != np.uint8:
+            yield (f"device {launch.device}'s output is {launch.args[1].dtype}, but the kernel "
+                   "writes bytes (unsigned char)", "make grey_k uint8: gpuarray.empty((hi - lo, "
+                   "height, width), np.uint8)")
 
 
 def _wrong_result(result, images):
