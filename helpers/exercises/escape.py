@@ -6,10 +6,12 @@ from __future__ import annotations
 import numpy as np
 
 
-def escape_counts(z_re, z_im, c_re, c_im, max_iter: int) -> np.ndarray:
-    """Steps of z -> z*z + c until |z|^2 > 4 (at most ``max_iter``), element by element, in
-    float32 in the kernels' order; on the pixels still running only, so its cost falls as they
-    escape."""
+def escape_counts(z_re, z_im, c_re, c_im, max_iter: int, bound=4, twice=2,
+                  im2_sign=-1) -> np.ndarray:
+    """Steps of z -> z*z + c until |z|^2 > ``bound`` (at most ``max_iter``), element by element,
+    in float32 in the kernels' order; on the pixels still running only, so its cost falls as
+    they escape. ``twice`` and ``im2_sign``: the step's z_im = twice*z_re*z_im + c_im and
+    z_re = z_re^2 + im2_sign*z_im^2 + c_re (other values: a wrong kernel's model)."""
     f32 = np.float32
     arrays = np.broadcast_arrays(*(np.asarray(a, f32) for a in (z_re, z_im, c_re, c_im)))
     shape, (zr, zi, cr, ci) = arrays[0].shape, (a.ravel() for a in arrays)
@@ -17,13 +19,13 @@ def escape_counts(z_re, z_im, c_re, c_im, max_iter: int) -> np.ndarray:
     with np.errstate(over="ignore", invalid="ignore"):   # a huge c may overflow: it escapes
         for _ in range(max_iter):
             re2, im2 = zr * zr, zi * zi
-            going = re2 + im2 <= f32(4)
+            going = re2 + im2 <= f32(bound)
             if not going.all():              # drop the pixels that escaped
                 idx, zr, zi, cr, ci, re2, im2 = (a[going] for a in (idx, zr, zi, cr, ci, re2, im2))
                 if idx.size == 0:
                     break
-            zi = f32(2) * zr * zi + ci
-            zr = re2 - im2 + cr
+            zi = f32(twice) * zr * zi + ci
+            zr = re2 + f32(im2_sign) * im2 + cr
             counts[idx] += 1
     return counts.reshape(shape)
 

@@ -88,6 +88,20 @@ def _wrong_answers(case, ref):
            "z_re = x_min + x*dx (x is the column), z_im = y_min + y*dy (y is the row)")
     yield (escape_counts(re, im, c_im, c_re, max_iter), "c_re and c_im are swapped",
            "c = c_re + i*c_im: add c_re to the real part and c_im to the imaginary part")
+    for steps, problem in (((dy, dx), "dx and dy are swapped: z starts at (x_min + x*dy) + "
+                            "i*(y_min + y*dx)"), ((dy, dy), "z_re = x_min + x*dy: the real part "
+                            "steps by dy"), ((dx, dx), "z_im = y_min + y*dx: the imaginary part "
+                            "steps by dx")):
+        yield (escape_counts(*pixel_grid(width, height, x_min, y_min, *steps), c_re, c_im,
+                             max_iter), problem,
+               "z_re = x_min + x*dx (dx steps along a row), z_im = y_min + y*dy")
+    step = "z_re = z_re*z_re - z_im*z_im + c_re and z_im = 2*z_re*z_im + c_im, from the old values"
+    for change, problem, hint in (
+            (dict(twice=1), "z_im's update lacks the factor 2 (z_im = z_re*z_im + c_im)", step),
+            (dict(im2_sign=1), "z_re's update adds z_im*z_im where it subtracts it", step),
+            (dict(bound=2), "the loop stops at |z|^2 > 2: |z| > 2 is |z|^2 > 4",
+             "break once re2 + im2 > 4.0f")):
+        yield escape_counts(re, im, c_re, c_im, max_iter, **change), problem, hint
     yield (ref.T.reshape(height, width), "the pixels are stored transposed (iters[x*height + y])",
            "the image is row-major like a NumPy array of shape (height, width): store pixel (x, "
            "y) at iters[y*width + x]")

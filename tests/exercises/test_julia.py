@@ -85,6 +85,17 @@ WRONG = [
      variant(KERNEL, ("        z_im = 2.0f * z_re * z_im + c_im;\n        z_re = re2 - im2 + c_re;\n",
               "        z_re = re2 - im2 + c_re;\n        z_im = 2.0f * z_re * z_im + c_im;\n")),
      ["differ from NumPy's", "old values"]),
+    ("real_part_steps_by_dy", variant(KERNEL, ("x_min + x * dx", "x_min + x * dy")),
+     ["the real part steps by dy", "z_re = x_min + x*dx"]),
+    ("dx_and_dy_swapped", variant(KERNEL, ("x_min + x * dx", "x_min + x * dy"),
+                                  ("y_min + y * dy", "y_min + y * dx")),
+     ["dx and dy are swapped", "z_re = x_min + x*dx"]),
+    ("factor_2_left_out", variant(KERNEL, ("z_im = 2.0f * z_re * z_im", "z_im = z_re * z_im")),
+     ["lacks the factor 2", "z_im = 2*z_re*z_im + c_im"]),
+    ("im2_added", variant(KERNEL, ("z_re = re2 - im2 + c_re", "z_re = re2 + im2 + c_re")),
+     ["adds z_im*z_im", "z_re = z_re*z_re - z_im*z_im"]),
+    ("escape_at_2", variant(KERNEL, ("re2 + im2 > 4.0f", "re2 + im2 > 2.0f")),
+     ["stops at |z|^2 > 2", "re2 + im2 > 4.0f"]),
 ]
 
 
