@@ -79,6 +79,11 @@ def _mistakes(case, run):
         first = int(np.argmax(visits != np.round(visits)))
         yield (f"y[{first}] = {got[first]}, which is not y + k * x for any whole k "
                f"(expected {y[first] + x[first]})", "each element once: y[i] += x[i]")
+    for start, problem in _STARTS:
+        if np.array_equal(visits, _visits(n, block, blocks, start)):
+            yield (f"the loop starts at {problem}, so the blocks' walks overlap",
+                   "start at i = blockIdx.x * blockDim.x + threadIdx.x, step by gridDim.x * "
+                   "blockDim.x")
     if (visits > 1).any():
         first = int(np.argmax(visits > 1))
         yield (f"y[{first}] got x[{first}] added {int(visits[first])} times: threads visit the "
@@ -94,6 +99,21 @@ def _mistakes(case, run):
     first = int(np.argmax(got != y + x))
     yield (f"{int((got != y + x).sum())} of {n} elements are wrong (the first is y[{first}] = "
            f"{got[first]}, expected {y[first] + x[first]})", "y[i] += x[i], once for each i < n")
+
+
+_STARTS = [(lambda b, t: t, "threadIdx.x: every block starts at element 0"),
+           (lambda b, t: b + t, "blockIdx.x + threadIdx.x: blockIdx.x is not multiplied by "
+            "blockDim.x")]
+"""(a wrong loop's start from block b and thread t, the words for it)"""
+
+
+def _visits(n, block, blocks, start):
+    """How many times each element is visited by a grid-stride loop that starts at ``start``."""
+    visits = np.zeros(n)
+    for b in range(blocks):
+        for t in range(block):
+            np.add.at(visits, np.arange(start(b, t), n, block * blocks), 1)
+    return visits
 
 
 EXERCISE = KernelExercise(
