@@ -111,12 +111,18 @@ def _mix_ups(got, case, padded):
          "and the transposed index col * rows + row gives", SWAP_HINT + "; " + ROW_MAJOR_HINT),
         (dict(index=by_rows), "the result is what the index row * rows + col gives: it steps "
                               "rows elements from one row to the next", ROW_MAJOR_HINT),
+        (dict(index=lambda r, c: r * case.block[0] + c), "the result is what the index row * "
+         "blockDim.x + col gives: it steps a block's width from one row to the next",
+         ROW_MAJOR_HINT),
         *_fixed_blocks(case))]
     r, c = np.indices((rows, cols))
-    models.append((a_pad[:rows * cols].reshape(rows, cols) * cs_pad[r] + ro_pad[c],
-                   "the result is a * col_scale[row] + row_offset[col]",
-                   "col_scale has one entry per column (index it with col), "
-                   "row_offset one per row (index it with row)"))
+    a = a_pad[:rows * cols].reshape(rows, cols)
+    for scale, offset, problem in ((r, c, "col_scale[row] + row_offset[col]"),
+                                   (r, r, "col_scale[row] + row_offset[row]"),
+                                   (c, c, "col_scale[col] + row_offset[col]")):
+        models.append((a * cs_pad[scale] + ro_pad[offset], f"the result is a * {problem}",
+                       "col_scale has one entry per column (index it with col), "
+                       "row_offset one per row (index it with row)"))
     yield from matches(got, models, _same)
 
 
