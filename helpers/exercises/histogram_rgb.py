@@ -119,10 +119,18 @@ def _wrong_counts(got, want, rgb, case):
         yield (f"every bin was added {got.sum() // total} times",
                "each bin must be added to bins once a block: let thread t add bins t, "
                "t + blockDim.x, t + 2 * blockDim.x, ... (not every thread every bin)")
+    size = 3 * case["n"]
+    j, v = np.arange(size), rgb[:size].astype(np.int64)
+    for bins, problem in ((j // case["n"] * 256 + v, "channel j / n gives, as if the image were "
+                           "stored plane after plane"),
+                          (v * 3 + j % 3, "bin v * 3 + c gives, in place of c * 256 + v")):
+        if np.array_equal(got, np.bincount(bins, minlength=BINS)[:BINS]):
+            yield (f"the bins are what {problem}", "byte j is channel j % 3 with value rgb[j]: "
+                   "bin (j % 3) * 256 + rgb[j]")
     if got[256:].sum() == 0 and np.array_equal(got[:256], want.reshape(3, 256).sum(0)):
         yield ("every byte was counted in the red bins (0 to 255)",
                "byte j is channel j % 3: count it in bin (j % 3) * 256 + rgb[j]")
-    n, threads, size = case["n"], case["block"] * case["grid"], 3 * case["n"]
+    n, threads = case["n"], case["block"] * case["grid"]
     if np.array_equal(got, reference(rgb, np.arange(n))):
         yield (f"only the first {n:,} of the {size:,} bytes were counted: the loop stops at n, "
                "the number of pixels, but each pixel has 3 bytes",
