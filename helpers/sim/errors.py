@@ -249,6 +249,16 @@ class WarpMaskError(LaunchError):
         self.rule, self.mask, self.lane = rule, mask, lane
 
 
+class ArrayBoundsError(LaunchError):
+    """An index past the size an array was declared with (kind "array bounds"), as GCC's bounds
+    check hands it over: ``element`` (the index), ``declared`` (the array's declared type,
+    "float [12][36]") and ``length`` (the size of the dimension the index ran past: 12 there)."""
+
+    def __init__(self, msg, *, declared, length, **facts):
+        super().__init__(msg, **facts)
+        self.declared, self.length = declared, length
+
+
 class TimeLimitError(LaunchError):
     """A launch stopped at the simulator's time limit (settings.time_limit): ``seconds``."""
 

@@ -6,8 +6,10 @@ The line comes from the runtime where it knows it (an assert, a barrier), else, 
 signal stopped, from the instruction's address (Module.source_line), as compute-sanitizer's
 memcheck names the line of a bad access."""
 
+import re
+
 from ..machine import memory
-from ..errors import LaunchError, OutOfBoundsError, WarpMaskError
+from ..errors import ArrayBoundsError, LaunchError, OutOfBoundsError, WarpMaskError
 from .ubsan import as_signed, type_of
 
 STATUS_TEXT = {
@@ -46,9 +48,12 @@ def error(module, name, status, err):
         facts["block"] = tuple(err.block)
     if status not in ("RESOURCES", "OVERRUN"):
         facts["thread"] = err.failed_thread()
-    if status == "BOUNDS":
-        facts["element"] = bounds_index(err)[0]
-    text = f"cuLaunchKernel failed: {message(name, status, err, site)}"
+    bounds = bounds_index(err) if status == "BOUNDS" else None
+    text = f"cuLaunchKernel failed: {message(name, status, err, site, bounds)}"
+    if bounds:
+        (facts["element"], declared), length = bounds, re.match(r"[^\[]*\[(\d+)\]", bounds[1])
+        return ArrayBoundsError(text, declared=declared, length=int(length[1]) if length else None,
+                                **facts)
     if status == "WARP" and err.warp_rule in WARP_RULES:
         facts.pop("kind")
         return WarpMaskError(text, rule=WARP_RULES[err.warp_rule], mask=err.warp_mask,
@@ -80,9 +85,10 @@ def thread_words(err):
     return f"thread ({', '.join(map(str, thread))})"
 
 
-def message(name, status, err, site):
+def message(name, status, err, site, bounds=None):
     """The LaunchError text for a launch that ended with ``status`` (a status name of
-    module.py), the runtime's ErrorReport ``err`` and the line ``site`` ("file.cu:12" or None)."""
+    module.py), the runtime's ErrorReport ``err`` and the line ``site`` ("file.cu:12" or None);
+    ``bounds``: a BOUNDS error's (index, declared type), ``bounds_index``'s."""
     where = (f"in kernel {name!r}, block ({', '.join(map(str, err.block))}), "
              f"{thread_words(err)}")
     if status == "OVERRUN":  # found after the block ended: which thread did it is not known
@@ -113,7 +119,7 @@ def message(name, status, err, site):
         message += (f": {text}. Free device arrays you no longer need, or run fewer workers "
                     "(CUDA_SIM_WORKERS).")
     elif status == "BOUNDS":
-        index, declared = bounds_index(err)
+        index, declared = bounds
         message += (f" at {site}" if site else "") + (f": index {index} of an array declared "
                                                       f"{declared}")
     elif site:

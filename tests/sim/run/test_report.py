@@ -176,8 +176,9 @@ def test_shared_and_local_overruns_name_the_file_and_line(mod):
                                                              "faults.cu:8", 32)
     assert "faults.cu:8" in str(err) and "thread (31, 0, 0)" in str(err)
     assert "index 32 of an array declared int [32]" in str(err), str(err)
+    assert (err.declared, err.length) == ("int [32]", 32)  # fields for checkers, not the text
     err = launch_error(mod.get_function("local_overrun"), out, np.int32(2), block=(4, 1, 1))
-    assert (err.kind, err.line) == ("array bounds", "faults.cu:14")
+    assert (err.kind, err.line, err.length) == ("array bounds", "faults.cu:14", 4)
     assert err.element == err.thread[0] + 2 and "of an array declared int [4]" in str(err)
     err = launch_error(mod.get_function("local_overrun"), out, np.int32(-9), block=(4, 1, 1))
     # threadIdx.x + k is unsigned: the index is what the kernel computed, not a negative number
