@@ -59,7 +59,14 @@ def _draw(rng):
 
 
 def _refine(failure):
-    """The exercise's hint for an overrun of its one declared array, the tile."""
+    """The exercise's hint for an overrun of its one declared array, the tile: its indices in
+    the wrong order where it is declared as it should be, else its size."""
+    tile_y, tile_x = BLOCK[1] + 2 * RADIUS, BLOCK[0] + 2 * RADIUS
+    if getattr(failure.error, "declared", None) in (f"float [{tile_y}][{tile_x}]",
+                                                    f"float [{tile_x}]"):
+        yield (f"tile is declared as it should be, [{tile_y}][{tile_x}], and an index into it "
+               f"ran past its {failure.error.length}: tile[row][column] takes the row first, "
+               "tile[threadIdx.y + dy][threadIdx.x + dx]")
     if failure.kind == "array bounds":
         yield (f"tile needs TILE_Y x TILE_X = {BLOCK[1] + 2 * RADIUS} x {BLOCK[0] + 2 * RADIUS} "
                "elements, the block and RADIUS more on every side (the halo): declare "
@@ -111,8 +118,12 @@ def _models(image):
     yield (image, "the output is the input image, unchanged: nothing is blurred yet",
            "follow the TODOs of the stub: fill the tile, wait, then average the window")
     yield (np.zeros_like(image), "every pixel is 0, which is what sum * (1 / 25) gives: 1 / 25 is "
-           "an integer division (an int divided by an int drops the fraction), so it is 0",
-           "make the factor a float: sum * (1.0f / 25), or sum / 25.0f")
+           "an integer division (an int divided by an int drops the fraction), so it is 0; or the "
+           "sum is an int, which drops each pixel's fraction", "make the factor a float, sum * "
+           "(1.0f / 25), or sum / 25.0f; and keep the sum a float")
+    yield (_clamped_to_n(image), "the window's pixels past the right edge come from the next "
+           "row's first pixel, and past the bottom from beyond the image: the clamp lets index n "
+           "through", "clamp to the last pixel, n - 1: min(max(i, 0), n - 1)")
     yield (reference(image, mode="constant"), "pixels near the image's edges are too dark: the "
            "pixels outside the image count as 0", "a window pixel outside the image takes the "
            "value of the nearest pixel inside: clamp its column and its row with clamp_index "
@@ -132,6 +143,17 @@ def _models(image):
         yield (reference(image) * np.float32(factor), f"the results are {factor} times too large",
                f"divide the sum by the window's {(2 * RADIUS + 1) ** 2} pixels: multiply by "
                "1.0f / ((2 * RADIUS + 1) * (2 * RADIUS + 1))")
+
+
+def _clamped_to_n(image):
+    """The blur of a kernel whose clamp_index(i, n) lets i = n through, reading the image as the
+    flat rows it is, with JUNK after them (as _launch lays them out)."""
+    h, w = image.shape
+    flat = np.concatenate([image.ravel(), np.full(w + 1, JUNK)]).astype(np.float64)
+    y, x = np.indices(image.shape)
+    total = sum(flat[np.clip(y + dy, 0, h) * w + np.clip(x + dx, 0, w)]
+                for dy in range(-RADIUS, RADIUS + 1) for dx in range(-RADIUS, RADIUS + 1))
+    return (total / (2 * RADIUS + 1) ** 2).astype(np.float32)
 
 
 def _located(got, want):

@@ -61,6 +61,13 @@ WRONG = {
     "integer_division": ([("sum * (1.0f / ((2 * RADIUS + 1) * (2 * RADIUS + 1)))",
                            "sum * (1 / ((2 * RADIUS + 1) * (2 * RADIUS + 1)))")],
                          ["integer division", "1.0f"]),
+    "sum_an_int": ([("float sum = 0.0f;", "int sum = 0;")], ["or the sum is an int",
+                                                              "keep the sum a float"]),
+    "clamp_lets_n_through": ([("min(max(i, 0), n - 1)", "min(max(i, 0), n)")],
+                             ["the clamp lets index n through", "min(max(i, 0), n - 1)"]),
+    "tile_indices_swapped": ([("tile[threadIdx.y + dy][threadIdx.x + dx]",
+                               "tile[threadIdx.x + dx][threadIdx.y + dy]")],
+                             ["indexed an array past the size", "tile[row][column] takes the row"]),
 }
 
 # Right but slow: PASS, not FAST (name: (replacements, words of what keeps it from FAST))
@@ -170,7 +177,7 @@ def test_the_stub_fails_saying_nothing_is_blurred(capsys):
 
 # The simulator only: on a GPU an index past a shared array's end may be an illegal address,
 # which leaves the CUDA context unusable for every test after it in the process.
-SIMULATOR_ONLY = {"tile_declared_too_small"}
+SIMULATOR_ONLY = {"tile_declared_too_small", "tile_indices_swapped"}
 
 
 @pytest.mark.parametrize("name", [
