@@ -148,11 +148,38 @@ def _known_results(a, bt):
     a_pad, bt_pad = np.zeros((m, phases, TILE)), np.zeros((tiles, TILE, phases, TILE))
     a_pad.reshape(m, -1)[:, :k] = a
     bt_pad.reshape(tiles * TILE, -1)[:n, :k] = bt
+    for change, problem, hint in (
+            (dict(bt_row=lambda bx, by, ty: by * TILE + ty), "Bt's tile was loaded from rows "
+             "blockIdx.y * TILE + ty: the block's columns of C are rows of Bt, blockIdx.x * TILE "
+             "+ ty", "int bt_row = blockIdx.x * TILE + threadIdx.y"),
+            (dict(j_end=TILE - 1), "the inner loop stops one short: j < TILE - 1 leaves out each "
+             "tile's last column", "for (int j = 0; j < TILE; j++)"),
+            (dict(k_of=lambda p, tx: p + tx), "the loads' column is phase + tx: each phase moves "
+             "one column along K, not a tile", "int k = phase * TILE + tx")):
+        yield _tiled(a, bt, **change), problem, hint
     yield (np.einsum("mpj,tjpx->mtx", a_pad, bt_pad).reshape(m, -1)[:, :n],
            "the kernel multiplied by Bt's tile as loaded, not transposed: sum used Bs[j][tx], "
            "the notebook's read for a tile of B",
            "Bs[ty][tx] holds Bt[blockIdx.x * TILE + ty][phase * TILE + tx], so this thread's column "
            "of C (col = blockIdx.x * TILE + tx) is row tx of Bs: sum += As[ty][j] * Bs[tx][j]")
+
+
+def _tiled(a, bt, bt_row=lambda bx, by, ty: bx * TILE + ty, k_of=lambda p, tx: p * TILE + tx,
+           j_end=TILE):
+    """C as the solution's tiles compute it, with Bt's tile rows ``bt_row(blockIdx.x,
+    blockIdx.y, ty)``, the loads' column ``k_of(phase, tx)`` and the inner loop to ``j_end``."""
+    (m, k), n, t = a.shape, bt.shape[0], np.arange(TILE)
+    c = np.zeros((-(-m // TILE) * TILE, -(-n // TILE) * TILE))
+    for by, bx in np.ndindex(c.shape[0] // TILE, c.shape[1] // TILE):
+        rows, tile_rows = by * TILE + t, bt_row(bx, by, t)
+        for p in range(-(-k // TILE)):
+            cols = k_of(p, t)
+            tiles = [np.where((r[:, None] < x.shape[0]) & (cols[None, :] < k),
+                              x[np.minimum(r, x.shape[0] - 1)][:, np.minimum(cols, k - 1)], 0)
+                     for r, x in ((rows, a), (tile_rows, bt))]
+            c[by * TILE:by * TILE + TILE, bx * TILE:bx * TILE + TILE] += \
+                tiles[0][:, :j_end] @ tiles[1][:, :j_end].T
+    return c[:m, :n]
 
 
 def _past_column_k(kernels, case):

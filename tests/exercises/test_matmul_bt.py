@@ -32,6 +32,11 @@ WRONG = {
     "a_tile_loaded_on_its_diagonal": ([("As[ty][tx] = (row < M && k < K)", "As[ty][ty] = (row < M && k < K)")],
                                       "each element must be loaded by one thread"),
     "phases_rounded_down": ([("(K + TILE - 1) / TILE", "K / TILE")], "never ran"),
+    "bt_rows_from_blockidx_y": ([("int bt_row = blockIdx.x * TILE + ty;",
+                                  "int bt_row = blockIdx.y * TILE + ty;")], "from rows blockIdx.y"),
+    "inner_loop_one_short": ([("j < TILE; j++", "j < TILE - 1; j++")], "the inner loop stops one short"),
+    "phase_not_times_tile": ([("int k = phase * TILE + tx;", "int k = phase + tx;")],
+                             "the loads' column is phase + tx"),
     "bt_read_as_b": ([(LOAD_B, "Bs[ty][tx] = (phase * TILE + ty < K && col < N) ? "
                                "Bt[(phase * TILE + ty) * N + col] : 0.0f;"),
                       (READ, "sum += As[ty][j] * Bs[j][tx];")], "read Bt as if it were B"),
