@@ -144,20 +144,27 @@ SHAPES = [  # (how model() writes the plan, problem, hint): its wrong shapes, ea
     (dict(sum_type="int"), "each thread adds up in an int: adding x[i] * y[i] to an int keeps "
      "only the whole part, so the fractions are lost",
      "keep each thread's sum in a float: float v = 0.0f, then v += x[i] * y[i]"),
+    (dict(keep="last"), "each thread kept only its last product: v = x[i] * y[i] replaces the "
+     "sum at each turn of the loop", "add each product to the thread's sum: v += x[i] * y[i]"),
+    (dict(adders="every lane"), "every lane of the first warp added its value to *result, not "
+     "lane 0 alone, which holds the block's sum", "if (lane == 0) atomicAdd(result, v): one "
+     "atomic a block"),
 ]
 
 
 def model(products, block, grid, stride="grid", sum_type="float", shuffle="down",
-          offsets=(16, 8, 4, 2, 1)) -> float:
+          offsets=(16, 8, 4, 2, 1), keep="sum", adders="lane 0") -> float:
     """The sum a kernel adds to *result whose loop steps by the grid or the block (``stride``),
-    each thread adding up in a float or an int (``sum_type``), its warp_sum's ``shuffle``
-    ("down" or "up") going through ``offsets``: lane 0's sum over the last axis (32 lanes), where
-    a shuffle whose source lane is outside the warp hands a lane its own value, as CUDA's do."""
+    each thread adding up in a float or an int (``sum_type``; ``keep="last"``: keeping only its
+    last product), its warp_sum's ``shuffle`` ("down" or "up") going through ``offsets``: lane
+    0's sum over the last axis (32 lanes), where a shuffle whose source lane is outside the warp
+    hands a lane its own value, as CUDA's do; ``adders="every lane"``: every lane of the first
+    warp adding its value to *result, not lane 0 alone."""
     def warp_sum(v):
         for offset in offsets:
             source = lane + offset if shuffle == "down" else lane - offset
             v = v + np.where((source >= 0) & (source < 32), v[..., np.clip(source, 0, 31)], v)
-        return v[..., 0]
+        return v
 
     n, threads, warps, lane = products.size, block * grid, block // 32, np.arange(32)
     step = threads if stride == "grid" else block
@@ -165,10 +172,12 @@ def model(products, block, grid, stride="grid", sum_type="float", shuffle="down"
     for turn in range(-(-n // step)):  # the loop's turns taken for all the threads at once
         i = start + turn * step
         added = np.where(i < n, products[np.minimum(i, n - 1)], 0.0).astype(np.float32)
-        sums = np.trunc(sums.astype(np.float32) + added) if sum_type == "int" else sums + added
+        sums = np.trunc(sums.astype(np.float32) + added) if sum_type == "int" else \
+            np.where(i < n, added, sums) if keep == "last" else sums + added
     first_warp = np.zeros((grid, 32))
-    first_warp[:, :warps] = warp_sum(sums.reshape(grid, warps, 32))
-    return float(warp_sum(first_warp).sum())
+    first_warp[:, :warps] = warp_sum(sums.reshape(grid, warps, 32))[..., 0]
+    total = warp_sum(first_warp)
+    return float((total if adders == "every lane" else total[..., 0]).sum())
 
 
 def _wrong_sums(products, block, grid):

@@ -113,6 +113,13 @@ WRONG = [
              ("        v += x[i] * y[i];\n", "        sum += x[i] * y[i];\n"),
              ("    v = warp_sum(v);", "    float v = warp_sum(sum);")),
      ["adds up in an int", "keep each thread's sum in a float"]),
+    ("keeps_the_last_product",
+     variant(KERNEL, ("        v += x[i] * y[i];\n", "        v = x[i] * y[i];\n")),
+     ["kept only its last product", "v += x[i] * y[i]"]),
+    ("every_lane_adds_to_result",
+     variant(KERNEL, ("        if (lane == 0)\n            atomicAdd(result, v);",
+                      "        atomicAdd(result, v);")),
+     ["every lane of the first warp added its value", "if (lane == 0) atomicAdd(result, v)"]),
 ]
 
 # Right, but not the solution's way: each must pass
