@@ -111,10 +111,39 @@ def _wrong_values(rgb, got):
                f"{got[wy, wx, wc]}): the kernel truncates instead of rounding",
                "converting a float to unsigned char drops the fraction: add 0.5f first, "
                "(unsigned char)fminf(value + 0.5f, 255.0f)")
+    wrapped = (np.floor(exact) % 256).astype(np.uint8)
+    for c in np.flatnonzero(wrong.any(axis=(0, 1))):
+        if not _differs(got[..., c], wrapped[..., c], exact[..., c], boundary=0.0).any():
+            yield (f"the {CHANNEL_NAMES[c]} values lost their fraction, and those past 255 wrapped "
+                   f"around: the {CHANNEL_NAMES[c]} sum was kept in an unsigned char",
+                   "keep each sum a float (float r2 = ...), then round and clamp it as you store "
+                   "it: (unsigned char)fminf(r2 + 0.5f, 255.0f)")
+            break
     yield from mixed_up(rgb, got, LAYOUT_HINT)
+    yield from _other_weights(rgb, got)
     yield (f"{int(wrong.sum())} of {got.size} values are wrong (the first is {at}: got "
            f"{got[wy, wx, wc]}, expected {want[wy, wx, wc]})",
            LAYOUT_HINT + "; round with + 0.5f and clamp to 255")
+
+
+def _other_weights(rgb, got):
+    """A kernel whose channels are other weighted sums of r, g and b (a weight mistyped, a
+    channel computed from another's result): the weights least squares finds where no channel
+    is clamped, named where they explain every such pixel to a level."""
+    x, y = rgb.reshape(-1, 3).astype(np.float64), got.reshape(-1, 3).astype(np.float64)
+    keep = (y < 255).all(axis=1)
+    if keep.sum() < 12:
+        return
+    weights = np.linalg.lstsq(x[keep], y[keep], rcond=None)[0].T
+    if np.abs(x[keep] @ weights.T - y[keep]).max() > 1.5:
+        return
+    for c, (row, want) in enumerate(zip(weights, SEPIA)):
+        if not np.allclose(row, want, atol=0.005):
+            yield (f"the {CHANNEL_NAMES[c]} output is {row[0]:.3f} r + {row[1]:.3f} g + "
+                   f"{row[2]:.3f} b, where the matrix has {want[0]} r + {want[1]} g + "
+                   f"{want[2]} b", f"each output channel comes from the input's r, g and b: "
+                   f"{LAYOUT_HINT}")
+            return
 
 
 def _differs(got, want, exact, boundary=0.5):

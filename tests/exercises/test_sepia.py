@@ -60,7 +60,11 @@ WRONG = {
         "only some of their three bytes written"),
     "nothing_written": ([(WRITE_R + WRITE_G + WRITE_B, "    (void)r2; (void)g2; (void)b2;\n")],
                         "nothing was written"),
-    "wrong_weight": ([("0.769f * g", "0.669f * g")], "values are wrong"),
+    "wrong_weight": ([("0.769f * g", "0.669f * g")], "the red output is 0.393 r + 0.669 g + 0.189 b"),
+    "green_from_the_red_result": ([("0.349f * r + 0.686f * g", "0.349f * r2 + 0.686f * g")],
+                                  "the green output is 0.137 r + 0.954 g + 0.234 b"),
+    "red_sum_in_an_unsigned_char": ([("float r2 =", "unsigned char r2 =")],
+                                    "the red sum was kept in an unsigned char"),
 }
 
 
