@@ -110,7 +110,7 @@ def _wrong_answers(case, ref):
            "pixels that never escape hold max_iter + 1: the loop runs one step too many",
            "loop while n < max_iter (not <=), so that the count stops at max_iter")
     yield (np.where(inside, ref, ref + 1), "escaping pixels count one step too many (off by one)",
-           "test |z|^2 > 4 BEFORE taking a step, and count only the steps taken")
+           "n starts at 0, test |z|^2 > 4 BEFORE taking a step, and count only the steps taken")
     yield (np.where(inside, ref, ref - 1), "escaping pixels count one step too few (off by one)",
            "count every step taken, including the one after which |z|^2 > 4 is seen")
 

@@ -97,8 +97,9 @@ def _past_the_end(past, n):
     if n % 16 and past.tolist() == list(range(3 * n, 48 * (groups + 1))):
         yield (f"thread {groups} (t == n / 16) wrote a whole group of 16 pixels where only "
                f"{n % 16} are left, past the end of out",
-               "the uint4 loads and stores are for t < n / 16 only (t < groups, not <=): "
-               "thread n / 16 converts the tail one pixel at a time")
+               "the uint4 loads and stores are for t < n / 16 only (t < groups, not <=, with "
+               "groups = n / 16 rounded down): thread n / 16 converts the tail one pixel at a "
+               "time")
     yield (f"the kernel wrote past the end of out (as far as byte {int(past.max())}; out has "
            f"{3 * n})", "the tail's pixels are 16 * groups to n - 1: stop the loop at n")
 
