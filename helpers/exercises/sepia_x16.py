@@ -117,6 +117,12 @@ def _unwritten(unwritten, n):
         yield (f"the last {n - 16 * groups} pixels (the tail past the last whole group of 16) "
                "were never written",
                "the thread t == n / 16 must convert pixels 16 * (n / 16) to n - 1, one by one")
+    if groups > 1 and np.array_equal(unwritten.ravel()[:48 * groups],
+                                     np.arange(48 * groups) >= 16 * groups + 32):
+        yield ("the groups' results were stored at uint4 number t, not 3t: they overlap, and end "
+               f"at byte {16 * groups + 32} of the {48 * groups} the groups fill",
+               "16 pixels are 48 bytes, three uint4: store thread t's at numbers 3t, 3t + 1 and "
+               "3t + 2 of (uint4 *)out")
     flat = unwritten.ravel()[:48 * groups].reshape(max(groups, 1), -1)
     if groups and not flat[:, :16].any() and flat[:, 16:].all():
         yield ("in every group only the first 16 of the 48 result bytes were written",
@@ -140,7 +146,15 @@ def _wrong_groups(rgb, got, n):
     wrong_stride = np.concatenate([flat[16 * t:16 * t + 48] for t in range(n // 16)])
     gives = "the result is what a kernel gives that {}"
     reverse = gives.format("{} the 4 bytes of each 32-bit word in reverse order")
-    models = [(tone(flip(flat[:whole])), reverse.format("reads"), BYTE_HINT),
+    words = flat[:whole].view("<u4")                        # the loads' words, little-endian
+    k = np.arange(whole)
+    bits_shift = ((words[k >> 2] >> (k & 3)) & 0xFF).astype(np.uint8)
+    last_byte_only = np.where(k % 4 == 3, tone(flat[:whole]), 0).astype(np.uint8)
+    models = [(tone(bits_shift), "the result is what a kernel gives whose byte_of shifts by k & "
+               "3 bits, not 8 * (k & 3)", BYTE_HINT),
+              (last_byte_only, "only byte 3 of each result word holds its value: set_byte "
+               "assigns the word (=) where it ORs the byte in (|=)", BYTE_HINT),
+              (tone(flip(flat[:whole])), reverse.format("reads"), BYTE_HINT),
               (flip(tone(flat[:whole])), reverse.format("stores"), BYTE_HINT),
               (flip(tone(flip(flat[:whole]))), reverse.format("reads and stores"), BYTE_HINT),
               (tone(wrong_stride), gives.format("loads thread t's pixels from uint4 number t "
