@@ -108,6 +108,10 @@ def planted_bugs(kernels) -> Verdict | None:
 def _refine(failure):
     """The exercise's hints for an overrun of its one declared array, and for a race on means
     between thread 0's store and the other threads' reads."""
+    if getattr(failure.error, "declared", None) == f"float [{BLOCK}]":
+        yield (f"tile is declared as it should be, tile[BLOCK], and an index into it ran to "
+               f"{failure.error.element}: thread 0's sum reads tile[k] for k < count, and count "
+               "is at most BLOCK: count = min(BLOCK, n - first), k < count (not <=)")
     if failure.kind == "array bounds":
         yield ("tile is indexed past the size it was declared with: it needs one element for "
                "each of the block's 256 threads, __shared__ float tile[BLOCK]")

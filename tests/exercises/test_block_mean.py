@@ -50,6 +50,10 @@ WRONG = {
                                 ["past the size it was declared with", "declared"]),
     "int_sum": ([("float sum = 0.0f;", "int sum = 0;")],
                 ["int", "float sum = 0.0f"]),
+    "sum_one_past_count": ([("k < count; k++", "k <= count; k++")],
+                           ["index 256", "tile is declared as it should be", "k < count (not <=)"]),
+    "count_not_capped": ([("int count = min(BLOCK, n - first);", "int count = n - first;")],
+                         ["index 256", "count = min(BLOCK, n - first)"]),
 }
 
 # Right, but not the solution's way: each must pass
