@@ -73,6 +73,13 @@ def _launch(case):
 
 def _mistakes(case, run):
     (n, _), rgb, got = case, run.model, run.out.got
+    groups = n // 16   # (first: where those stores overlap, a GPU's two runs differ)
+    if groups > 1 and np.array_equal(run.out.unwritten.ravel()[:48 * groups],
+                                     np.arange(48 * groups) >= 16 * groups + 32):
+        yield ("the groups' results were stored at uint4 number t, not 3t: they overlap, and end "
+               f"at byte {16 * groups + 32} of the {48 * groups} the groups fill",
+               "16 pixels are 48 bytes, three uint4: store thread t's at numbers 3t, 3t + 1 and "
+               "3t + 2 of (uint4 *)out")
     if run.out.differs:
         yield ("two runs of the kernel on the same image wrote different values",
                "each output byte must depend only on its own pixel's input")
@@ -117,12 +124,6 @@ def _unwritten(unwritten, n):
         yield (f"the last {n - 16 * groups} pixels (the tail past the last whole group of 16) "
                "were never written",
                "the thread t == n / 16 must convert pixels 16 * (n / 16) to n - 1, one by one")
-    if groups > 1 and np.array_equal(unwritten.ravel()[:48 * groups],
-                                     np.arange(48 * groups) >= 16 * groups + 32):
-        yield ("the groups' results were stored at uint4 number t, not 3t: they overlap, and end "
-               f"at byte {16 * groups + 32} of the {48 * groups} the groups fill",
-               "16 pixels are 48 bytes, three uint4: store thread t's at numbers 3t, 3t + 1 and "
-               "3t + 2 of (uint4 *)out")
     flat = unwritten.ravel()[:48 * groups].reshape(max(groups, 1), -1)
     if groups and not flat[:, :16].any() and flat[:, 16:].all():
         yield ("in every group only the first 16 of the 48 result bytes were written",
