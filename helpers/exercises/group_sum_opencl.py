@@ -96,11 +96,22 @@ def _wrong_sums(x, got):
            f"= {got[g]:g}, expected {want[g]:g})", BARRIER_HINT)
 
 
+def _reports(messages):
+    """Oclgrind's reports (OpenCLExercise.reports), a read past the tile by the first work-item
+    of a group named first: only a fold that starts at stride GROUP has that one read past it."""
+    outside = [m for m in messages if "invalid read" in m.kind.lower() and "local" in m.kind]
+    if outside and min(m.work_items for m in outside)[0][0] % GROUP == 0:
+        yield ("work-item 0 of a group read past the tile in the fold: its first stride is the "
+               "tile's size, GROUP, so tile[t + stride] lies past the end for every t",
+               "the first step adds the upper half to the lower: start at stride = GROUP / 2")
+    yield from EXERCISE.reports(messages)
+
+
 EXERCISE = OpenCLExercise(
     stub="exercises/group_sum.cl", kernel="group_sum",
     signature="__global const float *x, __global float *partial, int n",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes, races=True,
-    race_hint=BARRIER_HINT,
+    race_hint=BARRIER_HINT, reports=_reports,
     crash_hint="the tile has GROUP elements: only work-items t < stride add tile[t + stride]",
     success=f"every work-group's sum is right ({len(CASES)} sizes, none a multiple of "
             f"{GROUP}), and nothing written past the sums")
