@@ -120,13 +120,12 @@ def _wrong_values(rgb, got):
                    "it: (unsigned char)fminf(r2 + 0.5f, 255.0f)")
             break
     yield from mixed_up(rgb, got, LAYOUT_HINT)
-    yield from _other_weights(rgb, got)
     yield (f"{int(wrong.sum())} of {got.size} values are wrong (the first is {at}: got "
            f"{got[wy, wx, wc]}, expected {want[wy, wx, wc]})",
            LAYOUT_HINT + "; round with + 0.5f and clamp to 255")
 
 
-def _other_weights(rgb, got):
+def _other_weights(rgb, got, layout_hint):
     """A kernel whose channels are other weighted sums of r, g and b (a weight mistyped, a
     channel computed from another's result): the weights least squares finds where no channel
     is clamped, named where they explain every such pixel to a level."""
@@ -141,8 +140,8 @@ def _other_weights(rgb, got):
         if not np.allclose(row, want, atol=0.005):
             yield (f"the {CHANNEL_NAMES[c]} output is {row[0]:.3f} r + {row[1]:.3f} g + "
                    f"{row[2]:.3f} b, where the matrix has {want[0]} r + {want[1]} g + "
-                   f"{want[2]} b", f"each output channel comes from the input's r, g and b: "
-                   f"{LAYOUT_HINT}")
+                   f"{want[2]} b", "each output channel comes from the input's r, g and b: "
+                   + layout_hint)
             return
 
 
@@ -158,7 +157,7 @@ def _differs(got, want, exact, boundary=0.5):
 def mixed_up(rgb, got, layout_hint):
     """The kernels that mix up channels whose output ``got`` is, to a level (``near``): the
     input read in another order, the outputs stored in another order, the matrix's columns used
-    as its rows."""
+    as its rows; pixel i read from byte i; other weights (``_other_weights``)."""
     straight, models = (0, 1, 2), []
     for pin, pout in itertools.product(itertools.permutations(straight), repeat=2):
         model = np.empty(rgb.shape, np.uint8)
@@ -172,6 +171,12 @@ def mixed_up(rgb, got, layout_hint):
                    "the result is what the matrix's columns used as its rows give"))
     yield from matches(got, [(m, problem, "channels mixed up: " + layout_hint)
                              for m, problem in models[1:]], near)
+    flat = np.concatenate([rgb.ravel(), np.full(2, JUNK, np.uint8)])
+    by_pixel = flat[np.arange(rgb.size // 3)[:, None] + np.arange(3)].reshape(rgb.shape)
+    if near(got, reference(by_pixel)):
+        yield ("pixel i was read from bytes i, i + 1 and i + 2: the pixel's index, where its "
+               "first byte is 3*i", layout_hint)
+    yield from _other_weights(rgb, got, layout_hint)
 
 
 def near(got, model) -> bool:

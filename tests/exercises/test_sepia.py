@@ -63,6 +63,9 @@ WRONG = {
     "wrong_weight": ([("0.769f * g", "0.669f * g")], "the red output is 0.393 r + 0.669 g + 0.189 b"),
     "green_from_the_red_result": ([("0.349f * r + 0.686f * g", "0.349f * r2 + 0.686f * g")],
                                   "the green output is 0.137 r + 0.954 g + 0.234 b"),
+    "read_at_the_pixel_index": ([("float r = rgb[3 * i], g = rgb[3 * i + 1], b = rgb[3 * i + 2];",
+                                  "float r = rgb[i], g = rgb[i + 1], b = rgb[i + 2];")],
+                                "pixel i was read from bytes i, i + 1 and i + 2"),
     "red_sum_in_an_unsigned_char": ([("float r2 =", "unsigned char r2 =")],
                                     "the red sum was kept in an unsigned char"),
 }

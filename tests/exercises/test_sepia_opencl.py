@@ -16,6 +16,9 @@ WRITES = [f"convert_uchar_sat({c}2 + 0.5f)" for c in "rgb"]
 
 # name: (replacements in the solution, a piece of the expected verdict)
 WRONG = {
+    "read_at_the_pixel_index": ([("float r = rgb[3 * i], g = rgb[3 * i + 1], b = rgb[3 * i + 2];",
+                                  "float r = rgb[i], g = rgb[i + 1], b = rgb[i + 2];")],
+                                "pixel i was read from bytes i, i + 1 and i + 2"),
     "rows_as_long_as_the_range": ([("int i = y * width + x;", "int i = y * get_global_size(0) + x;")],
                                   "a row was taken as the grid's 64 work-items across"),
     "x_and_y_swapped_in_the_index": ([("int i = y * width + x;", "int i = x * width + y;")],
