@@ -57,7 +57,7 @@ WRONG = {
     "nothing_written": ([(f"out[3 * i{o}]{pad} = {w};", "") for o, pad, w in
                          zip(("", " + 1", " + 2"), ("    ", "", ""), WRITES)],
                         "nothing was written"),
-    "wrong_weight": ([("0.769f * g", "0.669f * g")], "values are wrong"),
+    "wrong_weight": ([("0.769f * g", "0.669f * g")], "the red output is 0.393 r + 0.669 g + 0.189 b"),
     "wild_index": ([("int i = y * width + x;", "int i = y * width + x + 100000;")],
                    "outside"),
 }
