@@ -1,5 +1,6 @@
 """Checker for the exercise in notebook 01, ``cuda_src/exercises/scale_vector.cu``: y[i] = alpha *
-x[i] for every i < n and nothing else, one thread an element, n not a multiple of the block."""
+x[i] for every i < n and nothing else, one thread an element, n not a multiple of the block.
+Each case launches twice, y filled with NaN and then with FILL."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 
 ALPHA = np.float32(-2.5)
+FILL = np.float32(-7.0)
+"""y's fill in the second launch (NaN in the first): alpha times y, where x belongs, shows there
+(alpha times NaN is a NaN, which on this CPU keeps the fill's bits and looks unwritten)."""
 
 # (n, threads per block, extra blocks beyond the ones needed). The first has several blocks
 # (so "only block 0 is right" shows), the second one partial block, the third extra blocks
@@ -37,7 +41,8 @@ def _launch(case):
     """x gets spare elements after n too, so that reading x[i] past n cannot crash."""
     n, block, extra = case
     x = np.random.default_rng(n).uniform(-10, 10, n).astype(np.float32)
-    return Launch((Input(x, after=64, junk=1.0), Output(n), ALPHA, np.int32(n)),
+    return Launch((Input(x, after=64, junk=1.0), Output(n, poisons=(None, FILL)), ALPHA,
+                   np.int32(n)),
                   block=(block, 1, 1), grid=(-(-n // block) + extra, 1), model=x)
 
 
@@ -53,6 +58,9 @@ def _mistakes(case, run):
                "the last element is y[n - 1]: guard with if (i < n), not i <= n")
     if past.size:
         yield "elements past n were written (y[n] and beyond)", GUARD_HINT
+    if np.array_equal(run.out.runs[-1], np.full(n, ALPHA * FILL)):
+        yield ("y[i] holds alpha * y[i]: y was read where x belongs (filled with -7 before a "
+               "second launch, y came out alpha * -7 everywhere)", "y[i] = alpha * x[i]")
     if unwritten.all():
         yield ("nothing was written: y still holds the NaN it was filled with",
                "each thread should store its result with y[i] = ...")
