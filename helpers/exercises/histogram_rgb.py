@@ -54,6 +54,10 @@ def _refine(failure):
         yield ("the block's bins are indexed past the size they were declared with, and local "
                "needs 768 bins, 3 channels of 256 values: declare __shared__ unsigned int "
                "local[768], then clear and add all 768")
+    if (failure.kind == "race" and failure.error.same_line and failure.error.space == "shared"
+            and failure.error.hazard == "write-after-write"):   # a store's line: the clearing
+        yield ("two threads store into the same shared bin on one line: in the clearing loop "
+               "each thread clears its own bins, b = threadIdx.x, then b += blockDim.x")
     if failure.kind == "race":
         yield ATOMIC_HINT if failure.update else BARRIER_HINT
 
