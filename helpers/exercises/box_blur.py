@@ -185,6 +185,11 @@ def _located(got, want):
                f"{BLOCK[0] + 2 * RADIUS}: load every element of it, RADIUS rows and columns beyond "
                "the block on every side (the loops run while ty < TILE_Y and tx < TILE_X); "
                + TILE_HINT)
+    if np.isnan(got).any():
+        yield (f"{int(np.isnan(got).sum())} pixels are NaN: their windows read tile elements no "
+               "thread loaded (the simulator fills shared memory with NaN; a GPU leaves what was "
+               "there)", "load every element of the tile: its loops run while ty < TILE_Y and "
+               "tx < TILE_X, stepping by BLOCK_Y and BLOCK_X")
     yield first, "compare your kernel with the TODOs: " + TILE_HINT
 
 
