@@ -97,6 +97,7 @@ def _mistakes(fn, n):  # fn on a fresh buffer of n elements: each mistake seen, 
     d, stream = drv.mem_alloc(h.nbytes), drv.Stream()
     _measure(h, d, stream)  # a first copy pays for touching the memory: not the learner's
     drv.memset_d32(d, 0, n)
+    before = h.copy()
     mistake, run = run_catching(lambda: _timed(fn, h, d, stream), "follow the TODOs: two "
                                 "events, the copy between them on stream, wait, time_till")
     if mistake:
@@ -105,10 +106,14 @@ def _mistakes(fn, n):  # fn on a fresh buffer of n elements: each mistake seen, 
     waited = stream.is_done()
     drv.Context.synchronize()
     drv.memcpy_dtoh(arrived := np.empty_like(h), d)
+    if not np.array_equal(h, before):
+        yield ("h changed: the copy ran from d into h, device to host",
+               "copy host to device: drv.memcpy_htod_async(d, h, stream)")
     if not waited:
         yield ("your function returned while its copy was still on its way: the time it "
-               "measured ended before the copy did", "end.synchronize() before the time is "
-               "read: the copy runs on after memcpy_htod_async returns")
+               "measured ended before the copy did", "record start and end in stream, around "
+               "the copy, and end.synchronize() before the time is read: the copy runs on after "
+               "memcpy_htod_async returns, and an event waits only for its own stream's work")
     if not np.array_equal(arrived, h):
         yield ("d does not hold h after your function: the copy was not made",
                "queue it between the two events: drv.memcpy_htod_async(d, h, stream)")

@@ -52,6 +52,16 @@ def my_copy_gbs(h, d, stream):
     drv.memcpy_htod_async(d, h, stream)
     return h.nbytes / (time.perf_counter() - t0) / 1e9
 """, {"problem": "still on its way", "hint": "end.synchronize()"}),
+    "copied_the_other_way": (right_but("drv.memcpy_htod_async(d, h, stream)",
+                                       "drv.memcpy_dtoh_async(h, d, stream)"),
+                             {"problem": "h changed: the copy ran from d into h",
+                              "hint": "memcpy_htod_async(d, h, stream)"}),
+    "events_in_another_stream": (right_but("    start, end = drv.Event(), drv.Event()\n",
+                                           "    start, end = drv.Event(), drv.Event()\n"
+                                           "    other = drv.Stream()\n").replace(
+                                               "record(stream)", "record(other)"),
+                                 {"problem": "still on its way",
+                                  "hint": "record start and end in stream"}),
     "the_time_read_before_the_copy_ended": (right_but("    end.synchronize()\n", ""),
                                             {"problem": "cuEventElapsedTime failed: device not ready",
                                              "hint": "message"}),
