@@ -82,11 +82,26 @@ def _reads_global_drv(fn):
 
 
 def _on_the_simulator(fn, driver):
-    """``fn`` with the simulator's driver as its ``drv`` (the name the notebook's cell uses)."""
+    """``fn`` with ``driver`` (the simulator's, or one that notes its copies) as its ``drv`` (the
+    name the notebook's cell uses)."""
     import types
 
     return types.FunctionType(fn.__code__, {**fn.__globals__, "drv": driver}, fn.__name__,
                               fn.__defaults__, fn.__closure__)
+
+
+class _Copies:
+    """A driver that notes the host arrays its asynchronous copies to the device copy from."""
+
+    def __init__(self, drv):
+        self._drv, self.sources = drv, []
+
+    def __getattr__(self, name):
+        return getattr(self._drv, name)
+
+    def memcpy_htod_async(self, dest, src, *args, **kwargs):
+        self.sources.append(src)
+        return self._drv.memcpy_htod_async(dest, src, *args, **kwargs)
 
 
 def _scaled(case):  # on a GPU 16 times larger: a copy there must outlast a Python call or two
@@ -115,8 +130,12 @@ def _mistakes(fn, n, chunk, drv, catch=True):
     d = drv.mem_alloc((n + chunk) * 4)  # a guard of a chunk after it, for a last chunk too long
     drv.memset_d32(d, 0x7FC00000, n + chunk)  # NaN: h holds none
     staging = [drv.pagelocked_empty(chunk, np.float32) for _ in range(2)]
+    for buf in staging:
+        buf[:] = np.nan          # h holds none: a buffer still all NaN was never filled
     streams = [drv.Stream(), drv.Stream()]
     _hold(streams, drv)
+    copies = _Copies(drv)
+    fn = _on_the_simulator(fn, copies) if _reads_global_drv(fn) else fn
     if not catch:
         fn(h, d, staging, streams)
     elif (mistake := run_catching(lambda: fn(h, d, staging, streams),
@@ -135,9 +154,30 @@ def _mistakes(fn, n, chunk, drv, catch=True):
     if np.isnan(got).all():
         yield "d still holds the NaN it was filled with: nothing was copied", (
             "queue each chunk's copy: drv.memcpy_htod_async(int(d) + lo * 4, buf[:hi - lo], s)")
+    unused = all(np.isnan(buf).all() for buf in staging)
+    if any(not any(np.shares_memory(src, buf) for buf in staging) for src in copies.sources
+           if isinstance(src, np.ndarray)) and np.array_equal(got, h):
+        yield ("d holds h, but the copies came from h itself, not from the staging buffers: an "
+               "asynchronous copy from pageable memory makes the host wait for it",
+               "copy each chunk from its staging buffer: memcpy_htod_async(int(d) + lo * 4, "
+               "buf[:hi - lo], s)")
+    if np.array_equal(got, h) and unused:
+        yield ("d holds h, but the staging buffers were never filled: the copies came straight "
+               "from h, whose pageable memory makes each copy wait for the host", "fill "
+               "staging[c % 2] with the chunk and copy from it: memcpy_htod_async(int(d) + lo * "
+               "4, buf[:hi - lo], s)")
     if np.array_equal(got, h):
         return
     bounds = [(lo, min(n, lo + chunk)) for lo in range(0, n, chunk)]
+    missing = np.isnan(got)
+    if missing.any() and np.array_equal(got[~missing], h[~missing]):
+        if set(np.flatnonzero(missing).tolist()) <= {hi - 1 for _, hi in bounds}:
+            yield ("the last element of the chunks was never copied: a chunk ends at hi - 1",
+                   "chunk c runs from lo to hi = min(n, lo + chunk), hi itself left out")
+        if np.array_equal(missing, np.arange(n) >= bounds[-1][0]):
+            yield (f"the last chunk (elements {bounds[-1][0]:,} to {n - 1:,}, shorter than the "
+                   "others) was never copied", "for lo in range(0, n, chunk): the last chunk is "
+                   "whatever is left, min(n, lo + chunk)")
     last, stale = [np.zeros(chunk, np.float32) for _ in range(2)], np.empty_like(h)
     for c, (lo, hi) in enumerate(bounds):  # the buffers as the last chunks filled them
         last[c % 2][:hi - lo] = h[lo:hi]
@@ -148,6 +188,14 @@ def _mistakes(fn, n, chunk, drv, catch=True):
                "a buffer was filled again before its copy had run (copies run later, on the "
                "stream)", "before filling staging[c % 2], wait for streams[c % 2]: its last copy "
                "out of that buffer must be done")
+    ahead = h.copy()   # each copy carrying its buffer's NEXT filling: filled, then waited
+    for c, (lo, hi) in enumerate(bounds[:-2]):
+        nlo, nhi = bounds[c + 2]
+        ahead[lo:lo + min(hi - lo, nhi - nlo)] = h[nlo:nlo + min(hi - lo, nhi - nlo)]
+    if np.array_equal(got, ahead):
+        yield ("each chunk holds the data of the chunk two after it: its buffer was filled again "
+               "before the wait for its copy (fill, then wait)", "wait first, then fill: "
+               "streams[c % 2].synchronize(), then staging[c % 2][:hi - lo] = h[lo:hi]")
     if _at_element_offsets(got, h, bounds):
         yield ("the chunks landed a quarter of the way along: element lo of d was taken to be at "
                "int(d) + lo", "device addresses count bytes: element lo is at int(d) + lo * 4")

@@ -57,8 +57,18 @@ WRONG = {
                                                    "hint": "memcpy_htod_async"}),
     "waits_for_one_stream_at_the_end": (right_but((FINAL, "    streams[0].synchronize()\n")),
                                         {"problem": "still on their way", "hint": "both streams"}),
+    "copies_straight_from_h": (right_but((COPY, "drv.memcpy_htod_async(int(d) + lo * 4, h[lo:hi], s)")),
+                               {"problem": "the copies came from h itself",
+                                "hint": "from its staging buffer"}),
+    "chunks_one_short": (right_but(("hi = min(n, lo + chunk)", "hi = min(n, lo + chunk - 1)")),
+                         {"problem": "the last element of the chunks was never copied",
+                          "hint": "hi = min(n, lo + chunk)"}),
+    "last_chunk_left_out": (right_but(("range(0, n, chunk)", "range(0, n - chunk, chunk)")),
+                            {"problem": "the last chunk", "hint": "range(0, n, chunk)"}),
+    "filled_then_waited": (right_but((WAIT, "        buf[:hi - lo] = h[lo:hi]\n        s.synchronize()\n        buf")),
+                           {"problem": "the chunk two after it", "hint": "wait first, then fill"}),
 }
-RACES = {"no_wait_before_refilling", "one_staging_buffer_for_both_streams"}
+RACES = {"no_wait_before_refilling", "one_staging_buffer_for_both_streams", "filled_then_waited"}
 """Mistakes that a GPU shows only when a copy is still pending as its buffer is refilled (the
 H200, 2026-12-02, run alone: neither showed), and the simulator's run then names: under
 pytest-xdist the other workers' kernels change when the copies run, and what the GPU's run shows,
