@@ -232,9 +232,10 @@ def _wrong_results(h_in, got, expected, n_chunks, shared):
                    "buffer, and on a GPU those streams run at the same time and overwrite each "
                    "other's data", SEPARATE_BUFFERS_HINT)
         yield (differ,
-               "check which buffer each copy and launch uses: chunk c's input goes into its "
-               "stream's d_in, launch reads d_in and writes d_out with count = hi - lo, and "
-               "h_out[lo:hi] comes from d_out")
+               "check which buffer and which stream each copy and launch uses: chunk c's copy "
+               "in, launch and copy out all go to its stream, in that order; its input goes "
+               "into that stream's d_in, launch reads d_in and writes d_out with count = hi - "
+               "lo, and h_out[lo:hi] comes from d_out")
 
 
 def _how_computed(calls, streams, h_in, n_chunks, shared, waited):
