@@ -212,12 +212,14 @@ def test_a_kernel_of_a_destroyed_context_is_refused():
     module, _ = made_context_with(lambda: SourceModule(SOURCE))
     x = gpuarray.zeros(4, np.float32)
     # The H200 (PyCUDA 2026.1) answered "invalid resource handle" for the dead module in one run
-    # of the suite and "context is destroyed" in another: the driver's word depends on what became
-    # of the dead context's handle. The simulator says the first.
-    with pytest.raises(drv.LogicError, match="^cuModuleGetFunction failed: invalid resource handle"
-                       if SIM else "^cuModuleGetFunction failed: (invalid resource handle|context "
-                                   "is destroyed)"):
-        module.get_function("add_one")
+    # of the suite and "context is destroyed" in another, and in a third (2026-12-04) the call
+    # crashed the process (a segmentation fault in get_function): the driver's answer depends on
+    # what became of the dead context's handle. The simulator says the first; on a GPU the step
+    # is left out, as the launch below is.
+    if SIM:
+        with pytest.raises(drv.LogicError,
+                           match="^cuModuleGetFunction failed: invalid resource handle"):
+            module.get_function("add_one")
     live = SourceModule(SOURCE).get_function("add_one")
     if SIM:   # on the H200 a launch of a dead module's kernel crashed the process in one run of
         # two (2026-12-02): the simulator refuses it, and a launch into a dead context's stream
