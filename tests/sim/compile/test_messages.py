@@ -193,7 +193,7 @@ def test_a_local_read_before_it_is_written_holds_a_pattern_not_zero():
     out = gpuarray.zeros(2, np.uint32)
     source = ("__global__ void k(unsigned *out, int n) { unsigned bits[2];\n"
               "    for (int j = 0; j < n; j++) bits[j] = 0u;\n"
-              f"    out[0] = bits[0] | 1u; out[1] = bits[1]; }} /* {uuid.uuid4()} */")
+              "    out[0] = bits[0] | 1u; out[1] = bits[1]; }")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")   # g++ may see the path, or not
         SourceModule(source).get_function("k")(out, np.int32(1), block=(1, 1, 1), grid=(1, 1))
