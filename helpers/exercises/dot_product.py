@@ -95,6 +95,12 @@ def _mistakes(case, run):
         yield ("the result is NaN: the kernel read x or y past n (they hold NaN there), or an "
                "element of a __shared__ array that no thread of the block had written",
                "read x[i] and y[i] only while i < n, and of warp_sums " + WARP_SUMS_HINT)
+    if got == 0.0 and model(products, case["block"], case["grid"], shuffle_adds=False) == 0.0 \
+            and _observe(kernels).stats.atomics.lanes > 0:   # the atomics ran, and added 0
+        yield ("*result is 0 though the blocks' atomicAdd ran: warp_sum replaced v with the "
+               "shuffled value (v = __shfl_down_sync(...)) instead of adding it, so lane 0 got "
+               "lane 31's value, 0 in the first warp", "v += __shfl_down_sync(0xffffffff, v, "
+               "offset)")
     if got == 0.0:
         yield ("nothing was added to *result: it is still 0", "at the end, one thread of each "
                "block adds the block's sum: atomicAdd(result, block_sum)")
@@ -153,17 +159,19 @@ SHAPES = [  # (how model() writes the plan, problem, hint): its wrong shapes, ea
 
 
 def model(products, block, grid, stride="grid", sum_type="float", shuffle="down",
-          offsets=(16, 8, 4, 2, 1), keep="sum", adders="lane 0") -> float:
+          offsets=(16, 8, 4, 2, 1), keep="sum", adders="lane 0", shuffle_adds=True) -> float:
     """The sum a kernel adds to *result whose loop steps by the grid or the block (``stride``),
     each thread adding up in a float or an int (``sum_type``; ``keep="last"``: keeping only its
     last product), its warp_sum's ``shuffle`` ("down" or "up") going through ``offsets``: lane
     0's sum over the last axis (32 lanes), where a shuffle whose source lane is outside the warp
-    hands a lane its own value, as CUDA's do; ``adders="every lane"``: every lane of the first
-    warp adding its value to *result, not lane 0 alone."""
+    hands a lane its own value, as CUDA's do (``shuffle_adds=False``: v = the shuffled value,
+    not v +=); ``adders="every lane"``: every lane of the first warp adding its value to
+    *result, not lane 0 alone."""
     def warp_sum(v):
         for offset in offsets:
             source = lane + offset if shuffle == "down" else lane - offset
-            v = v + np.where((source >= 0) & (source < 32), v[..., np.clip(source, 0, 31)], v)
+            shuffled = np.where((source >= 0) & (source < 32), v[..., np.clip(source, 0, 31)], v)
+            v = v + shuffled if shuffle_adds else shuffled
         return v
 
     n, threads, warps, lane = products.size, block * grid, block // 32, np.arange(32)
