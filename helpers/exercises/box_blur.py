@@ -121,7 +121,10 @@ def _models(image):
            "an integer division (an int divided by an int drops the fraction), so it is 0; or the "
            "sum is an int, which drops each pixel's fraction", "make the factor a float, sum * "
            "(1.0f / 25), or sum / 25.0f; and keep the sum a float")
-    yield (_clamped_to_n(image), "the window's pixels past the right edge come from the next "
+    yield (_read_flat(image, row=image.shape[0]), "the tile was loaded with rows of height "
+           "pixels: in[y * height + x], where a row of the image holds width pixels",
+           "load in[clamp_index(y0 + ty, height) * width + clamp_index(x0 + tx, width)]")
+    yield (_read_flat(image, past=1), "the window's pixels past the right edge come from the next "
            "row's first pixel, and past the bottom from beyond the image: the clamp lets index n "
            "through", "clamp to the last pixel, n - 1: min(max(i, 0), n - 1)")
     yield (reference(image, mode="constant"), "pixels near the image's edges are too dark: the "
@@ -145,13 +148,15 @@ def _models(image):
                "1.0f / ((2 * RADIUS + 1) * (2 * RADIUS + 1))")
 
 
-def _clamped_to_n(image):
-    """The blur of a kernel whose clamp_index(i, n) lets i = n through, reading the image as the
-    flat rows it is, with JUNK after them (as _launch lays them out)."""
+def _read_flat(image, row=None, past=0):
+    """The blur of a kernel that loads pixel (x, y) from in[y * row + x] (row: the width by
+    default), its clamp_index(i, n) letting i up to n - 1 + ``past`` through, reading the image
+    as the flat rows it is, with JUNK after them (as _launch lays them out)."""
     h, w = image.shape
-    flat = np.concatenate([image.ravel(), np.full(w + 1, JUNK)]).astype(np.float64)
+    row = row or w
+    flat = np.concatenate([image.ravel(), np.full(h * row + w + 1, JUNK)]).astype(np.float64)
     y, x = np.indices(image.shape)
-    total = sum(flat[np.clip(y + dy, 0, h) * w + np.clip(x + dx, 0, w)]
+    total = sum(flat[np.clip(y + dy, 0, h - 1 + past) * row + np.clip(x + dx, 0, w - 1 + past)]
                 for dy in range(-RADIUS, RADIUS + 1) for dx in range(-RADIUS, RADIUS + 1))
     return (total / (2 * RADIUS + 1) ** 2).astype(np.float32)
 
