@@ -154,20 +154,31 @@ def _mistakes(fn, n, chunk, drv, catch=True):
     if np.isnan(got).all():
         yield "d still holds the NaN it was filled with: nothing was copied", (
             "queue each chunk's copy: drv.memcpy_htod_async(int(d) + lo * 4, buf[:hi - lo], s)")
-    unused = all(np.isnan(buf).all() for buf in staging)
-    if any(not any(np.shares_memory(src, buf) for buf in staging) for src in copies.sources
-           if isinstance(src, np.ndarray)) and np.array_equal(got, h):
+    if np.array_equal(got, h):
+        yield from _not_staged(staging, copies.sources)
+    else:
+        yield from _wrong_chunks(got, h, chunk)
+
+
+def _not_staged(staging, sources):
+    """With d right: copies that did not go through the staging buffers."""
+    if any(not any(np.shares_memory(src, buf) for buf in staging) for src in sources
+           if isinstance(src, np.ndarray)):
         yield ("d holds h, but the copies came from h itself, not from the staging buffers: an "
                "asynchronous copy from pageable memory makes the host wait for it",
                "copy each chunk from its staging buffer: memcpy_htod_async(int(d) + lo * 4, "
                "buf[:hi - lo], s)")
-    if np.array_equal(got, h) and unused:
+    if all(np.isnan(buf).all() for buf in staging):
         yield ("d holds h, but the staging buffers were never filled: the copies came straight "
                "from h, whose pageable memory makes each copy wait for the host", "fill "
                "staging[c % 2] with the chunk and copy from it: memcpy_htod_async(int(d) + lo * "
                "4, buf[:hi - lo], s)")
-    if np.array_equal(got, h):
-        return
+
+
+def _wrong_chunks(got, h, chunk):
+    """With d wrong: chunks left out or cut short, copies that carried another filling of their
+    buffer, offsets in elements; else the first chunk that differs."""
+    n = h.size
     bounds = [(lo, min(n, lo + chunk)) for lo in range(0, n, chunk)]
     missing = np.isnan(got)
     if missing.any() and np.array_equal(got[~missing], h[~missing]):
