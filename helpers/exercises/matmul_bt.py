@@ -134,7 +134,7 @@ def _result(kernels, launch):
 
 def _known_results(a, bt):
     """(C, problem, hint) of known mistakes on a and bt."""
-    (m, k), n = a.shape, bt.shape[0]
+    k, n = a.shape[1], bt.shape[0]
     whole = (k // TILE) * TILE
     yield (a[:, :whole] @ bt[:, :whole].T, f"C is A @ Bt.T over the first {whole} of the K = {k} "
            "columns: the last phase, whose tile reaches past column K - 1, never ran",
@@ -142,12 +142,6 @@ def _known_results(a, bt):
     yield (a @ bt.reshape(k, n), "the kernel read Bt as if it were B (a K x N matrix, element (k, "
            "col) at k * N + col)", "Bt is N x K: element (j, k) is at j * K + k. Load Bs[ty][tx] "
            "from row blockIdx.x * TILE + ty of Bt, column phase * TILE + tx")
-    # sum += As[ty][j] * Bs[j][tx], Bt's tiles loaded right: column j0 + tx of C in phase p is the
-    # sum over j of A[row][p + j] * Bt[j0 + j][p + tx], tile by tile of the padded matrices
-    phases, tiles = -(-k // TILE), -(-n // TILE)
-    a_pad, bt_pad = np.zeros((m, phases, TILE)), np.zeros((tiles, TILE, phases, TILE))
-    a_pad.reshape(m, -1)[:, :k] = a
-    bt_pad.reshape(tiles * TILE, -1)[:n, :k] = bt
     for change, problem, hint in (
             (dict(bt_row=lambda bx, by, ty: by * TILE + ty), "Bt's tile was loaded from rows "
              "blockIdx.y * TILE + ty: the block's columns of C are rows of Bt, blockIdx.x * TILE "
@@ -157,7 +151,7 @@ def _known_results(a, bt):
             (dict(k_of=lambda p, tx: p + tx), "the loads' column is phase + tx: each phase moves "
              "one column along K, not a tile", "int k = phase * TILE + tx")):
         yield _tiled(a, bt, **change), problem, hint
-    yield (np.einsum("mpj,tjpx->mtx", a_pad, bt_pad).reshape(m, -1)[:, :n],
+    yield (_tiled(a, bt, transposed=False),   # sum += As[ty][j] * Bs[j][tx]
            "the kernel multiplied by Bt's tile as loaded, not transposed: sum used Bs[j][tx], "
            "the notebook's read for a tile of B",
            "Bs[ty][tx] holds Bt[blockIdx.x * TILE + ty][phase * TILE + tx], so this thread's column "
@@ -165,9 +159,10 @@ def _known_results(a, bt):
 
 
 def _tiled(a, bt, bt_row=lambda bx, by, ty: bx * TILE + ty, k_of=lambda p, tx: p * TILE + tx,
-           j_end=TILE):
+           j_end=TILE, transposed=True):
     """C as the solution's tiles compute it, with Bt's tile rows ``bt_row(blockIdx.x,
-    blockIdx.y, ty)``, the loads' column ``k_of(phase, tx)`` and the inner loop to ``j_end``."""
+    blockIdx.y, ty)``, the loads' column ``k_of(phase, tx)``, the inner loop to ``j_end``, and
+    Bs read as Bs[tx][j] (``transposed``) or Bs[j][tx]."""
     (m, k), n, t = a.shape, bt.shape[0], np.arange(TILE)
     c = np.zeros((-(-m // TILE) * TILE, -(-n // TILE) * TILE))
     for by, bx in np.ndindex(c.shape[0] // TILE, c.shape[1] // TILE):
@@ -178,7 +173,7 @@ def _tiled(a, bt, bt_row=lambda bx, by, ty: bx * TILE + ty, k_of=lambda p, tx: p
                               x[np.minimum(r, x.shape[0] - 1)][:, np.minimum(cols, k - 1)], 0)
                      for r, x in ((rows, a), (tile_rows, bt))]
             c[by * TILE:by * TILE + TILE, bx * TILE:bx * TILE + TILE] += \
-                tiles[0][:, :j_end] @ tiles[1][:, :j_end].T
+                tiles[0][:, :j_end] @ (tiles[1][:, :j_end].T if transposed else tiles[1][:j_end])
     return c[:m, :n]
 
 
