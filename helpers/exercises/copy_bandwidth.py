@@ -14,6 +14,12 @@ of the fastest of the three to the fastest of the checker's three (a machine's l
 copy down) is named, when the ratio is nearer to it than halfway (in decades)
 to any other factor a number may be off by, the right one among them. It times on both backends:
 on the simulator the events measure how long the CPU took to make the copy.
+
+Slips by a small factor (gigabits, 8 bytes an element, GiB) hide inside those bounds, so the
+first call is also watched: the checker notes the ms that ``time_till`` (or ``time_since``)
+handed the learner and the bytes given to ``memcpy_htod_async``, and the GB/s returned must be
+those bytes over that time. That compares the learner's arithmetic with the learner's own
+events, with no second measurement whose load could differ: every slip is then named exactly.
 """
 
 from __future__ import annotations
@@ -41,6 +47,13 @@ SLIPS = [  # (factor of the right GB/s, problem, hint)
      "1 GB is 1e9 bytes: h.nbytes / (ms * 1e-3) / 1e9"),
     (1e6, "a million times too large: bytes per millisecond, not GB/s",
      "h.nbytes / (ms * 1e-3) / 1e9: seconds from ms, then GB from bytes")]
+# Found only against the learner's own events (_Watched): inside the bounds above.
+SMALL_SLIPS = [
+    (8, "8 times too large: that is gigabits a second, and GB/s counts bytes",
+     "leave out the * 8: h.nbytes is already in bytes"),
+    (2, "twice too large: a float32 is 4 bytes, not 8", "the bytes copied are h.nbytes"),
+    (1e9 / 2**30, "GiB/s (2**30 bytes a second), not GB/s", "1 GB is 1e9 bytes: divide by 1e9"),
+    (2**30 / 1e9, "too large by 2**30 / 1e9", "1 GB is 1e9 bytes: divide by 1e9")]
 
 
 def _band(factor):
@@ -89,6 +102,48 @@ def _measure(h, d, stream):
     return h.nbytes / (start.time_till(end) * 1e-3) / 1e9
 
 
+class _Watched:
+    """While in use, the driver's Event and memcpy_htod_async as the learner's function finds
+    them: each event notes the ms its time_till or time_since hands back, each copy its bytes."""
+
+    def __init__(self, drv):
+        self.drv, self.ms, self.nbytes = drv, [], 0
+
+    def __enter__(self):
+        watched, event, copy = self, self.drv.Event, self.drv.memcpy_htod_async
+
+        class Event(event):
+            def time_till(self, other):
+                watched.ms.append(super().time_till(other))
+                return watched.ms[-1]
+
+            def time_since(self, other):
+                watched.ms.append(super().time_since(other))
+                return watched.ms[-1]
+
+        def memcpy_htod_async(dest, src, *args, **kwargs):
+            watched.nbytes += getattr(src, "nbytes", 0)
+            return copy(dest, src, *args, **kwargs)
+
+        self._saved = event, copy
+        self.drv.Event, self.drv.memcpy_htod_async = Event, memcpy_htod_async
+        return self
+
+    def __exit__(self, *exc):
+        self.drv.Event, self.drv.memcpy_htod_async = self._saved
+
+    def slip(self, gbs):
+        """(problem, hint) when gbs is a slip's factor off the bytes copied over the last ms the
+        events gave; None when it is not, or when the events' time or the copies went unseen."""
+        if not self.nbytes or not self.ms or not self.ms[-1] > 0:
+            return None
+        ratio = gbs / (self.nbytes / (self.ms[-1] * 1e-3) / 1e9)
+        for factor, problem, hint in SLIPS + SMALL_SLIPS:
+            if abs(ratio / factor - 1) < 1e-3:
+                return f"{gbs:.4g} GB/s is {problem}", hint
+        return None
+
+
 def _mistakes(fn, n):  # fn on a fresh buffer of n elements: each mistake seen, in order
     from helpers.backend import drv
 
@@ -98,11 +153,12 @@ def _mistakes(fn, n):  # fn on a fresh buffer of n elements: each mistake seen, 
     _measure(h, d, stream)  # a first copy pays for touching the memory: not the learner's
     drv.memset_d32(d, 0, n)
     before = h.copy()
-    mistake, run = run_catching(lambda: _timed(fn, h, d, stream), "follow the TODOs: two "
-                                "events, the copy between them on stream, wait, time_till",
-                                [(ZeroDivisionError, "the time between the events was 0 ms: "
-                                  "nothing was queued between them; record start, then the "
-                                  "copy, then end, all in stream")])
+    with _Watched(drv) as watched:
+        mistake, run = run_catching(lambda: _timed(fn, h, d, stream), "follow the TODOs: two "
+                                    "events, the copy between them on stream, wait, time_till",
+                                    [(ZeroDivisionError, "the time between the events was 0 "
+                                      "ms: nothing was queued between them; record start, "
+                                      "then the copy, then end, all in stream")])
     if mistake:
         yield mistake
     gbs, wall = run
@@ -125,6 +181,8 @@ def _mistakes(fn, n):  # fn on a fresh buffer of n elements: each mistake seen, 
     if gbs <= 0:
         yield (f"your function returned {gbs!r} GB/s: a time that is not positive", "start."
                "time_till(end) is the ms from start to end (end.time_till(start) is negative)")
+    if slip := watched.slip(gbs):
+        yield slip
     runs, refs = [(gbs, wall)], [_measure(h, d, stream)]
     for _ in range(2):  # taking turns, so that a burst of load slows both, not the checker's alone
         runs.append(_timed(fn, h, d, stream))

@@ -40,6 +40,13 @@ WRONG = {
     "bytes_per_millisecond": (right_but(RIGHT_GBS, "h.nbytes / ms"),
                               {"problem": "a million times too large", "hint": "/ 1e9"}),
     "megabytes": (right_but("/ 1e9", "/ 1e6"), {"problem": "MB/s", "hint": "1e9 bytes"}),
+    # within the bounds a machine's load needs: named from the learner's own events
+    "gigabits": (right_but(RIGHT_GBS, "h.nbytes * 8 / (ms * 1e-3) / 1e9"),
+                 {"problem": "gigabits", "hint": "leave out the * 8"}),
+    "eight_bytes_an_element": (right_but("h.nbytes", "h.size * 8"),
+                               {"problem": "twice too large: a float32 is 4 bytes",
+                                "hint": "h.nbytes"}),
+    "gibibytes": (right_but("/ 1e9", "/ 2**30"), {"problem": "GiB/s", "hint": "1e9 bytes"}),
     "events_the_other_way_round": (right_but("start.time_till(end)", "end.time_till(start)"),
                                    {"problem": "not positive", "hint": "start.time_till(end)"}),
     "no_copy": (RIGHT_BODY.format(gbs="10.0").replace(
