@@ -47,6 +47,10 @@ WRONG = {
     "x_read_at_the_local_id": ([("int i = get_global_id(0), t", "int i = get_local_id(0), t")],
                                "every work-group summed the first 128 elements",
                                "x[get_global_id(0)]", ""),
+    # NVIDIA's OpenCL orders local memory at any barrier: named from the code, on every platform
+    "fences_of_global_memory": ([("barrier(CLK_LOCAL_MEM_FENCE)", "barrier(CLK_GLOBAL_MEM_FENCE)")],
+                                "your barriers fence global memory only",
+                                "use barrier(CLK_LOCAL_MEM_FENCE)", ""),
     "barrier_inside_the_if": ([("        if (t < stride)\n            " + STEP,
                                 "        if (t < stride) {\n            " + STEP.replace(
                                     "\n        barrier", "\n            barrier") + "\n        }")],
