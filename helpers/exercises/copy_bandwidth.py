@@ -153,12 +153,16 @@ def _mistakes(fn, n):  # fn on a fresh buffer of n elements: each mistake seen, 
     _measure(h, d, stream)  # a first copy pays for touching the memory: not the learner's
     drv.memset_d32(d, 0, n)
     before = h.copy()
+
+    def call():  # (a mistake, or None; (GB/s, wall ms)): any call of fn may raise
+        return run_catching(lambda: _timed(fn, h, d, stream), "follow the TODOs: two events, "
+                            "the copy between them on stream, wait, time_till",
+                            [(ZeroDivisionError, "the time between the events was 0 ms: "
+                              "nothing was queued between them; record start, then the copy, "
+                              "then end, all in stream")])
+
     with _Watched(drv) as watched:
-        mistake, run = run_catching(lambda: _timed(fn, h, d, stream), "follow the TODOs: two "
-                                    "events, the copy between them on stream, wait, time_till",
-                                    [(ZeroDivisionError, "the time between the events was 0 "
-                                      "ms: nothing was queued between them; record start, "
-                                      "then the copy, then end, all in stream")])
+        mistake, run = call()
     if mistake:
         yield mistake
     gbs, wall = run
@@ -185,7 +189,10 @@ def _mistakes(fn, n):  # fn on a fresh buffer of n elements: each mistake seen, 
         yield slip
     runs, refs = [(gbs, wall)], [_measure(h, d, stream)]
     for _ in range(2):  # taking turns, so that a burst of load slows both, not the checker's alone
-        runs.append(_timed(fn, h, d, stream))
+        mistake, run = call()
+        if mistake:
+            yield mistake
+        runs.append(run)
         refs.append(_measure(h, d, stream))
     if all(h.nbytes / (g * 1e6) <= 1.05 * w + 0.01 and g <= 30 * max(refs) for g, w in runs):
         return  # each copy no longer than the call that waited for it, and none wildly fast

@@ -137,3 +137,19 @@ def test_the_cell_as_shipped_is_not_yet():
 def test_something_else_than_a_function_is_named(capsys):
     verdict = check_copy_bandwidth(3.0)
     assert verdict.passed is False and "needs your function" in verdict.problem
+
+
+def test_a_call_after_the_first_that_raises_is_a_verdict_too():
+    # start recorded after the copy: on the simulator the events are usually 0 ms apart, and
+    # the learner's division raises; once the first call was lucky and a later one raised
+    calls = []
+
+    def my_copy_gbs(h, d, stream):
+        calls.append(1)
+        if len(calls) > 1:
+            raise ZeroDivisionError("float division by zero")
+        return solution(h, d, stream)
+
+    verdict = check_copy_bandwidth(my_copy_gbs)
+    assert verdict.passed is False and "raised ZeroDivisionError" in verdict.problem, verdict
+    assert "record start, then the copy, then end" in verdict.hint
