@@ -12,9 +12,8 @@ import itertools
 
 import numpy as np
 
-from helpers.exercises import coverage
 from helpers.exercises.common import Input, Output
-from helpers.exercises.coverage import Grid, Words, past_the_end
+from helpers.exercises.coverage import Grid, Words, coverage, past_the_end
 from helpers.exercises.hidden import grids
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.verdict import matches
@@ -50,9 +49,10 @@ def draw(rng):
     return grids(rng, [case.block for case in CASES], 3, 120, 2)
 
 
-def reference(rgb: np.ndarray) -> np.ndarray:
-    """NumPy sepia of an ``(h, w, 3)`` uint8 image: rounded, clamped to 255, uint8."""
-    return np.minimum(np.floor(rgb @ SEPIA.T + 0.5), 255).astype(np.uint8)
+def reference(rgb: np.ndarray, matrix=SEPIA.T, half=0.5) -> np.ndarray:
+    """NumPy sepia of an ``(h, w, 3)`` uint8 image: rounded, clamped to 255, uint8 (with another
+    ``matrix`` or ``half``, 0 to truncate, what a wrong kernel gives)."""
+    return np.minimum(np.floor(rgb @ matrix + half), 255).astype(np.uint8)
 
 
 def _launch(case):
@@ -76,8 +76,7 @@ def written_mistakes(out, case, words, wild_hint, guard_hint):
     # A byte left unwritten is a poison in both runs, whatever other threads race to write:
     # on a GPU, a store into the next pixel's byte also makes the runs differ, a consequence.
     if (unwritten.any(axis=2) != unwritten.all(axis=2)).any():
-        counts = unwritten.sum(axis=(0, 1))
-        missing = [CHANNEL_NAMES[c] for c in range(3) if counts[c]]
+        missing = [name for name, count in zip(CHANNEL_NAMES, unwritten.sum(axis=(0, 1))) if count]
         yield ("some pixels have only some of their three bytes written "
                f"({', '.join(missing)} missing in places)",
                "a pixel takes 3 bytes of out: write out[3*i], out[3*i + 1] and out[3*i + 2], "
@@ -87,7 +86,7 @@ def written_mistakes(out, case, words, wild_hint, guard_hint):
                "each output byte must depend only on its own pixel's input: "
                "read rgb[3*i ...], write out[3*i ...] for the same i")
     yield from past_the_end(out.past // 3, case, words, wild_hint)
-    yield from coverage.coverage((), unwritten.all(axis=2), case, words, guard_hint)
+    yield from coverage((), unwritten.all(axis=2), case, words, guard_hint)
 
 
 def _wrong_values(rgb, got):
@@ -104,21 +103,18 @@ def _wrong_values(rgb, got):
                f"is {exact[wy, wx, wc]:.1f})",
                "clamp before converting: a float above 255 turned into unsigned char wraps "
                "around (300 becomes 44). Use fminf(value + 0.5f, 255.0f)")
-    truncated = np.minimum(np.floor(exact), 255).astype(np.uint8)
-    if not _differs(got, truncated, exact, boundary=0.0).any():
+    if not _differs(got, reference(rgb, half=0.0), exact, boundary=0.0).any():
         yield (f"{int(wrong.sum())} values are one below NumPy's, each where the sum's fraction "
                f"is .5 or more ({at}: the sum is {exact[wy, wx, wc]:.3f}, got "
                f"{got[wy, wx, wc]}): the kernel truncates instead of rounding",
                "converting a float to unsigned char drops the fraction: add 0.5f first, "
                "(unsigned char)fminf(value + 0.5f, 255.0f)")
-    wrapped = (np.floor(exact) % 256).astype(np.uint8)
-    for c in np.flatnonzero(wrong.any(axis=(0, 1))):
-        if not _differs(got[..., c], wrapped[..., c], exact[..., c], boundary=0.0).any():
-            yield (f"the {CHANNEL_NAMES[c]} values lost their fraction, and those past 255 wrapped "
-                   f"around: the {CHANNEL_NAMES[c]} sum was kept in an unsigned char",
-                   "keep each sum a float (float r2 = ...), then round and clamp it as you store "
-                   "it: (unsigned char)fminf(r2 + 0.5f, 255.0f)")
-            break
+    wrapped = _differs(got, (np.floor(exact) % 256).astype(np.uint8), exact, boundary=0.0)
+    for c in np.flatnonzero(wrong.any(axis=(0, 1)) & ~wrapped.any(axis=(0, 1)))[:1]:
+        yield (f"the {CHANNEL_NAMES[c]} values lost their fraction, and those past 255 wrapped "
+               f"around: the {CHANNEL_NAMES[c]} sum was kept in an unsigned char",
+               "keep each sum a float (float r2 = ...), then round and clamp it as you store it: "
+               "(unsigned char)fminf(r2 + 0.5f, 255.0f)")
     yield from mixed_up(rgb, got, LAYOUT_HINT)
     yield (f"{int(wrong.sum())} of {got.size} values are wrong (the first is {at}: got "
            f"{got[wy, wx, wc]}, expected {want[wy, wx, wc]})",
@@ -149,8 +145,7 @@ def _differs(got, want, exact, boundary=0.5):
     """Where ``got`` is not ``want``: exactly, except within ROUNDING_SLACK of the fraction where
     ``want`` steps to the next level (.5 when rounding, 0 when truncating)."""
     diff = np.abs(got.astype(np.int16) - want.astype(np.int16))
-    shifted = exact - boundary
-    near_step = np.abs(shifted - np.round(shifted)) < ROUNDING_SLACK
+    near_step = np.abs(exact - boundary - np.round(exact - boundary)) < ROUNDING_SLACK
     return np.where(near_step, diff > 1, diff > 0)
 
 
@@ -167,8 +162,8 @@ def mixed_up(rgb, got, layout_hint):
             ("stores R', G', B' at bytes " + ", ".join(f"3*i + {c}" for c in pout), pout))
             if order != straight]
         models.append((model, "the result is what a kernel gives that " + " and ".join(parts)))
-    models.append((np.minimum(np.floor(rgb @ SEPIA + 0.5), 255).astype(np.uint8),
-                   "the result is what the matrix's columns used as its rows give"))
+    models.append((reference(rgb, SEPIA), "the result is what the matrix's columns used as its "
+                   "rows give"))
     yield from matches(got, [(m, problem, "channels mixed up: " + layout_hint)
                              for m, problem in models[1:]], near)
     flat = np.concatenate([rgb.ravel(), np.full(2, JUNK, np.uint8)])
