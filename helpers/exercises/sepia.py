@@ -150,9 +150,8 @@ def _differs(got, want, exact, boundary=0.5):
 
 
 def mixed_up(rgb, got, layout_hint):
-    """The kernels that mix up channels whose output ``got`` is, to a level (``near``): the
-    input read in another order, the outputs stored in another order, the matrix's columns used
-    as its rows; pixel i read from byte i; other weights (``_other_weights``)."""
+    """The kernels that mix up channels whose output ``got`` is, to a level (``near``): bytes read
+    or stored in another order, the matrix transposed, pixel i read from byte i, other weights."""
     straight, models = (0, 1, 2), []
     for pin, pout in itertools.product(itertools.permutations(straight), repeat=2):
         model = np.empty(rgb.shape, np.uint8)
