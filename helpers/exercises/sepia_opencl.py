@@ -14,8 +14,7 @@ import numpy as np
 from helpers.exercises import sepia
 from helpers.exercises.coverage import Words
 from helpers.exercises.opencl_kernel import OpenCLExercise
-from helpers.exercises.sepia import (CASES, CHANNEL_NAMES, ROUNDING_SLACK, SEPIA, _differs,
-                                     reference)
+from helpers.exercises.sepia import CASES, ROUNDING_SLACK
 
 INDEX_HINT = ("x = get_global_id(0) (the column), y = get_global_id(1) (the row), pixel "
               "i = y * width + x; get_local_id is the position inside the work-group only "
@@ -55,13 +54,13 @@ def _mistakes(case, run, reports):
 
 def _wrong_values(rgb, got):
     """Mistakes the values show once every byte was written (none when the kernel is right)."""
-    exact, want = rgb @ SEPIA.T, reference(rgb)
-    wrong = _differs(got, want, exact)
+    exact, want = rgb @ sepia.SEPIA.T, sepia.reference(rgb)
+    wrong = sepia._differs(got, want, exact)
     if not wrong.any():
         return
     at = tuple(np.argwhere(wrong)[0])
-    first = (f"x = {at[1]}, y = {at[0]}, {CHANNEL_NAMES[at[2]]}: got {got[at]}, expected "
-             f"{want[at]}, the exact sum is {exact[at]:.2f}")
+    first = (f"x = {at[1]}, y = {at[0]}, {sepia.CHANNEL_NAMES[at[2]]}: got {got[at]}, "
+             f"expected {want[at]}, the exact sum is {exact[at]:.2f}")
     if (wrong <= (exact + 0.5 >= 256)).all():
         yield (f"{int(wrong.sum())} values are wrong, all where the sum goes past 255 ({first})",
                "clamp while converting: " + CLAMP_HINT)
