@@ -80,17 +80,12 @@ def reference(rgb: np.ndarray, positions=None) -> np.ndarray:
     return np.bincount((positions % 3) * 256 + rgb[positions], minlength=BINS)[:BINS]
 
 
-def _where(case):
-    return (f"{case['image']} image of {case['n']:,} pixels ({3 * case['n']:,} bytes), "
-            f"block = ({case['block']}, 1, 1), grid = ({case['grid']}, 1)")
-
-
 def _mistakes(case, run):
     """The mistakes one launch shows, the most telling first: counts no image of its size could
     give (bins that held whatever the block's shared memory held before: on a GPU garbage, on
     the simulator the pattern it fills shared memory with), bytes past the end counted (the
     255s, and nothing else wrong), nothing counted; then what made the bins wrong."""
-    kernels, rgb, n = run.kernel, run.model, case["n"]
+    rgb, n = run.model, case["n"]
     got, want = run.out.got.astype(np.int64), reference(rgb[:3 * n])
     if run.out.past.size:
         yield ("the kernel wrote past bins[767]", "bins has 3 * 256 counters: bin c * 256 + v, "
@@ -108,7 +103,7 @@ def _mistakes(case, run):
                "atomicAdd(&bins[b], local[b])")
     if np.array_equal(got, want):
         return
-    yield from observed_mistakes(_observe(kernels), _refine, wrong="bins are wrong")  # likeliest
+    yield from observed_mistakes(_observe(run.kernel), _refine, wrong="bins are wrong")  # likeliest
     yield from _wrong_counts(got, want, rgb, case)
     first = int(np.argmax(got != want))
     yield (f"{int((got != want).sum())} of the 768 bins are wrong, the first bins[{first}] "
@@ -176,7 +171,9 @@ def _observed_mistakes(kernels, case):
 EXERCISE = KernelExercise(
     stub="exercises/histogram_rgb.cu", kernel="histogram_rgb",
     signature="const unsigned char *rgb, unsigned int *bins, int n",
-    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
+    cases=CASES, draw=_draw, launch=_launch, mistakes=_mistakes,
+    where=lambda case: (f"{case['image']} image of {case['n']:,} pixels ({3 * case['n']:,} "
+                        f"bytes), block = ({case['block']}, 1, 1), grid = ({case['grid']}, 1)"),
     observed=_observed_mistakes, simulated="runs the race check",
     crash_hint="local has 768 bins and rgb 3 * n bytes: every loop over the bins runs while "
                "b < 768 (a block may have more threads than bins, or fewer), and every read of "
