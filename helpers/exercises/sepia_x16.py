@@ -136,28 +136,26 @@ def _unwritten(unwritten, n):
 
 
 def _wrong_groups(rgb, got, n):
-    """Kernels whose whole groups are wrong in a known way: the bytes of each 32-bit word taken
-    or put in reverse order, or group t loaded from uint4 number t instead of 3t."""
+    """Kernels whose whole groups are wrong in a known way (``models``), on those groups alone."""
     whole = 48 * (n // 16)
     if not whole:
         return
     flip = lambda a: a.reshape(-1, 4)[:, ::-1].ravel()  # noqa: E731 - bytes of each word reversed
     tone = lambda a: sepia.reference(a.reshape(1, -1, 3)).ravel()  # noqa: E731
-    flat = rgb.ravel()
-    wrong_stride = np.concatenate([flat[16 * t:16 * t + 48] for t in range(n // 16)])
+    flat, k = rgb.ravel()[:whole], np.arange(whole)   # group t's loads stay within 16t + 48
+    wrong_stride = flat[16 * np.arange(n // 16)[:, None] + np.arange(48)].ravel()
     gives = "the result is what a kernel gives that {}"
     reverse = gives.format("{} the 4 bytes of each 32-bit word in reverse order")
-    words = flat[:whole].view("<u4")                        # the loads' words, little-endian
-    k = np.arange(whole)
+    words = flat.view("<u4")                        # the loads' words, little-endian
     bits_shift = ((words[k >> 2] >> (k & 3)) & 0xFF).astype(np.uint8)
-    last_byte_only = np.where(k % 4 == 3, tone(flat[:whole]), 0).astype(np.uint8)
+    last_byte_only = np.where(k % 4 == 3, tone(flat), 0).astype(np.uint8)
     models = [(tone(bits_shift), "the result is what a kernel gives whose byte_of shifts by k & "
                "3 bits, not 8 * (k & 3)", BYTE_HINT),
               (last_byte_only, "only byte 3 of each result word holds its value: set_byte "
                "assigns the word (=) where it ORs the byte in (|=)", BYTE_HINT),
-              (tone(flip(flat[:whole])), reverse.format("reads"), BYTE_HINT),
-              (flip(tone(flat[:whole])), reverse.format("stores"), BYTE_HINT),
-              (flip(tone(flip(flat[:whole]))), reverse.format("reads and stores"), BYTE_HINT),
+              (tone(flip(flat)), reverse.format("reads"), BYTE_HINT),
+              (flip(tone(flat)), reverse.format("stores"), BYTE_HINT),
+              (flip(tone(flip(flat))), reverse.format("reads and stores"), BYTE_HINT),
               (tone(wrong_stride), gives.format("loads thread t's pixels from uint4 number t "
                                                 "instead of 3t"),
                "16 pixels are 48 bytes, three uint4: thread t's are numbers 3t, 3t + 1 and "
