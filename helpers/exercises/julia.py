@@ -66,7 +66,6 @@ def _wrong_answers(case, ref):
     """Images that known mistakes produce, with the hint for each (checked in this order)."""
     width, height, x_min, y_min, dx, dy, c_re, c_im, max_iter = _args(case)
     re, im = pixel_grid(width, height, x_min, y_min, dx, dy)
-    # x and y swapped in the pixel's point: z0 = (x_min + y*dx) + i*(y_min + x*dy)
     swapped_re, swapped_im = (a.T for a in pixel_grid(height, width, x_min, y_min, dx, dy))
     yield (escape_counts(np.zeros_like(re), np.zeros_like(im), re, im, max_iter),
            "this is the Mandelbrot set (z starting at 0, c the pixel's point)",
@@ -129,7 +128,6 @@ def _launch(case):
 
 
 def _mistakes(case, run):
-    """The mistakes one launch shows, the most telling first."""
     got, ref = run.out.got, run.model
     yield from coverage(run.out.past, run.out.unwritten, _grid(case), WORDS, WORDS.guard_hint)
     re, im = pixel_grid(*_args(case)[:6])
