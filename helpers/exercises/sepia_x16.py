@@ -201,9 +201,8 @@ def _large_image(kernel, cases_passed: Verdict) -> Verdict:
 
 
 def _fast(kernel):
-    """What keeps a right kernel from FAST: on a GPU its bandwidth on BIG_PIXELS, on the
-    simulator a race in the first case (a tail, spare threads) and the bytes a thread's loads and
-    stores carry in the second (no tail)."""
+    """What keeps a right kernel from FAST: on a GPU its bandwidth on BIG_PIXELS; on the
+    simulator a race in the first case, and the bytes its loads and stores carry in the second."""
     if speed.on_gpu():
         (_, rgb_gpu, out_gpu), n = _big_image(), BIG_PIXELS
         return (yield from speed.bandwidth(
