@@ -28,8 +28,7 @@ def _draw(rng):
     """The grader's cases: random images of a few pixels and of many, as the shipped ones."""
     drawn = []
     for low, high in ((2, 400), (400, 40_000)):
-        block = pick(rng, [case["block"] for case in CASES])
-        n = int(rng.integers(low, high))
+        block, n = pick(rng, [case["block"] for case in CASES]), int(rng.integers(low, high))
         drawn.append(dict(n=n + (3 * n % block == 0), block=block, grid=int(rng.integers(1, 9)),
                           image="random"))
     return drawn
