@@ -45,8 +45,7 @@ def _draw(rng):
 
 def julia_reference(width, height, x_min, y_min, dx, dy, c_re, c_im, max_iter) -> np.ndarray:
     """NumPy reference of the ``julia`` kernel: int32 array of shape (height, width)."""
-    re, im = pixel_grid(width, height, x_min, y_min, dx, dy)
-    return escape_counts(re, im, c_re, c_im, max_iter)
+    return escape_counts(*pixel_grid(width, height, x_min, y_min, dx, dy), c_re, c_im, max_iter)
 
 
 def _close(a: np.ndarray, b: np.ndarray) -> bool:
