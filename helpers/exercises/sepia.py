@@ -44,8 +44,7 @@ LAYOUT_HINT = ("pixel i's red, green and blue are at 3*i, 3*i + 1 and 3*i + 2, i
 
 
 def draw(rng):
-    """The grader's cases: two more images with odd sides, on the shipped block shapes
-    (notebook 12's OpenCL sepia draws them too)."""
+    """The grader's cases: two more images with odd sides, on the shipped blocks (OpenCL's too)."""
     return grids(rng, [case.block for case in CASES], 3, 120, 2)
 
 
