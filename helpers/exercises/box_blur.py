@@ -21,6 +21,8 @@ from helpers.exercises.microscope import observe, race_mistake
 from helpers.exercises.verdict import matches
 
 RADIUS, BLOCK = 2, (32, 8, 1)
+WINDOW = range(-RADIUS, RADIUS + 1)  # the offsets of the window's rows, and of its columns
+TILE_Y, TILE_X = BLOCK[1] + 2 * RADIUS, BLOCK[0] + 2 * RADIUS  # the block and its halo
 CASES = [Grid(45, 77, BLOCK), Grid(17, 40, BLOCK), Grid(2, 3, BLOCK)]
 """The images: odd sides, overhanging blocks, one image smaller than the window."""
 JUNK = np.float32(1000.0)  # the spare rows around the input: far from any pixel (in [0, 1))
@@ -51,38 +53,38 @@ _RUNS = itertools.count()
 earlier launch left there, which must not be the right values by chance."""
 
 
-def _draw(rng):
-    """The grader's cases: several blocks with odd sides, and an image smaller than the window."""
-    return [Grid(awkward(rng, BLOCK[1], BLOCK[1] + 1, 100),
-                 awkward(rng, BLOCK[0], BLOCK[0] + 1, 130), BLOCK),
-            Grid(int(rng.integers(1, 2 * RADIUS + 1)), int(rng.integers(1, 2 * RADIUS + 1)), BLOCK)]
-
-
 def _refine(failure):
     """The exercise's hint for an overrun of its one declared array, the tile: its indices in
     the wrong order where it is declared as it should be, else its size."""
-    tile_y, tile_x = BLOCK[1] + 2 * RADIUS, BLOCK[0] + 2 * RADIUS
-    if getattr(failure.error, "declared", None) in (f"float [{tile_y}][{tile_x}]",
-                                                    f"float [{tile_x}]"):
-        yield (f"tile is declared as it should be, [{tile_y}][{tile_x}], and an index into it "
+    if getattr(failure.error, "declared", None) in (f"float [{TILE_Y}][{TILE_X}]",
+                                                    f"float [{TILE_X}]"):
+        yield (f"tile is declared as it should be, [{TILE_Y}][{TILE_X}], and an index into it "
                f"ran past its {failure.error.length}: tile[row][column] takes the row first, "
                "tile[threadIdx.y + dy][threadIdx.x + dx]")
     if failure.kind == "array bounds":
-        yield (f"tile needs TILE_Y x TILE_X = {BLOCK[1] + 2 * RADIUS} x {BLOCK[0] + 2 * RADIUS} "
-               "elements, the block and RADIUS more on every side (the halo): declare "
-               "__shared__ float tile[TILE_Y][TILE_X]")
+        yield (f"tile needs TILE_Y x TILE_X = {TILE_Y} x {TILE_X} elements, the block and RADIUS "
+               "more on every side (the halo): declare __shared__ float tile[TILE_Y][TILE_X]")
 
 
-def reference(image: np.ndarray, rows=None, cols=None, mode: str = "edge") -> np.ndarray:
+def reference(image: np.ndarray, rows=WINDOW, cols=WINDOW, mode: str = "edge", row=None,
+              past=0) -> np.ndarray:
     """NumPy box blur of a 2D float image: the sum over the window's row offsets ``rows`` and
-    column offsets ``cols`` (default -RADIUS..RADIUS), divided by (2 RADIUS + 1)^2, with pixels
-    outside the image taken from its edge (``mode="edge"``) or as zeros (``"constant"``)."""
-    full = range(-RADIUS, RADIUS + 1)
-    rows, cols = rows or full, cols or full
-    pad = max(abs(d) for d in (*rows, *cols))
+    column offsets ``cols``, divided by (2 RADIUS + 1)^2, with pixels outside the image taken
+    from its edge (``mode="edge"``) or as zeros (``"constant"``). The blur of a wrong kernel
+    too: one that loads pixel (x, y) from in[y * row + x] (``row``: the width by default), its
+    clamp_index(i, n) letting i up to n - 1 + ``past`` through, reading the image as the flat
+    rows it is, with JUNK after them (as _launch lays them out)."""
     h, w = image.shape
-    p = np.pad(image.astype(np.float64), pad, mode=mode)
-    total = sum(p[pad + dy:pad + dy + h, pad + dx:pad + dx + w] for dy in rows for dx in cols)
+    row = row or w
+    flat = np.concatenate([image.ravel(), np.full(h * row + w + 1, JUNK)]).astype(np.float64)
+    y, x = np.indices(image.shape)
+    total = 0
+    for dy in rows:
+        for dx in cols:
+            ys, xs = y + dy, x + dx
+            pixel = flat[np.clip(ys, 0, h - 1 + past) * row + np.clip(xs, 0, w - 1 + past)]
+            outside = (ys < 0) | (ys >= h) | (xs < 0) | (xs >= w)
+            total = total + np.where(outside & (mode == "constant"), 0, pixel)
     return (total / (2 * RADIUS + 1) ** 2).astype(np.float32)
 
 
@@ -114,17 +116,17 @@ def _mistakes(case, run):
 
 def _models(image):
     """(result, problem, hint) of the known mistakes, most specific first."""
-    full, short = range(-RADIUS, RADIUS + 1), range(-RADIUS, RADIUS)
+    short = range(-RADIUS, RADIUS)
     yield (image, "the output is the input image, unchanged: nothing is blurred yet",
            "follow the TODOs of the stub: fill the tile, wait, then average the window")
     yield (np.zeros_like(image), "every pixel is 0, which is what sum * (1 / 25) gives: 1 / 25 is "
            "an integer division (an int divided by an int drops the fraction), so it is 0; or the "
            "sum is an int, which drops each pixel's fraction", "make the factor a float, sum * "
            "(1.0f / 25), or sum / 25.0f; and keep the sum a float")
-    yield (_read_flat(image, row=image.shape[0]), "the tile was loaded with rows of height "
+    yield (reference(image, row=image.shape[0]), "the tile was loaded with rows of height "
            "pixels: in[y * height + x], where a row of the image holds width pixels",
            "load in[clamp_index(y0 + ty, height) * width + clamp_index(x0 + tx, width)]")
-    yield (_read_flat(image, past=1), "the window's pixels past the right edge come from the next "
+    yield (reference(image, past=1), "the window's pixels past the right edge come from the next "
            "row's first pixel, and past the bottom from beyond the image: the clamp lets index n "
            "through", "clamp to the last pixel, n - 1: min(max(i, 0), n - 1)")
     yield (reference(image, mode="constant"), "pixels near the image's edges are too dark: the "
@@ -133,32 +135,18 @@ def _models(image):
            "when the tile is loaded")
     for sy, sx in ((0, 1), (1, 0), (1, 1), (0, -1), (-1, 0), (-1, -1),
                    (0, RADIUS), (RADIUS, 0), (RADIUS, RADIUS)):
-        yield (reference(image, rows=range(sy - RADIUS, sy + RADIUS + 1),
-                         cols=range(sx - RADIUS, sx + RADIUS + 1)),
+        yield (reference(image, rows=[sy + d for d in WINDOW], cols=[sx + d for d in WINDOW]),
                f"each pixel got the blur of the pixel at (x{sx:+d}, y{sy:+d}): the tile or the "
                "window is shifted", TILE_HINT)
-    for rows, cols in ((short, short), (full, short), (short, full)):
+    for rows, cols in ((short, short), (WINDOW, short), (short, WINDOW)):
         yield (reference(image, rows=rows, cols=cols),
-               f"the window is {len(cols)} x {len(rows)} pixels, not {len(full)} x {len(full)}",
+               f"the window is {len(cols)} x {len(rows)} pixels, not {len(WINDOW)} x {len(WINDOW)}",
                "the window has 2 * RADIUS + 1 pixels each way: dy and dx run from 0 to 2 * "
                "RADIUS, both included (<=)")
     for factor in ((2 * RADIUS + 1) ** 2, 2 * RADIUS + 1):
         yield (reference(image) * np.float32(factor), f"the results are {factor} times too large",
                f"divide the sum by the window's {(2 * RADIUS + 1) ** 2} pixels: multiply by "
                "1.0f / ((2 * RADIUS + 1) * (2 * RADIUS + 1))")
-
-
-def _read_flat(image, row=None, past=0):
-    """The blur of a kernel that loads pixel (x, y) from in[y * row + x] (row: the width by
-    default), its clamp_index(i, n) letting i up to n - 1 + ``past`` through, reading the image
-    as the flat rows it is, with JUNK after them (as _launch lays them out)."""
-    h, w = image.shape
-    row = row or w
-    flat = np.concatenate([image.ravel(), np.full(h * row + w + 1, JUNK)]).astype(np.float64)
-    y, x = np.indices(image.shape)
-    total = sum(flat[np.clip(y + dy, 0, h - 1 + past) * row + np.clip(x + dx, 0, w - 1 + past)]
-                for dy in range(-RADIUS, RADIUS + 1) for dx in range(-RADIUS, RADIUS + 1))
-    return (total / (2 * RADIUS + 1) ** 2).astype(np.float32)
 
 
 def _located(got, want):
@@ -186,10 +174,9 @@ def _located(got, want):
         which = [side for side, mask in sides.items() if (wrong & mask & alone).any()] or \
             [side for side, mask in sides.items() if (wrong & mask).any()]
         yield (f"{first}, all within RADIUS of the {', '.join(which)} edge(s) of their block: the "
-               "halo is not right", f"the tile is TILE_Y x TILE_X = {BLOCK[1] + 2 * RADIUS} x "
-               f"{BLOCK[0] + 2 * RADIUS}: load every element of it, RADIUS rows and columns beyond "
-               "the block on every side (the loops run while ty < TILE_Y and tx < TILE_X); "
-               + TILE_HINT)
+               "halo is not right", f"the tile is TILE_Y x TILE_X = {TILE_Y} x {TILE_X}: load "
+               "every element of it, RADIUS rows and columns beyond the block on every side (the "
+               "loops run while ty < TILE_Y and tx < TILE_X); " + TILE_HINT)
     if np.isnan(got).any():
         yield (f"{int(np.isnan(got).sum())} pixels are NaN: their windows read tile elements no "
                "thread loaded (the simulator fills shared memory with NaN; a GPU leaves what was "
@@ -229,7 +216,12 @@ def _timed(kernel):
 
 EXERCISE = KernelExercise(
     stub="exercises/box_blur.cu", kernel="box_blur",
-    signature="const float *in, float *out, int width, int height", cases=CASES, draw=_draw,
+    signature="const float *in, float *out, int width, int height", cases=CASES,
+    # the grader's cases: several blocks with odd sides, and an image smaller than the window
+    draw=lambda rng: [
+        Grid(awkward(rng, BLOCK[1], BLOCK[1] + 1, 100), awkward(rng, BLOCK[0], BLOCK[0] + 1, 130),
+             BLOCK),
+        Grid(int(rng.integers(1, 2 * RADIUS + 1)), int(rng.integers(1, 2 * RADIUS + 1)), BLOCK)],
     where=lambda c: f"{c.width} x {c.height} image, block = {BLOCK}, grid = {c.grid}",
     launch=_launch, mistakes=_mistakes, refine=_refine,
     crash_hint=GUARD_HINT + "; and clamp every pixel the tile loads to the image",
