@@ -149,13 +149,12 @@ def _known_results(a, bt):
             (dict(j_end=TILE - 1), "the inner loop stops one short: j < TILE - 1 leaves out each "
              "tile's last column", "for (int j = 0; j < TILE; j++)"),
             (dict(k_of=lambda p, tx: p + tx), "the loads' column is phase + tx: each phase moves "
-             "one column along K, not a tile", "int k = phase * TILE + tx")):
+             "one column along K, not a tile", "int k = phase * TILE + tx"),
+            (dict(transposed=False), "the kernel multiplied by Bt's tile as loaded, not "
+             "transposed: sum used Bs[j][tx], the notebook's read for a tile of B", "Bs[ty][tx] "
+             "holds Bt[blockIdx.x * TILE + ty][phase * TILE + tx], so this thread's column of C "
+             "(col = blockIdx.x * TILE + tx) is row tx of Bs: sum += As[ty][j] * Bs[tx][j]")):
         yield _tiled(a, bt, **change), problem, hint
-    yield (_tiled(a, bt, transposed=False),   # sum += As[ty][j] * Bs[j][tx]
-           "the kernel multiplied by Bt's tile as loaded, not transposed: sum used Bs[j][tx], "
-           "the notebook's read for a tile of B",
-           "Bs[ty][tx] holds Bt[blockIdx.x * TILE + ty][phase * TILE + tx], so this thread's column "
-           "of C (col = blockIdx.x * TILE + tx) is row tx of Bs: sum += As[ty][j] * Bs[tx][j]")
 
 
 def _tiled(a, bt, bt_row=lambda bx, by, ty: bx * TILE + ty, k_of=lambda p, tx: p * TILE + tx,
