@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from helpers.ch10.point_cloud import backproject
 from helpers.exercises.common import Input, Output, close
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.hidden import awkward, pick
@@ -65,23 +66,14 @@ def depth_image(case) -> np.ndarray:
     return depth.astype(np.uint16)
 
 
-def reference(depth, fx, fy, cx, cy, depth_scale=DEPTH_SCALE, z_min=Z_MIN, z_max=Z_MAX, z=None,
-              ranged=None):
+def reference(depth, fx, fy, cx, cy, xyz=None, ranged=None):
     """(xyz (3, h, w) float32 with NaN where no point, kept (h, w) bool), as the kernel; or, for
-    a wrong kernel's model, with ``z`` its depths in place of depth * depth_scale and ``ranged``
-    what it compared with z_min and z_max (by default z)."""
-    f4 = np.float32
-    z = depth.astype(f4) * f4(depth_scale) if z is None else z
-    ranged = z if ranged is None else ranged
-    kept = (depth > 0) & (ranged >= f4(z_min)) & (ranged <= f4(z_max))
-    return np.where(kept, unfiltered(z, fx, fy, cx, cy), f4(np.nan)).astype(f4), kept
-
-
-def unfiltered(z, fx, fy, cx, cy):
-    """X, Y and Z of every pixel of depth ``z`` (float32 metres), kept or not."""
-    f4 = np.float32
-    v, u = np.indices(z.shape).astype(f4)
-    return np.stack([(u - f4(cx)) * z / f4(fx), (v - f4(cy)) * z / f4(fy), z])
+    a wrong kernel's model, with ``xyz`` its points (``point_cloud.backproject`` of other depths)
+    and ``ranged`` what it compared with z_min and z_max (by default its Z)."""
+    xyz = backproject(depth, fx, fy, cx, cy, DEPTH_SCALE) if xyz is None else xyz
+    ranged = xyz[2] if ranged is None else ranged
+    kept = (depth > 0) & (ranged >= Z_MIN) & (ranged <= Z_MAX)
+    return np.where(kept, xyz, np.float32(np.nan)).astype(np.float32), kept
 
 
 def _grid(case):
@@ -110,7 +102,7 @@ def _mistakes(case, run):
     yield from _unwritten(run.out.unwritten, case, kept)
     yield from matches(got, _wrong_depths(depth, intrinsics),
                        lambda got, model: np.allclose(got, model, 1e-5, 1e-6, equal_nan=True))
-    raw = unfiltered(depth.astype(np.float32) * DEPTH_SCALE, *intrinsics)
+    raw = backproject(depth, *intrinsics, DEPTH_SCALE)
     if not kept.all() and close(got[:, ~kept], raw[:, ~kept]):
         yield ("the pixels that are not points hold their X, Y and Z: NaN was stored, then the "
                "coordinates over it", 'after writing nanf("") into the three planes, return')
@@ -151,19 +143,19 @@ def _unwritten(unwritten, case, kept):
 def _wrong_depths(depth, intrinsics):
     """(xyz, problem, hint) of kernels whose depth is wrong, their NaNs too (so these come
     before the rules of which pixels are points)."""
-    mm = depth.astype(np.float32)
-    for z, ranged, problem, hint in (
-            (mm, None, "Z is in millimetres: depth[i] was used without depth_scale, so it was also "
-             "compared with z_min and z_max (metres) in millimetres, and nearly every pixel came "
-             "out NaN", "multiply the depth by depth_scale first: z = depth[i] * depth_scale "
-             "(metres), then test z < z_min || z > z_max"),
-            (None, mm, "the depth was compared with z_min and z_max in millimetres, where they are "
-             "metres: nearly every pixel lies past z_max and came out NaN",
-             "turn the depth into metres first, z = depth[i] * depth_scale, and compare z"),
-            ((depth // 1000).astype(np.float32), None, "Z came out in whole metres (1999 mm gave "
-             "1 m): depth[i] / 1000 divides two integers, which drops the fraction",
+    for xyz, ranged, problem, hint in (
+            (backproject(depth, *intrinsics, 1), None, "Z is in millimetres: depth[i] was used "
+             "without depth_scale, so it was also compared with z_min and z_max (metres) in "
+             "millimetres, and nearly every pixel came out NaN", "multiply the depth by "
+             "depth_scale first: z = depth[i] * depth_scale (metres), then test z < z_min || "
+             "z > z_max"),
+            (None, depth.astype(np.float32), "the depth was compared with z_min and z_max in "
+             "millimetres, where they are metres: nearly every pixel lies past z_max and came out "
+             "NaN", "turn the depth into metres first, z = depth[i] * depth_scale, and compare z"),
+            (backproject(depth // 1000, *intrinsics, 1), None, "Z came out in whole metres (1999 "
+             "mm gave 1 m): depth[i] / 1000 divides two integers, which drops the fraction",
              "multiply by the float depth_scale: z = depth[i] * depth_scale")):
-        yield reference(depth, *intrinsics, z=z, ranged=ranged)[0], problem, hint
+        yield reference(depth, *intrinsics, xyz=xyz, ranged=ranged)[0], problem, hint
 
 
 def _wrong_nans(nan, kept, depth):
@@ -199,37 +191,36 @@ def _wrong_models(depth, intrinsics):
     """(xyz, problem, hint) of kernels with a known mistake in the formula, in this order."""
     fx, fy, cx, cy = map(np.float32, intrinsics)
     v, u = np.indices(depth.shape).astype(np.float32)
-    mm = depth.astype(np.float32)
-    z = mm * DEPTH_SCALE
+    z = depth.astype(np.float32) * DEPTH_SCALE
     with np.errstate(divide="ignore", invalid="ignore"):  # depth 0: those pixels are not compared
         inverse = ((u - cx) / fx / z, (v - cy) / fy / z)
     order = "the camera's intrinsics are applied in the wrong order"
-    for x, y, zz, problem, hint in (
-            ((v - cx) * z / fx, (u - cy) * z / fy, z,
+    for x, y, problem, hint in (
+            ((v - cx) * z / fx, (u - cy) * z / fy,
              "X was computed from the row v and Y from the column u: u and v are swapped",
              "u is the column (X, across the image), v the row (Y, down): " + FORMULA_HINT),
-            ((u / fx - cx) * z, (v / fy - cy) * z, z,
+            ((u / fx - cx) * z, (v / fy - cy) * z,
              order + ": the principal point is subtracted after dividing by the focal length",
              "subtract cx from u first, then divide by fx: (u - cx) * z / fx, not (u / fx - cx) "
              "* z"),
-            (u * z / fx - cx, v * z / fy - cy, z,
+            (u * z / fx - cx, v * z / fy - cy,
              order + ": the principal point is subtracted from the result (u * z / fx - cx)",
              "cx is in pixels, like u: subtract it from u before scaling, (u - cx) * z / fx"),
-            ((u - cx) * z / fy, (v - cy) * z / fx, z, "fx and fy are swapped",
+            ((u - cx) * z / fy, (v - cy) * z / fx, "fx and fy are swapped",
              "fx (and cx) go with u and X, fy (and cy) with v and Y: " + FORMULA_HINT),
-            ((u - cy) * z / fx, (v - cx) * z / fy, z, "cx and cy are swapped",
+            ((u - cy) * z / fx, (v - cx) * z / fy, "cx and cy are swapped",
              "cx is the column of the image's centre, cy its row: " + FORMULA_HINT),
-            ((u - cx) * z * fx, (v - cy) * z * fy, z, "X and Y are multiplied by the focal "
-             "length instead of divided", "a pixel offset becomes metres by multiplying by the "
+            ((u - cx) * z * fx, (v - cy) * z * fy, "X and Y are multiplied by the focal length "
+             "instead of divided", "a pixel offset becomes metres by multiplying by the "
              "depth and DIVIDING by the focal length: " + FORMULA_HINT),
-            (*inverse, z, "X and Y are divided by the depth", "projecting divides by Z (u = fx X "
+            (*inverse, "X and Y are divided by the depth", "projecting divides by Z (u = fx X "
              "/ Z + cx); going back multiplies by it: " + FORMULA_HINT),
-            ((v - cy) * z / fy, (u - cx) * z / fx, z, "the X and Y planes are swapped",
-             "X goes to xyz[i], Y to xyz[n + i]: " + FORMULA_HINT),
-            ((u - cx) * mm / fx, (v - cy) * mm / fy, mm,
-             "the coordinates are in millimetres, 1000 times too large",
-             "multiply the depth by depth_scale first: z = depth[i] * depth_scale (metres)")):
-        yield np.stack([x, y, zz]), problem, hint
+            ((v - cy) * z / fy, (u - cx) * z / fx, "the X and Y planes are swapped",
+             "X goes to xyz[i], Y to xyz[n + i]: " + FORMULA_HINT)):
+        yield np.stack([x, y, z]), problem, hint
+    yield (backproject(depth, *intrinsics, 1), "the coordinates are in millimetres, 1000 times "
+           "too large", "multiply the depth by depth_scale first: z = depth[i] * depth_scale "
+           "(metres)")
 
 
 EXERCISE = KernelExercise(
