@@ -1,10 +1,9 @@
 """Checker for notebook 05's pipeline (section 6 states it): ``my_pipeline(h_in, h_out, n_chunks,
 streams, launch)`` streams h_in through the chapter's kernel into h_out, chunk c on
-``streams[c % len(streams)]``: its sizes, model, a ``launch`` that records its calls, one run of
-the learner's function (``mistakes``) and the mistakes a run shows, in order, on both backends.
-Only a GPU's timing tells the overlap (``check_overlap``: the learner's function, run three
-times through the same detectors, must beat the same chunks run one after another in one stream
-by half the kernel time); on the simulator the verdict says it was not checked."""
+``streams[c % len(streams)]``. Only a GPU's timing tells the overlap (``check_overlap``: the
+learner's function, run three times through the same detectors, must beat the same chunks run one
+after another in one stream by half the kernel time); on the simulator the verdict says it was
+not checked."""
 
 from __future__ import annotations
 
@@ -296,14 +295,25 @@ def _union_bytes(spans) -> int:
 
 
 def check_overlap(fn, kernel) -> Verdict:
-    """The verdict on ``fn``'s overlap, on a GPU, after its results were found right."""
+    """The verdict on ``fn``'s overlap, on a GPU, after its results were found right: measured
+    against the same chunks run one after another in one stream, whose output (right, unless the
+    checker or the kernel is wrong) is the result ``fn`` must give."""
+    from helpers.backend import drv
+    from helpers.timing import time_kernel
+
     case, (h_in, h_out) = (BIG_N, BIG_CHUNKS, BIG_STREAMS), pagelocked(BIG_N, seed=5)
     work = _work_like_copy(kernel, h_in[:-(-BIG_N // BIG_CHUNKS)])
-    base = _baseline(kernel, work, h_in, h_out)
-    if isinstance(base, Verdict):
-        return base
-    want, serial, (h2d, kern, d2h) = base
-    times = []
+    launch, stream, runs = make_launch(kernel, work), drv.Stream(), []
+    # time_kernel's events are in the default stream, which waits for every other stream.
+    serial = time_kernel(lambda: runs.append(one_stream_pipeline(
+        h_in, h_out, BIG_CHUNKS, stream, launch)), repeat=3, warmup=1).min_ms
+    h2d, kern, d2h = (sum(e[k].time_till(e[k + 1]) for e in runs[-1]) for k in range(3))
+    sample = slice(0, h_in.size, 257)
+    if not np.allclose(h_out[sample], reference(h_in[sample], work), rtol=RTOL, atol=ATOL):
+        return not_yet("the checker's own one-stream pipeline disagrees with NumPy on this GPU",
+                       "this is a bug in the checker or the kernel, not in your function: "
+                       "report it")
+    want, times = h_out.copy(), []
     verdict = check_cases([case] * 3, lambda c: mistakes(fn, c, kernel, True, work, (h_in, h_out),
                                                          want, times), where, "")
     if not verdict:
@@ -336,25 +346,6 @@ def one_stream_pipeline(h_in, h_out, n_chunks, stream, launch) -> list:
         events.append([*marks, drv.Event().record(stream)])
     stream.synchronize()
     return events
-
-
-def _baseline(kernel, work, h_in, h_out):
-    """``(right output, one-stream ms, (copy-in, kernel, copy-out ms))``, or a Verdict when the
-    checker's own pipeline disagrees with NumPy."""
-    from helpers.backend import drv
-    from helpers.timing import time_kernel
-
-    launch, stream, runs = make_launch(kernel, work), drv.Stream(), []
-    # time_kernel's events are in the default stream, which waits for every other stream.
-    serial = time_kernel(lambda: runs.append(one_stream_pipeline(
-        h_in, h_out, BIG_CHUNKS, stream, launch)), repeat=3, warmup=1).min_ms
-    stages = tuple(sum(e[k].time_till(e[k + 1]) for e in runs[-1]) for k in range(3))
-    sample = slice(0, h_in.size, 257)
-    if not np.allclose(h_out[sample], reference(h_in[sample], work), rtol=RTOL, atol=ATOL):
-        return not_yet("the checker's own one-stream pipeline disagrees with NumPy on this GPU",
-                       "this is a bug in the checker or the kernel, not in your function: "
-                       "report it")
-    return h_out.copy(), serial, stages
 
 
 def _work_like_copy(kernel, h_chunk, probe=(16, 64)) -> int:
