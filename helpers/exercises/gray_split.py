@@ -180,19 +180,18 @@ def _wrong_result(result, images):
                f"{result.dtype}; expected ({count}, {height}, {width}) uint8",
                "one grey image (height, width) of uint8 for each image of the batch")
         return
-    diff = np.abs(result.astype(np.int16) - want.astype(np.int16)).max(axis=(1, 2))
-    wrong = np.flatnonzero(diff > 1)
+    # same[i, j]: image i of the result is image j's grey, to one level
+    same = np.abs(result[:, None].astype(np.int16) - want[None]).max(axis=(2, 3)) <= 1
+    wrong = np.flatnonzero(~same.diagonal())
     if not wrong.size:
         return
     if (result == 0).all():
         yield ("none of the images was converted: the result is all 0",
                "launch each device's kernel on its share and copy its results back into "
                "grey[lo:hi]")
-    for i in wrong:
-        match = [j for j in range(count) if np.abs(result[i].astype(np.int16) - want[j]).max() <= 1]
-        if match:
-            yield (f"image {i} of the result holds the grey version of image {match[0]}",
-                   "put each device's results back at its own images' place: grey[lo:hi]")
+    for i in wrong[same[wrong].any(axis=1)]:
+        yield (f"image {i} of the result holds the grey version of image {same[i].argmax()}",
+               "put each device's results back at its own images' place: grey[lo:hi]")
     listed = ", ".join(str(i) for i in wrong[:8]) + (", ..." if wrong.size > 8 else "")
     yield (f"{wrong.size} of {count} grey images are wrong (images {listed})",
            "every image must be converted once, by one device: " + SPLIT_HINT)
