@@ -91,17 +91,35 @@ def _on_the_simulator(fn, driver):
 
 
 class _Copies:
-    """A driver that notes the host arrays its asynchronous copies to the device copy from."""
+    """A driver that notes the host arrays its asynchronous copies to the device copy from, and
+    in ``log``, in order, each copy (``("copy", its stream)``, ``("blocking", None)`` for a
+    memcpy_htod) and each wait for a stream the checker made (``("wait", the stream)``)."""
 
     def __init__(self, drv):
-        self._drv, self.sources = drv, []
+        self._drv, self.sources, self.log = drv, [], []
 
     def __getattr__(self, name):
         return getattr(self._drv, name)
 
     def memcpy_htod_async(self, dest, src, *args, **kwargs):
         self.sources.append(src)
+        self.log.append(("copy", args[0] if args else kwargs.get("stream")))
         return self._drv.memcpy_htod_async(dest, src, *args, **kwargs)
+
+    def memcpy_htod(self, dest, src, *args, **kwargs):
+        self.log.append(("blocking", None))
+        return self._drv.memcpy_htod(dest, src, *args, **kwargs)
+
+    def streams(self, count):
+        """``count`` streams of the driver whose waits go into the log."""
+        log = self.log
+
+        class Stream(self._drv.Stream):
+            def synchronize(self):
+                log.append(("wait", self))
+                return super().synchronize()
+
+        return [Stream() for _ in range(count)]
 
 
 def _scaled(case):  # on a GPU 16 times larger: a copy there must outlast a Python call or two
@@ -132,9 +150,9 @@ def _mistakes(fn, n, chunk, drv, catch=True):
     staging = [drv.pagelocked_empty(chunk, np.float32) for _ in range(2)]
     for buf in staging:
         buf[:] = np.nan          # h holds none: a buffer still all NaN was never filled
-    streams = [drv.Stream(), drv.Stream()]
-    _hold(streams, drv)
     copies = _Copies(drv)
+    streams = copies.streams(2)
+    _hold(streams, drv)
     fn = _on_the_simulator(fn, copies) if _reads_global_drv(fn) else fn
     if not catch:
         fn(h, d, staging, streams)
@@ -156,6 +174,7 @@ def _mistakes(fn, n, chunk, drv, catch=True):
             "queue each chunk's copy: drv.memcpy_htod_async(int(d) + lo * 4, buf[:hi - lo], s)")
     if np.array_equal(got, h):
         yield from _not_staged(staging, copies.sources)
+        yield from _not_overlapped(copies.log)
     else:
         yield from _wrong_chunks(got, h, chunk)
 
@@ -173,6 +192,27 @@ def _not_staged(staging, sources):
                "from h, whose pageable memory makes each copy wait for the host", "fill "
                "staging[c % 2] with the chunk and copy from it: memcpy_htod_async(int(d) + lo * "
                "4, buf[:hi - lo], s)")
+
+
+def _not_overlapped(log):
+    """With d right: copies the host waited for before it filled the next chunk, so that no
+    filling ran beside a copy, the overlap double buffering is for."""
+    if not any(what == "copy" for what, _ in log) and ("blocking", None) in log:
+        yield ("d holds h, but each copy was drv.memcpy_htod, which returns only once the copy is "
+               "done: the host never fills one buffer while the other one's copy runs",
+               "queue each copy with drv.memcpy_htod_async(int(d) + lo * 4, buf[:hi - lo], s) "
+               "on s = streams[c % 2]")
+    last = None
+    for k, (what, stream) in enumerate(log):
+        if what == "copy":
+            last = stream
+        elif what == "wait" and last is not None and stream is last and any(
+                other == "copy" for other, _ in log[k + 1:]):
+            yield ("d holds h, but before filling each chunk the host waited for the copy it had "
+                   "just queued (the other stream's): no filling ran beside a copy",
+                   "before filling staging[c % 2], wait for streams[c % 2], whose last copy is "
+                   "two chunks back, not for the other stream")
+            return
 
 
 def _wrong_chunks(got, h, chunk):

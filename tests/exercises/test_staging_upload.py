@@ -65,6 +65,13 @@ WRONG = {
                           "hint": "hi = min(n, lo + chunk)"}),
     "last_chunk_left_out": (right_but(("range(0, n, chunk)", "range(0, n - chunk, chunk)")),
                             {"problem": "the last chunk", "hint": "range(0, n, chunk)"}),
+    # d right, and no filling beside a copy: the order of the copies and the waits names it
+    "waits_for_the_other_stream": (right_but((WAIT, "        streams[(c + 1) % 2].synchronize()\n        buf")),
+                                   {"problem": "waited for the copy it had just queued",
+                                    "hint": "not for the other stream"}),
+    "blocking_copies": (right_but((COPY, "drv.memcpy_htod(int(d) + lo * 4, buf[:hi - lo])")),
+                        {"problem": "returns only once the copy is done",
+                         "hint": "memcpy_htod_async"}),
     "filled_then_waited": (right_but((WAIT, "        buf[:hi - lo] = h[lo:hi]\n        s.synchronize()\n        buf")),
                            {"problem": "the chunk two after it", "hint": "wait first, then fill"}),
 }
