@@ -24,13 +24,14 @@ events, with no second measurement whose load could differ: every slip is then n
 
 from __future__ import annotations
 
+import contextlib
 import numbers
 import time
 
 import numpy as np
 
 from helpers.exercises import hidden as hidden_cases
-from helpers.exercises.function import check_function, run_catching
+from helpers.exercises.function import check_function, copies_noted, run_catching
 from helpers.exercises.verdict import Verdict, check_cases
 
 MiB = 1 << 20
@@ -102,46 +103,40 @@ def _measure(h, d, stream):
     return h.nbytes / (start.time_till(end) * 1e-3) / 1e9
 
 
-class _Watched:
-    """While in use, the driver's Event and memcpy_htod_async as the learner's function finds
-    them: each event notes the ms its time_till or time_since hands back, each copy its bytes."""
+@contextlib.contextmanager
+def _watched(drv):
+    """While in use, the driver's Event and its copies as the learner's function finds them:
+    each event notes the ms its time_till or time_since hands back, each copy its host array.
+    Gives ``slip(gbs)``: (problem, hint) when gbs is a slip's factor off the bytes copied over
+    the last ms the events gave; None when it is not, or when the time or the copies went
+    unseen."""
+    ms, event = [], drv.Event
 
-    def __init__(self, drv):
-        self.drv, self.ms, self.nbytes = drv, [], 0
+    class Event(event):
+        def time_till(self, other):
+            ms.append(super().time_till(other))
+            return ms[-1]
 
-    def __enter__(self):
-        watched, event, copy = self, self.drv.Event, self.drv.memcpy_htod_async
+        def time_since(self, other):
+            ms.append(super().time_since(other))
+            return ms[-1]
 
-        class Event(event):
-            def time_till(self, other):
-                watched.ms.append(super().time_till(other))
-                return watched.ms[-1]
-
-            def time_since(self, other):
-                watched.ms.append(super().time_since(other))
-                return watched.ms[-1]
-
-        def memcpy_htod_async(dest, src, *args, **kwargs):
-            watched.nbytes += getattr(src, "nbytes", 0)
-            return copy(dest, src, *args, **kwargs)
-
-        self._saved = event, copy
-        self.drv.Event, self.drv.memcpy_htod_async = Event, memcpy_htod_async
-        return self
-
-    def __exit__(self, *exc):
-        self.drv.Event, self.drv.memcpy_htod_async = self._saved
-
-    def slip(self, gbs):
-        """(problem, hint) when gbs is a slip's factor off the bytes copied over the last ms the
-        events gave; None when it is not, or when the events' time or the copies went unseen."""
-        if not self.nbytes or not self.ms or not self.ms[-1] > 0:
+    def slip(gbs):
+        nbytes = sum(getattr(host, "nbytes", 0) for way, host, _ in copies if way == "htod")
+        if not nbytes or not ms or not ms[-1] > 0:
             return None
-        ratio = gbs / (self.nbytes / (self.ms[-1] * 1e-3) / 1e9)
+        ratio = gbs / (nbytes / (ms[-1] * 1e-3) / 1e9)
         for factor, problem, hint in SLIPS + SMALL_SLIPS:
             if abs(ratio / factor - 1) < 1e-3:
                 return f"{gbs:.4g} GB/s is {problem}", hint
         return None
+
+    drv.Event = Event
+    try:
+        with copies_noted(drv) as copies:
+            yield slip
+    finally:
+        drv.Event = event
 
 
 def _mistakes(fn, n):  # fn on a fresh buffer of n elements: each mistake seen, in order
@@ -161,7 +156,7 @@ def _mistakes(fn, n):  # fn on a fresh buffer of n elements: each mistake seen, 
                               "nothing was queued between them; record start, then the copy, "
                               "then end, all in stream")])
 
-    with _Watched(drv) as watched:
+    with _watched(drv) as slip:
         mistake, run = call()
     if mistake:
         yield mistake
@@ -185,8 +180,8 @@ def _mistakes(fn, n):  # fn on a fresh buffer of n elements: each mistake seen, 
     if gbs <= 0:
         yield (f"your function returned {gbs!r} GB/s: a time that is not positive", "start."
                "time_till(end) is the ms from start to end (end.time_till(start) is negative)")
-    if slip := watched.slip(gbs):
-        yield slip
+    if named := slip(gbs):
+        yield named
     runs, refs = [(gbs, wall)], [_measure(h, d, stream)]
     for _ in range(2):  # taking turns, so that a burst of load slows both, not the checker's alone
         mistake, run = call()

@@ -1,10 +1,13 @@
 """What the exercises whose work is a Python function share (notebook 05's pipeline, notebook
 11's gray_split): the check that refuses anything but a function, and the function run so that
-whatever it raises becomes a mistake, never the checker's crash; for notebook 11's, the thread's
+whatever it raises becomes a mistake, never the checker's crash, and the copies it queued noted
+(notebook 05's copy_bandwidth uses these too); for notebook 11's, the thread's
 context stack read and restored around the run, the copies to the host it made and the order of
 its launches."""
 
 from __future__ import annotations
+
+import contextlib
 
 from helpers.exercises.verdict import Mistake, Verdict, not_yet
 
@@ -18,6 +21,30 @@ class Refused(Exception):
     def __init__(self, mistake: Mistake):
         super().__init__(mistake[0])
         self.mistake = mistake
+
+
+@contextlib.contextmanager
+def copies_noted(drv):
+    """While in use, the driver's asynchronous copies as the learner's function finds them on the
+    module ``drv``, each noted as it is queued in the list this gives: ``(direction, host array,
+    stream)``, direction "htod" or "dtoh", stream None for the default stream."""
+    noted, saved = [], {name: getattr(drv, name) for name in ("memcpy_htod_async",
+                                                              "memcpy_dtoh_async")}
+
+    def noting(name):
+        def copy(dest, src, *args, **kwargs):
+            stream = args[0] if args else kwargs.get("stream")
+            noted.append(("htod", src, stream) if "htod" in name else ("dtoh", dest, stream))
+            return saved[name](dest, src, *args, **kwargs)
+        return copy
+
+    for name in saved:
+        setattr(drv, name, noting(name))
+    try:
+        yield noted
+    finally:
+        for name, copy in saved.items():
+            setattr(drv, name, copy)
 
 
 def check_function(fn, name: str, verdict) -> Verdict:

@@ -12,7 +12,7 @@ import itertools
 import numpy as np
 
 from helpers.exercises import hidden as hidden_cases
-from helpers.exercises.function import check_function, run_catching
+from helpers.exercises.function import check_function, copies_noted, run_catching
 from helpers.exercises.hidden import awkward
 from helpers.exercises.verdict import Verdict, check_cases, not_yet, passed
 from helpers.workload import share
@@ -163,23 +163,26 @@ def mistakes(fn, case, kernel, on_gpu, work=WORK_SMALL, buffers=None, want=None,
         drv.Context.synchronize()
         return at_return
 
-    raised, at_return = run_catching(call, "replace the TODO in my_pipeline with your code", (
-        (LaunchArgumentError, "launch takes (d_in, d_out, count, stream): device buffers (or "
-                              "addresses), the number of elements as an int, and a stream"),
-        ((drv.LogicError, drv.LaunchError), "a copy or a kernel touched memory outside a buffer: "
-         "a chunk's copy must fit its device buffer, and count must be the chunk's own length "
-         "(hi - lo)")))
+    with copies_noted(drv) as copies:
+        raised, at_return = run_catching(call, "replace the TODO in my_pipeline with your code", (
+            (LaunchArgumentError, "launch takes (d_in, d_out, count, stream): device buffers (or "
+                                  "addresses), the number of elements as an int, and a stream"),
+            ((drv.LogicError, drv.LaunchError), "a copy or a kernel touched memory outside a "
+             "buffer: a chunk's copy must fit its device buffer, and count must be the chunk's "
+             "own length (hi - lo)")))
     if raised:
         yield raised
         return
     yield from diagnose(h_in, h_in_before, at_return, h_out, want, case[1], streams, calls,
-                        waited)
+                        waited, copies)
     if times is not None:
         times.append(start.time_till(end))
 
 
-def diagnose(h_in, h_in_before, at_return, got, expected, n_chunks, streams, calls, waited=None):
-    """Every mistake a run shows, wrong results first (``waited``: None on a GPU)."""
+def diagnose(h_in, h_in_before, at_return, got, expected, n_chunks, streams, calls, waited=None,
+             copies=()):
+    """Every mistake a run shows, wrong results first (``waited``: None on a GPU; ``copies``:
+    the asynchronous copies queued, as function.copies_noted notes them)."""
     if not np.array_equal(h_in, h_in_before):
         yield ("your function changed h_in",
                "copy from h_in, never into it: memcpy_dtoh_async writes into its first argument, "
@@ -187,6 +190,8 @@ def diagnose(h_in, h_in_before, at_return, got, expected, n_chunks, streams, cal
     shared = _shared_buffers(calls)
     yield from _wrong_results(h_in, got, expected, n_chunks, shared)
     yield from _how_computed(calls, streams, h_in, n_chunks, shared, waited)
+    yield from _how_copied(copies, h_in, got)
+    yield from _waited_inside(waited)
     if not np.array_equal(at_return, got, equal_nan=True):
         late = int((np.isnan(at_return) | (at_return != got)).sum())
         yield (f"when your function returned, {late} elements of h_out had not arrived yet "
@@ -239,8 +244,7 @@ def _wrong_results(h_in, got, expected, n_chunks, shared):
 
 def _how_computed(calls, streams, h_in, n_chunks, shared, waited):
     """The values are right: were they computed one launch a chunk, over the streams, within the
-    budget of device memory, and (on the simulator) queued without the host waiting inside the
-    loop?"""
+    budget of device memory?"""
     right = "the results are right, but "
     chunk = -(-h_in.size // n_chunks)
     chunks = -(-h_in.size // chunk)  # n_chunks, or fewer where n is small
@@ -270,12 +274,33 @@ def _how_computed(calls, streams, h_in, n_chunks, shared, waited):
             yield (right + f"the kernels used {touched} bytes of device {name} memory; the "
                    f"budget is one chunk per stream, {len(streams)} x {chunk * h_in.itemsize} "
                    "bytes", BUDGET_HINT)
+
+
+def _waited_inside(waited):
+    """The values are right: did the host wait for a chunk's kernel before it queued the
+    next (on the simulator, where ``waited`` is known)?"""
     first = next((c for c, w in enumerate(waited or ()) if w), None)
     if first is not None:
-        yield (right + f"your function waited for chunk {first - 1}'s kernel before it queued "
-               f"chunk {first}'s, so on a GPU the chunks run one after another and no copy "
-               "overlaps a kernel: a copy without _async, or a synchronize inside the loop, "
-               "waits for the streams", OVERLAP_HINT)
+        yield ("the results are right, but your function waited for chunk "
+               f"{first - 1}'s kernel before it queued chunk {first}'s, so on a GPU the chunks "
+               "run one after another and no copy overlaps a kernel: a copy without _async, or "
+               "a synchronize inside the loop, waits for the streams", OVERLAP_HINT)
+
+
+def _how_copied(copies, h_in, h_out):
+    """The values are right: did the copies run on the chunks' streams, straight between the
+    page-locked h_in and h_out and the device?"""
+    if any(stream is None for *_, stream in copies):
+        yield ("the results are right, but a copy went to the default stream (no stream given), "
+               "which waits for every other stream, so it never overlaps their kernels",
+               "give every copy its chunk's stream: drv.memcpy_htod_async(d_in, h_in[lo:hi], s)")
+    for way, host, name, at in (("htod", h_in, "came from", "h_in[lo:hi]"),
+                                ("dtoh", h_out, "went to", "h_out[lo:hi]")):
+        if any(w == way and not np.shares_memory(np.asarray(a), host) for w, a, _ in copies):
+            yield (f"the results are right, but a copy {name} an array of your own, not {at}: "
+                   "an array NumPy made is pageable, and a copy to or from pageable memory waits "
+                   "for the host, so it never overlaps anything",
+                   f"copy straight between {at} (page-locked) and the device buffer")
 
 
 def _shared_buffers(calls) -> str | None:

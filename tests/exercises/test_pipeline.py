@@ -143,6 +143,19 @@ WRONG = {
     "launch_given_host_arrays": (RIGHT.replace("launch(d_in, d_out, hi - lo, s)",
                                                "launch(h_in[lo:hi], h_out[lo:hi], hi - lo, s)"),
                                  "launch takes (d_in, d_out, count, stream)"),
+    # right results and no wait in the loop: what the copies were given names these
+    "copy_in_on_the_default_stream": (
+        RIGHT.replace(COPY_IN, "        drv.memcpy_htod_async(d_in, h_in[lo:hi])\n"),
+        "a copy went to the default stream"),
+    "results_copied_into_an_array_of_its_own": (
+        RIGHT.replace(LOOP, "    out = np.empty_like(h_out)\n" + LOOP)
+             .replace(COPY_OUT, "        drv.memcpy_dtoh_async(out[lo:hi], d_out, s)\n")
+             .replace(SYNC, SYNC + "    h_out[:] = out\n"),
+        "a copy went to an array of your own, not h_out[lo:hi]"),
+    "input_copied_from_an_array_of_its_own": (
+        RIGHT.replace(LOOP, "    staged = h_in.copy()\n" + LOOP)
+             .replace(COPY_IN, "        drv.memcpy_htod_async(d_in, staged[lo:hi], s)\n"),
+        "a copy came from an array of your own, not h_in[lo:hi]"),
     "returns_before_the_copies_end": (
         "KEEP = []\n" + RIGHT.replace(SYNC, "    KEEP.append(buffers)\n"),  # freeing would wait
         "had not arrived yet"),
