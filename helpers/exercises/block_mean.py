@@ -66,14 +66,14 @@ def reference(x: np.ndarray):
     return x - np.repeat(means, BLOCK)[:x.size], means
 
 
-def _probe(sim_kernel, bug: PlantedBug):
+def _probe(sim_kernel, bug: PlantedBug, spare=0):
     """("fixed" | "there" | the error of another mistake, evidence) of the launch that shows
-    ``bug`` on the simulator, with its check on."""
+    ``bug`` on the simulator, with its check on; x with ``spare`` elements after its n."""
     from helpers.sim import driver, gpuarray
     from helpers.sim.settings import settings
 
     blocks = -(-bug.n // BLOCK)
-    x = np.random.default_rng(bug.n).random(bug.n, dtype=np.float32)
+    x = np.random.default_rng(bug.n).random(bug.n + spare, dtype=np.float32)
     checks = {bug.check: True} if bug.check else {}
     with settings.changed(time_limit=runner.time_limit(), **checks):
         x_gpu, y = gpuarray.to_gpu(x), gpuarray.empty(bug.n, np.float32)
@@ -83,19 +83,32 @@ def _probe(sim_kernel, bug: PlantedBug):
         except (driver.Error, TypeError) as err:
             there = getattr(err, "kind", None) == bug.kind and \
                 bug.space in (None, getattr(err, "space", None))
-            return ("there" if there else err), describe(err)
-    return "fixed", ""
+            return ("there" if there else err), err
+    return "fixed", None
+
+
+def _store_unguarded(sim_kernel, read):
+    """Whether bug 1's read past x came from the line that stores y, not from the load into the
+    tile: with room after x, the same line then writes past y (its guard lets i = n through)."""
+    state, wrote = _probe(sim_kernel, PLANTED[0], spare=BLOCK)
+    return state == "there" and getattr(wrote, "is_write", False) and \
+        getattr(read, "line", None) is not None and wrote.line == read.line
 
 
 def planted_bugs(kernels) -> Verdict | None:
     """NOT YET naming the planted bugs still there (or a failure while looking); None when all
     three are fixed."""
     found = [(bug, *_probe(kernels.simulated, bug)) for bug in PLANTED]
-    for bug, state, text in found:
+    for bug, state, err in found:
         if state not in ("there", "fixed"):
             return not_yet(*EXERCISE.failure(
                 f"the kernel failed in the launch that looks for {bug.name}, on a mistake that "
-                f"is not one of the planted bugs: {text}", state, (BLOCK, 1, 1)))
+                f"is not one of the planted bugs: {describe(err)}", state, (BLOCK, 1, 1)))
+    if found[0][1] == "there" and _store_unguarded(kernels.simulated, found[0][2]):
+        return not_yet(f"the load into tile[] is guarded, but the line that stores y "
+                       f"({found[0][2].line}) reads x[n] and writes y[n]: its guard lets i = n "
+                       "through", "store y[i] only where i < n: if (i < n), not i <= n")
+    found = [(bug, state, describe(err) if err else "") for bug, state, err in found]
     there = [(bug, text) for bug, state, text in found if state == "there"]
     if not there:
         return None

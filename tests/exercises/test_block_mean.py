@@ -52,6 +52,9 @@ WRONG = {
                 ["int", "float sum = 0.0f"]),
     "sum_one_past_count": ([("k < count; k++", "k <= count; k++")],
                            ["index 256", "tile is declared as it should be", "k < count (not <=)"]),
+    # the y store's guard, not the load's, reads x[n]: named as itself, not as bug 1
+    "y_stored_up_to_n": ([("    if (i < n)\n        y[i]", "    if (i <= n)\n        y[i]")],
+                         ["the line that stores y", "lets i = n through", "not i <= n"]),
     "count_not_capped": ([("int count = min(BLOCK, n - first);", "int count = n - first;")],
                          ["index 256", "count = min(BLOCK, n - first)"]),
 }
