@@ -12,7 +12,7 @@ import dataclasses
 import numpy as np
 
 from helpers.exercises import kernel as runner
-from helpers.exercises.common import Output, is_poison
+from helpers.exercises.common import Output, is_poison, named_arrays
 from helpers.exercises.failure import describe
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -67,8 +67,8 @@ def reference(x: np.ndarray):
 
 
 def _probe(sim_kernel, bug: PlantedBug, spare=0):
-    """("fixed" | "there" | the error of another mistake, evidence) of the launch that shows
-    ``bug`` on the simulator, with its check on; x with ``spare`` elements after its n."""
+    """("fixed" | "there" | the error of another mistake, the error, it in words) of the launch
+    that shows ``bug`` on the simulator, with its check on; x with ``spare`` elements after n."""
     from helpers.sim import driver, gpuarray
     from helpers.sim.settings import settings
 
@@ -83,14 +83,15 @@ def _probe(sim_kernel, bug: PlantedBug, spare=0):
         except (driver.Error, TypeError) as err:
             there = getattr(err, "kind", None) == bug.kind and \
                 bug.space in (None, getattr(err, "space", None))
-            return ("there" if there else err), err
-    return "fixed", None
+            arrays = named_arrays((x_gpu, y, means), ("x", "y", "means"))
+            return ("there" if there else err), err, describe(err, arrays)
+    return "fixed", None, ""
 
 
 def _store_unguarded(sim_kernel, read):
     """Whether bug 1's read past x came from the line that stores y, not from the load into the
     tile: with room after x, the same line then writes past y (its guard lets i = n through)."""
-    state, wrote = _probe(sim_kernel, PLANTED[0], spare=BLOCK)
+    state, wrote, _ = _probe(sim_kernel, PLANTED[0], spare=BLOCK)
     return state == "there" and getattr(wrote, "is_write", False) and \
         getattr(read, "line", None) is not None and wrote.line == read.line
 
@@ -99,16 +100,16 @@ def planted_bugs(kernels) -> Verdict | None:
     """NOT YET naming the planted bugs still there (or a failure while looking); None when all
     three are fixed."""
     found = [(bug, *_probe(kernels.simulated, bug)) for bug in PLANTED]
-    for bug, state, err in found:
+    for bug, state, _, text in found:
         if state not in ("there", "fixed"):
             return not_yet(*EXERCISE.failure(
                 f"the kernel failed in the launch that looks for {bug.name}, on a mistake that "
-                f"is not one of the planted bugs: {describe(err)}", state, (BLOCK, 1, 1)))
+                f"is not one of the planted bugs: {text}", state, (BLOCK, 1, 1)))
     if found[0][1] == "there" and _store_unguarded(kernels.simulated, found[0][2]):
         return not_yet(f"the load into tile[] is guarded, but the line that stores y "
                        f"({found[0][2].line}) reads x[n] and writes y[n]: its guard lets i = n "
                        "through", "store y[i] only where i < n: if (i < n), not i <= n")
-    found = [(bug, state, describe(err) if err else "") for bug, state, err in found]
+    found = [(bug, state, text) for bug, state, _, text in found]
     there = [(bug, text) for bug, state, text in found if state == "there"]
     if not there:
         return None

@@ -198,14 +198,22 @@ def launch_failure(launch):
     return None
 
 
-def failed(error) -> str:
-    """What went wrong in a launch that ``launch_failure`` returned ``error`` for, in words."""
+def failed(error, arrays=None) -> str:
+    """What went wrong in a launch that ``launch_failure`` returned ``error`` for, in words
+    (``arrays``: the launch's, as ``named_arrays`` gives them, for ``failure.describe``)."""
     from helpers.backend import drv
     from helpers.exercises.failure import describe
 
     if isinstance(error, drv.LaunchError):
-        return f"the kernel crashed: {describe(error)}"
-    return f"the launch failed: {describe(error)}"
+        return f"the kernel crashed: {describe(error, arrays)}"
+    return f"the launch failed: {describe(error, arrays)}"
+
+
+def named_arrays(args, names) -> dict:
+    """{start address: name} of the device arrays among a launch's ``args``, each named as the
+    kernel's parameter in its place (``names``)."""
+    return {int(getattr(a, "gpudata", a)): name for a, name in zip(args, names)
+            if hasattr(a, "gpudata") or type(a).__name__ == "DeviceAllocation"}
 
 
 def launch_catching(launch) -> str | None:

@@ -78,9 +78,12 @@ class Failure:
         return (x + bx * (y + by * z)) // 32
 
 
-def describe(error) -> str:
+def describe(error, arrays=None) -> str:
     """What happened, who did it and where, in words made from ``error``'s fields (for
-    PyCUDA's errors, which have none, their own message)."""
+    PyCUDA's errors, which have none, their own message). ``arrays``: the launch's arrays by
+    their start address ({address: the parameter's name}), to name the one an access outside
+    its allocation ran past."""
+    from helpers.sim.errors import distance_words, element_words
     from helpers.sim.errors import xyz as _xyz
 
     kind, err = getattr(error, "kind", None), error
@@ -95,7 +98,18 @@ def describe(error) -> str:
     if kind == "out of bounds" and err.block is not None:
         who = f"thread {_xyz(err.thread)}" if err.thread else "one of its threads"
         access = {True: "a write", False: "a read"}.get(err.is_write, "an access")
-        return f"block {_xyz(err.block)}, {who}: {access}, {err.relative}"
+        at, start = f" at {os.path.basename(err.line)}" if err.line else "", \
+            (err.allocation or (None,))[0]
+        if err.length is not None and err.element is not None:     # as the learner indexed it
+            what = (f" of {err.array}[{err.element}]{at}, "
+                    f"{element_words(err.element, err.length)}")
+        elif (arrays or {}).get(start):   # an address in the allocation a parameter points to
+            size = err.allocation[1]
+            what = f" of {arrays[start]}{at}, " + distance_words(err.offset, size).replace(
+                f"a {size}-byte allocation", f"its {size} bytes")
+        else:
+            what = f"{at}, {err.relative}"
+        return f"block {_xyz(err.block)}, {who}: {access}{what}"
     if kind == "warp mask" and getattr(err, "rule", None) in MASK_RULES and err.line:
         return (f"{who} {MASK_RULES[err.rule][0].format(mask=err.mask or 0, lane=err.lane)} at "
                 f"{os.path.basename(err.line)}")

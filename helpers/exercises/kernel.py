@@ -30,7 +30,7 @@ import re
 from helpers import course
 from helpers.exercises import failure
 from helpers.exercises import hidden as hidden_cases
-from helpers.exercises.common import Output, device_arguments, failed, launch_failure
+from helpers.exercises.common import Output, device_arguments, failed, launch_failure, named_arrays
 from helpers.exercises.verdict import (COMPILE_HINT, Verdict, check_cases, first_error,
                                        first_mistake, not_yet, rated)
 
@@ -278,7 +278,8 @@ class KernelExercise:
             error = launch_failure(lambda: kernel(*args, block=launch.block, grid=launch.grid,
                                                   shared=launch.shared))
             if error:
-                yield self.failure(failed(error), error, launch.block)
+                names = [name for _, name in parameters(self.signature)]
+                yield self.failure(failed(error, named_arrays(args, names)), error, launch.block)
                 return None
             hosts.append([spec.fetch(a) for a, spec in zip(args, launch.args)
                           if isinstance(spec, Output)])

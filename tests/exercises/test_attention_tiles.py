@@ -34,7 +34,7 @@ WRONG = [
         "        __syncthreads();                  // the tile is used up before the next is staged\n", "")),
      ["data race on", "__syncthreads()"]),
     ("a_query_past_n_loaded", variant(KERNEL, ("qi[c] = i < n ?", "qi[c] = i <= n ?")),
-     ["a read, q[", "1 element past the end", "check that index against that size"]),
+     ["a read of q[", "1 element past the end", "check that index against that size"]),
     ("no_output_guard", variant(KERNEL, ("    if (i < n)\n        for", "    for")),
      ["o was written past its last row", "if (i < n)"]),
     ("tiles_overlap", variant(KERNEL, ("int j = tile * TILE + t;", "int j = tile + t;")),

@@ -27,7 +27,7 @@ WRONG = {
     "one_row_too_many": ([("r < rows;", "r <= rows;")],
                          {"problem": "past the end of its 3700", "hint": "r < rows"}),
     "reads_the_next_column": ([(READ, "m[r * cols + col + 1];")],
-                              {"problem": "m[3700], 1 element past the end",
+                              {"problem": "a read of m[3700] at ",
                                "hint": "column 99's elements are m[r * cols + 99]"}),
     "guard_against_rows": ([("col >= cols", "col >= rows")],
                            {"problem": "past the end", "hint": "if (col >= cols) return;"}),

@@ -52,6 +52,15 @@ def test_what_happened_is_said_from_the_fields():
                                is_write=True, block=B0, thread=(3, 0, 0))
     assert describe(outside) == ("block (0, 0, 0), thread (3, 0, 0): a write, 5 bytes past the "
                                  "end of a 40-byte allocation")
+    # with the line, and the parameter whose allocation it is, or the element as indexed
+    placed = OutOfBoundsError("X", kind="out of bounds", allocation=(4096, 40), offset=44,
+                              is_write=False, block=B0, thread=(3, 0, 0), line="/t/k.cu:9")
+    assert describe(placed, {4096: "x"}) == ("block (0, 0, 0), thread (3, 0, 0): a read of x at "
+                                             "k.cu:9, 5 bytes past the end of its 40 bytes")
+    indexed = OutOfBoundsError("X", kind="out of bounds", is_write=False, block=B0, thread=(3, 0, 0),
+                               line="k.cu:9", array="tile", element=16, length=16, space="shared")
+    assert describe(indexed) == ("block (0, 0, 0), thread (3, 0, 0): a read of tile[16] at "
+                                 "k.cu:9, 1 element past the end of its 16")
     assert describe(race(((0, 0, 0), B0), ((1, 0, 0), B0))).startswith(
         "a data race on s[3] (shared memory): thread (0, 0, 0)")
     assert describe(RuntimeError("an illegal memory access")) == "an illegal memory access"

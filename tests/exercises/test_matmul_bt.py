@@ -155,3 +155,16 @@ def test_on_a_gpu_the_race_check_needs_the_simulator_s_kernel(kernels):
         pytest.skip("on the simulator the kernel is its own simulated kernel")
     with pytest.raises(ValueError, match="compiled by the simulator"):
         check_matmul_bt_kernel(kernels["solution"][0])
+
+
+@pytest.mark.skipif(BACKEND != "simulator", reason="on a GPU a read past Bt lands in other "
+                    "memory, or faults and leaves the context unusable")
+def test_a_read_past_bt_names_bt_and_the_line():
+    """Bt's rows read N elements apart (they hold K): the crash names the parameter whose
+    allocation the read ran past, and the line, not only the allocation's size."""
+    kernels = compile_variant_pairs("matmul_bt", {"rows_of_n": variant(
+        KERNEL, ("Bt[bt_row * K + k]", "Bt[bt_row * N + k]"))})
+    verdict = check_matmul_bt_kernel(*kernels["rows_of_n"])
+    assert verdict.passed is False
+    assert "a read of Bt at " in verdict.problem and "past the end of its 8192 bytes" in \
+        verdict.problem, verdict

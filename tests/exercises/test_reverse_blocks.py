@@ -33,7 +33,7 @@ WRONG = {
     "stores_into_the_next": ([(STORE, "out[start + j + 1] = s[len - 1 - j]")],
                              ["one too far", "out[start + j]"]),
     "load_guard_off_by_one": ([("    if (j < len)\n        s[j]", "    if (j <= len)\n        s[j]")],
-                              ["a read, in[1000], 1 element past the end"]),
+                              ["a read of in[1000] at ", "1 element past the end"]),
     "store_unguarded": ([("    if (j < len)\n        out", "    out")],
                         ["if (j < len) on the store"]),
     "barrier_after_the_store": ([(BARRIER, ""), ("s[len - 1 - j];", "s[len - 1 - j];\n"

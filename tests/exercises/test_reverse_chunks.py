@@ -34,7 +34,7 @@ WRONG = {
     "chunks_of_the_first_block_only": ([("first += gridDim.x * CHUNK", "first += n")],
                                        {"problem": "never written", "hint": "gridDim.x * CHUNK"}),
     "loads_one_past_the_last_chunk": ([("        if (t < count)\n            tile[t]", "        if (t <= count)\n            tile[t]")],
-                                      {"problem": "x[1000], 1 element past the end",
+                                      {"problem": "a read of x[1000] at ",
                                        "hint": "x has 1000 elements"}),
     "the_last_chunk_as_a_whole_one": ([("int count = min(CHUNK, n - first);", "int count = CHUNK;")],
                                       {"problem": "past its end", "hint": "t < count"}),
