@@ -9,6 +9,9 @@ other). The simulator's errors (``helpers.sim.errors``) carry the facts: ``kind`
 accesses (thread, block, line), the memory space and the hazard; for an access outside every
 array the allocation and the offset. ``Failure`` adds what the launch knows (its block's shape,
 which says whether two threads are in one warp), and ``hint(failure)`` picks the hint by kind.
+``describe(error, arrays)`` says what happened in words made from the same fields: who, the
+line, and, given the launch's arrays by their start address, the one an access ran past ("a read
+of Bt at matmul_bt.cu:20, 1 byte past the end of its 8192 bytes").
 
 An exercise knows more: which of its arrays is the accumulator, how large its tile must be. Its
 ``refine(failure)`` is a generator of hints, most specific first (the ``julia._wrong_answers``
