@@ -12,11 +12,25 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+import pytest
 
+from helpers.backend import BACKEND
 from helpers.sim.compile import cache
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "cuda_src" / "solutions"
+
+
+def simulator_only(params, reasons):
+    """``params`` (names, or tuples whose first item is the name) as pytest's parameters, those
+    whose name ``reasons`` holds ({name: why}) skipped on a GPU with that reason: a mistake whose
+    outcome there depends on a race, on garbage, or on an illegal address that breaks the
+    context."""
+    def param(p):
+        values = p if isinstance(p, tuple) else (p,)
+        skip = pytest.mark.skipif(BACKEND != "simulator", reason=reasons.get(values[0], ""))
+        return pytest.param(*values, id=values[0], marks=[skip] if values[0] in reasons else [])
+    return [param(p) for p in params]
 
 
 def solution(name):

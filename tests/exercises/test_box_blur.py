@@ -12,7 +12,7 @@ import re
 import numpy as np
 import pytest
 
-from kernel_sources import assert_mistake_named, compile_variant_pairs, solution, variant
+from kernel_sources import simulator_only, assert_mistake_named, compile_variant_pairs, solution, variant
 
 from helpers.backend import BACKEND
 from helpers.exercises import box_blur as checker
@@ -183,15 +183,12 @@ def test_the_stub_fails_saying_nothing_is_blurred(capsys):
 
 # The simulator only: on a GPU an index past a shared array's end may be an illegal address,
 # which leaves the CUDA context unusable for every test after it in the process.
-SIMULATOR_ONLY = {"tile_declared_too_small", "tile_indices_swapped",
-                  "tile_rows_step_by_block_x"}  # (on a GPU, rows never loaded hold garbage)
+SIMULATOR_ONLY = dict.fromkeys(("tile_declared_too_small", "tile_indices_swapped",
+                                "tile_rows_step_by_block_x"),  # (on a GPU, rows never loaded hold garbage)
+                               "an overrun of shared memory may break the GPU's context")
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(name, marks=[pytest.mark.skipif(
-        BACKEND != "simulator", reason="an overrun of shared memory may break the GPU's "
-                                       "context")] if name in SIMULATOR_ONLY else [])
-    for name in sorted(WRONG)])
+@pytest.mark.parametrize("name", simulator_only(sorted(WRONG), SIMULATOR_ONLY))
 def test_a_known_mistake_fails_with_its_hint(name, kernels, capsys):
     verdict, out = run_checker(kernels[name], capsys)
     assert_mistake_named(verdict, out, name, WRONG[name][1])

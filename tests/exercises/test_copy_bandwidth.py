@@ -6,7 +6,8 @@ import textwrap
 
 import pytest
 
-from helpers.backend import BACKEND
+from kernel_sources import simulator_only
+
 from helpers.exercises import catalog, copy_bandwidth
 from helpers.exercises.catalog import define_function
 from helpers.exercises.copy_bandwidth import check_copy_bandwidth
@@ -104,10 +105,8 @@ def test_a_right_function_written_another_way_passes(name):
     assert check_copy_bandwidth(define(RIGHT[name])).passed is True
 
 
-@pytest.mark.parametrize("name", sorted(WRONG))
+@pytest.mark.parametrize("name", simulator_only(sorted(WRONG), SIMULATOR_ONLY))
 def test_each_mistake_gets_its_own_verdict(name):
-    if name in SIMULATOR_ONLY and BACKEND != "simulator":
-        pytest.skip(SIMULATOR_ONLY[name])
     source, expected = WRONG[name]
     verdict = check_copy_bandwidth(define(source))
     assert verdict.passed is False

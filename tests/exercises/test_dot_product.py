@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from kernel_sources import (assert_mistake_named, compile_variant_pairs, solution, stable_file,
+from kernel_sources import (simulator_only, assert_mistake_named, compile_variant_pairs, solution, stable_file,
                             variant)
 
 from helpers.backend import BACKEND
@@ -230,10 +230,7 @@ SIMULATOR_ONLY = {"warp_sums_declared_too_small": "an overrun of shared memory m
                                                        "undefined on a GPU"}
 
 
-@pytest.mark.parametrize("name, source, expected", [
-    pytest.param(*w, id=w[0], marks=[pytest.mark.skipif(
-        BACKEND != "simulator", reason=SIMULATOR_ONLY[w[0]])] if w[0] in SIMULATOR_ONLY else [])
-    for w in WRONG])
+@pytest.mark.parametrize("name, source, expected", simulator_only(WRONG, SIMULATOR_ONLY))
 def test_known_mistake_fails_with_its_hint(name, source, expected, kernels, capsys):
     verdict, out = run_checker(kernels[name], capsys)
     assert_mistake_named(verdict, out, name, expected)

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from kernel_sources import assert_mistake_named, compile_variant_pairs, solution, variant
+from kernel_sources import simulator_only, assert_mistake_named, compile_variant_pairs, solution, variant
 
 from helpers.backend import BACKEND
 from helpers.exercises import gradient as checker
@@ -39,7 +39,8 @@ WRONG = {
                                ["past the size it was declared with", "extern __shared__"]),
 }
 # The simulator only: on a GPU an index past a shared array's end may be an illegal address.
-SIMULATOR_ONLY = {"static_array_too_small"}
+SIMULATOR_ONLY = {"static_array_too_small": "an overrun of shared memory may break the GPU's "
+                                            "context"}
 # Right, not the solution's way: each must pass and be FAST
 RIGHT = {
     "halo_by_threads_0_and_1": [("if (threadIdx.x == blockDim.x - 1)\n"
@@ -82,10 +83,7 @@ def test_the_stub_fails_saying_nothing_is_computed(capsys):
     assert_mistake_named(verdict, out, "stub", ["every output is 0: nothing is computed yet"])
 
 
-@pytest.mark.parametrize("name", [pytest.param(name, marks=[pytest.mark.skipif(
-    BACKEND != "simulator", reason="an overrun of shared memory may break the GPU's "
-                                   "context")] if name in SIMULATOR_ONLY else [])
-    for name in sorted(WRONG)])
+@pytest.mark.parametrize("name", simulator_only(sorted(WRONG), SIMULATOR_ONLY))
 def test_a_known_mistake_fails_with_its_hint(name, kernels, capsys):
     verdict, out = run_checker(kernels[name], capsys)
     assert_mistake_named(verdict, out, name, WRONG[name][1])

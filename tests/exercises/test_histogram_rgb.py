@@ -6,10 +6,9 @@ race check and trace the checker uses)."""
 import numpy as np
 import pytest
 
-from kernel_sources import (assert_mistake_named, compile_variant_pairs, solution, stable_file,
+from kernel_sources import (simulator_only, assert_mistake_named, compile_variant_pairs, solution, stable_file,
                             variant)
 
-from helpers.backend import BACKEND
 from helpers.exercises import histogram_rgb as checker
 
 KERNEL = solution("histogram_rgb.cu")
@@ -156,10 +155,7 @@ def test_stub_fails_and_says_why(capsys):
     assert "data race on bins[" in out or "only the first 2,048 bytes" in out, out
 
 
-@pytest.mark.parametrize("name, source, expected", [
-    pytest.param(*w, id=w[0], marks=[pytest.mark.skipif(
-        BACKEND != "simulator", reason=SIMULATOR_ONLY[w[0]])] if w[0] in SIMULATOR_ONLY else [])
-    for w in WRONG])
+@pytest.mark.parametrize("name, source, expected", simulator_only(WRONG, SIMULATOR_ONLY))
 def test_known_mistake_fails_with_its_hint(name, source, expected, kernels, capsys):
     verdict, out = run_checker(kernels[name], capsys)
     assert_mistake_named(verdict, out, name, expected)

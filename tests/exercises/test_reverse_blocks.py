@@ -6,7 +6,7 @@ All are compiled as one module (on a GPU, a second time by the simulator, for th
 
 import pytest
 
-from kernel_sources import assert_mistake_named, compile_variant_pairs, solution, variant
+from kernel_sources import simulator_only, assert_mistake_named, compile_variant_pairs, solution, variant
 
 from helpers.backend import BACKEND
 from helpers.exercises import reverse_blocks as checker
@@ -42,7 +42,8 @@ WRONG = {
 }
 # The simulator only: on a GPU an index outside a shared array may be an illegal address, which
 # leaves the CUDA context unusable for every test after it in the process.
-SIMULATOR_ONLY = {"mirror_one_off", "store_unguarded", "len_not_capped"}
+SIMULATOR_ONLY = dict.fromkeys(("mirror_one_off", "store_unguarded", "len_not_capped"),
+                               "an index outside a shared array may break the GPU's context")
 # Right, not the solution's way: each must pass
 RIGHT = {
     "early_return": [("    int j = threadIdx.x;\n",
@@ -82,10 +83,7 @@ def test_the_stub_fails_saying_nothing_was_reversed(capsys):
     assert_mistake_named(verdict, out, "stub", ["nothing was reversed"])
 
 
-@pytest.mark.parametrize("name", [pytest.param(name, marks=[pytest.mark.skipif(
-    BACKEND != "simulator", reason="an index outside a shared array may break the GPU's "
-                                   "context")] if name in SIMULATOR_ONLY else [])
-    for name in sorted(WRONG)])
+@pytest.mark.parametrize("name", simulator_only(sorted(WRONG), SIMULATOR_ONLY))
 def test_a_known_mistake_fails_with_its_hint(name, kernels, capsys):
     verdict, out = run_checker(kernels[name], capsys)
     assert_mistake_named(verdict, out, name, WRONG[name][1])
