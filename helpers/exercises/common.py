@@ -213,7 +213,7 @@ def named_arrays(args, names) -> dict:
     """{start address: name} of the device arrays among a launch's ``args``, each named as the
     kernel's parameter in its place (``names``)."""
     return {int(getattr(a, "gpudata", a)): name for a, name in zip(args, names)
-            if hasattr(a, "gpudata") or type(a).__name__ == "DeviceAllocation"}
+            if not np.isscalar(a)}   # a GPUArray or a DeviceAllocation: not a number passed by value
 
 
 def launch_catching(launch) -> str | None:
