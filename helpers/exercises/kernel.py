@@ -27,10 +27,13 @@ from __future__ import annotations
 import dataclasses
 import re
 
+import numpy as np
+
 from helpers import course
 from helpers.exercises import failure
 from helpers.exercises import hidden as hidden_cases
-from helpers.exercises.common import Output, device_arguments, failed, launch_failure, named_arrays
+from helpers.exercises.common import (Input, Output, device_arguments, failed, launch_failure,
+                                      named_arrays)
 from helpers.exercises.verdict import (COMPILE_HINT, Verdict, check_cases, first_error,
                                        first_mistake, not_yet, rated)
 
@@ -45,6 +48,11 @@ def time_limit() -> float:
 
     return min(LAUNCH_TIME_LIMIT, settings.time_limit or LAUNCH_TIME_LIMIT)
 
+
+ROOM_TRIES, ROOM_GROWTH = 3, 8
+"""A read past an input on the simulator is run again with room after the input: first as much
+as the input holds, then ROOM_GROWTH times more, ROOM_TRIES launches at most (up to 64 times
+the input: a row stride of N for K with N up to 64 K)."""
 
 _QUALIFIERS = re.compile(r"\b(const|volatile|__restrict__|restrict)\b")
 
@@ -157,7 +165,10 @@ class KernelExercise:
     the crashes show), and the verdict calls it "a launch on the simulator,
     ``observed_as``" (or just that, with ``observed_as=""``). ``before(kernel)`` gives a verdict
     before the cases (or None to go on), ``after(kernel, passed)`` one after they all passed,
-    given that PASS (the checks of an exercise on a size only a GPU can run). ``where(case)``
+    given that PASS (the checks of an exercise on a size only a GPU can run).
+    ``read_past(run, name)`` names what a kernel that read past the end of input ``name`` did
+    (a row stride too large, say), from a ``Run`` of the same launch with room after it, which
+    only the simulator gives: its mistakes come before the crash's (``run``). ``where(case)``
     describes the case for the verdict (by default ``case.where()``); ``success`` is the PASS
     text. ``draw(rng)`` gives the hidden cases, in the form of ``cases``, that a seed adds
     (``helpers.exercises.hidden``). ``no_extern_c``: the stub includes a C++ header
@@ -176,7 +187,7 @@ class KernelExercise:
     def __init__(self, stub, kernel, signature, cases, success, *, draw, where=None, launch=None,
                  mistakes=None, crash_hint="", detect=None, simulated="", before=None,
                  after=None, refine=None, fast=None, no_extern_c=False, observed=None,
-                 observed_as="race-checked and traced"):
+                 observed_as="race-checked and traced", read_past=None):
         self.stub, self.kernel, self.signature = stub, kernel, signature
         self.cases, self.success, self.where = cases, success, where or (lambda c: c.where())
         self.draw = draw
@@ -185,6 +196,7 @@ class KernelExercise:
         self.simulated, self.before, self.after = simulated, before, after
         self.refine, self.fast, self.no_extern_c = refine, fast, no_extern_c
         self.observed, self.observed_as = observed, observed_as
+        self.read_past = read_past
         if observed is None and any(map(on_simulator, cases)):
             raise ValueError("a case marked to be launched on the simulator needs observed=, "
                              "its detectors (microscope.observed_launch, say)")
@@ -264,13 +276,22 @@ class KernelExercise:
 
     def run(self, kernel, launch: Launch):
         """Launch ``kernel`` as ``launch`` says, once per poison of its outputs (a generator:
-        yields the mistake of a launch that crashed; returns the ``Run``, or None after a
-        crash)."""
+        yields the mistake of a launch that crashed, after those ``read_past`` names; returns
+        the ``Run``, or None after a crash)."""
+        run, error, arrays = self._launched(kernel, launch)
+        if error:
+            yield from self._read_past(kernel, launch, error, arrays)
+            yield self.failure(failed(error, arrays), error, launch.block)
+        return run
+
+    def _launched(self, kernel, launch: Launch):
+        """``(Run, None, arrays)`` of ``launch``, or ``(None, error, arrays)`` when a launch
+        crashed (``arrays``: the launch's device arrays named as the kernel's parameters)."""
         gpuarray, given = _gpuarray(), kernel
         kernel = kernel.device if isinstance(kernel, Kernels) else kernel
         runs = max([len(o.poisons) for o in launch.outputs] or [1])
         inputs = device_arguments([a for a in launch.args if not isinstance(a, Output)], gpuarray)
-        hosts = []
+        hosts, names = [], [name for _, name in parameters(self.signature)]
         for k in range(runs):
             each = iter(inputs)
             args = [a.device(gpuarray, k) if isinstance(a, Output) else next(each)
@@ -278,13 +299,39 @@ class KernelExercise:
             error = launch_failure(lambda: kernel(*args, block=launch.block, grid=launch.grid,
                                                   shared=launch.shared))
             if error:
-                names = [name for _, name in parameters(self.signature)]
-                yield self.failure(failed(error, named_arrays(args, names)), error, launch.block)
-                return None
+                return None, error, named_arrays(args, names)
             hosts.append([spec.fetch(a) for a, spec in zip(args, launch.args)
                           if isinstance(spec, Output)])
-        return Run(launch, [o.read([h[i] for h in hosts]) for i, o in enumerate(launch.outputs)],
-                   given)
+        return (Run(launch, [o.read([h[i] for h in hosts]) for i, o in enumerate(launch.outputs)],
+                    given), None, {})
+
+    def _read_past(self, kernel, launch: Launch, error, arrays):
+        """On the simulator, for a read past the end of a float input: the mistakes
+        ``read_past(run, name)`` names in the ``Run`` of the same launch with room after that
+        input (filled with NaN; grown ROOM_GROWTH times while the reads still run past it)."""
+        from helpers.backend import BACKEND
+
+        name = arrays.get((getattr(error, "allocation", None) or (None,))[0])
+        names = [name for _, name in parameters(self.signature)]
+        if self.read_past is None or BACKEND != "simulator" or name not in names or \
+                getattr(error, "is_write", None) is not False:
+            return
+        place = names.index(name)
+        spec = launch.args[place]
+        values = spec.values if isinstance(spec, Input) else spec
+        if isinstance(spec, Output) or not np.issubdtype(values.dtype, np.floating):
+            return
+        room = values.size
+        for _ in range(ROOM_TRIES):
+            roomy = Input(values, room, np.nan, getattr(spec, "before", 0))
+            args = (*launch.args[:place], roomy, *launch.args[place + 1:])
+            run, error, arrays = self._launched(kernel, dataclasses.replace(launch, args=args))
+            if run is not None:
+                yield from self.read_past(run, name)
+                return
+            if arrays.get((getattr(error, "allocation", None) or (None,))[0]) != name:
+                return
+            room *= ROOM_GROWTH
 
     def failure(self, problem: str, error, block=None):
         """``(problem, hint)`` for a launch of this exercise that failed with ``error``."""

@@ -57,6 +57,9 @@ INDEX_HINT = ("As[ty][tx] = A[row * K + phase * TILE + tx] and "
 COALESCE_HINT = ("load Bt's tile along its rows, as A's is: Bs[ty][tx] = Bt[(blockIdx.x * TILE + "
                  "ty) * K + phase * TILE + tx], so that threadIdx.x walks along k; then row tx of "
                  "Bs is this thread's column of C: sum += As[ty][j] * Bs[tx][j]")
+ROWS_APART = ("the kernel read Bt's rows N elements apart (Bt[j * N + k]), but Bt is N x K: "
+              "row j holds K elements", "element (j, k) of Bt is at j * K + k: "
+              "Bt[bt_row * K + k]")
 PAD_HINT = ("declare __shared__ float Bs[TILE][TILE + 1]: the padding puts the 16 floats "
             "Bs[tx][j] that a warp reads at once in 16 different banks")
 
@@ -139,6 +142,8 @@ def _known_results(a, bt):
     yield (a[:, :whole] @ bt[:, :whole].T, f"C is A @ Bt.T over the first {whole} of the K = {k} "
            "columns: the last phase, whose tile reaches past column K - 1, never ran",
            "round the number of phases up: (K + TILE - 1) / TILE")
+    if (n - 1) * n + k <= bt.size:   # else they run past Bt: _read_past names them
+        yield (a @ _rows_apart(bt.ravel(), n, k).T, *ROWS_APART)
     yield (a @ bt.reshape(k, n), "the kernel read Bt as if it were B (a K x N matrix, element (k, "
            "col) at k * N + col)", "Bt is N x K: element (j, k) is at j * K + k. Load Bs[ty][tx] "
            "from row blockIdx.x * TILE + ty of Bt, column phase * TILE + tx")
@@ -155,6 +160,20 @@ def _known_results(a, bt):
              "holds Bt[blockIdx.x * TILE + ty][phase * TILE + tx], so this thread's column of C "
              "(col = blockIdx.x * TILE + tx) is row tx of Bs: sum += As[ty][j] * Bs[tx][j]")):
         yield _tiled(a, bt, **change), problem, hint
+
+
+def _rows_apart(flat, n, k):
+    """Bt (n x k) as a kernel reads it whose rows are n elements apart in ``flat``."""
+    return flat[np.arange(n)[:, None] * n + np.arange(k)]
+
+
+def _read_past(run, name):
+    """A read past Bt, run again with NaN after it: Bt's rows read N elements apart."""
+    a, bt, _ = run.model
+    if name == "Bt" and np.allclose(run.out.got, a @ _rows_apart(run.launch.args[1].host(),
+                                                                   *bt.shape).T,
+                                    RTOL, ATOL, equal_nan=True):
+        yield ROWS_APART
 
 
 def _tiled(a, bt, bt_row=lambda bx, by, ty: bx * TILE + ty, k_of=lambda p, tx: p * TILE + tx,
@@ -247,7 +266,7 @@ def _races(kernels):
 EXERCISE = KernelExercise(
     stub="exercises/matmul_bt.cu", kernel="matmul_bt",
     signature="const float *A, const float *Bt, float *C, int M, int K, int N", cases=CASES,
-    draw=_draw, where=_where, detect=_mistakes, crash_hint=LOAD_HINT,
+    draw=_draw, where=_where, detect=_mistakes, crash_hint=LOAD_HINT, read_past=_read_past,
     simulated="runs the race check", fast=speed.rule(_timed, _traced),
     success=f"C = A @ Bt.T for {len(CASES) - 1} shapes (sides and K not multiples of 16 among "
             "them), nothing written outside C, no race found by the race check")

@@ -40,6 +40,9 @@ WRONG = {
     "bt_read_as_b": ([(LOAD_B, "Bs[ty][tx] = (phase * TILE + ty < K && col < N) ? "
                                "Bt[(phase * TILE + ty) * N + col] : 0.0f;"),
                       (READ, "sum += As[ty][j] * Bs[j][tx];")], "read Bt as if it were B"),
+    # rows N apart where that stays inside Bt (N <= K: the second case), right elsewhere
+    "bt_rows_n_apart_within_bt": ([("Bt[bt_row * K + k]", "Bt[bt_row * (N <= K ? N : K) + k]")],
+                                  "read Bt's rows N elements apart"),
     "tile_not_transposed": ([(READ, "sum += As[ty][j] * Bs[j][tx];")], "not transposed"),
     "no_store_guard": ([("    if (row < M && col < N)\n        C[", "    C[")],
                        "if (row < M && col < N)"),
@@ -159,12 +162,19 @@ def test_on_a_gpu_the_race_check_needs_the_simulator_s_kernel(kernels):
 
 @pytest.mark.skipif(BACKEND != "simulator", reason="on a GPU a read past Bt lands in other "
                     "memory, or faults and leaves the context unusable")
-def test_a_read_past_bt_names_bt_and_the_line():
-    """Bt's rows read N elements apart (they hold K): the crash names the parameter whose
-    allocation the read ran past, and the line, not only the allocation's size."""
-    kernels = compile_variant_pairs("matmul_bt", {"rows_of_n": variant(
-        KERNEL, ("Bt[bt_row * K + k]", "Bt[bt_row * N + k]"))})
+def test_a_read_past_bt_is_run_again_with_room_and_named_or_named_by_its_array_and_line():
+    """Bt's rows read N elements apart (they hold K) run past Bt when N > K: run again with room
+    after Bt, the result is that of the stride, which the verdict names. A read past Bt that no
+    known mistake explains (one row on) keeps the crash, naming the parameter whose allocation
+    the read ran past, and the line."""
+    kernels = compile_variant_pairs("matmul_bt", {
+        "rows_of_n": variant(KERNEL, ("Bt[bt_row * K + k]", "Bt[bt_row * N + k]")),
+        "one_row_on": variant(KERNEL, ("Bt[bt_row * K + k]", "Bt[(bt_row + 1) * K + k]"))})
     verdict = check_matmul_bt_kernel(*kernels["rows_of_n"])
+    assert verdict.passed is False
+    assert verdict.problem.startswith("the kernel read Bt's rows N elements apart"), verdict
+    assert "Bt[bt_row * K + k]" in verdict.hint, verdict
+    verdict = check_matmul_bt_kernel(*kernels["one_row_on"])
     assert verdict.passed is False
     assert "a read of Bt at " in verdict.problem and "past the end of its 8192 bytes" in \
         verdict.problem, verdict
