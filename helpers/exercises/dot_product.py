@@ -53,6 +53,14 @@ def _refine(failure):
     if failure.kind == "array bounds":
         yield ("warp_sums needs one element for each warp of the block: declare it __shared__ "
                "float warp_sums[32], for blocks of up to 1024 threads (32 warps)")
+    lanes_0 = tuple(range(0, (failure.block or (0,))[0], 32))   # lane 0 of each warp
+    if failure.kind == "warp mask" and len(lanes_0) > 1 and getattr(err, "waiting", 0) == lanes_0 \
+            and err.barrier is None:   # the others had left: past the barrier, not waiting there
+        shown = ", ".join(map(str, lanes_0[:3])) + (", ..." if len(lanes_0) > 3 else "")
+        yield (f"only lane 0 of each warp (threads {shown}) called "
+               "warp_sum in the first warp's if, alone in its warp: warp == 0 held for them, so "
+               "lane and warp are swapped: lane = threadIdx.x % 32 (the place in the warp), warp "
+               "= threadIdx.x / 32 (the warp's place in the block)")
     if failure.kind != "race":
         return
     if failure.update and err.space == "global":

@@ -242,11 +242,15 @@ class WarpMaskError(LaunchError):
     """A warp function called against its mask's rules (kind "warp mask"): ``rule`` ("leaves out
     the caller": the calling lane is not in the mask; "names an exited lane"; or "lanes never
     arrive": lanes the mask names never call it there), ``mask`` and ``lane`` (the lane the rule
-    is about: the caller, or the exited one; None for the third)."""
+    is about: the caller, or the exited one; None for the third), and for the third
+    ``waiting``, the threads of the block (their places in the block's order: 32 w + lane for
+    lane of warp w) that wait in a warp function, and ``barrier``, the line of the
+    __syncthreads() where other threads wait ("file.cu:12"; None when none do)."""
 
-    def __init__(self, msg, *, rule, mask, lane, **facts):
+    def __init__(self, msg, *, rule, mask, lane, waiting=None, barrier=None, **facts):
         super().__init__(msg, kind="warp mask", **facts)
-        self.rule, self.mask, self.lane = rule, mask, lane
+        self.rule, self.mask, self.lane, self.waiting = rule, mask, lane, waiting
+        self.barrier = barrier
 
 
 class ArrayBoundsError(LaunchError):

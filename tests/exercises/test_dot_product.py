@@ -83,6 +83,16 @@ WRONG = [
      variant(KERNEL, ("    if (warp == 0) {\n        v = warp_sum(lane < warps ? warp_sums[lane] : 0.0f);\n",
                       "    if (warp == 0 && lane < warps) {\n        v = warp_sum(warp_sums[lane]);\n")),
      ["mask", "outside the if", "bring 0"]),
+    # only lane 0 of each warp enters if (warp == 0), alone in its warp
+    ("lane_and_warp_swapped",
+     variant(KERNEL, ("lane = threadIdx.x % 32, warp = threadIdx.x / 32;",
+                      "lane = threadIdx.x / 32, warp = threadIdx.x % 32;")),
+     ["mask", "threads 0, 32, 64", "lane and warp are swapped", "lane = threadIdx.x % 32"]),
+    # lane 0 of each warp alone in warp_sum too, but the other lanes wait at the barrier
+    ("warp_sum_inside_lane_0s_if",
+     variant(KERNEL, ("    v = warp_sum(v);\n\n    if (lane == 0)\n        warp_sums[warp] = v;",
+                      "    if (lane == 0)\n        warp_sums[warp] = warp_sum(v);")),
+     ["mask", "outside the if", "bring 0"]),
     ("warp_synchronous_tree_without_a_barrier",
      variant(KERNEL, (FIRST_WARP,
                       "        warp_sums[lane] = lane < warps ? warp_sums[lane] : 0.0f;\n"
@@ -226,8 +236,9 @@ def test_stub_fails_saying_what_it_does(capsys):
 # simulator names both on any backend.
 SIMULATOR_ONLY = {"warp_sums_declared_too_small": "an overrun of shared memory may break the "
                                                   "GPU's context",
-                  "shuffle_inside_a_divergent_branch": "a shuffle with lanes missing is "
-                                                       "undefined on a GPU"}
+                  **dict.fromkeys(("shuffle_inside_a_divergent_branch", "lane_and_warp_swapped",
+                                   "warp_sum_inside_lane_0s_if"),
+                                  "a shuffle with lanes missing is undefined on a GPU")}
 
 
 @pytest.mark.parametrize("name, source, expected", simulator_only(WRONG, SIMULATOR_ONLY))

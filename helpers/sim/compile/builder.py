@@ -33,7 +33,8 @@ from ..settings import settings
 from .lines import PARSED
 from .source import INCLUDE_DIR, INCLUDE_IN_LINE_TABLES, anywhere
 
-SIM_VERSION = "15"  # 15: __device__ functions inlined and fused across as nvcc does;
+SIM_VERSION = "16"  # 16: a deadlock in a warp function names the threads that wait (warp_waiting);
+                    # 15: __device__ functions inlined and fused across as nvcc does;
                     # 14: a plain module's block loop writes no indices into the Frame, and may be
                     #     vectorised; a block that fails is run again to name its thread;
                     # 13: the tensor cores' warp matrix functions (mma.h), the MATRIX status;

@@ -248,6 +248,8 @@ inline void prepare_frames(Worker *w, int index) {
     if (warped >= 0)
         w->err.warp_rule = kLanesNeverArrive, w->err.warp_mask = w->fibers[warped].mask,
         w->err.warp_lane = -1;
+    for (int i = 0; i < w->nfibers; i++)
+        if (w->fibers[i].state == F_WARP) w->err.warp_waiting[i / 32] |= 1u << (i % 32);
     fail_at(w, warped >= 0 ? WARP : BARRIER, w->fibers[culprit].site,
             warped >= 0 ? "lanes wait in a warp function for lanes that never arrive"
                         : "threads wait at a barrier that the others never reach");

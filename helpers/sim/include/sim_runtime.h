@@ -110,6 +110,9 @@ struct Error {
     int32_t warp_rule;
     uint32_t warp_mask;
     int32_t warp_lane;
+    // WARP, when lanes never arrive: bit l of warp_waiting[k] for each thread 32 k + l of the
+    // block (in the block's order) that waits in a warp function
+    uint32_t warp_waiting[32];
 };
 
 // Error::warp_rule

@@ -56,8 +56,13 @@ def error(module, name, status, err):
                                 **facts)
     if status == "WARP" and err.warp_rule in WARP_RULES:
         facts.pop("kind")
+        waiting = tuple(32 * k + lane for k, lanes in enumerate(err.warp_waiting)
+                        for lane in range(32) if lanes >> lane & 1)
         return WarpMaskError(text, rule=WARP_RULES[err.warp_rule], mask=err.warp_mask,
-                             lane=err.warp_lane if err.warp_lane >= 0 else None, **facts)
+                             lane=err.warp_lane if err.warp_lane >= 0 else None,
+                             waiting=waiting or None,
+                             barrier=f"{err.file2.decode()}:{err.line2}" if err.file2 else None,
+                             **facts)
     if status not in ("FAULT", "OVERRUN"):
         return LaunchError(text, **facts)
     is_write = {1: True, 0: False}.get(err.is_write)

@@ -55,6 +55,12 @@ __global__ void deep(float *out, int k) {
 __global__ void half_mask(int *out) {
     out[threadIdx.x] = __shfl_sync(0x0000ffff, (int)threadIdx.x, 0);
 }
+__global__ void alone_in_the_warp(int *out, int wait) {
+    if (threadIdx.x % 32 == 0)
+        out[threadIdx.x] = __shfl_sync(0xffffffff, (int)threadIdx.x, 0);
+    if (wait)
+        __syncthreads();
+}
 """
 
 
@@ -205,6 +211,17 @@ def test_a_mask_that_leaves_out_the_calling_lane_raises_naming_that_lane(mod):
     assert (err.kind, err.rule, err.mask, err.lane) == ("warp mask", "leaves out the caller",
                                                         0x0000FFFF, 16)
     assert err.thread == (16, 0, 0) and "does not name the calling lane" in str(err)
+
+
+@pytest.mark.parametrize("wait, barrier", [(0, None), (1, "faults.cu:47")])
+def test_lanes_that_never_arrive_are_named_with_the_threads_that_wait(mod, wait, barrier):
+    """Lane 0 of each warp alone in a warp function: the threads that wait there, and the line of
+    the barrier where the others wait, if they do (None when they have returned)."""
+    err = launch_error(mod.get_function("alone_in_the_warp"), gpuarray.zeros(96, np.int32),
+                       np.int32(wait), block=(96, 1, 1))
+    assert (err.kind, err.rule, err.mask, err.lane) == ("warp mask", "lanes never arrive",
+                                                        0xFFFFFFFF, None)
+    assert (err.waiting, err.barrier, err.line) == ((0, 32, 64), barrier, "faults.cu:45")
 
 
 def test_assert_reports_the_condition(mod):
