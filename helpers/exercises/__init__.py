@@ -18,8 +18,11 @@ In a notebook::
   generators: the first mistake a detector yields is the verdict);
 - ``kernel``: ``KernelExercise``, the runner every ``.cu`` exercise shares: the file, the
   compile, the kernel's name and signature, then each case launched, a crash named, the outputs
-  read back for the exercise's detectors, (where asked) a verdict before the cases or after
+  read back for the exercise's detectors (and, on the simulator, a read past an input run again
+  with room after it: ``read_past=``), (where asked) a verdict before the cases or after
   them, and the speed tier (``fast=``: FAST or PASS);
+- ``signature``: the kernel's parameters read as text from the learner's source, compared with
+  the stub's;
 - ``speed``: the speed tier's measures on a GPU, events against the copy or the FMA ceiling (on
   the simulator the exercises read the trace instead);
 - ``failure``: what a failed launch was, read from the error's fields (an overrun of a declared

@@ -12,10 +12,7 @@ outputs, block and grid); the runner makes the arrays, launches, turns a crash i
 mistake, reads the outputs back (a ``Run``) and hands them to the exercise's
 ``mistakes(case, run)``, an ordered generator of mistakes. Both print the verdict's line and return it.
 
-The signature is compared as text, from the learner's source, so that the verdict is the same on
-both backends (PyCUDA would pass a ``float`` to a ``double`` parameter without a word, and the
-kernel would read garbage). Types are compared without ``const``, ``volatile`` and
-``__restrict__``, which do not change what the checker passes; names may differ.
+The signature is compared as text (``helpers.exercises.signature``).
 
 On the simulator every launch gets a time limit, so that an endless loop is a verdict, not a
 hang. (On a GPU a kernel cannot be stopped from Python: there the grading command's per-process
@@ -25,7 +22,6 @@ time limit stands in.)
 from __future__ import annotations
 
 import dataclasses
-import re
 
 import numpy as np
 
@@ -34,6 +30,7 @@ from helpers.exercises import failure
 from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.common import (Input, Output, device_arguments, failed, launch_failure,
                                       named_arrays)
+from helpers.exercises.signature import parameters, signature_mistake
 from helpers.exercises.verdict import (COMPILE_HINT, Verdict, check_cases, first_error,
                                        first_mistake, not_yet, rated)
 
@@ -53,52 +50,6 @@ ROOM_TRIES, ROOM_GROWTH = 3, 8
 """A read past an input on the simulator is run again with room after the input: first as much
 as the input holds, then ROOM_GROWTH times more, ROOM_TRIES launches at most (up to 64 times
 the input: a row stride of N for K with N up to 64 K)."""
-
-_QUALIFIERS = re.compile(r"\b(const|volatile|__restrict__|restrict)\b")
-
-
-def parameters(signature: str) -> list[tuple[str, str]]:
-    """``[(type, name), ...]`` of a C parameter list: ``"const float *x, int n"`` gives
-    ``[("float*", "x"), ("int", "n")]`` (qualifiers dropped, pointers written ``T*``)."""
-    found = []
-    for part in filter(None, (p.strip() for p in signature.split(","))):
-        match = re.fullmatch(r"(.*?)(\w+)\s*(\[\s*\])?", part, flags=re.S)
-        if not match or not match.group(1).strip():
-            found.append((" ".join(part.split()), ""))  # a type alone, or something odder
-            continue
-        ctype = _QUALIFIERS.sub(" ", match.group(1)) + ("*" if match.group(3) else "")
-        ctype = re.sub(r"\s*\*\s*", "*", " ".join(ctype.split())).strip()
-        found.append((ctype, match.group(2)))
-    return found
-
-
-def kernel_parameters(source: str, kernel: str) -> str | None:
-    """The parameter list of ``__global__ void kernel(...)`` in ``source``, comments and
-    preprocessor lines removed; None where it cannot be read as text (made by a macro, say)."""
-    text = re.sub(r"//[^\n]*|/\*.*?\*/", " ", source, flags=re.S)
-    text = re.sub(r"^\s*#.*$", " ", text, flags=re.M)
-    match = re.search(r"__global__\s+void\s+" + re.escape(kernel) + r"\s*\(([^()]*)\)", text)
-    return match.group(1) if match else None
-
-
-def signature_mistake(source: str, kernel: str, expected: str):
-    """``(problem, hint)`` naming the first parameter of ``kernel`` in ``source`` whose type is
-    not the one in ``expected`` (a parameter list), or None when they agree."""
-    found_text = kernel_parameters(source, kernel)
-    if found_text is None:
-        return None
-    want, got = parameters(expected), parameters(found_text)
-    hint = f"keep the signature the stub gives: __global__ void {kernel}({expected})"
-    for i, ((want_type, want_name), (got_type, got_name)) in enumerate(zip(want, got)):
-        if want_type != got_type:
-            return (f"parameter {i + 1} of {kernel}, {got_name or got_type}, is declared "
-                    f"'{got_type}', but the checker passes '{want_type}' there (for "
-                    f"{want_name}): the kernel would read the wrong bytes", hint)
-    if len(got) != len(want):
-        return (f"{kernel} takes {len(got)} parameters, but the checker passes {len(want)} "
-                f"({expected})", hint)
-    return None
-
 
 @dataclasses.dataclass(frozen=True)
 class Launch:

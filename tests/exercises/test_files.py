@@ -86,7 +86,7 @@ def test_a_missing_file_is_reported_not_raised(check, stub, capsys):
 
 
 def test_parameter_lists_are_read_without_qualifiers():
-    from helpers.exercises.kernel import parameters, signature_mistake
+    from helpers.exercises.signature import parameters, signature_mistake
 
     assert parameters("const float * __restrict__ x, float* y, float alpha, int n") == [
         ("float*", "x"), ("float*", "y"), ("float", "alpha"), ("int", "n")]
