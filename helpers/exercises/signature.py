@@ -45,6 +45,12 @@ def signature_mistake(source: str, kernel: str, expected: str):
         return None
     want, got = parameters(expected), parameters(found_text)
     hint = f"keep the signature the stub gives: __global__ void {kernel}({expected})"
+    moved = _moved(want, got)
+    if moved is not None:
+        i, got_name, want_name = moved
+        return (f"parameter {i + 1} of {kernel} is {got_name}, but the checker passes {want_name} "
+                f"there: arguments go by position, not by name, so {got_name} would hold "
+                f"{want_name}'s value", hint)
     for i, ((want_type, want_name), (got_type, got_name)) in enumerate(zip(want, got)):
         if want_type != got_type:
             return (f"parameter {i + 1} of {kernel}, {got_name or got_type}, is declared "
@@ -54,3 +60,12 @@ def signature_mistake(source: str, kernel: str, expected: str):
         return (f"{kernel} takes {len(got)} parameters, but the checker passes {len(want)} "
                 f"({expected})", hint)
     return None
+
+
+def _moved(want, got):
+    """``(place, name there, the stub's name there)`` of the first parameter out of the stub's
+    order, when the learner's parameters are the stub's names in another order; else None."""
+    want_names, got_names = [n for _, n in want], [n for _, n in got]
+    if "" in got_names or sorted(got_names) != sorted(want_names) or got_names == want_names:
+        return None
+    return next((i, g, w) for i, (g, w) in enumerate(zip(got_names, want_names)) if g != w)

@@ -99,3 +99,13 @@ def test_parameter_lists_are_read_without_qualifiers():
     assert "k takes 2 parameters, but the checker passes 3" in problem
     assert "__global__ void k(const float *x, int n, int m)" in hint
     assert signature_mistake("#define K __global__ void k(\nK double x) {}", "k", "int n") is None
+    # the stub's names in another order: the types may agree, the values would not
+    problem, hint = signature_mistake("__global__ void k(float fx, float cx, float fy, float cy)",
+                                      "k", "float fx, float fy, float cx, float cy")
+    assert problem.startswith("parameter 2 of k is cx, but the checker passes fy there"), problem
+    assert "__global__ void k(float fx, float fy, float cx, float cy)" in hint
+    problem, _ = signature_mistake("__global__ void k(int n, const float *x)", "k",
+                                   "const float *x, int n")
+    assert problem.startswith("parameter 1 of k is n, but the checker passes x there"), problem
+    # other names, in the stub's types: the learner's to choose
+    assert signature_mistake("__global__ void k(float a, float b)", "k", "float x, float y") is None
