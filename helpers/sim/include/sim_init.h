@@ -40,6 +40,11 @@ struct InitReport {
 
 struct InitGlobal {
     uint8_t **shadow = nullptr;  // per allocation (cfg.range_lo order): 1 a byte written, or null
+    // the compiler's own thread-locals among the shared arrays (the guard a static of class type
+    // gets, _ZGV...): (offset, bytes) in the worker's shared memory, counted written at each
+    // block's start, since the learner's code reads them before anything of theirs is stored
+    const uint64_t *unwatched_at = nullptr, *unwatched_n = nullptr;
+    uint32_t nunwatched = 0;
     InitReport report{};
     std::vector<uint8_t> shared_written;  // for one in shared memory: what its block had written before
 };
@@ -98,7 +103,11 @@ SIM_UNTRACED inline void init_judge(State *s) {
 SIM_UNTRACED inline void init_enter_block(State *s) {
     init_judge(s);
     memset(s->init_shared->written, 0, s->tls_n + s->dyn_n);
-    memset(s->init_shared->before, 0, s->tls_n + s->dyn_n);
+    for (uint32_t k = 0; k < init_global.nunwatched; k++) {
+        uint64_t at = init_global.unwatched_at[k], n = init_global.unwatched_n[k];
+        if (at < s->tls_n) memset(s->init_shared->written + at, 1, at + n <= s->tls_n ? n : s->tls_n - at);
+    }
+    memcpy(s->init_shared->before, s->init_shared->written, s->tls_n + s->dyn_n);
     s->init_shared->phase = 0;
 }
 

@@ -42,6 +42,12 @@ SIM_EXPORT SIM_UNTRACED void sim_trace_bounds(const uint64_t *pages_lo, const ui
     bounds_global.shared_at = shared_at, bounds_global.shared_n = shared_n, bounds_global.nshared = nshared;
 }
 
+// The init check's unwatched thread-locals (InitGlobal), for the launches that follow.
+SIM_EXPORT SIM_UNTRACED void sim_trace_init_unwatched(const uint64_t *at, const uint64_t *n, uint32_t count) {
+    using namespace sim::trace;
+    init_global.unwatched_at = at, init_global.unwatched_n = n, init_global.nunwatched = count;
+}
+
 // Starts a traced launch. mode: STATS | RACE | DETAIL | BLOCKS | INIT. The live allocations,
 // sorted by address, let global accesses be placed as on a GPU and give the race check its shadow
 // arrays; written (for INIT) holds each allocation's shadow of written bytes, or null where it has

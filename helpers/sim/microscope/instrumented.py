@@ -98,6 +98,7 @@ def _declare(lib):
     lib.sim_trace_begin.argtypes = [ctypes.c_int, u64p, u64p, ctypes.c_uint32, ctypes.c_void_p,
                                     ctypes.c_void_p, ctypes.c_uint64]
     lib.sim_trace_bounds.argtypes = [u64p, u64p, u64p, u64p, ctypes.c_uint32]
+    lib.sim_trace_init_unwatched.argtypes = [u64p, u64p, ctypes.c_uint32]
     lib.sim_trace_end.argtypes = [u64p, ctypes.POINTER(RaceReport), ctypes.POINTER(InitReport),
                                   ctypes.POINTER(BoundsReport)]
     lib.sim_trace_end.restype = ctypes.c_uint64
@@ -226,7 +227,10 @@ def run(record, mode, detail_cap, runner):
     lib = inst.module.lib
     ranges = memory.ranges()
     lo, sizes, pages_lo, pages_n = _columns(ranges, 4)
-    shared_at, shared_n = _columns(inst.shared_arrays[record.kernel.name], 2)
+    shared = inst.shared_arrays[record.kernel.name]
+    shared_at, shared_n = _columns(shared, 2)
+    # the guard g++ gives a static of class type (__shared__ half tile[...]): not the learner's
+    unwatched_at, unwatched_n = _columns([a for a in shared if a[2].startswith("_ZGV")], 2)
     detail = np.zeros(detail_cap if mode & DETAIL else 0, DETAIL_DTYPE)
     stats = np.zeros((len(inst.sites) + 1, 2, len(STAT_FIELDS)), np.uint64)
     race, init, bounds = RaceReport(), InitReport(), BoundsReport()
@@ -237,6 +241,7 @@ def run(record, mode, detail_cap, runner):
         inst.copy_variables(into_instrumented=True)
         lib.sim_trace_bounds(_u64(pages_lo), _u64(pages_n), _u64(shared_at), _u64(shared_n),
                              len(shared_at))
+        lib.sim_trace_init_unwatched(_u64(unwatched_at), _u64(unwatched_n), len(unwatched_at))
         lib.sim_trace_begin(mode, _u64(lo), _u64(sizes), len(lo), shadows,
                             detail.ctypes.data if len(detail) else None, len(detail))
         failure = None

@@ -166,6 +166,14 @@ __global__ void histogram(const unsigned char *v, unsigned int *out, int n) {
     if (threadIdx.x < 16)
         atomicAdd(&out[threadIdx.x], bins[threadIdx.x]);
 }
+struct Point { float x; Point() = default; };   // a class type: its static gets a guard (_ZGV)
+__global__ void reversed_points(const float *x, float *y) {
+    __shared__ Point s[256];
+    int t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
+    s[t].x = x[i];
+    __syncthreads();
+    y[i] = s[blockDim.x - 1 - t].x;
+}
 __global__ void block_sums_without_barrier(const float *x, float *sums) {
     __shared__ float s[256];
     int t = threadIdx.x;
@@ -238,6 +246,16 @@ def test_an_element_another_thread_stored_before_a_barrier_is_written(shared_mod
     y = gpuarray.empty(512, np.float32)
     with settings.changed(initcheck=True):
         shared_mod[0].get_function("reversed")(gpuarray.to_gpu(x), y, **BLOCK)
+    assert (y.get() == x.reshape(2, 256)[:, ::-1].ravel()).all()
+
+
+def test_the_guard_gcc_gives_a_shared_array_of_class_type_is_not_the_learners(shared_mod):
+    """g++ guards the first use of a static of class type with a variable of its own (for
+    __shared__ half tile[...] too), which each thread reads first: not an uninitialised read."""
+    x = np.arange(512, dtype=np.float32)
+    y = gpuarray.empty(512, np.float32)
+    with settings.changed(initcheck=True):
+        shared_mod[0].get_function("reversed_points")(gpuarray.to_gpu(x), y, **BLOCK)
     assert (y.get() == x.reshape(2, 256)[:, ::-1].ravel()).all()
 
 
