@@ -9,7 +9,9 @@ x[32w + 31] (those below n) are above ``threshold``: one ``__ballot_sync``, one 
 
 The cases have n not a multiple of 32 (a partial last warp), and once a multiple (a warp that
 starts at n must not store), with blocks of 1 to 8 warps, so the grid has warps past n; x holds values on a grid of 1/64, so some equal the threshold (``>=`` for
-``>`` shows), and 2.0 past n (a lane that reads there votes true). counts is poisoned and guarded.
+``>`` shows), and 2.0 past n (a lane that reads there votes true); in the launch on the
+simulator nothing follows x, so a read past n, which the vote may ignore, is out of bounds there,
+as on a GPU where x ends its memory. counts is poisoned and guarded.
 A wrong count is matched with what known mistakes give: the ballot's bits stored for their
 number, lane 0's own vote, ``>=``, the lanes past n voting. A lane that returns or skips the ballot
 in an if leaves the mask 0xffffffff naming lanes that never vote: the simulator stops there, and
@@ -44,10 +46,11 @@ def _where(case):
     return f"n = {case[0]:,}, block = ({case[1]}, 1, 1), grid = ({-(-case[0] // case[1])}, 1)"
 
 
-def _launch(case):
+def _launch(case, after=64):
+    """x with ``after`` elements of JUNK after it (none in the case launched on the simulator)."""
     n, block = case[:2]
     x = np.random.default_rng(n).integers(0, 64, n).astype(np.float32) / 64
-    return Launch((Input(x, after=64, junk=JUNK), Output(-(-n // 32), np.uint32), np.int32(n),
+    return Launch((Input(x, after=after, junk=JUNK), Output(-(-n // 32), np.uint32), np.int32(n),
                    THRESHOLD), block=(block, 1, 1), grid=(-(-n // block), 1), model=x)
 
 
@@ -60,6 +63,14 @@ def _votes(x, n, reads_past_n=False, at_least=False, one_past=False):
     padded[:n] = x
     votes = padded >= THRESHOLD if at_least else padded > THRESHOLD
     return votes.reshape(-1, 32)
+
+
+def _refine(failure):
+    """A read past the end of x: a lane past n read x[i] before its guard said no."""
+    if failure.kind == "out of bounds" and failure.error.is_write is False and \
+            getattr(failure.error, "array", None) == "x":
+        yield ("a lane past n read x[i]: && stops at the first false, left to right, so test "
+               "i < n first: above = i < n && x[i] > threshold")
 
 
 def _mistakes(case, run):
@@ -88,7 +99,8 @@ def _mistakes(case, run):
         yield ("each count is what counts held before the launch plus the right count: the "
                "count was added to counts[warp], which nothing sets to 0 first",
                "store it: counts[warp] = __popc(votes)")
-    yield from observed_mistakes(observe(kernels, _launch(CASES[-1])), wrong="the counts are wrong")
+    yield from observed_mistakes(observe(kernels, _launch(CASES[-1]), key="room after x"),
+                                 _refine, wrong="the counts are wrong")
     bits = (votes * (1 << np.arange(32, dtype=np.uint64))).sum(axis=1).astype(np.uint32)
     for wrong, problem, hint in (
             (bits, "each count is the ballot's word itself, its bits read as a number",
@@ -118,9 +130,10 @@ EXERCISE = KernelExercise(
     stub="exercises/warp_vote.cu", kernel="warp_vote",
     signature="const float *x, unsigned int *counts, int n, float threshold",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
-    observed=observed_launch(_launch), observed_as="",
+    observed=observed_launch(lambda case: _launch(case, after=0), _refine), observed_as="",
     simulated="checks the warp functions' masks",
     crash_hint="read x[i] only for i < n, and store counts[warp] only for a warp with elements",
+    refine=_refine,
     success=f"every warp's count matches NumPy's ({len(CASES) - 1} sizes, n a multiple of 32 "
             "and not, blocks of 2 to 4 warps), and every lane takes part in the vote")
 

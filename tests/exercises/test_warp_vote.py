@@ -41,6 +41,10 @@ WRONG = {
     "warp_guard_lets_the_warp_at_n_store": ([("if (32 * warp >= n)", "if (32 * warp > n)")],
                                             {"problem": "written past its end",
                                              "hint": "32 * warp >= n"}),
+    # reads x[i] before the guard: right votes, but a read past the end of x (the launch on the
+    # simulator gives x no room after it)
+    "guard_after_the_read": ([(ABOVE, "bool above = x[i] > threshold && i < n;")],
+                             {"problem": "a read of x[203]", "hint": "test i < n first"}),
     "votes_in_a_register_only": ([(STORE, "votes = __popc(votes);")],
                                  {"problem": "never written", "hint": "stores counts[warp]"}),
 }
