@@ -140,12 +140,35 @@ def _wrong_counts(got, want, rgb, case):
     if 0 < lost < 3 * case["block"] and np.array_equal(got, reference(rgb[:size - lost])):
         yield (f"the last {lost} of the {size:,} bytes were not counted: the loop stops early",
                "count every byte, j from 0 while j < 3 * n")
+    yield from _strides(got, rgb, case)
+    block = case["block"]
+    if block < BINS and np.array_equal(got[:block], want[:block]) and not got[block:].any():
+        yield (f"only bins below blockDim.x ({block}) were added to bins: each thread added "
+               "one bin, b = threadIdx.x", "a block may have fewer threads than bins: loop over "
+               "them, for (int b = threadIdx.x; b < 768; b += blockDim.x)")
     if (got >= want).all():
         yield (f"{int((got > want).sum())} bins count more than they should: they did not all "
                "start at 0", CLEAR_HINT)
     if lost > 0:
         yield (f"{lost:,} of the {total:,} bytes were not counted: counts were lost",
                BARRIER_HINT + "; and count with atomicAdd")
+
+
+def _strides(got, rgb, case):
+    """A grid-stride loop stepping by blockDim.x (each block walks from its start to the end,
+    so byte j is counted by min(gridDim.x, j / blockDim.x + 1) blocks) or by gridDim.x (threads
+    from j % gridDim.x up to j, gridDim.x apart, count it)."""
+    block, grid, size = case["block"], case["grid"], 3 * case["n"]
+    j = np.arange(size)
+    bins = j % 3 * 256 + rgb[:size]
+    for weights, who, step in ((np.minimum(grid, j // block + 1), "blocks", "blockDim.x"),
+                               ((np.minimum(j, block * grid - 1) - j % grid) // grid + 1,
+                                "threads", "gridDim.x")):
+        if np.array_equal(got, np.bincount(bins, weights=weights, minlength=BINS)[:BINS]):
+            yield (f"bytes were counted by several {who}: the loop steps j by {step}, so the "
+                   f"{who} walk over each other's bytes",
+                   "a grid-stride loop steps over all the grid's threads: "
+                   "j += blockDim.x * gridDim.x")
 
 
 def _observe(kernels):

@@ -96,6 +96,19 @@ WRONG = [
     ("bytes_read_as_signed_char",
      variant(KERNEL, ("LEVELS + rgb[j]], 1u);", "LEVELS + (char)rgb[j]], 1u);")),
      ["(index -", "a byte over 127 read as a char"]),
+    # audit B: bytes counted several times, not bins left uncleared
+    ("stride_block_only",
+     variant(KERNEL, ("j += blockDim.x * gridDim.x)", "j += blockDim.x)")),
+     ["counted by several blocks", "j += blockDim.x * gridDim.x"]),
+    ("stride_grid_only",
+     variant(KERNEL, ("j += blockDim.x * gridDim.x)", "j += gridDim.x)")),
+     ["counted by several threads", "j += blockDim.x * gridDim.x"]),
+    ("one_bin_a_thread_at_end",
+     variant(KERNEL, (ADD + "            atomicAdd(&bins[b], local[b]);",
+                      "    int b = threadIdx.x;\n"
+                      "    if (b < CHANNELS * LEVELS && local[b] > 0)\n"
+                      "        atomicAdd(&bins[b], local[b]);")),
+     ["only bins below blockDim.x", "b += blockDim.x"]),
 ]
 
 # Right, but not the solution's way: each must pass
