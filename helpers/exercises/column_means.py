@@ -11,7 +11,8 @@ square matrix, wrong values on a wide one, and reads past m's end on a tall one.
 Before the cases, the planted bug is looked for on the simulator (bounds checks always on), m
 allocated to the byte: a tall matrix (100 x 37) has it read past m's end, a wide one (37 x 100)
 not; an overrun on the wide one is another mistake (a loop, guard or index gone too far). Then
-the cases run (m followed by junk, means poisoned), a wrong result matched with known mistakes.
+the cases run (m followed by junk, means poisoned with NaN, then with -7 in a second launch),
+a wrong result matched with known mistakes.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from helpers.exercises.verdict import not_yet
 TALL, WIDE = (100, 37), (37, 100)  # (rows, cols) of the two launches that look for the bug
 CASES = [(100, 37, 32), (37, 100, 64), (1, 77, 32), (64, 64, 128)]  # (rows, cols, block)
 JUNK = np.float32(1000.0)
+FILL = np.float32(-7.0)  # means' second poison: a kernel that adds to means[col] starts from it
 
 
 def _draw(rng):  # the grader's: a tall matrix and a wide one, blocks that leave threads over
@@ -44,7 +46,7 @@ def _launch(case, slack=64):
     """m with ``slack`` elements of junk after it (none: an overrun faults on the simulator)."""
     rows, cols, block = case
     m = np.random.default_rng(rows * cols).uniform(-1, 1, (rows, cols)).astype(np.float32)
-    return Launch((Input(m, slack, JUNK), Output(cols), np.int32(rows), np.int32(cols)),
+    return Launch((Input(m, slack, JUNK), Output(cols, poisons=(None, FILL)), np.int32(rows), np.int32(cols)),
                   block=(block, 1, 1), grid=(-(-cols // block), 1), model=m)
 
 
@@ -86,6 +88,10 @@ def _mistakes(case, run):
     if run.out.past.size:
         yield (f"means was written past its end (means[{cols}] and on)",
                "the threads with col >= cols must store nothing: if (col >= cols) return;")
+    if np.allclose(run.out.runs[-1], (FILL + m.sum(axis=0)) / rows, rtol=1e-4, atol=1e-5):
+        yield ("means[col] was added to before anything set it: it starts with whatever means "
+               "held (the checker filled it with NaN, then -7)", "keep the sum in a local "
+               "float sum = 0.0f, add to it, and store means[col] = sum / rows once at the end")
     if run.out.unwritten.any():
         yield (f"{int(run.out.unwritten.sum())} of the {cols} means were never written (the "
                f"first is means[{int(np.argmax(run.out.unwritten))}])",
@@ -105,7 +111,7 @@ def _mistakes(case, run):
              "the mean is the sum divided by the number of rows: means[col] = sum / rows"),
             (m[-1] / rows, "each mean is the column's last element divided by rows: the loop "
              "replaced the sum (sum = ...) where it should add to it",
-             "sum += m[r * cols + col]")):
+             "sum += m[r * cols + col]"), *_misread(m)):
         if rows > 1 and np.allclose(got, wrong, rtol=1e-4, atol=1e-5):
             yield problem, hint
     if not got.any():
@@ -116,6 +122,19 @@ def _mistakes(case, run):
     yield (f"means[{c}] = {got[c]:.6g}, NumPy's is {want[c]:.6g}",
            "printf, from thread 0, the index the kernel reads at each step, and compare it "
            "with r * cols + col")
+
+
+def _misread(m):
+    """(means, problem, hint) of kernels that read other elements of m, where those lie in m:
+    m[col * cols + r], the row and the column swapped; r < cols, the loop over the columns."""
+    rows, cols = m.shape
+    if (cols - 1) * cols + rows <= m.size:
+        yield (m.ravel()[np.arange(cols)[:, None] * cols + np.arange(rows)].mean(axis=1),
+               "each thread read m[col * cols + r]: the row and the column swapped in the index",
+               "element (r, col) is m[r * cols + col]: r picks the row, col the place in it")
+    if cols < rows:
+        yield (m[:cols].sum(axis=0) / rows, "the loop ran while r < cols: each mean is the sum "
+               "of the first cols rows only", "a column has rows elements: loop while r < rows")
 
 
 EXERCISE = KernelExercise(

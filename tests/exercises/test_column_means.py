@@ -41,6 +41,16 @@ WRONG = {
                          {"problem": "past the end", "hint": "if (col >= cols) return;"}),
     "no_guard": ([("    if (col >= cols)\n        return;\n", "")],
                  {"problem": "past the end", "hint": "if (col >= cols) return;"}),
+    # audit B: each named as itself, not as means never written or by a printf hint
+    "accumulates_in_means": ([("    float sum = 0.0f;\n", ""),
+                              ("        sum += " + READ, "        means[col] += m[r * cols + col];"),
+                              ("means[col] = sum / rows;", "means[col] /= rows;")],
+                             {"problem": "added to before anything set it",
+                              "hint": "float sum = 0.0f"}),
+    "row_and_column_swapped": ([(READ, "m[col * cols + r];")],
+                               {"problem": "m[col * cols + r]", "hint": "m[r * cols + col]"}),
+    "loop_bound_cols": ([("r < rows;", "r < cols;")],
+                        {"problem": "r < cols", "hint": "r < rows"}),
 }
 # Right, but not the solution's way: each must pass
 RIGHT = {
