@@ -35,7 +35,14 @@ def _draw(rng):  # the grader's cases: several blocks of a size the shipped case
     return [(awkward(rng, block, 2 * block + 1, 40 * block), block)]
 
 
-def _refine(failure):  # a static array sized for a smaller block than the largest launched
+def _refine(failure):
+    """The exercise's hints for a crash: s[-1] read (the window not shifted past the halo), a
+    static array sized for a smaller block than the largest launched."""
+    err = failure.error
+    if (failure.kind == "out of bounds" and getattr(err, "space", None) == "shared"
+            and getattr(err, "element", None) == -1):   # s[j - 1] with j = threadIdx.x
+        yield ("s[0] is the halo, in[i - 1] of the block's first thread: thread t's input goes "
+               "one further, to s[j] with j = threadIdx.x + 1")
     if failure.kind == "array bounds":
         yield ("a __shared__ array of a fixed size is too small for the largest block: declare "
                "extern __shared__ float s[], whose size the launch gives, blockDim.x + 2 floats")
@@ -67,12 +74,19 @@ def _mistakes(case, run):
     wrong = np.flatnonzero(~np.isclose(got, want, rtol=1e-5, atol=1e-6))
     if not wrong.size:
         return
-    for model, problem in ((0 * want, "every output is 0: nothing is computed yet"),
+    for model, problem in ((0 * want, "every output is 0: nothing is computed yet, or it is "
+                            "multiplied by a factor that is 0 (1 / 2 is integer division in C: "
+                            "write 0.5f)"),
                            (-want, "the sign is turned: in[i - 1] - in[i + 1]"),
                            (2 * want, "the results are twice too large")):
         if np.allclose(got, model, rtol=1e-5, atol=1e-6):
             yield problem, FORMULA_HINT
     where, lane = f"{wrong.size} of {n} outputs are wrong (the first is out[{wrong[0]}])", wrong % block
+    if wrong.tolist() == [n - 1] and n > 1 and np.isclose(
+            got[-1], (JUNK - run.model[-2]) * np.float32(0.5), rtol=1e-5, atol=1e-6):
+        yield (f"{where}, from in[n], past the end: the clamp lets i == n through, and the "
+               "thread after the last loaded in[n] as its right neighbour",
+               "clamp every index i >= n to the last: i >= n ? n - 1 : i")
     if wrong.tolist() == [n - 1]:
         yield (f"{where}, the last alone: its right neighbour, loaded by the thread after it, "
                "is missing", "every thread loads its element (clamped), those past n too: "

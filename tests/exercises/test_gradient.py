@@ -37,10 +37,19 @@ WRONG = {
     "not_halved": ([(" * 0.5f;", ";")], ["twice too large", "* 0.5f"]),
     "static_array_too_small": ([("extern __shared__ float s[];", "__shared__ float s[130];")],
                                ["past the size it was declared with", "extern __shared__"]),
+    # audit B: each named as itself
+    "clamp_lets_n_through": ([("(i >= n ? n - 1 : i)", "(i > n ? n - 1 : i)")],
+                             ["the clamp lets i == n through", "i >= n ? n - 1"]),
+    "window_without_the_halo_slot": ([("int j = threadIdx.x + 1;", "int j = threadIdx.x;")],
+                                     ["s[-1]", "s[0] is the halo", "j = threadIdx.x + 1"]),
+    "integer_half": ([(" * 0.5f;", " * (1 / 2);")],
+                     ["every output is 0", "1 / 2 is integer division", "0.5f"]),
 }
 # The simulator only: on a GPU an index past a shared array's end may be an illegal address.
 SIMULATOR_ONLY = {"static_array_too_small": "an overrun of shared memory may break the GPU's "
-                                            "context"}
+                                            "context",
+                  "window_without_the_halo_slot": "a read before a shared array's start may be "
+                                                  "an illegal address on a GPU"}
 # Right, not the solution's way: each must pass and be FAST
 RIGHT = {
     "halo_by_threads_0_and_1": [("if (threadIdx.x == blockDim.x - 1)\n"
