@@ -54,8 +54,16 @@ earlier launch left there, which must not be the right values by chance."""
 
 
 def _refine(failure):
-    """The exercise's hint for an overrun of its one declared array, the tile: its indices in
-    the wrong order where it is declared as it should be, else its size."""
+    """The exercise's hint for an overrun of its one declared array, the tile: an index below 0
+    (the bounds check reads it unsigned: -2 is 4294967294), its indices in the wrong order where
+    it is declared as it should be, else its size."""
+    element = getattr(failure.error, "element", None)
+    if failure.kind == "array bounds" and element is not None and 2 ** 31 <= element < 2 ** 32:
+        yield (f"an index into tile came out {element - 2 ** 32}, below 0 (the bounds check "
+               f"read it unsigned, {element}): the window runs from -RADIUS to RADIUS around "
+               "this thread's pixel, whose place in the tile is RADIUS further on, so the tile "
+               "index is threadIdx.y + RADIUS + dy (and threadIdx.x + RADIUS + dx); or dy and "
+               "dx run from 0 to 2 * RADIUS")
     if getattr(failure.error, "declared", None) in (f"float [{TILE_Y}][{TILE_X}]",
                                                     f"float [{TILE_X}]"):
         yield (f"tile is declared as it should be, [{TILE_Y}][{TILE_X}], and an index into it "
@@ -67,22 +75,23 @@ def _refine(failure):
 
 
 def reference(image: np.ndarray, rows=WINDOW, cols=WINDOW, mode: str = "edge", row=None,
-              past=0) -> np.ndarray:
+              past=0, clamps=None) -> np.ndarray:
     """NumPy box blur of a 2D float image: the sum over the window's row offsets ``rows`` and
     column offsets ``cols``, divided by (2 RADIUS + 1)^2, with pixels outside the image taken
     from its edge (``mode="edge"``) or as zeros (``"constant"``). The blur of a wrong kernel
     too: one that loads pixel (x, y) from in[y * row + x] (``row``: the width by default), its
-    clamp_index(i, n) letting i up to n - 1 + ``past`` through, reading the image as the flat
-    rows it is, with JUNK after them (as _launch lays them out)."""
+    clamp_index(i, n) letting i up to n - 1 + ``past`` through, the rows clamped to n =
+    ``clamps[0]`` and the columns to ``clamps[1]`` (the height and the width by default),
+    reading the image as the flat rows it is, with JUNK after them (as _launch lays them out)."""
     h, w = image.shape
-    row = row or w
+    row, (ny, nx) = row or w, clamps or (h, w)
     flat = np.concatenate([image.ravel(), np.full(h * row + w + 1, JUNK)]).astype(np.float64)
     y, x = np.indices(image.shape)
     total = 0
     for dy in rows:
         for dx in cols:
             ys, xs = y + dy, x + dx
-            pixel = flat[np.clip(ys, 0, h - 1 + past) * row + np.clip(xs, 0, w - 1 + past)]
+            pixel = flat[np.clip(ys, 0, ny - 1 + past) * row + np.clip(xs, 0, nx - 1 + past)]
             outside = (ys < 0) | (ys >= h) | (xs < 0) | (xs >= w)
             total = total + np.where(outside & (mode == "constant"), 0, pixel)
     return (total / (2 * RADIUS + 1) ** 2).astype(np.float32)
@@ -129,6 +138,14 @@ def _models(image):
     yield (reference(image, past=1), "the window's pixels past the right edge come from the next "
            "row's first pixel, and past the bottom from beyond the image: the clamp lets index n "
            "through", "clamp to the last pixel, n - 1: min(max(i, 0), n - 1)")
+    yield (reference(image, clamps=image.shape[::-1]), "the tile's rows were clamped to the width "
+           "and its columns to the height: clamp_index's n swapped", "a row lies in 0 .. height "
+           "- 1, a column in 0 .. width - 1: in[clamp_index(y0 + ty, height) * width + "
+           "clamp_index(x0 + tx, width)]")
+    yield (reference(image).T.reshape(image.shape), "each pixel was stored at out[x * height + "
+           "y]: the output is transposed, its pixels laid out column after column",
+           "out holds the image row after row, as in does: store pixel (x, y) at "
+           "out[y * width + x]")
     yield (reference(image, mode="constant"), "pixels near the image's edges are too dark: the "
            "pixels outside the image count as 0", "a window pixel outside the image takes the "
            "value of the nearest pixel inside: clamp its column and its row with clamp_index "

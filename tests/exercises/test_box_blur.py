@@ -74,6 +74,17 @@ WRONG = {
     "tile_indices_swapped": ([("tile[threadIdx.y + dy][threadIdx.x + dx]",
                                "tile[threadIdx.x + dx][threadIdx.y + dy]")],
                              ["indexed an array past the size", "tile[row][column] takes the row"]),
+    # audit B: a negative tile index, the store transposed, the clamp's sides swapped
+    "window_from_minus_radius": ([("for (int dy = 0; dy <= 2 * RADIUS; dy++)",
+                                   "for (int dy = -RADIUS; dy <= RADIUS; dy++)"),
+                                  ("for (int dx = 0; dx <= 2 * RADIUS; dx++)",
+                                   "for (int dx = -RADIUS; dx <= RADIUS; dx++)")],
+                                 ["index into tile came out -2", "threadIdx.y + RADIUS + dy"]),
+    "store_transposed": ([("out[y * width + x] =", "out[x * height + y] =")],
+                         ["out[x * height + y]", "out[y * width + x]"]),
+    "clamp_sides_swapped": ([(LOAD, "in[clamp_index(y0 + ty, width) * width + "
+                                    "clamp_index(x0 + tx, height)]")],
+                            ["rows were clamped to the width", "clamp_index(y0 + ty, height)"]),
 }
 
 # Right but slow: PASS, not FAST (name: (replacements, words of what keeps it from FAST))
@@ -184,7 +195,7 @@ def test_the_stub_fails_saying_nothing_is_blurred(capsys):
 # The simulator only: on a GPU an index past a shared array's end may be an illegal address,
 # which leaves the CUDA context unusable for every test after it in the process.
 SIMULATOR_ONLY = dict.fromkeys(("tile_declared_too_small", "tile_indices_swapped",
-                                "tile_rows_step_by_block_x"),  # (on a GPU, rows never loaded hold garbage)
+                                "tile_rows_step_by_block_x", "window_from_minus_radius"),  # (on a GPU, rows never loaded hold garbage)
                                "an overrun of shared memory may break the GPU's context")
 
 
