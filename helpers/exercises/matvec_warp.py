@@ -52,10 +52,27 @@ def _launch(case):
 
 
 def _refine(failure):
-    """Lanes of one warp that store y[row] one after another: only lane 0 holds the sum."""
+    """Lanes of one warp that store y[row] one after another: only lane 0 holds the sum; the
+    same first lanes of every warp alone in warp_sum (the row guard split each warp: the row
+    came from threadIdx.x), lane and row swapped."""
+    yield from _split_warps(failure)
     if failure.kind == "race" and failure.error.space == "global" and failure.between == "lanes":
         yield ("after warp_sum only lane 0 holds the row's sum (the others hold parts of it): "
                "let lane 0 alone store y[row], if (lane == 0)")
+
+
+def _split_warps(failure):
+    """Lanes 0 to k - 1 of each warp of the block waiting in a warp function, no thread at a
+    barrier: the others had returned at if (row >= rows), so the row is threadIdx.x's."""
+    err, warps = failure.error, int(np.prod(failure.block or (0,))) // 32
+    waiting = getattr(err, "waiting", None) or ()
+    k = len(waiting) // max(warps, 1)
+    if (failure.kind == "warp mask" and warps > 1 and 0 < k < 32 and err.barrier is None
+            and tuple(waiting) == tuple(32 * w + lane for w in range(warps) for lane in range(k))):
+        yield (f"lanes 0 to {k - 1} of each warp alone called warp_sum, the others had returned "
+               "at if (row >= rows): the row came from threadIdx.x, so lane and row are swapped: "
+               "lane = threadIdx.x (the place in the warp), row = blockIdx.x * blockDim.y + "
+               "threadIdx.y (the warp's place)")
 
 
 def _weights(cols, lanes=range(32), step=32):
@@ -86,9 +103,9 @@ def _mistakes(case, run):
         yield ("y is 0 everywhere: no lane added anything to v", "follow TODO 1: lane l adds "
                "A[row * cols + c] * x[c] for c = l, l + 32, ... < cols")
     for weight, problem, hint in (
-            (_weights(cols, [0]), "each y[row] is lane 0's sum only: warp_sum adds nothing",
-             "in warp_sum, for offset = 16, 8, 4, 2, 1: v += __shfl_down_sync(0xffffffff, v, "
-             "offset)"),
+            (_weights(cols, [0]), "each y[row] is lane 0's sum only: warp_sum adds nothing, or "
+             "its result was dropped", "in warp_sum, for offset = 16, 8, 4, 2, 1: v += "
+             "__shfl_down_sync(0xffffffff, v, offset); and keep its result: v = warp_sum(v)"),
             (_weights(cols, range(16)), "each y[row] holds lanes 0 to 15's sums only",
              "warp_sum starts at offset 16, half the warp, not 8"),
             (_weights(cols, range(0, 32, 2)), "each y[row] holds the even lanes' sums only",
@@ -127,7 +144,14 @@ def _models(a, x):
     by_column = a.ravel()[np.arange(cols)[None, :] * rows + np.arange(rows)[:, None]]
     yield (by_column @ x, "A was read down its columns, A[c * rows + row]: A is stored row after "
            "row", "row `row` of A starts at A[row * cols]: A[row * cols + c]")
+    flat = np.concatenate([a.ravel(), np.full(rows * rows + cols, JUNK)])
+    yield (flat[np.arange(rows)[:, None] * rows + np.arange(cols)] @ x, "A's rows were read rows "
+           "floats apart, A[row * rows + c]: a row of A holds cols floats",
+           "row `row` of A starts at A[row * cols]: A[row * cols + c]")
     parts = _lane_sums(a, x)
+    yield (parts[:, 31], "each y[row] is lane 31's sum alone: warp_sum's v = "
+           "__shfl_down_sync(...) replaced v with the lane above's at each step, where it adds "
+           "it", "v += __shfl_down_sync(0xffffffff, v, offset)")
     yield ((a * x[np.arange(cols) % 32]).sum(axis=1), "A's elements were multiplied by x[lane], "
            "not x[c]", "v += A[row * cols + c] * x[c]: the column's own element of x")
     yield (32 * parts[:, 0], "each y[row] is 32 times lane 0's sum: every lane added the same "

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from kernel_sources import compile_variant_pairs, solution, variant
+from kernel_sources import compile_variant_pairs, simulator_only, solution, variant
 
 from helpers.exercises import matvec_warp as checker
 
@@ -40,7 +40,23 @@ WRONG = {
     "no_row_guard": ([("    if (row >= rows)\n        return;", "")],
                      {"problem": "written past its end", "hint": "row >= rows"}),
     "reads_past_the_row": ([("c < cols;", "c <= cols;")], {"problem": "y[", "hint": "< cols"}),
+    # audit B: each named as itself
+    "lane_and_row_swapped": ([("int lane = threadIdx.x;", "int lane = threadIdx.y;"),
+                              ("blockIdx.x * blockDim.y + threadIdx.y;",
+                               "blockIdx.x * blockDim.x + threadIdx.x;")],
+                             {"problem": "never call it there",
+                              "hint": "lanes 0 to 4 of each warp alone called warp_sum"}),
+    "shuffle_replaces_v": ([("v += __shfl_down_sync", "v = __shfl_down_sync")],
+                           {"problem": "lane 31's sum", "hint": "v += __shfl_down_sync"}),
+    "rows_read_rows_apart": ([("A[row * cols + c]", "A[row * rows + c]")],
+                             {"problem": "A[row * rows + c]", "hint": "A[row * cols + c]"}),
+    "warp_sum_result_dropped": ([("v = warp_sum(v);", "warp_sum(v);")],
+                                {"problem": "or its result was dropped",
+                                 "hint": "v = warp_sum(v)"}),
 }
+# The simulator only: on a GPU a warp function with lanes missing is undefined behaviour.
+SIMULATOR_ONLY = {"lane_and_row_swapped": "a warp function called with lanes missing is "
+                                          "undefined on a GPU"}
 # Right, but not the solution's way: each must pass (a speed rule may later ask more of the second)
 RIGHT = {
     "butterfly": [(SHUFFLE, "        v += __shfl_xor_sync(0xffffffff, v, offset);\n")],
@@ -72,7 +88,7 @@ def test_a_right_kernel_written_another_way_passes(kernels, name):
     assert checker.check_matvec_warp_kernel(*kernels[name]).passed is True
 
 
-@pytest.mark.parametrize("name", sorted(WRONG))
+@pytest.mark.parametrize("name", simulator_only(sorted(WRONG), SIMULATOR_ONLY))
 def test_each_mistake_gets_its_own_verdict(kernels, name):
     verdict = checker.check_matvec_warp_kernel(*kernels[name])
     assert verdict.passed is False
