@@ -27,9 +27,9 @@ def _draw(rng):
             (rows, awkward(rng, 32, 33, rows - 1), pick(rng, BLOCKS))]
 
 
-def visible(rows, cols):
-    """True where column c of row r takes part: c <= r."""
-    return np.arange(cols)[None, :] <= np.arange(rows)[:, None]
+def visible(rows, cols, ahead=0):
+    """True where column c of row r takes part: c <= r (c <= r + ahead)."""
+    return np.arange(cols)[None, :] <= np.arange(rows)[:, None] + ahead
 
 
 def scores(rows, cols):
@@ -72,6 +72,45 @@ def _lanes_own_max(x):
     return softmax(x, shift=shift)
 
 
+def _near(got, model):
+    return np.allclose(got, model, rtol=4e-3, atol=1e-4)
+
+
+def _exps(x):
+    """exp(x - m) over each row's visible columns (m their max), 0 in the masked ones."""
+    seen = visible(*x.shape)
+    x = np.where(seen, x.astype(np.float64), -np.inf)
+    return np.where(seen, np.exp(x - x.max(axis=1, keepdims=True)), 0)
+
+
+def _shfl_down_sums(e):
+    """What each column's lane holds after warp_sum written with __shfl_down_sync: a lane whose
+    source (lane + offset) is past 31 gets its own value back, so only lane 0 ends with the row's
+    whole sum."""
+    part = np.stack([e[:, lane::32].sum(axis=1) for lane in range(32)], axis=1)
+    for offset in (16, 8, 4, 2, 1):
+        source = np.arange(32) + offset
+        part = part + np.where(source < 32, part[:, np.minimum(source, 31)], part)
+    return part[:, np.arange(e.shape[1]) % 32]
+
+
+def _sum_slips(x, got):
+    """The mistakes whose rows do not add up to 1, each named by a model of what it computes."""
+    e, rows = _exps(x), np.arange(x.shape[0])
+    own = np.arange(x.shape[1])[None, :] == np.minimum(rows, x.shape[1] - 1)[:, None]
+    if _near(got, e):
+        yield ("y is exp(x - m), never divided by the sum",
+               "y = exp(x - m) / sum where c <= last: the sum is there to make each row add up to 1")
+    if _near(got, np.where(own, 0, softmax(x))):
+        yield ("each row's column last came out 0, the others right: the write's test is c < last",
+               "a row sees its own column: y = exp(x - m) / sum where c <= last")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        down = np.where(visible(*x.shape), e / _shfl_down_sums(e), 0)
+    if _near(got, down):
+        yield ("each lane divided by its own part of the sum: only lane 0 holds the sum after "
+               "__shfl_down_sync", "use __shfl_xor_sync, which leaves it in every lane")
+
+
 def _mistakes(case, run):
     x, got = run.model, run.out.got.astype(np.float64)
     want = softmax(x)
@@ -91,6 +130,9 @@ def _mistakes(case, run):
         yield ("NaN or inf in the rows whose scores are about 100, right in the small ones: "
                "exp(x) overflowed a float, the max was not subtracted",
                "m = the max of columns 0 to last (each lane's, then warp_max), then exp(x - m)")
+    if _near(got, softmax(x, seen=visible(*x.shape, ahead=1))):
+        yield ("each row saw one column too many: its softmax took in column row + 1",
+               "last = min(row, cols - 1): token r looks at columns 0 to r, its own the last")
     if (got[~visible(*x.shape) & ~run.out.unwritten] != 0).any():
         yield ("the masked columns (past the row's own, c > row) are not 0",
                "y = 0 where c > last: a token does not look at the ones after it")
@@ -102,20 +144,21 @@ def _mistakes(case, run):
         yield ("some rows or columns of y were never written",
                "one warp a row, row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, its "
                "lanes over columns lane, lane + 32, ... while c < cols")
-    if np.allclose(got, _lanes_own_max(x), rtol=4e-3, atol=1e-4):
+    if _near(got, _lanes_own_max(x)):
         yield ("each lane subtracted the max of its own columns, not the row's",
                "after each lane's max, m = warp_max(m): all 32 lanes need the same max")
     if right[:x.shape[1] - 1].all():  # only rows r >= cols - 1 are wrong
         yield ("only the rows that see every column (row >= cols - 1) are wrong: their last "
                "column is not cols - 1", "last = min(row, cols - 1): a row has only cols columns")
-    if np.allclose(got, softmax(x, seen=visible(*x.shape) & ~np.eye(*x.shape, dtype=bool)),
-                   rtol=4e-3, atol=1e-4):  # the columns before a row's own only
+    if _near(got, softmax(x, seen=visible(*x.shape) & ~np.eye(*x.shape, dtype=bool))):
+        # the columns before a row's own only
         yield ("each row left out its own column: y[r][r] is 0, and row 0 is all 0 (last is one "
                "short)", "a row sees columns 0 to row, its own included: last = min(row, cols - 1)")
-    if np.allclose(got, softmax(x, summed=True), rtol=4e-3, atol=1e-4):  # over every column
+    if _near(got, softmax(x, summed=True)):  # over every column
         yield ("the rows add up to less than 1: the sum took in the masked columns too (c < "
                "cols), whose exp(x - m) the output leaves out",
                "the sum's loop, as the max's, runs over the visible columns only: c <= last")
+    yield from _sum_slips(x, got)
     if not np.allclose(got.sum(axis=1), 1, rtol=1e-2):
         yield ("the rows do not add up to 1: the sum of exp(x - m) is not the whole row's",
                "each lane adds its columns' exp(x - m), then sum = warp_sum(sum) for all 32")

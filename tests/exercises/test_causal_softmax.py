@@ -52,6 +52,14 @@ WRONG = [
      ["the sum took in the masked columns too", "c <= last"]),
     ("masked_columns_not_zeroed", variant(KERNEL, ("c <= last ? __expf", "c < cols ? __expf")),
      ["the masked columns (past the row's own, c > row) are not 0", "y = 0 where c > last"]),
+    ("one_column_too_many", variant(KERNEL, ("int last = min(row, cols - 1);", "int last = min(row + 1, cols - 1);")),
+     ["each row saw one column too many", "last = min(row, cols - 1)"]),
+    ("never_divided", variant(KERNEL, ("__expf(__half2float(in[c]) - m) / sum", "__expf(__half2float(in[c]) - m)")),
+     ["y is exp(x - m), never divided by the sum", "/ sum"]),
+    ("write_test_below_last", variant(KERNEL, ("c <= last ? __expf", "c < last ? __expf")),
+     ["the write's test is c < last", "a row sees its own column"]),
+    ("warp_sum_shfl_down", variant(KERNEL, ("v += __shfl_xor_sync", "v += __shfl_down_sync")),
+     ["only lane 0 holds the sum after __shfl_down_sync", "use __shfl_xor_sync"]),
 ]
 
 # Right, though not as the solution does it: the warp's max with __shfl_down_sync, then lane 0's
