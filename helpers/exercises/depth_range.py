@@ -3,7 +3,8 @@ atomicMin and atomicMax (``cuda_src/exercises/depth_range.cu``).
 
 ``depth_range(depth, n, range)`` leaves in range[0] the smallest non-zero depth and in range[1]
 the largest; range starts at {UINT_MAX, 0}. The images have holes (0), their nearest and farthest
-depths lie outside block 0 (the nearest at the last pixel, which a guard off by one leaves out),
+depths lie outside block 0 (the nearest at the last pixel, which a guard off by one leaves out;
+in the third image a farther one still at pixel 0, which an index one too large leaves out),
 and past their end lies ``JUNK`` (a depth farther than any), so that a
 kernel that counts holes, reads past n or covers only block 0 gives a range that shows it. A
 plain compare-and-store gives the right range by luck, often: the last case runs on the
@@ -22,12 +23,13 @@ from helpers.exercises.microscope import observe, observed_launch
 
 START = np.array([0xFFFFFFFF, 0], np.uint32)
 JUNK = 65000
-CASES = [dict(n=1000, block=128), dict(n=70_001, block=256), dict(n=300, block=64),
+CASES = [dict(n=1000, block=128), dict(n=70_001, block=256), dict(n=300, block=64, far_first=True),
          dict(observe=True, n=2000, block=128)]
 
 ATOMIC_HINT = ("a compare and a store are two steps, and another thread's depth can come in "
                "between: atomicMin(&range[0], d) and atomicMax(&range[1], d) do both in one")
 GUARD_HINT = "threads past the end must do nothing: if (i >= n) return; first"
+RESET_HINT = "range is set before the launch ({UINT_MAX, 0}): do not set it in the kernel"
 
 
 def _draw(rng):
@@ -41,40 +43,56 @@ def _where(case):
     return f"n = {n}, block = ({block}, 1, 1), grid = ({-(-n // block)}, 1)"
 
 
-def depths(n):
+def depths(n, far_first=False):
     """n depths in millimetres, 20% holes, the nearest (250, the last pixel) and the farthest
-    (9000) past block 0."""
+    (9000) past block 0; ``far_first``: a farther one still (9500) at pixel 0."""
     rng = np.random.default_rng(n)
     depth = rng.integers(300, 8000, n)
     depth[rng.random(n) < 0.2] = 0
     depth[n - 1], depth[n // 2 + 1] = 250, 9000
+    if far_first:
+        depth[0] = 9500
     return depth.astype(np.uint16)
 
 
 def _launch(case):
     n, block = case["n"], case["block"]
-    depth = depths(n)
+    depth = depths(n, case.get("far_first", False))
     return Launch((Input(depth, after=block, junk=JUNK), np.int32(n),
                    Output(2, np.uint32, poisons=(0xDEADBEEF,), start=START)),
                   block=(block, 1, 1), grid=(-(-n // block), 1), model=depth)
 
 
+def _reset_in_kernel(race):
+    """A race between a plain store and an atomic update: a thread setting range's start."""
+    return race is not None and {race.first.does, race.second.does} == {
+        "writes it", "updates it atomically"}
+
+
 def _refine(failure):
     if failure.kind == "race":
-        yield ATOMIC_HINT
+        yield RESET_HINT if _reset_in_kernel(failure.error) else ATOMIC_HINT
+
+
+def _range(depth):
+    """[nearest, farthest] of depth's measured (non-zero) pixels."""
+    measured = depth[depth > 0]
+    return [int(measured.min()), int(measured.max())]
 
 
 def _mistakes(case, run):
     """The mistakes one launch shows, the most telling first (none when it is right)."""
     depth, (near, far) = run.model, run.out.got.tolist()
-    measured = depth[depth > 0]
-    want = [int(measured.min()), int(measured.max())]
+    want = _range(depth)
     if run.out.past.size:
         yield "the kernel wrote past range[1]", "range has two numbers: range[0] and range[1]"
     if [near, far] == START.tolist():
         yield ("range is as it started, {4294967295, 0}: no depth made it nearer or farther",
                "keep the nearest with atomicMin(&range[0], d), the farthest with "
                "atomicMax(&range[1], d)")
+    if [near, far] == [0, 0]:
+        yield ("every depth became 0: range came out {0, 0}, if (d = 0) assigns 0 to d",
+               "compare with ==: if (d == 0) return;")
     if near == 0:
         yield ("the nearest depth came out 0: holes (depth 0, no measurement) were counted",
                "a hole is no point: return when d == 0, before touching range")
@@ -85,22 +103,26 @@ def _mistakes(case, run):
     if far == JUNK:
         yield (f"the farthest depth came out {JUNK}, what lies past the end of depth: threads "
                "past n read it", GUARD_HINT)
-    first = depth[:case["block"]]
-    if [near, far] == [int(first[first > 0].min()), int(first[first > 0].max())]:
+    if [near, far] == _range(depth[:case["block"]]):
         yield ("the range is that of block 0's pixels only",
                "every block has its pixels: i = blockIdx.x * blockDim.x + threadIdx.x")
     if [near, far] == want:
         return
-    if [near, far] == [int(measured[:-1].min()), int(measured[:-1].max())]:
+    if [near, far] == _range(depth[1:]):
+        yield ("the range is that of pixels 1 to n - 1: pixel 0 was not looked at",
+               "i is one too many: i = blockIdx.x * blockDim.x + threadIdx.x, no + 1 (thread 0 "
+               "of block 0 looks at pixel 0)")
+    if [near, far] == _range(depth[:-1]):
         yield ("the last pixel (i = n - 1, the nearest depth) was not looked at: the bounds "
                "guard is off by one", "the last pixel is i = n - 1: " + GUARD_HINT + " (>=, not >)")
-    if want[0] <= near and far <= want[1] and observe(run.kernel, _launch(CASES[-1])).race is None:
+    race = observe(run.kernel, _launch(CASES[-1])).race
+    if want[0] <= near and far <= want[1] and race is None:
         yield (f"range is {{{near}, {far}}}, expected {{{want[0]}, {want[1]}}}, and the race check "
                "finds no race: not every pixel was looked at, or a depth went to the other end",
                "thread i = blockIdx.x * blockDim.x + threadIdx.x looks at depth[i], then "
                "atomicMin(&range[0], d) and atomicMax(&range[1], d)")
     yield (f"range is {{{near}, {far}}}, expected {{{want[0]}, {want[1]}}}: depths were lost",
-           ATOMIC_HINT)
+           RESET_HINT if _reset_in_kernel(race) else ATOMIC_HINT)
 
 
 EXERCISE = KernelExercise(

@@ -35,6 +35,14 @@ WRONG = {
                           ("race", "depths were lost"), "atomicMin(&range[0], d)"),
     "added_not_kept": ([("atomicMax(&range[1], d)", "atomicAdd(&range[1], d)")],
                        "depths were lost", "atomicMax"),
+    "assigned_not_compared": ([("if (d == 0)", "if (d = 0)")], "every depth became 0",
+                              "compare with =="),
+    "pixel_0_skipped": ([("threadIdx.x;\n", "threadIdx.x + 1;\n")],
+                        "the range is that of pixels 1 to n - 1", "i is one too many"),
+    "range_reset_in_the_kernel": ([("        return;\n    unsigned int d",
+                                    "        return;\n    if (i == 0) { range[0] = 0xFFFFFFFF; "
+                                    "range[1] = 0; }\n    unsigned int d")],
+                                  ("race", "depths were lost"), "do not set it in the kernel"),
 }
 RIGHT = {
     "holes_skipped_by_an_if": [(HOLE + ATOMICS, "    if (d > 0) {\n        atomicMin(&range[0], d);"
