@@ -25,6 +25,15 @@ SLOT_HINT = "the point of valid pixel i is row slot[i] of points: int k = slot[i
 HOLE_HINT = ("a hole's Z is NaN, and NaN > 0.0f is false: return before writing when "
              "!(xyz[2 * n + i] > 0.0f)")
 GUARD_HINT = "threads past the end must do nothing: if (i >= n) return; first"
+INDEX = "i = blockIdx.x * blockDim.x + threadIdx.x"
+# (the index a thread took, its pixel from its thread t and block b of B threads in a grid of
+# G blocks, why it misses pixels)
+INDEXES = [("threadIdx.x", lambda t, b, B, G: t,
+            "i = threadIdx.x leaves out blockIdx.x * blockDim.x: every block did block 0's pixels"),
+           ("threadIdx.x * blockDim.x + blockIdx.x", lambda t, b, B, G: t * B + b,
+            "blockIdx.x and threadIdx.x are swapped"),
+           ("blockIdx.x * gridDim.x + threadIdx.x", lambda t, b, B, G: b * G + t,
+            "block b's pixels start b * blockDim.x, blockDim.x apart, not gridDim.x")]
 
 
 def _draw(rng):
@@ -45,6 +54,13 @@ def cloud(n):
     xyz[2] = rng.uniform(0.3, 5, n)
     xyz[:, (rng.random(n) < 0.3) | (np.arange(n) == n - 1)] = HOLE
     return xyz
+
+
+def _refine(failure):
+    if failure.kind == "out of bounds" and failure.error.is_write and \
+            -12 <= (failure.error.offset or 0) < 0:   # row -1: the first valid pixel's slot - 1
+        yield ("slot is an exclusive sum: the first valid pixel's slot is 0, its row: "
+               "k = slot[i], no - 1")
 
 
 def _launch(case):
@@ -88,10 +104,32 @@ def _mistakes(case, run):
                "three floats, and it starts at points[3 * k]",
                "points[3 * k] = X, points[3 * k + 1] = Y, points[3 * k + 2] = Z")
     if out.unwritten.any():
-        first = int(np.argmax(out.unwritten.any(axis=1)))
-        yield (f"{int(out.unwritten.any(axis=1).sum())} of {count} points were never written "
-               f"(the first is row {first})", SLOT_HINT)
+        yield from _unwritten(case, xyz, out.unwritten.any(axis=1))
     yield from _wrong_points(out.got, want, xyz)
+
+
+def _reached(index, n, block):
+    """True for each of n pixels that some thread's index reaches."""
+    grid = -(-n // block)
+    i = index(np.arange(block)[:, None], np.arange(grid)[None, :], block, grid).ravel()
+    return np.isin(np.arange(n), i)
+
+
+def _unwritten(case, xyz, missing):
+    """Mistakes that leave rows of points unwritten (``missing``, one a row), each named by the
+    valid pixels it skips."""
+    valid, count = xyz[2] > 0, int(missing.size)
+    words = f"{int(missing.sum())} of {count} points were never written"
+    for formula, index, why in INDEXES:
+        if np.array_equal(missing, ~_reached(index, *case)[valid]):
+            yield (f"{words}, exactly those of the pixels i = {formula} never reaches",
+                   f"{why}: {INDEX}")
+    for plane, name in enumerate("XY"):
+        if np.array_equal(missing, ~(xyz[plane][valid] > 0)):
+            yield (f"{words}, exactly those whose {name} is not above 0: the hole test reads "
+                   f"{name}, xyz[{'n + ' * plane}i]", "Z is xyz[2 * n + i]: return when "
+                   "!(xyz[2 * n + i] > 0.0f)")
+    yield f"{words} (the first is row {int(np.argmax(missing))})", SLOT_HINT
 
 
 def _wrong_points(got, want, xyz):
@@ -116,7 +154,7 @@ def _wrong_points(got, want, xyz):
 EXERCISE = KernelExercise(
     stub="exercises/compact_points.cu", kernel="compact_points",
     signature="const float *xyz, int n, const int *slot, float *points",
-    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
+    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes, refine=_refine,
     crash_hint=GUARD_HINT + "; and " + SLOT_HINT,
     success=f"every valid point is in its row, in pixel order, and no hole ({len(CASES)} clouds "
             "of sizes not multiples of the block; nothing written past the list)")

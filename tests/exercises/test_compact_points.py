@@ -4,12 +4,13 @@ The solution and all its variants are compiled as one module."""
 
 import pytest
 
-from kernel_sources import ROOT, compile_variants, solution, variant
+from kernel_sources import ROOT, compile_variants, simulator_only, solution, variant
 
 from helpers.exercises import catalog
 from helpers.exercises import compact_points as checker
 
 KERNEL = solution("compact_points.cu")
+INDEX = "int i = blockIdx.x * blockDim.x + threadIdx.x;"
 HOLE = "    if (!(xyz[2 * n + i] > 0.0f))\n        return;\n"
 GUARD = "    if (i >= n)\n        return;\n"
 STORES = ("points[3 * k] = xyz[i];", "points[3 * k + 1] = xyz[n + i];",
@@ -38,7 +39,23 @@ WRONG = {
     "y_never_written": ([(STORES[1], "")], "points were never written", "slot[i]"),
     "y_from_x": ([(STORES[1], "points[3 * k + 1] = xyz[i];")], "points are wrong",
                  "xyz[n + i]"),
+    "block_index_left_out": ([(INDEX, "int i = threadIdx.x;")], "exactly those of the pixels",
+                             "i = threadIdx.x leaves out blockIdx.x * blockDim.x"),
+    "block_and_thread_swapped": ([(INDEX, "int i = threadIdx.x * blockDim.x + blockIdx.x;")],
+                                 "i = threadIdx.x * blockDim.x + blockIdx.x never reaches",
+                                 "blockIdx.x and threadIdx.x are swapped"),
+    "grid_dim_for_block_dim": ([(INDEX, "int i = blockIdx.x * gridDim.x + threadIdx.x;")],
+                               "i = blockIdx.x * gridDim.x + threadIdx.x never reaches",
+                               "blockDim.x apart"),
+    "hole_test_on_x": ([("if (!(xyz[2 * n + i] > 0.0f))", "if (!(xyz[i] > 0.0f))")],
+                       "the hole test reads X", "Z is xyz[2 * n + i]"),
+    "hole_test_on_y": ([("if (!(xyz[2 * n + i] > 0.0f))", "if (!(xyz[n + i] > 0.0f))")],
+                       "the hole test reads Y", "Z is xyz[2 * n + i]"),
+    "slot_minus_one": ([("int k = slot[i];", "int k = slot[i] - 1;")], "before the start",
+                       "slot is an exclusive sum"),
 }
+# a write before the start of points: on a GPU it lands in another allocation, or crashes
+SIMULATOR_ONLY = {"slot_minus_one": "writes before the start of points"}
 RIGHT = {
     "nan_test_by_isnan": [(HOLE, "    if (isnan(xyz[2 * n + i]))\n        return;\n")],
     "grid_stride_with_a_store_block": [
@@ -71,7 +88,7 @@ def test_right_kernels_pass(kernels, name, capsys):
     assert verdict.passed is True, verdict
 
 
-@pytest.mark.parametrize("name", sorted(WRONG))
+@pytest.mark.parametrize("name", simulator_only(sorted(WRONG), SIMULATOR_ONLY))
 def test_each_mistake_gets_its_verdict(kernels, name, capsys):
     _, problem, hint = WRONG[name]
     verdict = checker.check_compact_points_kernel(kernels[name])
