@@ -114,7 +114,23 @@ LOOKALIKES = [
     (lambda m, k, n: dict(b_start=lambda kk, tc: tc * 16 + kk * k), "B's tile was found as if B "
      "were stored row after row (B + tile_col * 16 + k * K), but B is stored column after column",
      "B's tile (k / 16, tile_col) starts at B + tile_col * 16 * K + k"),
+    (lambda m, k, n: dict(tile_of=lambda w: divmod(w % 4, n // 16)), "every block's four warps "
+     "took tiles 0 to 3: warp = threadIdx.x / 32 numbers a warp within its block",
+     "number the warps across the grid: warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32"),
+    (lambda m, k, n: dict(b_start=lambda kk, tc: tc * 16 * n + kk), "B's tile started "
+     "tile_col * 16 columns of N elements in (B + tile_col * 16 * N + k), but a column of B holds "
+     "K", "B's tile (k / 16, tile_col) starts at B + tile_col * 16 * K + k"),
+    (lambda m, k, n: dict(k_end=k + 16), "the loop over K ran one step too many (k <= K): its "
+     "last step read A's rows and B's columns past their end", "k steps by 16 while k < K: for (int k = 0; "
+     "k < K; k += 16)"),
 ]
+C_HINT = ("C's tile (tile_row, tile_col) starts at C + tile_row * 16 * N + tile_col * 16, and "
+          "from one row to the next is N elements")
+
+
+def _refine(failure):
+    if failure.kind == "out of bounds" and failure.error.is_write:   # C is the one it writes
+        yield C_HINT
 
 
 def _mistakes(case, run):
@@ -134,8 +150,7 @@ def _mistakes(case, run):
     if out.unwritten.any():
         r, c = np.argwhere(out.unwritten)[0]
         yield (f"{int(out.unwritten.sum())} elements of C were never written (the first is "
-               f"C[{r}][{c}])", "C's tile (tile_row, tile_col) starts at C + tile_row * 16 * N + "
-               "tile_col * 16, and from one row to the next is N elements")
+               f"C[{r}][{c}])", C_HINT)
     want = _product(run.model, case)
     for each in (c.astype(np.float64) for c in out.runs):  # warps' stores that race may be
         if not _either(each, want):                       # right in one launch and not the other
@@ -158,7 +173,8 @@ def _mistakes(case, run):
 EXERCISE = KernelExercise(
     stub="exercises/wmma_gemm.cu", kernel="wmma_gemm",
     signature="const half *A, const half *B, float *C, int M, int K, int N",
-    cases=CASES, draw=_draw, launch=_launch, mistakes=_mistakes, no_extern_c=True,
+    cases=CASES, draw=_draw, launch=_launch, mistakes=_mistakes, refine=_refine,
+    no_extern_c=True,
     where=lambda case: "with M = {}, K = {}, N = {}".format(*case),
     crash_hint="each tile starts inside its matrix: A + tile_row * 16 * K + k, "
                "B + tile_col * 16 * K + k",

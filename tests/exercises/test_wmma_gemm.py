@@ -72,12 +72,22 @@ WRONG = [
      ["as if B were stored row after row", "B + tile_col * 16 * K + k"]),
     ("accumulator_never_set", variant(KERNEL, ("    wmma::fill_fragment(c, 0.0f);\n", "")),
      ["the accumulator started with what its registers held", "fill_fragment(c, 0.0f)"]),
+    ("warp_within_its_block", variant(KERNEL, ("int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;",
+                                               "int warp = threadIdx.x / 32;")),
+     ["warp = threadIdx.x / 32", "warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32"]),
+    ("b_tile_n_apart", variant(KERNEL, (LOAD_B, LOAD_B.replace("tile_col * 16 * K", "tile_col * 16 * N"))),
+     ["B + tile_col * 16 * N + k", "B + tile_col * 16 * K + k"]),
+    ("k_up_to_k", variant(KERNEL, ("k < K; k += 16", "k <= K; k += 16")),
+     ["one step too many", "k < K"]),
+    ("c_tile_rows_k_apart", variant(KERNEL, ("C + tile_row * 16 * N", "C + tile_row * 16 * K")),
+     ["a write of C", "C + tile_row * 16 * N + tile_col * 16"]),
 ]
 
 
 # The simulator only: an accumulator never set holds what its registers held, which on a GPU may
 # be the same in both launches (0, even); on the simulator a local never set holds 0xFE bytes.
-SIMULATOR_ONLY = {"accumulator_never_set": "a GPU's registers may hold the same in both launches"}
+SIMULATOR_ONLY = {"accumulator_never_set": "a GPU's registers may hold the same in both launches",
+                  "c_tile_rows_k_apart": "stores past the end of C"}
 
 
 @pytest.fixture(scope="module")
