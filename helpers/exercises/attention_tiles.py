@@ -4,7 +4,7 @@
 a block of TILE threads a tile of queries, walking over every tile of keys with the online
 softmax. The checker's model is the kernel's own walk, tile by tile, in float64: each usual
 mistake (a tile skipped or overlapping, keys of zeros scored, a thread's own slot read at every
-step, k and v mixed up, a rescale forgotten or always 1, m never updated, a wrong scale, the final
+step, k and v mixed up, keys staged from the wrong index, a rescale forgotten or always 1, m never updated, a wrong scale, the final
 division left out) is that walk with one thing changed, and is named when the output matches it. A launch on the simulator, race-checked, inputs allocated to the byte, finds a
 missing barrier and a read past n whose value goes nowhere.
 """
@@ -36,20 +36,23 @@ def _where(case):
 
 def walk(q, k, v, tiles=None, keys=lambda n, tile: min(TILE, n - tile * TILE),
          stage=lambda tile, t: tile * TILE + t, scale=D ** -0.5, rescale_l=True, rescale_acc=True,
-         update_m=True, own_key=False, own_value=False, divide=True):
+         update_m=True, own_key=False, own_value=False, divide=True, query_keys=False):
     """The kernel's walk, tile by tile, in float64: ``tiles`` tiles, each staging key
     ``stage(tile, t)`` in slot t (zeros past n) and scoring ``keys(n, tile)`` of them; the other
     keywords change one step each (``own_key``: thread t scores its own slot's key at every step,
-    not slot jj's; ``update_m``: m = m_new after each key)."""
+    not slot jj's; ``query_keys``: slot jj holds key blockIdx.x * TILE + jj in every tile, zeros
+    past n; ``update_m``: m = m_new after each key)."""
     n = q.shape[0]
     lane, qs = np.arange(n) % TILE, q.astype(np.float64) * scale
+    first, padded = np.arange(n) - lane, np.concatenate([k, np.zeros((TILE, D))])
     m, total, acc = np.full(n, -np.inf), np.zeros(n), np.zeros((n, D))
     for tile in range(-(-n // TILE) if tiles is None else tiles):
         j = stage(tile, np.arange(TILE))
         ks, vs = (np.where((j < n)[:, None], a[np.minimum(j, n - 1)].astype(np.float64), 0.0)
                   for a in (k, v))
         for jj in range(keys(n, tile)):
-            s = (qs * ks[lane]).sum(axis=1) if own_key else qs @ ks[jj]
+            s = (qs * (ks[lane] if own_key else padded[first + jj] if query_keys else ks[jj])
+                 ).sum(axis=1)
             new = np.maximum(m, s)
             r, p = np.exp(m - new), np.exp(s - new)
             total = total * (r if rescale_l else 1) + p
@@ -120,6 +123,12 @@ def _walks(n, q, k, v):
            "Vs[t][c] comes from v[j * HEAD_DIM + c]")
     yield ((q, v, v), {}, "the scores are against the values, not the keys: Ks was staged from v",
            "Ks[t][c] comes from k[j * HEAD_DIM + c]")
+    yield ((q, k.ravel()[np.arange(n)[:, None] * TILE + np.arange(D)], v), {}, "the keys were "
+           "staged TILE elements apart, k[j * TILE + c], where key j is HEAD_DIM elements long",
+           "Ks[t][c] comes from k[j * HEAD_DIM + c]")
+    yield ((q, k, v), dict(query_keys=True), "Ks was staged from the query index i: every tile "
+           "held the keys of the block's own queries (and threads past n read past k)",
+           "thread t stages key j = tile * TILE + t: Ks[t][c] = k[j * HEAD_DIM + c]")
     rescale = "exp(m - m_new), with m the max before this key"
     yield ((q, k, v), dict(rescale_l=False, rescale_acc=False), "neither l nor acc was rescaled "
            "when the max grew: was m set to m_new before the rescale was computed?",
@@ -135,6 +144,9 @@ def _walks(n, q, k, v):
                         "1 / sqrt(HEAD_DIM)")):
         yield ((q, k, v), dict(scale=scale), f"the scores were {name}",
                "multiply q (or each score) by rsqrtf(HEAD_DIM)")
+    yield ((q, k, v), dict(scale=0.0), "every score was 0, each key weighted alike: the scale "
+           "was 0 (1 / 8 is an integer division, and its result 0)",
+           "multiply q by rsqrtf(HEAD_DIM) (or 1.0f / 8: a float)")
     yield ((q, k, v), dict(divide=False), "o is acc, not acc / l: the sum of the weights was not "
            "divided out", "write acc[c] / l")
 

@@ -62,6 +62,12 @@ WRONG = [
     ("query_steps_by_head_dim", variant(KERNEL, ("i = blockIdx.x * TILE + t;",
                                                  "i = blockIdx.x * HEAD_DIM + t;")),
      ["the query index steps by HEAD_DIM, not TILE", "i = blockIdx.x * TILE + threadIdx.x"]),
+    ("scale_in_ints", variant(KERNEL, ("rsqrtf((float)HEAD_DIM);", "1 / 8;")),
+     ["every score was 0", "integer division", "rsqrtf(HEAD_DIM)"]),
+    ("keys_tile_apart", variant(KERNEL, ("k[(size_t)j * HEAD_DIM + c]", "k[(size_t)j * TILE + c]")),
+     ["TILE elements apart", "k[j * HEAD_DIM + c]"]),
+    ("keys_of_the_queries", variant(KERNEL, ("k[(size_t)j * HEAD_DIM + c]", "k[(size_t)i * HEAD_DIM + c]")),
+     ["Ks was staged from the query index i", "j = tile * TILE + t"]),
 ]
 
 # Right, though not as the solution does it: powers of 2 (exp2f, the scale times log2(e)), as
