@@ -74,9 +74,7 @@ def _mistakes(case, run):
     wrong = np.flatnonzero(~np.isclose(got, want, rtol=1e-5, atol=1e-6))
     if not wrong.size:
         return
-    for model, problem in ((0 * want, "every output is 0: nothing is computed yet, or it is "
-                            "multiplied by a factor that is 0 (1 / 2 is integer division in C: "
-                            "write 0.5f)"),
+    for model, problem in ((0 * want, "every output is 0: nothing is computed yet"),
                            (-want, "the sign is turned: in[i - 1] - in[i + 1]"),
                            (2 * want, "the results are twice too large")):
         if np.allclose(got, model, rtol=1e-5, atol=1e-6):
