@@ -82,9 +82,9 @@ def _mistakes(case, run):
     for start, problem in _STARTS:   # (blocks adding into one element race: on a GPU some of
         model = _visits(n, block, blocks, start)  # their additions are lost)
         if np.array_equal(visits > 0, model > 0) and (visits <= model).all():
-            yield (f"the loop starts at {problem}, so the blocks' walks overlap",
-                   "start at i = blockIdx.x * blockDim.x + threadIdx.x, step by gridDim.x * "
-                   "blockDim.x")
+            yield (f"the loop starts at {problem}, so the threads' walks overlap",
+                   "the stride is right; start at i = blockIdx.x * blockDim.x + threadIdx.x, "
+                   "the thread's global index")
     if (visits > 1).any():
         first = int(np.argmax(visits > 1))
         yield (f"y[{first}] got x[{first}] added {int(visits[first])} times: threads visit the "
@@ -93,6 +93,10 @@ def _mistakes(case, run):
     if threads < n and (visits[:threads] == 1).all() and not visits[threads:].any():
         yield (f"only the first {threads} elements were added, one a thread: each thread did "
                "one element, not all of its elements", LOOP_HINT)
+    whole = threads * (n // threads)   # what the threads cover in chunks of n / threads
+    if whole < n and np.array_equal(visits, np.arange(n) < whole):
+        yield (f"the last {n - whole} elements (y[{whole}] on) were never added to: chunks of "
+               "n / threads elements leave out the last n % threads", LOOP_HINT)
     missed = np.flatnonzero(visits == 0)
     if missed.size:
         yield (f"{missed.size} of {n} elements were never added to (the first is "
@@ -102,10 +106,16 @@ def _mistakes(case, run):
            f"{got[first]}, expected {y[first] + x[first]})", "y[i] += x[i], once for each i < n")
 
 
-_STARTS = [(lambda b, t: t, "threadIdx.x: every block starts at element 0"),
-           (lambda b, t: b + t, "blockIdx.x + threadIdx.x: blockIdx.x is not multiplied by "
-            "blockDim.x")]
-"""(a wrong loop's start from block b and thread t, the words for it)"""
+_STARTS = [(lambda b, t, block, blocks: t, "threadIdx.x: every block starts at element 0"),
+           (lambda b, t, block, blocks: b + t, "blockIdx.x + threadIdx.x: blockIdx.x is not "
+            "multiplied by blockDim.x"),
+           (lambda b, t, block, blocks: b * blocks + t, "blockIdx.x * gridDim.x + threadIdx.x: "
+            "blockIdx.x is multiplied by the number of blocks, not by blockDim.x, a block's "
+            "threads"),
+           (lambda b, t, block, blocks: t * block + b, "threadIdx.x * blockDim.x + blockIdx.x: "
+            "blockIdx.x and threadIdx.x swapped places")]
+"""(a wrong loop's start from block b and thread t of a grid of blocks of block threads, the words
+for it)"""
 
 
 def _visits(n, block, blocks, start):
@@ -113,7 +123,7 @@ def _visits(n, block, blocks, start):
     visits = np.zeros(n)
     for b in range(blocks):
         for t in range(block):
-            np.add.at(visits, np.arange(start(b, t), n, block * blocks), 1)
+            np.add.at(visits, np.arange(start(b, t, block, blocks), n, block * blocks), 1)
     return visits
 
 

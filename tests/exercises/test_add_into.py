@@ -36,6 +36,18 @@ WRONG = {
     "start_without_blockDim": (("int i = blockIdx.x * blockDim.x + threadIdx.x;",
                                 "int i = blockIdx.x + threadIdx.x;"),
                                "blockIdx.x is not multiplied by blockDim.x"),
+    "start_with_gridDim": (("int i = blockIdx.x * blockDim.x + threadIdx.x;",
+                            "int i = blockIdx.x * gridDim.x + threadIdx.x;"),
+                           "the loop starts at blockIdx.x * gridDim.x + threadIdx.x"),
+    "start_roles_swapped": (("int i = blockIdx.x * blockDim.x + threadIdx.x;",
+                             "int i = threadIdx.x * blockDim.x + blockIdx.x;"),
+                            "the loop starts at threadIdx.x * blockDim.x + blockIdx.x"),
+    "chunks_of_n_over_threads": (
+        ("    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)\n"
+         "        y[i] += x[i];",
+         "    int t = blockIdx.x * blockDim.x + threadIdx.x;\n    int per = n / stride;\n"
+         "    for (int i = t * per; i < (t + 1) * per; i++)\n        y[i] += x[i];"),
+        "the last 40 elements (y[960] on) were never added to"),
     "assigned": (("y[i] += x[i];", "y[i] = x[i];"), "y holds x"),
     "subtracted": (("y[i] += x[i];", "y[i] -= x[i];"), "x was subtracted from y"),
     "added_twice": (("y[i] += x[i];", "y[i] += 2.0f * x[i];"), "y[0] got x[0] added 2 times"),
