@@ -66,7 +66,7 @@ def _launch(case):
                   block=(size, 1, 1), grid=(blocks, 1), model=(a, b))
 
 
-def _written_by(index, size, blocks):
+def written_by(index, size, blocks):
     """The elements that a kernel with the index ``index`` writes (inside and past the end)."""
     b, t = np.meshgrid(np.arange(blocks), np.arange(size), indexing="ij")
     return np.unique(index(b, t, size, blocks))
@@ -80,7 +80,7 @@ def _mistakes(case, run):
     every = np.concatenate([np.flatnonzero(written), run.out.past])
     for index, problem, hint in INDEXES:
         if (blocks > 1 and not np.array_equal(np.flatnonzero(written), np.arange(n))
-                and np.array_equal(every, _written_by(index, size, blocks))):
+                and np.array_equal(every, written_by(index, size, blocks))):
             yield problem, hint
     if run.out.past.size:
         yield f"out[{run.out.past[0]}] and beyond were written, past out[n - 1]", INDEX_HINT

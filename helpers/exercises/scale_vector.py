@@ -9,6 +9,7 @@ import numpy as np
 from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.multiply_vectors import INDEXES, written_by
 
 ALPHA = np.float32(-2.5)
 FILL = np.float32(-7.0)
@@ -48,7 +49,7 @@ def _launch(case):
 
 def _mistakes(case, run):
     """The mistakes a launched kernel's output shows, in order (nothing when it is right)."""
-    n, block, _ = case
+    n, block, extra = case
     x, got, past, unwritten = run.model, run.out.got, run.out.past, run.out.unwritten
     want = ALPHA * x
     right = np.isclose(got, want, rtol=1e-6, atol=0)
@@ -56,6 +57,10 @@ def _mistakes(case, run):
     if past.tolist() == [n]:
         yield ("y[n] was written, one element past the end: the bounds guard is off by one",
                "the last element is y[n - 1]: guard with if (i < n), not i <= n")
+    if past.size and unwritten.all():
+        yield ("only the threads past the end wrote (y[n] and beyond), none of y[0] to "
+               "y[n - 1]: the guard is inverted", "the threads with i < n do the work: "
+               "if (i < n) { y[i] = ... }, or return first if (i >= n)")
     if past.size:
         yield "elements past n were written (y[n] and beyond)", GUARD_HINT
     if np.array_equal(run.out.runs[-1], np.full(n, ALPHA * FILL)):
@@ -64,9 +69,16 @@ def _mistakes(case, run):
     if unwritten.all():
         yield ("nothing was written: y still holds the NaN it was filled with",
                "each thread should store its result with y[i] = ...")
-    if n > block and right[:block].all() and not right[block:].any():
-        yield (f"only the first block's elements (y[0] to y[{block - 1}]) are right",
-               "did you use blockIdx.x * blockDim.x + threadIdx.x for the index?")
+    if n > block and right[:block].all() and unwritten[block:].all():
+        yield (f"only the first block's elements (y[0] to y[{block - 1}]) were written: "
+               "i = threadIdx.x alone (every block takes y[0] to y[blockDim.x - 1]) or a guard "
+               "i < blockDim.x (only block 0 passes it)",
+               "i = blockIdx.x * blockDim.x + threadIdx.x, guarded with if (i < n)")
+    blocks = -(-n // block) + extra
+    for index, problem, hint in INDEXES:
+        model = written_by(index, block, blocks)
+        if unwritten.any() and np.array_equal(np.flatnonzero(~unwritten), model[model < n]):
+            yield problem, hint
     if right.all():
         return
     if np.flatnonzero(unwritten).tolist() == [0]:
