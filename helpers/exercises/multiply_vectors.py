@@ -25,8 +25,9 @@ INDEX_HINT = ("i = blockIdx.x * blockDim.x + threadIdx.x (the block's first elem
 # Index mistakes: (i from block b and thread t, given block size and blocks; problem; hint)
 INDEXES = [
     (lambda b, t, size, blocks: t,
-     "only the first block's elements were written: every block wrote out[0] to out[blockDim.x - 1]",
-     "threadIdx.x counts from 0 again in every block: " + INDEX_HINT),
+     "only the first block's elements were written, element 0 to blockDim.x - 1: i = threadIdx.x "
+     "alone (it counts from 0 again in every block) or a guard i < blockDim.x (only block 0 "
+     "passes it)", INDEX_HINT + "; every thread has an element here, so no guard"),
     (lambda b, t, size, blocks: b * size,
      "only the first element of each block was written: threadIdx.x is missing", INDEX_HINT),
     (lambda b, t, size, blocks: b * blocks + t,
@@ -39,10 +40,18 @@ INDEXES = [
     (lambda b, t, size, blocks: b * 256 + t,
      "the index takes 256 for blockDim.x, but the blocks are not all 256 threads", INDEX_HINT),
 ]
-VALUES = [(lambda a, b: a, "out equals a: b[i] is not used", "out[i] = a[i] * b[i]"),
-          (lambda a, b: a * a, "out = a * a: b[i] is not used", "out[i] = a[i] * b[i]"),
-          (lambda a, b: b * b, "out = b * b: a[i] is not used", "out[i] = a[i] * b[i]"),
-          (lambda a, b: a + b, "out = a + b: the vectors are added", "multiply: out[i] = a[i] * b[i]")]
+# Value mistakes: (out from a, b and the block size; problem; hint)
+VALUES = [(lambda a, b, size: a, "out equals a: b[i] is not used", "out[i] = a[i] * b[i]"),
+          (lambda a, b, size: a * a, "out = a * a: b[i] is not used", "out[i] = a[i] * b[i]"),
+          (lambda a, b, size: b * b, "out = b * b: a[i] is not used", "out[i] = a[i] * b[i]"),
+          (lambda a, b, size: a + b, "out = a + b: the vectors are added",
+           "multiply: out[i] = a[i] * b[i]"),
+          (lambda a, b, size: a * np.resize(b[:size], a.size),
+           "out[i] = a[i] * b[threadIdx.x]: every block multiplied by b[0] to b[blockDim.x - 1]",
+           "read b[i], at the global index: out[i] = a[i] * b[i]"),
+          (lambda a, b, size: np.resize(a[:size], a.size) * b,
+           "out[i] = a[threadIdx.x] * b[i]: every block multiplied a[0] to a[blockDim.x - 1]",
+           "read a[i], at the global index: out[i] = a[i] * b[i]")]
 
 
 def _draw(rng):
@@ -96,7 +105,7 @@ def _mistakes(case, run):
     if right.all():
         return
     for model, problem, hint in VALUES:
-        if np.allclose(got, model(a, b), rtol=1e-6, atol=0):
+        if np.allclose(got, model(a, b, size), rtol=1e-6, atol=0):
             yield problem, hint
     first = int(np.argmin(right))
     yield (f"{int((~right).sum())} of {n} elements are wrong (the first is out[{first}] = "

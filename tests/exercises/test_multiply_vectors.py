@@ -14,7 +14,8 @@ KERNEL = solution("multiply_vectors.cu")
 INDEX = "blockIdx.x * blockDim.x + threadIdx.x"
 STORE = "out[i] = a[i] * b[i];"
 
-# name: (the replacement in the solution, how the verdict's problem starts)
+# name: (the replacement in the solution, how the verdict's problem starts, and any more words
+# that the verdict must contain)
 WRONG = {
     "thread_index_only": ((INDEX, "threadIdx.x"), "only the first block's elements were written"),
     "block_offset_only": ((INDEX, "blockIdx.x * blockDim.x"),
@@ -28,6 +29,13 @@ WRONG = {
     "a_squared": ((STORE, "out[i] = a[i] * a[i];"), "out = a * a"),
     "added": ((STORE, "out[i] = a[i] + b[i];"), "out = a + b"),
     "one_past": ((INDEX, INDEX + " + 1"), "out[896] and beyond were written"),
+    "guard_against_blockDim": ((STORE, "if (i < blockDim.x)\n        " + STORE),
+                               "only the first block's elements were written",
+                               "a guard i < blockDim.x", "i = threadIdx.x alone"),
+    "b_at_the_thread_s_place": (("b[i]", "b[threadIdx.x]"), "out[i] = a[i] * b[threadIdx.x]",
+                                "b[i], at the global index"),
+    "a_at_the_thread_s_place": (("a[i] * b[i]", "a[threadIdx.x] * b[i]"),
+                                "out[i] = a[threadIdx.x] * b[i]", "a[i], at the global index"),
 }
 RIGHT = {
     "the_other_order": ("int i = " + INDEX + ";\n    " + STORE,
@@ -43,7 +51,7 @@ RIGHT = {
 @pytest.fixture(scope="module")
 def kernels():
     return compile_variants("multiply_vectors", {
-        "solution": KERNEL, **{name: variant(KERNEL, r) for name, (r, _) in WRONG.items()},
+        "solution": KERNEL, **{name: variant(KERNEL, w[0]) for name, w in WRONG.items()},
         **{name: variant(KERNEL, r) for name, r in RIGHT.items()}})
 
 
@@ -64,6 +72,7 @@ def test_each_mistake_gets_its_own_verdict(kernels, name, capsys):
     verdict = checker.check_multiply_vectors_kernel(kernels[name])
     assert verdict.passed is False
     assert verdict.problem.startswith(WRONG[name][1]), verdict
+    assert all(words in str(verdict) for words in WRONG[name][2:]), verdict
     assert capsys.readouterr().out.count("NOT YET:") == 1
 
 
