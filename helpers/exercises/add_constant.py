@@ -3,7 +3,8 @@
 The kernel ``add_constant(const float *x, float *y, float c)`` must write ``y[i] = x[i] + c``,
 launched with one block of exactly n threads (``block = (n, 1, 1)``, ``grid = (1, 1)``): the
 smallest kernel, a map, whose one idea is that ``threadIdx.x`` tells a thread its element. The
-sizes are not powers of two; ``y`` is NaN before the launch and followed by a guard zone, and each
+sizes are not powers of two, each case passes another c (a number in the kernel in place of c
+shows); ``y`` is NaN before the launch and followed by a guard zone, and each
 case runs once more with y filled with 1000 instead, so that a kernel that reads y shows.
 """
 
@@ -14,43 +15,48 @@ import numpy as np
 from helpers.exercises.common import Input, Output
 from helpers.exercises.kernel import KernelExercise, Launch
 
-C = np.float32(10.0)
-
-# n, the threads of the one block: a middling size, a small odd one, nearly the most a block has
-CASES = [200, 37, 1000]
+# (n, the threads of the one block; c): a middling size, a small odd one, nearly the most a
+# block has
+CASES = [(200, 10.0), (37, -2.5), (1000, 0.75)]
+CS = (-7.5, -2.5, 0.75, 3.25, 10.0, 12.5)
+"""The values of c the grader draws from, three different ones."""
 
 INDEX_HINT = "i = threadIdx.x: thread number i of the block has element i"
 
 
 def _draw(rng):
-    """The grader's cases: three other sizes a block can have."""
-    return [int(rng.integers(2, 64)), int(rng.integers(64, 512)), int(rng.integers(512, 1025))]
+    """The grader's cases: three other sizes a block can have, three other values of c."""
+    sizes = int(rng.integers(2, 64)), int(rng.integers(64, 512)), int(rng.integers(512, 1025))
+    return list(zip(sizes, (float(c) for c in rng.choice(CS, 3, replace=False)), strict=True))
 
 
-def _where(n):
-    return f"with n = {n}, block = ({n}, 1, 1), grid = (1, 1)"
+def _where(case):
+    n, c = case
+    return f"with n = {n}, c = {c:g}, block = ({n}, 1, 1), grid = (1, 1)"
 
 
-def _launch(n):
+def _launch(case):
     """x gets spare elements after n too, so that reading x[i + 1] cannot crash."""
+    n, c = case
     x = np.random.default_rng(n).uniform(-10, 10, n).astype(np.float32)
-    return Launch((Input(x, after=64, junk=1e6), Output(n, poisons=(None, 1000.0)), C),
-                  block=(n, 1, 1), grid=(1, 1), model=x)
+    return Launch((Input(x, after=64, junk=1e6), Output(n, poisons=(None, 1000.0)),
+                   np.float32(c)), block=(n, 1, 1), grid=(1, 1), model=(x, np.float32(c)))
 
 
-# What y holds when c is handled wrongly: (y from x, the mistake, the hint)
+# What y holds when c is handled wrongly: (y from x and c, the mistake, the hint)
 VALUES = [
-    (lambda x: x, "y equals x: c is not added", "y[i] = x[i] + c"),
-    (lambda x: np.full_like(x, C), "every element is c: x[i] is not read", "y[i] = x[i] + c"),
-    (lambda x: x - C, "y = x - c: c is subtracted", "add c: y[i] = x[i] + c"),
-    (lambda x: x * C, "y = x * c: x is multiplied by c", "add c: y[i] = x[i] + c"),
+    (lambda x, c: x, "y equals x: c is not added", "y[i] = x[i] + c"),
+    (lambda x, c: np.full_like(x, c), "every element is c: x[i] is not read", "y[i] = x[i] + c"),
+    (lambda x, c: x - c, "y = x - c: c is subtracted", "add c: y[i] = x[i] + c"),
+    (lambda x, c: x * c, "y = x * c: x is multiplied by c", "add c: y[i] = x[i] + c"),
 ]
 
 
-def _mistakes(n, run):
+def _mistakes(case, run):
     """The mistakes a launched kernel's output shows, in order (nothing when it is right)."""
-    x, got, written = run.model, run.out.got, ~run.out.unwritten
-    want = x + C
+    n, _ = case
+    (x, c), got, written = run.model, run.out.got, ~run.out.unwritten
+    want = x + c
     right = np.isclose(got, want, rtol=1e-6, atol=0)
     if run.out.past.size:
         yield (f"y[{run.out.past[0]}] and beyond were written, past y[n - 1]",
@@ -72,8 +78,12 @@ def _mistakes(n, run):
         yield (f"{int((~written).sum())} of {n} elements were never written (the first is "
                f"y[{first}])", f"every thread writes its own element: {INDEX_HINT}")
     for model, problem, hint in VALUES:
-        if np.allclose(got, model(x), rtol=1e-6, atol=0):
+        if np.allclose(got, model(x, c), rtol=1e-6, atol=0):
             yield problem, hint
+    added = np.float32(np.round(np.median(got - x), 4))   # a number written in place of c
+    if added != c and np.allclose(got, x + added, rtol=1e-6, atol=0):
+        yield (f"y = x + {added:g}, but c is {c:g} here: the kernel adds a number of its own",
+               "add the parameter: y[i] = x[i] + c (each case passes another c)")
     if np.allclose(got[:-1], want[1:], rtol=1e-6, atol=0):
         yield "y[i] holds x[i + 1] + c: the elements are shifted by one", INDEX_HINT
     first = int(np.argmin(right))

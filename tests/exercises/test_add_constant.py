@@ -2,6 +2,7 @@
 solution passes, the stub as shipped does not, each usual mistake gets its own verdict, and kernels
 right in another way pass. The solution and every variant are compiled as one module."""
 
+import numpy as np
 import pytest
 
 from kernel_sources import compile_variants, solution, variant
@@ -25,6 +26,7 @@ WRONG = {
     "writes_the_next": ((*STORE, "y[i + 1] = x[i] + c;"), "y[200] and beyond were written"),
     "half_the_threads": ((*STORE, "if (i % 2 == 0) y[i] = x[i] + c;"),
                          "100 of 200 elements were never written"),
+    "c_written_in": ((*STORE, "y[i] = x[i] + 10.0f;"), "y = x + 10, but c is -2.5 here"),
 }
 RIGHT = {
     "one_line": ("int i = threadIdx.x;\n    y[i] = x[i] + c;",
@@ -69,7 +71,11 @@ def test_a_kernel_right_in_another_way_passes(kernels, name):
 
 
 def test_the_grader_s_cases_are_sizes_a_block_can_have():
-    import numpy as np
-
     drawn = checker.EXERCISE.draw(np.random.default_rng(3))
-    assert len(drawn) == 3 and all(1 < n <= 1024 for n in drawn)
+    assert len(drawn) == 3 and all(1 < n <= 1024 for n, _ in drawn)
+
+
+def test_each_case_adds_another_c():
+    """So that a kernel with a number in place of c fails."""
+    for cases in (checker.CASES, checker.EXERCISE.draw(np.random.default_rng(3))):
+        assert len({c for _, c in cases}) == len(cases)
