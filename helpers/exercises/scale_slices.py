@@ -24,6 +24,22 @@ INDEX_HINT = ("element (x, y, z) is at (z * ny + y) * nx + x: z picks the slice,
               "it, x the element in the row")
 
 
+# Index mistakes, x, y, z and the guard right: (the element's index from x, y, z, nx, ny, nz; the
+# problem)
+INDEXES = [
+    (lambda x, y, z, nx, ny, nz: z * ny + y * nx + x,
+     "slice z starts at z * ny, a number of rows, not of elements"),
+    (lambda x, y, z, nx, ny, nz: (z * nx + y) * ny + x,
+     "rows are ny elements apart in the index (y * ny), but a row holds nx elements"),
+    (lambda x, y, z, nx, ny, nz: (z * nz + y) * nx + x,
+     "slice z starts at z * nz * nx, but a slice holds ny rows of nx elements (nz is the number "
+     "of slices)"),
+]
+# Factor mistakes: (the index into scale from z and the block's depth, that index, what it is)
+SCALES = [(lambda z, depth: z // depth, "blockIdx.z", "the block's number"),
+          (lambda z, depth: z % depth, "threadIdx.z", "the thread's place in its block")]
+
+
 def _grid(case):
     nx, ny, nz, block = case
     return tuple(-(-side // b) for side, b in zip((nx, ny, nz), block))
@@ -67,6 +83,17 @@ def _written_with_z_from(case, axis):
     return written
 
 
+def _index_mistakes(case, hit):
+    """The index mistakes of INDEXES whose elements are ``hit``, the set written (past the end
+    too)."""
+    nx, ny, nz, _ = case
+    z, y, x = np.indices((nz, ny, nx))
+    for index, problem in INDEXES:
+        model = set(index(x, y, z, nx, ny, nz).ravel().tolist())
+        if model != set(range(x.size)) and hit == model:
+            yield problem, INDEX_HINT
+
+
 def _mistakes(case, run):
     """The mistakes a launched kernel's output shows, in order (nothing when it is right)."""
     nx, ny, nz, block = case
@@ -82,6 +109,7 @@ def _mistakes(case, run):
         yield (f"out was written past its end (out[{run.out.past[0]}]): threads outside the "
                "volume wrote", "the grid sticks out in z too: "
                                "if (x >= nx || y >= ny || z >= nz) return;")
+    yield from _index_mistakes(case, hit)
     if run.out.past.size:  # and elements inside never written, not as a guard leaves them
         yield (f"out was written past its end (out[{run.out.past[0]}]), and "
                f"{int((~written).sum())} of its elements were never written: the index sends "
@@ -98,17 +126,13 @@ def _mistakes(case, run):
         if not written.all() and np.array_equal(written, _written_with_z_from(case, axis)):
             yield (f"z takes threadIdx.{axis} where threadIdx.z belongs: a thread's place in the "
                    "block's depth is threadIdx.z", Z_HINT)
-    z, y, x = np.indices((nz, ny, nx))
-    rows = np.zeros(vol.size, bool)
-    rows[(z * ny + y * nx + x).ravel()] = True
-    if not written.all() and np.array_equal(written.ravel(), rows):
-        yield "slice z starts at z * ny, a number of rows, not of elements", INDEX_HINT
     want = vol * scale[:, None, None]
     right = np.isclose(got, want, rtol=1e-6, atol=0)
     if right.all():
         return
     if not written.all():
         yield f"{int((~written).sum())} of {vol.size} elements were never written", INDEX_HINT
+    z, y, x = np.indices((nz, ny, nx))
     fortran = ((x * ny + y) * nz + z).ravel()
     swapped = np.empty(vol.size, np.float32)
     swapped[fortran] = vol.ravel()[fortran] * scale[z.ravel()]
@@ -116,6 +140,11 @@ def _mistakes(case, run):
         yield "the index makes x the slowest and z the fastest: (x * ny + y) * nz + z", INDEX_HINT
     if np.allclose(got, vol, rtol=1e-6, atol=0):
         yield "out equals vol: the slices are not scaled", "out[i] = vol[i] * scale[z]"
+    for factor, index, what in SCALES:
+        if np.allclose(got, vol * scale[factor(np.arange(nz), block[2])][:, None, None],
+                       rtol=1e-6, atol=0):
+            yield (f"each slice was scaled by scale[{index}] ({what}), not by scale[z]",
+                   "the slice's factor is scale[z], z = blockIdx.z * blockDim.z + threadIdx.z")
     wrong = np.argwhere(~right)[0]
     yield (f"{int((~right).sum())} of {vol.size} elements are wrong (the first at x = "
            f"{wrong[2]}, y = {wrong[1]}, z = {wrong[0]})",
