@@ -83,6 +83,20 @@ def _written_with_z_from(case, axis):
     return written
 
 
+def _z_step_mistakes(case, written):
+    """z stepping by blockDim.x or blockDim.y from one block to the next: whole slices written,
+    the ones such a z reaches."""
+    _, _, nz, block = case
+    for side, name in ((block[0], "blockDim.x"), (block[1], "blockDim.y")):
+        reached = np.add.outer(np.arange(_grid(case)[2]) * side, np.arange(block[2])).ravel()
+        slices = np.isin(np.arange(nz), reached)
+        if not slices.all() and np.array_equal(written, np.broadcast_to(
+                slices[:, None, None], written.shape)):
+            listed = ", ".join(map(str, np.flatnonzero(slices)))
+            yield (f"only slices z = {listed} were written: z steps by {name} from one block to "
+                   "the next, where blockDim.z, the block's depth, belongs", Z_HINT)
+
+
 def _index_mistakes(case, hit):
     """The index mistakes of INDEXES whose elements are ``hit``, the set written (past the end
     too)."""
@@ -122,6 +136,7 @@ def _mistakes(case, run):
         yield (f"only the first block's slices (z < {block[2]}) were written: z does not step "
                "by whole blocks of slices (blockIdx.z is missing from it, or multiplied by a side "
                "other than blockDim.z)", Z_HINT)
+    yield from _z_step_mistakes(case, written)
     for axis in ("x", "y"):
         if not written.all() and np.array_equal(written, _written_with_z_from(case, axis)):
             yield (f"z takes threadIdx.{axis} where threadIdx.z belongs: a thread's place in the "

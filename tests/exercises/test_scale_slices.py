@@ -20,6 +20,8 @@ WRONG = {
     "z_of_the_thread": ([(Z, "int z = threadIdx.z;")], "only the first block's slices (z < 2)"),
     "z_steps_by_block_x": ([(Z, "int z = blockIdx.z * blockDim.x + threadIdx.z;")],
                            "only the first block's slices (z < 2) were written: z does not step"),
+    "z_steps_by_block_y": ([(Z, "int z = blockIdx.z * blockDim.y + threadIdx.z;")],
+                           "only slices z = 0, 1, 4 were written: z steps by blockDim.y"),
     "z_from_thread_x": ([(Z, "int z = blockIdx.z * blockDim.z + threadIdx.x;")],
                         "z takes threadIdx.x where threadIdx.z belongs"),
     "z_from_thread_y": ([(Z, "int z = blockIdx.z * blockDim.z + threadIdx.y;")],
