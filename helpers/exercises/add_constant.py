@@ -32,7 +32,7 @@ def _draw(rng):
 
 def _where(case):
     n, c = case
-    return f"with n = {n}, c = {c:g}, block = ({n}, 1, 1), grid = (1, 1)"
+    return f"with n = {n}, block = ({n}, 1, 1), grid = (1, 1)"
 
 
 def _launch(case):
