@@ -30,6 +30,11 @@ CASES = [(45, 70, 77), (8, 33, 31), (100, 100, 65), (20, 40, 40, "observe")]  # 
 WORDS = Words(index_hint="row = blockIdx.y * TILE_M + ty, col = blockIdx.x * TILE_N + tx",
               guard_hint="store C[row * N + col] only if (row < M && col < N)", item="element",
               whole="C", array="C", col="col", row="row", cols="N", rows="M")
+ROWS_APART = ("A's rows were read N elements apart (A[row * N + a_col]), but A is M x K: a row "
+              "of A holds K elements", "element (row, k) of A is at row * K + k: "
+              "A[row * K + a_col]")
+A_GUARD_N = ("A's guard tests a_col against N, but A is M x K: its tile took elements past the "
+             "end of each row", "As[ty][tx] = (row < M && a_col < K) ? A[row * K + a_col] : 0.0f")
 
 
 def _draw(rng):  # the grader's: sides that are not multiples of 8, 32 or 32
@@ -74,24 +79,58 @@ def _model(a, b, ks):
     return (a.astype(np.float64) * ks) @ b
 
 
+def _part(x, rows):
+    """The rows ``rows`` of x, 0 for those past its last."""
+    return np.where((rows < len(x))[:, None], x[np.minimum(rows, len(x) - 1)], 0.0)
+
+
+def _phased(a, b, a_col, b_row):
+    """C as phases 32 deep compute it whose tile of A holds columns ``a_col(phase, t)`` and
+    whose Bs rows hold B's rows ``b_row(phase, t)`` (t below 32; 0 past A's or B's edge)."""
+    t = np.arange(32)
+    return sum(_part(a.T, a_col(p, t)).T @ _part(b, b_row(p, t)) for p in range(-(-a.shape[1] // 32)))
+
+
+def _rows_apart(flat, m, k, n):
+    """A (m x k) as a kernel reads it whose rows are n elements apart in ``flat``."""
+    return flat[np.arange(m)[:, None] * n + np.arange(k)]
+
+
+def _read_past(run, name):
+    """A read past A, run again with NaN after it: A's rows read N elements apart, or A's
+    columns guarded by N (the last row's reach past A: NaN times Bs's 0 is NaN)."""
+    (a, b), flat = run.model, run.launch.args[0].host()
+    (m, k), n = a.shape, b.shape[1]
+    wide = min(n, -(-k // 32) * 32)
+    for model, mistake in ((_rows_apart(flat, m, k, n) @ b, ROWS_APART),
+                           (_rows_apart(flat, m, wide, k) @ _part(b, np.arange(wide)),
+                            A_GUARD_N)):
+        if name == "A" and np.allclose(run.out.got, model, 1e-4, 1e-4, equal_nan=True):
+            yield mistake
+
+
 def _indexed(a, b):
-    """(C, problem, hint) of the kernels that index a tile wrongly: B's rows taken K apart, A's
-    tile read from column phase + tx, Bs read as Bs[tx][k] (None where such a kernel reads past
-    B)."""
+    """(C, problem, hint) of the kernels that index a tile wrongly: A's rows taken N apart,
+    B's rows taken K apart, B's guard testing col against K, A's tile read from column phase +
+    tx, Bs rows loaded from ty alone, Bs read as Bs[tx][k] (None where such a kernel reads past
+    A or B, or computes C)."""
     (m, k), n = a.shape, b.shape[1]
     phases, tiles = -(-k // 32), -(-n // 32)
+    yield (_rows_apart(a.ravel(), m, k, n) @ b if (m - 1) * n + k <= a.size else None,
+           *ROWS_APART)
     rows_k = np.arange(k)[:, None] * k + np.arange(n)[None, :]
     yield (a @ b.ravel()[rows_k] if rows_k.max() < b.size else None,
            "B's rows were taken K elements apart (B[b_row * K + col]): a row of B holds N",
            "Bs[r][tx] = B[b_row * N + col]")
-    shifted = np.zeros((m, n))
-    for p in range(phases):
-        cols = p + np.arange(32)
-        a_part = np.where(cols < k, a[:, np.minimum(cols, k - 1)], 0.0)
-        b_rows = p * 32 + np.arange(32)
-        shifted += a_part @ np.where((b_rows < k)[:, None], b[np.minimum(b_rows, k - 1)], 0.0)
-    yield (shifted, "A's tile starts at column phase, not phase * TILE_K: the phases' tiles of A "
-           "overlap", "a_col = phase * TILE_K + tx")
+    yield (np.where(np.arange(n) < k, a @ b, 0.0) if n > k else None,
+           "C's columns K and past are 0, the rest right: B's guard tests col against K, but "
+           "B is K x N", "Bs[r][tx] = (b_row < K && col < N) ? B[b_row * N + col] : 0.0f")
+    yield (_phased(a, b, lambda p, t: p + t, lambda p, t: p * 32 + t), "A's tile starts at "
+           "column phase, not phase * TILE_K: the phases' tiles of A overlap",
+           "a_col = phase * TILE_K + tx")
+    yield (_phased(a, b, lambda p, t: p * 32 + t, lambda p, t: p * 32 + t % 8), "Bs rows were "
+           "loaded with b_row from ty: rows r = ty, ty + 8, ty + 16, ty + 24 of Bs all hold row "
+           "phase * TILE_K + ty of B", "int b_row = phase * TILE_K + r, from the loop's r")
     a_pad, b_pad = np.zeros((m, 32 * phases)), np.zeros((32 * phases, 32 * tiles))
     a_pad[:, :k], b_pad[:k, :n] = a, b
     crossed = np.hstack([sum(a_pad[:, 32 * p:32 * p + 32] @ b_pad[32 * p:32 * p + 32,
@@ -117,7 +156,11 @@ def _mistakes(case, run):
              "k++): the depth of a phase is TILE_K"),
             (ks < 32 * (k // 32), "the last, partial phase is missing: the phases stop before "
              "the K % 32 products past the last whole tile", "phases = (K + TILE_K - 1) / "
-             "TILE_K, rounded up, the elements past K loaded as 0")):
+             "TILE_K, rounded up, the elements past K loaded as 0"),
+            (ks >= (k - 1) // 32 * 32, "C holds only the last phase's products: sum was set to "
+             "0 in each phase, so each phase threw away the sums before it", "float sum = 0.0f "
+             "once, before the loop over the phases: each phase adds to it"),
+            (ks < case[2], *A_GUARD_N)):
         if k > 8 and np.allclose(got, _model(a, b, used), rtol=1e-4, atol=1e-4):
             yield problem, hint
     for model, problem, hint in _indexed(a, b):
@@ -135,7 +178,7 @@ EXERCISE = KernelExercise(
     signature="const float *A, const float *B, float *C, int M, int K, int N",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
     observed=lambda kernels, case: _simulated(kernels, ""), observed_as="race-checked",
-    simulated="runs the race check", refine=_refine, crash_hint=WORDS.guard_hint + ", and load 0 for the tiles' elements past "
+    simulated="runs the race check", refine=_refine, read_past=_read_past, crash_hint=WORDS.guard_hint + ", and load 0 for the tiles' elements past "
     "the matrices' edges",
     success=f"C = A B matches NumPy ({len(CASES) - 1} shapes whose K and N are not multiples of "
             "the tiles'), no race between a phase's loads and its multiply-adds")

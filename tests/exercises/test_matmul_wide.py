@@ -5,7 +5,7 @@ whose race check the checker uses)."""
 
 import pytest
 
-from kernel_sources import compile_variant_pairs, solution, variant
+from kernel_sources import compile_variant_pairs, simulator_only, solution, variant
 
 from helpers.exercises import matmul_wide as checker
 
@@ -42,7 +42,28 @@ WRONG = {
     "row_steps_by_tile_n": ([("int row = blockIdx.y * TILE_M + ty;", "int row = blockIdx.y * TILE_N + ty;")],
                             {"problem": "row reaches stepping by the block's width",
                              "hint": "blockIdx.y * TILE_M"}),
+    # past A when N > K (the first case): run again with room after A
+    "a_rows_n_apart": ([("A[row * K + a_col]", "A[row * N + a_col]")],
+                       {"problem": "A's rows were read N elements apart", "hint": "A[row * K + a_col]"}),
+    # rows N apart only where that stays inside A (N <= K: the second case), right elsewhere
+    "a_rows_n_apart_within_a": ([("A[row * K + a_col]", "A[row * (N <= K ? N : K) + a_col]")],
+                                {"problem": "A's rows were read N elements apart",
+                                 "hint": "A[row * K + a_col]"}),
+    # past A when N > K (the first case), the columns past N left out when N < K (the second)
+    "a_guard_n": ([("(row < M && a_col < K)", "(row < M && a_col < N)")],
+                  {"problem": "tests a_col against N", "hint": "a_col < K"}),
+    "a_guard_n_within_a": ([("(row < M && a_col < K)", "(row < M && a_col < (N <= K ? N : K))")],
+                           {"problem": "tests a_col against N", "hint": "a_col < K"}),
+    "sum_reset_each_phase": ([("        __syncthreads();\n        for (int k",
+                               "        __syncthreads();\n        sum = 0.0f;\n        for (int k")],
+                             {"problem": "only the last phase's products", "hint": "float sum = 0.0f"}),
+    "b_guard_col_against_k": ([("(b_row < K && col < N)", "(b_row < K && col < K)")],
+                              {"problem": "columns K and past", "hint": "col < N"}),
+    "bs_rows_loaded_from_ty": ([("int b_row = phase * TILE_K + r;", "int b_row = phase * TILE_K + ty;")],
+                               {"problem": "b_row from ty", "hint": "phase * TILE_K + r"}),
 }
+SIMULATOR_ONLY = dict.fromkeys(("a_rows_n_apart", "a_guard_n"), "a read past A: a GPU reads other "
+                               "memory or faults and leaves the context unusable")
 # Right, but not the solution's way: each must pass
 RIGHT = {
     "bs_loaded_by_a_flat_index": [(B_LOAD, (
@@ -76,7 +97,7 @@ def test_a_right_kernel_written_another_way_passes(kernels, name):
     assert checker.check_matmul_wide_kernel(*kernels[name]).passed is True
 
 
-@pytest.mark.parametrize("name", sorted(WRONG))
+@pytest.mark.parametrize("name", simulator_only(sorted(WRONG), SIMULATOR_ONLY))
 def test_each_mistake_gets_its_own_verdict(kernels, name):
     verdict = checker.check_matmul_wide_kernel(*kernels[name])
     assert verdict.passed is False
