@@ -5,7 +5,9 @@ The kernel ``mandelbrot_rows`` draws the chapter's Mandelbrot image with one blo
 ``blockDim.x``, and the blocks have fewer threads than a row has pixels. Its one idea is the
 layout: which pixels a block and a thread own. The image is compared with NumPy's (the loop of
 ``helpers.exercises.escape``, up to julia's ``TOLERANCE`` of pixels that a GPU's fused multiply-adds
-may change); which pixels were drawn tells the layout's mistakes apart.
+may change); which pixels were drawn tells the layout's mistakes apart. The last case runs on
+the simulator, race-checked (``helpers.exercises.microscope``), whatever the backend: a loop
+stepping by 1 draws each pixel the same, but several times.
 """
 
 from __future__ import annotations
@@ -16,13 +18,19 @@ from helpers.exercises.common import Output, one_further
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.julia import TOLERANCE, escape_counts, pixel_grid
 from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.microscope import observe, observed_mistakes
 
-# (width, height, threads per block, max_iter): rows longer than a block, not a multiple of it
-CASES = [(203, 61, 64, 80), (150, 37, 32, 60)]
+# (width, height, threads per block, max_iter): rows longer than a block, not a multiple of it;
+# last a small one on the simulator, race-checked
+CASES = [(203, 61, 64, 80), (150, 37, 32, 60), (70, 3, 32, 20, "observe")]
+GUARD_ROWS = 2                      # the rows of iters past the image that catch stray writes
 VIEW = (-2.2, -1.2, 1.0, 1.2)       # x_min, y_min, x_max, y_max: the chapter's view
 
 LOOP_HINT = ("for (int x = threadIdx.x; x < width; x += blockDim.x): the block's threads walk "
              "along the row together")
+ROW_HINT = ("one block a row: y = blockIdx.x (the grid is (height, 1)); y = blockIdx.x * "
+            "blockDim.x + threadIdx.x gives thread t of block b row b * blockDim.x + t, past the "
+            "image's last row, and the row's pixels are the threads' x")
 
 
 def _draw(rng):
@@ -32,35 +40,79 @@ def _draw(rng):
 
 
 def _where(case):
-    width, height, block, max_iter = case
+    width, height, block, max_iter = case[:4]
     return (f"with a {width}x{height} image, block = ({block}, 1, 1), grid = ({height}, 1), "
             f"max_iter = {max_iter}")
 
 
 def _args(case):
-    width, height, _, _ = case
+    width, height = case[:2]
     x_min, y_min, x_max, y_max = VIEW
     return x_min, y_min, (x_max - x_min) / width, (y_max - y_min) / height
 
 
 def _launch(case):
-    width, height, block, max_iter = case
+    width, height, block, max_iter = case[:4]
     f32, i32 = np.float32, np.int32
-    return Launch((Output((height, width), np.int32, guard=2 * width), i32(width), i32(height),
+    return Launch((Output((height, width), np.int32, guard=GUARD_ROWS * width), i32(width),
+                   i32(height),
                    *map(f32, _args(case)), i32(max_iter)),
                   block=(block, 1, 1), grid=(height, 1))
 
 
-def reference(case):
-    """NumPy's image for the case: int32 counts of shape (height, width)."""
-    width, height, _, max_iter = case
-    re, im = pixel_grid(width, height, *_args(case))
+def reference(case, steps=None, x_of=None):
+    """NumPy's image for the case: int32 counts of shape (height, width); with ``steps``, (dx,
+    dy) in place of the case's, and ``x_of(x)``, the column each pixel's c takes its real part
+    from (the mistakes' models)."""
+    width, height, _, max_iter = case[:4]
+    x_min, y_min, *dxy = _args(case)
+    re, im = pixel_grid(width, height, x_min, y_min, *(steps or dxy))
+    if x_of is not None:
+        re = re[:, x_of(np.arange(width))]
     return escape_counts(np.zeros_like(re), np.zeros_like(im), re, im, max_iter)
+
+
+def _models(case):
+    """(image, problem, hint) of the known mistakes in c: julia's dx and dy models, and c's
+    real part from threadIdx.x."""
+    dx, dy, block = *_args(case)[2:], case[2]
+    step = "c_re = x_min + x * dx (dx steps along a row), c_im = y_min + y * dy"
+    yield (reference(case, (dy, dx)), "dx and dy are swapped: c = (x_min + x*dy) + "
+           "i*(y_min + y*dx)", step)
+    yield reference(case, (dy, dy)), "c_re = x_min + x*dy: the real part steps by dy", step
+    yield reference(case, (dx, dx)), "c_im = y_min + y*dx: the imaginary part steps by dx", step
+    yield (reference(case, x_of=lambda x: x % block), "c's real part takes threadIdx.x where "
+           "it takes x: the pixels of each stretch of blockDim.x repeat the first stretch's",
+           "c_re = x_min + x * dx, with the loop's x")
+
+
+def _refine(failure):
+    """A write past iters where thread t of block b wrote its first pixel (x = t) on row
+    b * blockDim.x + t, past the image: y = blockIdx.x * blockDim.x + threadIdx.x."""
+    err = failure.error
+    if failure.kind != "out of bounds" or not err.is_write or not failure.block:
+        return
+    (b, t), size = (err.block[0], err.thread[0]), err.allocation[1] // 4
+    row, element = b * failure.block[0] + t, err.offset // 4
+    width = (element - t) // row if row else 0
+    if width and row * width + t == element and size % width == 0 and \
+            b < size // width - GUARD_ROWS <= row:
+        yield ROW_HINT
+
+
+def _observed(kernels, case):
+    """The race check's launch on the simulator: two threads that store into one pixel."""
+    seen = observe(kernels, _launch(case))
+    race = seen.race
+    if race is not None and race.space == "global" and race.hazard == "write-after-write":
+        yield (f"two threads drew the same pixel, {race.place}: {race.first.who} and "
+               f"{race.second.who}", "step x by blockDim.x: " + LOOP_HINT)
+    yield from observed_mistakes(seen, _refine)
 
 
 def _mistakes(case, run):
     """The mistakes one launch shows, the most telling first."""
-    width, height, block, _ = case
+    width, height, block = case[:3]
     got, drawn = run.out.got, ~run.out.unwritten
     yield from one_further("iters", "pixel", run.out.past, run.out.unwritten,
                            "store n in iters[y * width + x]")
@@ -90,6 +142,9 @@ def _mistakes(case, run):
     if np.mean(got != ref.T.reshape(height, width)) <= TOLERANCE:
         yield ("the pixels are stored transposed (iters[x * height + y])",
                "row-major, as a NumPy array of shape (height, width): iters[y * width + x]")
+    for model, problem, hint in _models(case):
+        if np.mean(got != model) <= TOLERANCE:
+            yield problem, hint
     rows, cols = np.nonzero(got != ref)
     yield (f"{np.mean(got != ref):.1%} of the pixels differ from NumPy's, the first at "
            f"(x = {cols[0]}, y = {rows[0]}): got {got[rows[0], cols[0]]}, expected "
@@ -101,9 +156,11 @@ EXERCISE = KernelExercise(
     signature=("int *iters, int width, int height, float x_min, float y_min, float dx, "
                "float dy, int max_iter"),
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
-    crash_hint="stop the loop while x < width: " + LOOP_HINT,
-    success=f"the Mandelbrot image matches NumPy's with one block a row ({len(CASES)} images, "
-            "rows longer than a block and not a multiple of it)")
+    crash_hint="stop the loop while x < width: " + LOOP_HINT, refine=_refine,
+    simulated="runs the race check", observed=_observed, observed_as="race-checked",
+    success=f"the Mandelbrot image matches NumPy's with one block a row ({len(CASES) - 1} "
+            "images, rows longer than a block and not a multiple of it), each pixel drawn by one "
+            "thread")
 
 check_mandelbrot_rows = EXERCISE.check_file          # (path="exercises/mandelbrot_rows.cu")
-check_mandelbrot_rows_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel
+check_mandelbrot_rows_kernel = EXERCISE.check_kernel  # (kernel, simulated=None): the same compiled

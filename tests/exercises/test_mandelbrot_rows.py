@@ -1,12 +1,13 @@
 """The mandelbrot_rows checker (helpers.exercises.mandelbrot_rows), notebook 03's row-per-block
 exercise: the solution passes, the stub as shipped does not, each usual mistake of the layout gets
 its own verdict, and kernels right in another way pass. The solution and every variant are
-compiled as one module."""
+compiled as one module (and, on PyCUDA, once more on the simulator, whose race check the checker
+uses)."""
 
 import numpy as np
 import pytest
 
-from kernel_sources import compile_variants, solution, variant
+from kernel_sources import compile_variant_pairs, simulator_only, solution, variant
 
 from helpers.exercises import mandelbrot_rows as checker
 
@@ -31,7 +32,17 @@ WRONG = {
                    "the pixels are stored transposed"),
     "z_from_c": ([("float z_re = 0.0f, z_im = 0.0f;", "float z_re = c_re, z_im = c_im;")],
                  "of the pixels differ from NumPy's"),
+    # each pixel drawn by several threads, the same value: right, but for the race check
+    "steps_of_one": ([("x += blockDim.x", "x++")], "two threads drew the same pixel"),
+    "y_of_a_global_index": ([("int y = blockIdx.x;", "int y = blockIdx.x * blockDim.x + threadIdx.x;")],
+                            "a write of iters"),
+    "dx_and_dy_swapped": ([("x * dx;", "x * DY;"), ("y * dy;", "y * dx;"), ("DY", "dy")],
+                          "dx and dy are swapped"),
+    "c_from_the_thread": ([("x_min + x * dx", "x_min + threadIdx.x * dx")], "takes threadIdx.x"),
 }
+HINTS = {"steps_of_one": "x += blockDim.x", "y_of_a_global_index": "one block a row: y = blockIdx.x"}
+SIMULATOR_ONLY = {"y_of_a_global_index": "a write far past iters: a GPU may fault and leave the "
+                                         "context unusable"}
 RIGHT = {
     "a_while_loop": [(LOOP, "int x = threadIdx.x;\n    while (x < width) {"),
                      ("        iters[y * width + x] = n;\n", "        iters[y * width + x] = n;\n"
@@ -43,13 +54,13 @@ RIGHT = {
 
 @pytest.fixture(scope="module")
 def kernels():
-    return compile_variants("mandelbrot_rows", {
+    return compile_variant_pairs("mandelbrot_rows", {
         "solution": KERNEL, **{name: variant(KERNEL, *r) for name, (r, _) in WRONG.items()},
         **{name: variant(KERNEL, *r) for name, r in RIGHT.items()}})
 
 
 def test_the_solution_passes(kernels, capsys):
-    verdict = checker.check_mandelbrot_rows_kernel(kernels["solution"])
+    verdict = checker.check_mandelbrot_rows_kernel(*kernels["solution"])
     assert verdict.passed is True and capsys.readouterr().out.startswith("PASS:")
 
 
@@ -60,17 +71,18 @@ def test_the_stub_as_shipped_is_not_yet_right(capsys):
     assert "blockIdx.x" in verdict.hint
 
 
-@pytest.mark.parametrize("name", WRONG)
+@pytest.mark.parametrize("name", simulator_only(WRONG, SIMULATOR_ONLY))
 def test_each_mistake_gets_its_own_verdict(kernels, name, capsys):
-    verdict = checker.check_mandelbrot_rows_kernel(kernels[name])
+    verdict = checker.check_mandelbrot_rows_kernel(*kernels[name])
     assert verdict.passed is False
     assert WRONG[name][1] in verdict.problem.split(" (with")[0], verdict
+    assert HINTS.get(name, "") in verdict.hint, verdict
     assert capsys.readouterr().out.count("NOT YET:") == 1
 
 
 @pytest.mark.parametrize("name", RIGHT)
 def test_a_kernel_right_in_another_way_passes(kernels, name):
-    assert checker.check_mandelbrot_rows_kernel(kernels[name]).passed is True
+    assert checker.check_mandelbrot_rows_kernel(*kernels[name]).passed is True
 
 
 def test_the_grader_s_rows_are_longer_than_a_block_and_not_a_multiple():
