@@ -105,9 +105,15 @@ def _wrong_values(rgb, got):
     if not _differs(got, reference(rgb, half=0.0), exact, boundary=0.0).any():
         yield (f"{int(wrong.sum())} values are one below NumPy's, each where the sum's fraction "
                f"is .5 or more ({at}: the sum is {exact[wy, wx, wc]:.3f}, got "
-               f"{got[wy, wx, wc]}): the kernel truncates instead of rounding",
-               "converting a float to unsigned char drops the fraction: add 0.5f first, "
-               "(unsigned char)fminf(value + 0.5f, 255.0f)")
+               f"{got[wy, wx, wc]}): the kernel truncates instead of rounding (no + 0.5f, or "
+               "the fraction already lost before it)",
+               "converting a float to unsigned char drops the fraction, and so does an integer "
+               "division (an int / 1000 is an int): keep the sum a float (0.393f * r + ...), "
+               "then (unsigned char)fminf(value + 0.5f, 255.0f)")
+    if _larger_kept(exact, got):
+        yield (f"{int(wrong.sum())} of {got.size} values are wrong, every value below 255 "
+               "turned into 255: fmaxf keeps the larger of its two arguments",
+               "clamp with fminf(value + 0.5f, 255.0f), which keeps the smaller")
     wrapped = _differs(got, (np.floor(exact) % 256).astype(np.uint8), exact, boundary=0.0)
     for c in np.flatnonzero(wrong.any(axis=(0, 1)) & ~wrapped.any(axis=(0, 1)))[:1]:
         yield (f"the {CHANNEL_NAMES[c]} values lost their fraction, and those past 255 wrapped "
@@ -118,6 +124,13 @@ def _wrong_values(rgb, got):
     yield (f"{int(wrong.sum())} of {got.size} values are wrong (the first is {at}: got "
            f"{got[wy, wx, wc]}, expected {want[wy, wx, wc]})",
            LAYOUT_HINT + "; round with + 0.5f and clamp to 255")
+
+
+def _larger_kept(exact, got) -> bool:
+    """Whether ``got`` is fmaxf(sum + 0.5f, 255.0f) converted: 255 where the sum is below 255.5,
+    and above, a float past 255 converted (255 on a GPU, wrapped around on the simulator)."""
+    wrapped = np.floor(np.maximum(exact + 0.5, 255)) % 256
+    return bool(((got == 255) | (np.abs(got - wrapped) <= 1)).all())
 
 
 def _other_weights(rgb, got, layout_hint):
@@ -164,12 +177,27 @@ def mixed_up(rgb, got, layout_hint):
                    "rows give"))
     yield from matches(got, [(m, problem, "channels mixed up: " + layout_hint)
                              for m, problem in models[1:]], near)
-    flat = np.concatenate([rgb.ravel(), np.full(2, JUNK, np.uint8)])
-    by_pixel = flat[np.arange(rgb.size // 3)[:, None] + np.arange(3)].reshape(rgb.shape)
-    if near(got, reference(by_pixel)):
-        yield ("pixel i was read from bytes i, i + 1 and i + 2: the pixel's index, where its "
-               "first byte is 3*i", layout_hint)
+    flat = np.concatenate([rgb.ravel(), np.full(3, JUNK, np.uint8)])
+    for first, step, problem in _reads(*rgb.shape[:2]):
+        if near(got, reference(flat[first[..., None] + step * np.arange(3)])):
+            yield problem, layout_hint
     yield from _other_weights(rgb, got, layout_hint)
+
+
+def _reads(height, width):
+    """(the byte each pixel's red was read from, the step to its green and blue, problem) of
+    the kernels that read the input at another place."""
+    y, x = np.indices((height, width))
+    i = y * width + x
+    yield (i, 1, "pixel i was read from bytes i, i + 1 and i + 2: the pixel's index, where its "
+           "first byte is 3*i")
+    yield (3 * y * width + x, 1, "pixel (x, y) was read from byte 3*y*width + x on: x was not "
+           "multiplied by 3, the pixel's first byte is 3*(y*width + x)")
+    yield (3 * i + 1, 1, "pixel i was read from bytes 3*i + 1 to 3*i + 3, one byte on: its red "
+           "is byte 3*i")
+    yield (i, height * width, "the input was read as planar, rgb[i], rgb[i + width*height], "
+           "rgb[i + 2*width*height] (all the reds, then all the greens...), but it is "
+           "interleaved: r, g, b of a pixel side by side")
 
 
 def near(got, model) -> bool:

@@ -68,6 +68,21 @@ WRONG = {
                                 "pixel i was read from bytes i, i + 1 and i + 2"),
     "red_sum_in_an_unsigned_char": ([("float r2 =", "unsigned char r2 =")],
                                     "the red sum was kept in an unsigned char"),
+    "read_at_3y_width_plus_x": ([(READ, "int j = 3 * y * width + x;\n    "
+                                        "float r = rgb[j], g = rgb[j + 1], b = rgb[j + 2];")],
+                                "x was not multiplied by 3"),
+    "read_one_byte_on": ([(READ, "float r = rgb[3 * i + 1], g = rgb[3 * i + 2], b = rgb[3 * i + 3];")],
+                         "one byte on"),
+    "read_as_planar": ([(READ, "float r = rgb[i], g = rgb[i + width * height], "
+                               "b = rgb[i + 2 * width * height];")], "the input was read as planar"),
+    # (unsigned char) of a float past 255: 255 on a GPU, wrapped around on the simulator
+    "fmaxf_for_fminf": (each_channel("fminf({c}2 + 0.5f", "fmaxf({c}2 + 0.5f"),
+                        "fmaxf keeps the larger"),
+    "integer_weights_over_1000": ([(READ, READ.replace("float", "int")),
+                                   ("0.393f * r + 0.769f * g + 0.189f * b", "(393 * r + 769 * g + 189 * b) / 1000"),
+                                   ("0.349f * r + 0.686f * g + 0.168f * b", "(349 * r + 686 * g + 168 * b) / 1000"),
+                                   ("0.272f * r + 0.534f * g + 0.131f * b", "(272 * r + 534 * g + 131 * b) / 1000")],
+                                  "an integer division"),
 }
 
 
