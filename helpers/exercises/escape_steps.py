@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises.common import Input, Output
+from helpers.exercises.escape import escape_counts
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 
@@ -29,23 +30,65 @@ STEP_HINT = ("one step: re = z_re*z_re - z_im*z_im + c_re[i]; z_im = 2*z_re*z_im
              "z_re = re; k++")
 
 
-def counts(c_re, c_im, max_iter, start_at_c=False, new_re_in_im=False, strict=False, bound=4):
+def counts(c_re, c_im, max_iter, start_at_c=False, new_re_in_im=False, strict=False, bound=4,
+           size_sign=1, whole=False, c_of_k=False):
     """The escape counts, in float32 in the kernel's order, of every point; with one of the
     loop's usual mistakes when asked (z starting at c, the new z_re used for z_im, a loop that
-    stops at |z|^2 = 4, or another ``bound`` for |z|^2)."""
+    stops at |z|^2 = 4, another ``bound`` for |z|^2, z_re^2 - z_im^2 for it (``size_sign=-1``:
+    fma(z_re, z_re, -z_im^2), which overflows a step after z_im^2 does), z
+    kept in ints (``whole``: each new part truncated), step k adding c_re[k] + i c_im[k]
+    (``c_of_k``: the arrays read past their end give 0, the launch's spare elements))."""
     f32 = np.float32
     zr, zi = (c_re.copy(), c_im.copy()) if start_at_c else (np.zeros_like(c_re),) * 2
     k = np.zeros(c_re.size, np.int32)
     going = np.ones(c_re.size, bool)
+    spare = np.zeros(max(max_iter - c_re.size, 0), f32)
+    cks = np.concatenate([c_re, spare]), np.concatenate([c_im, spare])
     with np.errstate(over="ignore", invalid="ignore"):
-        for _ in range(max_iter):
-            size = zr * zr + zi * zi
+        for step in range(max_iter):
+            cr, ci = (cks[0][step], cks[1][step]) if c_of_k else (c_re, c_im)
+            size = (zr * zr + zi * zi) if size_sign == 1 else \
+                (zr.astype(np.float64) * zr - zi * zi)   # fused, as a GPU and the simulator do
             going &= (size < f32(bound)) if strict else (size <= f32(bound))
-            re = zr * zr - zi * zi + c_re
-            zi = np.where(going, f32(2) * (re if new_re_in_im else zr) * zi + c_im, zi)
+            re = zr * zr - zi * zi + cr
+            im = f32(2) * (re if new_re_in_im else zr) * zi + ci
+            re, im = (np.trunc(re), np.trunc(im)) if whole else (re, im)
+            zi = np.where(going, im, zi)
             zr = np.where(going, re, zr)
             k += going
     return k
+
+
+def _models(c_re, c_im, max_iter, n, want):
+    """(counts, problem, hint) of the loop's usual mistakes, checked in this order."""
+    inside = want == max_iter
+    zero = np.zeros_like(c_re)
+    yield (counts(c_re, c_im, max_iter, new_re_in_im=True), "z_im is computed from the NEW z_re",
+           "keep the new real part in a temporary: " + STEP_HINT)
+    yield (counts(c_re, c_im, max_iter, start_at_c=True), "z starts at c instead of 0",
+           "z_re = z_im = 0.0f before the loop")
+    yield counts(c_im, c_re, max_iter), "c_re and c_im are swapped", STEP_HINT
+    yield (counts(c_re, c_im, max_iter, bound=2), "the points escape too early: the loop stops "
+           "once |z|^2 passes 2, where |z| passing 2 is the rule", "|z| <= 2 is |z|^2 <= 4: loop "
+           "while z_re * z_re + z_im * z_im <= 4.0f")
+    yield (np.where(inside, max_iter + 1, want), "points that never escape count max_iter + 1",
+           "loop while k < max_iter, not <=")
+    yield (counts(c_re, c_im, max_iter - 1) + 1, "every count is one too many: k starts at 1",
+           "int k = 0: count the steps taken")
+    yield (escape_counts(zero, zero, c_re, c_im, max_iter, twice=1), "z_im's step lacks the "
+           "factor 2 (z_im = z_re*z_im + c_im[i])", STEP_HINT)
+    yield (escape_counts(zero, zero, c_re, c_im, max_iter, im2_sign=1), "z_re's step adds "
+           "z_im*z_im where it subtracts it: the real part of z*z is z_re^2 - z_im^2", STEP_HINT)
+    yield (counts(c_re, c_im, max_iter, size_sign=-1), "the loop's test takes z_re^2 - z_im^2 "
+           "for |z|^2, which is z_re^2 + z_im^2", "loop while z_re * z_re + z_im * z_im <= 4.0f")
+    yield (counts(c_re, c_im, max_iter, whole=True), "z is kept in ints: each step drops the "
+           "fractions of z_re and z_im", "float z_re = 0.0f, z_im = 0.0f")
+    yield (counts(c_re, c_im, max_iter, c_of_k=True), "every step adds c_re[k] + i*c_im[k], the "
+           "step's number where the point's is i: every point follows the same z",
+           "c is the thread's point: c_re[i] and c_im[i]")
+    if n != max_iter:
+        yield (counts(c_re, c_im, n), "the loop runs up to n steps, the number of points, where "
+               "max_iter is the limit", "while (k < max_iter && ...)")
 
 
 def _draw(rng):
@@ -74,7 +117,7 @@ def _launch(case):
 
 def _mistakes(case, run):
     """The mistakes a launched kernel's output shows, in order (nothing when it is right)."""
-    n, block, max_iter = case
+    n, _, max_iter = case
     (c_re, c_im), got = run.model, run.out.got
     if run.out.past.size or run.out.unwritten.any():
         yield "some points' counts were not written, or written past the end", \
@@ -89,21 +132,7 @@ def _mistakes(case, run):
                    "has not escaped yet")
     if not got.any():
         yield "every count is 0: no step was taken", "a while loop: " + STEP_HINT
-    inside = want == max_iter
-    for wrong, problem, hint in [
-        (counts(c_re, c_im, max_iter, new_re_in_im=True),
-         "z_im is computed from the NEW z_re",
-         "keep the new real part in a temporary: " + STEP_HINT),
-        (counts(c_re, c_im, max_iter, start_at_c=True), "z starts at c instead of 0",
-         "z_re = z_im = 0.0f before the loop"),
-        (counts(c_im, c_re, max_iter), "c_re and c_im are swapped", STEP_HINT),
-        (counts(c_re, c_im, max_iter, bound=2), "the points escape too early: the loop stops "
-         "once |z|^2 passes 2, where |z| passing 2 is the rule", "|z| <= 2 is |z|^2 <= 4: loop "
-         "while z_re * z_re + z_im * z_im <= 4.0f"),
-        (np.where(inside, max_iter + 1, want), "points that never escape count max_iter + 1",
-         "loop while k < max_iter, not <="),
-        (counts(c_re, c_im, max_iter - 1) + 1, "every count is one too many: k starts at 1",
-         "int k = 0: count the steps taken")]:
+    for wrong, problem, hint in _models(c_re, c_im, max_iter, n, want):
         if np.mean(got != wrong) <= TOLERANCE:
             yield problem, hint
     first = int(np.argmax(got != want))

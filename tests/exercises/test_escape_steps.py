@@ -33,6 +33,14 @@ WRONG = {
     "counted_from_1": ([("int k = 0;", "int k = 1;")], "every count is one too many"),
     "no_guard": ([("    if (i >= n)\n        return;\n", "")],
                  "some points' counts were not written, or written past the end"),
+    "no_factor_2": ([("z_im = 2.0f * z_re * z_im", "z_im = z_re * z_im")], "z_im's step lacks the factor 2"),
+    "im2_added": ([("float re = z_re * z_re - z_im * z_im", "float re = z_re * z_re + z_im * z_im")],
+                  "z_re's step adds z_im*z_im"),
+    "size_with_minus": ([("z_re * z_re + z_im * z_im <= 4.0f", "z_re * z_re - z_im * z_im <= 4.0f")],
+                        "the loop's test takes z_re^2 - z_im^2"),
+    "z_in_ints": ([("float z_re = 0.0f, z_im = 0.0f;", "int z_re = 0, z_im = 0;")], "z is kept in ints"),
+    "c_indexed_by_k": ([("c_re[i];", "c_re[k];"), ("c_im[i];", "c_im[k];")], "every step adds c_re[k]"),
+    "n_for_max_iter": ([("while (k < max_iter", "while (k < n")], "the loop runs up to n steps"),
 }
 RIGHT = {
     "break_in_the_loop": [("    while (k < max_iter && z_re * z_re + z_im * z_im <= 4.0f) {\n",
