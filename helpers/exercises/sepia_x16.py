@@ -163,6 +163,21 @@ def _wrong_groups(rgb, got, n):
     yield from matches(got.ravel()[:whole], models, sepia.near)
 
 
+def _refine(failure):
+    """A uint4 access past rgb or out where thread t's uint4 number is k*t (+ 0 to 2), k not 3:
+    the pointer moved by k uint4 (48t, 16t: bytes or pixels counted) where it moves by 3t."""
+    err = failure.error
+    if failure.kind != "out of bounds" or not failure.block or err.offset is None:
+        return
+    t = err.block[0] * failure.block[0] + err.thread[0]
+    word = err.offset // 16
+    k = word // t if t else 0
+    if k > 3 and word - k * t <= 2:
+        yield (f"thread {t} {'wrote' if err.is_write else 'read'} uint4 number {word} = {k} * "
+               f"{t} + {word - k * t}: (uint4 *)p + k moves k uint4 of 16 bytes, not k bytes or "
+               "pixels: thread t's words start at 3t (its 48 bytes are uint4 3t, 3t + 1, 3t + 2)")
+
+
 def large_image_problem(kernel, rgb, rgb_gpu, out_gpu):
     """What is wrong with the kernel's result on the large image ``rgb`` (flat, already in
     ``rgb_gpu``), or None: its first and last SAMPLE pixels compared with NumPy's, with the
@@ -224,7 +239,7 @@ EXERCISE = KernelExercise(
     cases=CASES, draw=_draw, launch=_launch, mistakes=_mistakes,
     where=lambda case: (f"n = {case[0]} pixels, block = ({case[1]}, 1, 1), grid = "
                         f"({_blocks(*case)}, 1)"),
-    after=_large_image, fast=_fast,
+    after=_large_image, fast=_fast, refine=_refine,
     crash_hint="a thread read or wrote outside the image: only threads t < n / 16 load and "
                "store whole groups (3t to 3t + 2 in uint4), the thread t == n / 16 does the "
                "tail, and the others nothing",
