@@ -6,7 +6,7 @@ one module."""
 import numpy as np
 import pytest
 
-from kernel_sources import compile_variants, solution, variant
+from kernel_sources import compile_variants, simulator_only, solution, variant
 
 from helpers.exercises import escape_steps as checker
 
@@ -72,7 +72,12 @@ def test_the_stub_as_shipped_is_not_yet_right(capsys):
     assert "z_im = 2*z_re*z_im + c_im[i]" in verdict.hint
 
 
-@pytest.mark.parametrize("name", WRONG)
+# the model fuses z_re^2 - z_im^2 as the simulator does, fma(z_re, z_re, -z_im^2): nvcc may fuse the
+# other product, and then about 1.7% of the points stop a step earlier, past the 1% tolerance
+SIMULATOR_ONLY = {"size_with_minus": "on a GPU nvcc may fuse the other product of the test"}
+
+
+@pytest.mark.parametrize("name", simulator_only(list(WRONG), SIMULATOR_ONLY))
 def test_each_mistake_gets_its_own_verdict(kernels, name, capsys):
     verdict = checker.check_escape_steps_kernel(kernels[name])
     assert verdict.passed is False
