@@ -86,10 +86,14 @@ def _wrong_answers(case, ref):
            "z_re = x_min + x*dx (x is the column), z_im = y_min + y*dy (y is the row)")
     yield (escape_counts(re, im, c_im, c_re, max_iter), "c_re and c_im are swapped",
            "c = c_re + i*c_im: add c_re to the real part and c_im to the imaginary part")
+    yield (escape_counts(re, im, c_re, c_re, max_iter), "z_im's update adds c_re where c_im "
+           "belongs (z_im = 2*z_re*z_im + c_re)",
+           "c = c_re + i*c_im: add c_re to the real part and c_im to the imaginary part")
     for steps, problem in (((dy, dx), "dx and dy are swapped: z starts at (x_min + x*dy) + "
                             "i*(y_min + y*dx)"), ((dy, dy), "z_re = x_min + x*dy: the real part "
                             "steps by dy"), ((dx, dx), "z_im = y_min + y*dx: the imaginary part "
-                            "steps by dx")):
+                            "steps by dx"), ((dx, -dy), "z_im = y_min - y*dy: the rows step down "
+                            "from y_min, not up")):
         yield (escape_counts(*pixel_grid(width, height, x_min, y_min, *steps), c_re, c_im,
                              max_iter), problem,
                "z_re = x_min + x*dx (dx steps along a row), z_im = y_min + y*dy")
@@ -98,7 +102,9 @@ def _wrong_answers(case, ref):
             (dict(twice=1), "z_im's update lacks the factor 2 (z_im = z_re*z_im + c_im)", step),
             (dict(im2_sign=1), "z_re's update adds z_im*z_im where it subtracts it", step),
             (dict(bound=2), "the loop stops at |z|^2 > 2: |z| > 2 is |z|^2 > 4",
-             "break once re2 + im2 > 4.0f")):
+             "break once re2 + im2 > 4.0f"),
+            (dict(bound=16), "the loop stops at |z| > 4 (|z|^2 > 16): the escape radius is 2",
+             "break once re2 + im2 > 4.0f, that is |z| > 2 (no sqrtf needed)")):
         yield escape_counts(re, im, c_re, c_im, max_iter, **change), problem, hint
     yield (ref.T.reshape(height, width), "the pixels are stored transposed (iters[x*height + y])",
            "the image is row-major like a NumPy array of shape (height, width): store pixel (x, "
@@ -128,6 +134,7 @@ def _launch(case):
 
 def _mistakes(case, run):
     got, ref = run.out.got, run.model
+    yield from _returned_in_the_loop(run.out.unwritten, ref < case["max_iter"])
     yield from coverage(run.out.past, run.out.unwritten, _grid(case), WORDS, WORDS.guard_hint)
     re, im = pixel_grid(*_args(case)[:6])
     edge = (re * re + im * im == 4) & bool(case.get("exact"))
@@ -144,6 +151,15 @@ def _mistakes(case, run):
            f"{got[y, x]}, expected {ref[y, x]}", "compare your loop with the Mandelbrot kernel's: "
            "the new z_re and z_im must both be computed from the old values, and n counts the "
            "steps taken")
+
+
+def _returned_in_the_loop(unwritten, escaped):
+    """Only the pixels that never escaped were written: the loop left the kernel (return)."""
+    if unwritten.any() and np.mean(unwritten != escaped) <= TOLERANCE:
+        yield ("only the pixels that never escaped were written: the escaping ones left the "
+               "kernel inside the loop (return), before the store",
+               "leave the loop with break, not return, so that iters[y*width + x] = n runs for "
+               "every pixel")
 
 
 EXERCISE = KernelExercise(

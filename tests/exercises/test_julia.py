@@ -96,6 +96,15 @@ WRONG = [
      ["adds z_im*z_im", "z_re = z_re*z_re - z_im*z_im"]),
     ("escape_at_2", variant(KERNEL, ("re2 + im2 > 4.0f", "re2 + im2 > 2.0f")),
      ["stops at |z|^2 > 2", "re2 + im2 > 4.0f"]),
+    ("escape_test_on_the_modulus_at_4",
+     variant(KERNEL, ("if (re2 + im2 > 4.0f)", "if (sqrtf(re2 + im2) > 4.0f)")),
+     ["stops at |z| > 4", "re2 + im2 > 4.0f"]),
+    ("c_re_added_to_z_im", variant(KERNEL, ("2.0f * z_re * z_im + c_im", "2.0f * z_re * z_im + c_re")),
+     ["z_im's update adds c_re", "c_im to the imaginary part"]),
+    ("rows_step_down", variant(KERNEL, ("y_min + y * dy", "y_min - y * dy")),
+     ["z_im = y_min - y*dy", "z_im = y_min + y*dy"]),
+    ("return_for_break", variant(KERNEL, ("            break;", "            return;")),
+     ["only the pixels that never escaped were written", "break, not return"]),
 ]
 
 
