@@ -80,11 +80,24 @@ def device_sum(k, calls, order):
 
         def read(*args, **kwargs):
             order.append(("read", k))
+            if _current_device() != k:
+                order.append(("read elsewhere", k, _current_device()))
             return get(*args, **kwargs)
 
         partial.get = read
         return partial
     return summed
+
+
+def _current_device():
+    """The device whose context is current, or None."""
+    from helpers.backend import drv
+
+    try:
+        current = drv.Context.get_device()
+    except drv.Error:
+        return None
+    return next((k for k in range(drv.Device.count()) if drv.Device(k) == current), None)
 
 
 def _mistakes(fn, contexts, n):
@@ -107,6 +120,7 @@ def _mistakes(fn, contexts, n):
         yield f"your function returned {type(result).__name__}, not a number", "return the sum"
         return
     yield from _wrong_sum(float(result), x, calls)
+    yield from _read_elsewhere(order)
     yield from _took_turns(order)
 
 
@@ -118,6 +132,9 @@ def _wrong_sum(got, x, calls):
     if got != want:
         if got == float(x[:bounds[1]].sum(dtype=np.float64)):
             yield "the sum is device 0's share alone", "add every device's partial sum to total"
+        if got == float(x[bounds[-2]:].sum(dtype=np.float64)):
+            yield ("the sum is the last device's share alone: each partial sum replaced the one "
+                   "before (total = ...)", "add every device's partial sum to total: total += ...")
         if sum(calls) < n:
             yield (f"{n - sum(calls)} of the {n} elements were in no share", SHARE_HINT)
         if sum(calls) > n:
@@ -129,6 +146,20 @@ def _wrong_sum(got, x, calls):
         yield f"the sum is right, but device {idle[0]} summed nothing", SHARE_HINT
     if max(calls) - min(calls) > 1:
         yield f"the sum is right, but the shares are uneven: {calls} elements", SHARE_HINT
+
+
+def _read_elsewhere(order):
+    """A partial sum read while another device's context (or none) was current."""
+    for event in order:
+        if event[0] == "read elsewhere":
+            k, current = event[1:]
+            where = (f"device {current}'s context was current: that read waits only for device "
+                     f"{current}'s work" if current is not None else "no context was current")
+            yield (f"device {k}'s partial sum was read while {where}, so it may read the partial "
+                   f"sum before device {k}'s sum has finished",
+                   "read each partial sum with its own device's context current: "
+                   "float(partial.get()) inside `with using(contexts[k]):`")
+            return
 
 
 def _took_turns(order):

@@ -37,6 +37,11 @@ WRONG = {
                              "[k]):\n            " + ADD + "\n", "")],
                            "device 0's partial sum was read before device 1's sum was started",
                            "in a second loop"),
+    "read_outside_its_context": ([("        with using(contexts[k]):\n            " + ADD,
+                                   "        " + ADD)],
+                                 "partial sum was read while", "with using(contexts[k])"),
+    "total_assigned_not_added": ([(ADD, ADD.replace("+=", "="))],
+                                 "the last device's share alone", "total +="),
     "returns_the_list": ([("    return float(total)", "    return started")],
                          "returned list, not a number", "return the sum"),
 }
@@ -73,7 +78,8 @@ def test_right_but_unusual_functions_pass(name, capsys):
 
 
 SPLIT_MISTAKES = {"device_0_alone", "tail_left_out", "shares_overlap", "outside_the_context",
-                  "empty_share_summed", "one_device_does_all", "devices_take_turns"}
+                  "empty_share_summed", "one_device_does_all", "devices_take_turns",
+                  "read_outside_its_context", "total_assigned_not_added"}
 """Mistakes in how the work is split between devices: with one device there is nothing to split
 (the H200 run passed them all, and its verdict says to check on the simulator's two devices)."""
 
