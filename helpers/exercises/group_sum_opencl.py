@@ -87,6 +87,11 @@ def _wrong_sums(x, got):
     if np.array_equal(got, _sums(x)[:, ::2].sum(axis=1)):
         yield ("each sum holds only its group's even elements: the last step of the fold "
                "(stride 1) is missing", "fold down to stride 1: loop while stride > 0")
+    if np.array_equal(got, _upward(_sums(x))):
+        yield ("each sum misses most of its group: the fold runs upward (stride 1, 2, 4, ...) "
+               "while only work-items t < stride add, so tile[0] gathers tile[1], tile[2], "
+               "tile[4], ... alone", "start at stride = GROUP / 2 and halve it, while stride > "
+               "0: each step adds the upper half of what is left onto the lower half")
     if np.array_equal(got, _sums(x)[:, 0]):
         yield "each sum is its group's first element: the fold did nothing", BARRIER_HINT
     if got.size > 1 and (got == _sums(x)[0].sum()).all():
@@ -96,6 +101,15 @@ def _wrong_sums(x, got):
     g = int(np.argmax(got != want))
     yield (f"{int((got != want).sum())} of {got.size} sums are wrong (the first: partial[{g}] "
            f"= {got[g]:g}, expected {want[g]:g})", BARRIER_HINT)
+
+
+def _upward(tiles):
+    """Each group's tile[0] after a fold of strides 1, 2, 4, ... with the test t < stride."""
+    tiles, stride = tiles.copy(), 1
+    while stride < GROUP:
+        tiles[:, :stride] += tiles[:, stride:2 * stride]
+        stride *= 2
+    return tiles[:, 0]
 
 
 def _reports(messages):
