@@ -67,6 +67,11 @@ def _mistakes(n, run, reports):
             yield ("work-item 0 of group g stored its sum at partial[g * 128], its global id, "
                    "past the end of partial", STORE_HINT)
         yield f"values were written past the end of partial ({_groups(n)} sums)", STORE_HINT
+    if _groups(n) > 1 and out.unwritten[1:].all() and out.got[0] == _sums(x)[0].sum():
+        yield ("only work-group 0 stored its sum (a right one): in the others no work-item has "
+               "t == 0, so t, the place in the tile, was taken from the global id",
+               "t = get_local_id(0), the work-item's place in the tile (0 to GROUP - 1); only x "
+               "is read at the global id")
     if out.unwritten.all():
         yield "nothing was written: partial still holds the NaN it was filled with", STORE_HINT
     if out.unwritten.any():

@@ -40,6 +40,8 @@ WRONG = {
     "fold_runs_upward": ([("stride = GROUP / 2; stride > 0; stride /= 2",
                            "stride = 1; stride < GROUP; stride *= 2")],
                          "the fold runs upward", "start at stride = GROUP / 2", ""),
+    "tile_at_the_global_id": ([("t = get_local_id(0);", "t = get_global_id(0);")],
+                              "only work-group 0 stored its sum", "t = get_local_id(0)", "outside"),
     "fold_stops_at_stride_2": ([("stride > 0", "stride > 1")],
                                "only its group's even elements", "stride 1", ""),
     "nothing_stored": ([("        partial[get_group_id(0)] = tile[0];\n", "        ;\n")],
