@@ -58,12 +58,24 @@ def _mistakes(case, run, reports):
     """The mistakes one launch shows, the most telling first (none when it is right): those of
     the index and the guard before Oclgrind's reports (a missing guard reads before in too)."""
     out = run.out
+    yield from _rows_below(out, case, run.model)
     yield from past_the_end(out.past, case, WORDS, INDEX_HINT + "; and " + GUARD_HINT)
     if out.unwritten.any():
         yield from reached(~out.unwritten, case, WORDS)
     yield from never_written(out.unwritten, WORDS)
     yield from reports
     yield from _wrong_values(run.model, out.got)
+
+
+def _rows_below(out, case, image):
+    """The image right, and written past its end by exactly the work-items below it (x inside):
+    the guard does not stop y >= height (it tests x alone)."""
+    below = case.unguarded(through=lambda x, y: x < case.width)
+    if below and set(out.past.ravel().tolist()) == below and np.array_equal(out.got,
+                                                                            image[:, ::-1]):
+        yield ("work-items below the image (y >= height) wrote past the end of out: the guard "
+               "does not stop them", "a work-item outside in x or in y must return: "
+               + GUARD_HINT)
 
 
 def _wrong_values(image, got):
@@ -77,6 +89,9 @@ def _wrong_values(image, got):
         yield ("every pixel came from one column too far right (x = 0 read past the end of its "
                "row): width - x is one past the mirrored column",
                "the columns run from 0 to width - 1, so x's mirror is width - 1 - x")
+    if np.array_equal(got, np.broadcast_to(want[0], got.shape)):
+        yield ("every row of out is row 0's mirror: the read leaves out the row, y * width",
+               MIRROR_HINT)
     if np.array_equal(got, image[::-1]):
         yield ("out is upside down: the rows were mirrored, not the columns",
                "keep the row y and mirror the column: " + MIRROR_HINT)
