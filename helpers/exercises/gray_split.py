@@ -159,13 +159,26 @@ def _wrong_launches(launches, n, count, height, width):
                    f"its share has {uploaded}", "a share of hi - lo images is one image of "
                    "(hi - lo) * height rows for the kernel: rows = (hi - lo) * height")
         if gx * bx < width or gy * by < launch.rows:
-            yield (f"device {launch.device}'s grid covers {gx * bx} x {gy * by} pixels of its "
-                   f"{width} x {launch.rows}: rounded down", "round the grid up: "
-                   "((width + 31) // 32, (rows + 7) // 8) for blocks of (32, 8, 1)")
+            yield from _grid_short(launch, width, height)
         if getattr(launch.args[1], "dtype", np.uint8) != np.uint8:
             yield (f"device {launch.device}'s output is {launch.args[1].dtype}, but the kernel "
                    "writes bytes (unsigned char)", "make grey_k uint8: gpuarray.empty((hi - lo, "
                    "height, width), np.uint8)")
+
+
+def _grid_short(launch, width, height):
+    """A grid that does not cover the share's width x rows: its axes swapped, one image's rows,
+    or rounded down."""
+    (gx, gy), (bx, by), rows = launch.grid[:2], launch.block[:2], launch.rows
+    covers = f"device {launch.device}'s grid covers {gx * bx} x {gy * by} pixels of its {width} x {rows}"
+    if (gx, gy) == (-(-rows // by), -(-width // bx)):
+        yield (f"{covers}: its x and y are swapped", "grid x counts the blocks across a row, "
+               "grid y those down the rows: ((width + 31) // 32, (rows + 7) // 8)")
+    if gy == -(-height // by) and gy * by < rows:
+        yield (f"{covers}: its y covers one image's {height} rows, not the share's {rows}",
+               "the share is one image of rows = (hi - lo) * height rows: grid y = (rows + 7) // 8")
+    yield (f"{covers}: rounded down", "round the grid up: "
+           "((width + 31) // 32, (rows + 7) // 8) for blocks of (32, 8, 1)")
 
 
 def _wrong_result(result, images):
