@@ -57,9 +57,20 @@ LOOKALIKES = [
      "load each fragment from its own matrix: load_matrix_sync(fa, A, 16)"),
     (lambda a, b: a @ a.T, "C is A A^T: B's fragment was loaded from A",
      "load each fragment from its own matrix: load_matrix_sync(fb, B, 16)"),
+    (lambda a, b: (a @ b.T).T, "C holds A B^T transposed: B was loaded as row_major (B is stored "
+     "column after column) and C stored column after column",
+     "declare B's fragment wmma::col_major and store with wmma::mem_row_major"),
+    (lambda a, b: (a.T @ b).T, "C holds A^T B transposed: A was loaded as col_major (A is stored "
+     "row after row) and C stored column after column",
+     "declare A's fragment wmma::row_major and store with wmma::mem_row_major"),
+    (lambda a, b: b @ a, "C is B A, (A^T B^T) transposed: both fragments' layouts and C's are the "
+     "wrong way round", f"{LAYOUT_HINT}, and C is stored with wmma::mem_row_major"),
     (lambda a, b: 2 * a @ b, "C is twice A B: the product was added twice",
      "call mma_sync(c, a, b, c) once, after setting c to 0"),
 ]
+ORDER_HINT = ("fill_fragment(c, 0.0f) first, then the loads, mma_sync(c, a, b, c) and "
+              "store_matrix_sync: mma_sync adds the product to c, a fill_fragment after it throws "
+              "the product away")
 
 
 def _mistakes(case, run):
@@ -71,6 +82,7 @@ def _mistakes(case, run):
     if run.out.unwritten.all():
         yield ("C was never written (it still holds the value it was filled with)",
                "store the accumulator with wmma::store_matrix_sync(C, c, 16, wmma::mem_row_major)")
+    yield from _stored_apart(a @ b, run.out)
     if run.out.unwritten.any():
         yield (f"{int(run.out.unwritten.sum())} of C's 256 elements were never written",
                "store_matrix_sync stores the whole tile: give it C, the fragment, 16 and mem_row_major")
@@ -79,8 +91,12 @@ def _mistakes(case, run):
     if _is(got, a @ b):
         return
     if _is(got, 0 * got):
-        yield ("C is all zeros: nothing was multiplied into the accumulator",
-               "call wmma::mma_sync(c, a, b, c) between the loads and the store")
+        yield ("C is all zeros: no product reached the accumulator (mma_sync never called, or "
+               "the accumulator set to 0 again after it)", ORDER_HINT)
+    filled = float(np.median(got - a @ b))
+    if _is(got, a @ b + filled):
+        yield (f"C is A B + {filled:g} everywhere: the accumulator was filled with {filled:g}, "
+               "not 0", "mma_sync adds A B to what the accumulator holds: wmma::fill_fragment(c, 0.0f)")
     for model, problem, hint in LOOKALIKES:
         if _is(got, model(a, b)):
             yield problem, hint
@@ -93,9 +109,50 @@ def _mistakes(case, run):
            "the next), and the accumulator starts at 0 (fill_fragment)")
 
 
+def _stored_apart(product, out):
+    """C stored with a leading dimension ld < 16: row r at r * ld, the rows overlapping, the
+    elements past 15 ld + 15 never written, each one written holding one of its writers'."""
+    rows, got = np.arange(16), out.got.astype(np.float64)
+    for ld in range(1, 16):
+        end = 15 * ld + 16
+        if np.flatnonzero(out.unwritten).tolist() != list(range(end, 256)):
+            continue
+        writers = [(rows, i - rows * ld) for i in range(end)]
+        if all(np.isclose(got[i], product[r[(c >= 0) & (c < 16)], c[(c >= 0) & (c < 16)]],
+                          1e-4, 1e-3).any() for i, (r, c) in enumerate(writers)):
+            yield (f"C was stored with a leading dimension of {ld}: its rows went {ld} elements "
+                   f"apart, on top of each other, and C[{end}] to C[255] were never written",
+                   "C's rows are 16 elements apart: store_matrix_sync(C, c, 16, wmma::mem_row_major)")
+
+
+def _read_apart(run, name):
+    """A read past A or B, run again with NaN after it: A's rows (B's columns) read ld > 16
+    elements apart, load_matrix_sync given that ld."""
+    a, b = run.model
+    flat = run.launch.args[("A", "B").index(name)].host().astype(np.float64)
+    for ld in range(17, (flat.size - 16) // 15 + 1):
+        read = flat[np.arange(16)[:, None] * ld + np.arange(16)]
+        product = read @ b if name == "A" else a @ read.T
+        if np.allclose(run.out.got.reshape(16, 16), product, 1e-4, 1e-3, equal_nan=True):
+            what = "rows" if name == "A" else "columns"
+            yield (f"{name} was loaded with a leading dimension of {ld}: its {what} were read "
+                   f"{ld} elements apart, past the end of {name}'s 256",
+                   f"{name}'s {what} are 16 elements apart: "
+                   f"load_matrix_sync(f{name.lower()}, {name}, 16)")
+            return
+
+
+def _refine(failure):
+    """A wmma call that not every lane of the warp made (an if on threadIdx.x, a return)."""
+    if failure.kind == "warp mask":
+        yield ("the wmma calls are warp-wide: all 32 lanes call load_matrix_sync, mma_sync and "
+               "store_matrix_sync together, so no if on threadIdx.x and no return before them")
+
+
 EXERCISE = KernelExercise(
     stub="exercises/wmma_tile.cu", kernel="wmma_tile", signature="const half *A, const half *B, float *C",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
+    read_past=_read_apart, refine=_refine,
     crash_hint="the warp loads and stores one 16 x 16 tile: leading dimension 16 everywhere",
     success="C = A B on the tensor cores, B read column after column, for every pair of matrices tried",
     no_extern_c=True)
