@@ -8,7 +8,9 @@ computes and names. The inputs are followed by NaN, so that a tile filled from p
 than with 0) shows as NaN in C, on a GPU as here. Where C is not all written, the elements that
 were are compared with those a wrong store writes (``STORES``: which tile a warp takes, where its
 tile starts, its leading dimension). A last launch on the simulator, race-checked, finds a step
-that stages its tiles before every lane has read the last ones (no __syncwarp()).
+that stages its tiles before every lane has read the last ones (no __syncwarp()). A wrong staging
+(``STAGINGS``: the zero test on the other index, B's row stride or column) is named by the C it
+computes (``_staged``); a tile element no lane staged, by the simulator's init check.
 """
 
 from __future__ import annotations
@@ -81,6 +83,55 @@ STORES = [  # (a wrong store, as _written_by's keywords), problem, hint
 ]
 
 
+STAGINGS = [  # (a wrong staging, as _staged's keywords given K and N), problem, hint
+    (lambda k, n: dict(b_keep=lambda k0, r, col: k0 + col < k),
+     "Bs was set to 0 where k0 + col reaches K, but B's k is its row: k0 + r",
+     "stage B[k0 + r][tile_col * 16 + col] where k0 + r < K, else 0"),
+    (lambda k, n: dict(a_keep=lambda k0, r, col: k0 + r < k),
+     "As was set to 0 where k0 + r reaches K, but A's k is its column: k0 + col",
+     "stage A[tile_row * 16 + r][k0 + col] where k0 + col < K, else 0"),
+    (lambda k, n: dict(b_at=lambda tile, k0, r, col: (k0 + r) * k + tile[1] * 16 + col),
+     "B's rows were read K elements apart, but a row of B holds N",
+     "B[k0 + r][tile_col * 16 + col] is at B[(k0 + r) * N + tile_col * 16 + col]"),
+    (lambda k, n: dict(b_at=lambda tile, k0, r, col: (k0 + r) * n + tile[0] * 16 + col),
+     "Bs took B's columns from tile_row, but the tile's columns of C, and of B, are tile_col's",
+     "B[k0 + r][tile_col * 16 + col] is at B[(k0 + r) * N + tile_col * 16 + col]"),
+]
+
+
+def _staged(flat_a, flat_b, m, k, n, a_keep=None, b_keep=None, a_at=None, b_at=None):
+    """C as the solution computes it from A and B as their device arrays hold them (NaN after
+    each), each step's tiles staged where ``a_keep(k0, r, col)`` (``b_keep``) holds, else 0,
+    from A[a_at((tile_row, tile_col), k0, r, col)] (B[b_at(...)]); NaN past the arrays."""
+    a_keep = a_keep or (lambda k0, r, col: k0 + col < k)
+    b_keep = b_keep or (lambda k0, r, col: k0 + r < k)
+    a_at = a_at or (lambda tile, k0, r, col: (tile[0] * 16 + r) * k + k0 + col)
+    b_at = b_at or (lambda tile, k0, r, col: (k0 + r) * n + tile[1] * 16 + col)
+    r, col = np.indices((16, 16))
+    c = np.zeros((m, n))
+    for tile in np.ndindex(m // 16, n // 16):
+        for k0 in range(0, k, 16):
+            tiles = [np.where(keep(k0, r, col), np.append(flat, np.nan)[
+                np.minimum(at(tile, k0, r, col), flat.size)], 0)
+                for flat, keep, at in ((flat_a, a_keep, a_at), (flat_b, b_keep, b_at))]
+            c[tile[0] * 16:tile[0] * 16 + 16, tile[1] * 16:tile[1] * 16 + 16] += tiles[0] @ tiles[1]
+    return c
+
+
+def _unstaged(kernels):
+    """The simulator's init check on the last case: a tile element no lane of its warp staged."""
+    from helpers.sim.settings import settings
+
+    with settings.changed(initcheck=True):
+        error = observe(kernels, _launch(CASES[-1]), key="initcheck").error
+    if getattr(error, "kind", None) == "uninitialised read" and error.space == "shared":
+        w, (r, col) = error.element // 256, divmod(error.element % 256, 16)
+        yield (f"on the simulator, warp {w} read {error.array}[{w}][{r}][{col}] of its tile, which "
+               f"none of its lanes had staged (at {error.line})",
+               "the warp's 32 lanes stage all 256 elements of each tile: i from lane = "
+               "threadIdx.x % 32 up to 255, in steps of 32 (r = i / 16, col = i % 16)")
+
+
 def _written_by(m, n, swapped=False, start=lambda r, c, n: 16 * r * n + 16 * c, ld=None):
     """The (m, n) mask of C's elements a kernel writes whose warp w takes tile_row w / (N / 16)
     and tile_col w % (N / 16) (``swapped``: the other way round) and, where its tile_row is below
@@ -118,15 +169,21 @@ def _mistakes(case, run):
         yield (f"the last, partial tile along K was skipped: C lacks the products of k = {whole} to "
                f"{k - 1}", "loop while k0 < K (not k0 + 16 <= K): the last step stages fewer than "
                "16 columns, and 0 after them")
+    flat_a, flat_b = (spec.host().astype(np.float64) for spec in run.launch.args[:2])
+    for change, problem, hint in STAGINGS:
+        if np.allclose(got, _staged(flat_a, flat_b, m, k, n, **change(k, n)), 1e-4, 1e-3,
+                       equal_nan=True):
+            yield problem, hint
     # an index past the shared tiles: a GPU reads what lies beyond them, the simulator stops there
     yield from observed_mistakes(observe(run.kernel, _launch(CASES[-1])), _refine, wrong="C is wrong")
+    if _is(got, 0 * got):
+        yield "C is all zeros: the tiles in shared memory hold only 0", STAGE
+    yield from _unstaged(run.kernel)
     if np.isnan(got).any():
         yield ("C holds NaN: a tile took elements from past the end of A or B (past K there is "
                "no matrix: stage 0 there), or a tile in shared memory was loaded with a leading "
                "dimension other than its 16", STAGE + "; a row of A holds K elements, a row of B "
                "N; and load_matrix_sync(a, &As[w][0][0], 16), the same for Bs")
-    if _is(got, 0 * got):
-        yield "C is all zeros: the tiles in shared memory hold only 0", STAGE
     r, c = np.unravel_index(np.argmax(np.abs(got - a @ b)), got.shape)
     yield (f"C is not A B (C[{r}][{c}] = {got[r, c]:.4g}, expected {(a @ b)[r, c]:.4g})", STAGE)
 

@@ -58,6 +58,17 @@ WRONG = [
      ["data race on As[", "two threads store into the same element"]),
     ("a_row_length_n", variant(KERNEL, ("A[(tile_row * 16 + r) * K + k0 + col]", "A[(tile_row * 16 + r) * N + k0 + col]")),
      ["C holds NaN", "a row of A holds K elements"]),
+    ("bs_zeroed_on_col", variant(KERNEL, (STAGE_B, STAGE_B.replace("k0 + r < K", "k0 + col < K"))),
+     ["Bs was set to 0 where k0 + col reaches K", "where k0 + r < K"]),
+    ("as_zeroed_on_r", variant(KERNEL, (STAGE_A, STAGE_A.replace("k0 + col < K", "k0 + r < K"))),
+     ["As was set to 0 where k0 + r reaches K", "where k0 + col < K"]),
+    ("b_row_length_k", variant(KERNEL, ("B[(k0 + r) * N + tile_col", "B[(k0 + r) * K + tile_col")),
+     ["B's rows were read K elements apart", "B[(k0 + r) * N + tile_col * 16 + col]"]),
+    ("b_columns_from_tile_row", variant(KERNEL, ("N + tile_col * 16 + col]", "N + tile_row * 16 + col]")),
+     ["Bs took B's columns from tile_row", "B[(k0 + r) * N + tile_col * 16 + col]"]),
+    ("staging_from_thread_index", variant(KERNEL, ("for (int i = lane; i < 256;", "for (int i = threadIdx.x; i < 256;")),
+     ["warp 1 read As[1][0][0] of its tile, which none of its lanes had staged",
+      "i from lane = threadIdx.x % 32"]),
 ]
 
 
