@@ -37,23 +37,30 @@ def scores(rows, cols):
     return x.astype(np.float16)
 
 
-def pairs(x, loop=True, merge=True):
+def pairs(x, loop=True, merge=True, fresh=True, m2_from="m"):
     """(m, l) of each row as the kernel computes them, in float64; ``loop`` and ``merge``: whether
     the running sum and the merged sums are rescaled to the new max (``merge="partner"``: the
-    partner's only, as when m = m_new came first)."""
+    partner's only, as when m = m_new came first; ``merge="own max"``: the partner's sum by
+    exp(m - m_new), the lane's own max); ``fresh``: each value's exp taken against the new max
+    (else the old, exp(v - m)); ``m2_from``: what the partner's max is shuffled from ("l": its
+    sum)."""
     x = x.astype(np.float64)
     ms, ls = np.full((x.shape[0], 32), -np.inf), np.zeros((x.shape[0], 32))
     for c in range(x.shape[1]):
         lane, v = c % 32, x[:, c]
         new = np.maximum(ms[:, lane], v)
-        ls[:, lane] = ls[:, lane] * (np.exp(ms[:, lane] - new) if loop else 1) + np.exp(v - new)
+        with np.errstate(over="ignore", invalid="ignore"):
+            ls[:, lane] = (ls[:, lane] * (np.exp(ms[:, lane] - new) if loop else 1)
+                           + np.exp(v - (new if fresh else ms[:, lane])))
         ms[:, lane] = new
     for offset in (16, 8, 4, 2, 1):
         partner = np.arange(32) ^ offset
-        new = np.maximum(ms, ms[:, partner])
+        m2 = (ls if m2_from == "l" else ms)[:, partner]
+        new = np.maximum(ms, m2)
         with np.errstate(invalid="ignore"):
-            own, theirs = ((np.where(m == -np.inf, 0, np.exp(m - new)) if rescaled else 1)
-                           for m, rescaled in ((ms, merge is True), (ms[:, partner], merge)))
+            own = np.where(ms == -np.inf, 0, np.exp(ms - new)) if merge in (True, "own max") else 1
+            theirs = (np.where(m2 == -np.inf, 0, np.exp((ms if merge == "own max" else m2) - new))
+                      if merge else 1)
             ls = ls * own + ls[:, partner] * theirs
         ms = new
     return ms[:, 0], ls[:, 0]
@@ -64,6 +71,27 @@ def _launch(case):
     return Launch((Input(x, after=64, junk=0.0), Output(rows), Output(rows), np.int32(rows),
                    np.int32(cols)), block=(block, 1, 1), grid=(-(-rows // (block // 32)), 1),
                   model=x)
+
+
+def _wrong_max(x, m, want_m):
+    """What a row_max that is not the row's max shows, the most telling first."""
+    r, xs = int(np.argmax(~np.isclose(m, want_m))), x.astype(np.float64)
+    if (m[want_m < 0] == 0).all() and np.allclose(m, np.maximum(want_m, 0)):
+        yield ("row_max is 0 in the rows whose values are all below 0: each lane's max "
+               "started at 0, above every one of them",
+               "start each lane's max below every value: float m = -INFINITY")
+    if np.allclose(m, pairs(x, m2_from="l")[0]):
+        yield ("row_max is not the row's max: each merge took the partner's sum l as its max "
+               "(m2 shuffled from l)", "shuffle the partner's max from m: float m2 = "
+               "__shfl_xor_sync(0xffffffffu, m, offset), and l2 from l")
+    if np.allclose(m, xs[:, ::32].max(axis=1)):
+        yield ("row_max is lane 0's own max, not the row's",
+               "merge the lanes' maxes too: m = fmaxf(m, m2) at each step of the butterfly")
+    yield ((f"row_max[{r}] = {m[r]:.6g}, the max of only some of its columns",
+            "each lane walks c = lane, lane + 32, ... < cols, and the butterfly (offsets 16, "
+            "8, 4, 2, 1) merges all 32 lanes' maxes") if all(map(np.isin, m, xs)) else
+           (f"row_max[{r}] = {m[r]:.6g} is no value of row {r} (its max is {want_m[r]:.6g})",
+            "lane l reads in[c], c = l, l + 32, ... < cols, of its own row: in = x + row * cols"))
 
 
 def _mistakes(case, run):
@@ -78,21 +106,13 @@ def _mistakes(case, run):
                "one warp a row, row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, and "
                "its lane 0 writes row_max[row] and row_sum[row]")
     if not np.allclose(m, want_m):
-        r, xs = int(np.argmax(~np.isclose(m, want_m))), x.astype(np.float64)
-        if (m[want_m < 0] == 0).all() and np.allclose(m, np.maximum(want_m, 0)):
-            yield ("row_max is 0 in the rows whose values are all below 0: each lane's max "
-                   "started at 0, above every one of them",
-                   "start each lane's max below every value: float m = -INFINITY")
-        if np.allclose(m, xs[:, ::32].max(axis=1)):
-            yield ("row_max is lane 0's own max, not the row's",
-                   "merge the lanes' maxes too: m = fmaxf(m, m2) at each step of the butterfly")
-        yield ((f"row_max[{r}] = {m[r]:.6g}, the max of only some of its columns",
-                "each lane walks c = lane, lane + 32, ... < cols, and the butterfly (offsets 16, "
-                "8, 4, 2, 1) merges all 32 lanes' maxes") if all(map(np.isin, m, xs)) else
-               (f"row_max[{r}] = {m[r]:.6g} is no value of row {r} (its max is {want_m[r]:.6g})",
-                "lane l reads in[c], c = l, l + 32, ... < cols, of its own row: in = x + row * cols"))
+        yield from _wrong_max(x, m, want_m)
     if np.allclose(sums, want_l, rtol=1e-3):
         return
+    if np.allclose(sums, pairs(x, fresh=False)[1], rtol=1e-3, equal_nan=True):
+        yield ("row_sum is infinite: each value's exp was taken against the old max, exp(v - m), "
+               "and at a lane's first column m is still -INFINITY", "take it against the new max: "
+               "l = l * exp(m - m_new) + exp(v - m_new)")
     if np.isnan(sums).any() and case[1] <= 16:
         yield ("row_sum is NaN in rows shorter than 17 columns: lanes with no column "
                "(m = -INFINITY) were merged with exp(-INFINITY - -INFINITY)",
@@ -116,6 +136,10 @@ def _mistakes(case, run):
     if np.allclose(sums, pairs(x, merge=False)[1], rtol=1e-3):
         yield ("row_sum is too large: the lanes' sums were added without rescaling them to the "
                "merged max", "in the merge, l = l * exp(m - m_new) + l2 * exp(m2 - m_new)")
+    if np.allclose(sums, pairs(x, merge="own max")[1], rtol=1e-3):
+        yield ("row_sum is wrong: in the merge the partner's sum l2 was rescaled by exp(m - m_new), "
+               "from the lane's own max, not the partner's", "l2 was taken against the partner's "
+               "max m2: l = l * exp(m - m_new) + l2 * exp(m2 - m_new)")
     if np.allclose(sums, pairs(x, merge="partner")[1], rtol=1e-3):
         yield ("row_sum is too large: in the merge each lane's own sum was not rescaled to the "
                "merged max (m = m_new came before it, making exp(m - m_new) 1)",

@@ -44,6 +44,14 @@ WRONG = [
      ["the running sum was not rescaled", "l = l * exp(m - m_new) + exp(v - m_new)"]),
     ("merge_updates_m_first", variant(KERNEL, (MERGE + "        m = m_new;\n", "        m = m_new;\n" + MERGE)),
      ["each lane's own sum was not rescaled", "then m = m_new"]),
+    ("exp_against_the_old_max", variant(KERNEL, (LOOP, LOOP.replace("__expf(v - m_new)", "__expf(v - m)"))),
+     ["row_sum is infinite", "against the old max", "exp(v - m_new)"]),
+    ("partner_rescaled_by_own_max", variant(KERNEL, (MERGE, MERGE.replace("l2 * __expf(m2 - m_new)",
+                                                                          "l2 * __expf(m - m_new)"))),
+     ["the partner's sum l2 was rescaled by exp(m - m_new)", "l2 * exp(m2 - m_new)"]),
+    ("max_shuffled_from_l", variant(KERNEL, ("float m2 = __shfl_xor_sync(0xffffffffu, m, offset);",
+                                             "float m2 = __shfl_xor_sync(0xffffffffu, l, offset);")),
+     ["took the partner's sum l as its max", "__shfl_xor_sync(0xffffffffu, m, offset)"]),
 ]
 
 # Right, though not as the solution does it: the classic update, which rescales only when the
