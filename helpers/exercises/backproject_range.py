@@ -131,13 +131,39 @@ def _unwritten(unwritten, case, kept):
         yield (f"at the pixels that are not points, only {' and '.join(planes[~at_dropped])} got "
                f"NaN: {missing} {'were' if ' and ' in missing else 'was'} never written there",
                "a pixel that is not a point is NaN in all three planes: " + NAN_HINT)
+    yield from _planes_apart(unwritten, case)
     per_plane = unwritten.reshape(3, -1).all(axis=1)
     if per_plane.any() and not per_plane.all():
         yield (f"the {', '.join(planes[per_plane])} plane of xyz was never written", "X goes to "
                "xyz[i], Y to xyz[n + i] and Z to xyz[2 * n + i], with n = width * height")
     pixel = unwritten.any(axis=0)
+    yield from _block_sides_swapped(~pixel, _grid(case))
     yield from reached(~pixel, _grid(case), WORDS)
     yield from never_written(pixel, WORDS)
+
+
+def _planes_apart(unwritten, case):
+    """Y and Z stored k and 2 k elements after X (k not n): everything from n + 2 k on unwritten,
+    everything before it written."""
+    n, first = unwritten[0].size, int(np.argmax(unwritten.ravel()))
+    k = (first - n) // 2
+    if 0 < k < n and first == n + 2 * k and unwritten.ravel()[first:].all():
+        name = {case["width"]: "width", case["height"]: "height"}.get(k, str(k))
+        yield (f"Y and Z were stored {name} and 2 * {name} elements after X (xyz[{name} + i], "
+               f"xyz[2 * {name} + i]), inside X's plane, so xyz[{first}] to the end were never "
+               "written", "each plane holds n = width * height floats: X goes to xyz[i], Y to "
+               "xyz[n + i] and Z to xyz[2 * n + i]")
+
+
+def _block_sides_swapped(done, grid):
+    """The pixels a kernel reaches whose u steps by blockDim.y and v by blockDim.x."""
+    (bx, by), (gx, gy) = grid.block[:2], grid.grid
+    cols = np.isin(np.arange(grid.width), np.arange(gx)[:, None] * by + np.arange(bx))
+    rows = np.isin(np.arange(grid.height), np.arange(gy)[:, None] * bx + np.arange(by))
+    if bx != by and np.array_equal(done, rows[:, None] & cols[None, :]):
+        yield ("the pixels written are those a kernel reaches whose u steps by blockDim.y from one "
+               "block to the next and v by blockDim.x: blockDim.x and blockDim.y are swapped",
+               "u goes with x, v with y: " + INDEX_HINT)
 
 
 def _wrong_depths(depth, intrinsics):
@@ -187,6 +213,14 @@ def _wrong_nans(nan, kept, depth):
                "only depth 0 and Z outside [z_min, z_max] make NaN; keep every other pixel")
 
 
+def _transposed(shape, cx, cy, fx, fy, z):
+    """X and Y of a kernel whose index is i = u * height + v: pixel i's depth with the u and v
+    of the thread that reached it (u = i / height, v = i % height)."""
+    thread_u, thread_v = np.divmod(np.arange(z.size).reshape(shape), shape[0])
+    thread_u, thread_v = thread_u.astype(np.float32), thread_v.astype(np.float32)
+    return (thread_u - cx) * z / fx, (thread_v - cy) * z / fy
+
+
 def _wrong_models(depth, intrinsics):
     """(xyz, problem, hint) of kernels with a known mistake in the formula, in this order."""
     fx, fy, cx, cy = map(np.float32, intrinsics)
@@ -216,7 +250,16 @@ def _wrong_models(depth, intrinsics):
             (*inverse, "X and Y are divided by the depth", "projecting divides by Z (u = fx X "
              "/ Z + cx); going back multiplies by it: " + FORMULA_HINT),
             ((v - cy) * z / fy, (u - cx) * z / fx, "the X and Y planes are swapped",
-             "X goes to xyz[i], Y to xyz[n + i]: " + FORMULA_HINT)):
+             "X goes to xyz[i], Y to xyz[n + i]: " + FORMULA_HINT),
+            ((u - cx) * z / fx, (cy - v) * z / fy, "Y has the wrong sign: (cy - v) where (v - cy) "
+             "belongs", "Y points down the image, as v grows: Y = (v - cy) * z / fy"),
+            ((cx - u) * z / fx, (v - cy) * z / fy, "X has the wrong sign: (cx - u) where (u - cx) "
+             "belongs", "X points right, as u grows: X = (u - cx) * z / fx"),
+            ((u - cx) / fx, (v - cy) / fy, "X and Y were not multiplied by the depth: (u - cx) / "
+             "fx is only the ray's slope", "the point lies z along its ray: " + FORMULA_HINT),
+            (*_transposed(depth.shape, cx, cy, fx, fy, z), "the pixel's index ran down the columns, "
+             "i = u * height + v: thread (u, v) read and stored another pixel's depth, but "
+             "computed X and Y from its own u and v", "the image is stored row after row: i = v * width + u")):
         yield np.stack([x, y, z]), problem, hint
     yield (backproject(depth, *intrinsics, 1), "the coordinates are in millimetres, 1000 times "
            "too large", "multiply the depth by depth_scale first: z = depth[i] * depth_scale "

@@ -85,6 +85,17 @@ WRONG = {
                                     "compared with z_min and z_max in millimetres"),
     "depth_divided_as_integers": ([(DEPTH, "float z = depth[i] / 1000;")],
                                   "depth[i] / 1000 divides two integers"),
+    "index_down_the_columns": ([("int i = v * width + u;", "int i = u * height + v;")],
+                               "the pixel's index ran down the columns, i = u * height + v"),
+    "y_sign_flipped": ([("(v - cy)", "(cy - v)")], "Y has the wrong sign"),
+    "x_sign_flipped": ([("(u - cx) * z", "(cx - u) * z")], "X has the wrong sign"),
+    "depth_left_out_of_x_and_y": ([("(u - cx) * z / fx", "(u - cx) / fx"), ("(v - cy) * z / fy", "(v - cy) / fy")],
+                                  "X and Y were not multiplied by the depth"),
+    "planes_width_apart": ([("n + i", "width + i")],
+                           "Y and Z were stored width and 2 * width elements after X"),
+    "block_sides_swapped": ([("blockIdx.x * blockDim.x", "blockIdx.x * blockDim.y"),
+                             ("blockIdx.y * blockDim.y", "blockIdx.y * blockDim.x")],
+                            "blockDim.x and blockDim.y are swapped"),
 }
 # Right, written otherwise: each must pass.
 RIGHT = {
