@@ -44,6 +44,9 @@ def _refine(failure):
     fields): thread 0 reads s[len - j] = s[BLOCK] in a full block, s[len - 1] beyond it where len
     counts more than the block's elements, and a thread j >= len reads s[len - 1 - j] < 0."""
     err = failure.error
+    if failure.between == "blocks" and err.array == "out":
+        yield ("two blocks stored into one element of out: their elements overlap; block b owns "
+               "elements b * BLOCK to b * BLOCK + BLOCK - 1: start = blockIdx.x * BLOCK")
     if failure.kind == "array bounds" and tuple(err.thread or ())[:1] == (0,):
         if (err.element or 0) > BLOCK:
             yield (f"thread 0 read s[{err.element}], far past the end of s ({BLOCK} elements): len "
@@ -72,10 +75,28 @@ def _launch(n):
                   block=(BLOCK, 1, 1), grid=(-(-n // BLOCK), 1), model=x)
 
 
+def _block_mistakes(n, run):
+    """Blocks that did not keep to their own elements: only block 0 wrote (j counted across the
+    grid, past len in every other block), or the last block ran as if full, past the end of in
+    (into its junk) and of out (len counted more than the block's n - start elements)."""
+    x, got, unwritten = run.model, run.out.got, run.out.unwritten
+    if n > BLOCK and unwritten[BLOCK:].all() and not unwritten[:BLOCK].any():
+        yield (f"only block 0 wrote its elements (out[{BLOCK}] onwards never written): in block b "
+               f"j ran from b * {BLOCK}, past len, so no thread of it loaded or stored",
+               "j is the thread's index in its block, 0 to BLOCK - 1: j = threadIdx.x")
+    as_full = reference(x, lambda rest: BLOCK)
+    if run.out.past.size and np.array_equal(got, np.where(np.isnan(as_full), JUNK, as_full)):
+        yield (f"the last block, which has only {n % BLOCK or BLOCK} elements, ran as if it had "
+               f"{BLOCK}, past the end of out (as far as out[{int(run.out.past.max())}]) and of in: "
+               f"its len counts more than its n - start elements",
+               "len = min(BLOCK, n - start), with start the block's first element")
+
+
 def _mistakes(n, run):
     x, got = run.model, run.out.got
     yield from one_further("out", "element", run.out.past, run.out.unwritten,
                            "each thread stores only out[start + j]")
+    yield from _block_mistakes(n, run)
     if run.out.past.size:
         yield (f"the kernel wrote past the end of out (as far as out[{int(run.out.past.max())}]; "
                f"it has {n} elements)", "only threads with j < len store: keep the guard "

@@ -39,6 +39,13 @@ WRONG = {
     "barrier_after_the_store": ([(BARRIER, ""), ("s[len - 1 - j];", "s[len - 1 - j];\n"
                                                  "    __syncthreads();")],
                                 ["data race on s[", "__syncthreads()"]),
+    "j_global": ([("int j = threadIdx.x;", "int j = blockIdx.x * blockDim.x + threadIdx.x;")],
+                 ["only block 0 wrote", "j = threadIdx.x"]),
+    "start_steps_grid": ([("int start = blockIdx.x * BLOCK;", "int start = blockIdx.x * gridDim.x;")],
+                         ["data race on out[", "start = blockIdx.x * BLOCK"]),
+    "len_of_block_index": ([("int len = min(BLOCK, n - start);",
+                             "int len = min(BLOCK, n - (int)blockIdx.x);")],
+                           ["as if it had 256, past the end of out", "len = min(BLOCK, n - start)"]),
 }
 # The simulator only: on a GPU an index outside a shared array may be an illegal address, which
 # leaves the CUDA context unusable for every test after it in the process.
