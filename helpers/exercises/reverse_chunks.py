@@ -49,11 +49,18 @@ def _launch(case, slack=64):
                   block=(CHUNK, 1, 1), grid=(blocks, 1), model=x)
 
 
+def _refine(failure):
+    """Two blocks storing one element of y: they took the same chunks (the loop's step)."""
+    if failure.between == "blocks" and failure.error.array == "y":
+        yield ("two blocks reversed the same chunk: a block takes every gridDim.x-th chunk, so "
+               "the loop steps over the other blocks' chunks: first += gridDim.x * CHUNK")
+
+
 def planted_bug(kernels):
     """NOT YET while the planted bug is there (or another failure showed while looking for it);
     None when the race check finds nothing."""
     alone = observe(kernels, _launch(ALONE), key="alone")
-    mistake = next(observed_mistakes(alone), None)
+    mistake = next(observed_mistakes(alone, _refine), None)
     if mistake:
         return not_yet(*mistake)
     seen = observe(kernels, _launch(PROBE), key="probe")
@@ -64,15 +71,30 @@ def planted_bug(kernels):
             "the tile is used again for the next chunk: thread t stores its next tile[t] while "
             "its partner may still be reading this one. A __syncthreads() at the end of the "
             "loop's body, where every thread of the block reaches it (outside the if)")
-    mistake = next(observed_mistakes(seen), None)
+    mistake = next(observed_mistakes(seen, _refine), None)
     return None if mistake is None else not_yet(*mistake)
 
 
 def _reads_past_n(kernels, passed):
     """After the cases: the first launch once more, x allocated to the byte, so that a read past
     n whose value goes nowhere (a load guarded by t <= count) faults on the simulator."""
-    mistake = next(observed_mistakes(observe(kernels, _launch(ALONE, slack=0), key="exact")), None)
+    seen = observe(kernels, _launch(ALONE, slack=0), key="exact")
+    mistake = next(observed_mistakes(seen, _refine), None)
     return passed if mistake is None else not_yet(*mistake)
+
+
+def _last_as_whole(n, x, got, want):
+    """The last, partial chunk mirrored as if whole: y[first + t] = tile[CHUNK - 1 - t], right
+    where that is an element the chunk loaded (CHUNK - 1 - t < count), stale where not; the whole
+    chunks right."""
+    first, count = n - n % CHUNK, n % CHUNK
+    t = np.arange(CHUNK - count, count)
+    if t.size and np.array_equal(got[:first], want[:first]) and \
+            np.array_equal(got[first + t], x[first + CHUNK - 1 - t]):
+        yield (f"the last chunk, which has only count = {count} elements, was mirrored as if it "
+               f"had {CHUNK}: y[{first} + t] = tile[{CHUNK - 1} - t], which this chunk never "
+               f"loaded for t < {CHUNK - count}",
+               "mirror the chunk's own elements: y[first + t] = tile[count - 1 - t]")
 
 
 def _mistakes(case, run):
@@ -100,6 +122,7 @@ def _mistakes(case, run):
            for f in range(0, n, CHUNK)):
         yield ("each chunk is reversed one place off (y[first + t] holds x[first + count - t])",
                "the chunk's last element is tile[count - 1]: thread t reads tile[count - 1 - t]")
+    yield from _last_as_whole(n, x, got, want)
     i = int(np.argmax(got != want))
     yield (f"y[{i}] = {got[i]:.6g}, NumPy's is {want[i]:.6g}",
            "y[first + t] = tile[count - 1 - t], with count = min(CHUNK, n - first)")

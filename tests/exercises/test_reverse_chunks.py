@@ -38,6 +38,11 @@ WRONG = {
                                        "hint": "x has 1000 elements"}),
     "the_last_chunk_as_a_whole_one": ([("int count = min(CHUNK, n - first);", "int count = CHUNK;")],
                                       {"problem": "past its end", "hint": "t < count"}),
+    "steps_one_chunk": ([("first += gridDim.x * CHUNK", "first += CHUNK")],
+                        {"problem": "data race on y[", "hint": "first += gridDim.x * CHUNK"}),
+    "mirrors_the_last_chunk_as_whole": ([(READ, "y[first + t] = tile[CHUNK - 1 - t];")],
+                                        {"problem": "mirrored as if it had 256",
+                                         "hint": "tile[count - 1 - t]"}),
 }
 # Right, but not the solution's way: each must pass
 RIGHT = {
