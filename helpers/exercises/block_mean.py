@@ -83,10 +83,18 @@ def _probe(sim_kernel, bug: PlantedBug, spare=0):
             sim_kernel(x_gpu, y, means, np.int32(bug.n), block=(BLOCK, 1, 1), grid=(blocks, 1))
         except (driver.Error, TypeError) as err:
             there = getattr(err, "kind", None) == bug.kind and \
-                bug.space in (None, getattr(err, "space", None))
+                bug.space in (None, getattr(err, "space", None)) and not _mean_unstored(err)
             arrays = named_arrays((x_gpu, y, means), ("x", "y", "means"))
             return ("there" if there else "other"), err, describe(err, arrays)
     return "fixed", None, ""
+
+
+def _mean_unstored(err) -> bool:
+    """A read of means[b], b > 0, by block b itself, the first such read of the launch: block 0
+    stored its mean before it read it, block b stored none (the mean made under if (i == 0)).
+    Not bug 3, whose += reads each block's mean before storing it, block 0's first."""
+    block = tuple(getattr(err, "block", None) or (0,))[0]
+    return getattr(err, "array", None) == "means" and getattr(err, "element", None) == block > 0
 
 
 def _store_unguarded(sim_kernel, read):
@@ -123,6 +131,11 @@ def planted_bugs(kernels) -> Verdict | None:
 def _refine(failure):
     """The exercise's hints for an overrun of its one declared array, and for a race on means
     between thread 0's store and the other threads' reads."""
+    block = tuple(failure.error.block or (0,))[0] if failure.kind else 0
+    if failure.kind == "array bounds" and block and failure.error.element == BLOCK * block:
+        yield (f"block {block}'s thread 0 read tile[{BLOCK * block}], its first element counted "
+               "over the whole array: tile holds the block's own elements, tile[k] = "
+               "x[first + k], so k runs from 0 to count - 1")
     if getattr(failure.error, "declared", None) == f"float [{BLOCK}]":
         yield (f"tile is declared as it should be, tile[BLOCK], and an index into it ran to "
                f"{failure.error.element}: thread 0's sum reads tile[k] for k < count, and count "
@@ -130,6 +143,10 @@ def _refine(failure):
     if failure.kind == "array bounds":
         yield ("tile is indexed past the size it was declared with: it needs one element for "
                "each of the block's 256 threads, __shared__ float tile[BLOCK]")
+    if failure.kind == "uninitialised read" and _mean_unstored(failure.error):
+        yield (f"block {block} read its mean, means[{block}], which no thread had stored, and "
+               "block 0 stored its own: only thread 0 of block 0 computed a mean. Thread 0 of "
+               "every block computes its block's: if (t == 0), t = threadIdx.x")
     if failure.kind == "race" and failure.error.space == "global" and not failure.update \
             and failure.error.hazard != "write-after-write":   # a store, then reads: not two stores
         yield ("thread 0 stores the block's mean in means[blockIdx.x] while the other threads "
@@ -187,6 +204,12 @@ def _wrong_means(got, want, x, n):
         b = int(np.argmax(~close))
         yield (f"means[{b}] = {got[b]}, the mean of a sum kept in an int: adding tile[k] to an int "
                "keeps only its whole part", "declare the sum as a float: float sum = 0.0f")
+    block_0 = np.array([x[:c].astype(np.float64).mean() for c in counts], np.float32)
+    if blocks > 1 and np.allclose(got, block_0, rtol=1e-4, atol=1e-5):
+        b = int(np.argmax(~close))
+        yield (f"means[{b}] = {got[b]}, the mean of block 0's elements x[0] to x[{counts[b] - 1}]: "
+               "the sum read x[k], not the block's own elements",
+               "tile[k] holds the block's element x[first + k]: sum += tile[k]")
     if not close.all():
         first = int(np.argmax(~close))
         yield (f"means[{first}] = {got[first]}, but the mean of that block is {want[first]}",

@@ -57,6 +57,14 @@ WRONG = {
                          ["the line that stores y", "lets i = n through", "not i <= n"]),
     "count_not_capped": ([("int count = min(BLOCK, n - first);", "int count = n - first;")],
                          ["index 256", "count = min(BLOCK, n - first)"]),
+    # bug 3 fixed, but the mean made by the grid's thread 0 alone: not named as bug 3
+    "mean_by_thread_0_of_block_0": ([("    if (t == 0) {", "    if (i == 0) {")],
+                                    ["not one of the planted bugs", "means[1] is read before",
+                                     "only thread 0 of block 0 computed a mean", "if (t == 0)"]),
+    "sum_from_first": ([("for (int k = 0; k < count; k++)", "for (int k = first; k < first + count; k++)")],
+                       ["index 256", "tile holds the block's own elements", "k runs from 0"]),
+    "sum_reads_x": ([("sum += tile[k];", "sum += x[k];")],
+                    ["the mean of block 0's elements", "sum += tile[k]"]),
 }
 
 # Right, but not the solution's way: each must pass
