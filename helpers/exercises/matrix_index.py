@@ -114,22 +114,37 @@ def _mix_ups(got, case, padded):
         (dict(index=lambda r, c: r * case.block[0] + c), "the result is what the index row * "
          "blockDim.x + col gives: it steps a block's width from one row to the next",
          ROW_MAJOR_HINT),
+        (dict(y_from_x=True), "the result is what row = blockIdx.y * blockDim.y + threadIdx.x "
+         "gives: row takes threadIdx.x, as col does", "row comes from y: " + INDEX_HINT),
         *_fixed_blocks(case))]
     r, c = np.indices((rows, cols))
     a = a_pad[:rows * cols].reshape(rows, cols)
-    for scale, offset, problem in ((r, c, "col_scale[row] + row_offset[col]"),
-                                   (r, r, "col_scale[row] + row_offset[row]"),
-                                   (c, c, "col_scale[col] + row_offset[col]")):
-        models.append((a * cs_pad[scale] + ro_pad[offset], f"the result is a * {problem}",
-                       "col_scale has one entry per column (index it with col), "
-                       "row_offset one per row (index it with row)"))
+    vectors = ("col_scale has one entry per column (index it with col), "
+               "row_offset one per row (index it with row)")
+    for scale, offset, problem, hint in (
+            (r, c, "col_scale[row] + row_offset[col]", vectors),
+            (r, r, "col_scale[row] + row_offset[row]", vectors),
+            (c, c, "col_scale[col] + row_offset[col]", vectors),
+            (c % case.block[0], r, "col_scale[threadIdx.x] + row_offset[row]: threadIdx.x is "
+             "the column within a block", "col_scale has one entry per column of the matrix: "
+             "index it with col, blockIdx.x * blockDim.x + threadIdx.x"),
+            (c, (r * cols + c) // rows, "col_scale[col] + row_offset[i / rows]: with i = row * "
+             "cols + col, i / rows is not the row", "row_offset has one entry per row: index it "
+             "with row (a row is cols elements long, so i / cols is the row; i / rows is not)")):
+        models.append((a * cs_pad[scale] + ro_pad[offset], f"the result is a * {problem}", hint))
     yield from matches(got, models, _same)
 
 
 def _fixed_blocks(case):
-    """The models of a kernel that wrote 16 for blockDim.x or blockDim.y, for a case whose block
-    is not 16 threads along that side: ``(model, problem, hint)``."""
-    bx, by = case.block[:2]
+    """The models of a kernel that wrote 16 or gridDim for blockDim.x or blockDim.y, for a case
+    whose block is not that many threads along that side: ``(model, problem, hint)``."""
+    (bx, by), (gx, gy) = case.block[:2], case.grid
+    for side, index, block, grid in (("x", "col", (gx, by), gx), ("y", "row", (bx, gy), gy)):
+        if block != (bx, by):
+            yield (dict(block=block), f"the result is what {index} = blockIdx.{side} * "
+                   f"gridDim.{side} + threadIdx.{side} gives: its blocks start gridDim.{side} = {grid} "
+                   f"{index}s apart, not a block's {case.block['xy'.index(side)]}", f"a block is blockDim.{side} threads along {side}; gridDim.{side} "
+                   "counts the blocks: " + INDEX_HINT)
     for side, block in (("x", (16, by)), ("y", (bx, 16))):
         if block != (bx, by):
             yield (dict(block=block), f"the result is what a kernel that takes 16 for "
@@ -139,8 +154,9 @@ def _fixed_blocks(case):
                    "block's shape. " + INDEX_HINT)
 
 
-def _model(case, padded, swap=False, index=None, block=None):
-    """The output of a guarded kernel that takes row from x when ``swap``, stores element
+def _model(case, padded, swap=False, index=None, block=None, y_from_x=False):
+    """The output of a guarded kernel that takes row from x when ``swap`` (y's block from y, its
+    thread from x when ``y_from_x``), stores element
     (row, col) at ``index(row, col)`` (by default row * cols + col) and takes ``block`` for
     blockDim (by default the launch's); NaN where it writes nothing, nothing past the end, and
     inf where threads with different values meet (whichever wrote last: a GPU does not say)."""
@@ -150,6 +166,8 @@ def _model(case, padded, swap=False, index=None, block=None):
     xs, ys = np.meshgrid(np.arange(pc), np.arange(pr))
     if block is not None:  # blockIdx * block + threadIdx
         xs, ys = xs // bx * block[0] + xs % bx, ys // by * block[1] + ys % by
+    if y_from_x:
+        ys = ys // by * by + xs % bx
     row, col = (xs, ys) if swap else (ys, xs)
     idx = index(row, col) if index else row * cols + col
     keep = (row < rows) & (col < cols) & (idx < rows * cols)

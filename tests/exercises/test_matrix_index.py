@@ -56,6 +56,14 @@ WRONG = {
                                "takes 16 for blockDim.y"),
     "row_times_rows": ([("int i = row * cols + col;", "int i = row * rows + col;")],
                        "the index row * rows + col"),
+    "col_steps_by_gridDim": ([(INDEX_X, "blockIdx.x * gridDim.x + threadIdx.x")],
+                             "blockIdx.x * gridDim.x + threadIdx.x gives"),
+    "col_scale_by_thread": ([("col_scale[col]", "col_scale[threadIdx.x]")],
+                            "a * col_scale[threadIdx.x] + row_offset[row]"),
+    "row_from_thread_x": ([("int row = " + INDEX_Y, "int row = blockIdx.y * blockDim.y + threadIdx.x")],
+                          "row = blockIdx.y * blockDim.y + threadIdx.x gives"),
+    "row_offset_by_flat_over_rows": ([("row_offset[row]", "row_offset[i / rows]")],
+                                     "a * col_scale[col] + row_offset[i / rows]"),
 }
 # Right, written otherwise: each must pass.
 RIGHT = {
