@@ -110,6 +110,31 @@ def _observed(kernels, case):
     yield from observed_mistakes(seen, _refine)
 
 
+def _strides(case, got, drawn):
+    """Two strides the chapter's gridDim stands for: x stepped by gridDim.x (the rows), which
+    draws x only where x % height < blockDim.x; rows stored height pixels apart (iters[y * height
+    + x]), which draws the flat pixels y * height + x and leaves the rest. The drawn pixels' values
+    are checked where one thread drew them (the blocks race where rows overlap)."""
+    width, height, block = case[:3]
+    if drawn.all():
+        return
+    ref, x = reference(case), np.arange(width)
+    if np.array_equal(drawn, np.broadcast_to(x % height < block, drawn.shape)) \
+            and np.mean(got[drawn] != ref[drawn]) <= TOLERANCE:
+        yield (f"{int((~drawn).sum())} of {got.size} pixels were never drawn, those with "
+               f"x % {height} >= {block}: the loop stepped x by gridDim.x = {height}, the number "
+               f"of rows, not blockDim.x = {block}", LOOP_HINT)
+    flat = (np.arange(height)[:, None] * height + x).ravel()
+    spots, writers = np.unique(flat, return_counts=True)
+    alone = np.isin(flat, spots[writers == 1])   # (y, x), row-major: drew a pixel no other did
+    if np.array_equal(np.flatnonzero(drawn), spots) and \
+            np.mean(got.flat[flat[alone]] != ref.ravel()[alone]) <= TOLERANCE:
+        yield (f"{int((~drawn).sum())} of {got.size} pixels were never drawn: the store put the "
+               f"rows height = {height} pixels apart (iters[y * height + x]), but a row is "
+               f"width = {width} pixels long", "row-major, as a NumPy array of shape (height, "
+               "width): iters[y * width + x]")
+
+
 def _mistakes(case, run):
     """The mistakes one launch shows, the most telling first."""
     width, height, block = case[:3]
@@ -132,6 +157,7 @@ def _mistakes(case, run):
                    "belongs", "store n in iters[y * width + x]")
         yield (f"only the first {block} pixels of each row were drawn: each thread drew one "
                "pixel", LOOP_HINT)
+    yield from _strides(case, got, drawn)
     if not drawn.all():
         rows, cols = np.nonzero(~drawn)
         yield (f"{int((~drawn).sum())} of {got.size} pixels were never drawn (the first at "

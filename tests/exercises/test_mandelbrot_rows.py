@@ -39,8 +39,13 @@ WRONG = {
     "dx_and_dy_swapped": ([("x * dx;", "x * DY;"), ("y * dy;", "y * dx;"), ("DY", "dy")],
                           "dx and dy are swapped"),
     "c_from_the_thread": ([("x_min + x * dx", "x_min + threadIdx.x * dx")], "takes threadIdx.x"),
+    "steps_of_the_rows": ([("x += blockDim.x", "x += gridDim.x")],
+                          "the loop stepped x by gridDim.x = 37"),
+    "rows_height_long": ([("iters[y * width + x]", "iters[y * height + x]")],
+                         "rows height = 61 pixels apart"),
 }
-HINTS = {"steps_of_one": "x += blockDim.x", "y_of_a_global_index": "one block a row: y = blockIdx.x"}
+HINTS = {"steps_of_the_rows": "x += blockDim.x", "rows_height_long": "iters[y * width + x]",
+         "steps_of_one": "x += blockDim.x", "y_of_a_global_index": "one block a row: y = blockIdx.x"}
 SIMULATOR_ONLY = {"y_of_a_global_index": "a write far past iters: a GPU may fault and leave the "
                                          "context unusable"}
 RIGHT = {
