@@ -12,7 +12,7 @@ import itertools
 
 import numpy as np
 
-from helpers.exercises.common import Input, Output
+from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.coverage import Grid, Words, coverage, past_the_end
 from helpers.exercises.hidden import grids
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -72,6 +72,8 @@ def written_mistakes(out, case, words, wild_hint, guard_hint):
     """The mistakes of where a sepia kernel wrote, from its output's ``common.Result`` (two
     launches, two poisons), in the words of CUDA's exercise or OpenCL's port."""
     unwritten = out.unwritten
+    yield from one_further("out", "byte", out.past, unwritten, "pixel i's R', G', B' are bytes "
+                           "3*i, 3*i + 1 and 3*i + 2 of out: out[3*i] = ..., not out[3*i + 1]")
     # A byte left unwritten is a poison in both runs, whatever other threads race to write:
     # on a GPU, a store into the next pixel's byte also makes the runs differ, a consequence.
     if (unwritten.any(axis=2) != unwritten.all(axis=2)).any():

@@ -83,6 +83,9 @@ WRONG = {
                                    ("0.349f * r + 0.686f * g + 0.168f * b", "(349 * r + 686 * g + 168 * b) / 1000"),
                                    ("0.272f * r + 0.534f * g + 0.131f * b", "(272 * r + 534 * g + 131 * b) / 1000")],
                                   "an integer division"),
+    "stores_one_byte_on": ([("out[3 * i + 2] =", "out[3 * i + 3] ="), ("out[3 * i + 1] =", "out[3 * i + 2] ="),
+                            ("out[3 * i]     =", "out[3 * i + 1] =")],
+                           "out[0] was never written and the byte just past the end of out was"),
 }
 
 
