@@ -84,11 +84,16 @@ def _wrong_answers(case, ref):
     yield (escape_counts(im, re, c_re, c_im, max_iter),
            "the real and imaginary parts of the starting point are swapped",
            "z_re = x_min + x*dx (x is the column), z_im = y_min + y*dy (y is the row)")
-    yield (escape_counts(re, im, c_im, c_re, max_iter), "c_re and c_im are swapped",
-           "c = c_re + i*c_im: add c_re to the real part and c_im to the imaginary part")
-    yield (escape_counts(re, im, c_re, c_re, max_iter), "z_im's update adds c_re where c_im "
-           "belongs (z_im = 2*z_re*z_im + c_re)",
-           "c = c_re + i*c_im: add c_re to the real part and c_im to the imaginary part")
+    for c, problem in (((c_im, c_re), "c_re and c_im are swapped"),
+                       ((c_re, c_re), "z_im's update adds c_re where c_im belongs (z_im = "
+                        "2*z_re*z_im + c_re)"),
+                       ((c_im, c_im), "z_re's update adds c_im to the real part too: c_im twice")):
+        yield (escape_counts(re, im, *c, max_iter), problem,
+               "c = c_re + i*c_im: add c_re to the real part and c_im to the imaginary part")
+    yield (escape_counts(re[:, np.arange(width) % case["block"][0]], im, c_re, c_im, max_iter),
+           "z_re takes threadIdx.x where it takes x: each stretch of blockDim.x pixels of a row "
+           "repeats the first's", "z_re = x_min + x*dx, with x = blockIdx.x * blockDim.x + "
+           "threadIdx.x, the pixel's column")
     for steps, problem in (((dy, dx), "dx and dy are swapped: z starts at (x_min + x*dy) + "
                             "i*(y_min + y*dx)"), ((dy, dy), "z_re = x_min + x*dy: the real part "
                             "steps by dy"), ((dx, dx), "z_im = y_min + y*dx: the imaginary part "

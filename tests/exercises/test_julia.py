@@ -105,6 +105,10 @@ WRONG = [
      ["z_im = y_min - y*dy", "z_im = y_min + y*dy"]),
     ("return_for_break", variant(KERNEL, ("            break;", "            return;")),
      ["only the pixels that never escaped were written", "break, not return"]),
+    ("c_im_twice", variant(KERNEL, ("z_re = re2 - im2 + c_re;", "z_re = re2 - im2 + c_im;")),
+     ["adds c_im to the real part too", "add c_re to the real part"]),
+    ("z_re_from_the_thread", variant(KERNEL, ("x_min + x * dx", "x_min + threadIdx.x * dx")),
+     ["takes threadIdx.x where it takes x", "x = blockIdx.x * blockDim.x + threadIdx.x"]),
 ]
 
 
