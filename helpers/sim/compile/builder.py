@@ -100,11 +100,7 @@ LINE_TABLES = ["-g1", "-gdwarf-4", f"-fdebug-prefix-map={INCLUDE_DIR}={INCLUDE_I
 INSTRUMENT_FLAGS = {
     "memory": ["-DSIM_TRACE", *LINE_TABLES, "-fsanitize=thread", "--param=tsan-instrument-func-entry-exit=0",
                "-Wno-tsan", "-fno-tree-vectorize", "-fno-tree-sra", "-fno-ipa-sra",
-               "-fno-optimize-sibling-calls",
-               # a call's result of class type stored straight into memory (tile[t] =
-               # __float2half(0.0f), where the call is not inlined) is one statement that GCC's
-               # instrumentation leaves out: through a temporary, the store is an access of its own
-               "-fno-elide-constructors"]}
+               "-fno-optimize-sibling-calls"]}
 INSTRUMENT_FLAGS["blocks"] = INSTRUMENT_FLAGS["memory"] + ["-DSIM_TRACE_BLOCKS",
                                                           "-fsanitize-coverage=trace-pc",
                                                           "-fno-exceptions"]
