@@ -32,8 +32,8 @@ extern "C++" {
 inline __half::__half(const __nv_bfloat16 __o) : __x(__sim_f16::__from_double((float)__o)) {}
 inline __nv_bfloat16::__nv_bfloat16(const __half __o) : __x(__sim_bf16::__from_double((float)__o)) {}
 
-static inline __nv_bfloat162 __bfloat162bfloat162(const __nv_bfloat16 __a) { return __nv_bfloat162(__a, __a); }
-static inline __nv_bfloat162 make_bfloat162(const __nv_bfloat16 __x, const __nv_bfloat16 __y) {
+__SIM_HALF_FN __nv_bfloat162 __bfloat162bfloat162(const __nv_bfloat16 __a) { return __nv_bfloat162(__a, __a); }
+__SIM_HALF_FN __nv_bfloat162 make_bfloat162(const __nv_bfloat16 __x, const __nv_bfloat16 __y) {
     return __nv_bfloat162(__x, __y);
 }
 

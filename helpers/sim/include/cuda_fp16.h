@@ -37,8 +37,8 @@ struct __nv_bfloat16;
 #undef __SIM_NAME
 #undef __SIM_AS
 
-static inline __half2 __half2half2(const __half __a) { return __half2(__a, __a); }
-static inline __half2 make_half2(const __half __x, const __half __y) { return __half2(__x, __y); }
+__SIM_HALF_FN __half2 __half2half2(const __half __a) { return __half2(__a, __a); }
+__SIM_HALF_FN __half2 make_half2(const __half __x, const __half __y) { return __half2(__x, __y); }
 
 typedef __half half;
 typedef __half2 half2;

@@ -288,3 +288,28 @@ def test_a_read_before_another_threads_store_is_a_race_not_an_uninitialised_read
     with settings.changed(initcheck=True, racecheck=True), pytest.raises(drv.LaunchError) as err:
         kernel(x, sums, **BLOCK)
     assert err.value.kind == "race"
+
+
+WMMA = solution("wmma_partial_k.cu")
+STAGE_A = "As[w][r][col] = k0 + col < K ? A[(tile_row * 16 + r) * K + k0 + col] : __float2half(0.0f);"
+STAGE_B = "Bs[w][r][col] = k0 + r < K ? B[(k0 + r) * N + tile_col * 16 + col] : __float2half(0.0f);"
+
+
+def test_halves_staged_from_a_call_in_a_module_of_many_kernels_are_written():
+    """Tiles staged with __float2half(0.0f), in a module of five wmma kernels, where g++ inlines
+    no longer every call: a call whose __half went straight into the tile was a store GCC's
+    instrumentation leaves out, and the init check took the tile for never staged."""
+    from kernel_sources import compile_variants
+
+    zeros = variant(WMMA, (STAGE_A, "As[w][r][col] = __float2half(0.0f);"),
+                    (STAGE_B, "Bs[w][r][col] = __float2half(0.0f);"))
+    others = {f"step_{k}": variant(WMMA, ("k0 += 16)", f"k0 += 16 + {k} * 0)")) for k in range(4)}
+    kernels = compile_variants("wmma_partial_k", {"zeros": zeros, **others},
+                               lambda text: SourceModule(text, no_extern_c=True))
+    m, k, n = 32, 40, 48
+    a, b = (gpuarray.to_gpu(np.ones(shape, np.float16)) for shape in ((m, k), (k, n)))
+    c = gpuarray.empty((m, n), np.float32)
+    with settings.changed(initcheck=True):
+        kernels["zeros"](a, b, c, np.int32(m), np.int32(k), np.int32(n), block=(128, 1, 1),
+                         grid=(2, 1))
+    assert not c.get().any()
