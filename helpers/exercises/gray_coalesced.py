@@ -69,6 +69,7 @@ def _mistakes(case, run):
     if missing.tolist() == [n - 1]:
         yield ("the last pixel was never written: the bounds guard is off by one",
                "only the threads with t >= width * height return")
+    yield from _tail(missing, n, width)
     for how, mapping in MAPPINGS.items():
         x, y = mapping(np.arange(n), width, height)
         if missing.size and set(range(n)) - set(missing) == set((y * width + x).tolist()):
@@ -84,6 +85,18 @@ def _mistakes(case, run):
         yield (f"{wrong.size} of {n} grey values are wrong (the first at x = {wrong[0] % width}, "
                f"y = {wrong[0] // width})", "keep the stub's last two lines: they convert pixel "
                "i = y * width + x, the one this thread took")
+
+
+def _tail(missing, n, width):
+    """The last pixels, whole rows of them, never written: a guard that returns too early."""
+    rows, first = missing.size // width, n - missing.size
+    if first and rows and missing.size % width == 0 and missing.tolist() == list(range(first, n)):
+        which = ("the last row of the image (y = height - 1)" if rows == 1 else
+                 f"the last {rows} rows of the image (from y = {first // width})")
+        yield (f"{which} was never written: the bounds guard returns too early, from threads "
+               "that still have a pixel", "only the spare threads in the last block return: "
+               "return when t >= width * height (y >= height), the last pixel being t = width * "
+               "height - 1")
 
 
 def _fast(kernel):
