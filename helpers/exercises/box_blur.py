@@ -14,7 +14,7 @@ import numpy as np
 
 from helpers.exercises import speed
 from helpers.exercises.common import Input, Output, close
-from helpers.exercises.coverage import Grid, Words, never_written, past_the_end
+from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import observe, race_mistake
@@ -110,10 +110,13 @@ def _launch(case):
 def _mistakes(case, run):
     """The mistakes one launch shows; on the first image, the simulator's launch's too."""
     yield from past_the_end(run.out.past, case, WORDS, GUARD_HINT, run.out.unwritten)
+    if run.out.unwritten.any():
+        yield from reached(~run.out.unwritten, case, WORDS)
     yield from never_written(run.out.unwritten, WORDS)
     if case == CASES[0]:
         seen = observe(run.kernel, run.launch)
         if seen.error:
+            yield from _steps_swapped(seen.error)
             yield race_mistake(seen.error, "each thread stores only its own pixel, "
                                            "out[y * width + x]", block=BLOCK, refine=_refine)
             return
@@ -121,6 +124,21 @@ def _mistakes(case, run):
     if not close(run.out.got, want):
         yield from matches(run.out.got, _models(run.model), close)
         yield from _located(run.out.got, want)
+
+
+def _steps_swapped(error):
+    """Two threads of one row of the block, BLOCK_Y apart, that both stored one tile element: the
+    loop over tx steps by BLOCK_Y."""
+    if (error.kind, error.space, error.array, error.hazard) != ("race", "shared", "tile",
+                                                                "write-after-write"):
+        return
+    (x1, y1, _), (x2, y2, _) = error.first.thread, error.second.thread
+    if error.first.block == error.second.block and y1 == y2 and (x1 - x2) % BLOCK[1] == 0:
+        yield (f"{error.summary}: threads {abs(x1 - x2)} apart in a row of the block stored the "
+               "same tile element, so the loop over tx steps by BLOCK_Y",
+               "a row of the block has BLOCK_X threads, which between them load BLOCK_X "
+               "neighbouring columns of the tile: step tx by BLOCK_X (tx += BLOCK_X), and ty by "
+               "BLOCK_Y")
 
 
 def _models(image):

@@ -85,6 +85,13 @@ WRONG = {
     "clamp_sides_swapped": ([(LOAD, "in[clamp_index(y0 + ty, width) * width + "
                                     "clamp_index(x0 + tx, height)]")],
                             ["rows were clamped to the width", "clamp_index(y0 + ty, height)"]),
+    # audit B (second round): the store's rows of height pixels, the tx loop stepping by BLOCK_Y
+    "store_rows_of_height": ([("out[y * width + x] =", "out[y * height + x] =")],
+                             ["a row was taken as height = 45 pixels long, not width = 77",
+                              "y * width + x"]),
+    "tx_steps_by_block_y": ([("tx += BLOCK_X", "tx += BLOCK_Y")],
+                            ["data race on tile[", "the loop over tx steps by BLOCK_Y",
+                             "tx += BLOCK_X"]),
 }
 
 # Right but slow: PASS, not FAST (name: (replacements, words of what keeps it from FAST))
