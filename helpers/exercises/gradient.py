@@ -80,6 +80,8 @@ def _mistakes(case, run):
         if np.allclose(got, model, rtol=1e-5, atol=1e-6):
             yield problem, FORMULA_HINT
     where, lane = f"{wrong.size} of {n} outputs are wrong (the first is out[{wrong[0]}])", wrong % block
+    if case == CASES[0]:
+        yield from _right_halo(run, block, wrong)
     if wrong.tolist() == [n - 1] and n > 1 and np.isclose(
             got[-1], (JUNK - run.model[-2]) * np.float32(0.5), rtol=1e-5, atol=1e-6):
         yield (f"{where}, from in[n], past the end: the clamp lets i == n through, and the "
@@ -95,6 +97,43 @@ def _mistakes(case, run):
     if ((lane == 0) | (lane == block - 1) | (wrong == n - 1)).all():
         yield f"{where}, all at the first or last element of a block: the halo", HALO_HINT
     yield where, FORMULA_HINT + "; and " + HALO_HINT
+
+
+def _unloaded(kernels):
+    """The element of s that the simulator's init check found read before any thread of its
+    block loaded it, on the first case (None when it found none)."""
+    from helpers.sim.settings import settings
+
+    with settings.changed(initcheck=True):
+        error = observe(kernels, _launch(CASES[0]), key="initcheck").error
+    if getattr(error, "kind", None) == "uninitialised read" and error.space == "shared":
+        return error.element
+    return None
+
+
+def _right_halo(run, block, wrong):
+    """The right halo, s[blockDim.x + 1], never loaded (the init check finds its read): by no
+    thread, or the last thread stored it in its own input's slot, s[blockDim.x], so that the
+    thread before it read in[i + 2] (the model); each block's last output reads it."""
+    if _unloaded(run.kernel) != block + 1:
+        return
+    x, i = run.model, np.arange(run.model.size)
+    slot, before = reference(x), i[i % block == block - 2]
+    slot[before] = (x[np.minimum(before + 2, x.size - 1)] - x[np.maximum(before - 1, 0)]) * 0.5
+    rest = i % block != block - 1
+    halo = "s[blockDim.x + 1] = in[clamp_index(i + 1, n)]"
+    if np.isin(before, wrong).any() and np.allclose(run.out.got[rest], slot[rest], 1e-5, 1e-6):
+        yield (f"{wrong.size} of {x.size} outputs are wrong, at each block's last two threads: "
+               "the block's last thread stored the right halo in s[blockDim.x], its own input's "
+               "slot (in[i] goes to s[threadIdx.x + 1]), so the thread before it read in[i + 2] "
+               "as its right neighbour, and s[blockDim.x + 1] was never loaded",
+               f"the right halo goes after the block's inputs s[1] .. s[blockDim.x]: {halo}")
+    if (wrong % block == block - 1).all():
+        yield (f"{wrong.size} of {x.size} outputs are wrong, each at a block's last thread: no "
+               "thread loaded the right halo, s[blockDim.x + 1], which it reads as its right "
+               "neighbour (the simulator's init check found the read)", "threadIdx.x runs from 0 "
+               f"to blockDim.x - 1: the block's last thread, threadIdx.x == blockDim.x - 1, loads "
+               f"{halo}")
 
 
 def _fast(kernels):

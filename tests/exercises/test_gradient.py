@@ -45,12 +45,24 @@ WRONG = {
     # (its zeros are the stub's: the verdict is the stub's, whose hint shows * 0.5f; a word on
     # integer division would change the stub's line that notebook 06 stores from the H200)
     "integer_half": ([(" * 0.5f;", " * (1 / 2);")], ["every output is 0", "* 0.5f"]),
+    # audit B (second round): the right halo loaded by no thread, or into the last input's slot
+    "right_halo_by_no_thread": ([("threadIdx.x == blockDim.x - 1", "threadIdx.x == blockDim.x")],
+                                ["7 of 1000 outputs are wrong, each at a block's last thread",
+                                 "no thread loaded the right halo, s[blockDim.x + 1]",
+                                 "threadIdx.x runs from 0 to blockDim.x - 1",
+                                 "threadIdx.x == blockDim.x - 1"]),
+    "right_halo_in_the_last_slot": ([("s[blockDim.x + 1] =", "s[blockDim.x] =")],
+                                    ["stored the right halo in s[blockDim.x]",
+                                     "the thread before it read in[i + 2]",
+                                     "s[blockDim.x + 1] = in[clamp_index(i + 1, n)]"]),
 }
 # The simulator only: on a GPU an index past a shared array's end may be an illegal address.
 SIMULATOR_ONLY = {"static_array_too_small": "an overrun of shared memory may break the GPU's "
                                             "context",
                   "window_without_the_halo_slot": "a read before a shared array's start may be "
-                                                  "an illegal address on a GPU"}
+                                                  "an illegal address on a GPU",
+                  "right_halo_by_no_thread": "s[blockDim.x + 1], never loaded, holds garbage on "
+                                             "a GPU: maybe what an earlier launch left there"}
 # Right, not the solution's way: each must pass and be FAST
 RIGHT = {
     "halo_by_threads_0_and_1": [("if (threadIdx.x == blockDim.x - 1)\n"
