@@ -128,11 +128,15 @@ def _mistakes(case, run):
         yield ("row_sum is too large: each lane walked every column from its own to the end (its "
                "loop steps by 1), so the lanes' columns overlap", "step by the warp's width: "
                "for (int c = lane; c < cols; c += 32)")
-    if any(np.allclose(sums, pairs(x, loop=False, merge=merge)[1], rtol=1e-3)
-           for merge in (True, False)):
-        yield ("row_sum is too large in the rows whose max is not first: the running sum was not "
-               "rescaled when a lane's max grew",
-               "in the loop, l = l * exp(m - m_new) + exp(v - m_new)")
+    unscaled = "row_sum is too large in the rows whose max is not first: the running sum was not " \
+               "rescaled when a lane's max grew"
+    if np.allclose(sums, pairs(x, loop=False)[1], rtol=1e-3):  # the merge rescales: written
+        yield (f"{unscaled}, though the merge rescales: exp(m - m_new) is missing from the loop, "
+               "or is 1 because m was raised to the new max before l's update (m = v, or m = "
+               "m_new, too early)", "in the loop, m_new = fmaxf(m, v), then l = l * exp(m - "
+               "m_new) + exp(v - m_new) while m is still the old max, and only then m = m_new")
+    if np.allclose(sums, pairs(x, loop=False, merge=False)[1], rtol=1e-3):
+        yield unscaled, "in the loop, l = l * exp(m - m_new) + exp(v - m_new)"
     if np.allclose(sums, pairs(x, merge=False)[1], rtol=1e-3):
         yield ("row_sum is too large: the lanes' sums were added without rescaling them to the "
                "merged max", "in the merge, l = l * exp(m - m_new) + l2 * exp(m2 - m_new)")

@@ -52,6 +52,12 @@ WRONG = [
     ("max_shuffled_from_l", variant(KERNEL, ("float m2 = __shfl_xor_sync(0xffffffffu, m, offset);",
                                              "float m2 = __shfl_xor_sync(0xffffffffu, l, offset);")),
      ["took the partner's sum l as its max", "__shfl_xor_sync(0xffffffffu, m, offset)"]),
+    # audit C: m raised to v before the rescale (exp(m - m_new) is then 1): named as such
+    ("max_raised_before_the_rescale", variant(KERNEL, ("        float m_new = fmaxf(m, v);\n",
+                                                       "        if (v > m) m = v;\n"
+                                                       "        float m_new = fmaxf(m, v);\n")),
+     ["the running sum was not rescaled", "or is 1 because m was raised to the new max before",
+      "m = v", "while m is still the old max, and only then m = m_new"]),
 ]
 
 # Right, though not as the solution does it: the classic update, which rescales only when the
