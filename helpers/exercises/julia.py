@@ -111,6 +111,11 @@ def _wrong_answers(case, ref):
             (dict(bound=16), "the loop stops at |z| > 4 (|z|^2 > 16): the escape radius is 2",
              "break once re2 + im2 > 4.0f, that is |z| > 2 (no sqrtf needed)")):
         yield escape_counts(re, im, c_re, c_im, max_iter, **change), problem, hint
+    yield from _count_mistakes(ref, width, height, max_iter)
+
+
+def _count_mistakes(ref, width, height, max_iter):
+    """Images of the right counts stored transposed, or counted one step off."""
     yield (ref.T.reshape(height, width), "the pixels are stored transposed (iters[x*height + y])",
            "the image is row-major like a NumPy array of shape (height, width): store pixel (x, "
            "y) at iters[y*width + x]")
