@@ -85,6 +85,7 @@ def _mistakes(case, run):
                "each output byte must depend only on its own pixel's input")
     yield from _past_the_end(run.out.past, n)
     yield from _unwritten(run.out.unwritten, n)
+    yield from _res_not_zeroed(rgb, got, n)
     yield from _wrong_groups(rgb, got, n)
     whole = 16 * (n // 16)      # the groups and the tail, each on its own: a mistake in one only
     for part in (slice(0, whole), slice(whole, n)):
@@ -135,6 +136,24 @@ def _unwritten(unwritten, n):
            ONE_PIXEL_HINT + "; and the thread t == n / 16 does the tail")
 
 
+def _res_not_zeroed(rgb, got, n):
+    """The groups' bytes are NumPy's with more bits set, the same at each of a group's 48 places
+    in every group, the tail (no res[]) right: set_byte ORed into res[] that was not zeroed."""
+    groups, tail = n // 16, slice(16 * (n // 16), n)
+    if not groups or sepia._differs(got[None, tail], sepia.reference(rgb[None, tail]),
+                                    rgb[None, tail] @ sepia.SEPIA.T).any():
+        return
+    model = sepia.reference(rgb[None, :16 * groups]).reshape(groups, 48)
+    junk = np.bitwise_and.reduce(got[:16 * groups].reshape(groups, 48), axis=0)
+    if (junk & ~model).any() and sepia.near(got[:16 * groups].reshape(groups, 48), model | junk):
+        k = int(np.flatnonzero(junk)[0])
+        yield (f"the groups' result bytes are NumPy's with more bits set, the same in every group "
+               f"(byte {k} of each has the bits 0x{junk[k]:02X} set): set_byte ORed each byte "
+               "into res[] that held junk, as a local array that is not initialised does",
+               "start the 12 result words at 0 (unsigned int res[12] = {0u, ...}), as the TODO "
+               "says: set_byte ORs its byte in (|=) and keeps the word's other bits")
+
+
 def _wrong_groups(rgb, got, n):
     """Kernels whose whole groups are wrong in a known way (``models``), on those groups alone."""
     whole = 48 * (n // 16)
@@ -143,7 +162,9 @@ def _wrong_groups(rgb, got, n):
     flip = lambda a: a.reshape(-1, 4)[:, ::-1].ravel()  # noqa: E731 - bytes of each word reversed
     tone = lambda a: sepia.reference(a.reshape(1, -1, 3)).ravel()  # noqa: E731
     flat, k = rgb.ravel()[:whole], np.arange(whole)   # group t's loads stay within 16t + 48
-    wrong_stride = flat[16 * np.arange(n // 16)[:, None] + np.arange(48)].ravel()
+    starts, byte = np.arange(n // 16)[:, None], np.arange(48)
+    wrong_stride = flat[16 * starts + byte].ravel()
+    planar = flat.reshape(-1, 3, 16).transpose(0, 2, 1).ravel()  # pixel p: bytes p, p + 16...
     gives = "the result is what a kernel gives that {}"
     reverse = gives.format("{} the 4 bytes of each 32-bit word in reverse order")
     words = flat.view("<u4")                        # the loads' words, little-endian
@@ -159,7 +180,15 @@ def _wrong_groups(rgb, got, n):
               (tone(wrong_stride), gives.format("loads thread t's pixels from uint4 number t "
                                                 "instead of 3t"),
                "16 pixels are 48 bytes, three uint4: thread t's are numbers 3t, 3t + 1 and "
-               "3t + 2 of (const uint4 *)rgb, and the same in out")]
+               "3t + 2 of (const uint4 *)rgb, and the same in out"),
+              (tone(flat[3 * starts + byte].ravel()), gives.format(
+                  "loads thread t's 48 bytes from byte 3t of rgb, not 48t: (const uint4 *)(rgb "
+                  "+ 3 * t) adds 3t bytes, then casts"),
+               "cast first, then add: (const uint4 *)rgb + 3 * t moves 3t uint4 of 16 bytes, "
+               "to byte 48t, where thread t's 16 pixels start"),
+              (tone(planar), "pixel p of a group was read from its bytes p, p + 16 and p + 32 "
+               "(as if the 48 bytes held 16 reds, then 16 greens, then 16 blues), but they are "
+               "interleaved: r, g, b of a pixel side by side", BYTE_HINT)]
     yield from matches(got.ravel()[:whole], models, sepia.near)
 
 

@@ -78,10 +78,24 @@ WRONG = {
     "stored_at_uint4_16t": ([("reinterpret_cast<uint4 *>(out) + 3 * (size_t)t",
                               "reinterpret_cast<uint4 *>(out) + 16 * (size_t)t")],
                             "(uint4 *)p + k moves k uint4 of 16 bytes"),
+    "res_not_zeroed": ([("unsigned int res[12] = {0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, "
+                         "0u};", "unsigned int res[12];")],
+                       "set_byte ORed each byte into res[] that held junk"),
+    "group_t_at_byte_3t": ([("reinterpret_cast<const uint4 *>(rgb) + 3 * (size_t)t",
+                             "reinterpret_cast<const uint4 *>(rgb + 3 * (size_t)t)")],
+                           "loads thread t's 48 bytes from byte 3t of rgb, not 48t"),
+    "group_read_as_planar": ([("byte_of(w, 3 * p), g = byte_of(w, 3 * p + 1), bl = "
+                               "byte_of(w, 3 * p + 2)",
+                               "byte_of(w, p), g = byte_of(w, p + 16), bl = byte_of(w, p + 32)")],
+                             "pixel p of a group was read from its bytes p, p + 16 and p + 32"),
 }
-SIMULATOR_ONLY = dict.fromkeys(("group_t_at_uint4_48t", "stored_at_uint4_16t"),
-                               "an access far past rgb or out: a GPU may fault and leave the "
-                               "context unusable")
+SIMULATOR_ONLY = {
+    **dict.fromkeys(("group_t_at_uint4_48t", "stored_at_uint4_16t"),
+                    "an access far past rgb or out: a GPU may fault and leave the context "
+                    "unusable"),
+    "res_not_zeroed": "res[] uninitialised: what a GPU leaves in it is garbage",
+    "group_t_at_byte_3t": "uint4 loads from addresses not 16-byte aligned: a GPU faults and "
+                          "leaves the context unusable"}
 
 
 # Right values, but the tail's thread starts at pixel 15 * groups and writes again (the same
