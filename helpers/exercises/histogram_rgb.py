@@ -57,8 +57,21 @@ def _refine(failure):
             and failure.error.hazard == "write-after-write"):   # a store's line: the clearing
         yield ("two threads store into the same shared bin on one line: in the clearing loop "
                "each thread clears its own bins, b = threadIdx.x, then b += blockDim.x")
+    if failure.update and _blocks_add_at_once(failure):
+        yield ("the blocks add their bin b into bins[b] at once: bins[b] += local[b] is a read, "
+               "an add and a write, and blocks lose each other's counts; add each block's bins "
+               "with an atomic too, atomicAdd(&bins[b], local[b])")
     if failure.kind == "race":
         yield ATOMIC_HINT if failure.update else BARRIER_HINT
+
+
+def _blocks_add_at_once(failure) -> bool:
+    """An update of a global bin by the same thread of two blocks, the bin one of that thread's
+    in the adding loop (b = threadIdx.x, then b += blockDim.x): the adding, not the counting."""
+    err, width = failure.error, (failure.block or (0,))[0]
+    return bool(err.space == "global" and failure.between == "blocks" and width
+                and err.first.thread == err.second.thread and err.element is not None
+                and err.element % width == err.first.thread[0])
 
 
 def _launch(case):
@@ -118,12 +131,17 @@ def _wrong_counts(got, want, rgb, case):
                "t + blockDim.x, t + 2 * blockDim.x, ... (not every thread every bin)")
     size = 3 * case["n"]
     j, v = np.arange(size), rgb[:size].astype(np.int64)
-    for bins, problem in ((j // case["n"] * 256 + v, "channel j / n gives, as if the image were "
-                           "stored plane after plane"),
-                          (v * 3 + j % 3, "bin v * 3 + c gives, in place of c * 256 + v")):
+    byte_hint = "byte j is channel j % 3 with value rgb[j]: bin (j % 3) * 256 + rgb[j]"
+    for bins, problem, hint in (
+            (j // case["n"] * 256 + v, "the bins are what channel j / n gives, as if the image "
+             "were stored plane after plane", byte_hint),
+            (v * 3 + j % 3, "the bins are what bin v * 3 + c gives, in place of c * 256 + v",
+             byte_hint),
+            (j % 3 * 256 + rgb[j // 3 + j % 3], "the bins are what a thread a pixel gives that "
+             "reads pixel p's channels from bytes p, p + 1, p + 2",
+             "pixel p's 3 bytes start at byte 3 * p: its channel c is rgb[3 * p + c]")):
         if np.array_equal(got, np.bincount(bins, minlength=BINS)[:BINS]):
-            yield (f"the bins are what {problem}", "byte j is channel j % 3 with value rgb[j]: "
-                   "bin (j % 3) * 256 + rgb[j]")
+            yield problem, hint
     if got[256:].sum() == 0 and np.array_equal(got[:256], want.reshape(3, 256).sum(0)):
         yield ("every byte was counted in the red bins (0 to 255)",
                "byte j is channel j % 3: count it in bin (j % 3) * 256 + rgb[j]")

@@ -109,6 +109,18 @@ WRONG = [
                       "    if (b < CHANNELS * LEVELS && local[b] > 0)\n"
                       "        atomicAdd(&bins[b], local[b]);")),
      ["only bins below blockDim.x", "b += blockDim.x"]),
+    # audit B: the counting is atomic, the blocks' adding to the global bins is not
+    ("global_add_not_atomic",
+     variant(KERNEL, ("atomicAdd(&bins[b], local[b]);", "bins[b] += local[b];")),
+     ["data race on bins[", "the blocks add their bin", "atomicAdd(&bins[b], local[b])"]),
+    ("pixel_thread_no_x3",
+     variant(KERNEL, ("    for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < CHANNELS * n;\n"
+                      "         j += blockDim.x * gridDim.x)\n" + COUNT,
+                      "    for (int p = blockIdx.x * blockDim.x + threadIdx.x; p < n; "
+                      "p += blockDim.x * gridDim.x)\n"
+                      "        for (int c = 0; c < CHANNELS; c++)\n"
+                      "            atomicAdd(&local[c * LEVELS + rgb[p + c]], 1u);\n")),
+     ["reads pixel p's channels from bytes p, p + 1, p + 2", "rgb[3 * p + c]"]),
 ]
 
 # Right, but not the solution's way: each must pass
