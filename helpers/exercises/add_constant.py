@@ -49,6 +49,9 @@ VALUES = [
     (lambda x, c: np.full_like(x, c), "every element is c: x[i] is not read", "y[i] = x[i] + c"),
     (lambda x, c: x - c, "y = x - c: c is subtracted", "add c: y[i] = x[i] + c"),
     (lambda x, c: x * c, "y = x * c: x is multiplied by c", "add c: y[i] = x[i] + c"),
+    (lambda x, c: np.trunc(x) + c, "y = (int)x + c: x[i] was kept in an int, which drops its "
+     "fraction (-3.7 becomes -3)",
+     "keep the value a float: y[i] = x[i] + c, or float v = x[i]"),
 ]
 
 
@@ -73,6 +76,11 @@ def _mistakes(case, run):
                "of one block)", INDEX_HINT)
     if right.all():
         return
+    if written[:-1].all() and not written[-1]:
+        yield (f"only y[{n - 1}], the last element, was never written: a guard that stops one "
+               "short (i < blockDim.x - 1, or i < n - 1) leaves the last thread out",
+               "the block has exactly n threads, one for each element, and the last one writes "
+               "y[n - 1]: no guard is needed here (a guard would be i < n, not i < n - 1)")
     if not written.all():
         first = int(np.argmin(written))
         yield (f"{int((~written).sum())} of {n} elements were never written (the first is "

@@ -27,6 +27,11 @@ WRONG = {
     "half_the_threads": ((*STORE, "if (i % 2 == 0) y[i] = x[i] + c;"),
                          "100 of 200 elements were never written"),
     "c_written_in": ((*STORE, "y[i] = x[i] + 10.0f;"), "y = x + 10, but c is -2.5 here"),
+    # audit A: a guard that leaves the last thread out; x[i] kept in an int
+    "guard_leaves_the_last": ((*STORE, "if (i < blockDim.x - 1)\n        y[i] = x[i] + c;"),
+                              "only y[199], the last element, was never written"),
+    "x_kept_in_an_int": ((*STORE, "int v = x[i];\n    y[i] = v + c;"),
+                         "y = (int)x + c: x[i] was kept in an int"),
 }
 RIGHT = {
     "one_line": ("int i = threadIdx.x;\n    y[i] = x[i] + c;",
