@@ -94,14 +94,7 @@ def _wrong_answers(case, ref):
            "z_re takes threadIdx.x where it takes x: each stretch of blockDim.x pixels of a row "
            "repeats the first's", "z_re = x_min + x*dx, with x = blockIdx.x * blockDim.x + "
            "threadIdx.x, the pixel's column")
-    for steps, problem in (((dy, dx), "dx and dy are swapped: z starts at (x_min + x*dy) + "
-                            "i*(y_min + y*dx)"), ((dy, dy), "z_re = x_min + x*dy: the real part "
-                            "steps by dy"), ((dx, dx), "z_im = y_min + y*dx: the imaginary part "
-                            "steps by dx"), ((dx, -dy), "z_im = y_min - y*dy: the rows step down "
-                            "from y_min, not up")):
-        yield (escape_counts(*pixel_grid(width, height, x_min, y_min, *steps), c_re, c_im,
-                             max_iter), problem,
-               "z_re = x_min + x*dx (dx steps along a row), z_im = y_min + y*dy")
+    yield from _wrong_steps(case)
     step = "z_re = z_re*z_re - z_im*z_im + c_re and z_im = 2*z_re*z_im + c_im, from the old values"
     for change, problem, hint in (
             (dict(twice=1), "z_im's update lacks the factor 2 (z_im = z_re*z_im + c_im)", step),
@@ -127,6 +120,27 @@ def _count_mistakes(ref, width, height, max_iter):
            "n starts at 0, test |z|^2 > 4 BEFORE taking a step, and count only the steps taken")
     yield (np.where(inside, ref, ref - 1), "escaping pixels count one step too few (off by one)",
            "count every step taken, including the one after which |z|^2 > 4 is seen")
+
+
+def _wrong_steps(case):
+    """Images of kernels whose start point steps wrongly from (x_min, y_min), with the hint."""
+    width, height, x_min, y_min, dx, dy, c_re, c_im, max_iter = _args(case)
+    for steps, problem in (((dy, dx), "dx and dy are swapped: z starts at (x_min + x*dy) + "
+                            "i*(y_min + y*dx)"), ((dy, dy), "z_re = x_min + x*dy: the real part "
+                            "steps by dy"), ((dx, dx), "z_im = y_min + y*dx: the imaginary part "
+                            "steps by dx"), ((dx, -dy), "z_im = y_min - y*dy: the rows step down "
+                            "from y_min, not up")):
+        yield (escape_counts(*pixel_grid(width, height, x_min, y_min, *steps), c_re, c_im,
+                             max_iter), problem,
+               "z_re = x_min + x*dx (dx steps along a row), z_im = y_min + y*dy")
+    f32 = np.float32
+    re, im = (f32(low) + np.trunc(np.arange(size, dtype=f32) * f32(step))
+              for low, size, step in ((x_min, width, dx), (y_min, height, dy)))
+    yield (escape_counts(*np.broadcast_arrays(re[None, :], im[:, None]), c_re, c_im, max_iter),
+           "z starts at x_min + (int)(x*dx) + i*(y_min + (int)(y*dy)): (int)(x*dx) drops the "
+           "fraction, so the start moves only in whole steps and whole runs of pixels share it",
+           "x*dx is already a float (an int times a float): z_re = x_min + x*dx, z_im = y_min + "
+           "y*dy, with no cast to int")
 
 
 def _grid(case) -> Grid:

@@ -109,6 +109,10 @@ WRONG = [
      ["adds c_im to the real part too", "add c_re to the real part"]),
     ("z_re_from_the_thread", variant(KERNEL, ("x_min + x * dx", "x_min + threadIdx.x * dx")),
      ["takes threadIdx.x where it takes x", "x = blockIdx.x * blockDim.x + threadIdx.x"]),
+    # audit A: the start point's steps truncated to whole numbers
+    ("start_steps_cast_to_int", variant(KERNEL, ("x_min + x * dx", "x_min + (int)(x * dx)"),
+                                        ("y_min + y * dy", "y_min + (int)(y * dy)")),
+     ["(int)(x*dx) drops the fraction", "no cast to int"]),
 ]
 
 
