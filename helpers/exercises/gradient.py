@@ -2,8 +2,9 @@
 
 ``gradient(in, out, n)``: out[i] = (in[i + 1] - in[i - 1]) / 2, the ends clamped, through a window
 of blockDim.x + 2 floats of dynamic shared memory (the block's inputs and a halo of one on either
-side). Blocks of 32 to 512 threads, n not a multiple of the block, the output poisoned and
-guarded, the input between junk; the first case also runs on the simulator, race-checked and
+side). Blocks of 32 to 512 threads, n not a multiple of the block but in the last case (there
+the right halo of the last block is in[n], past the end), the output poisoned and guarded, the
+input between junk; the first case also runs on the simulator, race-checked and
 traced. Wrong values are matched with known mistakes, then located: at the ends of the array (the
 halo not clamped), at the last output (threads past n returned before loading), at the blocks'
 edges (no halo). A right kernel is rated (``_fast``): FAST on the simulator when the trace shows
@@ -20,7 +21,7 @@ from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import observe, race_mistake
 
-CASES = [(1000, 128), (77, 32), (5003, 512), (300, 96), (1, 64)]
+CASES = [(1000, 128), (77, 32), (5003, 512), (300, 96), (1, 64), (1024, 128)]
 JUNK, MAX_LOADS, TARGET, BIG = np.float32(1000.0), 2, 0.4, 1 << 26
 """CASES: (n, threads a block), the first race-checked and traced. TARGET: the fraction of a
 copy's bandwidth FAST takes on a GPU (4 bytes read and 4 written an element, BIG elements):
@@ -84,9 +85,12 @@ def _mistakes(case, run):
         yield from _right_halo(run, block, wrong)
     if wrong.tolist() == [n - 1] and n > 1 and np.isclose(
             got[-1], (JUNK - run.model[-2]) * np.float32(0.5), rtol=1e-5, atol=1e-6):
-        yield (f"{where}, from in[n], past the end: the clamp lets i == n through, and the "
-               "thread after the last loaded in[n] as its right neighbour",
-               "clamp every index i >= n to the last: i >= n ? n - 1 : i")
+        yield (f"{where}, from in[n], past the end: the last block's last thread loaded the "
+               "right halo from in[n], its index clamped to n, not n - 1", "clamp the halo's "
+               "index like the others: in[clamp_index(i + 1, n)]") if n % block == 0 else (
+              f"{where}, from in[n], past the end: the clamp lets i == n through, and the "
+              "thread after the last loaded in[n] as its right neighbour",
+              "clamp every index i >= n to the last: i >= n ? n - 1 : i")
     if wrong.tolist() == [n - 1]:
         yield (f"{where}, the last alone: its right neighbour, loaded by the thread after it, "
                "is missing", "every thread loads its element (clamped), those past n too: "
@@ -166,7 +170,7 @@ EXERCISE = KernelExercise(
                "s[j] holds in[i] with j = threadIdx.x + 1 (s[0] is the left halo): the "
                "neighbours are s[j - 1] and s[j + 1]",
     success=f"the gradient matches NumPy's for {len(CASES)} sizes (blocks of 32 to 512, a "
-            "partial last block in each), no race, nothing written past the end")
+            "partial last block in all but one), no race, nothing written past the end")
 
 check_gradient = EXERCISE.check_file          # (path="exercises/gradient.cu")
 check_gradient_kernel = EXERCISE.check_kernel  # (kernel, simulated=None: on a GPU, the simulator's)

@@ -55,6 +55,11 @@ WRONG = {
                                     ["stored the right halo in s[blockDim.x]",
                                      "the thread before it read in[i + 2]",
                                      "s[blockDim.x + 1] = in[clamp_index(i + 1, n)]"]),
+    # audit 2: the right halo clamped to n, not n - 1 (in[n] read where n fills its blocks)
+    "right_halo_min_n": ([("s[blockDim.x + 1] = in[clamp_index(i + 1, n)]",
+                           "s[blockDim.x + 1] = in[min(i + 1, n)]")],
+                         ["1 of 1024 outputs are wrong", "the right halo from in[n]",
+                          "clamped to n, not n - 1", "in[clamp_index(i + 1, n)]"]),
 }
 # The simulator only: on a GPU an index past a shared array's end may be an illegal address.
 SIMULATOR_ONLY = {"static_array_too_small": "an overrun of shared memory may break the GPU's "
