@@ -115,11 +115,24 @@ def _mistakes(case, run):
     if np.array_equal(got, want):
         return
     yield from observed_mistakes(_observe(run.kernel), _refine, wrong="bins are wrong")  # likeliest
+    yield from _one_a_block(got, rgb, case)
     yield from _wrong_counts(got, want, rgb, case)
     first = int(np.argmax(got != want))
     yield (f"{int((got != want).sum())} of the 768 bins are wrong, the first bins[{first}] "
            f"(channel {first // 256}, value {first % 256}): {got[first]}, expected {want[first]}",
            "byte j is channel j % 3 with value rgb[j]: bin (j % 3) * 256 + rgb[j]")
+
+
+def _one_a_block(got, rgb, case):
+    """Each block added 1 to each bin it counted a byte into (its model: bin k counts the
+    blocks whose bytes, j from blockIdx.x * blockDim.x on, gridDim.x * blockDim.x apart, hit k)."""
+    size, block = 3 * case["n"], case["block"]
+    j = np.arange(size)
+    owner, k = j // block % case["grid"], j % 3 * 256 + rgb[:size]
+    if np.array_equal(got, np.bincount(np.unique(owner * BINS + k) % BINS, minlength=BINS)):
+        yield ("each bin counts the blocks that counted a byte into it, not the bytes: a block "
+               "added 1 to bins[b], not its count local[b]",
+               "add each shared bin's count to the global one: atomicAdd(&bins[b], local[b])")
 
 
 def _wrong_counts(got, want, rgb, case):

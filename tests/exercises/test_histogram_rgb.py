@@ -121,6 +121,11 @@ WRONG = [
                       "        for (int c = 0; c < CHANNELS; c++)\n"
                       "            atomicAdd(&local[c * LEVELS + rgb[p + c]], 1u);\n")),
      ["reads pixel p's channels from bytes p, p + 1, p + 2", "rgb[3 * p + c]"]),
+    # audit 2: each block adds 1 to a bin it counted into, not its count
+    ("adds_one_not_its_count",
+     variant(KERNEL, ("atomicAdd(&bins[b], local[b]);", "atomicAdd(&bins[b], 1u);")),
+     ["counts the blocks that counted a byte into it", "a block added 1 to bins[b], not its "
+      "count local[b]", "atomicAdd(&bins[b], local[b])"]),
 ]
 
 # Right, but not the solution's way: each must pass
