@@ -8,7 +8,7 @@ the simulator under the race check, whatever the backend, so that a missing barr
 even where the threads' order made the result right; there the input has no junk after it, so
 that a load past its end (a load guard j <= len, or none) is found too. Wrong values are matched with known
 mistakes: nothing reversed, the whole array reversed, the last block mirrored as if it were full,
-a mirror one element off. No speed tier: reversing inside a block costs no extra sectors.
+a mirror one element off, every block stored into out[0 ..] (its start left out). No speed tier: reversing inside a block costs no extra sectors.
 """
 
 from __future__ import annotations
@@ -48,6 +48,9 @@ def _refine(failure):
         yield ("two blocks stored into one element of out: their elements overlap; block b owns "
                "elements b * BLOCK to b * BLOCK + BLOCK - 1: start = blockIdx.x * BLOCK")
     if failure.kind == "array bounds" and tuple(err.thread or ())[:1] == (0,):
+        if (err.element or 0) < 0:
+            yield (f"thread 0 read s[{err.element}], before the start of s: the mirror counts "
+                   "back from the block's last element, len - 1; " + MIRROR_HINT)
         if (err.element or 0) > BLOCK:
             yield (f"thread 0 read s[{err.element}], far past the end of s ({BLOCK} elements): len "
                    "counts more than the block's elements; " + MIRROR_HINT)
@@ -80,6 +83,11 @@ def _block_mistakes(n, run):
     grid, past len in every other block), or the last block ran as if full, past the end of in
     (into its junk) and of out (len counted more than the block's n - start elements)."""
     x, got, unwritten = run.model, run.out.got, run.out.unwritten
+    if n > BLOCK and unwritten[BLOCK:].all() and _mirrors_of_other_blocks(x, got[:BLOCK]):
+        yield (f"every block stored its elements into out[0 .. {BLOCK - 1}], the other "
+               f"blocks' over block 0's, and out[{BLOCK}] onwards was never written: the "
+               "store's index is j, without the block's start",
+               "out[start + j] = s[len - 1 - j]")
     if n > BLOCK and unwritten[BLOCK:].all() and not unwritten[:BLOCK].any():
         yield (f"only block 0 wrote its elements (out[{BLOCK}] onwards never written): in block b "
                f"j ran from b * {BLOCK}, past len, so no thread of it loaded or stored",
@@ -90,6 +98,16 @@ def _block_mistakes(n, run):
                f"{BLOCK}, past the end of out (as far as out[{int(run.out.past.max())}]) and of in: "
                f"its len counts more than its n - start elements",
                "len = min(BLOCK, n - start), with start the block's first element")
+
+
+def _mirrors_of_other_blocks(x, first):
+    """Whether each of out's first elements, ``first``, is element j of some block's mirror
+    (x[start + len - 1 - j]), and not all of block 0's: the blocks stored without their start."""
+    mirrors = np.full((-(-x.size // BLOCK), BLOCK), np.nan, np.float32)
+    for b, start in enumerate(range(0, x.size, BLOCK)):
+        part = x[start:start + BLOCK][::-1]
+        mirrors[b, :part.size] = part
+    return bool((first == mirrors).any(0).all() and (first != mirrors[0]).any())
 
 
 def _mistakes(n, run):

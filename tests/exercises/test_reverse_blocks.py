@@ -46,11 +46,21 @@ WRONG = {
     "len_of_block_index": ([("int len = min(BLOCK, n - start);",
                              "int len = min(BLOCK, n - (int)blockIdx.x);")],
                            ["as if it had 256, past the end of out", "len = min(BLOCK, n - start)"]),
+    # audit 2: the store without start; the mirror from s[-1]
+    "store_without_start": ([(STORE, "out[j] = s[len - 1 - j]")],
+                            ["every block stored its elements into out[0 .. 255]",
+                             "without the block's start", "out[start + j] = s[len - 1 - j]"]),
+    "mirror_from_minus_one": ([("s[len - 1 - j]", "s[-1 - j]")],
+                              ["(index -1)", "s[-1], before the start of s", "s[len - 1 - j]"]),
 }
 # The simulator only: on a GPU an index outside a shared array may be an illegal address, which
 # leaves the CUDA context unusable for every test after it in the process.
 SIMULATOR_ONLY = dict.fromkeys(("mirror_one_off", "store_unguarded", "len_not_capped"),
                                "an index outside a shared array may break the GPU's context")
+SIMULATOR_ONLY.update(
+    mirror_from_minus_one="an index before a shared array's start may be an illegal address",
+    store_without_start="the blocks race on out[0 .. 255]: on a GPU which block's store stays "
+                        "there, element by element, is a matter of timing")
 # Right, not the solution's way: each must pass
 RIGHT = {
     "early_return": [("    int j = threadIdx.x;\n",
