@@ -106,7 +106,8 @@ def _mistakes(case, run):
            f"{got[first]}, expected {y[first] + x[first]})", "y[i] += x[i], once for each i < n")
 
 
-_STARTS = [(lambda b, t, block, blocks: t, "threadIdx.x: every block starts at element 0"),
+_STARTS = [(lambda b, t, block, blocks: 0, "0 for every thread"),
+           (lambda b, t, block, blocks: t, "threadIdx.x: every block starts at element 0"),
            (lambda b, t, block, blocks: b + t, "blockIdx.x + threadIdx.x: blockIdx.x is not "
             "multiplied by blockDim.x"),
            (lambda b, t, block, blocks: b * blocks + t, "blockIdx.x * gridDim.x + threadIdx.x: "

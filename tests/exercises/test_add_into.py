@@ -42,6 +42,8 @@ WRONG = {
     "start_roles_swapped": (("int i = blockIdx.x * blockDim.x + threadIdx.x;",
                              "int i = threadIdx.x * blockDim.x + blockIdx.x;"),
                             "the loop starts at threadIdx.x * blockDim.x + blockIdx.x"),
+    "start_at_0": (("int i = blockIdx.x * blockDim.x + threadIdx.x;", "int i = 0;"),
+                   "the loop starts at 0 for every thread"),
     "chunks_of_n_over_threads": (
         ("    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)\n"
          "        y[i] += x[i];",
