@@ -34,6 +34,7 @@ larger than a GPU's L2 cache; a class sharing the GPU takes its share, never bel
 SAMPLE = 1 << 16
 """Pixels compared with NumPy at each end of the timed image (its start, and its end, where an
 index that overflows or depends on the grid's size shows)."""
+WORDS = 12  # a group's 48 bytes as 32-bit words: w[0] to w[11]
 SPARE = 48 * 1024  # bytes of junk after the input image: reads past its end land there
 
 ONE_PIXEL_HINT = ("thread t must convert pixels 16t to 16t + 15: load their 48 bytes as the "
@@ -193,9 +194,13 @@ def _wrong_groups(rgb, got, n):
 
 
 def _refine(failure):
-    """A uint4 access past rgb or out where thread t's uint4 number is k*t (+ 0 to 2), k not 3:
+    """A group's word past its 12 (bytes counted as words: w[3 * p]); a uint4 access past rgb or out where thread t's uint4 number is k*t (+ 0 to 2), k not 3:
     the pointer moved by k uint4 (48t, 16t: bytes or pixels counted) where it moves by 3t."""
     err = failure.error
+    if failure.kind == "array bounds" and (err.element or 0) >= WORDS:
+        name = err.array or "w"
+        yield (f"{name} holds {WORDS} words, not 48 bytes: read byte k with byte_of({name}, k) "
+               f"(and set it with set_byte({name}, k, value))")
     if failure.kind != "out of bounds" or not failure.block or err.offset is None:
         return
     t = err.block[0] * failure.block[0] + err.thread[0]

@@ -89,12 +89,18 @@ WRONG = {
                                "byte_of(w, 3 * p + 2)",
                                "byte_of(w, p), g = byte_of(w, p + 16), bl = byte_of(w, p + 32)")],
                              "pixel p of a group was read from its bytes p, p + 16 and p + 32"),
+    # audit 2: bytes read as words, w[3 * p] (w holds 12 words)
+    "bytes_read_as_words": ([("byte_of(w, 3 * p), g = byte_of(w, 3 * p + 1), bl = "
+                              "byte_of(w, 3 * p + 2)", "w[3 * p], g = w[3 * p + 1], bl = w[3 * p + 2]")],
+                            "Hint: w holds 12 words, not 48 bytes: read byte k with byte_of(w, k)"),
 }
 SIMULATOR_ONLY = {
     **dict.fromkeys(("group_t_at_uint4_48t", "stored_at_uint4_16t"),
                     "an access far past rgb or out: a GPU may fault and leave the context "
                     "unusable"),
     "res_not_zeroed": "res[] uninitialised: what a GPU leaves in it is garbage",
+    "bytes_read_as_words": "w[12] and beyond, past a local array: what a GPU reads there is "
+                           "garbage",
     "group_t_at_byte_3t": "uint4 loads from addresses not 16-byte aligned: a GPU faults and "
                           "leaves the context unusable"}
 
