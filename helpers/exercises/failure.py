@@ -119,7 +119,8 @@ def describe(error, arrays=None) -> str:
     if kind in DESCRIPTIONS and err.line:
         index = f" (index {err.element})" if kind == "array bounds" and err.element is not None \
             else ""
-        return f"{who} {DESCRIPTIONS[kind]}{index} at {os.path.basename(err.line)}"
+        what = DESCRIPTIONS[kind] if not _below_zero(err) else "indexed an array before its start"
+        return f"{who} {what}{index} at {os.path.basename(err.line)}"
     return str(err).removeprefix("cuLaunchKernel failed: ")
 
 
@@ -151,6 +152,10 @@ def hint(failure: Failure, guard_hint: str = "") -> str:
     kind = failure.kind
     if kind == "race":
         return race_hint(failure)
+    if kind == "array bounds" and _below_zero(failure.error):
+        return ("an index into an array declared with a fixed size came out below 0: check how "
+                "it is worked out (a subtraction, or a thread's number where its place in the "
+                "array is meant)")
     if kind == "array bounds":
         return ("an array declared with a fixed size (a __shared__ array, say) is indexed past "
                 "its end: declare it as large as the largest index that reaches it (count the "
@@ -230,3 +235,8 @@ def mistake(problem: str, error: BaseException, *, block: tuple | None = None,
     failure = Failure(error, block)
     refined = next(iter(refine(failure)), None) if refine else None
     return problem, refined or hint(failure, guard_hint)
+
+
+def _below_zero(err) -> bool:
+    """Whether an array-bounds error's index is negative (as the learner's signed index holds it)."""
+    return getattr(err, "kind", None) == "array bounds" and (getattr(err, "element", None) or 0) < 0

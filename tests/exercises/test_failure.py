@@ -4,7 +4,8 @@ of a declared array's on the declaration, and the exercise's own hint comes firs
 one. The errors are made here with their facts, as the simulator raises them."""
 
 from helpers.exercises.failure import GUARD_HINT, Failure, describe, hint, mistake
-from helpers.sim.errors import Access, LaunchError, OutOfBoundsError, RaceError, WarpMaskError
+from helpers.sim.errors import (Access, ArrayBoundsError, LaunchError, OutOfBoundsError, RaceError,
+                               WarpMaskError)
 
 
 def race(first, second, *, space="shared", hazard="read-after-write", array="s", element=3,
@@ -48,6 +49,11 @@ def test_what_happened_is_said_from_the_fields():
     bounds = LaunchError("X", kind="array bounds", line="k.cu:7", block=B1, thread=(5, 0, 0))
     assert describe(bounds) == ("thread (5, 0, 0) of block (1, 0, 0) indexed an array past the "
                                 "size it was declared with at k.cu:7")
+    below = ArrayBoundsError("X", kind="array bounds", line="k.cu:7", block=B1, thread=(0, 0, 0),
+                             element=-1, declared="float [256]", length=256)
+    assert describe(below) == ("thread (0, 0, 0) of block (1, 0, 0) indexed an array before its "
+                               "start (index -1) at k.cu:7")
+    assert "came out below 0" in hint(Failure(below))
     outside = OutOfBoundsError("X", kind="out of bounds", allocation=(0, 40), offset=44,
                                is_write=True, block=B0, thread=(3, 0, 0))
     assert describe(outside) == ("block (0, 0, 0), thread (3, 0, 0): a write, 5 bytes past the "
