@@ -4,7 +4,9 @@
 write each row's max m and its sum of exp(x - m), one warp a row, each lane with a running pair
 that it rescales when its max grows, the lanes' pairs merged (and rescaled) by shuffles. The rows
 have their max first, last, or anywhere, so that a missing rescale shows in some rows and not in
-others, and one row of three is all below 0, so that a max that starts at 0 shows; a case
+others, and one row of three is all below 0, so that a max that starts at 0 shows; every other
+max-first row is around 100, past where a float's exp overflows (88), so that exp(v) / exp(m)
+shows; a case
 shorter than 17 columns merges lanes that have no column at all.
 """
 
@@ -28,12 +30,13 @@ def _draw(rng):
 
 
 def scores(rows, cols):
-    """FP16 rows: sorted down (the max first), sorted up (the max last), and in no order, all
-    below 0."""
+    """FP16 rows: sorted down (the max first; every other one around 100), sorted up (the max
+    last), and in no order, all below 0."""
     x = np.random.default_rng(rows * 1000 + cols).standard_normal((rows, cols)) * 3
     x[0::3] = -np.sort(-x[0::3], axis=1)
     x[1::3] = np.sort(x[1::3], axis=1)
     x[2::3] = -np.abs(x[2::3]) - 0.5
+    x[0::6] += 100
     return x.astype(np.float16)
 
 
@@ -42,7 +45,7 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m"):
     the running sum and the merged sums are rescaled to the new max (``merge="partner"``: the
     partner's only, as when m = m_new came first; ``merge="own max"``: the partner's sum by
     exp(m - m_new), the lane's own max); ``fresh``: each value's exp taken against the new max
-    (else the old, exp(v - m)); ``m2_from``: what the partner's max is shuffled from ("l": its
+    (else the old, exp(v - m); "apart": exp(v) / exp(m_new), in float32); ``m2_from``: what the partner's max is shuffled from ("l": its
     sum)."""
     x = x.astype(np.float64)
     ms, ls = np.full((x.shape[0], 32), -np.inf), np.zeros((x.shape[0], 32))
@@ -50,8 +53,9 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m"):
         lane, v = c % 32, x[:, c]
         new = np.maximum(ms[:, lane], v)
         with np.errstate(over="ignore", invalid="ignore"):
-            ls[:, lane] = (ls[:, lane] * (np.exp(ms[:, lane] - new) if loop else 1)
-                           + np.exp(v - (new if fresh else ms[:, lane])))
+            term = (np.exp(v.astype(np.float32)) / np.exp(new.astype(np.float32)) if fresh == "apart"
+                    else np.exp(v - (new if fresh else ms[:, lane])))
+            ls[:, lane] = ls[:, lane] * (np.exp(ms[:, lane] - new) if loop else 1) + term
         ms[:, lane] = new
     for offset in (16, 8, 4, 2, 1):
         partner = np.arange(32) ^ offset
@@ -94,6 +98,28 @@ def _wrong_max(x, m, want_m):
             "lane l reads in[c], c = l, l + 32, ... < cols, of its own row: in = x + row * cols"))
 
 
+def _bad_exps(case, x, sums):
+    """What an infinite or NaN row_sum shows: an exp taken the wrong way."""
+    if np.allclose(sums, pairs(x, fresh=False)[1], rtol=1e-3, equal_nan=True):
+        yield ("row_sum is infinite: each value's exp was taken against the old max, exp(v - m), "
+               "and at a lane's first column m is still -INFINITY", "take it against the new max: "
+               "l = l * exp(m - m_new) + exp(v - m_new)")
+    if np.isnan(sums).any() and np.allclose(sums, pairs(x, fresh="apart")[1], rtol=1e-3,
+                                            equal_nan=True):
+        yield ("row_sum is NaN in the rows of scores around 100: exp(v) / exp(m_new) takes the "
+               "exps first, and exp(v) overflows a float past 88 (infinity / infinity is NaN)",
+               "subtract the max first, then take the exp: exp(v - m_new)")
+    if np.isnan(sums).any() and case[1] <= 16:
+        yield ("row_sum is NaN in rows shorter than 17 columns: lanes with no column "
+               "(m = -INFINITY) were merged with exp(-INFINITY - -INFINITY)",
+               "a sum whose max is -INFINITY counts 0 in the merge, whatever the exp says")
+    if np.isnan(sums).all() and case[1] >= 32:
+        yield ("row_sum is NaN in every row, though every lane has columns: a rescale's exp went "
+               "the wrong way (exp(m_new - m) is infinite while m is still -INFINITY, and 0 times "
+               "infinity is NaN)", "rescale by the old max minus the new, at most 0: "
+               "l = l * exp(m - m_new) + exp(v - m_new)")
+
+
 def _mistakes(case, run):
     x, (m_out, l_out) = run.model, run.outs
     m, sums = m_out.got.astype(np.float64), l_out.got.astype(np.float64)
@@ -109,19 +135,7 @@ def _mistakes(case, run):
         yield from _wrong_max(x, m, want_m)
     if np.allclose(sums, want_l, rtol=1e-3):
         return
-    if np.allclose(sums, pairs(x, fresh=False)[1], rtol=1e-3, equal_nan=True):
-        yield ("row_sum is infinite: each value's exp was taken against the old max, exp(v - m), "
-               "and at a lane's first column m is still -INFINITY", "take it against the new max: "
-               "l = l * exp(m - m_new) + exp(v - m_new)")
-    if np.isnan(sums).any() and case[1] <= 16:
-        yield ("row_sum is NaN in rows shorter than 17 columns: lanes with no column "
-               "(m = -INFINITY) were merged with exp(-INFINITY - -INFINITY)",
-               "a sum whose max is -INFINITY counts 0 in the merge, whatever the exp says")
-    if np.isnan(sums).all() and case[1] >= 32:
-        yield ("row_sum is NaN in every row, though every lane has columns: a rescale's exp went "
-               "the wrong way (exp(m_new - m) is infinite while m is still -INFINITY, and 0 times "
-               "infinity is NaN)", "rescale by the old max minus the new, at most 0: "
-               "l = l * exp(m - m_new) + exp(v - m_new)")
+    yield from _bad_exps(case, x, sums)
     xs = x.astype(np.float64)
     overlapped = (np.exp(xs - want_m[:, None]) * (np.minimum(np.arange(xs.shape[1]), 31) + 1)).sum(1)
     if np.allclose(sums, overlapped, rtol=1e-3):

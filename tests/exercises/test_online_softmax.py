@@ -58,6 +58,11 @@ WRONG = [
                                                        "        float m_new = fmaxf(m, v);\n")),
      ["the running sum was not rescaled", "or is 1 because m was raised to the new max before",
       "m = v", "while m is still the old max, and only then m = m_new"]),
+    # audit 2: the exps taken before the subtraction passed (no score overflowed a float's exp)
+    ("exps_taken_apart", variant(KERNEL, (LOOP, LOOP.replace("__expf(v - m_new)",
+                                                             "__expf(v) / __expf(m_new)"))),
+     ["row_sum is NaN in the rows of scores around 100", "exp(v) overflows a float past 88",
+      "subtract the max first", "exp(v - m_new)"]),
 ]
 
 # Right, though not as the solution does it: the classic update, which rescales only when the
