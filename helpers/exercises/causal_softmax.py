@@ -2,8 +2,11 @@
 softmax of each row, one warp a row (row r over columns 0 to min(r, cols - 1), their max
 subtracted, the other columns 0). The even rows hold scores of about 100, so that a missing max
 shows as NaN in exactly those; the odd rows hide about 150 in their masked columns, so that a max
-taken over those too (every visible exp then underflows to 0) shows as NaN in exactly those. x
-is followed by 150 as well: a row past the last column that reads past it goes wrong."""
+taken over those too (every visible exp then underflows to 0) shows as NaN in exactly those. Past
+row 32 (only the third case has such rows, so that the first case names a missing max first)
+every fourth row's visible scores are all below -120, so that a max that starts at 0 shows as NaN
+in exactly those. x is followed by 150 as well: a row past the last column that reads past it
+goes wrong."""
 
 from __future__ import annotations
 
@@ -34,12 +37,29 @@ def visible(rows, cols, ahead=0):
 
 def scores(rows, cols):
     """FP16 scores: the even rows about 100 but their first 0 (subtracting x[0] overflows
-    too), the odd ones small with about 150 in their masked columns."""
+    too), the odd ones small with about 150 in their masked columns, their visible ones about
+    -140 in rows 35, 39, 43, ... (``sunk``)."""
     x = np.random.default_rng(rows * 1000 + cols).standard_normal((rows, cols)) * 3
     x[::2] += 95
     x[::2, 0] = 0
     x[1::2] += np.where(visible(rows, cols)[1::2], 0, 150)
+    x[sunk(rows)] += np.where(visible(rows, cols)[sunk(rows)], -140, 0)
     return x.astype(np.float16)
+
+
+def sunk(rows):
+    """The rows whose visible scores are all far below 0: rows 35, 39, 43, ..."""
+    return np.arange(35, rows, 4)
+
+
+def _max_from_0(x):
+    """What a max that starts at 0 gives, its exps in float32: NaN in the ``sunk`` rows, whose
+    every exp(x - 0) underflows to 0 (and 0 / 0 is NaN)."""
+    seen = visible(*x.shape)
+    m = np.maximum(np.where(seen, x.astype(np.float64), -np.inf).max(axis=1, keepdims=True), 0)
+    with np.errstate(invalid="ignore", over="ignore"):
+        e = np.where(seen, np.exp((x - m).astype(np.float32)), 0).astype(np.float64)
+        return np.where(seen, e / e.sum(axis=1, keepdims=True), 0)
 
 
 def softmax(x, seen=None, shift=None, summed=None):
@@ -130,6 +150,10 @@ def _mistakes(case, run):
         yield ("NaN or inf in the rows whose scores are about 100, right in the small ones: "
                "exp(x) overflowed a float, the max was not subtracted",
                "m = the max of columns 0 to last (each lane's, then warp_max), then exp(x - m)")
+    if bad and np.allclose(got, _max_from_0(x), rtol=4e-3, atol=1e-4, equal_nan=True):
+        yield ("y is NaN in exactly the rows whose visible scores are all below -120: m starts "
+               "at 0, above every score of those rows, and each exp(x - m) underflowed to 0",
+               "start the max at -INFINITY: float m = -INFINITY, then fmaxf over columns 0 to last")
     if _near(got, softmax(x, seen=visible(*x.shape, ahead=1))):
         yield ("each row saw one column too many: its softmax took in column row + 1",
                "last = min(row, cols - 1): token r looks at columns 0 to r, its own the last")

@@ -60,6 +60,10 @@ WRONG = [
      ["the write's test is c < last", "a row sees its own column"]),
     ("warp_sum_shfl_down", variant(KERNEL, ("v += __shfl_xor_sync", "v += __shfl_down_sync")),
      ["only lane 0 holds the sum after __shfl_down_sync", "use __shfl_xor_sync"]),
+    # audit 2: a max that starts at 0 passed (no row's visible scores were all far below 0)
+    ("max_starts_at_0", variant(KERNEL, (MAX, MAX.replace("float m = -INFINITY;", "float m = 0.0f;"))),
+     ["y is NaN in exactly the rows whose visible scores are all below -120", "m starts at 0",
+      "start the max at -INFINITY"]),
 ]
 
 # Right, though not as the solution does it: the warp's max with __shfl_down_sync, then lane 0's
