@@ -123,6 +123,15 @@ LOOKALIKES = [
     (lambda m, k, n: dict(k_end=k + 16), "the loop over K ran one step too many (k <= K): its "
      "last step read A's rows and B's columns past their end", "k steps by 16 while k < K: for (int k = 0; "
      "k < K; k += 16)"),
+    (lambda m, k, n: dict(tile_of=lambda w: (w // (n // 16), w % n // 16)), "tile_col = warp % N / "
+     "16 is (warp % N) / 16 (% and / go left to right), not warp % (N / 16)",
+     "write the parentheses: tile_col = warp % (N / 16)"),
+    (lambda m, k, n: dict(a_start=lambda kk, tr: tr * 16 * k), "A's tile never moved along K: "
+     "each step loaded A + tile_row * 16 * K, the first tile of its row, again",
+     "A's tile (tile_row, k / 16) starts at A + tile_row * 16 * K + k: add k"),
+    (lambda m, k, n: dict(b_start=lambda kk, tc: kk), "B's tile left out tile_col * 16 * K: every "
+     "warp read B + k, the first column of tiles of B", "B's tile (k / 16, tile_col) starts at "
+     "B + tile_col * 16 * K + k"),
 ]
 C_HINT = ("C's tile (tile_row, tile_col) starts at C + tile_row * 16 * N + tile_col * 16, and "
           "from one row to the next is N elements")

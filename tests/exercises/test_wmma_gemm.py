@@ -81,6 +81,13 @@ WRONG = [
      ["one step too many", "k < K"]),
     ("c_tile_rows_k_apart", variant(KERNEL, ("C + tile_row * 16 * N", "C + tile_row * 16 * K")),
      ["a write of C", "C + tile_row * 16 * N + tile_col * 16"]),
+    # audit 2: three lookalikes that got the catch-all 'C is not A B' or 'never written'
+    ("tile_col_without_parentheses", variant(KERNEL, ("tile_col = warp % (N / 16)", "tile_col = warp % N / 16")),
+     ["tile_col = warp % N / 16 is (warp % N) / 16", "tile_col = warp % (N / 16)"]),
+    ("a_tile_without_k", variant(KERNEL, (LOAD_A, LOAD_A.replace(" + k, K);", ", K);"))),
+     ["A's tile never moved along K", "A + tile_row * 16 * K + k: add k"]),
+    ("b_tile_without_tile_col", variant(KERNEL, (LOAD_B, LOAD_B.replace("tile_col * 16 * K + ", ""))),
+     ["B's tile left out tile_col * 16 * K", "B + tile_col * 16 * K + k"]),
 ]
 
 
