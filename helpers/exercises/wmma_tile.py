@@ -6,7 +6,8 @@ matrices with one warp on the tensor cores: A stored row after row, B column aft
 B's fragment declared row_major computes A B^T, A's declared col_major A^T B, C stored column
 after column (A B)^T, a fragment loaded from the other matrix B^T B or A A^T, no mma_sync zeros;
 the checker names each. Each case runs twice: an accumulator never set to 0 differs (or, on
-the simulator, holds a local's value never set).
+the simulator, holds a local's value never set); C holds 1000 before the second, so that an
+accumulator loaded from C shows as A B + 1000.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ def _launch(case):
     a = rng.uniform(-2, 2, (16, 16)).astype(np.float16)
     b = rng.uniform(-2, 2, (16, 16)).astype(np.float16)        # B[k][c]
     model = (a.astype(np.float64), b.astype(np.float64))
-    c = Output(256, poisons=(None, None))  # two launches: an accumulator never set differs
+    # two launches: an accumulator never set differs; one loaded from C holds A B + 1000 in the second
+    c = Output(256, poisons=(None, 1000.0))
     return Launch((Input(a), Input(np.ascontiguousarray(b.T)), c), block=(32, 1, 1),
                   grid=(1, 1), model=model)
 
@@ -86,6 +88,9 @@ def _mistakes(case, run):
     if run.out.unwritten.any():
         yield (f"{int(run.out.unwritten.sum())} of C's 256 elements were never written",
                "store_matrix_sync stores the whole tile: give it C, the fragment, 16 and mem_row_major")
+    if _is(run.out.runs[-1].reshape(16, 16), a @ b + 1000):
+        yield ("the accumulator was loaded from C's old contents: C came out as A B plus what C "
+               "held before the launch", "start the accumulator at 0: wmma::fill_fragment(c, 0.0f)")
     if run.out.differs or (run.out.got == NEVER_SET).any():
         yield UNSET, "set it to 0 before mma_sync: wmma::fill_fragment(c, 0.0f)"
     if _is(got, a @ b):

@@ -65,6 +65,10 @@ WRONG = [
     ("filled_after_mma", variant(KERNEL, ("    wmma::mma_sync(fc, fa, fb, fc);\n",
                                           "    wmma::mma_sync(fc, fa, fb, fc);\n    wmma::fill_fragment(fc, 0.0f);\n")),
      ["C is all zeros", "set to 0 again after it", "a fill_fragment after it throws the product away"]),
+    # audit 2: got 'C was never written' (C + A B was NaN, the poison, in both launches)
+    ("accumulator_loaded_from_c", variant(KERNEL, ("    wmma::fill_fragment(fc, 0.0f);\n",
+                                                   "    wmma::load_matrix_sync(fc, C, 16, wmma::mem_row_major);\n")),
+     ["the accumulator was loaded from C's old contents", "wmma::fill_fragment(c, 0.0f)"]),
 ]
 
 
