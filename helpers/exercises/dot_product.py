@@ -163,28 +163,41 @@ SHAPES = [  # (how model() writes the plan, problem, hint): its wrong shapes, ea
     (dict(adders="every lane"), "every lane of the first warp added its value to *result, not "
      "lane 0 alone, which holds the block's sum", "if (lane == 0) atomicAdd(result, v): one "
      "atomic a block"),
+    (dict(shuffle="index"), "warp_sum uses __shfl_sync, which hands every lane the v of lane "
+     "`offset` itself, not of the lane offset places above", "use __shfl_down_sync(0xffffffff, v, "
+     "offset), the v of the lane offset places above: after offsets 16, 8, 4, 2 and 1 the "
+     "warp's sum is in lane 0"),
+    (dict(offsets=tuple(range(16, 0, -1))), "warp_sum's offset steps down by 1 (offset--): "
+     "offsets 16, 15, 14, ..., 1 add the lanes' values into each other again and again",
+     "halve the offset at each step: " + FROM_16),
+    (dict(start="block"), "the loop starts at i = threadIdx.x, the same in every block: the "
+     "blocks all add the same elements, and the others are never added",
+     "start at the thread's place in the grid, i = blockIdx.x * blockDim.x + threadIdx.x, and "
+     "step by blockDim.x * gridDim.x"),
 ]
 
 
 def model(products, block, grid, stride="grid", sum_type="float", shuffle="down",
-          offsets=(16, 8, 4, 2, 1), keep="sum", adders="lane 0", shuffle_adds=True) -> float:
-    """The sum a kernel adds to *result whose loop steps by the grid or the block (``stride``),
-    each thread adding up in a float or an int (``sum_type``; ``keep="last"``: keeping only its
-    last product), its warp_sum's ``shuffle`` ("down" or "up") going through ``offsets``: lane
-    0's sum over the last axis (32 lanes), where a shuffle whose source lane is outside the warp
-    hands a lane its own value, as CUDA's do (``shuffle_adds=False``: v = the shuffled value,
-    not v +=); ``adders="every lane"``: every lane of the first warp adding its value to
-    *result, not lane 0 alone."""
+          offsets=(16, 8, 4, 2, 1), keep="sum", adders="lane 0", shuffle_adds=True,
+          start="grid") -> float:
+    """The sum a kernel adds to *result whose loop starts at the thread's place in the grid or in
+    its block (``start``) and steps by the grid or the block (``stride``), each thread adding up
+    in a float or an int (``sum_type``; ``keep="last"``: keeping only its last product), its
+    warp_sum's ``shuffle`` ("down", "up", or "index": lane ``offset`` itself, __shfl_sync) going
+    through ``offsets``: lane 0's sum over the last axis (32 lanes), where a shuffle whose source
+    lane is outside the warp hands a lane its own value, as CUDA's do (``shuffle_adds=False``: v
+    = the shuffled value, not v +=); ``adders="every lane"``: every lane of the first warp
+    adding its value to *result, not lane 0 alone."""
     def warp_sum(v):
         for offset in offsets:
-            source = lane + offset if shuffle == "down" else lane - offset
+            source = {"down": lane + offset, "up": lane - offset, "index": 0 * lane + offset}[shuffle]
             shuffled = np.where((source >= 0) & (source < 32), v[..., np.clip(source, 0, 31)], v)
             v = v + shuffled if shuffle_adds else shuffled
         return v
 
     n, threads, warps, lane = products.size, block * grid, block // 32, np.arange(32)
     step = threads if stride == "grid" else block
-    start, sums = np.arange(threads), np.zeros(threads)
+    start, sums = np.arange(threads) % (block if start == "block" else threads), np.zeros(threads)
     for turn in range(-(-n // step)):  # the loop's turns taken for all the threads at once
         i = start + turn * step
         added = np.where(i < n, products[np.minimum(i, n - 1)], 0.0).astype(np.float32)

@@ -134,6 +134,16 @@ WRONG = [
      variant(KERNEL, ("        if (lane == 0)\n            atomicAdd(result, v);",
                       "        atomicAdd(result, v);")),
      ["every lane of the first warp added its value", "if (lane == 0) atomicAdd(result, v)"]),
+    # audit 2: three sums that got 'the sum is X, NumPy's Y'
+    ("warp_sum_shfl_sync",
+     variant(KERNEL, ("v += __shfl_down_sync(0xffffffff, v, offset);", "v += __shfl_sync(0xffffffff, v, offset);")),
+     ["warp_sum uses __shfl_sync", "use __shfl_down_sync(0xffffffff, v, offset)"]),
+    ("offset_minus_minus",
+     variant(KERNEL, ("offset > 0; offset /= 2)", "offset > 0; offset--)")),
+     ["offset steps down by 1 (offset--)", "halve the offset", "offset /= 2"]),
+    ("loop_starts_at_thread_idx",
+     variant(KERNEL, (LOOP, LOOP.replace("int i = blockIdx.x * blockDim.x + threadIdx.x;", "int i = threadIdx.x;"))),
+     ["the loop starts at i = threadIdx.x, the same in every block", "i = blockIdx.x * blockDim.x + threadIdx.x"]),
 ]
 
 # Right, but not the solution's way: each must pass
