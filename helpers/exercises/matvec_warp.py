@@ -83,6 +83,28 @@ def _weights(cols, lanes=range(32), step=32):
     return weight
 
 
+def _weighted(cols, grid):
+    """(weight, problem, hint) of the mistakes that give each column a weight in a row's sum."""
+    yield (_weights(cols, [0]), "each y[row] is lane 0's sum only: warp_sum adds nothing, or "
+           "its result was dropped", "in warp_sum, for offset = 16, 8, 4, 2, 1: v += "
+           "__shfl_down_sync(0xffffffff, v, offset); and keep its result: v = warp_sum(v)")
+    yield (_weights(cols, range(16)), "each y[row] holds lanes 0 to 15's sums only",
+           "warp_sum starts at offset 16, half the warp, not 8")
+    yield (_weights(cols, range(0, 32, 2)), "each y[row] holds the even lanes' sums only",
+           "warp_sum runs down to offset 1 (offset > 0, not offset > 1)")
+    yield (_weights(cols, step=1), "lane l added every column from l to the end: its loop "
+           "steps by 1, so the lanes' stretches overlap", "step by the warp's width, c += 32")
+    yield (np.arange(cols) >= cols - 32, "each y[row] holds only the row's last 32 products: "
+           "v = A[...] * x[c] replaced each lane's sum at each turn of the loop, where it adds",
+           "add each product to the lane's sum: v += A[row * cols + c] * x[c]")
+    yield (np.arange(cols) < cols // 32 * 32, f"the last {cols % 32} columns (past the last "
+           "multiple of 32) were not added: the loop ran cols / 32 turns, which rounds down",
+           "for (int c = lane; c < cols; c += 32): every column below cols, whatever cols is")
+    yield (_weights(cols, step=32 * grid), "lane l stepped by blockDim.x * gridDim.x (a "
+           "grid-stride loop), not by 32: most of the row's columns were skipped",
+           "the warp's 32 lanes share a row: step by the warp's width, c += 32")
+
+
 def _mistakes(case, run):
     """The mistakes one launch shows, the most telling first."""
     kernels, (rows, cols) = run.kernel, case[:2]
@@ -102,16 +124,7 @@ def _mistakes(case, run):
     if not got.any():
         yield ("y is 0 everywhere: no lane added anything to v", "follow TODO 1: lane l adds "
                "A[row * cols + c] * x[c] for c = l, l + 32, ... < cols")
-    for weight, problem, hint in (
-            (_weights(cols, [0]), "each y[row] is lane 0's sum only: warp_sum adds nothing, or "
-             "its result was dropped", "in warp_sum, for offset = 16, 8, 4, 2, 1: v += "
-             "__shfl_down_sync(0xffffffff, v, offset); and keep its result: v = warp_sum(v)"),
-            (_weights(cols, range(16)), "each y[row] holds lanes 0 to 15's sums only",
-             "warp_sum starts at offset 16, half the warp, not 8"),
-            (_weights(cols, range(0, 32, 2)), "each y[row] holds the even lanes' sums only",
-             "warp_sum runs down to offset 1 (offset > 0, not offset > 1)"),
-            (_weights(cols, step=1), "lane l added every column from l to the end: its loop "
-             "steps by 1, so the lanes' stretches overlap", "step by the warp's width, c += 32")):
+    for weight, problem, hint in _weighted(cols, -(-rows // case[2])):
         if np.allclose(got, a.astype(np.float64) @ (weight * x), rtol=1e-4, atol=1e-4):
             yield problem, hint
     for model, problem, hint in _models(a.astype(np.float64), x.astype(np.float64)):
@@ -138,6 +151,16 @@ def _shfl_sync_sum(parts):
     return parts[:, 0]
 
 
+def _shfl_down_sum(parts, offsets):
+    """Lane 0's value after warp_sum's __shfl_down_sync steps through ``offsets`` (a lane whose
+    source is past 31 gets its own value back)."""
+    lanes = np.arange(32)
+    for offset in offsets:
+        parts = parts + np.where(lanes + offset < 32, parts[:, np.minimum(lanes + offset, 31)],
+                                 parts)
+    return parts[:, 0]
+
+
 def _models(a, x):
     """(y, problem, hint) of the known mistakes that are not a weight a column (``_weights``)."""
     rows, cols = a.shape
@@ -159,6 +182,10 @@ def _models(a, x):
            "lane 0 its own value (no lane lies below it) at each of its 5 steps",
            "lane l starts at its own column, c = lane; and warp_sum adds with "
            "__shfl_down_sync(0xffffffff, v, offset)")
+    yield (_shfl_down_sum(parts, range(16, 0, -1)), "warp_sum's offset steps down by 1 "
+           "(offset--): offsets 16, 15, 14, ..., 1 add the lanes' values into each other again "
+           "and again", "halve the offset at each step: for (int offset = 16; offset > 0; "
+           "offset /= 2)")
     yield (_shfl_sync_sum(parts),
            "warp_sum uses __shfl_sync, which hands every lane the v of lane `offset` itself",
            "use __shfl_down_sync(0xffffffff, v, offset), the v of the lane offset places above")

@@ -53,6 +53,20 @@ WRONG = {
     "warp_sum_result_dropped": ([("v = warp_sum(v);", "warp_sum(v);")],
                                 {"problem": "or its result was dropped",
                                  "hint": "v = warp_sum(v)"}),
+    # audit 2: four sums that got 'y[0] = X, NumPy's is Y'
+    "keeps_the_last_product": ([("v += A[row * cols + c]", "v = A[row * cols + c]")],
+                               {"problem": "only the row's last 32 products",
+                                "hint": "v += A[row * cols + c] * x[c]"}),
+    "cols_over_32_turns": ([(LOOP, "    for (int k = 0; k < cols / 32; k++)\n"
+                                   "        v += A[row * cols + 32 * k + lane] * x[32 * k + lane];\n")],
+                           {"problem": "were not added: the loop ran cols / 32 turns",
+                            "hint": "c < cols; c += 32"}),
+    "grid_stride_over_columns": ([("c += 32)", "c += blockDim.x * gridDim.x)")],
+                                 {"problem": "lane l stepped by blockDim.x * gridDim.x",
+                                  "hint": "c += 32"}),
+    "offset_minus_minus": ([("offset > 0; offset /= 2)", "offset > 0; offset--)")],
+                           {"problem": "offset steps down by 1 (offset--)",
+                            "hint": "offset /= 2"}),
 }
 # The simulator only: on a GPU a warp function with lanes missing is undefined behaviour.
 SIMULATOR_ONLY = {"lane_and_row_swapped": "a warp function called with lanes missing is "
