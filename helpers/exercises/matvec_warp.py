@@ -97,8 +97,9 @@ def _weighted(cols, grid):
     yield (np.arange(cols) >= cols - 32, "each y[row] holds only the row's last 32 products: "
            "v = A[...] * x[c] replaced each lane's sum at each turn of the loop, where it adds",
            "add each product to the lane's sum: v += A[row * cols + c] * x[c]")
-    yield (np.arange(cols) < cols // 32 * 32, f"the last {cols % 32} columns (past the last "
-           "multiple of 32) were not added: the loop ran cols / 32 turns, which rounds down",
+    left = f"the last {cols % 32} columns were" if cols % 32 > 1 else "the last column was"
+    yield (np.arange(cols) < cols // 32 * 32, f"{left} not added (past the last multiple of "
+           "32): the loop ran cols / 32 turns, which rounds down",
            "for (int c = lane; c < cols; c += 32): every column below cols, whatever cols is")
     yield (_weights(cols, step=32 * grid), "lane l stepped by blockDim.x * gridDim.x (a "
            "grid-stride loop), not by 32: most of the row's columns were skipped",

@@ -59,7 +59,7 @@ WRONG = {
                                 "hint": "v += A[row * cols + c] * x[c]"}),
     "cols_over_32_turns": ([(LOOP, "    for (int k = 0; k < cols / 32; k++)\n"
                                    "        v += A[row * cols + 32 * k + lane] * x[32 * k + lane];\n")],
-                           {"problem": "were not added: the loop ran cols / 32 turns",
+                           {"problem": "not added (past the last multiple of 32): the loop ran cols / 32 turns",
                             "hint": "c < cols; c += 32"}),
     "grid_stride_over_columns": ([("c += 32)", "c += blockDim.x * gridDim.x)")],
                                  {"problem": "lane l stepped by blockDim.x * gridDim.x",
