@@ -5,7 +5,10 @@ launched with one block of exactly n threads (``block = (n, 1, 1)``, ``grid = (1
 smallest kernel, a map, whose one idea is that ``threadIdx.x`` tells a thread its element. The
 sizes are not powers of two, each case passes another c (a number in the kernel in place of c
 shows); ``y`` is NaN before the launch and followed by a guard zone, and each
-case runs once more with y filled with 1000 instead, so that a kernel that reads y shows.
+case runs once more with y filled with 1000 instead, so that a kernel that reads y shows. The
+last case runs on the simulator, race-checked (``helpers.exercises.microscope``), whatever the
+backend: a kernel in which every thread does the whole loop writes the right values, but each
+element many times.
 """
 
 from __future__ import annotations
@@ -14,10 +17,11 @@ import numpy as np
 
 from helpers.exercises.common import Input, Output
 from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.microscope import observe, observed_mistakes
 
 # (n, the threads of the one block; c): a middling size, a small odd one, nearly the most a
-# block has
-CASES = [(200, 10.0), (37, -2.5), (1000, 0.75)]
+# block has; last a small one on the simulator, race-checked
+CASES = [(200, 10.0), (37, -2.5), (1000, 0.75), (8, 1.5, "observe")]
 CS = (-7.5, -2.5, 0.75, 3.25, 10.0, 12.5)
 """The values of c the grader draws from, three different ones."""
 
@@ -31,16 +35,28 @@ def _draw(rng):
 
 
 def _where(case):
-    n, c = case
+    n = case[0]
     return f"with n = {n}, block = ({n}, 1, 1), grid = (1, 1)"
 
 
 def _launch(case):
     """x gets spare elements after n too, so that reading x[i + 1] cannot crash."""
-    n, c = case
+    n, c = case[:2]
     x = np.random.default_rng(n).uniform(-10, 10, n).astype(np.float32)
     return Launch((Input(x, after=64, junk=1e6), Output(n, poisons=(None, 1000.0)),
                    np.float32(c)), block=(n, 1, 1), grid=(1, 1), model=(x, np.float32(c)))
+
+
+def _observed(kernels, case):
+    """The race check's launch on the simulator: two threads that wrote one element of y."""
+    seen = observe(kernels, _launch(case))
+    race = seen.race
+    if race is not None and race.space == "global" and race.hazard == "write-after-write":
+        yield (f"two threads wrote {race.array}[{race.element}] ({race.first.who} and "
+               f"{race.second.who}): every thread did the whole loop, or the threads' elements "
+               "overlap", "each thread writes only its own element: i = threadIdx.x (thread "
+               "number i of the block has element i), then y[i] = x[i] + c; no loop over all of y")
+    yield from observed_mistakes(seen)
 
 
 # What y holds when c is handled wrongly: (y from x and c, the mistake, the hint)
@@ -105,8 +121,9 @@ EXERCISE = KernelExercise(
     signature="const float *x, float *y, float c",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
     crash_hint=f"every thread writes only y[i], its own element: {INDEX_HINT}",
-    success=f"y = x + c for every size tried ({len(CASES)} blocks of n threads), and nothing "
-            "written past y[n - 1]")
+    simulated="runs the race check", observed=_observed, observed_as="race-checked",
+    success=f"y = x + c for every size tried ({len(CASES) - 1} blocks of n threads), each "
+            "element written by one thread, and nothing written past y[n - 1]")
 
 check_add_constant = EXERCISE.check_file          # (path="exercises/add_constant.cu")
-check_add_constant_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel
+check_add_constant_kernel = EXERCISE.check_kernel  # (kernel, simulated=None): the same compiled

@@ -1,11 +1,12 @@
 """The add_constant checker (helpers.exercises.add_constant), notebook 01's first exercise: the
 solution passes, the stub as shipped does not, each usual mistake gets its own verdict, and kernels
-right in another way pass. The solution and every variant are compiled as one module."""
+right in another way pass. The solution and every variant are compiled as one module (and, on
+PyCUDA, once more on the simulator, whose race check the checker uses)."""
 
 import numpy as np
 import pytest
 
-from kernel_sources import compile_variants, solution, variant
+from kernel_sources import compile_variant_pairs, solution, variant
 
 from helpers.exercises import add_constant as checker
 
@@ -32,6 +33,9 @@ WRONG = {
                               "only y[199], the last element, was never written"),
     "x_kept_in_an_int": ((*STORE, "int v = x[i];\n    y[i] = v + c;"),
                          "y = (int)x + c: x[i] was kept in an int"),
+    # every thread does the whole loop: right values, but for the race check
+    "every_thread_loops": ((*STORE, "for (int j = 0; j < blockDim.x; j++)\n        y[j] = x[j] + c;"),
+                           "two threads wrote y[0]"),
 }
 RIGHT = {
     "one_line": ("int i = threadIdx.x;\n    y[i] = x[i] + c;",
@@ -45,13 +49,13 @@ RIGHT = {
 
 @pytest.fixture(scope="module")
 def kernels():
-    return compile_variants("add_constant", {
+    return compile_variant_pairs("add_constant", {
         "solution": KERNEL, **{name: variant(KERNEL, r) for name, (r, _) in WRONG.items()},
         **{name: variant(KERNEL, r) for name, r in RIGHT.items()}})
 
 
 def test_the_solution_passes(kernels, capsys):
-    verdict = checker.check_add_constant_kernel(kernels["solution"])
+    verdict = checker.check_add_constant_kernel(*kernels["solution"])
     assert verdict.passed is True and capsys.readouterr().out.startswith("PASS:")
 
 
@@ -64,7 +68,7 @@ def test_the_stub_as_shipped_is_not_yet_right(capsys):
 
 @pytest.mark.parametrize("name", WRONG)
 def test_each_mistake_gets_its_own_verdict(kernels, name, capsys):
-    verdict = checker.check_add_constant_kernel(kernels[name])
+    verdict = checker.check_add_constant_kernel(*kernels[name])
     assert verdict.passed is False
     assert verdict.problem.startswith(WRONG[name][1]), verdict
     assert capsys.readouterr().out.count("NOT YET:") == 1
@@ -72,7 +76,7 @@ def test_each_mistake_gets_its_own_verdict(kernels, name, capsys):
 
 @pytest.mark.parametrize("name", RIGHT)
 def test_a_kernel_right_in_another_way_passes(kernels, name):
-    assert checker.check_add_constant_kernel(kernels[name]).passed is True
+    assert checker.check_add_constant_kernel(*kernels[name]).passed is True
 
 
 def test_the_grader_s_cases_are_sizes_a_block_can_have():
@@ -83,4 +87,4 @@ def test_the_grader_s_cases_are_sizes_a_block_can_have():
 def test_each_case_adds_another_c():
     """So that a kernel with a number in place of c fails."""
     for cases in (checker.CASES, checker.EXERCISE.draw(np.random.default_rng(3))):
-        assert len({c for _, c in cases}) == len(cases)
+        assert len({case[1] for case in cases}) == len(cases)
