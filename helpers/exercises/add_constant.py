@@ -47,16 +47,23 @@ def _launch(case):
                    np.float32(c)), block=(n, 1, 1), grid=(1, 1), model=(x, np.float32(c)))
 
 
-def _observed(kernels, case):
-    """The race check's launch on the simulator: two threads that wrote one element of y."""
-    seen = observe(kernels, _launch(case))
+def written_twice(kernels, launch, hint):
+    """The mistakes of ``launch`` on the simulator, race-checked: first, two threads that wrote
+    one element of global memory (every thread did the whole loop), with ``hint``, then what
+    else the simulator found (``microscope.observed_mistakes``). The map exercises' ``observed``."""
+    seen = observe(kernels, launch)
     race = seen.race
     if race is not None and race.space == "global" and race.hazard == "write-after-write":
         yield (f"two threads wrote {race.array}[{race.element}] ({race.first.who} and "
                f"{race.second.who}): every thread did the whole loop, or the threads' elements "
-               "overlap", "each thread writes only its own element: i = threadIdx.x (thread "
-               "number i of the block has element i), then y[i] = x[i] + c; no loop over all of y")
+               "overlap", hint)
     yield from observed_mistakes(seen)
+
+
+def _observed(kernels, case):
+    return written_twice(kernels, _launch(case), "each thread writes only its own element: "
+                         "i = threadIdx.x (thread number i of the block has element i), then "
+                         "y[i] = x[i] + c; no loop over all of y")
 
 
 # What y holds when c is handled wrongly: (y from x and c, the mistake, the hint)

@@ -5,19 +5,22 @@ The kernel ``multiply_vectors(const float *a, const float *b, float *out)`` must
 blocks: n is a multiple of the block here, since the one idea of this step is the global index
 ``blockIdx.x * blockDim.x + threadIdx.x`` (spare threads and their guard are the next step's,
 ``scale_vector``). The blocks are not all 256 threads and the grids have odd numbers of blocks,
-so a wrong index shows: each index mistake is recognised by the elements it writes.
+so a wrong index shows: each index mistake is recognised by the elements it writes. The last
+case runs on the simulator, race-checked, whatever the backend: a kernel in which every thread
+does the whole loop writes the right values, but each element many times.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from helpers.exercises.add_constant import written_twice
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import pick
 from helpers.exercises.kernel import KernelExercise, Launch
 
-# (threads per block, blocks): n = their product
-CASES = [(128, 7), (32, 13), (256, 3)]
+# (threads per block, blocks): n = their product; last a small one on the simulator, race-checked
+CASES = [(128, 7), (32, 13), (256, 3), (8, 3, "observe")]
 
 INDEX_HINT = ("i = blockIdx.x * blockDim.x + threadIdx.x (the block's first element, plus the "
               "thread's place in it)")
@@ -60,18 +63,23 @@ def _draw(rng):
 
 
 def _where(case):
-    size, blocks = case
+    size, blocks = case[:2]
     return f"with n = {size * blocks}, block = ({size}, 1, 1), grid = ({blocks}, 1)"
 
 
 def _launch(case):
-    size, blocks = case
+    size, blocks = case[:2]
     rng = np.random.default_rng(size * blocks)
     a, b = (rng.uniform(-4, 4, size * blocks).astype(np.float32) for _ in "ab")
     spare = 256 * blocks        # room for an index that takes 256 for blockDim.x
     return Launch((Input(a, after=spare, junk=1.0), Input(b, after=spare, junk=1.0),
                    Output(size * blocks, guard=spare)),
                   block=(size, 1, 1), grid=(blocks, 1), model=(a, b))
+
+
+def _observed(kernels, case):
+    return written_twice(kernels, _launch(case), "each thread writes only its own element: "
+                         f"{INDEX_HINT}, then out[i] = a[i] * b[i]; no loop over all of out")
 
 
 def written_by(index, size, blocks):
@@ -116,8 +124,9 @@ EXERCISE = KernelExercise(
     signature="const float *a, const float *b, float *out",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
     crash_hint=INDEX_HINT,
-    success=f"out = a * b for every size tried ({len(CASES)} grids of several blocks), and "
-            "nothing written past the end")
+    simulated="runs the race check", observed=_observed, observed_as="race-checked",
+    success=f"out = a * b for every size tried ({len(CASES) - 1} grids of several blocks), each "
+            "element written by one thread, and nothing written past the end")
 
 check_multiply_vectors = EXERCISE.check_file          # (path="exercises/multiply_vectors.cu")
-check_multiply_vectors_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel
+check_multiply_vectors_kernel = EXERCISE.check_kernel  # (kernel, simulated=None): the same compiled

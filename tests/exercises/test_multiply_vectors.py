@@ -1,12 +1,12 @@
 """The multiply_vectors checker (helpers.exercises.multiply_vectors), notebook 01's second
 exercise: the solution passes, the stub as shipped does not, each usual mistake gets its own
 verdict, and kernels right in another way pass. The solution and every variant are compiled as
-one module."""
+one module (and, on PyCUDA, once more on the simulator, whose race check the checker uses)."""
 
 import numpy as np
 import pytest
 
-from kernel_sources import compile_variants, solution, variant
+from kernel_sources import compile_variant_pairs, solution, variant
 
 from helpers.exercises import multiply_vectors as checker
 
@@ -33,6 +33,10 @@ WRONG = {
                                 "b[i], at the global index"),
     "a_at_the_thread_s_place": (("a[i] * b[i]", "a[threadIdx.x] * b[i]"),
                                 "out[i] = a[threadIdx.x] * b[i]", "a[i], at the global index"),
+    # every thread does the whole loop: right values, but for the race check
+    "every_thread_loops": ((STORE, "for (int j = 0; j < blockDim.x * gridDim.x; j++)\n"
+                                   "        out[j] = a[j] * b[j];"),
+                           "two threads wrote out[0]", "no loop over all of out"),
 }
 RIGHT = {
     "the_other_order": ("int i = " + INDEX + ";\n    " + STORE,
@@ -47,13 +51,13 @@ RIGHT = {
 
 @pytest.fixture(scope="module")
 def kernels():
-    return compile_variants("multiply_vectors", {
+    return compile_variant_pairs("multiply_vectors", {
         "solution": KERNEL, **{name: variant(KERNEL, w[0]) for name, w in WRONG.items()},
         **{name: variant(KERNEL, r) for name, r in RIGHT.items()}})
 
 
 def test_the_solution_passes(kernels, capsys):
-    verdict = checker.check_multiply_vectors_kernel(kernels["solution"])
+    verdict = checker.check_multiply_vectors_kernel(*kernels["solution"])
     assert verdict.passed is True and capsys.readouterr().out.startswith("PASS:")
 
 
@@ -66,7 +70,7 @@ def test_the_stub_as_shipped_is_not_yet_right(capsys):
 
 @pytest.mark.parametrize("name", WRONG)
 def test_each_mistake_gets_its_own_verdict(kernels, name, capsys):
-    verdict = checker.check_multiply_vectors_kernel(kernels[name])
+    verdict = checker.check_multiply_vectors_kernel(*kernels[name])
     assert verdict.passed is False
     assert verdict.problem.startswith(WRONG[name][1]), verdict
     assert all(words in str(verdict) for words in WRONG[name][2:]), verdict
@@ -75,7 +79,7 @@ def test_each_mistake_gets_its_own_verdict(kernels, name, capsys):
 
 @pytest.mark.parametrize("name", RIGHT)
 def test_a_kernel_right_in_another_way_passes(kernels, name):
-    assert checker.check_multiply_vectors_kernel(kernels[name]).passed is True
+    assert checker.check_multiply_vectors_kernel(*kernels[name]).passed is True
 
 
 def test_the_grader_s_cases_have_several_blocks_of_other_sizes():
