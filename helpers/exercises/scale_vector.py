@@ -1,11 +1,14 @@
 """Checker for the exercise in notebook 01, ``cuda_src/exercises/scale_vector.cu``: y[i] = alpha *
 x[i] for every i < n and nothing else, one thread an element, n not a multiple of the block.
-Each case launches twice, y filled with NaN and then with FILL."""
+Each case launches twice, y filled with NaN and then with FILL. The last case runs on the
+simulator, race-checked, whatever the backend: a kernel in which every thread does the whole loop
+writes the right values, but each element many times."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from helpers.exercises.add_constant import written_twice
 from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -18,8 +21,8 @@ FILL = np.float32(-7.0)
 
 # (n, threads per block, extra blocks beyond the ones needed). The first has several blocks
 # (so "only block 0 is right" shows), the second one partial block, the third extra blocks
-# whose threads all lie past n.
-CASES = [(1000, 256, 0), (37, 64, 0), (5000, 128, 3)]
+# whose threads all lie past n; last a small one on the simulator, race-checked.
+CASES = [(1000, 256, 0), (37, 64, 0), (5000, 128, 3), (20, 8, 0, "observe")]
 
 BLOCKS = (32, 64, 128, 256, 512)
 GUARD_HINT = "add a bounds guard, if (i < n), so that the threads past the end do nothing"
@@ -34,17 +37,23 @@ def _draw(rng):
 
 
 def _where(case):
-    n, block, extra = case
+    n, block, extra = case[:3]
     return f"with n = {n}, block = ({block}, 1, 1), grid = ({-(-n // block) + extra}, 1)"
 
 
 def _launch(case):
     """x gets spare elements after n too, so that reading x[i] past n cannot crash."""
-    n, block, extra = case
+    n, block, extra = case[:3]
     x = np.random.default_rng(n).uniform(-10, 10, n).astype(np.float32)
     return Launch((Input(x, after=64, junk=1.0), Output(n, poisons=(None, FILL)), ALPHA,
                    np.int32(n)),
                   block=(block, 1, 1), grid=(-(-n // block) + extra, 1), model=x)
+
+
+def _observed(kernels, case):
+    return written_twice(kernels, _launch(case), "each thread writes only its own element: "
+                         "i = blockIdx.x * blockDim.x + threadIdx.x, then if (i < n) y[i] = "
+                         "alpha * x[i]; no loop over all of y")
 
 
 def _mistakes(case, run):
@@ -107,8 +116,9 @@ EXERCISE = KernelExercise(
     stub="exercises/scale_vector.cu", kernel="scale_vector",
     signature="const float *x, float *y, float alpha, int n",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes, crash_hint=GUARD_HINT,
-    success=f"y = alpha * x for every size tried ({len(CASES)} launches, n not a multiple of "
-            "the block size), and nothing written past n")
+    simulated="runs the race check", observed=_observed, observed_as="race-checked",
+    success=f"y = alpha * x for every size tried ({len(CASES) - 1} launches, n not a multiple of "
+            "the block size), each element written by one thread, and nothing written past n")
 
 check_scale_vector = EXERCISE.check_file          # (path="exercises/scale_vector.cu")
-check_scale_vector_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel
+check_scale_vector_kernel = EXERCISE.check_kernel  # (kernel, simulated=None): the same compiled

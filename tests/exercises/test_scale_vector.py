@@ -1,10 +1,11 @@
 """The scale_vector checker (helpers.exercises.scale_vector) of notebook 01: the solution passes,
 the stub fails, and each known mistake fails with the hint written for it. The solution and all
-its wrong variants are compiled as one module."""
+its wrong variants are compiled as one module (and, on PyCUDA, once more on the simulator, whose
+race check the checker uses)."""
 
 import pytest
 
-from kernel_sources import assert_mistake_named, compile_variants, solution, stable_file, variant
+from kernel_sources import assert_mistake_named, compile_variant_pairs, solution, stable_file, variant
 
 from helpers.backend import BACKEND
 from helpers.exercises import scale_vector as checker
@@ -73,6 +74,11 @@ WRONG = [
     ("product_cast_to_int",
      variant(KERNEL, ("alpha * x[i]", "(int)(alpha * x[i])")),
      ["y holds whole numbers", "keep the product a float"]),
+    # every thread does the whole loop: right values, but for the race check
+    ("every_thread_loops",
+     variant(KERNEL, ("        y[i] = alpha * x[i];", "        for (int j = 0; j < n; j++)\n"
+                                                   "            y[j] = alpha * x[j];")),
+     ["two threads wrote y[0]", "every thread did the whole loop", "no loop over all of y"]),
 ]
 # A write through a wild pointer (into the lowest pages, which are never mapped: a write far past
 # an array could land in some other mapping instead). Only run on the simulator: on a GPU an
@@ -91,12 +97,12 @@ def kernels():
     if BACKEND == "simulator":
         sources["wild"] = WILD
         sources["endless"] = ENDLESS
-    return compile_variants("scale_vector", sources)
+    return compile_variant_pairs("scale_vector", sources)
 
 
 def run_checker(kernel, capsys):
-    """Run the checker on a compiled kernel: (verdict, printed text)."""
-    verdict = checker.check_scale_vector_kernel(kernel)
+    """Run the checker on a compiled kernel (and the simulator's): (verdict, printed text)."""
+    verdict = checker.check_scale_vector_kernel(*kernel)
     return verdict, capsys.readouterr().out
 
 
