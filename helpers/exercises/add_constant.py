@@ -47,14 +47,15 @@ def _launch(case):
                    np.float32(c)), block=(n, 1, 1), grid=(1, 1), model=(x, np.float32(c)))
 
 
-def written_twice(kernels, launch, hint):
-    """The mistakes of ``launch`` on the simulator, race-checked: first, two threads that wrote
-    one element of global memory (every thread did the whole loop), with ``hint``, then what
-    else the simulator found (``microscope.observed_mistakes``). The map exercises' ``observed``."""
+def written_twice(kernels, launch, hint, did="wrote", hazards=("write-after-write",)):
+    """The mistakes of ``launch`` on the simulator, race-checked: first, two threads that ``did``
+    (wrote) one element of global memory, a race of one of ``hazards`` (every thread did the
+    whole loop), with ``hint``, then what else the simulator found
+    (``microscope.observed_mistakes``). The map exercises' ``observed``."""
     seen = observe(kernels, launch)
     race = seen.race
-    if race is not None and race.space == "global" and race.hazard == "write-after-write":
-        yield (f"two threads wrote {race.array}[{race.element}] ({race.first.who} and "
+    if race is not None and race.space == "global" and race.hazard in hazards:
+        yield (f"two threads {did} {race.array}[{race.element}] ({race.first.who} and "
                f"{race.second.who}): every thread did the whole loop, or the threads' elements "
                "overlap", hint)
     yield from observed_mistakes(seen)

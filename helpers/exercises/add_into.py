@@ -5,19 +5,23 @@ every ``i < n``, on grids chosen without regard to n: far fewer threads than ele
 Because y is added to, the output tells how many times each element was visited: x and y are
 small whole numbers, so ``(y after - y before) / x`` counts the visits exactly, and a loop that
 steps by the block instead of the grid (every element visited several times), a thread that does
-one element only, or a loop that misses some, each show by that count.
+one element only, or a loop that misses some, each show by that count. The last case runs on the
+simulator, race-checked, whatever the backend: on a GPU, threads that add into one element at
+once lose some of their additions, and the count may hide that they met.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from helpers.exercises.add_constant import written_twice
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 
-# (n, threads per block, blocks): fewer threads than n (twice), then more threads than n
-CASES = [(1000, 32, 2), (777, 64, 3), (300, 128, 5)]
+# (n, threads per block, blocks): fewer threads than n (twice), then more threads than n; last
+# a small one on the simulator, race-checked
+CASES = [(1000, 32, 2), (777, 64, 3), (300, 128, 5), (50, 8, 2, "observe")]
 
 LOOP_HINT = ("for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride), with "
              "stride = gridDim.x * blockDim.x, the number of threads in the grid")
@@ -34,13 +38,13 @@ def _draw(rng):
 
 
 def _where(case):
-    n, block, blocks = case
+    n, block, blocks = case[:3]
     return (f"with n = {n}, block = ({block}, 1, 1), grid = ({blocks}, 1): {block * blocks} "
             "threads")
 
 
 def _launch(case):
-    n, block, blocks = case
+    n, block, blocks = case[:3]
     rng = np.random.default_rng(n)
     x = rng.integers(1, 9, n).astype(np.float32)
     y = rng.integers(-50, 50, n).astype(np.float32)
@@ -49,6 +53,12 @@ def _launch(case):
     out = Output(n, start=y, guard=4 * n, poisons=(np.float32(-7777.0),), before=block)
     return Launch((Input(x, after=4 * n, junk=1.0, before=block), out, np.int32(n)),
                   block=(block, 1, 1), grid=(blocks, 1), model=(x, y))
+
+
+def _observed(kernels, case):
+    return written_twice(kernels, _launch(case), "each thread adds only into its own elements: "
+                         + LOOP_HINT, did="added into",
+                         hazards=("read-after-write", "write-after-read", "write-after-write"))
 
 
 def _mistakes(case, run):
@@ -79,6 +89,10 @@ def _mistakes(case, run):
         first = int(np.argmax(visits != np.round(visits)))
         yield (f"y[{first}] = {got[first]}, which is not y + k * x for any whole k "
                f"(expected {y[first] + x[first]})", "each element once: y[i] += x[i]")
+    if (visits == threads).all():
+        yield (f"each x[i] was added into y[i] {threads} times, once by each thread: every "
+               "thread did the whole loop", "each thread adds only into its own elements: "
+               + LOOP_HINT)
     for start, problem in _STARTS:   # (blocks adding into one element race: on a GPU some of
         model = _visits(n, block, blocks, start)  # their additions are lost)
         if np.array_equal(visits > 0, model > 0) and (visits <= model).all():
@@ -132,8 +146,9 @@ EXERCISE = KernelExercise(
     stub="exercises/add_into.cu", kernel="add_into", signature="const float *x, float *y, int n",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
     crash_hint="the loop must stop at n: " + LOOP_HINT,
-    success=f"x added into y exactly once for every i < n on every grid tried ({len(CASES)} "
-            "grids, smaller and larger than n), and nothing written past n")
+    simulated="runs the race check", observed=_observed, observed_as="race-checked",
+    success=f"x added into y exactly once for every i < n on every grid tried ({len(CASES) - 1} "
+            "grids, smaller and larger than n), by one thread each, and nothing written past n")
 
 check_add_into = EXERCISE.check_file          # (path="exercises/add_into.cu")
-check_add_into_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel
+check_add_into_kernel = EXERCISE.check_kernel  # (kernel, simulated=None): the same compiled
