@@ -5,18 +5,23 @@ vol(x, y, z) * scale[z]`` for a volume of NumPy shape ``(nz, ny, nx)``, launched
 of 3-D blocks rounded up in every dimension: its one idea is the third index (``z``, its guard,
 and the element's place ``(z * ny + y) * nx + x``). The guard zone after ``out`` holds whatever a
 grid without its guard on z writes; the index mistakes are recognised by the elements they write.
+The last case runs on the simulator, race-checked, whatever the backend: a kernel in which every
+thread does the whole loop writes the right values, but each element many times.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from helpers.exercises.add_constant import written_twice
 from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 
-# (nx, ny, nz, block): no side a multiple of its block's
-CASES = [(13, 7, 5, (8, 4, 2)), (10, 6, 3, (4, 4, 2)), (33, 9, 7, (16, 2, 4))]
+# (nx, ny, nz, block): no side a multiple of its block's; last a small one on the simulator,
+# race-checked
+CASES = [(13, 7, 5, (8, 4, 2)), (10, 6, 3, (4, 4, 2)), (33, 9, 7, (16, 2, 4)),
+         (5, 3, 3, (4, 2, 2), "observe")]
 BLOCKS = [(8, 4, 2), (4, 4, 2), (16, 2, 4), (8, 8, 4)]
 
 Z_HINT = "z = blockIdx.z * blockDim.z + threadIdx.z, the same formula as x and y"
@@ -41,7 +46,7 @@ SCALES = [(lambda z, depth: z // depth, "blockIdx.z", "the block's number"),
 
 
 def _grid(case):
-    nx, ny, nz, block = case
+    nx, ny, nz, block = case[:4]
     return tuple(-(-side // b) for side, b in zip((nx, ny, nz), block))
 
 
@@ -55,12 +60,12 @@ def _draw(rng):
 
 
 def _where(case):
-    nx, ny, nz, block = case
+    nx, ny, nz, block = case[:4]
     return f"with nx, ny, nz = {nx}, {ny}, {nz}, block = {block}, grid = {_grid(case)}"
 
 
 def _launch(case):
-    nx, ny, nz, block = case
+    nx, ny, nz, block = case[:4]
     rng = np.random.default_rng(nx * ny * nz)
     vol = rng.uniform(-4, 4, (nz, ny, nx)).astype(np.float32)
     scale = rng.uniform(0.5, 3, nz).astype(np.float32)
@@ -68,6 +73,12 @@ def _launch(case):
     return Launch((Input(vol, after=spare, junk=1.0), Input(scale, after=spare, junk=1.0),
                    Output((nz, ny, nx), guard=spare), *map(np.int32, (nx, ny, nz))),
                   block=block, grid=_grid(case), model=(vol, scale))
+
+
+def _observed(kernels, case):
+    return written_twice(kernels, _launch(case), "each thread writes only its own element: x, y "
+                         "and z from its block and thread, then out[(z * ny + y) * nx + x] = "
+                         "vol[...] * scale[z]; no loop over the volume")
 
 
 def _written_with_z_from(case, axis):
@@ -172,8 +183,10 @@ EXERCISE = KernelExercise(
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
     crash_hint="threads outside the volume must not write: if (x >= nx || y >= ny || z >= nz) "
                "return;",
-    success=f"every slice scaled by its own factor ({len(CASES)} volumes whose sides are not "
-            "multiples of the block), and nothing written outside the volume")
+    simulated="runs the race check", observed=_observed, observed_as="race-checked",
+    success=f"every slice scaled by its own factor ({len(CASES) - 1} volumes whose sides are not "
+            "multiples of the block), each element written by one thread, and nothing written "
+            "outside the volume")
 
 check_scale_slices = EXERCISE.check_file          # (path="exercises/scale_slices.cu")
-check_scale_slices_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel
+check_scale_slices_kernel = EXERCISE.check_kernel  # (kernel, simulated=None): the same compiled

@@ -1,11 +1,12 @@
 """The scale_slices checker (helpers.exercises.scale_slices), notebook 02's 3-D exercise: the
 solution passes, the stub as shipped does not, each usual mistake gets its own verdict, and kernels
-right in another way pass. The solution and every variant are compiled as one module."""
+right in another way pass. The solution and every variant are compiled as one module (and, on
+PyCUDA, once more on the simulator, whose race check the checker uses)."""
 
 import numpy as np
 import pytest
 
-from kernel_sources import compile_variants, solution, variant
+from kernel_sources import compile_variant_pairs, solution, variant
 
 from helpers.exercises import scale_slices as checker
 
@@ -47,6 +48,12 @@ WRONG = {
                             "out was written past its end (out[455]): threads outside the volume"),
     "not_scaled": ([("vol[i] * scale[z]", "vol[i]")], "out equals vol"),
     "scaled_by_row": ([("scale[z]", "scale[y % nz]")], "364 of 455 elements are wrong"),
+    # every thread does the whole loop: right values, but for the race check
+    "every_thread_loops": ([(INDEX + "\n    out[i] = vol[i] * scale[z];",
+                             "for (int k = 0; k < nz; k++)\n"
+                             "        for (int j = 0; j < ny * nx; j++)\n"
+                             "            out[k * ny * nx + j] = vol[k * ny * nx + j] * scale[k];")],
+                           "two threads wrote out[0]"),
 }
 RIGHT = {
     "flat_index_written_out": [(INDEX, "int i = z * nx * ny + y * nx + x;")],
@@ -58,13 +65,13 @@ RIGHT = {
 
 @pytest.fixture(scope="module")
 def kernels():
-    return compile_variants("scale_slices", {
+    return compile_variant_pairs("scale_slices", {
         "solution": KERNEL, **{name: variant(KERNEL, *r) for name, (r, _) in WRONG.items()},
         **{name: variant(KERNEL, *r) for name, r in RIGHT.items()}})
 
 
 def test_the_solution_passes(kernels, capsys):
-    verdict = checker.check_scale_slices_kernel(kernels["solution"])
+    verdict = checker.check_scale_slices_kernel(*kernels["solution"])
     assert verdict.passed is True and capsys.readouterr().out.startswith("PASS:")
 
 
@@ -77,7 +84,7 @@ def test_the_stub_as_shipped_is_not_yet_right(capsys):
 
 @pytest.mark.parametrize("name", WRONG)
 def test_each_mistake_gets_its_own_verdict(kernels, name, capsys):
-    verdict = checker.check_scale_slices_kernel(kernels[name])
+    verdict = checker.check_scale_slices_kernel(*kernels[name])
     assert verdict.passed is False
     assert verdict.problem.startswith(WRONG[name][1]), verdict
     assert capsys.readouterr().out.count("NOT YET:") == 1
@@ -85,7 +92,7 @@ def test_each_mistake_gets_its_own_verdict(kernels, name, capsys):
 
 @pytest.mark.parametrize("name", RIGHT)
 def test_a_kernel_right_in_another_way_passes(kernels, name):
-    assert checker.check_scale_slices_kernel(kernels[name]).passed is True
+    assert checker.check_scale_slices_kernel(*kernels[name]).passed is True
 
 
 def test_the_grader_s_volumes_stick_out_of_the_grid_in_every_dimension():
