@@ -17,7 +17,7 @@ import numpy as np
 
 from helpers.exercises.common import Input, Output
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import observe, observed_mistakes
+from helpers.exercises.microscope import written_twice
 
 # (n, the threads of the one block; c): a middling size, a small odd one, nearly the most a
 # block has; last a small one on the simulator, race-checked
@@ -45,20 +45,6 @@ def _launch(case):
     x = np.random.default_rng(n).uniform(-10, 10, n).astype(np.float32)
     return Launch((Input(x, after=64, junk=1e6), Output(n, poisons=(None, 1000.0)),
                    np.float32(c)), block=(n, 1, 1), grid=(1, 1), model=(x, np.float32(c)))
-
-
-def written_twice(kernels, launch, hint, did="wrote", hazards=("write-after-write",)):
-    """The mistakes of ``launch`` on the simulator, race-checked: first, two threads that ``did``
-    (wrote) one element of global memory, a race of one of ``hazards`` (every thread did the
-    whole loop), with ``hint``, then what else the simulator found
-    (``microscope.observed_mistakes``). The map exercises' ``observed``."""
-    seen = observe(kernels, launch)
-    race = seen.race
-    if race is not None and race.space == "global" and race.hazard in hazards:
-        yield (f"two threads {did} {race.array}[{race.element}] ({race.first.who} and "
-               f"{race.second.who}): every thread did the whole loop, or the threads' elements "
-               "overlap", hint)
-    yield from observed_mistakes(seen)
 
 
 def _observed(kernels, case):

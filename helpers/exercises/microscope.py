@@ -132,3 +132,18 @@ def observed_launch(launch, refine=None):
     alone show what the race check and the crashes find there: ``observed_mistakes`` of the
     case's ``launch(case)`` (``refine``: the exercise's own hints)."""
     return lambda kernels, case: observed_mistakes(observe(kernels, launch(case)), refine)
+
+
+def written_twice(kernels, launch, hint, did="wrote", hazards=("write-after-write",)):
+    """The mistakes of ``launch`` on the simulator, race-checked: first, two threads that ``did``
+    (wrote) one element of global memory, a race of one of ``hazards`` (every thread did the
+    whole loop), with ``hint``, then what else the simulator found
+    (``observed_mistakes``): the ``observed`` of the exercises where each thread has its
+    own elements."""
+    seen = observe(kernels, launch)
+    race = seen.race
+    if race is not None and race.space == "global" and race.hazard in hazards:
+        yield (f"two threads {did} {race.array}[{race.element}] ({race.first.who} and "
+               f"{race.second.who}): every thread did the whole loop, or the threads' elements "
+               "overlap", hint)
+    yield from observed_mistakes(seen)
