@@ -4,7 +4,7 @@ solution, all compiled as one module."""
 
 import pytest
 
-from kernel_sources import compile_variants, solution, stable_file, variant
+from kernel_sources import compile_variant_pairs, solution, stable_file, variant
 
 from helpers.backend import BACKEND
 from helpers.exercises.matrix_index import check_matrix_index, check_matrix_index_kernel
@@ -15,6 +15,10 @@ INDEX_X = "blockIdx.x * blockDim.x + threadIdx.x"
 INDEX_Y = "blockIdx.y * blockDim.y + threadIdx.y"
 SWAP = (("int col = " + INDEX_X, "int col = " + INDEX_Y), ("int row = " + INDEX_Y, "int row = " + INDEX_X))
 TRANSPOSE = ("int i = row * cols + col;", "int i = col * rows + row;")
+WHOLE = ("    int i = row * cols + col;                         // row-major: a row is cols elements long\n"
+         "    out[i] = a[i] * col_scale[col] + row_offset[row];")
+LOOP = ("    for (int r = 0; r < rows; r++)\n        for (int c = 0; c < cols; c++)\n"
+        "            out[r * cols + c] = a[r * cols + c] * col_scale[c] + row_offset[r];")
 
 # name: (replacements in the solution, a piece of the expected verdict)
 WRONG = {
@@ -64,11 +68,12 @@ WRONG = {
                           "row = blockIdx.y * blockDim.y + threadIdx.x gives"),
     "row_offset_by_flat_over_rows": ([("row_offset[row]", "row_offset[i / rows]")],
                                      "a * col_scale[col] + row_offset[i / rows]"),
+    # every thread writes every element, the same values: right, but for the race check
+    "every_thread_does_the_whole_loop": ([(WHOLE, LOOP)], "every thread did the whole loop"),
 }
 # Right, written otherwise: each must pass.
 RIGHT = {
-    "grid_stride_loops": [(GUARD + "    int i = row * cols + col;                         // row-major: a row is cols elements long\n"
-                           "    out[i] = a[i] * col_scale[col] + row_offset[row];",
+    "grid_stride_loops": [(GUARD + WHOLE,
                            "    for (; row < rows; row += blockDim.y * gridDim.y)\n"
                            "        for (int c = col; c < cols; c += blockDim.x * gridDim.x)\n"
                            "            out[row * cols + c] = a[row * cols + c] * col_scale[c] + row_offset[row];")],
@@ -89,7 +94,7 @@ def kernels():
                **{name: variant(KERNEL, *r) for name, r in RIGHT.items()}}
     if BACKEND == "simulator":
         sources.update(SIMULATOR_ONLY)
-    return compile_variants("scale_shift", sources)
+    return compile_variant_pairs("scale_shift", sources)
 
 
 def test_stub_fails(capsys):
@@ -100,19 +105,19 @@ def test_stub_fails(capsys):
 
 
 def test_inline_right_kernel_passes(kernels, capsys):
-    assert check_matrix_index_kernel(kernels["solution"]).passed is True
+    assert check_matrix_index_kernel(*kernels["solution"]).passed is True
     assert capsys.readouterr().out.startswith("PASS: ")
 
 
 @pytest.mark.parametrize("name", sorted(RIGHT))
 def test_a_right_kernel_written_otherwise_passes(name, kernels, capsys):
-    assert check_matrix_index_kernel(kernels[name]).passed is True, capsys.readouterr().out
+    assert check_matrix_index_kernel(*kernels[name]).passed is True, capsys.readouterr().out
 
 
 @pytest.mark.parametrize("name", sorted(WRONG))
 def test_wrong_kernel_fails_with_its_hint(name, kernels, capsys):
     expected = WRONG[name][1]
-    assert check_matrix_index_kernel(kernels[name]).passed is False
+    assert check_matrix_index_kernel(*kernels[name]).passed is False
     out = capsys.readouterr().out
     assert out.startswith("NOT YET: "), out
     assert expected in out, out
@@ -135,7 +140,7 @@ def test_a_changed_parameter_type_is_named_on_both_backends(capsys):
 @pytest.mark.skipif(BACKEND != "simulator", reason="PyCUDA does not check arguments against an "
                     "unprepared kernel's parameters")
 def test_changed_signature_is_reported_not_raised(kernels, capsys):
-    assert not check_matrix_index_kernel(kernels["fewer_parameters"])
+    assert not check_matrix_index_kernel(*kernels["fewer_parameters"])
     out = capsys.readouterr().out
     assert out.startswith("NOT YET: the kernel could not be launched"), out
     assert "keep the kernel's signature" in out
@@ -144,7 +149,7 @@ def test_changed_signature_is_reported_not_raised(kernels, capsys):
 @pytest.mark.skipif(BACKEND != "simulator",
                     reason="an illegal address on a GPU breaks the context for the tests after it")
 def test_wild_write_is_reported_not_raised(kernels, capsys):
-    assert not check_matrix_index_kernel(kernels["wild"])
+    assert not check_matrix_index_kernel(*kernels["wild"])
     out = capsys.readouterr().out
     assert out.startswith("NOT YET: the kernel crashed"), out
     assert "bounds guard" in out
