@@ -4,6 +4,10 @@
 multiply-add, and near the set's edge a pixel may then escape a step earlier or later than in
 NumPy: up to ``TOLERANCE`` of the pixels may differ (on an H200 the solution differs in 0.14% of
 the first case's pixels and 0.007% of the second's; each known mistake changes at least 5%).
+The last case runs on the simulator, race-checked (``helpers.exercises.microscope``), whatever the
+backend: a kernel in which every thread computes every pixel gives the right image, but each
+pixel is written by every thread (and on the simulator such a kernel runs out of time first:
+``_detect``).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from helpers.exercises.coverage import Grid, Words, coverage
 from helpers.exercises.escape import escape_counts, pixel_grid
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.microscope import observe, observed_mistakes
 from helpers.exercises.verdict import matches
 
 WORDS = Words(index_hint="x = blockIdx.x * blockDim.x + threadIdx.x, and the same for y",
@@ -25,7 +30,8 @@ TOLERANCE = 0.01  # the largest fraction of pixels that may differ from NumPy's
 
 # The cases the checker runs: image sides that are not multiples of the block, a non-square image
 # both ways round, two values of c, two iteration limits; then a grid of eighths (every point
-# exact in float32) through z = -2 and 2, where |z|^2 is 4 and the loop goes on ("exact").
+# exact in float32) through z = -2 and 2, where |z|^2 is 4 and the loop goes on ("exact"); last a
+# small one on the simulator, race-checked.
 CASES = [
     dict(width=203, height=141, block=(16, 16, 1), view=(-1.6, -1.0, 1.6, 1.0),
          c=(-0.8, 0.156), max_iter=100),
@@ -33,7 +39,11 @@ CASES = [
          c=(0.285, 0.01), max_iter=60),
     dict(width=33, height=17, block=(16, 8, 1), view=(-2.0, -1.0, 2.125, 1.125),
          c=(-0.8, 0.156), max_iter=40, exact=True),
+    dict(width=9, height=5, block=(4, 4, 1), view=(-1.6, -1.0, 1.6, 1.0), c=(-0.8, 0.156),
+         max_iter=20, observe=True),
 ]
+OWN_PIXEL = ("each thread computes only its own pixel: x = blockIdx.x * blockDim.x + threadIdx.x, "
+             "and the same for y, then iters[y * width + x] = n; no loop over all the pixels")
 
 
 def _draw(rng):
@@ -177,6 +187,38 @@ def _mistakes(case, run):
            "steps taken")
 
 
+def _observed(kernels, case):
+    """The race check's launch on the simulator: two threads that store into one pixel."""
+    seen = observe(kernels, _launch(case))
+    race = seen.race
+    if race is not None and race.space == "global" and race.hazard == "write-after-write":
+        yield (f"two threads drew the same pixel, {race.place}: {race.first.who} and "
+               f"{race.second.who}: every thread did the whole loop, or the threads' pixels "
+               "overlap", OWN_PIXEL)
+    yield from observed_mistakes(seen)
+
+
+def _detect(kernels, case):
+    """The case's launch and its mistakes. A kernel whose every thread computes every pixel runs
+    width * height times the work, past the simulator's time limit: there the small
+    race-checked launch names it, before the time limit's verdict."""
+    from helpers.backend import drv
+
+    try:
+        run = yield from EXERCISE.run(kernels, _launch(case))
+    except drv.Error as err:
+        if getattr(err, "kind", None) != "time limit":
+            raise
+        race = observe(kernels, _launch(CASES[-1])).race
+        if race is not None and race.space == "global" and race.hazard == "write-after-write":
+            yield (f"the simulator stopped the kernel at its time limit, and in a small launch "
+                   f"two threads drew the same pixel, {race.place}: every thread did the whole "
+                   "loop, width * height times the work", OWN_PIXEL)
+        raise
+    if run is not None:
+        yield from _mistakes(case, run)
+
+
 def _returned_in_the_loop(unwritten, escaped):
     """Only the pixels that never escaped were written: the loop left the kernel (return)."""
     if unwritten.any() and np.mean(unwritten != escaped) <= TOLERANCE:
@@ -190,12 +232,14 @@ EXERCISE = KernelExercise(
     stub="exercises/julia.cu", kernel="julia",
     signature=("int *iters, int width, int height, float x_min, float y_min, float dx, "
                "float dy, float c_re, float c_im, int max_iter"),
-    cases=CASES, draw=_draw, launch=_launch, mistakes=_mistakes,
+    cases=CASES, draw=_draw, detect=_detect,
     where=lambda c: (f"{c['width']}x{c['height']} image, block={c['block'][:2]}, grid="
                      f"{_grid(c).grid}, c={c['c'][0]}{c['c'][1]:+}i, max_iter={c['max_iter']}"),
     crash_hint="threads outside the image must not write: if (x >= width || y >= height) return;",
-    success=f"the Julia set matches NumPy ({len(CASES)} images whose sides are not multiples "
-            "of the block; nothing written outside the image)")
+    simulated="runs the race check", observed=_observed,
+    observed_as="race-checked",
+    success=f"the Julia set matches NumPy ({len(CASES) - 1} images whose sides are not multiples "
+            "of the block; nothing written outside the image; each pixel drawn by one thread)")
 
 check_julia = EXERCISE.check_file          # (path="exercises/julia.cu")
-check_julia_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel
+check_julia_kernel = EXERCISE.check_kernel  # (kernel, simulated=None): the same compiled

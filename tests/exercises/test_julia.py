@@ -5,7 +5,8 @@ compiled as one module."""
 import numpy as np
 import pytest
 
-from kernel_sources import assert_mistake_named, compile_variants, solution, stable_file, variant
+from kernel_sources import (assert_mistake_named, compile_variant_pairs, solution, stable_file,
+                            variant)
 
 from helpers.exercises import julia as checker
 
@@ -113,17 +114,24 @@ WRONG = [
     ("start_steps_cast_to_int", variant(KERNEL, ("x_min + x * dx", "x_min + (int)(x * dx)"),
                                         ("y_min + y * dy", "y_min + (int)(y * dy)")),
      ["(int)(x*dx) drops the fraction", "no cast to int"]),
+    # every thread computes every pixel, the same values: right, but for the race check
+    ("every_thread_does_the_whole_loop",
+     variant(KERNEL, ("        return;\n\n", "        return;\n\n    for (int y = 0; y < height; y++)\n"
+                                               "    for (int x = 0; x < width; x++) {\n"),
+             ("    iters[y * width + x] = n;\n}", "    iters[y * width + x] = n;\n    }\n}")),
+     ["two threads drew the same pixel", "every thread did the whole loop",
+      "no loop over all the pixels"]),
 ]
 
 
 @pytest.fixture(scope="module")
 def kernels():
-    return compile_variants("julia", {"solution": KERNEL, **{w[0]: w[1] for w in WRONG}})
+    return compile_variant_pairs("julia", {"solution": KERNEL, **{w[0]: w[1] for w in WRONG}})
 
 
-def run_checker(kernel, capsys):
-    """Run the checker on a compiled kernel: (verdict, printed text)."""
-    verdict = checker.check_julia_kernel(kernel)
+def run_checker(pair, capsys):
+    """Run the checker on a compiled kernel and its simulator twin: (verdict, printed text)."""
+    verdict = checker.check_julia_kernel(*pair)
     return verdict, capsys.readouterr().out
 
 
