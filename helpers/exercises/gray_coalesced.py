@@ -6,6 +6,9 @@ one-to-one choice gives the right image, so the checker names spare threads that
 end, choices that are not one-to-one (matched with the pixels they write), then wrong values (the
 output poisoned twice and guarded, the input followed by junk). A right kernel is then rated (``_fast``): on the simulator by its trace (sectors a warp's
 requests touch: 3 or 4 along a row, 32 down a column), on a GPU timed with events against a copy.
+The last case runs on the simulator, race-checked (``helpers.exercises.microscope``), whatever the
+backend: a kernel in which every thread converts every pixel gives the right image, but each
+pixel is written by every thread.
 """
 
 from __future__ import annotations
@@ -15,12 +18,14 @@ import numpy as np
 from helpers.exercises import sepia, speed
 from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.hidden import awkward, pick
-from helpers.exercises.kernel import KernelExercise, Kernels, Launch
-from helpers.exercises.microscope import traced
+from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.microscope import observe, observed_mistakes, traced
 
-CASES = [(45, 7, 256), (256, 12, 256), (100, 37, 128), (7, 3, 64), (257, 19, 96)]
+CASES = [(45, 7, 256), (256, 12, 256), (100, 37, 128), (7, 3, 64), (257, 19, 96),
+         (9, 5, 32, "observe")]
 """(width, height, threads a block): spare threads more than a column (the first), sides with a
-common factor (the second, also traced on the simulator), one block."""
+common factor (the second, also traced on the simulator), one block; last a small one on the
+simulator, race-checked."""
 TRACED, MAX_SECTORS, TARGET, BIG = CASES[1], 8, 0.2, (4096, 8192)
 """TARGET: the fraction of a copy's bandwidth FAST takes on a GPU: notebook 04 measured its 32 x 8
 kernel (a warp along a row) at 32% of the copy on an H200, its 1 x 256 one (down a column) at 4%.
@@ -49,11 +54,24 @@ def reference(rgb):  # NumPy's grey value, as bt601_gray computes it in float32
 
 
 def _launch(case):
-    width, height, block = case
+    width, height, block = case[:3]
     rgb = np.random.default_rng([width, height]).integers(0, 256, (height, width, 3), np.uint8)
     return Launch((Input(rgb, 6 * block, sepia.JUNK),
                    Output((height, width), np.uint8, 2 * block, poisons=sepia.POISONS),
                    np.int32(width), np.int32(height)), (block, 1, 1), _grid(case), rgb)
+
+
+def _observed(kernels, case):
+    """The race check's launch on the simulator: two threads that store into one pixel."""
+    seen = observe(kernels, _launch(case), key="race")
+    race = seen.race
+    if race is not None and race.space == "global" and race.hazard == "write-after-write":
+        yield (f"two threads wrote the same pixel, {race.place}: {race.first.who} and "
+               f"{race.second.who}: every thread did the whole loop, or the threads' pixels "
+               "overlap", "each thread converts only its own pixel, t = blockIdx.x * blockDim.x "
+               "+ threadIdx.x: x = t % width, y = t / width, then gray[y * width + x] = ...; no "
+               "loop over all the pixels")
+    yield from observed_mistakes(seen)
 
 
 def _mistakes(case, run):
@@ -99,9 +117,10 @@ def _tail(missing, n, width):
                "height - 1")
 
 
-def _fast(kernel):
+def _fast(kernels):
     """What keeps a right kernel from FAST: on a GPU its bandwidth, on the simulator its trace."""
     if speed.on_gpu():
+        kernel = kernels.device
         from helpers.backend import gpuarray
 
         (height, width), n = BIG, np.int32
@@ -111,7 +130,7 @@ def _fast(kernel):
             lambda: kernel(rgb, gray, n(width), n(height), block=(256, 1, 1), grid=grid),
             4 * height * width, TARGET, ROW_HINT, f"3 bytes read and 1 written a pixel, on a "
             f"{width} x {height} image"))
-    stats = traced(Kernels(kernel, kernel), _launch(TRACED))
+    stats = traced(kernels, _launch(TRACED))
     loads, stores = stats.global_ld.sectors_per_request, stats.global_st.sectors_per_request
     figures = f"a warp's loads touch {loads:.1f} sectors a request and its stores {stores:.1f}"
     if max(loads, stores) > MAX_SECTORS:
@@ -126,9 +145,11 @@ EXERCISE = KernelExercise(
     cases=CASES, draw=_draw, launch=_launch, mistakes=_mistakes, fast=_fast,
     where=lambda c: f"{c[0]} x {c[1]} image, block = ({c[2]}, 1, 1), grid = {_grid(c)}",
     crash_hint=GUARD_HINT + "; and take x = t % width, y = t / width: another split of t can "
-    "land outside the image",
-    success=f"every pixel's grey value is NumPy's on {len(CASES)} images (a pixel a thread, "
-            "spare threads in the last block), nothing written past the end")
+    "land outside the image", simulated="runs the race check and the trace", observed=_observed,
+    observed_as="race-checked",
+    success=f"every pixel's grey value is NumPy's on {len(CASES) - 1} images (a pixel a thread, "
+            "spare threads in the last block), nothing written past the end, each pixel by one "
+            "thread")
 
 check_gray_coalesced = EXERCISE.check_file          # (path="exercises/gray_coalesced.cu")
-check_gray_coalesced_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel
+check_gray_coalesced_kernel = EXERCISE.check_kernel  # (kernel, simulated=None): the same compiled

@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from kernel_sources import simulator_only, assert_mistake_named, compile_variants, solution, variant
+from kernel_sources import (assert_mistake_named, compile_variant_pairs, simulator_only, solution,
+                            variant)
 
 from helpers.backend import BACKEND
 from helpers.exercises import gray_coalesced as checker
@@ -39,6 +40,13 @@ WRONG = {
                         ["thread t took x = t % width and y = t % height", "y = t / width"]),
     "y_divided_by_height": ([(Y, "int y = t / height;")],
                             ["the kernel crashed", "another split of t"]),
+    # every thread converts every pixel, the same values: right, but for the race check
+    "every_thread_does_the_whole_loop": (
+        [(KERNEL[KERNEL.index("    int x = t % width;"):KERNEL.rindex("}")],
+          "    for (int i = 0; i < width * height; i++)\n"
+          "        gray[i] = bt601_gray(rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2]);\n")],
+        ["two threads wrote the same pixel", "every thread did the whole loop",
+         "no loop over all the pixels"]),
 }
 SIMULATOR_ONLY = {"y_divided_by_height": "a read far past the image: a GPU may not notice it"}
 # Right, not the solution's way: each must pass and be FAST
@@ -58,12 +66,12 @@ HELPER = re.compile(r"\bbt601_gray\b")
 def kernels():
     sources = {"solution": KERNEL, **{name: variant(KERNEL, *r) for name, (r, _) in WRONG.items()},
                **{name: variant(KERNEL, *r) for name, r in {**RIGHT, **SLOW}.items()}}
-    return compile_variants("gray_coalesced", {name: HELPER.sub(f"bt601_gray__{name}", text)
-                                               for name, text in sources.items()})
+    return compile_variant_pairs("gray_coalesced", {name: HELPER.sub(f"bt601_gray__{name}", text)
+                                                    for name, text in sources.items()})
 
 
-def run_checker(kernel, capsys):
-    verdict = checker.check_gray_coalesced_kernel(kernel)
+def run_checker(pair, capsys):
+    verdict = checker.check_gray_coalesced_kernel(*pair)
     return verdict, capsys.readouterr().out
 
 
