@@ -2,6 +2,8 @@
 known mistake fails with the hint written for it. The solution and all its wrong variants are
 compiled as one module."""
 
+import contextlib
+
 import numpy as np
 import pytest
 
@@ -9,6 +11,7 @@ from kernel_sources import (assert_mistake_named, compile_variant_pairs, solutio
                             variant)
 
 from helpers.exercises import julia as checker
+from helpers.sim.settings import settings
 
 
 KERNEL = solution("julia.cu")
@@ -150,7 +153,10 @@ def test_stub_fails_saying_only_block_0(capsys):
 
 @pytest.mark.parametrize("name, source, expected", WRONG, ids=[w[0] for w in WRONG])
 def test_known_mistake_fails_with_its_hint(name, source, expected, kernels, capsys):
-    verdict, out = run_checker(kernels[name], capsys)
+    # every thread's whole loop runs on the simulator until its time limit: a short one here
+    slow = name == "every_thread_does_the_whole_loop"
+    with settings.changed(time_limit=1.0) if slow else contextlib.nullcontext():
+        verdict, out = run_checker(kernels[name], capsys)
     assert_mistake_named(verdict, out, name, expected)
 
 
