@@ -3,7 +3,9 @@
 ``sepia(rgb, out, width, height)`` writes each pixel of an interleaved RGB image (bytes ``3*i``
 to ``3*i + 2`` of pixel ``i = y * width + x``) through the ``SEPIA`` matrix, rounded and clamped
 to 255, in the same layout. Any byte can be a right answer, so each case runs twice, the output
-poisoned with a different byte each time (``POISONS``).
+poisoned with a different byte each time (``POISONS``). The last case runs on the simulator,
+race-checked (``helpers.exercises.microscope``), whatever the backend: a kernel in which every
+thread converts every pixel gives the right image, but each pixel is written by every thread.
 """
 
 from __future__ import annotations
@@ -15,12 +17,15 @@ import numpy as np
 from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.coverage import Grid, Words, coverage, past_the_end
 from helpers.exercises.hidden import grids
-from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.kernel import KernelExercise, Launch, on_simulator
+from helpers.exercises.microscope import written_twice
 from helpers.exercises.verdict import matches
 
 SEPIA = np.array([[0.393, 0.769, 0.189], [0.349, 0.686, 0.168], [0.272, 0.534, 0.131]])
 """Row c gives output channel c (R', G', B') from the input's (R, G, B)."""
 CASES = [Grid(37, 53, (16, 16)), Grid(71, 45, (32, 8))]  # odd sides, wide and tall, two blocks
+OBSERVED = (Grid(5, 7, (4, 4)), "observe")
+"""Last, a small case on the simulator, race-checked (not in CASES, which OpenCL's port shares)."""
 POISONS, JUNK = (0xEF, 0x10), 0
 """The output's fill before each of the two runs (a byte that holds each run's own was never
 written), and what the input's spare bytes (past the image) hold."""
@@ -61,6 +66,13 @@ def _launch(case):
     return Launch((Input(rgb, span - size, JUNK), Output(
         (h, w, 3), np.uint8, span + 64 - size, poisons=POISONS), np.int32(w), np.int32(h)),
         **case.launch(), model=rgb)
+
+
+def _observed(kernels, case):
+    return written_twice(kernels, _launch(case[0]), "each thread converts only its own pixel: "
+                         "x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y "
+                         "+ threadIdx.y, i = y * width + x, then out[3*i], out[3*i + 1], "
+                         "out[3*i + 2] = ...; no loop over all the pixels")
 
 
 def _mistakes(case, run):
@@ -210,11 +222,13 @@ def near(got, model) -> bool:
 EXERCISE = KernelExercise(
     stub="exercises/sepia.cu", kernel="sepia",
     signature="const unsigned char *rgb, unsigned char *out, int width, int height",
-    cases=CASES, draw=draw, launch=_launch, mistakes=_mistakes,
+    cases=[*CASES, OBSERVED], draw=draw, launch=_launch, mistakes=_mistakes,
+    where=lambda c: (c[0] if on_simulator(c) else c).where(),
     crash_hint="a thread went outside the image: " + WILD_HINT,
+    simulated="runs the race check", observed=_observed, observed_as="race-checked",
     success="every pixel matches NumPy's sepia, rounded and clamped, for every size tried "
             f"({len(CASES)} images with odd sides, two block shapes), "
-            "and nothing written outside the image")
+            "nothing written outside the image, each pixel by one thread")
 
 check_sepia = EXERCISE.check_file          # (path="exercises/sepia.cu")
 check_sepia_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel

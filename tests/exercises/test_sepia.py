@@ -6,7 +6,7 @@ match NumPy within one grey level on awkward sizes."""
 import numpy as np
 import pytest
 
-from kernel_sources import compile_variants, solution, stable_file, variant
+from kernel_sources import compile_variant_pairs, solution, stable_file, variant
 
 from helpers.exercises.sepia import check_sepia, check_sepia_kernel
 
@@ -86,13 +86,18 @@ WRONG = {
     "stores_one_byte_on": ([("out[3 * i + 2] =", "out[3 * i + 3] ="), ("out[3 * i + 1] =", "out[3 * i + 2] ="),
                             ("out[3 * i]     =", "out[3 * i + 1] =")],
                            "out[0] was never written and the byte just past the end of out was"),
+    # every thread converts every pixel, the same values: right, but for the race check
+    "every_thread_does_the_whole_loop": ([("    int i = y * width + x;\n",
+                                           "    for (int i = 0; i < width * height; i++) {\n"),
+                                          (WRITE_B + "}", WRITE_B + "    }\n}")],
+                                         "two threads wrote out[0]"),
 }
 
 
 @pytest.fixture(scope="module")
 def kernels():
-    return compile_variants("sepia", {"solution": KERNEL,
-                                      **{name: variant(KERNEL, *r) for name, (r, _) in WRONG.items()}})
+    return compile_variant_pairs("sepia", {"solution": KERNEL,
+                                           **{name: variant(KERNEL, *r) for name, (r, _) in WRONG.items()}})
 
 
 def test_stub_fails(capsys):
@@ -103,14 +108,14 @@ def test_stub_fails(capsys):
 
 
 def test_inline_right_kernel_passes(kernels, capsys):
-    assert check_sepia_kernel(kernels["solution"]).passed is True
+    assert check_sepia_kernel(*kernels["solution"]).passed is True
     assert capsys.readouterr().out.startswith("PASS: ")
 
 
 @pytest.mark.parametrize("name", sorted(WRONG))
 def test_wrong_kernel_fails_with_its_hint(name, kernels, capsys):
     expected = WRONG[name][1]
-    assert check_sepia_kernel(kernels[name]).passed is False
+    assert check_sepia_kernel(*kernels[name]).passed is False
     out = capsys.readouterr().out
     assert out.startswith("NOT YET: "), out
     assert expected in out, out
