@@ -6,7 +6,10 @@ one thread for each point. Its one idea is a loop that each thread runs for as l
 point needs. The points are random in the view of the chapter's picture; as in
 ``helpers.exercises.julia``, a GPU's fused multiply-adds may change a count near the set's edge,
 so up to ``TOLERANCE`` of the points may differ from NumPy's, and each usual mistake of the loop
-is told by the counts it gives (computed by the same NumPy loop with that mistake in it).
+is told by the counts it gives (computed by the same NumPy loop with that mistake in it). The last
+case runs on the simulator, race-checked (``helpers.exercises.microscope``), whatever the backend:
+a kernel in which every thread computes every point's count gives the right counts, but each is
+written by every thread.
 """
 
 from __future__ import annotations
@@ -17,14 +20,15 @@ from helpers.exercises.common import Input, Output
 from helpers.exercises.escape import escape_counts
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.microscope import written_twice
 
 TOLERANCE = 0.01
 EDGE = np.float32([[-2, 2, 0, 0], [0, 0, 2, -2]])
 """The first four points, c = -2, 2, 2i, -2i: |z|^2 reaches 4 exactly (in any float arithmetic,
 fused or not) and the loop goes on; they must count exactly NumPy's, whatever the tolerance."""
 
-# (n, threads per block, max_iter)
-CASES = [(3000, 256, 100), (777, 128, 50)]
+# (n, threads per block, max_iter); last a small one on the simulator, race-checked
+CASES = [(3000, 256, 100), (777, 128, 50), (40, 32, 20, "observe")]
 
 STEP_HINT = ("one step: re = z_re*z_re - z_im*z_im + c_re[i]; z_im = 2*z_re*z_im + c_im[i]; "
              "z_re = re; k++")
@@ -98,13 +102,13 @@ def _draw(rng):
 
 
 def _where(case):
-    n, block, max_iter = case
+    n, block, max_iter = case[:3]
     return (f"with n = {n}, max_iter = {max_iter}, block = ({block}, 1, 1), "
             f"grid = ({-(-n // block)}, 1)")
 
 
 def _launch(case):
-    n, block, max_iter = case
+    n, block, max_iter = case[:3]
     rng = np.random.default_rng(n)
     c_re = rng.uniform(-2.2, 1.0, n).astype(np.float32)
     c_im = rng.uniform(-1.2, 1.2, n).astype(np.float32)
@@ -113,6 +117,12 @@ def _launch(case):
                    Output(n, np.int32, guard=block),
                    np.int32(n), np.int32(max_iter)),
                   block=(block, 1, 1), grid=(-(-n // block), 1), model=(c_re, c_im))
+
+
+def _observed(kernels, case):
+    return written_twice(kernels, _launch(case), "each thread computes only its own point's "
+                         "count: i = blockIdx.x * blockDim.x + threadIdx.x, then steps[i] = k; "
+                         "no loop over all the points")
 
 
 def _mistakes(case, run):
@@ -145,8 +155,9 @@ EXERCISE = KernelExercise(
     signature="const float *c_re, const float *c_im, int *steps, int n, int max_iter",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
     crash_hint="keep the index and the guard as the stub gives them",
-    success=f"every point's count matches NumPy's ({len(CASES)} lists of random points, "
-            f"all but at most {TOLERANCE:.0%} of the counts equal)")
+    simulated="runs the race check", observed=_observed, observed_as="race-checked",
+    success=f"every point's count matches NumPy's ({len(CASES) - 1} lists of random points, "
+            f"all but at most {TOLERANCE:.0%} of the counts equal), each written by one thread")
 
 check_escape_steps = EXERCISE.check_file          # (path="exercises/escape_steps.cu")
 check_escape_steps_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel

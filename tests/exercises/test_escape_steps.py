@@ -6,7 +6,7 @@ one module."""
 import numpy as np
 import pytest
 
-from kernel_sources import compile_variants, simulator_only, solution, variant
+from kernel_sources import compile_variant_pairs, simulator_only, solution, variant
 
 from helpers.exercises import escape_steps as checker
 
@@ -41,6 +41,11 @@ WRONG = {
     "z_in_ints": ([("float z_re = 0.0f, z_im = 0.0f;", "int z_re = 0, z_im = 0;")], "z is kept in ints"),
     "c_indexed_by_k": ([("c_re[i];", "c_re[k];"), ("c_im[i];", "c_im[k];")], "every step adds c_re[k]"),
     "n_for_max_iter": ([("while (k < max_iter", "while (k < n")], "the loop runs up to n steps"),
+    # every thread computes every point's count, the same values: right, but for the race check
+    "every_thread_does_the_whole_loop": ([("    int k = 0;\n", "    for (int j = 0; j < n; j++) {\n    int k = 0;\n"),
+                                          ("c_re[i];", "c_re[j];"), ("c_im[i];", "c_im[j];"),
+                                          ("    steps[i] = k;\n}", "    steps[j] = k;\n    }\n}")],
+                                         "two threads wrote steps[0]"),
 }
 RIGHT = {
     "break_in_the_loop": [("    while (k < max_iter && z_re * z_re + z_im * z_im <= 4.0f) {\n",
@@ -55,13 +60,13 @@ RIGHT = {
 
 @pytest.fixture(scope="module")
 def kernels():
-    return compile_variants("escape_steps", {
+    return compile_variant_pairs("escape_steps", {
         "solution": KERNEL, **{name: variant(KERNEL, *r) for name, (r, _) in WRONG.items()},
         **{name: variant(KERNEL, *r) for name, r in RIGHT.items()}})
 
 
 def test_the_solution_passes(kernels, capsys):
-    verdict = checker.check_escape_steps_kernel(kernels["solution"])
+    verdict = checker.check_escape_steps_kernel(*kernels["solution"])
     assert verdict.passed is True and capsys.readouterr().out.startswith("PASS:")
 
 
@@ -79,7 +84,7 @@ SIMULATOR_ONLY = {"size_with_minus": "on a GPU nvcc may fuse the other product o
 
 @pytest.mark.parametrize("name", simulator_only(list(WRONG), SIMULATOR_ONLY))
 def test_each_mistake_gets_its_own_verdict(kernels, name, capsys):
-    verdict = checker.check_escape_steps_kernel(kernels[name])
+    verdict = checker.check_escape_steps_kernel(*kernels[name])
     assert verdict.passed is False
     assert verdict.problem.startswith(WRONG[name][1]), verdict
     assert capsys.readouterr().out.count("NOT YET:") == 1
@@ -87,7 +92,7 @@ def test_each_mistake_gets_its_own_verdict(kernels, name, capsys):
 
 @pytest.mark.parametrize("name", RIGHT)
 def test_a_kernel_right_in_another_way_passes(kernels, name):
-    assert checker.check_escape_steps_kernel(kernels[name]).passed is True
+    assert checker.check_escape_steps_kernel(*kernels[name]).passed is True
 
 
 def test_the_numpy_loop_is_the_chapter_s_on_a_few_points():
