@@ -122,7 +122,7 @@ def _launch(case):
 def _observed(kernels, case):
     return written_twice(kernels, _launch(case), "each thread computes only its own point's "
                          "count: i = blockIdx.x * blockDim.x + threadIdx.x, then steps[i] = k; "
-                         "no loop over all the points")
+                         "no loop over all the points", items="points")
 
 
 def _mistakes(case, run):

@@ -134,16 +134,17 @@ def observed_launch(launch, refine=None):
     return lambda kernels, case: observed_mistakes(observe(kernels, launch(case)), refine)
 
 
-def written_twice(kernels, launch, hint, did="wrote", hazards=("write-after-write",)):
+def written_twice(kernels, launch, hint, did="wrote", hazards=("write-after-write",),
+                  items="elements"):
     """The mistakes of ``launch`` on the simulator, race-checked: first, two threads that ``did``
     (wrote) one element of global memory, a race of one of ``hazards`` (every thread did the
-    whole loop), with ``hint``, then what else the simulator found
-    (``observed_mistakes``): the ``observed`` of the exercises where each thread has its
+    whole loop, or the threads' ``items`` overlap), with ``hint``; then what else the simulator
+    found (``observed_mistakes``). The ``observed`` of the exercises where each thread has its
     own elements."""
     seen = observe(kernels, launch)
     race = seen.race
     if race is not None and race.space == "global" and race.hazard in hazards:
         yield (f"two threads {did} {race.array}[{race.element}] ({race.first.who} and "
-               f"{race.second.who}): every thread did the whole loop, or the threads' elements "
+               f"{race.second.who}): every thread did the whole loop, or the threads' {items} "
                "overlap", hint)
     yield from observed_mistakes(seen)

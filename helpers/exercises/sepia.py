@@ -83,7 +83,7 @@ def _observed(kernels, case):
     return written_twice(kernels, _launch(_grid(case)), "each thread converts only its own pixel: "
                          "x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y "
                          "+ threadIdx.y, i = y * width + x, then out[3*i], out[3*i + 1], "
-                         "out[3*i + 2] = ...; no loop over all the pixels")
+                         "out[3*i + 2] = ...; no loop over all the pixels", items="pixels")
 
 
 def _grid(case) -> Grid:
