@@ -69,14 +69,15 @@ def reference(x: np.ndarray):
 def _probe(sim_kernel, bug: PlantedBug, spare=0):
     """("fixed" | "there" | "other" (another mistake's error), the error, it in words) of the
     launch that shows ``bug`` on the simulator, with its check on; x with ``spare`` elements
-    after n."""
+    after n. On one worker, so that the blocks run in order and the error is the lowest block's
+    (the detectors tell mistakes apart by the block that failed first)."""
     from helpers.sim import driver, gpuarray
     from helpers.sim.settings import settings
 
     blocks = -(-bug.n // BLOCK)
     x = np.random.default_rng(bug.n).random(bug.n + spare, dtype=np.float32)
     checks = {bug.check: True} if bug.check else {}
-    with settings.changed(time_limit=runner.time_limit(), **checks):
+    with settings.changed(time_limit=runner.time_limit(), workers=1, **checks):
         x_gpu, y = gpuarray.to_gpu(x), gpuarray.empty(bug.n, np.float32)
         means = gpuarray.empty(blocks, np.float32)
         try:
