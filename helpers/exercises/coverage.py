@@ -19,10 +19,12 @@ from helpers.exercises.common import one_further
 
 @dataclasses.dataclass(frozen=True)
 class Grid:
-    """A 2-D launch over ``height`` x ``width`` elements with blocks of ``block`` = (bx, by)."""
+    """A 2-D launch over ``height`` x ``width`` elements with blocks of ``block`` = (bx, by);
+    ``observe``: a case launched on the simulator alone, race-checked (``kernel.on_simulator``)."""
     height: int
     width: int
     block: tuple
+    observe: bool = False
 
     @property
     def grid(self) -> tuple:

@@ -19,7 +19,7 @@ from helpers.exercises import sepia, speed
 from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import observe, observed_mistakes, traced
+from helpers.exercises.microscope import traced, written_twice
 
 CASES = [(45, 7, 256), (256, 12, 256), (100, 37, 128), (7, 3, 64), (257, 19, 96),
          (9, 5, 32, "observe")]
@@ -63,15 +63,10 @@ def _launch(case):
 
 def _observed(kernels, case):
     """The race check's launch on the simulator: two threads that store into one pixel."""
-    seen = observe(kernels, _launch(case), key="race")
-    race = seen.race
-    if race is not None and race.space == "global" and race.hazard == "write-after-write":
-        yield (f"two threads wrote the same pixel, {race.place}: {race.first.who} and "
-               f"{race.second.who}: every thread did the whole loop, or the threads' pixels "
-               "overlap", "each thread converts only its own pixel, t = blockIdx.x * blockDim.x "
-               "+ threadIdx.x: x = t % width, y = t / width, then gray[y * width + x] = ...; no "
-               "loop over all the pixels")
-    yield from observed_mistakes(seen)
+    return written_twice(kernels, _launch(case), "each thread converts only its own pixel, t = "
+                         "blockIdx.x * blockDim.x + threadIdx.x: x = t % width, y = t / width, "
+                         "then gray[y * width + x] = ...; no loop over all the pixels",
+                         did="wrote the same pixel,", items="pixels", key="race")
 
 
 def _mistakes(case, run):

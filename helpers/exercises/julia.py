@@ -19,7 +19,7 @@ from helpers.exercises.coverage import Grid, Words, coverage
 from helpers.exercises.escape import escape_counts, pixel_grid
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import observe, observed_mistakes
+from helpers.exercises.microscope import observe, written_by_two, written_twice
 from helpers.exercises.verdict import matches
 
 WORDS = Words(index_hint="x = blockIdx.x * blockDim.x + threadIdx.x, and the same for y",
@@ -189,13 +189,8 @@ def _mistakes(case, run):
 
 def _observed(kernels, case):
     """The race check's launch on the simulator: two threads that store into one pixel."""
-    seen = observe(kernels, _launch(case))
-    race = seen.race
-    if race is not None and race.space == "global" and race.hazard == "write-after-write":
-        yield (f"two threads drew the same pixel, {race.place}: {race.first.who} and "
-               f"{race.second.who}: every thread did the whole loop, or the threads' pixels "
-               "overlap", OWN_PIXEL)
-    yield from observed_mistakes(seen)
+    return written_twice(kernels, _launch(case), OWN_PIXEL, did="drew the same pixel,",
+                         items="pixels")
 
 
 def _detect(kernels, case):
@@ -210,7 +205,7 @@ def _detect(kernels, case):
         if getattr(err, "kind", None) != "time limit":
             raise
         race = observe(kernels, _launch(CASES[-1])).race
-        if race is not None and race.space == "global" and race.hazard == "write-after-write":
+        if written_by_two(race):
             yield (f"the simulator stopped the kernel at its time limit, and in a small launch "
                    f"two threads drew the same pixel, {race.place}: every thread did the whole "
                    "loop, width * height times the work", OWN_PIXEL)

@@ -340,10 +340,13 @@ class KernelExercise:
 
 def on_simulator(case) -> bool:
     """Whether ``case`` is marked to be launched on the simulator only (``KernelExercise``): a
-    dict with ``observe=True``, or a tuple whose last element is ``"observe"``."""
+    dict with ``observe=True``, a tuple whose last element is ``"observe"``, or an object whose
+    ``observe`` is true (``coverage.Grid``)."""
     if isinstance(case, dict):
         return bool(case.get("observe"))
-    return isinstance(case, tuple) and case[-1:] == ("observe",)
+    if isinstance(case, tuple):
+        return case[-1:] == ("observe",)
+    return bool(getattr(case, "observe", False))
 
 
 def _gpuarray():

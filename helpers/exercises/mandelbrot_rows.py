@@ -18,7 +18,7 @@ from helpers.exercises.common import Output, one_further
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.julia import TOLERANCE, escape_counts, pixel_grid
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import observe, observed_mistakes
+from helpers.exercises.microscope import written_twice
 
 # (width, height, threads per block, max_iter): rows longer than a block, not a multiple of it;
 # last a small one on the simulator, race-checked
@@ -102,12 +102,8 @@ def _refine(failure):
 
 def _observed(kernels, case):
     """The race check's launch on the simulator: two threads that store into one pixel."""
-    seen = observe(kernels, _launch(case))
-    race = seen.race
-    if race is not None and race.space == "global" and race.hazard == "write-after-write":
-        yield (f"two threads drew the same pixel, {race.place}: {race.first.who} and "
-               f"{race.second.who}", "step x by blockDim.x: " + LOOP_HINT)
-    yield from observed_mistakes(seen, _refine)
+    return written_twice(kernels, _launch(case), "step x by blockDim.x: " + LOOP_HINT,
+                         did="drew the same pixel,", items="pixels", refine=_refine)
 
 
 def _strides(case, got, drawn):

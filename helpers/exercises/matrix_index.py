@@ -9,7 +9,6 @@ element is written by every thread."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
 
 import numpy as np
 
@@ -17,35 +16,23 @@ from helpers.exercises.common import Input, Output, is_poison
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.hidden import grids
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import observe, observed_mistakes
+from helpers.exercises.microscope import written_twice
 from helpers.exercises.verdict import matches
 
 KERNEL = "scale_shift"
 PARAMETERS = ("const float *a, const float *col_scale, const float *row_offset, float *out, "
               "int rows, int cols")
 
-class Observed(NamedTuple):
-    """A case launched on the simulator alone, race-checked (a tuple whose last element is
-    "observe": ``kernel.on_simulator``), on ``grid``; its ``block`` is the grid's, as every
-    case's."""
-    grid: Grid
-    mark: str = "observe"
-
-    @property
-    def block(self):
-        return self.grid.block
-
-
 # Non-square, neither side a multiple of the block, one wide and one tall matrix, and three block
 # shapes, each side smaller than 16 in one of them (so a kernel that assumes 16 x 16 fails); last
 # a small one on the simulator, race-checked.
 CASES = [Grid(37, 91, (16, 16)), Grid(70, 45, (32, 8)), Grid(29, 53, (8, 32)),
-         Observed(Grid(5, 7, (4, 4)))]
+         Grid(5, 7, (4, 4), observe=True)]
 
 
 def _draw(rng):
     """The grader's cases: three more shapes on the shipped blocks."""
-    return grids(rng, [case.block for case in CASES if isinstance(case, Grid)], 5, 120, 3)
+    return grids(rng, [case.block for case in CASES if not case.observe], 5, 120, 3)
 
 
 # What an out-of-range thread reads from the inputs' spare elements: finite, and far from any
@@ -68,13 +55,7 @@ ROW_MAJOR_HINT = ("in a row-major matrix a row is cols elements long, so element
                   "at row * cols + col (col * rows + row is the column-major, Fortran order)")
 
 
-def _grid(case):
-    """The case's Grid."""
-    return case.grid if isinstance(case, Observed) else case
-
-
 def _where(case):
-    case = _grid(case)
     (gx, gy), (bx, by) = case.grid, case.block
     return f"rows = {case.height}, cols = {case.width}, block = ({bx}, {by}, 1), grid = ({gx}, {gy})"
 
@@ -93,14 +74,8 @@ def _launch(case):
 
 def _observed(kernels, case):
     """The race check's launch on the simulator: two threads that store into one element."""
-    seen = observe(kernels, _launch(_grid(case)))
-    race = seen.race
-    if race is not None and race.space == "global" and race.hazard == "write-after-write":
-        yield (f"two threads wrote {race.place}, {race.first.who} and {race.second.who}: every "
-               "thread did the whole loop, or the threads' elements overlap",
-               f"each thread writes only its own element: {INDEX_HINT}, then "
-               "out[row * cols + col] = ...; no loop over all of out")
-    yield from observed_mistakes(seen)
+    return written_twice(kernels, _launch(case), f"each thread writes only its own element: "
+                         f"{INDEX_HINT}, then out[row * cols + col] = ...; no loop over all of out")
 
 
 def _mistakes(case, run):

@@ -134,17 +134,23 @@ def observed_launch(launch, refine=None):
     return lambda kernels, case: observed_mistakes(observe(kernels, launch(case)), refine)
 
 
+def written_by_two(race, hazards=("write-after-write",)) -> bool:
+    """Whether ``race`` (an observed launch's, or None) is two threads that wrote one element of
+    global memory, a race of one of ``hazards``."""
+    return race is not None and race.space == "global" and race.hazard in hazards
+
+
 def written_twice(kernels, launch, hint, did="wrote", hazards=("write-after-write",),
-                  items="elements"):
-    """The mistakes of ``launch`` on the simulator, race-checked: first, two threads that ``did``
-    (wrote) one element of global memory, a race of one of ``hazards`` (every thread did the
-    whole loop, or the threads' ``items`` overlap), with ``hint``; then what else the simulator
-    found (``observed_mistakes``). The ``observed`` of the exercises where each thread has its
-    own elements."""
-    seen = observe(kernels, launch)
+                  items="elements", refine=None, key="observed"):
+    """The mistakes of ``launch`` on the simulator, race-checked (``observe``, under ``key``):
+    first, two threads that ``did`` (wrote) one element of global memory, a race of one of
+    ``hazards`` (every thread did the whole loop, or the threads' ``items`` overlap), with
+    ``hint``; then what else the simulator found (``observed_mistakes``, with ``refine``). The
+    ``observed`` of the exercises where each thread has its own elements."""
+    seen = observe(kernels, launch, key=key)
     race = seen.race
-    if race is not None and race.space == "global" and race.hazard in hazards:
+    if written_by_two(race, hazards):
         yield (f"two threads {did} {race.array}[{race.element}] ({race.first.who} and "
                f"{race.second.who}): every thread did the whole loop, or the threads' {items} "
                "overlap", hint)
-    yield from observed_mistakes(seen)
+    yield from observed_mistakes(seen, refine)

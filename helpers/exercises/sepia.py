@@ -11,14 +11,13 @@ thread converts every pixel gives the right image, but each pixel is written by 
 from __future__ import annotations
 
 import itertools
-from typing import NamedTuple
 
 import numpy as np
 
 from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.coverage import Grid, Words, coverage, past_the_end
 from helpers.exercises.hidden import grids
-from helpers.exercises.kernel import KernelExercise, Launch, on_simulator
+from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import written_twice
 from helpers.exercises.verdict import matches
 
@@ -27,16 +26,9 @@ SEPIA = np.array([[0.393, 0.769, 0.189], [0.349, 0.686, 0.168], [0.272, 0.534, 0
 CASES = [Grid(37, 53, (16, 16)), Grid(71, 45, (32, 8))]  # odd sides, wide and tall, two blocks
 
 
-class Observed(NamedTuple):
-    """A small image launched on the simulator alone, race-checked (``KernelExercise``: a tuple
-    whose last element is "observe"), the last case; not in CASES, which OpenCL's port shares."""
-    height: int
-    width: int
-    block: tuple
-    mark: str = "observe"
-
-
-OBSERVED = Observed(5, 7, (4, 4))
+OBSERVED = Grid(5, 7, (4, 4), observe=True)
+"""The last case: a small image on the simulator alone, race-checked; not in CASES, which
+OpenCL's port shares."""
 POISONS, JUNK = (0xEF, 0x10), 0
 """The output's fill before each of the two runs (a byte that holds each run's own was never
 written), and what the input's spare bytes (past the image) hold."""
@@ -80,14 +72,10 @@ def _launch(case):
 
 
 def _observed(kernels, case):
-    return written_twice(kernels, _launch(_grid(case)), "each thread converts only its own pixel: "
+    return written_twice(kernels, _launch(case), "each thread converts only its own pixel: "
                          "x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y "
                          "+ threadIdx.y, i = y * width + x, then out[3*i], out[3*i + 1], "
                          "out[3*i + 2] = ...; no loop over all the pixels", items="pixels")
-
-
-def _grid(case) -> Grid:
-    return Grid(*case[:3]) if on_simulator(case) else case
 
 
 def _mistakes(case, run):
@@ -238,7 +226,7 @@ EXERCISE = KernelExercise(
     stub="exercises/sepia.cu", kernel="sepia",
     signature="const unsigned char *rgb, unsigned char *out, int width, int height",
     cases=[*CASES, OBSERVED], draw=draw, launch=_launch, mistakes=_mistakes,
-    where=lambda c: _grid(c).where(),
+    where=lambda c: c.where(),
     crash_hint="a thread went outside the image: " + WILD_HINT,
     simulated="runs the race check", observed=_observed, observed_as="race-checked",
     success="every pixel matches NumPy's sepia, rounded and clamped, for every size tried "
