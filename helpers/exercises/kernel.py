@@ -26,7 +26,7 @@ import dataclasses
 import numpy as np
 
 from helpers import course
-from helpers.exercises import failure
+from helpers.exercises import failure, held
 from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.common import (Input, Output, device_arguments, failed, launch_failure,
                                       named_arrays)
@@ -225,14 +225,29 @@ class KernelExercise:
         if run is not None:
             yield from self.mistakes(case, run)
 
+    def _held(self, kernel, launch: Launch, run: Run):
+        """For a float output that came back with NaN in it: the mistakes ``held`` names in the
+        same launch with that output filled with 0, then 1000 (a kernel that adds to it)."""
+        names, j = [name for _, name in parameters(self.signature)], -1
+        for place, spec in enumerate(launch.args):
+            j += isinstance(spec, Output)
+            if not isinstance(spec, Output) or not held.suspect(spec, run.outs[j]):
+                continue
+            args = (*launch.args[:place], held.filled(spec), *launch.args[place + 1:])
+            again, _, _ = self._launched(kernel, dataclasses.replace(launch, args=args))
+            if again is not None:
+                yield from held.mistakes(again.outs[j], names[place])
+
     def run(self, kernel, launch: Launch):
         """Launch ``kernel`` as ``launch`` says, once per poison of its outputs (a generator:
-        yields the mistake of a launch that crashed, after those ``read_past`` names; returns
-        the ``Run``, or None after a crash)."""
+        yields the mistake of a launch that crashed, after those ``read_past`` names, or of one
+        that added to an output, ``held``'s; returns the ``Run``, or None after a crash)."""
         run, error, arrays = self._launched(kernel, launch)
         if error:
             yield from self._read_past(kernel, launch, error, arrays)
             yield self.failure(failed(error, arrays), error, launch.block)
+        else:
+            yield from self._held(kernel, launch, run)
         return run
 
     def _launched(self, kernel, launch: Launch):
