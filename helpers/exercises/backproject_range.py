@@ -4,6 +4,8 @@
 pixel (u, v) of depth d is ``Z = d * depth_scale, X = (u - cx) Z / fx, Y = (v - cy) Z / fy``, kept
 when ``d > 0`` and ``z_min <= Z <= z_max``, else NaN in all three planes (so the poison is
 another value). The cameras have fx != fy and cx != cy, the depths 0 and both ends of the range.
+The last case runs on the simulator, race-checked, whatever the backend: a kernel in which every
+thread does the whole image writes the right points, each of them many times.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from helpers.exercises.common import Input, Output, close
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.microscope import written_twice
 from helpers.exercises.verdict import matches
 
 DEPTH_SCALE = np.float32(0.001)
@@ -26,6 +29,10 @@ POISON = np.float32(-3.0e38)  # never a coordinate: a value still equal to it wa
 CASES = [
     dict(width=45, height=37, block=(16, 16, 1), fx=52.0, fy=47.5, cx=21.7, cy=19.4, seed=1),
     dict(width=70, height=29, block=(32, 8, 1), fx=66.0, fy=71.25, cx=37.2, cy=12.9, seed=2),
+    # last, a small one on the simulator, race-checked: a kernel in which every thread does the
+    # whole image writes the right points, but each one many times
+    dict(width=21, height=10, block=(16, 8, 1), fx=30.0, fy=27.5, cx=10.3, cy=4.6, seed=3,
+         observe=True),
 ]
 INTRINSICS = ("fx", "fy", "cx", "cy")
 
@@ -41,8 +48,8 @@ FORMULA_HINT = "X = (u - cx) * z / fx and Y = (v - cy) * z / fy, with z = depth[
 def _draw(rng):
     """The grader's cases: other odd sides on the shipped blocks, intrinsics, depth images."""
     drawn = []
-    for _ in CASES:
-        block = pick(rng, [case["block"] for case in CASES])
+    for _ in CASES[:-1]:   # as many as the shipped cases launched on the backend
+        block = pick(rng, [case["block"] for case in CASES[:-1]])
         width, height = awkward(rng, block[0], 10, 120), awkward(rng, block[1], 10, 120)
         fx, fy = (float(rng.integers(160, 320)) / 4 for _ in range(2))
         drawn.append(dict(width=width, height=height, block=block, fx=fx, fy=fy + (fx == fy),
@@ -92,6 +99,11 @@ def _launch(case):
                                               poisons=(POISON,)), np.int32(grid.width),
                    np.int32(grid.height), *(np.float32(case[k]) for k in INTRINSICS),
                    DEPTH_SCALE, Z_MIN, Z_MAX), block=case["block"], grid=grid.grid, model=depth)
+
+
+def _observed(kernels, case):
+    return written_twice(kernels, _launch(case), "each thread does its own pixel and no other: "
+                         f"{INDEX_HINT}; no loop over the whole image", items="pixels")
 
 
 def _mistakes(case, run):
@@ -272,10 +284,11 @@ EXERCISE = KernelExercise(
               "float fy, float cx, float cy, float depth_scale, float z_min, float z_max",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
     crash_hint=GUARD_HINT + "; and read only depth[i] of your own pixel",
+    simulated="runs the race check", observed=_observed, observed_as="race-checked",
     success=f"every point matches NumPy's back-projection, and exactly the pixels with no "
             f"measurement or outside [{Z_MIN_MM / 1000:g} m, {Z_MAX_MM / 1000:g} m] are NaN "
-            f"({len(CASES)} images whose sides are not multiples of the block; nothing written "
-            "outside the image)")
+            f"({len(CASES) - 1} images whose sides are not multiples of the block; each pixel "
+            "written by one thread, nothing written outside the image)")
 
 check_backproject_range = EXERCISE.check_file          # (path="exercises/backproject_range.cu")
 check_backproject_range_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel

@@ -5,7 +5,7 @@ shipped solution, all compiled as one module)."""
 import numpy as np
 import pytest
 
-from kernel_sources import compile_variants, solution, stable_file, variant
+from kernel_sources import compile_variant_pairs, solution, stable_file, variant
 
 from helpers.exercises.backproject_range import (CASES, Z_MAX, Z_MIN, check_backproject_range,
                                                  check_backproject_range_kernel, depth_image,
@@ -96,6 +96,24 @@ WRONG = {
     "block_sides_swapped": ([("blockIdx.x * blockDim.x", "blockIdx.x * blockDim.y"),
                              ("blockIdx.y * blockDim.y", "blockIdx.y * blockDim.x")],
                             "blockDim.x and blockDim.y are swapped"),
+    # every thread does the whole image, as a Python loop would: the right points, each written
+    # by every thread (it passed): the race-checked case on the simulator names it
+    "every_thread_does_the_image": ([(KERNEL[KERNEL.index("    int u ="):], """\
+    int n = width * height;
+    for (int v = 0; v < height; v++)
+        for (int u = 0; u < width; u++) {
+            int i = v * width + u;
+            float z = depth[i] * depth_scale;
+            if (depth[i] == 0 || z < z_min || z > z_max) {
+                xyz[i] = xyz[n + i] = xyz[2 * n + i] = nanf("");
+                continue;
+            }
+            xyz[i] = (u - cx) * z / fx;
+            xyz[n + i] = (v - cy) * z / fy;
+            xyz[2 * n + i] = z;
+        }
+}
+""")], "two threads wrote xyz["),
 }
 # Right, written otherwise: each must pass.
 RIGHT = {
@@ -118,14 +136,14 @@ RIGHT = {
 
 @pytest.fixture(scope="module")
 def kernels():
-    return compile_variants("backproject_range", {
+    return compile_variant_pairs("backproject_range", {
         "solution": KERNEL, **{name: variant(KERNEL, *r) for name, (r, _) in WRONG.items()},
         **{name: variant(KERNEL, *r) for name, r in RIGHT.items()}})
 
 
 @pytest.mark.parametrize("name", sorted(RIGHT))
 def test_a_right_kernel_written_otherwise_passes(name, kernels, capsys):
-    assert check_backproject_range_kernel(kernels[name]).passed is True, capsys.readouterr().out
+    assert check_backproject_range_kernel(*kernels[name]).passed is True, capsys.readouterr().out
 
 
 def test_stub_fails(capsys):
@@ -136,14 +154,14 @@ def test_stub_fails(capsys):
 
 
 def test_solution_passes(kernels, capsys):
-    assert check_backproject_range_kernel(kernels["solution"]).passed is True
+    assert check_backproject_range_kernel(*kernels["solution"]).passed is True
     assert capsys.readouterr().out.startswith("PASS: ")
 
 
 @pytest.mark.parametrize("name", sorted(WRONG))
 def test_wrong_kernel_fails_with_its_hint(name, kernels, capsys):
     expected = WRONG[name][1]
-    assert check_backproject_range_kernel(kernels[name]).passed is False
+    assert check_backproject_range_kernel(*kernels[name]).passed is False
     out = capsys.readouterr().out
     assert out.startswith("NOT YET: "), out
     assert expected in out, out
