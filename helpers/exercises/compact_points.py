@@ -7,6 +7,7 @@ Z at row ``slot[i]`` of ``points``. The holes are a NaN whose bits are not the p
 and the last pixel is one, so that a kernel that writes holes writes row count, one past the
 list, where the guard zone shows it. Past the end of slot lie ``count + 5``, ``count + 6``, ...:
 thread n + j, past n, writes row count + 5 + j, so the rows written tell how many got through.
+The last case runs on the simulator, race-checked, whatever the backend.
 """
 
 from __future__ import annotations
@@ -16,10 +17,13 @@ import numpy as np
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.microscope import written_twice
 
 HOLE = np.array(0x7FC0BEEF, np.uint32).view(np.float32)[()]   # a NaN, not the list's poison
 JUNK_ROW = 5     # slot past n holds count + JUNK_ROW
-CASES = [(1000, 128), (4099, 256), (37, 64)]   # (n, threads a block): never a multiple
+# (n, threads a block): never a multiple; last, a small one on the simulator, race-checked (a
+# kernel in which every thread does the whole cloud writes the right rows, each many times)
+CASES = [(1000, 128), (4099, 256), (37, 64), (40, 16, "observe")]
 
 SLOT_HINT = "the point of valid pixel i is row slot[i] of points: int k = slot[i]"
 HOLE_HINT = ("a hole's Z is NaN, and NaN > 0.0f is false: return before writing when "
@@ -42,7 +46,7 @@ def _draw(rng):
 
 
 def _where(case):
-    n, block = case
+    n, block = case[:2]
     return f"n = {n}, block = ({block}, 1, 1), grid = ({-(-n // block)}, 1)"
 
 
@@ -64,7 +68,7 @@ def _refine(failure):
 
 
 def _launch(case):
-    n, block = case
+    n, block = case[:2]
     xyz = cloud(n)
     valid = xyz[2] > 0
     count = int(valid.sum())
@@ -74,6 +78,11 @@ def _launch(case):
                    Input(np.concatenate([slot, past])),
                    Output((count, 3), guard=3 * (n + JUNK_ROW + block))),
                   block=(block, 1, 1), grid=(-(-n // block), 1), model=xyz)
+
+
+def _observed(kernels, case):
+    return written_twice(kernels, _launch(case), f"each thread moves its own pixel and no other: "
+                         f"{INDEX}; no loop over the whole cloud", items="pixels")
 
 
 def _mistakes(case, run):
@@ -156,8 +165,10 @@ EXERCISE = KernelExercise(
     signature="const float *xyz, int n, const int *slot, float *points",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes, refine=_refine,
     crash_hint=GUARD_HINT + "; and " + SLOT_HINT,
-    success=f"every valid point is in its row, in pixel order, and no hole ({len(CASES)} clouds "
-            "of sizes not multiples of the block; nothing written past the list)")
+    simulated="runs the race check", observed=_observed, observed_as="race-checked",
+    success=f"every valid point is in its row, in pixel order, and no hole ({len(CASES) - 1} "
+            "clouds of sizes not multiples of the block; each point written by one thread, "
+            "nothing written past the list)")
 
 check_compact_points = EXERCISE.check_file          # (path="exercises/compact_points.cu")
 check_compact_points_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel

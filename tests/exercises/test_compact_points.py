@@ -4,7 +4,7 @@ The solution and all its variants are compiled as one module."""
 
 import pytest
 
-from kernel_sources import ROOT, compile_variants, simulator_only, solution, variant
+from kernel_sources import ROOT, compile_variant_pairs, simulator_only, solution, variant
 
 from helpers.exercises import catalog
 from helpers.exercises import compact_points as checker
@@ -53,6 +53,13 @@ WRONG = {
                        "the hole test reads Y", "Z is xyz[2 * n + i]"),
     "slot_minus_one": ([("int k = slot[i];", "int k = slot[i] - 1;")], "before the start",
                        "slot is an exclusive sum"),
+    # every thread does the whole cloud, as a Python loop would: the right rows, each written by
+    # every thread (it passed): the race-checked case on the simulator names it
+    "every_thread_does_the_cloud": ([("    int i = blockIdx.x * blockDim.x + threadIdx.x;\n" + GUARD
+                                      + HOLE, "    for (int i = 0; i < n; i++) {\n"
+                                      "    if (!(xyz[2 * n + i] > 0.0f))\n        continue;\n"),
+                                     (STORES[2], STORES[2] + "\n    }")],
+                                    "two threads wrote points[", "no loop over the whole cloud"),
 }
 # a write before the start of points: on a GPU it lands in another allocation, or crashes
 SIMULATOR_ONLY = {"slot_minus_one": "writes before the start of points"}
@@ -72,7 +79,7 @@ def kernels():
     sources = {"solution": KERNEL,
                **{name: variant(KERNEL, *r) for name, r in RIGHT.items()},
                **{name: variant(KERNEL, *w[0]) for name, w in WRONG.items()}}
-    return compile_variants("compact_points", sources)
+    return compile_variant_pairs("compact_points", sources)
 
 
 def test_stub_as_shipped_is_not_yet(capsys):
@@ -84,18 +91,18 @@ def test_stub_as_shipped_is_not_yet(capsys):
 
 @pytest.mark.parametrize("name", ["solution", *sorted(RIGHT)])
 def test_right_kernels_pass(kernels, name, capsys):
-    verdict = checker.check_compact_points_kernel(kernels[name])
+    verdict = checker.check_compact_points_kernel(*kernels[name])
     assert verdict.passed is True, verdict
 
 
 @pytest.mark.parametrize("name", simulator_only(sorted(WRONG), SIMULATOR_ONLY))
 def test_each_mistake_gets_its_verdict(kernels, name, capsys):
     _, problem, hint = WRONG[name]
-    verdict = checker.check_compact_points_kernel(kernels[name])
+    verdict = checker.check_compact_points_kernel(*kernels[name])
     assert verdict.passed is False
     assert problem in verdict.problem and hint in verdict.hint, verdict
 
 
 def test_the_grader_s_cases_pass_the_solution(kernels, capsys):
-    verdict = checker.check_compact_points_kernel(kernels["solution"], hidden=7)
+    verdict = checker.check_compact_points_kernel(*kernels["solution"], hidden=7)
     assert verdict.passed and "2 cases of the grader's own" in verdict.problem, verdict
