@@ -6,7 +6,7 @@ taken over those too (every visible exp then underflows to 0) shows as NaN in ex
 row 32 (only the third case has such rows, so that the first case names a missing max first)
 every fourth row's visible scores are all below -120, so that a max that starts at 0 shows as NaN
 in exactly those. x is followed by 150 as well: a row past the last column that reads past it
-goes wrong."""
+goes wrong. The last case runs on the simulator, race-checked, whatever the backend."""
 
 from __future__ import annotations
 
@@ -15,10 +15,13 @@ import numpy as np
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.microscope import written_twice
 
 # (rows, cols, threads a block): cols not a multiple of 32; the second has fewer columns than
 # lanes and more warps than rows; in the third the last rows see every column.
-CASES = [(13, 100, 64), (5, 20, 128), (70, 50, 96)]
+# Last, a small one on the simulator, race-checked: lanes that each store the whole row write
+# the right values, each of them 32 times.
+CASES = [(13, 100, 64), (5, 20, 128), (70, 50, 96), (3, 40, 64, "observe")]
 BLOCKS = (32, 64, 96, 128, 256)
 
 
@@ -77,10 +80,16 @@ def softmax(x, seen=None, shift=None, summed=None):
 
 
 def _launch(case):
-    (rows, cols, block), x = case, scores(*case[:2])
+    (rows, cols, block), x = case[:3], scores(*case[:2])
     return Launch((Input(x, after=64, junk=150.0), Output((rows, cols), np.float16),
                    np.int32(rows), np.int32(cols)),
                   block=(block, 1, 1), grid=(-(-rows // (block // 32)), 1), model=x)
+
+
+def _observed(kernels, case):
+    return written_twice(kernels, _launch(case), "each lane stores only its own columns, 32 "
+                         "apart: for (int c = lane; c < cols; c += 32); no loop over the whole "
+                         "row", items="columns")
 
 
 def _lanes_own_max(x):
@@ -198,9 +207,11 @@ EXERCISE = KernelExercise(
     cases=CASES, draw=_draw, launch=_launch, mistakes=_mistakes,
     where=lambda case: "rows = {}, cols = {}, block = ({}, 1, 1)".format(*case),
     crash_hint="the warps past the last row must leave before reading: if (row >= rows) return;",
-    no_extern_c=True,
-    success=f"the causal softmax of every row, scores of 100 included ({len(CASES)} launches, "
-            "rows whose length is not a multiple of 32, more warps than rows)")
+    no_extern_c=True, simulated="runs the race check", observed=_observed,
+    observed_as="race-checked",
+    success=f"the causal softmax of every row, scores of 100 included ({len(CASES) - 1} "
+            "launches, rows whose length is not a multiple of 32, more warps than rows; each "
+            "element stored by one lane)")
 
 check_causal_softmax = EXERCISE.check_file          # (path="exercises/causal_softmax.cu")
 check_causal_softmax_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel

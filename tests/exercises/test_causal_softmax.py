@@ -1,14 +1,13 @@
 """The causal_softmax checker (helpers.exercises.causal_softmax) of notebook 14: the solution and two
 unusual right kernels pass, the stub fails, and each known mistake fails with the hint written for
-it. The solution and its variants are compiled as one module."""
+it. The solution and its variants are compiled as one module (and, on PyCUDA, once more on the
+simulator, whose race check the checker uses)."""
 
 import re
 
 import pytest
 
-from kernel_sources import assert_mistake_named, compile_variants, solution, variant
-
-from helpers.backend import SourceModule
+from kernel_sources import assert_mistake_named, compile_variant_pairs, solution, variant
 
 from helpers.exercises import causal_softmax as checker
 
@@ -64,6 +63,11 @@ WRONG = [
     ("max_starts_at_0", variant(KERNEL, (MAX, MAX.replace("float m = -INFINITY;", "float m = 0.0f;"))),
      ["y is NaN in exactly the rows whose visible scores are all below -120", "m starts at 0",
       "start the max at -INFINITY"]),
+    # every lane stores the whole row (a loop from 0): the right values, each stored by all 32
+    # lanes (it passed): the race-checked case on the simulator names it
+    ("every_lane_stores_the_row", variant(KERNEL, ("for (int c = lane; c < cols; c += 32)\n        y[",
+                                                   "for (int c = 0; c < cols; c++)\n        y[")),
+     ["two threads wrote y[", "c += 32"]),
 ]
 
 # Right, though not as the solution does it: the warp's max with __shfl_down_sync, then lane 0's
@@ -88,24 +92,19 @@ WARP_MAX_WITHOUT_FMAXF = variant(KERNEL, ("v = fmaxf(v, __shfl_xor_sync(0xffffff
                                           "v = __shfl_xor_sync(0xffffffffu, v, offset);"))
 
 
-def unwrapped(source):
-    """SourceModule for a source that includes cuda_fp16.h and declares its kernels extern "C"."""
-    return SourceModule(source, no_extern_c=True)
-
-
 @pytest.fixture(scope="module")
 def kernels():
     sources = {"solution": KERNEL, "down_then_broadcast": DOWN_THEN_BROADCAST, "chunks": CHUNKS,
                "warp_max_without_fmaxf": WARP_MAX_WITHOUT_FMAXF, **{w[0]: w[1] for w in WRONG}}
     # One module for all: each variant's warp_max and warp_sum get names of their own.
-    return compile_variants("causal_softmax", source_module=unwrapped, sources={
+    return compile_variant_pairs("causal_softmax", {
         name: re.sub(r"\b(warp_max|warp_sum)\b", rf"\1__{name}", text)
-        for name, text in sources.items()})
+        for name, text in sources.items()}, no_extern_c=True)
 
 
 @pytest.mark.parametrize("name", ["solution", "down_then_broadcast", "chunks"])
 def test_right_kernels_pass(name, kernels, capsys):
-    verdict = checker.check_causal_softmax_kernel(kernels[name])
+    verdict = checker.check_causal_softmax_kernel(*kernels[name])
     out = capsys.readouterr().out
     assert verdict.passed is True, out
     assert out.strip() == str(verdict)
@@ -120,11 +119,11 @@ def test_the_stub_overflows(capsys):
 
 @pytest.mark.parametrize("name, source, expected", WRONG, ids=[w[0] for w in WRONG])
 def test_known_mistake_fails_with_its_hint(name, source, expected, kernels, capsys):
-    verdict = checker.check_causal_softmax_kernel(kernels[name])
+    verdict = checker.check_causal_softmax_kernel(*kernels[name])
     out = capsys.readouterr().out
     assert_mistake_named(verdict, out, name, expected)
 
 
 def test_a_broken_warp_max_is_not_called_a_max_over_the_masked_columns(kernels, capsys):
-    verdict = checker.check_causal_softmax_kernel(kernels["warp_max_without_fmaxf"])
+    verdict = checker.check_causal_softmax_kernel(*kernels["warp_max_without_fmaxf"])
     assert verdict.passed is False and "masked columns" not in verdict.problem, verdict
