@@ -61,9 +61,14 @@ WRONG = {
                               {"problem": "columns K and past", "hint": "col < N"}),
     "bs_rows_loaded_from_ty": ([("int b_row = phase * TILE_K + r;", "int b_row = phase * TILE_K + ty;")],
                                {"problem": "b_row from ty", "hint": "phase * TILE_K + r"}),
+    # a read past B, run again with room after it: the detector of reads past A raised
+    # AttributeError (it took A for the input read past) and the checker printed no verdict
+    "b_guard_row_to_k": ([("(b_row < K && col < N)", "(b_row <= K && col < N)")],
+                         {"problem": "a read of B", "hint": "load 0 for the tiles' elements past"}),
 }
-SIMULATOR_ONLY = dict.fromkeys(("a_rows_n_apart", "a_guard_n"), "a read past A: a GPU reads other "
-                               "memory or faults and leaves the context unusable")
+SIMULATOR_ONLY = dict.fromkeys(("a_rows_n_apart", "a_guard_n", "b_guard_row_to_k"),
+                               "a read past A or B: a GPU reads other memory or faults and leaves "
+                               "the context unusable")
 # Right, but not the solution's way: each must pass
 RIGHT = {
     "bs_loaded_by_a_flat_index": [(B_LOAD, (
