@@ -20,7 +20,9 @@ from helpers.exercises.microscope import observe, observed_launch, observed_mist
 from helpers.exercises.verdict import matches
 
 D, TILE = 64, 32
-CASES = [(75,), (64,), (20,), (75, "observe")]  # (n,): a partial last tile, whole ones, < 1 tile
+# (n,): a partial last tile, whole ones, less than a tile, a last tile of one key (so that a tile
+# count rounded up from n + TILE - 2 shows), and the first again on the simulator, race-checked
+CASES = [(75,), (64,), (20,), (97,), (75, "observe")]
 
 
 def _draw(rng):
@@ -167,8 +169,8 @@ EXERCISE = KernelExercise(
     simulated="runs the race check", observed=observed_launch(_launch), observed_as="race-checked",
     crash_hint="touch only the keys and queries that exist: j < n ? k[...] : 0.0f, if (i < n)",
     no_extern_c=True,
-    success=f"attention over every key ({len(CASES) - 1} launches: a partial last tile, whole "
-            "tiles, less than a tile), and no race")
+    success=f"attention over every key ({len(CASES) - 1} launches: partial last tiles of 11 keys "
+            "and of 1, whole tiles, less than a tile), and no race")
 
 check_attention_tiles = EXERCISE.check_file          # (path="exercises/attention_tiles.cu")
 check_attention_tiles_kernel = EXERCISE.check_kernel  # (kernel, simulated=None): the same
