@@ -43,7 +43,7 @@ def _launch(case):
     """x gets spare elements after n too, so that reading x[i + 1] cannot crash."""
     n, c = case[:2]
     x = np.random.default_rng(n).uniform(-10, 10, n).astype(np.float32)
-    return Launch((Input(x, after=64, junk=1e6), Output(n, poisons=(None, 1000.0)),
+    return Launch((Input(x, after=64, junk=1e6), Output(n, poisons=(None, 1000.0), held=False),
                    np.float32(c)), block=(n, 1, 1), grid=(1, 1), model=(x, np.float32(c)))
 
 

@@ -103,7 +103,9 @@ class Output:
     ``poison_value(dtype)``), except that ``start``, where given, is what the output itself holds
     before the launch (0 for a sum). With several ``poisons`` the kernel runs once with each:
     where any value can be a right answer (a byte), an element that holds each run's poison
-    after it was never written."""
+    after it was never written. ``held``: whether the runner looks for a kernel that adds to the
+    output (``helpers.exercises.held``): False where the exercise's detectors read what it held
+    themselves, or a ``(problem, hint)`` pair that words the addition."""
 
     shape: int | tuple
     dtype: object = np.float32
@@ -111,6 +113,7 @@ class Output:
     poisons: tuple = (None,)
     start: object = None
     before: int = 0
+    held: object = True
 
     @property
     def size(self) -> int:

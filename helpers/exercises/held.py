@@ -1,13 +1,18 @@
 """A kernel that reads its output before writing it: ``out[i] += v`` where ``out[i] = v`` is
-meant, or a sum kept in ``out[i]`` itself. A float output is poisoned with NaN, and NaN plus
-anything is NaN with the poison's bits, so the elements such a kernel added to read as never
-written (on a GPU, where a fresh array holds garbage, they are wrong by whatever it held).
+meant, or a sum kept in ``out[i]`` itself. Where it added, the output shows its poison: a float
+poison is NaN, and NaN plus anything is NaN (a large poison such as -3e38 plus a coordinate is
+the poison again), so the elements read as never written; an integer's is 0xDEADBEEF plus a
+little; an output launched with several poisons (bytes, where any value can be right) came back
+different from one launch to the next. (On a GPU, where a fresh array holds garbage, such
+elements are wrong by whatever it held.)
 
-``KernelExercise`` launches a case whose float output came back with NaN in it again, with the
-output filled with 0, 1000 and 2000 in turn (``FILLS``, a ``common.Output`` with those poisons).
-Where an element's value follows what the output held, in equal steps (so that stores that race,
-whose order differs from launch to launch, do not count), the kernel read it: ``mistakes`` names
-an addition to what it held (the steps are the fills' 1000) or, else, a read.
+``KernelExercise`` launches such a case once more, with the output filled with 0 and then with
+1000 (``fills``: 0 and 100 for bytes, a ``common.Output`` with those poisons). Where an element's
+value follows what the output held, the kernel read it: ``mistakes`` names an addition to what
+it held (the difference is the fills') or, for an output with the default poison alone, a read.
+An ``Output`` with ``held=False`` is left to its exercise's detectors, which read what it held
+themselves; one with ``held=(problem, hint)`` gets those words for an addition (a WMMA
+accumulator loaded from the output).
 """
 
 from __future__ import annotations
@@ -16,47 +21,85 @@ import dataclasses
 
 import numpy as np
 
-from helpers.exercises.common import Output
+from helpers.exercises.common import Output, is_poison, poison_value
 
-FILLS = (np.float32(0.0), np.float32(1000.0), np.float32(2000.0))
+NEAR = 1 << 16
+"""An integer within this of its poison (and not the poison) is the poison plus something."""
+
+
+def fills(dtype) -> tuple:
+    """What the output holds in the two launches: 0 and 1000 (100 for a byte)."""
+    dtype = np.dtype(dtype)
+    return dtype.type(0), dtype.type(100 if dtype.itemsize == 1 else 1000)
+
+
+def _held_poison(run, poison, dtype) -> bool:
+    """Whether some element of ``run`` holds ``poison`` (None: the default), or, for an integer
+    with the default poison, the poison plus a little: what an addition to it leaves."""
+    value = poison_value(dtype) if poison is None else poison
+    if dtype.kind == "f":
+        return bool(np.isnan(run).any() if np.isnan(value) else is_poison(run, value).any())
+    if dtype.itemsize == 1 or poison is not None:
+        return False      # bytes: every value is near the poison (several poisons tell); an
+        #                   exercise's own (0: bins to count into) may be near a right value
+    bits = 8 * dtype.itemsize
+    step = (run.astype(np.int64) - int(np.array(value, dtype).astype(np.int64))) % (1 << bits)
+    return bool((((step > 0) & (step < NEAR)) | (step > (1 << bits) - NEAR)).any())
 
 
 def suspect(output: Output, result) -> bool:
-    """Whether ``result`` (a ``common.Result``) of ``output`` is worth a launch with ``FILLS``:
-    a float output filled with NaN alone, nothing set before the launch, and NaN came back."""
-    return (np.dtype(output.dtype).kind == "f" and output.poisons == (None,)
-            and output.start is None and bool(np.isnan(result.got).any()))
+    """Whether ``result`` (a ``common.Result``) of ``output`` is worth a launch with ``fills``:
+    nothing set before the launch, and a launch left the output holding its poison (or two
+    launches with different poisons came back different)."""
+    if output.start is not None or output.held is False:
+        return False
+    dtype = np.dtype(output.dtype)
+    if len(output.poisons) > 1 and result.differs:
+        return True
+    return any(_held_poison(run, output.poisons[k % len(output.poisons)], dtype)
+               for k, run in enumerate(result.runs or (result.got,)))
 
 
 def filled(output: Output) -> Output:
-    """``output`` filled with each of ``FILLS`` in turn (three launches)."""
-    return dataclasses.replace(output, poisons=FILLS)
+    """``output`` filled with each of ``fills`` in turn (two launches)."""
+    return dataclasses.replace(output, poisons=fills(output.dtype))
 
 
-def mistakes(result, name: str):
-    """``(problem, hint)`` when ``result`` (the ``Result`` of the launches with ``FILLS``, of the
-    output called ``name``) shows that the kernel read the output before writing it."""
-    low, high, higher = (np.asarray(run, np.float64) for run in result.runs[:3])
-    unset = (low == FILLS[0]) & (high == FILLS[1]) & (higher == FILLS[2])   # each launch's fill
-    same = ((low == high) & (high == higher)) | (np.isnan(low) & np.isnan(high) & np.isnan(higher))
+def _steps(low, high, dtype):
+    """How much more each element came out with the second fill than with the first."""
+    if dtype.kind == "f":
+        return high.astype(np.float64) - low.astype(np.float64)
+    return (high.astype(np.int64) - low.astype(np.int64)) % (1 << (8 * dtype.itemsize))
+
+
+def mistakes(result, name: str, output: Output | None = None):
+    """``(problem, hint)`` when ``result`` (the ``Result`` of the launches with ``fills``, of
+    ``output``, the parameter called ``name``) shows that the kernel read the output before
+    writing it."""
+    dtype = np.dtype(output.dtype if output else np.float32)
+    first, second = fills(dtype)
+    low, high = result.runs[:2]
+    unset = (low == first) & (high == second)     # never written: each launch's fill
+    same = (low == high) | (np.isnan(low) & np.isnan(high)) if dtype.kind == "f" else low == high
     follows = ~unset & ~same
-    step = high[follows] - low[follows]
-    if not follows.any() or not np.allclose(higher[follows] - high[follows], step, rtol=1e-3,
-                                            atol=1e-3):
-        return   # nothing read, or values that moved otherwise (stores racing): not this
-    k = tuple(int(i) for i in np.argwhere(follows)[0])
+    if not follows.any():
+        return
+    plain = follows if dtype.kind == "f" else follows & (high.astype(np.int64) - low == second)
+    k = tuple(int(i) for i in np.argwhere(plain if plain.any() else follows)[0])  # not wrapped
     at = f"{name}[{']['.join(map(str, k))}]"
     count = int(follows.sum())
     every = f"every element of {name}" if follows.all() else f"{count} elements of {name}"
-    held = (f"{at} came out {low[k]:.7g} when {name} held 0 before the launch and {high[k]:.7g} "
-            f"when it held 1000 ({every} so)" if count > 1 else
-            f"{at} came out {low[k]:.7g} when {name} held 0 before the launch and {high[k]:.7g} "
-            "when it held 1000")
-    if np.allclose(step, FILLS[1] - FILLS[0], rtol=1e-3, atol=1e-3):
-        yield (f"the kernel adds to {name} instead of storing ({name}[...] += ...): {held}",
-               f"store with =: {name}[...] = value; {name} holds garbage until the kernel writes "
-               "it (keep a sum in a local variable and store it once)")
-    else:
+    held = (f"{at} came out {low[k]:.7g} when {name} held {float(first):g} before the launch "
+            f"and {high[k]:.7g} when it held {float(second):g}")
+    held += f" ({every} so)" if count > 1 else ""
+    step = _steps(low[follows], high[follows], dtype)
+    words = output.held if output is not None and isinstance(output.held, tuple) else None
+    if np.allclose(step, float(second) - float(first), rtol=1e-3, atol=1e-3):
+        yield (f"{words[0]}: {held}", words[1]) if words else (
+            f"the kernel adds to {name} instead of storing ({name}[...] += ...): {held}",
+            f"store with =: {name}[...] = value; {name} holds garbage until the kernel writes "
+            "it (keep a running sum or count in a local variable and store it once)")
+    elif output is None or output.poisons == (None,):
         yield (f"the kernel reads {name} before writing it: {held}",
                f"{name} is the kernel's output: compute from the inputs alone and store each "
                f"element of {name} once with =")

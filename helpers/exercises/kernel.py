@@ -226,8 +226,9 @@ class KernelExercise:
             yield from self.mistakes(case, run)
 
     def _held(self, kernel, launch: Launch, run: Run):
-        """For a float output that came back with NaN in it: the mistakes ``held`` names in the
-        same launch with that output filled with 0, then 1000 (a kernel that adds to it)."""
+        """For an output that came back holding its poison (``held.suspect``): the mistakes
+        ``held`` names in the same launch with it filled with 0, then 1000 (a kernel that adds
+        to it)."""
         names, j = [name for _, name in parameters(self.signature)], -1
         for place, spec in enumerate(launch.args):
             j += isinstance(spec, Output)
@@ -236,7 +237,7 @@ class KernelExercise:
             args = (*launch.args[:place], held.filled(spec), *launch.args[place + 1:])
             again, _, _ = self._launched(kernel, dataclasses.replace(launch, args=args))
             if again is not None:
-                yield from held.mistakes(again.outs[j], names[place])
+                yield from held.mistakes(again.outs[j], names[place], spec)
 
     def run(self, kernel, launch: Launch):
         """Launch ``kernel`` as ``launch`` says, once per poison of its outputs (a generator:

@@ -50,8 +50,8 @@ def _launch(case, after=64):
     """x with ``after`` elements of JUNK after it (none in the case launched on the simulator)."""
     n, block = case[:2]
     x = np.random.default_rng(n).integers(0, 64, n).astype(np.float32) / 64
-    return Launch((Input(x, after=after, junk=JUNK), Output(-(-n // 32), np.uint32), np.int32(n),
-                   THRESHOLD), block=(block, 1, 1), grid=(-(-n // block), 1), model=x)
+    return Launch((Input(x, after=after, junk=JUNK), Output(-(-n // 32), np.uint32, held=False),
+                   np.int32(n), THRESHOLD), block=(block, 1, 1), grid=(-(-n // block), 1), model=x)
 
 
 def _votes(x, n, reads_past_n=False, at_least=False, one_past=False):

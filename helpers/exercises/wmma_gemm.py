@@ -29,7 +29,7 @@ def _launch(case):
     a = rng.uniform(-1, 1, (m, k)).astype(np.float16)
     b = rng.uniform(-1, 1, (k, n)).astype(np.float16)
     inputs = (Input(a, after=PAD), Input(np.ascontiguousarray(b.T), after=PAD))
-    c = Output((m, n), guard=16 * n, poisons=(None, None))   # two launches
+    c = Output((m, n), guard=16 * n, poisons=(None, None), held=wmma_tile.LOADED)   # two launches
     return Launch((*inputs, c, np.int32(m), np.int32(k), np.int32(n)),
                   block=(128, 1, 1), grid=(((m // 16) * (n // 16) + 3) // 4, 1),
                   model=[x.host().astype(np.float64) for x in inputs])  # their memory, as read

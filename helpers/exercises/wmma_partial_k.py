@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from helpers.exercises import wmma_tile
 from helpers.exercises.common import Input, Output
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import observe, observed_launch, observed_mistakes
@@ -43,7 +44,8 @@ def _launch(case):
     b = rng.uniform(-1, 1, (k, n)).astype(np.float16)
     tiles = (m // 16) * (n // 16)
     return Launch((Input(a, after=PAD, junk=np.nan), Input(b, after=PAD, junk=np.nan),
-                   Output((m, n), guard=16 * n),   # a row of tiles: a warp past the last stores there
+                   # a row of tiles: a warp past the last stores there
+                   Output((m, n), guard=16 * n, held=wmma_tile.LOADED),
                    np.int32(m), np.int32(k), np.int32(n)),
                   block=(128, 1, 1), grid=((tiles + 3) // 4, 1), model=(a.astype(np.float64), b.astype(np.float64)))
 

@@ -34,7 +34,7 @@ def _launch(case):
     b = rng.uniform(-2, 2, (16, 16)).astype(np.float16)        # B[k][c]
     model = (a.astype(np.float64), b.astype(np.float64))
     # two launches: an accumulator never set differs; one loaded from C holds A B + 1000 in the second
-    c = Output(256, poisons=(None, 1000.0))
+    c = Output(256, poisons=(None, 1000.0), held=False)   # _mistakes names LOADED itself
     return Launch((Input(a), Input(np.ascontiguousarray(b.T)), c), block=(32, 1, 1),
                   grid=(1, 1), model=model)
 
@@ -70,6 +70,10 @@ LOOKALIKES = [
     (lambda a, b: 2 * a @ b, "C is twice A B: the product was added twice",
      "call mma_sync(c, a, b, c) once, after setting c to 0"),
 ]
+LOADED = ("the accumulator was loaded from C's old contents",
+          "start the accumulator at 0: wmma::fill_fragment(c, 0.0f)")
+"""A kernel that loads its accumulator from C (``load_matrix_sync(c, C, ...)``): the problem's
+start and the hint (``common.Output``'s ``held=`` words for the runner's launches, ``held``)."""
 ORDER_HINT = ("fill_fragment(c, 0.0f) first, then the loads, mma_sync(c, a, b, c) and "
               "store_matrix_sync: mma_sync adds the product to c, a fill_fragment after it throws "
               "the product away")
@@ -89,8 +93,7 @@ def _mistakes(case, run):
         yield (f"{int(run.out.unwritten.sum())} of C's 256 elements were never written",
                "store_matrix_sync stores the whole tile: give it C, the fragment, 16 and mem_row_major")
     if _is(run.out.runs[-1].reshape(16, 16), a @ b + 1000):
-        yield ("the accumulator was loaded from C's old contents: C came out as A B plus what C "
-               "held before the launch", "start the accumulator at 0: wmma::fill_fragment(c, 0.0f)")
+        yield f"{LOADED[0]}: C came out as A B plus what C held before the launch", LOADED[1]
     if run.out.differs or (run.out.got == NEVER_SET).any():
         yield UNSET, "set it to 0 before mma_sync: wmma::fill_fragment(c, 0.0f)"
     if _is(got, a @ b):
