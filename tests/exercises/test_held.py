@@ -9,7 +9,7 @@ import pytest
 
 from kernel_sources import solution, stable_file, variant
 
-from helpers.exercises import (backproject_range, box_blur, column_means,
+from helpers.exercises import (backproject_range, block_mean, box_blur, column_means,
                                escape_steps, gradient, gray_coalesced, julia, mandelbrot_rows,
                                matmul_bt, matmul_wide, multiply_vectors, reverse_blocks,
                                scale_vector, sepia, sepia_x16, wmma_gemm, wmma_partial_k)
@@ -104,3 +104,13 @@ def test_a_kernel_that_adds_to_its_output_is_named(name, capsys):
     if says is LOADED:
         assert "wmma::fill_fragment(c, 0.0f)" in verdict.hint and "+=" not in out, out
 
+
+def test_block_mean_that_adds_to_y_is_named_apart_from_the_planted_sum(capsys):
+    """The init check's read of y is not planted bug 3's of means (whose hint is about means)."""
+    source = variant(solution("block_mean.cu"), ("y[i] = x[i] - means", "y[i] += x[i] - means"))
+    path = stable_file("held_block_mean.cu", source)
+    verdict = block_mean.EXERCISE.check_file(str(path))
+    out = capsys.readouterr().out
+    assert out.startswith("NOT YET: the kernel reads y before writing it (y[i] += ..."), out
+    assert "y[0] is read before anything wrote it" in verdict.problem, out
+    assert verdict.hint.startswith("store with =: y[i] = x[i] - means[blockIdx.x]"), out
