@@ -6,10 +6,12 @@ little; an output launched with several poisons (bytes, where any value can be r
 different from one launch to the next. (On a GPU, where a fresh array holds garbage, such
 elements are wrong by whatever it held.)
 
-``KernelExercise`` launches such a case once more, with the output filled with 0 and then with
-1000 (``fills``: 0 and 100 for bytes, a ``common.Output`` with those poisons). Where an element's
-value follows what the output held, the kernel read it: ``mistakes`` names an addition to what
-it held (the difference is the fills') or, for an output with the default poison alone, a read.
+``KernelExercise`` launches such a case once more, with the output filled with 0, then with 1000
+(``fills``: 0 and 100 for bytes), then 0 again (a ``common.Output`` with those poisons: a kernel
+whose output differs between the two launches that held 0 races, and is left to the exercise).
+Where an element's value follows what the output held, the kernel read it: ``mistakes`` names
+an addition to what it held (the difference is the fills') or, for an output with the default
+poison alone, a read.
 An ``Output`` with ``held=False`` is left to its exercise's detectors, which read what it held
 themselves; one with ``held=(problem, hint)`` gets those words for an addition (a WMMA
 accumulator loaded from the output).
@@ -61,8 +63,15 @@ def suspect(output: Output, result) -> bool:
 
 
 def filled(output: Output) -> Output:
-    """``output`` filled with each of ``fills`` in turn (two launches)."""
-    return dataclasses.replace(output, poisons=fills(output.dtype))
+    """``output`` filled with each of ``fills`` in turn, then with the first again (three
+    launches: a kernel whose output differs between the two with the same fill is racing)."""
+    first, second = fills(output.dtype)
+    return dataclasses.replace(output, poisons=(first, second, first))
+
+
+def _same(a, b):
+    """Where ``a`` and ``b`` hold the same value (NaN the same as NaN)."""
+    return (a == b) | (np.isnan(a) & np.isnan(b)) if a.dtype.kind == "f" else a == b
 
 
 def _steps(low, high, dtype):
@@ -78,11 +87,10 @@ def mistakes(result, name: str, output: Output | None = None):
     writing it."""
     dtype = np.dtype(output.dtype if output else np.float32)
     first, second = fills(dtype)
-    low, high = result.runs[:2]
+    low, high, again = result.runs[:3]
     unset = (low == first) & (high == second)     # never written: each launch's fill
-    same = (low == high) | (np.isnan(low) & np.isnan(high)) if dtype.kind == "f" else low == high
-    follows = ~unset & ~same
-    if not follows.any():
+    follows = ~unset & ~_same(low, high)
+    if not follows.any() or not _same(low, again).all():    # a race, not a read
         return
     plain = follows if dtype.kind == "f" else follows & (high.astype(np.int64) - low == second)
     k = tuple(int(i) for i in np.argwhere(plain if plain.any() else follows)[0])  # not wrapped

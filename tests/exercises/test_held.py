@@ -5,10 +5,15 @@ or, launched with several poisons (bytes), comes back different each time, which
 written" or as wrong values; the runner launches it again with the output holding 0, then 1000
 (100 for bytes), and names the mistake."""
 
+import dataclasses
+
+import numpy as np
 import pytest
 
 from kernel_sources import solution, stable_file, variant
 
+from helpers.exercises import held
+from helpers.exercises.common import Output, Result
 from helpers.exercises import (backproject_range, block_mean, box_blur, column_means,
                                escape_steps, gradient, gray_coalesced, julia, mandelbrot_rows,
                                matmul_bt, matmul_wide, multiply_vectors, reverse_blocks,
@@ -114,3 +119,13 @@ def test_block_mean_that_adds_to_y_is_named_apart_from_the_planted_sum(capsys):
     assert out.startswith("NOT YET: the kernel reads y before writing it (y[i] += ..."), out
     assert "y[0] is read before anything wrote it" in verdict.problem, out
     assert verdict.hint.startswith("store with =: y[i] = x[i] - means[blockIdx.x]"), out
+
+
+def test_an_output_that_differs_between_two_launches_holding_0_races_and_is_not_named():
+    """Tiles stored over each other (wmma_partial_k's store with a leading dimension of 16): the
+    element two warps store varies from launch to launch, which is no read of what C held."""
+    low, high, again = (np.array([1, v, 3], np.float32) for v in (2, 5, 7))
+    result = Result(low, np.zeros(0, int), np.zeros(3, bool), runs=(low, high, again))
+    assert list(held.mistakes(result, "C", Output(3))) == []
+    steady = dataclasses.replace(result, runs=(low, high, low))
+    assert next(held.mistakes(steady, "C", Output(3)))[0].startswith(READS.format("C"))
