@@ -19,11 +19,11 @@ In a notebook::
 - ``kernel``: ``KernelExercise``, the runner every ``.cu`` exercise shares: the file, the
   compile, the kernel's name and signature, then each case launched, a crash named, the outputs
   read back for the exercise's detectors (and, on the simulator, a read past an input run again
-  with room after it: ``read_past=``, and a float output that came back with NaN launched
-  again holding 0, then 1000: ``held``), (where asked) a verdict before the cases or after
+  with room after it: ``read_past=``, and an output that came back holding its poison launched
+  again holding 0, 1000, then 2000: ``held``), (where asked) a verdict before the cases or after
   them, and the speed tier (``fast=``: FAST or PASS);
 - ``held``: a kernel that adds to its output (``out[i] += v``) or reads it before writing it,
-  named from those two launches;
+  named from those launches;
 - ``signature``: the kernel's parameters read as text from the learner's source, compared with
   the stub's;
 - ``speed``: the speed tier's measures on a GPU, events against the copy or the FMA ceiling (on

@@ -6,11 +6,11 @@ little; an output launched with several poisons (bytes, where any value can be r
 different from one launch to the next. (On a GPU, where a fresh array holds garbage, such
 elements are wrong by whatever it held.)
 
-``KernelExercise`` launches such a case once more, with the output filled with 0, then with 1000
-(``fills``: 0 and 100 for bytes), then 0 again (a ``common.Output`` with those poisons: a kernel
-whose output differs between the two launches that held 0 races, and is left to the exercise).
-Where an element's value follows what the output held, the kernel read it: ``mistakes`` names
-an addition to what it held (the difference is the fills') or, for an output with the default
+``KernelExercise`` launches such a case again, with the output filled with 0, 1000 and 2000 in
+turn (``fills``: 0, 100 and 200 for bytes; a ``common.Output`` with those poisons). Where an
+element's value follows what the output held, in equal steps (stores that race, whose order
+differs from launch to launch, give values that do not), the kernel read it: ``mistakes`` names
+an addition to what it held (the steps are the fills') or, for an output with the default
 poison alone, a read.
 An ``Output`` with ``held=False`` is left to its exercise's detectors, which read what it held
 themselves; one with ``held=(problem, hint)`` gets those words for an addition (a WMMA
@@ -30,9 +30,10 @@ NEAR = 1 << 16
 
 
 def fills(dtype) -> tuple:
-    """What the output holds in the two launches: 0 and 1000 (100 for a byte)."""
+    """What the output holds in the three launches: 0, 1000 and 2000 (0, 100, 200 for a byte)."""
     dtype = np.dtype(dtype)
-    return dtype.type(0), dtype.type(100 if dtype.itemsize == 1 else 1000)
+    step = 100 if dtype.itemsize == 1 else 1000
+    return dtype.type(0), dtype.type(step), dtype.type(2 * step)
 
 
 def _held_poison(run, poison, dtype) -> bool:
@@ -63,10 +64,8 @@ def suspect(output: Output, result) -> bool:
 
 
 def filled(output: Output) -> Output:
-    """``output`` filled with each of ``fills`` in turn, then with the first again (three
-    launches: a kernel whose output differs between the two with the same fill is racing)."""
-    first, second = fills(output.dtype)
-    return dataclasses.replace(output, poisons=(first, second, first))
+    """``output`` filled with each of ``fills`` in turn (three launches)."""
+    return dataclasses.replace(output, poisons=fills(output.dtype))
 
 
 def _same(a, b):
@@ -86,12 +85,14 @@ def mistakes(result, name: str, output: Output | None = None):
     ``output``, the parameter called ``name``) shows that the kernel read the output before
     writing it."""
     dtype = np.dtype(output.dtype if output else np.float32)
-    first, second = fills(dtype)
-    low, high, again = result.runs[:3]
-    unset = (low == first) & (high == second)     # never written: each launch's fill
-    follows = ~unset & ~_same(low, high)
-    if not follows.any() or not _same(low, again).all():    # a race, not a read
-        return
+    first, second, third = fills(dtype)
+    low, high, higher = result.runs[:3]
+    unset = (low == first) & (high == second) & (higher == third)   # each launch's fill
+    follows = ~unset & ~(_same(low, high) & _same(high, higher))
+    if not follows.any() or not np.allclose(_steps(high[follows], higher[follows], dtype),
+                                            _steps(low[follows], high[follows], dtype),
+                                            rtol=1e-3, atol=1e-3):
+        return   # nothing read, or values that moved otherwise (stores racing): not a read
     plain = follows if dtype.kind == "f" else follows & (high.astype(np.int64) - low == second)
     k = tuple(int(i) for i in np.argwhere(plain if plain.any() else follows)[0])  # not wrapped
     at = f"{name}[{']['.join(map(str, k))}]"

@@ -227,8 +227,8 @@ class KernelExercise:
 
     def _held(self, kernel, launch: Launch, run: Run):
         """For an output that came back holding its poison (``held.suspect``): the mistakes
-        ``held`` names in the same launch with it filled with 0, then 1000 (a kernel that adds
-        to it)."""
+        ``held`` names in the same launch with it filled with 0, 1000, then 2000 (a kernel that
+        adds to it)."""
         names, j = [name for _, name in parameters(self.signature)], -1
         for place, spec in enumerate(launch.args):
             j += isinstance(spec, Output)

@@ -2,8 +2,8 @@
 output before writing it, in any exercise (``helpers.exercises.held``, through the runner): its
 output keeps its poison where it added (NaN, a float's -3e38, an int's 0xDEADBEEF plus a little)
 or, launched with several poisons (bytes), comes back different each time, which read as "never
-written" or as wrong values; the runner launches it again with the output holding 0, then 1000
-(100 for bytes), and names the mistake."""
+written" or as wrong values; the runner launches it again with the output holding 0, 1000, then
+2000 (0, 100, 200 for bytes), and names the mistake."""
 
 import dataclasses
 
@@ -121,11 +121,12 @@ def test_block_mean_that_adds_to_y_is_named_apart_from_the_planted_sum(capsys):
     assert verdict.hint.startswith("store with =: y[i] = x[i] - means[blockIdx.x]"), out
 
 
-def test_an_output_that_differs_between_two_launches_holding_0_races_and_is_not_named():
+def test_an_output_that_moves_unevenly_with_what_it_held_races_and_is_not_named():
     """Tiles stored over each other (wmma_partial_k's store with a leading dimension of 16): the
-    element two warps store varies from launch to launch, which is no read of what C held."""
-    low, high, again = (np.array([1, v, 3], np.float32) for v in (2, 5, 7))
-    result = Result(low, np.zeros(0, int), np.zeros(3, bool), runs=(low, high, again))
+    element two warps store varies from launch to launch, not in the fills' equal steps, which
+    is no read of what C held."""
+    low, high, higher = (np.array([1, v, 3], np.float32) for v in (2, 5, 7))
+    result = Result(low, np.zeros(0, int), np.zeros(3, bool), runs=(low, high, higher))
     assert list(held.mistakes(result, "C", Output(3))) == []
-    steady = dataclasses.replace(result, runs=(low, high, low))
+    steady = dataclasses.replace(result, runs=(low, high, 2 * high - low))
     assert next(held.mistakes(steady, "C", Output(3)))[0].startswith(READS.format("C"))
