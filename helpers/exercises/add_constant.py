@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from helpers.exercises import near
 from helpers.exercises.common import Input, Output
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import written_twice
@@ -104,6 +105,7 @@ def _mistakes(case, run):
                "add the parameter: y[i] = x[i] + c (each case passes another c)")
     if np.allclose(got[:-1], want[1:], rtol=1e-6, atol=0):
         yield "y[i] holds x[i + 1] + c: the elements are shifted by one", INDEX_HINT
+    yield from near.misses("y", got, want, close=near.within(1e-6, 0), index_hint=INDEX_HINT)
     first = int(np.argmin(right))
     yield (f"{int((~right).sum())} of {n} elements are wrong (the first is y[{first}] = "
            f"{got[first]}, expected {want[first]})",

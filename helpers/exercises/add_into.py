@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from helpers.exercises import near
 from helpers.exercises.microscope import written_twice
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
@@ -115,6 +116,7 @@ def _mistakes(case, run):
     if missed.size:
         yield (f"{missed.size} of {n} elements were never added to (the first is "
                f"y[{missed[0]}])", LOOP_HINT)
+    yield from near.misses("y", got, y + x, close=np.equal, index_hint=LOOP_HINT)
     first = int(np.argmax(got != y + x))
     yield (f"{int((got != y + x).sum())} of {n} elements are wrong (the first is y[{first}] = "
            f"{got[first]}, expected {y[first] + x[first]})", "y[i] += x[i], once for each i < n")

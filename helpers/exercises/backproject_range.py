@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.ch10.point_cloud import backproject
+from helpers.exercises import near
 from helpers.exercises.common import Input, Output, close
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.hidden import awkward, pick
@@ -123,6 +124,9 @@ def _mistakes(case, run):
         yield from matches(got, _wrong_models(depth, intrinsics),
                            lambda got, model: close(got[:, kept], model[:, kept]))
         bad = ~np.isclose(got, want, rtol=1e-5, atol=1e-6) & kept
+        for plane in np.flatnonzero(bad.any(axis=(1, 2))):   # a plane's formula: its values
+            yield from near.values("XYZ"[plane], got[plane][kept].astype(np.float64),
+                                   want[plane][kept].astype(np.float64), near.Tolerance(near.within()))
         plane, fv, fu = np.argwhere(bad)[0]
         yield (f"{int(bad.sum())} values differ from NumPy's (the first: {'XYZ'[plane]} of pixel "
                f"u = {fu}, v = {fv}: got {got[plane, fv, fu]:.6g}, expected "

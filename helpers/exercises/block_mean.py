@@ -11,6 +11,7 @@ import dataclasses
 
 import numpy as np
 
+from helpers.exercises import near
 from helpers.exercises import kernel as runner
 from helpers.exercises.common import Output, is_poison, named_arrays
 from helpers.exercises.failure import describe
@@ -189,6 +190,7 @@ def _mistakes(n, run):
                "every thread whose i < n stores y[i] = x[i] - means[blockIdx.x]")
     close = np.isclose(y.got, want_y, rtol=1e-4, atol=1e-5)
     if not close.all():
+        yield from near.misses("y", y.got, want_y, close=near.within(1e-4, 1e-5))
         first = int(np.argmax(~close))
         yield (f"y is wrong: y[{first}] = {y.got[first]}, NumPy's is {want_y[first]}",
                "y[i] = x[i] - means[blockIdx.x], after a barrier that every thread reaches")

@@ -12,6 +12,7 @@ import itertools
 
 import numpy as np
 
+from helpers.exercises import near
 from helpers.exercises import speed
 from helpers.exercises.common import Input, Output, close
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
@@ -217,6 +218,7 @@ def _located(got, want):
                "thread loaded (the simulator fills shared memory with NaN; a GPU leaves what was "
                "there)", "load every element of the tile: its loops run while ty < TILE_Y and "
                "tx < TILE_X, stepping by BLOCK_Y and BLOCK_X")
+    yield from near.misses("out", got, want, index_hint=TILE_HINT)
     yield first, "compare your kernel with the TODOs: " + TILE_HINT
 
 

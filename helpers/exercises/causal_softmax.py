@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from helpers.exercises import near
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -195,6 +196,7 @@ def _mistakes(case, run):
     if not np.allclose(got.sum(axis=1), 1, rtol=1e-2):
         yield ("the rows do not add up to 1: the sum of exp(x - m) is not the whole row's",
                "each lane adds its columns' exp(x - m), then sum = warp_sum(sum) for all 32")
+    yield from near.misses("y", got, want, close=near.within(4e-3, 1e-4))
     first = np.argwhere(~right)[0]
     yield (f"{int((~right).sum())} of {right.size} outputs are wrong (the first is "
            f"y[{first[0]}][{first[1]}] = {got[tuple(first)]:.4g}, expected "

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from helpers.exercises import near
 from helpers.exercises.common import Input, Output
 from helpers.exercises.failure import describe
 from helpers.exercises.hidden import awkward
@@ -118,6 +119,7 @@ def _mistakes(case, run):
         yield ("every mean is 0: the sum is kept in an int, which cuts every float added to a "
                "whole number (these are below 1), or divided by an integer division (1 / rows "
                "is 0)", "keep the sum in a float, float sum = 0.0f, and divide it by rows: sum / rows")
+    yield from near.misses("means", got, want, close=near.within(1e-4, 1e-5))
     c = int(np.argmax(~np.isclose(got, want, rtol=1e-4, atol=1e-5)))
     yield (f"means[{c}] = {got[c]:.6g}, NumPy's is {want[c]:.6g}",
            "printf, from thread 0, the index the kernel reads at each step, and compare it "

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from helpers.exercises import near
 from helpers.exercises.common import Input, Output
 from helpers.exercises.escape import escape_counts
 from helpers.exercises.hidden import awkward, pick
@@ -145,6 +146,7 @@ def _mistakes(case, run):
     for wrong, problem, hint in _models(c_re, c_im, max_iter, n, want):
         if np.mean(got != wrong) <= TOLERANCE:
             yield problem, hint
+    yield from near.misses("steps", got, want, close=np.equal, slack=TOLERANCE)
     first = int(np.argmax(got != want))
     yield (f"{np.mean(got != want):.1%} of the counts differ from NumPy's (the first: point "
            f"{first}, got {got[first]}, expected {want[first]})", STEP_HINT)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from helpers.exercises import near
 from helpers.exercises.common import Output
 from helpers.exercises.coverage import Grid, Words, coverage
 from helpers.exercises.escape import escape_counts, pixel_grid
@@ -179,6 +180,7 @@ def _mistakes(case, run):
                "stops at |z|^2 >= 4", "z escapes only once |z|^2 > 4: break at re2 + im2 > 4.0f "
                "(not >=), or loop while |z|^2 <= 4.0f (not <)")
     yield from matches(got, _wrong_answers(case, ref), _close)
+    yield from near.misses("iters", got, ref, close=np.equal, slack=TOLERANCE)
     bad = got != ref
     y, x = np.argwhere(bad)[0]
     yield (f"{bad.mean():.1%} of the pixels differ from NumPy's, the first at (x={x}, y={y}): got "

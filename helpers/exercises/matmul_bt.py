@@ -12,6 +12,7 @@ import dataclasses
 
 import numpy as np
 
+from helpers.exercises import near
 from helpers.exercises import speed
 from helpers.exercises.common import Output
 from helpers.exercises.hidden import awkward
@@ -113,6 +114,7 @@ def _mistakes(kernels, case):
                "and reaches both __syncthreads(), even one outside C: guard only the store with "
                "if (row < M && col < N)")
     yield from _past_column_k(kernels, case)
+    yield from near.misses("C", got, want, close=near.within(RTOL, ATOL), index_hint=INDEX_HINT)
     r, c = np.argwhere(bad)[0]
     yield (f"{int(bad.sum())} of {got.size} elements of C are wrong (the first is C[{r}][{c}] = "
            f"{got[r, c]:g}, expected {want[r, c]:g})", INDEX_HINT)

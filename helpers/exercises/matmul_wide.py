@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from helpers.exercises import near
 from helpers.exercises.common import Output
 from helpers.exercises.coverage import Grid, Words, coverage
 from helpers.exercises.hidden import awkward
@@ -168,6 +169,7 @@ def _mistakes(case, run):
     for model, problem, hint in _indexed(a, b):
         if model is not None and np.allclose(got, model, rtol=1e-4, atol=1e-4):
             yield problem, hint
+    yield from near.misses("C", got, want, close=near.within(1e-4, 1e-4))
     r, c = np.argwhere(~close)[0]
     yield (f"{int((~close).sum())} of the {close.size} elements of C are wrong (the first "
            f"C[{r}][{c}] = {got[r, c]:.6g}, NumPy's is {want[r, c]:.6g})",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from helpers.exercises import near
 from helpers.exercises.common import Input, Output, is_poison
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.hidden import grids
@@ -104,6 +105,7 @@ def _mistakes(case, run):
                "thread wrote to the same place", "each thread must work out its own (row, col) "
                f"from blockIdx, blockDim and threadIdx: {INDEX_HINT}")
     yield from never_written(unwritten, WORDS)
+    yield from near.misses("out", got, want, close=near.within(1e-6, 0), index_hint=INDEX_HINT)
     fr, fc = np.argwhere(~right)[0]
     yield (f"{int((~right).sum())} of {rows * cols} elements are wrong (the first is "
            f"out[{fr}][{fc}] = {got[fr, fc]:g}, expected {want[fr, fc]:g})",

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from helpers.exercises import near
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -131,6 +132,7 @@ def _mistakes(case, run):
     for model, problem, hint in _models(a.astype(np.float64), x.astype(np.float64)):
         if np.allclose(got, model, rtol=1e-4, atol=1e-4):
             yield problem, hint
+    yield from near.misses("y", got, want, close=near.within(1e-4, 1e-4))
     r = int(np.argmax(~np.isclose(got, want, rtol=1e-4, atol=1e-4)))
     yield (f"y[{r}] = {got[r]:.6g}, NumPy's is {want[r]:.6g}", "lane l adds A[row * cols + c] * "
            "x[c] for c = l, l + 32, ... < cols; warp_sum adds the lanes; lane 0 stores y[row]")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from helpers.exercises import near
 from helpers.exercises.common import Input, Output
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.hidden import grids
@@ -98,6 +99,7 @@ def _wrong_values(image, got):
     if np.array_equal(got, image[::-1, ::-1]):
         yield ("out is turned half a turn: both the rows and the columns were mirrored",
                "keep the row y, mirror only the column: " + MIRROR_HINT)
+    yield from near.misses("out", got, want, close=np.equal, index_hint=MIRROR_HINT)
     fy, fx = np.argwhere(got != want)[0]
     yield (f"{int((got != want).sum())} of {got.size} pixels are wrong (the first is x = {fx}, "
            f"y = {fy}: got {got[fy, fx]:.6g}, expected {want[fy, fx]:.6g})", MIRROR_HINT)

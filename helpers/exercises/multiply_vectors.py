@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from helpers.exercises import near
 from helpers.exercises.microscope import written_twice
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import pick
@@ -114,6 +115,7 @@ def _mistakes(case, run):
     for model, problem, hint in VALUES:
         if np.allclose(got, model(a, b, size), rtol=1e-6, atol=0):
             yield problem, hint
+    yield from near.misses("out", got, want, close=near.within(1e-6, 0), index_hint=INDEX_HINT)
     first = int(np.argmin(right))
     yield (f"{int((~right).sum())} of {n} elements are wrong (the first is out[{first}] = "
            f"{got[first]}, expected {want[first]})", "each thread computes out[i] = a[i] * b[i]")

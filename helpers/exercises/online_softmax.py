@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from helpers.exercises import near
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -162,6 +163,7 @@ def _mistakes(case, run):
         yield ("row_sum is too large: in the merge each lane's own sum was not rescaled to the "
                "merged max (m = m_new came before it, making exp(m - m_new) 1)",
                "in the merge, compute l from the old m and m2, then m = m_new")
+    yield from near.misses("row_sum", sums, want_l, close=near.within(1e-3, 1e-8))
     row = int(np.argmax(~np.isclose(sums, want_l, rtol=1e-3)))
     yield (f"row_sum[{row}] = {sums[row]:.6g}, expected {want_l[row]:.6g}",
            "l is the sum of exp(x - m) over the row, m the row's max")

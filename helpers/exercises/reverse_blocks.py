@@ -17,6 +17,7 @@ import dataclasses
 
 import numpy as np
 
+from helpers.exercises import near
 from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -147,6 +148,8 @@ def _mistakes(n, run):
         right = ~np.isnan(model)
         if np.array_equal(got[right], model[right]) and right.sum() > n // 2:
             yield problem, hint
+    yield from near.misses("out", got, want, close=np.equal, block=(BLOCK, "block"),
+                           index_hint=MIRROR_HINT)
     bad = np.flatnonzero(got != want)
     yield (f"{bad.size} of {n} elements are wrong (the first is out[{bad[0]}] = {got[bad[0]]:g}, "
            f"expected {want[bad[0]]:g})", MIRROR_HINT)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from helpers.exercises import near
 from helpers.exercises.microscope import written_twice
 from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.hidden import awkward, pick
@@ -171,6 +172,7 @@ def _mistakes(case, run):
                        rtol=1e-6, atol=0):
             yield (f"each slice was scaled by scale[{index}] ({what}), not by scale[z]",
                    "the slice's factor is scale[z], z = blockIdx.z * blockDim.z + threadIdx.z")
+    yield from near.misses("out", got, want, close=near.within(1e-6, 0), index_hint=INDEX_HINT)
     wrong = np.argwhere(~right)[0]
     yield (f"{int((~right).sum())} of {vol.size} elements are wrong (the first at x = "
            f"{wrong[2]}, y = {wrong[1]}, z = {wrong[0]})",

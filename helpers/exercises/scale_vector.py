@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from helpers.exercises import near
 from helpers.exercises.microscope import written_twice
 from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.hidden import awkward, pick
@@ -104,6 +105,8 @@ def _mistakes(case, run):
                "keep the product a float: y[i] = alpha * x[i]")
     if not right.any() and np.allclose(got, x, rtol=1e-6, atol=0):
         yield "y equals x: alpha is not applied", "y[i] = alpha * x[i]"
+    yield from near.misses("y", got, want, close=near.within(1e-6, 0),
+                           index_hint="each thread reads its own element: y[i] = alpha * x[i]")
     if not right.any():
         yield "values wrong everywhere", "check alpha: y[i] = alpha * x[i]"
     first = int(np.argmin(right))

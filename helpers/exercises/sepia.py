@@ -14,6 +14,7 @@ import itertools
 
 import numpy as np
 
+from helpers.exercises import near as near_miss
 from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.coverage import Grid, Words, coverage, past_the_end
 from helpers.exercises.hidden import grids
@@ -105,8 +106,10 @@ def written_mistakes(out, case, words, wild_hint, guard_hint):
     yield from coverage((), unwritten.all(axis=2), case, words, guard_hint)
 
 
-def _wrong_values(rgb, got):
-    """The mistakes the values show, once every byte of out was written (none when right)."""
+def _wrong_values(rgb, got, block=None):
+    """The mistakes the values show, once every byte of out was written (none when right);
+    ``block``, for the near misses (``helpers.exercises.near``): the values as one run, in blocks
+    of (size, word), where the rows of the image are the default."""
     exact, want = rgb @ SEPIA.T, reference(rgb)
     wrong = _differs(got, want, exact)
     if not wrong.any():
@@ -138,6 +141,9 @@ def _wrong_values(rgb, got):
                "keep each sum a float (float r2 = ...), then round and clamp it as you store it: "
                "(unsigned char)fminf(r2 + 0.5f, 255.0f)")
     yield from mixed_up(rgb, got, LAYOUT_HINT)
+    shape = (-1,) if block else (got.shape[0], -1)
+    yield from near_miss.misses("out", got.reshape(shape), want.reshape(shape), block=block,
+                           close=lambda a, b: np.abs(a - b) <= 1, index_hint=LAYOUT_HINT)
     yield (f"{int(wrong.sum())} of {got.size} values are wrong (the first is {at}: got "
            f"{got[wy, wx, wc]}, expected {want[wy, wx, wc]})",
            LAYOUT_HINT + "; round with + 0.5f and clamp to 255")

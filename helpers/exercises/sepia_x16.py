@@ -89,8 +89,8 @@ def _mistakes(case, run):
     yield from _res_not_zeroed(rgb, got, n)
     yield from _wrong_groups(rgb, got, n)
     whole = 16 * (n // 16)      # the groups and the tail, each on its own: a mistake in one only
-    for part in (slice(0, whole), slice(whole, n)):
-        yield from sepia._wrong_values(rgb[None, part], got[None, part])
+    for part, block in ((slice(0, whole), (48, "group")), (slice(whole, n), None)):
+        yield from sepia._wrong_values(rgb[None, part], got[None, part], block)
 
 
 def _past_the_end(past, n):

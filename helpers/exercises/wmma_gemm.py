@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from helpers.exercises import near
 from helpers.exercises import wmma_tile
 from helpers.exercises.common import NEVER_SET, Input, Output
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -170,6 +171,7 @@ def _mistakes(case, run):
     if _either(got, want):
         return
     want = want[0]
+    yield from near.misses("C", got, want, close=near.within(1e-4, 1e-3))
     r, c = np.unravel_index(np.argmax(np.abs(got - want)), got.shape)
     yield (f"C is not A B (C[{r}][{c}] = {got[r, c]:.4g}, expected {want[r, c]:.4g})",
            "check each part in turn: the warp's tile (tile_row = warp / (N / 16), tile_col = "

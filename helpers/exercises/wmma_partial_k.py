@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from helpers.exercises import wmma_tile
+from helpers.exercises import near, wmma_tile
 from helpers.exercises.common import Input, Output
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import observe, observed_launch, observed_mistakes
@@ -186,6 +186,7 @@ def _mistakes(case, run):
                "no matrix: stage 0 there), or a tile in shared memory was loaded with a leading "
                "dimension other than its 16", STAGE + "; a row of A holds K elements, a row of B "
                "N; and load_matrix_sync(a, &As[w][0][0], 16), the same for Bs")
+    yield from near.misses("C", got, a @ b, close=near.within(1e-4, 1e-3), index_hint=STAGE)
     r, c = np.unravel_index(np.argmax(np.abs(got - a @ b)), got.shape)
     yield (f"C is not A B (C[{r}][{c}] = {got[r, c]:.4g}, expected {(a @ b)[r, c]:.4g})", STAGE)
 

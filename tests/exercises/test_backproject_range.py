@@ -114,6 +114,13 @@ WRONG = {
         }
 }
 """)], "two threads wrote xyz["),
+    # audit 2 (near misses, helpers.exercises.near): Y divided by fx; X and Y kept in ints
+    "y_over_fx": ([("(v - cy) * z / fy", "(v - cy) * z / fx")],
+                  "every element of Y is 0.9135 times the right value"),
+    "x_and_y_in_ints": ([("    xyz[i] = (u - cx) * z / fx;\n    xyz[n + i] = (v - cy) * z / fy;",
+                          "    int x = (u - cx) * z / fx;\n    int y = (v - cy) * z / fy;\n"
+                          "    xyz[i] = x;\n    xyz[n + i] = y;")],
+                        "every element of X is the right value cut to a whole number"),
 }
 # Right, written otherwise: each must pass.
 RIGHT = {

@@ -92,6 +92,11 @@ WRONG = {
     "tx_steps_by_block_y": ([("tx += BLOCK_X", "tx += BLOCK_Y")],
                             ["data race on tile[", "the loop over tx steps by BLOCK_Y",
                              "tx += BLOCK_X"]),
+    # audit 2 (a near miss, helpers.exercises.near): ^ read as a power, (2R + 1) ^ 2 is 7
+    "xor_for_a_square": ([("sum * (1.0f / ((2 * RADIUS + 1) * (2 * RADIUS + 1)))",
+                           "sum / ((2 * RADIUS + 1) ^ 2)")],
+                         ["every element of out is 3.571 (25/7) times the right value",
+                          "^ is exclusive or"]),
 }
 
 # Right but slow: PASS, not FAST (name: (replacements, words of what keeps it from FAST))

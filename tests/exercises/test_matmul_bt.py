@@ -56,6 +56,9 @@ WRONG = {
     "return_before_the_loop": ([("    float sum = 0.0f;\n",
                                  "    float sum = 0.0f;\n    if (row >= M || col >= N) return;\n")],
                                "skipped their loads into As and Bs"),
+    # a near miss (helpers.exercises.near): the sum starts at 1
+    "sum_from_one": ([("    float sum = 0.0f;\n", "    float sum = 1.0f;\n")],
+                     "every element of C is the right value plus 1"),
 }
 # right but slow: PASS, not FAST (name: (replacements, a piece of what keeps it from FAST))
 SLOW = {

@@ -70,6 +70,10 @@ WRONG = {
                                      "a * col_scale[col] + row_offset[i / rows]"),
     # every thread writes every element, the same values: right, but for the race check
     "every_thread_does_the_whole_loop": ([(WHOLE, LOOP)], "every thread did the whole loop"),
+    # a near miss (helpers.exercises.near), whose rounding differs from NumPy's where a + b cancels
+    "twice_the_value": ([("out[i] = a[i] * col_scale[col] + row_offset[row];",
+                          "out[i] = (a[i] * col_scale[col] + row_offset[row]) * 2;")],
+                        "every element of out is 2 times the right value"),
 }
 # Right, written otherwise: each must pass.
 RIGHT = {

@@ -37,6 +37,11 @@ WRONG = {
     "every_thread_loops": ((STORE, "for (int j = 0; j < blockDim.x * gridDim.x; j++)\n"
                                    "        out[j] = a[j] * b[j];"),
                            "two threads wrote out[0]", "no loop over all of out"),
+    # near misses (helpers.exercises.near): a factor, a constant
+    "halved": (("out[i] = a[i] * b[i];", "out[i] = a[i] * b[i] / 2;"),
+               "every element of out is 0.5 times the right value", "divides by"),
+    "plus_one": (("out[i] = a[i] * b[i];", "out[i] = a[i] * b[i] + 1;"),
+                 "every element of out is the right value plus 1", "term by term"),
 }
 RIGHT = {
     "the_other_order": ("int i = " + INDEX + ";\n    " + STORE,

@@ -54,6 +54,9 @@ WRONG = {
                              "        for (int j = 0; j < ny * nx; j++)\n"
                              "            out[k * ny * nx + j] = vol[k * ny * nx + j] * scale[k];")],
                            "two threads wrote out[0]"),
+    # a near miss (helpers.exercises.near)
+    "scaled_twice": ([("out[i] = vol[i] * scale[z];", "out[i] = 2 * vol[i] * scale[z];")],
+                     "every element of out is 2 times the right value"),
 }
 RIGHT = {
     "flat_index_written_out": [(INDEX, "int i = z * nx * ny + y * nx + x;")],

@@ -93,6 +93,13 @@ WRONG = {
     "bytes_read_as_words": ([("byte_of(w, 3 * p), g = byte_of(w, 3 * p + 1), bl = "
                               "byte_of(w, 3 * p + 2)", "w[3 * p], g = w[3 * p + 1], bl = w[3 * p + 2]")],
                             "Hint: w holds 12 words, not 48 bytes: read byte k with byte_of(w, k)"),
+    # audit 2 (near misses, helpers.exercises.near): 12 pixels of 16 (the 12 words); dst[1]
+    # stores res[0..3] again
+    "twelve_pixels_a_group": ([("for (int p = 0; p < 16; p++) {", "for (int p = 0; p < 12; p++) {")],
+                              "in every group of 48 elements of out, only the first 36 are right"),
+    "second_store_repeats_the_first": ([("dst[1] = make_uint4(res[4], res[5], res[6], res[7]);",
+                                         "dst[1] = make_uint4(res[0], res[1], res[2], res[3]);")],
+                                       "elements 16 to 31 hold the right values of elements 0 to 15"),
 }
 SIMULATOR_ONLY = {
     **dict.fromkeys(("group_t_at_uint4_48t", "stored_at_uint4_16t"),

@@ -66,6 +66,9 @@ WRONG = [
      ["B's rows were read K elements apart", "B[(k0 + r) * N + tile_col * 16 + col]"]),
     ("b_columns_from_tile_row", variant(KERNEL, ("N + tile_col * 16 + col]", "N + tile_row * 16 + col]")),
      ["Bs took B's columns from tile_row", "B[(k0 + r) * N + tile_col * 16 + col]"]),
+    # audit 2 (a near miss, helpers.exercises.near): A's rows staged without tile_row
+    ("a_rows_without_tile_row", variant(KERNEL, (STAGE_A, STAGE_A.replace("(tile_row * 16 + r) * K", "r * K"))),
+     ["the rows of C repeat the first 16: row r holds the right values of row r % 16"]),
     ("staging_from_thread_index", variant(KERNEL, ("for (int i = lane; i < 256;", "for (int i = threadIdx.x; i < 256;")),
      ["warp 1 read As[1][0][0] of its tile, which none of its lanes had staged",
       "i from lane = threadIdx.x % 32"]),
