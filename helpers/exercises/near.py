@@ -274,6 +274,12 @@ def prefix(name, got, want, tol: Tolerance, block=None) -> Iterator[Mistake]:
         else:
             where, whole = (f"only the first {p} columns of each row of {name} are right ({wrong} "
                             "are wrong)"), "each row"
-        yield (where, f"a loop or a guard stops short: {whole} has {size} {ax.nouns}, and every "
-                      "one needs its value (check the bound the loop runs to)")
+        tail = np.asarray(g[p:], np.float64)
+        if np.all(tail == tail.flat[0]) or np.isnan(tail).all():   # one value: never computed
+            yield (where, f"a loop or a guard stops short: {whole} has {size} {ax.nouns}, and "
+                          "every one needs its value (check the bound the loop runs to)")
+        else:
+            yield (f"{where}, computed from other inputs", f"from {ax.noun} {p} of {whole} on, "
+                   "the values come from elements the kernel should not have read: check the "
+                   "indices of the loads that feed them")
         return

@@ -39,6 +39,10 @@ def _group_tail_zero(g):
     g.reshape(4, 48)[:, 36:] = 0
 
 
+def _group_tail_computed(g):
+    g.reshape(4, 48)[:, 15:] = GROUPS.reshape(4, 48)[:, 15:] * 0.5 + 3   # values, not a constant
+
+
 def _columns_cut(m):
     m[:, 80:] = 0
 
@@ -87,6 +91,12 @@ NAMED = {  # name: (got, want, options, words of the problem, words of the hint)
     "prefix_of_each_group": (_edited(GROUPS, _group_tail_zero), GROUPS, {"block": (48, "group")},
                              "in every group of 48 elements of out, only the first 36 are right "
                              "(elements 36 to 47 of each are wrong)", "each group has 48 elements"),
+    # the tail computed, not left at one value: no loop stopped short, the loads fed it wrong
+    "prefix_then_values_from_other_inputs": (_edited(GROUPS, _group_tail_computed), GROUPS,
+                                             {"block": (48, "group")},
+                                             "only the first 15 are right (elements 15 to 47 of "
+                                             "each are wrong), computed from other inputs",
+                                             "check the indices of the loads"),
     "prefix_of_each_row": (_edited(MAT, _columns_cut), MAT, {},
                            "only the first 80 columns of each row of out are right",
                            "each row has 91 columns"),
