@@ -22,6 +22,7 @@ time limit stands in.)
 from __future__ import annotations
 
 import dataclasses
+import itertools
 
 import numpy as np
 
@@ -119,7 +120,9 @@ class KernelExercise:
     given that PASS (the checks of an exercise on a size only a GPU can run).
     ``read_past(run, name)`` names what a kernel that read past the end of input ``name`` did
     (a row stride too large, say), from a ``Run`` of the same launch with room after it, which
-    only the simulator gives: its mistakes come before the crash's (``run``). ``where(case)``
+    only the simulator gives: its mistakes come before the crash's (``run``). ``array_hints``
+    ({parameter: hint}) gives the hint for an access past the array a parameter points to (its
+    load's or store's right form), after ``refine``'s and before the general one. ``where(case)``
     describes the case for the verdict (by default ``case.where()``); ``success`` is the PASS
     text. ``draw(rng)`` gives the hidden cases, in the form of ``cases``, that a seed adds
     (``helpers.exercises.hidden``). ``no_extern_c``: the stub includes a C++ header
@@ -138,7 +141,7 @@ class KernelExercise:
     def __init__(self, stub, kernel, signature, cases, success, *, draw, where=None, launch=None,
                  mistakes=None, crash_hint="", detect=None, simulated="", before=None,
                  after=None, refine=None, fast=None, no_extern_c=False, observed=None,
-                 observed_as="race-checked and traced", read_past=None):
+                 observed_as="race-checked and traced", read_past=None, array_hints=None):
         self.stub, self.kernel, self.signature = stub, kernel, signature
         self.cases, self.success, self.where = cases, success, where or (lambda c: c.where())
         self.draw = draw
@@ -147,7 +150,7 @@ class KernelExercise:
         self.simulated, self.before, self.after = simulated, before, after
         self.refine, self.fast, self.no_extern_c = refine, fast, no_extern_c
         self.observed, self.observed_as = observed, observed_as
-        self.read_past = read_past
+        self.read_past, self.array_hints = read_past, array_hints or {}
         if observed is None and any(map(on_simulator, cases)):
             raise ValueError("a case marked to be launched on the simulator needs observed=, "
                              "its detectors (microscope.observed_launch, say)")
@@ -246,7 +249,7 @@ class KernelExercise:
         run, error, arrays = self._launched(kernel, launch)
         if error:
             yield from self._read_past(kernel, launch, error, arrays)
-            yield self.failure(failed(error, arrays), error, launch.block)
+            yield self.failure(failed(error, arrays), error, launch.block, arrays)
         else:
             yield from self._held(kernel, launch, run)
         return run
@@ -300,9 +303,15 @@ class KernelExercise:
                 return
             room *= ROOM_GROWTH
 
-    def failure(self, problem: str, error, block=None):
-        """``(problem, hint)`` for a launch of this exercise that failed with ``error``."""
-        return failure.mistake(problem, error, block=block, refine=self.refine,
+    def failure(self, problem: str, error, block=None, arrays=None):
+        """``(problem, hint)`` for a launch of this exercise that failed with ``error``; for an
+        access past the array a parameter points to (``arrays``: {start: name}), that array's
+        hint (``array_hints``) when the exercise's ``refine`` has none."""
+        name = (arrays or {}).get((getattr(error, "allocation", None) or (None,))[0])
+        refine, own = self.refine, self.array_hints.get(name)
+        if own:
+            refine = lambda f: itertools.chain(self.refine(f) if self.refine else (), [own])  # noqa: E731
+        return failure.mistake(problem, error, block=block, refine=refine,
                                guard_hint=self.crash_hint)
 
     def _load(self, path: str):

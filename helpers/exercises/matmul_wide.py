@@ -184,6 +184,10 @@ EXERCISE = KernelExercise(
     observed=lambda kernels, case: _simulated(kernels, ""), observed_as="race-checked",
     simulated="runs the race check", refine=_refine, read_past=_read_past, crash_hint=WORDS.guard_hint + ", and load 0 for the tiles' elements past "
     "the matrices' edges",
+    array_hints={"A": "load only A's elements, 0 past its edges: As[ty][tx] = (row < M && a_col < K) "
+                      "? A[row * K + a_col] : 0.0f",
+                 "B": "load only B's elements, 0 past its edges: Bs[r][tx] = (b_row < K && col < N) "
+                      "? B[b_row * N + col] : 0.0f"},
     success=f"C = A B matches NumPy ({len(CASES) - 1} shapes whose K and N are not multiples of "
             "the tiles'), no race between a phase's loads and its multiply-adds")
 

@@ -64,7 +64,7 @@ WRONG = {
     # a read past B, run again with room after it: the detector of reads past A raised
     # AttributeError (it took A for the input read past) and the checker printed no verdict
     "b_guard_row_to_k": ([("(b_row < K && col < N)", "(b_row <= K && col < N)")],
-                         {"problem": "a read of B", "hint": "load 0 for the tiles' elements past"}),
+                         {"problem": "a read of B", "hint": "Bs[r][tx] = (b_row < K && col < N)"}),
 }
 SIMULATOR_ONLY = dict.fromkeys(("a_rows_n_apart", "a_guard_n", "b_guard_row_to_k"),
                                "a read past A or B: a GPU reads other memory or faults and leaves "
