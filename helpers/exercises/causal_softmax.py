@@ -42,18 +42,25 @@ def visible(rows, cols, ahead=0):
 def scores(rows, cols):
     """FP16 scores: the even rows about 100 but their first 0 (subtracting x[0] overflows
     too), the odd ones small with about 150 in their masked columns, their visible ones about
-    -140 in rows 35, 39, 43, ... (``sunk``)."""
+    -140 in rows 35, 39, 43, ... (``sunk``) and about 100 past column 31 in rows 33, 37, 41, ...
+    (``late``: a max that stops at column 31 overflows there)."""
     x = np.random.default_rng(rows * 1000 + cols).standard_normal((rows, cols)) * 3
     x[::2] += 95
     x[::2, 0] = 0
     x[1::2] += np.where(visible(rows, cols)[1::2], 0, 150)
     x[sunk(rows)] += np.where(visible(rows, cols)[sunk(rows)], -140, 0)
+    x[late(rows)] += np.where(visible(rows, cols)[late(rows)] & (np.arange(cols) >= 32), 100, 0)
     return x.astype(np.float16)
 
 
 def sunk(rows):
     """The rows whose visible scores are all far below 0: rows 35, 39, 43, ..."""
     return np.arange(35, rows, 4)
+
+
+def late(rows):
+    """The rows whose largest visible scores lie past column 31: rows 33, 37, 41, ..."""
+    return np.arange(33, rows, 4)
 
 
 def _max_from_0(x):
@@ -141,6 +148,24 @@ def _sum_slips(x, got):
                "__shfl_down_sync", "use __shfl_xor_sync, which leaves it in every lane")
 
 
+def _max_slips(x, got, bad):
+    """The mistakes of the max that the NaN or inf rows (``bad``) show, each by its model."""
+    if np.isnan(got[visible(*x.shape)]).all():
+        yield ("every visible y is NaN: m came out above every score (a max that starts at "
+               "+INFINITY stays there), so each exp(x - m) is 0, the sum too, and 0 / 0 is NaN",
+               "start the max below every score: float m = -INFINITY, then fmaxf over columns 0 "
+               "to last")
+    if bad and bad <= set(late(x.shape[0])):
+        yield ("NaN or inf in exactly the rows whose largest scores lie past column 31: the max "
+               "did not reach those columns, and their exp(x - m) overflowed a float",
+               "each lane takes the max of all its columns, 32 apart up to the last: for (int c "
+               "= lane; c <= last; c += 32) m = fmaxf(m, ...); then m = warp_max(m)")
+    if bad and np.allclose(got, _max_from_0(x), rtol=4e-3, atol=1e-4, equal_nan=True):
+        yield ("y is NaN in exactly the rows whose visible scores are all below -120: m starts "
+               "at 0, above every score of those rows, and each exp(x - m) underflowed to 0",
+               "start the max at -INFINITY: float m = -INFINITY, then fmaxf over columns 0 to last")
+
+
 def _mistakes(case, run):
     x, got = run.model, run.out.got.astype(np.float64)
     want = softmax(x)
@@ -160,10 +185,7 @@ def _mistakes(case, run):
         yield ("NaN or inf in the rows whose scores are about 100, right in the small ones: "
                "exp(x) overflowed a float, the max was not subtracted",
                "m = the max of columns 0 to last (each lane's, then warp_max), then exp(x - m)")
-    if bad and np.allclose(got, _max_from_0(x), rtol=4e-3, atol=1e-4, equal_nan=True):
-        yield ("y is NaN in exactly the rows whose visible scores are all below -120: m starts "
-               "at 0, above every score of those rows, and each exp(x - m) underflowed to 0",
-               "start the max at -INFINITY: float m = -INFINITY, then fmaxf over columns 0 to last")
+    yield from _max_slips(x, got, bad)
     if _near(got, softmax(x, seen=visible(*x.shape, ahead=1))):
         yield ("each row saw one column too many: its softmax took in column row + 1",
                "last = min(row, cols - 1): token r looks at columns 0 to r, its own the last")

@@ -68,6 +68,16 @@ WRONG = [
     ("every_lane_stores_the_row", variant(KERNEL, ("for (int c = lane; c < cols; c += 32)\n        y[",
                                                    "for (int c = 0; c < cols; c++)\n        y[")),
      ["two threads wrote y[", "c += 32"]),
+    # audit 3: the max from +INFINITY; the max's loop striding by the block (each lane one
+    # column); the max of the first 32 columns only (it passed both: the large scores lay there)
+    ("max_from_plus_infinity", variant(KERNEL, ("float m = -INFINITY;", "float m = INFINITY;")),
+     ["every visible y is NaN", "float m = -INFINITY"]),
+    ("max_loop_by_the_block", variant(KERNEL, ("for (int c = lane; c <= last; c += 32)\n        m =",
+                                              "for (int c = lane; c <= last; c += blockDim.x)\n        m =")),
+     ["rows whose largest scores lie past column 31", "c += 32) m = fmaxf(m, ...)"]),
+    ("max_of_the_first_32_columns", variant(KERNEL, (MAX, "    float m = warp_max(lane <= last ? "
+                                                         "__half2float(in[lane]) : -INFINITY);\n")),
+     ["rows whose largest scores lie past column 31", "c += 32) m = fmaxf(m, ...)"]),
 ]
 
 # Right, though not as the solution does it: the warp's max with __shfl_down_sync, then lane 0's
