@@ -195,6 +195,11 @@ def race_hint(failure: Failure) -> str:
         return (f"{place} is updated by several threads at once{apart}: x += v is a read, an add "
                 "and a write, and updates are lost when threads meet there: update it with "
                 "atomicAdd(&x, v), which no other thread can split")
+    if err.first.atomic != err.second.atomic:
+        return (f"an atomic is safe only against other atomics: {place} is also stored or read "
+                "plainly by another thread, which nothing orders with the atomics (blocks cannot "
+                "wait for each other): give it its start value before the launch (from the host), "
+                "and only update it atomically in the kernel")
     if err.hazard == "write-after-write":
         what, how = ("shared array", "loaded") if err.space == "shared" else ("array", "stored")
         return (f"two threads store into the same element of the {what}: each element must be "

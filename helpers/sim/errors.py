@@ -119,11 +119,12 @@ class OutOfBoundsError(LaunchError):
 @dataclasses.dataclass(frozen=True)
 class Access:
     """One side of a race: the thread and block ((x, y, z)), its line, and what it ``does``:
-    "reads it", "writes it" or "updates it atomically"."""
+    "reads it", "writes it" or "updates it atomically" (``atomic``)."""
     thread: tuple
     block: tuple
     line: str
     does: str
+    atomic: bool = False
 
     @property
     def who(self):

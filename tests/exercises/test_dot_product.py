@@ -144,6 +144,12 @@ WRONG = [
     ("loop_starts_at_thread_idx",
      variant(KERNEL, (LOOP, LOOP.replace("int i = blockIdx.x * blockDim.x + threadIdx.x;", "int i = threadIdx.x;"))),
      ["the loop starts at i = threadIdx.x, the same in every block", "i = blockIdx.x * blockDim.x + threadIdx.x"]),
+    # audit 3: block 0 zeroes the result that every block adds into (the host's job): a race
+    # between blocks, which passed as FAST (block 0 ran first on the simulator)
+    ("block_0_zeroes_the_result",
+     variant(KERNEL, ("    float v = 0.0f;\n", "    if (blockIdx.x == 0 && threadIdx.x == 0)\n"
+                                               "        *result = 0.0f;\n    float v = 0.0f;\n")),
+     ["a data race on result[0]", "an atomic is safe only against other atomics"]),
 ]
 
 # Right, but not the solution's way: each must pass
@@ -246,6 +252,8 @@ def test_stub_fails_saying_what_it_does(capsys):
 # simulator names both on any backend.
 SIMULATOR_ONLY = {"warp_sums_declared_too_small": "an overrun of shared memory may break the "
                                                   "GPU's context",
+                  "block_0_zeroes_the_result": "blocks racing: a GPU's sum depends on the order "
+                                               "they ran",
                   **dict.fromkeys(("shuffle_inside_a_divergent_branch", "lane_and_warp_swapped",
                                    "warp_sum_inside_lane_0s_if"),
                                   "a shuffle with lanes missing is undefined on a GPU")}

@@ -120,8 +120,11 @@ SIM_UNTRACED inline bool check_cell(Cell &cell, const Rec &c, bool shared, Rec *
     else if ((c.flags & WROTE) && concurrent(cell.r2, c, shared)) o = &cell.r2;
     if (o) *other = *o;
     // An atomic does not replace a plain write it could still race with: a later atomic of
-    // another thread must find that write, not the atomic (atomics never race each other).
-    bool keep_plain = (c.flags & ATOMIC_OP) && !(cell.w.flags & ATOMIC_OP) && live(cell.w, c, shared);
+    // another thread must find that write, not the atomic (atomics never race each other). In
+    // global memory a write stays open to every other block's access, whatever barriers its own
+    // block has passed since (block 0 zeroing a sum that every block then adds into atomically).
+    bool keep_plain = (c.flags & ATOMIC_OP) && (cell.w.flags & USED) &&
+                      !(cell.w.flags & ATOMIC_OP) && (!shared || live(cell.w, c, shared));
     if (c.flags & WROTE) {
         // The same thread's earlier bytes of the word, since its last barrier, stay in the
         // record: a thread that stores a word's four bytes one by one leaves all four for another

@@ -94,4 +94,5 @@ def sanitizer_line(race, site_a, site_b, kernel):
 
 def _access(rec, site, result):
     return Access(thread=position(rec.thread, result.block),
-                  block=position(rec.block, result.grid), line=site.where, does=_did(rec))
+                  block=position(rec.block, result.grid), line=site.where, does=_did(rec),
+                  atomic=bool(rec.atomic))

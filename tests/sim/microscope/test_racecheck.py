@@ -92,6 +92,11 @@ __global__ void last_block_sums(const int *in, int *partial, int *out) {
         out[0] = total;
     }
 }
+__global__ void zeroed_by_block_0(float *sum) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) *sum = 0.0f;   // then every block adds into it
+    __syncthreads();
+    if (threadIdx.x == 0) atomicAdd(sum, 1.0f);
+}
 __global__ void shared_bins(const int *values, int *out, int synced) {
     __shared__ int bins[4];
     if (threadIdx.x < 4) bins[threadIdx.x] = 0;  // cleared by four threads
@@ -167,6 +172,15 @@ def test_a_plain_write_and_another_threads_atomic_without_a_barrier_race(mod):
     assert (race.array, race.space) == ("bins", "shared")
     assert {race.first.does, race.second.does} == {"updates it atomically", "writes it"}
     assert "safe only against other atomics" in str(race)
+
+
+def test_a_global_zeroed_by_one_block_races_with_the_other_blocks_atomics(mod):
+    """Block 0's own atomic comes after its barrier, so it could not race with block 0's write;
+    but it must not hide that write from the other blocks, which nothing orders with it."""
+    race = _race(mod.get_function("zeroed_by_block_0"), gpuarray.zeros(1, np.float32),
+                 block=(32, 1, 1), grid=(3, 1))
+    assert (race.space, race.first.block, race.second.block) == ("global", (0, 0, 0), (1, 0, 0))
+    assert (race.first.atomic, race.second.atomic) == (False, True)
 
 
 def test_with_a_barrier_between_the_clearing_and_the_atomics_there_is_no_race(mod):
