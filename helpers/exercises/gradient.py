@@ -5,13 +5,16 @@ of blockDim.x + 2 floats of dynamic shared memory (the block's inputs and a halo
 side). Blocks of 32 to 512 threads, n not a multiple of the block but in the last case (there
 the right halo of the last block is in[n], past the end), the output poisoned and guarded, the
 input between junk; the first case also runs on the simulator, race-checked and
-traced. Wrong values are matched with known mistakes, then located: at the ends of the array (the
-halo not clamped), at the last output (threads past n returned before loading), at the blocks'
-edges (no halo). A right kernel is rated (``_fast``): FAST on the simulator when the trace shows
+traced. Wrong values are matched with known mistakes, then with models of what a kernel computes
+whose halos hold other inputs or were never loaded, or whose difference takes other neighbours or
+another factor (``_windowed``), then located: at the ends of the array (the halo not clamped), at
+the last output (threads past n returned before loading), at the blocks' edges (no halo). A right kernel is rated (``_fast``): FAST on the simulator when the trace shows
 the window read from shared memory, on a GPU by events against a copy's bandwidth.
 """
 
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 
@@ -75,14 +78,17 @@ def _mistakes(case, run):
     wrong = np.flatnonzero(~np.isclose(got, want, rtol=1e-5, atol=1e-6))
     if not wrong.size:
         return
+    if run.out.unwritten.all():
+        yield ("out was never written: it still holds what it was filled with",
+               "each thread stores its result, out[i] = (s[j + 1] - s[j - 1]) * 0.5f")
     for model, problem in ((0 * want, "every output is 0: nothing is computed yet"),
                            (-want, "the sign is turned: in[i - 1] - in[i + 1]"),
                            (2 * want, "the results are twice too large")):
         if np.allclose(got, model, rtol=1e-5, atol=1e-6):
             yield problem, FORMULA_HINT
     where, lane = f"{wrong.size} of {n} outputs are wrong (the first is out[{wrong[0]}])", wrong % block
-    if case == CASES[0]:
-        yield from _right_halo(run, block, wrong)
+    unloaded = _unloaded(run.kernel) if case == CASES[0] else None
+    yield from _right_halo(run, block, wrong, unloaded)
     if wrong.tolist() == [n - 1] and n > 1 and np.isclose(
             got[-1], (JUNK - run.model[-2]) * np.float32(0.5), rtol=1e-5, atol=1e-6):
         yield (f"{where}, from in[n], past the end: the last block's last thread loaded the "
@@ -98,6 +104,8 @@ def _mistakes(case, run):
     if set(wrong.tolist()) <= {0, n - 1}:
         yield (f"{where}, at the ends of the array: the halo read outside it",
                "clamp the halo: " + HALO_HINT)
+    yield from _left_halo(run, block, wrong, unloaded)
+    yield from _models(run, block, wrong.size)
     if ((lane == 0) | (lane == block - 1) | (wrong == n - 1)).all():
         yield f"{where}, all at the first or last element of a block: the halo", HALO_HINT
     yield where, FORMULA_HINT + "; and " + HALO_HINT
@@ -115,11 +123,12 @@ def _unloaded(kernels):
     return None
 
 
-def _right_halo(run, block, wrong):
-    """The right halo, s[blockDim.x + 1], never loaded (the init check finds its read): by no
-    thread, or the last thread stored it in its own input's slot, s[blockDim.x], so that the
-    thread before it read in[i + 2] (the model); each block's last output reads it."""
-    if _unloaded(run.kernel) != block + 1:
+def _right_halo(run, block, wrong, unloaded):
+    """The right halo, s[blockDim.x + 1], never loaded (``unloaded``, the element of s the init
+    check found read before any thread loaded it): by no thread, or the last thread stored it in
+    its own input's slot, s[blockDim.x], so that the thread before it read in[i + 2] (the model);
+    each block's last output reads it."""
+    if unloaded != block + 1:
         return
     x, i = run.model, np.arange(run.model.size)
     slot, before = reference(x), i[i % block == block - 2]
@@ -138,6 +147,100 @@ def _right_halo(run, block, wrong):
                "neighbour (the simulator's init check found the read)", "threadIdx.x runs from 0 "
                f"to blockDim.x - 1: the block's last thread, threadIdx.x == blockDim.x - 1, loads "
                f"{halo}")
+
+
+def _left_halo(run, block, wrong, unloaded):
+    """The left halo, s[0], never loaded (``unloaded``, as for _right_halo): thread 0 stored it
+    in its own input's slot, s[1], so that the thread after it read in[i - 2] (the model), or no
+    thread of the block loaded it; each block's first output reads it."""
+    if unloaded != 0:
+        return
+    n, got = run.model.size, run.out.got
+    if (wrong % block == 1).any() and _fits(got, _windowed(run.model, block, ((0, None), (1, -1)))):
+        yield ("thread 0 stored the left halo in s[1], its own input's slot (in[i] goes to "
+               "s[threadIdx.x + 1]), so the thread after it read in[i - 2] as its left "
+               f"neighbour, and s[0] was never loaded: {wrong.size} of {n} outputs are wrong, at "
+               "each block's first two threads", "the left halo goes before the block's inputs "
+               "s[1] .. s[blockDim.x]: s[0] = in[clamp_index(i - 1, n)]")
+    if (wrong % block == 0).all():
+        yield ("s[0], the left halo, was read before any thread of its block loaded it (the "
+               f"simulator's init check found the read): {wrong.size} of {n} outputs are wrong, "
+               "each at a block's first thread", "threadIdx.x counts from 0 in every block: "
+               "thread 0 of each block, threadIdx.x == 0, loads s[0] = in[clamp_index(i - 1, n)]")
+
+
+def _windowed(x, block, slots=(), plus=1, minus=1, add=False, scale=0.5):
+    """What a kernel gives whose window s holds in[start + k - 1] at s[k] (start = blockIdx.x *
+    blockDim.x, every index clamped), but for ``slots``, (k, offset) pairs: s[k] holds
+    in[start + offset], or NaN for None (never loaded); out[i] = (s[j + plus] - s[j - minus]) *
+    scale, or their sum with ``add``."""
+    i = np.arange(x.size)
+    start = i - i % block
+
+    def s(k):
+        value = x[np.clip(start + k - 1, 0, x.size - 1)]
+        for slot, offset in slots:
+            held = np.nan if offset is None else x[np.clip(start + offset, 0, x.size - 1)]
+            value = np.where(k == slot, held, value).astype(np.float32)
+        return value
+
+    j = i % block + 1
+    a, b = s(j + plus), s(j - minus)
+    return ((a + b) if add else (a - b)) * np.float32(scale)
+
+
+def _fits(got, model):
+    """Whether got is model wherever the model is a number (NaN: a slot never loaded)."""
+    known = np.isfinite(model)
+    return bool(np.allclose(got[known], model[known], rtol=1e-5, atol=1e-6))
+
+
+def _at(offset, block):
+    """in[start + offset], in the notebook's table's words."""
+    base, d = ("start + blockDim.x", offset - block) if offset > block // 2 else ("start", offset)
+    name = f"in[{base}{f' + {d}' if d > 0 else f' - {-d}' if d < 0 else ''}]"
+    return name + {0: ", the block's first input", block - 1: ", the block's last input",
+                   1: ", thread 0's right neighbour"}.get(offset, "")
+
+
+def _halos(block):
+    """(slots, problem, hint) of each halo loaded from the wrong offset (or by the wrong thread)."""
+    lefts, rights = (-1, 0, -2, 1), (block, block - 1, block + 1, block - 2, 1)
+    for left, right in itertools.product(lefts, rights):
+        said, hints = [], []
+        if left != -1:
+            said.append(f"s[0], the left halo, held {_at(left, block)}, not in[start - 1]")
+            hints.append("thread 0 (i == start) loads s[0] = in[clamp_index(i - 1, n)]")
+        if right != block:
+            said.append(f"s[blockDim.x + 1], the right halo, held {_at(right, block)}, not "
+                        "in[start + blockDim.x]")
+            hints.append("the block's last thread, threadIdx.x == blockDim.x - 1, loads "
+                         "s[blockDim.x + 1] = in[clamp_index(i + 1, n)]")
+        where = ("", "first thread", "last thread", "first and last threads")[
+            (left != -1) + 2 * (right != block)]
+        if said:
+            yield (((0, left), (block + 1, right)), " and ".join(said) +
+                   " (start = blockIdx.x * blockDim.x)", where, "; ".join(hints))
+
+
+def _models(run, block, count):
+    """The halos loaded from other offsets, the difference over other neighbours, or scaled."""
+    x, got, want = run.model, run.out.got, reference(run.model)
+    wrong = f": {count} of {x.size} outputs are wrong"
+    for slots, problem, where, hint in _halos(block):
+        if _fits(got, _windowed(x, block, slots)):
+            yield f"{problem}{wrong}, each at a block's {where}", hint
+    for plus, minus, add, what in (
+            (0, 1, False, "the difference is taken over in[i] - in[i - 1], s[j] - s[j - 1]"),
+            (1, 0, False, "the difference is taken over in[i + 1] - in[i], s[j + 1] - s[j]"),
+            (1, 1, True, "the neighbours are added, s[j + 1] + s[j - 1]")):
+        if _fits(got, _windowed(x, block, plus=plus, minus=minus, add=add)):
+            yield (f"{what}, where the gradient subtracts the left neighbour from the right one, "
+                   "in[i + 1] - in[i - 1]" + wrong, FORMULA_HINT)
+    f = float(np.median(got[want != 0] / want[want != 0])) if (want != 0).any() else np.nan
+    if np.isfinite(f) and abs(f) > 1e-3 and _fits(got, want * np.float32(f)):
+        yield (f"every output is {f:.4g} times the right one: the difference was multiplied by "
+               f"{0.5 * f:.4g}, not halved", FORMULA_HINT)
 
 
 def _fast(kernels):

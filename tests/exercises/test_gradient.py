@@ -60,6 +60,33 @@ WRONG = {
                            "s[blockDim.x + 1] = in[min(i + 1, n)]")],
                          ["1 of 1024 outputs are wrong", "the right halo from in[n]",
                           "clamped to n, not n - 1", "in[clamp_index(i + 1, n)]"]),
+    # mutation audit: the halos from other offsets or threads, the difference over other
+    # neighbours or scaled, the result never stored (mistake models, after the detectors above)
+    "left_halo_from_its_own_input": ([("s[0] = in[clamp_index(i - 1, n)]",
+                                       "s[0] = in[clamp_index(i, n)]")],
+                                     ["s[0], the left halo, held in[start], the block's first "
+                                      "input, not in[start - 1]", "each at a block's first thread",
+                                      "thread 0 (i == start) loads s[0] = in[clamp_index(i - 1, n)]"]),
+    "right_halo_by_thread_0": ([("threadIdx.x == blockDim.x - 1", "threadIdx.x == 0")],
+                               ["s[blockDim.x + 1], the right halo, held in[start + 1], thread "
+                                "0's right neighbour, not in[start + blockDim.x]",
+                                "the block's last thread, threadIdx.x == blockDim.x - 1, loads"]),
+    "left_halo_in_the_first_slot": ([("s[0] =", "s[1] =")],
+                                    ["thread 0 stored the left halo in s[1]",
+                                     "the thread after it read in[i - 2]",
+                                     "s[0] = in[clamp_index(i - 1, n)]"]),
+    "left_halo_only_in_block_0": ([("if (threadIdx.x == 0)", "if (i == 0)")],
+                                  ["s[0], the left halo, was read before any thread of its block "
+                                   "loaded it", "thread 0 of each block, threadIdx.x == 0"]),
+    "backward_difference": ([(DIFF, "(s[j] - s[j - 1])")],
+                            ["the difference is taken over in[i] - in[i - 1]",
+                             "(s[j + 1] - s[j - 1]) * 0.5f"]),
+    "neighbours_added": ([(DIFF, "(s[j + 1] + s[j - 1])")],
+                         ["the neighbours are added", "(s[j + 1] - s[j - 1]) * 0.5f"]),
+    "divided_by_a_half": ([(" * 0.5f;", " / 0.5f;")],
+                          ["every output is 4 times the right one", "multiplied by 2, not halved"]),
+    "result_never_stored": ([("    out[i] =", "    float g =")],
+                            ["out was never written", "out[i] = (s[j + 1] - s[j - 1]) * 0.5f"]),
 }
 # The simulator only: on a GPU an index past a shared array's end may be an illegal address.
 SIMULATOR_ONLY = {"static_array_too_small": "an overrun of shared memory may break the GPU's "
@@ -67,7 +94,9 @@ SIMULATOR_ONLY = {"static_array_too_small": "an overrun of shared memory may bre
                   "window_without_the_halo_slot": "a read before a shared array's start may be "
                                                   "an illegal address on a GPU",
                   "right_halo_by_no_thread": "s[blockDim.x + 1], never loaded, holds garbage on "
-                                             "a GPU: maybe what an earlier launch left there"}
+                                             "a GPU: maybe what an earlier launch left there",
+                  **dict.fromkeys(("left_halo_in_the_first_slot", "left_halo_only_in_block_0"),
+                                  "s[0], never loaded, holds garbage on a GPU")}
 # Right, not the solution's way: each must pass and be FAST
 RIGHT = {
     "halo_by_threads_0_and_1": [("if (threadIdx.x == blockDim.x - 1)\n"
