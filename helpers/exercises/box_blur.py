@@ -3,7 +3,9 @@
 ``box_blur(in, out, width, height)`` averages the (2R + 1) x (2R + 1) pixels around each pixel of
 a grey float image (R = ``RADIUS``), coordinates clamped to the image, through a shared tile with
 a halo of R pixels around its 32 x 8 block. The first image also runs on the simulator,
-race-checked and traced.
+race-checked and traced. Wrong pixels are matched with known mistakes, then with models of what a
+tiled kernel computes whose tile's origin or window comes from another index (``_tiled``) or whose
+window spans other rows or columns, then located.
 """
 
 from __future__ import annotations
@@ -124,6 +126,9 @@ def _mistakes(case, run):
     want = reference(run.model)
     if not close(run.out.got, want):
         yield from matches(run.out.got, _models(run.model), close)
+        yield from _late_start(run.out.got, want)
+        yield from matches(run.out.got, _tiled_models(run.model),
+                           lambda got, model: model is not None and close(got, model))
         yield from _located(run.out.got, want)
 
 
@@ -183,6 +188,91 @@ def _models(image):
         yield (reference(image) * np.float32(factor), f"the results are {factor} times too large",
                f"divide the sum by the window's {(2 * RADIUS + 1) ** 2} pixels: multiply by "
                "1.0f / ((2 * RADIUS + 1) * (2 * RADIUS + 1))")
+
+
+def _tiled(image, x0=None, y0=None, window=None):
+    """What a tiled blur gives whose tile[ty][tx] holds the pixel (x0 + tx, y0 + ty), clamped,
+    x0 and y0 functions of (blockIdx.x, blockIdx.y, threadIdx.x, threadIdx.y) of the thread that
+    loads it (the solution's by default), and whose thread reads its window from tile[wy + dy][wx
+    + dx], (wx, wy) = window(the same of the thread; its own threadIdx.x, threadIdx.y by
+    default); None where a window leaves the tile."""
+    (h, w), (bw, bh) = image.shape, BLOCK[:2]
+    x0 = x0 or (lambda bx, by, i, j: bx * bw - RADIUS)
+    y0 = y0 or (lambda bx, by, i, j: by * bh - RADIUS)
+    window = window or (lambda bx, by, i, j: (i, j))
+    (ty, tx), (ly, lx) = np.indices((TILE_Y, TILE_X)), np.indices((bh, bw))
+    out = np.zeros((-(-h // bh) * bh, -(-w // bw) * bw))
+    for by, bx in itertools.product(range(out.shape[0] // bh), range(out.shape[1] // bw)):
+        tile = image[np.clip(y0(bx, by, tx % bw, ty % bh) + ty, 0, h - 1),
+                     np.clip(x0(bx, by, tx % bw, ty % bh) + tx, 0, w - 1)].astype(np.float64)
+        wx, wy = np.broadcast_arrays(*window(bx, by, lx, ly))
+        if min(wx.min(), wy.min()) < 0 or wx.max() >= TILE_X - 2 * RADIUS or \
+                wy.max() >= TILE_Y - 2 * RADIUS:
+            return None
+        out[by * bh:(by + 1) * bh, bx * bw:(bx + 1) * bw] = sum(
+            tile[wy + dy, wx + dx] for dy in range(2 * RADIUS + 1) for dx in range(2 * RADIUS + 1))
+    return (out[:h, :w] / (2 * RADIUS + 1) ** 2).astype(np.float32)
+
+
+def _off(name, k):
+    return f"{name} + {k}" if k > 0 else f"{name} - {-k}" if k < 0 else name
+
+
+def _tiled_models(image):
+    """(result, problem, hint) of a tile whose origin came from another index, a window read
+    from another place in the tile or over other rows or columns."""
+    bw, bh = BLOCK[:2]
+    origin = {"x0": ("column", "x0 = blockIdx.x * BLOCK_X - RADIUS"),
+              "y0": ("row", "y0 = blockIdx.y * BLOCK_Y - RADIUS")}
+    for name, index, model in (
+            ("x0", "blockIdx.y", dict(x0=lambda bx, by, i, j: by * bw - RADIUS)),
+            ("x0", "threadIdx.x", dict(x0=lambda bx, by, i, j: i * bw - RADIUS)),
+            ("y0", "blockIdx.x", dict(y0=lambda bx, by, i, j: bx * bh - RADIUS)),
+            ("y0", "threadIdx.y", dict(y0=lambda bx, by, i, j: j * bh - RADIUS))):
+        what, right = origin[name]
+        yield (_tiled(image, **model), f"the tile's origin {name} was computed from {index}: "
+               "the tile holds other pixels than the ones around the block", f"{name} is the "
+               f"{what} of the input pixel that goes to tile[0][0], the same for every thread "
+               f"of the block: {right}")
+    for index, window in (("[threadIdx.y + dy][threadIdx.y + dx]", lambda bx, by, i, j: (j, j)),
+                          ("[threadIdx.y + dy][blockIdx.x + dx]", lambda bx, by, i, j: (bx, j)),
+                          ("[blockIdx.y + dy][threadIdx.x + dx]", lambda bx, by, i, j: (i, by))):
+        yield (_tiled(image, window=window), f"each pixel's window was read from the wrong place "
+               f"in the tile, tile{index}", "this thread's pixel is tile[threadIdx.y + "
+               "RADIUS][threadIdx.x + RADIUS], and its window tile[threadIdx.y + dy][threadIdx.x "
+               "+ dx], dy and dx from 0 to 2 * RADIUS")
+    late, half = range(1 - RADIUS, RADIUS + 1), range(-RADIUS, 1)
+    for rows, cols in itertools.product((WINDOW, late, half), repeat=2):
+        spans = [(v, axis, span) for v, axis, span in (("dy", ("rows", "y"), rows),
+                                                       ("dx", ("columns", "x"), cols))
+                 if span != WINDOW]
+        if spans:
+            yield (reference(image, rows=rows, cols=cols), " and ".join(
+                f"the window's {axis} run from {_off(c, span[0])} to {_off(c, span[-1])}, "
+                f"{len(span)} {axis}, not the {len(WINDOW)} from {c} - RADIUS to {c} + RADIUS"
+                for _, (axis, c), span in spans), "; ".join(
+                f"{v} runs from 0 to 2 * RADIUS, both included: for (int {v} = 0; {v} <= 2 * "
+                f"RADIUS; {v}++)" for v, _, _ in spans))
+
+
+def _late_start(got, want):
+    """The pixels of each block's first k rows or columns wrong, and only they: the tile's first
+    k rows or columns, which their windows alone reach, not loaded (the loop over ty or tx
+    starting at threadIdx.y + k or threadIdx.x + k)."""
+    wrong = ~np.isclose(got, want, rtol=1e-5, atol=1e-6)
+    y, x = np.indices(got.shape)
+    for k in range(1, RADIUS + 1):
+        for v, axis, lane, c, size, step in (
+                ("tx", "columns", x % BLOCK[0], "x", "TILE_X", "BLOCK_X"),
+                ("ty", "rows", y % BLOCK[1], "y", "TILE_Y", "BLOCK_Y")):
+            if (wrong == (lane < k)).all():
+                first = f"first {k} {axis}" if k > 1 else f"first {axis[:-1]}"
+                yield (f"the tile's {first} {'were' if k > 1 else 'was'} not loaded: the pixels "
+                       f"in the {first} of each block, whose windows alone reach "
+                       f"{'them' if k > 1 else 'it'}, are wrong "
+                       f"({wrong.sum()} of {wrong.size}), all others right", f"each thread "
+                       f"starts at its own {axis[:-1]} of the tile: for (int {v} = threadIdx.{c}; "
+                       f"{v} < {size}; {v} += {step})")
 
 
 def _located(got, want):

@@ -97,6 +97,28 @@ WRONG = {
                            "sum / ((2 * RADIUS + 1) ^ 2)")],
                          ["every element of out is 3.571 (25/7) times the right value",
                           "^ is exclusive or"]),
+    # mutation audit: models of a tiled blur (_tiled) whose tile's origin came from another index,
+    # whose window lies elsewhere in the tile or spans other rows or columns, whose loop starts late
+    "tile_x0_from_blockIdx_y": ([("int x0 = blockIdx.x * BLOCK_X", "int x0 = blockIdx.y * BLOCK_X")],
+                                ["the tile's origin x0 was computed from blockIdx.y",
+                                 "x0 = blockIdx.x * BLOCK_X - RADIUS"]),
+    "tile_y0_from_threadIdx_y": ([("int y0 = blockIdx.y * BLOCK_Y", "int y0 = threadIdx.y * BLOCK_Y")],
+                                 ["the tile's origin y0 was computed from threadIdx.y",
+                                  "y0 = blockIdx.y * BLOCK_Y - RADIUS"]),
+    "window_rows_from_1": ([("for (int dy = 0;", "for (int dy = 1;")],
+                           ["the window's rows run from y - 1 to y + 2, 4 rows",
+                            "for (int dy = 0; dy <= 2 * RADIUS; dy++)"]),
+    "window_columns_to_radius": ([("dx <= 2 * RADIUS", "dx <= RADIUS")],
+                                 ["the window's columns run from x - 2 to x, 3 columns",
+                                  "for (int dx = 0; dx <= 2 * RADIUS; dx++)"]),
+    "window_column_from_threadIdx_y": ([("tile[threadIdx.y + dy][threadIdx.x + dx]",
+                                         "tile[threadIdx.y + dy][threadIdx.y + dx]")],
+                                       ["window was read from the wrong place in the tile, "
+                                        "tile[threadIdx.y + dy][threadIdx.y + dx]",
+                                        "its window tile[threadIdx.y + dy][threadIdx.x + dx]"]),
+    "tile_loop_from_threadIdx_x_plus_1": ([("int tx = threadIdx.x;", "int tx = threadIdx.x + 1;")],
+                                          ["the tile's first column was not loaded",
+                                           "for (int tx = threadIdx.x; tx < TILE_X"]),
 }
 
 # Right but slow: PASS, not FAST (name: (replacements, words of what keeps it from FAST))
@@ -207,7 +229,8 @@ def test_the_stub_fails_saying_nothing_is_blurred(capsys):
 # The simulator only: on a GPU an index past a shared array's end may be an illegal address,
 # which leaves the CUDA context unusable for every test after it in the process.
 SIMULATOR_ONLY = dict.fromkeys(("tile_declared_too_small", "tile_indices_swapped",
-                                "tile_rows_step_by_block_x", "window_from_minus_radius"),  # (on a GPU, rows never loaded hold garbage)
+                                "tile_rows_step_by_block_x", "window_from_minus_radius",
+                                "tile_loop_from_threadIdx_x_plus_1"),  # (on a GPU, rows never loaded hold garbage)
                                "an overrun of shared memory may break the GPU's context")
 
 
