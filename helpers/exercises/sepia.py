@@ -106,10 +106,11 @@ def written_mistakes(out, case, words, wild_hint, guard_hint):
     yield from coverage((), unwritten.all(axis=2), case, words, guard_hint)
 
 
-def _wrong_values(rgb, got, block=None):
+def _wrong_values(rgb, got, block=None, models=()):
     """The mistakes the values show, once every byte of out was written (none when right);
     ``block``, for the near misses (``helpers.exercises.near``): the values as one run, in blocks
-    of (size, word), where the rows of the image are the default."""
+    of (size, word), where the rows of the image are the default; ``models``, the mistakes an
+    exercise's own models of wrong kernels find, before the generic verdict."""
     exact, want = rgb @ SEPIA.T, reference(rgb)
     wrong = _differs(got, want, exact)
     if not wrong.any():
@@ -144,9 +145,38 @@ def _wrong_values(rgb, got, block=None):
     shape = (-1,) if block else (got.shape[0], -1)
     yield from near_miss.misses("out", got.reshape(shape), want.reshape(shape), block=block,
                            close=lambda a, b: np.abs(a - b) <= 1, index_hint=LAYOUT_HINT)
+    yield from one_channel(rgb, got, exact)
+    yield from models
     yield (f"{int(wrong.sum())} of {got.size} values are wrong (the first is {at}: got "
            f"{got[wy, wx, wc]}, expected {want[wy, wx, wc]})",
            LAYOUT_HINT + "; round with + 0.5f and clamp to 255")
+
+
+def one_channel(rgb, got, exact):
+    """A single channel rounded or clamped another way, the other two right: a half of 1.5 or
+    -0.5 (or 0: the sum truncated, kept in an int), or fmaxf for fminf."""
+    want = reference(rgb)
+    right = ~_differs(got, want, exact)
+    for c in np.flatnonzero(~right.all(axis=(0, 1))):
+        if not np.delete(right, c, axis=2).all():
+            return
+        name, x, mine = CHANNEL_NAMES[c], exact[..., c], got[..., c]
+        for half, seen, mistake in (
+                (1.5, "one above NumPy's", "rounded with + 1.5f"),
+                (-0.5, "one below NumPy's", "rounded with - 0.5f"),
+                (0.0, "one below NumPy's where the sum's fraction is .5 or more",
+                 "truncated: kept in an int, or converted before + 0.5f")):
+            model = np.clip(np.trunc(np.minimum(x + half, 255)), 0, 255).astype(np.uint8)
+            if not _differs(mine, model, x, boundary=half % 1).any():
+                yield (f"the {name} values are {seen}, the other channels right: the {name} "
+                       f"sum was {mistake}",
+                       f"keep the {name} sum a float, and round it with + 0.5f as you clamp it: "
+                       f"out[3*i{f' + {c}' if c else ''}] = (unsigned char)fminf({'rgb'[c]}2 + 0.5f, 255.0f)")
+        if _larger_kept(x, mine):
+            yield (f"every {name} value below 255 turned into 255, the other channels right: "
+                   f"the {name} value was clamped with fmaxf, which keeps the larger of its two "
+                   "arguments", f"clamp it with fminf({'rgb'[c]}2 + 0.5f, 255.0f), which keeps "
+                   "the smaller")
 
 
 def _larger_kept(exact, got) -> bool:

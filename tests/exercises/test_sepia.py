@@ -86,6 +86,14 @@ WRONG = {
     "stores_one_byte_on": ([("out[3 * i + 2] =", "out[3 * i + 3] ="), ("out[3 * i + 1] =", "out[3 * i + 2] ="),
                             ("out[3 * i]     =", "out[3 * i + 1] =")],
                            "out[0] was never written and the byte just past the end of out was"),
+    # one channel rounded or clamped another way (the mutation audit's fallbacks)
+    "green_sum_in_an_int": ([("float g2 =", "int g2 =")],
+                            "the green values are one below NumPy's where the sum's fraction is "
+                            ".5 or more, the other channels right"),
+    "red_rounded_with_minus_half": ([("fminf(r2 + 0.5f", "fminf(r2 - 0.5f")],
+                                    "the red sum was rounded with - 0.5f"),
+    "blue_clamped_with_fmaxf": ([("fminf(b2 + 0.5f", "fmaxf(b2 + 0.5f")],
+                                "every blue value below 255 turned into 255, the other channels"),
     # every thread converts every pixel, the same values: right, but for the race check
     "every_thread_does_the_whole_loop": ([("    int i = y * width + x;\n",
                                            "    for (int i = 0; i < width * height; i++) {\n"),
