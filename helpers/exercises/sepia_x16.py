@@ -7,6 +7,8 @@ t == n / 16 does the last n % 16 pixels one by one, the spare threads after it n
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from helpers.exercises import sepia, speed
@@ -89,8 +91,9 @@ def _mistakes(case, run):
     yield from _res_not_zeroed(rgb, got, n)
     yield from _wrong_groups(rgb, got, n)
     whole = 16 * (n // 16)      # the groups and the tail, each on its own: a mistake in one only
-    for part, block in ((slice(0, whole), (48, "group")), (slice(whole, n), None)):
-        yield from sepia._wrong_values(rgb[None, part], got[None, part], block)
+    for part, block, models in ((slice(0, whole), (48, "group"), _group_models(rgb, got, n)),
+                                (slice(whole, n), None, ())):
+        yield from sepia._wrong_values(rgb[None, part], got[None, part], block, models)
 
 
 def _past_the_end(past, n):
@@ -191,6 +194,98 @@ def _wrong_groups(rgb, got, n):
                "(as if the 48 bytes held 16 reds, then 16 greens, then 16 blues), but they are "
                "interleaved: r, g, b of a pixel side by side", BYTE_HINT)]
     yield from matches(got.ravel()[:whole], models, sepia.near)
+
+
+PIXELS = np.arange(16)[:, None]
+READ = STORE = 3 * PIXELS + np.arange(3)  # pixel p's byte for channel c in the group's 48
+WORD_NAMES = [f"{v}.{f}" for v in "abc" for f in "xyzw"]
+CHANNEL_HINT = "pixel p's red, green and blue are bytes 3p, 3p + 1 and 3p + 2 of its group's 48"
+
+
+def _group(loaded, words=range(WORDS), read=READ, store=STORE, pixels=range(16)):
+    """(result bytes, known) of the groups (g, 48) of a kernel whose w[] holds the loaded words
+    ``words``, whose pixel p's channel c is read from byte read[p, c] and its result ORed into
+    byte store[p, c] (one outside 0 to 47: read unknown, stored nowhere), for p in ``pixels``."""
+    w = loaded.reshape(len(loaded), WORDS, 4)[:, list(words)].reshape(len(loaded), 48)
+    ok = ((read >= 0) & (read < 48)).all(axis=1)
+    tone = sepia.reference(w[:, np.clip(read, 0, 47)])
+    res, known = np.zeros_like(w), np.ones(w.shape, bool)
+    for p, c in itertools.product(pixels, range(3)):
+        if 0 <= store[p, c] < 48:
+            res[:, store[p, c]] |= tone[:, p, c]
+            known[:, store[p, c]] &= ok[p]
+    return res, known
+
+
+def _form(a, e, p="p"):
+    """a * p + e as the verdicts write it: 3p + 1, p - 2 (with p = " * p": 3 * p + 1)."""
+    return f"{a if a > 1 else ''}{p if a > 1 else p.lstrip(' *')}" + (
+        f" {'+-'[e < 0]} {abs(e)}" if e else "")
+
+
+def _group_models(rgb, got, n):
+    """The mistakes whose model (``_group``) gives the groups' bytes ``got``, to a level, in
+    every byte such a kernel computes (three in four at least)."""
+    whole = 48 * (n // 16)
+    if not whole:
+        return
+    flat = np.concatenate([rgb.ravel(), np.full(64 * (n // 16) + 64, sepia.JUNK, np.uint8)])
+    mine, starts = got.ravel()[:whole].reshape(-1, 48), np.arange(n // 16)[:, None]
+    for model, problem, hint in _group_kinds(flat[:whole].reshape(-1, 48), flat, starts):
+        res, known = model
+        if known.mean() >= 0.75 and sepia.near(mine[known], res[known]):
+            yield problem, hint
+            return
+
+
+def _offsets():
+    """(channels, a, e) of the wrong byte offsets in a group: one channel c's at a * p + e, or
+    the three channels' at a * p + e + c (a pixel taken as 4 bytes, or 1; one byte off)."""
+    for c, a, e in itertools.product(range(3), range(1, 5), range(-3, 6)):
+        if (a, e) != (3, c):
+            yield [c], a, e
+    for a, e in itertools.product(range(1, 5), (-1, 0, 1)):
+        if (a, e) != (3, 0):
+            yield [0, 1, 2], a, e
+
+
+def _group_kinds(loaded, flat, starts):
+    """(model, problem, hint) of the kernels with one thing wrong in a group's loads, words,
+    reads, pixel loop or stores, lazily."""
+    for a, b in itertools.product(range(1, 5), range(4)):
+        if (a, b) not in ((3, 0), (1, 0)):
+            yield (_group(flat[16 * (a * starts + b) + np.arange(48)]), f"thread t loaded its "
+                   f"three uint4 from number {_form(a, b, 't')} on, where its 48 bytes start at "
+                   "uint4 3t", "16 pixels are 48 bytes, three uint4: const uint4 *src = "
+                   "reinterpret_cast<const uint4 *>(rgb) + 3 * (size_t)t")
+    for picks in itertools.product(range(3), repeat=3):
+        if picks != (0, 1, 2):
+            yield (_group(loaded, [4 * u + f for u in picks for f in range(4)]),
+                   "the group's uint4 a, b, c were loaded from src[{}], src[{}], src[{}]".format(
+                       *picks),
+                   "uint4 a = src[0], b = src[1], c = src[2]: the group's 48 bytes in order")
+    for i, j in itertools.permutations(range(WORDS), 2):
+        yield (_group(loaded, [j if k == i else k for k in range(WORDS)]),
+               f"w[{i}] holds {WORD_NAMES[j]} where it should hold {WORD_NAMES[i]}",
+               "unsigned int w[12] = {a.x, a.y, a.z, a.w, b.x, b.y, ..., c.w}: word k of w[] "
+               "is bytes 4k to 4k + 3 of the group")
+    for (which, call, key), (cs, a, e) in itertools.product(
+            (("read from", "byte_of(w", "read"), ("stored at", "set_byte(res", "store")),
+            list(_offsets())):
+        changed, many = READ.copy(), len(cs) > 1
+        changed[:, cs] = a * PIXELS + e + np.array(cs) * many
+        yield (_group(loaded, **{key: changed}), f"pixel p's "
+               f"{', '.join(sepia.CHANNEL_NAMES[c] for c in cs)}{' result' * (key == 'store')}"
+               f"{'s were' if many else ' was'} {which} byte{'s' * many} "
+               f"{', '.join(_form(a, e + c * many) for c in cs)} of its group, where "
+               f"{'they are' if many else 'it is'} byte{'s' * many} "
+               f"{', '.join(_form(3, c) for c in cs)}", f"{CHANNEL_HINT}: " + "; ".join(
+                   f"{call}, {_form(3, c, ' * p')}{', ...' * (key == 'store')})" for c in cs))
+    for first, end in itertools.product(range(3), (14, 15, 16)):
+        if (first, end) != (0, 16):
+            yield (_group(loaded, pixels=range(first, end)), f"only pixels {first} to "
+                   f"{end - 1} of each group were converted, the others are 0",
+                   "for (int p = 0; p < 16; p++): a group's pixels are 0 to 15")
 
 
 def _refine(failure):
