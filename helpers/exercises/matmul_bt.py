@@ -115,6 +115,7 @@ def _mistakes(kernels, case):
                "if (row < M && col < N)")
     yield from _past_column_k(kernels, case)
     yield from near.misses("C", got, want, close=near.within(RTOL, ATOL), index_hint=INDEX_HINT)
+    yield from matches(got, _loads(a, bt), lambda got, wrong: np.allclose(got, wrong, RTOL, ATOL))
     r, c = np.argwhere(bad)[0]
     yield (f"{int(bad.sum())} of {got.size} elements of C are wrong (the first is C[{r}][{c}] = "
            f"{got[r, c]:g}, expected {want[r, c]:g})", INDEX_HINT)
@@ -150,12 +151,12 @@ def _known_results(a, bt):
            "col) at k * N + col)", "Bt is N x K: element (j, k) is at j * K + k. Load Bs[ty][tx] "
            "from row blockIdx.x * TILE + ty of Bt, column phase * TILE + tx")
     for change, problem, hint in (
-            (dict(bt_row=lambda bx, by, ty: by * TILE + ty), "Bt's tile was loaded from rows "
+            (dict(bt_row=lambda bx, by, ty, tx: by * TILE + ty), "Bt's tile was loaded from rows "
              "blockIdx.y * TILE + ty: the block's columns of C are rows of Bt, blockIdx.x * TILE "
              "+ ty", "int bt_row = blockIdx.x * TILE + threadIdx.y"),
-            (dict(j_end=TILE - 1), "the inner loop stops one short: j < TILE - 1 leaves out each "
+            (dict(j=slice(0, TILE - 1)), "the inner loop stops one short: j < TILE - 1 leaves out each "
              "tile's last column", "for (int j = 0; j < TILE; j++)"),
-            (dict(k_of=lambda p, tx: p + tx), "the loads' column is phase + tx: each phase moves "
+            (dict(k_of=lambda p, ty, tx: p + tx), "the loads' column is phase + tx: each phase moves "
              "one column along K, not a tile", "int k = phase * TILE + tx"),
             (dict(transposed=False), "the kernel multiplied by Bt's tile as loaded, not "
              "transposed: sum used Bs[j][tx], the notebook's read for a tile of B", "Bs[ty][tx] "
@@ -178,23 +179,49 @@ def _read_past(run, name):
         yield ROWS_APART
 
 
-def _tiled(a, bt, bt_row=lambda bx, by, ty: bx * TILE + ty, k_of=lambda p, tx: p * TILE + tx,
-           j_end=TILE, transposed=True):
-    """C as the solution's tiles compute it, with Bt's tile rows ``bt_row(blockIdx.x,
-    blockIdx.y, ty)``, the loads' column ``k_of(phase, tx)``, the inner loop to ``j_end``, and
-    Bs read as Bs[tx][j] (``transposed``) or Bs[j][tx]."""
-    (m, k), n, t = a.shape, bt.shape[0], np.arange(TILE)
+def _tiled(a, bt, bt_row=lambda bx, by, ty, tx: bx * TILE + ty,
+           a_row=lambda bx, by, ty, tx: by * TILE + ty, k_of=lambda p, ty, tx: p * TILE + tx,
+           j=slice(0, TILE), transposed=True):
+    """C as the solution's tiles compute it, with the tiles' element [ty][tx] loaded from row
+    ``bt_row(blockIdx.x, blockIdx.y, ty, tx)`` of Bt (``a_row`` of A), column ``k_of(phase,
+    ty, tx)`` (0 past the edges), the inner loop over ``j`` (a slice), and Bs read as Bs[tx][j]
+    (``transposed``) or Bs[j][tx]."""
+    (m, k), n = a.shape, bt.shape[0]
+    ty, tx = np.arange(TILE)[:, None], np.arange(TILE)[None, :]
     c = np.zeros((-(-m // TILE) * TILE, -(-n // TILE) * TILE))
     for by, bx in np.ndindex(c.shape[0] // TILE, c.shape[1] // TILE):
-        rows, tile_rows = by * TILE + t, bt_row(bx, by, t)
         for p in range(-(-k // TILE)):
-            cols = k_of(p, t)
-            tiles = [np.where((r[:, None] < x.shape[0]) & (cols[None, :] < k),
-                              x[np.minimum(r, x.shape[0] - 1)][:, np.minimum(cols, k - 1)], 0)
-                     for r, x in ((rows, a), (tile_rows, bt))]
+            cols = k_of(p, ty, tx) + 0 * ty
+            tiles = [np.where((r < len(x)) & (cols < k), x[np.minimum(r, len(x) - 1),
+                                                           np.minimum(cols, k - 1)], 0)
+                     for r, x in ((a_row(bx, by, ty, tx) + 0 * tx, a),
+                                  (bt_row(bx, by, ty, tx) + 0 * tx, bt))]
             c[by * TILE:by * TILE + TILE, bx * TILE:bx * TILE + TILE] += \
-                tiles[0][:, :j_end] @ (tiles[1][:, :j_end].T if transposed else tiles[1][:j_end])
+                tiles[0][:, j] @ (tiles[1][:, j].T if transposed else tiles[1][j])
     return c[:m, :n]
+
+
+def _loads(a, bt):
+    """(C, problem, hint) of the kernels whose tiles are loaded from the wrong row or column, or
+    whose inner loop starts at 1, or that add As and Bs where they multiply."""
+    for change, problem, hint in (
+            (dict(bt_row=lambda bx, by, ty, tx: tx * TILE + ty), "Bt's tile was loaded from rows "
+             "threadIdx.x * TILE + ty", "the block's columns of C are rows of Bt: int bt_row = "
+             "blockIdx.x * TILE + ty"),
+            (dict(bt_row=lambda bx, by, ty, tx: bx * TILE + tx), "Bt's tile was loaded from rows "
+             "blockIdx.x * TILE + tx", "Bs[ty][tx] = Bt[(blockIdx.x * TILE + ty) * K + phase * "
+             "TILE + tx]: ty picks the row, tx walks along k"),
+            (dict(a_row=lambda bx, by, ty, tx: bx * TILE + ty), "A's tile was loaded from rows "
+             "blockIdx.x * TILE + ty", "this thread's row of C is row = blockIdx.y * TILE + ty: "
+             "As[ty][tx] = A[row * K + phase * TILE + tx]"),
+            (dict(k_of=lambda p, ty, tx: p * TILE + ty), "the tiles were loaded from column "
+             "phase * TILE + ty", "int k = phase * TILE + tx: tx walks along k"),
+            (dict(j=slice(1, TILE)), "the inner loop starts at j = 1: each tile's first column's "
+             "product is left out", "for (int j = 0; j < TILE; j++)")):
+        yield _tiled(a, bt, **change), problem, hint
+    yield (a.sum(axis=1)[:, None] + bt.sum(axis=1)[None, :], "each element of C is the sum of "
+           "its row of A plus its row of Bt: sum added As[ty][j] + Bs[tx][j]",
+           "multiply: sum += As[ty][j] * Bs[tx][j]")
 
 
 def _past_column_k(kernels, case):

@@ -35,6 +35,12 @@ WRONG = {
     "bt_rows_from_blockidx_y": ([("int bt_row = blockIdx.x * TILE + ty;",
                                   "int bt_row = blockIdx.y * TILE + ty;")], "from rows blockIdx.y"),
     "inner_loop_one_short": ([("j < TILE; j++", "j < TILE - 1; j++")], "the inner loop stops one short"),
+    # audit 3 (the loads' and the inner loop's models, after the near misses)
+    "inner_loop_from_1": ([("int j = 0; j < TILE", "int j = 1; j < TILE")],
+                          "the inner loop starts at j = 1"),
+    "bt_rows_from_threadidx_x": ([("int bt_row = blockIdx.x * TILE + ty;",
+                                   "int bt_row = threadIdx.x * TILE + ty;")],
+                                 "Bt's tile was loaded from rows threadIdx.x * TILE + ty"),
     "phase_not_times_tile": ([("int k = phase * TILE + tx;", "int k = phase + tx;")],
                              "the loads' column is phase + tx"),
     "bt_read_as_b": ([(LOAD_B, "Bs[ty][tx] = (phase * TILE + ty < K && col < N) ? "
