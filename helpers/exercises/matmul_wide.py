@@ -170,6 +170,15 @@ def _mistakes(case, run):
         if model is not None and np.allclose(got, model, rtol=1e-4, atol=1e-4):
             yield problem, hint
     yield from near.misses("C", got, want, close=near.within(1e-4, 1e-4))
+    for model, problem, hint in (
+            (_model(a, b, ks % 32 > 0), "each phase leaves out its first product: the loop over "
+             "k starts at 1", "for (int k = 0; k < TILE_K; k++)"),
+            (np.zeros_like(want), "C is all zeros: the products added nothing (a tile that was "
+             "never loaded, or sum never added to)", "each phase loads both tiles, As[ty][tx] and "
+             "Bs[r][tx] = B[phase * TILE_K + r][col] for r = ty, ty + 8, ..., then sum += "
+             "As[ty][k] * Bs[k][tx]")):
+        if np.allclose(got, model, rtol=1e-4, atol=1e-4):
+            yield problem, hint
     r, c = np.argwhere(~close)[0]
     yield (f"{int((~close).sum())} of the {close.size} elements of C are wrong (the first "
            f"C[{r}][{c}] = {got[r, c]:.6g}, NumPy's is {want[r, c]:.6g})",

@@ -19,6 +19,10 @@ SECOND_BARRIER = "            sum += As[ty][k] * Bs[k][tx];\n        __syncthrea
 
 # name: (replacements, {field: words that the verdict's field must contain})
 WRONG = {
+    # audit 3: a model after the near misses
+    "multiply_adds_from_k_1": ([("int k = 0; k < TILE_K", "int k = 1; k < TILE_K")],
+                               {"problem": "each phase leaves out its first product",
+                                "hint": "for (int k = 0; k < TILE_K; k++)"}),
     "multiply_adds_8_deep": ([("k < TILE_K; k++)", "k < TILE_M; k++)")],
                              {"problem": "8 of every 32 products", "hint": "k < TILE_K"}),
     "one_row_of_bs_a_thread": ([(B_LOAD, "        int b_row = phase * TILE_K + ty;\n"
