@@ -116,6 +116,11 @@ def _mistakes(case, run):
         if np.allclose(got, model(a, b, size), rtol=1e-6, atol=0):
             yield problem, hint
     yield from near.misses("out", got, want, close=near.within(1e-6, 0), index_hint=INDEX_HINT)
+    for name, model in (("a", a[1:] * b[:-1]), ("b", a[:-1] * b[1:])):
+        if np.allclose(got[:-1], model, rtol=1e-6, atol=0):
+            yield (f"out[i] = {'a[i + 1] * b[i]' if name == 'a' else 'a[i] * b[i + 1]'}: {name} "
+                   "was read one element on",
+                   "read a, b and out at the same index: out[i] = a[i] * b[i]")
     first = int(np.argmin(right))
     yield (f"{int((~right).sum())} of {n} elements are wrong (the first is out[{first}] = "
            f"{got[first]}, expected {want[first]})", "each thread computes out[i] = a[i] * b[i]")

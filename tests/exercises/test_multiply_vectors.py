@@ -28,6 +28,7 @@ WRONG = {
     "b_not_used": ((STORE, "out[i] = a[i];"), "out equals a"),
     "a_squared": ((STORE, "out[i] = a[i] * a[i];"), "out = a * a"),
     "added": ((STORE, "out[i] = a[i] + b[i];"), "out = a + b"),
+    "a_read_one_on": ((STORE, "out[i] = a[i + 1] * b[i];"), "out[i] = a[i + 1] * b[i]"),
     "one_past": ((INDEX, INDEX + " + 1"), "out[896] and beyond were written"),
     "b_at_the_thread_s_place": (("b[i]", "b[threadIdx.x]"), "out[i] = a[i] * b[threadIdx.x]",
                                 "b[i], at the global index"),
