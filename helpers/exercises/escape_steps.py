@@ -21,7 +21,7 @@ from helpers.exercises.common import Input, Output
 from helpers.exercises.escape import escape_counts
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import written_twice
+from helpers.exercises.microscope import observe, written_twice
 
 TOLERANCE = 0.01
 EDGE = np.float32([[-2, 2, 0, 0], [0, 0, 2, -2]])
@@ -96,6 +96,23 @@ def _models(c_re, c_im, max_iter, n, want):
                "max_iter is the limit", "while (k < max_iter && ...)")
 
 
+def _test_after_the_step(kernels, max_iter) -> bool:
+    """Whether the loop ends on a break after the step: a point c = NaN, whose |z|^2 > 4 is
+    never true, counts max_iter there (the stub's while (... <= 4.0f) stops it at once). Its
+    counts are those of z starting at c; this tells the two apart."""
+    nan = np.float32([np.nan])
+    seen = observe(kernels, Launch((Input(nan), Input(nan), Output(1, np.int32), np.int32(1),
+                                    np.int32(max_iter)), block=(1, 1, 1), grid=(1, 1)),
+                   key="nan point")
+    return seen.error is None and int(seen.outs[0].got[0]) == max_iter
+
+
+AFTER_THE_STEP = ("every point that escapes counts one step short: the |z|^2 test comes after the "
+                  "step, so the step that escapes is not counted",
+                  "test before the step: while (k < max_iter && z_re * z_re + z_im * z_im <= 4.0f)"
+                  " { one step; k++; }")
+
+
 def _draw(rng):
     """The grader's cases: two other lists, blocks and limits."""
     return [(awkward(rng, block, 100, 4000), block, int(rng.integers(20, 120)))
@@ -145,6 +162,9 @@ def _mistakes(case, run):
         yield "every count is 0: no step was taken", "a while loop: " + STEP_HINT
     for wrong, problem, hint in _models(c_re, c_im, max_iter, n, want):
         if np.mean(got != wrong) <= TOLERANCE:
+            if problem.startswith("z starts at c") and \
+                    _test_after_the_step(run.kernel, max_iter):
+                yield AFTER_THE_STEP
             yield problem, hint
     yield from near.misses("steps", got, want, close=np.equal, slack=TOLERANCE)
     first = int(np.argmax(got != want))

@@ -40,6 +40,10 @@ WRONG = {
                         "the loop's test takes z_re^2 - z_im^2"),
     "z_in_ints": ([("float z_re = 0.0f, z_im = 0.0f;", "int z_re = 0, z_im = 0;")], "z is kept in ints"),
     "c_indexed_by_k": ([("c_re[i];", "c_re[k];"), ("c_im[i];", "c_im[k];")], "every step adds c_re[k]"),
+    "test_after_the_step": ([("    while (k < max_iter && z_re * z_re + z_im * z_im <= 4.0f) {\n" + STEP
+                              + "        k++;\n", "    while (k < max_iter) {\n" + STEP
+                              + "        if (z_re * z_re + z_im * z_im > 4.0f)\n            break;\n"
+                              "        k++;\n")], "every point that escapes counts one step short"),
     "n_for_max_iter": ([("while (k < max_iter", "while (k < n")], "the loop runs up to n steps"),
     # every thread computes every point's count, the same values: right, but for the race check
     "every_thread_does_the_whole_loop": ([("    int k = 0;\n", "    for (int j = 0; j < n; j++) {\n    int k = 0;\n"),
