@@ -179,6 +179,8 @@ def _mistakes(case, run):
         yield ("the pixels where |z|^2 starts at exactly 4 (z = -2 and 2) count 0: the loop "
                "stops at |z|^2 >= 4", "z escapes only once |z|^2 > 4: break at re2 + im2 > 4.0f "
                "(not >=), or loop while |z|^2 <= 4.0f (not <)")
+    if (got == case["max_iter"]).all():
+        yield from _z_never_changes(run.kernel)
     yield from matches(got, _wrong_answers(case, ref), _close)
     yield from near.misses("iters", got, ref, close=np.equal, slack=TOLERANCE)
     bad = got != ref
@@ -214,6 +216,23 @@ def _detect(kernels, case):
         raise
     if run is not None:
         yield from _mistakes(case, run)
+
+
+def _z_never_changes(kernels):
+    """A kernel whose z never changes (the step's float z_re = ... declares new variables in
+    the loop, which hide the z of before it): every pixel of a view where |z| <= 2 counts
+    max_iter, as a z starting at 0 does; in the exact case's view, wider than |z| = 2, each pixel
+    counts max_iter where |z|^2 <= 4 at its point and 0 elsewhere. Tells the two apart there."""
+    probe = CASES[2]
+    seen = observe(kernels, _launch(probe), key="z never changes")
+    re, im = pixel_grid(*_args(probe)[:6])
+    frozen = np.where(re * re + im * im <= 4, probe["max_iter"], 0)
+    if seen.error is None and _close(seen.outs[0].got, frozen):
+        yield ("z never changes: each pixel counts max_iter where |z|^2 <= 4 at its point and 0 "
+               "where it starts outside: the loop's step does not reach the z of before the loop "
+               "(float z_re = ... in the loop declares new variables that hide it)",
+               "assign the old variables, without float: z_im = 2.0f * z_re * z_im + c_im; "
+               "z_re = re2 - im2 + c_re")
 
 
 def _returned_in_the_loop(unwritten, escaped):
