@@ -77,6 +77,7 @@ def _mistakes(case, run):
     if out.past.tolist() == [n]:
         yield ("gray[n] was written, one pixel past the end: the bounds guard is off by one",
                "the last pixel is width * height - 1: return when t >= width * height")
+    yield from _x_from_thread_idx(case, out.past, missing)
     if out.past.size:
         yield (f"threads past the last pixel wrote past the end of gray (as far as gray"
                f"[{int(out.past.max())}]; it has {n} pixels)", GUARD_HINT)
@@ -101,6 +102,20 @@ def _mistakes(case, run):
         yield (f"{wrong.size} of {n} grey values are wrong (the first at x = {wrong[0] % width}, "
                f"y = {wrong[0] // width})", "keep the stub's last two lines: they convert pixel "
                "i = y * width + x, the one this thread took")
+
+
+def _x_from_thread_idx(case, past, missing):
+    """x = threadIdx.x, the thread's place in its block, where t's column is meant: the
+    pixels written past the end and those never written are those of i = (t / width) * width +
+    threadIdx.x for every t < width * height, so the guard is right and the index wrong."""
+    width, height, block = case[:3]
+    t = np.arange(width * height)
+    i = t // width * width + t % block
+    if past.size and set(past.tolist()) == set(i[i >= t.size].tolist()) and \
+            set(missing.tolist()) == set(range(t.size)) - set(i.tolist()):
+        yield (f"threads with a pixel (t < width * height) wrote past the end of gray (as far as "
+               f"gray[{int(past.max())}]): x = threadIdx.x is the thread's place in its block, "
+               "not its pixel's column", "x = t % width, y = t / width")
 
 
 def _tail(missing, n, width):

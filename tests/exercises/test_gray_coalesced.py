@@ -38,6 +38,10 @@ WRONG = {
                         ["thread t took x = t % height and y = t / width", "x = t % width"]),
     "y_modulo_height": ([(Y, "int y = t % height;")],
                         ["thread t took x = t % width and y = t % height", "y = t / width"]),
+    "x_from_thread_idx": ([(X, "int x = threadIdx.x;")],
+                          ["threads with a pixel (t < width * height) wrote past the end",
+                           "x = threadIdx.x is the thread's place in its block",
+                           "Hint: x = t % width, y = t / width"]),
     "y_divided_by_height": ([(Y, "int y = t / height;")],
                             ["the kernel crashed", "another split of t"]),
     # every thread converts every pixel, the same values: right, but for the race check
