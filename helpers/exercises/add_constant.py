@@ -99,6 +99,10 @@ def _mistakes(case, run):
     for model, problem, hint in VALUES:
         if np.allclose(got, model(x, c), rtol=1e-6, atol=0):
             yield problem, hint
+    whole = np.trunc(c)
+    if whole != c and np.allclose(got, x + whole, rtol=1e-6, atol=0):
+        yield (f"y = x + {whole:g}, but c is {c:g} here: c was cut to a whole number, as an int "
+               "drops a number's fraction", "keep c a float: y[i] = x[i] + c, with no int on c")
     added = np.float32(np.round(np.median(got - x), 4))   # a number written in place of c
     if added != c and np.allclose(got, x + added, rtol=1e-6, atol=0):
         yield (f"y = x + {added:g}, but c is {c:g} here: the kernel adds a number of its own",

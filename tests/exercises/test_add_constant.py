@@ -31,6 +31,8 @@ WRONG = {
     # audit A: a guard that leaves the last thread out; x[i] kept in an int
     "guard_leaves_the_last": ((*STORE, "if (i < blockDim.x - 1)\n        y[i] = x[i] + c;"),
                               "only y[199], the last element, was never written"),
+    "c_cut_to_an_int": ((*STORE, "y[i] = x[i] + int(c);"), "y = x + -2, but c is -2.5 here: "
+                        "c was cut to a whole number"),
     "x_kept_in_an_int": ((*STORE, "int v = x[i];\n    y[i] = v + c;"),
                          "y = (int)x + c: x[i] was kept in an int"),
     # every thread does the whole loop: right values, but for the race check
