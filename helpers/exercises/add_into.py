@@ -100,6 +100,7 @@ def _mistakes(case, run):
             yield (f"the loop starts at {problem}, so the threads' walks overlap",
                    "the stride is right; start at i = blockIdx.x * blockDim.x + threadIdx.x, "
                    "the thread's global index")
+    yield from _body_indexes_the_start(visits, n, threads)
     if (visits > 1).any():
         first = int(np.argmax(visits > 1))
         yield (f"y[{first}] got x[{first}] added {int(visits[first])} times: threads visit the "
@@ -120,6 +121,18 @@ def _mistakes(case, run):
     first = int(np.argmax(got != y + x))
     yield (f"{int((got != y + x).sum())} of {n} elements are wrong (the first is y[{first}] = "
            f"{got[first]}, expected {y[first] + x[first]})", "y[i] += x[i], once for each i < n")
+
+
+def _body_indexes_the_start(visits, n, threads):
+    """A loop that steps its own variable while its body adds into y[i], the thread's start:
+    element i < threads is visited once a pass, ceil((n - i) / threads) times, the rest never."""
+    own = np.arange(n)
+    if (visits > 1).any() and np.array_equal(visits, np.where(
+            own < threads, -(-(n - own) // threads), 0)):
+        yield (f"only the first {threads} elements were added to, each once a pass of its "
+               "thread's loop: the loop steps one variable and the body indexes another, the "
+               "thread's start i", "index with the loop's own variable: "
+               + LOOP_HINT + ", and y[i] += x[i] in its body")
 
 
 _STARTS = [(lambda b, t, block, blocks: 0, "0 for every thread"),

@@ -20,6 +20,10 @@ WRONG = {
                               "i += stride)", "int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
                                               "    if (i < n)"),
                              "only the first 64 elements were added"),
+    "body_indexes_the_start": (("for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; "
+                                "i += stride)", "int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                                "    for (int j = i; j < n; j += stride)"),
+                               "only the first 64 elements were added to, each once a pass"),
     "stride_of_a_block": ((STRIDE, "int stride = blockDim.x;"), "times: threads visit the same elements"),
     "stride_of_the_blocks": ((STRIDE, "int stride = gridDim.x;"), "times: threads visit the same elements"),
     "stride_too_long": ((STRIDE, "int stride = 2 * gridDim.x * blockDim.x;"),
