@@ -133,6 +133,12 @@ def _one_a_block(got, rgb, case):
         yield ("each bin counts the blocks that counted a byte into it, not the bytes: a block "
                "added 1 to bins[b], not its count local[b]",
                "add each shared bin's count to the global one: atomicAdd(&bins[b], local[b])")
+    counts = np.bincount(owner * BINS + k, minlength=case["grid"] * BINS).reshape(-1, BINS)
+    one = (counts == got) | ((counts == 0) & (got == 0))   # bin b: block i's count, or 0
+    if (got < counts.sum(0)).any() and one.any(0).all():
+        yield ("each bin holds one block's count, not the sum of all the blocks': a block's "
+               "count replaced what bins[b] held (atomicExch, or a store) where it adds to it",
+               "add each shared bin's count to the global one: atomicAdd(&bins[b], local[b])")
 
 
 def _wrong_counts(got, want, rgb, case):

@@ -126,6 +126,10 @@ WRONG = [
      variant(KERNEL, ("atomicAdd(&bins[b], local[b]);", "atomicAdd(&bins[b], 1u);")),
      ["counts the blocks that counted a byte into it", "a block added 1 to bins[b], not its "
       "count local[b]", "atomicAdd(&bins[b], local[b])"]),
+    # audit 3: each block exchanges its count into the global bin
+    ("exchanges_its_count",
+     variant(KERNEL, ("atomicAdd(&bins[b], local[b]);", "atomicExch(&bins[b], local[b]);")),
+     ["each bin holds one block's count, not the sum", "atomicAdd(&bins[b], local[b])"]),
 ]
 
 # Right, but not the solution's way: each must pass
