@@ -52,6 +52,11 @@ def _refine(failure):
         if (err.element or 0) < 0:
             yield (f"thread 0 read s[{err.element}], before the start of s: the mirror counts "
                    "back from the block's last element, len - 1; " + MIRROR_HINT)
+        block = tuple(err.block or (0,))[0]
+        if block and err.element == (block + 1) * BLOCK - 1:
+            yield (f"thread 0 of block {block} read s[{err.element}], start + len - 1: the "
+                   "mirror's index adds the block's start, but s holds the block's own elements "
+                   "from s[0]; " + MIRROR_HINT)
         if (err.element or 0) > BLOCK:
             yield (f"thread 0 read s[{err.element}], far past the end of s ({BLOCK} elements): len "
                    "counts more than the block's elements; " + MIRROR_HINT)

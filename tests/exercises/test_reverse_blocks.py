@@ -50,12 +50,15 @@ WRONG = {
     "store_without_start": ([(STORE, "out[j] = s[len - 1 - j]")],
                             ["every block stored its elements into out[0 .. 255]",
                              "without the block's start", "out[start + j] = s[len - 1 - j]"]),
+    "mirror_adds_start": ([("s[len - 1 - j]", "s[start + len - 1 - j]")],
+                          ["thread 0 of block 1 read s[511], start + len - 1", "s[len - 1 - j]"]),
     "mirror_from_minus_one": ([("s[len - 1 - j]", "s[-1 - j]")],
                               ["(index -1)", "s[-1], before the start of s", "s[len - 1 - j]"]),
 }
 # The simulator only: on a GPU an index outside a shared array may be an illegal address, which
 # leaves the CUDA context unusable for every test after it in the process.
-SIMULATOR_ONLY = dict.fromkeys(("mirror_one_off", "store_unguarded", "len_not_capped"),
+SIMULATOR_ONLY = dict.fromkeys(("mirror_one_off", "store_unguarded", "len_not_capped",
+                                "mirror_adds_start"),
                                "an index outside a shared array may break the GPU's context")
 SIMULATOR_ONLY.update(
     mirror_from_minus_one="an index before a shared array's start may be an illegal address",
