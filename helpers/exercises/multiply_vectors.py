@@ -40,6 +40,10 @@ INDEXES = [
      "the blocks' elements overlap, each block starting one element after the one before: "
      "blockIdx.x + threadIdx.x adds the block's number, not the elements before it",
      "the block's first element is blockIdx.x * blockDim.x: " + INDEX_HINT),
+    (lambda b, t, size, blocks: b * (size - 1) + t,
+     "each block starts one element too early: blockIdx.x * (blockDim.x - 1) counts a block "
+     "blockDim.x - 1 elements, so the blocks overlap and the last elements get no thread",
+     "the block's first element is blockIdx.x * blockDim.x: " + INDEX_HINT),
     (lambda b, t, size, blocks: b * 256 + t,
      "the index takes 256 for blockDim.x, but the blocks are not all 256 threads", INDEX_HINT),
 ]
@@ -104,6 +108,11 @@ def _mistakes(case, run):
     if not written.any():
         yield "nothing was written: out still holds the NaN it was filled with", \
               "each thread should store its result: out[i] = a[i] * b[i]"
+    if written[:-1].all() and not written[-1]:
+        yield (f"only out[{n - 1}], the last element, was never written: a guard that stops one "
+               "short (i < gridDim.x * blockDim.x - 1) leaves the last thread out",
+               "the grid has exactly one thread for each element, and the last one writes the "
+               "last element: no guard is needed here")
     if not written.all():
         first = int(np.argmin(written))
         yield (f"{int((~written).sum())} of {n} elements were never written (the first is "

@@ -92,6 +92,7 @@ def _mistakes(case, run):
     if np.flatnonzero(unwritten).tolist() == [0]:
         yield ("y[0] alone was never written: the guard leaves out i = 0",
                "thread 0 has an element too: guard with if (i < n) alone")
+    yield from _bound_of_two(unwritten)
     if unwritten.any():
         yield (f"{int(unwritten.sum())} of {n} elements were never written (the first is "
                f"y[{int(np.argmax(unwritten))}])",
@@ -113,6 +114,15 @@ def _mistakes(case, run):
     yield (f"{int((~right).sum())} of {n} elements are wrong (the first is y[{first}] = "
            f"{got[first]}, expected {want[first]})",
            "every thread should compute y[i] = alpha * x[i] for its own i")
+
+
+def _bound_of_two(unwritten):
+    """Only y[0] and y[1] written: a guard i < sizeof(x) / sizeof(x[0]), 8 / 4 for a pointer."""
+    if np.flatnonzero(~unwritten).tolist() == [0, 1]:
+        yield ("only y[0] and y[1] were written: the guard's bound is 2, what sizeof(x) / "
+               "sizeof(x[0]) gives in a kernel, where x is a pointer (8 bytes), not the array",
+               "a kernel gets x's address, not its length: the length is the parameter n, "
+               "if (i < n)")
 
 
 EXERCISE = KernelExercise(
