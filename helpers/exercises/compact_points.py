@@ -65,6 +65,11 @@ def _refine(failure):
             -12 <= (failure.error.offset or 0) < 0:   # row -1: the first valid pixel's slot - 1
         yield ("slot is an exclusive sum: the first valid pixel's slot is 0, its row: "
                "k = slot[i], no - 1")
+    elif failure.kind == "out of bounds" and failure.error.is_write and \
+            (failure.error.offset or 0) < -12:   # a row read from before slot's start
+        yield ("a row before the start of points is a negative k: slot[i - 1] reads before "
+               "slot's start for i = 0; slot is an exclusive sum, so pixel i's own slot is its "
+               "row: int k = slot[i]")
 
 
 def _launch(case):
@@ -91,6 +96,7 @@ def _mistakes(case, run):
     want = xyz[:, xyz[2] > 0].T
     count = len(want)
     rows, junk = set((out.past // 3).tolist()), set(range(count + JUNK_ROW, count + JUNK_ROW + case[1]))
+    yield from _models(xyz, out, count)
     if rows - {count} - junk and max(rows) < case[0]:
         yield ("points were written at their pixel's row i, past the end of the list (which "
                f"has {count} rows for {case[0]} pixels)", SLOT_HINT)
@@ -115,6 +121,38 @@ def _mistakes(case, run):
     if out.unwritten.any():
         yield from _unwritten(case, xyz, out.unwritten.any(axis=1))
     yield from _wrong_points(out.got, want, xyz)
+
+
+def _planes(xyz, out, count):
+    """True when points holds what a kernel writing X, Y, Z at k, n + k, 2n + k (three planes, as
+    xyz is) leaves: those elements written with the valid pixels' coordinates, no others."""
+    n, valid = xyz.shape[1], xyz[2] > 0
+    where = (np.arange(3)[:, None] * n + np.arange(count)[None, :]).ravel()
+    inside = where < 3 * count
+    got = out.got.ravel()
+    written = np.zeros(3 * count, bool)
+    written[where[inside]] = True
+    return (np.array_equal(~written, out.unwritten.ravel())
+            and np.array_equal(got[where[inside]], xyz[:, valid].ravel()[inside])
+            and np.array_equal(np.sort(where[~inside]), out.past))
+
+
+def _models(xyz, out, count):
+    """Mistakes named by what such a kernel leaves in points, element for element."""
+    if count and _planes(xyz, out, count):
+        yield ("points were written as three planes n apart (X at points[k], Y at points[n + k], "
+               "Z at points[2 * n + k]), as xyz is, but points holds one point a row: row k is "
+               "points[3 * k], points[3 * k + 1], points[3 * k + 2]",
+               "points[3 * k + 0] = X, points[3 * k + 1] = Y, points[3 * k + 2] = Z")
+    want = xyz[:, xyz[2] > 0].T
+    hole = out.got.view(np.uint32) == HOLE.view(np.uint32)
+    if (count > 1 and out.unwritten[0].all() and not out.unwritten[1:].any()
+            and out.past.tolist() == [3 * count, 3 * count + 1, 3 * count + 2]
+            and ((out.got[1:] == want[1:]) | hole[1:]).all()):
+        yield ("the hole test let holes through and stopped the first valid pixel: slot[i] == 0 "
+               "is true for the first point (slot is an exclusive sum: its row is 0) and false "
+               f"for holes, which wrote the next point's row and row {count}, past the end",
+               HOLE_HINT)
 
 
 def _reached(index, n, block):

@@ -53,6 +53,16 @@ WRONG = {
                        "the hole test reads Y", "Z is xyz[2 * n + i]"),
     "slot_minus_one": ([("int k = slot[i];", "int k = slot[i] - 1;")], "before the start",
                        "slot is an exclusive sum"),
+    # audit 3: the rows as three planes n apart, as xyz is; the hole test on the slot; the
+    # previous pixel's slot (slot[-1] for i = 0: a row before the start of points)
+    "points_as_planes": ([(STORES[0], "points[k] = xyz[i];"),
+                          (STORES[1], "points[n + k] = xyz[n + i];"),
+                          (STORES[2], "points[2 * n + k] = xyz[2 * n + i];")],
+                         "three planes n apart", "points[3 * k + 1] = Y"),
+    "hole_test_on_the_slot": ([("if (!(xyz[2 * n + i] > 0.0f))", "if (slot[i] == 0)")],
+                              "the hole test let holes through", "NaN > 0.0f is false"),
+    "slot_of_the_pixel_before": ([("int k = slot[i];", "int k = slot[i - 1];")],
+                                 "before the start", "slot[i - 1] reads before slot's start"),
     # every thread does the whole cloud, as a Python loop would: the right rows, each written by
     # every thread (it passed): the race-checked case on the simulator names it
     "every_thread_does_the_cloud": ([("    int i = blockIdx.x * blockDim.x + threadIdx.x;\n" + GUARD
@@ -62,7 +72,8 @@ WRONG = {
                                     "two threads wrote points[", "no loop over the whole cloud"),
 }
 # a write before the start of points: on a GPU it lands in another allocation, or crashes
-SIMULATOR_ONLY = {"slot_minus_one": "writes before the start of points"}
+SIMULATOR_ONLY = {"slot_minus_one": "writes before the start of points",
+                  "slot_of_the_pixel_before": "reads slot[-1], writes before the start of points"}
 RIGHT = {
     "nan_test_by_isnan": [(HOLE, "    if (isnan(xyz[2 * n + i]))\n        return;\n")],
     "grid_stride_with_a_store_block": [
