@@ -41,13 +41,14 @@ def scores(rows, cols):
     return x.astype(np.float16)
 
 
-def pairs(x, loop=True, merge=True, fresh=True, m2_from="m"):
+def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 2, 1), grown=True):
     """(m, l) of each row as the kernel computes them, in float64; ``loop`` and ``merge``: whether
     the running sum and the merged sums are rescaled to the new max (``merge="partner"``: the
     partner's only, as when m = m_new came first; ``merge="own max"``: the partner's sum by
     exp(m - m_new), the lane's own max); ``fresh``: each value's exp taken against the new max
     (else the old, exp(v - m); "apart": exp(v) / exp(m_new), in float32); ``m2_from``: what the partner's max is shuffled from ("l": its
-    sum)."""
+    sum); ``offsets``: the butterfly's (a lane whose partner is past the warp gets its own
+    value back); ``grown``: whether a value that raises the max adds its exp (1) too."""
     x = x.astype(np.float64)
     ms, ls = np.full((x.shape[0], 32), -np.inf), np.zeros((x.shape[0], 32))
     for c in range(x.shape[1]):
@@ -56,10 +57,12 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m"):
         with np.errstate(over="ignore", invalid="ignore"):
             term = (np.exp(v.astype(np.float32)) / np.exp(new.astype(np.float32)) if fresh == "apart"
                     else np.exp(v - (new if fresh else ms[:, lane])))
+            term = term if grown else np.where(v > ms[:, lane], 0, term)
             ls[:, lane] = ls[:, lane] * (np.exp(ms[:, lane] - new) if loop else 1) + term
         ms[:, lane] = new
-    for offset in (16, 8, 4, 2, 1):
+    for offset in offsets:
         partner = np.arange(32) ^ offset
+        partner = np.where(partner < 32, partner, np.arange(32))
         m2 = (ls if m2_from == "l" else ms)[:, partner]
         new = np.maximum(ms, m2)
         with np.errstate(invalid="ignore"):
@@ -163,10 +166,26 @@ def _mistakes(case, run):
         yield ("row_sum is too large: in the merge each lane's own sum was not rescaled to the "
                "merged max (m = m_new came before it, making exp(m - m_new) 1)",
                "in the merge, compute l from the old m and m2, then m = m_new")
+    yield from _models(x, sums)
     yield from near.misses("row_sum", sums, want_l, close=near.within(1e-3, 1e-8))
     row = int(np.argmax(~np.isclose(sums, want_l, rtol=1e-3)))
     yield (f"row_sum[{row}] = {sums[row]:.6g}, expected {want_l[row]:.6g}",
            "l is the sum of exp(x - m) over the row, m the row's max")
+
+
+def _models(x, sums):
+    """Mistakes named by a model of the kernel that makes them, after those above."""
+    if np.allclose(sums, pairs(x, offsets=(32, 16, 8, 4, 2, 1))[1], rtol=1e-3):
+        yield ("every row_sum is twice the right value: the butterfly started at offset 32, and "
+               "__shfl_xor_sync(..., 32) gives each lane its own value back (lane ^ 32 is past "
+               "the warp), so the first merge added each lane's pair to itself",
+               "a warp's 32 lanes merge in 5 steps, offsets 16, 8, 4, 2, 1: "
+               "for (int offset = 16; offset > 0; offset /= 2)")
+    if np.allclose(sums, pairs(x, grown=False)[1], rtol=1e-3):
+        yield ("row_sum is too small: when a value raised a lane's max, the running sum was "
+               "rescaled but that value's own exp(v - m_new) = 1 was not added to it",
+               "every value adds its exp, whether or not it raises the max: when v is the new "
+               "max, l = l * exp(m - v) + 1 (its exp(v - v) is 1)")
 
 
 EXERCISE = KernelExercise(

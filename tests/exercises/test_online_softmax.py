@@ -63,6 +63,15 @@ WRONG = [
                                                              "__expf(v) / __expf(m_new)"))),
      ["row_sum is NaN in the rows of scores around 100", "exp(v) overflows a float past 88",
       "subtract the max first", "exp(v - m_new)"]),
+    # audit 3: the butterfly from offset 32 (lane ^ 32 is the lane itself: each sum doubled); the
+    # classic branch whose new-max side forgets the value's own exp (1)
+    ("butterfly_from_offset_32", variant(KERNEL, ("offset = 16; offset > 0", "offset = 32; offset > 0")),
+     ["twice the right value", "the butterfly started at offset 32", "offset = 16; offset > 0"]),
+    ("branch_new_max_adds_nothing", variant(KERNEL, (
+        "        float m_new = fmaxf(m, v);\n" + LOOP + "        m = m_new;\n",
+        "        if (v > m) {\n            l = l * __expf(m - v);\n"
+        "            m = v;\n        } else\n            l = l + __expf(v - m);\n")),
+     ["that value's own exp(v - m_new) = 1 was not added", "l = l * exp(m - v) + 1"]),
 ]
 
 # Right, though not as the solution does it: the classic update, which rescales only when the
