@@ -247,6 +247,13 @@ def _wrong_sums(products, block, grid):
                f"the sum is {grid} times the dot product: every block counted every element",
                "start at i = blockIdx.x * blockDim.x + threadIdx.x and step by blockDim.x * "
                "gridDim.x, so that the blocks share the elements out")
+    if warps > 1:
+        yield (warps * products.sum(),
+               f"the sum is {warps} times the dot product, one time for each warp of a block: "
+               "every warp, not the first alone, added the warps' sums and atomically added the "
+               "block's sum to *result", "only the first warp adds the warps' sums: "
+               "if (warp == 0) { v = warp_sum(lane < blockDim.x / 32 ? warp_sums[lane] : 0.0f); "
+               "if (lane == 0) atomicAdd(result, v); }")
 
 
 def _observe(kernels, case=OBSERVED[0]):

@@ -150,6 +150,12 @@ WRONG = [
      variant(KERNEL, ("    float v = 0.0f;\n", "    if (blockIdx.x == 0 && threadIdx.x == 0)\n"
                                                "        *result = 0.0f;\n    float v = 0.0f;\n")),
      ["a data race on result[0]", "an atomic is safe only against other atomics"]),
+    # audit 3: every warp adds the warps' sums and adds the block's sum to *result
+    ("every_warp_adds_the_block_s_sum",
+     variant(KERNEL, (KERNEL[KERNEL.index("    if (warp == 0) {"):],
+                      "    v = warp_sum(lane < warps ? warp_sums[lane] : 0.0f);\n"
+                      "    if (lane == 0)\n        atomicAdd(result, v);\n}\n")),
+     ["3 times the dot product, one time for each warp of a block", "if (warp == 0) {"]),
 ]
 
 # Right, but not the solution's way: each must pass
