@@ -75,11 +75,26 @@ def _overrun(failure, cols):
     err = failure.error
     if failure.kind == "out of bounds" and err.thread and err.block:
         col, element = err.block[0] * 32 + err.thread[0], err.element  # a whole row past: r
+        if _in_bytes(err, col, cols):
+            yield (f"the index {err.element} is element {err.element // 4}'s times sizeof(float), "
+                   "but an index counts floats, not bytes (the compiler scales it itself): "
+                   "m[r * cols + col]")
         loop = element is None or err.array == "m" and element >= 0 and (element - col) % cols == 0
         yield ("the threads with col >= cols must read and store nothing: if (col >= cols) "
                "return;" if col >= cols else "the rows are 0 to rows - 1: loop while r < rows"
                if loop else f"column {col}'s elements are m[r * cols + {col}], r from 0 to rows "
                f"- 1, and its mean goes to means[{col}]: check the kernel's indices against those")
+
+
+def _in_bytes(err, col, cols):
+    """True when the element read past m is the first of column col's that lies past its end
+    with the index times 4 (sizeof(float)): m[(r * cols + col) * sizeof(float)]."""
+    element, size = err.element, getattr(err, "length", None)
+    if (err.array != "m" or element is None or not size or element % 4 or col >= cols
+            or element == size + col):
+        return False
+    r = -(-(-(-size // 4) - col) // cols)   # the first row whose element, in bytes, lies past m
+    return element == 4 * (max(r, 0) * cols + col)
 
 
 def _mistakes(case, run):
@@ -112,7 +127,13 @@ def _mistakes(case, run):
              "the mean is the sum divided by the number of rows: means[col] = sum / rows"),
             (m[-1] / rows, "each mean is the column's last element divided by rows: the loop "
              "replaced the sum (sum = ...) where it should add to it",
-             "sum += m[r * cols + col]"), *_misread(m)):
+             "sum += m[r * cols + col]"),
+            (want[np.arange(cols) % case[2]], "each block's threads averaged block 0's columns: "
+             "the index read column threadIdx.x, with the block's place left out",
+             "the column is col = blockIdx.x * blockDim.x + threadIdx.x: m[r * cols + col]"),
+            (m[:, 0].mean() + np.arange(cols), "each mean is column 0's mean plus col: col was "
+             "added to the element read, m[r * cols] + col, not to its index",
+             "col goes inside the brackets: m[r * cols + col]"), *_misread(m)):
         if rows > 1 and np.allclose(got, wrong, rtol=1e-4, atol=1e-5):
             yield problem, hint
     if not got.any():

@@ -51,6 +51,16 @@ WRONG = {
                                {"problem": "m[col * cols + r]", "hint": "m[r * cols + col]"}),
     "loop_bound_cols": ([("r < rows;", "r < cols;")],
                         {"problem": "r < cols", "hint": "r < rows"}),
+    # audit 3: the block left out of the column; the index in bytes; col outside the brackets
+    "column_threadidx_x": ([(READ, "m[r * cols + threadIdx.x];")],
+                           {"problem": "averaged block 0's columns",
+                            "hint": "col = blockIdx.x * blockDim.x + threadIdx.x"}),
+    "index_in_bytes": ([(READ, "m[(r * cols + col) * sizeof(float)];")],
+                       {"problem": "a read of m[4000]",
+                        "hint": "an index counts floats, not bytes"}),
+    "col_outside_the_brackets": ([(READ, "m[r * cols] + col;")],
+                                 {"problem": "column 0's mean plus col",
+                                  "hint": "col goes inside the brackets: m[r * cols + col]"}),
 }
 # Right, but not the solution's way: each must pass
 RIGHT = {
