@@ -84,7 +84,7 @@ def _weights(cols, lanes=range(32), step=32):
     return weight
 
 
-def _weighted(cols, grid):
+def _weighted(cols, grid, warps):
     """(weight, problem, hint) of the mistakes that give each column a weight in a row's sum."""
     yield (_weights(cols, [0]), "each y[row] is lane 0's sum only: warp_sum adds nothing, or "
            "its result was dropped", "in warp_sum, for offset = 16, 8, 4, 2, 1: v += "
@@ -104,6 +104,9 @@ def _weighted(cols, grid):
            "for (int c = lane; c < cols; c += 32): every column below cols, whatever cols is")
     yield (_weights(cols, step=32 * grid), "lane l stepped by blockDim.x * gridDim.x (a "
            "grid-stride loop), not by 32: most of the row's columns were skipped",
+           "the warp's 32 lanes share a row: step by the warp's width, c += 32")
+    yield (_weights(cols, step=32 * warps), "lane l stepped by blockDim.x * blockDim.y (the "
+           "block's threads), not by 32: most of the row's columns were skipped",
            "the warp's 32 lanes share a row: step by the warp's width, c += 32")
 
 
@@ -126,7 +129,7 @@ def _mistakes(case, run):
     if not got.any():
         yield ("y is 0 everywhere: no lane added anything to v", "follow TODO 1: lane l adds "
                "A[row * cols + c] * x[c] for c = l, l + 32, ... < cols")
-    for weight, problem, hint in _weighted(cols, -(-rows // case[2])):
+    for weight, problem, hint in _weighted(cols, -(-rows // case[2]), case[2]):
         if np.allclose(got, a.astype(np.float64) @ (weight * x), rtol=1e-4, atol=1e-4):
             yield problem, hint
     for model, problem, hint in _models(a.astype(np.float64), x.astype(np.float64)):
@@ -146,10 +149,10 @@ def _lane_sums(a, x):
     return parts
 
 
-def _shfl_sync_sum(parts):
+def _shfl_sync_sum(parts, offsets=(16, 8, 4, 2, 1)):
     """Lane 0's value after warp_sum's steps written with __shfl_sync: every lane adds the v of
     lane ``offset`` itself."""
-    for offset in (16, 8, 4, 2, 1):
+    for offset in offsets:
         parts = parts + parts[:, offset:offset + 1]
     return parts[:, 0]
 
@@ -192,6 +195,11 @@ def _models(a, x):
     yield (_shfl_sync_sum(parts),
            "warp_sum uses __shfl_sync, which hands every lane the v of lane `offset` itself",
            "use __shfl_down_sync(0xffffffff, v, offset), the v of the lane offset places above")
+    yield (_shfl_sync_sum(parts, range(1, 32)), "warp_sum added __shfl_sync(0xffffffff, v, i) "
+           "for i = 1 to 31 into v itself: every step hands each lane lane i's v, which the steps "
+           "before had already grown, so the lanes' sums are added again and again",
+           "add with __shfl_down_sync, halving the offset: for (int offset = 16; offset > 0; "
+           "offset /= 2) v += __shfl_down_sync(0xffffffff, v, offset)")
 
 
 EXERCISE = KernelExercise(

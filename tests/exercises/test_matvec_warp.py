@@ -67,6 +67,15 @@ WRONG = {
     "offset_minus_minus": ([("offset > 0; offset /= 2)", "offset > 0; offset--)")],
                            {"problem": "offset steps down by 1 (offset--)",
                             "hint": "offset /= 2"}),
+    # audit 3: the block's threads as the step; __shfl_sync from lanes 1 to 31, into v itself
+    "steps_by_the_block": ([("c += 32)", "c += blockDim.x * blockDim.y)")],
+                           {"problem": "lane l stepped by blockDim.x * blockDim.y",
+                            "hint": "c += 32"}),
+    "shfl_sync_from_every_lane": ([("    for (int offset = 16; offset > 0; offset /= 2)\n" + SHUFFLE,
+                                    "    for (int i = 1; i < 32; i++)\n"
+                                    "        v += __shfl_sync(0xffffffff, v, i);\n")],
+                                  {"problem": "for i = 1 to 31 into v itself",
+                                   "hint": "v += __shfl_down_sync(0xffffffff, v, offset)"}),
 }
 # The simulator only: on a GPU a warp function with lanes missing is undefined behaviour.
 SIMULATOR_ONLY = {"lane_and_row_swapped": "a warp function called with lanes missing is "
