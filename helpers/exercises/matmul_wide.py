@@ -70,6 +70,15 @@ def _simulated(kernels, wrong):
 
 
 def _refine(failure):
+    err = failure.error
+    if (failure.kind == "race" and err.hazard == "write-after-write" and err.array == "Bs"
+            and err.element is not None):
+        row, tys = err.element // 32, sorted((err.first.thread[1], err.second.thread[1]))
+        if row >= 8 and row % 8 == 0 and tys[0] < tys[1] == row // 8:
+            yield (f"Bs row {row} was loaded by the threads of rows ty = {tys[0]} and {tys[1]}: "
+                   "the loop over r starts at ty * TILE_M, so only rows 0, 8, 16 and 24 of Bs "
+                   "are loaded, by several rows of threads each; start at r = ty: "
+                   "for (int r = ty; r < TILE_K; r += TILE_M)")
     if failure.kind == "array bounds":
         yield ("As is TILE_M x TILE_K (8 x 32) and Bs TILE_K x TILE_N (32 x 32): a thread's rows "
                "of Bs are r = ty, ty + 8, ... below TILE_K, and k runs below TILE_K")

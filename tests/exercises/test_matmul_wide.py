@@ -69,6 +69,10 @@ WRONG = {
     # AttributeError (it took A for the input read past) and the checker printed no verdict
     "b_guard_row_to_k": ([("(b_row < K && col < N)", "(b_row <= K && col < N)")],
                          {"problem": "a read of B", "hint": "Bs[r][tx] = (b_row < K && col < N)"}),
+    # audit 3: Bs rows from ty * TILE_M (only rows 0, 8, 16, 24 loaded, each by several rows)
+    "bs_rows_from_ty_times_tile_m": ([("for (int r = ty; r < TILE_K", "for (int r = ty * TILE_M; r < TILE_K")],
+                                     {"problem": "write-after-write",
+                                      "hint": "the loop over r starts at ty * TILE_M"}),
 }
 SIMULATOR_ONLY = dict.fromkeys(("a_rows_n_apart", "a_guard_n", "b_guard_row_to_k"),
                                "a read past A or B: a GPU reads other memory or faults and leaves "
