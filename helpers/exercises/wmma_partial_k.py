@@ -98,7 +98,30 @@ STAGINGS = [  # (a wrong staging, as _staged's keywords given K and N), problem,
     (lambda k, n: dict(b_at=lambda tile, k0, r, col: (k0 + r) * n + tile[0] * 16 + col),
      "Bs took B's columns from tile_row, but the tile's columns of C, and of B, are tile_col's",
      "B[k0 + r][tile_col * 16 + col] is at B[(k0 + r) * N + tile_col * 16 + col]"),
+    (lambda k, n: dict(a_at=lambda tile, k0, r, col: tile[0] * 16 * k + r * 16 + k0 + col),
+     "As took A's rows 16 elements apart (r * 16), but a row of A holds K elements",
+     "A[tile_row * 16 + r][k0 + col] is at A[(tile_row * 16 + r) * K + k0 + col]"),
+    (lambda k, n: dict(b_at=lambda tile, k0, r, col: (k0 + r) * n + tile[1] + col),
+     "Bs took B's columns from tile_col + col, but tile tile_col starts tile_col * 16 columns "
+     "along", "B[k0 + r][tile_col * 16 + col] is at B[(k0 + r) * N + tile_col * 16 + col]"),
+    (lambda k, n: dict(a_keep=lambda k0, r, col: True, b_keep=lambda k0, r, col: True,
+                       a_at=_stale(lambda k0, r, col: col, lambda tile, r, col, kk: (tile[0] * 16 + r) * k + kk, k),
+                       b_at=_stale(lambda k0, r, col: r, lambda tile, r, col, kk: kk * n + tile[1] * 16 + col, k)),
+     "past K the last, partial step's tiles still held the step before's elements: the tiles "
+     "were staged only where k0 + col < K (A) and k0 + r < K (B), an if with no else, so those "
+     "products were added twice", "stage 0 past K: As[w][r][col] = k0 + col < K ? A[...] : "
+     "__float2half(0.0f), and Bs[w][r][col] = k0 + r < K ? B[...] : __float2half(0.0f)"),
 ]
+
+
+def _stale(along, at, k):
+    """The ``at`` of a staging that leaves a tile's elements past K (k0 + ``along`` >= K) as the
+    step before staged them (those of k0 - 16; none before the first: past the arrays); ``at(
+    tile, r, col, kk)``: where k index kk of the tile's element (r, col) lies."""
+    def where(tile, k0, r, col):
+        kk = k0 + along(k0, r, col)
+        return np.where(kk < k, at(tile, r, col, kk), at(tile, r, col, kk - 16) if k0 else 1 << 40)
+    return where
 
 
 def _staged(flat_a, flat_b, m, k, n, a_keep=None, b_keep=None, a_at=None, b_at=None):

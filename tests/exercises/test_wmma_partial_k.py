@@ -72,6 +72,17 @@ WRONG = [
     ("staging_from_thread_index", variant(KERNEL, ("for (int i = lane; i < 256;", "for (int i = threadIdx.x; i < 256;")),
      ["warp 1 read As[1][0][0] of its tile, which none of its lanes had staged",
       "i from lane = threadIdx.x % 32"]),
+    # audit 3: the partial tile staged with an if and no else (the step before's elements stay);
+    # A's rows 16 apart; B's columns from tile_col + col
+    ("staged_with_an_if_and_no_else", variant(KERNEL, (
+        STAGE_A, "if (k0 + col < K) As[w][r][col] = A[(tile_row * 16 + r) * K + k0 + col];"), (
+        STAGE_B, "if (k0 + r < K) Bs[w][r][col] = B[(k0 + r) * N + tile_col * 16 + col];")),
+     ["still held the step before's elements", "stage 0 past K"]),
+    ("a_rows_16_apart", variant(KERNEL, ("A[(tile_row * 16 + r) * K + k0 + col]",
+                                         "A[tile_row * 16 * K + r * 16 + k0 + col]")),
+     ["As took A's rows 16 elements apart", "A[(tile_row * 16 + r) * K + k0 + col]"]),
+    ("b_columns_from_tile_col_unscaled", variant(KERNEL, ("N + tile_col * 16 + col]", "N + tile_col + col]")),
+     ["Bs took B's columns from tile_col + col", "B[(k0 + r) * N + tile_col * 16 + col]"]),
 ]
 
 
