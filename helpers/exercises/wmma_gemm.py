@@ -133,6 +133,14 @@ LOOKALIKES = [
     (lambda m, k, n: dict(b_start=lambda kk, tc: kk), "B's tile left out tile_col * 16 * K: every "
      "warp read B + k, the first column of tiles of B", "B's tile (k / 16, tile_col) starts at "
      "B + tile_col * 16 * K + k"),
+    *((lambda m, k, n, a=a, b=b: dict(a_start=lambda kk, tr: tr * 16 * k + kk * (16 if a else 1),
+                                       b_start=lambda kk, tc: tc * 16 * k + kk * (16 if b else 1)),
+       f"{which} offset along K was k * 16, but k already counts elements (it steps by 16): each "
+       "step after the first read its tile 16 times too far along", hint)
+      for a, b, which, hint in (
+          (True, True, "A's and B's tiles'", "load A + tile_row * 16 * K + k and B + tile_col * 16 * K + k"),
+          (True, False, "A's tile's", "A's tile (tile_row, k / 16) starts at A + tile_row * 16 * K + k"),
+          (False, True, "B's tile's", "B's tile (k / 16, tile_col) starts at B + tile_col * 16 * K + k"))),
 ]
 C_HINT = ("C's tile (tile_row, tile_col) starts at C + tile_row * 16 * N + tile_col * 16, and "
           "from one row to the next is N elements")

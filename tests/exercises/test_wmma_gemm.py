@@ -88,6 +88,10 @@ WRONG = [
      ["A's tile never moved along K", "A + tile_row * 16 * K + k: add k"]),
     ("b_tile_without_tile_col", variant(KERNEL, (LOAD_B, LOAD_B.replace("tile_col * 16 * K + ", ""))),
      ["B's tile left out tile_col * 16 * K", "B + tile_col * 16 * K + k"]),
+    # audit 3: k * 16 in both tiles' offsets (k already counts elements)
+    ("offsets_k_times_16", variant(KERNEL, (LOAD_A, LOAD_A.replace("K + k,", "K + k * 16,")),
+                                   (LOAD_B, LOAD_B.replace("K + k,", "K + k * 16,"))),
+     ["A's and B's tiles' offset along K was k * 16", "B + tile_col * 16 * K + k"]),
 ]
 
 
