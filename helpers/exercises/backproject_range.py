@@ -237,6 +237,26 @@ def _transposed(shape, cx, cy, fx, fy, z):
     return (thread_u - cx) * z / fx, (thread_v - cy) * z / fy
 
 
+def _one_slip(u, v, z, fx, fy, cx, cy):
+    """(X, Y, problem, hint) of formulas with one slip: parentheses left out (in X, Y or both),
+    the pixel's centre (u + 0.5, v + 0.5), X from the row or Y from the column."""
+    x, y = (u - cx) * z / fx, (v - cy) * z / fy
+    bare_x, bare_y = u - cx * z / fx, v - cy * z / fy
+    bare = ("without parentheses, * and / go before -, so only {0} was scaled: {1} = {2} - {0} * z "
+            "/ {3}", "subtract first: {1} = ({2} - {0}) * z / {3}")
+    for got_x, got_y, names in ((bare_x, y, ("cx", "X", "u", "fx")), (x, bare_y, ("cy", "Y", "v", "fy"))):
+        yield got_x, got_y, *(text.format(*names) for text in bare)
+    yield (bare_x, bare_y, "without parentheses, * and / go before -, so only cx and cy were "
+           "scaled: X = u - cx * z / fx", "subtract first: " + FORMULA_HINT)
+    yield ((u + np.float32(0.5) - cx) * z / fx, (v + np.float32(0.5) - cy) * z / fy,
+           "X and Y were computed from the pixel's centre, u + 0.5 and v + 0.5, but cx and cy "
+           "count from the pixel itself: pixel (u, v) is at u and v", FORMULA_HINT)
+    yield (x, (u - cy) * z / fy, "Y was computed from the column u, not the row v",
+           "Y goes down the image, with the row: Y = (v - cy) * z / fy")
+    yield ((v - cx) * z / fx, y, "X was computed from the row v, not the column u",
+           "X goes across the image, with the column: X = (u - cx) * z / fx")
+
+
 def _wrong_models(depth, intrinsics):
     """(xyz, problem, hint) of kernels with a known mistake in the formula, in this order."""
     fx, fy, cx, cy = map(np.float32, intrinsics)
@@ -275,7 +295,8 @@ def _wrong_models(depth, intrinsics):
              "fx is only the ray's slope", "the point lies z along its ray: " + FORMULA_HINT),
             (*_transposed(depth.shape, cx, cy, fx, fy, z), "the pixel's index ran down the columns, "
              "i = u * height + v: thread (u, v) read and stored another pixel's depth, but "
-             "computed X and Y from its own u and v", "the image is stored row after row: i = v * width + u")):
+             "computed X and Y from its own u and v", "the image is stored row after row: i = v * width + u"),
+            *_one_slip(u, v, z, fx, fy, cx, cy)):
         yield np.stack([x, y, z]), problem, hint
     yield (backproject(depth, *intrinsics, 1), "the coordinates are in millimetres, 1000 times "
            "too large", "multiply the depth by depth_scale first: z = depth[i] * depth_scale "

@@ -114,6 +114,12 @@ WRONG = {
         }
 }
 """)], "two threads wrote xyz["),
+    # audit 3: one slip in the formula each
+    "x_without_parentheses": ([(X, "    xyz[i] = u - cx * z / fx;\n")], "so only cx was scaled"),
+    "pixel_centre": ([("(u - cx)", "(u + 0.5f - cx)"), ("(v - cy)", "(v + 0.5f - cy)")],
+                     "computed from the pixel's centre, u + 0.5 and v + 0.5"),
+    "y_from_the_column": ([(Y, "    xyz[n + i] = (u - cy) * z / fy;\n")],
+                          "Y was computed from the column u, not the row v"),
     # audit 2 (near misses, helpers.exercises.near): Y divided by fx; X and Y kept in ints
     "y_over_fx": ([("(v - cy) * z / fy", "(v - cy) * z / fx")],
                   "every element of Y is 0.9135 times the right value"),
