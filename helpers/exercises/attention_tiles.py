@@ -53,11 +53,13 @@ def walk(q, k, v, tiles=None, keys=lambda n, tile: min(TILE, n - tile * TILE),
         j = stage(tile, np.arange(TILE))
         ks, vs = (np.where((j < n)[:, None], a[np.minimum(j, n - 1)].astype(np.float64), 0.0)
                   for a in (k, v))
-        for jj in range(keys(n, tile)):
+        count = np.broadcast_to(keys(n, tile), (n,))   # the keys each row scores
+        for jj in range(int(count.max(initial=0))):
             s = (qs * (ks[lane] if own_key else padded[first + jj] if query_keys else ks[jj])
                  ).sum(axis=1)
-            new = np.maximum(m, s)
-            r, p = np.exp(m - new), np.exp(s - new)
+            new = np.where(jj < count, np.maximum(m, s), m)  # rows past their count keep theirs
+            live = jj < count
+            r, p = np.exp(np.where(live, m - new, 0.0)), np.where(live, np.exp(s - new), 0.0)
             total = total * (r if rescale_l else 1) + p
             acc = acc * (r[:, None] if rescale_acc else 1) + p[:, None] * (
                 vs[lane] if own_value else vs[jj])
@@ -116,6 +118,15 @@ def _walks(n, q, k, v):
         yield ((q, k, v), dict(keys=lambda n, tile: TILE if tile < last else n % TILE),
                f"n = {n} is a whole number of tiles, and the last tile's keys were not scored "
                "(n % TILE is 0 there)", "score min(TILE, n - tile * TILE) keys in a tile")
+    if n % TILE:
+        yield ((q, k, v), dict(keys=lambda n, tile: n - last * TILE), f"every tile scored "
+               f"{n - last * TILE} keys, the last tile's count: TILE - (tiles * TILE - n) is the "
+               "same for every tile", "count the keys of the tile at hand: "
+               "min(TILE, n - tile * TILE)")
+    yield ((q, k, v), dict(keys=lambda n, tile: np.minimum(TILE, n - np.arange(n) // TILE * TILE)),
+           "each block scored as many keys in every tile as its own query tile holds: the count "
+           "was taken from blockIdx.x, the tile of queries, not from the tile of keys",
+           "count the keys of the tile at hand: min(TILE, n - tile * TILE)")
     yield ((q, k, v), dict(stage=lambda tile, t: tile + t), f"the tiles overlap: tile 1 staged "
            f"keys 1 to {TILE}, where it holds keys {TILE} to {2 * TILE - 1}",
            "thread t stages key j = tile * TILE + t")

@@ -71,6 +71,13 @@ WRONG = [
      ["TILE elements apart", "k[j * HEAD_DIM + c]"]),
     ("keys_of_the_queries", variant(KERNEL, ("k[(size_t)j * HEAD_DIM + c]", "k[(size_t)i * HEAD_DIM + c]")),
      ["Ks was staged from the query index i", "j = tile * TILE + t"]),
+    # audit 3: the last tile's count in every tile; the count from the query tile, blockIdx.x
+    ("last_tile_s_count_everywhere", variant(KERNEL, ("min(TILE, n - tile * TILE);",
+                                                      "TILE - (tiles * TILE - n);")),
+     ["every tile scored 11 keys, the last tile's count", "min(TILE, n - tile * TILE)"]),
+    ("count_from_the_query_tile", variant(KERNEL, ("min(TILE, n - tile * TILE);",
+                                                   "min(TILE, n - blockIdx.x * TILE);")),
+     ["the count was taken from blockIdx.x", "min(TILE, n - tile * TILE)"]),
 ]
 
 # Right, though not as the solution does it: powers of 2 (exp2f, the scale times log2(e)), as
