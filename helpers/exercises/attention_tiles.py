@@ -118,15 +118,7 @@ def _walks(n, q, k, v):
         yield ((q, k, v), dict(keys=lambda n, tile: TILE if tile < last else n % TILE),
                f"n = {n} is a whole number of tiles, and the last tile's keys were not scored "
                "(n % TILE is 0 there)", "score min(TILE, n - tile * TILE) keys in a tile")
-    if n % TILE:
-        yield ((q, k, v), dict(keys=lambda n, tile: n - last * TILE), f"every tile scored "
-               f"{n - last * TILE} keys, the last tile's count: TILE - (tiles * TILE - n) is the "
-               "same for every tile", "count the keys of the tile at hand: "
-               "min(TILE, n - tile * TILE)")
-    yield ((q, k, v), dict(keys=lambda n, tile: np.minimum(TILE, n - np.arange(n) // TILE * TILE)),
-           "each block scored as many keys in every tile as its own query tile holds: the count "
-           "was taken from blockIdx.x, the tile of queries, not from the tile of keys",
-           "count the keys of the tile at hand: min(TILE, n - tile * TILE)")
+    yield from _counts(n, (q, k, v), last)
     yield ((q, k, v), dict(stage=lambda tile, t: tile + t), f"the tiles overlap: tile 1 staged "
            f"keys 1 to {TILE}, where it holds keys {TILE} to {2 * TILE - 1}",
            "thread t stages key j = tile * TILE + t")
@@ -164,6 +156,19 @@ def _walks(n, q, k, v):
            "multiply q by rsqrtf(HEAD_DIM) (or 1.0f / 8: a float)")
     yield ((q, k, v), dict(divide=False), "o is acc, not acc / l: the sum of the weights was not "
            "divided out", "write acc[c] / l")
+
+
+def _counts(n, inputs, last):
+    """(inputs, walk's keywords, problem, hint) of a count of keys a tile taken from another
+    tile: the last one's in every tile, the block's own query tile's."""
+    hint = "count the keys of the tile at hand: min(TILE, n - tile * TILE)"
+    if n % TILE:
+        yield (inputs, dict(keys=lambda n, tile: n - last * TILE), f"every tile scored "
+               f"{n - last * TILE} keys, the last tile's count: TILE - (tiles * TILE - n) is the "
+               "same for every tile", hint)
+    yield (inputs, dict(keys=lambda n, tile: np.minimum(TILE, n - np.arange(n) // TILE * TILE)),
+           "each block scored as many keys in every tile as its own query tile holds: the count "
+           "was taken from blockIdx.x, the tile of queries, not from the tile of keys", hint)
 
 
 def _query_rows(n, unwritten):
