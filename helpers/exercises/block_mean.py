@@ -160,6 +160,13 @@ def _refine(failure):
         yield (f"block {block} read its mean, means[{block}], which no thread had stored, and "
                "block 0 stored its own: only thread 0 of block 0 computed a mean. Thread 0 of "
                "every block computes its block's: if (t == 0), t = threadIdx.x")
+    err = failure.error
+    if (failure.kind == "race" and err.space == "global" and err.hazard == "write-after-write"
+            and err.array == "means" and err.first.block == err.second.block and err.same_line
+            and err.element == err.first.block[0]):
+        yield (f"every thread of block {block} stored means[{err.element}], not thread 0 alone "
+               "(the others their own sum, still 0): the sum and the store go inside thread 0's "
+               "if (t == 0) { ... }, and the others only read the mean after the __syncthreads()")
     if failure.kind == "race" and failure.error.space == "global" and not failure.update \
             and failure.error.hazard != "write-after-write":   # a store, then reads: not two stores
         yield ("thread 0 stores the block's mean in means[blockIdx.x] while the other threads "

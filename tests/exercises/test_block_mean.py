@@ -65,6 +65,12 @@ WRONG = {
                        ["index 256", "tile holds the block's own elements", "k runs from 0"]),
     "sum_reads_x": ([("sum += tile[k];", "sum += x[k];")],
                     ["the mean of block 0's elements", "sum += tile[k]"]),
+    # audit 3: the sum and the store outside thread 0's if: every thread stores means[b]
+    "store_outside_the_if": ([("    if (t == 0) {\n        float sum = 0.0f;", "    float sum = 0.0f;\n    if (t == 0) {"),
+                              ("        means[blockIdx.x] = sum / count;    // FIX 3\n    }",
+                               "    }\n    means[blockIdx.x] = sum / count;")],
+                             ["a data race on means[0]", "every thread of block 0 stored means[0]",
+                              "if (t == 0)"]),
 }
 
 # Right, but not the solution's way: each must pass
