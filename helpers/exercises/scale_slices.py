@@ -120,21 +120,32 @@ def _index_mistakes(case, hit):
             yield problem, INDEX_HINT
 
 
+def _guard_mistakes(case, all_written, hit, first):
+    """A guard's mistakes, out written past its end (``first``, the first such index) and
+    ``hit`` the set of elements written: the sides joined with &&, every element written, or
+    those a guard with its sides swapped writes."""
+    nx, ny, nz, block = case
+    tz, ty, tx = np.indices([g * b for g, b in zip(_grid(case), block)][::-1])
+    index = (tz * ny + ty) * nx + tx
+    if hit == set(index[~((tx >= nx) & (ty >= ny) & (tz >= nz))].tolist()):
+        yield (f"out was written past its end (out[{first}]): the guard returned only the threads "
+               "outside the volume in x and in y and in z at once (&&), so one outside in a "
+               "single side wrote", "any side outside the volume must return, the conditions "
+               "joined with ||: if (x >= nx || y >= ny || z >= nz) return;")
+    if all_written or hit == set(index[(tx < ny) & (ty < nx) & (tz < nz)].tolist()):
+        yield (f"out was written past its end (out[{first}]): threads outside the volume wrote",
+               "the grid sticks out in z too: if (x >= nx || y >= ny || z >= nz) return;")
+
+
 def _mistakes(case, run):
     """The mistakes a launched kernel's output shows, in order (nothing when it is right)."""
     nx, ny, nz, block = case
     (vol, scale), got, written = run.model, run.out.got, ~run.out.unwritten
     yield from one_further("out", "element", run.out.past, run.out.unwritten,
                            "store at out[i], i = (z * ny + y) * nx + x, with nothing added")
-    # a guard's mistake: every element written, or those a guard with its sides swapped writes
-    tz, ty, tx = np.indices([g * b for g, b in zip(_grid(case), block)][::-1])
-    swapped = ((tz * ny + ty) * nx + tx)[(tx < ny) & (ty < nx) & (tz < nz)]
     hit = set(np.flatnonzero(written).tolist()) | set(run.out.past.tolist())
-    guard = written.all() or hit == set(swapped.tolist())
-    if run.out.past.size and guard:
-        yield (f"out was written past its end (out[{run.out.past[0]}]): threads outside the "
-               "volume wrote", "the grid sticks out in z too: "
-                               "if (x >= nx || y >= ny || z >= nz) return;")
+    if run.out.past.size:
+        yield from _guard_mistakes(case, written.all(), hit, run.out.past[0])
     yield from _index_mistakes(case, hit)
     if run.out.past.size:  # and elements inside never written, not as a guard leaves them
         yield (f"out was written past its end (out[{run.out.past[0]}]), and "
@@ -153,13 +164,18 @@ def _mistakes(case, run):
         if not written.all() and np.array_equal(written, _written_with_z_from(case, axis)):
             yield (f"z takes threadIdx.{axis} where threadIdx.z belongs: a thread's place in the "
                    "block's depth is threadIdx.z", Z_HINT)
+    z, y, x = np.indices((nz, ny, nx))
+    for axis, same in (("y", z == y), ("x", z == x)):
+        if not same.all() and np.array_equal(written, same):
+            yield (f"only the elements whose z equals their {axis} were written: z was computed "
+                   f"with {axis}'s formula (blockIdx.{axis} * blockDim.{axis} + "
+                   f"threadIdx.{axis})", Z_HINT)
     want = vol * scale[:, None, None]
     right = np.isclose(got, want, rtol=1e-6, atol=0)
     if right.all():
         return
     if not written.all():
         yield f"{int((~written).sum())} of {vol.size} elements were never written", INDEX_HINT
-    z, y, x = np.indices((nz, ny, nx))
     fortran = ((x * ny + y) * nz + z).ravel()
     swapped = np.empty(vol.size, np.float32)
     swapped[fortran] = vol.ravel()[fortran] * scale[z.ravel()]

@@ -6,7 +6,7 @@ PyCUDA, once more on the simulator, whose race check the checker uses)."""
 import numpy as np
 import pytest
 
-from kernel_sources import compile_variant_pairs, solution, variant
+from kernel_sources import compile_variant_pairs, simulator_only, solution, variant
 
 from helpers.exercises import scale_slices as checker
 
@@ -44,6 +44,11 @@ WRONG = {
                              " element just past the end of out was: the store's index is one"),
     "x_and_y_swapped_in_the_index": ([(INDEX, "int i = (z * ny + x) * nx + y;")],
                                      "out was written past its end (out[455]), and"),
+    "guard_joined_with_and": ([(GUARD, "if (x >= nx && y >= ny && z >= nz)")],
+                              "out was written past its end (out[455]): the guard returned only "
+                              "the threads outside the volume in x and in y and in z at once"),
+    "z_line_copied_from_y": ([(Z, "int z = blockIdx.y * blockDim.y + threadIdx.y;")],
+                             "only the elements whose z equals their y were written"),
     "guard_sides_swapped": ([(GUARD, "if (x >= ny || y >= nx || z >= nz)")],
                             "out was written past its end (out[455]): threads outside the volume"),
     "not_scaled": ([("vol[i] * scale[z]", "vol[i]")], "out equals vol"),
@@ -58,6 +63,8 @@ WRONG = {
     "scaled_twice": ([("out[i] = vol[i] * scale[z];", "out[i] = 2 * vol[i] * scale[z];")],
                      "every element of out is 2 times the right value"),
 }
+SIMULATOR_ONLY = {"guard_joined_with_and": "on a GPU a thread past a row's or a slice's end "
+                                           "races with the one whose element it writes"}
 RIGHT = {
     "flat_index_written_out": [(INDEX, "int i = z * nx * ny + y * nx + x;")],
     "guard_around_the_store": [(GUARD + "\n        return;\n", ""),
@@ -85,7 +92,7 @@ def test_the_stub_as_shipped_is_not_yet_right(capsys):
     assert "blockIdx.z * blockDim.z + threadIdx.z" in verdict.hint
 
 
-@pytest.mark.parametrize("name", WRONG)
+@pytest.mark.parametrize("name", simulator_only(WRONG, SIMULATOR_ONLY))
 def test_each_mistake_gets_its_own_verdict(kernels, name, capsys):
     verdict = checker.check_scale_slices_kernel(*kernels[name])
     assert verdict.passed is False
