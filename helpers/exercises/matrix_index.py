@@ -17,7 +17,7 @@ from helpers.exercises.common import Input, Output, is_poison
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.hidden import grids
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import written_twice
+from helpers.exercises.microscope import observe, written_by_two, written_twice
 from helpers.exercises.verdict import matches
 
 KERNEL = "scale_shift"
@@ -56,6 +56,23 @@ ROW_MAJOR_HINT = ("in a row-major matrix a row is cols elements long, so element
                   "at row * cols + col (col * rows + row is the column-major, Fortran order)")
 
 
+BYTES_HINT = ("the index counts bytes, times sizeof(float): a[i] is already the i-th float, not "
+              "the i-th byte, so the index counts elements: int i = row * cols + col;")
+
+
+def _refine(failure):
+    """A read or write 4 times as far as the thread's element (row, col) is, for some cols: the
+    index multiplied by sizeof(float), from the error's thread, block and offset."""
+    err, block = failure.error, failure.block
+    if failure.kind != "out of bounds" or not block or err.thread is None or err.block is None \
+            or err.offset is None or err.offset % 16:
+        return
+    col, row = (err.block[k] * block[k] + err.thread[k] for k in (0, 1))
+    element = err.offset // 16      # the element the index would reach, were it not times 4
+    if row > 0 and element > col and (element - col) % row == 0 and (element - col) // row > col:
+        yield BYTES_HINT
+
+
 def _where(case):
     (gx, gy), (bx, by) = case.grid, case.block
     return f"rows = {case.height}, cols = {case.width}, block = ({bx}, {by}, 1), grid = ({gx}, {gy})"
@@ -74,9 +91,33 @@ def _launch(case):
 
 
 def _observed(kernels, case):
-    """The race check's launch on the simulator: two threads that store into one element."""
-    return written_twice(kernels, _launch(case), f"each thread writes only its own element: "
-                         f"{INDEX_HINT}, then out[row * cols + col] = ...; no loop over all of out")
+    """The race check's launch on the simulator: two threads that store into one element (one
+    of them outside the matrix, its row and col clamped to the edge, first)."""
+    launch = _launch(case)
+    race = observe(kernels, launch).race
+    if written_by_two(race) and race.array == "out":
+        yield from _clamped(race, case)
+    yield from written_twice(kernels, launch, f"each thread writes only its own element: "
+                             f"{INDEX_HINT}, then out[row * cols + col] = ...; no loop over all "
+                             "of out")
+
+
+def _clamped(race, case):
+    """Two threads that wrote one element of out, the one outside the matrix with its row and
+    col clamped to the last ones (min(row, rows - 1), min(col, cols - 1)) where the guard
+    belongs."""
+    rows, cols, (bx, by) = case.height, case.width, case.block[:2]
+    places = [(b[1] * by + t[1], b[0] * bx + t[0])
+              for b, t in ((a.block, a.thread) for a in (race.first, race.second))]
+    inside = [r < rows and c < cols for r, c in places]
+    clamped = [min(r, rows - 1) * cols + min(c, cols - 1) for r, c in places]
+    if inside.count(True) == 1 and clamped == [race.element] * 2:
+        (r, c), which = places[inside.index(False)], ("first", "second")[inside.index(False)]
+        yield (f"two threads wrote out[{race.element}] ({race.first.who} and "
+               f"{race.second.who}): the {which}, at row {r}, col {c}, lies outside the "
+               f"{rows} x {cols} matrix, and row and col clamped with min() sent it onto the "
+               "edge's element", "a thread outside the matrix must write nothing, not the "
+               "nearest element: a bounds guard, " + GUARD)
 
 
 def _mistakes(case, run):
@@ -204,7 +245,7 @@ def _same(got, model):
 EXERCISE = KernelExercise(
     stub="exercises/matrix_index.cu", kernel=KERNEL, signature=PARAMETERS,
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
-    crash_hint=WILD_HINT, simulated="runs the race check", observed=_observed,
+    crash_hint=WILD_HINT, refine=_refine, simulated="runs the race check", observed=_observed,
     observed_as="race-checked",
     success=f"out = a * col_scale + row_offset[:, None] for every shape tried ({len(CASES) - 1} "
             "launches, sides not multiples of the block), nothing written outside the matrix, "

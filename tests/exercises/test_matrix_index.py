@@ -70,6 +70,10 @@ WRONG = {
                                      "a * col_scale[col] + row_offset[i / rows]"),
     # every thread writes every element, the same values: right, but for the race check
     "every_thread_does_the_whole_loop": ([(WHOLE, LOOP)], "every thread did the whole loop"),
+    # clamped onto the edge where the guard belongs: right values, but for the race check
+    "clamped_with_min": ([(GUARD, "    row = min(row, rows - 1);\n    col = min(col, cols - 1);\n\n")],
+                         "the second, at row 0, col 7, lies outside the 5 x 7 matrix, and row and "
+                         "col clamped with min()"),
     # a near miss (helpers.exercises.near), whose rounding differs from NumPy's where a + b cancels
     "twice_the_value": ([("out[i] = a[i] * col_scale[col] + row_offset[row];",
                           "out[i] = (a[i] * col_scale[col] + row_offset[row]) * 2;")],
@@ -88,6 +92,9 @@ RIGHT = {
 # a GPU it would leave the CUDA context unusable for the tests after it).
 SIMULATOR_ONLY = {
     "fewer_parameters": "__global__ void scale_shift(const float *a, float *out, int rows, int cols) {}",
+    # on a GPU its reads past the end of a may break the context
+    "index_in_bytes": variant(KERNEL, ("int i = row * cols + col;",
+                                       "int i = (row * cols + col) * sizeof(float);")),
     "wild": variant(KERNEL, ("    out[i] =", "    ((volatile float *)4096)[row * 16 + col] = 1.0f;\n    out[i] =")),
 }
 
@@ -157,3 +164,11 @@ def test_wild_write_is_reported_not_raised(kernels, capsys):
     out = capsys.readouterr().out
     assert out.startswith("NOT YET: the kernel crashed"), out
     assert "bounds guard" in out
+
+
+@pytest.mark.skipif(BACKEND != "simulator", reason="its reads run far past the end of a, which on "
+                    "a GPU may leave the CUDA context unusable")
+def test_an_index_in_bytes_is_named(kernels, capsys):
+    verdict = check_matrix_index_kernel(*kernels["index_in_bytes"])
+    assert not verdict and verdict.problem.startswith("the kernel crashed"), verdict
+    assert verdict.hint.startswith("the index counts bytes, times sizeof(float)"), verdict
