@@ -92,6 +92,11 @@ def _mistakes(case, run):
                "short (i < blockDim.x - 1, or i < n - 1) leaves the last thread out",
                "the block has exactly n threads, one for each element, and the last one writes "
                "y[n - 1]: no guard is needed here (a guard would be i < n, not i < n - 1)")
+    if n > 1 and written[1:].all() and not written[0]:
+        yield ("only y[0], the first element, was never written: a guard that is false for i = 0 "
+               "(if (i), or i > 0) leaves thread 0 out; 0 counts as false in an if",
+               "thread 0 has element 0 and writes y[0] like every other thread: no guard is "
+               "needed here (a guard would be i < n)")
     if not written.all():
         first = int(np.argmin(written))
         yield (f"{int((~written).sum())} of {n} elements were never written (the first is "

@@ -31,6 +31,9 @@ WRONG = {
     # audit A: a guard that leaves the last thread out; x[i] kept in an int
     "guard_leaves_the_last": ((*STORE, "if (i < blockDim.x - 1)\n        y[i] = x[i] + c;"),
                               "only y[199], the last element, was never written"),
+    "guard_if_i": ((*STORE, "if (i) y[i] = x[i] + c;"),
+                   "only y[0], the first element, was never written: a guard that is false for "
+                   "i = 0"),
     "c_cut_to_an_int": ((*STORE, "y[i] = x[i] + int(c);"), "y = x + -2, but c is -2.5 here: "
                         "c was cut to a whole number"),
     "x_kept_in_an_int": ((*STORE, "int v = x[i];\n    y[i] = v + c;"),
