@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises import near
-from helpers.exercises.microscope import written_twice
+from helpers.exercises.microscope import with_stopped, written_twice
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -157,9 +157,31 @@ def _visits(n, block, blocks, start):
     return visits
 
 
+def _detect(kernels, case):
+    """The case's mistakes, with the loop that never ended named first (``_endless``)."""
+    run = yield from with_stopped(EXERCISE, kernels, _launch(case), _endless)
+    if run is not None:
+        yield from _mistakes(case, run)
+
+
+def _endless(seen, launch):
+    """A loop stopped at the time limit whose i never moved: one element added to, again and
+    again (more times than n), and no other."""
+    (x, y), got = launch.model, seen.outs[0].got
+    visits = (got - y) / x
+    moved = np.flatnonzero(visits)
+    if moved.size == 1 and visits[moved[0]] > x.size:
+        first = int(moved[0])
+        yield (f"the loop never ended: only y[{first}] was added to, again and again until the "
+               "simulator stopped it, and no other element: the loop's i never moved",
+               "i must move each time round: i += stride stores the next i in i (i + stride "
+               "alone computes it and throws it away); " + LOOP_HINT)
+
+
 EXERCISE = KernelExercise(
     stub="exercises/add_into.cu", kernel="add_into", signature="const float *x, float *y, int n",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
+    detect=_detect,
     crash_hint="the loop must stop at n: " + LOOP_HINT,
     simulated="runs the race check", observed=_observed, observed_as="race-checked",
     success=f"x added into y exactly once for every i < n on every grid tried ({len(CASES) - 1} "

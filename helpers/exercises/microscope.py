@@ -154,3 +154,35 @@ def written_twice(kernels, launch, hint, did="wrote", hazards=("write-after-writ
                f"{race.second.who}): every thread did the whole loop, or the threads' {items} "
                "overlap", hint)
     yield from observed_mistakes(seen, refine)
+
+
+STOPPED_AFTER = 1.0
+"""Seconds a launch that did not finish runs again, for what its outputs held when it stopped."""
+
+
+def stopped(kernels, launch):
+    """The ``Observed`` of ``launch`` on the simulator stopped at its time limit
+    (``STOPPED_AFTER``), its outputs as far as the threads got: what an endless loop did before
+    the stop; None when it finished or failed in another way."""
+    from helpers.sim.settings import settings
+
+    with settings.changed(time_limit=STOPPED_AFTER):
+        seen = observe(kernels, launch, key=f"stopped {launch.block} {launch.grid}")
+    return seen if getattr(seen.error, "kind", None) == "time limit" else None
+
+
+def with_stopped(exercise, kernels, launch, endless):
+    """The mistakes of ``exercise.run`` on ``launch`` (a generator that returns its ``Run``, or
+    None after a crash). A launch stopped at the time limit raises its error, for
+    ``verdict.first_mistake`` to name; before it, the mistakes ``endless(observed, launch)``
+    names in the same launch stopped sooner (``stopped``): which loop never ends, from what the
+    outputs held at the stop."""
+    try:
+        return (yield from exercise.run(kernels, launch))
+    except Exception as err:  # re-raised: only a time limit's is looked at
+        if getattr(err, "kind", None) != "time limit":
+            raise
+        seen = stopped(kernels, launch)
+        if seen is not None:
+            yield from endless(seen, launch)
+        raise

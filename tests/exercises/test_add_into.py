@@ -8,6 +8,8 @@ import pytest
 
 from kernel_sources import compile_variant_pairs, simulator_only, solution, variant
 
+from helpers.backend import BACKEND
+
 from helpers.exercises import add_into as checker
 
 KERNEL = solution("add_into.cu")
@@ -117,3 +119,15 @@ def test_a_kernel_right_in_another_way_passes(kernels, name):
 def test_the_grader_s_cases_have_grids_smaller_and_larger_than_n():
     drawn = checker.EXERCISE.draw(np.random.default_rng(7))
     assert [n > block * blocks for n, block, blocks in drawn] == [True, True, False]
+
+
+@pytest.mark.skipif(BACKEND != "simulator", reason="a GPU kernel cannot be stopped from Python")
+def test_a_step_that_does_not_move_i_is_named(capsys, monkeypatch):
+    from helpers.exercises import kernel
+
+    monkeypatch.setattr(kernel, "LAUNCH_TIME_LIMIT", 0.5)
+    endless = compile_variant_pairs("add_into", {"step_not_stored": variant(
+        KERNEL, ("i += stride)", "i + stride)"))})["step_not_stored"]
+    verdict = checker.check_add_into_kernel(*endless)
+    assert verdict.problem.startswith("the loop never ended: only y[0] was added to"), verdict
+    assert verdict.hint.startswith("i must move each time round: i += stride"), verdict
