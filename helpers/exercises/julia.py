@@ -152,6 +152,13 @@ def _wrong_steps(case):
            "fraction, so the start moves only in whole steps and whole runs of pixels share it",
            "x*dx is already a float (an int times a float): z_re = x_min + x*dx, z_im = y_min + "
            "y*dy, with no cast to int")
+    re, im = (f32(low) + (np.arange(size, dtype=f32) + f32(0.5)) * f32(step)
+              for low, size, step in ((x_min, width, dx), (y_min, height, dy)))
+    yield (escape_counts(*np.broadcast_arrays(re[None, :], im[:, None]), c_re, c_im, max_iter),
+           "z starts at the pixel's centre, x_min + (x + 0.5)*dx + i*(y_min + (y + 0.5)*dy): "
+           "half a step off the point the chapter gives pixel (x, y)",
+           "pixel (x, y) is the point x_min + x*dx + i*(y_min + y*dy), with no 0.5 added: "
+           "z_re = x_min + x*dx, z_im = y_min + y*dy")
 
 
 def _grid(case) -> Grid:
@@ -171,6 +178,7 @@ def _mistakes(case, run):
     got, ref = run.out.got, run.model
     yield from _returned_in_the_loop(run.out.unwritten, ref < case["max_iter"])
     yield from coverage(run.out.past, run.out.unwritten, _grid(case), WORDS, WORDS.guard_hint)
+    yield from _wrapped(case, got, ref)
     re, im = pixel_grid(*_args(case)[:6])
     edge = (re * re + im * im == 4) & bool(case.get("exact"))
     if _close(got, ref) and (got[edge] == ref[edge]).all():
@@ -189,6 +197,31 @@ def _mistakes(case, run):
            f"{got[y, x]}, expected {ref[y, x]}", "compare your loop with the Mandelbrot kernel's: "
            "the new z_re and z_im must both be computed from the old values, and n counts the "
            "steps taken")
+
+
+def _wrapped(case, got, ref):
+    """A guard on the flat index (y*width + x < width*height): the threads past a row's end
+    (x >= width) draw their point, x_min + x*dx, into the first pixels of the next row; each
+    pixel there holds that count or the right one (whichever thread drew last; the wrapped
+    one in at least half of those where they differ), and the others are right (up to TOLERANCE
+    of them not, as a GPU's rounding may make them)."""
+    width, height, x_min, y_min, dx, dy, c_re, c_im, max_iter = _args(case)
+    over = _grid(case).threads[0] - width          # the threads past each row's end
+    if over <= 0 or (got == ref).all():
+        return
+    past = escape_counts(*pixel_grid(width + over, height, x_min, y_min, dx, dy), c_re, c_im,
+                         max_iter)[:-1, width:]    # thread (width + k, y) draws pixel (k, y + 1)
+    wrapped = np.array(ref)
+    wrapped[1:, :over] = past
+    region = np.zeros(got.shape, bool)
+    region[1:, :over] = True
+    wrong, other = got != ref, got != wrapped   # other: not what a wrapped thread draws
+    explained, differs = (wrong & ~other).sum(), (region & (wrapped != ref)).sum()
+    if not explained or 2 * explained < differs or np.mean(wrong & (other | ~region)) > TOLERANCE:
+        return
+    yield ("the first pixels of some rows hold the counts of points past the right edge: "
+           "threads with x >= width passed the guard on y*width + x and drew into the start of "
+           "the next row", "guard x and y separately: if (x >= width || y >= height) return;")
 
 
 def _observed(kernels, case):
