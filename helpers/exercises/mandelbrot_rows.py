@@ -19,7 +19,7 @@ from helpers.exercises.common import Output, one_further
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.julia import TOLERANCE, escape_counts, pixel_grid
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import written_twice
+from helpers.exercises.microscope import stopped, with_stopped, written_twice
 
 # (width, height, threads per block, max_iter): rows longer than a block, not a multiple of it;
 # last a small one on the simulator, race-checked
@@ -175,11 +175,29 @@ def _mistakes(case, run):
            f"{ref[rows[0], cols[0]]}", "keep the stub's loop: only the layout changes")
 
 
+def _detect(kernels, case):
+    """The case's mistakes, with the loop that never ended named first (``_endless``)."""
+    run = yield from with_stopped(EXERCISE, kernels, _launch(case),
+                                  lambda seen, launch: _endless(kernels, case))
+    if run is not None:
+        yield from _mistakes(case, run)
+
+
+def _endless(kernels, case):
+    """A launch that ran into the time limit, and does so again with max_iter = 0, where the
+    loop over a pixel's steps stops at once: the loop along the row is the one that never ends."""
+    if stopped(kernels, _launch((*case[:3], 0)), key="max_iter = 0") is not None:
+        yield ("the loop along the row never ended: the kernel ran into the simulator's time "
+               "limit even with max_iter = 0, where each pixel's loop stops at once: a thread's "
+               "x never moved on", "x must move on each time round, x += blockDim.x (at the end "
+               "of a while loop's body): " + LOOP_HINT)
+
+
 EXERCISE = KernelExercise(
     stub="exercises/mandelbrot_rows.cu", kernel="mandelbrot_rows",
     signature=("int *iters, int width, int height, float x_min, float y_min, float dx, "
                "float dy, int max_iter"),
-    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
+    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes, detect=_detect,
     crash_hint="stop the loop while x < width: " + LOOP_HINT, refine=_refine,
     simulated="runs the race check", observed=_observed, observed_as="race-checked",
     success=f"the Mandelbrot image matches NumPy's with one block a row ({len(CASES) - 1} "

@@ -160,14 +160,15 @@ STOPPED_AFTER = 1.0
 """Seconds a launch that did not finish runs again, for what its outputs held when it stopped."""
 
 
-def stopped(kernels, launch):
+def stopped(kernels, launch, key="stopped"):
     """The ``Observed`` of ``launch`` on the simulator stopped at its time limit
     (``STOPPED_AFTER``), its outputs as far as the threads got: what an endless loop did before
-    the stop; None when it finished or failed in another way."""
+    the stop; None when it finished or failed in another way. ``key``: the launch's, with its
+    block and grid, in ``kernels.seen``."""
     from helpers.sim.settings import settings
 
     with settings.changed(time_limit=STOPPED_AFTER):
-        seen = observe(kernels, launch, key=f"stopped {launch.block} {launch.grid}")
+        seen = observe(kernels, launch, key=f"{key} {launch.block} {launch.grid}")
     return seen if getattr(seen.error, "kind", None) == "time limit" else None
 
 

@@ -9,6 +9,8 @@ import pytest
 
 from kernel_sources import compile_variant_pairs, simulator_only, solution, variant
 
+from helpers.backend import BACKEND
+
 from helpers.exercises import mandelbrot_rows as checker
 
 KERNEL = solution("mandelbrot_rows.cu")
@@ -93,3 +95,22 @@ def test_a_kernel_right_in_another_way_passes(kernels, name):
 def test_the_grader_s_rows_are_longer_than_a_block_and_not_a_multiple():
     for width, _, block, _ in checker.EXERCISE.draw(np.random.default_rng(13)):
         assert width > 2 * block and width % block
+
+
+@pytest.mark.skipif(BACKEND != "simulator", reason="a GPU kernel cannot be stopped from Python")
+@pytest.mark.parametrize("name, replacement, named", [
+    ("x_never_moves", "for (int x = threadIdx.x; x < width; ) {", True),
+    # the loop over a pixel's steps never ends: not the one the verdict names
+    ("n_never_counted", "for (int x = threadIdx.x; x < width; x += blockDim.x) {", False)])
+def test_the_loop_along_the_row_is_named_when_it_never_ends(name, replacement, named, capsys,
+                                                            monkeypatch):
+    from helpers.exercises import kernel
+
+    monkeypatch.setattr(kernel, "LAUNCH_TIME_LIMIT", 0.5)
+    source = variant(KERNEL, (LOOP, replacement))
+    if not named:
+        source = source.replace("            n++;\n", "")
+    verdict = checker.check_mandelbrot_rows_kernel(*compile_variant_pairs(
+        "mandelbrot_rows", {name: source})[name])
+    assert not verdict
+    assert verdict.problem.startswith("the loop along the row never ended") is named, verdict
