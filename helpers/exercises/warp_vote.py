@@ -115,7 +115,14 @@ def _mistakes(case, run):
             (_votes(x, n, one_past=True).sum(axis=1),
              "the last warp counted one element too many: the lane with i == n voted (x[n] lies "
              "past the end)", "the last element is x[n - 1]: above = i < n && x[i] > threshold "
-             "(<, not <=)")):
+             "(<, not <=)"),
+            (np.where(votes.any(axis=1), votes.argmax(axis=1) + 1, 0),
+             "each count is the place of the word's lowest 1 bit (__ffs), not how many bits are 1",
+             "count the word's 1 bits: counts[warp] = __popc(votes)"),
+            (votes.any(axis=1),
+             "each count is 0 or 1, whether any lane voted true: __any_sync gives every lane one "
+             "true or false, not the 32 votes", "votes = __ballot_sync(0xffffffff, above) gives "
+             "every lane all 32 votes, one bit a lane")):
         if np.array_equal(got, wrong):
             yield problem, hint
     if not got.any():

@@ -47,6 +47,11 @@ WRONG = {
                              {"problem": "a read of x[203]", "hint": "test i < n first"}),
     "votes_in_a_register_only": ([(STORE, "votes = __popc(votes);")],
                                  {"problem": "never written", "hint": "stores counts[warp]"}),
+    "ffs_for_popc": ([(STORE, "counts[warp] = __ffs(votes);")],
+                     {"problem": "lowest 1 bit (__ffs)", "hint": "__popc(votes)"}),
+    "any_for_ballot": ([(BALLOT, "unsigned int votes = __any_sync(0xffffffff, above);")],
+                       {"problem": "whether any lane voted true",
+                        "hint": "__ballot_sync(0xffffffff, above)"}),
 }
 # Right, but not the solution's way: each must pass
 RIGHT = {
