@@ -158,7 +158,10 @@ def _wrong_counts(got, want, rgb, case):
              byte_hint),
             (j % 3 * 256 + rgb[j // 3 + j % 3], "the bins are what a thread a pixel gives that "
              "reads pixel p's channels from bytes p, p + 1, p + 2",
-             "pixel p's 3 bytes start at byte 3 * p: its channel c is rgb[3 * p + c]")):
+             "pixel p's 3 bytes start at byte 3 * p: its channel c is rgb[3 * p + c]"),
+            (j % 3 * 255 + v, "the bins are what bin c * 255 + v gives: channel c's 256 bins "
+             "start 255 apart, so value 255 of one channel falls in value 0 of the next",
+             "256 values a channel, 0 to 255: bin (j % 3) * 256 + rgb[j]")):
         if np.array_equal(got, np.bincount(bins, minlength=BINS)[:BINS]):
             yield problem, hint
     if got[256:].sum() == 0 and np.array_equal(got[:256], want.reshape(3, 256).sum(0)):
@@ -178,6 +181,7 @@ def _wrong_counts(got, want, rgb, case):
         yield (f"the last {lost} of the {size:,} bytes were not counted: the loop stops early",
                "count every byte, j from 0 while j < 3 * n")
     yield from _strides(got, rgb, case)
+    yield from _no_block_offset(got, rgb, case)
     block = case["block"]
     if block < BINS and np.array_equal(got[:block], want[:block]) and not got[block:].any():
         yield (f"only bins below blockDim.x ({block}) were added to bins: each thread added "
@@ -206,6 +210,20 @@ def _strides(got, rgb, case):
                    f"{who} walk over each other's bytes",
                    "a grid-stride loop steps over all the grid's threads: "
                    "j += blockDim.x * gridDim.x")
+
+
+def _no_block_offset(got, rgb, case):
+    """The grid-stride loop starting at j = threadIdx.x in every block: each block counts the
+    same bytes, those with j % (blockDim.x * gridDim.x) < blockDim.x, gridDim.x times over."""
+    block, grid, size = case["block"], case["grid"], 3 * case["n"]
+    j = np.arange(size)
+    weights = grid * (j % (block * grid) < block)
+    if grid > 1 and np.array_equal(got, np.bincount(j % 3 * 256 + rgb[:size], weights=weights,
+                                                    minlength=BINS)[:BINS]):
+        yield ("every block counted the same bytes, gridDim.x times in all, and the rest "
+               "went uncounted: the loop starts at j = threadIdx.x, the same in every block",
+               "start each thread at its place in the grid: for (int j = blockIdx.x * "
+               "blockDim.x + threadIdx.x; j < 3 * n; j += blockDim.x * gridDim.x)")
 
 
 def _observe(kernels):

@@ -130,6 +130,13 @@ WRONG = [
     ("exchanges_its_count",
      variant(KERNEL, ("atomicAdd(&bins[b], local[b]);", "atomicExch(&bins[b], local[b]);")),
      ["each bin holds one block's count, not the sum", "atomicAdd(&bins[b], local[b])"]),
+    # audit 3b: the grid-stride loop without the block's offset; channels 255 bins apart
+    ("count_loop_without_the_block_offset",
+     variant(KERNEL, ("for (int j = blockIdx.x * blockDim.x + threadIdx.x;", "for (int j = threadIdx.x;")),
+     ["every block counted the same bytes", "j = blockIdx.x * blockDim.x + threadIdx.x"]),
+    ("channels_255_bins_apart",
+     variant(KERNEL, (COUNT, COUNT.replace("* LEVELS", "* 255"))),
+     ["bin c * 255 + v", "bin (j % 3) * 256 + rgb[j]"]),
 ]
 
 # Right, but not the solution's way: each must pass
