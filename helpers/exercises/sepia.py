@@ -147,6 +147,11 @@ def _wrong_values(rgb, got, block=None, models=()):
                            close=lambda a, b: np.abs(a - b) <= 1, index_hint=LAYOUT_HINT)
     yield from one_channel(rgb, got, exact)
     yield from models
+    if not _differs(got, reference(rgb, half=1.0), exact, boundary=0.0).any():
+        yield (f"{int(wrong.sum())} values are one above NumPy's, each where the sum's fraction "
+               f"is below .5 ({at}: the sum is {exact[wy, wx, wc]:.3f}, got {got[wy, wx, wc]}): "
+               "ceilf rounds every fraction up", "round to the nearest level with + 0.5f as you "
+               "clamp: (unsigned char)fminf(value + 0.5f, 255.0f)")
     yield (f"{int(wrong.sum())} of {got.size} values are wrong (the first is {at}: got "
            f"{got[wy, wx, wc]}, expected {want[wy, wx, wc]})",
            LAYOUT_HINT + "; round with + 0.5f and clamp to 255")

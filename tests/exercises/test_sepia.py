@@ -94,6 +94,8 @@ WRONG = {
                                     "the red sum was rounded with - 0.5f"),
     "blue_clamped_with_fmaxf": ([("fminf(b2 + 0.5f", "fmaxf(b2 + 0.5f")],
                                 "every blue value below 255 turned into 255, the other channels"),
+    "rounded_with_ceilf": (each_channel("fminf({c}2 + 0.5f, 255.0f)", "fminf(ceilf({c}2), 255.0f)"),
+                           "ceilf rounds every fraction up"),
     # every thread converts every pixel, the same values: right, but for the race check
     "every_thread_does_the_whole_loop": ([("    int i = y * width + x;\n",
                                            "    for (int i = 0; i < width * height; i++) {\n"),
