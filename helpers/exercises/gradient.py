@@ -101,6 +101,11 @@ def _mistakes(case, run):
         yield (f"{where}, the last alone: its right neighbour, loaded by the thread after it, "
                "is missing", "every thread loads its element (clamped), those past n too: "
                "return after the barrier, not before the loads")
+    if set(wrong.tolist()) <= {0, n - 1} and _loads(run.kernel) > MAX_LOADS:
+        yield (f"{where}, at the ends of the array: out[i] read its neighbours from global "
+               "memory, in[i + 1] and in[i - 1], not from s, and at the ends they lie outside "
+               "the array (the trace found the extra loads)", "read both neighbours from s, "
+               "whose halo is clamped: " + FORMULA_HINT)
     if set(wrong.tolist()) <= {0, n - 1}:
         yield (f"{where}, at the ends of the array: the halo read outside it",
                "clamp the halo: " + HALO_HINT)
@@ -243,6 +248,13 @@ def _models(run, block, count):
                f"{0.5 * f:.4g}, not halved", FORMULA_HINT)
 
 
+def _loads(kernels):
+    """The global load requests a warp made on the simulator, in the first case's launch."""
+    n, block = CASES[0]
+    return observe(kernels, _launch(CASES[0])).stats.global_ld.requests / (
+        -(-n // block) * block // 32)
+
+
 def _fast(kernels):
     """What keeps a right kernel from FAST: on a GPU its bandwidth, on the simulator its trace."""
     if speed.on_gpu():
@@ -253,9 +265,7 @@ def _fast(kernels):
             lambda: kernels.device(x, out, np.int32(BIG), block=(256, 1, 1),
                                    grid=(BIG // 256, 1), shared=4 * 258),
             8 * BIG, TARGET, HALO_HINT, f"4 bytes read and 4 written an element, {BIG:,} of them"))
-    n, block = CASES[0]
-    loads = observe(kernels, _launch(CASES[0])).stats.global_ld.requests / (
-        -(-n // block) * block // 32)
+    loads = _loads(kernels)
     if loads > MAX_LOADS:
         yield (f"on the simulator each warp makes {loads:.1f} load requests to global memory, "
                "where a window read from shared memory takes 1 or 2: the neighbours are read "

@@ -87,6 +87,10 @@ WRONG = {
                           ["every output is 4 times the right one", "multiplied by 2, not halved"]),
     "result_never_stored": ([("    out[i] =", "    float g =")],
                             ["out was never written", "out[i] = (s[j + 1] - s[j - 1]) * 0.5f"]),
+    # audit 3b: the window loaded, but the output from global memory, its indices unclamped
+    "neighbours_from_global_unclamped": ([(DIFF, "(in[i + 1] - in[i - 1])")],
+                                         ["read its neighbours from global memory",
+                                          "read both neighbours from s"]),
 }
 # The simulator only: on a GPU an index past a shared array's end may be an illegal address.
 SIMULATOR_ONLY = {"static_array_too_small": "an overrun of shared memory may break the GPU's "
