@@ -11,7 +11,7 @@ import itertools
 
 import numpy as np
 
-from helpers.exercises import sepia, speed
+from helpers.exercises import sepia, sepia_x16_models, speed
 from helpers.exercises.common import Input, Output, launch_catching
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Kernels, Launch
@@ -90,6 +90,7 @@ def _mistakes(case, run):
     yield from _unwritten(run.out.unwritten, n)
     yield from _res_not_zeroed(rgb, got, n)
     yield from _wrong_groups(rgb, got, n)
+    yield from sepia_x16_models.mistakes(rgb, got, n, sepia.JUNK)
     whole = 16 * (n // 16)      # the groups and the tail, each on its own: a mistake in one only
     for part, block, models in ((slice(0, whole), (48, "group"), _group_models(rgb, got, n)),
                                 (slice(whole, n), None, ())):

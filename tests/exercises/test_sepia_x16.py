@@ -115,13 +115,26 @@ WRONG = {
                               "pixel p's blue was read from byte 3p + 3 of its group"),
     "green_stored_at_3p": ([("set_byte(res, 3 * p + 1, ", "set_byte(res, 3 * p, ")],
                            "pixel p's green result was stored at byte 3p of its group"),
+    # audit 3b: src offset twice; the results set_byte'd into w; w[] filled component-major
+    "src_indexed_at_3t": ([("uint4 a = src[0], b = src[1], c = src[2];",
+                            "uint4 a = src[3 * t], b = src[3 * t + 1], c = src[3 * t + 2];")],
+                          "src[3 * t] adds the 3t again"),
+    "results_into_w": ([("unsigned int res[12] = {0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, "
+                         "0u};\n", ""), ("set_byte(res,", "set_byte(w,")]
+                       + [(f"res[{k}]", f"w[{k}]") for k in range(12)],
+                       "set_byte put the results into w[], which still holds the loaded pixels"),
+    "w_by_component": ([("{a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, c.x, c.y, c.z, c.w}",
+                         "{a.x, b.x, c.x, a.y, b.y, c.y, a.z, b.z, c.z, a.w, b.w, c.w}")],
+                       "w[] holds the loaded words component by component"),
 }
+AUDIT_3B = ("src_indexed_at_3t", "results_into_w", "w_by_component")
 MODELLED = ("loads_from_uint4_4t", "a_loaded_from_src_1", "word_b_x_twice", "pixel_loop_from_1",
             "blue_read_one_byte_on", "green_stored_at_3p")
 SIMULATOR_ONLY = {
     **dict.fromkeys(("group_t_at_uint4_48t", "stored_at_uint4_16t"),
                     "an access far past rgb or out: a GPU may fault and leave the context "
                     "unusable"),
+    "src_indexed_at_3t": "uint4 loads up to twice as far as the image: past its end on a GPU",
     "res_not_zeroed": "res[] uninitialised: what a GPU leaves in it is garbage",
     "blue_read_one_byte_on": "byte 48 of a group is w[12], past the array: garbage on a GPU",
     "bytes_read_as_words": "w[12] and beyond, past a local array: what a GPU reads there is "
@@ -144,16 +157,17 @@ def kernels():
     sources = {"solution": KERNEL, **{name: variant(KERNEL, *r) for name, r in SLOW.items()},
                **{name: variant(KERNEL, *r) for name, (r, _) in WRONG.items()},
                **{name: variant(KERNEL, *r) for name, r in RACY.items()}}
-    # Two modules (audit 3's variants in a second: with them in the first, the simulator crashed
-    # group_t_at_byte_3t's misaligned loads at address 0), each variant's device functions with
-    # names of their own. res_not_zeroed reads res[] before writing it, which the simulator's
-    # compiler says, as it would to a learner
+    # Three modules (audit 3's variants in a second, audit 3b's in a third: with either in the
+    # first, the simulator crashed group_t_at_byte_3t's misaligned loads at address 0), each
+    # variant's device functions with names of their own. res_not_zeroed reads res[] before
+    # writing it, which the simulator's compiler says, as it would to a learner
+    group = lambda name: (name in MODELLED) + 2 * (name in AUDIT_3B)  # noqa: E731
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", "The simulator's C\\+\\+ compiler succeeded", UserWarning)
-        return {name: kernel for second in (False, True)
+        return {name: kernel for module in (0, 1, 2)
                 for name, kernel in compile_variants("sepia_x16", {
                     name: HELPERS.sub(rf"\1__{name}", text) for name, text in sources.items()
-                    if (name in MODELLED) == second}).items()}
+                    if group(name) == module}).items()}
 
 
 def test_the_stub_fails_as_one_pixel_a_thread(capsys):

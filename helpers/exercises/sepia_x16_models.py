@@ -1,0 +1,45 @@
+"""Models of wrong ``sepia_x16`` kernels (``helpers.exercises.sepia_x16``) whose whole groups
+come out wrong in a way the checker's other models miss: what such a kernel gives for each group
+of 16 pixels, compared with what the kernel under test gave, to a level."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers.exercises import sepia
+
+BY_COMPONENT = [0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11]
+"""w[] = {a.x, b.x, c.x, a.y, b.y, c.y, ...}: the loaded words taken component by component."""
+W_HINT = ("unsigned int w[12] = {a.x, a.y, a.z, a.w, b.x, b.y, ..., c.w}: word k of w[] is "
+          "bytes 4k to 4k + 3 of the group")
+
+
+def _tone(groups):
+    """The sepia bytes of groups (g, 48) of interleaved RGB, as the 16 pixels' r, g, b."""
+    return sepia.reference(groups.reshape(len(groups), 16, 3)).reshape(len(groups), 48)
+
+
+def mistakes(rgb, got, n, junk):
+    """(problem, hint) of each model that gives the whole groups of ``got`` (none with n < 16);
+    ``junk``: what the launch put after the image (a read past it finds that)."""
+    groups = n // 16
+    if not groups:
+        return
+    flat = np.concatenate([rgb.ravel(), np.full(96 * groups + 48, junk, np.uint8)])
+    loaded = flat[:48 * groups].reshape(groups, 48)
+    mine = got.ravel()[:48 * groups].reshape(groups, 48)
+    twice = flat[96 * np.arange(groups)[:, None] + np.arange(48)]
+    by_component = loaded.reshape(groups, 12, 4)[:, BY_COMPONENT].reshape(groups, 48)
+    for model, problem, hint in (
+            (_tone(twice), "thread t loaded uint4 6t, 6t + 1 and 6t + 2, not 3t to 3t + 2: "
+             "src already points at thread t's first uint4, and src[3 * t] adds the 3t again",
+             "src = (const uint4 *)rgb + 3t is thread t's first uint4: its three are "
+             "uint4 a = src[0], b = src[1], c = src[2]"),
+            (loaded | _tone(loaded), "each result byte is the input byte with the sepia value "
+             "ORed into it: set_byte put the results into w[], which still holds the loaded "
+             "pixels, and w[] was stored", "set_byte ORs its byte in: put the results into 12 "
+             "other words that start at 0, unsigned int res[12] = {0u, ...}, and store res[]"),
+            (_tone(by_component), "w[] holds the loaded words component by component, {a.x, "
+             "b.x, c.x, a.y, ...}: the pixels' bytes are read out of order", W_HINT)):
+        if sepia.near(mine, model):
+            yield problem, hint
