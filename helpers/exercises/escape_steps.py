@@ -70,8 +70,7 @@ def _models(c_re, c_im, max_iter, n, want):
     zero = np.zeros_like(c_re)
     yield (counts(c_re, c_im, max_iter, new_re_in_im=True), "z_im is computed from the NEW z_re",
            "keep the new real part in a temporary: " + STEP_HINT)
-    yield (counts(c_re, c_im, max_iter, start_at_c=True), "z starts at c instead of 0",
-           "z_re = z_im = 0.0f before the loop")
+    yield counts(c_re, c_im, max_iter, start_at_c=True), *START_AT_C
     yield counts(c_im, c_re, max_iter), "c_re and c_im are swapped", STEP_HINT
     yield (counts(c_re, c_im, max_iter, bound=2), "the points escape too early: the loop stops "
            "once |z|^2 passes 2, where |z| passing 2 is the rule", "|z| <= 2 is |z|^2 <= 4: loop "
@@ -107,6 +106,7 @@ def _test_after_the_step(kernels, max_iter) -> bool:
     return seen.error is None and int(seen.outs[0].got[0]) == max_iter
 
 
+START_AT_C = ("z starts at c instead of 0", "z_re = z_im = 0.0f before the loop")
 AFTER_THE_STEP = ("every point that escapes counts one step short: the |z|^2 test comes after the "
                   "step, so the step that escapes is not counted",
                   "test before the step: while (k < max_iter && z_re * z_re + z_im * z_im <= 4.0f)"
@@ -162,8 +162,7 @@ def _mistakes(case, run):
         yield "every count is 0: no step was taken", "a while loop: " + STEP_HINT
     for wrong, problem, hint in _models(c_re, c_im, max_iter, n, want):
         if np.mean(got != wrong) <= TOLERANCE:
-            if problem.startswith("z starts at c") and \
-                    _test_after_the_step(run.kernel, max_iter):
+            if (problem, hint) == START_AT_C and _test_after_the_step(run.kernel, max_iter):
                 yield AFTER_THE_STEP
             yield problem, hint
     yield from near.misses("steps", got, want, close=np.equal, slack=TOLERANCE)

@@ -89,8 +89,8 @@ def mistakes(result, name: str, output: Output | None = None):
     low, high, higher = result.runs[:3]
     unset = (low == first) & (high == second) & (higher == third)   # each launch's fill
     follows = ~unset & ~(_same(low, high) & _same(high, higher))
-    if not follows.any() or not np.allclose(_steps(high[follows], higher[follows], dtype),
-                                            _steps(low[follows], high[follows], dtype),
+    step = _steps(low[follows], high[follows], dtype)
+    if not follows.any() or not np.allclose(_steps(high[follows], higher[follows], dtype), step,
                                             rtol=1e-3, atol=1e-3):
         return   # nothing read, or values that moved otherwise (stores racing): not a read
     plain = follows if dtype.kind == "f" else follows & (high.astype(np.int64) - low == second)
@@ -101,7 +101,6 @@ def mistakes(result, name: str, output: Output | None = None):
     held = (f"{at} came out {low[k]:.7g} when {name} held {float(first):g} before the launch "
             f"and {high[k]:.7g} when it held {float(second):g}")
     held += f" ({every} so)" if count > 1 else ""
-    step = _steps(low[follows], high[follows], dtype)
     words = output.held if output is not None and isinstance(output.held, tuple) else None
     if np.allclose(step, float(second) - float(first), rtol=1e-3, atol=1e-3):
         yield (f"{words[0]}: {held}", words[1]) if words else (
