@@ -23,14 +23,10 @@ from helpers.exercises import catalog
 
 KERNEL = solution("scale_vector.cu")
 SIGNATURE = "__global__ void scale_vector(const float *x, float *y, float alpha, int n)"
-CRASH = """
-#ifdef __CUDA_ARCH_SIM__
-#include <signal.h>
-#define CRASH() raise(SIGKILL)   /* would kill the checker's process: refused as a host call */
-#else
-#define CRASH() asm("trap;")     /* the GPU stops the kernel */
-#endif
-""" + SIGNATURE + " { CRASH(); }\n"
+# A kernel that stops itself: __trap() is a failed launch on a GPU and a failed device-side
+# assert on the simulator. (On a GPU the checker compiles the simulator's twin too, for its
+# race-checked case, so a host call such as raise() would stop it there, as ivy's does.)
+CRASH = SIGNATURE + " { __trap(); }\n"
 ESCAPED = Path("/tmp/escaped-the-grader")
 # A submission that escapes its folder and leaves a process behind: refused by nvcc, and by the
 # simulator's check of what device code calls, before it runs.
@@ -64,9 +60,8 @@ CLASS = {
                             "        for (int k = 0; k < n; k *= 2)\n"
                             "            ((volatile float *)y)[i] = alpha * x[i];")),
            "endless loop?"),
-    # on a GPU, PyCUDA reports the trap as a failed launch; on the simulator the process dies
-    "dee": (CRASH, ("the kernel crashed", "the launch failed", "died without a verdict")
-            if BACKEND != "simulator" else "does not compile"),
+    # on a GPU, PyCUDA reports the trap as a failed launch; the simulator, as a failed assert
+    "dee": (CRASH, ("the kernel crashed", "the launch failed", "died without a verdict")),
     "eve": (KERNEL + "\nthis is not CUDA\n", "does not compile"),
     "fay": (None, "not handed in"),
     "gus": (variant(KERNEL, ("y[i] = alpha * x[i];",
