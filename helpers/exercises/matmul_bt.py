@@ -101,6 +101,7 @@ def _mistakes(kernels, case):
         yield ("C is all zeros: nothing was added to sum",
                "follow the TODOs: load both tiles, wait, add the TILE products, wait")
     yield from _races(kernels)
+    yield from _tiles_not_shared(kernels)
     yield from matches(got, _known_results(a, bt),
                        lambda got, wrong: np.allclose(got, wrong, RTOL, ATOL))
     bad, whole = ~np.isclose(got, want, RTOL, ATOL), np.zeros(got.shape, bool)
@@ -119,6 +120,34 @@ def _mistakes(kernels, case):
     r, c = np.argwhere(bad)[0]
     yield (f"{int(bad.sum())} of {got.size} elements of C are wrong (the first is C[{r}][{c}] = "
            f"{got[r, c]:g}, expected {want[r, c]:g})", INDEX_HINT)
+
+
+SHARED_TILES = {"As": "__shared__ float As[TILE][TILE]", "Bs": "__shared__ float Bs[TILE][TILE + 1]"}
+
+
+def _tiles_not_shared(kernels):
+    """On the simulator (COALESCED, its first accesses kept: the first block's loads and
+    products): a tile declared without __shared__ is each thread's own local array, in which
+    only the element that thread loaded is set, and which the trace never sees in shared memory
+    while the loads from A and Bt go on."""
+    accesses = observe(kernels, _launch(COALESCED), key="shared tiles", accesses=4096).accesses
+    if accesses is None or not {"A", "Bt"} <= {str(name) for name in accesses["array"]}:
+        return
+    seen = {str(name) for name in accesses["array"][accesses["shared"]]}
+    missing = [tile for tile in SHARED_TILES if tile not in seen]
+    if not seen:
+        yield ("the kernel never touched shared memory: As and Bs declared without __shared__ are "
+               "each thread's own arrays, which hold only the element that thread loaded, so the "
+               "products read elements no thread stored there",
+               f"declare both tiles in shared memory, one copy for the block: "
+               f"{SHARED_TILES['As']}; {SHARED_TILES['Bs']};")
+    elif len(missing) == 1 and seen == set(SHARED_TILES) - set(missing):
+        tile = missing[0]
+        yield (f"{tile} is not in shared memory (the trace saw {seen.pop()} there, never {tile}): "
+               f"declared without __shared__, it is each thread's own array, which holds only "
+               "the element that thread loaded, so the products read elements no thread stored "
+               "there", f"declare it in shared memory, {SHARED_TILES[tile]}: one copy for the "
+               "block, so that every thread reads the elements the others loaded")
 
 
 def _result(kernels, launch):

@@ -35,14 +35,16 @@ class Observed:
     """One launch on the simulator: ``error``, the simulator's error if it failed (a RaceError
     when the race check found a race), ``stats`` (helpers.sim.microscope.trace.KernelStats: the
     requests and atomics; None after an error), the launch's ``blocks`` (how many) and ``block``
-    (its shape), and ``outs``, a ``common.Result`` of each output (what the simulator
-    computed)."""
+    (its shape), ``outs``, a ``common.Result`` of each output (what the simulator computed),
+    and ``accesses``, the first accesses the trace kept (``KernelTrace.accesses()``: a record
+    array with array, shared, write, ...), where ``observe`` was asked to keep some."""
 
     error: object | None
     stats: object | None
     blocks: int
     outs: list
     block: tuple = (1, 1, 1)
+    accesses: object = None
 
     @property
     def race(self):
@@ -53,19 +55,21 @@ class Observed:
         return None if self.error is None or self.race else self.error
 
 
-def observe(kernels: runner.Kernels, launch: runner.Launch, key: str = "observed") -> Observed:
+def observe(kernels: runner.Kernels, launch: runner.Launch, key: str = "observed",
+            accesses: int = 0) -> Observed:
     """Launch ``kernels.simulated`` as ``launch`` says, on the simulator, race-checked and
-    traced; once per check for each ``key`` (kept in ``kernels.seen``)."""
+    traced, keeping its first ``accesses`` accesses (a block's threads run one after another
+    there); once per check for each ``key`` (kept in ``kernels.seen``)."""
     if key in kernels.seen:
         return kernels.seen[key]
     from helpers.sim import driver, gpuarray
     from helpers.sim.microscope.trace import trace
     from helpers.sim.settings import settings
 
-    kernel, error, stats = kernels.simulated, None, None
+    kernel, error, stats, kept = kernels.simulated, None, None, None
     args = device_arguments(launch.args, gpuarray)
     with settings.changed(racecheck=True, time_limit=runner.time_limit()), \
-            trace(accesses=0) as t:
+            trace(accesses=accesses) as t:
         try:
             kernel(*args, block=launch.block, grid=launch.grid, shared=launch.shared)
         except TypeError as err:  # the arguments the kernel does not take
@@ -74,10 +78,11 @@ def observe(kernels: runner.Kernels, launch: runner.Launch, key: str = "observed
             error = err
     if error is None and t.launches:
         stats = t[kernel.name]
+        kept = t.launches[-1].accesses() if accesses else None
     outs = [spec.read([spec.fetch(a)]) for a, spec in zip(args, launch.args)
             if isinstance(spec, Output)]
     grid = tuple(launch.grid) + (1,)
-    kernels.seen[key] = Observed(error, stats, grid[0] * grid[1], outs, tuple(launch.block))
+    kernels.seen[key] = Observed(error, stats, grid[0] * grid[1], outs, tuple(launch.block), kept)
     return kernels.seen[key]
 
 
