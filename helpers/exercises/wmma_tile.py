@@ -5,9 +5,10 @@ matrices with one warp on the tensor cores: A stored row after row, B column aft
 (B[k][c] at B[c * 16 + k]), C row after row. The usual mistakes give a recognisable product:
 B's fragment declared row_major computes A B^T, A's declared col_major A^T B, C stored column
 after column (A B)^T, a fragment loaded from the other matrix B^T B or A A^T, no mma_sync zeros;
-the checker names each. Each case runs twice: an accumulator never set to 0 differs (or, on
-the simulator, holds a local's value never set); C holds 1000 before the second, so that an
-accumulator loaded from C shows as A B + 1000.
+the checker names each, and a store from a pointer of each lane's own (C + k * lane) from the
+places written in C and in its long guard zone. Each case runs twice: an accumulator never set
+to 0 differs (or, on the simulator, holds a local's value never set); C holds 1000 before the
+second, so that an accumulator loaded from C shows as A B + 1000.
 """
 
 from __future__ import annotations
@@ -18,6 +19,10 @@ from helpers.exercises.common import NEVER_SET, Input, Output
 from helpers.exercises.kernel import KernelExercise, Launch
 
 CASES = [13, 1013]  # the seeds of the two pairs of matrices
+LANE_STEPS = range(1, 257)
+"""The steps k of a store from C + k * lane (every lane its own pointer) that C's guard zone,
+GUARD elements after it, takes in without a crash."""
+GUARD = 32 * LANE_STEPS[-1]
 
 
 def _draw(rng):
@@ -34,7 +39,7 @@ def _launch(case):
     b = rng.uniform(-2, 2, (16, 16)).astype(np.float16)        # B[k][c]
     model = (a.astype(np.float64), b.astype(np.float64))
     # two launches: an accumulator never set differs; one loaded from C holds A B + 1000 in the second
-    c = Output(256, poisons=(None, 1000.0), held=False)   # _mistakes names LOADED itself
+    c = Output(256, guard=GUARD, poisons=(None, 1000.0), held=False)  # _mistakes names LOADED itself
     return Launch((Input(a), Input(np.ascontiguousarray(b.T)), c), block=(32, 1, 1),
                   grid=(1, 1), model=model)
 
@@ -82,6 +87,7 @@ ORDER_HINT = ("fill_fragment(c, 0.0f) first, then the loads, mma_sync(c, a, b, c
 def _mistakes(case, run):
     a, b = run.model
     got = run.out.got.reshape(16, 16).astype(np.float64)
+    yield from _stored_per_lane(run.out)
     if run.out.past.size:
         yield ("elements past C's 256 were written",
                "the warp stores one 16 x 16 tile: store_matrix_sync(C, c, 16, wmma::mem_row_major)")
@@ -131,6 +137,30 @@ def _stored_apart(product, out):
             yield (f"C was stored with a leading dimension of {ld}: its rows went {ld} elements "
                    f"apart, on top of each other, and C[{end}] to C[255] were never written",
                    "C's rows are 16 elements apart: store_matrix_sync(C, c, 16, wmma::mem_row_major)")
+
+
+def _lane_places():
+    """For each lane, the places (16 r + c) of its 8 elements of a 16 x 16 float accumulator: lane
+    4g + t holds rows g and g + 8, columns 2t, 2t + 1, 2t + 8 and 2t + 9 (notebook 13, section 2)."""
+    g, t = np.arange(32) // 4, np.arange(32) % 4
+    rows = np.stack([g, g + 8], axis=1)[:, :, None]
+    cols = np.stack([2 * t, 2 * t + 1, 2 * t + 8, 2 * t + 9], axis=1)[:, None, :]
+    return (16 * rows + cols).reshape(32, 8)
+
+
+def _stored_per_lane(out):
+    """C stored from a pointer of each lane's own, C + k * lane: each lane's elements k * lane
+    further on, those of the last lanes past C."""
+    written = set(np.flatnonzero(~out.unwritten.ravel()).tolist()) | set(out.past.tolist())
+    for k in LANE_STEPS:
+        if written == set((_lane_places() + k * np.arange(32)[:, None]).ravel().tolist()):
+            step = "lane" if k == 1 else f"{k} * lane"
+            yield (f"each lane stored its 8 elements of C from a pointer of its own, C + {step}: "
+                   f"they landed {step} elements further on, {out.past.size} of them past C's "
+                   "256", "store_matrix_sync is a warp-wide call: every lane passes the same "
+                   "pointer, the tile's first element, and the call puts each lane's elements "
+                   "where they go: store_matrix_sync(C, c, 16, wmma::mem_row_major)")
+            return
 
 
 def _read_apart(run, name):

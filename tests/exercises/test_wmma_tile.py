@@ -69,6 +69,13 @@ WRONG = [
     ("accumulator_loaded_from_c", variant(KERNEL, ("    wmma::fill_fragment(fc, 0.0f);\n",
                                                    "    wmma::load_matrix_sync(fc, C, 16, wmma::mem_row_major);\n")),
      ["the accumulator was loaded from C's old contents", "wmma::fill_fragment(c, 0.0f)"]),
+    # each lane its own pointer to store_matrix_sync (was 'the kernel crashed: ... a write of C
+    # ... past the end of its 1280 bytes', and 'elements past C's 256 were written' for C + lane)
+    ("stored_at_c_plus_8_lane", variant(KERNEL, ("store_matrix_sync(C, fc,", "store_matrix_sync(C + threadIdx.x * 8, fc,")),
+     ["from a pointer of its own, C + 8 * lane", "124 of them past C's 256",
+      "every lane passes the same pointer", "store_matrix_sync(C, c, 16, wmma::mem_row_major)"]),
+    ("stored_at_c_plus_lane", variant(KERNEL, ("store_matrix_sync(C, fc,", "store_matrix_sync(C + threadIdx.x % 32, fc,")),
+     ["from a pointer of its own, C + lane:", "store_matrix_sync is a warp-wide call"]),
 ]
 
 
@@ -77,7 +84,11 @@ WRONG = [
 # read past A, and wmma calls with lanes missing, are undefined on a GPU.
 SIMULATOR_ONLY = {"accumulator_never_set": "a GPU's registers may hold the same in both launches",
                   "a_leading_dimension_32": "reads past the end of A",
-                  "lane_0_only": "calls the warp matrix functions with lanes missing"}
+                  "lane_0_only": "calls the warp matrix functions with lanes missing",
+                  "stored_at_c_plus_8_lane": "store_matrix_sync given a pointer that differs "
+                                             "between lanes",
+                  "stored_at_c_plus_lane": "store_matrix_sync given a pointer that differs between "
+                                           "lanes"}
 
 
 @pytest.fixture(scope="module")
