@@ -24,6 +24,12 @@ In a notebook::
   them, and the speed tier (``fast=``: FAST or PASS);
 - ``held``: a kernel that adds to its output (``out[i] += v``) or reads it before writing it,
   named from those launches;
+- ``near``: near misses every checker looks for before its last word (a factor, an offset, a
+  transpose, a shift, only the first p of each block right);
+- ``origin``: a detector's last word, "N elements are wrong (the first ...)", yielded as a
+  ``Wrong`` that names the element: the runner adds which thread stored it, at which line, and
+  what that thread loaded (the case run again on the simulator, traced; on a GPU, on the
+  simulator's twin where the exercise has one);
 - ``signature``: the kernel's parameters read as text from the learner's source, compared with
   the stub's;
 - ``speed``: the speed tier's measures on a GPU, events against the copy or the FMA ceiling (on

@@ -19,6 +19,7 @@ from helpers.exercises import near
 from helpers.exercises.common import Input, Output
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import written_twice
+from helpers.exercises.origin import Wrong
 
 # (n, the threads of the one block; c): a middling size, a small odd one, nearly the most a
 # block has; last a small one on the simulator, race-checked
@@ -116,9 +117,9 @@ def _mistakes(case, run):
         yield "y[i] holds x[i + 1] + c: the elements are shifted by one", INDEX_HINT
     yield from near.misses("y", got, want, close=near.within(1e-6, 0), index_hint=INDEX_HINT)
     first = int(np.argmin(right))
-    yield (f"{int((~right).sum())} of {n} elements are wrong (the first is y[{first}] = "
-           f"{got[first]}, expected {want[first]})",
-           f"each thread computes y[i] = x[i] + c for its own i: {INDEX_HINT}")
+    yield Wrong(f"{int((~right).sum())} of {n} elements are wrong (the first is y[{first}] = "
+                f"{got[first]}, expected {want[first]})",
+                f"each thread computes y[i] = x[i] + c for its own i: {INDEX_HINT}", "y", first)
 
 
 EXERCISE = KernelExercise(

@@ -18,7 +18,8 @@ from helpers.exercises import near
 from helpers.exercises.microscope import with_stopped, written_twice
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
-from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.kernel import KernelExercise, Launch, traced_back
+from helpers.exercises.origin import Wrong
 
 # (n, threads per block, blocks): fewer threads than n (twice), then more threads than n; last
 # a small one on the simulator, race-checked
@@ -119,8 +120,9 @@ def _mistakes(case, run):
                f"y[{missed[0]}])", LOOP_HINT)
     yield from near.misses("y", got, y + x, close=np.equal, index_hint=LOOP_HINT)
     first = int(np.argmax(got != y + x))
-    yield (f"{int((got != y + x).sum())} of {n} elements are wrong (the first is y[{first}] = "
-           f"{got[first]}, expected {y[first] + x[first]})", "y[i] += x[i], once for each i < n")
+    yield Wrong(f"{int((got != y + x).sum())} of {n} elements are wrong (the first is "
+                f"y[{first}] = {got[first]}, expected {y[first] + x[first]})",
+                "y[i] += x[i], once for each i < n", "y", first)
 
 
 def _body_indexes_the_start(visits, n, threads):
@@ -159,9 +161,10 @@ def _visits(n, block, blocks, start):
 
 def _detect(kernels, case):
     """The case's mistakes, with the loop that never ended named first (``_endless``)."""
-    run = yield from with_stopped(EXERCISE, kernels, _launch(case), _endless)
+    launch = _launch(case)
+    run = yield from with_stopped(EXERCISE, kernels, launch, _endless)
     if run is not None:
-        yield from _mistakes(case, run)
+        yield from traced_back(kernels, launch, _mistakes(case, run))
 
 
 def _endless(seen, launch):

@@ -20,6 +20,7 @@ from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import written_twice
 from helpers.exercises.verdict import matches
+from helpers.exercises.origin import Wrong
 
 DEPTH_SCALE = np.float32(0.001)
 Z_MIN_MM, Z_MAX_MM = 500, 4000
@@ -128,9 +129,10 @@ def _mistakes(case, run):
             yield from near.values("XYZ"[plane], got[plane][kept].astype(np.float64),
                                    want[plane][kept].astype(np.float64), near.Tolerance(near.within()))
         plane, fv, fu = np.argwhere(bad)[0]
-        yield (f"{int(bad.sum())} values differ from NumPy's (the first: {'XYZ'[plane]} of pixel "
-               f"u = {fu}, v = {fv}: got {got[plane, fv, fu]:.6g}, expected "
-               f"{want[plane, fv, fu]:.6g})", FORMULA_HINT)
+        yield Wrong(f"{int(bad.sum())} values differ from NumPy's (the first: {'XYZ'[plane]} of "
+                    f"pixel u = {fu}, v = {fv}: got {got[plane, fv, fu]:.6g}, expected "
+                    f"{want[plane, fv, fu]:.6g})", FORMULA_HINT, "xyz",
+                    np.ravel_multi_index((plane, fv, fu), got.shape))
 
 
 def _unwritten(unwritten, case, kept):

@@ -17,6 +17,7 @@ from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import written_twice
+from helpers.exercises.origin import Wrong
 
 # (rows, cols, threads a block): cols not a multiple of 32; the second has fewer columns than
 # lanes and more warps than rows; in the third the last rows see every column.
@@ -220,9 +221,10 @@ def _mistakes(case, run):
                "each lane adds its columns' exp(x - m), then sum = warp_sum(sum) for all 32")
     yield from near.misses("y", got, want, close=near.within(4e-3, 1e-4))
     first = np.argwhere(~right)[0]
-    yield (f"{int((~right).sum())} of {right.size} outputs are wrong (the first is "
-           f"y[{first[0]}][{first[1]}] = {got[tuple(first)]:.4g}, expected "
-           f"{want[tuple(first)]:.4g})", "y = exp(x - m) / sum where c <= last, else 0")
+    yield Wrong(f"{int((~right).sum())} of {right.size} outputs are wrong (the first is "
+                f"y[{first[0]}][{first[1]}] = {got[tuple(first)]:.4g}, expected "
+                f"{want[tuple(first)]:.4g})", "y = exp(x - m) / sum where c <= last, else 0", "y",
+                np.ravel_multi_index(tuple(first), got.shape))
 
 
 EXERCISE = KernelExercise(

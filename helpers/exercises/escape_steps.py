@@ -22,6 +22,7 @@ from helpers.exercises.escape import escape_counts
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import observe, written_twice
+from helpers.exercises.origin import Wrong
 
 TOLERANCE = 0.01
 EDGE = np.float32([[-2, 2, 0, 0], [0, 0, 2, -2]])
@@ -167,8 +168,9 @@ def _mistakes(case, run):
             yield problem, hint
     yield from near.misses("steps", got, want, close=np.equal, slack=TOLERANCE)
     first = int(np.argmax(got != want))
-    yield (f"{np.mean(got != want):.1%} of the counts differ from NumPy's (the first: point "
-           f"{first}, got {got[first]}, expected {want[first]})", STEP_HINT)
+    yield Wrong(f"{np.mean(got != want):.1%} of the counts differ from NumPy's (the first: "
+                f"point {first}, got {got[first]}, expected {want[first]})", STEP_HINT, "steps",
+                first)
 
 
 EXERCISE = KernelExercise(

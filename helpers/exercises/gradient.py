@@ -23,6 +23,7 @@ from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import observe, race_mistake
+from helpers.exercises.origin import Wrong
 
 CASES = [(1000, 128), (77, 32), (5003, 512), (300, 96), (1, 64), (1024, 128)]
 JUNK, MAX_LOADS, TARGET, BIG = np.float32(1000.0), 2, 0.4, 1 << 26
@@ -113,7 +114,7 @@ def _mistakes(case, run):
     yield from _models(run, block, wrong.size)
     if ((lane == 0) | (lane == block - 1) | (wrong == n - 1)).all():
         yield f"{where}, all at the first or last element of a block: the halo", HALO_HINT
-    yield where, FORMULA_HINT + "; and " + HALO_HINT
+    yield Wrong(where, FORMULA_HINT + "; and " + HALO_HINT, "out", wrong[0])
 
 
 def _unloaded(kernels):

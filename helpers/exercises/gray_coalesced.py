@@ -21,6 +21,7 @@ from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import traced, written_twice
+from helpers.exercises.origin import Wrong
 
 CASES = [(45, 7, 256), (256, 12, 256), (100, 37, 128), (7, 3, 64), (257, 19, 96),
          (9, 5, 32, "observe")]
@@ -99,9 +100,10 @@ def _mistakes(case, run):
     if wrong.size:
         yield from near.misses("gray", out.got.reshape(-1, width), reference(run.model).reshape(
             -1, width), close=lambda a, b: np.abs(a - b) <= 1, index_hint=ROW_HINT)
-        yield (f"{wrong.size} of {n} grey values are wrong (the first at x = {wrong[0] % width}, "
-               f"y = {wrong[0] // width})", "keep the stub's last two lines: they convert pixel "
-               "i = y * width + x, the one this thread took")
+        yield Wrong(f"{wrong.size} of {n} grey values are wrong (the first at x = "
+                    f"{wrong[0] % width}, y = {wrong[0] // width})", "keep the stub's last two "
+                    "lines: they convert pixel i = y * width + x, the one this thread took",
+                    "gray", wrong[0])
 
 
 def _x_from_thread_idx(case, past, missing):

@@ -27,7 +27,7 @@ import itertools
 import numpy as np
 
 from helpers import course
-from helpers.exercises import failure, held
+from helpers.exercises import failure, held, origin
 from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.common import (Input, Output, device_arguments, failed, launch_failure,
                                       named_arrays)
@@ -224,9 +224,10 @@ class KernelExercise:
         return f"a launch on the simulator{checks}: {where}"
 
     def _launch_and_detect(self, kernel, case):
-        run = yield from self.run(kernel, self.launch(case))
+        launch = self.launch(case)
+        run = yield from self.run(kernel, launch)
         if run is not None:
-            yield from self.mistakes(case, run)
+            yield from traced_back(kernel, launch, self.mistakes(case, run))
 
     def _held(self, kernel, launch: Launch, run: Run):
         """For an output that came back holding its poison (``held.suspect``): the mistakes
@@ -361,6 +362,20 @@ class KernelExercise:
             print(output)
             return not_yet(f"{path} compiles with nvcc, but not on the simulator, which "
                            f"{self.simulated}", COMPILE_HINT, first_error(output))
+
+
+def traced_back(kernel, launch: Launch, mistakes):
+    """``mistakes`` as they come, each ``origin.Wrong`` among them with where its element came
+    from in ``launch`` on the simulator (``origin.traced``; on a GPU, in the simulator's twin
+    where the exercise has one): the last detectors' "elements are wrong" made concrete."""
+    from helpers.backend import BACKEND
+
+    simulated = kernel.simulated if isinstance(kernel, Kernels) else \
+        kernel if BACKEND == "simulator" else None
+    for mistake in mistakes:
+        if isinstance(mistake, origin.Wrong) and simulated is not None:
+            mistake = origin.traced(simulated, launch, mistake, time_limit())
+        yield mistake
 
 
 def on_simulator(case) -> bool:

@@ -16,9 +16,10 @@ from helpers.exercises import near
 from helpers.exercises import speed
 from helpers.exercises.common import Output
 from helpers.exercises.hidden import awkward
-from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.kernel import KernelExercise, Launch, traced_back
 from helpers.exercises.microscope import observe, race_mistake
 from helpers.exercises.verdict import did_not_finish, matches
+from helpers.exercises.origin import Wrong
 
 TILE, RTOL, ATOL = 16, 1e-4, 1e-4
 
@@ -118,8 +119,9 @@ def _mistakes(kernels, case):
     yield from near.misses("C", got, want, close=near.within(RTOL, ATOL), index_hint=INDEX_HINT)
     yield from matches(got, _loads(a, bt), lambda got, wrong: np.allclose(got, wrong, RTOL, ATOL))
     r, c = np.argwhere(bad)[0]
-    yield (f"{int(bad.sum())} of {got.size} elements of C are wrong (the first is C[{r}][{c}] = "
-           f"{got[r, c]:g}, expected {want[r, c]:g})", INDEX_HINT)
+    yield from traced_back(kernels, launch, [Wrong(
+        f"{int(bad.sum())} of {got.size} elements of C are wrong (the first is C[{r}][{c}] = "
+        f"{got[r, c]:g}, expected {want[r, c]:g})", INDEX_HINT, "C", r * got.shape[1] + c)])
 
 
 SHARED_TILES = {"As": "__shared__ float As[TILE][TILE]", "Bs": "__shared__ float Bs[TILE][TILE + 1]"}

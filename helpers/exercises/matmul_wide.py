@@ -25,6 +25,7 @@ from helpers.exercises.coverage import Grid, Words, coverage
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import observe, observed_mistakes
+from helpers.exercises.origin import Wrong
 
 BLOCK = (32, 8, 1)
 CASES = [(45, 70, 77), (8, 33, 31), (100, 100, 65), (20, 40, 40, "observe")]  # (M, K, N)
@@ -189,10 +190,11 @@ def _mistakes(case, run):
         if np.allclose(got, model, rtol=1e-4, atol=1e-4):
             yield problem, hint
     r, c = np.argwhere(~close)[0]
-    yield (f"{int((~close).sum())} of the {close.size} elements of C are wrong (the first "
-           f"C[{r}][{c}] = {got[r, c]:.6g}, NumPy's is {want[r, c]:.6g})",
-           "As[ty][tx] = A[row][phase * TILE_K + tx], Bs[r][tx] = B[phase * TILE_K + r][col] "
-           "for r = ty, ty + 8, ...; then sum += As[ty][k] * Bs[k][tx] for k below TILE_K")
+    yield Wrong(f"{int((~close).sum())} of the {close.size} elements of C are wrong (the "
+                f"first C[{r}][{c}] = {got[r, c]:.6g}, NumPy's is {want[r, c]:.6g})",
+                "As[ty][tx] = A[row][phase * TILE_K + tx], Bs[r][tx] = B[phase * TILE_K + r][col] "
+                "for r = ty, ty + 8, ...; then sum += As[ty][k] * Bs[k][tx] for k below TILE_K",
+                "C", r * got.shape[1] + c)
 
 
 EXERCISE = KernelExercise(

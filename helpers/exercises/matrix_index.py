@@ -19,6 +19,7 @@ from helpers.exercises.hidden import grids
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import observe, written_by_two, written_twice
 from helpers.exercises.verdict import matches
+from helpers.exercises.origin import Wrong
 
 KERNEL = "scale_shift"
 PARAMETERS = ("const float *a, const float *col_scale, const float *row_offset, float *out, "
@@ -148,9 +149,10 @@ def _mistakes(case, run):
     yield from never_written(unwritten, WORDS)
     yield from near.misses("out", got, want, close=near.within(1e-6, 0), index_hint=INDEX_HINT)
     fr, fc = np.argwhere(~right)[0]
-    yield (f"{int((~right).sum())} of {rows * cols} elements are wrong (the first is "
-           f"out[{fr}][{fc}] = {got[fr, fc]:g}, expected {want[fr, fc]:g})",
-           "out[row * cols + col] = a[row * cols + col] * col_scale[col] + row_offset[row]")
+    yield Wrong(f"{int((~right).sum())} of {rows * cols} elements are wrong (the first is "
+                f"out[{fr}][{fc}] = {got[fr, fc]:g}, expected {want[fr, fc]:g})",
+                "out[row * cols + col] = a[row * cols + col] * col_scale[col] + row_offset[row]",
+                "out", fr * cols + fc)
 
 
 def _mix_ups(got, case, padded):

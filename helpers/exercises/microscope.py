@@ -36,15 +36,19 @@ class Observed:
     when the race check found a race), ``stats`` (helpers.sim.microscope.trace.KernelStats: the
     requests and atomics; None after an error), the launch's ``blocks`` (how many) and ``block``
     (its shape), ``outs``, a ``common.Result`` of each output (what the simulator computed),
-    and ``accesses``, the first accesses the trace kept (``KernelTrace.accesses()``: a record
-    array with array, shared, write, ...), where ``observe`` was asked to keep some."""
+    and ``trace``, the launch's ``KernelTrace``, where ``observe`` was asked to keep its first
+    accesses (``accesses``: a record array with array, shared, write, ...)."""
 
     error: object | None
     stats: object | None
     blocks: int
     outs: list
     block: tuple = (1, 1, 1)
-    accesses: object = None
+    trace: object = None
+
+    @property
+    def accesses(self):
+        return None if self.trace is None else self.trace.accesses()
 
     @property
     def race(self):
@@ -78,7 +82,7 @@ def observe(kernels: runner.Kernels, launch: runner.Launch, key: str = "observed
             error = err
     if error is None and t.launches:
         stats = t[kernel.name]
-        kept = t.launches[-1].accesses() if accesses else None
+        kept = t.launches[-1] if accesses else None
     outs = [spec.read([spec.fetch(a)]) for a, spec in zip(args, launch.args)
             if isinstance(spec, Output)]
     grid = tuple(launch.grid) + (1,)

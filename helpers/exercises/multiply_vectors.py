@@ -18,6 +18,7 @@ from helpers.exercises import near
 from helpers.exercises.microscope import written_twice
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import pick
+from helpers.exercises.origin import Wrong
 from helpers.exercises.kernel import KernelExercise, Launch
 
 # (threads per block, blocks): n = their product; last a small one on the simulator, race-checked
@@ -131,8 +132,9 @@ def _mistakes(case, run):
                    "was read one element on",
                    "read a, b and out at the same index: out[i] = a[i] * b[i]")
     first = int(np.argmin(right))
-    yield (f"{int((~right).sum())} of {n} elements are wrong (the first is out[{first}] = "
-           f"{got[first]}, expected {want[first]})", "each thread computes out[i] = a[i] * b[i]")
+    yield Wrong(f"{int((~right).sum())} of {n} elements are wrong (the first is out[{first}] = "
+                f"{got[first]}, expected {want[first]})", "each thread computes out[i] = a[i] * b[i]",
+                "out", first)
 
 
 EXERCISE = KernelExercise(

@@ -22,6 +22,7 @@ from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import observe, race_mistake
+from helpers.exercises.origin import Wrong
 
 BLOCK = 256
 CASES = [1000, 77, 3 * BLOCK, 5003]
@@ -156,8 +157,8 @@ def _mistakes(n, run):
     yield from near.misses("out", got, want, close=np.equal, block=(BLOCK, "block"),
                            index_hint=MIRROR_HINT)
     bad = np.flatnonzero(got != want)
-    yield (f"{bad.size} of {n} elements are wrong (the first is out[{bad[0]}] = {got[bad[0]]:g}, "
-           f"expected {want[bad[0]]:g})", MIRROR_HINT)
+    yield Wrong(f"{bad.size} of {n} elements are wrong (the first is out[{bad[0]}] = "
+                f"{got[bad[0]]:g}, expected {want[bad[0]]:g})", MIRROR_HINT, "out", bad[0])
 
 
 EXERCISE = KernelExercise(

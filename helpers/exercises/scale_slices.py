@@ -18,6 +18,7 @@ from helpers.exercises.microscope import written_twice
 from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.origin import Wrong
 
 # (nx, ny, nz, block): no side a multiple of its block's; last a small one on the simulator,
 # race-checked
@@ -190,9 +191,10 @@ def _mistakes(case, run):
                    "the slice's factor is scale[z], z = blockIdx.z * blockDim.z + threadIdx.z")
     yield from near.misses("out", got, want, close=near.within(1e-6, 0), index_hint=INDEX_HINT)
     wrong = np.argwhere(~right)[0]
-    yield (f"{int((~right).sum())} of {vol.size} elements are wrong (the first at x = "
-           f"{wrong[2]}, y = {wrong[1]}, z = {wrong[0]})",
-           "each slice z is multiplied by its own factor: out[i] = vol[i] * scale[z]")
+    yield Wrong(f"{int((~right).sum())} of {vol.size} elements are wrong (the first at x = "
+                f"{wrong[2]}, y = {wrong[1]}, z = {wrong[0]})",
+                "each slice z is multiplied by its own factor: out[i] = vol[i] * scale[z]",
+                "out", np.ravel_multi_index(tuple(wrong), vol.shape))
 
 
 EXERCISE = KernelExercise(

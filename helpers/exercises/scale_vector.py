@@ -14,6 +14,7 @@ from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.multiply_vectors import INDEXES, written_by
+from helpers.exercises.origin import Wrong
 
 ALPHA = np.float32(-2.5)
 FILL = np.float32(-7.0)
@@ -111,9 +112,9 @@ def _mistakes(case, run):
     if not right.any():
         yield "values wrong everywhere", "check alpha: y[i] = alpha * x[i]"
     first = int(np.argmin(right))
-    yield (f"{int((~right).sum())} of {n} elements are wrong (the first is y[{first}] = "
-           f"{got[first]}, expected {want[first]})",
-           "every thread should compute y[i] = alpha * x[i] for its own i")
+    yield Wrong(f"{int((~right).sum())} of {n} elements are wrong (the first is y[{first}] = "
+                f"{got[first]}, expected {want[first]})",
+                "every thread should compute y[i] = alpha * x[i] for its own i", "y", first)
 
 
 def _bound_of_two(unwritten):

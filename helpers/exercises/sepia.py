@@ -21,6 +21,7 @@ from helpers.exercises.hidden import grids
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import written_twice
 from helpers.exercises.verdict import matches
+from helpers.exercises.origin import Wrong
 
 SEPIA = np.array([[0.393, 0.769, 0.189], [0.349, 0.686, 0.168], [0.272, 0.534, 0.131]])
 """Row c gives output channel c (R', G', B') from the input's (R, G, B)."""
@@ -106,11 +107,12 @@ def written_mistakes(out, case, words, wild_hint, guard_hint):
     yield from coverage((), unwritten.all(axis=2), case, words, guard_hint)
 
 
-def _wrong_values(rgb, got, block=None, models=()):
+def _wrong_values(rgb, got, block=None, models=(), first_pixel=0):
     """The mistakes the values show, once every byte of out was written (none when right);
     ``block``, for the near misses (``helpers.exercises.near``): the values as one run, in blocks
     of (size, word), where the rows of the image are the default; ``models``, the mistakes an
-    exercise's own models of wrong kernels find, before the generic verdict."""
+    exercise's own models of wrong kernels find, before the generic verdict; ``first_pixel``,
+    the pixel of out where ``got`` starts."""
     exact, want = rgb @ SEPIA.T, reference(rgb)
     wrong = _differs(got, want, exact)
     if not wrong.any():
@@ -152,9 +154,10 @@ def _wrong_values(rgb, got, block=None, models=()):
                f"is below .5 ({at}: the sum is {exact[wy, wx, wc]:.3f}, got {got[wy, wx, wc]}): "
                "ceilf rounds every fraction up", "round to the nearest level with + 0.5f as you "
                "clamp: (unsigned char)fminf(value + 0.5f, 255.0f)")
-    yield (f"{int(wrong.sum())} of {got.size} values are wrong (the first is {at}: got "
-           f"{got[wy, wx, wc]}, expected {want[wy, wx, wc]})",
-           LAYOUT_HINT + "; round with + 0.5f and clamp to 255")
+    yield Wrong(f"{int(wrong.sum())} of {got.size} values are wrong (the first is {at}: got "
+                f"{got[wy, wx, wc]}, expected {want[wy, wx, wc]})",
+                LAYOUT_HINT + "; round with + 0.5f and clamp to 255", "out",
+                3 * first_pixel + np.ravel_multi_index((wy, wx, wc), got.shape))
 
 
 def one_channel(rgb, got, exact):

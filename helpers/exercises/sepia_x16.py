@@ -94,7 +94,8 @@ def _mistakes(case, run):
     whole = 16 * (n // 16)      # the groups and the tail, each on its own: a mistake in one only
     for part, block, models in ((slice(0, whole), (48, "group"), _group_models(rgb, got, n)),
                                 (slice(whole, n), None, ())):
-        yield from sepia._wrong_values(rgb[None, part], got[None, part], block, models)
+        yield from sepia._wrong_values(rgb[None, part], got[None, part], block, models,
+                                       part.start)
 
 
 def _past_the_end(past, n):

@@ -42,6 +42,11 @@ WRONG = {
     "every_thread_loops": ((STORE, "for (int j = 0; j < blockDim.x * gridDim.x; j++)\n"
                                    "        out[j] = a[j] * b[j];"),
                            "two threads wrote out[0]", "no loop over all of out"),
+    # no detector names it: where the first wrong element came from (helpers.exercises.origin,
+    # on the simulator's twin on a GPU)
+    "b_at_half_the_index": ((STORE, "out[i] = a[i] * b[i / 2];"), "895 of 896 elements are wrong",
+                            "out[1] was stored by thread (1, 0, 0) of block (0, 0, 0) at line",
+                            "which loaded a[1] and b[0]"),
     # near misses (helpers.exercises.near): a factor, a constant
     "halved": (("out[i] = a[i] * b[i];", "out[i] = a[i] * b[i] / 2;"),
                "every element of out is 0.5 times the right value", "divides by"),

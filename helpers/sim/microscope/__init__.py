@@ -6,5 +6,6 @@
 - `racecheck`: a race as a RaceError; `initcheck`: a read of memory never written (global or
   shared) as an UninitialisedReadError; `bounds`: an access out of bounds, which every launch
   there is checked for, as an OutOfBoundsError
-- `places`: names for the addresses a kernel touched; `occupancy`: the CUDA occupancy calculator
+- `places`: names for the addresses a kernel touched; `provenance`: which threads stored an
+  element and what the last of them loaded before; `occupancy`: the CUDA occupancy calculator
 """

@@ -1,0 +1,89 @@
+"""Where a wrong element came from, for the mistakes no detector of an exercise names.
+
+An exercise's last detector says that elements are wrong and names the first: "895 of 896
+elements are wrong (the first is out[1] = -5.01, expected 4.66)". That tells the learner what
+came out, not what their kernel did. It yields a ``Wrong``, which names that element; the
+runner (``KernelExercise``) then launches the case again on the simulator, traced, and adds which thread stored the element and what that thread loaded
+before it (``helpers.sim.microscope.provenance``): "out[1] was stored by thread (1, 0, 0) of
+block (0, 0, 0) at line 10, which loaded a[1] and b[0]". An index that is off shows as the
+element it loaded instead. On a GPU the same happens on the simulator's twin, where the
+exercise has one (``simulated=``); elsewhere the mistake stays as it was.
+"""
+
+from __future__ import annotations
+
+from helpers.exercises.common import device_arguments
+
+ACCESSES = 1 << 20
+"""The accesses a launch may make for its wrong element to be traced back (24 bytes each)."""
+LISTED = 4
+"""Loads of one array listed one by one; more are summed up by their first and last."""
+
+
+class Wrong(tuple):
+    """A mistake ``(problem, hint)`` about element ``index`` (counted from the start, as the
+    kernel indexes it) of the output ``array`` (its parameter's name), which the runner traces
+    back to the thread that stored it."""
+
+    def __new__(cls, problem: str, hint: str, array: str, index: int):
+        self = super().__new__(cls, (problem, hint))
+        self.array, self.index = array, int(index)
+        return self
+
+
+def _array_loads(name, indices) -> str:
+    """The loads of one array in words: "b[0]", "a[3] and a[4]", "32 elements of A (A[0] to
+    A[992], 32 apart)"."""
+    unique = list(dict.fromkeys(indices))
+    if len(unique) <= LISTED:
+        items = [f"{name}[{i}]" for i in unique]
+        return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+    steps = {b - a for a, b in zip(unique, unique[1:])}
+    apart = f", {steps.pop()} apart" if len(steps) == 1 else ""
+    return f"{len(unique)} elements of {name} ({name}[{unique[0]}] to {name}[{unique[-1]}]{apart})"
+
+
+def words(origin, block, grid) -> str | None:
+    """What a ``provenance.Provenance`` says, in a clause; None where it says nothing (the
+    element was not stored: the exercise's detectors name that)."""
+    from helpers.sim.errors import xyz
+    from helpers.sim.microscope.racecheck import position
+
+    if not origin.stores:
+        return None
+    who = [f"thread {xyz(position(t, block))} of block {xyz(position(b, grid))}"
+           for b, t in origin.stores]
+    stored = (f"{origin.array}[{origin.index}] was stored by {who[-1]} at line {origin.line}"
+              if len(who) == 1 else
+              f"{origin.array}[{origin.index}] was stored {len(who)} times, last by {who[-1]} "
+              f"at line {origin.line}")
+    by_array = {}
+    for load in origin.loads:
+        by_array.setdefault(load.array, []).append(load.index)
+    if not by_array:
+        return f"{stored}, which loaded nothing before it"
+    loads = [_array_loads(name, indices) for name, indices in by_array.items()]
+    listed = loads[0] if len(loads) == 1 else ", ".join(loads[:-1]) + " and " + loads[-1]
+    return f"{stored}, which loaded {listed}"
+
+
+def traced(kernel, launch, wrong: Wrong, time_limit: float):
+    """``wrong`` with where its element came from, in ``launch`` (a ``kernel.Launch``) of
+    ``kernel``, the simulator's, run again traced within ``time_limit`` seconds; ``wrong`` as
+    it was where the launch failed or made too many accesses to keep."""
+    from helpers.sim import driver, gpuarray
+    from helpers.sim.microscope.provenance import provenance
+    from helpers.sim.microscope.trace import trace
+    from helpers.sim.settings import settings
+
+    args = device_arguments(launch.args, gpuarray)
+    with settings.changed(time_limit=time_limit), trace(accesses=ACCESSES) as t:
+        try:
+            kernel(*args, block=launch.block, grid=launch.grid, shared=launch.shared)
+        except driver.Error:
+            return wrong
+    if not t.launches:
+        return wrong
+    seen = t.launches[-1]
+    said = words(provenance(seen, wrong.array, wrong.index), seen.block, seen.grid)
+    return wrong if said is None else (f"{wrong[0].rstrip().rstrip('.')}: {said}", wrong[1])
