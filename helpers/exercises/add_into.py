@@ -5,9 +5,12 @@ every ``i < n``, on grids chosen without regard to n: far fewer threads than ele
 Because y is added to, the output tells how many times each element was visited: x and y are
 small whole numbers, so ``(y after - y before) / x`` counts the visits exactly, and a loop that
 steps by the block instead of the grid (every element visited several times), a thread that does
-one element only, or a loop that misses some, each show by that count. The last case runs on the
-simulator, race-checked, whatever the backend: on a GPU, threads that add into one element at
-once lose some of their additions, and the count may hide that they met.
+one element only, or a loop that misses some, each show by that count. On the simulator the
+counted launches run their blocks one after another (one worker): blocks run at once on two
+workers that add into one element lose an addition now and then, and the count, and with it the
+verdict, would change from one check to the next. The last case runs on the simulator,
+race-checked, whatever the backend: on a GPU, threads that add into one element at once lose
+some of their additions, and the count may hide that they met.
 """
 
 from __future__ import annotations
@@ -160,11 +163,27 @@ def _visits(n, block, blocks, start):
 
 
 def _detect(kernels, case):
-    """The case's mistakes, with the loop that never ended named first (``_endless``)."""
+    """The case's mistakes, with the loop that never ended named first (``_endless``); its
+    launches run one block at a time on the simulator (``_blocks_in_turn``)."""
     launch = _launch(case)
-    run = yield from with_stopped(EXERCISE, kernels, launch, _endless)
+    run = yield from _blocks_in_turn(with_stopped(EXERCISE, kernels, launch, _endless))
     if run is not None:
         yield from traced_back(kernels, launch, _mistakes(case, run))
+
+
+def _blocks_in_turn(mistakes):
+    """``mistakes`` (a generator that launches, and returns its ``Run``) run on one worker of
+    the simulator, so that blocks never add into one element at once and lose an addition; the
+    setting holds while it runs, not while its consumer holds a mistake it yielded."""
+    from helpers.sim.settings import settings
+
+    while True:
+        with settings.changed(workers=1):
+            try:
+                found = next(mistakes)
+            except StopIteration as done:
+                return done.value
+        yield found
 
 
 def _endless(seen, launch):

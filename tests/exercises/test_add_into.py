@@ -121,6 +121,24 @@ def test_the_grader_s_cases_have_grids_smaller_and_larger_than_n():
     assert [n > block * blocks for n, block, blocks in drawn] == [True, True, False]
 
 
+# every thread does the whole loop, each addition a load, a pause and a store: two blocks run at
+# once on two workers of the simulator lose some of each other's additions (most launches do)
+SLOW_ADDITION = ("        y[i] += x[i];", "    {\n        float v = y[i];\n"
+                 "        for (volatile int k = 0; k < 1000; k++) {}\n        y[i] = v + x[i];\n    }")
+
+
+@pytest.mark.skipif(BACKEND != "simulator", reason="on a GPU the threads' additions race: how "
+                                                   "many land varies")
+def test_every_thread_looping_gets_one_verdict_on_two_workers(capsys):
+    from helpers.sim.settings import settings
+
+    source = variant(variant(KERNEL, WRONG["every_thread_loops"][0]), SLOW_ADDITION)
+    slow = compile_variant_pairs("add_into", {"slow_addition": source})["slow_addition"]
+    with settings.changed(workers=2):
+        problems = {checker.check_add_into_kernel(*slow).problem for _ in range(20)}
+    assert len(problems) == 1 and WRONG["every_thread_loops"][1] in problems.pop(), problems
+
+
 @pytest.mark.skipif(BACKEND != "simulator", reason="a GPU kernel cannot be stopped from Python")
 def test_a_step_that_does_not_move_i_is_named(capsys, monkeypatch):
     from helpers.exercises import kernel
