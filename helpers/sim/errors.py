@@ -42,9 +42,10 @@ class InvalidPointerError(LogicError):
 class LaunchError(Error):
     """pycuda.driver.LaunchError. The simulator's also carry the facts behind the message, for
     checkers and tools to read (never the text): ``kind`` ("out of bounds", "use after free",
-    "wild pointer", "no peer access", "assert", "divergent barrier", "warp mask", "division by
-    zero", "stack overflow", "abort", "array bounds", "resources", "warp matrix", "race",
-    "uninitialised read", "time limit", "conversion", "shift" or "failed"), ``kernel`` (its name),
+    "wild pointer", "misaligned address", "misaligned or impossible address" (refused by the
+    CPU, its address unknown), "no peer access", "assert", "divergent barrier", "warp mask",
+    "division by zero", "stack overflow", "abort", "array bounds", "resources", "warp matrix",
+    "race", "uninitialised read", "time limit", "conversion", "shift" or "failed"), ``kernel``,
     ``block`` and ``thread`` ((x, y, z)), ``line`` ("file.cu:12"), ``array`` and ``element`` (the
     parameter or __shared__ array, and the index, as the learner named them), ``address``; each
     None where the simulator does not know it. PyCUDA's own LaunchError has none of them:
@@ -114,6 +115,17 @@ class OutOfBoundsError(LaunchError):
                 words += f", {self.size} bytes wide: past its end"
             return words
         return self.array or self.kind
+
+
+class MisalignedAddressError(LaunchError):
+    """CUDA's "misaligned address": an access ``misalignment`` bytes past a multiple of its
+    ``alignment`` (16 for a uint4); ``address`` (None in shared), the rest OutOfBoundsError's."""
+
+    def __init__(self, msg, *, alignment, misalignment, address=None, size=None, is_write=None,
+                 allocation=None, offset=None, space=None, **facts):
+        super().__init__(msg, kind="misaligned address", address=address, **facts)
+        self.alignment, self.misalignment, self.size = alignment, misalignment, size
+        self.is_write, self.allocation, self.offset, self.space = is_write, allocation, offset, space
 
 
 @dataclasses.dataclass(frozen=True)

@@ -33,7 +33,8 @@ from ..settings import settings
 from .lines import PARSED
 from .source import INCLUDE_DIR, INCLUDE_IN_LINE_TABLES, anywhere
 
-SIM_VERSION = "16"  # 16: a deadlock in a warp function names the threads that wait (warp_waiting);
+SIM_VERSION = "17"  # 17: a fault without an address reads it from the instruction (misaligned);
+                    # 16: a deadlock in a warp function names the threads that wait (warp_waiting);
                     # 15: __device__ functions inlined and fused across as nvcc does;
                     # 14: a plain module's block loop writes no indices into the Frame, and may be
                     #     vectorised; a block that fails is run again to name its thread;

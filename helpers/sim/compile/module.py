@@ -31,7 +31,9 @@ class ErrorReport(ctypes.Structure):
                 ("gpu", ctypes.c_uint64), ("cpu", ctypes.c_uint64), ("column", ctypes.c_int64),
                 ("in_dynamic_shared", ctypes.c_int32), ("dynamic_shared_offset", ctypes.c_int64),
                 ("warp_rule", ctypes.c_int32), ("warp_mask", ctypes.c_uint32),
-                ("warp_lane", ctypes.c_int32), ("warp_waiting", ctypes.c_uint32 * 32)]
+                ("warp_lane", ctypes.c_int32), ("warp_waiting", ctypes.c_uint32 * 32),
+                ("refused", ctypes.c_int32), ("decoded", ctypes.c_int32),
+                ("alignment", ctypes.c_int32)]
 
     def failed_thread(self):
         """(x, y, z) of the thread that failed; None where the runtime could not tell which (its

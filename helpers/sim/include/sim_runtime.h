@@ -113,6 +113,13 @@ struct Error {
     // WARP, when lanes never arrive: bit l of warp_waiting[k] for each thread 32 k + l of the
     // block (in the block's order) that waits in a warp function
     uint32_t warp_waiting[32];
+    // FAULT where the CPU refused an access without giving its address (x86's general-protection
+    // fault, si_code SI_KERNEL: an SSE load or store that needs its address aligned, or an address
+    // that cannot exist): refused 1; decoded 1 where the faulting instruction's memory operand
+    // was read (sim_fault_decode.h) into address (and is_write), and alignment, the bytes that
+    // instruction needs its address to be a multiple of (16 for a uint4 or float4 moved by SSE,
+    // 32 by AVX; 0 for none). run/report.py tells a misaligned address from these.
+    int32_t refused, decoded, alignment;
 };
 
 // Error::warp_rule

@@ -5,7 +5,8 @@
 // watch_fault) and SIGUSR2 (a cancel from Python) are caught. A worker that meets one jumps back to
 // its own stack (sigsetjmp in sim_grid.h) with the kernel, block, thread, address and instruction
 // (Python names its line); a signal that is not the kernel's goes to whatever handler was there
-// before.
+// before. A general-protection fault gives no address (x86's answer to a misaligned SSE load or
+// store, or to an address that cannot exist): it is read from the instruction (sim_fault_decode.h).
 #pragma once
 
 #include <signal.h>
@@ -14,6 +15,8 @@
 #include <sys/mman.h>
 #include <ucontext.h>
 #include <unistd.h>
+
+#include "sim_fault_decode.h"
 
 #pragma GCC visibility push(hidden)
 namespace sim {
@@ -46,13 +49,6 @@ inline uintptr_t instruction_pointer(void *ctx) {
 // a GPU gives INT_MIN and a remainder of 0. This decodes the faulting instruction: when it is an
 // idiv whose divisor is -1, it sets that result, steps over the instruction and lets the kernel go
 // on. Anything else (a real division by zero) stays an error.
-inline uint64_t &x86_register(greg_t *g, int r) {
-    static const int kIndex[16] = {REG_RAX, REG_RCX, REG_RDX, REG_RBX, REG_RSP, REG_RBP,
-                                   REG_RSI, REG_RDI, REG_R8,  REG_R9,  REG_R10, REG_R11,
-                                   REG_R12, REG_R13, REG_R14, REG_R15};
-    return (uint64_t &)g[kIndex[r]];
-}
-
 inline bool finish_division_overflow(void *ctx) {
     greg_t *g = ((ucontext_t *)ctx)->uc_mcontext.gregs;
     const uint8_t *p = (const uint8_t *)g[REG_RIP];
@@ -65,30 +61,12 @@ inline bool finish_division_overflow(void *ctx) {
     if ((*p & 0xF0) == 0x40) rex = *p++;
     if (rex & 8) bits = 64;
     if (*p++ != 0xF7) return false;  // idiv r/m16/32/64 (C never divides 8-bit values)
-    int modrm = *p++, mod = modrm >> 6, rm = (modrm & 7) | (rex & 1) << 3;
+    int modrm = *p;
     if ((modrm >> 3 & 7) != 7) return false;  // div, not idiv: only a division by zero traps
-    uint64_t divisor;
-    if (mod == 3) {
-        divisor = x86_register(g, rm);
-    } else {
-        uintptr_t address = 0;
-        bool rip_relative = false;
-        if ((rm & 7) == 4) {  // a SIB byte: base + index * scale
-            int sib = *p++, index = (sib >> 3 & 7) | (rex & 2) << 2, base = (sib & 7) | (rex & 1) << 3;
-            if (index != 4) address += x86_register(g, index) << (sib >> 6);
-            if ((sib & 7) == 5 && mod == 0) address += (int32_t)(p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24), p += 4;
-            else address += x86_register(g, base);
-        } else if ((rm & 7) == 5 && mod == 0) {
-            rip_relative = true;
-        } else {
-            address = x86_register(g, rm);
-        }
-        if (mod == 1) address += (int8_t)*p++;
-        if (mod == 2 || rip_relative) address += (int32_t)(p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24), p += 4;
-        if (rip_relative) address += (uintptr_t)p;
-        divisor = 0;
-        memcpy(&divisor, (const void *)address, bits / 8);
-    }
+    uint64_t divisor = 0;
+    uintptr_t address;
+    if (x86_memory_operand(g, p, rex, 0, address)) memcpy(&divisor, (const void *)address, bits / 8);
+    else divisor = x86_register(g, (modrm & 7) | (rex & 1) << 3);
     uint64_t mask = bits == 64 ? ~0ull : (1ull << bits) - 1;
     if ((divisor & mask) != mask) return false;  // not -1: a division by zero
     uint64_t &rax = x86_register(g, 0), &rdx = x86_register(g, 2);
@@ -180,6 +158,14 @@ inline void on_signal(int sig, siginfo_t *si, void *ctx) {
     w->err.is_write = -1;
 #if defined(__x86_64__) && defined(__linux__)
     if (sig == SIGSEGV) w->err.is_write = (((ucontext_t *)ctx)->uc_mcontext.gregs[REG_ERR] & 2) ? 1 : 0;
+    if (sig == SIGSEGV && si->si_code == SI_KERNEL) {  // a general-protection fault: no address
+        w->err.refused = 1, w->err.is_write = -1;
+        uintptr_t operand;
+        int is_write, alignment;
+        if (x86_faulting_operand(ctx, operand, is_write, alignment))
+            w->err.decoded = 1, w->err.address = operand, w->err.is_write = is_write,
+            w->err.alignment = alignment;
+    }
 #endif
     int status = sig == SIGFPE ? ARITHMETIC : sig == SIGABRT ? ABORT : FAULT;
     uintptr_t a = (uintptr_t)si->si_addr;

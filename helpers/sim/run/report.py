@@ -9,7 +9,8 @@ memcheck names the line of a bad access."""
 import re
 
 from ..machine import memory
-from ..errors import ArrayBoundsError, LaunchError, OutOfBoundsError, WarpMaskError
+from ..errors import (ArrayBoundsError, LaunchError, MisalignedAddressError, OutOfBoundsError,
+                      WarpMaskError)
 from .ubsan import as_signed, type_of
 
 STATUS_TEXT = {
@@ -66,11 +67,76 @@ def error(module, name, status, err):
     if status not in ("FAULT", "OVERRUN"):
         return LaunchError(text, **facts)
     is_write = {1: True, 0: False}.get(err.is_write)
+    if status == "FAULT" and err.refused:
+        return refused_error(text, err, is_write, facts)
     if err.in_dynamic_shared:
         return OutOfBoundsError(text, is_write=is_write, array="extern __shared__ array",
                                 space="shared", offset=err.dynamic_shared_offset, **facts)
     return OutOfBoundsError(text, is_write=is_write, address=err.address,
                             **{**facts, **memory.fault_facts(err.address)})
+
+
+# ---- an access the CPU refused without saying its address -------------------------------------
+# x86 raises a general-protection fault, which gives no address, for an SSE load or store that
+# needs its address aligned (what g++ makes of a uint4 or float4 access) given one that is not,
+# and for an address that cannot exist. The runtime reads the address from the instruction where
+# it can (include/sim_fault_decode.h): the facts below tell the two apart.
+def refused_kind(err):
+    """"misaligned address", "wild pointer" (an address no machine has) or, where the runtime
+    could not read the address, "misaligned or impossible address"."""
+    if not err.decoded:
+        return "misaligned or impossible address"
+    if not canonical(err.address):
+        return "wild pointer"
+    if err.alignment and err.address % err.alignment:
+        return "misaligned address"
+    return "misaligned or impossible address"
+
+
+def canonical(address):
+    """Whether x86-64 can address ``address`` at all: its top 17 bits all equal."""
+    return address >> 47 in (0, (1 << 17) - 1)
+
+
+def alignment_rule(alignment):
+    """What an access of ``alignment`` bytes needs, in the learner's words."""
+    if alignment == 16:
+        return "a uint4 or float4 load or store needs an address that is a multiple of 16 bytes"
+    return (f"a load or store of {alignment} bytes needs an address that is a multiple of "
+            f"{alignment}")
+
+
+def refused_error(text, err, is_write, facts):
+    """The LaunchError of a refused access (``facts``: the kernel, block, thread and line)."""
+    kind = refused_kind(err)
+    if kind == "misaligned address":
+        where = memory.fault_facts(err.address)
+        return MisalignedAddressError(text, address=err.address, alignment=err.alignment,
+                                      misalignment=err.address % err.alignment,
+                                      size=err.alignment, is_write=is_write,
+                                      allocation=where.get("allocation"),
+                                      offset=where.get("offset"),
+                                      **{k: v for k, v in facts.items() if k != "kind"})
+    if kind == "wild pointer":
+        return OutOfBoundsError(text, is_write=is_write, address=err.address,
+                                **{**facts, "kind": kind})
+    return LaunchError(text, **{**facts, "kind": kind})
+
+
+def refused_words(err, access):
+    """The message's end for a refused access (``access``: "a read of", ...)."""
+    kind = refused_kind(err)
+    if kind == "misaligned address":
+        where = memory.describe_address(err.address)
+        return (f"{access} address 0x{err.address:x}, {err.address % err.alignment} bytes past a "
+                f"multiple of {err.alignment} ({where}): {alignment_rule(err.alignment)}")
+    if kind == "wild pointer":
+        return (f"{access} address 0x{err.address:x}, which cannot exist (its top bits are not "
+                "all equal): a pointer made of junk bytes, such as a local variable read before "
+                "anything was written to it?")
+    return ("an access the CPU refused without saying its address: misaligned ("
+            f"{alignment_rule(16)}) or at an address that cannot exist (a pointer made of junk "
+            "bytes)")
 
 
 def bounds_index(err):
@@ -101,11 +167,16 @@ def message(name, status, err, site, bounds=None):
     elif status == "RESOURCES":
         where = f"for kernel {name!r}"
     text = err.text.decode(errors="replace")
-    message = f"{STATUS_TEXT.get(status, 'the kernel failed')} {where}"
+    head = STATUS_TEXT.get(status, "the kernel failed")
+    if status == "FAULT" and err.refused and refused_kind(err) == "misaligned address":
+        head = "misaligned address"  # CUDA's words
+    message = f"{head} {where}"
     if status in ("FAULT", "OVERRUN"):
         message += f" at {site}" if site else ""
         access = {1: "a write to", 0: "a read of"}.get(err.is_write, "an access to")
-        if err.in_dynamic_shared and err.dynamic_shared_offset >= 0:
+        if status == "FAULT" and err.refused:
+            message += f": {refused_words(err, access)}"
+        elif err.in_dynamic_shared and err.dynamic_shared_offset >= 0:
             message += (f": {access} dynamic shared memory past the end of the bytes the launch "
                         "gave it (its shared= argument)")
         elif err.in_dynamic_shared:
