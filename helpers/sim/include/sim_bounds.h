@@ -42,6 +42,8 @@ struct BoundsReport {
     uint32_t size;     // the bytes the access took
     int32_t space;     // as RaceReport's: 1 __shared__ arrays, 2 dynamic shared memory, 3 global
     int32_t is_write;  // 1 a store or an atomic, 0 a load
+    uint32_t misaligned;  // 0 out of bounds; else a misaligned access (sim_trace.h's
+                          // misaligned_access): the bytes it lies past a multiple of its size
 };
 
 struct BoundsTables {
@@ -65,13 +67,15 @@ SIM_UNTRACED inline uint32_t count_at_most(const uint64_t *sorted, uint32_t n, u
 }
 
 [[noreturn]] SIM_UNTRACED __attribute__((noinline)) inline void out_of_bounds(
-    State *s, uint32_t tid, uintptr_t a, uint64_t where, unsigned size, unsigned flags, unsigned site, int space) {
+    State *s, uint32_t tid, uintptr_t a, uint64_t where, unsigned size, unsigned flags, unsigned site, int space,
+    unsigned misaligned = 0) {
     {
         std::lock_guard<std::mutex> g(bounds_global.mu);
         BoundsReport &r = bounds_global.report;
         if (r.count++ == 0)
             r.address = where, r.block = (uint32_t)s->block_linear, r.thread = (uint16_t)tid,
-            r.site = (uint16_t)site, r.size = size, r.space = space, r.is_write = (flags & WRITE) ? 1 : 0;
+            r.site = (uint16_t)site, r.size = size, r.space = space, r.is_write = (flags & WRITE) ? 1 : 0,
+            r.misaligned = misaligned;
     }
     Worker *w = frame()->worker;
     w->err.address = a;

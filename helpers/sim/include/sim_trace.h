@@ -358,6 +358,27 @@ SIM_UNTRACED __attribute__((always_inline)) inline void access(uintptr_t a, unsi
     if (site) record(a, size, write, site);
 }
 
+// An access of 2, 4, 8 or 16 bytes that the compiler took to be aligned to its size (the
+// instrumentation's __tsan_read16, not __tsan_unaligned_read16), at an address that is not a
+// multiple of it: a GPU stops the launch with "misaligned address" (a uint4 or float4 from a
+// pointer moved by a few bytes), which the plain build's CPU may let through. It ends the launch
+// as an access out of bounds does; a local, the runtime's own code, and an address no machine
+// has (a pointer of junk bytes: its fault names it) are not looked at.
+SIM_UNTRACED __attribute__((noinline)) inline void misaligned_access(uintptr_t a, unsigned size, unsigned write,
+                                                                     void *ret) {
+    uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+    if (((a ^ sp) & ~(kStackSize - 1)) == 0 || ((a >> 47) != 0 && (a >> 47) != 0x1FFFF)) return;
+    uintptr_t off = (uintptr_t)ret - text_lo;
+    if (off >= text_n || !site_of[off]) return;
+    Frame *f = frame();
+    State *s = current(f);
+    uint32_t tid = thread_index(f);
+    unsigned past = (unsigned)(a & (size - 1));
+    if (a - s->tls_lo < s->tls_n) out_of_bounds(s, tid, a, a - s->tls_lo, size, write, site_of[off], 1, past);
+    if (a - s->dyn_lo < s->dyn_n) out_of_bounds(s, tid, a, a - s->dyn_lo, size, write, site_of[off], 2, past);
+    out_of_bounds(s, tid, a, a, size, write, site_of[off], 3, past);
+}
+
 // An atomic operation (sim_trace_callbacks.h does it): counted; a race only with a plain access.
 SIM_UNTRACED inline void note_atomic(uintptr_t a, unsigned size, void *ret) {
     uintptr_t off = (uintptr_t)ret - text_lo;

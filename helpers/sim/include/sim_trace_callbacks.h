@@ -1,7 +1,9 @@
 // sim_trace_callbacks.h -- the functions the instrumented build calls (included by sim_trace.h).
 //
 // GCC's ThreadSanitizer instrumentation (-fsanitize=thread, without its library) calls
-// __tsan_read4(address) before a 4-byte load, __tsan_write16 before a 16-byte store, and so on;
+// __tsan_read4(address) before a 4-byte load, __tsan_write16 before a 16-byte store, and so on
+// (__tsan_unaligned_read4 where it does not take the address to be a multiple of the size; an
+// address that is not, in the first, is a misaligned access: sim_bounds.h);
 // unlike AddressSanitizer's, it also instruments accesses to a variable at a constant index
 // (`s[0]` of a __shared__ array), which a race check must see. Atomic operations become calls
 // too, which must do the operation: here they do it, and are noted as atomics (never races).
@@ -12,9 +14,14 @@
 
 #define SIM_ACCESS_CALLBACKS(n)                                                                      \
     SIM_CALLBACK void __tsan_read##n(void *a) {                                                    \
+        if (__builtin_expect((uintptr_t)a & (n - 1), 0))                                           \
+            sim::trace::misaligned_access((uintptr_t)a, n, 0, __builtin_return_address(0));       \
         sim::trace::access((uintptr_t)a, n, 0, __builtin_return_address(0));                      \
     }                                                                                              \
     SIM_CALLBACK void __tsan_write##n(void *a) {                                                   \
+        if (__builtin_expect((uintptr_t)a & (n - 1), 0))                                           \
+            sim::trace::misaligned_access((uintptr_t)a, n, sim::trace::WRITE,                     \
+                                          __builtin_return_address(0));                           \
         sim::trace::access((uintptr_t)a, n, sim::trace::WRITE, __builtin_return_address(0));      \
     }                                                                                              \
     SIM_CALLBACK void __tsan_unaligned_read##n(void *a) {                                          \

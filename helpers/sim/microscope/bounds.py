@@ -8,13 +8,18 @@ checks instead each load, store and atomic of the learner's code, every byte of 
 array it falls in, and ends at the first that leaves it. That access is turned here into an
 OutOfBoundsError whose fields and message name the thread and block, the line, what it did, the
 array and element as the learner wrote them (a kernel parameter, a `__shared__` array, the
-`extern __shared__` array), how far outside it fell, and what to do.
+`extern __shared__` array), how far outside it fell, and what to do. An access of 2 to 16 bytes
+at an address that is not a multiple of its size (a uint4 loaded from a pointer moved by a few
+bytes), which the plain build's CPU mostly lets through and a GPU refuses, is stopped the same
+way (include/sim_trace.h: misaligned_access), as a MisalignedAddressError.
 """
 
 from __future__ import annotations
 
-from ..errors import OutOfBoundsError, distance_words, element_words, xyz
+from ..errors import (MisalignedAddressError, OutOfBoundsError, distance_words, element_words,
+                      xyz)
 from ..machine import memory
+from ..run.report import alignment_rule
 from .instrumented import GLOBAL, RaceReport
 from .racecheck import position
 
@@ -31,6 +36,8 @@ def error(result, kernel, places):
         err, advice = _global(rep, places, facts)
     else:
         err, advice = _shared(rep, places, result.build.shared_arrays[kernel.name], facts)
+    if rep.misaligned:
+        return _misaligned(rep, err)
     does = "writes" if err.is_write else "reads"
     if err.length is not None:
         where = (f"{err.array}[{err.element}] ({_SPACE_WORDS[err.space]}), "
@@ -41,6 +48,32 @@ def error(result, kernel, places):
                 f"in kernel '{err.kernel}', thread {xyz(err.thread)} of block {xyz(err.block)} "
                 f"{does} {err.size} byte{'s' * (err.size != 1)} at {where}, at {err.line}. "
                 f"{advice}",)
+    return err
+
+
+_CAST_WORDS = (": a pointer moved by a few bytes and then cast, as (const uint4 *)(p + 4) with p "
+               "an unsigned char *, points between two of them")
+
+
+def _misaligned(rep, found):
+    """The MisalignedAddressError of an access the check found at an address that is not a
+    multiple of its size, placed as ``found`` (the OutOfBoundsError of the same access) places it."""
+    facts = {name: getattr(found, name) for name in (
+        "kernel", "line", "size", "is_write", "thread", "block", "space", "array", "element",
+        "allocation", "offset")}
+    err = MisalignedAddressError("", alignment=rep.size, misalignment=rep.misaligned,
+                                 address=found.address if found.space == "global" else None,
+                                 **facts)
+    if err.array is not None and err.element is not None:
+        where = f"{err.array}[{err.element}] ({_SPACE_WORDS[err.space]})"
+    else:
+        where = f"address 0x{err.address:x}" if err.address is not None else "shared memory"
+    does = "writes" if err.is_write else "reads"
+    err.args = (f"cuLaunchKernel failed: misaligned address: in kernel '{err.kernel}', thread "
+                f"{xyz(err.thread)} of block {xyz(err.block)} {does} {err.size} bytes at {where}, "
+                f"{err.misalignment} byte{'s' * (err.misalignment != 1)} past a multiple of "
+                f"{err.size}, at {err.line}. {alignment_rule(err.size).capitalize()}"
+                f"{_CAST_WORDS if err.size == 16 else ''} (on a GPU: \"misaligned address\").",)
     return err
 
 

@@ -78,10 +78,12 @@ class InitReport(ctypes.Structure):
 class BoundsReport(ctypes.Structure):
     """sim::trace::BoundsReport: the first access out of bounds (the launch ended there), and how
     many there were; its space is RaceReport's (for shared memory, address is an offset in that
-    space), is_write 1 for a store or an atomic."""
+    space), is_write 1 for a store or an atomic; misaligned, for an access whose address is not
+    a multiple of its size (not out of bounds), the bytes it lies past one."""
     _fields_ = [("count", ctypes.c_uint64), ("address", ctypes.c_uint64), ("block", ctypes.c_uint32),
                 ("thread", ctypes.c_uint16), ("site", ctypes.c_uint16), ("size", ctypes.c_uint32),
-                ("space", ctypes.c_int32), ("is_write", ctypes.c_int32)]
+                ("space", ctypes.c_int32), ("is_write", ctypes.c_int32),
+                ("misaligned", ctypes.c_uint32)]
 
 
 _MIRRORS = {"Detail": DETAIL_DTYPE.itemsize, "RaceReport": ctypes.sizeof(RaceReport),

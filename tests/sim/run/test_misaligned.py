@@ -6,8 +6,9 @@ signal carries no address (it used to be reported as "a read of address 0x0", a 
 the runtime reads the address from the faulting instruction (include/sim_fault_decode.h), and the
 error says misaligned, with the address, the bytes past a multiple of 16 and the allocation, or,
 for a pointer of junk bytes, an address that cannot exist (run/report.py). The plain build's CPU
-lets most misaligned loads through. The facts are the error's fields
-(errors.MisalignedAddressError).
+lets most misaligned loads through; the instrumented build (race check, init check, trace) sees
+every access's address and size, and stops the first misaligned one, naming its array and
+element (include/sim_trace.h). The facts are the error's fields (errors.MisalignedAddressError).
 """
 
 import platform
@@ -16,10 +17,11 @@ import sys
 import numpy as np
 import pytest
 
-from helpers.sim import gpuarray
+from helpers.sim import driver as drv, gpuarray
 from helpers.sim.compile.module import ErrorReport
 from helpers.sim.compiler import SourceModule
 from helpers.sim.errors import LaunchError, MisalignedAddressError, OutOfBoundsError
+from helpers.sim.microscope.trace import trace
 from helpers.sim.run import report
 from helpers.sim.settings import settings
 
@@ -122,3 +124,48 @@ def test_a_refused_access_whose_address_was_not_read_names_both_causes():
     assert error.address is None and error.line == "mis.cu:3"
     assert "needs an address that is a multiple of 16 bytes" in str(error)
     assert "an address that cannot exist" in str(error)
+
+
+# ---- the instrumented build --------------------------------------------------------------------
+CHECKS = [{"racecheck": True}, {"initcheck": True}]
+
+
+@pytest.mark.parametrize("checks", CHECKS, ids=["race check", "init check"])
+def test_a_misaligned_uint4_load_is_stopped_and_named_where_it_was_read(mod, checks):
+    data, out = gpuarray.zeros(4096, np.uint8), gpuarray.zeros(32, np.uint32)
+    err = raised(lambda: mod.get_function("load16")(data, out, block=(32, 1, 1)),
+                 MisalignedAddressError, **checks)
+    assert (err.array, err.element, err.space, err.offset) == ("in", 4, "global", 4)
+    assert (err.alignment, err.misalignment, err.size, err.is_write) == (16, 4, 16, False)
+    assert (err.thread, err.line) == ((0, 0, 0), line_of(KERNELS, "the misaligned load"))
+    assert err.address == int(data.gpudata) + 4
+    assert str(err).startswith("cuLaunchKernel failed: misaligned address: in kernel 'load16'")
+    assert "reads 16 bytes at in[4] (global memory), 4 bytes past a multiple of 16" in str(err)
+
+
+def test_a_misaligned_shared_load_names_the_shared_array(mod):
+    err = raised(lambda: mod.get_function("shared16")(gpuarray.zeros(64, np.uint32),
+                                                      np.int32(1), block=(64, 1, 1)),
+                 MisalignedAddressError, racecheck=True)
+    assert (err.space, err.array, err.element, err.misalignment, err.address) == (
+        "shared", "s", 1, 4, None)
+
+
+def test_an_int_needs_a_multiple_of_4_but_its_bytes_may_be_copied_from_anywhere(mod):
+    data, out = gpuarray.to_gpu(np.arange(64, dtype=np.uint8)), gpuarray.zeros(32, np.int32)
+    err = raised(lambda: mod.get_function("int_at_2")(data, out, block=(32, 1, 1)),
+                 MisalignedAddressError, racecheck=True)
+    assert (err.array, err.element, err.alignment, err.misalignment, err.size) == (
+        "in", 2, 4, 2, 4)
+    assert "load or store of 4 bytes needs an address that is a multiple of 4" in str(err)
+    with settings.changed(racecheck=True):
+        mod.get_function("int_copied_from_2")(data, out, block=(32, 1, 1))
+    assert (out.get() == np.frombuffer(bytes(range(2, 6)), np.int32)[0]).all()
+
+
+def test_a_trace_stops_a_misaligned_access_too(mod):
+    data, out = gpuarray.zeros(4096, np.uint8), gpuarray.zeros(32, np.uint32)
+    with trace(accesses=0) as t, pytest.raises(MisalignedAddressError) as caught:
+        mod.get_function("load16")(data, out, block=(32, 1, 1))
+    assert (caught.value.array, caught.value.element) == ("in", 4) and not t.launches
+    assert isinstance(caught.value, drv.LaunchError)
