@@ -298,6 +298,8 @@ def _refine(failure):
         name = err.array or "w"
         yield (f"{name} holds {WORDS} words, not 48 bytes: read byte k with byte_of({name}, k) "
                f"(and set it with set_byte({name}, k, value))")
+    if failure.kind == "misaligned address" and failure.block and err.offset is not None:
+        yield sepia_x16_models.misaligned_hint(err, failure.block)
     if failure.kind != "out of bounds" or not failure.block or err.offset is None:
         return
     t = err.block[0] * failure.block[0] + err.thread[0]

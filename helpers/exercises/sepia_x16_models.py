@@ -43,3 +43,18 @@ def mistakes(rgb, got, n, junk):
              "b.x, c.x, a.y, ...}: the pixels' bytes are read out of order", W_HINT)):
         if sepia.near(mine, model):
             yield problem, hint
+
+
+def misaligned_hint(err, block):
+    """The hint for a uint4 load or store that a GPU refuses as a "misaligned address" (on the
+    simulator a MisalignedAddressError: its byte in rgb or out, ``offset``, and its thread;
+    ``block``, the launch's): (const uint4 *)(rgb + 3 * t) adds 3t bytes, not 3t uint4."""
+    t = err.block[0] * block[0] + err.thread[0]
+    name, cast = ("out", "(uint4 *)") if err.is_write else ("rgb", "(const uint4 *)")
+    cure = (f"cast first, then add: {cast}{name} + 3 * t moves 3t uint4 of 16 bytes, to byte "
+            "48t, where thread t's 16 pixels start, a multiple of 16")
+    if t and err.offset - 3 * t in (0, 16, 32):
+        return (f"thread {t}'s uint4 lay at byte {err.offset} = 3 * {t} + {err.offset - 3 * t} "
+                f"of {name}: {cast}({name} + 3 * t) adds 3t bytes, then casts; {cure}")
+    return (f"thread {t}'s uint4 lay at byte {err.offset} of {name}, {err.misalignment} past a "
+            f"multiple of 16; {cure}")
