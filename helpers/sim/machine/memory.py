@@ -318,6 +318,14 @@ def describe_address(address, by_a_kernel=False):
     return _relative(address, block, by_a_kernel)
 
 
+def alignment_rule(alignment):
+    """What an access of ``alignment`` bytes needs, in the learner's words."""
+    if alignment == 16:
+        return "a uint4 or float4 load or store needs an address that is a multiple of 16 bytes"
+    return (f"a load or store of {alignment} bytes needs an address that is a multiple of "
+            f"{alignment}")
+
+
 def _distance(address, block):
     return address - block.end + 1 if address >= block.end else block.address - address
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 from ..errors import (MisalignedAddressError, OutOfBoundsError, distance_words, element_words,
                       xyz)
 from ..machine import memory
-from ..run.report import alignment_rule
 from .instrumented import GLOBAL, RaceReport
 from .racecheck import position
 
@@ -72,7 +71,7 @@ def _misaligned(rep, found):
     err.args = (f"cuLaunchKernel failed: misaligned address: in kernel '{err.kernel}', thread "
                 f"{xyz(err.thread)} of block {xyz(err.block)} {does} {err.size} bytes at {where}, "
                 f"{err.misalignment} byte{'s' * (err.misalignment != 1)} past a multiple of "
-                f"{err.size}, at {err.line}. {alignment_rule(err.size).capitalize()}"
+                f"{err.size}, at {err.line}. {memory.alignment_rule(err.size).capitalize()}"
                 f"{_CAST_WORDS if err.size == 16 else ''} (on a GPU: \"misaligned address\").",)
     return err
 

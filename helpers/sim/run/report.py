@@ -98,14 +98,6 @@ def canonical(address):
     return address >> 47 in (0, (1 << 17) - 1)
 
 
-def alignment_rule(alignment):
-    """What an access of ``alignment`` bytes needs, in the learner's words."""
-    if alignment == 16:
-        return "a uint4 or float4 load or store needs an address that is a multiple of 16 bytes"
-    return (f"a load or store of {alignment} bytes needs an address that is a multiple of "
-            f"{alignment}")
-
-
 def refused_error(text, err, is_write, facts):
     """The LaunchError of a refused access (``facts``: the kernel, block, thread and line)."""
     kind = refused_kind(err)
@@ -129,13 +121,13 @@ def refused_words(err, access):
     if kind == "misaligned address":
         where = memory.describe_address(err.address)
         return (f"{access} address 0x{err.address:x}, {err.address % err.alignment} bytes past a "
-                f"multiple of {err.alignment} ({where}): {alignment_rule(err.alignment)}")
+                f"multiple of {err.alignment} ({where}): {memory.alignment_rule(err.alignment)}")
     if kind == "wild pointer":
         return (f"{access} address 0x{err.address:x}, which cannot exist (its top bits are not "
                 "all equal): a pointer made of junk bytes, such as a local variable read before "
                 "anything was written to it?")
     return ("an access the CPU refused without saying its address: misaligned ("
-            f"{alignment_rule(16)}) or at an address that cannot exist (a pointer made of junk "
+            f"{memory.alignment_rule(16)}) or at an address that cannot exist (a pointer made of junk "
             "bytes)")
 
 
