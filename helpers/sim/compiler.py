@@ -60,6 +60,12 @@ class SourceModule:
                 f"module (its kernels: {known})")
         return Function(self.module, kernel)
 
+    @property
+    def compiler_warnings(self):
+        """What g++ warned about the source's code, as records (compile/warned.py), kept with the
+        module: a module found in the cache has them too."""
+        return self.module.compiler_warnings
+
     def get_global(self, name):
         """(device pointer, size in bytes) of a __device__ or __constant__ variable."""
         return self.module.global_symbol(name)

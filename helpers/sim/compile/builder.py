@@ -26,14 +26,15 @@ import warnings
 from pathlib import Path
 
 from . import cache as module_cache
-from . import capabilities, device_calls, prebuilt, sites, source as unit, split, toolchain
+from . import capabilities, device_calls, prebuilt, sites, source as unit, split, toolchain, warned
 from . import messages as compiler_messages
 from ..errors import CompileError
 from ..settings import settings
 from .lines import PARSED
 from .source import INCLUDE_DIR, INCLUDE_IN_LINE_TABLES, anywhere
 
-SIM_VERSION = "17"  # 17: a fault without an address reads it from the instruction (misaligned);
+SIM_VERSION = "18"  # 18: the library holds what g++ warned about the learner's code (warned.py);
+                    # 17: a fault without an address reads it from the instruction (misaligned);
                     # 16: a deadlock in a warp function names the threads that wait (warp_waiting);
                     # 15: __device__ functions inlined and fused across as nvcc does;
                     # 14: a plain module's block loop writes no indices into the Frame, and may be
@@ -67,8 +68,10 @@ CXX_FLAGS += ["-mcmodel=medium"] if X86_64 else []
 OPERATOR_CHECKS = ["-fsanitize=float-cast-overflow,shift-exponent",
                    # a local variable read before anything was written to it, where g++ can tell
                    # (issue 27): a warning in the learner's words (messages.learner_warnings);
-                   # nvcc says nothing, and a GPU reads what its registers last held
-                   "-Wuninitialized",
+                   # nvcc says nothing, and a GPU reads what its registers last held; on some
+                   # paths only (a vote set under if (i < n)), where g++ places a read inside the
+                   # prelude's macros at their header with the learner's declaration in a note
+                   "-Wuninitialized", toolchain.MAYBE_UNINITIALISED,
                    # a local variable read before anything was written to it holds a pattern
                    # (0xFE bytes: a float of -1.7e38, an int of -16843010), not the 0 that a fresh
                    # stack gives by luck: on a GPU it holds what its registers held last
@@ -183,7 +186,7 @@ class _Build:
         # kernels with barriers as loops (split.py) where they can be; -DSIM_NO_SPLIT keeps the
         # fibers (tests and benchmarks compare the two)
         self.split = not instrument and "-DSIM_NO_SPLIT" not in self.flags
-        self.what = source_name(source)
+        self.what, self.records = source_name(source), ()  # records: warned.CompilerWarning
         # With headers of the learner's own, the preprocessed text is the key (it needs the
         # compiler); without, the source itself is, and a cached library needs no compiler.
         self.local_headers = bool(include_dirs) or bool(re.search(r'#\s*include\s*"', source))
@@ -293,6 +296,7 @@ def _compile(job, cxx, tmp, user_code, debug=False, prelude=True):
         # those of the text as written, and so is the module
         job.split = False
         return _compile(job, cxx, tmp, user_code, debug, prelude)
+    job.records = warned.uninitialised(proc.stderr)
     said = compiler_messages.learner_warnings(proc.stderr)
     if said and not debug:
         warnings.warn(f"The simulator's C++ compiler succeeded, but said the following:\n{said}",
@@ -368,7 +372,8 @@ def _link(job, cxx, tmp, user_code, obj, output):
     library. When a function of the learner's is undefined, the object is built again with line
     tables so the message has lines (not for a C compiler's missing C++ library: no line to
     name, and with gcc that build made a precompiled prelude first, 4 s)."""
-    runners = _runners(job, cxx, user_code)
+    runners = _runners(job, cxx, user_code) + warned.object_file(  # what g++ warned, kept
+        job.records, tmp, lambda cpp, o: _run([cxx[0], "-c", "-fPIC", "-o", o, cpp], job.what))
     cmd = [cxx[0], *LINK_FLAGS, "-o", output, str(obj), *runners]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode == 0:

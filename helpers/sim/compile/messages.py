@@ -9,7 +9,7 @@ patterns to follow: the first error in the learner's file, then one note that ex
 import os
 import re
 
-from . import capabilities, not_simulated
+from . import capabilities, not_simulated, warned
 from .source import INCLUDE_DIR
 from ..errors import (CompileError, ExternCError, HostFunctionError, NeedsNewerGPUError,
                       NotSimulatedError)
@@ -311,12 +311,26 @@ _WARNING_LINE = re.compile(r"^(?P<file>[^:\n]+):\d+:(?:\d+:)? warning: ", re.M)
 
 def learner_warnings(stderr):
     """The compiler's output when it warns about the learner's file (a printf format that does
-    not fit its argument, ...), else ''. Warnings about the prelude alone are left out."""
-    if not any(not _in_prelude(m.group("file")) for m in _WARNING_LINE.finditer(stderr)):
+    not fit its argument, ...), else ''. Warnings about the prelude alone are left out; one
+    about a variable of the learner's that the prelude's macro reads unset (``__ballot_sync(m,
+    above)``) is said at the learner's line that declares it, where g++ has only a note."""
+    mine = any(not _in_prelude(m.group("file")) for m in _WARNING_LINE.finditer(stderr))
+    records = warned.uninitialised(stderr)
+    moved = [_at_declaration(r) for r in records if r.reader]
+    if not mine and not moved:
         return ""
-    if "-Wuninitialized" in stderr:
-        return UNINITIALISED + "\n" + stderr.strip()
-    return stderr.strip()
+    said = "\n".join([*moved, stderr.strip()] if mine else moved)
+    return UNINITIALISED + "\n" + said if records else said
+
+
+def _at_declaration(record):
+    """g++'s warning about a variable that the prelude's ``record.reader`` reads unset, at the
+    learner's line that declares it."""
+    how, option = ("is", "") if record.certain else ("may be", "maybe-")
+    some = "" if record.certain else "on some path "
+    return (f"{record.file}:{record.line}: warning: ‘{record.name}’ {how} used uninitialized: "
+            f"{record.reader} reads it, and {some}nothing was stored in it since its declaration "
+            f"here [-W{option}uninitialized]")
 
 
 UNINITIALISED = (
@@ -325,4 +339,5 @@ UNINITIALISED = (
     "with no error: compute-sanitizer's initcheck watches global memory only (on the simulator "
     "it holds 0xFE bytes: a float of -1.7e38). Give every element a value before it is read (for "
     "example float acc[4] = {};).")
-"""What the simulator says before g++'s -Wuninitialized warning about the learner's code."""
+"""What the simulator says before g++'s -Wuninitialized and -Wmaybe-uninitialized warnings about the
+learner's code."""

@@ -14,7 +14,7 @@ import os
 import struct
 from pathlib import Path
 
-from . import lines
+from . import lines, warned
 from .. import errors
 from ..machine import memory, stacks
 
@@ -155,6 +155,7 @@ class Module:
         self.status = status_codes(self.lib)
         self.status_name = {code: name for name, code in self.status.items()}
         self.source, self.rebuild = source, rebuild
+        self.compiler_warnings = warned.read(self.lib)  # what g++ warned about its code
         self.kernels = {}
         for i in range(self.lib.sim_kernel_count()):
             n = self.lib.sim_kernel_nparams(i)

@@ -79,6 +79,9 @@ def _find(cxx_setting):
 
 PATTERN_LOCALS = "-ftrivial-auto-var-init=pattern"
 """Locals filled with a pattern before their first write (GCC 12 and later, Clang 8 and later)."""
+MAYBE_UNINITIALISED = "-Wmaybe-uninitialized"
+"""GCC's warning for a local read before anything was stored in it on some path (Clang's
+-Wuninitialized covers that, and it has no such option)."""
 
 
 def for_compiler(flags, cxx):
@@ -86,7 +89,7 @@ def for_compiler(flags, cxx):
     PATTERN_LOCALS for a compiler too old for it. (They stay in the flags that name a cached
     library, which must not depend on which compiler is found: a cached library loads without
     one.)"""
-    left_out = (set() if is_gcc(cxx) else {FUSE_CHAINS}) | (
+    left_out = (set() if is_gcc(cxx) else {FUSE_CHAINS, MAYBE_UNINITIALISED}) | (
         set() if PATTERN_LOCALS not in flags or takes(cxx, PATTERN_LOCALS) else {PATTERN_LOCALS})
     return [f for f in flags if f not in left_out]
 

@@ -12,6 +12,7 @@ import threading
 import time
 
 from .. import errors
+from ..compile import warned
 from ..compile.module import ErrorReport
 from ..errors import LaunchError, LogicError, MemoryError, OutOfBoundsError, TimeLimitError
 from ..machine import device, devices, memory, stacks, streams, written
@@ -219,6 +220,12 @@ class Function:
     def __init__(self, module, kernel):
         self._module, self._kernel = module, kernel
         self.name, self._params = kernel.name, kernel.params
+
+    @property
+    def compiler_warnings(self):
+        """What g++ warned about this kernel's code (compile/warned.py: CompilerWarning records,
+        a local read before anything was stored in it); () for none."""
+        return warned.of_kernel(self._module, self._kernel)
 
     def __call__(self, *args, block=None, grid=(1, 1), stream=None, shared=0, texrefs=(),
                  time_kernel=False):

@@ -1,0 +1,162 @@
+"""What g++ warned about the learner's code, as facts: read from its output, kept in the library
+the compile made (so that a module found in the cache has them too), read back when it loads.
+
+One kind so far, "uninitialised": a local variable read before anything was stored in it, where
+g++ can tell (-Wuninitialized: on every path; -Wmaybe-uninitialized: on some). Such a read inside
+one of the prelude's macros (``__ballot_sync(0xffffffff, above)``) is placed by g++ in the
+prelude's header, with only its note ("'above' was declared here") in the learner's file: the
+record names the learner's line of that note, and the macro that read it.
+
+
+A checker reads the records of the kernel it holds (``Function.compiler_warnings`` on the
+simulator; ``SourceModule.compiler_warnings`` for the whole module), never the words.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import re
+from pathlib import Path
+from typing import NamedTuple
+
+from .source import INCLUDE_DIR
+
+SYMBOL = "sim_compiler_warnings"
+"""The library's C string that holds the records, as JSON (absent where g++ said nothing)."""
+
+
+class CompilerWarning(NamedTuple):
+    """One warning about the learner's code. ``kind``: "uninitialised"; ``name``: the variable
+    as g++ names it; ``file`` and ``line``: the learner's line the warning is about (the read's
+    where g++ places it in the learner's file, else the declaration's); ``declared``: the line
+    of the variable's declaration (None where g++ gave none); ``reader``: what of the prelude
+    read it, its macro (``__ballot_sync``) or else its header's name (``sim_warp.h``), None for
+    a read in the learner's own code; ``certain``:
+    read unset on every path g++ followed (-Wuninitialized), not only on some; ``functions``:
+    the functions g++ named it in, the innermost first (those it was inlined into after)."""
+
+    kind: str
+    name: str
+    file: str
+    line: int
+    declared: int | None
+    reader: str | None
+    certain: bool
+    functions: tuple
+
+
+_QUOTED = r"[‘'](?P<{}>[^’']*)[’']"
+_CONTEXT = re.compile(r"^(?:[^:\n]+: )?In (?:static |member |static member )*function "
+                      + _QUOTED.format("sig") + r"[:,]$")
+_INLINED = re.compile(r"^\s+inlined from " + _QUOTED.format("sig") + " at ")
+_WARNING = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? warning: " + _QUOTED.format("name")
+                      + r" .*\[-W(?P<maybe>maybe-)?uninitialized\]$")
+_DECLARED = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? note: " + _QUOTED.format("name")
+                       + r" (?:was )?declared here$")
+_DEFINE = re.compile(r"^\s*#\s*define\s+(\w+)")
+
+
+def _function(signature):
+    """The function's name in g++'s signature: 'void warp_vote(const float*, int)' -> 'warp_vote'."""
+    head = signature.split("(")[0].strip()
+    head = re.sub(r"<.*>$", "", head)
+    return re.split(r"[\s:*&]+", head)[-1]
+
+
+def _in_prelude(path):
+    return "/cuda_sim" in path or "/sim_" in path or path.startswith(f"{INCLUDE_DIR}/")
+
+
+def _reader(path, line):
+    """The macro a prelude header defines at ``line`` (the header read from this copy's prelude:
+    the path g++ gives may be the copy that made the precompiled prelude), else the header's
+    name."""
+    header = INCLUDE_DIR / Path(path).name
+    try:
+        text = header.read_text().splitlines()
+    except OSError:
+        text = []
+    match = _DEFINE.match(text[line - 1]) if 0 < line <= len(text) else None
+    return match.group(1) if match else header.name
+
+
+def uninitialised(stderr):
+    """The records (CompilerWarning) of g++'s output ``stderr``: its uninitialised reads that
+    are the learner's (placed in the learner's file, or in the prelude with the declaration in
+    the learner's file), once each (a function inlined into a kernel is warned about twice: the
+    record names both), in g++'s order."""
+    found, context, pending = {}, [], None
+    for text in stderr.splitlines():
+        if m := _CONTEXT.match(text):
+            context = [_function(m.group("sig"))]
+        elif m := _INLINED.match(text):
+            context.append(_function(m.group("sig")))
+        elif m := _WARNING.match(text):
+            _add(found, pending)
+            pending = [m, tuple(context), None]
+        elif (m := _DECLARED.match(text)) and pending and pending[2] is None and \
+                m.group("name") == pending[0].group("name") and not _in_prelude(m.group("file")):
+            pending[2] = m
+    _add(found, pending)
+    return tuple(found.values())
+
+
+def _add(found, pending):
+    """Put the record of ``pending`` (a warning, its functions and its declaration's note) into
+    ``found``, its functions merged into those of the same warning met before; nothing for a
+    warning in the prelude whose variable is not declared in the learner's file."""
+    if pending is None:
+        return
+    warning, functions, note = pending
+    header = _in_prelude(warning.group("file"))
+    if header and note is None:
+        return
+    file, line = (note.group("file"), int(note.group("line"))) if header else \
+        (warning.group("file"), int(warning.group("line")))
+    record = CompilerWarning(
+        "uninitialised", warning.group("name"), file, line,
+        int(note.group("line")) if note else None,
+        _reader(warning.group("file"), int(warning.group("line"))) if header else None,
+        not warning.group("maybe"), functions)
+    key = record[:7]
+    before = found.get(key, record)
+    found[key] = before._replace(functions=before.functions + tuple(
+        f for f in functions if f not in before.functions))
+
+
+def source(records):
+    """The C++ unit that defines SYMBOL as the records' JSON, to link into the library."""
+    text = json.dumps([r._asdict() for r in records])
+    literal = json.dumps(text).replace("?", "\\?")  # no trigraphs
+    return f'extern "C" const char {SYMBOL}[] = {literal};\n'
+
+
+def read(lib):
+    """The records a loaded library holds: () where it holds none."""
+    try:
+        start = ctypes.addressof(ctypes.c_char.in_dll(lib, SYMBOL))
+    except ValueError:
+        return ()
+    return tuple(CompilerWarning(**{**r, "functions": tuple(r["functions"])})
+                 for r in json.loads(ctypes.string_at(start).decode()))
+
+
+def of_kernel(module, kernel):
+    """The records of a loaded ``module`` (compile/module.py) about its ``kernel``: those g++
+    named it in, and those of a function that is no kernel (a __device__ function: which kernels
+    call it, g++ does not say)."""
+    names = {k.index: module.lib.sim_kernel_name(k.index).decode() for k in module.kernels.values()}
+    return tuple(r for r in module.compiler_warnings if names[kernel.index] in r.functions
+                 or not set(r.functions) & set(names.values()))
+
+
+def object_file(records, folder, compile_unit):
+    """[the object file that holds ``records``], made in ``folder`` with ``compile_unit(source
+    path, object path)``, to link into the library; [] for none."""
+    if not records:
+        return []
+    unit, obj = Path(folder) / "warnings.cpp", Path(folder) / "warnings.o"
+    unit.write_text(source(records))
+    compile_unit(str(unit), str(obj))
+    return [str(obj)]

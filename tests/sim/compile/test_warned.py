@@ -1,0 +1,115 @@
+"""What g++ warned about the learner's code, as records (helpers/sim/compile/warned.py): read
+from its output (made up here where the point is how it is read), kept in the library and read
+back, on the module and on each kernel; and said at the learner's line
+(messages.learner_warnings) where g++ places the read in the prelude's header."""
+
+import warnings
+
+import pytest
+
+from helpers.sim.compile import messages, toolchain, warned
+from helpers.sim.compile.source import INCLUDE_DIR
+from helpers.sim.compiler import SourceModule
+
+WARP_H = f"{INCLUDE_DIR}/sim_warp.h"
+BALLOT_LINE = next(n for n, text in enumerate(open(WARP_H), 1) if "#define __ballot_sync(" in text)
+# what g++ 12 says of a vote set under an if (a read inside the prelude's __ballot_sync macro)
+IN_THE_MACRO = (
+    f"In file included from {INCLUDE_DIR}/cuda_sim.h:182:\n"
+    f"{WARP_H}: In function ‘void vote(const float*, unsigned int*, int)’:\n"
+    f"{WARP_H}:{BALLOT_LINE}:39: warning: ‘above’ may be used uninitialized [-Wmaybe-uninitialized]\n"
+    f"   {BALLOT_LINE} | #define __ballot_sync(m, p) __sim_vote(__SIM_SITE, (m), (p), __sim_ballot)\n"
+    "      |                                       ^\n"
+    "vote.cu:4:10: note: ‘above’ was declared here\n")
+# a read in a __device__ function inlined into the kernel, and the same in the function itself
+INLINED = (
+    "In function ‘float twice(float)’,\n"
+    "    inlined from ‘void k(const float*, float*)’ at dev.cu:7:12:\n"
+    "dev.cu:1:46: warning: ‘v’ may be used uninitialized [-Wmaybe-uninitialized]\n"
+    "dev.cu: In function ‘void k(const float*, float*)’:\n"
+    "dev.cu:5:11: note: ‘v’ was declared here\n"
+    "dev.cu: In function ‘float twice(float)’:\n"
+    "dev.cu:1:46: warning: ‘v’ may be used uninitialized [-Wmaybe-uninitialized]\n"
+    "dev.cu:5:11: note: ‘v’ was declared here\n")
+
+VOTE = ('#line 1 "vote.cu"\n'
+        "__global__ void vote(const float *x, unsigned int *counts, int n) {\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    bool above;\n"
+        "    if (i < n) above = x[i] > 0.5f;\n"
+        "    unsigned int votes = __ballot_sync(0xffffffff, above);\n"
+        "    if (threadIdx.x == 0) counts[0] = __popc(votes);\n"
+        "}\n")
+RIGHT = ("__global__ void right(const float *x, unsigned int *counts, int n) {\n"
+         "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+         "    bool above = i < n && x[i] > 0.5f;\n"
+         "    unsigned int votes = __ballot_sync(0xffffffff, above);\n"
+         "    if (threadIdx.x == 0) counts[0] = __popc(votes);\n"
+         "}\n")
+
+
+def test_a_read_inside_a_macro_of_the_prelude_is_the_learners_at_the_declaration():
+    assert warned.uninitialised(IN_THE_MACRO) == (warned.CompilerWarning(
+        "uninitialised", "above", "vote.cu", 4, 4, "__ballot_sync", False, ("vote",)),)
+
+
+def test_a_warning_about_the_prelude_alone_has_no_record():
+    prelude_only = (f"{WARP_H}:12:3: warning: ‘t’ may be used uninitialized [-Wmaybe-uninitialized]\n"
+                    f"{WARP_H}:10:9: note: ‘t’ was declared here\n")
+    assert warned.uninitialised(prelude_only) == ()
+
+
+def test_a_read_in_an_inlined_function_is_one_record_that_names_both_functions():
+    assert warned.uninitialised(INLINED) == (warned.CompilerWarning(
+        "uninitialised", "v", "dev.cu", 1, 5, None, False, ("twice", "k")),)
+
+
+def test_the_read_in_the_macro_is_said_at_the_learners_line_with_the_variables_name():
+    said = messages.learner_warnings(IN_THE_MACRO)
+    assert said.startswith(messages.UNINITIALISED)
+    assert said.splitlines()[1] == (
+        "vote.cu:4: warning: ‘above’ may be used uninitialized: __ballot_sync reads it, and on "
+        "some path nothing was stored in it since its declaration here [-Wmaybe-uninitialized]")
+    assert WARP_H not in said
+
+
+@pytest.fixture(scope="module")
+def vote_module(tmp_path_factory):
+    if not toolchain.is_gcc(toolchain.find_compiler()):
+        pytest.skip("-Wmaybe-uninitialized is GCC's")
+    folder = tmp_path_factory.mktemp("warned")
+    with pytest.warns(UserWarning) as said:
+        module = SourceModule(VOTE + RIGHT, cache_dir=str(folder))
+    return module, "\n".join(str(w.message) for w in said), folder
+
+
+def test_a_vote_set_under_an_if_is_warned_about_at_the_learners_line(vote_module):
+    """On a GPU the lanes past n vote with whatever their register held; the simulator's pattern
+    gives a bool false, the right vote, so only the compiler can tell."""
+    _, said, _ = vote_module
+    assert "vote.cu:3: warning: ‘above’ may be used uninitialized: __ballot_sync reads it" in said
+
+
+def test_the_warning_reaches_the_kernel_as_fields(vote_module):
+    module, _, _ = vote_module
+    record = warned.CompilerWarning("uninitialised", "above", "vote.cu", 3, 3, "__ballot_sync",
+                                    False, ("vote",))
+    assert module.compiler_warnings == (record,)
+    assert module.get_function("vote").compiler_warnings == (record,)
+    assert module.get_function("right").compiler_warnings == ()
+
+
+def test_a_module_found_in_the_cache_has_its_warnings_too(vote_module):
+    module, _, folder = vote_module
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no compile: nothing is said again
+        again = SourceModule(VOTE + RIGHT, cache_dir=str(folder))
+    assert again.path == module.path
+    assert again.get_function("vote").compiler_warnings == module.compiler_warnings
+
+
+def test_a_module_without_warnings_has_none():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        module = SourceModule(RIGHT)
+    assert module.compiler_warnings == () == module.get_function("right").compiler_warnings
