@@ -197,7 +197,7 @@ class _Build:
         extra = [*INSTRUMENT_FLAGS[self.instrument], f"sites-v{sites.TABLE_VERSION}"] \
             if self.instrument else [*LINE_TABLES, str(self.lines)] if self.lines else []
         return _digest(SIM_VERSION, split.VERSION, _prelude_digest(), *CXX_FLAGS, *OPERATOR_CHECKS,
-                       *LINK_FLAGS,
+                       *LINK_FLAGS, warned.VERSION,
                        *self.flags, *map(anywhere, extra), text)[:32]
 
 

@@ -22,6 +22,9 @@ from typing import NamedTuple
 
 from .source import INCLUDE_DIR
 
+VERSION = "1"
+"""How the records are read from g++'s output: a part of a cached library's name (builder.py), so
+that a library whose records were read otherwise is built again."""
 SYMBOL = "sim_compiler_warnings"
 """The library's C string that holds the records, as JSON (absent where g++ said nothing)."""
 
@@ -58,10 +61,25 @@ _DEFINE = re.compile(r"^\s*#\s*define\s+(\w+)")
 
 
 def _function(signature):
-    """The function's name in g++'s signature: 'void warp_vote(const float*, int)' -> 'warp_vote'."""
-    head = signature.split("(")[0].strip()
-    head = re.sub(r"<.*>$", "", head)
-    return re.split(r"[\s:*&]+", head)[-1]
+    """The function's name in g++'s signature: 'void warp_vote(const float*, int)' ->
+    'warp_vote', 'constexpr decltype (auto) std::__invoke(_Fn&&) [with _Fn = ...]' -> '__invoke'."""
+    text = re.sub(r"\s*\[with .*\]$", "", signature)
+    text = re.sub(r"(\s*\b(?:const|volatile|noexcept)\b|\s*&+)*$", "", text)
+    depth, start = 0, text.rfind(")")
+    for start in range(start, -1, -1):  # the parameters' (
+        depth += {")": 1, "(": -1}.get(text[start], 0)
+        if depth == 0:
+            break
+    head = text[:start].rstrip()
+    while head.endswith(">"):  # template arguments
+        depth, cut = 0, len(head) - 1
+        for cut in range(cut, -1, -1):
+            depth += {">": 1, "<": -1}.get(head[cut], 0)
+            if depth == 0:
+                break
+        head = head[:cut].rstrip()
+    name = re.search(r"(~?\w+|operator\W+)$", head)
+    return name.group(1) if name else head
 
 
 def _in_prelude(path):
