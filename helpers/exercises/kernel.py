@@ -27,7 +27,7 @@ import itertools
 import numpy as np
 
 from helpers import course
-from helpers.exercises import failure, held, origin
+from helpers.exercises import failure, held, origin, unset as unset_reads
 from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.common import (Input, Output, device_arguments, failed, launch_failure,
                                       named_arrays)
@@ -127,7 +127,9 @@ class KernelExercise:
     text. ``draw(rng)`` gives the hidden cases, in the form of ``cases``, that a seed adds
     (``helpers.exercises.hidden``). ``no_extern_c``: the stub includes a C++ header
     (cuda_fp16.h, mma.h) and declares its kernel ``extern "C"`` itself, so SourceModule must not
-    wrap it in ``extern "C" { }`` (notebook 01).
+    wrap it in ``extern "C" { }`` (notebook 01). A kernel whose cases all passed but which reads a
+    local before anything is stored in it, as the simulator's compiler found, is NOT YET
+    (``helpers.exercises.unset``), in the words ``unset(record)`` gives, else general ones.
 
     ``fast(kernel)``, for a chapter about speed, rates a kernel that passed: a generator that
     yields ``(what is missing, hint)`` when the kernel misses the chapter's target (the PASS
@@ -141,7 +143,8 @@ class KernelExercise:
     def __init__(self, stub, kernel, signature, cases, success, *, draw, where=None, launch=None,
                  mistakes=None, crash_hint="", detect=None, simulated="", before=None,
                  after=None, refine=None, fast=None, no_extern_c=False, observed=None,
-                 observed_as="race-checked and traced", read_past=None, array_hints=None):
+                 observed_as="race-checked and traced", read_past=None, array_hints=None,
+                 unset=None):
         self.stub, self.kernel, self.signature = stub, kernel, signature
         self.cases, self.success, self.where = cases, success, where or (lambda c: c.where())
         self.draw = draw
@@ -150,7 +153,7 @@ class KernelExercise:
         self.simulated, self.before, self.after = simulated, before, after
         self.refine, self.fast, self.no_extern_c = refine, fast, no_extern_c
         self.observed, self.observed_as = observed, observed_as
-        self.read_past, self.array_hints = read_past, array_hints or {}
+        self.read_past, self.array_hints, self.unset = read_past, array_hints or {}, unset
         if observed is None and any(map(on_simulator, cases)):
             raise ValueError("a case marked to be launched on the simulator needs observed=, "
                              "its detectors (microscope.observed_launch, say)")
@@ -190,6 +193,7 @@ class KernelExercise:
             verdict = check_cases(cases, lambda case: self._detect_case(kernel, case),
                                   self._where_case,
                                   hidden_cases.success(self.success, self.cases, cases))
+            verdict = unset_reads.checked(kernel, verdict, self.unset)
         if verdict and self.after:
             verdict = self.after(kernel, verdict)
         return self._rate(kernel, verdict) if verdict and self.fast else verdict

@@ -1,0 +1,53 @@
+"""A kernel whose cases all passed, but which reads a local variable before anything is stored in
+it, where the simulator's compiler can tell (g++'s -Wuninitialized and -Wmaybe-uninitialized):
+the runner (``helpers.exercises.kernel``) turns its PASS into this NOT YET.
+
+On a GPU such a variable holds whatever its register held last, with no error; on the simulator
+it holds a pattern (0xFE bytes), which for a ``bool`` is false: a vote that a lane past n casts
+from ``bool above;`` set only under ``if (i < n)`` comes out right there by luck. The facts come
+from the kernel compiled by the simulator (``Function.compiler_warnings``, records of
+``helpers/sim/compile/warned.py``: the variable's ``name``, its ``declared`` line, the warp
+function that read it, ``reader``), never from the warning's words. A kernel compiled by PyCUDA
+alone has none; an exercise that looks at the simulator's twin (``Kernels``) has them on a GPU too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from helpers.exercises.verdict import Verdict, not_yet
+
+Words = Callable[[object], "tuple[str, str] | None"]
+"""An exercise's ``(problem, hint)`` for a record (a ``CompilerWarning``), or None for the
+general words."""
+
+
+def reads(kernel) -> tuple:
+    """The uninitialised reads the simulator's compiler found in ``kernel`` (a ``Kernels``: its
+    simulated twin's; a simulator ``Function``: its own; () for any other)."""
+    simulated = getattr(kernel, "simulated", kernel)
+    return tuple(r for r in getattr(simulated, "compiler_warnings", ())
+                 if r.kind == "uninitialised")
+
+
+def checked(kernel, verdict: Verdict, words: Words | None = None) -> Verdict:
+    """``verdict`` (a PASS), or the NOT YET for the first local that ``kernel`` reads before
+    anything is stored in it: in the exercise's ``words`` where it has some, else general ones."""
+    found = reads(kernel)
+    if not verdict or not found:
+        return verdict
+    own = next(filter(None, map(words, found)), None) if words else None
+    return not_yet(*(own or general(found[0])))
+
+
+def general(record) -> tuple[str, str]:
+    """``(problem, hint)`` for a local ``record.name`` read before anything is stored in it."""
+    name = record.name
+    where = f" (declared at line {record.declared})" if record.declared else ""
+    by = f" by {record.reader}" if record.reader and record.reader.startswith("__") else ""
+    some = "" if record.certain else " on some paths through the kernel"
+    return (f"{name}{where} is read{by} before anything is stored in it{some}: on a GPU it "
+            "holds whatever its register held last, so the results there may be wrong (here "
+            "they came out right by luck)",
+            f"give {name} a value where it is declared, or store one in it on every path before "
+            "it is read")

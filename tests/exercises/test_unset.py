@@ -1,0 +1,77 @@
+"""A kernel whose cases pass but which reads a local before anything is stored in it, as the
+simulator's compiler found (helpers.exercises.unset): the runner turns the PASS into a NOT YET,
+in the exercise's words where it has some (warp_vote's: tests/exercises/test_warp_vote.py), else
+general ones, read from the records' fields. scale_vector (notebook 01) has no words of its own."""
+
+import pytest
+
+from kernel_sources import compile_variant_pairs, simulator_only, solution, variant
+
+from helpers.exercises import scale_vector, unset
+from helpers.exercises.verdict import not_yet, passed
+from helpers.sim.compile.warned import CompilerWarning
+
+READ = CompilerWarning("uninitialised", "inside", "kernel.cu", 13, 10, None, False, ("k",))
+
+
+class Twin:
+    """A kernel as the simulator compiled it: only its records."""
+
+    def __init__(self, *records):
+        self.compiler_warnings = records
+
+
+def test_a_pass_with_a_local_read_unset_is_not_yet_in_general_words():
+    verdict = unset.checked(Twin(READ), passed("all right"))
+    assert verdict.passed is False
+    assert verdict.problem.startswith("inside (declared at line 10) is read before anything is "
+                                      "stored in it on some paths through the kernel: on a GPU")
+    assert verdict.hint.startswith("give inside a value where it is declared")
+
+
+def test_the_exercises_own_words_come_first():
+    own = unset.checked(Twin(READ), passed("all right"), lambda r: (f"{r.name}: mine", "fix"))
+    assert (own.problem, own.hint) == ("inside: mine", "fix")
+    none = unset.checked(Twin(READ), passed("all right"), lambda r: None)
+    assert none.problem.startswith("inside (declared at line 10)")
+
+
+def test_without_records_or_after_a_mistake_the_verdict_stays():
+    right, wrong = passed("all right"), not_yet("wrong", "fix it")
+    assert unset.checked(Twin(), right) is right
+    assert unset.checked(Twin(READ), wrong) is wrong
+    assert unset.checked(object(), right) is right  # PyCUDA's Function: no records
+
+
+KERNEL = solution("scale_vector.cu")
+GUARDED = "    if (i < n) {\n        y[i] = alpha * x[i];\n    }"
+SOURCES = {
+    # right on the simulator, whose bool starts false; on a GPU the threads past n may store
+    "flag_set_under_the_guard": variant(KERNEL, (GUARDED, "    bool inside;\n    if (i < n)\n"
+                                                          "        inside = true;\n    if (inside)\n"
+                                                          "        y[i] = alpha * x[i];")),
+    # right: g++ follows the two guards, and says nothing
+    "value_under_two_guards": variant(KERNEL, (GUARDED, "    float v;\n    if (i < n)\n"
+                                                        "        v = alpha * x[i];\n    if (i < n)\n"
+                                                        "        y[i] = v;")),
+    "solution": KERNEL,
+}
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    return compile_variant_pairs("scale_vector", SOURCES)
+
+
+@pytest.mark.parametrize("name", simulator_only(["flag_set_under_the_guard"], {
+    "flag_set_under_the_guard": "on a GPU the threads past n store where their register says"}))
+def test_a_flag_set_under_the_guard_is_named_by_the_runner(kernels, name):
+    verdict = scale_vector.check_scale_vector_kernel(*kernels[name])
+    assert verdict.passed is False
+    assert verdict.problem.startswith("inside (declared at line "), verdict
+    assert "is read before anything is stored in it" in verdict.problem, verdict
+
+
+@pytest.mark.parametrize("name", ["value_under_two_guards", "solution"])
+def test_a_right_kernel_without_the_warning_passes(kernels, name):
+    assert scale_vector.check_scale_vector_kernel(*kernels[name]).passed is True
