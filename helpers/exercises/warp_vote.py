@@ -15,7 +15,10 @@ as on a GPU where x ends its memory. counts is poisoned and guarded.
 A wrong count is matched with what known mistakes give: the ballot's bits stored for their
 number, lane 0's own vote, ``>=``, the lanes past n voting. A lane that returns or skips the ballot
 in an if leaves the mask 0xffffffff naming lanes that never vote: the simulator stops there, and
-on a GPU, where it may come out right by luck, a last launch on the simulator finds it.
+on a GPU, where it may come out right by luck, a last launch on the simulator finds it. A vote
+declared without a value and set only under ``if (i < n)`` comes out right on the simulator (its
+bool starts false), but lanes past n vote garbage on a GPU: the simulator's compiler finds that
+read in __ballot_sync, and the PASS becomes a NOT YET that names it (``_unset``).
 """
 
 from __future__ import annotations
@@ -71,6 +74,17 @@ def _refine(failure):
             getattr(failure.error, "array", None) == "x":
         yield ("a lane past n read x[i]: && stops at the first false, left to right, so test "
                "i < n first: above = i < n && x[i] > threshold")
+
+
+def _unset(read):
+    """The verdict for a vote that __ballot_sync reads before anything was stored in it (a
+    ``CompilerWarning`` of the simulator's compiler: ``bool above;`` set only under an if)."""
+    if read.reader != "__ballot_sync":
+        return None
+    return (f"{read.name} is read before anything is stored in it: lanes past n vote with "
+            "whatever the register held (on the simulator it held false, the right vote, by "
+            "luck)", "a lane past n votes false, so give every lane its vote where it is "
+            f"declared: bool {read.name} = i < n && x[i] > threshold")
 
 
 def _mistakes(case, run):
@@ -140,7 +154,7 @@ EXERCISE = KernelExercise(
     observed=observed_launch(lambda case: _launch(case, after=0), _refine), observed_as="",
     simulated="checks the warp functions' masks",
     crash_hint="read x[i] only for i < n, and store counts[warp] only for a warp with elements",
-    refine=_refine,
+    refine=_refine, unset=_unset,
     success=f"every warp's count matches NumPy's ({len(CASES) - 1} sizes, n a multiple of 32 "
             "and not, blocks of 2 to 4 warps), and every lane takes part in the vote")
 
