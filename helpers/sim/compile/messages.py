@@ -10,7 +10,7 @@ import os
 import re
 
 from . import capabilities, not_simulated, warned
-from .source import INCLUDE_DIR
+from .source import INCLUDE_DIR, in_prelude as _in_prelude
 from ..errors import (CompileError, ExternCError, HostFunctionError, NeedsNewerGPUError,
                       NotSimulatedError)
 from ..settings import settings
@@ -37,11 +37,6 @@ _HOST_ADVICE = {
 
 _ERROR_LINE = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? (?:fatal )?error: (?P<text>.*)$",
                          re.M)
-
-
-def _in_prelude(path):
-    """The prelude's files, and the headers it gives a kernel (cooperative_groups.h, ...)."""
-    return "/cuda_sim" in path or "/sim_" in path or path.startswith(f"{INCLUDE_DIR}/")
 
 
 def disk_full(what, said="No space left on device"):

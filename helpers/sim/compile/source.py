@@ -46,6 +46,12 @@ _UNROLL = re.compile(r"^([ \t]*)#[ \t]*pragma[ \t]+unroll\b[ \t]*(\(?[ \t]*(\d+)
 EXTERN_SHARED = re.compile(r"\bextern\s+__shared__\s+([^;\[\]]*?)\s*\b([A-Za-z_]\w*)\s*\[\s*\]\s*;")
 
 
+def in_prelude(path):
+    """Whether a file the compiler names is the prelude's (or one of the headers it gives a
+    kernel: cooperative_groups.h, ...), not the learner's."""
+    return "/cuda_sim" in path or "/sim_" in path or path.startswith(f"{INCLUDE_DIR}/")
+
+
 def anywhere(flag):
     """A compiler flag as it would be in any copy of the course: INCLUDE_DIR in it named as the
     line tables name it (a cache's name made from flags is then the same everywhere)."""

@@ -7,7 +7,6 @@ one of the prelude's macros (``__ballot_sync(0xffffffff, above)``) is placed by 
 prelude's header, with only its note ("'above' was declared here") in the learner's file: the
 record names the learner's line of that note, and the macro that read it.
 
-
 A checker reads the records of the kernel it holds (``Function.compiler_warnings`` on the
 simulator; ``SourceModule.compiler_warnings`` for the whole module), never the words.
 """
@@ -20,9 +19,9 @@ import re
 from pathlib import Path
 from typing import NamedTuple
 
-from .source import INCLUDE_DIR
+from .source import INCLUDE_DIR, in_prelude
 
-VERSION = "1"
+VERSION = "2"
 """How the records are read from g++'s output: a part of a cached library's name (builder.py), so
 that a library whose records were read otherwise is built again."""
 SYMBOL = "sim_compiler_warnings"
@@ -32,12 +31,12 @@ SYMBOL = "sim_compiler_warnings"
 class CompilerWarning(NamedTuple):
     """One warning about the learner's code. ``kind``: "uninitialised"; ``name``: the variable
     as g++ names it; ``file`` and ``line``: the learner's line the warning is about (the read's
-    where g++ places it in the learner's file, else the declaration's); ``declared``: the line
-    of the variable's declaration (None where g++ gave none); ``reader``: what of the prelude
-    read it, its macro (``__ballot_sync``) or else its header's name (``sim_warp.h``), None for
-    a read in the learner's own code; ``certain``:
-    read unset on every path g++ followed (-Wuninitialized), not only on some; ``functions``:
-    the functions g++ named it in, the innermost first (those it was inlined into after)."""
+    where g++ places it in the file that declares the variable, else the declaration's);
+    ``declared``: the line of the variable's declaration (None where g++ gave none); ``reader``:
+    what read it in another file, the prelude's macro there (``__ballot_sync``) or else that
+    file's name (``sim_warp.h``), None for a read in the file that declares it; ``certain``: read
+    unset on every path g++ followed (-Wuninitialized), not only on some; ``functions``: the
+    functions g++ named it in, the innermost first (those it was inlined into after)."""
 
     kind: str
     name: str
@@ -82,17 +81,12 @@ def _function(signature):
     return name.group(1) if name else head
 
 
-def _in_prelude(path):
-    return "/cuda_sim" in path or "/sim_" in path or path.startswith(f"{INCLUDE_DIR}/")
-
-
 def _reader(path, line):
     """The macro a prelude header defines at ``line`` (the header read from this copy's prelude:
-    the path g++ gives may be the copy that made the precompiled prelude), else the header's
-    name."""
+    the path g++ gives may be the copy that made the precompiled prelude), else the file's name."""
     header = INCLUDE_DIR / Path(path).name
     try:
-        text = header.read_text().splitlines()
+        text = header.read_text().splitlines() if in_prelude(path) else []
     except OSError:
         text = []
     match = _DEFINE.match(text[line - 1]) if 0 < line <= len(text) else None
@@ -114,7 +108,7 @@ def uninitialised(stderr):
             _add(found, pending)
             pending = [m, tuple(context), None]
         elif (m := _DECLARED.match(text)) and pending and pending[2] is None and \
-                m.group("name") == pending[0].group("name") and not _in_prelude(m.group("file")):
+                m.group("name") == pending[0].group("name") and not in_prelude(m.group("file")):
             pending[2] = m
     _add(found, pending)
     return tuple(found.values())
@@ -123,13 +117,14 @@ def uninitialised(stderr):
 def _add(found, pending):
     """Put the record of ``pending`` (a warning, its functions and its declaration's note) into
     ``found``, its functions merged into those of the same warning met before; nothing for a
-    warning in the prelude whose variable is not declared in the learner's file."""
+    warning in the prelude whose variable is not declared in the learner's file. A read in
+    another file than the declaration's (the prelude's macro) is placed at the declaration."""
     if pending is None:
         return
     warning, functions, note = pending
-    header = _in_prelude(warning.group("file"))
-    if header and note is None:
+    if note is None and in_prelude(warning.group("file")):
         return
+    header = note is not None and note.group("file") != warning.group("file")
     file, line = (note.group("file"), int(note.group("line"))) if header else \
         (warning.group("file"), int(warning.group("line")))
     record = CompilerWarning(

@@ -64,6 +64,17 @@ def test_a_read_in_an_inlined_function_is_one_record_that_names_both_functions()
         "uninitialised", "v", "dev.cu", 1, 5, None, False, ("twice", "k")),)
 
 
+def test_a_read_in_a_library_header_is_placed_at_the_declaration_too():
+    in_std = ("In function ‘const _Tp& std::min(const _Tp&, const _Tp&) [with _Tp = float]’,\n"
+              "    inlined from ‘void k(const float*, float*, int)’ at low.cu:5:20:\n"
+              "/usr/include/c++/12/bits/stl_algobase.h:238:7: warning: ‘a’ may be used "
+              "uninitialized [-Wmaybe-uninitialized]\n"
+              "low.cu: In function ‘void k(const float*, float*, int)’:\n"
+              "low.cu:3:11: note: ‘a’ was declared here\n")
+    assert warned.uninitialised(in_std) == (warned.CompilerWarning(
+        "uninitialised", "a", "low.cu", 3, 3, "stl_algobase.h", False, ("min", "k")),)
+
+
 def test_the_read_in_the_macro_is_said_at_the_learners_line_with_the_variables_name():
     said = messages.learner_warnings(IN_THE_MACRO)
     assert said.startswith(messages.UNINITIALISED)
