@@ -332,7 +332,7 @@ UNINITIALISED = (
     "a local variable or array of the kernel is read before anything was written to it (g++ "
     "found the path below). On a GPU it holds whatever its registers or local memory held last, "
     "with no error: compute-sanitizer's initcheck watches global memory only (on the simulator "
-    "it holds 0xFE bytes: a float of -1.7e38). Give every element a value before it is read (for "
-    "example float acc[4] = {};).")
+    "it holds 0xFE bytes: a float of -1.7e38, but a bool false). Give every element a value "
+    "before it is read (for example float acc[4] = {};).")
 """What the simulator says before g++'s -Wuninitialized and -Wmaybe-uninitialized warnings about the
 learner's code."""
