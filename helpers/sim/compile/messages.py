@@ -323,9 +323,10 @@ def _at_declaration(record):
     learner's line that declares it."""
     how, option = ("is", "") if record.certain else ("may be", "maybe-")
     some = "" if record.certain else "on some path "
+    reads = f"{record.reader} reads it, and " if record.reader else ""
     return (f"{record.file}:{record.line}: warning: ‘{record.name}’ {how} used uninitialized: "
-            f"{record.reader} reads it, and {some}nothing was stored in it since its declaration "
-            f"here [-W{option}uninitialized]")
+            f"{reads}{some}nothing was stored in it since its declaration here "
+            f"[-W{option}uninitialized]")
 
 
 UNINITIALISED = (

@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 from .source import INCLUDE_DIR, in_prelude
 
-VERSION = "2"
+VERSION = "3"
 """How the records are read from g++'s output: a part of a cached library's name (builder.py), so
 that a library whose records were read otherwise is built again."""
 SYMBOL = "sim_compiler_warnings"
@@ -83,14 +83,15 @@ def _function(signature):
 
 def _reader(path, line):
     """The macro a prelude header defines at ``line`` (the header read from this copy's prelude:
-    the path g++ gives may be the copy that made the precompiled prelude), else the file's name."""
+    the path g++ gives may be the copy that made the precompiled prelude), else None (another
+    g++ places the read in the function the macro calls: g++ 13 in sim_runtime.h's)."""
     header = INCLUDE_DIR / Path(path).name
     try:
         text = header.read_text().splitlines() if in_prelude(path) else []
     except OSError:
         text = []
     match = _DEFINE.match(text[line - 1]) if 0 < line <= len(text) else None
-    return match.group(1) if match else header.name
+    return match.group(1) if match else None
 
 
 def uninitialised(stderr):
@@ -134,8 +135,8 @@ def _add(found, pending):
         not warning.group("maybe"), functions)
     key = record[:7]
     before = found.get(key, record)
-    found[key] = before._replace(functions=before.functions + tuple(
-        f for f in functions if f not in before.functions))
+    found[key] = before._replace(functions=tuple(dict.fromkeys(
+        f for f in before.functions + functions if not f.startswith("__sim"))))
 
 
 def source(records):

@@ -3,6 +3,7 @@ from its output (made up here where the point is how it is read), kept in the li
 back, on the module and on each kernel; and said at the learner's line
 (messages.learner_warnings) where g++ places the read in the prelude's header."""
 
+import re
 import warnings
 
 import pytest
@@ -72,7 +73,7 @@ def test_a_read_in_a_library_header_is_placed_at_the_declaration_too():
               "low.cu: In function ‘void k(const float*, float*, int)’:\n"
               "low.cu:3:11: note: ‘a’ was declared here\n")
     assert warned.uninitialised(in_std) == (warned.CompilerWarning(
-        "uninitialised", "a", "low.cu", 3, 3, "stl_algobase.h", False, ("min", "k")),)
+        "uninitialised", "a", "low.cu", 3, 3, None, False, ("min", "k")),)
 
 
 def test_the_read_in_the_macro_is_said_at_the_learners_line_with_the_variables_name():
@@ -98,14 +99,18 @@ def test_a_vote_set_under_an_if_is_warned_about_at_the_learners_line(vote_module
     """On a GPU the lanes past n vote with whatever their register held; the simulator's pattern
     gives a bool false, the right vote, so only the compiler can tell."""
     _, said, _ = vote_module
-    assert "vote.cu:3: warning: ‘above’ may be used uninitialized: __ballot_sync reads it" in said
+    # g++ 12 places the read in sim_warp.h's macro, which it names; g++ 13 in the function the
+    # macro calls (sim_runtime.h), which serves three warp functions: then no reader is named
+    assert re.search("vote.cu:3: warning: ‘above’ may be used uninitialized: (__ballot_sync reads "
+                     "it, and )?on some path nothing was stored in it since its declaration", said)
 
 
 def test_the_warning_reaches_the_kernel_as_fields(vote_module):
     module, _, _ = vote_module
     record = warned.CompilerWarning("uninitialised", "above", "vote.cu", 3, 3, "__ballot_sync",
                                     False, ("vote",))
-    assert module.compiler_warnings == (record,)
+    assert module.compiler_warnings in ((record,), (record._replace(reader=None),))
+    record = module.compiler_warnings[0]
     assert module.get_function("vote").compiler_warnings == (record,)
     assert module.get_function("right").compiler_warnings == ()
 
