@@ -37,8 +37,8 @@ def _draw(rng):
 
 
 def _where(case):
-    n = case[0]
-    return f"with n = {n}, block = ({n}, 1, 1), grid = (1, 1)"
+    n, c = case[:2]
+    return f"with n = {n}, c = {c:g}, block = ({n}, 1, 1), grid = (1, 1)"
 
 
 def _launch(case):

@@ -82,7 +82,9 @@ def _mistakes(case, run):
     if run.out.unwritten.all():
         yield ("out was never written: it still holds what it was filled with",
                "each thread stores its result, out[i] = (s[j + 1] - s[j - 1]) * 0.5f")
-    for model, problem in ((0 * want, "every output is 0: nothing is computed yet"),
+    for model, problem in ((0 * want, "every output is 0: nothing is computed yet, or it is "
+                            "multiplied by a factor that is 0 (1 / 2 is integer division in C: "
+                            "write 0.5f)"),
                            (-want, "the sign is turned: in[i - 1] - in[i + 1]"),
                            (2 * want, "the results are twice too large")):
         if np.allclose(got, model, rtol=1e-5, atol=1e-6):

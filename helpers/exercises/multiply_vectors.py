@@ -30,8 +30,9 @@ INDEX_HINT = ("i = blockIdx.x * blockDim.x + threadIdx.x (the block's first elem
 # Index mistakes: (i from block b and thread t, given block size and blocks; problem; hint)
 INDEXES = [
     (lambda b, t, size, blocks: t,
-     "only the first block's elements were written: every block wrote out[0] to out[blockDim.x - 1]",
-     "threadIdx.x counts from 0 again in every block: " + INDEX_HINT),
+     "only the first block's elements were written, element 0 to blockDim.x - 1: i = threadIdx.x "
+     "alone (it counts from 0 again in every block) or a guard i < blockDim.x (only block 0 "
+     "passes it)", INDEX_HINT + "; every thread has an element here, so no guard"),
     (lambda b, t, size, blocks: b * size,
      "only the first element of each block was written: threadIdx.x is missing", INDEX_HINT),
     (lambda b, t, size, blocks: b * blocks + t,

@@ -80,9 +80,11 @@ def _mistakes(case, run):
     if unwritten.all():
         yield ("nothing was written: y still holds the NaN it was filled with",
                "each thread should store its result with y[i] = ...")
-    if n > block and right[:block].all() and not right[block:].any():
-        yield (f"only the first block's elements (y[0] to y[{block - 1}]) are right",
-               "did you use blockIdx.x * blockDim.x + threadIdx.x for the index?")
+    if n > block and right[:block].all() and unwritten[block:].all():
+        yield (f"only the first block's elements (y[0] to y[{block - 1}]) were written: "
+               "i = threadIdx.x alone (every block takes y[0] to y[blockDim.x - 1]) or a guard "
+               "i < blockDim.x (only block 0 passes it)",
+               "i = blockIdx.x * blockDim.x + threadIdx.x, guarded with if (i < n)")
     blocks = -(-n // block) + extra
     for index, problem, hint in INDEXES:
         model = written_by(index, block, blocks)

@@ -42,9 +42,8 @@ WRONG = {
                              ["the clamp lets i == n through", "i >= n ? n - 1"]),
     "window_without_the_halo_slot": ([("int j = threadIdx.x + 1;", "int j = threadIdx.x;")],
                                      ["s[-1]", "s[0] is the halo", "j = threadIdx.x + 1"]),
-    # (its zeros are the stub's: the verdict is the stub's, whose hint shows * 0.5f; a word on
-    # integer division would change the stub's line that notebook 06 stores from the H200)
-    "integer_half": ([(" * 0.5f;", " * (1 / 2);")], ["every output is 0", "* 0.5f"]),
+    "integer_half": ([(" * 0.5f;", " * (1 / 2);")],
+                     ["every output is 0", "1 / 2 is integer division", "0.5f"]),
     # audit B (second round): the right halo loaded by no thread, or into the last input's slot
     "right_halo_by_no_thread": ([("threadIdx.x == blockDim.x - 1", "threadIdx.x == blockDim.x")],
                                 ["7 of 1000 outputs are wrong, each at a block's last thread",
