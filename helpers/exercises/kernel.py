@@ -48,9 +48,9 @@ def time_limit() -> float:
 
 
 ROOM_TRIES, ROOM_GROWTH = 3, 8
-"""A read past an input on the simulator is run again with room after the input: first as much
-as the input holds, then ROOM_GROWTH times more, ROOM_TRIES launches at most (up to 64 times
-the input: a row stride of N for K with N up to 64 K)."""
+"""A read past an input on the simulator is run again with room after the input: as much as the
+input holds, then ROOM_GROWTH times more, ROOM_TRIES launches at most (a row stride up to 64 K)."""
+
 
 @dataclasses.dataclass(frozen=True)
 class Launch:
@@ -94,11 +94,12 @@ class Kernels:
     """The learner's kernel twice: ``device`` as the notebook's backend compiled it, and
     ``simulated``, the same source on the simulator (the same object when the backend is the
     simulator), for the checks only the simulator makes (``helpers.exercises.microscope``).
-    ``seen`` keeps what those found, so that a check runs each launch there once."""
+    ``seen``: what those found (each launch runs there once); ``exact``: ``microscope.exact``."""
 
     device: object
     simulated: object
     seen: dict = dataclasses.field(default_factory=dict)
+    exact: bool = False
 
 
 class KernelExercise:
@@ -127,9 +128,8 @@ class KernelExercise:
     text. ``draw(rng)`` gives the hidden cases, in the form of ``cases``, that a seed adds
     (``helpers.exercises.hidden``). ``no_extern_c``: the stub includes a C++ header
     (cuda_fp16.h, mma.h) and declares its kernel ``extern "C"`` itself, so SourceModule must not
-    wrap it in ``extern "C" { }`` (notebook 01). A kernel whose cases all passed but which reads a
-    local before anything is stored in it, as the simulator's compiler found, is NOT YET
-    (``helpers.exercises.unset``), in the words ``unset(record)`` gives, else general ones.
+    wrap it in ``extern "C" { }`` (notebook 01). A kernel that passed but reads a local before
+    anything is stored in it is NOT YET (``helpers.exercises.unset``; ``unset``: its words).
 
     ``fast(kernel)``, for a chapter about speed, rates a kernel that passed: a generator that
     yields ``(what is missing, hint)`` when the kernel misses the chapter's target (the PASS
@@ -218,6 +218,8 @@ class KernelExercise:
         return rated(verdict, outcome.get("slow"), outcome.get("figures", ""))
 
     def _detect_case(self, kernel, case):
+        if on_simulator(case) and isinstance(kernel, Kernels):
+            kernel.exact = True   # the other cases passed: the simulator's inputs without junk
         return (self.observed if on_simulator(case) else self.detect)(kernel, case)
 
     def _where_case(self, case) -> str:
@@ -369,9 +371,8 @@ class KernelExercise:
 
 
 def traced_back(kernel, launch: Launch, mistakes):
-    """``mistakes`` as they come, each ``origin.Wrong`` among them with where its element came
-    from in ``launch`` on the simulator (``origin.traced``; on a GPU, in the simulator's twin
-    where the exercise has one): the last detectors' "elements are wrong" made concrete."""
+    """``mistakes`` as they come, each ``origin.Wrong`` with where its element came from in
+    ``launch`` on the simulator (``origin.traced``; on a GPU, the twin's, where there is one)."""
     from helpers.backend import BACKEND
 
     simulated = kernel.simulated if isinstance(kernel, Kernels) else \

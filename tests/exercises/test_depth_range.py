@@ -39,6 +39,11 @@ WRONG = {
                               "compare with =="),
     "pixel_0_skipped": ([("threadIdx.x;\n", "threadIdx.x + 1;\n")],
                         "the range is that of pixels 1 to n - 1", "i is one too many"),
+    # the cases' junk after depth hid the read; the race-checked launch's depth has none
+    "read_before_the_guard": ([("    if (i >= n)\n        return;\n    unsigned int d = depth[i];\n"
+                                "    if (d == 0)", "    unsigned int d = depth[i];\n"
+                                "    if (i >= n || d == 0)")],
+                              "a read of depth[2000]", "check that index against that size"),
     "range_reset_in_the_kernel": ([("        return;\n    unsigned int d",
                                     "        return;\n    if (i == 0) { range[0] = 0xFFFFFFFF; "
                                     "range[1] = 0; }\n    unsigned int d")],
