@@ -1,6 +1,7 @@
 """A kernel whose cases all passed, but which reads a local variable before anything is stored in
 it, where the simulator's compiler can tell (g++'s -Wuninitialized and -Wmaybe-uninitialized):
-the runner (``helpers.exercises.kernel``) turns its PASS into this NOT YET.
+the runner (``helpers.exercises.kernel``) turns its PASS into this NOT YET. And any verdict of a
+kernel with an ``if`` whose body is a lone semicolon (g++'s -Wempty-body): that mistake first.
 
 On a GPU such a variable holds whatever its register held last, with no error; on the simulator
 it holds a pattern (0xFE bytes), which for a ``bool`` is false: a vote that a lane past n casts
@@ -22,17 +23,21 @@ Words = Callable[[object], "tuple[str, str] | None"]
 general words."""
 
 
-def reads(kernel) -> tuple:
-    """The uninitialised reads the simulator's compiler found in ``kernel`` (a ``Kernels``: its
+def reads(kernel, kind: str = "uninitialised") -> tuple:
+    """The records of ``kind`` the simulator's compiler made of ``kernel`` (a ``Kernels``: its
     simulated twin's; a simulator ``Function``: its own; () for any other)."""
     simulated = getattr(kernel, "simulated", kernel)
-    return tuple(r for r in getattr(simulated, "compiler_warnings", ())
-                 if r.kind == "uninitialised")
+    return tuple(r for r in getattr(simulated, "compiler_warnings", ()) if r.kind == kind)
 
 
 def checked(kernel, verdict: Verdict, words: Words | None = None) -> Verdict:
     """``verdict`` (a PASS), or the NOT YET for the first local that ``kernel`` reads before
-    anything is stored in it: in the exercise's ``words`` where it has some, else general ones."""
+    anything is stored in it: in the exercise's ``words`` where it has some, else general ones.
+    Before either, whatever the verdict: an ``if`` (or ``else``) whose body is a lone semicolon
+    (``if (i < n);``), which the cases' mistake, if any, comes from."""
+    empty = reads(kernel, "empty body")
+    if empty:
+        return not_yet(*empty_body(empty[0]))
     found = reads(kernel)
     if not verdict or not found:
         return verdict
@@ -51,3 +56,13 @@ def general(record) -> tuple[str, str]:
             "they came out right by luck)",
             f"give {name} a value where it is declared, or store one in it on every path before "
             "it is read")
+
+
+def empty_body(record) -> tuple[str, str]:
+    """``(problem, hint)`` for an ``if`` or ``else`` at ``record.line`` whose body is a lone
+    semicolon: the statement after it runs whatever the condition."""
+    return (f"the {record.name} at line {record.line} does nothing: its body is a lone semicolon, "
+            "so the statement it should guard is not inside it (after if (i < n); the next line "
+            "runs for every thread, whatever the condition says)",
+            f"put the statement the {record.name} guards right after its condition, with no "
+            "semicolon between: if (i < n) y[i] = ...; or if (i < n) { ... }")

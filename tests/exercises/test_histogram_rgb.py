@@ -71,7 +71,8 @@ WRONG = [
      variant(KERNEL, ("atomicAdd(&bins[b], local[b]);", "atomicAdd(&bins[b + 1], local[b]);")),
      ["of the 768 bins are wrong", "bin (j % 3) * 256 + rgb[j]"]),
     ("nothing_added",
-     variant(KERNEL, ("            atomicAdd(&bins[b], local[b]);\n", "            ;\n")),
+     variant(KERNEL, ("        if (local[b] > 0)\n            atomicAdd(&bins[b], local[b]);\n",
+                      "        ;\n")),
      ["nothing reached bins", "atomicAdd(&bins[b], local[b])"]),
     # issue 28: each named as itself, not with the barrier's or the loops' hint
     ("counts_pixels_not_bytes",

@@ -1,7 +1,8 @@
 """A kernel whose cases pass but which reads a local before anything is stored in it, as the
 simulator's compiler found (helpers.exercises.unset): the runner turns the PASS into a NOT YET,
 in the exercise's words where it has some (warp_vote's: tests/exercises/test_warp_vote.py), else
-general ones, read from the records' fields. scale_vector (notebook 01) has no words of its own."""
+general ones, read from the records' fields. scale_vector (notebook 01) has no words of its own.
+And an if whose body is a lone semicolon, whatever the cases said."""
 
 import pytest
 
@@ -54,6 +55,8 @@ SOURCES = {
     "value_under_two_guards": variant(KERNEL, (GUARDED, "    float v;\n    if (i < n)\n"
                                                         "        v = alpha * x[i];\n    if (i < n)\n"
                                                         "        y[i] = v;")),
+    # the if's body is its semicolon: every thread stores, those past n too
+    "empty_if": variant(KERNEL, ("    if (i < n) {", "    if (i < n); {")),
     "solution": KERNEL,
 }
 
@@ -75,3 +78,15 @@ def test_a_flag_set_under_the_guard_is_named_by_the_runner(kernels, name):
 @pytest.mark.parametrize("name", ["value_under_two_guards", "solution"])
 def test_a_right_kernel_without_the_warning_passes(kernels, name):
     assert scale_vector.check_scale_vector_kernel(*kernels[name]).passed is True
+
+
+def test_an_if_whose_body_is_a_semicolon_is_named_whatever_the_cases_said(kernels):
+    verdict = scale_vector.check_scale_vector_kernel(*kernels["empty_if"])
+    assert verdict.passed is False
+    assert verdict.problem.startswith("the if at line "), verdict
+    assert "does nothing: its body is a lone semicolon" in verdict.problem, verdict
+    assert verdict.hint.startswith("put the statement the if guards right after its condition"), \
+        verdict
+    empty = CompilerWarning("empty body", "if", "kernel.cu", 9, None, None, True, ("k",))
+    assert unset.checked(Twin(empty), not_yet("wrong", "fix it")).problem.startswith(
+        "the if at line 9 does nothing")

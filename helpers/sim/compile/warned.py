@@ -1,8 +1,9 @@
 """What g++ warned about the learner's code, as facts: read from its output, kept in the library
 the compile made (so that a module found in the cache has them too), read back when it loads.
 
-One kind so far, "uninitialised": a local variable read before anything was stored in it, where
-g++ can tell (-Wuninitialized: on every path; -Wmaybe-uninitialized: on some). Such a read inside
+Two kinds: "uninitialised", a local variable read before anything was stored in it, where g++
+can tell (-Wuninitialized: on every path; -Wmaybe-uninitialized: on some); and "empty body", an
+``if``, ``else`` or loop whose body is a lone semicolon (-Wempty-body: ``if (i < n);``). Such a read inside
 one of the prelude's macros (``__ballot_sync(0xffffffff, above)``) is placed by g++ in the
 prelude's header, with only its note ("'above' was declared here") in the learner's file: the
 record names the learner's line of that note, and the macro that read it.
@@ -21,7 +22,7 @@ from typing import NamedTuple
 
 from .source import INCLUDE_DIR, in_prelude
 
-VERSION = "3"
+VERSION = "4"
 """How the records are read from g++'s output: a part of a cached library's name (builder.py), so
 that a library whose records were read otherwise is built again."""
 SYMBOL = "sim_compiler_warnings"
@@ -57,6 +58,8 @@ _WARNING = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? warning: " + 
 _DECLARED = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? note: " + _QUOTED.format("name")
                        + r" (?:was )?declared here$")
 _DEFINE = re.compile(r"^\s*#\s*define\s+(\w+)")
+_EMPTY_BODY = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? warning: suggest braces around "
+                         r"empty body in (?:an? )?[‘']?(?P<name>\w+)[’']? statement \[-Wempty-body\]$")
 
 
 def _function(signature):
@@ -113,6 +116,19 @@ def uninitialised(stderr):
             pending[2] = m
     _add(found, pending)
     return tuple(found.values())
+
+
+def empty_bodies(stderr):
+    """The records (CompilerWarning, kind "empty body", ``name`` the statement: "if", "else",
+    "for", ...) of g++'s -Wempty-body warnings about the learner's file, in g++'s order."""
+    context, found = [], []
+    for text in stderr.splitlines():
+        if m := _CONTEXT.match(text):
+            context = [_function(m.group("sig"))]
+        elif (m := _EMPTY_BODY.match(text)) and not in_prelude(m.group("file")):
+            found.append(CompilerWarning("empty body", m.group("name"), m.group("file"),
+                                         int(m.group("line")), None, None, True, tuple(context)))
+    return tuple(found)
 
 
 def _add(found, pending):

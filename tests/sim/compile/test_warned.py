@@ -129,3 +129,13 @@ def test_a_module_without_warnings_has_none():
         warnings.simplefilter("error")
         module = SourceModule(RIGHT)
     assert module.compiler_warnings == () == module.get_function("right").compiler_warnings
+
+
+def test_an_if_whose_body_is_a_semicolon_is_a_record_of_its_own():
+    said = ("kernel.cu: In function ‘void k(const float*, float*, float, int)’:\n"
+            "kernel.cu:4:15: warning: suggest braces around empty body in an ‘if’ statement "
+            "[-Wempty-body]\n"
+            "/x/helpers/sim/include/sim_warp.h:9:3: warning: suggest braces around empty body in "
+            "an ‘else’ statement [-Wempty-body]\n")
+    assert warned.empty_bodies(said) == (warned.CompilerWarning(
+        "empty body", "if", "kernel.cu", 4, None, None, True, ("k",)),)
