@@ -66,13 +66,14 @@ def _runs_notebooks(config):
 
 
 def _make_release():
-    """A fresh student release in a temporary folder."""
+    """A fresh student release of the work at hand (the files git tracks, and those it does not
+    track yet and does not ignore) in a temporary folder."""
     spec = importlib.util.spec_from_file_location("student_release",
                                                   ROOT / "tools" / "student_release.py")
     student_release = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(student_release)
     folder = Path(tempfile.mkdtemp(prefix="cuda-course-release-"))
-    student_release.release(folder / "course")
+    student_release.release(folder / "course", working_tree=True)
     return folder
 
 

@@ -5,7 +5,8 @@ a repository of its own.
     python tools/student_release.py OUT        # OUT must not exist yet
 
 Copies the course's files (those git tracks; in a copy without git, such as a ZIP download, the
-files there less what ``.gitignore`` ignores), leaving out what gives the answers away:
+files there less what ``.gitignore`` ignores; for the tests, ``release(..., working_tree=True)``,
+also those git does not track yet and does not ignore), leaving out what gives the answers away:
 
 - every ``solutions/`` folder (``cuda_src/solutions/``, ``cuda_src/opencl/solutions/``,
   ``helpers/exercises/solutions/``: the answers themselves);
@@ -39,12 +40,15 @@ NOTE = ("> **Student release.** The exercises' solutions are not included: your 
         "`helpers.exercises.status()`.\n\n")
 
 
-def tracked_files(root: Path = ROOT) -> list[str]:
-    """The course's files under ``root``, as paths relative to it: those git tracks, or where
-    git has no index here (a ZIP download, a copy), every file less what .gitignore ignores."""
+def tracked_files(root: Path = ROOT, working_tree: bool = False) -> list[str]:
+    """The course's files under ``root``, as paths relative to it: those git tracks (with
+    ``working_tree``, also those it does not track yet and does not ignore: a new module not yet
+    added), or where git has no index here (a ZIP download, a copy), every file less what
+    .gitignore ignores."""
+    new = ["--others", "--exclude-standard"] if working_tree else []
     try:
-        listing = subprocess.run(["git", "ls-files", "-z"], cwd=root, check=True,
-                                 capture_output=True).stdout
+        listing = subprocess.run(["git", "ls-files", "-z", "--cached", *new], cwd=root,
+                                 check=True, capture_output=True).stdout
     except (OSError, subprocess.CalledProcessError):
         return unignored_files(root)
     return [p for p in listing.decode().split("\0") if p]
@@ -82,12 +86,14 @@ def left_out(name: str) -> bool:
     return "solutions" in Path(name).parts[:-1] or name.startswith(LEFT_OUT[1:])
 
 
-def release(out: Path, root: Path = ROOT) -> list[str]:
-    """Write the release into ``out`` (a new folder); return the files written."""
+def release(out: Path, root: Path = ROOT, working_tree: bool = False) -> list[str]:
+    """Write the release into ``out`` (a new folder); return the files written. ``working_tree``:
+    with the files git does not track yet and does not ignore (the tests' release, of the work
+    at hand), not only those it tracks (the release to hand out)."""
     if out.exists():
         raise SystemExit(f"{out} already exists: give a new folder")
     written = []
-    for name in tracked_files(root):
+    for name in tracked_files(root, working_tree):
         if left_out(name) or not (root / name).is_file():
             continue
         (out / name).parent.mkdir(parents=True, exist_ok=True)
