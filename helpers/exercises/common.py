@@ -8,6 +8,7 @@ that reports instead of raising.
   wrong"; ``Output.read`` gives a ``Result``.
 - ``launch_failure(launch)`` runs a launch and synchronizes, and returns the error a wrong kernel
   causes instead of raising it (``launch_catching``: the same, in words).
+- ``time_limit()``: how long a launch of a checker may run on the simulator.
 
 The runner that puts them together is ``kernel.KernelExercise``. The backend's ``gpuarray`` is
 handed in, never imported here, so that the same launch runs on the simulator too (the race check
@@ -19,6 +20,18 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+
+LAUNCH_TIME_LIMIT = 10.0
+"""Seconds a single launch may run on the simulator before it counts as an endless loop (the
+checkers' launches take milliseconds). A shorter CUDA_SIM_TIME_LIMIT wins."""
+
+
+def time_limit() -> float:
+    """The time limit of the checkers' launches on the simulator (read when a check runs)."""
+    from helpers.sim.settings import settings
+
+    return min(LAUNCH_TIME_LIMIT, settings.time_limit or LAUNCH_TIME_LIMIT)
+
 
 GUARD = 64
 """Elements of guard zone after each output buffer: a kernel that forgets its bounds guard

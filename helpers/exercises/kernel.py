@@ -30,22 +30,10 @@ from helpers import course
 from helpers.exercises import failure, held, origin, unset as unset_reads
 from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.common import (Input, Output, device_arguments, failed, launch_failure,
-                                      named_arrays)
+                                      named_arrays, time_limit)
 from helpers.exercises.signature import parameters, signature_mistake
 from helpers.exercises.verdict import (COMPILE_HINT, Verdict, check_cases, first_error,
                                        first_mistake, not_yet, rated)
-
-LAUNCH_TIME_LIMIT = 10.0
-"""Seconds a single launch may run on the simulator before it counts as an endless loop (the
-checkers' launches take milliseconds). A shorter CUDA_SIM_TIME_LIMIT wins."""
-
-
-def time_limit() -> float:
-    """The time limit of the checkers' launches on the simulator (read when a check runs)."""
-    from helpers.sim.settings import settings
-
-    return min(LAUNCH_TIME_LIMIT, settings.time_limit or LAUNCH_TIME_LIMIT)
-
 
 ROOM_TRIES, ROOM_GROWTH = 3, 8
 """A read past an input on the simulator is run again with room after the input: as much as the
@@ -375,11 +363,11 @@ def traced_back(kernel, launch: Launch, mistakes):
     ``launch`` on the simulator (``origin.traced``; on a GPU, the twin's, where there is one)."""
     from helpers.backend import BACKEND
 
-    simulated = kernel.simulated if isinstance(kernel, Kernels) else \
-        kernel if BACKEND == "simulator" else None
+    if not isinstance(kernel, Kernels) and BACKEND == "simulator":
+        kernel = Kernels(kernel, kernel)
     for mistake in mistakes:
-        if isinstance(mistake, origin.Wrong) and simulated is not None:
-            mistake = origin.traced(simulated, launch, mistake, time_limit())
+        if isinstance(mistake, origin.Wrong) and isinstance(kernel, Kernels):
+            mistake = origin.traced(kernel, launch, mistake)
         yield mistake
 
 

@@ -25,8 +25,7 @@ from __future__ import annotations
 import dataclasses
 
 from helpers.exercises import failure
-from helpers.exercises import kernel as runner
-from helpers.exercises.common import Input, Output, device_arguments
+from helpers.exercises.common import Input, Output, device_arguments, time_limit
 from helpers.exercises.verdict import KernelArgumentError
 
 
@@ -59,11 +58,12 @@ class Observed:
         return None if self.error is None or self.race else self.error
 
 
-def observe(kernels: runner.Kernels, launch: runner.Launch, key: str = "observed",
-            accesses: int = 0) -> Observed:
-    """Launch ``kernels.simulated`` as ``launch`` says, on the simulator, race-checked and
-    traced, keeping its first ``accesses`` accesses (a block's threads run one after another
-    there); once per check for each ``key`` (kept in ``kernels.seen``)."""
+def observe(kernels, launch, key: str = "observed", accesses: int = 0,
+            racecheck: bool = True) -> Observed:
+    """Launch ``kernels.simulated`` (a ``kernel.Kernels``) as ``launch`` (a ``kernel.Launch``)
+    says, on the simulator, race-checked (unless ``racecheck`` is false) and traced, keeping its
+    first ``accesses`` accesses (a block's threads run one after another there); once per check
+    for each ``key`` (kept in ``kernels.seen``)."""
     if key in kernels.seen:
         return kernels.seen[key]
     from helpers.sim import driver, gpuarray
@@ -73,7 +73,7 @@ def observe(kernels: runner.Kernels, launch: runner.Launch, key: str = "observed
     kernel, error, stats, kept = kernels.simulated, None, None, None
     args = device_arguments([exact(a) for a in launch.args] if kernels.exact else launch.args,
                             gpuarray)
-    with settings.changed(racecheck=True, time_limit=runner.time_limit()), \
+    with settings.changed(racecheck=racecheck, time_limit=time_limit()), \
             trace(accesses=accesses) as t:
         try:
             kernel(*args, block=launch.block, grid=launch.grid, shared=launch.shared)
@@ -99,7 +99,7 @@ def exact(arg):
     return dataclasses.replace(arg, before=0, after=0) if isinstance(arg, Input) else arg
 
 
-def traced(kernels: runner.Kernels, launch: runner.Launch):
+def traced(kernels, launch):
     """The trace's figures of ``launch`` on the simulator, for a speed rule; a launch that failed
     there (a race of threads that write the same values, which the cases' outputs cannot show)
     raises its error, a mistake of the launch that rates the kernel (``KernelExercise``)."""

@@ -3,7 +3,8 @@
 An exercise's last detector says that elements are wrong and names the first: "895 of 896
 elements are wrong (the first is out[1] = -5.01, expected 4.66)". That tells the learner what
 came out, not what their kernel did. It yields a ``Wrong``, which names that element; the
-runner (``KernelExercise``) then launches the case again on the simulator, traced, and adds which thread stored the element and what that thread loaded
+runner (``KernelExercise``) then launches the case again on the simulator, traced
+(``microscope.observe``), and adds which thread stored the element and what that thread loaded
 before it (``helpers.sim.microscope.provenance``): "out[1] was stored by thread (1, 0, 0) of
 block (0, 0, 0) at line 10, which loaded a[1] and b[0]". An index that is off shows as the
 element it loaded instead. On a GPU the same happens on the simulator's twin, where the
@@ -12,7 +13,7 @@ exercise has one (``simulated=``); elsewhere the mistake stays as it was.
 
 from __future__ import annotations
 
-from helpers.exercises.common import device_arguments
+from helpers.exercises import microscope
 
 ACCESSES = 1 << 20
 """The accesses a launch may make for its wrong element to be traced back (24 bytes each)."""
@@ -67,23 +68,16 @@ def words(origin, block, grid) -> str | None:
     return f"{stored}, which loaded {listed}"
 
 
-def traced(kernel, launch, wrong: Wrong, time_limit: float):
-    """``wrong`` with where its element came from, in ``launch`` (a ``kernel.Launch``) of
-    ``kernel``, the simulator's, run again traced within ``time_limit`` seconds; ``wrong`` as
-    it was where the launch failed or made too many accesses to keep."""
-    from helpers.sim import driver, gpuarray
+def traced(kernels, launch, wrong: Wrong):
+    """``wrong`` with where its element came from, in ``launch`` (a ``kernel.Launch``) run again
+    on the simulator (``kernels.simulated``), traced (``microscope.observe``, not race-checked);
+    ``wrong`` as it was where the launch failed there or made too many accesses to keep."""
     from helpers.sim.microscope.provenance import provenance
-    from helpers.sim.microscope.trace import trace
-    from helpers.sim.settings import settings
 
-    args = device_arguments(launch.args, gpuarray)
-    with settings.changed(time_limit=time_limit), trace(accesses=ACCESSES) as t:
-        try:
-            kernel(*args, block=launch.block, grid=launch.grid, shared=launch.shared)
-        except driver.Error:
-            return wrong
-    if not t.launches:
+    seen = microscope.observe(kernels, launch, key=f"origin {id(launch)}", accesses=ACCESSES,
+                              racecheck=False)
+    if seen.error is not None or seen.trace is None:
         return wrong
-    seen = t.launches[-1]
-    said = words(provenance(seen, wrong.array, wrong.index), seen.block, seen.grid)
+    said = words(provenance(seen.trace, wrong.array, wrong.index), seen.trace.block,
+                 seen.trace.grid)
     return wrong if said is None else (f"{wrong[0].rstrip().rstrip('.')}: {said}", wrong[1])

@@ -141,9 +141,9 @@ def test_every_thread_looping_gets_one_verdict_on_two_workers(capsys):
 
 @pytest.mark.skipif(BACKEND != "simulator", reason="a GPU kernel cannot be stopped from Python")
 def test_a_step_that_does_not_move_i_is_named(capsys, monkeypatch):
-    from helpers.exercises import kernel
+    from helpers.exercises import common
 
-    monkeypatch.setattr(kernel, "LAUNCH_TIME_LIMIT", 0.5)
+    monkeypatch.setattr(common, "LAUNCH_TIME_LIMIT", 0.5)
     endless = compile_variant_pairs("add_into", {"step_not_stored": variant(
         KERNEL, ("i += stride)", "i + stride)"))})["step_not_stored"]
     verdict = checker.check_add_into_kernel(*endless)

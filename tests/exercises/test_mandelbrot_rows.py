@@ -104,9 +104,9 @@ def test_the_grader_s_rows_are_longer_than_a_block_and_not_a_multiple():
     ("n_never_counted", "for (int x = threadIdx.x; x < width; x += blockDim.x) {", False)])
 def test_the_loop_along_the_row_is_named_when_it_never_ends(name, replacement, named, capsys,
                                                             monkeypatch):
-    from helpers.exercises import kernel
+    from helpers.exercises import common
 
-    monkeypatch.setattr(kernel, "LAUNCH_TIME_LIMIT", 0.5)
+    monkeypatch.setattr(common, "LAUNCH_TIME_LIMIT", 0.5)
     source = variant(KERNEL, (LOOP, replacement))
     if not named:
         source = source.replace("            n++;\n", "")

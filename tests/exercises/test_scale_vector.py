@@ -151,9 +151,9 @@ def test_wild_write_is_reported_not_raised(kernels, capsys):
 
 @pytest.mark.skipif(BACKEND != "simulator", reason="a GPU kernel cannot be stopped from Python")
 def test_an_endless_loop_is_a_verdict_on_the_simulator(kernels, capsys, monkeypatch):
-    from helpers.exercises import kernel
+    from helpers.exercises import common
 
-    monkeypatch.setattr(kernel, "LAUNCH_TIME_LIMIT", 0.5)
+    monkeypatch.setattr(common, "LAUNCH_TIME_LIMIT", 0.5)
     verdict, out = run_checker(kernels["endless"], capsys)
     assert not verdict, out
     assert "after 0.5 s, its time limit" in verdict.problem, out

@@ -24,7 +24,7 @@ import test_scale_vector as scale_vector
 from kernel_sources import solution, stable_dir, variant
 
 from helpers.backend import BACKEND
-from helpers.exercises import catalog, kernel
+from helpers.exercises import catalog, common
 
 pytestmark = pytest.mark.skipif(BACKEND != "simulator",
                                 reason="the simulator's messages are the ones reworded")
@@ -75,7 +75,7 @@ def _verdicts(monkeypatch):
     modules stay cached from one run to the next (a temporary path made new ones every run)."""
     from helpers.sim.settings import settings
 
-    monkeypatch.setattr(kernel, "LAUNCH_TIME_LIMIT", 0.5)
+    monkeypatch.setattr(common, "LAUNCH_TIME_LIMIT", 0.5)
     with settings.changed(workers=1):
         return _each_verdict(stable_dir("verdicts-read-fields"))
 
