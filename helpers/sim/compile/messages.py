@@ -301,7 +301,7 @@ def link_error(what, stderr, cxx):
 
 
 # ---- warnings --------------------------------------------------------------------------------------
-_WARNING_LINE = re.compile(r"^(?P<file>[^:\n]+):\d+:(?:\d+:)? warning: ", re.M)
+_WARNING_LINE = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? warning: ", re.M)
 
 
 def learner_warnings(stderr):
@@ -309,9 +309,11 @@ def learner_warnings(stderr):
     not fit its argument, ...), else ''. Warnings about the prelude alone are left out; one
     about a variable of the learner's that the prelude's macro reads unset (``__ballot_sync(m,
     above)``) is said at the learner's line that declares it, where g++ has only a note."""
-    mine = any(not _in_prelude(m.group("file")) for m in _WARNING_LINE.finditer(stderr))
+    at = {(m.group("file"), int(m.group("line"))) for m in _WARNING_LINE.finditer(stderr)
+          if not _in_prelude(m.group("file"))}
     records = warned.uninitialised(stderr)
-    moved = [_at_declaration(r) for r in records if r.reader]
+    moved = [_at_declaration(r) for r in records if (r.file, r.line) not in at]
+    mine = bool(at)
     if not mine and not moved:
         return ""
     said = "\n".join([*moved, stderr.strip()] if mine else moved)

@@ -85,6 +85,26 @@ def test_the_read_in_the_macro_is_said_at_the_learners_line_with_the_variables_n
     assert WARP_H not in said
 
 
+# what g++ 13 says of it: the read placed in the function the macro calls, which names no macro
+IN_THE_FUNCTION = (
+    f"In file included from {INCLUDE_DIR}/cuda_sim.h:182:\n"
+    f"In function ‘unsigned int __sim_vote(const char*, unsigned int, int, int)’,\n"
+    "    inlined from ‘void vote(const float*, unsigned int*, int)’ at vote.cu:5:28:\n"
+    f"{INCLUDE_DIR}/sim_runtime.h:401:24: warning: ‘above’ may be used uninitialized "
+    "[-Wmaybe-uninitialized]\n"
+    "vote.cu: In function ‘void vote(const float*, unsigned int*, int)’:\n"
+    "vote.cu:4:10: note: ‘above’ was declared here\n")
+
+
+def test_a_read_in_the_function_the_macro_calls_is_said_at_the_learners_line_too():
+    said = messages.learner_warnings(IN_THE_FUNCTION)
+    assert said.startswith(messages.UNINITIALISED)
+    assert said.splitlines()[1] == (
+        "vote.cu:4: warning: ‘above’ may be used uninitialized: on some path nothing was stored "
+        "in it since its declaration here [-Wmaybe-uninitialized]")
+    assert "sim_runtime.h" not in said
+
+
 @pytest.fixture(scope="module")
 def vote_module(tmp_path_factory):
     if not toolchain.is_gcc(toolchain.find_compiler()):
