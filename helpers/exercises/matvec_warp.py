@@ -8,15 +8,17 @@ computes y = A x with one warp a row (block = (32, W, 1), grid = (ceil(rows / W)
 A[row][c] * x[c] for c = l, l + 32, ..., then the warp's lanes' sums are added with shuffles.
 
 The cases have rows not a multiple of W (the last block has warps past the end) but for one, and
-cols not a multiple of 32, A and x with junk after them (a read past the end shows; A has a block's rows of
-it), y poisoned and guarded. A wrong y is matched with what the usual mistakes give, each
-modelled as the weight every column gets in a row's sum: only some lanes' sums kept by warp_sum
-(lane 0 alone, lanes 0 to 15, the even lanes) and a loop that steps by 1 instead of 32; or as the
-sum itself (``_models``): A read down its columns, x[lane] for x[c], every lane starting at
-column 0, and warp_sum's shuffles up, or from one lane, instead of down. The last
-case runs on the simulator, race-checked and traced: every lane storing y[row] (only lane 0 holds
-the sum) is a race there, whatever order the lanes ran in. A speed rule can read its trace (A's
-sectors per request): lanes that each read a stretch of their own pass today.
+cols not a multiple of 32 (once over 1024, past what 32 lanes of 32 columns each cover), A and x
+with junk after them (a read past the end shows; A has a block's rows of it), y poisoned and
+guarded. A wrong y is matched with what the usual mistakes give, each modelled as the weight every
+column gets in a row's sum: only some lanes' sums kept by warp_sum (lane 0 alone, lanes 0 to 15,
+the even lanes), a fixed stretch of 32 columns a lane, and a loop that steps by 1 instead of 32; or
+as the sum itself (``_models``): A read down its columns, x[lane] for x[c], every lane starting at
+column 0, warp_sum starting at offset 32 (twice the sum), and its shuffles up, or from one lane,
+instead of down. The last case runs on the simulator, race-checked and traced: every lane storing
+y[row] (only lane 0 holds the sum) is a race there, whatever order the lanes ran in. A speed rule
+can read its trace (A's sectors per request): lanes that each read a stretch of their own pass
+today.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from helpers.exercises.microscope import observe, observed_launch, observed_mist
 
 WARPS = (2, 4, 8)
 JUNK = np.float32(1000.0)  # past A and x: far from their values (a NaN read would store poison)
-CASES = [(101, 1000, 4), (37, 77, 8), (300, 33, 2), (45, 200, 4, "observe")]
+CASES = [(101, 1000, 4), (37, 77, 8), (300, 33, 2), (23, 1100, 4), (45, 200, 4, "observe")]
 
 
 def _draw(rng):
@@ -108,6 +110,13 @@ def _weighted(cols, grid, warps):
     yield (_weights(cols, step=32 * warps), "lane l stepped by blockDim.x * blockDim.y (the "
            "block's threads), not by 32: most of the row's columns were skipped",
            "the warp's 32 lanes share a row: step by the warp's width, c += 32")
+    if cols > 32 * 32:
+        yield (np.arange(cols) < 32 * 32, f"columns 1024 to {cols - 1} were never added: each "
+               "lane summed a fixed stretch of 32 neighbouring columns (lane * 32 to lane * 32 + "
+               "31), and 32 lanes of 32 columns cover only 1024 (the lanes also read floats 32 "
+               "apart at each step, so their reads are not coalesced)", "let the lanes take "
+               "turns along the row, for (int c = lane; c < cols; c += 32): every column below "
+               "cols, whatever cols is, and the warp reads 32 neighbouring floats at each step")
 
 
 def _mistakes(case, run):
@@ -178,6 +187,11 @@ def _models(a, x):
            "floats apart, A[row * rows + c]: a row of A holds cols floats",
            "row `row` of A starts at A[row * cols]: A[row * cols + c]")
     parts = _lane_sums(a, x)
+    yield (_shfl_down_sum(parts, (32, 16, 8, 4, 2, 1)), "every y[row] is 2 times the row's sum: "
+           "warp_sum's first shuffle, offset 32, reaches past the warp (lanes 0 to 31), where "
+           "__shfl_down_sync hands each lane its own v back, so that step doubled every lane's "
+           "sum", "start at offset 16, half the warp: for (int offset = 16; offset > 0; "
+           "offset /= 2)")
     yield (parts[:, 31], "each y[row] is lane 31's sum alone: warp_sum's v = "
            "__shfl_down_sync(...) replaced v with the lane above's at each step, where it adds "
            "it", "v += __shfl_down_sync(0xffffffff, v, offset)")

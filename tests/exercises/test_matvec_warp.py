@@ -76,6 +76,15 @@ WRONG = {
                                     "        v += __shfl_sync(0xffffffff, v, i);\n")],
                                   {"problem": "for i = 1 to 31 into v itself",
                                    "hint": "v += __shfl_down_sync(0xffffffff, v, offset)"}),
+    # audit B (2026-12): the first PASSed (every case had cols <= 1024), the second got 'a
+    # factor is off ... int division and ^'
+    "a_fixed_stretch_of_32_columns_a_lane": ([(LOOP, "    for (int c = lane * 32; c < lane * 32 + 32 && c < cols; c++)\n"
+                                                     "        v += A[row * cols + c] * x[c];\n")],
+                                             {"problem": "columns 1024 to 1099 were never added",
+                                              "hint": "for (int c = lane; c < cols; c += 32)"}),
+    "offsets_from_32": ([("offset = 16;", "offset = 32;")],
+                        {"problem": "offset 32, reaches past the warp",
+                         "hint": "start at offset 16, half the warp"}),
 }
 # The simulator only: on a GPU a warp function with lanes missing is undefined behaviour.
 SIMULATOR_ONLY = {"lane_and_row_swapped": "a warp function called with lanes missing is "
