@@ -101,6 +101,7 @@ def _mistakes(case, run):
     if run.out.past.size:
         yield ("the kernel wrote past bins[767]", "bins has 3 * 256 counters: bin c * 256 + v, "
                "for c from 0 to 2 and v from 0 to 255")
+    yield from _values_added(got, rgb, case)
     if got.max() > rgb.size:
         b = int(np.argmax(got))
         yield (f"bins[{b}] counts {got[b]:,}, more than the image's {rgb.size:,} bytes: the "
@@ -116,11 +117,48 @@ def _mistakes(case, run):
         return
     yield from observed_mistakes(_observe(run.kernel), _refine, wrong="bins are wrong")  # likeliest
     yield from _one_a_block(got, rgb, case)
+    yield from _blocks_add_from_their_start(got, rgb, case)
     yield from _wrong_counts(got, want, rgb, case)
     first = int(np.argmax(got != want))
     yield (f"{int((got != want).sum())} of the 768 bins are wrong, the first bins[{first}] "
            f"(channel {first // 256}, value {first % 256}): {got[first]}, expected {want[first]}",
            "byte j is channel j % 3 with value rgb[j]: bin (j % 3) * 256 + rgb[j]")
+
+
+def _values_added(got, rgb, case):
+    """Each byte added its value rgb[j] to its bin, not 1 (before the counts no image could
+    give: a bin's sum of values may pass the image's size)."""
+    size = 3 * case["n"]
+    bins = np.arange(size) % 3 * 256 + rgb[:size]
+    if got.any() and np.array_equal(got, np.bincount(bins, weights=rgb[:size].astype(np.int64),
+                                                     minlength=BINS)[:BINS]):
+        yield ("each bin holds the sum of its bytes' values, not how many bytes it has: each "
+               "byte added rgb[j] to its bin, where it adds 1",
+               "a histogram counts: add 1 to the byte's bin, "
+               "atomicAdd(&local[(j % 3) * 256 + rgb[j]], 1u)")
+
+
+def _block_counts(rgb, case):
+    """(blocks, 768): the bins block i counted, from the bytes j from blockIdx.x * blockDim.x
+    on, gridDim.x * blockDim.x apart (the grid-stride loop)."""
+    size, block = 3 * case["n"], case["block"]
+    j = np.arange(size)
+    owner, k = j // block % case["grid"], j % 3 * 256 + rgb[:size]
+    return np.bincount(owner * BINS + k, minlength=case["grid"] * BINS).reshape(-1, BINS)
+
+
+def _blocks_add_from_their_start(got, rgb, case):
+    """Block i added its bins from i * blockDim.x on only: the adding loop started at the
+    thread's place in the grid, as the counting loop does, where a block's bins are its own."""
+    counts, block = _block_counts(rgb, case), case["block"]
+    start = np.arange(case["grid"])[:, None] * block
+    if case["grid"] > 1 and np.array_equal(got, (counts * (np.arange(BINS) >= start)).sum(0)):
+        yield ("block i added only its bins from i * blockDim.x on to the global ones, so each "
+               "block but block 0 left its first bins out: the loop that adds the block's bins "
+               "starts at b = blockIdx.x * blockDim.x + threadIdx.x, as the loop over the bytes "
+               "does, but every block has all 768 bins of its own",
+               "each block adds all of its bins, b from 0 to 767: for (int b = threadIdx.x; "
+               "b < 768; b += blockDim.x)")
 
 
 def _one_a_block(got, rgb, case):
@@ -161,7 +199,14 @@ def _wrong_counts(got, want, rgb, case):
              "pixel p's 3 bytes start at byte 3 * p: its channel c is rgb[3 * p + c]"),
             (j % 3 * 255 + v, "the bins are what bin c * 255 + v gives: channel c's 256 bins "
              "start 255 apart, so value 255 of one channel falls in value 0 of the next",
-             "256 values a channel, 0 to 255: bin (j % 3) * 256 + rgb[j]")):
+             "256 values a channel, 0 to 255: bin (j % 3) * 256 + rgb[j]"),
+            (j % case["block"] % 3 * 256 + v, "each byte was counted in the channel of its "
+             "thread, threadIdx.x % 3, not its own: the loop hands a thread bytes of every "
+             "channel", "byte j is channel j % 3: bin (j % 3) * 256 + rgb[j]"),
+            (j % (case["block"] * case["grid"]) % 3 * 256 + v, "each byte was counted in the "
+             "channel of its thread's place in the grid, (blockIdx.x * blockDim.x + "
+             "threadIdx.x) % 3, not its own: the loop hands a thread bytes of every channel",
+             "byte j is channel j % 3: bin (j % 3) * 256 + rgb[j]")):
         if np.array_equal(got, np.bincount(bins, minlength=BINS)[:BINS]):
             yield problem, hint
     if got[256:].sum() == 0 and np.array_equal(got[:256], want.reshape(3, 256).sum(0)):

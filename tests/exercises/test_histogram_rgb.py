@@ -138,6 +138,24 @@ WRONG = [
     ("channels_255_bins_apart",
      variant(KERNEL, (COUNT, COUNT.replace("* LEVELS", "* 255"))),
      ["bin c * 255 + v", "bin (j % 3) * 256 + rgb[j]"]),
+    # audit A (2026-12): the byte's value added, not 1 (was 'the first bins[0] ... Hint: byte j is
+    # channel j % 3 ...'); the adding loop from the thread's place in the grid (was 'counts were
+    # lost ... a __syncthreads() after each step'); the thread's channel, not the byte's
+    ("adds_the_value_not_1",
+     variant(KERNEL, (COUNT, COUNT.replace("1u);", "(unsigned int)rgb[j]);"))),
+     ["the sum of its bytes' values, not how many", "add 1 to the byte's bin"]),
+    ("adding_loop_from_the_grid_index",
+     variant(KERNEL, (ADD, ADD.replace("int b = threadIdx.x;",
+                                       "int b = blockIdx.x * blockDim.x + threadIdx.x;"))),
+     ["block i added only its bins from i * blockDim.x on",
+      "for (int b = threadIdx.x; b < 768; b += blockDim.x)"]),
+    ("channel_of_the_thread",
+     variant(KERNEL, (COUNT, COUNT.replace("(j % CHANNELS)", "(threadIdx.x % CHANNELS)"))),
+     ["the channel of its thread, threadIdx.x % 3, not its own", "byte j is channel j % 3"]),
+    ("channel_of_the_grid_index",
+     variant(KERNEL, ("        atomicAdd(&local[(j % CHANNELS)",
+                      "        atomicAdd(&local[((blockIdx.x * blockDim.x + threadIdx.x) % CHANNELS)")),
+     ["the channel of its thread's place in the grid", "byte j is channel j % 3"]),
 ]
 
 # Right, but not the solution's way: each must pass
