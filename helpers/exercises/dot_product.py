@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from helpers.exercises import speed
+from helpers.exercises import speed, unset as unset_reads
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -100,6 +100,7 @@ def _mistakes(case, run):
                "the result is one float: only *result (result[0]) may be written")
     if np.isnan(got):  # a race explains a NaN too: the barrier before reading shared memory
         yield from observed_mistakes(_observe(kernels), _refine, wrong="the sum is NaN")
+        yield from _unset(kernels)
         yield ("the result is NaN: the kernel read x or y past n (they hold NaN there), or an "
                "element of a __shared__ array that no thread of the block had written",
                "read x[i] and y[i] only while i < n, and of warp_sums " + WARP_SUMS_HINT)
@@ -116,6 +117,8 @@ def _mistakes(case, run):
         return
     yield from observed_mistakes(_observe(kernels), _refine, wrong="the sum is wrong")  # likeliest
     yield from matches(got, _wrong_sums(products, case["block"], case["grid"]), _close)
+    yield from _unset(kernels)
+    yield from _not_shared(kernels)
     n, counted = products.size, np.cumsum(products)  # a prefix's sum, within 1% of one product
     for k in np.searchsorted(counted, got) + np.array([-1, 0]):  # (not by chance): the tail dropped
         if 0 < k < n - 1 and abs(got - counted[k]) <= 0.01 * products[k:k + 2].min():
@@ -127,6 +130,35 @@ def _mistakes(case, run):
            "y[i] over its i (grid-stride loop), warp_sum adds a warp's 32 values, and the first "
            "warp adds only the block's warps' sums (lane < blockDim.x / 32), the other lanes "
            "adding 0")
+
+
+def _unset(kernels):
+    """A local the simulator's compiler saw read before anything is stored in it (its records:
+    ``helpers.exercises.unset``), which a wrong sum comes from: a sum that starts from garbage."""
+    for record in unset_reads.reads(kernels)[:1]:
+        where = f" (declared at line {record.declared})" if record.declared else ""
+        yield (f"{record.name}{where} is read before anything is stored in it: it holds "
+               "whatever its register held, on a GPU anything, on the simulator 0xFE bytes "
+               "(-1.7e38 for a float), and the sum is built on that", f"give {record.name} a "
+               "value where it is declared, before anything reads it: a thread's sum starts at "
+               "0.0f")
+
+
+def _not_shared(kernels):
+    """A launch on the simulator of several warps a block that never touched shared memory (its
+    trace counted no shared load, store or atomic): warp_sums is not ``__shared__``, each
+    thread's own array, where the first warp reads sums it never wrote."""
+    seen = _observe(kernels)
+    stats = seen.stats
+    if stats is not None and seen.block[0] > 32 and not (
+            stats.shared_ld.requests or stats.shared_st.requests or stats.shared_atomics.requests):
+        yield ("the kernel never touched shared memory (the simulator's trace counted no shared "
+               "load or store), so the first warp could not read the other warps' sums: "
+               "warp_sums declared without __shared__ is an array of each thread's own, and "
+               "lane l of the first warp reads its own warp_sums[l], which no thread wrote",
+               "declare it __shared__ float warp_sums[32], one array for the whole block: lane "
+               "0 of each warp writes warp_sums[warp], and after a __syncthreads() the first "
+               "warp reads them")
 
 
 def _close(got, want):

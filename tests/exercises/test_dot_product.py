@@ -156,6 +156,15 @@ WRONG = [
                       "    v = warp_sum(lane < warps ? warp_sums[lane] : 0.0f);\n"
                       "    if (lane == 0)\n        atomicAdd(result, v);\n}\n")),
      ["3 times the dot product, one time for each warp of a block", "if (warp == 0) {"]),
+    # audit A (2026-12): both were 'the sum is -inf, NumPy's is 991.7638' with the plan as hint
+    ("warp_sums_not_shared",
+     variant(KERNEL, ("__shared__ float warp_sums[32];", "float warp_sums[32];")),
+     ["never touched shared memory", "an array of each thread's own",
+      "declare it __shared__ float warp_sums[32]"]),
+    ("sum_not_started_at_0",
+     variant(KERNEL, ("    float v = 0.0f;\n", "    float v;\n")),
+     ["v (declared at line ", "is read before anything is stored in it", "sum is built on that",
+      "give v a value where it is declared", "starts at 0.0f"]),
 ]
 
 # Right, but not the solution's way: each must pass
@@ -265,7 +274,13 @@ SIMULATOR_ONLY = {"warp_sums_declared_too_small": "an overrun of shared memory m
                                   "a shuffle with lanes missing is undefined on a GPU")}
 
 
-@pytest.mark.parametrize("name, source, expected", simulator_only(WRONG, SIMULATOR_ONLY))
+# The simulator only too: the sum a GPU gives depends on what a register or local memory held
+GARBAGE = dict.fromkeys(("warp_sums_not_shared", "sum_not_started_at_0"),
+                        "a read of a thread's memory that nothing wrote: garbage on a GPU")
+
+
+@pytest.mark.parametrize("name, source, expected",
+                         simulator_only(WRONG, {**SIMULATOR_ONLY, **GARBAGE}))
 def test_known_mistake_fails_with_its_hint(name, source, expected, kernels, capsys):
     verdict, out = run_checker(kernels[name], capsys)
     assert_mistake_named(verdict, out, name, expected)
