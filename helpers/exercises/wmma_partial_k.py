@@ -4,7 +4,8 @@
 a 16 x 16 tile of C, its tiles staged in shared memory; M and N multiples of 16, K not. The usual
 mistake is a loop that stops before the last, partial tile (``k0 + 16 <= K``, or ``K / 16``
 steps): C is then exactly the product over the first K - K % 16 columns, which the checker
-computes and names. The inputs are followed by NaN, so that a tile filled from past K (rather
+computes and names; so is one cut shorter still (the offset k0 held below (K + 15) / 16, the
+count of steps). The inputs are followed by NaN, so that a tile filled from past K (rather
 than with 0) shows as NaN in C, on a GPU as here. Where C is not all written, the elements that
 were are compared with those a wrong store writes (``STORES``: which tile a warp takes, where its
 tile starts, its leading dimension). A last launch on the simulator, race-checked, finds a step
@@ -172,6 +173,23 @@ def _written_by(m, n, swapped=False, start=lambda r, c, n: 16 * r * n + 16 * c, 
     return written[:m * n].reshape(m, n)
 
 
+def _steps_cut_short(got, a, b, k):
+    """C as the product over the first s steps' 16 columns of A only, s short of the last whole
+    step (the partial tile alone skipped is named before): the loop's bound was not K, and
+    (K + 15) / 16, the count of steps, when s steps are those k0 = 0, 16, ... below it."""
+    steps = -(-k // 16)
+    for s in range(1, max(0, (k - 1) // 16)):   # ends before k - k % 16 (or k - 16)
+        if _is(got, a[:, :16 * s] @ b[:16 * s]):
+            count = -(-steps // 16)   # the steps k0 = 0, 16, ... below (K + 15) / 16
+            why = (f"its bound compares k0, a column of A, with (K + 15) / 16 = {steps}, the "
+                   "number of steps: an offset checked against a count" if s == count else
+                   "it stopped before k0 reached K")
+            yield (f"the loop along K took {s} of its {steps} steps: C holds the products of k = "
+                   f"0 to {16 * s - 1} only, as {why}", "k0 is a column of A, 0, 16, 32, ...: "
+                   "loop while k0 < K, for (int k0 = 0; k0 < K; k0 += 16) (or count the steps "
+                   "with a variable of their own, step < (K + 15) / 16)")
+
+
 def _mistakes(case, run):
     m, k, n = case
     a, b = run.model
@@ -194,6 +212,7 @@ def _mistakes(case, run):
         yield (f"the last, partial tile along K was skipped: C lacks the products of k = {whole} to "
                f"{k - 1}", "loop while k0 < K (not k0 + 16 <= K): the last step stages fewer than "
                "16 columns, and 0 after them")
+    yield from _steps_cut_short(got, a, b, k)
     flat_a, flat_b = (spec.host().astype(np.float64) for spec in run.launch.args[:2])
     for change, problem, hint in STAGINGS:
         if np.allclose(got, _staged(flat_a, flat_b, m, k, n, **change(k, n)), 1e-4, 1e-3,

@@ -83,6 +83,10 @@ WRONG = [
      ["As took A's rows 16 elements apart", "A[(tile_row * 16 + r) * K + k0 + col]"]),
     ("b_columns_from_tile_col_unscaled", variant(KERNEL, ("N + tile_col * 16 + col]", "N + tile_col + col]")),
      ["Bs took B's columns from tile_col + col", "B[(k0 + r) * N + tile_col * 16 + col]"]),
+    # audit B (2026-12): the bound the count of steps, the step an offset (was 'C is not A B')
+    ("bound_the_count_of_steps", variant(KERNEL, (LOOP, "for (int k0 = 0; k0 < (K + 15) / 16; k0 += 16) {")),
+     ["the loop along K took 1 of its 3 steps", "with (K + 15) / 16 = 3, the number of steps",
+      "loop while k0 < K"]),
 ]
 
 
