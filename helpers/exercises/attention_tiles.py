@@ -6,7 +6,8 @@ softmax. The checker's model is the kernel's own walk, tile by tile, in float64:
 mistake (a tile skipped or overlapping, keys of zeros scored, a thread's own slot read at every
 step, k and v mixed up, keys staged from the wrong index, a rescale forgotten or always 1, m never updated, a wrong scale, the final
 division left out) is that walk with one thing changed, and is named when the output matches it. A launch on the simulator, race-checked, inputs allocated to the byte, finds a
-missing barrier and a read past n whose value goes nowhere.
+missing barrier and a read past n whose value goes nowhere. An index past the TILE slots of Ks or
+Vs (the simulator stops there) is a tile's count of keys not capped at TILE (``_refine``).
 """
 
 from __future__ import annotations
@@ -79,6 +80,18 @@ def _launch(case):
                   block=(TILE, 1, 1), grid=(-(-n // TILE), 1), model=(q, k, v))
 
 
+def _refine(failure):
+    """An index past the TILE slots of Ks or Vs (declared [TILE][HEAD_DIM]): the loop over a
+    tile's keys ran past the tile, its count not capped at TILE."""
+    err = failure.error
+    if failure.kind == "array bounds" and getattr(err, "length", None) == TILE and \
+            (getattr(err, "element", None) or 0) >= TILE:
+        yield (f"Ks and Vs hold one tile, TILE = {TILE} keys, and the loop over the tile's keys "
+               f"reached slot {err.element}: a tile scores at most TILE keys, keys = min(TILE, "
+               "n - tile * TILE) (n - tile * TILE alone counts every key left, the later "
+               "tiles' too), and jj < keys")
+
+
 def _close(got, want):
     return bool(np.allclose(got, want, rtol=1e-2, atol=2e-3, equal_nan=True))
 
@@ -93,7 +106,8 @@ def _mistakes(case, run):
     yield from _query_rows(n, run.out.unwritten.any(axis=1))
     yield from matches(got, ((walk(*inputs, **change), problem, hint)
                              for inputs, change, problem, hint in _walks(n, q, k, v)), _close)
-    yield from observed_mistakes(observe(run.kernel, _launch(CASES[-1])), wrong="o is wrong")
+    yield from observed_mistakes(observe(run.kernel, _launch(CASES[-1])), _refine,
+                                 wrong="o is wrong")
     if run.out.unwritten.any():
         yield ("some rows of o were never written",
                "every thread whose query i < n writes its row of o after the last tile")
@@ -184,7 +198,8 @@ EXERCISE = KernelExercise(
     stub="exercises/attention_tiles.cu", kernel="attention_tiles",
     signature="const __half *q, const __half *k, const __half *v, __half *o, int n",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
-    simulated="runs the race check", observed=observed_launch(_launch), observed_as="race-checked",
+    simulated="runs the race check", observed=observed_launch(_launch, _refine), observed_as="race-checked",
+    refine=_refine,
     crash_hint="touch only the keys and queries that exist: j < n ? k[...] : 0.0f, if (i < n)",
     no_extern_c=True,
     success=f"attention over every key ({len(CASES) - 1} launches: partial last tiles of 11 keys "

@@ -5,7 +5,8 @@ variants are compiled as one module (and, on PyCUDA, once more on the simulator)
 
 import pytest
 
-from kernel_sources import assert_mistake_named, compile_variant_pairs, solution, variant
+from kernel_sources import (assert_mistake_named, compile_variant_pairs, simulator_only, solution,
+                            variant)
 
 
 from helpers.exercises import attention_tiles as checker
@@ -78,7 +79,18 @@ WRONG = [
     ("count_from_the_query_tile", variant(KERNEL, ("min(TILE, n - tile * TILE);",
                                                    "min(TILE, n - blockIdx.x * TILE);")),
      ["the count was taken from blockIdx.x", "min(TILE, n - tile * TILE)"]),
+    # audit B (2026-12): the count without the min (was the general hint for a fixed-size array:
+    # declare it larger); the loop to keys itself
+    ("keys_not_capped_at_the_tile", variant(KERNEL, ("int keys = min(TILE, n - tile * TILE);",
+                                                     "int keys = n - tile * TILE;")),
+     ["(index 32)", "Ks and Vs hold one tile, TILE = 32 keys", "reached slot 32",
+      "keys = min(TILE, n - tile * TILE)"]),
+    ("loop_through_keys_itself", variant(KERNEL, ("jj < keys;", "jj <= keys;")),
+     ["(index 32)", "reached slot 32", "and jj < keys"]),
 ]
+# The simulator only: on a GPU the slots past Ks are Vs, then past the block's shared memory
+SIMULATOR_ONLY = dict.fromkeys(("keys_not_capped_at_the_tile", "loop_through_keys_itself"),
+                               "a read past a shared array: garbage, or an illegal address, on a GPU")
 
 # Right, though not as the solution does it: powers of 2 (exp2f, the scale times log2(e)), as
 # FlashAttention's kernels compute them...
@@ -116,8 +128,18 @@ def test_the_stub_skips_the_last_tile(capsys):
     assert "the last, partial tile was skipped" in verdict.problem, out
 
 
-@pytest.mark.parametrize("name, source, expected", WRONG, ids=[w[0] for w in WRONG])
+@pytest.mark.parametrize("name, source, expected", simulator_only(WRONG, SIMULATOR_ONLY))
 def test_known_mistake_fails_with_its_hint(name, source, expected, kernels, capsys):
     verdict = checker.check_attention_tiles_kernel(*kernels[name])
     out = capsys.readouterr().out
     assert_mistake_named(verdict, out, name, expected)
+
+
+@pytest.mark.parametrize("name", sorted(SIMULATOR_ONLY))
+def test_what_a_gpu_cannot_tell_safely_is_named_by_the_simulator_s_launch(name, kernels, capsys):
+    """The right kernel stands in for the GPU's, the wrong one is simulated: the checker's launch
+    on the simulator names the mistake with its hint."""
+    verdict = checker.check_attention_tiles_kernel(kernels["solution"][0], kernels[name][1])
+    out = capsys.readouterr().out
+    assert_mistake_named(verdict, out, name, ["on the simulator", *dict(
+        (w[0], w[2]) for w in WRONG)[name][1:]])
