@@ -149,12 +149,18 @@ def _mistakes(case, run):
 
 def _misread(m):
     """(means, problem, hint) of kernels that read other elements of m, where those lie in m:
-    m[col * cols + r], the row and the column swapped; r < cols, the loop over the columns."""
+    m[col * cols + r], the row and the column swapped; a flat index from col stepping by rows
+    to m's end (the planted bug that never reads past m); r < cols, the loop over the columns."""
     rows, cols = m.shape
     if (cols - 1) * cols + rows <= m.size:
         yield (m.ravel()[np.arange(cols)[:, None] * cols + np.arange(rows)].mean(axis=1),
                "each thread read m[col * cols + r]: the row and the column swapped in the index",
                "element (r, col) is m[r * cols + col]: r picks the row, col the place in it")
+    flat = m.ravel()
+    yield (np.array([flat[col::rows].sum() for col in range(cols)]) / rows, "each thread "
+           "stepped through m by rows floats, m[col], m[col + rows], ... to m's end: a step down "
+           "a column moves one whole row, cols floats, not rows", "element (r, col) is m[r * "
+           "cols + col]: from i = col step by cols, i += cols, while i < rows * cols")
     if cols < rows:
         yield (m[:cols].sum(axis=0) / rows, "the loop ran while r < cols: each mean is the sum "
                "of the first cols rows only", "a column has rows elements: loop while r < rows")

@@ -61,6 +61,13 @@ WRONG = {
     "col_outside_the_brackets": ([(READ, "m[r * cols] + col;")],
                                  {"problem": "column 0's mean plus col",
                                   "hint": "col goes inside the brackets: m[r * cols + col]"}),
+    # audit B (2026-12): the planted bug over a flat index that stops at m's end (was 'means[0] =
+    # -0.0370334, NumPy's is -0.0600658' with the printf hint)
+    "flat_index_stepping_by_rows": ([("    for (int r = 0; r < rows; r++)\n        sum += " + READ,
+                                      "    for (int i = col; i < rows * cols; i += rows)\n"
+                                      "        sum += m[i];")],
+                                    {"problem": "stepped through m by rows floats",
+                                     "hint": "step by cols, i += cols"}),
 }
 # Right, but not the solution's way: each must pass
 RIGHT = {
