@@ -68,6 +68,25 @@ def _votes(x, n, reads_past_n=False, at_least=False, one_past=False):
     return votes.reshape(-1, 32)
 
 
+def _votes_of(x, n, index):
+    """Each warp's votes, (warps, 32) booleans, where lane l of the thread i = 32w + l reads
+    x[index(i)] (below n) in place of x[i]."""
+    i = np.arange(-(-n // 32) * 32)
+    return ((i < n) & (x[np.minimum(index(i), n - 1)] > THRESHOLD)).reshape(-1, 32)
+
+
+def _index_mistakes(x, n, block):
+    """(counts, problem, hint) for a vote that reads another element than x[i]."""
+    yield (_votes_of(x, n, lambda i: i % 32).sum(axis=1), "every warp voted on x[0] to x[31]: "
+           "the vote read x[lane], the lane's place in its warp, not its element", "thread i "
+           "looks at x[i], i = blockIdx.x * blockDim.x + threadIdx.x: above = i < n && x[i] > "
+           "threshold")
+    yield (_votes_of(x, n, lambda i: i % block).sum(axis=1), "every block voted on x[0] to "
+           f"x[{min(block, n) - 1}]: the vote read x[threadIdx.x], the thread's place in its "
+           "block, not its element", "thread i looks at x[i], i = blockIdx.x * blockDim.x + "
+           "threadIdx.x: above = i < n && x[i] > threshold")
+
+
 def _refine(failure):
     """A read past the end of x: a lane past n read x[i] before its guard said no."""
     if failure.kind == "out of bounds" and failure.error.is_write is False and \
@@ -138,6 +157,9 @@ def _mistakes(case, run):
              "true or false, not the 32 votes", "votes = __ballot_sync(0xffffffff, above) gives "
              "every lane all 32 votes, one bit a lane")):
         if np.array_equal(got, wrong):
+            yield problem, hint
+    for wrong, problem, hint in _index_mistakes(x, n, run.launch.block[0]):
+        if np.array_equal(got, wrong) and not np.array_equal(wrong, want):
             yield problem, hint
     if not got.any():
         yield "every count is 0: no lane voted true", "above = i < n && x[i] > threshold"

@@ -54,6 +54,10 @@ WRONG = {
                              {"problem": "above is read before anything is stored in it: lanes "
                                          "past n vote with whatever the register held",
                               "hint": "bool above = i < n && x[i] > threshold"}),
+    "vote_on_the_lanes_element": ([(ABOVE, "bool above = i < n && x[lane] > threshold;")],
+                                  {"problem": "the vote read x[lane]", "hint": "x[i]"}),
+    "vote_on_the_blocks_element": ([(ABOVE, "bool above = i < n && x[threadIdx.x] > threshold;")],
+                                   {"problem": "the vote read x[threadIdx.x]", "hint": "x[i]"}),
     "any_for_ballot": ([(BALLOT, "unsigned int votes = __any_sync(0xffffffff, above);")],
                        {"problem": "whether any lane voted true",
                         "hint": "__ballot_sync(0xffffffff, above)"}),
