@@ -118,6 +118,11 @@ LOOKALIKES = [
     (lambda m, k, n: dict(tile_of=lambda w: divmod(w % 4, n // 16)), "every block's four warps "
      "took tiles 0 to 3: warp = threadIdx.x / 32 numbers a warp within its block",
      "number the warps across the grid: warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32"),
+    (lambda m, k, n: dict(ldb=n, b_start=lambda kk, tc: kk * n + tc * 16), "B's tile was "
+     "addressed as if B were stored row after row (B + k * N + tile_col * 16, leading dimension "
+     "N): each fragment, col_major, took a column of that row-major tile, so it holds the tile "
+     "transposed; but B is stored column after column", "B's tile (k / 16, tile_col) starts at B "
+     "+ tile_col * 16 * K + k, leading dimension K (a column of B holds K elements)"),
     (lambda m, k, n: dict(b_start=lambda kk, tc: tc * 16 * n + kk), "B's tile started "
      "tile_col * 16 columns of N elements in (B + tile_col * 16 * N + k), but a column of B holds "
      "K", "B's tile (k / 16, tile_col) starts at B + tile_col * 16 * K + k"),

@@ -43,6 +43,9 @@ WRONG = [
     ("section_3_kernel", variant(KERNEL, (B_COL, "half, wmma::row_major> b;"),
                                  (LOAD_B, "wmma::load_matrix_sync(b, B + k * N + tile_col * 16, N);")),
      ["B was read as if it were stored row after row", "col_major"]),
+    # audit B 27: section 3's addressing kept with the col_major fragment
+    ("b_addressed_by_rows", variant(KERNEL, (LOAD_B, "wmma::load_matrix_sync(b, B + k * N + tile_col * 16, N);")),
+     ["B + k * N + tile_col * 16, leading dimension N", "B + tile_col * 16 * K + k"]),
     ("b_row_major", variant(KERNEL, (B_COL, "half, wmma::row_major> b;")),
      ["B's fragment was declared row_major"]),
     ("a_leading_dimension_16", variant(KERNEL, (LOAD_A, LOAD_A.replace(", K);", ", 16);"))),
