@@ -224,7 +224,7 @@ def _mistakes(case, run):
     yield Wrong(f"{int((~right).sum())} of {right.size} outputs are wrong (the first is "
                 f"y[{first[0]}][{first[1]}] = {got[tuple(first)]:.4g}, expected "
                 f"{want[tuple(first)]:.4g})", "y = exp(x - m) / sum where c <= last, else 0", "y",
-                np.ravel_multi_index(tuple(first), got.shape))
+                np.ravel_multi_index(tuple(first), got.shape), got.shape)
 
 
 EXERCISE = KernelExercise(

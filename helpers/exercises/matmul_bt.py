@@ -121,7 +121,8 @@ def _mistakes(kernels, case):
     r, c = np.argwhere(bad)[0]
     yield from traced_back(kernels, launch, [Wrong(
         f"{int(bad.sum())} of {got.size} elements of C are wrong (the first is C[{r}][{c}] = "
-        f"{got[r, c]:g}, expected {want[r, c]:g})", INDEX_HINT, "C", r * got.shape[1] + c)])
+        f"{got[r, c]:g}, expected {want[r, c]:g})", INDEX_HINT, "C", r * got.shape[1] + c,
+        got.shape)])
 
 
 SHARED_TILES = {"As": "__shared__ float As[TILE][TILE]", "Bs": "__shared__ float Bs[TILE][TILE + 1]"}

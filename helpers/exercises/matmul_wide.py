@@ -194,7 +194,7 @@ def _mistakes(case, run):
                 f"first C[{r}][{c}] = {got[r, c]:.6g}, NumPy's is {want[r, c]:.6g})",
                 "As[ty][tx] = A[row][phase * TILE_K + tx], Bs[r][tx] = B[phase * TILE_K + r][col] "
                 "for r = ty, ty + 8, ...; then sum += As[ty][k] * Bs[k][tx] for k below TILE_K",
-                "C", r * got.shape[1] + c)
+                "C", r * got.shape[1] + c, got.shape)
 
 
 EXERCISE = KernelExercise(

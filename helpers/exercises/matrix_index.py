@@ -152,7 +152,7 @@ def _mistakes(case, run):
     yield Wrong(f"{int((~right).sum())} of {rows * cols} elements are wrong (the first is "
                 f"out[{fr}][{fc}] = {got[fr, fc]:g}, expected {want[fr, fc]:g})",
                 "out[row * cols + col] = a[row * cols + col] * col_scale[col] + row_offset[row]",
-                "out", fr * cols + fc)
+                "out", fr * cols + fc, (rows, cols))
 
 
 def _mix_ups(got, case, padded):

@@ -13,6 +13,8 @@ exercise has one (``simulated=``); elsewhere the mistake stays as it was.
 
 from __future__ import annotations
 
+import numpy as np
+
 from helpers.exercises import microscope
 
 ACCESSES = 1 << 20
@@ -24,12 +26,22 @@ LISTED = 4
 class Wrong(tuple):
     """A mistake ``(problem, hint)`` about element ``index`` (counted from the start, as the
     kernel indexes it) of the output ``array`` (its parameter's name), which the runner traces
-    back to the thread that stored it."""
+    back to the thread that stored it; ``shape``: the array's as the problem names its elements
+    (``C[r][c]`` for a matrix), where it has more than one side."""
 
-    def __new__(cls, problem: str, hint: str, array: str, index: int):
+    def __new__(cls, problem: str, hint: str, array: str, index: int, shape=None):
         self = super().__new__(cls, (problem, hint))
-        self.array, self.index = array, int(index)
+        self.array, self.index, self.shape = array, int(index), shape
         return self
+
+
+def _element(array, index, shape) -> str:
+    """"C[1][2], C[79] as the kernel indexes it" for a matrix's element, "out[79]" otherwise."""
+    flat = f"{array}[{index}]"
+    if shape is None or len(shape) < 2:
+        return flat
+    sides = "".join(f"[{i}]" for i in np.unravel_index(index, shape))
+    return f"{array}{sides}, {flat} as the kernel indexes it,"
 
 
 def _array_loads(name, indices) -> str:
@@ -44,9 +56,10 @@ def _array_loads(name, indices) -> str:
     return f"{len(unique)} elements of {name} ({name}[{unique[0]}] to {name}[{unique[-1]}]{apart})"
 
 
-def words(origin, block, grid) -> str | None:
-    """What a ``provenance.Provenance`` says, in a clause; None where it says nothing (the
-    element was not stored: the exercise's detectors name that)."""
+def words(origin, block, grid, shape=None) -> str | None:
+    """What a ``provenance.Provenance`` says, in a clause (its element named by its sides too
+    where ``shape`` has two or more); None where it says nothing (the element was not stored:
+    the exercise's detectors name that)."""
     from helpers.sim.errors import xyz
     from helpers.sim.microscope.racecheck import position
 
@@ -54,10 +67,9 @@ def words(origin, block, grid) -> str | None:
         return None
     who = [f"thread {xyz(position(t, block))} of block {xyz(position(b, grid))}"
            for b, t in origin.stores]
-    stored = (f"{origin.array}[{origin.index}] was stored by {who[-1]} at line {origin.line}"
-              if len(who) == 1 else
-              f"{origin.array}[{origin.index}] was stored {len(who)} times, last by {who[-1]} "
-              f"at line {origin.line}")
+    element = _element(origin.array, origin.index, shape)
+    stored = (f"{element} was stored by {who[-1]} at line {origin.line}" if len(who) == 1 else
+              f"{element} was stored {len(who)} times, last by {who[-1]} at line {origin.line}")
     by_array = {}
     for load in origin.loads:
         by_array.setdefault(load.array, []).append(load.index)
@@ -79,5 +91,5 @@ def traced(kernels, launch, wrong: Wrong):
     if seen.error is not None or seen.trace is None:
         return wrong
     said = words(provenance(seen.trace, wrong.array, wrong.index), seen.trace.block,
-                 seen.trace.grid)
+                 seen.trace.grid, wrong.shape)
     return wrong if said is None else (f"{wrong[0].rstrip().rstrip('.')}: {said}", wrong[1])

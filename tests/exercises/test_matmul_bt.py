@@ -52,7 +52,9 @@ WRONG = {
     "tile_not_transposed": ([(READ, "sum += As[ty][j] * Bs[j][tx];")], "not transposed"),
     "no_store_guard": ([("    if (row < M && col < N)\n        C[", "    C[")],
                        "if (row < M && col < N)"),
-    "phase_missing_from_a_index": ([("A[row * K + k]", "A[row * K + tx]")], "elements of C are wrong"),
+    # the element traced back, named by its row and column and as the kernel indexes it
+    "phase_missing_from_a_index": ([("A[row * K + k]", "A[row * K + tx]")],
+                                   "as the kernel indexes it, was stored by thread"),
     # threads outside C skip the loads (and the barriers): the edge tiles read what nobody loaded
     "loop_inside_the_store_guard": ([("    float sum = 0.0f;\n    for",
                                       "    float sum = 0.0f;\n    if (row < M && col < N) {\n    for"),

@@ -27,6 +27,13 @@ def test_several_stores_are_counted_and_many_loads_summed_up_by_their_ends_and_s
         "loaded 16 elements of A (A[0] to A[480], 32 apart) and s[3]")
 
 
+def test_a_matrixs_element_is_named_by_its_sides_and_as_the_kernel_indexes_it():
+    seen = Provenance("C", 79, ((0, 7),), 27, (Load("A", 64, False, 20),))
+    assert origin.words(seen, (16, 16, 1), (2, 2, 1), shape=(3, 77)) == (
+        "C[1][2], C[79] as the kernel indexes it, was stored by thread (7, 0, 0) of block "
+        "(0, 0, 0) at line 27, which loaded A[64]")
+
+
 def test_an_element_no_thread_stored_adds_nothing():
     assert origin.words(Provenance("out", 3, (), 0, ()), BLOCK, GRID) is None
 
