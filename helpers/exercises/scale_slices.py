@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises import near
-from helpers.exercises.microscope import written_twice
+from helpers.exercises.microscope import observe, written_by_two, written_twice
 from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -41,6 +41,15 @@ INDEXES = [
     (lambda x, y, z, nx, ny, nz: (z * nz + y) * nx + x,
      "slice z starts at z * nz * nx, but a slice holds ny rows of nx elements (nz is the number "
      "of slices)"),
+]
+# Index mistakes that still reach every element once, each with its own vol but the factor of the
+# thread's z: (the element's index, the problem)
+ORDERS = [
+    (lambda x, y, z, nx, ny, nz: (x * ny + y) * nz + z,
+     "the index makes x the slowest and z the fastest: (x * ny + y) * nz + z"),
+    (lambda x, y, z, nx, ny, nz: (y * nz + z) * nx + x,
+     "the index swaps the roles of y and z, (y * nz + z) * nx + x: z steps from one row to the "
+     "next and y from one slice to the next, so rows got the factor of another slice"),
 ]
 # Factor mistakes: (the index into scale from z and the block's depth, that index, what it is)
 SCALES = [(lambda z, depth: z // depth, "blockIdx.z", "the block's number"),
@@ -78,9 +87,51 @@ def _launch(case):
 
 
 def _observed(kernels, case):
-    return written_twice(kernels, _launch(case), "each thread writes only its own element: x, y "
-                         "and z from its block and thread, then out[(z * ny + y) * nx + x] = "
-                         "vol[...] * scale[z]; no loop over the volume")
+    race = observe(kernels, _launch(case)).race
+    if written_by_two(race):
+        nx, ny, nz, block = case[:4]
+        for access in (race.first, race.second):
+            x, y, z = (b * d + t for b, d, t in zip(access.block, block, access.thread))
+            if x >= nx or y >= ny:
+                yield _wrapped(race.array, race.element, (x, y, z), case)
+    yield from written_twice(kernels, _launch(case), "each thread writes only its own element: "
+                             "x, y and z from its block and thread, then out[(z * ny + y) * nx + "
+                             "x] = vol[...] * scale[z]; no loop over the volume")
+
+
+def _wrapped(array, element, xyz, case):
+    """The mistake of a guard on the flat index alone: the thread at ``xyz`` (outside the volume
+    in x or y) wrote ``array[element]``, inside it."""
+    nx, ny = case[:2]
+    side = "x" if xyz[0] >= nx else "y"
+    into = "row" if side == "x" else "slice"
+    return (f"threads outside the volume wrote into it: {array}[{element}] was written by the "
+            f"thread at x, y, z = {', '.join(map(str, xyz))} ({side} >= n{side}), whose i = "
+            f"(z * ny + y) * nx + x runs on into the next {into}; a guard on i alone "
+            "(i < nx * ny * nz) lets such threads through",
+            "guard each coordinate before computing i: if (x >= nx || y >= ny || z >= nz) "
+            "return;")
+
+
+def _flat_guard_mistakes(case, run):
+    """A guard on the flat index alone: threads past nx or ny, whose i wraps into the next row or
+    slice, wrote there with their own z. Yields when every wrong element of the output holds
+    what such a thread stored."""
+    nx, ny, nz, block = case
+    (vol, scale), got = run.model, run.out.got
+    want = vol * scale[:, None, None]
+    tz, ty, tx = np.indices([g * b for g, b in zip(_grid(case), block)][::-1])
+    index = (tz * ny + ty) * nx + tx
+    stray = (index < vol.size) & ((tx >= nx) | (ty >= ny))
+    wrong = ~np.isclose(got, want, rtol=1e-6, atol=0).ravel()
+    if not wrong.any() or not stray.any():
+        return
+    fits = np.isclose(got.ravel()[index[stray]], vol.ravel()[index[stray]] * scale[tz[stray]],
+                      rtol=1e-6, atol=0) & wrong[index[stray]]
+    if set(index[stray][fits].tolist()) == set(np.flatnonzero(wrong).tolist()):
+        first = np.flatnonzero(fits)[0]
+        yield _wrapped("out", index[stray][first],
+                       (tx[stray][first], ty[stray][first], tz[stray][first]), case)
 
 
 def _written_with_z_from(case, axis):
@@ -177,11 +228,13 @@ def _mistakes(case, run):
         return
     if not written.all():
         yield f"{int((~written).sum())} of {vol.size} elements were never written", INDEX_HINT
-    fortran = ((x * ny + y) * nz + z).ravel()
-    swapped = np.empty(vol.size, np.float32)
-    swapped[fortran] = vol.ravel()[fortran] * scale[z.ravel()]
-    if np.allclose(got.ravel(), swapped, rtol=1e-6, atol=0):
-        yield "the index makes x the slowest and z the fastest: (x * ny + y) * nz + z", INDEX_HINT
+    yield from _flat_guard_mistakes(case, run)
+    for index, problem in ORDERS:
+        places = index(x, y, z, nx, ny, nz).ravel()
+        swapped = np.empty(vol.size, np.float32)
+        swapped[places] = vol.ravel()[places] * scale[z.ravel()]
+        if np.allclose(got.ravel(), swapped, rtol=1e-6, atol=0):
+            yield problem, INDEX_HINT
     if np.allclose(got, vol, rtol=1e-6, atol=0):
         yield "out equals vol: the slices are not scaled", "out[i] = vol[i] * scale[z]"
     for factor, index, what in SCALES:

@@ -51,6 +51,12 @@ WRONG = {
                              "only the elements whose z equals their y were written"),
     "guard_sides_swapped": ([(GUARD, "if (x >= ny || y >= nx || z >= nz)")],
                             "out was written past its end (out[455]): threads outside the volume"),
+    "y_and_z_roles_swapped": ([(INDEX, "int i = (y * nz + z) * nx + x;")],
+                              "the index swaps the roles of y and z"),
+    # threads past nx or ny wrap into the next row or slice (from a blind audit)
+    "guard_on_the_flat_index": ([(GUARD + "\n        return;\n" + "    " + INDEX + "\n",
+                                  INDEX + "\n    if (i >= nx * ny * nz)\n        return;\n")],
+                                "threads outside the volume wrote into it"),
     "not_scaled": ([("vol[i] * scale[z]", "vol[i]")], "out equals vol"),
     "scaled_by_row": ([("scale[z]", "scale[y % nz]")], "364 of 455 elements are wrong"),
     # every thread does the whole loop: right values, but for the race check
@@ -63,7 +69,9 @@ WRONG = {
     "scaled_twice": ([("out[i] = vol[i] * scale[z];", "out[i] = 2 * vol[i] * scale[z];")],
                      "every element of out is 2 times the right value"),
 }
-SIMULATOR_ONLY = {"guard_joined_with_and": "on a GPU a thread past a row's or a slice's end "
+SIMULATOR_ONLY = {"guard_on_the_flat_index": "on a GPU the threads that wrap into the next row "
+                                             "race with the ones whose elements they write",
+                  "guard_joined_with_and": "on a GPU a thread past a row's or a slice's end "
                                            "races with the one whose element it writes"}
 RIGHT = {
     "flat_index_written_out": [(INDEX, "int i = z * nx * ny + y * nx + x;")],
@@ -108,3 +116,16 @@ def test_a_kernel_right_in_another_way_passes(kernels, name):
 def test_the_grader_s_volumes_stick_out_of_the_grid_in_every_dimension():
     for nx, ny, nz, block in checker.EXERCISE.draw(np.random.default_rng(11)):
         assert all(side % b for side, b in zip((nx, ny, nz), block))
+
+
+def test_a_flat_guard_is_named_from_the_race_check_too(kernels):
+    """On a GPU the wrapped threads may lose every race, leaving the cases right: the launch on
+    the simulator, race-checked, names the guard from the racing thread outside the volume."""
+    from helpers.exercises.kernel import Kernels
+
+    simulated = kernels["guard_on_the_flat_index"][1]
+    case = checker.CASES[-1]
+    problem, hint = next(iter(checker.EXERCISE.observed(Kernels(simulated, simulated), case)))
+    assert problem.startswith("threads outside the volume wrote into it: out[5] was written by "
+                              "the thread at x, y, z = 5, 0, 0 (x >= nx)"), problem
+    assert "x >= nx || y >= ny || z >= nz" in hint
