@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises import near
-from helpers.exercises.common import Output, one_further
+from helpers.exercises.common import Output, one_further, time_limit
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.julia import TOLERANCE, escape_counts, pixel_grid
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -167,12 +167,41 @@ def _mistakes(case, run):
                "row-major, as a NumPy array of shape (height, width): iters[y * width + x]")
     for model, problem, hint in _models(case):
         if np.mean(got != model) <= TOLERANCE:
+            if problem.startswith("c's real part") and _carried_over(run.kernel, block):
+                yield (f"each pixel holds the count of its thread's first pixel in the row (x "
+                       f"% {block}): z and n were not set back to 0 for the thread's next pixel, "
+                       "so its loop stopped at once (z had escaped, or n had reached max_iter)",
+                       "declare z_re, z_im and n inside the loop along the row, so that each "
+                       "pixel starts from z = 0 and n = 0")
             yield problem, hint
     yield from near.misses("iters", got, ref, close=np.equal, slack=TOLERANCE)
     rows, cols = np.nonzero(got != ref)
     yield (f"{np.mean(got != ref):.1%} of the pixels differ from NumPy's, the first at "
            f"(x = {cols[0]}, y = {rows[0]}): got {got[rows[0], cols[0]]}, expected "
            f"{ref[rows[0], cols[0]]}", "keep the stub's loop: only the layout changes")
+
+
+def _carried_over(kernels, block, max_iter=100) -> bool:
+    """Whether the kernel's steps stop after each thread's first pixel: on the simulator, one
+    row where c = 0 (every pixel takes max_iter steps), four pixels a thread take less than
+    twice the work (basic blocks run, traced) of one pixel a thread."""
+    from helpers.sim import driver, gpuarray
+    from helpers.sim.microscope.trace import trace
+    from helpers.sim.settings import settings
+
+    kernel = getattr(kernels, "simulated", kernels)
+    work = []
+    for width in (block, 4 * block):
+        with settings.changed(time_limit=time_limit()), \
+                trace(accesses=0, divergence=True) as traced:
+            try:
+                kernel(gpuarray.zeros((1, width), np.int32), np.int32(width), np.int32(1),
+                       *map(np.float32, (0, 0, 0, 0)), np.int32(max_iter),
+                       block=(block, 1, 1), grid=(1, 1))
+            except driver.Error:
+                return False
+        work.append(traced[kernel.name].blocks.lanes)
+    return work[1] < 2 * work[0]
 
 
 def _detect(kernels, case):

@@ -41,12 +41,18 @@ WRONG = {
     "dx_and_dy_swapped": ([("x * dx;", "x * DY;"), ("y * dy;", "y * dx;"), ("DY", "dy")],
                           "dx and dy are swapped"),
     "c_from_the_thread": ([("x_min + x * dx", "x_min + threadIdx.x * dx")], "takes threadIdx.x"),
+    # the same image as c_from_the_thread; the simulator's count of the work tells them apart
+    "z_and_n_not_reset": ([("        float z_re = 0.0f, z_im = 0.0f;\n        int n = 0;\n", ""),
+                           (LOOP, "float z_re = 0.0f, z_im = 0.0f;\n    int n = 0;\n    " + LOOP)],
+                          "each pixel holds the count of its thread's first pixel in the row (x "
+                          "% 64): z and n were not set back to 0"),
     "steps_of_the_rows": ([("x += blockDim.x", "x += gridDim.x")],
                           "the loop stepped x by gridDim.x = 37"),
     "rows_height_long": ([("iters[y * width + x]", "iters[y * height + x]")],
                          "rows height = 61 pixels apart"),
 }
-HINTS = {"steps_of_the_rows": "x += blockDim.x", "rows_height_long": "iters[y * width + x]",
+HINTS = {"z_and_n_not_reset": "declare z_re, z_im and n inside the loop",
+         "steps_of_the_rows": "x += blockDim.x", "rows_height_long": "iters[y * width + x]",
          "steps_of_one": "x += blockDim.x", "y_of_a_global_index": "one block a row: y = blockIdx.x"}
 SIMULATOR_ONLY = {"y_of_a_global_index": "a write far past iters: a GPU may fault and leave the "
                                          "context unusable"}
