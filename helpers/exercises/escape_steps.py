@@ -76,6 +76,15 @@ def _models(c_re, c_im, max_iter, n, want):
     yield (counts(c_re, c_im, max_iter, bound=2), "the points escape too early: the loop stops "
            "once |z|^2 passes 2, where |z| passing 2 is the rule", "|z| <= 2 is |z|^2 <= 4: loop "
            "while z_re * z_re + z_im * z_im <= 4.0f")
+    yield (counts(c_re, c_im, max_iter, bound=16), "the points escape too late: the loop goes on "
+           "until |z| passes 4 (|z|^2 passes 16), where |z| passing 2 is the rule", "|z| <= 2 is "
+           "|z|^2 <= 4, no square root needed: loop while z_re * z_re + z_im * z_im <= 4.0f")
+    yield (counts(c_re, zero, max_iter), "every count is what the point's real part alone gives, "
+           "as if c_im were 0: z_im stayed 0 through the loop, so either c_im[i] is not added in "
+           "its step, or the new z_im went into another variable (float z_im = ... inside the "
+           "loop declares a second z_im, which hides the one the loop tests)",
+           "z_im = 2.0f * z_re * z_im + c_im[i]; with no float in front: it updates the z_im "
+           "declared before the loop")
     yield (np.where(inside, max_iter + 1, want), "points that never escape count max_iter + 1",
            "loop while k < max_iter, not <=")
     yield (counts(c_re, c_im, max_iter - 1) + 1, "every count is one too many: k starts at 1",

@@ -19,6 +19,13 @@ WRONG = {
     "bound_of_2": ([("z_im * z_im <= 4.0f", "z_im * z_im <= 2.0f")], "the points escape too early"),
     "no_loop": ([("    while (k < max_iter && z_re * z_re + z_im * z_im <= 4.0f) {\n" + STEP
                   + "        k++;\n    }\n", "")], "every count is 0"),
+    "radius_of_4": ([("z_re * z_re + z_im * z_im <= 4.0f", "sqrtf(z_re * z_re + z_im * z_im) <= 4.0f")],
+                    "the points escape too late: the loop goes on until |z| passes 4"),
+    "z_im_declared_again": ([("        z_im = 2.0f * z_re * z_im + c_im[i];",
+                              "        float z_im = 2.0f * z_re * z_im + c_im[i];")],
+                            "every count is what the point's real part alone gives"),
+    "c_im_not_added": ([("z_im = 2.0f * z_re * z_im + c_im[i];", "z_im = 2.0f * z_re * z_im;")],
+                       "every count is what the point's real part alone gives"),
     "new_re_in_im": ([(STEP, "        z_re = z_re * z_re - z_im * z_im + c_re[i];\n"
                              "        z_im = 2.0f * z_re * z_im + c_im[i];\n")],
                      "z_im is computed from the NEW z_re"),
