@@ -101,6 +101,10 @@ def _wrong_answers(case, ref):
                        ((c_im, c_im), "z_re's update adds c_im to the real part too: c_im twice")):
         yield (escape_counts(re, im, *c, max_iter), problem,
                "c = c_re + i*c_im: add c_re to the real part and c_im to the imaginary part")
+    yield (escape_counts(re, im, re, im, max_iter), "each step adds the pixel's own point where c "
+           "belongs (z = z*z + the point z started at, the Mandelbrot habit)", "in a Julia set c "
+           "is the kernel's c_re + i*c_im, the same for every pixel: z_im = 2.0f * z_re * z_im + "
+           "c_im; z_re = re2 - im2 + c_re")
     yield (escape_counts(re[:, np.arange(width) % case["block"][0]], im, c_re, c_im, max_iter),
            "z_re takes threadIdx.x where it takes x: each stretch of blockDim.x pixels of a row "
            "repeats the first's", "z_re = x_min + x*dx, with x = blockIdx.x * blockDim.x + "
@@ -129,6 +133,10 @@ def _count_mistakes(ref, width, height, max_iter):
            "loop while n < max_iter (not <=), so that the count stops at max_iter")
     yield (np.where(inside, ref, ref + 1), "escaping pixels count one step too many (off by one)",
            "n starts at 0, test |z|^2 > 4 BEFORE taking a step, and count only the steps taken")
+    yield (ref + 1, "every pixel counts one more than the steps taken, those that never escape "
+           "too (max_iter + 1): n starts at 1, or is counted in the loop's test (n++ < max_iter "
+           "counts the test that ends the loop as well)", "n starts at 0 and counts only the "
+           "steps taken: while (n < max_iter && ...) { one step; n++; }, no ++ in the test")
     yield (np.where(inside, ref, ref - 1), "escaping pixels count one step too few (off by one)",
            "count every step taken, including the one after which |z|^2 > 4 is seen")
 

@@ -121,6 +121,19 @@ WRONG = [
     ("start_steps_cast_to_int", variant(KERNEL, ("x_min + x * dx", "x_min + (int)(x * dx)"),
                                         ("y_min + y * dy", "y_min + (int)(y * dy)")),
      ["(int)(x*dx) drops the fraction", "no cast to int"]),
+    # blind audit: the Mandelbrot habit, the pixel's point added in the step where c belongs
+    ("pixel_added_for_c", variant(KERNEL, ("z_im = 2.0f * z_re * z_im + c_im;\n        z_re = re2 - im2 + c_re;",
+                                           "z_im = 2.0f * z_re * z_im + (y_min + y * dy);\n"
+                                           "        z_re = re2 - im2 + (x_min + x * dx);")),
+     ["each step adds the pixel's own point where c belongs", "the same for every pixel"]),
+    # blind audit: n counted in the loop's test, the test that ends the loop counted too
+    ("counted_in_the_test",
+     variant(KERNEL, ("    while (n < max_iter) {\n        float re2 = z_re * z_re, im2 = z_im * z_im;\n"
+                      "        if (re2 + im2 > 4.0f)\n            break;\n",
+                      "    while (n++ < max_iter && z_re * z_re + z_im * z_im <= 4.0f) {\n"
+                      "        float re2 = z_re * z_re, im2 = z_im * z_im;\n"),
+             ("        n++;\n    }", "    }")),
+     ["every pixel counts one more than the steps taken", "no ++ in the test"]),
     # every thread computes every pixel, the same values: right, but for the race check
     ("flat_guard",
      variant(KERNEL, ("x >= width || y >= height", "y * width + x >= width * height")),
