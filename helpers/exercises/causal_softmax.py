@@ -16,7 +16,7 @@ from helpers.exercises import near
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import written_twice
+from helpers.exercises.microscope import observe, written_twice
 from helpers.exercises.origin import Wrong
 
 # (rows, cols, threads a block): cols not a multiple of 32; the second has fewer columns than
@@ -98,7 +98,7 @@ def _launch(case):
 def _observed(kernels, case):
     return written_twice(kernels, _launch(case), "each lane stores only its own columns, 32 "
                          "apart: for (int c = lane; c < cols; c += 32); no loop over the whole "
-                         "row", items="columns")
+                         "row", items="columns", refine=_refine)
 
 
 def _lanes_own_max(x):
@@ -149,8 +149,16 @@ def _sum_slips(x, got):
                "__shfl_down_sync", "use __shfl_xor_sync, which leaves it in every lane")
 
 
-def _max_slips(x, got, bad):
+def _max_slips(x, got, bad, kernels):
     """The mistakes of the max that the NaN or inf rows (``bad``) show, each by its model."""
+    if np.isnan(got[visible(*x.shape)]).all() and _maxima_not_maxed(kernels):
+        yield ("every visible y is NaN: the lanes' maxima were not combined with a max: a lane "
+               "that sees no column keeps m = -INFINITY, and a sum keeps it too (-INFINITY + x "
+               "is -INFINITY), so exp(x - m) is inf and y is inf / inf, NaN (33 rows of zeros "
+               "on the simulator came out right only in rows 31 and 32, where every lane sees a "
+               "column)",
+               "combine the lanes' maxima with warp_max, whose shuffles take fmaxf: m = "
+               "warp_max(m)")
     if np.isnan(got[visible(*x.shape)]).all():
         yield ("every visible y is NaN: m came out above every score (a max that starts at "
                "+INFINITY stays there), so each exp(x - m) is 0, the sum too, and 0 / 0 is NaN",
@@ -165,6 +173,33 @@ def _max_slips(x, got, bad):
         yield ("y is NaN in exactly the rows whose visible scores are all below -120: m starts "
                "at 0, above every score of those rows, and each exp(x - m) underflowed to 0",
                "start the max at -INFINITY: float m = -INFINITY, then fmaxf over columns 0 to last")
+
+
+def _maxima_not_maxed(kernels) -> bool:
+    """Whether a launch on the simulator of 33 rows by 32 columns of zeros comes out NaN in rows
+    0 to 30, where some lanes see no column and hold m = -INFINITY, and right in rows 31 and 32,
+    where every lane sees one: the lanes' maxima combined by a sum (or a min), not a max."""
+    rows = cols = 32
+    rows += 1
+    x = np.zeros((rows, cols), np.float16)
+    seen = observe(kernels, Launch((Input(x), Output((rows, cols), np.float16), np.int32(rows),
+                                    np.int32(cols)), block=(32, 1, 1), grid=(rows, 1)),
+                   key="lanes' maxima", racecheck=False)
+    if seen.error is not None:
+        return False
+    got, short = seen.outs[0].got.astype(np.float64), visible(rows, cols)[:31]
+    return bool(np.isnan(got[:31][short]).all() and _near(got[31:], softmax(x)[31:]))
+
+
+def _refine(failure):
+    """The hint for lanes that reach a warp function different numbers of times."""
+    if failure.kind == "warp mask" and getattr(failure.error, "rule", None) == \
+            "lanes never arrive":
+        yield ("warp_max and warp_sum shuffle among all 32 lanes, so every lane must call each "
+               "of them once, together: call them after the lane's loop over its columns, not "
+               "inside it (a lane with fewer columns, or none, runs fewer turns) and not inside "
+               "an if: m = warp_max(m); after the max's loop, sum = warp_sum(sum); after the "
+               "sum's")
 
 
 def _mistakes(case, run):
@@ -186,7 +221,7 @@ def _mistakes(case, run):
         yield ("NaN or inf in the rows whose scores are about 100, right in the small ones: "
                "exp(x) overflowed a float, the max was not subtracted",
                "m = the max of columns 0 to last (each lane's, then warp_max), then exp(x - m)")
-    yield from _max_slips(x, got, bad)
+    yield from _max_slips(x, got, bad, run.kernel)
     if _near(got, softmax(x, seen=visible(*x.shape, ahead=1))):
         yield ("each row saw one column too many: its softmax took in column row + 1",
                "last = min(row, cols - 1): token r looks at columns 0 to r, its own the last")
@@ -233,6 +268,7 @@ EXERCISE = KernelExercise(
     cases=CASES, draw=_draw, launch=_launch, mistakes=_mistakes,
     where=lambda case: "rows = {}, cols = {}, block = ({}, 1, 1)".format(*case),
     crash_hint="the warps past the last row must leave before reading: if (row >= rows) return;",
+    refine=_refine,
     no_extern_c=True, simulated="runs the race check", observed=_observed,
     observed_as="race-checked",
     success=f"the causal softmax of every row, scores of 100 included ({len(CASES) - 1} "

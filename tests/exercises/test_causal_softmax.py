@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from kernel_sources import assert_mistake_named, compile_variant_pairs, solution, variant
+from kernel_sources import (assert_mistake_named, compile_variant_pairs, simulator_only, solution,
+                            variant)
 
 from helpers.exercises import causal_softmax as checker
 
@@ -72,6 +73,14 @@ WRONG = [
     # column); the max of the first 32 columns only (it passed both: the large scores lay there)
     ("max_from_plus_infinity", variant(KERNEL, ("float m = -INFINITY;", "float m = INFINITY;")),
      ["every visible y is NaN", "float m = -INFINITY"]),
+    # blind audit B: the lanes' maxima combined with warp_sum (the verdict blamed a max from
+    # +INFINITY); warp_max called in the lanes' loop, whose turns differ from lane to lane
+    ("maxima_summed", variant(KERNEL, ("    m = warp_max(m);\n", "    m = warp_sum(m);\n")),
+     ["the lanes' maxima were not combined with a max", "m = warp_max(m)"]),
+    ("warp_max_in_the_loop", variant(KERNEL, ("        m = fmaxf(m, __half2float(in[c]));\n    m = warp_max(m);\n",
+                                              "        m = warp_max(fmaxf(m, __half2float(in[c])));\n")),
+     ["called a warp function whose mask names lanes that never call it there",
+      "call them after the lane's loop over its columns, not inside it"]),
     ("max_loop_by_the_block", variant(KERNEL, ("for (int c = lane; c <= last; c += 32)\n        m =",
                                               "for (int c = lane; c <= last; c += blockDim.x)\n        m =")),
      ["rows whose largest scores lie past column 31", "c += 32) m = fmaxf(m, ...)"]),
@@ -127,7 +136,11 @@ def test_the_stub_overflows(capsys):
     assert "the max was not subtracted" in verdict.problem, out
 
 
-@pytest.mark.parametrize("name, source, expected", WRONG, ids=[w[0] for w in WRONG])
+SIMULATOR_ONLY = {"warp_max_in_the_loop": "a shuffle whose mask names lanes that never call it: "
+                                          "a GPU may hang or hand back garbage"}
+
+
+@pytest.mark.parametrize("name, source, expected", simulator_only(WRONG, SIMULATOR_ONLY))
 def test_known_mistake_fails_with_its_hint(name, source, expected, kernels, capsys):
     verdict = checker.check_causal_softmax_kernel(*kernels[name])
     out = capsys.readouterr().out
