@@ -164,8 +164,10 @@ def _mistakes(case, run):
                "max m2: l = l * exp(m - m_new) + l2 * exp(m2 - m_new)")
     if np.allclose(sums, pairs(x, merge="partner")[1], rtol=1e-3):
         yield ("row_sum is too large: in the merge each lane's own sum was not rescaled to the "
-               "merged max (m = m_new came before it, making exp(m - m_new) 1)",
-               "in the merge, compute l from the old m and m2, then m = m_new")
+               "merged max, only the partner's: the factor exp(m - m_new) is missing from l's "
+               "term, or is 1 because m = m_new came before it",
+               "in the merge, l = l * exp(m - m_new) + l2 * exp(m2 - m_new), both terms from the "
+               "old m and m2, and only then m = m_new")
     yield from _models(x, sums)
     yield from near.misses("row_sum", sums, want_l, close=near.within(1e-3, 1e-8))
     row = int(np.argmax(~np.isclose(sums, want_l, rtol=1e-3)))

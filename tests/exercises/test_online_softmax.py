@@ -44,6 +44,11 @@ WRONG = [
      ["the running sum was not rescaled", "l = l * exp(m - m_new) + exp(v - m_new)"]),
     ("merge_updates_m_first", variant(KERNEL, (MERGE + "        m = m_new;\n", "        m = m_new;\n" + MERGE)),
      ["each lane's own sum was not rescaled", "then m = m_new"]),
+    # blind audit B: the factor missing from the lane's own term (the verdict blamed the order)
+    ("merge_rescales_only_the_partner", variant(KERNEL, ("l = (m == -INFINITY ? 0.0f : l * __expf(m - m_new))",
+                                                         "l = l")),
+     ["each lane's own sum was not rescaled to the merged max, only the partner's",
+      "the factor exp(m - m_new) is missing", "l = l * exp(m - m_new) + l2 * exp(m2 - m_new)"]),
     ("exp_against_the_old_max", variant(KERNEL, (LOOP, LOOP.replace("__expf(v - m_new)", "__expf(v - m)"))),
      ["row_sum is infinite", "against the old max", "exp(v - m_new)"]),
     ("partner_rescaled_by_own_max", variant(KERNEL, (MERGE, MERGE.replace("l2 * __expf(m2 - m_new)",
