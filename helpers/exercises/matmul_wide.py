@@ -125,7 +125,7 @@ def _read_past(run, name):
 def _indexed(a, b):
     """(C, problem, hint) of the kernels that index a tile wrongly: A's rows taken N apart,
     B's rows taken K apart, B's guard testing col against K, A's tile read from column phase +
-    tx, Bs rows loaded from ty alone, Bs read as Bs[tx][k] (None where such a kernel reads past
+    tx, a phase's tile of A or B starting TILE_M (not TILE_K) on from the last one's, Bs rows loaded from ty alone, Bs read as Bs[tx][k] (None where such a kernel reads past
     A or B, or computes C)."""
     (m, k), n = a.shape, b.shape[1]
     phases, tiles = -(-k // 32), -(-n // 32)
@@ -141,6 +141,12 @@ def _indexed(a, b):
     yield (_phased(a, b, lambda p, t: p + t, lambda p, t: p * 32 + t), "A's tile starts at "
            "column phase, not phase * TILE_K: the phases' tiles of A overlap",
            "a_col = phase * TILE_K + tx")
+    for a_step, b_step, tile, fix in ((32, 8, "B's tile starts at row", "b_row = phase * TILE_K + r"),
+                                      (8, 32, "A's tile starts at column", "a_col = phase * TILE_K + tx")):
+        yield (_phased(a, b, lambda p, t: p * a_step + t, lambda p, t: p * b_step + t),
+               f"{tile} phase * TILE_M = phase * 8, not phase * TILE_K: a phase goes 32 deep "
+               f"along k, so the phases' tiles of {tile[0]} overlap and fall behind the other's",
+               f"{fix}: a phase is TILE_K deep in A and in B alike")
     yield (_phased(a, b, lambda p, t: p * 32 + t, lambda p, t: p * 32 + t % 8), "Bs rows were "
            "loaded with b_row from ty: rows r = ty, ty + 8, ty + 16, ty + 24 of Bs all hold row "
            "phase * TILE_K + ty of B", "int b_row = phase * TILE_K + r, from the loop's r")

@@ -37,6 +37,13 @@ WRONG = {
                             {"problem": "partial phase is missing", "hint": "rounded up"}),
     "b_rows_k_apart": ([("B[b_row * N + col]", "B[b_row * K + col]")],
                        {"problem": "K elements apart", "hint": "B[b_row * N + col]"}),
+    # blind audit B: a phase's step along k taken from TILE_M, in B's rows or in A's columns
+    "b_rows_step_by_tile_m": ([("int b_row = phase * TILE_K + r;", "int b_row = phase * TILE_M + r;")],
+                              {"problem": "B's tile starts at row phase * TILE_M",
+                               "hint": "b_row = phase * TILE_K + r"}),
+    "a_columns_step_by_tile_m": ([("int a_col = phase * TILE_K + tx;", "int a_col = phase * TILE_M + tx;")],
+                                 {"problem": "A's tile starts at column phase * TILE_M",
+                                  "hint": "a_col = phase * TILE_K + tx"}),
     "a_tile_from_column_phase": ([("int a_col = phase * TILE_K + tx;", "int a_col = phase + tx;")],
                                  {"problem": "starts at column phase", "hint": "phase * TILE_K + tx"}),
     "bs_read_across": ([("sum += As[ty][k] * Bs[k][tx];", "sum += As[ty][k] * Bs[tx][k];")],
