@@ -46,6 +46,10 @@ INDEXES = [
      "each block starts one element too early: blockIdx.x * (blockDim.x - 1) counts a block "
      "blockDim.x - 1 elements, so the blocks overlap and the last elements get no thread",
      "the block's first element is blockIdx.x * blockDim.x: " + INDEX_HINT),
+    (lambda b, t, size, blocks: (b - 1) * size + t,
+     "block 0 wrote before the start of out (out[-blockDim.x] to out[-1]) and the last block's "
+     "elements were never written: the blocks are counted from 1, (blockIdx.x - 1) * "
+     "blockDim.x, but blockIdx.x counts from 0", "block 0 starts at element 0: " + INDEX_HINT),
     (lambda b, t, size, blocks: b * 256 + t,
      "the index takes 256 for blockDim.x, but the blocks are not all 256 threads", INDEX_HINT),
 ]
@@ -79,8 +83,9 @@ def _launch(case):
     rng = np.random.default_rng(size * blocks)
     a, b = (rng.uniform(-4, 4, size * blocks).astype(np.float32) for _ in "ab")
     spare = 256 * blocks        # room for an index that takes 256 for blockDim.x
-    return Launch((Input(a, after=spare, junk=1.0), Input(b, after=spare, junk=1.0),
-                   Output(size * blocks, guard=spare)),
+    # and a block's room before each array, for blocks counted from 1
+    return Launch((Input(a, spare, 1.0, size), Input(b, spare, 1.0, size),
+                   Output(size * blocks, guard=spare, before=size)),
                   block=(size, 1, 1), grid=(blocks, 1), model=(a, b))
 
 
@@ -100,11 +105,15 @@ def _mistakes(case, run):
     size, blocks = case
     n = size * blocks
     (a, b), got, written = run.model, run.out.got, ~run.out.unwritten
-    every = np.concatenate([np.flatnonzero(written), run.out.past])
+    every = np.concatenate([run.out.ahead, np.flatnonzero(written), run.out.past])
     for index, problem, hint in INDEXES:
         if (blocks > 1 and not np.array_equal(np.flatnonzero(written), np.arange(n))
                 and np.array_equal(every, written_by(index, size, blocks))):
             yield problem, hint
+    if run.out.ahead.size:
+        first = run.out.ahead[0]
+        yield (f"out[{first}]{' to out[-1] were' if first < -1 else ' was'} written, before "
+               "out[0]: some threads' index came out below 0", INDEX_HINT)
     if run.out.past.size:
         yield f"out[{run.out.past[0]}] and beyond were written, past out[n - 1]", INDEX_HINT
     if not written.any():

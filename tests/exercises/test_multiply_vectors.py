@@ -28,6 +28,11 @@ WRONG = {
                           "each block starts one element too early"),
     "guard_one_short": ((STORE, "if (i < gridDim.x * blockDim.x - 1)\n        " + STORE),
                         "only out[895], the last element, was never written"),
+    # blind audit A: blocks counted from 1 (was '128 of 896 elements were never written')
+    "blocks_counted_from_1": ((INDEX, "(blockIdx.x - 1) * blockDim.x + threadIdx.x"),
+                              "block 0 wrote before the start of out",
+                              "the blocks are counted from 1", "block 0 starts at element 0"),
+    "index_one_short": ((INDEX, INDEX + " - 1"), "out[-1] was written, before out[0]"),
     "block_of_256": ((INDEX, "blockIdx.x * 256 + threadIdx.x"), "the index takes 256"),
     "b_not_used": ((STORE, "out[i] = a[i];"), "out equals a"),
     "a_squared": ((STORE, "out[i] = a[i] * a[i];"), "out = a * a"),
