@@ -155,11 +155,9 @@ def _mistakes(case, run):
             (votes.any(axis=1),
              "each count is 0 or 1, whether any lane voted true: __any_sync gives every lane one "
              "true or false, not the 32 votes", "votes = __ballot_sync(0xffffffff, above) gives "
-             "every lane all 32 votes, one bit a lane")):
+             "every lane all 32 votes, one bit a lane"),
+            *_index_mistakes(x, n, run.launch.block[0])):
         if np.array_equal(got, wrong):
-            yield problem, hint
-    for wrong, problem, hint in _index_mistakes(x, n, run.launch.block[0]):
-        if np.array_equal(got, wrong) and not np.array_equal(wrong, want):
             yield problem, hint
     if not got.any():
         yield "every count is 0: no lane voted true", "above = i < n && x[i] > threshold"
