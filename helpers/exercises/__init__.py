@@ -30,6 +30,9 @@ In a notebook::
   ``Wrong`` that names the element: the runner adds which thread stored it, at which line, and
   what that thread loaded (the case run again on the simulator, traced; on a GPU, on the
   simulator's twin where the exercise has one);
+- ``unset``: what the simulator's compiler warned about the learner's code, as its records' fields
+  (a local read before anything is stored in it: a PASS becomes NOT YET; an ``if`` whose body is
+  a lone semicolon: named first, whatever the cases said);
 - ``signature``: the kernel's parameters read as text from the learner's source, compared with
   the stub's;
 - ``speed``: the speed tier's measures on a GPU, events against the copy or the FMA ceiling (on
