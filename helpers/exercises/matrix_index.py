@@ -121,10 +121,32 @@ def _clamped(race, case):
                "nearest element: a bounds guard, " + GUARD)
 
 
+def _one_side(case, past, right, unwritten):
+    """A guard that compares row and col with one and the same side (row >= cols || col >= cols,
+    or row >= rows || col >= rows): where the other side is longer, threads outside the matrix
+    wrote past its end (or, where shorter, the last rows or columns were never written), the rest
+    right. Its writes past the end can be those of a guard joined with &&, whose threads past
+    the last column wrap into the next row: only the matrix's elements all right tell it apart."""
+    rows, cols = case.height, case.width
+    y, x = np.indices((rows, cols))
+    past = set(np.asarray(past).ravel().tolist())
+    for side, name, index, other, own in ((cols, "cols", "row", "rows", rows),
+                                          (rows, "rows", "col", "cols", cols)):
+        through = (lambda tx, ty: (tx < side) & (ty < side))
+        if (side != own and past == case.unguarded(through=through) and (right | unwritten).all()
+                and np.array_equal(unwritten, (x >= side) | (y >= side))):
+            yield (f"the guard compares {index} with {name}: {index} must stop at {other} = "
+                   f"{own}, and {name} = {side} lets "
+                   + ("threads outside the matrix write past the end of out" if past else
+                      f"some {index}s of the matrix go unwritten"),
+                   f"compare row with rows and col with cols: {GUARD}")
+
+
 def _mistakes(case, run):
-    yield from past_the_end(run.out.past, case, WORDS, WILD_HINT, run.out.unwritten)
     got, (want, padded), rows, cols = run.out.got, run.model, case.height, case.width
     right = np.isclose(got, want, rtol=1e-5, atol=1e-4)
+    yield from _one_side(case, run.out.past, right, is_poison(got))
+    yield from past_the_end(run.out.past, case, WORDS, WILD_HINT, run.out.unwritten)
     if right.all():
         return
     unwritten = is_poison(got)

@@ -36,6 +36,10 @@ WRONG = {
                                      "row reaches stepping by the block's width"),
     "guard_sides_swapped": ([("row >= rows || col >= cols", "row >= cols || col >= rows")],
                             "the guard compares col with rows and row with cols"),
+    # blind audit F8: its writes past the end are those of a guard joined with && (the threads
+    # past the last column wrap into the next row), but every element of the matrix is right
+    "guard_row_with_cols": ([("row >= rows || col >= cols", "row >= cols || col >= cols")],
+                            "the guard compares row with cols"),
     "guard_with_and": ([("row >= rows || col >= cols", "row >= rows && col >= cols")],
                        "the guard stops only the threads outside in both col and row (&&)"),
     "stores_into_the_next": ([("    out[i] =", "    out[i + 1] =")],
