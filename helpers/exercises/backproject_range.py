@@ -113,6 +113,7 @@ def _mistakes(case, run):
     want, kept = reference(depth, *intrinsics)
     n = got[0].size   # Z's stores past the end are pixels i >= n, as one plane's would be
     yield from past_the_end(run.out.past - 2 * n, _grid(case), WORDS, GUARD_HINT)
+    yield from _points_unwritten(run.out.unwritten, got, kept)
     yield from _unwritten(run.out.unwritten, case, kept)
     yield from matches(got, _wrong_depths(depth, intrinsics),
                        lambda got, model: np.allclose(got, model, 1e-5, 1e-6, equal_nan=True))
@@ -133,6 +134,17 @@ def _mistakes(case, run):
                     f"pixel u = {fu}, v = {fv}: got {got[plane, fv, fu]:.6g}, expected "
                     f"{want[plane, fv, fu]:.6g})", FORMULA_HINT, "xyz",
                     np.ravel_multi_index((plane, fv, fu), got.shape))
+
+
+def _points_unwritten(unwritten, got, kept):
+    """Every pixel that is a point never written, every other one NaN in all three planes: the
+    return after the NaN stores ran for every pixel (an if without braces)."""
+    if kept.any() and np.array_equal(unwritten.any(axis=0), kept) and unwritten[:, kept].all() \
+            and np.isnan(got[:, ~kept]).all():
+        yield ("only the pixels that are not points were written (NaN), the points never: the "
+               "return after the NaN stores ran for every pixel, as an if without braces covers "
+               "only the one statement after it", "put braces around what the if does, the NaN "
+               "stores and the return: if (...) { ...; return; }")
 
 
 def _unwritten(unwritten, case, kept):
@@ -268,6 +280,9 @@ def _wrong_models(depth, intrinsics):
         inverse = ((u - cx) / fx / z, (v - cy) / fy / z)
     order = "the camera's intrinsics are applied in the wrong order"
     for x, y, problem, hint in (
+            ((v * np.float32(depth.shape[1]) + u - cx) * z / fx, (v - cy) * z / fy,
+             "X was computed from i, the pixel's place in memory (i = v * width + u), not from "
+             "its column u", "X goes across the image, with the column: X = (u - cx) * z / fx"),
             ((v - cx) * z / fx, (u - cy) * z / fy,
              "X was computed from the row v and Y from the column u: u and v are swapped",
              "u is the column (X, across the image), v the row (Y, down): " + FORMULA_HINT),

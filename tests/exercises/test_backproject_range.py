@@ -31,6 +31,13 @@ WRONG = {
                                    "a row was taken as height = 37 pixels long"),
     "no_return_after_the_nan": ([('= nanf("");\n        return;', '= nanf("");')],
                                 "NaN was stored, then the coordinates over it"),
+    # blind audit E47: the NaN stores and the return under an if without braces
+    "if_without_braces": ([(FILTER + "\n" + NAN + "        return;\n    }\n",
+                            FILTER[:-2] + "\n" + NAN + "        return;\n")],
+                          "the return after the NaN stores ran for every pixel"),
+    # blind audit E46: X from the flat index i, not the column u
+    "x_from_the_flat_index": ([("(u - cx) * z / fx", "(i - cx) * z / fx")],
+                              "X was computed from i, the pixel's place in memory"),
     "guard_with_and": ([("u >= width || v >= height", "u >= width && v >= height")],
                        "the guard stops only the threads outside in both u and v (&&)"),
     "guard_sides_swapped": ([("u >= width || v >= height", "u >= height || v >= width")],
