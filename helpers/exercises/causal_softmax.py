@@ -68,9 +68,16 @@ def _max_from_0(x):
     """What a max that starts at 0 gives, its exps in float32: NaN in the ``sunk`` rows, whose
     every exp(x - 0) underflows to 0 (and 0 / 0 is NaN)."""
     seen = visible(*x.shape)
-    m = np.maximum(np.where(seen, x.astype(np.float64), -np.inf).max(axis=1, keepdims=True), 0)
+    return _shifted(x, np.maximum(np.where(seen, x.astype(np.float64), -np.inf).max(axis=1), 0))
+
+
+def _shifted(x, m):
+    """What subtracting ``m`` (one a row) gives, its exps in float32, as a kernel's overflow
+    (inf, and inf / inf is NaN) and underflow (0 / 0) do."""
+    seen = visible(*x.shape)
     with np.errstate(invalid="ignore", over="ignore"):
-        e = np.where(seen, np.exp((x - m).astype(np.float32)), 0).astype(np.float64)
+        e = np.where(seen, np.exp((x.astype(np.float64) - np.asarray(m)[:, None])
+                                  .astype(np.float32)), 0).astype(np.float64)
         return np.where(seen, e / e.sum(axis=1, keepdims=True), 0)
 
 
@@ -191,6 +198,25 @@ def _maxima_not_maxed(kernels) -> bool:
     return bool(np.isnan(got[:31][short]).all() and _near(got[31:], softmax(x)[31:]))
 
 
+def _lanes_from_column_0(kernels) -> bool:
+    """Whether a launch on the simulator of 40 rows of small scores whose column 0 is -100
+    gives what m = the max of columns 0, 32, ... up to last gives (every lane's max loop from
+    column 0): exp(x + 100) overflows in rows 1 to 31, and rows 32 on, whose column 32 is
+    small, come out right. A kernel that subtracts no max gets every row right."""
+    rows = cols = 40
+    x = np.random.default_rng(7).standard_normal((rows, cols)).astype(np.float16)
+    x[:, 0] = -100
+    seen = observe(kernels, Launch((Input(x), Output((rows, cols), np.float16), np.int32(rows),
+                                    np.int32(cols)), block=(32, 1, 1), grid=(rows, 1)),
+                   key="max from column 0", racecheck=False)
+    if seen.error is not None:
+        return False
+    m = np.where(visible(rows, cols) & (np.arange(cols) % 32 == 0), x.astype(np.float64),
+                 -np.inf).max(axis=1)
+    return np.allclose(seen.outs[0].got.astype(np.float64), _shifted(x, m), rtol=4e-3,
+                       atol=1e-4, equal_nan=True)
+
+
 def _refine(failure):
     """The hint for lanes that reach a warp function different numbers of times."""
     if failure.kind == "warp mask" and getattr(failure.error, "rule", None) == \
@@ -200,6 +226,29 @@ def _refine(failure):
                "inside it (a lane with fewer columns, or none, runs fewer turns) and not inside "
                "an if: m = warp_max(m); after the max's loop, sum = warp_sum(sum); after the "
                "sum's")
+
+
+def _read_past(run, name):
+    """A read past the end of x, run again with NaN after it: the max's loop (or every loop)
+    reading each row at x + 2 * row * cols, its offset added to in, which already points at the
+    row (fmaxf skips the NaN past x; a sum or an exp keeps it)."""
+    if name != "x":
+        return
+    flat, x = run.launch.args[0].host().astype(np.float64), run.model
+    rows, cols = x.shape
+    seen, at = visible(rows, cols), 2 * np.arange(rows)[:, None] * cols + np.arange(cols)
+    twice = np.where(at < flat.size, flat[np.minimum(at, flat.size - 1)], np.nan)
+    with np.errstate(invalid="ignore"):
+        every = np.where(np.isnan(np.where(seen, twice, 0)).any(axis=1)[:, None] & seen, np.nan,
+                         softmax(np.nan_to_num(twice)))
+    max_only = _shifted(x, np.where(seen & ~np.isnan(twice), twice, -np.inf).max(axis=1))
+    got = run.out.got.astype(np.float64)
+    if any(np.allclose(got, model, rtol=4e-3, atol=1e-4, equal_nan=True)
+           for model in (max_only, every)):
+        yield ("the rows were read at x + 2 * row * cols, past the end of x from row "
+               f"{-(-x.size // (2 * cols))} on: in already points at the row (x + row * cols), "
+               "and in[row * cols + c] adds row * cols again",
+               "index in by the column alone: in[c]")
 
 
 def _mistakes(case, run):
@@ -217,6 +266,11 @@ def _mistakes(case, run):
         yield ("row 0, which sees column 0 alone, came out NaN or inf: a loop over its visible "
                "columns met none of them (it stops before last, or last is one short)",
                "last = min(row, cols - 1), and the max's and the sum's loops run while c <= last")
+    if bad and bad <= set(range(0, x.shape[0], 2)) and _lanes_from_column_0(run.kernel):
+        yield ("each lane's max started at column 0, not at its lane: every lane took columns "
+               "0, 32, 64, ... alone, so m missed the row's largest scores and exp(x - m) "
+               "overflowed a float", "lane l takes columns l, l + 32, ...: for (int c = lane; c "
+               "<= last; c += 32) m = fmaxf(m, ...)")
     if bad and bad <= set(range(0, x.shape[0], 2)):
         yield ("NaN or inf in the rows whose scores are about 100, right in the small ones: "
                "exp(x) overflowed a float, the max was not subtracted",
@@ -268,7 +322,7 @@ EXERCISE = KernelExercise(
     cases=CASES, draw=_draw, launch=_launch, mistakes=_mistakes,
     where=lambda case: "rows = {}, cols = {}, block = ({}, 1, 1)".format(*case),
     crash_hint="the warps past the last row must leave before reading: if (row >= rows) return;",
-    refine=_refine,
+    refine=_refine, read_past=_read_past,
     no_extern_c=True, simulated="runs the race check", observed=_observed,
     observed_as="race-checked",
     success=f"the causal softmax of every row, scores of 100 included ({len(CASES) - 1} "

@@ -29,6 +29,14 @@ WRONG = [
      ["only the rows that see every column (row >= cols - 1) are wrong", "last = min(row, cols - 1)"]),
     ("max_not_subtracted", variant(KERNEL, (MAX, "    float m = 0.0f;\n")),
      ["NaN or inf in the rows whose scores are about 100", "the max was not subtracted"]),
+    # blind audit E49: every lane's max loop from column 0 (m = the max of columns 0, 32, ...)
+    ("max_loop_from_column_0", variant(KERNEL, ("    for (int c = lane; c <= last; c += 32)\n        m = fmaxf",
+                                                "    for (int c = 0; c <= last; c += 32)\n        m = fmaxf")),
+     ["each lane's max started at column 0, not at its lane", "for (int c = lane; c <= last"]),
+    # blind audit E50: in (already x + row * cols) indexed by row * cols + c in the max's loop
+    ("row_offset_twice", variant(KERNEL, ("m = fmaxf(m, __half2float(in[c]));",
+                                          "m = fmaxf(m, __half2float(in[row * cols + c]));")),
+     ["in already points at the row (x + row * cols)", "index in by the column alone: in[c]"]),
     ("each_lane_its_own_max", variant(KERNEL, ("    m = warp_max(m);\n", "")),
      ["each lane subtracted the max of its own columns", "warp_max"]),
     ("sum_not_reduced", variant(KERNEL, ("    sum = warp_sum(sum);\n", "")),
@@ -137,7 +145,8 @@ def test_the_stub_overflows(capsys):
 
 
 SIMULATOR_ONLY = {"warp_max_in_the_loop": "a shuffle whose mask names lanes that never call it: "
-                                          "a GPU may hang or hand back garbage"}
+                                          "a GPU may hang or hand back garbage",
+                  "row_offset_twice": "it reads past the end of x, garbage on a GPU"}
 
 
 @pytest.mark.parametrize("name, source, expected", simulator_only(WRONG, SIMULATOR_ONLY))
