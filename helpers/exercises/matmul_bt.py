@@ -103,6 +103,11 @@ def _mistakes(kernels, case):
                "follow the TODOs: load both tiles, wait, add the TILE products, wait")
     yield from _races(kernels)
     yield from _tiles_not_shared(kernels)
+    if np.allclose(got, _tiled(a, bt, transposed=False), RTOL, ATOL) and _bs_transposed(kernels):
+        yield ("Bt's tile was stored transposed: thread (tx, ty) wrote Bs[tx][ty] (the trace's "
+               "stores into Bs), so the products took column tx of the tile where row tx, this "
+               "thread's column of C, belongs", "store the tile as it is loaded, Bs[ty][tx] = "
+               "Bt[bt_row * K + k]: ty picks the row of Bt, tx walks along k")
     yield from matches(got, _known_results(a, bt),
                        lambda got, wrong: np.allclose(got, wrong, RTOL, ATOL))
     bad, whole = ~np.isclose(got, want, RTOL, ATOL), np.zeros(got.shape, bool)
@@ -153,6 +158,20 @@ def _tiles_not_shared(kernels):
                "block, so that every thread reads the elements the others loaded")
 
 
+def _bs_transposed(kernels) -> bool:
+    """On the simulator (COALESCED, its first accesses kept): whether every store into Bs by
+    thread (tx, ty) of the first block went to element tx * S + ty, S (the row's length, TILE or
+    TILE + 1) read from thread (1, 0)'s."""
+    accesses = observe(kernels, _launch(COALESCED), key="shared tiles", accesses=4096).accesses
+    if accesses is None:
+        return False
+    mine = accesses[(accesses["array"] == "Bs") & accesses["write"] & (accesses["block"] == 0)]
+    tx, ty, index = mine["thread"] % TILE, mine["thread"] // TILE, mine["index"]
+    first = index[(tx == 1) & (ty == 0)]
+    return bool(len(mine) and len(first) and first[0] >= TILE
+                and (index == tx * first[0] + ty).all())
+
+
 def _result(kernels, launch):
     """Launch the kernel (a generator: yields the mistakes of where it wrote, returns C, or None
     after a crash)."""
@@ -177,6 +196,12 @@ def _known_results(a, bt):
     yield (a[:, :whole] @ bt[:, :whole].T, f"C is A @ Bt.T over the first {whole} of the K = {k} "
            "columns: the last phase, whose tile reaches past column K - 1, never ran",
            "round the number of phases up: (K + TILE - 1) / TILE")
+    m, full = a.shape[0], np.pad(a.astype(np.float64) @ bt.T, ((0, 0), (0, TILE)))
+    by_ty = np.minimum(np.arange(n) // TILE * TILE + np.arange(m)[:, None] % TILE, n)
+    yield (np.take_along_axis(full, by_ty, axis=1), "sum read Bs with the thread's row, Bs[ty][j]: "
+           "row ty of Bs is column blockIdx.x * TILE + ty of C, not this thread's column (col = "
+           "blockIdx.x * TILE + tx)", "row tx of Bs is this thread's column of C: sum += As[ty][j] "
+           "* Bs[tx][j]")
     if (n - 1) * n + k <= bt.size:   # else they run past Bt: _read_past names them
         yield (a @ _rows_apart(bt.ravel(), n, k).T, *ROWS_APART)
     yield (a @ bt.reshape(k, n), "the kernel read Bt as if it were B (a K x N matrix, element (k, "

@@ -50,6 +50,12 @@ WRONG = {
     "bt_rows_n_apart_within_bt": ([("Bt[bt_row * K + k]", "Bt[bt_row * (N <= K ? N : K) + k]")],
                                   "read Bt's rows N elements apart"),
     "tile_not_transposed": ([(READ, "sum += As[ty][j] * Bs[j][tx];")], "not transposed"),
+    # blind audit F2: the same C as tile_not_transposed, told by the trace's stores into Bs
+    "tile_stored_transposed": ([(LOAD_B, LOAD_B.replace("Bs[ty][tx]", "Bs[tx][ty]"))],
+                               "Bt's tile was stored transposed: thread (tx, ty) wrote Bs[tx][ty]"),
+    # blind audit F1: Bs read with the thread's row, as As is
+    "bs_read_with_ty": ([(READ, "sum += As[ty][j] * Bs[ty][j];")],
+                        "sum read Bs with the thread's row, Bs[ty][j]"),
     "no_store_guard": ([("    if (row < M && col < N)\n        C[", "    C[")],
                        "if (row < M && col < N)"),
     # the element traced back, named by its row and column and as the kernel indexes it
