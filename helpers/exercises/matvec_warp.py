@@ -29,7 +29,7 @@ from helpers.exercises import near
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import observe, observed_launch, observed_mistakes
+from helpers.exercises.microscope import observe, observed_mistakes
 
 WARPS = (2, 4, 8)
 JUNK = np.float32(1000.0)  # past A and x: far from their values (a NaN read would store poison)
@@ -54,28 +54,44 @@ def _launch(case):
                    np.int32(cols)), block=(32, w, 1), grid=(-(-rows // w), 1), model=(a, x))
 
 
-def _refine(failure):
+def _refine(failure, sizes=None):
     """Lanes of one warp that store y[row] one after another: only lane 0 holds the sum; the
-    same first lanes of every warp alone in warp_sum (the row guard split each warp: the row
-    came from threadIdx.x), lane and row swapped."""
-    yield from _split_warps(failure)
+    same first lanes of every warp alone in a warp function (``_split_warps``, given the
+    launch's ``sizes``, (rows, cols))."""
+    if sizes is not None:
+        yield from _split_warps(failure, *sizes)
     if failure.kind == "race" and failure.error.space == "global" and failure.between == "lanes":
         yield ("after warp_sum only lane 0 holds the row's sum (the others hold parts of it): "
                "let lane 0 alone store y[row], if (lane == 0)")
 
 
-def _split_warps(failure):
+def _split_warps(failure, rows, cols):
     """Lanes 0 to k - 1 of each warp of the block waiting in a warp function, no thread at a
-    barrier: the others had returned at if (row >= rows), so the row is threadIdx.x's."""
+    barrier: k the rows left in the block, from blockIdx.x * blockDim.y or blockIdx.x *
+    blockDim.x on (the others had returned at if (row >= rows), so the row is threadIdx.x's), k = cols % 32 (the lanes with one more column called warp_sum once
+    more: it is inside the column loop), or k = 16 (the first shuffle inside an if (lane <
+    offset))."""
     err, warps = failure.error, int(np.prod(failure.block or (0,))) // 32
     waiting = getattr(err, "waiting", None) or ()
     k = len(waiting) // max(warps, 1)
-    if (failure.kind == "warp mask" and warps > 1 and 0 < k < 32 and err.barrier is None
+    if not (failure.kind == "warp mask" and 0 < k < 32 and err.barrier is None and err.block
             and tuple(waiting) == tuple(32 * w + lane for w in range(warps) for lane in range(k))):
+        return
+    if warps > 1 and k in (rows - err.block[0] * failure.block[1], rows - err.block[0] * 32):
         yield (f"lanes 0 to {k - 1} of each warp alone called warp_sum, the others had returned "
                "at if (row >= rows): the row came from threadIdx.x, so lane and row are swapped: "
                "lane = threadIdx.x (the place in the warp), row = blockIdx.x * blockDim.y + "
                "threadIdx.y (the warp's place)")
+    elif k == cols % 32:
+        yield (f"lanes 0 to {k - 1}, which have one column more than the others (cols = {cols}), "
+               "called warp_sum once more: it is inside the loop over the columns, where each "
+               "lane runs its own number of turns, but every lane must call a shuffle together. "
+               "Add each lane's products first, then once after the loop: v = warp_sum(v)")
+    elif k == 16:
+        yield ("lanes 0 to 15 alone called __shfl_down_sync at offset 16, the others skipped it: "
+               "a shuffle inside an if (lane < offset) leaves lanes out that its mask "
+               "0xffffffff names. Every lane calls it, with no if: v += "
+               "__shfl_down_sync(0xffffffff, v, offset) (only lane 0's sum is kept)")
 
 
 def _weights(cols, lanes=range(32), step=32):
@@ -134,7 +150,8 @@ def _mistakes(case, run):
                "stores y[row]")
     if np.allclose(got, want, rtol=1e-4, atol=1e-4):
         return
-    yield from observed_mistakes(observe(kernels, _launch(CASES[-1])), _refine, wrong="y is wrong")
+    yield from observed_mistakes(observe(kernels, _launch(CASES[-1])), _observed_refine(CASES[-1]),
+                                 wrong="y is wrong")
     if not got.any():
         yield ("y is 0 everywhere: no lane added anything to v", "follow TODO 1: lane l adds "
                "A[row * cols + c] * x[c] for c = l, l + 32, ... < cols")
@@ -195,6 +212,10 @@ def _models(a, x):
     yield (parts[:, 31], "each y[row] is lane 31's sum alone: warp_sum's v = "
            "__shfl_down_sync(...) replaced v with the lane above's at each step, where it adds "
            "it", "v += __shfl_down_sync(0xffffffff, v, offset)")
+    padded = np.concatenate([x, np.full(max(rows - cols, 0), JUNK)])
+    yield (a.sum(axis=1) * padded[:rows], "x was read at the row, x[row], where each product "
+           "takes the column's element: y[row] came out x[row] times the sum of row row of A",
+           "v += A[row * cols + c] * x[c]: A's column c meets x's element c")
     yield ((a * x[np.arange(cols) % 32]).sum(axis=1), "A's elements were multiplied by x[lane], "
            "not x[c]", "v += A[row * cols + c] * x[c]: the column's own element of x")
     yield (32 * parts[:, 0], "each y[row] is 32 times lane 0's sum: every lane added the same "
@@ -216,11 +237,28 @@ def _models(a, x):
            "offset /= 2) v += __shfl_down_sync(0xffffffff, v, offset)")
 
 
-EXERCISE = KernelExercise(
+def _observed_refine(case):
+    return lambda failure: _refine(failure, case[:2])
+
+
+class _Exercise(KernelExercise):
+    """A ``KernelExercise`` whose crash hints know the launch's rows and cols: which lanes of a
+    warp a warp function waits for tells a row from threadIdx.x, warp_sum inside the loop over
+    the columns and a shuffle inside an if apart."""
+
+    def run(self, kernel, launch):
+        rows, cols = (int(n) for n in launch.args[3:5])
+        self.refine = lambda failure: _refine(failure, (rows, cols))
+        return (yield from super().run(kernel, launch))
+
+
+EXERCISE = _Exercise(
     stub="exercises/matvec_warp.cu", kernel="matvec_warp",
     signature="const float *A, const float *x, float *y, int rows, int cols",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
-    observed=observed_launch(_launch, _refine), observed_as="race-checked",
+    observed=lambda kernels, case: observed_mistakes(observe(kernels, _launch(case)),
+                                                     _observed_refine(case)),
+    observed_as="race-checked",
     simulated="runs the race check",
     refine=_refine, crash_hint="read A and x only below cols, and store y[row] only for row < rows",
     success=f"y = A x matches NumPy ({len(CASES) - 1} shapes, rows a multiple of the "

@@ -85,10 +85,23 @@ WRONG = {
     "offsets_from_32": ([("offset = 16;", "offset = 32;")],
                         {"problem": "offset 32, reaches past the warp",
                          "hint": "start at offset 16, half the warp"}),
+    # blind audit F10: x read at the row
+    "x_of_the_row": ([("* x[c];", "* x[row];")], {"problem": "x was read at the row, x[row]",
+                                                  "hint": "x[c]"}),
+    # blind audit F11, F12: lanes 0 to 15, then lanes 0 to cols % 32 - 1, alone in a shuffle
+    # (they were blamed on a lane and row swap)
+    "shuffle_inside_an_if": ([(SHUFFLE, "        if ((threadIdx.x % 32) < offset)\n    " + SHUFFLE)],
+                             {"hint": "a shuffle inside an if (lane < offset) leaves lanes out"}),
+    "warp_sum_in_the_column_loop": ([(LOOP + "    v = warp_sum(v);\n",
+                                      "    for (int c = lane; c < cols; c += 32)\n"
+                                      "        v += warp_sum(A[row * cols + c] * x[c]);\n")],
+                                    {"hint": "lanes 0 to 7, which have one column more than the "
+                                             "others (cols = 1000), called warp_sum once more"}),
 }
 # The simulator only: on a GPU a warp function with lanes missing is undefined behaviour.
-SIMULATOR_ONLY = {"lane_and_row_swapped": "a warp function called with lanes missing is "
-                                          "undefined on a GPU"}
+SIMULATOR_ONLY = {name: "a warp function called with lanes missing is undefined on a GPU"
+                  for name in ("lane_and_row_swapped", "shuffle_inside_an_if",
+                               "warp_sum_in_the_column_loop")}
 # Right, but not the solution's way: each must pass (a speed rule may later ask more of the second)
 RIGHT = {
     "butterfly": [(SHUFFLE, "        v += __shfl_xor_sync(0xffffffff, v, offset);\n")],
