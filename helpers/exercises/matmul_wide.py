@@ -157,6 +157,14 @@ def _indexed(a, b):
                              for p in range(phases)) for t in range(tiles)])[:, :n]
     yield (crossed, "the products read Bs[tx][k], Bs across: Bs holds a phase's rows of B, k "
            "down and the thread's column across", "sum += As[ty][k] * Bs[k][tx]")
+    c = a.astype(np.float64) @ b
+    yield (c[:, np.arange(n) % 32], "B's tile was read from column tx, not col: every block's "
+           "Bs held columns 0 to 31 of B, so column c of C came out column c % 32's",
+           "Bs[r][tx] = B[b_row * N + col], with col = blockIdx.x * TILE_N + tx: the block's "
+           "columns of B")
+    yield (c[np.arange(m) % 8], "A's tile was read from row ty, not row: every block's As held "
+           "rows 0 to 7 of A, so row r of C came out row r % 8's", "As[ty][tx] = A[row * K + "
+           "a_col], with row = blockIdx.y * TILE_M + ty: the block's rows of A")
 
 
 def _mistakes(case, run):

@@ -19,6 +19,13 @@ SECOND_BARRIER = "            sum += As[ty][k] * Bs[k][tx];\n        __syncthrea
 
 # name: (replacements, {field: words that the verdict's field must contain})
 WRONG = {
+    # blind audit F6: B's column taken as tx, the block's offset forgotten (a near miss before)
+    "b_column_from_tx": ([("B[b_row * N + col]", "B[b_row * N + tx]")],
+                         {"problem": "B's tile was read from column tx, not col",
+                          "hint": "Bs[r][tx] = B[b_row * N + col]"}),
+    "a_row_from_ty": ([("A[row * K + a_col]", "A[ty * K + a_col]")],
+                      {"problem": "A's tile was read from row ty, not row",
+                       "hint": "As[ty][tx] = A[row * K + a_col]"}),
     # audit 3: a model after the near misses
     "multiply_adds_from_k_1": ([("int k = 0; k < TILE_K", "int k = 1; k < TILE_K")],
                                {"problem": "each phase leaves out its first product",
