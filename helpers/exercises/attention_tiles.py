@@ -183,6 +183,11 @@ def _counts(n, inputs, last):
     yield (inputs, dict(keys=lambda n, tile: np.minimum(TILE, n - np.arange(n) // TILE * TILE)),
            "each block scored as many keys in every tile as its own query tile holds: the count "
            "was taken from blockIdx.x, the tile of queries, not from the tile of keys", hint)
+    yield (inputs, dict(keys=lambda n, tile: np.minimum(TILE, n - tile * TILE - np.arange(n) % TILE)),
+           "each thread counted the tile's keys from its own staged key j = tile * TILE + t, "
+           "min(TILE, n - j): near the end of the keys the later threads scored fewer keys than "
+           "the tile holds", "count from the tile's first key, the same count for every thread: "
+           "min(TILE, n - tile * TILE)")
 
 
 def _query_rows(n, unwritten):

@@ -15,6 +15,9 @@ KERNEL = solution("attention_tiles.cu")
 
 # (name, source, words that the NOT YET line must contain)
 WRONG = [
+    # blind audit E45: each thread's count of keys from its own staged key j
+    ("keys_counted_from_j", variant(KERNEL, ("min(TILE, n - tile * TILE);", "min(TILE, n - j);")),
+     ["each thread counted the tile's keys from its own staged key j", "min(TILE, n - tile * TILE)"]),
     ("last_tile_skipped", variant(KERNEL, ("(n + TILE - 1) / TILE;", "n / TILE;")),
      ["the last, partial tile was skipped", "(n + TILE - 1) / TILE"]),
     # rounded up from n + TILE - 2: short of a tile only where the last holds one key (it passed)
