@@ -60,7 +60,12 @@ def cloud(n):
     return xyz
 
 
-def _refine(failure):
+def _refine(failure, slot=None):
+    """The hints for a write before points' start (a row one short, or slot[i - 1]), and, given
+    the launch's ``slot``, for a write at points[9 * slot[i]] and on (the row scaled by 3
+    twice)."""
+    if slot is not None:
+        yield from _scaled_twice(failure, slot)
     if failure.kind == "out of bounds" and failure.error.is_write and \
             -12 <= (failure.error.offset or 0) < 0:   # row -1: the first valid pixel's slot - 1
         yield ("slot is an exclusive sum: the first valid pixel's slot is 0, its row: "
@@ -70,6 +75,22 @@ def _refine(failure):
         yield ("a row before the start of points is a negative k: slot[i - 1] reads before "
                "slot's start for i = 0; slot is an exclusive sum, so pixel i's own slot is its "
                "row: int k = slot[i]")
+
+
+def _scaled_twice(failure, slot):
+    """A write past the end of points at element 9 * slot[i] + c (c below 3) by the thread of
+    pixel i (from the error's block and thread, the launch's block, its offset): k = 3 * slot[i],
+    then points[3 * k + c]."""
+    err, block = failure.error, failure.block
+    if failure.kind != "out of bounds" or not err.is_write or not block or err.block is None \
+            or err.thread is None or (err.offset or 0) <= 0:
+        return
+    i, element = err.block[0] * block[0] + err.thread[0], err.offset // 4
+    if i < len(slot) and slot[i] > 0 and 0 <= element - 9 * slot[i] < 3:
+        yield (f"pixel {i}'s point went to points[{element}], 9 * slot[{i}] + "
+               f"{element - 9 * slot[i]}: the row was scaled to floats twice, k = 3 * slot[i] "
+               "and then points[3 * k]; k is the row itself, and 3 * k its first float: "
+               "int k = slot[i]")
 
 
 def _launch(case):
@@ -198,7 +219,17 @@ def _wrong_points(got, want, xyz):
            "row slot[i] is X, Y, Z of pixel i: xyz[i], xyz[n + i], xyz[2 * n + i]")
 
 
-EXERCISE = KernelExercise(
+class _Exercise(KernelExercise):
+    """A ``KernelExercise`` whose crash hints know the launch's slot (a write past the list at
+    row 3 * slot[i] is the row scaled twice)."""
+
+    def run(self, kernel, launch):
+        slot = launch.args[2].host()
+        self.refine = lambda failure: _refine(failure, slot)
+        return (yield from super().run(kernel, launch))
+
+
+EXERCISE = _Exercise(
     stub="exercises/compact_points.cu", kernel="compact_points",
     signature="const float *xyz, int n, const int *slot, float *points",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes, refine=_refine,
