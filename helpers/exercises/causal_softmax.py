@@ -198,6 +198,19 @@ def _maxima_not_maxed(kernels) -> bool:
     return bool(np.isnan(got[:31][short]).all() and _near(got[31:], softmax(x)[31:]))
 
 
+def _overflowed(kernels):
+    """NaN or inf in the rows whose scores are about 100 alone: no max subtracted, or the max
+    of columns 0, 32, ... alone (every lane's loop from column 0), which a launch tells apart."""
+    if _lanes_from_column_0(kernels):
+        yield ("each lane's max started at column 0, not at its lane: every lane took columns "
+               "0, 32, 64, ... alone, so m missed the row's largest scores and exp(x - m) "
+               "overflowed a float", "lane l takes columns l, l + 32, ...: for (int c = lane; c "
+               "<= last; c += 32) m = fmaxf(m, ...)")
+    yield ("NaN or inf in the rows whose scores are about 100, right in the small ones: "
+           "exp(x) overflowed a float, the max was not subtracted",
+           "m = the max of columns 0 to last (each lane's, then warp_max), then exp(x - m)")
+
+
 def _lanes_from_column_0(kernels) -> bool:
     """Whether a launch on the simulator of 40 rows of small scores whose column 0 is -100
     gives what m = the max of columns 0, 32, ... up to last gives (every lane's max loop from
@@ -266,15 +279,8 @@ def _mistakes(case, run):
         yield ("row 0, which sees column 0 alone, came out NaN or inf: a loop over its visible "
                "columns met none of them (it stops before last, or last is one short)",
                "last = min(row, cols - 1), and the max's and the sum's loops run while c <= last")
-    if bad and bad <= set(range(0, x.shape[0], 2)) and _lanes_from_column_0(run.kernel):
-        yield ("each lane's max started at column 0, not at its lane: every lane took columns "
-               "0, 32, 64, ... alone, so m missed the row's largest scores and exp(x - m) "
-               "overflowed a float", "lane l takes columns l, l + 32, ...: for (int c = lane; c "
-               "<= last; c += 32) m = fmaxf(m, ...)")
     if bad and bad <= set(range(0, x.shape[0], 2)):
-        yield ("NaN or inf in the rows whose scores are about 100, right in the small ones: "
-               "exp(x) overflowed a float, the max was not subtracted",
-               "m = the max of columns 0 to last (each lane's, then warp_max), then exp(x - m)")
+        yield from _overflowed(run.kernel)
     yield from _max_slips(x, got, bad, run.kernel)
     if _near(got, softmax(x, seen=visible(*x.shape, ahead=1))):
         yield ("each row saw one column too many: its softmax took in column row + 1",

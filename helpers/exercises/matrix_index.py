@@ -132,8 +132,8 @@ def _one_side(case, past, right, unwritten):
     past = set(np.asarray(past).ravel().tolist())
     for side, name, index, other, own in ((cols, "cols", "row", "rows", rows),
                                           (rows, "rows", "col", "cols", cols)):
-        through = (lambda tx, ty: (tx < side) & (ty < side))
-        if (side != own and past == case.unguarded(through=through) and (right | unwritten).all()
+        if (side != own and past == case.unguarded(through=lambda tx, ty, s=side: (tx < s) & (ty < s))
+                and (right | unwritten).all()
                 and np.array_equal(unwritten, (x >= side) | (y >= side))):
             yield (f"the guard compares {index} with {name}: {index} must stop at {other} = "
                    f"{own}, and {name} = {side} lets "
