@@ -60,12 +60,12 @@ def cloud(n):
     return xyz
 
 
-def _refine(failure, slot=None):
-    """The hints for a write before points' start (a row one short, or slot[i - 1]), and, given
-    the launch's ``slot``, for a write at points[9 * slot[i]] and on (the row scaled by 3
+def _refine(failure):
+    """The hints for a write before points' start (a row one short, or slot[i - 1]), and, from
+    the failed launch's ``slot``, for a write at points[9 * slot[i]] and on (the row scaled by 3
     twice)."""
-    if slot is not None:
-        yield from _scaled_twice(failure, slot)
+    if failure.launch is not None:
+        yield from _scaled_twice(failure, failure.launch.args[2].host())
     if failure.kind == "out of bounds" and failure.error.is_write and \
             -12 <= (failure.error.offset or 0) < 0:   # row -1: the first valid pixel's slot - 1
         yield ("slot is an exclusive sum: the first valid pixel's slot is 0, its row: "
@@ -219,17 +219,7 @@ def _wrong_points(got, want, xyz):
            "row slot[i] is X, Y, Z of pixel i: xyz[i], xyz[n + i], xyz[2 * n + i]")
 
 
-class _Exercise(KernelExercise):
-    """A ``KernelExercise`` whose crash hints know the launch's slot (a write past the list at
-    row 3 * slot[i] is the row scaled twice)."""
-
-    def run(self, kernel, launch):
-        slot = launch.args[2].host()
-        self.refine = lambda failure: _refine(failure, slot)
-        return (yield from super().run(kernel, launch))
-
-
-EXERCISE = _Exercise(
+EXERCISE = KernelExercise(
     stub="exercises/compact_points.cu", kernel="compact_points",
     signature="const float *xyz, int n, const int *slot, float *points",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes, refine=_refine,

@@ -38,11 +38,13 @@ LOOP_HINT = ("a loop whose condition never becomes false: check that each loop's
 
 @dataclasses.dataclass(frozen=True)
 class Failure:
-    """A launch's ``error`` (the simulator's, with fields, or PyCUDA's, without) and the launch's
-    ``block`` shape, where it is known."""
+    """A launch's ``error`` (the simulator's, with fields, or PyCUDA's, without), the launch's
+    ``block`` shape and the ``launch`` itself (a ``kernel.Launch``: its arguments, for a hint
+    that needs the sizes), where they are known."""
 
     error: BaseException
     block: tuple | None = None
+    launch: object = None
 
     @property
     def kind(self) -> str | None:
@@ -233,11 +235,12 @@ none better than the hint by kind."""
 
 
 def mistake(problem: str, error: BaseException, *, block: tuple | None = None,
-            refine: Refine | None = None, guard_hint: str = "") -> tuple[str, str]:
-    """``(problem, hint)`` for a launch that failed with ``error``: the first hint the
-    exercise's ``refine`` yields for it, else the hint by kind (``guard_hint`` for an access
-    outside every array, and for PyCUDA's errors, which carry no kind)."""
-    failure = Failure(error, block)
+            refine: Refine | None = None, guard_hint: str = "", launch=None) -> tuple[str, str]:
+    """``(problem, hint)`` for a launch (``launch``, where known) that failed with ``error``:
+    the first hint the exercise's ``refine`` yields for it, else the hint by kind
+    (``guard_hint`` for an access outside every array, and for PyCUDA's errors, which carry no
+    kind)."""
+    failure = Failure(error, block, launch)
     refined = next(iter(refine(failure)), None) if refine else None
     return problem, refined or hint(failure, guard_hint)
 

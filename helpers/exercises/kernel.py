@@ -244,7 +244,7 @@ class KernelExercise:
         run, error, arrays = self._launched(kernel, launch)
         if error:
             yield from self._read_past(kernel, launch, error, arrays)
-            yield self.failure(failed(error, arrays), error, launch.block, arrays)
+            yield self.failure(failed(error, arrays), error, launch.block, arrays, launch)
         else:
             yield from self._held(kernel, launch, run)
         return run
@@ -298,16 +298,17 @@ class KernelExercise:
                 return
             room *= ROOM_GROWTH
 
-    def failure(self, problem: str, error, block=None, arrays=None):
-        """``(problem, hint)`` for a launch of this exercise that failed with ``error``; for an
-        access past the array a parameter points to (``arrays``: {start: name}), that array's
-        hint (``array_hints``) when the exercise's ``refine`` has none."""
+    def failure(self, problem: str, error, block=None, arrays=None, launch=None):
+        """``(problem, hint)`` for a launch of this exercise (``launch``, where known) that
+        failed with ``error``; for an access past the array a parameter points to (``arrays``:
+        {start: name}), that array's hint (``array_hints``) when the exercise's ``refine`` has
+        none."""
         name = (arrays or {}).get((getattr(error, "allocation", None) or (None,))[0])
         refine, own = self.refine, self.array_hints.get(name)
         if own:
             refine = lambda f: itertools.chain(self.refine(f) if self.refine else (), [own])  # noqa: E731
         return failure.mistake(problem, error, block=block, refine=refine,
-                               guard_hint=self.crash_hint)
+                               guard_hint=self.crash_hint, launch=launch)
 
     def _load(self, path: str):
         """The compiled kernel (with its simulator twin, for an exercise that needs it), or the

@@ -29,7 +29,7 @@ from helpers.exercises import near
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import observe, observed_mistakes
+from helpers.exercises.microscope import observe, observed_launch, observed_mistakes
 
 WARPS = (2, 4, 8)
 JUNK = np.float32(1000.0)  # past A and x: far from their values (a NaN read would store poison)
@@ -54,12 +54,12 @@ def _launch(case):
                    np.int32(cols)), block=(32, w, 1), grid=(-(-rows // w), 1), model=(a, x))
 
 
-def _refine(failure, sizes=None):
+def _refine(failure):
     """Lanes of one warp that store y[row] one after another: only lane 0 holds the sum; the
-    same first lanes of every warp alone in a warp function (``_split_warps``, given the
-    launch's ``sizes``, (rows, cols))."""
-    if sizes is not None:
-        yield from _split_warps(failure, *sizes)
+    same first lanes of every warp alone in a warp function (``_split_warps``, from the failed
+    launch's rows and cols)."""
+    if failure.launch is not None:
+        yield from _split_warps(failure, *(int(n) for n in failure.launch.args[3:5]))
     if failure.kind == "race" and failure.error.space == "global" and failure.between == "lanes":
         yield ("after warp_sum only lane 0 holds the row's sum (the others hold parts of it): "
                "let lane 0 alone store y[row], if (lane == 0)")
@@ -150,7 +150,7 @@ def _mistakes(case, run):
                "stores y[row]")
     if np.allclose(got, want, rtol=1e-4, atol=1e-4):
         return
-    yield from observed_mistakes(observe(kernels, _launch(CASES[-1])), _observed_refine(CASES[-1]),
+    yield from observed_mistakes(observe(kernels, _launch(CASES[-1])), _refine,
                                  wrong="y is wrong")
     if not got.any():
         yield ("y is 0 everywhere: no lane added anything to v", "follow TODO 1: lane l adds "
@@ -237,28 +237,11 @@ def _models(a, x):
            "offset /= 2) v += __shfl_down_sync(0xffffffff, v, offset)")
 
 
-def _observed_refine(case):
-    return lambda failure: _refine(failure, case[:2])
-
-
-class _Exercise(KernelExercise):
-    """A ``KernelExercise`` whose crash hints know the launch's rows and cols: which lanes of a
-    warp a warp function waits for tells a row from threadIdx.x, warp_sum inside the loop over
-    the columns and a shuffle inside an if apart."""
-
-    def run(self, kernel, launch):
-        rows, cols = (int(n) for n in launch.args[3:5])
-        self.refine = lambda failure: _refine(failure, (rows, cols))
-        return (yield from super().run(kernel, launch))
-
-
-EXERCISE = _Exercise(
+EXERCISE = KernelExercise(
     stub="exercises/matvec_warp.cu", kernel="matvec_warp",
     signature="const float *A, const float *x, float *y, int rows, int cols",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
-    observed=lambda kernels, case: observed_mistakes(observe(kernels, _launch(case)),
-                                                     _observed_refine(case)),
-    observed_as="race-checked",
+    observed=observed_launch(_launch, _refine), observed_as="race-checked",
     simulated="runs the race check",
     refine=_refine, crash_hint="read A and x only below cols, and store y[row] only for row < rows",
     success=f"y = A x matches NumPy ({len(CASES) - 1} shapes, rows a multiple of the "

@@ -36,7 +36,8 @@ class Observed:
     requests and atomics; None after an error), the launch's ``blocks`` (how many) and ``block``
     (its shape), ``outs``, a ``common.Result`` of each output (what the simulator computed),
     and ``trace``, the launch's ``KernelTrace``, where ``observe`` was asked to keep its first
-    accesses (``accesses``: a record array with array, shared, write, ...)."""
+    accesses (``accesses``: a record array with array, shared, write, ...); ``launch``: the
+    ``kernel.Launch`` it ran."""
 
     error: object | None
     stats: object | None
@@ -44,6 +45,7 @@ class Observed:
     outs: list
     block: tuple = (1, 1, 1)
     trace: object = None
+    launch: object = None
 
     @property
     def accesses(self):
@@ -87,7 +89,8 @@ def observe(kernels, launch, key: str = "observed", accesses: int = 0,
     outs = [spec.read([spec.fetch(a)]) for a, spec in zip(args, launch.args)
             if isinstance(spec, Output)]
     grid = tuple(launch.grid) + (1,)
-    kernels.seen[key] = Observed(error, stats, grid[0] * grid[1], outs, tuple(launch.block), kept)
+    kernels.seen[key] = Observed(error, stats, grid[0] * grid[1], outs, tuple(launch.block), kept,
+                                 launch)
     return kernels.seen[key]
 
 
@@ -142,7 +145,8 @@ def observed_mistakes(observed: Observed, refine=None, wrong: str = ""):
         return
     problem = (f"{race}: {observed.race.summary}" if observed.race else
                f"{failed}: {failure.describe(observed.crash)}")
-    yield failure.mistake(problem, observed.error, block=observed.block, refine=refine)
+    yield failure.mistake(problem, observed.error, block=observed.block, refine=refine,
+                          launch=observed.launch)
 
 
 def observed_launch(launch, refine=None):
