@@ -27,12 +27,13 @@ CASES = [(128, 7), (32, 13), (256, 3), (8, 3, "observe")]
 INDEX_HINT = ("i = blockIdx.x * blockDim.x + threadIdx.x (the block's first element, plus the "
               "thread's place in it)")
 
+NO_GUARD = "; every thread has an element here, so no guard"
 # Index mistakes: (i from block b and thread t, given block size and blocks; problem; hint)
 INDEXES = [
     (lambda b, t, size, blocks: t,
      "only the first block's elements were written, element 0 to blockDim.x - 1: i = threadIdx.x "
      "alone (it counts from 0 again in every block) or a guard i < blockDim.x (only block 0 "
-     "passes it)", INDEX_HINT + "; every thread has an element here, so no guard"),
+     "passes it)", INDEX_HINT + NO_GUARD),
     (lambda b, t, size, blocks: b * size,
      "only the first element of each block was written: threadIdx.x is missing", INDEX_HINT),
     (lambda b, t, size, blocks: b * blocks + t,
@@ -50,6 +51,10 @@ INDEXES = [
      "block 0 wrote before the start of out (out[-blockDim.x] to out[-1]) and the last block's "
      "elements were never written: the blocks are counted from 1, (blockIdx.x - 1) * "
      "blockDim.x, but blockIdx.x counts from 0", "block 0 starts at element 0: " + INDEX_HINT),
+    (lambda b, t, size, blocks: b * (size + t),
+     "the elements are spread out, past the end too, and block 0's threads all took element 0: "
+     "i = blockIdx.x * (blockDim.x + threadIdx.x) multiplies the thread's place by the block's "
+     "number as well", "only blockDim.x is multiplied, no parentheses: " + INDEX_HINT),
     (lambda b, t, size, blocks: b * 256 + t,
      "the index takes 256 for blockDim.x, but the blocks are not all 256 threads", INDEX_HINT),
 ]
@@ -100,12 +105,34 @@ def written_by(index, size, blocks):
     return np.unique(index(b, t, size, blocks))
 
 
+def stored_at_thread(got, unwritten, want, size, name):
+    """Every block stored its results at [threadIdx.x]: only elements 0 to blockDim.x - 1 were
+    written, each holding the result of some block's thread of that place, not all block 0's
+    (those would be i = threadIdx.x alone). ``want`` is the right result, a whole number of
+    blocks or fewer (the last block's spare threads store nothing)."""
+    n = want.size
+    if n <= size or np.flatnonzero(~unwritten).tolist() != list(range(size)):
+        return
+    blocks = np.full(-(-n // size) * size, np.nan, np.float32)
+    blocks[:n] = want
+    blocks = blocks.reshape(-1, size)
+    match = np.isclose(blocks, got[:size], rtol=1e-6, atol=0)
+    if match.any(axis=0).all() and not match[0].all():
+        t = int(np.argmin(match[0]))
+        b = int(np.argmax(match[:, t]))
+        yield (f"every block stored at {name}[threadIdx.x]: only {name}[0] to "
+               f"{name}[blockDim.x - 1] were written, {name}[{t}] holding block {b}'s result "
+               f"(for element {b * size + t}); the index i is right, the store is not",
+               f"store at the global index, {name}[i], where the result belongs")
+
+
 def _mistakes(case, run):
     """The mistakes a launched kernel's output shows, in order (nothing when it is right)."""
     size, blocks = case
     n = size * blocks
     (a, b), got, written = run.model, run.out.got, ~run.out.unwritten
     every = np.concatenate([run.out.ahead, np.flatnonzero(written), run.out.past])
+    yield from stored_at_thread(got, ~written, a * b, size, "out")
     for index, problem, hint in INDEXES:
         if (blocks > 1 and not np.array_equal(np.flatnonzero(written), np.arange(n))
                 and np.array_equal(every, written_by(index, size, blocks))):

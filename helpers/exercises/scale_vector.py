@@ -13,7 +13,7 @@ from helpers.exercises.microscope import written_twice
 from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.multiply_vectors import INDEXES, written_by
+from helpers.exercises.multiply_vectors import INDEXES, NO_GUARD, stored_at_thread, written_by
 from helpers.exercises.origin import Wrong
 
 ALPHA = np.float32(-2.5)
@@ -80,6 +80,7 @@ def _mistakes(case, run):
     if unwritten.all():
         yield ("nothing was written: y still holds the NaN it was filled with",
                "each thread should store its result with y[i] = ...")
+    yield from stored_at_thread(got, unwritten, want, block, "y")
     if n > block and right[:block].all() and unwritten[block:].all():
         yield (f"only the first block's elements (y[0] to y[{block - 1}]) were written: "
                "i = threadIdx.x alone (every block takes y[0] to y[blockDim.x - 1]) or a guard "
@@ -89,7 +90,7 @@ def _mistakes(case, run):
     for index, problem, hint in INDEXES:
         model = written_by(index, block, blocks)
         if unwritten.any() and np.array_equal(np.flatnonzero(~unwritten), model[model < n]):
-            yield problem, hint
+            yield problem, hint.replace(NO_GUARD, ", guarded with if (i < n)")
     if right.all():
         return
     if np.flatnonzero(unwritten).tolist() == [0]:

@@ -33,6 +33,15 @@ WRONG = {
                               "block 0 wrote before the start of out",
                               "the blocks are counted from 1", "block 0 starts at element 0"),
     "index_one_short": ((INDEX, INDEX + " - 1"), "out[-1] was written, before out[0]"),
+    # blind audit F15: the store at the block-local index (was 'only the first block's elements
+    # were written ... i = threadIdx.x alone ... or a guard i < blockDim.x')
+    "stored_at_thread_index": ((STORE, "out[threadIdx.x] = a[i] * b[i];"),
+                               "every block stored at out[threadIdx.x]", "the index i is right",
+                               "store at the global index, out[i]"),
+    # blind audit F14 (was 'out[896] and beyond were written, past out[n - 1]')
+    "parenthesised_sum": ((INDEX, "blockIdx.x * (blockDim.x + threadIdx.x)"),
+                          "the elements are spread out", "multiplies the thread's place",
+                          "no parentheses"),
     "block_of_256": ((INDEX, "blockIdx.x * 256 + threadIdx.x"), "the index takes 256"),
     "b_not_used": ((STORE, "out[i] = a[i];"), "out equals a"),
     "a_squared": ((STORE, "out[i] = a[i] * a[i];"), "out = a * a"),

@@ -44,6 +44,11 @@ WRONG = [
      variant(KERNEL, ("i < n", "i < blockDim.x")),
      ["only the first block's elements (y[0] to y[255]) were written",
       "i = threadIdx.x alone", "a guard i < blockDim.x", "if (i < n)"]),
+    # blind audit F29: the store at the block-local index (was 'only the first block's elements
+    # ... i = threadIdx.x alone ...', its hint 'no guard')
+    ("stored_at_thread_index",
+     variant(KERNEL, ("y[i] = alpha * x[i];", "y[threadIdx.x] = alpha * x[i];")),
+     ["every block stored at y[threadIdx.x]", "the index i is right", "store at the global index, y[i]"]),
     ("guard_inverted",
      variant(KERNEL, ("    if (i < n) {\n        y[i] = alpha * x[i];\n    }",
                       "    if (i < n)\n        return;\n    y[i] = alpha * x[i];")),
