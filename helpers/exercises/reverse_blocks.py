@@ -59,8 +59,10 @@ def _refine(failure):
                    "mirror's index adds the block's start, but s holds the block's own elements "
                    "from s[0]; " + MIRROR_HINT)
         if (err.element or 0) > BLOCK:
-            yield (f"thread 0 read s[{err.element}], far past the end of s ({BLOCK} elements): len "
-                   "counts more than the block's elements; " + MIRROR_HINT)
+            yield (f"thread 0 read s[{err.element}], far past the end of s ({BLOCK} elements): "
+                   "its mirror counts back from more than the block's elements, from the whole "
+                   "array's last element n - 1 (s[n - 1 - j]) or from a len not capped at BLOCK "
+                   "(len = n - start): block 0 reads the same in both; " + MIRROR_HINT)
         yield "thread 0 read past the end of s: the mirror is one element off; " + MIRROR_HINT
     if failure.kind == "array bounds":
         yield ("a thread with j >= len read s[len - 1 - j], before the start of s: keep the "

@@ -23,6 +23,11 @@ WRONG = {
     "mirror_one_off": ([("s[len - 1 - j]", "s[len - j]")], ["one element off"]),
     "len_not_capped": ([("int len = min(BLOCK, n - start);", "int len = n - start;")],
                        ["far past the end of s", "len = min(BLOCK, n - start)"]),
+    # blind audit F19: the mirror against the whole array (was 'len counts more than the
+    # block's elements', len being right); block 0 reads as with len = n - start
+    "mirror_against_n": ([("s[len - 1 - j]", "s[n - 1 - j]")],
+                         ["far past the end of s", "s[n - 1 - j]", "len = n - start",
+                          "out[start + j] = s[len - 1 - j]"]),
     "every_block_loads_block_0": ([("s[j] = in[start + j]", "s[j] = in[j]")],
                                   ["every block mirrored block 0's elements", "s[j] = in[start + j]"]),
     "last_block_of_n_mod_block": ([("int len = min(BLOCK, n - start);",
@@ -57,7 +62,7 @@ WRONG = {
 }
 # The simulator only: on a GPU an index outside a shared array may be an illegal address, which
 # leaves the CUDA context unusable for every test after it in the process.
-SIMULATOR_ONLY = dict.fromkeys(("mirror_one_off", "store_unguarded", "len_not_capped",
+SIMULATOR_ONLY = dict.fromkeys(("mirror_one_off", "store_unguarded", "len_not_capped", "mirror_against_n",
                                 "mirror_adds_start"),
                                "an index outside a shared array may break the GPU's context")
 SIMULATOR_ONLY.update(
