@@ -10,6 +10,10 @@ from helpers.exercises import sepia
 
 BY_COMPONENT = [0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11]
 """w[] = {a.x, b.x, c.x, a.y, b.y, c.y, ...}: the loaded words taken component by component."""
+HIGH_TO_LOW = [3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8]
+"""w[] = {a.w, a.z, a.y, a.x, b.w, ...}: each uint4's components taken high to low."""
+STORE_HINT = ("dst[q] = make_uint4(res[4 * q], res[4 * q + 1], res[4 * q + 2], res[4 * q + 3]): "
+              "uint4 q of the group's out is words 4q to 4q + 3 of res[]")
 W_HINT = ("unsigned int w[12] = {a.x, a.y, a.z, a.w, b.x, b.y, ..., c.w}: word k of w[] is "
           "bytes 4k to 4k + 3 of the group")
 
@@ -40,9 +44,30 @@ def mistakes(rgb, got, n, junk):
              "pixels, and w[] was stored", "set_byte ORs its byte in: put the results into 12 "
              "other words that start at 0, unsigned int res[12] = {0u, ...}, and store res[]"),
             (_tone(by_component), "w[] holds the loaded words component by component, {a.x, "
-             "b.x, c.x, a.y, ...}: the pixels' bytes are read out of order", W_HINT)):
+             "b.x, c.x, a.y, ...}: the pixels' bytes are read out of order", W_HINT),
+            (_tone(_words(loaded, HIGH_TO_LOW)), "w[] holds each uint4's components high to "
+             "low, {a.w, a.z, a.y, a.x, b.w, ...}: the pixels' bytes are read out of order",
+             W_HINT),
+            *_stores(_tone(loaded))):
         if sepia.near(mine, model):
             yield problem, hint
+
+
+def _words(groups, order):
+    """Groups (g, 48) of bytes as 12 words each, taken in ``order`` (12 word numbers)."""
+    return groups.reshape(len(groups), 12, 4)[:, order].reshape(len(groups), 48)
+
+
+def _stores(right):
+    """(model, problem, hint) of stores whose uint4 q holds res[a * q] to res[a * q + 3], a not
+    4 (``right``: the groups' right bytes, which res[] holds)."""
+    for a in range(4):
+        first = f"{a if a > 1 else ''}q" if a else "0"
+        last = f"{first} + 3" if a else "3"
+        yield (_words(right, [a * q + f for q in range(3) for f in range(4)]),
+               f"the group's uint4 q of out holds res[{first}] to res[{last}], "
+               "where it should hold res[4q] to res[4q + 3]: the three stores take "
+               f"{'the same' if a == 0 else 'overlapping'} words of res[]", STORE_HINT)
 
 
 def misaligned_hint(err, block):

@@ -131,8 +131,22 @@ WRONG = {
     "w_by_component": ([("{a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, c.x, c.y, c.z, c.w}",
                          "{a.x, b.x, c.x, a.y, b.y, c.y, a.z, b.z, c.z, a.w, b.w, c.w}")],
                        "w[] holds the loaded words component by component"),
+    # blind audit F35, F36: w[] from each uint4 high to low (was '5785 of 5856 values are
+    # wrong'); the stores' words res[q] to res[q + 3] (was 'only the first 16 are right ...
+    # check the indices of the loads')
+    "w_high_to_low": ([("{a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, c.x, c.y, c.z, c.w}",
+                        "{a.w, a.z, a.y, a.x, b.w, b.z, b.y, b.x, c.w, c.z, c.y, c.x}")],
+                      "w[] holds each uint4's components high to low"),
+    "stores_take_res_q": ([("        dst[0] = make_uint4(res[0], res[1], res[2], res[3]);\n"
+                            "        dst[1] = make_uint4(res[4], res[5], res[6], res[7]);\n"
+                            "        dst[2] = make_uint4(res[8], res[9], res[10], res[11]);\n",
+                            "        for (int q = 0; q < 3; q++)\n            dst[q] = "
+                            "make_uint4(res[q], res[q + 1], res[q + 2], res[q + 3]);\n")],
+                          "uint4 q of out holds res[q] to res[q + 3], where it should hold "
+                          "res[4q]"),
 }
-AUDIT_3B = ("src_indexed_at_3t", "results_into_w", "w_by_component")
+AUDIT_3B = ("src_indexed_at_3t", "results_into_w", "w_by_component", "w_high_to_low",
+            "stores_take_res_q")
 MODELLED = ("loads_from_uint4_4t", "a_loaded_from_src_1", "word_b_x_twice", "pixel_loop_from_1",
             "blue_read_one_byte_on", "green_stored_at_3p")
 SIMULATOR_ONLY = {
