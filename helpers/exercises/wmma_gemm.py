@@ -45,12 +45,13 @@ def _tile(memory, start, ld, row_major):
 
 def _product(model, case, lda=None, ldb=None, b_by_rows=False, a_start=None, b_start=None,
              reset=False, a_by_cols=False, store_by_cols=False, k_end=None, tile_of=None,
-             guard=0):
+             guard=0, c_at=None):
     """C as a kernel computes it whose warp w takes tile ``tile_of(w)`` (returning when its row is
     past M / 16), loads A's tiles from ``a_start(k, tile_row)`` with leading dimension ``lda``
     (by columns where ``a_by_cols``) and B's from ``b_start(k, tile_col)`` with ``ldb`` (by rows
     where ``b_by_rows``), its loop over K running while k < ``k_end``; the accumulator set to 0
-    at every step where ``reset``; each tile stored transposed where ``store_by_cols``. Two C's:
+    at every step where ``reset``; each tile stored transposed where ``store_by_cols``, at
+    ``c_at(w, tile_row, tile_col)``, (its first element, leading dimension). Two C's:
     the warps' stores in their order and in reverse (where two warps store into one element, a
     GPU may take either), each followed by ``guard`` rows of what was stored past C's end (NaN
     where nothing was stored). The defaults are the right kernel's."""
@@ -58,13 +59,16 @@ def _product(model, case, lda=None, ldb=None, b_by_rows=False, a_start=None, b_s
     lda, ldb, tile_of = lda or k, ldb or k, tile_of or (lambda w: divmod(w, n // 16))
     a_start = a_start or (lambda kk, tr: tr * 16 * k + kk)
     b_start = b_start or (lambda kk, tc: tc * 16 * k + kk)
+    c_at = c_at or (lambda w, tr, tc: (tr * 16 * n + tc * 16, n))
     stores, (r, c) = [], np.meshgrid(np.arange(16), np.arange(16), indexing="ij")
-    for tr, tc in map(tile_of, range(-(-(m // 16) * (n // 16) // 4) * 4)):  # the grid's warps
+    for w in range(-(-(m // 16) * (n // 16) // 4) * 4):  # the grid's warps
+        tr, tc = tile_of(w)
+        start, ldc = c_at(w, tr, tc)
         acc = np.zeros((16, 16))
         for kk in range(0, k if k_end is None else k_end, 16) if tr < m // 16 else ():
             acc = (0 if reset else acc) + _tile(model[0], a_start(kk, tr), lda, not a_by_cols) \
                 @ _tile(model[1], b_start(kk, tc), ldb, b_by_rows)
-        stores += [(tr * 16 * n + tc * 16 + r * n + c, acc.T if store_by_cols else acc)] * (
+        stores += [(start + r * ldc + c, acc.T if store_by_cols else acc)] * (
             tr < m // 16)
     both = np.full((2, (m + 32) * n), np.nan)
     for order, flat in zip((stores, stores[::-1]), both):
@@ -109,6 +113,20 @@ LOOKALIKES = [
      "set to 0 inside the loop", "call fill_fragment(c, 0.0f) once, before the loop over k"),
     (lambda m, k, n: dict(tile_of=lambda w: divmod(w, m // 16)), *FROM_M),  # along rows...
     (lambda m, k, n: dict(tile_of=lambda w: divmod(w, m // 16)[::-1]), *FROM_M),  # ...or columns
+    (lambda m, k, n: dict(tile_of=lambda w: (w // (n // 16), w % (m // 16))), "tile_col = warp % "
+     "(M / 16) counts a row of C's tiles by M / 16, but a row of C holds N / 16 tiles: the warps "
+     "that reached N / 16 stored past C's last column of tiles, and some tiles got no warp",
+     "tile_col = warp % (N / 16), as tile_row = warp / (N / 16)"),
+    (lambda m, k, n: dict(tile_of=lambda w: (w // (m // 16), w % (n // 16))), "tile_row = warp / "
+     "(M / 16) counts a row of C's tiles by M / 16, but a row of C holds N / 16 tiles: some "
+     "tiles got two warps, others none", "tile_row = warp / (N / 16), as tile_col = warp % (N / 16)"),
+    (lambda m, k, n: dict(a_start=lambda kk, tr: kk * k + tr * 16), "A's tile was found as if A "
+     "were stored column after column (A + k * K + tile_row * 16), but A is stored row after row",
+     "A's tile (tile_row, k / 16) starts at A + tile_row * 16 * K + k"),
+    (lambda m, k, n: dict(c_at=lambda w, tr, tc: (256 * w, 16)), "each warp stored its tile as "
+     "256 elements in a row (C + warp * 256, leading dimension 16), but C is stored row after "
+     "row, N elements a row: a tile's rows lie N apart", "store_matrix_sync(C + tile_row * 16 * "
+     "N + tile_col * 16, c, N, wmma::mem_row_major)"),
     (lambda m, k, n: dict(a_start=lambda kk, tr: tr * k + kk), "A's tile started at row tile_row "
      "(A + tile_row * K + k), not at row tile_row * 16",
      "A's tile (tile_row, k / 16) starts at A + tile_row * 16 * K + k"),

@@ -95,6 +95,16 @@ WRONG = [
     ("offsets_k_times_16", variant(KERNEL, (LOAD_A, LOAD_A.replace("K + k,", "K + k * 16,")),
                                    (LOAD_B, LOAD_B.replace("K + k,", "K + k * 16,"))),
      ["A's and B's tiles' offset along K was k * 16", "B + tile_col * 16 * K + k"]),
+    # blind audit F40, F41 (were 'C is not A B' and the checklist), F42 (was 'elements past the
+    # end of C were written ... a warp past the last tile must return'); tile_row from M alone
+    ("a_tile_found_by_columns", variant(KERNEL, (LOAD_A, LOAD_A.replace("tile_row * 16 * K + k", "k * K + tile_row * 16"))),
+     ["as if A were stored column after column", "A + tile_row * 16 * K + k"]),
+    ("c_tiles_256_apart", variant(KERNEL, ("C + tile_row * 16 * N + tile_col * 16, c, N,", "C + warp * 256, c, 16,")),
+     ["C + warp * 256, leading dimension 16", "a tile's rows lie N apart"]),
+    ("tile_col_from_m", variant(KERNEL, ("tile_col = warp % (N / 16)", "tile_col = warp % (M / 16)")),
+     ["tile_col = warp % (M / 16) counts", "tile_col = warp % (N / 16)"]),
+    ("tile_row_from_m", variant(KERNEL, ("tile_row = warp / (N / 16)", "tile_row = warp / (M / 16)")),
+     ["tile_row = warp / (M / 16) counts", "tile_row = warp / (N / 16)"]),
 ]
 
 
