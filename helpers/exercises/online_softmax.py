@@ -46,7 +46,9 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
     the running sum and the merged sums are rescaled to the new max (``merge="partner"``: the
     partner's only, as when m = m_new came first; ``merge="own max"``: the partner's sum by
     exp(m - m_new), the lane's own max); ``fresh``: each value's exp taken against the new max
-    (else the old, exp(v - m); "apart": exp(v) / exp(m_new), in float32); ``m2_from``: what the partner's max is shuffled from ("l": its
+    (else the old, exp(v - m); "apart": exp(v) / exp(m_new), in float32; "one": 1 whatever v);
+    ``merge="larger"``: the sum of the pair with the larger max kept, unscaled, the other
+    dropped; ``m2_from``: what the partner's max is shuffled from ("l": its
     sum); ``offsets``: the butterfly's (a lane whose partner is past the warp gets its own
     value back); ``grown``: whether a value that raises the max adds its exp (1) too."""
     x = x.astype(np.float64)
@@ -58,6 +60,7 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
             term = (np.exp(v.astype(np.float32)) / np.exp(new.astype(np.float32)) if fresh == "apart"
                     else np.exp(v - (new if fresh else ms[:, lane])))
             term = term if grown else np.where(v > ms[:, lane], 0, term)
+            term = np.ones_like(v) if fresh == "one" else term
             ls[:, lane] = ls[:, lane] * (np.exp(ms[:, lane] - new) if loop else 1) + term
         ms[:, lane] = new
     for offset in offsets:
@@ -69,7 +72,8 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
             own = np.where(ms == -np.inf, 0, np.exp(ms - new)) if merge in (True, "own max") else 1
             theirs = (np.where(m2 == -np.inf, 0, np.exp((ms if merge == "own max" else m2) - new))
                       if merge else 1)
-            ls = ls * own + ls[:, partner] * theirs
+            ls = (np.where(m2 > ms, ls[:, partner], ls) if merge == "larger"
+                  else ls * own + ls[:, partner] * theirs)
         ms = new
     return ms[:, 0], ls[:, 0]
 
@@ -118,9 +122,12 @@ def _bad_exps(case, x, sums):
                "(m = -INFINITY) were merged with exp(-INFINITY - -INFINITY)",
                "a sum whose max is -INFINITY counts 0 in the merge, whatever the exp says")
     if np.isnan(sums).all() and case[1] >= 32:
-        yield ("row_sum is NaN in every row, though every lane has columns: a rescale's exp went "
-               "the wrong way (exp(m_new - m) is infinite while m is still -INFINITY, and 0 times "
-               "infinity is NaN)", "rescale by the old max minus the new, at most 0: "
+        yield ("row_sum is NaN in every row, though every lane has columns: at a lane's first "
+               "column, while m is still -INFINITY, 0 met infinity: a rescale's exp went the "
+               "wrong way (exp(m_new - m) is infinite), or the value's exp(v - m) was added "
+               "before the rescale, (l + exp(v - m)) * exp(m - m_new), infinity times 0 (the two "
+               "give the same NaN)", "rescale by the old max minus the new, at most 0, and add "
+               "the value's exp against the new max: "
                "l = l * exp(m - m_new) + exp(v - m_new)")
 
 
@@ -188,6 +195,15 @@ def _models(x, sums):
                "rescaled but that value's own exp(v - m_new) = 1 was not added to it",
                "every value adds its exp, whether or not it raises the max: when v is the new "
                "max, l = l * exp(m - v) + 1 (its exp(v - v) is 1)")
+    if np.allclose(sums, pairs(x, fresh="one")[1], rtol=1e-3):
+        yield ("row_sum is too large: each value added 1 to the running sum, as if every value "
+               "were the new max, where it adds exp(v - m_new), 1 only for the max",
+               "l = l * exp(m - m_new) + exp(v - m_new)")
+    if np.allclose(sums, pairs(x, merge="larger")[1], rtol=1e-3):
+        yield ("row_sum is too small: each merge kept the sum of the pair with the larger max "
+               "and dropped the other's, as the max is merged; but the sums add up",
+               "in the merge, both sums count, each rescaled to the merged max: l = l * exp(m - "
+               "m_new) + l2 * exp(m2 - m_new)")
 
 
 EXERCISE = KernelExercise(

@@ -77,6 +77,15 @@ WRONG = [
         "        if (v > m) {\n            l = l * __expf(m - v);\n"
         "            m = v;\n        } else\n            l = l + __expf(v - m);\n")),
      ["that value's own exp(v - m_new) = 1 was not added", "l = l * exp(m - v) + 1"]),
+    # blind audit F16 (was 'a rescale's exp went the wrong way' alone: both give the same NaN),
+    # F17, F18 (were 'row_sum[0] = ..., expected ...' and the definition of l)
+    ("exp_added_before_the_rescale", variant(KERNEL, (LOOP, "        l = (l + __expf(v - m)) * __expf(m - m_new);\n")),
+     ["or the value's exp(v - m) was added before the rescale", "the two give the same NaN",
+      "l = l * exp(m - m_new) + exp(v - m_new)"]),
+    ("each_value_adds_1", variant(KERNEL, (LOOP, LOOP.replace("__expf(v - m_new)", "1.0f"))),
+     ["each value added 1 to the running sum", "l = l * exp(m - m_new) + exp(v - m_new)"]),
+    ("merge_keeps_the_larger_max_s_sum", variant(KERNEL, (MERGE, "        l = (m2 > m) ? l2 : l;\n")),
+     ["each merge kept the sum of the pair with the larger max", "both sums count"]),
 ]
 
 # Right, though not as the solution does it: the classic update, which rescales only when the
