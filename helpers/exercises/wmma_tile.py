@@ -50,6 +50,7 @@ def _is(got, want):
 
 UNSET = ("the accumulator started with what its registers held: C differs between two launches "
          "on the same A and B, or holds the simulator's value of a local never set (-1.7e38)")
+ONCE_HINT = "call mma_sync(c, a, b, c) once, after setting c to 0"
 LAYOUT_HINT = "a fragment's layout is how its matrix is stored: wmma::row_major or wmma::col_major"
 # (what C came out as, from A and B; the mistake; the hint)
 LOOKALIKES = [
@@ -72,16 +73,15 @@ LOOKALIKES = [
      "declare A's fragment wmma::row_major and store with wmma::mem_row_major"),
     (lambda a, b: b @ a, "C is B A, (A^T B^T) transposed: both fragments' layouts and C's are the "
      "wrong way round", f"{LAYOUT_HINT}, and C is stored with wmma::mem_row_major"),
-    (lambda a, b: 2 * a @ b, "C is twice A B: the product was added twice",
-     "call mma_sync(c, a, b, c) once, after setting c to 0"),
+    (lambda a, b: 2 * a @ b, "C is twice A B: the product was added twice", ONCE_HINT),
 ]
 LOADED = ("the accumulator was loaded from C's old contents",
           "start the accumulator at 0: wmma::fill_fragment(c, 0.0f)")
 """A kernel that loads its accumulator from C (``load_matrix_sync(c, C, ...)``): the problem's
 start and the hint (``common.Output``'s ``held=`` words for the runner's launches, ``held``)."""
 ORDER_HINT = ("fill_fragment(c, 0.0f) first, then the loads, mma_sync(c, a, b, c) and "
-              "store_matrix_sync: mma_sync adds the product to c, a fill_fragment after it throws "
-              "the product away")
+              "store_matrix_sync(C, c, ...) of the fragment mma_sync wrote, its first argument: "
+              "mma_sync adds the product to c, a fill_fragment after it throws the product away")
 
 
 def _mistakes(case, run):
@@ -105,8 +105,9 @@ def _mistakes(case, run):
     if _is(got, a @ b):
         return
     if _is(got, 0 * got):
-        yield ("C is all zeros: no product reached the accumulator (mma_sync never called, or "
-               "the accumulator set to 0 again after it)", ORDER_HINT)
+        yield ("C is all zeros: no product reached the fragment that was stored (mma_sync never "
+               "called, its result put into another fragment than the one stored, or the "
+               "accumulator set to 0 again after it)", ORDER_HINT)
     filled = float(np.median(got - a @ b))
     if _is(got, a @ b + filled):
         yield (f"C is A B + {filled:g} everywhere: the accumulator was filled with {filled:g}, "
@@ -114,6 +115,11 @@ def _mistakes(case, run):
     for model, problem, hint in LOOKALIKES:
         if _is(got, model(a, b)):
             yield problem, hint
+    times = round(float(np.median(got / (a @ b))))
+    if times > 2 and _is(got, times * a @ b):
+        yield (f"C is exactly {times} times A B: mma_sync ran {times} times, each adding the whole "
+               "product to c (one mma_sync multiplies the whole 16 x 16 tiles, all 16 steps "
+               "along k)", ONCE_HINT)
     if not np.isfinite(got).all():
         yield ("C holds NaN or infinity: an input or the accumulator held something else than A, B and 0",
                "set the accumulator with fill_fragment(c, 0.0f), and load A and B with a leading dimension of 16")

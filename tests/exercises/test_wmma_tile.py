@@ -43,6 +43,16 @@ WRONG = [
      ["C is all zeros", "mma_sync"]),
     ("no_store", variant(KERNEL, ("    wmma::store_matrix_sync(C, fc, 16, wmma::mem_row_major);\n", "")),
      ["C was never written", "store_matrix_sync"]),
+    # blind audit F47 (was '... mma_sync never called, or the accumulator set to 0 again'),
+    # F48 (was 'C is not A B' and the leading-dimension hint)
+    ("result_into_a_fourth_fragment", variant(KERNEL, ("    wmma::mma_sync(fc, fa, fb, fc);\n",
+                                                        "    wmma::fragment<wmma::accumulator, 16, 16, 16, float> fd;\n"
+                                                        "    wmma::mma_sync(fd, fa, fb, fc);\n")),
+     ["C is all zeros", "its result put into another fragment than the one stored",
+      "of the fragment mma_sync wrote, its first argument"]),
+    ("mma_sync_16_times", variant(KERNEL, ("    wmma::mma_sync(fc, fa, fb, fc);\n",
+                                           "    for (int k = 0; k < 16; k++)\n        wmma::mma_sync(fc, fa, fb, fc);\n")),
+     ["C is exactly 16 times A B", "mma_sync ran 16 times", "mma_sync(c, a, b, c) once"]),
     ("twice", variant(KERNEL, ("    wmma::mma_sync(fc, fa, fb, fc);\n",
                                "    wmma::mma_sync(fc, fa, fb, fc);\n    wmma::mma_sync(fc, fa, fb, fc);\n")),
      ["C is twice A B"]),
