@@ -148,10 +148,11 @@ def _written_with_z_from(case, axis):
 
 
 def _z_step_mistakes(case, written):
-    """z stepping by blockDim.x or blockDim.y from one block to the next: whole slices written,
-    the ones such a z reaches."""
+    """z stepping by blockDim.x, blockDim.y or gridDim.z (the number of blocks, not their depth)
+    from one block to the next: whole slices written, the ones such a z reaches."""
     _, _, nz, block = case
-    for side, name in ((block[0], "blockDim.x"), (block[1], "blockDim.y")):
+    for side, name in ((block[0], "blockDim.x"), (block[1], "blockDim.y"),
+                       (_grid(case)[2], "gridDim.z, the grid's number of blocks in z,")):
         reached = np.add.outer(np.arange(_grid(case)[2]) * side, np.arange(block[2])).ravel()
         slices = np.isin(np.arange(nz), reached)
         if not slices.all() and np.array_equal(written, np.broadcast_to(

@@ -23,6 +23,9 @@ WRONG = {
                            "only the first block's slices (z < 2) were written: z does not step"),
     "z_steps_by_block_y": ([(Z, "int z = blockIdx.z * blockDim.y + threadIdx.z;")],
                            "only slices z = 0, 1, 4 were written: z steps by blockDim.y"),
+    # blind audit F25 (was '91 of 455 elements were never written' and the index hint)
+    "z_steps_by_grid_z": ([(Z, "int z = blockIdx.z * gridDim.z + threadIdx.z;")],
+                          "only slices z = 0, 1, 3, 4 were written: z steps by gridDim.z"),
     "z_from_thread_x": ([(Z, "int z = blockIdx.z * blockDim.z + threadIdx.x;")],
                         "z takes threadIdx.x where threadIdx.z belongs"),
     "z_from_thread_y": ([(Z, "int z = blockIdx.z * blockDim.z + threadIdx.y;")],
