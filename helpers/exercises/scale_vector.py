@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises import near
-from helpers.exercises.microscope import written_twice
+from helpers.exercises.microscope import observe, written_by_two, written_twice
 from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -53,7 +53,8 @@ def _launch(case):
 
 
 def _observed(kernels, case):
-    return written_twice(kernels, _launch(case), "each thread writes only its own element: "
+    yield from _block_stride(observe(kernels, _launch(case)).race, case[1])
+    yield from written_twice(kernels, _launch(case), "each thread writes only its own element: "
                          "i = blockIdx.x * blockDim.x + threadIdx.x, then if (i < n) y[i] = "
                          "alpha * x[i]; no loop over all of y")
 
@@ -118,6 +119,22 @@ def _mistakes(case, run):
     yield Wrong(f"{int((~right).sum())} of {n} elements are wrong (the first is y[{first}] = "
                 f"{got[first]}, expected {want[first]})",
                 "every thread should compute y[i] = alpha * x[i] for its own i", "y", first)
+
+
+def _block_stride(race, block):
+    """Thread t of two blocks wrote one element that both reach from their own first element
+    b * blockDim.x + t in steps of blockDim.x: a loop that steps by the block, not the grid."""
+    if not written_by_two(race):
+        return
+    (b1, b2), (t1, t2) = ((a.block[0] for a in (race.first, race.second)),
+                          (a.thread[0] for a in (race.first, race.second)))
+    e = race.element
+    if b1 != b2 and t1 == t2 and (e - t1) % block == 0 and e >= max(b1, b2) * block + t1:
+        yield (f"thread {t1} of blocks {b1} and {b2} both wrote {race.array}[{e}]: each thread's "
+               "loop steps by blockDim.x, so a block's threads go on through the next blocks' "
+               "elements, which those blocks' threads write too",
+               "one element a thread: if (i < n) y[i] = alpha * x[i], no loop (a loop over "
+               "several elements steps by the whole grid, blockDim.x * gridDim.x)")
 
 
 def _bound_of_two(unwritten):

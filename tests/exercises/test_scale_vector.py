@@ -49,6 +49,12 @@ WRONG = [
     ("stored_at_thread_index",
      variant(KERNEL, ("y[i] = alpha * x[i];", "y[threadIdx.x] = alpha * x[i];")),
      ["every block stored at y[threadIdx.x]", "the index i is right", "store at the global index, y[i]"]),
+    # blind audit F30 (was 'two threads wrote y[8] ...: every thread did the whole loop, or the
+    # threads' elements overlap')
+    ("block_stride_loop",
+     variant(KERNEL, ("    if (i < n) {\n        y[i] = alpha * x[i];\n    }",
+                      "    while (i < n) {\n        y[i] = alpha * x[i];\n        i += blockDim.x;\n    }")),
+     ["thread 0 of blocks 0 and 1 both wrote y[8]", "steps by blockDim.x", "blockDim.x * gridDim.x"]),
     ("guard_inverted",
      variant(KERNEL, ("    if (i < n) {\n        y[i] = alpha * x[i];\n    }",
                       "    if (i < n)\n        return;\n    y[i] = alpha * x[i];")),
