@@ -105,6 +105,14 @@ STAGINGS = [  # (a wrong staging, as _staged's keywords given K and N), problem,
     (lambda k, n: dict(b_at=lambda tile, k0, r, col: (k0 + r) * n + tile[1] + col),
      "Bs took B's columns from tile_col + col, but tile tile_col starts tile_col * 16 columns "
      "along", "B[k0 + r][tile_col * 16 + col] is at B[(k0 + r) * N + tile_col * 16 + col]"),
+    (lambda k, n: dict(a_at=lambda tile, k0, r, col: (tile[0] * 16 + r) * k + col),
+     "As took A's columns col, without k0: every step staged A's first 16 columns again",
+     "A[tile_row * 16 + r][k0 + col] is at A[(tile_row * 16 + r) * K + k0 + col]"),
+    (lambda k, n: dict(b_keep=lambda k0, r, col: k0 + col < k,
+                       b_at=lambda tile, k0, r, col: (k0 + col) * n + tile[1] * 16 + r),
+     "Bs was staged transposed: Bs[r][col] took B[k0 + col][tile_col * 16 + r], but row r of "
+     "the tile is B's row k0 + r", "stage Bs[w][r][col] = B[k0 + r][tile_col * 16 + col], at "
+     "B[(k0 + r) * N + tile_col * 16 + col], where k0 + r < K"),
     (lambda k, n: dict(a_keep=lambda k0, r, col: True, b_keep=lambda k0, r, col: True,
                        a_at=_stale(lambda k0, r, col: col, lambda tile, r, col, kk: (tile[0] * 16 + r) * k + kk, k),
                        b_at=_stale(lambda k0, r, col: r, lambda tile, r, col, kk: kk * n + tile[1] * 16 + col, k)),

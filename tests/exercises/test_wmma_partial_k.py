@@ -87,6 +87,12 @@ WRONG = [
     ("bound_the_count_of_steps", variant(KERNEL, (LOOP, "for (int k0 = 0; k0 < (K + 15) / 16; k0 += 16) {")),
      ["the loop along K took 1 of its 3 steps", "with (K + 15) / 16 = 3, the number of steps",
       "loop while k0 < K"]),
+    # blind audit F43, F45 (were 'C is not A B' and the staging hint)
+    ("a_staged_without_k0", variant(KERNEL, ("A[(tile_row * 16 + r) * K + k0 + col]", "A[(tile_row * 16 + r) * K + col]")),
+     ["As took A's columns col, without k0", "A[(tile_row * 16 + r) * K + k0 + col]"]),
+    ("b_staged_transposed", variant(KERNEL, ("Bs[w][r][col] = k0 + r < K ? B[(k0 + r) * N + tile_col * 16 + col]",
+                                             "Bs[w][r][col] = k0 + col < K ? B[(k0 + col) * N + tile_col * 16 + r]")),
+     ["Bs was staged transposed", "B[(k0 + r) * N + tile_col * 16 + col], where k0 + r < K"]),
 ]
 
 
