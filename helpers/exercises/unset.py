@@ -1,7 +1,8 @@
 """A kernel whose cases all passed, but which reads a local variable before anything is stored in
 it, where the simulator's compiler can tell (g++'s -Wuninitialized and -Wmaybe-uninitialized):
 the runner (``helpers.exercises.kernel``) turns its PASS into this NOT YET. And any verdict of a
-kernel with an ``if`` whose body is a lone semicolon (g++'s -Wempty-body): that mistake first.
+kernel with an ``if`` whose body is a lone semicolon (g++'s -Wempty-body), or with a function
+named without its parentheses (``__syncthreads;``, g++'s -Waddress): that mistake first.
 
 On a GPU such a variable holds whatever its register held last, with no error; on the simulator
 it holds a pattern (0xFE bytes), which for a ``bool`` is false: a vote that a lane past n casts
@@ -34,10 +35,14 @@ def checked(kernel, verdict: Verdict, words: Words | None = None) -> Verdict:
     """``verdict`` (a PASS), or the NOT YET for the first local that ``kernel`` reads before
     anything is stored in it: in the exercise's ``words`` where it has some, else general ones.
     Before either, whatever the verdict: an ``if`` (or ``else``) whose body is a lone semicolon
-    (``if (i < n);``), which the cases' mistake, if any, comes from."""
+    (``if (i < n);``), or a function named without its parentheses (``__syncthreads;``), which
+    the cases' mistake, if any, comes from."""
     empty = reads(kernel, "empty body")
     if empty:
         return not_yet(*empty_body(empty[0]))
+    uncalled = reads(kernel, "not called")
+    if uncalled:
+        return not_yet(*not_called(uncalled[0]))
     found = reads(kernel)
     if not verdict or not found:
         return verdict
@@ -66,3 +71,14 @@ def empty_body(record) -> tuple[str, str]:
             "runs for every thread, whatever the condition says)",
             f"put the statement the {record.name} guards right after its condition, with no "
             "semicolon between: if (i < n) y[i] = ...; or if (i < n) { ... }")
+
+
+def not_called(record) -> tuple[str, str]:
+    """``(problem, hint)`` for a function ``record.name`` named at ``record.line`` without its
+    parentheses: the statement calls nothing (for ``__syncthreads``: no barrier)."""
+    name = record.name
+    does = (": no thread waits there for the others, so what one thread stores may not be there "
+            "yet when another reads it" if name.startswith("__sync") else "")
+    return (f"the {name} at line {record.line} is never called: without its parentheses, "
+            f"{name}; only names the function, and the statement does nothing{does}",
+            f"call it, with its parentheses: {name}();")

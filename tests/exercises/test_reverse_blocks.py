@@ -18,6 +18,11 @@ STORE = "out[start + j] = s[len - 1 - j]"
 # name: (replacements in the solution, words the NOT YET line must contain)
 WRONG = {
     "no_barrier": ([(BARRIER, "")], ["data race on s[", "__syncthreads()"]),
+    # audit F21: the barrier without its parentheses names the function and calls nothing (nvcc
+    # compiles it too); named from the simulator's compiler records
+    "barrier_without_parentheses": ([(BARRIER, "    __syncthreads;\n")],
+                                    ["the __syncthreads at line ", "is never called",
+                                     "__syncthreads();"]),
     "last_block_mirrored_as_full": ([("s[len - 1 - j]", "s[BLOCK - 1 - j]")],
                                     ["mirrored as if it had 256", "min(BLOCK, n - start)"]),
     "mirror_one_off": ([("s[len - 1 - j]", "s[len - j]")], ["one element off"]),

@@ -1,9 +1,11 @@
 """What g++ warned about the learner's code, as facts: read from its output, kept in the library
 the compile made (so that a module found in the cache has them too), read back when it loads.
 
-Two kinds: "uninitialised", a local variable read before anything was stored in it, where g++
-can tell (-Wuninitialized: on every path; -Wmaybe-uninitialized: on some); and "empty body", an
-``if``, ``else`` or loop whose body is a lone semicolon (-Wempty-body: ``if (i < n);``). Such a read inside
+Three kinds: "uninitialised", a local variable read before anything was stored in it, where g++
+can tell (-Wuninitialized: on every path; -Wmaybe-uninitialized: on some); "empty body", an
+``if``, ``else`` or loop whose body is a lone semicolon (-Wempty-body: ``if (i < n);``); and
+"not called", a function named as a statement without its parentheses (-Waddress:
+``__syncthreads;``, which calls nothing). Such a read inside
 one of the prelude's macros (``__ballot_sync(0xffffffff, above)``) is placed by g++ in the
 prelude's header, with only its note ("'above' was declared here") in the learner's file: the
 record names the learner's line of that note, and the macro that read it.
@@ -22,7 +24,7 @@ from typing import NamedTuple
 
 from .source import INCLUDE_DIR, in_prelude
 
-VERSION = "4"
+VERSION = "5"
 """How the records are read from g++'s output: a part of a cached library's name (builder.py), so
 that a library whose records were read otherwise is built again."""
 SYMBOL = "sim_compiler_warnings"
@@ -30,14 +32,16 @@ SYMBOL = "sim_compiler_warnings"
 
 
 class CompilerWarning(NamedTuple):
-    """One warning about the learner's code. ``kind``: "uninitialised"; ``name``: the variable
-    as g++ names it; ``file`` and ``line``: the learner's line the warning is about (the read's
-    where g++ places it in the file that declares the variable, else the declaration's);
-    ``declared``: the line of the variable's declaration (None where g++ gave none); ``reader``:
-    what read it in another file, the prelude's macro there (``__ballot_sync``) or else that
-    file's name (``sim_warp.h``), None for a read in the file that declares it; ``certain``: read
-    unset on every path g++ followed (-Wuninitialized), not only on some; ``functions``: the
-    functions g++ named it in, the innermost first (those it was inlined into after)."""
+    """One warning about the learner's code. ``kind``: "uninitialised" (the fields below are
+    its; "empty body" and "not called" give the statement or function as ``name``, its ``file``
+    and ``line``, and ``functions``); ``name``: the variable as g++ names it; ``file`` and
+    ``line``: the learner's line the warning is about (the read's where g++ places it in the
+    file that declares the variable, else the declaration's); ``declared``: the line of the
+    variable's declaration (None where g++ gave none); ``reader``: what read it in another file,
+    the prelude's macro there (``__ballot_sync``), None for a read in the file that declares it
+    or where g++ placed it in a function the macro calls; ``certain``: read unset on every path
+    g++ followed (-Wuninitialized), not only on some; ``functions``: the functions g++ named it
+    in, the innermost first (those it was inlined into after)."""
 
     kind: str
     name: str
@@ -58,6 +62,9 @@ _WARNING = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? warning: " + 
 _DECLARED = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? note: " + _QUOTED.format("name")
                        + r" (?:was )?declared here$")
 _DEFINE = re.compile(r"^\s*#\s*define\s+(\w+)")
+_NOT_CALLED = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? warning: statement is a "
+                         r"reference, not call, to function " + _QUOTED.format("name")
+                         + r" \[-Waddress\]$")
 _EMPTY_BODY = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? warning: suggest braces around "
                          r"empty body in (?:an? )?[‘']?(?P<name>\w+)[’']? statement \[-Wempty-body\]$")
 
@@ -121,12 +128,25 @@ def uninitialised(stderr):
 def empty_bodies(stderr):
     """The records (CompilerWarning, kind "empty body", ``name`` the statement: "if", "else",
     "for", ...) of g++'s -Wempty-body warnings about the learner's file, in g++'s order."""
+    return _about_a_line(stderr, _EMPTY_BODY, "empty body")
+
+
+def not_called(stderr):
+    """The records (CompilerWarning, kind "not called", ``name`` the function) of g++'s -Waddress
+    warnings about a statement that names a function without calling it (``__syncthreads;``) in
+    the learner's file, in g++'s order."""
+    return _about_a_line(stderr, _NOT_CALLED, "not called")
+
+
+def _about_a_line(stderr, warning, kind):
+    """The records of ``kind`` of each of g++'s lines that match ``warning`` (its groups: file,
+    line, name) in the learner's file, with the function g++ named before it."""
     context, found = [], []
     for text in stderr.splitlines():
         if m := _CONTEXT.match(text):
             context = [_function(m.group("sig"))]
-        elif (m := _EMPTY_BODY.match(text)) and not in_prelude(m.group("file")):
-            found.append(CompilerWarning("empty body", m.group("name"), m.group("file"),
+        elif (m := warning.match(text)) and not in_prelude(m.group("file")):
+            found.append(CompilerWarning(kind, m.group("name"), m.group("file"),
                                          int(m.group("line")), None, None, True, tuple(context)))
     return tuple(found)
 

@@ -156,6 +156,11 @@ inline int __sim_sync_block_reduce(__sim_site __s, int __p, int __op) {
 #define __syncthreads_count(p) __sim_sync_block_reduce(__SIM_SITE, (p), 0)
 #define __syncthreads_and(p) __sim_sync_block_reduce(__SIM_SITE, (p), 1)
 #define __syncthreads_or(p) __sim_sync_block_reduce(__SIM_SITE, (p), 2)
+// The barriers as functions too, never called (a call is the macro's): __syncthreads; without its
+// parentheses names a function, as with nvcc, and does nothing; g++ warns of it (-Waddress), and
+// the warning is kept as a record (compile/warned.py), where it would otherwise not compile.
+static inline void (__syncthreads)(void) {}
+static inline void (__syncwarp)(unsigned = 0xffffffffu) {}
 // The same barriers at a site the caller names: cooperative_groups.h passes its own caller's line.
 // (The instrumented build's, which also tell the race check, are sim_traced.h's.)
 #ifndef SIM_TRACE

@@ -159,3 +159,29 @@ def test_an_if_whose_body_is_a_semicolon_is_a_record_of_its_own():
             "an ‘else’ statement [-Wempty-body]\n")
     assert warned.empty_bodies(said) == (warned.CompilerWarning(
         "empty body", "if", "kernel.cu", 4, None, None, True, ("k",)),)
+
+
+def test_a_function_named_without_its_parentheses_is_a_record_of_its_own():
+    said = ("kernel.cu: In function ‘void k(const float*, float*)’:\n"
+            "kernel.cu:6:5: warning: statement is a reference, not call, to function "
+            "‘__syncthreads’ [-Waddress]\n")
+    assert warned.not_called(said) == (warned.CompilerWarning(
+        "not called", "__syncthreads", "kernel.cu", 6, None, None, True, ("k",)),)
+
+
+def test_a_barrier_without_its_parentheses_compiles_as_with_nvcc_and_is_recorded(tmp_path):
+    """nvcc compiles __syncthreads; as a statement that calls nothing; so does the simulator,
+    whose barrier is a macro that needs its parentheses, beside a function of the same name."""
+    if not toolchain.is_gcc(toolchain.find_compiler()):
+        pytest.skip("-Waddress's words are GCC's")
+    source = ("__global__ void k(const float *x, float *y) {\n"
+              "    __shared__ float s[64];\n"
+              "    s[threadIdx.x] = x[threadIdx.x];\n"
+              "    __syncthreads;\n"
+              "    y[threadIdx.x] = s[63 - threadIdx.x];\n"
+              "}\n")
+    with pytest.warns(UserWarning, match="not call, to function ‘__syncthreads’"):
+        module = SourceModule(source, cache_dir=str(tmp_path))
+    assert module.get_function("k").compiler_warnings == (warned.CompilerWarning(
+        "not called", "__syncthreads", "kernel.cu", 4, None, None, True, ("k",)),)
+
