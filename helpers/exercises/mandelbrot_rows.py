@@ -12,6 +12,8 @@ stepping by 1 draws each pixel the same, but several times.
 
 from __future__ import annotations
 
+from math import isqrt
+
 import numpy as np
 
 from helpers.exercises import near
@@ -99,6 +101,18 @@ def _refine(failure):
     if width and row * width + t == element and size % width == 0 and \
             b < size // width - GUARD_ROWS <= row:
         yield ROW_HINT
+    yield from _row_times_width(b, t, element, size)
+
+
+def _row_times_width(b, t, element, size):
+    """Thread t of block b wrote its first pixel at b * width * width + t: row b * width, past
+    the image (y = blockIdx.x * width, the row's start taken for the row)."""
+    width = isqrt((element - t) // b) if b and element >= t else 0
+    if width > 1 and b * width * width + t == element and size % width == 0 and \
+            b * width >= size // width - GUARD_ROWS:
+        yield (f"block {b} drew row {b * width} = {b} * width, past the image: y took the "
+               "row's start in iters (blockIdx.x * width) for the row's number; y = blockIdx.x, "
+               "and the store iters[y * width + x] multiplies by width once")
 
 
 def _observed(kernels, case):

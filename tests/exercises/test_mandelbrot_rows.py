@@ -38,6 +38,7 @@ WRONG = {
     "steps_of_one": ([("x += blockDim.x", "x++")], "two threads drew the same pixel"),
     "y_of_a_global_index": ([("int y = blockIdx.x;", "int y = blockIdx.x * blockDim.x + threadIdx.x;")],
                             "a write of iters"),
+    "y_times_width": ([("int y = blockIdx.x;", "int y = blockIdx.x * width;")], "a write of iters"),
     "dx_and_dy_swapped": ([("x * dx;", "x * DY;"), ("y * dy;", "y * dx;"), ("DY", "dy")],
                           "dx and dy are swapped"),
     "c_from_the_thread": ([("x_min + x * dx", "x_min + threadIdx.x * dx")], "takes threadIdx.x"),
@@ -53,9 +54,11 @@ WRONG = {
 }
 HINTS = {"z_and_n_not_reset": "declare z_re, z_im and n inside the loop",
          "steps_of_the_rows": "x += blockDim.x", "rows_height_long": "iters[y * width + x]",
-         "steps_of_one": "x += blockDim.x", "y_of_a_global_index": "one block a row: y = blockIdx.x"}
+         "steps_of_one": "x += blockDim.x", "y_of_a_global_index": "one block a row: y = blockIdx.x",
+         "y_times_width": "y took the row's start in iters (blockIdx.x * width)"}
 SIMULATOR_ONLY = {"y_of_a_global_index": "a write far past iters: a GPU may fault and leave the "
-                                         "context unusable"}
+                                         "context unusable",
+                  "y_times_width": "a write far past iters: a GPU may fault"}
 RIGHT = {
     "a_while_loop": [(LOOP, "int x = threadIdx.x;\n    while (x < width) {"),
                      ("        iters[y * width + x] = n;\n", "        iters[y * width + x] = n;\n"
