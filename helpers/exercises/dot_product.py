@@ -61,6 +61,12 @@ def _refine(failure):
                "warp_sum in the first warp's if, alone in its warp: warp == 0 held for them, so "
                "lane and warp are swapped: lane = threadIdx.x % 32 (the place in the warp), warp "
                "= threadIdx.x / 32 (the warp's place in the block)")
+    if failure.kind == "warp mask" and getattr(err, "barrier", None) and \
+            getattr(err, "waiting", None) == tuple(range(1, 32)):
+        yield (f"lane 0 waits at the __syncthreads() at {err.barrier}, which lanes 1 to 31 of its "
+               "warp never reached: they went on into warp_sum and wait there for lane 0, so the "
+               "barrier is inside if (lane == 0); put the __syncthreads() after the if, where "
+               "every thread of the block reaches it")
     if failure.kind != "race":
         return
     if failure.update and err.space == "global":

@@ -93,6 +93,12 @@ WRONG = [
      variant(KERNEL, ("    v = warp_sum(v);\n\n    if (lane == 0)\n        warp_sums[warp] = v;",
                       "    if (lane == 0)\n        warp_sums[warp] = warp_sum(v);")),
      ["mask", "outside the if", "bring 0"]),
+    # audit E (E32): blamed on a warp function in an if; lanes 1 to 31 went past the barrier
+    ("barrier_inside_lane_0s_if",
+     variant(KERNEL, ("    if (lane == 0)\n        warp_sums[warp] = v;\n    __syncthreads();",
+                      "    if (lane == 0) {\n        warp_sums[warp] = v;\n        __syncthreads();\n    }")),
+     ["mask", "lane 0 waits at the __syncthreads()", "lanes 1 to 31", "inside if (lane == 0)",
+      "after the if"]),
     ("warp_synchronous_tree_without_a_barrier",
      variant(KERNEL, (FIRST_WARP,
                       "        warp_sums[lane] = lane < warps ? warp_sums[lane] : 0.0f;\n"
@@ -270,7 +276,7 @@ SIMULATOR_ONLY = {"warp_sums_declared_too_small": "an overrun of shared memory m
                   "block_0_zeroes_the_result": "blocks racing: a GPU's sum depends on the order "
                                                "they ran",
                   **dict.fromkeys(("shuffle_inside_a_divergent_branch", "lane_and_warp_swapped",
-                                   "warp_sum_inside_lane_0s_if"),
+                                   "warp_sum_inside_lane_0s_if", "barrier_inside_lane_0s_if"),
                                   "a shuffle with lanes missing is undefined on a GPU")}
 
 
