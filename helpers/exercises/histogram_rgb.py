@@ -61,8 +61,24 @@ def _refine(failure):
         yield ("the blocks add their bin b into bins[b] at once: bins[b] += local[b] is a read, "
                "an add and a write, and blocks lose each other's counts; add each block's bins "
                "with an atomic too, atomicAdd(&bins[b], local[b])")
+    if _blocks_store(failure):
+        err = failure.error
+        yield (f"blocks store into the global {err.array}[{err.element}] ({err.first.line}), and "
+               "no __syncthreads() orders blocks (it waits for the block's own threads), so one "
+               "block's store can wipe counts another block had added; bins are 0 before the "
+               "launch: clear only the block's own local bins, and only add to bins, "
+               "atomicAdd(&bins[b], local[b])")
     if failure.kind == "race":
         yield ATOMIC_HINT if failure.update else BARRIER_HINT
+
+
+def _blocks_store(failure) -> bool:
+    """Two blocks' plain stores into one global bin (a write-after-write, neither atomic): the
+    kernel writes bins, where it may only add to them."""
+    err = failure.error
+    return bool(failure.between == "blocks" and err.space == "global"
+                and err.hazard == "write-after-write"
+                and not (err.first.atomic or err.second.atomic))
 
 
 def _blocks_add_at_once(failure) -> bool:

@@ -156,6 +156,12 @@ WRONG = [
      variant(KERNEL, ("        atomicAdd(&local[(j % CHANNELS)",
                       "        atomicAdd(&local[((blockIdx.x * blockDim.x + threadIdx.x) % CHANNELS)")),
      ["the channel of its thread's place in the grid", "byte j is channel j % 3"]),
+    # audit E (E36): was '... a write-after-write hazard ... Hint: ... a __syncthreads() after
+    # each step', which cannot order blocks
+    ("every_block_zeroes_the_global_bins",
+     variant(KERNEL, ("        local[b] = 0;\n", "    {\n        local[b] = 0;\n        bins[b] = 0;\n    }\n")),
+     ["write-after-write", "blocks store into the global bins[", "no __syncthreads() orders blocks",
+      "bins are 0 before the launch", "only add to bins"]),
 ]
 
 # Right, but not the solution's way: each must pass
@@ -181,7 +187,9 @@ SIMULATOR_ONLY = {"clears_past_the_bins": "an illegal address on a GPU breaks th
                   "private_bins_256": "an access past a shared array's end may be an illegal "
                                       "address on a GPU, which breaks the context",
                   "bytes_read_as_signed_char": "an access before a shared array's start may be an "
-                                               "illegal address on a GPU"}
+                                               "illegal address on a GPU",
+                  "every_block_zeroes_the_global_bins": "blocks racing: a GPU's counts depend on "
+                                                        "the order they ran"}
 
 
 @pytest.fixture(scope="module")
