@@ -98,6 +98,11 @@ def _mistakes(case, run):
                "(if (i), or i > 0) leaves thread 0 out; 0 counts as false in an if",
                "thread 0 has element 0 and writes y[0] like every other thread: no guard is "
                "needed here (a guard would be i < n)")
+    if n > 2 and written[:2].all() and not written[2:].any():
+        yield (f"only y[0] and y[1] were written, of {n}: the threads stopped at i = 2, what "
+               "sizeof(x) / sizeof(x[0]) gives in a kernel, where x is a pointer (8 bytes) to "
+               "floats (4 bytes each), not the array: a pointer does not know its array's length",
+               "the block has exactly n threads, one for each element: no guard is needed here")
     if not written.all():
         first = int(np.argmin(written))
         yield (f"{int((~written).sum())} of {n} elements were never written (the first is "
@@ -122,11 +127,31 @@ def _mistakes(case, run):
                 f"each thread computes y[i] = x[i] + c for its own i: {INDEX_HINT}", "y", first)
 
 
+def _refine(failure):
+    """An access past an array whose element tells the index: 4 * t (the index scaled by
+    sizeof(float), as a NumPy stride counts bytes), or blockDim.x + t (every index shifted by the
+    block's size)."""
+    err = failure.error
+    if failure.kind != "out of bounds" or err.offset is None or not failure.block or \
+            err.offset % 4:
+        return
+    t, width, element = err.thread[0], failure.block[0], err.offset // 4
+    if t and element == 4 * t:
+        yield (f"thread {t}'s index was {element} = 4 * {t}: it was scaled by "
+               "sizeof(float) = 4, as a NumPy stride counts bytes, but in C an index counts "
+               "elements (the compiler multiplies by the element's size itself): "
+               f"{INDEX_HINT}, with no sizeof")
+    if element == width + t:
+        yield (f"thread {t}'s index was {element} = blockDim.x + {t}: every index "
+               f"was shifted by blockDim.x = {width}, past the block's elements; {INDEX_HINT} (in a "
+               "grid of several blocks it is blockIdx.x * blockDim.x + threadIdx.x, a product)")
+
+
 EXERCISE = KernelExercise(
     stub="exercises/add_constant.cu", kernel="add_constant",
     signature="const float *x, float *y, float c",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
-    crash_hint=f"every thread writes only y[i], its own element: {INDEX_HINT}",
+    crash_hint=f"every thread writes only y[i], its own element: {INDEX_HINT}", refine=_refine,
     simulated="runs the race check", observed=_observed, observed_as="race-checked",
     success=f"y = x + c for every size tried ({len(CASES) - 1} blocks of n threads), each "
             "element written by one thread, and nothing written past y[n - 1]")

@@ -6,7 +6,7 @@ PyCUDA, once more on the simulator, whose race check the checker uses)."""
 import numpy as np
 import pytest
 
-from kernel_sources import compile_variant_pairs, solution, variant
+from kernel_sources import compile_variant_pairs, simulator_only, solution, variant
 
 from helpers.exercises import add_constant as checker
 
@@ -38,10 +38,22 @@ WRONG = {
                         "c was cut to a whole number"),
     "x_kept_in_an_int": ((*STORE, "int v = x[i];\n    y[i] = v + c;"),
                          "y = (int)x + c: x[i] was kept in an int"),
+    # audit E: the guard from sizeof (a pointer's 8 bytes over a float's 4); the crashes of an
+    # index scaled by sizeof(float) and of one shifted by blockDim.x (hints in HINTS)
+    "guard_from_sizeof": ((*STORE, "if (i < sizeof(x) / sizeof(x[0]))\n        y[i] = x[i] + c;"),
+                          "only y[0] and y[1] were written, of 200: the threads stopped at i = 2"),
+    "index_in_bytes": ((*INDEX, "int i = threadIdx.x * sizeof(float);"), "the kernel crashed"),
+    "index_after_a_block": ((*INDEX, "int i = blockDim.x + threadIdx.x;"), "the kernel crashed"),
     # every thread does the whole loop: right values, but for the race check
     "every_thread_loops": ((*STORE, "for (int j = 0; j < blockDim.x; j++)\n        y[j] = x[j] + c;"),
                            "two threads wrote y[0]"),
 }
+HINTS = {"guard_from_sizeof": "no guard is needed",
+         "index_in_bytes": "thread 66's index was 264 = 4 * 66: it was scaled by sizeof(float) = 4",
+         "index_after_a_block": "thread 64's index was 264 = blockDim.x + 64: every index "
+                                "was shifted by blockDim.x = 200"}
+SIMULATOR_ONLY = dict.fromkeys(("index_in_bytes", "index_after_a_block"),
+                               "reads far past x: a GPU may fault and leave the context unusable")
 RIGHT = {
     "one_line": ("int i = threadIdx.x;\n    y[i] = x[i] + c;",
                  "y[threadIdx.x] = c + x[threadIdx.x];"),
@@ -71,11 +83,12 @@ def test_the_stub_as_shipped_is_not_yet_right(capsys):
     assert "threadIdx.x" in verdict.hint
 
 
-@pytest.mark.parametrize("name", WRONG)
+@pytest.mark.parametrize("name", simulator_only(WRONG, SIMULATOR_ONLY))
 def test_each_mistake_gets_its_own_verdict(kernels, name, capsys):
     verdict = checker.check_add_constant_kernel(*kernels[name])
     assert verdict.passed is False
     assert verdict.problem.startswith(WRONG[name][1]), verdict
+    assert HINTS.get(name, "") in verdict.hint, verdict
     assert capsys.readouterr().out.count("NOT YET:") == 1
 
 
