@@ -21,7 +21,7 @@ from helpers.exercises.common import Input, Output
 from helpers.exercises.escape import escape_counts
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import observe, written_twice
+from helpers.exercises.microscope import observe, with_stopped, written_twice
 from helpers.exercises.origin import Wrong
 
 TOLERANCE = 0.01
@@ -37,13 +37,15 @@ STEP_HINT = ("one step: re = z_re*z_re - z_im*z_im + c_re[i]; z_im = 2*z_re*z_im
 
 
 def counts(c_re, c_im, max_iter, start_at_c=False, new_re_in_im=False, strict=False, bound=4,
-           size_sign=1, whole=False, c_of_k=False):
+           size_sign=1, whole=False, c_of_k=False, comma=False, whole_re=False):
     """The escape counts, in float32 in the kernel's order, of every point; with one of the
     loop's usual mistakes when asked (z starting at c, the new z_re used for z_im, a loop that
     stops at |z|^2 = 4, another ``bound`` for |z|^2, z_re^2 - z_im^2 for it (``size_sign=-1``:
     fma(z_re, z_re, -z_im^2), which overflows a step after z_im^2 does), z
     kept in ints (``whole``: each new part truncated), step k adding c_re[k] + i c_im[k]
-    (``c_of_k``: the arrays read past their end give 0, the launch's spare elements))."""
+    (``c_of_k``: the arrays read past their end give 0, the launch's spare elements)), the new
+    real part stored in z_im and z_re left as it was (``comma``: C's z_re, z_im = a, b;), the
+    new real part truncated alone (``whole_re``: int re = ...))."""
     f32 = np.float32
     zr, zi = (c_re.copy(), c_im.copy()) if start_at_c else (np.zeros_like(c_re),) * 2
     k = np.zeros(c_re.size, np.int32)
@@ -59,6 +61,8 @@ def counts(c_re, c_im, max_iter, start_at_c=False, new_re_in_im=False, strict=Fa
             re = zr * zr - zi * zi + cr
             im = f32(2) * (re if new_re_in_im else zr) * zi + ci
             re, im = (np.trunc(re), np.trunc(im)) if whole else (re, im)
+            re = np.trunc(re) if whole_re else re
+            re, im = (zr, re) if comma else (re, im)
             zi = np.where(going, im, zi)
             zr = np.where(going, re, zr)
             k += going
@@ -97,6 +101,14 @@ def _models(c_re, c_im, max_iter, n, want):
            "for |z|^2, which is z_re^2 + z_im^2", "loop while z_re * z_re + z_im * z_im <= 4.0f")
     yield (counts(c_re, c_im, max_iter, whole=True), "z is kept in ints: each step drops the "
            "fractions of z_re and z_im", "float z_re = 0.0f, z_im = 0.0f")
+    yield (counts(c_re, c_im, max_iter, whole_re=True), "the new real part lost its fraction "
+           "each step, z_im kept its own: the temporary for the real part is an int (int re = "
+           "...), which drops the fraction", "float re = z_re*z_re - z_im*z_im + c_re[i]: the "
+           "temporary is a float, as z is")
+    yield (counts(c_re, c_im, max_iter, comma=True), "z_re never moved from 0, and z_im took "
+           "the new real part each step: in C, z_re, z_im = a, b; is not Python's tuple "
+           "assignment but the comma operator, which stores only a, in z_im", "C assigns one "
+           "variable at a time, so keep the new real part in a temporary: " + STEP_HINT)
     yield (counts(c_re, c_im, max_iter, c_of_k=True), "every step adds c_re[k] + i*c_im[k], the "
            "step's number where the point's is i: every point follows the same z",
            "c is the thread's point: c_re[i] and c_im[i]")
@@ -182,10 +194,33 @@ def _mistakes(case, run):
                 first)
 
 
+def _detect(kernels, case):
+    """The case's mistakes, with an endless loop's conditions named first (``_endless``)."""
+    run = yield from with_stopped(EXERCISE, kernels, _launch(case),
+                                  lambda seen, launch: _endless(kernels, case))
+    if run is not None:
+        yield from _mistakes(case, run)
+
+
+def _endless(kernels, case):
+    """A launch that ran into the time limit, whose points that escape at the first step (c = 3)
+    all count max_iter: the loop went on after |z| passed 2 until k reached max_iter, and goes on
+    for ever where |z| stays small: its two conditions are joined with ||."""
+    max_iter, far = case[2], np.full(32, 3, np.float32)
+    seen = observe(kernels, Launch((Input(far), Input(np.zeros_like(far)), Output(32, np.int32),
+                                    np.int32(32), np.int32(max_iter)), block=(32, 1, 1),
+                                   grid=(1, 1)), key="escaping points")
+    if seen.error is None and (seen.outs[0].got == max_iter).all():
+        yield ("the loop never ended for points that stay near 0, and points that escape at the "
+               f"first step (c = 3) counted max_iter = {max_iter}: the loop runs while either of "
+               "its conditions holds, k < max_iter || |z|^2 <= 4", "join them with &&: while (k "
+               "< max_iter && z_re * z_re + z_im * z_im <= 4.0f), both must hold")
+
+
 EXERCISE = KernelExercise(
     stub="exercises/escape_steps.cu", kernel="escape_steps",
     signature="const float *c_re, const float *c_im, int *steps, int n, int max_iter",
-    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
+    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes, detect=_detect,
     crash_hint="keep the index and the guard as the stub gives them",
     simulated="runs the race check", observed=_observed, observed_as="race-checked",
     success=f"every point's count matches NumPy's ({len(CASES) - 1} lists of random points, "

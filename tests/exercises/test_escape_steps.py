@@ -52,6 +52,15 @@ WRONG = {
                               + "        if (z_re * z_re + z_im * z_im > 4.0f)\n            break;\n"
                               "        k++;\n")], "every point that escapes counts one step short"),
     "n_for_max_iter": ([("while (k < max_iter", "while (k < n")], "the loop runs up to n steps"),
+    # audit E: Python's tuple assignment (C's comma operator); the real part's temporary an int;
+    # the loop's conditions joined with || (an endless loop)
+    "tuple_assignment": ([(STEP, "        z_re, z_im = z_re * z_re - z_im * z_im + c_re[i], "
+                                 "2.0f * z_re * z_im + c_im[i];\n")],
+                         "z_re never moved from 0, and z_im took the new real part"),
+    "int_temporary": ([("float re = z_re", "int re = z_re")],
+                      "the new real part lost its fraction each step"),
+    "or_for_and": ([("while (k < max_iter && z_re", "while (k < max_iter || z_re")],
+                   "the loop never ended for points that stay near 0"),
     # every thread computes every point's count, the same values: right, but for the race check
     "every_thread_does_the_whole_loop": ([("    int k = 0;\n", "    for (int j = 0; j < n; j++) {\n    int k = 0;\n"),
                                           ("c_re[i];", "c_re[j];"), ("c_im[i];", "c_im[j];"),
