@@ -20,6 +20,7 @@ from helpers.exercises import sepia, speed
 from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises import microscope
 from helpers.exercises.microscope import traced, written_twice
 from helpers.exercises.origin import Wrong
 
@@ -92,6 +93,8 @@ def _mistakes(case, run):
             yield f"thread t took {how}: some pixels got two threads and others none", ROW_HINT
     if missing.size == n:
         yield "nothing was written: gray still holds its poison", "store pixel i: gray[i] = ..."
+    if missing.size and not out.past.size:
+        yield from _block_a_row(run.kernel)
     if missing.size:
         yield (f"{missing.size} of {n} pixels were never written (the first at x = "
                f"{missing[0] % width}, y = {missing[0] // width}): some pixels got two threads "
@@ -118,6 +121,29 @@ def _x_from_thread_idx(case, past, missing):
         yield (f"threads with a pixel (t < width * height) wrote past the end of gray (as far as "
                f"gray[{int(past.max())}]): x = threadIdx.x is the thread's place in its block, "
                "not its pixel's column", "x = t % width, y = t / width")
+
+
+ROWS = (100, 37, 128)
+"""A case where a block is longer than a row: taking x = threadIdx.x and y = blockIdx.x leaves
+pixels unwritten that taking pixel t = threadIdx.x (blockIdx.x left out) writes."""
+
+
+def _block_a_row(kernels):
+    """x = threadIdx.x, y = blockIdx.x (a block a row assumed): on ``ROWS``, on the simulator,
+    the pixels of i = blockIdx.x * width + threadIdx.x, for the threads t < width * height (all
+    inside the image there), hold their grey values and the others the poison."""
+    width, height, block = ROWS
+    t, launch = np.arange(width * height), _launch(ROWS)   # the threads the guard keeps
+    drawn = np.zeros(t.size, bool)
+    drawn[t // block * width + t % block] = True
+    want = np.where(drawn, reference(launch.model).ravel(), sepia.POISONS[0]).astype(int)
+    seen = microscope.observe(kernels, launch, key="a block a row", racecheck=False)
+    if seen.crash is None and not drawn.all() and \
+            np.abs(seen.outs[0].got.ravel().astype(int) - want).max() <= 1:
+        yield ("thread t took x = threadIdx.x and y = blockIdx.x, one block a row, but the grid "
+               "is flat: a block's threads run on past a row's end into the next row, which the "
+               "next block writes too, and the pixels past the last block's run are never written",
+               ROW_HINT)
 
 
 def _tail(missing, n, width):

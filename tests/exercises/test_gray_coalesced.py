@@ -44,6 +44,13 @@ WRONG = {
                            "Hint: x = t % width, y = t / width"]),
     "y_divided_by_height": ([(Y, "int y = t / height;")],
                             ["the kernel crashed", "another split of t"]),
+    # audit E (E17): a block a row assumed, told from the pixels written on a case whose block is
+    # longer than a row; blockIdx.x left out writes the same pixels on the first case, not there
+    "a_block_a_row": ([(X, "int x = threadIdx.x;"), (Y, "int y = blockIdx.x;")],
+                      ["thread t took x = threadIdx.x and y = blockIdx.x, one block a row",
+                       "x = t % width, y = t / width"]),
+    "block_index_left_out": ([("int t = blockIdx.x * blockDim.x + threadIdx.x;", "int t = threadIdx.x;")],
+                             ["59 of 315 pixels were never written"]),
     # every thread converts every pixel, the same values: right, but for the race check
     "every_thread_does_the_whole_loop": (
         [(KERNEL[KERNEL.index("    int x = t % width;"):KERNEL.rindex("}")],
