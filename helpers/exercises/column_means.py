@@ -125,6 +125,13 @@ def _mistakes(case, run):
              "the rows are 0 to rows - 1: loop while r < rows"),
             (m.sum(axis=0), "each mean is its column's sum: it was not divided by rows",
              "the mean is the sum divided by the number of rows: means[col] = sum / rows"),
+            (want / rows, f"every mean is the right one divided by rows = {rows} once more: the "
+             "sum was divided by rows twice (each element as it was added, then the sum)",
+             "divide once: sum += m[r * cols + col] in the loop, then means[col] = sum / rows"),
+            (m[0], "each mean is its column's first element, m[col], whatever the row: the index "
+             "held col alone, as m[r, col] gives in C, where the comma is an operator that "
+             "keeps its right side, not NumPy's tuple of indices",
+             "m is a flat pointer with one index: element (r, col) is m[r * cols + col]"),
             (m[-1] / rows, "each mean is the column's last element divided by rows: the loop "
              "replaced the sum (sum = ...) where it should add to it",
              "sum += m[r * cols + col]"),

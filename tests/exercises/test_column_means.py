@@ -31,6 +31,11 @@ WRONG = {
                                "hint": "column 99's elements are m[r * cols + 99]"}),
     "guard_against_rows": ([("col >= cols", "col >= rows")],
                            {"problem": "past the end", "hint": "if (col >= cols) return;"}),
+    # audit E: NumPy's tuple index (C's comma operator: m[col]); divided by rows twice
+    "tuple_index": ([(READ, "m[r, col];")], {"problem": "each mean is its column's first element, "
+                                                        "m[col]", "hint": "m[r * cols + col]"}),
+    "divided_twice": ([(READ, "m[r * cols + col] / rows;")],
+                      {"problem": "divided by rows twice", "hint": "divide once"}),
     "not_divided": ([("sum / rows", "sum")], {"problem": "not divided by rows", "hint": "sum / rows"}),
     "int_sum": ([("float sum = 0.0f;", "int sum = 0;")],
                 {"problem": "every mean is 0", "hint": "float sum = 0.0f"}),
