@@ -143,7 +143,8 @@ def _refine(failure):
                f"{INDEX_HINT}, with no sizeof")
     if element == width + t:
         yield (f"thread {t}'s index was {element} = blockDim.x + {t}: every index "
-               f"was shifted by blockDim.x = {width}, past the block's elements; {INDEX_HINT} (in a "
+               f"was shifted by blockDim.x = {width}, past the block's elements; {INDEX_HINT} "
+               "(in a "
                "grid of several blocks it is blockIdx.x * blockDim.x + threadIdx.x, a product)")
 
 

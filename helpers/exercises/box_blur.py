@@ -67,6 +67,7 @@ def _refine(failure):
                "this thread's pixel, whose place in the tile is RADIUS further on, so the tile "
                "index is threadIdx.y + RADIUS + dy (and threadIdx.x + RADIUS + dx); or dy and "
                "dx run from 0 to 2 * RADIUS")
+    yield from _radius_twice(failure)
     if getattr(failure.error, "declared", None) in (f"float [{TILE_Y}][{TILE_X}]",
                                                     f"float [{TILE_X}]"):
         yield (f"tile is declared as it should be, [{TILE_Y}][{TILE_X}], and an index into it "
@@ -75,6 +76,22 @@ def _refine(failure):
     if failure.kind == "array bounds":
         yield (f"tile needs TILE_Y x TILE_X = {TILE_Y} x {TILE_X} elements, the block and RADIUS "
                "more on every side (the halo): declare __shared__ float tile[TILE_Y][TILE_X]")
+
+
+def _radius_twice(failure):
+    """An index into tile at threadIdx + 3 RADIUS, past its side: RADIUS added to a window whose
+    offsets already run from 0 to 2 RADIUS."""
+    err = failure.error
+    if failure.kind != "array bounds" or err.thread is None:
+        return
+    x, y = err.thread[:2]
+    for side, own, c, d, what in ((TILE_X, x, "x", "dx", "column"), (TILE_Y, y, "y", "dy", "row")):
+        if err.length == side and err.element == own + 3 * RADIUS:
+            yield (f"thread ({x}, {y}, 0) read tile {what} {err.element} = threadIdx.{c} + RADIUS "
+                   f"+ {d} with {d} = 2 * RADIUS: with {d} from 0 to 2 * RADIUS, threadIdx.{c} + "
+                   f"{d} already starts at the window's first pixel, RADIUS before this thread's, "
+                   "and adding RADIUS too shifts the window past the tile's edge: "
+                   "tile[threadIdx.y + dy][threadIdx.x + dx], no RADIUS added")
 
 
 def reference(image: np.ndarray, rows=WINDOW, cols=WINDOW, mode: str = "edge", row=None,
@@ -119,7 +136,7 @@ def _mistakes(case, run):
     if case == CASES[0]:
         seen = observe(run.kernel, run.launch)
         if seen.error:
-            yield from _steps_swapped(seen.error)
+            yield from _tile_races(seen.error)
             yield race_mistake(seen.error, "each thread stores only its own pixel, "
                                            "out[y * width + x]", block=BLOCK, refine=_refine)
             return
@@ -132,19 +149,28 @@ def _mistakes(case, run):
         yield from _located(run.out.got, want)
 
 
-def _steps_swapped(error):
+def _tile_races(error):
     """Two threads of one row of the block, BLOCK_Y apart, that both stored one tile element: the
-    loop over tx steps by BLOCK_Y."""
-    if (error.kind, error.space, error.array, error.hazard) != ("race", "shared", "tile",
-                                                                "write-after-write"):
+    loop over tx steps by BLOCK_Y. A tile row stored on the writer's second trip round the loop
+    over ty, read by a thread that makes one: a barrier inside that loop."""
+    if (error.kind, error.space, error.array) != ("race", "shared", "tile") or \
+            error.first.block != error.second.block:
         return
     (x1, y1, _), (x2, y2, _) = error.first.thread, error.second.thread
-    if error.first.block == error.second.block and y1 == y2 and (x1 - x2) % BLOCK[1] == 0:
+    if error.hazard == "write-after-write" and y1 == y2 and (x1 - x2) % BLOCK[1] == 0:
         yield (f"{error.summary}: threads {abs(x1 - x2)} apart in a row of the block stored the "
                "same tile element, so the loop over tx steps by BLOCK_Y",
                "a row of the block has BLOCK_X threads, which between them load BLOCK_X "
                "neighbouring columns of the tile: step tx by BLOCK_X (tx += BLOCK_X), and ty by "
                "BLOCK_Y")
+    row = error.element // TILE_X
+    if error.hazard == "read-after-write" and row == y1 + BLOCK[1] and y2 + BLOCK[1] >= TILE_Y:
+        yield (f"{error.summary}: tile row {row} was stored on thread ({x1}, {y1}, 0)'s second "
+               f"trip round the loop over ty, which thread ({x2}, {y2}, 0) never makes ({y2} + "
+               "BLOCK_Y >= TILE_Y): threads making two trips and one pass a __syncthreads() "
+               "inside that loop a different number of times, so it no longer holds the readers "
+               "back", "put the __syncthreads() after both loops, where every thread reaches it "
+               "once, when the whole tile is loaded")
 
 
 def _models(image):
@@ -224,6 +250,15 @@ def _tiled_models(image):
     bw, bh = BLOCK[:2]
     origin = {"x0": ("column", "x0 = blockIdx.x * BLOCK_X - RADIUS"),
               "y0": ("row", "y0 = blockIdx.y * BLOCK_Y - RADIUS")}
+    x0, y0 = (lambda bx, by, i, j: bx * bw + i - RADIUS), (lambda bx, by, i, j: by * bh + j
+                                                             - RADIUS)
+    for model, which in ((dict(x0=x0, y0=y0), "x0 = x - RADIUS and y0 = y - RADIUS"),
+                         (dict(x0=x0), "x0 = x - RADIUS"), (dict(y0=y0), "y0 = y - RADIUS")):
+        yield (_tiled(image, **model), f"the tile's origin was taken from each thread's own "
+               f"pixel, {which}: each thread loaded its elements of the tile from a window "
+               "around its own pixel, so the tile is a patchwork of shifted pieces", "the tile's "
+               "origin is the block's, the same for every thread of it: x0 = blockIdx.x * "
+               "BLOCK_X - RADIUS, y0 = blockIdx.y * BLOCK_Y - RADIUS")
     for name, index, model in (
             ("x0", "blockIdx.y", dict(x0=lambda bx, by, i, j: by * bw - RADIUS)),
             ("x0", "threadIdx.x", dict(x0=lambda bx, by, i, j: i * bw - RADIUS)),

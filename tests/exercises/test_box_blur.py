@@ -27,6 +27,21 @@ EARLY = "    // The tile is larger than the block"
 # name: (replacements in the solution, words the NOT YET line must contain)
 WRONG = {
     "missing_barrier": ([(BARRIER, "")], ["data race on tile[", "__syncthreads()"]),
+    # audit E: the tile's origin from the thread's own pixel; the barrier inside the loop over ty;
+    # RADIUS added to a window that runs from 0 to 2 * RADIUS
+    "origin_from_the_thread": ([("int x0 = blockIdx.x * BLOCK_X - RADIUS;", "int x0 = x - RADIUS;"),
+                                ("int y0 = blockIdx.y * BLOCK_Y - RADIUS;", "int y0 = y - RADIUS;")],
+                               ["the tile's origin was taken from each thread's own pixel, x0 = x - "
+                                "RADIUS and y0 = y - RADIUS", "x0 = blockIdx.x * BLOCK_X - RADIUS"]),
+    "barrier_inside_the_loop": ([(LOAD + ";\n" + BARRIER, LOAD + ";\n    " + BARRIER + "    }\n"),
+                                 ("    for (int ty = threadIdx.y; ty < TILE_Y; ty += BLOCK_Y)\n",
+                                  "    for (int ty = threadIdx.y; ty < TILE_Y; ty += BLOCK_Y) {\n")],
+                                ["data race on tile[288]", "second trip round the loop over ty",
+                                 "never makes (4 + BLOCK_Y >= TILE_Y)", "after both loops"]),
+    "radius_added_twice": ([("sum += tile[threadIdx.y + dy][threadIdx.x + dx];",
+                             "sum += tile[threadIdx.y + RADIUS + dy][threadIdx.x + RADIUS + dx];")],
+                           ["past the size it was declared with", "read tile column 36 = threadIdx.x + "
+                            "RADIUS + dx with dx = 2 * RADIUS", "no RADIUS added"]),
     "two_threads_store_one_element": ([("tile[ty][tx] =", "tile[ty][tx / 2] =")],
                                       ["write-after-write", "each element must be loaded by one"]),
     "halo_loops_one_short": ([("ty < TILE_Y;", "ty < TILE_Y - 1;"),
@@ -232,6 +247,8 @@ SIMULATOR_ONLY = dict.fromkeys(("tile_declared_too_small", "tile_indices_swapped
                                 "tile_rows_step_by_block_x", "window_from_minus_radius",
                                 "tile_loop_from_threadIdx_x_plus_1"),  # (on a GPU, rows never loaded hold garbage)
                                "an overrun of shared memory may break the GPU's context")
+SIMULATOR_ONLY.update(radius_added_twice="an overrun of shared memory may break the GPU's context",
+                      barrier_inside_the_loop="a race: on a GPU the values depend on the warps' order")
 
 
 @pytest.mark.parametrize("name", simulator_only(sorted(WRONG), SIMULATOR_ONLY))
