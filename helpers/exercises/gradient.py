@@ -48,6 +48,12 @@ def _refine(failure):
             and getattr(err, "element", None) == -1):   # s[j - 1] with j = threadIdx.x
         yield ("s[0] is the halo, in[i - 1] of the block's first thread: thread t's input goes "
                "one further, to s[j] with j = threadIdx.x + 1")
+    if failure.kind == "race" and err.space == "shared" and err.hazard == "write-after-write" \
+            and err.element in (0, (failure.block or (0,))[0] + 1):
+        yield (f"several threads stored the halo s[{err.element}]: each side's halo is one "
+               "element, loaded by one thread, so its store needs its if: if (threadIdx.x == "
+               "0) s[0] = in[clamp_index(i - 1, n)]; if (threadIdx.x == blockDim.x - 1) "
+               "s[blockDim.x + 1] = in[clamp_index(i + 1, n)]")
     if failure.kind == "array bounds":
         yield ("a __shared__ array of a fixed size is too small for the largest block: declare "
                "extern __shared__ float s[], whose size the launch gives, blockDim.x + 2 floats")

@@ -26,6 +26,13 @@ DIFF = "(s[j + 1] - s[j - 1])"
 # name: (replacements in the solution, words the NOT YET line must contain)
 WRONG = {
     "no_barrier": ([(BARRIER, "")], ["data race on s[", "__syncthreads()"]),
+    # audit E (E28): the halo stored by every thread, its ifs left out
+    "halo_without_its_ifs": ([("    if (threadIdx.x == 0)                      // the halo, one input on "
+                               "either side\n        s[0]", "    s[0]"),
+                              ("    if (threadIdx.x == blockDim.x - 1)\n        s[blockDim.x + 1]",
+                               "    s[blockDim.x + 1]")],
+                             ["data race on s[0]", "several threads stored the halo s[0]",
+                              "if (threadIdx.x == 0)"]),
     "no_halo": ([(HALO, "")], ["first or last element of a block: the halo", "s[0] ="]),
     "halo_not_clamped": ([("in[clamp_index(i - 1, n)]", "in[i - 1]"),
                           ("in[clamp_index(i + 1, n)]", "in[i + 1]")],
