@@ -286,6 +286,11 @@ def _wrong_sums(products, block, grid):
                "start at i = blockIdx.x * blockDim.x + threadIdx.x and step by blockDim.x * "
                "gridDim.x, so that the blocks share the elements out")
     if warps > 1:
+        yield (warps * products[thread < 32].sum(), f"each block added its first warp's sum "
+               f"{warps} times, the others' never: the first warp's lanes all read warp_sums[0] "
+               "(warp_sums[warp], warp being 0 for all of them), where lane l brings warp l's "
+               "sum", "v = warp_sum(lane < "
+               "blockDim.x / 32 ? warp_sums[lane] : 0.0f)")
         yield (warps * products.sum(),
                f"the sum is {warps} times the dot product, one time for each warp of a block: "
                "every warp, not the first alone, added the warps' sums and atomically added the "

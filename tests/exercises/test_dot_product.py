@@ -99,6 +99,11 @@ WRONG = [
                       "    if (lane == 0) {\n        warp_sums[warp] = v;\n        __syncthreads();\n    }")),
      ["mask", "lane 0 waits at the __syncthreads()", "lanes 1 to 31", "inside if (lane == 0)",
       "after the if"]),
+    # audit E (E33): was 'the sum is 1034.354, NumPy's is 991.7638' with the plan as hint
+    ("first_warp_reads_its_own_warp_s_sum",
+     variant(KERNEL, ("lane < warps ? warp_sums[lane]", "lane < warps ? warp_sums[warp]")),
+     ["each block added its first warp's sum 3 times", "warp_sums[warp]",
+      "warp_sums[lane] : 0.0f"]),
     ("warp_synchronous_tree_without_a_barrier",
      variant(KERNEL, (FIRST_WARP,
                       "        warp_sums[lane] = lane < warps ? warp_sums[lane] : 0.0f;\n"
