@@ -69,7 +69,20 @@ def _reset_in_kernel(race):
         "writes it", "updates it atomically"}
 
 
+STORED_BACK_HINT = ("atomicMin(&range[0], d) updates range itself and returns the value range "
+                    "held before: call it alone, atomicMin(&range[0], d); with no range[0] = "
+                    "in front (and the same for atomicMax)")
+
+
+def _stored_back(race) -> bool:
+    """A plain store and an atomic update of one element on one line: x = atomicMin(&x, d),
+    which stores back the value x held before the atomic."""
+    return _reset_in_kernel(race) and race.same_line
+
+
 def _refine(failure):
+    if failure.kind == "race" and _stored_back(failure.error):
+        yield STORED_BACK_HINT
     if failure.kind == "race":
         yield RESET_HINT if _reset_in_kernel(failure.error) else ATOMIC_HINT
 
@@ -87,6 +100,12 @@ def _mistakes(case, run):
     if run.out.past.size:
         yield "the kernel wrote past range[1]", "range has two numbers: range[0] and range[1]"
     if [near, far] == START.tolist():
+        race = observe(run.kernel, _launch(CASES[-1])).race
+        if _stored_back(race):
+            yield (f"range is as it started, {{4294967295, 0}}, and the race check found a plain "
+                   f"store into {race.place} on the line of its atomic update ({race.first.line}):"
+                   f" the atomic's result was stored back, the value range held before the "
+                   "atomic, undoing it", STORED_BACK_HINT)
         yield ("range is as it started, {4294967295, 0}: no depth made it nearer or farther",
                "keep the nearest with atomicMin(&range[0], d), the farthest with "
                "atomicMax(&range[1], d)")
@@ -122,7 +141,8 @@ def _mistakes(case, run):
                "thread i = blockIdx.x * blockDim.x + threadIdx.x looks at depth[i], then "
                "atomicMin(&range[0], d) and atomicMax(&range[1], d)")
     yield (f"range is {{{near}, {far}}}, expected {{{want[0]}, {want[1]}}}: depths were lost",
-           RESET_HINT if _reset_in_kernel(race) else ATOMIC_HINT)
+           STORED_BACK_HINT if _stored_back(race) else RESET_HINT if _reset_in_kernel(race)
+           else ATOMIC_HINT)
 
 
 EXERCISE = KernelExercise(

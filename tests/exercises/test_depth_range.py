@@ -48,9 +48,16 @@ WRONG = {
                                     "        return;\n    if (i == 0) { range[0] = 0xFFFFFFFF; "
                                     "range[1] = 0; }\n    unsigned int d")],
                                   ("race", "depths were lost"), "do not set it in the kernel"),
+    # audit E (E38): the atomics' results stored back, Python's x = min(x, d): was 'range is as
+    # it started ... Hint: keep the nearest with atomicMin(&range[0], d), ...'
+    "atomic_result_stored_back": ([(ATOMICS, "    range[0] = atomicMin(&range[0], d);\n"
+                                             "    range[1] = atomicMax(&range[1], d);\n")],
+                                  ("the atomic's result was stored back", "depths were lost"),
+                                  "with no range[0] = in front"),
 }
 # on a GPU the reset lands before, among or after the other blocks' atomics, as the race goes
-SIMULATOR_ONLY = {"range_reset_in_the_kernel": "on a GPU its outcome depends on a race"}
+SIMULATOR_ONLY = {"range_reset_in_the_kernel": "on a GPU its outcome depends on a race",
+                  "atomic_result_stored_back": "on a GPU its outcome depends on a race"}
 RIGHT = {
     "holes_skipped_by_an_if": [(HOLE + ATOMICS, "    if (d > 0) {\n        atomicMin(&range[0], d);"
                                                 "\n        atomicMax(&range[1], d);\n    }\n")],
