@@ -310,6 +310,7 @@ class MemoryError(Error, builtins.MemoryError):  # noqa: A001
 
 class CompileError(Error):
     """pycuda.driver.CompileError: msg, the command line, and the compiler's output."""
+    diagnostics = ()  # the simulator's: g++'s errors in the learner's file (compile/diagnosed.py)
 
     def __init__(self, msg, command_line, stdout=None, stderr=None):
         super().__init__(msg)
@@ -359,9 +360,8 @@ class NeedsNewerGPUError(CompileError):
 
 
 class ExternCError(CompileError):
-    """A C++ header (``header``, such as cooperative_groups.h) included, at ``file`` and
-    ``line``, inside the extern "C" { } that SourceModule wraps around the source: nvcc refuses
-    it too ("this declaration may not have extern "C" linkage"), and no_extern_c=True is the cure."""
+    """A C++ header (``header``: cooperative_groups.h, ...) included at ``file``, ``line`` inside
+    SourceModule's extern "C" { }: nvcc refuses it too, and no_extern_c=True is the cure."""
 
     def __init__(self, msg, header, file=None, line=None, command_line=None):
         super().__init__(msg, command_line)

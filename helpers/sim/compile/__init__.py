@@ -10,6 +10,7 @@
 - `messages`: what the compiler and linker say, in the learner's terms; `device_calls`: what
   device code may call
 - `warned`: what g++ warned about the learner's code, as records kept in the library
+- `diagnosed`: g++'s errors about the learner's file, as records (`CompileError.diagnostics`)
 - `sites`: where the learner's loads and stores are, in an instrumented build
 - `lines`: which line of the learner's a fault's instruction is, from a twin with line tables
 - `module`: the loaded library, its kernels and globals

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from . import cache as module_cache
 from . import capabilities, device_calls, prebuilt, sites, source as unit, split, toolchain, warned
-from . import messages as compiler_messages
+from . import diagnosed, messages as compiler_messages
 from ..errors import CompileError
 from ..settings import settings
 from .lines import PARSED
@@ -242,7 +242,7 @@ def build(source, options=None, no_extern_c=False, include_dirs=(), cache=None, 
         if found is not None:
             return found
     cxx = toolchain.find_compiler()
-    with _build_dir(keep) as tmp:
+    with _build_dir(keep) as tmp, diagnosed.read_against(job.body):  # errors read as records
         user_code = _preprocess(job, cxx, Path(tmp))
         stem = job.stem(user_code if job.local_headers else job.body)
         target = folder / f"{stem}-{_compiler_tag(cxx)}.so"

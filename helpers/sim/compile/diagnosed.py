@@ -1,0 +1,267 @@
+"""g++'s errors about the learner's file, read once into records (``Diagnostic``) that a checker
+reads instead of the compiler's English.
+
+``diagnostics(stderr, source)`` reads each error g++ reported in the learner's own file (never
+the prelude's), in g++'s order, and the learner's expression at its column from ``source`` (g++
+quotes a line only when it can open the file, which a #line name seldom is). The kinds, with the
+fields each fills:
+
+- SUBSCRIPT, "subscript of a non-array": ``types`` (the subscripted value's, the index's);
+  ``expression`` the whole chain of subscripts (``m[r][col]``), ``operands`` its root and each
+  index (``("m", "r", "col")``), ``position`` which index g++ refused (2: the second);
+- INDEX, "index not an integer": the same fields, for a pointer indexed with a float;
+- CONTINUE, "continue outside a loop"; BREAK, "break outside a loop";
+- UNDECLARED, "undeclared": ``names`` the name, then the one g++ suggests, if any;
+- NO_MEMBER, "no member": ``types`` (the struct's), ``names`` (the member);
+- CONVERSION, "no conversion": ``types`` (from, to);
+- CONDITIONAL, "mismatched types in ?:": ``types`` (the second operand's, the third's);
+  ``expression`` the ?: and ``operands`` (condition, second, third);
+- READ_ONLY, "store into read-only": ``expression`` what was stored into, ``names`` its root;
+- VOID_RETURN, "value returned from a void function";
+- EXPECTED, "expected": ``names`` the tokens g++ expected, then the one it found instead;
+- REDECLARED, "redeclared": ``names`` the name, ``types`` its new type where g++ says it;
+- OTHER: any other error (file, line and column only).
+"""
+
+import contextlib
+import dataclasses
+import re
+
+from .source import in_prelude, numbered_lines
+from ..errors import CompileError
+
+SUBSCRIPT, INDEX = "subscript of a non-array", "index not an integer"
+CONTINUE, BREAK = "continue outside a loop", "break outside a loop"
+UNDECLARED, NO_MEMBER, CONVERSION = "undeclared", "no member", "no conversion"
+CONDITIONAL, READ_ONLY = "mismatched types in ?:", "store into read-only"
+VOID_RETURN, EXPECTED, REDECLARED, OTHER = ("value returned from a void function", "expected",
+                                            "redeclared", "other")
+
+
+@dataclasses.dataclass(frozen=True)
+class Diagnostic:
+    """One error of g++'s in the learner's file: where, its ``kind``, and the names, types and
+    learner's text it involves (the module's docstring says which kind fills which)."""
+
+    file: str
+    line: int
+    column: int | None
+    kind: str
+    names: tuple = ()
+    types: tuple = ()
+    expression: str = ""
+    operands: tuple = ()
+    position: int = 0
+
+
+_ERROR = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<column>\d+):)? (?:fatal )?error: "
+                    r"(?P<text>.*)$", re.M)
+_Q = r"[‘'`\"](?P<{}>[^’'\"]*?)[’'\"](?: \{{aka [‘'][^’']*[’']\}})?"  # a quoted name or type
+
+
+def _q(*names):
+    return [_Q.format(name) for name in names]
+
+
+_KINDS = [  # (kind, g++'s words, with the names and types as groups)
+    (SUBSCRIPT, r"invalid types {} for array subscript".format(*_q("pair"))),
+    (CONTINUE, r"continue statement not within a loop"),
+    (BREAK, r"break statement not within loop or switch"),
+    (UNDECLARED, r"{} was not declared in this scope(?:; did you mean {}\?)?".format(
+        *_q("name", "suggestion"))),
+    (NO_MEMBER, r"{} has no member named {}".format(*_q("struct", "member"))),
+    (CONVERSION, r"(?:cannot convert {} to {}|invalid conversion from {} to {})".format(
+        *_q("from1", "to1", "from2", "to2"))),
+    (CONDITIONAL, r"operands to [‘']\?:[’'] have different types {} and {}".format(
+        *_q("second", "third"))),
+    (READ_ONLY, r"(?:assignment|increment|decrement) of read-only (?:location|variable|parameter"
+                r"|member)"),
+    (VOID_RETURN, r"return-statement with a value, in function returning [‘']void[’']"),
+    (EXPECTED, r"expected (?P<expected>.*?) before (?:{}|end of input)".format(*_q("found"))),
+    (REDECLARED, r"(?:conflicting declaration|redeclaration of) {}".format(*_q("declared"))),
+]
+
+
+def diagnostics(stderr, source=""):
+    """The ``Diagnostic`` of each error ``stderr`` (g++'s output) reports in the learner's file,
+    in order; ``source``, the text compiled (numbered as source.numbered_lines numbers it), gives
+    the learner's expressions."""
+    lines = {(file, number): text for file, number, text in numbered_lines(source)}
+    found = []
+    for error in _ERROR.finditer(stderr or ""):
+        file, number = error.group("file"), int(error.group("line"))
+        if in_prelude(file):
+            continue
+        column = int(error.group("column")) if error.group("column") else None
+        found.append(_read(error.group("text"), file, number, column,
+                           lines.get((file, number), "")))
+    return tuple(found)
+
+
+@contextlib.contextmanager
+def read_against(source):
+    """A CompileError raised inside (and none of its subclasses, which carry fields of their
+    own) gets the ``diagnostics`` of its ``stderr``, with ``source``'s expressions."""
+    try:
+        yield
+    except CompileError as err:
+        if type(err) is CompileError and err.stderr:
+            err.diagnostics = diagnostics(err.stderr, source)
+        raise
+
+
+def _read(text, file, line, column, code):
+    for kind, words in _KINDS:
+        m = re.match(words, text)
+        if m:
+            break
+    else:
+        return Diagnostic(file, line, column, OTHER)
+    here = Diagnostic(file, line, column, kind)
+    at = (column - 1) if column else -1
+    code = code.expandtabs(8)  # g++ counts a column as the line is shown, a tab to 8
+    if kind == SUBSCRIPT:
+        return _subscript(here, m, code, at)
+    if kind == CONDITIONAL:
+        expression, operands = _conditional(code, at)
+        return dataclasses.replace(here, types=(_type(m["second"]), _type(m["third"])),
+                                   expression=expression, operands=operands)
+    if kind == READ_ONLY:
+        stored = _assigned(code, at)
+        root = re.match(r"\W*(\w+)", stored)
+        return dataclasses.replace(here, expression=stored, names=(root[1],) if root else ())
+    return dataclasses.replace(here, **_fields(kind, m))
+
+
+def _fields(kind, m):
+    if kind == UNDECLARED:
+        return {"names": tuple(n for n in (m["name"], m["suggestion"]) if n)}
+    if kind == NO_MEMBER:
+        return {"types": (_type(m["struct"]),), "names": (m["member"],)}
+    if kind == CONVERSION:
+        return {"types": (_type(m["from1"] or m["from2"]), _type(m["to1"] or m["to2"]))}
+    if kind == EXPECTED:
+        tokens = tuple(re.findall(r"[‘'](.+?)[’']", m["expected"])) or (m["expected"],)
+        return {"names": (*tokens, m["found"] or "end of input")}
+    if kind == REDECLARED:
+        declared = m["declared"].split()
+        return {"names": (declared[-1],), "types": (" ".join(declared[:-1]),) if declared[1:] else ()}
+    return {}
+
+
+def _type(text):
+    """A type as g++ writes it, without its ``struct``."""
+    return re.sub(r"^(?:struct|class) ", "", text.strip())
+
+
+def _subscript(here, m, code, at):
+    """SUBSCRIPT (or INDEX, where the value is a pointer or an array) with the chain of
+    subscripts the column ``at`` (its ``[``) is in."""
+    value, _, index = m["pair"].rpartition("[")
+    pointer = value.rstrip().endswith(("*", "]"))
+    here = dataclasses.replace(here, kind=INDEX if pointer else SUBSCRIPT,
+                               types=(value.strip(), index.rstrip("]").strip()))
+    if not (0 <= at < len(code)) or code[at] != "[":
+        return here
+    start, root = _chain_back(code, at)
+    indices, end, position = [], start + len(root), 0
+    while end < len(code) and code[end] == "[":
+        close = _closing(code, end)
+        if close < 0:
+            break
+        indices.append(code[end + 1:close].strip())
+        position = len(indices) if end == at else position
+        end = close + 1
+    return dataclasses.replace(here, expression=code[start:end], operands=(root, *indices),
+                               position=position)
+
+
+def _chain_back(code, at):
+    """(where the name starts, the name) of the subscripts ending before ``at``: m in m[r][col]."""
+    j = at
+    while j > 0 and code[j - 1] == "]":
+        depth, j = 0, j - 1
+        while j >= 0:
+            depth += {"]": 1, "[": -1}.get(code[j], 0)
+            if depth == 0:
+                break
+            j -= 1
+    k = j
+    while k > 0 and (code[k - 1].isalnum() or code[k - 1] in "_.") or code[k - 2:k] == "->":
+        k -= 2 if code[k - 2:k] == "->" else 1
+    return k, code[k:j]
+
+
+_PAIRS = {"(": ")", "[": "]", "{": "}"}
+
+
+def _closing(code, at):
+    """Where the bracket that opens at ``at`` closes, or -1."""
+    depth = 0
+    for j in range(at, len(code)):
+        if code[j] in _PAIRS:
+            depth += 1
+        elif code[j] in _PAIRS.values():
+            depth -= 1
+            if depth == 0:
+                return j
+    return -1
+
+
+def _conditional(code, at):
+    """(the ?: expression, (condition, second, third)) around the ``?`` at column ``at``."""
+    if not (0 <= at < len(code)) or code[at] != "?":
+        return "", ()
+    start, depth = at, 0
+    while start > 0:
+        c = code[start - 1]
+        depth += (c in ")]") - (c in "([")
+        if depth < 0 or depth == 0 and (c in ";,{}" or c == "=" and code[start - 2:start - 1]
+                                        not in ("=", "!", "<", ">") and code[start] != "="):
+            break
+        start -= 1
+    colon = _top_level(code, at + 1, ":")
+    end = _top_level(code, colon + 1, ";,") if colon >= 0 else -1
+    if colon < 0:
+        return "", ()
+    end = len(code) if end < 0 else end
+    condition = re.sub(r"^\s*return\b", "", code[start:at]).strip()
+    return (f"{condition} ? {code[at + 1:end].strip()}" if condition else "",
+            (condition, code[at + 1:colon].strip(), code[colon + 1:end].strip()))
+
+
+def _top_level(code, start, stops):
+    """The first of ``stops`` at depth 0 from ``start`` (a closing bracket of an enclosing pair
+    stops too; ``::`` and a nested ?:'s colon do not), or -1."""
+    depth, questions, j = 0, 0, start
+    while j < len(code):
+        c = code[j]
+        if code[j:j + 2] == "::":
+            j += 2
+            continue
+        if c in _PAIRS:
+            depth += 1
+        elif c in _PAIRS.values():
+            depth -= 1
+            if depth < 0:
+                return j
+        elif depth == 0 and c == "?":
+            questions += 1
+        elif depth == 0 and c in stops:
+            if c != ":" or questions == 0:
+                return j
+            questions -= 1
+        j += 1
+    return -1
+
+
+def _assigned(code, at):
+    """What the assignment whose operator is at column ``at`` stores into: ``m[col]``."""
+    if not (0 <= at <= len(code)):
+        return ""
+    j = at
+    while j > 0 and code[j - 1] in " +-*/%&|^<>":
+        j -= 1
+    start, root = _chain_back(code, j)
+    star = re.search(r"\*\s*$", code[:start])
+    return (star.group(0).strip() if star else "") + code[start:j]
