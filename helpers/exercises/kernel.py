@@ -27,7 +27,7 @@ import itertools
 import numpy as np
 
 from helpers import course
-from helpers.exercises import failure, held, origin, unset as unset_reads
+from helpers.exercises import compile_errors, failure, held, origin, unset as unset_reads
 from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.common import (Input, Output, device_arguments, failed, launch_failure,
                                       named_arrays, time_limit)
@@ -327,7 +327,8 @@ class KernelExercise:
         except drv.CompileError as err:
             output = str(getattr(err, "stderr", None) or err)
             print(output)
-            return not_yet(f"{path} does not compile", COMPILE_HINT, first_error(output))
+            found = compile_errors.diagnosed(err, path, self.no_extern_c, bool(self.simulated))
+            return compile_errors.verdict(path, output, found, source)
         try:
             kernel = module.get_function(self.kernel)
         except drv.LogicError as err:

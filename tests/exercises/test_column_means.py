@@ -5,7 +5,7 @@ module (and, on PyCUDA, once more on the simulator, which looks for the planted 
 
 import pytest
 
-from kernel_sources import compile_variant_pairs, solution, variant
+from kernel_sources import compile_variant_pairs, solution, stable_file, variant
 
 from helpers.exercises import catalog
 from helpers.exercises import column_means as checker
@@ -120,3 +120,25 @@ def test_the_stub_as_shipped_is_the_planted_bug():
     shipped = catalog.as_shipped(catalog.find("column_means"))  # the planted bug, and no other
     planted = variant(KERNEL, *WRONG["the_planted_bug"][0])
     assert shipped[shipped.index("__global__"):] == planted[planted.index("__global__"):]
+
+
+# Mistakes the compiler refuses, each named from the simulator's record of g++'s first error
+# (on a GPU, the same file compiled on the simulator): blind audit E22, NumPy's 2-D index on the
+# flat pointer (was 'does not compile. Hint: read the compiler's first error ...')
+DOES_NOT_COMPILE = {
+    "two_indices_on_a_flat_pointer": ([(READ, "m[r][col];")],
+                                      {"problem": "line 15 indexes m twice, m[r][col], but m is a "
+                                                  "const float *, a flat array",
+                                       "hint": "element (r, col) is m[r * cols + col]"}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DOES_NOT_COMPILE))
+def test_a_mistake_the_compiler_refuses_is_named(name, capsys):
+    replacements, expected = DOES_NOT_COMPILE[name]
+    path = stable_file(f"column_means_{name}.cu", variant(KERNEL, *replacements))
+    verdict = checker.check_column_means(path)
+    assert verdict.passed is False and "does not compile" in verdict.problem, verdict
+    for field, words in expected.items():
+        assert words in getattr(verdict, field), verdict
+    assert verdict.error, verdict  # the compiler's own first line, for a grader's feedback

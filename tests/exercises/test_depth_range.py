@@ -4,7 +4,8 @@ it. A plain compare-and-store is found by the simulator's race check, on either 
 
 import pytest
 
-from kernel_sources import ROOT, compile_variant_pairs, simulator_only, solution, variant
+from kernel_sources import (ROOT, compile_variant_pairs, simulator_only, solution, stable_file,
+                            variant)
 
 from helpers.exercises import catalog
 from helpers.exercises import depth_range as checker
@@ -109,3 +110,24 @@ def test_each_mistake_gets_its_verdict(kernels, name, capsys):
 def test_the_grader_s_cases_pass_the_solution(kernels, capsys):
     verdict = checker.check_depth_range_kernel(*kernels["solution"], hidden=7)
     assert verdict.passed and "2 cases of the grader's own" in verdict.problem, verdict
+
+
+# Mistakes the compiler refuses, each named from the simulator's record of g++'s first error
+# (on a GPU, the same file compiled on the simulator): blind audit E37, a hole skipped with
+# Python's continue (was 'does not compile. Hint: read the compiler's first error ...')
+DOES_NOT_COMPILE = {
+    "hole_skipped_with_continue": ([(HOLE, "    if (d == 0)\n        continue;\n")],
+                                   "line 15 has continue outside any loop",
+                                   "to skip this thread's element, return"),
+    "hole_skipped_with_break": ([(HOLE, "    if (d == 0)\n        break;\n")],
+                                "line 15 has break outside any loop", "return"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DOES_NOT_COMPILE))
+def test_a_mistake_the_compiler_refuses_is_named(name, capsys):
+    replacements, problem, hint = DOES_NOT_COMPILE[name]
+    verdict = checker.check_depth_range(stable_file(f"depth_range_{name}.cu",
+                                                    variant(KERNEL, *replacements)))
+    assert verdict.passed is False and "does not compile" in verdict.problem, verdict
+    assert problem in verdict.problem and hint in verdict.hint, verdict

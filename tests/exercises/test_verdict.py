@@ -7,7 +7,7 @@ import pytest
 from kernel_sources import stable_file
 
 from helpers.exercises.scale_vector import check_scale_vector
-from helpers.exercises.verdict import first_error, not_yet
+from helpers.exercises.verdict import COMPILE_HINT, first_error, not_yet
 
 
 @pytest.mark.parametrize("output, first", [
@@ -50,3 +50,51 @@ def test_a_pass_is_rated_fast_or_says_what_keeps_it_from_fast():
     assert str(slow) == ("PASS: every pixel matches; not yet FAST: 4.0 sectors a request, where "
                          "FAST takes 1. Hint: load neighbours")
     assert not_yet("wrong", "look").level == "NOT YET"
+
+
+# ---- a file that does not compile: the mistake named from the simulator's records -------------
+def _record(kind, **fields):
+    from helpers.sim.compile.diagnosed import Diagnostic
+
+    return Diagnostic("k.cu", 7, 5, kind, **fields)
+
+
+@pytest.mark.parametrize("record, problem, hint", [
+    (_record("subscript of a non-array", types=("const float", "int"), expression="m[r][col]",
+             operands=("m", "r", "col"), position=2),
+     "line 7 indexes m twice, m[r][col], but m is a const float *", "m[r * cols + col]"),
+    (_record("subscript of a non-array", types=("int", "int"), expression="rows[0]",
+             operands=("rows", "0"), position=1), "rows is an int, one value", "use rows itself"),
+    (_record("continue outside a loop"), "line 7 has continue outside any loop", "return"),
+    (_record("undeclared", names=("True",)), "line 7 uses True, Python's spelling", "write true"),
+    (_record("undeclared", names=("nrows", "rows")), "uses nrows, which nothing declared",
+     "or write rows"),
+    (_record("no member", types=("uint3",), names=("X",)), "reads .X of threadIdx", "write .x"),
+    (_record("no conversion", types=("const float*", "float*")), "drop the const",
+     "declare it const float*"),
+    (_record("mismatched types in ?:", types=("const half", "float"),
+             operands=("k < K", "A[k]", "0.0f")), "gives a const half on one side, A[k]",
+     "k < K ? A[k] : __float2half(0.0f)"),
+    (_record("store into read-only", expression="m[col]", names=("m",)),
+     "stores into m[col], but m is const", "without const"),
+    (_record("value returned from a void function"), "a kernel is void", "out[i] = "),
+    (_record("expected", names=(",", ";", "for")), "expected a ; before for on line 7",
+     "end each statement with ;"),
+    (_record("redeclared", names=("sum",), types=("int",)), "declares sum again",
+     "sum = ..."),
+])
+def test_a_compile_error_s_record_names_the_mistake(record, problem, hint):
+    from helpers.exercises.compile_errors import verdict
+
+    said = verdict("k.cu", "k.cu:7:5: error: ...", (record,),
+                   "if (col >= cols) return;")
+    assert said.problem.startswith("k.cu does not compile: ") and problem in said.problem, said
+    assert hint in said.hint and said.error == "k.cu:7:5: error: ...", said
+
+
+def test_a_compile_error_without_a_rule_keeps_the_plain_verdict():
+    from helpers.exercises.compile_errors import verdict
+
+    for records in [(), (_record("other"),), (_record("expected", names=(")", "}")),)]:
+        said = verdict("k.cu", "k.cu:7:5: error: ...", records)
+        assert (said.problem, said.hint) == ("k.cu does not compile", COMPILE_HINT), said

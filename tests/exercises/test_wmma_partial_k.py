@@ -6,7 +6,7 @@ more on the simulator, whose race check the checker uses."""
 
 import pytest
 
-from kernel_sources import assert_mistake_named, compile_variant_pairs, solution, variant
+from kernel_sources import assert_mistake_named, compile_variant_pairs, solution, stable_file, variant
 
 from helpers.exercises import wmma_partial_k as checker
 
@@ -130,3 +130,24 @@ def test_known_mistake_fails_with_its_hint(name, source, expected, kernels, caps
     out = capsys.readouterr().out
     assert_mistake_named(verdict, out, name, expected)
     assert out.count("NOT YET:") == 1, out
+
+
+# Mistakes the compiler refuses, each named from the simulator's record of g++'s first error
+# (on a GPU, the same file compiled on the simulator): blind audit F44, the zero written as a
+# float in the ?: whose other side is a half (was 'does not compile. Hint: read the compiler's
+# first error ...')
+DOES_NOT_COMPILE = {
+    "float_zero_beside_a_half": ([(STAGE_A, STAGE_A.replace(": __float2half(0.0f)", ": 0.0f")),
+                                  (STAGE_B, STAGE_B.replace(": __float2half(0.0f)", ": 0.0f"))],
+                                 "line 23's ?: gives a const half on one side",
+                                 "make both sides half, __float2half(0.0f)"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DOES_NOT_COMPILE))
+def test_a_mistake_the_compiler_refuses_is_named(name, capsys):
+    replacements, problem, hint = DOES_NOT_COMPILE[name]
+    verdict = checker.check_wmma_partial_k(stable_file(f"wmma_partial_k_{name}.cu",
+                                                       variant(KERNEL, *replacements)))
+    assert verdict.passed is False and "does not compile" in verdict.problem, verdict
+    assert problem in verdict.problem and hint in verdict.hint, verdict

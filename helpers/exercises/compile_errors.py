@@ -1,0 +1,227 @@
+"""The verdict on a ``.cu`` file that does not compile: the mistake of the compiler's first error
+in the learner's file, named from the simulator's record of it (``CompileError.diagnostics``,
+helpers/sim/compile/diagnosed.py), never from the compiler's English.
+
+On the simulator the error carries its records. On a GPU nvcc's does not: for an exercise with a
+simulator twin, the same file is compiled on the simulator for them (``diagnosed``). An error
+of a kind with no rule here, or with no records, keeps the plain verdict: the file does not
+compile, read the compiler's first error.
+"""
+
+from __future__ import annotations
+
+import re
+
+from helpers.exercises.verdict import COMPILE_HINT, Verdict, first_error, not_yet
+
+PYTHON_WORDS = {"True": "true", "False": "false", "None": "nullptr (or 0)"}
+"""Python's names that C++ spells otherwise."""
+
+
+def diagnosed(err, path: str, no_extern_c: bool, twin: bool) -> tuple:
+    """The simulator's records of the errors in ``path``: ``err``'s own on the simulator; on a
+    GPU, those of the same file compiled on the simulator where the exercise has a ``twin``
+    (else none)."""
+    from helpers.backend import BACKEND, read_cu
+
+    if BACKEND == "simulator":
+        return tuple(getattr(err, "diagnostics", ()))
+    if not twin:
+        return ()
+    from helpers.sim import driver
+    from helpers.sim.compiler import SourceModule
+
+    try:
+        SourceModule(read_cu(path), no_extern_c=no_extern_c)
+    except driver.CompileError as simulated:
+        return tuple(simulated.diagnostics)
+    return ()  # nvcc refused what g++ takes: its error is the only word
+
+
+def verdict(path: str, output: str, diagnostics, source: str = "") -> Verdict:
+    """NOT YET for ``path``, which does not compile (``output``: what the compiler printed): the
+    first record's mistake and its hint where a rule here names it, else the plain verdict."""
+    first = diagnostics[0] if diagnostics else None
+    rule = _RULES.get(first.kind) if first else None
+    said = rule(first, _where(first, path), source) if rule else None
+    if said is None:
+        return not_yet(f"{path} does not compile", COMPILE_HINT, first_error(output))
+    return not_yet(f"{path} does not compile: {said[0]}", said[1], first_error(output))
+
+
+def _where(d, path: str) -> str:
+    """"line 15" in the learner's file, or "file:line" in another (a header of theirs)."""
+    return f"line {d.line}" if d.file == path or path.endswith(d.file) else f"{d.file}:{d.line}"
+
+
+def _subscript(d, where, source):
+    """m[r][col] on a flat pointer, or an index on a single value (rows[0] on an int)."""
+    value = d.types[0] if d.types else "value"
+    if not d.operands or d.position < 1:
+        return (f"{where} indexes a {value}, a single value, which takes no index",
+                "only a pointer or an array takes [ ]: a matrix stored row after row is one flat "
+                "array, and element (row, col) is at row * width + col")
+    root, indices = d.operands[0], d.operands[1:]
+    if d.position == 1:
+        return (f"{where} indexes {root}, {d.expression}, but {root} is {_a(value)}, one value, "
+                "not an array", f"use {root} itself, without [{indices[0]}]: only a pointer (or "
+                "an array) takes an index")
+    pointer = f"{value} {'*' * (d.position - 1)}"
+    times = {2: "twice", 3: "three times"}.get(len(indices), f"{len(indices)} times")
+    problem = (f"{where} indexes {root} {times}, {d.expression}, but {root} is {_a(pointer)}, a "
+               "flat array: one index picks one element")
+    if len(indices) != 2:
+        return problem, (f"a {root} stored row after row is one flat array: compute the one "
+                         "index from the row and the column, row * width + column")
+    row, col = indices
+    width = _row_length(col, source)
+    first = row if re.fullmatch(r"[\w.]+", row) else f"({row})"
+    return problem, (f"a matrix stored row after row is one flat array: element ({row}, {col}) "
+                     f"is {root}[{first} * {width or 'width'} + {col}]"
+                     + ("" if width else ", width being the length of a row"))
+
+
+def _row_length(col: str, source: str) -> str:
+    """The name the kernel compares the column index ``col`` with (``cols`` in
+    ``if (col >= cols) return;``): the length of a row; "" where there is none."""
+    if not re.fullmatch(r"\w+", col):
+        return ""
+    m = (re.search(rf"\b{col}\s*(?:<|>=)\s*([A-Za-z_]\w*)\b", source)
+         or re.search(rf"\b([A-Za-z_]\w*)\s*(?:>|<=)\s*{col}\b", source))
+    return m.group(1) if m else ""
+
+
+def _index(d, where, source):
+    """A float as an index."""
+    index = d.types[1] if len(d.types) > 1 else "float"
+    said = f", {d.expression}" if d.expression else ""
+    return (f"{where} indexes an array with {_a(index)}{said}: an index counts elements, a whole "
+            "number", "compute the index with ints (a float that must become one: (int)x)")
+
+
+def _outside_a_loop(word, hint):
+    def rule(d, where, source):
+        return (f"{where} has {word} outside any loop: the kernel's body is one thread's work, "
+                "on its own element, not a loop over the elements (the grid of threads is that "
+                "loop)", hint)
+    return rule
+
+
+def _undeclared(d, where, source):
+    name = d.names[0] if d.names else "a name"
+    if name in PYTHON_WORDS:
+        return (f"{where} uses {name}, Python's spelling: C++ has no {name}",
+                f"write {PYTHON_WORDS[name]}")
+    guess = f" (the compiler's guess: {d.names[1]})" if len(d.names) > 1 else ""
+    meant = f", or write {d.names[1]} if that is what you meant" if len(d.names) > 1 else ""
+    return (f"{where} uses {name}, which nothing declared before it{guess}",
+            f"declare {name} with its type before its first use, inside the braces that hold "
+            f"that use (int {name} = ...;){meant}; C++ needs every name declared")
+
+
+def _no_member(d, where, source):
+    struct = d.types[0] if d.types else "struct"
+    member = d.names[0] if d.names else "?"
+    if struct in ("uint3", "dim3"):
+        right = member.lower() if member.lower() in ("x", "y", "z") else "x, .y or .z"
+        return (f"{where} reads .{member} of threadIdx, blockIdx, blockDim or gridDim ({_a(struct)}), "
+                "whose members are x, y and z", f"write .{right}, in lower case")
+    return (f"{where} reads .{member}, but {_a(struct)} has no member {member}",
+            "check the member's name against the struct's declaration")
+
+
+def _conversion(d, where, source):
+    given, wanted = (d.types + ("?", "?"))[:2]
+    if given.replace(" ", "") == "const" + wanted.replace(" ", ""):
+        return (f"{where} puts {_a(given)} where {_a(wanted)} is needed: that would drop the "
+                "const, and let the kernel write where its signature promises only to read",
+                f"declare it {given} too: const stays on a pointer to an input")
+    return (f"{where} puts {_a(given)} where {_a(wanted)} is needed, and C++ turns neither into "
+            f"the other by itself", f"give the two one type: declare it {given}, or give it "
+            f"{_a(wanted)}")
+
+
+def _conditional(d, where, source):
+    """``cond ? x : 0.0f`` with x a half: the side to convert, and how."""
+    second, third = (d.types + ("?", "?"))[:2]
+    if len(d.operands) != 3:
+        return (f"{where}'s ?: gives {_a(second)} on one side and {_a(third)} on the other, and "
+                "C++ will not choose between them", "convert one side to the other's type")
+    condition, a, b = d.operands
+    change_b = _literal(b) or not _literal(a) and "half" in _bare(second)
+    target, given, value = (_bare(second), _bare(third), b) if change_b else (
+        _bare(third), _bare(second), a)
+    converted = _converted(value, given, target)
+    fixed = f"{condition} ? {a} : {converted}" if change_b else f"{condition} ? {converted} : {b}"
+    return (f"{where}'s ?: gives {_a(second)} on one side, {a}, and {_a(third)} on the other, "
+            f"{b}: both sides of ?: must have one type, and C++ will not choose between "
+            f"{_bare(second)} and {_bare(third)}",
+            f"make both sides {target}, {converted}: {fixed}")
+
+
+def _literal(text: str) -> bool:
+    return bool(re.fullmatch(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?[fFuUlL]*", text.strip()))
+
+
+def _bare(type_: str) -> str:
+    return re.sub(r"\bconst\s+|\s+const\b", "", type_).strip()
+
+
+def _converted(value: str, given: str, target: str) -> str:
+    halves = ("half", "__half")
+    if target in halves and given in ("float", "double", "int"):
+        return f"__float2half({value})"
+    if given in halves and target == "float":
+        return f"__half2float({value})"
+    return f"({target})({value})"
+
+
+def _read_only(d, where, source):
+    stored = d.expression or (d.names[0] if d.names else "a const variable")
+    root = d.names[0] if d.names else stored
+    return (f"{where} stores into {stored}, but {root} is const: an input of the kernel, which "
+            "it may only read", "store the result into the output array, the pointer "
+            "parameter without const (the stub's signature says which)")
+
+
+def _void_return(d, where, source):
+    return (f"{where} returns a value, but a kernel is void: it returns nothing to the host",
+            "store the thread's result into the output array at its own index (out[i] = ...;); "
+            "return; alone, with no value, ends a thread early")
+
+
+def _expected(d, where, source):
+    if ";" not in d.names[:-1]:
+        return None
+    found = d.names[-1] if d.names else "the next statement"
+    return (f"the compiler expected a ; before {found} on {where}: the statement before it has "
+            "no ; at its end (the compiler notices where the next one starts)",
+            "end each statement with ;: in C++ a line's end does not end a statement")
+
+
+def _redeclared(d, where, source):
+    name = d.names[0] if d.names else "a name"
+    as_ = f" (as {d.types[0]} {name})" if d.types else ""
+    return (f"{where} declares {name} again{as_}, in braces where it is already declared",
+            f"to change its value, assign it without a type, {name} = ...; for another "
+            "variable, give it another name")
+
+
+def _a(what: str) -> str:
+    return f"{'an' if what[:1] in 'aeio' or what.startswith('un') else 'a'} {what}"
+
+
+_RULES = {
+    "subscript of a non-array": _subscript, "index not an integer": _index,
+    "continue outside a loop": _outside_a_loop("continue", "to skip this thread's element, "
+                                               "return: the thread ends there, as continue ends "
+                                               "one trip of a Python loop"),
+    "break outside a loop": _outside_a_loop("break", "to stop this thread's work there, return: "
+                                            "a thread has no loop of its own to break out of"),
+    "undeclared": _undeclared, "no member": _no_member, "no conversion": _conversion,
+    "mismatched types in ?:": _conditional, "store into read-only": _read_only,
+    "value returned from a void function": _void_return, "expected": _expected,
+    "redeclared": _redeclared,
+}
+"""The rule for each kind of ``Diagnostic``: ``(record, where, source)`` to (problem, hint), or
+None for the plain verdict."""
