@@ -98,3 +98,17 @@ def test_a_compile_error_without_a_rule_keeps_the_plain_verdict():
     for records in [(), (_record("other"),), (_record("expected", names=(")", "}")),)]:
         said = verdict("k.cu", "k.cu:7:5: error: ...", records)
         assert (said.problem, said.hint) == ("k.cu does not compile", COMPILE_HINT), said
+
+
+def test_on_a_gpu_the_records_come_from_the_simulator_twin(monkeypatch):
+    """nvcc's error has no records: an exercise with a simulator twin compiles the same file
+    there for them; one without keeps the plain verdict."""
+    import helpers.backend
+    from helpers.exercises.compile_errors import diagnosed
+
+    path = stable_file("verdict_continue.cu", "__global__ void k(int *x)\n{\n    continue;\n}\n")
+    monkeypatch.setattr(helpers.backend, "BACKEND", "pycuda")
+    nvcc_said = RuntimeError("kernel.cu(3): error: a continue statement may only be used within a loop")
+    found = diagnosed(nvcc_said, path, False, twin=True)
+    assert [(d.file, d.line, d.kind) for d in found] == [(path, 3, "continue outside a loop")]
+    assert diagnosed(nvcc_said, path, False, twin=False) == ()
