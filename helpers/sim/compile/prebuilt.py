@@ -28,6 +28,7 @@ may belong to another copy of the course, building into it now.
 """
 
 import hashlib
+import os
 import shutil
 import subprocess
 import time
@@ -40,21 +41,26 @@ from . import messages, source, toolchain
 HEADER = "cuda_sim.h"
 
 
-# A folder made from other headers is deleted once it is this old: a younger one may be another
-# copy's (a second checkout, a student release of another commit) while it builds into it.
+# A folder made from other headers is deleted once it has not been used for this long: a younger
+# one may be another copy's (a second checkout, a student release of another commit), which
+# builds with it now. Each use sets its time afresh (_folder).
 STALE_AFTER_S = 3600
 
 
 def _folder(kind, cxx, flags, include_dir, headers_digest, where=()):
-    """The cache folder for ``kind`` built by ``cxx`` with ``flags``; folders of the same kind made
-    from other headers more than STALE_AFTER_S ago are deleted when it is made. Where the
-    headers are is no part of the name (their digest is), unless ``where`` names it: every copy
-    of the course with the same headers shares one."""
+    """The cache folder for ``kind`` built by ``cxx`` with ``flags``, its time set to now (in use);
+    folders of the same kind made from other headers and unused for STALE_AFTER_S are deleted
+    when it is made. Where the headers are is no part of the name (their digest is), unless
+    ``where`` names it: every copy of the course with the same headers shares one."""
     named_by = [*cxx, *(source.anywhere(f) for f in flags if f != f"-I{include_dir}"), *where]
     flag_key = hashlib.sha256("\0".join(named_by).encode()).hexdigest()[:20]
     root = module_cache.folder()
     folder = root / f"{kind}-{headers_digest[:12]}-{flag_key}"
-    if not folder.exists():
+    try:
+        os.utime(folder)   # in use: another copy's clean-up leaves it
+    except PermissionError:
+        pass               # another user's: used as it is
+    except FileNotFoundError:
         for stale in root.glob(f"{kind}-*"):
             if not stale.name.startswith(f"{kind}-{headers_digest[:12]}-") and _age_s(stale) > STALE_AFTER_S:
                 shutil.rmtree(stale, ignore_errors=True)
@@ -63,7 +69,7 @@ def _folder(kind, cxx, flags, include_dir, headers_digest, where=()):
 
 
 def _age_s(folder):
-    """Seconds since anything was last written into ``folder`` (0 if it is gone)."""
+    """Seconds since ``folder`` was last used or written into (0 if it is gone)."""
     try:
         return time.time() - folder.stat().st_mtime
     except FileNotFoundError:

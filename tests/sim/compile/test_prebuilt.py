@@ -86,6 +86,22 @@ def test_the_prelude_is_precompiled_for_the_second_build_with_the_same_flags(tmp
         prebuilt.prelude_folder(gcc, flags, include, digest)
 
 
+@pytest.mark.usefixtures("empty_cache")
+def test_a_prelude_in_use_is_not_another_copys_stale_folder(tmp_path, gcc):
+    """A copy of the course whose headers differ deletes the folders of other headers unused for
+    an hour, not one that another copy still builds with (seen: a test run's compile failed on a
+    precompiled prelude deleted under it, made more than an hour before by a copy in use)."""
+    include = tiny_prelude(tmp_path / "include", "inline int which() { return 1; }\n")
+    flags, mine, theirs = ["-std=c++17", "-O2", f"-I{include}"], "3" * 64, "4" * 64
+    prebuilt.prelude_folder(gcc, flags, include, mine)            # the first build: wanted
+    folder = prebuilt.prelude_folder(gcc, flags, include, mine)   # the second: precompiled
+    an_hour_ago = time.time() - prebuilt.STALE_AFTER_S - 60
+    os.utime(folder, (an_hour_ago, an_hour_ago))
+    assert prebuilt.prelude_folder(gcc, flags, include, mine) == folder   # in use again
+    prebuilt.prelude_folder(gcc, flags, include, theirs)          # another copy's headers
+    assert (folder / "cuda_sim.h.gch").is_file()
+
+
 @pytest.mark.usefixtures("private_cache")  # a new module each run: not in the run's cache
 def test_a_damaged_precompiled_prelude_is_deleted_and_the_module_built_without(tmp_path, gcc,
                                                                              monkeypatch):
