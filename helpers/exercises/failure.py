@@ -32,6 +32,11 @@ from collections.abc import Callable, Iterable
 GUARD_HINT = ("a thread read or wrote outside its array: check each index against its array's "
               "size, and the bounds guard (threads past the end must not read or write)")
 
+WRAPPED_HINT = ("threadIdx.x (and blockIdx.x, blockDim.x) are unsigned: threadIdx.x - 1 for thread 0 "
+                "wraps to 4294967295; test the thread before subtracting (if (threadIdx.x > 0)), "
+                "or compute the index in an int first: int t = threadIdx.x;")
+"""The hint for an index that went below 0 as an unsigned int (the error's ``wrapped`` field)."""
+
 LOOP_HINT = ("a loop whose condition never becomes false: check that each loop's variable moves "
              "towards its end, every time round")
 
@@ -105,7 +110,10 @@ def describe(error, arrays=None) -> str:
         access = {True: "a write", False: "a read"}.get(err.is_write, "an access")
         at, start = f" at {os.path.basename(err.line)}" if err.line else "", \
             (err.allocation or (None,))[0]
-        if err.length is not None and err.element is not None:     # as the learner indexed it
+        if getattr(err, "wrapped", False):   # below 0 as an unsigned int: named as it held it
+            from helpers.sim.run.wrapped import index_words
+            what = f" of {err.array}[{err.index}]{at}: {index_words(err.element, err.index)}"
+        elif err.length is not None and err.element is not None:     # as the learner indexed it
             what = (f" of {err.array}[{err.element}]{at}, "
                     f"{element_words(err.element, err.length)}")
         elif (arrays or {}).get(start):   # an address in the allocation a parameter points to
@@ -122,6 +130,10 @@ def describe(error, arrays=None) -> str:
         index = f" (index {err.element})" if kind == "array bounds" and err.element is not None \
             else ""
         what = DESCRIPTIONS[kind] if not _below_zero(err) else "indexed an array before its start"
+        if kind == "array bounds" and getattr(err, "wrapped", False):
+            from helpers.sim.run.wrapped import index_words
+            return (f"{who} indexed an array at {err.index} at {os.path.basename(err.line)}: "
+                    f"{index_words(err.index - (1 << 32), err.index)}")
         return f"{who} {what}{index} at {os.path.basename(err.line)}"
     return str(err).removeprefix("cuLaunchKernel failed: ")
 
@@ -154,6 +166,8 @@ def hint(failure: Failure, guard_hint: str = "") -> str:
     kind = failure.kind
     if kind == "race":
         return race_hint(failure)
+    if getattr(failure.error, "wrapped", False):
+        return WRAPPED_HINT
     if kind == "array bounds" and _below_zero(failure.error):
         return ("an index into an array declared with a fixed size came out below 0: check how "
                 "it is worked out (a subtraction, or a thread's number where its place in the "

@@ -1,16 +1,14 @@
 """The simulator's exceptions: PyCUDA's own classes, and two for what the simulator lacks.
 
 PyCUDA's classes (`pycuda.driver.Error` and its subclasses) keep their names and bases, so code
-that catches `drv.LogicError` or `drv.MemoryError` behaves the same on both backends.
-`MemoryError` is also Python's built-in MemoryError, so `except MemoryError:` catches it too.
+that catches `drv.LogicError` or `drv.MemoryError` behaves the same on both backends (and
+`MemoryError`, Python's built-in too, `except MemoryError:`). Two more say what the simulator
+does not do, and what to do instead:
 
-Two more say what the simulator does not do, and what to do instead:
-
-- `NotProvided`: a PyCUDA name the simulator does not have (yet). It is an AttributeError, so
-  `hasattr`, `copy.copy`, `np.asarray` and friends probe for it as they would for any missing
-  attribute; it is also a NotImplementedError, the class it had before.
-- `NeedsGPU`: a CUDA feature the simulator will not have (textures, OpenGL interop, cuRAND, IPC,
-  dynamic parallelism). Raised when the feature is used; the message names it.
+- `NotProvided`: a PyCUDA name the simulator does not have (yet); an AttributeError, which
+  `hasattr`, `copy.copy` and `np.asarray` probe for, and a NotImplementedError, as it was before.
+- `NeedsGPU`: a CUDA feature the simulator will not have (textures, OpenGL, cuRAND, IPC, dynamic
+  parallelism), raised when the feature is used, named in the message.
 """
 
 import builtins
@@ -30,8 +28,7 @@ class LogicError(Error):
 class InvalidPointerError(LogicError):
     """A pointer argument that points into no live allocation: ``kind`` ("use after free",
     "wild pointer", or "out of bounds" just outside one), ``parameter`` (its index, 0-based),
-    ``kernel``; for one out of bounds, ``allocation`` (the nearest one's start and size in bytes)
-    and ``offset`` (the address's distance from its start), as OutOfBoundsError's."""
+    ``kernel``; for one out of bounds, ``allocation`` and ``offset`` as OutOfBoundsError's."""
 
     def __init__(self, msg, *, kind, parameter, kernel, allocation=None, offset=None):
         super().__init__(msg)
@@ -94,13 +91,15 @@ class OutOfBoundsError(LaunchError):
     pages or canaries around the dynamic shared memory (the ``extern __shared__`` array) found
     it, ``space`` is "shared" and ``offset`` counts from the start of that memory: negative
     before it, else past the end of the launch's shared= bytes (``element`` and ``length`` None:
-    the array's type is not known there)."""
+    the array's type is not known there). ``wrapped`` True where the index went below 0 as an
+    unsigned int (s[threadIdx.x - 1] for thread 0): ``element`` is -k, ``index`` 2^32 - k."""
 
     def __init__(self, msg, *, allocation=None, offset=None, is_write=None, size=None, space=None,
-                 length=None, **facts):
+                 length=None, wrapped=False, index=None, **facts):
         super().__init__(msg, **facts)
         self.allocation, self.offset, self.is_write = allocation, offset, is_write
         self.size, self.space, self.length = size, space, length
+        self.wrapped, self.index = wrapped, index
 
     @property
     def relative(self):
@@ -269,11 +268,12 @@ class WarpMaskError(LaunchError):
 class ArrayBoundsError(LaunchError):
     """An index past the size an array was declared with (kind "array bounds"), as GCC's bounds
     check hands it over: ``element`` (the index), ``declared`` (the array's declared type,
-    "float [12][36]") and ``length`` (the size of the dimension the index ran past: 12 there)."""
+    "float [12][36]"), ``length`` (the size of the dimension the index ran past: 12 there);
+    ``wrapped`` True where it is an unsigned int that went below 0, 2^32 - k (``index`` too)."""
 
-    def __init__(self, msg, *, declared, length, **facts):
+    def __init__(self, msg, *, declared, length, wrapped=False, index=None, **facts):
         super().__init__(msg, **facts)
-        self.declared, self.length = declared, length
+        self.declared, self.length, self.wrapped, self.index = declared, length, wrapped, index
 
 
 class TimeLimitError(LaunchError):

@@ -111,3 +111,28 @@ def test_an_access_past_a_known_arrays_end_names_its_size():
                             space="shared")
     said = hint(Failure(past), "guard i < n")
     assert said.startswith("tile has 16 elements, tile[0] to tile[15]") and "guard i < n" in said
+
+
+def test_an_index_wrapped_around_as_an_unsigned_int_is_named_and_gets_its_hint():
+    """threadIdx.x - 1 for thread 0 is 4294967295: the simulator names the array, element -1 and
+    the ``wrapped`` field; the hint says threadIdx.x is unsigned, whatever the crash hint."""
+    wrapped = OutOfBoundsError("X", kind="out of bounds", allocation=(4096, 400),
+                               offset=4 * 4294967295 + 4096, array="x", element=-1,
+                               index=4294967295, wrapped=True, length=100, block=B0,
+                               thread=(0, 0, 0), is_write=False, space="global", line="/t/k.cu:5")
+    said = hint(Failure(wrapped), "guard i < n")
+    assert said.startswith("threadIdx.x (and blockIdx.x, blockDim.x) are unsigned: threadIdx.x "
+                           "- 1 for thread 0 wraps to 4294967295")
+    assert "if (threadIdx.x > 0)" in said and "int t = threadIdx.x;" in said
+    assert describe(wrapped) == (
+        "block (0, 0, 0), thread (0, 0, 0): a read of x[4294967295] at k.cu:5: the index is -1 "
+        "wrapped around as an unsigned int (threadIdx.x - 1 for thread 0, like any unsigned i - 1 "
+        "at i = 0, is 4294967295, not -1)")
+    bounds = ArrayBoundsError("X", kind="array bounds", declared="float [32]", length=32,
+                              element=4294967295, index=4294967295, wrapped=True, block=B0,
+                              thread=(0, 0, 0), line="/t/k.cu:7")
+    assert hint(Failure(bounds)) == said
+    assert describe(bounds) == (
+        "thread (0, 0, 0) of block (0, 0, 0) indexed an array at 4294967295 at k.cu:7: the index "
+        "is -1 wrapped around as an unsigned int (threadIdx.x - 1 for thread 0, like any unsigned "
+        "i - 1 at i = 0, is 4294967295, not -1)")

@@ -93,6 +93,12 @@ WRONG = {
                           ["every output is 4 times the right one", "multiplied by 2, not halved"]),
     "result_never_stored": ([("    out[i] =", "    float g =")],
                             ["out was never written", "out[i] = (s[j + 1] - s[j - 1]) * 0.5f"]),
+    # audit E (E30): the neighbours read at threadIdx.x, not j: s[threadIdx.x - 1] for thread 0
+    # is s[4294967295] (threadIdx.x is unsigned), 16 GiB past s, once named a wild pointer
+    "difference_at_the_thread_index": ([(DIFF, "(s[threadIdx.x + 1] - s[threadIdx.x - 1])")],
+                                       ["a read of s[4294967295]",
+                                        "the index is -1 wrapped around as an unsigned int",
+                                        "threadIdx.x - 1 for thread 0", "j = threadIdx.x + 1"]),
     # audit 3b: the window loaded, but the output from global memory, its indices unclamped
     "neighbours_from_global_unclamped": ([(DIFF, "(in[i + 1] - in[i - 1])")],
                                          ["read its neighbours from global memory",
@@ -103,6 +109,8 @@ SIMULATOR_ONLY = {"static_array_too_small": "an overrun of shared memory may bre
                                             "context",
                   "window_without_the_halo_slot": "a read before a shared array's start may be "
                                                   "an illegal address on a GPU",
+                  "difference_at_the_thread_index": "s[4294967295] is an illegal address on a "
+                                                    "GPU",
                   "right_halo_by_no_thread": "s[blockDim.x + 1], never loaded, holds garbage on "
                                              "a GPU: maybe what an earlier launch left there",
                   **dict.fromkeys(("left_halo_in_the_first_slot", "left_halo_only_in_block_0"),

@@ -33,7 +33,8 @@ class ErrorReport(ctypes.Structure):
                 ("warp_rule", ctypes.c_int32), ("warp_mask", ctypes.c_uint32),
                 ("warp_lane", ctypes.c_int32), ("warp_waiting", ctypes.c_uint32 * 32),
                 ("refused", ctypes.c_int32), ("decoded", ctypes.c_int32),
-                ("alignment", ctypes.c_int32)]
+                ("alignment", ctypes.c_int32), ("worker_anchor", ctypes.c_uint64),
+                ("dynamic_shared_base", ctypes.c_uint64)]
 
     def failed_thread(self):
         """(x, y, z) of the thread that failed; None where the runtime could not tell which (its

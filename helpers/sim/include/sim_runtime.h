@@ -120,6 +120,11 @@ struct Error {
     // instruction needs its address to be a multiple of (16 for a uint4 or float4 moved by SSE,
     // 32 by AVX; 0 for none). run/report.py tells a misaligned address from these.
     int32_t refused, decoded, alignment;
+    // FAULT: where the failing thread's shared memory lay, read by run/report.py only to name an
+    // index that wrapped around as an unsigned int (s[threadIdx.x - 1] for thread 0 lands 16 GiB
+    // past s): sim::worker's address in that thread (its __shared__ arrays lie at their offsets
+    // from it, compile/module.py: shared_variables) and its block's dynamic shared memory.
+    uint64_t worker_anchor, dynamic_shared_base;
 };
 
 // Error::warp_rule

@@ -156,6 +156,8 @@ inline void on_signal(int sig, siginfo_t *si, void *ctx) {
     w->err.address = (uint64_t)(uintptr_t)si->si_addr;
     w->err.pc = (uint64_t)instruction_pointer(ctx);
     w->err.is_write = -1;
+    w->err.worker_anchor = (uint64_t)(uintptr_t)&worker;
+    w->err.dynamic_shared_base = (uint64_t)(uintptr_t)w->dynamic_shared;
 #if defined(__x86_64__) && defined(__linux__)
     if (sig == SIGSEGV) w->err.is_write = (((ucontext_t *)ctx)->uc_mcontext.gregs[REG_ERR] & 2) ? 1 : 0;
     if (sig == SIGSEGV && si->si_code == SI_KERNEL) {  // a general-protection fault: no address

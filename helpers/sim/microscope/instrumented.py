@@ -145,7 +145,7 @@ class Instrumented:
         if plain.rebuild is None:
             raise errors.LogicError("this module was not made by SourceModule: it cannot be traced")
         path = plain.rebuild(instrument=kind)
-        self.plain, self.module = plain, Module(path)
+        self.plain, self.module = plain, Module(path, source=plain.source)  # for names
         self.sites = site_table.load(path)
         lib = self.module.lib
         _declare(lib)

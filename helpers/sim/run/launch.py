@@ -170,7 +170,7 @@ def run(record, blocks=None):
     if status in operators.STATUSES:
         raise operators.error(record, status, err)
     if status != "OK":
-        raise launch_report.error(record.module, record.kernel.name, status, err)
+        raise launch_report.error(record.module, record.kernel.name, status, err, record)
 
 
 def _find_culprit(record, blocks, damaged, found):

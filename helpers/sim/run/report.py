@@ -9,6 +9,7 @@ memcheck names the line of a bad access."""
 import re
 
 from ..machine import memory
+from . import wrapped
 from ..errors import (ArrayBoundsError, LaunchError, MisalignedAddressError, OutOfBoundsError,
                       WarpMaskError)
 from .ubsan import as_signed, type_of
@@ -39,22 +40,27 @@ WARP_RULES = {1: "leaves out the caller", 2: "names an exited lane", 3: "lanes n
 """sim::WarpRule (include/sim_runtime.h) -> WarpMaskError.rule"""
 
 
-def error(module, name, status, err):
+def error(module, name, status, err, record=None):
     """The LaunchError for a launch of kernel ``name`` of ``module`` that ended with ``status``
     (a status name of module.py) and the runtime's ErrorReport ``err``: an OutOfBoundsError for
-    a bad access."""
+    a bad access, which names the array where ``record`` (the launch) shows an index wrapped
+    around as an unsigned int (run/wrapped.py)."""
     site = f"{err.file.decode()}:{err.line}" if err.file else module.source_line(err.pc)
+    found = (wrapped.find(err.address, wrapped.launch_arrays(record, err))
+             if status == "FAULT" and not err.refused and record is not None else None)
     facts = {"kernel": name, "kind": KIND.get(status, "failed"), "line": site}
     if status != "RESOURCES":
         facts["block"] = tuple(err.block)
     if status not in ("RESOURCES", "OVERRUN"):
         facts["thread"] = err.failed_thread()
     bounds = bounds_index(err) if status == "BOUNDS" else None
-    text = f"cuLaunchKernel failed: {message(name, status, err, site, bounds)}"
+    text = f"cuLaunchKernel failed: {message(name, status, err, site, bounds, found)}"
     if bounds:
-        (facts["element"], declared), length = bounds, re.match(r"[^\[]*\[(\d+)\]", bounds[1])
+        (index, declared), length = bounds, re.match(r"[^\[]*\[(\d+)\]", bounds[1])
+        wrap = wrapped.unsigned_wrap(index)
         return ArrayBoundsError(text, declared=declared, length=int(length[1]) if length else None,
-                                **facts)
+                                element=index, wrapped=wrap is not None,
+                                index=index if wrap is not None else None, **facts)
     if status == "WARP" and err.warp_rule in WARP_RULES:
         facts.pop("kind")
         waiting = tuple(32 * k + lane for k, lanes in enumerate(err.warp_waiting)
@@ -69,6 +75,8 @@ def error(module, name, status, err):
     is_write = {1: True, 0: False}.get(err.is_write)
     if status == "FAULT" and err.refused:
         return refused_error(text, err, is_write, facts)
+    if found:
+        return wrapped_error(text, err, found, is_write, facts)
     if err.in_dynamic_shared:
         return OutOfBoundsError(text, is_write=is_write, array="extern __shared__ array",
                                 space="shared", offset=err.dynamic_shared_offset, **facts)
@@ -131,6 +139,19 @@ def refused_words(err, access):
             "bytes)")
 
 
+def wrapped_error(text, err, found, is_write, facts):
+    """The OutOfBoundsError of a fault at an index that wrapped around (``found``, a Wrapped): the
+    array and its element -k, as the learner wrote them, ``index`` what the index held."""
+    where = {"offset": err.address - found.start}
+    if found.space == "global":
+        where = memory.fault_facts(found.start)
+        where["offset"] = err.address - where["allocation"][0]
+    return OutOfBoundsError(text, is_write=is_write, address=err.address, array=found.array,
+                            element=found.element, index=found.index, wrapped=True,
+                            space=found.space, length=found.length,
+                            **{**facts, **where, "kind": "out of bounds"})
+
+
 def bounds_index(err):
     """(the index, the array's declared type, as "float[256]") of a BOUNDS error: GCC's bounds
     check hands both to the runtime (include/sim_grid.h)."""
@@ -148,10 +169,11 @@ def thread_words(err):
     return f"thread ({', '.join(map(str, thread))})"
 
 
-def message(name, status, err, site, bounds=None):
+def message(name, status, err, site, bounds=None, found=None):
     """The LaunchError text for a launch that ended with ``status`` (a status name of
     module.py), the runtime's ErrorReport ``err`` and the line ``site`` ("file.cu:12" or None);
-    ``bounds``: a BOUNDS error's (index, declared type), ``bounds_index``'s."""
+    ``bounds``: a BOUNDS error's (index, declared type), ``bounds_index``'s; ``found``: a fault's
+    wrapped index (run/wrapped.py), or None."""
     where = (f"in kernel {name!r}, block ({', '.join(map(str, err.block))}), "
              f"{thread_words(err)}")
     if status == "OVERRUN":  # found after the block ended: which thread did it is not known
@@ -168,6 +190,8 @@ def message(name, status, err, site, bounds=None):
         access = {1: "a write to", 0: "a read of"}.get(err.is_write, "an access to")
         if status == "FAULT" and err.refused:
             message += f": {refused_words(err, access)}"
+        elif found:
+            message += f": {wrapped.access_words(found, access)}"
         elif err.in_dynamic_shared and err.dynamic_shared_offset >= 0:
             message += (f": {access} dynamic shared memory past the end of the bytes the launch "
                         "gave it (its shared= argument)")
@@ -190,6 +214,8 @@ def message(name, status, err, site, bounds=None):
         index, declared = bounds
         message += (f" at {site}" if site else "") + (f": index {index} of an array declared "
                                                       f"{declared}")
+        if wrapped.unsigned_wrap(index) is not None:
+            message += f": {wrapped.index_words(wrapped.unsigned_wrap(index), index)}"
     elif site:
         message += f" at {site}" + (f": {text}" if text else "")
     return message
