@@ -231,6 +231,11 @@ def _wrong_means(got, want, x, n):
         yield (f"means[{b}] = {got[b]}, the mean of block 0's elements x[0] to x[{counts[b] - 1}]: "
                "the sum read x[k], not the block's own elements",
                "tile[k] holds the block's element x[first + k]: sum += tile[k]")
+    if blocks > 1 and close[0] and not got[1:].any() and want[1:].any():
+        yield (f"means[0] is right but means[1] to means[{blocks - 1}] are 0: the blocks after "
+               "the first loaded only zeros into tile[], as if the load's guard compared i, the "
+               "index over the whole array, with count, the block's own number of elements",
+               "guard the load with the array's end: tile[t] = i < n ? x[i] : 0.0f")
     if not close.all():
         first = int(np.argmax(~close))
         yield (f"means[{first}] = {got[first]}, but the mean of that block is {want[first]}",

@@ -65,6 +65,9 @@ WRONG = {
                        ["index 256", "tile holds the block's own elements", "k runs from 0"]),
     "sum_reads_x": ([("sum += tile[k];", "sum += x[k];")],
                     ["the mean of block 0's elements", "sum += tile[k]"]),
+    # audit G9: the load guarded by the block's count, not n: blocks 1 and up load only zeros
+    "load_guarded_by_count": ([("tile[t] = i < n ? x[i] : 0.0f;", "tile[t] = i < count ? x[i] : 0.0f;")],
+                              ["means[1] to means[3] are 0", "loaded only zeros", "i < n ? x[i]"]),
     # audit 3: the sum and the store outside thread 0's if: every thread stores means[b]
     "store_outside_the_if": ([("    if (t == 0) {\n        float sum = 0.0f;", "    float sum = 0.0f;\n    if (t == 0) {"),
                               ("        means[blockIdx.x] = sum / count;    // FIX 3\n    }",
