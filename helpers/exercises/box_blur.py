@@ -1,12 +1,9 @@
-"""Checker for the exercise in notebook 06: ``cuda_src/exercises/box_blur.cu``.
-
-``box_blur(in, out, width, height)`` averages the (2R + 1) x (2R + 1) pixels around each pixel of
-a grey float image (R = ``RADIUS``), coordinates clamped to the image, through a shared tile with
-a halo of R pixels around its 32 x 8 block. The first image also runs on the simulator,
-race-checked and traced. Wrong pixels are matched with known mistakes, then with models of what a
-tiled kernel computes whose tile's origin or window comes from another index (``_tiled``) or whose
-window spans other rows or columns, then located.
-"""
+"""Checker for the exercise in notebook 06: ``cuda_src/exercises/box_blur.cu``, the average of
+the (2R + 1)^2 pixels around each pixel (R = ``RADIUS``, clamped to the image) through a shared
+tile with a halo of R pixels around its 32 x 8 block. The first image also runs on the simulator,
+race-checked and traced. Wrong pixels are matched with known mistakes, then with models of tiled
+kernels whose tile's origin or window comes from another index (``_tiled``) or whose window spans
+other rows or columns, then located."""
 
 from __future__ import annotations
 
@@ -30,9 +27,8 @@ CASES = [Grid(45, 77, BLOCK), Grid(17, 40, BLOCK), Grid(2, 3, BLOCK)]
 """The images: odd sides, overhanging blocks, one image smaller than the window."""
 JUNK = np.float32(1000.0)  # the spare rows around the input: far from any pixel (in [0, 1))
 MAX_GLOBAL_LOADS_PER_WARP, MAX_CONFLICTS = (2 * RADIUS + 1) ** 2 / 2, 0.5
-"""What FAST allows on the simulator: a warp of the tiled kernel makes about 3 global load
-requests (its share of the tile), one that loads its whole window 25; a warp reading 32
-neighbouring floats of a tile row has no bank conflicts, one reading down a column several."""
+"""What FAST allows on the simulator: a warp of the tiled kernel makes about 3 global load requests,
+one loading its window 25; one reading a tile row has no bank conflicts, down a column several."""
 TARGET, BIG = 0.2, (4096, 8192)
 """The fraction of a copy's bandwidth FAST takes on a GPU (4 bytes read and 4 written a pixel of
 the BIG image, 128 MiB). On an H200 (2026-12-02, three runs): the solution 25 to 26% (its 25
@@ -51,9 +47,7 @@ TILE_READ_HINT = ("load the tile into shared memory once (TODO 1), then read eve
                   "that a warp's 32 threads read 32 neighbouring floats of one row of the tile")
 WORDS = Words(index_hint="x = blockIdx.x * BLOCK_X + threadIdx.x, y = blockIdx.y * BLOCK_Y + "
                          "threadIdx.y", guard_hint=GUARD_HINT)
-_RUNS = itertools.count()
-"""Each run gets an image of its own: tile elements a wrong kernel never loaded hold what an
-earlier launch left there, which must not be the right values by chance."""
+_RUNS = itertools.count()  # an image a run: tiles a wrong kernel never loaded hold an earlier one
 
 
 def _refine(failure):
@@ -79,19 +73,27 @@ def _refine(failure):
 
 
 def _radius_twice(failure):
-    """An index into tile at threadIdx + 3 RADIUS, past its side: RADIUS added to a window whose
-    offsets already run from 0 to 2 RADIUS."""
+    """An index into tile past its side: at threadIdx + 3 RADIUS (RADIUS added to a window whose
+    offsets already run from 0 to 2 RADIUS); at the image's coordinate plus the window's offset,
+    in a block past the first (the window read at x + dx or y + dy)."""
     err = failure.error
-    if failure.kind != "array bounds" or err.thread is None:
+    if failure.kind != "array bounds" or err.thread is None or err.block is None:
         return
     x, y = err.thread[:2]
-    for side, own, c, d, what in ((TILE_X, x, "x", "dx", "column"), (TILE_Y, y, "y", "dy", "row")):
+    for side, own, c, d, what, b in ((TILE_X, x, "x", "dx", "column", 0), (TILE_Y, y, "y", "dy",
+                                                                          "row", 1)):
         if err.length == side and err.element == own + 3 * RADIUS:
             yield (f"thread ({x}, {y}, 0) read tile {what} {err.element} = threadIdx.{c} + RADIUS "
                    f"+ {d} with {d} = 2 * RADIUS: with {d} from 0 to 2 * RADIUS, threadIdx.{c} + "
                    f"{d} already starts at the window's first pixel, RADIUS before this thread's, "
                    "and adding RADIUS too shifts the window past the tile's edge: "
                    "tile[threadIdx.y + dy][threadIdx.x + dx], no RADIUS added")
+        if err.length == side and err.block[b] and \
+                0 <= err.element - err.block[b] * BLOCK[b] - own <= 2 * RADIUS:
+            yield (f"tile was read at {what} {err.element}, the image's {c} plus the window's "
+                   "offset: tile holds the block's part of the image, indexed by the thread's "
+                   f"place in the block, not the pixel's {c}: tile[threadIdx.y + dy][threadIdx.x "
+                   "+ dx]")
 
 
 def reference(image: np.ndarray, rows=WINDOW, cols=WINDOW, mode: str = "edge", row=None,
@@ -188,6 +190,9 @@ def _models(image):
     yield (reference(image, past=1), "the window's pixels past the right edge come from the next "
            "row's first pixel, and past the bottom from beyond the image: the clamp lets index n "
            "through", "clamp to the last pixel, n - 1: min(max(i, 0), n - 1)")
+    yield (reference(image, clamps=tuple(np.subtract(image.shape, 1))), "the image's last row and "
+           "column were never loaded: the tile's pixels there came from the ones before (n - 2)",
+           "clamp_index's n is the size: clamp_index(x0 + tx, width), clamp_index(y0 + ty, height)")
     yield (reference(image, clamps=image.shape[::-1]), "the tile's rows were clamped to the width "
            "and its columns to the height: clamp_index's n swapped", "a row lies in 0 .. height "
            "- 1, a column in 0 .. width - 1: in[clamp_index(y0 + ty, height) * width + "

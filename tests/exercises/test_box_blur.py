@@ -44,6 +44,14 @@ WRONG = {
                             "RADIUS + dx with dx = 2 * RADIUS", "no RADIUS added"]),
     "two_threads_store_one_element": ([("tile[ty][tx] =", "tile[ty][tx / 2] =")],
                                       ["write-after-write", "each element must be loaded by one"]),
+    # audit G11, G12: clamp_index given the last index; the window read at the image's x, y
+    "clamp_to_the_last_index": ([(LOAD, "in[clamp_index(y0 + ty, height - 1) * width + "
+                                        "clamp_index(x0 + tx, width - 1)]")],
+                                ["last row and column were never loaded", "clamp_index(x0 + tx, width)"]),
+    "window_at_image_coordinates": ([("sum += tile[threadIdx.y + dy][threadIdx.x + dx];",
+                                      "sum += tile[y + dy][x + dx];")],
+                                    ["Hint: tile was read at column 36, the image's x plus the window's offset",
+                                     "not the pixel's x: tile[threadIdx.y + dy]"]),
     "halo_loops_one_short": ([("ty < TILE_Y;", "ty < TILE_Y - 1;"),
                               ("tx < TILE_X;", "tx < TILE_X - 1;")],
                              ["right, bottom edge(s) of their block", "halo"]),
@@ -248,6 +256,7 @@ SIMULATOR_ONLY = dict.fromkeys(("tile_declared_too_small", "tile_indices_swapped
                                 "tile_loop_from_threadIdx_x_plus_1"),  # (on a GPU, rows never loaded hold garbage)
                                "an overrun of shared memory may break the GPU's context")
 SIMULATOR_ONLY.update(radius_added_twice="an overrun of shared memory may break the GPU's context",
+                      window_at_image_coordinates="an overrun of shared memory may break the GPU's context",
                       barrier_inside_the_loop="a race: on a GPU the values depend on the warps' order")
 
 
