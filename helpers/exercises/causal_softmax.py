@@ -182,6 +182,28 @@ def _max_slips(x, got, bad, kernels):
                "start the max at -INFINITY: float m = -INFINITY, then fmaxf over columns 0 to last")
 
 
+def _near_nan(got, model):
+    return np.allclose(got, model, rtol=4e-3, atol=1e-4, equal_nan=True)
+
+
+def _max_from_warp(x, block):
+    """What a max loop from column threadIdx.x, not the lane, gives: warp w of a block of
+    ``block`` threads takes the visible columns from 32 w on (none: m = -INFINITY)."""
+    rows, cols = x.shape
+    warp = np.arange(rows) % (block // 32)
+    seen = visible(rows, cols) & (np.arange(cols)[None, :] >= 32 * warp[:, None])
+    return _shifted(x, np.where(seen, x.astype(np.float64), -np.inf).max(axis=1))
+
+
+def _one_warp_right(kernels, x) -> bool:
+    """Whether a launch on the simulator of ``x`` with one warp a block comes out right."""
+    rows, cols = x.shape
+    seen = observe(kernels, Launch((Input(x), Output((rows, cols), np.float16), np.int32(rows),
+                                    np.int32(cols)), block=(32, 1, 1), grid=(rows, 1)),
+                   key="one warp a block", racecheck=False)
+    return seen.error is None and _near(seen.outs[0].got.astype(np.float64), softmax(x))
+
+
 def _maxima_not_maxed(kernels) -> bool:
     """Whether a launch on the simulator of 33 rows by 32 columns of zeros comes out NaN in rows
     0 to 30, where some lanes see no column and hold m = -INFINITY, and right in rows 31 and 32,
@@ -288,6 +310,13 @@ def _mistakes(case, run):
     if (got[~visible(*x.shape) & ~run.out.unwritten] != 0).any():
         yield ("the masked columns (past the row's own, c > row) are not 0",
                "y = 0 where c > last: a token does not look at the ones after it")
+    if bad and _near_nan(got, _max_from_warp(x, case[2])) and _one_warp_right(run.kernel, x):
+        yield (f"NaN in the rows of the block's warps past the first ({case[2] // 32} warps a "
+               "block): their lanes' max started at column 32 * warp + lane, so a warp whose "
+               "rows end before that saw no column and kept m = -INFINITY (exp(x - m) is inf, "
+               "inf / inf NaN); with one warp a block the kernel is right",
+               "each warp has a row of its own, and its lanes start at their lane, threadIdx.x "
+               "% 32, not threadIdx.x: for (int c = lane; c <= last; c += 32)")
     if odd_masked and odd_masked <= bad <= {0, *range(1, x.shape[0], 2)}:  # row 0: x[0] is 0
         yield ("NaN in the rows whose masked columns hold the largest scores: the max was taken "
                "over the masked columns too, and every visible exp(x - m) underflowed to 0",

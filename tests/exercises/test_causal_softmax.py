@@ -48,6 +48,11 @@ WRONG = [
      ["some rows or columns of y were never written", "while c < cols"]),
     ("max_of_the_first_column", variant(KERNEL, (MAX, "    float m = __half2float(in[0]);\n")),
      ["NaN or inf in the rows whose scores are about 100", "m = the max of columns 0 to last"]),
+    # audit G13: the max's loop from threadIdx.x, not the lane: warps past the first see no column
+    ("max_loop_from_threadIdx_x", variant(KERNEL, ("    for (int c = lane; c <= last; c += 32)\n        m = fmaxf",
+                                                   "    for (int c = threadIdx.x; c <= last; c += 32)\n        m = fmaxf")),
+     ["NaN in the rows of the block's warps past the first", "32 * warp + lane",
+      "not threadIdx.x: for (int c = lane;"]),
     ("max_over_the_masked_columns_too", variant(KERNEL, (MAX, MAX.replace("c <= last", "c < cols"))),
      ["the max was taken over the masked columns too", "c <= last"]),
     ("sum_stops_before_last", variant(KERNEL, (SUM, SUM.replace("c <= last", "c < last"))),
