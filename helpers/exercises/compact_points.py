@@ -165,6 +165,7 @@ def _models(xyz, out, count):
                "Z at points[2 * n + k]), as xyz is, but points holds one point a row: row k is "
                "points[3 * k], points[3 * k + 1], points[3 * k + 2]",
                "points[3 * k + 0] = X, points[3 * k + 1] = Y, points[3 * k + 2] = Z")
+    yield from _z_interleaved(xyz, out, count)
     want = xyz[:, xyz[2] > 0].T
     hole = out.got.view(np.uint32) == HOLE.view(np.uint32)
     if (count > 1 and out.unwritten[0].all() and not out.unwritten[1:].any()
@@ -174,6 +175,25 @@ def _models(xyz, out, count):
                "is true for the first point (slot is an exclusive sum: its row is 0) and false "
                f"for holes, which wrote the next point's row and row {count}, past the end",
                HOLE_HINT)
+
+
+def _z_interleaved(xyz, out, count):
+    """The rows a hole test on xyz[3 * i + 2] (Z of an interleaved cloud) leaves: pixel i passes
+    where that element is above 0, and writes row slot[i] (a hole the next point's row)."""
+    n, valid = xyz.shape[1], xyz[2] > 0
+    passes, slot = xyz.ravel()[3 * np.arange(n) + 2] > 0, np.cumsum(valid) - valid
+    if (passes == valid).all():
+        return
+    written = np.zeros(count + 1, bool)
+    written[slot[passes]] = True
+    past = 3 * count + np.arange(3) if written[count] else []
+    if np.array_equal(out.unwritten.any(axis=1), ~written[:count]) and \
+            np.array_equal(out.past, past):
+        holes = ", and holes wrote rows" if (passes & ~valid).any() else ""
+        yield (f"{int((~written[:count]).sum())} of {count} points were never written{holes}: "
+               "the hole test read xyz[3 * i + 2], Z as if xyz held x, y, z "
+               "side by side, but xyz is three planes", f"Z is xyz[2 * n + i] (n = {n}): "
+               "return when !(xyz[2 * n + i] > 0.0f)")
 
 
 def _reached(index, n, block):

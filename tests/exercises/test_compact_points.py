@@ -36,6 +36,9 @@ WRONG = {
     "one_float_a_point": ([("points[3 * k]", "points[k]"), ("points[3 * k + 1]", "points[k + 1]"),
                            ("points[3 * k + 2]", "points[k + 2]")],
                           "one a point", "points[3 * k] = X"),
+    # audit G17: the hole test reads Z as if xyz were interleaved, xyz[3 * i + 2]
+    "hole_test_interleaved": ([(HOLE, HOLE.replace("xyz[2 * n + i]", "xyz[3 * i + 2]"))],
+                              "the hole test read xyz[3 * i + 2]", "Z is xyz[2 * n + i]"),
     "y_never_written": ([(STORES[1], "")], "points were never written", "slot[i]"),
     "y_from_x": ([(STORES[1], "points[3 * k + 1] = xyz[i];")], "points are wrong",
                  "xyz[n + i]"),
