@@ -7,11 +7,12 @@ import numpy as np
 
 
 def escape_counts(z_re, z_im, c_re, c_im, max_iter: int, bound=4, twice=2,
-                  im2_sign=-1) -> np.ndarray:
+                  im2_sign=-1, box=False) -> np.ndarray:
     """Steps of z -> z*z + c until |z|^2 > ``bound`` (at most ``max_iter``), element by element,
     in float32 in the kernels' order; on the pixels still running only, so its cost falls as
     they escape. ``twice`` and ``im2_sign``: the step's z_im = twice*z_re*z_im + c_im and
-    z_re = z_re^2 + im2_sign*z_im^2 + c_re (other values: a wrong kernel's model)."""
+    z_re = z_re^2 + im2_sign*z_im^2 + c_re (other values: a wrong kernel's model); ``box``: the
+    escape tested on each part, |z_re| or |z_im| above sqrt(bound) (a wrong kernel's too)."""
     f32 = np.float32
     arrays = np.broadcast_arrays(*(np.asarray(a, f32) for a in (z_re, z_im, c_re, c_im)))
     shape, (zr, zi, cr, ci) = arrays[0].shape, (a.ravel() for a in arrays)
@@ -19,7 +20,8 @@ def escape_counts(z_re, z_im, c_re, c_im, max_iter: int, bound=4, twice=2,
     with np.errstate(over="ignore", invalid="ignore"):   # a huge c may overflow: it escapes
         for _ in range(max_iter):
             re2, im2 = zr * zr, zi * zi
-            going = re2 + im2 <= f32(bound)
+            going = re2 + im2 <= f32(bound) if not box else \
+                (np.abs(zr) <= f32(np.sqrt(bound))) & (np.abs(zi) <= f32(np.sqrt(bound)))
             if not going.all():              # drop the pixels that escaped
                 idx, zr, zi, cr, ci, re2, im2 = (a[going] for a in (idx, zr, zi, cr, ci, re2, im2))
                 if idx.size == 0:

@@ -117,7 +117,10 @@ def _wrong_answers(case, ref):
             (dict(bound=2), "the loop stops at |z|^2 > 2: |z| > 2 is |z|^2 > 4",
              "break once re2 + im2 > 4.0f"),
             (dict(bound=16), "the loop stops at |z| > 4 (|z|^2 > 16): the escape radius is 2",
-             "break once re2 + im2 > 4.0f, that is |z| > 2 (no sqrtf needed)")):
+             "break once re2 + im2 > 4.0f, that is |z| > 2 (no sqrtf needed)"),
+            (dict(box=True), "the loop stops once z_re or z_im alone passes 2 (a square): "
+             "|z| > 2 is the circle re2 + im2 > 4, and z can leave it with both parts below 2",
+             "break once re2 + im2 > 4.0f, the square of |z| against 2 * 2")):
         yield escape_counts(re, im, c_re, c_im, max_iter, **change), problem, hint
     yield from _count_mistakes(ref, width, height, max_iter)
 
@@ -152,6 +155,13 @@ def _wrong_steps(case):
         yield (escape_counts(*pixel_grid(width, height, x_min, y_min, *steps), c_re, c_im,
                              max_iter), problem,
                "z_re = x_min + x*dx (dx steps along a row), z_im = y_min + y*dy")
+    for corner, problem in (((0, 0), "x_min and y_min left out: z starts at x*dx + i*(y*dy)"),
+                            ((0, y_min), "x_min left out: z_re = x*dx"),
+                            ((x_min, 0), "y_min left out: z_im = y*dy")):
+        yield (escape_counts(*pixel_grid(width, height, *corner, dx, dy), c_re, c_im, max_iter),
+               f"{problem}, the pixel's offset from the view's corner, not its point",
+               "z starts at the pixel's point, the corner plus the offset: z_re = x_min + x*dx, "
+               "z_im = y_min + y*dy")
     f32 = np.float32
     re, im = (f32(low) + np.trunc(np.arange(size, dtype=f32) * f32(step))
               for low, size, step in ((x_min, width, dx), (y_min, height, dy)))
