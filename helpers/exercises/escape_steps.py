@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from helpers.exercises import near
+from helpers.exercises import near, unset
 from helpers.exercises.common import Input, Output
 from helpers.exercises.escape import escape_counts
 from helpers.exercises.hidden import awkward, pick
@@ -180,6 +180,7 @@ def _mistakes(case, run):
             yield ("points where |z|^2 reaches 4 exactly stopped there (c = -2, 2, 2i, -2i): "
                    "the loop stops at |z|^2 < 4", "loop while |z|^2 <= 4: at |z| = 2 a point "
                    "has not escaped yet")
+    yield from map(_unset, unset.reads(run.kernel)[:1])   # the simulator's compiler's record
     if not got.any():
         yield "every count is 0: no step was taken", "a while loop: " + STEP_HINT
     for wrong, problem, hint in _models(c_re, c_im, max_iter, n, want):
@@ -192,6 +193,17 @@ def _mistakes(case, run):
     yield Wrong(f"{np.mean(got != want):.1%} of the counts differ from NumPy's (the first: "
                 f"point {first}, got {got[first]}, expected {want[first]})", STEP_HINT, "steps",
                 first)
+
+
+def _unset(record):
+    """(problem, hint) for a local read before it was given a value (``helpers.exercises.unset``'s
+    record): z_re of float z_re, z_im = 0.0f;, say."""
+    where = f" (declared at line {record.declared})" if record.declared else ""
+    return (f"{record.name}{where} was read before it was given a value: it holds whatever its "
+            "register held, on a GPU anything, on the simulator 0xFE bytes (-1.7e38 for a float, "
+            "so |z|^2 is inf and no step is taken)", f"z starts at 0: give {record.name} its "
+            "value where it is declared; in C each name of a declaration takes its own = 0.0f: "
+            "float z_re = 0.0f, z_im = 0.0f;")
 
 
 def _detect(kernels, case):
@@ -222,7 +234,7 @@ EXERCISE = KernelExercise(
     signature="const float *c_re, const float *c_im, int *steps, int n, int max_iter",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes, detect=_detect,
     crash_hint="keep the index and the guard as the stub gives them",
-    simulated="runs the race check", observed=_observed, observed_as="race-checked",
+    simulated="runs the race check", observed=_observed, observed_as="race-checked", unset=_unset,
     success=f"every point's count matches NumPy's ({len(CASES) - 1} lists of random points, "
             f"all but at most {TOLERANCE:.0%} of the counts equal), each written by one thread")
 

@@ -61,6 +61,10 @@ WRONG = {
                       "the new real part lost its fraction each step"),
     "or_for_and": ([("while (k < max_iter && z_re", "while (k < max_iter || z_re")],
                    "the loop never ended for points that stay near 0"),
+    # audit G24: float z_re, z_im = 0.0f; gives z_im alone a value
+    "z_re_never_set": ([("float z_re = 0.0f, z_im = 0.0f;", "float z_re, z_im = 0.0f;")],
+                       "z_re (declared at line "),
+    # (the line is the one module's that holds every variant)
     # every thread computes every point's count, the same values: right, but for the race check
     "every_thread_does_the_whole_loop": ([("    int k = 0;\n", "    for (int j = 0; j < n; j++) {\n    int k = 0;\n"),
                                           ("c_re[i];", "c_re[j];"), ("c_im[i];", "c_im[j];"),
@@ -99,7 +103,8 @@ def test_the_stub_as_shipped_is_not_yet_right(capsys):
 
 # the model fuses z_re^2 - z_im^2 as the simulator does, fma(z_re, z_re, -z_im^2): nvcc may fuse the
 # other product, and then about 1.7% of the points stop a step earlier, past the 1% tolerance
-SIMULATOR_ONLY = {"size_with_minus": "on a GPU nvcc may fuse the other product of the test"}
+SIMULATOR_ONLY = {"size_with_minus": "on a GPU nvcc may fuse the other product of the test",
+                  "z_re_never_set": "reads a register never set: on a GPU the counts may be right"}
 
 
 @pytest.mark.parametrize("name", simulator_only(list(WRONG), SIMULATOR_ONLY))
@@ -108,6 +113,14 @@ def test_each_mistake_gets_its_own_verdict(kernels, name, capsys):
     assert verdict.passed is False
     assert verdict.problem.startswith(WRONG[name][1]), verdict
     assert capsys.readouterr().out.count("NOT YET:") == 1
+
+
+@pytest.mark.parametrize("name", simulator_only(["z_re_never_set"], SIMULATOR_ONLY))
+def test_a_local_never_given_a_value_is_named_from_the_compiler_s_record(kernels, name):
+    verdict = checker.check_escape_steps_kernel(*kernels[name])
+    assert "z_re (declared at line" in verdict.problem, verdict
+    assert "was read before it was given a value" in verdict.problem, verdict
+    assert verdict.hint.endswith("takes its own = 0.0f: float z_re = 0.0f, z_im = 0.0f;"), verdict
 
 
 @pytest.mark.parametrize("name", RIGHT)
