@@ -110,6 +110,11 @@ WRONG = [
                       "    if (b < CHANNELS * LEVELS && local[b] > 0)\n"
                       "        atomicAdd(&bins[b], local[b]);")),
      ["only bins below blockDim.x", "b += blockDim.x"]),
+    # audit G29: the adding loop bounded by one channel's levels: with 256 threads a block, the
+    # same bins as one bin a thread (the simulator's launch of 128 a block tells them apart)
+    ("adding_loop_to_one_channel",
+     variant(KERNEL, (ADD, ADD.replace("b < CHANNELS * LEVELS", "b < LEVELS"))),
+     ["only bins 0 to 255, the red ones", "stopped at 256", "b < 768; b += blockDim.x"]),
     # audit B: the counting is atomic, the blocks' adding to the global bins is not
     ("global_add_not_atomic",
      variant(KERNEL, ("atomicAdd(&bins[b], local[b]);", "bins[b] += local[b];")),
