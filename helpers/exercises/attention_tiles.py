@@ -176,6 +176,12 @@ def _counts(n, inputs, last):
     """(inputs, walk's keywords, problem, hint) of a count of keys a tile taken from another
     tile: the last one's in every tile, the block's own query tile's."""
     hint = "count the keys of the tile at hand: min(TILE, n - tile * TILE)"
+    if n > TILE:
+        yield (inputs, dict(keys=lambda n, tile: min(TILE, n) - tile * TILE), f"o is the attention "
+               f"over the first {TILE} keys alone, tile 0's: tiles 1 and up scored no key, their "
+               "count came out 0 or less, as min(TILE, n) - tile * TILE does (the tile's first key "
+               "taken off after the min)", "each tile scores the keys it holds, at most TILE: "
+               "keys = min(TILE, n - tile * TILE), tile * TILE inside the min")
     if n % TILE:
         yield (inputs, dict(keys=lambda n, tile: n - last * TILE), f"every tile scored "
                f"{n - last * TILE} keys, the last tile's count: TILE - (tiles * TILE - n) is the "

@@ -79,6 +79,10 @@ WRONG = [
     ("last_tile_s_count_everywhere", variant(KERNEL, ("min(TILE, n - tile * TILE);",
                                                       "TILE - (tiles * TILE - n);")),
      ["every tile scored 11 keys, the last tile's count", "min(TILE, n - tile * TILE)"]),
+    # audit G5: the tile's first key taken off after the min: tiles 1 and up score no key
+    ("tile_taken_off_after_the_min", variant(KERNEL, ("min(TILE, n - tile * TILE);",
+                                                      "min(TILE, n) - tile * TILE;")),
+     ["o is the attention over the first 32 keys alone, tile 0's", "tile * TILE inside the min"]),
     ("count_from_the_query_tile", variant(KERNEL, ("min(TILE, n - tile * TILE);",
                                                    "min(TILE, n - blockIdx.x * TILE);")),
      ["the count was taken from blockIdx.x", "min(TILE, n - tile * TILE)"]),
