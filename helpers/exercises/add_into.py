@@ -99,17 +99,22 @@ def _mistakes(case, run):
                "thread did the whole loop", "each thread adds only into its own elements: "
                + LOOP_HINT)
     for start, problem in _STARTS:   # (blocks adding into one element race: on a GPU some of
-        model = _visits(n, block, blocks, start)  # their additions are lost)
-        if np.array_equal(visits > 0, model > 0) and (visits <= model).all():
+        if _like(visits, _visits(n, block, blocks, start)):  # their additions are lost)
             yield (f"the loop starts at {problem}, so the threads' walks overlap",
                    "the stride is right; start at i = blockIdx.x * blockDim.x + threadIdx.x, "
                    "the thread's global index")
     yield from _body_indexes_the_start(visits, n, threads)
     if (visits > 1).any():
         first = int(np.argmax(visits > 1))
+        steps = [(1, "1 (i++), so each thread walks over the elements of the threads after it "
+                  "too"), (block, "blockDim.x, a block's threads, not the grid's"),
+                 (blocks, "gridDim.x, the number of blocks, not of threads")]
+        models = [(model.sum(), words) for size, words in steps if size < threads and _like(
+            visits, model := _visits(n, block, blocks, None, size, own=True))]
+        step = min(models)[1] if models else None   # the fewest visits that cover the counts
         yield (f"y[{first}] got x[{first}] added {int(visits[first])} times: threads visit the "
-               "same elements", "step by the number of threads in the whole grid, "
-                                "gridDim.x * blockDim.x, not by a block's")
+               "same elements" + (f": the loop steps by {step}" if step else ""),
+               "step by the number of threads in the whole grid, gridDim.x * blockDim.x")
     if threads < n and (visits[:threads] == 1).all() and not visits[threads:].any():
         yield (f"only the first {threads} elements were added, one a thread: each thread did "
                "one element, not all of its elements", LOOP_HINT)
@@ -153,13 +158,21 @@ _STARTS = [(lambda b, t, block, blocks: 0, "0 for every thread"),
 for it)"""
 
 
-def _visits(n, block, blocks, start):
-    """How many times each element is visited by a grid-stride loop that starts at ``start``."""
+def _visits(n, block, blocks, start, step=None, own=False):
+    """How many times each element is visited by a loop that starts at ``start`` (the thread's
+    global index where ``own``) and steps by ``step`` (the grid's threads by default)."""
     visits = np.zeros(n)
     for b in range(blocks):
         for t in range(block):
-            np.add.at(visits, np.arange(start(b, t, block, blocks), n, block * blocks), 1)
+            first = b * block + t if own else start(b, t, block, blocks)
+            np.add.at(visits, np.arange(first, n, step or block * blocks), 1)
     return visits
+
+
+def _like(visits, model) -> bool:
+    """The visits a model gives, or fewer where threads added into one element at once (on a GPU
+    some of their additions are lost), never none where the model has some."""
+    return np.array_equal(visits > 0, model > 0) and bool((visits <= model).all())
 
 
 def _detect(kernels, case):

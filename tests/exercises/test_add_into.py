@@ -26,8 +26,13 @@ WRONG = {
                                 "i += stride)", "int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
                                                 "    for (int j = i; j < n; j += stride)"),
                                "only the first 64 elements were added to, each once a pass"),
-    "stride_of_a_block": ((STRIDE, "int stride = blockDim.x;"), "times: threads visit the same elements"),
-    "stride_of_the_blocks": ((STRIDE, "int stride = gridDim.x;"), "times: threads visit the same elements"),
+    "stride_of_a_block": ((STRIDE, "int stride = blockDim.x;"),
+                          "times: threads visit the same elements: the loop steps by blockDim.x"),
+    "stride_of_the_blocks": ((STRIDE, "int stride = gridDim.x;"),
+                             "times: threads visit the same elements: the loop steps by gridDim.x"),
+    # audit G3: range(start, n, stride) read as a loop stepping by 1
+    "steps_by_one": (("i += stride)", "i++)"),
+                     "times: threads visit the same elements: the loop steps by 1 (i++)"),
     "stride_too_long": ((STRIDE, "int stride = 2 * gridDim.x * blockDim.x;"),
                         "488 of 1000 elements were never added to"),
     "start_below_0": (("blockIdx.x * blockDim.x + threadIdx.x;", "blockIdx.x * blockDim.x - "
