@@ -104,17 +104,7 @@ def _mistakes(case, run):
                    "the stride is right; start at i = blockIdx.x * blockDim.x + threadIdx.x, "
                    "the thread's global index")
     yield from _body_indexes_the_start(visits, n, threads)
-    if (visits > 1).any():
-        first = int(np.argmax(visits > 1))
-        steps = [(1, "1 (i++), so each thread walks over the elements of the threads after it "
-                  "too"), (block, "blockDim.x, a block's threads, not the grid's"),
-                 (blocks, "gridDim.x, the number of blocks, not of threads")]
-        models = [(model.sum(), words) for size, words in steps if size < threads and _like(
-            visits, model := _visits(n, block, blocks, None, size, own=True))]
-        step = min(models)[1] if models else None   # the fewest visits that cover the counts
-        yield (f"y[{first}] got x[{first}] added {int(visits[first])} times: threads visit the "
-               "same elements" + (f": the loop steps by {step}" if step else ""),
-               "step by the number of threads in the whole grid, gridDim.x * blockDim.x")
+    yield from _overlaps(visits, n, block, blocks)
     if threads < n and (visits[:threads] == 1).all() and not visits[threads:].any():
         yield (f"only the first {threads} elements were added, one a thread: each thread did "
                "one element, not all of its elements", LOOP_HINT)
@@ -131,6 +121,23 @@ def _mistakes(case, run):
     yield Wrong(f"{int((got != y + x).sum())} of {n} elements are wrong (the first is "
                 f"y[{first}] = {got[first]}, expected {y[first] + x[first]})",
                 "y[i] += x[i], once for each i < n", "y", first)
+
+
+def _overlaps(visits, n, block, blocks):
+    """Elements visited more than once, with the loop's step named where a model of it (from
+    the thread's global index) gives the counts: the fewest visits that cover them."""
+    if not (visits > 1).any():
+        return
+    first = int(np.argmax(visits > 1))
+    steps = [(1, "1 (i++), so each thread walks over the elements of the threads after it too"),
+             (block, "blockDim.x, a block's threads, not the grid's"),
+             (blocks, "gridDim.x, the number of blocks, not of threads")]
+    models = [(model.sum(), words) for size, words in steps if size < block * blocks and _like(
+        visits, model := _visits(n, block, blocks, None, size, own=True))]
+    step = min(models)[1] if models else None
+    yield (f"y[{first}] got x[{first}] added {int(visits[first])} times: threads visit the same "
+           "elements" + (f": the loop steps by {step}" if step else ""),
+           "step by the number of threads in the whole grid, gridDim.x * blockDim.x")
 
 
 def _body_indexes_the_start(visits, n, threads):

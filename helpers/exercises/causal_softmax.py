@@ -195,6 +195,17 @@ def _max_from_warp(x, block):
     return _shifted(x, np.where(seen, x.astype(np.float64), -np.inf).max(axis=1))
 
 
+def _max_from_thread(x, got, block, kernels):
+    """NaN rows that a max loop from threadIdx.x gives, where one warp a block comes out right."""
+    if _near_nan(got, _max_from_warp(x, block)) and _one_warp_right(kernels, x):
+        yield (f"NaN in the rows of the block's warps past the first ({block // 32} warps a "
+               "block): their lanes' max started at column 32 * warp + lane, so a warp whose "
+               "rows end before that saw no column and kept m = -INFINITY (exp(x - m) is inf, "
+               "inf / inf NaN); with one warp a block the kernel is right",
+               "each warp has a row of its own, and its lanes start at their lane, threadIdx.x "
+               "% 32, not threadIdx.x: for (int c = lane; c <= last; c += 32)")
+
+
 def _one_warp_right(kernels, x) -> bool:
     """Whether a launch on the simulator of ``x`` with one warp a block comes out right."""
     rows, cols = x.shape
@@ -310,13 +321,8 @@ def _mistakes(case, run):
     if (got[~visible(*x.shape) & ~run.out.unwritten] != 0).any():
         yield ("the masked columns (past the row's own, c > row) are not 0",
                "y = 0 where c > last: a token does not look at the ones after it")
-    if bad and _near_nan(got, _max_from_warp(x, case[2])) and _one_warp_right(run.kernel, x):
-        yield (f"NaN in the rows of the block's warps past the first ({case[2] // 32} warps a "
-               "block): their lanes' max started at column 32 * warp + lane, so a warp whose "
-               "rows end before that saw no column and kept m = -INFINITY (exp(x - m) is inf, "
-               "inf / inf NaN); with one warp a block the kernel is right",
-               "each warp has a row of its own, and its lanes start at their lane, threadIdx.x "
-               "% 32, not threadIdx.x: for (int c = lane; c <= last; c += 32)")
+    if bad:
+        yield from _max_from_thread(x, got, case[2], run.kernel)
     if odd_masked and odd_masked <= bad <= {0, *range(1, x.shape[0], 2)}:  # row 0: x[0] is 0
         yield ("NaN in the rows whose masked columns hold the largest scores: the max was taken "
                "over the masked columns too, and every visible exp(x - m) underflowed to 0",
