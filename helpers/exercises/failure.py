@@ -126,6 +126,8 @@ def describe(error, arrays=None) -> str:
     if kind == "warp mask" and getattr(err, "rule", None) in MASK_RULES and err.line:
         return (f"{who} {MASK_RULES[err.rule][0].format(mask=err.mask or 0, lane=err.lane)} at "
                 f"{os.path.basename(err.line)}")
+    if kind == "warp matrix" and getattr(err, "rule", None) == "arguments differ":
+        return f"{who}: {matrix_words(err, arrays)}"
     if kind in DESCRIPTIONS and err.line:
         index = f" (index {err.element})" if kind == "array bounds" and err.element is not None \
             else ""
@@ -136,6 +138,35 @@ def describe(error, arrays=None) -> str:
                     f"{index_words(err.index - (1 << 32), err.index)}")
         return f"{who} {what}{index} at {os.path.basename(err.line)}"
     return str(err).removeprefix("cuLaunchKernel failed: ")
+
+
+def matrix_words(err, arrays=None) -> str:
+    """What a WarpMatrixError's lanes passed to load_matrix_sync: "load_matrix_sync at k.cu:15
+    was given a pointer that differs between lanes (lane 0: A, lane 1: A + 1)", each pointer by
+    the array a parameter points to and its element where ``arrays`` names it."""
+    at = f" at {os.path.basename(err.line)}" if err.line else ""
+    if err.pointers[0] == err.pointers[1]:
+        what, values = "a leading dimension", err.ldms
+    else:
+        what, values = "a pointer", [_pointer(err, i, arrays) for i in (0, 1)]
+    lanes = ", ".join(f"lane {lane}: {value}" for lane, value in zip(err.lanes, values))
+    return f"load_matrix_sync{at} was given {what} that differs between lanes ({lanes})"
+
+
+def _pointer(err, i, arrays):
+    """The ``i``th pointer of a WarpMatrixError as the learner wrote it: "A + 24"."""
+    name = (arrays or {}).get((err.allocations[i] or (None,))[0])
+    if name is None:
+        return f"0x{err.pointers[i]:x}"
+    step, rest = divmod(err.offsets[i], err.element_size or 1)
+    bytes_ = f" (+ {rest} bytes)" if rest else ""
+    return f"{name} + {step}{bytes_}" if step else f"{name}{bytes_}"
+
+
+MATRIX_HINT = ("load_matrix_sync is a warp-wide call: every lane passes the same pointer (the "
+               "tile's first element) and the same leading dimension, and the call gives each lane "
+               "the elements it holds")
+"""The hint for a WarpMatrixError whose lanes passed different arguments."""
 
 
 DESCRIPTIONS = {
@@ -184,6 +215,8 @@ def hint(failure: Failure, guard_hint: str = "") -> str:
                 "that call it there together, and lanes that took the other way at an if, or "
                 "had returned, never do: call it outside the if, from every lane the mask "
                 "names, and let a lane with nothing to add bring 0")
+    if kind == "warp matrix" and getattr(failure.error, "rule", None) == "arguments differ":
+        return MATRIX_HINT
     if kind == "divergent barrier":
         return ("every thread of the block that has not returned must reach the same "
                 "__syncthreads(): keep barriers out of an if that only some threads enter, and "

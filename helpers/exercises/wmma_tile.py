@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises.common import NEVER_SET, Input, Output
+from helpers.exercises.failure import MATRIX_HINT
 from helpers.exercises.kernel import KernelExercise, Launch
 
 CASES = [13, 1013]  # the seeds of the two pairs of matrices
@@ -188,6 +189,8 @@ def _read_apart(run, name):
 
 def _refine(failure):
     """A wmma call that not every lane of the warp made (an if on threadIdx.x, a return)."""
+    if getattr(failure.error, "rule", None) == "arguments differ":
+        yield (f"{MATRIX_HINT}: load_matrix_sync(fa, A, 16) and load_matrix_sync(fb, B, 16)")
     if failure.kind == "warp mask":
         yield ("the wmma calls are warp-wide: all 32 lanes call load_matrix_sync, mma_sync and "
                "store_matrix_sync together, so no if on threadIdx.x and no return before them")

@@ -265,6 +265,21 @@ class WarpMaskError(LaunchError):
         self.barrier = barrier
 
 
+class WarpMatrixError(LaunchError):
+    """A warp-wide wmma load whose lanes passed different arguments (kind "warp matrix", rule
+    "arguments differ"): ``lanes`` (lane 0 and the first lane whose differ), ``pointers`` (the
+    address each passed), ``ldms`` (the leading dimension each passed), ``element_size`` (the
+    bytes of one element), and for each pointer ``allocations`` ((start, bytes) of the allocation
+    it falls in or nearest, None for none) and ``offsets`` (its distance in bytes from that
+    start)."""
+
+    def __init__(self, msg, *, rule, lanes, pointers, ldms, element_size, allocations, offsets,
+                 **facts):
+        super().__init__(msg, kind="warp matrix", **facts)
+        self.rule, self.lanes, self.pointers, self.ldms = rule, lanes, pointers, ldms
+        self.element_size, self.allocations, self.offsets = element_size, allocations, offsets
+
+
 class ArrayBoundsError(LaunchError):
     """An index past the size an array was declared with (kind "array bounds"), as GCC's bounds
     check hands it over: ``element`` (the index), ``declared`` (the array's declared type,

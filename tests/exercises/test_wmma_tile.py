@@ -86,6 +86,11 @@ WRONG = [
       "every lane passes the same pointer", "store_matrix_sync(C, c, 16, wmma::mem_row_major)"]),
     ("stored_at_c_plus_lane", variant(KERNEL, ("store_matrix_sync(C, fc,", "store_matrix_sync(C + threadIdx.x % 32, fc,")),
      ["from a pointer of its own, C + lane:", "store_matrix_sync is a warp-wide call"]),
+    # blind audit H32 (was 'the kernel crashed: ... a read of A ... 1 byte past the end of its
+    # 512 bytes' and the leading-dimension hint)
+    ("loaded_at_a_plus_lane", variant(KERNEL, ("load_matrix_sync(fa, A, 16)", "load_matrix_sync(fa, A + threadIdx.x, 16)")),
+     ["load_matrix_sync at ", "was given a pointer that differs between lanes (lane 0: A, lane 1: A + 1)",
+      "load_matrix_sync is a warp-wide call", "load_matrix_sync(fa, A, 16)"]),
 ]
 
 
@@ -98,6 +103,8 @@ SIMULATOR_ONLY = {"accumulator_never_set": "a GPU's registers may hold the same 
                   "stored_at_c_plus_8_lane": "store_matrix_sync given a pointer that differs "
                                              "between lanes",
                   "stored_at_c_plus_lane": "store_matrix_sync given a pointer that differs between "
+                                           "lanes",
+                  "loaded_at_a_plus_lane": "load_matrix_sync given a pointer that differs between "
                                            "lanes"}
 
 

@@ -160,6 +160,33 @@ inline void check_ldm(const caller &__c, const char *__what, unsigned __ldm, siz
              "(%zu elements of %zu bytes)", __what, __ldm, 16 / __size, __size);
     fail(__c, __text);
 }
+
+// A warp-wide load takes one pointer and one leading dimension for the whole warp (on a GPU, lanes
+// that pass different ones are undefined behaviour): the lanes publish theirs at the warp's
+// meeting, and a lane whose pair differs from lane 0's stops the launch with the MATRIX status and
+// these facts (run/report.py reads them): warp_rule kArgsDiffer, warp_lane the lane, address its
+// pointer, operands lane 0's pointer and the element's bytes, gpu and cpu lane 0's leading
+// dimension and the lane's.
+constexpr int32_t kArgsDiffer = 4;
+inline void same_for_the_warp(const caller &__c, const char *__what, const void *__p, unsigned __ldm,
+                              size_t __size) {
+    const uint64_t __mine = (uint64_t)(uintptr_t)__p;
+    const uint64_t __first = sim::shfl(__c.site, 0xffffffffu, __mine, sim::ShflIdx, 0);
+    const unsigned __ldm0 = sim::shfl(__c.site, 0xffffffffu, __ldm, sim::ShflIdx, 0);
+    if (__first == __mine && __ldm0 == __ldm) return;
+    sim::Worker *__w = sim::current_worker();
+    __w->err.warp_rule = kArgsDiffer;
+    __w->err.warp_lane = __w->current % 32;
+    __w->err.address = __mine;
+    __w->err.operands[0] = __first;
+    __w->err.operands[1] = __size;
+    __w->err.gpu = __ldm0;
+    __w->err.cpu = __ldm;
+    char __text[200];
+    (snprintf)(__text, sizeof __text, "wmma::%s is warp-wide: every lane passes the same pointer and leading "
+             "dimension, and lane %d's differ from lane 0's", __what, __w->current % 32);
+    fail(__c, __text);
+}
 }  // namespace __sim
 
 template <class _Use, int _M, int _N, int _K, class _T, class _Layout = void> class fragment {
@@ -222,6 +249,7 @@ inline size_t offset(int __r, int __c, unsigned __ldm, bool __row_major) {
 template <class _F, class _T> __SIM_MMA_INLINE void load(_F &__f, const _T *__p, unsigned __ldm, bool __row, const caller &__c) {
     whole_warp(__c, "load_matrix_sync");
     check_ldm(__c, "load_matrix_sync", __ldm, sizeof(_T));
+    same_for_the_warp(__c, "load_matrix_sync", __p, __ldm, sizeof(_T));
     __sim_sync_warp_at(__c.site, 0xffffffffu);
     const int __lane = (int)(((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) & 31);
     for (int __i = 0; __i < _F::num_elements; __i++) {

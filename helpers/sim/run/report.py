@@ -11,7 +11,7 @@ import re
 from ..machine import memory
 from . import wrapped
 from ..errors import (ArrayBoundsError, LaunchError, MisalignedAddressError, OutOfBoundsError,
-                      WarpMaskError)
+                      WarpMaskError, WarpMatrixError)
 from .ubsan import as_signed, type_of
 
 STATUS_TEXT = {
@@ -70,6 +70,8 @@ def error(module, name, status, err, record=None):
                              waiting=waiting or None,
                              barrier=f"{err.file2.decode()}:{err.line2}" if err.file2 else None,
                              **facts)
+    if status == "MATRIX" and err.warp_rule == MATRIX_ARGS_DIFFER:
+        return matrix_error(text, err, facts)
     if status not in ("FAULT", "OVERRUN"):
         return LaunchError(text, **facts)
     is_write = {1: True, 0: False}.get(err.is_write)
@@ -82,6 +84,24 @@ def error(module, name, status, err, record=None):
                                 space="shared", offset=err.dynamic_shared_offset, **facts)
     return OutOfBoundsError(text, is_write=is_write, address=err.address,
                             **{**facts, **memory.fault_facts(err.address)})
+
+
+MATRIX_ARGS_DIFFER = 4
+"""nvcuda::wmma::__sim::kArgsDiffer (include/mma.h): a MATRIX error's warp_rule when a lane's
+pointer or leading dimension differs from lane 0's"""
+
+
+def matrix_error(text, err, facts):
+    """The WarpMatrixError of a wmma load whose lanes passed different pointers or leading
+    dimensions: mma.h's fields (lane 0's in operands[0] and gpu, the lane's in address and cpu)."""
+    pointers = (err.operands[0], err.address)
+    where = [memory.fault_facts(p) for p in pointers]
+    facts.pop("kind")
+    return WarpMatrixError(text, rule="arguments differ", lanes=(0, err.warp_lane),
+                           pointers=pointers, ldms=(err.gpu, err.cpu),
+                           element_size=err.operands[1],
+                           allocations=tuple(w.get("allocation") for w in where),
+                           offsets=tuple(w.get("offset") for w in where), **facts)
 
 
 # ---- an access the CPU refused without saying its address -------------------------------------
