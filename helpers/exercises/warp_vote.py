@@ -8,7 +8,7 @@ stores in counts[w], for each warp w of the grid that has elements, how many of 
 x[32w + 31] (those below n) are above ``threshold``: one ``__ballot_sync``, one ``__popc``.
 
 The cases have n not a multiple of 32 (a partial last warp), and once a multiple (a warp that
-starts at n must not store), with blocks of 1 to 8 warps, so the grid has warps past n; x holds values on a grid of 1/64, so some equal the threshold (``>=`` for
+starts at n must not store), with blocks of 1 to 8 warps, so the grid has warps past n; x holds values from -1 to 2 on a grid of 1/64, so some equal the threshold (``>=`` for
 ``>`` shows), and 2.0 past n (a lane that reads there votes true); in the launch on the
 simulator nothing follows x, so a read past n, which the vote may ignore, is out of bounds there,
 as on a GPU where x ends its memory. counts is poisoned and guarded.
@@ -52,7 +52,8 @@ def _where(case):
 def _launch(case, after=64):
     """x with ``after`` elements of JUNK after it (none in the case launched on the simulator)."""
     n, block = case[:2]
-    x = np.random.default_rng(n).integers(0, 64, n).astype(np.float32) / 64
+    # -1 to 2: a vote given as the float x[i] - threshold (cut to an int) differs from x[i] > threshold
+    x = np.random.default_rng(n).integers(-64, 128, n).astype(np.float32) / 64
     return Launch((Input(x, after=after, junk=JUNK), Output(-(-n // 32), np.uint32, held=False),
                    np.int32(n), THRESHOLD), block=(block, 1, 1), grid=(-(-n // block), 1), model=x)
 
@@ -66,6 +67,14 @@ def _votes(x, n, reads_past_n=False, at_least=False, one_past=False):
     padded[:n] = x
     votes = padded >= THRESHOLD if at_least else padded > THRESHOLD
     return votes.reshape(-1, 32)
+
+
+def _float_votes(x, n):
+    """Each warp's votes, (warps, 32) booleans, for a vote given as the float x[i] - threshold
+    (0 past n): __ballot_sync's int predicate keeps its whole part."""
+    padded = np.zeros(-(-n // 32) * 32, np.float32)
+    padded[:n] = x - THRESHOLD
+    return (np.trunc(padded) != 0).reshape(-1, 32)
 
 
 def _votes_of(x, n, index):
@@ -121,6 +130,13 @@ def _mistakes(case, run):
                "wrote there, warp = threadIdx.x / 32 being a warp's place in its block",
                "counts has a place for every warp of the grid: warp = i / 32, with i = "
                "blockIdx.x * blockDim.x + threadIdx.x")
+    written = np.flatnonzero(~run.out.unwritten)
+    if per_block > 1 and np.array_equal(written, np.arange(0, want.size, per_block)):
+        yield (f"only the first warp of each block stored its count (counts[0], "
+               f"counts[{per_block}], ...; the other {int(run.out.unwritten.sum())} were never "
+               "written): the store was left to the block's thread 0, threadIdx.x == 0, where "
+               "each warp's lane 0 was meant", "lane 0 of every warp stores: lane = threadIdx.x "
+               "% 32, if (lane == 0) counts[warp] = __popc(votes)")
     if run.out.unwritten.any():
         first = int(np.argmax(run.out.unwritten))
         yield (f"{int(run.out.unwritten.sum())} of the {want.size} counts were never written "
@@ -156,6 +172,11 @@ def _mistakes(case, run):
              "each count is 0 or 1, whether any lane voted true: __any_sync gives every lane one "
              "true or false, not the 32 votes", "votes = __ballot_sync(0xffffffff, above) gives "
              "every lane all 32 votes, one bit a lane"),
+            (_float_votes(x, n).sum(axis=1),
+             "each count is how many lanes had x[i] - threshold at least 1 away from 0: the vote "
+             "was a float, and __ballot_sync takes an int, so the float was cut to its whole part "
+             "(x[i] - threshold = 0.25 votes 0, false)", "a vote is a bool: bool above = i < n "
+             "&& x[i] > threshold"),
             *_index_mistakes(x, n, run.launch.block[0])):
         if np.array_equal(got, wrong):
             yield problem, hint

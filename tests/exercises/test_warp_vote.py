@@ -61,6 +61,16 @@ WRONG = {
     "any_for_ballot": ([(BALLOT, "unsigned int votes = __any_sync(0xffffffff, above);")],
                        {"problem": "whether any lane voted true",
                         "hint": "__ballot_sync(0xffffffff, above)"}),
+    # blind audit H25 (was '24 of the 32 counts were never written ... Hint: lane 0 of every warp
+    # that has elements stores counts[warp]')
+    "block_thread_0_stores": ([("if (lane == 0)", "if (threadIdx.x == 0)")],
+                              {"problem": "only the first warp of each block stored its count "
+                                          "(counts[0], counts[4], ...",
+                               "hint": "lane 0 of every warp stores: lane = threadIdx.x % 32"}),
+    # blind audit H26 (was 'every count is 0: no lane voted true')
+    "vote_given_as_a_float": ([(ABOVE, "float above = i < n ? x[i] - threshold : 0.0f;")],
+                              {"problem": "the vote was a float, and __ballot_sync takes an int",
+                               "hint": "a vote is a bool: bool above = i < n && x[i] > threshold"}),
 }
 SIMULATOR_ONLY = {"vote_set_under_an_if": "on a GPU the lanes past n vote with whatever their "
                                           "register held: a count right or wrong by luck"}
