@@ -17,6 +17,15 @@ from helpers.exercises.verdict import COMPILE_HINT, Verdict, first_error, not_ye
 PYTHON_WORDS = {"True": "true", "False": "false", "None": "nullptr (or 0)"}
 """Python's names that C++ spells otherwise."""
 
+HOST_CALLS = {
+    "cudaDeviceSynchronize": (
+        "cudaDeviceSynchronize is the host's wait for the whole device (every kernel launched "
+        "so far); a kernel cannot call it", "inside a kernel the threads of a block wait for "
+        "each other at __syncthreads();"),
+}
+"""The CUDA runtime's host calls that a kernel may mean as something of its own: (why not, the
+device's own)."""
+
 
 def diagnosed(err, path: str, no_extern_c: bool, twin: bool) -> tuple:
     """The simulator's records of the errors in ``path``: ``err``'s own on the simulator; on a
@@ -109,6 +118,8 @@ def _outside_a_loop(word, hint):
 
 def _undeclared(d, where, source):
     name = d.names[0] if d.names else "a name"
+    if name in HOST_CALLS:
+        return f"{where} calls {name}: {HOST_CALLS[name][0]}", HOST_CALLS[name][1]
     if name in PYTHON_WORDS:
         return (f"{where} uses {name}, Python's spelling: C++ has no {name}",
                 f"write {PYTHON_WORDS[name]}")
@@ -185,18 +196,61 @@ def _read_only(d, where, source):
 
 
 def _void_return(d, where, source):
-    return (f"{where} returns a value, but a kernel is void: it returns nothing to the host",
-            "store the thread's result into the output array at its own index (out[i] = ...;); "
-            "return; alone, with no value, ends a thread early")
+    value, out = _returned(d, source), _output(source)
+    store = f"{out or 'out'}[i] = {value or '...'};"
+    into = f"{out}, the output," if out else "the output array"
+    said = f" ({value})" if value else ""
+    return (f"{where} returns a value{said}, but a kernel is void: it returns nothing to the "
+            "host", f"store the thread's result into {into} at its own index ({store}); return; "
+            "alone, with no value, ends a thread early")
+
+
+def _returned(d, source: str) -> str:
+    """What the return of the record's line gives back: "x[i] + c"; "" where it cannot tell."""
+    lines = source.splitlines()
+    text = lines[d.line - 1] if 0 < d.line <= len(lines) else ""
+    m = re.search(r"\breturn\s+([^;]+);", text)
+    return m.group(1).strip() if m else ""
+
+
+def _output(source: str) -> str:
+    """The kernel's output: its one pointer parameter without const; "" unless exactly one."""
+    m = re.search(r"__global__\s+void\s+\w+\s*\(([^)]*)\)", source)
+    params = m.group(1).split(",") if m else []
+    outs = [re.findall(r"\w+", p)[-1] for p in params if "*" in p and "const" not in p]
+    return outs[0] if len(outs) == 1 else ""
 
 
 def _expected(d, where, source):
     if ";" not in d.names[:-1]:
         return None
+    hidden = _commented_out(d, source)
+    if hidden:
+        return hidden
     found = d.names[-1] if d.names else "the next statement"
     return (f"the compiler expected a ; before {found} on {where}: the statement before it has "
             "no ; at its end (the compiler notices where the next one starts)",
             "end each statement with ;: in C++ a line's end does not end a statement")
+
+
+def _commented_out(d, source: str):
+    """A ; expected before the record's line whose statement's ; lies after a // on the line
+    before: a comment swallowed it (``t // width;``, Python's floor division)."""
+    lines = source.splitlines()[:max(d.line - 1, 0)]
+    before = next((i for i in range(len(lines) - 1, -1, -1) if lines[i].strip()), None)
+    m = re.match(r"(?P<code>.*?\S.*?)\s*//(?P<rest>.*)$", lines[before]) if before is not None else None
+    if not m or ";" not in m["rest"] or ";" in m["code"]:
+        return None
+    code, rest = m["code"].strip(), m["rest"].strip()
+    line = f"line {before + 1}"
+    if re.search(r"\w\s*$", code) and re.match(r"\w", rest):
+        return (f"{line}'s // starts a comment, not a division: everything after it, {rest}, "
+                "is not code, and the statement has no ; left", "C++ has no floor division "
+                "operator: / on two ints already drops the fraction, as Python's // does "
+                f"({code} / {rest})")
+    return (f"{line}'s // starts a comment: everything after it, {rest}, is not code, and the "
+            "statement has no ; left", "// starts a comment in C++: keep the statement and its ; "
+            "before it")
 
 
 def _redeclared(d, where, source):

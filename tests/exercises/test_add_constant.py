@@ -6,7 +6,7 @@ PyCUDA, once more on the simulator, whose race check the checker uses)."""
 import numpy as np
 import pytest
 
-from kernel_sources import compile_variant_pairs, simulator_only, solution, variant
+from kernel_sources import compile_variant_pairs, simulator_only, solution, stable_file, variant
 
 from helpers.exercises import add_constant as checker
 
@@ -106,3 +106,22 @@ def test_each_case_adds_another_c():
     """So that a kernel with a number in place of c fails."""
     for cases in (checker.CASES, checker.EXERCISE.draw(np.random.default_rng(3))):
         assert len({case[1] for case in cases}) == len(cases)
+
+
+# Mistakes the compiler refuses, named from the simulator's record of g++'s first error: blind
+# audit G1, the result returned as from a Python function (was 'line 10 returns a value, but a
+# kernel is void ... Hint: store the thread's result into the output array ... (out[i] = ...;)')
+DOES_NOT_COMPILE = {
+    "result_returned": ([("y[i] = x[i] + c;", "return x[i] + c;")],
+                        {"problem": "line 10 returns a value (x[i] + c), but a kernel is void",
+                         "hint": "store the thread's result into y, the output, at its own index "
+                                 "(y[i] = x[i] + c;)"}),
+}
+
+@pytest.mark.parametrize("name", sorted(DOES_NOT_COMPILE))
+def test_a_mistake_the_compiler_refuses_is_named(name, capsys):
+    replacements, expected = DOES_NOT_COMPILE[name]
+    verdict = checker.check_add_constant(stable_file(f"add_constant_{name}.cu", variant(KERNEL, *replacements)))
+    assert verdict.passed is False and "does not compile" in verdict.problem, verdict
+    for field, words in expected.items():
+        assert words in getattr(verdict, field), verdict

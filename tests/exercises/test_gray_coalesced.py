@@ -9,7 +9,7 @@ import re
 import pytest
 
 from kernel_sources import (assert_mistake_named, compile_variant_pairs, simulator_only, solution,
-                            variant)
+                            stable_file, variant)
 
 from helpers.backend import BACKEND
 from helpers.exercises import gray_coalesced as checker
@@ -121,3 +121,23 @@ def test_a_right_kernel_whose_warps_are_not_along_a_row_passes_but_is_not_fast(n
         assert "sectors a request" in verdict.slow, out
     else:
         assert "where FAST takes 20%" in verdict.slow, out
+
+
+# Mistakes the compiler refuses, named from the simulator's record of g++'s first error: blind
+# audit G27, Python's floor division, whose // starts a comment (was 'does not compile. Hint: read
+# the compiler's first error')
+DOES_NOT_COMPILE = {
+    "floor_division": ([("int y = t / width;", "int y = t // width;")],
+                       {"problem": "line 21's // starts a comment, not a division: everything "
+                                   "after it, width;, is not code",
+                        "hint": "/ on two ints already drops the fraction, as Python's // does "
+                                "(int y = t / width;)"}),
+}
+
+@pytest.mark.parametrize("name", sorted(DOES_NOT_COMPILE))
+def test_a_mistake_the_compiler_refuses_is_named(name, capsys):
+    replacements, expected = DOES_NOT_COMPILE[name]
+    verdict = checker.check_gray_coalesced(stable_file(f"gray_coalesced_{name}.cu", variant(KERNEL, *replacements)))
+    assert verdict.passed is False and "does not compile" in verdict.problem, verdict
+    for field, words in expected.items():
+        assert words in getattr(verdict, field), verdict

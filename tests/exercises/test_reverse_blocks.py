@@ -6,7 +6,8 @@ All are compiled as one module (on a GPU, a second time by the simulator, for th
 
 import pytest
 
-from kernel_sources import simulator_only, assert_mistake_named, compile_variant_pairs, solution, variant
+from kernel_sources import (simulator_only, assert_mistake_named, compile_variant_pairs, solution,
+                            stable_file, variant)
 
 from helpers.backend import BACKEND
 from helpers.exercises import reverse_blocks as checker
@@ -124,3 +125,25 @@ def test_on_a_gpu_the_race_check_needs_the_simulator_s_kernel(kernels):
         pytest.skip("on the simulator the notebook's kernel is the simulator's")
     with pytest.raises(ValueError, match="the kernel compiled by the simulator too"):
         checker.check_reverse_blocks_kernel(kernels["solution"][0])
+
+
+# Mistakes the compiler refuses, named from the simulator's record of g++'s first error: blind
+# audit H13, the host's wait as the barrier (was 'does not compile. Hint: read the compiler's first
+# error')
+DOES_NOT_COMPILE = {
+    "host_wait_as_the_barrier": ([("    __syncthreads();                       // every element",
+                                   "    cudaDeviceSynchronize();               // every element")],
+                                 {"problem": "line 18 calls cudaDeviceSynchronize: "
+                                             "cudaDeviceSynchronize is the host's wait for the whole "
+                                             "device",
+                                  "hint": "inside a kernel the threads of a block wait for each "
+                                          "other at __syncthreads();"}),
+}
+
+@pytest.mark.parametrize("name", sorted(DOES_NOT_COMPILE))
+def test_a_mistake_the_compiler_refuses_is_named(name, capsys):
+    replacements, expected = DOES_NOT_COMPILE[name]
+    verdict = checker.check_reverse_blocks(stable_file(f"reverse_blocks_{name}.cu", variant(KERNEL, *replacements)))
+    assert verdict.passed is False and "does not compile" in verdict.problem, verdict
+    for field, words in expected.items():
+        assert words in getattr(verdict, field), verdict
