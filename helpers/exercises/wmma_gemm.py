@@ -164,6 +164,18 @@ LOOKALIKES = [
           (True, True, "A's and B's tiles'", "load A + tile_row * 16 * K + k and B + tile_col * 16 * K + k"),
           (True, False, "A's tile's", "A's tile (tile_row, k / 16) starts at A + tile_row * 16 * K + k"),
           (False, True, "B's tile's", "B's tile (k / 16, tile_col) starts at B + tile_col * 16 * K + k"))),
+    *((lambda m, k, n, a=a, b=b: dict(a_start=lambda kk, tr: tr * 16 * k + (kk // 16 if a else kk),
+                                       b_start=lambda kk, tc: tc * 16 * k + (kk // 16 if b else kk)),
+       f"{which} offset along K was k / 16, the tile's number, but a pointer's offset counts "
+       "elements: each step after the first read its tile k - k / 16 elements short of where it "
+       "starts", hint)
+      for a, b, which, hint in (
+          (True, True, "A's and B's tiles'", "the tile (tile_row, k / 16) starts k elements along: "
+           "load A + tile_row * 16 * K + k and B + tile_col * 16 * K + k"),
+          (True, False, "A's tile's", "the tile (tile_row, k / 16) starts k elements along its "
+           "rows: A + tile_row * 16 * K + k"),
+          (False, True, "B's tile's", "the tile (k / 16, tile_col) starts k elements down its "
+           "columns: B + tile_col * 16 * K + k"))),
 ]
 C_HINT = ("C's tile (tile_row, tile_col) starts at C + tile_row * 16 * N + tile_col * 16, and "
           "from one row to the next is N elements")

@@ -105,6 +105,9 @@ WRONG = [
      ["tile_col = warp % (M / 16) counts", "tile_col = warp % (N / 16)"]),
     ("tile_row_from_m", variant(KERNEL, ("tile_row = warp / (N / 16)", "tile_row = warp / (M / 16)")),
      ["tile_row = warp / (M / 16) counts", "tile_row = warp / (N / 16)"]),
+    # blind audit H28 (was 'C is not A B' and the checklist): the tile's number as A's offset
+    ("a_offset_k_over_16", variant(KERNEL, (LOAD_A, LOAD_A.replace("K + k,", "K + k / 16,"))),
+     ["A's tile's offset along K was k / 16, the tile's number", "A + tile_row * 16 * K + k"]),
 ]
 
 
