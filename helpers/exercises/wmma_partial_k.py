@@ -113,6 +113,12 @@ STAGINGS = [  # (a wrong staging, as _staged's keywords given K and N), problem,
      "Bs was staged transposed: Bs[r][col] took B[k0 + col][tile_col * 16 + r], but row r of "
      "the tile is B's row k0 + r", "stage Bs[w][r][col] = B[k0 + r][tile_col * 16 + col], at "
      "B[(k0 + r) * N + tile_col * 16 + col], where k0 + r < K"),
+    (lambda k, n: dict(a_keep=lambda k0, r, col: k0 + r < k,
+                       a_at=lambda tile, k0, r, col: (tile[0] * 16 + col) * k + k0 + r),
+     "As was staged transposed: As[w][col][r] took A[tile_row * 16 + r][k0 + col], so row r of "
+     "the tile holds A's column k0 + r, but row r of the tile is A's row tile_row * 16 + r",
+     "stage As[w][r][col] = A[tile_row * 16 + r][k0 + col], at A[(tile_row * 16 + r) * K + k0 + "
+     "col], where k0 + col < K"),
     (lambda k, n: dict(a_keep=lambda k0, r, col: True, b_keep=lambda k0, r, col: True,
                        a_at=_stale(lambda k0, r, col: col, lambda tile, r, col, kk: (tile[0] * 16 + r) * k + kk, k),
                        b_at=_stale(lambda k0, r, col: r, lambda tile, r, col, kk: kk * n + tile[1] * 16 + col, k)),

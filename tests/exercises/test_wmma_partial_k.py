@@ -93,6 +93,9 @@ WRONG = [
     ("b_staged_transposed", variant(KERNEL, ("Bs[w][r][col] = k0 + r < K ? B[(k0 + r) * N + tile_col * 16 + col]",
                                              "Bs[w][r][col] = k0 + col < K ? B[(k0 + col) * N + tile_col * 16 + r]")),
      ["Bs was staged transposed", "B[(k0 + r) * N + tile_col * 16 + col], where k0 + r < K"]),
+    # blind audit H29 (was 'C is not A B' and the staging recipe)
+    ("a_staged_transposed", variant(KERNEL, ("As[w][r][col] = k0 + col < K", "As[w][col][r] = k0 + col < K")),
+     ["As was staged transposed", "A[(tile_row * 16 + r) * K + k0 + col], where k0 + col < K"]),
 ]
 
 
