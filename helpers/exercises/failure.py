@@ -174,6 +174,9 @@ DESCRIPTIONS = {
     "warp mask": "called a warp function whose mask names lanes that never call it there",
     "divergent barrier": "waits at a __syncthreads() that other threads of its block never reach",
     "division by zero": "divided an integer by zero",
+    "return address overwritten": "wrote past the end of a local array (the overrun reached the "
+                                  "return address kept beside it on the thread's stack, and the "
+                                  "function's return crashed)",
 }
 """What a thread did, for the kinds of error whose facts are the thread and the line."""
 
@@ -225,6 +228,10 @@ def hint(failure: Failure, guard_hint: str = "") -> str:
         return uninitialised_hint(failure)
     if kind == "time limit":
         return LOOP_HINT
+    if kind == "return address overwritten":
+        return ("a local array (declared in the kernel, or in a function it passes it to) is "
+                "indexed past its end: check each loop that reads or writes one against the size "
+                "it was declared with")
     if kind == "division by zero":
         return "check what the divisor can be before dividing by it"
     err = failure.error

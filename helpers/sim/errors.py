@@ -40,7 +40,8 @@ class LaunchError(Error):
     """pycuda.driver.LaunchError. The simulator's also carry the facts behind the message, for
     checkers and tools to read (never the text): ``kind`` ("out of bounds", "use after free",
     "wild pointer", "misaligned address", "misaligned or impossible address" (refused by the
-    CPU, its address unknown), "no peer access", "assert", "divergent barrier", "warp mask",
+    CPU, its address unknown), "return address overwritten" (a return the CPU refused: a local
+    array's overrun wrote over it), "no peer access", "assert", "divergent barrier", "warp mask",
     "division by zero", "stack overflow", "abort", "array bounds", "resources", "warp matrix",
     "race", "uninitialised read", "time limit", "conversion", "shift" or "failed"), ``kernel``,
     ``block`` and ``thread`` ((x, y, z)), ``line`` ("file.cu:12"), ``array`` and ``element`` (the

@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 import pytest
 
-from kernel_sources import compile_variants, simulator_only, solution, variant
+from kernel_sources import compile_variants, simulator_only, solution, stable_file, variant
 
 from helpers.backend import BACKEND, gpuarray
 from helpers.exercises.sepia_x16 import (SAMPLE, check_sepia_x16, check_sepia_x16_kernel,
@@ -264,3 +264,21 @@ def test_the_large_image_is_compared_with_the_rounding_slack_at_both_ends(kernel
     problem = problems["no_tail"]
     if pixels % 16:
         assert problem and f"wrong values (the first at pixel {16 * (pixels // 16):,}" in problem
+
+
+# A pixel loop past 16 (blind audit H24: was 'the kernel crashed ... at sepia_x16_n2.cu:64: an
+# access the CPU refused without saying its address ...' and the hint about which threads do whole
+# groups): w[] and res[] read and written far past their 12 words. Compiled on its own, as the
+# learner's file is: where the overrun lands on the thread's stack depends on the code around it
+# (in the module of all variants it wipes a saved pointer first). On a GPU, local memory past the
+# arrays is read and written with no error.
+@pytest.mark.skipif(BACKEND != "simulator", reason="w[] and res[] indexed past their 12 words")
+def test_a_pixel_loop_past_16_is_named_a_local_array_overrun(capsys):
+    path = stable_file("sepia_x16_pixel_loop_over_48.cu", variant(
+        KERNEL, ("for (int p = 0; p < 16; p++) {", "for (int p = 0; p < 48; p++) {")))
+    assert check_sepia_x16(path).passed is False
+    out = capsys.readouterr().out
+    assert "wrote past the end of a local array (the overrun reached the return address kept " \
+        "beside it on the thread's stack, and the function's return crashed)" in out, out
+    assert "Hint: w and res hold 12 words, the 48 bytes of one group's 16 pixels: the pixel loop " \
+        "stops at 16, for (int p = 0; p < 16; p++)" in out, out

@@ -6,6 +6,7 @@ The line comes from the runtime where it knows it (an assert, a barrier), else, 
 signal stopped, from the instruction's address (Module.source_line), as compute-sanitizer's
 memcheck names the line of a bad access."""
 
+import ctypes
 import re
 
 from ..machine import memory
@@ -129,6 +130,8 @@ def canonical(address):
 def refused_error(text, err, is_write, facts):
     """The LaunchError of a refused access (``facts``: the kernel, block, thread and line)."""
     kind = refused_kind(err)
+    if kind == "misaligned or impossible address" and returns(err.pc):
+        return LaunchError(text, **{**facts, "kind": "return address overwritten"})
     if kind == "misaligned address":
         where = memory.fault_facts(err.address)
         return MisalignedAddressError(text, address=err.address, alignment=err.alignment,
@@ -143,9 +146,24 @@ def refused_error(text, err, is_write, facts):
     return LaunchError(text, **{**facts, "kind": kind})
 
 
+def returns(pc) -> bool:
+    """Whether the refused instruction at ``pc`` is a function's return (x86's ret: c3, c2 with
+    a count, either after a rep or bnd prefix): the address it popped, the caller's, was junk,
+    written over by a local array's overrun below it on the stack."""
+    if not pc:
+        return False
+    code = ctypes.string_at(pc, 2)
+    code = code[1:] if code[0] in (0xF2, 0xF3) else code
+    return code[0] in (0xC3, 0xC2)
+
+
 def refused_words(err, access):
     """The message's end for a refused access (``access``: "a read of", ...)."""
     kind = refused_kind(err)
+    if kind == "misaligned or impossible address" and returns(err.pc):
+        return ("a return to an address that cannot exist: the function's return address, kept "
+                "on the thread's stack beside its local arrays, was overwritten (a write past the "
+                "end of a local array?)")
     if kind == "misaligned address":
         where = memory.describe_address(err.address)
         return (f"{access} address 0x{err.address:x}, {err.address % err.alignment} bytes past a "
