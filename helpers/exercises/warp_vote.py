@@ -115,6 +115,28 @@ def _unset(read):
             f"declared: bool {read.name} = i < n && x[i] > threshold")
 
 
+def _unwritten(unwritten, per_block):
+    """The mistakes that counts' never-written elements show (``per_block``: warps a block)."""
+    if unwritten.any() and not unwritten[:per_block].any() \
+            and unwritten[per_block:].all():
+        yield (f"only counts[0] to counts[{per_block - 1}] were written: every block's warps "
+               "wrote there, warp = threadIdx.x / 32 being a warp's place in its block",
+               "counts has a place for every warp of the grid: warp = i / 32, with i = "
+               "blockIdx.x * blockDim.x + threadIdx.x")
+    written = np.flatnonzero(~unwritten)
+    if per_block > 1 and np.array_equal(written, np.arange(0, unwritten.size, per_block)):
+        yield (f"only the first warp of each block stored its count (counts[0], "
+               f"counts[{per_block}], ...; the other {int(unwritten.sum())} were never "
+               "written): the store was left to the block's thread 0, threadIdx.x == 0, where "
+               "each warp's lane 0 was meant", "lane 0 of every warp stores: lane = threadIdx.x "
+               "% 32, if (lane == 0) counts[warp] = __popc(votes)")
+    if unwritten.any():
+        first = int(np.argmax(unwritten))
+        yield (f"{int(unwritten.sum())} of the {unwritten.size} counts were never written "
+               f"(the first is counts[{first}])",
+               "lane 0 of every warp that has elements stores counts[warp]")
+
+
 def _mistakes(case, run):
     """The mistakes one launch shows, the most telling first."""
     kernels, n, x, got = run.kernel, case[0], run.model, run.out.got
@@ -123,25 +145,7 @@ def _mistakes(case, run):
     if run.out.past.size:
         yield (f"counts was written past its end (counts[{-(-n // 32)}] and on): a warp with no "
                "element below n stored a count", "keep the stub's if (32 * warp >= n) return;")
-    per_block = run.launch.block[0] // 32
-    if run.out.unwritten.any() and not run.out.unwritten[:per_block].any() \
-            and run.out.unwritten[per_block:].all():
-        yield (f"only counts[0] to counts[{per_block - 1}] were written: every block's warps "
-               "wrote there, warp = threadIdx.x / 32 being a warp's place in its block",
-               "counts has a place for every warp of the grid: warp = i / 32, with i = "
-               "blockIdx.x * blockDim.x + threadIdx.x")
-    written = np.flatnonzero(~run.out.unwritten)
-    if per_block > 1 and np.array_equal(written, np.arange(0, want.size, per_block)):
-        yield (f"only the first warp of each block stored its count (counts[0], "
-               f"counts[{per_block}], ...; the other {int(run.out.unwritten.sum())} were never "
-               "written): the store was left to the block's thread 0, threadIdx.x == 0, where "
-               "each warp's lane 0 was meant", "lane 0 of every warp stores: lane = threadIdx.x "
-               "% 32, if (lane == 0) counts[warp] = __popc(votes)")
-    if run.out.unwritten.any():
-        first = int(np.argmax(run.out.unwritten))
-        yield (f"{int(run.out.unwritten.sum())} of the {want.size} counts were never written "
-               f"(the first is counts[{first}])",
-               "lane 0 of every warp that has elements stores counts[warp]")
+    yield from _unwritten(run.out.unwritten, run.launch.block[0] // 32)
     if np.array_equal(got, want):
         return
     if np.array_equal(got - poison_value(np.uint32), want.astype(np.uint32)):

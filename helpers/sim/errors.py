@@ -38,16 +38,15 @@ class InvalidPointerError(LogicError):
 
 class LaunchError(Error):
     """pycuda.driver.LaunchError. The simulator's also carry the facts behind the message, for
-    checkers and tools to read (never the text): ``kind`` ("out of bounds", "use after free",
-    "wild pointer", "misaligned address", "misaligned or impossible address" (refused by the
-    CPU, its address unknown), "return address overwritten" (a return the CPU refused: a local
-    array's overrun wrote over it), "no peer access", "assert", "divergent barrier", "warp mask",
-    "division by zero", "stack overflow", "abort", "array bounds", "resources", "warp matrix",
-    "race", "uninitialised read", "time limit", "conversion", "shift" or "failed"), ``kernel``,
-    ``block`` and ``thread`` ((x, y, z)), ``line`` ("file.cu:12"), ``array`` and ``element`` (the
-    parameter or __shared__ array, and the index, as the learner named them), ``address``; each
-    None where the simulator does not know it. PyCUDA's own LaunchError has none of them:
-    ``getattr(err, "kind", None)`` reads both."""
+    checkers and tools to read (never the text): ``kind`` ("out of bounds", "use after free", "wild
+    pointer", "misaligned address", "misaligned or impossible address" (refused by the CPU, its
+    address unknown), "return address overwritten" (by a local array's overrun), "no peer access",
+    "assert", "divergent barrier", "warp mask", "division by zero", "stack overflow", "abort",
+    "array bounds", "resources", "warp matrix", "race", "uninitialised read", "time limit",
+    "conversion", "shift" or "failed"), ``kernel``, ``block`` and ``thread`` ((x, y, z)), ``line``
+    ("file.cu:12"), ``array`` and ``element`` (the parameter or __shared__ array, and the index, as
+    the learner named them), ``address``; each None where the simulator does not know it. PyCUDA's
+    own LaunchError has none of them: ``getattr(err, "kind", None)`` reads both."""
 
     def __init__(self, msg="", *, kind=None, kernel=None, block=None, thread=None, line=None,
                  array=None, element=None, address=None):
@@ -264,21 +263,6 @@ class WarpMaskError(LaunchError):
         super().__init__(msg, kind="warp mask", **facts)
         self.rule, self.mask, self.lane, self.waiting = rule, mask, lane, waiting
         self.barrier = barrier
-
-
-class WarpMatrixError(LaunchError):
-    """A warp-wide wmma load whose lanes passed different arguments (kind "warp matrix", rule
-    "arguments differ"): ``lanes`` (lane 0 and the first lane whose differ), ``pointers`` (the
-    address each passed), ``ldms`` (the leading dimension each passed), ``element_size`` (the
-    bytes of one element), and for each pointer ``allocations`` ((start, bytes) of the allocation
-    it falls in or nearest, None for none) and ``offsets`` (its distance in bytes from that
-    start)."""
-
-    def __init__(self, msg, *, rule, lanes, pointers, ldms, element_size, allocations, offsets,
-                 **facts):
-        super().__init__(msg, kind="warp matrix", **facts)
-        self.rule, self.lanes, self.pointers, self.ldms = rule, lanes, pointers, ldms
-        self.element_size, self.allocations, self.offsets = element_size, allocations, offsets
 
 
 class ArrayBoundsError(LaunchError):

@@ -12,7 +12,7 @@ import re
 from ..machine import memory
 from . import wrapped
 from ..errors import (ArrayBoundsError, LaunchError, MisalignedAddressError, OutOfBoundsError,
-                      WarpMaskError, WarpMatrixError)
+                      WarpMaskError)
 from .ubsan import as_signed, type_of
 
 STATUS_TEXT = {
@@ -85,6 +85,22 @@ def error(module, name, status, err, record=None):
                                 space="shared", offset=err.dynamic_shared_offset, **facts)
     return OutOfBoundsError(text, is_write=is_write, address=err.address,
                             **{**facts, **memory.fault_facts(err.address)})
+
+
+class WarpMatrixError(LaunchError):  # beside the one place that raises it (errors.py is full)
+    """A warp-wide wmma load whose lanes passed different arguments (kind "warp matrix", rule
+    "arguments differ"): ``lanes`` (lane 0 and the first lane whose differ), ``pointers`` (the
+    address each passed), ``ldms`` (the leading dimension each passed), ``element_size`` (the
+    bytes of one element), and for each pointer ``allocations`` ((start, bytes) of the allocation
+    it falls in or nearest, None for none) and ``offsets`` (its distance in bytes from that
+    start)."""
+
+    def __init__(self, msg, *, rule, lanes, pointers, ldms, element_size, allocations, offsets,
+                 **facts):
+        super().__init__(msg, kind="warp matrix", **facts)
+        self.rule, self.lanes, self.pointers, self.ldms = rule, lanes, pointers, ldms
+        self.element_size, self.allocations, self.offsets = element_size, allocations, offsets
+
 
 
 MATRIX_ARGS_DIFFER = 4
