@@ -43,10 +43,12 @@ def scores(rows, cols):
 
 def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 2, 1), grown=True):
     """(m, l) of each row as the kernel computes them, in float64; ``loop`` and ``merge``: whether
-    the running sum and the merged sums are rescaled to the new max (``merge="partner"``: the
+    the running sum and the merged sums are rescaled to the new max (``loop="value"``: by
+    exp(m - v), against the value; ``merge="partner"``: the
     partner's only, as when m = m_new came first; ``merge="own max"``: the partner's sum by
     exp(m - m_new), the lane's own max); ``fresh``: each value's exp taken against the new max
     (else the old, exp(v - m); "apart": exp(v) / exp(m_new), in float32; "one": 1 whatever v);
+    ``merge="swapped"``: each term's -INFINITY test made on the other's max;
     ``merge="larger"``: the sum of the pair with the larger max kept, unscaled, the other
     dropped; ``m2_from``: what the partner's max is shuffled from ("l": its
     sum); ``offsets``: the butterfly's (a lane whose partner is past the warp gets its own
@@ -61,7 +63,8 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
                     else np.exp(v - (new if fresh else ms[:, lane])))
             term = term if grown else np.where(v > ms[:, lane], 0, term)
             term = np.ones_like(v) if fresh == "one" else term
-            ls[:, lane] = ls[:, lane] * (np.exp(ms[:, lane] - new) if loop else 1) + term
+            scale = np.exp(ms[:, lane] - (v if loop == "value" else new)) if loop else 1
+            ls[:, lane] = ls[:, lane] * scale + term
         ms[:, lane] = new
     for offset in offsets:
         partner = np.arange(32) ^ offset
@@ -69,9 +72,11 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
         m2 = (ls if m2_from == "l" else ms)[:, partner]
         new = np.maximum(ms, m2)
         with np.errstate(invalid="ignore"):
-            own = np.where(ms == -np.inf, 0, np.exp(ms - new)) if merge in (True, "own max") else 1
-            theirs = (np.where(m2 == -np.inf, 0, np.exp((ms if merge == "own max" else m2) - new))
-                      if merge else 1)
+            own_test, their_test = (m2, ms) if merge == "swapped" else (ms, m2)
+            own = (np.where(own_test == -np.inf, 0, np.exp(ms - new))
+                   if merge in (True, "own max", "swapped") else 1)
+            theirs = (np.where(their_test == -np.inf, 0,
+                               np.exp((ms if merge == "own max" else m2) - new)) if merge else 1)
             ls = (np.where(m2 > ms, ls[:, partner], ls) if merge == "larger"
                   else ls * own + ls[:, partner] * theirs)
         ms = new
@@ -175,26 +180,37 @@ def _mistakes(case, run):
                "term, or is 1 because m = m_new came before it",
                "in the merge, l = l * exp(m - m_new) + l2 * exp(m2 - m_new), both terms from the "
                "old m and m2, and only then m = m_new")
-    yield from _models(x, sums)
+    yield from _models(case, x, sums)
     yield from near.misses("row_sum", sums, want_l, close=near.within(1e-3, 1e-8))
     row = int(np.argmax(~np.isclose(sums, want_l, rtol=1e-3)))
     yield (f"row_sum[{row}] = {sums[row]:.6g}, expected {want_l[row]:.6g}",
            "l is the sum of exp(x - m) over the row, m the row's max")
 
 
-def _models(x, sums):
+def _models(case, x, sums):
     """Mistakes named by a model of the kernel that makes them, after those above."""
+    if case[1] <= 16 and np.allclose(sums, pairs(x, merge="swapped")[1], rtol=1e-3):
+        yield ("row_sum is too small in rows shorter than 17 columns: in the merge each term's "
+               "-INFINITY test looked at the other pair's max, so a lane's own sum was dropped "
+               "when its partner had no column (m2 = -INFINITY), and the partner's when the lane "
+               "had none", "test each sum against its own max: l = (m == -INFINITY ? 0 : l * "
+               "exp(m - m_new)) + (m2 == -INFINITY ? 0 : l2 * exp(m2 - m_new))")
     if np.allclose(sums, pairs(x, offsets=(32, 16, 8, 4, 2, 1))[1], rtol=1e-3):
         yield ("every row_sum is twice the right value: the butterfly started at offset 32, and "
                "__shfl_xor_sync(..., 32) gives each lane its own value back (lane ^ 32 is past "
                "the warp), so the first merge added each lane's pair to itself",
                "a warp's 32 lanes merge in 5 steps, offsets 16, 8, 4, 2, 1: "
                "for (int offset = 16; offset > 0; offset /= 2)")
-    if np.allclose(sums, pairs(x, grown=False)[1], rtol=1e-3):
+    if case[1] > 16 and np.allclose(sums, pairs(x, grown=False)[1], rtol=1e-3):
         yield ("row_sum is too small: when a value raised a lane's max, the running sum was "
                "rescaled but that value's own exp(v - m_new) = 1 was not added to it",
                "every value adds its exp, whether or not it raises the max: when v is the new "
                "max, l = l * exp(m - v) + 1 (its exp(v - v) is 1)")
+    if np.allclose(sums, pairs(x, loop="value")[1], rtol=1e-3):
+        yield ("row_sum is too large: the loop rescaled the running sum by exp(m - v), against "
+               "the value, where it is exp(m - m_new), against the new max: for a value below "
+               "the max that factor is above 1, and it grows the sum",
+               "l = l * exp(m - m_new) + exp(v - m_new)")
     if np.allclose(sums, pairs(x, fresh="one")[1], rtol=1e-3):
         yield ("row_sum is too large: each value added 1 to the running sum, as if every value "
                "were the new max, where it adds exp(v - m_new), 1 only for the max",

@@ -86,6 +86,14 @@ WRONG = [
      ["each value added 1 to the running sum", "l = l * exp(m - m_new) + exp(v - m_new)"]),
     ("merge_keeps_the_larger_max_s_sum", variant(KERNEL, (MERGE, "        l = (m2 > m) ? l2 : l;\n")),
      ["each merge kept the sum of the pair with the larger max", "both sums count"]),
+    # blind audit H12 (was blamed on a loop that forgets the new max's own exp: both give 0 in
+    # rows shorter than 17 columns) and H11 (was 'row_sum[0] = ..., expected ...')
+    ("merge_guards_swapped", variant(KERNEL, (MERGE, MERGE.replace("(m == -INFINITY", "(M2_")
+                                                      .replace("(m2 == -INFINITY", "(m == -INFINITY")
+                                                      .replace("(M2_", "(m2 == -INFINITY"))),
+     ["-INFINITY test looked at the other pair's max", "(m == -INFINITY ? 0 : l * exp(m - m_new))"]),
+    ("loop_rescaled_against_the_value", variant(KERNEL, (LOOP, LOOP.replace("__expf(m - m_new)", "__expf(m - v)"))),
+     ["rescaled the running sum by exp(m - v), against the value", "l = l * exp(m - m_new)"]),
 ]
 
 # Right, though not as the solution does it: the classic update, which rescales only when the
