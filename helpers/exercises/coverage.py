@@ -129,10 +129,22 @@ def past_the_end(past, grid: Grid, words: Words, wild_hint: str, unwritten=None)
         yield (f"the guard compares {col} with {rows} and {row} with {cols}: threads below the "
                f"{words.whole} wrote past the end of {words.array}",
                f"{col} goes with {cols}, {row} with {rows}: {words.guard_hint}")
+    one_side = [f"{name} with {side}" for name, side, length in ((row, cols, width),
+                                                                  (col, rows, height))
+                if width != height and past == grid.unguarded(
+                    through=lambda x, y, n=length: (x < n) & (y < n))]
     if past == grid.unguarded(through=lambda x, y: (x < width) | (y < height)):
-        yield (f"the guard stops only the threads outside in both {col} and {row} (&&): those "
-               f"outside in one of them wrote past the end of {words.array}",
-               f"a thread outside in either must return (||): {words.guard_hint}")
+        also = (f", or it compares {one_side[0]} (on this grid the two send the same stores "
+                "past the end)") if one_side else ""
+        yield (f"the guard stops only the threads outside in both {col} and {row} (&&){also}: "
+               f"those outside in one of them wrote past the end of {words.array}",
+               f"a thread outside in either must return (||)"
+               + (f", and {col} goes with {cols}, {row} with {rows}" if also else "")
+               + f": {words.guard_hint}")
+    for which in one_side:
+        yield (f"the guard compares {which}: threads outside the {words.whole} wrote past the "
+               f"end of {words.array}", f"{col} goes with {cols}, {row} with {rows}: "
+               f"{words.guard_hint}")
     for index, problem, hint in wrong_indices(grid, words):
         if past == set(index[index >= width * height].tolist()):
             yield f"{words.item}s inside the {words.whole} were stored past its end: {problem}", hint
