@@ -111,6 +111,8 @@ def past_the_end(past, grid: Grid, words: Words, wild_hint: str, unwritten=None)
         return
     tx, ty = grid.threads
     width, height = grid.width, grid.height
+    if unwritten is not None and past == grid.unguarded():
+        yield from _inverted(np.asarray(unwritten).ravel(), grid, words)
     last = f"the last {words.item} is ({words.cols} - 1, {words.rows} - 1): {words.guard_hint}"
     if past == grid.unguarded(min(tx, width + 1), min(ty, height + 1)):
         yield (f"threads with {words.row} == {words.rows} wrote past the end of {words.array}: "
@@ -153,6 +155,18 @@ def past_the_end(past, grid: Grid, words: Words, wild_hint: str, unwritten=None)
                f"no bounds guard, or only half of one: {words.guard_hint}")
     yield (f"the kernel wrote past the end of {words.array} (as far as {words.item} "
            f"{max(past)}; {words.array} has {grid.height * grid.width})", wild_hint)
+
+
+def _inverted(unwritten, grid: Grid, words: Words):
+    """A guard that returns the threads inside and lets those outside through: every element
+    unwritten but those that threads past the last column wrap into."""
+    y, x = np.indices(grid.threads[::-1])
+    idx = (y * grid.width + x)[(x >= grid.width) | (y >= grid.height)]
+    if unwritten.any() and np.array_equal(unwritten, ~np.isin(np.arange(unwritten.size), idx)):
+        yield (f"the bounds guard is inverted: the threads inside the {words.whole} returned "
+               f"(its {words.item}s were never written, but for a few that threads with "
+               f"{words.col} >= {words.cols} wrapped into), and those outside wrote past the end of "
+               f"{words.array}", f"return the threads that lie outside: {words.guard_hint}")
 
 
 def reached(done, grid: Grid, words: Words, what="written"):

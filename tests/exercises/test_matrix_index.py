@@ -40,6 +40,10 @@ WRONG = {
     # past the last column wrap into the next row), but every element of the matrix is right
     "guard_row_with_cols": ([("row >= rows || col >= cols", "row >= cols || col >= cols")],
                             "the guard compares row with cols"),
+    # blind audit H6 (was 'threads outside the matrix wrote past the end ... no bounds guard,
+    # or only half of one')
+    "guard_inverted": ([("row >= rows || col >= cols", "row < rows && col < cols")],
+                       "the bounds guard is inverted: the threads inside the matrix returned"),
     "guard_with_and": ([("row >= rows || col >= cols", "row >= rows && col >= cols")],
                        "the guard stops only the threads outside in both col and row (&&)"),
     "stores_into_the_next": ([("    out[i] =", "    out[i + 1] =")],
