@@ -296,6 +296,17 @@ def _past_column_k(kernels, case):
                "phase's values there, and reading without the guard takes the next row's")
 
 
+def _refine(failure):
+    """A tile indexed at TILE by thread (0, 0) of its block, whose loads touch only [0][0]: a
+    loop over the tile's columns that ran on past them (j < K for j < TILE)."""
+    err = failure.error
+    if (failure.kind == "array bounds" and err.element == TILE and err.length in (TILE, TILE + 1)
+            and tuple(err.thread or (1,))[:2] == (0, 0)):
+        yield (f"thread (0, 0)'s index into a tile reached {TILE} in a loop: a tile holds TILE = "
+               f"{TILE} columns, so the loop over its columns stops at j < TILE (the phases are "
+               "what walk along K); the tiles' size is right: for (int j = 0; j < TILE; j++)")
+
+
 def _traced(kernels):
     """On the simulator, on COALESCED: a warp reads two rows of 16 floats of a tile (4 sectors
     for A's and Bt's, 16 for Bt's read down its columns); an unpadded Bs puts them in 2 banks."""
@@ -353,6 +364,7 @@ EXERCISE = KernelExercise(
     stub="exercises/matmul_bt.cu", kernel="matmul_bt",
     signature="const float *A, const float *Bt, float *C, int M, int K, int N", cases=CASES,
     draw=_draw, where=_where, detect=_mistakes, crash_hint=LOAD_HINT, read_past=_read_past,
+    refine=_refine,
     simulated="runs the race check", fast=speed.rule(_timed, _traced),
     success=f"C = A @ Bt.T for {len(CASES) - 1} shapes (sides and K not multiples of 16 among "
             "them), nothing written outside C, no race found by the race check")

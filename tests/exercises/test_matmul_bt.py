@@ -36,6 +36,8 @@ WRONG = {
                                   "int bt_row = blockIdx.y * TILE + ty;")], "from rows blockIdx.y"),
     "inner_loop_one_short": ([("j < TILE; j++", "j < TILE - 1; j++")], "the inner loop stops one short"),
     # audit 3 (the loads' and the inner loop's models, after the near misses)
+    # blind audit H1 (the hint was to make the shared array bigger): reads past the tiles
+    "inner_loop_over_k": ([("j < TILE; j++", "j < K; j++")], "stops at j < TILE"),
     "inner_loop_from_1": ([("int j = 0; j < TILE", "int j = 1; j < TILE")],
                           "the inner loop starts at j = 1"),
     "bt_rows_from_threadidx_x": ([("int bt_row = blockIdx.x * TILE + ty;",
@@ -85,6 +87,7 @@ WRONG = {
 # that thread's local memory held last (the trace on the simulator names it on either backend)
 SIMULATOR_ONLY = {name: "reads a local array's elements that nothing set" for name in
                   ("tiles_not_shared", "as_not_shared", "bs_not_shared")}
+SIMULATOR_ONLY["inner_loop_over_k"] = "reads past a __shared__ tile"
 # right but slow: PASS, not FAST (name: (replacements, a piece of what keeps it from FAST))
 SLOW = {
     # Bt read down its columns: the trace's sectors a request tell
