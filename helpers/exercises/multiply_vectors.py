@@ -111,7 +111,7 @@ def stored_at_thread(got, unwritten, want, size, name):
     (those would be i = threadIdx.x alone). ``want`` is the right result, a whole number of
     blocks or fewer (the last block's spare threads store nothing)."""
     n = want.size
-    if n <= size or np.flatnonzero(~unwritten).tolist() != list(range(size)):
+    if n <= size or unwritten[:size].any() or not unwritten[size:].all():
         return
     blocks = np.full(-(-n // size) * size, np.nan, np.float32)
     blocks[:n] = want

@@ -23,8 +23,12 @@ FILL = np.float32(-7.0)
 
 # (n, threads per block, extra blocks beyond the ones needed). The first has several blocks
 # (so "only block 0 is right" shows), the second one partial block, the third extra blocks
-# whose threads all lie past n; last a small one on the simulator, race-checked.
-CASES = [(1000, 256, 0), (37, 64, 0), (5000, 128, 3), (20, 8, 0, "observe")]
+# whose threads all lie past n; a small one on the simulator, race-checked; last, once every
+# other case passed, n past 2^24, where a float stops holding every whole number (an index kept in
+# a float sends two threads to one element there).
+FLOAT_EXACT = 1 << 24
+CASES = [(1000, 256, 0), (37, 64, 0), (5000, 128, 3), (20, 8, 0, "observe"),
+         (FLOAT_EXACT + 37, 256, 0)]
 
 BLOCKS = (32, 64, 128, 256, 512)
 GUARD_HINT = "add a bounds guard, if (i < n), so that the threads past the end do nothing"
@@ -47,7 +51,8 @@ def _launch(case):
     """x gets spare elements after n too, so that reading x[i] past n cannot crash."""
     n, block, extra = case[:3]
     x = np.random.default_rng(n).uniform(-10, 10, n).astype(np.float32)
-    return Launch((Input(x, after=64, junk=1.0), Output(n, poisons=(None, FILL)), ALPHA,
+    poisons = (None,) if n > FLOAT_EXACT else (None, FILL)   # the big case: one launch
+    return Launch((Input(x, after=64, junk=1.0), Output(n, poisons=poisons), ALPHA,
                    np.int32(n)),
                   block=(block, 1, 1), grid=(-(-n // block) + extra, 1), model=x)
 
@@ -81,6 +86,7 @@ def _mistakes(case, run):
     if unwritten.all():
         yield ("nothing was written: y still holds the NaN it was filled with",
                "each thread should store its result with y[i] = ...")
+    yield from _float_index(n, block * (-(-n // block) + extra), unwritten)
     yield from stored_at_thread(got, unwritten, want, block, "y")
     if n > block and right[:block].all() and unwritten[block:].all():
         yield (f"only the first block's elements (y[0] to y[{block - 1}]) were written: "
@@ -88,7 +94,7 @@ def _mistakes(case, run):
                "i < blockDim.x (only block 0 passes it)",
                "i = blockIdx.x * blockDim.x + threadIdx.x, guarded with if (i < n)")
     blocks = -(-n // block) + extra
-    for index, problem, hint in INDEXES:
+    for index, problem, hint in INDEXES if unwritten.any() else ():
         model = written_by(index, block, blocks)
         if unwritten.any() and np.array_equal(np.flatnonzero(~unwritten), model[model < n]):
             yield problem, hint.replace(NO_GUARD, ", guarded with if (i < n)")
@@ -137,6 +143,23 @@ def _block_stride(race, block):
                "several elements steps by the whole grid, blockDim.x * gridDim.x)")
 
 
+def _float_index(n, threads, unwritten):
+    """The elements a kernel whose index went through a float never writes: past 2^24 a float
+    holds only even numbers, so odd threads round onto their neighbours' elements (the last two
+    left out of the comparison: the guard may compare the float or the int)."""
+    if n <= FLOAT_EXACT or not unwritten.any():
+        return
+    index = np.arange(threads).astype(np.float32).astype(np.int64)
+    missed = np.ones(n, bool)
+    missed[index[index < n]] = False
+    if np.array_equal(unwritten[:-2], missed[:-2]):
+        yield (f"{int(unwritten.sum())} of {n} elements were never written, all past 2^24 = "
+               f"{FLOAT_EXACT} (the first is y[{int(np.argmax(unwritten))}]): the index went "
+               "through a float, which holds every whole number only up to 2^24; past it, two "
+               "threads round to one element and the odd ones are skipped",
+               "keep the index an int: int i = blockIdx.x * blockDim.x + threadIdx.x")
+
+
 def _bound_of_two(unwritten):
     """Only y[0] and y[1] written: a guard i < sizeof(x) / sizeof(x[0]), 8 / 4 for a pointer."""
     if np.flatnonzero(~unwritten).tolist() == [0, 1]:
@@ -152,7 +175,8 @@ EXERCISE = KernelExercise(
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes, crash_hint=GUARD_HINT,
     simulated="runs the race check", observed=_observed, observed_as="race-checked",
     success=f"y = alpha * x for every size tried ({len(CASES) - 1} launches, n not a multiple of "
-            "the block size), each element written by one thread, and nothing written past n")
+            "the block size, one past 2^24), each element written by one thread, and nothing "
+            "written past n")
 
 check_scale_vector = EXERCISE.check_file          # (path="exercises/scale_vector.cu")
 check_scale_vector_kernel = EXERCISE.check_kernel  # (kernel, simulated=None): the same compiled

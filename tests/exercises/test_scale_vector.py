@@ -25,6 +25,11 @@ WRONG = [
     ("no_bounds_guard",
      variant(KERNEL, ("    if (i < n) {\n        y[i] = alpha * x[i];\n    }", "    y[i] = alpha * x[i];")),
      ["elements past n were written", "add a bounds guard"]),
+    # blind audit H19 (was PASS): an index held in a float is exact only up to 2^24
+    ("index_in_a_float",
+     variant(KERNEL, ("int i = blockIdx.x", "float i = blockIdx.x"),
+             ("y[i] = alpha * x[i];", "y[(int)i] = alpha * x[(int)i];")),
+     ["all past 2^24", "the index went through a float", "keep the index an int"]),
     ("guard_off_by_one",
      variant(KERNEL, ("i < n", "i <= n")),
      ["y[n] was written", "off by one", "not i <= n"]),
