@@ -167,6 +167,11 @@ def _mistakes(case, run):
            "x[c] for c = l, l + 32, ... < cols; warp_sum adds the lanes; lane 0 stores y[row]")
 
 
+def _x_parts(x):
+    """(32,): the sum of x[c] over the columns c = l, l + 32, ... of each lane l."""
+    return np.array([x[lane::32].sum() for lane in range(32)])
+
+
 def _lane_sums(a, x):
     """(rows, 32): lane l's sum of A[row][c] * x[c] over c = l, l + 32, ..."""
     parts = np.zeros((a.shape[0], 32))
@@ -183,13 +188,13 @@ def _shfl_sync_sum(parts, offsets=(16, 8, 4, 2, 1)):
     return parts[:, 0]
 
 
-def _shfl_down_sum(parts, offsets):
+def _shfl_down_sum(parts, offsets, delta=lambda lanes, offset: offset):
     """Lane 0's value after warp_sum's __shfl_down_sync steps through ``offsets`` (a lane whose
-    source is past 31 gets its own value back)."""
+    source is past 31 gets its own value back), each lane's delta ``delta(lanes, offset)``."""
     lanes = np.arange(32)
     for offset in offsets:
-        parts = parts + np.where(lanes + offset < 32, parts[:, np.minimum(lanes + offset, 31)],
-                                 parts)
+        source = lanes + delta(lanes, offset)
+        parts = parts + np.where(source < 32, parts[:, np.minimum(source, 31)], parts)
     return parts[:, 0]
 
 
@@ -218,6 +223,14 @@ def _models(a, x):
            "v += A[row * cols + c] * x[c]: A's column c meets x's element c")
     yield ((a * x[np.arange(cols) % 32]).sum(axis=1), "A's elements were multiplied by x[lane], "
            "not x[c]", "v += A[row * cols + c] * x[c]: the column's own element of x")
+    yield ((a[:, :32] * _x_parts(x)[:min(cols, 32)]).sum(axis=1), "A was read at the lane's "
+           "column, A[row * cols + lane], at every turn, while x[c] moved on: each lane "
+           "multiplied one element of A by its columns' x", "v += A[row * cols + c] * x[c]: "
+           "A's element and x's move on together")
+    yield (_shfl_down_sum(parts, (16, 8, 4, 2, 1), lambda lanes, offset: lanes + offset),
+           "warp_sum gave __shfl_down_sync a lane number, lane + offset, where it takes a "
+           "distance: each lane read lane 2 * lane + offset's v", "the third argument is how "
+           "many lanes above: v += __shfl_down_sync(0xffffffff, v, offset)")
     yield (32 * parts[:, 0], "each y[row] is 32 times lane 0's sum: every lane added the same "
            "columns (the loop starts at c = 0, not c = lane), or warp_sum's __shfl_up_sync handed "
            "lane 0 its own value (no lane lies below it) at each of its 5 steps",

@@ -26,6 +26,12 @@ WRONG = {
     "loop_steps_by_1": ([("c += 32)", "c++)")], {"problem": "steps by 1", "hint": "c += 32"}),
     "a_read_by_columns": ([("A[row * cols + c]", "A[c * rows + row]")],
                           {"problem": "read down its columns", "hint": "A[row * cols + c]"}),
+    # blind audit H7, H8 (were 'y[0] = ..., NumPy's is ...' and the plan)
+    "a_of_the_lane": ([("A[row * cols + c]", "A[row * cols + lane]")],
+                      {"problem": "A was read at the lane's column", "hint": "A[row * cols + c] * x[c]"}),
+    "shuffle_given_a_lane_number": ([(SHUFFLE, SHUFFLE.replace("v, offset)", "v, (threadIdx.x % 32) + offset)"))],
+                                    {"problem": "gave __shfl_down_sync a lane number",
+                                     "hint": "__shfl_down_sync(0xffffffff, v, offset)"}),
     "x_of_the_lane": ([("* x[c];", "* x[lane];")], {"problem": "x[lane]", "hint": "x[c]"}),
     "every_lane_from_column_0": ([("int c = lane;", "int c = 0;")],
                                  {"problem": "32 times lane 0's sum", "hint": "c = lane"}),
