@@ -55,6 +55,10 @@ INDEXES = [
      "the elements are spread out, past the end too, and block 0's threads all took element 0: "
      "i = blockIdx.x * (blockDim.x + threadIdx.x) multiplies the thread's place by the block's "
      "number as well", "only blockDim.x is multiplied, no parentheses: " + INDEX_HINT),
+    (lambda b, t, size, blocks: b * 32 + t,
+     "the blocks' elements overlap and the last ones got no thread: blockIdx.x * warpSize + "
+     "threadIdx.x steps from one block to the next by a warp, 32 threads, but a block is "
+     "blockDim.x threads", INDEX_HINT),
     (lambda b, t, size, blocks: b * 256 + t,
      "the index takes 256 for blockDim.x, but the blocks are not all 256 threads", INDEX_HINT),
 ]
@@ -174,11 +178,25 @@ def _mistakes(case, run):
                 "out", first)
 
 
+def _refine(failure):
+    """An access past an array (each has a block's room before it) at element blockIdx.x *
+    blockDim.x * threadIdx.x: the thread's place multiplied where it is added."""
+    err = failure.error
+    if (failure.kind != "out of bounds" or err.offset is None or err.offset % 4
+            or not failure.block or not err.block or not err.thread):
+        return
+    size, b, t = failure.block[0], err.block[0], err.thread[0]
+    if b and t and err.offset // 4 - size == b * size * t:
+        yield (f"thread {t} of block {b} reached element {b * size * t} = {b} * {size} * {t}: "
+               "the index multiplied the block's first element, blockIdx.x * blockDim.x, by "
+               f"threadIdx.x, where it adds the thread's place: {INDEX_HINT}")
+
+
 EXERCISE = KernelExercise(
     stub="exercises/multiply_vectors.cu", kernel="multiply_vectors",
     signature="const float *a, const float *b, float *out",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
-    crash_hint=INDEX_HINT,
+    crash_hint=INDEX_HINT, refine=_refine,
     simulated="runs the race check", observed=_observed, observed_as="race-checked",
     success=f"out = a * b for every size tried ({len(CASES) - 1} grids of several blocks), each "
             "element written by one thread, and nothing written past the end")
