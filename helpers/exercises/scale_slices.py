@@ -171,6 +171,15 @@ def _index_mistakes(case, hit):
         model = set(index(x, y, z, nx, ny, nz).ravel().tolist())
         if model != set(range(x.size)) and hit == model:
             yield problem, INDEX_HINT
+    (width, height), block = (g * b for g, b in zip(_grid(case)[:2], case[3][:2])), case[3]
+    for index, problem in (
+            ((z * height + y) * nx + x, f"slice z starts at z * (gridDim.y * blockDim.y) rows: "
+             f"the grid's {height} rows of threads in y, where a slice holds ny = {ny}"),
+            ((z * ny + y) * width + x, f"rows are gridDim.x * blockDim.x = {width} elements "
+             f"apart in the index, the grid's threads in x, where a row holds nx = {nx}")):
+        if hit == set(index.ravel().tolist()) != set(range(x.size)):
+            yield (problem, "the launch rounds the grid up to whole blocks; the volume's sides "
+                   f"are the parameters: {INDEX_HINT}")
 
 
 def _guard_mistakes(case, all_written, hit, first):

@@ -31,6 +31,12 @@ WRONG = {
     "z_from_thread_y": ([(Z, "int z = blockIdx.z * blockDim.z + threadIdx.y;")],
                         "z takes threadIdx.y where threadIdx.z belongs"),
     "no_guard_on_z": ([(GUARD, "if (x >= nx || y >= ny)")], "out was written past its end"),
+    # blind audit H18 (was 'out was written past its end (out[455]), and 52 of its elements
+    # were never written: the index sends them past the end')
+    "slice_height_from_the_launch": ([(INDEX, "int i = (z * (gridDim.y * blockDim.y) + y) * nx + x;")],
+                                     "slice z starts at z * (gridDim.y * blockDim.y) rows"),
+    "row_length_from_the_launch": ([(INDEX, "int i = (z * ny + y) * (gridDim.x * blockDim.x) + x;")],
+                                   "rows are gridDim.x * blockDim.x = 16 elements apart"),
     "slice_of_rows": ([(INDEX, "int i = z * ny + y * nx + x;")], "slice z starts at z * ny"),
     "rows_ny_apart": ([(INDEX, "int i = (z * nx + y) * ny + x;")],
                       "rows are ny elements apart in the index"),
