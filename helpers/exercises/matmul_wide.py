@@ -150,6 +150,10 @@ def _indexed(a, b):
     yield (_phased(a, b, lambda p, t: p * 32 + t, lambda p, t: p * 32 + t % 8), "Bs rows were "
            "loaded with b_row from ty: rows r = ty, ty + 8, ty + 16, ty + 24 of Bs all hold row "
            "phase * TILE_K + ty of B", "int b_row = phase * TILE_K + r, from the loop's r")
+    yield (_phased(a, b, lambda p, t: p * 32 + t, lambda p, t: p * 32 + t // 8 * 8), "Bs rows "
+           "were loaded with b_row missing the thread's ty: rows r + ty of Bs, for r = 0, 8, 16, "
+           "24, all hold row phase * TILE_K + r of B", "the row of B that goes into Bs[r + ty] "
+           "is int b_row = phase * TILE_K + r + ty")
     a_pad, b_pad = np.zeros((m, 32 * phases)), np.zeros((32 * phases, 32 * tiles))
     a_pad[:, :k], b_pad[:k, :n] = a, b
     crossed = np.hstack([sum(a_pad[:, 32 * p:32 * p + 32] @ b_pad[32 * p:32 * p + 32,

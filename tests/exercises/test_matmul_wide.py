@@ -79,6 +79,10 @@ WRONG = {
                               {"problem": "columns K and past", "hint": "col < N"}),
     "bs_rows_loaded_from_ty": ([("int b_row = phase * TILE_K + r;", "int b_row = phase * TILE_K + ty;")],
                                {"problem": "b_row from ty", "hint": "phase * TILE_K + r"}),
+    # blind audit H4 (was '3465 of the 3465 elements of C are wrong' with the recipe)
+    "b_row_missing_ty": ([("for (int r = ty; r < TILE_K; r += TILE_M)", "for (int r = 0; r < TILE_K; r += TILE_M)"),
+                          ("Bs[r][tx] =", "Bs[r + ty][tx] =")],
+                         {"problem": "b_row missing the thread's ty", "hint": "phase * TILE_K + r + ty"}),
     # a read past B, run again with room after it: the detector of reads past A raised
     # AttributeError (it took A for the input read past) and the checker printed no verdict
     "b_guard_row_to_k": ([("(b_row < K && col < N)", "(b_row <= K && col < N)")],
