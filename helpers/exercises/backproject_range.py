@@ -236,6 +236,11 @@ def _wrong_nans(nan, kept, depth):
     if dropped.any() and ((z == Z_MIN) | (z == Z_MAX))[dropped].all():
         yield ("points exactly at z_min or z_max were dropped: the range includes both ends",
                "drop only z < z_min and z > z_max (strictly), so that z_min <= Z <= z_max is kept")
+    if dropped.any() and some.all():
+        yield (f"every pixel came out NaN, the {int(dropped.sum())} with a depth inside [z_min, "
+               "z_max] too: the range test drops every depth (with its bounds swapped, z < z_max || "
+               "z > z_min, it holds for any z)", "drop a point only below z_min or above z_max: "
+               "z < z_min || z > z_max")
     if dropped.any():
         fv, fu = np.argwhere(dropped)[0]
         yield (f"{int(dropped.sum())} pixels with a depth inside [z_min, z_max] came out NaN "

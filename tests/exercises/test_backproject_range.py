@@ -75,6 +75,9 @@ WRONG = {
                              "the range filter is missing"),
     "far_end_missing": ([(FILTER, "if (depth[i] == 0 || z < z_min) {")],
                         "points farther than z_max were kept"),
+    # blind audit G8 (was '816 pixels with a depth inside [z_min, z_max] came out NaN')
+    "range_bounds_swapped": ([("z < z_min || z > z_max", "z < z_max || z > z_min")],
+                             "the range test drops every depth"),
     "ends_excluded": ([("z < z_min || z > z_max", "z <= z_min || z >= z_max")],
                       "points exactly at z_min or z_max were dropped"),
     "only_z_is_nan": ([(NAN, '        xyz[i] = xyz[n + i] = 0.0f;\n'
