@@ -140,7 +140,7 @@ def _mistakes(case, run):
              "the column is col = blockIdx.x * blockDim.x + threadIdx.x: m[r * cols + col]"),
             (m[:, 0].mean() + np.arange(cols), "each mean is column 0's mean plus col: col was "
              "added to the element read, m[r * cols] + col, not to its index",
-             "col goes inside the brackets: m[r * cols + col]"), *_misread(m)):
+             "col goes inside the brackets: m[r * cols + col]"), *_misread(m, case[2])):
         if rows > 1 and np.allclose(got, wrong, rtol=1e-4, atol=1e-5):
             yield problem, hint
     if not got.any():
@@ -154,11 +154,21 @@ def _mistakes(case, run):
            "with r * cols + col")
 
 
-def _misread(m):
+def _misread(m, block):
     """(means, problem, hint) of kernels that read other elements of m, where those lie in m:
     m[col * cols + r], the row and the column swapped; a flat index from col stepping by rows
-    to m's end (the planted bug that never reads past m); r < cols, the loop over the columns."""
+    to m's end (the planted bug that never reads past m); r < cols, the loop over the columns;
+    rows taken as ``block`` (blockDim.x) floats long; every thread reading column 0."""
     rows, cols = m.shape
+    if block != cols and (rows - 1) * block + cols <= m.size:
+        yield (m.ravel()[np.arange(rows)[:, None] * block + np.arange(cols)].mean(axis=0),
+               f"each thread stepped down its column by blockDim.x = {block} floats, m[r * "
+               "blockDim.x + col]: the block's size is not the matrix's, a row of m is cols "
+               "floats long", "element (r, col) is m[r * cols + col]")
+    yield (np.full(cols, m[:, 0].mean()), "every mean is column 0's: each thread's index started "
+           "at 0, not at its own column, so every thread read m[0], m[cols], m[2 * cols] and on",
+           "start at the thread's column: element (r, col) is m[r * cols + col] (a flat index "
+           "from k = col, k += cols)")
     if (cols - 1) * cols + rows <= m.size:
         yield (m.ravel()[np.arange(cols)[:, None] * cols + np.arange(rows)].mean(axis=1),
                "each thread read m[col * cols + r]: the row and the column swapped in the index",

@@ -18,6 +18,13 @@ WRONG = {
     "the_planted_bug": ([(READ, "m[r * rows + col];")],
                         {"problem": "the planted bug is still there: on a 100 x 37 matrix the "
                                     "bounds checks stop the kernel: block (", "hint": "m[r * cols + col]"}),
+    # blind audit G15, G16 (were 'means[0] = ..., NumPy's is ...' and the printf hint)
+    "rows_a_block_long": ([(READ, "m[r * blockDim.x + col];")],
+                          {"problem": "stepped down its column by blockDim.x = 32 floats",
+                           "hint": "m[r * cols + col]"}),
+    "flat_loop_from_0": ([("    for (int r = 0; r < rows; r++)\n        sum += " + READ,
+                           "    for (int k = 0; k < rows * cols; k += cols)\n        sum += m[k];")],
+                         {"problem": "every mean is column 0's", "hint": "start at the thread's column"}),
     "a_stretch_not_a_column": ([(READ, "m[col * rows + r];")],
                                {"problem": "m[col * rows + r]", "hint": "m[r * cols + col]"}),
     "divides_by_cols": ([("sum / rows", "sum / cols")],
