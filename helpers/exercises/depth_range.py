@@ -109,6 +109,12 @@ def _mistakes(case, run):
         yield ("range is as it started, {4294967295, 0}: no depth made it nearer or farther",
                "keep the nearest with atomicMin(&range[0], d), the farthest with "
                "atomicMax(&range[1], d)")
+    if near == START[0] and far == want[1]:
+        yield ("range[0] never moved from its start, 4294967295, while range[1] came out right: "
+               "no depth lowered it. atomicMin is missing, or it compared as an int (on "
+               "(int *)&range[0]), and as an int 0xFFFFFFFF is -1, below every depth",
+               "range holds unsigned ints: atomicMin(&range[0], d), with d an unsigned int and "
+               "no cast to int *")
     if [near, far] == [0, 0]:
         yield ("every depth became 0: range came out {0, 0}, if (d = 0) assigns 0 to d",
                "compare with ==: if (d == 0) return;")

@@ -19,6 +19,13 @@ WRONG = {
     "holes_counted": ([(HOLE, "")], "the nearest depth came out 0", "return when d == 0"),
     "no_bounds_guard": ([("    if (i >= n)\n        return;\n", "")],
                         "what lies past the end of depth", "if (i >= n) return;"),
+    # blind audit G19 (was 'range is {4294967295, 9000}, expected {250, 9000}, and the race
+    # check finds no race: not every pixel was looked at, or a depth went to the other end')
+    "atomics_on_signed_ints": ([(ATOMICS, "    atomicMin((int *)&range[0], (int)d);\n"
+                                          "    atomicMax((int *)&range[1], (int)d);\n")],
+                               "range[0] never moved from its start", "no cast to int *"),
+    "no_atomic_min": ([(ATOMICS, "    atomicMax(&range[1], d);\n")],
+                      "range[0] never moved from its start", "atomicMin(&range[0], d)"),
     "min_and_max_swapped": ([("atomicMin(&range[0]", "atomicMax(&range[0]"),
                              ("atomicMax(&range[1]", "atomicMin(&range[1]")],
                             "range is as it started", "atomicMin(&range[0], d)"),
