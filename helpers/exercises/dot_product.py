@@ -107,6 +107,7 @@ def _mistakes(case, run):
     if np.isnan(got):  # a race explains a NaN too: the barrier before reading shared memory
         yield from observed_mistakes(_observe(kernels), _refine, wrong="the sum is NaN")
         yield from _unset(kernels)
+        yield from _first_warp_only(kernels)
         yield ("the result is NaN: the kernel read x or y past n (they hold NaN there), or an "
                "element of a __shared__ array that no thread of the block had written",
                "read x[i] and y[i] only while i < n, and of warp_sums " + WARP_SUMS_HINT)
@@ -125,6 +126,7 @@ def _mistakes(case, run):
     yield from matches(got, _wrong_sums(products, case["block"], case["grid"]), _close)
     yield from _unset(kernels)
     yield from _not_shared(kernels)
+    yield from _first_warp_only(kernels)   # on a GPU, the warp_sums never stored hold garbage
     n, counted = products.size, np.cumsum(products)  # a prefix's sum, within 1% of one product
     for k in np.searchsorted(counted, got) + np.array([-1, 0]):  # (not by chance): the tail dropped
         if 0 < k < n - 1 and abs(got - counted[k]) <= 0.01 * products[k:k + 2].min():
@@ -280,6 +282,10 @@ def _wrong_sums(products, block, grid):
         yield (products[i < threads].sum(), f"only the first {threads:,} elements (one a thread) "
                "were counted", "the grid has fewer threads than elements: a grid-stride loop, "
                "for (int i = ...; i < n; i += blockDim.x * gridDim.x)")
+    yield (products.sum() + products[thread < 32].sum(), "each block's first warp's sum was "
+           "counted twice: the second warp_sum added to v, v += warp_sum(...), and lane 0 of the "
+           "first warp still held its own warp's sum from the first", "replace v with the "
+           "warps' total: v = warp_sum(lane < blockDim.x / 32 ? warp_sums[lane] : 0.0f)")
     if grid > 1:
         yield (grid * products.sum(),
                f"the sum is {grid} times the dot product: every block counted every element",
@@ -297,6 +303,20 @@ def _wrong_sums(products, block, grid):
                "block's sum to *result", "only the first warp adds the warps' sums: "
                "if (warp == 0) { v = warp_sum(lane < blockDim.x / 32 ? warp_sums[lane] : 0.0f); "
                "if (lane == 0) atomicAdd(result, v); }")
+
+
+def _first_warp_only(kernels):
+    """On the simulator (shared memory filled with NaN): NaN with 4 warps a block and right with
+    one, so the first warp read warp_sums that the other warps never stored."""
+    one = dict(n=OBSERVED[0]["n"], block=32, grid=OBSERVED[0]["grid"])
+    seen, alone = _observe(kernels), _observe(kernels, one)
+    if (seen.error is None and alone.error is None and np.isnan(seen.outs[0].got[0])
+            and _close(float(alone.outs[0].got[0]), _launch(one).model.sum())):
+        yield ("only the first warp of each block stored its sum in warp_sums: with one warp a "
+               "block the sum is right, and with 4 (on the simulator, which fills shared memory "
+               "with NaN) the first warp read warp_sums[1] to [3], which no thread had written",
+               "lane 0 of every warp stores its warp's sum: if (lane == 0) warp_sums[warp] = v, "
+               "lane = threadIdx.x % 32")
 
 
 def _observe(kernels, case=OBSERVED[0]):

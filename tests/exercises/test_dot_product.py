@@ -33,6 +33,17 @@ WRONG = [
     ("only_the_first_warp",
      variant(KERNEL, (TAIL, "    if (threadIdx.x == 0)\n        atomicAdd(result, v);\n}\n")),
      ["only the first warp of each block counted", "warp_sums[warp]"]),
+    # blind audit G21, G22 (were 'the result is NaN: the kernel read x or y past n ..., or an
+    # element of a __shared__ array that no thread ... had written' and 'the sum is ..., NumPy's
+    # is ...')
+    ("warp_sums_stored_by_thread_0",
+     variant(KERNEL, ("    if (lane == 0)\n        warp_sums[warp] = v;",
+                      "    if (threadIdx.x == 0)\n        warp_sums[warp] = v;")),
+     ["only the first warp of each block stored its sum in warp_sums",
+      "if (lane == 0) warp_sums[warp] = v"]),
+    ("second_warp_sum_added_to_v",
+     variant(KERNEL, ("        v = warp_sum(lane < warps", "        v += warp_sum(lane < warps")),
+     ["each block's first warp's sum was counted twice", "v = warp_sum(lane < blockDim.x / 32"]),
     ("every_block_counts_everything",
      variant(KERNEL, (LOOP, "    for (int i = threadIdx.x; i < n; i += blockDim.x)\n"
                             "        v += x[i] * y[i];\n")),
@@ -286,7 +297,8 @@ SIMULATOR_ONLY = {"warp_sums_declared_too_small": "an overrun of shared memory m
 
 
 # The simulator only too: the sum a GPU gives depends on what a register or local memory held
-GARBAGE = dict.fromkeys(("warp_sums_not_shared", "sum_not_started_at_0"),
+GARBAGE = dict.fromkeys(("warp_sums_not_shared", "sum_not_started_at_0",
+                         "warp_sums_stored_by_thread_0"),
                         "a read of a thread's memory that nothing wrote: garbage on a GPU")
 
 
