@@ -146,6 +146,18 @@ def _strides(case, got, drawn):
                "width): iters[y * width + x]")
 
 
+def _late_start(case, drawn):
+    """Row y drawn only from x = y * blockDim.x on: the loop started at the thread's place in the
+    grid, blockIdx.x * blockDim.x + threadIdx.x (the grid-stride habit)."""
+    width, height, block = case[:3]
+    y, x = np.indices((height, width))
+    if not drawn.all() and np.array_equal(drawn, x >= y * block):
+        yield (f"{int((~drawn).sum())} of {drawn.size} pixels were never drawn: row y was drawn "
+               f"only from x = y * {block} on, so the loop along the row started at the "
+               "thread's place in the whole grid, blockIdx.x * blockDim.x + threadIdx.x, where "
+               "each block has a row of its own", LOOP_HINT)
+
+
 def _mistakes(case, run):
     """The mistakes one launch shows, the most telling first."""
     width, height, block = case[:3]
@@ -169,6 +181,7 @@ def _mistakes(case, run):
         yield (f"only the first {block} pixels of each row were drawn: each thread drew one "
                "pixel", LOOP_HINT)
     yield from _strides(case, got, drawn)
+    yield from _late_start(case, drawn)
     if not drawn.all():
         rows, cols = np.nonzero(~drawn)
         yield (f"{int((~drawn).sum())} of {got.size} pixels were never drawn (the first at "

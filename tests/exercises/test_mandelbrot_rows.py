@@ -19,6 +19,9 @@ LOOP = "for (int x = threadIdx.x; x < width; x += blockDim.x) {"
 # name: (the replacements in the solution, a piece of the verdict's problem)
 WRONG = {
     "row_0": ([("int y = blockIdx.x;", "int y = blockIdx.y;")], "only row 0 was drawn"),
+    # blind audit G33 (was '11955 of 12383 pixels were never drawn (the first at x = 0, y = 1)')
+    "loop_from_the_grid_index": ([("int x = threadIdx.x;", "int x = blockIdx.x * blockDim.x + threadIdx.x;")],
+                                 "row y was drawn only from x = y * 64 on"),
     "one_pixel_a_thread": ([(LOOP, "int x = threadIdx.x;\n    if (x < width) {")],
                            "only the first 64 pixels of each row were drawn"),
     "steps_of_the_grid": ([("x += blockDim.x", "x += gridDim.x * blockDim.x")],
