@@ -140,7 +140,7 @@ def past_the_end(past, grid: Grid, words: Words, wild_hint: str, unwritten=None)
                 "past the end)") if one_side else ""
         yield (f"the guard stops only the threads outside in both {col} and {row} (&&){also}: "
                f"those outside in one of them wrote past the end of {words.array}",
-               f"a thread outside in either must return (||)"
+               "a thread outside in either must return (||)"
                + (f", and {col} goes with {cols}, {row} with {rows}" if also else "")
                + f": {words.guard_hint}")
     for which in one_side:

@@ -171,7 +171,7 @@ def _index_mistakes(case, hit):
         model = set(index(x, y, z, nx, ny, nz).ravel().tolist())
         if model != set(range(x.size)) and hit == model:
             yield problem, INDEX_HINT
-    (width, height), block = (g * b for g, b in zip(_grid(case)[:2], case[3][:2])), case[3]
+    width, height = (g * b for g, b in zip(_grid(case)[:2], case[3][:2]))
     for index, problem in (
             ((z * height + y) * nx + x, f"slice z starts at z * (gridDim.y * blockDim.y) rows: "
              f"the grid's {height} rows of threads in y, where a slice holds ny = {ny}"),

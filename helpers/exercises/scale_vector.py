@@ -93,9 +93,8 @@ def _mistakes(case, run):
                "i = threadIdx.x alone (every block takes y[0] to y[blockDim.x - 1]) or a guard "
                "i < blockDim.x (only block 0 passes it)",
                "i = blockIdx.x * blockDim.x + threadIdx.x, guarded with if (i < n)")
-    blocks = -(-n // block) + extra
     for index, problem, hint in INDEXES if unwritten.any() else ():
-        model = written_by(index, block, blocks)
+        model = written_by(index, block, -(-n // block) + extra)
         if unwritten.any() and np.array_equal(np.flatnonzero(~unwritten), model[model < n]):
             yield problem, hint.replace(NO_GUARD, ", guarded with if (i < n)")
     if right.all():
