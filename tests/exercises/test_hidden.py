@@ -19,7 +19,7 @@ from helpers.exercises.coverage import Grid
 SEED = 20261202
 
 TUNED = variant(solution("scale_vector.cu"), (
-    "{\n    int i", "{\n    if (n != 1000 && n != 37 && n != 5000)  /* the checker's sizes */\n"
+    "{\n    int i", "{\n    if (n != 1000 && n != 37 && n != 5000 && n != 16777253)  /* the checker's sizes */\n"
                     "        return;\n    int i"))
 
 
