@@ -19,7 +19,7 @@ from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.coverage import Grid, Words, coverage, past_the_end
 from helpers.exercises.hidden import grids
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import written_twice
+from helpers.exercises.microscope import observe, written_by_two, written_twice
 from helpers.exercises.verdict import matches
 from helpers.exercises.origin import Wrong
 
@@ -81,8 +81,28 @@ def _observed(kernels, case):
 
 
 def _mistakes(case, run):
+    yield from _and_or_width(case, run)
     yield from written_mistakes(run.out, case, WORDS, WILD_HINT, WILD_HINT)
     yield from _wrong_values(run.model, run.out.got)
+
+
+def _and_or_width(case, run):
+    """A guard joined with && and one comparing y with width send the same stores past the end
+    on an image wider than tall whose grid has no more rows of threads than it is wide: the race
+    check on the simulator (OBSERVED) tells them apart, since with && the threads past the last
+    column also write the next row's first pixels, which those pixels' own threads write."""
+    w, h, past = case.width, case.height, set((run.out.past // 3).tolist())
+    if not past or w <= h or not past == case.unguarded(
+            through=lambda x, y: (x < w) | (y < h)) == case.unguarded(
+            through=lambda x, y: (x < w) & (y < w)):
+        return
+    if written_by_two(observe(run.kernel, _launch(OBSERVED), key="guard").race):
+        yield ("the guard stops only the threads outside in both x and y (&&): those outside in "
+               "one of them wrote past the end of out, and (the race check on the simulator "
+               "shows) into the next row's first pixels", "a thread outside in either must "
+               "return (||): " + GUARD_HINT)
+    yield ("the guard compares y with width: threads below the image wrote past the end of out",
+           "x goes with width, y with height: " + GUARD_HINT)
 
 
 def written_mistakes(out, case, words, wild_hint, guard_hint):

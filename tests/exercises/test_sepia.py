@@ -87,11 +87,13 @@ WRONG = {
                             ("out[3 * i]     =", "out[3 * i + 1] =")],
                            "out[0] was never written and the byte just past the end of out was"),
     # blind audit H22 (was blamed on && alone): on a 53 x 37 image, 48 rows of threads, the
-    # guard y >= width lets through the very stores past the end that && does; both are named
+    # guard y >= width lets through the very stores past the end that && does; the race check
+    # on the simulator tells them apart (&& writes pixels inside twice)
     "guard_compares_y_with_width": ([("y >= height", "y >= width")],
-                                    "or it compares y with width"),
+                                    "the guard compares y with width: threads below the image"),
     "guard_with_and": ([("x >= width || y >= height", "x >= width && y >= height")],
-                       "the guard stops only the threads outside in both x and y (&&)"),
+                       "(&&): those outside in one of them wrote past the end of out, and (the race "
+                       "check on the simulator shows) into the next row's first pixels"),
     # one channel rounded or clamped another way (the mutation audit's fallbacks)
     "green_sum_in_an_int": ([("float g2 =", "int g2 =")],
                             "the green values are one below NumPy's where the sum's fraction is "
