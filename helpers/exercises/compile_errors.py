@@ -261,6 +261,27 @@ def _redeclared(d, where, source):
             "variable, give it another name")
 
 
+def _no_match(d, where, source):
+    """An atomic given the value to update where it takes its address: atomicMin(range[0], d)."""
+    name = d.names[0] if d.names else ""
+    first = d.operands[0] if d.operands else ""
+    if not name.startswith("atomic") or not d.types or "*" in d.types[0] or not first:
+        return None
+    rest = "".join(f", {o}" for o in d.operands[1:])
+    return (f"{where} gives {name} {first}, the value to update, where it takes that value's "
+            f"address (a pointer): {d.expression}", f"pass the address: {name}(&{first}{rest})")
+
+
+def _power(d, where, source):
+    """Python's ** for a power: x ** 2 is x * (*2) in C, a pointer's value it cannot take."""
+    base, exponent = d.operands
+    square = f"{base} * {base}" if exponent == "2" else f"powf({base}, {exponent})"
+    return (f"{where} writes {d.expression}, Python's power: C has no ** operator (it reads "
+            f"{base} * (*{exponent}), and {exponent} is no pointer)",
+            f"multiply it out: {square}" + (f" (or powf({base}, 2.0f))" if exponent == "2"
+                                            else ""))
+
+
 def _a(what: str) -> str:
     return f"{'an' if what[:1] in 'aeio' or what.startswith('un') else 'a'} {what}"
 
@@ -275,7 +296,7 @@ _RULES = {
     "undeclared": _undeclared, "no member": _no_member, "no conversion": _conversion,
     "mismatched types in ?:": _conditional, "store into read-only": _read_only,
     "value returned from a void function": _void_return, "expected": _expected,
-    "redeclared": _redeclared,
+    "redeclared": _redeclared, "no matching function": _no_match, "** as a power": _power,
 }
 """The rule for each kind of ``Diagnostic``: ``(record, where, source)`` to (problem, hint), or
 None for the plain verdict."""

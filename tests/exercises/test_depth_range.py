@@ -128,6 +128,10 @@ DOES_NOT_COMPILE = {
                                    "to skip this thread's element, return"),
     "hole_skipped_with_break": ([(HOLE, "    if (d == 0)\n        break;\n")],
                                 "line 15 has break outside any loop", "return"),
+    # blind audit G20: the value to update where the atomic takes its address
+    "atomic_given_the_value": ([("atomicMin(&range[0], d);", "atomicMin(range[0], d);")],
+                               "line 16 gives atomicMin range[0], the value to update",
+                               "atomicMin(&range[0], d)"),
 }
 
 

@@ -20,6 +20,9 @@ fields each fills:
 - VOID_RETURN, "value returned from a void function";
 - EXPECTED, "expected": ``names`` the tokens g++ expected, then the one it found instead;
 - REDECLARED, "redeclared": ``names`` the name, ``types`` its new type where g++ says it;
+- NO_MATCH, "no matching function": ``names`` the function, ``types`` the arguments' types as g++
+  gives them (``unsigned int&``); ``expression`` the call, ``operands`` its arguments' text;
+- POWER, "** as a power": Python's ``x ** 2``, which C reads as x * (*2): ``operands`` (x, 2);
 - OTHER: any other error (file, line and column only).
 """
 
@@ -36,6 +39,7 @@ UNDECLARED, NO_MEMBER, CONVERSION = "undeclared", "no member", "no conversion"
 CONDITIONAL, READ_ONLY = "mismatched types in ?:", "store into read-only"
 VOID_RETURN, EXPECTED, REDECLARED, OTHER = ("value returned from a void function", "expected",
                                             "redeclared", "other")
+NO_MATCH, POWER = "no matching function", "** as a power"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,6 +83,8 @@ _KINDS = [  # (kind, g++'s words, with the names and types as groups)
     (VOID_RETURN, r"return-statement with a value, in function returning [‘']void[’']"),
     (EXPECTED, r"expected (?P<expected>.*?) before (?:{}|end of input)".format(*_q("found"))),
     (REDECLARED, r"(?:conflicting declaration|redeclaration of) {}".format(*_q("declared"))),
+    (NO_MATCH, r"no matching function for call to {}".format(*_q("call"))),
+    (POWER, r"invalid type argument of unary [‘']\*[’'] \(have {}\)".format(*_q("type"))),
 ]
 
 
@@ -126,6 +132,8 @@ def _read(text, file, line, column, code):
         expression, operands = _conditional(code, at)
         return dataclasses.replace(here, types=(_type(m["second"]), _type(m["third"])),
                                    expression=expression, operands=operands)
+    if kind in (NO_MATCH, POWER):
+        return _call(here, m, code, at) if kind == NO_MATCH else _power(here, m, code, at)
     if kind == READ_ONLY:
         stored = _assigned(code, at)
         root = re.match(r"\W*(\w+)", stored)
@@ -147,6 +155,39 @@ def _fields(kind, m):
         declared = m["declared"].split()
         return {"names": (declared[-1],), "types": (" ".join(declared[:-1]),) if declared[1:] else ()}
     return {}
+
+
+def _call(here, m, code, at):
+    """NO_MATCH, with the call's text from its ``(`` at ``at`` and its arguments split."""
+    name, _, given = m["call"].partition("(")
+    here = dataclasses.replace(here, names=(name.strip(),),
+                               types=tuple(_arguments(given.rstrip(")"))))
+    if not (0 <= at < len(code)) or code[at] != "(" or _closing(code, at) < 0:
+        return here
+    close = _closing(code, at)
+    return dataclasses.replace(here, expression=f"{name.strip()}{code[at:close + 1]}",
+                               operands=tuple(_arguments(code[at + 1:close])))
+
+
+def _power(here, m, code, at):
+    """POWER where the learner's text has ``x ** y`` at the column (else an OTHER: a unary * on
+    a value that is no pointer, written otherwise)."""
+    for found in re.finditer(r"([\w.]+(?:\[[^\]]*\])?|\))\s*\*\*\s*([\w.]+)", code):
+        if found.start() <= at <= found.end():
+            return dataclasses.replace(here, types=(_type(m["type"]),), expression=found[0],
+                                       operands=(found[1], found[2]))
+    return dataclasses.replace(here, kind=OTHER)
+
+
+def _arguments(text):
+    """``text`` split at its commas outside brackets, each part stripped."""
+    parts, depth, start = [], 0, 0
+    for k, char in enumerate(text):
+        depth += (char in "([{") - (char in ")]}")
+        if char == "," and depth == 0:
+            parts.append(text[start:k].strip())
+            start = k + 1
+    return [*parts, text[start:].strip()] if text.strip() else parts
 
 
 def _type(text):

@@ -19,6 +19,8 @@ __global__ void k(const float *m, float *out, int rows, int cols)
     out[0] = c < 1 ? m[0] : 0.0f;
     m[col] = sum;
 }
+    atomicMin(out[0], sum);
+    float sq = sum ** 2;
 """
 
 
@@ -56,6 +58,12 @@ __global__ void k(const float *m, float *out, int rows, int cols)
      {"names": (",", ";", "for")}),
     ("k.cu:13:27: error: conflicting declaration ‘int sum’", diagnosed.REDECLARED,
      {"names": ("sum",), "types": ("int",)}),
+    ("k.cu:9:14: error: no matching function for call to ‘atomicMin(float&, float&)’",
+     diagnosed.NO_MATCH, {"names": ("atomicMin",), "types": ("float&", "float&"),
+                          "expression": "atomicMin(out[0], sum)", "operands": ("out[0]", "sum")}),
+    ("k.cu:10:21: error: invalid type argument of unary ‘*’ (have ‘int’)", diagnosed.POWER,
+     {"types": ("int",), "expression": "sum ** 2", "operands": ("sum", "2")}),
+    ("k.cu:4:5: error: invalid type argument of unary ‘*’ (have ‘float’)", diagnosed.OTHER, {}),
     ("k.cu:3:1: error: #error not CUDA", diagnosed.OTHER, {}),
 ])
 def test_each_kind_is_read_from_the_compilers_words(said, kind, fields):
