@@ -25,7 +25,7 @@ from helpers.exercises.microscope import stopped, with_stopped, written_twice
 
 # (width, height, threads per block, max_iter): rows longer than a block, not a multiple of it;
 # last a small one on the simulator, race-checked
-CASES = [(203, 61, 64, 80), (150, 37, 32, 60), (70, 3, 32, 20, "observe")]
+CASES = [(203, 61, 64, 80), (150, 37, 32, 60), (70, 3, 64, 20, "observe")]
 GUARD_ROWS = 2                      # the rows of iters past the image that catch stray writes
 VIEW = (-2.2, -1.2, 1.0, 1.2)       # x_min, y_min, x_max, y_max: the chapter's view
 

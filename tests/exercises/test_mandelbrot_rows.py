@@ -24,6 +24,9 @@ WRONG = {
                                  "row y was drawn only from x = y * 64 on"),
     "one_pixel_a_thread": ([(LOOP, "int x = threadIdx.x;\n    if (x < width) {")],
                            "only the first 64 pixels of each row were drawn"),
+    # blind audit I17: right where a block is one warp; with 64 threads each pixel from 32 on
+    # is drawn twice, the same value (was PASS: the race-checked launch had blocks of 32)
+    "steps_of_a_warp": ([("x += blockDim.x", "x += warpSize")], "two threads drew the same pixel"),
     "steps_of_the_grid": ([("x += blockDim.x", "x += gridDim.x * blockDim.x")],
                           "only the first 64 pixels of each row were drawn"),
     "steps_of_two_blocks": ([("x += blockDim.x", "x += 2 * blockDim.x")],
