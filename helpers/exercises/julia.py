@@ -92,6 +92,8 @@ def _wrong_answers(case, ref):
     yield (escape_counts(swapped_re, swapped_im, c_re, c_im, max_iter), "the image is computed "
            "with x and y swapped (z starts at (x_min + y*dx) + i*(y_min + x*dy))",
            "x (the column) goes with x_min and dx, y (the row) with y_min and dy")
+    yield (ref[::-1], "the image is upside down: row y started at the imaginary part of row "
+           "height - 1 - y", "z_im = y_min + y*dy: row 0 is y_min, at the top of the array")
     yield (escape_counts(im, re, c_re, c_im, max_iter),
            "the real and imaginary parts of the starting point are swapped",
            "z_re = x_min + x*dx (x is the column), z_im = y_min + y*dy (y is the row)")

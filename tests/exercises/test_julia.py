@@ -19,6 +19,11 @@ KERNEL = solution("julia.cu")
 
 # (name, source, words that the NOT YET line must contain)
 WRONG = [
+    # blind audit I16: the rows counted from the bottom (was '64.7% of the pixels differ ...',
+    # with the hint about the step)
+    ("upside_down", variant(KERNEL, ("float z_im = y_min + y * dy;",
+                                     "float z_im = y_min + (height - 1 - y) * dy;")),
+     ["the image is upside down", "z_im = y_min + y*dy"]),
     ("no_bounds_guard",
      variant(KERNEL, ("    if (x >= width || y >= height)\n        return;\n", "")),
      ["past the end", "x >= width || y >= height"]),
