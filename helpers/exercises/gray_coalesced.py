@@ -87,6 +87,7 @@ def _mistakes(case, run):
         yield ("the last pixel was never written: the bounds guard is off by one",
                "only the threads with t >= width * height return")
     yield from _tail(missing, n, width)
+    yield from _each_side(missing, n, width, height)
     for how, mapping in MAPPINGS.items():
         x, y = mapping(np.arange(n), width, height)
         if missing.size and set(range(n)) - set(missing) == set((y * width + x).tolist()):
@@ -156,6 +157,17 @@ def _tail(missing, n, width):
                "that still have a pixel", "only the spare threads in the last block return: "
                "return when t >= width * height (y >= height), the last pixel being t = width * "
                "height - 1")
+
+
+def _each_side(missing, n, width, height):
+    """Only the pixels t < min(width, height) written: the flat index compared with each side
+    (if (t >= width || t >= height) return;)."""
+    side = min(width, height)
+    if side < n and missing.tolist() == list(range(side, n)):
+        yield (f"only the first {side} pixels were written (t below {side}, the image's "
+               f"{'height' if side == height else 'width'}): the guard compared the flat index t "
+               "with width and with height, as if it were x and y", "t counts every pixel of the "
+               "image: return when t >= width * height")
 
 
 def _fast(kernels):

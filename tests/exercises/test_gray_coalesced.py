@@ -23,6 +23,10 @@ X, Y = "int x = t % width;", "int y = t / width;"
 # name: (replacements in the solution, words the NOT YET line must contain)
 WRONG = {
     "no_guard": ([(GUARD, "")], ["wrote past the end of gray", "return first thing"]),
+    # blind audit I14 (was '... some pixels got two threads and others none', x/y hint)
+    "flat_index_against_each_side": ([("t >= width * height", "t >= width || t >= height")],
+                                     ["the guard compared the flat index t with width and with "
+                                      "height", "return when t >= width * height"]),
     "guard_off_by_one": ([("t >= width * height", "t > width * height")],
                          ["gray[n] was written", "off by one"]),
     "stores_into_the_next": ([("gray[i] =", "gray[i + 1] =")],
