@@ -111,6 +111,8 @@ LOOKALIKES = [
      "steps of 16 were added", "k steps by 16 while k < K: for (int k = 0; k < K; k += 16)"),
     (lambda m, k, n: dict(reset=True), "only the last step of 16 along K was kept: the accumulator is "
      "set to 0 inside the loop", "call fill_fragment(c, 0.0f) once, before the loop over k"),
+    (lambda m, k, n: dict(tile_of=lambda w: divmod(w, k // 16)), "the warps' tiles were found "
+     "from K / 16, A's tiles along a row, but a row of C holds N / 16 tiles", FROM_M[1]),
     (lambda m, k, n: dict(tile_of=lambda w: divmod(w, m // 16)), *FROM_M),  # along rows...
     (lambda m, k, n: dict(tile_of=lambda w: divmod(w, m // 16)[::-1]), *FROM_M),  # ...or columns
     (lambda m, k, n: dict(tile_of=lambda w: (w // (n // 16), w % (m // 16))), "tile_col = warp % "

@@ -63,6 +63,10 @@ WRONG = [
      ["elements past the end of C were written", "a warp past the last tile must return"]),
     ("c_leading_dimension_16", variant(KERNEL, ("c, N, wmma::mem_row_major", "c, 16, wmma::mem_row_major")),
      ["elements of C were never written", "from one row to the next is N elements"]),
+    # blind audit I31 (was '496 elements of C were never written ...', C's tile start hint)
+    ("tiles_counted_from_k", variant(KERNEL, ("warp / (N / 16), tile_col = warp % (N / 16)",
+                                              "warp / (K / 16), tile_col = warp % (K / 16)")),
+     ["the warps' tiles were found from K / 16", "tile_row = warp / (N / 16)"]),
     ("tiles_counted_from_m", variant(KERNEL, ("warp / (N / 16), tile_col = warp % (N / 16)",
                                               "warp / (M / 16), tile_col = warp % (M / 16)")),
      ["the warps' tiles were found from M / 16", "tile_row = warp / (N / 16)"]),
