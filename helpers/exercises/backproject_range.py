@@ -300,6 +300,12 @@ def _wrong_models(depth, intrinsics):
              "cx is in pixels, like u: subtract it from u before scaling, (u - cx) * z / fx"),
             ((u - cx) * z / fy, (v - cy) * z / fx, "fx and fy are swapped",
              "fx (and cx) go with u and X, fy (and cy) with v and Y: " + FORMULA_HINT),
+            ((u - cx) * z / fx, (v - cy) * z / fx, "Y was divided by fx, the focal length "
+             "across the image, where fy belongs", "Y goes down the image, with fy: Y = (v - cy) "
+             "* z / fy"),
+            ((u - cx) * z / fy, (v - cy) * z / fy, "X was divided by fy, the focal length down "
+             "the image, where fx belongs", "X goes across the image, with fx: X = (u - cx) * z "
+             "/ fx"),
             ((u - cy) * z / fx, (v - cx) * z / fy, "cx and cy are swapped",
              "cx is the column of the image's centre, cy its row: " + FORMULA_HINT),
             ((u - cx) * z * fx, (v - cy) * z * fy, "X and Y are multiplied by the focal length "

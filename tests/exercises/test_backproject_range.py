@@ -131,8 +131,11 @@ WRONG = {
     "y_from_the_column": ([(Y, "    xyz[n + i] = (u - cy) * z / fy;\n")],
                           "Y was computed from the column u, not the row v"),
     # audit 2 (near misses, helpers.exercises.near): Y divided by fx; X and Y kept in ints
+    # named since blind audit I4 (was 'every element of Y is 0.9135 times the right value')
     "y_over_fx": ([("(v - cy) * z / fy", "(v - cy) * z / fx")],
-                  "every element of Y is 0.9135 times the right value"),
+                  "Y was divided by fx, the focal length across the image, where fy belongs"),
+    "x_over_fy": ([("(u - cx) * z / fx", "(u - cx) * z / fy")],
+                  "X was divided by fy, the focal length down the image, where fx belongs"),
     "x_and_y_in_ints": ([("    xyz[i] = (u - cx) * z / fx;\n    xyz[n + i] = (v - cy) * z / fy;",
                           "    int x = (u - cx) * z / fx;\n    int y = (v - cy) * z / fy;\n"
                           "    xyz[i] = x;\n    xyz[n + i] = y;")],
