@@ -111,6 +111,19 @@ def stable_dir(name):
     return path
 
 
+def assert_refused_and_named(check, exercise, name, replacements, expected):
+    """``check`` (an exercise's checker) on its solution changed by ``replacements`` (variant),
+    a file the compiler refuses: NOT YET, saying it does not compile, with ``expected`` ({field:
+    words}) in the verdict's fields (the mistake named from the simulator's records); returns
+    the verdict."""
+    verdict = check(stable_file(f"{exercise}_{name}.cu",
+                                variant(solution(f"{exercise}.cu"), *replacements)))
+    assert verdict.passed is False and "does not compile" in verdict.problem, verdict
+    for field, words in expected.items():
+        assert words in getattr(verdict, field), verdict
+    return verdict
+
+
 def assert_mistake_named(verdict, out, name, expected):
     """A checker's verdict on the known-wrong variant ``name``: not passed, printed as NOT YET,
     with each of the ``expected`` phrases (the hint that names the mistake) in what it printed."""

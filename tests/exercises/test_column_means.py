@@ -5,7 +5,7 @@ module (and, on PyCUDA, once more on the simulator, which looks for the planted 
 
 import pytest
 
-from kernel_sources import compile_variant_pairs, solution, stable_file, variant
+from kernel_sources import assert_refused_and_named, compile_variant_pairs, solution, variant
 
 from helpers.exercises import catalog
 from helpers.exercises import column_means as checker
@@ -142,10 +142,5 @@ DOES_NOT_COMPILE = {
 
 @pytest.mark.parametrize("name", sorted(DOES_NOT_COMPILE))
 def test_a_mistake_the_compiler_refuses_is_named(name, capsys):
-    replacements, expected = DOES_NOT_COMPILE[name]
-    path = stable_file(f"column_means_{name}.cu", variant(KERNEL, *replacements))
-    verdict = checker.check_column_means(path)
-    assert verdict.passed is False and "does not compile" in verdict.problem, verdict
-    for field, words in expected.items():
-        assert words in getattr(verdict, field), verdict
+    verdict = assert_refused_and_named(checker.check_column_means, "column_means", name, *DOES_NOT_COMPILE[name])
     assert verdict.error, verdict  # the compiler's own first line, for a grader's feedback

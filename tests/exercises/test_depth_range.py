@@ -4,8 +4,8 @@ it. A plain compare-and-store is found by the simulator's race check, on either 
 
 import pytest
 
-from kernel_sources import (ROOT, compile_variant_pairs, simulator_only, solution, stable_file,
-                            variant)
+from kernel_sources import (ROOT, assert_refused_and_named, compile_variant_pairs, simulator_only,
+                            solution, variant)
 
 from helpers.exercises import catalog
 from helpers.exercises import depth_range as checker
@@ -138,7 +138,5 @@ DOES_NOT_COMPILE = {
 @pytest.mark.parametrize("name", sorted(DOES_NOT_COMPILE))
 def test_a_mistake_the_compiler_refuses_is_named(name, capsys):
     replacements, problem, hint = DOES_NOT_COMPILE[name]
-    verdict = checker.check_depth_range(stable_file(f"depth_range_{name}.cu",
-                                                    variant(KERNEL, *replacements)))
-    assert verdict.passed is False and "does not compile" in verdict.problem, verdict
-    assert problem in verdict.problem and hint in verdict.hint, verdict
+    assert_refused_and_named(checker.check_depth_range, "depth_range", name, replacements,
+                             {"problem": problem, "hint": hint})

@@ -6,7 +6,8 @@ one module."""
 import numpy as np
 import pytest
 
-from kernel_sources import compile_variant_pairs, simulator_only, solution, stable_file, variant
+from kernel_sources import (assert_refused_and_named, compile_variant_pairs, simulator_only,
+                            solution, variant)
 
 from helpers.exercises import escape_steps as checker
 
@@ -137,10 +138,9 @@ def test_the_numpy_loop_is_the_chapter_s_on_a_few_points():
 def test_pythons_power_is_named_by_the_compilers_record():
     """Blind audit G23: z_re ** 2, which C reads as z_re * (*2) and refuses (was 'does not
     compile. Hint: read the compiler's first error ...')."""
-    text = variant(KERNEL, ("float re = z_re * z_re - z_im * z_im + c_re[i];",
-                            "float re = z_re ** 2 - z_im ** 2 + c_re[i];"))
-    verdict = checker.check_escape_steps(stable_file("escape_steps_power.cu", text))
-    assert verdict.passed is False and "does not compile" in verdict.problem, verdict
-    assert "writes z_re ** 2, Python's power: C has no ** operator" in verdict.problem, verdict
-    assert "z_re * z_re" in verdict.hint, verdict
+    assert_refused_and_named(checker.check_escape_steps, "escape_steps", "power",
+                             [("float re = z_re * z_re - z_im * z_im + c_re[i];",
+                               "float re = z_re ** 2 - z_im ** 2 + c_re[i];")],
+                             {"problem": "writes z_re ** 2, Python's power: C has no ** operator",
+                              "hint": "z_re * z_re"})
 
