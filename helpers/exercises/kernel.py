@@ -181,7 +181,7 @@ class KernelExercise:
             verdict = check_cases(cases, lambda case: self._detect_case(kernel, case),
                                   self._where_case,
                                   hidden_cases.success(self.success, self.cases, cases))
-            verdict = unset_reads.checked(kernel, verdict, self.unset)
+        verdict = unset_reads.checked(kernel, verdict, self.unset)  # the planted bugs' too
         if verdict and self.after:
             verdict = self.after(kernel, verdict)
         return self._rate(kernel, verdict) if verdict and self.fast else verdict

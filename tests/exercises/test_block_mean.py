@@ -31,6 +31,11 @@ WITH_BUGS = {"bugs_" + "_".join(map(str, bugs)): bugs
              for bugs in [(1,), (2,), (3,), (1, 2), (1, 3), (2, 3), (1, 2, 3)]}
 # Kernels whose planted bugs are fixed but which are wrong in another way: (replacements, words)
 WRONG = {
+    # FIX 2 written without its parentheses: named before the planted bugs' verdict (which said
+    # bug 2 was still there, by the race it leaves)
+    "fix_2_without_parentheses": ([(BUG[2][0], BUG[2][0].replace("__syncthreads();",
+                                                                 "__syncthreads;"))],
+                                  ["is never called", "__syncthreads();"]),
     "divides_by_block": ([("means[blockIdx.x] = sum / count;", "means[blockIdx.x] = sum / BLOCK;")],
                          "the last block's mean is its sum divided by 256"),
     "adds_the_mean": ([("y[i] = x[i] - means[blockIdx.x];", "y[i] = x[i] + means[blockIdx.x];")],
