@@ -50,8 +50,7 @@ WRONG = {
                                 ["last row and column were never loaded", "clamp_index(x0 + tx, width)"]),
     "window_at_image_coordinates": ([("sum += tile[threadIdx.y + dy][threadIdx.x + dx];",
                                       "sum += tile[y + dy][x + dx];")],
-                                    # which block faults first is up to the workers' order: any column will do
-                                    ["Hint: tile was read at column ", "the image's x plus the window's offset",
+                                    ["Hint: tile was read at column 36, the image's x plus the window's offset",
                                      "not the pixel's x: tile[threadIdx.y + dy]"]),
     "halo_loops_one_short": ([("ty < TILE_Y;", "ty < TILE_Y - 1;"),
                               ("tx < TILE_X;", "tx < TILE_X - 1;")],

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdlib>  // malloc and free, for the kernels' heap (GCC 13's <thread> no longer brings it)
 #include <chrono>
+#include <climits>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -44,11 +45,13 @@ struct Launch {
     // faults and names its instruction (sim_signals.h: watch_fault)
     std::vector<uintptr_t> watch_pages;
     std::atomic<long> next_block{0};
-    std::atomic<int> stop{0};
+    std::atomic<int> stop{0};      // no block is started any more (a cancel, or no resources)
+    std::atomic<long> stop_before{LONG_MAX};  // no block from this one on is started: it failed
     std::mutex mu;
     std::condition_variable done_cv;
     int running = 0;
-    Error err{};  // the first error any worker met
+    Error err{};  // the error of the lowest block that failed (record_error)
+    long err_block = LONG_MAX;  // that block's linear index; -1 for an error of the whole launch
     std::vector<std::thread> threads;
     struct sigaction old_segv, old_bus, old_fpe, old_abrt, old_ill, old_usr2, old_trap;
 };
@@ -177,6 +180,7 @@ inline bool claim_block(Worker *w, Launch *L) {
         w->block.x = 0;
         if (++w->block.y == L->grid.y) w->block.y = 0, w->block.z++;
     }
+    if (w->claimed >= L->stop_before.load(std::memory_order_relaxed)) return false;
     w->claimed++;
     return true;
 }
@@ -308,10 +312,16 @@ struct SharedArena {
     }
 };
 
-inline void record_error(Launch *L, const Error &err) {
+// The error reported is the one of the lowest block that failed, as a run of the blocks in order
+// would meet it, whatever the workers' timing: the blocks after a failed one are not started, the
+// ones before it (claimed already, L->chunk at a time) run on and may fail in their turn.
+// block: the failed block's linear index, or -1 for an error of the whole launch (no block runs on).
+inline void record_error(Launch *L, const Error &err, long block = -1) {
     std::lock_guard<std::mutex> g(L->mu);
-    if (L->err.status == OK || L->err.status == INTERRUPTED) L->err = err;
-    L->stop = 1;
+    if (L->err.status == OK || L->err.status == INTERRUPTED || block < L->err_block)
+        L->err = err, L->err_block = block;
+    if (block < 0) L->stop = 1;
+    else if (block < L->stop_before.load(std::memory_order_relaxed)) L->stop_before = block;
 }
 
 inline void out_of_resources(Launch *L, const char *what) {
@@ -385,7 +395,8 @@ inline void run_blocks(Worker &w, Launch *L) {
     } else {
         w.in_kernel = 0;
         name_the_thread(w, L);
-        record_error(L, w.err);
+        const uint32_t *b = w.err.block;
+        record_error(L, w.err, ((long)b[2] * L->grid.y + b[1]) * L->grid.x + b[0]);
     }
 }
 

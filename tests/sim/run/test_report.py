@@ -61,6 +61,11 @@ __global__ void alone_in_the_warp(int *out, int wait) {
     if (wait)
         __syncthreads();
 }
+__global__ void first_block_fails_last(int spin) {
+    if (blockIdx.x == 0)
+        for (volatile int i = 0; i < spin; i = i + 1) { }
+    assert(blockIdx.x != 0 && blockIdx.x != gridDim.x - 1);
+}
 """
 
 
@@ -86,6 +91,16 @@ def test_write_past_the_end_names_kernel_block_and_thread(mod):
     assert "illegal memory access" in msg and "'copy'" in msg
     assert "block (3, 0, 0)" in msg and "thread (232, 0, 0)" in msg
     assert "past the end of a 4000-byte allocation" in msg
+
+
+def test_of_two_failed_blocks_the_lower_one_is_reported_whatever_the_timing(mod):
+    """Block 0 fails long after the last block has: a run of the blocks in order meets block 0's
+    failure first, and so does every run, on any number of workers (include/sim_grid.h:
+    record_error)."""
+    with settings.changed(workers=2):
+        err = launch_error(mod.get_function("first_block_fails_last"), np.int32(20_000_000),
+                           block=(32, 1, 1), grid=(64, 1))
+    assert (err.kind, err.block, err.thread) == ("assert", (0, 0, 0), (0, 0, 0))
 
 
 # A module without barriers, warp functions or __device__ functions runs each block as a loop
