@@ -721,7 +721,8 @@ SIM_EXPORT void sim_launch_cancel(void *h) {
     for (auto &t : L->threads) pthread_kill(t.native_handle(), SIGUSR2);
 }
 
-// Joins the workers, copies out the error (if any: the lowest failed block's, record_error) and frees the launch.
+// Joins the workers, copies out the error (if any: the lowest failed block's, record_error) and
+// frees the launch.
 SIM_EXPORT int sim_launch_finish(void *h, sim::Error *err) {
     auto *L = (sim::Launch *)h;
     for (auto &t : L->threads) t.join();
