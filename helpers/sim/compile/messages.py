@@ -316,8 +316,30 @@ def learner_warnings(stderr):
     mine = bool(at)
     if not mine and not moved:
         return ""
-    said = "\n".join([*moved, stderr.strip()] if mine else moved)
+    said = "\n".join([*moved, _tidied(stderr)] if mine else moved)
     return UNINITIALISED + "\n" + said if records else said
+
+
+# What g++ adds around a warning that names the simulator's code, not the learner's: the chain of
+# functions the warned line was inlined into (the prelude's loop over a block's threads, through
+# the C++ library's std::apply), a heading that names a function of the prelude, and a line in a
+# header of the prelude's or of the system's (paths of this machine).
+_INLINED_INTO = re.compile(r"^(?:In function ‘.*’,|\s+inlined from .*)$")
+_HEADING = re.compile(r"^[^:\n]+: In (?:static )?(?:member )?function ‘(?P<function>.*)’:$")
+_LOCATED = re.compile(r"^(?:In file included from )?(?P<file>[^:\n]+):\d+")
+_SIMULATORS = ("sim::", "std::", "__sim_")
+
+
+def _tidied(stderr):
+    """g++'s warnings about the learner's file, without the lines that name the simulator's own
+    code or a header's path on this machine."""
+    def shown(line):
+        heading, located = _HEADING.match(line), _LOCATED.match(line)
+        return not (_INLINED_INTO.match(line)
+                    or (heading and any(s in heading.group("function") for s in _SIMULATORS))
+                    or (located and (_in_prelude(located.group("file"))
+                                     or located.group("file").startswith("/usr/"))))
+    return "\n".join(line for line in stderr.strip().splitlines() if shown(line))
 
 
 def _at_declaration(record):

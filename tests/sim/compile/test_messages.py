@@ -15,6 +15,7 @@ import pytest
 from helpers.backend import BACKEND, SourceModule, drv, gpuarray
 from helpers.sim import errors
 from helpers.sim.compile import messages, not_simulated, toolchain
+from helpers.sim.compile.source import INCLUDE_DIR
 
 PRELUDE_H = "/somewhere/helpers/sim/include/sim_host_only.h"
 
@@ -98,8 +99,33 @@ def test_a_link_without_the_cpp_library_names_the_compiler():
 def test_only_warnings_about_the_learners_file_are_shown():
     prelude_only = f"{PRELUDE_H}:12:3: warning: unused variable 'x'\n"
     assert messages.learner_warnings(prelude_only) == ""
-    mine = prelude_only + "kernel.cu:2:12: warning: format '%f' expects 'double'\n"
-    assert messages.learner_warnings(mine) == mine.strip()
+    mine = "kernel.cu:2:12: warning: format '%f' expects 'double'"
+    assert messages.learner_warnings(prelude_only + mine + "\n") == mine
+
+
+# g++ 12 on escape_steps with z_re declared without a value: the read inlined into the prelude's
+# loop over a block's threads, through the C++ library's std::apply
+INLINED_INTO_THE_LOOP = f"""\
+kernel.cu: In function ‘void escape_steps(const float*, int*, int)’:
+kernel.cu:16:21: warning: ‘z_re’ may be used uninitialized [-Wmaybe-uninitialized]
+kernel.cu:13:11: note: ‘z_re’ was declared here
+In function ‘void escape_steps(const float*, int*, int)’,
+    inlined from ‘constexpr _Res std::__invoke_impl(__invoke_other, _Fn&&) [with _Res = void]’ at /usr/include/c++/12/bits/invoke.h:61:36,
+    inlined from ‘static void sim::Kernel<K>::run_block_fast(void*) [with auto K = escape_steps]’ at {INCLUDE_DIR}/sim_launch.h:200:52:
+kernel.cu:14:33: warning: ‘z_re’ may be used uninitialized [-Wmaybe-uninitialized]
+kernel.cu: In static member function ‘static void sim::Kernel<K>::run_block_fast(void*) [with auto K = escape_steps]’:
+kernel.cu:13:11: note: ‘z_re’ was declared here
+"""
+
+
+def test_a_warning_names_neither_the_simulators_code_nor_a_path_of_this_machine():
+    said = messages.learner_warnings(INLINED_INTO_THE_LOOP)
+    assert said.splitlines()[1:] == [
+        "kernel.cu: In function ‘void escape_steps(const float*, int*, int)’:",
+        "kernel.cu:16:21: warning: ‘z_re’ may be used uninitialized [-Wmaybe-uninitialized]",
+        "kernel.cu:13:11: note: ‘z_re’ was declared here",
+        "kernel.cu:14:33: warning: ‘z_re’ may be used uninitialized [-Wmaybe-uninitialized]",
+        "kernel.cu:13:11: note: ‘z_re’ was declared here"]
 
 
 # ---- the learner's mistakes, compiled ---------------------------------------------------------
