@@ -37,7 +37,7 @@ STEP_HINT = ("one step: re = z_re*z_re - z_im*z_im + c_re[i]; z_im = 2*z_re*z_im
 
 
 def counts(c_re, c_im, max_iter, start_at_c=False, new_re_in_im=False, strict=False, bound=4,
-           size_sign=1, whole=False, c_of_k=False, comma=False, whole_re=False):
+           size_sign=1, whole=False, c_of_k=False, comma=False, whole_re=False, taxicab=False):
     """The escape counts, in float32 in the kernel's order, of every point; with one of the
     loop's usual mistakes when asked (z starting at c, the new z_re used for z_im, a loop that
     stops at |z|^2 = 4, another ``bound`` for |z|^2, z_re^2 - z_im^2 for it (``size_sign=-1``:
@@ -45,7 +45,8 @@ def counts(c_re, c_im, max_iter, start_at_c=False, new_re_in_im=False, strict=Fa
     kept in ints (``whole``: each new part truncated), step k adding c_re[k] + i c_im[k]
     (``c_of_k``: the arrays read past their end give 0, the launch's spare elements)), the new
     real part stored in z_im and z_re left as it was (``comma``: C's z_re, z_im = a, b;), the
-    new real part truncated alone (``whole_re``: int re = ...))."""
+    new real part truncated alone (``whole_re``: int re = ...)), |z_re| + |z_im| <= 2 for the
+    test (``taxicab``))."""
     f32 = np.float32
     zr, zi = (c_re.copy(), c_im.copy()) if start_at_c else (np.zeros_like(c_re),) * 2
     k = np.zeros(c_re.size, np.int32)
@@ -58,6 +59,7 @@ def counts(c_re, c_im, max_iter, start_at_c=False, new_re_in_im=False, strict=Fa
             size = (zr * zr + zi * zi) if size_sign == 1 else \
                 (zr.astype(np.float64) * zr - zi * zi)   # fused, as a GPU and the simulator do
             going &= (size < f32(bound)) if strict else (size <= f32(bound))
+            going &= (np.abs(zr) + np.abs(zi) <= f32(2)) if taxicab else going
             re = zr * zr - zi * zi + cr
             im = f32(2) * (re if new_re_in_im else zr) * zi + ci
             re, im = (np.trunc(re), np.trunc(im)) if whole else (re, im)
@@ -80,6 +82,10 @@ def _models(c_re, c_im, max_iter, n, want):
     yield (counts(c_re, c_im, max_iter, bound=2), "the points escape too early: the loop stops "
            "once |z|^2 passes 2, where |z| passing 2 is the rule", "|z| <= 2 is |z|^2 <= 4: loop "
            "while z_re * z_re + z_im * z_im <= 4.0f")
+    yield (counts(c_re, c_im, max_iter, taxicab=True), "the points escape too early: the "
+           "counts are those of a loop that tests |z_re| + |z_im| <= 2, which stops before |z| "
+           "passes 2 (|z| is the square root of z_re^2 + z_im^2)", "|z| <= 2 is |z|^2 <= 4: "
+           "loop while z_re * z_re + z_im * z_im <= 4.0f")
     yield (counts(c_re, c_im, max_iter, bound=16), "the points escape too late: the loop goes on "
            "until |z| passes 4 (|z|^2 passes 16), where |z| passing 2 is the rule", "|z| <= 2 is "
            "|z|^2 <= 4, no square root needed: loop while z_re * z_re + z_im * z_im <= 4.0f")

@@ -18,6 +18,10 @@ STEP = ("        float re = z_re * z_re - z_im * z_im + c_re[i];\n"
 # name: (the replacements in the solution, how the verdict's problem starts)
 WRONG = {
     "bound_of_2": ([("z_im * z_im <= 4.0f", "z_im * z_im <= 2.0f")], "the points escape too early"),
+    # audit I12: |z| <= 2 taken as |z_re| + |z_im| <= 2
+    "taxicab_norm": ([("z_re * z_re + z_im * z_im <= 4.0f", "fabsf(z_re) + fabsf(z_im) <= 2.0f")],
+                     "the points escape too early: the counts are those of a loop that tests "
+                     "|z_re| + |z_im| <= 2"),
     "no_loop": ([("    while (k < max_iter && z_re * z_re + z_im * z_im <= 4.0f) {\n" + STEP
                   + "        k++;\n    }\n", "")], "every count is 0"),
     "radius_of_4": ([("z_re * z_re + z_im * z_im <= 4.0f", "sqrtf(z_re * z_re + z_im * z_im) <= 4.0f")],
