@@ -251,6 +251,12 @@ def _models(run, block, count):
         if _fits(got, _windowed(x, block, plus=plus, minus=minus, add=add)):
             yield (f"{what}, where the gradient subtracts the left neighbour from the right one, "
                    "in[i + 1] - in[i - 1]" + wrong, FORMULA_HINT)
+    p, half = np.concatenate([x[:1], x, x[-1:]]), np.float32(0.5)
+    for model, side in ((p[2:] - p[:-2] * half, "left"), (p[2:] * half - p[:-2], "right")):
+        if _fits(got, model):
+            yield (f"the difference is not halved, only the {side} neighbour is: * binds tighter "
+                   f"than -, so the 0.5f multiplies the {side} neighbour alone" + wrong,
+                   "put the difference in parentheses: " + FORMULA_HINT)
     f = float(np.median(got[want != 0] / want[want != 0])) if (want != 0).any() else np.nan
     if np.isfinite(f) and abs(f) > 1e-3 and _fits(got, want * np.float32(f)):
         yield (f"every output is {f:.4g} times the right one: the difference was multiplied by "

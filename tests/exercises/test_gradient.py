@@ -91,6 +91,11 @@ WRONG = {
                          ["the neighbours are added", "(s[j + 1] - s[j - 1]) * 0.5f"]),
     "divided_by_a_half": ([(" * 0.5f;", " / 0.5f;")],
                           ["every output is 4 times the right one", "multiplied by 2, not halved"]),
+    # audit I13: operator precedence, only the left neighbour halved
+    "left_neighbour_halved": ([(DIFF + " * 0.5f", "s[j + 1] - s[j - 1] * 0.5f")],
+                              ["the difference is not halved, only the left neighbour is",
+                               "put the difference in parentheses: out[i] = (s[j + 1] - "
+                               "s[j - 1]) * 0.5f"]),
     "result_never_stored": ([("    out[i] =", "    float g =")],
                             ["out was never written", "out[i] = (s[j + 1] - s[j - 1]) * 0.5f"]),
     # audit E (E30): the neighbours read at threadIdx.x, not j: s[threadIdx.x - 1] for thread 0
