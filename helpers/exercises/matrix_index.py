@@ -196,7 +196,7 @@ def _mix_ups(got, case, padded):
          ROW_MAJOR_HINT),
         (dict(y_from_x=True), "the result is what row = blockIdx.y * blockDim.y + threadIdx.x "
          "gives: row takes threadIdx.x, as col does", "row comes from y: " + INDEX_HINT),
-        *_fixed_blocks(case))]
+        *_fixed_blocks(case))] + list(_overlapping(case, padded))
     r, c = np.indices((rows, cols))
     a = a_pad[:rows * cols].reshape(rows, cols)
     vectors = ("col_scale has one entry per column (index it with col), "
@@ -232,6 +232,28 @@ def _fixed_blocks(case):
                    f"blockIdx.{side} * 16 + threadIdx.{side} misses some elements (or reaches "
                    "some twice)", f"use blockDim.{side}, not a number: the launch chooses the "
                    "block's shape. " + INDEX_HINT)
+
+
+def _overlapping(case, padded):
+    """The models of a kernel whose blocks start one column (or row) apart: blockIdx added
+    without blockDim (col = blockIdx.x + threadIdx.x), along x, y or both: ``(model, problem,
+    hint)``, the problem counting the elements its model leaves unwritten."""
+    (bx, by), size = case.block[:2], case.height * case.width
+    for sides in ("x", "y", "xy"):
+        block = (1 if "x" in sides else bx, 1 if "y" in sides else by)
+        if block == (bx, by):
+            continue
+        model = _model(case, padded, block=block)
+        names = " and ".join(f"{'col' if side == 'x' else 'row'} = blockIdx.{side} + "
+                             f"threadIdx.{side}" for side in sides)
+        starts = ", and ".join(f"block {(1, 0) if side == 'x' else (0, 1)} starts at "
+                               f"{'column' if side == 'x' else 'row'} 1, not "
+                               f"{case.block['xy'.index(side)]}" for side in sides)
+        yield (model, f"the blocks overlap: {names} add{'s' * (len(sides) == 1)} the block's "
+               f"index without the block's size, so {starts}: several threads wrote the same "
+               f"elements, and {int(np.isnan(model).sum())} of {size} were never written",
+               "multiply the block's index by the block's size: " + " and ".join(
+                   INDEX_HINT.split(", ")["xy".index(side)] for side in sides))
 
 
 def _model(case, padded, swap=False, index=None, block=None, y_from_x=False):

@@ -62,6 +62,17 @@ WRONG = {
                         "nothing was written"),
     "last_row_skipped": ([("row >= rows ||", "row >= rows - 1 ||")], "elements were never written"),
     "wrong_formula": ([("+ row_offset[row]", "- row_offset[row]")], "elements are wrong"),
+    # blind audit I20 (was '2989 of 3367 elements were never written ... Hint: every element
+    # needs a thread: ...'): the block's index added without its size, the blocks overlap
+    "blockDim_missing": ([(INDEX_X, "blockIdx.x + threadIdx.x"), (INDEX_Y, "blockIdx.y + threadIdx.y")],
+                         "the blocks overlap: col = blockIdx.x + threadIdx.x and row = blockIdx.y + "
+                         "threadIdx.y add the block's index without the block's size, so block "
+                         "(1, 0) starts at column 1, not 16, and block (0, 1) starts at row 1, not "
+                         "16: several threads wrote the same elements, and 2989 of 3367 were never "
+                         "written"),
+    "blockDim_x_missing": ([(INDEX_X, "blockIdx.x + threadIdx.x")],
+                           "Hint: multiply the block's index by the block's size: col = "
+                           "blockIdx.x * blockDim.x + threadIdx.x"),
     "sixteen_for_blockDim_x": ([(INDEX_X, "blockIdx.x * 16 + threadIdx.x")],
                                "takes 16 for blockDim.x"),
     "sixteen_for_blockDim_y": ([(INDEX_Y, "blockIdx.y * 16 + threadIdx.y")],
