@@ -7,6 +7,8 @@ counts the global atomics: privatised, a block makes at most one a bin."""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from helpers.exercises.common import Output
@@ -131,6 +133,7 @@ def _mistakes(case, run):
                "atomicAdd(&bins[b], local[b])")
     if np.array_equal(got, want):
         return
+    yield from _returned_early(got, rgb, case, run)
     yield from observed_mistakes(_observe(run.kernel), _refine, wrong="bins are wrong")  # likeliest
     yield from _one_a_block(got, rgb, case)
     yield from _blocks_add_from_their_start(got, rgb, case)
@@ -140,6 +143,51 @@ def _mistakes(case, run):
     yield (f"{int((got != want).sum())} of the 768 bins are wrong, the first bins[{first}] "
            f"(channel {first // 256}, value {first % 256}): {got[first]}, expected {want[first]}",
            "byte j is channel j % 3 with value rgb[j]: bin (j % 3) * 256 + rgb[j]")
+
+
+def _returned_early(got, rgb, case, run):
+    """The threads of bytes 3 * n and on returned before the block's bins were added (its model:
+    block i adds only the bins b with b % blockDim.x below its threads that kept going); before
+    they were cleared, when the simulator's init check finds a count into a shared bin that no
+    thread of its block had set to 0."""
+    n, block, grid = case["n"], case["block"], case["grid"]
+    live = np.clip(3 * n - np.arange(grid) * block, 0, block)   # block i's threads below 3 * n
+    kept = np.arange(BINS) % block < live[:, None]
+    if (live == block).all() or not np.array_equal(got, (_block_counts(rgb, case) * kept).sum(0)):
+        return
+    lost, who = int(reference(rgb[:3 * n]).sum() - got.sum()), (
+        "the threads whose byte, blockIdx.x * blockDim.x + threadIdx.x, is 3 * n or more")
+    from helpers.sim.errors import xyz as _xyz
+
+    err = _uncleared(run, case)
+    if err is not None:
+        yield (f"{who} returned before the loop that clears the block's bins, so some of them "
+               f"were never set to 0, and the {lost:,} bytes counted into them never reached "
+               f"bins (the simulator's init check: thread {_xyz(err.thread)} of block "
+               f"{_xyz(err.block)} counted into {err.array}[{err.element}] at "
+               f"{os.path.basename(err.line or '?')}, which no thread had cleared: its block had "
+               f"cleared {err.written_words})",
+               "every thread clears its bins and reaches the __syncthreads() before any thread "
+               "returns: keep the guard on the counting only (the grid-stride loop's j < 3 * n "
+               "is one), no return at the top")
+    else:
+        yield (f"{who} returned before the loop that adds the block's bins to bins, so the bins "
+               f"they add (b = threadIdx.x, then b += blockDim.x) were never added: {lost:,} "
+               "bytes counted were lost",
+               "every thread adds its bins, those past 3 * n too: keep the guard on the counting "
+               "only (the grid-stride loop's j < 3 * n is one), no return before the adding loop")
+
+
+def _uncleared(run, case):
+    """The simulator's init check on ``run``'s launch: its read of a shared bin that no thread
+    of the block had written (None when it found none)."""
+    from helpers.sim.settings import settings
+
+    with settings.changed(initcheck=True):
+        error = observe(run.kernel, run.launch, key=f"initcheck {case}").error
+    if getattr(error, "kind", None) == "uninitialised read" and error.space == "shared":
+        return error
+    return None
 
 
 def _values_added(got, rgb, case):

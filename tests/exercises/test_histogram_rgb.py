@@ -167,6 +167,23 @@ WRONG = [
      variant(KERNEL, ("        local[b] = 0;\n", "    {\n        local[b] = 0;\n        bins[b] = 0;\n    }\n")),
      ["write-after-write", "blocks store into the global bins[", "no __syncthreads() orders blocks",
       "bins are 0 before the launch", "only add to bins"]),
+    # audit I (I15): the stub's guard kept as a return at the top, so the threads past 3 * n skip
+    # the clearing (was 'each bin holds one block's count ... atomicExch, or a store'); and kept
+    # after the clearing, so they skip the adding
+    ("returns_before_clearing",
+     variant(KERNEL, ("    __shared__ unsigned int local[CHANNELS * LEVELS];\n",
+                      "    __shared__ unsigned int local[CHANNELS * LEVELS];\n"
+                      "    if (blockIdx.x * blockDim.x + threadIdx.x >= CHANNELS * n)\n"
+                      "        return;\n")),
+     ["returned before the loop that clears the block's bins", "never set to 0",
+      "init check: thread (0, 0, 0) of block (1, 0, 0) counted into local[",
+      "before any thread returns", "guard on the counting only"]),
+    ("returns_before_adding",
+     variant(KERNEL, (FIRST_BARRIER, FIRST_BARRIER +
+                      "    if (blockIdx.x * blockDim.x + threadIdx.x >= CHANNELS * n)\n"
+                      "        return;\n")),
+     ["returned before the loop that adds the block's bins", "never added",
+      "every thread adds its bins", "guard on the counting only"]),
 ]
 
 # Right, but not the solution's way: each must pass
