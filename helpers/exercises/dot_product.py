@@ -39,6 +39,9 @@ WARP_SUMS_HINT = ("only the blockDim.x / 32 sums the block's warps wrote (lane <
 ATOMIC_HINT_FAST = ("add up the block first (warp_sum, then the warps' sums), and let one thread a "
                     "block do atomicAdd(result, block_sum): one atomic a block")
 FROM_16 = "for (int offset = 16; offset > 0; offset /= 2): offsets 16, 8, 4, 2, 1"
+GRID_WARP_HINT = ("warp_sums is the block's own, one element for each warp of the block: a warp's "
+                  "number is its place in its block, warp = threadIdx.x / 32 (0 to "
+                  "blockDim.x / 32 - 1), not its place in the grid")
 
 
 def _draw(rng):
@@ -123,6 +126,7 @@ def _mistakes(case, run):
     if _close(got, products.sum()):
         return
     yield from observed_mistakes(_observe(kernels), _refine, wrong="the sum is wrong")  # likeliest
+    yield from _warps_placed_in_grid(kernels)
     yield from matches(got, _wrong_sums(products, case["block"], case["grid"]), _close)
     yield from _unset(kernels)
     yield from _not_shared(kernels)
@@ -150,6 +154,31 @@ def _unset(kernels):
                "(-1.7e38 for a float), and the sum is built on that", f"give {record.name} a "
                "value where it is declared, before anything reads it: a thread's sum starts at "
                "0.0f")
+
+
+PLACES = dict(n=384, block=128, grid=3)
+"""A launch on the simulator whose first accesses are kept: where each block's warps store."""
+
+
+def _warps_placed_in_grid(kernels):
+    """On the simulator (``PLACES``): every store into shared memory by blocks past the first
+    went to element (blockIdx.x * blockDim.x + threadIdx.x) / 32, the storing warp's place in the
+    grid, not in its block: those blocks have no warp 0, and their sums never reach *result."""
+    accesses = observe(kernels, _launch(PLACES), key="warps' places", accesses=4096).accesses
+    if accesses is None:
+        return
+    stores = accesses[accesses["shared"] & accesses["write"] & (accesses["block"] > 0)]
+    at_grid = (stores["block"] * PLACES["block"] + stores["thread"]) // 32
+    if not len(stores) or not (stores["index"] == at_grid).all():
+        return
+    first, warps = stores[0], PLACES["block"] // 32
+    yield (f"blocks past the first stored their warps' sums in the wrong elements of "
+           f"{first['array']}: the warp's number was counted across the grid, not in its block "
+           f"(on the simulator, with {warps} warps a block, thread {first['thread']} of block "
+           f"{first['block']} stored {first['array']}[{first['index']}], where that block's warps "
+           f"have elements 0 to {warps - 1}), so no warp of those blocks is warp 0 and their sums "
+           "never reached *result (with 32 warps a block they store past the array's end)",
+           GRID_WARP_HINT)
 
 
 def _not_shared(kernels):

@@ -187,6 +187,13 @@ WRONG = [
      variant(KERNEL, ("    float v = 0.0f;\n", "    float v;\n")),
      ["v (declared at line ", "is read before anything is stored in it", "sum is built on that",
       "give v a value where it is declared", "starts at 0.0f"]),
+    # audit I (I11): the warp's number from the thread's place in the grid (was 'the sum is
+    # 513.8566, NumPy's is 991.7638' with the plan as hint)
+    ("warp_number_from_the_grid_index",
+     variant(KERNEL, ("warp = threadIdx.x / 32;", "warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;")),
+     ["blocks past the first stored their warps' sums in the wrong elements of warp_sums",
+      "thread 0 of block 1 stored warp_sums[4]", "never reached *result",
+      "warp = threadIdx.x / 32"]),
 ]
 
 # Right, but not the solution's way: each must pass
