@@ -156,20 +156,17 @@ def _unset(kernels):
                "0.0f")
 
 
-PLACES = dict(n=384, block=128, grid=3)
-"""A launch on the simulator whose first accesses are kept: where each block's warps store."""
+PLACES = dict(n=384, block=128, grid=3)  # launched on the simulator, its accesses kept
 
 
 def _warps_placed_in_grid(kernels):
     """On the simulator (``PLACES``): every store into shared memory by blocks past the first
     went to element (blockIdx.x * blockDim.x + threadIdx.x) / 32, the storing warp's place in the
     grid, not in its block: those blocks have no warp 0, and their sums never reach *result."""
-    accesses = observe(kernels, _launch(PLACES), key="warps' places", accesses=4096).accesses
-    if accesses is None:
-        return
-    stores = accesses[accesses["shared"] & accesses["write"] & (accesses["block"] > 0)]
-    at_grid = (stores["block"] * PLACES["block"] + stores["thread"]) // 32
-    if not len(stores) or not (stores["index"] == at_grid).all():
+    seen = observe(kernels, _launch(PLACES), key="warps' places", accesses=4096).accesses
+    stores = seen[seen["shared"] & seen["write"] & (seen["block"] > 0)] if seen is not None else None
+    if stores is None or not len(stores) or not (
+            stores["index"] == (stores["block"] * PLACES["block"] + stores["thread"]) // 32).all():
         return
     first, warps = stores[0], PLACES["block"] // 32
     yield (f"blocks past the first stored their warps' sums in the wrong elements of "
