@@ -111,6 +111,11 @@ def _weighted(cols, grid, warps):
            "warp_sum starts at offset 16, half the warp, not 8")
     yield (_weights(cols, range(0, 32, 2)), "each y[row] holds the even lanes' sums only",
            "warp_sum runs down to offset 1 (offset > 0, not offset > 1)")
+    yield (_weights(cols, [0, 1, 2, 4, 8, 16]), "each y[row] holds the sums of lanes 0, 1, 2, 4, "
+           "8 and 16 only: each step of warp_sum shuffled the lane's first value, not the sum "
+           "being built, so lane 0 added lanes 16, 8, 4, 2 and 1's own sums but none they had "
+           "gathered", "shuffle the running sum at each step, the same variable the step adds "
+           "to: v += __shfl_down_sync(0xffffffff, v, offset)")
     yield (_weights(cols, step=1), "lane l added every column from l to the end: its loop "
            "steps by 1, so the lanes' stretches overlap", "step by the warp's width, c += 32")
     yield (np.arange(cols) >= cols - 32, "each y[row] holds only the row's last 32 products: "

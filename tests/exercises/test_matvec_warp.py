@@ -103,6 +103,15 @@ WRONG = {
                                       "        v += warp_sum(A[row * cols + c] * x[c]);\n")],
                                     {"hint": "lanes 0 to 7, which have one column more than the "
                                              "others (cols = 1000), called warp_sum once more"}),
+    # audit I (I21): a running sum, but each step shuffles the lane's first v (was 'y[0] =
+    # 1.03634, NumPy's is 8.60949' and the plan)
+    "shuffles_the_first_value": ([("    for (int offset = 16; offset > 0; offset /= 2)\n" + SHUFFLE
+                                   + "    return v;",
+                                   "    float s = v;\n    for (int offset = 16; offset > 0; offset /= 2)\n"
+                                   "        s += __shfl_down_sync(0xffffffff, v, offset);\n    return s;")],
+                                 {"problem": "the sums of lanes 0, 1, 2, 4, 8 and 16 only: each step "
+                                             "of warp_sum shuffled the lane's first value, not the sum",
+                                  "hint": "shuffle the running sum at each step"}),
 }
 # The simulator only: on a GPU a warp function with lanes missing is undefined behaviour.
 SIMULATOR_ONLY = {name: "a warp function called with lanes missing is undefined on a GPU"
