@@ -11,7 +11,8 @@ were are compared with those a wrong store writes (``STORES``: which tile a warp
 tile starts, its leading dimension). A last launch on the simulator, race-checked, finds a step
 that stages its tiles before every lane has read the last ones (no __syncwarp()). A wrong staging
 (``STAGINGS``: the zero test on the other index, B's row stride or column) is named by the C it
-computes (``_staged``); a tile element no lane staged, by the simulator's init check.
+computes (``_staged``), and so is B's zero test against N (where N > K its C is no guard's, so a
+launch with N < K confirms it); a tile element no lane staged, by the simulator's init check.
 """
 
 from __future__ import annotations
@@ -129,6 +130,48 @@ STAGINGS = [  # (a wrong staging, as _staged's keywords given K and N), problem,
 ]
 
 
+CONFIRM = (16, 70, 32)
+"""A shape with N < K, where B's zero guard compared with N stages B's rows N to K - 1 as 0 (with
+N > K it gives the C that no guard at all gives: B's rows past K, NaN, in the last step)."""
+
+
+def _b_guarded_with_n(run, case):
+    """B's zero guard compared k0 + r with N, the length of B's rows, not K: C as that staging
+    gives it, in this launch and, where N > K, in a launch of ``CONFIRM`` too."""
+    m, k, n = case[:3]
+    with_n = lambda k, n: dict(b_keep=lambda k0, r, col: k0 + r < n)  # noqa: E731
+    if not _staged_as(run, case, with_n) or n > k and not _staged_as(_run(run, CONFIRM), CONFIRM, with_n):
+        return
+    said = (f"rows {k} to {n - 1} were read from past the end of B" if n > k else
+            f"its rows {n} to {k - 1} were staged as 0")
+    yield (f"Bs took B's rows k0 + r {'' if n > k else 'only '}up to N = {n}, but B has K = {k} "
+           f"rows: the zero guard compared k0 + r, B's row, with N, the length of B's rows, so "
+           f"{said}", "guard B's row with K, the number of B's rows: Bs[w][r][col] = k0 + r < K ? "
+           "B[(k0 + r) * N + tile_col * 16 + col] : __float2half(0.0f)")
+
+
+def _run(run, case):
+    """The ``Run`` of ``run``'s kernel launched on ``case``, or None where that launch crashed or
+    left C holding what it was filled with."""
+    launched = EXERCISE.run(run.kernel, _launch(case))
+    try:
+        next(launched)
+    except StopIteration as stop:
+        return stop.value
+    return None
+
+
+def _staged_as(run, case, change):
+    """Whether ``run`` (of ``case``) computed the C of the wrong staging ``change(K, N)`` (as
+    ``_staged``'s keywords)."""
+    if run is None:
+        return False
+    m, k, n = case[:3]
+    flat_a, flat_b = (spec.host().astype(np.float64) for spec in run.launch.args[:2])
+    return np.allclose(run.out.got.astype(np.float64), _staged(flat_a, flat_b, m, k, n, **change(k, n)),
+                       1e-4, 1e-3, equal_nan=True)
+
+
 def _stale(along, at, k):
     """The ``at`` of a staging that leaves a tile's elements past K (k0 + ``along`` >= K) as the
     step before staged them (those of k0 - 16; none before the first: past the arrays); ``at(
@@ -227,10 +270,9 @@ def _mistakes(case, run):
                f"{k - 1}", "loop while k0 < K (not k0 + 16 <= K): the last step stages fewer than "
                "16 columns, and 0 after them")
     yield from _steps_cut_short(got, a, b, k)
-    flat_a, flat_b = (spec.host().astype(np.float64) for spec in run.launch.args[:2])
+    yield from _b_guarded_with_n(run, case)
     for change, problem, hint in STAGINGS:
-        if np.allclose(got, _staged(flat_a, flat_b, m, k, n, **change(k, n)), 1e-4, 1e-3,
-                       equal_nan=True):
+        if _staged_as(run, case, change):
             yield problem, hint
     # an index past the shared tiles: a GPU reads what lies beyond them, the simulator stops there
     yield from observed_mistakes(observe(run.kernel, _launch(CASES[-1])), _refine, wrong="C is wrong")

@@ -97,6 +97,12 @@ WRONG = [
     # blind audit H29 (was 'C is not A B' and the staging recipe)
     ("a_staged_transposed", variant(KERNEL, ("As[w][r][col] = k0 + col < K", "As[w][col][r] = k0 + col < K")),
      ["As was staged transposed", "A[(tile_row * 16 + r) * K + k0 + col], where k0 + col < K"]),
+    # blind audit I32: B's zero guard compared with N (was 'C holds NaN: a tile took elements from
+    # past the end of A or B ..., or a tile in shared memory was loaded with a leading dimension
+    # other than its 16' and the whole staging recipe)
+    ("b_guarded_with_n", variant(KERNEL, (STAGE_B, STAGE_B.replace("k0 + r < K", "k0 + r < N"))),
+     ["Bs took B's rows k0 + r up to N = 48, but B has K = 40 rows",
+      "rows 40 to 47 were read from past the end of B", "Hint: guard B's row with K"]),
 ]
 
 
