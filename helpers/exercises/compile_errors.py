@@ -2,10 +2,11 @@
 in the learner's file, named from the simulator's record of it (``CompileError.diagnostics``,
 helpers/sim/compile/diagnosed.py), never from the compiler's English.
 
-On the simulator the error carries its records. On a GPU nvcc's does not: for an exercise with a
-simulator twin, the same file is compiled on the simulator for them (``diagnosed``). An error
-of a kind with no rule here, or with no records, keeps the plain verdict: the file does not
-compile, read the compiler's first error.
+On the simulator the error carries its records. On a GPU nvcc's does not: the same file is
+compiled on the simulator for them (``diagnosed``). An error of a kind with no rule here, or with
+no records, keeps the plain verdict: the file does not compile, read the compiler's first error.
+What a verdict and the compiler's output show name the simulator's headers as a kernel includes
+them (``mma.h``), never by their folder on this machine (``shown``).
 """
 
 from __future__ import annotations
@@ -27,16 +28,14 @@ HOST_CALLS = {
 device's own)."""
 
 
-def diagnosed(err, path: str, no_extern_c: bool, twin: bool) -> tuple:
+def diagnosed(err, path: str, no_extern_c: bool) -> tuple:
     """The simulator's records of the errors in ``path``: ``err``'s own on the simulator; on a
-    GPU, those of the same file compiled on the simulator where the exercise has a ``twin``
-    (else none)."""
+    GPU, those of the same file compiled on the simulator (none where it builds there, or where
+    the simulator cannot build it: no C++ compiler, a feature it leaves out)."""
     from helpers.backend import BACKEND, read_cu
 
     if BACKEND == "simulator":
         return tuple(getattr(err, "diagnostics", ()))
-    if not twin:
-        return ()
     from helpers.sim import driver
     from helpers.sim.compiler import SourceModule
 
@@ -47,15 +46,27 @@ def diagnosed(err, path: str, no_extern_c: bool, twin: bool) -> tuple:
     return ()  # nvcc refused what g++ takes: its error is the only word
 
 
+def shown(output: str) -> str:
+    """A compiler's ``output`` with the simulator's headers named as a kernel includes them
+    (``mma.h``, ``cuda_sim.h``), not by their folder on this machine."""
+    from helpers.sim.compile.source import INCLUDE_DIR
+
+    return output.replace(f"{INCLUDE_DIR}/", "")
+
+
 def verdict(path: str, output: str, diagnostics, source: str = "") -> Verdict:
     """NOT YET for ``path``, which does not compile (``output``: what the compiler printed): the
     first record's mistake and its hint where a rule here names it, else the plain verdict."""
     first = diagnostics[0] if diagnostics else None
-    rule = _RULES.get(first.kind) if first else None
-    said = rule(first, _where(first, path), source) if rule else None
+    error = first_error(shown(output))
+    if first and first.kind in _ALL_RULES:
+        said = _ALL_RULES[first.kind](diagnostics, path, source)
+    else:
+        rule = _RULES.get(first.kind) if first else None
+        said = rule(first, _where(first, path), source) if rule else None
     if said is None:
-        return not_yet(f"{path} does not compile", COMPILE_HINT, first_error(output))
-    return not_yet(f"{path} does not compile: {said[0]}", said[1], first_error(output))
+        return not_yet(f"{path} does not compile", COMPILE_HINT, error)
+    return not_yet(f"{path} does not compile: {said[0]}", said[1], error)
 
 
 def _where(d, path: str) -> str:
@@ -282,6 +293,57 @@ def _power(d, where, source):
                                             else ""))
 
 
+SHAPES_16 = {("16", "16", "16"), ("32", "8", "16"), ("8", "32", "16")}
+"""The shapes (M, N, K) of fragments with 16-bit inputs."""
+MATRIX = {"matrix_a": "A", "matrix_b": "B"}
+
+
+def _refused(records, path, source):
+    """mma.h refused the first: a matrix_a or matrix_b fragment of float (or double), the
+    accumulator's type, in a 16-bit shape; None for anything else it refuses."""
+    wrong = [d for d in records if _wide_input(d)]
+    if not wrong or wrong[0] is not records[0]:
+        return None
+    given = sorted({d.types[4] for d in wrong})
+    memory = _loaded_from(records, wrong[0].types[0])
+    uses = " and ".join(sorted({d.types[0] for d in wrong}))
+    letters = " and ".join(MATRIX[use] for use in sorted({d.types[0] for d in wrong}))
+    declared = ", and ".join(f"{_where(d, path)} {'declares ' if k == 0 else ''}"
+                             f"{d.expression or 'a fragment'}, {_a(d.types[0])} fragment"
+                             for k, d in enumerate(wrong))
+    one = len({d.types[0] for d in wrong}) == 1
+    declarations = " and ".join(_declaration(d, memory) for d in wrong)
+    return (f"{declared}, of {' and '.join(given)}: {'a ' if one else ''}{uses} "
+            f"fragment{'' if one else 's'} hold{'s' if one else ''} the tensor cores' 16-bit "
+            f"inputs, {memory}, as {letters} {'is' if one else 'are'}; only the "
+            "accumulator holds float",
+            f"declare {'it' if len(wrong) == 1 else 'them'} {memory}: {declarations} (the "
+            "tensor cores take 16-bit inputs and add their products in float, in the "
+            "accumulator: mixed precision)")
+
+
+def _wide_input(d) -> bool:
+    """A REFUSED record of a matrix_a or matrix_b fragment of float or double, in a 16-bit shape."""
+    return (d.kind == "refused by a header" and d.names[:1] == ("fragment",) and len(d.types) >= 5
+            and d.types[0] in MATRIX and tuple(d.types[1:4]) in SHAPES_16
+            and d.types[4] in ("float", "double"))
+
+
+def _loaded_from(records, use: str) -> str:
+    """The type of the memory a ``use`` fragment is loaded from (a load_matrix_sync that mma.h
+    refused: half for __half), else half."""
+    loads = [d.types[1] for d in records if d.names[:1] == ("load_matrix_sync",)
+             and len(d.types) > 1 and d.types[0].startswith(f"fragment<{use},")]
+    return {"__half": "half"}.get(loads[0], loads[0]) if loads else "half"
+
+
+def _declaration(d, memory: str) -> str:
+    """The record's fragment declared with ``memory`` in place of its type."""
+    layout = f", wmma::{d.types[5]}" if len(d.types) > 5 else ""
+    return (f"wmma::fragment<wmma::{d.types[0]}, {', '.join(d.types[1:4])}, {memory}{layout}> "
+            f"{d.expression or ''}".rstrip() + ";")
+
+
 def _a(what: str) -> str:
     return f"{'an' if what[:1] in 'aeio' or what.startswith('un') else 'a'} {what}"
 
@@ -300,3 +362,7 @@ _RULES = {
 }
 """The rule for each kind of ``Diagnostic``: ``(record, where, source)`` to (problem, hint), or
 None for the plain verdict."""
+
+_ALL_RULES = {"refused by a header": _refused}
+"""The rule for a kind whose first record is read with the others (each fragment refused):
+``(records, path, source)`` to (problem, hint), or None for the plain verdict."""

@@ -325,9 +325,9 @@ class KernelExercise:
         try:
             module = compile_cu(path, no_extern_c=self.no_extern_c)
         except drv.CompileError as err:
-            output = str(getattr(err, "stderr", None) or err)
+            output = compile_errors.shown(str(getattr(err, "stderr", None) or err))
             print(output)
-            found = compile_errors.diagnosed(err, path, self.no_extern_c, bool(self.simulated))
+            found = compile_errors.diagnosed(err, path, self.no_extern_c)
             return compile_errors.verdict(path, output, found, source)
         try:
             kernel = module.get_function(self.kernel)
@@ -354,7 +354,7 @@ class KernelExercise:
             return Kernels(kernel, SourceModule(read_cu(path), no_extern_c=self.no_extern_c)
                            .get_function(self.kernel))
         except (driver.CompileError, driver.LogicError) as err:
-            output = str(getattr(err, "stderr", None) or err)
+            output = compile_errors.shown(str(getattr(err, "stderr", None) or err))
             print(output)
             return not_yet(f"{path} compiles with nvcc, but not on the simulator, which "
                            f"{self.simulated}", COMPILE_HINT, first_error(output))

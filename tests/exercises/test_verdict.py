@@ -92,23 +92,54 @@ def test_a_compile_error_s_record_names_the_mistake(record, problem, hint):
     assert hint in said.hint and said.error == "k.cu:7:5: error: ...", said
 
 
+FRAGMENT_A = _record("refused by a header", names=("fragment",), expression="fa",
+                     types=("matrix_a", "16", "16", "16", "float", "row_major"))
+
+
+@pytest.mark.parametrize("records, problem, hint", [
+    ((FRAGMENT_A,), "line 7 declares fa, a matrix_a fragment, of float: a matrix_a fragment holds "
+     "the tensor cores' 16-bit inputs, half, as A is; only the accumulator holds float",
+     "declare it half: wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;"),
+    # B's fragment too, on the next line; B loaded from __nv_bfloat16 memory (named in the record
+    # of the load mma.h refused)
+    ((FRAGMENT_A, _record("refused by a header", names=("fragment",), expression="fb",
+                          types=("matrix_b", "16", "16", "16", "float", "col_major")),
+      _record("refused by a header", names=("load_matrix_sync",),
+              types=("fragment<matrix_a, 16, 16, 16, float, row_major>", "__nv_bfloat16"))),
+     "line 7 declares fa, a matrix_a fragment, and line 7 fb, a matrix_b fragment, of float",
+     "declare them __nv_bfloat16: wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, "
+     "wmma::row_major> fa; and wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, "
+     "wmma::col_major> fb;"),
+])
+def test_a_fragment_mma_h_refuses_is_named(records, problem, hint):
+    from helpers.exercises.compile_errors import verdict
+
+    said = verdict("k.cu", "/course/helpers/sim/include/mma.h:199:83: error: ...", records)
+    assert problem in said.problem and hint in said.hint, said
+
+
 def test_a_compile_error_without_a_rule_keeps_the_plain_verdict():
     from helpers.exercises.compile_errors import verdict
 
-    for records in [(), (_record("other"),), (_record("expected", names=(")", "}")),)]:
+    others = [_record("refused by a header", names=("mma_sync",), types=("fragment<...>",)),
+              _record("refused by a header", names=("fragment",),  # a shape CUDA lacks
+                      types=("matrix_a", "16", "16", "8", "half", "row_major"))]
+    for records in [(), (_record("other"),), (_record("expected", names=(")", "}")),),
+                    *[(r,) for r in others]]:
         said = verdict("k.cu", "k.cu:7:5: error: ...", records)
         assert (said.problem, said.hint) == ("k.cu does not compile", COMPILE_HINT), said
 
 
-def test_on_a_gpu_the_records_come_from_the_simulator_twin(monkeypatch):
-    """nvcc's error has no records: an exercise with a simulator twin compiles the same file
-    there for them; one without keeps the plain verdict."""
+def test_on_a_gpu_the_records_come_from_the_simulator(monkeypatch):
+    """nvcc's error has no records: the same file is compiled on the simulator for them, for
+    every exercise (a simulator twin or not); a file the simulator builds has none."""
     import helpers.backend
     from helpers.exercises.compile_errors import diagnosed
 
     path = stable_file("verdict_continue.cu", "__global__ void k(int *x)\n{\n    continue;\n}\n")
     monkeypatch.setattr(helpers.backend, "BACKEND", "pycuda")
     nvcc_said = RuntimeError("kernel.cu(3): error: a continue statement may only be used within a loop")
-    found = diagnosed(nvcc_said, path, False, twin=True)
+    found = diagnosed(nvcc_said, path, False)
     assert [(d.file, d.line, d.kind) for d in found] == [(path, 3, "continue outside a loop")]
-    assert diagnosed(nvcc_said, path, False, twin=False) == ()
+    built = stable_file("verdict_builds.cu", "__global__ void k(int *x)\n{\n    x[0] = 1;\n}\n")
+    assert diagnosed(nvcc_said, built, False) == ()

@@ -5,7 +5,8 @@ is C++)."""
 
 import pytest
 
-from kernel_sources import assert_mistake_named, compile_variants, simulator_only, solution, variant
+from kernel_sources import (assert_mistake_named, assert_refused_and_named, compile_variants,
+                            simulator_only, solution, stable_file, variant)
 
 from helpers.backend import SourceModule
 from helpers.exercises import wmma_tile as checker
@@ -133,3 +134,72 @@ def test_known_mistake_fails_with_its_hint(name, source, expected, kernels, caps
     out = capsys.readouterr().out
     assert_mistake_named(verdict, out, name, expected)
     assert out.count("NOT YET:") == 1, out
+
+
+# Mistakes the compiler refuses (mma.h's static_assert on the simulator; nvcc: incomplete type is
+# not allowed), each named from the simulator's record of it (on a GPU, the same file compiled on
+# the simulator): blind audit I33, the input fragments declared float like the accumulator (was
+# g++'s whole template error and 'does not compile. Hint: read the compiler's first error ...')
+FLOAT_A = ("wmma::matrix_a, 16, 16, 16, half,", "wmma::matrix_a, 16, 16, 16, float,")
+FLOAT_B = ("wmma::matrix_b, 16, 16, 16, half,", "wmma::matrix_b, 16, 16, 16, float,")
+DOES_NOT_COMPILE = {
+    "inputs_declared_float": ([FLOAT_A, FLOAT_B], [
+        "line 11 declares fa, a matrix_a fragment, and line 12 fb, a matrix_b fragment, of float",
+        "matrix_a and matrix_b fragments hold the tensor cores' 16-bit inputs, half, as A and B "
+        "are; only the accumulator holds float"], [
+        "declare them half: wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa; "
+        "and wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> fb;"], ""),
+    # B's fragment is right: the verdict does not name it
+    "a_declared_float": ([FLOAT_A], ["line 11 declares fa, a matrix_a fragment, of float: a "
+                                     "matrix_a fragment holds", "half, as A is"],
+                         ["declare it half: wmma::fragment<wmma::matrix_a, 16, 16, 16, half, "
+                          "wmma::row_major> fa; (the tensor cores"], "matrix_b"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DOES_NOT_COMPILE))
+def test_a_mistake_the_compiler_refuses_is_named(name, capsys):
+    replacements, problem, hint, absent = DOES_NOT_COMPILE[name]
+    verdict = assert_refused_and_named(checker.check_wmma_tile, "wmma_tile", name, replacements, {})
+    for field, words in [("problem", w) for w in problem] + [("hint", w) for w in hint]:
+        assert words in getattr(verdict, field), verdict
+    assert not absent or absent not in str(verdict), verdict
+    out = capsys.readouterr().out
+    assert out.strip().splitlines()[-1] == str(verdict) and "\n" not in str(verdict), out
+
+
+def test_no_verdict_prints_a_path_of_the_machine(capsys):
+    """The simulator's mma.h refuses the fragments from its folder on this machine: what the
+    check prints (g++'s output above the verdict) and the verdict's fields name it mma.h."""
+    from pathlib import Path
+
+    import helpers
+    from helpers.sim.compile.source import INCLUDE_DIR
+
+    verdict = assert_refused_and_named(checker.check_wmma_tile, "wmma_tile", "inputs_declared_float",
+                                       [FLOAT_A, FLOAT_B], {})
+    out = capsys.readouterr().out
+    course = str(Path(helpers.__file__).resolve().parent.parent)
+    for said in (out, verdict.problem, verdict.hint, verdict.error):
+        assert str(INCLUDE_DIR) not in said and course not in said, said
+    assert verdict.error.startswith("mma.h:"), verdict
+
+
+def test_on_a_gpu_the_refused_fragments_are_named_from_the_simulator(monkeypatch, capsys):
+    """nvcc refuses the float fragments too (incomplete type is not allowed), with no records:
+    the same file compiled on the simulator names the mistake, though wmma_tile has no
+    simulator twin."""
+    import helpers.backend
+    from helpers.backend import drv
+
+    path = stable_file("wmma_tile_inputs_declared_float.cu", variant(KERNEL, FLOAT_A, FLOAT_B))
+    nvcc_said = "kernel.cu(11): error: incomplete type is not allowed\n"
+
+    def nvcc(name, **options):
+        raise drv.CompileError("nvcc compilation of kernel.cu failed", ["nvcc"], stderr=nvcc_said)
+
+    monkeypatch.setattr(helpers.backend, "BACKEND", "pycuda")
+    monkeypatch.setattr(helpers.backend, "compile_cu", nvcc)
+    verdict = checker.check_wmma_tile(path)
+    assert "line 11 declares fa, a matrix_a fragment, and line 12 fb" in verdict.problem, verdict
+    assert verdict.error == nvcc_said.strip(), verdict

@@ -23,6 +23,12 @@ fields each fills:
 - NO_MATCH, "no matching function": ``names`` the function, ``types`` the arguments' types as g++
   gives them (``unsigned int&``); ``expression`` the call, ``operands`` its arguments' text;
 - POWER, "** as a power": Python's ``x ** 2``, which C reads as x * (*2): ``operands`` (x, 2);
+- REFUSED, "refused by a header": a ``static_assert`` of a header the simulator gives (mma.h's
+  shapes and types CUDA lacks), at the learner's line that instantiated it: ``names`` the
+  template (``fragment``, ``load_matrix_sync``), ``types`` its arguments as g++ gives them,
+  namespaces left out (a class's, ``("matrix_a", "16", "16", "16", "float", "row_major")``; a
+  function's, those its ``[with ...]`` binds, in order), ``expression`` the learner's name or
+  call at the column (``fa``);
 - OTHER: any other error (file, line and column only).
 """
 
@@ -39,7 +45,7 @@ UNDECLARED, NO_MEMBER, CONVERSION = "undeclared", "no member", "no conversion"
 CONDITIONAL, READ_ONLY = "mismatched types in ?:", "store into read-only"
 VOID_RETURN, EXPECTED, REDECLARED, OTHER = ("value returned from a void function", "expected",
                                             "redeclared", "other")
-NO_MATCH, POWER = "no matching function", "** as a power"
+NO_MATCH, POWER, REFUSED = "no matching function", "** as a power", "refused by a header"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -97,6 +103,7 @@ def diagnostics(stderr, source=""):
     for error in _ERROR.finditer(stderr or ""):
         file, number = error.group("file"), int(error.group("line"))
         if in_prelude(file):
+            found.extend(_refused(stderr, error, lines))
             continue
         column = int(error.group("column")) if error.group("column") else None
         found.append(_read(error.group("text"), file, number, column,
@@ -114,6 +121,55 @@ def read_against(source):
         if type(err) is CompileError and err.stderr:
             err.diagnostics = diagnostics(err.stderr, source)
         raise
+
+
+_REQUIRED_HERE = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<column>\d+):)?\s+required "
+                            r"from here", re.M)
+_INSTANTIATION = re.compile(r"In instantiation of [‘'](?P<what>[^’']*)[’']")
+
+
+def _refused(stderr, error, lines):
+    """[the REFUSED record] of ``error``, an error in a header the simulator gives, where it is
+    a static_assert set off by a line of the learner's; [] for any other."""
+    if not error.group("text").startswith("static assertion failed"):
+        return []
+    before = stderr[:error.start()]
+    here = [m for m in _REQUIRED_HERE.finditer(before) if not in_prelude(m.group("file"))]
+    what = [m.group("what") for m in _INSTANTIATION.finditer(before)]
+    if not here or not what:
+        return []
+    file, line = here[-1].group("file"), int(here[-1].group("line"))
+    column = int(here[-1].group("column")) if here[-1].group("column") else None
+    name, arguments = _instantiated(what[-1])
+    return [Diagnostic(file, line, column, REFUSED, names=(name,), types=arguments,
+                       expression=_named_at(lines.get((file, line), ""), (column or 0) - 1))]
+
+
+def _named_at(code, at):
+    """The name at column ``at`` of the learner's ``code`` (``fa``), or the call whose ``(`` or
+    name is there (``wmma::load_matrix_sync(fa, A, 16)``); "" where there is neither."""
+    code = code.expandtabs(8)
+    if not 0 <= at < len(code):
+        return ""
+    start = at - len(re.search(r"[\w:]*$", code[:at])[0]) if code[at] == "(" else at
+    end = start + len(re.match(r"[\w:]*", code[start:])[0])
+    if code[end:end + 1] == "(" and _closing(code, end) > 0:
+        return code[start:_closing(code, end) + 1]
+    return code[start:end]
+
+
+def _instantiated(what):
+    """(the template's name, its arguments) of what g++ says it instantiated, namespaces left
+    out: ``class nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, ...>`` or ``void
+    nvcuda::wmma::load_matrix_sync(_F&, ...) [with _F = fragment<...>; _T = __half; ...]``."""
+    bare = re.sub(r"\b(?:\w+::)+", "", what)
+    bound = re.search(r"\[with (.*)\]$", bare)
+    if bound:
+        name = re.search(r"(\w+)\s*\(", bare[:bound.start()])
+        values = (part.split(" = ", 1)[-1].strip() for part in bound[1].split("; "))
+        return name[1] if name else "", tuple(v for v in values if not v.startswith("__sim"))
+    m = re.match(r"(?:class |struct )?(\w+)<(.*)>$", bare.strip())
+    return (m[1], tuple(_arguments(m[2]))) if m else (bare.strip(), ())
 
 
 def _read(text, file, line, column, code):

@@ -8,6 +8,7 @@ import pytest
 from helpers.sim import errors
 from helpers.sim.compile import diagnosed
 from helpers.sim.compile.diagnosed import Diagnostic
+from helpers.sim.compile.source import INCLUDE_DIR
 
 PRELUDE_H = "/somewhere/helpers/sim/include/cuda_sim.h"
 SOURCE = """#line 1 "k.cu"
@@ -90,6 +91,36 @@ def test_a_column_is_counted_with_tabs_as_g_plus_plus_shows_them():
     found = diagnosed.diagnostics("t.cu:1:17: error: invalid types ‘float[int]’ for array "
                                   "subscript\n", source)
     assert (found[0].expression, found[0].position) == ("m[r][c]", 2), found
+
+
+MMA_H = f"{INCLUDE_DIR}/mma.h"
+FRAGMENTS = """#line 1 "t.cu"
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, float, wmma::row_major> fa;
+    wmma::load_matrix_sync(fa, A, 16);
+"""
+
+
+def test_a_static_assert_of_a_header_is_read_at_the_learners_line():
+    """mma.h refuses a fragment, then its load: each record at the learner's line that set it
+    off, with the template and its arguments (namespaces and the simulator's own left out)."""
+    said = (f"In file included from t.cu:6:\n{MMA_H}: In instantiation of ‘class nvcuda::wmma::"
+            "fragment<nvcuda::wmma::matrix_a, 16, 16, 16, float, nvcuda::wmma::row_major>’:\n"
+            "t.cu:1:72:   required from here\n"
+            f"{MMA_H}:199:83: error: static assertion failed: wmma::fragment: ...\n"
+            f"{MMA_H}:199:83: note: ‘...’ evaluates to false\n"
+            f"{MMA_H}: In instantiation of ‘void nvcuda::wmma::load_matrix_sync(_F&, const _T*, "
+            "unsigned int, __sim::caller) [with _F = fragment<matrix_a, 16, 16, 16, float, "
+            "row_major>; _T = __half; __sim::caller = __sim_caller]’:\n"
+            "t.cu:2:27:   required from here\n"
+            f"{MMA_H}:273:26: error: static assertion failed: wmma::load_matrix_sync: ...\n"
+            f"{MMA_H}:40:5: error: something else in the header\n")
+    found = diagnosed.diagnostics(said, FRAGMENTS)
+    assert found == (
+        Diagnostic("t.cu", 1, 72, diagnosed.REFUSED, ("fragment",),
+                   ("matrix_a", "16", "16", "16", "float", "row_major"), "fa"),
+        Diagnostic("t.cu", 2, 27, diagnosed.REFUSED, ("load_matrix_sync",),
+                   ("fragment<matrix_a, 16, 16, 16, float, row_major>", "__half"),
+                   "wmma::load_matrix_sync(fa, A, 16)")), found
 
 
 MISTAKES = """#line 1 "mistakes.cu"
