@@ -93,7 +93,7 @@ def describe(error, arrays=None) -> str:
     PyCUDA's errors, which have none, their own message). ``arrays``: the launch's arrays by
     their start address ({address: the parameter's name}), to name the one an access outside
     its allocation ran past."""
-    from helpers.sim.errors import distance_words, element_words
+    from helpers.sim.distances import distance_words, element_words
     from helpers.sim.errors import xyz as _xyz
 
     kind, err = getattr(error, "kind", None), error

@@ -10,7 +10,7 @@ The engine, in rooms from the ground up (each imports only its own room and thos
 tests/test_imports.py holds the rule):
 
 - the ground floor: `errors` (PyCUDA's exceptions, with the facts behind each message),
-  `settings` (CUDA_SIM_*, read from the environment once), `unsupported` (what needs a GPU),
+  `distances` (where an access fell, in memcheck's words), `settings` (CUDA_SIM_*, read from the environment once), `unsupported` (what needs a GPU),
   `c_types` (C type names and NumPy dtypes)
 - `machine/`: the simulated devices and contexts, device memory with guard pages, allocations,
   copies, host memory, memory pools, streams and events, the threads' stacks

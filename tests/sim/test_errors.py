@@ -20,13 +20,6 @@ def test_pycudas_classes_keep_their_bases():
     assert drv.LaunchError is errors.LaunchError and drv.CompileError is errors.CompileError
 
 
-def test_a_distance_from_an_allocation_is_counted_as_memcheck_counts_it():
-    assert errors.distance_words(4000, 4000) == "1 byte past the end of a 4000-byte allocation"
-    assert errors.distance_words(4003, 4000) == "4 bytes past the end of a 4000-byte allocation"
-    assert errors.distance_words(-8, 4000) == "8 bytes before the start of a 4000-byte allocation"
-    assert errors.distance_words(12, 4000) == "at offset 12 of a 4000-byte allocation"
-
-
 def test_an_out_of_bounds_access_carries_its_allocation_offset_and_thread():
     e = errors.OutOfBoundsError("illegal address", allocation=(0x1000, 64), offset=64,
                                 is_write=True, kind="out of bounds", kernel="k", block=(1, 0, 0),
@@ -43,9 +36,6 @@ def test_the_bounds_check_places_an_access_by_element_where_it_knows_the_array()
                                 offset=64, size=4, kind="out of bounds")
     assert (e.space, e.size, e.allocation) == ("shared", 4, None)
     assert e.relative == "tile[16], 1 element past the end of its 16"
-    assert errors.element_words(-2, 16) == "2 elements before its start"
-    assert errors.element_words(14, 15) == "which runs past the end of its 15 elements"
-    assert errors.element_words(0, 0) == "and it has no elements"
     wide = errors.OutOfBoundsError("", allocation=(0x1000, 60), offset=56, size=8)
     assert wide.relative == "at offset 56 of a 60-byte allocation, 8 bytes wide: past its end"
 

@@ -56,7 +56,7 @@ import ctypes
 
 from .. import errors
 from . import arena, budget, mappings, written
-from ..errors import distance_words
+from ..distances import distance_words
 from ..settings import settings
 from .mappings import PAGE
 from .table_lock import AddressTable
@@ -273,7 +273,7 @@ def check_range(address, nbytes):
 
 
 def _relative(address, block, by_a_kernel):
-    """As memcheck counts (errors.distance_words), with, for a kernel's access, the likely cause
+    """As memcheck counts (distances.distance_words), with, for a kernel's access, the likely cause
     (a copy's or a pointer argument's is the caller's to name)."""
     offset = address - block.address
     cause = (" (index bounds: is a guard like `if (i < n)` missing?)" if offset >= block.size

@@ -16,8 +16,8 @@ way (include/sim_trace.h: misaligned_access), as a MisalignedAddressError.
 
 from __future__ import annotations
 
-from ..errors import (MisalignedAddressError, OutOfBoundsError, distance_words, element_words,
-                      xyz)
+from ..distances import distance_words, element_words
+from ..errors import MisalignedAddressError, OutOfBoundsError, xyz
 from ..machine import memory
 from .instrumented import GLOBAL, RaceReport
 from .racecheck import position
