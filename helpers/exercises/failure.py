@@ -267,6 +267,10 @@ def race_hint(failure: Failure) -> str:
     barrier = (f"put a __syncthreads() between the write and the read ({err.first.line} and "
                f"{err.second.line}), where every thread of the block reaches it (not inside an "
                "if, and before any thread returns)")
+    if getattr(err, "fenced", False):
+        return ("a fence is not a barrier: __threadfence() and __threadfence_block() order the "
+                "calling thread's own reads and writes, and no other thread waits there: "
+                + barrier.replace("put a __syncthreads()", "put a __syncthreads() in its place,", 1))
     if between == "lanes":
         return ("the two threads are lanes of one warp, and even those are not kept in step "
                 "(not since Volta): " + barrier)

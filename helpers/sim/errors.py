@@ -128,12 +128,15 @@ class RaceError(LaunchError):
     """A data race the race check found: ``first`` and ``second`` (Access), ``space`` ("shared"
     or "global"), ``hazard`` ("read-after-write", "write-after-read" or "write-after-write"),
     ``count`` (the hazards of the launch), ``within_warps`` (every one of them between lanes of
-    one warp, where __syncwarp() is enough), with ``array`` and ``element`` where it is known."""
+    one warp, where __syncwarp() is enough), ``fenced`` (only a fence lies between the two in
+    the code), with ``array`` and ``element`` where it is known."""
 
-    def __init__(self, msg, *, first, second, space, hazard, count, within_warps, **facts):
+    def __init__(self, msg, *, first, second, space, hazard, count, within_warps, fenced=False,
+                 **facts):
         super().__init__(msg, kind="race", line=second.line, **facts)
         self.first, self.second, self.space = first, second, space
         self.hazard, self.count, self.within_warps = hazard, count, within_warps
+        self.fenced = fenced
 
     @property
     def same_line(self):
@@ -151,10 +154,11 @@ class RaceError(LaunchError):
         """The race in one sentence, from the facts."""
         more = self.count - 1
         count = f" ({more} more hazard{'s' * (more != 1)} in this launch)" if more else ""
+        fence = ", only a fence, at which no thread waits" if self.fenced else ""
         return (f"kernel '{self.kernel}' has a data race on {self.place}: {self.first.who} "
                 f"{self.first.does} at {self.first.line}, and {self.second.who} "
-                f"{self.second.does} at {self.second.line}, with no barrier between the two "
-                f"(a {self.hazard} hazard){count}")
+                f"{self.second.does} at {self.second.line}, with no barrier between the two"
+                f"{fence} (a {self.hazard} hazard){count}")
 
 
 class UninitialisedReadError(LaunchError):

@@ -24,6 +24,10 @@ WRONG = {
     "barrier_without_parentheses": ([(BARRIER, "    __syncthreads;\n")],
                                     ["the __syncthreads at line ", "is never called",
                                      "__syncthreads();"]),
+    # audit F20: a fence where the barrier belongs; the race is the same, and named as such
+    "fence_for_barrier": ([(BARRIER, "    __threadfence();\n")],
+                          ["with no barrier between the two, only a fence, at which no thread waits",
+                           "Hint: a fence is not a barrier", "put a __syncthreads() in its place"]),
     "last_block_mirrored_as_full": ([("s[len - 1 - j]", "s[BLOCK - 1 - j]")],
                                     ["mirrored as if it had 256", "min(BLOCK, n - start)"]),
     "mirror_one_off": ([("s[len - 1 - j]", "s[len - j]")], ["one element off"]),

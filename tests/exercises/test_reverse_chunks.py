@@ -21,6 +21,11 @@ WRONG = {
                                                   "over 4 chunks the race check says: kernel",
                                                   "has a data race on tile["],
                                       "hint": "at the end of the loop's body"}),
+    # audit F23: __threadfence_block() as the fix: the planted race, between its lines, named
+    "fence_as_the_fix": ([(FIX, FIX.replace("__syncthreads();", "__threadfence_block();"))],
+                         {"problem": ["the planted bug is still there",
+                                      "no barrier between the two, only a fence"],
+                          "hint": "at the end of the loop's body"}),
     "no_barrier_at_all": ([(FIX, ""), (FIRST_BARRIER, "            tile[t] = x[first + t];\n")],
                           {"problem": ["race check found a data race", "data race on tile["],
                            "hint": "__syncthreads() between the write and the read"}),

@@ -16,6 +16,12 @@
 // one of them writing, is a race too, unless the kernel calls __threadfence() (the pattern where
 // the last block reads what the others wrote, ordered by a fence and an atomic counter).
 //
+// A fence between the two accesses does not make them safe: __threadfence() and
+// __threadfence_block() order the calling thread's own accesses, and no thread waits at one. Each
+// access carries the fences its thread had called since its last barrier; where the two differ,
+// one thread had passed a fence between the places of the two accesses in the code, which the
+// report says (a fence written where a barrier was meant).
+//
 // The report keeps the launch's first hazard, and what the advice and the prediction of
 // compute-sanitizer's line need from all of them: how many lie between threads of different warps
 // (where __syncwarp() cannot help), and racecheck's count for the first one's pair of lines.
@@ -40,7 +46,7 @@ struct Rec {  // one access, as a location remembers it
     uint16_t wepoch;
     uint8_t mask, flags;
     uint16_t step;  // the thread's accesses since its last barrier, before this one
-    uint16_t pad;
+    uint16_t fences;  // the fences (__threadfence(), ...) it had called since its last barrier
 };
 
 struct Cell {
@@ -156,7 +162,7 @@ SIM_UNTRACED inline void race_access(State *s, uint32_t tid, uintptr_t a, unsign
                                      unsigned site) {
     Rec c{(uint32_t)s->block_linear, (uint16_t)tid, (uint16_t)site, s->epoch[tid], (uint16_t)s->wepoch[tid],
           1, (uint8_t)(USED | ((flags & WRITE) ? WROTE : 0) | ((flags & ATOMIC) ? ATOMIC_OP : 0)),
-          s->step[tid], 0};
+          s->step[tid], s->fences[tid]};
     if (s->step[tid] != UINT16_MAX) s->step[tid]++;
     Rec other{}, first{};
     bool hazard = false;

@@ -157,6 +157,7 @@ struct State {
     uint32_t scratch_cap = 0, table_cap = 0;
     uint32_t epoch[1024], wepoch[1024];  // barriers and __syncwarp()s each thread has passed
     uint16_t step[1024];  // the race check: accesses each thread has made since its last barrier
+    uint16_t fences[1024];  // and the fences it has called since then
     uint32_t flushed = 0;
     uint64_t recorded = 0;  // accesses seen (kept in cfg.detail while it has room)
     RaceShadow *race = nullptr;
@@ -248,6 +249,7 @@ SIM_UNTRACED inline void enter_block(State *s, const Frame *f) {
     memset(s->wepoch, 0, sizeof s->wepoch);  // (race records name their block: none to clear)
     if (s->init_shared) init_enter_block(s);
     memset(s->step, 0, sizeof s->step);
+    memset(s->fences, 0, sizeof s->fences);
 }
 
 // The calling simulated thread's state, after noticing a new block.
@@ -392,6 +394,7 @@ SIM_UNTRACED void after_barrier() {
     uint32_t e = ++s->epoch[thread_index(f)];
     if (s->init_shared) init_after_barrier(s, e);
     s->step[thread_index(f)] = 0;
+    s->fences[thread_index(f)] = 0;
     if ((cfg.mode & (STATS | DETAIL)) && e > s->flushed) {
         flush_all(s);
         s->flushed = e;
@@ -402,8 +405,15 @@ SIM_UNTRACED void after_syncwarp() {
     State *s = current(f);
     s->wepoch[thread_index(f)]++;
 }
-SIM_UNTRACED void fence() {
-    cfg.fenced.store(1, std::memory_order_relaxed);
+// A fence: counted for the race check's report (sim_race.h). across_blocks: __threadfence() or
+// __threadfence_system(), which order a thread's accesses for other blocks as well (the race check
+// then lets blocks share global memory); __threadfence_block() orders them for its block only.
+SIM_UNTRACED void fence(bool across_blocks) {
+    if (across_blocks) cfg.fenced.store(1, std::memory_order_relaxed);
+    Frame *f = frame();
+    State *s = current(f);
+    uint16_t &n = s->fences[thread_index(f)];
+    if (n != UINT16_MAX) n++;
     std::atomic_thread_fence(std::memory_order_seq_cst);
 }
 

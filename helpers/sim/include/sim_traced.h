@@ -16,7 +16,7 @@ namespace sim {
 namespace trace {
 void after_barrier();   // __syncthreads() has let this thread go
 void after_syncwarp();  // and __syncwarp()
-void fence();           // some thread called __threadfence()
+void fence(bool across_blocks);  // some thread called a fence (sim_trace.h)
 }  // namespace trace
 }  // namespace sim
 #pragma GCC visibility pop
@@ -88,7 +88,7 @@ SIM_UNTRACED inline void __sim_trace_syncwarp(__sim_site __s, __sim_warp_mask __
     sim::sync_warp(__s, __m.__mask);
     sim::trace::after_syncwarp();
 }
-SIM_UNTRACED inline void __sim_trace_fence() { sim::trace::fence(); }
+SIM_UNTRACED inline void __sim_trace_fence(bool __across_blocks) { sim::trace::fence(__across_blocks); }
 // cooperative_groups.h's barriers, at its caller's site (cuda_sim.h has the plain build's)
 SIM_UNTRACED inline void __sim_sync_block_at(__sim_site __s) {
     sim::sync_block(__s);
@@ -107,4 +107,6 @@ SIM_UNTRACED inline void __sim_sync_warp_at(__sim_site __s, unsigned __mask) {
 #define __syncthreads_and(p) __sim_trace_after_barrier_value(__sim_sync_block_reduce(__SIM_SITE, (p), 1))
 #define __syncthreads_or(p) __sim_trace_after_barrier_value(__sim_sync_block_reduce(__SIM_SITE, (p), 2))
 #define __syncwarp(...) __sim_trace_syncwarp(__SIM_SITE, __sim_warp_mask(__VA_ARGS__))
-#define __threadfence() __sim_trace_fence()
+#define __threadfence() __sim_trace_fence(true)
+#define __threadfence_system() __sim_trace_fence(true)
+#define __threadfence_block() __sim_trace_fence(false)

@@ -41,7 +41,7 @@ class Rec(ctypes.Structure):
     """sim::trace::Rec: one access, as a location remembers it."""
     _fields_ = [("block", ctypes.c_uint32), ("thread", ctypes.c_uint16), ("site", ctypes.c_uint16),
                 ("epoch", ctypes.c_uint32), ("wepoch", ctypes.c_uint16), ("mask", ctypes.c_uint8),
-                ("flags", ctypes.c_uint8), ("step", ctypes.c_uint16), ("pad", ctypes.c_uint16)]
+                ("flags", ctypes.c_uint8), ("step", ctypes.c_uint16), ("fences", ctypes.c_uint16)]
 
     WROTE, ATOMIC_OP = 2, 4  # sim::trace::RecFlags (checked against the library when it loads)
 

@@ -28,7 +28,7 @@ def _did(rec):
     return "updates it atomically" if rec.atomic else "writes it" if rec.wrote else "reads it"
 
 
-def _advice(first, second, space, same_line, within_warps):
+def _advice(first, second, space, same_line, within_warps, fenced):
     if first.atomic != second.atomic:
         return ("An atomic is safe only against other atomics: a plain write or read of the same "
                 "location by another thread, with no barrier between the two, is still a race. "
@@ -37,6 +37,10 @@ def _advice(first, second, space, same_line, within_warps):
     if same_line and first.wrote != second.wrote:
         return ("A read-modify-write such as x++ or x += v by several threads loses updates: "
                 "use atomicAdd (or give each thread its own element).")
+    if fenced:
+        return ("A fence (__threadfence(), __threadfence_block()) is not a barrier: it orders the "
+                "calling thread's own reads and writes, and no other thread waits at it. Put a "
+                "__syncthreads() there instead, where every thread of the block reaches it.")
     if first.block != second.block:
         return ("Blocks cannot wait for each other during a launch: use an atomic (atomicAdd) "
                 "for a location several blocks update, or let each block write its own element "
@@ -66,7 +70,7 @@ def error(result, kernel, places):
     err = RaceError(
         "", kernel=kernel.name, array=array, element=element, address=race.address,
         space="global" if race.space == GLOBAL else "shared", hazard=hazard, count=race.count,
-        within_warps=race.across_warps == 0,
+        within_warps=race.across_warps == 0, fenced=first.fences != second.fences,
         block=position(second.block, result.grid), thread=position(second.thread, result.block),
         first=_access(first, site_a, result), second=_access(second, site_b, result))
     on_gpu = (f"On a GPU, compute-sanitizer --tool racecheck reports: "
@@ -75,7 +79,8 @@ def error(result, kernel, places):
               "On a GPU, compute-sanitizer's racecheck does not see it: it watches shared memory "
               "only, so there the race shows only as a wrong result, now and then. ")
     err.args = (f"race check: {err.summary}. The result depends on which thread runs first. "
-                f"{on_gpu}" + _advice(first, second, race.space, err.same_line, err.within_warps),)
+                f"{on_gpu}" + _advice(first, second, race.space, err.same_line, err.within_warps,
+                                 err.fenced),)
     return err
 
 

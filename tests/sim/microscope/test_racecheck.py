@@ -105,6 +105,19 @@ __global__ void shared_bins(const int *values, int *out, int synced) {
     __syncthreads();
     if (threadIdx.x < 4) out[threadIdx.x] = bins[threadIdx.x];
 }
+__global__ void rotate_fenced(const float *in, float *out, int n, int block_only) {
+    __shared__ float s[256];
+    if (block_only) __threadfence_block();        // a fence before both: not between them
+    s[threadIdx.x] = in[threadIdx.x];
+    if (block_only) __threadfence_block(); else __threadfence();  // where the barrier belongs
+    out[threadIdx.x] = s[(threadIdx.x + 1) % n];
+}
+__global__ void rotate_fenced_first(const float *in, float *out, int n) {
+    __shared__ float s[256];
+    __threadfence_block();
+    s[threadIdx.x] = in[threadIdx.x];
+    out[threadIdx.x] = s[(threadIdx.x + 1) % n];
+}
 """
 
 
@@ -143,6 +156,23 @@ def test_with_the_barrier_there_is_no_race(mod):
     x, y = gpuarray.to_gpu(np.arange(64, dtype=np.float32)), gpuarray.empty(64, np.float32)
     _checked(mod.get_function("rotate_synced"), x, y, np.int32(64), block=(64, 1, 1), workers=2)
     assert np.array_equal(y.get(), np.roll(np.arange(64), -1))
+
+
+@pytest.mark.parametrize("block_only", [0, 1])
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_fence_where_the_barrier_belongs_is_named_as_no_barrier(mod, block_only, workers):
+    """__threadfence() or __threadfence_block() between the write and the other thread's read:
+    the race is there all the same (no thread waits at a fence), and the error says the fence is
+    what stands between them."""
+    x, y = gpuarray.to_gpu(np.arange(64, dtype=np.float32)), gpuarray.empty(64, np.float32)
+    race = _race(mod.get_function("rotate_fenced"), x, y, np.int32(64), np.int32(block_only),
+                 block=(64, 1, 1), workers=workers)
+    assert race.fenced and race.array == "s"
+    assert "only a fence, at which no thread waits" in race.summary
+    assert "is not a barrier" in str(race)
+    before = _race(mod.get_function("rotate_fenced_first"), x, y, np.int32(64),
+                   block=(64, 1, 1), workers=workers)
+    assert not before.fenced and "only a fence" not in before.summary
 
 
 @pytest.mark.parametrize("workers", [1, 2])
