@@ -297,6 +297,25 @@ def _read_past(run, name):
                "index in by the column alone: in[c]")
 
 
+def _max_to_the_row(run):
+    """A max loop that runs to the row (c <= row), not to last: a row past the last column takes
+    in the next rows' scores (the last rows the 150 past the end of x), exps underflow to 0."""
+    flat, x = run.launch.args[0].host().astype(np.float64), run.model
+    rows, cols = x.shape
+    c, r = np.arange(max(rows, cols))[None, :], np.arange(rows)[:, None]
+    reach = (c <= r) & (r * cols + c < flat.size)
+    m = np.where(reach, flat[np.minimum(r * cols + c, flat.size - 1)], -np.inf).max(axis=1)
+    model = _shifted(x, m)
+    shown = ", ".join(str(r) for r in np.flatnonzero(np.isnan(model).any(axis=1))[:3])
+    if shown and _near_nan(run.out.got.astype(np.float64), model):
+        yield (f"NaN in rows {shown}, ...: the max's loop ran to the row, c <= row, so a row past "
+               f"the last column (row >= cols = {cols}) took its max over the next row's scores "
+               "too (the last rows, the elements past the end of x), m came out above every score of its own, "
+               "and each exp(x - m) underflowed to 0 (0 / 0 is NaN)",
+               "the max's loop stops at the row's last column, as the sum's does: for (int c = "
+               "lane; c <= last; c += 32)")
+
+
 def _mistakes(case, run):
     x, got = run.model, run.out.got.astype(np.float64)
     want = softmax(x)
@@ -323,6 +342,7 @@ def _mistakes(case, run):
                "y = 0 where c > last: a token does not look at the ones after it")
     if bad:
         yield from _max_from_thread(x, got, case[2], run.kernel)
+        yield from _max_to_the_row(run)
     if odd_masked and odd_masked <= bad <= {0, *range(1, x.shape[0], 2)}:  # row 0: x[0] is 0
         yield ("NaN in the rows whose masked columns hold the largest scores: the max was taken "
                "over the masked columns too, and every visible exp(x - m) underflowed to 0",

@@ -53,6 +53,11 @@ WRONG = [
                                                    "    for (int c = threadIdx.x; c <= last; c += 32)\n        m = fmaxf")),
      ["NaN in the rows of the block's warps past the first", "32 * warp + lane",
       "not threadIdx.x: for (int c = lane;"]),
+    # blind audit J7: the max's loop to the row, not to last: rows past the last column take the
+    # next row's scores (and the last rows those past the end of x) into their max
+    ("max_loop_to_the_row", variant(KERNEL, ("    for (int c = lane; c <= last; c += 32)\n        m = fmaxf",
+                                             "    for (int c = lane; c <= row; c += 32)\n        m = fmaxf")),
+     ["the max's loop ran to the row, c <= row", "for (int c = lane; c <= last; c += 32)"]),
     ("max_over_the_masked_columns_too", variant(KERNEL, (MAX, MAX.replace("c <= last", "c < cols"))),
      ["the max was taken over the masked columns too", "c <= last"]),
     ("sum_stops_before_last", variant(KERNEL, (SUM, SUM.replace("c <= last", "c < last"))),
