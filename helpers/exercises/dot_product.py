@@ -53,6 +53,11 @@ def _draw(rng):
 def _refine(failure):
     """The hints for the exercise's accumulators, warp_sums' barrier and its size."""
     err, shared = failure.error, getattr(failure.error, "space", None) == "shared"
+    thread = (getattr(err, "thread", None) or (0,))[0]   # lane 0 of a warp past the first
+    if failure.kind == "array bounds" and err.element == thread >= 32 and thread % 32 == 0:
+        yield (f"lane 0 of warp {thread // 32} (thread {thread}) stored its warp's sum at "
+               f"warp_sums[{thread}], its thread number: warp_sums has one element a warp: index "
+               "it by the warp's number, warp_sums[warp] = v (warp = threadIdx.x / 32)")
     if failure.kind == "array bounds":
         yield ("warp_sums needs one element for each warp of the block: declare it __shared__ "
                "float warp_sums[32], for blocks of up to 1024 threads (32 warps)")
@@ -60,10 +65,10 @@ def _refine(failure):
     if failure.kind == "warp mask" and len(lanes_0) > 1 and getattr(err, "waiting", 0) == lanes_0 \
             and err.barrier is None:   # the others had left: past the barrier, not waiting there
         shown = ", ".join(map(str, lanes_0[:3])) + (", ..." if len(lanes_0) > 3 else "")
-        yield (f"only lane 0 of each warp (threads {shown}) called "
-               "warp_sum in the first warp's if, alone in its warp: warp == 0 held for them, so "
-               "lane and warp are swapped: lane = threadIdx.x % 32 (the place in the warp), warp "
-               "= threadIdx.x / 32 (the warp's place in the block)")
+        yield (f"only lane 0 of each warp (threads {shown}) called warp_sum in the first warp's "
+               "if, alone in its warp: warp == 0 held for them, so lane and warp are swapped: "
+               "lane = threadIdx.x % 32 (the place in the warp), warp = threadIdx.x / 32 (the "
+               "warp's place in the block)")
     if failure.kind == "warp mask" and getattr(err, "barrier", None) and \
             getattr(err, "waiting", None) == tuple(range(1, 32)):
         yield (f"lane 0 waits at the __syncthreads() at {err.barrier}, which lanes 1 to 31 of its "
@@ -210,17 +215,15 @@ SHAPES = [  # (how model() writes the plan, problem, hint): its wrong shapes, ea
      "warp_sum starts at offset 32, past the warp's last lane: at that step every lane gets its "
      "own value back and doubles it, so each warp sum is twice too large (the dot product 4 "
      "times, warp_sum being used twice)", "start at half the warp, 16: " + FROM_16),
-    (dict(offsets=(8, 4, 2, 1)),
-     "warp_sum starts at offset 8: lane 0 ends with the sum of the warp's first 16 lanes only",
-     "start at half the warp, 16: " + FROM_16),
+    (dict(offsets=(8, 4, 2, 1)), "warp_sum starts at offset 8: lane 0 ends with the sum of the "
+     "warp's first 16 lanes only", "start at half the warp, 16: " + FROM_16),
     (dict(offsets=(16, 8, 4, 2)), "warp_sum stops one step early, before offset 1: lane 0 ends "
      "with the sum of the even lanes only",
      "run the loop down to offset 1 (offset > 0, not offset > 1): " + FROM_16),
-    (dict(stride="block"),
-     "the loop steps by blockDim.x alone: each block walks from its first element to the end, "
-     "so the blocks' walks overlap and most elements are counted by several blocks",
-     "step by the whole grid, i += blockDim.x * gridDim.x, so that the blocks share the elements "
-     "out"),
+    (dict(stride="block"), "the loop steps by blockDim.x alone: each block walks from its first "
+     "element to the end, so the blocks' walks overlap and most elements are counted by several "
+     "blocks", "step by the whole grid, i += blockDim.x * gridDim.x, so that the blocks share "
+     "the elements out"),
     (dict(sum_type="int"), "each thread adds up in an int: adding x[i] * y[i] to an int keeps "
      "only the whole part, so the fractions are lost",
      "keep each thread's sum in a float: float v = 0.0f, then v += x[i] * y[i]"),
@@ -321,8 +324,7 @@ def _wrong_sums(products, block, grid):
         yield (warps * products[thread < 32].sum(), f"each block added its first warp's sum "
                f"{warps} times, the others' never: the first warp's lanes all read warp_sums[0] "
                "(warp_sums[warp], warp being 0 for all of them), where lane l brings warp l's "
-               "sum", "v = warp_sum(lane < "
-               "blockDim.x / 32 ? warp_sums[lane] : 0.0f)")
+               "sum", "v = warp_sum(lane < blockDim.x / 32 ? warp_sums[lane] : 0.0f)")
         yield (warps * products.sum(),
                f"the sum is {warps} times the dot product, one time for each warp of a block: "
                "every warp, not the first alone, added the warps' sums and atomically added the "

@@ -126,6 +126,11 @@ WRONG = [
     ("every_lane_stores_its_warps_sum",
      variant(KERNEL, ("    if (lane == 0)\n        warp_sums[warp] = v;", "    warp_sums[warp] = v;")),
      ["write-after-write", "only lane 0 of each warp", "if (lane == 0)"]),
+    # blind audit J11: lane 0 stores at its thread number, warp_sums[threadIdx.x]: thread 32
+    # stores warp_sums[32] (was 'declare it __shared__ float warp_sums[32]', as it already is)
+    ("warp_sums_at_the_thread", variant(KERNEL, ("        warp_sums[warp] = v;", "        warp_sums[threadIdx.x] = v;")),
+     ["past the size it was declared with", "lane 0 of warp 1 (thread 32) stored its warp's sum at "
+      "warp_sums[32], its thread number", "warp_sums[warp] = v"]),
     ("warp_sums_at_the_lane", variant(KERNEL, ("        warp_sums[warp] = v;", "        warp_sums[lane] = v;")),
      ["write-after-write", "only lane 0 of each warp", "warp_sums[warp] = v"]),
     ("shfl_up_for_down",
@@ -294,8 +299,8 @@ def test_stub_fails_saying_what_it_does(capsys):
 # leaves the CUDA context unusable for every test after it in the process; and a shuffle whose
 # mask names lanes that have returned is undefined (it may hang). The checker's launch on the
 # simulator names both on any backend.
-SIMULATOR_ONLY = {"warp_sums_declared_too_small": "an overrun of shared memory may break the "
-                                                  "GPU's context",
+SIMULATOR_ONLY = {**dict.fromkeys(("warp_sums_declared_too_small", "warp_sums_at_the_thread"),
+                                  "an overrun of shared memory may break the GPU's context"),
                   "block_0_zeroes_the_result": "blocks racing: a GPU's sum depends on the order "
                                                "they ran",
                   **dict.fromkeys(("shuffle_inside_a_divergent_branch", "lane_and_warp_swapped",
