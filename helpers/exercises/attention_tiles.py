@@ -186,6 +186,11 @@ def _counts(n, inputs, last):
         yield (inputs, dict(keys=lambda n, tile: n - last * TILE), f"every tile scored "
                f"{n - last * TILE} keys, the last tile's count: TILE - (tiles * TILE - n) is the "
                "same for every tile", hint)
+    yield (inputs, dict(keys=lambda n, tile: min(TILE, n - tile * TILE) - 1), "the last key of "
+           f"every tile (keys {TILE - 1}, {2 * TILE - 1}, ... and {n - 1}) was never scored: the "
+           "tile's count of keys came out one short, the last key's place in the tile, not the "
+           "number of keys, and jj < keys stops before it", "count the tile's keys, at most "
+           "TILE: keys = min(TILE, n - tile * TILE), then jj runs while jj < keys")
     yield (inputs, dict(keys=lambda n, tile: np.minimum(TILE, n - np.arange(n) // TILE * TILE)),
            "each block scored as many keys in every tile as its own query tile holds: the count "
            "was taken from blockIdx.x, the tile of queries, not from the tile of keys", hint)

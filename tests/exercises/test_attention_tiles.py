@@ -18,6 +18,12 @@ WRONG = [
     # blind audit E45: each thread's count of keys from its own staged key j
     ("keys_counted_from_j", variant(KERNEL, ("min(TILE, n - tile * TILE);", "min(TILE, n - j);")),
      ["each thread counted the tile's keys from its own staged key j", "min(TILE, n - tile * TILE)"]),
+    # blind audit J3: the count taken as the last key's index, min(TILE - 1, n - 1 - tile * TILE):
+    # the last key of every tile never scored (was 'row 0 of o is wrong' with a generic hint)
+    ("last_key_of_each_tile_skipped", variant(KERNEL, ("min(TILE, n - tile * TILE);",
+                                                       "min(TILE - 1, n - 1 - tile * TILE);")),
+     ["the last key of every tile (keys 31, 63, ... and 74) was never scored", "one short",
+      "keys = min(TILE, n - tile * TILE)"]),
     ("last_tile_skipped", variant(KERNEL, ("(n + TILE - 1) / TILE;", "n / TILE;")),
      ["the last, partial tile was skipped", "(n + TILE - 1) / TILE"]),
     # rounded up from n + TILE - 2: short of a tile only where the last holds one key (it passed)
