@@ -47,7 +47,8 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
     exp(m - v), against the value; ``merge="partner"``: the
     partner's only, as when m = m_new came first; ``merge="own max"``: the partner's sum by
     exp(m - m_new), the lane's own max); ``fresh``: each value's exp taken against the new max
-    (else the old, exp(v - m); "apart": exp(v) / exp(m_new), in float32; "one": 1 whatever v);
+    (else the old, exp(v - m); "apart": exp(v) / exp(m_new), in float32; "one": 1 whatever v;
+    "raw": exp(v), unshifted, in float32);
     ``merge="swapped"``: each term's -INFINITY test made on the other's max;
     ``merge="larger"``: the sum of the pair with the larger max kept, unscaled, the other
     dropped; ``m2_from``: what the partner's max is shuffled from ("l": its
@@ -60,6 +61,7 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
         new = np.maximum(ms[:, lane], v)
         with np.errstate(over="ignore", invalid="ignore"):
             term = (np.exp(v.astype(np.float32)) / np.exp(new.astype(np.float32)) if fresh == "apart"
+                    else np.exp(v.astype(np.float32)) if fresh == "raw"
                     else np.exp(v - (new if fresh else ms[:, lane])))
             term = term if grown else np.where(v > ms[:, lane], 0, term)
             term = np.ones_like(v) if fresh == "one" else term
@@ -113,6 +115,13 @@ def _wrong_max(x, m, want_m):
 
 def _bad_exps(case, x, sums):
     """What an infinite or NaN row_sum shows: an exp taken the wrong way."""
+    if np.isinf(sums).any() and np.allclose(sums, pairs(x, fresh="raw")[1], rtol=1e-3,
+                                            equal_nan=True):
+        yield ("row_sum is infinite in the rows of scores around 100: each value's exp was "
+               "added unshifted, exp(v), which overflows a float past 88; the running sum was "
+               "rescaled to the new max, but the new term was not shifted by it",
+               "the new term must be shifted by the running max too: l = l * exp(m - m_new) + "
+               "exp(v - m_new)")
     if np.allclose(sums, pairs(x, fresh=False)[1], rtol=1e-3, equal_nan=True):
         yield ("row_sum is infinite: each value's exp was taken against the old max, exp(v - m), "
                "and at a lane's first column m is still -INFINITY", "take it against the new max: "

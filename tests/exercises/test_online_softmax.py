@@ -19,6 +19,12 @@ MERGE = ("        l = (m == -INFINITY ? 0.0f : l * __expf(m - m_new))\n"
 WRONG = [
     ("loop_not_rescaled", variant(KERNEL, (LOOP, "        l = l + __expf(v - m_new);\n")),
      ["the running sum was not rescaled", "l = l * exp(m - m_new) + exp(v - m_new)"]),
+    # blind audit K6: the new term not shifted, + exp(v) (was 'row_sum[0] = inf, expected 4.63908'
+    # with the definition of l as hint)
+    ("new_term_not_shifted", variant(KERNEL, ("l = l * __expf(m - m_new) + __expf(v - m_new);",
+                                              "l = l * __expf(m - m_new) + __expf(v);")),
+     ["row_sum is infinite in the rows of scores around 100", "added unshifted, exp(v)",
+      "the new term must be shifted by the running max", "exp(v - m_new)"]),
     ("merge_not_rescaled", variant(KERNEL, (MERGE, "        l = l + l2;\n")),
      ["the lanes' sums were added without rescaling", "l2 * exp(m2 - m_new)"]),
     ("empty_lanes_give_nan", variant(KERNEL, (MERGE, "        l = l * __expf(m - m_new) + "
