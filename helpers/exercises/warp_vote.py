@@ -97,7 +97,15 @@ def _index_mistakes(x, n, block):
 
 
 def _refine(failure):
-    """A read past the end of x: a lane past n read x[i] before its guard said no."""
+    """A read past the end of x: a lane past n read x[i] before its guard said no; a store past
+    the end of counts by lane 0 of a warp at counts[i], its element's index, not its warp's."""
+    err = failure.error
+    if failure.kind == "out of bounds" and err.is_write and err.thread and err.block and \
+            failure.block and getattr(err, "offset", None) is not None:
+        i = err.block[0] * failure.block[0] + err.thread[0]   # the storing thread's i
+        if i >= 32 and i % 32 == 0 and err.offset == 4 * i:
+            yield (f"thread i = {i}, lane 0 of warp {i // 32}, stored its count at counts[{i}], "
+                   "its element's index, past the end of counts: " + BY_WARP)
     if failure.kind == "out of bounds" and failure.error.is_write is False and \
             getattr(failure.error, "array", None) == "x":
         yield ("a lane past n read x[i]: && stops at the first false, left to right, so test "
@@ -113,6 +121,21 @@ def _unset(read):
             "whatever the register held (on the simulator it held false, the right vote, by "
             "luck)", "a lane past n votes false, so give every lane its vote where it is "
             f"declared: bool {read.name} = i < n && x[i] > threshold")
+
+
+BY_WARP = ("counts has one element a warp: index it by the warp's number, counts[warp] = "
+           "__popc(votes) (warp = i / 32)")
+
+
+def _stored_at_i(out):
+    """Counts stored at i, lane 0's element's index, not at its warp's (as a GPU shows it: no
+    fault where the stores past counts land in its guard): every element written, counts' own and
+    those past its end, a multiple of 32."""
+    written = np.concatenate([np.flatnonzero(~out.unwritten), out.past])
+    if out.past.size and out.unwritten.size > 1 and not (written % 32).any():
+        yield ("lane 0 of each warp stored its count at counts[i], its element's index: counts[0], "
+               f"counts[32], counts[64], ... were written, counts[{out.past[0]}] on past the end "
+               "of counts, and counts[1] and the others never", BY_WARP)
 
 
 def _unwritten(unwritten, per_block):
@@ -142,6 +165,7 @@ def _mistakes(case, run):
     kernels, n, x, got = run.kernel, case[0], run.model, run.out.got
     votes = _votes(x, n)
     want = votes.sum(axis=1)
+    yield from _stored_at_i(run.out)
     if run.out.past.size:
         yield (f"counts was written past its end (counts[{-(-n // 32)}] and on): a warp with no "
                "element below n stored a count", "keep the stub's if (32 * warp >= n) return;")

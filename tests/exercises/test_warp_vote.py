@@ -3,11 +3,13 @@ kernels written another way pass, the stub fails, and each known mistake gets it
 variants are compiled as one module (and, on PyCUDA, once more on the simulator, which checks the
 warp functions' masks)."""
 
+import numpy as np
 import pytest
 
 from kernel_sources import compile_variant_pairs, simulator_only, solution, variant
 
 from helpers.exercises import warp_vote as checker
+from helpers.exercises.common import Result
 
 KERNEL = solution("warp_vote.cu")
 ABOVE = "bool above = i < n && x[i] > threshold;"
@@ -71,9 +73,17 @@ WRONG = {
     "vote_given_as_a_float": ([(ABOVE, "float above = i < n ? x[i] - threshold : 0.0f;")],
                               {"problem": "the vote was a float, and __ballot_sync takes an int",
                                "hint": "a vote is a bool: bool above = i < n && x[i] > threshold"}),
+    # blind audit K13: lane 0 stores at its element's index, counts[i] (was the crash with 'read
+    # x[i] only for i < n, and store counts[warp] only for a warp with elements')
+    "stored_at_i": ([(STORE, "counts[i] = __popc(votes);")],
+                    {"hint": "thread i = 96, lane 0 of warp 3, stored its count at counts[96], its "
+                             "element's index, past the end of counts: counts has one element a "
+                             "warp: index it by the warp's number, counts[warp] = __popc(votes)"}),
 }
 SIMULATOR_ONLY = {"vote_set_under_an_if": "on a GPU the lanes past n vote with whatever their "
-                                          "register held: a count right or wrong by luck"}
+                                          "register held: a count right or wrong by luck",
+                  "stored_at_i": "a store past the end of counts: a GPU may fault, or write into "
+                                 "another array"}
 # Right, but not the solution's way: each must pass
 RIGHT = {
     "shuffles_add_the_votes": [(BALLOT, "unsigned int votes = above;\n"
@@ -116,3 +126,14 @@ def test_the_stub_as_shipped_is_not_yet(capsys):
     verdict = checker.check_warp_vote()
     assert verdict.passed is False
     assert verdict.problem.startswith("every count is 0")
+
+
+def test_counts_stored_at_i_are_named_where_the_stores_past_counts_did_not_fault():
+    """As a GPU may leave it (the stores past counts landed in its guard, no fault): counts[0]
+    and the guard's counts[32] and counts[64] written, the rest of counts never."""
+    unwritten = np.ones(32, bool)
+    unwritten[0] = False
+    out = Result(np.zeros(32, np.uint32), np.array([32, 64]), unwritten)
+    problem, hint = next(checker._stored_at_i(out))
+    assert "stored its count at counts[i], its element's index" in problem, problem
+    assert "counts[32] on past the end" in problem and "counts[warp] = __popc(votes)" in hint
