@@ -163,6 +163,12 @@ def _mistakes(case, run):
     for weight, problem, hint in _weighted(cols, -(-rows // case[2]), case[2]):
         if np.allclose(got, a.astype(np.float64) @ (weight * x), rtol=1e-4, atol=1e-4):
             yield problem, hint
+    if rows < cols and np.allclose(got, a.astype(np.float64) @ ((np.arange(cols) < rows) * x),
+                                   rtol=1e-4, atol=1e-4):
+        yield (f"each y[row] holds only columns 0 to {rows - 1} of its row: the lanes' column "
+               f"loop stopped at rows = {rows}, A's number of rows, but a row of A has cols = "
+               f"{cols} columns", "run the column loop to the length of a row: for (int c = "
+               "lane; c < cols; c += 32)")
     for model, problem, hint in _models(a.astype(np.float64), x.astype(np.float64)):
         if np.allclose(got, model, rtol=1e-4, atol=1e-4):
             yield problem, hint

@@ -112,6 +112,12 @@ WRONG = {
                                  {"problem": "the sums of lanes 0, 1, 2, 4, 8 and 16 only: each step "
                                              "of warp_sum shuffled the lane's first value, not the sum",
                                   "hint": "shuffle the running sum at each step"}),
+    # audit K (K4): the column loop bounded by rows (was 'y[0] = 2.51963, NumPy's is 8.60949'
+    # and the plan)
+    "column_loop_to_rows": ([("c < cols; c += 32)", "c < rows; c += 32)")],
+                            {"problem": "only columns 0 to 100 of its row: the lanes' column loop "
+                                        "stopped at rows = 101",
+                             "hint": "for (int c = lane; c < cols; c += 32)"}),
 }
 # The simulator only: on a GPU a warp function with lanes missing is undefined behaviour.
 SIMULATOR_ONLY = {name: "a warp function called with lanes missing is undefined on a GPU"
