@@ -195,6 +195,8 @@ def reached(done, grid: Grid, words: Words, what="written"):
     for index, problem, hint in wrong_indices(grid, words) if what == "written" else ():
         if not done.all() and np.array_equal(done.ravel(), np.isin(np.arange(done.size), index)):
             yield f"some {words.item}s were never {what}: {problem}", hint
+    if what == "written":
+        yield from crossed_index(done, grid, words)
     for (ny, nx, first), missing in zip((
             (by, bx, f"only {words.block} 0's {words.item}s were {what}"),
             (grid.height, bx, f"only columns 0 to {bx - 1} were {what}"),
@@ -202,6 +204,46 @@ def reached(done, grid: Grid, words: Words, what="written"):
         if (ny < grid.height or nx < grid.width) and np.array_equal(done, (y < ny) & (x < nx)):
             yield (f"{first}: every {words.block} did the work of the first one",
                    f"{missing.format(col=words.col, row=words.row)}: {words.index_hint}")
+
+
+def diagonal(grid: Grid, n: int) -> np.ndarray:
+    """(height, width) mask of the elements reached when the column and the row both take one
+    thread index t < n: (blockIdx.x * bx + t, blockIdx.y * by + t), inside the output."""
+    (bx, by), (gx, gy), t = grid.block[:2], grid.grid, np.arange(n)
+    x, y = np.broadcast_arrays(np.arange(gx)[:, None, None] * bx + t,
+                               np.arange(gy)[None, :, None] * by + t)
+    keep = (x < grid.width) & (y < grid.height)
+    mask = np.zeros((grid.height, grid.width), bool)
+    mask[y[keep], x[keep]] = True
+    return mask
+
+
+def crossed_index(done, grid: Grid, words: Words, both=None):
+    """The column and the row computed from one thread index (``both``: "threadIdx.x" or
+    "threadIdx.y", where the caller knows it, from a race's two threads; where the block's sides
+    differ, the elements reached tell): one diagonal line of each block was written."""
+    (bx, by), item, col, row = grid.block[:2], words.item, words.col, words.row
+    fits = {"threadIdx.x": np.array_equal(done, diagonal(grid, bx)),
+            "threadIdx.y": np.array_equal(done, diagonal(grid, by))}
+    if done.all() or not any(fits.values()):
+        return
+    if both is None and bx != by:
+        both = "threadIdx.x" if fits["threadIdx.x"] else "threadIdx.y"
+    lead = (f"only {int(done.sum())} of {done.size} {item}s were written, one diagonal line in "
+            f"each {words.block}")
+    if fits.get(both) and both == "threadIdx.x":
+        yield (f"{lead}: {row} took threadIdx.x where it takes threadIdx.y, so {row} moves with "
+               f"{col}, and the threads that differ only in threadIdx.y drew the same {item}",
+               f"{row} = blockIdx.y * blockDim.y + threadIdx.y")
+    elif fits.get(both):
+        yield (f"{lead}: {col} took threadIdx.y where it takes threadIdx.x, so {col} moves with "
+               f"{row}, and the threads that differ only in threadIdx.x drew the same {item}",
+               f"{col} = blockIdx.x * blockDim.x + threadIdx.x")
+    else:
+        yield (f"{lead}: {col} and {row} took the same thread index (threadIdx.x in both, or "
+               f"threadIdx.y in both), so they move together", f"each takes its own: {col} = "
+               f"blockIdx.x * blockDim.x + threadIdx.x, {row} = blockIdx.y * blockDim.y + "
+               "threadIdx.y")
 
 
 def never_written(unwritten, words: Words):

@@ -16,7 +16,7 @@ import numpy as np
 
 from helpers.exercises import near
 from helpers.exercises.common import Output
-from helpers.exercises.coverage import Grid, Words, coverage
+from helpers.exercises.coverage import Grid, Words, coverage, crossed_index
 from helpers.exercises.escape import escape_counts, pixel_grid
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -197,6 +197,7 @@ def _launch(case):
 def _mistakes(case, run):
     got, ref = run.out.got, run.model
     yield from _returned_in_the_loop(run.out.unwritten, ref < case["max_iter"])
+    yield from _crossed(case, run)
     yield from coverage(run.out.past, run.out.unwritten, _grid(case), WORDS, WORDS.guard_hint)
     yield from _wrapped(case, got, ref)
     re, im = pixel_grid(*_args(case)[:6])
@@ -217,6 +218,19 @@ def _mistakes(case, run):
            f"{got[y, x]}, expected {ref[y, x]}", "compare your loop with the Mandelbrot kernel's: "
            "the new z_re and z_im must both be computed from the old values, and n counts the "
            "steps taken")
+
+
+def _crossed(case, run):
+    """x and y from one thread index: which one, from the two threads of the race-checked
+    launch that drew one pixel (they differ only in the other index)."""
+    if not run.out.unwritten.any():
+        return
+    race = observe(run.kernel, _launch(CASES[-1])).race
+    both = None
+    if written_by_two(race):
+        same = [a == b for a, b in zip(race.first.thread, race.second.thread)]
+        both = {(True, False): "threadIdx.x", (False, True): "threadIdx.y"}.get(tuple(same[:2]))
+    yield from crossed_index(~run.out.unwritten, _grid(case), WORDS, both)
 
 
 def _wrapped(case, got, ref):

@@ -162,6 +162,18 @@ WRONG = [
              ("    iters[y * width + x] = n;\n}", "    iters[y * width + x] = n;\n    }\n}")),
      ["two threads drew the same pixel", "every thread did the whole loop",
       "no loop over all the pixels"]),
+    # blind audit J16: y from threadIdx.x (was '26832 of 28623 pixels were never written ...
+    # Hint: ... x = blockIdx.x * blockDim.x + threadIdx.x, and the same for y'); and its mirror
+    ("y_from_thread_x",
+     variant(KERNEL, ("int y = blockIdx.y * blockDim.y + threadIdx.y;",
+                      "int y = blockIdx.y * blockDim.y + threadIdx.x;")),
+     ["one diagonal line in each block: y took threadIdx.x where it takes threadIdx.y",
+      "Hint: y = blockIdx.y * blockDim.y + threadIdx.y"]),
+    ("x_from_thread_y",
+     variant(KERNEL, ("int x = blockIdx.x * blockDim.x + threadIdx.x;",
+                      "int x = blockIdx.x * blockDim.x + threadIdx.y;")),
+     ["one diagonal line in each block: x took threadIdx.y where it takes threadIdx.x",
+      "Hint: x = blockIdx.x * blockDim.x + threadIdx.x"]),
 ]
 
 
