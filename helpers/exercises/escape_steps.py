@@ -134,6 +134,32 @@ def _test_after_the_step(kernels, max_iter) -> bool:
     return seen.error is None and int(seen.outs[0].got[0]) == max_iter
 
 
+def _z_stood_still(kernels, got, want, max_iter):
+    """Every count max_iter (as every point's is where z_re never moves: z = i*c_im, and no
+    point of the cases has |c_im| > 2): which part of z stood still, from two points that
+    escape at the first step, c = 3 (moves only z_re) and c = 3i (moves only z_im)."""
+    if (want == max_iter).all() or np.mean(got != max_iter) > TOLERANCE:
+        return
+    far = np.float32([3, 0]), np.float32([0, 3])
+    seen = observe(kernels, Launch((Input(far[0]), Input(far[1]), Output(2, np.int32),
+                                    np.int32(2), np.int32(max_iter)), block=(2, 1, 1),
+                                   grid=(1, 1)), key="z's parts")
+    if seen.error is not None:
+        return
+    got = tuple(int(k) for k in seen.outs[0].got)
+    if got == (max_iter, 1):
+        yield (f"z_re never moved from 0: every point counts max_iter = {max_iter}, c = 3 too, "
+               "while c = 3i escapes at the first step: each step's new real part never reached "
+               "the z_re the loop tests, so z stayed on the imaginary axis, z = i*c_im, inside "
+               "|z| <= 2", "after z_im's update, store the new real part into the z_re declared "
+               "before the loop: z_re = re; (with no float in front)")
+    elif got == (max_iter, max_iter):
+        yield (f"z never moved from 0: every point counts max_iter = {max_iter}, c = 3 and c = "
+               "3i too: neither new part reached the z_re and z_im the loop tests",
+               "update the variables declared before the loop, with no float in front: " +
+               STEP_HINT)
+
+
 START_AT_C = ("z starts at c instead of 0", "z_re = z_im = 0.0f before the loop")
 AFTER_THE_STEP = ("every point that escapes counts one step short: the |z|^2 test comes after the "
                   "step, so the step that escapes is not counted",
@@ -189,6 +215,7 @@ def _mistakes(case, run):
     yield from map(_unset, unset.reads(run.kernel)[:1])   # the simulator's compiler's record
     if not got.any():
         yield "every count is 0: no step was taken", "a while loop: " + STEP_HINT
+    yield from _z_stood_still(run.kernel, got, want, max_iter)
     for wrong, problem, hint in _models(c_re, c_im, max_iter, n, want):
         if np.mean(got != wrong) <= TOLERANCE:
             if (problem, hint) == START_AT_C and _test_after_the_step(run.kernel, max_iter):

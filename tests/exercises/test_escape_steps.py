@@ -69,6 +69,16 @@ WRONG = {
     # audit G24: float z_re, z_im = 0.0f; gives z_im alone a value
     "z_re_never_set": ([("float z_re = 0.0f, z_im = 0.0f;", "float z_re, z_im = 0.0f;")],
                        "z_re (declared at line "),
+    # blind audit J12: z_re = re; left out (was '80.1% of the counts differ from NumPy's ...'
+    # with the whole step for hint); the same declared again; and neither part stored
+    "z_re_not_stored_back": ([("        z_re = re;\n", "")], "z_re never moved from 0: every point "
+                             "counts max_iter = 100, c = 3 too, while c = 3i escapes"),
+    "z_re_declared_again": ([("        z_re = re;\n", "        float z_re = re;\n")],
+                            "z_re never moved from 0"),
+    "neither_part_stored": ([("        z_re = re;\n", "        float z_re = re;\n"),
+                             ("        z_im = 2.0f", "        float z_im = 2.0f")],
+                            "z never moved from 0: every point counts max_iter = 100, c = 3 and "
+                            "c = 3i too"),
     # (the line is the one module's that holds every variant)
     # every thread computes every point's count, the same values: right, but for the race check
     "every_thread_does_the_whole_loop": ([("    int k = 0;\n", "    for (int j = 0; j < n; j++) {\n    int k = 0;\n"),
