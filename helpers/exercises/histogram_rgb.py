@@ -7,16 +7,19 @@ counts the global atomics: privatised, a block makes at most one a bin."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 import numpy as np
 
 from helpers.exercises.common import Output
+from helpers.exercises.histogram_rgb_counts import (BARRIER_HINT, BINS, CLEAR_HINT, reference,
+                                                   wrong_counts)
 from helpers.exercises.hidden import pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import observe, observed_mistakes
 
-BINS, GUARD, PAD = 768, 64, 255
+GUARD, PAD = 64, 255
 
 # (pixels, threads a block, blocks, image). 3n bytes: never a multiple of the block.
 CASES = [dict(n=33_335, block=256, grid=8, image="random"),
@@ -36,10 +39,6 @@ def _draw(rng):
     return drawn
 
 
-BARRIER_HINT = ("every bin must be 0 before any thread counts into it, and every byte counted "
-                "before the bins are added to the global ones: a __syncthreads() after each step")
-CLEAR_HINT = ("shared memory is not cleared for you: set all 768 of the block's bins to 0, for "
-              "(int b = threadIdx.x; b < 768; b += blockDim.x), before a __syncthreads()")
 ATOMIC_HINT = ("bins[k]++ (or local[k]++) is a read, an add and a write, and threads that hit "
                "the same bin lose counts: count with atomicAdd, into the block's shared bins: "
                "atomicAdd(&local[k], 1u)")
@@ -103,12 +102,6 @@ def _launch(case):
                   block=(case["block"], 1, 1), grid=(case["grid"], 1), model=rgb)
 
 
-def reference(rgb: np.ndarray) -> np.ndarray:
-    """NumPy's 768 bins, bins[c * 256 + v], of the interleaved bytes ``rgb`` (from a red byte
-    on: a wrong kernel's counts are those of its first bytes)."""
-    return np.bincount(np.arange(rgb.size) % 3 * 256 + rgb, minlength=BINS)[:BINS]
-
-
 def _mistakes(case, run):
     """The mistakes one launch shows, the most telling first: counts no image of its size could
     give (bins that held whatever the block's shared memory held before: on a GPU garbage, on
@@ -120,6 +113,8 @@ def _mistakes(case, run):
         yield ("the kernel wrote past bins[767]", "bins has 3 * 256 counters: bin c * 256 + v, "
                "for c from 0 to 2 and v from 0 to 255")
     yield from _values_added(got, rgb, case)
+    if (got >= want).all() and (got > want).any():
+        yield from _cleared_by_block_0(run, case)
     if got.max() > rgb.size:
         b = int(np.argmax(got))
         yield (f"bins[{b}] counts {got[b]:,}, more than the image's {rgb.size:,} bytes: the "
@@ -138,7 +133,7 @@ def _mistakes(case, run):
     yield from _one_a_block(got, rgb, case)
     yield from _blocks_add_from_their_start(got, rgb, case)
     yield from _red_bins_only(got, want, case, run.kernel)
-    yield from _wrong_counts(got, want, rgb, case)
+    yield from wrong_counts(got, want, rgb, case)
     first = int(np.argmax(got != want))
     yield (f"{int((got != want).sum())} of the 768 bins are wrong, the first bins[{first}] "
            f"(channel {first // 256}, value {first % 256}): {got[first]}, expected {want[first]}",
@@ -176,6 +171,27 @@ def _returned_early(got, rgb, case, run):
                "bytes counted were lost",
                "every thread adds its bins, those past 3 * n too: keep the guard on the counting "
                "only (the grid-stride loop's j < 3 * n is one), no return before the adding loop")
+
+
+def _cleared_by_block_0(run, case):
+    """Counts too high, and the init check finds a block after block 0 counting into a shared
+    bin while none of its bins had been set to 0, where block 0 launched alone reads none
+    uncleared: only block 0 cleared its bins, as if shared memory were one array for the grid."""
+    err = _uncleared(run, case) if case["grid"] > 1 else None
+    if err is None or err.block[0] == 0 or err.written:
+        return
+    from helpers.sim.settings import settings
+
+    alone = dataclasses.replace(run.launch, grid=(1, 1))
+    with settings.changed(initcheck=True):
+        if observe(run.kernel, alone, key=f"initcheck block 0 alone {case}").error is not None:
+            return
+    yield (f"only block 0 set its shared bins to 0: block {err.block[0]} counted into "
+           f"{err.array}[{err.element}] with none of its {err.length or BINS} bins cleared (the simulator's "
+           "init check), while block 0, launched alone, cleared all of them. Each block has "
+           "its own shared memory, so block 0's clearing leaves every other block's bins "
+           "holding whatever they held", "every block clears its own 768 bins, whatever its "
+           "blockIdx.x: run the clearing loop in every block, with no condition on the block")
 
 
 def _uncleared(run, case):
@@ -262,98 +278,6 @@ def _red_bins_only(got, want, case, kernels):
     yield ("only bins 0 to 255, the red ones, were added to bins: the adding loop stopped at "
            "256, one channel's levels, but local has 768 bins, 3 channels of 256",
            "add all 768: for (int b = threadIdx.x; b < 768; b += blockDim.x)")
-
-
-def _wrong_counts(got, want, rgb, case):
-    """The mistakes whose wrong bins are ``got``: known parts, extra or lost counts."""
-    total = want.sum()
-    if got.sum() % total == 0 and np.array_equal(got, got.sum() // total * want):
-        yield (f"every bin was added {got.sum() // total} times",
-               "each bin must be added to bins once a block: let thread t add bins t, "
-               "t + blockDim.x, t + 2 * blockDim.x, ... (not every thread every bin)")
-    size = 3 * case["n"]
-    j, v = np.arange(size), rgb[:size].astype(np.int64)
-    byte_hint = "byte j is channel j % 3 with value rgb[j]: bin (j % 3) * 256 + rgb[j]"
-    for bins, problem, hint in (
-            (j // case["n"] * 256 + v, "the bins are what channel j / n gives, as if the image "
-             "were stored plane after plane", byte_hint),
-            (v * 3 + j % 3, "the bins are what bin v * 3 + c gives, in place of c * 256 + v",
-             byte_hint),
-            (j % 3 * 256 + rgb[j // 3 + j % 3], "the bins are what a thread a pixel gives that "
-             "reads pixel p's channels from bytes p, p + 1, p + 2",
-             "pixel p's 3 bytes start at byte 3 * p: its channel c is rgb[3 * p + c]"),
-            (j % 3 * 255 + v, "the bins are what bin c * 255 + v gives: channel c's 256 bins "
-             "start 255 apart, so value 255 of one channel falls in value 0 of the next",
-             "256 values a channel, 0 to 255: bin (j % 3) * 256 + rgb[j]"),
-            (j % case["block"] % 3 * 256 + v, "each byte was counted in the channel of its "
-             "thread, threadIdx.x % 3, not its own: the loop hands a thread bytes of every "
-             "channel", "byte j is channel j % 3: bin (j % 3) * 256 + rgb[j]"),
-            (j % (case["block"] * case["grid"]) % 3 * 256 + v, "each byte was counted in the "
-             "channel of its thread's place in the grid, (blockIdx.x * blockDim.x + "
-             "threadIdx.x) % 3, not its own: the loop hands a thread bytes of every channel",
-             "byte j is channel j % 3: bin (j % 3) * 256 + rgb[j]")):
-        if np.array_equal(got, np.bincount(bins, minlength=BINS)[:BINS]):
-            yield problem, hint
-    if got[256:].sum() == 0 and np.array_equal(got[:256], want.reshape(3, 256).sum(0)):
-        yield ("every byte was counted in the red bins (0 to 255)",
-               "byte j is channel j % 3: count it in bin (j % 3) * 256 + rgb[j]")
-    n, threads = case["n"], case["block"] * case["grid"]
-    if np.array_equal(got, reference(rgb[:n])):
-        yield (f"only the first {n:,} of the {size:,} bytes were counted: the loop stops at n, "
-               "the number of pixels, but each pixel has 3 bytes",
-               "count every byte: run the loop while j < 3 * n")
-    if threads < size and np.array_equal(got, reference(rgb[:threads])):
-        yield (f"only the first {threads:,} bytes (one a thread) were counted",
-               "the grid has fewer threads than the image has bytes: a grid-stride loop, "
-               "for (int j = ...; j < 3 * n; j += blockDim.x * gridDim.x)")
-    lost = int(total - got.sum())
-    if 0 < lost < 3 * case["block"] and np.array_equal(got, reference(rgb[:size - lost])):
-        yield (f"the last {lost} of the {size:,} bytes were not counted: the loop stops early",
-               "count every byte, j from 0 while j < 3 * n")
-    yield from _strides(got, rgb, case)
-    yield from _no_block_offset(got, rgb, case)
-    block = case["block"]
-    if block < BINS and np.array_equal(got[:block], want[:block]) and not got[block:].any():
-        yield (f"only bins below blockDim.x ({block}) were added to bins: each thread added "
-               "one bin, b = threadIdx.x", "a block may have fewer threads than bins: loop over "
-               "them, for (int b = threadIdx.x; b < 768; b += blockDim.x)")
-    if (got >= want).all():
-        yield (f"{int((got > want).sum())} bins count more than they should: they did not all "
-               "start at 0", CLEAR_HINT)
-    if lost > 0:
-        yield (f"{lost:,} of the {total:,} bytes were not counted: counts were lost",
-               BARRIER_HINT + "; and count with atomicAdd")
-
-
-def _strides(got, rgb, case):
-    """A grid-stride loop stepping by blockDim.x (each block walks from its start to the end,
-    so byte j is counted by min(gridDim.x, j / blockDim.x + 1) blocks) or by gridDim.x (threads
-    from j % gridDim.x up to j, gridDim.x apart, count it)."""
-    block, grid, size = case["block"], case["grid"], 3 * case["n"]
-    j = np.arange(size)
-    bins = j % 3 * 256 + rgb[:size]
-    for weights, who, step in ((np.minimum(grid, j // block + 1), "blocks", "blockDim.x"),
-                               ((np.minimum(j, block * grid - 1) - j % grid) // grid + 1,
-                                "threads", "gridDim.x")):
-        if np.array_equal(got, np.bincount(bins, weights=weights, minlength=BINS)[:BINS]):
-            yield (f"bytes were counted by several {who}: the loop steps j by {step}, so the "
-                   f"{who} walk over each other's bytes",
-                   "a grid-stride loop steps over all the grid's threads: "
-                   "j += blockDim.x * gridDim.x")
-
-
-def _no_block_offset(got, rgb, case):
-    """The grid-stride loop starting at j = threadIdx.x in every block: each block counts the
-    same bytes, those with j % (blockDim.x * gridDim.x) < blockDim.x, gridDim.x times over."""
-    block, grid, size = case["block"], case["grid"], 3 * case["n"]
-    j = np.arange(size)
-    weights = grid * (j % (block * grid) < block)
-    if grid > 1 and np.array_equal(got, np.bincount(j % 3 * 256 + rgb[:size], weights=weights,
-                                                    minlength=BINS)[:BINS]):
-        yield ("every block counted the same bytes, gridDim.x times in all, and the rest "
-               "went uncounted: the loop starts at j = threadIdx.x, the same in every block",
-               "start each thread at its place in the grid: for (int j = blockIdx.x * "
-               "blockDim.x + threadIdx.x; j < 3 * n; j += blockDim.x * gridDim.x)")
 
 
 def _observe(kernels):

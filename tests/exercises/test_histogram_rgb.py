@@ -184,6 +184,15 @@ WRONG = [
                       "        return;\n")),
      ["returned before the loop that adds the block's bins", "never added",
       "every thread adds its bins", "guard on the counting only"]),
+    # blind audit J15: the bins cleared by block 0 alone (was 'bins[672] counts 2,147,254,429,
+    # more than the image's 100,069 bytes: the block's bins did not all start at 0' and the
+    # clearing loop for hint)
+    ("only_block_0_clears",
+     variant(KERNEL, (CLEAR, "    if (blockIdx.x == 0)\n" + CLEAR.replace("\n    ", "\n        ")
+                      .replace("    for", "        for", 1))),
+     ["only block 0 set its shared bins to 0: block ", "with none of its 768 bins cleared",
+      "Each block has its own shared memory",
+      "every block clears its own 768 bins, whatever its blockIdx.x"]),
 ]
 
 # Right, but not the solution's way: each must pass
@@ -206,6 +215,7 @@ RIGHT = {
 SIMULATOR_ONLY = {"clears_past_the_bins": "an illegal address on a GPU breaks the context for "
                                           "the tests after it",
                   "clears_one_bin_a_thread": "on a GPU, bins never cleared are often 0 anyway",
+                  "only_block_0_clears": "on a GPU, bins never cleared are often 0 anyway",
                   "private_bins_256": "an access past a shared array's end may be an illegal "
                                       "address on a GPU, which breaks the context",
                   "bytes_read_as_signed_char": "an access before a shared array's start may be an "
