@@ -62,12 +62,30 @@ def _launch(case):
 def _simulated(kernels, wrong):
     """What the last case's launch on the simulator shows: a race, a crash, unloaded Bs rows."""
     seen = observe(kernels, _launch(CASES[-1]))
+    yield from _neighbouring_rows(seen.race)
     yield from observed_mistakes(seen, _refine, wrong=wrong)
     if np.isnan(seen.outs[0].got).any():
         yield ("on the simulator, which fills shared memory with NaN, C holds NaN: the "
                "products read elements of Bs that no thread loaded (a GPU reads whatever was "
                "there)", "Bs has TILE_K = 32 rows and the block 8 rows of threads: each "
                "thread loads rows r = ty, ty + 8, ty + 16, ty + 24 into Bs[r][tx]")
+
+
+def _neighbouring_rows(race, rows=4):
+    """Two rows of threads that stored into one row of Bs, both within ``rows`` (TILE_K /
+    TILE_M) of their ty: each thread loaded rows ty to ty + 3, not ty, ty + 8, ..."""
+    if race is None or race.array != "Bs" or race.hazard != "write-after-write" or \
+            race.element is None:
+        return
+    row, (a, b) = race.element // 32, sorted((race.first.thread[1], race.second.thread[1]))
+    if a < b <= row < a + rows:
+        yield (f"each thread loaded {rows} neighbouring rows of Bs, r = ty to ty + {rows - 1}: "
+               f"the race check found Bs row {row} (Bs[{race.element}]) stored by the threads "
+               f"of rows ty = {a} and ty = {b} ({race.first.who} and {race.second.who}), so "
+               f"the 8 rows of threads loaded only rows 0 to {7 + rows - 1} of Bs, rows 1 to "
+               f"{7 + rows - 2} more than once, and rows {7 + rows} to 31 not at all",
+               "a thread's rows of Bs lie TILE_M = 8 apart, r = ty, ty + 8, ty + 16, ty + 24: "
+               "for (int r = ty; r < TILE_K; r += TILE_M)")
 
 
 def _refine(failure):

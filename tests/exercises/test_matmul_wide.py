@@ -91,6 +91,16 @@ WRONG = {
     "bs_rows_from_ty_times_tile_m": ([("for (int r = ty; r < TILE_K", "for (int r = ty * TILE_M; r < TILE_K")],
                                      {"problem": "write-after-write",
                                       "hint": "the loop over r starts at ty * TILE_M"}),
+    # blind audit K2: four neighbouring rows a thread (was the race and 'Hint: two threads store
+    # into the same element of the shared array: ... check its indices and the loops' steps')
+    "bs_rows_ty_to_ty_plus_3": ([("        for (int r = ty; r < TILE_K; r += TILE_M) {\n",
+                                  "        for (int i = 0; i < TILE_K / TILE_M; i++) {\n"
+                                  "            int r = ty + i;\n")],
+                                {"problem": "each thread loaded 4 neighbouring rows of Bs, r = ty to "
+                                            "ty + 3: the race check found Bs row 1 (Bs[32]) stored by "
+                                            "the threads of rows ty = 0 and ty = 1",
+                                 "hint": "r = ty, ty + 8, ty + 16, ty + 24: for (int r = ty; r < "
+                                         "TILE_K; r += TILE_M)"}),
 }
 SIMULATOR_ONLY = dict.fromkeys(("a_rows_n_apart", "a_guard_n", "b_guard_row_to_k"),
                                "a read past A or B: a GPU reads other memory or faults and leaves "
