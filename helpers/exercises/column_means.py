@@ -160,6 +160,14 @@ def _misread(m, block):
     to m's end (the planted bug that never reads past m); r < cols, the loop over the columns;
     rows taken as ``block`` (blockDim.x) floats long; every thread reading column 0."""
     rows, cols = m.shape
+    if rows < cols:   # the tall launches before it were right: a step of min(rows, cols)
+        yield (m.ravel()[np.arange(rows)[:, None] * rows + np.arange(cols)].mean(axis=0),
+               f"on this wide matrix each thread stepped down its column by rows = {rows} "
+               f"floats, m[r * {rows} + col], though the tall matrix before it came out right: "
+               "the step is the smaller of rows and cols, as min(rows, cols) gives, which is "
+               f"the row's length only while cols <= rows; a row is cols = {cols} floats long "
+               "whatever the shape", "step by cols on every shape: element (r, col) is m[r * "
+               "cols + col]")
     if block != cols and (rows - 1) * block + cols <= m.size:
         yield (m.ravel()[np.arange(rows)[:, None] * block + np.arange(cols)].mean(axis=0),
                f"each thread stepped down its column by blockDim.x = {block} floats, m[r * "

@@ -80,6 +80,14 @@ WRONG = {
                                       "        sum += m[i];")],
                                     {"problem": "stepped through m by rows floats",
                                      "hint": "step by cols, i += cols"}),
+    # blind audit J8: the overrun stopped with min(rows, cols) (was 'means[0] = 0.0556943, NumPy's
+    # is -0.10009' with the printf hint)
+    "stride_min_of_rows_and_cols": ([(READ, "m[r * min(rows, cols) + col];")],
+                                    {"problem": "on this wide matrix each thread stepped down its "
+                                                "column by rows = 37 floats, m[r * 37 + col], though "
+                                                "the tall matrix before it came out right",
+                                     "hint": "step by cols on every shape: element (r, col) is "
+                                             "m[r * cols + col]"}),
 }
 # Right, but not the solution's way: each must pass
 RIGHT = {
