@@ -150,6 +150,22 @@ def _b_guarded_with_n(run, case):
            "B[(k0 + r) * N + tile_col * 16 + col] : __float2half(0.0f)")
 
 
+def _clamped(got, a, b, k):
+    """C = A B plus 16 - K % 16 more products of A's last column and B's last row: the last
+    step's tile elements past K took k = K - 1 (an index clamped, min(k0 + col, K - 1)), not 0."""
+    extra = 16 - k % 16
+    if not _is(got, a @ b + extra * np.outer(a[:, k - 1], b[k - 1])):
+        return
+    yield (f"C is A B plus {extra} more products of A's last column (k = {k - 1}) and B's last "
+           f"row: past K, the last step's {extra} tile columns of A and rows of B repeated "
+           f"element K - 1 = {k - 1} (an index clamped to K - 1, as at an image's border) where "
+           "they hold 0, so the product added A[row][K - 1] * B[K - 1][col] "
+           f"{extra} times more", "past K there is no matrix: stage 0 there, As[w][r][col] = "
+           "k0 + col < K ? A[(tile_row * 16 + r) * K + k0 + col] : __float2half(0.0f), and "
+           "Bs[w][r][col] = k0 + r < K ? B[(k0 + r) * N + tile_col * 16 + col] : "
+           "__float2half(0.0f)")
+
+
 def _run(run, case):
     """The ``Run`` of ``run``'s kernel launched on ``case``, or None where that launch crashed or
     left C holding what it was filled with."""
@@ -271,6 +287,7 @@ def _mistakes(case, run):
                "16 columns, and 0 after them")
     yield from _steps_cut_short(got, a, b, k)
     yield from _b_guarded_with_n(run, case)
+    yield from _clamped(got, a, b, k)
     for change, problem, hint in STAGINGS:
         if _staged_as(run, case, change):
             yield problem, hint

@@ -103,6 +103,13 @@ WRONG = [
     ("b_guarded_with_n", variant(KERNEL, (STAGE_B, STAGE_B.replace("k0 + r < K", "k0 + r < N"))),
      ["Bs took B's rows k0 + r up to N = 48, but B has K = 40 rows",
       "rows 40 to 47 were read from past the end of B", "Hint: guard B's row with K"]),
+    # blind audit K15: past K the index clamped to K - 1 (was 'C is not A B (C[8][28] = -7.33,
+    # expected 0.1987)' and the staging recipe)
+    ("clamped_to_k_minus_1",
+     variant(KERNEL, (STAGE_A, "As[w][r][col] = A[(tile_row * 16 + r) * K + min(k0 + col, K - 1)];"),
+             (STAGE_B, "Bs[w][r][col] = B[min(k0 + r, K - 1) * N + tile_col * 16 + col];")),
+     ["C is A B plus 8 more products of A's last column (k = 39) and B's last row",
+      "repeated element K - 1 = 39", "Hint: past K there is no matrix: stage 0 there"]),
 ]
 
 
