@@ -26,11 +26,15 @@ DEPTH_SCALE = np.float32(0.001)
 Z_MIN_MM, Z_MAX_MM = 500, 4000
 Z_MIN, Z_MAX = np.float32(Z_MIN_MM) * DEPTH_SCALE, np.float32(Z_MAX_MM) * DEPTH_SCALE
 """The ends of the range as float32 depths that some pixels reach exactly (rounded as the kernel
-rounds them), so that "<" for "<=" shows."""
+rounds them), so that "<" for "<=" shows. A case may set its own ``z_min_mm``: at z_min = 0 a
+hole's Z = 0 lies in the range, so only the hole test drops it."""
 POISON = np.float32(-3.0e38)  # never a coordinate: a value still equal to it was never written
 CASES = [
     dict(width=45, height=37, block=(16, 16, 1), fx=52.0, fy=47.5, cx=21.7, cy=19.4, seed=1),
-    dict(width=70, height=29, block=(32, 8, 1), fx=66.0, fy=71.25, cx=37.2, cy=12.9, seed=2),
+    # z_min = 0 (trust every measured depth): a hole's Z = 0 is in the range, so a kernel that
+    # leaves out the hole test, counting on z < z_min to drop Z = 0, keeps holes here
+    dict(width=70, height=29, block=(32, 8, 1), fx=66.0, fy=71.25, cx=37.2, cy=12.9, seed=2,
+         z_min_mm=0),
     # last, a small one on the simulator, race-checked: a kernel in which every thread does the
     # whole image writes the right points, but each one many times
     dict(width=21, height=10, block=(16, 8, 1), fx=30.0, fy=27.5, cx=10.3, cy=4.6, seed=3,
@@ -50,15 +54,21 @@ FORMULA_HINT = "X = (u - cx) * z / fx and Y = (v - cy) * z / fy, with z = depth[
 def _draw(rng):
     """The grader's cases: other odd sides on the shipped blocks, intrinsics, depth images."""
     drawn = []
-    for _ in CASES[:-1]:   # as many as the shipped cases launched on the backend
+    for shipped in CASES[:-1]:   # as many as the shipped cases launched on the backend
         block = pick(rng, [case["block"] for case in CASES[:-1]])
         width, height = awkward(rng, block[0], 10, 120), awkward(rng, block[1], 10, 120)
         fx, fy = (float(rng.integers(160, 320)) / 4 for _ in range(2))
         drawn.append(dict(width=width, height=height, block=block, fx=fx, fy=fy + (fx == fy),
                           cx=round(width * float(rng.uniform(0.4, 0.6)), 1),
                           cy=round(height * float(rng.uniform(0.4, 0.6)), 1),
-                          seed=int(rng.integers(3, 1 << 30))))
+                          seed=int(rng.integers(3, 1 << 30)),
+                          z_min_mm=shipped.get("z_min_mm", Z_MIN_MM)))
     return drawn
+
+
+def z_min(case) -> np.float32:
+    """The case's z_min in metres, as a float32 (0.5 m unless the case sets ``z_min_mm``)."""
+    return np.float32(case.get("z_min_mm", Z_MIN_MM)) * DEPTH_SCALE
 
 
 def depth_image(case) -> np.ndarray:
@@ -75,13 +85,14 @@ def depth_image(case) -> np.ndarray:
     return depth.astype(np.uint16)
 
 
-def reference(depth, fx, fy, cx, cy, xyz=None, ranged=None):
-    """(xyz (3, h, w) float32 with NaN where no point, kept (h, w) bool), as the kernel; or, for
-    a wrong kernel's model, with ``xyz`` its points (``point_cloud.backproject`` of other depths)
-    and ``ranged`` what it compared with z_min and z_max (by default its Z)."""
+def reference(depth, fx, fy, cx, cy, xyz=None, ranged=None, low=Z_MIN):
+    """(xyz (3, h, w) float32 with NaN where no point, kept (h, w) bool), as the kernel with
+    z_min = ``low``; or, for a wrong kernel's model, with ``xyz`` its points
+    (``point_cloud.backproject`` of other depths) and ``ranged`` what it compared with z_min and
+    z_max (by default its Z)."""
     xyz = backproject(depth, fx, fy, cx, cy, DEPTH_SCALE) if xyz is None else xyz
     ranged = xyz[2] if ranged is None else ranged
-    kept = (depth > 0) & (ranged >= Z_MIN) & (ranged <= Z_MAX)
+    kept = (depth > 0) & (ranged >= low) & (ranged <= Z_MAX)
     return np.where(kept, xyz, np.float32(np.nan)).astype(np.float32), kept
 
 
@@ -90,8 +101,9 @@ def _grid(case):
 
 
 def _where(case):
+    low = f", z_min = {z_min(case):g} m" if z_min(case) != Z_MIN else ""
     return (f"{_grid(case).where()}, fx = {case['fx']}, fy = {case['fy']}, cx = {case['cx']}, "
-            f"cy = {case['cy']}")
+            f"cy = {case['cy']}{low}")
 
 
 def _launch(case):
@@ -100,7 +112,7 @@ def _launch(case):
     return Launch((Input(depth, span), Output((3, grid.height, grid.width), guard=3 * span,
                                               poisons=(POISON,)), np.int32(grid.width),
                    np.int32(grid.height), *(np.float32(case[k]) for k in INTRINSICS),
-                   DEPTH_SCALE, Z_MIN, Z_MAX), block=case["block"], grid=grid.grid, model=depth)
+                   DEPTH_SCALE, z_min(case), Z_MAX), block=case["block"], grid=grid.grid, model=depth)
 
 
 def _observed(kernels, case):
@@ -110,18 +122,19 @@ def _observed(kernels, case):
 
 def _mistakes(case, run):
     depth, got, intrinsics = run.model, run.out.got, [case[k] for k in INTRINSICS]
-    want, kept = reference(depth, *intrinsics)
+    low = z_min(case)
+    want, kept = reference(depth, *intrinsics, low=low)
     n = got[0].size   # Z's stores past the end are pixels i >= n, as one plane's would be
     yield from past_the_end(run.out.past - 2 * n, _grid(case), WORDS, GUARD_HINT)
     yield from _points_unwritten(run.out.unwritten, got, kept)
     yield from _unwritten(run.out.unwritten, case, kept)
-    yield from matches(got, _wrong_depths(depth, intrinsics),
+    yield from matches(got, _wrong_depths(depth, intrinsics, low),
                        lambda got, model: np.allclose(got, model, 1e-5, 1e-6, equal_nan=True))
     raw = backproject(depth, *intrinsics, DEPTH_SCALE)
     if not kept.all() and close(got[:, ~kept], raw[:, ~kept]):
         yield ("the pixels that are not points hold their X, Y and Z: NaN was stored, then the "
                "coordinates over it", 'after writing nanf("") into the three planes, return')
-    yield from _wrong_nans(np.isnan(got), kept, depth)
+    yield from _wrong_nans(np.isnan(got), kept, depth, low)
     if not close(got[:, kept], want[:, kept]):
         yield from matches(got, _wrong_models(depth, intrinsics),
                            lambda got, model: close(got[:, kept], model[:, kept]))
@@ -196,7 +209,7 @@ def _block_sides_swapped(done, grid):
                "u goes with x, v with y: " + INDEX_HINT)
 
 
-def _wrong_depths(depth, intrinsics):
+def _wrong_depths(depth, intrinsics, low):
     """(xyz, problem, hint) of kernels whose depth is wrong, their NaNs too (so these come
     before the rules of which pixels are points)."""
     for xyz, ranged, problem, hint in (
@@ -211,17 +224,24 @@ def _wrong_depths(depth, intrinsics):
             (backproject(depth // 1000, *intrinsics, 1), None, "Z came out in whole metres (1999 "
              "mm gave 1 m): depth[i] / 1000 divides two integers, which drops the fraction",
              "multiply by the float depth_scale: z = depth[i] * depth_scale")):
-        yield reference(depth, *intrinsics, xyz=xyz, ranged=ranged)[0], problem, hint
+        yield reference(depth, *intrinsics, xyz=xyz, ranged=ranged, low=low)[0], problem, hint
 
 
-def _wrong_nans(nan, kept, depth):
-    """Mistakes in which pixels are points: every dropped pixel NaN in all planes, none other."""
+def _wrong_nans(nan, kept, depth, low):
+    """Mistakes in which pixels are points (with z_min = ``low``): every dropped pixel NaN in all
+    planes, none other."""
     some, z = nan.any(axis=0), depth.astype(np.float32) * DEPTH_SCALE
     zero_kept, far_kept, near_kept = ((depth == 0) & ~some, (depth > 0) & (z > Z_MAX) & ~some,
-                                      (depth > 0) & (z < Z_MIN) & ~some)
+                                      (depth > 0) & (z < low) & ~some)
     if (nan.all(axis=0) != some).any():
         yield ("at some pixels only some of X, Y and Z are NaN",
                "a pixel that is not a point is NaN in all three planes: " + NAN_HINT)
+    if zero_kept.any() and low <= 0:
+        yield (f"{int(zero_kept.sum())} holes (depth 0) were kept as points at the camera's "
+               f"centre (X = Y = Z = 0): the depth == 0 test is missing; with z_min = {low:g} m "
+               "a hole's Z = 0 lies in the range, so the range test does not drop it",
+               "depth 0 means the camera measured nothing there, whatever the range: test "
+               "depth[i] == 0 || z < z_min || z > z_max, and for any of them " + NAN_HINT)
     if zero_kept.any():
         yield (f"{int(zero_kept.sum())} pixels with no measurement (depth 0) were kept as points "
                "(at X = Y = Z = 0, the camera's centre)", "depth 0 means the camera measured "
@@ -233,7 +253,7 @@ def _wrong_nans(nan, kept, depth):
         yield (f"points {'farther than z_max' if far_kept.any() else 'nearer than z_min'} were "
                "kept", "test both ends: z < z_min || z > z_max")
     dropped = kept & some
-    if dropped.any() and ((z == Z_MIN) | (z == Z_MAX))[dropped].all():
+    if dropped.any() and ((z == low) | (z == Z_MAX))[dropped].all():
         yield ("points exactly at z_min or z_max were dropped: the range includes both ends",
                "drop only z < z_min and z > z_max (strictly), so that z_min <= Z <= z_max is kept")
     if dropped.any() and some.all():
@@ -339,9 +359,10 @@ EXERCISE = KernelExercise(
     crash_hint=GUARD_HINT + "; and read only depth[i] of your own pixel",
     simulated="runs the race check", observed=_observed, observed_as="race-checked",
     success=f"every point matches NumPy's back-projection, and exactly the pixels with no "
-            f"measurement or outside [{Z_MIN_MM / 1000:g} m, {Z_MAX_MM / 1000:g} m] are NaN "
-            f"({len(CASES) - 1} images whose sides are not multiples of the block; each pixel "
-            "written by one thread, nothing written outside the image)")
+            f"measurement or outside [z_min, z_max] are NaN (z_min = {Z_MIN_MM / 1000:g} m and "
+            f"0 m, z_max = {Z_MAX_MM / 1000:g} m; {len(CASES) - 1} images whose sides are not "
+            "multiples of the block; each pixel written by one thread, nothing written outside "
+            "the image)")
 
 check_backproject_range = EXERCISE.check_file          # (path="exercises/backproject_range.cu")
 check_backproject_range_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel

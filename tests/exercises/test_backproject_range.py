@@ -7,9 +7,9 @@ import pytest
 
 from kernel_sources import compile_variant_pairs, solution, stable_file, variant
 
-from helpers.exercises.backproject_range import (CASES, Z_MAX, Z_MIN, check_backproject_range,
+from helpers.exercises.backproject_range import (CASES, Z_MAX, check_backproject_range,
                                                  check_backproject_range_kernel, depth_image,
-                                                 reference)
+                                                 reference, z_min)
 
 KERNEL = solution("backproject_range.cu")
 GUARD = "    if (u >= width || v >= height)\n        return;\n"
@@ -69,6 +69,10 @@ WRONG = {
                                  "    xyz[n + i] = (v - cy) * depth[i] / fy;\n"
                                  "    xyz[2 * n + i] = depth[i];\n")],
                     "in millimetres"),
+    # blind audit J4 (it passed: only z_min = 0.5 m was tried, where z < z_min drops a hole's Z = 0)
+    "hole_test_left_out": ([(FILTER, "if (z < z_min || z > z_max) {")],
+                           "holes (depth 0) were kept as points at the camera's centre (X = Y = Z "
+                           "= 0): the depth == 0 test is missing"),
     "invalid_pixels_kept": ([(FILTER, "if (depth[i] != 0 && (z < z_min || z > z_max)) {")],
                             "pixels with no measurement (depth 0) were kept"),
     "range_filter_missing": ([(FILTER, "if (depth[i] == 0) {")],
@@ -201,11 +205,14 @@ def test_a_changed_parameter_type_is_named(capsys):
 
 
 def test_the_cases_reach_both_ends_of_the_range_and_every_kind_of_pixel():
-    # Without pixels exactly at z_min and z_max the "<" for "<=" mistake could not show.
+    # Without pixels exactly at z_min and z_max the "<" for "<=" mistake could not show; without
+    # a case at z_min = 0, a kernel without the hole test (z < z_min drops Z = 0) could not.
+    assert min(map(z_min, CASES)) == 0
     for case in CASES:
-        depth = depth_image(case)
+        depth, low = depth_image(case), z_min(case)
         z = depth.astype(np.float32) * np.float32(0.001)
-        _, kept = reference(depth, case["fx"], case["fy"], case["cx"], case["cy"])
-        assert (z == Z_MIN).any() and (z == Z_MAX).any()
-        assert kept[z == Z_MIN].all() and kept[z == Z_MAX].all()
-        assert (depth == 0).any() and (z > Z_MAX).any() and (z < Z_MIN).any() and kept.any()
+        _, kept = reference(depth, case["fx"], case["fy"], case["cx"], case["cy"], low=low)
+        assert (z == Z_MAX).any() and kept[z == Z_MAX].all()
+        assert (depth == 0).any() and (z > Z_MAX).any() and kept.any()
+        if low > 0:
+            assert (z == low).any() and kept[z == low].all() and (z < low).any()
