@@ -43,12 +43,14 @@ def _where(case):
     return f"n = {n}, block = ({block}, 1, 1), grid = ({-(-n // block)}, 1)"
 
 
-def depths(n, far_first=False):
+def depths(n, far_first=False, holes=True):
     """n depths in millimetres, 20% holes, the nearest (250, the last pixel) and the farthest
-    (9000) past block 0; ``far_first``: a farther one still (9500) at pixel 0."""
+    (9000) past block 0; ``far_first``: a farther one still (9500) at pixel 0; without
+    ``holes``, the same image with a depth where its holes were."""
     rng = np.random.default_rng(n)
     depth = rng.integers(300, 8000, n)
-    depth[rng.random(n) < 0.2] = 0
+    hole = rng.random(n) < 0.2
+    depth[hole & holes] = 0
     depth[n - 1], depth[n // 2 + 1] = 250, 9000
     if far_first:
         depth[0] = 9500
@@ -57,7 +59,7 @@ def depths(n, far_first=False):
 
 def _launch(case):
     n, block = case["n"], case["block"]
-    depth = depths(n, case.get("far_first", False))
+    depth = depths(n, case.get("far_first", False), case.get("holes", True))
     return Launch((Input(depth, after=block, junk=JUNK), np.int32(n),
                    Output(2, np.uint32, poisons=(0xDEADBEEF,), start=START)),
                   block=(block, 1, 1), grid=(-(-n // block), 1), model=depth)
@@ -140,6 +142,7 @@ def _mistakes(case, run):
     if [near, far] == _range(depth[:-1]):
         yield ("the last pixel (i = n - 1, the nearest depth) was not looked at: the bounds "
                "guard is off by one", "the last pixel is i = n - 1: " + GUARD_HINT + " (>=, not >)")
+    yield from _hole_made_up(case, run, want)
     race = observe(run.kernel, _launch(CASES[-1])).race
     if want[0] <= near and far <= want[1] and race is None:
         yield (f"range is {{{near}, {far}}}, expected {{{want[0]}, {want[1]}}}, and the race check "
@@ -149,6 +152,36 @@ def _mistakes(case, run):
     yield (f"range is {{{near}, {far}}}, expected {{{want[0]}, {want[1]}}}: depths were lost",
            STORED_BACK_HINT if _stored_back(race) else RESET_HINT if _reset_in_kernel(race)
            else ATOMIC_HINT)
+
+
+def _hole_made_up(case, run, want):
+    """Holes given a depth of their own (0xFFFFFFFF, "infinitely far"; 1, ...) that went through
+    the atomics: one end right, the other a value no pixel holds, and the same image with a
+    depth where its holes were gives the right range."""
+    depth, (near, far) = run.model, run.out.got.tolist()
+    foreign = (far if near == want[0] else near if far == want[1] else None)
+    if foreign is None or foreign == JUNK or foreign in set(depth.tolist()) \
+            or not (depth == 0).any():
+        return
+    again = _run(run.kernel, dict(case, holes=False))
+    if again is None or again.out.got.tolist() != _range(again.model):
+        return
+    which = "range[1], the farthest" if foreign == far else "range[0], the nearest"
+    yield (f"the holes (depth 0) were given a made-up depth, {foreign}, which the atomics kept "
+           f"in {which}: range is {{{near}, {far}}}, expected {{{want[0]}, {want[1]}}}, and "
+           f"{foreign} is no pixel's depth (the same image without holes gives the right range)",
+           "a hole is no measurement, of any depth: skip it, return when d == 0 (continue, in a "
+           "loop), before touching range")
+
+
+def _run(kernel, case):
+    """The ``Run`` of ``kernel`` launched on ``case``, or None where that launch crashed."""
+    launched = EXERCISE.run(kernel, _launch(case))
+    try:
+        next(launched)
+    except StopIteration as stop:
+        return stop.value
+    return None
 
 
 EXERCISE = KernelExercise(

@@ -62,6 +62,14 @@ WRONG = {
                                              "    range[1] = atomicMax(&range[1], d);\n")],
                                   ("the atomic's result was stored back", "depths were lost"),
                                   "with no range[0] = in front"),
+    # blind audit J10 (was 'range is {250, 4294967295}, expected {250, 9000}: depths were lost
+    # ... Hint: a compare and a store are two steps ...'): a hole made "infinitely far"
+    "hole_made_infinitely_far": ([(HOLE, "    if (d == 0)\n        d = 0xFFFFFFFFu;\n")],
+                                 "the holes (depth 0) were given a made-up depth, 4294967295",
+                                 "skip it, return when d == 0"),
+    "hole_made_1_mm": ([(HOLE, "    if (d == 0)\n        d = 1;\n")],
+                       "given a made-up depth, 1, which the atomics kept in range[0]",
+                       "skip it, return when d == 0"),
 }
 # on a GPU the reset lands before, among or after the other blocks' atomics, as the race goes
 SIMULATOR_ONLY = {"range_reset_in_the_kernel": "on a GPU its outcome depends on a race",
