@@ -287,19 +287,23 @@ def uninitialised_hint(failure: Failure) -> str:
             "write it before reading it, or add up in a local variable that starts at 0.0f")
 
 
-Refine = Callable[[Failure], Iterable[str]]
+Refine = Callable[[Failure], Iterable[str | tuple[str, str]]]
 """An exercise's hints for a failure, most specific first (a generator); nothing when it has
-none better than the hint by kind."""
+none better than the hint by kind. A ``(problem, hint)`` pair instead names the mistake itself,
+where the error's fields show it (the problem then replaces the crash's words)."""
 
 
 def mistake(problem: str, error: BaseException, *, block: tuple | None = None,
             refine: Refine | None = None, guard_hint: str = "", launch=None) -> tuple[str, str]:
     """``(problem, hint)`` for a launch (``launch``, where known) that failed with ``error``:
-    the first hint the exercise's ``refine`` yields for it, else the hint by kind
+    the first hint the exercise's ``refine`` yields for it (or its ``(problem, hint)``), else
+    the hint by kind
     (``guard_hint`` for an access outside every array, and for PyCUDA's errors, which carry no
     kind)."""
     failure = Failure(error, block, launch)
     refined = next(iter(refine(failure)), None) if refine else None
+    if isinstance(refined, tuple):   # the exercise named the mistake from the error's fields
+        return refined
     return problem, refined or hint(failure, guard_hint)
 
 

@@ -1,6 +1,7 @@
 """Models of wrong ``sepia_x16`` kernels (``helpers.exercises.sepia_x16``) whose whole groups
 come out wrong in a way the checker's other models miss: what such a kernel gives for each group
-of 16 pixels, compared with what the kernel under test gave, to a level."""
+of 16 pixels, compared with what the kernel under test gave, to a level; and the same mistakes where the
+simulator stopped the kernel instead (a misaligned uint4, a sum below 0 converted to unsigned)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,13 @@ HIGH_TO_LOW = [3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8]
 """w[] = {a.w, a.z, a.y, a.x, b.w, ...}: each uint4's components taken high to low."""
 STORE_HINT = ("dst[q] = make_uint4(res[4 * q], res[4 * q + 1], res[4 * q + 2], res[4 * q + 3]): "
               "uint4 q of the group's out is words 4q to 4q + 3 of res[]")
+SIGNED_PROBLEM = ("bytes of 128 and more became negative: the channels were read into a signed "
+                  "char, which holds -128 to 127, so 128 to 255 turned into -128 to -1")
+SIGNED_HINT = ("read the channels as unsigned char (or float): float r = byte_of(w, 3 * p), "
+               "g = byte_of(w, 3 * p + 1), bl = byte_of(w, 3 * p + 2) keeps each byte's 0 to "
+               "255")
+LOWEST_SUM = 0.5 - 128 * float(sepia.SEPIA.sum(axis=1).max())
+"""The lowest sepia sum (+ 0.5, as it is converted) of channels read as signed chars."""
 W_HINT = ("unsigned int w[12] = {a.x, a.y, a.z, a.w, b.x, b.y, ..., c.w}: word k of w[] is "
           "bytes 4k to 4k + 3 of the group")
 
@@ -21,6 +29,13 @@ W_HINT = ("unsigned int w[12] = {a.x, a.y, a.z, a.w, b.x, b.y, ..., c.w}: word k
 def _tone(groups):
     """The sepia bytes of groups (g, 48) of interleaved RGB, as the 16 pixels' r, g, b."""
     return sepia.reference(groups.reshape(len(groups), 16, 3)).reshape(len(groups), 48)
+
+
+def _signed_tone(groups):
+    """``_tone`` of channels read as signed chars, as a GPU gives it: a sum below 0 converts to
+    unsigned int as 0 (its conversion saturates)."""
+    sums = groups.view(np.int8).reshape(len(groups), 16, 3) @ sepia.SEPIA.T + 0.5
+    return np.clip(np.floor(sums), 0, 255).astype(np.uint8).reshape(len(groups), 48)
 
 
 def mistakes(rgb, got, n, junk):
@@ -48,6 +63,8 @@ def mistakes(rgb, got, n, junk):
             (_tone(_words(loaded, HIGH_TO_LOW)), "w[] holds each uint4's components high to "
              "low, {a.w, a.z, a.y, a.x, b.w, ...}: the pixels' bytes are read out of order",
              W_HINT),
+            (_signed_tone(loaded), f"{SIGNED_PROBLEM}: the groups' values are what a kernel "
+             "gives that reads them so (their sums came out too low, or 0)", SIGNED_HINT),
             *_stores(_tone(loaded))):
         if sepia.near(mine, model):
             yield problem, hint
@@ -83,3 +100,17 @@ def misaligned_hint(err, block):
                 f"of {name}: {cast}({name} + 3 * t) adds 3t bytes, then casts; {cure}")
     return (f"thread {t}'s uint4 lay at byte {err.offset} of {name}, {err.misalignment} past a "
             f"multiple of 16; {cure}")
+
+
+def negative_sum(err):
+    """(problem, hint) of a conversion that stopped on a sepia sum below 0 (its ``value``, the
+    sum + 0.5) but no lower than channels of -128 give: with weights all positive, only a channel
+    below 0 makes one, a byte of 128 or more read as a signed char (-128 to -1)."""
+    value, to_type = getattr(err, "value", None), getattr(err, "to_type", None) or ""
+    if value is None or not to_type.startswith("unsigned") or \
+            not LOWEST_SUM - 1e-3 <= value < 0:
+        return
+    yield (f"{SIGNED_PROBLEM}: a sepia sum came out {value:g} (thread "
+           f"{err.thread[0]} of block {err.block[0]}), which bytes 0 to 255 with sepia's positive "
+           f"weights never give, and its conversion to {to_type} stopped the kernel (a GPU gives "
+           "0 there)", SIGNED_HINT)

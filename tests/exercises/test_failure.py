@@ -104,6 +104,16 @@ def test_the_exercise_s_hint_comes_first_where_it_has_one():
     assert "outside the if" in mistake("P", mask, refine=refine)[1]
 
 
+def test_an_exercise_may_name_the_mistake_itself_from_the_error_s_fields():
+    def refine(failure):
+        if failure.kind == "conversion":
+            yield "a channel was negative", "read it as unsigned char"
+
+    conversion = LaunchError("X", kind="conversion", line="k.cu:7")
+    assert mistake("P", conversion, refine=refine) == ("a channel was negative",
+                                                       "read it as unsigned char")
+
+
 def test_an_access_past_a_known_arrays_end_names_its_size():
     """The exact bounds check knows the array and its length: the hint gives both."""
     past = OutOfBoundsError("X", kind="out of bounds", allocation=None, offset=None, array="tile",

@@ -37,6 +37,11 @@ SLOW = {"bytewise": [(GROUP_BODY, BYTEWISE)],
         "byte_stores": [(DST + "        dst[0] = make_uint4(res[0], res[1], res[2], res[3]);\n"
                          + STORES, BYTE_STORES)]}
 
+READ_AS_FLOAT = "float r = byte_of(w, 3 * p), g = byte_of"
+READ_AS_CHAR = "char r = byte_of(w, 3 * p), g = byte_of"
+CHANNEL_SUM = "return (unsigned int)fminf(wr * r + wg * g + wb * b + 0.5f, 255.0f);"
+SATURATED = "return (unsigned int)fmaxf(fminf(wr * r + wg * g + wb * b + 0.5f, 255.0f), 0.0f);"
+
 # name: (replacements in the solution, a piece of the expected verdict)
 WRONG = {
     "no_tail": ([(TAIL, "        for (int i = 16 * groups; i < 16 * groups; i++)\n")],
@@ -144,9 +149,20 @@ WRONG = {
                             "make_uint4(res[q], res[q + 1], res[q + 2], res[q + 3]);\n")],
                           "uint4 q of out holds res[q] to res[q + 3], where it should hold "
                           "res[4q]"),
+    # blind audit K12: the group's bytes read into char variables, so 128 to 255 became -128 to
+    # -1 (was 'the kernel crashed: a float-to-integer conversion ... Hint: a thread read or wrote
+    # outside the image ...'): on the simulator the error's fields (a sum below 0, converted to
+    # unsigned int) name it; on a GPU (the conversion saturates to 0) the groups' values, as the
+    # second variant gives them on the simulator too
+    "channels_read_as_char": ([(READ_AS_FLOAT, READ_AS_CHAR)],
+                              "bytes of 128 and more became negative"),
+    "channels_read_as_char_saturated": ([(READ_AS_FLOAT, READ_AS_CHAR), (CHANNEL_SUM, SATURATED)],
+                                        "bytes of 128 and more became negative: the channels "
+                                        "were read into a signed char"),
 }
 AUDIT_3B = ("src_indexed_at_3t", "results_into_w", "w_by_component", "w_high_to_low",
             "stores_take_res_q")
+SIGNED = ("channels_read_as_char", "channels_read_as_char_saturated")
 MODELLED = ("loads_from_uint4_4t", "a_loaded_from_src_1", "word_b_x_twice", "pixel_loop_from_1",
             "blue_read_one_byte_on", "green_stored_at_3p")
 SIMULATOR_ONLY = {
@@ -177,17 +193,17 @@ def kernels():
     sources = {"solution": KERNEL, **{name: variant(KERNEL, *r) for name, r in SLOW.items()},
                **{name: variant(KERNEL, *r) for name, (r, _) in WRONG.items()},
                **{name: variant(KERNEL, *r) for name, r in RACY.items()}}
-    # Four modules (audit 3's variants in a second, audit 3b's in a third, stored_at_byte_3t in
-    # a fourth: with any in the first, g++ gave group_t_at_byte_3t's loads an aligned SSE
+    # Five modules (audit 3's variants in a second, audit 3b's in a third, stored_at_byte_3t in
+    # a fourth, blind audit K12's in a fifth: with any in the first, g++ gave group_t_at_byte_3t's loads an aligned SSE
     # instruction, which the CPU refuses as a misaligned address, as a GPU does, where the
     # checker models its results), each variant's device functions with names of their own.
     # res_not_zeroed reads res[] before writing it, which the simulator's compiler says, as it
     # would to a learner
     group = lambda name: ((name in MODELLED) + 2 * (name in AUDIT_3B)  # noqa: E731
-                          + 3 * (name == "stored_at_byte_3t"))
+                          + 3 * (name == "stored_at_byte_3t") + 4 * (name in SIGNED))
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", "The simulator's C\\+\\+ compiler succeeded", UserWarning)
-        return {name: kernel for module in range(4)
+        return {name: kernel for module in range(5)
                 for name, kernel in compile_variants("sepia_x16", {
                     name: HELPERS.sub(rf"\1__{name}", text) for name, text in sources.items()
                     if group(name) == module}).items()}
