@@ -11,8 +11,7 @@ import itertools
 
 import numpy as np
 
-from helpers.exercises import near
-from helpers.exercises import speed
+from helpers.exercises import flat_split, near, speed
 from helpers.exercises.common import Input, Output, close
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.hidden import awkward
@@ -52,8 +51,8 @@ _RUNS = itertools.count()  # an image a run: tiles a wrong kernel never loaded h
 
 def _refine(failure):
     """The exercise's hint for an overrun of its one declared array, the tile: an index below 0
-    (the bounds check reads it unsigned: -2 is 4294967294), its indices in the wrong order where
-    it is declared as it should be, else its size."""
+    (the bounds check reads it unsigned: -2 is 4294967294), a flat load's split (its mistake, as
+    well), its indices in the wrong order where it is declared as it should be, else its size."""
     element = getattr(failure.error, "element", None)
     if failure.kind == "array bounds" and element is not None and 2 ** 31 <= element < 2 ** 32:
         yield (f"an index into tile came out {element - 2 ** 32}, below 0 (the bounds check "
@@ -62,6 +61,7 @@ def _refine(failure):
                "index is threadIdx.y + RADIUS + dy (and threadIdx.x + RADIUS + dx); or dy and "
                "dx run from 0 to 2 * RADIUS")
     yield from _radius_twice(failure)
+    yield from flat_split.mistakes(failure.error, BLOCK, (TILE_Y, TILE_X))
     if getattr(failure.error, "declared", None) in (f"float [{TILE_Y}][{TILE_X}]",
                                                     f"float [{TILE_X}]"):
         yield (f"tile is declared as it should be, [{TILE_Y}][{TILE_X}], and an index into it "

@@ -25,6 +25,13 @@ GUARD = ("    if (x >= width || y >= height)                   // only now: thes
 EARLY = "    // The tile is larger than the block"
 
 # name: (replacements in the solution, words the NOT YET line must contain)
+TWO_LOOPS = ("    for (int ty = threadIdx.y; ty < TILE_Y; ty += BLOCK_Y)\n"
+             "        for (int tx = threadIdx.x; tx < TILE_X; tx += BLOCK_X)\n"
+             "            tile[ty][tx] =")
+FLAT_LOOP = ("    for (int k = threadIdx.y * BLOCK_X + threadIdx.x; k < TILE_X * TILE_Y;\n"
+             "         k += BLOCK_X * BLOCK_Y) {\n"
+             "        int ty = k / TILE_X, tx = k % TILE_X;\n"
+             "        tile[ty][tx] =")
 WRONG = {
     "missing_barrier": ([(BARRIER, "")], ["data race on tile[", "__syncthreads()"]),
     # audit E: the tile's origin from the thread's own pixel; the barrier inside the loop over ty;
@@ -142,6 +149,19 @@ WRONG = {
     "tile_loop_from_threadIdx_x_plus_1": ([("int tx = threadIdx.x;", "int tx = threadIdx.x + 1;")],
                                           ["the tile's first column was not loaded",
                                            "for (int tx = threadIdx.x; tx < TILE_X"]),
+    # blind audit J6 (was 'the kernel crashed: ... indexed an array past the size it was
+    # declared with (index 12) at ...:40 ... Hint: tile is declared as it should be, [12][36], ...
+    # tile[row][column] takes the row first, tile[threadIdx.y + dy][threadIdx.x + dx]'): the flat
+    # load's index split by the block's width, or another number, where the tile's belongs
+    **{f"flat_load_split_{how}": ([(TWO_LOOPS, FLAT_LOOP.replace("k / TILE_X, tx = k % TILE_X", split)),
+                                   (LOAD + ";\n", LOAD + ";\n    }\n")],
+                                  [f"the flat loop that loads the tile splits its index as ty = {split}: "
+                                   f"thread ({thread}, 0)'s k = {k} gave tile row {row}, past the "
+                                   "tile's 12 rows", "split the flat index by the tile's width: "
+                                   "ty = k / TILE_X, tx = k % TILE_X"])
+       for how, split, thread, k, row in (
+           ("by_block_x", "k / BLOCK_X, tx = k % BLOCK_X", "0, 4", 384, 12),
+           ("by_tile_y", "k / TILE_Y, tx = k % TILE_Y", "0, 0", 256, 21))},
 }
 
 # Right but slow: PASS, not FAST (name: (replacements, words of what keeps it from FAST))
@@ -163,14 +183,7 @@ RIGHT = {
     "padded_tile_divided_by_25": [("tile[TILE_Y][TILE_X];", "tile[TILE_Y][TILE_X + 1];"),
                                   ("sum * (1.0f / ((2 * RADIUS + 1) * (2 * RADIUS + 1)))",
                                    "sum / 25.0f")],
-    "tile_loaded_by_a_flat_loop": [(
-        "    for (int ty = threadIdx.y; ty < TILE_Y; ty += BLOCK_Y)\n"
-        "        for (int tx = threadIdx.x; tx < TILE_X; tx += BLOCK_X)\n"
-        "            tile[ty][tx] =",
-        "    for (int k = threadIdx.y * BLOCK_X + threadIdx.x; k < TILE_X * TILE_Y;\n"
-        "         k += BLOCK_X * BLOCK_Y) {\n"
-        "        int ty = k / TILE_X, tx = k % TILE_X;\n"
-        "        tile[ty][tx] ="), (LOAD + ";\n", LOAD + ";\n    }\n")],
+    "tile_loaded_by_a_flat_loop": [(TWO_LOOPS, FLAT_LOOP), (LOAD + ";\n", LOAD + ";\n    }\n")],
 }
 
 HELPER = re.compile(r"\bclamp_index\b")
@@ -253,7 +266,8 @@ def test_the_stub_fails_saying_nothing_is_blurred(capsys):
 # which leaves the CUDA context unusable for every test after it in the process.
 SIMULATOR_ONLY = dict.fromkeys(("tile_declared_too_small", "tile_indices_swapped",
                                 "tile_rows_step_by_block_x", "window_from_minus_radius",
-                                "tile_loop_from_threadIdx_x_plus_1"),  # (on a GPU, rows never loaded hold garbage)
+                                "tile_loop_from_threadIdx_x_plus_1", "flat_load_split_by_block_x",
+                                "flat_load_split_by_tile_y"),  # (on a GPU, rows never loaded hold garbage)
                                "an overrun of shared memory may break the GPU's context")
 SIMULATOR_ONLY.update(radius_added_twice="an overrun of shared memory may break the GPU's context",
                       window_at_image_coordinates="an overrun of shared memory may break the GPU's context",
