@@ -26,11 +26,12 @@ DEPTH_SCALE = np.float32(0.001)
 Z_MIN_MM, Z_MAX_MM = 500, 4000
 Z_MIN, Z_MAX = np.float32(Z_MIN_MM) * DEPTH_SCALE, np.float32(Z_MAX_MM) * DEPTH_SCALE
 """The ends of the range as float32 depths that some pixels reach exactly (rounded as the kernel
-rounds them), so that "<" for "<=" shows. A case may set its own ``z_min_mm``: at z_min = 0 a
-hole's Z = 0 lies in the range, so only the hole test drops it."""
+rounds them), so that "<" for "<=" shows. Each case gives its z_min (``z_min_mm``): at z_min = 0
+a hole's Z = 0 lies in the range, so only the hole test drops it."""
 POISON = np.float32(-3.0e38)  # never a coordinate: a value still equal to it was never written
 CASES = [
-    dict(width=45, height=37, block=(16, 16, 1), fx=52.0, fy=47.5, cx=21.7, cy=19.4, seed=1),
+    dict(width=45, height=37, block=(16, 16, 1), fx=52.0, fy=47.5, cx=21.7, cy=19.4, seed=1,
+         z_min_mm=Z_MIN_MM),
     # z_min = 0 (trust every measured depth): a hole's Z = 0 is in the range, so a kernel that
     # leaves out the hole test, counting on z < z_min to drop Z = 0, keeps holes here
     dict(width=70, height=29, block=(32, 8, 1), fx=66.0, fy=71.25, cx=37.2, cy=12.9, seed=2,
@@ -38,7 +39,7 @@ CASES = [
     # last, a small one on the simulator, race-checked: a kernel in which every thread does the
     # whole image writes the right points, but each one many times
     dict(width=21, height=10, block=(16, 8, 1), fx=30.0, fy=27.5, cx=10.3, cy=4.6, seed=3,
-         observe=True),
+         z_min_mm=Z_MIN_MM, observe=True),
 ]
 INTRINSICS = ("fx", "fy", "cx", "cy")
 
@@ -62,13 +63,13 @@ def _draw(rng):
                           cx=round(width * float(rng.uniform(0.4, 0.6)), 1),
                           cy=round(height * float(rng.uniform(0.4, 0.6)), 1),
                           seed=int(rng.integers(3, 1 << 30)),
-                          z_min_mm=shipped.get("z_min_mm", Z_MIN_MM)))
+                          z_min_mm=shipped["z_min_mm"]))
     return drawn
 
 
 def z_min(case) -> np.float32:
-    """The case's z_min in metres, as a float32 (0.5 m unless the case sets ``z_min_mm``)."""
-    return np.float32(case.get("z_min_mm", Z_MIN_MM)) * DEPTH_SCALE
+    """The case's z_min in metres, as a float32."""
+    return np.float32(case["z_min_mm"]) * DEPTH_SCALE
 
 
 def depth_image(case) -> np.ndarray:
