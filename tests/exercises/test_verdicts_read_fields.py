@@ -32,7 +32,8 @@ pytestmark = pytest.mark.skipif(BACKEND != "simulator",
 # exercise: the wrong kernels that meet the race check (shared and global memory, a tile's and a
 # read-modify-write's hints) or the time limit, one of each way a checker reads a race
 CASES = {
-    "box_blur": [variant(solution("box_blur.cu"), *box_blur.WRONG["missing_barrier"][0])],
+    "box_blur": [variant(solution("box_blur.cu"), *box_blur.WRONG[name][0])   # a race; a crash
+                 for name in ("missing_barrier", "flat_load_split_by_block_x")],
     "matmul_bt": [variant(solution("matmul_bt.cu"),
                           *matmul_bt.WRONG["no_barrier_after_the_products"][0])],
     "histogram_rgb": [source for name, source, _ in histogram_rgb.WRONG
