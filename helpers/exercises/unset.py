@@ -2,7 +2,9 @@
 it, where the simulator's compiler can tell (g++'s -Wuninitialized and -Wmaybe-uninitialized):
 the runner (``helpers.exercises.kernel``) turns its PASS into this NOT YET. And any verdict of a
 kernel with an ``if`` whose body is a lone semicolon (g++'s -Wempty-body), or with a function
-named without its parentheses (``__syncthreads;``, g++'s -Waddress): that mistake first.
+named without its parentheses (``__syncthreads;``, g++'s -Waddress), with two comparisons written
+as one (``0 <= i < n``, g++'s -Wparentheses), or with a ``!`` that applies to a comparison's left
+side only (``!x < width``, g++'s -Wlogical-not-parentheses): that mistake first.
 
 On a GPU such a variable holds whatever its register held last, with no error; on the simulator
 it holds a pattern (0xFE bytes), which for a ``bool`` is false: a vote that a lane past n casts
@@ -40,9 +42,11 @@ def checked(kernel, verdict: Verdict, words: Words | None = None) -> Verdict:
     empty = reads(kernel, "empty body")
     if empty:
         return not_yet(*empty_body(empty[0]))
-    uncalled = reads(kernel, "not called")
-    if uncalled:
-        return not_yet(*not_called(uncalled[0]))
+    for kind, words_of in (("not called", not_called), ("chained comparison", chained),
+                           ("logical not", not_on_the_left)):
+        found = reads(kernel, kind)
+        if found:
+            return not_yet(*words_of(found[0]))
     found = reads(kernel)
     if not verdict or not found:
         return verdict
@@ -82,3 +86,26 @@ def not_called(record) -> tuple[str, str]:
     return (f"the {name} at line {record.line} is never called: without its parentheses, "
             f"{name}; only names the function, and the statement does nothing{does}",
             f"call it, with its parentheses: {name}();")
+
+
+def chained(record) -> tuple[str, str]:
+    """``(problem, hint)`` for two comparisons written as one at ``record.line`` (``0 <= i <
+    n``): C compares the first comparison's result, 0 or 1, with the last operand."""
+    return (f"the condition at line {record.line} chains two comparisons, which C does not read "
+            "as mathematics does: 0 <= i < n is (0 <= i) < n, and 0 <= i is 0 or 1, less than "
+            "n, so the condition is true for every thread, the spare ones past the end too",
+            "compare i with n alone: if (i < n) (an index made of blockIdx, blockDim and "
+            "threadIdx is never negative; to test two bounds, join two comparisons with &&: "
+            "0 <= i && i < n)")
+
+
+def not_on_the_left(record) -> tuple[str, str]:
+    """``(problem, hint)`` for a ``!`` at ``record.line`` that applies to a comparison's left
+    side only (``!x < width``): C compares !x, 0 or 1, with the right side."""
+    return (f"the ! at line {record.line} applies to the left side of the comparison only: C "
+            "reads !x < width as (!x) < width, and !x is 0 or 1, less than width, so the "
+            "comparison is true whatever x is (a bounds guard if (!x < width || ...) return; "
+            "sends every thread back)",
+            "write the opposite comparison instead of the !: not x < width is x >= width, so "
+            "the spare threads outside the image return with if (x >= width || y >= height) "
+            "return;")

@@ -30,6 +30,12 @@ WRONG = [
      variant(KERNEL, ("int i = blockIdx.x", "float i = blockIdx.x"),
              ("y[i] = alpha * x[i];", "y[(int)i] = alpha * x[(int)i];")),
      ["all past 2^24", "the index went through a float", "keep the index an int"]),
+    # blind audit K10 (was 'elements past n were written (y[n] and beyond) ... Hint: add a bounds
+    # guard, if (i < n), ...', the guard the learner thought they had written)
+    ("chained_comparison_guard",
+     variant(KERNEL, ("if (i < n) {", "if (0 <= i < n) {")),
+     ["condition at line ", "chains two comparisons", "is (0 <= i) < n", "true for every thread",
+      "Hint: compare i with n alone: if (i < n)", "0 <= i && i < n"]),
     ("guard_off_by_one",
      variant(KERNEL, ("i < n", "i <= n")),
      ["y[n] was written", "off by one", "not i <= n"]),

@@ -28,6 +28,10 @@ def each_channel(old, new):
 # name: (replacements in the solution, a piece of the expected verdict)
 WRONG = {
     "no_bounds_guard": ([(GUARD, "")], "Hint: no bounds guard"),
+    # blind audit K11 (was 'nothing was written: out still holds the poison ... Hint: each thread
+    # should store its three results in out[3*i], ...', the stores that were right)
+    "not_on_the_left_of_the_guard": ([("x >= width || y >= height", "!x < width || !y < height")],
+                                     "reads !x < width as (!x) < width"),
     "guard_off_by_one": ([("x >= width || y >= height", "x > width || y > height")],
                          "the bounds guard is off by one"),
     "only_block_0": ([(INDEX_X, "threadIdx.x"), (INDEX_Y, "threadIdx.y")],

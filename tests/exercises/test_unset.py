@@ -90,3 +90,18 @@ def test_an_if_whose_body_is_a_semicolon_is_named_whatever_the_cases_said(kernel
     empty = CompilerWarning("empty body", "if", "kernel.cu", 9, None, None, True, ("k",))
     assert unset.checked(Twin(empty), not_yet("wrong", "fix it")).problem.startswith(
         "the if at line 9 does nothing")
+
+
+def test_python_comparisons_are_named_first_whatever_the_cases_said():
+    """Two comparisons written as one (0 <= i < n) and a ! on a comparison's left side
+    (!x < width): what C makes of each, then the guard the chapter teaches."""
+    chained = CompilerWarning("chained comparison", "<", "kernel.cu", 10, None, None, True, ("k",))
+    verdict = unset.checked(Twin(chained), not_yet("wrong", "fix it"))
+    assert verdict.problem.startswith("the condition at line 10 chains two comparisons"), verdict
+    assert "0 <= i < n is (0 <= i) < n" in verdict.problem, verdict
+    assert verdict.hint.startswith("compare i with n alone: if (i < n)"), verdict
+    negated = CompilerWarning("logical not", "!", "kernel.cu", 12, None, None, True, ("k",))
+    verdict = unset.checked(Twin(negated), passed("all right"))
+    assert verdict.problem.startswith("the ! at line 12 applies to the left side of the "
+                                      "comparison only: C reads !x < width as (!x) < width"), verdict
+    assert verdict.hint.endswith("if (x >= width || y >= height) return;"), verdict

@@ -72,9 +72,9 @@ OPERATOR_CHECKS = ["-fsanitize=float-cast-overflow,shift-exponent",
                    # paths only (a vote set under if (i < n)), where g++ places a read inside the
                    # prelude's macros at their header with the learner's declaration in a note
                    "-Wuninitialized", toolchain.MAYBE_UNINITIALISED,
-                   # if (i < n); ends the if at its semicolon (the next line runs for every
-                   # thread), and __syncthreads; without its parentheses calls nothing
-                   "-Wempty-body", "-Waddress",
+                   # if (i < n); ends the if at its semicolon, __syncthreads; calls nothing, C
+                   # reads 0 <= i < n as (0 <= i) < n, !x < w as (!x) < w (warned.py's records)
+                   "-Wempty-body", "-Waddress", "-Wparentheses", "-Wlogical-not-parentheses",
                    # a local variable read before anything was written to it holds a pattern
                    # (0xFE bytes: a float of -1.7e38, an int of -16843010), not the 0 that a fresh
                    # stack gives by luck: on a GPU it holds what its registers held last
@@ -299,8 +299,7 @@ def _compile(job, cxx, tmp, user_code, debug=False, prelude=True):
         # those of the text as written, and so is the module
         job.split = False
         return _compile(job, cxx, tmp, user_code, debug, prelude)
-    job.records = (warned.uninitialised(proc.stderr) + warned.empty_bodies(proc.stderr)
-                   + warned.not_called(proc.stderr))
+    job.records = warned.of_output(proc.stderr)
     said = compiler_messages.learner_warnings(proc.stderr)
     if said and not debug:
         warnings.warn(f"The simulator's C++ compiler succeeded, but said the following:\n{said}",

@@ -1,11 +1,14 @@
 """What g++ warned about the learner's code, as facts: read from its output, kept in the library
 the compile made (so that a module found in the cache has them too), read back when it loads.
 
-Three kinds: "uninitialised", a local variable read before anything was stored in it, where g++
+Five kinds: "uninitialised", a local variable read before anything was stored in it, where g++
 can tell (-Wuninitialized: on every path; -Wmaybe-uninitialized: on some); "empty body", an
 ``if``, ``else`` or loop whose body is a lone semicolon (-Wempty-body: ``if (i < n);``); and
 "not called", a function named as a statement without its parentheses (-Waddress:
-``__syncthreads;``, which calls nothing). Such a read inside
+``__syncthreads;``, which calls nothing); "chained comparison", two comparisons written as one
+(-Wparentheses: ``if (0 <= i < n)``, which C reads as ``(0 <= i) < n``); and "logical not", a ``!``
+that applies to the left side of a comparison only (-Wlogical-not-parentheses: ``!x < width``,
+which C reads as ``(!x) < width``). Such a read inside
 one of the prelude's macros (``__ballot_sync(0xffffffff, above)``) is placed by g++ in the
 prelude's header, with only its note ("'above' was declared here") in the learner's file: the
 record names the learner's line of that note, and the macro that read it.
@@ -24,7 +27,7 @@ from typing import NamedTuple
 
 from .source import INCLUDE_DIR, in_prelude
 
-VERSION = "5"
+VERSION = "6"
 """How the records are read from g++'s output: a part of a cached library's name (builder.py), so
 that a library whose records were read otherwise is built again."""
 SYMBOL = "sim_compiler_warnings"
@@ -34,7 +37,8 @@ SYMBOL = "sim_compiler_warnings"
 class CompilerWarning(NamedTuple):
     """One warning about the learner's code. ``kind``: "uninitialised" (the fields below are
     its; "empty body" and "not called" give the statement or function as ``name``, its ``file``
-    and ``line``, and ``functions``); ``name``: the variable as g++ names it; ``file`` and
+    and ``line``, and ``functions``; "chained comparison" and "logical not" the operator, "<" or
+    "!", as ``name``); ``name``: the variable as g++ names it; ``file`` and
     ``line``: the learner's line the warning is about (the read's where g++ places it in the
     file that declares the variable, else the declaration's); ``declared``: the line of the
     variable's declaration (None where g++ gave none); ``reader``: what read it in another file,
@@ -67,6 +71,12 @@ _NOT_CALLED = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? warning: s
                          + r" \[-Waddress\]$")
 _EMPTY_BODY = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? warning: suggest braces around "
                          r"empty body in (?:an? )?[‘']?(?P<name>\w+)[’']? statement \[-Wempty-body\]$")
+
+_CHAINED = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? warning: comparisons like [‘']X<=Y<=Z"
+                      r"[’'] (?:do not|don't) have their mathematical meaning \[-Wparentheses\]$")
+_NOT_ON_THE_LEFT = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? warning: logical not is only "
+                              r"applied to the left hand side of (?:this )?comparison "
+                              r"\[-Wlogical-not-parentheses\]$")
 
 
 def _function(signature):
@@ -138,15 +148,36 @@ def not_called(stderr):
     return _about_a_line(stderr, _NOT_CALLED, "not called")
 
 
-def _about_a_line(stderr, warning, kind):
+def chained_comparisons(stderr):
+    """The records (CompilerWarning, kind "chained comparison", ``name`` "<") of g++'s
+    -Wparentheses warnings about two comparisons written as one (``0 <= i < n``) in the
+    learner's file, in g++'s order."""
+    return _about_a_line(stderr, _CHAINED, "chained comparison", "<")
+
+
+def nots_on_the_left(stderr):
+    """The records (CompilerWarning, kind "logical not", ``name`` "!") of g++'s
+    -Wlogical-not-parentheses warnings about a ``!`` applied to a comparison's left side only
+    (``!x < width``) in the learner's file, in g++'s order."""
+    return _about_a_line(stderr, _NOT_ON_THE_LEFT, "logical not", "!")
+
+
+def of_output(stderr):
+    """Every record of g++'s output ``stderr``, of each kind in turn."""
+    return (uninitialised(stderr) + empty_bodies(stderr) + not_called(stderr)
+            + chained_comparisons(stderr) + nots_on_the_left(stderr))
+
+
+def _about_a_line(stderr, warning, kind, name=None):
     """The records of ``kind`` of each of g++'s lines that match ``warning`` (its groups: file,
-    line, name) in the learner's file, with the function g++ named before it."""
+    line, and name unless ``name`` is given) in the learner's file, with the function g++ named
+    before it."""
     context, found = [], []
     for text in stderr.splitlines():
         if m := _CONTEXT.match(text):
             context = [_function(m.group("sig"))]
         elif (m := warning.match(text)) and not in_prelude(m.group("file")):
-            found.append(CompilerWarning(kind, m.group("name"), m.group("file"),
+            found.append(CompilerWarning(kind, name or m.group("name"), m.group("file"),
                                          int(m.group("line")), None, None, True, tuple(context)))
     return tuple(found)
 

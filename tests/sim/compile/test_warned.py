@@ -185,3 +185,52 @@ def test_a_barrier_without_its_parentheses_compiles_as_with_nvcc_and_is_recorded
     assert module.get_function("k").compiler_warnings == (warned.CompilerWarning(
         "not called", "__syncthreads", "kernel.cu", 4, None, None, True, ("k",)),)
 
+
+
+def test_two_comparisons_written_as_one_are_a_record_of_their_own():
+    said = ("kernel.cu: In function ‘void k(const float*, float*, int)’:\n"
+            "kernel.cu:3:11: warning: comparisons like ‘X<=Y<=Z’ do not have their mathematical "
+            "meaning [-Wparentheses]\n"
+            "kernel.cu:5:9: warning: suggest parentheses around ‘&&’ within ‘||’ [-Wparentheses]\n"
+            f"{INCLUDE_DIR}/sim_warp.h:9:3: warning: comparisons like ‘X<=Y<=Z’ do not have "
+            "their mathematical meaning [-Wparentheses]\n")
+    assert warned.chained_comparisons(said) == (warned.CompilerWarning(
+        "chained comparison", "<", "kernel.cu", 3, None, None, True, ("k",)),)
+
+
+def test_a_not_on_a_comparisons_left_side_is_a_record_of_its_own():
+    said = ("kernel.cu: In function ‘void k(const unsigned char*, unsigned char*, int, int)’:\n"
+            "kernel.cu:12:12: warning: logical not is only applied to the left hand side of "
+            "comparison [-Wlogical-not-parentheses]\n"
+            "kernel.cu:12:9: note: add parentheses around left hand side expression to silence "
+            "this warning\n")
+    assert warned.nots_on_the_left(said) == (warned.CompilerWarning(
+        "logical not", "!", "kernel.cu", 12, None, None, True, ("k",)),)
+    assert warned.of_output(said) == warned.nots_on_the_left(said)
+
+
+def test_python_comparisons_compile_and_are_recorded_on_their_kernels(tmp_path):
+    """0 <= i < n and !x < width compile as with nvcc (C's meaning, not Python's); the warnings
+    come from the learner's lines alone (the prelude's code gives none of these), and each is a
+    record on its kernel."""
+    if not toolchain.is_gcc(toolchain.find_compiler()):
+        pytest.skip("the warnings' words are GCC's")
+    source = ("__global__ void chained(float *y, int n) {\n"
+              "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+              "    if (0 <= i < n) y[i] = 1.0f;\n"
+              "}\n"
+              "__global__ void negated(float *y, int width) {\n"
+              "    int x = threadIdx.x;\n"
+              "    if (!x < width) return;\n"
+              "    y[x] = 2.0f;\n"
+              "}\n")
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        module = SourceModule(source, cache_dir=str(tmp_path))
+    text = "\n".join(str(w.message) for w in said)
+    assert "kernel.cu:3:" in text and "kernel.cu:7:" in text, text
+    assert str(INCLUDE_DIR) not in text and "sim_" not in text, text
+    assert module.get_function("chained").compiler_warnings == (warned.CompilerWarning(
+        "chained comparison", "<", "kernel.cu", 3, None, None, True, ("chained",)),)
+    assert module.get_function("negated").compiler_warnings == (warned.CompilerWarning(
+        "logical not", "!", "kernel.cu", 7, None, None, True, ("negated",)),)
