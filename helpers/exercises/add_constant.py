@@ -103,6 +103,7 @@ def _mistakes(case, run):
                "sizeof(x) / sizeof(x[0]) gives in a kernel, where x is a pointer (8 bytes) to "
                "floats (4 bytes each), not the array: a pointer does not know its array's length",
                "the block has exactly n threads, one for each element: no guard is needed here")
+    yield from _wrapped(n, written, right)
     if not written.all():
         first = int(np.argmin(written))
         yield (f"{int((~written).sum())} of {n} elements were never written (the first is "
@@ -125,6 +126,27 @@ def _mistakes(case, run):
     yield Wrong(f"{int((~right).sum())} of {n} elements are wrong (the first is y[{first}] = "
                 f"{got[first]}, expected {want[first]})",
                 f"each thread computes y[i] = x[i] + c for its own i: {INDEX_HINT}", "y", first)
+
+
+BYTE = 256
+"""How many values an 8-bit index (``unsigned char``) holds: it wraps from 255 back to 0."""
+
+
+def _wrapped(n, written, right):
+    """The mistake of an index kept in an ``unsigned char``, where the output is its model's: the
+    elements an index that wraps at 256 reaches (thread t's i is t % 256) written and right, the
+    rest never written."""
+    reached = np.zeros(n, bool)
+    reached[np.arange(n).astype(np.uint8)] = True
+    if n <= BYTE or (written != reached).any() or not right[reached].all():
+        return
+    yield (f"y[0] to y[{BYTE - 1}] are right, but nothing from y[{BYTE}] on was written, of {n}: "
+           f"the index wrapped around at {BYTE}, as an index kept in an unsigned char does (its "
+           f"8 bits hold 0 to {BYTE - 1}): thread {BYTE} got i = 0 again, thread {BYTE + 1} "
+           "i = 1, and so on, and wrote y[0], y[1], ... once more (a guard i < 256 would leave "
+           "the same)",
+           "keep the index an int, whatever size you expect: int i = threadIdx.x (an unsigned "
+           "char holds 0 to 255 only; a block has up to 1024 threads), with no guard here")
 
 
 def _refine(failure):

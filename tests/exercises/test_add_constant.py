@@ -45,11 +45,18 @@ WRONG = {
                           "only y[0] and y[1] were written, of 200: the threads stopped at i = 2"),
     "index_in_bytes": ((*INDEX, "int i = threadIdx.x * sizeof(float);"), "the kernel crashed"),
     "index_after_a_block": ((*INDEX, "int i = blockDim.x + threadIdx.x;"), "the kernel crashed"),
+    # blind audit J1 (was '744 of 1000 elements were never written (the first is y[256]) ...
+    # Hint: every thread writes its own element: i = threadIdx.x ...', what the learner wrote)
+    "index_in_an_unsigned_char": ((*INDEX, "unsigned char i = threadIdx.x;"),
+                                  "y[0] to y[255] are right, but nothing from y[256] on was "
+                                  "written, of 1000: the index wrapped around at 256"),
     # every thread does the whole loop: right values, but for the race check
     "every_thread_loops": ((*STORE, "for (int j = 0; j < blockDim.x; j++)\n        y[j] = x[j] + c;"),
                            "two threads wrote y[0]"),
 }
 HINTS = {"guard_from_sizeof": "no guard is needed",
+         "index_in_an_unsigned_char": "keep the index an int, whatever size you expect: int i = "
+                                      "threadIdx.x (an unsigned char holds 0 to 255 only",
          "index_in_bytes": "thread 66's index was 264 = 4 * 66: it was scaled by sizeof(float) = 4",
          "index_after_a_block": "thread 64's index was 264 = blockDim.x + 64: every index "
                                 "was shifted by blockDim.x = 200"}
