@@ -302,6 +302,12 @@ def link_error(what, stderr, cxx):
 
 # ---- warnings --------------------------------------------------------------------------------------
 _WARNING_LINE = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? warning: ", re.M)
+# -Wparentheses (on for 0 <= i < n, warned.py) also advises parentheses where C's precedence is
+# what was meant (a && b || c, a + b << c), which nvcc does not: left out, with its source lines;
+# an assignment used as a condition (if (i = n)) is kept
+_ADVICE = re.compile(r"^[^:\n]+:\d+:(?:\d+:)? warning: suggest parentheses around (?!assignment).*"
+                     r"\[-Wparentheses\]$")
+_SOURCE_LINE = re.compile(r"^\s*\d*\s*\|")
 
 
 def learner_warnings(stderr):
@@ -309,6 +315,7 @@ def learner_warnings(stderr):
     not fit its argument, ...), else ''. Warnings about the prelude alone are left out; one
     about a variable of the learner's that the prelude's macro reads unset (``__ballot_sync(m,
     above)``) is said at the learner's line that declares it, where g++ has only a note."""
+    stderr = _without_advice(stderr)
     at = {(m.group("file"), int(m.group("line"))) for m in _WARNING_LINE.finditer(stderr)
           if not _in_prelude(m.group("file"))}
     records = warned.uninitialised(stderr)
@@ -340,6 +347,16 @@ def _tidied(stderr):
                     or (located and (_in_prelude(located.group("file"))
                                      or located.group("file").startswith("/usr/"))))
     return "\n".join(line for line in stderr.strip().splitlines() if shown(line))
+
+
+def _without_advice(stderr):
+    """g++'s output without its advice on parentheses (_ADVICE) and the source lines it shows."""
+    kept, advice = [], False
+    for line in stderr.splitlines(keepends=True):
+        advice = bool(_ADVICE.match(line.rstrip("\n"))) or (advice and bool(_SOURCE_LINE.match(line)))
+        if not advice:
+            kept.append(line)
+    return "".join(kept)
 
 
 def _at_declaration(record):

@@ -103,6 +103,28 @@ def test_only_warnings_about_the_learners_file_are_shown():
     assert messages.learner_warnings(prelude_only + mine + "\n") == mine
 
 
+# g++ 12 with -Wparentheses (on for 0 <= i < n): its advice where C's precedence is what was meant
+ADVICE = """\
+kernel.cu: In function ‘void k(float*, int, int, int)’:
+kernel.cu:3:15: warning: suggest parentheses around ‘&&’ within ‘||’ [-Wparentheses]
+    3 |     if (x < w && y < h || x == 0) out[0] = 1.0f;
+      |         ~~~~~~^~~~~~~~
+kernel.cu:4:11: warning: suggest parentheses around assignment used as truth value [-Wparentheses]
+    4 |     if (x = w) out[1] = 2.0f;
+      |         ~~^~~
+"""
+
+
+def test_advice_on_parentheses_that_nvcc_does_not_give_is_left_out():
+    assert messages.learner_warnings("".join(ADVICE.splitlines(keepends=True)[:4])) == ""
+    assert messages.learner_warnings(ADVICE).splitlines() == [
+        "kernel.cu: In function ‘void k(float*, int, int, int)’:",
+        "kernel.cu:4:11: warning: suggest parentheses around assignment used as truth value "
+        "[-Wparentheses]",
+        "    4 |     if (x = w) out[1] = 2.0f;",
+        "      |         ~~^~~"]
+
+
 # g++ 12 on escape_steps with z_re declared without a value: the read inlined into the prelude's
 # loop over a block's threads, through the C++ library's std::apply
 INLINED_INTO_THE_LOOP = f"""\

@@ -234,3 +234,16 @@ def test_python_comparisons_compile_and_are_recorded_on_their_kernels(tmp_path):
         "chained comparison", "<", "kernel.cu", 3, None, None, True, ("chained",)),)
     assert module.get_function("negated").compiler_warnings == (warned.CompilerWarning(
         "logical not", "!", "kernel.cu", 7, None, None, True, ("negated",)),)
+
+
+def test_and_within_or_compiles_without_a_word(tmp_path):
+    """-Wparentheses's advice where C's precedence is what was meant is not said: nvcc says
+    nothing there."""
+    source = ("__global__ void k(float *out, int w, int h) {\n"
+              "    int x = threadIdx.x, y = threadIdx.y;\n"
+              "    if (x < w && y < h || x == 0) out[x] = 1.0f;\n"
+              "}\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        module = SourceModule(source, cache_dir=str(tmp_path))
+    assert module.get_function("k").compiler_warnings == ()
