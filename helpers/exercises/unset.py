@@ -37,8 +37,9 @@ def checked(kernel, verdict: Verdict, words: Words | None = None) -> Verdict:
     """``verdict`` (a PASS), or the NOT YET for the first local that ``kernel`` reads before
     anything is stored in it: in the exercise's ``words`` where it has some, else general ones.
     Before either, whatever the verdict: an ``if`` (or ``else``) whose body is a lone semicolon
-    (``if (i < n);``), or a function named without its parentheses (``__syncthreads;``), which
-    the cases' mistake, if any, comes from."""
+    (``if (i < n);``), a function named without its parentheses (``__syncthreads;``), two
+    comparisons written as one (``0 <= i < n``) or a ``!`` on a comparison's left side only
+    (``!x < width``), which the cases' mistake, if any, comes from."""
     empty = reads(kernel, "empty body")
     if empty:
         return not_yet(*empty_body(empty[0]))
