@@ -197,9 +197,11 @@ def _mistakes(case, run):
              "each count is the place of the word's lowest 1 bit (__ffs), not how many bits are 1",
              "count the word's 1 bits: counts[warp] = __popc(votes)"),
             (votes.any(axis=1),
-             "each count is 0 or 1, whether any lane voted true: __any_sync gives every lane one "
-             "true or false, not the 32 votes", "votes = __ballot_sync(0xffffffff, above) gives "
-             "every lane all 32 votes, one bit a lane"),
+             "each count is 0 or 1, whether any lane voted true: the warp's 32 votes were "
+             "collapsed to one true or false, as __any_sync gives, or a ballot's word kept in a "
+             "bool (any 1 bit makes it true, and __popc of a bool is 0 or 1)", "keep the ballot's "
+             "32-bit word, one bit a lane: unsigned int votes = __ballot_sync(0xffffffff, above), "
+             "and count its 1 bits with __popc(votes)"),
             (_float_votes(x, n).sum(axis=1),
              "each count is how many lanes had x[i] - threshold at least 1 away from 0: the vote "
              "was a float, and __ballot_sync takes an int, so the float was cut to its whole part "

@@ -63,6 +63,15 @@ WRONG = {
     "any_for_ballot": ([(BALLOT, "unsigned int votes = __any_sync(0xffffffff, above);")],
                        {"problem": "whether any lane voted true",
                         "hint": "__ballot_sync(0xffffffff, above)"}),
+    # blind audit M13: the ballot's word kept in a bool, so __popc(votes) is 0 or 1 (was 'each
+    # count is 0 or 1, whether any lane voted true: __any_sync gives every lane one true or false,
+    # ...', naming an __any_sync the kernel does not use)
+    "ballot_kept_in_a_bool": ([(BALLOT, "bool votes = __ballot_sync(0xffffffff, above);")],
+                              {"problem": "collapsed to one true or false, as __any_sync gives, "
+                                          "or a ballot's word kept in a bool",
+                               "hint": "keep the ballot's 32-bit word, one bit a lane: unsigned "
+                                       "int votes = __ballot_sync(0xffffffff, above), and count "
+                                       "its 1 bits with __popc(votes)"}),
     # blind audit H25 (was '24 of the 32 counts were never written ... Hint: lane 0 of every warp
     # that has elements stores counts[warp]')
     "block_thread_0_stores": ([("if (lane == 0)", "if (threadIdx.x == 0)")],
