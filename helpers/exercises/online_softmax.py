@@ -51,7 +51,7 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
     "raw": exp(v), unshifted, in float32);
     ``merge="swapped"``: each term's -INFINITY test made on the other's max;
     ``merge="larger"``: the sum of the pair with the larger max kept, unscaled, the other
-    dropped; ``m2_from``: what the partner's max is shuffled from ("l": its
+    dropped; ``merge="wrong way"``: both sums rescaled by exp(m_new - m) and exp(m_new - m2); ``m2_from``: what the partner's max is shuffled from ("l": its
     sum); ``offsets``: the butterfly's (a lane whose partner is past the warp gets its own
     value back); ``grown``: whether a value that raises the max adds its exp (1) too."""
     x = x.astype(np.float64)
@@ -75,10 +75,12 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
         new = np.maximum(ms, m2)
         with np.errstate(invalid="ignore"):
             own_test, their_test = (m2, ms) if merge == "swapped" else (ms, m2)
-            own = (np.where(own_test == -np.inf, 0, np.exp(ms - new))
-                   if merge in (True, "own max", "swapped") else 1)
+            way = -1 if merge == "wrong way" else 1
+            own = (np.where(own_test == -np.inf, 0, np.exp(way * (ms - new)))
+                   if merge in (True, "own max", "swapped", "wrong way") else 1)
             theirs = (np.where(their_test == -np.inf, 0,
-                               np.exp((ms if merge == "own max" else m2) - new)) if merge else 1)
+                               np.exp(way * ((ms if merge == "own max" else m2) - new)))
+                      if merge else 1)
             ls = (np.where(m2 > ms, ls[:, partner], ls) if merge == "larger"
                   else ls * own + ls[:, partner] * theirs)
         ms = new
@@ -224,6 +226,12 @@ def _models(case, x, sums):
         yield ("row_sum is too large: each value added 1 to the running sum, as if every value "
                "were the new max, where it adds exp(v - m_new), 1 only for the max",
                "l = l * exp(m - m_new) + exp(v - m_new)")
+    if np.allclose(sums, pairs(x, merge="wrong way")[1], rtol=1e-3):
+        yield ("row_sum is too large: the merge rescaled the lanes' sums the wrong way round, by "
+               "exp(m_new - m) and exp(m_new - m2): the new max minus the old is 0 or more, so "
+               "each factor is 1 or more and grows a sum where it should shrink it to the merged "
+               "max", "rescale by the old max minus the new, exp(m - m_new), at most 1: l = l * "
+               "exp(m - m_new) + l2 * exp(m2 - m_new)")
     if np.allclose(sums, pairs(x, merge="larger")[1], rtol=1e-3):
         yield ("row_sum is too small: each merge kept the sum of the pair with the larger max "
                "and dropped the other's, as the max is merged; but the sums add up",

@@ -98,6 +98,12 @@ WRONG = [
                                                       .replace("(m2 == -INFINITY", "(m == -INFINITY")
                                                       .replace("(M2_", "(m2 == -INFINITY"))),
      ["-INFINITY test looked at the other pair's max", "(m == -INFINITY ? 0 : l * exp(m - m_new))"]),
+    # blind audit M6 (was 'row_sum[0] = 1161.71, expected 4.63908' and the definition of l)
+    ("merge_rescales_the_wrong_way", variant(KERNEL, (MERGE, MERGE.replace("__expf(m - m_new)", "__expf(m_new - m)")
+                                                      .replace("__expf(m2 - m_new)", "__expf(m_new - m2)"))),
+     ["the merge rescaled the lanes' sums the wrong way round, by exp(m_new - m)",
+      "rescale by the old max minus the new, exp(m - m_new), at most 1",
+      "l = l * exp(m - m_new) + l2 * exp(m2 - m_new)"]),
     ("loop_rescaled_against_the_value", variant(KERNEL, (LOOP, LOOP.replace("__expf(m - m_new)", "__expf(m - v)"))),
      ["rescaled the running sum by exp(m - v), against the value", "l = l * exp(m - m_new)"]),
 ]
