@@ -169,6 +169,7 @@ def _mistakes(case, run):
                f"loop stopped at rows = {rows}, A's number of rows, but a row of A has cols = "
                f"{cols} columns", "run the column loop to the length of a row: for (int c = "
                "lane; c < cols; c += 32)")
+    yield from _in_an_int(a.astype(np.float64), x.astype(np.float64), got)
     for model, problem, hint in _models(a.astype(np.float64), x.astype(np.float64)):
         if np.allclose(got, model, rtol=1e-4, atol=1e-4):
             yield problem, hint
@@ -207,6 +208,27 @@ def _shfl_down_sum(parts, offsets, delta=lambda lanes, offset: offset):
         source = lanes + delta(lanes, offset)
         parts = parts + np.where(source < 32, parts[:, np.minimum(source, 31)], parts)
     return parts[:, 0]
+
+
+def _in_an_int(a, x, got):
+    """(problem, hint) where y holds whole numbers that a sum kept in an int gives: the lanes'
+    sums cut to their whole part (toward 0) before warp_sum adds them, or the row's sum after it.
+    A lane's sum that lies within a float's rounding of a whole number may be cut the other way
+    than the model's: a row may miss by 1, most rows match."""
+    if not (np.isfinite(got).all() and np.array_equal(got, np.trunc(got))):
+        return
+    parts = _lane_sums(a, x)
+    for model, problem, hint in (
+            (np.trunc(parts).sum(axis=1), "warp_sum added the lanes' sums in an int, so each "
+             "lane's sum lost its fraction (cut toward 0) before the shuffles added them",
+             "shuffle and add warp_sum's float v itself, v += __shfl_down_sync(0xffffffff, v, "
+             "offset), and return v"),
+            (np.trunc(parts.sum(axis=1)), "the row's sum was cut to an int (toward 0) after "
+             "warp_sum added the lanes: it returned an int, or its result was kept in one",
+             "warp_sum returns a float, __device__ float warp_sum(float v), and its result goes "
+             "into a float, v = warp_sum(v)")):
+        if np.abs(got - model).max() <= 1 and np.mean(got == model) >= 0.9:
+            yield f"y holds whole numbers: {problem}", f"the sum is kept in an int: keep it a float: {hint}"
 
 
 def _models(a, x):

@@ -118,6 +118,19 @@ WRONG = {
                             {"problem": "only columns 0 to 100 of its row: the lanes' column loop "
                                         "stopped at rows = 101",
                              "hint": "for (int c = lane; c < cols; c += 32)"}),
+    # blind audit M17: warp_sum's sum kept in an int, as notebook 07's count (was 'y[0] = 7, NumPy's
+    # is 8.60949' and the plan); and the int returned by warp_sum
+    "warp_sum_in_an_int": ([(SHUFFLE + "    return v;",
+                             "        c += __shfl_down_sync(0xffffffff, c, offset);\n    return c;"),
+                            ("__device__ float warp_sum(float v)\n{\n",
+                             "__device__ float warp_sum(float v)\n{\n    int c = v;\n")],
+                           {"problem": "y holds whole numbers: warp_sum added the lanes' sums in an "
+                                       "int, so each lane's sum lost its fraction",
+                            "hint": "the sum is kept in an int: keep it a float"}),
+    "warp_sum_returns_an_int": ([("__device__ float warp_sum(float v)", "__device__ int warp_sum(float v)")],
+                                {"problem": "y holds whole numbers: the row's sum was cut to an int "
+                                            "(toward 0) after warp_sum added the lanes",
+                                 "hint": "the sum is kept in an int: keep it a float"}),
 }
 # The simulator only: on a GPU a warp function with lanes missing is undefined behaviour.
 SIMULATOR_ONLY = {name: "a warp function called with lanes missing is undefined on a GPU"
