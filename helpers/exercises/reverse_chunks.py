@@ -11,7 +11,9 @@ loop's body: a thread stores the next chunk's tile[t] before its partner has rea
 Before the cases, the planted bug is looked for on the simulator, race-checked, over 4 chunks (the
 last partial): with 4 blocks, one chunk a block, where the planted bug cannot show (a failure
 there is another mistake: the first barrier gone, a barrier inside the if), then with 2 blocks,
-where a race on tile is the planted bug, named with what the race check said. Then the cases run
+where a race on tile is the planted bug, named with what the race check said, unless 3 blocks
+over 6 chunks, where a block's chunks are odd and even in turn, race-check clean: then two tiles
+were picked by the chunk's parity, which an even grid keeps (``_tiles_by_parity``). Then the cases run
 on the chosen backend, with grids smaller than the chunks and a partial last chunk, y poisoned
 and guarded, a wrong y matched with the usual mistakes (no reversal, the whole array reversed,
 the reversal shifted by one); after them, the 4-block launch once more, x allocated to the byte.
@@ -29,6 +31,7 @@ from helpers.exercises.verdict import not_yet
 
 CHUNK = 256
 ALONE, PROBE = (1000, 4), (1000, 2)  # (n, blocks): 4 chunks, one a block, then two a block
+ODD = (1436, 3)  # 6 chunks, two a block, one odd and one even (tiles by the chunk's parity pass)
 CASES = [(1000, 2), (3000, 3), (200, 1), (5000, 8)]  # (n, blocks)
 
 
@@ -65,7 +68,8 @@ def planted_bug(kernels):
         return not_yet(*mistake)
     seen = observe(kernels, _launch(PROBE), key="probe")
     if seen.race is not None and seen.race.space == "shared":
-        return not_yet(
+        parity = _tiles_by_parity(kernels, seen.race)
+        return not_yet(*parity) if parity else not_yet(
             f"the planted bug is still there: with {PROBE[1]} blocks over 4 chunks the race "
             f"check says: {seen.race.summary}",
             "the tile is used again for the next chunk: thread t stores its next tile[t] while "
@@ -73,6 +77,27 @@ def planted_bug(kernels):
             "loop's body, where every thread of the block reaches it (outside the if)")
     mistake = next(observed_mistakes(seen, _refine), None)
     return None if mistake is None else not_yet(*mistake)
+
+
+def _tiles_by_parity(kernels, race):
+    """(problem, hint) where the race on the tile shows with an even grid (``PROBE``) and not
+    with an odd one (``ODD``): two tiles picked by the chunk's number, odd or even, which
+    alternates along a block's chunks b, b + gridDim.x, ... only when gridDim.x is odd."""
+    odd = observe(kernels, _launch(ODD), key="odd grid")
+    if odd.error is not None or PROBE[1] % 2:
+        return None
+    b = race.block[0] if race.block else 0
+    chunks = list(range(b, -(-PROBE[0] // CHUNK), PROBE[1]))
+    named = ", ".join(map(str, chunks[:-1])) + f" and {chunks[-1]}"
+    tiles = race.array or "tiles"
+    return (f"the two tiles do not alternate whatever the grid: with {PROBE[1]} blocks the race "
+            f"check still finds a race on {race.place} in block {b}, whose chunks {named} are "
+            f"{'both' if len(chunks) == 2 else 'all'} {'odd' if b % 2 else 'even'}, so they share "
+            f"one tile; with {ODD[1]} blocks, where a block's chunks are odd and even in turn, it "
+            "finds none: the tile was picked by the chunk's number, odd or even, not by the "
+            "loop's turn", "switch tiles at every turn of the loop, whatever gridDim.x is: int "
+            f"turn = 0 before the loop, {tiles}[turn] in its body, turn ^= 1 at its end (or one "
+            "tile, and a __syncthreads() at the end of the loop's body, outside the if)")
 
 
 def _reads_past_n(kernels, passed):

@@ -48,6 +48,22 @@ WRONG = {
     "mirrors_the_last_chunk_as_whole": ([(READ, "y[first + t] = tile[CHUNK - 1 - t];")],
                                         {"problem": "mirrored as if it had 256",
                                          "hint": "tile[count - 1 - t]"}),
+    # blind audit M18: two tiles picked by the chunk's parity, (first / CHUNK) % 2, which a block's
+    # chunks keep with an even grid (was 'the planted bug is still there: with 2 blocks over 4
+    # chunks the race check says: ...' and the planted bug's hint)
+    "tiles_by_the_chunks_parity": ([(FIX, ""), ("__shared__ float tile[CHUNK];",
+                                                "__shared__ float tiles[2][CHUNK];"),
+                                    ("        int count = min(CHUNK, n - first);   // the elements this chunk has\n",
+                                     "        int count = min(CHUNK, n - first);   // the elements this chunk has\n"
+                                     "        int buf = (first / CHUNK) % 2;\n"),
+                                    ("            tile[t] = x", "            tiles[buf][t] = x"),
+                                    ("tile[count - 1 - t];", "tiles[buf][count - 1 - t];")],
+                                   {"problem": ["the two tiles do not alternate whatever the grid",
+                                                "a race on tiles[127] (shared memory) in block 0, "
+                                                "whose chunks 0 and 2 are both even, so they share "
+                                                "one tile", "with 3 blocks", "it finds none"],
+                                    "hint": ["switch tiles at every turn of the loop",
+                                             "tiles[turn]", "turn ^= 1"]}),
 }
 # Right, but not the solution's way: each must pass
 RIGHT = {
