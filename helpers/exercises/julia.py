@@ -208,6 +208,7 @@ def _mistakes(case, run):
         yield ("the pixels where |z|^2 starts at exactly 4 (z = -2 and 2) count 0: the loop "
                "stops at |z|^2 >= 4", "z escapes only once |z|^2 > 4: break at re2 + im2 > 4.0f "
                "(not >=), or loop while |z|^2 <= 4.0f (not <)")
+    yield from _kept_in_ints(case, got)
     if (got == case["max_iter"]).all():
         yield from _z_never_changes(run.kernel)
     yield from matches(got, _wrong_answers(case, ref), _close)
@@ -300,6 +301,23 @@ def _z_never_changes(kernels):
                "(float z_re = ... in the loop declares new variables that hide it)",
                "assign the old variables, without float: z_im = 2.0f * z_re * z_im + c_im; "
                "z_re = re2 - im2 + c_re")
+
+
+def _kept_in_ints(case, got):
+    """z kept in ints (int z_re = x_min + x*dx): its start and every step's result lose their
+    fraction. Named where the image is that model's (within TOLERANCE) and, on the pixels where
+    it differs from a z starting at 0 (whose counts it shares in most of a view inside |z| < 1),
+    that model's in at least half."""
+    width, height, x_min, y_min, dx, dy, c_re, c_im, max_iter = _args(case)
+    re, im = pixel_grid(width, height, x_min, y_min, dx, dy)
+    whole = escape_counts(re, im, c_re, c_im, max_iter, whole=True)
+    tell = whole != escape_counts(np.zeros_like(re), np.zeros_like(im), c_re, c_im, max_iter)
+    if tell.any() and _close(got, whole) and 2 * (got[tell] == whole[tell]).sum() >= tell.sum():
+        yield ("z is kept in ints: its start and every step's result lost their fraction (the "
+               "counts are those of z_re and z_im cut to whole numbers at each assignment, "
+               "x_min + x*dx = -0.7 becoming 0), so the pixels' start points collapse onto a few "
+               "whole points", "z has fractions: declare its parts float, float z_re = x_min + "
+               "x*dx; float z_im = y_min + y*dy; (n, x and y stay int)")
 
 
 def _returned_in_the_loop(unwritten, escaped):

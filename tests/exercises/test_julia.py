@@ -56,6 +56,14 @@ WRONG = [
               "float z_re = 0.0f, z_im = 0.0f;"),
              ("+ c_im;", "+ (y_min + y * dy);"), ("+ c_re;", "+ (x_min + x * dx);")),
      ["Mandelbrot", "z STARTS at the pixel"]),
+    # blind audit L16: z declared int, cut to a whole number at every step (was 'every pixel
+    # has the same count: no pixel escaped, as when z starts at 0 ... Hint: set z_re = x_min +
+    # x*dx and z_im = y_min + y*dy before the loop, ...', what the learner had written)
+    ("z_kept_in_ints",
+     variant(KERNEL, ("float z_re = x_min + x * dx;\n    float z_im = y_min + y * dy;",
+              "int z_re = x_min + x * dx;\n    int z_im = y_min + y * dy;")),
+     ["z is kept in ints: its start and every step's result lost their fraction",
+      "Hint: z has fractions: declare its parts float, float z_re = x_min + x*dx"]),
     ("z_starts_at_zero",
      variant(KERNEL, ("float z_re = x_min + x * dx;\n    float z_im = y_min + y * dy;",
               "float z_re = 0.0f, z_im = 0.0f;")),
