@@ -219,9 +219,12 @@ def _wrong_depths(depth, intrinsics, low):
              "millimetres, and nearly every pixel came out NaN", "multiply the depth by "
              "depth_scale first: z = depth[i] * depth_scale (metres), then test z < z_min || "
              "z > z_max"),
-            (None, depth.astype(np.float32), "the depth was compared with z_min and z_max in "
-             "millimetres, where they are metres: nearly every pixel lies past z_max and came out "
-             "NaN", "turn the depth into metres first, z = depth[i] * depth_scale, and compare z"),
+            (None, depth.astype(np.float32), "the range was tested in two units: the pixels kept "
+             "are those whose depth in millimetres lies between z_min and z_max in metres, as "
+             "when depth[i] is compared with them, or z with the limits times depth_scale (the "
+             "same test), so nearly every pixel lies past z_max and came out NaN", "z_min and "
+             "z_max are metres already, like z = depth[i] * depth_scale: compare z with them "
+             "exactly as passed in, z < z_min || z > z_max, with no depth_scale on the limits"),
             (backproject(depth // 1000, *intrinsics, 1), None, "Z came out in whole metres (1999 "
              "mm gave 1 m): depth[i] / 1000 divides two integers, which drops the fraction",
              "multiply by the float depth_scale: z = depth[i] * depth_scale")):

@@ -96,7 +96,15 @@ WRONG = {
     "millimetres_for_metres": ([(DEPTH, "float z = depth[i];")], "Z is in millimetres"),
     "range_tested_in_millimetres": ([("z < z_min || z > z_max",
                                       "depth[i] < z_min || depth[i] > z_max")],
-                                    "compared with z_min and z_max in millimetres"),
+                                    "the range was tested in two units"),
+    # blind audit L4: the limits scaled as if they were millimetres, the same test (was 'the
+    # depth was compared with z_min and z_max in millimetres ... Hint: turn the depth into metres
+    # first, z = depth[i] * depth_scale, and compare z', what the learner had written)
+    "range_limits_scaled": ([("z < z_min || z > z_max",
+                              "z < z_min * depth_scale || z > z_max * depth_scale")],
+                            "Hint: z_min and z_max are metres already, like z = depth[i] * "
+                            "depth_scale: compare z with them exactly as passed in, z < z_min || "
+                            "z > z_max, with no depth_scale on the limits"),
     "depth_divided_as_integers": ([(DEPTH, "float z = depth[i] / 1000;")],
                                   "depth[i] / 1000 divides two integers"),
     "index_down_the_columns": ([("int i = v * width + u;", "int i = u * height + v;")],
