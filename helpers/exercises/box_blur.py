@@ -12,6 +12,7 @@ import itertools
 import numpy as np
 
 from helpers.exercises import flat_split, near, speed
+from helpers.exercises.box_blur_loads import late_start, stored_at_own_slot
 from helpers.exercises.common import Input, Output, close
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.hidden import awkward
@@ -144,8 +145,9 @@ def _mistakes(case, run):
             return
     want = reference(run.model)
     if not close(run.out.got, want):
+        yield from stored_at_own_slot(run.model, run.out.got, want, BLOCK, RADIUS)
         yield from matches(run.out.got, _models(run.model), close)
-        yield from _late_start(run.out.got, want)
+        yield from late_start(run.out.got, want, BLOCK, RADIUS)
         yield from matches(run.out.got, _tiled_models(run.model),
                            lambda got, model: model is not None and close(got, model))
         yield from _located(run.out.got, want)
@@ -293,26 +295,6 @@ def _tiled_models(image):
                 for _, (axis, c), span in spans), "; ".join(
                 f"{v} runs from 0 to 2 * RADIUS, both included: for (int {v} = 0; {v} <= 2 * "
                 f"RADIUS; {v}++)" for v, _, _ in spans))
-
-
-def _late_start(got, want):
-    """The pixels of each block's first k rows or columns wrong, and only they: the tile's first
-    k rows or columns, which their windows alone reach, not loaded (the loop over ty or tx
-    starting at threadIdx.y + k or threadIdx.x + k)."""
-    wrong = ~np.isclose(got, want, rtol=1e-5, atol=1e-6)
-    y, x = np.indices(got.shape)
-    for k in range(1, RADIUS + 1):
-        for v, axis, lane, c, size, step in (
-                ("tx", "columns", x % BLOCK[0], "x", "TILE_X", "BLOCK_X"),
-                ("ty", "rows", y % BLOCK[1], "y", "TILE_Y", "BLOCK_Y")):
-            if (wrong == (lane < k)).all():
-                first = f"first {k} {axis}" if k > 1 else f"first {axis[:-1]}"
-                yield (f"the tile's {first} {'were' if k > 1 else 'was'} not loaded: the pixels "
-                       f"in the {first} of each block, whose windows alone reach "
-                       f"{'them' if k > 1 else 'it'}, are wrong "
-                       f"({wrong.sum()} of {wrong.size}), all others right", f"each thread "
-                       f"starts at its own {axis[:-1]} of the tile: for (int {v} = threadIdx.{c}; "
-                       f"{v} < {size}; {v} += {step})")
 
 
 def _located(got, want):

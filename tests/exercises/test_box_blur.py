@@ -101,6 +101,15 @@ WRONG = {
     "tile_rows_step_by_block_x": ([("ty += BLOCK_Y", "ty += BLOCK_X")],
                                   ["pixels are NaN: their windows read tile elements no thread loaded",
                                    "stepping by BLOCK_Y and BLOCK_X"]),
+    # blind audit L6: the load stored at the thread's own slot (was '1809 pixels are NaN: their
+    # windows read tile elements no thread loaded ... Hint: load every element of the tile: its
+    # loops run while ty < TILE_Y and tx < TILE_X, stepping by BLOCK_Y and BLOCK_X', loops right)
+    "tile_stored_at_the_threads_slot": ([("            tile[ty][tx] = in[",
+                                          "            tile[threadIdx.y][threadIdx.x] = in[")],
+                                        ["each thread stored every pixel it loaded at its own "
+                                         "slot, tile[threadIdx.y][threadIdx.x]", "1809 pixels",
+                                         "Hint: store each load where the loops say, tile[ty]"
+                                         "[tx] = in[...]"]),
     "tile_indices_swapped": ([("tile[threadIdx.y + dy][threadIdx.x + dx]",
                                "tile[threadIdx.x + dx][threadIdx.y + dy]")],
                              ["indexed an array past the size", "tile[row][column] takes the row"]),
@@ -271,7 +280,8 @@ SIMULATOR_ONLY = dict.fromkeys(("tile_declared_too_small", "tile_indices_swapped
                                "an overrun of shared memory may break the GPU's context")
 SIMULATOR_ONLY.update(radius_added_twice="an overrun of shared memory may break the GPU's context",
                       window_at_image_coordinates="an overrun of shared memory may break the GPU's context",
-                      barrier_inside_the_loop="a race: on a GPU the values depend on the warps' order")
+                      barrier_inside_the_loop="a race: on a GPU the values depend on the warps' order",
+                      tile_stored_at_the_threads_slot="on a GPU, the slots never stored hold garbage")
 
 
 @pytest.mark.parametrize("name", simulator_only(sorted(WRONG), SIMULATOR_ONLY))

@@ -1,0 +1,68 @@
+"""Models of ``box_blur``'s tile loaded wrongly (``helpers.exercises.box_blur``), from what the
+kernel gave: each block's tile of ``block`` plus a halo of ``radius`` pixels on every side, loaded
+by the loops ``for (ty = threadIdx.y; ty < TILE_Y; ty += BLOCK_Y)`` and the same over tx."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+
+def _wrong(got, want):
+    return ~np.isclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def late_start(got, want, block, radius):
+    """The pixels of each block's first k rows or columns wrong, and only they: the tile's first
+    k rows or columns, which their windows alone reach, not loaded (the loop over ty or tx
+    starting at threadIdx.y + k or threadIdx.x + k)."""
+    wrong, (y, x) = _wrong(got, want), np.indices(got.shape)
+    for k in range(1, radius + 1):
+        for v, axis, lane, c, size, step in (
+                ("tx", "columns", x % block[0], "x", "TILE_X", "BLOCK_X"),
+                ("ty", "rows", y % block[1], "y", "TILE_Y", "BLOCK_Y")):
+            if (wrong == (lane < k)).all():
+                first = f"first {k} {axis}" if k > 1 else f"first {axis[:-1]}"
+                yield (f"the tile's {first} {'were' if k > 1 else 'was'} not loaded: the pixels "
+                       f"in the {first} of each block, whose windows alone reach "
+                       f"{'them' if k > 1 else 'it'}, are wrong "
+                       f"({wrong.sum()} of {wrong.size}), all others right", f"each thread "
+                       f"starts at its own {axis[:-1]} of the tile: for (int {v} = threadIdx.{c}; "
+                       f"{v} < {size}; {v} += {step})")
+
+
+def own_slot_blur(image, block, radius):
+    """The blur of a kernel that stores every load at its own slot, tile[threadIdx.y][threadIdx.x]
+    (not the loop's tile[ty][tx]): that slot holds its thread's last load, (x0 + the last tx,
+    y0 + the last ty), and the slots past the block's size are never stored (NaN here)."""
+    (h, w), (bw, bh), side = image.shape, block[:2], 2 * radius + 1
+    j, i = np.indices((bh, bw))
+    last_y, last_x = (j + (bh + 2 * radius - 1 - j) // bh * bh,
+                      i + (bw + 2 * radius - 1 - i) // bw * bw)
+    out = np.zeros((-(-h // bh) * bh, -(-w // bw) * bw))
+    for by, bx in itertools.product(range(out.shape[0] // bh), range(out.shape[1] // bw)):
+        tile = np.full((bh + 2 * radius, bw + 2 * radius), np.nan)
+        tile[j, i] = image[np.clip(by * bh - radius + last_y, 0, h - 1),
+                           np.clip(bx * bw - radius + last_x, 0, w - 1)]
+        out[by * bh:(by + 1) * bh, bx * bw:(bx + 1) * bw] = sum(
+            tile[j + dy, i + dx] for dy in range(side) for dx in range(side))
+    return (out[:h, :w] / side ** 2).astype(np.float32)
+
+
+def stored_at_own_slot(image, got, want, block, radius):
+    """The loads stored at tile[threadIdx.y][threadIdx.x]: every pixel whose window lies in the
+    slots stored is that model's, and some of them wrong; the others read slots never stored
+    (NaN on the simulator, what shared memory held on a GPU)."""
+    model = own_slot_blur(image, block, radius)
+    known = ~np.isnan(model)
+    if not known.any() or _wrong(got[known], model[known]).any() or \
+            not _wrong(model[known], want[known]).any():
+        return
+    nan = " (NaN on the simulator)" if np.isnan(got[~known]).any() else ""
+    yield ("each thread stored every pixel it loaded at its own slot, tile[threadIdx.y]"
+           "[threadIdx.x], not at the loop's tile[ty][tx]: that slot kept only its last load (a "
+           "thread making two trips overwrote its first), and the tile's last 2 * RADIUS rows and "
+           f"columns were never stored, so {int((~known).sum())} pixels' windows read elements no thread "
+           f"loaded{nan}", "store each load where the loops say, tile[ty][tx] = in[...], with ty "
+           "and tx the loops' indices (threadIdx.y and threadIdx.x are only where they start)")
