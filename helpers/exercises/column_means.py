@@ -186,7 +186,15 @@ def _misread(m, block):
            "stepped through m by rows floats, m[col], m[col + rows], ... to m's end: a step down "
            "a column moves one whole row, cols floats, not rows", "element (r, col) is m[r * "
            "cols + col]: from i = col step by cols, i += cols, while i < rows * cols")
-    if cols < rows:
+    if cols < rows:   # the planted bug's reads past m's end clamped onto its last element
+        yield (flat[np.minimum(np.arange(rows)[:, None] * rows + np.arange(cols),
+                               flat.size - 1)].mean(axis=0),
+               "each thread still stepped down its column by rows floats, m[r * rows + col], and "
+               "the reads past m's end were clamped onto its last element (min(..., rows * cols "
+               "- 1)): they no longer fault, but they read m[rows * cols - 1] where the column's "
+               "elements belong; the clamp hides the planted bug, it does not fix it",
+               "a step down a column moves one whole row, cols floats: element (r, col) is m[r * "
+               "cols + col], always inside m, with no clamp")
         yield (m[:cols].sum(axis=0) / rows, "the loop ran while r < cols: each mean is the sum "
                "of the first cols rows only", "a column has rows elements: loop while r < rows")
 

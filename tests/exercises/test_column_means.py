@@ -88,6 +88,14 @@ WRONG = {
                                                 "the tall matrix before it came out right",
                                      "hint": "step by cols on every shape: element (r, col) is "
                                              "m[r * cols + col]"}),
+    # blind audit L8: the planted bug's reads past m's end clamped into m (was 'means[0] =
+    # -0.275476, NumPy's is -0.0600658' with the printf hint)
+    "index_clamped_into_m": ([(READ, "m[min(r * rows + col, rows * cols - 1)];")],
+                             {"problem": "each thread still stepped down its column by rows "
+                                         "floats, m[r * rows + col], and the reads past m's end "
+                                         "were clamped onto its last element",
+                              "hint": "element (r, col) is m[r * cols + col], always inside m, "
+                                      "with no clamp"}),
 }
 # Right, but not the solution's way: each must pass
 RIGHT = {
