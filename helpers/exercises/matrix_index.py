@@ -196,6 +196,7 @@ def _mix_ups(got, case, padded):
          ROW_MAJOR_HINT),
         (dict(y_from_x=True), "the result is what row = blockIdx.y * blockDim.y + threadIdx.x "
          "gives: row takes threadIdx.x, as col does", "row comes from y: " + INDEX_HINT),
+        *_threads_swapped(case),
         *_fixed_blocks(case))] + list(_overlapping(case, padded))
     r, c = np.indices((rows, cols))
     a = a_pad[:rows * cols].reshape(rows, cols)
@@ -234,6 +235,19 @@ def _fixed_blocks(case):
                    "block's shape. " + INDEX_HINT)
 
 
+def _threads_swapped(case):
+    """The model of a kernel that swapped threadIdx.x and threadIdx.y but kept blockIdx and
+    blockDim (col = blockIdx.x * blockDim.x + threadIdx.y): right for square blocks only."""
+    bx, by = case.block[:2]
+    if bx != by:
+        yield (dict(threads_swapped=True), "the result is what col = blockIdx.x * blockDim.x + "
+               "threadIdx.y, row = blockIdx.y * blockDim.y + threadIdx.x gives: threadIdx.x and "
+               "threadIdx.y are swapped, which is right only when blockDim.x == blockDim.y, and "
+               f"this launch's blocks are {bx} x {by} threads, so some elements were never "
+               "written (and others by more than one thread)",
+               "col takes threadIdx.x, row threadIdx.y: " + INDEX_HINT)
+
+
 def _overlapping(case, padded):
     """The models of a kernel whose blocks start one column (or row) apart: blockIdx added
     without blockDim (col = blockIdx.x + threadIdx.x), along x, y or both: ``(model, problem,
@@ -256,9 +270,11 @@ def _overlapping(case, padded):
                    INDEX_HINT.split(", ")["xy".index(side)] for side in sides))
 
 
-def _model(case, padded, swap=False, index=None, block=None, y_from_x=False):
+def _model(case, padded, swap=False, index=None, block=None, y_from_x=False,
+           threads_swapped=False):
     """The output of a guarded kernel that takes row from x when ``swap`` (y's block from y, its
-    thread from x when ``y_from_x``), stores element
+    thread from x when ``y_from_x``; each side's block from itself, its thread from the other
+    when ``threads_swapped``), stores element
     (row, col) at ``index(row, col)`` (by default row * cols + col) and takes ``block`` for
     blockDim (by default the launch's); NaN where it writes nothing, nothing past the end, and
     inf where threads with different values meet (whichever wrote last: a GPU does not say)."""
@@ -270,6 +286,8 @@ def _model(case, padded, swap=False, index=None, block=None, y_from_x=False):
         xs, ys = xs // bx * block[0] + xs % bx, ys // by * block[1] + ys % by
     if y_from_x:
         ys = ys // by * by + xs % bx
+    if threads_swapped:
+        xs, ys = xs // bx * bx + ys % by, ys // by * by + xs % bx
     row, col = (xs, ys) if swap else (ys, xs)
     idx = index(row, col) if index else row * cols + col
     keep = (row < rows) & (col < cols) & (idx < rows * cols)

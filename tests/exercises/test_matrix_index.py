@@ -83,6 +83,12 @@ WRONG = {
                              "blockIdx.x * gridDim.x + threadIdx.x gives"),
     "col_scale_by_thread": ([("col_scale[col]", "col_scale[threadIdx.x]")],
                             "a * col_scale[threadIdx.x] + row_offset[row]"),
+    # blind audit M3 (was '2030 of 3150 elements were never written ... Hint: every element
+    # needs a thread: ...'): threadIdx.x and threadIdx.y swapped, blockIdx kept
+    "thread_indices_swapped": ([(INDEX_X, "blockIdx.x * blockDim.x + threadIdx.y"),
+                                (INDEX_Y, "blockIdx.y * blockDim.y + threadIdx.x")],
+                               "threadIdx.x and threadIdx.y are swapped, which is right only when "
+                               "blockDim.x == blockDim.y"),
     "row_from_thread_x": ([("int row = " + INDEX_Y, "int row = blockIdx.y * blockDim.y + threadIdx.x")],
                           "row = blockIdx.y * blockDim.y + threadIdx.x gives"),
     "row_offset_by_flat_over_rows": ([("row_offset[row]", "row_offset[i / rows]")],
