@@ -172,12 +172,18 @@ LOOKALIKES = [
        "elements: each step after the first read its tile k - k / 16 elements short of where it "
        "starts", hint)
       for a, b, which, hint in (
-          (True, True, "A's and B's tiles'", "the tile (tile_row, k / 16) starts k elements along: "
-           "load A + tile_row * 16 * K + k and B + tile_col * 16 * K + k"),
           (True, False, "A's tile's", "the tile (tile_row, k / 16) starts k elements along its "
            "rows: A + tile_row * 16 * K + k"),
           (False, True, "B's tile's", "the tile (k / 16, tile_col) starts k elements down its "
            "columns: B + tile_col * 16 * K + k"))),
+    # both offsets 1 element a step: most often the loop counts tiles while the loads add k
+    (lambda m, k, n: dict(a_start=lambda kk, tr: tr * 16 * k + kk // 16,
+                          b_start=lambda kk, tc: tc * 16 * k + kk // 16),
+     "A's and B's tiles moved 1 element along K from one step to the next, where a tile is 16 "
+     "elements: k counted tiles (k < K / 16; k++), but the loads add k to A and B as an offset in "
+     "elements, so each step after the first read its tiles short of where they start",
+     "let k count elements, a tile's 16 a step: for (int k = 0; k < K; k += 16), and the loads' "
+     "+ k (not k / 16) is then where the tile starts along K"),
 ]
 C_HINT = ("C's tile (tile_row, tile_col) starts at C + tile_row * 16 * N + tile_col * 16, and "
           "from one row to the next is N elements")

@@ -109,6 +109,11 @@ WRONG = [
      ["tile_col = warp % (M / 16) counts", "tile_col = warp % (N / 16)"]),
     ("tile_row_from_m", variant(KERNEL, ("tile_row = warp / (N / 16)", "tile_row = warp / (M / 16)")),
      ["tile_row = warp / (M / 16) counts", "tile_row = warp / (N / 16)"]),
+    # blind audit M14 (was 'A's and B's tiles' offset along K was k / 16, the tile's number ...
+    # Hint: ... load A + tile_row * 16 * K + k and B + tile_col * 16 * K + k', the lines right)
+    ("loop_counts_tiles", variant(KERNEL, ("k < K; k += 16", "k < K / 16; k++")),
+     ["k counted tiles (k < K / 16; k++)", "Hint: let k count elements, a tile's 16 a step: for "
+      "(int k = 0; k < K; k += 16)"]),
     # blind audit H28 (was 'C is not A B' and the checklist): the tile's number as A's offset
     ("a_offset_k_over_16", variant(KERNEL, (LOAD_A, LOAD_A.replace("K + k,", "K + k / 16,"))),
      ["A's tile's offset along K was k / 16, the tile's number", "A + tile_row * 16 * K + k"]),
