@@ -127,6 +127,14 @@ STAGINGS = [  # (a wrong staging, as _staged's keywords given K and N), problem,
      "were staged only where k0 + col < K (A) and k0 + r < K (B), an if with no else, so those "
      "products were added twice", "stage 0 past K: As[w][r][col] = k0 + col < K ? A[...] : "
      "__float2half(0.0f), and Bs[w][r][col] = k0 + r < K ? B[...] : __float2half(0.0f)"),
+    # either guard alone gives this C (a product with a 0 factor is 0): the problem names both
+    (lambda k, n: dict(a_keep=lambda k0, r, col: col < k % 16, b_keep=lambda k0, r, col: r < k % 16),
+     "every step staged its tiles as if it were the last, partial one: a zero guard compares the "
+     "index within the tile, col (A) or r (B), with K % 16, so each step added only its first "
+     "K % 16 products and set the rest to 0 (either guard alone does it); an element's k is the "
+     "global index, k0 + col in A and k0 + r in B, and it must be below K",
+     "compare the element's k with K in both guards: As[w][r][col] = k0 + col < K ? A[...] : "
+     "__float2half(0.0f), and Bs[w][r][col] = k0 + r < K ? B[...] : __float2half(0.0f)"),
 ]
 
 

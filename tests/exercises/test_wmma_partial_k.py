@@ -110,6 +110,16 @@ WRONG = [
              (STAGE_B, "Bs[w][r][col] = B[min(k0 + r, K - 1) * N + tile_col * 16 + col];")),
      ["C is A B plus 8 more products of A's last column (k = 39) and B's last row",
       "repeated element K - 1 = 39", "Hint: past K there is no matrix: stage 0 there"]),
+    # blind audit M15: the guards compare the index within the tile with K % 16 (was 'C is not A
+    # B (C[28][45] = -0.8871, expected 4.533)' and the staging recipe)
+    ("guards_within_the_tile_against_k_mod_16",
+     variant(KERNEL, (STAGE_A, STAGE_A.replace("k0 + col < K", "col < K % 16")),
+             (STAGE_B, STAGE_B.replace("k0 + r < K", "r < K % 16"))),
+     ["every step staged its tiles as if it were the last, partial one", "col (A) or r (B), with "
+      "K % 16", "Hint: compare the element's k with K in both guards: As[w][r][col] = k0 + col < K ?"]),
+    ("a_guard_within_the_tile_against_k_mod_16",
+     variant(KERNEL, (STAGE_A, STAGE_A.replace("k0 + col < K", "col < K % 16"))),
+     ["every step staged its tiles as if it were the last, partial one", "either guard alone"]),
 ]
 
 
