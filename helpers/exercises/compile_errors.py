@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from helpers.exercises import fragment_roles
 from helpers.exercises.verdict import COMPILE_HINT, Verdict, first_error, not_yet
 
 PYTHON_WORDS = {"True": "true", "False": "false", "None": "nullptr (or 0)"}
@@ -299,8 +300,12 @@ MATRIX = {"matrix_a": "A", "matrix_b": "B"}
 
 
 def _refused(records, path, source):
-    """mma.h refused the first: a matrix_a or matrix_b fragment of float (or double), the
-    accumulator's type, in a 16-bit shape; None for anything else it refuses."""
+    """mma.h refused the first: mma_sync given a fragment of the wrong kind (fragment_roles), or
+    a matrix_a or matrix_b fragment of float (or double), the accumulator's type, in a 16-bit
+    shape; None for anything else it refuses."""
+    roles = fragment_roles.said(records[0], _where(records[0], path), source)
+    if roles:
+        return roles
     wrong = [d for d in records if _wide_input(d)]
     if not wrong or wrong[0] is not records[0]:
         return None

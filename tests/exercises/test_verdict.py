@@ -122,6 +122,14 @@ def test_a_compile_error_without_a_rule_keeps_the_plain_verdict():
     from helpers.exercises.compile_errors import verdict
 
     others = [_record("refused by a header", names=("mma_sync",), types=("fragment<...>",)),
+              # an input fragment passed where the accumulator d belongs: which was meant is not
+              # the record's to say
+              _record("refused by a header", names=("mma_sync",),
+                      expression="wmma::mma_sync(fa, fa, fb, fc)",
+                      types=("fragment<matrix_a, 16, 16, 16, __half, row_major>",
+                             "fragment<matrix_a, 16, 16, 16, __half, row_major>",
+                             "fragment<matrix_b, 16, 16, 16, __half, col_major>",
+                             "fragment<accumulator, 16, 16, 16, float>")),
               _record("refused by a header", names=("fragment",),  # a shape CUDA lacks
                       types=("matrix_a", "16", "16", "8", "half", "row_major"))]
     for records in [(), (_record("other"),), (_record("expected", names=(")", "}")),),

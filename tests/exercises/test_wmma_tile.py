@@ -154,6 +154,20 @@ DOES_NOT_COMPILE = {
                                      "matrix_a fragment holds", "half, as A is"],
                          ["declare it half: wmma::fragment<wmma::matrix_a, 16, 16, 16, half, "
                           "wmma::row_major> fa; (the tensor cores"], "matrix_b"),
+    # blind audit M16: B's fragment declared matrix_a (was g++'s template error and 'does not
+    # compile. Hint: read the compiler's first error ...'); mma_sync's b must be a matrix_b
+    "b_declared_matrix_a": ([("wmma::matrix_b, 16, 16, 16, half, wmma::col_major> fb;",
+                              "wmma::matrix_a, 16, 16, 16, half, wmma::col_major> fb;")],
+                            ["line 17 passes fb as mma_sync's third argument, b, but line 12 declares "
+                             "fb a matrix_a fragment: mma_sync(d, a, b, c) multiplies a matrix_a "
+                             "fragment, a, by a matrix_b fragment, b"],
+                            ["declare fb as B's fragment, a matrix_b one: wmma::fragment<wmma::"
+                             "matrix_b, 16, 16, 16, half, wmma::col_major> fb;"], "fa"),
+    "inputs_swapped_in_mma_sync": ([("mma_sync(fc, fa, fb, fc)", "mma_sync(fc, fb, fa, fc)")],
+                                   ["line 17 passes fb, a matrix_b fragment, as a and fa, a "
+                                    "matrix_a fragment, as b"],
+                                   ["the matrix_a fragment goes second and the matrix_b one third: "
+                                    "wmma::mma_sync(fc, fa, fb, fc) where fa holds A"], ""),
 }
 
 
