@@ -13,6 +13,8 @@ that stages its tiles before every lane has read the last ones (no __syncwarp())
 (``STAGINGS``: the zero test on the other index, B's row stride or column) is named by the C it
 computes (``_staged``), and so is B's zero test against N (where N > K its C is no guard's, so a
 launch with N < K confirms it); a tile element no lane staged, by the simulator's init check.
+Zero guards that compare the index within the tile with K % 16 give one C whichever of the two
+is wrong: launches with an inf column of A (row of B) tell which (``_guards_in_tile``).
 """
 
 from __future__ import annotations
@@ -39,11 +41,14 @@ def _where(case):
     return f"with M = {m}, K = {k} (not a multiple of 16), N = {n}"
 
 
-def _launch(case):
+def _launch(case, inf_at=None):
+    """The case's launch; ``inf_at`` ("A" or "B", k): A's column k (B's row k) all inf."""
     m, k, n = case[:3]
     rng = np.random.default_rng(m * 1000 + k + n)
     a = rng.uniform(-1, 1, (m, k)).astype(np.float16)
     b = rng.uniform(-1, 1, (k, n)).astype(np.float16)
+    if inf_at:
+        (a.T if inf_at[0] == "A" else b)[inf_at[1]] = np.inf
     tiles = (m // 16) * (n // 16)
     return Launch((Input(a, after=PAD, junk=np.nan), Input(b, after=PAD, junk=np.nan),
                    # a row of tiles: a warp past the last stores there
@@ -127,14 +132,6 @@ STAGINGS = [  # (a wrong staging, as _staged's keywords given K and N), problem,
      "were staged only where k0 + col < K (A) and k0 + r < K (B), an if with no else, so those "
      "products were added twice", "stage 0 past K: As[w][r][col] = k0 + col < K ? A[...] : "
      "__float2half(0.0f), and Bs[w][r][col] = k0 + r < K ? B[...] : __float2half(0.0f)"),
-    # either guard alone gives this C (a product with a 0 factor is 0): the problem names both
-    (lambda k, n: dict(a_keep=lambda k0, r, col: col < k % 16, b_keep=lambda k0, r, col: r < k % 16),
-     "every step staged its tiles as if it were the last, partial one: a zero guard compares the "
-     "index within the tile, col (A) or r (B), with K % 16, so each step added only its first "
-     "K % 16 products and set the rest to 0 (either guard alone does it); an element's k is the "
-     "global index, k0 + col in A and k0 + r in B, and it must be below K",
-     "compare the element's k with K in both guards: As[w][r][col] = k0 + col < K ? A[...] : "
-     "__float2half(0.0f), and Bs[w][r][col] = k0 + r < K ? B[...] : __float2half(0.0f)"),
 ]
 
 
@@ -158,6 +155,37 @@ def _b_guarded_with_n(run, case):
            "B[(k0 + r) * N + tile_col * 16 + col] : __float2half(0.0f)")
 
 
+IN_TILE = lambda k, n: dict(a_keep=lambda k0, r, col: col < k % 16,  # noqa: E731
+                           b_keep=lambda k0, r, col: r < k % 16)
+"""Zero guards that compare the index within the tile with K % 16 (either alone gives this C: a
+product with a factor 0 is 0)."""
+GUARDS = {"A": ("As", "col", "k0 + col in A", "columns of A", "As[w][r][col] = k0 + col < K ? "
+                "A[...] : __float2half(0.0f)"),
+          "B": ("Bs", "r", "k0 + r in B", "rows of B", "Bs[w][r][col] = k0 + r < K ? B[...] : "
+                "__float2half(0.0f)")}
+
+
+def _guards_in_tile(run, case):
+    """Zero guards that compare the index within the tile with K % 16: each step kept only its
+    first K % 16 products. Which guard: a launch with A's column K % 16 all inf (B's row) gives
+    NaN in C only where that guard is right (inf times the other's 0)."""
+    m, k, n = case[:3]
+    if k < 16 or not _staged_as(run, case, IN_TILE):
+        return
+    inf = {side: _run(run, case, (side, k % 16)) for side in "AB"}
+    wrong = [side for side, again in inf.items()
+             if again is not None and not np.isnan(again.out.got).any()] or ["A", "B"]
+    arrays, indices, globals_, what = (" and ".join(x) for x in zip(
+        *(GUARDS[side][:4] for side in wrong)))
+    tiles, guards = ("its tiles", f"the zero guards of {arrays} compare") if len(wrong) == 2 else (
+        f"{wrong[0]}'s tile", f"{arrays}'s zero guard compares")
+    yield (f"every step staged {tiles} as if it were the last, partial one: {guards} the index "
+           f"within the tile, {indices}, with K % 16, so each step added only its first K % 16 "
+           f"products and set its other {what} to 0; an element's k is the global index, "
+           f"{globals_}, and it must be below K",
+           "compare the element's k with K: " + ", and ".join(GUARDS[side][4] for side in wrong))
+
+
 def _clamped(got, a, b, k):
     """C = A B plus 16 - K % 16 more products of A's last column and B's last row: the last
     step's tile elements past K took k = K - 1 (an index clamped, min(k0 + col, K - 1)), not 0."""
@@ -174,10 +202,10 @@ def _clamped(got, a, b, k):
            "__float2half(0.0f)")
 
 
-def _run(run, case):
-    """The ``Run`` of ``run``'s kernel launched on ``case``, or None where that launch crashed or
-    left C holding what it was filled with."""
-    launched = EXERCISE.run(run.kernel, _launch(case))
+def _run(run, case, inf_at=None):
+    """The ``Run`` of ``run``'s kernel launched on ``case`` (with ``inf_at``, as ``_launch``'s),
+    or None where that launch crashed or left C holding what it was filled with."""
+    launched = EXERCISE.run(run.kernel, _launch(case, inf_at))
     try:
         next(launched)
     except StopIteration as stop:
@@ -296,6 +324,7 @@ def _mistakes(case, run):
     yield from _steps_cut_short(got, a, b, k)
     yield from _b_guarded_with_n(run, case)
     yield from _clamped(got, a, b, k)
+    yield from _guards_in_tile(run, case)
     for change, problem, hint in STAGINGS:
         if _staged_as(run, case, change):
             yield problem, hint

@@ -111,15 +111,25 @@ WRONG = [
      ["C is A B plus 8 more products of A's last column (k = 39) and B's last row",
       "repeated element K - 1 = 39", "Hint: past K there is no matrix: stage 0 there"]),
     # blind audit M15: the guards compare the index within the tile with K % 16 (was 'C is not A
-    # B (C[28][45] = -0.8871, expected 4.533)' and the staging recipe)
+    # B (C[28][45] = -0.8871, expected 4.533)' and the staging recipe); either alone gives the
+    # same C, told apart by launches with an inf column of A, row of B
     ("guards_within_the_tile_against_k_mod_16",
      variant(KERNEL, (STAGE_A, STAGE_A.replace("k0 + col < K", "col < K % 16")),
              (STAGE_B, STAGE_B.replace("k0 + r < K", "r < K % 16"))),
-     ["every step staged its tiles as if it were the last, partial one", "col (A) or r (B), with "
-      "K % 16", "Hint: compare the element's k with K in both guards: As[w][r][col] = k0 + col < K ?"]),
+     ["every step staged its tiles as if it were the last, partial one: the zero guards of As and "
+      "Bs compare the index within the tile, col and r, with K % 16",
+      "Hint: compare the element's k with K: As[w][r][col] = k0 + col < K ? A[...] : "
+      "__float2half(0.0f), and Bs[w][r][col] = k0 + r < K ?"]),
     ("a_guard_within_the_tile_against_k_mod_16",
      variant(KERNEL, (STAGE_A, STAGE_A.replace("k0 + col < K", "col < K % 16"))),
-     ["every step staged its tiles as if it were the last, partial one", "either guard alone"]),
+     ["every step staged A's tile as if it were the last, partial one: As's zero guard compares "
+      "the index within the tile, col, with K % 16", "Hint: compare the element's k with K: "
+      "As[w][r][col] = k0 + col < K ? A[...] : __float2half(0.0f)\n"]),
+    ("b_guard_within_the_tile_against_k_mod_16",
+     variant(KERNEL, (STAGE_B, STAGE_B.replace("k0 + r < K", "r < K % 16"))),
+     ["every step staged B's tile as if it were the last", "Bs's zero guard compares the index "
+      "within the tile, r,", "Hint: compare the element's k with K: Bs[w][r][col] = k0 + r < K ? "
+      "B[...] : __float2half(0.0f)\n"]),
 ]
 
 
