@@ -13,6 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises import near
+from helpers.exercises.causal_softmax_models import (_exps, _near, _shfl_down_max, _shfl_down_sums,
+                                                     _shifted, softmax, visible)
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -35,9 +37,6 @@ def _draw(rng):
             (rows, awkward(rng, 32, 33, rows - 1), pick(rng, BLOCKS))]
 
 
-def visible(rows, cols, ahead=0):
-    """True where column c of row r takes part: c <= r (c <= r + ahead)."""
-    return np.arange(cols)[None, :] <= np.arange(rows)[:, None] + ahead
 
 
 def scores(rows, cols):
@@ -71,28 +70,8 @@ def _max_from_0(x):
     return _shifted(x, np.maximum(np.where(seen, x.astype(np.float64), -np.inf).max(axis=1), 0))
 
 
-def _shifted(x, m):
-    """What subtracting ``m`` (one a row) gives, its exps in float32, as a kernel's overflow
-    (inf, and inf / inf is NaN) and underflow (0 / 0) do."""
-    seen = visible(*x.shape)
-    with np.errstate(invalid="ignore", over="ignore"):
-        e = np.where(seen, np.exp((x.astype(np.float64) - np.asarray(m)[:, None])
-                                  .astype(np.float32)), 0).astype(np.float64)
-        return np.where(seen, e / e.sum(axis=1, keepdims=True), 0)
 
 
-def softmax(x, seen=None, shift=None, summed=None):
-    """The causal softmax in float64 over the columns ``seen`` (by default the visible ones),
-    less ``shift`` (by default each row's max over them), divided by the sum over the columns
-    ``summed`` (by default the seen ones); a row that sees no column is 0."""
-    x = x.astype(np.float64)
-    seen = visible(*x.shape) if seen is None else seen
-    if shift is None:
-        shift = np.where(seen, x, -np.inf).max(axis=-1, keepdims=True)
-    with np.errstate(invalid="ignore", over="ignore"):
-        e = np.exp(x - np.where(np.isinf(shift), 0, shift))
-        total = np.where(seen if summed is None else summed, e, 0).sum(axis=-1, keepdims=True)
-        return np.where(seen, e / np.maximum(total, 1e-300), 0)
 
 
 def _launch(case):
@@ -117,26 +96,10 @@ def _lanes_own_max(x):
     return softmax(x, shift=shift)
 
 
-def _near(got, model):
-    return np.allclose(got, model, rtol=4e-3, atol=1e-4)
 
 
-def _exps(x):
-    """exp(x - m) over each row's visible columns (m their max), 0 in the masked ones."""
-    seen = visible(*x.shape)
-    x = np.where(seen, x.astype(np.float64), -np.inf)
-    return np.where(seen, np.exp(x - x.max(axis=1, keepdims=True)), 0)
 
 
-def _shfl_down_sums(e):
-    """What each column's lane holds after warp_sum written with __shfl_down_sync: a lane whose
-    source (lane + offset) is past 31 gets its own value back, so only lane 0 ends with the row's
-    whole sum."""
-    part = np.stack([e[:, lane::32].sum(axis=1) for lane in range(32)], axis=1)
-    for offset in (16, 8, 4, 2, 1):
-        source = np.arange(32) + offset
-        part = part + np.where(source < 32, part[:, np.minimum(source, 31)], part)
-    return part[:, np.arange(e.shape[1]) % 32]
 
 
 def _sum_slips(x, got):
@@ -351,6 +314,11 @@ def _mistakes(case, run):
         yield ("some rows or columns of y were never written",
                "one warp a row, row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, its "
                "lanes over columns lane, lane + 32, ... while c < cols")
+    if _near(got, softmax(x, shift=_shfl_down_max(x))):
+        yield ("each lane subtracted a different max: only lane 0 holds the row's max after "
+               "__shfl_down_sync, the other lanes a max of part of the row",
+               "every lane needs the row's max: m = warp_max(m), whose __shfl_xor_sync leaves it "
+               "in every lane (or hand lane 0's to all: m = __shfl_sync(0xffffffffu, m, 0))")
     if _near(got, _lanes_own_max(x)):
         yield ("each lane subtracted the max of its own columns, not the row's",
                "after each lane's max, m = warp_max(m): all 32 lanes need the same max")

@@ -76,6 +76,12 @@ WRONG = [
      ["y is exp(x - m), never divided by the sum", "/ sum"]),
     ("write_test_below_last", variant(KERNEL, ("c <= last ? __expf", "c < last ? __expf")),
      ["the write's test is c < last", "a row sees its own column"]),
+    # blind audit L7: the warp's max written inline with __shfl_down_sync: only lane 0 ends with
+    # the row's max, the other lanes subtract the max of part of the row
+    ("warp_max_inline_shfl_down", variant(KERNEL, ("    m = warp_max(m);\n",
+                                                   "    for (int offset = 16; offset > 0; offset /= 2)\n"
+                                                   "        m = fmaxf(m, __shfl_down_sync(0xffffffffu, m, offset));\n")),
+     ["only lane 0 holds the row's max after __shfl_down_sync", "m = warp_max(m)"]),
     ("warp_sum_shfl_down", variant(KERNEL, ("v += __shfl_xor_sync", "v += __shfl_down_sync")),
      ["only lane 0 holds the sum after __shfl_down_sync", "use __shfl_xor_sync"]),
     # audit 2: a max that starts at 0 passed (no row's visible scores were all far below 0)

@@ -1,0 +1,73 @@
+"""The NumPy models of notebook 14's causal softmax (one warp a row) that
+``helpers.exercises.causal_softmax`` compares a kernel's output with: the right one and those of
+the warp's reductions gone wrong."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def visible(rows, cols, ahead=0):
+    """True where column c of row r takes part: c <= r (c <= r + ahead)."""
+    return np.arange(cols)[None, :] <= np.arange(rows)[:, None] + ahead
+
+
+def _shifted(x, m):
+    """What subtracting ``m`` (one a row) gives, its exps in float32, as a kernel's overflow
+    (inf, and inf / inf is NaN) and underflow (0 / 0) do."""
+    seen = visible(*x.shape)
+    with np.errstate(invalid="ignore", over="ignore"):
+        e = np.where(seen, np.exp((x.astype(np.float64) - np.asarray(m)[:, None])
+                                  .astype(np.float32)), 0).astype(np.float64)
+        return np.where(seen, e / e.sum(axis=1, keepdims=True), 0)
+
+
+def softmax(x, seen=None, shift=None, summed=None):
+    """The causal softmax in float64 over the columns ``seen`` (by default the visible ones),
+    less ``shift`` (by default each row's max over them), divided by the sum over the columns
+    ``summed`` (by default the seen ones); a row that sees no column is 0."""
+    x = x.astype(np.float64)
+    seen = visible(*x.shape) if seen is None else seen
+    if shift is None:
+        shift = np.where(seen, x, -np.inf).max(axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore", over="ignore"):
+        e = np.exp(x - np.where(np.isinf(shift), 0, shift))
+        total = np.where(seen if summed is None else summed, e, 0).sum(axis=-1, keepdims=True)
+        return np.where(seen, e / np.maximum(total, 1e-300), 0)
+
+
+def _near(got, model):
+    return np.allclose(got, model, rtol=4e-3, atol=1e-4)
+
+
+def _exps(x):
+    """exp(x - m) over each row's visible columns (m their max), 0 in the masked ones."""
+    seen = visible(*x.shape)
+    x = np.where(seen, x.astype(np.float64), -np.inf)
+    return np.where(seen, np.exp(x - x.max(axis=1, keepdims=True)), 0)
+
+
+def _shfl_down_sums(e):
+    """What each column's lane holds after warp_sum written with __shfl_down_sync: a lane whose
+    source (lane + offset) is past 31 gets its own value back, so only lane 0 ends with the row's
+    whole sum."""
+    part = np.stack([e[:, lane::32].sum(axis=1) for lane in range(32)], axis=1)
+    for offset in (16, 8, 4, 2, 1):
+        source = np.arange(32) + offset
+        part = part + np.where(source < 32, part[:, np.minimum(source, 31)], part)
+    return part[:, np.arange(e.shape[1]) % 32]
+
+
+def _shfl_down_max(x):
+    """What each column's lane subtracts after a warp max written with __shfl_down_sync: lane l
+    takes fmaxf with lane l + offset for offset 16, 8, 4, 2, 1 while l + offset < 32 (past 31 it
+    gets its own value back), so only lane 0 ends with the row's max, the others with the max of
+    part of it."""
+    seen = np.where(visible(*x.shape), x.astype(np.float64), -np.inf)
+    part = np.full((x.shape[0], 32), -np.inf)
+    for lane in range(min(32, x.shape[1])):
+        part[:, lane] = seen[:, lane::32].max(axis=1)
+    for offset in (16, 8, 4, 2, 1):
+        source = np.arange(32) + offset
+        part = np.maximum(part, np.where(source < 32, part[:, np.minimum(source, 31)], part))
+    return part[:, np.arange(x.shape[1]) % 32]
