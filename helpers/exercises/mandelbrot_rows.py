@@ -158,6 +158,22 @@ def _late_start(case, drawn):
                "each block has a row of its own", LOOP_HINT)
 
 
+def _last_pass_cut(case, got, drawn):
+    """Every row drawn up to x = (width / blockDim.x) * blockDim.x alone, right there: the loop's
+    bound rounded down to whole passes of the block, so the last, partial pass was cut off."""
+    width, _, block = case[:3]
+    cut = width // block * block
+    x = np.arange(width)
+    if cut < width and np.array_equal(drawn, np.broadcast_to(x < cut, drawn.shape)) and \
+            np.mean(got[drawn] != reference(case)[drawn]) <= TOLERANCE:
+        yield (f"{int((~drawn).sum())} of {drawn.size} pixels were never drawn, x = {cut} to "
+               f"{width - 1} in every row: the last pass along the row, where only {width - cut} "
+               f"of the {block} threads have a pixel, was cut off: the loop's bound was rounded "
+               f"down to whole passes of the block, (width / blockDim.x) * blockDim.x = {cut}",
+               "loop while x < width: for (int x = threadIdx.x; x < width; x += blockDim.x), "
+               "and in the last, partial pass the threads past the row's end just leave the loop")
+
+
 def _mistakes(case, run):
     """The mistakes one launch shows, the most telling first."""
     width, height, block = case[:3]
@@ -182,6 +198,7 @@ def _mistakes(case, run):
                "pixel", LOOP_HINT)
     yield from _strides(case, got, drawn)
     yield from _late_start(case, drawn)
+    yield from _last_pass_cut(case, got, drawn)
     if not drawn.all():
         rows, cols = np.nonzero(~drawn)
         yield (f"{int((~drawn).sum())} of {got.size} pixels were never drawn (the first at "

@@ -33,6 +33,10 @@ WRONG = {
                             "4575 of 12383 pixels were never drawn"),
     "stores_at_the_thread": ([("iters[y * width + x] = n;", "iters[y * width + threadIdx.x] = n;")],
                              "only the first 64 pixels of each row were drawn, each holding the last"),
+    # blind audit L17: the bound rounded down to whole passes of the block (was '671 of 12383
+    # pixels were never drawn (the first at x = 192, y = 0)')
+    "bound_of_whole_passes": ([("x < width;", "x < width / blockDim.x * blockDim.x;")],
+                              "x = 192 to 202 in every row: the last pass along the row"),
     "one_past_the_row": ([("x < width;", "x <= width;")], "iters was written past its end"),
     "stores_into_the_next": ([("iters[y * width + x] = n;", "iters[y * width + x + 1] = n;")],
                              "iters[0] was never written and the pixel just past the end"),
@@ -61,7 +65,8 @@ WRONG = {
 HINTS = {"z_and_n_not_reset": "declare z_re, z_im and n inside the loop",
          "steps_of_the_rows": "x += blockDim.x", "rows_height_long": "iters[y * width + x]",
          "steps_of_one": "x += blockDim.x", "y_of_a_global_index": "one block a row: y = blockIdx.x",
-         "y_times_width": "y took the row's start in iters (blockIdx.x * width)"}
+         "y_times_width": "y took the row's start in iters (blockIdx.x * width)",
+         "bound_of_whole_passes": "loop while x < width"}
 SIMULATOR_ONLY = {"y_of_a_global_index": "a write far past iters: a GPU may fault and leave the "
                                          "context unusable",
                   "y_times_width": "a write far past iters: a GPU may fault"}
