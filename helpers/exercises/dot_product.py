@@ -3,7 +3,7 @@
 ``dot(x, y, result, n)`` adds x . y to *result (0 before the launch) for any n, grid and block of
 1 to 32 warps: a grid-stride loop, warp shuffles, the warps' sums through shared memory, one
 atomicAdd a block. A wrong sum is matched with the plan's wrong shapes, modelled whole
-(``SHAPES``), and with the sums of known parts of the products.
+(``helpers.exercises.dot_product_models``), and with the sums of known parts of the products.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import numpy as np
 
 from helpers.exercises import speed, unset as unset_reads
 from helpers.exercises.common import Input, Output
+from helpers.exercises.dot_product_models import model, wrong_sums
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import observe, observed_mistakes
@@ -38,7 +39,6 @@ WARP_SUMS_HINT = ("only the blockDim.x / 32 sums the block's warps wrote (lane <
                   "the other lanes add 0)")
 ATOMIC_HINT_FAST = ("add up the block first (warp_sum, then the warps' sums), and let one thread a "
                     "block do atomicAdd(result, block_sum): one atomic a block")
-FROM_16 = "for (int offset = 16; offset > 0; offset /= 2): offsets 16, 8, 4, 2, 1"
 GRID_WARP_HINT = ("warp_sums is the block's own, one element for each warp of the block: a warp's "
                   "number is its place in its block, warp = threadIdx.x / 32 (0 to "
                   "blockDim.x / 32 - 1), not its place in the grid")
@@ -132,7 +132,7 @@ def _mistakes(case, run):
         return
     yield from observed_mistakes(_observe(kernels), _refine, wrong="the sum is wrong")  # likeliest
     yield from _warps_placed_in_grid(kernels)
-    yield from matches(got, _wrong_sums(products, case["block"], case["grid"]), _close)
+    yield from matches(got, wrong_sums(products, case["block"], case["grid"]), _close)
     yield from _unset(kernels)
     yield from _not_shared(kernels)
     yield from _first_warp_only(kernels)   # on a GPU, the warp_sums never stored hold garbage
@@ -202,135 +202,6 @@ def _not_shared(kernels):
 
 def _close(got, want):
     return bool(np.isfinite(got)) and abs(got - want) <= RTOL * abs(want)
-
-
-SHAPES = [  # (how model() writes the plan, problem, hint): its wrong shapes, each named as itself
-    (dict(shuffle="up"),
-     "warp_sum uses __shfl_up_sync, which hands each lane the v of the lane offset places below "
-     "it: lane 0 has none below, so it doubles its own value at each step instead of collecting "
-     "the warp's sum", "use __shfl_down_sync(0xffffffff, v, offset), which hands each lane the v "
-     "of the lane offset places above it: after offsets 16, 8, 4, 2 and 1 the warp's sum is in "
-     "lane 0"),
-    (dict(offsets=(32, 16, 8, 4, 2, 1)),
-     "warp_sum starts at offset 32, past the warp's last lane: at that step every lane gets its "
-     "own value back and doubles it, so each warp sum is twice too large (the dot product 4 "
-     "times, warp_sum being used twice)", "start at half the warp, 16: " + FROM_16),
-    (dict(offsets=(8, 4, 2, 1)), "warp_sum starts at offset 8: lane 0 ends with the sum of the "
-     "warp's first 16 lanes only", "start at half the warp, 16: " + FROM_16),
-    (dict(offsets=(16, 8, 4, 2)), "warp_sum stops one step early, before offset 1: lane 0 ends "
-     "with the sum of the even lanes only",
-     "run the loop down to offset 1 (offset > 0, not offset > 1): " + FROM_16),
-    (dict(stride="block"), "the loop steps by blockDim.x alone: each block walks from its first "
-     "element to the end, so the blocks' walks overlap and most elements are counted by several "
-     "blocks", "step by the whole grid, i += blockDim.x * gridDim.x, so that the blocks share "
-     "the elements out"),
-    (dict(sum_type="int"), "each thread adds up in an int: adding x[i] * y[i] to an int keeps "
-     "only the whole part, so the fractions are lost",
-     "keep each thread's sum in a float: float v = 0.0f, then v += x[i] * y[i]"),
-    (dict(keep="last"), "each thread kept only its last product: v = x[i] * y[i] replaces the "
-     "sum at each turn of the loop", "add each product to the thread's sum: v += x[i] * y[i]"),
-    (dict(adders="every lane"), "every lane of the first warp added its value to *result, not "
-     "lane 0 alone, which holds the block's sum", "if (lane == 0) atomicAdd(result, v): one "
-     "atomic a block"),
-    (dict(shuffle="index"), "warp_sum uses __shfl_sync, which hands every lane the v of lane "
-     "`offset` itself, not of the lane offset places above", "use __shfl_down_sync(0xffffffff, v, "
-     "offset), the v of the lane offset places above: after offsets 16, 8, 4, 2 and 1 the "
-     "warp's sum is in lane 0"),
-    (dict(offsets=tuple(range(16, 0, -1))), "warp_sum's offset steps down by 1 (offset--): "
-     "offsets 16, 15, 14, ..., 1 add the lanes' values into each other again and again",
-     "halve the offset at each step: " + FROM_16),
-    (dict(start="block"), "the loop starts at i = threadIdx.x, the same in every block: the "
-     "blocks all add the same elements, and the others are never added",
-     "start at the thread's place in the grid, i = blockIdx.x * blockDim.x + threadIdx.x, and "
-     "step by blockDim.x * gridDim.x"),
-]
-
-
-def model(products, block, grid, stride="grid", sum_type="float", shuffle="down",
-          offsets=(16, 8, 4, 2, 1), keep="sum", adders="lane 0", shuffle_adds=True,
-          start="grid") -> float:
-    """The sum a kernel adds to *result whose loop starts at the thread's place in the grid or in
-    its block (``start``) and steps by the grid or the block (``stride``), each thread adding up
-    in a float or an int (``sum_type``; ``keep="last"``: keeping only its last product), its
-    warp_sum's ``shuffle`` ("down", "up", or "index": lane ``offset`` itself, __shfl_sync) going
-    through ``offsets``: lane 0's sum over the last axis (32 lanes), where a shuffle whose source
-    lane is outside the warp hands a lane its own value, as CUDA's do (``shuffle_adds=False``: v
-    = the shuffled value, not v +=); ``adders="every lane"``: every lane of the first warp
-    adding its value to *result, not lane 0 alone."""
-    def warp_sum(v):
-        for offset in offsets:
-            source = {"down": lane + offset, "up": lane - offset, "index": 0 * lane + offset}[shuffle]
-            shuffled = np.where((source >= 0) & (source < 32), v[..., np.clip(source, 0, 31)], v)
-            v = v + shuffled if shuffle_adds else shuffled
-        return v
-
-    n, threads, warps, lane = products.size, block * grid, block // 32, np.arange(32)
-    step = threads if stride == "grid" else block
-    start, sums = np.arange(threads) % (block if start == "block" else threads), np.zeros(threads)
-    for turn in range(-(-n // step)):  # the loop's turns taken for all the threads at once
-        i = start + turn * step
-        added = np.where(i < n, products[np.minimum(i, n - 1)], 0.0).astype(np.float32)
-        sums = np.trunc(sums.astype(np.float32) + added) if sum_type == "int" else \
-            np.where(i < n, added, sums) if keep == "last" else sums + added
-    first_warp = np.zeros((grid, 32))
-    first_warp[:, :warps] = warp_sum(sums.reshape(grid, warps, 32))[..., 0]
-    total = warp_sum(first_warp)
-    return float((total if adders == "every lane" else total[..., 0]).sum())
-
-
-def _wrong_sums(products, block, grid):
-    """(sum, problem, hint) of the known mistakes: the plan's wrong shapes, the sums of a known
-    part of the products, every block counting every element."""
-    for shape, problem, hint in SHAPES:
-        yield model(products, block, grid, **shape), problem, hint
-    i, warps, threads = np.arange(products.size), block // 32, block * grid
-    thread = i % threads % block               # the thread of its block that handles element i
-    whole = 1 << (warps.bit_length() - 1)      # the largest power of two up to warps
-    for part, problem, hint in (
-            ((i % block == 0) & (i < threads), "only thread 0 of each block counted, and only its "
-             "own element (the stub as shipped)", "follow the TODOs: a grid-stride loop, warp_sum "
-             "with __shfl_down_sync, the warps' sums in warp_sums, then one atomicAdd a block"),
-            (thread == 0, "only thread 0 of each block counted: warp_sum adds nothing (so neither "
-             "a warp's lanes nor, through them, the block's warps are added together)",
-             "warp_sum must add the 32 lanes' values: v += __shfl_down_sync(0xffffffff, v, "
-             "offset) for offset = 16, 8, 4, 2, 1; then the warps' sums go through warp_sums"),
-            (thread % 32 == 0, "only lane 0 of each warp counted: warp_sum does not add the lanes",
-             "in warp_sum: for (int offset = 16; offset > 0; offset /= 2) v += "
-             "__shfl_down_sync(0xffffffff, v, offset);"),
-            (thread < 32, "only the first warp of each block counted", "lane 0 of every warp "
-             "writes its sum to warp_sums[warp]; after a __syncthreads() the first warp adds "
-             "warp_sums[0 .. blockDim.x / 32 - 1] with warp_sum")):
-        yield products[part].sum(), problem, hint
-    if whole < warps:
-        yield (products[thread < 32 * whole].sum(),
-               f"the warps past the first {whole} of the {warps} in each block were not counted",
-               f"a tree that halves the number of warp sums drops the odd ones when there is no "
-               f"power of two of them (here {warps}): add them with warp_sum over the lanes below "
-               "blockDim.x / 32, the other lanes adding 0, which works for any number of warps")
-    if threads < i.size:
-        yield (products[i < threads].sum(), f"only the first {threads:,} elements (one a thread) "
-               "were counted", "the grid has fewer threads than elements: a grid-stride loop, "
-               "for (int i = ...; i < n; i += blockDim.x * gridDim.x)")
-    yield (products.sum() + products[thread < 32].sum(), "each block's first warp's sum was "
-           "counted twice: the second warp_sum added to v, v += warp_sum(...), and lane 0 of the "
-           "first warp still held its own warp's sum from the first", "replace v with the "
-           "warps' total: v = warp_sum(lane < blockDim.x / 32 ? warp_sums[lane] : 0.0f)")
-    if grid > 1:
-        yield (grid * products.sum(),
-               f"the sum is {grid} times the dot product: every block counted every element",
-               "start at i = blockIdx.x * blockDim.x + threadIdx.x and step by blockDim.x * "
-               "gridDim.x, so that the blocks share the elements out")
-    if warps > 1:
-        yield (warps * products[thread < 32].sum(), f"each block added its first warp's sum "
-               f"{warps} times, the others' never: the first warp's lanes all read warp_sums[0] "
-               "(warp_sums[warp], warp being 0 for all of them), where lane l brings warp l's "
-               "sum", "v = warp_sum(lane < blockDim.x / 32 ? warp_sums[lane] : 0.0f)")
-        yield (warps * products.sum(),
-               f"the sum is {warps} times the dot product, one time for each warp of a block: "
-               "every warp, not the first alone, added the warps' sums and atomically added the "
-               "block's sum to *result", "only the first warp adds the warps' sums: "
-               "if (warp == 0) { v = warp_sum(lane < blockDim.x / 32 ? warp_sums[lane] : 0.0f); "
-               "if (lane == 0) atomicAdd(result, v); }")
 
 
 def _first_warp_only(kernels):

@@ -142,6 +142,12 @@ WRONG = [
     ("stride_of_blockdim_alone",
      variant(KERNEL, ("i += blockDim.x * gridDim.x", "i += blockDim.x")),
      ["steps by blockDim.x", "blockDim.x * gridDim.x"]),
+    # blind audit L11: the loop steps by the number of blocks alone (was 'the sum is 86547.89,
+    # NumPy's is 991.7638' with the whole plan for hint)
+    ("stride_of_griddim_alone",
+     variant(KERNEL, ("i += blockDim.x * gridDim.x", "i += gridDim.x")),
+     ["steps by gridDim.x alone", "counted once for every thread that passes it",
+      "i += blockDim.x * gridDim.x"]),
     ("tree_stops_one_step_early",
      variant(KERNEL, ("offset > 0;", "offset > 1;")),
      ["offset 1", "offset > 0"]),
