@@ -145,6 +145,18 @@ def _max_slips(x, got, bad, kernels):
                "start the max at -INFINITY: float m = -INFINITY, then fmaxf over columns 0 to last")
 
 
+def _lanes_maxima(x, got):
+    """The mistakes where the lanes subtract different maxima, each named by its model."""
+    if _near(got, softmax(x, shift=_shfl_down_max(x))):
+        yield ("each lane subtracted a different max: only lane 0 holds the row's max after "
+               "__shfl_down_sync, the other lanes a max of part of the row",
+               "every lane needs the row's max: m = warp_max(m), whose __shfl_xor_sync leaves it "
+               "in every lane (or hand lane 0's to all: m = __shfl_sync(0xffffffffu, m, 0))")
+    if _near(got, _lanes_own_max(x)):
+        yield ("each lane subtracted the max of its own columns, not the row's",
+               "after each lane's max, m = warp_max(m): all 32 lanes need the same max")
+
+
 def _near_nan(got, model):
     return np.allclose(got, model, rtol=4e-3, atol=1e-4, equal_nan=True)
 
@@ -314,14 +326,7 @@ def _mistakes(case, run):
         yield ("some rows or columns of y were never written",
                "one warp a row, row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, its "
                "lanes over columns lane, lane + 32, ... while c < cols")
-    if _near(got, softmax(x, shift=_shfl_down_max(x))):
-        yield ("each lane subtracted a different max: only lane 0 holds the row's max after "
-               "__shfl_down_sync, the other lanes a max of part of the row",
-               "every lane needs the row's max: m = warp_max(m), whose __shfl_xor_sync leaves it "
-               "in every lane (or hand lane 0's to all: m = __shfl_sync(0xffffffffu, m, 0))")
-    if _near(got, _lanes_own_max(x)):
-        yield ("each lane subtracted the max of its own columns, not the row's",
-               "after each lane's max, m = warp_max(m): all 32 lanes need the same max")
+    yield from _lanes_maxima(x, got)
     if right[:x.shape[1] - 1].all():  # only rows r >= cols - 1 are wrong
         yield ("only the rows that see every column (row >= cols - 1) are wrong: their last "
                "column is not cols - 1", "last = min(row, cols - 1): a row has only cols columns")
