@@ -215,6 +215,9 @@ def _known_results(a, bt):
              "tile's last column", "for (int j = 0; j < TILE; j++)"),
             (dict(k_of=lambda p, ty, tx: p + tx), "the loads' column is phase + tx: each phase moves "
              "one column along K, not a tile", "int k = phase * TILE + tx"),
+            (dict(as_down=True), "sum read As down a column, As[j][ty]: As[ty][tx] holds "
+             "A[row][phase * TILE + tx], so this thread's row of A is row ty of As, not column ty",
+             "sum += As[ty][j] * Bs[tx][j]: ty, the thread's row, first in As"),
             (dict(transposed=False), "the kernel multiplied by Bt's tile as loaded, not "
              "transposed: sum used Bs[j][tx], the notebook's read for a tile of B", "Bs[ty][tx] "
              "holds Bt[blockIdx.x * TILE + ty][phase * TILE + tx], so this thread's column of C "
@@ -238,11 +241,11 @@ def _read_past(run, name):
 
 def _tiled(a, bt, bt_row=lambda bx, by, ty, tx: bx * TILE + ty,
            a_row=lambda bx, by, ty, tx: by * TILE + ty, k_of=lambda p, ty, tx: p * TILE + tx,
-           j=slice(0, TILE), transposed=True):
+           j=slice(0, TILE), transposed=True, as_down=False):
     """C as the solution's tiles compute it, with the tiles' element [ty][tx] loaded from row
     ``bt_row(blockIdx.x, blockIdx.y, ty, tx)`` of Bt (``a_row`` of A), column ``k_of(phase,
-    ty, tx)`` (0 past the edges), the inner loop over ``j`` (a slice), and Bs read as Bs[tx][j]
-    (``transposed``) or Bs[j][tx]."""
+    ty, tx)`` (0 past the edges), the inner loop over ``j`` (a slice), Bs read as Bs[tx][j]
+    (``transposed``) or Bs[j][tx], and As as As[ty][j] or (``as_down``) As[j][ty]."""
     (m, k), n = a.shape, bt.shape[0]
     ty, tx = np.arange(TILE)[:, None], np.arange(TILE)[None, :]
     c = np.zeros((-(-m // TILE) * TILE, -(-n // TILE) * TILE))
@@ -254,7 +257,8 @@ def _tiled(a, bt, bt_row=lambda bx, by, ty, tx: bx * TILE + ty,
                      for r, x in ((a_row(bx, by, ty, tx) + 0 * tx, a),
                                   (bt_row(bx, by, ty, tx) + 0 * tx, bt))]
             c[by * TILE:by * TILE + TILE, bx * TILE:bx * TILE + TILE] += \
-                tiles[0][:, j] @ (tiles[1][:, j].T if transposed else tiles[1][j])
+                (tiles[0].T if as_down else tiles[0])[:, j] @ \
+                (tiles[1][:, j].T if transposed else tiles[1][j])
     return c[:m, :n]
 
 

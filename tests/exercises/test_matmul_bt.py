@@ -52,6 +52,9 @@ WRONG = {
     "bt_rows_n_apart_within_bt": ([("Bt[bt_row * K + k]", "Bt[bt_row * (N <= K ? N : K) + k]")],
                                   "read Bt's rows N elements apart"),
     "tile_not_transposed": ([(READ, "sum += As[ty][j] * Bs[j][tx];")], "not transposed"),
+    # tried by hand (stop 60): A's tile read down a column
+    "as_read_down_a_column": ([(READ, "sum += As[j][ty] * Bs[tx][j];")],
+                              "sum read As down a column, As[j][ty]"),
     # blind audit F2: the same C as tile_not_transposed, told by the trace's stores into Bs
     "tile_stored_transposed": ([(LOAD_B, LOAD_B.replace("Bs[ty][tx]", "Bs[tx][ty]"))],
                                "Bt's tile was stored transposed: thread (tx, ty) wrote Bs[tx][ty]"),
