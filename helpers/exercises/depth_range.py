@@ -61,7 +61,7 @@ def _launch(case):
     n, block = case["n"], case["block"]
     depth = depths(n, case.get("far_first", False), case.get("holes", True))
     return Launch((Input(depth, after=block, junk=JUNK), np.int32(n),
-                   Output(2, np.uint32, poisons=(0xDEADBEEF,), start=START)),
+                   Output(2, np.uint32, poisons=(0xDEADBEEF,), start=case.get("start", START))),
                   block=(block, 1, 1), grid=(-(-n // block), 1), model=depth)
 
 
@@ -108,6 +108,7 @@ def _mistakes(case, run):
                    f"store into {race.place} on the line of its atomic update ({race.first.line}):"
                    f" the atomic's result was stored back, the value range held before the "
                    "atomic, undoing it", STORED_BACK_HINT)
+        yield from _slots_swapped(case, run, want)
         yield ("range is as it started, {4294967295, 0}: no depth made it nearer or farther",
                "keep the nearest with atomicMin(&range[0], d), the farthest with "
                "atomicMax(&range[1], d)")
@@ -152,6 +153,24 @@ def _mistakes(case, run):
     yield (f"range is {{{near}, {far}}}, expected {{{want[0]}, {want[1]}}}: depths were lost",
            STORED_BACK_HINT if _stored_back(race) else RESET_HINT if _reset_in_kernel(race)
            else ATOMIC_HINT)
+
+
+MIDDLE = 5000
+
+
+def _slots_swapped(case, run, want):
+    """atomicMax into range[0] and atomicMin into range[1]: from {UINT_MAX, 0} neither moves,
+    and from a start between the depths, {MIDDLE, MIDDLE}, range[0] takes the farthest and
+    range[1] the nearest."""
+    again = _run(run.kernel, dict(case, start=np.array([MIDDLE, MIDDLE], np.uint32)))
+    if again is None or again.out.got.tolist() != want[::-1]:
+        return
+    yield (f"range is as it started, {{4294967295, 0}}: range[0] got the atomicMax and range[1] "
+           "the atomicMin, each other's slots: atomicMax can never lower 4294967295, nor atomicMin "
+           f"raise 0 (a second launch with range started at {{{MIDDLE}, {MIDDLE}}} gave "
+           f"{{{want[1]}, {want[0]}}}: the farthest in range[0], the nearest in range[1])",
+           "range[0] is the nearest, range[1] the farthest: atomicMin(&range[0], d) and "
+           "atomicMax(&range[1], d)")
 
 
 def _hole_made_up(case, run, want):

@@ -29,6 +29,12 @@ WRONG = {
     "min_and_max_swapped": ([("atomicMin(&range[0]", "atomicMax(&range[0]"),
                              ("atomicMax(&range[1]", "atomicMin(&range[1]")],
                             "range is as it started", "atomicMin(&range[0], d)"),
+    # blind audit N10 (was 'range is as it started, {4294967295, 0}: no depth made it nearer or
+    # farther ... Hint: keep the nearest with atomicMin(&range[0], d), ...'): the slots swapped
+    "atomics_into_each_other_s_slots": ([(ATOMICS, "    atomicMin(&range[1], d);\n"
+                                                   "    atomicMax(&range[0], d);\n")],
+                                        "range[0] got the atomicMax and range[1] the atomicMin",
+                                        "range[0] is the nearest, range[1] the farthest"),
     "only_block_0": ([("blockIdx.x * blockDim.x + threadIdx.x", "threadIdx.x")],
                      "block 0's pixels only", "blockIdx.x * blockDim.x"),
     "last_pixel_left_out": ([("if (i >= n)", "if (i >= n - 1)")], "the last pixel (i = n - 1",
