@@ -300,6 +300,19 @@ def _one_slip(u, v, z, fx, fy, cx, cy):
            "X goes across the image, with the column: X = (u - cx) * z / fx")
 
 
+def _image_centre(u, v, z, fx, fy, cx, cy):
+    """(xyz, problem, hint) of X and Y measured from the image's centre, (width / 2, height / 2)
+    in ints (or in floats), where (cx, cy) belongs."""
+    height, width = u.shape
+    for half_w, half_h in ((width // 2, height // 2), (width / 2, height / 2)):
+        mx, my = np.float32(half_w), np.float32(half_h)
+        yield (np.stack([(u - mx) * z / fx, (v - my) * z / fy, z]),
+               f"X and Y were measured from the image's centre, (width / 2, height / 2) = "
+               f"({half_w:g}, {half_h:g}), not from the principal point (cx, cy) = ({cx:g}, "
+               f"{cy:g}), where the optical axis meets the image: near the centre, but not on it",
+               "the principal point is cx, cy, not the image's centre: " + FORMULA_HINT)
+
+
 def _wrong_models(depth, intrinsics):
     """(xyz, problem, hint) of kernels with a known mistake in the formula, in this order."""
     fx, fy, cx, cy = map(np.float32, intrinsics)
@@ -350,6 +363,7 @@ def _wrong_models(depth, intrinsics):
              "computed X and Y from its own u and v", "the image is stored row after row: i = v * width + u"),
             *_one_slip(u, v, z, fx, fy, cx, cy)):
         yield np.stack([x, y, z]), problem, hint
+    yield from _image_centre(u, v, z, fx, fy, cx, cy)
     yield (backproject(depth, *intrinsics, 1), "the coordinates are in millimetres, 1000 times "
            "too large", "multiply the depth by depth_scale first: z = depth[i] * depth_scale "
            "(metres)")

@@ -55,6 +55,15 @@ WRONG = {
     "principal_point_from_the_result": ([("(u - cx) * z / fx", "u * z / fx - cx"),
                                          ("(v - cy) * z / fy", "v * z / fy - cy")],
                                         "intrinsics are applied in the wrong order"),
+    # blind audit N4 (was '1632 values differ from NumPy's (the first: X of pixel u = 0, v = 0:
+    # got -1.20112, expected -1.18474) ... Hint: X = (u - cx) * z / fx and ...')
+    "image_centre_for_principal_point": ([("(u - cx)", "(u - width / 2)"),
+                                          ("(v - cy)", "(v - height / 2)")],
+                                         "measured from the image's centre, (width / 2, height / "
+                                         "2) = (22, 18), not from the principal point"),
+    "image_centre_in_floats": ([("(u - cx)", "(u - width / 2.0f)"),
+                                ("(v - cy)", "(v - height / 2.0f)")],
+                               "(width / 2, height / 2) = (22.5, 18.5), not from the principal"),
     "fx_fy_swapped": ([("z / fx", "z / fy"), ("z / fy;\n    xyz[2", "z / fx;\n    xyz[2")],
                       "fx and fy are swapped"),
     "cx_cy_swapped": ([("(u - cx)", "(u - cy)"), ("(v - cy)", "(v - cx)")],
