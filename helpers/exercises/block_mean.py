@@ -236,10 +236,26 @@ def _wrong_means(got, want, x, n):
                "the first loaded only zeros into tile[], as if the load's guard compared i, the "
                "index over the whole array, with count, the block's own number of elements",
                "guard the load with the array's end: tile[t] = i < n ? x[i] : 0.0f")
+    yield from _tile_0_alone(got, close, x, counts)
     if not close.all():
         first = int(np.argmax(~close))
         yield (f"means[{first}] = {got[first]}, but the mean of that block is {want[first]}",
                "add up tile[0] to tile[count - 1] and divide by count")
+
+
+def _tile_0_alone(got, close, x, counts):
+    """Thread 0's sum over k = t, t + blockDim.x, ...: with t = 0 and count <= blockDim.x, only
+    tile[0], so each block's mean is its first element over count."""
+    firsts = x[::BLOCK].astype(np.float64)
+    if not close.all() and np.allclose(got, (firsts / counts).astype(np.float32),
+                                       rtol=1e-4, atol=1e-5):
+        b = int(np.argmax(~close))
+        yield (f"means[{b}] = {got[b]}, which is tile[0] / count, x[{b * BLOCK}] / {counts[b]}: "
+               "thread 0's sum added only tile[0]: its loop steps k by blockDim.x, so from k = 0 the "
+               "next k is already past count (a loop from k = t by blockDim.x shares the tile "
+               "among all the block's threads, and only thread 0 runs this one)",
+               "thread 0 adds every element itself: for (int k = 0; k < count; k++) "
+               "sum += tile[k]")
 
 
 EXERCISE = KernelExercise(

@@ -68,6 +68,12 @@ WRONG = {
                                      "only thread 0 of block 0 computed a mean", "if (t == 0)"]),
     "sum_from_first": ([("for (int k = 0; k < count; k++)", "for (int k = first; k < first + count; k++)")],
                        ["index 256", "tile holds the block's own elements", "k runs from 0"]),
+    # blind audit N5 (was 'means[0] = 0.0006683043320663273, but the mean of that block is
+    # -0.02878238819539547 ... Hint: add up tile[0] to tile[count - 1] and divide by count')
+    "sum_by_block_stride": ([("for (int k = 0; k < count; k++)",
+                              "for (int k = t; k < count; k += blockDim.x)")],
+                            ["which is tile[0] / count, x[0] / 256", "added only tile[0]",
+                             "for (int k = 0; k < count; k++)"]),
     "sum_reads_x": ([("sum += tile[k];", "sum += x[k];")],
                     ["the mean of block 0's elements", "sum += tile[k]"]),
     # audit G9: the load guarded by the block's count, not n: blocks 1 and up load only zeros
