@@ -10,7 +10,7 @@ import numpy as np
 
 from helpers.exercises import near
 from helpers.exercises.microscope import observe, written_by_two, written_twice
-from helpers.exercises.common import Input, Output, one_further
+from helpers.exercises.common import GUARD, Input, Output, one_further
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.multiply_vectors import INDEXES, NO_GUARD, stored_at_thread, written_by
@@ -78,6 +78,7 @@ def _mistakes(case, run):
         yield ("only the threads past the end wrote (y[n] and beyond), none of y[0] to "
                "y[n - 1]: the guard is inverted", "the threads with i < n do the work: "
                "if (i < n) { y[i] = ... }, or return first if (i >= n)")
+    yield from _all_but_n(n, block * (-(-n // block) + extra), past, right)
     if past.size:
         yield "elements past n were written (y[n] and beyond)", GUARD_HINT
     if np.array_equal(run.out.runs[-1], np.full(n, ALPHA * FILL)):
@@ -157,6 +158,16 @@ def _float_index(n, threads, unwritten):
                "through a float, which holds every whole number only up to 2^24; past it, two "
                "threads round to one element and the odd ones are skipped",
                "keep the index an int: int i = blockIdx.x * blockDim.x + threadIdx.x")
+
+
+def _all_but_n(n, threads, past, right):
+    """y right, and past its end every element a thread reached written but y[n]: a guard
+    i != n, which stops the one thread whose i is n."""
+    reached = list(range(n + 1, min(threads, n + GUARD)))
+    if reached and right.all() and past.tolist() == reached:
+        yield (f"the threads past the end wrote y[{n + 1}] to y[{reached[-1]}], all but y[n]: "
+               "the guard stopped only the thread whose i is exactly n, as i != n does",
+               "i != n lets every thread past n through: if (i < n)")
 
 
 def _bound_of_two(unwritten):

@@ -36,6 +36,12 @@ WRONG = [
      variant(KERNEL, ("if (i < n) {", "if (0 <= i < n) {")),
      ["condition at line ", "chains two comparisons", "is (0 <= i) < n", "true for every thread",
       "Hint: compare i with n alone: if (i < n)", "0 <= i && i < n"]),
+    # blind audit O10 (was 'elements past n were written (y[n] and beyond) ... Hint: add a bounds
+    # guard, if (i < n), ...', though y[n] itself was not written and a guard was there)
+    ("guard_not_equal",
+     variant(KERNEL, ("i < n", "i != n")),
+     ["wrote y[1001] to y[1023], all but y[n]", "as i != n does",
+      "Hint: i != n lets every thread past n through: if (i < n)"]),
     ("guard_off_by_one",
      variant(KERNEL, ("i < n", "i <= n")),
      ["y[n] was written", "off by one", "not i <= n"]),
