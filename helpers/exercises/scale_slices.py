@@ -41,6 +41,9 @@ INDEXES = [
     (lambda x, y, z, nx, ny, nz: (z * nz + y) * nx + x,
      "slice z starts at z * nz * nx, but a slice holds ny rows of nx elements (nz is the number "
      "of slices)"),
+    (lambda x, y, z, nx, ny, nz: z * ny * nz + y * nx + x,
+     "slice z starts at z * ny * nz, but a slice holds ny rows of nx elements, ny * nx (nz is "
+     "the number of slices)"),
     (lambda x, y, z, nx, ny, nz: (z * ny + y) * nz + x,
      "rows are nz elements apart in the index, (z * ny + y) * nz + x, but a row holds nx "
      "elements (nz is the number of slices)"),

@@ -44,6 +44,10 @@ WRONG = {
                                   "rows are ny elements apart in the index"),
     "slices_of_nz_rows": ([(INDEX, "int i = (z * nz + y) * nx + x;")],
                           "slice z starts at z * nz * nx"),
+    # blind audit O9 (was '224 of 455 elements were never written' and the index hint)
+    "slice_of_ny_nz": ([(INDEX, "int i = z * ny * nz + y * nx + x;")],
+                       "slice z starts at z * ny * nz, but a slice holds ny rows of nx elements, "
+                       "ny * nx"),
     # blind audit M9 (was '272 of 455 elements were never written' and the index hint)
     "rows_nz_apart": ([(INDEX, "int i = (z * ny + y) * nz + x;")],
                       "rows are nz elements apart in the index, (z * ny + y) * nz + x, but a row "
