@@ -78,9 +78,7 @@ def _mistakes(case, run):
         yield ("only the threads past the end wrote (y[n] and beyond), none of y[0] to "
                "y[n - 1]: the guard is inverted", "the threads with i < n do the work: "
                "if (i < n) { y[i] = ... }, or return first if (i >= n)")
-    yield from _all_but_n(n, block * (-(-n // block) + extra), past, right)
-    if past.size:
-        yield "elements past n were written (y[n] and beyond)", GUARD_HINT
+    yield from _past_n(n, block * (-(-n // block) + extra), past, right)
     if np.array_equal(run.out.runs[-1], np.full(n, ALPHA * FILL)):
         yield ("y[i] holds alpha * y[i]: y was read where x belongs (filled with -7 before a "
                "second launch, y came out alpha * -7 everywhere)", "y[i] = alpha * x[i]")
@@ -160,14 +158,16 @@ def _float_index(n, threads, unwritten):
                "keep the index an int: int i = blockIdx.x * blockDim.x + threadIdx.x")
 
 
-def _all_but_n(n, threads, past, right):
-    """y right, and past its end every element a thread reached written but y[n]: a guard
-    i != n, which stops the one thread whose i is n."""
+def _past_n(n, threads, past, right):
+    """Elements past n written; first, y right and every element past it that a thread reached
+    written but y[n]: a guard i != n, which stops the one thread whose i is n."""
     reached = list(range(n + 1, min(threads, n + GUARD)))
     if reached and right.all() and past.tolist() == reached:
         yield (f"the threads past the end wrote y[{n + 1}] to y[{reached[-1]}], all but y[n]: "
                "the guard stopped only the thread whose i is exactly n, as i != n does",
                "i != n lets every thread past n through: if (i < n)")
+    if past.size:
+        yield "elements past n were written (y[n] and beyond)", GUARD_HINT
 
 
 def _bound_of_two(unwritten):
