@@ -37,8 +37,6 @@ def _draw(rng):
             (rows, awkward(rng, 32, 33, rows - 1), pick(rng, BLOCKS))]
 
 
-
-
 def scores(rows, cols):
     """FP16 scores: the even rows about 100 but their first 0 (subtracting x[0] overflows
     too), the odd ones small with about 150 in their masked columns, their visible ones about
@@ -70,10 +68,6 @@ def _max_from_0(x):
     return _shifted(x, np.maximum(np.where(seen, x.astype(np.float64), -np.inf).max(axis=1), 0))
 
 
-
-
-
-
 def _launch(case):
     (rows, cols, block), x = case[:3], scores(*case[:2])
     return Launch((Input(x, after=64, junk=150.0), Output((rows, cols), np.float16),
@@ -94,12 +88,6 @@ def _lanes_own_max(x):
     for lane in range(min(32, x.shape[1])):
         shift[:, lane::32] = seen[:, lane::32].max(axis=1, keepdims=True)
     return softmax(x, shift=shift)
-
-
-
-
-
-
 
 
 def _sum_slips(x, got):
@@ -208,34 +196,68 @@ def _maxima_not_maxed(kernels) -> bool:
 
 def _overflowed(kernels):
     """NaN or inf in the rows whose scores are about 100 alone: no max subtracted, or the max
-    of columns 0, 32, ... alone (every lane's loop from column 0), which a launch tells apart."""
-    if _lanes_from_column_0(kernels):
+    of columns 0, 32, ... alone, which a launch tells apart; its trace of the loads of x then
+    tells every lane's max loop from column 0 from lane 0's own max handed to every lane."""
+    seen = _lanes_from_column_0(kernels)
+    if seen is not None and _lanes_kept_to_their_columns(seen) is True:
+        yield ("every lane subtracted lane 0's own max, that of columns 0, 32, 64, ... alone: "
+               "each lane read its own columns, lane, lane + 32, ..., but lane 0's max was "
+               "handed to all (as __shfl_sync(..., m, 0) does) before the lanes' maxima were "
+               "combined, so m missed the row's largest scores and exp(x - m) overflowed a float",
+               "combine the lanes' maxima first: m = warp_max(m), whose __shfl_xor_sync leaves "
+               "the row's max in every lane")
+    elif seen is not None and _lanes_kept_to_their_columns(seen) is False:
         yield ("each lane's max started at column 0, not at its lane: every lane took columns "
                "0, 32, 64, ... alone, so m missed the row's largest scores and exp(x - m) "
                "overflowed a float", "lane l takes columns l, l + 32, ...: for (int c = lane; c "
                "<= last; c += 32) m = fmaxf(m, ...)")
+    elif seen is not None:
+        yield ("every lane subtracted the max of columns 0, 32, 64, ... alone, lane 0's "
+               "columns: each lane's max loop started at column 0, or lane 0's own max was "
+               "handed to every lane before the lanes' maxima were combined; m missed the row's "
+               "largest scores and exp(x - m) overflowed a float",
+               "lane l takes the max of columns l, l + 32, ...: for (int c = lane; c <= last; "
+               "c += 32) m = fmaxf(m, ...); then m = warp_max(m) combines the lanes' maxima")
     yield ("NaN or inf in the rows whose scores are about 100, right in the small ones: "
            "exp(x) overflowed a float, the max was not subtracted",
            "m = the max of columns 0 to last (each lane's, then warp_max), then exp(x - m)")
 
 
-def _lanes_from_column_0(kernels) -> bool:
-    """Whether a launch on the simulator of 40 rows of small scores whose column 0 is -100
-    gives what m = the max of columns 0, 32, ... up to last gives (every lane's max loop from
-    column 0): exp(x + 100) overflows in rows 1 to 31, and rows 32 on, whose column 32 is
-    small, come out right. A kernel that subtracts no max gets every row right."""
-    rows = cols = 40
+COLUMN_0 = 40  # rows and columns of the launch that ``_lanes_from_column_0`` makes
+
+
+def _lanes_from_column_0(kernels):
+    """The ``Observed`` of a launch on the simulator of 40 rows of small scores whose column 0
+    is -100, its loads kept, where it gives what m = the max of columns 0, 32, ... up to last
+    gives (every lane's max loop from column 0, or lane 0's own max handed to every lane):
+    exp(x + 100) overflows in rows 1 to 31, and rows 32 on, whose column 32 is small, come out
+    right; else None. A kernel that subtracts no max gets every row right."""
+    rows = cols = COLUMN_0
     x = np.random.default_rng(7).standard_normal((rows, cols)).astype(np.float16)
     x[:, 0] = -100
     seen = observe(kernels, Launch((Input(x), Output((rows, cols), np.float16), np.int32(rows),
                                     np.int32(cols)), block=(32, 1, 1), grid=(rows, 1)),
-                   key="max from column 0", racecheck=False)
+                   key="max from column 0", racecheck=False, accesses=8192)
     if seen.error is not None:
-        return False
+        return None
     m = np.where(visible(rows, cols) & (np.arange(cols) % 32 == 0), x.astype(np.float64),
                  -np.inf).max(axis=1)
-    return np.allclose(seen.outs[0].got.astype(np.float64), _shifted(x, m), rtol=4e-3,
-                       atol=1e-4, equal_nan=True)
+    return seen if np.allclose(seen.outs[0].got.astype(np.float64), _shifted(x, m), rtol=4e-3,
+                               atol=1e-4, equal_nan=True) else None
+
+
+def _lanes_kept_to_their_columns(seen):
+    """Whether every load of x (the global array no thread wrote) in ``seen`` (one warp a block,
+    block b on row b) was of a column of the loading lane's own (column % 32 == lane); None when
+    the trace kept no load of x."""
+    kept = seen.accesses
+    if kept is None:
+        return None
+    written = kept["array"][kept["write"]]
+    loads = kept[~kept["write"] & ~kept["shared"] & ~np.isin(kept["array"], written)]
+    if not len(loads):
+        return None
+    return bool(((loads["index"] - loads["block"] * COLUMN_0) % 32 == loads["lane"]).all())
 
 
 def _refine(failure):

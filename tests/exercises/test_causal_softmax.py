@@ -82,6 +82,13 @@ WRONG = [
                                                    "    for (int offset = 16; offset > 0; offset /= 2)\n"
                                                    "        m = fmaxf(m, __shfl_down_sync(0xffffffffu, m, offset));\n")),
      ["only lane 0 holds the row's max after __shfl_down_sync", "m = warp_max(m)"]),
+    # blind audit N7: lane 0's own max (columns 0, 32, ...) handed to every lane, never combined
+    # with the other lanes' (the verdict blamed a max loop from column 0: the outputs are the
+    # same, the trace of the loads tells them apart)
+    ("lane_0_max_broadcast", variant(KERNEL, ("    m = warp_max(m);\n",
+                                              "    m = __shfl_sync(0xffffffffu, m, 0);\n")),
+     ["every lane subtracted lane 0's own max", "before the lanes' maxima were combined",
+      "m = warp_max(m)"]),
     ("warp_sum_shfl_down", variant(KERNEL, ("v += __shfl_xor_sync", "v += __shfl_down_sync")),
      ["only lane 0 holds the sum after __shfl_down_sync", "use __shfl_xor_sync"]),
     # audit 2: a max that starts at 0 passed (no row's visible scores were all far below 0)
