@@ -191,6 +191,11 @@ def _counts(n, inputs, last):
            "tile's count of keys came out one short, the last key's place in the tile, not the "
            "number of keys, and jj < keys stops before it", "count the tile's keys, at most "
            "TILE: keys = min(TILE, n - tile * TILE), then jj runs while jj < keys")
+    yield (inputs, dict(keys=lambda n, tile: min(TILE, n - tile * TILE - 1)), f"the last key, "
+           f"key {n - 1}, was never scored, the other {n - 1} were: the last tile's count of keys "
+           "came out one short, counted up to the last key's index, n - 1, not to n",
+           "a tile holds the n - tile * TILE keys left, at most TILE: keys = min(TILE, n - tile "
+           "* TILE), then jj runs while jj < keys")
     yield (inputs, dict(keys=lambda n, tile: np.minimum(TILE, n - np.arange(n) // TILE * TILE)),
            "each block scored as many keys in every tile as its own query tile holds: the count "
            "was taken from blockIdx.x, the tile of queries, not from the tile of keys", hint)

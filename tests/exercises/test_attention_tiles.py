@@ -24,6 +24,12 @@ WRONG = [
                                                        "min(TILE - 1, n - 1 - tile * TILE);")),
      ["the last key of every tile (keys 31, 63, ... and 74) was never scored", "one short",
       "keys = min(TILE, n - tile * TILE)"]),
+    # blind audit N3: the count one short of the keys left, min(TILE, n - tile * TILE - 1): only
+    # the very last key, n - 1, never scored (was 'row 0 of o is wrong' with a generic hint)
+    ("very_last_key_skipped", variant(KERNEL, ("min(TILE, n - tile * TILE);",
+                                               "min(TILE, n - tile * TILE - 1);")),
+     ["the last key, key 74, was never scored, the other 74 were", "one short",
+      "keys = min(TILE, n - tile * TILE)"]),
     ("last_tile_skipped", variant(KERNEL, ("(n + TILE - 1) / TILE;", "n / TILE;")),
      ["the last, partial tile was skipped", "(n + TILE - 1) / TILE"]),
     # rounded up from n + TILE - 2: short of a tile only where the last holds one key (it passed)
