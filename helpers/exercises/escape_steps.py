@@ -37,7 +37,8 @@ STEP_HINT = ("one step: re = z_re*z_re - z_im*z_im + c_re[i]; z_im = 2*z_re*z_im
 
 
 def counts(c_re, c_im, max_iter, start_at_c=False, new_re_in_im=False, strict=False, bound=4,
-           size_sign=1, whole=False, c_of_k=False, comma=False, whole_re=False, taxicab=False):
+           size_sign=1, whole=False, c_of_k=False, comma=False, whole_re=False, taxicab=False,
+           new_im_in_re=False):
     """The escape counts, in float32 in the kernel's order, of every point; with one of the
     loop's usual mistakes when asked (z starting at c, the new z_re used for z_im, a loop that
     stops at |z|^2 = 4, another ``bound`` for |z|^2, z_re^2 - z_im^2 for it (``size_sign=-1``:
@@ -46,7 +47,7 @@ def counts(c_re, c_im, max_iter, start_at_c=False, new_re_in_im=False, strict=Fa
     (``c_of_k``: the arrays read past their end give 0, the launch's spare elements)), the new
     real part stored in z_im and z_re left as it was (``comma``: C's z_re, z_im = a, b;), the
     new real part truncated alone (``whole_re``: int re = ...)), |z_re| + |z_im| <= 2 for the
-    test (``taxicab``))."""
+    test (``taxicab``)), z_im updated first and the new z_im used for z_re (``new_im_in_re``)."""
     f32 = np.float32
     zr, zi = (c_re.copy(), c_im.copy()) if start_at_c else (np.zeros_like(c_re),) * 2
     k = np.zeros(c_re.size, np.int32)
@@ -62,6 +63,7 @@ def counts(c_re, c_im, max_iter, start_at_c=False, new_re_in_im=False, strict=Fa
             going &= (np.abs(zr) + np.abs(zi) <= f32(2)) if taxicab else going
             re = zr * zr - zi * zi + cr
             im = f32(2) * (re if new_re_in_im else zr) * zi + ci
+            re = zr * zr - im * im + cr if new_im_in_re else re
             re, im = (np.trunc(re), np.trunc(im)) if whole else (re, im)
             re = np.trunc(re) if whole_re else re
             re, im = (zr, re) if comma else (re, im)
@@ -77,6 +79,10 @@ def _models(c_re, c_im, max_iter, n, want):
     zero = np.zeros_like(c_re)
     yield (counts(c_re, c_im, max_iter, new_re_in_im=True), "z_im is computed from the NEW z_re",
            "keep the new real part in a temporary: " + STEP_HINT)
+    yield (counts(c_re, c_im, max_iter, new_im_in_re=True), "z_re is computed from the NEW "
+           "z_im: z_im was updated first, so the real part's z_im*z_im took this step's new "
+           "imaginary part, where both parts come from the z before the step",
+           "compute the new real part first, into a temporary, from the old z: " + STEP_HINT)
     yield counts(c_re, c_im, max_iter, start_at_c=True), *START_AT_C
     yield counts(c_im, c_re, max_iter), "c_re and c_im are swapped", STEP_HINT
     yield (counts(c_re, c_im, max_iter, bound=2), "the points escape too early: the loop stops "

@@ -34,6 +34,10 @@ WRONG = {
     "new_re_in_im": ([(STEP, "        z_re = z_re * z_re - z_im * z_im + c_re[i];\n"
                              "        z_im = 2.0f * z_re * z_im + c_im[i];\n")],
                      "z_im is computed from the NEW z_re"),
+    # blind audit N12: the mirror image: z_im updated first, z_re computed from the new z_im
+    "new_im_in_re": ([(STEP, "        z_im = 2.0f * z_re * z_im + c_im[i];\n"
+                             "        z_re = z_re * z_re - z_im * z_im + c_re[i];\n")],
+                     "z_re is computed from the NEW z_im"),
     "starts_at_c": ([("float z_re = 0.0f, z_im = 0.0f;", "float z_re = c_re[i], z_im = c_im[i];")],
                     "z starts at c instead of 0"),
     "c_swapped": ([("+ c_re[i];", "+ C_IM;"), ("+ c_im[i];", "+ c_re[i];"), ("+ C_IM;", "+ c_im[i];")],
