@@ -21,7 +21,7 @@ from helpers.exercises.common import Output, one_further, time_limit
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.julia import TOLERANCE, escape_counts, pixel_grid
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import stopped, with_stopped, written_twice
+from helpers.exercises.microscope import observe, stopped, with_stopped, written_by_two, written_twice
 
 # (width, height, threads per block, max_iter): rows longer than a block, not a multiple of it;
 # last a small one on the simulator, race-checked
@@ -174,6 +174,31 @@ def _last_pass_cut(case, got, drawn):
                "and in the last, partial pass the threads past the row's end just leave the loop")
 
 
+def _first_warp_only(case, got, drawn, kernels):
+    """Every row drawn where x % blockDim.x < 32 alone, right there: each pass along the row
+    drew only its first 32 pixels; where the race check's launch on the simulator finds two
+    threads of one block a multiple of 32 apart drawing one pixel, the loop started at the lane,
+    threadIdx.x % 32, and the warps past the first drew warp 0's pixels again."""
+    width, _, block = case[:3]
+    x = np.arange(width)
+    if block <= 32 or not np.array_equal(drawn, np.broadcast_to(x % block < 32, drawn.shape)) \
+            or np.mean(got[drawn] != reference(case)[drawn]) > TOLERANCE:
+        return
+    never = (f"{int((~drawn).sum())} of {drawn.size} pixels were never drawn, x = 32 to "
+             f"{block - 1}, {block + 32} to {2 * block - 1}, ... in every row: each pass along "
+             "the row drew only its first 32 pixels")
+    race = observe(kernels, _launch(CASES[-1])).race
+    apart = race.second.thread[0] - race.first.thread[0] if race else 0
+    if written_by_two(race) and race.first.block == race.second.block and apart and \
+            apart % 32 == 0:
+        yield (f"{never}: x started at the thread's lane, threadIdx.x % 32, not its place in "
+               "the block, so the block's warps past the first started where warp 0 did and "
+               f"drew its pixels again (on the simulator {race.first.who} and "
+               f"{race.second.who} both drew {race.array}[{race.element}])",
+               "start at the thread's place in the block: " + LOOP_HINT)
+    yield (f"{never}, warp 0's: the block's other warps drew none of their own", LOOP_HINT)
+
+
 def _mistakes(case, run):
     """The mistakes one launch shows, the most telling first."""
     width, height, block = case[:3]
@@ -199,6 +224,7 @@ def _mistakes(case, run):
     yield from _strides(case, got, drawn)
     yield from _late_start(case, drawn)
     yield from _last_pass_cut(case, got, drawn)
+    yield from _first_warp_only(case, got, drawn, run.kernel)
     if not drawn.all():
         rows, cols = np.nonzero(~drawn)
         yield (f"{int((~drawn).sum())} of {got.size} pixels were never drawn (the first at "

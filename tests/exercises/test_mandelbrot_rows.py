@@ -37,6 +37,16 @@ WRONG = {
     # pixels were never drawn (the first at x = 192, y = 0)')
     "bound_of_whole_passes": ([("x < width;", "x < width / blockDim.x * blockDim.x;")],
                               "x = 192 to 202 in every row: the last pass along the row"),
+    # blind audit N17: the loop from the lane, threadIdx.x % 32: warps past the first redraw warp
+    # 0's pixels (was '5856 of 12383 pixels were never drawn (the first at x = 32, y = 0)')
+    "loop_from_the_lane": ([("int x = threadIdx.x;", "int x = threadIdx.x % 32;")],
+                           "x = 32 to 63, 96 to 127, ... in every row: each pass along the row "
+                           "drew only its first 32 pixels: x started at the thread's lane"),
+    # the same pixels drawn, but the other warps draw nothing: no race, so no lane named
+    "first_warp_alone": ([("int y = blockIdx.x;", "int y = blockIdx.x;\n    if (threadIdx.x >= 32)\n"
+                                                  "        return;")],
+                         "drew only its first 32 pixels, warp 0's: the block's other warps drew "
+                         "none of their own"),
     "one_past_the_row": ([("x < width;", "x <= width;")], "iters was written past its end"),
     "stores_into_the_next": ([("iters[y * width + x] = n;", "iters[y * width + x + 1] = n;")],
                              "iters[0] was never written and the pixel just past the end"),
@@ -66,7 +76,8 @@ HINTS = {"z_and_n_not_reset": "declare z_re, z_im and n inside the loop",
          "steps_of_the_rows": "x += blockDim.x", "rows_height_long": "iters[y * width + x]",
          "steps_of_one": "x += blockDim.x", "y_of_a_global_index": "one block a row: y = blockIdx.x",
          "y_times_width": "y took the row's start in iters (blockIdx.x * width)",
-         "bound_of_whole_passes": "loop while x < width"}
+         "bound_of_whole_passes": "loop while x < width",
+         "loop_from_the_lane": "start at the thread's place in the block"}
 SIMULATOR_ONLY = {"y_of_a_global_index": "a write far past iters: a GPU may fault and leave the "
                                          "context unusable",
                   "y_times_width": "a write far past iters: a GPU may fault"}
