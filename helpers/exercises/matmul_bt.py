@@ -62,6 +62,9 @@ COALESCE_HINT = ("load Bt's tile along its rows, as A's is: Bs[ty][tx] = Bt[(blo
 ROWS_APART = ("the kernel read Bt's rows N elements apart (Bt[j * N + k]), but Bt is N x K: "
               "row j holds K elements", "element (j, k) of Bt is at j * K + k: "
               "Bt[bt_row * K + k]")
+A_ROWS_APART = ("the kernel read A's rows M elements apart (A[row * M + k]), but A is M x K: "
+                "each of its rows holds K elements", "element (row, k) of A is at row * K + k: "
+                "A[row * K + k]")
 PAD_HINT = ("declare __shared__ float Bs[TILE][TILE + 1]: the padding puts the 16 floats "
             "Bs[tx][j] that a warp reads at once in 16 different banks")
 
@@ -231,12 +234,17 @@ def _rows_apart(flat, n, k):
 
 
 def _read_past(run, name):
-    """A read past Bt, run again with NaN after it: Bt's rows read N elements apart."""
+    """A read past Bt (A), run again with NaN after it: Bt's (A's) rows read N (M) elements
+    apart."""
     a, bt, _ = run.model
     if name == "Bt" and np.allclose(run.out.got, a @ _rows_apart(run.launch.args[1].host(),
                                                                    *bt.shape).T,
                                     RTOL, ATOL, equal_nan=True):
         yield ROWS_APART
+    if name == "A" and np.allclose(run.out.got, _rows_apart(run.launch.args[0].host(),
+                                                            *a.shape) @ bt.T,
+                                   RTOL, ATOL, equal_nan=True):
+        yield A_ROWS_APART
 
 
 def _tiled(a, bt, bt_row=lambda bx, by, ty, tx: bx * TILE + ty,

@@ -51,6 +51,9 @@ WRONG = {
     # rows N apart where that stays inside Bt (N <= K: the second case), right elsewhere
     "bt_rows_n_apart_within_bt": ([("Bt[bt_row * K + k]", "Bt[bt_row * (N <= K ? N : K) + k]")],
                                   "read Bt's rows N elements apart"),
+    # blind audit O1 (the crash past A got the guards' hint): A's rows read M apart, past A
+    "a_rows_m_apart": ([("A[row * K + k]", "A[row * M + k]")],
+                       "the kernel read A's rows M elements apart"),
     "tile_not_transposed": ([(READ, "sum += As[ty][j] * Bs[j][tx];")], "not transposed"),
     # tried by hand (stop 60): A's tile read down a column
     "as_read_down_a_column": ([(READ, "sum += As[j][ty] * Bs[tx][j];")],
@@ -91,6 +94,7 @@ WRONG = {
 SIMULATOR_ONLY = {name: "reads a local array's elements that nothing set" for name in
                   ("tiles_not_shared", "as_not_shared", "bs_not_shared")}
 SIMULATOR_ONLY["inner_loop_over_k"] = "reads past a __shared__ tile"
+SIMULATOR_ONLY["a_rows_m_apart"] = "reads past A"
 # right but slow: PASS, not FAST (name: (replacements, a piece of what keeps it from FAST))
 SLOW = {
     # Bt read down its columns: the trace's sectors a request tell
