@@ -273,6 +273,13 @@ def _models(a, x):
            "(offset--): offsets 16, 15, 14, ..., 1 add the lanes' values into each other again "
            "and again", "halve the offset at each step: for (int offset = 16; offset > 0; "
            "offset /= 2)")
+    for width in (16, 8, 4, 2):
+        yield (_shfl_down_sum(parts, (16, 8, 4, 2, 1), lambda lanes, offset, w=width: np.where(
+            lanes % w + offset < w, offset, 32)), f"warp_sum's __shfl_down_sync was given a width "
+            f"of {width}: it then shuffles within groups of {width} lanes, so lane 0 added lanes 0 "
+            f"to {width - 1} only, and each step whose offset reached past the group handed every "
+            "lane its own v back, doubling it", "drop the width argument (it is 32 by default, "
+            "the whole warp): v += __shfl_down_sync(0xffffffff, v, offset)")
     yield (_shfl_sync_sum(parts),
            "warp_sum uses __shfl_sync, which hands every lane the v of lane `offset` itself",
            "use __shfl_down_sync(0xffffffff, v, offset), the v of the lane offset places above")

@@ -37,6 +37,10 @@ WRONG = {
                                  {"problem": "32 times lane 0's sum", "hint": "c = lane"}),
     "shuffle_up": ([("__shfl_down_sync", "__shfl_up_sync")],
                    {"problem": "32 times lane 0's sum", "hint": "__shfl_down_sync"}),
+    # blind audit O4 (was 'y[0] = -4.72606, NumPy's is 8.60949' and the general hint)
+    "shuffle_of_width_16": ([(SHUFFLE, SHUFFLE.replace("v, offset)", "v, offset, 16)"))],
+                            {"problem": "was given a width of 16",
+                             "hint": "drop the width argument"}),
     "shuffle_from_one_lane": ([("__shfl_down_sync", "__shfl_sync")],
                               {"problem": "__shfl_sync", "hint": "__shfl_down_sync"}),
     "every_lane_stores": ([("    if (lane == 0)\n        y[row] = v;", "    y[row] = v;")],
