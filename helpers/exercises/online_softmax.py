@@ -44,7 +44,7 @@ def scores(rows, cols):
 def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 2, 1), grown=True):
     """(m, l) of each row as the kernel computes them, in float64; ``loop`` and ``merge``: whether
     the running sum and the merged sums are rescaled to the new max (``loop="value"``: by
-    exp(m - v), against the value; ``merge="partner"``: the
+    exp(m - v), against the value; ``loop="term"``: the new term rescaled instead of the sum; ``merge="partner"``: the
     partner's only, as when m = m_new came first; ``merge="own max"``: the partner's sum by
     exp(m - m_new), the lane's own max); ``fresh``: each value's exp taken against the new max
     (else the old, exp(v - m); "apart": exp(v) / exp(m_new), in float32; "one": 1 whatever v;
@@ -65,7 +65,9 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
                     else np.exp(v - (new if fresh else ms[:, lane])))
             term = term if grown else np.where(v > ms[:, lane], 0, term)
             term = np.ones_like(v) if fresh == "one" else term
-            scale = np.exp(ms[:, lane] - (v if loop == "value" else new)) if loop else 1
+            term = term * np.exp(ms[:, lane] - new) if loop == "term" else term
+            scale = (np.exp(ms[:, lane] - (v if loop == "value" else new))
+                     if loop and loop != "term" else 1)
             ls[:, lane] = ls[:, lane] * scale + term
         ms[:, lane] = new
     for offset in offsets:
@@ -222,6 +224,12 @@ def _models(case, x, sums):
                "the value, where it is exp(m - m_new), against the new max: for a value below "
                "the max that factor is above 1, and it grows the sum",
                "l = l * exp(m - m_new) + exp(v - m_new)")
+    if np.allclose(sums, pairs(x, loop="term")[1], rtol=1e-3):
+        yield ("row_sum is too small: the loop rescaled the new term, exp(v - m_new) * exp(m - "
+               "m_new), and added it to the running sum l as it was: it is l, the sum taken "
+               "against the old max, that exp(m - m_new) rescales to the new max, and the new "
+               "value's exp(v - m_new) is added as it is", "l = l * exp(m - m_new) + exp(v - "
+               "m_new)")
     if np.allclose(sums, pairs(x, fresh="one")[1], rtol=1e-3):
         yield ("row_sum is too large: each value added 1 to the running sum, as if every value "
                "were the new max, where it adds exp(v - m_new), 1 only for the max",

@@ -25,6 +25,11 @@ WRONG = [
                                               "l = l * __expf(m - m_new) + __expf(v);")),
      ["row_sum is infinite in the rows of scores around 100", "added unshifted, exp(v)",
       "the new term must be shifted by the running max", "exp(v - m_new)"]),
+    # blind audit O6: the new term rescaled, not the old sum (was 'row_sum[0] = 0.227404, expected
+    # 4.63908' with the definition of l as hint)
+    ("term_rescaled_not_the_sum", variant(KERNEL, (LOOP, "        l = l + __expf(v - m_new) * "
+                                                         "__expf(m - m_new);\n")),
+     ["the loop rescaled the new term", "l = l * exp(m - m_new) + exp(v - m_new)"]),
     ("merge_not_rescaled", variant(KERNEL, (MERGE, "        l = l + l2;\n")),
      ["the lanes' sums were added without rescaling", "l2 * exp(m2 - m_new)"]),
     ("empty_lanes_give_nan", variant(KERNEL, (MERGE, "        l = l * __expf(m - m_new) + "
