@@ -77,6 +77,18 @@ def _float_votes(x, n):
     return (np.trunc(padded) != 0).reshape(-1, 32)
 
 
+def _in_a_float(words):
+    """32-bit words as a float holds them (to nearest), then turned back into an unsigned int
+    (PTX's conversion: toward 0, 2^32 saturates to 2^32 - 1)."""
+    rounded = words.astype(np.uint32).astype(np.float32).astype(np.float64)
+    return np.minimum(rounded, 2.0 ** 32 - 1).astype(np.uint64)
+
+
+def _popc(words):
+    """The number of 1 bits in each of ``words`` (unsigned, below 2^32)."""
+    return sum((words.astype(np.uint64) >> np.uint64(k)) & np.uint64(1) for k in range(32))
+
+
 def _votes_of(x, n, index):
     """Each warp's votes, (warps, 32) booleans, where lane l of the thread i = 32w + l reads
     x[index(i)] (below n) in place of x[i]."""
@@ -182,6 +194,11 @@ def _mistakes(case, run):
     for wrong, problem, hint in (
             (bits, "each count is the ballot's word itself, its bits read as a number",
              "count the word's 1 bits: counts[warp] = __popc(votes)"),
+            (_popc(_in_a_float(bits)), "each count is how many bits are 1 in the ballot's "
+             "word rounded to a float: votes was declared a float, which holds 24 bits of a "
+             "number, so the 32-bit word lost its low bits before __popc counted them",
+             "keep the ballot's word in an unsigned int: unsigned int votes = "
+             "__ballot_sync(0xffffffff, above)"),
             (votes[:, 0], "each count is 0 or 1, lane 0's own vote: the warp's votes were not "
              "gathered", "votes = __ballot_sync(0xffffffff, above) gives every lane all 32 votes"),
             (_votes(x, n, at_least=True).sum(axis=1),

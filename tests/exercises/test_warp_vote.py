@@ -20,6 +20,9 @@ STORE = "counts[warp] = __popc(votes);"
 WRONG = {
     "no_popc": ([(STORE, "counts[warp] = votes;")],
                 {"problem": "the ballot's word itself", "hint": "__popc(votes)"}),
+    # blind audit O13 (was 'counts[0] = 11, but 15 of x[0..31] are above 0.5' and the general hint)
+    "ballot_in_a_float": ([("unsigned int votes = __ballot_sync", "float votes = __ballot_sync")],
+                          {"problem": "rounded to a float", "hint": "unsigned int votes"}),
     "no_ballot": ([(BALLOT, "unsigned int votes = above;")],
                   {"problem": "lane 0's own vote", "hint": "__ballot_sync(0xffffffff, above)"}),
     "at_least": ([(ABOVE, "bool above = i < n && x[i] >= threshold;")],
