@@ -102,6 +102,18 @@ LOOKALIKES = [
      "column of B holds K elements", LD),
     (lambda m, k, n: dict(ldb=n), "B's fragments were loaded with leading dimension N, but B is "
      "stored by columns, and a column holds K elements", LD),
+    *((lambda m, k, n, a=a, b=b: dict(lda=2 * k if a else k, ldb=2 * k if b else k),
+       f"{which} loaded with leading dimension K * sizeof(half) = 2K, a count of bytes, but "
+       f"load_matrix_sync's leading dimension counts elements: {holds} K elements",
+       f"the leading dimension counts elements, not bytes: {fix}")
+      for a, b, which, holds, fix in (
+          (True, True, "A's and B's fragments were", "a row of A, and a column of B, holds",
+           "load_matrix_sync(a, A + tile_row * 16 * K + k, K) and load_matrix_sync(b, B + "
+           "tile_col * 16 * K + k, K)"),
+          (True, False, "A's fragments were", "a row of A holds", "load_matrix_sync(a, A + "
+           "tile_row * 16 * K + k, K)"),
+          (False, True, "B's fragments were", "a column of B holds", "load_matrix_sync(b, B + "
+           "tile_col * 16 * K + k, K)"))),
     (lambda m, k, n: dict(a_by_cols=True), "A's fragment was declared col_major, but A is stored "
      "row after row", "declare a with wmma::row_major"),
     (lambda m, k, n: dict(store_by_cols=True), "C's tiles were stored column after column "

@@ -54,6 +54,11 @@ WRONG = [
      ["A's fragments were loaded with leading dimension N"]),
     ("b_leading_dimension_n", variant(KERNEL, (LOAD_B, LOAD_B.replace(", K);", ", N);"))),
      ["B's fragments were loaded with leading dimension N", "a column holds K elements"]),
+    # blind audit O14 (was 'C is not A B (C[25][6] = 8.58, expected -5.779)' and the checklist)
+    ("leading_dimensions_in_bytes", variant(KERNEL, (LOAD_A, LOAD_A.replace(", K);", ", K * sizeof(half));")),
+                                            (LOAD_B, LOAD_B.replace(", K);", ", K * sizeof(half));"))),
+     ["A's and B's fragments were loaded with leading dimension K * sizeof(half) = 2K",
+      "counts elements, not bytes"]),
     ("b_leading_dimension_16", variant(KERNEL, (LOAD_B, LOAD_B.replace(", K);", ", 16);"))),
      ["B's fragments were loaded with leading dimension 16"]),
     ("reset_in_loop", variant(KERNEL, ("        wmma::mma_sync(c, a, b, c);",
