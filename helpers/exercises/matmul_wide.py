@@ -28,6 +28,7 @@ from helpers.exercises.microscope import observe, observed_mistakes
 from helpers.exercises.origin import Wrong
 
 BLOCK = (32, 8, 1)
+TILE_M = 8   # C's rows a block computes, blockDim.y
 CASES = [(45, 70, 77), (8, 33, 31), (100, 100, 65), (20, 40, 40, "observe")]  # (M, K, N)
 WORDS = Words(index_hint="row = blockIdx.y * TILE_M + ty, col = blockIdx.x * TILE_N + tx",
               guard_hint="store C[row * N + col] only if (row < M && col < N)", item="element",
@@ -104,7 +105,8 @@ def _refine(failure):
 
 
 def _model(a, b, ks):
-    """C as a kernel computes it whose sums take in only the k where ``ks`` (of K) is True."""
+    """C as a kernel computes it whose sums take in only the k where ``ks`` (of K; or (M, K),
+    one row of C's k a row) is True."""
     return (a.astype(np.float64) * ks) @ b
 
 
@@ -209,6 +211,11 @@ def _mistakes(case, run):
             (ks >= (k - 1) // 32 * 32, "C holds only the last phase's products: sum was set to "
              "0 in each phase, so each phase threw away the sums before it", "float sum = 0.0f "
              "once, before the loop over the phases: each phase adds to it"),
+            (ks % TILE_M == np.arange(case[0])[:, None] % TILE_M, "the multiply-adds' loop "
+             "started at k = ty and stepped by TILE_M = 8, as the loads of Bs's rows do: each "
+             "thread added only 4 of a phase's 32 products, k = ty, ty + 8, ty + 16, ty + 24",
+             "every thread adds all TILE_K products of a phase: for (int k = 0; k < TILE_K; "
+             "k++) sum += As[ty][k] * Bs[k][tx]"),
             (ks < case[2], *A_GUARD_N)):
         if k > 8 and np.allclose(got, _model(a, b, used), rtol=1e-4, atol=1e-4):
             yield problem, hint

@@ -30,6 +30,11 @@ WRONG = {
     "multiply_adds_from_k_1": ([("int k = 0; k < TILE_K", "int k = 1; k < TILE_K")],
                                {"problem": "each phase leaves out its first product",
                                 "hint": "for (int k = 0; k < TILE_K; k++)"}),
+    # blind audit O2 (was '3465 of the 3465 elements of C are wrong ...' and the general hint)
+    "multiply_adds_from_ty_by_8": ([("for (int k = 0; k < TILE_K; k++)",
+                                     "for (int k = ty; k < TILE_K; k += TILE_M)")],
+                                   {"problem": "started at k = ty and stepped by TILE_M = 8",
+                                    "hint": "for (int k = 0; k < TILE_K; k++)"}),
     "multiply_adds_8_deep": ([("k < TILE_K; k++)", "k < TILE_M; k++)")],
                              {"problem": "8 of every 32 products", "hint": "k < TILE_K"}),
     "one_row_of_bs_a_thread": ([(B_LOAD, "        int b_row = phase * TILE_K + ty;\n"
