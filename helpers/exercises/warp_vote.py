@@ -96,6 +96,17 @@ def _votes_of(x, n, index):
     return ((i < n) & (x[np.minimum(index(i), n - 1)] > THRESHOLD)).reshape(-1, 32)
 
 
+def _word_mistakes(votes):
+    """(counts, problem, hint) for a ballot's word stored as it is, or kept in a float."""
+    bits = (votes * (1 << np.arange(32, dtype=np.uint64))).sum(axis=1).astype(np.uint32)
+    yield (bits, "each count is the ballot's word itself, its bits read as a number",
+           "count the word's 1 bits: counts[warp] = __popc(votes)")
+    yield (_popc(_in_a_float(bits)), "each count is how many bits are 1 in the ballot's word "
+           "rounded to a float: votes was declared a float, which holds 24 bits of a number, so "
+           "the 32-bit word lost its low bits before __popc counted them", "keep the ballot's "
+           "word in an unsigned int: unsigned int votes = __ballot_sync(0xffffffff, above)")
+
+
 def _index_mistakes(x, n, block):
     """(counts, problem, hint) for a vote that reads another element than x[i]."""
     yield (_votes_of(x, n, lambda i: i % 32).sum(axis=1), "every warp voted on x[0] to x[31]: "
@@ -190,15 +201,8 @@ def _mistakes(case, run):
                "store it: counts[warp] = __popc(votes)")
     yield from observed_mistakes(observe(kernels, _launch(CASES[-1]), key="room after x"),
                                  _refine, wrong="the counts are wrong")
-    bits = (votes * (1 << np.arange(32, dtype=np.uint64))).sum(axis=1).astype(np.uint32)
     for wrong, problem, hint in (
-            (bits, "each count is the ballot's word itself, its bits read as a number",
-             "count the word's 1 bits: counts[warp] = __popc(votes)"),
-            (_popc(_in_a_float(bits)), "each count is how many bits are 1 in the ballot's "
-             "word rounded to a float: votes was declared a float, which holds 24 bits of a "
-             "number, so the 32-bit word lost its low bits before __popc counted them",
-             "keep the ballot's word in an unsigned int: unsigned int votes = "
-             "__ballot_sync(0xffffffff, above)"),
+            *_word_mistakes(votes),
             (votes[:, 0], "each count is 0 or 1, lane 0's own vote: the warp's votes were not "
              "gathered", "votes = __ballot_sync(0xffffffff, above) gives every lane all 32 votes"),
             (_votes(x, n, at_least=True).sum(axis=1),
