@@ -54,6 +54,10 @@ WRONG = {
     # blind audit O1 (the crash past A got the guards' hint): A's rows read M apart, past A
     "a_rows_m_apart": ([("A[row * K + k]", "A[row * M + k]")],
                        "the kernel read A's rows M elements apart"),
+    # the same where the reads stay inside A (M < K: the second case), as on a GPU where a read
+    # past A lands in other memory
+    "a_rows_m_apart_within_a": ([("A[row * K + k]", "A[row * (M <= K ? M : K) + k]")],
+                                "the kernel read A's rows M elements apart"),
     "tile_not_transposed": ([(READ, "sum += As[ty][j] * Bs[j][tx];")], "not transposed"),
     # tried by hand (stop 60): A's tile read down a column
     "as_read_down_a_column": ([(READ, "sum += As[j][ty] * Bs[tx][j];")],
@@ -216,3 +220,20 @@ def test_a_read_past_bt_is_run_again_with_room_and_named_or_named_by_its_array_a
     assert verdict.passed is False
     assert "a read of Bt at " in verdict.problem and "past the end of its 8192 bytes" in \
         verdict.problem, verdict
+
+
+def test_a_s_rows_read_m_apart_are_named_where_the_reads_past_a_do_not_crash():
+    """On a GPU a read past A lands in other memory (no crash, no run with room after A): the
+    rows of C whose reads of A, M elements apart, stay inside A name the mistake."""
+    import numpy as np
+
+    from helpers.exercises.matmul_bt import Case, _a_rows_apart, _launch
+
+    a, bt, want = _launch(Case(48, 32, 64)).model
+    rows = np.arange(48)[:, None] * 48 + np.arange(32)
+    inside = rows[:, -1] < a.size
+    got = np.where(inside[:, None], np.take(a.ravel(), rows, mode="clip") @ bt.T, 7.0)
+    assert [problem for problem, _ in _a_rows_apart(got, a, bt)] == [
+        "the kernel read A's rows M elements apart (A[row * M + k]), but A is M x K: each of its "
+        "rows holds K elements"]
+    assert not list(_a_rows_apart(want, a, bt))
