@@ -124,20 +124,37 @@ def _mistakes(case, run):
 
 
 def _overlaps(visits, n, block, blocks):
-    """Elements visited more than once, with the loop's step named where a model of it (from
-    the thread's global index) gives the counts: the fewest visits that cover them."""
+    """Elements visited more than once, with the loop's step named where a model of it (each
+    thread from its global index, stepping by s, for every s below the grid's thread count)
+    gives the counts exactly; else (on a GPU, threads adding into one element at once lose some
+    additions) the model with the fewest visits that covers them."""
     if not (visits > 1).any():
         return
-    first = int(np.argmax(visits > 1))
-    steps = [(1, "1 (i++), so each thread walks over the elements of the threads after it too"),
-             (block, "blockDim.x, a block's threads, not the grid's"),
-             (blocks, "gridDim.x, the number of blocks, not of threads")]
-    models = [(model.sum(), words) for size, words in steps if size < block * blocks and _like(
-        visits, model := _visits(n, block, blocks, None, size, own=True))]
-    step = min(models)[1] if models else None
+    first, threads = int(np.argmax(visits > 1)), block * blocks
+    models = {s: _stepped(n, threads, s) for s in range(1, threads)}
+    exact = [s for s, model in models.items() if np.array_equal(visits, model)]
+    covering = [(model.sum(), s) for s, model in models.items() if _like(visits, model)]
+    step = exact[0] if exact else min(covering)[1] if covering else None
+    words = {1: "1 (i++), so each thread walks over the elements of the threads after it too",
+             block: "blockDim.x, a block's threads, not the grid's",
+             blocks: "gridDim.x, the number of blocks, not of threads"}
+    per = n // threads
+    words.setdefault(per, f"n / (gridDim.x * blockDim.x) = {per}, the elements per thread, "
+                          f"not the grid's thread count ({threads}): thread t adds t, t + {per}, "
+                          f"t + {2 * per}, ..., over the elements of the threads after it")
+    said = words.get(step, f"{step}, not by the grid's {threads} threads")
     yield (f"y[{first}] got x[{first}] added {int(visits[first])} times: threads visit the same "
-           "elements" + (f": the loop steps by {step}" if step else ""),
-           "step by the number of threads in the whole grid, gridDim.x * blockDim.x")
+           "elements" + (f": the loop steps by {said}" if step else ""),
+           "step by the number of threads in the whole grid, gridDim.x * blockDim.x"
+           + (": the loop's step is how far apart a thread's elements lie, not how many it "
+              "gets" if step == per else ""))
+
+
+def _stepped(n, threads, step):
+    """How many times each element is visited by threads 0 to threads - 1 that each start at
+    their global index and step by ``step``: the threads t <= i with (i - t) % step == 0."""
+    i = np.arange(n)
+    return ((np.minimum(i, threads - 1) - i % step) // step + 1).astype(float)
 
 
 def _body_indexes_the_start(visits, n, threads):
@@ -165,14 +182,13 @@ _STARTS = [(lambda b, t, block, blocks: 0, "0 for every thread"),
 for it)"""
 
 
-def _visits(n, block, blocks, start, step=None, own=False):
-    """How many times each element is visited by a loop that starts at ``start`` (the thread's
-    global index where ``own``) and steps by ``step`` (the grid's threads by default)."""
+def _visits(n, block, blocks, start):
+    """How many times each element is visited by a loop that starts at ``start`` and steps by
+    the grid's threads."""
     visits = np.zeros(n)
     for b in range(blocks):
         for t in range(block):
-            first = b * block + t if own else start(b, t, block, blocks)
-            np.add.at(visits, np.arange(first, n, step or block * blocks), 1)
+            np.add.at(visits, np.arange(start(b, t, block, blocks), n, block * blocks), 1)
     return visits
 
 

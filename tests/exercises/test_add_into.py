@@ -30,6 +30,14 @@ WRONG = {
                           "times: threads visit the same elements: the loop steps by blockDim.x"),
     "stride_of_the_blocks": ((STRIDE, "int stride = gridDim.x;"),
                              "times: threads visit the same elements: the loop steps by gridDim.x"),
+    # audit N2: the elements per thread taken for the step
+    "stride_of_the_elements_per_thread": (
+        (STRIDE, "int stride = n / (gridDim.x * blockDim.x);"),
+        "times: threads visit the same elements: the loop steps by n / (gridDim.x * blockDim.x) "
+        "= 15, the elements per thread"),
+    # a step that is none of the launch's sizes
+    "stride_of_a_warp_less_one": ((STRIDE, "int stride = 31;"),
+                                  "the loop steps by 31, not by the grid's 64 threads"),
     # audit G3: range(start, n, stride) read as a loop stepping by 1
     "steps_by_one": (("i += stride)", "i++)"),
                      "times: threads visit the same elements: the loop steps by 1 (i++)"),
