@@ -21,9 +21,11 @@ from helpers.exercises.microscope import written_twice
 
 HOLE = np.array(0x7FC0BEEF, np.uint32).view(np.float32)[()]   # a NaN, not the list's poison
 JUNK_ROW = 5     # slot past n holds count + JUNK_ROW
-# (n, threads a block): never a multiple; last, a small one on the simulator, race-checked (a
-# kernel in which every thread does the whole cloud writes the right rows, each many times)
-CASES = [(1000, 128), (4099, 256), (37, 64), (40, 16, "observe")]
+# (n, threads a block): never a multiple; a small one on the simulator, race-checked (a kernel
+# in which every thread does the whole cloud writes the right rows, each many times); last, a
+# cloud of more than 65536 points, where a row kept in 16 bits wraps (after the race check, which
+# names a kernel whose every thread walks the whole cloud before it takes the simulator minutes)
+CASES = [(1000, 128), (4099, 256), (37, 64), (40, 16, "observe"), (96001, 256)]
 
 SLOT_HINT = "the point of valid pixel i is row slot[i] of points: int k = slot[i]"
 HOLE_HINT = ("a hole's Z is NaN, and NaN > 0.0f is false: return before writing when "
@@ -140,6 +142,7 @@ def _mistakes(case, run):
                "three floats, and it starts at points[3 * k]",
                "points[3 * k] = X, points[3 * k + 1] = Y, points[3 * k + 2] = Z")
     if out.unwritten.any():
+        yield from _wrapped(out.got, out.unwritten.any(axis=1), want)
         yield from _unwritten(case, xyz, out.unwritten.any(axis=1))
     yield from _wrong_points(out.got, want, xyz)
 
@@ -194,6 +197,27 @@ def _z_interleaved(xyz, out, count):
                "the hole test read xyz[3 * i + 2], Z as if xyz held x, y, z "
                "side by side, but xyz is three planes", f"Z is xyz[2 * n + i] (n = {n}): "
                "return when !(xyz[2 * n + i] > 0.0f)")
+
+
+def _wrapped(got, missing, want):
+    """The rows a k kept in 8 or 16 bits leaves: rows from 2 ** bits on never written, and each
+    row r below them holding (float for float, as two threads' stores to one row race on a GPU)
+    one of the points whose row is r plus a multiple of 2 ** bits."""
+    count = len(want)
+    for bits, kind in ((8, "unsigned char"), (16, "unsigned short")):
+        wrap = 1 << bits
+        if count <= wrap or not np.array_equal(missing, np.arange(count) >= wrap):
+            continue
+        fits = np.zeros((wrap, 3), bool)
+        for start in range(0, count, wrap):
+            alias = want[start:start + wrap]
+            fits[:len(alias)] |= got[:len(alias)] == alias
+        if fits.all():
+            yield (f"rows {wrap} to {count - 1} of points were never written, and rows 0 to "
+                   f"{min(count - wrap, wrap) - 1} were written twice: k wrapped at {wrap}, as "
+                   f"a {bits}-bit {kind} does, so the point of row {wrap} + r went to row r "
+                   f"(this cloud has {count} points)",
+                   "keep it an int: int k = slot[i], as slot is")
 
 
 def _reached(index, n, block):

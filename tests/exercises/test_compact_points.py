@@ -73,6 +73,10 @@ WRONG = {
                                       "    if (!(xyz[2 * n + i] > 0.0f))\n        continue;\n"),
                                      (STORES[2], STORES[2] + "\n    }")],
                                     "two threads wrote points[", "no loop over the whole cloud"),
+    # blind audit N9: the row kept in an unsigned short, as the depth image's pixels are: it
+    # wraps at 65536, and the points of rows 65536 on overwrite rows 0 on
+    "row_in_an_unsigned_short": ([("int k = slot[i];", "unsigned short k = slot[i];")],
+                                 "k wrapped at 65536", "keep it an int"),
     # blind audit E42: the row scaled to floats twice, k = 3 * slot[i], then points[3 * k]
     "row_scaled_twice": ([("int k = slot[i];", "int k = 3 * slot[i];")],
                          "a write of points", "the row was scaled to floats twice"),
@@ -80,7 +84,9 @@ WRONG = {
 # a write before the start of points: on a GPU it lands in another allocation, or crashes
 SIMULATOR_ONLY = {"slot_minus_one": "writes before the start of points",
                   "slot_of_the_pixel_before": "reads slot[-1], writes before the start of points",
-                  "row_scaled_twice": "writes far past the end of points"}
+                  "row_scaled_twice": "writes far past the end of points",
+                  "row_in_an_unsigned_short": "two threads write each of the first rows: on a "
+                                              "GPU which one lands varies"}
 RIGHT = {
     "nan_test_by_isnan": [(HOLE, "    if (isnan(xyz[2 * n + i]))\n        return;\n")],
     "grid_stride_with_a_store_block": [
