@@ -47,6 +47,7 @@ ATOMIC_HINT = ("bins[k]++ (or local[k]++) is a read, an add and a write, and thr
 def _refine(failure):
     """The exercise's hints for a failure: the private bins' size; for a race, an atomic for a
     read-modify-write, the barriers for any other."""
+    yield from _bins_of_their_own(failure)
     if failure.kind == "array bounds" and (getattr(failure.error, "element", None) or 0) < 0:
         yield ("a bin's index was negative: a byte over 127 read as a char, which is signed; "
                "the bytes are unsigned char, 0 to 255: bin c * 256 + (unsigned char)v")
@@ -71,6 +72,32 @@ def _refine(failure):
                "atomicAdd(&bins[b], local[b])")
     if failure.kind == "race":
         yield ATOMIC_HINT if failure.update else BARRIER_HINT
+
+
+def _bins_of_their_own(failure):
+    """A write past bins' 768 counters, at element e by block k, where e - 768 * k is one of the
+    thread's bins in the adding loop (b = threadIdx.x, then b += blockDim.x): block k added its
+    bin b into bins[k * 768 + b], as if bins held a histogram a block. The fault's array is bins
+    where the simulator named none: the kernel may write no other."""
+    err, width = failure.error, (failure.block or (0,))[0]
+    if failure.kind != "out of bounds" or not getattr(err, "is_write", False) or not width \
+            or err.block is None or err.thread is None or (err.array or "bins") != "bins":
+        return
+    element = err.element if err.element is not None else (err.offset or 0) // 4
+    k = err.block[0]
+    if element >= BINS and 0 <= element - k * BINS < BINS and \
+            (element - k * BINS) % width == err.thread[0]:
+        yield _slice_a_block(f"block {k} added its bin {element - k * BINS} into "
+                             f"bins[{element}], {k} * 768 + {element - k * BINS}, past bins' 768 "
+                             "counters (the simulator stopped it there)")
+
+
+def _slice_a_block(what):
+    """The mistake of bins indexed as one histogram a block, ``what`` showing it."""
+    return (f"{what}: the bins were indexed as if each block had 768 of its own in bins, "
+            "bins[blockIdx.x * 768 + b], but bins is one histogram of the whole image, 768 "
+            "counters in all", "every block adds into the same 768 bins: "
+            "atomicAdd(&bins[b], local[b])")
 
 
 def _blocks_store(failure) -> bool:
@@ -109,6 +136,7 @@ def _mistakes(case, run):
     255s, and nothing else wrong), nothing counted; then what made the bins wrong."""
     rgb, n = run.model, case["n"]
     got, want = run.out.got.astype(np.int64), reference(rgb[:3 * n])
+    yield from _slices_a_block(got, run.out.past, rgb, case)
     if run.out.past.size:
         yield ("the kernel wrote past bins[767]", "bins has 3 * 256 counters: bin c * 256 + v, "
                "for c from 0 to 2 and v from 0 to 255")
@@ -226,6 +254,17 @@ def _block_counts(rgb, case):
     j = np.arange(size)
     owner, k = j // block % case["grid"], j % 3 * 256 + rgb[:size]
     return np.bincount(owner * BINS + k, minlength=case["grid"] * BINS).reshape(-1, BINS)
+
+
+def _slices_a_block(got, past, rgb, case):
+    """bins holds block 0's counts alone, and the elements just past it (the checker's guard,
+    768 on) block 1's: block k added its bin b into bins[k * 768 + b] (on a GPU the writes of
+    blocks 2 and on land past the guard, unseen)."""
+    counts = _block_counts(rgb, case)
+    if case["grid"] > 1 and np.array_equal(got, counts[0]) and past.size and \
+            np.array_equal(past, BINS + np.flatnonzero(counts[1][:GUARD])):
+        yield _slice_a_block("bins holds block 0's counts alone, and block 1's were added "
+                             "past its end, from bins[768] on")
 
 
 def _blocks_add_from_their_start(got, rgb, case):

@@ -193,6 +193,15 @@ WRONG = [
      ["only block 0 set its shared bins to 0: block ", "with none of its 768 bins cleared",
       "Each block has its own shared memory",
       "every block clears its own 768 bins, whatever its blockIdx.x"]),
+    # blind audit N15: each block adds into a slice of bins of its own (was 'the kernel crashed
+    # ... a write of bins ... Hint: local has 768 bins and rgb 3 * n bytes: every loop over the
+    # bins runs while b < 768 ...', loops that are right)
+    ("bins_a_slice_a_block",
+     variant(KERNEL, ("atomicAdd(&bins[b], local[b]);",
+                      "atomicAdd(&bins[blockIdx.x * CHANNELS * LEVELS + b], local[b]);")),
+     ["block 1 added its bin 256 into bins[1024], 1 * 768 + 256",
+      "as if each block had 768 of its own in bins",
+      "every block adds into the same 768 bins: atomicAdd(&bins[b], local[b])"]),
 ]
 
 # Right, but not the solution's way: each must pass
@@ -221,7 +230,10 @@ SIMULATOR_ONLY = {"clears_past_the_bins": "an illegal address on a GPU breaks th
                   "bytes_read_as_signed_char": "an access before a shared array's start may be an "
                                                "illegal address on a GPU",
                   "every_block_zeroes_the_global_bins": "blocks racing: a GPU's counts depend on "
-                                                        "the order they ran"}
+                                                        "the order they ran",
+                  "bins_a_slice_a_block": "writes up to 24 KB past bins: on a GPU into another "
+                                          "allocation, or an illegal address that breaks the "
+                                          "context (test_a_slice_a_block_seen_on_a_gpu_is_named)"}
 
 
 @pytest.fixture(scope="module")
@@ -276,3 +288,17 @@ def test_reference_counts_each_channel():
     bins = checker.reference(rgb)
     assert bins[1] == 2 and bins[256 + 2] == 1 and bins[256 + 5] == 1 and bins[512 + 3] == 2
     assert bins.sum() == 6
+
+
+def test_a_slice_a_block_seen_on_a_gpu_is_named():
+    """On a GPU the writes past bins do not fault: bins holds block 0's counts alone, and the
+    checker's guard after it block 1's first ones (blocks 2 and on write past the guard)."""
+    case = checker.CASES[0]
+    rgb = checker._launch(case).model
+    counts = checker._block_counts(rgb, case)
+    past = checker.BINS + np.flatnonzero(counts[1][:checker.GUARD])
+    problem, hint = next(checker._slices_a_block(counts[0].astype(np.int64), past, rgb, case))
+    assert "bins holds block 0's counts alone, and block 1's were added past its end" in problem
+    assert hint == "every block adds into the same 768 bins: atomicAdd(&bins[b], local[b])"
+    right = checker.reference(rgb[:3 * case["n"]]).astype(np.int64)
+    assert not list(checker._slices_a_block(right, past[:0], rgb, case))
