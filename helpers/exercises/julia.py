@@ -198,6 +198,7 @@ def _mistakes(case, run):
     got, ref = run.out.got, run.model
     yield from _returned_in_the_loop(run.out.unwritten, ref < case["max_iter"])
     yield from _crossed(case, run)
+    yield from _blocks_grid_dim_apart(case, run.out, ref)
     yield from coverage(run.out.past, run.out.unwritten, _grid(case), WORDS, WORDS.guard_hint)
     yield from _wrapped(case, got, ref)
     re, im = pixel_grid(*_args(case)[:6])
@@ -232,6 +233,46 @@ def _crossed(case, run):
         same = [a == b for a, b in zip(race.first.thread, race.second.thread)]
         both = {(True, False): "threadIdx.x", (False, True): "threadIdx.y"}.get(tuple(same[:2]))
     yield from crossed_index(~run.out.unwritten, _grid(case), WORDS, both)
+
+
+def _blocks_grid_dim_apart(case, out, ref):
+    """x = blockIdx.x * gridDim.x + threadIdx.x (or y's with gridDim.y, or both): the blocks'
+    first pixels lie gridDim apart, where they lie blockDim apart. Named where the pixels drawn
+    are exactly those such an index reaches, and right (a stride that is the other side of the
+    block is ``coverage.reached``'s)."""
+    grid, done = _grid(case), ~out.unwritten
+    if done.all() or not done.any():
+        return
+    axes = (("x", "columns", "wide", grid.width, *grid.block[:2], grid.grid[0]),
+            ("y", "rows", "tall", grid.height, *grid.block[1::-1], grid.grid[1]))
+    for wrong in ((True, False), (False, True), (True, True)):
+        if any(bad and blocks in (side, other) for bad, (*_, side, other, blocks) in
+               zip(wrong, axes)):
+            continue   # gridDim equals blockDim (nothing to see) or the block's other side
+        reach = [np.isin(np.arange(axis[3]), np.arange(axis[6])[:, None] *
+                         (axis[6] if bad else axis[4]) + np.arange(axis[4]))
+                 for bad, axis in zip(wrong, axes)]
+        if np.array_equal(done, reach[1][:, None] & reach[0][None, :]) and \
+                np.mean(out.got[done] != ref[done]) <= TOLERANCE:
+            bad = [(axis, reached) for flag, axis, reached in zip(wrong, axes, reach) if flag]
+            yield (f"{int(out.unwritten.sum())} of {out.unwritten.size} pixels were never "
+                   "written: " + "; and ".join(_apart(*each) for each in bad),
+                   "blocks lie blockDim pixels apart (gridDim is how many blocks there are): "
+                   + ", ".join(f"{n} = blockIdx.{n} * blockDim.{n} + threadIdx.{n}"
+                               for n in (axis[0] for axis, _ in bad)))
+
+
+def _apart(axis, reach):
+    """The words for one index that took gridDim for blockDim, and what it left undrawn."""
+    name, lines, size, length, side, _, blocks = axis
+    missed = np.flatnonzero(~reach)
+    where = (f"{lines} {missed[0]} to {length - 1} were never drawn" if
+             np.array_equal(missed, np.arange(missed[0], length)) else
+             f"{missed.size} {lines} were never drawn, the first {missed[0]}")
+    return (f"{name} = blockIdx.{name} * gridDim.{name} + threadIdx.{name} starts block b's "
+            f"{lines} at b * {blocks} (gridDim.{name}, the number of blocks), not b * {side} "
+            f"(blockDim.{name}): the blocks, {side} {lines} {size}, "
+            f"{'overlap' if blocks < side else 'leave gaps between them'}, and {where}")
 
 
 def _wrapped(case, got, ref):

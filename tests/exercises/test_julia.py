@@ -182,6 +182,30 @@ WRONG = [
                       "int x = blockIdx.x * blockDim.x + threadIdx.y;")),
      ["one diagonal line in each block: x took threadIdx.y where it takes threadIdx.x",
       "Hint: x = blockIdx.x * blockDim.x + threadIdx.x"]),
+    # blind audit N16: x's blocks gridDim.x apart (was '4371 of 28623 pixels were never written
+    # ... Hint: every pixel needs a thread: x = blockIdx.x * blockDim.x + threadIdx.x, and the
+    # same for y; and the guard ...'); y's, and both
+    ("x_blocks_grid_dim_apart",
+     variant(KERNEL, ("int x = blockIdx.x * blockDim.x + threadIdx.x;",
+                      "int x = blockIdx.x * gridDim.x + threadIdx.x;")),
+     ["4371 of 28623 pixels were never written: x = blockIdx.x * gridDim.x + threadIdx.x starts "
+      "block b's columns at b * 13 (gridDim.x, the number of blocks), not b * 16 (blockDim.x): "
+      "the blocks, 16 columns wide, overlap, and columns 172 to 202 were never drawn",
+      "Hint: blocks lie blockDim pixels apart (gridDim is how many blocks there are): "
+      "x = blockIdx.x * blockDim.x + threadIdx.x"]),
+    ("y_blocks_grid_dim_apart",
+     variant(KERNEL, ("int y = blockIdx.y * blockDim.y + threadIdx.y;",
+                      "int y = blockIdx.y * gridDim.y + threadIdx.y;")),
+     ["y = blockIdx.y * gridDim.y + threadIdx.y starts block b's rows at b * 9", "rows 88 to 140",
+      "Hint: blocks lie blockDim pixels apart (gridDim is how many blocks there are): "
+      "y = blockIdx.y * blockDim.y + threadIdx.y"]),
+    ("both_blocks_grid_dim_apart",
+     variant(KERNEL, ("int x = blockIdx.x * blockDim.x + threadIdx.x;",
+                      "int x = blockIdx.x * gridDim.x + threadIdx.x;"),
+             ("int y = blockIdx.y * blockDim.y + threadIdx.y;",
+              "int y = blockIdx.y * gridDim.y + threadIdx.y;")),
+     ["columns 172 to 202 were never drawn; and y = blockIdx.y * gridDim.y",
+      "x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y"]),
 ]
 
 
