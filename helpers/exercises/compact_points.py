@@ -68,6 +68,7 @@ def _refine(failure):
     twice)."""
     if failure.launch is not None:
         yield from _scaled_twice(failure, failure.launch.args[2].host())
+        yield from _signed_wrap(failure, failure.launch.args[2].host())
     if failure.kind == "out of bounds" and failure.error.is_write and \
             -12 <= (failure.error.offset or 0) < 0:   # row -1: the first valid pixel's slot - 1
         yield ("slot is an exclusive sum: the first valid pixel's slot is 0, its row: "
@@ -93,6 +94,26 @@ def _scaled_twice(failure, slot):
                f"{element - 9 * slot[i]}: the row was scaled to floats twice, k = 3 * slot[i] "
                "and then points[3 * k]; k is the row itself, and 3 * k its first float: "
                "int k = slot[i]")
+
+
+def _signed_wrap(failure, slot):
+    """A write outside points by the thread of pixel i (valid, from the error's block and
+    thread) whose row slot[i] a signed 8- or 16-bit k cannot hold (2 ** (bits - 1) or more, and
+    below 2 ** bits): k wrapped to a negative row. Smaller clouds, every row below that, passed."""
+    err, block = failure.error, failure.block
+    if failure.kind != "out of bounds" or not err.is_write or not block or err.block is None \
+            or err.thread is None:
+        return
+    i = err.block[0] * block[0] + err.thread[0]
+    n = len(slot) - block[0]   # slot holds a block's worth of junk past n
+    for bits, kind in ((8, "signed char"), (16, "short")):
+        if 0 <= i < n and 1 << (bits - 1) <= slot[i] < 1 << bits and slot[i] < slot[i + 1]:
+            yield (f"pixel {i}'s point, row slot[{i}] = {slot[i]}, was written outside points: "
+                   f"{slot[i]} is more than {'an' if bits == 8 else 'a'} {bits}-bit {kind} holds ({(1 << (bits - 1)) - 1} "
+                   f"at most), so k wrapped to {slot[i]} - {1 << bits} = "
+                   f"{slot[i] - (1 << bits)}, a row before points' start",
+                   "keep it an int: int k = slot[i], as slot is")
+            return
 
 
 def _launch(case):
@@ -214,9 +235,9 @@ def _wrapped(got, missing, want):
             fits[:len(alias)] |= got[:len(alias)] == alias
         if fits.all():
             yield (f"rows {wrap} to {count - 1} of points were never written, and rows 0 to "
-                   f"{min(count - wrap, wrap) - 1} were written twice: k wrapped at {wrap}, as "
-                   f"a {bits}-bit {kind} does, so the point of row {wrap} + r went to row r "
-                   f"(this cloud has {count} points)",
+                   f"{min(count - wrap, wrap) - 1} were written more than once: k wrapped at "
+                   f"{wrap}, as {'an' if bits == 8 else 'a'} {bits}-bit {kind} does, so the "
+                   f"point of row {wrap} + r went to row r (this cloud has {count} points)",
                    "keep it an int: int k = slot[i], as slot is")
 
 

@@ -77,6 +77,14 @@ WRONG = {
     # wraps at 65536, and the points of rows 65536 on overwrite rows 0 on
     "row_in_an_unsigned_short": ([("int k = slot[i];", "unsigned short k = slot[i];")],
                                  "k wrapped at 65536", "keep it an int"),
+    # ... and in a short, or a signed char: past 32767 (127) it wraps to a negative row
+    "row_in_a_short": ([("int k = slot[i];", "short k = slot[i];")],
+                       "is more than a 16-bit short holds (32767 at most), so k wrapped to",
+                       "keep it an int"),
+    "row_in_a_signed_char": ([("int k = slot[i];", "signed char k = slot[i];")],
+                             "pixel 179's point, row slot[179] = 128, was written outside "
+                             "points: 128 is more than an 8-bit signed char holds (127 at most), "
+                             "so k wrapped to 128 - 256 = -128", "keep it an int"),
     # blind audit E42: the row scaled to floats twice, k = 3 * slot[i], then points[3 * k]
     "row_scaled_twice": ([("int k = slot[i];", "int k = 3 * slot[i];")],
                          "a write of points", "the row was scaled to floats twice"),
@@ -86,7 +94,9 @@ SIMULATOR_ONLY = {"slot_minus_one": "writes before the start of points",
                   "slot_of_the_pixel_before": "reads slot[-1], writes before the start of points",
                   "row_scaled_twice": "writes far past the end of points",
                   "row_in_an_unsigned_short": "two threads write each of the first rows: on a "
-                                              "GPU which one lands varies"}
+                                              "GPU which one lands varies",
+                  "row_in_a_short": "writes before the start of points",
+                  "row_in_a_signed_char": "writes before the start of points"}
 RIGHT = {
     "nan_test_by_isnan": [(HOLE, "    if (isnan(xyz[2 * n + i]))\n        return;\n")],
     "grid_stride_with_a_store_block": [
