@@ -185,6 +185,17 @@ inline bool claim_block(Worker *w, Launch *L) {
     return true;
 }
 
+// A thread's write past the end of a local array may run up its stack over its Frame without
+// faulting: the launch stops when the thread (or, on a loop, the block) ends, before the runtime
+// reads anything more from the Frame (the worker found in the thread-local, not in the Frame).
+inline void check_frame(int i) {
+    Worker *w = worker;
+    if (__builtin_expect(!frame_intact(w, i), 0)) {
+        w->current = i;
+        escape_with(w, FAULT);
+    }
+}
+
 // A module without fibers: one fiber runs block after block, each as a loop over its threads,
 // and goes back to the worker's own stack when no block is left (a switch a worker, not one a
 // block). After each block the canary around its dynamic shared memory is checked.
@@ -199,6 +210,7 @@ inline void plain_main() {
         fill_shared(w);
         if (w->watching) k->run_block_plain_watched(args);
         else k->run_block_plain(args);
+        check_frame(0);
         if (w->dynamic_shared_bytes) {
             w->current = -1;  // which thread did it is found by running the launch again, watched
             check_dynamic_shared(w, OVERRUN);
@@ -215,6 +227,7 @@ inline void fiber_main() {
     Worker *w = current_worker();
     frame()->block = w->block;  // here, not in run_block: the thread's stack is touched once
     w->launch->kernel->run_thread(w->launch->args);
+    check_frame(w->current);
     w->fibers[w->current].state = F_DONE;
     w->live--;
     if (w->at_barrier > 0 && w->at_barrier == w->live) release_block_barrier(w);
@@ -222,18 +235,25 @@ inline void fiber_main() {
     __builtin_unreachable();
 }
 
-// Once a launch: each thread's Frame gets what does not change from block to block.
-inline void prepare_frames(Worker *w, int index) {
+// Thread i's Frame as the runtime writes it: what does not change from block to block, and its
+// seal (sim_types.h).
+inline void restore_frame(Worker *w, int i) {
     Launch *L = w->launch;
     const dim3 &bd = L->block;
-    w->stacks = L->stacks[index];
-    for (int i = 0; i < w->nfibers; i++) {
-        Frame *fr = frame_of(w, i);
-        fr->thread = uint3{(unsigned)(i % bd.x), (unsigned)(i / bd.x % bd.y), (unsigned)(i / (bd.x * bd.y))};
-        fr->block_dim = uint3{bd.x, bd.y, bd.z};
-        fr->grid_dim = uint3{L->grid.x, L->grid.y, L->grid.z};
-        fr->worker = w;
-    }
+    Frame *fr = frame_of(w, i);
+    fr->seal = frame_seal(fr);
+    fr->thread = uint3{(unsigned)(i % bd.x), (unsigned)(i / bd.x % bd.y), (unsigned)(i / (bd.x * bd.y))};
+    fr->block = w->block;
+    fr->block_dim = uint3{bd.x, bd.y, bd.z};
+    fr->grid_dim = uint3{L->grid.x, L->grid.y, L->grid.z};
+    fr->worker = w;
+}
+
+// Once a launch: each thread's Frame.
+inline void prepare_frames(Worker *w, int index) {
+    w->stacks = w->launch->stacks[index];
+    w->block_dim = uint3{w->launch->block.x, w->launch->block.y, w->launch->block.z};
+    for (int i = 0; i < w->nfibers; i++) restore_frame(w, i);
 }
 
 // Every thread left is waiting, and none can release the others.
@@ -347,6 +367,7 @@ inline void rerun_main() {
     frame()->block = w->block;
     fill_shared(w);
     w->launch->kernel->run_block_plain_publishing(w->launch->args);
+    check_frame(0);
     w->fibers[0].state = F_DONE;
     w->live = 0;
     switch_context(&w->fibers[0].ctx, &w->scheduler, w);
@@ -370,6 +391,7 @@ inline void name_the_thread(Worker &w, Launch *L) {
     bool named = false;
     w.err = Error{};
     w.quiet = true;
+    restore_frame(&w, 0);  // a local array's overrun may have written over it (frame_intact)
     if (sigsetjmp(w.escape, 1) == 0) {
         w.in_kernel = 1;
         run_plain_fiber(w, rerun_main);  // back here: the block ran to its end this time

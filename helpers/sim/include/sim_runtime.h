@@ -125,6 +125,10 @@ struct Error {
     // past s): sim::worker's address in that thread (its __shared__ arrays lie at their offsets
     // from it, compile/module.py: shared_variables) and its block's dynamic shared memory.
     uint64_t worker_anchor, dynamic_shared_base;
+    // 1 where the failing thread's Frame (its threadIdx, blockIdx, ... at the top of its stack)
+    // was written over, as a write past the end of a local array that runs up the stack does:
+    // thread is then kThreadUnknown, since the Frame no longer says which thread it was.
+    int32_t frame_overwritten;
 };
 
 // Error::warp_rule
@@ -201,6 +205,7 @@ struct Worker {
     volatile sig_atomic_t cancel_pending = 0;
     Error err{};
     uint3 block{};
+    uint3 block_dim{};  // the launch's, as each Frame holds it (frame_intact)
     long claimed = 0, claimed_end = 0;  // blocks claimed and not yet run (sim_grid.h: claim_block)
     bool plain = true;  // one fiber runs the block's threads in a loop
     bool watching = false;  // check the watched bytes whenever a thread stops (sim_grid.h)
@@ -260,9 +265,22 @@ inline void note_dynamic_shared(Worker *w, uintptr_t a) {
 }
 
 // Ends the launch from wherever the worker is (a fiber, the scheduler, a signal handler).
+// Whether thread i's Frame is as the runtime wrote it: its seal, worker, block and blockDim
+// unchanged, its threadIdx inside the block. (A write of |= may leave the seal's bits as they
+// were and change the words above it.)
+inline bool frame_intact(Worker *w, int i) {
+    const Frame *f = frame_of(w, i);
+    const uint3 &t = f->thread, &d = f->block_dim, &b = f->block;
+    return f->seal == frame_seal(f) && f->worker == w && d.x == w->block_dim.x &&
+           d.y == w->block_dim.y && d.z == w->block_dim.z && b.x == w->block.x && b.y == w->block.y &&
+           b.z == w->block.z && t.x < d.x && t.y < d.y && t.z < d.z;
+}
+
 [[noreturn]] inline void escape_with(Worker *w, int status) {
     w->err.status = status;
     uint3 t = w->current >= 0 ? frame_of(w, w->current)->thread : uint3{0, 0, 0};
+    if (w->current >= 0 && w->stacks && !frame_intact(w, w->current))
+        w->err.frame_overwritten = 1, t = uint3{kThreadUnknown, kThreadUnknown, kThreadUnknown};
     memcpy(w->err.block, &w->block, sizeof w->err.block);
     memcpy(w->err.thread, &t, sizeof w->err.thread);
     siglongjmp(w->escape, 1);

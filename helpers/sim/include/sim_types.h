@@ -66,9 +66,17 @@ constexpr uintptr_t kStackSize = 1024 * 1024;
 constexpr uintptr_t kStackUsable = 576 * 1024;
 struct Worker;
 struct Frame {
+    // below the rest, so that a local array's overrun running up the stack changes it first:
+    // written with the others (sim_grid.h: restore_frame), checked when a thread fails
+    // (sim_runtime.h: frame_intact), so that no fact is read from a Frame the kernel wrote over
+    uint64_t seal;
     uint3 thread, block, block_dim, grid_dim;  // threadIdx, blockIdx, blockDim, gridDim
     Worker *worker;
 };
+// What a Frame's seal holds: its own address, scrambled (a word no kernel writes by chance).
+__attribute__((always_inline)) inline uint64_t frame_seal(const Frame *f) {
+    return (uint64_t)(uintptr_t)f * 0x9E3779B97F4A7C15ull ^ 0x5EA1ED5EA1ED5EA1ull;
+}
 // The Frame sits near the top of the stack, lowered by a "colour" taken from the stack's address:
 // stacks kStackSize apart would otherwise put every Frame in the same cache set.
 __attribute__((always_inline)) inline Frame *frame_at(uintptr_t address) {

@@ -71,6 +71,8 @@ def error(module, name, status, err, record=None):
                              waiting=waiting or None,
                              barrier=f"{err.file2.decode()}:{err.line2}" if err.file2 else None,
                              **facts)
+    if err.frame_overwritten:
+        return LaunchError(text, **{**facts, "kind": "local array overrun"})
     if status == "MATRIX" and err.warp_rule == MATRIX_ARGS_DIFFER:
         return matrix_error(text, err, facts)
     if status not in ("FAULT", "OVERRUN"):
@@ -213,10 +215,22 @@ def bounds_index(err):
     return as_signed(err.operands[0], width, signed), type_of(err.types[1])[0]
 
 
+OVERRUN_WORDS = (
+    "a write past the end of a local array (an array declared in the kernel or in a __device__ "
+    "function, written through an index or a pointer too large) ran up the thread's stack over "
+    "the record where the simulator keeps its threadIdx and blockIdx (on a GPU, compute-sanitizer "
+    "reports such a write as an invalid __local__ write). Check every index into the thread's "
+    "local arrays against their lengths")
+"""The message's end for a launch whose failing thread's Frame was written over (the runtime's
+Error.frame_overwritten, include/sim_runtime.h)."""
+
+
 def thread_words(err):
     """"thread (3, 0, 0)", or, where the runtime could not tell which thread failed, words that
     say so."""
     thread = err.failed_thread()
+    if thread is None and err.frame_overwritten:
+        return "by one of its threads (which one is not known: its record was written over)"
     if thread is None:
         return ("by one of its threads (which one is not known: the block, run again to name it, "
                 "did not fail the second time)")
@@ -236,6 +250,9 @@ def message(name, status, err, site, bounds=None, found=None):
         where = f"for kernel {name!r}"
     text = err.text.decode(errors="replace")
     head = STATUS_TEXT.get(status, "the kernel failed")
+    if err.frame_overwritten:
+        return f"{head} {where}: {OVERRUN_WORDS}"
+
     if status == "FAULT" and err.refused and refused_kind(err) == "misaligned address":
         head = "misaligned address"  # CUDA's words
     message = f"{head} {where}"

@@ -1,0 +1,43 @@
+"""A local array written far past its end, through a pointer (so GCC's bounds check, which sees
+only indices into the array itself, cannot catch it): the overrun runs up the thread's stack over
+its Frame, where the simulator keeps threadIdx, blockIdx and the worker. The launch is a
+LaunchError of kind "local array overrun" that names no thread (the Frame no longer says which),
+never the junk the Frame then holds, nor a fault of the runtime reading a junk pointer from it
+(blind audit O12: 'thread (4294947041, 1230924490, 4289650682): a read of address
+0x8eb6feb56c5fee8e, which cannot exist ...')."""
+
+import numpy as np
+import pytest
+
+from helpers.sim import driver as drv
+from helpers.sim.compiler import SourceModule
+
+BODY = r"""
+__device__ void put(unsigned *w, int k, unsigned v) { w[k] |= v; }
+__global__ void smash(unsigned *out, int n) {
+    unsigned a[4] = {0u, 0u, 0u, 0u};
+    for (int i = 0; i < n; i++) put(a, i + 4 * (int)threadIdx.x, 0x80808080u);
+    SYNC
+    out[threadIdx.x] = a[0];
+}
+"""
+KERNELS = {"loop": BODY.replace("SYNC", ""),  # the block's threads in a loop, one stack
+           "fibers": BODY.replace("SYNC", "__syncthreads();")}  # a stack a thread
+
+
+@pytest.mark.parametrize("runner", sorted(KERNELS))
+@pytest.mark.parametrize("n", [300, 200000])
+def test_an_overrun_over_the_threads_record_names_no_junk(runner, n):
+    function = SourceModule(KERNELS[runner]).get_function("smash")
+    with pytest.raises(drv.LaunchError) as info:
+        function(drv.Out(np.zeros(64, np.uint32)), np.int32(n), block=(64, 1, 1))
+    err = info.value
+    assert (err.kind, err.thread, err.block) == ("local array overrun", None, (0, 0, 0)), str(err)
+    assert "which one is not known: its record was written over" in str(err)
+
+
+def test_within_the_array_it_runs():
+    out = np.ones(64, np.uint32)
+    SourceModule(KERNELS["loop"]).get_function("smash")(drv.Out(out), np.int32(0),
+                                                         block=(64, 1, 1))
+    assert (out == 0).all()
