@@ -128,6 +128,10 @@ def describe(error, arrays=None) -> str:
                 f"{os.path.basename(err.line)}")
     if kind == "warp matrix" and getattr(err, "rule", None) == "arguments differ":
         return f"{who}: {matrix_words(err, arrays)}"
+    if kind == "local array overrun":   # the thread's record was written over: no thread
+        return (f"in block {_xyz(err.block)} a thread wrote past the end of a local array, up its "
+                "stack over the record where the simulator keeps its threadIdx and blockIdx "
+                "(so which thread is not known)")
     if kind in DESCRIPTIONS and err.line:
         index = f" (index {err.element})" if kind == "array bounds" and err.element is not None \
             else ""
@@ -228,7 +232,7 @@ def hint(failure: Failure, guard_hint: str = "") -> str:
         return uninitialised_hint(failure)
     if kind == "time limit":
         return LOOP_HINT
-    if kind == "return address overwritten":
+    if kind in ("return address overwritten", "local array overrun"):
         return ("a local array (declared in the kernel, or in a function it passes it to) is "
                 "indexed past its end: check each loop that reads or writes one against the size "
                 "it was declared with")

@@ -301,10 +301,11 @@ def _refine(failure):
         name = err.array or "w"
         yield (f"{name} holds {WORDS} words, not 48 bytes: read byte k with byte_of({name}, k) "
                f"(and set it with set_byte({name}, k, value))")
-    if failure.kind == "return address overwritten":
+    if failure.kind in ("return address overwritten", "local array overrun"):
         yield (f"w and res hold {WORDS} words, the 48 bytes of one group's 16 pixels: the pixel "
                "loop stops at 16, for (int p = 0; p < 16; p++), and pixel p's bytes are 3p to "
-               "3p + 2")
+               "3p + 2, with p its place in the group, 0 to 15, not its number in the image "
+               "(16t + p)")
     if failure.kind == "misaligned address" and failure.block and err.offset is not None:
         yield sepia_x16_models.misaligned_hint(err, failure.block)
     if failure.kind != "out of bounds" or not failure.block or err.offset is None:

@@ -298,3 +298,24 @@ def test_a_pixel_loop_past_16_is_named_a_local_array_overrun(capsys):
         "beside it on the thread's stack, and the function's return crashed)" in out, out
     assert "Hint: w and res hold 12 words, the 48 bytes of one group's 16 pixels: the pixel loop " \
         "stops at 16, for (int p = 0; p < 16; p++)" in out, out
+
+
+# The group's bytes addressed by the pixel's number in the image, 3 * (16t + p), in its own 12
+# words (blind audit O12): for t > 0, w[] and res[] read and written past their end, through
+# byte_of's and set_byte's pointers, which GCC's bounds check cannot follow. On the simulator the
+# writes run up the thread's stack over the record that holds its threadIdx (was 'the kernel
+# crashed ... thread (4294947041, 1230924490, 4289650682): a read of address 0x8eb6feb56c5fee8e,
+# which cannot exist ... a pointer made of junk bytes ... Hint: a thread read or wrote outside the
+# image: only threads t < n / 16 load and store whole groups ...').
+@pytest.mark.skipif(BACKEND != "simulator", reason="w[] and res[] indexed past their 12 words")
+def test_bytes_of_the_image_pixel_number_are_named_a_local_array_overrun(capsys):
+    path = stable_file("sepia_x16_bytes_of_16t_plus_p.cu", variant(
+        KERNEL, ("            float r = byte_of(w, 3 * p), g = byte_of(w, 3 * p + 1), "
+                 "bl = byte_of(w, 3 * p + 2);\n",
+                 "            int q = 16 * t + p;\n            float r = byte_of(w, 3 * q), "
+                 "g = byte_of(w, 3 * q + 1), bl = byte_of(w, 3 * q + 2);\n"),
+        *[(f"set_byte(res, 3 * p{c},", f"set_byte(res, 3 * q{c},") for c in ("", " + 1", " + 2")]))
+    assert check_sepia_x16(path).passed is False
+    out = capsys.readouterr().out
+    assert "a thread wrote past the end of a local array" in out and "4294" not in out, out
+    assert "with p its place in the group, 0 to 15, not its number in the image (16t + p)" in out
