@@ -33,8 +33,7 @@ from ..settings import settings
 from .lines import PARSED
 from .source import INCLUDE_DIR, INCLUDE_IN_LINE_TABLES, anywhere
 
-SIM_VERSION = "19"  # 19: a local array's overrun that writes over a thread's Frame is named as
-                    #     such (sim_types.h: Frame::seal), never the junk the Frame then holds;
+SIM_VERSION = "19"  # 19: a local array's overrun over a thread's Frame is named (Frame::seal);
                     # 18: the library holds what g++ warned about the learner's code (warned.py);
                     # 17: a fault without an address reads it from the instruction (misaligned);
                     # 16: a deadlock in a warp function names the threads that wait (warp_waiting);
