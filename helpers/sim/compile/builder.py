@@ -33,7 +33,7 @@ from ..settings import settings
 from .lines import PARSED
 from .source import INCLUDE_DIR, INCLUDE_IN_LINE_TABLES, anywhere
 
-SIM_VERSION = "19"  # 19: a local array's overrun over a thread's Frame is named (Frame::seal);
+SIM_VERSION = "20"  # 20: -fsanitize=object-size; 19: a local array's overrun over a Frame
                     # 18: the library holds what g++ warned about the learner's code (warned.py);
                     # 17: a fault without an address reads it from the instruction (misaligned);
                     # 16: a deadlock in a warp function names the threads that wait (warp_waiting);
@@ -64,9 +64,9 @@ CXX_FLAGS = ["-std=c++17", "-O2", "-fPIC", "-pthread", "-fno-strict-aliasing",
 X86_64 = platform.machine() in ("x86_64", "AMD64")
 CXX_FLAGS += ["-mcmodel=medium"] if X86_64 else []
 # The learner's code only (the runners are built without): a float-to-integer conversion of NaN or
-# out of range, and a shift by the operand's width or more, call the runtime's handlers (sim_grid.h),
-# which stop the launch where the GPU's answer differs from this CPU's (run/operators.py).
-OPERATOR_CHECKS = ["-fsanitize=float-cast-overflow,shift-exponent",
+# out of range, a shift by the operand's width or more, a write through a pointer past a local
+# array's end (object-size) call the runtime's handlers (sim_grid.h), which stop the launch.
+OPERATOR_CHECKS = ["-fsanitize=float-cast-overflow,shift-exponent,object-size",
                    # a local variable read before anything was written to it, where g++ can tell
                    # (issue 27): a warning in the learner's words (messages.learner_warnings);
                    # nvcc says nothing, and a GPU reads what its registers last held; on some

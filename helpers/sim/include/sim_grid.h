@@ -496,6 +496,38 @@ extern "C" __attribute__((noreturn)) void __ubsan_handle_out_of_bounds(void *dat
 extern "C" __attribute__((noreturn)) void __ubsan_handle_out_of_bounds_abort(void *data, void *index) {
     __ubsan_handle_out_of_bounds(data, index);
 }
+// GCC's -fsanitize=object-size (the learner's code: builder.py) calls this before an access
+// through a pointer into an object whose size it can see, once the functions are inlined, that
+// would run past the object's end: a local array handed to a __device__ function and indexed
+// there past its end, which -fsanitize=bounds (indices into the array itself) cannot follow, and
+// whose writes would run up the thread's stack over its Frame. GCC's data: the location, the
+// accessed type's descriptor, its alignment and the kind of check (0 a load, 1 a store). Only a
+// store into an object on the thread's own stack stops the launch, as a BOUNDS error whose
+// array type is null (run/report.py); the store has not happened yet, so the Frame still names
+// the thread. A load goes on, as before, and reads what lies there, as a GPU reads what its
+// local memory holds past the array (the checkers model such reads); so does an access to an
+// object elsewhere (a __shared__ array overrun through a pointer lands in the next one).
+struct SimTypeMismatchData {
+    SimSourceLocation loc;
+    const void *type;
+    unsigned char log_alignment, type_check_kind;
+};
+extern "C" void __ubsan_handle_type_mismatch_v1(void *data, void *pointer) {
+    auto *d = (SimTypeMismatchData *)data;
+    sim::Worker *w = sim::worker;
+    if (d->type_check_kind != 1 || !w || !w->stacks || w->current < 0) return;
+    uintptr_t slot = (uintptr_t)w->stacks + (uintptr_t)w->current * sim::kStackSize;
+    if ((uintptr_t)pointer - slot >= sim::kStackSize) return;
+    w->err.operands[0] = (uint64_t)(uintptr_t)pointer;
+    w->err.types[0] = d->type;
+    w->err.types[1] = nullptr;
+    w->err.is_write = 1;
+    sim::fail_at(w, sim::BOUNDS, sim::Site{d->loc.file, (int)d->loc.line, 0},
+                 "a write through a pointer past the end of a local array");
+}
+extern "C" void __ubsan_handle_type_mismatch_v1_abort(void *data, void *pointer) {
+    __ubsan_handle_type_mismatch_v1(data, pointer);
+}
 
 // ---- what C++ leaves undefined and a GPU defines: conversions and shifts ------------------------
 // The learner's code is compiled with -fsanitize=float-cast-overflow,shift-exponent (builder.py),

@@ -54,6 +54,8 @@ def error(module, name, status, err, record=None):
         facts["block"] = tuple(err.block)
     if status not in ("RESOURCES", "OVERRUN"):
         facts["thread"] = err.failed_thread()
+    if status == "BOUNDS" and not err.types[1]:   # through a pointer (sim_grid.h: object-size)
+        return local_overrun_error(name, err, site, facts)
     bounds = bounds_index(err) if status == "BOUNDS" else None
     text = f"cuLaunchKernel failed: {message(name, status, err, site, bounds, found)}"
     if bounds:
@@ -223,6 +225,21 @@ OVERRUN_WORDS = (
     "local arrays against their lengths")
 """The message's end for a launch whose failing thread's Frame was written over (the runtime's
 Error.frame_overwritten, include/sim_runtime.h)."""
+
+
+def local_overrun_error(name, err, site, facts):
+    """The OutOfBoundsError of an access through a pointer past the end of a local array, caught
+    before it happened (GCC's object-size check, include/sim_grid.h): its thread, line, type."""
+    type_name = type_of(err.types[0])[0]
+    is_write = {1: True, 0: False}.get(err.is_write)
+    access = {True: "a write", False: "a read"}.get(is_write, "an access")
+    where = f" at {site}" if site else ""
+    text = (f"cuLaunchKernel failed: {STATUS_TEXT['BOUNDS']} in kernel {name!r}, block "
+            f"({', '.join(map(str, err.block))}), {thread_words(err)}{where}: {access} of "
+            f"{type_name} through a pointer, past the end of the local array it points into (an "
+            "array declared in the kernel or in a __device__ function, handed on as a pointer)")
+    return OutOfBoundsError(text, is_write=is_write, address=err.operands[0], space="local",
+                            **{**facts, "kind": "local array overrun"})
 
 
 def thread_words(err):

@@ -1,6 +1,7 @@
-"""A local array written far past its end, through a pointer (so GCC's bounds check, which sees
-only indices into the array itself, cannot catch it): the overrun runs up the thread's stack over
-its Frame, where the simulator keeps threadIdx, blockIdx and the worker. The launch is a
+"""A local array written far past its end, through a pointer, in a function the compiler does not
+inline (so neither GCC's bounds check, which sees only indices into the array itself, nor its
+object-size check, which needs to see the array, can catch it): the overrun runs up the thread's
+stack over its Frame, where the simulator keeps threadIdx, blockIdx and the worker. The launch is a
 LaunchError of kind "local array overrun" that names no thread (the Frame no longer says which),
 never the junk the Frame then holds, nor a fault of the runtime reading a junk pointer from it
 (blind audit O12: 'thread (4294947041, 1230924490, 4289650682): a read of address
@@ -13,7 +14,7 @@ from helpers.sim import driver as drv
 from helpers.sim.compiler import SourceModule
 
 BODY = r"""
-__device__ void put(unsigned *w, int k, unsigned v) { w[k] |= v; }
+__device__ __noinline__ void put(unsigned *w, int k, unsigned v) { w[k] |= v; }
 __global__ void smash(unsigned *out, int n) {
     unsigned a[4] = {0u, 0u, 0u, 0u};
     for (int i = 0; i < n; i++) put(a, i + 4 * (int)threadIdx.x, 0x80808080u);
@@ -41,3 +42,18 @@ def test_within_the_array_it_runs():
     SourceModule(KERNELS["loop"]).get_function("smash")(drv.Out(out), np.int32(0),
                                                          block=(64, 1, 1))
     assert (out == 0).all()
+
+
+@pytest.mark.parametrize("runner", sorted(KERNELS))
+def test_an_overrun_through_a_pointer_the_compiler_follows_is_caught_before_it_happens(runner):
+    """The same put() inlined: GCC's object-size check sees the array, and the first write past
+    its end (thread 1's a[4]) stops the launch, before it happens, with its thread and line."""
+    source = KERNELS[runner].replace("__device__ __noinline__", "__device__")
+    function = SourceModule(source).get_function("smash")
+    with pytest.raises(drv.LaunchError) as info:
+        function(drv.Out(np.zeros(64, np.uint32)), np.int32(4), block=(64, 1, 1))
+    err = info.value
+    assert (err.kind, err.thread, err.block, err.line) == ("local array overrun", (1, 0, 0),
+                                                           (0, 0, 0), "kernel.cu:2"), str(err)
+    assert (err.is_write, err.space) == (True, "local")
+    assert "a write of unsigned int through a pointer, past the end of the local array" in str(err)

@@ -1,6 +1,8 @@
 """A local array written past its end, over the return address kept beside it on the thread's
 stack: the return the CPU then refuses is a LaunchError of kind "return address overwritten"
-(run/report.py reads the refused instruction), not an access of unknown address."""
+(run/report.py reads the refused instruction), not an access of unknown address. (fill is not
+inlined: inlined, GCC's object-size check would see the array and stop the first access past
+it, test_frame_overwritten.)"""
 
 import numpy as np
 import pytest
@@ -9,7 +11,7 @@ from helpers.sim import driver as drv
 from helpers.sim.compiler import SourceModule
 
 KERNEL = r"""
-__device__ void fill(int *a, int n) { for (int i = 0; i < n; i++) a[i] = 0x41414141 + i; }
+__device__ __noinline__ void fill(int *a, int n) { for (int i = 0; i < n; i++) a[i] = 0x41414141 + i; }
 __global__ void smash(int *out, int n) {
     int a[4];
     fill(a, n);
