@@ -128,6 +128,10 @@ def describe(error, arrays=None) -> str:
                 f"{os.path.basename(err.line)}")
     if kind == "warp matrix" and getattr(err, "rule", None) == "arguments differ":
         return f"{who}: {matrix_words(err, arrays)}"
+    if kind == "local array overrun" and getattr(err, "thread", None):  # caught before it
+        access = {True: "wrote", False: "read"}.get(getattr(err, "is_write", None), "went")
+        at = f" at {os.path.basename(err.line)}" if err.line else ""
+        return f"{who} {access} past the end of a local array{at}, through a pointer into it"
     if kind == "local array overrun":   # the thread's record was written over: no thread
         return (f"in block {_xyz(err.block)} a thread wrote past the end of a local array, up its "
                 "stack over the record where the simulator keeps its threadIdx and blockIdx "

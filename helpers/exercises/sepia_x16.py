@@ -301,6 +301,13 @@ def _refine(failure):
         name = err.array or "w"
         yield (f"{name} holds {WORDS} words, not 48 bytes: read byte k with byte_of({name}, k) "
                f"(and set it with set_byte({name}, k, value))")
+    t = (err.block[0] * failure.block[0] + err.thread[0]
+         if getattr(err, "thread", None) and failure.block else None)
+    if failure.kind == "local array overrun" and t:
+        yield (f"thread {t} went past w's or res's {WORDS} words where thread 0 did not: the "
+               "group's byte index grows with t, but w and res hold only this thread's 48 bytes: "
+               "pixel p's red, green and blue are bytes 3p, 3p + 1 and 3p + 2, p = 0 to 15 its "
+               "place in the group, not its number in the image, 16t + p")
     if failure.kind in ("return address overwritten", "local array overrun"):
         yield (f"w and res hold {WORDS} words, the 48 bytes of one group's 16 pixels: the pixel "
                "loop stops at 16, for (int p = 0; p < 16; p++), and pixel p's bytes are 3p to "

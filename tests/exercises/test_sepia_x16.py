@@ -89,7 +89,8 @@ WRONG = {
                        "set_byte ORed each byte into res[] that held junk"),
     "group_t_at_byte_3t": ([("reinterpret_cast<const uint4 *>(rgb) + 3 * (size_t)t",
                              "reinterpret_cast<const uint4 *>(rgb + 3 * (size_t)t)")],
-                           "loads thread t's 48 bytes from byte 3t of rgb, not 48t"),
+                           # (the model's verdict, or the misaligned load's, as g++ compiles it)
+                           "(const uint4 *)(rgb + 3 * t) adds 3t bytes, then casts"),
     # the store's pointer moved by 3t bytes, then cast: misaligned, which the simulator's CPU
     # refuses as a GPU does (its 16-byte store needs a multiple of 16)
     "stored_at_byte_3t": ([("reinterpret_cast<uint4 *>(out) + 3 * (size_t)t",
@@ -284,7 +285,8 @@ def test_the_large_image_is_compared_with_the_rounding_slack_at_both_ends(kernel
 
 # A pixel loop past 16 (blind audit H24: was 'the kernel crashed ... at sepia_x16_n2.cu:64: an
 # access the CPU refused without saying its address ...' and the hint about which threads do whole
-# groups): w[] and res[] read and written far past their 12 words. Compiled on its own, as the
+# groups, then the return address overwritten): w[] and res[] read and written far past their 12
+# words; thread 0's set_byte(res, 48, ...) is the first write past res. Compiled on its own, as the
 # learner's file is: where the overrun lands on the thread's stack depends on the code around it
 # (in the module of all variants it wipes a saved pointer first). On a GPU, local memory past the
 # arrays is read and written with no error.
@@ -294,16 +296,17 @@ def test_a_pixel_loop_past_16_is_named_a_local_array_overrun(capsys):
         KERNEL, ("for (int p = 0; p < 16; p++) {", "for (int p = 0; p < 48; p++) {")))
     assert check_sepia_x16(path).passed is False
     out = capsys.readouterr().out
-    assert "wrote past the end of a local array (the overrun reached the return address kept " \
-        "beside it on the thread's stack, and the function's return crashed)" in out, out
+    assert "thread (0, 0, 0) of block (0, 0, 0) wrote past the end of a local array at " \
+        "sepia_x16_pixel_loop_over_48.cu:21, through a pointer into it" in out, out
     assert "Hint: w and res hold 12 words, the 48 bytes of one group's 16 pixels: the pixel loop " \
         "stops at 16, for (int p = 0; p < 16; p++)" in out, out
 
 
 # The group's bytes addressed by the pixel's number in the image, 3 * (16t + p), in its own 12
 # words (blind audit O12): for t > 0, w[] and res[] read and written past their end, through
-# byte_of's and set_byte's pointers, which GCC's bounds check cannot follow. On the simulator the
-# writes run up the thread's stack over the record that holds its threadIdx (was 'the kernel
+# byte_of's and set_byte's pointers, which GCC's bounds check cannot follow (its object-size
+# check, once they are inlined, can: the first write past res stops the launch). Without it the
+# writes ran up the thread's stack over the record that holds its threadIdx (was 'the kernel
 # crashed ... thread (4294947041, 1230924490, 4289650682): a read of address 0x8eb6feb56c5fee8e,
 # which cannot exist ... a pointer made of junk bytes ... Hint: a thread read or wrote outside the
 # image: only threads t < n / 16 load and store whole groups ...').
@@ -317,5 +320,7 @@ def test_bytes_of_the_image_pixel_number_are_named_a_local_array_overrun(capsys)
         *[(f"set_byte(res, 3 * p{c},", f"set_byte(res, 3 * q{c},") for c in ("", " + 1", " + 2")]))
     assert check_sepia_x16(path).passed is False
     out = capsys.readouterr().out
-    assert "a thread wrote past the end of a local array" in out and "4294" not in out, out
-    assert "with p its place in the group, 0 to 15, not its number in the image (16t + p)" in out
+    assert "thread (1, 0, 0) of block (0, 0, 0) wrote past the end of a local array at " \
+        "sepia_x16_bytes_of_16t_plus_p.cu:21, through a pointer into it" in out, out
+    assert "Hint: thread 1 went past w's or res's 12 words where thread 0 did not" in out, out
+    assert "p = 0 to 15 its place in the group, not its number in the image, 16t + p" in out, out
