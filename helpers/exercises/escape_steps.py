@@ -95,6 +95,10 @@ def _models(c_re, c_im, max_iter, n, want):
     yield (counts(c_re, c_im, max_iter, bound=16), "the points escape too late: the loop goes on "
            "until |z| passes 4 (|z|^2 passes 16), where |z| passing 2 is the rule", "|z| <= 2 is "
            "|z|^2 <= 4, no square root needed: loop while z_re * z_re + z_im * z_im <= 4.0f")
+    yield (np.where(c_re * c_re + c_im * c_im <= np.float32(4), max_iter, 0), "the loop's test "
+           "reads c, not z: every point with |c| <= 2 counts max_iter and every other 0, since c "
+           "never changes in the loop", "test z, which each step moves: while (k < max_iter && "
+           "z_re * z_re + z_im * z_im <= 4.0f)")
     yield (counts(c_re, zero, max_iter), "every count is what the point's real part alone gives, "
            "as if c_im were 0: z_im stayed 0 through the loop, so either c_im[i] is not added in "
            "its step, or the new z_im went into another variable (float z_im = ... inside the "

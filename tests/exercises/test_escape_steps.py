@@ -83,6 +83,10 @@ WRONG = {
                              ("        z_im = 2.0f", "        float z_im = 2.0f")],
                             "z never moved from 0: every point counts max_iter = 100, c = 3 and "
                             "c = 3i too"),
+    # blind audit P12: the loop's test reads c, which the loop never moves (was '80.1% of the
+    # counts differ from NumPy's ...' with the step for hint)
+    "test_reads_c": ([("z_re * z_re + z_im * z_im <= 4.0f", "c_re[i] * c_re[i] + c_im[i] * c_im[i] <= 4.0f")],
+                     "the loop's test reads c, not z"),
     # (the line is the one module's that holds every variant)
     # every thread computes every point's count, the same values: right, but for the race check
     "every_thread_does_the_whole_loop": ([("    int k = 0;\n", "    for (int j = 0; j < n; j++) {\n    int k = 0;\n"),
