@@ -146,6 +146,34 @@ def _strides(case, got, drawn):
                "width): iters[y * width + x]")
 
 
+def _whole_rows(case, got, drawn):
+    """Some rows drawn whole, right there, the others not at all: blocks drew the same rows. When
+    the rows drawn are b * blockDim.x / width's, each block took for its row the one its first
+    thread's place in the grid, blockIdx.x * blockDim.x, falls in in a flat image."""
+    width, height, block = case[:3]
+    rows = drawn.all(axis=1)
+    if rows.all() or not rows.any() or not np.array_equal(drawn, np.broadcast_to(
+            rows[:, None], drawn.shape)) or np.mean(got[drawn] != reference(case)[drawn]) > TOLERANCE:
+        return
+    ys = np.flatnonzero(rows)
+    drew = f"only rows {_spans(ys)} of {height} were drawn, each whole"
+    if np.array_equal(ys, np.unique(np.arange(height) * block // width)):
+        yield (f"{drew}: block b drew row b * blockDim.x / width = b * {block} / {width} "
+               "(where pixel b * blockDim.x of a flat image lies), so neighbouring blocks drew "
+               f"the same row and rows {ys[-1] + 1} to {height - 1} were never drawn", "one "
+               "block a row: y = blockIdx.x (the grid is (height, 1)), its threads walking "
+               "along the row")
+    yield (f"{drew}: several blocks drew the same row and the others none", "one block a row: "
+           "y = blockIdx.x (the grid is (height, 1))")
+
+
+def _spans(ys):
+    """Sorted row numbers as spans: 0 to 19, 23."""
+    cuts = np.flatnonzero(np.diff(ys) != 1) + 1
+    parts = [(int(p[0]), int(p[-1])) for p in np.split(ys, cuts)]
+    return ", ".join(f"{a} to {b}" if b > a else f"{a}" for a, b in parts)
+
+
 def _late_start(case, drawn):
     """Row y drawn only from x = y * blockDim.x on: the loop started at the thread's place in the
     grid, blockIdx.x * blockDim.x + threadIdx.x (the grid-stride habit)."""
@@ -221,6 +249,7 @@ def _mistakes(case, run):
                    "belongs", "store n in iters[y * width + x]")
         yield (f"only the first {block} pixels of each row were drawn: each thread drew one "
                "pixel", LOOP_HINT)
+    yield from _whole_rows(case, got, drawn)
     yield from _strides(case, got, drawn)
     yield from _late_start(case, drawn)
     yield from _last_pass_cut(case, got, drawn)

@@ -59,6 +59,11 @@ WRONG = {
     "y_of_a_global_index": ([("int y = blockIdx.x;", "int y = blockIdx.x * blockDim.x + threadIdx.x;")],
                             "a write of iters"),
     "y_times_width": ([("int y = blockIdx.x;", "int y = blockIdx.x * width;")], "a write of iters"),
+    # blind audit P17: the row of the block's first thread in a flat image (was '8526 of 12383
+    # pixels were never drawn (the first at x = 0, y = 19)' with the loop along the row for hint)
+    "y_of_the_block_s_first_pixel": ([("int y = blockIdx.x;", "int y = blockIdx.x * blockDim.x / width;")],
+                                     "only rows 0 to 18 of 61 were drawn, each whole: block b drew row b * "
+                                     "blockDim.x / width"),
     "dx_and_dy_swapped": ([("x * dx;", "x * DY;"), ("y * dy;", "y * dx;"), ("DY", "dy")],
                           "dx and dy are swapped"),
     "c_from_the_thread": ([("x_min + x * dx", "x_min + threadIdx.x * dx")], "takes threadIdx.x"),
@@ -76,6 +81,7 @@ HINTS = {"z_and_n_not_reset": "declare z_re, z_im and n inside the loop",
          "steps_of_the_rows": "x += blockDim.x", "rows_height_long": "iters[y * width + x]",
          "steps_of_one": "x += blockDim.x", "y_of_a_global_index": "one block a row: y = blockIdx.x",
          "y_times_width": "y took the row's start in iters (blockIdx.x * width)",
+         "y_of_the_block_s_first_pixel": "one block a row: y = blockIdx.x",
          "bound_of_whole_passes": "loop while x < width",
          "loop_from_the_lane": "start at the thread's place in the block"}
 SIMULATOR_ONLY = {"y_of_a_global_index": "a write far past iters: a GPU may fault and leave the "
