@@ -121,6 +121,10 @@ def _mistakes(case, run):
              "element (r, col) is m[r * cols + col]: r picks the row, col the place in it"),
             (m.sum(axis=0) / cols, "each mean is its column's sum divided by cols",
              "a column has rows elements: divide by rows"),
+            (m.sum(axis=0) / max(rows - 1, 1), f"each mean is its column's sum divided by rows - 1 "
+             f"= {rows - 1}, where a mean divides by the number of elements added, rows = {rows} "
+             "(rows - 1 is a sample variance's divisor, not a mean's)",
+             "divide by rows: means[col] = sum / rows"),
             (m[:-1].sum(axis=0) / rows, "the last row of m is left out of every mean",
              "the rows are 0 to rows - 1: loop while r < rows"),
             (m.sum(axis=0), "each mean is its column's sum: it was not divided by rows",

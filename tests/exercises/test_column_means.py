@@ -29,6 +29,10 @@ WRONG = {
                                {"problem": "m[col * rows + r]", "hint": "m[r * cols + col]"}),
     "divides_by_cols": ([("sum / rows", "sum / cols")],
                         {"problem": "divided by cols", "hint": "divide by rows"}),
+    # blind audit P8: NumPy's ddof habit (was 'every element of means is 1.01 times the right
+    # value: a factor is off ... Hint: ... an int divided by an int drops the fraction ...')
+    "divides_by_rows_minus_1": ([("sum / rows", "sum / (rows - 1)")],
+                                {"problem": "divided by rows - 1 = 99", "hint": "divide by rows"}),
     "last_row_left_out": ([("r < rows;", "r < rows - 1;")],
                           {"problem": "last row of m is left out", "hint": "r < rows"}),
     "one_row_too_many": ([("r < rows;", "r <= rows;")],
