@@ -48,12 +48,17 @@ SHAPES = [  # (how model() writes the plan, problem, hint): its wrong shapes, ea
      "blocks all add the same elements, and the others are never added",
      "start at the thread's place in the grid, i = blockIdx.x * blockDim.x + threadIdx.x, and "
      "step by blockDim.x * gridDim.x"),
+    (dict(stored_lane=31), "lane 31 stored its warp's sum in warp_sums[warp], but after "
+     "warp_sum's __shfl_down_sync the warp's sum is in lane 0: lane 31, with no lane above it, "
+     "got its own value back at each step, so each warp brought 32 times lane 31's own sum",
+     "if (lane == 0) warp_sums[warp] = v: __shfl_down_sync hands each lane the value of the lane "
+     "offset places above, so the sums collect downwards, in lane 0"),
 ]
 
 
 def model(products, block, grid, stride="grid", sum_type="float", shuffle="down",
           offsets=(16, 8, 4, 2, 1), keep="sum", adders="lane 0", shuffle_adds=True,
-          start="grid") -> float:
+          start="grid", stored_lane=0) -> float:
     """The sum a kernel adds to *result whose loop starts at the thread's place in the grid or in
     its block (``start``) and steps by the grid or the block (``stride``), each thread adding up
     in a float or an int (``sum_type``; ``keep="last"``: keeping only its last product), its
@@ -61,7 +66,8 @@ def model(products, block, grid, stride="grid", sum_type="float", shuffle="down"
     through ``offsets``: lane 0's sum over the last axis (32 lanes), where a shuffle whose source
     lane is outside the warp hands a lane its own value, as CUDA's do (``shuffle_adds=False``: v
     = the shuffled value, not v +=); ``adders="every lane"``: every lane of the first warp
-    adding its value to *result, not lane 0 alone."""
+    adding its value to *result, not lane 0 alone; ``stored_lane``: the lane whose v each warp
+    stores in warp_sums."""
     def warp_sum(v):
         for offset in offsets:
             source = {"down": lane + offset, "up": lane - offset, "index": 0 * lane + offset}[shuffle]
@@ -78,7 +84,7 @@ def model(products, block, grid, stride="grid", sum_type="float", shuffle="down"
         sums = np.trunc(sums.astype(np.float32) + added) if sum_type == "int" else \
             np.where(i < n, added, sums) if keep == "last" else sums + added
     first_warp = np.zeros((grid, 32))
-    first_warp[:, :warps] = warp_sum(sums.reshape(grid, warps, 32))[..., 0]
+    first_warp[:, :warps] = warp_sum(sums.reshape(grid, warps, 32))[..., stored_lane]
     total = warp_sum(first_warp)
     return float((total if adders == "every lane" else total[..., 0]).sum())
 

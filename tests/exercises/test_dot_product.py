@@ -41,6 +41,13 @@ WRONG = [
                       "    if (threadIdx.x == 0)\n        warp_sums[warp] = v;")),
      ["only the first warp of each block stored its sum in warp_sums",
       "if (lane == 0) warp_sums[warp] = v"]),
+    # blind audit P11: the warp's sum taken from lane 31 (was 'the sum is 1042.471, NumPy's is
+    # 991.7638' with the plan for hint)
+    ("warp_sums_stored_by_lane_31",
+     variant(KERNEL, ("    if (lane == 0)\n        warp_sums[warp] = v;",
+                      "    if (lane == 31)\n        warp_sums[warp] = v;")),
+     ["lane 31 stored its warp's sum in warp_sums[warp], but after warp_sum's __shfl_down_sync "
+      "the warp's sum is in lane 0", "if (lane == 0) warp_sums[warp] = v"]),
     ("second_warp_sum_added_to_v",
      variant(KERNEL, ("        v = warp_sum(lane < warps", "        v += warp_sum(lane < warps")),
      ["each block's first warp's sum was counted twice", "v = warp_sum(lane < blockDim.x / 32"]),
