@@ -14,7 +14,7 @@ import numpy as np
 
 from helpers.exercises import near
 from helpers.exercises.causal_softmax_models import (_exps, _near, _shfl_down_max, _shfl_down_sums,
-                                                     _shifted, softmax, visible)
+                                                     _shifted, rows_of_warps, softmax, visible)
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -176,6 +176,15 @@ def _one_warp_right(kernels, x) -> bool:
                                     np.int32(cols)), block=(32, 1, 1), grid=(rows, 1)),
                    key="one warp a block", racecheck=False)
     return seen.error is None and _near(seen.outs[0].got.astype(np.float64), softmax(x))
+
+
+def _rows_probed(kernels, rows=70, cols=40):
+    """The rows written by a launch on the simulator of ``rows`` rows, one warp a block."""
+    x = scores(rows, cols)
+    seen = observe(kernels, Launch((Input(x), Output((rows, cols), np.float16), np.int32(rows),
+                                    np.int32(cols)), block=(32, 1, 1), grid=(rows, 1)),
+                   key="rows of one warp a block", racecheck=False)
+    return None if seen.error is not None else np.flatnonzero(~seen.outs[0].unwritten.all(axis=1))
 
 
 def _maxima_not_maxed(kernels) -> bool:
@@ -344,6 +353,7 @@ def _mistakes(case, run):
         yield ("NaN in the rows whose masked columns hold the largest scores: the max was taken "
                "over the masked columns too, and every visible exp(x - m) underflowed to 0",
                "the max over columns 0 to last only: for (int c = lane; c <= last; c += 32)")
+    yield from rows_of_warps(x, got, run.out.unwritten, case[2], lambda: _rows_probed(run.kernel))
     if run.out.unwritten.any():
         yield ("some rows or columns of y were never written",
                "one warp a row, row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, its "

@@ -71,3 +71,32 @@ def _shfl_down_max(x):
         source = np.arange(32) + offset
         part = np.maximum(part, np.where(source < 32, part[:, np.minimum(source, 31)], part))
     return part[:, np.arange(x.shape[1]) % 32]
+
+
+ROW_HINT = ("a block holds blockDim.x / 32 warps, one a row: row = blockIdx.x * (blockDim.x / 32) "
+            "+ threadIdx.x / 32")
+
+
+def rows_of_warps(x, got, unwritten, block, probed):
+    """(problem, hint) of whole rows never written where the rows written are right and are b *
+    blockDim.x + w, warp w of block b's (the block's threads counted where its warps belong),
+    here and in ``probed()``'s launch: the rows written of 70, one warp a block (rows 0, 32, 64;
+    a kernel whose every block takes rows 0, 1, ... writes row 0 alone)."""
+    rows, warps = x.shape[0], block // 32
+    written = ~unwritten.all(axis=1)
+    if written.all() or not written.any() or unwritten[written].any() or \
+            not _near(got[written], softmax(x)[written]):
+        return
+    ys = (np.arange(-(-rows // warps))[:, None] * block + np.arange(warps)).ravel()
+    if np.array_equal(np.flatnonzero(written), ys[ys < rows]) and \
+            np.array_equal(probed(), [0, 32, 64]):
+        yield (f"only rows {_spans(np.flatnonzero(written))} of {rows} were written, each "
+               f"right: warp w of block b took row b * blockDim.x + w = b * {block} + w, the "
+               "block's threads counted where its warps belong, so the blocks past the first "
+               "jumped past rows that no warp took", ROW_HINT)
+
+
+def _spans(ys):
+    """Sorted row numbers as spans: 0 to 19, 23, 25, 26."""
+    parts = np.split(ys, np.flatnonzero(np.diff(ys) != 1) + 1)
+    return ", ".join(f"{p[0]} to {p[-1]}" if p.size > 2 else ", ".join(map(str, p)) for p in parts)

@@ -27,6 +27,12 @@ WRONG = [
      ["only the rows that see every column (row >= cols - 1) are wrong", "last = min(row, cols - 1)"]),
     ("last_is_the_row", variant(KERNEL, ("int last = min(row, cols - 1);", "int last = row;")),
      ["only the rows that see every column (row >= cols - 1) are wrong", "last = min(row, cols - 1)"]),
+    # blind audit P7: the block's threads for its warps in the row (was 'some rows or columns of
+    # y were never written ...')
+    ("row_by_the_block_s_threads",
+     variant(KERNEL, ("int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;",
+                      "int row = blockIdx.x * blockDim.x + threadIdx.x / 32;")),
+     ["only rows 0, 1 of 13 were written, each right: warp w of block b took row b * blockDim.x + w", "row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32"]),
     ("max_not_subtracted", variant(KERNEL, (MAX, "    float m = 0.0f;\n")),
      ["NaN or inf in the rows whose scores are about 100", "the max was not subtracted"]),
     # blind audit E49: every lane's max loop from column 0 (m = the max of columns 0, 32, ...)
