@@ -38,6 +38,10 @@ def wrong_counts(got, want, rgb, case):
             (j % 3 * 256 + rgb[j // 3 + j % 3], "the bins are what a thread a pixel gives that "
              "reads pixel p's channels from bytes p, p + 1, p + 2",
              "pixel p's 3 bytes start at byte 3 * p: its channel c is rgb[3 * p + c]"),
+            (j % 3 * 256 + rgb[j // 3], "each byte was counted at the level of byte j / 3, "
+             "rgb[j / 3], not its own: j / 3 is the byte's pixel, but rgb is indexed by bytes, "
+             "so the levels came from the image's first third", "j already counts bytes: byte "
+             "j's level is rgb[j], in bin (j % 3) * 256 + rgb[j]"),
             (j % 3 * 255 + v, "the bins are what bin c * 255 + v gives: channel c's 256 bins "
              "start 255 apart, so value 255 of one channel falls in value 0 of the next",
              "256 values a channel, 0 to 255: bin (j % 3) * 256 + rgb[j]"),

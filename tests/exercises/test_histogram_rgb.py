@@ -119,6 +119,11 @@ WRONG = [
     ("global_add_not_atomic",
      variant(KERNEL, ("atomicAdd(&bins[b], local[b]);", "bins[b] += local[b];")),
      ["data race on bins[", "the blocks add their bin", "atomicAdd(&bins[b], local[b])"]),
+    # blind audit P15: the level read at the pixel's number (was '742 of the 768 bins are wrong,
+    # the first bins[0] ...' with the bin's formula for hint)
+    ("level_of_byte_j_over_3",
+     variant(KERNEL, ("LEVELS + rgb[j]], 1u);", "LEVELS + rgb[j / CHANNELS]], 1u);")),
+     ["each byte was counted at the level of byte j / 3, rgb[j / 3]", "rgb[j]"]),
     ("pixel_thread_no_x3",
      variant(KERNEL, ("    for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < CHANNELS * n;\n"
                       "         j += blockDim.x * gridDim.x)\n" + COUNT,
