@@ -266,6 +266,7 @@ def _tiled_models(image):
                "around its own pixel, so the tile is a patchwork of shifted pieces", "the tile's "
                "origin is the block's, the same for every thread of it: x0 = blockIdx.x * "
                "BLOCK_X - RADIUS, y0 = blockIdx.y * BLOCK_Y - RADIUS")
+    yield from _tile_steps(image)
     for name, index, model in (
             ("x0", "blockIdx.y", dict(x0=lambda bx, by, i, j: by * bw - RADIUS)),
             ("x0", "threadIdx.x", dict(x0=lambda bx, by, i, j: i * bw - RADIUS)),
@@ -295,6 +296,20 @@ def _tiled_models(image):
                 for _, (axis, c), span in spans), "; ".join(
                 f"{v} runs from 0 to 2 * RADIUS, both included: for (int {v} = 0; {v} <= 2 * "
                 f"RADIUS; {v}++)" for v, _, _ in spans))
+
+
+def _tile_steps(image):
+    """(result, problem, hint) of a tile's origin that steps by the tile's side, blockIdx.x *
+    TILE_X - RADIUS (or the same down the rows), where the blocks' pixels lie BLOCK_X apart."""
+    for name, side, block, lines, step in (
+            ("x0", "TILE_X", "BLOCK_X", "columns", dict(x0=lambda bx, by, i, j: bx * TILE_X - RADIUS)),
+            ("y0", "TILE_Y", "BLOCK_Y", "rows", dict(y0=lambda bx, by, i, j: by * TILE_Y - RADIUS))):
+        yield (_tiled(image, **step), f"the tile's origin {name} stepped by {side}, the tile's "
+               f"side, from block to block, where the blocks' pixels lie {block} apart: block b's "
+               f"pixels got the blur of the pixels 2 * RADIUS * b {lines} further on (right in "
+               "the first block only)", f"the tiles overlap by "
+               f"their halos, but the blocks do not: {name} = blockIdx.{name[0]} * {block} - "
+               "RADIUS")
 
 
 def _located(got, want):

@@ -28,30 +28,7 @@ def wrong_counts(got, want, rgb, case):
                "each bin must be added to bins once a block: let thread t add bins t, "
                "t + blockDim.x, t + 2 * blockDim.x, ... (not every thread every bin)")
     size = 3 * case["n"]
-    j, v = np.arange(size), rgb[:size].astype(np.int64)
-    byte_hint = "byte j is channel j % 3 with value rgb[j]: bin (j % 3) * 256 + rgb[j]"
-    for bins, problem, hint in (
-            (j // case["n"] * 256 + v, "the bins are what channel j / n gives, as if the image "
-             "were stored plane after plane", byte_hint),
-            (v * 3 + j % 3, "the bins are what bin v * 3 + c gives, in place of c * 256 + v",
-             byte_hint),
-            (j % 3 * 256 + rgb[j // 3 + j % 3], "the bins are what a thread a pixel gives that "
-             "reads pixel p's channels from bytes p, p + 1, p + 2",
-             "pixel p's 3 bytes start at byte 3 * p: its channel c is rgb[3 * p + c]"),
-            (j % 3 * 256 + rgb[j // 3], "each byte was counted at the level of byte j / 3, "
-             "rgb[j / 3], not its own: j / 3 is the byte's pixel, but rgb is indexed by bytes, "
-             "so the levels came from the image's first third", "j already counts bytes: byte "
-             "j's level is rgb[j], in bin (j % 3) * 256 + rgb[j]"),
-            (j % 3 * 255 + v, "the bins are what bin c * 255 + v gives: channel c's 256 bins "
-             "start 255 apart, so value 255 of one channel falls in value 0 of the next",
-             "256 values a channel, 0 to 255: bin (j % 3) * 256 + rgb[j]"),
-            (j % case["block"] % 3 * 256 + v, "each byte was counted in the channel of its "
-             "thread, threadIdx.x % 3, not its own: the loop hands a thread bytes of every "
-             "channel", "byte j is channel j % 3: bin (j % 3) * 256 + rgb[j]"),
-            (j % (case["block"] * case["grid"]) % 3 * 256 + v, "each byte was counted in the "
-             "channel of its thread's place in the grid, (blockIdx.x * blockDim.x + "
-             "threadIdx.x) % 3, not its own: the loop hands a thread bytes of every channel",
-             "byte j is channel j % 3: bin (j % 3) * 256 + rgb[j]")):
+    for bins, problem, hint in _misplaced(rgb, case):
         if np.array_equal(got, np.bincount(bins, minlength=BINS)[:BINS]):
             yield problem, hint
     if got[256:].sum() == 0 and np.array_equal(got[:256], want.reshape(3, 256).sum(0)):
@@ -114,3 +91,32 @@ def _no_block_offset(got, rgb, case):
                "went uncounted: the loop starts at j = threadIdx.x, the same in every block",
                "start each thread at its place in the grid: for (int j = blockIdx.x * "
                "blockDim.x + threadIdx.x; j < 3 * n; j += blockDim.x * gridDim.x)")
+
+
+def _misplaced(rgb, case):
+    """(bins, problem, hint) of the bytes counted in other bins: one bin a byte."""
+    size = 3 * case["n"]
+    j, v = np.arange(size), rgb[:size].astype(np.int64)
+    byte_hint = "byte j is channel j % 3 with value rgb[j]: bin (j % 3) * 256 + rgb[j]"
+    yield from (
+        (j // case["n"] * 256 + v, "the bins are what channel j / n gives, as if the image "
+         "were stored plane after plane", byte_hint),
+        (v * 3 + j % 3, "the bins are what bin v * 3 + c gives, in place of c * 256 + v",
+         byte_hint),
+        (j % 3 * 256 + rgb[j // 3 + j % 3], "the bins are what a thread a pixel gives that "
+         "reads pixel p's channels from bytes p, p + 1, p + 2",
+         "pixel p's 3 bytes start at byte 3 * p: its channel c is rgb[3 * p + c]"),
+        (j % 3 * 256 + rgb[j // 3], "each byte was counted at the level of byte j / 3, "
+         "rgb[j / 3], not its own: j / 3 is the byte's pixel, but rgb is indexed by bytes, "
+         "so the levels came from the image's first third", "j already counts bytes: byte "
+         "j's level is rgb[j], in bin (j % 3) * 256 + rgb[j]"),
+        (j % 3 * 255 + v, "the bins are what bin c * 255 + v gives: channel c's 256 bins "
+         "start 255 apart, so value 255 of one channel falls in value 0 of the next",
+         "256 values a channel, 0 to 255: bin (j % 3) * 256 + rgb[j]"),
+        (j % case["block"] % 3 * 256 + v, "each byte was counted in the channel of its "
+         "thread, threadIdx.x % 3, not its own: the loop hands a thread bytes of every "
+         "channel", "byte j is channel j % 3: bin (j % 3) * 256 + rgb[j]"),
+        (j % (case["block"] * case["grid"]) % 3 * 256 + v, "each byte was counted in the "
+         "channel of its thread's place in the grid, (blockIdx.x * blockDim.x + "
+         "threadIdx.x) % 3, not its own: the loop hands a thread bytes of every channel",
+         "byte j is channel j % 3: bin (j % 3) * 256 + rgb[j]"))

@@ -138,6 +138,12 @@ WRONG = {
                           "^ is exclusive or"]),
     # mutation audit: models of a tiled blur (_tiled) whose tile's origin came from another index,
     # whose window lies elsewhere in the tile or spans other rows or columns, whose loop starts late
+    # blind audit P6: the tile's origin steps by the tile's width (was 'only the first 32 columns
+    # of each row of out are right ..., computed from other inputs ... Hint: ... check the indices
+    # of the loads that feed them')
+    "tile_origin_steps_by_tile_x": ([("int x0 = blockIdx.x * BLOCK_X", "int x0 = blockIdx.x * TILE_X")],
+                                    ["the tile's origin x0 stepped by TILE_X",
+                                     "x0 = blockIdx.x * BLOCK_X - RADIUS"]),
     "tile_x0_from_blockIdx_y": ([("int x0 = blockIdx.x * BLOCK_X", "int x0 = blockIdx.y * BLOCK_X")],
                                 ["the tile's origin x0 was computed from blockIdx.y",
                                  "x0 = blockIdx.x * BLOCK_X - RADIUS"]),
