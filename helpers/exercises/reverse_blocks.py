@@ -46,6 +46,14 @@ def _refine(failure):
     fields): thread 0 reads s[len - j] = s[BLOCK] in a full block, s[len - 1] beyond it where len
     counts more than the block's elements, and a thread j >= len reads s[len - 1 - j] < 0."""
     err = failure.error
+    if _overwrites_own(failure):
+        first, second = err.first, err.second
+        yield (f"s is written after the barrier while partner threads still read it: thread "
+               f"{first.thread[0]} overwrote s[{err.element}] at {first.line} while thread "
+               f"{second.thread[0]}, whose mirror it is, still read it there (a data race on "
+               f"s, {err.count} hazards in this launch)",
+               "leave s as loaded and read s[len - 1 - j] straight into out: "
+               "out[start + j] = s[len - 1 - j]")
     if failure.between == "blocks" and err.array == "out":
         yield ("two blocks stored into one element of out: their elements overlap; block b owns "
                "elements b * BLOCK to b * BLOCK + BLOCK - 1: start = blockIdx.x * BLOCK")
@@ -67,6 +75,15 @@ def _refine(failure):
     if failure.kind == "array bounds":
         yield ("a thread with j >= len read s[len - 1 - j], before the start of s: keep the "
                "guard if (j < len) on the store too")
+
+
+def _overwrites_own(failure):
+    """A race on s after the barrier, both accesses on one line: thread j wrote its own s[j]
+    (its fields: the first thread's index is the element), another thread of its block read it."""
+    err = failure.error
+    return (failure.kind == "race" and err.array == "s" and err.same_line
+            and err.first.does == "writes it" and err.second.does == "reads it"
+            and err.first.block == err.second.block and err.first.thread[0] == err.element)
 
 
 def reference(x, sizes=None):

@@ -67,6 +67,10 @@ WRONG = {
                              "without the block's start", "out[start + j] = s[len - 1 - j]"]),
     "mirror_adds_start": ([("s[len - 1 - j]", "s[start + len - 1 - j]")],
                           ["thread 0 of block 1 read s[511], start + len - 1", "s[len - 1 - j]"]),
+    # blind audit Q7: the mirror written back into s in place, then stored (a race on s)
+    "mirror_in_place": ([(STORE, "{ s[j] = s[len - 1 - j]; out[start + j] = s[j]; }")],
+                        ["s is written after the barrier while partner threads still read it",
+                         "Hint: leave s as loaded", "out[start + j] = s[len - 1 - j]"]),
     "mirror_from_minus_one": ([("s[len - 1 - j]", "s[-1 - j]")],
                               ["(index -1)", "s[-1], before the start of s", "s[len - 1 - j]"]),
 }
@@ -76,6 +80,8 @@ SIMULATOR_ONLY = dict.fromkeys(("mirror_one_off", "store_unguarded", "len_not_ca
                                 "mirror_adds_start"),
                                "an index outside a shared array may break the GPU's context")
 SIMULATOR_ONLY.update(
+    mirror_in_place="threads overwrite s while their partners read it: on a GPU the values "
+                    "depend on timing",
     mirror_from_minus_one="an index before a shared array's start may be an illegal address",
     store_without_start="the blocks race on out[0 .. 255]: on a GPU which block's store stays "
                         "there, element by element, is a matter of timing")
