@@ -41,7 +41,8 @@ INDEXES = [
      "blocks (gridDim.x) for the size of a block (blockDim.x)", INDEX_HINT),
     (lambda b, t, size, blocks: b + t,
      "the blocks' elements overlap, each block starting one element after the one before: "
-     "blockIdx.x + threadIdx.x adds the block's number, not the elements before it",
+     "the block's start is blockIdx.x times 1, not times blockDim.x (blockIdx.x added alone, "
+     "or multiplied by a size that is 1 here, as blockDim.y is in a 1-D launch)",
      "the block's first element is blockIdx.x * blockDim.x: " + INDEX_HINT),
     (lambda b, t, size, blocks: b * (size - 1) + t,
      "each block starts one element too early: blockIdx.x * (blockDim.x - 1) counts a block "

@@ -24,6 +24,12 @@ WRONG = {
                        "the blocks' elements overlap"),
     "block_number_added": ((INDEX, "blockIdx.x + threadIdx.x"),
                            "the blocks' elements overlap, each block starting one element after"),
+    # blind audit Q5: blockDim.y, which is 1 in a 1-D launch, for the block's size; the verdict
+    # must not say the learner wrote blockIdx.x + threadIdx.x (was '... blockIdx.x + threadIdx.x
+    # adds the block's number')
+    "block_size_from_y": ((INDEX, "blockIdx.x * blockDim.y + threadIdx.x"),
+                          "the blocks' elements overlap, each block starting one element after",
+                          "start is blockIdx.x times 1, not times blockDim.x"),
     "block_of_one_less": ((INDEX, "blockIdx.x * (blockDim.x - 1) + threadIdx.x"),
                           "each block starts one element too early"),
     "guard_one_short": ((STORE, "if (i < gridDim.x * blockDim.x - 1)\n        " + STORE),
