@@ -78,6 +78,7 @@ def _mistakes(case, run):
         yield ("only the threads past the end wrote (y[n] and beyond), none of y[0] to "
                "y[n - 1]: the guard is inverted", "the threads with i < n do the work: "
                "if (i < n) { y[i] = ... }, or return first if (i >= n)")
+    yield from _block_start_guard(case, run, right)
     yield from _past_n(n, block * (-(-n // block) + extra), past, right)
     if np.array_equal(run.out.runs[-1], np.full(n, ALPHA * FILL)):
         yield ("y[i] holds alpha * y[i]: y was read where x belongs (filled with -7 before a "
@@ -156,6 +157,27 @@ def _float_index(n, threads, unwritten):
                "through a float, which holds every whole number only up to 2^24; past it, two "
                "threads round to one element and the odd ones are skipped",
                "keep the index an int: int i = blockIdx.x * blockDim.x + threadIdx.x")
+
+
+def _block_start_guard(case, run, right):
+    """y right, and past n every element of the last block written, as far as its end: a guard
+    that lets through every thread of a block whose first element is below n (the block's start
+    tested, not i). Told apart from no guard at all by a launch with two more blocks, on the
+    simulator, whose threads (their blocks' first elements past n) must write nothing."""
+    n, block = case[:2]
+    end = -(-n // block) * block
+
+    def through_block_end(past):
+        return past.tolist() == list(range(n, min(end, n + GUARD)))
+
+    if n % block == 0 or not right.all() or not through_block_end(run.out.past):
+        return
+    seen = observe(run.kernel, _launch((n, block, 2)), key="two_more_blocks", racecheck=False)
+    if seen.error is None and through_block_end(seen.outs[0].past):
+        yield (f"the last block's threads past the end wrote y[{n}] to y[{end - 1}], as far as "
+               "the block's end, and blocks starting past n wrote nothing: the guard tests the "
+               "block's first element (blockIdx.x * blockDim.x), not the thread's own i",
+               "test the thread's element: if (i < n)")
 
 
 def _past_n(n, threads, past, right):

@@ -42,6 +42,12 @@ WRONG = [
      variant(KERNEL, ("i < n", "i != n")),
      ["wrote y[1001] to y[1023], all but y[n]", "as i != n does",
       "Hint: i != n lets every thread past n through: if (i < n)"]),
+    # blind audit Q10 (was 'elements past n were written (y[n] and beyond) ... Hint: add a bounds
+    # guard, if (i < n), ...', though the guard was there, testing the block's first element)
+    ("guard_on_the_block_s_start",
+     variant(KERNEL, ("if (i < n) {", "if (blockIdx.x * blockDim.x < n) {")),
+     ["wrote y[1000] to y[1023], as far as the block's end", "the guard tests the block's first "
+      "element", "Hint: test the thread's element: if (i < n)"]),
     ("guard_off_by_one",
      variant(KERNEL, ("i < n", "i <= n")),
      ["y[n] was written", "off by one", "not i <= n"]),
@@ -81,7 +87,7 @@ WRONG = [
      ["blockIdx.x * gridDim.x + threadIdx.x takes the number of blocks", "blockIdx.x * blockDim.x"]),
     ("index_adds_the_block",
      variant(KERNEL, ("blockIdx.x * blockDim.x + threadIdx.x", "blockIdx.x + threadIdx.x")),
-     ["blockIdx.x + threadIdx.x adds the block's number", "blockIdx.x * blockDim.x"]),
+     ["the block's start is blockIdx.x times 1, not times blockDim.x", "blockIdx.x * blockDim.x"]),
     ("writes_nothing",
      variant(KERNEL, ("        y[i] = alpha * x[i];\n", "")),
      ["nothing was written"]),
