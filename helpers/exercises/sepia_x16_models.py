@@ -49,6 +49,7 @@ def mistakes(rgb, got, n, junk):
     mine = got.ravel()[:48 * groups].reshape(groups, 48)
     twice = flat[96 * np.arange(groups)[:, None] + np.arange(48)]
     by_component = loaded.reshape(groups, 12, 4)[:, BY_COMPONENT].reshape(groups, 48)
+    yield from _four_bytes_a_pixel(loaded, mine)
     for model, problem, hint in (
             (_tone(twice), "thread t loaded uint4 6t, 6t + 1 and 6t + 2, not 3t to 3t + 2: "
              "src already points at thread t's first uint4, and src[3 * t] adds the 3t again",
@@ -68,6 +69,25 @@ def mistakes(rgb, got, n, junk):
             *_stores(_tone(loaded))):
         if sepia.near(mine, model):
             yield problem, hint
+
+
+RGBA_PIXELS = 12
+"""Pixels 0 to 11 of a group read at bytes 4p to 4p + 2 lie within w[]'s 48 bytes; 12 to 15
+read past its end (what they get there is not known, on a GPU)."""
+
+
+def _four_bytes_a_pixel(loaded, mine):
+    """(problem, hint) where the groups' pixels 0 to 11 are what reading pixel p's red, green
+    and blue at bytes 4p, 4p + 1 and 4p + 2 of the group gives (an RGBA habit); pixels 12 to 15
+    are left out."""
+    rgba = loaded[:, [4 * p + c for p in range(RGBA_PIXELS) for c in range(3)]]
+    model = sepia.reference(rgba.reshape(len(loaded), RGBA_PIXELS, 3))
+    if sepia.near(mine[:, 3:3 * RGBA_PIXELS], model.reshape(len(loaded), -1)[:, 3:]) and \
+            not sepia.near(mine[:, 3:6], _tone(loaded)[:, 3:6]):
+        yield ("each group's pixel p was read at bytes 4p, 4p + 1 and 4p + 2, 4 bytes a pixel "
+               "as in RGBA (pixels 1 to 11 came out so, and 12 to 15 read past w[]'s 48 bytes)",
+               "RGB pixels are 3 bytes: byte_of(w, 3 * p + c), red, green and blue at 3p, "
+               "3p + 1 and 3p + 2")
 
 
 def _words(groups, order):

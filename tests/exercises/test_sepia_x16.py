@@ -44,6 +44,12 @@ SATURATED = "return (unsigned int)fmaxf(fminf(wr * r + wg * g + wb * b + 0.5f, 2
 
 # name: (replacements in the solution, a piece of the expected verdict)
 WRONG = {
+    # blind audit Q12 (was 'in every group of 48 elements of out, only the first 3 are right
+    # ... check the indices of the loads that feed them')
+    "pixels_read_4_bytes_apart": ([("byte_of(w, 3 * p), g = byte_of(w, 3 * p + 1), bl = "
+                                    "byte_of(w, 3 * p + 2)", "byte_of(w, 4 * p), g = byte_of(w, "
+                                    "4 * p + 1), bl = byte_of(w, 4 * p + 2)")],
+                                  "Hint: RGB pixels are 3 bytes: byte_of(w, 3 * p + c)"),
     "no_tail": ([(TAIL, "        for (int i = 16 * groups; i < 16 * groups; i++)\n")],
                 "(the tail past the last whole group of 16) were never written"),
     "tail_by_the_spare_threads": ([("} else if (t == groups) {", "} else if (t != groups) {")],
@@ -172,6 +178,8 @@ SIMULATOR_ONLY = {
                     "unusable"),
     "src_indexed_at_3t": "uint4 loads up to twice as far as the image: past its end on a GPU",
     "res_not_zeroed": "res[] uninitialised: what a GPU leaves in it is garbage",
+    "pixels_read_4_bytes_apart": "pixels 12 to 15 read w[12] to w[15], past a local array: "
+                                 "garbage on a GPU",
     "blue_read_one_byte_on": "byte 48 of a group is w[12], past the array: garbage on a GPU",
     "bytes_read_as_words": "w[12] and beyond, past a local array: what a GPU reads there is "
                            "garbage",
