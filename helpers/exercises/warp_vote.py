@@ -161,6 +161,21 @@ def _stored_at_i(out):
                "of counts, and counts[1] and the others never", BY_WARP)
 
 
+def _one_count_a_block(out, want, block):
+    """Counts stored at blockIdx.x: counts[0] to counts[blocks - 1] written (each block with
+    elements), each one of its block's warps' counts, the rest never written."""
+    per_block, warps = block // 32, want.size
+    blocks = -(-warps // per_block)
+    if per_block < 2 or blocks >= warps or out.past.size or \
+            np.flatnonzero(~out.unwritten).tolist() != list(range(blocks)):
+        return
+    own = [want[b * per_block:(b + 1) * per_block] for b in range(blocks)]
+    if all(out.got[b] in own[b] for b in range(blocks)):
+        yield ("each block's warps stored their counts into one slot, counts[blockIdx.x], one "
+               f"over another: only counts[0] to counts[{blocks - 1}] were written, each one of "
+               f"its block's {per_block} warps' counts", "one slot a warp: " + BY_WARP)
+
+
 def _unwritten(unwritten, per_block):
     """The mistakes that counts' never-written elements show (``per_block``: warps a block)."""
     if unwritten.any() and not unwritten[:per_block].any() \
@@ -192,6 +207,7 @@ def _mistakes(case, run):
     if run.out.past.size:
         yield (f"counts was written past its end (counts[{-(-n // 32)}] and on): a warp with no "
                "element below n stored a count", "keep the stub's if (32 * warp >= n) return;")
+    yield from _one_count_a_block(run.out, want, run.launch.block[0])
     yield from _unwritten(run.out.unwritten, run.launch.block[0] // 32)
     if np.array_equal(got, want):
         return

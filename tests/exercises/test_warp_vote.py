@@ -18,6 +18,12 @@ STORE = "counts[warp] = __popc(votes);"
 
 # name: (replacements, {field: words that the verdict's field must contain})
 WRONG = {
+    # blind audit Q13 (was '24 of the 32 counts were never written (the first is counts[8])
+    # ... Hint: lane 0 of every warp that has elements stores counts[warp]')
+    "stored_at_block_index": ([(STORE, "counts[blockIdx.x] = __popc(votes);")],
+                              {"problem": "each block's warps stored their counts into one slot, "
+                                          "counts[blockIdx.x]",
+                               "hint": "one slot a warp: counts has one element a warp"}),
     "no_popc": ([(STORE, "counts[warp] = votes;")],
                 {"problem": "the ballot's word itself", "hint": "__popc(votes)"}),
     # blind audit O13 (was 'counts[0] = 11, but 15 of x[0..31] are above 0.5' and the general hint)
@@ -94,6 +100,8 @@ WRONG = {
 }
 SIMULATOR_ONLY = {"vote_set_under_an_if": "on a GPU the lanes past n vote with whatever their "
                                           "register held: a count right or wrong by luck",
+                  "stored_at_block_index": "a block's warps race on counts[blockIdx.x]: "
+                                           "which count stays is a matter of timing",
                   "stored_at_i": "a store past the end of counts: a GPU may fault, or write into "
                                  "another array"}
 # Right, but not the solution's way: each must pass
