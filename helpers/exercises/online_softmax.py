@@ -50,6 +50,8 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
     (else the old, exp(v - m); "apart": exp(v) / exp(m_new), in float32; "one": 1 whatever v;
     "raw": exp(v), unshifted, in float32);
     ``merge="swapped"``: each term's -INFINITY test made on the other's max;
+    ``merge="own kept"``: the lane's own sum kept as it is, the partner's brought to the
+    lane's old max, exp(m2 - m);
     ``merge="larger"``: the sum of the pair with the larger max kept, unscaled, the other
     dropped; ``merge="wrong way"``: both sums rescaled by exp(m_new - m) and exp(m_new - m2); ``m2_from``: what the partner's max is shuffled from ("l": its
     sum); ``offsets``: the butterfly's (a lane whose partner is past the warp gets its own
@@ -79,10 +81,10 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
             own_test, their_test = (m2, ms) if merge == "swapped" else (ms, m2)
             way = -1 if merge == "wrong way" else 1
             own = (np.where(own_test == -np.inf, 0, np.exp(way * (ms - new)))
-                   if merge in (True, "own max", "swapped", "wrong way") else 1)
-            theirs = (np.where(their_test == -np.inf, 0,
-                               np.exp(way * ((ms if merge == "own max" else m2) - new)))
-                      if merge else 1)
+                   if merge in (True, "own max", "swapped", "wrong way")
+                   else np.where(ms == -np.inf, 0, 1.0) if merge == "own kept" else 1)
+            power = {"own max": ms - new, "own kept": m2 - ms}.get(merge, m2 - new)
+            theirs = np.where(their_test == -np.inf, 0, np.exp(way * power)) if merge else 1
             ls = (np.where(m2 > ms, ls[:, partner], ls) if merge == "larger"
                   else ls * own + ls[:, partner] * theirs)
         ms = new
@@ -240,6 +242,11 @@ def _models(case, x, sums):
                "each factor is 1 or more and grows a sum where it should shrink it to the merged "
                "max", "rescale by the old max minus the new, exp(m - m_new), at most 1: l = l * "
                "exp(m - m_new) + l2 * exp(m2 - m_new)")
+    if np.allclose(sums, pairs(x, merge="own kept")[1], rtol=1e-3):
+        yield ("row_sum is wrong: in the merge each lane's own sum was left unrescaled, and the "
+               "partner's was brought to the lane's old max, l2 * exp(m2 - m), not to the merged "
+               "max: where m2 is the larger, that factor is above 1", "bring both sums to the "
+               "merged max m_new: l = l * exp(m - m_new) + l2 * exp(m2 - m_new)")
     if np.allclose(sums, pairs(x, merge="larger")[1], rtol=1e-3):
         yield ("row_sum is too small: each merge kept the sum of the pair with the larger max "
                "and dropped the other's, as the max is merged; but the sums add up",

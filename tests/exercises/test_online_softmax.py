@@ -60,6 +60,13 @@ WRONG = [
                                                          "l = l")),
      ["each lane's own sum was not rescaled to the merged max, only the partner's",
       "the factor exp(m - m_new) is missing", "l = l * exp(m - m_new) + l2 * exp(m2 - m_new)"]),
+    # blind audit Q6 (was 'row_sum[1] = 3.03539e+06, expected 1.04773 ... Hint: l is the sum of
+    # exp(x - m) over the row, m the row's max'): the own sum kept, the partner's to the old max
+    ("merge_keeps_own_sum_partner_to_old_max",
+     variant(KERNEL, (MERGE, "        l = (m == -INFINITY ? 0.0f : l)\n"
+                             "            + (m2 == -INFINITY ? 0.0f : l2 * __expf(m2 - m));\n")),
+     ["each lane's own sum was left unrescaled", "l2 * exp(m2 - m), not to the merged max",
+      "Hint: bring both sums to the merged max m_new"]),
     ("exp_against_the_old_max", variant(KERNEL, (LOOP, LOOP.replace("__expf(v - m_new)", "__expf(v - m)"))),
      ["row_sum is infinite", "against the old max", "exp(v - m_new)"]),
     ("partner_rescaled_by_own_max", variant(KERNEL, (MERGE, MERGE.replace("l2 * __expf(m2 - m_new)",
