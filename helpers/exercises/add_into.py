@@ -18,15 +18,17 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises import near
-from helpers.exercises.microscope import with_stopped, written_twice
+from helpers.exercises.microscope import observe, with_stopped, written_twice
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
 from helpers.exercises.origin import Wrong
 
 # (n, threads per block, blocks): fewer threads than n (twice), then more threads than n; last
-# a small one on the simulator, race-checked
-CASES = [(1000, 32, 2), (777, 64, 3), (300, 128, 5), (50, 8, 2, "observe")]
+# a small one on the simulator, race-checked, and one whose indexes pass 32767 there (a loop
+# whose 16-bit index wraps negative never ends on a GPU, where nothing stops it)
+CASES = [(1000, 32, 2), (777, 64, 3), (300, 128, 5), (50, 8, 2, "observe"),
+         (40000, 32, 2, "observe")]
 
 LOOP_HINT = ("for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride), with "
              "stride = gridDim.x * blockDim.x, the number of threads in the grid")
@@ -61,9 +63,36 @@ def _launch(case):
 
 
 def _observed(kernels, case):
-    return written_twice(kernels, _launch(case), "each thread adds only into its own elements: "
-                         + LOOP_HINT, did="added into",
-                         hazards=("read-after-write", "write-after-read", "write-after-write"))
+    launch, key = _launch(case), f"observed {case[0]}"
+    yield from _wrapped(observe(kernels, launch, key=key), case)
+    yield from written_twice(kernels, launch, "each thread adds only into its own elements: "
+                             + LOOP_HINT, did="added into", key=key,
+                             hazards=("read-after-write", "write-after-read", "write-after-write"))
+
+
+SHORT = 1 << 16
+"""The values a 16-bit index (a short) holds: -32768 to 32767, then it wraps."""
+
+
+def _wrapped(seen, case):
+    """An access to x[i - 65536] or y[i - 65536], where i, past 32767, is the next index of the
+    thread's loop (``seen``: the case's launch on the simulator): its index is 16 bits wide (a
+    short) and wrapped negative."""
+    n, block, blocks = case[:3]
+    crash = seen.crash   # an access out of bounds, or into a freed allocation lying there
+    if getattr(crash, "address", None) is None or crash.thread is None:
+        return
+    thread = crash.block[0] * block + crash.thread[0]
+    for name, start in zip(("x", "y"), seen.starts):
+        element = (crash.address - start) // 4
+        meant = element + SHORT
+        if 32767 < meant < n and (meant - thread) % (block * blocks) == 0:
+            yield (f"the loop's index wrapped negative past 32767: thread {crash.thread} of "
+                   f"block {crash.block}, whose next i was {meant}, "
+                   f"{'wrote' if crash.is_write else 'read'} {name}[{element}], before {name}'s "
+                   f"start (n = {n}): a short holds -32768 to 32767 only",
+                   "declare the index int, which holds every i < n: " + LOOP_HINT)
+            return
 
 
 def _mistakes(case, run):

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
+
 from helpers.exercises import failure
 from helpers.exercises.common import Input, Output, device_arguments, time_limit
 from helpers.exercises.verdict import KernelArgumentError
@@ -46,6 +48,7 @@ class Observed:
     block: tuple = (1, 1, 1)
     trace: object = None
     launch: object = None
+    starts: tuple = ()
 
     @property
     def accesses(self):
@@ -89,8 +92,9 @@ def observe(kernels, launch, key: str = "observed", accesses: int = 0,
     outs = [spec.read([spec.fetch(a)]) for a, spec in zip(args, launch.args)
             if isinstance(spec, Output)]
     grid = tuple(launch.grid) + (1,)
+    starts = tuple(None if np.isscalar(a) else int(getattr(a, "gpudata", a)) for a in args)
     kernels.seen[key] = Observed(error, stats, grid[0] * grid[1], outs, tuple(launch.block), kept,
-                                 launch)
+                                 launch, starts)
     return kernels.seen[key]
 
 

@@ -73,6 +73,10 @@ WRONG = {
     "assigned": (("y[i] += x[i];", "y[i] = x[i];"), "y holds x"),
     "subtracted": (("y[i] += x[i];", "y[i] -= x[i];"), "x was subtracted from y"),
     "added_twice": (("y[i] += x[i];", "y[i] += 2.0f * x[i];"), "y[0] got x[0] added 2 times"),
+    # audit P2: a 16-bit index, which wraps negative past 32767 (the case of n = 40000)
+    "short_index": (("for (int i", "for (short i"),
+                    "the loop's index wrapped negative past 32767: thread (0, 0, 0) of block "
+                    "(0, 0, 0), whose next i was 32768"),
     "every_thread_loops": (("for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; "
                             "i += stride)", "for (int i = 0; i < n; i++)"),
                            "every thread did the whole loop"),
