@@ -190,6 +190,7 @@ def _models(xyz, out, count):
                "points[3 * k], points[3 * k + 1], points[3 * k + 2]",
                "points[3 * k + 0] = X, points[3 * k + 1] = Y, points[3 * k + 2] = Z")
     yield from _z_interleaved(xyz, out, count)
+    yield from _holes_kept(xyz, out, count)
     want = xyz[:, xyz[2] > 0].T
     hole = out.got.view(np.uint32) == HOLE.view(np.uint32)
     if (count > 1 and out.unwritten[0].all() and not out.unwritten[1:].any()
@@ -199,6 +200,27 @@ def _models(xyz, out, count):
                "is true for the first point (slot is an exclusive sum: its row is 0) and false "
                f"for holes, which wrote the next point's row and row {count}, past the end",
                HOLE_HINT)
+
+
+def _holes_kept(xyz, out, count):
+    """The rows a hole test turned round leaves: each hole i wrote row slot[i] (the next point's,
+    row count for the last pixel) with its NaNs, and no valid pixel wrote its own."""
+    valid = xyz[2] > 0
+    slot = np.cumsum(valid) - valid
+    written = np.zeros(count + 1, bool)
+    written[slot[~valid]] = True
+    past = 3 * count + np.arange(3) if written[count] else []
+    hole = out.got.view(np.uint32) == HOLE.view(np.uint32)
+    if count and np.array_equal(out.unwritten.any(axis=1), ~written[:count]) and \
+            hole[written[:count]].all() and np.array_equal(out.past, past):
+        rows = int(written[:count].sum())
+        yield ("the hole test is inverted: the valid pixels returned and the holes wrote the "
+               f"rows of their slots (the next point's): {rows} of the {count} rows hold a "
+               f"hole's NaN, the other {count - rows} were never written"
+               + (f", and the last pixel, a hole, wrote row {count}, past the end" if len(past)
+                  else ""),
+               "return for the holes, when !(xyz[2 * n + i] > 0.0f) (a hole's Z is NaN, and "
+               "NaN > 0.0f is false), so that only the points write")
 
 
 def _z_interleaved(xyz, out, count):

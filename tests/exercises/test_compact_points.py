@@ -85,6 +85,11 @@ WRONG = {
                              "pixel 179's point, row slot[179] = 128, was written outside "
                              "points: 128 is more than an 8-bit signed char holds (127 at most), "
                              "so k wrapped to 128 - 256 = -128", "keep it an int"),
+    # blind audit P9: the hole test inverted, the points return and the holes write (holes that
+    # share a slot write the same NaNs into it)
+    "hole_test_inverted": ([("if (!(xyz[2 * n + i] > 0.0f))", "if (xyz[2 * n + i] > 0.0f)")],
+                           "the hole test is inverted: the valid pixels returned",
+                           "return for the holes, when !(xyz[2 * n + i] > 0.0f)"),
     # blind audit E42: the row scaled to floats twice, k = 3 * slot[i], then points[3 * k]
     "row_scaled_twice": ([("int k = slot[i];", "int k = 3 * slot[i];")],
                          "a write of points", "the row was scaled to floats twice"),
