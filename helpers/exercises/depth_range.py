@@ -19,7 +19,7 @@ import numpy as np
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import observe, observed_launch
+from helpers.exercises.microscope import observe, observed_mistakes
 
 START = np.array([0xFFFFFFFF, 0], np.uint32)
 JUNK = 65000
@@ -87,6 +87,25 @@ def _refine(failure):
         yield STORED_BACK_HINT
     if failure.kind == "race":
         yield RESET_HINT if _reset_in_kernel(failure.error) else ATOMIC_HINT
+
+
+def _observed(kernels, case):
+    """The race check's launch: a hole's thread reading range with a plain load while another
+    thread updates it atomically named first, then what else it found."""
+    launch = _launch(case)
+    seen = observe(kernels, launch)
+    race = seen.race
+    if race is not None and race.space == "global":
+        reads = [a for a in (race.first, race.second) if a.does == "reads it"]
+        other = [a for a in (race.first, race.second) if a.atomic]
+        pixel = reads[0].block[0] * case["block"] + reads[0].thread[0] if reads else -1
+        if reads and other and 0 <= pixel < case["n"] and launch.model[pixel] == 0:
+            yield (f"a hole reads range while other threads update it: {reads[0].who}, whose "
+                   f"pixel {pixel} is a hole (depth 0), reads {race.place} at {reads[0].line}, "
+                   f"and {other[0].who} updates it atomically at {other[0].line}, with nothing "
+                   "between the two (a data race)",
+                   "a hole is no measurement: skip it, return when d == 0, before touching range")
+    yield from observed_mistakes(seen, _refine)
 
 
 def _range(depth):
@@ -207,7 +226,7 @@ EXERCISE = KernelExercise(
     stub="exercises/depth_range.cu", kernel="depth_range",
     signature="const unsigned short *depth, int n, unsigned int *range", cases=CASES,
     draw=_draw, where=_where, launch=_launch, mistakes=_mistakes, refine=_refine,
-    observed=observed_launch(_launch, _refine),
+    observed=lambda kernels, case: _observed(kernels, case),
     simulated="runs the race check", observed_as="race-checked", crash_hint=GUARD_HINT,
     success=f"range holds the nearest and the farthest measured depth ({len(CASES) - 1} images "
             "with holes, sizes not multiples of the block), and no race")

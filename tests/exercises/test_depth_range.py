@@ -73,12 +73,17 @@ WRONG = {
     "hole_made_infinitely_far": ([(HOLE, "    if (d == 0)\n        d = 0xFFFFFFFFu;\n")],
                                  "the holes (depth 0) were given a made-up depth, 4294967295",
                                  "skip it, return when d == 0"),
+    # blind audit P10: a hole replaced by the nearest depth so far, read with a plain load
+    "hole_reads_the_range": ([(HOLE, "    if (d == 0)\n        d = range[0];\n")],
+                             "a hole reads range while other threads update it: thread",
+                             "skip it, return when d == 0"),
     "hole_made_1_mm": ([(HOLE, "    if (d == 0)\n        d = 1;\n")],
                        "given a made-up depth, 1, which the atomics kept in range[0]",
                        "skip it, return when d == 0"),
 }
 # on a GPU the reset lands before, among or after the other blocks' atomics, as the race goes
 SIMULATOR_ONLY = {"range_reset_in_the_kernel": "on a GPU its outcome depends on a race",
+                  "hole_reads_the_range": "on a GPU its outcome depends on a race",
                   "atomic_result_stored_back": "on a GPU its outcome depends on a race"}
 RIGHT = {
     "holes_skipped_by_an_if": [(HOLE + ATOMICS, "    if (d > 0) {\n        atomicMin(&range[0], d);"
