@@ -328,20 +328,25 @@ def _detect(kernels, case):
 
 
 def _z_never_changes(kernels):
-    """A kernel whose z never changes (the step's float z_re = ... declares new variables in
-    the loop, which hide the z of before it): every pixel of a view where |z| <= 2 counts
-    max_iter, as a z starting at 0 does; in the exact case's view, wider than |z| = 2, each pixel
-    counts max_iter where |z|^2 <= 4 at its point and 0 elsewhere. Tells the two apart there."""
+    """A kernel whose escape test sees only each pixel's start point, either because z's squares
+    are computed once, before the loop, or because the step's float z_re = ... declares new
+    variables in the loop, which hide the z of before it (the counts cannot tell the two apart:
+    the kernel writes nothing else): every pixel of a view where |z| <= 2 counts max_iter, as a
+    z starting at 0 does; in the exact case's view, wider than |z| = 2, each pixel counts
+    max_iter where |z|^2 <= 4 at its point and 0 elsewhere. Tells the two apart there."""
     probe = CASES[2]
     seen = observe(kernels, _launch(probe), key="z never changes")
     re, im = pixel_grid(*_args(probe)[:6])
     frozen = np.where(re * re + im * im <= 4, probe["max_iter"], 0)
     if seen.error is None and _close(seen.outs[0].got, frozen):
-        yield ("z never changes: each pixel counts max_iter where |z|^2 <= 4 at its point and 0 "
-               "where it starts outside: the loop's step does not reach the z of before the loop "
-               "(float z_re = ... in the loop declares new variables that hide it)",
-               "assign the old variables, without float: z_im = 2.0f * z_re * z_im + c_im; "
-               "z_re = re2 - im2 + c_re")
+        yield ("the escape test only ever sees each pixel's start point: it counts max_iter "
+               "where |z|^2 <= 4 there and 0 where z starts outside, so the squares it tests "
+               "are never recomputed from a new z: either re2 = z_re * z_re and im2 = z_im * "
+               "z_im were computed once, before the loop, or the loop's step declares new z "
+               "variables (float z_re = ... in the loop) that hide the z of before it",
+               "at the top of each turn, float re2 = z_re * z_re, im2 = z_im * z_im; then the "
+               "step assigns the old variables, without float: z_im = 2.0f * z_re * z_im + "
+               "c_im; z_re = re2 - im2 + c_re")
 
 
 def _kept_in_ints(case, got):

@@ -74,7 +74,19 @@ WRONG = [
     ("step_declares_a_new_z",
      variant(KERNEL, ("        z_im = 2.0f", "        float z_im = 2.0f"),
              ("        z_re = re2", "        float z_re = re2")),
-     ["z never changes", "without float: z_im = 2.0f * z_re * z_im + c_im"]),
+     ["the escape test only ever sees each pixel's start point",
+      "or the loop's step declares new z variables",
+      "without float: z_im = 2.0f * z_re * z_im + c_im"]),
+    # blind audit P16 (was 'z never changes: ... (float z_re = ... in the loop declares new
+    # variables that hide it) ... Hint: assign the old variables, without float: ...'): the
+    # squares computed once, before the loop; its counts are the hidden z's, so both are named
+    ("squares_computed_once",
+     variant(KERNEL, ("    while (n < max_iter) {\n        float re2 = z_re * z_re, im2 = z_im * "
+                      "z_im;\n", "    float re2 = z_re * z_re, im2 = z_im * z_im;\n"
+                                  "    while (n < max_iter) {\n")),
+     ["the escape test only ever sees each pixel's start point",
+      "re2 = z_re * z_re and im2 = z_im * z_im were computed once, before the loop",
+      "at the top of each turn, float re2 = z_re * z_re, im2 = z_im * z_im"]),
     ("stops_at_4",
      variant(KERNEL, ("if (re2 + im2 > 4.0f)", "if (re2 + im2 >= 4.0f)")),
      ["where |z|^2 starts at exactly 4", "> 4.0f (not >=)"]),
