@@ -106,6 +106,7 @@ def _mistakes(case, run):
               f"{where}, from in[n], past the end: the clamp lets i == n through, and the "
               "thread after the last loaded in[n] as its right neighbour",
               "clamp every index i >= n to the last: i >= n ? n - 1 : i")
+    yield from _halo_clamped_short(run, block, wrong)
     if wrong.tolist() == [n - 1]:
         yield (f"{where}, the last alone: its right neighbour, loaded by the thread after it, "
                "is missing", "every thread loads its element (clamped), those past n too: "
@@ -161,6 +162,28 @@ def _right_halo(run, block, wrong, unloaded):
                "neighbour (the simulator's init check found the read)", "threadIdx.x runs from 0 "
                f"to blockDim.x - 1: the block's last thread, threadIdx.x == blockDim.x - 1, loads "
                f"{halo}")
+
+
+def _halo_clamped_short(run, block, wrong):
+    """The right halo's index clamped to n - 2, as clamp_index(i + 1, n - 1) does (clamp_index
+    takes the size): the block whose last thread's i + 1 reaches n - 1 loads in[n - 2] as its
+    right halo (the model), so its last output reads in[n - 2] where in[n - 1] belongs."""
+    x = run.model
+    n = x.size
+    if n < 2:
+        return
+    i = np.arange(block - 1, n, block)   # each block's last thread, below n
+    model = reference(x)
+    model[i] = (x[np.where(i + 1 >= n - 1, n - 2, i + 1)] - x[np.maximum(i - 1, 0)]) * \
+        np.float32(0.5)
+    if wrong.size and np.allclose(run.out.got, model, rtol=1e-5, atol=1e-6):
+        alone = ", the last output alone," if wrong.tolist() == [n - 1] else ""
+        yield ("the last block's right halo, s[blockDim.x + 1], held in[n - 2], not in[n - 1]: "
+               f"its index was clamped to n - 2, so out[{wrong[0]}]{alone} read in[n - 2] as its "
+               "right neighbour" + (", the same as its left one, and came out 0" if alone else
+                                    "") + f" ({wrong.size} of {n} outputs are wrong)",
+               "clamp_index takes the size, n, and clamps to n - 1 itself: s[blockDim.x + 1] = "
+               "in[clamp_index(i + 1, n)]")
 
 
 def _left_halo(run, block, wrong, unloaded):

@@ -39,6 +39,13 @@ WRONG = {
                          ["at the ends of the array", "clamp the halo"]),
     "return_before_loading": ([(GUARD, ""), ("    int j =", GUARD + "    int j =")],
                               ["the last alone", "return after the barrier"]),
+    # blind audit P13 (was '1 of 1024 outputs are wrong (the first is out[1023]), the last alone:
+    # ... Hint: ... return after the barrier, not before the loads'): clamp_index given n - 1
+    "right_halo_clamped_to_n_minus_2": ([("in[clamp_index(i + 1, n)]",
+                                          "in[clamp_index(i + 1, n - 1)]")],
+                                        ["the last block's right halo, s[blockDim.x + 1], held "
+                                         "in[n - 2], not in[n - 1]", "came out 0",
+                                         "clamp_index takes the size"]),
     "stores_into_the_next": ([("    out[i] =", "    out[i + 1] =")], ["one too far", "out[i]"]),
     "sign_turned": ([(DIFF, "(s[j - 1] - s[j + 1])")], ["the sign is turned"]),
     "not_halved": ([(" * 0.5f;", ";")], ["twice too large", "* 0.5f"]),
