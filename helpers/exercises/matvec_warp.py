@@ -170,6 +170,7 @@ def _mistakes(case, run):
                f"{cols} columns", "run the column loop to the length of a row: for (int c = "
                "lane; c < cols; c += 32)")
     yield from _in_an_int(a.astype(np.float64), x.astype(np.float64), got)
+    yield from _from_the_block_s_thread(a.astype(np.float64), x.astype(np.float64), got, case[2])
     for model, problem, hint in _models(a.astype(np.float64), x.astype(np.float64)):
         if np.allclose(got, model, rtol=1e-4, atol=1e-4):
             yield problem, hint
@@ -229,6 +230,21 @@ def _in_an_int(a, x, got):
              "into a float, v = warp_sum(v)")):
         if np.abs(got - model).max() <= 1 and np.mean(got == model) >= 0.9:
             yield f"y holds whole numbers: {problem}", f"the sum is kept in an int: keep it a float: {hint}"
+
+
+def _from_the_block_s_thread(a, x, got, warps):
+    """Each lane starting at its thread's place in the block, threadIdx.x + 32 * threadIdx.y:
+    the row of warp ty (row % warps) sums columns 32 * ty on only."""
+    rows, cols = a.shape
+    ty = np.arange(rows) % warps
+    model = (a * (np.arange(cols) >= 32 * ty[:, None]) * x).sum(axis=1)
+    if warps > 1 and rows > 1 and np.allclose(got, model, rtol=1e-4, atol=1e-4):
+        yield ("each warp w of the block (threadIdx.y = w) left out its row's first 32 * w "
+               f"columns: y[1], the row of warp 1, lacks columns 0 to {min(cols, 32) - 1}; the "
+               "lanes started at "
+               "their thread's place in the block, threadIdx.x + blockDim.x * threadIdx.y, not "
+               "in the warp", "lane l starts at column l, whichever warp it is in: for (int c = "
+               "lane; c < cols; c += 32)")
 
 
 def _models(a, x):

@@ -135,6 +135,11 @@ WRONG = {
                                 {"problem": "y holds whole numbers: the row's sum was cut to an int "
                                             "(toward 0) after warp_sum added the lanes",
                                  "hint": "the sum is kept in an int: keep it a float"}),
+    # blind audit Q4: the first column from the thread's place in the block (was 'y[1] = -20.7447,
+    # NumPy's is -22.9368' and the plan)
+    "first_column_from_the_block_s_thread": ([("int c = lane;", "int c = threadIdx.x + blockDim.x * threadIdx.y;")],
+                                             {"problem": "left out its row's first 32 * w columns",
+                                              "hint": "lane l starts at column l"}),
 }
 # The simulator only: on a GPU a warp function with lanes missing is undefined behaviour.
 SIMULATOR_ONLY = {name: "a warp function called with lanes missing is undefined on a GPU"
