@@ -37,8 +37,7 @@ class Case:
 
 
 CASES = [Case(48, 32, 64), Case(37, 50, 21), Case(70, 45, 90), Case(0, 0, 0, racecheck=True)]
-"""Sizes that are multiples of the tile (the indices alone), then sizes that are not, K included;
-last the race check, which a kernel without its barriers may need to be found out."""
+"""Sizes multiples of the tile (the indices alone), then not, K included; last the race check."""
 RACE_CASES = [Case(20, 13, 18, racecheck=True), Case(20, 37, 18, racecheck=True)]
 """The race check's launches, small (one thread at a time on the instrumented build): a single
 phase (K < 16: only the barrier between the loads and the products matters), then three."""
@@ -65,6 +64,10 @@ ROWS_APART = ("the kernel read Bt's rows N elements apart (Bt[j * N + k]), but B
 A_ROWS_APART = ("the kernel read A's rows M elements apart (A[row * M + k]), but A is M x K: "
                 "each of its rows holds K elements", "element (row, k) of A is at row * K + k: "
                 "A[row * K + k]")
+A_BY_COLUMN = ("A's load is guarded by the thread's column, col < N, but it reads row `row` of A: threads"
+               " past C's last column loaded 0.0f in place of A's elements, which the block's other "
+               "threads multiply, and threads below its last row read past A's end",
+               "guard A's load with its row: As[ty][tx] = (row < M && k < K) ? A[row * K + k] : 0.0f")
 PAD_HINT = ("declare __shared__ float Bs[TILE][TILE + 1]: the padding puts the 16 floats "
             "Bs[tx][j] that a warp reads at once in 16 different banks")
 
@@ -80,8 +83,7 @@ def _where(case):
 
 
 def _launch(case, k=None):
-    """The case's launch on A (M x K) and Bt (N x K), float32, with k > K padded by zero columns
-    to k; its model: A, Bt and NumPy's C (float64)."""
+    """The launch on A (M x K), Bt (N x K), float32, k > K padding zero columns to k; model: A, Bt, C."""
     rng = np.random.default_rng(case.M * 10_000 + case.K * 100 + case.N)
     a, bt = (rng.uniform(-1, 1, (rows, case.K)).astype(np.float32) for rows in (case.M, case.N))
     a, bt = (np.pad(x, ((0, 0), (0, max(k or 0, case.K) - case.K))) for x in (a, bt))
@@ -177,8 +179,7 @@ def _bs_transposed(kernels) -> bool:
 
 
 def _result(kernels, launch):
-    """Launch the kernel (a generator: yields the mistakes of where it wrote, returns C, or None
-    after a crash)."""
+    """Launch the kernel (a generator: yields where it wrote wrong; returns C, None on a crash)."""
     run = yield from EXERCISE.run(kernels, launch)
     if run is None:
         return None
@@ -212,6 +213,7 @@ def _known_results(a, bt):
            "col) at k * N + col)", "Bt is N x K: element (j, k) is at j * K + k. Load Bs[ty][tx] "
            "from row blockIdx.x * TILE + ty of Bt, column phase * TILE + tx")
     for change, problem, hint in (
+            (dict(a_live=lambda bx, by, ty, tx: bx * TILE + tx < n), *A_BY_COLUMN),
             (dict(bt_row=lambda bx, by, ty, tx: by * TILE + ty), "Bt's tile was loaded from rows "
              "blockIdx.y * TILE + ty: the block's columns of C are rows of Bt, blockIdx.x * TILE "
              "+ ty", "int bt_row = blockIdx.x * TILE + threadIdx.y"),
@@ -244,13 +246,15 @@ def _a_rows_apart(got, a, bt):
 
 
 def _read_past(run, name):
-    """A read past Bt (A), run again with NaN after it: Bt's (A's) rows read N (M) elements
-    apart."""
+    """A read past Bt (A), run again with NaN after it: rows read N (M) apart; A by col < N."""
     a, bt, _ = run.model
     if name == "Bt" and np.allclose(run.out.got, a @ _rows_apart(run.launch.args[1].host(),
                                                                    *bt.shape).T,
                                     RTOL, ATOL, equal_nan=True):
         yield ROWS_APART
+    by_col, same = _tiled(a, bt, a_live=lambda bx, by, ty, tx: bx * TILE + tx < len(bt)), np.allclose
+    if name == "A" and same(run.out.got, by_col, RTOL, ATOL) and not same(by_col, run.model[2]):
+        yield A_BY_COLUMN
     if name == "A" and np.allclose(run.out.got, _rows_apart(run.launch.args[0].host(),
                                                             *a.shape) @ bt.T,
                                    RTOL, ATOL, equal_nan=True):
@@ -259,21 +263,22 @@ def _read_past(run, name):
 
 def _tiled(a, bt, bt_row=lambda bx, by, ty, tx: bx * TILE + ty,
            a_row=lambda bx, by, ty, tx: by * TILE + ty, k_of=lambda p, ty, tx: p * TILE + tx,
-           j=slice(0, TILE), transposed=True, as_down=False):
+           j=slice(0, TILE), transposed=True, as_down=False, a_live=None):
     """C as the solution's tiles compute it, with the tiles' element [ty][tx] loaded from row
     ``bt_row(blockIdx.x, blockIdx.y, ty, tx)`` of Bt (``a_row`` of A), column ``k_of(phase,
     ty, tx)`` (0 past the edges), the inner loop over ``j`` (a slice), Bs read as Bs[tx][j]
-    (``transposed``) or Bs[j][tx], and As as As[ty][j] or (``as_down``) As[j][ty]."""
+    (``transposed``) or Bs[j][tx], and As as As[ty][j] or (``as_down``) As[j][ty]; A's load
+    guarded by ``a_live(blockIdx.x, blockIdx.y, ty, tx)`` where given, not its row."""
     (m, k), n = a.shape, bt.shape[0]
     ty, tx = np.arange(TILE)[:, None], np.arange(TILE)[None, :]
     c = np.zeros((-(-m // TILE) * TILE, -(-n // TILE) * TILE))
     for by, bx in np.ndindex(c.shape[0] // TILE, c.shape[1] // TILE):
         for p in range(-(-k // TILE)):
             cols = k_of(p, ty, tx) + 0 * ty
-            tiles = [np.where((r < len(x)) & (cols < k), x[np.minimum(r, len(x) - 1),
-                                                           np.minimum(cols, k - 1)], 0)
-                     for r, x in ((a_row(bx, by, ty, tx) + 0 * tx, a),
-                                  (bt_row(bx, by, ty, tx) + 0 * tx, bt))]
+            tiles = [np.where((r < len(x) if live is None else live(bx, by, ty, tx)) & (cols < k),
+                              x[np.minimum(r, len(x) - 1), np.minimum(cols, k - 1)], 0)
+                     for r, x, live in ((a_row(bx, by, ty, tx) + 0 * tx, a, a_live),
+                                        (bt_row(bx, by, ty, tx) + 0 * tx, bt, None))]
             c[by * TILE:by * TILE + TILE, bx * TILE:bx * TILE + TILE] += \
                 (tiles[0].T if as_down else tiles[0])[:, j] @ \
                 (tiles[1][:, j].T if transposed else tiles[1][j])

@@ -31,6 +31,10 @@ WRONG = {
     # the barriers are there: two threads of a row load one element of As (an index, not a barrier)
     "a_tile_loaded_on_its_diagonal": ([("As[ty][tx] = (row < M && k < K)", "As[ty][ty] = (row < M && k < K)")],
                                       "each element must be loaded by one thread"),
+    # blind audit Q1: A's load guarded by the store's column (was a crash reading A with the
+    # guards' general hint)
+    "a_load_guarded_by_the_column": ([("As[ty][tx] = (row < M && k < K)", "As[ty][tx] = (col < N && k < K)")],
+                                     "A's load is guarded by the thread's column, col < N"),
     "phases_rounded_down": ([("(K + TILE - 1) / TILE", "K / TILE")], "never ran"),
     "bt_rows_from_blockidx_y": ([("int bt_row = blockIdx.x * TILE + ty;",
                                   "int bt_row = blockIdx.y * TILE + ty;")], "from rows blockIdx.y"),
@@ -99,6 +103,7 @@ SIMULATOR_ONLY = {name: "reads a local array's elements that nothing set" for na
                   ("tiles_not_shared", "as_not_shared", "bs_not_shared")}
 SIMULATOR_ONLY["inner_loop_over_k"] = "reads past a __shared__ tile"
 SIMULATOR_ONLY["a_rows_m_apart"] = "reads past A"
+SIMULATOR_ONLY["a_load_guarded_by_the_column"] = "reads past A"
 # right but slow: PASS, not FAST (name: (replacements, a piece of what keeps it from FAST))
 SLOW = {
     # Bt read down its columns: the trace's sectors a request tell
