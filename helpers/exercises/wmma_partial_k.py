@@ -10,7 +10,7 @@ than with 0) shows as NaN in C, on a GPU as here. Where C is not all written, th
 were are compared with those a wrong store writes (``STORES``: which tile a warp takes, where its
 tile starts, its leading dimension). A last launch on the simulator, race-checked, finds a step
 that stages its tiles before every lane has read the last ones (no __syncwarp()). A wrong staging
-(``STAGINGS``: the zero test on the other index, B's row stride or column) is named by the C it
+(``STAGINGS``: the zero test on the other index or on both, B's row stride or column) is named by the C it
 computes (``_staged``), and so is B's zero test against N (where N > K its C is no guard's, so a
 launch with N < K confirms it); a tile element no lane staged, by the simulator's init check.
 Zero guards that compare the index within the tile with K % 16 give one C whichever of the two
@@ -99,6 +99,12 @@ STAGINGS = [  # (a wrong staging, as _staged's keywords given K and N), problem,
     (lambda k, n: dict(a_keep=lambda k0, r, col: k0 + r < k),
      "As was set to 0 where k0 + r reaches K, but A's k is its column: k0 + col",
      "stage A[tile_row * 16 + r][k0 + col] where k0 + col < K, else 0"),
+    (lambda k, n: dict(a_keep=lambda k0, r, col: (k0 + r < k) & (k0 + col < k),
+                       b_keep=lambda k0, r, col: (k0 + r < k) & (k0 + col < k)),
+     "the last, partial step dropped the tile's rows r >= K - k0 of A and columns col >= K - k0 of "
+     "B: As's zero guard tested k0 + r too, and Bs's k0 + col too, but each guard tests the "
+     "index along K of its own matrix only: A's column k0 + col, B's row k0 + r", "As[w][r][col] = k0 + col < K ? A[...] : __float2half(0.0f), and "
+     "Bs[w][r][col] = k0 + r < K ? B[...] : __float2half(0.0f)"),
     (lambda k, n: dict(b_at=lambda tile, k0, r, col: (k0 + r) * k + tile[1] * 16 + col),
      "B's rows were read K elements apart, but a row of B holds N",
      "B[k0 + r][tile_col * 16 + col] is at B[(k0 + r) * N + tile_col * 16 + col]"),

@@ -130,6 +130,15 @@ WRONG = [
      ["every step staged B's tile as if it were the last", "Bs's zero guard compares the index "
       "within the tile, r,", "Hint: compare the element's k with K: Bs[w][r][col] = k0 + r < K ? "
       "B[...] : __float2half(0.0f)\n"]),
+    # blind audit Q15: both zero guards test both tile indices, k0 + r < K && k0 + col < K (was
+    # 'C is not A B (C[19][43] = 2.652, expected -0.2391)' and the staging recipe)
+    ("guards_test_both_indices",
+     variant(KERNEL, (STAGE_A, STAGE_A.replace("k0 + col < K", "k0 + r < K && k0 + col < K")),
+             (STAGE_B, STAGE_B.replace("k0 + r < K", "k0 + r < K && k0 + col < K"))),
+     ["the last, partial step dropped the tile's rows r >= K - k0 of A and columns col >= K - k0 "
+      "of B: As's zero guard tested k0 + r too, and Bs's k0 + col too",
+      "each guard tests the index along K of its own matrix only: A's column k0 + col, B's row k0 + r", "Hint: As[w][r][col] = k0 + "
+      "col < K ? A[...] : __float2half(0.0f), and Bs[w][r][col] = k0 + r < K ? B[...]"]),
 ]
 
 
