@@ -202,57 +202,67 @@ def _mistakes(case, run):
            "l is the sum of exp(x - m) over the row, m the row's max")
 
 
-def _models(case, x, sums):
-    """Mistakes named by a model of the kernel that makes them, after those above."""
-    if case[1] <= 16 and np.allclose(sums, pairs(x, merge="swapped")[1], rtol=1e-3):
-        yield ("row_sum is too small in rows shorter than 17 columns: in the merge each term's "
-               "-INFINITY test looked at the other pair's max, so a lane's own sum was dropped "
-               "when its partner had no column (m2 = -INFINITY), and the partner's when the lane "
-               "had none", "test each sum against its own max: l = (m == -INFINITY ? 0 : l * "
-               "exp(m - m_new)) + (m2 == -INFINITY ? 0 : l2 * exp(m2 - m_new))")
-    if np.allclose(sums, pairs(x, offsets=(32, 16, 8, 4, 2, 1))[1], rtol=1e-3):
-        yield ("every row_sum is twice the right value: the butterfly started at offset 32, and "
-               "__shfl_xor_sync(..., 32) gives each lane its own value back (lane ^ 32 is past "
-               "the warp), so the first merge added each lane's pair to itself",
-               "a warp's 32 lanes merge in 5 steps, offsets 16, 8, 4, 2, 1: "
-               "for (int offset = 16; offset > 0; offset /= 2)")
-    if case[1] > 16 and np.allclose(sums, pairs(x, grown=False)[1], rtol=1e-3):
-        yield ("row_sum is too small: when a value raised a lane's max, the running sum was "
-               "rescaled but that value's own exp(v - m_new) = 1 was not added to it",
-               "every value adds its exp, whether or not it raises the max: when v is the new "
-               "max, l = l * exp(m - v) + 1 (its exp(v - v) is 1)")
-    if np.allclose(sums, pairs(x, loop="value")[1], rtol=1e-3):
-        yield ("row_sum is too large: the loop rescaled the running sum by exp(m - v), against "
-               "the value, where it is exp(m - m_new), against the new max: for a value below "
-               "the max that factor is above 1, and it grows the sum",
-               "l = l * exp(m - m_new) + exp(v - m_new)")
-    if np.allclose(sums, pairs(x, loop="term")[1], rtol=1e-3):
-        yield ("row_sum is too small: the loop rescaled the new term, exp(v - m_new) * exp(m - "
-               "m_new), and added it to the running sum l as it was: it is l, the sum taken "
-               "against the old max, that exp(m - m_new) rescales to the new max, and the new "
-               "value's exp(v - m_new) is added as it is", "l = l * exp(m - m_new) + exp(v - "
-               "m_new)")
-    if np.allclose(sums, pairs(x, fresh="one")[1], rtol=1e-3):
-        yield ("row_sum is too large: each value added 1 to the running sum, as if every value "
-               "were the new max, where it adds exp(v - m_new), 1 only for the max",
-               "l = l * exp(m - m_new) + exp(v - m_new)")
-    if np.allclose(sums, pairs(x, merge="wrong way")[1], rtol=1e-3):
-        yield ("row_sum is too large: the merge rescaled the lanes' sums the wrong way round, by "
-               "exp(m_new - m) and exp(m_new - m2): the new max minus the old is 0 or more, so "
-               "each factor is 1 or more and grows a sum where it should shrink it to the merged "
-               "max", "rescale by the old max minus the new, exp(m - m_new), at most 1: l = l * "
-               "exp(m - m_new) + l2 * exp(m2 - m_new)")
-    if np.allclose(sums, pairs(x, merge="own kept")[1], rtol=1e-3):
-        yield ("row_sum is wrong: in the merge each lane's own sum was left unrescaled, and the "
-               "partner's was brought to the lane's old max, l2 * exp(m2 - m), not to the merged "
-               "max: where m2 is the larger, that factor is above 1", "bring both sums to the "
-               "merged max m_new: l = l * exp(m - m_new) + l2 * exp(m2 - m_new)")
-    if np.allclose(sums, pairs(x, merge="larger")[1], rtol=1e-3):
-        yield ("row_sum is too small: each merge kept the sum of the pair with the larger max "
-               "and dropped the other's, as the max is merged; but the sums add up",
-               "in the merge, both sums count, each rescaled to the merged max: l = l * exp(m - "
-               "m_new) + l2 * exp(m2 - m_new)")
+# (fits the case's cols, the model pairs() computes, problem, hint), in the order they are tried
+_MODELS = (
+    (lambda cols: cols <= 16, dict(merge="swapped"),
+     "row_sum is too small in rows shorter than 17 columns: in the merge each term's "
+     "-INFINITY test looked at the other pair's max, so a lane's own sum was dropped "
+     "when its partner had no column (m2 = -INFINITY), and the partner's when the lane "
+     "had none",
+     "test each sum against its own max: l = (m == -INFINITY ? 0 : l * "
+     "exp(m - m_new)) + (m2 == -INFINITY ? 0 : l2 * exp(m2 - m_new))"),
+    (None, dict(offsets=(32, 16, 8, 4, 2, 1)),
+     "every row_sum is twice the right value: the butterfly started at offset 32, and "
+     "__shfl_xor_sync(..., 32) gives each lane its own value back (lane ^ 32 is past "
+     "the warp), so the first merge added each lane's pair to itself",
+     "a warp's 32 lanes merge in 5 steps, offsets 16, 8, 4, 2, 1: "
+     "for (int offset = 16; offset > 0; offset /= 2)"),
+    (lambda cols: cols > 16, dict(grown=False),
+     "row_sum is too small: when a value raised a lane's max, the running sum was "
+     "rescaled but that value's own exp(v - m_new) = 1 was not added to it",
+     "every value adds its exp, whether or not it raises the max: when v is the new "
+     "max, l = l * exp(m - v) + 1 (its exp(v - v) is 1)"),
+    (None, dict(loop="value"),
+     "row_sum is too large: the loop rescaled the running sum by exp(m - v), against "
+     "the value, where it is exp(m - m_new), against the new max: for a value below "
+     "the max that factor is above 1, and it grows the sum",
+     "l = l * exp(m - m_new) + exp(v - m_new)"),
+    (None, dict(loop="term"),
+     "row_sum is too small: the loop rescaled the new term, exp(v - m_new) * exp(m - "
+     "m_new), and added it to the running sum l as it was: it is l, the sum taken "
+     "against the old max, that exp(m - m_new) rescales to the new max, and the new "
+     "value's exp(v - m_new) is added as it is",
+     "l = l * exp(m - m_new) + exp(v - "
+     "m_new)"),
+    (None, dict(fresh="one"),
+     "row_sum is too large: each value added 1 to the running sum, as if every value "
+     "were the new max, where it adds exp(v - m_new), 1 only for the max",
+     "l = l * exp(m - m_new) + exp(v - m_new)"),
+    (None, dict(merge="wrong way"),
+     "row_sum is too large: the merge rescaled the lanes' sums the wrong way round, by "
+     "exp(m_new - m) and exp(m_new - m2): the new max minus the old is 0 or more, so "
+     "each factor is 1 or more and grows a sum where it should shrink it to the merged "
+     "max",
+     "rescale by the old max minus the new, exp(m - m_new), at most 1: l = l * "
+     "exp(m - m_new) + l2 * exp(m2 - m_new)"),
+    (None, dict(merge="own kept"),
+     "row_sum is wrong: in the merge each lane's own sum was left unrescaled, and the "
+     "partner's was brought to the lane's old max, l2 * exp(m2 - m), not to the merged "
+     "max: where m2 is the larger, that factor is above 1",
+     "bring both sums to the "
+     "merged max m_new: l = l * exp(m - m_new) + l2 * exp(m2 - m_new)"),
+    (None, dict(merge="larger"),
+     "row_sum is too small: each merge kept the sum of the pair with the larger max "
+     "and dropped the other's, as the max is merged; but the sums add up",
+     "in the merge, both sums count, each rescaled to the merged max: l = l * exp(m - "
+     "m_new) + l2 * exp(m2 - m_new)"),
+)
 
+def _models(case, x, sums):
+    """Mistakes named by a model of the kernel that makes them (_MODELS), after those above."""
+    for fits, model, problem, hint in _MODELS:
+        if (fits is None or fits(case[1])) and np.allclose(sums, pairs(x, **model)[1], rtol=1e-3):
+            yield problem, hint
 
 EXERCISE = KernelExercise(
     stub="exercises/online_softmax.cu", kernel="online_softmax",
