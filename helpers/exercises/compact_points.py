@@ -104,9 +104,15 @@ def _signed_wrap(failure, slot):
     if failure.kind != "out of bounds" or not err.is_write or not block or err.block is None \
             or err.thread is None:
         return
-    i = err.block[0] * block[0] + err.thread[0]
+    thread = err.block[0] * block[0] + err.thread[0]
     n = len(slot) - block[0]   # slot holds a block's worth of junk past n
     for bits, kind in ((8, "signed char"), (16, "short")):
+        i = thread
+        if bits == 16 and 0 <= i < n and slot[i] < 1 << 15:
+            # a lower block failed first, on a slot that a wrapped row's write had landed in:
+            # the first pixel whose row a short cannot hold
+            wraps = np.flatnonzero((slot[:n] >= 1 << 15) & (slot[1:n + 1] > slot[:n]))
+            i = int(wraps[0]) if wraps.size else -1
         if 0 <= i < n and 1 << (bits - 1) <= slot[i] < 1 << bits and slot[i] < slot[i + 1]:
             yield (f"pixel {i}'s point, row slot[{i}] = {slot[i]}, was written outside points: "
                    f"{slot[i]} is more than {'an' if bits == 8 else 'a'} {bits}-bit {kind} holds ({(1 << (bits - 1)) - 1} "
