@@ -33,7 +33,7 @@ from ..settings import settings
 from .lines import PARSED
 from .source import INCLUDE_DIR, INCLUDE_IN_LINE_TABLES, anywhere
 
-SIM_VERSION = "20"  # 20: -fsanitize=object-size; 19: a local array's overrun over a Frame
+SIM_VERSION = "21"  # 21: a write past the top of a stack; 20: -fsanitize=object-size; 19: a local array's overrun over a Frame
                     # 18: the library holds what g++ warned about the learner's code (warned.py);
                     # 17: a fault without an address reads it from the instruction (misaligned);
                     # 16: a deadlock in a warp function names the threads that wait (warp_waiting);

@@ -129,6 +129,10 @@ struct Error {
     // was written over, as a write past the end of a local array that runs up the stack does:
     // thread is then kThreadUnknown, since the Frame no longer says which thread it was.
     int32_t frame_overwritten;
+    // FAULT: 1 where the address lay just past the top of the failing thread's own stack (in the
+    // untouchable part of the slot above: machine/stacks.py), as a write past the end of a local
+    // array that runs up the stack and past its end faults there (sim_signals.h).
+    int32_t past_stack_top;
 };
 
 // Error::warp_rule

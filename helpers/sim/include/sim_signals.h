@@ -178,6 +178,8 @@ inline void on_signal(int sig, siginfo_t *si, void *ctx) {
         uintptr_t base = (uintptr_t)w->stacks + (size_t)w->current * kStackSize;
         uintptr_t bottom = base + kStackSize - kStackUsable, sp = stack_pointer(ctx);
         if ((sp && sp < bottom) || (a >= base && a < bottom)) status = STACK;
+        else if (a >= base + kStackSize && a < base + 2 * kStackSize - kStackUsable)
+            w->err.past_stack_top = 1;
     }
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
     uintptr_t end = (uintptr_t)w->dynamic_shared_end, floor = (uintptr_t)w->dynamic_shared_floor;

@@ -9,7 +9,9 @@ launch (launches run one at a time, include/sim_grid.h).
 Each stack is a slot of STACK_BYTES (aligned to it: a thread finds its threadIdx at the top of its
 slot). Only the top STACK_USABLE bytes are usable: 512 KiB of local arrays, what a GPU allows a
 thread, plus room for calls. The rest of the slot stays PROT_NONE, so a thread whose local arrays
-are too large faults there, and the runtime reports a stack overflow.
+are too large faults there, and the runtime reports a stack overflow; a write past the end of a
+local array that runs up past the top of a stack faults in the slot above, and the runtime reports
+a local array overrun.
 
 Every stack costs two memory mappings. On a machine with many cores, the workers times the
 threads of a block can ask for more than the system allows (vm.max_map_count, see mappings.py):
@@ -30,7 +32,9 @@ class _Pool:
     """count stacks for one worker: STACK_BYTES-aligned slots in one mapping."""
 
     def __init__(self, count):
-        self.length = (count + 1) * STACK_BYTES  # one slot more, to align the first
+        # two slots more: one to align the first, and one above the last, whose untouchable part
+        # a write running up past the last stack's top faults in as it would above any other
+        self.length = (count + 2) * STACK_BYTES
         self.base = libc.mmap(None, self.length, PROT_NONE, RESERVE, -1, 0)
         if self.base in (None, MAP_FAILED):
             raise MemoryError("could not reserve address space for thread stacks")

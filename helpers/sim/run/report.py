@@ -75,6 +75,9 @@ def error(module, name, status, err, record=None):
                              **facts)
     if err.frame_overwritten:
         return LaunchError(text, **{**facts, "kind": "local array overrun"})
+    if status == "FAULT" and err.past_stack_top:
+        return OutOfBoundsError(text, is_write={1: True, 0: False}.get(err.is_write),
+                                space="local", **{**facts, "kind": "local array overrun"})
     if status == "MATRIX" and err.warp_rule == MATRIX_ARGS_DIFFER:
         return matrix_error(text, err, facts)
     if status not in ("FAULT", "OVERRUN"):
@@ -217,12 +220,18 @@ def bounds_index(err):
     return as_signed(err.operands[0], width, signed), type_of(err.types[1])[0]
 
 
-OVERRUN_WORDS = (
-    "a write past the end of a local array (an array declared in the kernel or in a __device__ "
-    "function, written through an index or a pointer too large) ran up the thread's stack over "
-    "the record where the simulator keeps its threadIdx and blockIdx (on a GPU, compute-sanitizer "
-    "reports such a write as an invalid __local__ write). Check every index into the thread's "
-    "local arrays against their lengths")
+def overrun_words(access, how):
+    """The message's end for an access past the end of a local array that ran up the thread's
+    stack: ``how`` says how far ("over the record ...", "past its top")."""
+    return (f"{access} past the end of a local array (an array declared in the kernel or in a "
+            "__device__ function, reached through an index or a pointer too large) ran up the "
+            f"thread's stack {how} (on a GPU, compute-sanitizer reports such an access as an "
+            "invalid __local__ access). Check every index into the thread's local arrays against "
+            "their lengths")
+
+
+OVERRUN_WORDS = overrun_words(
+    "a write", "over the record where the simulator keeps its threadIdx and blockIdx")
 """The message's end for a launch whose failing thread's Frame was written over (the runtime's
 Error.frame_overwritten, include/sim_runtime.h)."""
 
@@ -278,6 +287,9 @@ def message(name, status, err, site, bounds=None, found=None):
         access = {1: "a write to", 0: "a read of"}.get(err.is_write, "an access to")
         if status == "FAULT" and err.refused:
             message += f": {refused_words(err, access)}"
+        elif status == "FAULT" and err.past_stack_top:
+            access = {1: "a write", 0: "a read"}.get(err.is_write, "an access")
+            message += f": {overrun_words(access, 'and past its top')}"
         elif found:
             message += f": {wrapped.access_words(found, access)}"
         elif err.in_dynamic_shared and err.dynamic_shared_offset >= 0:

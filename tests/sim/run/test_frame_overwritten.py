@@ -5,7 +5,9 @@ stack over its Frame, where the simulator keeps threadIdx, blockIdx and the work
 LaunchError of kind "local array overrun" that names no thread (the Frame no longer says which),
 never the junk the Frame then holds, nor a fault of the runtime reading a junk pointer from it
 (blind audit O12: 'thread (4294947041, 1230924490, 4289650682): a read of address
-0x8eb6feb56c5fee8e, which cannot exist ...')."""
+0x8eb6feb56c5fee8e, which cannot exist ...'). An overrun that starts above the Frame runs on past
+the top of the thread's stack into the untouchable part of the slot above: a local array overrun
+too, whose thread is known."""
 
 import numpy as np
 import pytest
@@ -26,15 +28,50 @@ KERNELS = {"loop": BODY.replace("SYNC", ""),  # the block's threads in a loop, o
            "fibers": BODY.replace("SYNC", "__syncthreads();")}  # a stack a thread
 
 
+def grow_the_stacks():
+    """A block of 1024 fibers first, as an earlier test may have run: the stacks are kept for
+    every launch after it, so a thread's junk index (threadIdx read from its overwritten Frame)
+    may land in another thread's stack and fault nowhere (what made CI fail at 4c92b69)."""
+    grow = SourceModule("__global__ void grow(int *o) { o[threadIdx.x] = __syncthreads_count(1); }")
+    grow.get_function("grow")(drv.Out(np.zeros(1024, np.int32)), block=(1024, 1, 1))
+
+
+@pytest.mark.parametrize("grown", [False, True], ids=["", "after_a_large_block"])
 @pytest.mark.parametrize("runner", sorted(KERNELS))
 @pytest.mark.parametrize("n", [300, 200000])
-def test_an_overrun_over_the_threads_record_names_no_junk(runner, n):
+def test_an_overrun_over_the_threads_record_names_no_junk(runner, n, grown):
+    if grown:
+        grow_the_stacks()
     function = SourceModule(KERNELS[runner]).get_function("smash")
     with pytest.raises(drv.LaunchError) as info:
         function(drv.Out(np.zeros(64, np.uint32)), np.int32(n), block=(64, 1, 1))
     err = info.value
-    assert (err.kind, err.thread, err.block) == ("local array overrun", None, (0, 0, 0)), str(err)
-    assert "which one is not known: its record was written over" in str(err)
+    assert (err.kind, err.block) == ("local array overrun", (0, 0, 0)), str(err)
+    if err.thread is None:  # the failing thread wrote over its own record
+        assert "which one is not known: its record was written over" in str(err)
+    else:  # a thread whose overrun started above its record, and ran past its stack's top
+        assert err.thread[0] < 64 and err.thread[1:] == (0, 0), str(err)
+        assert "ran up the thread's stack and past its top" in str(err)
+
+
+@pytest.mark.parametrize("runner", sorted(KERNELS))
+def test_an_overrun_past_the_top_of_the_stack_names_its_thread(runner):
+    """Thread 5 writes from 4 KiB past its array, above its record, on past the top of its
+    stack: a local array overrun of thread 5, whatever the stacks' placement."""
+    source = KERNELS[runner].replace("i + 4 * (int)threadIdx.x", "1024 + i").replace(
+        "for (int i", "if (threadIdx.x == 5) for (int i")
+    function = SourceModule(source).get_function("smash")
+    with pytest.raises(drv.LaunchError) as info:
+        function(drv.Out(np.zeros(64, np.uint32)), np.int32(4000), block=(64, 1, 1))
+    err = info.value
+    assert (err.kind, err.thread, err.line, err.is_write, err.space) == (
+        "local array overrun", (5, 0, 0), "kernel.cu:2", True, "local"), str(err)
+    assert str(err).endswith(
+        "thread (5, 0, 0) at kernel.cu:2: a write past the end of a local array (an array "
+        "declared in the kernel or in a __device__ function, reached through an index or a "
+        "pointer too large) ran up the thread's stack and past its top (on a GPU, "
+        "compute-sanitizer reports such an access as an invalid __local__ access). Check every "
+        "index into the thread's local arrays against their lengths")
 
 
 def test_within_the_array_it_runs():
