@@ -128,6 +128,7 @@ def _mistakes(case, run):
     n = got[0].size   # Z's stores past the end are pixels i >= n, as one plane's would be
     yield from past_the_end(run.out.past - 2 * n, _grid(case), WORDS, GUARD_HINT)
     yield from _points_unwritten(run.out.unwritten, got, kept)
+    yield from _interleaved_nans(run.out.unwritten, got, kept)
     yield from _unwritten(run.out.unwritten, case, kept)
     yield from matches(got, _wrong_depths(depth, intrinsics, low),
                        lambda got, model: np.allclose(got, model, 1e-5, 1e-6, equal_nan=True))
@@ -159,6 +160,24 @@ def _points_unwritten(unwritten, got, kept):
                "return after the NaN stores ran for every pixel, as an if without braces covers "
                "only the one statement after it", "put braces around what the if does, the NaN "
                "stores and the return: if (...) { ...; return; }")
+
+
+def _interleaved_nans(unwritten, got, kept):
+    """The NaNs of the pixels that are not points stored as interleaved points, xyz[3 * i + c]
+    (NumPy's (h, w, 3) habit): their own places in the three planes never written but where a
+    NaN landed, and a NaN at each xyz[3 * i + c] of theirs that is no point's (a point's place
+    may hold its coordinate, stored after the NaN)."""
+    dropped = np.flatnonzero(~kept.ravel())
+    stray = (3 * dropped[:, None] + np.arange(3)).ravel()
+    expected = np.tile(~kept.ravel(), 3)
+    expected[stray] = False
+    if dropped.size and np.array_equal(unwritten.ravel(), expected) and expected.any() \
+            and np.isnan(got.ravel()[stray[np.tile(~kept.ravel(), 3)[stray]]]).all():
+        yield ("the NaNs of the pixels that are not points went to xyz[3 * i], xyz[3 * i + 1] "
+               "and xyz[3 * i + 2], as if each pixel's X, Y and Z lay side by side, but xyz is "
+               "three planes of n = width * height floats: their places in the planes were never "
+               "written",
+               "a pixel that is not a point is NaN in all three planes: " + NAN_HINT)
 
 
 def _unwritten(unwritten, case, kept):
