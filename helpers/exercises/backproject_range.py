@@ -5,8 +5,7 @@ pixel (u, v) of depth d is ``Z = d * depth_scale, X = (u - cx) Z / fx, Y = (v - 
 when ``d > 0`` and ``z_min <= Z <= z_max``, else NaN in all three planes (so the poison is
 another value). The cameras have fx != fy and cx != cy, the depths 0 and both ends of the range.
 The last case runs on the simulator, race-checked, whatever the backend: a kernel in which every
-thread does the whole image writes the right points, each of them many times.
-"""
+thread does the whole image writes the right points, each of them many times."""
 
 from __future__ import annotations
 
@@ -163,21 +162,17 @@ def _points_unwritten(unwritten, got, kept):
 
 
 def _interleaved_nans(unwritten, got, kept):
-    """The NaNs of the pixels that are not points stored as interleaved points, xyz[3 * i + c]
-    (NumPy's (h, w, 3) habit): their own places in the three planes never written but where a
-    NaN landed, and a NaN at each xyz[3 * i + c] of theirs that is no point's (a point's place
-    may hold its coordinate, stored after the NaN)."""
-    dropped = np.flatnonzero(~kept.ravel())
+    """The dropped pixels' NaNs stored as interleaved points, at xyz[3 * i + c]: their places in
+    the planes never written but where such a NaN landed (a point's place may hold its own)."""
+    dropped, flat_dropped = np.flatnonzero(~kept.ravel()), np.tile(~kept.ravel(), 3)
     stray = (3 * dropped[:, None] + np.arange(3)).ravel()
-    expected = np.tile(~kept.ravel(), 3)
-    expected[stray] = False
-    if dropped.size and np.array_equal(unwritten.ravel(), expected) and expected.any() \
-            and np.isnan(got.ravel()[stray[np.tile(~kept.ravel(), 3)[stray]]]).all():
+    expected = flat_dropped & ~np.isin(np.arange(flat_dropped.size), stray)
+    if expected.any() and np.array_equal(unwritten.ravel(), expected) \
+            and np.isnan(got.ravel()[stray[flat_dropped[stray]]]).all():
         yield ("the NaNs of the pixels that are not points went to xyz[3 * i], xyz[3 * i + 1] "
                "and xyz[3 * i + 2], as if each pixel's X, Y and Z lay side by side, but xyz is "
                "three planes of n = width * height floats: their places in the planes were never "
-               "written",
-               "a pixel that is not a point is NaN in all three planes: " + NAN_HINT)
+               "written", "a pixel that is not a point is NaN in all three planes: " + NAN_HINT)
 
 
 def _unwritten(unwritten, case, kept):
@@ -188,7 +183,7 @@ def _unwritten(unwritten, case, kept):
     if unwritten.all():
         yield ("nothing was written: xyz still holds the poison the checker filled it with",
                "every thread writes its pixel's X, Y and Z (or NaN) into the three planes")
-    planes, at_dropped = np.array(["X", "Y", "Z"]), unwritten[:, ~kept].all(axis=1)
+    planes, at_dropped = np.array(list("XYZ")), unwritten[:, ~kept].all(axis=1)
     if not unwritten[:, kept].any() and at_dropped.any() and not at_dropped.all():
         missing = " and ".join(planes[at_dropped])
         yield (f"at the pixels that are not points, only {' and '.join(planes[~at_dropped])} got "
