@@ -12,13 +12,15 @@ def visible(rows, cols, ahead=0):
     return np.arange(cols)[None, :] <= np.arange(rows)[:, None] + ahead
 
 
-def _shifted(x, m):
+def _shifted(x, m, flush=False):
     """What subtracting ``m`` (one a row) gives, its exps in float32, as a kernel's overflow
-    (inf, and inf / inf is NaN) and underflow (0 / 0) do."""
+    (inf, and inf / inf is NaN) and underflow (0 / 0) do; with ``flush``, exps below float's
+    smallest normal are 0 (as a GPU's __expf may flush them)."""
     seen = visible(*x.shape)
-    with np.errstate(invalid="ignore", over="ignore"):
+    with np.errstate(invalid="ignore", over="ignore", under="ignore"):
         e = np.where(seen, np.exp((x.astype(np.float64) - np.asarray(m)[:, None])
                                   .astype(np.float32)), 0).astype(np.float64)
+        e = np.where(flush & (e < np.finfo(np.float32).tiny), 0, e)
         return np.where(seen, e / e.sum(axis=1, keepdims=True), 0)
 
 
@@ -71,6 +73,40 @@ def _shfl_down_max(x):
         source = np.arange(32) + offset
         part = np.maximum(part, np.where(source < 32, part[:, np.minimum(source, 31)], part))
     return part[:, np.arange(x.shape[1]) % 32]
+
+
+def max_of_row_0(x, got, kernels):
+    """The max's loop reading x[c], the first row, where in[c] (the row's own) belongs: each
+    row's m the max of row 0's columns 0 to last (which changes only how the exps underflow), and
+    on the simulator the warps of rows past 0 loading row 0's scores."""
+    last = np.minimum(np.arange(x.shape[0]), x.shape[1] - 1)
+    m = np.maximum.accumulate(x[0].astype(np.float64))[last]
+    if any(np.allclose(got, _shifted(x, m, flush), rtol=4e-3, atol=1e-4, equal_nan=True)
+           for flush in (False, True)) and _rows_load_row_0(kernels):
+        yield ("every row subtracted the max of the first row's scores (its columns 0 to last), "
+               "not its own: the max's loop read x[c], and x points at the whole matrix, row 0 "
+               "first; in = x + row * cols points at the row",
+               "read the row's own scores in the max's loop, as the sum's loop does: m = "
+               "fmaxf(m, __half2float(in[c]))")
+
+
+def _rows_load_row_0(kernels, rows=4, cols=40) -> bool:
+    """Whether, in a launch on the simulator of ``rows`` rows, one warp a block, the warps of
+    rows past 0 loaded scores of row 0 (a trace of its loads of x, the array no thread wrote)."""
+    from helpers.exercises.common import Input, Output
+    from helpers.exercises.kernel import Launch
+    from helpers.exercises.microscope import observe
+
+    x = np.random.default_rng(5).standard_normal((rows, cols)).astype(np.float16)
+    seen = observe(kernels, Launch((Input(x), Output((rows, cols), np.float16), np.int32(rows),
+                                    np.int32(cols)), block=(32, 1, 1), grid=(rows, 1)),
+                   key="rows' loads", racecheck=False, accesses=8192)
+    kept = seen.accesses
+    if seen.error is not None or kept is None:
+        return False
+    loads = kept[~kept["write"] & ~kept["shared"] & ~np.isin(kept["array"],
+                                                                kept["array"][kept["write"]])]
+    return bool(((loads["block"] > 0) & (loads["index"] < cols)).any())
 
 
 ROW_HINT = ("a block holds blockDim.x / 32 warps, one a row: row = blockIdx.x * (blockDim.x / 32) "

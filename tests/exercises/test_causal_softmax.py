@@ -43,6 +43,12 @@ WRONG = [
     ("row_offset_twice", variant(KERNEL, ("m = fmaxf(m, __half2float(in[c]));",
                                           "m = fmaxf(m, __half2float(in[row * cols + c]));")),
      ["in already points at the row (x + row * cols)", "index in by the column alone: in[c]"]),
+    # blind audit R7: the max's loop over x[c], the whole matrix (row 0), not the row's in[c]
+    # (was '14 of 1300 outputs are wrong (the first is y[3][2] = 0, expected 0.0005085) ...
+    # Hint: y = exp(x - m) / sum where c <= last, else 0')
+    ("max_of_the_first_row", variant(KERNEL, ("m = fmaxf(m, __half2float(in[c]));",
+                                              "m = fmaxf(m, __half2float(x[c]));")),
+     ["every row subtracted the max of the first row's scores", "m = fmaxf(m, __half2float(in[c]))"]),
     ("each_lane_its_own_max", variant(KERNEL, ("    m = warp_max(m);\n", "")),
      ["each lane subtracted the max of its own columns", "warp_max"]),
     ("sum_not_reduced", variant(KERNEL, ("    sum = warp_sum(sum);\n", "")),
