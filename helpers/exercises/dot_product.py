@@ -87,6 +87,7 @@ def _refine(failure):
                "it, let lane 0 of each warp write its sum to warp_sums[warp] and the first warp "
                "add them after a __syncthreads()")
     if shared and err.hazard == "write-after-write":
+        yield from _store_before_the_sums(err)
         yield ("two threads store into one element of warp_sums: only lane 0 of each warp stores "
                "its warp's sum, at its warp's place: if (lane == 0) warp_sums[warp] = v")
     if shared and failure.between == "lanes":
@@ -96,6 +97,21 @@ def _refine(failure):
     if shared and failure.between == "warps":
         yield ("after lane 0 of each warp writes warp_sums[warp], a __syncthreads() (reached by "
                "every thread of the block) before the first warp reads warp_sums")
+
+
+def _store_before_the_sums(err):
+    """The hint for a store into warp_sums[w] by a thread of another warp, not its lane 0
+    (zeroing warp_sums), that races with lane 0 of warp w storing its warp's sum there (no barrier between)."""
+    ours = [a for a in (err.first, err.second) if a.thread[0] == 32 * err.element]
+    other = [a for a in (err.first, err.second)
+             if a.thread[0] // 32 != err.element and a.thread[0] % 32]   # not a lane 0
+    if len(ours) == len(other) == 1:
+        yield (f"thread {other[0].thread[0]}'s store into warp_sums[{err.element}] at "
+               f"{other[0].line} (as when the first warp zeroes warp_sums) needs a "
+               f"__syncthreads() after it, before lane 0 of warp {err.element} stores its warp's "
+               "sum there, or either may come last; or leave it out: the first warp reads only "
+               "the sums the warps stored, warp_sum(lane < blockDim.x / 32 ? warp_sums[lane] : "
+               "0.0f)")
 
 
 def _launch(case):

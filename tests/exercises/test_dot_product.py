@@ -133,6 +133,16 @@ WRONG = [
     ("every_lane_stores_its_warps_sum",
      variant(KERNEL, ("    if (lane == 0)\n        warp_sums[warp] = v;", "    warp_sums[warp] = v;")),
      ["write-after-write", "only lane 0 of each warp", "if (lane == 0)"]),
+    # blind audit R11: the first warp zeroes warp_sums with no barrier before the lanes 0 store
+    # (was '... a write-after-write hazard ... Hint: two threads store into one element of
+    # warp_sums: only lane 0 of each warp stores ...', the store that is right)
+    ("warp_sums_zeroed_without_a_barrier",
+     variant(KERNEL, ("    unsigned int warps = blockDim.x / 32;\n",
+                      "    unsigned int warps = blockDim.x / 32;\n    if (threadIdx.x < 32)\n"
+                      "        warp_sums[threadIdx.x] = 0.0f;\n"),
+             ("warp_sum(lane < warps ? warp_sums[lane] : 0.0f)", "warp_sum(warp_sums[lane])")),
+     ["write-after-write", "Hint: thread 1's store into warp_sums[1] at", "needs a "
+      "__syncthreads() after it, before lane 0 of warp 1 stores", "or leave it out"]),
     # blind audit J11: lane 0 stores at its thread number, warp_sums[threadIdx.x]: thread 32
     # stores warp_sums[32] (was 'declare it __shared__ float warp_sums[32]', as it already is)
     ("warp_sums_at_the_thread", variant(KERNEL, ("        warp_sums[warp] = v;", "        warp_sums[threadIdx.x] = v;")),
@@ -314,6 +324,8 @@ def test_stub_fails_saying_what_it_does(capsys):
 # simulator names both on any backend.
 SIMULATOR_ONLY = {**dict.fromkeys(("warp_sums_declared_too_small", "warp_sums_at_the_thread"),
                                   "an overrun of shared memory may break the GPU's context"),
+                  "warp_sums_zeroed_without_a_barrier": "a race in shared memory: a GPU's sum "
+                                                        "depends on which store came last",
                   "block_0_zeroes_the_result": "blocks racing: a GPU's sum depends on the order "
                                                "they ran",
                   **dict.fromkeys(("shuffle_inside_a_divergent_branch", "lane_and_warp_swapped",
