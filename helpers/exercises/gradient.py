@@ -48,6 +48,7 @@ def _refine(failure):
             and getattr(err, "element", None) == -1):   # s[j - 1] with j = threadIdx.x
         yield ("s[0] is the halo, in[i - 1] of the block's first thread: thread t's input goes "
                "one further, to s[j] with j = threadIdx.x + 1")
+    yield from _halo_past_the_window(failure)
     if failure.kind == "race" and err.space == "shared" and err.hazard == "write-after-write" \
             and err.element in (0, (failure.block or (0,))[0] + 1):
         yield (f"several threads stored the halo s[{err.element}]: each side's halo is one "
@@ -57,6 +58,23 @@ def _refine(failure):
     if failure.kind == "array bounds":
         yield ("a __shared__ array of a fixed size is too small for the largest block: declare "
                "extern __shared__ float s[], whose size the launch gives, blockDim.x + 2 floats")
+
+
+def _halo_past_the_window(failure):
+    """A write by the block's last thread at float blockDim.x + 2 of the window (its element, or
+    its offset in bytes from the extern array's start), just past the launch's shared memory:
+    the right halo stored one slot too far, the window's size taken as its last index."""
+    err, threads = failure.error, (failure.block or (0,))[0]
+    if failure.kind != "out of bounds" or getattr(err, "space", None) != "shared" or \
+            not err.is_write or (getattr(err, "thread", None) or (0,))[0] != threads - 1:
+        return
+    at = err.element if err.element is not None else (err.offset or 0) / 4
+    if at == threads + 2:
+        yield (f"the block's last thread (thread {threads - 1}) wrote s[{threads + 2}], past the "
+               f"window's {threads + 2} floats: the right halo went to s[blockDim.x + 2], one "
+               "past the window's end: its last slot is s[blockDim.x + 1]", "s[0] to "
+               "s[blockDim.x + 1] are the window's blockDim.x + 2 floats: s[blockDim.x + 1] = "
+               "in[clamp_index(i + 1, n)]")
 
 
 def reference(x):  # NumPy's gradient, the ends clamped

@@ -46,6 +46,13 @@ WRONG = {
                                         ["the last block's right halo, s[blockDim.x + 1], held "
                                          "in[n - 2], not in[n - 1]", "came out 0",
                                          "clamp_index takes the size"]),
+    # blind audit R13 (was 'the kernel crashed: block (0, 0, 0), thread (127, 0, 0): a write,
+    # extern __shared__ array ... Hint: every index into in is clamped (clamp_index), s has
+    # blockDim.x + 2 floats, ...'): the window's size taken as its last index
+    "right_halo_one_slot_too_far": ([("s[blockDim.x + 1] = in[", "s[blockDim.x + 2] = in[")],
+                                    ["the right halo went to s[blockDim.x + 2], one past the "
+                                     "window's end: its last slot is s[blockDim.x + 1]",
+                                     "Hint: s[0] to s[blockDim.x + 1]"]),
     "stores_into_the_next": ([("    out[i] =", "    out[i + 1] =")], ["one too far", "out[i]"]),
     "sign_turned": ([(DIFF, "(s[j - 1] - s[j + 1])")], ["the sign is turned"]),
     "not_halved": ([(" * 0.5f;", ";")], ["twice too large", "* 0.5f"]),
@@ -123,6 +130,9 @@ SIMULATOR_ONLY = {"static_array_too_small": "an overrun of shared memory may bre
                                                   "an illegal address on a GPU",
                   "difference_at_the_thread_index": "s[4294967295] is an illegal address on a "
                                                     "GPU",
+                  "right_halo_one_slot_too_far": "a write past the launch's shared memory: "
+                                                 "on a GPU it may land unnoticed, and "
+                                                 "s[blockDim.x + 1] hold garbage",
                   "right_halo_by_no_thread": "s[blockDim.x + 1], never loaded, holds garbage on "
                                              "a GPU: maybe what an earlier launch left there",
                   **dict.fromkeys(("left_halo_in_the_first_slot", "left_halo_only_in_block_0"),
