@@ -66,9 +66,11 @@ def _halo_past_the_window(failure):
     the right halo stored one slot too far, the window's size taken as its last index."""
     err, threads = failure.error, (failure.block or (0,))[0]
     if failure.kind != "out of bounds" or getattr(err, "space", None) != "shared" or \
-            not err.is_write or (getattr(err, "thread", None) or (0,))[0] != threads - 1:
+            not getattr(err, "is_write", False) or \
+            (getattr(err, "thread", None) or (0,))[0] != threads - 1:
         return
-    at = err.element if err.element is not None else (err.offset or 0) / 4
+    element = getattr(err, "element", None)
+    at = element if element is not None else (getattr(err, "offset", None) or 0) / 4
     if at == threads + 2:
         yield (f"the block's last thread (thread {threads - 1}) wrote s[{threads + 2}], past the "
                f"window's {threads + 2} floats: the right halo went to s[blockDim.x + 2], one "
