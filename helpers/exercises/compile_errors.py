@@ -155,6 +155,8 @@ def _no_member(d, where, source):
 
 def _conversion(d, where, source):
     given, wanted = (d.types + ("?", "?"))[:2]
+    if _bare(given) in ("uint3", "dim3"):
+        return _built_in_whole(d.expression, _bare(given), wanted, where)
     if given.replace(" ", "") == "const" + wanted.replace(" ", ""):
         return (f"{where} puts {_a(given)} where {_a(wanted)} is needed: that would drop the "
                 "const, and let the kernel write where its signature promises only to read",
@@ -162,6 +164,21 @@ def _conversion(d, where, source):
     return (f"{where} puts {_a(given)} where {_a(wanted)} is needed, and C++ turns neither into "
             f"the other by itself", f"give the two one type: declare it {given}, or give it "
             f"{_a(wanted)}")
+
+
+BUILT_INS = ("threadIdx", "blockIdx", "blockDim", "gridDim")
+
+
+def _built_in_whole(expression, given, wanted, where):
+    """threadIdx (or blockIdx, ...) used whole where one number is needed: int i = threadIdx;."""
+    name = expression if expression in BUILT_INS else ""
+    said = f"{name}, {_a(given)}," if name else _a(given)
+    which = name or "threadIdx, blockIdx, blockDim and gridDim"
+    return (f"{where} puts {said} where {_a(wanted)} is needed: {which} "
+            f"{'is a' if name else 'are each a'} {given} with fields .x, .y, .z, one number for "
+            "each dimension, and C++ turns it into no single number",
+            f"write {name or 'threadIdx'}.x (.y and .z for a block's second and third "
+            "dimensions)")
 
 
 def _conditional(d, where, source):

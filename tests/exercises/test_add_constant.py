@@ -124,6 +124,13 @@ DOES_NOT_COMPILE = {
                         {"problem": "line 10 returns a value (x[i] + c), but a kernel is void",
                          "hint": "store the thread's result into y, the output, at its own index "
                                  "(y[i] = x[i] + c;)"}),
+    # blind audit R1, a thread's place taken as one number, threadIdx without its .x (was 'does
+    # not compile. Hint: read the compiler's first error'): g++ places the error in the prelude's
+    # macro threadIdx, and notes the learner's line
+    "threadIdx_whole": ([("int i = threadIdx.x;", "int i = threadIdx;")],
+                        {"problem": "line 9 puts threadIdx, a uint3, where an int is needed: "
+                                    "threadIdx is a uint3 with fields .x, .y, .z",
+                         "hint": "write threadIdx.x"}),
 }
 
 @pytest.mark.parametrize("name", sorted(DOES_NOT_COMPILE))

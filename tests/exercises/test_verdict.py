@@ -151,3 +151,22 @@ def test_on_a_gpu_the_records_come_from_the_simulator(monkeypatch):
     assert [(d.file, d.line, d.kind) for d in found] == [(path, 3, "continue outside a loop")]
     built = stable_file("verdict_builds.cu", "__global__ void k(int *x)\n{\n    x[0] = 1;\n}\n")
     assert diagnosed(nvcc_said, built, False) == ()
+
+
+def test_on_a_gpu_a_built_in_used_whole_is_named(monkeypatch):
+    """Blind audit R1: int i = threadIdx; nvcc's error has no records, and g++'s, on the
+    simulator, lies in the prelude's macro threadIdx; the record is read at the learner's line."""
+    import helpers.backend
+    from helpers.exercises.compile_errors import diagnosed, verdict
+
+    source = "__global__ void k(int *x)\n{\n    int i = threadIdx;\n    x[i] = 1;\n}\n"
+    path = stable_file("verdict_threadidx_whole.cu", source)
+    monkeypatch.setattr(helpers.backend, "BACKEND", "pycuda")
+    nvcc_said = (f'{path}(3): error: no suitable conversion function from "const uint3" to "int" '
+                 "exists")
+    found = diagnosed(RuntimeError(nvcc_said), path, False)
+    said = verdict(path, nvcc_said, found, source)
+    assert said.problem.endswith("line 3 puts threadIdx, a uint3, where an int is needed: "
+                                 "threadIdx is a uint3 with fields .x, .y, .z, one number for "
+                                 "each dimension, and C++ turns it into no single number"), said
+    assert said.hint.startswith("write threadIdx.x") and said.error.startswith(path), said

@@ -30,6 +30,10 @@ fields each fills:
   function's, those its ``[with ...]`` binds, in order), ``expression`` the learner's name or
   call at the column (``fa``);
 - OTHER: any other error (file, line and column only).
+
+An error g++ places in a macro of the prelude's (``int i = threadIdx;``: the conversion is in
+``threadIdx``'s expansion) is read at the learner's line that used the macro, with the macro's
+name as its ``expression`` where its kind fills none.
 """
 
 import contextlib
@@ -103,7 +107,7 @@ def diagnostics(stderr, source=""):
     for error in _ERROR.finditer(stderr or ""):
         file, number = error.group("file"), int(error.group("line"))
         if in_prelude(file):
-            found.extend(_refused(stderr, error, lines))
+            found.extend(_refused(stderr, error, lines) or _expanded(stderr, error, lines))
             continue
         column = int(error.group("column")) if error.group("column") else None
         found.append(_read(error.group("text"), file, number, column,
@@ -143,6 +147,26 @@ def _refused(stderr, error, lines):
     name, arguments = _instantiated(what[-1])
     return [Diagnostic(file, line, column, REFUSED, names=(name,), types=arguments,
                        expression=_named_at(lines.get((file, line), ""), (column or 0) - 1))]
+
+
+_EXPANDED = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<column>\d+):)? note: in "
+                       r"expansion of macro [‘'](?P<macro>\w+)[’']", re.M)
+
+
+def _expanded(stderr, error, lines):
+    """[the record of] ``error``, an error inside a macro of the prelude's (``threadIdx``), read
+    at the learner's line that used the macro, which g++ names in a note after it: ``expression``
+    the macro's name where its kind fills no other; [] where no note names the learner's file."""
+    after = stderr[error.end():]
+    following = _ERROR.search(after)
+    notes = [m for m in _EXPANDED.finditer(after[:following.start() if following else None])
+             if not in_prelude(m.group("file"))]
+    if not notes:
+        return []
+    file, line = notes[0].group("file"), int(notes[0].group("line"))
+    column = int(notes[0].group("column")) if notes[0].group("column") else None
+    found = _read(error.group("text"), file, line, column, lines.get((file, line), ""))
+    return [found if found.expression else dataclasses.replace(found, expression=notes[0]["macro"])]
 
 
 def _named_at(code, at):

@@ -123,6 +123,22 @@ def test_a_static_assert_of_a_header_is_read_at_the_learners_line():
                    "wmma::load_matrix_sync(fa, A, 16)")), found
 
 
+def test_an_error_in_a_macro_of_the_prelude_is_read_at_the_learners_line():
+    """Blind audit R1, int i = threadIdx;: g++ places the conversion in the prelude's macro, and
+    names the learner's line in a note; the macro's name is the record's expression."""
+    said = ("t.cu: In function ‘void k(int*)’:\n"
+            f"{PRELUDE_H}:107:36: error: cannot convert ‘uint3’ to ‘int’ in initialization\n"
+            "  107 | #define threadIdx (__sim_thread_idx())\n"
+            "t.cu:3:13: note: in expansion of macro ‘threadIdx’\n"
+            f"{PRELUDE_H}:40:5: error: something else in the prelude\n"
+            "t.cu:9:5: note: in expansion of macro ‘blockIdx’\n")
+    source = '#line 1 "t.cu"\n{\n\n    int i = threadIdx;\n'
+    assert diagnosed.diagnostics(said, source) == (
+        Diagnostic("t.cu", 3, 13, diagnosed.CONVERSION, types=("uint3", "int"),
+                   expression="threadIdx"),
+        Diagnostic("t.cu", 9, 5, diagnosed.OTHER, expression="blockIdx"))
+
+
 MISTAKES = """#line 1 "mistakes.cu"
 __global__ void subscript(const float *m, float *out, int cols)
 {
