@@ -79,7 +79,7 @@ def _mistakes(case, run):
     if out.past.tolist() == [n]:
         yield ("gray[n] was written, one pixel past the end: the bounds guard is off by one",
                "the last pixel is width * height - 1: return when t >= width * height")
-    yield from _x_from_thread_idx(case, out.past, missing)
+    yield from _past_splits(case, out.past, missing)
     if out.past.size:
         yield (f"threads past the last pixel wrote past the end of gray (as far as gray"
                f"[{int(out.past.max())}]; it has {n} pixels)", GUARD_HINT)
@@ -110,18 +110,35 @@ def _mistakes(case, run):
                     "gray", wrong[0])
 
 
-def _x_from_thread_idx(case, past, missing):
-    """x = threadIdx.x, the thread's place in its block, where t's column is meant: the
-    pixels written past the end and those never written are those of i = (t / width) * width +
-    threadIdx.x for every t < width * height, so the guard is right and the index wrong."""
+def _rounded_row(t, width, height, block):
+    """y = roundf((float)t / width): the row rounded to the nearest, as roundf does (halves up)."""
+    return t % width, np.floor((t.astype(np.float32) / np.float32(width)).astype(float) + 0.5)
+
+
+SPLITS = [  # (thread t's (x, y), what it got wrong, the hint), t < width * height
+    (lambda t, width, height, block: (t % block, t // width),
+     "x = threadIdx.x is the thread's place in its block, not its pixel's column",
+     "x = t % width, y = t / width"),
+    (_rounded_row, "y = t / width was rounded to the nearest row, so the right half of each row "
+     "(t % width >= width / 2) went to the next row, the last row's past the end, and the right "
+     "half of row 0 was never written", "y = t / width in integer division: / on two ints drops "
+     "the fraction, which is the row (x = t % width, what is left over, the column)"),
+]
+
+
+def _past_splits(case, past, missing):
+    """A split of t into (x, y) (``SPLITS``) that sends pixels of threads t < width * height
+    past the end: the pixels written past the end and those never written are those of i = y *
+    width + x for every such t, so the guard on t is right and the split wrong."""
     width, height, block = case[:3]
     t = np.arange(width * height)
-    i = t // width * width + t % block
-    if past.size and set(past.tolist()) == set(i[i >= t.size].tolist()) and \
-            set(missing.tolist()) == set(range(t.size)) - set(i.tolist()):
-        yield (f"threads with a pixel (t < width * height) wrote past the end of gray (as far as "
-               f"gray[{int(past.max())}]): x = threadIdx.x is the thread's place in its block, "
-               "not its pixel's column", "x = t % width, y = t / width")
+    for split, problem, hint in SPLITS:
+        x, y = split(t, width, height, block)
+        i = (y * width + x).astype(int)
+        if past.size and set(past.tolist()) == set(i[i >= t.size].tolist()) and \
+                set(missing.tolist()) == set(range(t.size)) - set(i.tolist()):
+            yield (f"threads with a pixel (t < width * height) wrote past the end of gray (as "
+                   f"far as gray[{int(past.max())}]): {problem}", hint)
 
 
 ROWS = (100, 37, 128)

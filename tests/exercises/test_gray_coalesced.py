@@ -46,6 +46,13 @@ WRONG = {
                           ["threads with a pixel (t < width * height) wrote past the end",
                            "x = threadIdx.x is the thread's place in its block",
                            "Hint: x = t % width, y = t / width"]),
+    # blind audit R14, the row rounded to the nearest (was 'threads past the last pixel wrote
+    # past the end of gray ... Hint: ... return first thing when t >= width * height', a guard
+    # that is there)
+    "y_rounded": ([(Y, "int y = roundf((float)t / width);")],
+                  ["threads with a pixel (t < width * height) wrote past the end",
+                   "y = t / width was rounded to the nearest row",
+                   "Hint: y = t / width in integer division"]),
     "y_divided_by_height": ([(Y, "int y = t / height;")],
                             ["the kernel crashed", "another split of t"]),
     # audit E (E17): a block a row assumed, told from the pixels written on a case whose block is
