@@ -158,6 +158,7 @@ def _mistakes(case, run):
         return
     yield from _returned_early(got, rgb, case, run)
     yield from observed_mistakes(_observe(run.kernel), _refine, wrong="bins are wrong")  # likeliest
+    yield from _wrapped(got, rgb, case)
     yield from _one_a_block(got, rgb, case)
     yield from _blocks_add_from_their_start(got, rgb, case)
     yield from _red_bins_only(got, want, case, run.kernel)
@@ -279,6 +280,23 @@ def _blocks_add_from_their_start(got, rgb, case):
                "does, but every block has all 768 bins of its own",
                "each block adds all of its bins, b from 0 to 767: for (int b = threadIdx.x; "
                "b < 768; b += blockDim.x)")
+
+
+def _wrapped(got, rgb, case):
+    """Each block's bins wrapped to 0 at a limit m (got: the blocks' counts modulo m + 1, summed),
+    the smallest m that gives got: atomicInc(&local[k], m) taken for an add of 1, where it
+    stores old >= m ? 0 : old + 1."""
+    counts = _block_counts(rgb, case)
+    wrap = next((m for m in range(1, int(counts.max())) if np.array_equal(
+        got, (counts % (m + 1)).sum(0))), None)
+    if wrap is not None:
+        cycle = ", ".join(str(k % (wrap + 1)) for k in range(min(wrap + 3, 5)))
+        yield (f"each block's bins counted {cycle}, ...: bins holds each block's counts modulo "
+               f"{wrap + 1}, added up. That is atomicInc(&local[k], {wrap}u), which is no add "
+               f"of 1: it adds 1 while the bin is below {wrap} and stores 0 once the bin has "
+               f"reached {wrap} (atomicInc(p, v) stores old >= v ? 0 : old + 1)",
+               "count with atomicAdd, which adds its second argument: "
+               "atomicAdd(&local[(j % 3) * 256 + rgb[j]], 1u)")
 
 
 def _one_a_block(got, rgb, case):

@@ -53,6 +53,19 @@ WRONG = [
      variant(KERNEL, (ADD, "    for (int b = 0; b < CHANNELS * LEVELS; b++)\n"
                            "        if (local[b] > 0)\n")),
      ["every bin was added 256 times", "once a block"]),
+    # blind audit R16, atomicInc taken as an add of 1 (was '96,936 of the 100,005 bytes were not
+    # counted: counts were lost ... Hint: ... a __syncthreads() after each step; and count with
+    # atomicAdd'); a limit of 3 wraps at 4
+    ("atomic_inc_as_an_add",
+     variant(KERNEL, (COUNT, COUNT.replace("atomicAdd", "atomicInc"))),
+     ["each block's bins counted 0, 1, 0, 1, ...: bins holds each block's counts modulo 2",
+      "atomicInc(&local[k], 1u), which is no add of 1",
+      "Hint: count with atomicAdd, which adds its second argument: "
+      "atomicAdd(&local[(j % 3) * 256 + rgb[j]], 1u)"]),
+    ("atomic_inc_to_3",
+     variant(KERNEL, (COUNT, COUNT.replace("atomicAdd", "atomicInc").replace("1u", "3u"))),
+     ["each block's bins counted 0, 1, 2, 3, 0, ...: bins holds each block's counts modulo 4",
+      "atomicInc(&local[k], 3u)"]),
     ("no_channel_offset",
      variant(KERNEL, (COUNT, "        atomicAdd(&local[rgb[j]], 1u);\n")),
      ["counted in the red bins", "(j % 3) * 256"]),
