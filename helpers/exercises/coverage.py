@@ -204,6 +204,8 @@ def reached(done, grid: Grid, words: Words, what="written"):
         if (ny < grid.height or nx < grid.width) and np.array_equal(done, (y < ny) & (x < nx)):
             yield (f"{first}: every {words.block} did the work of the first one",
                    f"{missing.format(col=words.col, row=words.row)}: {words.index_hint}")
+    if what == "written":
+        yield from crossed_block(done, grid, words)
 
 
 def diagonal(grid: Grid, n: int) -> np.ndarray:
@@ -244,6 +246,37 @@ def crossed_index(done, grid: Grid, words: Words, both=None):
                f"threadIdx.y in both), so they move together", f"each takes its own: {col} = "
                f"blockIdx.x * blockDim.x + threadIdx.x, {row} = blockIdx.y * blockDim.y + "
                "threadIdx.y")
+
+
+def crossed_block(done, grid: Grid, words: Words, both=None):
+    """The column and the row computed from one block index (``both``: "blockIdx.x" or
+    "blockIdx.y", where the caller knows it, from a race between two blocks that differ only in
+    the other): only the blocks on the grid's diagonal, block k's elements at column k *
+    blockDim.x + threadIdx.x and row k * blockDim.y + threadIdx.y, were written (the same
+    elements whichever block index both took: each block of the diagonal's row, or column, of
+    blocks drew them)."""
+    (bx, by), (gx, gy), item = grid.block[:2], grid.grid, words.item
+    y, x = np.indices(done.shape)
+    if min(gx, gy) < 2 or done.all() or not np.array_equal(done, x // bx == y // by):
+        return
+    col, row = words.col, words.row
+    lead = (f"only {int(done.sum())} of {done.size} {item}s were written, those of the "
+            f"{words.block}s on the grid's diagonal ({col} / blockDim.x == {row} / blockDim.y)")
+    if both == "blockIdx.x":
+        yield (f"{lead}: {row} took blockIdx.x where it takes blockIdx.y, so {row} moves with "
+               f"{col} from one {words.block} to the next, and the {words.block}s that differ "
+               f"only in blockIdx.y drew the same {item}s",
+               f"{row} = blockIdx.y * blockDim.y + threadIdx.y")
+    elif both == "blockIdx.y":
+        yield (f"{lead}: {col} took blockIdx.y where it takes blockIdx.x, so {col} moves with "
+               f"{row} from one {words.block} to the next, and the {words.block}s that differ "
+               f"only in blockIdx.x drew the same {item}s",
+               f"{col} = blockIdx.x * blockDim.x + threadIdx.x")
+    else:
+        yield (f"{lead}: {col} and {row} took the same block index (blockIdx.x in both, or "
+               f"blockIdx.y in both), so they move together from one {words.block} to the next",
+               f"each takes its own: {col} = blockIdx.x * blockDim.x + threadIdx.x, {row} = "
+               "blockIdx.y * blockDim.y + threadIdx.y")
 
 
 def never_written(unwritten, words: Words):

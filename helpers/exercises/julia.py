@@ -16,7 +16,7 @@ import numpy as np
 
 from helpers.exercises import near
 from helpers.exercises.common import Output
-from helpers.exercises.coverage import Grid, Words, coverage, crossed_index
+from helpers.exercises.coverage import Grid, Words, coverage, crossed_block, crossed_index
 from helpers.exercises.escape import escape_counts, pixel_grid
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -223,16 +223,19 @@ def _mistakes(case, run):
 
 
 def _crossed(case, run):
-    """x and y from one thread index: which one, from the two threads of the race-checked
-    launch that drew one pixel (they differ only in the other index)."""
+    """x and y from one thread index, or from one block index: which one, from the two threads
+    of the race-checked launch that drew one pixel (they differ only in the other index)."""
     if not run.out.unwritten.any():
         return
     race = observe(run.kernel, _launch(CASES[-1])).race
-    both = None
+    both = block = None
     if written_by_two(race):
         same = [a == b for a, b in zip(race.first.thread, race.second.thread)]
         both = {(True, False): "threadIdx.x", (False, True): "threadIdx.y"}.get(tuple(same[:2]))
+        same = [a == b for a, b in zip(race.first.block, race.second.block)]
+        block = {(True, False): "blockIdx.x", (False, True): "blockIdx.y"}.get(tuple(same[:2]))
     yield from crossed_index(~run.out.unwritten, _grid(case), WORDS, both)
+    yield from crossed_block(~run.out.unwritten, _grid(case), WORDS, block)
 
 
 def _blocks_grid_dim_apart(case, out, ref):

@@ -194,6 +194,20 @@ WRONG = [
                       "int x = blockIdx.x * blockDim.x + threadIdx.y;")),
      ["one diagonal line in each block: x took threadIdx.y where it takes threadIdx.x",
       "Hint: x = blockIdx.x * blockDim.x + threadIdx.x"]),
+    # blind audit R17: y from blockIdx.x (was '26367 of 28623 pixels were never written ... Hint:
+    # every pixel needs a thread: x = blockIdx.x * blockDim.x + threadIdx.x, and the same for y
+    # ...'); and its mirror: the same pixels, told apart by the blocks that raced
+    ("y_from_block_x",
+     variant(KERNEL, ("int y = blockIdx.y * blockDim.y + threadIdx.y;",
+                      "int y = blockIdx.x * blockDim.y + threadIdx.y;")),
+     ["only 2256 of 28623 pixels were written, those of the blocks on the grid's diagonal",
+      "y took blockIdx.x where it takes blockIdx.y",
+      "Hint: y = blockIdx.y * blockDim.y + threadIdx.y"]),
+    ("x_from_block_y",
+     variant(KERNEL, ("int x = blockIdx.x * blockDim.x + threadIdx.x;",
+                      "int x = blockIdx.y * blockDim.x + threadIdx.x;")),
+     ["x took blockIdx.y where it takes blockIdx.x",
+      "Hint: x = blockIdx.x * blockDim.x + threadIdx.x"]),
     # blind audit N16: x's blocks gridDim.x apart (was '4371 of 28623 pixels were never written
     # ... Hint: every pixel needs a thread: x = blockIdx.x * blockDim.x + threadIdx.x, and the
     # same for y; and the guard ...'); y's, and both

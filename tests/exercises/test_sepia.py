@@ -37,6 +37,11 @@ WRONG = {
     "only_block_0": ([(INDEX_X, "threadIdx.x"), (INDEX_Y, "threadIdx.y")],
                      "only block 0's pixels were written"),
     "blockIdx_y_missing": ([(INDEX_Y, "threadIdx.y")], "Hint: blockIdx.y is missing from y"),
+    # blind audit R17's mistake here (was 'N of M pixels were never written ... Hint: every
+    # pixel needs a thread ...'): y from blockIdx.x, only the grid's diagonal blocks drawn
+    "y_from_block_x": ([(INDEX_Y, "blockIdx.x * blockDim.y + threadIdx.y")],
+                       "those of the blocks on the grid's diagonal (x / blockDim.x == y / "
+                       "blockDim.y): x and y took the same block index"),
     "x_y_swapped": ([("int x = " + INDEX_X, "int x = " + INDEX_Y),
                      ("int y = " + INDEX_Y, "int y = " + INDEX_X)], "Hint: x and y are swapped"),
     "row_length_is_height": ([("int i = y * width + x;", "int i = y * height + x;")],
