@@ -130,6 +130,7 @@ def _wrong_sum(got, x, calls):
     want = float(x.sum(dtype=np.float64))
     bounds = [k * n // devices for k in range(devices + 1)]
     if got != want:
+        yield from _stopped_at_empty(bounds, calls)
         if got == float(x[:bounds[1]].sum(dtype=np.float64)):
             yield "the sum is device 0's share alone", "add every device's partial sum to total"
         if got == float(x[bounds[-2]:].sum(dtype=np.float64)):
@@ -146,6 +147,21 @@ def _wrong_sum(got, x, calls):
         yield f"the sum is right, but device {idle[0]} summed nothing", SHARE_HINT
     if max(calls) - min(calls) > 1:
         yield f"the sum is right, but the shares are uneven: {calls} elements", SHARE_HINT
+
+
+def _stopped_at_empty(bounds, calls):
+    """Device k's share was empty and a later one was not, yet no device from k on summed: the
+    loop ended at the first empty share instead of skipping it."""
+    shares = [hi - lo for lo, hi in zip(bounds, bounds[1:])]
+    empty = next((k for k, size in enumerate(shares) if not size), None)
+    if (empty is not None and any(shares[empty:]) and not any(calls[empty:])
+            and calls[:empty] == shares[:empty]):
+        later = next(k for k in range(empty, len(shares)) if shares[k])
+        count = f"{shares[later]} element{'s' if shares[later] > 1 else ''}"
+        yield (f"the loop stopped at device {empty}'s empty share: device {later}'s share "
+               f"({count}) was never summed",
+               "skip a device with an empty share and go on to the next: "
+               "if lo == hi: continue (not break)")
 
 
 def _read_elsewhere(order):

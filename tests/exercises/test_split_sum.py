@@ -27,6 +27,9 @@ WRONG = {
     "host_array": ([("sums[k](share)", "sums[k](x[lo:hi])")], "not a gpuarray", "to_gpu"),
     "empty_share_summed": ([("        if lo == hi:\n            continue\n", "")],
                            "was given an empty share", "skip a device"),
+    "stops_at_an_empty_share": ([("            continue\n", "            break\n")],
+                                "stopped at device 0's empty share: device 1's share (1 element)",
+                                "continue (not break)"),
     "one_device_does_all": ([(BOUNDS, "lo, hi = (0, len(x)) if k == 0 else (0, 0)")],
                             "device 1 summed nothing", "x[lo:hi]"),
     "context_left_pushed": ([("    return float(total)", "    contexts[0].push()\n"
@@ -78,8 +81,8 @@ def test_right_but_unusual_functions_pass(name, capsys):
 
 
 SPLIT_MISTAKES = {"device_0_alone", "tail_left_out", "shares_overlap", "outside_the_context",
-                  "empty_share_summed", "one_device_does_all", "devices_take_turns",
-                  "read_outside_its_context", "total_assigned_not_added"}
+                  "empty_share_summed", "one_device_does_all", "stops_at_an_empty_share",
+                  "devices_take_turns", "read_outside_its_context", "total_assigned_not_added"}
 """Mistakes in how the work is split between devices: with one device there is nothing to split
 (the H200 run passed them all, and its verdict says to check on the simulator's two devices)."""
 
