@@ -44,7 +44,8 @@ def scores(rows, cols):
 def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 2, 1), grown=True):
     """(m, l) of each row as the kernel computes them, in float64; ``loop`` and ``merge``: whether
     the running sum and the merged sums are rescaled to the new max (``loop="value"``: by
-    exp(m - v), against the value; ``loop="term"``: the new term rescaled instead of the sum; ``merge="partner"``: the
+    exp(m - v), against the value; ``loop="ratio"``: by m / m_new, linearly; ``loop="term"``:
+    the new term rescaled instead of the sum; ``merge="partner"``: the
     partner's only, as when m = m_new came first; ``merge="own max"``: the partner's sum by
     exp(m - m_new), the lane's own max); ``fresh``: each value's exp taken against the new max
     (else the old, exp(v - m); "apart": exp(v) / exp(m_new), in float32; "one": 1 whatever v;
@@ -68,7 +69,8 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
             term = term if grown else np.where(v > ms[:, lane], 0, term)
             term = np.ones_like(v) if fresh == "one" else term
             term = term * np.exp(ms[:, lane] - new) if loop == "term" else term
-            scale = (np.exp(ms[:, lane] - (v if loop == "value" else new))
+            scale = (ms[:, lane] / new if loop == "ratio"
+                     else np.exp(ms[:, lane] - (v if loop == "value" else new))
                      if loop and loop != "term" else 1)
             ls[:, lane] = ls[:, lane] * scale + term
         ms[:, lane] = new
@@ -141,13 +143,16 @@ def _bad_exps(case, x, sums):
         yield ("row_sum is NaN in rows shorter than 17 columns: lanes with no column "
                "(m = -INFINITY) were merged with exp(-INFINITY - -INFINITY)",
                "a sum whose max is -INFINITY counts 0 in the merge, whatever the exp says")
-    if np.isnan(sums).all() and case[1] >= 32:
+    if np.isnan(sums).all() and case[1] >= 32 and np.allclose(
+            sums, pairs(x, loop="ratio")[1], equal_nan=True):
         yield ("row_sum is NaN in every row, though every lane has columns: at a lane's first "
-               "column, while m is still -INFINITY, 0 met infinity: a rescale's exp went the "
-               "wrong way (exp(m_new - m) is infinite), or the value's exp(v - m) was added "
-               "before the rescale, (l + exp(v - m)) * exp(m - m_new), infinity times 0 (the two "
-               "give the same NaN)", "rescale by the old max minus the new, at most 0, and add "
-               "the value's exp against the new max: "
+               "column, while m is still -INFINITY, 0 met infinity (0 times infinity is NaN): "
+               "the old sum l = 0 was rescaled linearly, by m / m_new (-INFINITY / v), or the "
+               "wrong way, by exp(m_new - m), both infinite where exp(m - m_new) is 0; or the "
+               "value's exp(v - m), infinite, was added before the rescale, (l + exp(v - m)) * "
+               "exp(m - m_new) (the three give the same NaN in every row, whatever the values)",
+               "rescale the old sum by the exp of the old max minus the new, exp(m - m_new), not "
+               "by their ratio m / m_new, and add the value's exp against the new max: "
                "l = l * exp(m - m_new) + exp(v - m_new)")
 
 

@@ -44,7 +44,14 @@ WRONG = [
     ("max_starts_at_0", variant(KERNEL, ("float m = -INFINITY, l", "float m = 0.0f, l")),
      ["row_max is 0 in the rows whose values are all below 0", "float m = -INFINITY"]),
     ("rescale_the_wrong_way", variant(KERNEL, (LOOP, LOOP.replace("__expf(m - m_new)", "__expf(m_new - m)"))),
-     ["a rescale's exp went the wrong way", "l = l * exp(m - m_new)"]),
+     ["or the wrong way, by exp(m_new - m), both infinite",
+      "l = l * exp(m - m_new)"]),
+    # blind audit S6 (was blamed on the two mistakes of the exp alone: all three give NaN in
+    # every row, whatever the values, since l = 0 meets an infinite factor at the first column)
+    ("rescaled_by_the_ratio_of_the_maxes", variant(KERNEL, (LOOP, LOOP.replace("__expf(m - m_new)", "(m / m_new)"))),
+     ["0 met infinity", "the old sum l = 0 was rescaled linearly, by m / m_new",
+      "exp(m - m_new), not by their ratio m / m_new",
+      "l = l * exp(m - m_new) + exp(v - m_new)"]),
     ("loop_steps_by_1", variant(KERNEL, ("c < cols; c += 32)", "c < cols; c++)")),
      ["each lane walked every column from its own", "c += 32"]),
     ("no_row_guard", variant(KERNEL, ("    if (row >= rows) return;", "")),
@@ -98,7 +105,7 @@ WRONG = [
     # blind audit F16 (was 'a rescale's exp went the wrong way' alone: both give the same NaN),
     # F17, F18 (were 'row_sum[0] = ..., expected ...' and the definition of l)
     ("exp_added_before_the_rescale", variant(KERNEL, (LOOP, "        l = (l + __expf(v - m)) * __expf(m - m_new);\n")),
-     ["or the value's exp(v - m) was added before the rescale", "the two give the same NaN",
+     ["or the value's exp(v - m), infinite, was added before the rescale", "the three give the same NaN",
       "l = l * exp(m - m_new) + exp(v - m_new)"]),
     ("each_value_adds_1", variant(KERNEL, (LOOP, LOOP.replace("__expf(v - m_new)", "1.0f"))),
      ["each value added 1 to the running sum", "l = l * exp(m - m_new) + exp(v - m_new)"]),
