@@ -171,6 +171,7 @@ def _mistakes(case, run):
                "lane; c < cols; c += 32)")
     yield from _in_an_int(a.astype(np.float64), x.astype(np.float64), got)
     yield from _from_the_block_s_thread(a.astype(np.float64), x.astype(np.float64), got, case[2])
+    yield from _halved_first(kernels, _lane_sums(a.astype(np.float64), x.astype(np.float64)), got)
     for model, problem, hint in _models(a.astype(np.float64), x.astype(np.float64)):
         if np.allclose(got, model, rtol=1e-4, atol=1e-4):
             yield problem, hint
@@ -230,6 +231,31 @@ def _in_an_int(a, x, got):
              "into a float, v = warp_sum(v)")):
         if np.abs(got - model).max() <= 1 and np.mean(got == model) >= 0.9:
             yield f"y holds whole numbers: {problem}", f"the sum is kept in an int: keep it a float: {hint}"
+
+
+def _halved_first(kernels, parts, got):
+    """warp_sum's offset halved before each shuffle, not after (offset = 16 or 32; while (offset >
+    0) { offset /= 2; v += ...; }): lane 0 adds lanes 0 to 15 (or all 32), and offset 0, last,
+    doubles. A width of 16 (or a first offset of 32) doubles the same sum, but first: told apart
+    by a row whose lanes 0 and 1 hold +-2^127, where the doubling first overflows (NaN), last not."""
+    for lanes, steps, but in ((16, "8, 4, 2, 1", "lanes 0 to 15 only"),
+                              (32, "16, 8, 4, 2, 1", "all 32 lanes")):
+        if not np.allclose(got, 2 * parts[:, :lanes].sum(axis=1), rtol=1e-4, atol=1e-4):
+            continue
+        a, x = np.zeros((1, 32), np.float32), np.zeros(32, np.float32)
+        a[0, :2], x[:2] = (2.0 ** 64, -2.0 ** 64), 2.0 ** 63
+        launched = EXERCISE.run(kernels, Launch((Input(a, 32, JUNK), Input(x, 64, JUNK), Output(1),
+                                                 np.int32(1), np.int32(32)), (32, 1, 1), (1, 1)))
+        try:
+            next(launched)
+        except StopIteration as stop:
+            if stop.value is not None and stop.value.out.got[0] == 0:
+                yield (f"warp_sum's offsets were {steps} and then 0: the offset was halved "
+                       f"before each shuffle, not after, so lane 0 added {but}, and the last "
+                       "step, offset 0, handed every lane its own v back, doubling the sum",
+                       "shuffle first, then halve: for (int offset = 16; offset > 0; offset /= "
+                       "2) v += __shfl_down_sync(0xffffffff, v, offset)")
+        return
 
 
 def _from_the_block_s_thread(a, x, got, warps):

@@ -41,6 +41,20 @@ WRONG = {
     "shuffle_of_width_16": ([(SHUFFLE, SHUFFLE.replace("v, offset)", "v, offset, 16)"))],
                             {"problem": "was given a width of 16",
                              "hint": "drop the width argument"}),
+    # blind audit S4 (was 'warp_sum's __shfl_down_sync was given a width of 16': lane 0 gets
+    # the same sum) and its twin from 32 (was 'warp_sum's first shuffle, offset 32'): the
+    # offset halved before the shuffle, offsets 8, 4, 2, 1, 0 (16, ..., 1, 0)
+    "offset_halved_before_the_shuffle": ([("    for (int offset = 16; offset > 0; offset /= 2)\n" + SHUFFLE,
+                                           "    int offset = 16;\n    while (offset > 0) {\n"
+                                           "        offset /= 2;\n    " + SHUFFLE + "    }\n")],
+                                         {"problem": "offsets were 8, 4, 2, 1 and then 0: the "
+                                                     "offset was halved before each shuffle",
+                                          "hint": "shuffle first, then halve"}),
+    "offset_from_32_halved_before_the_shuffle": ([("    for (int offset = 16; offset > 0; offset /= 2)\n" + SHUFFLE,
+                                                   "    int offset = 32;\n    while (offset > 0) {\n"
+                                                   "        offset /= 2;\n    " + SHUFFLE + "    }\n")],
+                                                 {"problem": "offsets were 16, 8, 4, 2, 1 and then 0",
+                                                  "hint": "shuffle first, then halve"}),
     "shuffle_from_one_lane": ([("__shfl_down_sync", "__shfl_sync")],
                               {"problem": "__shfl_sync", "hint": "__shfl_down_sync"}),
     "every_lane_stores": ([("    if (lane == 0)\n        y[row] = v;", "    y[row] = v;")],
