@@ -100,7 +100,23 @@ def _observed(kernels, case):
         yield from _clamped(race, case)
     yield from written_twice(kernels, launch, f"each thread writes only its own element: "
                              f"{INDEX_HINT}, then out[row * cols + col] = ...; no loop over all "
-                             "of out")
+                             "of out", refine=lambda failure: _read_outside(failure, case))
+
+
+def _read_outside(failure, case):
+    """A read of col_scale[col] (row_offset[row]) past its end by the thread at (row, col), outside
+    the matrix: the threads outside went on past the guard (the race check's launch has no room
+    after the inputs)."""
+    err, block = failure.error, failure.block
+    if failure.kind != "out of bounds" or getattr(err, "is_write", None) is not False or \
+            not block or err.thread is None or err.block is None:
+        return
+    col, row = (err.block[k] * block[k] + err.thread[k] for k in (0, 1))
+    if (err.array, err.element) in (("col_scale", col), ("row_offset", row)) and \
+            (row >= case.height or col >= case.width):
+        yield (f"the thread at row {row}, col {col} lies outside the {case.height} x "
+               f"{case.width} matrix, yet went on to read {err.array}[{err.element}]: "
+               + OUTSIDE_HINT)
 
 
 def _clamped(race, case):
@@ -153,6 +169,7 @@ def _mistakes(case, run):
     if unwritten.all():
         yield ("nothing was written: out still holds the NaN it was filled with",
                "each thread should store its result with out[row * cols + col] = ...")
+    yield from _outside_into_0(got, right, case, padded)
     yield from reached(right, case, WORDS, what="right")
     yield from _mix_ups(got, case, padded)
     # Only guarding the flat index (i < rows * cols): threads with col >= cols wrap into the
@@ -175,6 +192,33 @@ def _mistakes(case, run):
                 f"out[{fr}][{fc}] = {got[fr, fc]:g}, expected {want[fr, fc]:g})",
                 "out[row * cols + col] = a[row * cols + col] * col_scale[col] + row_offset[row]",
                 "out", fr * cols + fc, (rows, cols))
+
+
+OUTSIDE_HINT = ("a thread outside the matrix must read and store nothing: leave first, "
+                + GUARD)
+
+
+def _outside_into_0(got, right, case, padded):
+    """Only out[0][0] wrong, holding what a thread outside the matrix computes for element 0,
+    a[0] * col_scale[col] + row_offset[row] with row >= rows or col >= cols (past an input's
+    end: its junk): such threads stored too, into out[0] (whichever stored last: a race)."""
+    if right.ravel()[0] or not right.ravel()[1:].all():
+        return
+    (pc, pr), rows, cols = case.threads, case.height, case.width
+    row, col = np.indices((pr, pc))
+    outside = (row >= rows) | (col >= cols)
+    a_pad, cs_pad, ro_pad = padded
+    value = (np.float32(a_pad[0]) * cs_pad[col] + ro_pad[row])[outside]
+    hit = np.flatnonzero(np.isclose(value, got.ravel()[0], rtol=1e-5, atol=1e-4))
+    if hit.size:
+        r, c = row[outside][hit[-1]], col[outside][hit[-1]]
+        past = ("col_scale and row_offset" if r >= rows and c >= cols
+                else "col_scale" if c >= cols else "row_offset")
+        yield (f"out[0][0] = {got.ravel()[0]:g} where the rest is right: threads outside the "
+               f"matrix still stored, into out[0]: {got.ravel()[0]:g} is a[0] * col_scale[{c}] + "
+               f"row_offset[{r}], what the thread at row {r}, col {c} computes, outside the "
+               f"{rows} x {cols} matrix (it read past the end of {past})",
+               OUTSIDE_HINT)
 
 
 def _mix_ups(got, case, padded):

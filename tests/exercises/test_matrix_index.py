@@ -122,12 +122,19 @@ SIMULATOR_ONLY = {
                                        "int i = (row * cols + col) * sizeof(float);")),
     "wild": variant(KERNEL, ("    out[i] =", "    ((volatile float *)4096)[row * 16 + col] = 1.0f;\n    out[i] =")),
 }
+# blind audit S3: the guard sets i only inside the matrix, the threads outside keep i = 0 and
+# store into out[0] (on a GPU, whose store lands last there is a race's outcome; their reads
+# past col_scale and row_offset stay inside the junk after them)
+OUTSIDE_INTO_0 = variant(KERNEL, (GUARD + "    int i = row * cols + col;",
+                                  "    int i = 0;\n    if (row < rows && col < cols)\n"
+                                  "        i = row * cols + col;"))
 
 
 @pytest.fixture(scope="module")
 def kernels():
     sources = {"solution": KERNEL, **{name: variant(KERNEL, *r) for name, (r, _) in WRONG.items()},
-               **{name: variant(KERNEL, *r) for name, r in RIGHT.items()}}
+               **{name: variant(KERNEL, *r) for name, r in RIGHT.items()},
+               "outside_threads_store_into_0": OUTSIDE_INTO_0}
     if BACKEND == "simulator":
         sources.update(SIMULATOR_ONLY)
     return compile_variant_pairs("scale_shift", sources)
@@ -197,3 +204,29 @@ def test_an_index_in_bytes_is_named(kernels, capsys):
     verdict = check_matrix_index_kernel(*kernels["index_in_bytes"])
     assert not verdict and verdict.problem.startswith("the kernel crashed"), verdict
     assert verdict.hint.startswith("the index counts bytes, times sizeof(float)"), verdict
+
+
+@pytest.mark.skipif(BACKEND != "simulator", reason="the threads outside the matrix race on out[0] "
+                    "with thread (0, 0): which store lands last is not determined on a GPU")
+def test_threads_outside_that_store_into_out_0_are_named(kernels, capsys):
+    # blind audit S3 (was '1 of 3367 elements are wrong ... out[0][0] ... was stored 1242 times
+    # ... Hint: out[row * cols + col] = a[row * cols + col] * col_scale[col] + row_offset[row]')
+    verdict = check_matrix_index_kernel(*kernels["outside_threads_store_into_0"])
+    assert not verdict and "threads outside the matrix still stored, into out[0]" in \
+        verdict.problem, verdict
+    assert "a[0] * col_scale[95] + row_offset[47], what the thread at row 47, col 95 computes" \
+        in verdict.problem, verdict
+    assert verdict.hint.endswith("leave first, if (row >= rows || col >= cols) return;"), verdict
+
+
+def test_a_read_past_col_scale_by_a_thread_outside_is_named(kernels, capsys, monkeypatch):
+    """Where the first cases pass (on a GPU, thread (0, 0)'s store may land last in out[0]), the
+    race check's launch (on the simulator, whatever the backend), with no room after the inputs,
+    stops at the read past col_scale."""
+    from helpers.exercises import matrix_index
+
+    monkeypatch.setattr(matrix_index.EXERCISE, "cases", matrix_index.CASES[-1:])
+    verdict = check_matrix_index_kernel(*kernels["outside_threads_store_into_0"])
+    assert not verdict and "a read of col_scale[7]" in verdict.problem, verdict
+    assert verdict.hint.startswith("the thread at row 0, col 7 lies outside the 5 x 7 matrix, "
+                                   "yet went on to read col_scale[7]"), verdict
