@@ -119,6 +119,21 @@ def _index_mistakes(x, n, block):
            "threadIdx.x: above = i < n && x[i] > threshold")
 
 
+def _block_counts(want, block):
+    """(counts, problem, hint) for each warp storing its whole block's count, as
+    __syncthreads_count gives it (blocks of 2 warps or more: with one, the two agree)."""
+    per_block = block // 32
+    if per_block < 2:
+        return
+    padded = np.zeros(-(-want.size // per_block) * per_block, want.dtype)
+    padded[:want.size] = want
+    blocks = padded.reshape(-1, per_block).sum(axis=1)
+    yield (blocks[np.arange(want.size) // per_block], "each warp stored its whole block's count: "
+           "__syncthreads_count(above) counts the votes of every thread of the block, not of the "
+           "warp", "count the warp's votes: votes = __ballot_sync(0xffffffff, above), then "
+           "counts[warp] = __popc(votes)")
+
+
 def _refine(failure):
     """A read past the end of x: a lane past n read x[i] before its guard said no; a store past
     the end of counts by lane 0 of a warp at counts[i], its element's index, not its warp's."""
@@ -244,7 +259,8 @@ def _mistakes(case, run):
              "was a float, and __ballot_sync takes an int, so the float was cut to its whole part "
              "(x[i] - threshold = 0.25 votes 0, false)", "a vote is a bool: bool above = i < n "
              "&& x[i] > threshold"),
-            *_index_mistakes(x, n, run.launch.block[0])):
+            *_index_mistakes(x, n, run.launch.block[0]),
+            *_block_counts(want, run.launch.block[0])):
         if np.array_equal(got, wrong):
             yield problem, hint
     if not got.any():

@@ -97,6 +97,14 @@ WRONG = {
                     {"hint": "thread i = 96, lane 0 of warp 3, stored its count at counts[96], its "
                              "element's index, past the end of counts: counts has one element a "
                              "warp: index it by the warp's number, counts[warp] = __popc(votes)"}),
+    # blind audit S13: the block's count for the warp's (was 'counts[0] = 61, but 15 of x[0..31]
+    # are above 0.5' and the general hint)
+    "syncthreads_count_for_the_ballot": ([(BALLOT, "unsigned int votes = __syncthreads_count(above);"),
+                                          (STORE, "counts[warp] = votes;")],
+                                         {"problem": "each warp stored its whole block's count: "
+                                                     "__syncthreads_count(above) counts",
+                                          "hint": "votes = __ballot_sync(0xffffffff, above), then "
+                                                  "counts[warp] = __popc(votes)"}),
 }
 SIMULATOR_ONLY = {"vote_set_under_an_if": "on a GPU the lanes past n vote with whatever their "
                                           "register held: a count right or wrong by luck",
