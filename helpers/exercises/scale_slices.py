@@ -155,17 +155,23 @@ def _written_with_z_from(case, axis):
 
 def _z_step_mistakes(case, written):
     """z stepping by blockDim.x, blockDim.y or gridDim.z (the number of blocks, not their depth)
-    from one block to the next: whole slices written, the ones such a z reaches."""
+    from one block to the next, or z = threadIdx.z * blockDim.z + blockIdx.z (the block's and the
+    thread's roles swapped): whole slices written, the ones such a z reaches."""
     _, _, nz, block = case
-    for side, name in ((block[0], "blockDim.x"), (block[1], "blockDim.y"),
-                       (_grid(case)[2], "gridDim.z, the grid's number of blocks in z,")):
-        reached = np.add.outer(np.arange(_grid(case)[2]) * side, np.arange(block[2])).ravel()
-        slices = np.isin(np.arange(nz), reached)
+    blocks, depth = np.arange(_grid(case)[2]), np.arange(block[2])
+    for reached, why in (
+            *((np.add.outer(blocks * side, depth), f"z steps by {name} from one block to the "
+               "next, where blockDim.z, the block's depth, belongs")
+              for side, name in ((block[0], "blockDim.x"), (block[1], "blockDim.y"),
+                                 (_grid(case)[2], "gridDim.z, the grid's number of blocks in z,"))),
+            (np.add.outer(depth * block[2], blocks), "z = threadIdx.z * blockDim.z + blockIdx.z "
+             "swaps the roles of block and thread: the thread's place in its block stepped by "
+             "whole blocks, and the block's number picked the slice within one")):
+        slices = np.isin(np.arange(nz), reached.ravel())
         if not slices.all() and np.array_equal(written, np.broadcast_to(
                 slices[:, None, None], written.shape)):
             listed = ", ".join(map(str, np.flatnonzero(slices)))
-            yield (f"only slices z = {listed} were written: z steps by {name} from one block to "
-                   "the next, where blockDim.z, the block's depth, belongs", Z_HINT)
+            yield f"only slices z = {listed} were written: {why}", Z_HINT
 
 
 def _index_mistakes(case, hit):

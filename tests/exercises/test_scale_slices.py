@@ -26,6 +26,10 @@ WRONG = {
     # blind audit F25 (was '91 of 455 elements were never written' and the index hint)
     "z_steps_by_grid_z": ([(Z, "int z = blockIdx.z * gridDim.z + threadIdx.z;")],
                           "only slices z = 0, 1, 3, 4 were written: z steps by gridDim.z"),
+    # blind audit S9 (was '891 of 2079 elements were never written' and the index hint)
+    "z_block_and_thread_swapped": ([(Z, "int z = threadIdx.z * blockDim.z + blockIdx.z;")],
+                                   "only slices z = 0, 1, 4, 5 were written: z = threadIdx.z * "
+                                   "blockDim.z + blockIdx.z swaps the roles of block and thread"),
     "z_from_thread_x": ([(Z, "int z = blockIdx.z * blockDim.z + threadIdx.x;")],
                         "z takes threadIdx.x where threadIdx.z belongs"),
     "z_from_thread_y": ([(Z, "int z = blockIdx.z * blockDim.z + threadIdx.y;")],
