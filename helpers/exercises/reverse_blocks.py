@@ -14,6 +14,7 @@ a mirror one element off, every block stored into out[0 ..] (its start left out)
 from __future__ import annotations
 
 import dataclasses
+import os
 
 import numpy as np
 
@@ -57,6 +58,8 @@ def _refine(failure):
     if failure.between == "blocks" and err.array == "out":
         yield ("two blocks stored into one element of out: their elements overlap; block b owns "
                "elements b * BLOCK to b * BLOCK + BLOCK - 1: start = blockIdx.x * BLOCK")
+    if failure.kind == "array bounds":
+        yield from _global_mirror(failure)
     if failure.kind == "array bounds" and tuple(err.thread or ())[:1] == (0,):
         if (err.element or 0) < 0:
             yield (f"thread 0 read s[{err.element}], before the start of s: the mirror counts "
@@ -75,6 +78,24 @@ def _refine(failure):
     if failure.kind == "array bounds":
         yield ("a thread with j >= len read s[len - 1 - j], before the start of s: keep the "
                "guard if (j < len) on the store too")
+
+
+def _global_mirror(failure):
+    """Thread j of block b > 0 read s[len - 1 - (start + j)], before s (its fields: the block,
+    the thread, the element): the mirror counted from the element's global number start + j
+    (right in block 0, whose start is 0). ``len`` from the launch's n where known."""
+    err = failure.error
+    block, j = tuple(err.block or (0,))[0], tuple(err.thread or (0,))[0]
+    start, element = block * BLOCK, err.element
+    args = getattr(failure.launch, "args", None)
+    lens = {min(BLOCK, int(args[-1]) - start)} if args else set(range(1, BLOCK + 1))
+    if block and element is not None and element < 0 and element + start + j + 1 in lens:
+        at = f" at {os.path.basename(err.line)}" if getattr(err, "line", None) else ""
+        yield (f"thread {j} of block {block} read s[{element}]{at}, before the start of s: the "
+               f"mirror's index took the element's global number, start + j = {start + j}, where "
+               "s holds only the block's own elements, s[0] to s[len - 1] (block 0, whose start "
+               "is 0, mirrored right)", "mirror with the thread's place in its block, j = "
+               "threadIdx.x: out[start + j] = s[len - 1 - j]")
 
 
 def _overwrites_own(failure):

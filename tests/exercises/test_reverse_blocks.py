@@ -71,13 +71,21 @@ WRONG = {
     "mirror_in_place": ([(STORE, "{ s[j] = s[len - 1 - j]; out[start + j] = s[j]; }")],
                         ["s is written after the barrier while partner threads still read it",
                          "Hint: leave s as loaded", "out[start + j] = s[len - 1 - j]"]),
+    # blind audit S7: the mirror from the element's global number (was 'the kernel crashed: thread
+    # (0, 0, 0) of block (1, 0, 0) indexed an array before its start (index -1) ... Hint: thread 0
+    # read s[-1], before the start of s: the mirror counts back from the block's last element ...')
+    "mirror_of_the_global_element": ([("s[len - 1 - j]", "s[len - 1 - (start + j)]")],
+                                     ["thread 0 of block 1 read s[-1] at ", "before the start of s: the "
+                                      "mirror's index took the element's global number, start + j "
+                                      "= 256", "Hint: mirror with the thread's place in its block, "
+                                      "j = threadIdx.x: out[start + j] = s[len - 1 - j]"]),
     "mirror_from_minus_one": ([("s[len - 1 - j]", "s[-1 - j]")],
                               ["(index -1)", "s[-1], before the start of s", "s[len - 1 - j]"]),
 }
 # The simulator only: on a GPU an index outside a shared array may be an illegal address, which
 # leaves the CUDA context unusable for every test after it in the process.
 SIMULATOR_ONLY = dict.fromkeys(("mirror_one_off", "store_unguarded", "len_not_capped", "mirror_against_n",
-                                "mirror_adds_start"),
+                                "mirror_adds_start", "mirror_of_the_global_element"),
                                "an index outside a shared array may break the GPU's context")
 SIMULATOR_ONLY.update(
     mirror_in_place="threads overwrite s while their partners read it: on a GPU the values "
@@ -153,3 +161,19 @@ DOES_NOT_COMPILE = {
 @pytest.mark.parametrize("name", sorted(DOES_NOT_COMPILE))
 def test_a_mistake_the_compiler_refuses_is_named(name, capsys):
     assert_refused_and_named(checker.check_reverse_blocks, "reverse_blocks", name, *DOES_NOT_COMPILE[name])
+
+
+def test_the_global_element_s_mirror_is_named_without_the_launch():
+    """From the race-checked launch on the simulator (how a GPU's check finds it) the failure
+    carries no launch: the mirror from start + j is named from the error's fields alone."""
+    from types import SimpleNamespace
+
+    from helpers.exercises.failure import Failure
+
+    err = SimpleNamespace(kind="array bounds", block=(2, 0, 0), thread=(3, 0, 0),
+                          element=255 - (512 + 3), line="/tmp/k.cu:20")
+    problem, hint = next(checker._refine(Failure(err, (256, 1, 1))))
+    assert problem.startswith("thread 3 of block 2 read s[-260] at k.cu:20, before the start of "
+                              "s: the mirror's index took the element's global number, start + "
+                              "j = 515"), problem
+    assert hint.endswith("out[start + j] = s[len - 1 - j]"), hint
