@@ -174,6 +174,11 @@ def _indexed(a, b):
            "were loaded with b_row missing the thread's ty: rows r + ty of Bs, for r = 0, 8, 16, "
            "24, all hold row phase * TILE_K + r of B", "the row of B that goes into Bs[r + ty] "
            "is int b_row = phase * TILE_K + r + ty")
+    yield (_phased(a, b, lambda p, t: p * 32 + t, lambda p, t: p * 32 + t + t % 8), "B's row "
+           "counted ty twice: Bs row r, for r = ty, ty + 8, ..., held B's row phase * TILE_K + "
+           "ty + r, b_row = phase * TILE_K + ty with r added to it, but r already starts at ty",
+           "the row of B that goes into Bs[r] is phase * TILE_K + r: int b_row = phase * "
+           "TILE_K + r inside the loop over r")
     a_pad, b_pad = np.zeros((m, 32 * phases)), np.zeros((32 * phases, 32 * tiles))
     a_pad[:, :k], b_pad[:k, :n] = a, b
     crossed = np.hstack([sum(a_pad[:, 32 * p:32 * p + 32] @ b_pad[32 * p:32 * p + 32,

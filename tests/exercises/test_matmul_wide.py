@@ -84,6 +84,14 @@ WRONG = {
                               {"problem": "columns K and past", "hint": "col < N"}),
     "bs_rows_loaded_from_ty": ([("int b_row = phase * TILE_K + r;", "int b_row = phase * TILE_K + ty;")],
                                {"problem": "b_row from ty", "hint": "phase * TILE_K + r"}),
+    # blind audit S2: the stub's b_row (with ty) kept and r added to it (was '3465 of the 3465
+    # elements of C are wrong ...' with the recipe)
+    "b_row_counts_ty_twice": ([(B_LOAD, "        int b_row = phase * TILE_K + ty;\n"
+                                        "        for (int r = ty; r < TILE_K; r += TILE_M)\n"
+                                        "            Bs[r][tx] = (b_row + r < K && col < N) ? "
+                                        "B[(b_row + r) * N + col] : 0.0f;\n")],
+                              {"problem": "B's row counted ty twice",
+                               "hint": "int b_row = phase * TILE_K + r inside the loop over r"}),
     # blind audit H4 (was '3465 of the 3465 elements of C are wrong' with the recipe)
     "b_row_missing_ty": ([("for (int r = ty; r < TILE_K; r += TILE_M)", "for (int r = 0; r < TILE_K; r += TILE_M)"),
                           ("Bs[r][tx] =", "Bs[r + ty][tx] =")],
