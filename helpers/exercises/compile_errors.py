@@ -323,6 +323,8 @@ def _refused(records, path, source):
     roles = fragment_roles.said(records[0], _where(records[0], path), source)
     if roles:
         return roles
+    if _wide_accumulator(records[0]):
+        return _accumulator(records, path)
     wrong = [d for d in records if _wide_input(d)]
     if not wrong or wrong[0] is not records[0]:
         return None
@@ -349,6 +351,30 @@ def _wide_input(d) -> bool:
     return (d.kind == "refused by a header" and d.names[:1] == ("fragment",) and len(d.types) >= 5
             and d.types[0] in MATRIX and tuple(d.types[1:4]) in SHAPES_16
             and d.types[4] in ("float", "double"))
+
+
+def _wide_accumulator(d) -> bool:
+    """A REFUSED record of an accumulator fragment of double (or another type it cannot hold)
+    in a 16-bit shape."""
+    return (d.kind == "refused by a header" and d.names[:1] == ("fragment",) and len(d.types) >= 5
+            and d.types[0] == "accumulator" and tuple(d.types[1:4]) in SHAPES_16
+            and d.types[4] not in ("float", "half", "__half", "int"))
+
+
+def _accumulator(records, path):
+    """The accumulator declared double (Python's float): a 16-bit shape's accumulator holds
+    float, and store_matrix_sync writes it to C's memory of that type."""
+    d = records[0]
+    stores = [s.types[0] for s in records if s.names[:1] == ("store_matrix_sync",) and s.types]
+    memory = {"__half": "half"}.get(stores[0], stores[0]) if stores else "float"
+    shape = " x ".join(d.types[1:4])
+    name = d.expression or "the accumulator"
+    return (f"{_where(d, path)} declares {name}, the accumulator fragment, of {d.types[4]}: a "
+            f"{shape} multiply of 16-bit inputs has no {d.types[4]} accumulator; it adds its "
+            f"products in float, and store_matrix_sync writes that float to C's {memory} elements",
+            f"declare it float: wmma::fragment<wmma::accumulator, {', '.join(d.types[1:4])}, "
+            f"float> {d.expression or 'c'}; (the tensor cores take 16-bit inputs and add their "
+            "products in float, in the accumulator: mixed precision)")
 
 
 def _loaded_from(records, use: str) -> str:

@@ -168,6 +168,16 @@ DOES_NOT_COMPILE = {
                                     "matrix_a fragment, as b"],
                                    ["the matrix_a fragment goes second and the matrix_b one third: "
                                     "wmma::mma_sync(fc, fa, fb, fc) where fa holds A"], ""),
+    # blind audit S16: the accumulator declared double (was g++'s template error and 'does not
+    # compile. Hint: read the compiler's first error ...')
+    "accumulator_declared_double": ([("wmma::accumulator, 16, 16, 16, float> fc;",
+                                      "wmma::accumulator, 16, 16, 16, double> fc;")],
+                                    ["line 13 declares fc, the accumulator fragment, of double",
+                                     "16 x 16 x 16 multiply of 16-bit inputs has no double "
+                                     "accumulator", "store_matrix_sync writes that float to C's "
+                                     "float elements"],
+                                    ["declare it float: wmma::fragment<wmma::accumulator, 16, 16, "
+                                     "16, float> fc;"], "fa"),
 }
 
 
