@@ -45,11 +45,12 @@ def _tile(memory, start, ld, row_major):
 
 def _product(model, case, lda=None, ldb=None, b_by_rows=False, a_start=None, b_start=None,
              reset=False, a_by_cols=False, store_by_cols=False, k_end=None, tile_of=None,
-             guard=0, c_at=None):
+             guard=0, c_at=None, step=16):
     """C as a kernel computes it whose warp w takes tile ``tile_of(w)`` (returning when its row is
     past M / 16), loads A's tiles from ``a_start(k, tile_row)`` with leading dimension ``lda``
     (by columns where ``a_by_cols``) and B's from ``b_start(k, tile_col)`` with ``ldb`` (by rows
-    where ``b_by_rows``), its loop over K running while k < ``k_end``; the accumulator set to 0
+    where ``b_by_rows``), its loop over K running while k < ``k_end``, k going up by ``step``
+    (each mma_sync 16 deep whatever the step); the accumulator set to 0
     at every step where ``reset``; each tile stored transposed where ``store_by_cols``, at
     ``c_at(w, tile_row, tile_col)``, (its first element, leading dimension). Two C's:
     the warps' stores in their order and in reverse (where two warps store into one element, a
@@ -65,7 +66,7 @@ def _product(model, case, lda=None, ldb=None, b_by_rows=False, a_start=None, b_s
         tr, tc = tile_of(w)
         start, ldc = c_at(w, tr, tc)
         acc = np.zeros((16, 16))
-        for kk in range(0, k if k_end is None else k_end, 16) if tr < m // 16 else ():
+        for kk in range(0, k if k_end is None else k_end, step) if tr < m // 16 else ():
             acc = (0 if reset else acc) + _tile(model[0], a_start(kk, tr), lda, not a_by_cols) \
                 @ _tile(model[1], b_start(kk, tc), ldb, b_by_rows)
         stores += [(start + r * ldc + c, acc.T if store_by_cols else acc)] * (
@@ -121,6 +122,10 @@ LOOKALIKES = [
      "store with store_matrix_sync(..., c, N, wmma::mem_row_major)"),
     (lambda m, k, n: dict(k_end=k // 16), "the loop over K stopped at K / 16: only the first "
      "steps of 16 were added", "k steps by 16 while k < K: for (int k = 0; k < K; k += 16)"),
+    (lambda m, k, n: dict(step=1), "the loop over K stepped k by 1 (k++), but each mma_sync "
+     "multiplies a whole 16-deep tile: the tiles of one step and the next overlapped, so most "
+     "products were added up to 16 times, and the last steps' tiles reached past K", "k steps "
+     "by 16, a tile's depth, while k < K: for (int k = 0; k < K; k += 16)"),
     (lambda m, k, n: dict(reset=True), "only the last step of 16 along K was kept: the accumulator is "
      "set to 0 inside the loop", "call fill_fragment(c, 0.0f) once, before the loop over k"),
     (lambda m, k, n: dict(tile_of=lambda w: divmod(w, k // 16)), "the warps' tiles were found "

@@ -122,13 +122,19 @@ WRONG = [
     # blind audit H28 (was 'C is not A B' and the checklist): the tile's number as A's offset
     ("a_offset_k_over_16", variant(KERNEL, (LOAD_A, LOAD_A.replace("K + k,", "K + k / 16,"))),
      ["A's tile's offset along K was k / 16, the tile's number", "A + tile_row * 16 * K + k"]),
+    # blind audit S14 (was 'C is not A B (C[19][24] = -141.9, expected -8.885)' and the checklist)
+    ("k_steps_by_1", variant(KERNEL, ("k < K; k += 16", "k < K; k++")),
+     ["the loop over K stepped k by 1 (k++), but each mma_sync multiplies a whole 16-deep tile",
+      "Hint: k steps by 16, a tile's depth, while k < K: for (int k = 0; k < K; k += 16)"]),
 ]
 
 
 # The simulator only: an accumulator never set holds what its registers held, which on a GPU may
 # be the same in both launches (0, even); on the simulator a local never set holds 0xFE bytes.
 SIMULATOR_ONLY = {"accumulator_never_set": "a GPU's registers may hold the same in both launches",
-                  "c_tile_rows_k_apart": "stores past the end of C"}
+                  "c_tile_rows_k_apart": "stores past the end of C",
+                  "k_steps_by_1": "load_matrix_sync from A + k with k odd, an address not 32-byte "
+                                  "aligned: undefined on a GPU (a misaligned address there)"}
 
 
 @pytest.fixture(scope="module")
