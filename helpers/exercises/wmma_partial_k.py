@@ -105,6 +105,12 @@ STAGINGS = [  # (a wrong staging, as _staged's keywords given K and N), problem,
      "B: As's zero guard tested k0 + r too, and Bs's k0 + col too, but each guard tests the "
      "index along K of its own matrix only: A's column k0 + col, B's row k0 + r", "As[w][r][col] = k0 + col < K ? A[...] : __float2half(0.0f), and "
      "Bs[w][r][col] = k0 + r < K ? B[...] : __float2half(0.0f)"),
+    (lambda k, n: dict(a_keep=lambda k0, r, col: True),
+     "As took A's elements past K: nothing set them to 0 where their column k0 + col reaches K, "
+     "so in the last, partial step each row of A's tile ran on into the next row of A, and A's "
+     "last row past A's end (NaN here, in C's last row)",
+     "the guard must test the column k0 + col against K: As[w][r][col] = k0 + col < K ? "
+     "A[(tile_row * 16 + r) * K + k0 + col] : __float2half(0.0f)"),
     (lambda k, n: dict(b_at=lambda tile, k0, r, col: (k0 + r) * k + tile[1] * 16 + col),
      "B's rows were read K elements apart, but a row of B holds N",
      "B[k0 + r][tile_col * 16 + col] is at B[(k0 + r) * N + tile_col * 16 + col]"),

@@ -30,7 +30,14 @@ WRONG = [
     ("b_not_zero_filled", variant(KERNEL, (STAGE_B, "Bs[w][r][col] = B[(k0 + r) * N + tile_col * 16 + col];")),
      ["C holds NaN", "past the end of A or B", "stage 0"]),
     ("a_not_zero_filled", variant(KERNEL, (STAGE_A, "As[w][r][col] = A[(tile_row * 16 + r) * K + k0 + col];")),
-     ["C holds NaN"]),
+     ["As took A's elements past K: nothing set them to 0 where their column k0 + col reaches K",
+      "Hint: the guard must test the column k0 + col against K"]),
+    # blind audit S15: A's zero guard tests the tile's row against M (was 'C holds NaN: a tile
+    # took elements from past the end of A or B ...' and the staging recipe)
+    ("a_guard_on_the_row_against_m", variant(KERNEL, (STAGE_A, STAGE_A.replace("k0 + col < K", "tile_row * 16 + r < M"))),
+     ["As took A's elements past K", "each row of A's tile ran on into the next row of A, and "
+      "A's last row past A's end", "Hint: the guard must test the column k0 + col against K: "
+      "As[w][r][col] = k0 + col < K ? A[(tile_row * 16 + r) * K + k0 + col] : __float2half(0.0f)"]),
     ("nothing_staged", variant(KERNEL, (STAGE_A, "As[w][r][col] = __float2half(0.0f);"),
                                (STAGE_B, "Bs[w][r][col] = __float2half(0.0f);")),
      ["C is all zeros"]),
