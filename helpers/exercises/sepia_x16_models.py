@@ -64,6 +64,10 @@ def mistakes(rgb, got, n, junk):
             (_tone(_words(loaded, HIGH_TO_LOW)), "w[] holds each uint4's components high to "
              "low, {a.w, a.z, a.y, a.x, b.w, ...}: the pixels' bytes are read out of order",
              W_HINT),
+            (_tone(_red_plus(loaded)), "the groups' green and blue were read as each pixel's "
+             "red value plus 1 and plus 2: the + 1 and + 2 went onto the byte byte_of(w, 3 * p) "
+             "returned, red's, not onto its index", "add to the byte's index, inside the call: "
+             "g = byte_of(w, 3 * p + 1), bl = byte_of(w, 3 * p + 2)"),
             (_signed_tone(loaded), f"{SIGNED_PROBLEM}: the groups' values are what a kernel "
              "gives that reads them so (their sums came out too low, or 0)", SIGNED_HINT),
             *_stores(_tone(loaded))):
@@ -88,6 +92,13 @@ def _four_bytes_a_pixel(loaded, mine):
                "as in RGBA (pixels 1 to 11 came out so, and 12 to 15 read past w[]'s 48 bytes)",
                "RGB pixels are 3 bytes: byte_of(w, 3 * p + c), red, green and blue at 3p, "
                "3p + 1 and 3p + 2")
+
+
+def _red_plus(groups):
+    """Groups (g, 48) of bytes as a kernel reads them that takes each pixel's green and blue as
+    its red's value plus 1 and 2 (floats: 255 + 2 is 257)."""
+    red = groups.reshape(len(groups), 16, 3)[:, :, :1].astype(np.float64)
+    return np.concatenate([red, red + 1, red + 2], axis=2).reshape(len(groups), 48)
 
 
 def _words(groups, order):

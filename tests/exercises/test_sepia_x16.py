@@ -50,6 +50,15 @@ WRONG = {
                                     "byte_of(w, 3 * p + 2)", "byte_of(w, 4 * p), g = byte_of(w, "
                                     "4 * p + 1), bl = byte_of(w, 4 * p + 2)")],
                                   "Hint: RGB pixels are 3 bytes: byte_of(w, 3 * p + c)"),
+    # blind audit S12 (was 'the red output is 1.355 r + 0.003 g + 0.003 b, where the matrix has
+    # ... Hint: each output channel comes from the input's r, g and b ...')
+    "green_blue_from_red_plus_1_and_2": ([("g = byte_of(w, 3 * p + 1), bl = byte_of(w, 3 * p + 2)",
+                                           "g = byte_of(w, 3 * p) + 1, bl = byte_of(w, 3 * p) + 2")],
+                                         "red value plus 1 and plus 2: the + 1 and + 2 went onto the "
+                                         "byte byte_of(w, 3 * p) returned, red's, not onto its index "
+                                         "(n = 1961 pixels, block = (256, 1, 1), grid = (1, 1)). Hint: "
+                                         "add to the byte's index, inside the call: g = byte_of(w, 3 "
+                                         "* p + 1), bl = byte_of(w, 3 * p + 2)"),
     "no_tail": ([(TAIL, "        for (int i = 16 * groups; i < 16 * groups; i++)\n")],
                 "(the tail past the last whole group of 16) were never written"),
     "tail_by_the_spare_threads": ([("} else if (t == groups) {", "} else if (t != groups) {")],
