@@ -1,0 +1,11 @@
+"""Words that the compile-error rules share (compile_errors, fragment_types): where a
+record lies, and a noun with its article."""
+
+
+def where(d, path: str) -> str:
+    """"line 15" in the learner's file, or "file:line" in another (a header of theirs)."""
+    return f"line {d.line}" if d.file == path or path.endswith(d.file) else f"{d.file}:{d.line}"
+
+
+def a(what: str) -> str:
+    return f"{'an' if what[:1] in 'aeio' or what.startswith('un') else 'a'} {what}"

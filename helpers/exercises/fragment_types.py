@@ -1,0 +1,90 @@
+"""mma.h's refusal of a fragment, named from the simulator's records of it (kind "refused by a
+header", read with the others: each fragment refused is a record): mma_sync given a fragment of
+the wrong kind (``fragment_roles``), a matrix_a or matrix_b fragment of float or double in a
+16-bit shape, or an accumulator of double. ``refused(records, path, source)`` gives the verdict's
+(problem, hint), or None for anything else mma.h refuses; ``compile_errors`` reads it."""
+
+from __future__ import annotations
+
+from helpers.exercises import fragment_roles
+from helpers.exercises.diagnostic_words import a as _a, where as _where
+from helpers.exercises.fragment_roles import MATRIX
+
+SHAPES_16 = {("16", "16", "16"), ("32", "8", "16"), ("8", "32", "16")}
+"""The shapes (M, N, K) of fragments with 16-bit inputs."""
+
+
+def refused(records, path, source):
+    """mma.h refused the first: mma_sync given a fragment of the wrong kind (fragment_roles), or
+    a matrix_a or matrix_b fragment of float (or double), the accumulator's type, in a 16-bit
+    shape; None for anything else it refuses."""
+    roles = fragment_roles.said(records[0], _where(records[0], path), source)
+    if roles:
+        return roles
+    if _wide_accumulator(records[0]):
+        return _accumulator(records, path)
+    wrong = [d for d in records if _wide_input(d)]
+    if not wrong or wrong[0] is not records[0]:
+        return None
+    given = sorted({d.types[4] for d in wrong})
+    memory = _loaded_from(records, wrong[0].types[0])
+    uses = " and ".join(sorted({d.types[0] for d in wrong}))
+    letters = " and ".join(MATRIX[use] for use in sorted({d.types[0] for d in wrong}))
+    declared = ", and ".join(f"{_where(d, path)} {'declares ' if k == 0 else ''}"
+                             f"{d.expression or 'a fragment'}, {_a(d.types[0])} fragment"
+                             for k, d in enumerate(wrong))
+    one = len({d.types[0] for d in wrong}) == 1
+    declarations = " and ".join(_declaration(d, memory) for d in wrong)
+    return (f"{declared}, of {' and '.join(given)}: {'a ' if one else ''}{uses} "
+            f"fragment{'' if one else 's'} hold{'s' if one else ''} the tensor cores' 16-bit "
+            f"inputs, {memory}, as {letters} {'is' if one else 'are'}; only the "
+            "accumulator holds float",
+            f"declare {'it' if len(wrong) == 1 else 'them'} {memory}: {declarations} (the "
+            "tensor cores take 16-bit inputs and add their products in float, in the "
+            "accumulator: mixed precision)")
+
+
+def _wide_input(d) -> bool:
+    """A REFUSED record of a matrix_a or matrix_b fragment of float or double, in a 16-bit shape."""
+    return (d.kind == "refused by a header" and d.names[:1] == ("fragment",) and len(d.types) >= 5
+            and d.types[0] in MATRIX and tuple(d.types[1:4]) in SHAPES_16
+            and d.types[4] in ("float", "double"))
+
+
+def _wide_accumulator(d) -> bool:
+    """A REFUSED record of an accumulator fragment of double (or another type it cannot hold)
+    in a 16-bit shape."""
+    return (d.kind == "refused by a header" and d.names[:1] == ("fragment",) and len(d.types) >= 5
+            and d.types[0] == "accumulator" and tuple(d.types[1:4]) in SHAPES_16
+            and d.types[4] not in ("float", "half", "__half", "int"))
+
+
+def _accumulator(records, path):
+    """The accumulator declared double (Python's float): a 16-bit shape's accumulator holds
+    float, and store_matrix_sync writes it to C's memory of that type."""
+    d = records[0]
+    stores = [s.types[0] for s in records if s.names[:1] == ("store_matrix_sync",) and s.types]
+    memory = {"__half": "half"}.get(stores[0], stores[0]) if stores else "float"
+    shape = " x ".join(d.types[1:4])
+    name = d.expression or "the accumulator"
+    return (f"{_where(d, path)} declares {name}, the accumulator fragment, of {d.types[4]}: a "
+            f"{shape} multiply of 16-bit inputs has no {d.types[4]} accumulator; it adds its "
+            f"products in float, and store_matrix_sync writes that float to C's {memory} elements",
+            f"declare it float: wmma::fragment<wmma::accumulator, {', '.join(d.types[1:4])}, "
+            f"float> {d.expression or 'c'}; (the tensor cores take 16-bit inputs and add their "
+            "products in float, in the accumulator: mixed precision)")
+
+
+def _loaded_from(records, use: str) -> str:
+    """The type of the memory a ``use`` fragment is loaded from (a load_matrix_sync that mma.h
+    refused: half for __half), else half."""
+    loads = [d.types[1] for d in records if d.names[:1] == ("load_matrix_sync",)
+             and len(d.types) > 1 and d.types[0].startswith(f"fragment<{use},")]
+    return {"__half": "half"}.get(loads[0], loads[0]) if loads else "half"
+
+
+def _declaration(d, memory: str) -> str:
+    """The record's fragment declared with ``memory`` in place of its type."""
+    layout = f", wmma::{d.types[5]}" if len(d.types) > 5 else ""
+    return (f"wmma::fragment<wmma::{d.types[0]}, {', '.join(d.types[1:4])}, {memory}{layout}> "
+            f"{d.expression or ''}".rstrip() + ";")
