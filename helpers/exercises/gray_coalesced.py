@@ -80,6 +80,11 @@ def _mistakes(case, run):
         yield ("gray[n] was written, one pixel past the end: the bounds guard is off by one",
                "the last pixel is width * height - 1: return when t >= width * height")
     yield from _past_splits(case, out.past, missing)
+    if out.past.size and missing.size:  # a missing guard leaves no pixel of the image out
+        yield (f"threads with a pixel (t < width * height) wrote past the end of gray (as far "
+               f"as gray[{int(out.past.max())}]; it has {n} pixels), and {missing.size} pixels "
+               "were never written: their split of t into x and y sends pixels outside the "
+               "image", ROW_HINT)
     if out.past.size:
         yield (f"threads past the last pixel wrote past the end of gray (as far as gray"
                f"[{int(out.past.max())}]; it has {n} pixels)", GUARD_HINT)
@@ -123,6 +128,11 @@ SPLITS = [  # (thread t's (x, y), what it got wrong, the hint), t < width * heig
      "(t % width >= width / 2) went to the next row, the last row's past the end, and the right "
      "half of row 0 was never written", "y = t / width in integer division: / on two ints drops "
      "the fraction, which is the row (x = t % width, what is left over, the column)"),
+    (lambda t, width, height, block: (t % width, -(-t // width)),
+     "y = t / width was rounded up (as the grid's size is), so every pixel but those of column 0 "
+     "went one row down, the last row's past the end, and row 0 past its first pixel was never "
+     "written", "y = t / width in integer division, which rounds down: / on two ints drops the "
+     "fraction, which is the row (x = t % width, what is left over, the column)"),
 ]
 
 

@@ -53,6 +53,10 @@ WRONG = {
                   ["threads with a pixel (t < width * height) wrote past the end",
                    "y = t / width was rounded to the nearest row",
                    "Hint: y = t / width in integer division"]),
+    # blind audit T14, the row rounded up like the grid (was the same guard hint)
+    "y_rounded_up": ([(Y, "int y = (t + width - 1) / width;")],
+                     ["threads with a pixel (t < width * height) wrote past the end",
+                      "y = t / width was rounded up", "Hint: y = t / width in integer division"]),
     "y_divided_by_height": ([(Y, "int y = t / height;")],
                             ["the kernel crashed", "another split of t"]),
     # audit E (E17): a block a row assumed, told from the pixels written on a case whose block is
