@@ -135,13 +135,22 @@ def _strides(case, got, drawn):
         yield (f"{int((~drawn).sum())} of {got.size} pixels were never drawn, those with "
                f"x % {height} >= {block}: the loop stepped x by gridDim.x = {height}, the number "
                f"of rows, not blockDim.x = {block}", LOOP_HINT)
-    flat = (np.arange(height)[:, None] * height + x).ravel()
+    for length, name in ((height, "height"), (block, "blockDim.x")):
+        yield from _row_length(case, got, drawn, length, name)
+
+
+def _row_length(case, got, drawn, length, name):
+    """Rows stored ``length`` pixels apart (iters[y * length + x]): the flat pixels y * length +
+    x drawn and the rest not, the values right where one thread drew them."""
+    width, height = case[:2]
+    ref, x = reference(case), np.arange(width)
+    flat = (np.arange(height)[:, None] * length + x).ravel()
     spots, writers = np.unique(flat, return_counts=True)
     alone = np.isin(flat, spots[writers == 1])   # (y, x), row-major: drew a pixel no other did
     if np.array_equal(np.flatnonzero(drawn), spots) and \
             np.mean(got.flat[flat[alone]] != ref.ravel()[alone]) <= TOLERANCE:
         yield (f"{int((~drawn).sum())} of {got.size} pixels were never drawn: the store put the "
-               f"rows height = {height} pixels apart (iters[y * height + x]), but a row is "
+               f"rows {name} = {length} pixels apart (iters[y * {name} + x]), but a row is "
                f"width = {width} pixels long", "row-major, as a NumPy array of shape (height, "
                "width): iters[y * width + x]")
 

@@ -76,9 +76,13 @@ WRONG = {
                           "the loop stepped x by gridDim.x = 37"),
     "rows_height_long": ([("iters[y * width + x]", "iters[y * height + x]")],
                          "rows height = 61 pixels apart"),
+    # blind audit T18 (was '8340 of 12383 pixels were never drawn ... Hint: for (int x = ...')
+    "rows_a_block_long": ([("iters[y * width + x]", "iters[y * blockDim.x + x]")],
+                          "rows blockDim.x = 64 pixels apart (iters[y * blockDim.x + x])"),
 }
 HINTS = {"z_and_n_not_reset": "declare z_re, z_im and n inside the loop",
          "steps_of_the_rows": "x += blockDim.x", "rows_height_long": "iters[y * width + x]",
+         "rows_a_block_long": "iters[y * width + x]",
          "steps_of_one": "x += blockDim.x", "y_of_a_global_index": "one block a row: y = blockIdx.x",
          "y_times_width": "y took the row's start in iters (blockIdx.x * width)",
          "y_of_the_block_s_first_pixel": "one block a row: y = blockIdx.x",
