@@ -132,6 +132,12 @@ def _walks(n, q, k, v):
         yield ((q, k, v), dict(keys=lambda n, tile: TILE if tile < last else n % TILE),
                f"n = {n} is a whole number of tiles, and the last tile's keys were not scored "
                "(n % TILE is 0 there)", "score min(TILE, n - tile * TILE) keys in a tile")
+    if n % TILE:
+        yield ((q, k, v), dict(keys=lambda n, tile: min(TILE, n - tile * TILE + 1)), "the last, "
+               f"partial tile took one key too many: it holds {n - last * TILE} keys, and key "
+               f"{n}, past the end, was scored too, as the key of zeros staged there (weight "
+               "exp(0 - m) in the softmax)", "a tile holds the n - tile * TILE keys left, at "
+               "most TILE: keys = min(TILE, n - tile * TILE), with no + 1, then jj < keys")
     yield from _counts(n, (q, k, v), last)
     yield ((q, k, v), dict(stage=lambda tile, t: tile + t), f"the tiles overlap: tile 1 staged "
            f"keys 1 to {TILE}, where it holds keys {TILE} to {2 * TILE - 1}",

@@ -30,6 +30,11 @@ WRONG = [
                                                "min(TILE, n - tile * TILE - 1);")),
      ["the last key, key 74, was never scored, the other 74 were", "one short",
       "keys = min(TILE, n - tile * TILE)"]),
+    # blind audit T3: one key too many, min(TILE, n - tile * TILE + 1): the last partial tile
+    # scores the zero key staged past n (was 'row 0 of o is wrong' with a generic hint)
+    ("one_key_too_many", variant(KERNEL, ("min(TILE, n - tile * TILE);",
+                                          "min(TILE, n - tile * TILE + 1);")),
+     ["the last, partial tile took one key too many", "keys = min(TILE, n - tile * TILE)"]),
     ("last_tile_skipped", variant(KERNEL, ("(n + TILE - 1) / TILE;", "n / TILE;")),
      ["the last, partial tile was skipped", "(n + TILE - 1) / TILE"]),
     # rounded up from n + TILE - 2: short of a tile only where the last holds one key (it passed)
