@@ -22,6 +22,9 @@ from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import observe, observed_mistakes
 
 START = np.array([0xFFFFFFFF, 0], np.uint32)
+POISONS = (0xDEADBEEF, 0)
+"""range's guard holds each in turn (a launch each): an atomicMin past range[1] lowers the
+first, an atomicMax raises the second, so that either shows."""
 JUNK = 65000
 CASES = [dict(n=1000, block=128), dict(n=70_001, block=256), dict(n=300, block=64, far_first=True),
          dict(observe=True, n=2000, block=128)]
@@ -61,7 +64,7 @@ def _launch(case):
     n, block = case["n"], case["block"]
     depth = depths(n, case.get("far_first", False), case.get("holes", True))
     return Launch((Input(depth, after=block, junk=JUNK), np.int32(n),
-                   Output(2, np.uint32, poisons=(0xDEADBEEF,), start=case.get("start", START))),
+                   Output(2, np.uint32, poisons=POISONS, start=case.get("start", START))),
                   block=(block, 1, 1), grid=(-(-n // block), 1), model=depth)
 
 
@@ -118,6 +121,7 @@ def _mistakes(case, run):
     """The mistakes one launch shows, the most telling first (none when it is right)."""
     depth, (near, far) = run.model, run.out.got.tolist()
     want = _range(depth)
+    yield from _offset_in_bytes(run.out.past, [near, far])
     if run.out.past.size:
         yield "the kernel wrote past range[1]", "range has two numbers: range[0] and range[1]"
     if [near, far] == START.tolist():
@@ -172,6 +176,17 @@ def _mistakes(case, run):
     yield (f"range is {{{near}, {far}}}, expected {{{want[0]}, {want[1]}}}: depths were lost",
            STORED_BACK_HINT if _stored_back(race) else RESET_HINT if _reset_in_kernel(race)
            else ATOMIC_HINT)
+
+
+def _offset_in_bytes(past, got):
+    """range[1] addressed as range + sizeof(unsigned int), a byte offset: the atomicMax went to
+    range[4], past range's end, and range[1] kept its start."""
+    size = START.itemsize
+    if past.tolist() == [size] and got[1] == START[1]:
+        yield (f"range[1] kept its start, 0, and range[{size}], past range's two numbers, was "
+               f"written: range + sizeof(unsigned int) counts {size} elements, not {size} bytes "
+               "(adding to a pointer steps by whole elements)",
+               "&range[1] (or range + 1): atomicMax(&range[1], d)")
 
 
 MIDDLE = 5000

@@ -41,6 +41,12 @@ WRONG = {
                             "(>=, not >)"),
     "farthest_never_kept": ([("    atomicMax(&range[1], d);\n", "")], "range[1] came out 0",
                             "atomicMax(&range[1], d)"),
+    # blind audit T10: the slot addressed in bytes, range + sizeof(unsigned int), is range[4]
+    # (was 'range[1] came out 0 ...', the write past range unseen under the old guard's poison)
+    "farthest_offset_in_bytes": ([("atomicMax(&range[1], d)",
+                                   "atomicMax(range + sizeof(unsigned int), d)")],
+                                 "range + sizeof(unsigned int) counts 4 elements, not 4 bytes",
+                                 "&range[1] (or range + 1)"),
     "grid_dim_for_block_dim": ([("blockIdx.x * blockDim.x", "blockIdx.x * gridDim.x")],
                                "not every pixel was looked at",
                                "i = blockIdx.x * blockDim.x + threadIdx.x looks at depth[i]"),
