@@ -112,7 +112,8 @@ def _mistakes(case, run):
                             "multiplied by a factor that is 0 (1 / 2 is integer division in C: "
                             "write 0.5f)"),
                            (-want, "the sign is turned: in[i - 1] - in[i + 1]"),
-                           (2 * want, "the results are twice too large")):
+                           (2 * want, "the results are twice too large: the centre difference "
+                            "was not halved")):
         if np.allclose(got, model, rtol=1e-5, atol=1e-6):
             yield problem, FORMULA_HINT
     where, lane = f"{wrong.size} of {n} outputs are wrong (the first is out[{wrong[0]}])", wrong % block
@@ -294,6 +295,7 @@ def _models(run, block, count):
         if _fits(got, _windowed(x, block, plus=plus, minus=minus, add=add)):
             yield (f"{what}, where the gradient subtracts the left neighbour from the right one, "
                    "in[i + 1] - in[i - 1]" + wrong, FORMULA_HINT)
+    yield from _one_sided(run, block, wrong)
     p, half = np.concatenate([x[:1], x, x[-1:]]), np.float32(0.5)
     for model, side in ((p[2:] - p[:-2] * half, "left"), (p[2:] * half - p[:-2], "right")):
         if _fits(got, model):
@@ -304,6 +306,17 @@ def _models(run, block, count):
     if np.isfinite(f) and abs(f) > 1e-3 and _fits(got, want * np.float32(f)):
         yield (f"every output is {f:.4g} times the right one: the difference was multiplied by "
                f"{0.5 * f:.4g}, not halved", FORMULA_HINT)
+
+
+def _one_sided(run, block, wrong):
+    """A one-sided difference, not halved, as np.diff takes it: forward, in[clamp(i + 1)] -
+    in[i] (s[j + 1] - s[j]), or backward, in[i] - in[clamp(i - 1)] (s[j] - s[j - 1])."""
+    for plus, minus, side in ((1, 0, "forward: s[j + 1] - s[j], in[i + 1] - in[i]"),
+                              (0, 1, "backward: s[j] - s[j - 1], in[i] - in[i - 1]")):
+        if _fits(run.out.got, _windowed(run.model, block, plus=plus, minus=minus, scale=1)):
+            yield (f"each output is a one-sided difference, {side}, as np.diff takes it, and "
+                   f"not halved{wrong}", "the gradient is the centre difference, the right "
+                   "neighbour less the left one, halved: " + FORMULA_HINT)
 
 
 def _loads(kernels):

@@ -55,7 +55,8 @@ WRONG = {
                                      "Hint: s[0] to s[blockDim.x + 1]"]),
     "stores_into_the_next": ([("    out[i] =", "    out[i + 1] =")], ["one too far", "out[i]"]),
     "sign_turned": ([(DIFF, "(s[j - 1] - s[j + 1])")], ["the sign is turned"]),
-    "not_halved": ([(" * 0.5f;", ";")], ["twice too large", "* 0.5f"]),
+    "not_halved": ([(" * 0.5f;", ";")], ["twice too large: the centre difference was not "
+                                         "halved", "* 0.5f"]),
     "static_array_too_small": ([("extern __shared__ float s[];", "__shared__ float s[130];")],
                                ["past the size it was declared with", "extern __shared__"]),
     # audit B: each named as itself
@@ -101,6 +102,17 @@ WRONG = {
     "backward_difference": ([(DIFF, "(s[j] - s[j - 1])")],
                             ["the difference is taken over in[i] - in[i - 1]",
                              "(s[j + 1] - s[j - 1]) * 0.5f"]),
+    # blind audit T13 (was '1000 of 1000 outputs are wrong (the first is out[0]): out[0] was
+    # stored by thread (0, 0, 0) ... loaded in[0] and s[2] and s[1] ... Hint: out[i] = ...'):
+    # the np.diff habit, a one-sided difference not halved
+    "forward_difference_not_halved": ([(DIFF + " * 0.5f", "s[j + 1] - s[j]")],
+                                      ["a one-sided difference, forward: s[j + 1] - s[j]",
+                                       "as np.diff takes it, and not halved",
+                                       "the gradient is the centre difference",
+                                       "(s[j + 1] - s[j - 1]) * 0.5f"]),
+    "backward_difference_not_halved": ([(DIFF + " * 0.5f", "s[j] - s[j - 1]")],
+                                       ["a one-sided difference, backward: s[j] - s[j - 1]",
+                                        "the gradient is the centre difference"]),
     "neighbours_added": ([(DIFF, "(s[j + 1] + s[j - 1])")],
                          ["the neighbours are added", "(s[j + 1] - s[j - 1]) * 0.5f"]),
     "divided_by_a_half": ([(" * 0.5f;", " / 0.5f;")],
