@@ -91,6 +91,7 @@ def _wrong_halves(got, hosts, m, halo):
     """The mistakes the halves show (none when they are right)."""
     inner, origin = slice(halo, halo + m), {float(v): (k, i) for k in (0, 1)
                                             for i, v in enumerate(hosts[k])}
+    yield from _landed_off_the_halo(got, hosts, m, halo)
     for k in (0, 1):
         changed = got[k][inner] != hosts[k][inner]
         if not changed.any():
@@ -135,3 +136,33 @@ def _wrong_halves(got, hosts, m, halo):
         yield (f"{name} got device {other}'s elements {[i for _, i in came]}, expected "
                f"{list(range(halo, 2 * halo)) if k == 0 else list(range(m, m + halo))} (the "
                f"interior is elements {halo} to {halo + m - 1})", HALOS)
+
+
+def _landed_off_the_halo(got, hosts, m, halo):
+    """A halo's elements that landed in the interior, at another offset, the halo itself left as
+    it was: the copy's destination missed the halo's start (right + halo * item, say, as if
+    device 1's first element were its first interior one)."""
+    copies = ((0, "right", halo + m, "drv.memcpy_dtod(left + (halo + m) * item, right + halo * "
+               "item, halo * item)"), (1, "left", 0, "drv.memcpy_dtod(right, left + m * item, "
+                                       "halo * item)"))
+    for k, side, start, copy in copies:
+        other = 1 - k
+        want = hosts[other][m:m + halo] if k else hosts[other][halo:2 * halo]
+        if not np.array_equal(got[k][start:start + halo], hosts[k][start:start + halo]):
+            continue
+        for at in range(halo, m + 1):
+            if at != start and np.array_equal(got[k][at:at + halo], want):
+                offset = "halo * item" if at == halo else f"{at} * item"
+                yield (f"the copy landed the {halo} element(s) meant for device {k}'s {side} halo "
+                       f"(device {other}'s {_span(m if k else halo, halo)}) in device {k}'s "
+                       f"interior, its {_span(at, halo)}, {'past' if at > start else 'before'} its {side} "
+                       f"halo, which it left as it was: its destination was {offset} bytes "
+                       "from the array's start", f"device {k}'s {side} halo starts at "
+                       f"element {start}, int(halves[{k}].gpudata) + " +
+                       ("(halo + m) * item: " if k == 0 else "0 (the array's start): ") + copy)
+                break
+
+
+def _span(first, count):
+    """Elements first .. first + count - 1, in words."""
+    return f"element {first}" if count == 1 else f"elements {first} .. {first + count - 1}"

@@ -39,6 +39,16 @@ WRONG = {
                             "raised LogicError", "m = halves[0].size - 2 * halo"),
     "outer_halo": ([(TO_1, "drv.memcpy_dtod(right + (halo + m) * item, left + m * item, "
                            "halo * item)")], "an outer halo was written", "device 1's left halo"),
+    # blind audit T15 (was "device 1's interior changed: a copy wrote outside the halo ...
+    # Hint: device addresses count bytes ..."): device 1's left halo addressed past its halo
+    "left_halo_past_its_start": ([(TO_1, TO_1.replace("(right,", "(right + halo * item,"))],
+                                 "meant for device 1's left halo (device 0's element",
+                                 "int(halves[1].gpudata) + 0 (the array's start): "
+                                 "drv.memcpy_dtod(right, left + m * item, halo * item)"),
+    "right_halo_before_its_start": ([(TO_0, TO_0.replace("left + (halo + m) * item",
+                                                         "left + m * item"))],
+                                    "before its right halo, which it left as it was",
+                                    "int(halves[0].gpudata) + (halo + m) * item"),
     "one_copy_forgotten": ([(TO_1, "pass")], "device 1's left halo was not written", "halo"),
     "context_left_pushed": ([(TO_1, TO_1 + "\n    contexts[1].push()")],
                             "a context it pushed was not popped", "using(contexts[k])"),
