@@ -152,7 +152,7 @@ def _landed_off_the_halo(got, hosts, m, halo):
             continue
         for at in range(halo, m + 1):
             if at != start and np.array_equal(got[k][at:at + halo], want):
-                offset = "halo * item" if at == halo else f"{at} * item"
+                offset = {halo: "halo * item", m: "m * item"}.get(at, f"{at} * item")
                 yield (f"the copy landed the {halo} element(s) meant for device {k}'s {side} halo "
                        f"(device {other}'s {_span(m if k else halo, halo)}) in device {k}'s "
                        f"interior, its {_span(at, halo)}, {'past' if at > start else 'before'} its {side} "

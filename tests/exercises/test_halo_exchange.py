@@ -47,7 +47,7 @@ WRONG = {
                                  "drv.memcpy_dtod(right, left + m * item, halo * item)"),
     "right_halo_before_its_start": ([(TO_0, TO_0.replace("left + (halo + m) * item",
                                                          "left + m * item"))],
-                                    "before its right halo, which it left as it was",
+                                    "before its right halo, which it left as it was: its destination was m * item",
                                     "int(halves[0].gpudata) + (halo + m) * item"),
     "one_copy_forgotten": ([(TO_1, "pass")], "device 1's left halo was not written", "halo"),
     "context_left_pushed": ([(TO_1, TO_1 + "\n    contexts[1].push()")],
