@@ -135,10 +135,34 @@ def planted_bugs(kernels) -> Verdict | None:
     there = [(bug, text) for bug, state, _, text in found if state == "there"]
     if not there:
         return None
+    hint = there[0][0].hint
+    if bounds == "there" and (by_thread := _guard_on_the_thread(kernels.simulated, read)):
+        there[0], hint = (dataclasses.replace(PLANTED[0], finder=by_thread[0]), ""), by_thread[1]
     fixed = [bug.name for bug, state, *_ in found if state == "fixed"]
     done = f"{len(fixed)} of the 3 planted bugs fixed" + (f" ({', '.join(fixed)})" if fixed else "")
-    still = "; ".join(f"{bug.name}, {bug.finder}: {text}" for bug, text in there)
-    return not_yet(f"{done}; still there: {still}", there[0][0].hint)
+    still = "; ".join(f"{bug.name}, {bug.finder}" + (f": {text}" if text else "")
+                      for bug, text in there)
+    return not_yet(f"{done}; still there: {still}", hint)
+
+
+def _guard_on_the_thread(sim_kernel, read):
+    """(what happened, hint) where bug 1's load is guarded by the thread's place in the block, t,
+    not the element's index, i: a launch of one block (where t is i) reads nothing past x, but
+    with several blocks a thread of the last one whose t < n has i >= n (``read``, the bounds
+    check's error) and reads past x's end. None otherwise."""
+    block = tuple(getattr(read, "block", None) or (0,))[0]
+    t = tuple(getattr(read, "thread", None) or (0,))[0]
+    n, i = PLANTED[0].n, block * BLOCK + t
+    if not block or not i >= n > t:
+        return None
+    one = dataclasses.replace(PLANTED[0], n=BLOCK // 2 - 28)
+    if _probe(sim_kernel, one)[0] != "fixed":
+        return None
+    return (f"the load's guard compared the thread's place in the block, t, with n: with one "
+            f"block (n = {one.n}) t is i and it held, but with n = {n} the last block's thread "
+            f"{t} (block {block}) has t = {t} < n while its element, i = {i}, is past x's end, "
+            "and it read x[i] (found by the bounds checks)",
+            "compare the element's index with n: tile[t] = i < n ? x[i] : 0.0f")
 
 
 def _refine(failure):

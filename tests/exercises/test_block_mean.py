@@ -80,6 +80,16 @@ WRONG = {
     "load_guarded_by_count": ([("tile[t] = i < n ? x[i] : 0.0f;", "tile[t] = i < count ? x[i] : 0.0f;")],
                               ["means[1] to means[3] are 0", "loaded only zeros", "i < n ? x[i]"]),
     # audit 3: the sum and the store outside thread 0's if: every thread stores means[b]
+    # blind audit T5 (was '2 of the 3 planted bugs fixed ...; still there: bug 1 (the bounds
+    # guard), the bounds checks: block (3, 0, 0), thread (232, 0, 0): a read of x ... Hint: in
+    # the last block the threads whose i is n or more still load x[i] into tile[]: guard that
+    # load ...'): the guard tests the thread's place in the block, t, not i
+    "load_guarded_by_the_thread": ([("tile[t] = i < n ? x[i] : 0.0f;", "tile[t] = t < n ? x[i] : 0.0f;")],
+                                   ["the load's guard compared the thread's place in the block, t, "
+                                    "with n", "thread 232 (block 3) has t = 232 < n while its "
+                                    "element, i = 1000, is past x's end",
+                                    "Hint: compare the element's index with n: tile[t] = i < n ? "
+                                    "x[i] : 0.0f"]),
     "store_outside_the_if": ([("    if (t == 0) {\n        float sum = 0.0f;", "    float sum = 0.0f;\n    if (t == 0) {"),
                               ("        means[blockIdx.x] = sum / count;    // FIX 3\n    }",
                                "    }\n    means[blockIdx.x] = sum / count;")],
