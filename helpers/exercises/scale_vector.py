@@ -99,9 +99,7 @@ def _mistakes(case, run):
             yield problem, hint.replace(NO_GUARD, ", guarded with if (i < n)")
     if right.all():
         return
-    if np.flatnonzero(unwritten).tolist() == [0]:
-        yield ("y[0] alone was never written: the guard leaves out i = 0",
-               "thread 0 has an element too: guard with if (i < n) alone")
+    yield from _one_left_out(n, unwritten)
     yield from _bound_of_two(unwritten)
     if unwritten.any():
         yield (f"{int(unwritten.sum())} of {n} elements were never written (the first is "
@@ -190,6 +188,18 @@ def _past_n(n, threads, past, right):
                "i != n lets every thread past n through: if (i < n)")
     if past.size:
         yield "elements past n were written (y[n] and beyond)", GUARD_HINT
+
+
+def _one_left_out(n, unwritten):
+    """One element alone never written: y[0] (the guard leaves out i = 0) or y[n - 1] (the
+    guard stops one short)."""
+    if np.flatnonzero(unwritten).tolist() == [0]:
+        yield ("y[0] alone was never written: the guard leaves out i = 0",
+               "thread 0 has an element too: guard with if (i < n) alone")
+    if np.flatnonzero(unwritten).tolist() == [n - 1]:
+        yield (f"y[n - 1] (y[{n - 1}]) alone was never written: the guard stops one short, "
+               "as if (i < n - 1) does", "the last element is y[n - 1], and its thread has "
+               "i = n - 1 < n: guard with if (i < n)")
 
 
 def _bound_of_two(unwritten):
