@@ -60,6 +60,7 @@ def _refine(failure):
                "elements b * BLOCK to b * BLOCK + BLOCK - 1: start = blockIdx.x * BLOCK")
     if failure.kind == "array bounds":
         yield from _global_mirror(failure)
+        yield from _mirror_adds_j(failure)
     if failure.kind == "array bounds" and tuple(err.thread or ())[:1] == (0,):
         if (err.element or 0) < 0:
             yield (f"thread 0 read s[{err.element}], before the start of s: the mirror counts "
@@ -75,9 +76,29 @@ def _refine(failure):
                    "array's last element n - 1 (s[n - 1 - j]) or from a len not capped at BLOCK "
                    "(len = n - start): block 0 reads the same in both; " + MIRROR_HINT)
         yield "thread 0 read past the end of s: the mirror is one element off; " + MIRROR_HINT
-    if failure.kind == "array bounds":
+    if failure.kind == "array bounds" and (err.element is None or err.element < 0):
         yield ("a thread with j >= len read s[len - 1 - j], before the start of s: keep the "
                "guard if (j < len) on the store too")
+
+
+def _lens(failure, start):
+    """The block's len, min(BLOCK, n - start), from the launch's n where known (else any)."""
+    args = getattr(failure.launch, "args", None)
+    return {min(BLOCK, int(args[-1]) - start)} if args else set(range(1, BLOCK + 1))
+
+
+def _mirror_adds_j(failure):
+    """Thread j > 0 read s[len - 1 + j], past the end of s (its fields: the block, the thread,
+    the element): the mirror added j where it takes it away, as s[len - (1 - j)] does."""
+    err = failure.error
+    block, j = tuple(err.block or (0,))[0], tuple(err.thread or (0,))[0]
+    element = err.element
+    if j and element is not None and element >= BLOCK and element + 1 - j in _lens(
+            failure, block * BLOCK):
+        yield (f"thread {j} of block {block} read s[{element}], past the end of s ({BLOCK} "
+               f"elements): s[len - 1 + j], the mirror added j where it takes it away (as "
+               "s[len - (1 - j)] does)", "the mirror is s[len - 1 - j]: "
+               "out[start + j] = s[len - 1 - j], with len = min(BLOCK, n - start)")
 
 
 def _global_mirror(failure):
@@ -87,9 +108,8 @@ def _global_mirror(failure):
     err = failure.error
     block, j = tuple(err.block or (0,))[0], tuple(err.thread or (0,))[0]
     start, element = block * BLOCK, err.element
-    args = getattr(failure.launch, "args", None)
-    lens = {min(BLOCK, int(args[-1]) - start)} if args else set(range(1, BLOCK + 1))
-    if block and element is not None and element < 0 and element + start + j + 1 in lens:
+    if block and element is not None and element < 0 and element + start + j + 1 in _lens(
+            failure, start):
         at = f" at {os.path.basename(err.line)}" if getattr(err, "line", None) else ""
         yield (f"thread {j} of block {block} read s[{element}]{at}, before the start of s: the "
                f"mirror's index took the element's global number, start + j = {start + j}, where "

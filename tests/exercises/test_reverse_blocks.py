@@ -79,13 +79,20 @@ WRONG = {
                                       "mirror's index took the element's global number, start + j "
                                       "= 256", "Hint: mirror with the thread's place in its block, "
                                       "j = threadIdx.x: out[start + j] = s[len - 1 - j]"]),
+    # blind audit U7: the mirror's parentheses add j (was 'the kernel crashed: thread (1, 0, 0) of
+    # block (0, 0, 0) indexed an array past the size it was declared with (index 256) ... Hint: a
+    # thread with j >= len read s[len - 1 - j], before the start of s ...')
+    "mirror_adds_j": ([("s[len - 1 - j]", "s[len - (1 - j)]")],
+                      ["thread 1 of block 0 read s[256], past the end of s", "s[len - 1 + j], "
+                       "the mirror added j", "Hint: the mirror is s[len - 1 - j]"]),
     "mirror_from_minus_one": ([("s[len - 1 - j]", "s[-1 - j]")],
                               ["(index -1)", "s[-1], before the start of s", "s[len - 1 - j]"]),
 }
 # The simulator only: on a GPU an index outside a shared array may be an illegal address, which
 # leaves the CUDA context unusable for every test after it in the process.
 SIMULATOR_ONLY = dict.fromkeys(("mirror_one_off", "store_unguarded", "len_not_capped", "mirror_against_n",
-                                "mirror_adds_start", "mirror_of_the_global_element"),
+                                "mirror_adds_start", "mirror_of_the_global_element",
+                                "mirror_adds_j"),
                                "an index outside a shared array may break the GPU's context")
 SIMULATOR_ONLY.update(
     mirror_in_place="threads overwrite s while their partners read it: on a GPU the values "
