@@ -49,7 +49,7 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
     partner's only, as when m = m_new came first; ``merge="own max"``: the partner's sum by
     exp(m - m_new), the lane's own max); ``fresh``: each value's exp taken against the new max
     (else the old, exp(v - m); "apart": exp(v) / exp(m_new), in float32; "one": 1 whatever v;
-    "raw": exp(v), unshifted, in float32);
+    "raw": exp(v), unshifted, in float32; "flipped": exp(m_new - v));
     ``merge="swapped"``: each term's -INFINITY test made on the other's max;
     ``merge="own kept"``: the lane's own sum kept as it is, the partner's brought to the
     lane's old max, exp(m2 - m);
@@ -65,6 +65,7 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
         with np.errstate(over="ignore", invalid="ignore"):
             term = (np.exp(v.astype(np.float32)) / np.exp(new.astype(np.float32)) if fresh == "apart"
                     else np.exp(v.astype(np.float32)) if fresh == "raw"
+                    else np.exp(new - v) if fresh == "flipped"
                     else np.exp(v - (new if fresh else ms[:, lane])))
             term = term if grown else np.where(v > ms[:, lane], 0, term)
             term = np.ones_like(v) if fresh == "one" else term
@@ -243,6 +244,12 @@ _MODELS = (
      "row_sum is too large: each value added 1 to the running sum, as if every value "
      "were the new max, where it adds exp(v - m_new), 1 only for the max",
      "l = l * exp(m - m_new) + exp(v - m_new)"),
+    (None, dict(fresh="flipped"),
+     "row_sum is too large: the loop's new term was exp(m_new - v), its exponent flipped: "
+     "for a value below the max that is above 1, and it grows the sum where each value's "
+     "exp against the max is at most 1",
+     "the new term is exp(v - m_new), not exp(m_new - v): l = l * exp(m - m_new) + "
+     "exp(v - m_new)"),
     (None, dict(merge="wrong way"),
      "row_sum is too large: the merge rescaled the lanes' sums the wrong way round, by "
      "exp(m_new - m) and exp(m_new - m2): the new max minus the old is 0 or more, so "

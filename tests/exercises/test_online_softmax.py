@@ -123,6 +123,10 @@ WRONG = [
      ["the merge rescaled the lanes' sums the wrong way round, by exp(m_new - m)",
       "rescale by the old max minus the new, exp(m - m_new), at most 1",
       "l = l * exp(m - m_new) + l2 * exp(m2 - m_new)"]),
+    # blind audit U6 (was 'row_sum[0] = 3.17936e+06, expected 4.63908' with the definition of l)
+    ("new_term_exponent_flipped", variant(KERNEL, (LOOP, LOOP.replace("__expf(v - m_new)", "__expf(m_new - v)"))),
+     ["the loop's new term was exp(m_new - v), its exponent flipped",
+      "Hint: the new term is exp(v - m_new), not exp(m_new - v)"]),
     ("loop_rescaled_against_the_value", variant(KERNEL, (LOOP, LOOP.replace("__expf(m - m_new)", "__expf(m - v)"))),
      ["rescaled the running sum by exp(m - v), against the value", "l = l * exp(m - m_new)"]),
 ]
