@@ -148,6 +148,7 @@ def _mistakes(case, run):
     if run.out.past.size:
         yield ("y was written past its end (y[rows] and on)",
                "keep the stub's if (row >= rows) return;, before anything is stored")
+    yield from _rows_apart(case, run.out.unwritten)
     if run.out.unwritten.any():
         yield (f"{int(run.out.unwritten.sum())} of the {rows} elements of y were never written "
                f"(the first is y[{int(np.argmax(run.out.unwritten))}])",
@@ -179,6 +180,27 @@ def _mistakes(case, run):
     r = int(np.argmax(~np.isclose(got, want, rtol=1e-4, atol=1e-4)))
     yield (f"y[{r}] = {got[r]:.6g}, NumPy's is {want[r]:.6g}", "lane l adds A[row * cols + c] * "
            "x[c] for c = l, l + 32, ... < cols; warp_sum adds the lanes; lane 0 stores y[row]")
+
+
+def _rows_apart(case, unwritten):
+    """The rows written are those of row = blockIdx.x * B + threadIdx.y for B other than the
+    block's blockDim.y rows (blockDim.x, the warp's 32, or gridDim.x): the blocks counted B rows
+    apart, so rows between them were skipped (or, B smaller, written twice)."""
+    rows, w = case[0], case[2]
+    grid = -(-rows // w)
+    if not unwritten.any():
+        return
+    for step, name in ((32, "blockDim.x"), (grid, "gridDim.x")):
+        model = (np.arange(grid)[:, None] * step + np.arange(w)).ravel()
+        written = np.zeros(rows, bool)
+        written[model[model < rows]] = True
+        if step != w and np.array_equal(written, ~unwritten):
+            yield (f"{int(unwritten.sum())} of the {rows} elements of y were never written (the "
+                   f"first is y[{int(np.argmax(unwritten))}]): the blocks were counted {name} = "
+                   f"{step} rows apart, but a block holds blockDim.y = {w} rows (one a warp), so "
+                   + ("the rows between one block's and the next's had no warp" if step > w else
+                      "the blocks' rows overlapped and the last rows had no warp"),
+                   "row = blockIdx.x * blockDim.y + threadIdx.y")
 
 
 def _x_parts(x):

@@ -61,6 +61,13 @@ WRONG = {
                           {"problem": "data race on y[", "hint": "lane 0 alone"}),
     "row_ignores_the_block": ([("blockIdx.x * blockDim.y + threadIdx.y;", "threadIdx.y;")],
                               {"problem": "never written", "hint": "blockIdx.x * blockDim.y"}),
+    # blind audit U4 (was '85 of the 101 elements of y were never written (the first is y[4])'
+    # and the right row line as hint)
+    "blocks_counted_32_rows_apart": ([("blockIdx.x * blockDim.y + threadIdx.y;",
+                                       "blockIdx.x * blockDim.x + threadIdx.y;")],
+                                     {"problem": "the blocks were counted blockDim.x = 32 rows apart, "
+                                                 "but a block holds blockDim.y = 4 rows",
+                                      "hint": "row = blockIdx.x * blockDim.y + threadIdx.y"}),
     "no_row_guard": ([("    if (row >= rows)\n        return;", "")],
                      {"problem": "written past its end", "hint": "row >= rows"}),
     "reads_past_the_row": ([("c < cols;", "c <= cols;")], {"problem": "y[", "hint": "< cols"}),
