@@ -25,6 +25,9 @@ from helpers.exercises.origin import Wrong
 CASES = [(13, 7, 5, (8, 4, 2)), (10, 6, 3, (4, 4, 2)), (33, 9, 7, (16, 2, 4)),
          (5, 3, 3, (4, 2, 2), "observe")]
 BLOCKS = [(8, 4, 2), (4, 4, 2), (16, 2, 4), (8, 8, 4)]
+PROBE = (3, 5, 9, (4, 8, 16))
+"""A volume whose nx and ny are below the grid's 16 threads in z, and differ: a z guard against
+nx writes slices 0 to 2, one against ny 0 to 4, none 0 to 15."""
 
 Z_HINT = "z = blockIdx.z * blockDim.z + threadIdx.z, the same formula as x and y"
 INDEX_HINT = ("element (x, y, z) is at (z * ny + y) * nx + x: z picks the slice, y the row in "
@@ -174,6 +177,42 @@ def _z_step_mistakes(case, written):
             yield f"only slices z = {listed} were written: {why}", Z_HINT
 
 
+def _slices_as_compared(case, hit):
+    """The sides ("nx", "ny") that z compared with would write ``hit`` (the elements written, past
+    the end too): whole slices, z = i // (nx * ny), from 0 to min(side, the grid's z) - 1."""
+    nx, ny, nz, block = case[:4]
+    depth = _grid(case)[2] * block[2]
+    return [name for name, side in (("nx", nx), ("ny", ny))
+            if min(side, depth) != nz and hit == set(range(min(side, depth) * nx * ny))]
+
+
+def _z_against_a_side(case, run, hit):
+    """z's guard against nx or ny, not nz: the slices written are 0 to min(side, the grid's z)
+    - 1. Where the side is the grid's z or more, no z guard writes the same: then a volume whose
+    nx and ny are below the grid's z (PROBE) tells them apart, on the same backend."""
+    names, depth = _slices_as_compared(case, hit), _grid(case)[2] * case[3][2]
+    probed = names and all(case[["nx", "ny"].index(n)] >= depth for n in names)
+    if probed:
+        launched = EXERCISE.run(run.kernel, _launch(PROBE))
+        try:
+            next(launched)
+            return
+        except StopIteration as stop:
+            probe = stop.value
+        names = [] if probe is None else _slices_as_compared(PROBE, set(
+            np.flatnonzero(~probe.out.unwritten).tolist()) | set(probe.out.past.tolist()))
+    probed = (f" (a volume of nx, ny, nz = {', '.join(map(str, PROBE[:3]))} wrote slices z < its "
+              f"{names[0]} alone)" if names and probed else "")
+    for name in names[:1]:
+        shows = (f"threads with z from nz = {case[2]} on wrote whole slices past the end of out "
+                 f"(out[{run.out.past[0]}] on)" if run.out.past.size else
+                 f"the slices from z = {min(case[:2][['nx', 'ny'].index(name)], depth)} on were "
+                 "never written")
+        yield (f"z's guard compared z with {name} (z >= {name}), where nz, the number of slices, "
+               f"belongs: {shows}{probed}", "each coordinate is compared with its own side: "
+               "if (x >= nx || y >= ny || z >= nz) return;")
+
+
 def _index_mistakes(case, hit):
     """The index mistakes of INDEXES whose elements are ``hit``, the set written (past the end
     too)."""
@@ -218,6 +257,7 @@ def _mistakes(case, run):
     yield from one_further("out", "element", run.out.past, run.out.unwritten,
                            "store at out[i], i = (z * ny + y) * nx + x, with nothing added")
     hit = set(np.flatnonzero(written).tolist()) | set(run.out.past.tolist())
+    yield from _z_against_a_side(case, run, hit)
     if run.out.past.size:
         yield from _guard_mistakes(case, written.all(), hit, run.out.past[0])
     yield from _index_mistakes(case, hit)

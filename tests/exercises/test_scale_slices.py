@@ -35,6 +35,13 @@ WRONG = {
     "z_from_thread_y": ([(Z, "int z = blockIdx.z * blockDim.z + threadIdx.y;")],
                         "z takes threadIdx.y where threadIdx.z belongs"),
     "no_guard_on_z": ([(GUARD, "if (x >= nx || y >= ny)")], "out was written past its end"),
+    # blind audit U9 (was 'out was written past its end (out[455]): threads outside the volume
+    # wrote ... Hint: the grid sticks out in z too: ...', as if the z guard were missing)
+    "z_compared_with_nx": ([(GUARD, "if (x >= nx || y >= ny || z >= nx)")],
+                           "z's guard compared z with nx (z >= nx), where nz, the number of slices, "
+                           "belongs: threads with z from nz = 5 on wrote whole slices past the end"),
+    "z_compared_with_ny": ([(GUARD, "if (x >= nx || y >= ny || z >= ny)")],
+                           "z's guard compared z with ny (z >= ny)"),
     # blind audit H18 (was 'out was written past its end (out[455]), and 52 of its elements
     # were never written: the index sends them past the end')
     "slice_height_from_the_launch": ([(INDEX, "int i = (z * (gridDim.y * blockDim.y) + y) * nx + x;")],
