@@ -66,6 +66,7 @@ def _mistakes(fn, contexts, m, halo):
     hosts = [np.concatenate([-1000 * k - np.arange(1, halo + 1), np.arange(1, m + 1) + k * m,
                              -1000 * k - 500 - np.arange(1, halo + 1)]).astype(np.float32)
              * np.float32(1.1) for k in (0, 1)]  # every byte of an element counts
+    _distinct_low_bytes(hosts)
     halves = [on(k, lambda k=k: gpuarray.to_gpu(hosts[k])) for k in (0, 1)]
     before = context_stack()
     with copies_to_host() as copied:
@@ -85,6 +86,16 @@ def _mistakes(fn, contexts, m, halo):
         yield ("the halos are right, but they went through host memory (a copy to the host ran "
                "during your function): two copies where one will do",
                "copy device to device: drv.memcpy_dtod(dest, src, halo * item)")
+
+
+def _distinct_low_bytes(hosts):
+    """Give every element of both halves its own lowest byte (1, 2, ...: at most 200 elements), so
+    a copy of only its first bytes (a size in elements) changes what it lands on, whatever the
+    values."""
+    low = np.concatenate([h.view(np.uint8)[::4] for h in hosts])
+    low[:] = np.arange(1, low.size + 1)
+    for h, part in zip(hosts, np.split(low, [hosts[0].size])):
+        h.view(np.uint8)[::4] = part
 
 
 def _wrong_halves(got, hosts, m, halo):
@@ -118,8 +129,9 @@ def _wrong_halves(got, hosts, m, halo):
         if (halo < partial.nbytes and np.array_equal(g.view(np.uint8), partial.view(np.uint8))
                 and not np.array_equal(partial, hosts[k][start:start + halo])):
             yield (f"{name} got only {halo} byte{'s' if halo > 1 else ''} of its {halo} "
-                   "element(s): the copy's size was given in elements", "a size is in bytes: "
-                   "halo * item, with item = halves[0].dtype.itemsize")
+                   "element(s): the copy's size was given in elements, and memcpy_dtod counts bytes",
+                   "the copy's size counts bytes, not elements: halo * item, with item = "
+                   "halves[0].dtype.itemsize: drv.memcpy_dtod(dest, src, halo * item)")
         neighbour_halo = got[other][:halo] if k == 0 else got[other][halo + m:]
         if np.array_equal(g, neighbour_halo):
             yield (f"{name} got device {other}'s {'left' if k == 0 else 'right'} halo, not its "

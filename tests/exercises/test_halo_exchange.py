@@ -28,7 +28,14 @@ WRONG = {
     "own_device": ([(TO_0, TO_0.replace("right + halo * item", "left + halo * item"))],
                    "got device 0's own elements", "halves[1].gpudata"),
     "size_in_elements": ([(TO_1, TO_1.replace(", halo * item)", ", halo)"))],
-                         "got only 1 byte of its 1 element(s)", "a size is in bytes"),
+                         "got only 1 byte of its 1 element(s)", "size counts bytes, not elements"),
+    # blind audit V18 (was "device 0's right halo was not written ... Hint: device 0's right halo
+    # (its elements halo + m on) gets ..."): both sizes in elements, the low bytes happened to match
+    "both_sizes_in_elements": ([(TO_0, TO_0.replace(", halo * item)", ", halo)")),
+                                (TO_1, TO_1.replace(", halo * item)", ", halo)"))],
+                               "device 0's right halo got only 1 byte of its 1 element(s): the "
+                               "copy's size was given in elements",
+                               "the copy's size counts bytes, not elements: halo * item"),
     "copy_the_wrong_way": ([(TO_0, "drv.memcpy_dtod(right + halo * item, left + (halo + m) * item, "
                                    "halo * item)")],
                            "device 1's interior got device 0's halo", "copies into its first"),
