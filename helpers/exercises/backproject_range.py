@@ -13,6 +13,7 @@ import numpy as np
 
 from helpers.ch10.point_cloud import backproject
 from helpers.exercises import near
+from helpers.exercises.backproject_range_models import DEPTH_SCALE, FORMULA_HINT, wrong_models
 from helpers.exercises.common import Input, Output, close
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.hidden import awkward, pick
@@ -21,7 +22,6 @@ from helpers.exercises.microscope import written_twice
 from helpers.exercises.verdict import matches
 from helpers.exercises.origin import Wrong
 
-DEPTH_SCALE = np.float32(0.001)
 Z_MIN_MM, Z_MAX_MM = 500, 4000
 Z_MIN, Z_MAX = np.float32(Z_MIN_MM) * DEPTH_SCALE, np.float32(Z_MAX_MM) * DEPTH_SCALE
 """The ends of the range as float32 depths that some pixels reach exactly (rounded as the kernel
@@ -48,7 +48,6 @@ GUARD_HINT = ("the grid is rounded up to whole blocks, so some threads lie outsi
               "return at once if (u >= width || v >= height)")
 WORDS = Words(index_hint=INDEX_HINT, guard_hint=GUARD_HINT, array="xyz", col="u", row="v")
 NAN_HINT = 'write nanf("") into xyz[i], xyz[n + i] and xyz[2 * n + i], then return'
-FORMULA_HINT = "X = (u - cx) * z / fx and Y = (v - cy) * z / fy, with z = depth[i] * depth_scale"
 
 
 def _draw(rng):
@@ -137,7 +136,7 @@ def _mistakes(case, run):
                "coordinates over it", 'after writing nanf("") into the three planes, return')
     yield from _wrong_nans(np.isnan(got), kept, depth, low)
     if not close(got[:, kept], want[:, kept]):
-        yield from matches(got, _wrong_models(depth, intrinsics),
+        yield from matches(got, wrong_models(depth, intrinsics),
                            lambda got, model: close(got[:, kept], model[:, kept]))
         bad = ~np.isclose(got, want, rtol=1e-5, atol=1e-6) & kept
         for plane in np.flatnonzero(bad.any(axis=(1, 2))):   # a plane's formula: its values
@@ -284,103 +283,6 @@ def _wrong_nans(nan, kept, depth, low):
         yield (f"{int(dropped.sum())} pixels with a depth inside [z_min, z_max] came out NaN "
                f"(the first is u = {fu}, v = {fv}, depth {depth[fv, fu]} mm)",
                "only depth 0 and Z outside [z_min, z_max] make NaN; keep every other pixel")
-
-
-def _transposed(shape, cx, cy, fx, fy, z):
-    """X and Y of a kernel whose index is i = u * height + v: pixel i's depth with the u and v
-    of the thread that reached it (u = i / height, v = i % height)."""
-    thread_u, thread_v = np.divmod(np.arange(z.size).reshape(shape), shape[0])
-    thread_u, thread_v = thread_u.astype(np.float32), thread_v.astype(np.float32)
-    return (thread_u - cx) * z / fx, (thread_v - cy) * z / fy
-
-
-def _one_slip(u, v, z, fx, fy, cx, cy):
-    """(X, Y, problem, hint) of formulas with one slip: parentheses left out (in X, Y or both),
-    the pixel's centre (u + 0.5, v + 0.5), X from the row or Y from the column."""
-    x, y = (u - cx) * z / fx, (v - cy) * z / fy
-    bare_x, bare_y = u - cx * z / fx, v - cy * z / fy
-    bare = ("without parentheses, * and / go before -, so only {0} was scaled: {1} = {2} - {0} * z "
-            "/ {3}", "subtract first: {1} = ({2} - {0}) * z / {3}")
-    for got_x, got_y, names in ((bare_x, y, ("cx", "X", "u", "fx")), (x, bare_y, ("cy", "Y", "v", "fy"))):
-        yield got_x, got_y, *(text.format(*names) for text in bare)
-    yield (bare_x, bare_y, "without parentheses, * and / go before -, so only cx and cy were "
-           "scaled: X = u - cx * z / fx", "subtract first: " + FORMULA_HINT)
-    yield ((u + np.float32(0.5) - cx) * z / fx, (v + np.float32(0.5) - cy) * z / fy,
-           "X and Y were computed from the pixel's centre, u + 0.5 and v + 0.5, but cx and cy "
-           "count from the pixel itself: pixel (u, v) is at u and v", FORMULA_HINT)
-    yield (x, (u - cy) * z / fy, "Y was computed from the column u, not the row v",
-           "Y goes down the image, with the row: Y = (v - cy) * z / fy")
-    yield ((v - cx) * z / fx, y, "X was computed from the row v, not the column u",
-           "X goes across the image, with the column: X = (u - cx) * z / fx")
-
-
-def _image_centre(u, v, z, fx, fy, cx, cy):
-    """(xyz, problem, hint) of X and Y measured from the image's centre, (width / 2, height / 2)
-    in ints (or in floats), where (cx, cy) belongs."""
-    height, width = u.shape
-    for half_w, half_h in ((width // 2, height // 2), (width / 2, height / 2)):
-        mx, my = np.float32(half_w), np.float32(half_h)
-        yield (np.stack([(u - mx) * z / fx, (v - my) * z / fy, z]),
-               f"X and Y were measured from the image's centre, (width / 2, height / 2) = "
-               f"({half_w:g}, {half_h:g}), not from the principal point (cx, cy) = ({cx:g}, "
-               f"{cy:g}), where the optical axis meets the image: near the centre, but not on it",
-               "the principal point is cx, cy, not the image's centre: " + FORMULA_HINT)
-
-
-def _wrong_models(depth, intrinsics):
-    """(xyz, problem, hint) of kernels with a known mistake in the formula, in this order."""
-    fx, fy, cx, cy = map(np.float32, intrinsics)
-    v, u = np.indices(depth.shape).astype(np.float32)
-    z = depth.astype(np.float32) * DEPTH_SCALE
-    with np.errstate(divide="ignore", invalid="ignore"):  # depth 0: those pixels are not compared
-        inverse = ((u - cx) / fx / z, (v - cy) / fy / z)
-    order = "the camera's intrinsics are applied in the wrong order"
-    for x, y, problem, hint in (
-            ((v * np.float32(depth.shape[1]) + u - cx) * z / fx, (v - cy) * z / fy,
-             "X was computed from i, the pixel's place in memory (i = v * width + u), not from "
-             "its column u", "X goes across the image, with the column: X = (u - cx) * z / fx"),
-            ((v - cx) * z / fx, (u - cy) * z / fy,
-             "X was computed from the row v and Y from the column u: u and v are swapped",
-             "u is the column (X, across the image), v the row (Y, down): " + FORMULA_HINT),
-            ((u / fx - cx) * z, (v / fy - cy) * z,
-             order + ": the principal point is subtracted after dividing by the focal length",
-             "subtract cx from u first, then divide by fx: (u - cx) * z / fx, not (u / fx - cx) "
-             "* z"),
-            (u * z / fx - cx, v * z / fy - cy,
-             order + ": the principal point is subtracted from the result (u * z / fx - cx)",
-             "cx is in pixels, like u: subtract it from u before scaling, (u - cx) * z / fx"),
-            ((u - cx) * z / fy, (v - cy) * z / fx, "fx and fy are swapped",
-             "fx (and cx) go with u and X, fy (and cy) with v and Y: " + FORMULA_HINT),
-            ((u - cx) * z / fx, (v - cy) * z / fx, "Y was divided by fx, the focal length "
-             "across the image, where fy belongs", "Y goes down the image, with fy: Y = (v - cy) "
-             "* z / fy"),
-            ((u - cx) * z / fy, (v - cy) * z / fy, "X was divided by fy, the focal length down "
-             "the image, where fx belongs", "X goes across the image, with fx: X = (u - cx) * z "
-             "/ fx"),
-            ((u - cy) * z / fx, (v - cx) * z / fy, "cx and cy are swapped",
-             "cx is the column of the image's centre, cy its row: " + FORMULA_HINT),
-            ((u - cx) * z * fx, (v - cy) * z * fy, "X and Y are multiplied by the focal length "
-             "instead of divided", "a pixel offset becomes metres by multiplying by the "
-             "depth and DIVIDING by the focal length: " + FORMULA_HINT),
-            (*inverse, "X and Y are divided by the depth", "projecting divides by Z (u = fx X "
-             "/ Z + cx); going back multiplies by it: " + FORMULA_HINT),
-            ((v - cy) * z / fy, (u - cx) * z / fx, "the X and Y planes are swapped",
-             "X goes to xyz[i], Y to xyz[n + i]: " + FORMULA_HINT),
-            ((u - cx) * z / fx, (cy - v) * z / fy, "Y has the wrong sign: (cy - v) where (v - cy) "
-             "belongs", "Y points down the image, as v grows: Y = (v - cy) * z / fy"),
-            ((cx - u) * z / fx, (v - cy) * z / fy, "X has the wrong sign: (cx - u) where (u - cx) "
-             "belongs", "X points right, as u grows: X = (u - cx) * z / fx"),
-            ((u - cx) / fx, (v - cy) / fy, "X and Y were not multiplied by the depth: (u - cx) / "
-             "fx is only the ray's slope", "the point lies z along its ray: " + FORMULA_HINT),
-            (*_transposed(depth.shape, cx, cy, fx, fy, z), "the pixel's index ran down the columns, "
-             "i = u * height + v: thread (u, v) read and stored another pixel's depth, but "
-             "computed X and Y from its own u and v", "the image is stored row after row: i = v * width + u"),
-            *_one_slip(u, v, z, fx, fy, cx, cy)):
-        yield np.stack([x, y, z]), problem, hint
-    yield from _image_centre(u, v, z, fx, fy, cx, cy)
-    yield (backproject(depth, *intrinsics, 1), "the coordinates are in millimetres, 1000 times "
-           "too large", "multiply the depth by depth_scale first: z = depth[i] * depth_scale "
-           "(metres)")
 
 
 EXERCISE = KernelExercise(

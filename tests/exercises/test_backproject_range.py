@@ -78,6 +78,20 @@ WRONG = {
                                  "    xyz[n + i] = (v - cy) * depth[i] / fy;\n"
                                  "    xyz[2 * n + i] = depth[i];\n")],
                     "in millimetres"),
+    # blind audit V4 (was 'every element of X is 1000 times the right value: a factor is off ...
+    # Hint: check each number the formula multiplies or divides by ...'): X from the raw depth
+    "x_from_the_raw_depth": ([(X, X.replace("* z /", "* depth[i] /"))],
+                             "X used the raw depth[i] (millimetres) where z = depth[i] * "
+                             "depth_scale (metres) belongs: it is 1000 (1 / depth_scale) times too "
+                             "large (width = 45, height = 37, block = (16, 16, 1), grid = (3, 3), "
+                             "fx = 52.0, fy = 47.5, cx = 21.7, cy = 19.4). Hint: use z = depth[i] "
+                             "* depth_scale (metres), not depth[i]: X = (u - cx) * z / fx"),
+    "y_from_the_raw_depth": ([(Y, Y.replace("* z /", "* depth[i] /"))],
+                             "Y used the raw depth[i] (millimetres)"),
+    "x_and_y_from_the_raw_depth": ([(X + Y, (X + Y).replace("* z /", "* depth[i] /"))],
+                                   "X and Y used the raw depth[i] (millimetres) where z = depth[i] "
+                                   "* depth_scale (metres) belongs: they are 1000 (1 / depth_scale)"
+                                   " times too large, while Z is right"),
     # blind audit J4 (it passed: only z_min = 0.5 m was tried, where z < z_min drops a hole's Z = 0)
     "hole_test_left_out": ([(FILTER, "if (z < z_min || z > z_max) {")],
                            "holes (depth 0) were kept as points at the camera's centre (X = Y = Z "
