@@ -7,13 +7,16 @@ import numpy as np
 
 
 def escape_counts(z_re, z_im, c_re, c_im, max_iter: int, bound=4, twice=2,
-                  im2_sign=-1, box=False, whole=False) -> np.ndarray:
+                  im2_sign=-1, box=False, whole=False, first=None) -> np.ndarray:
     """Steps of z -> z*z + c until |z|^2 > ``bound`` (at most ``max_iter``), element by element,
     in float32 in the kernels' order; on the pixels still running only, so its cost falls as
     they escape. ``twice`` and ``im2_sign``: the step's z_im = twice*z_re*z_im + c_im and
     z_re = z_re^2 + im2_sign*z_im^2 + c_re (other values: a wrong kernel's model); ``box``: the
     escape tested on each part, |z_re| or |z_im| above sqrt(bound) (a wrong kernel's too);
-    ``whole``: z kept in ints, its start and every step's result truncated toward 0."""
+    ``whole``: z kept in ints, its start and every step's result truncated toward 0;
+    ``first``: "re" or "im", that part updated first and the other computed from its NEW value
+    (z_im = 2*z_re*z_im + c_im after z_re changed; z_re = z_re*z_re - z_im*z_im + c_re after
+    z_im changed), a wrong kernel's model."""
     f32 = np.float32
     arrays = np.broadcast_arrays(*(np.asarray(a, f32) for a in (z_re, z_im, c_re, c_im)))
     shape, (zr, zi, cr, ci) = arrays[0].shape, (a.ravel() for a in arrays)
@@ -29,8 +32,13 @@ def escape_counts(z_re, z_im, c_re, c_im, max_iter: int, bound=4, twice=2,
                 idx, zr, zi, cr, ci, re2, im2 = (a[going] for a in (idx, zr, zi, cr, ci, re2, im2))
                 if idx.size == 0:
                     break
+            if first == "re":
+                zr = cut(re2 + f32(im2_sign) * im2 + cr)
+                zi = cut(f32(twice) * zr * zi + ci)
+                counts[idx] += 1
+                continue
             zi = cut(f32(twice) * zr * zi + ci)
-            zr = cut(re2 + f32(im2_sign) * im2 + cr)
+            zr = cut(re2 + f32(im2_sign) * (zi * zi if first == "im" else im2) + cr)
             counts[idx] += 1
     return counts.reshape(shape)
 

@@ -19,6 +19,7 @@ from helpers.exercises.common import Output
 from helpers.exercises.coverage import Grid, Words, coverage, crossed_block, crossed_index
 from helpers.exercises.escape import escape_counts, pixel_grid
 from helpers.exercises.hidden import awkward, pick
+from helpers.exercises.julia_models import count_mistakes, wrong_loops
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import observe, written_by_two, written_twice
 from helpers.exercises.verdict import matches
@@ -112,38 +113,8 @@ def _wrong_answers(case, ref):
            "repeats the first's", "z_re = x_min + x*dx, with x = blockIdx.x * blockDim.x + "
            "threadIdx.x, the pixel's column")
     yield from _wrong_steps(case)
-    step = "z_re = z_re*z_re - z_im*z_im + c_re and z_im = 2*z_re*z_im + c_im, from the old values"
-    for change, problem, hint in (
-            (dict(twice=1), "z_im's update lacks the factor 2 (z_im = z_re*z_im + c_im)", step),
-            (dict(im2_sign=1), "z_re's update adds z_im*z_im where it subtracts it", step),
-            (dict(bound=2), "the loop stops at |z|^2 > 2: |z| > 2 is |z|^2 > 4",
-             "break once re2 + im2 > 4.0f"),
-            (dict(bound=16), "the loop stops at |z| > 4 (|z|^2 > 16): the escape radius is 2",
-             "break once re2 + im2 > 4.0f, that is |z| > 2 (no sqrtf needed)"),
-            (dict(box=True), "the loop stops once z_re or z_im alone passes 2 (a square): "
-             "|z| > 2 is the circle re2 + im2 > 4, and z can leave it with both parts below 2",
-             "break once re2 + im2 > 4.0f, the square of |z| against 2 * 2")):
-        yield escape_counts(re, im, c_re, c_im, max_iter, **change), problem, hint
-    yield from _count_mistakes(ref, width, height, max_iter)
-
-
-def _count_mistakes(ref, width, height, max_iter):
-    """Images of the right counts stored transposed, or counted one step off."""
-    yield (ref.T.reshape(height, width), "the pixels are stored transposed (iters[x*height + y])",
-           "the image is row-major like a NumPy array of shape (height, width): store pixel (x, "
-           "y) at iters[y*width + x]")
-    inside = ref == max_iter
-    yield (np.where(inside, max_iter + 1, ref),
-           "pixels that never escape hold max_iter + 1: the loop runs one step too many",
-           "loop while n < max_iter (not <=), so that the count stops at max_iter")
-    yield (np.where(inside, ref, ref + 1), "escaping pixels count one step too many (off by one)",
-           "n starts at 0, test |z|^2 > 4 BEFORE taking a step, and count only the steps taken")
-    yield (ref + 1, "every pixel counts one more than the steps taken, those that never escape "
-           "too (max_iter + 1): n starts at 1, or is counted in the loop's test (n++ < max_iter "
-           "counts the test that ends the loop as well)", "n starts at 0 and counts only the "
-           "steps taken: while (n < max_iter && ...) { one step; n++; }, no ++ in the test")
-    yield (np.where(inside, ref, ref - 1), "escaping pixels count one step too few (off by one)",
-           "count every step taken, including the one after which |z|^2 > 4 is seen")
+    yield from wrong_loops(re, im, c_re, c_im, max_iter)
+    yield from count_mistakes(ref, width, height, max_iter)
 
 
 def _wrong_steps(case):

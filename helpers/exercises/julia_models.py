@@ -1,0 +1,53 @@
+"""The NumPy models of notebook 03's Julia kernel (``cuda_src/exercises/julia.cu``) that
+``helpers.exercises.julia`` compares a kernel's escape counts with: loops that step or stop wrongly,
+and the right counts stored or counted wrongly, each with its verdict."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers.exercises.escape import escape_counts
+
+OLD = ("both new parts from the OLD z_re and z_im: z_im = 2.0f * z_re * z_im + c_im first (it "
+       "needs the old z_re), then z_re = re2 - im2 + c_re (re2 and im2 hold the old squares)")
+
+
+def wrong_loops(re, im, c_re, c_im, max_iter):
+    """(counts, problem, hint) of loops whose step or escape test is wrong, z starting right."""
+    yield (escape_counts(re, im, c_re, c_im, max_iter, first="re"), "z_im was computed from the "
+           "NEW z_re: z_re was updated first, then z_im = 2.0f * z_re * z_im + c_im used it, so "
+           "the step is not z*z + c", OLD)
+    yield (escape_counts(re, im, c_re, c_im, max_iter, first="im"), "z_re was computed from the "
+           "NEW z_im: z_im was updated first, then z_re = z_re*z_re - z_im*z_im + c_re used it, "
+           "so the step is not z*z + c", OLD)
+    step = "z_re = z_re*z_re - z_im*z_im + c_re and z_im = 2*z_re*z_im + c_im, from the old values"
+    for change, problem, hint in (
+            (dict(twice=1), "z_im's update lacks the factor 2 (z_im = z_re*z_im + c_im)", step),
+            (dict(im2_sign=1), "z_re's update adds z_im*z_im where it subtracts it", step),
+            (dict(bound=2), "the loop stops at |z|^2 > 2: |z| > 2 is |z|^2 > 4",
+             "break once re2 + im2 > 4.0f"),
+            (dict(bound=16), "the loop stops at |z| > 4 (|z|^2 > 16): the escape radius is 2",
+             "break once re2 + im2 > 4.0f, that is |z| > 2 (no sqrtf needed)"),
+            (dict(box=True), "the loop stops once z_re or z_im alone passes 2 (a square): "
+             "|z| > 2 is the circle re2 + im2 > 4, and z can leave it with both parts below 2",
+             "break once re2 + im2 > 4.0f, the square of |z| against 2 * 2")):
+        yield escape_counts(re, im, c_re, c_im, max_iter, **change), problem, hint
+
+
+def count_mistakes(ref, width, height, max_iter):
+    """Images of the right counts stored transposed, or counted one step off."""
+    yield (ref.T.reshape(height, width), "the pixels are stored transposed (iters[x*height + y])",
+           "the image is row-major like a NumPy array of shape (height, width): store pixel (x, "
+           "y) at iters[y*width + x]")
+    inside = ref == max_iter
+    yield (np.where(inside, max_iter + 1, ref),
+           "pixels that never escape hold max_iter + 1: the loop runs one step too many",
+           "loop while n < max_iter (not <=), so that the count stops at max_iter")
+    yield (np.where(inside, ref, ref + 1), "escaping pixels count one step too many (off by one)",
+           "n starts at 0, test |z|^2 > 4 BEFORE taking a step, and count only the steps taken")
+    yield (ref + 1, "every pixel counts one more than the steps taken, those that never escape "
+           "too (max_iter + 1): n starts at 1, or is counted in the loop's test (n++ < max_iter "
+           "counts the test that ends the loop as well)", "n starts at 0 and counts only the "
+           "steps taken: while (n < max_iter && ...) { one step; n++; }, no ++ in the test")
+    yield (np.where(inside, ref, ref - 1), "escaping pixels count one step too few (off by one)",
+           "count every step taken, including the one after which |z|^2 > 4 is seen")
