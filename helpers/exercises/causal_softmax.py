@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises import near
-from helpers.exercises.causal_softmax_models import (_exps, _near, _shfl_down_max, _shfl_down_sums,
-                                                     _shifted, max_of_row_0, rows_of_warps,
-                                                     softmax, visible)
+from helpers.exercises.causal_softmax_models import (
+    _exps, _lanes_own_max, _near, _shfl_down_max, _shfl_down_sums, _shifted, max_of_first_columns, max_of_row_0,
+    rows_of_warps, softmax, visible)
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -82,15 +82,6 @@ def _observed(kernels, case):
                          "row", items="columns", refine=_refine)
 
 
-def _lanes_own_max(x):
-    """What each lane subtracting only its own visible columns' max gives."""
-    seen = np.where(visible(*x.shape), x.astype(np.float64), -np.inf)
-    shift = np.empty(x.shape)
-    for lane in range(min(32, x.shape[1])):
-        shift[:, lane::32] = seen[:, lane::32].max(axis=1, keepdims=True)
-    return softmax(x, shift=shift)
-
-
 def _sum_slips(x, got):
     """The mistakes whose rows do not add up to 1, each named by a model of what it computes."""
     e, rows = _exps(x), np.arange(x.shape[0])
@@ -124,6 +115,7 @@ def _max_slips(x, got, bad, kernels):
                "start the max below every score: float m = -INFINITY, then fmaxf over columns 0 "
                "to last")
     if bad and bad <= set(late(x.shape[0])):
+        yield from max_of_first_columns(x, got, kernels)
         yield ("NaN or inf in exactly the rows whose largest scores lie past column 31: the max "
                "did not reach those columns, and their exp(x - m) overflowed a float",
                "each lane takes the max of all its columns, 32 apart up to the last: for (int c "

@@ -75,6 +75,15 @@ def _shfl_down_max(x):
     return part[:, np.arange(x.shape[1]) % 32]
 
 
+def _lanes_own_max(x):
+    """What each lane subtracting only its own visible columns' max gives."""
+    seen = np.where(visible(*x.shape), x.astype(np.float64), -np.inf)
+    shift = np.empty(x.shape)
+    for lane in range(min(32, x.shape[1])):
+        shift[:, lane::32] = seen[:, lane::32].max(axis=1, keepdims=True)
+    return softmax(x, shift=shift)
+
+
 def max_of_row_0(x, got, kernels):
     """The max's loop reading x[c], the first row, where in[c] (the row's own) belongs: each
     row's m the max of row 0's columns 0 to last (which changes only how the exps underflow), and
@@ -136,3 +145,43 @@ def _spans(ys):
     """Sorted row numbers as spans: 0 to 19, 23, 25, 26."""
     parts = np.split(ys, np.flatnonzero(np.diff(ys) != 1) + 1)
     return ", ".join(f"{p[0]} to {p[-1]}" if p.size > 2 else ", ".join(map(str, p)) for p in parts)
+
+
+def max_of_first_columns(x, got, kernels):
+    """The max's loop reading in[lane], the lane's first column, every time round, where in[c]
+    belongs: m the max of columns 0 to min(31, last), one a lane (NaN or inf where the row's
+    largest scores lie past column 31), and on the simulator a lane's loads at one line of the
+    loop all of its first column."""
+    last = np.minimum(np.arange(x.shape[0]), x.shape[1] - 1)
+    seen = visible(*x.shape) & (np.arange(x.shape[1]) < 32)
+    m = np.where(seen, x.astype(np.float64), -np.inf).max(axis=1)
+    if (last >= 32).any() and any(np.allclose(got, _shifted(x, m, flush), rtol=4e-3, atol=1e-4,
+                                              equal_nan=True) for flush in (False, True)) \
+            and _loop_kept_to_first_column(kernels):
+        yield ("each lane's max came from one column: the max's loop read in[lane], the lane's "
+               "first column, every time round, so m missed the columns past 31 and exp(x - m) "
+               "overflowed a float in the rows whose largest scores lie there",
+               "read the loop's column, in[c], not in[lane]: m = fmaxf(m, __half2float(in[c]))")
+
+
+def _loop_kept_to_first_column(kernels, rows=40, cols=40) -> bool:
+    """Whether, in a launch on the simulator of ``rows`` rows, one warp a block, some lane loaded
+    its row's first column (column lane) twice or more at one line, and nothing else there."""
+    from helpers.exercises.common import Input, Output
+    from helpers.exercises.kernel import Launch
+    from helpers.exercises.microscope import observe
+
+    x = np.random.default_rng(6).standard_normal((rows, cols)).astype(np.float16)
+    seen = observe(kernels, Launch((Input(x), Output((rows, cols), np.float16), np.int32(rows),
+                                    np.int32(cols)), block=(32, 1, 1), grid=(rows, 1)),
+                   key="lanes' columns", racecheck=False, accesses=8192)
+    kept = seen.accesses
+    if seen.error is not None or kept is None:
+        return False
+    loads = kept[~kept["write"] & ~kept["shared"] & ~np.isin(kept["array"],
+                                                                kept["array"][kept["write"]])]
+    first = loads["index"] == loads["block"] * cols + loads["lane"]
+    groups = {}
+    for key, own in zip(zip(loads["block"], loads["lane"], loads["line"]), first):
+        groups.setdefault(key, []).append(bool(own))
+    return any(len(own) > 1 and all(own) for own in groups.values())

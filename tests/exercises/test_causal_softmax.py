@@ -130,6 +130,13 @@ WRONG = [
     ("max_of_the_first_32_columns", variant(KERNEL, (MAX, "    float m = warp_max(lane <= last ? "
                                                          "__half2float(in[lane]) : -INFINITY);\n")),
      ["rows whose largest scores lie past column 31", "c += 32) m = fmaxf(m, ...)"]),
+    # blind audit V7: the max's loop read in[lane], the lane's first column, every time round
+    # (was 'NaN or inf in exactly the rows whose largest scores lie past column 31 ... Hint: ...
+    # for (int c = lane; c <= last; c += 32) m = fmaxf(m, ...); then m = warp_max(m)')
+    ("max_reads_the_lane_s_first_column", variant(KERNEL, ("m = fmaxf(m, __half2float(in[c]));",
+                                                           "m = fmaxf(m, __half2float(in[lane]));")),
+     ["the max's loop read in[lane], the lane's first column, every time round",
+      "m = fmaxf(m, __half2float(in[c]))"]),
 ]
 
 # Right, though not as the solution does it: the warp's max with __shfl_down_sync, then lane 0's
