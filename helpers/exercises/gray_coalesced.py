@@ -79,7 +79,7 @@ def _mistakes(case, run):
     if out.past.tolist() == [n]:
         yield ("gray[n] was written, one pixel past the end: the bounds guard is off by one",
                "the last pixel is width * height - 1: return when t >= width * height")
-    yield from _past_splits(case, out.past, missing)
+    yield from _past_splits(case, out.past, missing, run.launch.args[1].guard)
     if out.past.size and missing.size:  # a missing guard leaves no pixel of the image out
         yield (f"threads with a pixel (t < width * height) wrote past the end of gray (as far "
                f"as gray[{int(out.past.max())}]; it has {n} pixels), and {missing.size} pixels "
@@ -133,22 +133,54 @@ SPLITS = [  # (thread t's (x, y), what it got wrong, the hint), t < width * heig
      "went one row down, the last row's past the end, and row 0 past its first pixel was never "
      "written", "y = t / width in integer division, which rounds down: / on two ints drops the "
      "fraction, which is the row (x = t % width, what is left over, the column)"),
+    (lambda t, width, height, block: (t % width, t // height),
+     "y = t / height: a row holds width pixels, so t / height counted rows of height pixels and "
+     "ran past the last row (y = height - 1) where the image is wider than tall",
+     "the row is t / width, not t / height: x = t % width, y = t / width"),
 ]
 
 
-def _past_splits(case, past, missing):
+def _past_splits(case, past, missing, guard):
     """A split of t into (x, y) (``SPLITS``) that sends pixels of threads t < width * height
-    past the end: the pixels written past the end and those never written are those of i = y *
-    width + x for every such t, so the guard on t is right and the split wrong."""
+    past the end: the pixels written past the end (those of the ``guard`` after it, which the
+    launch can see) and those never written are those of i = y * width + x for every such t, so
+    the guard on t is right and the split wrong."""
     width, height, block = case[:3]
     t = np.arange(width * height)
     for split, problem, hint in SPLITS:
         x, y = split(t, width, height, block)
         i = (y * width + x).astype(int)
-        if past.size and set(past.tolist()) == set(i[i >= t.size].tolist()) and \
+        seen = i[(i >= t.size) & (i < t.size + guard)]
+        if past.size and set(past.tolist()) == set(seen.tolist()) and \
                 set(missing.tolist()) == set(range(t.size)) - set(i.tolist()):
             yield (f"threads with a pixel (t < width * height) wrote past the end of gray (as "
                    f"far as gray[{int(past.max())}]): {problem}", hint)
+
+
+def _refine(failure):
+    """A read of rgb past its end by thread t < width * height (the crash's fields: the block,
+    the thread, the byte read) at pixel i = y * width + x of a split in ``SPLITS``: the guard
+    let it through, and its split of t sent it outside the image."""
+    err, launch = failure.error, failure.launch
+    if failure.kind != "out of bounds" or getattr(err, "is_write", None) is not False or \
+            launch is None or err.block is None or err.thread is None:
+        return
+    spec, (width, height) = launch.args[0], (int(a) for a in launch.args[2:4])
+    block = launch.block[0]
+    byte = (err.offset or 0) - spec.before * spec.values.itemsize
+    t = np.array([err.block[0] * block + err.thread[0]])
+    if err.allocation is None or err.allocation[1] != spec.host().nbytes or \
+            t[0] >= width * height:
+        return
+    for split, problem, hint in SPLITS:
+        x, y = split(t, width, height, block)
+        i = int((y * width + x)[0])
+        if i >= width * height and byte // 3 == i:
+            yield (f"thread t = {t[0]} (below width * height = {width * height}: the guard let "
+                   f"it through) read rgb[{byte}], past the end of the image's "
+                   f"{3 * width * height} bytes, at pixel i = y * width + x = {i} (x = {x[0]}, "
+                   f"y = {y[0]}): {problem}", hint)
+            return
 
 
 ROWS = (100, 37, 128)
@@ -224,7 +256,7 @@ EXERCISE = KernelExercise(
     signature="const unsigned char *rgb, unsigned char *gray, int width, int height",
     cases=CASES, draw=_draw, launch=_launch, mistakes=_mistakes, fast=_fast,
     where=lambda c: f"{c[0]} x {c[1]} image, block = ({c[2]}, 1, 1), grid = {_grid(c)}",
-    crash_hint=GUARD_HINT + "; and take x = t % width, y = t / width: another split of t can "
+    refine=_refine, crash_hint=GUARD_HINT + "; and take x = t % width, y = t / width: another split of t can "
     "land outside the image", simulated="runs the race check and the trace", observed=_observed,
     observed_as="race-checked",
     success=f"every pixel's grey value is NumPy's on {len(CASES) - 1} images (a pixel a thread, "

@@ -57,8 +57,13 @@ WRONG = {
     "y_rounded_up": ([(Y, "int y = (t + width - 1) / width;")],
                      ["threads with a pixel (t < width * height) wrote past the end",
                       "y = t / width was rounded up", "Hint: y = t / width in integer division"]),
+    # blind audit V14: y = t / height, the stub's divisor kept (was 'the kernel crashed: ... a
+    # read of rgb ... 58 bytes past the end ... Hint: the grid is rounded up to whole blocks: ...
+    # another split of t can land outside the image'), named from the crash's fields
     "y_divided_by_height": ([(Y, "int y = t / height;")],
-                            ["the kernel crashed", "another split of t"]),
+                            ["thread t = 126 (below width * height = 315: the guard let it "
+                             "through) read rgb[2538]", "y = t / height: a row holds width pixels",
+                             "Hint: the row is t / width, not t / height"]),
     # audit E (E17): a block a row assumed, told from the pixels written on a case whose block is
     # longer than a row; blockIdx.x left out writes the same pixels on the first case, not there
     "a_block_a_row": ([(X, "int x = threadIdx.x;"), (Y, "int y = blockIdx.x;")],
@@ -118,6 +123,17 @@ def test_the_stub_fails_writing_past_the_end(capsys):
 def test_a_known_mistake_fails_with_its_hint(name, kernels, capsys):
     verdict, out = run_checker(kernels[name], capsys)
     assert_mistake_named(verdict, out, name, WRONG[name][1])
+
+
+def test_y_divided_by_height_is_named_from_the_pixels_written(kernels, capsys, monkeypatch):
+    """Where y = t / height reads and writes inside the spare room after the arrays (a 7 x 3
+    image, as on a GPU, which need not crash), the pixels written past the end name it."""
+    monkeypatch.setattr(checker.EXERCISE, "cases", [(7, 3, 64)])
+    verdict, out = run_checker(kernels["y_divided_by_height"], capsys)
+    assert_mistake_named(verdict, out, "y_divided_by_height",
+                         ["threads with a pixel (t < width * height) wrote past the end of gray",
+                          "y = t / height: a row holds width pixels",
+                          "Hint: the row is t / width, not t / height"])
 
 
 @pytest.mark.parametrize("name", sorted(RIGHT))
