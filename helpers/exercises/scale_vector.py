@@ -83,6 +83,7 @@ def _mistakes(case, run):
     if np.array_equal(run.out.runs[-1], np.full(n, ALPHA * FILL)):
         yield ("y[i] holds alpha * y[i]: y was read where x belongs (filled with -7 before a "
                "second launch, y came out alpha * -7 everywhere)", "y[i] = alpha * x[i]")
+    yield from _multiplied_into(run.out.runs, want)
     if unwritten.all():
         yield ("nothing was written: y still holds the NaN it was filled with",
                "each thread should store its result with y[i] = ...")
@@ -122,6 +123,15 @@ def _mistakes(case, run):
     yield Wrong(f"{int((~right).sum())} of {n} elements are wrong (the first is y[{first}] = "
                 f"{got[first]}, expected {want[first]})",
                 "every thread should compute y[i] = alpha * x[i] for its own i", "y", first)
+
+
+def _multiplied_into(runs, want):
+    """y the right product times what y held before (its fill, -7 in the second launch): the
+    store multiplied into y, y[i] *= alpha * x[i], where it sets it."""
+    if len(runs) > 1 and np.allclose(runs[-1], FILL * want, rtol=1e-5, atol=0):
+        yield ("y was multiplied into (y[i] *= alpha * x[i]): filled with -7 before a second "
+               "launch, y came out -7 * alpha * x[i], the product times what y held",
+               "y is written, not updated: y[i] = alpha * x[i]")
 
 
 def _block_stride(race, block):

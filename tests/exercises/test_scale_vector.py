@@ -115,6 +115,11 @@ WRONG = [
      variant(KERNEL, ("i < n", "i < n - 1")),
      ["y[n - 1] (y[999]) alone was never written", "the guard stops one short",
       "Hint: the last element is y[n - 1]", "guard with if (i < n)"]),
+    # blind audit W10 (was 'values wrong everywhere ... Hint: check alpha: y[i] = alpha * x[i]')
+    ("y_multiplied_into",
+     variant(KERNEL, ("y[i] = alpha * x[i];", "y[i] *= alpha * x[i];")),
+     ["y was multiplied into (y[i] *= alpha * x[i])", "-7 * alpha * x[i]",
+      "Hint: y is written, not updated: y[i] = alpha * x[i]"]),
     ("product_cast_to_int",
      variant(KERNEL, ("alpha * x[i]", "(int)(alpha * x[i])")),
      ["y holds whole numbers", "keep the product a float"]),
