@@ -27,6 +27,7 @@ CASES = [(128, 7), (32, 13), (256, 3), (8, 3, "observe")]
 INDEX_HINT = ("i = blockIdx.x * blockDim.x + threadIdx.x (the block's first element, plus the "
               "thread's place in it)")
 
+STEP_HINT = "the block's size is blockDim.x, not a number: i = blockIdx.x * blockDim.x + threadIdx.x"
 NO_GUARD = "; every thread has an element here, so no guard"
 # Index mistakes: (i from block b and thread t, given block size and blocks; problem; hint)
 INDEXES = [
@@ -62,6 +63,10 @@ INDEXES = [
      "blockDim.x threads", INDEX_HINT),
     (lambda b, t, size, blocks: b * 256 + t,
      "the index takes 256 for blockDim.x, but the blocks are not all 256 threads", INDEX_HINT),
+    (lambda b, t, size, blocks: b * 1024 + t,
+     "the index stepped 1024 elements from one block to the next (blockIdx.x * 1024, the "
+     "largest block), but a block has blockDim.x threads: the elements between one block's and "
+     "the next's got no thread, and the later blocks' went past the end", STEP_HINT),
 ]
 # Value mistakes: (out from a, b and the block size; problem; hint)
 VALUES = [(lambda a, b, size: a, "out equals a: b[i] is not used", "out[i] = a[i] * b[i]"),
@@ -131,6 +136,12 @@ def stored_at_thread(got, unwritten, want, size, name):
                f"store at the global index, {name}[i], where the result belongs")
 
 
+def _seen(model, size, n):
+    """The elements of ``model`` that the checker's buffers show: a block's room before out and
+    the 256 a block after it (past them a GPU writes somewhere unseen)."""
+    return model[(model >= -size) & (model < n + 256 * (n // size))]
+
+
 def _mistakes(case, run):
     """The mistakes a launched kernel's output shows, in order (nothing when it is right)."""
     size, blocks = case
@@ -140,7 +151,7 @@ def _mistakes(case, run):
     yield from stored_at_thread(got, ~written, a * b, size, "out")
     for index, problem, hint in INDEXES:
         if (blocks > 1 and not np.array_equal(np.flatnonzero(written), np.arange(n))
-                and np.array_equal(every, written_by(index, size, blocks))):
+                and np.array_equal(every, _seen(written_by(index, size, blocks), size, n))):
             yield problem, hint
     if run.out.ahead.size:
         first = run.out.ahead[0]
@@ -187,6 +198,12 @@ def _refine(failure):
             or not failure.block or not err.block or not err.thread):
         return
     size, b, t = failure.block[0], err.block[0], err.thread[0]
+    step = (err.offset // 4 - size - t) // b if b else 0
+    if b and step in (512, 1024) and step != size and err.offset // 4 - size == b * step + t:
+        yield (f"the kernel crashed: thread {t} of block {b} reached element {b * step + t} = "
+               f"{b} * {step} + {t}, past the end: the "
+               f"index stepped {step} elements from one block to the next (blockIdx.x * {step}), "
+               f"but a block has blockDim.x = {size} threads", STEP_HINT)
     if b and t and err.offset // 4 - size == b * size * t:
         yield (f"thread {t} of block {b} reached element {b * size * t} = {b} * {size} * {t}: "
                "the index multiplied the block's first element, blockIdx.x * blockDim.x, by "

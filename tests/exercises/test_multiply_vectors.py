@@ -56,6 +56,12 @@ WRONG = {
     "blocks_a_warp_apart": ((INDEX, "blockIdx.x * warpSize + threadIdx.x"),
                             "the blocks' elements overlap and the last ones got no thread",
                             "blockIdx.x * warpSize + threadIdx.x"),
+    # blind audit W5 (was 'the kernel crashed: block (3, 0, 0), thread (0, 0, 0): a read ... past
+    # the end of a 11264-byte allocation ... Hint: i = blockIdx.x * blockDim.x + threadIdx.x ...')
+    "block_of_1024": ((INDEX, "blockIdx.x * 1024 + threadIdx.x"), "the kernel crashed: thread 0 "
+                      "of block 3 reached element 3072 = 3 * 1024 + 0", "stepped 1024 elements",
+                      "blockDim.x = 128 threads", "Hint: the block's size is blockDim.x, not a "
+                      "number: i = blockIdx.x * blockDim.x + threadIdx.x"),
     "block_of_256": ((INDEX, "blockIdx.x * 256 + threadIdx.x"), "the index takes 256"),
     "b_not_used": ((STORE, "out[i] = a[i];"), "out equals a"),
     "a_squared": ((STORE, "out[i] = a[i] * a[i];"), "out = a * a"),
@@ -115,7 +121,8 @@ def test_the_stub_as_shipped_is_not_yet_right(capsys):
 
 
 # reads far past a: a crash on the simulator, an illegal address on a GPU
-SIMULATOR_ONLY = {"thread_place_multiplied": "reads past the end of a"}
+SIMULATOR_ONLY = {"thread_place_multiplied": "reads past the end of a",
+                  "block_of_1024": "reads past the end of a"}
 
 
 @pytest.mark.parametrize("name", simulator_only(list(WRONG), SIMULATOR_ONLY))
