@@ -170,7 +170,8 @@ def _mistakes(case, run):
         yield ("nothing was written: out still holds the NaN it was filled with",
                "each thread should store its result with out[row * cols + col] = ...")
     yield from _outside_into_0(got, right, case, padded)
-    yield from reached(right, case, WORDS, what="right")
+    if (right | unwritten).all():   # a wrong index's elements hold right values or none
+        yield from reached(right, case, WORDS, what="right")
     yield from _mix_ups(got, case, padded)
     # Only guarding the flat index (i < rows * cols): threads with col >= cols wrap into the
     # start of the next row.
@@ -253,6 +254,10 @@ def _mix_ups(got, case, padded):
             (c % case.block[0], r, "col_scale[threadIdx.x] + row_offset[row]: threadIdx.x is "
              "the column within a block", "col_scale has one entry per column of the matrix: "
              "index it with col, blockIdx.x * blockDim.x + threadIdx.x"),
+            (c, r % case.block[1], "col_scale[col] + row_offset[threadIdx.y]: threadIdx.y is "
+             "the row within a block, so every block of rows added the first block's offsets",
+             "row_offset has one entry per row of the matrix: index it with row, "
+             "row_offset[row]"),
             (c, (r * cols + c) // rows, "col_scale[col] + row_offset[i / rows]: with i = row * "
              "cols + col, i / rows is not the row", "row_offset has one entry per row: index it "
              "with row (a row is cols elements long, so i / cols is the row; i / rows is not)")):
