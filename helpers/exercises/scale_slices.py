@@ -159,7 +159,8 @@ def _written_with_z_from(case, axis):
 def _z_step_mistakes(case, written):
     """z stepping by blockDim.x, blockDim.y or gridDim.z (the number of blocks, not their depth)
     from one block to the next, or z = threadIdx.z * blockDim.z + blockIdx.z (the block's and the
-    thread's roles swapped): whole slices written, the ones such a z reaches."""
+    thread's roles swapped): whole slices written, the ones such a z reaches; then x's and y's
+    steps (``_xy_step_mistakes``)."""
     _, _, nz, block = case
     blocks, depth = np.arange(_grid(case)[2]), np.arange(block[2])
     for reached, why in (
@@ -175,6 +176,26 @@ def _z_step_mistakes(case, written):
                 slices[:, None, None], written.shape)):
             listed = ", ".join(map(str, np.flatnonzero(slices)))
             yield f"only slices z = {listed} were written: {why}", Z_HINT
+    yield from _xy_step_mistakes(case, written)
+
+
+def _xy_step_mistakes(case, written):
+    """x or y stepping by another side of the block (or the grid's number of blocks) from one
+    block to the next: whole columns or rows of every slice written, the ones such an x or y
+    reaches."""
+    grid, block = _grid(case), case[3]
+    for k, (axis, name) in enumerate((("x", "element"), ("y", "row"))):
+        side, places = case[k], np.arange(block[k])
+        for step, by in ((block[j], f"blockDim.{'xyz'[j]}") for j in range(3) if j != k):
+            reach = np.isin(np.arange(side), np.add.outer(np.arange(grid[k]) * step, places))
+            mask = reach[None, None, :] if axis == "x" else reach[None, :, None]
+            if step != block[k] and not reach.all() and np.array_equal(
+                    written, np.broadcast_to(mask, written.shape)):
+                listed = ", ".join(map(str, np.flatnonzero(reach)))
+                yield (f"only the {name}s {axis} = {listed} of each slice were written: {axis} "
+                       f"steps by {by} = {step} from one block to the next, where "
+                       f"blockDim.{axis} = {block[k]}, the block's own size along {axis}, "
+                       "belongs", f"{axis} = blockIdx.{axis} * blockDim.{axis} + threadIdx.{axis}")
 
 
 def _slices_as_compared(case, hit):

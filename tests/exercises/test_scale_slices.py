@@ -21,6 +21,10 @@ WRONG = {
     "z_of_the_thread": ([(Z, "int z = threadIdx.z;")], "only the first block's slices (z < 2)"),
     "z_steps_by_block_x": ([(Z, "int z = blockIdx.z * blockDim.x + threadIdx.z;")],
                            "only the first block's slices (z < 2) were written: z does not step"),
+    # blind audit W9 (was '195 of 455 elements were never written' and the index hint)
+    "y_steps_by_block_x": ([("int y = blockIdx.y * blockDim.y", "int y = blockIdx.y * blockDim.x")],
+                           "only the rows y = 0, 1, 2, 3 of each slice were written: y steps by "
+                           "blockDim.x = 8 from one block to the next, where blockDim.y = 4"),
     "z_steps_by_block_y": ([(Z, "int z = blockIdx.z * blockDim.y + threadIdx.z;")],
                            "only slices z = 0, 1, 4 were written: z steps by blockDim.y"),
     # blind audit F25 (was '91 of 455 elements were never written' and the index hint)
