@@ -105,6 +105,10 @@ def _word_mistakes(votes):
            "rounded to a float: votes was declared a float, which holds 24 bits of a number, so "
            "the 32-bit word lost its low bits before __popc counted them", "keep the ballot's "
            "word in an unsigned int: unsigned int votes = __ballot_sync(0xffffffff, above)")
+    yield (_popc(bits & np.uint32(0xFFFF)), "only lanes 0 to 15 were counted: the ballot's word "
+           "was kept in 16 bits (an unsigned short), which drops lanes 16 to 31's bits", "the "
+           "ballot is 32 bits, one a lane: keep it in an unsigned int, unsigned int votes = "
+           "__ballot_sync(0xffffffff, above)")
 
 
 def _index_mistakes(x, n, block):

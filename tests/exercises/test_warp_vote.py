@@ -29,6 +29,10 @@ WRONG = {
     # blind audit O13 (was 'counts[0] = 11, but 15 of x[0..31] are above 0.5' and the general hint)
     "ballot_in_a_float": ([("unsigned int votes = __ballot_sync", "float votes = __ballot_sync")],
                           {"problem": "rounded to a float", "hint": "unsigned int votes"}),
+    # blind audit W13 (was 'counts[0] = 6, but 15 of x[0..31] are above 0.5' and the general hint)
+    "ballot_in_16_bits": ([("unsigned int votes = __ballot_sync", "unsigned short votes = __ballot_sync")],
+                          {"problem": "only lanes 0 to 15 were counted",
+                           "hint": "the ballot is 32 bits, one a lane: keep it in an unsigned int"}),
     "no_ballot": ([(BALLOT, "unsigned int votes = above;")],
                   {"problem": "lane 0's own vote", "hint": "__ballot_sync(0xffffffff, above)"}),
     "at_least": ([(ABOVE, "bool above = i < n && x[i] >= threshold;")],
