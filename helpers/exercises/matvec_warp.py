@@ -176,6 +176,12 @@ def _mistakes(case, run):
     for model, problem, hint in _models(a.astype(np.float64), x.astype(np.float64)):
         if np.allclose(got, model, rtol=1e-4, atol=1e-4):
             yield problem, hint
+    last = _shfl_down_sum(_lane_sums(a.astype(np.float64), x.astype(np.float64)),
+                          (16, 8, 4, 2, 1), lane=31)
+    if np.allclose(got, last, rtol=1e-4, atol=1e-4):
+        yield ("lane 31 stored y[row]: after warp_sum's __shfl_down_sync steps lane 31 holds its "
+               "own sum only (doubled at each step: its source, past lane 31, gives its own v "
+               "back); the row's sum ends in lane 0", "lane 0 stores: if (lane == 0) y[row] = v")
     yield from near.misses("y", got, want, close=near.within(1e-4, 1e-4))
     r = int(np.argmax(~np.isclose(got, want, rtol=1e-4, atol=1e-4)))
     yield (f"y[{r}] = {got[r]:.6g}, NumPy's is {want[r]:.6g}", "lane l adds A[row * cols + c] * "
@@ -224,14 +230,14 @@ def _shfl_sync_sum(parts, offsets=(16, 8, 4, 2, 1)):
     return parts[:, 0]
 
 
-def _shfl_down_sum(parts, offsets, delta=lambda lanes, offset: offset):
-    """Lane 0's value after warp_sum's __shfl_down_sync steps through ``offsets`` (a lane whose
-    source is past 31 gets its own value back), each lane's delta ``delta(lanes, offset)``."""
+def _shfl_down_sum(parts, offsets, delta=lambda lanes, offset: offset, lane=0):
+    """Lane ``lane``'s value after warp_sum's __shfl_down_sync steps through ``offsets`` (a lane
+    whose source is past 31 gets its own value back), each lane's delta ``delta(lanes, offset)``."""
     lanes = np.arange(32)
     for offset in offsets:
         source = lanes + delta(lanes, offset)
         parts = parts + np.where(source < 32, parts[:, np.minimum(source, 31)], parts)
-    return parts[:, 0]
+    return parts[:, lane]
 
 
 def _in_an_int(a, x, got):

@@ -57,6 +57,10 @@ WRONG = {
                                                   "hint": "shuffle first, then halve"}),
     "shuffle_from_one_lane": ([("__shfl_down_sync", "__shfl_sync")],
                               {"problem": "__shfl_sync", "hint": "__shfl_down_sync"}),
+    # blind audit W4 (was 'y[0] = 14.6952, NumPy's is 8.60949' and the plan)
+    "the_last_lane_stores": ([("if (lane == 0)", "if (lane == 31)")],
+                             {"problem": "lane 31 stored y[row]",
+                              "hint": "if (lane == 0) y[row] = v"}),
     "every_lane_stores": ([("    if (lane == 0)\n        y[row] = v;", "    y[row] = v;")],
                           {"problem": "data race on y[", "hint": "lane 0 alone"}),
     "row_ignores_the_block": ([("blockIdx.x * blockDim.y + threadIdx.y;", "threadIdx.y;")],
