@@ -41,7 +41,8 @@ def scores(rows, cols):
     return x.astype(np.float16)
 
 
-def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 2, 1), grown=True):
+def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 2, 1), grown=True,
+          l2_from="l"):
     """(m, l) of each row as the kernel computes them, in float64; ``loop`` and ``merge``: whether
     the running sum and the merged sums are rescaled to the new max (``loop="value"``: by
     exp(m - v), against the value; ``loop="ratio"``: by m / m_new, linearly; ``loop="term"``:
@@ -55,7 +56,7 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
     lane's old max, exp(m2 - m);
     ``merge="larger"``: the sum of the pair with the larger max kept, unscaled, the other
     dropped; ``merge="wrong way"``: both sums rescaled by exp(m_new - m) and exp(m_new - m2); ``m2_from``: what the partner's max is shuffled from ("l": its
-    sum); ``offsets``: the butterfly's (a lane whose partner is past the warp gets its own
+    sum); ``l2_from``: what the partner's sum is shuffled from ("m": its max); ``offsets``: the butterfly's (a lane whose partner is past the warp gets its own
     value back); ``grown``: whether a value that raises the max adds its exp (1) too."""
     x = x.astype(np.float64)
     ms, ls = np.full((x.shape[0], 32), -np.inf), np.zeros((x.shape[0], 32))
@@ -79,6 +80,7 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
         partner = np.arange(32) ^ offset
         partner = np.where(partner < 32, partner, np.arange(32))
         m2 = (ls if m2_from == "l" else ms)[:, partner]
+        l2 = (ms if l2_from == "m" else ls)[:, partner]
         new = np.maximum(ms, m2)
         with np.errstate(invalid="ignore"):
             own_test, their_test = (m2, ms) if merge == "swapped" else (ms, m2)
@@ -89,7 +91,7 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
             power = {"own max": ms - new, "own kept": m2 - ms}.get(merge, m2 - new)
             theirs = np.where(their_test == -np.inf, 0, np.exp(way * power)) if merge else 1
             ls = (np.where(m2 > ms, ls[:, partner], ls) if merge == "larger"
-                  else ls * own + ls[:, partner] * theirs)
+                  else ls * own + np.where(their_test == -np.inf, 0, l2 * theirs))
         ms = new
     return ms[:, 0], ls[:, 0]
 
@@ -250,6 +252,10 @@ _MODELS = (
      "exp against the max is at most 1",
      "the new term is exp(v - m_new), not exp(m_new - v): l = l * exp(m - m_new) + "
      "exp(v - m_new)"),
+    (None, dict(l2_from="m"),
+     "row_sum is wrong: in the merge the partner's sum l2 was shuffled from m, its max, "
+     "not from l: l2 = __shfl_xor_sync(0xffffffffu, m, offset)",
+     "l2 is the other lane's l: float l2 = __shfl_xor_sync(0xffffffffu, l, offset)"),
     (None, dict(merge="wrong way"),
      "row_sum is too large: the merge rescaled the lanes' sums the wrong way round, by "
      "exp(m_new - m) and exp(m_new - m2): the new max minus the old is 0 or more, so "

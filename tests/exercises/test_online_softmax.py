@@ -127,6 +127,10 @@ WRONG = [
     ("new_term_exponent_flipped", variant(KERNEL, (LOOP, LOOP.replace("__expf(v - m_new)", "__expf(m_new - v)"))),
      ["the loop's new term was exp(m_new - v), its exponent flipped",
       "Hint: the new term is exp(v - m_new), not exp(m_new - v)"]),
+    # blind audit W6 (was 'row_sum[0] = 144.146, expected 4.63908' with the definition of l)
+    ("l2_shuffled_from_m", variant(KERNEL, ("__shfl_xor_sync(0xffffffffu, l, offset)",
+                                            "__shfl_xor_sync(0xffffffffu, m, offset)")),
+     ["the partner's sum l2 was shuffled from m, its max", "Hint: l2 is the other lane's l"]),
     ("loop_rescaled_against_the_value", variant(KERNEL, (LOOP, LOOP.replace("__expf(m - m_new)", "__expf(m - v)"))),
      ["rescaled the running sum by exp(m - v), against the value", "l = l * exp(m - m_new)"]),
 ]
