@@ -89,6 +89,22 @@ def device_sum(k, calls, order):
     return summed
 
 
+class Sliced(np.ndarray):
+    """x as the learner's function gets it: a slice with float bounds (numpy's TypeError) is
+    refused with the bounds it was given; a slice's result is a plain array."""
+
+    def __getitem__(self, key):
+        bounds = (key.start, key.stop, key.step) if isinstance(key, slice) else ()
+        if any(isinstance(b, (float, np.floating)) for b in bounds):
+            shown = ":".join("" if b is None else repr(float(b) if isinstance(b, np.floating)
+                                                       else b) for b in bounds[:2])
+            raise Refused((f"x was sliced with float bounds, x[{shown}]: a slice's bounds are "
+                           "whole numbers, and / divides to a float, even where it comes out "
+                           "whole", "use // (integer division): lo = k * len(x) // n, hi = (k + 1) * len(x) // n"))
+        got = super().__getitem__(key)
+        return got.view(np.ndarray) if isinstance(got, np.ndarray) else got
+
+
 def _current_device():
     """The device whose context is current, or None."""
     from helpers.backend import drv
@@ -108,8 +124,8 @@ def _mistakes(fn, contexts, n):
     calls, order = [0] * len(contexts), []
     before = context_stack()
     raised, result = run_catching(
-        lambda: fn(x.copy(), list(contexts), [device_sum(k, calls, order)
-                                               for k in range(len(calls))]),
+        lambda: fn(x.copy().view(Sliced), list(contexts), [device_sum(k, calls, order)
+                                                            for k in range(len(calls))]),
         "replace the TODOs with your code", [(drv.Error, "a copy or a sum failed: " + USING_HINT)])
     after = context_stack(restore=before)
     if raised:

@@ -20,6 +20,11 @@ WRONG = {
                        "device 0's share alone", "every device's partial sum"),
     "tail_left_out": ([(BOUNDS, "lo, hi = k * (len(x) // n), (k + 1) * (len(x) // n)")],
                       "were in no share", "none left out"),
+    # blind audit W17 (was 'your function raised TypeError: slice indices must be integers or
+    # None ... Hint: read the message: it names the line of your function that failed')
+    "true_division_bounds": ([(BOUNDS, BOUNDS.replace("//", "/"))],
+                             "x was sliced with float bounds, x[0.0:",
+                             "use // (integer division): lo = k * len(x) // n"),
     "shares_overlap": ([(BOUNDS, BOUNDS + " + 1")], "some were summed twice", "x[lo:hi]"),
     "outside_the_context": ([("            share = gpuarray.to_gpu(x[lo:hi])\n            " + CALL,
                               "            share = gpuarray.to_gpu(x[lo:hi])\n        " + CALL)],
