@@ -29,6 +29,9 @@ BLOCK = 256
 CASES = [1000, 77, 3 * BLOCK, 5003]
 """n: a partial last block (race-checked), a block alone, whole blocks, many blocks."""
 JUNK = np.float32(1000.0)
+PROBE = (1000, BLOCK // 2)
+"""(n, threads a block) of the launch that tells a j counted across the grid from a len of 0
+or less past block 0 (``_block_0_alone``)."""
 MIRROR_HINT = ("element j of the block's output is its element len - 1 - j: out[start + j] = "
                "s[len - 1 - j], with len = min(BLOCK, n - start)")
 
@@ -156,15 +159,45 @@ def _block_mistakes(n, run):
                "store's index is j, without the block's start",
                "out[start + j] = s[len - 1 - j]")
     if n > BLOCK and unwritten[BLOCK:].all() and not unwritten[:BLOCK].any():
-        yield (f"only block 0 wrote its elements (out[{BLOCK}] onwards never written): in block b "
-               f"j ran from b * {BLOCK}, past len, so no thread of it loaded or stored",
-               "j is the thread's index in its block, 0 to BLOCK - 1: j = threadIdx.x")
+        yield from _block_0_alone(n, run)
     as_full = reference(x, lambda rest: BLOCK)
     if run.out.past.size and np.array_equal(got, np.where(np.isnan(as_full), JUNK, as_full)):
         yield (f"the last block, which has only {n % BLOCK or BLOCK} elements, ran as if it had "
                f"{BLOCK}, past the end of out (as far as out[{int(run.out.past.max())}]) and of in: "
                f"its len counts more than its n - start elements",
                "len = min(BLOCK, n - start), with start the block's first element")
+
+
+def _block_0_alone(n, run):
+    """Only block 0 wrote: j counted across the grid (j >= len past block 0), or len came out 0
+    or less past block 0 (len = min(BLOCK, n) - start). At BLOCK threads a block the two write
+    the same; a launch of PROBE[1] threads a block over PROBE[0] elements tells them apart (on
+    the same backend): j = blockIdx.x * blockDim.x + threadIdx.x runs 128 to 255 in block 1, below
+    its len, and it stores there; a len of 0 or less stores nothing past block 0."""
+    launched = EXERCISE.run(run.kernel, dataclasses.replace(_launch(PROBE[0]),
+                                                           block=(PROBE[1], 1, 1)))
+    try:
+        next(launched)
+        probe = None
+    except StopIteration as stop:
+        probe = stop.value
+    only = f"only block 0 wrote its elements (out[{BLOCK}] onwards never written)"
+    written = None if probe is None else np.flatnonzero(~probe.out.unwritten)
+    if written is not None and written.size and written.max() >= BLOCK:
+        yield (f"{only}: in block b j ran from b * {BLOCK}, past len, so no thread of it loaded "
+               "or stored", "j is the thread's index in its block, 0 to BLOCK - 1: j = threadIdx.x")
+    elif written is not None:
+        yield (f"{only}: len came out 0 or less in every block past 0, as len = min(BLOCK, n) - "
+               f"start gives (block 1's: min({BLOCK}, {n}) - {BLOCK} = {min(BLOCK, n) - BLOCK}), "
+               f"so none of their threads had j < len (with blocks of {PROBE[1]} threads, over "
+               f"n = {PROBE[0]}, block 1 stored nothing either, where a j counted across the "
+               f"grid stores out[{BLOCK + PROBE[1]} .. {2 * BLOCK - 1}])",
+               "a block's len is its own elements, n - start, capped at BLOCK: "
+               "len = min(BLOCK, n - start)")
+    else:
+        yield (f"{only}: no thread of a block past 0 had j < len, so none loaded or stored",
+               "j = threadIdx.x, the thread's index in its block, and len = min(BLOCK, n - "
+               "start), the block's own elements")
 
 
 def _mirrors_of_other_blocks(x, first):

@@ -56,6 +56,14 @@ WRONG = {
                                 ["data race on s[", "__syncthreads()"]),
     "j_global": ([("int j = threadIdx.x;", "int j = blockIdx.x * blockDim.x + threadIdx.x;")],
                  ["only block 0 wrote", "j = threadIdx.x"]),
+    # blind audit W7: len capped before the start is taken away, 0 or less past block 0 (was
+    # 'only block 0 wrote ...: in block b j ran from b * 256 ... Hint: ... j = threadIdx.x', j
+    # being right); told from j_global by a launch of 128-thread blocks
+    "len_capped_before_the_start": ([("int len = min(BLOCK, n - start);",
+                                      "int len = min(BLOCK, n) - start;")],
+                                    ["only block 0 wrote", "len came out 0 or less in every "
+                                     "block past 0", "Hint: a block's len is its own elements",
+                                     "len = min(BLOCK, n - start)"]),
     "start_steps_grid": ([("int start = blockIdx.x * BLOCK;", "int start = blockIdx.x * gridDim.x;")],
                          ["data race on out[", "start = blockIdx.x * BLOCK"]),
     "len_of_block_index": ([("int len = min(BLOCK, n - start);",
