@@ -53,10 +53,31 @@ def _launch(case, slack=64):
 
 
 def _refine(failure):
-    """Two blocks storing one element of y: they took the same chunks (the loop's step)."""
+    """Two blocks storing one element of y: they took the same chunks (the loop's step); an
+    index past the tile that is count - 1 - t with count = n - first, not capped at CHUNK."""
     if failure.between == "blocks" and failure.error.array == "y":
         yield ("two blocks reversed the same chunk: a block takes every gridDim.x-th chunk, so "
                "the loop steps over the other blocks' chunks: first += gridDim.x * CHUNK")
+    if failure.kind == "array bounds":
+        yield from _count_not_capped(failure)
+
+
+def _count_not_capped(failure):
+    """Thread t of block b indexed the tile at n - first - 1 - t >= CHUNK for one of the block's
+    chunks (its fields: the block, the thread, the element; n and the grid from the launch)."""
+    err, launch = failure.error, failure.launch
+    args = getattr(launch, "args", None)
+    element = err.element
+    if not args or element is None or element < CHUNK:
+        return
+    n, blocks = int(args[-1]), tuple(launch.grid)[0]
+    b, t = tuple(err.block or (0,))[0], tuple(err.thread or (0,))[0]
+    firsts = [f for f in range(b * CHUNK, n, blocks * CHUNK) if n - f - 1 - t == element]
+    if firsts:
+        yield (f"thread {t} of block {b} indexed tile[{element}], past its {CHUNK} entries: "
+               f"count - 1 - t with count = n - first = {n} - {firsts[0]}, the rest of the array, "
+               f"where a chunk has at most {CHUNK} elements (n = {n})",
+               "cap the chunk's count at the tile's size: count = min(CHUNK, n - first)")
 
 
 def planted_bug(kernels):

@@ -48,6 +48,12 @@ WRONG = {
     "mirrors_the_last_chunk_as_whole": ([(READ, "y[first + t] = tile[CHUNK - 1 - t];")],
                                         {"problem": "mirrored as if it had 256",
                                          "hint": "tile[count - 1 - t]"}),
+    # blind audit W8: count not capped at CHUNK (was 'the kernel failed on the simulator: ...
+    # (index 999) ... Hint: an array declared with a fixed size ... declare it as large as ...')
+    "count_not_capped": ([("int count = min(CHUNK, n - first);", "int count = n - first;")],
+                         {"problem": ["thread 0 of block 0 indexed tile[999], past its 256 entries",
+                                      "count = n - first = 1000 - 0"],
+                          "hint": "count = min(CHUNK, n - first)"}),
     # blind audit M18: two tiles picked by the chunk's parity, (first / CHUNK) % 2, which a block's
     # chunks keep with an even grid (was 'the planted bug is still there: with 2 blocks over 4
     # chunks the race check says: ...' and the planted bug's hint)
