@@ -80,9 +80,51 @@ def _observed(kernels, case):
                          "out[3*i + 2] = ...; no loop over all the pixels", items="pixels")
 
 
+SIGNED_HINT = ("the channels are unsigned char, 0 to 255, as rgb holds them: read them into "
+               "float (or unsigned char): float r = rgb[3 * i], g = rgb[3 * i + 1], "
+               "b = rgb[3 * i + 2]")
+
+
+def signed_tone(rgb):
+    """The sepia of channels read into a signed char (-128 to 127), as a GPU gives it: a sum
+    below 0 converts to unsigned char as 0 (its conversion saturates)."""
+    sums = rgb.view(np.int8).astype(np.float64) @ SEPIA.T
+    return np.clip(np.floor(sums + 0.5), 0, 255).astype(np.uint8)
+
+
+def _signed(rgb, got):
+    """Channels read as signed chars: the bytes 128 and more made negative (a GPU's output)."""
+    if (rgb >= 128).any() and near(got, signed_tone(rgb)) and not near(got, reference(rgb)):
+        yield ("bytes of 128 and more became negative: the channels were read into a char, "
+               "which holds -128 to 127, so 128 to 255 turned into -128 to -1 and the sums "
+               "came out too small (below 0 stored as 0)", SIGNED_HINT)
+
+
+def _refine(failure):
+    """A conversion that stopped on a negative sum (its fields: the value, the type, the thread)
+    which the thread's pixel gives with its channels read as signed chars."""
+    err, launch = failure.error, failure.launch
+    value, to_type = getattr(err, "value", None), getattr(err, "to_type", None) or ""
+    rgb = getattr(launch, "model", None)
+    if failure.kind != "conversion" or value is None or rgb is None or not getattr(
+            err, "thread", None) or not to_type.startswith("unsigned"):
+        return
+    x, y = (err.block[k] * launch.block[k] + err.thread[k] for k in range(2))
+    if not (y < rgb.shape[0] and x < rgb.shape[1] and rgb[y, x].max() >= 128):
+        return
+    sums = rgb[y, x].view(np.int8).astype(np.float64) @ SEPIA.T + 0.5
+    if np.isclose(sums, value, atol=1e-2).any():
+        yield (f"pixel (x = {x}, y = {y}) has channels {', '.join(map(str, rgb[y, x]))}, and its "
+               f"sepia sum came out {value:g}, which bytes 0 to 255 never give: the channels were "
+               "read into a char, which holds -128 to 127, so 128 to 255 turned into -128 to -1 "
+               f"(the conversion of {value:g} to {to_type} stopped the kernel on the simulator; "
+               "a GPU gives 0)", SIGNED_HINT)
+
+
 def _mistakes(case, run):
     yield from _and_or_width(case, run)
     yield from written_mistakes(run.out, case, WORDS, WILD_HINT, WILD_HINT)
+    yield from _signed(run.model, run.out.got)
     yield from _wrong_values(run.model, run.out.got)
 
 
@@ -290,7 +332,7 @@ EXERCISE = KernelExercise(
     stub="exercises/sepia.cu", kernel="sepia",
     signature="const unsigned char *rgb, unsigned char *out, int width, int height",
     cases=[*CASES, OBSERVED], draw=draw, launch=_launch, mistakes=_mistakes,
-    where=lambda c: c.where(),
+    where=lambda c: c.where(), refine=_refine,
     crash_hint="a thread went outside the image: " + WILD_HINT,
     simulated="runs the race check", observed=_observed, observed_as="race-checked",
     success="every pixel matches NumPy's sepia, rounded and clamped, for every size tried "

@@ -113,6 +113,11 @@ WRONG = {
                                 "every blue value below 255 turned into 255, the other channels"),
     "rounded_with_ceilf": (each_channel("fminf({c}2 + 0.5f, 255.0f)", "fminf(ceilf({c}2), 255.0f)"),
                            "ceilf rounds every fraction up"),
+    # blind audit W11: the channels read into a (signed) char (was 'the kernel crashed: a
+    # float-to-integer conversion ... Hint: a thread went outside the image ...'); the simulator
+    # stops at a negative sum's conversion, a GPU saturates it to 0 (the model signed_tone)
+    "channels_in_a_char": ([(READ, READ.replace("float r", "char r"))],
+                           "the channels were read into a char, which holds -128 to 127"),
     # every thread converts every pixel, the same values: right, but for the race check
     "every_thread_does_the_whole_loop": ([("    int i = y * width + x;\n",
                                            "    for (int i = 0; i < width * height; i++) {\n"),
@@ -226,3 +231,12 @@ def test_a_byte_never_written_is_named_before_runs_that_differ():
                  differs=True)
     problem, _ = next(written_mistakes(out, CASES[0], WORDS, WILD_HINT, WILD_HINT))
     assert problem.startswith("some pixels have only some of their three bytes written (blue")
+
+
+def test_channels_in_a_char_are_named_from_a_gpus_output():
+    """On a GPU the negative sums convert to 0: the output matches ``signed_tone``."""
+    from helpers.exercises import sepia
+    rgb = np.random.default_rng(3).integers(0, 256, (5, 7, 3), dtype=np.uint8)
+    problem, hint = next(sepia._signed(rgb, sepia.signed_tone(rgb)))
+    assert "read into a char, which holds -128 to 127" in problem
+    assert "float r = rgb[3 * i]" in hint
