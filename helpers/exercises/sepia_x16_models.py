@@ -50,6 +50,7 @@ def mistakes(rgb, got, n, junk):
     twice = flat[96 * np.arange(groups)[:, None] + np.arange(48)]
     by_component = loaded.reshape(groups, 12, 4)[:, BY_COMPONENT].reshape(groups, 48)
     yield from _four_bytes_a_pixel(loaded, mine)
+    yield from _uint4s_apart(flat, groups, mine)
     for model, problem, hint in (
             (_tone(twice), "thread t loaded uint4 6t, 6t + 1 and 6t + 2, not 3t to 3t + 2: "
              "src already points at thread t's first uint4, and src[3 * t] adds the 3t again",
@@ -145,3 +146,19 @@ def negative_sum(err):
            f"{err.thread[0]} of block {err.block[0]}), which bytes 0 to 255 with sepia's positive "
            f"weights never give, and its conversion to {to_type} stopped the kernel (a GPU gives "
            "0 there)", SIGNED_HINT)
+
+
+def _uint4s_apart(flat, groups, mine):
+    """(problem, hint) where each group is what thread t gives from uint4 src[0], src[k] and
+    src[2k], k = 2 to 4 (k = 4: the uint4 counted as 4 words), not src[0], src[1], src[2]; a
+    group's first 15 bytes (pixels 0 to 4) alike in both. ``flat``: the input and its junk."""
+    base = 48 * np.arange(groups)[:, None]
+    for k in (2, 3, 4):
+        picked = np.concatenate([flat[base + 16 * k * u + np.arange(16)] for u in range(3)], axis=1)
+        if sepia.near(mine, _tone(picked)) and not sepia.near(mine, _tone(flat[base + np.arange(48)])):
+            words = " (counting 32-bit words, 4 to a uint4, where src counts uint4)" * (k == 4)
+            yield (f"thread t took its three uint4 {k} apart, src[0], src[{k}] and src[{2 * k}]"
+                   f"{words}: only the first (bytes 0 to 15 of the group) was its own; the other two are "
+                   f"uint4 3t + {k} and 3t + {2 * k}, other groups' bytes",
+                   "src points at thread t's first uint4, and its group's 48 bytes are the "
+                   "three side by side: uint4 a = src[0], b = src[1], c = src[2]")

@@ -44,6 +44,16 @@ SATURATED = "return (unsigned int)fmaxf(fminf(wr * r + wg * g + wb * b + 0.5f, 2
 
 # name: (replacements in the solution, a piece of the expected verdict)
 WRONG = {
+    # blind audit W12 (was 'in every group of 48 elements of out, only the first 15 are right
+    # ... check the indices of the loads that feed them'): the three uint4 taken 4 apart
+    "uint4s_taken_4_apart": ([("uint4 a = src[0], b = src[1], c = src[2];",
+                               "uint4 a = src[0], b = src[4], c = src[8];")],
+                             "thread t took its three uint4 4 apart, src[0], src[4] and src[8] "
+                             "(counting 32-bit words"),
+    "uint4s_taken_2_apart": ([("uint4 a = src[0], b = src[1], c = src[2];",
+                               "uint4 a = src[0], b = src[2], c = src[4];")],
+                             "Hint: src points at thread t's first uint4, and its group's 48 bytes "
+                             "are the three side by side: uint4 a = src[0], b = src[1], c = src[2]"),
     # blind audit Q12 (was 'in every group of 48 elements of out, only the first 3 are right
     # ... check the indices of the loads that feed them')
     "pixels_read_4_bytes_apart": ([("byte_of(w, 3 * p), g = byte_of(w, 3 * p + 1), bl = "
