@@ -115,7 +115,7 @@ def _refine(failure):
     sums = rgb[y, x].view(np.int8).astype(np.float64) @ SEPIA.T + 0.5
     if np.isclose(sums, value, atol=1e-2).any():
         yield (f"pixel (x = {x}, y = {y}) has channels {', '.join(map(str, rgb[y, x]))}, and its "
-               f"sepia sum came out {value:g}, which bytes 0 to 255 never give: the channels were "
+               f"sepia value (its sum + 0.5f) came out {value:g}, which bytes 0 to 255 never give: the channels were "
                "read into a char, which holds -128 to 127, so 128 to 255 turned into -128 to -1 "
                f"(the conversion of {value:g} to {to_type} stopped the kernel on the simulator; "
                "a GPU gives 0)", SIGNED_HINT)
