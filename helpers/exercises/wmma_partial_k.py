@@ -66,8 +66,7 @@ def _refine(failure):
     between warps (each has tiles of its own: a warp that reads another's reads past its own,
     a leading dimension other than 16), and the shared tiles indexed past the block's warps."""
     if failure.kind == "array bounds":
-        yield ("As and Bs hold one tile for each warp of the block (4): index them with the warp's "
-               "number in its block, w = threadIdx.x / 32, not its number in the grid")
+        yield from _tile_bounds(failure)
     if failure.between == "warps" and failure.error.space == "shared":
         yield ("a warp reached into another warp's tiles in shared memory: each warp's are "
                "As[w] and Bs[w], 16 x 16, so load them with a leading dimension of 16: "
@@ -75,6 +74,26 @@ def _refine(failure):
     if failure.between == "lanes" and failure.error.hazard != "write-after-write":
         yield ("the next step stages its tiles while other lanes may still read this step's: a "
                "__syncwarp() at the end of the loop's body, after mma_sync")
+
+
+def _tile_bounds(failure):
+    """An index past a shared tile, from the error's fields: one of 16 to 31 into a row of 16
+    (``declared`` "__half [16]") is a staging loop that split i into rows of 32; one past the
+    block's warps (the first dimension, 4), in a block whose first warp is not warp 0 of the
+    grid, is the grid's warp number where the block's, w, belongs."""
+    err, warps = failure.error, (failure.block or (128,))[0] // 32
+    declared = (getattr(err, "declared", None) or "").replace(" ", "")
+    element = getattr(err, "element", None)
+    if declared.endswith("[16]") and declared.count("[") == 1 and element is not None and \
+            16 <= element < 32:
+        thread, block = err.thread[0], err.block[0]
+        yield (f"thread {thread} of block {block} (lane {thread % 32}) staged an element at "
+               f"column {element} of a tile's row, past its 16: the staging loop split i into "
+               "rows of 32 (col = i % 32 runs to 31), but a 16 x 16 tile's rows hold 16",
+               "the 256 elements of a tile go 16 to a row: int r = i / 16, col = i % 16")
+    elif getattr(err, "length", None) == warps and (getattr(err, "block", None) or (0,))[0] > 0:
+        yield (f"As and Bs hold one tile for each warp of the block ({warps}): index them with "
+               "the warp's number in its block, w = threadIdx.x / 32, not its number in the grid")
 
 
 STAGE = "stage A[tile_row * 16 + r][k0 + col] where k0 + col < K and B[k0 + r][tile_col * 16 + col] where k0 + r < K, else 0"

@@ -62,6 +62,11 @@ WRONG = [
      ["C is not A B", "leading dimension is 16"]),
     ("a_leading_dimension_32", variant(KERNEL, ("load_matrix_sync(fa, A, 16)", "load_matrix_sync(fa, A, 32)")),
      ["A was loaded with a leading dimension of 32", "load_matrix_sync(fa, A, 16)"]),
+    # blind audit W16: A's ld given as the tile's element count; only row 0 lies inside A, so the
+    # reads tell 241 from 256 no more (the verdict said 241 as if exact)
+    ("a_leading_dimension_256", variant(KERNEL, ("load_matrix_sync(fa, A, 16)", "load_matrix_sync(fa, A, 256)")),
+     ["A was loaded with a leading dimension of 241 or more", "all but the first past the end",
+      "load_matrix_sync(fa, A, 16)"]),
     ("c_leading_dimension_8", variant(KERNEL, ("store_matrix_sync(C, fc, 16,", "store_matrix_sync(C, fc, 8,")),
      ["C was stored with a leading dimension of 8", "C[136] to C[255] were never written",
       "store_matrix_sync(C, c, 16, wmma::mem_row_major)"]),
@@ -100,6 +105,7 @@ WRONG = [
 # read past A, and wmma calls with lanes missing, are undefined on a GPU.
 SIMULATOR_ONLY = {"accumulator_never_set": "a GPU's registers may hold the same in both launches",
                   "a_leading_dimension_32": "reads past the end of A",
+                  "a_leading_dimension_256": "reads past the end of A",
                   "lane_0_only": "calls the warp matrix functions with lanes missing",
                   "stored_at_c_plus_8_lane": "store_matrix_sync given a pointer that differs "
                                              "between lanes",
