@@ -91,6 +91,9 @@ WRONG = [
      ["B + tile_col * 16 * N + k", "B + tile_col * 16 * K + k"]),
     ("k_up_to_k", variant(KERNEL, ("k < K; k += 16", "k <= K; k += 16")),
      ["one step too many", "k < K"]),
+    # blind audit W14: the last step left out (was the catch-all 'C is not A B' and its checklist)
+    ("k_below_k_minus_16", variant(KERNEL, ("k < K; k += 16", "k < K - 16; k += 16")),
+     ["the loop over K stopped a step short", "K - 16 to K - 1", "for (int k = 0; k < K; k += 16)"]),
     ("c_tile_rows_k_apart", variant(KERNEL, ("C + tile_row * 16 * N", "C + tile_row * 16 * K")),
      ["a write of C", "C + tile_row * 16 * N + tile_col * 16"]),
     # audit 2: three lookalikes that got the catch-all 'C is not A B' or 'never written'
