@@ -161,6 +161,12 @@ def _indexed(a, b):
     yield (_phased(a, b, lambda p, t: p + t, lambda p, t: p * 32 + t), "A's tile starts at "
            "column phase, not phase * TILE_K: the phases' tiles of A overlap",
            "a_col = phase * TILE_K + tx")
+    for guarded in (lambda p, t: np.where(p * 32 + t < k, t, k), lambda p, t: t):
+        yield (_phased(a, b, guarded, lambda p, t: p * 32 + t), "every phase read A's first "
+               "TILE_K columns again: A's column in the load was tx, without the phase's offset, "
+               "so each phase's tile of B met A's columns 0 to 31",
+               "A's column is phase * TILE_K + tx: As[ty][tx] = (row < M && a_col < K) ? "
+               "A[row * K + a_col] : 0.0f, with a_col = phase * TILE_K + tx")
     for a_step, b_step, tile, fix in ((32, 8, "B's tile starts at row", "b_row = phase * TILE_K + r"),
                                       (8, 32, "A's tile starts at column", "a_col = phase * TILE_K + tx")):
         yield (_phased(a, b, lambda p, t: p * a_step + t, lambda p, t: p * b_step + t),

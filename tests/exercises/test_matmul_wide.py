@@ -23,6 +23,10 @@ WRONG = {
     "b_column_from_tx": ([("B[b_row * N + col]", "B[b_row * N + tx]")],
                          {"problem": "B's tile was read from column tx, not col",
                           "hint": "Bs[r][tx] = B[b_row * N + col]"}),
+    # blind audit W2: A's column without the phase's offset (was the catch-all 'C is wrong')
+    "a_column_from_tx": ([("A[row * K + a_col]", "A[row * K + tx]")],
+                         {"problem": "every phase read A's first TILE_K columns again",
+                          "hint": "A's column is phase * TILE_K + tx"}),
     "a_row_from_ty": ([("A[row * K + a_col]", "A[ty * K + a_col]")],
                       {"problem": "A's tile was read from row ty, not row",
                        "hint": "As[ty][tx] = A[row * K + a_col]"}),
