@@ -20,8 +20,9 @@ from helpers.exercises.kernel import KernelExercise, Launch, traced_back
 from helpers.exercises.microscope import observe, race_mistake
 from helpers.exercises.verdict import did_not_finish, matches
 from helpers.exercises.origin import Wrong
+from helpers.exercises.matmul_bt_models import TILE, loads as _loads, tiled as _tiled, tiles_transposed
 
-TILE, RTOL, ATOL = 16, 1e-4, 1e-4
+RTOL, ATOL = 1e-4, 1e-4
 
 
 @dataclasses.dataclass(frozen=True)
@@ -209,6 +210,11 @@ def _known_results(a, bt):
            "row ty of Bs is column blockIdx.x * TILE + ty of C, not this thread's column (col = "
            "blockIdx.x * TILE + tx)", "row tx of Bs is this thread's column of C: sum += As[ty][j] "
            "* Bs[tx][j]")
+    yield (tiles_transposed(a, bt), "each 16 x 16 tile of C came out transposed: the products "
+           "swapped the tiles' roles, As[tx][j] * Bs[ty][j], so thread (tx, ty) summed row tx of "
+           "As with row ty of Bs, the element of C at (blockIdx.y * TILE + tx, blockIdx.x * TILE "
+           "+ ty), and stored it at (row, col)", "this thread's row of A is row ty of As and its "
+           "column of C row tx of Bs: sum += As[ty][j] * Bs[tx][j]")
     if (n - 1) * n + k <= bt.size:   # else they run past Bt: _read_past names them
         yield (a @ _rows_apart(bt.ravel(), n, k).T, *ROWS_APART)
     yield (a @ bt.reshape(k, n), "the kernel read Bt as if it were B (a K x N matrix, element (k, "
@@ -259,53 +265,6 @@ def _read_past(run, name):
                                                             *a.shape) @ bt.T,
                                    RTOL, ATOL, equal_nan=True):
         yield A_ROWS_APART
-
-
-def _tiled(a, bt, bt_row=lambda bx, by, ty, tx: bx * TILE + ty,
-           a_row=lambda bx, by, ty, tx: by * TILE + ty, k_of=lambda p, ty, tx: p * TILE + tx,
-           j=slice(0, TILE), transposed=True, as_down=False, a_by_col=False):
-    """C as the solution's tiles compute it, with the tiles' element [ty][tx] loaded from row
-    ``bt_row(blockIdx.x, blockIdx.y, ty, tx)`` of Bt (``a_row`` of A), column ``k_of(phase,
-    ty, tx)`` (0 past the edges), the inner loop over ``j`` (a slice), Bs read as Bs[tx][j]
-    (``transposed``) or Bs[j][tx], and As as As[ty][j] or (``as_down``) As[j][ty]; A's load
-    guarded by its row, or (``a_by_col``) by the thread's column, blockIdx.x * TILE + tx < N."""
-    (m, k), n = a.shape, bt.shape[0]
-    ty, tx = np.arange(TILE)[:, None], np.arange(TILE)[None, :]
-    c = np.zeros((-(-m // TILE) * TILE, -(-n // TILE) * TILE))
-    for by, bx in np.ndindex(c.shape[0] // TILE, c.shape[1] // TILE):
-        for p in range(-(-k // TILE)):
-            cols = k_of(p, ty, tx) + 0 * ty
-            tiles = [np.where((bx * TILE + tx < len(bt) if live else r < len(x)) & (cols < k),
-                              x[np.minimum(r, len(x) - 1), np.minimum(cols, k - 1)], 0)
-                     for r, x, live in ((a_row(bx, by, ty, tx) + 0 * tx, a, a_by_col),
-                                        (bt_row(bx, by, ty, tx) + 0 * tx, bt, False))]
-            c[by * TILE:by * TILE + TILE, bx * TILE:bx * TILE + TILE] += \
-                (tiles[0].T if as_down else tiles[0])[:, j] @ \
-                (tiles[1][:, j].T if transposed else tiles[1][j])
-    return c[:m, :n]
-
-
-def _loads(a, bt):
-    """(C, problem, hint) of the kernels whose tiles are loaded from the wrong row or column, or
-    whose inner loop starts at 1, or that add As and Bs where they multiply."""
-    for change, problem, hint in (
-            (dict(bt_row=lambda bx, by, ty, tx: tx * TILE + ty), "Bt's tile was loaded from rows "
-             "threadIdx.x * TILE + ty", "the block's columns of C are rows of Bt: int bt_row = "
-             "blockIdx.x * TILE + ty"),
-            (dict(bt_row=lambda bx, by, ty, tx: bx * TILE + tx), "Bt's tile was loaded from rows "
-             "blockIdx.x * TILE + tx", "Bs[ty][tx] = Bt[(blockIdx.x * TILE + ty) * K + phase * "
-             "TILE + tx]: ty picks the row, tx walks along k"),
-            (dict(a_row=lambda bx, by, ty, tx: bx * TILE + ty), "A's tile was loaded from rows "
-             "blockIdx.x * TILE + ty", "this thread's row of C is row = blockIdx.y * TILE + ty: "
-             "As[ty][tx] = A[row * K + phase * TILE + tx]"),
-            (dict(k_of=lambda p, ty, tx: p * TILE + ty), "the tiles were loaded from column "
-             "phase * TILE + ty", "int k = phase * TILE + tx: tx walks along k"),
-            (dict(j=slice(1, TILE)), "the inner loop starts at j = 1: each tile's first column's "
-             "product is left out", "for (int j = 0; j < TILE; j++)")):
-        yield _tiled(a, bt, **change), problem, hint
-    yield (a.sum(axis=1)[:, None] + bt.sum(axis=1)[None, :], "each element of C is the sum of "
-           "its row of A plus its row of Bt: sum added As[ty][j] + Bs[tx][j]",
-           "multiply: sum += As[ty][j] * Bs[tx][j]")
 
 
 def _past_column_k(kernels, case):

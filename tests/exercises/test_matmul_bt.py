@@ -70,6 +70,10 @@ WRONG = {
     "tile_stored_transposed": ([(LOAD_B, LOAD_B.replace("Bs[ty][tx]", "Bs[tx][ty]"))],
                                "Bt's tile was stored transposed: thread (tx, ty) wrote Bs[tx][ty]"),
     # blind audit F1: Bs read with the thread's row, as As is
+    # blind audit W1: the tiles' roles swapped in the products (was '2880 of 3072 elements of C
+    # are wrong' and the hint restating every line)
+    "tiles_roles_swapped": ([(READ, "sum += As[tx][j] * Bs[ty][j];")],
+                            "each 16 x 16 tile of C came out transposed"),
     "bs_read_with_ty": ([(READ, "sum += As[ty][j] * Bs[ty][j];")],
                         "sum read Bs with the thread's row, Bs[ty][j]"),
     "no_store_guard": ([("    if (row < M && col < N)\n        C[", "    C[")],

@@ -1,0 +1,67 @@
+"""The NumPy models of ``helpers.exercises.matmul_bt``'s kernel (C = A Bt^T in 16 x 16 tiles):
+the tiles computed with their loads, reads or inner loop changed (``tiled``), the known
+mistakes of the loads (``loads``), and each tile of C transposed (``tiles_transposed``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+TILE = 16
+
+
+def tiled(a, bt, bt_row=lambda bx, by, ty, tx: bx * TILE + ty,
+           a_row=lambda bx, by, ty, tx: by * TILE + ty, k_of=lambda p, ty, tx: p * TILE + tx,
+           j=slice(0, TILE), transposed=True, as_down=False, a_by_col=False):
+    """C as the solution's tiles compute it, with the tiles' element [ty][tx] loaded from row
+    ``bt_row(blockIdx.x, blockIdx.y, ty, tx)`` of Bt (``a_row`` of A), column ``k_of(phase,
+    ty, tx)`` (0 past the edges), the inner loop over ``j`` (a slice), Bs read as Bs[tx][j]
+    (``transposed``) or Bs[j][tx], and As as As[ty][j] or (``as_down``) As[j][ty]; A's load
+    guarded by its row, or (``a_by_col``) by the thread's column, blockIdx.x * TILE + tx < N."""
+    (m, k), n = a.shape, bt.shape[0]
+    ty, tx = np.arange(TILE)[:, None], np.arange(TILE)[None, :]
+    c = np.zeros((-(-m // TILE) * TILE, -(-n // TILE) * TILE))
+    for by, bx in np.ndindex(c.shape[0] // TILE, c.shape[1] // TILE):
+        for p in range(-(-k // TILE)):
+            cols = k_of(p, ty, tx) + 0 * ty
+            tiles = [np.where((bx * TILE + tx < len(bt) if live else r < len(x)) & (cols < k),
+                              x[np.minimum(r, len(x) - 1), np.minimum(cols, k - 1)], 0)
+                     for r, x, live in ((a_row(bx, by, ty, tx) + 0 * tx, a, a_by_col),
+                                        (bt_row(bx, by, ty, tx) + 0 * tx, bt, False))]
+            c[by * TILE:by * TILE + TILE, bx * TILE:bx * TILE + TILE] += \
+                (tiles[0].T if as_down else tiles[0])[:, j] @ \
+                (tiles[1][:, j].T if transposed else tiles[1][j])
+    return c[:m, :n]
+
+
+def loads(a, bt):
+    """(C, problem, hint) of the kernels whose tiles are loaded from the wrong row or column, or
+    whose inner loop starts at 1, or that add As and Bs where they multiply."""
+    for change, problem, hint in (
+            (dict(bt_row=lambda bx, by, ty, tx: tx * TILE + ty), "Bt's tile was loaded from rows "
+             "threadIdx.x * TILE + ty", "the block's columns of C are rows of Bt: int bt_row = "
+             "blockIdx.x * TILE + ty"),
+            (dict(bt_row=lambda bx, by, ty, tx: bx * TILE + tx), "Bt's tile was loaded from rows "
+             "blockIdx.x * TILE + tx", "Bs[ty][tx] = Bt[(blockIdx.x * TILE + ty) * K + phase * "
+             "TILE + tx]: ty picks the row, tx walks along k"),
+            (dict(a_row=lambda bx, by, ty, tx: bx * TILE + ty), "A's tile was loaded from rows "
+             "blockIdx.x * TILE + ty", "this thread's row of C is row = blockIdx.y * TILE + ty: "
+             "As[ty][tx] = A[row * K + phase * TILE + tx]"),
+            (dict(k_of=lambda p, ty, tx: p * TILE + ty), "the tiles were loaded from column "
+             "phase * TILE + ty", "int k = phase * TILE + tx: tx walks along k"),
+            (dict(j=slice(1, TILE)), "the inner loop starts at j = 1: each tile's first column's "
+             "product is left out", "for (int j = 0; j < TILE; j++)")):
+        yield tiled(a, bt, **change), problem, hint
+    yield (a.sum(axis=1)[:, None] + bt.sum(axis=1)[None, :], "each element of C is the sum of "
+           "its row of A plus its row of Bt: sum added As[ty][j] + Bs[tx][j]",
+           "multiply: sum += As[ty][j] * Bs[tx][j]")
+
+
+def tiles_transposed(a, bt):
+    """C whose every 16 x 16 tile is transposed within itself: thread (tx, ty) summed As[tx][j]
+    * Bs[ty][j], element (blockIdx.y * TILE + tx, blockIdx.x * TILE + ty) of A Bt^T (0 past C's
+    edge), and stored it at (row, col)."""
+    (m, _), n = a.shape, bt.shape[0]
+    full = np.zeros((-(-m // TILE) * TILE, -(-n // TILE) * TILE))
+    full[:m, :n] = a.astype(np.float64) @ bt.T
+    tiles = full.reshape(full.shape[0] // TILE, TILE, full.shape[1] // TILE, TILE)
+    return tiles.transpose(0, 3, 2, 1).reshape(full.shape)[:m, :n]
