@@ -139,8 +139,10 @@ def _children(pid):
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_ctrl_c_stops_the_grading_and_every_checker_it_started(tmp_path, jobs):
     """Three endless loops and a time limit of ten minutes: Ctrl-C while checkers run ends the
-    grader at once (it waited for the running checkers, about 20 s, or killed none), and no
-    checker is left running."""
+    grader within a minute (a grader that waited for its running checkers would take their
+    limit, ten minutes), and no checker is left running. (The bound was 10 s: on a 2-core
+    machine running two suites at once, the kills and the joins of the checkers' output threads
+    took longer.)"""
     for student in ("ann", "ben", "cy"):
         (tmp_path / student / "cuda_src" / "exercises").mkdir(parents=True)
         (tmp_path / student / "cuda_src" / "exercises" / "scale_vector.cu").write_text(
@@ -158,7 +160,7 @@ def test_ctrl_c_stops_the_grading_and_every_checker_it_started(tmp_path, jobs):
             time.sleep(0.2)
         assert len(_checkers_of(tmp_path, _children(grader.pid))) == jobs, "no checker started"
         grader.send_signal(signal.SIGINT)
-        grader.wait(timeout=10)   # it waited for the running checkers (a checker's own limit)
+        grader.wait(timeout=60)   # not the checkers' own limit, ten minutes
         time.sleep(0.5)
         assert _checkers_of(tmp_path) == []
     finally:
