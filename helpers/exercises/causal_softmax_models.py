@@ -99,23 +99,30 @@ def max_of_row_0(x, got, kernels):
                "fmaxf(m, __half2float(in[c]))")
 
 
-def _rows_load_row_0(kernels, rows=4, cols=40) -> bool:
-    """Whether, in a launch on the simulator of ``rows`` rows, one warp a block, the warps of
-    rows past 0 loaded scores of row 0 (a trace of its loads of x, the array no thread wrote)."""
+def _loads_of_x(kernels, rows, cols, seed, key):
+    """The traced loads of x (the array no thread wrote) in a launch on the simulator of ``rows``
+    rows of ``cols`` random scores, one warp a block; None where the launch failed or kept no
+    trace (``key`` names the observation in the microscope's cache)."""
     from helpers.exercises.common import Input, Output
     from helpers.exercises.kernel import Launch
     from helpers.exercises.microscope import observe
 
-    x = np.random.default_rng(5).standard_normal((rows, cols)).astype(np.float16)
+    x = np.random.default_rng(seed).standard_normal((rows, cols)).astype(np.float16)
     seen = observe(kernels, Launch((Input(x), Output((rows, cols), np.float16), np.int32(rows),
                                     np.int32(cols)), block=(32, 1, 1), grid=(rows, 1)),
-                   key="rows' loads", racecheck=False, accesses=8192)
+                   key=key, racecheck=False, accesses=8192)
     kept = seen.accesses
     if seen.error is not None or kept is None:
-        return False
-    loads = kept[~kept["write"] & ~kept["shared"] & ~np.isin(kept["array"],
-                                                                kept["array"][kept["write"]])]
-    return bool(((loads["block"] > 0) & (loads["index"] < cols)).any())
+        return None
+    return kept[~kept["write"] & ~kept["shared"] & ~np.isin(kept["array"],
+                                                               kept["array"][kept["write"]])]
+
+
+def _rows_load_row_0(kernels, rows=4, cols=40) -> bool:
+    """Whether, in a launch on the simulator of ``rows`` rows, one warp a block, the warps of
+    rows past 0 loaded scores of row 0 (a trace of its loads of x, the array no thread wrote)."""
+    loads = _loads_of_x(kernels, rows, cols, seed=5, key="rows' loads")
+    return loads is not None and bool(((loads["block"] > 0) & (loads["index"] < cols)).any())
 
 
 ROW_HINT = ("a block holds blockDim.x / 32 warps, one a row: row = blockIdx.x * (blockDim.x / 32) "
@@ -167,19 +174,9 @@ def max_of_first_columns(x, got, kernels):
 def _loop_kept_to_first_column(kernels, rows=40, cols=40) -> bool:
     """Whether, in a launch on the simulator of ``rows`` rows, one warp a block, some lane loaded
     its row's first column (column lane) twice or more at one line, and nothing else there."""
-    from helpers.exercises.common import Input, Output
-    from helpers.exercises.kernel import Launch
-    from helpers.exercises.microscope import observe
-
-    x = np.random.default_rng(6).standard_normal((rows, cols)).astype(np.float16)
-    seen = observe(kernels, Launch((Input(x), Output((rows, cols), np.float16), np.int32(rows),
-                                    np.int32(cols)), block=(32, 1, 1), grid=(rows, 1)),
-                   key="lanes' columns", racecheck=False, accesses=8192)
-    kept = seen.accesses
-    if seen.error is not None or kept is None:
+    loads = _loads_of_x(kernels, rows, cols, seed=6, key="lanes' columns")
+    if loads is None:
         return False
-    loads = kept[~kept["write"] & ~kept["shared"] & ~np.isin(kept["array"],
-                                                                kept["array"][kept["write"]])]
     first = loads["index"] == loads["block"] * cols + loads["lane"]
     groups = {}
     for key, own in zip(zip(loads["block"], loads["lane"], loads["line"]), first):
