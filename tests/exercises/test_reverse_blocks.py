@@ -192,3 +192,20 @@ def test_the_global_element_s_mirror_is_named_without_the_launch():
                               "s: the mirror's index took the element's global number, start + "
                               "j = 515"), problem
     assert hint.endswith("out[start + j] = s[len - 1 - j]"), hint
+
+
+@pytest.mark.skipif(BACKEND != "simulator", reason=SIMULATOR_ONLY["store_without_start"])
+def test_blocks_storing_into_out_0_are_named_whichever_landed_last(kernels, capsys, monkeypatch):
+    """store_without_start's blocks race on out[0 .. 255]: where block 0's store happened to land
+    last everywhere, out holds block 0's mirror there, as when only block 0 wrote (a fresh
+    clone's run named len = min(BLOCK, n) - start): the trace of the stores tells them apart."""
+    original = checker._block_mistakes
+
+    def block_0_landed_last(n, run):
+        if n > checker.BLOCK:
+            run.out.got[:checker.BLOCK] = run.model[:checker.BLOCK][::-1]
+        yield from original(n, run)
+
+    monkeypatch.setattr(checker, "_block_mistakes", block_0_landed_last)
+    verdict, out = run_checker(kernels["store_without_start"], capsys)
+    assert "every block stored its elements into out[0 .. 255]" in verdict.problem, out
