@@ -75,14 +75,14 @@ def error(module, name, status, err, record=None):
                              **facts)
     if err.frame_overwritten:
         return LaunchError(text, **{**facts, "kind": "local array overrun"})
-    if status == "FAULT" and err.past_stack_top:
-        return OutOfBoundsError(text, is_write={1: True, 0: False}.get(err.is_write),
-                                space="local", **{**facts, "kind": "local array overrun"})
     if status == "MATRIX" and err.warp_rule == MATRIX_ARGS_DIFFER:
         return matrix_error(text, err, facts)
     if status not in ("FAULT", "OVERRUN"):
         return LaunchError(text, **facts)
     is_write = {1: True, 0: False}.get(err.is_write)
+    if status == "FAULT" and err.past_stack_top:
+        return OutOfBoundsError(text, is_write=is_write, space="local",
+                                **{**facts, "kind": "local array overrun"})
     if status == "FAULT" and err.refused:
         return refused_error(text, err, is_write, facts)
     if found:
