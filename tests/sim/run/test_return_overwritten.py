@@ -33,3 +33,14 @@ def test_within_the_array_it_runs():
     out = np.zeros(32, np.int32)
     SourceModule(KERNEL).get_function("smash")(drv.Out(out), np.int32(4), block=(32, 1, 1))
     assert (out == np.int32(np.int64(2 * 0x41414141 + 3) - 2**32)).all()
+
+
+def test_a_compiler_that_plants_stack_canaries_unasked_changes_nothing(monkeypatch):
+    """Ubuntu's g++ (Colab's too) adds -fstack-protector-strong before the command line's flags;
+    the build's own flags come later and win, so the overrun is named as on Debian's."""
+    from helpers.sim.compile import builder
+    monkeypatch.setattr(builder, "CXX_FLAGS", ["-fstack-protector-strong", *builder.CXX_FLAGS])
+    function = SourceModule(KERNEL).get_function("smash")
+    with pytest.raises(drv.LaunchError) as info:
+        function(drv.Out(np.zeros(32, np.int32)), np.int32(8), block=(32, 1, 1))
+    assert info.value.kind == "return address overwritten" and info.value.line == "kernel.cu:7"
