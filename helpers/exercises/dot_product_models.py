@@ -70,7 +70,8 @@ def model(products, block, grid, stride="grid", sum_type="float", shuffle="down"
     stores in warp_sums."""
     def warp_sum(v):
         for offset in offsets:
-            source = {"down": lane + offset, "up": lane - offset, "index": 0 * lane + offset}[shuffle]
+            bits = offset & 31  # a GPU reads the offset's low 5 bits only
+            source = {"down": lane + bits, "up": lane - bits, "index": 0 * lane + bits}[shuffle]
             shuffled = np.where((source >= 0) & (source < 32), v[..., np.clip(source, 0, 31)], v)
             v = v + shuffled if shuffle_adds else shuffled
         return v

@@ -231,11 +231,12 @@ def _shfl_sync_sum(parts, offsets=(16, 8, 4, 2, 1)):
 
 
 def _shfl_down_sum(parts, offsets, delta=lambda lanes, offset: offset, lane=0):
-    """Lane ``lane``'s value after warp_sum's __shfl_down_sync steps through ``offsets`` (a lane
-    whose source is past 31 gets its own value back), each lane's delta ``delta(lanes, offset)``."""
+    """Lane ``lane``'s value after warp_sum's __shfl_down_sync steps through ``offsets``, each
+    lane's delta ``delta(lanes, offset)``: as on a GPU, only the delta's low 5 bits count, and a
+    lane whose source is past 31 gets its own value back."""
     lanes = np.arange(32)
     for offset in offsets:
-        source = lanes + delta(lanes, offset)
+        source = lanes + (delta(lanes, offset) & 31)
         parts = parts + np.where(source < 32, parts[:, np.minimum(source, 31)], parts)
     return parts[:, lane]
 
@@ -332,7 +333,8 @@ def _models(a, x):
            "A's element and x's move on together")
     yield (_shfl_down_sum(parts, (16, 8, 4, 2, 1), lambda lanes, offset: lanes + offset),
            "warp_sum gave __shfl_down_sync a lane number, lane + offset, where it takes a "
-           "distance: each lane read lane 2 * lane + offset's v", "the third argument is how "
+           "distance: each lane read the v that many lanes above it (the distance counted "
+           "modulo 32), not lane + offset's", "the third argument is how "
            "many lanes above: v += __shfl_down_sync(0xffffffff, v, offset)")
     yield (32 * parts[:, 0], "each y[row] is 32 times lane 0's sum: every lane added the same "
            "columns (the loop starts at c = 0, not c = lane), or warp_sum's __shfl_up_sync handed "

@@ -543,14 +543,20 @@ inline void warp_task(Site site, unsigned mask, WarpTask *part) {
 template <typename T>
 inline T shfl(Site site, unsigned mask, T var, int kind, int arg, int width = 32) {
     static_assert(sizeof(T) <= 8, "__shfl_*_sync takes values of at most 8 bytes");
+    // PTX's shfl.sync, as CUDA's headers call it: only the low 5 bits of the lane or offset count
+    // (an offset of 33 is one of 1), width w makes segmask 32 - w, and the source lane j is kept
+    // only where it lies within the bound, else the lane reads its own value. So an xor may reach
+    // across a segment, as on a GPU (tests/kernels/test_shuffle_lanes.py: an H100's lanes).
     Worker *w = current_worker();
-    int lane = w->current % 32, base = lane & ~(width - 1), src;
+    int lane = w->current % 32, b = arg & 31, segmask = (32 - width) & 31;
+    int cval = kind == ShflUp ? 0 : 31, bound = (lane & segmask) | (cval & ~segmask), src;
     switch (kind) {
-        case ShflIdx: src = base + (arg & (width - 1)); break;
-        case ShflUp: src = lane - arg >= base ? lane - arg : lane; break;
-        case ShflDown: src = lane + arg < base + width ? lane + arg : lane; break;
-        default: src = (lane ^ arg) < base + width ? (lane ^ arg) : lane; break;
+        case ShflIdx: src = (lane & segmask) | (b & ~segmask); break;
+        case ShflUp: src = lane - b >= bound ? lane - b : lane; break;
+        case ShflDown: src = lane + b <= bound ? lane + b : lane; break;
+        default: src = (lane ^ b) <= bound ? (lane ^ b) : lane; break;
     }
+    if (kind == ShflIdx && src > bound) src = lane;
     uint64_t bits = 0;
     memcpy(&bits, &var, sizeof(T));
     bits = warp_meet(site, mask, kind, src, bits, 0);
