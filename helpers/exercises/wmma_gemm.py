@@ -45,13 +45,12 @@ def _tile(memory, start, ld, row_major):
 
 def _product(model, case, lda=None, ldb=None, b_by_rows=False, a_start=None, b_start=None,
              reset=False, a_by_cols=False, store_by_cols=False, k_end=None, tile_of=None,
-             guard=0, c_at=None, step=16):
+             guard=0, c_at=None):
     """C as a kernel computes it whose warp w takes tile ``tile_of(w)`` (returning when its row is
     past M / 16), loads A's tiles from ``a_start(k, tile_row)`` with leading dimension ``lda``
     (by columns where ``a_by_cols``) and B's from ``b_start(k, tile_col)`` with ``ldb`` (by rows
-    where ``b_by_rows``), its loop over K running while k < ``k_end``, k going up by ``step``
-    (each mma_sync 16 deep whatever the step); the accumulator set to 0
-    at every step where ``reset``; each tile stored transposed where ``store_by_cols``, at
+    where ``b_by_rows``), its loop over K running while k < ``k_end``, k going up by 16;
+    the accumulator set to 0 at every step where ``reset``; each tile stored transposed where ``store_by_cols``, at
     ``c_at(w, tile_row, tile_col)``, (its first element, leading dimension). Two C's:
     the warps' stores in their order and in reverse (where two warps store into one element, a
     GPU may take either), each followed by ``guard`` rows of what was stored past C's end (NaN
@@ -66,7 +65,7 @@ def _product(model, case, lda=None, ldb=None, b_by_rows=False, a_start=None, b_s
         tr, tc = tile_of(w)
         start, ldc = c_at(w, tr, tc)
         acc = np.zeros((16, 16))
-        for kk in range(0, k if k_end is None else k_end, step) if tr < m // 16 else ():
+        for kk in range(0, k if k_end is None else k_end, 16) if tr < m // 16 else ():
             acc = (0 if reset else acc) + _tile(model[0], a_start(kk, tr), lda, not a_by_cols) \
                 @ _tile(model[1], b_start(kk, tc), ldb, b_by_rows)
         stores += [(start + r * ldc + c, acc.T if store_by_cols else acc)] * (
@@ -122,10 +121,6 @@ LOOKALIKES = [
      "store with store_matrix_sync(..., c, N, wmma::mem_row_major)"),
     (lambda m, k, n: dict(k_end=k // 16), "the loop over K stopped at K / 16: only the first "
      "steps of 16 were added", "k steps by 16 while k < K: for (int k = 0; k < K; k += 16)"),
-    (lambda m, k, n: dict(step=1), "the loop over K stepped k by 1 (k++), but each mma_sync "
-     "multiplies a whole 16-deep tile: the tiles of one step and the next overlapped, so most "
-     "products were added up to 16 times, and the last steps' tiles reached past K", "k steps "
-     "by 16, a tile's depth, while k < K: for (int k = 0; k < K; k += 16)"),
     (lambda m, k, n: dict(reset=True), "only the last step of 16 along K was kept: the accumulator is "
      "set to 0 inside the loop", "call fill_fragment(c, 0.0f) once, before the loop over k"),
     (lambda m, k, n: dict(tile_of=lambda w: divmod(w, k // 16)), "the warps' tiles were found "
@@ -186,32 +181,21 @@ LOOKALIKES = [
           (True, True, "A's and B's tiles'", "load A + tile_row * 16 * K + k and B + tile_col * 16 * K + k"),
           (True, False, "A's tile's", "A's tile (tile_row, k / 16) starts at A + tile_row * 16 * K + k"),
           (False, True, "B's tile's", "B's tile (k / 16, tile_col) starts at B + tile_col * 16 * K + k"))),
-    *((lambda m, k, n, a=a, b=b: dict(a_start=lambda kk, tr: tr * 16 * k + (kk // 16 if a else kk),
-                                       b_start=lambda kk, tc: tc * 16 * k + (kk // 16 if b else kk)),
-       f"{which} offset along K was k / 16, the tile's number, but a pointer's offset counts "
-       "elements: each step after the first read its tile k - k / 16 elements short of where it "
-       "starts", hint)
-      for a, b, which, hint in (
-          (True, False, "A's tile's", "the tile (tile_row, k / 16) starts k elements along its "
-           "rows: A + tile_row * 16 * K + k"),
-          (False, True, "B's tile's", "the tile (k / 16, tile_col) starts k elements down its "
-           "columns: B + tile_col * 16 * K + k"))),
-    # both offsets 1 element a step: most often the loop counts tiles while the loads add k
-    (lambda m, k, n: dict(a_start=lambda kk, tr: tr * 16 * k + kk // 16,
-                          b_start=lambda kk, tc: tc * 16 * k + kk // 16),
-     "A's and B's tiles moved 1 element along K from one step to the next, where a tile is 16 "
-     "elements: k counted tiles (k < K / 16; k++), but the loads add k to A and B as an offset in "
-     "elements, so each step after the first read its tiles short of where they start",
-     "let k count elements, a tile's 16 a step: for (int k = 0; k < K; k += 16), and the loads' "
-     "+ k (not k / 16) is then where the tile starts along K"),
 ]
 C_HINT = ("C's tile (tile_row, tile_col) starts at C + tile_row * 16 * N + tile_col * 16, and "
           "from one row to the next is N elements")
 
 
 def _refine(failure):
-    if failure.kind == "out of bounds" and failure.error.is_write:   # C is the one it writes
+    err = failure.error
+    if failure.kind == "out of bounds" and err.is_write:   # C is the one it writes
         yield C_HINT
+    if failure.kind == "misaligned address" and err.offset is not None and failure.launch:
+        along = err.offset // 2 % int(failure.launch.args[4])   # A by rows, B by columns: K long
+        yield (f"load_matrix_sync was given a tile that starts at element {along} along K, an odd "
+               "element, which a GPU refuses (\"misaligned address\"): a tile starts at a multiple "
+               "of 16 along K. Let k count elements, a tile's 16 a step: for (int k = 0; k < K; "
+               "k += 16), and load A + tile_row * 16 * K + k and B + tile_col * 16 * K + k")
 
 
 def _mistakes(case, run):

@@ -33,6 +33,9 @@ RIGHT = {
         ("wmma::mma_sync(c, a, b, c);", "wmma::mma_sync(c, bt, at, c);"),
         ("wmma::mem_row_major", "wmma::mem_col_major")),
 }
+# A tile's pointer at an odd element along K: the launch stops there, on a GPU and on the simulator
+MISALIGNED = ["load_matrix_sync was given a tile that starts at element 1 along K, an odd element",
+              "for (int k = 0; k < K; k += 16)"]
 WRONG = [
     ("a_col_major", variant(KERNEL, ("half, wmma::row_major> a;", "half, wmma::col_major> a;")),
      ["A's fragment was declared col_major", "wmma::row_major"]),
@@ -119,25 +122,24 @@ WRONG = [
      ["tile_row = warp / (M / 16) counts", "tile_row = warp / (N / 16)"]),
     # blind audit M14 (was 'A's and B's tiles' offset along K was k / 16, the tile's number ...
     # Hint: ... load A + tile_row * 16 * K + k and B + tile_col * 16 * K + k', the lines right)
-    ("loop_counts_tiles", variant(KERNEL, ("k < K; k += 16", "k < K / 16; k++")),
-     ["k counted tiles (k < K / 16; k++)", "Hint: let k count elements, a tile's 16 a step: for "
-      "(int k = 0; k < K; k += 16)"]),
+    ("loop_counts_tiles", variant(KERNEL, ("k < K; k += 16", "k < K / 16; k++")), MISALIGNED),
     # blind audit H28 (was 'C is not A B' and the checklist): the tile's number as A's offset
     ("a_offset_k_over_16", variant(KERNEL, (LOAD_A, LOAD_A.replace("K + k,", "K + k / 16,"))),
-     ["A's tile's offset along K was k / 16, the tile's number", "A + tile_row * 16 * K + k"]),
+     MISALIGNED),
     # blind audit S14 (was 'C is not A B (C[19][24] = -141.9, expected -8.885)' and the checklist)
-    ("k_steps_by_1", variant(KERNEL, ("k < K; k += 16", "k < K; k++")),
-     ["the loop over K stepped k by 1 (k++), but each mma_sync multiplies a whole 16-deep tile",
-      "Hint: k steps by 16, a tile's depth, while k < K: for (int k = 0; k < K; k += 16)"]),
+    ("k_steps_by_1", variant(KERNEL, ("k < K; k += 16", "k < K; k++")), MISALIGNED),
 ]
 
 
 # The simulator only: an accumulator never set holds what its registers held, which on a GPU may
 # be the same in both launches (0, even); on the simulator a local never set holds 0xFE bytes.
+MISALIGNED_ON_A_GPU = ("load_matrix_sync from an odd element of A: a GPU's \"misaligned address\", "
+                       "an error with no fields to name the tile by, after which the process's "
+                       "context is unusable")
 SIMULATOR_ONLY = {"accumulator_never_set": "a GPU's registers may hold the same in both launches",
                   "c_tile_rows_k_apart": "stores past the end of C",
-                  "k_steps_by_1": "load_matrix_sync from A + k with k odd, an address not 32-byte "
-                                  "aligned: undefined on a GPU (a misaligned address there)"}
+                  "k_steps_by_1": MISALIGNED_ON_A_GPU, "loop_counts_tiles": MISALIGNED_ON_A_GPU,
+                  "a_offset_k_over_16": MISALIGNED_ON_A_GPU}
 
 
 @pytest.fixture(scope="module")

@@ -224,6 +224,47 @@ def test_a_partial_warp_and_a_leading_dimension_ptx_forbids_stop_the_launch(thre
     assert says in str(info.value)
 
 
+OFFSET = r"""
+#include <mma.h>
+using namespace nvcuda;
+extern "C" __global__ void offset(const half *a, float *d, int at) {
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> fb;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> fc;
+    wmma::fill_fragment(fc, 0.0f);
+    wmma::load_matrix_sync(fa, a + at, 16);
+    wmma::load_matrix_sync(fb, a, 16);
+    wmma::mma_sync(fc, fa, fb, fc);
+    wmma::store_matrix_sync(d, fc, 16, wmma::mem_row_major);
+}
+"""
+
+
+@pytest.mark.parametrize("at", [2, 4, 8])
+def test_a_tile_at_an_even_element_loads_as_on_an_h100(at):
+    """An H100 ran these (CUDA asks for 256 bits; it refused only an odd element, below)."""
+    a = np.random.default_rng(at).uniform(-1, 1, 16 * 16 + at).astype(np.float16)
+    d = np.zeros(256, np.float32)
+    SourceModule(OFFSET, no_extern_c=True).get_function("offset")(
+        drv.In(a), drv.Out(d), np.int32(at), block=(32, 1, 1))
+    want = a[at:at + 256].astype(np.float32).reshape(16, 16) @ a[:256].astype(np.float32).reshape(16, 16).T
+    assert np.allclose(d.reshape(16, 16), want, rtol=1e-2, atol=1e-2)
+
+
+@simulator_only
+def test_a_tile_at_an_odd_element_is_a_misaligned_address():
+    """An H100 stopped the launch with "misaligned address" (and its context with it)."""
+    a = np.zeros(16 * 16 + 1, np.float16)
+    with pytest.raises(drv.LaunchError) as info:
+        SourceModule(OFFSET, no_extern_c=True).get_function("offset")(
+            drv.In(a), drv.Out(np.zeros(256, np.float32)), np.int32(1), block=(32, 1, 1))
+    err = info.value
+    assert err.kind == "misaligned address" and err.line == "kernel.cu:9"
+    assert (err.alignment, err.misalignment, err.size, err.offset, err.space, err.is_write) == (
+        4, 2, 2, 2, "global", False)
+    assert err.allocation[1] == a.nbytes and err.thread == (0, 0, 0)
+
+
 STAGED = r"""
 #include <mma.h>
 using namespace nvcuda;

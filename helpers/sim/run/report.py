@@ -77,6 +77,8 @@ def error(module, name, status, err, record=None):
         return LaunchError(text, **{**facts, "kind": "local array overrun"})
     if status == "MATRIX" and err.warp_rule == MATRIX_ARGS_DIFFER:
         return matrix_error(text, err, facts)
+    if status == "MATRIX" and err.warp_rule == MATRIX_MISALIGNED:
+        return matrix_misaligned_error(text, err, facts)
     if status not in ("FAULT", "OVERRUN"):
         return LaunchError(text, **facts)
     is_write = {1: True, 0: False}.get(err.is_write)
@@ -110,9 +112,25 @@ class WarpMatrixError(LaunchError):  # beside the one place that raises it (erro
 
 
 
-MATRIX_ARGS_DIFFER = 4
-"""nvcuda::wmma::__sim::kArgsDiffer (include/mma.h): a MATRIX error's warp_rule when a lane's
-pointer or leading dimension differs from lane 0's"""
+MATRIX_ARGS_DIFFER, MATRIX_MISALIGNED = 4, 5
+"""nvcuda::wmma::__sim::kArgsDiffer and kMisaligned (include/mma.h): a MATRIX error's warp_rule
+when a lane's pointer or leading dimension differs from lane 0's, or a pointer to 16-bit
+elements lies at an odd element"""
+
+
+def matrix_misaligned_error(text, err, facts):
+    """The MisalignedAddressError of a wmma load or store of 16-bit elements at an odd element:
+    in global memory, the allocation and the offset in bytes (``space`` "global"); elsewhere
+    neither."""
+    where = memory.fault_facts(err.address)
+    start, size = where.get("allocation") or (0, 0)
+    inside = 0 <= err.address - start < size
+    facts = {k: v for k, v in facts.items() if k != "kind"}
+    return MisalignedAddressError(text, address=err.address, alignment=4,
+                                  misalignment=err.address % 4, size=int(err.operands[1]),
+                                  is_write=bool(err.is_write), space="global" if inside else None,
+                                  allocation=where["allocation"] if inside else None,
+                                  offset=where["offset"] if inside else None, **facts)
 
 
 def matrix_error(text, err, facts):
