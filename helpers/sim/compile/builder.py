@@ -33,21 +33,9 @@ from ..settings import settings
 from .lines import PARSED
 from .source import INCLUDE_DIR, INCLUDE_IN_LINE_TABLES, anywhere
 
-SIM_VERSION = "22"  # 22: no stack canaries, whatever the distribution; 21: a write past the top of a stack; 20: -fsanitize=object-size; 19: a local array's overrun over a Frame
-                    # 18: the library holds what g++ warned about the learner's code (warned.py);
-                    # 17: a fault without an address reads it from the instruction (misaligned);
-                    # 16: a deadlock in a warp function names the threads that wait (warp_waiting);
-                    # 15: __device__ functions inlined and fused across as nvcc does;
-                    # 14: a plain module's block loop writes no indices into the Frame, and may be
-                    #     vectorised; a block that fails is run again to name its thread;
-                    # 13: the tensor cores' warp matrix functions (mma.h), the MATRIX status;
-                    # 12: the instrumented build checks every access's bounds (sim_bounds.h);
-                    # 11: cuda_fp16.h and cuda_bf16.h (sim_half.h);
-                    # 10: cooperative groups (cooperative_groups.h), coalesced_threads();
-                    # 9: casts and shifts whose answer a GPU gives differently stop the launch;
-                    # 8: out-of-bounds faults name their line, race records their step;
-                    # 7: every intrinsic of CUDA 13 for sm_90, PTX's saturating conversions;
-                    # 6: the init check watches shared memory (sim_init.h)
+# Raised with every change to what a built module does, so that no cached build outlives it (the
+# history is git's): 22, stack guards in the learner's code and none in the runners.
+SIM_VERSION = "22"
 CXX_FLAGS = ["-std=c++17", "-O2", "-fPIC", "-pthread", "-fno-strict-aliasing",
              # the learner's __device__ functions may be inlined, as nvcc inlines them, although
              # -fPIC lets another library stand in for a global function (the link's -Bsymbolic
@@ -56,9 +44,8 @@ CXX_FLAGS = ["-std=c++17", "-O2", "-fPIC", "-pthread", "-fno-strict-aliasing",
              "-fno-semantic-interposition",
              "-U_FORTIFY_SOURCE", "-D_FORTIFY_SOURCE=0", "-fsanitize=bounds",
              "-fstack-clash-protection",  # a huge local array faults below its stack, not beyond
-             # Ubuntu's (and so Colab's) g++ plants stack canaries unasked; a local array's overrun
-             # then ends in glibc's "stack smashing detected" abort, not in the refused return or
-             # the fault the simulator names (tests/sim/run/test_return_overwritten.py)
+             # no stack guards in the runners, whatever the distribution's default (Ubuntu's g++
+             # plants them unasked); the learner's code gets its own (OPERATOR_CHECKS)
              "-fno-stack-protector",
              "-Wno-unused-result", "-Wno-attributes", "-Wformat", "-Wno-format-zero-length"]
 # x86-64's default code model reaches data within 2 GiB of the code: a __device__ array of 2 GiB
@@ -71,6 +58,12 @@ CXX_FLAGS += ["-mcmodel=medium"] if X86_64 else []
 # out of range, a shift by the operand's width or more, a write through a pointer past a local
 # array's end (object-size) call the runtime's handlers (sim_grid.h), which stop the launch.
 OPERATOR_CHECKS = ["-fsanitize=float-cast-overflow,shift-exponent,object-size",
+                   # a guard word below each return address of a function with local arrays: a
+                   # write past their end is caught at the function's end (sim_grid.h's
+                   # __stack_chk_fail), not left to wherever it lands in the compiler's frame
+                   # (g++ 12 put smash's return address there, g++ 13 did not:
+                   # tests/sim/run/test_return_overwritten.py)
+                   "-fstack-protector-strong",
                    # a local variable read before anything was written to it, where g++ can tell
                    # (issue 27): a warning in the learner's words (messages.learner_warnings);
                    # nvcc says nothing, and a GPU reads what its registers last held; on some

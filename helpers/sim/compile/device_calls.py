@@ -38,7 +38,8 @@ _C_LIBRARY = {"printf", "vprintf", "malloc", "free", "memcpy", "memset", "abs", 
 _PRELUDE = {"vfprintf", "stdout", "snprintf", "strcmp", "strncpy", "siglongjmp", "clock_gettime",
             "fegetround", "fesetround",
             "getcontext", "makecontext", "swapcontext",  # the portable fiber switch (sim_switch.h)
-            "_GLOBAL_OFFSET_TABLE_", "__tls_get_addr", "__stack_chk_fail", "__dso_handle",
+            "_GLOBAL_OFFSET_TABLE_", "__tls_get_addr", "__stack_chk_fail", "__stack_chk_guard",
+            "__dso_handle",
             "__cxa_guard_acquire", "__cxa_guard_release", "__cxa_guard_abort", "__cxa_atexit",
             "__cxa_thread_atexit", "__cxa_thread_atexit_impl", "__cxa_pure_virtual"}
 # C99's complex functions, which <complex> and PyCUDA's complex header call.

@@ -35,7 +35,7 @@ class ErrorReport(ctypes.Structure):
                 ("refused", ctypes.c_int32), ("decoded", ctypes.c_int32),
                 ("alignment", ctypes.c_int32), ("worker_anchor", ctypes.c_uint64),
                 ("dynamic_shared_base", ctypes.c_uint64), ("frame_overwritten", ctypes.c_int32),
-                ("past_stack_top", ctypes.c_int32)]
+                ("past_stack_top", ctypes.c_int32), ("stack_guard", ctypes.c_int32)]
 
     def failed_thread(self):
         """(x, y, z) of the thread that failed; None where the runtime could not tell which (its

@@ -528,6 +528,19 @@ extern "C" void __ubsan_handle_type_mismatch_v1(void *data, void *pointer) {
 extern "C" void __ubsan_handle_type_mismatch_v1_abort(void *data, void *pointer) {
     __ubsan_handle_type_mismatch_v1(data, pointer);
 }
+// -fstack-protector-strong (the learner's code: builder.py) keeps a guard word between a
+// function's local arrays and its return address, and calls this at the function's end where
+// the word was written over: a write past the end of a local array, reached through a pointer
+// or an index no check could follow. Every compiler and distribution then names it the same
+// (without the guard, where the write lands depends on the compiler's frame). FAULT with
+// stack_guard set, pc in the failing function (run/report.py: "local array overrun").
+extern "C" __attribute__((noreturn)) void __stack_chk_fail(void) {
+    sim::Worker *w = sim::current_worker();
+    w->err.stack_guard = 1;
+    w->err.is_write = 1;
+    w->err.pc = (uint64_t)(uintptr_t)__builtin_return_address(0) - 1;  // the call, not past it
+    sim::fail_at(w, sim::FAULT, sim::Site{nullptr, 0, 0}, "");
+}
 
 // ---- what C++ leaves undefined and a GPU defines: conversions and shifts ------------------------
 // The learner's code is compiled with -fsanitize=float-cast-overflow,shift-exponent (builder.py),

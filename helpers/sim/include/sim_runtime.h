@@ -133,6 +133,9 @@ struct Error {
     // untouchable part of the slot above: machine/stacks.py), as a write past the end of a local
     // array that runs up the stack and past its end faults there (sim_signals.h).
     int32_t past_stack_top;
+    // FAULT: 1 where a function's stack guard was found written over at its end (sim_grid.h:
+    // __stack_chk_fail), by a write past the end of one of its local arrays; pc lies in it.
+    int32_t stack_guard;
 };
 
 // Error::warp_rule

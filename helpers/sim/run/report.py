@@ -82,7 +82,7 @@ def error(module, name, status, err, record=None):
     if status not in ("FAULT", "OVERRUN"):
         return LaunchError(text, **facts)
     is_write = {1: True, 0: False}.get(err.is_write)
-    if status == "FAULT" and err.past_stack_top:
+    if status == "FAULT" and (err.past_stack_top or err.stack_guard):
         return OutOfBoundsError(text, is_write=is_write, space="local",
                                 **{**facts, "kind": "local array overrun"})
     if status == "FAULT" and err.refused:
@@ -308,6 +308,9 @@ def message(name, status, err, site, bounds=None, found=None):
         elif status == "FAULT" and err.past_stack_top:
             access = {1: "a write", 0: "a read"}.get(err.is_write, "an access")
             message += f": {overrun_words(access, 'and past its top')}"
+        elif status == "FAULT" and err.stack_guard:
+            message += (": " + overrun_words("a write", "over the guard word the compiler keeps "
+                                             "below the function's return address"))
         elif found:
             message += f": {wrapped.access_words(found, access)}"
         elif err.in_dynamic_shared and err.dynamic_shared_offset >= 0:
