@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises import near
-from helpers.exercises.microscope import written_twice
+from helpers.exercises.microscope import observe, written_twice
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import pick
 from helpers.exercises.origin import Wrong
@@ -115,25 +115,38 @@ def written_by(index, size, blocks):
     return np.unique(index(b, t, size, blocks))
 
 
-def stored_at_thread(got, unwritten, want, size, name):
+def stored_at_thread(got, unwritten, want, size, name, reads_past_block_0):
     """Every block stored its results at [threadIdx.x]: only elements 0 to blockDim.x - 1 were
-    written, each holding the result of some block's thread of that place, not all block 0's
-    (those would be i = threadIdx.x alone). ``want`` is the right result, a whole number of
-    blocks or fewer (the last block's spare threads store nothing)."""
+    written, and a block past 0 read its inputs past the first block's (``reads_past_block_0()``,
+    ``read_past_block_0``'s answer), so i was right. The blocks race on those elements: which
+    block's result stayed in each (block 0's everywhere, at times) tells nothing, the reads do
+    (i = threadIdx.x alone reads the first block's inputs only). ``want`` is the right result, a
+    whole number of blocks or fewer (the last block's spare threads store nothing)."""
     n = want.size
-    if n <= size or unwritten[:size].any() or not unwritten[size:].all():
+    if n <= size or unwritten[:size].any() or not unwritten[size:].all() or not reads_past_block_0():
         return
     blocks = np.full(-(-n // size) * size, np.nan, np.float32)
     blocks[:n] = want
-    blocks = blocks.reshape(-1, size)
-    match = np.isclose(blocks, got[:size], rtol=1e-6, atol=0)
-    if match.any(axis=0).all() and not match[0].all():
-        t = int(np.argmin(match[0]))
-        b = int(np.argmax(match[:, t]))
-        yield (f"every block stored at {name}[threadIdx.x]: only {name}[0] to "
-               f"{name}[blockDim.x - 1] were written, {name}[{t}] holding block {b}'s result "
-               f"(for element {b * size + t}); the index i is right, the store is not",
-               f"store at the global index, {name}[i], where the result belongs")
+    match = np.isclose(blocks.reshape(-1, size), got[:size], rtol=1e-6, atol=0)
+    t = int(np.argmin(match[0])) if not match[0].all() else None
+    b = int(np.argmax(match[:, t])) if t is not None and match[:, t].any() else None
+    held = (f"{name}[{t}] holding block {b}'s result (for element {b * size + t})" if b is not None
+            else "each holding the result of the block whose store landed last")
+    yield (f"every block stored at {name}[threadIdx.x]: only {name}[0] to {name}[blockDim.x - 1] "
+           f"were written, {held}; the index i is right, the store is not",
+           f"store at the global index, {name}[i], where the result belongs")
+
+
+def read_past_block_0(kernels, launch, size) -> bool:
+    """Whether a block past 0 read an input past the first ``size`` elements, in a trace of
+    ``launch`` on the simulator (``kernels``: the checked kernel and its simulated twin)."""
+    seen = observe(kernels, launch, key=f"reads, block of {size}", racecheck=False,
+                   accesses=4 * size * launch.grid[0])
+    kept = seen.accesses
+    if seen.error is not None or kept is None:
+        return False
+    loads = kept[~kept["write"] & ~kept["shared"]]
+    return bool(((loads["block"] > 0) & (loads["index"] >= size)).any())
 
 
 def _seen(model, size, n):
@@ -148,7 +161,8 @@ def _mistakes(case, run):
     n = size * blocks
     (a, b), got, written = run.model, run.out.got, ~run.out.unwritten
     every = np.concatenate([run.out.ahead, np.flatnonzero(written), run.out.past])
-    yield from stored_at_thread(got, ~written, a * b, size, "out")
+    yield from stored_at_thread(got, ~written, a * b, size, "out",
+                                lambda: read_past_block_0(run.kernel, _launch((size, 3)), size))
     for index, problem, hint in INDEXES:
         if (blocks > 1 and not np.array_equal(np.flatnonzero(written), np.arange(n))
                 and np.array_equal(every, _seen(written_by(index, size, blocks), size, n))):

@@ -13,7 +13,8 @@ from helpers.exercises.microscope import observe, written_by_two, written_twice
 from helpers.exercises.common import GUARD, Input, Output, one_further
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.multiply_vectors import INDEXES, NO_GUARD, stored_at_thread, written_by
+from helpers.exercises.multiply_vectors import (INDEXES, NO_GUARD, read_past_block_0,
+                                                stored_at_thread, written_by)
 from helpers.exercises.origin import Wrong
 
 ALPHA = np.float32(-2.5)
@@ -88,7 +89,8 @@ def _mistakes(case, run):
         yield ("nothing was written: y still holds the NaN it was filled with",
                "each thread should store its result with y[i] = ...")
     yield from _float_index(n, block * (-(-n // block) + extra), unwritten)
-    yield from stored_at_thread(got, unwritten, want, block, "y")
+    yield from stored_at_thread(got, unwritten, want, block, "y", lambda: read_past_block_0(
+        run.kernel, _launch((3 * block, block, 0)), block))
     if n > block and right[:block].all() and unwritten[block:].all():
         yield (f"only the first block's elements (y[0] to y[{block - 1}]) were written: "
                "i = threadIdx.x alone (every block takes y[0] to y[blockDim.x - 1]) or a guard "

@@ -142,3 +142,19 @@ def test_a_kernel_right_in_another_way_passes(kernels, name):
 def test_the_grader_s_cases_have_several_blocks_of_other_sizes():
     drawn = checker.EXERCISE.draw(np.random.default_rng(5))
     assert len(drawn) == 3 and all(blocks > 1 and blocks % 2 for _, blocks in drawn)
+
+
+def test_the_reads_not_the_racing_stores_tell_a_store_at_the_threads_place(kernels):
+    """The blocks race on out[0 .. blockDim.x - 1]; a GPU may leave block 0's results in all of
+    them, which i = threadIdx.x alone leaves too. What the blocks read tells the two apart."""
+    from helpers.exercises.kernel import Kernels
+    size = 32
+    launch = checker._launch((size, 3))
+    reads = {name: checker.read_past_block_0(Kernels(*kernels[name]), launch, size)
+             for name in ("stored_at_thread_index", "thread_index_only")}
+    assert reads == {"stored_at_thread_index": True, "thread_index_only": False}
+    a, b = launch.model
+    unwritten = np.arange(a.size) >= size
+    got = np.where(unwritten, np.nan, np.resize(a[:size] * b[:size], a.size))  # block 0's, last
+    (problem, hint), = checker.stored_at_thread(got, unwritten, a * b, size, "out", lambda: True)
+    assert problem.startswith("every block stored at out[threadIdx.x]") and "landed last" in problem
