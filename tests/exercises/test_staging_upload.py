@@ -149,3 +149,20 @@ def test_only_a_function_that_reads_the_global_drv_runs_again_on_the_simulator()
     assert staging_upload._reads_global_drv(solution)
     assert staging_upload._reads_global_drv(define(RIGHT_BODY))
     assert not staging_upload._reads_global_drv(own_import)
+
+
+@pytest.mark.parametrize("in_order", [True, False])
+def test_chunks_at_element_offsets_are_seen_whichever_stream_landed_last(in_order):
+    """With offsets in elements the chunks' destinations overlap, and the two streams' copies race
+    there (a loaded GPU let stream 1's land first): either order is the same mistake."""
+    import numpy as np
+
+    from helpers.exercises.staging_upload import _at_element_offsets
+    h = np.arange(1, 1001, dtype=np.float32)
+    bounds = [(lo, min(1000, lo + 256)) for lo in range(0, 1000, 256)]
+    got = np.full(1000, np.nan, np.float32)
+    for lo, hi in bounds if in_order else bounds[::-1]:
+        got[lo // 4:lo // 4 + hi - lo] = h[lo:hi]
+    assert _at_element_offsets(got, h, bounds)
+    got[0] += 1
+    assert not _at_element_offsets(got, h, bounds)
