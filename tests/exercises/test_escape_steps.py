@@ -127,7 +127,9 @@ def test_the_stub_as_shipped_is_not_yet_right(capsys):
 # the model fuses z_re^2 - z_im^2 as the simulator does, fma(z_re, z_re, -z_im^2): nvcc may fuse the
 # other product, and then about 1.7% of the points stop a step earlier, past the 1% tolerance
 SIMULATOR_ONLY = {"size_with_minus": "on a GPU nvcc may fuse the other product of the test",
-                  "z_re_never_set": "reads a register never set: on a GPU the counts may be right"}
+                  "z_re_never_set": "reads a register never set: on a GPU the counts may be right",
+                  # the H100's run waited on it until its time ran out
+                  "or_for_and": "never ends: a GPU kernel cannot be stopped from Python"}
 
 
 @pytest.mark.parametrize("name", simulator_only(list(WRONG), SIMULATOR_ONLY))
