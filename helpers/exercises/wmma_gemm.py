@@ -51,10 +51,11 @@ def _product(model, case, lda=None, ldb=None, b_by_rows=False, a_start=None, b_s
     (by columns where ``a_by_cols``) and B's from ``b_start(k, tile_col)`` with ``ldb`` (by rows
     where ``b_by_rows``), its loop over K running while k < ``k_end``, k going up by 16;
     the accumulator set to 0 at every step where ``reset``; each tile stored transposed where ``store_by_cols``, at
-    ``c_at(w, tile_row, tile_col)``, (its first element, leading dimension). Two C's:
-    the warps' stores in their order and in reverse (where two warps store into one element, a
-    GPU may take either), each followed by ``guard`` rows of what was stored past C's end (NaN
-    where nothing was stored). The defaults are the right kernel's."""
+    ``c_at(w, tile_row, tile_col)``, (its first element, leading dimension). Where warps store
+    into one element they race, and a GPU may leave any one's value there: C's candidates, one
+    layer a store into an element (the first layer the first warp's, as if each element kept
+    its first store; NaN in a layer with no store left), each followed by ``guard`` rows of what
+    was stored past C's end. The defaults are the right kernel's."""
     m, k, n = case
     lda, ldb, tile_of = lda or k, ldb or k, tile_of or (lambda w: divmod(w, n // 16))
     a_start = a_start or (lambda kk, tr: tr * 16 * k + kk)
@@ -70,16 +71,20 @@ def _product(model, case, lda=None, ldb=None, b_by_rows=False, a_start=None, b_s
                 @ _tile(model[1], b_start(kk, tc), ldb, b_by_rows)
         stores += [(start + r * ldc + c, acc.T if store_by_cols else acc)] * (
             tr < m // 16)
-    both = np.full((2, (m + 32) * n), np.nan)
-    for order, flat in zip((stores, stores[::-1]), both):
-        for where, tile in order:
-            flat[where] = tile
-    return both[:, :(m + guard) * n].reshape(2, m + guard, n)
+    count = np.zeros((m + 32) * n, int)
+    for where, _ in stores:
+        np.add.at(count, where.ravel(), 1)
+    layers, seen = np.full((max(1, count.max()), (m + 32) * n), np.nan), np.zeros_like(count)
+    for where, tile in stores:
+        layers[seen[where], where] = tile
+        seen[where] += 1
+    return layers[:, :(m + guard) * n].reshape(-1, m + guard, n)
 
 
 def _either(got, model) -> bool:
-    """Whether each element of ``got`` is one of the two C's ``_product`` gives."""
-    return bool(np.logical_or(*(np.isclose(got, c, rtol=1e-4, atol=1e-3) for c in model)).all())
+    """Whether each element of ``got`` is a value some warp that ``_product`` models stored
+    there (any of those that race on it may have landed last)."""
+    return bool(np.any([np.isclose(got, c, rtol=1e-4, atol=1e-3) for c in model], axis=0).all())
 
 
 LD = "the leading dimension is the number of elements from one row (for B: one column) to the next"
