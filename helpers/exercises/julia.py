@@ -171,7 +171,7 @@ def _mistakes(case, run):
     yield from _crossed(case, run)
     yield from _blocks_grid_dim_apart(case, run.out, ref)
     yield from coverage(run.out.past, run.out.unwritten, _grid(case), WORDS, WORDS.guard_hint)
-    yield from _wrapped(case, got, ref)
+    yield from _wrapped(case, got, ref, run)
     re, im = pixel_grid(*_args(case)[:6])
     edge = (re * re + im * im == 4) & bool(case.get("exact"))
     if _close(got, ref) and (got[edge] == ref[edge]).all():
@@ -249,12 +249,14 @@ def _apart(axis, reach):
             f"{'overlap' if blocks < side else 'leave gaps between them'}, and {where}")
 
 
-def _wrapped(case, got, ref):
+def _wrapped(case, got, ref, run):
     """A guard on the flat index (y*width + x < width*height): the threads past a row's end
     (x >= width) draw their point, x_min + x*dx, into the first pixels of the next row; each
-    pixel there holds that count or the right one (whichever thread drew last; the wrapped
-    one in at least half of those where they differ), and the others are right (up to TOLERANCE
-    of them not, as a GPU's rounding may make them)."""
+    pixel there holds that count or the right one (whichever thread drew last: the two race, and
+    a GPU may keep the right one in most), and the others are right (up to TOLERANCE of them
+    not, as a GPU's rounding may make them). Named where the wrapped count is in at least half
+    of the pixels where the two differ, or, in fewer, where a trace of the launch on the
+    simulator shows a thread with x >= width storing."""
     width, height, x_min, y_min, dx, dy, c_re, c_im, max_iter = _args(case)
     over = _grid(case).threads[0] - width          # the threads past each row's end
     if over <= 0 or (got == ref).all():
@@ -267,11 +269,27 @@ def _wrapped(case, got, ref):
     region[1:, :over] = True
     wrong, other = got != ref, got != wrapped   # other: not what a wrapped thread draws
     explained, differs = (wrong & ~other).sum(), (region & (wrapped != ref)).sum()
-    if not explained or 2 * explained < differs or np.mean(wrong & (other | ~region)) > TOLERANCE:
+    if not explained or np.mean(wrong & (other | ~region)) > TOLERANCE or \
+            2 * explained < differs and not _drew_past_the_edge(run, width):
         return
     yield ("the first pixels of some rows hold the counts of points past the right edge: "
            "threads with x >= width passed the guard on y*width + x and drew into the start of "
            "the next row", "guard x and y separately: if (x >= width || y >= height) return;")
+
+
+def _drew_past_the_edge(run, width) -> bool:
+    """Whether a thread with x >= width stored into iters, in a trace of ``run``'s launch on the
+    simulator (each thread stores one count and loads nothing)."""
+    launch = run.launch
+    threads = int(np.prod(launch.block)) * int(np.prod(launch.grid))
+    seen = observe(run.kernel, launch, key=f"stores past the edge {launch.grid}",
+                   accesses=2 * threads, racecheck=False)
+    kept = seen.accesses
+    if seen.error is not None or kept is None:
+        return False
+    stores = kept[kept["write"] & ~kept["shared"]]
+    x = stores["block"] % launch.grid[0] * launch.block[0] + stores["thread"] % launch.block[0]
+    return bool((x >= width).any())
 
 
 def _observed(kernels, case):

@@ -303,3 +303,28 @@ def test_reference_matches_a_plain_python_loop():
                     n += 1
                 expected[y, x] = n
     assert np.array_equal(ref, expected)
+
+
+def test_rows_wrapped_by_a_flat_guard_are_named_whichever_thread_drew_last(kernels):
+    """Past a row's end the threads of a flat guard race with the next row's first: a GPU may
+    keep the right count in all but one of the pixels where the two differ. The trace of the
+    launch on the simulator names the mistake then, and no right kernel's."""
+    from helpers.exercises.escape import escape_counts, pixel_grid
+    from helpers.exercises.kernel import Kernels, Run
+
+    case = checker.CASES[2]
+    launch = checker._launch(case)
+    width, height, x_min, y_min, dx, dy, c_re, c_im, max_iter = checker._args(case)
+    over = checker._grid(case).threads[0] - width
+    ref = np.asarray(launch.model)
+    past = escape_counts(*pixel_grid(width + over, height, x_min, y_min, dx, dy), c_re, c_im,
+                         max_iter)[:-1, width:]   # thread (width + k, y) draws pixel (k, y + 1)
+    r, c = np.argwhere(past != ref[1:, :over])[0]
+    got = ref.copy()
+    got[1 + r, c] = past[r, c]   # the wrapped thread landed last in this one pixel alone
+
+    def named(name):
+        run = Run(launch, [], Kernels(*kernels[name]))
+        return next(iter(checker._wrapped(case, got, ref, run)), None)
+    assert named("flat_guard") is not None
+    assert named("solution") is None
