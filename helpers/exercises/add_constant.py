@@ -27,6 +27,8 @@ CASES = [(200, 10.0), (37, -2.5), (1000, 0.75), (8, 1.5, "observe")]
 CS = (-7.5, -2.5, 0.75, 3.25, 10.0, 12.5)
 """The values of c the grader draws from, three different ones."""
 
+SPARE = 64
+"""The spare elements before and after x, and before y."""
 INDEX_HINT = "i = threadIdx.x: thread number i of the block has element i"
 
 
@@ -42,10 +44,12 @@ def _where(case):
 
 
 def _launch(case):
-    """x gets spare elements after n too, so that reading x[i + 1] cannot crash."""
+    """x gets spare elements after n (and before 0) too, so that reading x[i + 1] (or x[i - 1])
+    cannot crash; y a guard zone before it as well, so that a write to y[-1] shows."""
     n, c = case[:2]
     x = np.random.default_rng(n).uniform(-10, 10, n).astype(np.float32)
-    return Launch((Input(x, after=64, junk=1e6), Output(n, poisons=(None, 1000.0), held=False),
+    return Launch((Input(x, after=SPARE, junk=1e6, before=SPARE),
+                   Output(n, poisons=(None, 1000.0), held=False, before=SPARE),
                    np.float32(c)), block=(n, 1, 1), grid=(1, 1), model=(x, np.float32(c)))
 
 
@@ -88,6 +92,7 @@ def _mistakes(case, run):
                "of one block)", INDEX_HINT)
     if right.all():
         return
+    yield from _shifted_down(n, run.out.ahead, written, right)
     if written[:-1].all() and not written[-1]:
         yield (f"only y[{n - 1}], the last element, was never written: a guard that stops one "
                "short (i < blockDim.x - 1, or i < n - 1) leaves the last thread out",
@@ -128,6 +133,16 @@ def _mistakes(case, run):
                 f"each thread computes y[i] = x[i] + c for its own i: {INDEX_HINT}", "y", first)
 
 
+def _shifted_down(n, ahead, written, right):
+    """The mistake of thread numbers taken as counting from 1 (i = threadIdx.x - 1): y[-1]
+    written, before y's start, y[0] to y[n - 2] right and y[n - 1] never written."""
+    if list(ahead) == [-1] and n > 1 and right[:-1].all() and not written[-1]:
+        yield (f"y[-1], before y[0], was written and y[{n - 1}], the last element, never was: "
+               "every thread's index is one less than its number (i = threadIdx.x - 1), so "
+               "thread 0 wrote before the start of y; thread numbers count from 0",
+               f"{INDEX_HINT}, with nothing subtracted: thread 0 has element 0")
+
+
 BYTE = 256
 """How many values an 8-bit index (``unsigned char``) holds: it wraps from 255 back to 0."""
 
@@ -152,12 +167,13 @@ def _wrapped(n, written, right):
 def _refine(failure):
     """An access past an array whose element tells the index: 4 * t (the index scaled by
     sizeof(float), as a NumPy stride counts bytes), or blockDim.x + t (every index shifted by the
-    block's size)."""
+    block's size). The offset counts from the allocation's start, SPARE elements before x's and
+    y's."""
     err = failure.error
     if failure.kind != "out of bounds" or err.offset is None or not failure.block or \
             err.offset % 4:
         return
-    t, width, element = err.thread[0], failure.block[0], err.offset // 4
+    t, width, element = err.thread[0], failure.block[0], err.offset // 4 - SPARE
     if t and element == 4 * t:
         yield (f"thread {t}'s index was {element} = 4 * {t}: it was scaled by "
                "sizeof(float) = 4, as a NumPy stride counts bytes, but in C an index counts "

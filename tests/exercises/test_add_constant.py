@@ -50,11 +50,17 @@ WRONG = {
     "index_in_an_unsigned_char": ((*INDEX, "unsigned char i = threadIdx.x;"),
                                   "y[0] to y[255] are right, but nothing from y[256] on was "
                                   "written, of 1000: the index wrapped around at 256"),
+    # blind audit X1, thread numbers taken as counting from 1 (was 'only y[199], the last
+    # element, was never written: a guard that stops one short ... Hint: ... no guard is needed')
+    "index_shifted_down": ((*INDEX, "int i = threadIdx.x - 1;"),
+                           "y[-1], before y[0], was written and y[199], the last element, never "
+                           "was: every thread's index is one less than its number"),
     # every thread does the whole loop: right values, but for the race check
     "every_thread_loops": ((*STORE, "for (int j = 0; j < blockDim.x; j++)\n        y[j] = x[j] + c;"),
                            "two threads wrote y[0]"),
 }
-HINTS = {"guard_from_sizeof": "no guard is needed",
+HINTS = {"index_shifted_down": "with nothing subtracted: thread 0 has element 0",
+         "guard_from_sizeof": "no guard is needed",
          "index_in_an_unsigned_char": "keep the index an int, whatever size you expect: int i = "
                                       "threadIdx.x (an unsigned char holds 0 to 255 only",
          "index_in_bytes": "thread 66's index was 264 = 4 * 66: it was scaled by sizeof(float) = 4",
