@@ -261,10 +261,35 @@ def _wrong_means(got, want, x, n):
                "index over the whole array, with count, the block's own number of elements",
                "guard the load with the array's end: tile[t] = i < n ? x[i] : 0.0f")
     yield from _tile_0_alone(got, close, x, counts)
+    yield from _one_element_off(got, close, x, counts)
     if not close.all():
         first = int(np.argmax(~close))
         yield (f"means[{first}] = {got[first]}, but the mean of that block is {want[first]}",
                "add up tile[0] to tile[count - 1] and divide by count")
+
+
+def _one_element_off(got, close, x, counts):
+    """Means whose sums left out the array's last element (the load's guard i < n - 1 stored 0 in
+    its place), or counted each block's first element twice (the sum started at tile[0], and the
+    loop from k = 0 added it again)."""
+    if close.all():
+        return
+    sums = np.array([x[b * BLOCK:b * BLOCK + c].astype(np.float64).sum()
+                     for b, c in enumerate(counts)])
+    short = sums.copy()
+    short[-1] -= x[-1]
+    b = int(np.argmax(~close))
+    if close[:-1].all() and np.isclose(got[-1], short[-1] / counts[-1], rtol=1e-4, atol=1e-5):
+        yield (f"means[{b}] = {got[b]}, the mean of its block with x[n - 1], the array's last "
+               "element, counted as 0: the load's guard stops one short (i < n - 1) and stores "
+               "0.0f in its place",
+               "guard the load with the array's length: tile[t] = i < n ? x[i] : 0.0f, as i "
+               "runs from 0 to n - 1")
+    twice = (sums + x[::BLOCK]) / counts
+    if np.allclose(got, twice, rtol=1e-4, atol=1e-5):
+        yield (f"means[{b}] = {got[b]}, the mean of its block with tile[0] counted twice: the "
+               "sum started at tile[0], and the loop from k = 0 added it again",
+               "start the sum at 0: float sum = 0.0f, then sum += tile[k] for k = 0 to count - 1")
 
 
 def _tile_0_alone(got, close, x, counts):

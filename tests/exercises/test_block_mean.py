@@ -74,6 +74,14 @@ WRONG = {
                               "for (int k = t; k < count; k += blockDim.x)")],
                             ["which is tile[0] / count, x[0] / 256", "added only tile[0]",
                              "for (int k = 0; k < count; k++)"]),
+    # blind audit X9 and X10 (both were 'means[3] = ..., but the mean of that block is ...
+    # Hint: add up tile[0] to tile[count - 1] and divide by count'): the load's guard one short,
+    # and the sum started at tile[0]
+    "load_guard_one_short": ([("tile[t] = i < n ? x[i] : 0.0f;", "tile[t] = i < n - 1 ? x[i] : 0.0f;")],
+                             ["means[3] = ", "x[n - 1], the array's last element, counted as 0",
+                              "i < n - 1", "tile[t] = i < n ? x[i] : 0.0f"]),
+    "sum_from_tile_0": ([("float sum = 0.0f; ", "float sum = tile[0];")],
+                        ["means[0] = ", "with tile[0] counted twice", "float sum = 0.0f"]),
     "sum_reads_x": ([("sum += tile[k];", "sum += x[k];")],
                     ["the mean of block 0's elements", "sum += tile[k]"]),
     # audit G9: the load guarded by the block's count, not n: blocks 1 and up load only zeros
