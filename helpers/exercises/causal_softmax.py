@@ -14,8 +14,8 @@ import numpy as np
 
 from helpers.exercises import near
 from helpers.exercises.causal_softmax_models import (
-    _exps, _lanes_own_max, _near, _shfl_down_max, _shfl_down_sums, _shifted, max_of_first_columns, max_of_row_0,
-    rows_of_warps, softmax, visible)
+    _exps, _lanes_own_max, _near, _shfl_down_max, _shfl_down_sums, _shifted, max_of_column_numbers,
+    max_of_first_columns, max_of_magnitudes, max_of_row_0, rows_of_warps, softmax, visible)
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -121,6 +121,7 @@ def _max_slips(x, got, bad, kernels):
                "each lane takes the max of all its columns, 32 apart up to the last: for (int c "
                "= lane; c <= last; c += 32) m = fmaxf(m, ...); then m = warp_max(m)")
     if bad and np.allclose(got, _max_from_0(x), rtol=4e-3, atol=1e-4, equal_nan=True):
+        yield from max_of_magnitudes(kernels)
         yield ("y is NaN in exactly the rows whose visible scores are all below -120: m starts "
                "at 0, above every score of those rows, and each exp(x - m) underflowed to 0",
                "start the max at -INFINITY: float m = -INFINITY, then fmaxf over columns 0 to last")
@@ -331,6 +332,7 @@ def _mistakes(case, run):
                "columns met none of them (it stops before last, or last is one short)",
                "last = min(row, cols - 1), and the max's and the sum's loops run while c <= last")
     if bad and bad <= set(range(0, x.shape[0], 2)):
+        yield from max_of_column_numbers(x, got)
         yield from _overflowed(run.kernel)
     yield from _max_slips(x, got, bad, run.kernel)
     if _near(got, softmax(x, seen=visible(*x.shape, ahead=1))):

@@ -182,3 +182,51 @@ def _loop_kept_to_first_column(kernels, rows=40, cols=40) -> bool:
     for key, own in zip(zip(loads["block"], loads["lane"], loads["line"]), first):
         groups.setdefault(key, []).append(bool(own))
     return any(len(own) > 1 and all(own) for own in groups.values())
+
+
+def _near_nan_any(got, x, m):
+    """Whether ``got`` is what subtracting ``m`` gives, its tiny exps flushed to 0 or not."""
+    return any(np.allclose(got, _shifted(x, m, flush), rtol=4e-3, atol=1e-4, equal_nan=True)
+               for flush in (False, True))
+
+
+def max_of_column_numbers(x, got):
+    """The max's loop taking the column number c where the score in[c] belongs: m the row's
+    last column, min(row, cols - 1), told from no max at all (m = 0) by the rows where the two
+    overflow differently."""
+    rows = x.shape[0]
+    last = np.minimum(np.arange(rows), x.shape[1] - 1).astype(np.float64)
+    if _near_nan_any(got, x, last) and not _near_nan_any(got, x, np.zeros(rows)):
+        yield ("every row subtracted its last column's number, min(row, cols - 1), not its "
+               "largest score: the max's loop took fmaxf(m, c), the loop's column number c, "
+               "so m missed the scores of about 100 and exp(x - m) overflowed a float",
+               "take the score at column c: m = fmaxf(m, __half2float(in[c]))")
+
+
+MAGNITUDE = 40  # rows and columns of the launch that ``max_of_magnitudes`` makes
+
+
+def max_of_magnitudes(kernels):
+    """The max taken over the scores' magnitudes, |x|: a launch on the simulator of small
+    scores whose column 1 is -130, one warp a block, comes out as m = max |x| (130) gives, NaN
+    in rows 1 on (every exp(x - 130) underflows to 0), row 0 right; a max that starts at 0 gets
+    every row right."""
+    from helpers.exercises.common import Input, Output
+    from helpers.exercises.kernel import Launch
+    from helpers.exercises.microscope import observe
+
+    rows = cols = MAGNITUDE
+    x = np.random.default_rng(8).standard_normal((rows, cols)).astype(np.float16)
+    x[:, 1] = -130
+    seen = observe(kernels, Launch((Input(x), Output((rows, cols), np.float16), np.int32(rows),
+                                    np.int32(cols)), block=(32, 1, 1), grid=(rows, 1)),
+                   key="max of magnitudes", racecheck=False)
+    size = np.where(visible(rows, cols), np.abs(x.astype(np.float64)), -np.inf).max(axis=1)
+    if seen.error is None and _near_nan_any(seen.outs[0].got.astype(np.float64), x, size):
+        yield ("y is NaN in exactly the rows whose visible scores are all below -120: m came "
+               "out above every score of those rows, as a max of the scores' magnitudes, "
+               "fmaxf(m, fabsf(x)), gives (and each exp(x - m) underflowed to 0); a row of small "
+               "scores with one of -130 came out NaN too",
+               "take the max of the scores themselves, not of their magnitudes: m = fmaxf(m, "
+               "__half2float(in[c])); subtracting the largest score is what keeps exp from "
+               "overflowing")

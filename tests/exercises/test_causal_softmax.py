@@ -107,6 +107,17 @@ WRONG = [
     ("max_starts_at_0", variant(KERNEL, (MAX, MAX.replace("float m = -INFINITY;", "float m = 0.0f;"))),
      ["y is NaN in exactly the rows whose visible scores are all below -120", "m starts at 0",
       "start the max at -INFINITY"]),
+    # blind audit X13 and X14: the max of the scores' magnitudes (was 'm starts at 0, above every
+    # score of those rows ... Hint: start the max at -INFINITY'), and of the column numbers (was
+    # 'NaN or inf in the rows whose scores are about 100 ...: the max was not subtracted')
+    ("max_of_magnitudes", variant(KERNEL, ("m = fmaxf(m, __half2float(in[c]));",
+                                           "m = fmaxf(m, fabsf(__half2float(in[c])));")),
+     ["y is NaN in exactly the rows whose visible scores are all below -120",
+      "a max of the scores' magnitudes, fmaxf(m, fabsf(x))", "not of their magnitudes"]),
+    ("max_of_column_numbers", variant(KERNEL, ("m = fmaxf(m, __half2float(in[c]));",
+                                               "m = fmaxf(m, c);")),
+     ["every row subtracted its last column's number", "fmaxf(m, c)",
+      "m = fmaxf(m, __half2float(in[c]))"]),
     # every lane stores the whole row (a loop from 0): the right values, each stored by all 32
     # lanes (it passed): the race-checked case on the simulator names it
     ("every_lane_stores_the_row", variant(KERNEL, ("for (int c = lane; c < cols; c += 32)\n        y[",
