@@ -7,14 +7,16 @@ import numpy as np
 
 
 def escape_counts(z_re, z_im, c_re, c_im, max_iter: int, bound=4, twice=2,
-                  im2_sign=-1, box=False, whole=False, first=None) -> np.ndarray:
+                  im2_sign=-1, box=False, whole=False, first=None,
+                  int_squares=False) -> np.ndarray:
     """Steps of z -> z*z + c until |z|^2 > ``bound`` (at most ``max_iter``), element by element,
     in float32 in the kernels' order; on the pixels still running only, so its cost falls as
     they escape. ``twice`` and ``im2_sign``: the step's z_im = twice*z_re*z_im + c_im and
     z_re = z_re^2 + im2_sign*z_im^2 + c_re (other values: a wrong kernel's model); ``box``: the
     escape tested on each part, |z_re| or |z_im| above sqrt(bound) (a wrong kernel's too);
     ``whole``: z kept in ints, its start and every step's result truncated toward 0;
-    ``first``: "re" or "im", that part updated first and the other computed from its NEW value
+    ``int_squares``: the squares re2 and im2 kept in ints, truncated toward 0 at each step (z
+    itself a float), a wrong kernel's model; ``first``: "re" or "im", that part updated first and the other computed from its NEW value
     (z_im = 2*z_re*z_im + c_im after z_re changed; z_re = z_re*z_re - z_im*z_im + c_re after
     z_im changed), a wrong kernel's model."""
     f32 = np.float32
@@ -26,6 +28,8 @@ def escape_counts(z_re, z_im, c_re, c_im, max_iter: int, bound=4, twice=2,
     with np.errstate(over="ignore", invalid="ignore"):   # a huge c may overflow: it escapes
         for _ in range(max_iter):
             re2, im2 = zr * zr, zi * zi
+            if int_squares:
+                re2, im2 = np.trunc(re2), np.trunc(im2)
             going = re2 + im2 <= f32(bound) if not box else \
                 (np.abs(zr) <= f32(np.sqrt(bound))) & (np.abs(zi) <= f32(np.sqrt(bound)))
             if not going.all():              # drop the pixels that escaped

@@ -128,6 +128,12 @@ def _wrong_steps(case):
         yield (escape_counts(*pixel_grid(width, height, x_min, y_min, *steps), c_re, c_im,
                              max_iter), problem,
                "z_re = x_min + x*dx (dx steps along a row), z_im = y_min + y*dy")
+    yield (escape_counts(*pixel_grid(width, height, x_min, y_min, dx / width, dy / height), c_re,
+                         c_im, max_iter),
+           "z starts at x_min + x*dx/width + i*(y_min + y*dy/height): dx is already the step "
+           "from one pixel to the next, (x_max - x_min) / width, so dividing by width again "
+           "squeezes the whole image into the view's corner", "z_re = x_min + x*dx, z_im = "
+           "y_min + y*dy: the kernel gets dx and dy as the steps between pixels")
     for corner, problem in (((0, 0), "x_min and y_min left out: z starts at x*dx + i*(y*dy)"),
                             ((0, y_min), "x_min left out: z_re = x*dx"),
                             ((x_min, 0), "y_min left out: z_im = y*dy")):

@@ -28,6 +28,10 @@ def wrong_loops(re, im, c_re, c_im, max_iter):
              "break once re2 + im2 > 4.0f"),
             (dict(bound=16), "the loop stops at |z| > 4 (|z|^2 > 16): the escape radius is 2",
              "break once re2 + im2 > 4.0f, that is |z| > 2 (no sqrtf needed)"),
+            (dict(int_squares=True), "the squares re2 and im2 are ints: int re2 = z_re * z_re "
+             "drops each square's fraction (0.81 becomes 0) at every step, so the escape test and "
+             "z_re = re2 - im2 + c_re use whole numbers", "the squares have fractions: float re2 = "
+             "z_re * z_re, im2 = z_im * z_im (only n, x and y are int)"),
             (dict(box=True), "the loop stops once z_re or z_im alone passes 2 (a square): "
              "|z| > 2 is the circle re2 + im2 > 4, and z can leave it with both parts below 2",
              "break once re2 + im2 > 4.0f, the square of |z| against 2 * 2")):

@@ -160,6 +160,15 @@ WRONG = [
     ("start_steps_cast_to_int", variant(KERNEL, ("x_min + x * dx", "x_min + (int)(x * dx)"),
                                         ("y_min + y * dy", "y_min + (int)(y * dy)")),
      ["(int)(x*dx) drops the fraction", "no cast to int"]),
+    # blind audit X31 and X32 (both were '...% of the pixels differ from NumPy's ... Hint: compare
+    # your loop with the Mandelbrot kernel's'): dx and dy taken as the view's width and height;
+    # the squares kept in ints
+    ("steps_divided_by_the_size", variant(KERNEL, ("x_min + x * dx", "x_min + x * dx / width"),
+                                          ("y_min + y * dy", "y_min + y * dy / height")),
+     ["z starts at x_min + x*dx/width", "dx is already the step from one pixel to the next",
+      "z_re = x_min + x*dx"]),
+    ("squares_kept_in_ints", variant(KERNEL, ("float re2 = z_re * z_re", "int re2 = z_re * z_re")),
+     ["the squares re2 and im2 are ints", "float re2 = z_re * z_re, im2 = z_im * z_im"]),
     # blind audit: the Mandelbrot habit, the pixel's point added in the step where c belongs
     ("pixel_added_for_c", variant(KERNEL, ("z_im = 2.0f * z_re * z_im + c_im;\n        z_re = re2 - im2 + c_re;",
                                            "z_im = 2.0f * z_re * z_im + (y_min + y * dy);\n"
