@@ -242,6 +242,7 @@ def _mistakes(case, run):
     got, drawn = run.out.got, ~run.out.unwritten
     yield from one_further("iters", "pixel", run.out.past, run.out.unwritten,
                            "store n in iters[y * width + x]")
+    yield from _rows_from_the_bottom(case, run)
     if run.out.past.size:
         yield ("iters was written past its end: some thread's x reached width",
                "stop the loop while x < width: " + LOOP_HINT)
@@ -310,6 +311,31 @@ def _carried_over(kernels, block, max_iter=100) -> bool:
                 return False
         work.append(traced[kernel.name].blocks.lanes)
     return work[1] < 2 * work[0]
+
+
+def _rows_from_the_bottom(case, run):
+    """Row 0 never drawn, the row just past the image drawn and rows 1 on right: where the
+    simulator's trace of the small case shows block b storing into row height - b, the rows
+    were counted from the bottom, y = gridDim.x - blockIdx.x (block 0's row is height)."""
+    width, height = case[:2]
+    drawn, size = ~run.out.unwritten, width * height
+    if not np.array_equal(run.out.past, np.arange(size, size + width)) or drawn[0].any() or \
+            not drawn[1:].all() or np.mean(run.out.got[1:] != reference(case)[1:]) > TOLERANCE:
+        return
+    small = CASES[-1]
+    kept = observe(run.kernel, _launch(small), key="rows' blocks", racecheck=False,
+                   accesses=8192).accesses
+    stores = kept[kept["write"]] if kept is not None else None
+    if stores is not None and len(stores) and \
+            (stores["index"] // small[0] == small[1] - stores["block"]).all():
+        yield (f"row 0 was never drawn, and block 0 drew row {height}, one past the image's "
+               f"last (row {height - 1}): block b drew row height - b, the rows counted from "
+               "the bottom (y = gridDim.x - blockIdx.x), which runs from height down to 1",
+               "y = blockIdx.x: block b draws row b, 0 to height - 1, and row 0 (y_min) is the "
+               "first row of iters (which way up the picture is shown is the plot's business)")
+    yield (f"row 0 was never drawn, and row {height}, one past the image's last, was: each "
+           "block drew the row after its own", "y = blockIdx.x: block b draws row b, 0 to "
+           "height - 1 (the grid is (height, 1))")
 
 
 def _detect(kernels, case):

@@ -77,10 +77,21 @@ WRONG = {
     "rows_height_long": ([("iters[y * width + x]", "iters[y * height + x]")],
                          "rows height = 61 pixels apart"),
     # blind audit T18 (was '8340 of 12383 pixels were never drawn ... Hint: for (int x = ...')
+    # blind audit X34 (was 'iters was written past its end: some thread's x reached width ...
+    # Hint: stop the loop while x < width'): the rows counted from the bottom; and each block
+    # the row after its own
+    "rows_from_the_bottom": ([("int y = blockIdx.x;", "int y = gridDim.x - blockIdx.x;")],
+                             "row 0 was never drawn, and block 0 drew row 61, one past the "
+                             "image's last (row 60): block b drew row height - b"),
+    "the_next_row": ([("int y = blockIdx.x;", "int y = blockIdx.x + 1;")],
+                     "row 0 was never drawn, and row 61, one past the image's last, was: each "
+                     "block drew the row after its own"),
     "rows_a_block_long": ([("iters[y * width + x]", "iters[y * blockDim.x + x]")],
                           "rows blockDim.x = 64 pixels apart (iters[y * blockDim.x + x])"),
 }
-HINTS = {"z_and_n_not_reset": "declare z_re, z_im and n inside the loop",
+HINTS = {"rows_from_the_bottom": "y = blockIdx.x: block b draws row b, 0 to height - 1",
+         "the_next_row": "y = blockIdx.x: block b draws row b",
+         "z_and_n_not_reset": "declare z_re, z_im and n inside the loop",
          "steps_of_the_rows": "x += blockDim.x", "rows_height_long": "iters[y * width + x]",
          "rows_a_block_long": "iters[y * width + x]",
          "steps_of_one": "x += blockDim.x", "y_of_a_global_index": "one block a row: y = blockIdx.x",
