@@ -134,6 +134,7 @@ def _mistakes(case, run):
     if not kept.all() and close(got[:, ~kept], raw[:, ~kept]):
         yield ("the pixels that are not points hold their X, Y and Z: NaN was stored, then the "
                "coordinates over it", 'after writing nanf("") into the three planes, return')
+    yield from _infinite_marks(got, kept)
     yield from _wrong_nans(np.isnan(got), kept, depth, low)
     if not close(got[:, kept], want[:, kept]):
         yield from matches(got, wrong_models(depth, intrinsics),
@@ -242,6 +243,16 @@ def _wrong_depths(depth, intrinsics, low):
              "mm gave 1 m): depth[i] / 1000 divides two integers, which drops the fraction",
              "multiply by the float depth_scale: z = depth[i] * depth_scale")):
         yield reference(depth, *intrinsics, xyz=xyz, ranged=ranged, low=low)[0], problem, hint
+
+
+def _infinite_marks(got, kept):
+    """The pixels that are not points marked with an infinity (INFINITY), not NaN, in all three
+    planes."""
+    if not kept.all() and np.isinf(got[:, ~kept]).all() and not np.isnan(got).any():
+        yield (f"the {int((~kept).sum())} pixels that are not points hold infinity (INFINITY), "
+               "not NaN: an infinity is a number, a point infinitely far away, that a tool "
+               "reading the cloud keeps (and np.isnan does not find), where NaN is the mark of "
+               '"no point here"', "mark them NaN: " + NAN_HINT)
 
 
 def _wrong_nans(nan, kept, depth, low):

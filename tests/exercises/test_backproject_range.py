@@ -116,6 +116,10 @@ WRONG = {
                                            '= nanf("");\n')],
                                     "the NaNs of the pixels that are not points went to xyz[3 * "
                                     "i], xyz[3 * i + 1] and xyz[3 * i + 2]"),
+    # blind audit X7 (was '246 pixels with no measurement (depth 0) were kept as points (at X = Y
+    # = Z = 0, the camera's centre)'): no point marked with INFINITY
+    "marked_with_infinity": ([('= nanf("");', "= INFINITY;")],
+                             "the 849 pixels that are not points hold infinity (INFINITY), not NaN"),
     "y_plane_forgotten": ([(Y, ""), (NAN, '        xyz[i] = xyz[2 * n + i] = nanf("");\n')],
                           "the Y plane of xyz was never written"),
     "nothing_written": ([(NAN, ""), (X + Y + Z, "")], "nothing was written"),
