@@ -109,6 +109,7 @@ def _mistakes(case, run):
     if run.out.past.tolist() == [n] and np.array_equal(got[1:], y[1:] + x[:-1]):
         yield ("each x[i] was added into y[i + 1]: the store's index is one too far, the loop's "
                "bound is right", "y[i] += x[i]")
+    yield from _stepped_first(run.out.past, (got - y) / x, n, threads)
     if run.out.past.size:
         yield (f"y[{run.out.past[0]}] and beyond were written, past y[n - 1]",
                "the loop must stop at n: " + LOOP_HINT)
@@ -150,6 +151,22 @@ def _mistakes(case, run):
     yield Wrong(f"{int((got != y + x).sum())} of {n} elements are wrong (the first is "
                 f"y[{first}] = {got[first]}, expected {y[first] + x[first]})",
                 "y[i] += x[i], once for each i < n", "y", first)
+
+
+def _stepped_first(past, visits, n, threads):
+    """A loop that steps i before it uses it (i += stride at the top of a while loop's body):
+    each thread's first element, y[0] to y[threads - 1], never added to, the others once, and
+    the last step of each thread past n, y[n] to y[n + threads - 1], written."""
+    if threads >= n or not np.array_equal(past, np.arange(n, n + threads)) or \
+            visits[:threads].any() or not (visits[threads:] == 1).all():
+        return
+    yield (f"y[0] to y[{threads - 1}], each thread's first element, were never added to, and "
+           f"y[{n}] to y[{n + threads - 1}], past y[n - 1], were: the loop steps i before it "
+           "uses it (i += stride at the top of the body), so each thread skips its first element, "
+           "and after the test i < n passes for its last one it steps past n and adds there",
+           "use i, then step: for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += "
+           "stride) y[i] += x[i]; (in a while loop, y[i] += x[i]; then i += stride; at the end "
+           "of the body)")
 
 
 def _overlaps(visits, n, block, blocks):

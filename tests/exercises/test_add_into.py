@@ -26,6 +26,16 @@ WRONG = {
                                 "i += stride)", "int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
                                                 "    for (int j = i; j < n; j += stride)"),
                                "only the first 64 elements were added to, each once a pass"),
+    # blind audit X3 (was 'y[1000] and beyond were written, past y[n - 1] ... Hint: the loop must
+    # stop at n'): a while loop with its step at the top of the body
+    "stepped_before_use": (("    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; "
+                            "i += stride)\n        y[i] += x[i];",
+                            "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                            "    while (i < n) {\n        i += stride;\n        y[i] += x[i];\n"
+                            "    }"),
+                           "y[0] to y[63], each thread's first element, were never added to, "
+                           "and y[1000] to y[1063], past y[n - 1], were: the loop steps i before "
+                           "it uses it"),
     "stride_of_a_block": ((STRIDE, "int stride = blockDim.x;"),
                           "times: threads visit the same elements: the loop steps by blockDim.x"),
     "stride_of_the_blocks": ((STRIDE, "int stride = gridDim.x;"),
