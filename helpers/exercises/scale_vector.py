@@ -89,6 +89,7 @@ def _mistakes(case, run):
         yield ("nothing was written: y still holds the NaN it was filled with",
                "each thread should store its result with y[i] = ...")
     yield from _float_index(n, block * (-(-n // block) + extra), unwritten)
+    yield from _unsigned_short_index(n, block * (-(-n // block) + extra), unwritten)
     yield from stored_at_thread(got, unwritten, want, block, "y", lambda: read_past_block_0(
         run.kernel, _launch((3 * block, block, 0)), block))
     if n > block and right[:block].all() and unwritten[block:].all():
@@ -202,6 +203,43 @@ def _past_n(n, threads, past, right):
         yield "elements past n were written (y[n] and beyond)", GUARD_HINT
 
 
+NARROW = {8: "signed char", 16: "short"}
+"""The signed integer types narrower than an int, by their bits: an index held in one wraps
+negative at 2^(bits - 1)."""
+
+
+def _refine(failure):
+    """An access before an array's start by a thread whose index i, held in a narrower signed
+    integer (a short), wrapped negative: its offset is i wrapped at 2^15 (or 2^7) elements."""
+    err = failure.error
+    if failure.kind != "out of bounds" or err.offset is None or err.offset >= 0 or \
+            err.offset % 4 or not failure.block or not err.thread or not err.block:
+        return
+    i = err.block[0] * failure.block[0] + err.thread[0]
+    for bits, name in NARROW.items():
+        half = 1 << (bits - 1)
+        if i >= half and (i + half) % (2 * half) - half == err.offset // 4:
+            yield (f"thread {err.thread[0]} of block {err.block[0]}, whose i is {i}, reached "
+                   f"element {err.offset // 4} of its array, before the start: i is held in a "
+                   f"{bits}-bit {name}, which holds only {-half} to {half - 1}, so past "
+                   f"2^{bits - 1} = {half} it wrapped negative",
+                   "keep the index an int: int i = blockIdx.x * blockDim.x + threadIdx.x")
+
+
+def _unsigned_short_index(n, threads, unwritten):
+    """The elements a kernel whose index is held in a 16-bit unsigned short never writes: past
+    65535 the index wraps to 0, so only y[0] to y[65535] are written (over and over)."""
+    if n <= 1 << 16 or not unwritten.any():
+        return
+    missed = np.ones(n, bool)
+    missed[np.unique(np.arange(threads).astype(np.uint16))] = False
+    if np.array_equal(unwritten, missed):
+        yield (f"only y[0] to y[65535] were written, none past them ({int(unwritten.sum())} of "
+               f"{n} elements never written): i is held in a 16-bit unsigned short, which "
+               "wraps to 0 past 65535",
+               "keep the index an int: int i = blockIdx.x * blockDim.x + threadIdx.x")
+
+
 def _one_left_out(n, unwritten):
     """One element alone never written: y[0] (the guard leaves out i = 0) or y[n - 1] (the
     guard stops one short)."""
@@ -227,6 +265,7 @@ EXERCISE = KernelExercise(
     stub="exercises/scale_vector.cu", kernel="scale_vector",
     signature="const float *x, float *y, float alpha, int n",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes, crash_hint=GUARD_HINT,
+    refine=_refine,
     simulated="runs the race check", observed=_observed, observed_as="race-checked",
     success=f"y = alpha * x for every size tried ({len(CASES) - 1} launches, n not a multiple of "
             "the block size, one past 2^24), each element written by one thread, and nothing "

@@ -5,7 +5,8 @@ race check the checker uses)."""
 
 import pytest
 
-from kernel_sources import assert_mistake_named, compile_variant_pairs, solution, stable_file, variant
+from kernel_sources import (assert_mistake_named, compile_variant_pairs, simulator_only, solution,
+                            stable_file, variant)
 
 from helpers.backend import BACKEND
 from helpers.exercises import scale_vector as checker
@@ -30,6 +31,16 @@ WRONG = [
      variant(KERNEL, ("int i = blockIdx.x", "float i = blockIdx.x"),
              ("y[i] = alpha * x[i];", "y[(int)i] = alpha * x[(int)i];")),
      ["all past 2^24", "the index went through a float", "keep the index an int"]),
+    # blind audit Y20 (was 'the kernel crashed: ... a read of x ..., 131072 bytes before the
+    # start ... Hint: add a bounds guard, if (i < n), ...', though the guard was there)
+    ("index_in_a_short",
+     variant(KERNEL, ("int i = blockIdx.x", "short i = blockIdx.x")),
+     ["thread 0 of block 128, whose i is 32768, reached element -32768", "16-bit short",
+      "wrapped negative", "Hint: keep the index an int: int i = blockIdx.x"]),
+    ("index_in_an_unsigned_short",
+     variant(KERNEL, ("int i = blockIdx.x", "unsigned short i = blockIdx.x")),
+     ["only y[0] to y[65535] were written", "16-bit unsigned short", "wraps to 0 past 65535",
+      "Hint: keep the index an int: int i = blockIdx.x"]),
     # blind audit K10 (was 'elements past n were written (y[n] and beyond) ... Hint: add a bounds
     # guard, if (i < n), ...', the guard the learner thought they had written)
     ("chained_comparison_guard",
@@ -129,6 +140,8 @@ WRONG = [
                                                    "            y[j] = alpha * x[j];")),
      ["two threads wrote y[0]", "every thread did the whole loop", "no loop over all of y"]),
 ]
+SIMULATOR_ONLY = {"index_in_a_short": "its wrapped threads read and write 128 KiB before x and "
+                                        "y, which a GPU may leave unnoticed or fault on"}
 # A write through a wild pointer (into the lowest pages, which are never mapped: a write far past
 # an array could land in some other mapping instead). Only run on the simulator: on a GPU an
 # illegal address leaves the context unusable for the rest of the test run.
@@ -174,7 +187,7 @@ def test_stub_fails_saying_only_block_0(capsys):
     assert "only the first block's elements" in out, out
 
 
-@pytest.mark.parametrize("name, source, expected", WRONG, ids=[w[0] for w in WRONG])
+@pytest.mark.parametrize("name, source, expected", simulator_only(WRONG, SIMULATOR_ONLY))
 def test_known_mistake_fails_with_its_hint(name, source, expected, kernels, capsys):
     verdict, out = run_checker(kernels[name], capsys)
     assert_mistake_named(verdict, out, name, expected)
