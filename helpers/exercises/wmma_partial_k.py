@@ -11,7 +11,7 @@ were are compared with those a wrong store writes (``STORES``: which tile a warp
 tile starts, its leading dimension). A last launch on the simulator, race-checked, finds a step
 that stages its tiles before every lane has read the last ones (no __syncwarp()). A wrong staging
 (``STAGINGS``: the zero test on the other index or on both, B's row stride or column) is named by the C it
-computes (``_staged``), and so is B's zero test against N (where N > K its C is no guard's, so a
+computes (``wmma_partial_k_models``), and so is B's zero test against N (where N > K its C is no guard's, so a
 launch with N < K confirms it); a tile element no lane staged, by the simulator's init check.
 Zero guards that compare the index within the tile with K % 16 give one C whichever of the two
 is wrong: launches with an inf column of A (row of B) tell which (``_guards_in_tile``).
@@ -25,6 +25,7 @@ from helpers.exercises import near, wmma_tile
 from helpers.exercises.common import Input, Output
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import observe, observed_launch, observed_mistakes
+from helpers.exercises.wmma_partial_k_models import STAGINGS, staged
 
 # (M, K, N); K % 16 = 8, 6 and 5 (one partial tile); the last on the simulator, race-checked
 CASES = [(32, 40, 48), (16, 70, 32), (48, 5, 16), (32, 40, 48, "observe")]
@@ -67,6 +68,9 @@ def _refine(failure):
     a leading dimension other than 16), and the shared tiles indexed past the block's warps."""
     if failure.kind == "array bounds":
         yield from _tile_bounds(failure)
+    if failure.between == "warps" and failure.error.space == "shared" and \
+            failure.error.hazard == "write-after-write":
+        yield from _one_tile_staged(failure)
     if failure.between == "warps" and failure.error.space == "shared":
         yield ("a warp reached into another warp's tiles in shared memory: each warp's are "
                "As[w] and Bs[w], 16 x 16, so load them with a leading dimension of 16: "
@@ -74,6 +78,19 @@ def _refine(failure):
     if failure.between == "lanes" and failure.error.hazard != "write-after-write":
         yield ("the next step stages its tiles while other lanes may still read this step's: a "
                "__syncwarp() at the end of the loop's body, after mma_sync")
+
+
+def _one_tile_staged(failure):
+    """Two warps of a block wrote one element of a shared tile (a write-after-write: load_matrix_sync
+    only reads): they stage into one tile, where each warp has its own."""
+    err = failure.error
+    warps = sorted({failure._warp(a.thread) for a in (err.first, err.second)})
+    yield (f"warps {warps[0]} and {warps[-1]} of a block both wrote {failure.place} in shared "
+           f"memory (threads {err.first.thread[0]} and {err.second.thread[0]}, a write-after-write "
+           "with no barrier between): the warps staged their tiles into one shared tile, each "
+           "over the others', so a warp's mma_sync may take another warp's elements",
+           "each warp stages into its own tiles, the ones it loads: As[w][r][col] and "
+           "Bs[w][r][col], with w = threadIdx.x / 32")
 
 
 def _tile_bounds(failure):
@@ -108,61 +125,6 @@ STORES = [  # (a wrong store, as _written_by's keywords), problem, hint
     (dict(swapped=True), "the warps took the wrong tiles: tile_row and tile_col are swapped",
      "the warps go along a row of tiles first: tile_row = warp / (N / 16), tile_col = "
      "warp % (N / 16)"),
-]
-
-
-STAGINGS = [  # (a wrong staging, as _staged's keywords given K and N), problem, hint
-    (lambda k, n: dict(b_keep=lambda k0, r, col: k0 + col < k),
-     "Bs was set to 0 where k0 + col reaches K, but B's k is its row: k0 + r",
-     "stage B[k0 + r][tile_col * 16 + col] where k0 + r < K, else 0"),
-    (lambda k, n: dict(a_keep=lambda k0, r, col: k0 + r < k),
-     "As was set to 0 where k0 + r reaches K, but A's k is its column: k0 + col",
-     "stage A[tile_row * 16 + r][k0 + col] where k0 + col < K, else 0"),
-    (lambda k, n: dict(a_keep=lambda k0, r, col: (k0 + r < k) & (k0 + col < k),
-                       b_keep=lambda k0, r, col: (k0 + r < k) & (k0 + col < k)),
-     "the last, partial step dropped the tile's rows r >= K - k0 of A and columns col >= K - k0 of "
-     "B: As's zero guard tested k0 + r too, and Bs's k0 + col too, but each guard tests the "
-     "index along K of its own matrix only: A's column k0 + col, B's row k0 + r", "As[w][r][col] = k0 + col < K ? A[...] : __float2half(0.0f), and "
-     "Bs[w][r][col] = k0 + r < K ? B[...] : __float2half(0.0f)"),
-    (lambda k, n: dict(a_keep=lambda k0, r, col: True),
-     "As took A's elements past K: nothing set them to 0 where their column k0 + col reaches K, "
-     "so in the last, partial step each row of A's tile ran on into the next row of A, and A's "
-     "last row past A's end (NaN here, in C's last row)",
-     "the guard must test the column k0 + col against K: As[w][r][col] = k0 + col < K ? "
-     "A[(tile_row * 16 + r) * K + k0 + col] : __float2half(0.0f)"),
-    (lambda k, n: dict(b_at=lambda tile, k0, r, col: (k0 + r) * k + tile[1] * 16 + col),
-     "B's rows were read K elements apart, but a row of B holds N",
-     "B[k0 + r][tile_col * 16 + col] is at B[(k0 + r) * N + tile_col * 16 + col]"),
-    (lambda k, n: dict(b_at=lambda tile, k0, r, col: (k0 + r) * n + tile[0] * 16 + col),
-     "Bs took B's columns from tile_row, but the tile's columns of C, and of B, are tile_col's",
-     "B[k0 + r][tile_col * 16 + col] is at B[(k0 + r) * N + tile_col * 16 + col]"),
-    (lambda k, n: dict(a_at=lambda tile, k0, r, col: tile[0] * 16 * k + r * 16 + k0 + col),
-     "As took A's rows 16 elements apart (r * 16), but a row of A holds K elements",
-     "A[tile_row * 16 + r][k0 + col] is at A[(tile_row * 16 + r) * K + k0 + col]"),
-    (lambda k, n: dict(b_at=lambda tile, k0, r, col: (k0 + r) * n + tile[1] + col),
-     "Bs took B's columns from tile_col + col, but tile tile_col starts tile_col * 16 columns "
-     "along", "B[k0 + r][tile_col * 16 + col] is at B[(k0 + r) * N + tile_col * 16 + col]"),
-    (lambda k, n: dict(a_at=lambda tile, k0, r, col: (tile[0] * 16 + r) * k + col),
-     "As took A's columns col, without k0: every step staged A's first 16 columns again",
-     "A[tile_row * 16 + r][k0 + col] is at A[(tile_row * 16 + r) * K + k0 + col]"),
-    (lambda k, n: dict(b_keep=lambda k0, r, col: k0 + col < k,
-                       b_at=lambda tile, k0, r, col: (k0 + col) * n + tile[1] * 16 + r),
-     "Bs was staged transposed: Bs[r][col] took B[k0 + col][tile_col * 16 + r], but row r of "
-     "the tile is B's row k0 + r", "stage Bs[w][r][col] = B[k0 + r][tile_col * 16 + col], at "
-     "B[(k0 + r) * N + tile_col * 16 + col], where k0 + r < K"),
-    (lambda k, n: dict(a_keep=lambda k0, r, col: k0 + r < k,
-                       a_at=lambda tile, k0, r, col: (tile[0] * 16 + col) * k + k0 + r),
-     "As was staged transposed: As[w][col][r] took A[tile_row * 16 + r][k0 + col], so row r of "
-     "the tile holds A's column k0 + r, but row r of the tile is A's row tile_row * 16 + r",
-     "stage As[w][r][col] = A[tile_row * 16 + r][k0 + col], at A[(tile_row * 16 + r) * K + k0 + "
-     "col], where k0 + col < K"),
-    (lambda k, n: dict(a_keep=lambda k0, r, col: True, b_keep=lambda k0, r, col: True,
-                       a_at=_stale(lambda k0, r, col: col, lambda tile, r, col, kk: (tile[0] * 16 + r) * k + kk, k),
-                       b_at=_stale(lambda k0, r, col: r, lambda tile, r, col, kk: kk * n + tile[1] * 16 + col, k)),
-     "past K the last, partial step's tiles still held the step before's elements: the tiles "
-     "were staged only where k0 + col < K (A) and k0 + r < K (B), an if with no else, so those "
-     "products were added twice", "stage 0 past K: As[w][r][col] = k0 + col < K ? A[...] : "
-     "__float2half(0.0f), and Bs[w][r][col] = k0 + r < K ? B[...] : __float2half(0.0f)"),
 ]
 
 
@@ -217,6 +179,28 @@ def _guards_in_tile(run, case):
            "compare the element's k with K: " + ", and ".join(GUARDS[side][4] for side in wrong))
 
 
+def _one_short(run, case):
+    """C the product over k = 0 to K - 2 alone: a zero guard that stops one short, k0 + col <
+    K - 1 (A's) or k0 + r < K - 1 (B's): either alone gives this C. Which: a launch with A's
+    column K - 1 all inf (B's row) gives NaN only where that guard is right (inf times the other's
+    0)."""
+    m, k, n = case[:3]
+    a, b = run.model
+    if k < 2 or not _is(run.out.got.astype(np.float64), a[:, :k - 1] @ b[:k - 1]):
+        return
+    inf = {side: _run(run, case, (side, k - 1)) for side in "AB"}
+    wrong = [side for side, again in inf.items()
+             if again is not None and not np.isnan(again.out.got).any()] or ["A", "B"]
+    arrays, _, globals_, what = (" and ".join(x) for x in zip(
+        *(GUARDS[side][:4] for side in wrong)))
+    guards = (f"the zero guards of {arrays} stop" if len(wrong) == 2 else
+              f"{arrays}'s zero guard stops")
+    yield (f"C lacks the products of k = K - 1 = {k - 1} alone: {guards} one short, setting "
+           f"0 where {globals_} {'reach' if len(wrong) == 2 else 'reaches'} K - 1 rather than "
+           f"K, so the last of the {what}, K - 1, was left out (K - 1 < K: it is inside)",
+           "compare the element's k with K itself: " + ", and ".join(GUARDS[side][4] for side in wrong))
+
+
 def _clamped(got, a, b, k):
     """C = A B plus 16 - K % 16 more products of A's last column and B's last row: the last
     step's tile elements past K took k = K - 1 (an index clamped, min(k0 + col, K - 1)), not 0."""
@@ -246,42 +230,13 @@ def _run(run, case, inf_at=None):
 
 def _staged_as(run, case, change):
     """Whether ``run`` (of ``case``) computed the C of the wrong staging ``change(K, N)`` (as
-    ``_staged``'s keywords)."""
+    ``staged``'s keywords)."""
     if run is None:
         return False
     m, k, n = case[:3]
     flat_a, flat_b = (spec.host().astype(np.float64) for spec in run.launch.args[:2])
-    return np.allclose(run.out.got.astype(np.float64), _staged(flat_a, flat_b, m, k, n, **change(k, n)),
+    return np.allclose(run.out.got.astype(np.float64), staged(flat_a, flat_b, m, k, n, **change(k, n)),
                        1e-4, 1e-3, equal_nan=True)
-
-
-def _stale(along, at, k):
-    """The ``at`` of a staging that leaves a tile's elements past K (k0 + ``along`` >= K) as the
-    step before staged them (those of k0 - 16; none before the first: past the arrays); ``at(
-    tile, r, col, kk)``: where k index kk of the tile's element (r, col) lies."""
-    def where(tile, k0, r, col):
-        kk = k0 + along(k0, r, col)
-        return np.where(kk < k, at(tile, r, col, kk), at(tile, r, col, kk - 16) if k0 else 1 << 40)
-    return where
-
-
-def _staged(flat_a, flat_b, m, k, n, a_keep=None, b_keep=None, a_at=None, b_at=None):
-    """C as the solution computes it from A and B as their device arrays hold them (NaN after
-    each), each step's tiles staged where ``a_keep(k0, r, col)`` (``b_keep``) holds, else 0,
-    from A[a_at((tile_row, tile_col), k0, r, col)] (B[b_at(...)]); NaN past the arrays."""
-    a_keep = a_keep or (lambda k0, r, col: k0 + col < k)
-    b_keep = b_keep or (lambda k0, r, col: k0 + r < k)
-    a_at = a_at or (lambda tile, k0, r, col: (tile[0] * 16 + r) * k + k0 + col)
-    b_at = b_at or (lambda tile, k0, r, col: (k0 + r) * n + tile[1] * 16 + col)
-    r, col = np.indices((16, 16))
-    c = np.zeros((m, n))
-    for tile in np.ndindex(m // 16, n // 16):
-        for k0 in range(0, k, 16):
-            tiles = [np.where(keep(k0, r, col), np.append(flat, np.nan)[
-                np.minimum(at(tile, k0, r, col), flat.size)], 0)
-                for flat, keep, at in ((flat_a, a_keep, a_at), (flat_b, b_keep, b_at))]
-            c[tile[0] * 16:tile[0] * 16 + 16, tile[1] * 16:tile[1] * 16 + 16] += tiles[0] @ tiles[1]
-    return c
 
 
 def _unstaged(kernels):
@@ -355,6 +310,7 @@ def _mistakes(case, run):
     yield from _steps_cut_short(got, a, b, k)
     yield from _b_guarded_with_n(run, case)
     yield from _clamped(got, a, b, k)
+    yield from _one_short(run, case)
     yield from _guards_in_tile(run, case)
     for change, problem, hint in STAGINGS:
         if _staged_as(run, case, change):

@@ -65,6 +65,26 @@ WRONG = [
      ["data race on", "__syncwarp() at the end of the loop's body"]),
     ("no_return_past_the_last_tile", variant(KERNEL, ("    if (tile_row >= M / 16) return;      // a warp past the last tile\n", "")),
      ["elements past the end of C were written", "a warp past the last tile must return"]),
+    # blind audit Y30: the warps stage into warp 0's tiles and load their own (was 'C is wrong,
+    # and ... a data race on As[0] ... Hint: a warp reached into another warp's tiles ...: load
+    # them with a leading dimension of 16', a load that was right)
+    ("staged_into_warp_0s_tiles", variant(KERNEL, ("As[w][r][col] = k0", "As[0][r][col] = k0"),
+                                          ("Bs[w][r][col] = k0", "Bs[0][r][col] = k0")),
+     ["warps 0 and 1 of a block both wrote As[0] in shared memory", "staged their tiles into one "
+      "shared tile", "Hint: each warp stages into its own tiles, the ones it loads: As[w][r][col] "
+      "and Bs[w][r][col], with w = threadIdx.x / 32"]),
+    # blind audit Y29: A's zero guard stops one short (was 'C is not A B (C[8][28] = 1.14, ...)'
+    # and the staging recipe)
+    ("a_guard_one_short", variant(KERNEL, (STAGE_A, STAGE_A.replace("k0 + col < K", "k0 + col < K - 1"))),
+     ["C lacks the products of k = K - 1 = 39 alone", "As's zero guard stops one short",
+      "Hint: compare the element's k with K itself: As[w][r][col] = k0 + col < K ?"]),
+    ("b_guard_one_short", variant(KERNEL, (STAGE_B, STAGE_B.replace("k0 + r < K", "k0 + r < K - 1"))),
+     ["C lacks the products of k = K - 1 = 39 alone", "Bs's zero guard stops one short",
+      "Hint: compare the element's k with K itself: Bs[w][r][col] = k0 + r < K ?"]),
+    ("both_guards_one_short", variant(KERNEL, (STAGE_A, STAGE_A.replace("k0 + col < K", "k0 + col < K - 1")),
+                                      (STAGE_B, STAGE_B.replace("k0 + r < K", "k0 + r < K - 1"))),
+     ["the zero guards of As and Bs stop one short", "As[w][r][col] = k0 + col < K ?",
+      "and Bs[w][r][col] = k0 + r < K ?"]),
     # two lanes stage one element (a race, though of equal values): an index, not a barrier
     ("lanes_stage_with_a_step_of_31", variant(KERNEL, ("i < 256; i += 32)", "i < 256; i += 31)")),
      ["data race on As[", "two threads store into the same element"]),
@@ -157,7 +177,9 @@ WRONG = [
 # 2026-12-04), which leaves the CUDA context unusable for every test after it in the process.
 SIMULATOR_ONLY = {"shared_tile_loaded_with_ld_n",
                   # two lanes stage one element (As[w][0][17] is As[w][1][1]): a race on a GPU
-                  "staging_split_by_32"}
+                  "staging_split_by_32",
+                  # the warps race to stage one tile: a GPU's C depends on which wrote last
+                  "staged_into_warp_0s_tiles"}
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,91 @@
+"""The NumPy models of ``helpers.exercises.wmma_partial_k``'s kernel (C = A B, one warp a 16 x 16
+tile, its tiles staged in shared memory with zero guards along K): C as a staging computes it
+(``staged``), and the known wrong stagings (``STAGINGS``), each with its problem and hint."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+STAGINGS = [  # (a wrong staging, as staged's keywords given K and N), problem, hint
+    (lambda k, n: dict(b_keep=lambda k0, r, col: k0 + col < k),
+     "Bs was set to 0 where k0 + col reaches K, but B's k is its row: k0 + r",
+     "stage B[k0 + r][tile_col * 16 + col] where k0 + r < K, else 0"),
+    (lambda k, n: dict(a_keep=lambda k0, r, col: k0 + r < k),
+     "As was set to 0 where k0 + r reaches K, but A's k is its column: k0 + col",
+     "stage A[tile_row * 16 + r][k0 + col] where k0 + col < K, else 0"),
+    (lambda k, n: dict(a_keep=lambda k0, r, col: (k0 + r < k) & (k0 + col < k),
+                       b_keep=lambda k0, r, col: (k0 + r < k) & (k0 + col < k)),
+     "the last, partial step dropped the tile's rows r >= K - k0 of A and columns col >= K - k0 of "
+     "B: As's zero guard tested k0 + r too, and Bs's k0 + col too, but each guard tests the "
+     "index along K of its own matrix only: A's column k0 + col, B's row k0 + r", "As[w][r][col] = k0 + col < K ? A[...] : __float2half(0.0f), and "
+     "Bs[w][r][col] = k0 + r < K ? B[...] : __float2half(0.0f)"),
+    (lambda k, n: dict(a_keep=lambda k0, r, col: True),
+     "As took A's elements past K: nothing set them to 0 where their column k0 + col reaches K, "
+     "so in the last, partial step each row of A's tile ran on into the next row of A, and A's "
+     "last row past A's end (NaN here, in C's last row)",
+     "the guard must test the column k0 + col against K: As[w][r][col] = k0 + col < K ? "
+     "A[(tile_row * 16 + r) * K + k0 + col] : __float2half(0.0f)"),
+    (lambda k, n: dict(b_at=lambda tile, k0, r, col: (k0 + r) * k + tile[1] * 16 + col),
+     "B's rows were read K elements apart, but a row of B holds N",
+     "B[k0 + r][tile_col * 16 + col] is at B[(k0 + r) * N + tile_col * 16 + col]"),
+    (lambda k, n: dict(b_at=lambda tile, k0, r, col: (k0 + r) * n + tile[0] * 16 + col),
+     "Bs took B's columns from tile_row, but the tile's columns of C, and of B, are tile_col's",
+     "B[k0 + r][tile_col * 16 + col] is at B[(k0 + r) * N + tile_col * 16 + col]"),
+    (lambda k, n: dict(a_at=lambda tile, k0, r, col: tile[0] * 16 * k + r * 16 + k0 + col),
+     "As took A's rows 16 elements apart (r * 16), but a row of A holds K elements",
+     "A[tile_row * 16 + r][k0 + col] is at A[(tile_row * 16 + r) * K + k0 + col]"),
+    (lambda k, n: dict(b_at=lambda tile, k0, r, col: (k0 + r) * n + tile[1] + col),
+     "Bs took B's columns from tile_col + col, but tile tile_col starts tile_col * 16 columns "
+     "along", "B[k0 + r][tile_col * 16 + col] is at B[(k0 + r) * N + tile_col * 16 + col]"),
+    (lambda k, n: dict(a_at=lambda tile, k0, r, col: (tile[0] * 16 + r) * k + col),
+     "As took A's columns col, without k0: every step staged A's first 16 columns again",
+     "A[tile_row * 16 + r][k0 + col] is at A[(tile_row * 16 + r) * K + k0 + col]"),
+    (lambda k, n: dict(b_keep=lambda k0, r, col: k0 + col < k,
+                       b_at=lambda tile, k0, r, col: (k0 + col) * n + tile[1] * 16 + r),
+     "Bs was staged transposed: Bs[r][col] took B[k0 + col][tile_col * 16 + r], but row r of "
+     "the tile is B's row k0 + r", "stage Bs[w][r][col] = B[k0 + r][tile_col * 16 + col], at "
+     "B[(k0 + r) * N + tile_col * 16 + col], where k0 + r < K"),
+    (lambda k, n: dict(a_keep=lambda k0, r, col: k0 + r < k,
+                       a_at=lambda tile, k0, r, col: (tile[0] * 16 + col) * k + k0 + r),
+     "As was staged transposed: As[w][col][r] took A[tile_row * 16 + r][k0 + col], so row r of "
+     "the tile holds A's column k0 + r, but row r of the tile is A's row tile_row * 16 + r",
+     "stage As[w][r][col] = A[tile_row * 16 + r][k0 + col], at A[(tile_row * 16 + r) * K + k0 + "
+     "col], where k0 + col < K"),
+    (lambda k, n: dict(a_keep=lambda k0, r, col: True, b_keep=lambda k0, r, col: True,
+                       a_at=stale(lambda k0, r, col: col, lambda tile, r, col, kk: (tile[0] * 16 + r) * k + kk, k),
+                       b_at=stale(lambda k0, r, col: r, lambda tile, r, col, kk: kk * n + tile[1] * 16 + col, k)),
+     "past K the last, partial step's tiles still held the step before's elements: the tiles "
+     "were staged only where k0 + col < K (A) and k0 + r < K (B), an if with no else, so those "
+     "products were added twice", "stage 0 past K: As[w][r][col] = k0 + col < K ? A[...] : "
+     "__float2half(0.0f), and Bs[w][r][col] = k0 + r < K ? B[...] : __float2half(0.0f)"),
+]
+
+
+def stale(along, at, k):
+    """The ``at`` of a staging that leaves a tile's elements past K (k0 + ``along`` >= K) as the
+    step before staged them (those of k0 - 16; none before the first: past the arrays); ``at(
+    tile, r, col, kk)``: where k index kk of the tile's element (r, col) lies."""
+    def where(tile, k0, r, col):
+        kk = k0 + along(k0, r, col)
+        return np.where(kk < k, at(tile, r, col, kk), at(tile, r, col, kk - 16) if k0 else 1 << 40)
+    return where
+
+
+def staged(flat_a, flat_b, m, k, n, a_keep=None, b_keep=None, a_at=None, b_at=None):
+    """C as the solution computes it from A and B as their device arrays hold them (NaN after
+    each), each step's tiles staged where ``a_keep(k0, r, col)`` (``b_keep``) holds, else 0,
+    from A[a_at((tile_row, tile_col), k0, r, col)] (B[b_at(...)]); NaN past the arrays."""
+    a_keep = a_keep or (lambda k0, r, col: k0 + col < k)
+    b_keep = b_keep or (lambda k0, r, col: k0 + r < k)
+    a_at = a_at or (lambda tile, k0, r, col: (tile[0] * 16 + r) * k + k0 + col)
+    b_at = b_at or (lambda tile, k0, r, col: (k0 + r) * n + tile[1] * 16 + col)
+    r, col = np.indices((16, 16))
+    c = np.zeros((m, n))
+    for tile in np.ndindex(m // 16, n // 16):
+        for k0 in range(0, k, 16):
+            tiles = [np.where(keep(k0, r, col), np.append(flat, np.nan)[
+                np.minimum(at(tile, k0, r, col), flat.size)], 0)
+                for flat, keep, at in ((flat_a, a_keep, a_at), (flat_b, b_keep, b_at))]
+            c[tile[0] * 16:tile[0] * 16 + 16, tile[1] * 16:tile[1] * 16 + 16] += tiles[0] @ tiles[1]
+    return c
