@@ -88,8 +88,7 @@ def _mistakes(case, run):
     if unwritten.all():
         yield ("nothing was written: y still holds the NaN it was filled with",
                "each thread should store its result with y[i] = ...")
-    yield from _float_index(n, block * (-(-n // block) + extra), unwritten)
-    yield from _unsigned_short_index(n, block * (-(-n // block) + extra), unwritten)
+    yield from _index_type(n, block * (-(-n // block) + extra), unwritten)
     yield from stored_at_thread(got, unwritten, want, block, "y", lambda: read_past_block_0(
         run.kernel, _launch((3 * block, block, 0)), block))
     if n > block and right[:block].all() and unwritten[block:].all():
@@ -151,6 +150,13 @@ def _block_stride(race, block):
                "elements, which those blocks' threads write too",
                "one element a thread: if (i < n) y[i] = alpha * x[i], no loop (a loop over "
                "several elements steps by the whole grid, blockDim.x * gridDim.x)")
+
+
+def _index_type(n, threads, unwritten):
+    """The elements never written show the index held in a type that cannot hold every i: a
+    float, or an unsigned short."""
+    yield from _float_index(n, threads, unwritten)
+    yield from _unsigned_short_index(n, threads, unwritten)
 
 
 def _float_index(n, threads, unwritten):
