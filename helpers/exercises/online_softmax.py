@@ -42,7 +42,7 @@ def scores(rows, cols):
 
 
 def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 2, 1), grown=True,
-          l2_from="l"):
+          l2_from="l", base2=False):
     """(m, l) of each row as the kernel computes them, in float64; ``loop`` and ``merge``: whether
     the running sum and the merged sums are rescaled to the new max (``loop="value"``: by
     exp(m - v), against the value; ``loop="ratio"``: by m / m_new, linearly; ``loop="term"``:
@@ -57,8 +57,11 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
     ``merge="larger"``: the sum of the pair with the larger max kept, unscaled, the other
     dropped; ``merge="wrong way"``: both sums rescaled by exp(m_new - m) and exp(m_new - m2); ``m2_from``: what the partner's max is shuffled from ("l": its
     sum); ``l2_from``: what the partner's sum is shuffled from ("m": its max); ``offsets``: the butterfly's (a lane whose partner is past the warp gets its own
-    value back); ``grown``: whether a value that raises the max adds its exp (1) too."""
+    value back); ``grown``: whether a value that raises the max adds its exp (1) too;
+    ``merge="own only"``: the lane's own sum rescaled, the partner's added as it is;
+    ``base2``: where the exps are 2 to the power ("loop", "merge" or "both"), as exp2f takes."""
     x = x.astype(np.float64)
+    loop_exp, merge_exp = (np.exp2 if base2 in (part, "both") else np.exp for part in ("loop", "merge"))
     ms, ls = np.full((x.shape[0], 32), -np.inf), np.zeros((x.shape[0], 32))
     for c in range(x.shape[1]):
         lane, v = c % 32, x[:, c]
@@ -67,12 +70,12 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
             term = (np.exp(v.astype(np.float32)) / np.exp(new.astype(np.float32)) if fresh == "apart"
                     else np.exp(v.astype(np.float32)) if fresh == "raw"
                     else np.exp(new - v) if fresh == "flipped"
-                    else np.exp(v - (new if fresh else ms[:, lane])))
+                    else loop_exp(v - (new if fresh else ms[:, lane])))
             term = term if grown else np.where(v > ms[:, lane], 0, term)
             term = np.ones_like(v) if fresh == "one" else term
             term = term * np.exp(ms[:, lane] - new) if loop == "term" else term
             scale = (ms[:, lane] / new if loop == "ratio"
-                     else np.exp(ms[:, lane] - (v if loop == "value" else new))
+                     else loop_exp(ms[:, lane] - (v if loop == "value" else new))
                      if loop and loop != "term" else 1)
             ls[:, lane] = ls[:, lane] * scale + term
         ms[:, lane] = new
@@ -85,11 +88,12 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
         with np.errstate(invalid="ignore"):
             own_test, their_test = (m2, ms) if merge == "swapped" else (ms, m2)
             way = -1 if merge == "wrong way" else 1
-            own = (np.where(own_test == -np.inf, 0, np.exp(way * (ms - new)))
-                   if merge in (True, "own max", "swapped", "wrong way")
+            own = (np.where(own_test == -np.inf, 0, merge_exp(way * (ms - new)))
+                   if merge in (True, "own max", "swapped", "wrong way", "own only")
                    else np.where(ms == -np.inf, 0, 1.0) if merge == "own kept" else 1)
             power = {"own max": ms - new, "own kept": m2 - ms}.get(merge, m2 - new)
-            theirs = np.where(their_test == -np.inf, 0, np.exp(way * power)) if merge else 1
+            theirs = (np.where(their_test == -np.inf, 0, merge_exp(way * power))
+                      if merge and merge != "own only" else 1)
             ls = (np.where(m2 > ms, ls[:, partner], ls) if merge == "larger"
                   else ls * own + np.where(their_test == -np.inf, 0, l2 * theirs))
         ms = new
@@ -269,6 +273,12 @@ _MODELS = (
      "max: where m2 is the larger, that factor is above 1",
      "bring both sums to the "
      "merged max m_new: l = l * exp(m - m_new) + l2 * exp(m2 - m_new)"),
+    (None, dict(merge="own only"),
+     "row_sum is too large: in the merge the partner's sum l2 was added as it is, not "
+     "rescaled to the merged max: only the lane's own sum took its factor, exp(m - m_new), "
+     "and l2, a sum against the partner's max m2, needs exp(m2 - m_new)",
+     "in the merge, both sums are brought to the merged max: l = l * exp(m - m_new) + "
+     "l2 * exp(m2 - m_new)"),
     (None, dict(merge="larger"),
      "row_sum is too small: each merge kept the sum of the pair with the larger max "
      "and dropped the other's, as the max is merged; but the sums add up",
@@ -276,11 +286,24 @@ _MODELS = (
      "m_new) + l2 * exp(m2 - m_new)"),
 )
 
+LOOP_E, MERGE_E = ("l = l * __expf(m - m_new) + __expf(v - m_new) in the loop",
+                   "l = l * __expf(m - m_new) + l2 * __expf(m2 - m_new) in the merge")
+BASE2 = {"loop": ("the loop's", LOOP_E), "merge": ("the merge's", MERGE_E),
+         "both": ("the loop's and the merge's", f"{LOOP_E}, {MERGE_E}")}
+"""Where a kernel's exps may be base 2 (exp2f): those exps in words, and their right form."""
+
+
 def _models(case, x, sums):
-    """Mistakes named by a model of the kernel that makes them (_MODELS), after those above."""
+    """Mistakes named by a model of the kernel that makes them (_MODELS), after those above;
+    then exps of base 2, where the softmax's are e to the power."""
     for fits, model, problem, hint in _MODELS:
         if (fits is None or fits(case[1])) and np.allclose(sums, pairs(x, **model)[1], rtol=1e-3):
             yield problem, hint
+    for where, (words, right) in BASE2.items():
+        if np.allclose(sums, pairs(x, base2=where)[1], rtol=1e-3):
+            yield (f"row_sum is wrong: {words} exps were of base 2, 2 to the power (exp2f), "
+                   "where the softmax's sum is of e to the power, exp(x - m)",
+                   f"take the exps with __expf (or expf), e to the power: {right}")
 
 EXERCISE = KernelExercise(
     stub="exercises/online_softmax.cu", kernel="online_softmax",

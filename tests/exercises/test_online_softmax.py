@@ -133,6 +133,24 @@ WRONG = [
      ["the partner's sum l2 was shuffled from m, its max", "Hint: l2 is the other lane's l"]),
     ("loop_rescaled_against_the_value", variant(KERNEL, (LOOP, LOOP.replace("__expf(m - m_new)", "__expf(m - v)"))),
      ["rescaled the running sum by exp(m - v), against the value", "l = l * exp(m - m_new)"]),
+    # blind audit Y11 (was 'row_sum[0] = 36.1767, expected 4.63908' with the definition of l)
+    ("merge_adds_the_partner_s_sum_unscaled", variant(KERNEL, (
+        MERGE, MERGE.replace("(m2 == -INFINITY ? 0.0f : l2 * __expf(m2 - m_new))", "l2"))),
+     ["in the merge the partner's sum l2 was added as it is, not rescaled to the merged max",
+      "Hint: in the merge, both sums are brought to the merged max: l = l * exp(m - m_new) + "
+      "l2 * exp(m2 - m_new)"]),
+    # blind audit Y12 (was 'row_sum[0] = 5.09873, expected 4.63908' with the definition of l)
+    ("loop_exps_of_base_2", variant(KERNEL, (LOOP, LOOP.replace("__expf", "exp2f"))),
+     ["the loop's exps were of base 2, 2 to the power (exp2f)",
+      "Hint: take the exps with __expf (or expf), e to the power: l = l * __expf(m - m_new) + "
+      "__expf(v - m_new) in the loop"]),
+    ("merge_exps_of_base_2", variant(KERNEL, (MERGE, MERGE.replace("__expf", "exp2f"))),
+     ["the merge's exps were of base 2", "l = l * __expf(m - m_new) + l2 * __expf(m2 - m_new) "
+      "in the merge"]),
+    ("all_exps_of_base_2", variant(KERNEL, (LOOP, LOOP.replace("__expf", "exp2f")),
+                                   (MERGE, MERGE.replace("__expf", "exp2f"))),
+     ["the loop's and the merge's exps were of base 2", "in the loop, l = l * __expf(m - m_new) "
+      "+ l2 * __expf(m2 - m_new) in the merge"]),
 ]
 
 # Right, though not as the solution does it: the classic update, which rescales only when the
