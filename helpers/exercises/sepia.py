@@ -304,7 +304,28 @@ def mixed_up(rgb, got, layout_hint):
     for first, step, problem in _reads(*rgb.shape[:2]):
         if near(got, reference(flat[first[..., None] + step * np.arange(3)])):
             yield problem, layout_hint
+    yield from _in_place(rgb, got)
     yield from _other_weights(rgb, got, layout_hint)
+
+
+def _in_place(rgb, got):
+    """The channels overwritten in place, one after another (r = ...; g = ...; b = ...): each
+    later channel's sum takes the earlier channels' results (unrounded floats) where the input's
+    belong; in any order of the three."""
+    for order in itertools.permutations(range(3)):
+        v = rgb.astype(np.float64)
+        for c in order:
+            v[..., c] = v @ SEPIA[c]
+        if near(got, np.minimum(np.floor(v + 0.5), 255).astype(np.uint8)):
+            first, second, third = ("rgb"[c] for c in order)
+            yield (f"the channels were overwritten in place: {first} took its sepia value "
+                   f"({first} = {SEPIA[order[0]][0]}f * r + ...) before {second} and {third} were "
+                   f"computed from it, and {second} before {third}, so they used the new "
+                   f"{first} (and {second}) where the input's belong",
+                   "keep the input's r, g and b as they are, and put each result in a variable "
+                   "of its own: float r2 = 0.393f * r + 0.769f * g + 0.189f * b; float g2 = "
+                   "...; float b2 = ...; then store r2, g2 and b2")
+            return
 
 
 def _reads(height, width):

@@ -28,6 +28,22 @@ def each_channel(old, new):
 # name: (replacements in the solution, a piece of the expected verdict)
 WRONG = {
     "no_bounds_guard": ([(GUARD, "")], "Hint: no bounds guard"),
+    # blind audit Y21 (was 'the green output is 0.137 r + 0.954 g + 0.234 b, where the matrix has
+    # ... Hint: each output channel comes from the input's r, g and b: ...', the layout restated)
+    "channels_overwritten_in_place": (
+        [("float r2 = 0.393f", "r = 0.393f"), ("float g2 = 0.349f", "g = 0.349f"),
+         ("float b2 = 0.272f", "b = 0.272f"), *each_channel("fminf({c}2 + 0.5f", "fminf({c} + 0.5f")],
+        "the channels were overwritten in place: r took its sepia value (r = 0.393f * r + ...) "
+        "before g and b were computed from it"),
+    "blue_first_overwritten_in_place": (
+        [("    float r2 = 0.393f * r + 0.769f * g + 0.189f * b;\n", ""),
+         ("    float b2 = 0.272f * r + 0.534f * g + 0.131f * b;\n",
+          "    b = 0.272f * r + 0.534f * g + 0.131f * b;\n    g = 0.349f * r + 0.686f * g + 0.168f * b;\n"
+          "    r = 0.393f * r + 0.769f * g + 0.189f * b;\n"),
+         ("    float g2 = 0.349f * r + 0.686f * g + 0.168f * b;\n", ""),
+         *each_channel("fminf({c}2 + 0.5f", "fminf({c} + 0.5f")],
+        "b took its sepia value (b = 0.272f * r + ...) before g and r were computed from it, and "
+        "g before r"),
     # blind audit K11 (was 'nothing was written: out still holds the poison ... Hint: each thread
     # should store its three results in out[3*i], ...', the stores that were right)
     "not_on_the_left_of_the_guard": ([("x >= width || y >= height", "!x < width || !y < height")],
