@@ -45,17 +45,19 @@ def _tile(memory, start, ld, row_major):
 
 def _product(model, case, lda=None, ldb=None, b_by_rows=False, a_start=None, b_start=None,
              reset=False, a_by_cols=False, store_by_cols=False, k_end=None, tile_of=None,
-             guard=0, c_at=None):
+             guard=0, c_at=None, swapped_tiles=""):
     """C as a kernel computes it whose warp w takes tile ``tile_of(w)`` (returning when its row is
     past M / 16), loads A's tiles from ``a_start(k, tile_row)`` with leading dimension ``lda``
     (by columns where ``a_by_cols``) and B's from ``b_start(k, tile_col)`` with ``ldb`` (by rows
     where ``b_by_rows``), its loop over K running while k < ``k_end``, k going up by 16;
-    the accumulator set to 0 at every step where ``reset``; each tile stored transposed where ``store_by_cols``, at
-    ``c_at(w, tile_row, tile_col)``, (its first element, leading dimension). Where warps store
-    into one element they race, and a GPU may leave any one's value there: C's candidates, one
-    layer a store into an element (the first layer the first warp's, as if each element kept
-    its first store; NaN in a layer with no store left), each followed by ``guard`` rows of what
-    was stored past C's end. The defaults are the right kernel's."""
+    the accumulator set to 0 at every step where ``reset``; ``swapped_tiles`` "A" (or "B"):
+    A's tile found from tile_col where tile_row belongs (B's from tile_row); each tile stored
+    transposed where ``store_by_cols``, at ``c_at(w, tile_row, tile_col)``, (its first element,
+    leading dimension). Where warps store into one element they race, and a GPU may leave any
+    one's value there: C's candidates, one layer a store into an element (the first layer the
+    first warp's, as if each element kept its first store; NaN in a layer with no store left),
+    each followed by ``guard`` rows of what was stored past C's end. The defaults are the right
+    kernel's."""
     m, k, n = case
     lda, ldb, tile_of = lda or k, ldb or k, tile_of or (lambda w: divmod(w, n // 16))
     a_start = a_start or (lambda kk, tr: tr * 16 * k + kk)
@@ -67,8 +69,9 @@ def _product(model, case, lda=None, ldb=None, b_by_rows=False, a_start=None, b_s
         start, ldc = c_at(w, tr, tc)
         acc = np.zeros((16, 16))
         for kk in range(0, k if k_end is None else k_end, 16) if tr < m // 16 else ():
-            acc = (0 if reset else acc) + _tile(model[0], a_start(kk, tr), lda, not a_by_cols) \
-                @ _tile(model[1], b_start(kk, tc), ldb, b_by_rows)
+            ar, bc = (tc if swapped_tiles == "A" else tr), (tr if swapped_tiles == "B" else tc)
+            acc = (0 if reset else acc) + _tile(model[0], a_start(kk, ar), lda, not a_by_cols) \
+                @ _tile(model[1], b_start(kk, bc), ldb, b_by_rows)
         stores += [(start + r * ldc + c, acc.T if store_by_cols else acc)] * (
             tr < m // 16)
     count = np.zeros((m + 32) * n, int)
@@ -175,6 +178,12 @@ LOOKALIKES = [
     (lambda m, k, n: dict(a_start=lambda kk, tr: tr * 16 * k), "A's tile never moved along K: "
      "each step loaded A + tile_row * 16 * K, the first tile of its row, again",
      "A's tile (tile_row, k / 16) starts at A + tile_row * 16 * K + k: add k"),
+    (lambda m, k, n: dict(swapped_tiles="B"), "B's tile was found from tile_row (B + tile_row "
+     "* 16 * K + k), A's index: C's tile (tile_row, tile_col) takes its column of tiles of B "
+     "from tile_col", "B's tile (k / 16, tile_col) starts at B + tile_col * 16 * K + k"),
+    (lambda m, k, n: dict(swapped_tiles="A"), "A's tile was found from tile_col (A + tile_col "
+     "* 16 * K + k), B's index: C's tile (tile_row, tile_col) takes its row of tiles of A from "
+     "tile_row", "A's tile (tile_row, k / 16) starts at A + tile_row * 16 * K + k"),
     (lambda m, k, n: dict(b_start=lambda kk, tc: kk), "B's tile left out tile_col * 16 * K: every "
      "warp read B + k, the first column of tiles of B", "B's tile (k / 16, tile_col) starts at "
      "B + tile_col * 16 * K + k"),

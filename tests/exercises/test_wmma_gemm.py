@@ -106,6 +106,15 @@ WRONG = [
      ["A's tile never moved along K", "A + tile_row * 16 * K + k: add k"]),
     ("b_tile_without_tile_col", variant(KERNEL, (LOAD_B, LOAD_B.replace("tile_col * 16 * K + ", ""))),
      ["B's tile left out tile_col * 16 * K", "B + tile_col * 16 * K + k"]),
+    # blind audit Y28: B's tile located with tile_row, A's line copied (was 'C is not A B (C[28][0]
+    # = 6.691, expected -6.303)' and the checklist of every part); past B's columns its tiles
+    # read the zeros after B
+    ("b_tile_from_tile_row", variant(KERNEL, (LOAD_B, LOAD_B.replace("tile_col", "tile_row"))),
+     ["B's tile was found from tile_row (B + tile_row * 16 * K + k)",
+      "Hint: B's tile (k / 16, tile_col) starts at B + tile_col * 16 * K + k"]),
+    ("a_tile_from_tile_col", variant(KERNEL, (LOAD_A, LOAD_A.replace("tile_row", "tile_col"))),
+     ["A's tile was found from tile_col (A + tile_col * 16 * K + k)",
+      "Hint: A's tile (tile_row, k / 16) starts at A + tile_row * 16 * K + k"]),
     # audit 3: k * 16 in both tiles' offsets (k already counts elements)
     ("offsets_k_times_16", variant(KERNEL, (LOAD_A, LOAD_A.replace("K + k,", "K + k * 16,")),
                                    (LOAD_B, LOAD_B.replace("K + k,", "K + k * 16,"))),
