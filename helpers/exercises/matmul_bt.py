@@ -20,7 +20,8 @@ from helpers.exercises.kernel import KernelExercise, Launch, traced_back
 from helpers.exercises.microscope import observe, race_mistake
 from helpers.exercises.verdict import did_not_finish, matches
 from helpers.exercises.origin import Wrong
-from helpers.exercises.matmul_bt_models import TILE, loads as _loads, tiled as _tiled, tiles_transposed
+from helpers.exercises.matmul_bt_models import (TILE, k_unguarded, loads as _loads, tiled as _tiled,
+                                                tiles_transposed)
 
 RTOL, ATOL = 1e-4, 1e-4
 
@@ -251,9 +252,32 @@ def _a_rows_apart(got, a, bt):
         yield A_ROWS_APART
 
 
-def _read_past(run, name):
-    """A read past Bt (A), run again with NaN after it: rows read N (M) apart; A by col < N."""
+ROW_ALONE = {"A": ("row < M", "row", "As[ty][tx] = (row < M && k < K) ? A[row * K + k] : 0.0f"),
+             "Bt": ("bt_row < N", "bt_row", "Bs[ty][tx] = (bt_row < N && k < K) ? Bt[bt_row * K + "
+                    "k] : 0.0f")}
+"""Each input's guard by its row alone, the row's name, and the load guarded by both indices."""
+
+
+def _row_alone(run, name):
+    """A read past A (Bt), run again with NaN after it, whose C is the kernel's whose load of that
+    input is guarded by its row alone, without k < K."""
     a, bt, _ = run.model
+    flat = [spec.host() if hasattr(spec, "host") else spec.ravel() for spec in run.launch.args[:2]]
+    if name not in ROW_ALONE or not np.allclose(run.out.got, k_unguarded(
+            *flat, len(a), a.shape[1], len(bt), name), RTOL, ATOL, equal_nan=True):
+        return
+    guard, row, right = ROW_ALONE[name]
+    yield (f"{name}'s load is guarded by its row alone, ({guard}), without k < K: in the last "
+           f"phase, where k runs past K - 1, each {row} of the tile ran on into the next row of "
+           f"{name}, and the last row past {name}'s end (the read that crashed on the simulator)",
+           f"guard {name}'s element by both its indices: {right}")
+
+
+def _read_past(run, name):
+    """A read past Bt (A), run again with NaN after it: rows read N (M) apart; A by col < N; a
+    load guarded by its row alone."""
+    a, bt, _ = run.model
+    yield from _row_alone(run, name)
     if name == "Bt" and np.allclose(run.out.got, a @ _rows_apart(run.launch.args[1].host(),
                                                                    *bt.shape).T,
                                     RTOL, ATOL, equal_nan=True):

@@ -1,6 +1,7 @@
 """The NumPy models of ``helpers.exercises.matmul_bt``'s kernel (C = A Bt^T in 16 x 16 tiles):
 the tiles computed with their loads, reads or inner loop changed (``tiled``), the known
-mistakes of the loads (``loads``), and each tile of C transposed (``tiles_transposed``)."""
+mistakes of the loads (``loads``), each tile of C transposed (``tiles_transposed``), and a load
+guarded by its row alone (``k_unguarded``)."""
 
 from __future__ import annotations
 
@@ -65,3 +66,20 @@ def tiles_transposed(a, bt):
     full[:m, :n] = a.astype(np.float64) @ bt.T
     tiles = full.reshape(full.shape[0] // TILE, TILE, full.shape[1] // TILE, TILE)
     return tiles.transpose(0, 3, 2, 1).reshape(full.shape)[:m, :n]
+
+
+def k_unguarded(flat_a, flat_bt, m, k, n, side):
+    """C as a kernel computes it whose ``side``'s load ("A" or "Bt") is guarded by its row alone,
+    not k < K, from the inputs' memory (``flat_a``, ``flat_bt``: NaN after each): in the last
+    phase that tile's row runs on into the next row's elements (times the other tile's 0s there),
+    and the last row's past the array's end (NaN, which 0 does not cancel)."""
+    width = -(-k // TILE) * TILE
+    kk = np.arange(width)
+
+    def tile_rows(flat, rows, unguarded):
+        at = np.arange(rows)[:, None] * k + kk
+        values = np.append(flat, np.nan)[np.minimum(at, flat.size)].astype(np.float64)
+        return values if unguarded else np.where(kk < k, values, 0.0)
+
+    a, bt = tile_rows(flat_a, m, side == "A"), tile_rows(flat_bt, n, side == "Bt")
+    return (a[:, None, :] * bt[None, :, :]).sum(axis=2)

@@ -100,6 +100,15 @@ WRONG = {
     "as_not_shared": ([("__shared__ float As", "float As")],
                       "As is not in shared memory (the trace saw Bs there, never As)"),
     "bs_not_shared": ([("__shared__ float Bs", "float Bs")], "__shared__ float Bs[TILE][TILE + 1]"),
+    # blind audit Y2: A's guard without k < K (was 'the kernel crashed: ... a read of A ..., 9
+    # bytes past the end ... Hint: each load needs its own guard: ...', all the guards restated)
+    "a_guard_without_k": ([("(row < M && k < K)", "(row < M)")],
+                          "A's load is guarded by its row alone, (row < M), without k < K: in the "
+                          "last phase, where k runs past K - 1, each row of the tile ran on into "
+                          "the next row of A"),
+    "bt_guard_without_k": ([("(bt_row < N && k < K)", "(bt_row < N)")],
+                           "Hint: guard Bt's element by both its indices: Bs[ty][tx] = (bt_row < N "
+                           "&& k < K) ? Bt[bt_row * K + k] : 0.0f"),
 }
 # On a GPU a tile that is each thread's own array holds, past the element it loaded, whatever
 # that thread's local memory held last (the trace on the simulator names it on either backend)
@@ -108,6 +117,9 @@ SIMULATOR_ONLY = {name: "reads a local array's elements that nothing set" for na
 SIMULATOR_ONLY["inner_loop_over_k"] = "reads past a __shared__ tile"
 SIMULATOR_ONLY["a_rows_m_apart"] = "reads past A"
 SIMULATOR_ONLY["a_load_guarded_by_the_column"] = "reads past A"
+# the last row's loads read past the array's end: a GPU reads whatever lies there (times 0)
+SIMULATOR_ONLY["a_guard_without_k"] = "reads past A"
+SIMULATOR_ONLY["bt_guard_without_k"] = "reads past Bt"
 # right but slow: PASS, not FAST (name: (replacements, a piece of what keeps it from FAST))
 SLOW = {
     # Bt read down its columns: the trace's sectors a request tell
