@@ -84,7 +84,7 @@ def _one_tile_staged(failure):
     """Two warps of a block wrote one element of a shared tile (a write-after-write: load_matrix_sync
     only reads): they stage into one tile, where each warp has its own."""
     err = failure.error
-    warps = sorted({failure._warp(a.thread) for a in (err.first, err.second)})
+    warps = sorted({a.thread[0] // 32 for a in (err.first, err.second)})   # a block of (128, 1, 1)
     yield (f"warps {warps[0]} and {warps[-1]} of a block both wrote {failure.place} in shared "
            f"memory (threads {err.first.thread[0]} and {err.second.thread[0]}, a write-after-write "
            "with no barrier between): the warps staged their tiles into one shared tile, each "
