@@ -1,10 +1,12 @@
 """Checker for notebook 11's halo exchange (``cuda_src/exercises/halo_exchange.py``, a file: the
 notebook's stored run takes no new cells). ``my_halo_exchange(halves, contexts, halo)`` gets two
-float32 halves, device k's ``[left halo | m interior | right halo]``, and fills the two inner halos
-from the neighbour's interior, device to device. Every element is a different number whose four
-bytes all differ from its neighbours' (so that a copy of too few bytes shows), so a wrong halo
-tells where its values came from; on the simulator the copies to the host during the call
-are recorded. With a single GPU both halves lie on it (the copies are the same calls).
+halves (float32; in one case float64, so that an element size taken as 4 bytes shows), device k's
+``[left halo | m interior | right halo]``, and fills the two inner halos from the neighbour's
+interior, device to device. Every element is a different number whose lowest byte differs from
+every other's (so that a copy of too few bytes shows), so a wrong halo tells where its values came
+from; the function's device-to-device copies are noted (their addresses and sizes), and on the
+simulator its copies to the host too. With a single GPU both halves lie on it (the copies are the
+same calls).
 """
 
 from __future__ import annotations
@@ -12,13 +14,14 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.ch11.multigpu import two_devices_on_the_simulator
+from helpers.exercises.halo_exchange_models import dtod_noted, four_byte_items, mixed_units
 from helpers.exercises.hidden import cases, success
 from helpers.exercises.function import (check_function, context_mistakes, context_stack,
                                         copies_to_host, from_file, run_catching)
 from helpers.exercises.verdict import Verdict, check_cases
 
 FUNCTION = "my_halo_exchange"
-CASES = [(50, 1), (37, 3), (5, 4)]   # (interior elements of each half, halo)
+CASES = [(50, 1), (37, 3), (5, 4), (29, 2, "float64")]  # (interior elements a half, halo[, dtype])
 BYTES_HINT = ("device addresses count bytes: element i of a is at int(a.gpudata) + i * item "
               "(item = a.dtype.itemsize), and a halo is halo * item bytes")
 HALOS = ("device 0's right halo (its elements halo + m on) gets device 1's elements halo on; "
@@ -50,11 +53,12 @@ def _verdict(fn, every) -> Verdict:
         ", with no stop in host memory" if BACKEND == "simulator" else ". (Whether a halo went "
         "through host memory was NOT checked: PyCUDA does not tell; the simulator does)")
     return check_cases(every, lambda case: _mistakes(fn, contexts, *case),
-                       lambda case: f"m = {case[0]} interior elements a half, halo = {case[1]}",
+                       lambda case: f"m = {case[0]} interior elements a half, halo = {case[1]}"
+                       + (f", {case[2]} halves" if len(case) > 2 else ""),
                        success(right, CASES, every))
 
 
-def _mistakes(fn, contexts, m, halo):
+def _mistakes(fn, contexts, m, halo, dtype="float32"):
     """Run fn once; yield (problem, hint) for each mistake seen, the most telling first."""
     from helpers.backend import drv, gpuarray
     from helpers.ch11.multigpu import using
@@ -64,23 +68,25 @@ def _mistakes(fn, contexts, m, halo):
             return call()
 
     hosts = [np.concatenate([-1000 * k - np.arange(1, halo + 1), np.arange(1, m + 1) + k * m,
-                             -1000 * k - 500 - np.arange(1, halo + 1)]).astype(np.float32)
-             * np.float32(1.1) for k in (0, 1)]  # every byte of an element counts
+                             -1000 * k - 500 - np.arange(1, halo + 1)]).astype(dtype)
+             * np.dtype(dtype).type(1.1) for k in (0, 1)]  # every byte of an element counts
     _distinct_low_bytes(hosts)
     halves = [on(k, lambda k=k: gpuarray.to_gpu(hosts[k])) for k in (0, 1)]
     before = context_stack()
-    with copies_to_host() as copied:
+    with copies_to_host() as copied, dtod_noted(drv) as calls:
         raised, _ = run_catching(lambda: fn(list(halves), list(contexts), halo),
                                  "replace the TODOs with your code",
                                  [(drv.Error, "a copy reached outside a half: a half is [left "
                                    "halo | m interior | right halo], so m = halves[0].size - 2 * "
                                    "halo; and " + BYTES_HINT)])
     after = context_stack(restore=before)
+    yield from mixed_units(calls, halves, m, halo)
     if raised:
         yield raised
         return
     yield from context_mistakes(before, after)
     got = [on(k, halves[k].get) for k in (0, 1)]
+    yield from four_byte_items(got, hosts, m, halo)
     yield from _wrong_halves(got, hosts, m, halo)   # then, on the simulator, the copies
     if copied:
         yield ("the halos are right, but they went through host memory (a copy to the host ran "
@@ -92,10 +98,11 @@ def _distinct_low_bytes(hosts):
     """Give every element of both halves its own lowest byte (1, 2, ...: at most 200 elements), so
     a copy of only its first bytes (a size in elements) changes what it lands on, whatever the
     values."""
-    low = np.concatenate([h.view(np.uint8)[::4] for h in hosts])
+    item = hosts[0].itemsize
+    low = np.concatenate([h.view(np.uint8)[::item] for h in hosts])
     low[:] = np.arange(1, low.size + 1)
     for h, part in zip(hosts, np.split(low, [hosts[0].size])):
-        h.view(np.uint8)[::4] = part
+        h.view(np.uint8)[::item] = part
 
 
 def _wrong_halves(got, hosts, m, halo):

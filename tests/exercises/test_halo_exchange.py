@@ -5,7 +5,7 @@ seen; on a GPU that one mistake is not (its test skips there)."""
 
 import pytest
 
-from kernel_sources import ROOT, variant
+from kernel_sources import ROOT, simulator_only, variant
 
 from helpers.backend import BACKEND
 from helpers.exercises import catalog
@@ -61,7 +61,20 @@ WRONG = {
                             "a context it pushed was not popped", "using(contexts[k])"),
     "raises": ([(TO_1, TO_1 + "\n    raise ValueError('half done')")],
                "your function raised ValueError: half done", "read the message"),
+    # blind audit X35 (was PASS: every halves were float32): the element size hard-coded as 4
+    "element_size_4": ([(TO_0, TO_0.replace("item", "4")), (TO_1, TO_1.replace("item", "4"))],
+                       "but these halves are float64, 8 bytes an element: the element size was "
+                       "taken as 4", "an element is item = halves[0].dtype.itemsize bytes"),
+    # blind audit X36 (was "your function raised LogicError ... Hint: a copy reached outside a
+    # half ..."): the right halo's address, the half's end in bytes minus halo in elements
+    "halo_elements_taken_from_bytes": ([(TO_0, TO_0.replace("left + (halo + m) * item",
+                                                             "left + halves[0].size * item - halo"))],
+                                       "device 0's right halo has its destination at byte 207 of "
+                                       "half 0, halves[0].size * item - halo: halo (1) counts "
+                                       "elements", "halo elements are halo * item bytes"),
 }
+SIMULATOR_ONLY = {"halo_elements_taken_from_bytes": "its copy runs past half 0's allocation: on a "
+                  "GPU whether that raises or writes another allocation depends on the memory map"}
 THROUGH_HOST = [(TO_0, "halves[0][halo + m:] = halves[1][halo:2 * halo].get()"),
                 (TO_1, "halves[1][:halo] = halves[0][m:m + halo].get()")]
 RIGHT = {
@@ -98,7 +111,7 @@ def test_right_but_unusual_functions_pass(name, capsys):
     assert verdict.passed, verdict
 
 
-@pytest.mark.parametrize("name", sorted(WRONG))
+@pytest.mark.parametrize("name", simulator_only(sorted(WRONG), SIMULATOR_ONLY))
 def test_each_mistake_gets_its_verdict(name, capsys):
     replacements, problem, hint = WRONG[name]
     verdict = check_halo_exchange_function(function(replacements))

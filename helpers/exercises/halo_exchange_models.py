@@ -1,0 +1,95 @@
+"""What the halo exchange's checker models: the learner's ``drv.memcpy_dtod`` calls, noted with
+their addresses and sizes, read as offsets into the halves (an address that mixes bytes and
+elements), and the halves the solution's copies would leave with an element taken as 4 bytes."""
+
+from __future__ import annotations
+
+import contextlib
+
+import numpy as np
+
+COPIES = ("drv.memcpy_dtod(left + (halo + m) * item, right + halo * item, halo * item)",
+          "drv.memcpy_dtod(right, left + m * item, halo * item)")
+
+
+@contextlib.contextmanager
+def dtod_noted(drv):
+    """While in use, the ``(dest, src, nbytes)`` of every ``memcpy_dtod`` (and its ``_async``
+    form) made through the module ``drv``, in the list this gives, noted before the copy runs
+    (so a copy that raises is noted too)."""
+    noted, saved = [], {name: getattr(drv, name) for name in ("memcpy_dtod", "memcpy_dtod_async")}
+
+    def noting(name):
+        def copy(dest, src, size, *args, **kwargs):
+            noted.append((int(dest), int(src), int(size)))
+            return saved[name](dest, src, size, *args, **kwargs)
+        return copy
+
+    for name in saved:
+        setattr(drv, name, noting(name))
+    try:
+        yield noted
+    finally:
+        for name, copy in saved.items():
+            setattr(drv, name, copy)
+
+
+def mixed_units(calls, halves, m, halo):
+    """A copy whose destination or source is no element's start in a half, but would be one had
+    an element count in it been multiplied by the element size: ``X * item - Y`` for ``X * item
+    - Y * item``, with Y the halo, m, ... (a count of elements added to an address in bytes)."""
+    item, size = halves[0].dtype.itemsize, halves[0].size
+    bases = [int(h.gpudata) for h in halves]
+    counts = {halo: "halo", m: "m", halo + m: "(halo + m)", size: "halves[{k}].size"}
+    for dest, src, _ in calls:
+        into = _where(dest, bases, size * item)
+        if into is None:
+            continue
+        k, at = into   # the copy into device k's halo: k = 0 its right one, k = 1 its left one
+        want = {"destination": (halo + m) * item if k == 0 else 0,
+                "source": halo * item if k == 0 else m * item}
+        for end, address in (("destination", dest), ("source", src)):
+            place = _where(address, bases, size * item)
+            if place is None or place[1] % item == 0:
+                continue
+            got, should = place[1], want[end]
+            if item == 1 or (got - should) % (item - 1):
+                continue
+            y = abs(got - should) // (item - 1)
+            x = got + y if got > should else got - y
+            if y not in counts or x % item or x == 0 or (x // item) not in counts:
+                continue
+            sign, named = "-" if got > should else "+", {c: counts[c].format(k=place[0])
+                                                         for c in (x // item, y)}
+            written = f"{named[x // item]} * item {sign} {named[y]}"
+            side = "right" if k == 0 else "left"
+            yield (f"the copy into device {k}'s {side} halo has its {end} at byte {got} of half "
+                   f"{place[0]}, {written}: {named[y]} ({y}) counts elements, and it was "
+                   f"{'taken from' if sign == '-' else 'added to'} an address in bytes",
+                   f"an address moves by bytes: {named[y]} elements are {named[y]} * item "
+                   f"bytes ({written} * item): {COPIES[k]}")
+            return
+
+
+def _where(address, bases, nbytes):
+    """(k, byte offset) of an address inside half k (its end included), or None."""
+    return next(((k, address - b) for k, b in enumerate(bases) if 0 <= address - b <= nbytes),
+                None)
+
+
+def four_byte_items(got, hosts, m, halo):
+    """The halves as the solution's two copies leave them with ``item = 4`` (sizeof(float)) where
+    an element is more bytes: half of each halo's elements copied, from halfway along."""
+    item = hosts[0].itemsize
+    if item == 4:
+        return
+    model = [h.copy() for h in hosts]
+    byte = [h.view(np.uint8) for h in model]
+    byte[0][(halo + m) * 4:(2 * halo + m) * 4] = byte[1][halo * 4:2 * halo * 4]
+    byte[1][:halo * 4] = byte[0][m * 4:(m + halo) * 4]
+    if all(np.array_equal(g.view(np.uint8), b) for g, b in zip(got, byte)):
+        yield (f"the halos got {halo * 4} bytes each from byte offsets counted in 4-byte "
+               f"elements, but these halves are {hosts[0].dtype}, {item} bytes an element: the "
+               "element size was taken as 4 (sizeof(float)), not read from the array",
+               "an element is item = halves[0].dtype.itemsize bytes: count every offset and size "
+               f"with it: {COPIES[0]}; {COPIES[1]}")
