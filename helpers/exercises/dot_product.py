@@ -146,6 +146,7 @@ def _mistakes(case, run):
                "block adds the block's sum: atomicAdd(result, block_sum)")
     if _close(got, products.sum()):
         return
+    yield from _whole_warps_stored(kernels)
     yield from observed_mistakes(_observe(kernels), _refine, wrong="the sum is wrong")  # likeliest
     yield from _warps_placed_in_grid(kernels)
     yield from matches(got, wrong_sums(products, case["block"], case["grid"]), _close)
@@ -199,6 +200,25 @@ def _warps_placed_in_grid(kernels):
            GRID_WARP_HINT)
 
 
+def _whole_warps_stored(kernels):
+    """On the simulator (``PLACES``, no race check): block 0's stores into shared memory came from
+    every lane of warps 0, 2, ... and none of warps 1, 3, ...: those whose threadIdx.x & 32 is 0,
+    so the lane was that bit of threadIdx.x, not its place in the warp."""
+    seen = observe(kernels, _launch(PLACES), key="lanes stored", accesses=4096, racecheck=False)
+    kept = seen.accesses
+    stores = kept[kept["shared"] & kept["write"] & (kept["block"] == 0)] if kept is not None \
+        else None
+    threads = np.arange(PLACES["block"])
+    if stores is None or not len(stores) or \
+            set(stores["thread"].tolist()) != set(threads[threads & 32 == 0].tolist()):
+        return
+    yield (f"every lane of warps 0 and 2 stored into {stores[0]['array']}, and no thread of warps "
+           "1 and 3 (on the simulator, 4 warps a block): lane == 0 held for all the threads "
+           "whose threadIdx.x & 32 is 0, so the lane was bit 5 of threadIdx.x (threadIdx.x & 32, "
+           "0 or 32), not the thread's place in its warp (0 to 31)", "lane = threadIdx.x % 32, "
+           "the same as threadIdx.x & 31 (the low 5 bits)")
+
+
 def _not_shared(kernels):
     """A launch on the simulator of several warps a block that never touched shared memory (its
     trace counted no shared load, store or atomic): warp_sums is not ``__shared__``, each
@@ -241,6 +261,8 @@ def _observe(kernels, case=OBSERVED[0]):
 def _observed_mistakes(kernels, case):
     """The right sum, by luck or not: the race check, shared memory read before it was written."""
     seen = _observe(kernels, case)
+    if seen.error is not None:
+        yield from _whole_warps_stored(kernels)
     yield from observed_mistakes(seen, _refine)
     if not seen.error and np.isnan(seen.outs[0].got[0]):
         yield ("on the simulator, which fills shared memory with NaN before each block (a GPU "

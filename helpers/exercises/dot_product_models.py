@@ -41,6 +41,11 @@ SHAPES = [  # (how model() writes the plan, problem, hint): its wrong shapes, ea
      "`offset` itself, not of the lane offset places above", "use __shfl_down_sync(0xffffffff, v, "
      "offset), the v of the lane offset places above: after offsets 16, 8, 4, 2 and 1 the "
      "warp's sum is in lane 0"),
+    (dict(shuffle="swapped"), "__shfl_down_sync's value and offset are swapped, "
+     "__shfl_down_sync(0xffffffff, offset, v): every lane hands on the offset itself, not its v, "
+     "so warp_sum only adds 16 + 8 + 4 + 2 + 1 = 31 to lane 0's own value instead of collecting "
+     "the warp's 32 values", "the value to hand on comes second and the distance to the lane it "
+     "comes from third: v += __shfl_down_sync(0xffffffff, v, offset)"),
     (dict(offsets=tuple(range(16, 0, -1))), "warp_sum's offset steps down by 1 (offset--): "
      "offsets 16, 15, 14, ..., 1 add the lanes' values into each other again and again",
      "halve the offset at each step: " + FROM_16),
@@ -62,7 +67,8 @@ def model(products, block, grid, stride="grid", sum_type="float", shuffle="down"
     """The sum a kernel adds to *result whose loop starts at the thread's place in the grid or in
     its block (``start``) and steps by the grid or the block (``stride``), each thread adding up
     in a float or an int (``sum_type``; ``keep="last"``: keeping only its last product), its
-    warp_sum's ``shuffle`` ("down", "up", or "index": lane ``offset`` itself, __shfl_sync) going
+    warp_sum's ``shuffle`` ("down", "up", "index": lane ``offset`` itself, __shfl_sync, or
+    "swapped": the offset handed on in v's place) going
     through ``offsets``: lane 0's sum over the last axis (32 lanes), where a shuffle whose source
     lane is outside the warp hands a lane its own value, as CUDA's do (``shuffle_adds=False``: v
     = the shuffled value, not v +=); ``adders="every lane"``: every lane of the first warp
@@ -71,8 +77,10 @@ def model(products, block, grid, stride="grid", sum_type="float", shuffle="down"
     def warp_sum(v):
         for offset in offsets:
             bits = offset & 31  # a GPU reads the offset's low 5 bits only
-            source = {"down": lane + bits, "up": lane - bits, "index": 0 * lane + bits}[shuffle]
+            source = {"up": lane - bits, "index": 0 * lane + bits}.get(shuffle, lane + bits)
             shuffled = np.where((source >= 0) & (source < 32), v[..., np.clip(source, 0, 31)], v)
+            if shuffle == "swapped":  # every lane hands on the offset: its own or its source's
+                shuffled = np.full(v.shape, float(offset))
             v = v + shuffled if shuffle_adds else shuffled
         return v
 

@@ -150,6 +150,18 @@ WRONG = [
       "warp_sums[32], its thread number", "warp_sums[warp] = v"]),
     ("warp_sums_at_the_lane", variant(KERNEL, ("        warp_sums[warp] = v;", "        warp_sums[lane] = v;")),
      ["write-after-write", "only lane 0 of each warp", "warp_sums[warp] = v"]),
+    # blind audit X21 (was '... a write-after-write hazard ... Hint: two threads store into one
+    # element of warp_sums: only lane 0 of each warp stores ...', the store that is right)
+    ("lane_by_bit_5",
+     variant(KERNEL, ("lane = threadIdx.x % 32,", "lane = threadIdx.x & 32,")),
+     ["every lane of warps 0 and 2 stored into warp_sums", "threadIdx.x & 32",
+      "lane = threadIdx.x % 32"]),
+    # blind audit X22 (was 'the sum is 134.9659, NumPy's is 991.7638' with the plan for hint)
+    ("shuffle_value_and_offset_swapped",
+     variant(KERNEL, ("__shfl_down_sync(0xffffffff, v, offset)",
+                      "__shfl_down_sync(0xffffffff, offset, v)")),
+     ["value and offset are swapped", "adds 16 + 8 + 4 + 2 + 1 = 31",
+      "v += __shfl_down_sync(0xffffffff, v, offset)"]),
     ("shfl_up_for_down",
      variant(KERNEL, ("__shfl_down_sync(0xffffffff, v, offset)", "__shfl_up_sync(0xffffffff, v, offset)")),
      ["__shfl_up_sync", "__shfl_down_sync"]),
@@ -326,6 +338,8 @@ SIMULATOR_ONLY = {**dict.fromkeys(("warp_sums_declared_too_small", "warp_sums_at
                                   "an overrun of shared memory may break the GPU's context"),
                   "warp_sums_zeroed_without_a_barrier": "a race in shared memory: a GPU's sum "
                                                         "depends on which store came last",
+                  "lane_by_bit_5": "a whole warp stores into one element of warp_sums: a GPU's "
+                                   "sum depends on which lane's store stayed",
                   "block_0_zeroes_the_result": "blocks racing: a GPU's sum depends on the order "
                                                "they ran",
                   **dict.fromkeys(("shuffle_inside_a_divergent_branch", "lane_and_warp_swapped",
