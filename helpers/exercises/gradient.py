@@ -20,6 +20,7 @@ import numpy as np
 
 from helpers.exercises import speed
 from helpers.exercises.common import Input, Output, one_further
+from helpers.exercises.gradient_models import doubled_offset, fits, shifted_centre, windowed
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import observe, race_mistake
@@ -49,6 +50,7 @@ def _refine(failure):
         yield ("s[0] is the halo, in[i - 1] of the block's first thread: thread t's input goes "
                "one further, to s[j] with j = threadIdx.x + 1")
     yield from _halo_past_the_window(failure)
+    yield from doubled_offset(failure)
     if failure.kind == "race" and err.space == "shared" and err.hazard == "write-after-write" \
             and err.element in (0, (failure.block or (0,))[0] + 1):
         yield (f"several threads stored the halo s[{err.element}]: each side's halo is one "
@@ -214,7 +216,7 @@ def _left_halo(run, block, wrong, unloaded):
     if unloaded != 0:
         return
     n, got = run.model.size, run.out.got
-    if (wrong % block == 1).any() and _fits(got, _windowed(run.model, block, ((0, None), (1, -1)))):
+    if (wrong % block == 1).any() and fits(got, windowed(run.model, block, ((0, None), (1, -1)))):
         yield ("thread 0 stored the left halo in s[1], its own input's slot (in[i] goes to "
                "s[threadIdx.x + 1]), so the thread after it read in[i - 2] as its left "
                f"neighbour, and s[0] was never loaded: {wrong.size} of {n} outputs are wrong, at "
@@ -225,32 +227,6 @@ def _left_halo(run, block, wrong, unloaded):
                f"simulator's init check found the read): {wrong.size} of {n} outputs are wrong, "
                "each at a block's first thread", "threadIdx.x counts from 0 in every block: "
                "thread 0 of each block, threadIdx.x == 0, loads s[0] = in[clamp_index(i - 1, n)]")
-
-
-def _windowed(x, block, slots=(), plus=1, minus=1, add=False, scale=0.5):
-    """What a kernel gives whose window s holds in[start + k - 1] at s[k] (start = blockIdx.x *
-    blockDim.x, every index clamped), but for ``slots``, (k, offset) pairs: s[k] holds
-    in[start + offset], or NaN for None (never loaded); out[i] = (s[j + plus] - s[j - minus]) *
-    scale, or their sum with ``add``."""
-    i = np.arange(x.size)
-    start = i - i % block
-
-    def s(k):
-        value = x[np.clip(start + k - 1, 0, x.size - 1)]
-        for slot, offset in slots:
-            held = np.nan if offset is None else x[np.clip(start + offset, 0, x.size - 1)]
-            value = np.where(k == slot, held, value).astype(np.float32)
-        return value
-
-    j = i % block + 1
-    a, b = s(j + plus), s(j - minus)
-    return ((a + b) if add else (a - b)) * np.float32(scale)
-
-
-def _fits(got, model):
-    """Whether got is model wherever the model is a number (NaN: a slot never loaded)."""
-    known = np.isfinite(model)
-    return bool(np.allclose(got[known], model[known], rtol=1e-5, atol=1e-6))
 
 
 def _at(offset, block):
@@ -286,24 +262,25 @@ def _models(run, block, count):
     x, got, want = run.model, run.out.got, reference(run.model)
     wrong = f": {count} of {x.size} outputs are wrong"
     for slots, problem, where, hint in _halos(block):
-        if _fits(got, _windowed(x, block, slots)):
+        if fits(got, windowed(x, block, slots)):
             yield f"{problem}{wrong}, each at a block's {where}", hint
     for plus, minus, add, what in (
             (0, 1, False, "the difference is taken over in[i] - in[i - 1], s[j] - s[j - 1]"),
             (1, 0, False, "the difference is taken over in[i + 1] - in[i], s[j + 1] - s[j]"),
             (1, 1, True, "the neighbours are added, s[j + 1] + s[j - 1]")):
-        if _fits(got, _windowed(x, block, plus=plus, minus=minus, add=add)):
+        if fits(got, windowed(x, block, plus=plus, minus=minus, add=add)):
             yield (f"{what}, where the gradient subtracts the left neighbour from the right one, "
                    "in[i + 1] - in[i - 1]" + wrong, FORMULA_HINT)
     yield from _one_sided(run, block, wrong)
+    yield from shifted_centre(run, block, wrong)
     p, half = np.concatenate([x[:1], x, x[-1:]]), np.float32(0.5)
     for model, side in ((p[2:] - p[:-2] * half, "left"), (p[2:] * half - p[:-2], "right")):
-        if _fits(got, model):
+        if fits(got, model):
             yield (f"the difference is not halved, only the {side} neighbour is: * binds tighter "
                    f"than -, so the 0.5f multiplies the {side} neighbour alone" + wrong,
                    "put the difference in parentheses: " + FORMULA_HINT)
     f = float(np.median(got[want != 0] / want[want != 0])) if (want != 0).any() else np.nan
-    if np.isfinite(f) and abs(f) > 1e-3 and _fits(got, want * np.float32(f)):
+    if np.isfinite(f) and abs(f) > 1e-3 and fits(got, want * np.float32(f)):
         yield (f"every output is {f:.4g} times the right one: the difference was multiplied by "
                f"{0.5 * f:.4g}, not halved", FORMULA_HINT)
 
@@ -313,7 +290,7 @@ def _one_sided(run, block, wrong):
     in[i] (s[j + 1] - s[j]), or backward, in[i] - in[clamp(i - 1)] (s[j] - s[j - 1])."""
     for plus, minus, side in ((1, 0, "forward: s[j + 1] - s[j], in[i + 1] - in[i]"),
                               (0, 1, "backward: s[j] - s[j - 1], in[i] - in[i - 1]")):
-        if _fits(run.out.got, _windowed(run.model, block, plus=plus, minus=minus, scale=1)):
+        if fits(run.out.got, windowed(run.model, block, plus=plus, minus=minus, scale=1)):
             yield (f"each output is a one-sided difference, {side}, as np.diff takes it, and "
                    f"not halved{wrong}", "the gradient is the centre difference, the right "
                    "neighbour less the left one, halved: " + FORMULA_HINT)

@@ -131,6 +131,20 @@ WRONG = {
                                         "the index is -1 wrapped around as an unsigned int",
                                         "threadIdx.x - 1 for thread 0", "j = threadIdx.x + 1"]),
     # audit 3b: the window loaded, but the output from global memory, its indices unclamped
+    # blind audit X25 (was 'the kernel failed on the simulator: ... a read of s[130] ... Hint: s
+    # has 130 elements, ... check that index against that size'): j's +1 added again
+    "halo_offset_added_twice": ([(DIFF, "(s[j + 2] - s[j])")],
+                                ["read s[130], past the window's 130 floats, two slots past its "
+                                 "own input's s[j] = s[128]: a neighbour was read at s[j + 2]",
+                                 "j = threadIdx.x + 1 already holds the +1 past the halo",
+                                 "(s[j + 1] - s[j - 1]) * 0.5f"]),
+    # the same in a static window with room past its end, as a GPU's shared memory has: the
+    # outputs (each block's last, which reads the room's garbage, aside) name it
+    "halo_offset_added_twice_with_room": ([(DIFF, "(s[j + 2] - s[j])"),
+                                           ("extern __shared__ float s[];",
+                                            "__shared__ float s[1027];")],
+                                          ["every output is (in[i + 2] - in[i]) / 2, s[j + 2] - "
+                                           "s[j]", "already holds the +1 past the halo"]),
     "neighbours_from_global_unclamped": ([(DIFF, "(in[i + 1] - in[i - 1])")],
                                          ["read its neighbours from global memory",
                                           "read both neighbours from s"]),
@@ -145,6 +159,8 @@ SIMULATOR_ONLY = {"static_array_too_small": "an overrun of shared memory may bre
                   "right_halo_one_slot_too_far": "a write past the launch's shared memory: "
                                                  "on a GPU it may land unnoticed, and "
                                                  "s[blockDim.x + 1] hold garbage",
+                  "halo_offset_added_twice": "a read past the launch's shared memory: on a GPU "
+                                             "it may read garbage unnoticed",
                   "right_halo_by_no_thread": "s[blockDim.x + 1], never loaded, holds garbage on "
                                              "a GPU: maybe what an earlier launch left there",
                   **dict.fromkeys(("left_halo_in_the_first_slot", "left_halo_only_in_block_0"),

@@ -1,0 +1,69 @@
+"""The NumPy models of notebook 06's gradient that ``helpers.exercises.gradient`` compares a
+kernel's outputs with (``windowed``: a window whose slots hold other inputs, a difference over
+other neighbours), and the centre difference taken one slot right, s[j + 2] - s[j], named from
+its outputs on a GPU and from the read past the window it makes on the simulator."""
+
+from __future__ import annotations
+
+import numpy as np
+
+DOUBLED = ("j = threadIdx.x + 1 already holds the +1 past the halo (s[j] is in[i]): the "
+           "neighbours are s[j + 1] and s[j - 1]: out[i] = (s[j + 1] - s[j - 1]) * 0.5f")
+
+
+def windowed(x, block, slots=(), plus=1, minus=1, add=False, scale=0.5):
+    """What a kernel gives whose window s holds in[start + k - 1] at s[k] (start = blockIdx.x *
+    blockDim.x, every index clamped), but for ``slots``, (k, offset) pairs: s[k] holds
+    in[start + offset], or NaN for None (never loaded); out[i] = (s[j + plus] - s[j - minus]) *
+    scale, or their sum with ``add``."""
+    i = np.arange(x.size)
+    start = i - i % block
+
+    def s(k):
+        value = x[np.clip(start + k - 1, 0, x.size - 1)]
+        for slot, offset in slots:
+            held = np.nan if offset is None else x[np.clip(start + offset, 0, x.size - 1)]
+            value = np.where(k == slot, held, value).astype(np.float32)
+        return value
+
+    j = i % block + 1
+    a, b = s(j + plus), s(j - minus)
+    return ((a + b) if add else (a - b)) * np.float32(scale)
+
+
+def fits(got, model):
+    """Whether got is model wherever the model is a number (NaN: a slot never loaded)."""
+    known = np.isfinite(model)
+    return bool(np.allclose(got[known], model[known], rtol=1e-5, atol=1e-6))
+
+
+def doubled_offset(failure):
+    """A read by the block's last thread of s[blockDim.x + 2], one past the window and two past
+    that thread's own input, s[blockDim.x] (j = threadIdx.x + 1): a neighbour read at s[j + 2]."""
+    err, threads = failure.error, (failure.block or (0,))[0]
+    if failure.kind != "out of bounds" or getattr(err, "space", None) != "shared" or \
+            getattr(err, "is_write", True) or (getattr(err, "thread", None) or (0,))[0] != \
+            threads - 1:
+        return
+    element = getattr(err, "element", None)
+    at = element if element is not None else (getattr(err, "offset", None) or 0) / 4
+    if at == threads + 2:
+        yield (f"on the simulator, the block's last thread (thread {threads - 1}) read "
+               f"s[{threads + 2}], past the "
+               f"window's {threads + 2} floats, two slots past its own input's s[j] = "
+               f"s[{threads}]: a neighbour was read at s[j + 2], the halo's +1 counted twice "
+               "(j = threadIdx.x + 1 already holds it)", DOUBLED)
+
+
+def shifted_centre(run, block, wrong: str):
+    """On a GPU, whose shared memory does not stop at the window's end: every output but each
+    block's last is (in[i + 2] - in[i]) / 2, (s[j + 2] - s[j]) * 0.5f, the centre difference of
+    the next element (each block's last thread read s[blockDim.x + 2], past the window)."""
+    x = run.model
+    lane = np.arange(x.size) % block
+    model = np.where(lane == block - 1, np.nan, windowed(x, block, plus=2, minus=0))
+    if block > 1 and fits(run.out.got, model):
+        yield (f"every output is (in[i + 2] - in[i]) / 2, s[j + 2] - s[j], the centre difference "
+               "of the next element: the halo's +1 was added again to j, which already holds it, "
+               "and each block's last thread read s[blockDim.x + 2], past the window"
+               f"{wrong}", DOUBLED)
