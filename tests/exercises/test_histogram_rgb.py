@@ -26,6 +26,12 @@ GLOBAL_ATOMICS = ("    for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < 3
 
 # (name, source, words that the NOT YET line must contain)
 WRONG = [
+    # blind audit X29 (was 'the kernel crashed: ... a read of rgb ..., 4380 bytes past the end
+    # ... Hint: local has 768 bins and rgb 3 * n bytes: ...', bounds that are right)
+    ("byte_read_at_3j",
+     variant(KERNEL, (COUNT, COUNT.replace("rgb[j]", "rgb[3 * j]"))),
+     ["thread 0 of block 0 read rgb[104448] = rgb[3 * 34816]", "j already counts bytes",
+      "byte j is rgb[j]"]),
     ("racy_shared_bins",
      variant(KERNEL, (COUNT, "        local[(j % CHANNELS) * LEVELS + rgb[j]]++;\n")),
      ["data race on local[", "atomicAdd(&local[k], 1u)"]),
@@ -241,6 +247,8 @@ RIGHT = {
 # The simulator fills new shared memory with a pattern, so the mistake shows every time.
 SIMULATOR_ONLY = {"clears_past_the_bins": "an illegal address on a GPU breaks the context for "
                                           "the tests after it",
+                  "byte_read_at_3j": "reads up to 9n bytes of a 3n-byte image: an illegal address "
+                                     "or garbage on a GPU",
                   "clears_one_bin_a_thread": "on a GPU, bins never cleared are often 0 anyway",
                   "only_block_0_clears": "on a GPU, bins never cleared are often 0 anyway",
                   "private_bins_256": "an access past a shared array's end may be an illegal "
