@@ -38,7 +38,7 @@ STEP_HINT = ("one step: re = z_re*z_re - z_im*z_im + c_re[i]; z_im = 2*z_re*z_im
 
 def counts(c_re, c_im, max_iter, start_at_c=False, new_re_in_im=False, strict=False, bound=4,
            size_sign=1, whole=False, c_of_k=False, comma=False, whole_re=False, taxicab=False,
-           new_im_in_re=False):
+           new_im_in_re=False, sum_squared=False):
     """The escape counts, in float32 in the kernel's order, of every point; with one of the
     loop's usual mistakes when asked (z starting at c, the new z_re used for z_im, a loop that
     stops at |z|^2 = 4, another ``bound`` for |z|^2, z_re^2 - z_im^2 for it (``size_sign=-1``:
@@ -47,7 +47,8 @@ def counts(c_re, c_im, max_iter, start_at_c=False, new_re_in_im=False, strict=Fa
     (``c_of_k``: the arrays read past their end give 0, the launch's spare elements)), the new
     real part stored in z_im and z_re left as it was (``comma``: C's z_re, z_im = a, b;), the
     new real part truncated alone (``whole_re``: int re = ...)), |z_re| + |z_im| <= 2 for the
-    test (``taxicab``)), z_im updated first and the new z_im used for z_re (``new_im_in_re``)."""
+    test (``taxicab``)), z_im updated first and the new z_im used for z_re (``new_im_in_re``), (z_re + z_im)^2 for |z|^2
+    (``sum_squared``)."""
     f32 = np.float32
     zr, zi = (c_re.copy(), c_im.copy()) if start_at_c else (np.zeros_like(c_re),) * 2
     k = np.zeros(c_re.size, np.int32)
@@ -59,6 +60,7 @@ def counts(c_re, c_im, max_iter, start_at_c=False, new_re_in_im=False, strict=Fa
             cr, ci = (cks[0][step], cks[1][step]) if c_of_k else (c_re, c_im)
             size = (zr * zr + zi * zi) if size_sign == 1 else \
                 (zr.astype(np.float64) * zr - zi * zi)   # fused, as a GPU and the simulator do
+            size = (zr + zi) * (zr + zi) if sum_squared else size
             going &= (size < f32(bound)) if strict else (size <= f32(bound))
             going &= (np.abs(zr) + np.abs(zi) <= f32(2)) if taxicab else going
             re = zr * zr - zi * zi + cr
@@ -115,6 +117,10 @@ def _models(c_re, c_im, max_iter, n, want):
            "z_im*z_im where it subtracts it: the real part of z*z is z_re^2 - z_im^2", STEP_HINT)
     yield (counts(c_re, c_im, max_iter, size_sign=-1), "the loop's test takes z_re^2 - z_im^2 "
            "for |z|^2, which is z_re^2 + z_im^2", "loop while z_re * z_re + z_im * z_im <= 4.0f")
+    yield (counts(c_re, c_im, max_iter, sum_squared=True), "the loop's test takes (z_re + "
+           "z_im)^2, the square of the sum, for |z|^2, which is the sum of the squares, z_re^2 + "
+           "z_im^2: (z_re + z_im)^2 adds 2 * z_re * z_im to it, and is 0 wherever z_im = -z_re",
+           "|z|^2 squares each part alone: loop while z_re * z_re + z_im * z_im <= 4.0f")
     yield (counts(c_re, c_im, max_iter, whole=True), "z is kept in ints: each step drops the "
            "fractions of z_re and z_im", "float z_re = 0.0f, z_im = 0.0f")
     yield (counts(c_re, c_im, max_iter, whole_re=True), "the new real part lost its fraction "

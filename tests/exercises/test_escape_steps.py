@@ -52,6 +52,11 @@ WRONG = {
     "no_factor_2": ([("z_im = 2.0f * z_re * z_im", "z_im = z_re * z_im")], "z_im's step lacks the factor 2"),
     "im2_added": ([("float re = z_re * z_re - z_im * z_im", "float re = z_re * z_re + z_im * z_im")],
                   "z_re's step adds z_im*z_im"),
+    # blind audit X24 (was '43.2% of the counts differ from NumPy's ... Hint: one step: ...', the
+    # step being right): |z|^2 taken as the square of the sum
+    "size_as_square_of_the_sum": ([("z_re * z_re + z_im * z_im <= 4.0f",
+                                    "(z_re + z_im) * (z_re + z_im) <= 4.0f")],
+                                  "the loop's test takes (z_re + z_im)^2, the square of the sum"),
     "size_with_minus": ([("z_re * z_re + z_im * z_im <= 4.0f", "z_re * z_re - z_im * z_im <= 4.0f")],
                         "the loop's test takes z_re^2 - z_im^2"),
     "z_in_ints": ([("float z_re = 0.0f, z_im = 0.0f;", "int z_re = 0, z_im = 0;")], "z is kept in ints"),
