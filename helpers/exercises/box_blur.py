@@ -12,7 +12,7 @@ import itertools
 import numpy as np
 
 from helpers.exercises import flat_split, near, speed
-from helpers.exercises.box_blur_loads import late_start, stored_at_own_slot
+from helpers.exercises.box_blur_loads import late_start, not_shared, stored_at_own_slot
 from helpers.exercises.common import Input, Output, close
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.hidden import awkward
@@ -150,6 +150,7 @@ def _mistakes(case, run):
         yield from late_start(run.out.got, want, BLOCK, RADIUS)
         yield from matches(run.out.got, _tiled_models(run.model),
                            lambda got, model: model is not None and close(got, model))
+        yield from not_shared(run.kernel, _launch(CASES[0]), MAX_GLOBAL_LOADS_PER_WARP)
         yield from _located(run.out.got, want)
 
 

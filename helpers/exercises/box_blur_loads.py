@@ -66,3 +66,23 @@ def stored_at_own_slot(image, got, want, block, radius):
            f"columns were never stored, so {int((~known).sum())} pixels' windows read elements no thread "
            f"loaded{nan}", "store each load where the loops say, tile[ty][tx] = in[...], with ty "
            "and tx the loops' indices (threadIdx.y and threadIdx.x are only where they start)")
+
+
+def not_shared(kernels, launch, most_loads):
+    """On the simulator (``launch``, the first image's, race-checked and traced): a kernel that
+    never touched shared memory (its trace counted no shared load or store) though it loaded the
+    image as a tile does (at most ``most_loads`` global load requests a warp, where a window
+    read from global memory makes (2 RADIUS + 1)^2): the tile declared without ``__shared__``,
+    an array of each thread's own, of which each thread loaded only its own elements."""
+    from helpers.exercises.microscope import observe
+
+    seen = observe(kernels, launch)
+    stats, warps = seen.stats, seen.blocks * -(-int(np.prod(seen.block)) // 32)
+    if stats is not None and not (stats.shared_ld.requests or stats.shared_st.requests) and \
+            0 < stats.global_ld.requests <= most_loads * warps:
+        yield ("the kernel never touched shared memory (the simulator's trace counted no shared "
+               "load or store): tile, declared without __shared__, is an array of each thread's "
+               "own, so each thread loaded only its own elements of its copy, and its window "
+               "read elements that no thread had loaded into it", "declare it __shared__ float "
+               "tile[TILE_Y][TILE_X]: one tile for the whole block, which its threads load "
+               "between them and, after the __syncthreads(), all read")

@@ -33,6 +33,12 @@ FLAT_LOOP = ("    for (int k = threadIdx.y * BLOCK_X + threadIdx.x; k < TILE_X *
              "        int ty = k / TILE_X, tx = k % TILE_X;\n"
              "        tile[ty][tx] =")
 WRONG = {
+    # blind audit X12 (was '3465 of 3465 pixels are wrong ... Hint: compare your kernel with the
+    # TODOs: tile[ty][tx] holds ...', the indices being right): a tile of each thread's own
+    "tile_not_shared": ([("    __shared__ float tile[TILE_Y][TILE_X];",
+                          "    float tile[TILE_Y][TILE_X];")],
+                        ["the kernel never touched shared memory", "declared without __shared__",
+                         "declare it __shared__ float tile[TILE_Y][TILE_X]"]),
     "missing_barrier": ([(BARRIER, "")], ["data race on tile[", "__syncthreads()"]),
     # audit E: the tile's origin from the thread's own pixel; the barrier inside the loop over ty;
     # RADIUS added to a window that runs from 0 to 2 * RADIUS
@@ -284,7 +290,9 @@ SIMULATOR_ONLY = dict.fromkeys(("tile_declared_too_small", "tile_indices_swapped
                                 "tile_loop_from_threadIdx_x_plus_1", "flat_load_split_by_block_x",
                                 "flat_load_split_by_tile_y"),  # (on a GPU, rows never loaded hold garbage)
                                "an overrun of shared memory may break the GPU's context")
-SIMULATOR_ONLY.update(radius_added_twice="an overrun of shared memory may break the GPU's context",
+SIMULATOR_ONLY.update(tile_not_shared="its window reads elements of a thread's own array that "
+                                      "no thread loaded: garbage on a GPU",
+                      radius_added_twice="an overrun of shared memory may break the GPU's context",
                       window_at_image_coordinates="an overrun of shared memory may break the GPU's context",
                       barrier_inside_the_loop="a race: on a GPU the values depend on the warps' order",
                       tile_stored_at_the_threads_slot="on a GPU, the slots never stored hold garbage")
