@@ -182,6 +182,21 @@ def _counts(n, inputs, last):
     """(inputs, walk's keywords, problem, hint) of a count of keys a tile taken from another
     tile: the last one's in every tile, the block's own query tile's."""
     hint = "count the keys of the tile at hand: min(TILE, n - tile * TILE)"
+    block = np.arange(n) // TILE
+    if n > TILE:
+        yield (inputs, dict(keys=lambda n, tile: np.where(block >= tile, min(TILE, n - tile *
+                                                                             TILE), 0)),
+               "block b walked only the tiles of keys 0 to b, its own tile and those before it, "
+               "as a causal mask's walk does (tiles = blockIdx.x + 1): its queries never saw the "
+               "keys of the tiles after it, and attention here has every query attend to every "
+               "key", "every block walks all the tiles of keys: tiles = (n + TILE - 1) / TILE")
+        counts = [max(min(TILE, n - t * D), 0) for t in range(last + 1)]
+        yield (inputs, dict(keys=lambda n, tile: min(TILE, n - tile * D)), f"the tiles scored "
+               f"{', '.join(map(str, counts))} keys, where they hold "
+               f"{', '.join(str(min(TILE, n - t * TILE)) for t in range(last + 1))}: the count "
+               "took tile t's first key as t * HEAD_DIM, where it is key t * TILE (a key is "
+               "HEAD_DIM numbers of k, but a tile holds TILE keys)",
+               "a tile's keys are counted in keys: keys = min(TILE, n - tile * TILE)")
     if n > TILE:
         yield (inputs, dict(keys=lambda n, tile: min(TILE, n) - tile * TILE), f"o is the attention "
                f"over the first {TILE} keys alone, tile 0's: tiles 1 and up scored no key, their "

@@ -15,6 +15,17 @@ KERNEL = solution("attention_tiles.cu")
 
 # (name, source, words that the NOT YET line must contain)
 WRONG = [
+    # blind audit X5 (was 'row 0 of o is wrong' with a generic hint): a causal walk's tile count
+    ("tiles_up_to_the_block", variant(KERNEL, ("int tiles = (n + TILE - 1) / TILE;",
+                                               "int tiles = blockIdx.x + 1;")),
+     ["block b walked only the tiles of keys 0 to b", "tiles = blockIdx.x + 1",
+      "tiles = (n + TILE - 1) / TILE"]),
+    # blind audit X6 (was 'row 0 of o is wrong' with a generic hint): the tile's first key counted
+    # in HEAD_DIMs
+    ("keys_counted_from_tile_times_head_dim",
+     variant(KERNEL, ("min(TILE, n - tile * TILE);", "min(TILE, n - tile * HEAD_DIM);")),
+     ["the tiles scored 32, 11, 0 keys, where they hold 32, 32, 11", "t * HEAD_DIM",
+      "keys = min(TILE, n - tile * TILE)"]),
     # blind audit E45: each thread's count of keys from its own staged key j
     ("keys_counted_from_j", variant(KERNEL, ("min(TILE, n - tile * TILE);", "min(TILE, n - j);")),
      ["each thread counted the tile's keys from its own staged key j", "min(TILE, n - tile * TILE)"]),
