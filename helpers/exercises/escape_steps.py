@@ -87,16 +87,7 @@ def _models(c_re, c_im, max_iter, n, want):
            "compute the new real part first, into a temporary, from the old z: " + STEP_HINT)
     yield counts(c_re, c_im, max_iter, start_at_c=True), *START_AT_C
     yield counts(c_im, c_re, max_iter), "c_re and c_im are swapped", STEP_HINT
-    yield (counts(c_re, c_im, max_iter, bound=2), "the points escape too early: the loop stops "
-           "once |z|^2 passes 2, where |z| passing 2 is the rule", "|z| <= 2 is |z|^2 <= 4: loop "
-           "while z_re * z_re + z_im * z_im <= 4.0f")
-    yield (counts(c_re, c_im, max_iter, taxicab=True), "the points escape too early: the "
-           "counts are those of a loop that tests |z_re| + |z_im| <= 2, which stops before |z| "
-           "passes 2 (|z| is the square root of z_re^2 + z_im^2)", "|z| <= 2 is |z|^2 <= 4: "
-           "loop while z_re * z_re + z_im * z_im <= 4.0f")
-    yield (counts(c_re, c_im, max_iter, bound=16), "the points escape too late: the loop goes on "
-           "until |z| passes 4 (|z|^2 passes 16), where |z| passing 2 is the rule", "|z| <= 2 is "
-           "|z|^2 <= 4, no square root needed: loop while z_re * z_re + z_im * z_im <= 4.0f")
+    yield from _size_models(c_re, c_im, max_iter)
     yield (np.where(c_re * c_re + c_im * c_im <= np.float32(4), max_iter, 0), "the loop's test "
            "reads c, not z: every point with |c| <= 2 counts max_iter and every other 0, since c "
            "never changes in the loop", "test z, which each step moves: while (k < max_iter && "
@@ -117,10 +108,6 @@ def _models(c_re, c_im, max_iter, n, want):
            "z_im*z_im where it subtracts it: the real part of z*z is z_re^2 - z_im^2", STEP_HINT)
     yield (counts(c_re, c_im, max_iter, size_sign=-1), "the loop's test takes z_re^2 - z_im^2 "
            "for |z|^2, which is z_re^2 + z_im^2", "loop while z_re * z_re + z_im * z_im <= 4.0f")
-    yield (counts(c_re, c_im, max_iter, sum_squared=True), "the loop's test takes (z_re + "
-           "z_im)^2, the square of the sum, for |z|^2, which is the sum of the squares, z_re^2 + "
-           "z_im^2: (z_re + z_im)^2 adds 2 * z_re * z_im to it, and is 0 wherever z_im = -z_re",
-           "|z|^2 squares each part alone: loop while z_re * z_re + z_im * z_im <= 4.0f")
     yield (counts(c_re, c_im, max_iter, whole=True), "z is kept in ints: each step drops the "
            "fractions of z_re and z_im", "float z_re = 0.0f, z_im = 0.0f")
     yield (counts(c_re, c_im, max_iter, whole_re=True), "the new real part lost its fraction "
@@ -137,6 +124,25 @@ def _models(c_re, c_im, max_iter, n, want):
     if n != max_iter:
         yield (counts(c_re, c_im, n), "the loop runs up to n steps, the number of points, where "
                "max_iter is the limit", "while (k < max_iter && ...)")
+
+
+def _size_models(c_re, c_im, max_iter):
+    """(counts, problem, hint) of a loop whose test takes another bound or another size for
+    |z|^2."""
+    yield (counts(c_re, c_im, max_iter, bound=2), "the points escape too early: the loop stops "
+           "once |z|^2 passes 2, where |z| passing 2 is the rule", "|z| <= 2 is |z|^2 <= 4: loop "
+           "while z_re * z_re + z_im * z_im <= 4.0f")
+    yield (counts(c_re, c_im, max_iter, taxicab=True), "the points escape too early: the "
+           "counts are those of a loop that tests |z_re| + |z_im| <= 2, which stops before |z| "
+           "passes 2 (|z| is the square root of z_re^2 + z_im^2)", "|z| <= 2 is |z|^2 <= 4: "
+           "loop while z_re * z_re + z_im * z_im <= 4.0f")
+    yield (counts(c_re, c_im, max_iter, bound=16), "the points escape too late: the loop goes on "
+           "until |z| passes 4 (|z|^2 passes 16), where |z| passing 2 is the rule", "|z| <= 2 is "
+           "|z|^2 <= 4, no square root needed: loop while z_re * z_re + z_im * z_im <= 4.0f")
+    yield (counts(c_re, c_im, max_iter, sum_squared=True), "the loop's test takes (z_re + "
+           "z_im)^2, the square of the sum, for |z|^2, which is the sum of the squares, z_re^2 + "
+           "z_im^2: (z_re + z_im)^2 adds 2 * z_re * z_im to it, and is 0 wherever z_im = -z_re",
+           "|z|^2 squares each part alone: loop while z_re * z_re + z_im * z_im <= 4.0f")
 
 
 def _test_after_the_step(kernels, max_iter) -> bool:
