@@ -20,9 +20,13 @@ def dtod_noted(drv):
     noted, saved = [], {name: getattr(drv, name) for name in ("memcpy_dtod", "memcpy_dtod_async")}
 
     def noting(name):
-        def copy(dest, src, size, *args, **kwargs):
-            noted.append((int(dest), int(src), int(size)))
-            return saved[name](dest, src, size, *args, **kwargs)
+        def copy(*args, **kwargs):
+            given = args + tuple(kwargs[k] for k in ("dest", "src", "size") if k in kwargs)
+            try:
+                noted.append(tuple(int(a) for a in given[:3]))
+            except (TypeError, ValueError):   # the call itself will say what is wrong
+                pass
+            return saved[name](*args, **kwargs)
         return copy
 
     for name in saved:
@@ -41,7 +45,7 @@ def mixed_units(calls, halves, m, halo):
     item, size = halves[0].dtype.itemsize, halves[0].size
     bases = [int(h.gpudata) for h in halves]
     counts = {halo: "halo", m: "m", halo + m: "(halo + m)", size: "halves[{k}].size"}
-    for dest, src, _ in calls:
+    for dest, src, *_ in calls:
         into = _where(dest, bases, size * item)
         if into is None:
             continue
