@@ -69,15 +69,15 @@ def reference(x: np.ndarray):
     return x - np.repeat(means, BLOCK)[:x.size], means
 
 
-def _probe(sim_kernel, bug: PlantedBug, spare=0):
+def _probe(sim_kernel, bug: PlantedBug, spare=0, extra=0):
     """("fixed" | "there" | "other" (another mistake's error), the error, it in words) of the
     launch that shows ``bug`` on the simulator, with its check on; x with ``spare`` elements
-    after n. On one worker, so that the blocks run in order and the error is the lowest block's
+    after n and ``extra`` blocks more than n needs. On one worker, so that the blocks run in order and the error is the lowest block's
     (the detectors tell mistakes apart by the block that failed first)."""
     from helpers.sim import driver, gpuarray
     from helpers.sim.settings import settings
 
-    blocks = -(-bug.n // BLOCK)
+    blocks = -(-bug.n // BLOCK) + extra
     x = np.random.default_rng(bug.n).random(bug.n + spare, dtype=np.float32)
     checks = {bug.check: True} if bug.check else {}
     with settings.changed(time_limit=runner.time_limit(), workers=1, **checks):
@@ -123,6 +123,8 @@ def planted_bugs(kernels) -> Verdict | None:
         if _reads_y(err):
             return not_yet(f"the kernel reads y before writing it (y[i] += ... adds to whatever y "
                            f"held), found by the init check: {text}", Y_HINT)
+        if state == "other" and (tile := _tile_by_index(kernels.simulated, err)):
+            return not_yet(*tile)
         if state == "other":
             return not_yet(*EXERCISE.failure(
                 f"the kernel failed in the launch that looks for {bug.name}, on a mistake that "
@@ -143,6 +145,27 @@ def planted_bugs(kernels) -> Verdict | None:
     still = "; ".join(f"{bug.name}, {bug.finder}" + (f": {text}" if text else "")
                       for bug, text in there)
     return not_yet(f"{done}; still there: {still}", hint)
+
+
+def _tile_by_index(sim_kernel, err):
+    """(what happened, hint) where block b's thread t went past tile at element b * BLOCK + t,
+    its element's index i, and a block past the end of x (n = BLOCK, a second block with no
+    elements, whose sum loop adds nothing) does it too: the store into the tile, which every
+    thread makes whatever its i, indexed it by i, not t. None otherwise."""
+    block = tuple(getattr(err, "block", None) or (0,))[0]
+    t = tuple(getattr(err, "thread", None) or (0,))[0]
+    if getattr(err, "kind", None) != "array bounds" or not block or err.element != block * BLOCK + t:
+        return None
+    state, empty, _ = _probe(sim_kernel, dataclasses.replace(PLANTED[0], n=BLOCK), extra=1)
+    if state == "fixed" or getattr(empty, "kind", None) != "array bounds" or \
+            tuple(empty.block or (0,))[0] != 1 or empty.element != BLOCK + empty.thread[0]:
+        return None
+    return (f"block {block}'s thread {t} stored into tile[{err.element}] at {err.line}, past "
+            f"its {BLOCK} elements: the tile was indexed by i, the element's place in the whole "
+            f"array, not the thread's place in its block (a block with no element of x, n = "
+            f"{BLOCK} on 2 blocks, still went past tile, and its sum adds nothing)",
+            "tile holds the block's own elements, one for each thread: tile[t] = i < n ? x[i] "
+            ": 0.0f, t = threadIdx.x")
 
 
 def _guard_on_the_thread(sim_kernel, read):
@@ -191,6 +214,12 @@ def _refine(failure):
         yield (f"every thread of block {block} stored means[{err.element}], not thread 0 alone "
                "(the others their own sum, still 0): the sum and the store go inside thread 0's "
                "if (t == 0) { ... }, and the others only read the mean after the __syncthreads()")
+    if (failure.kind == "race" and err.space == "global" and err.hazard == "write-after-write"
+            and err.array == "means" and err.first.block != err.second.block and err.same_line
+            and err.first.thread[0] == err.second.thread[0] == err.element):
+        yield (f"thread {err.element} of each block stored its block's mean in means"
+               f"[{err.element}], the index of the thread, not of the block: store block b's "
+               "mean in means[b], means[blockIdx.x] = sum / count")
     if failure.kind == "race" and failure.error.space == "global" and not failure.update \
             and failure.error.hazard != "write-after-write":   # a store, then reads: not two stores
         yield ("thread 0 stores the block's mean in means[blockIdx.x] while the other threads "

@@ -103,6 +103,19 @@ WRONG = {
                                "    }\n    means[blockIdx.x] = sum / count;")],
                              ["a data race on means[0]", "every thread of block 0 stored means[0]",
                               "if (t == 0)"]),
+    # blind audit Z10 (was '... indexed an array past the size it was declared with (index 256)
+    # ... Hint: block 1's thread 0 read tile[256] ... so k runs from 0 to count - 1'): the load
+    # stores into the tile at the element's index over the whole array
+    "tile_stored_at_i": ([("tile[t] = i < n ? x[i] : 0.0f;", "tile[i] = i < n ? x[i] : 0.0f;")],
+                         ["block 1's thread 0 stored into tile[256]", "indexed by i",
+                          "Hint: tile holds the block's own elements, one for each thread: "
+                          "tile[t] = i < n ? x[i] : 0.0f"]),
+    # blind audit Z9 (was '... a data race on means[0] ... Hint: two threads store into the same
+    # element of the array ... check its indices'): the mean stored at the thread's index
+    "mean_stored_at_t": ([("means[blockIdx.x] = sum / count;", "means[t] = sum / count;")],
+                         ["a data race on means[0]", "block (1, 0, 0) writes it",
+                          "Hint: thread 0 of each block stored its block's mean in means[0]",
+                          "means[blockIdx.x] = sum / count"]),
 }
 
 # Right, but not the solution's way: each must pass
