@@ -104,6 +104,7 @@ def _mistakes(case, run):
     if _close(got, walk(q, k, v)):
         return
     yield from _query_rows(n, run.out.unwritten.any(axis=1))
+    yield from _last_tile_empty(run.kernel, n, got, (q, k, v))
     yield from matches(got, ((walk(*inputs, **change), problem, hint)
                              for inputs, change, problem, hint in _walks(n, q, k, v)), _close)
     yield from observed_mistakes(observe(run.kernel, _launch(CASES[-1])), _refine,
@@ -220,11 +221,34 @@ def _counts(n, inputs, last):
     yield (inputs, dict(keys=lambda n, tile: np.minimum(TILE, n - np.arange(n) // TILE * TILE)),
            "each block scored as many keys in every tile as its own query tile holds: the count "
            "was taken from blockIdx.x, the tile of queries, not from the tile of keys", hint)
+    yield (inputs, dict(keys=lambda n, tile: np.minimum(TILE, n - np.arange(n))),
+           "each thread counted every tile's keys from its own query row i, min(TILE, n - i): "
+           "the rows near the end scored fewer keys than each tile holds, the others TILE keys "
+           "of the last tile too, the zeros staged past n among them", "count from the tile's "
+           "first key, tile * TILE, the same count for every thread: min(TILE, n - tile * TILE)")
     yield (inputs, dict(keys=lambda n, tile: np.minimum(TILE, n - tile * TILE - np.arange(n) % TILE)),
            "each thread counted the tile's keys from its own staged key j = tile * TILE + t, "
            "min(TILE, n - j): near the end of the keys the later threads scored fewer keys than "
            "the tile holds", "count from the tile's first key, the same count for every thread: "
            "min(TILE, n - tile * TILE)")
+
+
+def _last_tile_empty(kernels, n, got, inputs):
+    """The last tile skipped at this n, and at n = 2 * TILE (whole tiles, a launch on the
+    simulator) too: not a tile count of n / TILE, which walks every whole tile, but the last
+    tile's count of keys, 0 or less, taken with the number of tiles, not the tile's first key."""
+    whole = n // TILE
+    if not n % TILE or not _close(got, walk(*inputs, tiles=whole)):
+        return
+    case = (2 * TILE, "observe")
+    seen = observe(kernels, _launch(case), key="whole tiles", racecheck=False)
+    q, k, v = _launch(case).model
+    if seen.error is None and _close(seen.outs[0].got.astype(np.float64), walk(q, k, v, tiles=1)):
+        yield (f"the last tile scored no key: its count came out {n - (whole + 1) * TILE}, n - "
+               f"tiles * TILE, where it holds the {n - whole * TILE} keys from its first, key "
+               f"{whole * TILE}, on (with n = {2 * TILE}, whole tiles, the last scored none "
+               "either, n - tiles * TILE being 0)", "every tile, the last too, counts the keys "
+               "from its own first key: keys = min(TILE, n - tile * TILE)")
 
 
 def _query_rows(n, unwritten):

@@ -46,6 +46,17 @@ WRONG = [
     ("one_key_too_many", variant(KERNEL, ("min(TILE, n - tile * TILE);",
                                           "min(TILE, n - tile * TILE + 1);")),
      ["the last, partial tile took one key too many", "keys = min(TILE, n - tile * TILE)"]),
+    # blind audit Z6 (was 'the last, partial tile was skipped ... Hint: walk over (n + TILE - 1) /
+    # TILE tiles, not n / TILE', a line that is right): the last tile's count with tiles for tile
+    ("last_tile_counted_with_tiles",
+     variant(KERNEL, ("min(TILE, n - tile * TILE);", "tile < tiles - 1 ? TILE : n - tiles * TILE;")),
+     ["the last tile scored no key: its count came out -21, n - tiles * TILE",
+      "with n = 64, whole tiles, the last scored none either", "keys = min(TILE, n - tile * TILE)"]),
+    # blind audit Z5 (was 'row 0 of o is wrong' with a generic hint): the count from the query row
+    ("keys_counted_from_the_query_row",
+     variant(KERNEL, ("min(TILE, n - tile * TILE);", "min(TILE, n - i);")),
+     ["each thread counted every tile's keys from its own query row i, min(TILE, n - i)",
+      "Hint: count from the tile's first key", "min(TILE, n - tile * TILE)"]),
     ("last_tile_skipped", variant(KERNEL, ("(n + TILE - 1) / TILE;", "n / TILE;")),
      ["the last, partial tile was skipped", "(n + TILE - 1) / TILE"]),
     # rounded up from n + TILE - 2: short of a tile only where the last holds one key (it passed)
