@@ -179,6 +179,10 @@ def _refine(failure):
                "sizeof(float) = 4, as a NumPy stride counts bytes, but in C an index counts "
                "elements (the compiler multiplies by the element's size itself): "
                f"{INDEX_HINT}, with no sizeof")
+    if t > 1 and element == t * width:
+        yield (f"thread {t}'s index was {element} = {t} * blockDim.x: it was scaled by the "
+               f"block's size, {width}, as if each thread had a row of its own, and only thread "
+               f"0's element lies inside x and y; {INDEX_HINT}, with nothing multiplied")
     if element == width + t:
         yield (f"thread {t}'s index was {element} = blockDim.x + {t}: every index "
                f"was shifted by blockDim.x = {width}, past the block's elements; {INDEX_HINT} "

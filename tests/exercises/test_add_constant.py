@@ -45,6 +45,9 @@ WRONG = {
                           "only y[0] and y[1] were written, of 200: the threads stopped at i = 2"),
     "index_in_bytes": ((*INDEX, "int i = threadIdx.x * sizeof(float);"), "the kernel crashed"),
     "index_after_a_block": ((*INDEX, "int i = blockDim.x + threadIdx.x;"), "the kernel crashed"),
+    # blind audit Z1 (was 'the kernel crashed: ... thread (2, 0, 0): a read ... Hint: every
+    # thread writes only y[i], its own element: i = threadIdx.x ...'): a row for each thread
+    "index_times_the_block": ((*INDEX, "int i = threadIdx.x * blockDim.x;"), "the kernel crashed"),
     # blind audit J1 (was '744 of 1000 elements were never written (the first is y[256]) ...
     # Hint: every thread writes its own element: i = threadIdx.x ...', what the learner wrote)
     "index_in_an_unsigned_char": ((*INDEX, "unsigned char i = threadIdx.x;"),
@@ -65,8 +68,10 @@ HINTS = {"index_shifted_down": "with nothing subtracted: thread 0 has element 0"
                                       "threadIdx.x (an unsigned char holds 0 to 255 only",
          "index_in_bytes": "thread 66's index was 264 = 4 * 66: it was scaled by sizeof(float) = 4",
          "index_after_a_block": "thread 64's index was 264 = blockDim.x + 64: every index "
-                                "was shifted by blockDim.x = 200"}
-SIMULATOR_ONLY = dict.fromkeys(("index_in_bytes", "index_after_a_block"),
+                                "was shifted by blockDim.x = 200",
+         "index_times_the_block": "thread 2's index was 400 = 2 * blockDim.x: it was scaled by "
+                                  "the block's size, 200, as if each thread had a row of its own"}
+SIMULATOR_ONLY = dict.fromkeys(("index_in_bytes", "index_after_a_block", "index_times_the_block"),
                                "reads far past x: a GPU may fault and leave the context unusable")
 RIGHT = {
     "one_line": ("int i = threadIdx.x;\n    y[i] = x[i] + c;",
