@@ -142,6 +142,7 @@ def _mistakes(case, run):
     if whole < n and np.array_equal(visits, np.arange(n) < whole):
         yield (f"the last {n - whole} elements (y[{whole}] on) were never added to: chunks of "
                "n / threads elements leave out the last n % threads", LOOP_HINT)
+    yield from _stepped_too_far(visits, n, threads)
     missed = np.flatnonzero(visits == 0)
     if missed.size:
         yield (f"{missed.size} of {n} elements were never added to (the first is "
@@ -167,6 +168,23 @@ def _stepped_first(past, visits, n, threads):
            "use i, then step: for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += "
            "stride) y[i] += x[i]; (in a while loop, y[i] += x[i]; then i += stride; at the end "
            "of the body)")
+
+
+def _stepped_too_far(visits, n, threads):
+    """A loop that steps by k times the grid's threads, k = 2 to 8: element i added to once where
+    i % (k * threads) < threads, else never (k = 4: the stride times sizeof(float), in bytes)."""
+    i = np.arange(n)
+    for k in range(2, 9):
+        if (visits == 0).any() and np.array_equal(visits, (i % (k * threads) < threads)):
+            bytes_ = (" (4 is sizeof(float): a stride in bytes, as a NumPy stride counts them; "
+                      "in C an index counts elements, and the compiler multiplies by the "
+                      "element's size itself)") if k == 4 else ""
+            yield (f"{int((visits == 0).sum())} of {n} elements were never added to (the first "
+                   f"is y[{threads}]): the loop steps by {k * threads}, {k} times the grid's "
+                   f"{threads} threads, so each thread adds only every "
+                   f"{ {2: 'second', 3: 'third'}.get(k, f'{k}th')} of its elements{bytes_}", "step by the number of threads in the whole grid: "
+                   "stride = gridDim.x * blockDim.x, with nothing multiplied")
+            return
 
 
 def _overlaps(visits, n, block, blocks):

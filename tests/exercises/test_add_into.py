@@ -52,7 +52,15 @@ WRONG = {
     "steps_by_one": (("i += stride)", "i++)"),
                      "times: threads visit the same elements: the loop steps by 1 (i++)"),
     "stride_too_long": ((STRIDE, "int stride = 2 * gridDim.x * blockDim.x;"),
-                        "488 of 1000 elements were never added to"),
+                        "488 of 1000 elements were never added to (the first is y[64]): the loop "
+                        "steps by 128, 2 times the grid's 64 threads, so each thread adds only "
+                        "every second of its elements"),
+    # blind audit Z3 (was '744 of 1000 elements were never added to (the first is y[64]) ...
+    # Hint: for (...; i += stride), with stride = gridDim.x * blockDim.x ...'): a stride in bytes
+    "stride_in_bytes": ((STRIDE, "int stride = gridDim.x * blockDim.x * sizeof(float);"),
+                        "744 of 1000 elements were never added to (the first is y[64]): the loop "
+                        "steps by 256, 4 times the grid's 64 threads, so each thread adds only "
+                        "every 4th of its elements (4 is sizeof(float): a stride in bytes"),
     "start_below_0": (("blockIdx.x * blockDim.x + threadIdx.x;", "blockIdx.x * blockDim.x - "
                                                                  "threadIdx.x;"),
                       "y[-31] to y[-1] were written, before y[0]"),
