@@ -18,7 +18,7 @@ from helpers.exercises.common import Input, Output, close
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import written_twice
+from helpers.exercises.microscope import observe, written_twice
 from helpers.exercises.verdict import matches
 from helpers.exercises.origin import Wrong
 
@@ -135,6 +135,7 @@ def _mistakes(case, run):
         yield ("the pixels that are not points hold their X, Y and Z: NaN was stored, then the "
                "coordinates over it", 'after writing nanf("") into the three planes, return')
     yield from _infinite_marks(got, kept)
+    yield from _tests_joined(run.kernel, np.isnan(got), depth, low)
     yield from _wrong_nans(np.isnan(got), kept, depth, low)
     if not close(got[:, kept], want[:, kept]):
         yield from matches(got, wrong_models(depth, intrinsics),
@@ -243,6 +244,26 @@ def _wrong_depths(depth, intrinsics, low):
              "mm gave 1 m): depth[i] / 1000 divides two integers, which drops the fraction",
              "multiply by the float depth_scale: z = depth[i] * depth_scale")):
         yield reference(depth, *intrinsics, xyz=xyz, ranged=ranged, low=low)[0], problem, hint
+
+
+def _tests_joined(kernels, nan, depth, low):
+    """The hole test and the range test joined with &&: with z_min > 0 the holes (Z = 0 < z_min)
+    NaN and every measured depth kept, as with no range test; with z_min = 0 (the second case,
+    launched on the simulator) the holes kept too, where a kernel without the range test still
+    drops them."""
+    z = depth.astype(np.float32) * DEPTH_SCALE
+    if low <= 0 or not np.array_equal(nan.all(axis=0), depth == 0) or \
+            (nan.any(axis=0) != nan.all(axis=0)).any() or not (z > Z_MAX).any():
+        return
+    launch = _launch(dict(CASES[1], observe=True))
+    seen = observe(kernels, launch, key="z_min 0", racecheck=False)
+    if seen.error is not None or not (launch.model == 0).any() or np.isnan(seen.outs[0].got).any():
+        return
+    yield ("points outside [z_min, z_max] were kept, and with z_min = 0 the holes (depth 0) too: "
+           "only a pixel that is a hole AND out of range was dropped, as the hole test and the "
+           "range test joined with && do (depth[i] == 0 && (z < z_min || z > z_max)), where "
+           "either one alone makes the pixel no point", "join the three tests with ||: "
+           "if (depth[i] == 0 || z < z_min || z > z_max), then " + NAN_HINT)
 
 
 def _infinite_marks(got, kept):

@@ -56,6 +56,20 @@ def _raw_depth(u, v, depth, fx, fy, cx, cy):
                f"depth[i] * depth_scale (metres) belongs: it is {times}", use + formula)
 
 
+def _projected(u, v, z, fx, fy, cx, cy):
+    """(xyz, problem, hint) of X (or Y) multiplied by its focal length where it is divided by it,
+    as projecting a point (u = fx X / Z + cx) does: that plane f^2 times too large."""
+    x, y = (u - cx) * z / fx, (v - cy) * z / fy
+    for plane, xy, f, formula in (("X", ((u - cx) * z * fx, y), fx, "X = (u - cx) * z / fx"),
+                                  ("Y", (x, (v - cy) * z * fy), fy, "Y = (v - cy) * z / fy")):
+        name = "f" + "xy"["XY".index(plane)]
+        yield (np.stack([*xy, z]), f"{plane} was multiplied by the focal length {name} where it "
+               f"is divided by it, so it is {name}^2 = {f * f:g} times too large: "
+               f"multiplying by {name} is projection's step ({formula[5:6]} - c{name[1]} = "
+               f"{name} * {plane} / Z), and back-projection undoes it",
+               "divide by the focal length: " + formula)
+
+
 def _image_centre(u, v, z, fx, fy, cx, cy):
     """(xyz, problem, hint) of X and Y measured from the image's centre, (width / 2, height / 2)
     in ints (or in floats), where (cx, cy) belongs."""
@@ -120,6 +134,7 @@ def wrong_models(depth, intrinsics):
             *_one_slip(u, v, z, fx, fy, cx, cy)):
         yield np.stack([x, y, z]), problem, hint
     yield from _raw_depth(u, v, depth, fx, fy, cx, cy)
+    yield from _projected(u, v, z, fx, fy, cx, cy)
     yield from _image_centre(u, v, z, fx, fy, cx, cy)
     yield (backproject(depth, *intrinsics, 1), "the coordinates are in millimetres, 1000 times "
            "too large", "multiply the depth by depth_scale first: z = depth[i] * depth_scale "

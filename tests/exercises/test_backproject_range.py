@@ -98,6 +98,16 @@ WRONG = {
                            "= 0): the depth == 0 test is missing"),
     "invalid_pixels_kept": ([(FILTER, "if (depth[i] != 0 && (z < z_min || z > z_max)) {")],
                             "pixels with no measurement (depth 0) were kept"),
+    # blind audit Z8 (was 'points outside [z_min, z_max] were kept: the range filter is missing
+    # ...', which is there): the hole and range tests joined with &&
+    "hole_and_range_joined_with_and": ([(FILTER, "if (depth[i] == 0 && (z < z_min || z > z_max)) {")],
+                                       "and with z_min = 0 the holes (depth 0) too: only a pixel "
+                                       "that is a hole AND out of range was dropped"),
+    # blind audit Z7 (was 'every element of X is 2704 times the right value: a factor is off ...
+    # Hint: ... an int divided by an int drops the fraction ...'): X projected, not back-projected
+    "x_multiplied_by_fx": ([("(u - cx) * z / fx", "(u - cx) * z * fx")],
+                           "X was multiplied by the focal length fx where it is divided by it, so "
+                           "it is fx^2 = 2704 times too large"),
     "range_filter_missing": ([(FILTER, "if (depth[i] == 0) {")],
                              "the range filter is missing"),
     "far_end_missing": ([(FILTER, "if (depth[i] == 0 || z < z_min) {")],
