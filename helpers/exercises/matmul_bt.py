@@ -112,7 +112,12 @@ def _mistakes(kernels, case):
         yield A_BY_COLUMN
     yield from _races(kernels)
     yield from _tiles_not_shared(kernels)
-    if np.allclose(got, _tiled(a, bt, transposed=False), RTOL, ATOL) and _bs_transposed(kernels):
+    if np.allclose(got, _tiled(a, bt, as_down=True), RTOL, ATOL) and _transposed(kernels, "As"):
+        yield ("A's tile was stored transposed: thread (tx, ty) wrote As[tx][ty] (the trace's "
+               "stores into As), so row ty of As, which the products read, holds column ty of "
+               "the tile, not this thread's row of A", "store the tile as it is loaded, "
+               "As[ty][tx] = A[row * K + k]: ty picks the row, tx walks along k")
+    if np.allclose(got, _tiled(a, bt, transposed=False), RTOL, ATOL) and _transposed(kernels):
         yield ("Bt's tile was stored transposed: thread (tx, ty) wrote Bs[tx][ty] (the trace's "
                "stores into Bs), so the products took column tx of the tile where row tx, this "
                "thread's column of C, belongs", "store the tile as it is loaded, Bs[ty][tx] = "
@@ -168,14 +173,14 @@ def _tiles_not_shared(kernels):
                "block, so that every thread reads the elements the others loaded")
 
 
-def _bs_transposed(kernels) -> bool:
-    """On the simulator (COALESCED, its first accesses kept): whether every store into Bs by
+def _transposed(kernels, tile="Bs") -> bool:
+    """On the simulator (COALESCED, its first accesses kept): whether every store into the tile by
     thread (tx, ty) of the first block went to element tx * S + ty, S (the row's length, TILE or
     TILE + 1) read from thread (1, 0)'s."""
     accesses = observe(kernels, _launch(COALESCED), key="shared tiles", accesses=4096).accesses
     if accesses is None:
         return False
-    mine = accesses[(accesses["array"] == "Bs") & accesses["write"] & (accesses["block"] == 0)]
+    mine = accesses[(accesses["array"] == tile) & accesses["write"] & (accesses["block"] == 0)]
     tx, ty, index = mine["thread"] % TILE, mine["thread"] // TILE, mine["index"]
     first = index[(tx == 1) & (ty == 0)]
     return bool(len(mine) and len(first) and first[0] >= TILE

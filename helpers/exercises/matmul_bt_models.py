@@ -12,22 +12,24 @@ TILE = 16
 
 def tiled(a, bt, bt_row=lambda bx, by, ty, tx: bx * TILE + ty,
            a_row=lambda bx, by, ty, tx: by * TILE + ty, k_of=lambda p, ty, tx: p * TILE + tx,
-           j=slice(0, TILE), transposed=True, as_down=False, a_by_col=False):
+           j=slice(0, TILE), transposed=True, as_down=False, a_by_col=False, a_k_of=None):
     """C as the solution's tiles compute it, with the tiles' element [ty][tx] loaded from row
     ``bt_row(blockIdx.x, blockIdx.y, ty, tx)`` of Bt (``a_row`` of A), column ``k_of(phase,
     ty, tx)`` (0 past the edges), the inner loop over ``j`` (a slice), Bs read as Bs[tx][j]
     (``transposed``) or Bs[j][tx], and As as As[ty][j] or (``as_down``) As[j][ty]; A's load
-    guarded by its row, or (``a_by_col``) by the thread's column, blockIdx.x * TILE + tx < N."""
+    guarded by its row, or (``a_by_col``) by the thread's column, blockIdx.x * TILE + tx < N;
+    A's element read from column ``a_k_of(phase, ty, tx)`` where given (still guarded by k_of's)."""
     (m, k), n = a.shape, bt.shape[0]
     ty, tx = np.arange(TILE)[:, None], np.arange(TILE)[None, :]
     c = np.zeros((-(-m // TILE) * TILE, -(-n // TILE) * TILE))
     for by, bx in np.ndindex(c.shape[0] // TILE, c.shape[1] // TILE):
         for p in range(-(-k // TILE)):
             cols = k_of(p, ty, tx) + 0 * ty
+            a_cols = (a_k_of or k_of)(p, ty, tx) + 0 * ty
             tiles = [np.where((bx * TILE + tx < len(bt) if live else r < len(x)) & (cols < k),
-                              x[np.minimum(r, len(x) - 1), np.minimum(cols, k - 1)], 0)
-                     for r, x, live in ((a_row(bx, by, ty, tx) + 0 * tx, a, a_by_col),
-                                        (bt_row(bx, by, ty, tx) + 0 * tx, bt, False))]
+                              x[np.minimum(r, len(x) - 1), np.minimum(at, k - 1)], 0)
+                     for r, x, live, at in ((a_row(bx, by, ty, tx) + 0 * tx, a, a_by_col, a_cols),
+                                            (bt_row(bx, by, ty, tx) + 0 * tx, bt, False, cols))]
             c[by * TILE:by * TILE + TILE, bx * TILE:bx * TILE + TILE] += \
                 (tiles[0].T if as_down else tiles[0])[:, j] @ \
                 (tiles[1][:, j].T if transposed else tiles[1][j])
@@ -49,6 +51,10 @@ def loads(a, bt):
              "As[ty][tx] = A[row * K + phase * TILE + tx]"),
             (dict(k_of=lambda p, ty, tx: p * TILE + ty), "the tiles were loaded from column "
              "phase * TILE + ty", "int k = phase * TILE + tx: tx walks along k"),
+            (dict(a_k_of=lambda p, ty, tx: p * TILE + ty), "A's tile was loaded from column "
+             "phase * TILE + ty: every element of row ty of As holds the same A[row][phase * TILE "
+             "+ ty], one column of A where the row's TILE columns belong", "read A at the guard's "
+             "column, k = phase * TILE + tx: As[ty][tx] = A[row * K + k], tx walking along k"),
             (dict(j=slice(1, TILE)), "the inner loop starts at j = 1: each tile's first column's "
              "product is left out", "for (int j = 0; j < TILE; j++)")):
         yield tiled(a, bt, **change), problem, hint

@@ -69,6 +69,13 @@ WRONG = {
     # blind audit F2: the same C as tile_not_transposed, told by the trace's stores into Bs
     "tile_stored_transposed": ([(LOAD_B, LOAD_B.replace("Bs[ty][tx]", "Bs[tx][ty]"))],
                                "Bt's tile was stored transposed: thread (tx, ty) wrote Bs[tx][ty]"),
+    # blind audit QQ Q1: the same C as as_read_down_a_column, told by the trace's stores into As
+    # (was 'sum read As down a column', blaming the read, which is right)
+    "a_tile_stored_transposed": ([(LOAD_A, LOAD_A.replace("As[ty][tx]", "As[tx][ty]"))],
+                                 "A's tile was stored transposed: thread (tx, ty) wrote As[tx][ty]"),
+    # blind audit QQ Q2: A's column taken with ty (was '3072 of 3072 elements of C are wrong')
+    "a_column_from_ty": ([("? A[row * K + k]", "? A[row * K + phase * TILE + ty]")],
+                         "A's tile was loaded from column phase * TILE + ty"),
     # blind audit F1: Bs read with the thread's row, as As is
     # blind audit W1: the tiles' roles swapped in the products (was '2880 of 3072 elements of C
     # are wrong' and the hint restating every line)
