@@ -142,13 +142,36 @@ def _read_past(run, name):
             yield mistake
 
 
+def _crossed(a, b):
+    """C as a kernel computes it whose products take each phase's tile of B transposed: Bs read
+    as Bs[tx][k], or (the same C) stored as Bs[tx][r]."""
+    (m, k), n = a.shape, b.shape[1]
+    phases, tiles = -(-k // 32), -(-n // 32)
+    a_pad, b_pad = np.zeros((m, 32 * phases)), np.zeros((32 * phases, 32 * tiles))
+    a_pad[:, :k], b_pad[:k, :n] = a, b
+    return np.hstack([sum(a_pad[:, 32 * p:32 * p + 32] @ b_pad[32 * p:32 * p + 32,
+                                                               32 * t:32 * t + 32].T
+                          for p in range(phases)) for t in range(tiles)])[:, :n]
+
+
+def _bs_transposed(kernels) -> bool:
+    """On the simulator (one block, M = 8, K = N = 32, its first accesses kept): whether every
+    store into Bs by thread (tx, ty) went to row tx of Bs (element tx * 32 + r), not column tx."""
+    accesses = observe(kernels, _launch((8, 32, 32)), key="Bs stores", accesses=4096,
+                       racecheck=False).accesses
+    if accesses is None:
+        return False
+    mine = accesses[(accesses["array"] == "Bs") & accesses["write"] & (accesses["block"] == 0)]
+    tx, index = mine["thread"] % 32, mine["index"]
+    return bool(len(mine) and (index // 32 == tx).all() and not (index % 32 == tx).all())
+
+
 def _indexed(a, b):
     """(C, problem, hint) of the kernels that index a tile wrongly: A's rows taken N apart,
     B's rows taken K apart, B's guard testing col against K, A's tile read from column phase +
     tx, a phase's tile of A or B starting TILE_M (not TILE_K) on from the last one's, Bs rows loaded from ty alone, Bs read as Bs[tx][k] (None where such a kernel reads past
     A or B, or computes C)."""
     (m, k), n = a.shape, b.shape[1]
-    phases, tiles = -(-k // 32), -(-n // 32)
     yield (_rows_apart(a.ravel(), m, k, n) @ b if (m - 1) * n + k <= a.size else None,
            *ROWS_APART)
     rows_k = np.arange(k)[:, None] * k + np.arange(n)[None, :]
@@ -185,12 +208,7 @@ def _indexed(a, b):
            "ty + r, b_row = phase * TILE_K + ty with r added to it, but r already starts at ty",
            "the row of B that goes into Bs[r] is phase * TILE_K + r: int b_row = phase * "
            "TILE_K + r inside the loop over r")
-    a_pad, b_pad = np.zeros((m, 32 * phases)), np.zeros((32 * phases, 32 * tiles))
-    a_pad[:, :k], b_pad[:k, :n] = a, b
-    crossed = np.hstack([sum(a_pad[:, 32 * p:32 * p + 32] @ b_pad[32 * p:32 * p + 32,
-                                                                  32 * t:32 * t + 32].T
-                             for p in range(phases)) for t in range(tiles)])[:, :n]
-    yield (crossed, "the products read Bs[tx][k], Bs across: Bs holds a phase's rows of B, k "
+    yield (_crossed(a, b), "the products read Bs[tx][k], Bs across: Bs holds a phase's rows of B, k "
            "down and the thread's column across", "sum += As[ty][k] * Bs[k][tx]")
     c = a.astype(np.float64) @ b
     yield (c[:, np.arange(n) % 32], "B's tile was read from column tx, not col: every block's "
@@ -230,6 +248,11 @@ def _mistakes(case, run):
             (ks < case[2], *A_GUARD_N)):
         if k > 8 and np.allclose(got, _model(a, b, used), rtol=1e-4, atol=1e-4):
             yield problem, hint
+    if np.allclose(got, _crossed(a, b), rtol=1e-4, atol=1e-4) and _bs_transposed(kernels):
+        yield ("B's tile was stored transposed: thread (tx, ty) wrote Bs[tx][r] (the trace's "
+               "stores into Bs), so row k of Bs, which the products read as Bs[k][tx], holds "
+               "column k of the tile, not row k of B", "store B's rows as they are loaded, "
+               "Bs[r][tx] = B[b_row * N + col]: r picks the row, tx walks along it")
     for model, problem, hint in _indexed(a, b):
         if model is not None and np.allclose(got, model, rtol=1e-4, atol=1e-4):
             yield problem, hint

@@ -62,6 +62,11 @@ WRONG = {
                                   "hint": "a_col = phase * TILE_K + tx"}),
     "a_tile_from_column_phase": ([("int a_col = phase * TILE_K + tx;", "int a_col = phase + tx;")],
                                  {"problem": "starts at column phase", "hint": "phase * TILE_K + tx"}),
+    # blind audit QQ Q3: the same C as bs_read_across, told by the trace's stores into Bs (was
+    # 'the products read Bs[tx][k]' with the product line, which is right, as the hint)
+    "bs_stored_transposed": ([("Bs[r][tx] = (b_row", "Bs[tx][r] = (b_row")],
+                             {"problem": "B's tile was stored transposed: thread (tx, ty) wrote "
+                              "Bs[tx][r]", "hint": "Bs[r][tx] = B[b_row * N + col]"}),
     "bs_read_across": ([("sum += As[ty][k] * Bs[k][tx];", "sum += As[ty][k] * Bs[tx][k];")],
                        {"problem": "Bs[tx][k]", "hint": "Bs[k][tx]"}),
     "no_store_guard": ([("    if (row < M && col < N)\n        C[", "    C[")],
