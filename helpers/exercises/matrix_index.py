@@ -239,6 +239,16 @@ def _mix_ups(got, case, padded):
         (dict(index=lambda r, c: r * case.block[0] + c), "the result is what the index row * "
          "blockDim.x + col gives: it steps a block's width from one row to the next",
          ROW_MAJOR_HINT),
+        (dict(index=lambda r, c: r * (cols - 1) + c), "the result is what the index row * "
+         "(cols - 1) + col gives: it steps cols - 1 elements from one row to the next, so each "
+         "row's last element lands on the next row's first (cols - 1 is the last column's "
+         "index, not a row's length)", "a row holds cols elements, columns 0 to cols - 1, so "
+         "element (row, col) is at row * cols + col"),
+        (dict(one_d=True), "the result is what row = t / cols, col = t % cols gives, with t = "
+         "blockIdx.x * blockDim.x + threadIdx.x: an index from x alone, so every row of threads "
+         f"(each threadIdx.y, each blockIdx.y) wrote the same first {case.threads[0]} elements "
+         "and the rest were never written", "the grid is 2-D, so each thread takes its column "
+         "from x and its row from y: " + INDEX_HINT),
         (dict(y_from_x=True), "the result is what row = blockIdx.y * blockDim.y + threadIdx.x "
          "gives: row takes threadIdx.x, as col does", "row comes from y: " + INDEX_HINT),
         *_threads_swapped(case),
@@ -320,10 +330,11 @@ def _overlapping(case, padded):
 
 
 def _model(case, padded, swap=False, index=None, block=None, y_from_x=False,
-           threads_swapped=False):
+           threads_swapped=False, one_d=False):
     """The output of a guarded kernel that takes row from x when ``swap`` (y's block from y, its
     thread from x when ``y_from_x``; each side's block from itself, its thread from the other
-    when ``threads_swapped``), stores element
+    when ``threads_swapped``; row and col from x's global index alone, t / cols and t % cols,
+    when ``one_d``), stores element
     (row, col) at ``index(row, col)`` (by default row * cols + col) and takes ``block`` for
     blockDim (by default the launch's); NaN where it writes nothing, nothing past the end, and
     inf where threads with different values meet (whichever wrote last: a GPU does not say)."""
@@ -338,6 +349,8 @@ def _model(case, padded, swap=False, index=None, block=None, y_from_x=False,
     if threads_swapped:
         xs, ys = xs // bx * bx + ys % by, ys // by * by + xs % bx
     row, col = (xs, ys) if swap else (ys, xs)
+    if one_d:
+        row, col = xs // cols, xs % cols
     idx = index(row, col) if index else row * cols + col
     keep = (row < rows) & (col < cols) & (idx < rows * cols)
     row, col, idx = row[keep], col[keep], idx[keep]

@@ -83,6 +83,18 @@ WRONG = {
                                "takes 16 for blockDim.x"),
     "sixteen_for_blockDim_y": ([(INDEX_Y, "blockIdx.y * 16 + threadIdx.y")],
                                "takes 16 for blockDim.y"),
+    # blind audit QQ Q5: a row's length taken as cols - 1 (was '36 of 3367 elements were never
+    # written' with the col/row/guard hint); the elements two threads wrote (a race's outcome on a
+    # GPU) are left out of the model's comparison
+    "row_times_cols_minus_1": ([("int i = row * cols + col;", "int i = row * (cols - 1) + col;")],
+                               "the index row * (cols - 1) + col", "a row holds cols elements"),
+    # blind audit QQ Q6: row and col from a 1-D global id, y ignored (was '3271 of 3367 elements
+    # were never written')
+    "row_and_col_from_a_1d_id": ([("int col = blockIdx.x * blockDim.x + threadIdx.x;  // x: which column\n"
+                                   "    int row = blockIdx.y * blockDim.y + threadIdx.y;  // y: which row",
+                                   "int t = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                   "    int row = t / cols, col = t % cols;")],
+                                 "an index from x alone", "the grid is 2-D"),
     "row_times_rows": ([("int i = row * cols + col;", "int i = row * rows + col;")],
                        "the index row * rows + col"),
     "col_steps_by_gridDim": ([(INDEX_X, "blockIdx.x * gridDim.x + threadIdx.x")],
