@@ -131,6 +131,9 @@ def _weighted(cols, grid, warps):
     yield (_weights(cols, step=32 * warps), "lane l stepped by blockDim.x * blockDim.y (the "
            "block's threads), not by 32: most of the row's columns were skipped",
            "the warp's 32 lanes share a row: step by the warp's width, c += 32")
+    yield (_weights(cols, step=warps), f"lane l stepped by blockDim.y = {warps} (the block's "
+           "warps, one a row), not by 32: the lanes' columns overlap, so each column was added "
+           "by several lanes", "the warp's 32 lanes share a row: step by the warp's width, c += 32")
     if cols > 32 * 32:
         yield (np.arange(cols) < 32 * 32, f"columns 1024 to {cols - 1} were never added: each "
                "lane summed a fixed stretch of 32 neighbouring columns (lane * 32 to lane * 32 + "
@@ -308,10 +311,14 @@ def _models(a, x):
     by_column = a.ravel()[np.arange(cols)[None, :] * rows + np.arange(rows)[:, None]]
     yield (by_column @ x, "A was read down its columns, A[c * rows + row]: A is stored row after "
            "row", "row `row` of A starts at A[row * cols]: A[row * cols + c]")
-    flat = np.concatenate([a.ravel(), np.full(rows * rows + cols, JUNK)])
+    flat = np.concatenate([a.ravel(), np.full(rows * max(rows, 32) + cols, JUNK)])
     yield (flat[np.arange(rows)[:, None] * rows + np.arange(cols)] @ x, "A's rows were read rows "
            "floats apart, A[row * rows + c]: a row of A holds cols floats",
            "row `row` of A starts at A[row * cols]: A[row * cols + c]")
+    yield (flat[np.arange(rows)[:, None] * 32 + np.arange(cols)] @ x, "A's rows were read 32 "
+           "floats apart, A[row * 32 + c]: 32 is the warp's width, the lanes that share a row, "
+           "but a row of A holds cols floats", "row `row` of A starts at A[row * cols]: "
+           "A[row * cols + c]")
     parts = _lane_sums(a, x)
     yield (_shfl_down_sum(parts, (32, 16, 8, 4, 2, 1)), "every y[row] is 2 times the row's sum: "
            "warp_sum's first shuffle, offset 32, reaches past the warp (lanes 0 to 31), where "

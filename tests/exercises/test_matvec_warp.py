@@ -83,6 +83,14 @@ WRONG = {
                               "hint": "lanes 0 to 4 of each warp alone called warp_sum"}),
     "shuffle_replaces_v": ([("v += __shfl_down_sync", "v = __shfl_down_sync")],
                            {"problem": "lane 31's sum", "hint": "v += __shfl_down_sync"}),
+    # blind audit QQ Q8: A's row length taken as the warp's width (was 'y[1] = 12.6976, NumPy's
+    # is -22.9368' with the all-steps hint)
+    "rows_read_32_apart": ([("A[row * cols + c]", "A[row * 32 + c]")],
+                           {"problem": "A[row * 32 + c]", "hint": "A[row * cols + c]"}),
+    # blind audit QQ Q7: the column loop steps by the block's warps (was 'y[0] = 57.0138, NumPy's
+    # is 8.60949')
+    "steps_by_blockdim_y": ([("c += 32)", "c += blockDim.y)")],
+                            {"problem": "stepped by blockDim.y", "hint": "c += 32"}),
     "rows_read_rows_apart": ([("A[row * cols + c]", "A[row * rows + c]")],
                              {"problem": "A[row * rows + c]", "hint": "A[row * cols + c]"}),
     "warp_sum_result_dropped": ([("v = warp_sum(v);", "warp_sum(v);")],
