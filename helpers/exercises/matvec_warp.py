@@ -312,13 +312,11 @@ def _models(a, x):
     yield (by_column @ x, "A was read down its columns, A[c * rows + row]: A is stored row after "
            "row", "row `row` of A starts at A[row * cols]: A[row * cols + c]")
     flat = np.concatenate([a.ravel(), np.full(rows * max(rows, 32) + cols, JUNK)])
-    yield (flat[np.arange(rows)[:, None] * rows + np.arange(cols)] @ x, "A's rows were read rows "
-           "floats apart, A[row * rows + c]: a row of A holds cols floats",
-           "row `row` of A starts at A[row * cols]: A[row * cols + c]")
-    yield (flat[np.arange(rows)[:, None] * 32 + np.arange(cols)] @ x, "A's rows were read 32 "
-           "floats apart, A[row * 32 + c]: 32 is the warp's width, the lanes that share a row, "
-           "but a row of A holds cols floats", "row `row` of A starts at A[row * cols]: "
-           "A[row * cols + c]")
+    for apart, name, what in ((rows, "rows", ""), (32, "32", "32 is the warp's width, the "
+                                                    "lanes that share a row, but ")):
+        yield (flat[np.arange(rows)[:, None] * apart + np.arange(cols)] @ x, f"A's rows were "
+               f"read {name} floats apart, A[row * {name} + c]: {what}a row of A holds cols "
+               "floats", "row `row` of A starts at A[row * cols]: A[row * cols + c]")
     parts = _lane_sums(a, x)
     yield (_shfl_down_sum(parts, (32, 16, 8, 4, 2, 1)), "every y[row] is 2 times the row's sum: "
            "warp_sum's first shuffle, offset 32, reaches past the warp (lanes 0 to 31), where "

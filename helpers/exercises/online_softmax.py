@@ -55,7 +55,8 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
     ``merge="own kept"``: the lane's own sum kept as it is, the partner's brought to the
     lane's old max, exp(m2 - m);
     ``merge="larger"``: the sum of the pair with the larger max kept, unscaled, the other
-    dropped; ``merge="wrong way"``: both sums rescaled by exp(m_new - m) and exp(m_new - m2); ``m2_from``: what the partner's max is shuffled from ("l": its
+    dropped; ``merge="smaller"``: the two sums added, then rescaled once by exp(min(m, m2) -
+    m_new); ``merge="wrong way"``: both sums rescaled by exp(m_new - m) and exp(m_new - m2); ``m2_from``: what the partner's max is shuffled from ("l": its
     sum); ``l2_from``: what the partner's sum is shuffled from ("m": its max); ``offsets``: the butterfly's (a lane whose partner is past the warp gets its own
     value back); ``grown``: whether a value that raises the max adds its exp (1) too;
     ``merge="own only"``: the lane's own sum rescaled, the partner's added as it is;
@@ -95,6 +96,7 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
             theirs = (np.where(their_test == -np.inf, 0, merge_exp(way * power))
                       if merge and merge != "own only" else 1)
             ls = (np.where(m2 > ms, ls[:, partner], ls) if merge == "larger"
+                  else (ls + l2) * merge_exp(np.minimum(ms, m2) - new) if merge == "smaller"
                   else ls * own + np.where(their_test == -np.inf, 0, l2 * theirs))
         ms = new
     return ms[:, 0], ls[:, 0]
@@ -279,6 +281,12 @@ _MODELS = (
      "and l2, a sum against the partner's max m2, needs exp(m2 - m_new)",
      "in the merge, both sums are brought to the merged max: l = l * exp(m - m_new) + "
      "l2 * exp(m2 - m_new)"),
+    (None, dict(merge="smaller"),
+     "row_sum is too small: the merge added the two sums first and rescaled the pair once, "
+     "by exp(fminf(m, m2) - m_new), the smaller max's factor: the sum whose max is m_new, "
+     "already taken against it, was shrunk too; each sum needs the factor of its own max",
+     "rescale each sum from its own max, then add: l = l * exp(m - m_new) + l2 * exp(m2 - "
+     "m_new)"),
     (None, dict(merge="larger"),
      "row_sum is too small: each merge kept the sum of the pair with the larger max "
      "and dropped the other's, as the max is merged; but the sums add up",

@@ -109,6 +109,11 @@ WRONG = [
       "l = l * exp(m - m_new) + exp(v - m_new)"]),
     ("each_value_adds_1", variant(KERNEL, (LOOP, LOOP.replace("__expf(v - m_new)", "1.0f"))),
      ["each value added 1 to the running sum", "l = l * exp(m - m_new) + exp(v - m_new)"]),
+    # blind audit QQ Q12: the summed pair rescaled once by the smaller max (was 'row_sum[0] =
+    # 0.188708, expected 4.63908' with the definition of l)
+    ("merge_rescales_the_sum_by_the_smaller_max", variant(KERNEL, (MERGE, "        l = (l + l2) * "
+                                                                  "__expf(fminf(m, m2) - m_new);\n")),
+     ["rescaled the pair once, by exp(fminf(m, m2) - m_new)", "rescale each sum from its own max"]),
     ("merge_keeps_the_larger_max_s_sum", variant(KERNEL, (MERGE, "        l = (m2 > m) ? l2 : l;\n")),
      ["each merge kept the sum of the pair with the larger max", "both sums count"]),
     # blind audit H12 (was blamed on a loop that forgets the new max's own exp: both give 0 in
