@@ -204,12 +204,31 @@ def _refine(failure):
     err = failure.error
     if failure.kind == "out of bounds" and err.is_write:   # C is the one it writes
         yield C_HINT
+    yield from _tile_col_by_16(failure)
     if failure.kind == "misaligned address" and err.offset is not None and failure.launch:
         along = err.offset // 2 % int(failure.launch.args[4])   # A by rows, B by columns: K long
         yield (f"load_matrix_sync was given a tile that starts at element {along} along K, an odd "
                "element, which a GPU refuses (\"misaligned address\"): a tile starts at a multiple "
                "of 16 along K. Let k count elements, a tile's 16 a step: for (int k = 0; k < K; "
                "k += 16), and load A + tile_row * 16 * K + k and B + tile_col * 16 * K + k")
+
+
+def _tile_col_by_16(failure):
+    """A read past B whose column of tiles, its element // (16 * K) (B by columns: 16 * K
+    elements a column of tiles), is the crashing warp's warp % 16, past N / 16: tile_col taken
+    modulo a tile's 16 columns where it is modulo the tiles a row of C holds."""
+    err = failure.error
+    if (failure.kind != "out of bounds" or err.is_write is not False or err.offset is None
+            or not failure.launch or not failure.block or not err.block or not err.thread):
+        return
+    k, n = (int(x) for x in failure.launch.args[4:6])
+    warp = (err.block[0] * failure.block[0] + err.thread[0]) // 32
+    tile_col = err.offset // 2 // (16 * k)   # halves, from B's start
+    if n // 16 <= tile_col == warp % 16 != warp % (n // 16):
+        yield (f"warp {warp} read B's column of tiles {tile_col} = warp % 16, but B holds N / 16 "
+               f"= {n // 16} (the read past B's end): tile_col was taken modulo 16, a tile's "
+               "width, where a row of C holds N / 16 tiles",
+               "tile_col = warp % (N / 16), as tile_row = warp / (N / 16)")
 
 
 def _mistakes(case, run):

@@ -125,6 +125,11 @@ WRONG = [
      ["as if A were stored column after column", "A + tile_row * 16 * K + k"]),
     ("c_tiles_256_apart", variant(KERNEL, ("C + tile_row * 16 * N + tile_col * 16, c, N,", "C + warp * 256, c, 16,")),
      ["C + warp * 256, leading dimension 16", "a tile's rows lie N apart"]),
+    # blind audit QQ Q28: tile_col modulo a tile's 16 (was 'the kernel crashed: ... a read of B
+    # ... Hint: each tile starts inside its matrix', B's tile start, which is right): named from
+    # the crash's offset into B and its warp
+    ("tile_col_modulo_16", variant(KERNEL, ("tile_col = warp % (N / 16)", "tile_col = warp % 16")),
+     ["read B's column of tiles 5 = warp % 16, but B holds N / 16 = 2", "tile_col = warp % (N / 16)"]),
     ("tile_col_from_m", variant(KERNEL, ("tile_col = warp % (N / 16)", "tile_col = warp % (M / 16)")),
      ["tile_col = warp % (M / 16) counts", "tile_col = warp % (N / 16)"]),
     ("tile_row_from_m", variant(KERNEL, ("tile_row = warp / (N / 16)", "tile_row = warp / (M / 16)")),
@@ -147,6 +152,7 @@ MISALIGNED_ON_A_GPU = ("load_matrix_sync from an odd element of A: a GPU's \"mis
                        "context is unusable")
 SIMULATOR_ONLY = {"accumulator_never_set": "a GPU's registers may hold the same in both launches",
                   "c_tile_rows_k_apart": "stores past the end of C",
+                  "tile_col_modulo_16": "reads far past the end of B",
                   "k_steps_by_1": MISALIGNED_ON_A_GPU, "loop_counts_tiles": MISALIGNED_ON_A_GPU,
                   "a_offset_k_over_16": MISALIGNED_ON_A_GPU}
 
