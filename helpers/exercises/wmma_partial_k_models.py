@@ -41,6 +41,11 @@ STAGINGS = [  # (a wrong staging, as staged's keywords given K and N), problem, 
     (lambda k, n: dict(a_at=lambda tile, k0, r, col: (tile[0] * 16 + r) * k + col),
      "As took A's columns col, without k0: every step staged A's first 16 columns again",
      "A[tile_row * 16 + r][k0 + col] is at A[(tile_row * 16 + r) * K + k0 + col]"),
+    (lambda k, n: dict(a_at=lambda tile, k0, r, col: (tile[0] * 16 + r) * k + 16 * k0 + col),
+     "As took A's columns from k0 * 16 + col, but k0 already counts A's columns (0, 16, 32, ...): "
+     "each step after the first staged its tile 16 times too far along A's rows, into later rows "
+     "of A and past A's end (NaN here)", "A[tile_row * 16 + r][k0 + col] is at A[(tile_row * 16 "
+     "+ r) * K + k0 + col]"),
     (lambda k, n: dict(b_keep=lambda k0, r, col: k0 + col < k,
                        b_at=lambda tile, k0, r, col: (k0 + col) * n + tile[1] * 16 + r),
      "Bs was staged transposed: Bs[r][col] took B[k0 + col][tile_col * 16 + r], but row r of "

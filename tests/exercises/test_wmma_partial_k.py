@@ -120,6 +120,12 @@ WRONG = [
      ["the loop along K took 1 of its 3 steps", "with (K + 15) / 16 = 3, the number of steps",
       "loop while k0 < K"]),
     # blind audit F43, F45 (were 'C is not A B' and the staging hint)
+    # blind audit QQ Q30: k0 taken as a tile index (was 'C holds NaN: a tile took elements from
+    # past the end of A or B ..., or ...' with the whole staging as the hint); its reads stay
+    # inside the NaN after A
+    ("a_staged_at_k0_times_16", variant(KERNEL, ("A[(tile_row * 16 + r) * K + k0 + col]",
+                                                 "A[(tile_row * 16 + r) * K + k0 * 16 + col]")),
+     ["As took A's columns from k0 * 16 + col", "A[(tile_row * 16 + r) * K + k0 + col]"]),
     ("a_staged_without_k0", variant(KERNEL, ("A[(tile_row * 16 + r) * K + k0 + col]", "A[(tile_row * 16 + r) * K + col]")),
      ["As took A's columns col, without k0", "A[(tile_row * 16 + r) * K + k0 + col]"]),
     ("b_staged_transposed", variant(KERNEL, ("Bs[w][r][col] = k0 + r < K ? B[(k0 + r) * N + tile_col * 16 + col]",
