@@ -89,6 +89,7 @@ def _mistakes(case, run):
     a, b = run.model
     got = run.out.got.reshape(16, 16).astype(np.float64)
     yield from _stored_per_lane(run.out)
+    yield from _stored_shape(run.out)
     if run.out.past.size:
         yield ("elements past C's 256 were written",
                "the warp stores one 16 x 16 tile: store_matrix_sync(C, c, 16, wmma::mem_row_major)")
@@ -170,10 +171,30 @@ def _stored_per_lane(out):
             return
 
 
+SHAPES = {(32, 8): "16 rows of it past C's 256, and matrix_a's 32 rows of 16 read past A's 256",
+          (8, 32): "its rows on top of each other, and matrix_b's 32 columns of 16 read past B's 256"}
+"""The other fragment shapes of __half inputs (M, N): what their store and loads did here."""
+
+
+def _stored_shape(out):
+    """C written where an M x N accumulator stored with leading dimension 16 writes (row r's N
+    elements at 16 r): fragments of shape M, N, 16 other than 16, 16, 16 (mma_sync takes one
+    shape, so all three fragments have it)."""
+    written = set(np.flatnonzero(~out.unwritten.ravel()).tolist()) | set(out.past.tolist())
+    for (m, n), what in SHAPES.items():
+        if written == {16 * r + c for r in range(m) for c in range(n)}:
+            yield (f"C was stored as one {m} x {n} tile, {m} rows of {n} elements 16 apart "
+                   f"({what}): the fragments were declared with the shape {m}, {n}, 16, matrix_a "
+                   f"{m} x 16 and matrix_b 16 x {n}, not this exercise's 16 x 16 tiles",
+                   "A, B and C are 16 x 16: declare the three fragments 16, 16, 16, as "
+                   "wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa")
+
+
 def _read_apart(run, name):
     """A read past A or B, run again with NaN after it: A's rows (B's columns) read ld > 16
     elements apart, load_matrix_sync given that ld. Where every row but the first lies past the
     end (ld >= 241), the NaN after it tells no ld from the next: the smallest, "or more"."""
+    yield from _stored_shape(run.out)
     a, b = run.model
     flat = run.launch.args[("A", "B").index(name)].host().astype(np.float64)
     found = []

@@ -36,6 +36,12 @@ WRONG = [
      ["C is A^T B", "A was loaded as col_major"]),
     ("stored_by_columns", variant(KERNEL, ("wmma::mem_row_major", "wmma::mem_col_major")),
      ["C holds A B transposed", "wmma::mem_row_major"]),
+    # blind audit QQ Q32: the fragments declared 32, 8, 16 (was 'the kernel crashed: ... a read of
+    # A ... Hint: ... leading dimension 16 everywhere', already used): named from where C was
+    # stored; the same for 8, 32, 16
+    *((f"fragments_{m}_{n}_16", KERNEL.replace("16, 16, 16,", f"{m}, {n}, 16,"),
+       [f"C was stored as one {m} x {n} tile", "declare the three fragments 16, 16, 16"])
+      for m, n in ((32, 8), (8, 32))),
     ("a_loaded_from_b", variant(KERNEL, ("load_matrix_sync(fa, A, 16)", "load_matrix_sync(fa, B, 16)")),
      ["C is B^T B", "load_matrix_sync(fa, A, 16)"]),
     ("b_loaded_from_a", variant(KERNEL, ("load_matrix_sync(fb, B, 16)", "load_matrix_sync(fb, A, 16)")),
@@ -105,6 +111,8 @@ WRONG = [
 # read past A, and wmma calls with lanes missing, are undefined on a GPU.
 SIMULATOR_ONLY = {"accumulator_never_set": "a GPU's registers may hold the same in both launches",
                   "a_leading_dimension_32": "reads past the end of A",
+                  "fragments_32_8_16": "reads past the end of A",
+                  "fragments_8_32_16": "reads past the end of B",
                   "a_leading_dimension_256": "reads past the end of A",
                   "lane_0_only": "calls the warp matrix functions with lanes missing",
                   "stored_at_c_plus_8_lane": "store_matrix_sync given a pointer that differs "
