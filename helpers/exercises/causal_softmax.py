@@ -6,7 +6,8 @@ taken over those too (every visible exp then underflows to 0) shows as NaN in ex
 row 32 (only the third case has such rows, so that the first case names a missing max first)
 every fourth row's visible scores are all below -120, so that a max that starts at 0 shows as NaN
 in exactly those. x is followed by 150 as well: a row past the last column that reads past it
-goes wrong. The last case runs on the simulator, race-checked, whatever the backend."""
+goes wrong. The fourth case's last rows see more than 1024 columns, about 150 above the rest past
+column 1023: a max whose lanes stop at 1024 columns overflows there. The last case runs on the simulator, race-checked, whatever the backend."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ import numpy as np
 
 from helpers.exercises import near
 from helpers.exercises.causal_softmax_models import (
-    _exps, _lanes_own_max, _near, _shfl_down_max, _shfl_down_sums, _shifted, max_of_column_numbers,
-    max_of_first_columns, max_of_magnitudes, max_of_row_0, rows_of_warps, softmax, visible)
+    _exps, _lanes_own_max, _near, _shfl_down_max, _shfl_down_sums, _shifted, far, late,
+    max_of_column_numbers, max_of_first_1024_columns, max_of_first_columns, max_of_magnitudes,
+    max_of_row_0, rows_of_warps, softmax, sunk, visible)
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -23,43 +25,37 @@ from helpers.exercises.microscope import observe, written_twice
 from helpers.exercises.origin import Wrong
 
 # (rows, cols, threads a block): cols not a multiple of 32; the second has fewer columns than
-# lanes and more warps than rows; in the third the last rows see every column.
+# lanes and more warps than rows; in the third the last rows see every column; in the fourth
+# rows 1024 on see past column 1023.
 # Last, a small one on the simulator, race-checked: lanes that each store the whole row write
 # the right values, each of them 32 times.
-CASES = [(13, 100, 64), (5, 20, 128), (70, 50, 96), (3, 40, 64, "observe")]
+CASES = [(13, 100, 64), (5, 20, 128), (70, 50, 96), (1030, 1100, 128), (3, 40, 64, "observe")]
 BLOCKS = (32, 64, 96, 128, 256)
 
 
 def _draw(rng):
     """The grader's cases: one of each kind the shipped cases have."""
-    rows = int(rng.integers(50, 90))
+    rows, long = int(rng.integers(50, 90)), int(rng.integers(1026, 1090))
     return [(int(rng.integers(6, 30)), awkward(rng, 32, 33, 400), pick(rng, BLOCKS)),
             (int(rng.integers(1, 8)), pick(rng, [c for c in range(1, 32) if c != 20]), 128),
-            (rows, awkward(rng, 32, 33, rows - 1), pick(rng, BLOCKS))]
+            (rows, awkward(rng, 32, 33, rows - 1), pick(rng, BLOCKS)),
+            (long, awkward(rng, 32, long + 1, long + 99), pick(rng, BLOCKS))]
 
 
 def scores(rows, cols):
     """FP16 scores: the even rows about 100 but their first 0 (subtracting x[0] overflows
     too), the odd ones small with about 150 in their masked columns, their visible ones about
     -140 in rows 35, 39, 43, ... (``sunk``) and about 100 past column 31 in rows 33, 37, 41, ...
-    (``late``: a max that stops at column 31 overflows there)."""
+    (``late``: a max that stops at column 31 overflows there); 150 more past column 1023
+    (``far``)."""
     x = np.random.default_rng(rows * 1000 + cols).standard_normal((rows, cols)) * 3
     x[::2] += 95
     x[::2, 0] = 0
     x[1::2] += np.where(visible(rows, cols)[1::2], 0, 150)
     x[sunk(rows)] += np.where(visible(rows, cols)[sunk(rows)], -140, 0)
     x[late(rows)] += np.where(visible(rows, cols)[late(rows)] & (np.arange(cols) >= 32), 100, 0)
+    x += np.where(far(rows, cols), 150, 0)
     return x.astype(np.float16)
-
-
-def sunk(rows):
-    """The rows whose visible scores are all far below 0: rows 35, 39, 43, ..."""
-    return np.arange(35, rows, 4)
-
-
-def late(rows):
-    """The rows whose largest visible scores lie past column 31: rows 33, 37, 41, ..."""
-    return np.arange(33, rows, 4)
 
 
 def _max_from_0(x):
@@ -114,6 +110,7 @@ def _max_slips(x, got, bad, kernels):
                "+INFINITY stays there), so each exp(x - m) is 0, the sum too, and 0 / 0 is NaN",
                "start the max below every score: float m = -INFINITY, then fmaxf over columns 0 "
                "to last")
+    yield from max_of_first_1024_columns(x, got, bad)
     if bad and bad <= set(late(x.shape[0])):
         yield from max_of_first_columns(x, got, kernels)
         yield ("NaN or inf in exactly the rows whose largest scores lie past column 31: the max "
@@ -387,8 +384,8 @@ EXERCISE = KernelExercise(
     no_extern_c=True, simulated="runs the race check", observed=_observed,
     observed_as="race-checked",
     success=f"the causal softmax of every row, scores of 100 included ({len(CASES) - 1} "
-            "launches, rows whose length is not a multiple of 32, more warps than rows; each "
-            "element stored by one lane)")
+            "launches, rows whose length is not a multiple of 32, more warps than rows, rows of "
+            "more than 1024 columns; each element stored by one lane)")
 
 check_causal_softmax = EXERCISE.check_file          # (path="exercises/causal_softmax.cu")
 check_causal_softmax_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel

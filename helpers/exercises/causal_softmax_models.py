@@ -12,6 +12,22 @@ def visible(rows, cols, ahead=0):
     return np.arange(cols)[None, :] <= np.arange(rows)[:, None] + ahead
 
 
+def sunk(rows):
+    """The rows whose visible scores are all far below 0: rows 35, 39, 43, ..."""
+    return np.arange(35, rows, 4)
+
+
+def late(rows):
+    """The rows whose largest visible scores lie past column 31: rows 33, 37, 41, ..."""
+    return np.arange(33, rows, 4)
+
+
+def far(rows, cols):
+    """Where the scores are about 150 above the rest of their row: the visible columns past
+    1023 (only rows 1024 on see them), which 32 lanes of 32 columns each would miss."""
+    return visible(rows, cols) & (np.arange(cols)[None, :] >= 1024)
+
+
 def _shifted(x, m, flush=False):
     """What subtracting ``m`` (one a row) gives, its exps in float32, as a kernel's overflow
     (inf, and inf / inf is NaN) and underflow (0 / 0) do; with ``flush``, exps below float's
@@ -230,3 +246,21 @@ def max_of_magnitudes(kernels):
                "take the max of the scores themselves, not of their magnitudes: m = fmaxf(m, "
                "__half2float(in[c])); subtracting the largest score is what keeps exp from "
                "overflowing")
+
+
+def max_of_first_1024_columns(x, got, bad):
+    """NaN or inf in exactly the rows that see columns past 1023 (``bad``), as a max over
+    columns 0 to 1023 alone gives: 32 lanes that each take 32 columns (neighbouring, or 32
+    apart) never reach column 1024, and exp(x - m) overflows where the row's scores lie there."""
+    rows, cols = x.shape
+    if not bad or bad != set(np.flatnonzero(far(rows, cols).any(axis=1))):
+        return
+    m = np.where(visible(rows, cols) & ~far(rows, cols), x.astype(np.float64), -np.inf).max(axis=1)
+    if any(np.allclose(got, _shifted(x, m, flush), rtol=4e-3, atol=1e-4, equal_nan=True)
+           for flush in (False, True)):
+        yield (f"NaN or inf in exactly the rows that see more than 1024 columns (rows 1024 to "
+               f"{rows - 1}), whose largest scores lie past column 1023: the max's loop never "
+               "reached those columns (32 lanes of 32 columns each cover 1024 alone), and their "
+               "exp(x - m) overflowed a float",
+               "a lane's columns run to the row's last, however long the row: for (int c = "
+               "lane; c <= last; c += 32) m = fmaxf(m, ...)")

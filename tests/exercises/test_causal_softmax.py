@@ -141,6 +141,13 @@ WRONG = [
     ("max_of_the_first_32_columns", variant(KERNEL, (MAX, "    float m = warp_max(lane <= last ? "
                                                          "__half2float(in[lane]) : -INFINITY);\n")),
      ["rows whose largest scores lie past column 31", "c += 32) m = fmaxf(m, ...)"]),
+    # blind audit Z14: each lane's max over 32 neighbouring columns, 32 * lane to 32 * lane + 31:
+    # columns past 1023 are never seen (it passed: no row saw more than 1024 columns)
+    ("max_over_32_neighbouring_columns_a_lane",
+     variant(KERNEL, ("    for (int c = lane; c <= last; c += 32)\n        m = fmaxf",
+                      "    for (int c = lane * 32; c < lane * 32 + 32 && c <= last; c++)\n        m = fmaxf")),
+     ["NaN or inf in exactly the rows that see more than 1024 columns", "never reached those columns",
+      "for (int c = lane; c <= last; c += 32)"]),
     # blind audit V7: the max's loop read in[lane], the lane's first column, every time round
     # (was 'NaN or inf in exactly the rows whose largest scores lie past column 31 ... Hint: ...
     # for (int c = lane; c <= last; c += 32) m = fmaxf(m, ...); then m = warp_max(m)')
