@@ -17,7 +17,7 @@ import numpy as np
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import written_twice
+from helpers.exercises.microscope import observe, written_twice
 
 HOLE = np.array(0x7FC0BEEF, np.uint32).view(np.float32)[()]   # a NaN, not the list's poison
 JUNK_ROW = 5     # slot past n holds count + JUNK_ROW
@@ -161,6 +161,13 @@ def _mistakes(case, run):
                "missing", GUARD_HINT)
     if rows:
         yield f"the kernel wrote past the end of points ({count} rows)", SLOT_HINT
+    if out.unwritten.all() and _every_pixel_returned(run.kernel):
+        yield ("nothing was written: every thread returned before its stores, the valid pixels "
+               "too (on the simulator no thread read more than its own Z, xyz[2 * n + i]): the "
+               "hole test is true for every pixel",
+               "return for the holes alone: if (!(xyz[2 * n + i] > 0.0f)) return; (in C, ! "
+               "turns a test's 1 into 0; ~, NumPy's not for masks, flips every bit, and ~1 = -2 "
+               "and ~0 = -1 are both true)")
     if out.unwritten.all():
         yield "nothing was written: points still holds the poison it was filled with", SLOT_HINT
     written = ~out.unwritten.ravel()
@@ -172,6 +179,19 @@ def _mistakes(case, run):
         yield from _wrapped(out.got, out.unwritten.any(axis=1), want)
         yield from _unwritten(case, xyz, out.unwritten.any(axis=1))
     yield from _wrong_points(out.got, want, xyz)
+
+
+def _every_pixel_returned(kernels, n=40, block=16) -> bool:
+    """Whether a launch on the simulator of ``n`` pixels, traced, stored nothing, and no thread
+    loaded more than its own pixel's Z, xyz[2 * n + i] (a hole test that returns for every
+    pixel; one true whatever Z is needs no load at all)."""
+    seen = observe(kernels, _launch((n, block)), key="hole test", racecheck=False,
+                   accesses=4096)
+    kept = seen.accesses
+    if seen.error is not None or kept is None or kept["write"].any():
+        return False
+    own = kept["index"] == 2 * n + kept["block"] * block + kept["thread"]
+    return bool((own & ~kept["shared"]).all())
 
 
 def _planes(xyz, out, count):

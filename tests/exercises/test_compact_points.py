@@ -36,6 +36,14 @@ WRONG = {
     "one_float_a_point": ([("points[3 * k]", "points[k]"), ("points[3 * k + 1]", "points[k + 1]"),
                            ("points[3 * k + 2]", "points[k + 2]")],
                           "one a point", "points[3 * k] = X"),
+    # blind audit Z18: NumPy's ~ for not, ~(Z > 0) is -1 or -2, true for every pixel (was
+    # 'nothing was written ... Hint: ... int k = slot[i]'); a test true for holes and points alike
+    "hole_test_by_numpy_s_not": ([("if (!(xyz[2 * n + i] > 0.0f))", "if (~(xyz[2 * n + i] > 0.0f))")],
+                                 "the hole test is true for every pixel",
+                                 "if (!(xyz[2 * n + i] > 0.0f)) return;"),
+    "hole_test_not_below_0": ([("if (!(xyz[2 * n + i] > 0.0f))", "if (!(xyz[2 * n + i] < 0.0f))")],
+                              "the hole test is true for every pixel",
+                              "if (!(xyz[2 * n + i] > 0.0f)) return;"),
     # audit G17: the hole test reads Z as if xyz were interleaved, xyz[3 * i + 2]
     "hole_test_interleaved": ([(HOLE, HOLE.replace("xyz[2 * n + i]", "xyz[3 * i + 2]"))],
                               "the hole test read xyz[3 * i + 2]", "Z is xyz[2 * n + i]"),
