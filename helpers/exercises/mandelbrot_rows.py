@@ -102,6 +102,14 @@ def _refine(failure):
             b < size // width - GUARD_ROWS <= row:
         yield ROW_HINT
     yield from _row_times_width(b, t, element, size)
+    width = int(failure.launch.args[1]) if failure.launch is not None else 0
+    if width and element // width == t and size // width - GUARD_ROWS <= t:
+        x = "" if element % width % failure.launch.grid[0] != b else (
+            f" at x = {element % width}, blockIdx.x in steps of gridDim.x: the block's and the "
+            "thread's roles are swapped")
+        yield (f"thread {t} of block {b} drew row {t}, its threadIdx.x, past the image's "
+               f"{size // width - GUARD_ROWS} rows{x}; one block a row: y = blockIdx.x, and its "
+               "threads walk along the row: " + LOOP_HINT)
 
 
 def _row_times_width(b, t, element, size):
@@ -263,6 +271,13 @@ def _mistakes(case, run):
     yield from _strides(case, got, drawn)
     yield from _late_start(case, drawn)
     yield from _last_pass_cut(case, got, drawn)
+    if height < width and np.array_equal(drawn, np.broadcast_to(np.arange(width) < height,
+                                                                 drawn.shape)) \
+            and np.mean(got[drawn] != reference(case)[drawn]) <= TOLERANCE:
+        yield (f"{int((~drawn).sum())} of {got.size} pixels were never drawn, x = {height} to "
+               f"{width - 1} in every row: the loop along the row stopped at x < height = "
+               f"{height}, the number of rows, but a row is width = {width} pixels long",
+               LOOP_HINT)
     yield from _first_warp_only(case, got, drawn, run.kernel)
     if not drawn.all():
         rows, cols = np.nonzero(~drawn)

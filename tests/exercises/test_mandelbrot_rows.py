@@ -86,6 +86,15 @@ WRONG = {
     "the_next_row": ([("int y = blockIdx.x;", "int y = blockIdx.x + 1;")],
                      "row 0 was never drawn, and row 61, one past the image's last, was: each "
                      "block drew the row after its own"),
+    # blind audit Z33 (was '8662 of 12383 pixels were never drawn (the first at x = 61, y = 0)
+    # ... Hint: for (int x = ...'): the loop along the row bounded by the height
+    "bound_of_the_height": ([("x < width;", "x < height;")],
+                            "the loop along the row stopped at x < height = 61"),
+    # blind audit Z34 (was 'the kernel crashed: ... Hint: stop the loop while x < width ...'): a
+    # thread a row and a block a column, y = threadIdx.x, x from blockIdx.x by gridDim.x
+    "roles_swapped": ([("int y = blockIdx.x;", "int y = threadIdx.x;"),
+                       (LOOP, "for (int x = blockIdx.x; x < width; x += gridDim.x) {")],
+                      "a write of iters"),
     "rows_a_block_long": ([("iters[y * width + x]", "iters[y * blockDim.x + x]")],
                           "rows blockDim.x = 64 pixels apart (iters[y * blockDim.x + x])"),
 }
@@ -98,10 +107,16 @@ HINTS = {"rows_from_the_bottom": "y = blockIdx.x: block b draws row b, 0 to heig
          "y_times_width": "y took the row's start in iters (blockIdx.x * width)",
          "y_of_the_block_s_first_pixel": "one block a row: y = blockIdx.x",
          "bound_of_whole_passes": "loop while x < width",
-         "loop_from_the_lane": "start at the thread's place in the block"}
+         "loop_from_the_lane": "start at the thread's place in the block",
+         "bound_of_the_height": "x < width",
+         "roles_swapped": "drew row 63, its threadIdx.x, past the image's 61 rows at x = 61, "
+                          "blockIdx.x in steps of gridDim.x: the block's and the thread's roles "
+                          "are swapped; one block a row: y = blockIdx.x"}
 SIMULATOR_ONLY = {"y_of_a_global_index": "a write far past iters: a GPU may fault and leave the "
                                          "context unusable",
-                  "y_times_width": "a write far past iters: a GPU may fault"}
+                  "y_times_width": "a write far past iters: a GPU may fault",
+                  "roles_swapped": "threads 63 on write rows past iters' end: on a GPU they "
+                                   "land in other memory, or fault"}
 RIGHT = {
     "a_while_loop": [(LOOP, "int x = threadIdx.x;\n    while (x < width) {"),
                      ("        iters[y * width + x] = n;\n", "        iters[y * width + x] = n;\n"
