@@ -36,6 +36,28 @@ def wrong_loops(re, im, c_re, c_im, max_iter):
              "|z| > 2 is the circle re2 + im2 > 4, and z can leave it with both parts below 2",
              "break once re2 + im2 > 4.0f, the square of |z| against 2 * 2")):
         yield escape_counts(re, im, c_re, c_im, max_iter, **change), problem, hint
+    yield (_real_part_test(re, im, c_re, c_im, max_iter), "the escape test takes re2 - im2, "
+           "the real part of z*z, for |z|^2: re2 - im2 > 4 is false whenever im2 >= re2, however "
+           "large z grows", "|z|^2 adds the two squares: break once re2 + im2 > 4.0f")
+
+
+def _real_part_test(re, im, c_re, c_im, max_iter):
+    """Counts of the right steps whose loop stops once re2 - im2 > 4, float32 in the kernel's
+    order (a z that overflows makes NaN, which never passes the test)."""
+    f32 = np.float32
+    zr, zi = (np.array(a, f32) for a in np.broadcast_arrays(re, im))
+    cr, ci = np.asarray(c_re, f32), np.asarray(c_im, f32)
+    n, going = np.zeros(zr.shape, np.int32), np.ones(zr.shape, bool)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for _ in range(max_iter):
+            re2, im2 = zr * zr, zi * zi
+            going &= ~(re2 - im2 > f32(4))
+            if not going.any():
+                break
+            zi = np.where(going, f32(2) * zr * zi + ci, zi)
+            zr = np.where(going, re2 - im2 + cr, zr)
+            n += going
+    return n
 
 
 def count_mistakes(ref, width, height, max_iter):

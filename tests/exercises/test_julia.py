@@ -141,6 +141,10 @@ WRONG = [
      ["lacks the factor 2", "z_im = 2*z_re*z_im + c_im"]),
     ("im2_added", variant(KERNEL, ("z_re = re2 - im2 + c_re", "z_re = re2 + im2 + c_re")),
      ["adds z_im*z_im", "z_re = z_re*z_re - z_im*z_im"]),
+    # blind audit Z32: |z|^2 taken as the real part of z*z (was '61.6% of the pixels differ ...
+    # Hint: compare your loop with the Mandelbrot kernel's: the new z_re and z_im ...')
+    ("escape_test_of_the_real_part", variant(KERNEL, ("if (re2 + im2 > 4.0f)", "if (re2 - im2 > 4.0f)")),
+     ["the escape test takes re2 - im2, the real part of z*z, for |z|^2", "break once re2 + im2 > 4.0f"]),
     ("escape_at_2", variant(KERNEL, ("re2 + im2 > 4.0f", "re2 + im2 > 2.0f")),
      ["stops at |z|^2 > 2", "re2 + im2 > 4.0f"]),
     ("escape_test_on_the_modulus_at_4",
