@@ -67,10 +67,10 @@ def planted_bug(kernels):
             "element (r, col) of a rows x cols matrix stored row after row is m[r * cols + col]: "
             "a step down a column moves one whole row, cols floats")
     seen, cols = (tall, TALL[1]) if wide.error is None else (wide, WIDE[1])
-    return not_yet(*next(observed_mistakes(seen, lambda failure: _overrun(failure, cols))))
+    return not_yet(*next(observed_mistakes(seen, lambda f: _overrun(f, cols, kernels))))
 
 
-def _overrun(failure, cols):
+def _overrun(failure, cols, kernels=None):
     """The hint for an overrun not the planted bug's: by the thread's column and the element."""
     err = failure.error
     if failure.kind == "out of bounds" and err.thread and err.block:
@@ -80,10 +80,23 @@ def _overrun(failure, cols):
                    "but an index counts floats, not bytes (the compiler scales it itself): "
                    "m[r * cols + col]")
         loop = element is None or err.array == "m" and element >= 0 and (element - col) % cols == 0
+        if loop and col < cols and kernels is not None and _rows_one_late(kernels):
+            yield ("each thread read its column one row late, rows 1 to rows where 0 to rows - "
+                   "1 belong: row 0 was never read, and row rows lies past m's end; element (r, "
+                   "col) is m[r * cols + col], r from 0 to rows - 1")
         yield ("the threads with col >= cols must read and store nothing: if (col >= cols) "
                "return;" if col >= cols else "the rows are 0 to rows - 1: loop while r < rows"
                if loop else f"column {col}'s elements are m[r * cols + {col}], r from 0 to rows "
                f"- 1, and its mean goes to means[{col}]: check the kernel's indices against those")
+
+
+def _rows_one_late(kernels) -> bool:
+    """Whether, on the simulator, a tall matrix followed by one row of junk (JUNK) gives each
+    column the mean of rows 1 to rows, the junk row in place of row 0."""
+    launch = _launch((*TALL, 32), slack=TALL[1])
+    seen = observe(kernels, launch, key="a row of junk", racecheck=False)
+    late = (launch.model[1:].astype(np.float64).sum(axis=0) + JUNK) / TALL[0]
+    return seen.error is None and np.allclose(seen.outs[0].got, late, rtol=1e-4, atol=1e-5)
 
 
 def _in_bytes(err, col, cols):
@@ -139,6 +152,9 @@ def _mistakes(case, run):
             (m[-1] / rows, "each mean is the column's last element divided by rows: the loop "
              "replaced the sum (sum = ...) where it should add to it",
              "sum += m[r * cols + col]"),
+            (want[np.arange(cols) // case[2]], "each thread averaged its block's column: the "
+             "index read column blockIdx.x, the block's number, where the thread's own belongs",
+             "the column is col = blockIdx.x * blockDim.x + threadIdx.x: m[r * cols + col]"),
             (want[np.arange(cols) % case[2]], "each block's threads averaged block 0's columns: "
              "the index read column threadIdx.x, with the block's place left out",
              "the column is col = blockIdx.x * blockDim.x + threadIdx.x: m[r * cols + col]"),

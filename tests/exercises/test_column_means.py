@@ -37,6 +37,15 @@ WRONG = {
                           {"problem": "last row of m is left out", "hint": "r < rows"}),
     "one_row_too_many": ([("r < rows;", "r <= rows;")],
                          {"problem": "past the end of its 3700", "hint": "r < rows"}),
+    # blind audit Z15: rows counted from 1 (was 'the kernel failed ... a read of m[3700] ...
+    # Hint: the rows are 0 to rows - 1: loop while r < rows'); Z16: the block's column (was
+    # 'means[1] = -0.0600658, NumPy's is 0.0472279 ... Hint: printf, from thread 0, ...')
+    "rows_one_late": ([(READ, "m[(r + 1) * cols + col];")],
+                      {"problem": "a read of m[3700] at ", "hint": "each thread read its column one "
+                                                                 "row late, rows 1 to rows"}),
+    "column_of_the_block": ([(READ, "m[r * cols + blockIdx.x];")],
+                            {"problem": "each thread averaged its block's column",
+                             "hint": "col = blockIdx.x * blockDim.x + threadIdx.x"}),
     "reads_the_next_column": ([(READ, "m[r * cols + col + 1];")],
                               {"problem": "a read of m[3700] at ",
                                "hint": "column 99's elements are m[r * cols + 99]"}),
