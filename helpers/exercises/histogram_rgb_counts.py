@@ -113,6 +113,9 @@ def _misplaced(rgb, case):
         (j % 3 * 255 + v, "the bins are what bin c * 255 + v gives: channel c's 256 bins "
          "start 255 apart, so value 255 of one channel falls in value 0 of the next",
          "256 values a channel, 0 to 255: bin (j % 3) * 256 + rgb[j]"),
+        (j % 3 + v, "the bins are what bin c + v gives: channel c's offset was not scaled by "
+         "the 256 levels, so the three channels' counts overlap in bins 0 to 257 and bins 258 "
+         "on stay 0", "channel c's 256 bins start at c * 256: bin (j % 3) * 256 + rgb[j]"),
         (j % case["block"] % 3 * 256 + v, "each byte was counted in the channel of its "
          "thread, threadIdx.x % 3, not its own: the loop hands a thread bytes of every "
          "channel", "byte j is channel j % 3: bin (j % 3) * 256 + rgb[j]"),

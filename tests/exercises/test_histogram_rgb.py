@@ -164,6 +164,11 @@ WRONG = [
     ("count_loop_without_the_block_offset",
      variant(KERNEL, ("for (int j = blockIdx.x * blockDim.x + threadIdx.x;", "for (int j = threadIdx.x;")),
      ["every block counted the same bytes", "j = blockIdx.x * blockDim.x + threadIdx.x"]),
+    # blind audit Z30: the channel's offset not scaled by the levels (was '765 of the 768 bins
+    # are wrong ... Hint: byte j is channel j % 3 with value rgb[j]: ...')
+    ("channel_offset_unscaled",
+     variant(KERNEL, (COUNT, COUNT.replace("(j % CHANNELS) * LEVELS + rgb[j]", "j % CHANNELS + rgb[j]"))),
+     ["channel c's offset was not scaled by the 256 levels", "bin (j % 3) * 256 + rgb[j]"]),
     ("channels_255_bins_apart",
      variant(KERNEL, (COUNT, COUNT.replace("* LEVELS", "* 255"))),
      ["bin c * 255 + v", "bin (j % 3) * 256 + rgb[j]"]),
