@@ -152,9 +152,6 @@ def _mistakes(case, run):
             (m[-1] / rows, "each mean is the column's last element divided by rows: the loop "
              "replaced the sum (sum = ...) where it should add to it",
              "sum += m[r * cols + col]"),
-            (want[np.arange(cols) // case[2]], "each thread averaged its block's column: the "
-             "index read column blockIdx.x, the block's number, where the thread's own belongs",
-             "the column is col = blockIdx.x * blockDim.x + threadIdx.x: m[r * cols + col]"),
             (want[np.arange(cols) % case[2]], "each block's threads averaged block 0's columns: "
              "the index read column threadIdx.x, with the block's place left out",
              "the column is col = blockIdx.x * blockDim.x + threadIdx.x: m[r * cols + col]"),
@@ -178,7 +175,8 @@ def _misread(m, block):
     """(means, problem, hint) of kernels that read other elements of m, where those lie in m:
     m[col * cols + r], the row and the column swapped; a flat index from col stepping by rows
     to m's end (the planted bug that never reads past m); r < cols, the loop over the columns;
-    rows taken as ``block`` (blockDim.x) floats long; every thread reading column 0."""
+    rows taken as ``block`` (blockDim.x) floats long; every thread reading column 0, or its
+    block's, blockIdx.x."""
     rows, cols = m.shape
     if rows < cols:   # the tall launches before it were right: a step of min(rows, cols)
         yield (m.ravel()[np.arange(rows)[:, None] * rows + np.arange(cols)].mean(axis=0),
@@ -193,6 +191,9 @@ def _misread(m, block):
                f"each thread stepped down its column by blockDim.x = {block} floats, m[r * "
                "blockDim.x + col]: the block's size is not the matrix's, a row of m is cols "
                "floats long", "element (r, col) is m[r * cols + col]")
+    yield (m.mean(axis=0)[np.arange(cols) // block], "each thread averaged its block's column: "
+           "the index read column blockIdx.x, the block's number, where the thread's own belongs",
+           "the column is col = blockIdx.x * blockDim.x + threadIdx.x: m[r * cols + col]")
     yield (np.full(cols, m[:, 0].mean()), "every mean is column 0's: each thread's index started "
            "at 0, not at its own column, so every thread read m[0], m[cols], m[2 * cols] and on",
            "start at the thread's column: element (r, col) is m[r * cols + col] (a flat index "
