@@ -50,6 +50,9 @@ INDEXES = [
     (lambda x, y, z, nx, ny, nz: (z * ny + y) * nz + x,
      "rows are nz elements apart in the index, (z * ny + y) * nz + x, but a row holds nx "
      "elements (nz is the number of slices)"),
+    (lambda x, y, z, nx, ny, nz: z * (ny + y) * nx + x,
+     "the index's parentheses are misplaced, z * (ny + y) * nx + x: z multiplies the row y "
+     "as well (z * y rows), where the slice's ny rows come first and y is added to them"),
 ]
 # Index mistakes that still reach every element once, each with its own vol but the factor of the
 # thread's z: (the element's index, the problem)
@@ -234,6 +237,21 @@ def _z_against_a_side(case, run, hit):
                "if (x >= nx || y >= ny || z >= nz) return;")
 
 
+def _last_left_out(written):
+    """A guard that stops one short (z >= nz - 1, or the same on y or x): every element written
+    but those of the last slice, row or column."""
+    for axis, (side, what) in enumerate((("z", "slice"), ("y", "row"), ("x", "column"))):
+        last = np.zeros(written.shape, bool)
+        last[(slice(None),) * axis + (-1,)] = True
+        if written.shape[axis] > 1 and np.array_equal(written, ~last):
+            n = written.shape[axis]
+            yield (f"the last {what}, {side} = n{side} - 1 = {n - 1}, was never written, and "
+                   f"every other was: the guard returned the threads with {side} = n{side} - 1 "
+                   f"too ({side} >= n{side} - 1), but {side} runs from 0 to n{side} - 1",
+                   f"only {side} >= n{side} lies outside the volume: "
+                   "if (x >= nx || y >= ny || z >= nz) return;")
+
+
 def _index_mistakes(case, hit):
     """The index mistakes of INDEXES whose elements are ``hit``, the set written (past the end
     too)."""
@@ -282,6 +300,7 @@ def _mistakes(case, run):
     if run.out.past.size:
         yield from _guard_mistakes(case, written.all(), hit, run.out.past[0])
     yield from _index_mistakes(case, hit)
+    yield from _last_left_out(written)
     if run.out.past.size:  # and elements inside never written, not as a guard leaves them
         yield (f"out was written past its end (out[{run.out.past[0]}]), and "
                f"{int((~written).sum())} of its elements were never written: the index sends "

@@ -38,6 +38,12 @@ WRONG = {
                         "z takes threadIdx.x where threadIdx.z belongs"),
     "z_from_thread_y": ([(Z, "int z = blockIdx.z * blockDim.z + threadIdx.y;")],
                         "z takes threadIdx.y where threadIdx.z belongs"),
+    # blind audit Q18 (was '91 of 455 elements were never written' and the index hint)
+    "z_guard_one_short": ([(GUARD, "if (x >= nx || y >= ny || z >= nz - 1)")],
+                          "the last slice, z = nz - 1 = 4, was never written, and every other "
+                          "was: the guard returned the threads with z = nz - 1 too"),
+    "x_guard_one_short": ([(GUARD, "if (x >= nx - 1 || y >= ny || z >= nz)")],
+                          "the last column, x = nx - 1 = 12, was never written"),
     "no_guard_on_z": ([(GUARD, "if (x >= nx || y >= ny)")], "out was written past its end"),
     # blind audit U9 (was 'out was written past its end (out[455]): threads outside the volume
     # wrote ... Hint: the grid sticks out in z too: ...', as if the z guard were missing)
@@ -67,6 +73,10 @@ WRONG = {
     "rows_nz_apart": ([(INDEX, "int i = (z * ny + y) * nz + x;")],
                       "rows are nz elements apart in the index, (z * ny + y) * nz + x, but a row "
                       "holds nx elements"),
+    # blind audit Q17 (was 'out was written past its end (out[468]), and 182 of its elements were
+    # never written: the index sends them past the end' and the index hint)
+    "parentheses_misplaced": ([(INDEX, "int i = z * (ny + y) * nx + x;")],
+                              "the index's parentheses are misplaced, z * (ny + y) * nx + x"),
     "scaled_by_the_block": ([("scale[z]", "scale[blockIdx.z]")],
                             "each slice was scaled by scale[blockIdx.z]"),
     "scaled_by_the_thread": ([("scale[z]", "scale[threadIdx.z]")],
