@@ -103,6 +103,7 @@ def _mistakes(case, run):
     if right.all():
         return
     yield from _one_left_out(n, unwritten)
+    yield from _whole_blocks_alone(n, block, unwritten)
     yield from _bound_of_two(unwritten)
     if unwritten.any():
         yield (f"{int(unwritten.sum())} of {n} elements were never written (the first is "
@@ -256,6 +257,19 @@ def _one_left_out(n, unwritten):
         yield (f"y[n - 1] (y[{n - 1}]) alone was never written: the guard stops one short, "
                "as if (i < n - 1) does", "the last element is y[n - 1], and its thread has "
                "i = n - 1 < n: guard with if (i < n)")
+
+
+def _whole_blocks_alone(n, block, unwritten):
+    """Every whole block's elements written and none of the last, partial block's: a guard on
+    whole blocks (blockIdx.x < n / blockDim.x, the integer division dropping the partial one)."""
+    start = n // block * block
+    if 0 < start < n and np.array_equal(unwritten, np.arange(n) >= start):
+        yield (f"the last, partial block wrote nothing (y[{start}] to y[{n - 1}] never written) "
+               "and every whole block wrote its elements: the guard passes whole blocks alone, "
+               "as blockIdx.x < n / blockDim.x does (the integer division drops the partial "
+               "block), where each thread's own element is what is tested",
+               "guard each element, not the block: if (i < n), with i = blockIdx.x * blockDim.x "
+               "+ threadIdx.x")
 
 
 def _bound_of_two(unwritten):

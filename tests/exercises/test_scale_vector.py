@@ -117,6 +117,12 @@ WRONG = [
     ("y_read_for_x",
      variant(KERNEL, ("alpha * x[i]", "alpha * y[i]")),
      ["y[i] holds alpha * y[i]", "y[i] = alpha * x[i]"]),
+    # blind audit Q19 (was '232 of 1000 elements were never written (the first is y[768]) ...
+    # Hint: every i < n needs a thread: i = blockIdx.x * blockDim.x + threadIdx.x')
+    ("guard_on_whole_blocks",
+     variant(KERNEL, ("if (i < n) {", "if (blockIdx.x < n / blockDim.x) {")),
+     ["the last, partial block wrote nothing (y[768] to y[999] never written)",
+      "blockIdx.x < n / blockDim.x", "Hint: guard each element, not the block: if (i < n)"]),
     ("guard_leaves_out_0",
      variant(KERNEL, ("i < n", "i > 0 && i < n")),
      ["y[0] alone was never written", "if (i < n) alone"]),
