@@ -67,6 +67,17 @@ INDEXES = [
      "the index stepped 1024 elements from one block to the next (blockIdx.x * 1024, the "
      "largest block), but a block has blockDim.x threads: the elements between one block's and "
      "the next's got no thread, and the later blocks' went past the end", STEP_HINT),
+    (lambda b, t, size, blocks: t + size,
+     "every block wrote the same elements, blockDim.x to 2 * blockDim.x - 1, and no other: "
+     "i = threadIdx.x + blockDim.x adds the block's size, where the block's first element, "
+     "blockIdx.x * blockDim.x, belongs", INDEX_HINT),
+    (lambda b, t, size, blocks: (b * size + t) % 256,
+     "only elements 0 to 255 were written, none past them: i is held in an 8-bit unsigned "
+     "char, which wraps to 0 past 255", "keep the index an int: int " + INDEX_HINT),
+    (lambda b, t, size, blocks: (b * size + t + 128) % 256 - 128,
+     "only elements -128 to 127 were written, before the start too: i is held in an 8-bit "
+     "signed char, which holds only -128 to 127, so past 127 it wraps negative",
+     "keep the index an int: int " + INDEX_HINT),
 ]
 # Value mistakes: (out from a, b and the block size; problem; hint)
 VALUES = [(lambda a, b, size: a, "out equals a: b[i] is not used", "out[i] = a[i] * b[i]"),

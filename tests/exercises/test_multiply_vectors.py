@@ -62,6 +62,18 @@ WRONG = {
                       "of block 3 reached element 3072 = 3 * 1024 + 0", "stepped 1024 elements",
                       "blockDim.x = 128 threads", "Hint: the block's size is blockDim.x, not a "
                       "number: i = blockIdx.x * blockDim.x + threadIdx.x"),
+    # blind audit Q9 (was '768 of 896 elements were never written (the first is out[0])' with
+    # the index hint)
+    "block_size_added": ((INDEX, "threadIdx.x + blockDim.x"),
+                         "every block wrote the same elements, blockDim.x to 2 * blockDim.x - 1",
+                         "i = threadIdx.x + blockDim.x adds the block's size"),
+    # blind audit Q10 (was '640 of 896 elements were never written (the first is out[256])'
+    # with the index hint, the formula the learner wrote)
+    "index_in_an_unsigned_char": (("int i = " + INDEX, "unsigned char i = " + INDEX),
+                                  "only elements 0 to 255 were written", "8-bit unsigned char",
+                                  "Hint: keep the index an int"),
+    "index_in_a_signed_char": (("int i = " + INDEX, "signed char i = " + INDEX),
+                               "only elements -128 to 127 were written", "8-bit signed char"),
     "block_of_256": ((INDEX, "blockIdx.x * 256 + threadIdx.x"), "the index takes 256"),
     "b_not_used": ((STORE, "out[i] = a[i];"), "out equals a"),
     "a_squared": ((STORE, "out[i] = a[i] * a[i];"), "out = a * a"),
