@@ -60,6 +60,37 @@ def _refine(failure):
                "the loop steps over the other blocks' chunks: first += gridDim.x * CHUNK")
     if failure.kind == "array bounds":
         yield from _count_not_capped(failure)
+    if failure.kind == "divergent barrier":
+        yield from _split_at_barriers(failure)
+
+
+def _split_at_barriers(failure):
+    """Threads of one block waiting at two different __syncthreads(): the first threads (before
+    ``thread``, run in order) at ``barrier``, ``thread`` at ``line`` (the error's fields), the
+    block split where a chunk's count or a warp ends."""
+    err, launch = failure.error, failure.launch
+    args = getattr(launch, "args", None)
+    other = getattr(err, "barrier", None)
+    if not other or not err.line or not err.thread or not err.block or not args:
+        return
+    n, blocks = int(args[-1]), tuple(launch.grid)[0]
+    b, t = err.block[0], err.thread[0]
+    lines = [f"line {where.rsplit(':', 1)[-1]}" for where in (other, err.line)]
+    counts = [min(CHUNK, n - f) for f in range(b * CHUNK, n, blocks * CHUNK)]
+    if t in counts and t < CHUNK:
+        split, cond = (f"in block {b}'s last, partial chunk count = {t} (n = {n}), and the threads "
+                       "with t < count took another way than those with t >= count"), "t < count"
+    else:
+        first = {1: "thread 0", 32: "the first warp (t < 32)"}.get(t, f"threads t < {t}")
+        split, cond = f"{first} took another way than the others", \
+            "t == 0" if t == 1 else f"t < {t}"
+    who = "thread 0 of block {} waits" if t == 1 else f"threads 0 to {t - 1} of block {{}} wait"
+    yield (f"{who.format(b)} at the __syncthreads() at {lines[0]}, and "
+           f"thread {t} at the one at {lines[1]}: {split}, so one of the two barriers lies "
+           f"inside an if on {cond}, which only some of the block's threads enter",
+           "every thread of the block must reach each __syncthreads() (a barrier waits for the "
+           "whole block, not a warp): take it out of the if, and guard only the load and the "
+           "store with if (t < count)")
 
 
 def _count_not_capped(failure):

@@ -30,8 +30,29 @@ WRONG = {
                           {"problem": ["race check found a data race", "data race on tile["],
                            "hint": "__syncthreads() between the write and the read"}),
     "thread_0_alone_waits": ([(FIX, "        if (t == 0)\n            __syncthreads();\n")],
-                             {"problem": "waits at a __syncthreads() that other threads",
-                              "hint": "every thread of the block that has not returned"}),
+                             {"problem": ["thread 0 of block 0 waits at the __syncthreads() at "
+                                          "line ", "and thread 1 at the one at line ",
+                                          "an if on t == 0"],
+                              "hint": "every thread of the block must reach each"}),
+    # blind audit Q15 (was 'the kernel failed on the simulator: thread (232, 0, 0) of block
+    # (3, 0, 0) waits at a __syncthreads() that other threads of its block never reach at
+    # reverse_chunks.cu:19', the right barrier, and the generic hint)
+    "barrier_inside_the_load_s_if": (
+        [(FIRST_BARRIER, "            {\n                __syncthreads();\n                tile[t] = "
+          "x[first + t];\n            }\n        __syncthreads();\n"), (FIX, "")],
+        {"problem": ["threads 0 to 231 of block 3 wait at the __syncthreads() at line ",
+                     "and thread 232 at the one at line ",
+                     "the threads with t < count took another way than those with t >= count",
+                     "inside an if on t < count"],
+         "hint": "take it out of the if"}),
+    # blind audit Q16 (was '... thread (32, 0, 0) of block (0, 0, 0) waits at a __syncthreads()
+    # ... at reverse_chunks.cu:17', the right barrier, and the generic hint)
+    "fix_for_the_first_warp": ([(FIX, FIX.replace("        __syncthreads();",
+                                                  "        if (t < 32) __syncthreads();"))],
+                               {"problem": ["threads 0 to 31 of block 0 wait at the "
+                                            "__syncthreads() at line ", "and thread 32 at the one "
+                                            "at line ", "the first warp (t < 32)"],
+                                "hint": "a barrier waits for the whole block, not a warp"}),
     "not_reversed": ([(READ, "y[first + t] = tile[t];")],
                      {"problem": "y is a copy of x", "hint": "tile[count - 1 - t]"}),
     "reversed_one_place_off": ([(READ, "y[first + t] = tile[(count - t) % CHUNK];")],

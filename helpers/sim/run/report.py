@@ -79,6 +79,10 @@ def error(module, name, status, err, record=None):
         return matrix_error(text, err, facts)
     if status == "MATRIX" and err.warp_rule == MATRIX_MISALIGNED:
         return matrix_misaligned_error(text, err, facts)
+    if status == "BARRIER":   # ``barrier``: the other __syncthreads() (the first threads wait there)
+        failed = LaunchError(text, **facts)
+        failed.barrier = f"{err.file2.decode()}:{err.line2}" if err.file2 else None
+        return failed
     if status not in ("FAULT", "OVERRUN"):
         return LaunchError(text, **facts)
     is_write = {1: True, 0: False}.get(err.is_write)

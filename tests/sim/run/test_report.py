@@ -210,6 +210,9 @@ def test_threads_at_different_barriers_raise_instead_of_hanging(mod):
     err = launch_error(mod.get_function("divergent_barriers"), gpuarray.zeros(1, np.int32),
                        block=(32, 1, 1))
     assert err.kind == "divergent barrier" and "faults.cu:20" in str(err) and "faults.cu:18" in str(err)
+    # the two barriers are fields too: the culprit's at line, the first threads' at barrier
+    assert {err.line.rsplit("/", 1)[-1], err.barrier.rsplit("/", 1)[-1]} == {"faults.cu:20",
+                                                                             "faults.cu:18"}
 
 
 def test_a_mask_naming_an_exited_lane_raises(mod):
