@@ -123,9 +123,43 @@ def _refine(failure):
 
 def _mistakes(case, run):
     yield from _and_or_width(case, run)
+    yield from _guard_on_the_thread(run)
     yield from written_mistakes(run.out, case, WORDS, WILD_HINT, WILD_HINT)
     yield from _signed(run.model, run.out.got)
     yield from _wrong_values(run.model, run.out.got)
+
+
+THREAD_PROBE = Grid(12, 10, (16, 16))
+"""An image smaller than its block, launched with a spare block in x and in y: a guard on
+threadIdx lets through the spare blocks' threads with threadIdx.x < width, threadIdx.y < height."""
+
+
+def _guard_on_the_thread(run):
+    """Stores past the end of out: a launch of THREAD_PROBE with a spare block in x and y shows a
+    guard on threadIdx.x and threadIdx.y, where the pixel's x and y belong."""
+    if not run.out.past.size:
+        return
+    (gx, gy), (bx, by) = THREAD_PROBE.grid, THREAD_PROBE.block
+    w, h = THREAD_PROBE.width, THREAD_PROBE.height
+    y, x = np.indices(((gy + 1) * by, (gx + 1) * bx))
+    index = (y * w + x)[(x % bx < w) & (y % by < h)]
+    rgb, room = np.zeros((h, w, 3), np.uint8) + 200, 3 * (int(index.max()) + 1) + 64 - 3 * w * h
+    launched = EXERCISE.run(run.kernel, Launch(
+        (Input(rgb, room, JUNK), Output((h, w, 3), np.uint8, room, poisons=POISONS),
+         np.int32(w), np.int32(h)), block=(bx, by, 1), grid=(gx + 1, gy + 1), model=rgb))
+    try:
+        next(launched)
+        return
+    except StopIteration as stop:
+        seen = stop.value
+    if seen is not None and set((seen.out.past // 3).tolist()) == set(index[index >= w * h].tolist()):
+        yield ("threads outside the image wrote past the end of out, though there is a guard: "
+               "it tests threadIdx.x and threadIdx.y, the thread's place in its block, which "
+               "stay below the block's size, where the pixel's x and y belong (an image of "
+               f"{w} x {h} pixels launched with a spare block in x and in y: the spare blocks' "
+               f"threads with threadIdx.x < {w} and threadIdx.y < {h} wrote past its end)",
+               "guard the pixel, not the thread's place in its block: "
+               "if (x >= width || y >= height) return;")
 
 
 def _and_or_width(case, run):

@@ -28,6 +28,12 @@ def each_channel(old, new):
 # name: (replacements in the solution, a piece of the expected verdict)
 WRONG = {
     "no_bounds_guard": ([(GUARD, "")], "Hint: no bounds guard"),
+    # blind audit Q21 (was 'threads outside the image wrote past the end of out ... Hint: no
+    # bounds guard, or only half of one: ...', though the guard was there, on threadIdx)
+    "guard_on_the_thread_s_place": ([("x >= width || y >= height",
+                                      "threadIdx.x >= width || threadIdx.y >= height")],
+                                    "though there is a guard: it tests threadIdx.x and "
+                                    "threadIdx.y, the thread's place in its block"),
     # blind audit Y21 (was 'the green output is 0.137 r + 0.954 g + 0.234 b, where the matrix has
     # ... Hint: each output channel comes from the input's r, g and b: ...', the layout restated)
     "channels_overwritten_in_place": (
