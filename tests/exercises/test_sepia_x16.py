@@ -131,8 +131,13 @@ WRONG = {
                             "Hint: w holds 12 words, not 48 bytes: read byte k with byte_of(w, k)"),
     # audit 2 (near misses, helpers.exercises.near): 12 pixels of 16 (the 12 words); dst[1]
     # stores res[0..3] again
+    # blind audit Q24 (was 'in every group of 48 elements of out, only the first 36 are right
+    # ... Hint: a loop or a guard stops short: ...', the bound not named)
     "twelve_pixels_a_group": ([("for (int p = 0; p < 16; p++) {", "for (int p = 0; p < 12; p++) {")],
-                              "in every group of 48 elements of out, only the first 36 are right"),
+                              "only pixels 0 to 11 of each group were converted, the others are 0: "
+                              "the pixel loop ran to 12, the number of words in w[] and res[]"),
+    "eight_pixels_a_group": ([("for (int p = 0; p < 16; p++) {", "for (int p = 0; p < 8; p++) {")],
+                             "only pixels 0 to 7 of each group were converted, the others are 0"),
     "second_store_repeats_the_first": ([("dst[1] = make_uint4(res[4], res[5], res[6], res[7]);",
                                          "dst[1] = make_uint4(res[0], res[1], res[2], res[3]);")],
                                        "elements 16 to 31 hold the right values of elements 0 to 15"),
