@@ -111,6 +111,21 @@ def _word_mistakes(votes):
            "__ballot_sync(0xffffffff, above)")
 
 
+def _cut_to_int(x, n):
+    """(counts, problem, hint) for a comparison whose element, or threshold, was cut to an int
+    first (toward 0: 0.75 becomes 0, -0.5 becomes 0)."""
+    i, whole = np.arange(-(-n // 32) * 32), np.trunc(x)
+    for votes, what in ((whole > THRESHOLD, f"x[i] was cut to an int, (int)x[i], before it was "
+                         f"compared: 0.75 became 0, not above {THRESHOLD}, so only the elements "
+                         "of 1 or more counted"),
+                        (x > np.trunc(THRESHOLD), f"the threshold was cut to an int, (int)"
+                         f"threshold: {THRESHOLD} became 0, so every element above 0 counted")):
+        padded = np.zeros(i.size, bool)
+        padded[:n] = votes
+        yield (padded.reshape(-1, 32).sum(axis=1), f"the counts are those of a vote in which "
+               f"{what}", "compare the floats themselves: above = i < n && x[i] > threshold")
+
+
 def _index_mistakes(x, n, block):
     """(counts, problem, hint) for a vote that reads another element than x[i]."""
     yield (_votes_of(x, n, lambda i: i % 32).sum(axis=1), "every warp voted on x[0] to x[31]: "
@@ -263,6 +278,7 @@ def _mistakes(case, run):
              "was a float, and __ballot_sync takes an int, so the float was cut to its whole part "
              "(x[i] - threshold = 0.25 votes 0, false)", "a vote is a bool: bool above = i < n "
              "&& x[i] > threshold"),
+            *_cut_to_int(x, n),
             *_index_mistakes(x, n, run.launch.block[0]),
             *_block_counts(want, run.launch.block[0])):
         if np.array_equal(got, wrong):

@@ -37,6 +37,13 @@ WRONG = {
                   {"problem": "lane 0's own vote", "hint": "__ballot_sync(0xffffffff, above)"}),
     "at_least": ([(ABOVE, "bool above = i < n && x[i] >= threshold;")],
                  {"problem": "equal to the threshold", "hint": "x[i] > threshold"}),
+    # blind audit Q26 (was 'counts[0] = 10, but 15 of x[0..31] are above 0.5' and the whole
+    # form as the hint)
+    "element_cut_to_int": ([(ABOVE, "bool above = i < n && (int)x[i] > threshold;")],
+                           {"problem": "x[i] was cut to an int, (int)x[i], before it was compared",
+                            "hint": "compare the floats themselves"}),
+    "threshold_cut_to_int": ([(ABOVE, "bool above = i < n && x[i] > (int)threshold;")],
+                             {"problem": "the threshold was cut to an int, (int)threshold"}),
     "guard_one_past_n": ([(ABOVE, "bool above = i <= n && x[i] > threshold;")],
                          {"problem": "one element too many", "hint": "(<, not <=)"}),
     "added_to_counts": ([(STORE, "counts[warp] += __popc(votes);")],
