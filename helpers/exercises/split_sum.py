@@ -121,14 +121,22 @@ def _mistakes(fn, contexts, n):
     from helpers.backend import drv
 
     x = np.random.default_rng(n).integers(-50, 51, n).astype(np.float32)
-    calls, order = [0] * len(contexts), []
+    calls, order, caught = [0] * len(contexts), [], []
+
+    def call():
+        try:
+            return fn(x.copy().view(Sliced), list(contexts), [device_sum(k, calls, order)
+                                                               for k in range(len(calls))])
+        except Exception as err:
+            caught.append(err)
+            raise
+
     before = context_stack()
-    raised, result = run_catching(
-        lambda: fn(x.copy().view(Sliced), list(contexts), [device_sum(k, calls, order)
-                                                            for k in range(len(calls))]),
-        "replace the TODOs with your code", [(drv.Error, "a copy or a sum failed: " + USING_HINT)])
+    raised, result = run_catching(call, "replace the TODOs with your code",
+                                  [(drv.Error, "a copy or a sum failed: " + USING_HINT)])
     after = context_stack(restore=before)
     if raised:
+        yield from _added_as_gpuarrays(order, caught[-1] if caught else None)
         yield raised
         return
     yield from context_mistakes(before, after)
@@ -138,6 +146,30 @@ def _mistakes(fn, contexts, n):
     yield from _wrong_sum(float(result), x, calls)
     yield from _read_elsewhere(order)
     yield from _took_turns(order)
+
+
+ADD_HINT = ("read each partial sum back as a number before adding it: total += "
+            "float(partial.get()), inside `with using(contexts[k]):`")
+
+
+def _added_as_gpuarrays(order, error):
+    """The partial sums added on the device, none read back (no get()): the function raised
+    ``error`` inside a GPUArray's arithmetic (total += partial, total a gpuarray by then)."""
+    from helpers.backend import gpuarray
+
+    started = [k for what, k, *_ in order if what == "start"]
+    if not started or any(what == "read" for what, *_ in order):
+        return
+    tb = error.__traceback__ if error is not None else None
+    while tb is not None and not isinstance(tb.tb_frame.f_locals.get("self"), gpuarray.GPUArray):
+        tb = tb.tb_next
+    if tb is not None and tb.tb_frame.f_code.co_name.strip("_") in ("add", "radd", "iadd", "get"):
+        yield (f"the partial sums were added as gpuarrays, none read back with .get(): your "
+               f"function raised {type(error).__name__} in GPUArray."
+               f"{tb.tb_frame.f_code.co_name}. total += partial made total a GPUArray on "
+               f"device {started[0]}, the first partial sum's, and adding another device's "
+               "partial sum to it runs a kernel on that device, which reads device "
+               f"{started[0]}'s memory there", ADD_HINT)
 
 
 def _wrong_sum(got, x, calls):

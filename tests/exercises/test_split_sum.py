@@ -50,6 +50,12 @@ WRONG = {
                                  "partial sum was read while", "with using(contexts[k])"),
     "total_assigned_not_added": ([(ADD, ADD.replace("+=", "="))],
                                  "the last device's share alone", "total +="),
+    # blind audit Q33 (was 'your function raised LaunchError: ... Hint: a copy or a sum failed:
+    # call sums[k] inside `with using(contexts[k]):` ...', though every sum was called there)
+    "partial_sums_added_as_gpuarrays": ([(ADD, "total += partial")],
+                                        "the partial sums were added as gpuarrays, none read back "
+                                        "with .get(): your function raised LaunchError in "
+                                        "GPUArray.__iadd__", "total += float(partial.get())"),
     "returns_the_list": ([("    return float(total)", "    return started")],
                          "returned list, not a number", "return the sum"),
 }
@@ -87,7 +93,8 @@ def test_right_but_unusual_functions_pass(name, capsys):
 
 SPLIT_MISTAKES = {"device_0_alone", "tail_left_out", "shares_overlap", "outside_the_context",
                   "empty_share_summed", "one_device_does_all", "stops_at_an_empty_share",
-                  "devices_take_turns", "read_outside_its_context", "total_assigned_not_added"}
+                  "devices_take_turns", "read_outside_its_context", "total_assigned_not_added",
+                  "partial_sums_added_as_gpuarrays"}
 """Mistakes in how the work is split between devices: with one device there is nothing to split
 (the H200 run passed them all, and its verdict says to check on the simulator's two devices)."""
 
