@@ -11,6 +11,8 @@ thread does the whole loop writes the right values, but each element many times.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from helpers.exercises import near
@@ -299,8 +301,7 @@ def _mistakes(case, run):
     yield from _z_against_a_side(case, run, hit)
     if run.out.past.size:
         yield from _guard_mistakes(case, written.all(), hit, run.out.past[0])
-    yield from _index_mistakes(case, hit)
-    yield from _last_left_out(written)
+    yield from itertools.chain(_index_mistakes(case, hit), _last_left_out(written))
     if run.out.past.size:  # and elements inside never written, not as a guard leaves them
         yield (f"out was written past its end (out[{run.out.past[0]}]), and "
                f"{int((~written).sum())} of its elements were never written: the index sends "

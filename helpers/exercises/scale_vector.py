@@ -6,6 +6,8 @@ writes the right values, but each element many times."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from helpers.exercises import near
@@ -102,8 +104,7 @@ def _mistakes(case, run):
             yield problem, hint.replace(NO_GUARD, ", guarded with if (i < n)")
     if right.all():
         return
-    yield from _one_left_out(n, unwritten)
-    yield from _whole_blocks_alone(n, block, unwritten)
+    yield from itertools.chain(_one_left_out(n, unwritten), _whole_blocks_alone(n, block, unwritten))
     yield from _bound_of_two(unwritten)
     if unwritten.any():
         yield (f"{int(unwritten.sum())} of {n} elements were never written (the first is "
