@@ -55,8 +55,6 @@ WORDS = Words(index_hint=INDEX_HINT, guard_hint=GUARD_HINT, item="element", whol
               col="col", row="row", cols="cols", rows="rows")
 ROW_MAJOR_HINT = ("in a row-major matrix a row is cols elements long, so element (row, col) is "
                   "at row * cols + col (col * rows + row is the column-major, Fortran order)")
-
-
 BYTES_HINT = ("the index counts bytes, times sizeof(float): a[i] is already the i-th float, not "
               "the i-th byte, so the index counts elements: int i = row * cols + col;")
 
@@ -158,9 +156,30 @@ def _one_side(case, past, right, unwritten):
                    f"compare row with rows and col with cols: {GUARD}")
 
 
+def _half_guard(case, past, fine):
+    """A guard on one side only (col >= cols, or row >= rows): the writes past the end of out
+    of the threads it lets through (below the matrix, or right of it); on col alone the same as
+    row >= cols || col >= cols where no row of the grid reaches cols: then both are named."""
+    rows, cols, (tx, ty) = case.height, case.width, case.threads
+    if not (past := set(np.asarray(past).ravel().tolist())) or past == case.unguarded():
+        return
+    if past == case.unguarded(through=lambda x, y: x < cols) and fine.all():
+        also = (f" (or compares row with cols = {cols}, which no row of this grid reaches)"
+                if ty <= cols else "")
+        yield (f"the guard tests only col{also}: the threads in rows {rows} to {ty - 1}, below "
+               f"the {rows} x {cols} matrix, went on and wrote past the end of out",
+               f"stop row at rows as well as col at cols: {GUARD}")
+    elif past == case.unguarded(through=lambda x, y: y < rows):
+        yield (f"the guard tests only row: the threads in columns {cols} to {tx - 1}, right of "
+               f"the {rows} x {cols} matrix, went on and wrote into the next row's first "
+               "elements (the last row's past the end of out)",
+               f"stop col at cols as well as row at rows: {GUARD}")
+
+
 def _mistakes(case, run):
     got, (want, padded), rows, cols = run.out.got, run.model, case.height, case.width
     right = np.isclose(got, want, rtol=1e-5, atol=1e-4)
+    yield from _half_guard(case, run.out.past, right | is_poison(got))
     yield from _one_side(case, run.out.past, right, is_poison(got))
     yield from past_the_end(run.out.past, case, WORDS, WILD_HINT, run.out.unwritten)
     if right.all():

@@ -23,7 +23,12 @@ LOOP = ("    for (int r = 0; r < rows; r++)\n        for (int c = 0; c < cols; c
 # name: (replacements in the solution, a piece of the expected verdict)
 WRONG = {
     "no_bounds_guard": ([(GUARD, "")], "no bounds guard"),
-    "guard_on_rows_only": ([("row >= rows || col >= cols", "row >= rows")], "no bounds guard"),
+    # blind audit S2-3: a guard on one side alone (was 'the guard compares row with cols ...' for
+    # col alone, 'no bounds guard ...' for row alone)
+    "guard_on_rows_only": ([("row >= rows || col >= cols", "row >= rows")],
+                           "the guard tests only row", "stop col at cols as well"),
+    "guard_on_cols_only": ([("row >= rows || col >= cols", "col >= cols")],
+                           "the guard tests only col", "stop row at rows as well"),
     "guard_off_by_one": ([("row >= rows || col >= cols", "row > rows || col > cols")],
                          "the bounds guard is off by one"),
     "guard_off_by_one_in_col": ([("row >= rows || col >= cols", "row >= rows || col > cols")],
@@ -39,7 +44,7 @@ WRONG = {
     # blind audit F8: its writes past the end are those of a guard joined with && (the threads
     # past the last column wrap into the next row), but every element of the matrix is right
     "guard_row_with_cols": ([("row >= rows || col >= cols", "row >= cols || col >= cols")],
-                            "the guard compares row with cols"),
+                            "compares row with cols"),
     # blind audit H6 (was 'threads outside the matrix wrote past the end ... no bounds guard,
     # or only half of one')
     "guard_inverted": ([("row >= rows || col >= cols", "row < rows && col < cols")],
