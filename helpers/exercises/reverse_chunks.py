@@ -127,8 +127,26 @@ def planted_bug(kernels):
             "the tile is used again for the next chunk: thread t stores its next tile[t] while "
             "its partner may still be reading this one. A __syncthreads() at the end of the "
             "loop's body, where every thread of the block reaches it (outside the if)")
-    mistake = next(observed_mistakes(seen, _refine), None)
+    mistake = next(observed_mistakes(seen, _refine), None) or _private_tile(seen)
     return None if mistake is None else not_yet(*mistake)
+
+
+def _private_tile(seen):
+    """(problem, hint) for a wrong y from a launch that touched no shared memory: the tile is
+    each thread's own array, so thread t reads an element that only it could have stored, and
+    it stored tile[t] alone (the simulator twin's counts of shared loads and stores)."""
+    stats, x = seen.stats, seen.launch.model
+    if stats is None or stats.shared_ld.requests or stats.shared_st.requests:
+        return None
+    want = np.concatenate([x[f:f + CHUNK][::-1] for f in range(0, x.size, CHUNK)])
+    if np.array_equal(seen.outs[0].got, want):
+        return None
+    return ("y is wrong and the kernel made no access to shared memory: the tile is not "
+            "__shared__, so each thread has its own tile[], and thread t reads tile[count - 1 - "
+            "t], an element of its own tile that it never stored (thread count - 1 - t stored "
+            "it, into its own)", "one tile for the whole block: __shared__ float tile[CHUNK]; "
+            "then a __syncthreads() after the stores, and another at the end of the loop's "
+            "body, before the next chunk's stores")
 
 
 def _tiles_by_parity(kernels, race):

@@ -26,6 +26,11 @@ WRONG = {
                          {"problem": ["the planted bug is still there",
                                       "no barrier between the two, only a fence"],
                           "hint": "at the end of the loop's body"}),
+    # blind audit S2-8: the race 'fixed' by a tile of each thread's own, and no second barrier
+    # (was 'y[0] = 0, NumPy's is -0.738279 ... Hint: y[first + t] = tile[count - 1 - t], ...')
+    "tile_of_each_threads_own": ([(FIX, ""), ("__shared__ float tile[CHUNK];", "float tile[CHUNK];")],
+                                 {"problem": ["no access to shared memory", "the tile is not __shared__"],
+                                  "hint": "__shared__ float tile[CHUNK]"}),
     "no_barrier_at_all": ([(FIX, ""), (FIRST_BARRIER, "            tile[t] = x[first + t];\n")],
                           {"problem": ["race check found a data race", "data race on tile["],
                            "hint": "__syncthreads() between the write and the read"}),
