@@ -253,8 +253,10 @@ def _mistakes(case, run):
                                  _refine, wrong="the counts are wrong")
     for wrong, problem, hint in (
             *_word_mistakes(votes),
-            (votes[:, 0], "each count is 0 or 1, lane 0's own vote: the warp's votes were not "
-             "gathered", "votes = __ballot_sync(0xffffffff, above) gives every lane all 32 votes"),
+            (votes[:, 0], "each count is 0 or 1, lane 0's own vote: __popc counted a word that "
+             "holds lane 0's vote alone, not the ballot's 32", "count the ballot's 1 bits: "
+             "counts[warp] = __popc(votes), with votes = __ballot_sync(0xffffffff, above), the "
+             "warp's 32 votes, one bit a lane"),
             (_votes(x, n, at_least=True).sum(axis=1),
              "elements equal to the threshold were counted too", "above means x[i] > threshold"),
             (_votes(x, n, reads_past_n=True).sum(axis=1),

@@ -35,6 +35,10 @@ WRONG = {
                            "hint": "the ballot is 32 bits, one a lane: keep it in an unsigned int"}),
     "no_ballot": ([(BALLOT, "unsigned int votes = above;")],
                   {"problem": "lane 0's own vote", "hint": "__ballot_sync(0xffffffff, above)"}),
+    # blind audit S2-13 (was '... lane 0's own vote: the warp's votes were not gathered. Hint:
+    # votes = __ballot_sync(0xffffffff, above) gives every lane all 32 votes', the ballot's line)
+    "popc_of_own_vote": ([("__popc(votes)", "__popc(above)")],
+                         {"problem": "lane 0's own vote", "hint": "counts[warp] = __popc(votes)"}),
     "at_least": ([(ABOVE, "bool above = i < n && x[i] >= threshold;")],
                  {"problem": "equal to the threshold", "hint": "x[i] > threshold"}),
     # blind audit Q26 (was 'counts[0] = 10, but 15 of x[0..31] are above 0.5' and the whole
