@@ -55,6 +55,10 @@ def loads(a, bt):
              "phase * TILE + ty: every element of row ty of As holds the same A[row][phase * TILE "
              "+ ty], one column of A where the row's TILE columns belong", "read A at the guard's "
              "column, k = phase * TILE + tx: As[ty][tx] = A[row * K + k], tx walking along k"),
+            (dict(a_k_of=lambda p, ty, tx: p + tx), "A's tile was loaded from column phase + "
+             "tx: phase counts the tiles, so phase p's tile of A started p columns in, not p * "
+             "TILE (each phase took A's first columns again, shifted by one)", "a phase's tile "
+             "starts phase * TILE columns in: As[ty][tx] = A[row * K + phase * TILE + tx]"),
             (dict(j=slice(1, TILE)), "the inner loop starts at j = 1: each tile's first column's "
              "product is left out", "for (int j = 0; j < TILE; j++)")):
         yield tiled(a, bt, **change), problem, hint

@@ -74,6 +74,10 @@ WRONG = {
     "a_tile_stored_transposed": ([(LOAD_A, LOAD_A.replace("As[ty][tx]", "As[tx][ty]"))],
                                  "A's tile was stored transposed: thread (tx, ty) wrote As[tx][ty]"),
     # blind audit QQ Q2: A's column taken with ty (was '3072 of 3072 elements of C are wrong')
+    # blind audit S2-1 (was '3072 of 3072 elements of C are wrong ...' and the loads' lines)
+    "a_column_phase_not_times_tile": ([("? A[row * K + k]", "? A[row * K + phase + tx]")],
+                                      "A's tile was loaded from column phase + tx: phase counts "
+                                      "the tiles"),
     "a_column_from_ty": ([("? A[row * K + k]", "? A[row * K + phase * TILE + ty]")],
                          "A's tile was loaded from column phase * TILE + ty"),
     # blind audit F1: Bs read with the thread's row, as As is
