@@ -207,6 +207,13 @@ def _past_n(n, threads, past, right):
         yield (f"the threads past the end wrote y[{n + 1}] to y[{reached[-1]}], all but y[n]: "
                "the guard stopped only the thread whose i is exactly n, as i != n does",
                "i != n lets every thread past n through: if (i < n)")
+    everyone = list(range(n, min(threads, n + GUARD)))
+    if everyone and right.all() and past.tolist() == everyone:
+        yield (f"y is right below n, but every thread past the end wrote too (y[{n}] to "
+               f"y[{everyone[-1]}]): no guard compared the thread's global i with n",
+               "a bounds guard must test the global index against n, if (i < n) { y[i] = "
+               "alpha * x[i]; }: a test of threadIdx.x alone, such as threadIdx.x < blockDim.x, "
+               "lets every thread through")
     if past.size:
         yield "elements past n were written (y[n] and beyond)", GUARD_HINT
 

@@ -25,7 +25,13 @@ __global__ void scale_vector(const float *x, float *y, float alpha, int n)
 WRONG = [
     ("no_bounds_guard",
      variant(KERNEL, ("    if (i < n) {\n        y[i] = alpha * x[i];\n    }", "    y[i] = alpha * x[i];")),
-     ["elements past n were written", "add a bounds guard"]),
+     ["every thread past the end wrote", "a bounds guard must test the global index against n"]),
+    # blind audit S2-10 (was 'elements past n were written (y[n] and beyond) ... Hint: add a
+    # bounds guard, if (i < n), ...', though there is a guard, on threadIdx.x)
+    ("guard_on_the_place_in_the_block",
+     variant(KERNEL, ("if (i < n) {", "if (threadIdx.x < blockDim.x) {")),
+     ["no guard compared the thread's global i with n", "if (i < n)",
+      "such as threadIdx.x < blockDim.x, lets every thread through"]),
     # blind audit H19 (was PASS): an index held in a float is exact only up to 2^24
     ("index_in_a_float",
      variant(KERNEL, ("int i = blockIdx.x", "float i = blockIdx.x"),
