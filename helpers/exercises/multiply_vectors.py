@@ -79,6 +79,17 @@ INDEXES = [
      "signed char, which holds only -128 to 127, so past 127 it wraps negative",
      "keep the index an int: int " + INDEX_HINT),
 ]
+# The index shifted by one place, whose last thread (or first) writes past out's end (its start)
+SHIFTS = [
+    (lambda b, t, size, blocks: b * size + t + 1,
+     "every thread took the element one place on: out[0] was never written and the last "
+     "thread wrote out[n], past the end: i counts from 1 (+ 1 added to the index)",
+     "thread 0 of block 0 takes element 0: " + INDEX_HINT + ", with nothing added"),
+    (lambda b, t, size, blocks: b * size + t - 1,
+     "every thread took the element one place back: thread 0 wrote out[-1], before the start, "
+     "and out[n - 1] was never written (- 1 taken off the index)",
+     "thread 0 of block 0 takes element 0: " + INDEX_HINT + ", with nothing taken off"),
+]
 # Value mistakes: (out from a, b and the block size; problem; hint)
 VALUES = [(lambda a, b, size: a, "out equals a: b[i] is not used", "out[i] = a[i] * b[i]"),
           (lambda a, b, size: a * a, "out = a * a: b[i] is not used", "out[i] = a[i] * b[i]"),
@@ -174,7 +185,7 @@ def _mistakes(case, run):
     every = np.concatenate([run.out.ahead, np.flatnonzero(written), run.out.past])
     yield from stored_at_thread(got, ~written, a * b, size, "out",
                                 lambda: read_past_block_0(run.kernel, _launch((size, 3)), size))
-    for index, problem, hint in INDEXES:
+    for index, problem, hint in INDEXES + SHIFTS:
         if (blocks > 1 and not np.array_equal(np.flatnonzero(written), np.arange(n))
                 and np.array_equal(every, _seen(written_by(index, size, blocks), size, n))):
             yield problem, hint

@@ -38,7 +38,10 @@ WRONG = {
     "blocks_counted_from_1": ((INDEX, "(blockIdx.x - 1) * blockDim.x + threadIdx.x"),
                               "block 0 wrote before the start of out",
                               "the blocks are counted from 1", "block 0 starts at element 0"),
-    "index_one_short": ((INDEX, INDEX + " - 1"), "out[-1] was written, before out[0]"),
+    # blind audit S2-5: each element shifted by one (was 'out[-1] was written, before out[0] ...'
+    # here, 'out[896] and beyond were written, past out[n - 1] ...' for one_past)
+    "index_one_short": ((INDEX, INDEX + " - 1"), "every thread took the element one place back",
+                        "with nothing taken off"),
     # blind audit F15: the store at the block-local index (was 'only the first block's elements
     # were written ... i = threadIdx.x alone ... or a guard i < blockDim.x')
     "stored_at_thread_index": ((STORE, "out[threadIdx.x] = a[i] * b[i];"),
@@ -79,7 +82,8 @@ WRONG = {
     "a_squared": ((STORE, "out[i] = a[i] * a[i];"), "out = a * a"),
     "added": ((STORE, "out[i] = a[i] + b[i];"), "out = a + b"),
     "a_read_one_on": ((STORE, "out[i] = a[i + 1] * b[i];"), "out[i] = a[i + 1] * b[i]"),
-    "one_past": ((INDEX, INDEX + " + 1"), "out[896] and beyond were written"),
+    "one_past": ((INDEX, INDEX + " + 1"), "every thread took the element one place on",
+                 "i counts from 1", "with nothing added"),
     "guard_against_blockDim": ((STORE, "if (i < blockDim.x)\n        " + STORE),
                                "only the first block's elements were written",
                                "a guard i < blockDim.x", "i = threadIdx.x alone"),
