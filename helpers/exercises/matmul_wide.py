@@ -64,6 +64,7 @@ def _simulated(kernels, wrong):
     """What the last case's launch on the simulator shows: a race, a crash, unloaded Bs rows."""
     seen = observe(kernels, _launch(CASES[-1]))
     yield from _neighbouring_rows(seen.race)
+    yield from _rows_from_tx(kernels, seen.race)
     yield from observed_mistakes(seen, _refine, wrong=wrong)
     if np.isnan(seen.outs[0].got).any():
         yield ("on the simulator, which fills shared memory with NaN, C holds NaN: the "
@@ -87,6 +88,38 @@ def _neighbouring_rows(race, rows=4):
                f"{7 + rows - 2} more than once, and rows {7 + rows} to 31 not at all",
                "a thread's rows of Bs lie TILE_M = 8 apart, r = ty, ty + 8, ty + 16, ty + 24: "
                "for (int r = ty; r < TILE_K; r += TILE_M)")
+
+
+def _bs_stores(kernels):
+    """On the simulator (one block, M = 8, K = N = 32, its first accesses kept): the stores into
+    Bs as (tx, ty, element), or None."""
+    accesses = observe(kernels, _launch((8, 32, 32)), key="Bs stores", accesses=4096,
+                       racecheck=False).accesses
+    if accesses is None:
+        return None
+    mine = accesses[(accesses["array"] == "Bs") & accesses["write"] & (accesses["block"] == 0)]
+    return mine["thread"] % 32, mine["thread"] // 32, mine["index"]
+
+
+def _rows_from_tx(kernels, race):
+    """Two rows of threads that stored into one element of Bs, their tx the same, where the
+    trace's stores show every thread (tx, ty) loading rows tx, tx + 8, ... of column tx,
+    whatever its ty: the loop over Bs's rows started at tx, not ty."""
+    if race is None or race.array != "Bs" or race.hazard != "write-after-write" or \
+            race.first.thread[0] != race.second.thread[0] or (stores := _bs_stores(kernels)) is None:
+        return
+    tx, ty, index = stores
+    if not len(index) or (ty == 0).all() or not ((index % 32 == tx) & (index // 32 >= tx)
+                                                 & (index // 32 % TILE_M == tx % TILE_M)).all():
+        return
+    (a, b), element = sorted((race.first.thread[1], race.second.thread[1])), race.element
+    yield (f"every row of threads stored the same elements of Bs: the race check found "
+           f"Bs[{element}] stored by the threads of rows ty = {a} and ty = {b} "
+           f"({race.first.who} and {race.second.who}), and the trace shows thread (tx, ty) "
+           "storing rows tx, tx + 8, ... of column tx whatever its ty: the loop over Bs's rows "
+           "starts at tx, so column tx of Bs got only rows tx, tx + 8, ... below 32, the "
+           "others never loaded, and ty picked nothing", "a thread's rows of Bs start at its row in the block, ty, and lie TILE_M = "
+           "8 apart: for (int r = ty; r < TILE_K; r += TILE_M)")
 
 
 def _refine(failure):
@@ -157,13 +190,10 @@ def _crossed(a, b):
 def _bs_transposed(kernels) -> bool:
     """On the simulator (one block, M = 8, K = N = 32, its first accesses kept): whether every
     store into Bs by thread (tx, ty) went to row tx of Bs (element tx * 32 + r), not column tx."""
-    accesses = observe(kernels, _launch((8, 32, 32)), key="Bs stores", accesses=4096,
-                       racecheck=False).accesses
-    if accesses is None:
+    if (stores := _bs_stores(kernels)) is None:
         return False
-    mine = accesses[(accesses["array"] == "Bs") & accesses["write"] & (accesses["block"] == 0)]
-    tx, index = mine["thread"] % 32, mine["index"]
-    return bool(len(mine) and (index // 32 == tx).all() and not (index % 32 == tx).all())
+    tx, _, index = stores
+    return bool(len(index) and (index // 32 == tx).all() and not (index % 32 == tx).all())
 
 
 def _indexed(a, b):

@@ -113,6 +113,15 @@ WRONG = {
     "bs_rows_from_ty_times_tile_m": ([("for (int r = ty; r < TILE_K", "for (int r = ty * TILE_M; r < TILE_K")],
                                      {"problem": "write-after-write",
                                       "hint": "the loop over r starts at ty * TILE_M"}),
+    # blind audit S2-2: B's rows from tx (was the race and 'Hint: two threads store into the
+    # same element of the shared array: ... check its indices and the loops' steps')
+    "bs_rows_from_tx": ([("for (int r = ty; r < TILE_K", "for (int r = tx; r < TILE_K")],
+                        {"problem": "stored by the threads of rows ty = 0 and ty = 1 (thread (0, 0, 0) "
+                                    "of block (0, 0, 0) and thread (0, 1, 0) of block (0, 0, 0)), "
+                                    "and the trace shows thread (tx, ty) storing rows tx, tx + 8, "
+                                    "... of column tx whatever its ty: the loop over Bs's rows "
+                                    "starts at tx",
+                         "hint": "for (int r = ty; r < TILE_K; r += TILE_M)"}),
     # blind audit K2: four neighbouring rows a thread (was the race and 'Hint: two threads store
     # into the same element of the shared array: ... check its indices and the loops' steps')
     "bs_rows_ty_to_ty_plus_3": ([("        for (int r = ty; r < TILE_K; r += TILE_M) {\n",
@@ -127,6 +136,8 @@ WRONG = {
 SIMULATOR_ONLY = dict.fromkeys(("a_rows_n_apart", "a_guard_n", "b_guard_row_to_k"),
                                "a read past A or B: a GPU reads other memory or faults and leaves "
                                "the context unusable")
+SIMULATOR_ONLY["bs_rows_from_tx"] = ("the products read rows of Bs that no thread loaded: on a GPU "
+                                     "whatever shared memory held")
 # Right, but not the solution's way: each must pass
 RIGHT = {
     "bs_loaded_by_a_flat_index": [(B_LOAD, (
