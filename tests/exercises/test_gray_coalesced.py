@@ -64,6 +64,12 @@ WRONG = {
                             ["thread t = 126 (below width * height = 315: the guard let it "
                              "through) read rgb[2538]", "y = t / height: a row holds width pixels",
                              "Hint: the row is t / width, not t / height"]),
+    # blind audit R2-14: the row from the column, y = x / width, always 0 (was 'the last 6 rows
+    # of the image (from y = 1) was never written: the bounds guard returns too early ...')
+    "y_from_the_column": ([(Y, "int y = x / width;")],
+                          ["only row 0 of gray was written, the 6 rows below never",
+                           "written by 7 threads", "Hint: the row comes from t, not from the "
+                           "column: x = t % width, y = t / width"]),
     # audit E (E17): a block a row assumed, told from the pixels written on a case whose block is
     # longer than a row; blockIdx.x left out writes the same pixels on the first case, not there
     "a_block_a_row": ([(X, "int x = threadIdx.x;"), (Y, "int y = blockIdx.x;")],
