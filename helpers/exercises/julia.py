@@ -19,7 +19,7 @@ from helpers.exercises.common import Output
 from helpers.exercises.coverage import Grid, Words, coverage, crossed_block, crossed_index
 from helpers.exercises.escape import escape_counts, pixel_grid
 from helpers.exercises.hidden import awkward, pick
-from helpers.exercises.julia_models import count_mistakes, wrong_loops
+from helpers.exercises.julia_models import count_mistakes, one_index, wrong_loops
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import observe, written_by_two, written_twice
 from helpers.exercises.verdict import matches
@@ -93,6 +93,7 @@ def _wrong_answers(case, ref):
     yield (escape_counts(swapped_re, swapped_im, c_re, c_im, max_iter), "the image is computed "
            "with x and y swapped (z starts at (x_min + y*dx) + i*(y_min + x*dy))",
            "x (the column) goes with x_min and dx, y (the row) with y_min and dy")
+    yield from one_index(*_args(case))
     yield (ref[::-1], "the image is upside down: row y started at the imaginary part of row "
            "height - 1 - y", "z_im = y_min + y*dy: row 0 is y_min, at the top of the array")
     yield (escape_counts(im, re, c_re, c_im, max_iter),

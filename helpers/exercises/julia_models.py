@@ -77,3 +77,20 @@ def count_mistakes(ref, width, height, max_iter):
            "steps taken: while (n < max_iter && ...) { one step; n++; }, no ++ in the test")
     yield (np.where(inside, ref, ref - 1), "escaping pixels count one step too few (off by one)",
            "count every step taken, including the one after which |z|^2 > 4 is seen")
+
+
+def one_index(width, height, x_min, y_min, dx, dy, c_re, c_im, max_iter):
+    """Images of kernels whose start point takes both parts from one index: z_im from the column
+    x (a copy of z_re's line), or z_re from the row y, float32 as the kernel computes them."""
+    f32 = np.float32
+    cols = np.broadcast_to(np.arange(width, dtype=f32)[None, :], (height, width))
+    rows = np.broadcast_to(np.arange(height, dtype=f32)[:, None], (height, width))
+    for part, (re, im), wrong in (
+            ("z_im", (cols, cols), "z_im = y_min + x*dy: the imaginary part steps with the "
+             "column x, so z_im, like z_re, changes along a row and not down the image"),
+            ("z_re", (rows, rows), "z_re = x_min + y*dx: the real part steps with the row y, so "
+             "z_re, like z_im, changes down the image and not along a row")):
+        start = (f32(x_min) + re * f32(dx), f32(y_min) + im * f32(dy))
+        yield (escape_counts(*start, c_re, c_im, max_iter), wrong,
+               f"{part} goes with {'y, the row' if part == 'z_im' else 'x, the column'}: "
+               "z_re = x_min + x*dx, z_im = y_min + y*dy")

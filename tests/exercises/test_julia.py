@@ -132,6 +132,14 @@ WRONG = [
     ("z_re_computed_from_the_new_z_im",
      variant(KERNEL, ("z_re = re2 - im2 + c_re;", "z_re = z_re * z_re - z_im * z_im + c_re;")),
      ["z_re was computed from the NEW z_im", "then z_re = re2 - im2 + c_re"]),
+    # blind audit R2-16: z_im from the column, a copy of z_re's line (was '86.0% of the pixels
+    # differ from NumPy's ... Hint: compare your loop with the Mandelbrot kernel's ...')
+    ("imaginary_part_from_the_column", variant(KERNEL, ("y_min + y * dy", "y_min + x * dy")),
+     ["z_im = y_min + x*dy: the imaginary part steps with the column x",
+      "Hint: z_im goes with y, the row: z_re = x_min + x*dx, z_im = y_min + y*dy"]),
+    ("real_part_from_the_row", variant(KERNEL, ("x_min + x * dx", "x_min + y * dx")),
+     ["z_re = x_min + y*dx: the real part steps with the row y",
+      "Hint: z_re goes with x, the column"]),
     ("real_part_steps_by_dy", variant(KERNEL, ("x_min + x * dx", "x_min + x * dy")),
      ["the real part steps by dy", "z_re = x_min + x*dx"]),
     ("dx_and_dy_swapped", variant(KERNEL, ("x_min + x * dx", "x_min + x * dy"),
