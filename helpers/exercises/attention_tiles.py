@@ -208,6 +208,7 @@ def _counts(n, inputs, last):
         yield (inputs, dict(keys=lambda n, tile: n - last * TILE), f"every tile scored "
                f"{n - last * TILE} keys, the last tile's count: TILE - (tiles * TILE - n) is the "
                "same for every tile", hint)
+    yield from _even_split(n, inputs, last)
     yield (inputs, dict(keys=lambda n, tile: min(TILE, n - tile * TILE) - 1), "the last key of "
            f"every tile (keys {TILE - 1}, {2 * TILE - 1}, ... and {n - 1}) was never scored: the "
            "tile's count of keys came out one short, the last key's place in the tile, not the "
@@ -231,6 +232,18 @@ def _counts(n, inputs, last):
            "min(TILE, n - j): near the end of the keys the later threads scored fewer keys than "
            "the tile holds", "count from the tile's first key, the same count for every thread: "
            "min(TILE, n - tile * TILE)")
+
+
+def _even_split(n, inputs, last):
+    """Every tile's count of keys n / tiles, the keys shared out evenly over the tiles: wrong
+    where the last tile is partial (whole tiles hold n / tiles = TILE keys each)."""
+    share, holds = n // (last + 1), [min(TILE, n - t * TILE) for t in range(last + 1)]
+    if any(share != h for h in holds):
+        yield (inputs, dict(keys=lambda n, tile: share), f"every tile scored {share} keys, n / "
+               f"tiles = {n} / {last + 1}, the keys shared out evenly over the tiles, where the "
+               f"tiles hold {', '.join(map(str, holds))}: each tile holds TILE keys but the last, "
+               "which holds the keys left over", "count the keys of the tile at hand, from its "
+               "first key, tile * TILE: keys = min(TILE, n - tile * TILE)")
 
 
 def _last_tile_empty(kernels, n, got, inputs):

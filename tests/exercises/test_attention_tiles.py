@@ -57,6 +57,12 @@ WRONG = [
      variant(KERNEL, ("min(TILE, n - tile * TILE);", "min(TILE, n - i);")),
      ["each thread counted every tile's keys from its own query row i, min(TILE, n - i)",
       "Hint: count from the tile's first key", "min(TILE, n - tile * TILE)"]),
+    # blind audit R2-3: the keys shared out evenly over the tiles, keys = n / tiles (was 'row 0
+    # of o is wrong' with a generic hint)
+    ("keys_an_even_split", variant(KERNEL, ("min(TILE, n - tile * TILE);", "n / tiles;")),
+     ["every tile scored 25 keys, n / tiles = 75 / 3, the keys shared out evenly over the tiles, "
+      "where the tiles hold 32, 32, 11", "Hint: count the keys of the tile at hand",
+      "keys = min(TILE, n - tile * TILE)"]),
     ("last_tile_skipped", variant(KERNEL, ("(n + TILE - 1) / TILE;", "n / TILE;")),
      ["the last, partial tile was skipped", "(n + TILE - 1) / TILE"]),
     # rounded up from n + TILE - 2: short of a tile only where the last holds one key (it passed)
