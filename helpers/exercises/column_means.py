@@ -218,6 +218,25 @@ def _misread(m, block):
                "cols + col], always inside m, with no clamp")
         yield (m[:cols].sum(axis=0) / rows, "the loop ran while r < cols: each mean is the sum "
                "of the first cols rows only", "a column has rows elements: loop while r < rows")
+    yield from _strides(m, block)
+
+
+def _strides(m, block):
+    """(means, problem, hint) of a step down a column by s floats, m[r * s + col], for each s
+    below cols (whose reads all lie in m), other than those named before (rows, blockDim.x)."""
+    rows, cols = m.shape
+    names = {cols - 1: "cols - 1, the last column's index", cols // 2: "cols / 2"}
+    for s in range(1, cols):
+        if s in (rows, block):
+            continue
+        why, short = f" ({names[s]})" if s in names else "", cols - s
+        yield (m.ravel()[np.arange(rows)[:, None] * s + np.arange(cols)].mean(axis=0),
+               f"each thread stepped down its column by {s} floats{why}, m[r * {s} + col]: a "
+               f"row of m is cols = {cols} floats long, so each step landed {short} "
+               f"float{'s' if short > 1 else ''} short of the next row's element, in another "
+               "column",
+               "a step down a column moves one whole row, cols floats: element (r, col) is "
+               "m[r * cols + col]")
 
 
 EXERCISE = KernelExercise(

@@ -22,6 +22,12 @@ WRONG = {
     "rows_a_block_long": ([(READ, "m[r * blockDim.x + col];")],
                           {"problem": "stepped down its column by blockDim.x = 32 floats",
                            "hint": "m[r * cols + col]"}),
+    # blind audit R2-8: the row's length taken as the last column's index (was 'means[0] =
+    # -0.0221556, NumPy's is -0.0600658 ... Hint: printf, from thread 0, the index ...')
+    "rows_cols_minus_1_long": ([(READ, "m[r * (cols - 1) + col];")],
+                               {"problem": "stepped down its column by 36 floats (cols - 1, the "
+                                           "last column's index), m[r * 36 + col]",
+                                "hint": "a step down a column moves one whole row, cols floats"}),
     "flat_loop_from_0": ([("    for (int r = 0; r < rows; r++)\n        sum += " + READ,
                            "    for (int k = 0; k < rows * cols; k += cols)\n        sum += m[k];")],
                          {"problem": "every mean is column 0's", "hint": "start at the thread's column"}),
