@@ -217,6 +217,7 @@ def _models(xyz, out, count):
                "points[3 * k + 0] = X, points[3 * k + 1] = Y, points[3 * k + 2] = Z")
     yield from _z_interleaved(xyz, out, count)
     yield from _holes_kept(xyz, out, count)
+    yield from _one_row_late(xyz, out, count)
     want = xyz[:, xyz[2] > 0].T
     hole = out.got.view(np.uint32) == HOLE.view(np.uint32)
     if (count > 1 and out.unwritten[0].all() and not out.unwritten[1:].any()
@@ -226,6 +227,20 @@ def _models(xyz, out, count):
                "is true for the first point (slot is an exclusive sum: its row is 0) and false "
                f"for holes, which wrote the next point's row and row {count}, past the end",
                HOLE_HINT)
+
+
+def _one_row_late(xyz, out, count):
+    """Each point one row after its slot: row 0 never written, row r + 1 holding row r's point,
+    and the last point's three floats past the end, at row count."""
+    want = xyz[:, xyz[2] > 0].T
+    if (count > 1 and out.unwritten[0].all() and not out.unwritten[1:].any()
+            and out.past.tolist() == [3 * count, 3 * count + 1, 3 * count + 2]
+            and np.array_equal(out.got[1:], want[:-1])):
+        yield (f"every point landed one row after its slot: row 0 was never written, row r + 1 "
+               f"holds the point of row r, and the last point went to row {count}, past the end "
+               "of the list: k came out slot[i] + 1, as slot[i + 1], the next pixel's slot, is "
+               "for a valid pixel", "slot is an exclusive sum: slot[i] counts the points before "
+               "pixel i, which is its row (the first point's is 0): int k = slot[i]")
 
 
 def _holes_kept(xyz, out, count):

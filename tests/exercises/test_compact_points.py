@@ -20,8 +20,13 @@ STORES = ("points[3 * k] = xyz[i];", "points[3 * k + 1] = xyz[n + i];",
 WRONG = {
     "pixel_index": ([("int k = slot[i];", "int k = i;")], "at their pixel's row i", "slot[i]"),
     # every point one row down: row 0 is never written, the last point lands one past the list
+    # (blind audit R2-9: was 'the kernel wrote past the end of points (730 rows) ... Hint: the
+    # point of valid pixel i is row slot[i] of points: int k = slot[i]')
     "slot_of_the_next_pixel": ([("int k = slot[i];", "int k = slot[i + 1];")],
-                               "the kernel wrote past the end of points", "int k = slot[i]"),
+                               "every point landed one row after its slot: row 0 was never "
+                               "written, row r + 1 holds the point of row r, and the last point "
+                               "went to row 730", "slot is an exclusive sum: slot[i] counts the "
+                               "points before pixel i, which is its row"),
     "holes_kept": ([(HOLE, "")], "holes were written into the list", "NaN > 0.0f is false"),
     "no_bounds_guard": ([(GUARD, "")], "threads past n wrote points past the end",
                         "if (i >= n) return;"),
