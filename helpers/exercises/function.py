@@ -24,27 +24,37 @@ class Refused(Exception):
 
 
 @contextlib.contextmanager
-def copies_noted(drv):
-    """While in use, the driver's asynchronous copies as the learner's function finds them on the
-    module ``drv``, each noted as it is queued in the list this gives: ``(direction, host array,
-    stream)``, direction "htod" or "dtoh", stream None for the default stream."""
-    noted, saved = [], {name: getattr(drv, name) for name in ("memcpy_htod_async",
-                                                              "memcpy_dtoh_async")}
+def calls_noted(drv, names, note):
+    """While in use, the functions ``names`` of the module ``drv`` (the driver as the learner's
+    function finds it), each call first handed to ``note(name, args, kwargs)``, whose answer, where
+    not None, joins the list this gives, then made (so a call that raises is noted too)."""
+    noted, saved = [], {name: getattr(drv, name) for name in names}
 
     def noting(name):
-        def copy(dest, src, *args, **kwargs):
-            stream = args[0] if args else kwargs.get("stream")
-            noted.append(("htod", src, stream) if "htod" in name else ("dtoh", dest, stream))
-            return saved[name](dest, src, *args, **kwargs)
-        return copy
+        def call(*args, **kwargs):
+            kept = note(name, args, kwargs)
+            if kept is not None:
+                noted.append(kept)
+            return saved[name](*args, **kwargs)
+        return call
 
     for name in saved:
         setattr(drv, name, noting(name))
     try:
         yield noted
     finally:
-        for name, copy in saved.items():
-            setattr(drv, name, copy)
+        for name, function in saved.items():
+            setattr(drv, name, function)
+
+
+def copies_noted(drv):
+    """``calls_noted`` for the driver's asynchronous copies as they are queued: ``(direction,
+    host array, stream)``, direction "htod" or "dtoh", stream None for the default stream."""
+    def note(name, args, kwargs):
+        given = {**dict(zip(("dest", "src", "stream"), args)), **kwargs}
+        return ("htod", given.get("src"), given.get("stream")) if "htod" in name else (
+            "dtoh", given.get("dest"), given.get("stream"))
+    return calls_noted(drv, ("memcpy_htod_async", "memcpy_dtoh_async"), note)
 
 
 def check_function(fn, name: str, verdict) -> Verdict:

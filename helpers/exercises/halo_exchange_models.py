@@ -4,38 +4,25 @@ elements), and the halves the solution's copies would leave with an element take
 
 from __future__ import annotations
 
-import contextlib
-
 import numpy as np
+
+from helpers.exercises.function import calls_noted
 
 COPIES = ("drv.memcpy_dtod(left + (halo + m) * item, right + halo * item, halo * item)",
           "drv.memcpy_dtod(right, left + m * item, halo * item)")
 
 
-@contextlib.contextmanager
 def dtod_noted(drv):
-    """While in use, the ``(dest, src, nbytes)`` of every ``memcpy_dtod`` (and its ``_async``
-    form) made through the module ``drv``, in the list this gives, noted before the copy runs
-    (so a copy that raises is noted too)."""
-    noted, saved = [], {name: getattr(drv, name) for name in ("memcpy_dtod", "memcpy_dtod_async")}
-
-    def noting(name):
-        def copy(*args, **kwargs):
-            given = args + tuple(kwargs[k] for k in ("dest", "src", "size") if k in kwargs)
-            try:
-                noted.append(tuple(int(a) for a in given[:3]))
-            except (TypeError, ValueError):   # the call itself will say what is wrong
-                pass
-            return saved[name](*args, **kwargs)
-        return copy
-
-    for name in saved:
-        setattr(drv, name, noting(name))
-    try:
-        yield noted
-    finally:
-        for name, copy in saved.items():
-            setattr(drv, name, copy)
+    """``function.calls_noted`` for every ``memcpy_dtod`` (and its ``_async`` form): the
+    ``(dest, src, nbytes)`` of each, noted before the copy runs (so a copy that raises is noted
+    too); a call whose arguments are no addresses is left for the call itself to refuse."""
+    def note(name, args, kwargs):
+        given = args + tuple(kwargs[k] for k in ("dest", "src", "size") if k in kwargs)
+        try:
+            return tuple(int(a) for a in given[:3])
+        except (TypeError, ValueError):   # the call itself will say what is wrong
+            return None
+    return calls_noted(drv, ("memcpy_dtod", "memcpy_dtod_async"), note)
 
 
 def mixed_units(calls, halves, m, halo):
