@@ -20,7 +20,8 @@ import numpy as np
 
 from helpers.exercises import speed
 from helpers.exercises.common import Input, Output, one_further
-from helpers.exercises.gradient_models import doubled_offset, fits, shifted_centre, windowed
+from helpers.exercises.gradient_models import (doubled_offset, fits, past_the_window,
+                                              shifted_centre, windowed)
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import observe, race_mistake
@@ -66,14 +67,8 @@ def _halo_past_the_window(failure):
     """A write by the block's last thread at float blockDim.x + 2 of the window (its element, or
     its offset in bytes from the extern array's start), just past the launch's shared memory:
     the right halo stored one slot too far, the window's size taken as its last index."""
-    err, threads = failure.error, (failure.block or (0,))[0]
-    if failure.kind != "out of bounds" or getattr(err, "space", None) != "shared" or \
-            not getattr(err, "is_write", False) or \
-            (getattr(err, "thread", None) or (0,))[0] != threads - 1:
-        return
-    element = getattr(err, "element", None)
-    at = element if element is not None else (getattr(err, "offset", None) or 0) / 4
-    if at == threads + 2:
+    threads = (failure.block or (0,))[0]
+    if past_the_window(failure, write=True):
         yield (f"the block's last thread (thread {threads - 1}) wrote s[{threads + 2}], past the "
                f"window's {threads + 2} floats: the right halo went to s[blockDim.x + 2], one "
                "past the window's end: its last slot is s[blockDim.x + 1]", "s[0] to "

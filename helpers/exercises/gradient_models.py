@@ -37,17 +37,25 @@ def fits(got, model):
     return bool(np.allclose(got[known], model[known], rtol=1e-5, atol=1e-6))
 
 
+def past_the_window(failure, write: bool) -> bool:
+    """Whether ``failure`` is a read (or, ``write``, a write) by the block's last thread of
+    float blockDim.x + 2 of the shared window (its element, or its offset in bytes from the
+    extern array's start), one past the window's end."""
+    err, threads = failure.error, (failure.block or (0,))[0]
+    if failure.kind != "out of bounds" or getattr(err, "space", None) != "shared" or \
+            bool(getattr(err, "is_write", not write)) != write or \
+            (getattr(err, "thread", None) or (0,))[0] != threads - 1:
+        return False
+    element = getattr(err, "element", None)
+    return (element if element is not None else (getattr(err, "offset", None) or 0) / 4) == \
+        threads + 2
+
+
 def doubled_offset(failure):
     """A read by the block's last thread of s[blockDim.x + 2], one past the window and two past
     that thread's own input, s[blockDim.x] (j = threadIdx.x + 1): a neighbour read at s[j + 2]."""
-    err, threads = failure.error, (failure.block or (0,))[0]
-    if failure.kind != "out of bounds" or getattr(err, "space", None) != "shared" or \
-            getattr(err, "is_write", True) or (getattr(err, "thread", None) or (0,))[0] != \
-            threads - 1:
-        return
-    element = getattr(err, "element", None)
-    at = element if element is not None else (getattr(err, "offset", None) or 0) / 4
-    if at == threads + 2:
+    threads = (failure.block or (0,))[0]
+    if past_the_window(failure, write=False):
         yield (f"on the simulator, the block's last thread (thread {threads - 1}) read "
                f"s[{threads + 2}], past the "
                f"window's {threads + 2} floats, two slots past its own input's s[j] = "
