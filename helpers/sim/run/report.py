@@ -79,10 +79,9 @@ def error(module, name, status, err, record=None):
         return matrix_error(text, err, facts)
     if status == "MATRIX" and err.warp_rule == MATRIX_MISALIGNED:
         return matrix_misaligned_error(text, err, facts)
-    if status == "BARRIER":   # ``barrier``: the other __syncthreads() (the first threads wait there)
-        failed = LaunchError(text, **facts)
-        failed.barrier = f"{err.file2.decode()}:{err.line2}" if err.file2 else None
-        return failed
+    if status == "BARRIER":
+        return BarrierError(text, barrier=f"{err.file2.decode()}:{err.line2}" if err.file2
+                            else None, **facts)
     if status not in ("FAULT", "OVERRUN"):
         return LaunchError(text, **facts)
     is_write = {1: True, 0: False}.get(err.is_write)
@@ -114,6 +113,16 @@ class WarpMatrixError(LaunchError):  # beside the one place that raises it (erro
         self.rule, self.lanes, self.pointers, self.ldms = rule, lanes, pointers, ldms
         self.element_size, self.allocations, self.offsets = element_size, allocations, offsets
 
+
+
+class BarrierError(LaunchError):  # beside the one place that raises it (errors.py is full)
+    """Threads of a block that cannot all reach the same __syncthreads() (kind "divergent
+    barrier"): ``line`` where the failing thread waits, ``barrier`` the other __syncthreads(),
+    where the first threads wait ("file.cu:16"; None where the runtime did not say)."""
+
+    def __init__(self, msg, *, barrier=None, **facts):
+        super().__init__(msg, **facts)
+        self.barrier = barrier
 
 
 MATRIX_ARGS_DIFFER, MATRIX_MISALIGNED = 4, 5
