@@ -21,7 +21,7 @@ from helpers.exercises.escape import escape_counts, pixel_grid
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.julia_models import count_mistakes, one_index, wrong_loops
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import observe, written_by_two, written_twice
+from helpers.exercises.microscope import accesses_of, observe, written_by_two, written_twice
 from helpers.exercises.verdict import matches
 
 WORDS = Words(index_hint="x = blockIdx.x * blockDim.x + threadIdx.x, and the same for y",
@@ -289,10 +289,8 @@ def _drew_past_the_edge(run, width) -> bool:
     simulator (each thread stores one count and loads nothing)."""
     launch = run.launch
     threads = int(np.prod(launch.block)) * int(np.prod(launch.grid))
-    seen = observe(run.kernel, launch, key=f"stores past the edge {launch.grid}",
-                   accesses=2 * threads, racecheck=False)
-    kept = seen.accesses
-    if seen.error is not None or kept is None:
+    kept = accesses_of(run.kernel, launch, f"stores past the edge {launch.grid}", 2 * threads)
+    if kept is None:
         return False
     stores = kept[kept["write"] & ~kept["shared"]]
     x = stores["block"] % launch.grid[0] * launch.block[0] + stores["thread"] % launch.block[0]

@@ -136,6 +136,14 @@ def race_mistake(error, array_hint: str, block=None, refine=None):
     return failure.mistake(f"{error.summary}.", error, block=block, refine=hints)
 
 
+def accesses_of(kernels, launch, key: str, accesses: int):
+    """The first ``accesses`` accesses a trace of ``launch`` on the simulator kept (``observe``,
+    without the race check), as a record array; None where the launch failed there or the trace
+    kept none."""
+    seen = observe(kernels, launch, key=key, accesses=accesses, racecheck=False)
+    return None if seen.error is not None else seen.accesses
+
+
 def observed_mistakes(observed: Observed, refine=None, wrong: str = ""):
     """What the simulator found, as a mistake: a launch that failed there, a race among them,
     with the hint for its kind (``helpers.exercises.failure``; ``refine``: the exercise's own,

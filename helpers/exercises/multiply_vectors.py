@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises import near
-from helpers.exercises.microscope import observe, written_twice
+from helpers.exercises.microscope import accesses_of, written_twice
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import pick
 from helpers.exercises.origin import Wrong
@@ -162,10 +162,8 @@ def stored_at_thread(got, unwritten, want, size, name, reads_past_block_0):
 def read_past_block_0(kernels, launch, size) -> bool:
     """Whether a block past 0 read an input past the first ``size`` elements, in a trace of
     ``launch`` on the simulator (``kernels``: the checked kernel and its simulated twin)."""
-    seen = observe(kernels, launch, key=f"reads, block of {size}", racecheck=False,
-                   accesses=4 * size * launch.grid[0])
-    kept = seen.accesses
-    if seen.error is not None or kept is None:
+    kept = accesses_of(kernels, launch, f"reads, block of {size}", 4 * size * launch.grid[0])
+    if kept is None:
         return False
     loads = kept[~kept["write"] & ~kept["shared"]]
     return bool(((loads["block"] > 0) & (loads["index"] >= size)).any())

@@ -22,7 +22,7 @@ from helpers.exercises import near
 from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import observe, race_mistake
+from helpers.exercises.microscope import accesses_of, observe, race_mistake
 from helpers.exercises.origin import Wrong
 
 BLOCK = 256
@@ -204,12 +204,10 @@ def _blocks_stored_over_block_0(run):
     """Whether a block past 0 stored into out's first BLOCK elements (the store's index without
     the block's start), as a trace of the launch on the simulator shows: the blocks race there,
     so out itself may hold block 0's mirror, whichever block's store landed last."""
-    seen = observe(run.kernel, dataclasses.replace(run.launch, args=(Input(run.model),
-                                                                     *run.launch.args[1:])),
-                   key=f"stores, n = {run.model.size}", accesses=8 * run.model.size,
-                   racecheck=False)
-    kept = seen.accesses
-    if seen.error is not None or kept is None:
+    kept = accesses_of(run.kernel, dataclasses.replace(run.launch, args=(
+        Input(run.model), *run.launch.args[1:])), f"stores, n = {run.model.size}",
+        8 * run.model.size)
+    if kept is None:
         return False
     stores = kept[kept["write"] & ~kept["shared"]]
     return bool(((stores["block"] > 0) & (stores["index"] < BLOCK)).any())
