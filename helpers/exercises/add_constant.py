@@ -77,9 +77,7 @@ def _mistakes(case, run):
     (x, c), got, written = run.model, run.out.got, ~run.out.unwritten
     want = x + c
     right = np.isclose(got, want, rtol=1e-6, atol=0)
-    if run.out.past.size:
-        yield (f"y[{run.out.past[0]}] and beyond were written, past y[n - 1]",
-               f"the block has exactly n threads: {INDEX_HINT}, with nothing added to it")
+    yield from _past(n, run.out.past, written)
     if run.out.differs:
         yield ("y came out different when it held something else before the launch: the kernel "
                "reads y (y[i] += c adds c to whatever y held; nothing sets it to 0 first)",
@@ -131,6 +129,20 @@ def _mistakes(case, run):
     yield Wrong(f"{int((~right).sum())} of {n} elements are wrong (the first is y[{first}] = "
                 f"{got[first]}, expected {want[first]})",
                 f"each thread computes y[i] = x[i] + c for its own i: {INDEX_HINT}", "y", first)
+
+
+def _past(n, past, written):
+    """Writes past y[n - 1]: the block's size taken for the thread's place (every thread wrote
+    y[n], nothing else), or any other."""
+    if past.tolist() == [n] and not written.any():
+        yield (f"every thread wrote y[{n}], one past y[n - 1], and y[0] to y[{n - 1}] were never "
+               f"written: every thread's index was blockDim.x = {n}, the block's size, the same "
+               "for all its threads",
+               "i = threadIdx.x, the thread's own number, not blockDim.x (the block's size, "
+               "the same in every thread): thread number i of the block has element i")
+    if past.size:
+        yield (f"y[{past[0]}] and beyond were written, past y[n - 1]",
+               f"the block has exactly n threads: {INDEX_HINT}, with nothing added to it")
 
 
 def _shifted_down(n, ahead, written, right):
