@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises import near
-from helpers.exercises.microscope import observe, with_stopped, written_twice
+from helpers.exercises.microscope import accesses_of, observe, with_stopped, written_twice
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
@@ -138,10 +138,7 @@ def _mistakes(case, run):
     if threads < n and (visits[:threads] == 1).all() and not visits[threads:].any():
         yield (f"only the first {threads} elements were added, one a thread: each thread did "
                "one element, not all of its elements", LOOP_HINT)
-    whole = threads * (n // threads)   # what the threads cover in chunks of n / threads
-    if whole < n and np.array_equal(visits, np.arange(n) < whole):
-        yield (f"the last {n - whole} elements (y[{whole}] on) were never added to: chunks of "
-               "n / threads elements leave out the last n % threads", LOOP_HINT)
+    yield from _rounded_down(run, visits, n, threads)
     yield from _stepped_too_far(visits, n, threads)
     missed = np.flatnonzero(visits == 0)
     if missed.size:
@@ -152,6 +149,42 @@ def _mistakes(case, run):
     yield Wrong(f"{int((got != y + x).sum())} of {n} elements are wrong (the first is "
                 f"y[{first}] = {got[first]}, expected {y[first] + x[first]})",
                 "y[i] += x[i], once for each i < n", "y", first)
+
+
+def _rounded_down(run, visits, n, threads):
+    """The first n - n % threads elements added to once, the rest never: n / threads rounded down,
+    as the passes of a strided loop or as the length of each thread's chunk, told apart by which
+    elements each thread stored into (a trace of the launch on the simulator)."""
+    whole = threads * (n // threads)
+    if whole == n or not np.array_equal(visits, np.arange(n) < whole):
+        return
+    split = _split(run, threads, n // threads)
+    lost = f"the last {n - whole} elements (y[{whole}] on) were never added to: "
+    if split == "strided":
+        yield (lost + f"the loop made n / stride = {n} / {threads} = {n // threads} passes, "
+               f"rounded down, so the last, partial pass (n % stride = {n - whole} elements) was "
+               "never made", "let the loop's own test stop each thread at n, whatever the "
+               "passes: " + LOOP_HINT + " (a count of passes would be (n + stride - 1) / stride, "
+               "with i < n tested in each)")
+    elif split == "chunks":
+        yield (lost + "chunks of n / threads elements leave out the last n % threads", LOOP_HINT)
+
+
+def _split(run, threads, per):
+    """How the threads split y, from the stores a trace of ``run``'s launch on the simulator
+    kept: "strided" (thread t's elements t, t + threads, ...), "chunks" (t * per to
+    t * per + per - 1), or None."""
+    kept = accesses_of(run.kernel, run.launch, f"split {run.launch.grid}", 4 * threads * per)
+    if kept is None:
+        return None
+    stores = kept[kept["write"] & ~kept["shared"]]
+    if not len(stores):
+        return None
+    t = stores["block"] * run.launch.block[0] + stores["thread"]
+    element = stores["index"] - stores["index"].min()
+    if ((element - t) % threads == 0).all():
+        return "strided"
+    return "chunks" if (element // per == t).all() else None
 
 
 def _stepped_first(past, visits, n, threads):

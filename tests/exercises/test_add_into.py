@@ -87,7 +87,18 @@ WRONG = {
          "        y[i] += x[i];",
          "    int t = blockIdx.x * blockDim.x + threadIdx.x;\n    int per = n / stride;\n"
          "    for (int i = t * per; i < (t + 1) * per; i++)\n        y[i] += x[i];"),
-        "the last 40 elements (y[960] on) were never added to"),
+        "the last 40 elements (y[960] on) were never added to: chunks of n / threads"),
+    # blind audit TA1 (was 'the last 40 elements (y[960] on) were never added to: chunks of
+    # n / threads elements leave out the last n % threads ... Hint: for (...)'): the passes
+    # counted with n / stride rounded down, each pass strided right
+    "passes_rounded_down": (
+        ("    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)\n"
+         "        y[i] += x[i];",
+         "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+         "    for (int pass = 0; pass < n / stride; pass++)\n"
+         "        y[i + pass * stride] += x[i + pass * stride];"),
+        "the last 40 elements (y[960] on) were never added to: the loop made n / stride = "
+        "1000 / 64 = 15 passes, rounded down, so the last, partial pass"),
     "assigned": (("y[i] += x[i];", "y[i] = x[i];"), "y holds x"),
     "subtracted": (("y[i] += x[i];", "y[i] -= x[i];"), "x was subtracted from y"),
     "added_twice": (("y[i] += x[i];", "y[i] += 2.0f * x[i];"), "y[0] got x[0] added 2 times"),
