@@ -98,6 +98,10 @@ def _models(c_re, c_im, max_iter, n, want):
            "loop declares a second z_im, which hides the one the loop tests)",
            "z_im = 2.0f * z_re * z_im + c_im[i]; with no float in front: it updates the z_im "
            "declared before the loop")
+    yield (counts(zero, c_im, max_iter), "every count is what the point's imaginary part alone "
+           "gives, as if c_re were 0: c_re[i] is not added to the new real part, so z_re moves "
+           "only by z_re*z_re - z_im*z_im", "add the point's real part in the step: float re = "
+           "z_re * z_re - z_im * z_im + c_re[i];")
     yield (np.where(inside, max_iter + 1, want), "points that never escape count max_iter + 1",
            "loop while k < max_iter, not <=")
     yield (counts(c_re, c_im, max_iter - 1) + 1, "every count is one too many: k starts at 1",

@@ -32,6 +32,11 @@ WRONG = {
                             "every count is what the point's real part alone gives"),
     "c_im_not_added": ([("z_im = 2.0f * z_re * z_im + c_im[i];", "z_im = 2.0f * z_re * z_im;")],
                        "every count is what the point's real part alone gives"),
+    # blind audit TA1 (was '78.6% of the counts differ from NumPy's ... Hint: one step: ...')
+    "c_re_not_added": ([("float re = z_re * z_re - z_im * z_im + c_re[i];",
+                         "float re = z_re * z_re - z_im * z_im;")],
+                       "every count is what the point's imaginary part alone gives, as if c_re "
+                       "were 0: c_re[i] is not added to the new real part"),
     "new_re_in_im": ([(STEP, "        z_re = z_re * z_re - z_im * z_im + c_re[i];\n"
                              "        z_im = 2.0f * z_re * z_im + c_im[i];\n")],
                      "z_im is computed from the NEW z_re"),
