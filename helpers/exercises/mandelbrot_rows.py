@@ -191,11 +191,18 @@ def _spans(ys):
     return ", ".join(f"{a} to {b}" if b > a else f"{a}" for a, b in parts)
 
 
-def _late_start(case, drawn):
+def _late_start(case, got, drawn):
     """Row y drawn only from x = y * blockDim.x on: the loop started at the thread's place in the
-    grid, blockIdx.x * blockDim.x + threadIdx.x (the grid-stride habit)."""
+    grid, blockIdx.x * blockDim.x + threadIdx.x (the grid-stride habit); every row drawn only
+    from x = blockDim.x on, right there: it started at threadIdx.x + blockDim.x."""
     width, height, block = case[:3]
     y, x = np.indices((height, width))
+    if block < width and np.array_equal(drawn, x >= block) and \
+            np.mean(got[drawn] != reference(case)[drawn]) <= TOLERANCE:
+        yield (f"{int((~drawn).sum())} of {drawn.size} pixels were never drawn, x = 0 to "
+               f"{block - 1} in every row: the loop along the row started at x = threadIdx.x + "
+               f"blockDim.x, one pass of the block ({block} pixels) late, so the first pass was "
+               "never made", "start at x = threadIdx.x, with nothing added: " + LOOP_HINT)
     if not drawn.all() and np.array_equal(drawn, x >= y * block):
         yield (f"{int((~drawn).sum())} of {drawn.size} pixels were never drawn: row y was drawn "
                f"only from x = y * {block} on, so the loop along the row started at the "
@@ -269,7 +276,7 @@ def _mistakes(case, run):
                "pixel", LOOP_HINT)
     yield from _whole_rows(case, got, drawn)
     yield from _strides(case, got, drawn)
-    yield from _late_start(case, drawn)
+    yield from _late_start(case, got, drawn)
     yield from _last_pass_cut(case, got, drawn)
     if height < width and np.array_equal(drawn, np.broadcast_to(np.arange(width) < height,
                                                                  drawn.shape)) \

@@ -22,6 +22,12 @@ WRONG = {
     # blind audit G33 (was '11955 of 12383 pixels were never drawn (the first at x = 0, y = 1)')
     "loop_from_the_grid_index": ([("int x = threadIdx.x;", "int x = blockIdx.x * blockDim.x + threadIdx.x;")],
                                  "row y was drawn only from x = y * 64 on"),
+    # blind audit TA1 (was '3904 of 12383 pixels were never drawn (the first at x = 0, y = 0)
+    # ... Hint: for (int x = threadIdx.x; ...)'): the loop started one pass along the row late
+    "loop_from_the_second_pass": ([("int x = threadIdx.x;", "int x = threadIdx.x + blockDim.x;")],
+                                  "3904 of 12383 pixels were never drawn, x = 0 to 63 in every "
+                                  "row: the loop along the row started at x = threadIdx.x + "
+                                  "blockDim.x"),
     "one_pixel_a_thread": ([(LOOP, "int x = threadIdx.x;\n    if (x < width) {")],
                            "only the first 64 pixels of each row were drawn"),
     # blind audit I17: right where a block is one warp; with 64 threads each pixel from 32 on
@@ -98,7 +104,8 @@ WRONG = {
     "rows_a_block_long": ([("iters[y * width + x]", "iters[y * blockDim.x + x]")],
                           "rows blockDim.x = 64 pixels apart (iters[y * blockDim.x + x])"),
 }
-HINTS = {"rows_from_the_bottom": "y = blockIdx.x: block b draws row b, 0 to height - 1",
+HINTS = {"loop_from_the_second_pass": "start at x = threadIdx.x, with nothing added",
+         "rows_from_the_bottom": "y = blockIdx.x: block b draws row b, 0 to height - 1",
          "the_next_row": "y = blockIdx.x: block b draws row b",
          "z_and_n_not_reset": "declare z_re, z_im and n inside the loop",
          "steps_of_the_rows": "x += blockDim.x", "rows_height_long": "iters[y * width + x]",
