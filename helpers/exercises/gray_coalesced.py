@@ -134,6 +134,11 @@ SPLITS = [  # (thread t's (x, y), what it got wrong, the hint), t < width * heig
      "went one row down, the last row's past the end, and row 0 past its first pixel was never "
      "written", "y = t / width in integer division, which rounds down: / on two ints drops the "
      "fraction, which is the row (x = t % width, what is left over, the column)"),
+    (lambda t, width, height, block: (t // width, t % width),
+     "x = t / width and y = t % width: / and % are swapped, so y runs along the row up to "
+     "width - 1, past the last row (y = height - 1) where the image is wider than tall, and x "
+     "counts rows", "x = t % width (what is left over, the column), y = t / width (the row): "
+     "threadIdx.x then runs along a row"),
     (lambda t, width, height, block: (t % width, t // height),
      "y = t / height: a row holds width pixels, so t / height counted rows of height pixels and "
      "ran past the last row (y = height - 1) where the image is wider than tall",

@@ -64,6 +64,12 @@ WRONG = {
                             ["thread t = 126 (below width * height = 315: the guard let it "
                              "through) read rgb[2538]", "y = t / height: a row holds width pixels",
                              "Hint: the row is t / width, not t / height"]),
+    # blind audit TA1: / and % swapped in the split (was 'the kernel crashed: ... thread (19, 0,
+    # 0): a read of rgb ... Hint: the grid is rounded up to whole blocks: return first thing when
+    # t >= width * height; and take x = t % width, ...'), named from the crash's fields
+    "split_swapped": ([(X, "int x = t / width;"), (Y, "int y = t % width;")],
+                      ["x = t / width and y = t % width: / and % are swapped",
+                       "Hint: x = t % width (what is left over, the column), y = t / width"]),
     # blind audit R2-14: the row from the column, y = x / width, always 0 (was 'the last 6 rows
     # of the image (from y = 1) was never written: the bounds guard returns too early ...')
     "y_from_the_column": ([(Y, "int y = x / width;")],
