@@ -234,13 +234,19 @@ def _at(offset, block):
 
 def _halos(block):
     """(slots, problem, hint) of each halo loaded from the wrong offset (or by the wrong thread)."""
-    lefts, rights = (-1, 0, -2, 1), (block, block - 1, block + 1, block - 2, 1)
+    lefts, rights = (-1, 0, -2, 1), (block, block - 1, block + 1, block - 2, 1, 2 * block - 1)
     for left, right in itertools.product(lefts, rights):
         said, hints = [], []
         if left != -1:
             said.append(f"s[0], the left halo, held {_at(left, block)}, not in[start - 1]")
             hints.append("thread 0 (i == start) loads s[0] = in[clamp_index(i - 1, n)]")
-        if right != block:
+        if right == 2 * block - 1:   # i taken for the block's start: in[i + blockDim.x]
+            said.append("s[blockDim.x + 1], the right halo, held in[i + blockDim.x], the next "
+                        "block's last input, not in[i + 1]: i was taken for the block's start")
+            hints.append("the block's last thread's i is start + blockDim.x - 1 already, so "
+                         "its right neighbour is in[i + 1]: s[blockDim.x + 1] = "
+                         "in[clamp_index(i + 1, n)]")
+        elif right != block:
             said.append(f"s[blockDim.x + 1], the right halo, held {_at(right, block)}, not "
                         "in[start + blockDim.x]")
             hints.append("the block's last thread, threadIdx.x == blockDim.x - 1, loads "

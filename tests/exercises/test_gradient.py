@@ -92,6 +92,16 @@ WRONG = {
                                ["s[blockDim.x + 1], the right halo, held in[start + 1], thread "
                                 "0's right neighbour, not in[start + blockDim.x]",
                                 "the block's last thread, threadIdx.x == blockDim.x - 1, loads"]),
+    # blind audit TA1 (was '7 of 1000 outputs are wrong (the first is out[127]), all at the
+    # first or last element of a block: the halo ... Hint: thread 0 loads s[0] = ... and the
+    # block's last thread ...'): i taken for the block's start in the right halo's index
+    "right_halo_a_block_on": ([("s[blockDim.x + 1] = in[clamp_index(i + 1, n)];",
+                                "s[blockDim.x + 1] = in[clamp_index(i + blockDim.x, n)];")],
+                              ["s[blockDim.x + 1], the right halo, held in[i + blockDim.x], the "
+                               "next block's last input, not in[i + 1]",
+                               "7 of 1000 outputs are wrong, each at a block's last thread",
+                               "the block's last thread's i is start + blockDim.x - 1",
+                               "s[blockDim.x + 1] = in[clamp_index(i + 1, n)]"]),
     "left_halo_in_the_first_slot": ([("s[0] =", "s[1] =")],
                                     ["thread 0 stored the left halo in s[1]",
                                      "the thread after it read in[i - 2]",
