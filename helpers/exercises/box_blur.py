@@ -12,7 +12,8 @@ import itertools
 import numpy as np
 
 from helpers.exercises import flat_split, near, speed
-from helpers.exercises.box_blur_loads import late_start, not_shared, stored_at_own_slot
+from helpers.exercises.box_blur_loads import (late_start, not_shared, origin_shifted,
+                                              stored_at_own_slot, tiled)
 from helpers.exercises.common import Input, Output, close
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.hidden import awkward
@@ -208,11 +209,7 @@ def _models(image):
            "pixels outside the image count as 0", "a window pixel outside the image takes the "
            "value of the nearest pixel inside: clamp its column and its row with clamp_index "
            "when the tile is loaded")
-    for sy, sx in ((0, 1), (1, 0), (1, 1), (0, -1), (-1, 0), (-1, -1),
-                   (0, RADIUS), (RADIUS, 0), (RADIUS, RADIUS)):
-        yield (reference(image, rows=[sy + d for d in WINDOW], cols=[sx + d for d in WINDOW]),
-               f"each pixel got the blur of the pixel at (x{sx:+d}, y{sy:+d}): the tile or the "
-               "window is shifted", TILE_HINT)
+    yield from origin_shifted(image, BLOCK, RADIUS)
     for rows, cols in ((short, short), (WINDOW, short), (short, WINDOW)):
         yield (reference(image, rows=rows, cols=cols),
                f"the window is {len(cols)} x {len(rows)} pixels, not {len(WINDOW)} x {len(WINDOW)}",
@@ -224,28 +221,9 @@ def _models(image):
                "1.0f / ((2 * RADIUS + 1) * (2 * RADIUS + 1))")
 
 
-def _tiled(image, x0=None, y0=None, window=None):
-    """What a tiled blur gives whose tile[ty][tx] holds the pixel (x0 + tx, y0 + ty), clamped,
-    x0 and y0 functions of (blockIdx.x, blockIdx.y, threadIdx.x, threadIdx.y) of the thread that
-    loads it (the solution's by default), and whose thread reads its window from tile[wy + dy][wx
-    + dx], (wx, wy) = window(the same of the thread; its own threadIdx.x, threadIdx.y by
-    default); None where a window leaves the tile."""
-    (h, w), (bw, bh) = image.shape, BLOCK[:2]
-    x0 = x0 or (lambda bx, by, i, j: bx * bw - RADIUS)
-    y0 = y0 or (lambda bx, by, i, j: by * bh - RADIUS)
-    window = window or (lambda bx, by, i, j: (i, j))
-    (ty, tx), (ly, lx) = np.indices((TILE_Y, TILE_X)), np.indices((bh, bw))
-    out = np.zeros((-(-h // bh) * bh, -(-w // bw) * bw))
-    for by, bx in itertools.product(range(out.shape[0] // bh), range(out.shape[1] // bw)):
-        tile = image[np.clip(y0(bx, by, tx % bw, ty % bh) + ty, 0, h - 1),
-                     np.clip(x0(bx, by, tx % bw, ty % bh) + tx, 0, w - 1)].astype(np.float64)
-        wx, wy = np.broadcast_arrays(*window(bx, by, lx, ly))
-        if min(wx.min(), wy.min()) < 0 or wx.max() >= TILE_X - 2 * RADIUS or \
-                wy.max() >= TILE_Y - 2 * RADIUS:
-            return None
-        out[by * bh:(by + 1) * bh, bx * bw:(bx + 1) * bw] = sum(
-            tile[wy + dy, wx + dx] for dy in range(2 * RADIUS + 1) for dx in range(2 * RADIUS + 1))
-    return (out[:h, :w] / (2 * RADIUS + 1) ** 2).astype(np.float32)
+def _tiled(image, **how):
+    """``box_blur_loads.tiled`` for this exercise's block and radius."""
+    return tiled(image, BLOCK, RADIUS, **how)
 
 
 def _off(name, k):

@@ -86,3 +86,55 @@ def not_shared(kernels, launch, most_loads):
                "read elements that no thread had loaded into it", "declare it __shared__ float "
                "tile[TILE_Y][TILE_X]: one tile for the whole block, which its threads load "
                "between them and, after the __syncthreads(), all read")
+
+
+def tiled(image, block, radius, x0=None, y0=None, window=None):
+    """What a tiled blur (blocks of ``block``, a halo of ``radius``) gives whose tile[ty][tx] holds the pixel (x0 + tx, y0 + ty), clamped,
+    x0 and y0 functions of (blockIdx.x, blockIdx.y, threadIdx.x, threadIdx.y) of the thread that
+    loads it (the solution's by default), and whose thread reads its window from tile[wy + dy][wx
+    + dx], (wx, wy) = window(the same of the thread; its own threadIdx.x, threadIdx.y by
+    default); None where a window leaves the tile."""
+    (h, w), (bw, bh), side = image.shape, block[:2], 2 * radius + 1
+    x0 = x0 or (lambda bx, by, i, j: bx * bw - radius)
+    y0 = y0 or (lambda bx, by, i, j: by * bh - radius)
+    window = window or (lambda bx, by, i, j: (i, j))
+    (ty, tx), (ly, lx) = np.indices((bh + 2 * radius, bw + 2 * radius)), np.indices((bh, bw))
+    out = np.zeros((-(-h // bh) * bh, -(-w // bw) * bw))
+    for by, bx in itertools.product(range(out.shape[0] // bh), range(out.shape[1] // bw)):
+        tile = image[np.clip(y0(bx, by, tx % bw, ty % bh) + ty, 0, h - 1),
+                     np.clip(x0(bx, by, tx % bw, ty % bh) + tx, 0, w - 1)].astype(np.float64)
+        wx, wy = np.broadcast_arrays(*window(bx, by, lx, ly))
+        if min(wx.min(), wy.min()) < 0 or wx.max() >= bw or wy.max() >= bh:
+            return None
+        out[by * bh:(by + 1) * bh, bx * bw:(bx + 1) * bw] = sum(
+            tile[wy + dy, wx + dx] for dy in range(side) for dx in range(side))
+    return (out[:h, :w] / side ** 2).astype(np.float32)
+
+
+def origin_shifted(image, block, radius):
+    """(result, problem, hint) of a tile whose origin is shifted by (sx, sy) pixels: x0 =
+    blockIdx.x * BLOCK_X - RADIUS + sx (sx = RADIUS: - RADIUS left out), each pixel the blur of
+    the pixel at (x + sx, y + sy) (the model: the tiled kernel with that origin)."""
+    (bw, bh), origins = block[:2], {"x0": "blockIdx.x * BLOCK_X", "y0": "blockIdx.y * BLOCK_Y"}
+    for sy, sx in ((0, 1), (1, 0), (1, 1), (0, -1), (-1, 0), (-1, -1),
+                   (0, radius), (radius, 0), (radius, radius)):
+        shifts = [(name, k) for name, k in (("x0", sx), ("y0", sy)) if k]
+        said = " and ".join(f"{name} = {origins[name]}" + (
+            f" - RADIUS {'+' if k > 0 else '-'} {abs(k)}" if k != radius else "")
+                            for name, k in shifts)
+        left_out = ", - RADIUS left out" if all(k == radius for _, k in shifts) else ""
+        yield (tiled(image, block, radius, x0=lambda bx, by, i, j, k=sx: bx * bw - radius + k,
+                     y0=lambda bx, by, i, j, k=sy: by * bh - radius + k),
+               f"each pixel got the blur of the pixel at (x{sx:+d}, y{sy:+d}): the tile's origin "
+               f"was {said}{left_out}: the tile, and every window read from it, sits "
+               f"{_moved(sx, sy)} of where it belongs",
+               " and ".join(f"{name} = {origins[name]} - RADIUS" for name, _ in shifts) +
+               ": tile[0][0] is the pixel RADIUS columns left of and RADIUS rows above the "
+               "block's first, and this thread's own pixel is tile[threadIdx.y + RADIUS]"
+               "[threadIdx.x + RADIUS]")
+
+
+def _moved(sx, sy):
+    """How far a pixel moved, in words: '2 right and 2 down'."""
+    return " and ".join(f"{abs(k)} {(left, right)[k > 0]}" for k, left, right in
+                        ((sx, "left", "right"), (sy, "up", "down")) if k)

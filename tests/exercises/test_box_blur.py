@@ -72,7 +72,19 @@ WRONG = {
                              ["of the right edge(s) of their block", "TILE_X"]),
     "tile_starts_one_pixel_late": ([("blockIdx.x * BLOCK_X - RADIUS;",
                                      "blockIdx.x * BLOCK_X - RADIUS + 1;")],
-                                   ["the blur of the pixel at (x+1, y+0)", "x0 = blockIdx.x"]),
+                                   ["the blur of the pixel at (x+1, y+0): the tile's origin was "
+                                    "x0 = blockIdx.x * BLOCK_X - RADIUS + 1",
+                                    "Hint: x0 = blockIdx.x * BLOCK_X - RADIUS"]),
+    # blind audit TA1 (was 'each pixel got the blur of the pixel at (x+2, y+2): the tile or the
+    # window is shifted ... Hint: tile[ty][tx] holds ... and this thread's own pixel is ...')
+    "tile_origin_without_radius": ([("int x0 = blockIdx.x * BLOCK_X - RADIUS;",
+                                     "int x0 = blockIdx.x * BLOCK_X;"),
+                                    ("int y0 = blockIdx.y * BLOCK_Y - RADIUS;",
+                                     "int y0 = blockIdx.y * BLOCK_Y;")],
+                                   ["the blur of the pixel at (x+2, y+2): the tile's origin was "
+                                    "x0 = blockIdx.x * BLOCK_X and y0 = blockIdx.y * BLOCK_Y, "
+                                    "- RADIUS left out", "Hint: x0 = blockIdx.x * BLOCK_X - "
+                                    "RADIUS and y0 = blockIdx.y * BLOCK_Y - RADIUS"]),
     "window_one_short": ([("dx <= 2 * RADIUS", "dx < 2 * RADIUS")],
                          ["the window is 4 x 5 pixels", "both included (<=)"]),
     "zeros_outside_the_image": ([(LOAD, "((y0 + ty) >= 0 && (y0 + ty) < height && (x0 + tx) >= 0 "
