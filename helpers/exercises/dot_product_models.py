@@ -119,9 +119,11 @@ def wrong_sums(products, block, grid):
              "a warp's lanes nor, through them, the block's warps are added together)",
              "warp_sum must add the 32 lanes' values: v += __shfl_down_sync(0xffffffff, v, "
              "offset) for offset = 16, 8, 4, 2, 1; then the warps' sums go through warp_sums"),
-            (thread % 32 == 0, "only lane 0 of each warp counted: warp_sum does not add the lanes",
-             "in warp_sum: for (int offset = 16; offset > 0; offset /= 2) v += "
-             "__shfl_down_sync(0xffffffff, v, offset);"),
+            (thread % 32 == 0, "only lane 0 of each warp counted, and of every warp: the first "
+             "warp's warp_sum added the warps' sums, so warp_sum adds lanes; the first call's "
+             "result never reached v, and lane 0 stored its own sum in warp_sums (warp_sum(v); "
+             "alone throws the result away: v goes in by value)", "keep what warp_sum returns: "
+             "v = warp_sum(v); before lane 0 stores v in warp_sums[warp]"),
             (thread < 32, "only the first warp of each block counted", "lane 0 of every warp "
              "writes its sum to warp_sums[warp]; after a __syncthreads() the first warp adds "
              "warp_sums[0 .. blockDim.x / 32 - 1] with warp_sum")):

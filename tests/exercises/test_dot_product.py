@@ -162,6 +162,12 @@ WRONG = [
                       "__shfl_down_sync(0xffffffff, offset, v)")),
      ["value and offset are swapped", "adds 16 + 8 + 4 + 2 + 1 = 31",
       "v += __shfl_down_sync(0xffffffff, v, offset)"]),
+    # blind audit TA1 (was 'only lane 0 of each warp counted: warp_sum does not add the lanes
+    # ... Hint: in warp_sum: for (...) v += __shfl_down_sync(...)', warp_sum being right)
+    ("warp_sum_result_dropped",
+     variant(KERNEL, ("    v = warp_sum(v);\n", "    warp_sum(v);\n")),
+     ["only lane 0 of each warp counted", "the first call's result never reached v",
+      "Hint: keep what warp_sum returns: v = warp_sum(v);"]),
     ("shfl_up_for_down",
      variant(KERNEL, ("__shfl_down_sync(0xffffffff, v, offset)", "__shfl_up_sync(0xffffffff, v, offset)")),
      ["__shfl_up_sync", "__shfl_down_sync"]),
