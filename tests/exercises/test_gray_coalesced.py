@@ -91,7 +91,10 @@ WRONG = {
         ["two threads wrote the same pixel", "every thread did the whole loop",
          "no loop over all the pixels"]),
 }
-SIMULATOR_ONLY = {"y_divided_by_height": "a read far past the image: a GPU may not notice it"}
+SIMULATOR_ONLY = {"y_divided_by_height": "a read far past the image: a GPU may not notice it",
+                  # x runs to height and y to width: on a wide image it reads megabytes past rgb,
+                  # which may stop the whole process's context on a GPU
+                  "split_swapped": "reads far past the image: a GPU may not notice it"}
 # Right, not the solution's way: each must pass and be FAST
 RIGHT = {
     "guard_on_x_and_y": [(GUARD, ""), (Y, Y + "\n    if (y >= height)\n        return;")],
