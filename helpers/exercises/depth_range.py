@@ -19,7 +19,7 @@ import numpy as np
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import observe, observed_mistakes
+from helpers.exercises.microscope import accesses_of, observe, observed_mistakes
 
 START = np.array([0xFFFFFFFF, 0], np.uint32)
 POISONS = (0xDEADBEEF, 0)
@@ -108,7 +108,42 @@ def _observed(kernels, case):
                    f"and {other[0].who} updates it atomically at {other[0].line}, with nothing "
                    "between the two (a data race)",
                    "a hole is no measurement: skip it, return when d == 0, before touching range")
+    yield from _plain_stores_left(kernels, race, "")
     yield from observed_mistakes(seen, _refine)
+
+
+def _plain_stores_left(kernels, race, shown):
+    """Plain stores range[k] = d left beside the atomics (the stub's lines): the race check finds
+    two plain stores into range on one line, and a trace of a small image shows every measured
+    pixel's thread storing into that element there and updating it on another line too."""
+    if race is None or race.array != "range" or race.first.atomic or race.second.atomic \
+            or race.first.does != "writes it" or not race.same_line:
+        return
+    lines = _stored_by_every_pixel(kernels)
+    line = int(race.line.rsplit(":", 1)[-1])
+    if lines is None or line not in lines[race.element] or len(lines[race.element]) < 2:
+        return
+    left = [f"range[{k}] = d;" for k in (0, 1) if len(lines[k]) > 1]
+    yield (f"{shown}every measured pixel's thread stores its depth into range[{race.element}] "
+           f"with a plain store at line {line}, besides updating it with an atomic on another "
+           "line: whichever thread's store lands last overwrites what the atomics kept (the race "
+           f"check: {race.first.who} and {race.second.who} both write {race.place} at line "
+           f"{line})", f"delete the plain store{'s' * (len(left) > 1)} {' and '.join(left)}: atomicMin(&range[0], d) and "
+           "atomicMax(&range[1], d) alone keep the nearest and the farthest")
+
+
+def _stored_by_every_pixel(kernels, n=40, block=16):
+    """For range[0] and range[1], the lines where a trace of a small image (n pixels) has every
+    measured pixel's thread, and no other, write it; None where that launch failed."""
+    kept = accesses_of(kernels, _launch(dict(n=n, block=block)), "plain stores", 4096)
+    if kept is None:
+        return None
+    measured = set(np.flatnonzero(depths(n)).tolist())
+    on = kept[kept["write"] & (kept["array"] == "range")]
+    pixel = on["block"].astype(int) * block + on["thread"]
+    return [{int(line) for line in set(on["line"].tolist())
+             if set(pixel[(on["line"] == line) & (on["index"] == k)].tolist()) == measured}
+            for k in (0, 1)]
 
 
 def _range(depth):
@@ -167,15 +202,21 @@ def _mistakes(case, run):
         yield ("the last pixel (i = n - 1, the nearest depth) was not looked at: the bounds "
                "guard is off by one", "the last pixel is i = n - 1: " + GUARD_HINT + " (>=, not >)")
     yield from _hole_made_up(case, run, want)
+    yield from _lost(run, [near, far], want)
+
+
+def _lost(run, got, want):
+    """A range too narrow: pixels not looked at (no race), or depths lost (the race's kind)."""
     race = observe(run.kernel, _launch(CASES[-1])).race
-    if want[0] <= near and far <= want[1] and race is None:
-        yield (f"range is {{{near}, {far}}}, expected {{{want[0]}, {want[1]}}}, and the race check "
-               "finds no race: not every pixel was looked at, or a depth went to the other end",
+    shown = f"range is {{{got[0]}, {got[1]}}}, expected {{{want[0]}, {want[1]}}}"
+    if want[0] <= got[0] and got[1] <= want[1] and race is None:
+        yield (f"{shown}, and the race check finds no race: not every pixel was looked at, or a "
+               "depth went to the other end",
                "thread i = blockIdx.x * blockDim.x + threadIdx.x looks at depth[i], then "
                "atomicMin(&range[0], d) and atomicMax(&range[1], d)")
-    yield (f"range is {{{near}, {far}}}, expected {{{want[0]}, {want[1]}}}: depths were lost",
-           STORED_BACK_HINT if _stored_back(race) else RESET_HINT if _reset_in_kernel(race)
-           else ATOMIC_HINT)
+    yield from _plain_stores_left(run.kernel, race, f"{shown}: ")
+    yield (f"{shown}: depths were lost", STORED_BACK_HINT if _stored_back(race) else
+           RESET_HINT if _reset_in_kernel(race) else ATOMIC_HINT)
 
 
 def _offset_in_bytes(past, got):

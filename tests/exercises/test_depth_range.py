@@ -86,11 +86,19 @@ WRONG = {
     "hole_made_1_mm": ([(HOLE, "    if (d == 0)\n        d = 1;\n")],
                        "given a made-up depth, 1, which the atomics kept in range[0]",
                        "skip it, return when d == 0"),
+    # blind audit TA-depth_range-1, from the stub: its plain stores left above the atomics (was
+    # 'range is {250, 250}, expected {250, 9000}: depths were lost. Hint: a compare and a store
+    # are two steps ... atomicMin(&range[0], d) and atomicMax(&range[1], d) do both in one')
+    "stub_s_stores_left_above_the_atomics": (
+        [(ATOMICS, "    range[0] = d;\n    range[1] = d;\n" + ATOMICS)],
+        "stores its depth into range[0] with a plain store at line",
+        "delete the plain stores range[0] = d; and range[1] = d;"),
 }
 # on a GPU the reset lands before, among or after the other blocks' atomics, as the race goes
 SIMULATOR_ONLY = {"range_reset_in_the_kernel": "on a GPU its outcome depends on a race",
                   "hole_reads_the_range": "on a GPU its outcome depends on a race",
-                  "atomic_result_stored_back": "on a GPU its outcome depends on a race"}
+                  "atomic_result_stored_back": "on a GPU its outcome depends on a race",
+                  "stub_s_stores_left_above_the_atomics": "on a GPU its outcome depends on a race"}
 RIGHT = {
     "holes_skipped_by_an_if": [(HOLE + ATOMICS, "    if (d > 0) {\n        atomicMin(&range[0], d);"
                                                 "\n        atomicMax(&range[1], d);\n    }\n")],
