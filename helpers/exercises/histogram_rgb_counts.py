@@ -47,6 +47,7 @@ def wrong_counts(got, want, rgb, case):
     if 0 < lost < 3 * case["block"] and np.array_equal(got, reference(rgb[:size - lost])):
         yield (f"the last {lost} of the {size:,} bytes were not counted: the loop stops early",
                "count every byte, j from 0 while j < 3 * n")
+    yield from _first_bytes(got, rgb, size)
     yield from _strides(got, rgb, case)
     yield from _no_block_offset(got, rgb, case)
     block = case["block"]
@@ -60,6 +61,21 @@ def wrong_counts(got, want, rgb, case):
     if lost > 0:
         yield (f"{lost:,} of the {total:,} bytes were not counted: counts were lost",
                BARRIER_HINT + "; and count with atomicAdd")
+
+
+def _first_bytes(got, rgb, size):
+    """The counting loop stopped at a bound of its own, k < 3 * n: the bins are those of the
+    first k bytes, k what they add up to (768: the bins' number, the clearing loop's bound)."""
+    k = int(got.sum())
+    if not 0 < k < size or not np.array_equal(got, reference(rgb[:k])):
+        return
+    if k == BINS:
+        yield (f"only the first {k} of the {size:,} bytes were counted: the counting loop stops "
+               "at j = 768, the number of bins, not at the image's 3 * n bytes",
+               "the counting loop runs over the image: j < CHANNELS * n; 768 bounds the loops "
+               "over the bins only (clearing and adding)")
+    yield (f"only the first {k:,} of the {size:,} bytes were counted: the counting loop stops "
+           f"at j < {k}", "count every byte: run the loop while j < 3 * n")
 
 
 def _strides(got, rgb, case):

@@ -110,6 +110,13 @@ WRONG = [
     ("bins_value_major",
      variant(KERNEL, ("(j % CHANNELS) * LEVELS + rgb[j]]", "rgb[j] * CHANNELS + (j % CHANNELS)]")),
      ["the bins are what bin v * 3 + c gives", "bin (j % 3) * 256 + rgb[j]"]),
+    # blind audit TA-histogram_rgb-1, the clearing loop's bound copied (was '99,237 of the 100,005
+    # bytes were not counted: counts were lost ... Hint: ... a __syncthreads() after each step;
+    # and count with atomicAdd', both right in this kernel)
+    ("counting_stops_at_the_bins",
+     variant(KERNEL, ("j < CHANNELS * n;", "j < CHANNELS * LEVELS;")),
+     ["only the first 768 of the 100,005 bytes were counted",
+      "768, the number of bins, not at the image's 3 * n bytes", "j < CHANNELS * n"]),
     ("last_byte_left_out",
      variant(KERNEL, ("j < CHANNELS * n;", "j < CHANNELS * n - 1;")),
      ["the last 1 of the 100,005 bytes were not counted", "j < 3 * n"]),
