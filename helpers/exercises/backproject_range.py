@@ -317,6 +317,38 @@ def _wrong_nans(nan, kept, depth, low):
                "only depth 0 and Z outside [z_min, z_max] make NaN; keep every other pixel")
 
 
+def _chained_range(kernel, record):
+    """The range test written as mathematics writes it, z_min <= z <= z_max (the compiler's
+    record of a chained comparison), confirmed by the first case's points: C reads it as
+    (z_min <= z) <= z_max, 0 or 1 against z_max, true for every depth, so the kernel keeps
+    every measured pixel, as a model of that test does."""
+    case = CASES[0]
+    launched = EXERCISE.run(kernel, _launch(case))
+    try:
+        next(launched)
+        return None
+    except StopIteration as stop:
+        run = stop.value
+    if run is None:
+        return None
+    depth, low = run.model, z_min(case)
+    z = depth.astype(np.float32) * DEPTH_SCALE
+    chain = (z >= low).astype(np.float32) <= Z_MAX
+    model, _ = reference(depth, *(case[k] for k in INTRINSICS), ranged=np.where(chain, low, -1),
+                         low=low)
+    out = (depth > 0) & ((z < low) | (z > Z_MAX))
+    if not out.any() or not np.allclose(run.out.got, model, 1e-5, 1e-6, equal_nan=True):
+        return None
+    v, u = np.argwhere(out)[0]
+    return (f"the range test at line {record.line} chains two comparisons, z_min <= z <= z_max, "
+            "which C does not read as mathematics does: it is (z_min <= z) <= z_max, and "
+            f"z_min <= z is 0 or 1, never above z_max = {Z_MAX:g} m, so the test holds for every "
+            f"depth: all {int(out.sum())} measured pixels outside [z_min, z_max] were kept as "
+            f"points (the first u = {u}, v = {v}, z = {z[v, u]:g} m, with z_min = {low:g} m)",
+            "test each end with its own comparison and join them: if (depth[i] == 0 || z < z_min "
+            "|| z > z_max), or !(z_min <= z && z <= z_max)")
+
+
 EXERCISE = KernelExercise(
     stub="exercises/backproject_range.cu", kernel="backproject_range",
     signature="const unsigned short *depth, float *xyz, int width, int height, float fx, "
@@ -324,6 +356,7 @@ EXERCISE = KernelExercise(
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
     crash_hint=GUARD_HINT + "; and read only depth[i] of your own pixel",
     simulated="runs the race check", observed=_observed, observed_as="race-checked",
+    compared=_chained_range,
     success=f"every point matches NumPy's back-projection, and exactly the pixels with no "
             f"measurement or outside [z_min, z_max] are NaN (z_min = {Z_MIN_MM / 1000:g} m and "
             f"0 m, z_max = {Z_MAX_MM / 1000:g} m; {len(CASES) - 1} images whose sides are not "

@@ -117,7 +117,8 @@ class KernelExercise:
     (``helpers.exercises.hidden``). ``no_extern_c``: the stub includes a C++ header
     (cuda_fp16.h, mma.h) and declares its kernel ``extern "C"`` itself, so SourceModule must not
     wrap it in ``extern "C" { }`` (notebook 01). A kernel that passed but reads a local before
-    anything is stored in it is NOT YET (``helpers.exercises.unset``; ``unset``: its words).
+    anything is stored in it is NOT YET (``helpers.exercises.unset``; ``unset``: its words;
+    ``compared``: its own words for two comparisons written as one).
 
     ``fast(kernel)``, for a chapter about speed, rates a kernel that passed: a generator that
     yields ``(what is missing, hint)`` when the kernel misses the chapter's target (the PASS
@@ -132,7 +133,7 @@ class KernelExercise:
                  mistakes=None, crash_hint="", detect=None, simulated="", before=None,
                  after=None, refine=None, fast=None, no_extern_c=False, observed=None,
                  observed_as="race-checked and traced", read_past=None, array_hints=None,
-                 unset=None):
+                 unset=None, compared=None):
         self.stub, self.kernel, self.signature = stub, kernel, signature
         self.cases, self.success, self.where = cases, success, where or (lambda c: c.where())
         self.draw = draw
@@ -142,6 +143,7 @@ class KernelExercise:
         self.refine, self.fast, self.no_extern_c = refine, fast, no_extern_c
         self.observed, self.observed_as = observed, observed_as
         self.read_past, self.array_hints, self.unset = read_past, array_hints or {}, unset
+        self.compared = compared
         if observed is None and any(map(on_simulator, cases)):
             raise ValueError("a case marked to be launched on the simulator needs observed=, "
                              "its detectors (microscope.observed_launch, say)")
@@ -181,7 +183,7 @@ class KernelExercise:
             verdict = check_cases(cases, lambda case: self._detect_case(kernel, case),
                                   self._where_case,
                                   hidden_cases.success(self.success, self.cases, cases))
-        verdict = unset_reads.checked(kernel, verdict, self.unset)  # the planted bugs' too
+        verdict = unset_reads.checked(kernel, verdict, self.unset, self.compared)  # planted too
         if verdict and self.after:
             verdict = self.after(kernel, verdict)
         return self._rate(kernel, verdict) if verdict and self.fast else verdict

@@ -33,21 +33,25 @@ def reads(kernel, kind: str = "uninitialised") -> tuple:
     return tuple(r for r in getattr(simulated, "compiler_warnings", ()) if r.kind == kind)
 
 
-def checked(kernel, verdict: Verdict, words: Words | None = None) -> Verdict:
+def checked(kernel, verdict: Verdict, words: Words | None = None, compared=None) -> Verdict:
     """``verdict`` (a PASS), or the NOT YET for the first local that ``kernel`` reads before
     anything is stored in it: in the exercise's ``words`` where it has some, else general ones.
     Before either, whatever the verdict: an ``if`` (or ``else``) whose body is a lone semicolon
     (``if (i < n);``), a function named without its parentheses (``__syncthreads;``), two
     comparisons written as one (``0 <= i < n``) or a ``!`` on a comparison's left side only
-    (``!x < width``), which the cases' mistake, if any, comes from."""
+    (``!x < width``), which the cases' mistake, if any, comes from. ``compared(kernel, record)``:
+    the exercise's own words for two comparisons written as one, where it confirmed on the kernel
+    which comparison that is, or None for the general words."""
     empty = reads(kernel, "empty body")
     if empty:
         return not_yet(*empty_body(empty[0]))
     for kind, words_of in (("not called", not_called), ("chained comparison", chained),
                            ("logical not", not_on_the_left)):
         found = reads(kernel, kind)
+        own = compared(kernel, found[0]) if found and compared and kind == "chained comparison" \
+            else None
         if found:
-            return not_yet(*words_of(found[0]))
+            return not_yet(*(own or words_of(found[0])))
     found = reads(kernel)
     if not verdict or not found:
         return verdict

@@ -195,6 +195,13 @@ WRONG = {
                           "    int x = (u - cx) * z / fx;\n    int y = (v - cy) * z / fy;\n"
                           "    xyz[i] = x;\n    xyz[n + i] = y;")],
                         "every element of X is the right value cut to a whole number"),
+    # blind audit TA-backproject_range-1, Python's chained comparison as the range test (was
+    # 'the condition at line 21 chains two comparisons ...: 0 <= i < n is (0 <= i) < n ... true
+    # for every thread, the spare ones past the end too. Hint: compare i with n alone: if (i < n)')
+    "range_test_chained": ([("z < z_min || z > z_max", "!(z_min <= z <= z_max)")],
+                           "it is (z_min <= z) <= z_max, and z_min <= z is 0 or 1, never above "
+                           "z_max = 4 m, so the test holds for every depth: all 603 measured "
+                           "pixels outside [z_min, z_max] were kept"),
 }
 SIMULATOR_ONLY = {"nan_as_an_interleaved_point": "a NaN at xyz[3 * i + c] that is a point's place "
                                                   "races with that point's store on a GPU"}

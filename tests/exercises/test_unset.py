@@ -100,6 +100,12 @@ def test_python_comparisons_are_named_first_whatever_the_cases_said():
     assert verdict.problem.startswith("the condition at line 10 chains two comparisons"), verdict
     assert "0 <= i < n is (0 <= i) < n" in verdict.problem, verdict
     assert verdict.hint.startswith("compare i with n alone: if (i < n)"), verdict
+    # an exercise that confirmed on the kernel which comparison is chained names it itself
+    own = unset.checked(Twin(chained), not_yet("wrong", "fix it"),
+                        compared=lambda kernel, r: (f"line {r.line}: the range test", "z < z_min"))
+    assert (own.problem, own.hint) == ("line 10: the range test", "z < z_min"), own
+    assert unset.checked(Twin(chained), not_yet("wrong", "fix it"),
+                         compared=lambda kernel, r: None).problem == verdict.problem
     negated = CompilerWarning("logical not", "!", "kernel.cu", 12, None, None, True, ("k",))
     verdict = unset.checked(Twin(negated), passed("all right"))
     assert verdict.problem.startswith("the ! at line 12 applies to the left side of the "
