@@ -16,8 +16,8 @@ import numpy as np
 from helpers.exercises import near
 from helpers.exercises.causal_softmax_models import (
     _exps, _lanes_own_max, _near, _shfl_down_max, _shfl_down_sums, _shifted, far, late,
-    max_of_column_numbers, max_of_first_1024_columns, max_of_first_columns, max_of_magnitudes,
-    max_of_row_0, rows_of_warps, softmax, sunk, visible)
+    max_from_the_lane_s_column, max_of_column_numbers, max_of_first_1024_columns,
+    max_of_first_columns, max_of_magnitudes, max_of_row_0, rows_of_warps, softmax, sunk, visible)
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -341,6 +341,7 @@ def _mistakes(case, run):
     if bad:
         yield from _max_from_thread(x, got, case[2], run.kernel)
         yield from _max_to_the_row(run)
+        yield from max_from_the_lane_s_column(run)
     if odd_masked and odd_masked <= bad <= {0, *range(1, x.shape[0], 2)}:  # row 0: x[0] is 0
         yield ("NaN in the rows whose masked columns hold the largest scores: the max was taken "
                "over the masked columns too, and every visible exp(x - m) underflowed to 0",

@@ -263,3 +263,42 @@ def max_of_first_1024_columns(x, got, bad):
                "exp(x - m) overflowed a float",
                "a lane's columns run to the row's last, however long the row: for (int c = "
                "lane; c <= last; c += 32) m = fmaxf(m, ...)")
+
+
+def max_from_the_lane_s_column(run):
+    """Each lane's max started at in[lane], its first column, whatever last is: in a row where
+    lane > last that is a masked column (or the next row's, or past x's end), whose score joins
+    the row's max: the odd rows' masked 150s put m above every visible score."""
+    flat, x = run.launch.args[0].host().astype(np.float64), run.model
+    rows, cols = x.shape
+    starts = flat[np.minimum(np.arange(rows)[:, None] * cols + np.arange(32)[None, :],
+                             flat.size - 1)]
+    m = np.maximum(np.where(visible(rows, cols), x, -np.inf).max(axis=1), starts.max(axis=1))
+    got = run.out.got.astype(np.float64)
+    wrong = np.flatnonzero((m > np.where(visible(rows, cols), x, -np.inf).max(axis=1))
+                           & np.isnan(got).any(axis=1))
+    if not wrong.size or not _near_nan_any(got, x, m) or not _row_0_loads_every_lane(run.kernel):
+        return
+    r = int(wrong[0])
+    lane = int(np.argmax(starts[r]))
+    yield (f"each lane's max started at in[lane], its first column, also where lane > last: in "
+           f"row {r} (last = {min(r, cols - 1)}) lane {lane} started at in[{lane}] = "
+           f"{starts[r, lane]:.4g}, a column the row does not see, above every score it does, "
+           "so each exp(x - m) underflowed to 0 and 0 / 0 made the row NaN (rows "
+           f"{', '.join(map(str, wrong[:4]))}, ...; on the simulator, row 0's 32 lanes each "
+           "loaded their column, in[lane], at one line, though row 0 sees column 0 alone)",
+           "start the max at -INFINITY: float m = -INFINITY; the loop for (int c = lane; c <= "
+           "last; c += 32) then takes in the visible columns only")
+
+
+def _row_0_loads_every_lane(kernels, rows=40, cols=40) -> bool:
+    """Whether, in a launch on the simulator of ``rows`` rows, one warp a block, row 0's warp had
+    a line where each of its 32 lanes loaded its own column, in[lane], once, and nothing else:
+    the max's start, though row 0 sees column 0 alone."""
+    loads = _loads_of_x(kernels, rows, cols, seed=6, key="lanes' columns")
+    if loads is None:
+        return False
+    row_0 = loads[loads["block"] == 0]
+    return any(sorted(zip(row_0["lane"][row_0["line"] == line].tolist(),
+                          row_0["index"][row_0["line"] == line].tolist()))
+               == [(lane, lane) for lane in range(32)] for line in set(row_0["line"].tolist()))

@@ -155,6 +155,15 @@ WRONG = [
                                                            "m = fmaxf(m, __half2float(in[lane]));")),
      ["the max's loop read in[lane], the lane's first column, every time round",
       "m = fmaxf(m, __half2float(in[c]))"]),
+    # blind audit TA-causal_softmax-1: the max started at in[lane], a masked column in the rows
+    # where lane > last (was 'NaN in the rows whose masked columns hold the largest scores: the
+    # max was taken over the masked columns too ... Hint: ... for (int c = lane; c <= last; c +=
+    # 32)', the loop the kernel has)
+    ("max_started_at_the_lane_s_column",
+     variant(KERNEL, ("    float m = -INFINITY;\n",
+                      "    float m = __half2float(in[lane]);   // start from the lane's first column\n")),
+     ["each lane's max started at in[lane], its first column", "lane > last",
+      "start the max at -INFINITY: float m = -INFINITY"]),
 ]
 
 # Right, though not as the solution does it: the warp's max with __shfl_down_sync, then lane 0's
