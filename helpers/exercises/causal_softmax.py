@@ -293,6 +293,13 @@ def _read_past(run, name):
                "index in by the column alone: in[c]")
 
 
+def _masked_in_the_max(run):
+    """Masked scores taken into the max by a loop that runs to the row, or by a start at
+    in[lane] (each by its model)."""
+    yield from _max_to_the_row(run)
+    yield from max_from_the_lane_s_column(run)
+
+
 def _max_to_the_row(run):
     """A max loop that runs to the row (c <= row), not to last: a row past the last column takes
     in the next rows' scores (the last rows the 150 past the end of x), exps underflow to 0."""
@@ -340,8 +347,7 @@ def _mistakes(case, run):
                "y = 0 where c > last: a token does not look at the ones after it")
     if bad:
         yield from _max_from_thread(x, got, case[2], run.kernel)
-        yield from _max_to_the_row(run)
-        yield from max_from_the_lane_s_column(run)
+        yield from _masked_in_the_max(run)
     if odd_masked and odd_masked <= bad <= {0, *range(1, x.shape[0], 2)}:  # row 0: x[0] is 0
         yield ("NaN in the rows whose masked columns hold the largest scores: the max was taken "
                "over the masked columns too, and every visible exp(x - m) underflowed to 0",
