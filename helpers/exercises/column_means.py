@@ -203,10 +203,13 @@ def _misread(m, block):
                "each thread read m[col * cols + r]: the row and the column swapped in the index",
                "element (r, col) is m[r * cols + col]: r picks the row, col the place in it")
     flat = m.ravel()
-    yield (np.array([flat[col::rows].sum() for col in range(cols)]) / rows, "each thread "
-           "stepped through m by rows floats, m[col], m[col + rows], ... to m's end: a step down "
-           "a column moves one whole row, cols floats, not rows", "element (r, col) is m[r * "
-           "cols + col]: from i = col step by cols, i += cols, while i < rows * cols")
+    yield (np.array([flat[col::rows].sum() for col in range(cols)]) / rows, "each thread stepped "
+           f"through m by rows floats, reading cols = {cols} elements, rows = {rows} floats apart, m[col], m[col + {rows}], ..., "
+           f"m[col + {(cols - 1) * rows}], as r < cols over m[r * rows + col] does (or i += rows "
+           "to m's end): a step down a column moves one whole row, cols floats, not rows, and a "
+           "column has rows elements, not cols", "for (int r = 0; r < rows; r++) sum += m[r * "
+           "cols + col]: r counts the column's rows elements, each cols floats after the one "
+           "before (on a flat index: from i = col step by cols, i += cols, while i < rows * cols)")
     if cols < rows:   # the planted bug's reads past m's end clamped onto its last element
         yield (flat[np.minimum(np.arange(rows)[:, None] * rows + np.arange(cols),
                                flat.size - 1)].mean(axis=0),

@@ -99,6 +99,17 @@ WRONG = {
                                       "        sum += m[i];")],
                                     {"problem": "stepped through m by rows floats",
                                      "hint": "step by cols, i += cols"}),
+    # blind audit TA-column_means-1: the overrun silenced by running r < cols, m[r * rows + col],
+    # the same reads (was '... stepped through m by rows floats, ... to m's end ... Hint: ...
+    # from i = col step by cols, i += cols, while i < rows * cols', silent on r < cols)
+    "loop_over_cols_stepping_by_rows": ([("    for (int r = 0; r < rows; r++)\n        sum += " + READ,
+                                          "    for (int r = 0; r < cols; r++)\n"
+                                          "        sum += m[r * rows + col];")],
+                                        {"problem": "reading cols = 37 elements, rows = 100 "
+                                                    "floats apart, m[col], m[col + 100], ..., "
+                                                    "m[col + 3600]",
+                                         "hint": "for (int r = 0; r < rows; r++) sum += "
+                                                 "m[r * cols + col]"}),
     # blind audit J8: the overrun stopped with min(rows, cols) (was 'means[0] = 0.0556943, NumPy's
     # is -0.10009' with the printf hint)
     "stride_min_of_rows_and_cols": ([(READ, "m[r * min(rows, cols) + col];")],
