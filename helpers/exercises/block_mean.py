@@ -250,10 +250,27 @@ def _mistakes(n, run):
                "every thread whose i < n stores y[i] = x[i] - means[blockIdx.x]")
     close = np.isclose(y.got, want_y, rtol=1e-4, atol=1e-5)
     if not close.all():
+        yield from _mean_of_thread_0_alone(x, y.got, want_y)
         yield from near.misses("y", y.got, want_y, close=near.within(1e-4, 1e-5))
         first = int(np.argmax(~close))
         yield (f"y is wrong: y[{first}] = {y.got[first]}, NumPy's is {want_y[first]}",
                "y[i] = x[i] - means[blockIdx.x], after a barrier that every thread reaches")
+
+
+def _mean_of_thread_0_alone(x, got, want):
+    """Only thread 0 of each block subtracted the mean, the others 0: what a mean kept in a
+    local variable (float sum, each thread's own) that thread 0 alone filled gives."""
+    model = x.copy()
+    model[::BLOCK] = want[::BLOCK]
+    if BLOCK >= len(x) or not np.allclose(got, model, rtol=1e-4, atol=1e-5):
+        return
+    yield (f"y[i] = x[i] in every thread but thread 0 of its block (y[1] = {got[1]:.6g} = x[1], "
+           f"NumPy's is {want[1]:.6g}): only thread 0 subtracted its block's mean, the others 0. "
+           "A variable declared in the kernel (float sum, say) is each thread's own register: "
+           "what thread 0 adds into its sum no other thread sees, theirs stayed 0",
+           "share the mean through memory every thread reads: thread 0 stores means[blockIdx.x] "
+           "= sum / count, then after a __syncthreads() every thread computes y[i] = x[i] - "
+           "means[blockIdx.x]")
 
 
 def _wrong_means(got, want, x, n):

@@ -116,6 +116,16 @@ WRONG = {
                          ["a data race on means[0]", "block (1, 0, 0) writes it",
                           "Hint: thread 0 of each block stored its block's mean in means[0]",
                           "means[blockIdx.x] = sum / count"]),
+    # blind audit TA-block_mean-1: a local sum taken as shared, y[i] = x[i] - sum / count, 0 in
+    # every thread but thread 0 (was 'y is wrong: y[1] = 0.83..., NumPy's is 0.85... Hint: y[i] =
+    # x[i] - means[blockIdx.x], after a barrier ...', silent on the pattern and on sum)
+    "local_sum_read_by_every_thread": ([("    if (t == 0) {\n        float sum = 0.0f;",
+                                         "    float sum = 0.0f;\n    if (t == 0) {"),
+                                        ("y[i] = x[i] - means[blockIdx.x];",
+                                         "y[i] = x[i] - sum / count;")],
+                                       ["y[i] = x[i] in every thread but thread 0 of its block",
+                                        "y[1] = 0.83", "each thread's own",
+                                        "y[i] = x[i] - means[blockIdx.x]"]),
 }
 
 # Right, but not the solution's way: each must pass
