@@ -17,7 +17,7 @@ import numpy as np
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import accesses_of, written_twice
+from helpers.exercises.microscope import accesses_of, observe, written_twice
 
 HOLE = np.array(0x7FC0BEEF, np.uint32).view(np.float32)[()]   # a NaN, not the list's poison
 JUNK_ROW = 5     # slot past n holds count + JUNK_ROW
@@ -122,9 +122,9 @@ def _signed_wrap(failure, slot):
             return
 
 
-def _launch(case):
+def _launch(case, xyz=None):
     n, block = case[:2]
-    xyz = cloud(n)
+    xyz = cloud(n) if xyz is None else xyz
     valid = xyz[2] > 0
     count = int(valid.sum())
     slot = (np.cumsum(valid) - valid).astype(np.int32)
@@ -151,6 +151,7 @@ def _mistakes(case, run):
         yield ("points were written at their pixel's row i, past the end of the list (which "
                f"has {count} rows for {case[0]} pixels)", SLOT_HINT)
     if count in rows and not out.unwritten[0].any():   # the first point's row was written too
+        yield from _nan_let_through(run.kernel, count)
         yield ("holes were written into the list: the last pixel, a hole, wrote row "
                f"{count}, one past the end (a hole's slot is the next point's row)", HOLE_HINT)
     if rows == {count + JUNK_ROW}:
@@ -179,6 +180,24 @@ def _mistakes(case, run):
         yield from _wrapped(out.got, out.unwritten.any(axis=1), want)
         yield from _unwritten(case, xyz, out.unwritten.any(axis=1))
     yield from _wrong_points(out.got, want, xyz)
+
+
+def _nan_let_through(kernels, count, n=40, block=16):
+    """A hole test that NaN passes (z <= 0.0f, z == 0.0f, z < 0.0f: every comparison with NaN
+    is false): on the simulator, the same kind of cloud with its holes' Z 0 in place of NaN
+    gives the right list, so the kernel does test Z."""
+    xyz = cloud(n)
+    xyz[2, np.isnan(xyz[2])] = 0.0
+    seen = observe(kernels, _launch((n, block), xyz), key="holes at 0", racecheck=False)
+    if seen.error is not None or seen.outs[0].past.size or \
+            not np.array_equal(seen.outs[0].got, xyz[:, xyz[2] > 0].T):
+        return
+    yield (f"holes were written into the list: the last pixel, a hole, wrote row {count}, one "
+           "past the end, though the same cloud with its holes' Z = 0 in place of NaN came out "
+           "right: the hole test lets NaN through, as xyz[2 * n + i] <= 0.0f does (or == 0.0f): "
+           "every comparison with NaN is false, so a NaN Z is not <= 0 and the hole goes on",
+           "test for a point, not for a hole: return when !(xyz[2 * n + i] > 0.0f), which is "
+           "true for NaN and for Z <= 0 alike")
 
 
 def _every_pixel_returned(kernels, n=40, block=16) -> bool:

@@ -28,6 +28,12 @@ WRONG = {
                                "went to row 730", "slot is an exclusive sum: slot[i] counts the "
                                "points before pixel i, which is its row"),
     "holes_kept": ([(HOLE, "")], "holes were written into the list", "NaN > 0.0f is false"),
+    # blind audit TA-compact_points-1: the hole test rewritten z <= 0.0f, false for NaN (was the
+    # missing test's 'holes were written into the list ... Hint: a hole's Z is NaN, and NaN >
+    # 0.0f is false ...', silent on the kernel's own test)
+    "hole_test_less_or_equal": ([(HOLE, "    if (xyz[2 * n + i] <= 0.0f)\n        return;\n")],
+                                "the hole test lets NaN through, as xyz[2 * n + i] <= 0.0f does",
+                                "return when !(xyz[2 * n + i] > 0.0f), which is true for NaN"),
     "no_bounds_guard": ([(GUARD, "")], "threads past n wrote points past the end",
                         "if (i >= n) return;"),
     "guard_lets_n_through": ([("if (i >= n)", "if (i > n)")], "the guard lets i == n through",
