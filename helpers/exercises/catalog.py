@@ -154,17 +154,23 @@ def check(exercise: Exercise, root: Path, hidden: int | None = None) -> Verdict:
     return checker(define_function(source, exercise.function), hidden=hidden)
 
 
-def define_function(source: str, name: str):
+def define_function(source: str, name: str, filename: str = ""):
     """Run a notebook cell's ``source`` as the notebook would and return the function ``name``
-    it defines (a cell that does not run gives a function that raises its error)."""
+    it defines (a cell that does not run gives a function that raises its error). Its code is
+    named ``filename`` (a file's path), or ``<name>`` for a cell, whose lines a traceback then
+    shows (``function.learner_line``)."""
+    import linecache
+
     import numpy as np
 
     from helpers.backend import drv, gpuarray
     from helpers.ch11.multigpu import using
 
+    filename = filename or f"<{name}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace = {"drv": drv, "np": np, "gpuarray": gpuarray, "using": using}
     try:
-        exec(compile(source, f"<{name}>", "exec"), namespace)  # noqa: S102 - the learner's cell
+        exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - the learner's cell
         function = namespace[name]
     except Exception as err:  # noqa: BLE001 - reported by the checker, which calls the function
         def function(*args, error=err, **kwargs):

@@ -8,10 +8,18 @@ its launches."""
 from __future__ import annotations
 
 import contextlib
+import sys
+import sysconfig
+import traceback
+from pathlib import Path
 
 from helpers.exercises.verdict import Mistake, Verdict, not_yet
 
-READ_THE_MESSAGE = "read the message: it names the line of your function that failed"
+READ_THE_MESSAGE = "the message says what went wrong on that line of your function"
+# Where code that is not the learner's lives: the course's helpers, Python and its packages.
+NOT_THE_LEARNER_S = tuple(str(Path(p).resolve()) for p in {
+    Path(__file__).resolve().parents[1], sys.prefix, sys.base_prefix,
+    *(sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib"))})
 
 
 class Refused(Exception):
@@ -69,16 +77,52 @@ def check_function(fn, name: str, verdict) -> Verdict:
 
 def run_catching(call, todo: str, hints=(), otherwise: str = READ_THE_MESSAGE):
     """``(None, call())``, or ``(mistake, None)`` when the learner's function raised: a refused
-    call's mistake, else the exception with a hint: ``todo`` for the stub's NotImplementedError,
-    that of the first ``(exception class, hint)`` of ``hints`` that fits, or ``otherwise``."""
+    call's mistake, else the exception, where in the learner's code it was raised (``raised``)
+    and a hint: ``todo`` for the stub's NotImplementedError, else that of the first ``(exception
+    class, hint)`` of ``hints`` that fits, or ``otherwise``. A hint may be a function of the
+    exception that tells more: ``(what the checker saw, hint)``, or None where it saw nothing
+    (the next pair is tried)."""
     try:
         return None, call()
     except Refused as err:
         return err.mistake, None
     except Exception as err:  # noqa: BLE001 - a learner's bug is reported, not raised
-        hints = ((NotImplementedError, todo), *hints)
-        hint = next((h for kind, h in hints if isinstance(err, kind)), otherwise)
-        return (f"your function raised {type(err).__name__}: {err}", hint), None
+        for kind, hint in ((NotImplementedError, todo), *hints):
+            told = (hint(err) if callable(hint) else ("", hint)) if isinstance(err, kind) else None
+            if told:
+                return (raised(err) + (f": {told[0]}" if told[0] else ""), told[1]), None
+        return (raised(err), otherwise if learner_line(err) else "read the message: it says "
+                "what went wrong"), None
+
+
+def raised(err: BaseException) -> str:
+    """``your function raised ValueError at line 6 of your cell (buf[:] = h[lo:hi]): could not
+    broadcast ...``: the exception, and the line of the learner's code where it was raised."""
+    line = learner_line(err)
+    at = "" if line is None else " at line {} of {} ({})".format(*line)
+    message = str(err)
+    return f"your function raised {type(err).__name__}{at}" + (f": {message}" if message else "")
+
+
+def learner_line(err: BaseException) -> tuple | None:
+    """``(number, place, text)`` of the innermost line of the learner's code that the exception
+    went through (the traceback's last frame that is not the course's helpers, Python or a
+    package: a notebook's cell, the file of notebook 11's small exercises); for a cell that did
+    not compile, the SyntaxError's own line. ``place`` is "your cell" or the file's name; None
+    where no such line is known."""
+    import linecache
+
+    frames = [(f.filename, f.lineno) for f in traceback.extract_tb(err.__traceback__)]
+    if isinstance(err, SyntaxError) and err.filename and err.lineno:
+        frames.append((err.filename, err.lineno))
+    mine = [(name, number) for name, number in frames if number and not name.startswith(
+        "<frozen") and not str(Path(name).resolve()).startswith(NOT_THE_LEARNER_S)]
+    if not mine:
+        return None
+    name, number = mine[-1]
+    cell = name.startswith("<") or "ipykernel_" in name   # IPython's name for a cell's code
+    text = linecache.getline(name, number).strip()
+    return number, "your cell" if cell else Path(name).name, text or "its text unknown"
 
 
 def from_file(path: str, name: str):
@@ -94,7 +138,7 @@ def from_file(path: str, name: str):
         return not_yet(f"cannot find {path} (looked for {file})",
                        "paths are relative to cuda_src/; restore the file with "
                        "helpers.exercises.reset(...) if it is gone")
-    return define_function(file.read_text(errors="replace"), name)
+    return define_function(file.read_text(errors="replace"), name, str(file))
 
 
 def copies_to_host():

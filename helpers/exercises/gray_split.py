@@ -122,7 +122,7 @@ def _mistakes(fn, contexts, functions, case):
             lambda: fn(images.copy(), list(contexts), kernels), "replace the TODOs with your code",
             [(drv.Error, "a copy or a kernel failed: device k's arrays must be made with device "
                          "k's context current, " + USING_HINT)],
-            "read the message: it names the call that failed. Device k's share is images[lo:hi], "
+            "the message says what went wrong on that line. Device k's share is images[lo:hi], "
             "its output a (hi - lo, height, width) uint8 array")
     after = context_stack(restore=before)
     if raised:

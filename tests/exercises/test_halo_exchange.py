@@ -59,8 +59,11 @@ WRONG = {
     "one_copy_forgotten": ([(TO_1, "pass")], "device 1's left halo was not written", "halo"),
     "context_left_pushed": ([(TO_1, TO_1 + "\n    contexts[1].push()")],
                             "a context it pushed was not popped", "using(contexts[k])"),
+    # the line of the learner's code that raised, its number and its text (was "Hint: read the
+    # message: it names the line of your function that failed", and the message named none)
     "raises": ([(TO_1, TO_1 + "\n    raise ValueError('half done')")],
-               "your function raised ValueError: half done", "read the message"),
+               "your function raised ValueError at line 17 of your cell (raise ValueError('half "
+               "done')): half done", "the message says what went wrong on that line"),
     # blind audit X35 (was PASS: every halves were float32): the element size hard-coded as 4
     "element_size_4": ([(TO_0, TO_0.replace("item", "4")), (TO_1, TO_1.replace("item", "4"))],
                        "but these halves are float64, 8 bytes an element: the element size was "
@@ -117,6 +120,14 @@ def test_each_mistake_gets_its_verdict(name, capsys):
     verdict = check_halo_exchange_function(function(replacements))
     assert not verdict.passed
     assert problem in verdict.problem and hint in verdict.hint, verdict
+
+
+def test_the_line_that_raised_is_named_in_the_learner_s_file(tmp_path, capsys):
+    raising = tmp_path / "halo_exchange.py"
+    raising.write_text(variant(SOLUTION, (TO_1, TO_1 + "\n    raise ValueError('half done')")))
+    verdict = check_halo_exchange(str(raising))   # an absolute path, as the grader's
+    assert ("raised ValueError at line 17 of halo_exchange.py (raise ValueError('half done'))"
+            in verdict.problem), verdict
 
 
 @pytest.mark.skipif(BACKEND != "simulator", reason="PyCUDA does not tell the copies to the host")
