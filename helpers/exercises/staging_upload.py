@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises import hidden as hidden_cases
-from helpers.exercises.function import check_function, run_catching
+from helpers.exercises.function import Refused, check_function, run_catching
 from helpers.exercises.verdict import Verdict, check_cases
 
 CASES = [(300_007, 1 << 15), (50_000, (1 << 14) + 12)]  # (n, chunk) in float32 elements
@@ -93,15 +93,19 @@ def _on_the_simulator(fn, driver):
 class _Copies:
     """A driver that notes the host arrays its asynchronous copies to the device copy from, and
     in ``log``, in order, each copy (``("copy", its stream)``, ``("blocking", None)`` for a
-    memcpy_htod) and each wait for a stream the checker made (``("wait", the stream)``)."""
+    memcpy_htod) and each wait for a stream the checker made (``("wait", the stream)``). Given
+    ``d`` (its address, its bytes with the guard after it, and the chunk), a copy that would run
+    past its end is refused (``_past_d``): a GPU would write what lies after it."""
 
-    def __init__(self, drv):
-        self._drv, self.sources, self.log = drv, [], []
+    def __init__(self, drv, d=None):
+        self._drv, self.sources, self.log, self.d = drv, [], [], d
 
     def __getattr__(self, name):
         return getattr(self._drv, name)
 
     def memcpy_htod_async(self, dest, src, *args, **kwargs):
+        if self.d is not None:
+            _past_d(dest, src, len(self.sources), *self.d)
         self.sources.append(src)
         self.log.append(("copy", args[0] if args else kwargs.get("stream")))
         return self._drv.memcpy_htod_async(dest, src, *args, **kwargs)
@@ -120,6 +124,54 @@ class _Copies:
                 return super().synchronize()
 
         return [Stream() for _ in range(count)]
+
+
+def _past_d(dest, src, c, start, size, chunk):
+    """Refuse the copy of chunk ``c`` (the c-th copy) into ``dest`` where it would end past the
+    ``size`` bytes of d from ``start``: named by the bytes an element its offset counts."""
+    try:
+        offset, nbytes = int(dest) - start, np.asarray(src).nbytes
+    except (TypeError, ValueError):
+        return                  # not an address: the driver tells
+    if offset < 0 or offset + nbytes <= size:
+        return
+    lo = c * chunk
+    if lo and offset % lo == 0 and offset // lo != 4:
+        k = offset // lo
+        raise Refused((f"chunk {c}'s copy went to byte {offset:,} of d, lo * {k} for its element "
+                       f"lo = {lo:,}, and runs past the end of d: {k} bytes an element, where a "
+                       "float32 has 4", "a float32 is 4 bytes: element lo is at int(d) + lo * 4 "
+                       f"(lo * h.itemsize), not lo * {k}"))
+    raise Refused((f"chunk {c}'s copy of {nbytes:,} bytes went to byte {offset:,} of d and runs "
+                   f"past its end ({size:,} bytes, a chunk of room after h included)",
+                   "element lo of d is at int(d) + lo * 4, and chunk c's copy is buf[:hi - lo], "
+                   "hi = min(n, lo + chunk)"))
+
+
+class _SlicesNoted(np.ndarray):
+    """h as the learner's function gets it: the bounds of each slice taken of it noted in
+    ``slices``; a slice's result is a plain array."""
+
+    def __getitem__(self, key):
+        if isinstance(key, slice) and getattr(self, "slices", None) is not None:
+            self.slices.append((key.start, key.stop))
+        got = super().__getitem__(key)
+        return got.view(np.ndarray) if isinstance(got, np.ndarray) else got
+
+
+def _sliced_past_n(h):
+    """What a ValueError (NumPy's broadcast) shows when the last slice taken of ``h`` (a
+    _SlicesNoted) ran past its end: the last chunk was not cut short."""
+    def told(err):
+        n = h.size
+        lo, hi = next(((lo or 0, hi) for lo, hi in reversed(h.slices) if hi is not None), (0, 0))
+        if int(hi) <= n:
+            return None
+        return (f"the last chunk's h[lo:hi] runs past the end of h, n = {n:,} (h[{int(lo):,}:"
+                f"{int(hi):,}]), so it holds {n - int(lo):,} elements, where buf[:hi - lo] "
+                f"takes {int(hi) - int(lo):,}", "cut the last chunk short: hi = min(n, lo + "
+                "chunk), so that h[lo:hi] and buf[:hi - lo] are the same length")
+    return told
 
 
 def _scaled(case):  # on a GPU 16 times larger: a copy there must outlast a Python call or two
@@ -150,14 +202,17 @@ def _mistakes(fn, n, chunk, drv, catch=True):
     staging = [drv.pagelocked_empty(chunk, np.float32) for _ in range(2)]
     for buf in staging:
         buf[:] = np.nan          # h holds none: a buffer still all NaN was never filled
-    copies = _Copies(drv)
+    copies = _Copies(drv, (int(d), (n + chunk) * 4, chunk))
     streams = copies.streams(2)
     _hold(streams, drv)
     fn = _on_the_simulator(fn, copies) if _reads_global_drv(fn) else fn
+    seen = h.view(_SlicesNoted)
+    seen.slices = []
     if not catch:
-        fn(h, d, staging, streams)
-    elif (mistake := run_catching(lambda: fn(h, d, staging, streams),
-                                  "follow the TODOs: wait for the stream, fill, queue the copy")[0]):
+        fn(seen, d, staging, streams)
+    elif (mistake := run_catching(lambda: fn(seen, d, staging, streams),
+                                  "follow the TODOs: wait for the stream, fill, queue the copy",
+                                  [(ValueError, _sliced_past_n(seen))])[0]):
         yield mistake
     waited = all(s.is_done() for s in streams)
     drv.Context.synchronize()

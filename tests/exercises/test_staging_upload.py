@@ -74,6 +74,20 @@ WRONG = {
                          "hint": "memcpy_htod_async"}),
     "filled_then_waited": (right_but((WAIT, "        buf[:hi - lo] = h[lo:hi]\n        s.synchronize()\n        buf")),
                            {"problem": "the chunk two after it", "hint": "wait first, then fill"}),
+    # blind audit TC-staging_upload-1 (was "your function raised ValueError: could not broadcast
+    # input array from shape (5095,) into shape (32768,) ... Hint: read the message: it names the
+    # line of your function that failed"): the last chunk not cut short
+    "last_chunk_not_cut_short": (right_but(("hi = min(n, lo + chunk)", "hi = lo + chunk")),
+                                 {"problem": "the last chunk's h[lo:hi] runs past the end of h, "
+                                             "n = ",
+                                  "hint": "cut the last chunk short: hi = min(n, lo + chunk)"}),
+    # blind audit TC-staging_upload-2 (was "your function raised LogicError: cuMemcpyHtoDAsync
+    # failed: ... at offset 1310720 of a 1331100-byte allocation); is the array larger than the
+    # device buffer? ... Hint: read the message ..."): 8 bytes an element, as for a Python float
+    "offsets_of_8_bytes_an_element": (
+        right_but((COPY, COPY.replace("lo * 4", "lo * 8"))),
+        {"problem": "runs past the end of d: 8 bytes an element, where a float32 has 4",
+         "hint": "element lo is at int(d) + lo * 4 (lo * h.itemsize), not lo * 8"}),
 }
 RACES = {"no_wait_before_refilling", "one_staging_buffer_for_both_streams", "filled_then_waited"}
 """Mistakes that a GPU shows only when a copy is still pending as its buffer is refilled (the
