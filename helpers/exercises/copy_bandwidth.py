@@ -42,6 +42,10 @@ BAND = 2.5
 SLIPS = [  # (factor of the right GB/s, problem, hint)
     (1 / 4, "4 times too small: h.size counts elements, and a float32 is 4 bytes",
      "the bytes copied are h.nbytes"),
+    (1e-6, "a million times too small: the bytes were divided by the ms and by 1e3 more, where "
+     "the seconds, ms * 1e-3, divide them (h.nbytes / ms * 1e-3 multiplies by 1e-3 after "
+     "dividing by ms)", "put the seconds, ms * 1e-3, in parentheses: GB/s = h.nbytes / "
+     "(ms * 1e-3) / 1e9"),
     (1e-3, "1000 times too small: the milliseconds were taken for seconds",
      "GB/s = h.nbytes / (ms * 1e-3) / 1e9: a millisecond is 1e-3 s"),
     (1e3, "1000 times too large: that is MB/s (1e6 bytes a second), not GB/s",
@@ -102,23 +106,51 @@ def _measure(h, d, stream):
     return h.nbytes / (start.time_till(end) * 1e-3) / 1e9
 
 
+NEVER_RECORDED = {  # (the role of an event time_till or time_since read unrecorded): hint
+    "start": "record start in stream before the copy: start.record(stream), the copy, then "
+             "end.record(stream)",
+    "end": "record end in stream after the copy: end.record(stream), then end.synchronize() "
+           "before the time is read"}
+
+
 @contextlib.contextmanager
 def _watched(drv):
     """While in use, the driver's Event and its copies as the learner's function finds them:
-    each event notes the ms its time_till or time_since hands back, each copy its host array.
-    Gives ``slip(gbs)``: (problem, hint) when gbs is a slip's factor off the bytes copied over
-    the last ms the events gave; None when it is not, or when the time or the copies went
-    unseen."""
-    ms, event = [], drv.Event
+    each event notes whether it was recorded and the ms its time_till or time_since hands back,
+    each copy its host array. Gives ``(slip, unrecorded)``: ``slip(gbs)``, (problem, hint) when
+    gbs is a slip's factor off the bytes copied over the last ms the events gave, None when it
+    is not, or when the time or the copies went unseen; ``unrecorded(err)``, what an error of
+    time_till or time_since shows when an event it read was never recorded (for run_catching),
+    or None."""
+    ms, event, missing = [], drv.Event, []
 
     class Event(event):
+        recorded = False
+
+        def record(self, *args, **kwargs):
+            self.recorded = True
+            return super().record(*args, **kwargs)
+
         def time_till(self, other):
+            missing[:] = [(role, which) for role, which, e in (
+                ("start", "the one time_till was called on", self),
+                ("end", "the one passed to time_till", other)) if not e.recorded]
             ms.append(super().time_till(other))
             return ms[-1]
 
         def time_since(self, other):
+            missing[:] = [(role, which) for role, which, e in (
+                ("start", "the one passed to time_since", other),
+                ("end", "the one time_since was called on", self)) if not e.recorded]
             ms.append(super().time_since(other))
             return ms[-1]
+
+    def unrecorded(err):
+        if not missing:
+            return None
+        told = " and ".join(f"the {role} event, {which}," for role, which in missing)
+        return (f"{told} {'was' if len(missing) == 1 else 'were'} never recorded",
+                "; and ".join(NEVER_RECORDED[role] for role, _ in missing))
 
     def slip(gbs):
         nbytes = sum(getattr(host, "nbytes", 0) for way, host, _ in copies if way == "htod")
@@ -133,9 +165,13 @@ def _watched(drv):
     drv.Event = Event
     try:
         with copies_noted(drv) as copies:
-            yield slip
+            yield slip, unrecorded
     finally:
         drv.Event = event
+
+
+def _none(_err):  # run_catching's hint that tells nothing more
+    return None
 
 
 def _mistakes(fn, n):  # fn on a fresh buffer of n elements: each mistake seen, in order
@@ -148,15 +184,15 @@ def _mistakes(fn, n):  # fn on a fresh buffer of n elements: each mistake seen, 
     drv.memset_d32(d, 0, n)
     before = h.copy()
 
-    def call():  # (a mistake, or None; (GB/s, wall ms)): any call of fn may raise
+    def call(unrecorded=None):  # (a mistake, or None; (GB/s, wall ms)): any call may raise
         return run_catching(lambda: _timed(fn, h, d, stream), "follow the TODOs: two events, "
                             "the copy between them on stream, wait, time_till",
                             [(ZeroDivisionError, "the time between the events was 0 ms: "
                               "nothing was queued between them; record start, then the copy, "
-                              "then end, all in stream")])
+                              "then end, all in stream"), (drv.Error, unrecorded or _none)])
 
-    with _watched(drv) as slip:
-        mistake, run = call()
+    with _watched(drv) as (slip, unrecorded):
+        mistake, run = call(unrecorded)
     if mistake:
         yield mistake
     gbs, wall = run

@@ -77,6 +77,26 @@ def my_copy_gbs(h, d, stream):
     "the_time_read_before_the_copy_ended": (right_but("    end.synchronize()\n", ""),
                                             {"problem": "cuEventElapsedTime failed: device not ready",
                                              "hint": "message"}),
+    # blind audit TC-copy_bandwidth-1 (was "1.16e-05 GB/s, where the checker's events measured
+    # 10.88 GB/s for the same copy. Hint: record start and end in stream, around the copy alone;
+    # ..."): the seconds' parentheses left out
+    "seconds_without_parentheses": (right_but(RIGHT_GBS, "h.nbytes / ms * 1e-3 / 1e9"),
+                                    {"problem": "a million times too small",
+                                     "hint": "put the seconds, ms * 1e-3, in parentheses"}),
+    # blind audit TC-copy_bandwidth-2 (was "your function raised LogicError: cuEventElapsedTime
+    # failed: invalid resource handle (the event was never recorded) ... Hint: read the message:
+    # it names the line of your function that failed"): which event
+    "start_never_recorded": (right_but("    start.record(stream)\n", ""),
+                             {"problem": "raised LogicError at line 7 of your cell (ms = start."
+                                         "time_till(end)): cuEventElapsedTime failed: invalid "
+                                         "resource handle (the event was never recorded): the "
+                                         "start event, the one time_till was called on, was never "
+                                         "recorded",
+                              "hint": "record start in stream before the copy"}),
+    "end_never_recorded": (right_but("    end.record(stream)\n", ""),
+                           {"problem": "the end event, the one passed to time_till, was never "
+                                       "recorded",
+                            "hint": "record end in stream after the copy"}),
 }
 SIMULATOR_ONLY = {"start_recorded_after_the_copy": "a GPU stamps two events a few microseconds "
                                                    "apart: a huge GB/s, not 0 ms"}
