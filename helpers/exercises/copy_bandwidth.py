@@ -153,7 +153,7 @@ def _watched(drv):
                 "; and ".join(NEVER_RECORDED[role] for role, _ in missing))
 
     def slip(gbs):
-        nbytes = sum(getattr(host, "nbytes", 0) for way, host, _ in copies if way == "htod")
+        nbytes = sum(getattr(host, "nbytes", 0) for way, host, *_ in copies if way == "htod")
         if not nbytes or not ms or not ms[-1] > 0:
             return None
         ratio = gbs / (nbytes / (ms[-1] * 1e-3) / 1e9)

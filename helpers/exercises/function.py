@@ -55,13 +55,17 @@ def calls_noted(drv, names, note):
             setattr(drv, name, function)
 
 
-def copies_noted(drv):
+def copies_noted(drv, check=None):
     """``calls_noted`` for the driver's asynchronous copies as they are queued: ``(direction,
-    host array, stream)``, direction "htod" or "dtoh", stream None for the default stream."""
+    host array, stream, device buffer)``, direction "htod" or "dtoh", stream None for the default
+    stream. ``check(copy)``, where given, sees each before it is made (it may refuse it)."""
     def note(name, args, kwargs):
         given = {**dict(zip(("dest", "src", "stream"), args)), **kwargs}
-        return ("htod", given.get("src"), given.get("stream")) if "htod" in name else (
-            "dtoh", given.get("dest"), given.get("stream"))
+        copy = ("htod", given.get("src"), given.get("stream"), given.get("dest")) if (
+            "htod" in name) else ("dtoh", given.get("dest"), given.get("stream"), given.get("src"))
+        if check is not None:
+            check(copy)
+        return copy
     return calls_noted(drv, ("memcpy_htod_async", "memcpy_dtoh_async"), note)
 
 

@@ -7,13 +7,12 @@ not checked."""
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 
 from helpers.exercises import hidden as hidden_cases
-from helpers.exercises.function import check_function, copies_noted, run_catching
+from helpers.exercises.function import check_function, run_catching
 from helpers.exercises.hidden import awkward
+from helpers.exercises.pipeline_models import buffers_watched, shared_buffers, swapped, union_bytes
 from helpers.exercises.verdict import Verdict, check_cases, not_yet, passed
 from helpers.workload import share
 
@@ -163,7 +162,7 @@ def mistakes(fn, case, kernel, on_gpu, work=WORK_SMALL, buffers=None, want=None,
         drv.Context.synchronize()
         return at_return
 
-    with copies_noted(drv) as copies:
+    with buffers_watched(drv, case[0], case[1]) as copies:
         raised, at_return = run_catching(call, "replace the TODO in my_pipeline with your code", (
             (LaunchArgumentError, "launch takes (d_in, d_out, count, stream): device buffers (or "
                                   "addresses), the number of elements as an int, and a stream"),
@@ -187,7 +186,9 @@ def diagnose(h_in, h_in_before, at_return, got, expected, n_chunks, streams, cal
         yield ("your function changed h_in",
                "copy from h_in, never into it: memcpy_dtoh_async writes into its first argument, "
                "which must be h_out[lo:hi]")
-    shared = _shared_buffers(calls)
+    shared = shared_buffers(calls)
+    if not np.allclose(got, expected, rtol=RTOL, atol=ATOL):
+        yield from swapped(calls, copies)
     yield from _wrong_results(h_in, got, expected, n_chunks, shared)
     yield from _how_computed(calls, streams, h_in, n_chunks, shared, waited)
     yield from _how_copied(copies, h_in, got)
@@ -269,7 +270,7 @@ def _how_computed(calls, streams, h_in, n_chunks, shared, waited):
     # A little slack: a last chunk that takes the remainder may be up to n_chunks elements longer.
     budget = (len(streams) * chunk + n_chunks) * h_in.itemsize
     for name, k in (("input", 0), ("output", 1)):
-        touched = _union_bytes([(c[k], c[2] * h_in.itemsize) for c in calls])
+        touched = union_bytes([(c[k], c[2] * h_in.itemsize) for c in calls])
         if touched > budget:
             yield (right + f"the kernels used {touched} bytes of device {name} memory; the "
                    f"budget is one chunk per stream, {len(streams)} x {chunk * h_in.itemsize} "
@@ -290,33 +291,17 @@ def _waited_inside(waited):
 def _how_copied(copies, h_in, h_out):
     """The values are right: did the copies run on the chunks' streams, straight between the
     page-locked h_in and h_out and the device?"""
-    if any(stream is None for *_, stream in copies):
+    if any(stream is None for _, _, stream, _ in copies):
         yield ("the results are right, but a copy went to the default stream (no stream given), "
                "which waits for every other stream, so it never overlaps their kernels",
                "give every copy its chunk's stream: drv.memcpy_htod_async(d_in, h_in[lo:hi], s)")
     for way, host, name, at in (("htod", h_in, "came from", "h_in[lo:hi]"),
                                 ("dtoh", h_out, "went to", "h_out[lo:hi]")):
-        if any(w == way and not np.shares_memory(np.asarray(a), host) for w, a, _ in copies):
+        if any(w == way and not np.shares_memory(np.asarray(a), host) for w, a, *_ in copies):
             yield (f"the results are right, but a copy {name} an array of your own, not {at}: "
                    "an array NumPy made is pageable, and a copy to or from pageable memory waits "
                    "for the host, so it never overlaps anything",
                    f"copy straight between {at} (page-locked) and the device buffer")
-
-
-def _shared_buffers(calls) -> str | None:
-    """'input' or 'output' if two calls on different streams touch overlapping device memory."""
-    return next((name for k, name in ((0, "input"), (1, "output"))
-                 for a, b in itertools.combinations(calls, 2)
-                 if a[3] is not b[3] and a[k] < b[k] + 4 * b[2] and b[k] < a[k] + 4 * a[2]), None)
-
-
-def _union_bytes(spans) -> int:
-    """Total bytes covered by (address, nbytes) spans, overlaps counted once."""
-    total = end = 0
-    for start, nbytes in sorted(spans):
-        total += max(0, start + nbytes - max(start, end))
-        end = max(end, start + nbytes)
-    return total
 
 
 def check_overlap(fn, kernel) -> Verdict:
