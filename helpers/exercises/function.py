@@ -191,6 +191,31 @@ class LaunchOrder:
         return result
 
 
+def current_device():
+    """The number of the device whose context is current, or None."""
+    from helpers.backend import drv
+
+    try:
+        current = drv.Context.get_device()
+    except drv.Error:
+        return None
+    return next((k for k in range(drv.Device.count()) if drv.Device(k) == current), None)
+
+
+def stopped_at_empty(shares: list, done: list, unit: str, verb: str):
+    """Device k's share was empty (``shares``: each device's size, in ``unit``s) and a later one
+    was not, yet no device from k on did its share (``done``: what each did): the loop ended at
+    the first empty share instead of skipping it."""
+    empty = next((k for k, size in enumerate(shares) if not size), None)
+    if (empty is not None and any(shares[empty:]) and not any(done[empty:])
+            and list(done[:empty]) == list(shares[:empty])):
+        later = next(k for k in range(empty, len(shares)) if shares[k])
+        count = f"{shares[later]} {unit}{'s' if shares[later] > 1 else ''}"
+        yield (f"the loop stopped at device {empty}'s empty share: device {later}'s share "
+               f"({count}) was never {verb}", "skip a device with an empty share and go on to "
+               "the next: if lo == hi: continue (not break)")
+
+
 def context_mistakes(before: list, after: list, using: str = "with using(contexts[k]): ..."):
     """The mistake of a function that found the thread's context stack ``before`` and left it
     ``after`` (``context_stack``'s lists): a context left pushed, or one popped that it had not

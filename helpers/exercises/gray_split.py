@@ -13,7 +13,8 @@ import numpy as np
 from helpers.ch11.multigpu import two_devices_on_the_simulator
 from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.function import (LaunchOrder, Refused, check_function, context_mistakes,
-                                        context_stack, copies_to_host, run_catching)
+                                        context_stack, copies_to_host, current_device,
+                                        run_catching, stopped_at_empty)
 from helpers.exercises.hidden import awkward
 from helpers.exercises.verdict import Verdict, check_cases
 
@@ -39,9 +40,10 @@ the host had waited for and how many copies to the host had run when it was made
 and its grid and block."""
 
 
-def device_kernel(k, function, launches, order=None):
+def device_kernel(k, function, launches, order=None, reads=None):
     """``kernels[k]``, noting every launch in ``launches`` and refusing one that would fail on a
-    GPU; with ``order`` (on the simulator), launched through it."""
+    GPU; with ``order`` (on the simulator), launched through it; with ``reads``, each get() of
+    its output noted there: (k, the device whose context was current)."""
 
     def kernel(*args, **kwargs):
         from helpers.backend import drv
@@ -59,9 +61,40 @@ def device_kernel(k, function, launches, order=None):
         launches.append(Launch(k, int(args[3]), *(order.seen(k) if order else ((), 0)), args,
                                tuple(kwargs.get("grid", (1, 1))),
                                tuple(kwargs.get("block", (1, 1, 1)))))
+        if reads is not None and hasattr(args[1], "get"):
+            _note_reads(args[1], k, reads)
         return order.launch(k, function, args, kwargs) if order else function(*args, **kwargs)
 
     return kernel
+
+
+def _note_reads(out, k, reads):
+    """Note in ``reads`` each get() of device k's output ``out``: (k, the current device)."""
+    get = out.get
+
+    def read(*args, **kwargs):
+        reads.append((k, current_device()))
+        return get(*args, **kwargs)
+
+    out.get = read
+
+
+def _last_output_read(reads, launches, count, n):
+    """(what it shows, hint) where the first output copied back was the last launched device's,
+    read with another launched device's context current, and every read was of it: the
+    collecting loop read grey_k, left from the first loop; else None."""
+    devices = [launch.device for launch in launches]
+    if len(set(devices)) < 2 or not reads or any(k != devices[-1] for k, _ in reads):
+        return None
+    last, current = devices[-1], reads[0][1]
+    if current not in devices or current == last:
+        return None
+    share = {k: (k + 1) * count // n - k * count // n for k in (last, current)}
+    return (f"with device {current}'s context current it copied back device {last}'s output "
+            f"({share[last]} images), not device {current}'s ({share[current]}): grey_k is left "
+            "from the first loop, the last device's", "keep each device's output with its "
+            "share and copy back that one: queued.append((k, lo, hi, rgb_k, grey_k)), then for "
+            "k, lo, hi, rgb_k, grey_k in queued: grey[lo:hi] = grey_k.get()")
 
 
 def reference(images: np.ndarray) -> np.ndarray:
@@ -112,15 +145,16 @@ def _mistakes(fn, contexts, functions, case):
     count, height, width = case
     images = np.random.default_rng(count * 1000 + width).integers(
         0, 256, (count, height, width, 3), dtype=np.uint8)
-    launches = []
+    launches, reads, n = [], [], len(functions)
     before = context_stack()
     with copies_to_host() as copied:
         order = None if copied is None else LaunchOrder(copied)
-        kernels = [device_kernel(k, function, launches, order)
+        kernels = [device_kernel(k, function, launches, order, reads)
                    for k, function in enumerate(functions)]
         raised, result = run_catching(
             lambda: fn(images.copy(), list(contexts), kernels), "replace the TODOs with your code",
-            [(drv.Error, "a copy or a kernel failed: device k's arrays must be made with device "
+            [(ValueError, lambda _: _last_output_read(reads, launches, count, n)),
+             (drv.Error, "a copy or a kernel failed: device k's arrays must be made with device "
                          "k's context current, " + USING_HINT)],
             "the message says what went wrong on that line. Device k's share is images[lo:hi], "
             "its output a (hi - lo, height, width) uint8 array")
@@ -132,10 +166,16 @@ def _mistakes(fn, contexts, functions, case):
     wrong = list(_wrong_result(result, images))
     if not wrong:
         yield from _idle_devices(launches, len(functions), count, height)
+    if wrong and (told := _last_output_read(reads, launches, count, n)):
+        yield told
     # a copy that did not wait for its kernel explains wrong images first
     yield from _copied_from_another_context(copied or ())
     if wrong:
-        yield from _wrong_launches(launches, len(functions), count, height, width)
+        done = [sum(launch.rows for launch in launches if launch.device == k) // height
+                for k in range(n)]
+        yield from stopped_at_empty([(k + 1) * count // n - k * count // n for k in range(n)],
+                                    done, "image", "converted")
+        yield from _wrong_launches(launches, n, count, height, width)
     yield from wrong or _took_turns(launches, copied or ())
 
 

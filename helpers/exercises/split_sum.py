@@ -15,7 +15,8 @@ import numpy as np
 
 from helpers.ch11.multigpu import two_devices_on_the_simulator
 from helpers.exercises.function import (Refused, check_function, context_mistakes, context_stack,
-                                        from_file, run_catching)
+                                        current_device, from_file, run_catching,
+                                        stopped_at_empty)
 from helpers.exercises.hidden import cases, success
 from helpers.exercises.verdict import Verdict, check_cases
 
@@ -80,8 +81,8 @@ def device_sum(k, calls, order):
 
         def read(*args, **kwargs):
             order.append(("read", k))
-            if _current_device() != k:
-                order.append(("read elsewhere", k, _current_device()))
+            if current_device() != k:
+                order.append(("read elsewhere", k, current_device()))
             return get(*args, **kwargs)
 
         partial.get = read
@@ -103,17 +104,6 @@ class Sliced(np.ndarray):
                            "whole", "use // (integer division): lo = k * len(x) // n, hi = (k + 1) * len(x) // n"))
         got = super().__getitem__(key)
         return got.view(np.ndarray) if isinstance(got, np.ndarray) else got
-
-
-def _current_device():
-    """The device whose context is current, or None."""
-    from helpers.backend import drv
-
-    try:
-        current = drv.Context.get_device()
-    except drv.Error:
-        return None
-    return next((k for k in range(drv.Device.count()) if drv.Device(k) == current), None)
 
 
 def _mistakes(fn, contexts, n):
@@ -178,7 +168,8 @@ def _wrong_sum(got, x, calls):
     want = float(x.sum(dtype=np.float64))
     bounds = [k * n // devices for k in range(devices + 1)]
     if got != want:
-        yield from _stopped_at_empty(bounds, calls)
+        yield from stopped_at_empty([hi - lo for lo, hi in zip(bounds, bounds[1:])], calls,
+                                    "element", "summed")
         if got == float(x[:bounds[1]].sum(dtype=np.float64)):
             yield "the sum is device 0's share alone", "add every device's partial sum to total"
         if got == float(x[bounds[-2]:].sum(dtype=np.float64)):
@@ -195,21 +186,6 @@ def _wrong_sum(got, x, calls):
         yield f"the sum is right, but device {idle[0]} summed nothing", SHARE_HINT
     if max(calls) - min(calls) > 1:
         yield f"the sum is right, but the shares are uneven: {calls} elements", SHARE_HINT
-
-
-def _stopped_at_empty(bounds, calls):
-    """Device k's share was empty and a later one was not, yet no device from k on summed: the
-    loop ended at the first empty share instead of skipping it."""
-    shares = [hi - lo for lo, hi in zip(bounds, bounds[1:])]
-    empty = next((k for k, size in enumerate(shares) if not size), None)
-    if (empty is not None and any(shares[empty:]) and not any(calls[empty:])
-            and calls[:empty] == shares[:empty]):
-        later = next(k for k in range(empty, len(shares)) if shares[k])
-        count = f"{shares[later]} element{'s' if shares[later] > 1 else ''}"
-        yield (f"the loop stopped at device {empty}'s empty share: device {later}'s share "
-               f"({count}) was never summed",
-               "skip a device with an empty share and go on to the next: "
-               "if lo == hi: continue (not break)")
 
 
 def _read_elsewhere(order):

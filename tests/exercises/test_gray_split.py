@@ -198,6 +198,21 @@ WRONG = {
                          "your function returned NoneType", False),
     "wrong_shape": ([("    return grey\n", "    return grey.reshape(count, -1)\n")],
                     "returned an array of shape", False),
+    # blind audit TC-gray_split-1 (was "none of the images was converted: the result is all 0
+    # ... Hint: launch each device's kernel on its share ...", the stub's): break for continue
+    "stops_at_an_empty_share": ([("            continue\n", "            break\n")],
+                                "the loop stopped at device 0's empty share: device 1's share "
+                                "(1 image) was never converted", True),
+    # blind audit TC-gray_split-2 (was "your function raised ValueError: could not broadcast
+    # input array from shape (4,37,53) into shape (3,37,53) ... Hint: read the message: it names
+    # the call that failed ..."): grey_k, the first loop's last, read for every share
+    "last_device_s_output_for_every_share": (
+        [("queued.append((k, lo, hi, rgb_k, grey_k))", "queued.append((k, lo, hi))"),
+         ("for k, lo, hi, rgb_k, grey_k in queued:", "for k, lo, hi in queued:")],
+        "raised ValueError at line 23 of your cell (grey[lo:hi] = grey_k.get()): could not "
+        "broadcast input array from shape (4,37,53) into shape (3,37,53): with device 0's "
+        "context current it copied back device 1's output (4 images), not device 0's (3): "
+        "grey_k is left from the first loop, the last device's", True),
 }
 
 
