@@ -85,6 +85,28 @@ class Message:
                 for g in re.findall(r"Global\(([\d,]+)\)", "\n".join(self.details))]
 
     @property
+    def group(self) -> tuple[int, ...] | None:
+        """The work-group a message names (a barrier's divergence: ``Work-group: (7,0,0)``)."""
+        m = re.search(r"Work-group: \(([\d,]+)\)", "\n".join(self.details))
+        return tuple(int(v) for v in m.group(1).split(",")) if m else None
+
+    @property
+    def executed(self) -> tuple[int, int] | None:
+        """(how many, out of how many) work-items of the group executed a barrier that only
+        some reached (``Only 104 out of 128 work-items executed barrier``)."""
+        m = re.search(r"Only (\d+) out of (\d+) work-items executed", "\n".join(self.details))
+        return (int(m.group(1)), int(m.group(2))) if m else None
+
+    @property
+    def line(self) -> int | None:
+        """The line of the kernel's source the message names first (see ``where``)."""
+        for line in self.details:
+            m = re.search(r"At line (\d+) \(column \d+\) of", line)
+            if m:
+                return int(m.group(1))
+        return None
+
+    @property
     def where(self) -> str | None:
         """``line 18 of reverse_groups.cl``, where Oclgrind could tell (the first place it names)."""
         for line in self.details:

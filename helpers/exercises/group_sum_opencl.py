@@ -90,6 +90,11 @@ def _wrong_sums(x, got):
     if np.array_equal(got, _sums(x, JUNK).sum(axis=1)):
         yield ("the last work-group's sum counts values past the end of x: its work-items past "
                "n loaded what lies there", GUARD_HINT)
+    if np.array_equal(got[:-1], want[:-1]) and got[-1] == want[-1] + JUNK:
+        yield (f"the last work-group's sum, partial[{got.size - 1}] = {got[-1]:g}, is {JUNK:g} "
+               f"more than its elements' {want[-1]:g}: {JUNK:g} is x[n], what lies just past the "
+               "end of x, loaded by the work-item with i == n", "i < n, not i <= n: the "
+               "elements are x[0] to x[n - 1], so " + GUARD_HINT)
     if np.array_equal(got, _sums(x)[:, ::2].sum(axis=1)):
         yield ("each sum holds only its group's even elements: the last step of the fold "
                "(stride 1) is missing", "fold down to stride 1: loop while stride > 0")
@@ -119,15 +124,37 @@ def _upward(tiles):
     return tiles[:, 0]
 
 
-def _reports(messages):
+def _reports(messages, n, code):
     """Oclgrind's reports (OpenCLExercise.reports), a read past the tile by the first work-item
-    of a group named first: only a fold that starts at stride GROUP has that one read past it."""
+    of a group named first: only a fold that starts at stride GROUP has that one read past it;
+    then a barrier that the work-items past n alone missed."""
     outside = [m for m in messages if "invalid read" in m.kind.lower() and "local" in m.kind]
     if outside and min(m.work_items for m in outside)[0][0] % GROUP == 0:
         yield ("work-item 0 of a group read past the tile in the fold: its first stride is the "
                "tile's size, GROUP, so tile[t + stride] lies past the end for every t",
                "the first step adds the upper half to the lower: start at stride = GROUP / 2")
+    yield from _missed_past_n(messages, n, code)
     yield from EXERCISE.reports(messages)
+
+
+def _missed_past_n(messages, n, code):
+    """The first barrier that only some work-items reached, where those that did not are the
+    last group's past n: they returned before it (a return in the code above it), or skipped
+    it in an if."""
+    g = _groups(n) - 1
+    for m in [m for m in messages if "divergence" in m.kind.lower()][:1]:
+        if m.group is None or m.group[0] != g or m.executed != (n - g * GROUP, GROUP) or not m.line:
+            return
+        past = (f"the {_groups(n) * GROUP - n} work-items of work-group {g} past the end of x "
+                f"(i >= n = {n})")
+        load = "let it load 0 and go on: tile[t] = i < n ? x[i] : 0.0f"
+        if re.search(r"\breturn\b", "\n".join(code.splitlines()[:m.line - 1])):
+            yield (f"{past} returned before the barrier at line {m.line}, which only the other "
+                   f"{n - g * GROUP} reached", "a work-item past the end must not return: a "
+                   "barrier waits for every work-item of the group; " + load)
+        yield (f"{past} skipped the barrier at line {m.line}, which only the other "
+               f"{n - g * GROUP} reached", "every work-item of a work-group must reach each "
+               "barrier(): keep it out of code that only some of them run; " + load)
 
 
 def _fences(code):

@@ -37,10 +37,12 @@ CUDA_WORDS = [(r"\bthreadIdx\.([xyz])", "threadIdx.{0}", "get_local_id({1})"),
 class OpenCLExercise:
     """One ``.cl`` exercise: see the module's docstring. ``crash_hint``: the hint for a launch
     that failed and for an access Oclgrind saw outside a buffer; ``race_hint`` (with
-    ``races=True``) for a data race. ``reports(messages)``, where given, says what Oclgrind's
-    messages show in the exercise's own words, in place of ``OpenCLExercise.reports``.
-    ``text(code)``, where given, names a mistake that the kernel's code (its comments left out)
-    shows before it runs, as ``(problem, hint)``, or None: one that some platforms forgive."""
+    ``races=True``) for a data race. ``reports(messages, case, code)``, where given, says what
+    Oclgrind's messages of a launch of ``case`` show in the exercise's own words, in place of
+    ``OpenCLExercise.reports`` (``code``: the kernel's source, its comments blanked and its lines
+    kept, as Oclgrind numbers them). ``text(code)``, where given, names a mistake that the
+    kernel's code shows before it runs, as ``(problem, hint)``, or None: one that some platforms
+    forgive."""
 
     def __init__(self, stub, kernel, signature, cases, success, *, draw, where, launch,
                  mistakes, crash_hint, races=False, race_hint="", reports=None, text=None):
@@ -48,7 +50,7 @@ class OpenCLExercise:
         self.cases, self.success, self.draw, self.where = cases, success, draw, where
         self.launch, self.mistakes, self.crash_hint = launch, mistakes, crash_hint
         self.races, self.race_hint = races, race_hint
-        self.oclgrind_reports = reports or self.reports
+        self.oclgrind_reports = reports or (lambda messages, case, code: self.reports(messages))
         self.text = text
 
     def context(self):
@@ -84,7 +86,7 @@ class OpenCLExercise:
         except opencl.cl.Error as err:
             yield f"the kernel failed: {err}", self.crash_hint
             return
-        yield from self.mistakes(case, run, self.oclgrind_reports(messages))
+        yield from self.mistakes(case, run, self.oclgrind_reports(messages, case, _code(kernel)))
 
     def reports(self, messages):
         """The mistakes Oclgrind's ``messages`` show (accesses outside a buffer, races, a barrier
@@ -139,11 +141,13 @@ class OpenCLExercise:
 
 
 def _code(kernel):
-    """The source a built kernel's program was made from, without its comments."""
+    """The source a built kernel's program was made from, its comments blanked (each line kept
+    where it was)."""
     from helpers.ch12 import opencl
 
     source = kernel.program.get_info(opencl.cl.program_info.SOURCE)
-    return re.sub(r"//[^\n]*|/\*.*?\*/", " ", source, flags=re.S)
+    return re.sub(r"//[^\n]*|/\*.*?\*/", lambda m: " " + "\n" * m.group().count("\n"), source,
+                  flags=re.S)
 
 
 def build(ctx, path: str, kernel: str, signature: str):

@@ -37,7 +37,7 @@ LAYOUT_HINT = ("pixel i's red, green and blue are at 3*i, 3*i + 1 and 3*i + 2, i
                "out[3*i] = convert_uchar_sat(0.393f*r + 0.769f*g + 0.189f*b + 0.5f), and so on")
 
 
-def _reports(messages):
+def _reports(messages, _case=None, _code=None):
     """The accesses outside a buffer that Oclgrind reported (on a GPU, none)."""
     outside = [m for m in messages if m.kind.startswith("Invalid")]
     if outside:

@@ -56,6 +56,20 @@ WRONG = {
     "fences_of_global_memory": ([("barrier(CLK_LOCAL_MEM_FENCE)", "barrier(CLK_GLOBAL_MEM_FENCE)")],
                                 "your barriers fence global memory only",
                                 "use barrier(CLK_LOCAL_MEM_FENCE)", ""),
+    # blind audit TC-group_sum_opencl-1 (was "a barrier that not every work-item of a work-group
+    # reached, at line 30 ... Hint: ... (after the if, not inside it)", and the barrier was in no
+    # if): the work-items past n returned before the barriers
+    "returned_past_n": ([("tile[t] = i < n ? x[i] : 0.0f;",
+                          "if (i >= n)\n        return;\n    tile[t] = x[i];")],
+                        "the 24 work-items of work-group 7 past the end of x (i >= n = 1000) "
+                        "returned before the barrier at line 19",
+                        "a work-item past the end must not return", "barrier"),
+    # blind audit TC-group_sum_opencl-2 (was "1 of 8 sums are wrong (the first: partial[7] = 1051,
+    # expected 51). Hint: ... put barrier(CLK_LOCAL_MEM_FENCE) after the load ...", a race it
+    # did not have): the guard lets i == n through
+    "guard_lets_n_through": ([("i < n ? x[i] : 0.0f", "i <= n ? x[i] : 0.0f")],
+                             "the last work-group's sum, partial[7] = 1051, is 1000 more than its "
+                             "elements' 51: 1000 is x[n]", "i < n, not i <= n", ""),
     "barrier_inside_the_if": ([("        if (t < stride)\n            " + STEP,
                                 "        if (t < stride) {\n            " + STEP.replace(
                                     "\n        barrier", "\n            barrier") + "\n        }")],
