@@ -62,10 +62,11 @@ def _mistakes(case, run, reports):
     yield from _rows_below(out, case, run.model)
     yield from past_the_end(out.past, case, WORDS, INDEX_HINT + "; and " + GUARD_HINT)
     if out.unwritten.any():
+        yield from _edge_left_out(out, case, run.model)
         yield from reached(~out.unwritten, case, WORDS)
     yield from never_written(out.unwritten, WORDS)
     yield from reports
-    yield from _wrong_values(run.model, out.got)
+    yield from _wrong_values(run.model, out.got, case)
 
 
 def _rows_below(out, case, image):
@@ -79,7 +80,35 @@ def _rows_below(out, case, image):
                + GUARD_HINT)
 
 
-def _wrong_values(image, got):
+def _edge_left_out(out, case, image):
+    """The image right but for its last column (or its last row), never written: the guard
+    returns x = width - 1 (y = height - 1) too."""
+    y, x = np.indices(out.unwritten.shape)
+    for name, side, size, last in (("column", "x", "width", case.width - 1),
+                                   ("row", "y", "height", case.height - 1)):
+        edge = (x if side == "x" else y) == last
+        if np.array_equal(out.unwritten, edge) and np.array_equal(out.got[~edge],
+                                                                  image[:, ::-1][~edge]):
+            yield (f"the image's last {name}, {side} = {size} - 1 = {last}, was never written: "
+                   "the guard returns the work-items there too", "return only past the image: "
+                   f"if (x >= width || y >= height) return; ({side} = {size} - 1 is the last "
+                   f"{name}, inside the image)")
+
+
+def _across_the_range(image, got, case):
+    """Every pixel read from column get_global_size(0) - 1 - x: the mirror taken across the
+    range's width (rounded up to whole work-groups), not the image's (in is followed by JUNK)."""
+    width = case.threads[0]
+    y, x = np.indices(image.shape)
+    flat = np.concatenate([image.ravel(), np.full(width, JUNK, image.dtype)])
+    if width != case.width and np.array_equal(got, flat[y * case.width + width - 1 - x]):
+        yield (f"every pixel came from column get_global_size(0) - 1 - x = {width - 1} - x: the "
+               f"mirror was taken across the range's {width} work-items, not the image's width "
+               f"= {case.width}", "the range is rounded up to whole work-groups, so "
+               "get_global_size(0) is more than the image's width: " + MIRROR_HINT)
+
+
+def _wrong_values(image, got, case):
     """Mistakes the values show once every pixel was written."""
     want = image[:, ::-1]
     if np.array_equal(got, want):
@@ -99,6 +128,7 @@ def _wrong_values(image, got):
     if np.array_equal(got, image[::-1, ::-1]):
         yield ("out is turned half a turn: both the rows and the columns were mirrored",
                "keep the row y, mirror only the column: " + MIRROR_HINT)
+    yield from _across_the_range(image, got, case)
     yield from near.misses("out", got, want, close=np.equal, index_hint=MIRROR_HINT)
     fy, fx = np.argwhere(got != want)[0]
     yield (f"{int((got != want).sum())} of {got.size} pixels are wrong (the first is x = {fx}, "

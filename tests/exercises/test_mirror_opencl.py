@@ -44,6 +44,19 @@ WRONG = {
                     "turned half a turn", "mirror only the column"),
     "row_length_is_height": ([(READ, "in[y * height + (width - 1 - x)]")],
                              "pixels are wrong", "width - 1 - x"),
+    # blind audit TC-mirror_opencl-1 (was "37 of 1961 pixels were never written (the first is
+    # x = 52, y = 0) ... Hint: every pixel needs a work-item: ..."): the last column left out
+    "last_column_left_out": ([("x >= width || y >= height", "x >= width - 1 || y >= height")],
+                             "the image's last column, x = width - 1 = 52, was never written: "
+                             "the guard returns the work-items there too",
+                             "return only past the image: if (x >= width || y >= height)"),
+    # blind audit TC-mirror_opencl-2 (was "out[r][c] holds the right value of out[r][c - 11]: an
+    # index is off by 11 ..."): the range's width, get_global_size(0), for the image's
+    "range_size_for_the_width": ([(READ, "in[y * width + (get_global_size(0) - 1 - x)]")],
+                                 "every pixel came from column get_global_size(0) - 1 - x = 63 - "
+                                 "x: the mirror was taken across the range's 64 work-items, not "
+                                 "the image's width = 53",
+                                 "the range is rounded up to whole work-groups"),
 }
 RIGHT = {
     "guard_around_the_store": [(GUARD + "\n", ""), ("    out[y * width + x] =",
