@@ -58,6 +58,11 @@ WRONG = {
                                         "GPUArray.__iadd__", "total += float(partial.get())"),
     "returns_the_list": ([("    return float(total)", "    return started")],
                          "returned list, not a number", "return the sum"),
+    # an error of the learner's own code: the line that raised, its number and its text
+    "raises": ([("    return float(total)", "    return float(total) / len(started[3])")],
+               "your function raised IndexError at line 26 of your cell (return float(total) / "
+               "len(started[3])): list index out of range",
+               "the message says what went wrong on that line"),
 }
 RIGHT = {
     "every_nth_element": [(BOUNDS, "lo, hi = k, len(x)"), ("x[lo:hi]", "x[lo:hi:n].copy()")],
