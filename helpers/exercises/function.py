@@ -15,7 +15,7 @@ from pathlib import Path
 
 from helpers.exercises.verdict import Mistake, Verdict, not_yet
 
-READ_THE_MESSAGE = "the message says what went wrong on that line of your function"
+READ_THE_MESSAGE = "the message says what went wrong on that line"
 # Where code that is not the learner's lives: the course's helpers, Python and its packages.
 NOT_THE_LEARNER_S = tuple(str(Path(p).resolve()) for p in {
     Path(__file__).resolve().parents[1], sys.prefix, sys.base_prefix,
@@ -111,16 +111,21 @@ def raised(err: BaseException) -> str:
 def learner_line(err: BaseException) -> tuple | None:
     """``(number, place, text)`` of the innermost line of the learner's code that the exception
     went through (the traceback's last frame that is not the course's helpers, Python or a
-    package: a notebook's cell, the file of notebook 11's small exercises); for a cell that did
-    not compile, the SyntaxError's own line. ``place`` is "your cell" or the file's name; None
-    where no such line is known."""
+    package: a notebook's cell, whose code IPython or ``catalog.define_function`` named and put
+    in linecache, or the file of notebook 11's small exercises); for a cell that did not
+    compile, the SyntaxError's own line. ``place`` is "your cell" or the file's name; None where
+    no such line is known."""
     import linecache
+
+    def learner_s(name):  # a cell's code is named <...>, and its lines are in linecache
+        if name.startswith("<"):
+            return name in linecache.cache
+        return not str(Path(name).resolve()).startswith(NOT_THE_LEARNER_S)
 
     frames = [(f.filename, f.lineno) for f in traceback.extract_tb(err.__traceback__)]
     if isinstance(err, SyntaxError) and err.filename and err.lineno:
         frames.append((err.filename, err.lineno))
-    mine = [(name, number) for name, number in frames if number and not name.startswith(
-        "<frozen") and not str(Path(name).resolve()).startswith(NOT_THE_LEARNER_S)]
+    mine = [(name, number) for name, number in frames if number and learner_s(name)]
     if not mine:
         return None
     name, number = mine[-1]
