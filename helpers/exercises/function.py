@@ -1,9 +1,10 @@
-"""What the exercises whose work is a Python function share (notebook 05's pipeline, notebook
-11's gray_split): the check that refuses anything but a function, and the function run so that
-whatever it raises becomes a mistake, never the checker's crash, and the copies it queued noted
-(notebook 05's copy_bandwidth uses these too); for notebook 11's, the thread's
-context stack read and restored around the run, the copies to the host it made and the order of
-its launches."""
+"""What the exercises whose work is a Python function share (notebook 05's copy_bandwidth,
+staging_upload and pipeline, notebook 11's gray_split, halo_exchange and split_sum): the check
+that refuses anything but a function, and the function run so that whatever it raises becomes a
+mistake, never the checker's crash, told with the line of the learner's code that raised it
+(``raised``), and the copies it queued noted; for notebook 11's, the thread's context stack read
+and restored around the run, the current device, a loop that stopped at an empty share, the
+copies to the host it made and the order of its launches."""
 
 from __future__ import annotations
 
