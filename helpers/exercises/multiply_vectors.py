@@ -15,11 +15,11 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises import near
-from helpers.exercises.microscope import accesses_of, written_twice
+from helpers.exercises.microscope import accesses_of, observe, written_twice
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import pick
 from helpers.exercises.origin import Wrong
-from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.kernel import KernelExercise, Launch, traced_back
 
 # (threads per block, blocks): n = their product; last a small one on the simulator, race-checked
 CASES = [(128, 7), (32, 13), (256, 3), (8, 3, "observe")]
@@ -224,6 +224,53 @@ def _mistakes(case, run):
                 "out", first)
 
 
+SWAP_PROBE = (8, 3)
+"""The launch (threads per block, blocks) on the simulator that shows a swapped index: every
+element a thread with threadIdx.x * blockDim.x + blockIdx.x stores lies within a room of 4 n."""
+
+
+def _roles_swapped(kernels):
+    """The mistake of a kernel whose index is threadIdx.x * blockDim.x + blockIdx.x, blockIdx.x
+    and threadIdx.x in each other's places: in a launch of ``SWAP_PROBE`` on the simulator with
+    room after each array, thread t of block b stored out[t * blockDim.x + b], and nowhere else
+    (threadIdx.x * blockDim.x alone stores only every blockDim.x-th element)."""
+    size, blocks = SWAP_PROBE
+    n = size * blocks
+    ones = np.ones(n, np.float32)
+    probe = Launch((Input(ones, 4 * n, 1.0), Input(ones, 4 * n, 1.0), Output(n, guard=4 * n)),
+                   block=(size, 1, 1), grid=(blocks, 1))
+    seen = observe(kernels, probe, key="roles swapped", racecheck=False)
+    if seen.error is not None:
+        return
+    out = seen.outs[0]
+    every = np.concatenate([out.ahead, np.flatnonzero(~out.unwritten), out.past])
+    if np.array_equal(every, written_by(lambda b, t, size, blocks: t * size + b, size, blocks)):
+        yield (f"every thread took element threadIdx.x * blockDim.x + blockIdx.x: blockIdx.x and "
+               f"threadIdx.x swapped roles, so thread t starts t whole blocks in and most threads "
+               f"read and write far past the end of the arrays (on the simulator, {blocks} blocks "
+               f"of {size} threads: thread t of block b stored out[{size} * t + b], thread 1 of "
+               f"block 0 out[{size}] and thread 0 of block 1 out[1])",
+               "blockIdx.x picks the block, and it is the one multiplied by the block's size; "
+               "threadIdx.x, the thread's place in the block, is added: " + INDEX_HINT)
+
+
+def _detect(kernels, case):
+    """The case's mistakes; before the first, a swapped index (``_roles_swapped``), which
+    crashes far past the arrays or shows only as elements written out of place."""
+    found = _found(kernels, case)
+    for mistake in found:
+        yield from _roles_swapped(kernels)
+        yield mistake
+        yield from found
+
+
+def _found(kernels, case):
+    launch = _launch(case)
+    run = yield from EXERCISE.run(kernels, launch)
+    if run is not None:
+        yield from traced_back(kernels, launch, _mistakes(case, run))
+
+
 def _refine(failure):
     """An access past an array (each has a block's room before it) at element blockIdx.x *
     blockDim.x * threadIdx.x: the thread's place multiplied where it is added."""
@@ -247,7 +294,7 @@ def _refine(failure):
 EXERCISE = KernelExercise(
     stub="exercises/multiply_vectors.cu", kernel="multiply_vectors",
     signature="const float *a, const float *b, float *out",
-    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
+    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes, detect=_detect,
     crash_hint=INDEX_HINT, refine=_refine,
     simulated="runs the race check", observed=_observed, observed_as="race-checked",
     success=f"out = a * b for every size tried ({len(CASES) - 1} grids of several blocks), each "

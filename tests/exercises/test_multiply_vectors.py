@@ -77,6 +77,13 @@ WRONG = {
                                   "Hint: keep the index an int"),
     "index_in_a_signed_char": (("int i = " + INDEX, "signed char i = " + INDEX),
                                "only elements -128 to 127 were written", "8-bit signed char"),
+    # blind audit TB-multiply_vectors-1 (was 'the kernel crashed: block (0, 0, 0), thread (21,
+    # 0, 0): a read at multiply_vectors.cu:10, 1 byte past the end of a 11264-byte allocation ...
+    # Hint: i = blockIdx.x * blockDim.x + threadIdx.x ...', a crash with the textbook formula)
+    "roles_swapped": ((INDEX, "threadIdx.x * blockDim.x + blockIdx.x"),
+                      "every thread took element threadIdx.x * blockDim.x + blockIdx.x",
+                      "blockIdx.x and threadIdx.x swapped roles", "stored out[8 * t + b]",
+                      "Hint: blockIdx.x picks the block"),
     "block_of_256": ((INDEX, "blockIdx.x * 256 + threadIdx.x"), "the index takes 256"),
     "b_not_used": ((STORE, "out[i] = a[i];"), "out equals a"),
     "a_squared": ((STORE, "out[i] = a[i] * a[i];"), "out = a * a"),
@@ -138,7 +145,8 @@ def test_the_stub_as_shipped_is_not_yet_right(capsys):
 
 # reads far past a: a crash on the simulator, an illegal address on a GPU
 SIMULATOR_ONLY = {"thread_place_multiplied": "reads past the end of a",
-                  "block_of_1024": "reads past the end of a"}
+                  "block_of_1024": "reads past the end of a",
+                  "roles_swapped": "reads past the end of a"}
 
 
 @pytest.mark.parametrize("name", simulator_only(list(WRONG), SIMULATOR_ONLY))
