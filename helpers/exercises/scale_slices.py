@@ -219,14 +219,8 @@ def _z_against_a_side(case, run, hit):
     names, depth = _slices_as_compared(case, hit), _grid(case)[2] * case[3][2]
     probed = names and all(case[["nx", "ny"].index(n)] >= depth for n in names)
     if probed:
-        launched = EXERCISE.run(run.kernel, _launch(PROBE))
-        try:
-            next(launched)
-            return
-        except StopIteration as stop:
-            probe = stop.value
-        names = [] if probe is None else _slices_as_compared(PROBE, set(
-            np.flatnonzero(~probe.out.unwritten).tolist()) | set(probe.out.past.tolist()))
+        probe = _probe_hit(run)
+        names = [] if probe is None else _slices_as_compared(PROBE, probe)
     probed = (f" (a volume of nx, ny, nz = {', '.join(map(str, PROBE[:3]))} wrote slices z < its "
               f"{names[0]} alone)" if names and probed else "")
     for name in names[:1]:
@@ -237,6 +231,38 @@ def _z_against_a_side(case, run, hit):
         yield (f"z's guard compared z with {name} (z >= {name}), where nz, the number of slices, "
                f"belongs: {shows}{probed}", "each coordinate is compared with its own side: "
                "if (x >= nx || y >= ny || z >= nz) return;")
+
+
+def _probe_hit(run):
+    """The elements (past the end too) the kernel of ``run`` writes in a launch of ``PROBE``, a
+    volume whose grid reaches 7 slices past nz, on the same backend; None where it went wrong
+    in another way (crashed, or held its output)."""
+    launched = EXERCISE.run(run.kernel, _launch(PROBE))
+    try:
+        next(launched)
+        return None
+    except StopIteration as stop:
+        probe = stop.value
+    return None if probe is None else (set(np.flatnonzero(~probe.out.unwritten).tolist())
+                                       | set(probe.out.past.tolist()))
+
+
+def _z_one_past(case, run, hit):
+    """z's guard z > nz, which lets z = nz through: every slice written and slice nz, just past
+    the end of out, too, and no slice past it. Where the grid reaches only slice nz, a kernel
+    with no guard on z writes the same: then the volume ``PROBE``, whose grid reaches 7 slices
+    past nz, tells them apart."""
+    nx, ny, nz, block = case
+    if hit != set(range((nz + 1) * ny * nx)):
+        return
+    if _grid(case)[2] * block[2] == nz + 1 and _probe_hit(run) != set(
+            range((PROBE[2] + 1) * PROBE[1] * PROBE[0])):
+        return
+    yield (f"the threads with z = nz = {nz} wrote slice {nz}, just past the end of out "
+           f"(out[{nz * ny * nx}] to out[{(nz + 1) * ny * nx - 1}]), and no thread past it did: "
+           f"z's guard lets z = nz through (z > nz), but the slices are z = 0 to nz - 1",
+           "z = nz is already outside the volume: compare with >=, "
+           "if (x >= nx || y >= ny || z >= nz) return;")
 
 
 def _last_left_out(written):
@@ -299,6 +325,7 @@ def _mistakes(case, run):
                            "store at out[i], i = (z * ny + y) * nx + x, with nothing added")
     hit = set(np.flatnonzero(written).tolist()) | set(run.out.past.tolist())
     yield from _z_against_a_side(case, run, hit)
+    yield from _z_one_past(case, run, hit)
     if run.out.past.size:
         yield from _guard_mistakes(case, written.all(), hit, run.out.past[0])
     yield from itertools.chain(_index_mistakes(case, hit), _last_left_out(written))

@@ -45,6 +45,12 @@ WRONG = {
     "x_guard_one_short": ([(GUARD, "if (x >= nx - 1 || y >= ny || z >= nz)")],
                           "the last column, x = nx - 1 = 12, was never written"),
     "no_guard_on_z": ([(GUARD, "if (x >= nx || y >= ny)")], "out was written past its end"),
+    # blind audit TB-scale_slices-1 (was 'out was written past its end (out[455]): threads outside
+    # the volume wrote ... Hint: the grid sticks out in z too: ...', as if the z guard were missing)
+    "z_guard_lets_nz_through": ([(GUARD, "if (x >= nx || y >= ny || z > nz)")],
+                                "the threads with z = nz = 5 wrote slice 5, just past the end of "
+                                "out (out[455] to out[545]), and no thread past it did: z's guard "
+                                "lets z = nz through (z > nz)"),
     # blind audit U9 (was 'out was written past its end (out[455]): threads outside the volume
     # wrote ... Hint: the grid sticks out in z too: ...', as if the z guard were missing)
     "z_compared_with_nx": ([(GUARD, "if (x >= nx || y >= ny || z >= nx)")],
