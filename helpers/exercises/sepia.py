@@ -239,6 +239,7 @@ def _wrong_values(rgb, got, block=None, models=(), first_pixel=0):
                f"around: the {CHANNEL_NAMES[c]} sum was kept in an unsigned char",
                "keep each sum a float (float r2 = ...), then round and clamp it as you store it: "
                "(unsigned char)fminf(r2 + 0.5f, 255.0f)")
+    yield from copied_channel(rgb, got, exact)
     yield from mixed_up(rgb, got, LAYOUT_HINT)
     shape = (-1,) if block else (got.shape[0], -1)
     yield from near_miss.misses("out", got.reshape(shape), want.reshape(shape), block=block,
@@ -254,6 +255,28 @@ def _wrong_values(rgb, got, block=None, models=(), first_pixel=0):
                 f"{got[wy, wx, wc]}, expected {want[wy, wx, wc]})",
                 LAYOUT_HINT + "; round with + 0.5f and clamp to 255", "out",
                 3 * first_pixel + np.ravel_multi_index((wy, wx, wc), got.shape))
+
+
+def copied_channel(rgb, got, exact):
+    """One channel's bytes holding another channel's results (to a level), the other two right:
+    the byte stored from another channel's sum (out[3*i + 1] from r2), or its sum computed with
+    that channel's weights."""
+    want = reference(rgb)
+    right = ~_differs(got, want, exact)
+    for c, d in itertools.permutations(range(3), 2):
+        if np.delete(right, c, axis=2).all() and not right[..., c].all() and not _differs(
+                got[..., c], want[..., d], exact[..., d]).any():
+            y, x = np.argwhere(~right[..., c])[0]
+            name, other = CHANNEL_NAMES[c], CHANNEL_NAMES[d]
+            weights = " + ".join(f"{w}f * {v}" for w, v in zip(SEPIA[c], "rgb"))
+            yield (f"the {name} bytes hold the {other} results, the other channels right (x = "
+                   f"{x}, y = {y}: {name} {got[y, x, c]}, its {other} value, where its {name} "
+                   f"value is {want[y, x, c]}): the {name} byte was stored from the {other} sum "
+                   f"({'rgb'[d]}2 where {'rgb'[c]}2 belongs), or the {name} sum was computed with "
+                   f"the {other} weights", f"each byte stores its own channel's sum: "
+                   f"out[3*i{f' + {c}' if c else ''}] = (unsigned char)fminf({'rgb'[c]}2 + 0.5f, "
+                   f"255.0f), with {'rgb'[c]}2 = {weights}")
+            return
 
 
 def one_channel(rgb, got, exact):

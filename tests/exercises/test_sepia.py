@@ -92,6 +92,14 @@ WRONG = {
     "nothing_written": ([(WRITE_R + WRITE_G + WRITE_B, "    (void)r2; (void)g2; (void)b2;\n")],
                         "nothing was written"),
     "wrong_weight": ([("0.769f * g", "0.669f * g")], "the red output is 0.393 r + 0.669 g + 0.189 b"),
+    # blind audit TB-sepia-1 (was 'the green output is 0.393 r + 0.769 g + 0.189 b, where the
+    # matrix has 0.349 r + 0.686 g + 0.168 b ... Hint: each output channel comes from the input's
+    # r, g and b: ...', the layout restated, though the learner's g2 line is right)
+    "green_stored_from_the_red_sum": ([(WRITE_G, WRITE_G.replace("fminf(g2", "fminf(r2"))],
+                                      "the green bytes hold the red results, the other channels "
+                                      "right (x = 0, y = 0: green 160, its red value, where its "
+                                      "green value is 143): the green byte was stored from the red "
+                                      "sum (r2 where g2 belongs)"),
     "green_from_the_red_result": ([("0.349f * r + 0.686f * g", "0.349f * r2 + 0.686f * g")],
                                   "the green output is 0.137 r + 0.954 g + 0.234 b"),
     "read_at_the_pixel_index": ([("float r = rgb[3 * i], g = rgb[3 * i + 1], b = rgb[3 * i + 2];",
