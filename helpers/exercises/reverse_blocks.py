@@ -213,6 +213,57 @@ def _blocks_stored_over_block_0(run):
     return bool(((stores["block"] > 0) & (stores["index"] < BLOCK)).any())
 
 
+PLACES = (("in", False, "the load from in", "loaded in[{}]"),
+          ("s", True, "the store into s", "put it in s[{}]"),
+          ("s", False, "the read of s", "read s[{}]"),
+          ("out", True, "the store into out", "stored that at out[{}]"))
+"""The four accesses each thread makes: (array, a write, what it is, what the thread did)."""
+
+
+def _mirrors(run):
+    """For each of the four accesses (``PLACES``), whether every thread made it at its mirror,
+    len - 1 - j, rather than at its own j (offsets from the block's start for in and out), in
+    a trace of the launch on the simulator; None where a thread made one at another index, or
+    the trace has none."""
+    n = run.model.size
+    kept = accesses_of(run.kernel, dataclasses.replace(run.launch, args=(
+        Input(run.model), *run.launch.args[1:])), f"mirrors, n = {n}", 8 * n)
+    if kept is None or not kept.size:
+        return None
+    start = kept["block"].astype(np.int64) * BLOCK
+    j = kept["thread"].astype(np.int64)
+    mirror = np.minimum(BLOCK, n - start) - 1 - j
+    local = kept["index"] - np.where(kept["shared"], 0, start)
+    found = []
+    for array, write, _, _ in PLACES:
+        mine = (kept["array"] == array) & (kept["write"] == write) & (j != mirror)
+        own, mirrored = local[mine] == j[mine], local[mine] == mirror[mine]
+        if not mine.any() or not ((own | mirrored).all() and (own.all() or mirrored.all())):
+            return None
+        found.append(bool(mirrored.all()))
+    return found
+
+
+def _mirrored_twice(run):
+    """The output is the input: two of the four accesses mirrored (``_mirrors``), which undo each
+    other, as out[start + len - 1 - j] = s[len - 1 - j] does."""
+    found = _mirrors(run)
+    if found is None or sum(found) < 2:
+        return
+    n = run.model.size
+    b, j = (1, 3) if n > BLOCK + 3 else (0, 3)
+    start = b * BLOCK
+    size = min(BLOCK, n - start)
+    twice = [what for (_, _, what, _), m in zip(PLACES, found) if m]
+    did = ", ".join(done.format((0 if array == "s" else start) + (size - 1 - j if m else j))
+                    for (array, _, _, done), m in zip(PLACES, found))
+    yield (f"the output is the input, unchanged: the mirror, len - 1 - j, was applied "
+           f"{'twice' if len(twice) == 2 else 'four times'}, in {' and '.join(twice)}, and "
+           f"each undoes the other (thread {j} of block {b}, start = {start}, len = {size}: {did})",
+           "mirror once, in the read of s alone: s[j] = in[start + j], then out[start + j] = "
+           "s[len - 1 - j], with len = min(BLOCK, n - start)")
+
+
 def _mistakes(n, run):
     x, got = run.model, run.out.got
     yield from one_further("out", "element", run.out.past, run.out.unwritten,
@@ -246,6 +297,8 @@ def _mistakes(n, run):
               (np.concatenate([x[:min(BLOCK, n - start)][::-1] for start in range(0, n, BLOCK)]),
                "every block mirrored block 0's elements: the load read in[j], not the block's own",
                "each block loads its own elements: s[j] = in[start + j]")]
+    if np.array_equal(got, x):
+        yield from _mirrored_twice(run)
     for model, problem, hint in models:
         right = ~np.isnan(model)
         if np.array_equal(got[right], model[right]) and right.sum() > n // 2:

@@ -93,6 +93,17 @@ WRONG = {
     "mirror_adds_j": ([("s[len - 1 - j]", "s[len - (1 - j)]")],
                       ["thread 1 of block 0 read s[256], past the end of s", "s[len - 1 + j], "
                        "the mirror added j", "Hint: the mirror is s[len - 1 - j]"]),
+    # blind audit TB-reverse_blocks-1: the store mirrored too (was 'the output is the input,
+    # unchanged: nothing was reversed ... Hint: element j of the block's output is its element
+    # len - 1 - j: ...', though the read of s mirrored)
+    "mirrored_twice": ([(STORE, "out[start + len - 1 - j] = s[len - 1 - j]")],
+                       ["the output is the input, unchanged: the mirror, len - 1 - j, was applied "
+                        "twice, in the read of s and the store into out", "thread 3 of block 1, "
+                        "start = 256, len = 256: loaded in[259], put it in s[3], read s[252], "
+                        "stored that at out[508]", "Hint: mirror once, in the read of s alone"]),
+    "load_and_read_mirrored": ([("s[j] = in[start + j]", "s[j] = in[start + len - 1 - j]")],
+                               ["was applied twice, in the load from in and the read of s",
+                                "loaded in[508]"]),
     "mirror_from_minus_one": ([("s[len - 1 - j]", "s[-1 - j]")],
                               ["(index -1)", "s[-1], before the start of s", "s[len - 1 - j]"]),
 }
