@@ -121,6 +121,17 @@ def planted_bug(kernels):
     seen = observe(kernels, _launch(PROBE), key="probe")
     if seen.race is not None and seen.race.space == "shared":
         parity = _tiles_by_parity(kernels, seen.race)
+        after = None if parity else _barrier_after_the_loop(kernels)
+        if after is not None:
+            return not_yet(
+                f"the planted bug is still there: the __syncthreads() after the loop, at line "
+                f"{after}, runs once, when the block has done all its chunks, so between one "
+                "chunk's reads of the tile and the next chunk's stores into it there is still no "
+                f"barrier: with {PROBE[1]} blocks over 4 chunks the race check says: "
+                f"{seen.race.summary}",
+                "move that __syncthreads() into the loop, at the end of the loop's body, before "
+                "its closing brace (and outside the if), so that every thread has read this "
+                "chunk's tile before any thread stores the next one's")
         return not_yet(*parity) if parity else not_yet(
             f"the planted bug is still there: with {PROBE[1]} blocks over 4 chunks the race "
             f"check says: {seen.race.summary}",
@@ -129,6 +140,42 @@ def planted_bug(kernels):
             "loop's body, where every thread of the block reaches it (outside the if)")
     mistake = next(observed_mistakes(seen, _refine), None) or _private_tile(seen)
     return None if mistake is None else not_yet(*mistake)
+
+
+def _barrier_after_the_loop(kernels):
+    """The line of the first ``__syncthreads();`` that follows the kernel's loop in its text (the
+    simulated twin's source, as its module was compiled: its ``#line`` directives count), within
+    the kernel's body; None where there is none, or the text cannot be read."""
+    from helpers.sim.compile.kernel_text import Unreadable, closing, read_tokens
+
+    function = kernels.simulated
+    source = getattr(getattr(function, "_module", None), "source", None)
+    if not source:
+        return None
+    try:
+        tokens = read_tokens(source, 0, len(source))
+        words = [t.text for t in tokens]
+        name = next(i for i in range(len(words) - 2) if words[i:i + 3] == [
+            "__global__", "void", function.name])
+        body = words.index("{", closing(tokens, words.index("(", name)))
+        loop = words.index("for", body, closing(tokens, body))
+        after = closing(tokens, loop + 1) + 1
+        end = closing(tokens, after) if words[after] == "{" else words.index(";", after)
+        barrier = words.index("__syncthreads", end, closing(tokens, body))
+    except (Unreadable, StopIteration, ValueError, IndexError):
+        return None
+    return _line(source, tokens[barrier].start)
+
+
+def _line(source: str, offset: int) -> int:
+    """The line of ``source`` at ``offset`` as a compiler names it: counted from the last
+    ``#line N`` before it, which makes the line after it line N."""
+    line = 1
+    for text in source[:offset].split("\n")[:-1]:
+        directive = text.split()
+        line = (int(directive[1]) if directive[:1] == ["#line"] and directive[1:2]
+                and directive[1].isdigit() else line + 1)
+    return line
 
 
 def _private_tile(seen):

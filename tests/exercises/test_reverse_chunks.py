@@ -21,6 +21,15 @@ WRONG = {
                                                   "over 4 chunks the race check says: kernel",
                                                   "has a data race on tile["],
                                       "hint": "at the end of the loop's body"}),
+    # blind audit TB-reverse_chunks-1: the fix's barrier after the loop, not at the end of its
+    # body (was 'the planted bug is still there: with 2 blocks over 4 chunks the race check says:
+    # ... Hint: the tile is used again for the next chunk: ...', the learner's barrier not named)
+    "fix_after_the_loop": ([(FIX + "    }\n", "    }\n" + FIX[4:])],
+                           {"problem": ["the __syncthreads() after the loop, at line ",
+                                        "runs once, when the block has done all its chunks",
+                                        "the race check says: kernel", "has a data race on tile["],
+                            "hint": ["move that __syncthreads() into the loop",
+                                     "at the end of the loop's body, before its closing brace"]}),
     # audit F23: __threadfence_block() as the fix: the planted race, between its lines, named
     "fence_as_the_fix": ([(FIX, FIX.replace("__syncthreads();", "__threadfence_block();"))],
                          {"problem": ["the planted bug is still there",
