@@ -210,6 +210,21 @@ def _one_count_a_block(out, want, block):
                f"its block's {per_block} warps' counts", "one slot a warp: " + BY_WARP)
 
 
+def _partial_warp_left_out(out, want, n):
+    """Every count right but the last, never written, where the last warp holds fewer than 32
+    elements: the guard sent the partial warp home, as if (warp >= n / 32) does (n / 32 rounds
+    down)."""
+    last = want.size - 1
+    if n % 32 and np.flatnonzero(out.unwritten).tolist() == [last] and not out.past.size \
+            and np.array_equal(out.got[:last], want[:last]):
+        yield (f"only the last count, counts[{last}], was never written, and the others are "
+               f"right: warp {last} holds x[{32 * last}] to x[{n - 1}], {n % 32} elements, fewer "
+               f"than 32, and the guard sent it home, as warp >= n / 32 does: {n} / 32 = "
+               f"{n // 32}, rounded down, leaves out the last, partial warp",
+               "a warp has elements when its first one, 32 * warp, is below n: keep the stub's "
+               "if (32 * warp >= n) return; (warp >= (n + 31) / 32 is the same)")
+
+
 def _unwritten(unwritten, per_block):
     """The mistakes that counts' never-written elements show (``per_block``: warps a block)."""
     if unwritten.any() and not unwritten[:per_block].any() \
@@ -242,6 +257,7 @@ def _mistakes(case, run):
         yield (f"counts was written past its end (counts[{-(-n // 32)}] and on): a warp with no "
                "element below n stored a count", "keep the stub's if (32 * warp >= n) return;")
     yield from _one_count_a_block(run.out, want, run.launch.block[0])
+    yield from _partial_warp_left_out(run.out, want, n)
     yield from _unwritten(run.out.unwritten, run.launch.block[0] // 32)
     if np.array_equal(got, want):
         return

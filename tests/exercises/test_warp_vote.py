@@ -24,6 +24,15 @@ WRONG = {
                               {"problem": "each block's warps stored their counts into one slot, "
                                           "counts[blockIdx.x]",
                                "hint": "one slot a warp: counts has one element a warp"}),
+    # blind audit TB-warp_vote-1 (was '1 of the 32 counts were never written (the first is
+    # counts[31]) ... Hint: lane 0 of every warp that has elements stores counts[warp]')
+    "partial_warp_sent_home": ([("if (32 * warp >= n)", "if (warp >= n / 32)")],
+                               {"problem": "only the last count, counts[31], was never written, "
+                                           "and the others are right: warp 31 holds x[992] to "
+                                           "x[999], 8 elements, fewer than 32, and the guard sent "
+                                           "it home, as warp >= n / 32 does: 1000 / 32 = 31, "
+                                           "rounded down",
+                                "hint": "keep the stub's if (32 * warp >= n) return;"}),
     "no_popc": ([(STORE, "counts[warp] = votes;")],
                 {"problem": "the ballot's word itself", "hint": "__popc(votes)"}),
     # blind audit O13 (was 'counts[0] = 11, but 15 of x[0..31] are above 0.5' and the general hint)
