@@ -28,8 +28,9 @@ import numpy as np
 from helpers.exercises import near
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
-from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import observe, observed_launch, observed_mistakes
+from helpers.exercises.failure import LOOP_HINT
+from helpers.exercises.kernel import KernelExercise, Launch, traced_back
+from helpers.exercises.microscope import observe, observed_launch, observed_mistakes, stopped
 
 WARPS = (2, 4, 8)
 JUNK = np.float32(1000.0)  # past A and x: far from their values (a NaN read would store poison)
@@ -189,6 +190,36 @@ def _mistakes(case, run):
     r = int(np.argmax(~np.isclose(got, want, rtol=1e-4, atol=1e-4)))
     yield (f"y[{r}] = {got[r]:.6g}, NumPy's is {want[r]:.6g}", "lane l adds A[row * cols + c] * "
            "x[c] for c = l, l + 32, ... < cols; warp_sum adds the lanes; lane 0 stores y[row]")
+
+
+def _detect(kernels, case):
+    """The case's mistakes; a launch stopped at the simulator's time limit, after the loop that
+    never ended where it can be told (``_endless_shuffles``), raises its error again."""
+    launch = _launch(case)
+    try:
+        run = yield from EXERCISE.run(kernels, launch)
+    except Exception as err:  # re-raised: only a time limit's is looked at
+        if getattr(err, "kind", None) != "time limit":
+            raise
+        yield from _endless_shuffles(kernels)
+        raise
+    if run is not None:
+        yield from traced_back(kernels, launch, _mistakes(case, run))
+
+
+def _endless_shuffles(kernels):
+    """A launch that never ends even on a row of no columns, where the column loop makes no
+    turn: the loop that goes on for ever is warp_sum's (the simulator stops it, ``stopped``)."""
+    probe = Launch((Input(np.zeros((1, 0), np.float32), 32, JUNK),
+                    Input(np.zeros(0, np.float32), 64, JUNK), Output(1), np.int32(1),
+                    np.int32(0)), block=(32, 1, 1), grid=(1, 1))
+    if stopped(kernels, probe, key="no columns") is not None:
+        yield ("the loop in warp_sum never ends: the kernel did not finish even on a row of 0 "
+               "columns, where the column loop makes no turn, so the shuffles' loop goes on for "
+               "ever; with offset >= 0 as its condition it does: offset halves 16, 8, 4, 2, 1, "
+               "then 0, and 0 / 2 is 0 again, still >= 0",
+               "the shuffles stop after offset 1: for (int offset = 16; offset > 0; offset /= 2) "
+               "(> 0, not >= 0); " + LOOP_HINT)
 
 
 def _rows_apart(case, unwritten):
@@ -370,7 +401,7 @@ def _models(a, x):
 EXERCISE = KernelExercise(
     stub="exercises/matvec_warp.cu", kernel="matvec_warp",
     signature="const float *A, const float *x, float *y, int rows, int cols",
-    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
+    cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes, detect=_detect,
     observed=observed_launch(_launch, _refine), observed_as="race-checked",
     simulated="runs the race check",
     refine=_refine, crash_hint="read A and x only below cols, and store y[row] only for row < rows",

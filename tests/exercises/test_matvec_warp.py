@@ -168,6 +168,13 @@ WRONG = {
                                 {"problem": "y holds whole numbers: the row's sum was cut to an int "
                                             "(toward 0) after warp_sum added the lanes",
                                  "hint": "the sum is kept in an int: keep it a float"}),
+    # blind audit TB-matvec_warp-1: warp_sum's loop never ends (was 'the kernel did not finish:
+    # the simulator stopped kernel 'matvec_warp' after 10 s, its time limit (an endless loop?) ...
+    # Hint: a loop whose condition never becomes false: ...', which loop not said)
+    "shuffles_while_offset_at_least_0": ([("offset > 0; offset /= 2)", "offset >= 0; offset /= 2)")],
+                                         {"problem": "the loop in warp_sum never ends: the kernel "
+                                                     "did not finish even on a row of 0 columns",
+                                          "hint": "(> 0, not >= 0)"}),
     # blind audit Q4: the first column from the thread's place in the block (was 'y[1] = -20.7447,
     # NumPy's is -22.9368' and the plan)
     "first_column_from_the_block_s_thread": ([("int c = lane;", "int c = threadIdx.x + blockDim.x * threadIdx.y;")],
@@ -178,6 +185,10 @@ WRONG = {
 SIMULATOR_ONLY = {name: "a warp function called with lanes missing is undefined on a GPU"
                   for name in ("lane_and_row_swapped", "shuffle_inside_an_if",
                                "warp_sum_in_the_column_loop")}
+ENDLESS = {"shuffles_while_offset_at_least_0"}
+"""Kernels that never end: stopped at half a second on the simulator, not at the checkers' 10 s
+(a GPU kernel cannot be stopped from Python)."""
+SIMULATOR_ONLY.update(dict.fromkeys(ENDLESS, "a kernel that never ends cannot be stopped on a GPU"))
 # Right, but not the solution's way: each must pass (a speed rule may later ask more of the second)
 RIGHT = {
     "butterfly": [(SHUFFLE, "        v += __shfl_xor_sync(0xffffffff, v, offset);\n")],
@@ -210,7 +221,11 @@ def test_a_right_kernel_written_another_way_passes(kernels, name):
 
 
 @pytest.mark.parametrize("name", simulator_only(sorted(WRONG), SIMULATOR_ONLY))
-def test_each_mistake_gets_its_own_verdict(kernels, name):
+def test_each_mistake_gets_its_own_verdict(kernels, name, monkeypatch):
+    from helpers.exercises import common
+
+    if name in ENDLESS:
+        monkeypatch.setattr(common, "LAUNCH_TIME_LIMIT", 0.5)
     verdict = checker.check_matvec_warp_kernel(*kernels[name])
     assert verdict.passed is False
     for field, words in WRONG[name][1].items():
