@@ -66,6 +66,7 @@ def _simulated(kernels, wrong):
     yield from _neighbouring_rows(seen.race)
     yield from _rows_from_tx(kernels, seen.race)
     yield from observed_mistakes(seen, _refine, wrong=wrong)
+    yield from _stored_at_ty(kernels)
     if np.isnan(seen.outs[0].got).any():
         yield ("on the simulator, which fills shared memory with NaN, C holds NaN: the "
                "products read elements of Bs that no thread loaded (a GPU reads whatever was "
@@ -99,6 +100,25 @@ def _bs_stores(kernels):
         return None
     mine = accesses[(accesses["array"] == "Bs") & accesses["write"] & (accesses["block"] == 0)]
     return mine["thread"] % 32, mine["thread"] // 32, mine["index"]
+
+
+def _stored_at_ty(kernels):
+    """Every thread storing each of its rows of B into Bs[ty][tx], its own row of Bs, where the
+    loop's r belongs (the trace's stores into Bs): the rows r = ty + 8, ty + 16, ty + 24 landed
+    on row ty one after another, and rows 8 to 31 of Bs were never loaded."""
+    if (stores := _bs_stores(kernels)) is None:
+        return
+    tx, ty, index = stores
+    if len(index) > TILE_M * 32 and (index == ty * 32 + tx).all():
+        turns = len(index) // (TILE_M * 32)
+        yield (f"every thread stored its {turns} rows of B into Bs[ty][tx], its own row ty of Bs "
+               "(the trace's stores into Bs): b_row moves with the loop's r, but the store "
+               "kept Bs[ty], so each row ty of Bs ends up holding the last row stored, B's row "
+               f"phase * TILE_K + ty + {TILE_M * (turns - 1)}, and rows {TILE_M} to 31 of Bs are "
+               "never loaded (on the simulator, which fills shared memory with NaN, C holds "
+               "NaN; a GPU reads whatever was there)",
+               "store each row where the loop's r says: Bs[r][tx] = (b_row < K && col < N) ? "
+               "B[b_row * N + col] : 0.0f")
 
 
 def _rows_from_tx(kernels, race):

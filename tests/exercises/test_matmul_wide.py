@@ -19,6 +19,13 @@ SECOND_BARRIER = "            sum += As[ty][k] * Bs[k][tx];\n        __syncthrea
 
 # name: (replacements, {field: words that the verdict's field must contain})
 WRONG = {
+    # blind audit TB-matmul_wide-1: the loop's rows of B all stored into the stub's Bs[ty][tx]
+    # (was 'on the simulator, which fills shared memory with NaN, C holds NaN: the products read
+    # elements of Bs that no thread loaded ... Hint: ... into Bs[r][tx]', the store not named)
+    "bs_stored_at_ty": ([("Bs[r][tx] = (b_row < K", "Bs[ty][tx] = (b_row < K")],
+                        {"problem": "every thread stored its 4 rows of B into Bs[ty][tx], its own "
+                                    "row ty of Bs",
+                         "hint": "store each row where the loop's r says: Bs[r][tx] ="}),
     # blind audit F6: B's column taken as tx, the block's offset forgotten (a near miss before)
     "b_column_from_tx": ([("B[b_row * N + col]", "B[b_row * N + tx]")],
                          {"problem": "B's tile was read from column tx, not col",
