@@ -109,6 +109,27 @@ def _launch(case):
                   model=x)
 
 
+def _from_the_block_s_thread(case, x, m, sums):
+    """The columns walked from threadIdx.x, the thread's place in the block, not its lane: warp
+    w of a block (row % warps) started at column 32 w + lane, so its row's pair left out the
+    first 32 w columns."""
+    warps = case[2] // 32
+    if warps < 2:
+        return
+    model = [pairs(x[r:r + 1, 32 * (r % warps):]) for r in range(x.shape[0])]
+    model_m, model_l = (np.array([pair[k][0] for pair in model]) for k in (0, 1))
+    if np.allclose(m, model_m) and np.allclose(sums, model_l, rtol=1e-3):
+        r = next(r for r in range(len(m)) if r % warps and not np.isclose(
+            m[r], x[r].astype(np.float64).max()))
+        w = r % warps
+        yield (f"row_max[{r}] = {m[r]:.6g}, the max of columns {32 * w} to {x.shape[1] - 1} "
+               f"only (the row's is {x[r].astype(np.float64).max():.6g}): row {r} is warp {w} "
+               f"of its block, and its lanes started at column threadIdx.x = {32 * w} + lane, "
+               f"so warp w of each block left out its row's first 32 w columns",
+               "each warp walks its own row from column 0, by its lane, the thread's place in "
+               "its warp: for (int c = lane; c < cols; c += 32), lane = threadIdx.x % 32")
+
+
 def _wrong_max(x, m, want_m):
     """What a row_max that is not the row's max shows, the most telling first."""
     r, xs = int(np.argmax(~np.isclose(m, want_m))), x.astype(np.float64)
@@ -177,6 +198,7 @@ def _mistakes(case, run):
                "one warp a row, row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, and "
                "its lane 0 writes row_max[row] and row_sum[row]")
     if not np.allclose(m, want_m):
+        yield from _from_the_block_s_thread(case, x, m, sums)
         yield from _wrong_max(x, m, want_m)
     if np.allclose(sums, want_l, rtol=1e-3):
         return

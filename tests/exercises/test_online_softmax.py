@@ -30,6 +30,14 @@ WRONG = [
     ("term_rescaled_not_the_sum", variant(KERNEL, (LOOP, "        l = l + __expf(v - m_new) * "
                                                          "__expf(m - m_new);\n")),
      ["the loop rescaled the new term", "l = l * exp(m - m_new) + exp(v - m_new)"]),
+    # blind audit TB-online_softmax-1: the columns from threadIdx.x, not the lane (was 'row_max[3] =
+    # 3.05273, the max of only some of its columns ... Hint: each lane walks c = lane, ... and the
+    # butterfly (offsets 16, 8, 4, 2, 1) merges all 32 lanes' maxes')
+    ("columns_from_the_block_s_thread", variant(KERNEL, ("for (int c = lane; c < cols; c += 32)",
+                                                         "for (int c = threadIdx.x; c < cols; c += 32)")),
+     ["row_max[3] = 3.05273, the max of columns 32 to 199 only (the row's is 7.39844): row 3 is "
+      "warp 1 of its block, and its lanes started at column threadIdx.x = 32 + lane",
+      "Hint: each warp walks its own row from column 0", "for (int c = lane; c < cols; c += 32)"]),
     ("merge_not_rescaled", variant(KERNEL, (MERGE, "        l = l + l2;\n")),
      ["the lanes' sums were added without rescaling", "l2 * exp(m2 - m_new)"]),
     ("empty_lanes_give_nan", variant(KERNEL, (MERGE, "        l = l * __expf(m - m_new) + "
