@@ -231,10 +231,29 @@ def _tile_col_by_16(failure):
                "tile_col = warp % (N / 16), as tile_row = warp / (N / 16)")
 
 
+def _c_rows_apart(run, case, stored):
+    """C's tiles stored from row tile_row, not tile_row * 16 (C + tile_row * N + tile_col * 16):
+    the elements written (``stored``, 16 rows past C's end too) are those such tiles cover, one
+    row of C apart, over one another, and the rows below them never written."""
+    m, _, n = case
+    model = _product(run.model, case, guard=16, c_at=lambda w, tr, tc: (tr * n + tc * 16, n))
+    if m > 16 and np.array_equal(~np.isnan(model[0].ravel()), stored):
+        rows, last = m // 16, m // 16 + 14
+        starts = ", ".join(map(str, range(rows - 1))) + f" and {rows - 1}"
+        yield (f"C's rows of tiles were stored one row of C apart, from rows {starts}, over one "
+               f"another, and C[{last + 1}][0] to C[{m - 1}][{n - 1}] ({(m - last - 1) * n} "
+               "elements) were never written: C + tile_row * N + tile_col * 16 starts tile "
+               "(tile_row, tile_col) at row tile_row, where its first row is tile_row * 16",
+               "a row of tiles is 16 rows of C, N elements each: store at C + tile_row * 16 * N "
+               "+ tile_col * 16")
+
+
 def _mistakes(case, run):
     got, out, (m, _, n) = run.out.got.astype(np.float64), run.out, case
     stored = np.concatenate([~out.unwritten.ravel(), np.isin(np.arange(m * n, (m + 16) * n),
                                                              out.past)])
+    if out.unwritten.any():
+        yield from _c_rows_apart(run, case, stored)
     for arguments, problem, hint in LOOKALIKES if out.past.size or out.unwritten.any() else ():
         model = _product(run.model, case, guard=16, **arguments(*case))  # the tiles it stores
         if np.array_equal(~np.isnan(model[0].ravel()), stored):

@@ -39,6 +39,15 @@ MISALIGNED = ["load_matrix_sync was given a tile that starts at element 1 along 
 WRONG = [
     ("a_col_major", variant(KERNEL, ("half, wmma::row_major> a;", "half, wmma::col_major> a;")),
      ["A's fragment was declared col_major", "wmma::row_major"]),
+    # blind audit TB-wmma_gemm-1: C's row of tiles without the factor 16 (was '960 elements of C
+    # were never written (the first is C[18][0]) ... Hint: C's tile (tile_row, tile_col) starts at
+    # C + tile_row * 16 * N + tile_col * 16, ...', the tile's start not named)
+    ("c_rows_of_tiles_one_row_apart", variant(KERNEL, ("C + tile_row * 16 * N + tile_col * 16",
+                                                       "C + tile_row * N + tile_col * 16")),
+     ["C's rows of tiles were stored one row of C apart, from rows 0, 1 and 2, over one another, "
+      "and C[18][0] to C[47][31] (960 elements) were never written: C + tile_row * N + tile_col * "
+      "16 starts tile (tile_row, tile_col) at row tile_row", "Hint: a row of tiles is 16 rows of "
+      "C, N elements each: store at C + tile_row * 16 * N + tile_col * 16"]),
     ("c_stored_by_columns", variant(KERNEL, ("wmma::mem_row_major", "wmma::mem_col_major")),
      ["stored column after column", "mem_row_major"]),
     ("k_below_k_over_16", variant(KERNEL, ("k < K; k += 16", "k < K / 16; k += 16")),
