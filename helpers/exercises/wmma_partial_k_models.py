@@ -29,6 +29,13 @@ STAGINGS = [  # (a wrong staging, as staged's keywords given K and N), problem, 
     (lambda k, n: dict(b_at=lambda tile, k0, r, col: (k0 + r) * k + tile[1] * 16 + col),
      "B's rows were read K elements apart, but a row of B holds N",
      "B[k0 + r][tile_col * 16 + col] is at B[(k0 + r) * N + tile_col * 16 + col]"),
+    (lambda k, n: dict(b_at=lambda tile, k0, r, col: (tile[1] * 16 + col) * k + k0 + r),
+     "Bs took B[(tile_col * 16 + col) * K + k0 + r], B read as if it were stored column after "
+     "column (as wmma_gemm's B is), K elements a column; but here B is K x N stored row after "
+     "row, so that index is another element of B: in tile (0, 0)'s first step, Bs[w][1][0] "
+     "took B's element 1, B[0][1], where B[1][0], element N, belongs",
+     "B is stored row after row, N elements a row: element (k0 + r, tile_col * 16 + col) is at "
+     "B[(k0 + r) * N + tile_col * 16 + col]"),
     (lambda k, n: dict(b_at=lambda tile, k0, r, col: (k0 + r) * n + tile[0] * 16 + col),
      "Bs took B's columns from tile_row, but the tile's columns of C, and of B, are tile_col's",
      "B[k0 + r][tile_col * 16 + col] is at B[(k0 + r) * N + tile_col * 16 + col]"),

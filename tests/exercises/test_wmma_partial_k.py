@@ -27,6 +27,14 @@ WRONG = [
      ["the last, partial tile along K was skipped", "k0 < K"]),
     ("k_over_16_steps", variant(KERNEL, (LOOP, "for (int k0 = 0; k0 < K / 16 * 16; k0 += 16) {")),
      ["the last, partial tile along K was skipped"]),
+    # blind audit TB-wmma_partial_k-1: B staged as if stored by columns, as in wmma_gemm (was
+    # 'C is not A B (C[4][29] = 2.974, expected -6.8) ... Hint: stage A[...] where ... and B[...]
+    # where ..., else 0', the catch-all)
+    ("b_read_by_columns", variant(KERNEL, ("B[(k0 + r) * N + tile_col * 16 + col]",
+                                           "B[(tile_col * 16 + col) * K + k0 + r]")),
+     ["Bs took B[(tile_col * 16 + col) * K + k0 + r], B read as if it were stored column after "
+      "column", "Bs[w][1][0] took B's element 1, B[0][1], where B[1][0], element N, belongs",
+      "Hint: B is stored row after row, N elements a row"]),
     ("b_not_zero_filled", variant(KERNEL, (STAGE_B, "Bs[w][r][col] = B[(k0 + r) * N + tile_col * 16 + col];")),
      ["C holds NaN", "past the end of A or B", "stage 0"]),
     ("a_not_zero_filled", variant(KERNEL, (STAGE_A, "As[w][r][col] = A[(tile_row * 16 + r) * K + k0 + col];")),
