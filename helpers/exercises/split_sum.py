@@ -175,6 +175,7 @@ def _wrong_sum(got, x, calls):
         if got == float(x[bounds[-2]:].sum(dtype=np.float64)):
             yield ("the sum is the last device's share alone: each partial sum replaced the one "
                    "before (total = ...)", "add every device's partial sum to total: total += ...")
+        yield from _hi_without_parentheses(got, x, calls)
         if sum(calls) < n:
             yield (f"{n - sum(calls)} of the {n} elements were in no share", SHARE_HINT)
         if sum(calls) > n:
@@ -186,6 +187,26 @@ def _wrong_sum(got, x, calls):
         yield f"the sum is right, but device {idle[0]} summed nothing", SHARE_HINT
     if max(calls) - min(calls) > 1:
         yield f"the sum is right, but the shares are uneven: {calls} elements", SHARE_HINT
+
+
+def _hi_without_parentheses(got, x, calls):
+    """The shares x[lo:hi] with hi = k + 1 * len(x) // n, k + 1 not in parentheses (* and //
+    bind tighter than +): device k's share ends at k + len(x) // n, where (k + 1) * len(x) // n
+    belongs; the shares summed and the sum are theirs."""
+    n, devices = x.size, len(calls)
+    shares = [(k * n // devices, k + 1 * n // devices) for k in range(devices)]
+    sizes = [len(range(n)[lo:hi]) for lo, hi in shares]
+    if calls != sizes or got != sum(float(x[lo:hi].sum(dtype=np.float64)) for lo, hi in shares):
+        return
+    k = next((k for k in range(1, devices) if shares[k][1] != (k + 1) * n // devices), None)
+    if k is None:
+        return
+    (lo, hi), right = shares[k], (k + 1) * n // devices
+    yield (f"device {k}'s share was x[{lo}:{hi}], {sizes[k]} element{'s' * (sizes[k] != 1)}, "
+           f"where it is x[{lo}:{right}]: hi = k + 1 * len(x) // n is k + (1 * len(x) // n), "
+           f"since * and // bind tighter than +, so hi came out {k} + {n} // {devices} = {hi}, "
+           f"not ({k} + 1) * {n} // {devices} = {right}, and {n - sum(sizes)} of the {n} "
+           "elements were in no share", "put k + 1 in parentheses: hi = (k + 1) * len(x) // n")
 
 
 def _read_elsewhere(order):

@@ -18,6 +18,12 @@ CALL = "started.append((k, share, sums[k](share)))"
 WRONG = {
     "device_0_alone": ([(ADD, "total = float(partial.get()) if k == 0 else total")],
                        "device 0's share alone", "every device's partial sum"),
+    # blind audit TB-split_sum-1: hi without the parentheses around k + 1 (was '500 of the 1001
+    # elements were in no share ... Hint: device k's share is x[lo:hi], ...', the formula restated)
+    "hi_without_parentheses": ([(BOUNDS, "lo, hi = k * len(x) // n, k + 1 * len(x) // n")],
+                               "device 1's share was x[500:501], 1 element, where it is "
+                               "x[500:1001]: hi = k + 1 * len(x) // n is k + (1 * len(x) // n)",
+                               "put k + 1 in parentheses: hi = (k + 1) * len(x) // n"),
     "tail_left_out": ([(BOUNDS, "lo, hi = k * (len(x) // n), (k + 1) * (len(x) // n)")],
                       "were in no share", "none left out"),
     # blind audit W17 (was 'your function raised TypeError: slice indices must be integers or
@@ -99,7 +105,7 @@ def test_right_but_unusual_functions_pass(name, capsys):
 SPLIT_MISTAKES = {"device_0_alone", "tail_left_out", "shares_overlap", "outside_the_context",
                   "empty_share_summed", "one_device_does_all", "stops_at_an_empty_share",
                   "devices_take_turns", "read_outside_its_context", "total_assigned_not_added",
-                  "partial_sums_added_as_gpuarrays"}
+                  "partial_sums_added_as_gpuarrays", "hi_without_parentheses"}
 """Mistakes in how the work is split between devices: with one device there is nothing to split
 (the H200 run passed them all, and its verdict says to check on the simulator's two devices)."""
 
