@@ -212,8 +212,9 @@ def _past_n(n, threads, past, right):
         yield (f"y is right below n, but every thread past the end wrote too (y[{n}] to "
                f"y[{everyone[-1]}]): no guard compared the thread's global i with n",
                "a bounds guard must test the global index against n, if (i < n) { y[i] = "
-               "alpha * x[i]; }: a test of threadIdx.x alone, such as threadIdx.x < blockDim.x, "
-               "lets every thread through")
+               "alpha * x[i]; }: a guard that every launched thread passes lets them all "
+               "through, such as a test of threadIdx.x alone, threadIdx.x < blockDim.x, or of i "
+               "against the threads launched, i < gridDim.x * blockDim.x")
     if past.size:
         yield "elements past n were written (y[n] and beyond)", GUARD_HINT
 

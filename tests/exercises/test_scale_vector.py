@@ -31,7 +31,13 @@ WRONG = [
     ("guard_on_the_place_in_the_block",
      variant(KERNEL, ("if (i < n) {", "if (threadIdx.x < blockDim.x) {")),
      ["no guard compared the thread's global i with n", "if (i < n)",
-      "such as threadIdx.x < blockDim.x, lets every thread through"]),
+      "a test of threadIdx.x alone, threadIdx.x < blockDim.x"]),
+    # blind audit TB-scale_vector-1 (named, but its hint's one example was a threadIdx.x guard:
+    # 'a test of threadIdx.x alone, such as threadIdx.x < blockDim.x, lets every thread through')
+    ("guard_against_the_threads_launched",
+     variant(KERNEL, ("if (i < n) {", "if (i < gridDim.x * blockDim.x) {")),
+     ["no guard compared the thread's global i with n", "if (i < n)",
+      "or of i against the threads launched, i < gridDim.x * blockDim.x"]),
     # blind audit H19 (was PASS): an index held in a float is exact only up to 2^24
     ("index_in_a_float",
      variant(KERNEL, ("int i = blockIdx.x", "float i = blockIdx.x"),
