@@ -10,12 +10,13 @@ A[row][c] * x[c] for c = l, l + 32, ..., then the warp's lanes' sums are added w
 The cases have rows not a multiple of W (the last block has warps past the end) but for one, and
 cols not a multiple of 32 (once over 1024, past what 32 lanes of 32 columns each cover), A and x
 with junk after them (a read past the end shows; A has a block's rows of it), y poisoned and
-guarded. A wrong y is matched with what the usual mistakes give, each modelled as the weight every
-column gets in a row's sum: only some lanes' sums kept by warp_sum (lane 0 alone, lanes 0 to 15,
-the even lanes), a fixed stretch of 32 columns a lane, and a loop that steps by 1 instead of 32; or
-as the sum itself (``_models``): A read down its columns, x[lane] for x[c], every lane starting at
-column 0, warp_sum starting at offset 32 (twice the sum), and its shuffles up, or from one lane,
-instead of down. The last case runs on the simulator, race-checked and traced: every lane storing
+guarded. A wrong y is matched with what the usual mistakes give (``matvec_warp_models``), each
+modelled as the weight every column gets in a row's sum: only some lanes' sums kept by warp_sum
+(lane 0 alone, lanes 0 to 15, the even lanes), a fixed stretch of 32 columns a lane, and a loop
+that steps by 1 instead of 32; or as the sum itself (``models``): A read down its columns,
+x[lane] for x[c], every lane starting at column 0, warp_sum starting at offset 32 (twice the
+sum), and its shuffles up, or from one lane, instead of down. A launch that never ends even on
+a row of no columns is named as warp_sum's loop. The last case runs on the simulator, race-checked and traced: every lane storing
 y[row] (only lane 0 holds the sum) is a race there, whatever order the lanes ran in. A speed rule
 can read its trace (A's sectors per request): lanes that each read a stretch of their own pass
 today.
@@ -31,9 +32,10 @@ from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.failure import LOOP_HINT
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
 from helpers.exercises.microscope import observe, observed_launch, observed_mistakes, stopped
+from helpers.exercises.matvec_warp_models import (JUNK, lane_sums, models, shfl_down_sum,
+                                                  weighted)
 
 WARPS = (2, 4, 8)
-JUNK = np.float32(1000.0)  # past A and x: far from their values (a NaN read would store poison)
 CASES = [(101, 1000, 4), (37, 77, 8), (300, 33, 2), (23, 1100, 4), (45, 200, 4, "observe")]
 
 
@@ -95,55 +97,6 @@ def _split_warps(failure, rows, cols):
                "__shfl_down_sync(0xffffffff, v, offset) (only lane 0's sum is kept)")
 
 
-def _weights(cols, lanes=range(32), step=32):
-    """Each column's weight in a row's sum if warp_sum keeps ``lanes``' sums, c += step."""
-    weight = np.zeros(cols)
-    for lane in lanes:
-        weight[lane:cols:step] += 1
-    return weight
-
-
-def _weighted(cols, grid, warps):
-    """(weight, problem, hint) of the mistakes that give each column a weight in a row's sum."""
-    yield (_weights(cols, [0]), "each y[row] is lane 0's sum only: warp_sum adds nothing, or "
-           "its result was dropped", "in warp_sum, for offset = 16, 8, 4, 2, 1: v += "
-           "__shfl_down_sync(0xffffffff, v, offset); and keep its result: v = warp_sum(v)")
-    yield (_weights(cols, range(16)), "each y[row] holds lanes 0 to 15's sums only",
-           "warp_sum starts at offset 16, half the warp, not 8")
-    yield (_weights(cols, range(0, 32, 2)), "each y[row] holds the even lanes' sums only",
-           "warp_sum runs down to offset 1 (offset > 0, not offset > 1)")
-    yield (_weights(cols, [0, 1, 2, 4, 8, 16]), "each y[row] holds the sums of lanes 0, 1, 2, 4, "
-           "8 and 16 only: each step of warp_sum shuffled the lane's first value, not the sum "
-           "being built, so lane 0 added lanes 16, 8, 4, 2 and 1's own sums but none they had "
-           "gathered", "shuffle the running sum at each step, the same variable the step adds "
-           "to: v += __shfl_down_sync(0xffffffff, v, offset)")
-    yield (_weights(cols, step=1), "lane l added every column from l to the end: its loop "
-           "steps by 1, so the lanes' stretches overlap", "step by the warp's width, c += 32")
-    yield (np.arange(cols) >= cols - 32, "each y[row] holds only the row's last 32 products: "
-           "v = A[...] * x[c] replaced each lane's sum at each turn of the loop, where it adds",
-           "add each product to the lane's sum: v += A[row * cols + c] * x[c]")
-    left = f"the last {cols % 32} columns were" if cols % 32 > 1 else "the last column was"
-    yield (np.arange(cols) < cols // 32 * 32, f"{left} not added (past the last multiple of "
-           "32): the loop ran cols / 32 turns, which rounds down",
-           "for (int c = lane; c < cols; c += 32): every column below cols, whatever cols is")
-    yield (_weights(cols, step=32 * grid), "lane l stepped by blockDim.x * gridDim.x (a "
-           "grid-stride loop), not by 32: most of the row's columns were skipped",
-           "the warp's 32 lanes share a row: step by the warp's width, c += 32")
-    yield (_weights(cols, step=32 * warps), "lane l stepped by blockDim.x * blockDim.y (the "
-           "block's threads), not by 32: most of the row's columns were skipped",
-           "the warp's 32 lanes share a row: step by the warp's width, c += 32")
-    yield (_weights(cols, step=warps), f"lane l stepped by blockDim.y = {warps} (the block's "
-           "warps, one a row), not by 32: the lanes' columns overlap, so each column was added "
-           "by several lanes", "the warp's 32 lanes share a row: step by the warp's width, c += 32")
-    if cols > 32 * 32:
-        yield (np.arange(cols) < 32 * 32, f"columns 1024 to {cols - 1} were never added: each "
-               "lane summed a fixed stretch of 32 neighbouring columns (lane * 32 to lane * 32 + "
-               "31), and 32 lanes of 32 columns cover only 1024 (the lanes also read floats 32 "
-               "apart at each step, so their reads are not coalesced)", "let the lanes take "
-               "turns along the row, for (int c = lane; c < cols; c += 32): every column below "
-               "cols, whatever cols is, and the warp reads 32 neighbouring floats at each step")
-
-
 def _mistakes(case, run):
     """The mistakes one launch shows, the most telling first."""
     kernels, (rows, cols) = run.kernel, case[:2]
@@ -165,7 +118,7 @@ def _mistakes(case, run):
     if not got.any():
         yield ("y is 0 everywhere: no lane added anything to v", "follow TODO 1: lane l adds "
                "A[row * cols + c] * x[c] for c = l, l + 32, ... < cols")
-    for weight, problem, hint in _weighted(cols, -(-rows // case[2]), case[2]):
+    for weight, problem, hint in weighted(cols, -(-rows // case[2]), case[2]):
         if np.allclose(got, a.astype(np.float64) @ (weight * x), rtol=1e-4, atol=1e-4):
             yield problem, hint
     if rows < cols and np.allclose(got, a.astype(np.float64) @ ((np.arange(cols) < rows) * x),
@@ -176,11 +129,11 @@ def _mistakes(case, run):
                "lane; c < cols; c += 32)")
     yield from _in_an_int(a.astype(np.float64), x.astype(np.float64), got)
     yield from _from_the_block_s_thread(a.astype(np.float64), x.astype(np.float64), got, case[2])
-    yield from _halved_first(kernels, _lane_sums(a.astype(np.float64), x.astype(np.float64)), got)
-    for model, problem, hint in _models(a.astype(np.float64), x.astype(np.float64)):
+    yield from _halved_first(kernels, lane_sums(a.astype(np.float64), x.astype(np.float64)), got)
+    for model, problem, hint in models(a.astype(np.float64), x.astype(np.float64)):
         if np.allclose(got, model, rtol=1e-4, atol=1e-4):
             yield problem, hint
-    last = _shfl_down_sum(_lane_sums(a.astype(np.float64), x.astype(np.float64)),
+    last = shfl_down_sum(lane_sums(a.astype(np.float64), x.astype(np.float64)),
                           (16, 8, 4, 2, 1), lane=31)
     if np.allclose(got, last, rtol=1e-4, atol=1e-4):
         yield ("lane 31 stored y[row]: after warp_sum's __shfl_down_sync steps lane 31 holds its "
@@ -243,38 +196,6 @@ def _rows_apart(case, unwritten):
                    "row = blockIdx.x * blockDim.y + threadIdx.y")
 
 
-def _x_parts(x):
-    """(32,): the sum of x[c] over the columns c = l, l + 32, ... of each lane l."""
-    return np.array([x[lane::32].sum() for lane in range(32)])
-
-
-def _lane_sums(a, x):
-    """(rows, 32): lane l's sum of A[row][c] * x[c] over c = l, l + 32, ..."""
-    parts = np.zeros((a.shape[0], 32))
-    for lane in range(32):
-        parts[:, lane] = a[:, lane::32] @ x[lane::32]
-    return parts
-
-
-def _shfl_sync_sum(parts, offsets=(16, 8, 4, 2, 1)):
-    """Lane 0's value after warp_sum's steps written with __shfl_sync: every lane adds the v of
-    lane ``offset`` itself."""
-    for offset in offsets:
-        parts = parts + parts[:, offset:offset + 1]
-    return parts[:, 0]
-
-
-def _shfl_down_sum(parts, offsets, delta=lambda lanes, offset: offset, lane=0):
-    """Lane ``lane``'s value after warp_sum's __shfl_down_sync steps through ``offsets``, each
-    lane's delta ``delta(lanes, offset)``: as on a GPU, only the delta's low 5 bits count, and a
-    lane whose source is past 31 gets its own value back."""
-    lanes = np.arange(32)
-    for offset in offsets:
-        source = lanes + (delta(lanes, offset) & 31)
-        parts = parts + np.where(source < 32, parts[:, np.minimum(source, 31)], parts)
-    return parts[:, lane]
-
-
 def _in_an_int(a, x, got):
     """(problem, hint) where y holds whole numbers that a sum kept in an int gives: the lanes'
     sums cut to their whole part (toward 0) before warp_sum adds them, or the row's sum after it.
@@ -282,7 +203,7 @@ def _in_an_int(a, x, got):
     than the model's: a row may miss by 1, most rows match."""
     if not (np.isfinite(got).all() and np.array_equal(got, np.trunc(got))):
         return
-    parts = _lane_sums(a, x)
+    parts = lane_sums(a, x)
     for model, problem, hint in (
             (np.trunc(parts).sum(axis=1), "warp_sum added the lanes' sums in an int, so each "
              "lane's sum lost its fraction (cut toward 0) before the shuffles added them",
@@ -334,68 +255,6 @@ def _from_the_block_s_thread(a, x, got, warps):
                "their thread's place in the block, threadIdx.x + blockDim.x * threadIdx.y, not "
                "in the warp", "lane l starts at column l, whichever warp it is in: for (int c = "
                "lane; c < cols; c += 32)")
-
-
-def _models(a, x):
-    """(y, problem, hint) of the known mistakes that are not a weight a column (``_weights``)."""
-    rows, cols = a.shape
-    by_column = a.ravel()[np.arange(cols)[None, :] * rows + np.arange(rows)[:, None]]
-    yield (by_column @ x, "A was read down its columns, A[c * rows + row]: A is stored row after "
-           "row", "row `row` of A starts at A[row * cols]: A[row * cols + c]")
-    flat = np.concatenate([a.ravel(), np.full(rows * max(rows, 32) + cols, JUNK)])
-    for apart, name, what in ((rows, "rows", ""), (32, "32", "32 is the warp's width, the "
-                                                    "lanes that share a row, but ")):
-        yield (flat[np.arange(rows)[:, None] * apart + np.arange(cols)] @ x, f"A's rows were "
-               f"read {name} floats apart, A[row * {name} + c]: {what}a row of A holds cols "
-               "floats", "row `row` of A starts at A[row * cols]: A[row * cols + c]")
-    parts = _lane_sums(a, x)
-    yield (_shfl_down_sum(parts, (32, 16, 8, 4, 2, 1)), "every y[row] is 2 times the row's sum: "
-           "warp_sum's first shuffle, offset 32, reaches past the warp (lanes 0 to 31), where "
-           "__shfl_down_sync hands each lane its own v back, so that step doubled every lane's "
-           "sum", "start at offset 16, half the warp: for (int offset = 16; offset > 0; "
-           "offset /= 2)")
-    yield (parts[:, 31], "each y[row] is lane 31's sum alone: warp_sum's v = "
-           "__shfl_down_sync(...) replaced v with the lane above's at each step, where it adds "
-           "it", "v += __shfl_down_sync(0xffffffff, v, offset)")
-    padded = np.concatenate([x, np.full(max(rows - cols, 0), JUNK)])
-    yield (a.sum(axis=1) * padded[:rows], "x was read at the row, x[row], where each product "
-           "takes the column's element: y[row] came out x[row] times the sum of row row of A",
-           "v += A[row * cols + c] * x[c]: A's column c meets x's element c")
-    yield ((a * x[np.arange(cols) % 32]).sum(axis=1), "A's elements were multiplied by x[lane], "
-           "not x[c]", "v += A[row * cols + c] * x[c]: the column's own element of x")
-    yield ((a[:, :32] * _x_parts(x)[:min(cols, 32)]).sum(axis=1), "A was read at the lane's "
-           "column, A[row * cols + lane], at every turn, while x[c] moved on: each lane "
-           "multiplied one element of A by its columns' x", "v += A[row * cols + c] * x[c]: "
-           "A's element and x's move on together")
-    yield (_shfl_down_sum(parts, (16, 8, 4, 2, 1), lambda lanes, offset: lanes + offset),
-           "warp_sum gave __shfl_down_sync a lane number, lane + offset, where it takes a "
-           "distance: each lane read the v that many lanes above it (the distance counted "
-           "modulo 32), not lane + offset's", "the third argument is how "
-           "many lanes above: v += __shfl_down_sync(0xffffffff, v, offset)")
-    yield (32 * parts[:, 0], "each y[row] is 32 times lane 0's sum: every lane added the same "
-           "columns (the loop starts at c = 0, not c = lane), or warp_sum's __shfl_up_sync handed "
-           "lane 0 its own value (no lane lies below it) at each of its 5 steps",
-           "lane l starts at its own column, c = lane; and warp_sum adds with "
-           "__shfl_down_sync(0xffffffff, v, offset)")
-    yield (_shfl_down_sum(parts, range(16, 0, -1)), "warp_sum's offset steps down by 1 "
-           "(offset--): offsets 16, 15, 14, ..., 1 add the lanes' values into each other again "
-           "and again", "halve the offset at each step: for (int offset = 16; offset > 0; "
-           "offset /= 2)")
-    for width in (16, 8, 4, 2):
-        yield (_shfl_down_sum(parts, (16, 8, 4, 2, 1), lambda lanes, offset, w=width: np.where(
-            lanes % w + offset < w, offset, 32)), f"warp_sum's __shfl_down_sync was given a width "
-            f"of {width}: it then shuffles within groups of {width} lanes, so lane 0 added lanes 0 "
-            f"to {width - 1} only, and each step whose offset reached past the group handed every "
-            "lane its own v back, doubling it", "drop the width argument (it is 32 by default, "
-            "the whole warp): v += __shfl_down_sync(0xffffffff, v, offset)")
-    yield (_shfl_sync_sum(parts),
-           "warp_sum uses __shfl_sync, which hands every lane the v of lane `offset` itself",
-           "use __shfl_down_sync(0xffffffff, v, offset), the v of the lane offset places above")
-    yield (_shfl_sync_sum(parts, range(1, 32)), "warp_sum added __shfl_sync(0xffffffff, v, i) "
-           "for i = 1 to 31 into v itself: every step hands each lane lane i's v, which the steps "
-           "before had already grown, so the lanes' sums are added again and again",
-           "add with __shfl_down_sync, halving the offset: for (int offset = 16; offset > 0; "
-           "offset /= 2) v += __shfl_down_sync(0xffffffff, v, offset)")
 
 
 EXERCISE = KernelExercise(
