@@ -15,7 +15,8 @@ from helpers.exercises import near
 from helpers.exercises import sepia
 from helpers.exercises.coverage import Words
 from helpers.exercises.opencl_kernel import OpenCLExercise
-from helpers.exercises.sepia import CASES, ROUNDING_SLACK
+from helpers.exercises.sepia import CASES
+from helpers.exercises.sepia_models import ROUNDING_SLACK
 
 INDEX_HINT = ("x = get_global_id(0) (the column), y = get_global_id(1) (the row), pixel "
               "i = y * width + x; get_local_id is the position inside the work-group only "

@@ -1,0 +1,178 @@
+"""The models of ``helpers.exercises.sepia``'s kernel: NumPy's sepia (``reference``, with another
+matrix or rounding for a wrong kernel's), when two results are the same to a level (``near``,
+``_differs``), and the wrong kernels that mix up the channels, each with its problem and hint:
+a channel holding another's results (``copied_channel``), one channel rounded or clamped another
+way (``one_channel``), channels read, stored or weighted in another order (``mixed_up``)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from helpers.exercises.verdict import matches
+
+SEPIA = np.array([[0.393, 0.769, 0.189], [0.349, 0.686, 0.168], [0.272, 0.534, 0.131]])
+"""Row c gives output channel c (R', G', B') from the input's (R, G, B)."""
+JUNK = 0
+"""What the input's spare bytes (past the image) hold."""
+ROUNDING_SLACK = 0.01
+"""Where the exact sum is within this of a rounding boundary, a result one level off counts as
+right (a GPU's float sum may fall on the other side; float32 sums near 300 are off by about 1e-4
+at most); elsewhere it must be NumPy's exactly, so that truncating instead of rounding fails."""
+CHANNEL_NAMES = ("red", "green", "blue")
+
+
+def reference(rgb: np.ndarray, matrix=SEPIA.T, half=0.5) -> np.ndarray:
+    """NumPy sepia of an ``(h, w, 3)`` uint8 image: rounded, clamped to 255, uint8 (with another
+    ``matrix`` or ``half``, 0 to truncate, what a wrong kernel gives)."""
+    return np.minimum(np.floor(rgb @ matrix + half), 255).astype(np.uint8)
+
+
+def copied_channel(rgb, got, exact):
+    """One channel's bytes holding another channel's results (to a level), the other two right:
+    the byte stored from another channel's sum (out[3*i + 1] from r2), or its sum computed with
+    that channel's weights."""
+    want = reference(rgb)
+    right = ~_differs(got, want, exact)
+    for c, d in itertools.permutations(range(3), 2):
+        if np.delete(right, c, axis=2).all() and not right[..., c].all() and not _differs(
+                got[..., c], want[..., d], exact[..., d]).any():
+            y, x = np.argwhere(~right[..., c])[0]
+            name, other = CHANNEL_NAMES[c], CHANNEL_NAMES[d]
+            weights = " + ".join(f"{w}f * {v}" for w, v in zip(SEPIA[c], "rgb"))
+            yield (f"the {name} bytes hold the {other} results, the other channels right (x = "
+                   f"{x}, y = {y}: {name} {got[y, x, c]}, its {other} value, where its {name} "
+                   f"value is {want[y, x, c]}): the {name} byte was stored from the {other} sum "
+                   f"({'rgb'[d]}2 where {'rgb'[c]}2 belongs), or the {name} sum was computed with "
+                   f"the {other} weights", f"each byte stores its own channel's sum: "
+                   f"out[3*i{f' + {c}' if c else ''}] = (unsigned char)fminf({'rgb'[c]}2 + 0.5f, "
+                   f"255.0f), with {'rgb'[c]}2 = {weights}")
+            return
+
+
+def one_channel(rgb, got, exact):
+    """A single channel rounded or clamped another way, the other two right: a half of 1.5 or
+    -0.5 (or 0: the sum truncated, kept in an int), or fmaxf for fminf."""
+    want = reference(rgb)
+    right = ~_differs(got, want, exact)
+    for c in np.flatnonzero(~right.all(axis=(0, 1))):
+        if not np.delete(right, c, axis=2).all():
+            return
+        name, x, mine = CHANNEL_NAMES[c], exact[..., c], got[..., c]
+        for half, seen, mistake in (
+                (1.5, "one above NumPy's", "rounded with + 1.5f"),
+                (-0.5, "one below NumPy's", "rounded with - 0.5f"),
+                (0.0, "one below NumPy's where the sum's fraction is .5 or more",
+                 "truncated: kept in an int, or converted before + 0.5f")):
+            model = np.clip(np.trunc(np.minimum(x + half, 255)), 0, 255).astype(np.uint8)
+            if not _differs(mine, model, x, boundary=half % 1).any():
+                yield (f"the {name} values are {seen}, the other channels right: the {name} "
+                       f"sum was {mistake}",
+                       f"keep the {name} sum a float, and round it with + 0.5f as you clamp it: "
+                       f"out[3*i{f' + {c}' if c else ''}] = (unsigned char)fminf({'rgb'[c]}2 + 0.5f, 255.0f)")
+        if _larger_kept(x, mine):
+            yield (f"every {name} value below 255 turned into 255, the other channels right: "
+                   f"the {name} value was clamped with fmaxf, which keeps the larger of its two "
+                   "arguments", f"clamp it with fminf({'rgb'[c]}2 + 0.5f, 255.0f), which keeps "
+                   "the smaller")
+
+
+def _larger_kept(exact, got) -> bool:
+    """Whether ``got`` is fmaxf(sum + 0.5f, 255.0f) converted: 255 where the sum is below 255.5,
+    and above, a float past 255 converted (255 on a GPU, wrapped around on the simulator)."""
+    wrapped = np.floor(np.maximum(exact + 0.5, 255)) % 256
+    return bool(((got == 255) | (np.abs(got - wrapped) <= 1)).all())
+
+
+def _other_weights(rgb, got, layout_hint):
+    """A kernel whose channels are other weighted sums of r, g and b (a weight mistyped, a
+    channel computed from another's result): the weights least squares finds where no channel
+    is clamped, named where they explain every such pixel to a level."""
+    x, y = rgb.reshape(-1, 3).astype(np.float64), got.reshape(-1, 3).astype(np.float64)
+    keep = (y < 255).all(axis=1)
+    if keep.sum() < 12:
+        return
+    weights = np.linalg.lstsq(x[keep], y[keep], rcond=None)[0].T
+    if np.abs(x[keep] @ weights.T - y[keep]).max() > 1.5:
+        return
+    for c, (row, want) in enumerate(zip(weights, SEPIA)):
+        if not np.allclose(row, want, atol=0.005):
+            yield (f"the {CHANNEL_NAMES[c]} output is {row[0]:.3f} r + {row[1]:.3f} g + "
+                   f"{row[2]:.3f} b, where the matrix has {want[0]} r + {want[1]} g + "
+                   f"{want[2]} b", "each output channel comes from the input's r, g and b: "
+                   + layout_hint)
+            return
+
+
+def _differs(got, want, exact, boundary=0.5):
+    """Where ``got`` is not ``want``: exactly, except within ROUNDING_SLACK of the fraction where
+    ``want`` steps to the next level (.5 when rounding, 0 when truncating)."""
+    diff = np.abs(got.astype(np.int16) - want.astype(np.int16))
+    near_step = np.abs(exact - boundary - np.round(exact - boundary)) < ROUNDING_SLACK
+    return np.where(near_step, diff > 1, diff > 0)
+
+
+def mixed_up(rgb, got, layout_hint):
+    """The kernels that mix up channels whose output ``got`` is, to a level (``near``): bytes read
+    or stored in another order, the matrix transposed, pixel i read from byte i, other weights."""
+    straight, models = (0, 1, 2), []
+    for pin, pout in itertools.product(itertools.permutations(straight), repeat=2):
+        model = np.empty(rgb.shape, np.uint8)
+        model[..., list(pout)] = reference(rgb[..., list(pin)])
+        parts = [part for part, order in (
+            ("reads the input bytes as " + "".join("RGB"[c] for c in pin), pin),
+            ("stores R', G', B' at bytes " + ", ".join(f"3*i + {c}" for c in pout), pout))
+            if order != straight]
+        models.append((model, "the result is what a kernel gives that " + " and ".join(parts)))
+    models.append((reference(rgb, SEPIA), "the result is what the matrix's columns used as its "
+                   "rows give"))
+    yield from matches(got, [(m, problem, "channels mixed up: " + layout_hint)
+                             for m, problem in models[1:]], near)
+    flat = np.concatenate([rgb.ravel(), np.full(3, JUNK, np.uint8)])
+    for first, step, problem in _reads(*rgb.shape[:2]):
+        if near(got, reference(flat[first[..., None] + step * np.arange(3)])):
+            yield problem, layout_hint
+    yield from _in_place(rgb, got)
+    yield from _other_weights(rgb, got, layout_hint)
+
+
+def _in_place(rgb, got):
+    """The channels overwritten in place, one after another (r = ...; g = ...; b = ...): each
+    later channel's sum takes the earlier channels' results (unrounded floats) where the input's
+    belong; in any order of the three."""
+    for order in itertools.permutations(range(3)):
+        v = rgb.astype(np.float64)
+        for c in order:
+            v[..., c] = v @ SEPIA[c]
+        if near(got, np.minimum(np.floor(v + 0.5), 255).astype(np.uint8)):
+            first, second, third = ("rgb"[c] for c in order)
+            yield (f"the channels were overwritten in place: {first} took its sepia value "
+                   f"({first} = {SEPIA[order[0]][0]}f * r + ...) before {second} and {third} were "
+                   f"computed from it, and {second} before {third}, so they used the new "
+                   f"{first} (and {second}) where the input's belong",
+                   "keep the input's r, g and b as they are, and put each result in a variable "
+                   "of its own: float r2 = 0.393f * r + 0.769f * g + 0.189f * b; float g2 = "
+                   "...; float b2 = ...; then store r2, g2 and b2")
+            return
+
+
+def _reads(height, width):
+    """(the byte each pixel's red was read from, the step to its green and blue, problem) of
+    the kernels that read the input at another place."""
+    y, x = np.indices((height, width))
+    i = y * width + x
+    yield (i, 1, "pixel i was read from bytes i, i + 1 and i + 2: the pixel's index, where its "
+           "first byte is 3*i")
+    yield (3 * y * width + x, 1, "pixel (x, y) was read from byte 3*y*width + x on: x was not "
+           "multiplied by 3, the pixel's first byte is 3*(y*width + x)")
+    yield (3 * i + 1, 1, "pixel i was read from bytes 3*i + 1 to 3*i + 3, one byte on: its red "
+           "is byte 3*i")
+    yield (i, height * width, "the input was read as planar, rgb[i], rgb[i + width*height], "
+           "rgb[i + 2*width*height] (all the reds, then all the greens...), but it is "
+           "interleaved: r, g, b of a pixel side by side")
+
+
+def near(got, model) -> bool:
+    """Whether the bytes ``got`` are ``model``'s to a level."""
+    return bool((np.abs(got.astype(np.int16) - model.astype(np.int16)) <= 1).all())
