@@ -324,8 +324,7 @@ def _mistakes(case, run):
     yield from one_further("out", "element", run.out.past, run.out.unwritten,
                            "store at out[i], i = (z * ny + y) * nx + x, with nothing added")
     hit = set(np.flatnonzero(written).tolist()) | set(run.out.past.tolist())
-    yield from _z_against_a_side(case, run, hit)
-    yield from _z_one_past(case, run, hit)
+    yield from itertools.chain(_z_against_a_side(case, run, hit), _z_one_past(case, run, hit))
     if run.out.past.size:
         yield from _guard_mistakes(case, written.all(), hit, run.out.past[0])
     yield from itertools.chain(_index_mistakes(case, hit), _last_left_out(written))
