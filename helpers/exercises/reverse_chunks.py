@@ -149,7 +149,7 @@ def _barrier_after_the_loop(kernels):
     from helpers.sim.compile.kernel_text import Unreadable, closing, read_tokens
 
     function = kernels.simulated
-    source = getattr(getattr(function, "_module", None), "source", None)
+    source = getattr(function, "source", None)   # the simulator's Function has it
     if not source:
         return None
     try:

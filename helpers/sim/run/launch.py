@@ -222,6 +222,12 @@ class Function:
         self.name, self._params = kernel.name, kernel.params
 
     @property
+    def source(self):
+        """The text its module was compiled from, as SourceModule was given it (``#line``
+        directives included): what a checker reads to find a line of the learner's code."""
+        return self._module.source
+
+    @property
     def compiler_warnings(self):
         """What g++ warned about this kernel's code (compile/warned.py: CompilerWarning records,
         a local read before anything was stored in it); () for none."""
