@@ -87,11 +87,12 @@ def my_copy_gbs(h, d, stream):
     # failed: invalid resource handle (the event was never recorded) ... Hint: read the message:
     # it names the line of your function that failed"): which event
     "start_never_recorded": (right_but("    start.record(stream)\n", ""),
-                             {"problem": "raised LogicError at line 7 of your cell (ms = start."
-                                         "time_till(end)): cuEventElapsedTime failed: invalid "
-                                         "resource handle (the event was never recorded): the "
-                                         "start event, the one time_till was called on, was never "
-                                         "recorded",
+                             # the driver's own words in between differ between PyCUDA and
+                             # the simulator (which adds "(the event was never recorded)")
+                             {"problem": ("raised LogicError at line 7 of your cell (ms = start."
+                                          "time_till(end)): cuEventElapsedTime failed: invalid "
+                                          "resource handle", "the start event, the one time_till "
+                                          "was called on, was never recorded"),
                               "hint": "record start in stream before the copy"}),
     "end_never_recorded": (right_but("    end.record(stream)\n", ""),
                            {"problem": "the end event, the one passed to time_till, was never "
@@ -131,7 +132,8 @@ def test_each_mistake_gets_its_own_verdict(name):
     verdict = check_copy_bandwidth(define(source))
     assert verdict.passed is False
     for field, words in expected.items():
-        assert words in getattr(verdict, field), verdict
+        for part in (words,) if isinstance(words, str) else words:
+            assert part in getattr(verdict, field), verdict
 
 
 @pytest.mark.parametrize("name, faster", [("bytes_per_millisecond", 3.0),
