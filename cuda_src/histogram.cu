@@ -139,13 +139,14 @@ __global__ void histogram_shared_runs(const unsigned char *pixels, unsigned int 
     add_bins(local, bins);
 }
 
-// 5. Kernel 3 in one launch, without the memset: on a small image the time is the launches', so
-//    one launch instead of two matters. The blocks add their bins into scratch (256 counters and
-//    a count of finished blocks, all 0 before the first launch) and count themselves in; the last
-//    block to arrive moves the totals into bins with atomicExch, which reads each counter and
-//    sets it to 0 in one step, so scratch is ready for the next launch and bins need not be
-//    cleared. Each thread's __threadfence() makes its additions visible to every block before its
-//    block counts itself in: whoever arrives last sees them all.
+// 5. Kernel 3 in one launch, without the memset: on a small image the time is mostly what each
+//    launch costs from Python, and this saves the memset's launch. The blocks add their bins
+//    into scratch (256 counters and a count of finished blocks, all 0 before the first launch)
+//    and count themselves in; the last block to arrive moves the totals into bins with
+//    atomicExch, which reads each counter and sets it to 0 in one step, so scratch is ready for
+//    the next launch and bins need not be cleared. Each thread's __threadfence() makes its
+//    additions visible to every block before its block counts itself in: whoever arrives last
+//    sees them all.
 __global__ void histogram_once(const unsigned char *pixels, unsigned int *bins,
                                unsigned int *scratch, int n)
 {
