@@ -113,6 +113,12 @@ NEVER_RECORDED = {  # (the role of an event time_till or time_since read unrecor
            "before the time is read"}
 
 
+def _unrecorded(*events):
+    """(role, which) of each ``(role, which, event)`` whose event was never recorded (one not
+    made while watched, say something else passed as an event, is not told)."""
+    return [(role, which) for role, which, e in events if not getattr(e, "recorded", True)]
+
+
 @contextlib.contextmanager
 def _watched(drv):
     """While in use, the driver's Event and its copies as the learner's function finds them:
@@ -132,16 +138,14 @@ def _watched(drv):
             return super().record(*args, **kwargs)
 
         def time_till(self, other):
-            missing[:] = [(role, which) for role, which, e in (
-                ("start", "the one time_till was called on", self),
-                ("end", "the one passed to time_till", other)) if not e.recorded]
+            missing[:] = _unrecorded(("start", "the one time_till was called on", self),
+                                     ("end", "the one passed to time_till", other))
             ms.append(super().time_till(other))
             return ms[-1]
 
         def time_since(self, other):
-            missing[:] = [(role, which) for role, which, e in (
-                ("start", "the one passed to time_since", other),
-                ("end", "the one time_since was called on", self)) if not e.recorded]
+            missing[:] = _unrecorded(("start", "the one passed to time_since", other),
+                                     ("end", "the one time_since was called on", self))
             ms.append(super().time_since(other))
             return ms[-1]
 
