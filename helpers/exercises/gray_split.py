@@ -134,7 +134,8 @@ def _verdict(fn, cases) -> Verdict:
                 "before any result was copied back was NOT checked: a GPU does not tell the "
                 "order; the simulator does (run the check with CUDA_COURSE_BACKEND=simulator)")
     return check_cases(cases, lambda case: _mistakes(fn, contexts, functions, case),
-                       lambda case: f"{case[0]} images of {case[2]} x {case[1]}, {n} devices",
+                       lambda case: f"{case[0]} image{'s' * (case[0] != 1)} of {case[2]} x "
+                                    f"{case[1]}, {n} devices",
                        hidden_cases.success(success, CASES, cases))
 
 
