@@ -63,6 +63,7 @@ def _mistakes(case, run, reports):
     yield from past_the_end(out.past, case, WORDS, INDEX_HINT + "; and " + GUARD_HINT)
     if out.unwritten.any():
         yield from _edge_left_out(out, case, run.model)
+        yield from _one_global_id(out, case, run.model)
         yield from reached(~out.unwritten, case, WORDS)
     yield from never_written(out.unwritten, WORDS)
     yield from reports
@@ -93,6 +94,19 @@ def _edge_left_out(out, case, image):
                    "the guard returns the work-items there too", "return only past the image: "
                    f"if (x >= width || y >= height) return; ({side} = {size} - 1 is the last "
                    f"{name}, inside the image)")
+
+
+def _one_global_id(out, case, image):
+    """Only the image's diagonal x == y written, and right: x and y took the same global id (y =
+    get_global_id(0), copied from x's line, or x = get_global_id(1))."""
+    y, x = np.indices(out.unwritten.shape)
+    diagonal = x == y
+    if np.array_equal(~out.unwritten, diagonal) and np.array_equal(out.got[diagonal],
+                                                                   image[:, ::-1][diagonal]):
+        yield (f"only the {int(diagonal.sum())} pixels on the diagonal x == y were written: x and "
+               "y took the same global id (y = get_global_id(0), as x, or x = get_global_id(1), "
+               "as y), so the row moved with the column", "each takes its own dimension of the "
+               "range: x = get_global_id(0) (the column), y = get_global_id(1) (the row)")
 
 
 def _across_the_range(image, got, case):

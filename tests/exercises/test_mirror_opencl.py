@@ -57,6 +57,14 @@ WRONG = {
                                  "x: the mirror was taken across the range's 64 work-items, not "
                                  "the image's width = 53",
                                  "the range is rounded up to whole work-groups"),
+    # blind audit TDC-mirror_opencl-1 (was "1924 of 1961 pixels were never written (the first is
+    # x = 1, y = 0) ... Hint: every pixel needs a work-item: ..."): y copied from x's line
+    "y_from_dimension_0": ([(Y, "int y = get_global_id(0);")],
+                           "only the 37 pixels on the diagonal x == y were written: x and y took "
+                           "the same global id",
+                           "y = get_global_id(1) (the row)"),
+    "x_from_dimension_1": ([(X, "int x = get_global_id(1);")],
+                           "x and y took the same global id", "x = get_global_id(0) (the column)"),
 }
 RIGHT = {
     "guard_around_the_store": [(GUARD + "\n", ""), ("    out[y * width + x] =",
