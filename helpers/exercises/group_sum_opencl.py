@@ -19,7 +19,7 @@ from helpers.exercises import near
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import Launch
-from helpers.exercises.opencl_kernel import OpenCLExercise
+from helpers.exercises.opencl_kernel import OpenCLExercise, _code
 
 GROUP = 128
 CASES = [1000, 300, 641]   # n: several groups and a partial last one; 641 = 5 groups and one
@@ -79,7 +79,23 @@ def _mistakes(n, run, reports):
         yield (f"{int(out.unwritten.sum())} of {out.got.size} sums were never written (the "
                f"first is partial[{int(np.argmax(out.unwritten))}])", STORE_HINT)
     yield from reports
+    if np.array_equal(out.got, _sums(x, JUNK).sum(axis=1)):
+        yield from _guard_on_the_local_id(n, _code(run.kernel))
     yield from _wrong_sums(x, out.got)
+
+
+def _guard_on_the_local_id(n, code):
+    """The last group's sum counts what lies past x, and the code compares the local id (a name
+    given get_local_id(0), or the call itself) with n: the load's guard tests t, not i."""
+    names = re.findall(r"\b(\w+)\s*=\s*get_local_id\s*\(\s*0\s*\)", code)
+    tested = [re.escape(name) for name in names] + [r"get_local_id\s*\(\s*0\s*\)"]
+    found = re.search(rf"(?:\b|^)({'|'.join(tested)})\s*<=?\s*n\b", code)
+    if found and n >= GROUP:
+        t = re.sub(r"\s+", "", found.group(1))
+        yield (f"the load's guard compares {t} with n: {t} is the work-item's place in its group "
+               f"(get_local_id(0), 0 to {GROUP - 1}), always below n = {n}, so every work-item "
+               "loaded x[i], those past the end of x too (the last work-group's sum counts them)",
+               "compare the global id with n: tile[t] = i < n ? x[i] : 0.0f")
 
 
 def _wrong_sums(x, got):

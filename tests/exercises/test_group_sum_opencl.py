@@ -70,6 +70,13 @@ WRONG = {
     "guard_lets_n_through": ([("i < n ? x[i] : 0.0f", "i <= n ? x[i] : 0.0f")],
                              "the last work-group's sum, partial[7] = 1051, is 1000 more than its "
                              "elements' 51: 1000 is x[n]", "i < n, not i <= n", ""),
+    # blind audit TDC-group_sum_opencl-1 (was "the last work-group's sum counts values past the
+    # end of x: its work-items past n loaded what lies there ...", as if there were no guard):
+    # the guard tests the local id
+    "guard_on_the_local_id": ([("i < n ? x[i] : 0.0f", "t < n ? x[i] : 0.0f")],
+                              "the load's guard compares t with n: t is the work-item's place in "
+                              "its group (get_local_id(0), 0 to 127), always below n = 1000",
+                              "compare the global id with n: tile[t] = i < n ? x[i] : 0.0f", ""),
     "barrier_inside_the_if": ([("        if (t < stride)\n            " + STEP,
                                 "        if (t < stride) {\n            " + STEP.replace(
                                     "\n        barrier", "\n            barrier") + "\n        }")],
