@@ -9,12 +9,14 @@ Oclgrind's reports of accesses outside a buffer, which name the line of the kern
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from helpers.exercises import near
 from helpers.exercises import sepia
 from helpers.exercises.coverage import Words
-from helpers.exercises.opencl_kernel import OpenCLExercise
+from helpers.exercises.opencl_kernel import OpenCLExercise, _code
 from helpers.exercises.sepia import CASES
 from helpers.exercises.sepia_models import ROUNDING_SLACK
 
@@ -51,15 +53,16 @@ def _reports(messages, _case=None, _code=None):
 def _mistakes(case, run, reports):
     yield from reports
     yield from sepia.written_mistakes(run.out, case, WORDS, WILD_HINT, GUARD_HINT)
-    yield from _wrong_values(run.model, run.out.got)
+    yield from _wrong_values(run.model, run.out.got, _code(run.kernel))
 
 
-def _wrong_values(rgb, got):
+def _wrong_values(rgb, got, code=""):
     """Mistakes the values show once every byte was written (none when the kernel is right)."""
     exact, want = rgb @ sepia.SEPIA.T, sepia.reference(rgb)
     wrong = sepia._differs(got, want, exact)
     if not wrong.any():
         return
+    yield from _signed(rgb, got, code)
     at = tuple(np.argwhere(wrong)[0])
     first = (f"x = {at[1]}, y = {at[0]}, {sepia.CHANNEL_NAMES[at[2]]}: got {got[at]}, "
              f"expected {want[at]}, the exact sum is {exact[at]:.2f}")
@@ -79,6 +82,23 @@ def _wrong_values(rgb, got):
                            close=lambda a, b: np.abs(a - b) <= 1, index_hint=LAYOUT_HINT)
     yield (f"{int(wrong.sum())} of {got.size} values are wrong (the first: {first})",
            LAYOUT_HINT)
+
+
+def _signed(rgb, got, code):
+    """Channels read as char, which OpenCL makes signed: the bytes 128 and more read as negative
+    numbers (convert_uchar_sat stores a sum below 0 as 0); the input declared so, or (where the
+    code does not declare it so) the channels read into a char."""
+    if not ((rgb >= 128).any() and sepia.near(got, sepia.signed_tone(rgb))):
+        return
+    params = re.search(r"\bsepia\s*\(([^,)]*)", code)   # the first parameter: the input
+    declared = params and re.search(r"\bchar\b", params.group(1)) and "unsigned" not in params[1]
+    where = ("rgb is declared as char" if declared else "the channels were read into a char")
+    yield (f"the bytes of 128 and more were read as negative numbers: {where}, which holds -128 "
+           "to 127 (OpenCL's char is signed), so 128 to 255 became -128 to -1 and the sums came "
+           "out too small (below 0 stored as 0)", "declare the input as unsigned bytes, as the "
+           "image holds them (0 to 255): __global const uchar *rgb, and read each channel into "
+           "a float: float r = rgb[3 * i], ..." if declared else "read each channel into a "
+           "float (or a uchar), as rgb holds them (0 to 255): float r = rgb[3 * i], ...")
 
 
 EXERCISE = OpenCLExercise(

@@ -16,6 +16,15 @@ WRITES = [f"convert_uchar_sat({c}2 + 0.5f)" for c in "rgb"]
 
 # name: (replacements in the solution, a piece of the expected verdict)
 WRONG = {
+    # blind audit TDC-sepia_opencl-1 (was "5142 of 5883 values are wrong (the first: x = 0, y = 0,
+    # red: got 11, expected 160 ...). Hint: pixel i's red, green and blue are at 3*i ..."): the
+    # input declared as signed bytes
+    "input_read_as_signed_char": ([("__global const uchar *rgb", "__global const char *rgb")],
+                                  "were read as negative numbers: rgb is declared as char, which "
+                                  "holds -128 to 127"),
+    "channels_read_into_char": ([("float r = rgb[3 * i], g = rgb[3 * i + 1], b = rgb[3 * i + 2];",
+                                  "char r = rgb[3 * i], g = rgb[3 * i + 1], b = rgb[3 * i + 2];")],
+                                "the channels were read into a char, which holds -128 to 127"),
     "read_at_the_pixel_index": ([("float r = rgb[3 * i], g = rgb[3 * i + 1], b = rgb[3 * i + 2];",
                                   "float r = rgb[i], g = rgb[i + 1], b = rgb[i + 2];")],
                                 "pixel i was read from bytes i, i + 1 and i + 2"),
