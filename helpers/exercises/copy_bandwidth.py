@@ -20,6 +20,8 @@ first call is also watched: the checker notes the ms that ``time_till`` (or ``ti
 handed the learner and the bytes given to ``memcpy_htod_async``, and the GB/s returned must be
 those bytes over that time. That compares the learner's arithmetic with the learner's own
 events, with no second measurement whose load could differ: every slip is then named exactly.
+The ms handed over notes what was done to it (``_Ms``), so that a GB/s a million times too
+small is told apart: the ms multiplied by 1e3, or the bytes divided by the ms before the 1e-3.
 """
 
 from __future__ import annotations
@@ -119,6 +121,44 @@ def _unrecorded(*events):
     return [(role, which) for role, which, e in events if not getattr(e, "recorded", True)]
 
 
+class _Ms(float):
+    """The ms that time_till hands the learner: a float that notes, in ``notes``, what was done
+    to it first (``("*", 1e3)``: multiplied by 1e3; ``("/", x)``: divided by x; ``("by", x)``: x
+    divided by it); what it gives is a plain float."""
+
+    def __new__(cls, value, notes):
+        ms = super().__new__(cls, value)
+        ms.notes = notes
+        return ms
+
+    def __mul__(self, other):
+        self.notes.append(("*", other))
+        return float(self) * other
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        self.notes.append(("/", other))
+        return float(self) / other
+
+    def __rtruediv__(self, other):
+        self.notes.append(("by", other))
+        return other / float(self)
+
+
+def _million(notes):
+    """(problem, hint) of a GB/s a million times too small, from what was done to the ms."""
+    if ("*", 1e3) in notes or ("/", 1e-3) in notes:
+        how = "multiplied by 1e3 (ms * 1e3)" if ("*", 1e3) in notes else "divided by 1e-3 (ms / 1e-3)"
+        return (f"a million times too small: the ms were {how}, which makes them a thousand times "
+                "larger, where a millisecond is 1e-3 s", "multiply the ms by 1e-3, not 1e3, to "
+                "get the seconds: GB/s = h.nbytes / (ms * 1e-3) / 1e9")
+    if any(op == "by" for op, _ in notes):
+        return next((p, h) for f, p, h in SLIPS if f == 1e-6)
+    return ("a million times too small", "the seconds are ms * 1e-3, and they divide the bytes: "
+            "GB/s = h.nbytes / (ms * 1e-3) / 1e9")
+
+
 @contextlib.contextmanager
 def _watched(drv):
     """While in use, the driver's Event and its copies as the learner's function finds them:
@@ -128,7 +168,7 @@ def _watched(drv):
     is not, or when the time or the copies went unseen; ``unrecorded(err)``, what an error of
     time_till or time_since shows when an event it read was never recorded (for run_catching),
     or None."""
-    ms, event, missing = [], drv.Event, []
+    ms, event, missing, notes = [], drv.Event, [], []
 
     class Event(event):
         recorded = False
@@ -140,13 +180,13 @@ def _watched(drv):
         def time_till(self, other):
             missing[:] = _unrecorded(("start", "the one time_till was called on", self),
                                      ("end", "the one passed to time_till", other))
-            ms.append(super().time_till(other))
+            ms.append(_Ms(super().time_till(other), notes))
             return ms[-1]
 
         def time_since(self, other):
             missing[:] = _unrecorded(("start", "the one passed to time_since", other),
                                      ("end", "the one time_since was called on", self))
-            ms.append(super().time_since(other))
+            ms.append(_Ms(super().time_since(other), notes))
             return ms[-1]
 
     def unrecorded(err):
@@ -160,9 +200,10 @@ def _watched(drv):
         nbytes = sum(getattr(host, "nbytes", 0) for way, host, *_ in copies if way == "htod")
         if not nbytes or not ms or not ms[-1] > 0:
             return None
-        ratio = gbs / (nbytes / (ms[-1] * 1e-3) / 1e9)
+        ratio = gbs / (nbytes / (float(ms[-1]) * 1e-3) / 1e9)
         for factor, problem, hint in SLIPS + SMALL_SLIPS:
             if abs(ratio / factor - 1) < 1e-3:
+                problem, hint = _million(notes) if factor == 1e-6 else (problem, hint)
                 return f"{gbs:.4g} GB/s is {problem}", hint
         return None
 

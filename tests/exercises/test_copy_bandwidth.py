@@ -83,6 +83,16 @@ def my_copy_gbs(h, d, stream):
     "seconds_without_parentheses": (right_but(RIGHT_GBS, "h.nbytes / ms * 1e-3 / 1e9"),
                                     {"problem": "a million times too small",
                                      "hint": "put the seconds, ms * 1e-3, in parentheses"}),
+    # blind audit TDC-copy_bandwidth-1 (was "1.114e-05 GB/s is a million times too small: ...
+    # (h.nbytes / ms * 1e-3 multiplies by 1e-3 after dividing by ms) ... Hint: put the seconds,
+    # ms * 1e-3, in parentheses ...", parentheses that were there): ms * 1e3 for ms * 1e-3
+    "seconds_as_ms_times_1e3": (right_but(RIGHT_GBS, "h.nbytes / (ms * 1e3) / 1e9"),
+                                {"problem": "a million times too small: the ms were multiplied "
+                                            "by 1e3 (ms * 1e3)",
+                                 "hint": "multiply the ms by 1e-3, not 1e3"}),
+    "seconds_as_ms_over_1e_minus_3": (right_but(RIGHT_GBS, "h.nbytes / (ms / 1e-3) / 1e9"),
+                                      {"problem": "the ms were divided by 1e-3 (ms / 1e-3)",
+                                       "hint": "multiply the ms by 1e-3"}),
     # blind audit TC-copy_bandwidth-2 (was "your function raised LogicError: cuEventElapsedTime
     # failed: invalid resource handle (the event was never recorded) ... Hint: read the message:
     # it names the line of your function that failed"): which event
