@@ -159,18 +159,27 @@ class _SlicesNoted(np.ndarray):
         return got.view(np.ndarray) if isinstance(got, np.ndarray) else got
 
 
-def _sliced_past_n(h):
-    """What a ValueError (NumPy's broadcast) shows when the last slice taken of ``h`` (a
-    _SlicesNoted) ran past its end: the last chunk was not cut short."""
+def _sliced_past_n(h, chunk):
+    """What a ValueError (NumPy's broadcast) shows from the last slice taken of ``h`` (a
+    _SlicesNoted): it ran past h's end (the last chunk was not cut short), or it was chunk 1,
+    whole, the first chunk whose place in h, lo:hi, lies past a staging buffer's ``chunk``
+    elements (buf[lo:hi] is empty there: the buffer filled at the chunk's place in h)."""
     def told(err):
         n = h.size
         lo, hi = next(((lo or 0, hi) for lo, hi in reversed(h.slices) if hi is not None), (0, 0))
-        if int(hi) <= n:
-            return None
-        return (f"the last chunk's h[lo:hi] runs past the end of h, n = {n:,} (h[{int(lo):,}:"
-                f"{int(hi):,}]), so it holds {n - int(lo):,} elements, where buf[:hi - lo] "
-                f"takes {int(hi) - int(lo):,}", "cut the last chunk short: hi = min(n, lo + "
-                "chunk), so that h[lo:hi] and buf[:hi - lo] are the same length")
+        lo, hi = int(lo), int(hi)
+        if hi > n:
+            return (f"the last chunk's h[lo:hi] runs past the end of h, n = {n:,} (h[{lo:,}:"
+                    f"{hi:,}]), so it holds {n - lo:,} elements, where buf[:hi - lo] "
+                    f"takes {hi - lo:,}", "cut the last chunk short: hi = min(n, lo + "
+                    "chunk), so that h[lo:hi] and buf[:hi - lo] are the same length")
+        if lo == chunk and hi == min(n, 2 * chunk):
+            return (f"chunk 1, h[{lo:,}:{hi:,}], went to a slice of its staging buffer that is "
+                    f"empty, as buf[lo:hi] is: a staging buffer holds {chunk:,} elements, so "
+                    f"buf[{lo:,}:{hi:,}] lies past its end (chunk 0 fitted only because its lo is "
+                    "0)", "fill the staging buffer from its start: buf[:hi - lo] = h[lo:hi] "
+                    "(the chunk's place in h is lo:hi, in the buffer 0:hi - lo)")
+        return None
     return told
 
 
@@ -212,7 +221,7 @@ def _mistakes(fn, n, chunk, drv, catch=True):
         fn(seen, d, staging, streams)
     elif (mistake := run_catching(lambda: fn(seen, d, staging, streams),
                                   "follow the TODOs: wait for the stream, fill, queue the copy",
-                                  [(ValueError, _sliced_past_n(seen))])[0]):
+                                  [(ValueError, _sliced_past_n(seen, chunk))])[0]):
         yield mistake
     waited = all(s.is_done() for s in streams)
     drv.Context.synchronize()

@@ -88,6 +88,14 @@ WRONG = {
         right_but((COPY, COPY.replace("lo * 4", "lo * 8"))),
         {"problem": "runs past the end of d: 8 bytes an element, where a float32 has 4",
          "hint": "element lo is at int(d) + lo * 4 (lo * h.itemsize), not lo * 8"}),
+    # blind audit TDC-staging_upload-1 (was "your function raised ValueError at line 15 of your
+    # cell (buf[lo:hi] = h[lo:hi]): could not broadcast input array from shape (32768,) into shape
+    # (0,) ... Hint: the message says what went wrong on that line"): buf filled at h's places
+    "buffer_filled_at_the_chunk_s_place": (
+        right_but(("buf[:hi - lo] = h[lo:hi]", "buf[lo:hi] = h[lo:hi]")),
+        {"problem": "chunk 1, h[32,768:65,536], went to a slice of its staging buffer that is "
+                    "empty, as buf[lo:hi] is",
+         "hint": "fill the staging buffer from its start: buf[:hi - lo] = h[lo:hi]"}),
 }
 RACES = {"no_wait_before_refilling", "one_staging_buffer_for_both_streams", "filled_then_waited"}
 """Mistakes that a GPU shows only when a copy is still pending as its buffer is refilled (the
