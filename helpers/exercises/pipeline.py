@@ -12,7 +12,8 @@ import numpy as np
 from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.function import check_function, run_catching
 from helpers.exercises.hidden import awkward
-from helpers.exercises.pipeline_models import buffers_watched, shared_buffers, swapped, union_bytes
+from helpers.exercises.pipeline_models import (buffers_watched, launch_fits, shared_buffers, swapped,
+                                              union_bytes)
 from helpers.exercises.verdict import Verdict, check_cases, not_yet, passed
 from helpers.workload import share
 
@@ -98,11 +99,13 @@ class LaunchArgumentError(TypeError):
     """``launch`` got arguments it does not take (too few, or a host array for a buffer)."""
 
 
-def make_launch(kernel, work: int, calls: list | None = None, waited: list | None = None):
+def make_launch(kernel, work: int, calls: list | None = None, waited: list | None = None,
+                fits=None):
     """``launch(d_in, d_out, count, stream=None)`` of ``kernel``, noting in ``calls`` each call's
     (input address, output address, count, stream) and in ``waited`` (on the simulator, where
     queued work runs only when the host waits) whether the previous call's kernel had run: the
-    host waited inside the loop, which on a GPU keeps the chunks from overlapping."""
+    host waited inside the loop, which on a GPU keeps the chunks from overlapping. ``fits``, where
+    given, sees each call (and its number) first, and may refuse it."""
     marks = []  # an event after each launch
 
     def launch(*args, **kwargs):
@@ -112,6 +115,8 @@ def make_launch(kernel, work: int, calls: list | None = None, waited: list | Non
             call = _launch_arguments(*args, **kwargs)
         except TypeError as err:
             raise LaunchArgumentError(f"launch(d_in, d_out, count, stream=None): {err}") from err
+        if fits is not None:
+            fits(call, len(calls or ()))
         if calls is not None:
             calls.append(call)
         if waited is not None:
@@ -150,19 +155,20 @@ def mistakes(fn, case, kernel, on_gpu, work=WORK_SMALL, buffers=None, want=None,
     h_in, h_out = buffers or pagelocked(case[0], seed=case[0])
     want = reference(h_in, work) if want is None else want
     streams = [drv.Stream() for _ in range(case[2])]
-    calls, waited, h_in_before = [], None if on_gpu else [], h_in.copy()
+    calls, waited, h_in_before, made = [], None if on_gpu else [], h_in.copy(), []
     h_out.fill(np.nan)
     drv.Context.synchronize()
     start, end = drv.Event().record(), drv.Event()
 
     def call():
-        fn(h_in, h_out, case[1], streams, make_launch(kernel, work, calls, waited))
+        fn(h_in, h_out, case[1], streams, make_launch(
+            kernel, work, calls, waited, lambda call, c: launch_fits(call, c, made, *case[:2])))
         end.record()
         at_return = h_out.copy()  # before any synchronization by the checker
         drv.Context.synchronize()
         return at_return
 
-    with buffers_watched(drv, case[0], case[1]) as copies:
+    with buffers_watched(drv, case[0], case[1], made) as copies:
         raised, at_return = run_catching(call, "replace the TODO in my_pipeline with your code", (
             (LaunchArgumentError, "launch takes (d_in, d_out, count, stream): device buffers (or "
                                   "addresses), the number of elements as an int, and a stream"),

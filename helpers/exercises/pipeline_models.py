@@ -24,12 +24,12 @@ def address(buf) -> int | None:
 
 
 @contextlib.contextmanager
-def buffers_watched(drv, n: int, n_chunks: int):
+def buffers_watched(drv, n: int, n_chunks: int, made: list | None = None):
     """While in use, the driver's mem_alloc and asynchronous copies as the learner's function
     finds them: each allocation's (address, bytes) noted, each copy as ``copies_noted`` notes
     it, and one that would not fit the allocation it starts in refused (``_does_not_fit``).
-    Gives the copies' list."""
-    made, mem_alloc, count = [], drv.mem_alloc, {"htod": 0, "dtoh": 0}
+    Gives the copies' list; the allocations go into ``made`` (a list of the caller's, if given)."""
+    made, mem_alloc, count = [] if made is None else made, drv.mem_alloc, {"htod": 0, "dtoh": 0}
 
     def noting(nbytes, *args, **kwargs):
         buf = mem_alloc(nbytes, *args, **kwargs)
@@ -68,6 +68,22 @@ def _does_not_fit(way, c, host, at, made, chunk):
                    f"runs past the buffer's end ({size} bytes)", "each buffer holds one chunk, "
                    "drv.mem_alloc(chunk * h_in.itemsize) bytes, and chunk c's copies are of "
                    "h_in[lo:hi] and h_out[lo:hi], hi = min(n, lo + chunk)"))
+
+
+def launch_fits(call, c, made, n, n_chunks):
+    """Refuse chunk ``c``'s launch ``call`` (input address, output address, count, stream) where
+    count is more than the allocation of ``made`` that its input or output starts in holds from
+    there (float32): the kernel would read or write past the buffer, which a GPU may not tell."""
+    for k, name in ((0, "d_in"), (1, "d_out")):
+        start, size = next(((s, z) for s, z in made if s <= call[k] < s + z), (None, 0))
+        room = None if start is None else (start + size - call[k]) // 4
+        if room is not None and call[2] > room:
+            whole = " (n, the whole array's length)" if call[2] == n else ""
+            chunk = " (the chunk's)" if room == -(-n // n_chunks) else ""
+            raise Refused((f"chunk {c}'s launch was given count = {call[2]}{whole}, where its "
+                           f"buffers hold {room} elements{chunk}: the kernel would run "
+                           f"past the end of {name}", "count is the chunk's own length: "
+                           "launch(d_in, d_out, hi - lo, s)"))
 
 
 def swapped(calls, copies):

@@ -174,6 +174,13 @@ WRONG = {
         RIGHT.replace(KERNEL, "        launch(d_out, d_in, hi - lo, s)\n"),
         "launch was given its buffers the wrong way round, (d_out, d_in): each kernel read the "
         "buffer its results are copied back from"),
+    # blind audit TDC-pipeline-1 (was "your function raised OutOfBoundsError at line 23 of your
+    # cell (stream.synchronize()): ... is a guard like `if (i < n)` missing? ... Hint: a copy or a
+    # kernel touched memory outside a buffer: ..."): the launch refused before it is made
+    "launch_given_the_whole_n": (
+        RIGHT.replace(KERNEL, "        launch(d_in, d_out, n, s)\n"),
+        "chunk 0's launch was given count = 100003 (n, the whole array's length), where its "
+        "buffers hold 14287 elements (the chunk's)"),
 }
 
 
