@@ -209,7 +209,8 @@ def _wrong_launches(launches, n, count, height, width):
 
 def _grid_short(launch, width, height):
     """A grid that does not cover the share's width x rows: its axes swapped, one image's rows,
-    or rounded down."""
+    the block's axes swapped (the grid made for the block the right way round), or rounded
+    down."""
     (gx, gy), (bx, by), rows = launch.grid[:2], launch.block[:2], launch.rows
     covers = f"device {launch.device}'s grid covers {gx * bx} x {gy * by} pixels of its {width} x {rows}"
     if (gx, gy) == (-(-rows // by), -(-width // bx)):
@@ -218,8 +219,18 @@ def _grid_short(launch, width, height):
     if gy == -(-height // by) and gy * by < rows:
         yield (f"{covers}: its y covers one image's {height} rows, not the share's {rows}",
                "the share is one image of rows = (hi - lo) * height rows: grid y = (rows + 7) // 8")
-    yield (f"{covers}: rounded down", "round the grid up: "
-           "((width + 31) // 32, (rows + 7) // 8) for blocks of (32, 8, 1)")
+    if bx != by and (gx, gy) == (-(-width // by), -(-rows // bx)):
+        yield (f"device {launch.device}'s block is ({bx}, {by}, 1), its x and y swapped: the grid "
+               f"((width + {by - 1}) // {by}, (rows + {bx - 1}) // {bx}) is made for blocks of "
+               f"({by}, {bx}, 1), so it covers {gx * bx} x {gy * by} pixels of the share's "
+               f"{width} x {rows}", f"block=({by}, {bx}, 1): block x runs along a row ({by} "
+               f"threads), block y down the rows ({bx}), as the grid counts them")
+    if gx == width // bx and gx * bx < width or gy == rows // by and gy * by < rows:
+        yield (f"{covers}: rounded down", "round the grid up: "
+               "((width + 31) // 32, (rows + 7) // 8) for blocks of (32, 8, 1)")
+    yield (f"{covers}: grid x times block x must reach the width, grid y times block y the rows",
+           f"for blocks of ({bx}, {by}, 1): grid = ((width + {bx - 1}) // {bx}, (rows + {by - 1}) "
+           f"// {by})")
 
 
 def _wrong_result(result, images):

@@ -189,6 +189,13 @@ WRONG = {
     "grid_axes_swapped": ([("grid=((width + 31) // 32, (rows + 7) // 8)",
                             "grid=((rows + 7) // 8, (width + 31) // 32)")],
                           "its x and y are swapped", False),
+    # blind audit TDC-gray_split-1 (was "device 0's grid covers 16 x 448 pixels of its 53 x 111:
+    # rounded down ... Hint: round the grid up: ...", a grid that was rounded up): the block's x
+    # and y swapped
+    "block_axes_swapped": ([("block=(32, 8, 1)", "block=(8, 32, 1)")],
+                           "device 0's block is (8, 32, 1), its x and y swapped: the grid "
+                           "((width + 31) // 32, (rows + 7) // 8) is made for blocks of "
+                           "(32, 8, 1)", False),
     "grid_of_one_image_s_rows": ([("(rows + 7) // 8)", "(height + 7) // 8)")],
                                  "its y covers one image's 37 rows, not the share's 111", True),
     "float_output": ([("gpuarray.empty((hi - lo, height, width), np.uint8)",
