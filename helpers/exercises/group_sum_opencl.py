@@ -19,7 +19,7 @@ from helpers.exercises import near
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import Launch
-from helpers.exercises.opencl_kernel import OpenCLExercise, _code
+from helpers.exercises.opencl_kernel import OpenCLExercise, kernel_code
 
 GROUP = 128
 CASES = [1000, 300, 641]   # n: several groups and a partial last one; 641 = 5 groups and one
@@ -80,7 +80,7 @@ def _mistakes(n, run, reports):
                f"first is partial[{int(np.argmax(out.unwritten))}])", STORE_HINT)
     yield from reports
     if np.array_equal(out.got, _sums(x, JUNK).sum(axis=1)):
-        yield from _guard_on_the_local_id(n, _code(run.kernel))
+        yield from _guard_on_the_local_id(n, kernel_code(run.kernel))
     yield from _wrong_sums(x, out.got)
 
 

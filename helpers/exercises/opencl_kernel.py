@@ -72,7 +72,7 @@ class OpenCLExercise:
 
     def check_kernel(self, kernel, hidden: int | None = None) -> Verdict:
         """The checks of ``check_file`` on a built kernel (a ``cl.Kernel``)."""
-        if self.text and (mistake := self.text(_code(kernel))):
+        if self.text and (mistake := self.text(kernel_code(kernel))):
             return not_yet(*mistake).report()
         cases = hidden_cases.cases(self.cases, self.draw, hidden)
         return check_cases(cases, lambda case: self._detect(kernel, case), self.where,
@@ -86,7 +86,7 @@ class OpenCLExercise:
         except opencl.cl.Error as err:
             yield f"the kernel failed: {err}", self.crash_hint
             return
-        yield from self.mistakes(case, run, self.oclgrind_reports(messages, case, _code(kernel)))
+        yield from self.mistakes(case, run, self.oclgrind_reports(messages, case, kernel_code(kernel)))
 
     def reports(self, messages):
         """The mistakes Oclgrind's ``messages`` show (accesses outside a buffer, races, a barrier
@@ -140,7 +140,7 @@ class OpenCLExercise:
         return Run(launch, reads, kernel), messages
 
 
-def _code(kernel):
+def kernel_code(kernel):
     """The source a built kernel's program was made from, its comments blanked (each line kept
     where it was)."""
     from helpers.ch12 import opencl

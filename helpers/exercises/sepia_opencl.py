@@ -16,7 +16,7 @@ import numpy as np
 from helpers.exercises import near
 from helpers.exercises import sepia
 from helpers.exercises.coverage import Words
-from helpers.exercises.opencl_kernel import OpenCLExercise, _code
+from helpers.exercises.opencl_kernel import OpenCLExercise, kernel_code
 from helpers.exercises.sepia import CASES
 from helpers.exercises.sepia_models import ROUNDING_SLACK
 
@@ -40,7 +40,7 @@ LAYOUT_HINT = ("pixel i's red, green and blue are at 3*i, 3*i + 1 and 3*i + 2, i
                "out[3*i] = convert_uchar_sat(0.393f*r + 0.769f*g + 0.189f*b + 0.5f), and so on")
 
 
-def _reports(messages, _case=None, _code=None):
+def _reports(messages, _case=None, kernel_code=None):
     """The accesses outside a buffer that Oclgrind reported (on a GPU, none)."""
     outside = [m for m in messages if m.kind.startswith("Invalid")]
     if outside:
@@ -53,7 +53,7 @@ def _reports(messages, _case=None, _code=None):
 def _mistakes(case, run, reports):
     yield from reports
     yield from sepia.written_mistakes(run.out, case, WORDS, WILD_HINT, GUARD_HINT)
-    yield from _wrong_values(run.model, run.out.got, _code(run.kernel))
+    yield from _wrong_values(run.model, run.out.got, kernel_code(run.kernel))
 
 
 def _wrong_values(rgb, got, code=""):
