@@ -57,6 +57,12 @@ WRONG = {
                                "hint": "column 99's elements are m[r * cols + 99]"}),
     "guard_against_rows": ([("col >= cols", "col >= rows")],
                            {"problem": "past the end", "hint": "if (col >= cols) return;"}),
+    # blind audit TDA-column_means-1: the guard one column short (was '1 of the 37 means were
+    # never written (the first is means[36]) ... Hint: every column needs a thread: col = ...')
+    "guard_cols_minus_1": ([("col >= cols", "col >= cols - 1")],
+                           {"problem": "means[36], the last column's, was never written: the "
+                                       "guard col >= cols - 1",
+                            "hint": "if (col >= cols) return;"}),
     # audit E: NumPy's tuple index (C's comma operator: m[col]); divided by rows twice
     "tuple_index": ([(READ, "m[r, col];")], {"problem": "each mean is its column's first element, "
                                                         "m[col]", "hint": "m[r * cols + col]"}),
