@@ -227,6 +227,10 @@ def _mistakes(case, run):
     """The mistakes a launched kernel's output shows, in order (nothing when it is right)."""
     n, _, max_iter = case
     (c_re, c_im), got = run.model, run.out.got
+    if run.out.past.tolist() == [n] and not run.out.unwritten.any():
+        yield (f"the thread with i == n = {n} wrote steps[{n}], one past the end of steps: the "
+               "guard if (i > n) return; lets i == n through (steps[0] to steps[n - 1] are the "
+               f"n = {n} counts)", "send away every thread from n on: if (i >= n) return;")
     if run.out.past.size or run.out.unwritten.any():
         yield "some points' counts were not written, or written past the end", \
               "keep the index and the guard as the stub gives them"

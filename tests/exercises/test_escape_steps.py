@@ -55,6 +55,11 @@ WRONG = {
     "counted_from_1": ([("int k = 0;", "int k = 1;")], "every count is one too many"),
     "no_guard": ([("    if (i >= n)\n        return;\n", "")],
                  "some points' counts were not written, or written past the end"),
+    # blind audit TDA-escape_steps-1 (was 'some points' counts were not written, or written past
+    # the end ... Hint: keep the index and the guard as the stub gives them')
+    "guard_lets_n_through": ([("if (i >= n)", "if (i > n)")],
+                             "the thread with i == n = 3000 wrote steps[3000], one past the end "
+                             "of steps: the guard if (i > n) return; lets i == n through"),
     "no_factor_2": ([("z_im = 2.0f * z_re * z_im", "z_im = z_re * z_im")], "z_im's step lacks the factor 2"),
     "im2_added": ([("float re = z_re * z_re - z_im * z_im", "float re = z_re * z_re + z_im * z_im")],
                   "z_re's step adds z_im*z_im"),
