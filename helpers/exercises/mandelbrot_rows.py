@@ -84,6 +84,11 @@ def _models(case):
            "i*(y_min + y*dx)", step)
     yield reference(case, (dy, dy)), "c_re = x_min + x*dy: the real part steps by dy", step
     yield reference(case, (dx, dx)), "c_im = y_min + y*dx: the imaginary part steps by dx", step
+    ref, max_iter = reference(case), case[3]
+    yield (np.where(ref == max_iter, max_iter + 1, ref), f"the points that never escape count "
+           f"max_iter + 1 = {max_iter + 1} steps, one past max_iter = {max_iter}: the loop runs "
+           "while n <= max_iter, one step too many", "loop while n < max_iter: n counts 0 to "
+           "max_iter - 1, so no count passes max_iter")
     yield (reference(case, x_of=lambda x: x % block), "c's real part takes threadIdx.x where "
            "it takes x: the pixels of each stretch of blockDim.x repeat the first stretch's",
            "c_re = x_min + x * dx, with the loop's x")

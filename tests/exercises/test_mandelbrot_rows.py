@@ -56,6 +56,10 @@ WRONG = {
     "one_past_the_row": ([("x < width;", "x <= width;")], "iters was written past its end"),
     "stores_into_the_next": ([("iters[y * width + x] = n;", "iters[y * width + x + 1] = n;")],
                              "iters[0] was never written and the pixel just past the end"),
+    # blind audit TDA-mandelbrot_rows-1 (was '20.4% of the pixels differ from NumPy's, the first
+    # at (x = 133, y = 7): got 81, expected 80 ... Hint: keep the stub's loop: ...')
+    "one_step_too_many": ([("n < max_iter", "n <= max_iter")],
+                          "the points that never escape count max_iter + 1 = 81 steps"),
     "transposed": ([("iters[y * width + x]", "iters[x * height + y]")],
                    "the pixels are stored transposed"),
     "z_from_c": ([("float z_re = 0.0f, z_im = 0.0f;", "float z_re = c_re, z_im = c_im;")],
@@ -115,7 +119,7 @@ HINTS = {"loop_from_the_second_pass": "start at x = threadIdx.x, with nothing ad
          "y_of_the_block_s_first_pixel": "one block a row: y = blockIdx.x",
          "bound_of_whole_passes": "loop while x < width",
          "loop_from_the_lane": "start at the thread's place in the block",
-         "bound_of_the_height": "x < width",
+         "bound_of_the_height": "x < width", "one_step_too_many": "loop while n < max_iter",
          "roles_swapped": "drew row 63, its threadIdx.x, past the image's 61 rows at x = 61, "
                           "blockIdx.x in steps of gridDim.x: the block's and the thread's roles "
                           "are swapped; one block a row: y = blockIdx.x"}
