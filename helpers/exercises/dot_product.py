@@ -15,7 +15,7 @@ from helpers.exercises.common import Input, Output
 from helpers.exercises.dot_product_models import model, wrong_sums
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import observe, observed_mistakes
+from helpers.exercises.microscope import accesses_of, observe, observed_mistakes
 from helpers.exercises.verdict import matches
 
 RTOL, GUARD = 1e-5, 16
@@ -129,6 +129,7 @@ def _mistakes(case, run):
         yield ("the kernel wrote past *result (result[1] and on)",
                "the result is one float: only *result (result[0]) may be written")
     if np.isnan(got):  # a race explains a NaN too: the barrier before reading shared memory
+        yield from _one_sum_too_many(kernels)
         yield from observed_mistakes(_observe(kernels), _refine, wrong="the sum is NaN")
         yield from _unset(kernels)
         yield from _first_warp_only(kernels)
@@ -147,6 +148,7 @@ def _mistakes(case, run):
     if _close(got, products.sum()):
         return
     yield from _whole_warps_stored(kernels)
+    yield from _one_sum_too_many(kernels)
     yield from observed_mistakes(_observe(kernels), _refine, wrong="the sum is wrong")  # likeliest
     yield from _warps_placed_in_grid(kernels)
     yield from matches(got, wrong_sums(products, case["block"], case["grid"]), _close)
@@ -219,6 +221,24 @@ def _whole_warps_stored(kernels):
            "the same as threadIdx.x & 31 (the low 5 bits)")
 
 
+def _one_sum_too_many(kernels):
+    """On the simulator (``PLACES``, its accesses kept): block 0's reads of shared memory were
+    lanes 0 to warps reading element lane, one more than the warps wrote: lane <= warps."""
+    kept = accesses_of(kernels, _launch(PLACES), key="warp sums read", accesses=4096)
+    reads = kept[kept["shared"] & ~kept["write"] & (kept["block"] == 0)] if kept is not None \
+        else None
+    warps = PLACES["block"] // 32
+    if reads is None or not len(reads) or (reads["index"] != reads["thread"]).any() or \
+            set(reads["thread"].tolist()) != set(range(warps + 1)):
+        return
+    yield (f"lane {warps} of the first warp read {reads[0]['array']}[{warps}], one past the "
+           f"{warps} sums the block's {warps} warps wrote: the test lane <= warps lets lane "
+           f"warps through (on the simulator, {warps} warps a block: lanes 0 to {warps} read), "
+           "and that element holds whatever shared memory held (NaN on the simulator)",
+           "the warps' sums are warp_sums[0] to warp_sums[warps - 1]: lane < warps ? "
+           "warp_sums[lane] : 0.0f")
+
+
 def _not_shared(kernels):
     """A launch on the simulator of several warps a block that never touched shared memory (its
     trace counted no shared load, store or atomic): warp_sums is not ``__shared__``, each
@@ -264,6 +284,7 @@ def _observed_mistakes(kernels, case):
     if seen.error is not None:
         yield from _whole_warps_stored(kernels)
     yield from observed_mistakes(seen, _refine)
+    yield from _one_sum_too_many(kernels)
     if not seen.error and np.isnan(seen.outs[0].got[0]):
         yield ("on the simulator, which fills shared memory with NaN before each block (a GPU "
                "leaves whatever was there, which may be 0 by luck), the sum is NaN: the kernel "
