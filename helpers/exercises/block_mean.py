@@ -244,6 +244,7 @@ def _mistakes(n, run):
     want_y, want_means = reference(x)
     if y.past.size:
         yield "y was written past its end (y[n] and beyond)", "store y[i] only when i < n"
+    yield from _sums_for_means(means.got, y.got, x, n)
     yield from _wrong_means(means.got, want_means, x, n)
     if y.unwritten.any():
         yield (f"{int(y.unwritten.sum())} elements of y were never written",
@@ -255,6 +256,21 @@ def _mistakes(n, run):
         first = int(np.argmax(~close))
         yield (f"y is wrong: y[{first}] = {y.got[first]}, NumPy's is {want_y[first]}",
                "y[i] = x[i] - means[blockIdx.x], after a barrier that every thread reaches")
+
+
+def _sums_for_means(got, y, x, n):
+    """means holds each block's sum, and y is right: the mean was stored undivided, and the
+    subtraction divided it by count (y[i] = x[i] - means[blockIdx.x] / count)."""
+    want_y, want = reference(x)
+    counts = np.minimum(BLOCK, n - np.arange(len(want)) * BLOCK)
+    sums = want.astype(np.float64) * counts
+    if np.allclose(got, sums, rtol=1e-4, atol=1e-4) and not np.allclose(
+            got, want, rtol=1e-4, atol=1e-5) and np.allclose(y, want_y, rtol=1e-4, atol=1e-5):
+        yield (f"means[0] = {got[0]:.6g} is block 0's sum, {counts[0]} times its mean "
+               f"{want[0]:.6g}: means holds each block's sum, not its mean (y is right: it "
+               "divides by count when it subtracts, so the means stored are the sums)",
+               "store the mean and subtract it as it is: means[blockIdx.x] = sum / count, and "
+               "y[i] = x[i] - means[blockIdx.x], with no / count")
 
 
 def _mean_of_thread_0_alone(x, got, want):

@@ -38,6 +38,16 @@ WRONG = {
                                   ["is never called", "__syncthreads();"]),
     "divides_by_block": ([("means[blockIdx.x] = sum / count;", "means[blockIdx.x] = sum / BLOCK;")],
                          "the last block's mean is its sum divided by 256"),
+    # blind audit TDA-block_mean-1: the sum stored in means, divided in y's line (was 'means[0] =
+    # -7.368..., but the mean of that block is -0.0287... Hint: add up tile[0] to tile[count - 1]
+    # and divide by count', silent on the / count in y's line)
+    "sum_stored_divided_in_y": ([("means[blockIdx.x] = sum / count;", "means[blockIdx.x] = sum;"),
+                                 ("y[i] = x[i] - means[blockIdx.x];",
+                                  "y[i] = x[i] - means[blockIdx.x] / count;")],
+                                ["means[0] = -7.36829 is block 0's sum, 256 times its mean",
+                                 "y is right: it divides by count",
+                                 "means[blockIdx.x] = sum / count, and y[i] = x[i] - "
+                                 "means[blockIdx.x], with no / count"]),
     "adds_the_mean": ([("y[i] = x[i] - means[blockIdx.x];", "y[i] = x[i] + means[blockIdx.x];")],
                       "y is wrong: y[0] ="),
     "barrier_inside_the_if": ([(BUG[2][0], ""), ("    if (t == 0) {\n",
