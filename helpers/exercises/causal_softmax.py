@@ -17,7 +17,8 @@ from helpers.exercises import near
 from helpers.exercises.causal_softmax_models import (
     _exps, _lanes_own_max, _near, _shfl_down_max, _shfl_down_sums, _shifted, far, late,
     max_from_the_lane_s_column, max_of_column_numbers, max_of_first_1024_columns,
-    max_of_first_columns, max_of_magnitudes, max_of_row_0, rows_of_warps, softmax, sunk, visible)
+    max_of_first_columns, max_of_magnitudes, max_of_row_0, rows_of_warps, softmax, sum_without_max,
+    sunk, visible)
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -85,6 +86,7 @@ def _sum_slips(x, got):
     if _near(got, e):
         yield ("y is exp(x - m), never divided by the sum",
                "y = exp(x - m) / sum where c <= last: the sum is there to make each row add up to 1")
+    yield from sum_without_max(x, got)
     if _near(got, np.where(own, 0, softmax(x))):
         yield ("each row's column last came out 0, the others right: the write's test is c < last",
                "a row sees its own column: y = exp(x - m) / sum where c <= last")

@@ -121,13 +121,7 @@ def _mistakes(case, run):
         yield ("means[col] was added to before anything set it: it starts with whatever means "
                "held (the checker filled it with NaN, then -7)", "keep the sum in a local "
                "float sum = 0.0f, add to it, and store means[col] = sum / rows once at the end")
-    last = np.arange(cols) == cols - 1
-    if cols > 1 and np.array_equal(run.out.unwritten, last) and np.allclose(
-            got[:-1], m.mean(axis=0)[:-1], rtol=1e-4, atol=1e-5):
-        yield (f"means[{cols - 1}], the last column's, was never written: the guard col >= cols "
-               f"- 1 sends its thread (col = {cols - 1}) away with the others past the end, though "
-               f"column cols - 1 = {cols - 1} is a column of m", "only the threads with col >= "
-               "cols have no column: if (col >= cols) return;")
+    yield from _last_column_sent_away(m, got, run.out.unwritten)
     if run.out.unwritten.any():
         yield (f"{int(run.out.unwritten.sum())} of the {cols} means were never written (the "
                f"first is means[{int(np.argmax(run.out.unwritten))}])",
@@ -176,6 +170,17 @@ def _mistakes(case, run):
     yield (f"means[{c}] = {got[c]:.6g}, NumPy's is {want[c]:.6g}",
            "printf, from thread 0, the index the kernel reads at each step, and compare it "
            "with r * cols + col")
+
+
+def _last_column_sent_away(m, got, unwritten):
+    """The last mean alone never written, the others right: a guard col >= cols - 1."""
+    cols = m.shape[1]
+    if cols > 1 and np.array_equal(unwritten, np.arange(cols) == cols - 1) and np.allclose(
+            got[:-1], m.mean(axis=0)[:-1], rtol=1e-4, atol=1e-5):
+        yield (f"means[{cols - 1}], the last column's, was never written: the guard col >= cols "
+               f"- 1 sends its thread (col = {cols - 1}) away with the others past the end, though "
+               f"column cols - 1 = {cols - 1} is a column of m", "only the threads with col >= "
+               "cols have no column: if (col >= cols) return;")
 
 
 def _misread(m, block):

@@ -33,6 +33,12 @@ WRONG = [
      variant(KERNEL, ("int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;",
                       "int row = blockIdx.x * blockDim.x + threadIdx.x / 32;")),
      ["only rows 0, 1 of 13 were written, each right: warp w of block b took row b * blockDim.x + w", "row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32"]),
+    # blind audit TDA-causal_softmax-1: - m left out of the sum (was 'the rows do not add up to 1:
+    # the sum of exp(x - m) is not the whole row's ...')
+    ("sum_without_the_max", variant(KERNEL, ("sum += __expf(__half2float(in[c]) - m);",
+                                             "sum += __expf(__half2float(in[c]));")),
+     ["the sum left out the max: it adds exp(x) where the output divides exp(x - m)",
+      "sum += __expf(__half2float(in[c]) - m)"]),
     ("max_not_subtracted", variant(KERNEL, (MAX, "    float m = 0.0f;\n")),
      ["NaN or inf in the rows whose scores are about 100", "the max was not subtracted"]),
     # blind audit E49: every lane's max loop from column 0 (m = the max of columns 0, 32, ...)
