@@ -9,6 +9,8 @@ thread does the whole image writes the right points, each of them many times."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from helpers.ch10.point_cloud import backproject
@@ -27,6 +29,7 @@ Z_MIN, Z_MAX = np.float32(Z_MIN_MM) * DEPTH_SCALE, np.float32(Z_MAX_MM) * DEPTH_
 """The ends of the range as float32 depths that some pixels reach exactly (rounded as the kernel
 rounds them), so that "<" for "<=" shows. Each case gives its z_min (``z_min_mm``): at z_min = 0
 a hole's Z = 0 lies in the range, so only the hole test drops it."""
+WIDE = np.finfo(np.float32).max  # a z_max that keeps every finite depth
 POISON = np.float32(-3.0e38)  # never a coordinate: a value still equal to it was never written
 CASES = [
     dict(width=45, height=37, block=(16, 16, 1), fx=52.0, fy=47.5, cx=21.7, cy=19.4, seed=1,
@@ -136,6 +139,7 @@ def _mistakes(case, run):
                "coordinates over it", 'after writing nanf("") into the three planes, return')
     yield from _infinite_marks(got, kept)
     yield from _tests_joined(run.kernel, np.isnan(got), depth, low)
+    yield from _every_depth_dropped(run.kernel, case, np.isnan(got))
     yield from _wrong_nans(np.isnan(got), kept, depth, low)
     if not close(got[:, kept], want[:, kept]):
         yield from matches(got, wrong_models(depth, intrinsics),
@@ -266,6 +270,34 @@ def _tests_joined(kernels, nan, depth, low):
            "if (depth[i] == 0 || z < z_min || z > z_max), then " + NAN_HINT)
 
 
+def _every_depth_dropped(kernels, case, nan):
+    """Every pixel NaN: the case launched again on the simulator with the range [0, FLT_MAX],
+    which keeps every measured depth. Its Z depth[i] / depth_scale: the depth divided by the
+    scale; every pixel NaN again: the range test holds for any z, its bounds swapped."""
+    if not nan.any(axis=0).all():
+        return
+    launch = _launch(case)
+    wide = dataclasses.replace(launch, args=(*launch.args[:-2], np.float32(0), WIDE))
+    seen = observe(kernels, wide, key="range 0 to FLT_MAX", racecheck=False)
+    if seen.error is not None:
+        return
+    got, depth = seen.outs[0].got, launch.model
+    measured = depth > 0
+    if measured.any() and np.allclose(got[2][measured], depth[measured] / DEPTH_SCALE, 1e-5):
+        v, u = np.argwhere(measured)[0]
+        z = got[2, v, u]
+        yield (f"every pixel came out NaN: z = depth[i] / depth_scale is {1 / DEPTH_SCALE ** 2:.0e} "
+               f"times the depth in metres (depth {depth[v, u]} mm gave Z = {z:.6g} m, with the "
+               f"range opened to [0, {WIDE:.3g}] on the simulator), past z_max = {Z_MAX:g} m, "
+               "so the range test drops every point", "depth_scale is metres per millimetre: "
+               "multiply by it, z = depth[i] * depth_scale")
+    elif np.isnan(got).all():
+        yield (f"every pixel came out NaN, the measured depths in [z_min, z_max] too, and again "
+               f"with the range opened to [0, {WIDE:.3g}] on the simulator: the range test drops "
+               "every depth (with its bounds swapped, z < z_max || z > z_min, it holds for any z)",
+               "drop a point only below z_min or above z_max: z < z_min || z > z_max")
+
+
 def _infinite_marks(got, kept):
     """The pixels that are not points marked with an infinity (INFINITY), not NaN, in all three
     planes."""
@@ -305,11 +337,6 @@ def _wrong_nans(nan, kept, depth, low):
     if dropped.any() and ((z == low) | (z == Z_MAX))[dropped].all():
         yield ("points exactly at z_min or z_max were dropped: the range includes both ends",
                "drop only z < z_min and z > z_max (strictly), so that z_min <= Z <= z_max is kept")
-    if dropped.any() and some.all():
-        yield (f"every pixel came out NaN, the {int(dropped.sum())} with a depth inside [z_min, "
-               "z_max] too: the range test drops every depth (with its bounds swapped, z < z_max || "
-               "z > z_min, it holds for any z)", "drop a point only below z_min or above z_max: "
-               "z < z_min || z > z_max")
     if dropped.any():
         fv, fu = np.argwhere(dropped)[0]
         yield (f"{int(dropped.sum())} pixels with a depth inside [z_min, z_max] came out NaN "

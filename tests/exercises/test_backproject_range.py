@@ -113,6 +113,12 @@ WRONG = {
     "far_end_missing": ([(FILTER, "if (depth[i] == 0 || z < z_min) {")],
                         "points farther than z_max were kept"),
     # blind audit G8 (was '816 pixels with a depth inside [z_min, z_max] came out NaN')
+    # blind audit TDA-backproject_range-1: the depth divided by the scale (was 'every pixel came
+    # out NaN ...: the range test drops every depth (with its bounds swapped, ...)')
+    "depth_divided_by_the_scale": ([(DEPTH, "float z = depth[i] / depth_scale;")],
+                                   "every pixel came out NaN: z = depth[i] / depth_scale is "
+                                   "1e+06 times the depth in metres (depth 2839 mm gave Z = "
+                                   "2.839e+06 m"),
     "range_bounds_swapped": ([("z < z_min || z > z_max", "z < z_max || z > z_min")],
                              "the range test drops every depth"),
     "ends_excluded": ([("z < z_min || z > z_max", "z <= z_min || z >= z_max")],
