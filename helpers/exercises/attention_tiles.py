@@ -105,6 +105,7 @@ def _mistakes(case, run):
         return
     yield from _query_rows(n, run.out.unwritten.any(axis=1))
     yield from _last_tile_empty(run.kernel, n, got, (q, k, v))
+    yield from _staged_by_query_named(n, got, q, k, v)
     yield from matches(got, ((walk(*inputs, **change), problem, hint)
                              for inputs, change, problem, hint in _walks(n, q, k, v)), _close)
     yield from observed_mistakes(observe(run.kernel, _launch(CASES[-1])), _refine,
@@ -264,6 +265,42 @@ def _last_tile_empty(kernels, n, got, inputs):
                "from its own first key: keys = min(TILE, n - tile * TILE)")
 
 
+def _staged_by_query(q, k, v):
+    """o as a kernel whose staging of Ks and Vs is guarded by the query's i < n, not the key's
+    j < n, gives: in the last, partial block, slot t of every tile is zeros where block * TILE +
+    t >= n, and the block's queries score those keys as zeros; the other blocks are right. None
+    where every block is whole (the same as the right o)."""
+    n = q.shape[0]
+    if n % TILE == 0:
+        return None
+    want, start = walk(q, k, v), n - n % TILE
+    kept = (np.arange(n) % TILE < n - start)[:, None]
+    ks, vs = np.where(kept, k, 0).astype(np.float64), np.where(kept, v, 0).astype(np.float64)
+    s = q[start:].astype(np.float64) @ ks.T * D ** -0.5
+    p = np.exp(s - s.max(axis=1, keepdims=True))
+    want[start:] = p @ vs / p.sum(axis=1, keepdims=True)
+    return want
+
+
+def _staged_by_query_named(n, got, q, k, v):
+    model = _staged_by_query(q, k, v)
+    if model is not None and _close(got, model):
+        yield (f"the last block's queries (rows {n - n % TILE} to {n - 1}) scored zeros for keys "
+               f"that exist: Ks and Vs were staged under the query's test i < n, so in that block "
+               f"threads t = {n % TILE} to {TILE - 1} (i >= n) stage zeros in every tile, while in "
+               f"the other blocks (i < n) threads stage keys j past n, reading k and v past their "
+               "end", "stage key j = tile * TILE + t under its own test: Ks[t][c] = j < n ? "
+               "__half2float(k[(size_t)j * HEAD_DIM + c]) : 0.0f, the same for Vs")
+
+
+def _read_past(run, name):
+    """A read of k or v past n, run again with NaN after them: o as a staging guarded by i < n
+    gives it."""
+    if name in ("k", "v"):
+        yield from _staged_by_query_named(run.launch.args[4], run.out.got.astype(np.float64),
+                                          *run.model)
+
+
 def _query_rows(n, unwritten):
     """Rows left unwritten where block b's threads wrote rows b * HEAD_DIM and on."""
     rows = (np.arange(-(-n // TILE))[:, None] * D + np.arange(TILE)).ravel()
@@ -278,7 +315,7 @@ EXERCISE = KernelExercise(
     signature="const __half *q, const __half *k, const __half *v, __half *o, int n",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
     simulated="runs the race check", observed=observed_launch(_launch, _refine), observed_as="race-checked",
-    refine=_refine,
+    refine=_refine, read_past=_read_past,
     crash_hint="touch only the keys and queries that exist: j < n ? k[...] : 0.0f, if (i < n)",
     no_extern_c=True,
     success=f"attention over every key ({len(CASES) - 1} launches: partial last tiles of 11 keys "

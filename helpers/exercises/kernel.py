@@ -275,30 +275,34 @@ class KernelExercise:
     def _read_past(self, kernel, launch: Launch, error, arrays):
         """On the simulator, for a read past the end of a float input: the mistakes
         ``read_past(run, name)`` names in the ``Run`` of the same launch with room after that
-        input (filled with NaN; grown ROOM_GROWTH times while the reads still run past it)."""
+        input (filled with NaN; grown ROOM_GROWTH times while the reads still run past it), and
+        after each other float input the launch then reads past (k and v staged side by side)."""
         from helpers.backend import BACKEND
 
-        name = arrays.get((getattr(error, "allocation", None) or (None,))[0])
         names = [name for _, name in parameters(self.signature)]
+        name = arrays.get((getattr(error, "allocation", None) or (None,))[0])
         if self.read_past is None or BACKEND != "simulator" or name not in names or \
                 getattr(error, "is_write", None) is not False:
             return
-        place = names.index(name)
-        spec = launch.args[place]
-        values = spec.values if isinstance(spec, Input) else spec
-        if isinstance(spec, Output) or not np.issubdtype(values.dtype, np.floating):
-            return
-        room = values.size
-        for _ in range(ROOM_TRIES):
-            roomy = Input(values, room, np.nan, getattr(spec, "before", 0))
-            args = (*launch.args[:place], roomy, *launch.args[place + 1:])
-            run, error, arrays = self._launched(kernel, dataclasses.replace(launch, args=args))
+        first, args = name, list(launch.args)
+        for _ in range(ROOM_TRIES + len(names)):
+            place = names.index(name)
+            spec = args[place]
+            values = spec.values if isinstance(spec, Input) else spec
+            if isinstance(spec, Output) or not np.issubdtype(values.dtype, np.floating):
+                return
+            room = getattr(spec, "after", 0) * ROOM_GROWTH if isinstance(spec, Input) and \
+                spec is not launch.args[place] else values.size
+            if room > values.size * ROOM_GROWTH ** (ROOM_TRIES - 1):
+                return
+            args[place] = Input(values, room, np.nan, getattr(spec, "before", 0))
+            run, error, arrays = self._launched(kernel, dataclasses.replace(launch, args=tuple(args)))
             if run is not None:
-                yield from self.read_past(run, name)
+                yield from self.read_past(run, first)
                 return
-            if arrays.get((getattr(error, "allocation", None) or (None,))[0]) != name:
+            name = arrays.get((getattr(error, "allocation", None) or (None,))[0])
+            if name not in names or getattr(error, "is_write", None) is not False:
                 return
-            room *= ROOM_GROWTH
 
     def failure(self, problem: str, error, block=None, arrays=None, launch=None):
         """``(problem, hint)`` for a launch of this exercise (``launch``, where known) that

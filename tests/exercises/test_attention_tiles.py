@@ -26,6 +26,12 @@ WRONG = [
      variant(KERNEL, ("min(TILE, n - tile * TILE);", "min(TILE, n - tile * HEAD_DIM);")),
      ["the tiles scored 32, 11, 0 keys, where they hold 32, 32, 11", "t * HEAD_DIM",
       "keys = min(TILE, n - tile * TILE)"]),
+    # blind audit TDA-attention_tiles-1: the staging guarded by the query's i < n (was 'a read of
+    # k[4800] ... Hint: ... a guard like if (i < n)', the learner's own guard)
+    ("staging_guarded_by_the_query",
+     variant(KERNEL, ("Ks[t][c] = j < n ?", "Ks[t][c] = i < n ?"), ("Vs[t][c] = j < n ?", "Vs[t][c] = i < n ?")),
+     ["the last block's queries (rows 64 to 74) scored zeros for keys that exist: Ks and Vs were "
+      "staged under the query's test i < n", "Ks[t][c] = j < n ?"]),
     # blind audit E45: each thread's count of keys from its own staged key j
     ("keys_counted_from_j", variant(KERNEL, ("min(TILE, n - tile * TILE);", "min(TILE, n - j);")),
      ["each thread counted the tile's keys from its own staged key j", "min(TILE, n - tile * TILE)"]),
