@@ -357,7 +357,7 @@ SIMULATOR_ONLY = {**dict.fromkeys(("warp_sums_declared_too_small", "warp_sums_at
 
 # The simulator only too: the sum a GPU gives depends on what a register or local memory held
 GARBAGE = dict.fromkeys(("warp_sums_not_shared", "sum_not_started_at_0",
-                         "warp_sums_stored_by_thread_0"),
+                         "warp_sums_stored_by_thread_0", "one_warp_sum_too_many"),
                         "a read of a thread's memory that nothing wrote: garbage on a GPU")
 
 
