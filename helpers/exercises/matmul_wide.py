@@ -24,7 +24,7 @@ from helpers.exercises.common import Output
 from helpers.exercises.coverage import Grid, Words, coverage
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import observe, observed_mistakes
+from helpers.exercises.microscope import accesses_of, observe, observed_mistakes
 from helpers.exercises.origin import Wrong
 
 BLOCK = (32, 8, 1)
@@ -270,9 +270,31 @@ def _indexed(a, b):
            "a_col], with row = blockIdx.y * TILE_M + ty: the block's rows of A")
 
 
+def _col_steps_by_tile_m(kernels, case, unwritten):
+    """C's columns written those of col = blockIdx.x * TILE_M + tx (on some grids the same as a
+    kernel with col and row swapped reaches), confirmed by the trace's stores into C (one row of
+    blocks, N = 64): block b's thread tx stored at column b * 8 + tx."""
+    (m, n), gx = unwritten.shape, _grid(case).grid[0]
+    reach = np.isin(np.arange(n), np.arange(gx)[:, None] * TILE_M + np.arange(32))
+    if not unwritten.any() or not np.array_equal(~unwritten, np.broadcast_to(reach, (m, n))):
+        return
+    seen = accesses_of(kernels, _launch((8, 32, 64)), "C stores", 40000)
+    if seen is None or not len(mine := seen[(seen["array"] == "C") & seen["write"]]) or \
+            not (mine["index"] % 64 == mine["block"] * TILE_M + mine["thread"] % 32).all():
+        return
+    r, c = np.argwhere(unwritten)[0]
+    yield (f"col steps by TILE_M = 8 from one block to the next, not TILE_N = 32: the trace's "
+           "stores into C put block b's thread tx at column b * 8 + tx, so neighbouring blocks "
+           f"wrote the same columns and only columns 0 to {gx * TILE_M + 23} were written "
+           f"({int(unwritten.sum())} of {unwritten.size} elements of C never written, the "
+           f"first C[{r}][{c}])", "a block holds TILE_N = 32 columns of C: "
+           "col = blockIdx.x * TILE_N + tx")
+
+
 def _mistakes(case, run):
     """The mistakes one launch shows, the most telling first."""
     kernels, (a, b), got, k = run.kernel, run.model, run.out.got, case[1]
+    yield from _col_steps_by_tile_m(kernels, case, run.out.unwritten)
     yield from coverage(run.out.past, run.out.unwritten, _grid(case), WORDS, WORDS.guard_hint)
     want = _model(a, b, np.ones(k))
     close = np.isclose(got, want, rtol=1e-4, atol=1e-4)

@@ -78,6 +78,11 @@ WRONG = {
                        {"problem": "Bs[tx][k]", "hint": "Bs[k][tx]"}),
     "no_store_guard": ([("    if (row < M && col < N)\n        C[", "    C[")],
                        {"problem": "wrote past the end of C", "hint": "row < M && col < N"}),
+    # blind audit TDB-matmul_wide-1: col stepping by TILE_M (was 'the elements written are those
+    # a kernel with col and row swapped reaches', which this kernel's written elements matched)
+    "col_steps_by_tile_m": ([("int col = blockIdx.x * TILE_N + tx;", "int col = blockIdx.x * TILE_M + tx;")],
+                            {"problem": "col steps by TILE_M = 8 from one block to the next",
+                             "hint": "col = blockIdx.x * TILE_N + tx"}),
     "row_steps_by_tile_n": ([("int row = blockIdx.y * TILE_M + ty;", "int row = blockIdx.y * TILE_N + ty;")],
                             {"problem": "row reaches stepping by the block's width",
                              "hint": "blockIdx.y * TILE_M"}),
