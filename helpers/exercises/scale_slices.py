@@ -21,6 +21,7 @@ from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.origin import Wrong
+from helpers.exercises.scale_slices_models import INDEXES, ORDERS, SCALES
 
 # (nx, ny, nz, block): no side a multiple of its block's; last a small one on the simulator,
 # race-checked
@@ -30,44 +31,13 @@ BLOCKS = [(8, 4, 2), (4, 4, 2), (16, 2, 4), (8, 8, 4)]
 PROBE = (3, 5, 9, (4, 8, 16))
 """A volume whose nx and ny are below the grid's 16 threads in z, and differ: a z guard against
 nx writes slices 0 to 2, one against ny 0 to 4, none 0 to 15."""
+Z_PROBE = (4, 3, 9, (4, 3, 2))
+"""A volume of 5 blocks in z: z = blockIdx.z + threadIdx.z writes slices 0 to 5, a guard one
+short (z >= nz - 1) 0 to 7."""
 
 Z_HINT = "z = blockIdx.z * blockDim.z + threadIdx.z, the same formula as x and y"
 INDEX_HINT = ("element (x, y, z) is at (z * ny + y) * nx + x: z picks the slice, y the row in "
               "it, x the element in the row")
-
-
-# Index mistakes, x, y, z and the guard right: (the element's index from x, y, z, nx, ny, nz; the
-# problem)
-INDEXES = [
-    (lambda x, y, z, nx, ny, nz: z * ny + y * nx + x,
-     "slice z starts at z * ny, a number of rows, not of elements"),
-    (lambda x, y, z, nx, ny, nz: (z * nx + y) * ny + x,
-     "rows are ny elements apart in the index (y * ny), but a row holds nx elements"),
-    (lambda x, y, z, nx, ny, nz: (z * nz + y) * nx + x,
-     "slice z starts at z * nz * nx, but a slice holds ny rows of nx elements (nz is the number "
-     "of slices)"),
-    (lambda x, y, z, nx, ny, nz: z * ny * nz + y * nx + x,
-     "slice z starts at z * ny * nz, but a slice holds ny rows of nx elements, ny * nx (nz is "
-     "the number of slices)"),
-    (lambda x, y, z, nx, ny, nz: (z * ny + y) * nz + x,
-     "rows are nz elements apart in the index, (z * ny + y) * nz + x, but a row holds nx "
-     "elements (nz is the number of slices)"),
-    (lambda x, y, z, nx, ny, nz: z * (ny + y) * nx + x,
-     "the index's parentheses are misplaced, z * (ny + y) * nx + x: z multiplies the row y "
-     "as well (z * y rows), where the slice's ny rows come first and y is added to them"),
-]
-# Index mistakes that still reach every element once, each with its own vol but the factor of the
-# thread's z: (the element's index, the problem)
-ORDERS = [
-    (lambda x, y, z, nx, ny, nz: (x * ny + y) * nz + z,
-     "the index makes x the slowest and z the fastest: (x * ny + y) * nz + z"),
-    (lambda x, y, z, nx, ny, nz: (y * nz + z) * nx + x,
-     "the index swaps the roles of y and z, (y * nz + z) * nx + x: z steps from one row to the "
-     "next and y from one slice to the next, so rows got the factor of another slice"),
-]
-# Factor mistakes: (the index into scale from z and the block's depth, that index, what it is)
-SCALES = [(lambda z, depth: z // depth, "blockIdx.z", "the block's number"),
-          (lambda z, depth: z % depth, "threadIdx.z", "the thread's place in its block")]
 
 
 def _grid(case):
@@ -233,11 +203,11 @@ def _z_against_a_side(case, run, hit):
                "if (x >= nx || y >= ny || z >= nz) return;")
 
 
-def _probe_hit(run):
-    """The elements (past the end too) the kernel of ``run`` writes in a launch of ``PROBE``, a
-    volume whose grid reaches 7 slices past nz, on the same backend; None where it went wrong
-    in another way (crashed, or held its output)."""
-    launched = EXERCISE.run(run.kernel, _launch(PROBE))
+def _probe_hit(run, probe=PROBE):
+    """The elements (past the end too) the kernel of ``run`` writes in a launch of ``probe``
+    (``PROBE``: a volume whose grid reaches 7 slices past nz), on the same backend; None where
+    it went wrong in another way (crashed, or held its output)."""
+    launched = EXERCISE.run(run.kernel, _launch(probe))
     try:
         next(launched)
         return None
@@ -263,6 +233,33 @@ def _z_one_past(case, run, hit):
            f"z's guard lets z = nz through (z > nz), but the slices are z = 0 to nz - 1",
            "z = nz is already outside the volume: compare with >=, "
            "if (x >= nx || y >= ny || z >= nz) return;")
+
+
+def _z_without_depth(case, run, written):
+    """z = blockIdx.z + threadIdx.z, blockDim.z left out: whole slices 0 to gridDim.z +
+    blockDim.z - 2 written. Where that is every slice but the last, as a guard one short (z >=
+    nz - 1) writes, the volume ``Z_PROBE`` tells them apart, on the same backend."""
+    nx, ny, nz, block = case
+    reach = np.arange(nz) < _grid(case)[2] + block[2] - 1
+    if reach.all() or not np.array_equal(written, np.broadcast_to(reach[:, None, None],
+                                                                  written.shape)):
+        return
+    px, py, pz = Z_PROBE[:3]
+    probed = reach.sum() == nz - 1
+    if probed and _probe_hit(run, Z_PROBE) != set(range(6 * py * px)):
+        return
+    yield (f"only slices z = 0 to {reach.sum() - 1} were written: z = blockIdx.z + threadIdx.z "
+           f"steps by 1 from one block to the next, not by blockDim.z = {block[2]}, so the "
+           f"blocks' slices overlap and the slices from z = {reach.sum()} on were never reached"
+           + (f" (a volume of nz = {pz} slices in blocks 2 deep got slices 0 to 5 alone)"
+              if probed else ""), "a block holds blockDim.z slices: " + Z_HINT)
+
+
+def _left_out(case, run, written):
+    """Whole slices, rows or columns at the end never written: z without blockDim.z, or a
+    guard one short."""
+    yield from _z_without_depth(case, run, written)
+    yield from _last_left_out(written)
 
 
 def _last_left_out(written):
@@ -327,7 +324,7 @@ def _mistakes(case, run):
     yield from itertools.chain(_z_against_a_side(case, run, hit), _z_one_past(case, run, hit))
     if run.out.past.size:
         yield from _guard_mistakes(case, written.all(), hit, run.out.past[0])
-    yield from itertools.chain(_index_mistakes(case, hit), _last_left_out(written))
+    yield from itertools.chain(_index_mistakes(case, hit), _left_out(case, run, written))
     if run.out.past.size:  # and elements inside never written, not as a guard leaves them
         yield (f"out was written past its end (out[{run.out.past[0]}]), and "
                f"{int((~written).sum())} of its elements were never written: the index sends "

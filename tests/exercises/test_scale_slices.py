@@ -42,6 +42,11 @@ WRONG = {
     "z_guard_one_short": ([(GUARD, "if (x >= nx || y >= ny || z >= nz - 1)")],
                           "the last slice, z = nz - 1 = 4, was never written, and every other "
                           "was: the guard returned the threads with z = nz - 1 too"),
+    # blind audit TDB-scale_slices-1 (was 'the last slice, z = nz - 1 = 4, was never written, and
+    # every other was: the guard returned the threads with z = nz - 1 too', the guard being right)
+    "z_without_the_block_depth": ([(Z, "int z = blockIdx.z + threadIdx.z;")],
+                                  "only slices z = 0 to 3 were written: z = blockIdx.z + "
+                                  "threadIdx.z steps by 1 from one block to the next"),
     "x_guard_one_short": ([(GUARD, "if (x >= nx - 1 || y >= ny || z >= nz)")],
                           "the last column, x = nx - 1 = 12, was never written"),
     "no_guard_on_z": ([(GUARD, "if (x >= nx || y >= ny)")], "out was written past its end"),
