@@ -120,7 +120,7 @@ def values(name, got, want, tol: Tolerance) -> Iterator[Mistake]:
                f"{abs(c):.4g}: a constant is added", OFFSET_HINT)
     if np.count_nonzero(want != np.round(want)) >= want.size / 2:
         for cut, how in ((np.trunc, "toward zero"), (np.floor, "down"), (np.round, "to the nearest")):
-            if tol.holds(got, cut(want)):
+            if np.count_nonzero(cut(want)) and tol.holds(got, cut(want)):
                 yield (f"every element of {name} is the right value cut to a whole number "
                        f"({how}): the fraction was dropped", INT_HINT)
                 return

@@ -264,6 +264,24 @@ def _mirrored_twice(run):
            "s[len - 1 - j], with len = min(BLOCK, n - start)")
 
 
+def _s_not_shared(n, run, want):
+    """s declared without __shared__: each thread's own local array, read at an entry that no
+    thread wrote; the trace (on the simulator) shows the loads of in and stores into out, and
+    no access of shared memory, and out holds no element of in where it is wrong."""
+    got, bad = run.out.got, np.flatnonzero(run.out.got != want)
+    seen = accesses_of(run.kernel, _launch(n), f"accesses {n}", 4 * n)
+    if seen is None or seen["shared"].any() or not (seen["array"] == "in").any() or \
+            np.isin(got[bad], run.model).any():
+        return
+    yield (f"s is not in shared memory: the trace shows the threads loading in and storing out "
+           "but never touching shared memory, so each thread had its own s (a local array: "
+           "float s[BLOCK] without __shared__) and read s[len - 1 - j], an entry of its own s "
+           f"that it never wrote ({bad.size} of {n} elements wrong, the first out[{bad[0]}] = "
+           f"{got[bad[0]]:g}, expected {want[bad[0]]:g})", "declare s in the block's shared "
+           "memory, where thread j sees what thread len - 1 - j stored: __shared__ float "
+           "s[BLOCK];")
+
+
 def _mistakes(n, run):
     x, got = run.model, run.out.got
     yield from one_further("out", "element", run.out.past, run.out.unwritten,
@@ -303,6 +321,7 @@ def _mistakes(n, run):
         right = ~np.isnan(model)
         if np.array_equal(got[right], model[right]) and right.sum() > n // 2:
             yield problem, hint
+    yield from _s_not_shared(n, run, want)
     yield from near.misses("out", got, want, close=np.equal, block=(BLOCK, "block"),
                            index_hint=MIRROR_HINT)
     bad = np.flatnonzero(got != want)

@@ -30,6 +30,11 @@ WRONG = {
                            "Hint: a fence is not a barrier", "put a __syncthreads() in its place"]),
     "last_block_mirrored_as_full": ([("s[len - 1 - j]", "s[BLOCK - 1 - j]")],
                                     ["mirrored as if it had 256", "min(BLOCK, n - start)"]),
+    # blind audit TDB-reverse_blocks-1: s a local array, each thread's own (was 'every element of
+    # out is the right value cut to a whole number (toward zero)', the values being in (-1, 1))
+    "s_not_shared": ([("__shared__ float s[BLOCK];", "float s[BLOCK];")],
+                     ["s is not in shared memory", "each thread had its own s",
+                      "__shared__ float s[BLOCK];"]),
     "mirror_one_off": ([("s[len - 1 - j]", "s[len - j]")], ["one element off"]),
     "len_not_capped": ([("int len = min(BLOCK, n - start);", "int len = n - start;")],
                        ["far past the end of s", "len = min(BLOCK, n - start)"]),
