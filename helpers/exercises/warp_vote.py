@@ -28,7 +28,7 @@ import numpy as np
 from helpers.exercises.common import Input, Output, poison_value
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import observe, observed_launch, observed_mistakes
+from helpers.exercises.microscope import accesses_of, observe, observed_launch, observed_mistakes
 
 THRESHOLD = np.float32(0.5)
 JUNK = np.float32(2.0)
@@ -184,15 +184,18 @@ BY_WARP = ("counts has one element a warp: index it by the warp's number, counts
            "__popc(votes) (warp = i / 32)")
 
 
-def _stored_at_i(out):
+def _stored_at_i(out, n):
     """Counts stored at i, lane 0's element's index, not at its warp's (as a GPU shows it: no
     fault where the stores past counts land in its guard): every element written, counts' own and
-    those past its end, a multiple of 32."""
+    those past its end, a multiple of 32; then any store past counts (n elements)."""
     written = np.concatenate([np.flatnonzero(~out.unwritten), out.past])
     if out.past.size and out.unwritten.size > 1 and not (written % 32).any():
         yield ("lane 0 of each warp stored its count at counts[i], its element's index: counts[0], "
                f"counts[32], counts[64], ... were written, counts[{out.past[0]}] on past the end "
                "of counts, and counts[1] and the others never", BY_WARP)
+    if out.past.size:
+        yield (f"counts was written past its end (counts[{-(-n // 32)}] and on): a warp with no "
+               "element below n stored a count", "keep the stub's if (32 * warp >= n) return;")
 
 
 def _one_count_a_block(out, want, block):
@@ -247,15 +250,33 @@ def _unwritten(unwritten, per_block):
                "lane 0 of every warp that has elements stores counts[warp]")
 
 
+def _warp_and_lane_swapped(kernels):
+    """warp = i % 32 and lane = threadIdx.x / 32, / and % swapped: the trace of a launch of
+    1,000 elements in blocks of 128 (no lane returns there) shows only threads 0 to 31 of each
+    block storing, thread i at counts[i % 32]."""
+    seen = accesses_of(kernels, _launch((1000, 128), after=0), "counts stores", 4000)
+    if seen is None or not len(mine := seen[(seen["array"] == "counts") & seen["write"]]):
+        return
+    i = mine["block"] * 128 + mine["thread"]
+    if (mine["thread"] < 32).all() and (mine["index"] == i % 32).all() and \
+            (mine["block"] > 0).any():
+        yield ("warp and lane were computed with / and % swapped: warp = i % 32 is a thread's "
+               "place in its warp, and lane = threadIdx.x / 32 the warp's place in its block, so "
+               "(the trace of 1,000 elements in blocks of 128) only threads 0 to 31 of each "
+               "block stored, thread i at counts[i % 32], every block's first warp over the "
+               "last one's; and where n is 992 or less, the guard 32 * warp >= n sends "
+               "lanes of every warp home before the ballot", "warp = i / 32, the warp's number in the "
+               "grid, and lane = threadIdx.x % 32, the thread's place in its warp")
+
+
 def _mistakes(case, run):
     """The mistakes one launch shows, the most telling first."""
     kernels, n, x, got = run.kernel, case[0], run.model, run.out.got
     votes = _votes(x, n)
     want = votes.sum(axis=1)
-    yield from _stored_at_i(run.out)
-    if run.out.past.size:
-        yield (f"counts was written past its end (counts[{-(-n // 32)}] and on): a warp with no "
-               "element below n stored a count", "keep the stub's if (32 * warp >= n) return;")
+    if run.out.unwritten.any() or run.out.past.size or not np.array_equal(got, want):
+        yield from _warp_and_lane_swapped(kernels)
+    yield from _stored_at_i(run.out, n)
     yield from _one_count_a_block(run.out, want, run.launch.block[0])
     yield from _partial_warp_left_out(run.out, want, n)
     yield from _unwritten(run.out.unwritten, run.launch.block[0] // 32)

@@ -33,6 +33,12 @@ WRONG = {
                                            "it home, as warp >= n / 32 does: 1000 / 32 = 31, "
                                            "rounded down",
                                 "hint": "keep the stub's if (32 * warp >= n) return;"}),
+    # blind audit TDB-warp_vote-1 (was the simulator's warp function whose mask names lanes that
+    # never call it, and a hint about the mask: the lanes returned because warp was i % 32)
+    "warp_and_lane_swapped": ([("int warp = i / 32, lane = threadIdx.x % 32;",
+                                "int warp = i % 32, lane = threadIdx.x / 32;")],
+                              {"problem": "warp and lane were computed with / and % swapped",
+                               "hint": "warp = i / 32"}),
     "no_popc": ([(STORE, "counts[warp] = votes;")],
                 {"problem": "the ballot's word itself", "hint": "__popc(votes)"}),
     # blind audit O13 (was 'counts[0] = 11, but 15 of x[0..31] are above 0.5' and the general hint)
@@ -130,7 +136,10 @@ WRONG = {
                                           "hint": "votes = __ballot_sync(0xffffffff, above), then "
                                                   "counts[warp] = __popc(votes)"}),
 }
-SIMULATOR_ONLY = {"vote_set_under_an_if": "on a GPU the lanes past n vote with whatever their "
+SIMULATOR_ONLY = {"warp_and_lane_swapped": "every block's first warp stores into counts[0] to "
+                                           "counts[31]: on a GPU which block's store lands last "
+                                           "is timing",
+                  "vote_set_under_an_if": "on a GPU the lanes past n vote with whatever their "
                                           "register held: a count right or wrong by luck",
                   "stored_at_block_index": "a block's warps race on counts[blockIdx.x]: "
                                            "which count stays is a matter of timing",
@@ -186,6 +195,6 @@ def test_counts_stored_at_i_are_named_where_the_stores_past_counts_did_not_fault
     unwritten = np.ones(32, bool)
     unwritten[0] = False
     out = Result(np.zeros(32, np.uint32), np.array([32, 64]), unwritten)
-    problem, hint = next(checker._stored_at_i(out))
+    problem, hint = next(checker._stored_at_i(out, 1000))
     assert "stored its count at counts[i], its element's index" in problem, problem
     assert "counts[32] on past the end" in problem and "counts[warp] = __popc(votes)" in hint
