@@ -248,11 +248,34 @@ def _c_rows_apart(run, case, stored):
                "+ tile_col * 16")
 
 
+def _first_warps_alone(run, case):
+    """The guard warp >= M / 16: only warps 0 to M / 16 - 1 stored their tiles (right), those
+    of the grid's first tiles in row-major order, the others never written."""
+    (m, _, n), out = case, run.out
+    limit, per_row = m // 16, n // 16
+    if limit >= (m // 16) * per_row or out.past.size:
+        return
+    written = np.zeros((m, n), bool)
+    for w in range(limit):
+        written[w // per_row * 16:w // per_row * 16 + 16, w % per_row * 16:w % per_row * 16 + 16] = True
+    got, want = run.out.got.astype(np.float64), _product(run.model, case)[0]
+    if np.array_equal(~out.unwritten, written) and \
+            np.allclose(got[written], want[written], rtol=1e-4, atol=1e-3):
+        r, c = np.argwhere(out.unwritten)[0]
+        yield (f"only the first {limit} warps' tiles were written (warps 0 to {limit - 1}, "
+               f"right), and C[{r}][{c}] and {int(out.unwritten.sum()) - 1} more elements never: "
+               f"the guard compares warp with M / 16 = {limit}, the number of rows of tiles, so "
+               f"every warp from {limit} on returned, though C has {(m // 16) * per_row} tiles",
+               "a warp past the last tile is one whose tile_row is past the last row of tiles: "
+               "if (tile_row >= M / 16) return;")
+
+
 def _mistakes(case, run):
     got, out, (m, _, n) = run.out.got.astype(np.float64), run.out, case
     stored = np.concatenate([~out.unwritten.ravel(), np.isin(np.arange(m * n, (m + 16) * n),
                                                              out.past)])
     if out.unwritten.any():
+        yield from _first_warps_alone(run, case)
         yield from _c_rows_apart(run, case, stored)
     for arguments, problem, hint in LOOKALIKES if out.past.size or out.unwritten.any() else ():
         model = _product(run.model, case, guard=16, **arguments(*case))  # the tiles it stores

@@ -78,6 +78,13 @@ WRONG = [
      ["only the last step of 16 along K", "fill_fragment(c, 0.0f) once"]),
     ("no_return_past_the_last_tile", variant(KERNEL, ("    if (tile_row >= M / 16) return;      // a warp past the last tile\n", "")),
      ["elements past the end of C were written", "a warp past the last tile must return"]),
+    # blind audit TDB-wmma_gemm-1: the guard compares the warp with the rows of tiles (was '768
+    # elements of C were never written ...' and C's tile start as the hint, the start being right)
+    ("guard_warp_against_m", variant(KERNEL, ("if (tile_row >= M / 16) return;",
+                                              "if (warp >= M / 16) return;")),
+     ["only the first 3 warps' tiles were written (warps 0 to 2", "the guard compares warp with "
+      "M / 16", "Hint: a warp past the last tile is one whose tile_row is past the last row of "
+      "tiles: if (tile_row >= M / 16) return;"]),
     ("c_leading_dimension_16", variant(KERNEL, ("c, N, wmma::mem_row_major", "c, 16, wmma::mem_row_major")),
      ["elements of C were never written", "from one row to the next is N elements"]),
     # blind audit I31 (was '496 elements of C were never written ...', C's tile start hint)
