@@ -90,6 +90,7 @@ def _mistakes(case, run):
     got = run.out.got.reshape(16, 16).astype(np.float64)
     yield from _stored_per_lane(run.out)
     yield from _stored_shape(run.out)
+    yield from _stored_wide(a @ b, run.out)
     if run.out.past.size:
         yield ("elements past C's 256 were written",
                "the warp stores one 16 x 16 tile: store_matrix_sync(C, c, 16, wmma::mem_row_major)")
@@ -145,6 +146,29 @@ def _stored_apart(product, out):
             yield (f"C was stored with a leading dimension of {ld}: its rows went {ld} elements "
                    f"apart, on top of each other, and C[{end}] to C[255] were never written",
                    "C's rows are 16 elements apart: store_matrix_sync(C, c, 16, wmma::mem_row_major)")
+
+
+def _stored_wide(product, out):
+    """C stored with a leading dimension ld > 16: row r at r * ld, the rows from 256 / ld on past
+    C's end (into its guard), the elements between the rows never written, each one inside C
+    holding its row's and column's product."""
+    written = set(np.flatnonzero(~out.unwritten).tolist()) | set(out.past.tolist())
+    got, rows = out.got.astype(np.float64), np.arange(16)
+    for ld in range(17, 17) if not out.past.size else range(17, (GUARD + 256 - 16) // 15 + 1):
+        places = rows[:, None] * ld + rows[None, :]
+        inside = places < 256
+        if written != set(places.ravel().tolist()) or not np.allclose(
+                got[places[inside]], product[inside], 1e-4, 1e-3):
+            continue
+        last = -(-256 // ld) - 1  # the last row that starts inside C
+        bytes_ = " (64 is 16 floats in bytes: the leading dimension counts elements)" \
+            if ld == 64 else ""
+        yield (f"C was stored with a leading dimension of {ld}: its rows went {ld} elements "
+               f"apart, so rows 0 to {last} landed in C and rows {last + 1} to 15 past its end "
+               f"(as far as C[{15 * ld + 15}]), and C's elements between the rows were never "
+               f"written{bytes_}", "C's rows are 16 elements apart: "
+               "store_matrix_sync(C, c, 16, wmma::mem_row_major)")
+        return
 
 
 def _lane_places():

@@ -73,6 +73,12 @@ WRONG = [
     ("a_leading_dimension_256", variant(KERNEL, ("load_matrix_sync(fa, A, 16)", "load_matrix_sync(fa, A, 256)")),
      ["A was loaded with a leading dimension of 241 or more", "all but the first past the end",
       "load_matrix_sync(fa, A, 16)"]),
+    # blind audit TDB-wmma_tile-1: C's ld given in bytes, 16 floats * 4 (was 'elements past C's
+    # 256 were written', the ld not named)
+    ("c_leading_dimension_64", variant(KERNEL, ("store_matrix_sync(C, fc, 16,", "store_matrix_sync(C, fc, 64,")),
+     ["C was stored with a leading dimension of 64: its rows went 64 elements apart",
+      "rows 4 to 15 past its end", "16 floats in bytes",
+      "store_matrix_sync(C, c, 16, wmma::mem_row_major)"]),
     ("c_leading_dimension_8", variant(KERNEL, ("store_matrix_sync(C, fc, 16,", "store_matrix_sync(C, fc, 8,")),
      ["C was stored with a leading dimension of 8", "C[136] to C[255] were never written",
       "store_matrix_sync(C, c, 16, wmma::mem_row_major)"]),
