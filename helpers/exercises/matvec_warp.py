@@ -177,17 +177,25 @@ def _endless_shuffles(kernels):
 
 def _rows_apart(case, unwritten):
     """The rows written are those of row = blockIdx.x * B + threadIdx.y for B other than the
-    block's blockDim.y rows (blockDim.x, the warp's 32, or gridDim.x): the blocks counted B rows
+    block's blockDim.y rows (1: blockIdx.x not multiplied; blockDim.x, the warp's 32, or
+    gridDim.x): the blocks counted B rows
     apart, so rows between them were skipped (or, B smaller, written twice)."""
     rows, w = case[0], case[2]
     grid = -(-rows // w)
     if not unwritten.any():
         return
-    for step, name in ((32, "blockDim.x"), (grid, "gridDim.x")):
+    for step, name in ((1, ""), (32, "blockDim.x"), (grid, "gridDim.x")):
         model = (np.arange(grid)[:, None] * step + np.arange(w)).ravel()
         written = np.zeros(rows, bool)
         written[model[model < rows]] = True
-        if step != w and np.array_equal(written, ~unwritten):
+        if step == 1 and np.array_equal(written, ~unwritten):
+            yield (f"row = blockIdx.x + threadIdx.y steps by 1 row from one block to the next: "
+                   f"the block number was not multiplied by blockDim.y = {w}, the rows a block "
+                   f"holds, so block b's warps took rows b to b + {w - 1}, over the next block's, "
+                   f"and only y[0] to y[{grid + w - 2}] were written ({int(unwritten.sum())} of "
+                   f"the {rows} never, the first y[{int(np.argmax(unwritten))}])",
+                   "row = blockIdx.x * blockDim.y + threadIdx.y")
+        elif step != w and np.array_equal(written, ~unwritten):
             yield (f"{int(unwritten.sum())} of the {rows} elements of y were never written (the "
                    f"first is y[{int(np.argmax(unwritten))}]): the blocks were counted {name} = "
                    f"{step} rows apart, but a block holds blockDim.y = {w} rows (one a warp), so "

@@ -72,6 +72,13 @@ WRONG = {
                                      {"problem": "the blocks were counted blockDim.x = 32 rows apart, "
                                                  "but a block holds blockDim.y = 4 rows",
                                       "hint": "row = blockIdx.x * blockDim.y + threadIdx.y"}),
+    # blind audit TDB-matvec_warp-1: the block number not multiplied by the rows a block holds
+    # (was '72 of the 101 elements of y were never written (the first is y[29])' and the row line)
+    "block_number_not_multiplied": ([("int row = blockIdx.x * blockDim.y + threadIdx.y;",
+                                      "int row = blockIdx.x + threadIdx.y;")],
+                                    {"problem": "row = blockIdx.x + threadIdx.y steps by 1 row from "
+                                                "one block to the next",
+                                     "hint": "row = blockIdx.x * blockDim.y + threadIdx.y"}),
     "no_row_guard": ([("    if (row >= rows)\n        return;", "")],
                      {"problem": "written past its end", "hint": "row >= rows"}),
     "reads_past_the_row": ([("c < cols;", "c <= cols;")], {"problem": "y[", "hint": "< cols"}),
