@@ -186,6 +186,23 @@ def _bad_exps(case, x, sums):
                "l = l * exp(m - m_new) + exp(v - m_new)")
 
 
+def _first_warps_alone(case, m_out, l_out, wants):
+    """The store left to the block's thread 0 (threadIdx.x == 0, not lane == 0): only the rows
+    of each block's first warp written, their pairs right, the others never."""
+    rows, per_block = case[0], case[2] // 32
+    first = np.arange(rows) % per_block == 0
+    if per_block < 2 or any(not np.array_equal(out.unwritten, ~first) for out in (m_out, l_out)) \
+            or not all(np.allclose(out.got[first], want[first], rtol=1e-3)
+                       for out, want in zip((m_out, l_out), wants)):
+        return
+    yield (f"only the first warp of each block stored its row's pair (rows 0, {per_block}, "
+           f"{2 * per_block}, ..., right; the other {int((~first).sum())} of the {rows} rows "
+           "never written): the store was guarded by threadIdx.x == 0, the block's thread 0, "
+           f"where each warp's lane 0 was meant (a block holds {per_block} warps, one a row)",
+           "lane 0 of every warp stores its row's pair: if (lane == 0) { row_max[row] = m; "
+           "row_sum[row] = l; }, with lane = threadIdx.x % 32")
+
+
 def _mistakes(case, run):
     x, (m_out, l_out) = run.model, run.outs
     m, sums = m_out.got.astype(np.float64), l_out.got.astype(np.float64)
@@ -194,6 +211,7 @@ def _mistakes(case, run):
         yield ("row_max or row_sum was written past its last row",
                "the warps past the last row must leave: if (row >= rows) return;")
     if m_out.unwritten.any() or l_out.unwritten.any():
+        yield from _first_warps_alone(case, m_out, l_out, (want_m, want_l))
         yield ("some rows' pair was never written",
                "one warp a row, row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, and "
                "its lane 0 writes row_max[row] and row_sum[row]")

@@ -64,6 +64,11 @@ WRONG = [
      ["each lane walked every column from its own", "c += 32"]),
     ("no_row_guard", variant(KERNEL, ("    if (row >= rows) return;", "")),
      ["if (row >= rows) return;"]),
+    # blind audit TDB-online_softmax-1: the store left to the block's thread 0 (was 'some rows'
+    # pair was never written' with the row line as hint)
+    ("stored_by_the_block_s_thread_0", variant(KERNEL, ("if (lane == 0) {", "if (threadIdx.x == 0) {")),
+     ["only the first warp of each block stored its row's pair", "threadIdx.x == 0",
+      "if (lane == 0)"]),
     ("rows_of_block_0_only", variant(KERNEL, ("blockIdx.x * (blockDim.x / 32) + ", "")),
      ["some rows' pair was never written", "blockIdx.x * (blockDim.x / 32)"]),
     ("loop_updates_m_first", variant(KERNEL, (LOOP + "        m = m_new;\n", "        m = m_new;\n" + LOOP)),
