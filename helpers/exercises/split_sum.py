@@ -176,6 +176,7 @@ def _wrong_sum(got, x, calls):
             yield ("the sum is the last device's share alone: each partial sum replaced the one "
                    "before (total = ...)", "add every device's partial sum to total: total += ...")
         yield from _hi_without_parentheses(got, x, calls)
+        yield from _shares_of_len_over_n(got, x, calls)
         if sum(calls) < n:
             yield (f"{n - sum(calls)} of the {n} elements were in no share", SHARE_HINT)
         if sum(calls) > n:
@@ -207,6 +208,31 @@ def _hi_without_parentheses(got, x, calls):
            f"since * and // bind tighter than +, so hi came out {k} + {n} // {devices} = {hi}, "
            f"not ({k} + 1) * {n} // {devices} = {right}, and {n - sum(sizes)} of the {n} "
            "elements were in no share", "put k + 1 in parentheses: hi = (k + 1) * len(x) // n")
+
+
+def _shares_of_len_over_n(got, x, calls):
+    """Every share len(x) // n long, rounded down: hi = lo + len(x) // n, or lo and hi both
+    multiples of len(x) // n (on two devices the same shares); the last elements in no share."""
+    n, devices = x.size, len(calls)
+    size = n // devices
+    if devices < 2 or n % devices == 0 or calls != [size] * devices:
+        return
+    forms = {"hi = lo + len(x) // n": [k * n // devices for k in range(devices)],
+             "lo, hi = k * (len(x) // n), (k + 1) * (len(x) // n)":
+                 [k * size for k in range(devices)]}
+    fits = {form: starts for form, starts in forms.items()
+            if got == sum(float(x[lo:lo + size].sum(dtype=np.float64)) for lo in starts)}
+    if not fits:
+        return
+    end = next(iter(fits.values()))[-1] + size
+    same = (f" (on {devices} devices, so does {' and '.join(list(fits)[1:])})"
+            if len(fits) > 1 else "")
+    yield (f"every share held len(x) // n = {n} // {devices} = {size} elements, rounded down: "
+           f"{next(iter(fits))} gives each device {size}{same}, so the last share stopped "
+           f"before x[{end}], not at len(x) = {n}, and {n - end} of the {n} elements were in no "
+           "share",
+           "end each share where the next one starts, the last at len(x): lo = k * len(x) // n, "
+           "hi = (k + 1) * len(x) // n, none left out")
 
 
 def _read_elsewhere(order):

@@ -26,6 +26,13 @@ WRONG = {
                                "put k + 1 in parentheses: hi = (k + 1) * len(x) // n"),
     "tail_left_out": ([(BOUNDS, "lo, hi = k * (len(x) // n), (k + 1) * (len(x) // n)")],
                       "were in no share", "none left out"),
+    # blind audit TDB-split_sum-1: each share len(x) // n long from its start (was '1 of the 1001
+    # elements were in no share' with the right bounds as hint); on two devices its shares are
+    # tail_left_out's, and the verdict names both
+    "hi_from_lo_plus_len_over_n": ([(BOUNDS, "lo, hi = k * len(x) // n, k * len(x) // n + len(x) // n")],
+                                   "every share held len(x) // n = 1001 // 2 = 500 elements, "
+                                   "rounded down: hi = lo + len(x) // n",
+                                   "hi = (k + 1) * len(x) // n"),
     # blind audit W17 (was 'your function raised TypeError: slice indices must be integers or
     # None ... Hint: read the message: it names the line of your function that failed')
     "true_division_bounds": ([(BOUNDS, BOUNDS.replace("//", "/"))],
@@ -105,7 +112,8 @@ def test_right_but_unusual_functions_pass(name, capsys):
 SPLIT_MISTAKES = {"device_0_alone", "tail_left_out", "shares_overlap", "outside_the_context",
                   "empty_share_summed", "one_device_does_all", "stops_at_an_empty_share",
                   "devices_take_turns", "read_outside_its_context", "total_assigned_not_added",
-                  "partial_sums_added_as_gpuarrays", "hi_without_parentheses"}
+                  "partial_sums_added_as_gpuarrays", "hi_without_parentheses",
+                  "hi_from_lo_plus_len_over_n"}
 """Mistakes in how the work is split between devices: with one device there is nothing to split
 (the H200 run passed them all, and its verdict says to check on the simulator's two devices)."""
 
