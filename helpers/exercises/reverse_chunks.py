@@ -122,6 +122,17 @@ def planted_bug(kernels):
     if seen.race is not None and seen.race.space == "shared":
         parity = _tiles_by_parity(kernels, seen.race)
         after = None if parity else _barrier_after_the_loop(kernels)
+        warp = None if parity or after is not None else _syncwarp_in_the_loop(kernels)
+        first, second = (access.thread[0] // 32 for access in (seen.race.first, seen.race.second))
+        if warp is not None and first != second:
+            return not_yet(
+                f"the __syncwarp() at the end of the loop's body, at line {warp}, waits only for "
+                "the 32 threads of its own warp, not for the block: a thread of another warp may "
+                "still be reading this chunk's tile when a thread stores the next chunk's; with "
+                f"{PROBE[1]} blocks over 4 chunks the race check says: {seen.race.summary}",
+                "a barrier for the whole block: __syncthreads() in the __syncwarp()'s place, at "
+                "the end of the loop's body, where every thread of the block reaches it (outside "
+                "the if)")
         if after is not None:
             return not_yet(
                 f"the planted bug is still there: the __syncthreads() after the loop, at line "
@@ -142,10 +153,10 @@ def planted_bug(kernels):
     return None if mistake is None else not_yet(*mistake)
 
 
-def _barrier_after_the_loop(kernels):
-    """The line of the first ``__syncthreads();`` that follows the kernel's loop in its text (the
-    simulated twin's source, as its module was compiled: its ``#line`` directives count), within
-    the kernel's body; None where there is none, or the text cannot be read."""
+def _loop_text(kernels):
+    """(source, tokens, words, the loop's body from its first token to its last, the kernel's
+    body's end) of the simulated twin's source, as its module was compiled (its ``#line``
+    directives count); None where it has no loop or cannot be read."""
     from helpers.sim.compile.kernel_text import Unreadable, closing, read_tokens
 
     function = kernels.simulated
@@ -161,10 +172,30 @@ def _barrier_after_the_loop(kernels):
         loop = words.index("for", body, closing(tokens, body))
         after = closing(tokens, loop + 1) + 1
         end = closing(tokens, after) if words[after] == "{" else words.index(";", after)
-        barrier = words.index("__syncthreads", end, closing(tokens, body))
+        return source, tokens, words, (after, end), closing(tokens, body)
     except (Unreadable, StopIteration, ValueError, IndexError):
         return None
-    return _line(source, tokens[barrier].start)
+
+
+def _barrier_after_the_loop(kernels):
+    """The line of the first ``__syncthreads();`` that follows the kernel's loop in its text,
+    within the kernel's body; None where there is none, or the text cannot be read."""
+    if (text := _loop_text(kernels)) is None or "__syncthreads" not in text[2][text[3][1]:text[4]]:
+        return None
+    source, tokens, words, (_, end), last = text
+    return _line(source, tokens[words.index("__syncthreads", end, last)].start)
+
+
+def _syncwarp_in_the_loop(kernels):
+    """The line of the last ``__syncwarp`` in the loop's body (where the fix's __syncthreads()
+    belongs), with no __syncthreads after it there; None where there is none."""
+    if (text := _loop_text(kernels)) is None:
+        return None
+    source, tokens, words, (start, end), _ = text
+    places = [i for i in range(start, end) if words[i] == "__syncwarp"]
+    if not places or "__syncthreads" in words[places[-1]:end]:
+        return None
+    return _line(source, tokens[places[-1]].start)
 
 
 def _line(source: str, offset: int) -> int:

@@ -30,6 +30,13 @@ WRONG = {
                                         "the race check says: kernel", "has a data race on tile["],
                             "hint": ["move that __syncthreads() into the loop",
                                      "at the end of the loop's body, before its closing brace"]}),
+    # blind audit TDB-reverse_chunks-1: __syncwarp() as the fix (was 'the planted bug is still
+    # there: ...' and the planted bug's hint, the learner's barrier not named)
+    "syncwarp_as_the_fix": ([(FIX, FIX.replace("__syncthreads();", "__syncwarp();"))],
+                            {"problem": ["the __syncwarp() at the end of the loop's body, at line ",
+                                         "waits only for the 32 threads of its own warp",
+                                         "has a data race on tile["],
+                             "hint": ["__syncthreads() in the __syncwarp()'s place"]}),
     # audit F23: __threadfence_block() as the fix: the planted race, between its lines, named
     "fence_as_the_fix": ([(FIX, FIX.replace("__syncthreads();", "__threadfence_block();"))],
                          {"problem": ["the planted bug is still there",
