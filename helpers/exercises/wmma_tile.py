@@ -152,9 +152,11 @@ def _stored_wide(product, out):
     """C stored with a leading dimension ld > 16: row r at r * ld, the rows from 256 / ld on past
     C's end (into its guard), the elements between the rows never written, each one inside C
     holding its row's and column's product."""
+    if not out.past.size:
+        return
     written = set(np.flatnonzero(~out.unwritten).tolist()) | set(out.past.tolist())
     got, rows = out.got.astype(np.float64), np.arange(16)
-    for ld in range(17, 17) if not out.past.size else range(17, (GUARD + 256 - 16) // 15 + 1):
+    for ld in range(17, (GUARD + 256 - 16) // 15 + 1):
         places = rows[:, None] * ld + rows[None, :]
         inside = places < 256
         if written != set(places.ravel().tolist()) or not np.allclose(
