@@ -123,7 +123,9 @@ SIMULATOR_ONLY.update(
                     "depend on timing",
     mirror_from_minus_one="an index before a shared array's start may be an illegal address",
     store_without_start="the blocks race on out[0 .. 255]: on a GPU which block's store stays "
-                        "there, element by element, is a matter of timing")
+                        "there, element by element, is a matter of timing",
+    s_not_shared="each thread reads elements of its own local s that it never wrote: garbage "
+                 "on a GPU")
 # Right, not the solution's way: each must pass
 RIGHT = {
     "early_return": [("    int j = threadIdx.x;\n",
