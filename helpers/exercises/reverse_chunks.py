@@ -21,6 +21,8 @@ the reversal shifted by one); after them, the 4-block launch once more, x alloca
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from helpers.exercises.common import Input, Output
@@ -199,14 +201,13 @@ def _syncwarp_in_the_loop(kernels):
 
 
 def _line(source: str, offset: int) -> int:
-    """The line of ``source`` at ``offset`` as a compiler names it: counted from the last
-    ``#line N`` before it, which makes the line after it line N."""
-    line = 1
-    for text in source[:offset].split("\n")[:-1]:
-        directive = text.split()
-        line = (int(directive[1]) if directive[:1] == ["#line"] and directive[1:2]
-                and directive[1].isdigit() else line + 1)
-    return line
+    """The line of ``source`` at ``offset`` as a compiler names it (``#line`` directives
+    counted, as the simulator's ``numbered_lines`` reads them)."""
+    from helpers.sim.compile.source import numbered_lines
+
+    before = source[:offset].split("\n")[:-1]     # the whole lines before the offset's
+    directives = sum(1 for text in before if re.match(r"\s*#\s*line\s", text))
+    return list(numbered_lines(source))[len(before) - directives][1]
 
 
 def _private_tile(seen):

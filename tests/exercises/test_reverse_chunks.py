@@ -3,6 +3,8 @@ shipped is the planted bug, named with what the race check said; the fix and rig
 written another way pass; other mistakes get their own verdicts. All variants are compiled as one
 module (and, on PyCUDA, once more on the simulator, which looks for the planted bug)."""
 
+import re
+
 import pytest
 
 from kernel_sources import compile_variant_pairs, solution, variant
@@ -160,3 +162,17 @@ def test_the_stub_as_shipped_is_the_planted_bug():
     shipped = catalog.as_shipped(catalog.find("reverse_chunks"))  # the planted bug, and no other
     planted = variant(KERNEL, *WRONG["the_planted_bug"][0])
     assert shipped[shipped.index("#define"):] == planted[planted.index("#define"):]
+
+
+@pytest.mark.parametrize("name, barrier", [("fix_after_the_loop", "__syncthreads();"),
+                                           ("syncwarp_as_the_fix", "__syncwarp();")])
+def test_the_misplaced_barrier_s_line_is_the_one_the_compiler_numbers(kernels, name, barrier):
+    """The line the verdict names holds the learner's barrier, numbered as the compiler numbers
+    the module's lines (its #line directives counted)."""
+    from helpers.sim.compile.source import numbered_lines
+
+    verdict = checker.check_reverse_chunks_kernel(*kernels[name])
+    line = int(re.search(r"at line (\d+)", verdict.problem).group(1))
+    simulated = kernels[name][1]
+    assert [text for _, number, text in numbered_lines(simulated.source)
+            if number == line and barrier in text], (line, verdict.problem)
