@@ -54,8 +54,7 @@ def _does_not_fit(way, c, host, at, made, chunk):
     ``at`` where it runs past the end of the allocation of ``made`` it starts in: named as a
     buffer allocated with the chunk's elements for its bytes where its size is that count."""
     host = np.asarray(host)
-    start, size = next(((s, z) for s, z in made if at is not None and s <= at < s + z),
-                       (None, 0))
+    start, size = _allocation_at(made, at)
     if start is None or at - start + host.nbytes <= size:
         return
     copy = f"chunk {c}'s copy {'in' if way == 'htod' else 'back'}"
@@ -70,12 +69,18 @@ def _does_not_fit(way, c, host, at, made, chunk):
                    "h_in[lo:hi] and h_out[lo:hi], hi = min(n, lo + chunk)"))
 
 
+def _allocation_at(made, at):
+    """(start, bytes) of the allocation of ``made`` that address ``at`` lies in; (None, 0) for
+    none."""
+    return next(((s, z) for s, z in made if at is not None and s <= at < s + z), (None, 0))
+
+
 def launch_fits(call, c, made, n, n_chunks):
     """Refuse chunk ``c``'s launch ``call`` (input address, output address, count, stream) where
     count is more than the allocation of ``made`` that its input or output starts in holds from
     there (float32): the kernel would read or write past the buffer, which a GPU may not tell."""
     for k, name in ((0, "d_in"), (1, "d_out")):
-        start, size = next(((s, z) for s, z in made if s <= call[k] < s + z), (None, 0))
+        start, size = _allocation_at(made, call[k])
         room = None if start is None else (start + size - call[k]) // 4
         if room is not None and call[2] > room:
             whole = " (n, the whole array's length)" if call[2] == n else ""
