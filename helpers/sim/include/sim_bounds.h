@@ -69,6 +69,8 @@ SIM_UNTRACED inline uint32_t count_at_most(const uint64_t *sorted, uint32_t n, u
 [[noreturn]] SIM_UNTRACED __attribute__((noinline)) inline void out_of_bounds(
     State *s, uint32_t tid, uintptr_t a, uint64_t where, unsigned size, unsigned flags, unsigned site, int space,
     unsigned misaligned = 0) {
+    Worker *w = frame()->worker;
+    hold_cancel(w);
     {
         std::lock_guard<std::mutex> g(bounds_global.mu);
         BoundsReport &r = bounds_global.report;
@@ -77,7 +79,7 @@ SIM_UNTRACED inline uint32_t count_at_most(const uint64_t *sorted, uint32_t n, u
             r.site = (uint16_t)site, r.size = size, r.space = space, r.is_write = (flags & WRITE) ? 1 : 0,
             r.misaligned = misaligned;
     }
-    Worker *w = frame()->worker;
+    release_cancel(w);
     w->err.address = a;
     w->err.is_write = (flags & WRITE) ? 1 : 0;
     escape_with(w, FAULT);

@@ -695,7 +695,9 @@ extern "C" void *__sim_device_malloc(size_t bytes) {
         __atomic_sub_fetch(&h->used, need, __ATOMIC_RELAXED);
         return nullptr;
     }
+    sim::hold_cancel(sim::worker);
     char *block = (char *)malloc(need);
+    sim::release_cancel(sim::worker);
     if (!block) {
         __atomic_sub_fetch(&h->used, need, __ATOMIC_RELAXED);
         return nullptr;
@@ -709,7 +711,9 @@ extern "C" void __sim_device_free(void *p) {
     if (!p) return;
     char *block = (char *)p - 16;
     __atomic_sub_fetch(&(*(sim::Heap **)(block + 8))->used, *(uint64_t *)block, __ATOMIC_RELAXED);
+    sim::hold_cancel(sim::worker);
     free(block);
+    sim::release_cancel(sim::worker);
 }
 
 // ---- what Python calls to run a launch (run/launch.py) ----------------------------------

@@ -208,8 +208,8 @@ struct Worker {
     Launch *launch = nullptr;
     sigjmp_buf escape;  // where a fault or a cancel returns to, on the worker's own stack
     volatile sig_atomic_t in_kernel = 0;
-    volatile sig_atomic_t in_stdio = 0;
-    volatile sig_atomic_t cancel_pending = 0;
+    volatile sig_atomic_t no_cancel = 0;       // inside stretches a cancel must not cut (hold_cancel)
+    volatile sig_atomic_t cancel_pending = 0;  // a cancel came in one, and waits for its end
     Error err{};
     uint3 block{};
     uint3 block_dim{};  // the launch's, as each Frame holds it (frame_intact)
@@ -284,6 +284,7 @@ inline bool frame_intact(Worker *w, int i) {
 }
 
 [[noreturn]] inline void escape_with(Worker *w, int status) {
+    w->no_cancel = 0;  // the jump leaves every stretch hold_cancel began
     w->err.status = status;
     uint3 t = w->current >= 0 ? frame_of(w, w->current)->thread : uint3{0, 0, 0};
     if (w->current >= 0 && w->stacks && !frame_intact(w, w->current))
@@ -291,6 +292,19 @@ inline bool frame_intact(Worker *w, int i) {
     memcpy(w->err.block, &w->block, sizeof w->err.block);
     memcpy(w->err.thread, &t, sizeof w->err.thread);
     siglongjmp(w->escape, 1);
+}
+
+// A cancel (SIGUSR2: the time limit, or Jupyter's interrupt button) jumps out of the kernel
+// wherever it is. Inside the C library (malloc, stdio) or while the runtime holds a lock, that
+// jump would leave them locked or half changed (a block freed and still pointed to), and the
+// launches after it would hang or crash: such a stretch is held between hold_cancel and
+// release_cancel, and a cancel that lands in it (sim_signals.h) waits for its end. Stretches
+// may nest. (Calls, not a guard object: a destructor would bring C++'s unwinding into kernels.)
+inline void hold_cancel(Worker *w) {
+    if (w) w->no_cancel = w->no_cancel + 1;
+}
+inline void release_cancel(Worker *w) {
+    if (w && (w->no_cancel = w->no_cancel - 1) == 0 && w->cancel_pending) escape_with(w, INTERRUPTED);
 }
 
 [[noreturn]] inline void fail_at(Worker *w, int status, Site site, const char *text) {
@@ -308,10 +322,9 @@ inline bool frame_intact(Worker *w, int i) {
 inline int device_vprintf(const char *fmt, va_list ap) {
     Worker *w = worker;
     if (w && w->quiet) return 0;
-    if (w) w->in_stdio = 1;
+    hold_cancel(w);
     int n = vprintf(fmt, ap);
-    if (w) w->in_stdio = 0;
-    if (w && w->cancel_pending) escape_with(w, INTERRUPTED);
+    release_cancel(w);
     return n;
 }
 

@@ -145,7 +145,7 @@ inline void on_signal(int sig, siginfo_t *si, void *ctx) {
         return;
     }
     if (sig == SIGUSR2) {
-        if (w->in_stdio) {
+        if (w->no_cancel) {  // sim_runtime.h: hold_cancel
             w->cancel_pending = 1;
             return;
         }

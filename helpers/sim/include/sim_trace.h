@@ -265,13 +265,37 @@ SIM_UNTRACED __attribute__((always_inline)) inline uint32_t thread_index(const F
     return f->thread.x + f->block_dim.x * (f->thread.y + f->block_dim.y * f->thread.z);
 }
 
-// Field by field: a whole Entry built on the stack and copied would stall on store forwarding.
-SIM_UNTRACED __attribute__((always_inline)) inline void append(WarpLog &L, uint64_t a, unsigned site,
-                                                               unsigned lane, unsigned size, unsigned flags) {
-    if (__builtin_expect(L.n == L.cap, 0)) {
-        L.cap = L.cap ? 2 * L.cap : 256;
-        L.e = (Entry *)realloc(L.e, sizeof(Entry) * L.cap);
+// A warp's log holds its accesses until they are complete (the warp ends, or passes a barrier).
+// A lane that never gets there (an endless loop, which the time limit stops) would grow it by
+// gigabytes a second: at kLogCap entries the log is counted as it stands and emptied, as if the
+// warp had ended there (its requests counted in two parts). Growing it calls the C library, where
+// a cancel must wait (hold_cancel).
+constexpr uint32_t kLogCap = 1u << 21;  // entries: 32 MiB
+
+SIM_UNTRACED __attribute__((noinline)) inline void make_room(State *s, WarpLog &L, int warp, unsigned flags) {
+    Worker *w = frame()->worker;
+    hold_cancel(w);
+    Entry *e = L.cap < kLogCap ? (Entry *)realloc(L.e, sizeof(Entry) * (L.cap ? 2 * L.cap : 256)) : nullptr;
+    if (e) {
+        L.e = e, L.cap = L.cap ? 2 * L.cap : 256;
+    } else {
+        flush_warp(s, warp);
+        if (s->plain) s->lane_at[s->cur_tid & 31] = 0;  // the lane goes on from the log's start
+        if (flags & SHARED) s->log_shared = true;
+        if (L.n == L.cap) {
+            copy_text(w->err.text, "out of memory for the memory trace");
+            escape_with(w, RESOURCES);
+        }
     }
+    release_cancel(w);
+}
+
+// Field by field: a whole Entry built on the stack and copied would stall on store forwarding.
+// warp: the lane's warp (without fibers every warp's accesses go to logs[0], one warp at a time).
+SIM_UNTRACED __attribute__((always_inline)) inline void append(State *s, int warp, uint64_t a, unsigned site,
+                                                               unsigned lane, unsigned size, unsigned flags) {
+    WarpLog &L = s->logs[s->plain ? 0 : warp];
+    if (__builtin_expect(L.n == L.cap, 0)) make_room(s, L, warp, flags);
     Entry &x = L.e[L.n++];
     x.addr = a;
     x.site = (uint16_t)site;
@@ -282,17 +306,17 @@ SIM_UNTRACED __attribute__((always_inline)) inline void append(WarpLog &L, uint6
 
 // A copy of a struct that is no vector type (a uint3, a float3, 12 bytes aligned to 4) is one
 // access here but several loads on a GPU: one for each 4-byte word (each byte, unaligned).
-SIM_UNTRACED __attribute__((noinline)) inline void append_pieces(WarpLog &L, uint64_t a, unsigned site,
+SIM_UNTRACED __attribute__((noinline)) inline void append_pieces(State *s, int warp, uint64_t a, unsigned site,
                                                                  unsigned lane, unsigned size, unsigned flags) {
     unsigned piece = (size % 4 == 0 && a % 4 == 0) ? 4 : 1;
-    for (unsigned at = 0; at < size; at += piece) append(L, a + at, site, lane, piece, flags);
+    for (unsigned at = 0; at < size; at += piece) append(s, warp, a + at, site, lane, piece, flags);
 }
 
-SIM_UNTRACED __attribute__((always_inline)) inline void append_access(WarpLog &L, uint64_t a, unsigned site,
-                                                                      unsigned lane, unsigned size,
-                                                                      unsigned flags) {
-    if (__builtin_expect((size & (size - 1)) == 0 && size <= 16, 1)) append(L, a, site, lane, size, flags);
-    else append_pieces(L, a, site, lane, size, flags);
+SIM_UNTRACED __attribute__((always_inline)) inline void append_access(State *s, int warp, uint64_t a,
+                                                                      unsigned site, unsigned lane,
+                                                                      unsigned size, unsigned flags) {
+    if (__builtin_expect((size & (size - 1)) == 0 && size <= 16, 1)) append(s, warp, a, site, lane, size, flags);
+    else append_pieces(s, warp, a, site, lane, size, flags);
 }
 
 // Without fibers the threads of a block run one after another: a new thread ends the last one's
@@ -305,9 +329,7 @@ SIM_UNTRACED __attribute__((noinline)) inline void next_thread(State *s, const F
     s->lane_at[tid & 31] = s->logs[0].n;
 }
 
-SIM_UNTRACED __attribute__((noinline)) inline void record_slow(uintptr_t a, unsigned size, unsigned flags,
-                                                               unsigned site) {
-    Frame *f = frame();
+SIM_UNTRACED inline void record_held(Frame *f, uintptr_t a, unsigned size, unsigned flags, unsigned site) {
     State *s = current(f);
     uint32_t tid = thread_index(f);
     if (s->plain) {
@@ -322,7 +344,17 @@ SIM_UNTRACED __attribute__((noinline)) inline void record_slow(uintptr_t a, unsi
     if (!(flags & BASIC_BLOCK)) bounds_check(s, tid, a, size, flags, site);
     if ((cfg.mode & RACE) && !(flags & BASIC_BLOCK)) race_access(s, tid, a, size, flags, site);
     if ((cfg.mode & INIT) && !(flags & BASIC_BLOCK)) init_access(s, tid, a, size, flags, site);
-    if (cfg.mode & (STATS | DETAIL)) append_access(s->logs[s->plain ? 0 : tid >> 5], a, site, tid & 31, size, flags);
+    if (cfg.mode & (STATS | DETAIL)) append_access(s, (int)(tid >> 5), a, site, tid & 31, size, flags);
+}
+
+// An access off the quick path: it may attach the worker, start a block, or meet the race and
+// init checks' locks and memory, where a cancel waits (hold_cancel).
+SIM_UNTRACED __attribute__((noinline)) inline void record_slow(uintptr_t a, unsigned size, unsigned flags,
+                                                               unsigned site) {
+    Frame *f = frame();
+    hold_cancel(f->worker);
+    record_held(f, a, size, flags, site);
+    release_cancel(f->worker);
 }
 
 // The usual case first: without fibers and without the race check, an access of the block and
@@ -343,7 +375,7 @@ SIM_UNTRACED __attribute__((always_inline)) inline void record(uintptr_t a, unsi
         if (a - s->tls_lo < s->tls_n) flags |= SHARED, s->log_shared = true;
         else if (a - s->dyn_lo < s->dyn_n) flags |= SHARED | DYNAMIC, s->log_shared = true;
         bounds_check(s, s->cur_tid, a, size, flags, site);
-        append_access(s->logs[0], a, site, s->cur_tid & 31, size, flags);
+        append_access(s, (int)(s->cur_tid >> 5), a, site, s->cur_tid & 31, size, flags);
         return;
     }
     record_slow(a, size, flags, site);
@@ -373,6 +405,7 @@ SIM_UNTRACED __attribute__((noinline)) inline void misaligned_access(uintptr_t a
     uintptr_t off = (uintptr_t)ret - text_lo;
     if (off >= text_n || !site_of[off]) return;
     Frame *f = frame();
+    hold_cancel(f->worker);  // until out_of_bounds ends the launch
     State *s = current(f);
     uint32_t tid = thread_index(f);
     unsigned past = (unsigned)(a & (size - 1));
@@ -390,6 +423,7 @@ SIM_UNTRACED inline void note_atomic(uintptr_t a, unsigned size, void *ret) {
 // __syncthreads() has let this thread go: what its block did before is complete.
 SIM_UNTRACED void after_barrier() {
     Frame *f = frame();
+    hold_cancel(f->worker);
     State *s = current(f);
     uint32_t e = ++s->epoch[thread_index(f)];
     if (s->init_shared) init_after_barrier(s, e);
@@ -399,11 +433,14 @@ SIM_UNTRACED void after_barrier() {
         flush_all(s);
         s->flushed = e;
     }
+    release_cancel(f->worker);
 }
 SIM_UNTRACED void after_syncwarp() {
     Frame *f = frame();
+    hold_cancel(f->worker);
     State *s = current(f);
     s->wepoch[thread_index(f)]++;
+    release_cancel(f->worker);
 }
 // A fence: counted for the race check's report (sim_race.h). across_blocks: __threadfence() or
 // __threadfence_system(), which order a thread's accesses for other blocks as well (the race check
@@ -411,9 +448,11 @@ SIM_UNTRACED void after_syncwarp() {
 SIM_UNTRACED void fence(bool across_blocks) {
     if (across_blocks) cfg.fenced.store(1, std::memory_order_relaxed);
     Frame *f = frame();
+    hold_cancel(f->worker);
     State *s = current(f);
     uint16_t &n = s->fences[thread_index(f)];
     if (n != UINT16_MAX) n++;
+    release_cancel(f->worker);
     std::atomic_thread_fence(std::memory_order_seq_cst);
 }
 
