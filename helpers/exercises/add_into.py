@@ -18,7 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises import near
-from helpers.exercises.microscope import accesses_of, observe, with_stopped, written_twice
+from helpers.exercises.microscope import (STOPPED_AFTER, accesses_of, observe, with_stopped,
+                                          written_twice)
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
@@ -299,7 +300,8 @@ def _detect(kernels, case):
     """The case's mistakes, with the loop that never ended named first (``_endless``); its
     launches run one block at a time on the simulator (``_blocks_in_turn``)."""
     launch = _launch(case)
-    run = yield from _blocks_in_turn(with_stopped(EXERCISE, kernels, launch, _endless))
+    run = yield from _blocks_in_turn(with_stopped(EXERCISE, kernels, launch,
+                                                  lambda seen, at: _endless(seen, at, kernels)))
     if run is not None:
         yield from traced_back(kernels, launch, _mistakes(case, run))
 
@@ -319,18 +321,44 @@ def _blocks_in_turn(mistakes):
         yield found
 
 
-def _endless(seen, launch):
+def _endless(seen, launch, kernels=None):
     """A loop stopped at the time limit whose i never moved: one element added to, again and
-    again (more times than n), and no other."""
+    again (more times than n), and no other; in block 0 alone (``_stride_of_the_block``), or in
+    every thread."""
     (x, y), got = launch.model, seen.outs[0].got
     visits = (got - y) / x
     moved = np.flatnonzero(visits)
     if moved.size == 1 and visits[moved[0]] > x.size:
         first = int(moved[0])
+        yield from _stride_of_the_block(kernels, launch) if kernels is not None else ()
         yield (f"the loop never ended: only y[{first}] was added to, again and again until the "
                "simulator stopped it, and no other element: the loop's i never moved",
                "i must move each time round: i += stride stores the next i in i (i + stride "
                "alone computes it and throws it away); " + LOOP_HINT)
+
+
+def _stride_of_the_block(kernels, launch):
+    """The launch stopped again on two workers, so that block 1 runs beside block 0: block 0
+    stuck on one element, and every other block's elements added to once each, as a stride of
+    blockIdx.x * blockDim.x gives (0 in block 0): the step moves i everywhere else."""
+    from helpers.sim.settings import settings
+
+    (x, y), (block, blocks) = launch.model, (launch.block[0], launch.grid[0])
+    with settings.changed(workers=2, time_limit=STOPPED_AFTER):
+        seen = observe(kernels, launch, key="stopped on two workers", racecheck=False)
+    if getattr(seen.error, "kind", None) != "time limit" or blocks < 2:
+        return
+    visits, model = (seen.outs[0].got - y) / x, np.zeros(x.size)
+    for b in range(1, blocks):
+        for t in range(block):
+            model[b * block + t::b * block] += 1
+    if np.array_equal(visits[block:], model[block:]) and not visits[1:block].any() and \
+            visits[0] > x.size:
+        yield ("the loop never ended in block 0: the stride is blockIdx.x * blockDim.x = 0 there, "
+               "so its i never moved (y[0] added to again and again), while block 1, whose stride "
+               f"is {block}, ended: the stride took the block's number, blockIdx.x, where the "
+               "number of blocks, gridDim.x, belongs", "the stride is the number of threads in "
+               "the grid, the same in every block: int stride = gridDim.x * blockDim.x;")
 
 
 EXERCISE = KernelExercise(

@@ -195,3 +195,21 @@ def test_a_step_that_does_not_move_i_is_named(capsys, monkeypatch):
     verdict = checker.check_add_into_kernel(*endless)
     assert verdict.problem.startswith("the loop never ended: only y[0] was added to"), verdict
     assert verdict.hint.startswith("i must move each time round: i += stride"), verdict
+
+
+# blind audit TDA-add_into-1: the stride from blockIdx.x, 0 in block 0 (was 'the loop never
+# ended: only y[0] was added to ... Hint: i must move each time round: i += stride stores the
+# next i in i (i + stride alone ...)', the hint of a step not stored)
+@pytest.mark.skipif(BACKEND != "simulator", reason="a GPU kernel cannot be stopped from Python")
+def test_a_stride_from_blockidx_is_named(capsys, monkeypatch):
+    from helpers.exercises import common
+
+    monkeypatch.setattr(common, "LAUNCH_TIME_LIMIT", 0.5)
+    endless = compile_variant_pairs("add_into", {"stride_of_the_block": variant(
+        KERNEL, ("int stride = gridDim.x * blockDim.x;", "int stride = blockIdx.x * blockDim.x;"))}
+    )["stride_of_the_block"]
+    verdict = checker.check_add_into_kernel(*endless)
+    assert verdict.problem.startswith("the loop never ended in block 0: the stride is blockIdx.x "
+                                      "* blockDim.x = 0 there"), verdict
+    assert "stride = gridDim.x * blockDim.x" in verdict.hint, verdict
+    assert not verdict.hint.startswith("i must move"), verdict
