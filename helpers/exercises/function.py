@@ -14,6 +14,8 @@ import sysconfig
 import traceback
 from pathlib import Path
 
+import numpy as np
+
 from helpers.exercises.verdict import Mistake, Verdict, not_yet
 
 READ_THE_MESSAGE = "the message says what went wrong on that line"
@@ -68,6 +70,29 @@ def copies_noted(drv, check=None):
             check(copy)
         return copy
     return calls_noted(drv, ("memcpy_htod_async", "memcpy_dtoh_async"), note)
+
+
+HOLD_MS = 20.0
+"""How long ``hold_streams`` keeps each stream busy before the learner's work."""
+_SPIN = r"""__global__ void hold(long long cycles) {
+    long long t0 = clock64();
+    while (clock64() - t0 < cycles) {}
+}"""
+
+
+def hold_streams(streams, drv):
+    """On a GPU (``drv`` PyCUDA's driver), one thread at the head of each stream, busy for
+    HOLD_MS, so that work the learner's function queues there cannot have ended when it returns
+    unless it waited (a copy of a few megabytes is over before Python queues the next); the
+    simulator runs queued work only when the host waits, which holds it back the same way."""
+    if drv.__name__ != "pycuda.driver":
+        return
+    from helpers.backend import SourceModule
+
+    hold = SourceModule(_SPIN).get_function("hold")
+    rate = drv.Context.get_device().get_attribute(drv.device_attribute.CLOCK_RATE)  # kHz
+    for s in streams:
+        hold(np.int64(HOLD_MS * rate), block=(1, 1, 1), grid=(1, 1), stream=s)
 
 
 def check_function(fn, name: str, verdict) -> Verdict:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises import hidden as hidden_cases
-from helpers.exercises.function import check_function, run_catching
+from helpers.exercises.function import check_function, hold_streams, run_catching
 from helpers.exercises.hidden import awkward
 from helpers.exercises.pipeline_models import (buffers_watched, launch_fits, shared_buffers, swapped,
                                               union_bytes)
@@ -23,7 +23,6 @@ BLOCK, WORK_SMALL = 256, 8  # WORK_SMALL: kernel iterations for the correctness 
 # than the number of streams, so that buffers are reused and the budget means something.
 CASES = [(100_003, 7, 3), (10_007, 4, 2), (4_099, 5, 4)]
 RTOL, ATOL = 1e-4, 1e-5
-HOLD_WORK = 1 << 19  # iterations of one thread of iterate_sin at each stream's head (``_hold``)
 
 STREAM_HINT = ("put chunk c's copy-in, kernel and copy-out on the same stream, "
                "s = streams[c % len(streams)], and pass it to the copies and to launch")
@@ -150,7 +149,10 @@ def pagelocked(n: int, seed: int):
 def mistakes(fn, case, kernel, on_gpu, work=WORK_SMALL, buffers=None, want=None, times=None):
     """Run ``fn`` once on ``case``'s streams and ``buffers`` (new ones of its size by default),
     h_out filled with NaN; yield every mistake the run shows, in order (``want``: by default
-    NumPy's); append to ``times`` the milliseconds from the call to its return."""
+    NumPy's); append to ``times`` the milliseconds from the call to its return. An untimed run
+    starts with its streams held (``function.hold_streams``): on a GPU the small cases' work ends
+    while Python still queues it, and a function that returned before its copies ended (the
+    H200, 2026-12-05) passed."""
     from helpers.backend import drv
 
     h_in, h_out = buffers or pagelocked(case[0], seed=case[0])
@@ -169,7 +171,8 @@ def mistakes(fn, case, kernel, on_gpu, work=WORK_SMALL, buffers=None, want=None,
         drv.Context.synchronize()
         return at_return
 
-    held = _hold(kernel, streams) if on_gpu and times is None else None  # noqa: F841
+    if times is None:  # (the timed runs are not held)
+        hold_streams(streams, drv)
     with buffers_watched(drv, case[0], case[1], made) as copies:
         raised, at_return = run_catching(call, "replace the TODO in my_pipeline with your code", (
             (LaunchArgumentError, "launch takes (d_in, d_out, count, stream): device buffers (or "
@@ -184,22 +187,6 @@ def mistakes(fn, case, kernel, on_gpu, work=WORK_SMALL, buffers=None, want=None,
                         waited, copies)
     if times is not None:
         times.append(start.time_till(end))
-
-
-def _hold(kernel, streams):
-    """On a GPU, one thread of the kernel at the head of each stream, busy for some tens of
-    milliseconds (HOLD_WORK iterations), so that nothing the learner's function queues there can
-    have ended when it returns unless it waited: a function that returns before its copies end is
-    then seen on any GPU, where the cases' small chunks alone may finish while Python is still
-    queueing them. Not in the timed runs (``check_overlap``)."""
-    from helpers.backend import drv
-
-    scratch = drv.mem_alloc(4)
-    drv.memset_d32(scratch, 0, 1)
-    for s in streams:
-        kernel(scratch, scratch, np.int32(1), np.int32(HOLD_WORK), block=(1, 1, 1), grid=(1, 1),
-               stream=s)
-    return scratch  # to be kept until the streams have been waited for (freeing it would wait)
 
 
 def diagnose(h_in, h_in_before, at_return, got, expected, n_chunks, streams, calls, waited=None,

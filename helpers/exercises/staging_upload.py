@@ -6,9 +6,9 @@ host fills one buffer while the other one's copy runs, and returns once ``d`` ho
 ``check_staging_upload(my_upload)`` runs it on sizes that are not a multiple of the chunk, ``d``
 and a chunk of guard zone after it filled with NaN. The usual mistake, refilling a staging buffer
 before its last copy has run, often goes unseen on a GPU, whose copies are quick: there the
-checker first queues a kernel that keeps each stream busy for ``HOLD_MS`` (a copy queued behind
-it waits, as behind a long computation); the simulator runs queued work only when the host
-waits, which holds copies back the same way. Then a refilled buffer's copy carries a later chunk,
+checker first queues a kernel that keeps each stream busy for ``function.HOLD_MS`` (a copy
+queued behind it waits, as behind a long computation: ``function.hold_streams``); the simulator
+runs queued work only when the host waits, which holds copies back the same way. Then a refilled buffer's copy carries a later chunk,
 and the verdict names it, as it names a function that returned before its copies were done, a
 write past the end of ``d`` (the last chunk is shorter), and byte offsets counted as elements.
 On a GPU the held streams are not enough: the learner's own wait for a stream lets its hold
@@ -26,17 +26,10 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises import hidden as hidden_cases
-from helpers.exercises.function import Refused, check_function, run_catching
+from helpers.exercises.function import Refused, check_function, hold_streams, run_catching
 from helpers.exercises.verdict import Verdict, check_cases
 
 CASES = [(300_007, 1 << 15), (50_000, (1 << 14) + 12)]  # (n, chunk) in float32 elements
-HOLD_MS = 20.0
-SPIN = r"""__global__ void hold(long long cycles) {
-    long long t0 = clock64();
-    while (clock64() - t0 < cycles) {}
-}"""
-
-
 def draw(rng):  # the grader's: several chunks, the last one shorter
     chunk = int(rng.integers(1 << 10, 1 << 14)) * 4
     return [(chunk * int(rng.integers(3, 9)) + int(rng.integers(1, chunk)), chunk)]
@@ -189,18 +182,6 @@ def _scaled(case):  # on a GPU 16 times larger: a copy there must outlast a Pyth
     return case if BACKEND == "simulator" else (16 * case[0], 16 * case[1])
 
 
-def _hold(streams, drv):
-    """On a GPU, keep each stream busy for HOLD_MS before the learner's copies."""
-    if drv.__name__ != "pycuda.driver":   # the simulator's copies wait for the host anyway
-        return
-    from helpers.backend import SourceModule
-
-    hold = SourceModule(SPIN).get_function("hold")
-    rate = drv.Context.get_device().get_attribute(drv.device_attribute.CLOCK_RATE)  # kHz
-    for s in streams:
-        hold(np.int64(HOLD_MS * rate), block=(1, 1, 1), grid=(1, 1), stream=s)
-
-
 def _mistakes(fn, n, chunk, drv, catch=True):
     """Run fn once on fresh buffers of ``drv`` (a driver: PyCUDA's or the simulator's); yield
     each mistake seen, in order. ``catch``: an exception fn raises is a mistake (else it is
@@ -213,7 +194,7 @@ def _mistakes(fn, n, chunk, drv, catch=True):
         buf[:] = np.nan          # h holds none: a buffer still all NaN was never filled
     copies = _Copies(drv, (int(d), (n + chunk) * 4, chunk))
     streams = copies.streams(2)
-    _hold(streams, drv)
+    hold_streams(streams, drv)
     fn = _on_the_simulator(fn, copies) if _reads_global_drv(fn) else fn
     seen = h.view(_SlicesNoted)
     seen.slices = []
