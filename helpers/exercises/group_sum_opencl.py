@@ -6,7 +6,8 @@ up to whole groups, stores the sum of group g's elements of x in ``partial[g]``.
 small whole numbers, so every order of addition gives the same sum, exactly. x is followed by
 junk (``JUNK``), so that a last group that loads past n shows it in its sum. On Oclgrind the
 race check is on: a missing barrier is named as a race there; on a GPU it shows as wrong sums
-(or, by luck, as none).
+(or, by luck, as none). So is the check of uninitialized values: ``__local`` memory is not
+zeroed, so tile entries past n left unset (a guarded load with no else) hold leftovers on a GPU.
 """
 
 from __future__ import annotations
@@ -125,6 +126,8 @@ def _wrong_sums(x, got):
         yield ("every work-group summed the first 128 elements: x was read at the local id",
                "a work-item's element is x[get_global_id(0)]; get_local_id(0) is its place in "
                "the tile")
+    if np.array_equal(got[:-1], want[:-1]):
+        yield from _unset_past_n(x.size, None)
     yield from near.misses("partial", got, want, close=near.within())
     g = int(np.argmax(got != want))
     yield (f"{int((got != want).sum())} of {got.size} sums are wrong (the first: partial[{g}] "
@@ -151,6 +154,22 @@ def _reports(messages, n, code):
                "the first step adds the upper half to the lower: start at stride = GROUP / 2")
     yield from _missed_past_n(messages, n, code)
     yield from EXERCISE.reports(messages)
+    if any("uninitialized" in m.kind.lower() for m in messages):
+        yield from _unset_past_n(n, {m.work_items[0][0] // GROUP if m.work_items else None
+                                     for m in messages if "uninitialized" in m.kind.lower()})
+
+
+def _unset_past_n(n, groups):
+    """Tile entries the last group's work-items past n never set, which the fold added: on
+    Oclgrind, its uninitialized values used in that group alone (``groups``, from its reports);
+    on a GPU (``groups`` None), a wrong sum in that group alone."""
+    g, first = _groups(n) - 1, n % GROUP
+    if first and groups in ({g}, None):
+        yield (f"entries {first} to {GROUP - 1} of work-group {g}'s tile (its work-items past n = "
+               f"{n}) were never set, and the fold added them: __local memory is not zeroed, so "
+               "they hold leftovers (on a GPU, what an earlier work-group left there)",
+               "every tile entry must be set before the fold: where i >= n, load 0: tile[t] = "
+               "i < n ? x[i] : 0.0f (or an else that sets tile[t] = 0.0f)")
 
 
 def _missed_past_n(messages, n, code):
@@ -190,7 +209,7 @@ EXERCISE = OpenCLExercise(
     stub="exercises/group_sum.cl", kernel="group_sum",
     signature="__global const float *x, __global float *partial, int n",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes, races=True,
-    race_hint=BARRIER_HINT, reports=_reports, text=_fences,
+    race_hint=BARRIER_HINT, reports=_reports, text=_fences, uninitialized=True,
     crash_hint="the tile has GROUP elements: only work-items t < stride add tile[t + stride]",
     success=f"every work-group's sum is right ({len(CASES)} sizes, none a multiple of "
             f"{GROUP}), and nothing written past the sums")

@@ -37,7 +37,8 @@ CUDA_WORDS = [(r"\bthreadIdx\.([xyz])", "threadIdx.{0}", "get_local_id({1})"),
 class OpenCLExercise:
     """One ``.cl`` exercise: see the module's docstring. ``crash_hint``: the hint for a launch
     that failed and for an access Oclgrind saw outside a buffer; ``race_hint`` (with
-    ``races=True``) for a data race. ``reports(messages, case, code)``, where given, says what
+    ``races=True``) for a data race; ``uninitialized=True`` turns on Oclgrind's check of values
+    used before anything wrote them too (an exercise's ``reports`` names what it sees). ``reports(messages, case, code)``, where given, says what
     Oclgrind's messages of a launch of ``case`` show in the exercise's own words, in place of
     ``OpenCLExercise.reports`` (``code``: the kernel's source, its comments blanked and its lines
     kept, as Oclgrind numbers them). ``text(code)``, where given, names a mistake that the
@@ -45,21 +46,23 @@ class OpenCLExercise:
     forgive."""
 
     def __init__(self, stub, kernel, signature, cases, success, *, draw, where, launch,
-                 mistakes, crash_hint, races=False, race_hint="", reports=None, text=None):
+                 mistakes, crash_hint, races=False, race_hint="", reports=None, text=None,
+                 uninitialized=False):
         self.stub, self.kernel, self.signature = stub, kernel, signature
         self.cases, self.success, self.draw, self.where = cases, success, draw, where
         self.launch, self.mistakes, self.crash_hint = launch, mistakes, crash_hint
-        self.races, self.race_hint = races, race_hint
+        self.races, self.race_hint, self.uninitialized = races, race_hint, uninitialized
         self.oclgrind_reports = reports or (lambda messages, case, code: self.reports(messages))
         self.text = text
 
     def context(self):
-        """A context on the course's platform (on Oclgrind with its race check, if asked)."""
+        """A context on the course's platform (on Oclgrind with its race check and its check of
+        uninitialized values, if asked)."""
         from helpers.ch12 import oclgrind, opencl
 
         platform, _ = opencl.choose_platform()
-        if self.races and opencl.is_oclgrind(platform):
-            return oclgrind.context(data_races=True)
+        if (self.races or self.uninitialized) and opencl.is_oclgrind(platform):
+            return oclgrind.context(data_races=self.races, uninitialized=self.uninitialized)
         return opencl.context(platform)
 
     def check_file(self, path: str | None = None, hidden: int | None = None) -> Verdict:

@@ -23,7 +23,9 @@ BARRIER = "put barrier(CLK_LOCAL_MEM_FENCE) after the load"
 # name: (replacements in the solution, words of the verdict's problem and of its hint, and what
 # only Oclgrind names: "race" (a GPU gives wrong sums, or by luck right ones), "outside" (a read
 # past the tile, which may leave a GPU's context unusable for the rest of the run: not run there)
-# or "barrier" (a barrier only some work-items reach: undefined on a GPU, which may hang: not run))
+# or "barrier" (a barrier only some work-items reach: undefined on a GPU, which may hang: not run)
+# or "unset" (tile entries never set, which Oclgrind's check of uninitialized values names; a GPU
+# leaves leftovers there: a wrong last sum, named the same, or by luck a right one))
 WRONG = {
     "no_load_guard": ([("i < n ? x[i] : 0.0f", "x[i]")],
                       "counts values past the end of x", "loads 0", ""),
@@ -77,6 +79,15 @@ WRONG = {
                               "the load's guard compares t with n: t is the work-item's place in "
                               "its group (get_local_id(0), 0 to 127), always below n = 1000",
                               "compare the global id with n: tile[t] = i < n ? x[i] : 0.0f", ""),
+    # blind audit TEC-group_sum_opencl-1 (was "PASS: every work-group's sum is right ..."): the
+    # load guarded by an if with no else, so the last group's entries past n are never set;
+    # __local memory is not zeroed (Oclgrind's check of uninitialized values names it; a GPU
+    # gives a wrong last sum, or by luck a right one)
+    "load_guard_without_else": ([("tile[t] = i < n ? x[i] : 0.0f;",
+                                  "if (i < n)\n        tile[t] = x[i];")],
+                                "entries 104 to 127 of work-group 7's tile (its work-items past "
+                                "n = 1000) were never set",
+                                "where i >= n, load 0: tile[t] = i < n ? x[i] : 0.0f", "unset"),
     "barrier_inside_the_if": ([("        if (t < stride)\n            " + STEP,
                                 "        if (t < stride) {\n            " + STEP.replace(
                                     "\n        barrier", "\n            barrier") + "\n        }")],
@@ -139,8 +150,9 @@ def test_each_mistake_gets_its_verdict(ctx, name, capsys):
     verdict = check_group_sum_opencl_kernel(build(ctx, variant(SOLUTION, *replacements)))
     if oclgrind_only and not on_oclgrind(ctx):
         if verdict.passed:
-            pytest.skip(f"right by luck on {ctx.devices[0].name}: only a race check can tell")
-        problem = "sums are wrong"
+            pytest.skip(f"right by luck on {ctx.devices[0].name}: only Oclgrind's checks can "
+                        "tell")
+        problem = problem if oclgrind_only == "unset" else "sums are wrong"
     assert verdict.passed is False
     assert problem in verdict.problem and hint in verdict.hint, verdict
 
