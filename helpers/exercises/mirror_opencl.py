@@ -64,6 +64,7 @@ def _mistakes(case, run, reports):
     if out.unwritten.any():
         yield from _edge_left_out(out, case, run.model)
         yield from _one_global_id(out, case, run.model)
+        yield from _group_id(out, case, run.model)
         yield from reached(~out.unwritten, case, WORDS)
     yield from never_written(out.unwritten, WORDS)
     yield from reports
@@ -107,6 +108,23 @@ def _one_global_id(out, case, image):
                "y took the same global id (y = get_global_id(0), as x, or x = get_global_id(1), "
                "as y), so the row moved with the column", "each takes its own dimension of the "
                "range: x = get_global_id(0) (the column), y = get_global_id(1) (the row)")
+
+
+def _group_id(out, case, image):
+    """Only the first rows (columns), one per work-group of the range down (across), written and
+    right: y = get_group_id(1) (x = get_group_id(0)), the work-group's index for the work-item's."""
+    y, x = np.indices(out.unwritten.shape)
+    for side, dim, name, index, groups, local in (("y", 1, "row", y, case.grid[1], case.block[1]),
+                                                  ("x", 0, "column", x, case.grid[0], case.block[0])):
+        done = index < groups
+        if (groups != local and np.array_equal(~out.unwritten, done)
+                and np.array_equal(out.got[done], image[:, ::-1][done])):
+            yield (f"only {name}s 0 to {groups - 1} were written (right): {side} took the "
+                   f"work-group's index, get_group_id({dim}), which runs from 0 to {groups - 1} "
+                   f"over the range's {groups} work-groups, not the work-item's {name}",
+                   f"{side} = get_global_id({dim}) (the {name}), which is get_group_id({dim}) * "
+                   f"get_local_size({dim}) + get_local_id({dim}): the group's index times its "
+                   "size, plus the place inside it")
 
 
 def _across_the_range(image, got, case):

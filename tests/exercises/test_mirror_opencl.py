@@ -65,6 +65,14 @@ WRONG = {
                            "y = get_global_id(1) (the row)"),
     "x_from_dimension_1": ([(X, "int x = get_global_id(1);")],
                            "x and y took the same global id", "x = get_global_id(0) (the column)"),
+    # blind audit TEC-mirror_opencl-1 (was "1802 of 1961 pixels were never written (the first is
+    # x = 0, y = 3) ... Hint: every pixel needs a work-item: ..."): the row from the group's index
+    "y_from_the_group_id": ([(Y, "int y = get_group_id(1);")],
+                            "only rows 0 to 2 were written (right): y took the work-group's "
+                            "index, get_group_id(1)", "y = get_global_id(1) (the row)"),
+    "x_from_the_group_id": ([(X, "int x = get_group_id(0);")],
+                            "only columns 0 to 3 were written (right): x took the work-group's "
+                            "index, get_group_id(0)", "x = get_global_id(0) (the column)"),
 }
 RIGHT = {
     "guard_around_the_store": [(GUARD + "\n", ""), ("    out[y * width + x] =",
