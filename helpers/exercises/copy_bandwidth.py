@@ -159,31 +159,55 @@ def _million(notes):
             "GB/s = h.nbytes / (ms * 1e-3) / 1e9")
 
 
+def _queued(copies):  # how many copies host to device were queued so far
+    return sum(way == "htod" for way, *_ in copies)
+
+
+def _misplaced(pair, copies):
+    """(problem, hint) when the events the learner's time was read from, ``pair`` = [start, end]
+    (each noting how many copies were queued before its record), have no copy between them: end
+    recorded before the copy, or start after it; None otherwise or when unseen."""
+    marks = [getattr(e, "queued", None) for e in pair]
+    if len(marks) != 2 or None in marks or marks[0] != marks[1] or not _queued(copies):
+        return None
+    order = "start, then the copy, then end, all in stream: start.record(stream), " \
+            "drv.memcpy_htod_async(d, h, stream), end.record(stream), then end.synchronize()"
+    if marks[1] < _queued(copies):
+        return ("the end event was recorded before the copy was queued (end.record(stream), "
+                "then drv.memcpy_htod_async): no copy lies between the two events, so they timed "
+                "nothing, and the copy ran after end", "queue the copy between the two events: "
+                "record " + order)
+    return ("the start event was recorded after the copy was queued: no copy lies between the "
+            "two events, so they timed nothing", "record " + order)
+
+
 @contextlib.contextmanager
 def _watched(drv):
     """While in use, the driver's Event and its copies as the learner's function finds them:
     each event notes whether it was recorded and the ms its time_till or time_since hands back,
-    each copy its host array. Gives ``(slip, unrecorded)``: ``slip(gbs)``, (problem, hint) when
+    each copy its host array. Gives ``(slip, unrecorded, misplaced)``: ``slip(gbs)``, (problem, hint) when
     gbs is a slip's factor off the bytes copied over the last ms the events gave, None when it
     is not, or when the time or the copies went unseen; ``unrecorded(err)``, what an error of
     time_till or time_since shows when an event it read was never recorded (for run_catching),
-    or None."""
-    ms, event, missing, notes = [], drv.Event, [], []
+    or None; ``misplaced()``, ``_misplaced`` of the events last read."""
+    ms, event, missing, notes, pair = [], drv.Event, [], [], []
 
     class Event(event):
         recorded = False
 
         def record(self, *args, **kwargs):
-            self.recorded = True
+            self.recorded, self.queued = True, _queued(copies)
             return super().record(*args, **kwargs)
 
         def time_till(self, other):
+            pair[:] = [self, other]
             missing[:] = _unrecorded(("start", "the one time_till was called on", self),
                                      ("end", "the one passed to time_till", other))
             ms.append(_Ms(super().time_till(other), notes))
             return ms[-1]
 
         def time_since(self, other):
+            pair[:] = [other, self]
             missing[:] = _unrecorded(("start", "the one passed to time_since", other),
                                      ("end", "the one time_since was called on", self))
             ms.append(_Ms(super().time_since(other), notes))
@@ -210,7 +234,7 @@ def _watched(drv):
     drv.Event = Event
     try:
         with copies_noted(drv) as copies:
-            yield slip, unrecorded
+            yield slip, unrecorded, lambda: _misplaced(pair, copies)
     finally:
         drv.Event = event
 
@@ -236,8 +260,9 @@ def _mistakes(fn, n):  # fn on a fresh buffer of n elements: each mistake seen, 
                               "nothing was queued between them; record start, then the copy, "
                               "then end, all in stream"), (drv.Error, unrecorded or _none)])
 
-    with _watched(drv) as (slip, unrecorded):
+    with _watched(drv) as (slip, unrecorded, misplaced):
         mistake, run = call(unrecorded)
+    yield from filter(None, [misplaced()])  # no copy between the events: before any error
     if mistake:
         yield mistake
     gbs, wall = run

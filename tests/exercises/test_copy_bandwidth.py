@@ -108,9 +108,19 @@ def my_copy_gbs(h, d, stream):
                            {"problem": "the end event, the one passed to time_till, was never "
                                        "recorded",
                             "hint": "record end in stream after the copy"}),
+    # blind audit TEC-copy_bandwidth-1 (was "your function returned while its copy was still on
+    # its way: ... Hint: record start and end in stream, around the copy, ..."): end recorded
+    # before the copy was queued
+    "end_recorded_before_the_copy": (right_but("    drv.memcpy_htod_async(d, h, stream)\n"
+                                               "    end.record(stream)\n",
+                                               "    end.record(stream)\n"
+                                               "    drv.memcpy_htod_async(d, h, stream)\n"),
+                                     {"problem": "the end event was recorded before the copy "
+                                                 "was queued",
+                                      "hint": "queue the copy between the two events"}),
 }
-SIMULATOR_ONLY = {"start_recorded_after_the_copy": "a GPU stamps two events a few microseconds "
-                                                   "apart: a huge GB/s, not 0 ms"}
+SIMULATOR_ONLY = {}  # start recorded after the copy is named from the order of the calls, on a
+                    # GPU too (it gave a huge GB/s there, 0 ms on the simulator)
 RIGHT = {
     "the_stream_waited_for_and_time_since": right_but("end.synchronize()", "stream.synchronize()")
     .replace("start.time_till(end)", "end.time_since(start)"),
