@@ -221,7 +221,7 @@ def _mistakes(fn, n, chunk, drv, catch=True):
         yield from _not_staged(staging, copies.sources)
         yield from _not_overlapped(copies.log)
     else:
-        yield from _wrong_chunks(got, h, chunk)
+        yield from _wrong_chunks(got, h, chunk, copies.log)
 
 
 def _not_staged(staging, sources):
@@ -260,9 +260,10 @@ def _not_overlapped(log):
             return
 
 
-def _wrong_chunks(got, h, chunk):
+def _wrong_chunks(got, h, chunk, log):
     """With d wrong: chunks left out or cut short, copies that carried another filling of their
-    buffer, offsets in elements; else the first chunk that differs."""
+    buffer (every one, or those whose wait ``log`` shows skipped), offsets in elements; else the
+    first chunk that differs."""
     n = h.size
     bounds = [(lo, min(n, lo + chunk)) for lo in range(0, n, chunk)]
     missing = np.isnan(got)
@@ -292,12 +293,53 @@ def _wrong_chunks(got, h, chunk):
         yield ("each chunk holds the data of the chunk two after it: its buffer was filled again "
                "before the wait for its copy (fill, then wait)", "wait first, then fill: "
                "streams[c % 2].synchronize(), then staging[c % 2][:hi - lo] = h[lo:hi]")
+    yield from _waits_skipped(got, h, bounds, log)
     if _at_element_offsets(got, h, bounds):
         yield ("the chunks landed a quarter of the way along: element lo of d was taken to be at "
                "int(d) + lo", "device addresses count bytes: element lo is at int(d) + lo * 4")
     c = next(c for c, (lo, hi) in enumerate(bounds) if not np.array_equal(got[lo:hi], h[lo:hi]))
     yield (f"chunk {c} (elements {bounds[c][0]:,} to {bounds[c][1] - 1:,}) of d differs from h",
            "chunk c goes through staging[c % 2] on streams[c % 2], after waiting for that stream")
+
+
+def _carried(log, bounds):
+    """For each chunk c (the c-th copy, out of staging[c % 2]), the chunk whose data its copy
+    carried, as ``log`` orders the copies and the waits: a copy reads its buffer when the host
+    next waits for its stream (or at the end), and by then the buffer holds the last chunk
+    queued through it. None when the copies are not one a chunk, on alternating streams."""
+    at = [k for k, (what, _) in enumerate(log) if what == "copy"]
+    if len(at) != len(bounds) or ("blocking", None) in log or any(
+            log[k][1] is not log[at[c % 2]][1] for c, k in enumerate(at)):
+        return None
+    carried = []
+    for c, k in enumerate(at):
+        until = next((j for j, (what, s) in enumerate(log)
+                      if j > k and what == "wait" and s is log[k][1]), len(log))
+        carried.append(max(d for d in range(c % 2, len(at), 2) if at[d] < until))
+    return carried
+
+
+def _waits_skipped(got, h, bounds, log):
+    """d as it is when the host skipped the wait for a stream before refilling its buffer for
+    some chunks (not all): the chunk two back's copy carried the later filling."""
+    carried = _carried(log, bounds)
+    if carried is None or carried == list(range(len(bounds))):
+        return
+    model, bufs = h.copy(), [np.full(bounds[0][1], np.nan, np.float32) for _ in range(2)]
+    for c, (lo, hi) in enumerate(bounds):
+        buf = bufs[c % 2].copy()
+        for d in range(c % 2, carried[c] + 1, 2):  # the buffer's fillings up to the one carried
+            buf[:bounds[d][1] - bounds[d][0]] = h[bounds[d][0]:bounds[d][1]]
+        model[lo:hi] = buf[:hi - lo]
+    if np.array_equal(got, model):
+        c = next(c for c, d in enumerate(carried) if d != c)
+        yield (f"staging[{c % 2}] was filled again for chunk {c + 2} before chunk {c}'s copy out "
+               f"of it had run: the host did not wait for streams[{c % 2}] before chunk "
+               f"{c + 2}'s filling, so chunk {c} of d (elements {bounds[c][0]:,} to "
+               f"{bounds[c][1] - 1:,}) holds chunk {carried[c]}'s data",
+               "wait for streams[c % 2] for every chunk before filling staging[c % 2], with no "
+               "if around s.synchronize(): for the first two chunks nothing is queued yet, and "
+               "the wait returns at once")
 
 
 def _at_element_offsets(got, h, bounds):

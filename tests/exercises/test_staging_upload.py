@@ -97,8 +97,18 @@ WRONG = {
         {"problem": "went to a slice of its staging buffer that is empty, as buf[lo:hi] is: a "
                     "staging buffer holds",
          "hint": "fill the staging buffer from its start: buf[:hi - lo] = h[lo:hi]"}),
+    # blind audit TEC-staging_upload-1 (was "chunk 0 (elements 0 to 32,767) of d differs from h
+    # ... Hint: chunk c goes through staging[c % 2] on streams[c % 2], after waiting for that
+    # stream"): the wait skipped for the first three chunks, one too many
+    "wait_skipped_for_chunk_2": (right_but((WAIT, "        if c > 2:\n            s.synchronize()\n"
+                                                  "        buf")),
+                                 {"problem": "staging[0] was filled again for chunk 2 before "
+                                             "chunk 0's copy out of it had run: the host did not "
+                                             "wait for streams[0] before chunk 2's filling",
+                                  "hint": "wait for streams[c % 2] for every chunk"}),
 }
-RACES = {"no_wait_before_refilling", "one_staging_buffer_for_both_streams", "filled_then_waited"}
+RACES = {"no_wait_before_refilling", "one_staging_buffer_for_both_streams", "filled_then_waited",
+         "wait_skipped_for_chunk_2"}
 """Mistakes that a GPU shows only when a copy is still pending as its buffer is refilled (the
 H200, 2026-12-02, run alone: neither showed), and the simulator's run then names: under
 pytest-xdist the other workers' kernels change when the copies run, and what the GPU's run shows,
