@@ -158,7 +158,7 @@ def mistakes(fn, case, kernel, on_gpu, work=WORK_SMALL, buffers=None, want=None,
     h_in, h_out = buffers or pagelocked(case[0], seed=case[0])
     want = reference(h_in, work) if want is None else want
     streams = [drv.Stream() for _ in range(case[2])]
-    calls, waited, h_in_before, made = [], None if on_gpu else [], h_in.copy(), []
+    calls, waited, h_in_before, made, done = [], None if on_gpu else [], h_in.copy(), [], []
     h_out.fill(np.nan)
     drv.Context.synchronize()
     start, end = drv.Event().record(), drv.Event()
@@ -167,6 +167,7 @@ def mistakes(fn, case, kernel, on_gpu, work=WORK_SMALL, buffers=None, want=None,
         fn(h_in, h_out, case[1], streams, make_launch(
             kernel, work, calls, waited, lambda call, c: launch_fits(call, c, made, *case[:2])))
         end.record()
+        done[:] = [s.is_done() for s in streams]  # which streams' work had ended at the return
         at_return = h_out.copy()  # before any synchronization by the checker
         drv.Context.synchronize()
         return at_return
@@ -184,15 +185,16 @@ def mistakes(fn, case, kernel, on_gpu, work=WORK_SMALL, buffers=None, want=None,
         yield raised
         return
     yield from diagnose(h_in, h_in_before, at_return, h_out, want, case[1], streams, calls,
-                        waited, copies)
+                        waited, copies, done)
     if times is not None:
         times.append(start.time_till(end))
 
 
 def diagnose(h_in, h_in_before, at_return, got, expected, n_chunks, streams, calls, waited=None,
-             copies=()):
+             copies=(), done=()):
     """Every mistake a run shows, wrong results first (``waited``: None on a GPU; ``copies``:
-    the asynchronous copies queued, as function.copies_noted notes them)."""
+    the asynchronous copies queued, as function.copies_noted notes them; ``done``: whether each
+    stream's work had ended when the function returned)."""
     if not np.array_equal(h_in, h_in_before):
         yield ("your function changed h_in",
                "copy from h_in, never into it: memcpy_dtoh_async writes into its first argument, "
@@ -207,8 +209,19 @@ def diagnose(h_in, h_in_before, at_return, got, expected, n_chunks, streams, cal
     if not np.array_equal(at_return, got, equal_nan=True):
         late = int((np.isnan(at_return) | (at_return != got)).sum())
         yield (f"when your function returned, {late} elements of h_out had not arrived yet "
-               "(they were still being copied)",
+               f"(they were still being copied){_one_stream_waited(done, n_chunks)}",
                "wait for the work before returning: for s in streams: s.synchronize()")
+
+
+def _one_stream_waited(done, n_chunks):
+    """What ``done`` adds when the last chunk's stream alone had ended at the return."""
+    last = (n_chunks - 1) % max(len(done), 1)
+    if len(done) < 2 or [k for k, d in enumerate(done) if d] != [last]:
+        return ""
+    return (f": only streams[{last}], the last chunk's (chunk {n_chunks - 1}), had been waited "
+            f"for, and the copies back on the other {len(done) - 1} streams were still running "
+            "(a synchronize() after the loop on the loop's variable waits for its last stream "
+            "alone)")
 
 
 def _chunk_of(i: int, n: int, n_chunks: int) -> int:

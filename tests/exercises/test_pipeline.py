@@ -159,6 +159,12 @@ WRONG = {
     "returns_before_the_copies_end": (
         "KEEP = []\n" + RIGHT.replace(SYNC, "    KEEP.append(buffers)\n"),  # freeing would wait
         "had not arrived yet"),
+    # blind audit TEC-pipeline-1 (was "when your function returned, 57148 elements of h_out had
+    # not arrived yet (they were still being copied) ... Hint: wait for the work before
+    # returning: for s in streams: s.synchronize()"): the loop's leftover stream alone waited for
+    "only_the_loop_s_last_stream_waited_for": (
+        "KEEP = []\n" + RIGHT.replace(SYNC, "    s.synchronize()\n    KEEP.append(buffers)\n"),
+        "only streams[0], the last chunk's (chunk 6), had been waited for"),
     # blind audit TC-pipeline-1 (was "your function raised LogicError: cuMemcpyHtoDAsync failed:
     # invalid argument: 57148 bytes at 0x... do not fit inside one allocation (at offset 0 of a
     # 14287-byte allocation) ... Hint: a copy or a kernel touched memory outside a buffer ..."):
