@@ -54,10 +54,7 @@ def device_kernel(k, function, launches, order=None, reads=None):
                            "resource handle)", "a kernel runs in the context it was compiled "
                            "in: " + USING_HINT))
         if min(kwargs.get("grid", (1, 1))) < 1:
-            raise Refused((f"device {k} was launched on a grid of no blocks: its share of the "
-                           "images was empty, and such a launch fails", "when there are fewer "
-                           "images than devices, some shares are empty: skip a device with "
-                           "nothing to do (if lo == hi: continue)"))
+            raise Refused(_empty_grid(k, args))
         launches.append(Launch(k, int(args[3]), *(order.seen(k) if order else ((), 0)), args,
                                tuple(kwargs.get("grid", (1, 1))),
                                tuple(kwargs.get("block", (1, 1, 1)))))
@@ -66,6 +63,26 @@ def device_kernel(k, function, launches, order=None, reads=None):
         return order.launch(k, function, args, kwargs) if order else function(*args, **kwargs)
 
     return kernel
+
+
+def _empty_grid(k, args):
+    """(problem, hint) of device k's launch on a grid of no blocks: its share empty, or its rows
+    (``args[3]``) not its share's (hi - lo) * height (hi - lo * height, when a lo fits)."""
+    shape, rows = getattr(args[0], "shape", ()), int(args[3])
+    if len(shape) != 4 or shape[0] == 0:
+        return (f"device {k} was launched on a grid of no blocks: its share of the images was "
+                "empty, and such a launch fails", "when there are fewer images than devices, "
+                "some shares are empty: skip a device with nothing to do (if lo == hi: continue)")
+    share, height = shape[:2]
+    lo = (share - rows) // (height - 1) if height > 1 else -1
+    told = (f"device {k}'s kernel was launched on rows = {rows}, where its share of {share} "
+            f"images has {share * height} rows")
+    if lo > 0 and (lo + share) - lo * height == rows:
+        return (f"{told}: rows = hi - lo * height multiplies lo alone by height ({lo + share} - "
+                f"{lo} * {height} = {rows}), so its grid has no blocks", "subtract first: rows "
+                "= (hi - lo) * height, the parentheses around hi - lo")
+    return (f"{told}, so its grid has no blocks", "a share of hi - lo images is one image of "
+            "(hi - lo) * height rows for the kernel: rows = (hi - lo) * height")
 
 
 def _note_reads(out, k, reads):

@@ -177,6 +177,13 @@ WRONG = {
                                           "        if True:\n            grey[lo:hi]")],
                                         "device 1's results were copied back while device 0's "
                                         "context was current", True),
+    # blind audit TEC-gray_split-1 (was "device 1 was launched on a grid of no blocks: its share
+    # of the images was empty, ... Hint: ... skip a device with nothing to do (if lo == hi:
+    # continue)", a share of 4 images): the parentheses of (hi - lo) * height left out
+    "rows_without_parentheses": ([("rows = (hi - lo) * height", "rows = hi - lo * height")],
+                                 "device 1's kernel was launched on rows = -104, where its share "
+                                 "of 4 images has 148 rows: rows = hi - lo * height multiplies lo "
+                                 "alone by height (7 - 3 * 37 = -104)", True),
     "rows_of_one_image": ([("rows = (hi - lo) * height", "rows = height")],
                           "device 0's kernel was launched on 37 rows, where its share has 111",
                           True),
