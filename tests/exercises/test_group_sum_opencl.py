@@ -25,7 +25,7 @@ BARRIER = "put barrier(CLK_LOCAL_MEM_FENCE) after the load"
 # past the tile, which may leave a GPU's context unusable for the rest of the run: not run there)
 # or "barrier" (a barrier only some work-items reach: undefined on a GPU, which may hang: not run)
 # or "unset" (tile entries never set, which Oclgrind's check of uninitialized values names; a GPU
-# leaves leftovers there: a wrong last sum, named the same, or by luck a right one))
+# leaves leftovers there: a wrong last sum, named as such, or by luck a right one))
 WRONG = {
     "no_load_guard": ([("i < n ? x[i] : 0.0f", "x[i]")],
                       "counts values past the end of x", "loads 0", ""),
@@ -152,7 +152,8 @@ def test_each_mistake_gets_its_verdict(ctx, name, capsys):
         if verdict.passed:
             pytest.skip(f"right by luck on {ctx.devices[0].name}: only Oclgrind's checks can "
                         "tell")
-        problem = problem if oclgrind_only == "unset" else "sums are wrong"
+        problem = ("only the last work-group's sum is wrong" if oclgrind_only == "unset" else
+                   "sums are wrong")
     assert verdict.passed is False
     assert problem in verdict.problem and hint in verdict.hint, verdict
 
