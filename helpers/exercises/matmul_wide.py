@@ -183,7 +183,9 @@ def _rows_apart(flat, m, k, n):
 def _read_past(run, name):
     """A read past A, run again with NaN after it: A's rows read N elements apart, or A's
     columns guarded by N (the last row's reach past A: NaN times Bs's 0 is NaN)."""
-    if name != "A":   # a read past B: the crash's verdict
+    if name == "B":
+        yield from _b_guard_n(run)
+    if name != "A":   # any other read past B: the crash's verdict
         return
     (a, b), flat = run.model, run.launch.args[0].host()
     (m, k), n = a.shape, b.shape[1]
@@ -193,6 +195,25 @@ def _read_past(run, name):
                             A_GUARD_N)):
         if np.allclose(run.out.got, model, 1e-4, 1e-4, equal_nan=True):
             yield mistake
+
+
+def _b_guard_n(run):
+    """A read past B (rows past its last), and on the simulator a case with N < K (no read past
+    B then) that takes in only k below N: B's guard tests b_row against N where K belongs. (A's
+    guard against N gives that C too, but reads past A, not B, where N > K.)"""
+    case = next(c for c in CASES if c[2] < c[1])
+    m, k, n = case
+    seen = observe(run.kernel, _launch(case), key="B's guard", racecheck=False)
+    a, b = seen.launch.model
+    if seen.error is None and np.allclose(seen.outs[0].got, _model(a, b, np.arange(k) < n),
+                                          rtol=1e-4, atol=1e-4):
+        (big_m, big_k), big_n = run.model[0].shape, run.model[1].shape[1]
+        yield (f"B's guard tests b_row against N, but B is K x N: where N > K its tile read rows "
+               f"past B's last (a read of B past its end with M = {big_m}, K = {big_k}, N = "
+               f"{big_n}), and where N < K it left out B's rows N to K - 1 (M = {m}, K = {k}, "
+               f"N = {n}: C took in only the first {n} products)",
+               "B's rows run below K: Bs[r][tx] = (b_row < K && col < N) ? B[b_row * N + col] : "
+               "0.0f")
 
 
 def _crossed(a, b):

@@ -102,6 +102,13 @@ def _mistakes(case, run):
     kernels, (rows, cols) = run.kernel, case[:2]
     (a, x), got = run.model, run.out.got
     want = a.astype(np.float64) @ x
+    grid_rows = -(-rows // case[2]) * case[2]
+    if list(run.out.past) == [rows] and grid_rows > rows + 1 and \
+            np.allclose(got, want, rtol=1e-4, atol=1e-4):
+        yield (f"y[{rows}] alone was written past y's end, by the warp of row == rows = {rows} "
+               f"(the grid's {grid_rows - rows - 1} rows after it returned): the guard "
+               "if (row > rows) lets row == rows through, one row past A's last",
+               "rows run 0 to rows - 1: return where row >= rows, if (row >= rows) return;")
     if run.out.past.size:
         yield ("y was written past its end (y[rows] and on)",
                "keep the stub's if (row >= rows) return;, before anything is stored")

@@ -59,8 +59,8 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
     m_new); ``merge="wrong way"``: both sums rescaled by exp(m_new - m) and exp(m_new - m2); ``m2_from``: what the partner's max is shuffled from ("l": its
     sum); ``l2_from``: what the partner's sum is shuffled from ("m": its max); ``offsets``: the butterfly's (a lane whose partner is past the warp gets its own
     value back); ``grown``: whether a value that raises the max adds its exp (1) too;
-    ``merge="own only"``: the lane's own sum rescaled, the partner's added as it is;
-    ``base2``: where the exps are 2 to the power ("loop", "merge" or "both"), as exp2f takes."""
+    ``merge="own only"``: the lane's own sum rescaled, the partner's added as it is; ``merge=
+    "no parentheses"``: m == -INF ? 0 : (l * e + m2 == -INF ? 0 : l2 * e2), C's parse; ``base2``: where the exps are 2 to the power ("loop", "merge" or "both"), as exp2f takes."""
     x = x.astype(np.float64)
     loop_exp, merge_exp = (np.exp2 if base2 in (part, "both") else np.exp for part in ("loop", "merge"))
     ms, ls = np.full((x.shape[0], 32), -np.inf), np.zeros((x.shape[0], 32))
@@ -97,6 +97,7 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
                       if merge and merge != "own only" else 1)
             ls = (np.where(m2 > ms, ls[:, partner], ls) if merge == "larger"
                   else (ls + l2) * merge_exp(np.minimum(ms, m2) - new) if merge == "smaller"
+                  else np.where((ms == -np.inf) | (m2 == -np.inf), 0, l2 * theirs) if merge == "no parentheses"
                   else ls * own + np.where(their_test == -np.inf, 0, l2 * theirs))
         ms = new
     return ms[:, 0], ls[:, 0]
@@ -327,6 +328,13 @@ _MODELS = (
      "already taken against it, was shrunk too; each sum needs the factor of its own max",
      "rescale each sum from its own max, then add: l = l * exp(m - m_new) + l2 * exp(m2 - "
      "m_new)"),
+    (None, dict(merge="no parentheses"),
+     "row_sum is too small: each merge kept only the partner's sum, l2 * exp(m2 - m_new) (0 "
+     "where either max is -INFINITY), and dropped the lane's own: the merge's two ?: terms "
+     "have no parentheses, and a ?: without parentheses takes in everything after its : (+ "
+     "binds tighter), so C reads m == -INFINITY ? 0 : (l * exp(m - m_new) + m2 == -INFINITY ? "
+     "0 : l2 * exp(m2 - m_new))", "put each guarded term in parentheses: l = (m == -INFINITY ? "
+     "0.0f : l * __expf(m - m_new)) + (m2 == -INFINITY ? 0.0f : l2 * __expf(m2 - m_new))"),
     (None, dict(merge="larger"),
      "row_sum is too small: each merge kept the sum of the pair with the larger max "
      "and dropped the other's, as the max is merged; but the sums add up",

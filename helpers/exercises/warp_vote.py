@@ -213,6 +213,28 @@ def _one_count_a_block(out, want, block):
                f"its block's {per_block} warps' counts", "one slot a warp: " + BY_WARP)
 
 
+def _block_plus_warp(out, want, n, block):
+    """warp = blockIdx.x + threadIdx.x / 32: the warp of place t in block b (the grid's warp b *
+    per_block + t, whose votes it counts) stores at counts[b + t] (returning where 32 * (b + t)
+    >= n), warps of neighbouring blocks into one slot, any of whose counts may land last."""
+    per_block, blocks = block // 32, -(-n // block)
+    slots = {}
+    for b in range(blocks):
+        for t in range(per_block):
+            if b * per_block + t < want.size and 32 * (b + t) < n:
+                slots.setdefault(b + t, []).append(want[b * per_block + t])
+    written = np.flatnonzero(~out.unwritten).tolist()
+    if per_block < 2 or blocks < 2 or out.past.size or written != sorted(slots) or \
+            not all(out.got[s] in slots[s] for s in written):
+        return
+    yield (f"warp = blockIdx.x + threadIdx.x / 32 counts a block as one warp, but a block holds "
+           f"{per_block}: warps of neighbouring blocks stored into one slot (counts[1] by warp 1 "
+           f"of block 0 and warp 0 of block 1), only counts[0] to counts[{written[-1]}] were "
+           f"written, and counts[{written[-1] + 1}] on never",
+           "number the warps across the grid: warp = i / 32, with i = blockIdx.x * blockDim.x + "
+           "threadIdx.x (block b's first warp is b * blockDim.x / 32)")
+
+
 def _partial_warp_left_out(out, want, n):
     """Every count right but the last, never written, where the last warp holds fewer than 32
     elements: the guard sent the partial warp home, as if (warp >= n / 32) does (n / 32 rounds
@@ -278,6 +300,7 @@ def _mistakes(case, run):
         yield from _warp_and_lane_swapped(kernels)
     yield from _stored_at_i(run.out, n)
     yield from _one_count_a_block(run.out, want, run.launch.block[0])
+    yield from _block_plus_warp(run.out, want, n, run.launch.block[0])
     yield from _partial_warp_left_out(run.out, want, n)
     yield from _unwritten(run.out.unwritten, run.launch.block[0] // 32)
     if np.array_equal(got, want):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from helpers.exercises import near
+from helpers.exercises import microscope, near
 from helpers.exercises import wmma_tile
 from helpers.exercises.common import NEVER_SET, Input, Output
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -270,6 +270,25 @@ def _first_warps_alone(run, case):
                "if (tile_row >= M / 16) return;")
 
 
+def _mma_after_the_loop(run, case):
+    """Only the last step along K kept, as where the accumulator is set to 0 inside the loop;
+    but launched on the simulator with K = 0, where the loop runs no step, C comes out other
+    than 0 (NaN: the simulator fills a local never set with 0xFE bytes): mma_sync ran after the
+    loop, on fragments no load set. A kernel that sets c to 0 in the loop stores 0 there."""
+    if not hasattr(run.kernel, "simulated") or \
+            not _either(run.out.got.astype(np.float64), _product(run.model, case, reset=True)):
+        return
+    seen = microscope.observe(run.kernel, _launch((case[0], 0, case[2])), key="K = 0",
+                              racecheck=False)
+    if seen.error is None and seen.outs and np.any(seen.outs[0].got != 0):
+        shown = "NaN" if np.isnan(seen.outs[0].got).all() else "other than 0"
+        yield (f"only the last step of 16 along K reached C: mma_sync ran once, after the loop "
+               f"over k, on the fragments of the last step (with K = 0 (no step) C came out "
+               f"{shown}: mma_sync multiplied fragments no load had set)",
+               "call wmma::mma_sync(c, a, b, c) inside the loop over k, after both loads, so "
+               "that each step adds its product to c")
+
+
 def _mistakes(case, run):
     got, out, (m, _, n) = run.out.got.astype(np.float64), run.out, case
     stored = np.concatenate([~out.unwritten.ravel(), np.isin(np.arange(m * n, (m + 16) * n),
@@ -292,6 +311,8 @@ def _mistakes(case, run):
         yield (f"{int(out.unwritten.sum())} elements of C were never written (the first is "
                f"C[{r}][{c}])", C_HINT)
     want = _product(run.model, case)
+    if not _either(got, want):
+        yield from _mma_after_the_loop(run, case)
     for each in (c.astype(np.float64) for c in out.runs):  # warps' stores that race may be
         if not _either(each, want):                       # right in one launch and not the other
             yield from matches(each, ((_product(run.model, case, **arguments(*case)), problem,
@@ -315,7 +336,7 @@ EXERCISE = KernelExercise(
     stub="exercises/wmma_gemm.cu", kernel="wmma_gemm",
     signature="const half *A, const half *B, float *C, int M, int K, int N",
     cases=CASES, draw=_draw, launch=_launch, mistakes=_mistakes, refine=_refine,
-    no_extern_c=True,
+    no_extern_c=True, simulated="launches the kernel with K = 0",
     where=lambda case: "with M = {}, K = {}, N = {}".format(*case),
     crash_hint="each tile starts inside its matrix: A + tile_row * 16 * K + k, "
                "B + tile_col * 16 * K + k",
@@ -323,4 +344,4 @@ EXERCISE = KernelExercise(
             "(M, K, N unequal)")
 
 check_wmma_gemm = EXERCISE.check_file          # (path="exercises/wmma_gemm.cu")
-check_wmma_gemm_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel
+check_wmma_gemm_kernel = EXERCISE.check_kernel  # (kernel, simulated=None): the same compiled

@@ -45,6 +45,10 @@ STAGINGS = [  # (a wrong staging, as staged's keywords given K and N), problem, 
     (lambda k, n: dict(b_at=lambda tile, k0, r, col: (k0 + r) * n + tile[1] + col),
      "Bs took B's columns from tile_col + col, but tile tile_col starts tile_col * 16 columns "
      "along", "B[k0 + r][tile_col * 16 + col] is at B[(k0 + r) * N + tile_col * 16 + col]"),
+    (lambda k, n: dict(b_at=lambda tile, k0, r, col: (k0 + r) * n + col),
+     "Bs took B's columns col, without tile_col * 16: every tile column of C used B's first 16 "
+     "columns, so column c of C holds the values of column c % 16",
+     "B[k0 + r][tile_col * 16 + col] is at B[(k0 + r) * N + tile_col * 16 + col]"),
     (lambda k, n: dict(a_at=lambda tile, k0, r, col: (tile[0] * 16 + r) * k + col),
      "As took A's columns col, without k0: every step staged A's first 16 columns again",
      "A[tile_row * 16 + r][k0 + col] is at A[(tile_row * 16 + r) * K + k0 + col]"),

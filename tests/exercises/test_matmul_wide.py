@@ -98,6 +98,16 @@ WRONG = {
                   {"problem": "tests a_col against N", "hint": "a_col < K"}),
     "a_guard_n_within_a": ([("(row < M && a_col < K)", "(row < M && a_col < (N <= K ? N : K))")],
                            {"problem": "tests a_col against N", "hint": "a_col < K"}),
+    # blind audit TEB-matmul_wide-1: B's guard tests b_row against N (was 'the kernel crashed:
+    # ... a read of B at matmul_wide.cu:23, 617 bytes past the end ... Hint: load only B's
+    # elements, 0 past its edges', the guard's test never named)
+    "b_guard_row_against_n": ([("(b_row < K && col < N)", "(b_row < N && col < N)")],
+                              {"problem": "B's guard tests b_row against N, but B is K x N: where "
+                                          "N > K its tile read rows past B's last (a read of B past "
+                                          "its end with M = 45, K = 70, N = 77), and where N < K it "
+                                          "left out B's rows N to K - 1 (M = 8, K = 33, N = 31: C "
+                                          "took in only the first 31 products)",
+                               "hint": "B's rows run below K: Bs[r][tx] = (b_row < K && col < N)"}),
     "sum_reset_each_phase": ([("        __syncthreads();\n        for (int k",
                                "        __syncthreads();\n        sum = 0.0f;\n        for (int k")],
                              {"problem": "only the last phase's products", "hint": "float sum = 0.0f"}),
@@ -145,7 +155,7 @@ WRONG = {
                                  "hint": "r = ty, ty + 8, ty + 16, ty + 24: for (int r = ty; r < "
                                          "TILE_K; r += TILE_M)"}),
 }
-SIMULATOR_ONLY = dict.fromkeys(("a_rows_n_apart", "a_guard_n", "b_guard_row_to_k"),
+SIMULATOR_ONLY = dict.fromkeys(("a_rows_n_apart", "a_guard_n", "b_guard_row_to_k", "b_guard_row_against_n"),
                                "a read past A or B: a GPU reads other memory or faults and leaves "
                                "the context unusable")
 SIMULATOR_ONLY["bs_rows_from_tx"] = ("the products read rows of Bs that no thread loaded: on a GPU "

@@ -81,6 +81,13 @@ WRONG = {
                                      "hint": "row = blockIdx.x * blockDim.y + threadIdx.y"}),
     "no_row_guard": ([("    if (row >= rows)\n        return;", "")],
                      {"problem": "written past its end", "hint": "row >= rows"}),
+    # blind audit TEB-matvec_warp-1: the guard off by one (was 'y was written past its end
+    # (y[rows] and on) ... Hint: keep the stub's if (row >= rows) return;', read as no guard)
+    "row_guard_off_by_one": ([("if (row >= rows)", "if (row > rows)")],
+                             {"problem": "y[101] alone was written past y's end, by the warp of "
+                                         "row == rows = 101 (the grid's 2 rows after it returned): "
+                                         "the guard if (row > rows) lets row == rows through",
+                              "hint": "rows run 0 to rows - 1: return where row >= rows"}),
     "reads_past_the_row": ([("c < cols;", "c <= cols;")], {"problem": "y[", "hint": "< cols"}),
     # audit B: each named as itself
     "lane_and_row_swapped": ([("int lane = threadIdx.x;", "int lane = threadIdx.y;"),

@@ -17,6 +17,14 @@ MERGE = ("        l = (m == -INFINITY ? 0.0f : l * __expf(m - m_new))\n"
 
 # (name, source, words that the NOT YET line must contain)
 WRONG = [
+    # blind audit TEB-online_softmax-1: the merge's ?: terms without parentheses (was 'row_sum[0]
+    # = 0.0152162, expected 4.63908 ... Hint: l is the sum of exp(x - m) over the row', nothing
+    # on the merge)
+    ("merge_without_parentheses", variant(KERNEL, (MERGE, MERGE.replace("(m == -INFINITY ? 0.0f : l * __expf(m - m_new))", "m == -INFINITY ? 0.0f : l * __expf(m - m_new)")
+                                                          .replace("(m2 == -INFINITY ? 0.0f : l2 * __expf(m2 - m_new))", "m2 == -INFINITY ? 0.0f : l2 * __expf(m2 - m_new)"))),
+     ["each merge kept only the partner's sum", "a ?: without parentheses takes in everything "
+      "after its :", "put each guarded term in parentheses: l = (m == -INFINITY ? 0.0f : l * "
+      "__expf(m - m_new)) + (m2 == -INFINITY ? 0.0f : l2 * __expf(m2 - m_new))"]),
     ("loop_not_rescaled", variant(KERNEL, (LOOP, "        l = l + __expf(v - m_new);\n")),
      ["the running sum was not rescaled", "l = l * exp(m - m_new) + exp(v - m_new)"]),
     # blind audit K6: the new term not shifted, + exp(v) (was 'row_sum[0] = inf, expected 4.63908'

@@ -24,6 +24,19 @@ WRONG = {
                               {"problem": "each block's warps stored their counts into one slot, "
                                           "counts[blockIdx.x]",
                                "hint": "one slot a warp: counts has one element a warp"}),
+    # blind audit TEB-warp_vote-1: blockIdx.x not scaled by the block's warps (was '21 of the
+    # 32 counts were never written (the first is counts[11]) ... Hint: lane 0 of every warp that
+    # has elements stores counts[warp]', the formula never named)
+    "warp_from_block_plus_warp_in_block": ([("int warp = i / 32,", "int warp = blockIdx.x + threadIdx.x / 32,")],
+                                           {"problem": "warp = blockIdx.x + threadIdx.x / 32 "
+                                                       "counts a block as one warp, but a block "
+                                                       "holds 4: warps of neighbouring blocks "
+                                                       "stored into one slot (counts[1] by warp 1 "
+                                                       "of block 0 and warp 0 of block 1), only "
+                                                       "counts[0] to counts[10] were written",
+                                            "hint": "number the warps across the grid: warp = i "
+                                                    "/ 32, with i = blockIdx.x * blockDim.x + "
+                                                    "threadIdx.x"}),
     # blind audit TB-warp_vote-1 (was '1 of the 32 counts were never written (the first is
     # counts[31]) ... Hint: lane 0 of every warp that has elements stores counts[warp]')
     "partial_warp_sent_home": ([("if (32 * warp >= n)", "if (warp >= n / 32)")],
@@ -143,6 +156,8 @@ SIMULATOR_ONLY = {"warp_and_lane_swapped": "every block's first warp stores into
                                           "register held: a count right or wrong by luck",
                   "stored_at_block_index": "a block's warps race on counts[blockIdx.x]: "
                                            "which count stays is a matter of timing",
+                  "warp_from_block_plus_warp_in_block": "warps of neighbouring blocks race on "
+                                                        "one count: which stays is timing",
                   "stored_at_i": "a store past the end of counts: a GPU may fault, or write into "
                                  "another array"}
 # Right, but not the solution's way: each must pass

@@ -1,13 +1,14 @@
 """The wmma_gemm checker (helpers.exercises.wmma_gemm) of notebook 13: the solution and two
 unusual right kernels pass, the stub fails, and each fragment loaded from the wrong place, with
 the wrong leading dimension or layout, fails named as such. The variants are compiled as one
-module (no_extern_c: mma.h is C++)."""
+module (no_extern_c: mma.h is C++), and, on PyCUDA, once more on the simulator, where the checker
+launches a kernel with K = 0."""
 
 import pytest
 
-from kernel_sources import assert_mistake_named, compile_variants, solution, variant
+from kernel_sources import assert_mistake_named, compile_variant_pairs, solution, variant
 
-from helpers.backend import BACKEND, SourceModule
+from helpers.backend import BACKEND
 from helpers.exercises import wmma_gemm as checker
 
 KERNEL = solution("wmma_gemm.cu")
@@ -76,6 +77,14 @@ WRONG = [
     ("reset_in_loop", variant(KERNEL, ("        wmma::mma_sync(c, a, b, c);",
                                        "        wmma::fill_fragment(c, 0.0f);\n        wmma::mma_sync(c, a, b, c);")),
      ["only the last step of 16 along K", "fill_fragment(c, 0.0f) once"]),
+    # blind audit TEB-wmma_gemm-1: the k loop closed before mma_sync, which multiplies the last
+    # step's tiles alone (was 'only the last step of 16 along K was kept: the accumulator is set
+    # to 0 inside the loop ... Hint: call fill_fragment(c, 0.0f) once', a reset it does not have)
+    ("mma_after_the_loop", variant(KERNEL, ("        wmma::mma_sync(c, a, b, c);\n    }\n",
+                                            "    }\n    wmma::mma_sync(c, a, b, c);\n")),
+     ["only the last step of 16 along K reached C: mma_sync ran once, after the loop over k",
+      "with K = 0 (no step) C came out NaN", "Hint: call wmma::mma_sync(c, a, b, c) inside the "
+      "loop over k, after both loads"]),
     ("no_return_past_the_last_tile", variant(KERNEL, ("    if (tile_row >= M / 16) return;      // a warp past the last tile\n", "")),
      ["elements past the end of C were written", "a warp past the last tile must return"]),
     # blind audit TDB-wmma_gemm-1: the guard compares the warp with the rows of tiles (was '768
@@ -176,12 +185,12 @@ SIMULATOR_ONLY = {"accumulator_never_set": "a GPU's registers may hold the same 
 @pytest.fixture(scope="module")
 def kernels():
     sources = {"solution": KERNEL, **RIGHT, **{name: source for name, source, _ in WRONG}}
-    return compile_variants("wmma_gemm", sources, lambda text: SourceModule(text, no_extern_c=True))
+    return compile_variant_pairs("wmma_gemm", sources, no_extern_c=True)
 
 
 @pytest.mark.parametrize("name", ["solution", *RIGHT])
 def test_right_kernels_pass(name, kernels, capsys):
-    verdict = checker.check_wmma_gemm_kernel(kernels[name])
+    verdict = checker.check_wmma_gemm_kernel(*kernels[name])
     out = capsys.readouterr().out
     assert verdict.passed is True, out
 
@@ -196,7 +205,7 @@ def test_the_stub_as_shipped_is_not_yet(capsys):
 def test_known_mistake_fails_with_its_hint(name, source, expected, kernels, capsys):
     if name in SIMULATOR_ONLY and BACKEND != "simulator":
         pytest.skip(SIMULATOR_ONLY[name])
-    verdict = checker.check_wmma_gemm_kernel(kernels[name])
+    verdict = checker.check_wmma_gemm_kernel(*kernels[name])
     out = capsys.readouterr().out
     assert_mistake_named(verdict, out, name, expected)
     assert out.count("NOT YET:") == 1, out

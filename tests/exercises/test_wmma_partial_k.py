@@ -121,6 +121,12 @@ WRONG = [
     ("a_rows_16_apart", variant(KERNEL, ("A[(tile_row * 16 + r) * K + k0 + col]",
                                          "A[tile_row * 16 * K + r * 16 + k0 + col]")),
      ["As took A's rows 16 elements apart", "A[(tile_row * 16 + r) * K + k0 + col]"]),
+    # blind audit TEB-wmma_partial_k-1: B staged without the tile's column offset (was 'the
+    # columns of C repeat the first 16: column r holds the right values of column r % 16 ...'
+    # and both staging rules as the hint, tile_col * 16 never named)
+    ("b_columns_without_tile_col", variant(KERNEL, ("B[(k0 + r) * N + tile_col * 16 + col]", "B[(k0 + r) * N + col]")),
+     ["Bs took B's columns col, without tile_col * 16: every tile column of C used B's first 16 "
+      "columns", "B[k0 + r][tile_col * 16 + col] is at B[(k0 + r) * N + tile_col * 16 + col]"]),
     ("b_columns_from_tile_col_unscaled", variant(KERNEL, ("N + tile_col * 16 + col]", "N + tile_col + col]")),
      ["Bs took B's columns from tile_col + col", "B[(k0 + r) * N + tile_col * 16 + col]"]),
     # audit B (2026-12): the bound the count of steps, the step an offset (was 'C is not A B')
