@@ -77,6 +77,7 @@ def _mistakes(case, run):
     (x, c), got, written = run.model, run.out.got, ~run.out.unwritten
     want = x + c
     right = np.isclose(got, want, rtol=1e-6, atol=0)
+    yield from _shifted_up(n, run.out.past, written, right)
     yield from _past(n, run.out.past, written)
     if run.out.differs:
         yield ("y came out different when it held something else before the launch: the kernel "
@@ -143,6 +144,17 @@ def _past(n, past, written):
     if past.size:
         yield (f"y[{past[0]}] and beyond were written, past y[n - 1]",
                f"the block has exactly n threads: {INDEX_HINT}, with nothing added to it")
+
+
+def _shifted_up(n, past, written, right):
+    """The mistake of thread numbers taken as counting from 1 (i = threadIdx.x + 1): y[n]
+    written, past y's end, y[1] to y[n - 1] right and y[0] never written."""
+    if past.tolist() == [n] and n > 1 and right[1:].all() and not written[0]:
+        yield (f"y[{n}], one past y[n - 1], was written and y[0], the first element, never was: "
+               "every thread's index is one more than its number (i = threadIdx.x + 1), so "
+               f"the last thread, {n - 1}, wrote past the end of y and read x[{n}]; thread "
+               "numbers count from 0",
+               f"{INDEX_HINT}, with nothing added: thread 0 has element 0")
 
 
 def _shifted_down(n, ahead, written, right):

@@ -40,12 +40,13 @@ def _where(case):
 
 def walk(q, k, v, tiles=None, keys=lambda n, tile: min(TILE, n - tile * TILE),
          stage=lambda tile, t: tile * TILE + t, scale=D ** -0.5, rescale_l=True, rescale_acc=True,
-         update_m=True, own_key=False, own_value=False, divide=True, query_keys=False):
+         update_m=True, own_key=False, own_value=False, divide=True, query_keys=False,
+         flip=False):
     """The kernel's walk, tile by tile, in float64: ``tiles`` tiles, each staging key
     ``stage(tile, t)`` in slot t (zeros past n) and scoring ``keys(n, tile)`` of them; the other
     keywords change one step each (``own_key``: thread t scores its own slot's key at every step,
     not slot jj's; ``query_keys``: slot jj holds key blockIdx.x * TILE + jj in every tile, zeros
-    past n; ``update_m``: m = m_new after each key)."""
+    past n; ``update_m``: m = m_new after each key; ``flip``: the rescale exp(m_new - m))."""
     n = q.shape[0]
     lane, qs = np.arange(n) % TILE, q.astype(np.float64) * scale
     first, padded = np.arange(n) - lane, np.concatenate([k, np.zeros((TILE, D))])
@@ -60,10 +61,12 @@ def walk(q, k, v, tiles=None, keys=lambda n, tile: min(TILE, n - tile * TILE),
                  ).sum(axis=1)
             new = np.where(jj < count, np.maximum(m, s), m)  # rows past their count keep theirs
             live = jj < count
-            r, p = np.exp(np.where(live, m - new, 0.0)), np.where(live, np.exp(s - new), 0.0)
-            total = total * (r if rescale_l else 1) + p
-            acc = acc * (r[:, None] if rescale_acc else 1) + p[:, None] * (
-                vs[lane] if own_value else vs[jj])
+            with np.errstate(invalid="ignore", over="ignore"):   # flip: 0 * exp(inf)
+                r = np.exp(np.where(live, (new - m) if flip else (m - new), 0.0))
+                p = np.where(live, np.exp(s - new), 0.0)
+                total = total * (r if rescale_l else 1) + p
+                acc = acc * (r[:, None] if rescale_acc else 1) + p[:, None] * (
+                    vs[lane] if own_value else vs[jj])
             m = new if update_m else m
     with np.errstate(invalid="ignore", divide="ignore"):
         return acc / total[:, None] if divide else acc
@@ -158,14 +161,7 @@ def _walks(n, q, k, v):
     yield ((q, k, v), dict(query_keys=True), "Ks was staged from the query index i: every tile "
            "held the keys of the block's own queries (and threads past n read past k)",
            "thread t stages key j = tile * TILE + t: Ks[t][c] = k[j * HEAD_DIM + c]")
-    rescale = "exp(m - m_new), with m the max before this key"
-    yield ((q, k, v), dict(rescale_l=False, rescale_acc=False), "neither l nor acc was rescaled "
-           "when the max grew: was m set to m_new before the rescale was computed?",
-           f"rescale = {rescale}; set m = m_new after l and acc")
-    yield ((q, k, v), dict(rescale_acc=False), "the output row acc was not rescaled when the max "
-           "grew", "acc = acc * exp(m - m_new) + p * v, as l is")
-    yield ((q, k, v), dict(rescale_l=False), "the sum l was not rescaled when the max grew",
-           "l = l * exp(m - m_new) + p")
+    yield from _rescales((q, k, v))
     yield ((q, k, v), dict(update_m=False), "o is the value of the last key: m was never set to "
            "m_new, so each key's rescale exp(m - m_new) was 0", "after l and acc: m = m_new")
     for scale, name in ((1.0, "not scaled by 1 / sqrt(HEAD_DIM)"), (1 / D, "scaled by 1 / HEAD_DIM, "
@@ -178,6 +174,24 @@ def _walks(n, q, k, v):
            "multiply q by rsqrtf(HEAD_DIM) (or 1.0f / 8: a float)")
     yield ((q, k, v), dict(divide=False), "o is acc, not acc / l: the sum of the weights was not "
            "divided out", "write acc[c] / l")
+
+
+def _rescales(inputs):
+    """(inputs, walk's keywords, problem, hint) of the rescale's mistakes: left out of l, of acc
+    or of both, or written the wrong way round."""
+    rescale = "exp(m - m_new), with m the max before this key"
+    yield (inputs, dict(rescale_l=False, rescale_acc=False), "neither l nor acc was rescaled "
+           "when the max grew: was m set to m_new before the rescale was computed?",
+           f"rescale = {rescale}; set m = m_new after l and acc")
+    yield (inputs, dict(flip=True), "every row of o is NaN: the rescale was exp(m_new - m), "
+           "the wrong way round: at the first key m is -INFINITY, so it is exp(+inf) = inf and "
+           "l = 0 * inf is NaN (and each time the max grew, l and acc would grow by exp(m_new - "
+           "m) where they must shrink)", "rescale = __expf(m - m_new), the old max less the new: at most 1, "
+           "it shrinks l and acc when the max grows")
+    yield (inputs, dict(rescale_acc=False), "the output row acc was not rescaled when the max "
+           "grew", "acc = acc * exp(m - m_new) + p * v, as l is")
+    yield (inputs, dict(rescale_l=False), "the sum l was not rescaled when the max grew",
+           "l = l * exp(m - m_new) + p")
 
 
 def _counts(n, inputs, last):

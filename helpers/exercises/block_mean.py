@@ -11,6 +11,7 @@ import dataclasses
 
 import numpy as np
 
+from helpers.exercises import block_mean_models as models
 from helpers.exercises import near
 from helpers.exercises import kernel as runner
 from helpers.exercises.common import Output, is_poison, named_arrays
@@ -20,7 +21,7 @@ from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.verdict import Verdict, not_yet
 
 KERNEL = "subtract_block_mean"
-BLOCK = 256
+BLOCK = models.BLOCK
 CASES = [1000, 1061, 768]  # last blocks of 232, 37 and 256 elements
 
 
@@ -245,6 +246,7 @@ def _mistakes(n, run):
     if y.past.size:
         yield "y was written past its end (y[n] and beyond)", "store y[i] only when i < n"
     yield from _sums_for_means(means.got, y.got, x, n)
+    yield from models.count_without_start(run.kernel.simulated, means.got, want_means, x, n)
     yield from _wrong_means(means.got, want_means, x, n)
     if y.unwritten.any():
         yield (f"{int(y.unwritten.sum())} elements of y were never written",
@@ -302,8 +304,7 @@ def _wrong_means(got, want, x, n):
     if is_poison(got).any():
         yield (f"means[{int(np.argmax(is_poison(got)))}] was never written",
                "thread 0 of every block stores its block's mean in means[blockIdx.x]")
-    if close[:-1].all() and not close[-1] and last < BLOCK and np.isclose(
-            got[-1], x[-last:].sum() / BLOCK, rtol=1e-4, atol=1e-5):
+    if models.divided_by_block(got, want, x, n):
         yield (f"the last block's mean is its sum divided by {BLOCK}, but it has only {last} "
                "elements", "divide by count, the elements the block has, not by BLOCK")
     if any(np.allclose(got, means, rtol=1e-4, atol=1e-5)
@@ -322,51 +323,12 @@ def _wrong_means(got, want, x, n):
                "the first loaded only zeros into tile[], as if the load's guard compared i, the "
                "index over the whole array, with count, the block's own number of elements",
                "guard the load with the array's end: tile[t] = i < n ? x[i] : 0.0f")
-    yield from _tile_0_alone(got, close, x, counts)
-    yield from _one_element_off(got, close, x, counts)
+    yield from models.tile_0_alone(got, close, x, counts)
+    yield from models.one_element_off(got, close, x, counts)
     if not close.all():
         first = int(np.argmax(~close))
         yield (f"means[{first}] = {got[first]}, but the mean of that block is {want[first]}",
                "add up tile[0] to tile[count - 1] and divide by count")
-
-
-def _one_element_off(got, close, x, counts):
-    """Means whose sums left out the array's last element (the load's guard i < n - 1 stored 0 in
-    its place), or counted each block's first element twice (the sum started at tile[0], and the
-    loop from k = 0 added it again)."""
-    if close.all():
-        return
-    sums = np.array([x[b * BLOCK:b * BLOCK + c].astype(np.float64).sum()
-                     for b, c in enumerate(counts)])
-    short = sums.copy()
-    short[-1] -= x[-1]
-    b = int(np.argmax(~close))
-    if close[:-1].all() and np.isclose(got[-1], short[-1] / counts[-1], rtol=1e-4, atol=1e-5):
-        yield (f"means[{b}] = {got[b]}, the mean of its block with x[n - 1], the array's last "
-               "element, counted as 0: the load's guard stops one short (i < n - 1) and stores "
-               "0.0f in its place",
-               "guard the load with the array's length: tile[t] = i < n ? x[i] : 0.0f, as i "
-               "runs from 0 to n - 1")
-    twice = (sums + x[::BLOCK]) / counts
-    if np.allclose(got, twice, rtol=1e-4, atol=1e-5):
-        yield (f"means[{b}] = {got[b]}, the mean of its block with tile[0] counted twice: the "
-               "sum started at tile[0], and the loop from k = 0 added it again",
-               "start the sum at 0: float sum = 0.0f, then sum += tile[k] for k = 0 to count - 1")
-
-
-def _tile_0_alone(got, close, x, counts):
-    """Thread 0's sum over k = t, t + blockDim.x, ...: with t = 0 and count <= blockDim.x, only
-    tile[0], so each block's mean is its first element over count."""
-    firsts = x[::BLOCK].astype(np.float64)
-    if not close.all() and np.allclose(got, (firsts / counts).astype(np.float32),
-                                       rtol=1e-4, atol=1e-5):
-        b = int(np.argmax(~close))
-        yield (f"means[{b}] = {got[b]}, which is tile[0] / count, x[{b * BLOCK}] / {counts[b]}: "
-               "thread 0's sum added only tile[0]: its loop steps k by blockDim.x, so from k = 0 the "
-               "next k is already past count (a loop from k = t by blockDim.x shares the tile "
-               "among all the block's threads, and only thread 0 runs this one)",
-               "thread 0 adds every element itself: for (int k = 0; k < count; k++) "
-               "sum += tile[k]")
 
 
 EXERCISE = KernelExercise(

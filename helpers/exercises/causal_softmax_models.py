@@ -154,6 +154,7 @@ def rows_of_warps(x, got, unwritten, block, probed):
     if written.all() or not written.any() or unwritten[written].any() or \
             not _near(got[written], softmax(x)[written]):
         return
+    yield from _blocks_overlapping(rows, block, written)
     ys = (np.arange(-(-rows // warps))[:, None] * block + np.arange(warps)).ravel()
     if np.array_equal(np.flatnonzero(written), ys[ys < rows]) and \
             np.array_equal(probed(), [0, 32, 64]):
@@ -161,6 +162,20 @@ def rows_of_warps(x, got, unwritten, block, probed):
                f"right: warp w of block b took row b * blockDim.x + w = b * {block} + w, the "
                "block's threads counted where its warps belong, so the blocks past the first "
                "jumped past rows that no warp took", ROW_HINT)
+
+
+def _blocks_overlapping(rows, block, written):
+    """Rows b + w alone written (each right), warp w of block b's: blockIdx.x not scaled by the
+    block's warps, so block b's rows start at b and overlap block b + 1's."""
+    warps = block // 32
+    grid = -(-rows // warps)
+    ys = np.unique(np.arange(grid)[:, None] + np.arange(warps))
+    if warps > 1 and np.array_equal(np.flatnonzero(written), ys[ys < rows]):
+        yield (f"only rows {_spans(np.flatnonzero(written))} of {rows} were written, each right: "
+               "warp w of block b took row b + w, blockIdx.x not scaled by the block's "
+               f"{warps} warps, so the blocks' rows overlap (block 1 took rows 1 to {warps}, "
+               f"block 0's warp 1 row 1 too) and the rows from {grid + warps - 1} on went to no "
+               "warp", ROW_HINT)
 
 
 def _spans(ys):

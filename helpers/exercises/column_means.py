@@ -66,8 +66,33 @@ def planted_bug(kernels):
             f"stop the kernel: {describe(tall.error)}",
             "element (r, col) of a rows x cols matrix stored row after row is m[r * cols + col]: "
             "a step down a column moves one whole row, cols floats")
+    if _grid_wide(err, TALL) and _grid_wide(wide.error, WIDE):
+        r, width = _grid_wide(wide.error, WIDE)
+        col = wide.error.block[0] * 32 + wide.error.thread[0]
+        return not_yet(
+            f"on a {WIDE[0]} x {WIDE[1]} matrix (block = (32, 1, 1), grid = ({width // 32}, 1)) "
+            f"column {col}'s thread read m[{wide.error.element}] = m[{r} * {width} + {col}]: each "
+            f"step down a column moved gridDim.x * blockDim.x = {width} floats, the launch's "
+            f"width, past the end of m; the grid is rounded up to whole blocks, so it is wider "
+            f"than a row of cols = {WIDE[1]} floats (on the {TALL[0]} x {TALL[1]} matrix too, "
+            f"{32 * -(-TALL[1] // 32)} floats a step)",
+            "a row of m is cols floats long, whatever the launch: m[r * cols + col]")
     seen, cols = (tall, TALL[1]) if wide.error is None else (wide, WIDE[1])
     return not_yet(*next(observed_mistakes(seen, lambda f: _overrun(f, cols, kernels))))
+
+
+def _grid_wide(err, shape):
+    """(r, the launch's width) where ``err``, of a launch on a ``shape`` matrix with blocks of 32,
+    is its thread's read past m at the first row r whose m[r * width + col] lies past m's end,
+    the width gridDim.x * blockDim.x (not cols); None otherwise."""
+    rows, cols = shape
+    width = 32 * -(-cols // 32)
+    if width == cols or getattr(err, "kind", None) != "out of bounds" or \
+            getattr(err, "array", None) != "m" or not err.thread or not err.block:
+        return None
+    col = err.block[0] * 32 + err.thread[0]
+    r = -(-(rows * cols - col) // width)
+    return (r, width) if col < cols and err.element == r * width + col else None
 
 
 def _overrun(failure, cols, kernels=None):

@@ -228,8 +228,17 @@ def _one_sum_too_many(kernels):
     reads = kept[kept["shared"] & ~kept["write"] & (kept["block"] == 0)] if kept is not None \
         else None
     warps = PLACES["block"] // 32
-    if reads is None or not len(reads) or (reads["index"] != reads["thread"]).any() or \
-            set(reads["thread"].tolist()) != set(range(warps + 1)):
+    if reads is None or not len(reads) or (reads["index"] != reads["thread"]).any():
+        return
+    if set(reads["thread"].tolist()) == set(range(32)):
+        yield (f"lanes 0 to 31 of the first warp read {reads[0]['array']}[0] to [31], where the "
+               f"block's {warps} warps wrote only {reads[0]['array']}[0] to [{warps - 1}] (on the "
+               f"simulator, {warps} warps a block): the first warp added all 32 elements, the "
+               "ones no warp wrote too, which hold whatever shared memory held (NaN on the "
+               "simulator), as warps = 32 (the array's size) or no test on the lane does",
+               "a block has blockDim.x / 32 warps, not 32: add only the sums they wrote, lane < "
+               "blockDim.x / 32 ? warp_sums[lane] : 0.0f (warps = blockDim.x / 32)")
+    if set(reads["thread"].tolist()) != set(range(warps + 1)):
         return
     yield (f"lane {warps} of the first warp read {reads[0]['array']}[{warps}], one past the "
            f"{warps} sums the block's {warps} warps wrote: the test lane <= warps lets lane "

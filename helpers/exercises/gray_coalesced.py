@@ -107,6 +107,12 @@ def _mistakes(case, run):
                f"{missing[0] % width}, y = {missing[0] // width}): some pixels got two threads "
                "and others none", ROW_HINT)
     wrong = np.flatnonzero(np.abs(out.got.astype(int) - reference(run.model)) > 1)
+    if wrong.size and (np.abs(out.got.astype(int) - reference(run.model[..., ::-1])) <= 1).all():
+        yield (f"{wrong.size} of {n} grey values are wrong, each the grey of its pixel with red "
+               "and blue swapped: the bytes were passed as blue, green, red (OpenCV's BGR "
+               "order), rgb[3 * i + 2] as red and rgb[3 * i] as blue, so red got blue's weight "
+               "0.114 and blue red's 0.299", "rgb holds each pixel's red, green, blue in that "
+               "order: bt601_gray(rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2])")
     if wrong.size:
         yield from near.misses("gray", out.got.reshape(-1, width), reference(run.model).reshape(
             -1, width), close=lambda a, b: np.abs(a - b) <= 1, index_hint=ROW_HINT)

@@ -27,6 +27,7 @@ def wrong_counts(got, want, rgb, case):
         yield (f"every bin was added {got.sum() // total} times",
                "each bin must be added to bins once a block: let thread t add bins t, "
                "t + blockDim.x, t + 2 * blockDim.x, ... (not every thread every bin)")
+    yield from _bins_of_each_thread(got, rgb, case)
     size = 3 * case["n"]
     for bins, problem, hint in _misplaced(rgb, case):
         if np.array_equal(got, np.bincount(bins, minlength=BINS)[:BINS]):
@@ -63,6 +64,23 @@ def wrong_counts(got, want, rgb, case):
                "check finds no race: those bytes were never counted, the counting loop skips "
                "some or stops early", "count every byte once: for (int j = blockIdx.x * "
                "blockDim.x + threadIdx.x; j < 3 * n; j += blockDim.x * gridDim.x)")
+
+
+def _bins_of_each_thread(got, rgb, case):
+    """local declared without __shared__: each thread has 768 bins of its own, counts its bytes
+    into them, and adds only the bins b it cleared, b % blockDim.x = threadIdx.x; as the grid's
+    threads are a multiple of blockDim.x, byte j's thread has threadIdx.x = j % blockDim.x."""
+    block, size = case["block"], 3 * case["n"]
+    j = np.arange(size)
+    bins = j % 3 * 256 + rgb[:size]
+    model = np.bincount(bins[bins % block == j % block], minlength=BINS)[:BINS]
+    if block < BINS and np.array_equal(got, model):
+        yield (f"{int(got.sum()):,} of the {size:,} bytes were counted, and only the bytes j whose "
+               f"bin b has b % blockDim.x = j % blockDim.x ({block}): local was declared without "
+               "__shared__, so every thread has 768 bins of its own, counts its bytes there, and "
+               "adds to bins only the bins it cleared (b = threadIdx.x, b += blockDim.x)",
+               "the block's threads share one set of bins in shared memory: __shared__ unsigned "
+               "int local[CHANNELS * LEVELS]")
 
 
 def _first_bytes(got, rgb, size):

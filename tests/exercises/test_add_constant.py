@@ -58,6 +58,11 @@ WRONG = {
     "index_shifted_down": ((*INDEX, "int i = threadIdx.x - 1;"),
                            "y[-1], before y[0], was written and y[199], the last element, never "
                            "was: every thread's index is one less than its number"),
+    # blind audit TEA-add_constant-1, thread numbers taken as counting from 1 (was 'y[200] and
+    # beyond were written, past y[n - 1] ... Hint: ... with nothing added to it', silent on y[0])
+    "index_shifted_up": ((*INDEX, "int i = threadIdx.x + 1;"),
+                         "y[200], one past y[n - 1], was written and y[0], the first element, "
+                         "never was: every thread's index is one more than its number"),
     # blind audit TA1, the block's size in place of the thread's place (was 'y[200] and beyond
     # were written, past y[n - 1] ... Hint: ... with nothing added to it')
     "index_is_the_block_size": ((*INDEX, "int i = blockDim.x;"),
@@ -69,6 +74,7 @@ WRONG = {
 }
 HINTS = {"index_is_the_block_size": "i = threadIdx.x, the thread's own number, not blockDim.x",
          "index_shifted_down": "with nothing subtracted: thread 0 has element 0",
+         "index_shifted_up": "with nothing added: thread 0 has element 0",
          "guard_from_sizeof": "no guard is needed",
          "index_in_an_unsigned_char": "keep the index an int, whatever size you expect: int i = "
                                       "threadIdx.x (an unsigned char holds 0 to 255 only",

@@ -79,6 +79,12 @@ WRONG = [
     ("acc_not_rescaled", variant(KERNEL, ("acc[c] = acc[c] * rescale + p * Vs[jj][c];",
                                           "acc[c] += p * Vs[jj][c];")),
      ["the output row acc was not rescaled", "acc = acc * exp(m - m_new)"]),
+    # blind audit TEA-attention_tiles-1 (was 'row 0 of o is wrong' with a generic hint): the
+    # rescale the wrong way round, exp(m_new - m), which is inf at the first key (m = -INFINITY)
+    ("rescale_the_wrong_way_round", variant(KERNEL, ("float rescale = __expf(m - m_new)",
+                                                     "float rescale = __expf(m_new - m)")),
+     ["the rescale was exp(m_new - m), the wrong way round", "l = 0 * inf",
+      "rescale = __expf(m - m_new)"]),
     ("sum_not_rescaled", variant(KERNEL, ("l = l * rescale + p;", "l += p;")),
      ["the sum l was not rescaled", "l = l * exp(m - m_new) + p"]),
     ("no_scale", variant(KERNEL, ("__half2float(q[(size_t)i * HEAD_DIM + c]) * scale",

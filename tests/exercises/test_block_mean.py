@@ -37,7 +37,17 @@ WRONG = {
                                                                  "__syncthreads;"))],
                                   ["is never called", "__syncthreads();"]),
     "divides_by_block": ([("means[blockIdx.x] = sum / count;", "means[blockIdx.x] = sum / BLOCK;")],
-                         "the last block's mean is its sum divided by 256"),
+                         ["the last block's mean is its sum divided by 256",
+                          "divide by count, the elements the block has, not by BLOCK"]),
+    # blind audit TEA-block_mean-1: the count without the block's start, min(BLOCK, n) (was 'the
+    # last block's mean is its sum divided by 256, but it has only 232 elements ... Hint: divide
+    # by count, the elements the block has, not by BLOCK', which the kernel already did)
+    "count_without_the_block_start": ([("int count = min(BLOCK, n - first);",
+                                        "int count = min(BLOCK, n);")],
+                                      ["the last block's mean is its sum divided by 256",
+                                       "count = min(BLOCK, n) is 256 in every block",
+                                       "with one block (n = 100) the mean is right",
+                                       "count = min(BLOCK, n - first)"]),
     # blind audit TDA-block_mean-1: the sum stored in means, divided in y's line (was 'means[0] =
     # -7.368..., but the mean of that block is -0.0287... Hint: add up tile[0] to tile[count - 1]
     # and divide by count', silent on the / count in y's line)

@@ -33,6 +33,13 @@ WRONG = [
      variant(KERNEL, ("int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;",
                       "int row = blockIdx.x * blockDim.x + threadIdx.x / 32;")),
      ["only rows 0, 1 of 13 were written, each right: warp w of block b took row b * blockDim.x + w", "row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32"]),
+    # blind audit TEA-causal_softmax-1: blockIdx.x not scaled by the block's warps (was 'some rows
+    # or columns of y were never written ...', a symptom)
+    ("row_by_the_block_unscaled",
+     variant(KERNEL, ("int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;",
+                      "int row = blockIdx.x + threadIdx.x / 32;")),
+     ["only rows 0 to 7 of 13 were written, each right: warp w of block b took row b + w",
+      "the blocks' rows overlap", "row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32"]),
     # blind audit TDA-causal_softmax-1: - m left out of the sum (was 'the rows do not add up to 1:
     # the sum of exp(x - m) is not the whole row's ...')
     ("sum_without_the_max", variant(KERNEL, ("sum += __expf(__half2float(in[c]) - m);",

@@ -18,6 +18,15 @@ WRONG = {
     "the_planted_bug": ([(READ, "m[r * rows + col];")],
                         {"problem": "the planted bug is still there: on a 100 x 37 matrix the "
                                     "bounds checks stop the kernel: block (", "hint": "m[r * cols + col]"}),
+    # blind audit TEA-column_means-1: the row's length taken as the launch's width, gridDim.x *
+    # blockDim.x (was 'the kernel failed on the simulator: ... a read of m[3712] ... Hint: column
+    # 0's elements are m[r * cols + 0] ...: check the kernel's indices against those')
+    "rows_the_launch_s_width_long": ([(READ, "m[r * (gridDim.x * blockDim.x) + col];")],
+                                     {"problem": "m[3712] = m[29 * 128 + 0]: each step down a "
+                                                 "column moved gridDim.x * blockDim.x = 128 floats, "
+                                                 "the launch's width",
+                                      "hint": "a row of m is cols floats long, whatever the "
+                                              "launch: m[r * cols + col]"}),
     # blind audit G15, G16 (were 'means[0] = ..., NumPy's is ...' and the printf hint)
     "rows_a_block_long": ([(READ, "m[r * blockDim.x + col];")],
                           {"problem": "stepped down its column by blockDim.x = 32 floats",

@@ -55,9 +55,7 @@ WRONG = [
      variant(KERNEL, (LOOP, "    for (int i = threadIdx.x; i < n; i += blockDim.x)\n"
                             "        v += x[i] * y[i];\n")),
      ["2 times the dot product", "blockDim.x * gridDim.x"]),
-    ("reads_past_n",
-     variant(KERNEL, ("i < n;", "i <= n;")),
-     ["NaN", "i < n"]),
+    ("reads_past_n", variant(KERNEL, ("i < n;", "i <= n;")), ["NaN", "i < n"]),
     ("drops_the_tail_in_pairs",
      variant(KERNEL, (LOOP,
                       "    int stride = blockDim.x * gridDim.x;\n"
@@ -80,12 +78,15 @@ WRONG = [
      ["read warp_sums[4], one past the 4 sums", "lane <= warps", "lane < warps ? warp_sums["]),
     ("adds_all_32_warp_sums",
      variant(KERNEL, (FIRST_WARP, "        v = warp_sum(warp_sums[lane]);\n")),
-     ["lane < blockDim.x / 32"]),
-    ("missing_barrier",
-     variant(KERNEL, ("    __syncthreads();", "")),
+     ["lanes 0 to 31 of the first warp read warp_sums[0] to [31]", "lane < blockDim.x / 32"]),
+    # blind audit TEA-dot_product-1 (was 'the result is NaN: the kernel read x or y past n ..., or
+    # an element of a __shared__ array that no thread of the block had written ...')
+    ("warps_is_32", variant(KERNEL, ("int warps = blockDim.x / 32;", "int warps = 32;")),
+     ["where the block's 4 warps wrote only warp_sums[0] to [3]", "as warps = 32 (the array's "
+      "size)", "lane < blockDim.x / 32 ? warp_sums[lane] : 0.0f (warps = blockDim.x / 32)"]),
+    ("missing_barrier", variant(KERNEL, ("    __syncthreads();", "")),
      ["data race on warp_sums", "__syncthreads()"]),
-    ("racy_add_to_result",
-     variant(KERNEL, ("atomicAdd(result, v);", "*result += v;")),
+    ("racy_add_to_result", variant(KERNEL, ("atomicAdd(result, v);", "*result += v;")),
      ["data race on result", "atomicAdd(result, v)"]),
     # issue 28: each wrong shape of the algorithm named as itself, not the whole plan as hint
     ("warp_sums_declared_too_small",
@@ -173,8 +174,7 @@ WRONG = [
     ("shfl_up_for_down",
      variant(KERNEL, ("__shfl_down_sync(0xffffffff, v, offset)", "__shfl_up_sync(0xffffffff, v, offset)")),
      ["__shfl_up_sync", "__shfl_down_sync"]),
-    ("offsets_start_at_32",
-     variant(KERNEL, ("int offset = 16;", "int offset = 32;")),
+    ("offsets_start_at_32", variant(KERNEL, ("int offset = 16;", "int offset = 32;")),
      ["offset 32", "16, 8, 4, 2, 1"]),
     ("stride_of_blockdim_alone",
      variant(KERNEL, ("i += blockDim.x * gridDim.x", "i += blockDim.x")),
@@ -185,8 +185,7 @@ WRONG = [
      variant(KERNEL, ("i += blockDim.x * gridDim.x", "i += gridDim.x")),
      ["steps by gridDim.x alone", "counted once for every thread that passes it",
       "i += blockDim.x * gridDim.x"]),
-    ("tree_stops_one_step_early",
-     variant(KERNEL, ("offset > 0;", "offset > 1;")),
+    ("tree_stops_one_step_early", variant(KERNEL, ("offset > 0;", "offset > 1;")),
      ["offset 1", "offset > 0"]),
     ("int_accumulator",
      variant(KERNEL, ("    float v = 0.0f;\n", "    int sum = 0;\n"),
@@ -386,8 +385,8 @@ def test_on_a_gpu_shared_memory_read_before_it_was_written_is_found_on_the_simul
     wrong_on_the_simulator = kernels["adds_all_32_warp_sums"][1]
     verdict = checker.check_dot_kernel(solution_kernel, wrong_on_the_simulator)
     out = capsys.readouterr().out
-    assert not verdict.passed and "fills shared memory with NaN" in out and \
-        "lane < blockDim.x / 32" in out, out
+    assert not verdict.passed and "lanes 0 to 31 of the first warp read warp_sums[0] to [31]" in \
+        out and "(NaN on the simulator)" in out and "lane < blockDim.x / 32" in out, out
 
 
 @pytest.mark.parametrize("name", sorted(SIMULATOR_ONLY))

@@ -83,6 +83,12 @@ WRONG = {
                        "x = t % width, y = t / width"]),
     "block_index_left_out": ([("int t = blockIdx.x * blockDim.x + threadIdx.x;", "int t = threadIdx.x;")],
                              ["59 of 315 pixels were never written"]),
+    # blind audit TEA-gray_coalesced-1: the bytes passed as blue, green, red (was '291 of 315 grey
+    # values are wrong ... Hint: keep the stub's last two lines ...', silent on the order)
+    "channels_in_bgr_order": ([("bt601_gray(rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2])",
+                                "bt601_gray(rgb[3 * i + 2], rgb[3 * i + 1], rgb[3 * i])")],
+                              ["red and blue swapped", "rgb[3 * i + 2] as red",
+                               "bt601_gray(rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2])"]),
     # every thread converts every pixel, the same values: right, but for the race check
     "every_thread_does_the_whole_loop": (
         [(KERNEL[KERNEL.index("    int x = t % width;"):KERNEL.rindex("}")],

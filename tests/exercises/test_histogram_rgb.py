@@ -26,6 +26,16 @@ GLOBAL_ATOMICS = ("    for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < 3
 
 # (name, source, words that the NOT YET line must contain)
 WRONG = [
+    # blind audit TEA-histogram_rgb-1 (was '99,614 of the 100,005 bytes were not counted, and the
+    # simulator's race check finds no race: ... the counting loop skips some or stops early.
+    # Hint: count every byte once: for (int j = ...', a loop that was right): local declared
+    # without __shared__, 768 bins of each thread's own
+    ("local_without_shared",
+     variant(KERNEL, ("    __shared__ unsigned int local[CHANNELS * LEVELS];\n",
+                      "    unsigned int local[CHANNELS * LEVELS];\n")),
+     ["391 of the 100,005 bytes were counted, and only the bytes j whose bin b has b % blockDim.x = j % blockDim.x (256)",
+      "local was declared without __shared__", "768 bins of its own",
+      "__shared__ unsigned int local[CHANNELS * LEVELS]"]),
     # blind audit X29 (was 'the kernel crashed: ... a read of rgb ..., 4380 bytes past the end
     # ... Hint: local has 768 bins and rgb 3 * n bytes: ...', bounds that are right)
     ("byte_read_at_3j",

@@ -1,0 +1,95 @@
+"""The models of notebook 09's block mean that ``helpers.exercises.block_mean`` compares a
+kernel's means with: a sum that left out the array's last element or counted tile[0] twice, one of
+tile[0] alone, and a count that left out the block's start (min(BLOCK, n)), which only a launch of
+one block tells from a division by BLOCK."""
+
+from __future__ import annotations
+
+import numpy as np
+
+BLOCK = 256
+
+
+def one_element_off(got, close, x, counts):
+    """Means whose sums left out the array's last element (the load's guard i < n - 1 stored 0 in
+    its place), or counted each block's first element twice (the sum started at tile[0], and the
+    loop from k = 0 added it again)."""
+    if close.all():
+        return
+    sums = np.array([x[b * BLOCK:b * BLOCK + c].astype(np.float64).sum()
+                     for b, c in enumerate(counts)])
+    short = sums.copy()
+    short[-1] -= x[-1]
+    b = int(np.argmax(~close))
+    if close[:-1].all() and np.isclose(got[-1], short[-1] / counts[-1], rtol=1e-4, atol=1e-5):
+        yield (f"means[{b}] = {got[b]}, the mean of its block with x[n - 1], the array's last "
+               "element, counted as 0: the load's guard stops one short (i < n - 1) and stores "
+               "0.0f in its place",
+               "guard the load with the array's length: tile[t] = i < n ? x[i] : 0.0f, as i "
+               "runs from 0 to n - 1")
+    twice = (sums + x[::BLOCK]) / counts
+    if np.allclose(got, twice, rtol=1e-4, atol=1e-5):
+        yield (f"means[{b}] = {got[b]}, the mean of its block with tile[0] counted twice: the "
+               "sum started at tile[0], and the loop from k = 0 added it again",
+               "start the sum at 0: float sum = 0.0f, then sum += tile[k] for k = 0 to count - 1")
+
+
+def tile_0_alone(got, close, x, counts):
+    """Thread 0's sum over k = t, t + blockDim.x, ...: with t = 0 and count <= blockDim.x, only
+    tile[0], so each block's mean is its first element over count."""
+    firsts = x[::BLOCK].astype(np.float64)
+    if not close.all() and np.allclose(got, (firsts / counts).astype(np.float32),
+                                       rtol=1e-4, atol=1e-5):
+        b = int(np.argmax(~close))
+        yield (f"means[{b}] = {got[b]}, which is tile[0] / count, x[{b * BLOCK}] / {counts[b]}: "
+               "thread 0's sum added only tile[0]: its loop steps k by blockDim.x, so from k = 0 the "
+               "next k is already past count (a loop from k = t by blockDim.x shares the tile "
+               "among all the block's threads, and only thread 0 runs this one)",
+               "thread 0 adds every element itself: for (int k = 0; k < count; k++) "
+               "sum += tile[k]")
+
+
+ONE_BLOCK = 100  # a launch of one partial block: there min(BLOCK, n) is the block's count
+
+
+def divided_by_block(got, want, x, n) -> bool:
+    """Every mean right but the last, partial block's, which is its sum over BLOCK."""
+    close = np.isclose(got, want, rtol=1e-4, atol=1e-5)
+    last = n - (len(want) - 1) * BLOCK
+    return bool(close[:-1].all() and not close[-1] and last < BLOCK and np.isclose(
+        got[-1], x[-last:].sum() / BLOCK, rtol=1e-4, atol=1e-5))
+
+
+def _one_block_mean(sim_kernel):
+    """(means[0], NumPy's) of a launch of one block of ONE_BLOCK elements on the simulator, or
+    None where it failed."""
+    from helpers.exercises import kernel as runner
+    from helpers.sim import driver, gpuarray
+    from helpers.sim.settings import settings
+
+    x = np.random.default_rng(ONE_BLOCK).uniform(-4, 4, ONE_BLOCK).astype(np.float32)
+    with settings.changed(time_limit=runner.time_limit()):
+        x_gpu, y = gpuarray.to_gpu(x), gpuarray.empty(ONE_BLOCK, np.float32)
+        means = gpuarray.zeros(1, np.float32)
+        try:
+            sim_kernel(x_gpu, y, means, np.int32(ONE_BLOCK), block=(BLOCK, 1, 1), grid=(1, 1))
+        except driver.Error:
+            return None
+    return float(means.get()[0]), float(x.astype(np.float64).mean())
+
+
+def count_without_start(sim_kernel, got, want, x, n):
+    """The last block's mean divided by BLOCK, while a block alone (n < BLOCK) is divided by its
+    n: the count is min(BLOCK, n), the array's length, not what is left from the block's start."""
+    if not divided_by_block(got, want, x, n) or len(want) < 2:
+        return
+    one = _one_block_mean(sim_kernel)
+    if one is None or not np.isclose(*one, rtol=1e-4, atol=1e-5):
+        return
+    last = n - (len(want) - 1) * BLOCK
+    yield (f"the last block's mean is its sum divided by {BLOCK}, but it has only {last} "
+           f"elements: count = min(BLOCK, n) is {BLOCK} in every block when n >= {BLOCK} (n = "
+           f"{n}), since it leaves out where the block starts; with one block (n = {ONE_BLOCK}) "
+           "the mean is right, as there n is what the block has",
+           "count what is left of the array from the block's first element: count = min(BLOCK, "
+           "n - first), first = blockIdx.x * BLOCK")
