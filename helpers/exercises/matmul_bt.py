@@ -20,7 +20,7 @@ from helpers.exercises.kernel import KernelExercise, Launch, traced_back
 from helpers.exercises.microscope import observe, race_mistake
 from helpers.exercises.verdict import did_not_finish, matches
 from helpers.exercises.origin import Wrong
-from helpers.exercises.matmul_bt_models import (TILE, k_unguarded, loads as _loads, tiled as _tiled,
+from helpers.exercises.matmul_bt_models import (TILE, c_rows_k_apart, k_unguarded, loads as _loads, tiled as _tiled,
                                                 tiles_transposed)
 
 RTOL, ATOL = 1e-4, 1e-4
@@ -192,6 +192,7 @@ def _result(kernels, launch):
     run = yield from EXERCISE.run(kernels, launch)
     if run is None:
         return None
+    yield from c_rows_k_apart(run, RTOL, ATOL)
     if run.out.past.size:
         yield ("the kernel wrote past the end of C", "threads outside C must not write: the grid "
                "is rounded up to whole tiles; store only if (row < M && col < N)")

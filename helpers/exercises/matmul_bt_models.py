@@ -1,7 +1,7 @@
 """The NumPy models of ``helpers.exercises.matmul_bt``'s kernel (C = A Bt^T in 16 x 16 tiles):
 the tiles computed with their loads, reads or inner loop changed (``tiled``), the known
 mistakes of the loads (``loads``), each tile of C transposed (``tiles_transposed``), and a load
-guarded by its row alone (``k_unguarded``)."""
+guarded by its row alone (``k_unguarded``); C stored with rows K apart (``c_rows_k_apart``)."""
 
 from __future__ import annotations
 
@@ -93,3 +93,33 @@ def k_unguarded(flat_a, flat_bt, m, k, n, side):
 
     a, bt = tile_rows(flat_a, m, side == "A"), tile_rows(flat_bt, n, side == "Bt")
     return (a[:, None, :] * bt[None, :, :]).sum(axis=2)
+
+
+def c_rows_k_apart(run, rtol, atol):
+    """C's elements stored at row * K + col (A's row length, where C's rows hold N): the elements
+    never written, and those past C's end (in its guard zone) written, are the ones such a store
+    leaves and reaches, and each element one thread alone stores there holds that thread's sum
+    (where two threads' stores meet, a GPU keeps either)."""
+    a, bt, want = run.model
+    (m, k), n = a.shape, len(bt)
+    if k == n or not m or not n:
+        return
+    at = (np.arange(m)[:, None] * k + np.arange(n)).ravel()
+    end = m * n + run.launch.args[2].guard
+    writers = np.bincount(at, minlength=end)
+    unwritten, past = run.out.unwritten.ravel(), run.out.past
+    alone = np.flatnonzero(writers[at[at < m * n]] == 1)
+    mine = at[at < m * n][alone]
+    if not (np.array_equal(unwritten, writers[:m * n] == 0) and
+            np.array_equal(past, np.flatnonzero(writers[m * n:end]) + m * n) and
+            np.allclose(run.out.got.ravel()[mine], want.ravel()[at < m * n][alone], rtol, atol)):
+        return
+    r, c = np.argwhere(run.out.unwritten)[0] if unwritten.any() else (None, None)
+    never = (f"{int(unwritten.sum())} of {m * n} elements were never written (the first is "
+             f"C[{r}][{c}])" if unwritten.any() else "")
+    ran = "the stores ran past C's end" if past.size else ""
+    met = (f"the rows overlap (C[r][col] and C[r + 1][col - {k}] went to one element)"
+           if k < n and m > 1 else "")
+    yield (f"C's elements were stored at row * K + col, rows K = {k} apart, where C is M x N and "
+           f"its rows hold N = {n}: {', and '.join(w for w in (never, met, ran) if w)}",
+           "element (row, col) of C is at row * N + col: C[row * N + col] = sum")

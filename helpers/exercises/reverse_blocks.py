@@ -282,6 +282,32 @@ def _s_not_shared(n, run, want):
            "s[BLOCK];")
 
 
+def _fraction_dropped(n, run, want):
+    """out is its mirror cut to a whole number (toward zero), here and in a launch of in * 1000
+    on the same backend (in's values lie in (-1, 1), where a kernel that stores 0 looks the same):
+    the values went through an int on their way, s declared int."""
+    if not np.array_equal(run.out.got, np.trunc(want)):
+        return
+    big = (run.model * 1000).astype(np.float32)
+    launched = EXERCISE.run(run.kernel, dataclasses.replace(
+        run.launch, args=(Input(big, BLOCK, JUNK), *run.launch.args[1:]), model=big))
+    try:
+        next(launched)
+        return
+    except StopIteration as stop:
+        probe = stop.value
+    cut = np.trunc(reference(big))
+    if probe is None or not np.array_equal(probe.out.got, cut) or not np.count_nonzero(cut):
+        return
+    first = int(np.flatnonzero(cut != reference(big))[0])
+    yield (f"every element of out is its mirror cut to a whole number (toward zero): the "
+           f"fraction was lost on the way from in through s (in * 1000: out[{first}] = "
+           f"{probe.out.got[first]:g}, expected {reference(big)[first]:g}); a shared array "
+           "declared int (__shared__ int s[BLOCK]) holds only whole numbers, as an int variable "
+           "or a cast to int between would", "s carries in's floats: declare it __shared__ float "
+           "s[BLOCK], and keep each value a float from in to out")
+
+
 def _mistakes(n, run):
     x, got = run.model, run.out.got
     yield from one_further("out", "element", run.out.past, run.out.unwritten,
@@ -322,6 +348,7 @@ def _mistakes(n, run):
         if np.array_equal(got[right], model[right]) and right.sum() > n // 2:
             yield problem, hint
     yield from _s_not_shared(n, run, want)
+    yield from _fraction_dropped(n, run, want)
     yield from near.misses("out", got, want, close=np.equal, block=(BLOCK, "block"),
                            index_hint=MIRROR_HINT)
     bad = np.flatnonzero(got != want)

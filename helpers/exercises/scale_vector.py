@@ -11,7 +11,7 @@ import itertools
 import numpy as np
 
 from helpers.exercises import near
-from helpers.exercises.microscope import observe, written_by_two, written_twice
+from helpers.exercises.microscope import accesses_of, observe, written_by_two, written_twice
 from helpers.exercises.common import GUARD, Input, Output, one_further
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -82,7 +82,7 @@ def _mistakes(case, run):
                "y[n - 1]: the guard is inverted", "the threads with i < n do the work: "
                "if (i < n) { y[i] = ... }, or return first if (i >= n)")
     yield from _block_start_guard(case, run, right)
-    yield from _past_n(n, block * (-(-n // block) + extra), past, right)
+    yield from _past_n(run, n, block * (-(-n // block) + extra), right)
     if np.array_equal(run.out.runs[-1], np.full(n, ALPHA * FILL)):
         yield ("y[i] holds alpha * y[i]: y was read where x belongs (filled with -7 before a "
                "second launch, y came out alpha * -7 everywhere)", "y[i] = alpha * x[i]")
@@ -199,9 +199,11 @@ def _block_start_guard(case, run, right):
                "test the thread's element: if (i < n)")
 
 
-def _past_n(n, threads, past, right):
+def _past_n(run, n, threads, right):
     """Elements past n written; first, y right and every element past it that a thread reached
-    written but y[n]: a guard i != n, which stops the one thread whose i is n."""
+    written but y[n]: a guard i != n, which stops the one thread whose i is n. Every element a
+    thread reached written: no guard, or one that covers the load but not the store."""
+    past = run.out.past
     reached = list(range(n + 1, min(threads, n + GUARD)))
     if reached and right.all() and past.tolist() == reached:
         yield (f"the threads past the end wrote y[{n + 1}] to y[{reached[-1]}], all but y[n]: "
@@ -209,6 +211,7 @@ def _past_n(n, threads, past, right):
                "i != n lets every thread past n through: if (i < n)")
     everyone = list(range(n, min(threads, n + GUARD)))
     if everyone and right.all() and past.tolist() == everyone:
+        yield from _store_outside_the_guard(run.kernel, f"y[{n}] to y[{everyone[-1]}]")
         yield (f"y is right below n, but every thread past the end wrote too (y[{n}] to "
                f"y[{everyone[-1]}]): no guard compared the thread's global i with n",
                "a bounds guard must test the global index against n, if (i < n) { y[i] = "
@@ -217,6 +220,25 @@ def _past_n(n, threads, past, right):
                "against the threads launched, i < gridDim.x * blockDim.x")
     if past.size:
         yield "elements past n were written (y[n] and beyond)", GUARD_HINT
+
+
+def _store_outside_the_guard(kernels, written):
+    """The threads past n stored into y but none of them read x, in a trace of a small launch
+    on the simulator: a guard that covers the load alone (an if without braces over two
+    statements), the store after it run by every thread."""
+    n, block = 20, 8
+    launch = _launch((n, block, 1))
+    kept = accesses_of(kernels, launch, "past n", 8 * block * launch.grid[0])
+    if kept is None:
+        return
+    kept = kept[~kept["shared"]]
+    beyond = kept["block"] * block + kept["thread"] >= n
+    if (kept["write"] & beyond).any() and not (~kept["write"] & beyond).any():
+        yield (f"the threads past the end stored into y ({written}) but none of them read x: the "
+               "guard if (i < n) covers the load but not the store; an if without braces covers "
+               "only the one statement after it, however the next lines are indented",
+               "put the store inside the guard too, with braces: if (i < n) { y[i] = alpha * "
+               "x[i]; }")
 
 
 NARROW = {8: "signed char", 16: "short"}

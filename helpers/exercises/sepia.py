@@ -85,12 +85,49 @@ def _signed(rgb, got):
                "came out too small (below 0 stored as 0)", SIGNED_HINT)
 
 
+TRIPLED = ("the index was multiplied by 3 twice: i = 3 * (y * width + x) is already the "
+           "pixel's first byte, and the reads and stores multiply it by 3 again (9 * the pixel), "
+           "so the threads of the image's last two thirds went past its end")
+TRIPLED_HINT = ("multiply by 3 once: i = y * width + x is the pixel's index, its bytes 3*i, "
+                "3*i + 1 and 3*i + 2")
+
+
+def _tripled_crash(failure):
+    """An access past the end of rgb or out by a thread inside the image, at byte 9 * i to
+    9 * i + 2 of its pixel i = y * width + x: the index multiplied by 3 twice."""
+    err, launch = failure.error, failure.launch
+    rgb = getattr(launch, "model", None)
+    if failure.kind != "out of bounds" or err.offset is None or rgb is None or \
+            not err.thread or not err.block or not getattr(err, "allocation", None):
+        return
+    x, y = (err.block[k] * launch.block[k] + err.thread[k] for k in range(2))
+    i = y * rgb.shape[1] + x
+    if y < rgb.shape[0] and x < rgb.shape[1] and 0 <= err.offset - 9 * i < 3:
+        did = "wrote" if err.is_write else "read"
+        yield (f"the thread of pixel (x = {x}, y = {y}), inside the image, {did} byte "
+               f"{err.offset} = 9 * {i} + {err.offset - 9 * i}, past the end of the image's "
+               f"bytes: {TRIPLED}", TRIPLED_HINT)
+
+
+def _tripled(rgb, out):
+    """Every third pixel of the image right (pixel 3k stored by the thread of pixel k) and the
+    others never written, bytes past the end of out written: the index multiplied by 3 twice, on
+    a GPU, where the reads and stores past the end do not stop the kernel."""
+    pixels, unwritten = rgb.reshape(-1, 3), out.unwritten.reshape(-1, 3)
+    third = np.arange(len(pixels)) % 3 == 0
+    if out.past.size and (unwritten.all(axis=1) == ~third).all() and \
+            near(out.got.reshape(-1, 3)[third], reference(rgb).reshape(-1, 3)[third]):
+        yield (f"only every third pixel (0, 3, 6, ...) was written, each right, and bytes past "
+               f"the end of out too: {TRIPLED}", TRIPLED_HINT)
+
+
 def _refine(failure):
     """A conversion that stopped on a negative sum (its fields: the value, the type, the thread)
     which the thread's pixel gives with its channels read as signed chars."""
     err, launch = failure.error, failure.launch
     value, to_type = getattr(err, "value", None), getattr(err, "to_type", None) or ""
     rgb = getattr(launch, "model", None)
+    yield from _tripled_crash(failure)
     if failure.kind != "conversion" or value is None or rgb is None or not getattr(
             err, "thread", None) or not to_type.startswith("unsigned"):
         return
@@ -108,6 +145,7 @@ def _refine(failure):
 
 def _mistakes(case, run):
     yield from _and_or_width(case, run)
+    yield from _tripled(run.model, run.out)
     yield from _guard_on_the_thread(run)
     yield from written_mistakes(run.out, case, WORDS, WILD_HINT, WILD_HINT)
     yield from _signed(run.model, run.out.got)

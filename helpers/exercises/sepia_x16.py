@@ -89,6 +89,7 @@ def _mistakes(case, run):
     yield from _past_the_end(run.out.past, n)
     yield from _unwritten(run.out.unwritten, n)
     yield from _res_not_zeroed(rgb, got, n)
+    yield from sepia_x16_models.unclamped(rgb, got, n)
     yield from _wrong_groups(rgb, got, n)
     yield from sepia_x16_models.pixels_left_out(rgb, got, n)
     yield from sepia_x16_models.mistakes(rgb, got, n, sepia.JUNK)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises import sepia
+from helpers.exercises.sepia_models import ROUNDING_SLACK
 
 BY_COMPONENT = [0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11]
 """w[] = {a.x, b.x, c.x, a.y, b.y, c.y, ...}: the loaded words taken component by component."""
@@ -179,3 +180,38 @@ def _uint4s_apart(flat, groups, mine):
                    f"uint4 3t + {k} and 3t + {2 * k}, other groups' bytes",
                    "src points at thread t's first uint4, and its group's 48 bytes are the "
                    "three side by side: uint4 a = src[0], b = src[1], c = src[2]")
+
+
+def _unclamped_bytes(rgb, n):
+    """(bytes, known) of a kernel whose sepia_channel does not clamp: each channel's sum rounded
+    to a whole number v, past 255 too; in the groups set_byte ORs v << 8 * (k & 3) into its word,
+    its bits above the byte into the next byte (those of a word's top byte are lost), and the
+    tail stores v wrapped to a byte. ``known``: False at a sum within the rounding slack of
+    a .5 (where the kernel's float may round the other way) and at the byte after it."""
+    exact = (rgb.astype(np.float64) @ sepia.SEPIA.T).ravel() + 0.5
+    v = np.floor(exact).astype(np.uint64)
+    whole = 48 * (n // 16)
+    k = np.arange(whole)
+    words = np.bitwise_or.reduce((v[:whole] << (8 * (k & 3)).astype(np.uint64)).reshape(-1, 4),
+                                 axis=1) & 0xFFFFFFFF
+    model = np.concatenate([words.astype("<u4").view(np.uint8), (v[whole:] & 0xFF).astype(np.uint8)])
+    unsure = np.abs(exact - np.round(exact)) < ROUNDING_SLACK
+    return model, ~(unsure | np.concatenate([[False], unsure[:-1]]))
+
+
+def unclamped(rgb, got, n):
+    """out is what a kernel gives whose sepia_channel does not clamp (``_unclamped_bytes``), in
+    every byte known, and some sum goes past 255."""
+    model, known = _unclamped_bytes(rgb, n)
+    exact = rgb.astype(np.float64) @ sepia.SEPIA.T + 0.5
+    mine = got.ravel()
+    if not (exact >= 256).any() or not np.array_equal(mine[known], model[known]):
+        return
+    p, c = (int(a[0]) for a in np.nonzero(exact >= 256))
+    yield (f"{int((exact >= 256).sum())} sums go past 255, and each came out as if not clamped "
+           f"(pixel {p}, {sepia.CHANNEL_NAMES[c]}: the sum is {exact[p, c] - 0.5:.1f}, got "
+           f"{got[p, c]}, expected 255): sepia_channel does not clamp: a sum past 255 keeps its "
+           "bits above the byte, which set_byte ORs into the next byte of the group, and which "
+           "the tail's byte store drops (256 + 5 becomes 5)",
+           "clamp in sepia_channel before the conversion: return (unsigned int)fminf(wr * r + "
+           "wg * g + wb * b + 0.5f, 255.0f);")

@@ -170,6 +170,7 @@ def _wrong_sum(got, x, calls):
     if got != want:
         yield from stopped_at_empty([hi - lo for lo, hi in zip(bounds, bounds[1:])], calls,
                                     "element", "summed")
+        yield from _last_device_left_out(got, x, calls, bounds)
         if got == float(x[:bounds[1]].sum(dtype=np.float64)):
             yield "the sum is device 0's share alone", "add every device's partial sum to total"
         if got == float(x[bounds[-2]:].sum(dtype=np.float64)):
@@ -188,6 +189,22 @@ def _wrong_sum(got, x, calls):
         yield f"the sum is right, but device {idle[0]} summed nothing", SHARE_HINT
     if max(calls) - min(calls) > 1:
         yield f"the sum is right, but the shares are uneven: {calls} elements", SHARE_HINT
+
+
+def _last_device_left_out(got, x, calls, bounds):
+    """The last device's share, not empty, never summed (sums[n - 1] never called), every other
+    device's summed in full, and the sum theirs: the first loop stopped one short of the last
+    device, as for k in range(n - 1) does."""
+    shares, last = [hi - lo for lo, hi in zip(bounds, bounds[1:])], len(calls) - 1
+    if calls[last] or not shares[last] or calls[:last] != shares[:last] or \
+            got != float(x[:bounds[last]].sum(dtype=np.float64)):
+        return
+    lo, hi = bounds[last], bounds[last + 1]
+    rest = "the other devices' shares alone" if last else "0, no device having summed"
+    yield (f"device {last}'s share, x[{lo}:{hi}] ({hi - lo} elements), was never summed: "
+           f"sums[{last}] was never called, and the sum is {rest}: the "
+           "loop over the devices stopped one short of the last, as for k in range(n - 1) does",
+           "loop over every device, the last too: for k in range(n), n = len(contexts)")
 
 
 def _hi_without_parentheses(got, x, calls):

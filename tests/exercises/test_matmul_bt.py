@@ -87,6 +87,12 @@ WRONG = {
                             "each 16 x 16 tile of C came out transposed"),
     "bs_read_with_ty": ([(READ, "sum += As[ty][j] * Bs[ty][j];")],
                         "sum read Bs with the thread's row, Bs[ty][j]"),
+    # blind audit TEB-matmul_bt-1: C's row length taken from A's (was '1504 of 3072 elements of C
+    # were never written (the first is C[24][32]) ... Hint: every thread inside C stores its sum
+    # once, ...: C[row * N + col] = sum', nothing saying the store's rows were K apart)
+    "c_rows_k_apart": ([("C[row * N + col] = sum;", "C[row * K + col] = sum;")],
+                       "C's elements were stored at row * K + col, rows K = 32 apart, where C is "
+                       "M x N and its rows hold N = 64"),
     "no_store_guard": ([("    if (row < M && col < N)\n        C[", "    C[")],
                        "if (row < M && col < N)"),
     # the element traced back, named by its row and column and as the kernel indexes it

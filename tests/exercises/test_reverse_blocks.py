@@ -35,6 +35,14 @@ WRONG = {
     "s_not_shared": ([("__shared__ float s[BLOCK];", "float s[BLOCK];")],
                      ["s is not in shared memory", "each thread had its own s",
                       "__shared__ float s[BLOCK];"]),
+    # blind audit TEB-reverse_blocks-1: s declared int, each float cut to a whole number on its way
+    # through s (was '1000 of 1000 elements are wrong (the first is out[0] = 0, expected
+    # -0.738279) ... Hint: element j of the block's output is its element len - 1 - j: ...', the
+    # mirror the learner had right); told from a kernel that stores 0 by a launch of in * 1000
+    "s_declared_int": ([("__shared__ float s[BLOCK];", "__shared__ int s[BLOCK];")],
+                       ["every element of out is its mirror cut to a whole number (toward zero)",
+                        "a shared array declared int (__shared__ int s[BLOCK])",
+                        "Hint: s carries in's floats: declare it __shared__ float s[BLOCK]"]),
     "mirror_one_off": ([("s[len - 1 - j]", "s[len - j]")], ["one element off"]),
     "len_not_capped": ([("int len = min(BLOCK, n - start);", "int len = n - start;")],
                        ["far past the end of s", "len = min(BLOCK, n - start)"]),

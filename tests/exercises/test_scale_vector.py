@@ -26,6 +26,14 @@ WRONG = [
     ("no_bounds_guard",
      variant(KERNEL, ("    if (i < n) {\n        y[i] = alpha * x[i];\n    }", "    y[i] = alpha * x[i];")),
      ["every thread past the end wrote", "a bounds guard must test the global index against n"]),
+    # blind audit TEB-scale_vector-1 (was 'no guard compared the thread's global i with n', though
+    # if (i < n) was there: without braces it covered only the load, and the store ran for all)
+    ("guard_without_braces_covers_only_the_load",
+     variant(KERNEL, ("    if (i < n) {\n        y[i] = alpha * x[i];\n    }",
+                      "    float v = 0.0f;\n    if (i < n)\n        v = x[i];\n        y[i] = alpha * v;")),
+     ["the threads past the end stored into y (y[1000] to y[1023]) but none of them read x",
+      "covers only the one statement after it", "Hint: put the store inside the guard too, with "
+      "braces: if (i < n) { y[i] = alpha * x[i]; }"]),
     # blind audit S2-10 (was 'elements past n were written (y[n] and beyond) ... Hint: add a
     # bounds guard, if (i < n), ...', though there is a guard, on threadIdx.x)
     ("guard_on_the_place_in_the_block",

@@ -102,6 +102,11 @@ WRONG = {
                                       "sum (r2 where g2 belongs)"),
     "green_from_the_red_result": ([("0.349f * r + 0.686f * g", "0.349f * r2 + 0.686f * g")],
                                   "the green output is 0.137 r + 0.954 g + 0.234 b"),
+    # blind audit TEB-sepia-1 (was 'the kernel crashed: ... a read of rgb at sepia.cu:16, 4 bytes
+    # past the end ... Hint: a thread went outside the image: ...', the guard blamed, though the
+    # thread's pixel was inside): i taken for the byte offset, then 3 * i again at the reads
+    "index_scaled_by_3_twice": ([("int i = y * width + x;", "int i = 3 * (y * width + x);")],
+                                "the index was multiplied by 3 twice"),
     "read_at_the_pixel_index": ([("float r = rgb[3 * i], g = rgb[3 * i + 1], b = rgb[3 * i + 2];",
                                   "float r = rgb[i], g = rgb[i + 1], b = rgb[i + 2];")],
                                 "pixel i was read from bytes i, i + 1 and i + 2"),
@@ -270,3 +275,24 @@ def test_channels_in_a_char_are_named_from_a_gpus_output():
     problem, hint = next(sepia._signed(rgb, sepia.signed_tone(rgb)))
     assert "read into a char, which holds -128 to 127" in problem
     assert "float r = rgb[3 * i]" in hint
+
+
+def test_index_scaled_by_3_twice_is_named_from_a_gpus_output():
+    """On a GPU the reads and stores of i = 3 * (y * width + x) at 3 * i past the end need not
+    stop the kernel: the thread of pixel k stores pixel 3k, right, the other pixels are never
+    written, and bytes past the end of out are."""
+    from helpers.exercises import sepia
+    from helpers.exercises.common import Result
+    from helpers.exercises.sepia_models import reference
+
+    rgb = np.random.default_rng(4).integers(0, 256, (5, 7, 3), dtype=np.uint8)
+    got = np.full(rgb.size, 0xEF, np.uint8)
+    got.reshape(-1, 3)[::3] = reference(rgb).reshape(-1, 3)[::3]
+    unwritten = np.ones((35, 3), bool)
+    unwritten[::3] = False
+    out = Result(got=got.reshape(rgb.shape), past=np.arange(105, 200),
+                 unwritten=unwritten.reshape(rgb.shape))
+    problem, hint = next(sepia._tripled(rgb, out))
+    assert "only every third pixel (0, 3, 6, ...) was written" in problem
+    assert "the index was multiplied by 3 twice" in problem
+    assert hint.startswith("multiply by 3 once: i = y * width + x")

@@ -69,6 +69,12 @@ WRONG = {
                                          "(n = 1961 pixels, block = (256, 1, 1), grid = (1, 1)). Hint: "
                                          "add to the byte's index, inside the call: g = byte_of(w, 3 "
                                          "* p + 1), bl = byte_of(w, 3 * p + 2)"),
+    # blind audit TEB-sepia_x16-1: sepia_channel without its clamp (was '368 of 5856 values are
+    # wrong (the first is x = 9, y = 0, red: got 5, expected 255) ... Hint: pixel i's red, green
+    # and blue are at 3*i, ...; round with + 0.5f and clamp to 255', the clamp one clause of many)
+    "channel_not_clamped": ([(CHANNEL_SUM, "return (unsigned int)(wr * r + wg * g + wb * b + 0.5f);")],
+                            "sepia_channel does not clamp: a sum past 255 keeps its bits above the "
+                            "byte"),
     "no_tail": ([(TAIL, "        for (int i = 16 * groups; i < 16 * groups; i++)\n")],
                 "(the tail past the last whole group of 16) were never written"),
     "tail_by_the_spare_threads": ([("} else if (t == groups) {", "} else if (t != groups) {")],

@@ -48,6 +48,10 @@ WRONG = {
     "stops_at_an_empty_share": ([("            continue\n", "            break\n")],
                                 "stopped at device 0's empty share: device 1's share (1 element)",
                                 "continue (not break)"),
+    # blind audit TEB-split_sum-1: the first loop stops one short (was 'the sum is device 0's
+    # share alone ... Hint: add every device's partial sum to total', the adding, which was right)
+    "last_device_left_out": ([("for k in range(n):", "for k in range(n - 1):")],
+                             "was never summed: sums[", "for k in range(n), n = len(contexts)"),
     "one_device_does_all": ([(BOUNDS, "lo, hi = (0, len(x)) if k == 0 else (0, 0)")],
                             "device 1 summed nothing", "x[lo:hi]"),
     "context_left_pushed": ([("    return float(total)", "    contexts[0].push()\n"
