@@ -38,7 +38,8 @@ class OpenCLExercise:
     """One ``.cl`` exercise: see the module's docstring. ``crash_hint``: the hint for a launch
     that failed and for an access Oclgrind saw outside a buffer; ``race_hint`` (with
     ``races=True``) for a data race; ``uninitialized=True`` turns on Oclgrind's check of values
-    used before anything wrote them too (an exercise's ``reports`` names what it sees). ``reports(messages, case, code)``, where given, says what
+    used before anything wrote them too (an exercise's ``reports`` names what it sees).
+    ``reports(messages, case, code)``, where given, says what
     Oclgrind's messages of a launch of ``case`` show in the exercise's own words, in place of
     ``OpenCLExercise.reports`` (``code``: the kernel's source, its comments blanked and its lines
     kept, as Oclgrind numbers them). ``text(code)``, where given, names a mistake that the
