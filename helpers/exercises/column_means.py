@@ -66,8 +66,9 @@ def planted_bug(kernels):
             f"stop the kernel: {describe(tall.error)}",
             "element (r, col) of a rows x cols matrix stored row after row is m[r * cols + col]: "
             "a step down a column moves one whole row, cols floats")
-    if _grid_wide(err, TALL) and _grid_wide(wide.error, WIDE):
-        r, width = _grid_wide(wide.error, WIDE)
+    stepped = _grid_wide(wide.error, WIDE)
+    if stepped and _grid_wide(err, TALL):
+        r, width = stepped
         col = wide.error.block[0] * 32 + wide.error.thread[0]
         return not_yet(
             f"on a {WIDE[0]} x {WIDE[1]} matrix (block = (32, 1, 1), grid = ({width // 32}, 1)) "
