@@ -104,10 +104,13 @@ def submit(stream, action, what, after=(), touches=()):
 
 
 def _settle_markers():
-    """Markers whose work has all run are reached."""
+    """Markers whose work has all run are reached. A collection may free memory at any
+    allocation here and run the work that uses it (before_free), which settles markers of this
+    list before the loop gets to them: those are gone from _pending already."""
     for op in list(_pending.values()):
         if op.action is None and all(d.done for d in op.deps):
-            del _pending[op.seq]
+            if _pending.pop(op.seq, None) is None:
+                continue
             op.done = True
             _finish(op, 0.0)
 
