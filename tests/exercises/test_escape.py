@@ -1,0 +1,37 @@
+"""The escape-time model that the Julia and Mandelbrot exercises share (helpers/exercises/escape):
+its counts against a loop written out pixel by pixel, and the results it remembers."""
+
+import numpy as np
+
+from helpers.exercises import escape
+
+f32 = np.float32
+
+
+def one_pixel(z_re, z_im, c_re, c_im, max_iter):
+    """Notebook 03's loop for one pixel, in float32."""
+    count = 0
+    while count < max_iter and z_re * z_re + z_im * z_im <= f32(4):
+        z_re, z_im = z_re * z_re - z_im * z_im + c_re, f32(2) * z_re * z_im + c_im
+        count += 1
+    return count
+
+
+def test_the_counts_are_the_loop_s_pixel_by_pixel():
+    re, im = escape.pixel_grid(17, 11, -2.0, -1.25, 0.15, 0.23)
+    got = escape.escape_counts(np.zeros_like(re), np.zeros_like(im), re, im, 40)
+    want = [[one_pixel(f32(0), f32(0), re[y, x], im[y, x], 40) for x in range(17)]
+            for y in range(11)]
+    assert np.array_equal(got, want) and 0 < got.min() < got.max() == 40
+
+
+def test_a_result_asked_again_is_a_copy_of_the_first_and_other_arguments_are_not_mixed_up():
+    re, im = escape.pixel_grid(9, 7, -1.5, -1.0, 0.3, 0.3)
+    first = escape.escape_counts(re, im, f32(-0.8), f32(0.156), 30)
+    first[...] = -1                                    # a caller's changes stay its own
+    again = escape.escape_counts(re, im, f32(-0.8), f32(0.156), 30)
+    assert np.array_equal(again, escape._counts(re, im, f32(-0.8), f32(0.156), 30))
+    assert not np.array_equal(again, escape.escape_counts(re, im, f32(-0.8), f32(0.156), 30,
+                                                          twice=1))
+    assert not np.array_equal(again, escape.escape_counts(im, re, f32(-0.8), f32(0.156), 30))
+    assert len(escape._remembered) <= escape.REMEMBERED
