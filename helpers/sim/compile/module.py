@@ -10,6 +10,7 @@ variables and the `__shared__` bytes of each kernel (from the ELF symbol table).
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import struct
 from pathlib import Path
@@ -273,10 +274,18 @@ def global_symbols(path):
 
 def _symbol_table(path):
     """(name, info, section index, value, size, writable) of every symbol of a 64-bit ELF file
-    (none for any other file)."""
+    (none for any other file). A module's table is asked for at each load and at each launch
+    that the race check or the trace watches: it is read once for the file as it stands (its
+    inode, modification time and size), again only where the file was rewritten."""
+    stat = os.stat(path)
+    return _read_symbol_table(os.fspath(path), stat.st_ino, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=64)
+def _read_symbol_table(path, *_identity):
     data = Path(path).read_bytes()
     if data[:4] != b"\x7fELF" or data[4] != 2:
-        return []
+        return ()
     shoff, = struct.unpack_from("<Q", data, 40)
     shentsize, shnum = struct.unpack_from("<HH", data, 58)
     sections = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
@@ -295,7 +304,7 @@ def _symbol_table(path):
             start = strings + name
             symbols.append((data[start:data.index(b"\0", start)].decode(), info, shndx, value,
                             nbytes, shndx in writable_sections))
-    return symbols
+    return tuple(symbols)
 
 
 def _tls_symbols(library):
