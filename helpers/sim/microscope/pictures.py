@@ -37,24 +37,37 @@ def access_table(launch):
     out["line"], out["bytes"] = lines[raw["site"]], raw["size"]
     out["write"] = (raw["flags"] & WRITE) != 0
     out["shared"] = (raw["flags"] & SHARED) != 0
-    for i, rec in enumerate(raw):  # names: a loop, but pictures are of small launches
-        if rec["flags"] & SHARED:
-            name, index, _ = launch.places.shared_place(int(rec["addr"]), bool(rec["flags"] & DYNAMIC),
-                                                        int(rec["size"]) or 1)
-            out[i]["offset"] = rec["addr"]
-        else:
-            place = launch.places.global_place(int(rec["addr"]))
-            name, index = place[:2] if place else ("?", -1)
-            out[i]["offset"] = _offset(launch, int(rec["addr"]))
-        out[i]["array"], out[i]["index"] = name, index
+    out["array"], out["index"] = "?", -1
+    _name_shared(out, raw, launch.places)
+    _name_global(out, raw, launch.places)
     return out.view(np.recarray)
 
 
-def _offset(launch, address):
-    for start, size, *_ in launch.places.arrays:
-        if start <= address < start + size:
-            return address - start
-    return address
+def _name_shared(out, raw, places):
+    """Array, element and offset of each shared access: an element of the access's own size
+    (Places.shared_place), worked out once for each (address, dynamic, size) there is."""
+    shared = np.flatnonzero(out["shared"])
+    keys = np.stack([raw["addr"][shared].astype(np.int64),
+                     (raw["flags"][shared] & DYNAMIC) != 0,
+                     np.maximum(raw["size"][shared], 1)], axis=1)
+    kinds, which = np.unique(keys, axis=0, return_inverse=True)
+    named = [places.shared_place(int(a), bool(d), int(b)) for a, d, b in kinds]
+    out["offset"][shared] = keys[:, 0]
+    out["array"][shared] = [named[k][0] for k in which.ravel()]
+    out["index"][shared] = [named[k][1] for k in which.ravel()]
+
+
+def _name_global(out, raw, places):
+    """Array, element and offset of each global access: in the first kernel argument whose
+    allocation holds it (Places.global_place), else "?" and the address itself."""
+    addresses = raw["addr"].astype(np.int64)
+    left = ~out["shared"]
+    out["offset"][left] = addresses[left]
+    for start, size, label, elem, view in places.arrays:
+        inside = left & (addresses >= start) & (addresses < start + size)
+        out["array"][inside], out["index"][inside] = label, (addresses[inside] - start - view) // elem
+        out["offset"][inside] = addresses[inside] - start
+        left &= ~inside
 
 
 def _axes(ax, figsize):

@@ -11,6 +11,7 @@ declares it.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from ..c_types import element_bytes
@@ -33,9 +34,11 @@ def parameter_names(source, kernel):
     return names
 
 
+@functools.lru_cache(maxsize=64)
 def dynamic_shared_name(source, kernel):
     """The name of the kernel's `extern __shared__` array: the only one the source declares, else
-    the one declared in the kernel's body; None when the source does not say."""
+    the one declared in the kernel's body; None when the source does not say. (Remembered: a
+    launch the race check, init check or trace watches asks again for its module's source.)"""
     found = [(m.start(), m.group(2)) for m in EXTERN_SHARED.finditer(source or "")]
     if len({name for _, name in found}) == 1:
         return found[0][1]
