@@ -302,6 +302,54 @@ def test_the_race_check_sees_a_fragment_loaded_before_the_barrier():
     assert "kernel.cu:13" in (race.first.line, race.second.line)  # load_matrix_sync's line
 
 
+
+ONE_WARP = r"""
+#include <mma.h>
+using namespace nvcuda;
+extern "C" __global__ void one_warp(const float *a, float *d, int synced) {
+    __shared__ float tile[256];
+    __shared__ float out[256];
+    for (int i = threadIdx.x; i < 256; i += 32) tile[i] = a[i];   // the warp stages the tiles
+    if (synced) __syncwarp();
+    wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::col_major> fb;
+    wmma::fragment<wmma::accumulator, 16, 16, 8, float> fc;
+    wmma::fill_fragment(fc, 0.0f);
+    wmma::load_matrix_sync(fa, tile, 8);
+    wmma::load_matrix_sync(fb, tile + 128, 8);
+    wmma::mma_sync(fc, fa, fb, fc);
+    wmma::store_matrix_sync(out, fc, 16, wmma::mem_row_major);
+    if (synced) __syncwarp();
+    for (int i = threadIdx.x; i < 256; i += 32) d[i] = out[255 - i];  // others' elements
+}
+"""
+
+
+@simulator_only
+@pytest.mark.parametrize("unsynced, lines", [(0, (7, 13)), (1, (16, 18))],
+                         ids=["staged_then_loaded", "stored_then_read"])
+def test_the_matrix_functions_wait_for_the_warp_but_order_no_memory(unsynced, lines):
+    """CUDA promises memory ordering for __syncwarp(), not for load_matrix_sync and
+    store_matrix_sync, which only wait for the warp's lanes: a lane's staged element loaded by
+    another lane (line 7, then 13), or a stored fragment's element read by another lane (16, then
+    18), with no __syncwarp() between, is a race."""
+    from helpers.sim.settings import settings
+
+    syncs = ONE_WARP.split("if (synced) __syncwarp();")
+    source = "".join(part + ("" if i == unsynced else "__syncwarp();") for i, part in
+                     enumerate(syncs[:-1])) + syncs[-1]
+    a, d = np.ones(256, np.float32), np.zeros(256, np.float32)
+    with settings.changed(racecheck=True):
+        SourceModule(ONE_WARP, no_extern_c=True).get_function("one_warp")(
+            drv.In(a), drv.Out(d), np.int32(1), block=(32, 1, 1))
+        assert np.all(d == 8)
+        with pytest.raises(drv.LaunchError) as info:
+            SourceModule(source, no_extern_c=True).get_function("one_warp")(
+                drv.In(a), drv.Out(d), np.int32(0), block=(32, 1, 1))
+    race = info.value
+    assert race.kind == "race" and race.space == "shared"
+    assert {race.first.line, race.second.line} == {f"kernel.cu:{n}" for n in lines}
+
 WRAP = r"""
 #include <mma.h>
 using namespace nvcuda;

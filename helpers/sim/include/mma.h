@@ -39,8 +39,13 @@
 // the 19 bits that are read, to nearest, ties away from zero, as cvt.rna.tf32.f32 does.
 //
 // The _sync functions are warp-collective: the 32 lanes of a warp call each at the same line.
-// load_matrix_sync and store_matrix_sync meet as __syncwarp() does, then each lane loads or stores
-// its own elements (the caller's accesses: the race check, init check and bounds check see them);
+// load_matrix_sync and store_matrix_sync wait for the warp's 32 lanes, then each lane loads or stores
+// its own elements (the caller's accesses: the race check, init check and bounds check see them).
+// Waiting is all they do: unlike __syncwarp(), which "guarantees memory ordering among threads
+// participating in the barrier" (CUDA's programming guide), they order no memory, so the race check
+// holds a lane's store of a staged element and another lane's load_matrix_sync of it, with no
+// __syncwarp() or __syncthreads() between, to be a race, as it does a store of a fragment and another
+// lane's read of it;
 // mma_sync hands the 32 lanes' fragments to one computation (sim::WarpTask). A leading dimension
 // that is not a multiple of 16 bytes (PTX's rule) stops the launch. A pointer to 16-bit elements
 // that is not a multiple of 4 bytes (an odd element) stops it as a GPU's "misaligned address"
@@ -271,7 +276,7 @@ template <class _F, class _T> __SIM_MMA_INLINE void load(_F &__f, const _T *__p,
     check_ldm(__c, "load_matrix_sync", __ldm, sizeof(_T));
     same_for_the_warp(__c, "load_matrix_sync", __p, __ldm, sizeof(_T));
     check_aligned(__c, "load_matrix_sync", __p, sizeof(_T), false);
-    __sim_sync_warp_at(__c.site, 0xffffffffu);
+    sim::sync_warp(__c.site, 0xffffffffu);  // the lanes meet; memory is not ordered
     const int __lane = (int)(((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) & 31);
     for (int __i = 0; __i < _F::num_elements; __i++) {
         int __r, __col;
@@ -319,7 +324,7 @@ __SIM_MMA_INLINE void store_matrix_sync(_T *__p, const _F &__f, unsigned __ldm, 
     __sim::whole_warp(__c, "store_matrix_sync");
     __sim::check_ldm(__c, "store_matrix_sync", __ldm, sizeof(_T));
     __sim::check_aligned(__c, "store_matrix_sync", __p, sizeof(_T), true);
-    __sim_sync_warp_at(__c.site, 0xffffffffu);
+    sim::sync_warp(__c.site, 0xffffffffu);  // the lanes meet; memory is not ordered
     const int __lane = (int)(((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) & 31);
     for (int __i = 0; __i < _F::num_elements; __i++) {
         int __r, __col;
