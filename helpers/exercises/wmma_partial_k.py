@@ -9,7 +9,8 @@ count of steps). The inputs are followed by NaN, so that a tile filled from past
 than with 0) shows as NaN in C, on a GPU as here. Where C is not all written, the elements that
 were are compared with those a wrong store writes (``STORES``: which tile a warp takes, where its
 tile starts, its leading dimension). A last launch on the simulator, race-checked, finds a step
-that stages its tiles before every lane has read the last ones (no __syncwarp()). A wrong staging
+that loads its tiles before every lane has staged them, or stages them before every lane has read
+the last ones (a __syncwarp() missing either way). A wrong staging
 (``STAGINGS``: the zero test on the other index or on both, B's row stride or column) is named by the C it
 computes (``wmma_partial_k_models``), and so is B's zero test against N (where N > K its C is no guard's, so a
 launch with N < K confirms it); a tile element no lane staged, by the simulator's init check.
@@ -63,9 +64,10 @@ def _is(got, want):
 
 
 def _refine(failure):
-    """A race between the lanes of a warp (the next step's staging and this step's loads), one
-    between warps (each has tiles of its own: a warp that reads another's reads past its own,
-    a leading dimension other than 16), and the shared tiles indexed past the block's warps."""
+    """A race between the lanes of a warp (this step's staging and its loads, or the next step's
+    staging and this step's loads), one between warps (each has tiles of its own: a warp that
+    reads another's reads past its own, a leading dimension other than 16), and the shared tiles
+    indexed past the block's warps."""
     if failure.kind == "array bounds":
         yield from _tile_bounds(failure)
     if failure.between == "warps" and failure.error.space == "shared" and \
@@ -75,7 +77,11 @@ def _refine(failure):
         yield ("a warp reached into another warp's tiles in shared memory: each warp's are "
                "As[w] and Bs[w], 16 x 16, so load them with a leading dimension of 16: "
                "load_matrix_sync(b, &Bs[w][0][0], 16)")
-    if failure.between == "lanes" and failure.error.hazard != "write-after-write":
+    if failure.between == "lanes" and failure.error.hazard == "read-after-write":
+        yield ("lanes loaded the tiles before every lane had staged its part: load_matrix_sync "
+               "waits for the warp's lanes but does not order their stores; a __syncwarp() "
+               "between the staging loop and load_matrix_sync")
+    if failure.between == "lanes" and failure.error.hazard == "write-after-read":
         yield ("the next step stages its tiles while other lanes may still read this step's: a "
                "__syncwarp() at the end of the loop's body, after mma_sync")
 
