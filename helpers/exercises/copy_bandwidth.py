@@ -163,6 +163,21 @@ def _queued(copies):  # how many copies host to device were queued so far
     return sum(way == "htod" for way, *_ in copies)
 
 
+def _one_event(pair, made):
+    """(problem, hint) when the time was read from one event to itself, ``pair`` = [start, end]
+    the same object: one Event made under two names (start = end = drv.Event()), or, where
+    others were made (``made``: one item an event), the one event passed twice; None otherwise."""
+    if len(pair) != 2 or pair[0] is not pair[1]:
+        return None
+    if len(made) == 1:
+        return ("start and end are the same Event object (start = end = drv.Event() makes one "
+                "event with two names): end.record(stream) recorded it again after the copy, so "
+                "the time was read from one event to itself", "make two events: start, end = "
+                "drv.Event(), drv.Event()")
+    return ("the time was read from one event to itself (the same Event object on both sides "
+            "of time_till or time_since)", "read it from start to end: start.time_till(end)")
+
+
 def _misplaced(pair, copies):
     """(problem, hint) when the events the learner's time was read from, ``pair`` = [start, end]
     (each noting how many copies were queued before its record), have no copy between them: end
@@ -185,15 +200,19 @@ def _misplaced(pair, copies):
 def _watched(drv):
     """While in use, the driver's Event and its copies as the learner's function finds them:
     each event notes whether it was recorded and the ms its time_till or time_since hands back,
-    each copy its host array. Gives ``(slip, unrecorded, misplaced)``: ``slip(gbs)``, (problem, hint) when
-    gbs is a slip's factor off the bytes copied over the last ms the events gave, None when it
-    is not, or when the time or the copies went unseen; ``unrecorded(err)``, what an error of
+    each copy its host array. Gives ``(slip, unrecorded, misplaced)``: ``slip(gbs)``, (problem,
+    hint) when gbs is a slip's factor off the bytes copied over the last ms the events gave,
+    None when it is not or when they went unseen; ``unrecorded(err)``, what an error of
     time_till or time_since shows when an event it read was never recorded (for run_catching),
-    or None; ``misplaced()``, ``_misplaced`` of the events last read."""
-    ms, event, missing, notes, pair = [], drv.Event, [], [], []
+    or None; ``misplaced()``, ``_one_event`` or else ``_misplaced`` of the events last read."""
+    ms, event, missing, notes, pair, made = [], drv.Event, [], [], [], []
 
     class Event(event):
         recorded = False
+
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append(1)
 
         def record(self, *args, **kwargs):
             self.recorded, self.queued = True, _queued(copies)
@@ -234,7 +253,7 @@ def _watched(drv):
     drv.Event = Event
     try:
         with copies_noted(drv) as copies:
-            yield slip, unrecorded, lambda: _misplaced(pair, copies)
+            yield slip, unrecorded, lambda: _one_event(pair, made) or _misplaced(pair, copies)
     finally:
         drv.Event = event
 

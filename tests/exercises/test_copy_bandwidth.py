@@ -118,6 +118,17 @@ def my_copy_gbs(h, d, stream):
                                      {"problem": "the end event was recorded before the copy "
                                                  "was queued",
                                       "hint": "queue the copy between the two events"}),
+    # blind audit TFC-copy_bandwidth-1 (was "the start event was recorded after the copy was
+    # queued: ... Hint: record start, then the copy, then end, ...", the order the function
+    # kept): Python's chained assignment makes start and end one event
+    "one_event_under_two_names": (right_but("start, end = drv.Event(), drv.Event()",
+                                            "start = end = drv.Event()"),
+                                  {"problem": ("start and end are the same Event object",
+                                               "start = end = drv.Event()"),
+                                   "hint": "start, end = drv.Event(), drv.Event()"}),
+    "time_read_from_start_to_itself": (right_but("start.time_till(end)", "start.time_till(start)"),
+                                       {"problem": "the time was read from one event to itself",
+                                        "hint": "start.time_till(end)"}),
 }
 SIMULATOR_ONLY = {}  # start recorded after the copy is named from the order of the calls, on a
                     # GPU too (it gave a huge GB/s there, 0 ms on the simulator)
