@@ -67,6 +67,7 @@ def _mistakes(case, run, reports):
         yield from _group_id(out, case, run.model)
         yield from reached(~out.unwritten, case, WORDS)
     yield from never_written(out.unwritten, WORDS)
+    yield from _across_the_height(run.model, out.got, case)  # reads before in: before reports
     yield from reports
     yield from _wrong_values(run.model, out.got, case)
 
@@ -138,6 +139,26 @@ def _across_the_range(image, got, case):
                f"mirror was taken across the range's {width} work-items, not the image's width "
                f"= {case.width}", "the range is rounded up to whole work-groups, so "
                "get_global_size(0) is more than the image's width: " + MIRROR_HINT)
+
+
+def _across_the_height(image, got, case):
+    """Every pixel read from column height - 1 - x of its row: the columns mirrored across the
+    image's height, not its width. A read before in (row 0, x > height - 1, on a wide image) is
+    left out of the comparison: Oclgrind does not make it, and a GPU reads whatever is there."""
+    if case.width == case.height:
+        return
+    y, x = np.indices(image.shape)
+    index = y * case.width + case.height - 1 - x
+    flat = np.concatenate([image.ravel(), np.full(case.span(), JUNK, image.dtype)])
+    inside = (index >= 0) & (index < flat.size)
+    if np.array_equal(got[inside], flat[index[inside]]):
+        before = "" if inside.all() else (
+            f"; from x = {case.height} on, row 0 read before the start of in")
+        yield (f"every pixel came from column height - 1 - x of its row: the columns were "
+               f"mirrored across the height = {case.height}, not the width = {case.width} "
+               f"(x = 0 read column {case.height - 1}, where its mirror is column "
+               f"{case.width - 1}{before})", "the mirror of column x is width - 1 - x (x runs "
+               "along the width): " + MIRROR_HINT)
 
 
 def _wrong_values(image, got, case):

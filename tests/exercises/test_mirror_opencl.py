@@ -73,6 +73,13 @@ WRONG = {
     "x_from_the_group_id": ([(X, "int x = get_group_id(0);")],
                             "only columns 0 to 3 were written (right): x took the work-group's "
                             "index, get_group_id(0)", "x = get_global_id(0) (the column)"),
+    # blind audit TFC-mirror_opencl-1 (was "Oclgrind reported 16 accesses outside a buffer, ...
+    # by work-item (37, 0) at line 15 ... Hint: x = get_global_id(0) (the column), ... start the
+    # kernel with if (x >= width || y >= height) return;", both right): the height for the width
+    "mirrored_across_the_height": ([(READ, "in[y * width + (height - 1 - x)]")],
+                                   "every pixel came from column height - 1 - x of its row: the "
+                                   "columns were mirrored across the height = 37, not the width "
+                                   "= 53", "the mirror of column x is width - 1 - x"),
 }
 RIGHT = {
     "guard_around_the_store": [(GUARD + "\n", ""), ("    out[y * width + x] =",
