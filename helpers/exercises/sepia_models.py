@@ -2,7 +2,8 @@
 matrix or rounding for a wrong kernel's), when two results are the same to a level (``near``,
 ``_differs``), and the wrong kernels that mix up the channels, each with its problem and hint:
 a channel holding another's results (``copied_channel``), one channel rounded or clamped another
-way (``one_channel``), channels read, stored or weighted in another order (``mixed_up``)."""
+way (``one_channel``), channels read, stored or weighted in another order or one read from
+another's byte (``mixed_up``)."""
 
 from __future__ import annotations
 
@@ -134,7 +135,33 @@ def mixed_up(rgb, got, layout_hint):
         if near(got, reference(flat[first[..., None] + step * np.arange(3)])):
             yield problem, layout_hint
     yield from _in_place(rgb, got)
+    yield from _read_twice(rgb, got)
     yield from _other_weights(rgb, got, layout_hint)
+
+
+def _read_twice(rgb, got):
+    """A channel read from another channel's byte (b = rgb[3*i + 1]: green read twice, blue
+    never), the weights right: every output weighs the byte read in the other's place."""
+    for reads in itertools.product(range(3), repeat=3):
+        if len(set(reads)) == 3 or not near(got, reference(rgb[..., list(reads)])):
+            continue
+        wrong = [c for c in range(3) if reads[c] != c]
+        told = "; ".join(f"{'rgb'[c]} was read from the {CHANNEL_NAMES[reads[c]]} byte, "
+                         f"{_byte(reads[c])}, where {CHANNEL_NAMES[c]} is byte {_byte(c)}"
+                         for c in wrong)
+        instead = " and ".join(f"{CHANNEL_NAMES[reads[c]]} in place of {CHANNEL_NAMES[c]}"
+                               for c in wrong)
+        y, x = np.argwhere((got != reference(rgb)).any(axis=2))[0]
+        yield (f"{told}: every output channel weighed {instead} (x = {x}, "
+               f"y = {y}: r, g, b = {', '.join(str(v) for v in rgb[y, x])}, read as "
+               f"{', '.join(str(v) for v in rgb[y, x, list(reads)])})",
+               "read each channel from its own byte: " + ", ".join(
+                   f"{'rgb'[c]} = rgb[{_byte(c)}]" for c in wrong))
+        return
+
+
+def _byte(c):  # the byte of pixel i's channel c
+    return f"3*i + {c}" if c else "3*i"
 
 
 def _in_place(rgb, got):

@@ -158,6 +158,11 @@ WRONG = {
                                            "    for (int i = 0; i < width * height; i++) {\n"),
                                           (WRITE_B + "}", WRITE_B + "    }\n}")],
                                          "two threads wrote out[0]"),
+    # the OpenCL port's blind audit TFC-sepia_opencl-1, here too (the models are shared): blue
+    # read from the green byte, so the weights fitted put b's weight on g
+    "blue_read_from_the_green_byte": ([("b = rgb[3 * i + 2];", "b = rgb[3 * i + 1];")],
+                                      "b was read from the green byte, 3*i + 1, where blue is "
+                                      "byte 3*i + 2"),
 }
 
 

@@ -14,7 +14,7 @@ INDEX = ("int x = get_global_id(0);   // column", "int y = get_global_id(1);   /
 GUARD = "if (x >= width || y >= height)\n        return;"
 WRITES = [f"convert_uchar_sat({c}2 + 0.5f)" for c in "rgb"]
 
-# name: (replacements in the solution, a piece of the expected verdict)
+# name: (replacements in the solution, a piece of the expected verdict, or a tuple of them)
 WRONG = {
     # blind audit TDC-sepia_opencl-1 (was "5142 of 5883 values are wrong (the first: x = 0, y = 0,
     # red: got 11, expected 160 ...). Hint: pixel i's red, green and blue are at 3*i ..."): the
@@ -69,6 +69,14 @@ WRONG = {
     "wrong_weight": ([("0.769f * g", "0.669f * g")], "the red output is 0.393 r + 0.669 g + 0.189 b"),
     "wild_index": ([("int i = y * width + x;", "int i = y * width + x + 100000;")],
                    "outside"),
+    # blind audit TFC-sepia_opencl-1 (was "the red output is 0.393 r + 0.958 g + 0.000 b, where
+    # the matrix has 0.393 r + 0.769 g + 0.189 b ... Hint: each output channel comes from the
+    # input's r, g and b: ...", weights that were right): green read twice, blue never
+    "blue_read_from_the_green_byte": ([("b = rgb[3 * i + 2];", "b = rgb[3 * i + 1];")],
+                                      ("b was read from the green byte, 3*i + 1, where blue is "
+                                       "byte 3*i + 2",
+                                       "Hint: read each channel from its own byte: "
+                                       "b = rgb[3*i + 2]")),
 }
 
 NO_CLAMP = [(w, f"(uchar)({w.removeprefix('convert_uchar_sat(')}") for w in WRITES]
@@ -101,7 +109,9 @@ def test_wrong_port_fails_with_its_hint(ctx, name, capsys):
     verdict = check_sepia_opencl_kernel(kernel(ctx, variant(SOLUTION, *replacements)))
     assert verdict.passed is False
     out = capsys.readouterr().out
-    assert out.startswith("NOT YET: ") and expected in out, out
+    assert out.startswith("NOT YET: "), out
+    for piece in expected if isinstance(expected, tuple) else (expected,):
+        assert piece in out, out
     assert "blockIdx" not in out and "threadIdx." not in out, out  # OpenCL's words, not CUDA's
 
 
