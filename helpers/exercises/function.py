@@ -160,6 +160,26 @@ def learner_line(err: BaseException) -> tuple | None:
     return number, "your cell" if cell else Path(name).name, text or "its text unknown"
 
 
+def uncalled(fn, names=("synchronize",)) -> list:
+    """``(number, place, text)`` of each statement of ``fn``'s code that names a method of
+    ``names`` without calling it (``s.synchronize``, no parentheses: Python only looks the method
+    up), numbered as ``learner_line`` numbers a line; empty where the code is not known."""
+    import ast
+    import inspect
+    import textwrap
+
+    try:
+        lines, first = inspect.getsourcelines(fn)
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except (OSError, TypeError, SyntaxError):
+        return []
+    name = fn.__code__.co_filename
+    place = "your cell" if name.startswith("<") or "ipykernel_" in name else Path(name).name
+    return sorted((first + node.lineno - 1, place, ast.unparse(node.value))
+                  for node in ast.walk(tree) if isinstance(node, ast.Expr)
+                  and isinstance(node.value, ast.Attribute) and node.value.attr in names)
+
+
 def from_file(path: str, name: str):
     """The function ``name`` that ``cuda_src/<path>`` defines (notebook 11's small exercises are
     files the learner edits, as the kernel stubs are, for that notebook's stored two-GPU run

@@ -26,7 +26,8 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises import hidden as hidden_cases
-from helpers.exercises.function import Refused, check_function, hold_streams, run_catching
+from helpers.exercises.function import (Refused, check_function, hold_streams, run_catching,
+                                         uncalled)
 from helpers.exercises.verdict import Verdict, check_cases
 
 CASES = [(300_007, 1 << 15), (50_000, (1 << 14) + 12)]  # (n, chunk) in float32 elements
@@ -184,8 +185,20 @@ def _scaled(case):  # on a GPU 16 times larger: a copy there must outlast a Pyth
 
 def _mistakes(fn, n, chunk, drv, catch=True):
     """Run fn once on fresh buffers of ``drv`` (a driver: PyCUDA's or the simulator's); yield
-    each mistake seen, in order. ``catch``: an exception fn raises is a mistake (else it is
-    raised)."""
+    each mistake seen, in order, the first told as a wait that never happened where fn's code
+    names s.synchronize without calling it. ``catch``: an exception fn raises is a mistake (else
+    it is raised)."""
+    waits = uncalled(fn)
+    for problem, hint in _seen(fn, n, chunk, drv, catch):
+        if waits:
+            line, place, text = waits[0]
+            yield (f"{text} at line {line} of {place} names the method without calling it (no "
+                   f"parentheses), so the host never waited there: {problem}",
+                   f"call it: {text}(); without the parentheses Python only looks the method up")
+        yield problem, hint
+
+
+def _seen(fn, n, chunk, drv, catch):  # _mistakes's, as the run shows them
     h = np.random.default_rng(n).random(n, dtype=np.float32)
     d = drv.mem_alloc((n + chunk) * 4)  # a guard of a chunk after it, for a last chunk too long
     drv.memset_d32(d, 0x7FC00000, n + chunk)  # NaN: h holds none

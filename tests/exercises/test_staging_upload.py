@@ -106,9 +106,23 @@ WRONG = {
                                              "chunk 0's copy out of it had run: the host did not "
                                              "wait for streams[0] before chunk 2's filling",
                                   "hint": "wait for streams[c % 2] for every chunk"}),
+    # blind audit TFC-staging_upload-1 (was "each chunk holds the data of the last chunk that
+    # went through its staging buffer: ... Hint: before filling staging[c % 2], wait for
+    # streams[c % 2]: ...", the wait the learner believed written): the call's parentheses left out
+    "wait_without_parentheses": (right_but((WAIT, "        s.synchronize\n        buf")),
+                                 {"problem": "s.synchronize at line 8 of your cell names the "
+                                             "method without calling it (no parentheses), so the "
+                                             "host never waited there: each chunk holds the data "
+                                             "of the last chunk",
+                                  "hint": "call it: s.synchronize()"}),
+    "final_wait_without_parentheses": (right_but((FINAL, "    for s in streams:\n"
+                                                         "        s.synchronize\n")),
+                                       {"problem": "s.synchronize at line 12 of your cell names "
+                                                   "the method without calling it",
+                                        "hint": "call it: s.synchronize()"}),
 }
 RACES = {"no_wait_before_refilling", "one_staging_buffer_for_both_streams", "filled_then_waited",
-         "wait_skipped_for_chunk_2"}
+         "wait_skipped_for_chunk_2", "wait_without_parentheses"}
 """Mistakes that a GPU shows only when a copy is still pending as its buffer is refilled (the
 H200, 2026-12-02, run alone: neither showed), and the simulator's run then names: under
 pytest-xdist the other workers' kernels change when the copies run, and what the GPU's run shows,
