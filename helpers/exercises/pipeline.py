@@ -12,8 +12,8 @@ import numpy as np
 from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.function import check_function, hold_streams, run_catching
 from helpers.exercises.hidden import awkward
-from helpers.exercises.pipeline_models import (buffers_watched, launch_fits, shared_buffers, swapped,
-                                              union_bytes)
+from helpers.exercises.pipeline_models import (ATOL, RTOL, buffers_watched, how_copied, launch_fits,
+                                              out_of_order, shared_buffers, swapped, union_bytes)
 from helpers.exercises.verdict import Verdict, check_cases, not_yet, passed
 from helpers.workload import share
 
@@ -22,7 +22,6 @@ BLOCK, WORK_SMALL = 256, 8  # WORK_SMALL: kernel iterations for the correctness 
 # (n, n_chunks, number of streams). n is never a multiple of n_chunks, and n_chunks is larger
 # than the number of streams, so that buffers are reused and the budget means something.
 CASES = [(100_003, 7, 3), (10_007, 4, 2), (4_099, 5, 4)]
-RTOL, ATOL = 1e-4, 1e-5
 
 STREAM_HINT = ("put chunk c's copy-in, kernel and copy-out on the same stream, "
                "s = streams[c % len(streams)], and pass it to the copies and to launch")
@@ -158,14 +157,17 @@ def mistakes(fn, case, kernel, on_gpu, work=WORK_SMALL, buffers=None, want=None,
     h_in, h_out = buffers or pagelocked(case[0], seed=case[0])
     want = reference(h_in, work) if want is None else want
     streams = [drv.Stream() for _ in range(case[2])]
-    calls, waited, h_in_before, made, done = [], None if on_gpu else [], h_in.copy(), [], []
+    calls, waited, h_in_before, made, done, order = [], None if on_gpu else [], h_in.copy(), [], [], []
     h_out.fill(np.nan)
     drv.Context.synchronize()
     start, end = drv.Event().record(), drv.Event()
 
+    def fits(call, c):  # refused where it does not fit its buffers; noted: the copies before it
+        launch_fits(call, c, made, *case[:2])
+        order.append(len(copies))
+
     def call():
-        fn(h_in, h_out, case[1], streams, make_launch(
-            kernel, work, calls, waited, lambda call, c: launch_fits(call, c, made, *case[:2])))
+        fn(h_in, h_out, case[1], streams, make_launch(kernel, work, calls, waited, fits))
         end.record()
         done[:] = [s.is_done() for s in streams]  # which streams' work had ended at the return
         at_return = h_out.copy()  # before any synchronization by the checker
@@ -185,16 +187,17 @@ def mistakes(fn, case, kernel, on_gpu, work=WORK_SMALL, buffers=None, want=None,
         yield raised
         return
     yield from diagnose(h_in, h_in_before, at_return, h_out, want, case[1], streams, calls,
-                        waited, copies, done)
+                        waited, copies, done, order)
     if times is not None:
         times.append(start.time_till(end))
 
 
 def diagnose(h_in, h_in_before, at_return, got, expected, n_chunks, streams, calls, waited=None,
-             copies=(), done=()):
+             copies=(), done=(), order=()):
     """Every mistake a run shows, wrong results first (``waited``: None on a GPU; ``copies``:
     the asynchronous copies queued, as function.copies_noted notes them; ``done``: whether each
-    stream's work had ended when the function returned)."""
+    stream's work had ended when the function returned; ``order``: for each launch, how many
+    copies were queued before it)."""
     if not np.array_equal(h_in, h_in_before):
         yield ("your function changed h_in",
                "copy from h_in, never into it: memcpy_dtoh_async writes into its first argument, "
@@ -202,9 +205,10 @@ def diagnose(h_in, h_in_before, at_return, got, expected, n_chunks, streams, cal
     shared = shared_buffers(calls)
     if not np.allclose(got, expected, rtol=RTOL, atol=ATOL):
         yield from swapped(calls, copies)
+        yield from out_of_order(calls, copies, order, got, expected)
     yield from _wrong_results(h_in, got, expected, n_chunks, shared)
     yield from _how_computed(calls, streams, h_in, n_chunks, shared, waited)
-    yield from _how_copied(copies, h_in, got)
+    yield from how_copied(copies, h_in, got)
     yield from _waited_inside(waited)
     if not np.array_equal(at_return, got, equal_nan=True):
         late = int((np.isnan(at_return) | (at_return != got)).sum())
@@ -310,22 +314,6 @@ def _waited_inside(waited):
                f"{first - 1}'s kernel before it queued chunk {first}'s, so on a GPU the chunks "
                "run one after another and no copy overlaps a kernel: a copy without _async, or "
                "a synchronize inside the loop, waits for the streams", OVERLAP_HINT)
-
-
-def _how_copied(copies, h_in, h_out):
-    """The values are right: did the copies run on the chunks' streams, straight between the
-    page-locked h_in and h_out and the device?"""
-    if any(stream is None for _, _, stream, _ in copies):
-        yield ("the results are right, but a copy went to the default stream (no stream given), "
-               "which waits for every other stream, so it never overlaps their kernels",
-               "give every copy its chunk's stream: drv.memcpy_htod_async(d_in, h_in[lo:hi], s)")
-    for way, host, name, at in (("htod", h_in, "came from", "h_in[lo:hi]"),
-                                ("dtoh", h_out, "went to", "h_out[lo:hi]")):
-        if any(w == way and not np.shares_memory(np.asarray(a), host) for w, a, *_ in copies):
-            yield (f"the results are right, but a copy {name} an array of your own, not {at}: "
-                   "an array NumPy made is pageable, and a copy to or from pageable memory waits "
-                   "for the host, so it never overlaps anything",
-                   f"copy straight between {at} (page-locked) and the device buffer")
 
 
 def check_overlap(fn, kernel) -> Verdict:

@@ -1,8 +1,9 @@
 """The device buffers of notebook 05's pipeline (``pipeline.py``): the buffers the learner's
 function allocates and the copies it queues, watched while it runs (a copy that does not fit the
 buffer it goes into or comes out of is refused before it is made: a GPU would write or read past
-the buffer, unseen), a launch given its buffers the wrong way round, and buffers that chunks of
-different streams share."""
+the buffer, unseen), a launch given its buffers the wrong way round or queued out of order with
+its chunk's copies, buffers that chunks of different streams share, and copies that cannot
+overlap (the default stream, pageable arrays)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ import itertools
 import numpy as np
 
 from helpers.exercises.function import Refused, copies_noted
+
+RTOL, ATOL = 1e-4, 1e-5  # how near h_out must be to NumPy's
 
 
 def address(buf) -> int | None:
@@ -117,3 +120,57 @@ def union_bytes(spans) -> int:
         total += max(0, start + nbytes - max(start, end))
         end = max(end, start + nbytes)
     return total
+
+
+def how_copied(copies, h_in, h_out):
+    """The values are right: did the copies run on the chunks' streams, straight between the
+    page-locked h_in and h_out and the device?"""
+    if any(stream is None for _, _, stream, _ in copies):
+        yield ("the results are right, but a copy went to the default stream (no stream given), "
+               "which waits for every other stream, so it never overlaps their kernels",
+               "give every copy its chunk's stream: drv.memcpy_htod_async(d_in, h_in[lo:hi], s)")
+    for way, host, name, at in (("htod", h_in, "came from", "h_in[lo:hi]"),
+                                ("dtoh", h_out, "went to", "h_out[lo:hi]")):
+        if any(w == way and not np.shares_memory(np.asarray(a), host) for w, a, *_ in copies):
+            yield (f"the results are right, but a copy {name} an array of your own, not {at}: "
+                   "an array NumPy made is pageable, and a copy to or from pageable memory waits "
+                   "for the host, so it never overlaps anything",
+                   f"copy straight between {at} (page-locked) and the device buffer")
+
+
+ORDER_HINT = ("on each chunk's stream queue the copy in, the launch and the copy out, in that order: "
+              "drv.memcpy_htod_async(d_in, h_in[lo:hi], s), launch(d_in, d_out, hi - lo, s), "
+              "drv.memcpy_dtoh_async(h_out[lo:hi], d_out, s)")
+
+
+def out_of_order(calls, copies, order, got, expected):
+    """Launches queued on their stream before their chunk's copy in, or after its copy out
+    (``order``: for each launch of ``calls``, how many of ``copies`` were queued before it): the
+    kernel read d_in before the chunk arrived, or h_out got d_out before the kernel wrote it."""
+    if not calls or len(order) != len(calls):
+        return
+
+    def count(k, way, slot, upto):  # launch k's stream's copies of ``way`` on its buffer
+        return sum(w == way and s is calls[k][3] and address(d) == calls[k][slot]
+                   for w, _, s, d in copies[:upto])
+
+    def rank(k, slot):  # the launches on launch k's buffer and stream before it
+        return sum(c[slot] == calls[k][slot] and c[3] is calls[k][3] for c in calls[:k])
+
+    bad = ~np.isclose(got, expected, rtol=RTOL, atol=ATOL)
+    first = int(np.flatnonzero(bad)[0]) if bad.any() else 0
+    differ = (f"{int(bad.sum())} elements differ from NumPy, the first at index {first}: got "
+              f"{got[first]:.7g}, expected {expected[first]:.7g}")
+    for slot, way, late, what in (
+            (0, "htod", lambda k: count(k, "htod", 0, order[k]) == rank(k, 0)
+             < count(k, "htod", 0, len(copies)), "before its copy in: launch(d_in, d_out, hi - "
+             "lo, s) came before drv.memcpy_htod_async(d_in, h_in[lo:hi], s), so the kernel read "
+             "d_in before the chunk arrived (what it held before: nothing yet for a stream's "
+             "first chunk, that stream's previous chunk after that)"),
+            (1, "dtoh", lambda k: count(k, "dtoh", 1, order[k]) > rank(k, 1), "after its copy "
+             "out: drv.memcpy_dtoh_async(h_out[lo:hi], d_out, s) came before launch(d_in, d_out, "
+             "hi - lo, s), so h_out got d_out before the kernel wrote it")):
+        chunks = [k for k in range(len(calls)) if late(k)]
+        if chunks:
+            who = "every chunk's" if len(chunks) == len(calls) else f"chunk {chunks[0]}'s"
+            yield f"{who} kernel was queued {what}: {differ}", ORDER_HINT
