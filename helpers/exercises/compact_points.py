@@ -152,6 +152,7 @@ def _mistakes(case, run):
                f"has {count} rows for {case[0]} pixels)", SLOT_HINT)
     if count in rows and not out.unwritten[0].any():   # the first point's row was written too
         yield from _nan_let_through(run.kernel, count)
+        yield from _equal_to_nan(run.kernel, count)
         yield ("holes were written into the list: the last pixel, a hole, wrote row "
                f"{count}, one past the end (a hole's slot is the next point's row)", HOLE_HINT)
     if rows == {count + JUNK_ROW}:
@@ -198,6 +199,57 @@ def _nan_let_through(kernels, count, n=40, block=16):
            "every comparison with NaN is false, so a NaN Z is not <= 0 and the hole goes on",
            "test for a point, not for a hole: return when !(xyz[2 * n + i] > 0.0f), which is "
            "true for NaN and for Z <= 0 alike")
+
+
+def _equal_to_nan(kernels, count):
+    """Holes written as with no hole test at all, and the kernel's text compares a value with
+    NAN by ==: never true, NaN equals nothing (the compiler drops such a test altogether)."""
+    test = _compared_with_nan(kernels)
+    if test is not None:
+        yield (f"holes were written into the list: the last pixel, a hole, wrote row {count}, "
+               f"one past the end: the hole test compares with NAN, {test} == NAN, which is "
+               "never true: NaN equals nothing, itself included (NumPy's x == np.nan is False "
+               "too), so no hole returned", "test for NaN with isnan(xyz[2 * n + i]), or "
+               "return for what is not a point: if (!(xyz[2 * n + i] > 0.0f)) return;")
+
+
+def _compared_with_nan(kernels):
+    """The text of the operand that the kernel's body (its simulated twin's source) compares
+    with NAN by ``==`` (``x == NAN`` or ``NAN == x``); None where there is none or the text
+    cannot be read."""
+    from helpers.sim.compile.kernel_text import Unreadable, closing, read_tokens
+
+    function = kernels.simulated
+    source = getattr(function, "source", None)
+    try:
+        tokens = read_tokens(source, 0, len(source)) if source else []
+        words = [t.text for t in tokens]
+        name = next(i for i in range(len(words) - 2) if words[i:i + 3] == [
+            "__global__", "void", function.name])
+        body = words.index("{", closing(tokens, words.index("(", name)))
+        end = closing(tokens, body)
+    except (Unreadable, StopIteration, ValueError, IndexError):
+        return None
+    for i in range(body + 1, end - 1):
+        if words[i] == "==" and "NAN" in (words[i - 1], words[i + 1]):
+            other = range(i + 1, end) if words[i - 1] == "NAN" else range(i - 1, body, -1)
+            last = _operand_end(words, other)
+            first, final = sorted((other[0], last))
+            return source[tokens[first].start:tokens[final].end]
+    return None
+
+
+def _operand_end(words, places):
+    """The index of the operand's last token walking over ``places`` (away from the ==): up to a
+    bracket that opens outside it, or a && || , ; at its own depth."""
+    depth, last = 0, places[0]
+    for i in places:
+        depth += (words[i] in ")]") - (words[i] in "([") if places.step < 0 else \
+            (words[i] in "([") - (words[i] in ")]")
+        if depth < 0 or depth == 0 and words[i] in ("&&", "||", ",", ";", "?", ":"):
+            return last
+        last = i
+    return last
 
 
 def _every_pixel_returned(kernels, n=40, block=16) -> bool:
