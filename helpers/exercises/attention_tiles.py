@@ -41,9 +41,9 @@ def _where(case):
 def walk(q, k, v, tiles=None, keys=lambda n, tile: min(TILE, n - tile * TILE),
          stage=lambda tile, t: tile * TILE + t, scale=D ** -0.5, rescale_l=True, rescale_acc=True,
          update_m=True, own_key=False, own_value=False, divide=True, query_keys=False,
-         flip=False):
+         flip=False, read=None):
     """The kernel's walk, tile by tile, in float64: ``tiles`` tiles, each staging key
-    ``stage(tile, t)`` in slot t (zeros past n) and scoring ``keys(n, tile)`` of them; the other
+    ``stage(tile, t)`` in slot t (zeros past n; ``read``: the key read there, if not that one) and scoring ``keys(n, tile)`` of them; the other
     keywords change one step each (``own_key``: thread t scores its own slot's key at every step,
     not slot jj's; ``query_keys``: slot jj holds key blockIdx.x * TILE + jj in every tile, zeros
     past n; ``update_m``: m = m_new after each key; ``flip``: the rescale exp(m_new - m))."""
@@ -53,7 +53,8 @@ def walk(q, k, v, tiles=None, keys=lambda n, tile: min(TILE, n - tile * TILE),
     m, total, acc = np.full(n, -np.inf), np.zeros(n), np.zeros((n, D))
     for tile in range(-(-n // TILE) if tiles is None else tiles):
         j = stage(tile, np.arange(TILE))
-        ks, vs = (np.where((j < n)[:, None], a[np.minimum(j, n - 1)].astype(np.float64), 0.0)
+        key = j if read is None else read(tile, np.arange(TILE))
+        ks, vs = (np.where((j < n)[:, None], a[np.minimum(key, n - 1)].astype(np.float64), 0.0)
                   for a in (k, v))
         count = np.broadcast_to(keys(n, tile), (n,))   # the keys each row scores
         for jj in range(int(count.max(initial=0))):
@@ -147,6 +148,10 @@ def _walks(n, q, k, v):
     yield ((q, k, v), dict(stage=lambda tile, t: tile + t), f"the tiles overlap: tile 1 staged "
            f"keys 1 to {TILE}, where it holds keys {TILE} to {2 * TILE - 1}",
            "thread t stages key j = tile * TILE + t")
+    yield ((q, k, v), dict(read=lambda tile, t: t), f"every tile staged the first tile's keys: "
+           f"thread t read k[t] and v[t], keys 0 to {TILE - 1}, in every tile, where tile 1 holds "
+           f"keys {TILE} to {2 * TILE - 1}", "stage the tile's key j = tile * TILE + t: Ks[t][c] "
+           "= k[(size_t)j * HEAD_DIM + c], Vs[t][c] = v[(size_t)j * HEAD_DIM + c]")
     yield ((q, k, v), dict(own_key=True), "each thread scored its own staged key, Ks[t], at every "
            "step of a tile", "at step jj score the tile's key jj: s += qi[c] * Ks[jj][c]")
     yield ((q, k, v), dict(own_value=True), "each thread added its own staged value, Vs[t], at "

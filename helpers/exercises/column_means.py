@@ -17,6 +17,8 @@ a wrong result matched with known mistakes.
 
 from __future__ import annotations
 
+from itertools import chain
+
 import numpy as np
 
 from helpers.exercises import near
@@ -79,7 +81,31 @@ def planted_bug(kernels):
             f"{32 * -(-TALL[1] // 32)} floats a step)",
             "a row of m is cols floats long, whatever the launch: m[r * cols + col]")
     seen, cols = (tall, TALL[1]) if wide.error is None else (wide, WIDE[1])
-    return not_yet(*next(observed_mistakes(seen, lambda f: _overrun(f, cols, kernels))))
+    return not_yet(*next(observed_mistakes(seen, lambda f: chain(
+        _grid_for_block(f, cols), _overrun(f, cols, kernels)))))
+
+
+def _grid_for_block(failure, cols):
+    """Two threads of different blocks that stored one mean, each at column blockIdx.x *
+    gridDim.x + threadIdx.x (gridDim where blockDim belongs): the blocks overlap."""
+    err, launch = failure.error, failure.launch
+    if failure.kind != "race" or err.hazard != "write-after-write" or err.array != "means" or \
+            launch is None:
+        return
+    grid, block = launch.grid[0], launch.block[0]
+    first, second = err.first, err.second
+    if grid == block or first.block == second.block or any(
+            a.block[0] * grid + a.thread[0] != err.element for a in (first, second)):
+        return
+    reach = np.arange(grid)[:, None] * grid + np.arange(block)
+    missed = np.flatnonzero(~np.isin(np.arange(cols), reach))
+    left = f", and columns {missed[0]} to {cols - 1} got no thread" if missed.size and \
+        np.array_equal(missed, np.arange(missed[0], cols)) else ""
+    yield (f"means[{err.element}] was stored by {first.who} and by {second.who}: col = "
+           f"blockIdx.x * gridDim.x + threadIdx.x starts block b's columns at b * {grid} "
+           f"(gridDim.x, the number of blocks), not b * {block} (blockDim.x, the threads in a "
+           f"block): the blocks overlap{left}", "blocks lie blockDim.x columns apart (gridDim.x "
+           "is how many blocks there are): col = blockIdx.x * blockDim.x + threadIdx.x")
 
 
 def _grid_wide(err, shape):

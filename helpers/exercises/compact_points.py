@@ -15,21 +15,18 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises.common import Input, Output
+from helpers.exercises.compact_points_models import HOLE, HOLE_HINT, models
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import accesses_of, observe, written_twice
 
-HOLE = np.array(0x7FC0BEEF, np.uint32).view(np.float32)[()]   # a NaN, not the list's poison
 JUNK_ROW = 5     # slot past n holds count + JUNK_ROW
 # (n, threads a block): never a multiple; a small one on the simulator, race-checked (a kernel
 # in which every thread does the whole cloud writes the right rows, each many times); last, a
 # cloud of more than 65536 points, where a row kept in 16 bits wraps (after the race check, which
 # names a kernel whose every thread walks the whole cloud before it takes the simulator minutes)
 CASES = [(1000, 128), (4099, 256), (37, 64), (40, 16, "observe"), (96001, 256)]
-
 SLOT_HINT = "the point of valid pixel i is row slot[i] of points: int k = slot[i]"
-HOLE_HINT = ("a hole's Z is NaN, and NaN > 0.0f is false: return before writing when "
-             "!(xyz[2 * n + i] > 0.0f)")
 GUARD_HINT = "threads past the end must do nothing: if (i >= n) return; first"
 INDEX = "i = blockIdx.x * blockDim.x + threadIdx.x"
 # (the index a thread took, its pixel from its thread t and block b of B threads in a grid of
@@ -146,12 +143,13 @@ def _mistakes(case, run):
     want = xyz[:, xyz[2] > 0].T
     count = len(want)
     rows, junk = set((out.past // 3).tolist()), set(range(count + JUNK_ROW, count + JUNK_ROW + case[1]))
-    yield from _models(xyz, out, count)
+    yield from models(xyz, out, count)
     if rows - {count} - junk and max(rows) < case[0]:
         yield ("points were written at their pixel's row i, past the end of the list (which "
                f"has {count} rows for {case[0]} pixels)", SLOT_HINT)
     if count in rows and not out.unwritten[0].any():   # the first point's row was written too
         yield from _nan_let_through(run.kernel, count)
+        yield from _equal_to_nan(run.kernel, count)
         yield ("holes were written into the list: the last pixel, a hole, wrote row "
                f"{count}, one past the end (a hole's slot is the next point's row)", HOLE_HINT)
     if rows == {count + JUNK_ROW}:
@@ -200,6 +198,57 @@ def _nan_let_through(kernels, count, n=40, block=16):
            "true for NaN and for Z <= 0 alike")
 
 
+def _equal_to_nan(kernels, count):
+    """Holes written as with no hole test at all, and the kernel's text compares a value with
+    NAN by ==: never true, NaN equals nothing (the compiler drops such a test altogether)."""
+    test = _compared_with_nan(kernels)
+    if test is not None:
+        yield (f"holes were written into the list: the last pixel, a hole, wrote row {count}, "
+               f"one past the end: the hole test compares with NAN, {test} == NAN, which is "
+               "never true: NaN equals nothing, itself included (NumPy's x == np.nan is False "
+               "too), so no hole returned", "test for NaN with isnan(xyz[2 * n + i]), or "
+               "return for what is not a point: if (!(xyz[2 * n + i] > 0.0f)) return;")
+
+
+def _compared_with_nan(kernels):
+    """The text of the operand that the kernel's body (its simulated twin's source) compares
+    with NAN by ``==`` (``x == NAN`` or ``NAN == x``); None where there is none or the text
+    cannot be read."""
+    from helpers.sim.compile.kernel_text import Unreadable, closing, read_tokens
+
+    function = kernels.simulated
+    source = getattr(function, "source", None)
+    try:
+        tokens = read_tokens(source, 0, len(source)) if source else []
+        words = [t.text for t in tokens]
+        name = next(i for i in range(len(words) - 2) if words[i:i + 3] == [
+            "__global__", "void", function.name])
+        body = words.index("{", closing(tokens, words.index("(", name)))
+        end = closing(tokens, body)
+    except (Unreadable, StopIteration, ValueError, IndexError):
+        return None
+    for i in range(body + 1, end - 1):
+        if words[i] == "==" and "NAN" in (words[i - 1], words[i + 1]):
+            other = range(i + 1, end) if words[i - 1] == "NAN" else range(i - 1, body, -1)
+            last = _operand_end(words, other)
+            first, final = sorted((other[0], last))
+            return source[tokens[first].start:tokens[final].end]
+    return None
+
+
+def _operand_end(words, places):
+    """The index of the operand's last token walking over ``places`` (away from the ==): up to a
+    bracket that opens outside it, or a && || , ; at its own depth."""
+    depth, last = 0, places[0]
+    for i in places:
+        depth += (words[i] in ")]") - (words[i] in "([") if places.step < 0 else \
+            (words[i] in "([") - (words[i] in ")]")
+        if depth < 0 or depth == 0 and words[i] in ("&&", "||", ",", ";", "?", ":"):
+            return last
+        last = i
+    return last
+
+
 def _every_pixel_returned(kernels, n=40, block=16) -> bool:
     """Whether a launch on the simulator of ``n`` pixels, traced, stored nothing, and no thread
     loaded more than its own pixel's Z, xyz[2 * n + i] (a hole test that returns for every
@@ -209,95 +258,6 @@ def _every_pixel_returned(kernels, n=40, block=16) -> bool:
         return False
     own = kept["index"] == 2 * n + kept["block"] * block + kept["thread"]
     return bool((own & ~kept["shared"]).all())
-
-
-def _planes(xyz, out, count):
-    """True when points holds what a kernel writing X, Y, Z at k, n + k, 2n + k (three planes, as
-    xyz is) leaves: those elements written with the valid pixels' coordinates, no others."""
-    n, valid = xyz.shape[1], xyz[2] > 0
-    where = (np.arange(3)[:, None] * n + np.arange(count)[None, :]).ravel()
-    inside = where < 3 * count
-    got = out.got.ravel()
-    written = np.zeros(3 * count, bool)
-    written[where[inside]] = True
-    return (np.array_equal(~written, out.unwritten.ravel())
-            and np.array_equal(got[where[inside]], xyz[:, valid].ravel()[inside])
-            and np.array_equal(np.sort(where[~inside]), out.past))
-
-
-def _models(xyz, out, count):
-    """Mistakes named by what such a kernel leaves in points, element for element."""
-    if count and _planes(xyz, out, count):
-        yield ("points were written as three planes n apart (X at points[k], Y at points[n + k], "
-               "Z at points[2 * n + k]), as xyz is, but points holds one point a row: row k is "
-               "points[3 * k], points[3 * k + 1], points[3 * k + 2]",
-               "points[3 * k + 0] = X, points[3 * k + 1] = Y, points[3 * k + 2] = Z")
-    yield from _z_interleaved(xyz, out, count)
-    yield from _holes_kept(xyz, out, count)
-    yield from _one_row_late(xyz, out, count)
-    want = xyz[:, xyz[2] > 0].T
-    hole = out.got.view(np.uint32) == HOLE.view(np.uint32)
-    if (count > 1 and out.unwritten[0].all() and not out.unwritten[1:].any()
-            and out.past.tolist() == [3 * count, 3 * count + 1, 3 * count + 2]
-            and ((out.got[1:] == want[1:]) | hole[1:]).all()):
-        yield ("the hole test let holes through and stopped the first valid pixel: slot[i] == 0 "
-               "is true for the first point (slot is an exclusive sum: its row is 0) and false "
-               f"for holes, which wrote the next point's row and row {count}, past the end",
-               HOLE_HINT)
-
-
-def _one_row_late(xyz, out, count):
-    """Each point one row after its slot: row 0 never written, row r + 1 holding row r's point,
-    and the last point's three floats past the end, at row count."""
-    want = xyz[:, xyz[2] > 0].T
-    if (count > 1 and out.unwritten[0].all() and not out.unwritten[1:].any()
-            and out.past.tolist() == [3 * count, 3 * count + 1, 3 * count + 2]
-            and np.array_equal(out.got[1:], want[:-1])):
-        yield (f"every point landed one row after its slot: row 0 was never written, row r + 1 "
-               f"holds the point of row r, and the last point went to row {count}, past the end "
-               "of the list: k came out slot[i] + 1, as slot[i + 1], the next pixel's slot, is "
-               "for a valid pixel", "slot is an exclusive sum: slot[i] counts the points before "
-               "pixel i, which is its row (the first point's is 0): int k = slot[i]")
-
-
-def _holes_kept(xyz, out, count):
-    """The rows a hole test turned round leaves: each hole i wrote row slot[i] (the next point's,
-    row count for the last pixel) with its NaNs, and no valid pixel wrote its own."""
-    valid = xyz[2] > 0
-    slot = np.cumsum(valid) - valid
-    written = np.zeros(count + 1, bool)
-    written[slot[~valid]] = True
-    past = 3 * count + np.arange(3) if written[count] else []
-    hole = out.got.view(np.uint32) == HOLE.view(np.uint32)
-    if count and np.array_equal(out.unwritten.any(axis=1), ~written[:count]) and \
-            hole[written[:count]].all() and np.array_equal(out.past, past):
-        rows = int(written[:count].sum())
-        yield ("the hole test is inverted: the valid pixels returned and the holes wrote the "
-               f"rows of their slots (the next point's): {rows} of the {count} rows hold a "
-               f"hole's NaN, the other {count - rows} were never written"
-               + (f", and the last pixel, a hole, wrote row {count}, past the end" if len(past)
-                  else ""),
-               "return for the holes, when !(xyz[2 * n + i] > 0.0f) (a hole's Z is NaN, and "
-               "NaN > 0.0f is false), so that only the points write")
-
-
-def _z_interleaved(xyz, out, count):
-    """The rows a hole test on xyz[3 * i + 2] (Z of an interleaved cloud) leaves: pixel i passes
-    where that element is above 0, and writes row slot[i] (a hole the next point's row)."""
-    n, valid = xyz.shape[1], xyz[2] > 0
-    passes, slot = xyz.ravel()[3 * np.arange(n) + 2] > 0, np.cumsum(valid) - valid
-    if (passes == valid).all():
-        return
-    written = np.zeros(count + 1, bool)
-    written[slot[passes]] = True
-    past = 3 * count + np.arange(3) if written[count] else []
-    if np.array_equal(out.unwritten.any(axis=1), ~written[:count]) and \
-            np.array_equal(out.past, past):
-        holes = ", and holes wrote rows" if (passes & ~valid).any() else ""
-        yield (f"{int((~written[:count]).sum())} of {count} points were never written{holes}: "
-               "the hole test read xyz[3 * i + 2], Z as if xyz held x, y, z "
-               "side by side, but xyz is three planes", f"Z is xyz[2 * n + i] (n = {n}): "
-               "return when !(xyz[2 * n + i] > 0.0f)")
 
 
 def _wrapped(got, missing, want):

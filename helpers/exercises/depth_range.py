@@ -26,6 +26,9 @@ POISONS = (0xDEADBEEF, 0)
 """range's guard holds each in turn (a launch each): an atomicMin past range[1] lowers the
 first, an atomicMax raises the second, so that either shows."""
 JUNK = 65000
+AHEAD = 2
+"""Spare elements of range's buffer before it (poisoned as its guard is): a write at range[-1]
+lands there, seen, on a GPU too."""
 CASES = [dict(n=1000, block=128), dict(n=70_001, block=256), dict(n=300, block=64, far_first=True),
          dict(observe=True, n=2000, block=128)]
 
@@ -64,7 +67,8 @@ def _launch(case):
     n, block = case["n"], case["block"]
     depth = depths(n, case.get("far_first", False), case.get("holes", True))
     return Launch((Input(depth, after=block, junk=JUNK), np.int32(n),
-                   Output(2, np.uint32, poisons=POISONS, start=case.get("start", START))),
+                   Output(2, np.uint32, poisons=POISONS, start=case.get("start", START),
+                          before=AHEAD)),
                   block=(block, 1, 1), grid=(-(-n // block), 1), model=depth)
 
 
@@ -157,6 +161,7 @@ def _mistakes(case, run):
     depth, (near, far) = run.model, run.out.got.tolist()
     want = _range(depth)
     yield from _offset_in_bytes(run.out.past, [near, far])
+    yield from _before_range(run.out.ahead, [near, far], want)
     if run.out.past.size:
         yield "the kernel wrote past range[1]", "range has two numbers: range[0] and range[1]"
     if [near, far] == START.tolist():
@@ -228,6 +233,20 @@ def _offset_in_bytes(past, got):
                f"written: range + sizeof(unsigned int) counts {size} elements, not {size} bytes "
                "(adding to a pointer steps by whole elements)",
                "&range[1] (or range + 1): atomicMax(&range[1], d)")
+
+
+def _before_range(ahead, got, want):
+    """range[-1] (NumPy's last element) for range[1] or range[0]: in C the element before range,
+    written, while that end of range kept its start and the other came out right."""
+    if ahead.tolist() != [-1]:
+        return
+    for k, name, other in ((0, "atomicMin", 1), (1, "atomicMax", 0)):
+        if got[k] == START[k] and got[other] == want[other]:
+            yield (f"range[{k}] kept its start, {START[k]}, and {name} wrote range[-1], the "
+                   "element before range's start, outside it: in C an index counts from the "
+                   "pointer, so range[-1] is the unsigned int just before range[0], not NumPy's "
+                   "last element (C has no negative indices from the end)",
+                   f"range has two numbers, range[0] and range[1]: {name}(&range[{k}], d)")
 
 
 MIDDLE = 5000

@@ -147,6 +147,7 @@ def _mistakes(case, run):
                "block adds the block's sum: atomicAdd(result, block_sum)")
     if _close(got, products.sum()):
         return
+    yield from _slot_a_block(kernels, got, products, case)
     yield from _whole_warps_stored(kernels)
     yield from _one_sum_too_many(kernels)
     yield from observed_mistakes(_observe(kernels), _refine, wrong="the sum is wrong")  # likeliest
@@ -200,6 +201,26 @@ def _warps_placed_in_grid(kernels):
            f"have elements 0 to {warps - 1}), so no warp of those blocks is warp 0 and their sums "
            "never reached *result (with 32 warps a block they store past the array's end)",
            GRID_WARP_HINT)
+
+
+def _slot_a_block(kernels, got, products, case):
+    """*result holds block 0's share of the products alone, and on the simulator (``PLACES``)
+    each block's atomic went to result[blockIdx.x]: a slot a block, as block_mean's means[b]."""
+    i, threads = np.arange(products.size), case["block"] * case["grid"]
+    if case["grid"] < 2 or not _close(got, products[i % threads < case["block"]].sum()):
+        return
+    kept = accesses_of(kernels, _launch(PLACES), key="warp sums read", accesses=4096)
+    on = kept[kept["write"] & ~kept["shared"] & (kept["array"] == "result")] \
+        if kept is not None else None
+    if on is None or set(on["block"].tolist()) != set(range(PLACES["grid"])) or \
+            (on["index"] != on["block"]).any():
+        return
+    yield (f"the sum is {got:.7g}, block 0's share alone (NumPy's is {products.sum():.7g}): each "
+           "block added its sum into a slot of its own, atomicAdd(&result[blockIdx.x], v) (on "
+           f"the simulator, with {PLACES['grid']} blocks, block b's atomic went to result[b]), "
+           "but result is one float: only block 0's reached *result, the others' went past it",
+           "every block adds into the one float: atomicAdd(result, v), the atomic keeping the "
+           "blocks' additions from losing each other")
 
 
 def _whole_warps_stored(kernels):

@@ -108,6 +108,10 @@ def _models(c_re, c_im, max_iter, n, want):
            "int k = 0: count the steps taken")
     yield (escape_counts(zero, zero, c_re, c_im, max_iter, twice=1), "z_im's step lacks the "
            "factor 2 (z_im = z_re*z_im + c_im[i])", STEP_HINT)
+    yield (counts(c_re, 2 * c_im, max_iter), "z_im's step doubled c_im[i]: the counts are those "
+           "of the points c_re + 2i * c_im, as z_im = 2.0f * (z_re * z_im + c_im[i]) gives: the "
+           "parentheses put c_im[i] inside the factor 2, which belongs to the product alone",
+           "double the product only, then add c_im[i]: z_im = 2.0f * z_re * z_im + c_im[i]")
     yield (escape_counts(zero, zero, c_re, c_im, max_iter, im2_sign=1), "z_re's step adds "
            "z_im*z_im where it subtracts it: the real part of z*z is z_re^2 - z_im^2", STEP_HINT)
     yield (counts(c_re, c_im, max_iter, size_sign=-1), "the loop's test takes z_re^2 - z_im^2 "

@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.ch11.multigpu import two_devices_on_the_simulator
-from helpers.exercises.halo_exchange_models import dtod_noted, four_byte_items, mixed_units
+from helpers.exercises.halo_exchange_models import (COPIES, dtod_noted, four_byte_items,
+                                                    mixed_units)
 from helpers.exercises.hidden import cases, success
 from helpers.exercises.function import (check_function, context_mistakes, context_stack,
                                         copies_to_host, from_file, run_catching)
@@ -120,6 +121,7 @@ def _wrong_halves(got, hosts, m, halo):
                    "drv.memcpy_dtod(dest, src, nbytes) copies into its first argument: the "
                    "halo's address first, the neighbour's interior second")
         yield f"device {k}'s interior changed: a copy wrote outside the halo", BYTES_HINT
+    yield from _into_an_outer_halo(got, hosts, m, halo)
     if not (np.array_equal(got[0][:halo], hosts[0][:halo]) and
             np.array_equal(got[1][halo + m:], hosts[1][halo + m:])):
         yield ("an outer halo was written (device 0's left or device 1's right): those are the "
@@ -155,6 +157,25 @@ def _wrong_halves(got, hosts, m, halo):
         yield (f"{name} got device {other}'s elements {[i for _, i in came]}, expected "
                f"{list(range(halo, 2 * halo)) if k == 0 else list(range(m, m + halo))} (the "
                f"interior is elements {halo} to {halo + m - 1})", HALOS)
+
+
+def _into_an_outer_halo(got, hosts, m, halo):
+    """An outer halo (device 0's left, device 1's right) that holds what one copy was to bring
+    into an inner halo, that inner halo left as it was: the copy's destination was the outer
+    halo's address, on the wrong device or at the wrong end."""
+    inner = ((0, "right", halo + m, hosts[1], halo), (1, "left", 0, hosts[0], m))
+    outer = ((0, "left", 0, "left"), (1, "right", halo + m, "right + (halo + m) * item"))
+    for j, side, at, address in outer:
+        for c, (k, to, start, source, first) in enumerate(inner):
+            if np.array_equal(got[j][at:at + halo], source[first:first + halo]) and \
+                    np.array_equal(got[k][start:start + halo], hosts[k][start:start + halo]):
+                yield (f"an outer halo was written: device {j}'s {side} halo (its "
+                       f"{_span(at, halo)}), an end of the array, got device {1 - k}'s "
+                       f"{_span(first, halo)}, meant for device {k}'s {to} halo, which was never "
+                       f"filled: that copy's destination was {address}, device {j}'s {side} "
+                       f"halo's address", f"the copy into device {k}'s {to} halo writes into "
+                       f"halves[{k}], at its element {start}: {COPIES[c]}")
+                return
 
 
 def _landed_off_the_halo(got, hosts, m, halo):

@@ -101,6 +101,13 @@ WRONG = [
      ["a read of q[", "1 element past the end", "check that index against that size"]),
     ("no_output_guard", variant(KERNEL, ("    if (i < n)\n        for", "    for")),
      ["o was written past its last row", "if (i < n)"]),
+    # blind audit TFA-attention_tiles-1 (was 'row 0 of o is wrong' with a generic hint): k[t] and
+    # v[t] staged in every tile, keys 0 to 31 each time, not the tile's key j
+    ("first_tile_staged_in_every_tile",
+     variant(KERNEL, ("k[(size_t)j * HEAD_DIM + c]", "k[(size_t)t * HEAD_DIM + c]"),
+             ("v[(size_t)j * HEAD_DIM + c]", "v[(size_t)t * HEAD_DIM + c]")),
+     ["every tile staged the first tile's keys", "k[t] and v[t]", "keys 0 to 31",
+      "k[(size_t)j * HEAD_DIM + c]"]),
     ("tiles_overlap", variant(KERNEL, ("int j = tile * TILE + t;", "int j = tile + t;")),
      ["the tiles overlap: tile 1 staged keys 1 to 32", "j = tile * TILE + t"]),
     ("own_key_scored", variant(KERNEL, ("s += qi[c] * Ks[jj][c];", "s += qi[c] * Ks[t][c];")),

@@ -27,6 +27,13 @@ WRONG = {
                                                  "the launch's width",
                                       "hint": "a row of m is cols floats long, whatever the "
                                               "launch: m[r * cols + col]"}),
+    # blind audit TFA-column_means-1: gridDim for blockDim in the column (was 'a data race on
+    # means[4] ... Hint: two threads store into the same element ... check its indices')
+    "grid_dim_for_block_dim": ([("int col = blockIdx.x * blockDim.x + threadIdx.x;",
+                                 "int col = blockIdx.x * gridDim.x + threadIdx.x;")],
+                               {"problem": "col = blockIdx.x * gridDim.x + threadIdx.x starts "
+                                           "block b's columns at b * 4 (gridDim.x",
+                                "hint": "col = blockIdx.x * blockDim.x + threadIdx.x"}),
     # blind audit G15, G16 (were 'means[0] = ..., NumPy's is ...' and the printf hint)
     "rows_a_block_long": ([(READ, "m[r * blockDim.x + col];")],
                           {"problem": "stepped down its column by blockDim.x = 32 floats",

@@ -34,6 +34,11 @@ WRONG = {
     "hole_test_less_or_equal": ([(HOLE, "    if (xyz[2 * n + i] <= 0.0f)\n        return;\n")],
                                 "the hole test lets NaN through, as xyz[2 * n + i] <= 0.0f does",
                                 "return when !(xyz[2 * n + i] > 0.0f), which is true for NaN"),
+    # blind audit TFA-compact_points-1: NumPy-style z == NAN, never true (was the missing test's
+    # 'holes were written into the list ... Hint: a hole's Z is NaN, and NaN > 0.0f is false ...')
+    "hole_test_equal_to_nan": ([("if (!(xyz[2 * n + i] > 0.0f))", "if (xyz[2 * n + i] == NAN)")],
+                               "the hole test compares with NAN, xyz[2 * n + i] == NAN, which is "
+                               "never true: NaN equals nothing", "isnan(xyz[2 * n + i])"),
     "no_bounds_guard": ([(GUARD, "")], "threads past n wrote points past the end",
                         "if (i >= n) return;"),
     "guard_lets_n_through": ([("if (i >= n)", "if (i > n)")], "the guard lets i == n through",

@@ -41,6 +41,11 @@ WRONG = {
                             "(>=, not >)"),
     "farthest_never_kept": ([("    atomicMax(&range[1], d);\n", "")], "range[1] came out 0",
                             "atomicMax(&range[1], d)"),
+    # blind audit TFA-depth_range-1: Python's last element, range[-1], is the slot before range in
+    # C (was 'range[1] came out 0 ...', the write before range unseen)
+    "farthest_at_minus_1": ([("atomicMax(&range[1], d)", "atomicMax(&range[-1], d)")],
+                            "atomicMax wrote range[-1], the element before range's start",
+                            "atomicMax(&range[1], d)"),
     # blind audit T10: the slot addressed in bytes, range + sizeof(unsigned int), is range[4]
     # (was 'range[1] came out 0 ...', the write past range unseen under the old guard's poison)
     "farthest_offset_in_bytes": ([("atomicMax(&range[1], d)",

@@ -203,6 +203,9 @@ WRONG = [
      variant(KERNEL, ("        if (lane == 0)\n            atomicAdd(result, v);",
                       "        atomicAdd(result, v);")),
      ["every lane of the first warp added its value", "if (lane == 0) atomicAdd(result, v)"]),
+    # blind audit TFA-dot_product-1 (was 'the sum is 513.8566, NumPy's is 991.7638'): a slot a block
+    ("a_slot_a_block", variant(KERNEL, ("atomicAdd(result, v);", "atomicAdd(&result[blockIdx.x], v);")),
+     ["block 0's share alone", "result[b]", "Hint: every block adds into the one float: atomicAdd(result, v)"]),
     # audit 2: three sums that got 'the sum is X, NumPy's Y'
     ("warp_sum_shfl_sync",
      variant(KERNEL, ("v += __shfl_down_sync(0xffffffff, v, offset);", "v += __shfl_sync(0xffffffff, v, offset);")),
@@ -347,8 +350,7 @@ SIMULATOR_ONLY = {**dict.fromkeys(("warp_sums_declared_too_small", "warp_sums_at
                                                         "depends on which store came last",
                   "lane_by_bit_5": "a whole warp stores into one element of warp_sums: a GPU's "
                                    "sum depends on which lane's store stayed",
-                  "block_0_zeroes_the_result": "blocks racing: a GPU's sum depends on the order "
-                                               "they ran",
+                  "block_0_zeroes_the_result": "blocks racing: a GPU's sum depends on their order",
                   **dict.fromkeys(("shuffle_inside_a_divergent_branch", "lane_and_warp_swapped",
                                    "warp_sum_inside_lane_0s_if", "barrier_inside_lane_0s_if"),
                                   "a shuffle with lanes missing is undefined on a GPU")}
@@ -369,8 +371,7 @@ def test_known_mistake_fails_with_its_hint(name, source, expected, kernels, caps
 
 def test_a_changed_parameter_type_is_named(capsys):
     path = stable_file("dot_double_result.cu", variant(KERNEL, ("float *result", "double *result"),
-                                                       ("atomicAdd(result, v)",
-                                                        "atomicAdd(result, (double)v)")))
+                       ("atomicAdd(result, v)", "atomicAdd(result, (double)v)")))
     verdict = checker.check_dot(path)
     assert not verdict, capsys.readouterr().out
     assert "parameter 3 of dot, result, is declared 'double*'" in verdict.problem

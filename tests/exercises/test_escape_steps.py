@@ -60,6 +60,12 @@ WRONG = {
     "guard_lets_n_through": ([("if (i >= n)", "if (i > n)")],
                              "the thread with i == n = 3000 wrote steps[3000], one past the end "
                              "of steps: the guard if (i > n) return; lets i == n through"),
+    # blind audit TFA-escape_steps-1: c_im inside the parentheses, doubled (was '73.1% of the counts
+    # differ from NumPy's ... Hint: one step: ...', the whole step)
+    "c_im_doubled": ([("z_im = 2.0f * z_re * z_im + c_im[i];",
+                       "z_im = 2.0f * (z_re * z_im + c_im[i]);")],
+                     "z_im's step doubled c_im[i]: the counts are those of the points c_re + "
+                     "2i * c_im"),
     "no_factor_2": ([("z_im = 2.0f * z_re * z_im", "z_im = z_re * z_im")], "z_im's step lacks the factor 2"),
     "im2_added": ([("float re = z_re * z_re - z_im * z_im", "float re = z_re * z_re + z_im * z_im")],
                   "z_re's step adds z_im*z_im"),
@@ -131,6 +137,12 @@ def kernels():
 def test_the_solution_passes(kernels, capsys):
     verdict = checker.check_escape_steps_kernel(*kernels["solution"])
     assert verdict.passed is True and capsys.readouterr().out.startswith("PASS:")
+
+
+def test_c_im_doubled_is_hinted_with_the_parentheses_around_the_product(kernels, capsys):
+    verdict = checker.check_escape_steps_kernel(*kernels["c_im_doubled"])
+    assert "z_im = 2.0f * (z_re * z_im + c_im[i])" in verdict.problem, verdict
+    assert "z_im = 2.0f * z_re * z_im + c_im[i]" in verdict.hint, verdict
 
 
 def test_the_stub_as_shipped_is_not_yet_right(capsys):

@@ -46,6 +46,15 @@ WRONG = {
                             "raised LogicError", "m = halves[0].size - 2 * halo"),
     "outer_halo": ([(TO_1, "drv.memcpy_dtod(right + (halo + m) * item, left + m * item, "
                            "halo * item)")], "an outer halo was written", "device 1's left halo"),
+    # blind audit TFA-halo_exchange-1 (was "an outer halo was written (device 0's left or device
+    # 1's right) ..." with both copies' targets as the hint): the first copy into device 1's own
+    # right halo
+    "first_copy_into_its_own_right_halo": ([(TO_0, TO_0.replace("(left +", "(right +"))],
+                                           "device 1's right halo (its element 51), an end of the "
+                                           "array, got device 1's element 1, meant for device 0's "
+                                           "right halo, which was never filled",
+                                           "drv.memcpy_dtod(left + (halo + m) * item, right + "
+                                           "halo * item, halo * item)"),
     # blind audit T15 (was "device 1's interior changed: a copy wrote outside the halo ...
     # Hint: device addresses count bytes ..."): device 1's left halo addressed past its halo
     "left_halo_past_its_start": ([(TO_1, TO_1.replace("(right,", "(right + halo * item,"))],

@@ -1,0 +1,100 @@
+"""The models of ``helpers.exercises.compact_points``: what a kernel with one of the usual
+mistakes of the scatter leaves in points, element for element (rows as three planes, Z read as
+if interleaved, the hole test turned round, a row late, holes that stopped the first point)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+HOLE = np.array(0x7FC0BEEF, np.uint32).view(np.float32)[()]   # a NaN, not the list's poison
+HOLE_HINT = ("a hole's Z is NaN, and NaN > 0.0f is false: return before writing when "
+             "!(xyz[2 * n + i] > 0.0f)")
+
+
+def _planes(xyz, out, count):
+    """True when points holds what a kernel writing X, Y, Z at k, n + k, 2n + k (three planes, as
+    xyz is) leaves: those elements written with the valid pixels' coordinates, no others."""
+    n, valid = xyz.shape[1], xyz[2] > 0
+    where = (np.arange(3)[:, None] * n + np.arange(count)[None, :]).ravel()
+    inside = where < 3 * count
+    got = out.got.ravel()
+    written = np.zeros(3 * count, bool)
+    written[where[inside]] = True
+    return (np.array_equal(~written, out.unwritten.ravel())
+            and np.array_equal(got[where[inside]], xyz[:, valid].ravel()[inside])
+            and np.array_equal(np.sort(where[~inside]), out.past))
+
+
+def models(xyz, out, count):
+    """Mistakes named by what such a kernel leaves in points, element for element."""
+    if count and _planes(xyz, out, count):
+        yield ("points were written as three planes n apart (X at points[k], Y at points[n + k], "
+               "Z at points[2 * n + k]), as xyz is, but points holds one point a row: row k is "
+               "points[3 * k], points[3 * k + 1], points[3 * k + 2]",
+               "points[3 * k + 0] = X, points[3 * k + 1] = Y, points[3 * k + 2] = Z")
+    yield from _z_interleaved(xyz, out, count)
+    yield from _holes_kept(xyz, out, count)
+    yield from _one_row_late(xyz, out, count)
+    want = xyz[:, xyz[2] > 0].T
+    hole = out.got.view(np.uint32) == HOLE.view(np.uint32)
+    if (count > 1 and out.unwritten[0].all() and not out.unwritten[1:].any()
+            and out.past.tolist() == [3 * count, 3 * count + 1, 3 * count + 2]
+            and ((out.got[1:] == want[1:]) | hole[1:]).all()):
+        yield ("the hole test let holes through and stopped the first valid pixel: slot[i] == 0 "
+               "is true for the first point (slot is an exclusive sum: its row is 0) and false "
+               f"for holes, which wrote the next point's row and row {count}, past the end",
+               HOLE_HINT)
+
+
+def _one_row_late(xyz, out, count):
+    """Each point one row after its slot: row 0 never written, row r + 1 holding row r's point,
+    and the last point's three floats past the end, at row count."""
+    want = xyz[:, xyz[2] > 0].T
+    if (count > 1 and out.unwritten[0].all() and not out.unwritten[1:].any()
+            and out.past.tolist() == [3 * count, 3 * count + 1, 3 * count + 2]
+            and np.array_equal(out.got[1:], want[:-1])):
+        yield (f"every point landed one row after its slot: row 0 was never written, row r + 1 "
+               f"holds the point of row r, and the last point went to row {count}, past the end "
+               "of the list: k came out slot[i] + 1, as slot[i + 1], the next pixel's slot, is "
+               "for a valid pixel", "slot is an exclusive sum: slot[i] counts the points before "
+               "pixel i, which is its row (the first point's is 0): int k = slot[i]")
+
+
+def _holes_kept(xyz, out, count):
+    """The rows a hole test turned round leaves: each hole i wrote row slot[i] (the next point's,
+    row count for the last pixel) with its NaNs, and no valid pixel wrote its own."""
+    valid = xyz[2] > 0
+    slot = np.cumsum(valid) - valid
+    written = np.zeros(count + 1, bool)
+    written[slot[~valid]] = True
+    past = 3 * count + np.arange(3) if written[count] else []
+    hole = out.got.view(np.uint32) == HOLE.view(np.uint32)
+    if count and np.array_equal(out.unwritten.any(axis=1), ~written[:count]) and \
+            hole[written[:count]].all() and np.array_equal(out.past, past):
+        rows = int(written[:count].sum())
+        yield ("the hole test is inverted: the valid pixels returned and the holes wrote the "
+               f"rows of their slots (the next point's): {rows} of the {count} rows hold a "
+               f"hole's NaN, the other {count - rows} were never written"
+               + (f", and the last pixel, a hole, wrote row {count}, past the end" if len(past)
+                  else ""),
+               "return for the holes, when !(xyz[2 * n + i] > 0.0f) (a hole's Z is NaN, and "
+               "NaN > 0.0f is false), so that only the points write")
+
+
+def _z_interleaved(xyz, out, count):
+    """The rows a hole test on xyz[3 * i + 2] (Z of an interleaved cloud) leaves: pixel i passes
+    where that element is above 0, and writes row slot[i] (a hole the next point's row)."""
+    n, valid = xyz.shape[1], xyz[2] > 0
+    passes, slot = xyz.ravel()[3 * np.arange(n) + 2] > 0, np.cumsum(valid) - valid
+    if (passes == valid).all():
+        return
+    written = np.zeros(count + 1, bool)
+    written[slot[passes]] = True
+    past = 3 * count + np.arange(3) if written[count] else []
+    if np.array_equal(out.unwritten.any(axis=1), ~written[:count]) and \
+            np.array_equal(out.past, past):
+        holes = ", and holes wrote rows" if (passes & ~valid).any() else ""
+        yield (f"{int((~written[:count]).sum())} of {count} points were never written{holes}: "
+               "the hole test read xyz[3 * i + 2], Z as if xyz held x, y, z "
+               "side by side, but xyz is three planes", f"Z is xyz[2 * n + i] (n = {n}): "
+               "return when !(xyz[2 * n + i] > 0.0f)")
