@@ -288,6 +288,12 @@ def _mix_ups(got, case, padded):
              "the row within a block, so every block of rows added the first block's offsets",
              "row_offset has one entry per row of the matrix: index it with row, "
              "row_offset[row]"),
+            (r * cols + c, r, "col_scale[i] + row_offset[row]: col_scale was indexed with i, "
+             "the element's place in the matrix, where its column col belongs", "col_scale has "
+             "one entry per column: index it with col, col_scale[col]"),
+            (c, r * cols + c, "col_scale[col] + row_offset[i]: row_offset was indexed with i, "
+             "the element's place in the matrix, where its row belongs", "row_offset has one "
+             "entry per row: index it with row, row_offset[row]"),
             (c, (r * cols + c) // rows, "col_scale[col] + row_offset[i / rows]: with i = row * "
              "cols + col, i / rows is not the row", "row_offset has one entry per row: index it "
              "with row (a row is cols elements long, so i / cols is the row; i / rows is not)")):
