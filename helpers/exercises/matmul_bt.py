@@ -20,8 +20,8 @@ from helpers.exercises.kernel import KernelExercise, Launch, traced_back
 from helpers.exercises.microscope import observe, race_mistake
 from helpers.exercises.verdict import did_not_finish, matches
 from helpers.exercises.origin import Wrong
-from helpers.exercises.matmul_bt_models import (TILE, c_rows_k_apart, k_unguarded, loads as _loads, tiled as _tiled,
-                                                tiles_transposed)
+from helpers.exercises.matmul_bt_models import (TILE, c_rows_k_apart, guarded_by_the_other_side, k_unguarded,
+                                                loads as _loads, tiled as _tiled, tiles_transposed)
 
 RTOL, ATOL = 1e-4, 1e-4
 
@@ -110,6 +110,7 @@ def _mistakes(kernels, case):
                "follow the TODOs: load both tiles, wait, add the TILE products, wait")
     if np.allclose(got, _tiled(a, bt, a_by_col=True), RTOL, ATOL):   # before the race check's crash
         yield A_BY_COLUMN
+    yield from guarded_by_the_other_side(got, a, bt, RTOL, ATOL)
     yield from _races(kernels)
     yield from _tiles_not_shared(kernels)
     if np.allclose(got, _tiled(a, bt, as_down=True), RTOL, ATOL) and _transposed(kernels, "As"):

@@ -123,3 +123,23 @@ def c_rows_k_apart(run, rtol, atol):
     yield (f"C's elements were stored at row * K + col, rows K = {k} apart, where C is M x N and "
            f"its rows hold N = {n}: {', and '.join(w for w in (never, met, ran) if w)}",
            "element (row, col) of C is at row * N + col: C[row * N + col] = sum")
+
+
+def guarded_by_the_other_side(got, a, bt, rtol, atol):
+    """Bt's load guarded by bt_row < M (or A's by row < N), the other matrix's rows, where that
+    side is the smaller: Bt's rows from M on (A's from N on) loaded as 0.0f, so C's columns
+    (rows) from there on are 0 and the rest right. Yields (problem, hint) where ``got`` is that."""
+    (m, _), n = a.shape, len(bt)
+    want = a.astype(np.float64) @ bt.T
+    for name, own, other, bound, size, part in (("Bt", "N", "M", m, n, "columns"),
+                                                ("A", "M", "N", n, m, "rows")):
+        model = want.copy()
+        (model[:, bound:] if name == "Bt" else model[bound:])[...] = 0
+        row = "bt_row" if name == "Bt" else "row"
+        if bound < size and not np.allclose(model, want, rtol, atol) and \
+                np.allclose(got, model, rtol, atol):
+            yield (f"{name}'s load is guarded by {row} < {other}, where {own} belongs: {name} has "
+                   f"{own} = {size} rows, but its rows {bound} to {size - 1} were loaded as 0.0f, "
+                   f"so C's {part} {bound} to {size - 1} came out 0",
+                   f"{name}'s rows are C's {part}, {own} of them: guard its load with {row} < "
+                   f"{own} && k < K")

@@ -36,6 +36,13 @@ WORDS = Words(index_hint="row = blockIdx.y * TILE_M + ty, col = blockIdx.x * TIL
 ROWS_APART = ("A's rows were read N elements apart (A[row * N + a_col]), but A is M x K: a row "
               "of A holds K elements", "element (row, k) of A is at row * K + k: "
               "A[row * K + a_col]")
+def _tile_k_apart(k):
+    """The mistake of A's rows read TILE_K apart, the tile's width for A's row length."""
+    return (f"A's rows were read TILE_K = 32 elements apart (A[row * TILE_K + a_col]), but A is "
+            f"M x K: a row of A holds K = {k} elements", "element (row, k) of A is at row * K + "
+            "k: A[row * K + a_col]; TILE_K is the tile's width, not the length of A's rows")
+
+
 A_GUARD_N = ("A's guard tests a_col against N, but A is M x K: its tile took elements past the "
              "end of each row", "As[ty][tx] = (row < M && a_col < K) ? A[row * K + a_col] : 0.0f")
 
@@ -176,8 +183,8 @@ def _phased(a, b, a_col, b_row):
 
 
 def _rows_apart(flat, m, k, n):
-    """A (m x k) as a kernel reads it whose rows are n elements apart in ``flat``."""
-    return flat[np.arange(m)[:, None] * n + np.arange(k)]
+    """A (m x k) as a kernel reads it whose rows are n elements apart in ``flat`` (NaN past it)."""
+    return np.append(flat, np.nan)[np.minimum(np.arange(m)[:, None] * n + np.arange(k), flat.size)]
 
 
 def _read_past(run, name):
@@ -191,6 +198,7 @@ def _read_past(run, name):
     (m, k), n = a.shape, b.shape[1]
     wide = min(n, -(-k // 32) * 32)
     for model, mistake in ((_rows_apart(flat, m, k, n) @ b, ROWS_APART),
+                           (_rows_apart(flat, m, k, 32) @ b, _tile_k_apart(k)),
                            (_rows_apart(flat, m, wide, k) @ _part(b, np.arange(wide)),
                             A_GUARD_N)):
         if np.allclose(run.out.got, model, 1e-4, 1e-4, equal_nan=True):
@@ -245,6 +253,8 @@ def _indexed(a, b):
     (m, k), n = a.shape, b.shape[1]
     yield (_rows_apart(a.ravel(), m, k, n) @ b if (m - 1) * n + k <= a.size else None,
            *ROWS_APART)
+    yield (_rows_apart(a.ravel(), m, k, 32) @ b if (m - 1) * 32 + k <= a.size else None,
+           *_tile_k_apart(k))
     rows_k = np.arange(k)[:, None] * k + np.arange(n)[None, :]
     yield (a @ b.ravel()[rows_k] if rows_k.max() < b.size else None,
            "B's rows were taken K elements apart (B[b_row * K + col]): a row of B holds N",

@@ -30,11 +30,12 @@ INDEX_HINT = ("i = blockIdx.x * blockDim.x + threadIdx.x (the block's first elem
 STEP_HINT = "the block's size is blockDim.x, not a number: i = blockIdx.x * blockDim.x + threadIdx.x"
 NO_GUARD = "; every thread has an element here, so no guard"
 # Index mistakes: (i from block b and thread t, given block size and blocks; problem; hint)
+FIRST_BLOCK = "only the first block's elements were written, element 0 to blockDim.x - 1: "
 INDEXES = [
     (lambda b, t, size, blocks: t,
-     "only the first block's elements were written, element 0 to blockDim.x - 1: i = threadIdx.x "
-     "alone (it counts from 0 again in every block) or a guard i < blockDim.x (only block 0 "
-     "passes it)", INDEX_HINT + NO_GUARD),
+     FIRST_BLOCK + "i = threadIdx.x alone (it counts from 0 again in every block), a guard "
+     "i < blockDim.x (only block 0 passes it) or blockIdx.y (0 in a 1-D grid) where blockIdx.x "
+     "belongs", INDEX_HINT + NO_GUARD),
     (lambda b, t, size, blocks: b * size,
      "only the first element of each block was written: threadIdx.x is missing", INDEX_HINT),
     (lambda b, t, size, blocks: b * blocks + t,
@@ -183,6 +184,8 @@ def _mistakes(case, run):
     every = np.concatenate([run.out.ahead, np.flatnonzero(written), run.out.past])
     yield from stored_at_thread(got, ~written, a * b, size, "out",
                                 lambda: read_past_block_0(run.kernel, _launch((size, 3)), size))
+    if blocks > 1 and np.array_equal(every, np.arange(size)):
+        yield from first_block_only(run.kernel)
     for index, problem, hint in INDEXES + SHIFTS:
         if (blocks > 1 and not np.array_equal(np.flatnonzero(written), np.arange(n))
                 and np.array_equal(every, _seen(written_by(index, size, blocks), size, n))):
@@ -222,6 +225,50 @@ def _mistakes(case, run):
     yield Wrong(f"{int((~right).sum())} of {n} elements are wrong (the first is out[{first}] = "
                 f"{got[first]}, expected {want[first]})", "each thread computes out[i] = a[i] * b[i]",
                 "out", first)
+
+
+GRID_PROBE = (8, (3, 2))
+"""The launch (threads per block, grid) on the simulator, a 2-D grid, that tells apart the kernels
+that write only the first block's elements in a 1-D grid: which block wrote which element."""
+# What thread t of block (x, y) writes (None: nothing) in a launch of GRID_PROBE; problem; hint
+FIRST_BLOCK_CAUSES = [
+    (lambda x, y, t, size: y * size + t,
+     FIRST_BLOCK + "the index takes blockIdx.y, which is 0 in a 1-D grid, where blockIdx.x "
+     "belongs (on the simulator, a grid of 3 x 2 blocks of 8 threads: the blocks of row y = 1 "
+     "wrote out[8] to out[15], every block the elements of its row, whatever its blockIdx.x)",
+     "a 1-D grid numbers its blocks with blockIdx.x: " + INDEX_HINT),
+    (lambda x, y, t, size: t,
+     FIRST_BLOCK + "i = threadIdx.x alone counts from 0 again in every block (on the simulator, "
+     "a grid of 3 x 2 blocks of 8 threads: every block wrote out[0] to out[7])",
+     INDEX_HINT + NO_GUARD),
+    (lambda x, y, t, size: t if x == 0 else None,
+     FIRST_BLOCK + "a guard i < blockDim.x lets only block 0 through (on the simulator, a grid "
+     "of 3 x 2 blocks of 8 threads: the blocks past 0 wrote nothing)",
+     "every thread has an element here, so no guard: " + INDEX_HINT),
+]
+
+
+def first_block_only(kernels):
+    """The mistake of a kernel that wrote only the first block's elements in a 1-D grid: in a
+    launch of ``GRID_PROBE`` on the simulator (a 2-D grid), the elements each block wrote,
+    compared with each cause's (blockIdx.y for blockIdx.x, threadIdx.x alone, a guard
+    i < blockDim.x); nothing where none matches or the launch failed."""
+    size, (gx, gy) = GRID_PROBE
+    n = size * gx * gy
+    ones = np.ones(n, np.float32)
+    probe = Launch((Input(ones, 4 * n, 1.0), Input(ones, 4 * n, 1.0), Output(n, guard=4 * n)),
+                   block=(size, 1, 1), grid=(gx, gy))
+    kept = accesses_of(kernels, probe, "grid of 2-D", 4 * n)
+    if kept is None:
+        return
+    stores = kept[kept["write"] & ~kept["shared"]]
+    got = set(zip(stores["block"].tolist(), stores["thread"].tolist(), stores["index"].tolist()))
+    for where, problem, hint in FIRST_BLOCK_CAUSES:
+        model = {(x + y * gx, t, where(x, y, t, size)) for x in range(gx) for y in range(gy)
+                 for t in range(size)}
+        if got == {m for m in model if m[2] is not None}:
+            yield problem, hint
+            return
 
 
 SWAP_PROBE = (8, 3)

@@ -21,7 +21,7 @@ from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.origin import Wrong
-from helpers.exercises.scale_slices_models import INDEXES, ORDERS, SCALES
+from helpers.exercises.scale_slices_models import INDEXES, ORDERS, SCALES, guard_against_a_side
 
 # (nx, ny, nz, block): no side a multiple of its block's; last a small one on the simulator,
 # race-checked
@@ -314,6 +314,12 @@ def _guard_mistakes(case, all_written, hit, first):
                "the grid sticks out in z too: if (x >= nx || y >= ny || z >= nz) return;")
 
 
+def _guard_sides(case, run, hit):
+    """The guard's sides: z's compared with nx or ny, or one past nz; x's or y's with another."""
+    yield from itertools.chain(_z_against_a_side(case, run, hit), _z_one_past(case, run, hit),
+                               guard_against_a_side(case, _grid(case), hit))
+
+
 def _mistakes(case, run):
     """The mistakes a launched kernel's output shows, in order (nothing when it is right)."""
     nx, ny, nz, block = case
@@ -321,7 +327,7 @@ def _mistakes(case, run):
     yield from one_further("out", "element", run.out.past, run.out.unwritten,
                            "store at out[i], i = (z * ny + y) * nx + x, with nothing added")
     hit = set(np.flatnonzero(written).tolist()) | set(run.out.past.tolist())
-    yield from itertools.chain(_z_against_a_side(case, run, hit), _z_one_past(case, run, hit))
+    yield from _guard_sides(case, run, hit)
     if run.out.past.size:
         yield from _guard_mistakes(case, written.all(), hit, run.out.past[0])
     yield from itertools.chain(_index_mistakes(case, hit), _left_out(case, run, written))

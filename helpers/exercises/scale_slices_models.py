@@ -4,6 +4,8 @@ factor mistakes."""
 
 from __future__ import annotations
 
+import numpy as np
+
 # Index mistakes, x, y, z and the guard right: (the element's index from x, y, z, nx, ny, nz; the
 # problem)
 INDEXES = [
@@ -36,3 +38,30 @@ ORDERS = [
 # Factor mistakes: (the index into scale from z and the block's depth, that index, what it is)
 SCALES = [(lambda z, depth: z // depth, "blockIdx.z", "the block's number"),
           (lambda z, depth: z % depth, "threadIdx.z", "the thread's place in its block")]
+
+SIDES = (("x", "the length of a row", "elements", "row"),
+         ("y", "the number of rows in a slice", "rows", "slice"))
+
+
+def guard_against_a_side(case, grid, hit):
+    """x's or y's guard against another side (x >= ny, y >= nz, ...), the rest right: the
+    elements the threads it lets through write are ``hit`` (the set written, past the end too)
+    in the launch of ``case`` (nx, ny, nz, block) on ``grid``. Yields (problem, hint)."""
+    nx, ny, nz, block = case[:4]
+    sides = (nx, ny, nz)
+    tz, ty, tx = np.indices([g * b for g, b in zip(grid, block)][::-1])
+    index = (tz * ny + ty) * nx + tx
+    for k, (axis, what, items, where) in enumerate(SIDES):
+        for j, bound in enumerate(sides):
+            bounds = list(sides)
+            bounds[k] = bound
+            model = set(index[(tx < bounds[0]) & (ty < bounds[1]) & (tz < bounds[2])].tolist())
+            if bound == sides[k] or model != hit or model == set(range(nx * ny * nz)):
+                continue
+            span = f"{bound}" + (f" to {sides[k] - 1}" if bound < sides[k] - 1 else "")
+            shows = (f"the {items} {axis} = {span} of every {where} were never written"
+                     if bound < sides[k] else f"threads with {axis} from n{axis} = {sides[k]} "
+                     f"on wrote into the next {where}, or past the end of out")
+            yield (f"{axis}'s guard compared {axis} with n{'xyz'[j]} ({axis} >= n{'xyz'[j]}), "
+                   f"where n{axis}, {what}, belongs: {shows}", "each coordinate is compared "
+                   "with its own side: if (x >= nx || y >= ny || z >= nz) return;")

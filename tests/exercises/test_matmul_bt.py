@@ -123,6 +123,13 @@ WRONG = {
                           "A's load is guarded by its row alone, (row < M), without k < K: in the "
                           "last phase, where k runs past K - 1, each row of the tile ran on into "
                           "the next row of A"),
+    # blind audit TFB-matmul_bt-1: Bt's rows guarded by M (was 'the kernel failed on the
+    # simulator: ... a read of Bt[234] ... 1 element past the end of its 234 ... Hint: each load
+    # needs its own guard: ...', every guard restated)
+    "bt_guard_against_m": ([("(bt_row < N && k < K)", "(bt_row < M && k < K)")],
+                           "Bt's load is guarded by bt_row < M, where N belongs: Bt has N = 64 "
+                           "rows, but its rows 48 to 63 were loaded as 0.0f, so C's columns 48 to "
+                           "63 came out 0"),
     "bt_guard_without_k": ([("(bt_row < N && k < K)", "(bt_row < N)")],
                            "Hint: guard Bt's element by both its indices: Bs[ty][tx] = (bt_row < N "
                            "&& k < K) ? Bt[bt_row * K + k] : 0.0f"),

@@ -93,6 +93,13 @@ WRONG = {
     "a_rows_n_apart_within_a": ([("A[row * K + a_col]", "A[row * (N <= K ? N : K) + a_col]")],
                                 {"problem": "A's rows were read N elements apart",
                                  "hint": "A[row * K + a_col]"}),
+    # blind audit TFB-matmul_wide-1: the tile's width for A's row length (was '3388 of the 3465
+    # elements of C are wrong ...', a trace of A[32], A[64], A[96] and the whole tile recipe)
+    "a_rows_tile_k_apart": ([("A[row * K + a_col]", "A[row * TILE_K + a_col]")],
+                            {"problem": "A's rows were read TILE_K = 32 elements apart "
+                                        "(A[row * TILE_K + a_col]), but A is M x K: a row of A "
+                                        "holds K = 70 elements",
+                             "hint": "A[row * K + a_col]; TILE_K is the tile's width"}),
     # past A when N > K (the first case), the columns past N left out when N < K (the second)
     "a_guard_n": ([("(row < M && a_col < K)", "(row < M && a_col < N)")],
                   {"problem": "tests a_col against N", "hint": "a_col < K"}),

@@ -114,6 +114,13 @@ WRONG = {
                                "blockDim.x == blockDim.y"),
     "row_from_thread_x": ([("int row = " + INDEX_Y, "int row = blockIdx.y * blockDim.y + threadIdx.x")],
                           "row = blockIdx.y * blockDim.y + threadIdx.x gives"),
+    # blind audit TFB-matrix_index-1: the flat index for the column factor (was '3276 of 3367
+    # elements are wrong ...' with a trace and the whole formula); its reads past col_scale stay
+    # inside the junk after it
+    "col_scale_by_flat_index": ([("col_scale[col]", "col_scale[i]")],
+                                "a * col_scale[i] + row_offset[row]: col_scale was indexed with "
+                                "i, the element's place in the matrix, where its column col "
+                                "belongs", "index it with col, col_scale[col]"),
     "row_offset_by_flat_over_rows": ([("row_offset[row]", "row_offset[i / rows]")],
                                      "a * col_scale[col] + row_offset[i / rows]"),
     # every thread writes every element, the same values: right, but for the race check

@@ -17,7 +17,8 @@ STORE = "out[i] = a[i] * b[i];"
 # name: (the replacement in the solution, how the verdict's problem starts, and any more words
 # that the verdict must contain)
 WRONG = {
-    "thread_index_only": ((INDEX, "threadIdx.x"), "only the first block's elements were written"),
+    "thread_index_only": ((INDEX, "threadIdx.x"), "only the first block's elements were written",
+                          "i = threadIdx.x alone", "every block wrote out[0] to out[7]"),
     "block_offset_only": ((INDEX, "blockIdx.x * blockDim.x"),
                           "only the first element of each block"),
     "grid_for_block": ((INDEX, "blockIdx.x * gridDim.x + threadIdx.x"),
@@ -91,9 +92,18 @@ WRONG = {
     "a_read_one_on": ((STORE, "out[i] = a[i + 1] * b[i];"), "out[i] = a[i + 1] * b[i]"),
     "one_past": ((INDEX, INDEX + " + 1"), "every thread took the element one place on",
                  "i counts from 1", "with nothing added"),
+    # blind audit TFB-multiply_vectors-1: blockIdx.y, 0 in a 1-D grid, for blockIdx.x (was
+    # 'only the first block's elements were written ...: i = threadIdx.x alone ... or a guard
+    # i < blockDim.x', two causes not in the code); a launch with a 2-D grid tells them apart
+    "block_number_from_y": ((INDEX, "blockIdx.y * blockDim.x + threadIdx.x"),
+                            "only the first block's elements were written",
+                            "blockIdx.y, which is 0 in a 1-D grid, where blockIdx.x belongs",
+                            "the blocks of row y = 1 wrote out[8] to out[15]",
+                            "Hint: a 1-D grid numbers its blocks with blockIdx.x"),
     "guard_against_blockDim": ((STORE, "if (i < blockDim.x)\n        " + STORE),
                                "only the first block's elements were written",
-                               "a guard i < blockDim.x", "i = threadIdx.x alone"),
+                               "a guard i < blockDim.x", "blocks past 0 wrote nothing",
+                               "so no guard"),
     "b_at_the_thread_s_place": (("b[i]", "b[threadIdx.x]"), "out[i] = a[i] * b[threadIdx.x]",
                                 "b[i], at the global index"),
     "a_at_the_thread_s_place": (("a[i] * b[i]", "a[threadIdx.x] * b[i]"),

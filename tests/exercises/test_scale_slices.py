@@ -61,6 +61,15 @@ WRONG = {
     "z_compared_with_nx": ([(GUARD, "if (x >= nx || y >= ny || z >= nx)")],
                            "z's guard compared z with nx (z >= nx), where nz, the number of slices, "
                            "belongs: threads with z from nz = 5 on wrote whole slices past the end"),
+    # blind audit TFB-scale_slices-1 (was '210 of 455 elements were never written' and the
+    # index hint, the index being right)
+    "x_compared_with_ny": ([(GUARD, "if (x >= ny || y >= ny || z >= nz)")],
+                           "x's guard compared x with ny (x >= ny), where nx, the length of a "
+                           "row, belongs: the elements x = 7 to 12 of every row were never "
+                           "written"),
+    "y_compared_with_nz": ([(GUARD, "if (x >= nx || y >= nz || z >= nz)")],
+                           "y's guard compared y with nz (y >= nz), where ny, the number of rows "
+                           "in a slice, belongs: the rows y = 5 to 6 of every slice"),
     "z_compared_with_ny": ([(GUARD, "if (x >= nx || y >= ny || z >= ny)")],
                            "z's guard compared z with ny (z >= ny)"),
     # blind audit H18 (was 'out was written past its end (out[455]), and 52 of its elements
