@@ -138,6 +138,20 @@ def _index_mistakes(x, n, block):
            "threadIdx.x: above = i < n && x[i] > threshold")
 
 
+def _below_the_threshold(x, n, got, want):
+    """Each warp's count of its elements below the threshold: the comparison flipped, x[i] <
+    threshold."""
+    padded = np.full(want.size * 32, np.inf, np.float32)
+    padded[:n] = x
+    below = (padded < THRESHOLD).reshape(-1, 32).sum(axis=1)
+    if np.array_equal(got, below) and not np.array_equal(below, want):
+        w = int(np.argmax(got != want))
+        yield (f"each warp counted its elements below the threshold, not above: counts[{w}] = "
+               f"{got[w]}, and {got[w]} of x[{32 * w}..{min(32 * w + 31, n - 1)}] are below "
+               f"{THRESHOLD} ({want[w]} above)",
+               "the comparison is flipped: above = i < n && x[i] > threshold")
+
+
 def _block_counts(want, block):
     """(counts, problem, hint) for each warp storing its whole block's count, as
     __syncthreads_count gives it (blocks of 2 warps or more: with one, the two agree)."""
@@ -311,6 +325,7 @@ def _mistakes(case, run):
                "store it: counts[warp] = __popc(votes)")
     yield from observed_mistakes(observe(kernels, _launch(CASES[-1]), key="room after x"),
                                  _refine, wrong="the counts are wrong")
+    yield from _below_the_threshold(x, n, got, want)
     for wrong, problem, hint in (
             *_word_mistakes(votes),
             (votes[:, 0], "each count is 0 or 1, lane 0's own vote: __popc counted a word that "
