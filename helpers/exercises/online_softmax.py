@@ -46,10 +46,9 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
     """(m, l) of each row as the kernel computes them, in float64; ``loop`` and ``merge``: whether
     the running sum and the merged sums are rescaled to the new max (``loop="value"``: by
     exp(m - v), against the value; ``loop="ratio"``: by m / m_new, linearly; ``loop="term"``:
-    the new term rescaled instead of the sum; ``merge="partner"``: the
-    partner's only, as when m = m_new came first; ``merge="own max"``: the partner's sum by
-    exp(m - m_new), the lane's own max; ``merge="partner max"``: the lane's own sum by exp(m2 -
-    m_new), the partner's max); ``fresh``: each value's exp taken against the new max
+    the new term rescaled instead of the sum; ``merge="partner"``: the partner's only, as when
+    m = m_new came first; ``merge="own max"``: the partner's sum by exp(m - m_new), the lane's
+    own max; ``merge="partner max"``: the lane's own sum by exp(m2 - m_new)); ``fresh``: each value's exp taken against the new max
     (else the old, exp(v - m); "apart": exp(v) / exp(m_new), in float32; "one": 1 whatever v;
     "raw": exp(v), unshifted, in float32; "flipped": exp(m_new - v));
     ``merge="swapped"``: each term's -INFINITY test made on the other's max;
@@ -89,9 +88,8 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
         new = np.maximum(ms, m2)
         with np.errstate(invalid="ignore"):
             own_test, their_test = (m2, ms) if merge == "swapped" else (ms, m2)
-            way = -1 if merge == "wrong way" else 1
-            own = (np.where(own_test == -np.inf, 0, merge_exp(way * (
-                       (m2 if merge == "partner max" else ms) - new)))
+            way, mine = (-1 if merge == "wrong way" else 1), (m2 if merge == "partner max" else ms)
+            own = (np.where(own_test == -np.inf, 0, merge_exp(way * (mine - new)))
                    if merge in (True, "own max", "swapped", "wrong way", "own only", "partner max")
                    else np.where(ms == -np.inf, 0, 1.0) if merge == "own kept" else 1)
             power = {"own max": ms - new, "own kept": m2 - ms}.get(merge, m2 - new)
