@@ -78,10 +78,10 @@ class Failure:
         first, second = self.error.first, self.error.second
         if first.block != second.block:
             return "blocks"
-        one_warp = self._warp(first.thread) == self._warp(second.thread)
+        one_warp = self.warp(first.thread) == self.warp(second.thread)
         return "lanes" if one_warp and self.error.within_warps else "warps"
 
-    def _warp(self, thread) -> int:
+    def warp(self, thread) -> int:
         """The warp of ``thread`` ((x, y, z)) in its block: its rank in the block over 32."""
         bx, by = (self.block or (1 << 30, 1))[:2]
         x, y, z = thread

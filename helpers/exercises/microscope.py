@@ -23,6 +23,8 @@ alone.
 from __future__ import annotations
 
 import dataclasses
+import os
+import re
 
 import numpy as np
 
@@ -166,6 +168,35 @@ def observed_launch(launch, refine=None):
     alone show what the race check and the crashes find there: ``observed_mistakes`` of the
     case's ``launch(case)`` (``refine``: the exercise's own hints)."""
     return lambda kernels, case: observed_mistakes(observe(kernels, launch(case)), refine)
+
+
+def syncwarp_between(kernels, failure):
+    """(problem, hint) for a race between threads of two warps of a block (``failure``'s error,
+    read by its fields) across a __syncwarp() on a line of the learner's source between the two
+    accesses' lines (the simulated twin's source, numbered as the compiler numbers it): a barrier
+    that waits for one warp alone. Nothing for another failure."""
+    from helpers.sim.compile.source import numbered_lines
+
+    err, source = failure.error, getattr(kernels.simulated, "source", None)
+    if failure.between != "warps" or not source:
+        return
+    (file, a), (_, b) = (access.line.rsplit(":", 1) for access in (err.first, err.second))
+    low, high = sorted((int(a), int(b)))
+    lines = [number for name, number, text in numbered_lines(source)
+             if os.path.basename(name) == os.path.basename(file) and low < number < high
+             and re.search(r"\b__syncwarp\s*\(", text.split("//")[0])]
+    if not lines:
+        return
+    place = f"{err.array}[{err.element}]" if err.array else "it"
+    one, two = ((a.thread[0] if not any(a.thread[1:]) else a.thread, failure.warp(a.thread),
+                 a.does, a.line)
+                for a in (err.first, err.second))
+    yield (f"the __syncwarp() at {file}:{lines[0]} waits only for the 32 threads of its own warp, "
+           f"not for the block: thread {one[0]} (warp {one[1]}) {one[2].replace(' it', ' ' + place)}"
+           f" at {one[3]}, and thread {two[0]} (warp {two[1]}) {two[2]} at {two[3]}, threads of "
+           f"different warps, which a __syncwarp() does not hold back (a {err.hazard} hazard, "
+           f"{err.count} in this launch)", "a barrier for the whole block: __syncthreads() in the "
+           "__syncwarp()'s place, where every thread of the block reaches it (not inside an if)")
 
 
 def written_by_two(race, hazards=("write-after-write",)) -> bool:

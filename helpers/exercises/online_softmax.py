@@ -46,9 +46,9 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
     """(m, l) of each row as the kernel computes them, in float64; ``loop`` and ``merge``: whether
     the running sum and the merged sums are rescaled to the new max (``loop="value"``: by
     exp(m - v), against the value; ``loop="ratio"``: by m / m_new, linearly; ``loop="term"``:
-    the new term rescaled instead of the sum; ``merge="partner"``: the
-    partner's only, as when m = m_new came first; ``merge="own max"``: the partner's sum by
-    exp(m - m_new), the lane's own max); ``fresh``: each value's exp taken against the new max
+    the new term rescaled instead of the sum; ``merge="partner"``: the partner's only, as when
+    m = m_new came first; ``merge="own max"``: the partner's sum by exp(m - m_new), the lane's
+    own max; ``merge="partner max"``: the lane's own sum by exp(m2 - m_new)); ``fresh``: each value's exp taken against the new max
     (else the old, exp(v - m); "apart": exp(v) / exp(m_new), in float32; "one": 1 whatever v;
     "raw": exp(v), unshifted, in float32; "flipped": exp(m_new - v));
     ``merge="swapped"``: each term's -INFINITY test made on the other's max;
@@ -88,9 +88,9 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
         new = np.maximum(ms, m2)
         with np.errstate(invalid="ignore"):
             own_test, their_test = (m2, ms) if merge == "swapped" else (ms, m2)
-            way = -1 if merge == "wrong way" else 1
-            own = (np.where(own_test == -np.inf, 0, merge_exp(way * (ms - new)))
-                   if merge in (True, "own max", "swapped", "wrong way", "own only")
+            way, mine = (-1 if merge == "wrong way" else 1), (m2 if merge == "partner max" else ms)
+            own = (np.where(own_test == -np.inf, 0, merge_exp(way * (mine - new)))
+                   if merge in (True, "own max", "swapped", "wrong way", "own only", "partner max")
                    else np.where(ms == -np.inf, 0, 1.0) if merge == "own kept" else 1)
             power = {"own max": ms - new, "own kept": m2 - ms}.get(merge, m2 - new)
             theirs = (np.where(their_test == -np.inf, 0, merge_exp(way * power))
@@ -266,6 +266,12 @@ _MODELS = (
      "had none",
      "test each sum against its own max: l = (m == -INFINITY ? 0 : l * "
      "exp(m - m_new)) + (m2 == -INFINITY ? 0 : l2 * exp(m2 - m_new))"),
+    (None, dict(merge="partner max"),
+     "row_sum is wrong: in the merge the lane's own sum l was rescaled by exp(m2 - m_new), with "
+     "the partner's max m2, not its own: l is a sum against the lane's max m, which exp(m - "
+     "m_new) brings to the merged max",
+     "the max is swapped in the own sum's rescale: l was taken against the lane's own max m, "
+     "l = l * exp(m - m_new) + l2 * exp(m2 - m_new)"),
     (None, dict(offsets=(32, 16, 8, 4, 2, 1)),
      "every row_sum is twice the right value: the butterfly started at offset 32, and "
      "__shfl_xor_sync(..., 32) gives each lane its own value back (lane ^ 32 is past "

@@ -22,7 +22,7 @@ from helpers.exercises import near
 from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import accesses_of, observe, race_mistake
+from helpers.exercises.microscope import accesses_of, observe, race_mistake, syncwarp_between
 from helpers.exercises.origin import Wrong
 
 BLOCK = 256
@@ -82,6 +82,14 @@ def _refine(failure):
     if failure.kind == "array bounds" and (err.element is None or err.element < 0):
         yield ("a thread with j >= len read s[len - 1 - j], before the start of s: keep the "
                "guard if (j < len) on the store too")
+
+
+def _with_the_source(kernels):
+    """``_refine``, after a race between warps across a __syncwarp() (``syncwarp_between``)."""
+    def refine(failure):
+        yield from syncwarp_between(kernels, failure)
+        yield from _refine(failure)
+    return refine
 
 
 def _lens(failure, start):
@@ -322,7 +330,7 @@ def _mistakes(n, run):
             run.launch, args=(Input(x), *run.launch.args[1:])))
         if seen.error:
             yield race_mistake(seen.error, "each thread stores only out[start + j]",
-                               block=(BLOCK, 1, 1), refine=_refine)
+                               block=(BLOCK, 1, 1), refine=_with_the_source(run.kernel))
     want = reference(x)
     if np.array_equal(got, want):
         return

@@ -28,7 +28,7 @@ import numpy as np
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import observe, observed_mistakes
+from helpers.exercises.microscope import accesses_of, observe, observed_mistakes
 from helpers.exercises.verdict import not_yet
 
 CHUNK = 256
@@ -271,6 +271,33 @@ def _last_as_whole(n, x, got, want):
                "mirror the chunk's own elements: y[first + t] = tile[count - 1 - t]")
 
 
+def _mirrored_twice(kernels):
+    """y is x: a trace of the ``ALONE`` launch (one chunk a block, first = b * CHUNK) on the
+    simulator shows every thread t reading tile[count - 1 - t] and storing at y[first + count -
+    1 - t], the mirror in the read and in the store, each undoing the other."""
+    n, blocks = ALONE
+    kept = accesses_of(kernels, _launch(ALONE, slack=0), "mirrored twice", 8 * n)
+    if kept is None or not kept.size:
+        return
+    first = kept["block"].astype(np.int64) * CHUNK
+    t = kept["thread"].astype(np.int64)
+    mirror = np.minimum(CHUNK, n - first) - 1 - t
+    reads = (kept["array"] == "tile") & ~kept["write"]
+    stores = (kept["array"] == "y") & kept["write"]
+    if not reads.any() or not stores.any() or \
+            not (kept["index"][reads] == mirror[reads]).all() or \
+            not (kept["index"][stores] == (first + mirror)[stores]).all():
+        return
+    b, j = 1, 3
+    count = min(CHUNK, n - b * CHUNK)
+    yield (f"y is a copy of x: the mirror, count - 1 - t, was applied twice, in the read of tile "
+           f"and in the store into y, and each undoes the other (in a trace of {blocks} blocks over "
+           f"{n} elements, one chunk each: thread {j} of block {b} (first = {b * CHUNK}, count = {count}) read "
+           f"tile[{count - 1 - j}] and stored it at y[{b * CHUNK + count - 1 - j}], where "
+           f"thread {count - 1 - j} had loaded x[{b * CHUNK + count - 1 - j}])",
+           "mirror one side only: y[first + t] = tile[count - 1 - t]")
+
+
 def _mistakes(case, run):
     """The mistakes one launch on the chosen backend shows."""
     n, _ = case
@@ -285,6 +312,8 @@ def _mistakes(case, run):
     want = np.concatenate([x[f:f + CHUNK][::-1] for f in range(0, n, CHUNK)])
     if np.array_equal(got, want):
         return
+    if np.array_equal(got, x):
+        yield from _mirrored_twice(run.kernel)
     for wrong, problem, hint in (
             (x, "y is a copy of x: no chunk was reversed",
              "thread t stores y[first + t] = tile[count - 1 - t]"),

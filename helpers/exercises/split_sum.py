@@ -177,6 +177,7 @@ def _wrong_sum(got, x, calls):
             yield ("the sum is the last device's share alone: each partial sum replaced the one "
                    "before (total = ...)", "add every device's partial sum to total: total += ...")
         yield from _hi_without_parentheses(got, x, calls)
+        yield from _hi_one_short(got, x, calls)
         yield from _shares_of_len_over_n(got, x, calls)
         if sum(calls) < n:
             yield (f"{n - sum(calls)} of the {n} elements were in no share", SHARE_HINT)
@@ -225,6 +226,28 @@ def _hi_without_parentheses(got, x, calls):
            f"since * and // bind tighter than +, so hi came out {k} + {n} // {devices} = {hi}, "
            f"not ({k} + 1) * {n} // {devices} = {right}, and {n - sum(sizes)} of the {n} "
            "elements were in no share", "put k + 1 in parentheses: hi = (k + 1) * len(x) // n")
+
+
+def _hi_one_short(got, x, calls):
+    """The shares x[lo:hi] with hi = (k + 1) * len(x) // n - 1, hi taken as the share's last
+    element: each share stops one element before the next starts; the shares summed and the sum
+    are theirs."""
+    n, devices = x.size, len(calls)
+    bounds = [k * n // devices for k in range(devices + 1)]
+    shares = [(lo, hi - 1) for lo, hi in zip(bounds, bounds[1:]) if hi - 1 > lo]
+    sizes = [len(range(n)[lo:hi]) for lo, hi in shares]
+    if not shares or [c for c in calls if c] != sizes or \
+            got != sum(float(x[lo:hi].sum(dtype=np.float64)) for lo, hi in shares):
+        return
+    short = [(k, lo, hi) for k, (lo, hi) in enumerate(zip(bounds, bounds[1:])) if hi > lo]
+    named = ", and ".join(f"device {k}'s{' share was' * (not i)} x[{lo}:{hi - 1}], where it is "
+                          f"x[{lo}:{hi}]" for i, (k, lo, hi) in enumerate(short[:2]))
+    left = [f"x[{hi - 1}]" for _, _, hi in short]
+    left = " and ".join(left) if len(left) < 3 else f"{left[0]}, {left[1]}, ... ({len(left)})"
+    yield (f"each share stopped one element short: {named}, as hi = (k + 1) * len(x) // "
+           "n - 1 gives, hi taken as the share's last element: but a slice's end is exclusive, x[lo:hi] "
+           f"leaves out x[hi], so {left} were in no share",
+           "drop the - 1: hi = (k + 1) * len(x) // n, where the next share starts")
 
 
 def _shares_of_len_over_n(got, x, calls):

@@ -138,6 +138,20 @@ def _index_mistakes(x, n, block):
            "threadIdx.x: above = i < n && x[i] > threshold")
 
 
+def _below_the_threshold(x, n, want):
+    """(counts, problem, hint) for each warp's count of its elements below the threshold: the
+    comparison flipped, x[i] < threshold."""
+    padded = np.full(want.size * 32, np.inf, np.float32)
+    padded[:n] = x
+    below = (padded < THRESHOLD).reshape(-1, 32).sum(axis=1)
+    if not np.array_equal(below, want):
+        w = int(np.argmax(below != want))
+        yield (below, f"each warp counted its elements below the threshold, not above: "
+               f"counts[{w}] = {below[w]}, and {below[w]} of x[{32 * w}.."
+               f"{min(32 * w + 31, n - 1)}] are below {THRESHOLD} ({want[w]} above)",
+               "the comparison is flipped: above = i < n && x[i] > threshold")
+
+
 def _block_counts(want, block):
     """(counts, problem, hint) for each warp storing its whole block's count, as
     __syncthreads_count gives it (blocks of 2 warps or more: with one, the two agree)."""
@@ -340,7 +354,7 @@ def _mistakes(case, run):
              "was a float, and __ballot_sync takes an int, so the float was cut to its whole part "
              "(x[i] - threshold = 0.25 votes 0, false)", "a vote is a bool: bool above = i < n "
              "&& x[i] > threshold"),
-            *_cut_to_int(x, n),
+            *_cut_to_int(x, n), *_below_the_threshold(x, n, want),
             *_index_mistakes(x, n, run.launch.block[0]),
             *_block_counts(want, run.launch.block[0])):
         if np.array_equal(got, wrong):

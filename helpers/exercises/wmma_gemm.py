@@ -248,6 +248,23 @@ def _c_rows_apart(run, case, stored):
                "+ tile_col * 16")
 
 
+def _c_columns_apart(run, case, stored):
+    """C's tiles stored from column tile_col, not tile_col * 16 (C + tile_row * 16 * N +
+    tile_col): the elements written (``stored``) are those such tiles cover, one column of C
+    apart, over one another, and the columns right of them never written."""
+    m, _, n = case
+    model = _product(run.model, case, guard=16, c_at=lambda w, tr, tc: (tr * 16 * n + tc, n))
+    if n > 16 and np.array_equal(~np.isnan(model[0].ravel()), stored):
+        per_row, first = n // 16, n // 16 + 15
+        starts = ", ".join(map(str, range(per_row - 1))) + f" and {per_row - 1}"
+        yield (f"C's tiles of a row were stored one column of C apart, from columns {starts}, "
+               f"over one another, and columns {first} to {n - 1} of every row "
+               f"({m * (n - first)} elements, the first C[0][{first}]) were never written: "
+               "C + tile_row * 16 * N + tile_col starts tile (tile_row, tile_col) at column "
+               "tile_col, where its first column is tile_col * 16: tile_col is not scaled by 16",
+               "a tile is 16 columns of C wide: store at C + tile_row * 16 * N + tile_col * 16")
+
+
 def _first_warps_alone(run, case):
     """The guard warp >= M / 16: only warps 0 to M / 16 - 1 stored their tiles (right), those
     of the grid's first tiles in row-major order, the others never written."""
@@ -296,6 +313,7 @@ def _mistakes(case, run):
     if out.unwritten.any():
         yield from _first_warps_alone(run, case)
         yield from _c_rows_apart(run, case, stored)
+        yield from _c_columns_apart(run, case, stored)
     for arguments, problem, hint in LOOKALIKES if out.past.size or out.unwritten.any() else ():
         model = _product(run.model, case, guard=16, **arguments(*case))  # the tiles it stores
         if np.array_equal(~np.isnan(model[0].ravel()), stored):

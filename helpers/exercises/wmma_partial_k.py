@@ -207,6 +207,24 @@ def _one_short(run, case):
            "compare the element's k with K itself: " + ", and ".join(GUARDS[side][4] for side in wrong))
 
 
+def _a_guard_one_past(run, case):
+    """A's zero guard k0 + col <= K: the column k0 + col == K staged too (the next row's first
+    element of A; past A's end, NaN, in its last row), 0 after it. B's rows past K being 0, its C
+    is no guard's: a launch with A's column 1 all inf tells them apart (no guard stages A[r + 1][1]
+    at column K + 1, and inf times B's 0 is NaN in every row of C; <= only A[r + 1][0])."""
+    m, k, n = case[:3]
+    one_past = lambda k, n: dict(a_keep=lambda k0, r, col: k0 + col <= k)  # noqa: E731
+    if 16 - k % 16 < 2 or not _staged_as(run, case, one_past) or \
+            not _staged_as(_run(run, case, ("A", 1)), case, one_past):
+        return
+    yield (f"As's zero guard k0 + col <= K lets the column k0 + col == K = {k} through: in the "
+           "last, partial step As took A[row][K], past the end of A's row (the next row's first "
+           "element, and past A's end in its last row: NaN here, in C's last row), where it "
+           "must be 0: A's columns are 0 to K - 1, so <= is one too far",
+           "stop before column K: As[w][r][col] = k0 + col < K ? A[(tile_row * 16 + r) * K + "
+           "k0 + col] : __float2half(0.0f)")
+
+
 def _clamped(got, a, b, k):
     """C = A B plus 16 - K % 16 more products of A's last column and B's last row: the last
     step's tile elements past K took k = K - 1 (an index clamped, min(k0 + col, K - 1)), not 0."""
@@ -318,6 +336,7 @@ def _mistakes(case, run):
     yield from _clamped(got, a, b, k)
     yield from _one_short(run, case)
     yield from _guards_in_tile(run, case)
+    yield from _a_guard_one_past(run, case)
     for change, problem, hint in STAGINGS:
         if _staged_as(run, case, change):
             yield problem, hint

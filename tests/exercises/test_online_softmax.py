@@ -25,6 +25,14 @@ WRONG = [
      ["each merge kept only the partner's sum", "a ?: without parentheses takes in everything "
       "after its :", "put each guarded term in parentheses: l = (m == -INFINITY ? 0.0f : l * "
       "__expf(m - m_new)) + (m2 == -INFINITY ? 0.0f : l2 * __expf(m2 - m_new))"]),
+    # blind audit TFB-online_softmax-1: the lane's own sum rescaled by the partner's max (was
+    # 'row_sum[0] = 0.188708, expected 4.63908 ... Hint: l is the sum of exp(x - m) over the row,
+    # m the row's max', nothing on the merge)
+    ("merge_own_sum_by_the_partner_s_max", variant(KERNEL, ("l * __expf(m - m_new))\n",
+                                                            "l * __expf(m2 - m_new))\n")),
+     ["in the merge the lane's own sum l was rescaled by exp(m2 - m_new), with the partner's max "
+      "m2, not its own", "Hint: the max is swapped in the own sum's rescale: l was taken against "
+      "the lane's own max m, l = l * exp(m - m_new) + l2 * exp(m2 - m_new)"]),
     ("loop_not_rescaled", variant(KERNEL, (LOOP, "        l = l + __expf(v - m_new);\n")),
      ["the running sum was not rescaled", "l = l * exp(m - m_new) + exp(v - m_new)"]),
     # blind audit K6: the new term not shifted, + exp(v) (was 'row_sum[0] = inf, expected 4.63908'

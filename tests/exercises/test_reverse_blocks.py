@@ -24,6 +24,18 @@ WRONG = {
     "barrier_without_parentheses": ([(BARRIER, "    __syncthreads;\n")],
                                     ["the __syncthreads at line ", "is never called",
                                      "__syncthreads();"]),
+    # blind audit TFB-reverse_blocks-1: the warp's barrier where the block's belongs (was 'kernel
+    # 'reverse_blocks' has a data race on s[255] ...: thread (255, 0, 0) ... writes it at
+    # reverse_blocks.cu:17, and thread (0, 0, 0) ... reads it at reverse_blocks.cu:20, with no
+    # barrier between the two ... Hint: put a __syncthreads() between the write and the read ...',
+    # the learner's __syncwarp() there not named)
+    "syncwarp_for_barrier": ([(BARRIER, "    __syncwarp();\n")],
+                             ["the __syncwarp() at ", "waits only for the 32 threads of its own "
+                              "warp, not for the block: thread 255 (warp 7) writes s[255] at ",
+                              ", and thread 0 (warp 0) reads it at ", "threads of different "
+                              "warps, which a __syncwarp() does not hold back",
+                              "Hint: a barrier for the whole block: __syncthreads() in the "
+                              "__syncwarp()'s place"]),
     # audit F20: a fence where the barrier belongs; the race is the same, and named as such
     "fence_for_barrier": ([(BARRIER, "    __threadfence();\n")],
                           ["with no barrier between the two, only a fence, at which no thread waits",

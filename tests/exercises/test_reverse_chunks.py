@@ -78,6 +78,15 @@ WRONG = {
                                 "hint": "a barrier waits for the whole block, not a warp"}),
     "not_reversed": ([(READ, "y[first + t] = tile[t];")],
                      {"problem": "y is a copy of x", "hint": "tile[count - 1 - t]"}),
+    # blind audit TFB-reverse_chunks-1: the store mirrored as well as the read (was 'y is a copy
+    # of x: no chunk was reversed ... Hint: thread t stores y[first + t] = tile[count - 1 - t]',
+    # the outcome, which other mistakes give too)
+    "mirrored_twice": ([(READ, "y[first + count - 1 - t] = tile[count - 1 - t];")],
+                       {"problem": ["y is a copy of x: the mirror, count - 1 - t, was applied twice, "
+                                    "in the read of tile and in the store into y, and each undoes "
+                                    "the other", "thread 3 of block 1 (first = 256, count = 256) "
+                                    "read tile[252] and stored it at y[508]"],
+                        "hint": "mirror one side only: y[first + t] = tile[count - 1 - t]"}),
     "reversed_one_place_off": ([(READ, "y[first + t] = tile[(count - t) % CHUNK];")],
                                {"problem": "one place off", "hint": "tile[count - 1 - t]"}),
     "chunks_of_the_first_block_only": ([("first += gridDim.x * CHUNK", "first += n")],

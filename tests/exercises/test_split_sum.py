@@ -24,6 +24,15 @@ WRONG = {
                                "device 1's share was x[500:501], 1 element, where it is "
                                "x[500:1001]: hi = k + 1 * len(x) // n is k + (1 * len(x) // n)",
                                "put k + 1 in parentheses: hi = (k + 1) * len(x) // n"),
+    # blind audit TFB-split_sum-1: hi taken as the share's last element, - 1 (was '2 of the 1001
+    # elements were in no share ... Hint: device k's share is x[lo:hi], ...', the - 1 not named)
+    "hi_minus_one": ([(BOUNDS, BOUNDS + " - 1")],
+                     "each share stopped one element short: device 0's share was x[0:499], where "
+                     "it is x[0:500], and device 1's x[500:1000], where it is x[500:1001], as hi = "
+                     "(k + 1) * len(x) // n - 1 gives, hi taken as the share's last element: but a "
+                     "slice's end is exclusive, x[lo:hi] leaves out x[hi], so x[499] and x[1000] "
+                     "were in no share",
+                     "drop the - 1: hi = (k + 1) * len(x) // n, where the next share starts"),
     "tail_left_out": ([(BOUNDS, "lo, hi = k * (len(x) // n), (k + 1) * (len(x) // n)")],
                       "were in no share", "none left out"),
     # blind audit TDB-split_sum-1: each share len(x) // n long from its start (was '1 of the 1001
@@ -117,7 +126,7 @@ SPLIT_MISTAKES = {"device_0_alone", "tail_left_out", "shares_overlap", "outside_
                   "empty_share_summed", "one_device_does_all", "stops_at_an_empty_share",
                   "devices_take_turns", "read_outside_its_context", "total_assigned_not_added",
                   "partial_sums_added_as_gpuarrays", "hi_without_parentheses",
-                  "hi_from_lo_plus_len_over_n"}
+                  "hi_from_lo_plus_len_over_n", "hi_minus_one"}
 """Mistakes in how the work is split between devices: with one device there is nothing to split
 (the H200 run passed them all, and its verdict says to check on the simulator's two devices)."""
 

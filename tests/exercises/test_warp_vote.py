@@ -67,6 +67,14 @@ WRONG = {
     # votes = __ballot_sync(0xffffffff, above) gives every lane all 32 votes', the ballot's line)
     "popc_of_own_vote": ([("__popc(votes)", "__popc(above)")],
                          {"problem": "lane 0's own vote", "hint": "counts[warp] = __popc(votes)"}),
+    # blind audit TFB-warp_vote-1: the comparison flipped (was 'counts[0] = 16, but 15 of
+    # x[0..31] are above 0.5 ... Hint: above = i < n && x[i] > threshold; votes = ...', a count
+    # mismatch and the whole recipe)
+    "below_for_above": ([(ABOVE, "bool above = i < n && x[i] < threshold;")],
+                        {"problem": "each warp counted its elements below the threshold, not "
+                                    "above: counts[0] = 16, and 16 of x[0..31] are below 0.5 (15 "
+                                    "above)",
+                         "hint": "the comparison is flipped: above = i < n && x[i] > threshold"}),
     "at_least": ([(ABOVE, "bool above = i < n && x[i] >= threshold;")],
                  {"problem": "equal to the threshold", "hint": "x[i] > threshold"}),
     # blind audit Q26 (was 'counts[0] = 10, but 15 of x[0..31] are above 0.5' and the whole

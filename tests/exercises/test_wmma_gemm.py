@@ -49,6 +49,16 @@ WRONG = [
       "and C[18][0] to C[47][31] (960 elements) were never written: C + tile_row * N + tile_col * "
       "16 starts tile (tile_row, tile_col) at row tile_row", "Hint: a row of tiles is 16 rows of "
       "C, N elements each: store at C + tile_row * 16 * N + tile_col * 16"]),
+    # blind audit TFB-wmma_gemm-1: C's column of tiles without the factor 16 (was '720 elements
+    # of C were never written (the first is C[0][17]) ... Hint: C's tile (tile_row, tile_col)
+    # starts at C + tile_row * 16 * N + tile_col * 16, ...', the missing 16 not named)
+    ("c_tiles_one_column_apart", variant(KERNEL, ("C + tile_row * 16 * N + tile_col * 16",
+                                                  "C + tile_row * 16 * N + tile_col")),
+     ["C's tiles of a row were stored one column of C apart, from columns 0 and 1, over one "
+      "another, and columns 17 to 31 of every row (720 elements, the first C[0][17]) were never "
+      "written: C + tile_row * 16 * N + tile_col starts tile (tile_row, tile_col) at column "
+      "tile_col, where its first column is tile_col * 16: tile_col is not scaled by 16",
+      "Hint: a tile is 16 columns of C wide: store at C + tile_row * 16 * N + tile_col * 16"]),
     ("c_stored_by_columns", variant(KERNEL, ("wmma::mem_row_major", "wmma::mem_col_major")),
      ["stored column after column", "mem_row_major"]),
     ("k_below_k_over_16", variant(KERNEL, ("k < K; k += 16", "k < K / 16; k += 16")),

@@ -91,6 +91,13 @@ WRONG = [
     ("a_guard_one_short", variant(KERNEL, (STAGE_A, STAGE_A.replace("k0 + col < K", "k0 + col < K - 1"))),
      ["C lacks the products of k = K - 1 = 39 alone", "As's zero guard stops one short",
       "Hint: compare the element's k with K itself: As[w][r][col] = k0 + col < K ?"]),
+    # blind audit TFB-wmma_partial_k-1: A's zero guard one too far, <= (was 'As took A's
+    # elements past K: nothing set them to 0 where their column k0 + col reaches K, ...', though
+    # a guard did; its C is no guard's, B's rows past K being 0: a launch with A's column 1 inf
+    # tells them apart)
+    ("a_guard_one_past", variant(KERNEL, (STAGE_A, STAGE_A.replace("k0 + col < K", "k0 + col <= K"))),
+     ["As's zero guard k0 + col <= K lets the column k0 + col == K = 40 through",
+      "<= is one too far", "Hint: stop before column K: As[w][r][col] = k0 + col < K ?"]),
     ("b_guard_one_short", variant(KERNEL, (STAGE_B, STAGE_B.replace("k0 + r < K", "k0 + r < K - 1"))),
      ["C lacks the products of k = K - 1 = 39 alone", "Bs's zero guard stops one short",
       "Hint: compare the element's k with K itself: Bs[w][r][col] = k0 + r < K ?"]),
