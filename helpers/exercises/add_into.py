@@ -22,6 +22,8 @@ from helpers.exercises.microscope import (STOPPED_AFTER, accesses_of, observe, w
                                           written_twice)
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
+from helpers.exercises.add_into_models import (LOOP_HINT, STARTS, body_indexes_the_start, like,
+                                              overlaps, stepped_too_far, visits_of)
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
 from helpers.exercises.origin import Wrong
 
@@ -30,9 +32,6 @@ from helpers.exercises.origin import Wrong
 # whose 16-bit index wraps negative never ends on a GPU, where nothing stops it)
 CASES = [(1000, 32, 2), (777, 64, 3), (300, 128, 5), (50, 8, 2, "observe"),
          (40000, 32, 2, "observe")]
-
-LOOP_HINT = ("for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride), with "
-             "stride = gridDim.x * blockDim.x, the number of threads in the grid")
 
 
 def _draw(rng):
@@ -129,18 +128,18 @@ def _mistakes(case, run):
         yield (f"each x[i] was added into y[i] {threads} times, once by each thread: every "
                "thread did the whole loop", "each thread adds only into its own elements: "
                + LOOP_HINT)
-    for start, problem in _STARTS:   # (blocks adding into one element race: on a GPU some of
-        if _like(visits, _visits(n, block, blocks, start)):  # their additions are lost)
+    for start, problem in STARTS:   # (blocks adding into one element race: on a GPU some of
+        if like(visits, visits_of(n, block, blocks, start)):  # their additions are lost)
             yield (f"the loop starts at {problem}, so the threads' walks overlap",
                    "the stride is right; start at i = blockIdx.x * blockDim.x + threadIdx.x, "
                    "the thread's global index")
-    yield from _body_indexes_the_start(visits, n, threads)
-    yield from _overlaps(visits, n, block, blocks)
+    yield from body_indexes_the_start(visits, n, threads)
+    yield from overlaps(visits, n, block, blocks)
     if threads < n and (visits[:threads] == 1).all() and not visits[threads:].any():
         yield (f"only the first {threads} elements were added, one a thread: each thread did "
                "one element, not all of its elements", LOOP_HINT)
     yield from _rounded_down(run, visits, n, threads)
-    yield from _stepped_too_far(visits, n, threads)
+    yield from stepped_too_far(visits, n, threads)
     missed = np.flatnonzero(visits == 0)
     if missed.size:
         yield (f"{missed.size} of {n} elements were never added to (the first is "
@@ -204,106 +203,64 @@ def _stepped_first(past, visits, n, threads):
            "of the body)")
 
 
-def _stepped_too_far(visits, n, threads):
-    """A loop that steps by k times the grid's threads, k = 2 to 8: element i added to once where
-    i % (k * threads) < threads, else never (k = 4: the stride times sizeof(float), in bytes)."""
-    i = np.arange(n)
-    for k in range(2, 9):
-        if (visits == 0).any() and np.array_equal(visits, (i % (k * threads) < threads)):
-            bytes_ = (" (4 is sizeof(float): a stride in bytes, as a NumPy stride counts them; "
-                      "in C an index counts elements, and the compiler multiplies by the "
-                      "element's size itself)") if k == 4 else ""
-            yield (f"{int((visits == 0).sum())} of {n} elements were never added to (the first "
-                   f"is y[{threads}]): the loop steps by {k * threads}, {k} times the grid's "
-                   f"{threads} threads, so each thread adds only every "
-                   f"{ {2: 'second', 3: 'third'}.get(k, f'{k}th')} of its elements{bytes_}", "step by the number of threads in the whole grid: "
-                   "stride = gridDim.x * blockDim.x, with nothing multiplied")
-            return
 
 
-def _overlaps(visits, n, block, blocks):
-    """Elements visited more than once, with the loop's step named where a model of it (each
-    thread from its global index, stepping by s, for every s below the grid's thread count)
-    gives the counts exactly; else (on a GPU, threads adding into one element at once lose some
-    additions) the model with the fewest visits that covers them."""
-    if not (visits > 1).any():
-        return
-    first, threads = int(np.argmax(visits > 1)), block * blocks
-    models = {s: _stepped(n, threads, s) for s in range(1, threads)}
-    exact = [s for s, model in models.items() if np.array_equal(visits, model)]
-    covering = [(model.sum(), s) for s, model in models.items() if _like(visits, model)]
-    step = exact[0] if exact else min(covering)[1] if covering else None
-    words = {1: "1 (i++), so each thread walks over the elements of the threads after it too",
-             block: "blockDim.x, a block's threads, not the grid's",
-             blocks: "gridDim.x, the number of blocks, not of threads"}
-    per = n // threads
-    words.setdefault(per, f"n / (gridDim.x * blockDim.x) = {per}, the elements per thread, "
-                          f"not the grid's thread count ({threads}): thread t adds t, t + {per}, "
-                          f"t + {2 * per}, ..., over the elements of the threads after it")
-    said = words.get(step, f"{step}, not by the grid's {threads} threads")
-    yield (f"y[{first}] got x[{first}] added {int(visits[first])} times: threads visit the same "
-           "elements" + (f": the loop steps by {said}" if step else ""),
-           "step by the number of threads in the whole grid, gridDim.x * blockDim.x"
-           + (": the loop's step is how far apart a thread's elements lie, not how many it "
-              "gets" if step == per else ""))
 
 
-def _stepped(n, threads, step):
-    """How many times each element is visited by threads 0 to threads - 1 that each start at
-    their global index and step by ``step``: the threads t <= i with (i - t) % step == 0."""
-    i = np.arange(n)
-    return ((np.minimum(i, threads - 1) - i % step) // step + 1).astype(float)
 
 
-def _body_indexes_the_start(visits, n, threads):
-    """A loop that steps its own variable while its body adds into y[i], the thread's start:
-    element i < threads is visited once a pass, ceil((n - i) / threads) times, the rest never."""
-    own = np.arange(n)
-    if (visits > 1).any() and np.array_equal(visits, np.where(
-            own < threads, -(-(n - own) // threads), 0)):
-        yield (f"only the first {threads} elements were added to, each once a pass of its "
-               "thread's loop: the loop steps one variable and the body indexes another, the "
-               "thread's start i", "index with the loop's own variable: "
-               + LOOP_HINT + ", and y[i] += x[i] in its body")
-
-
-_STARTS = [(lambda b, t, block, blocks: 0, "0 for every thread"),
-           (lambda b, t, block, blocks: t, "threadIdx.x: every block starts at element 0"),
-           (lambda b, t, block, blocks: b + t, "blockIdx.x + threadIdx.x: blockIdx.x is not "
-            "multiplied by blockDim.x"),
-           (lambda b, t, block, blocks: b * blocks + t, "blockIdx.x * gridDim.x + threadIdx.x: "
-            "blockIdx.x is multiplied by the number of blocks, not by blockDim.x, a block's "
-            "threads"),
-           (lambda b, t, block, blocks: t * block + b, "threadIdx.x * blockDim.x + blockIdx.x: "
-            "blockIdx.x and threadIdx.x swapped places")]
-"""(a wrong loop's start from block b and thread t of a grid of blocks of block threads, the words
-for it)"""
-
-
-def _visits(n, block, blocks, start):
-    """How many times each element is visited by a loop that starts at ``start`` and steps by
-    the grid's threads."""
-    visits = np.zeros(n)
-    for b in range(blocks):
-        for t in range(block):
-            np.add.at(visits, np.arange(start(b, t, block, blocks), n, block * blocks), 1)
-    return visits
-
-
-def _like(visits, model) -> bool:
-    """The visits a model gives, or fewer where threads added into one element at once (on a GPU
-    some of their additions are lost), never none where the model has some."""
-    return np.array_equal(visits > 0, model > 0) and bool((visits <= model).all())
 
 
 def _detect(kernels, case):
     """The case's mistakes, with the loop that never ended named first (``_endless``); its
     launches run one block at a time on the simulator (``_blocks_in_turn``)."""
     launch = _launch(case)
-    run = yield from _blocks_in_turn(with_stopped(EXERCISE, kernels, launch,
-                                                  lambda seen, at: _endless(seen, at, kernels)))
+    run = yield from _crash_named(kernels, case, _blocks_in_turn(with_stopped(
+        EXERCISE, kernels, launch, lambda seen, at: _endless(seen, at, kernels))))
     if run is not None:
         yield from traced_back(kernels, launch, _mistakes(case, run))
+
+
+def _crash_named(kernels, case, launched):
+    """``launched``'s mistakes (a generator that launches, and returns its ``Run``), with those
+    ``_jumped_over_n`` names before the first (the crash's, or what an output that held its
+    poison shows)."""
+    try:
+        first = next(launched)
+    except StopIteration as done:
+        return done.value
+    yield from _jumped_over_n(kernels, case)
+    yield first
+    return (yield from launched)
+
+
+def _jumped_over_n(kernels, case):
+    """A loop whose test is i != n: on the simulator the case's launch crashes past the end of
+    x or y at an element of a thread whose i stepped over n, never equal to it; the same kernel
+    launched as one thread (stride 1: its i lands on n) comes out right."""
+    n, block, blocks = case[:3]
+    threads = block * blocks
+    seen = observe(kernels, _launch(case), key=f"jumped over {n}", racecheck=False)
+    crash = seen.crash
+    if getattr(crash, "address", None) is None or crash.thread is None or threads == 1:
+        return
+    thread = crash.block[0] * block + crash.thread[0]
+    elements = [(name, (crash.address - start) // 4) for name, start in zip("xy", seen.starts)]
+    name, element = min(elements, key=lambda e: e[1] if e[1] >= n else np.inf)
+    (x, y), alone = _launch((n, 1, 1)).model, observe(kernels, _launch((n, 1, 1)),
+                                                       key=f"one thread, n = {n}", racecheck=False)
+    if thread >= n or element < n or (element - thread) % threads or (n - thread) % threads == 0 \
+            or alone.error is not None or not np.array_equal(alone.outs[0].got, y + x):
+        return
+    last = thread + (n - 1 - thread) // threads * threads
+    steps = [thread, thread + threads, "...", last] if last > thread + threads else \
+        sorted({thread, last})
+    yield (f"the loop's test i != n never stopped thread {crash.thread} of block {crash.block}: "
+           f"its i steps {', '.join(map(str, steps))}, {last + threads} by the stride {threads} and jumps over n = "
+           f"{n}, never equal to it, so the loop ran on until it "
+           f"{'wrote' if crash.is_write else 'read'} {name}[{element}], past the end (launched "
+           "as one thread, whose stride 1 lands on n, the kernel came out right)",
+           "stop once i reaches n or passes it, with i < n: " + LOOP_HINT)
 
 
 def _blocks_in_turn(mistakes):

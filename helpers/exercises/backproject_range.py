@@ -15,7 +15,9 @@ import numpy as np
 
 from helpers.ch10.point_cloud import backproject
 from helpers.exercises import near
-from helpers.exercises.backproject_range_models import DEPTH_SCALE, FORMULA_HINT, wrong_models
+from helpers.exercises.backproject_range_models import (DEPTH_SCALE, FORMULA_HINT, NAN_HINT,
+                                                         infinite_marks, interleaved_nans,
+                                                         points_unwritten, wrong_models)
 from helpers.exercises.common import Input, Output, close
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.hidden import awkward, pick
@@ -50,7 +52,6 @@ INDEX_HINT = ("u = blockIdx.x * blockDim.x + threadIdx.x (the column), "
 GUARD_HINT = ("the grid is rounded up to whole blocks, so some threads lie outside the image: "
               "return at once if (u >= width || v >= height)")
 WORDS = Words(index_hint=INDEX_HINT, guard_hint=GUARD_HINT, array="xyz", col="u", row="v")
-NAN_HINT = 'write nanf("") into xyz[i], xyz[n + i] and xyz[2 * n + i], then return'
 
 
 def _draw(rng):
@@ -128,16 +129,17 @@ def _mistakes(case, run):
     want, kept = reference(depth, *intrinsics, low=low)
     n = got[0].size   # Z's stores past the end are pixels i >= n, as one plane's would be
     yield from past_the_end(run.out.past - 2 * n, _grid(case), WORDS, GUARD_HINT)
-    yield from _points_unwritten(run.out.unwritten, got, kept)
-    yield from _interleaved_nans(run.out.unwritten, got, kept)
+    yield from points_unwritten(run.out.unwritten, got, kept)
+    yield from interleaved_nans(run.out.unwritten, got, kept)
     yield from _unwritten(run.out.unwritten, case, kept)
     yield from matches(got, _wrong_depths(depth, intrinsics, low),
                        lambda got, model: np.allclose(got, model, 1e-5, 1e-6, equal_nan=True))
+    yield from _whole_metres(run.kernel, case, got, depth, low)
     raw = backproject(depth, *intrinsics, DEPTH_SCALE)
     if not kept.all() and close(got[:, ~kept], raw[:, ~kept]):
         yield ("the pixels that are not points hold their X, Y and Z: NaN was stored, then the "
                "coordinates over it", 'after writing nanf("") into the three planes, return')
-    yield from _infinite_marks(got, kept)
+    yield from infinite_marks(got, kept)
     yield from _tests_joined(run.kernel, np.isnan(got), depth, low)
     yield from _every_depth_dropped(run.kernel, case, np.isnan(got))
     yield from _wrong_nans(np.isnan(got), kept, depth, low)
@@ -153,31 +155,6 @@ def _mistakes(case, run):
                     f"pixel u = {fu}, v = {fv}: got {got[plane, fv, fu]:.6g}, expected "
                     f"{want[plane, fv, fu]:.6g})", FORMULA_HINT, "xyz",
                     np.ravel_multi_index((plane, fv, fu), got.shape))
-
-
-def _points_unwritten(unwritten, got, kept):
-    """Every pixel that is a point never written, every other one NaN in all three planes: the
-    return after the NaN stores ran for every pixel (an if without braces)."""
-    if kept.any() and np.array_equal(unwritten.any(axis=0), kept) and unwritten[:, kept].all() \
-            and np.isnan(got[:, ~kept]).all():
-        yield ("only the pixels that are not points were written (NaN), the points never: the "
-               "return after the NaN stores ran for every pixel, as an if without braces covers "
-               "only the one statement after it", "put braces around what the if does, the NaN "
-               "stores and the return: if (...) { ...; return; }")
-
-
-def _interleaved_nans(unwritten, got, kept):
-    """The dropped pixels' NaNs stored as interleaved points, at xyz[3 * i + c]: their places in
-    the planes never written but where such a NaN landed (a point's place may hold its own)."""
-    dropped, flat_dropped = np.flatnonzero(~kept.ravel()), np.tile(~kept.ravel(), 3)
-    stray = (3 * dropped[:, None] + np.arange(3)).ravel()
-    expected = flat_dropped & ~np.isin(np.arange(flat_dropped.size), stray)
-    if expected.any() and np.array_equal(unwritten.ravel(), expected) \
-            and np.isnan(got.ravel()[stray[flat_dropped[stray]]]).all():
-        yield ("the NaNs of the pixels that are not points went to xyz[3 * i], xyz[3 * i + 1] "
-               "and xyz[3 * i + 2], as if each pixel's X, Y and Z lay side by side, but xyz is "
-               "three planes of n = width * height floats: their places in the planes were never "
-               "written", "a pixel that is not a point is NaN in all three planes: " + NAN_HINT)
 
 
 def _unwritten(unwritten, case, kept):
@@ -244,10 +221,38 @@ def _wrong_depths(depth, intrinsics, low):
              "same test), so nearly every pixel lies past z_max and came out NaN", "z_min and "
              "z_max are metres already, like z = depth[i] * depth_scale: compare z with them "
              "exactly as passed in, z < z_min || z > z_max, with no depth_scale on the limits"),
-            (backproject(depth // 1000, *intrinsics, 1), None, "Z came out in whole metres (1999 "
-             "mm gave 1 m): depth[i] / 1000 divides two integers, which drops the fraction",
-             "multiply by the float depth_scale: z = depth[i] * depth_scale")):
+            ):
         yield reference(depth, *intrinsics, xyz=xyz, ranged=ranged, low=low)[0], problem, hint
+
+
+def _whole_metres(kernels, case, got, depth, low):
+    """Z in whole metres (depth[i] / 1000 in ints, or z declared int): told apart by the case
+    launched again on the simulator with depth_scale = 0.01 and the range [0, FLT_MAX], where
+    the division still gives depth / 1000 and the int z gives depth * 0.01 cut."""
+    intrinsics = [case[k] for k in INTRINSICS]
+    model = reference(depth, *intrinsics, xyz=backproject(depth // 1000, *intrinsics, 1), low=low)
+    if not np.allclose(got, model[0], 1e-5, 1e-6, equal_nan=True):
+        return
+    launch, scale = _launch(case), np.float32(0.01)
+    again = dataclasses.replace(launch, args=(*launch.args[:-3], scale, np.float32(0), WIDE))
+    seen = observe(kernels, again, key="depth_scale 0.01", racecheck=False)
+    z = None if seen.error else seen.outs[0].got[2]
+    measured = depth > 0
+    cut = np.trunc(depth.astype(np.float32) * scale)
+    v, u = np.argwhere(model[1] & (depth % 1000 > 0))[0]
+    d, metres = int(depth[v, u]), float(np.float32(depth[v, u]) * DEPTH_SCALE)
+    if z is not None and np.array_equal(z[measured], cut[measured]):
+        yield (f"z is declared int, so depth[i] * depth_scale ({metres:g} m for {d} mm) is cut "
+               f"to a whole number of metres ({int(metres)} m) when stored in it, and X, Y and Z "
+               "come from the cut z", "declare z a float, as depth_scale is: float z = "
+               "depth[i] * depth_scale")
+    elif z is not None and np.array_equal(z[measured], depth[measured] // 1000):
+        yield (f"Z came out in whole metres ({d} mm gave {d // 1000} m): depth[i] / 1000 divides "
+               "two integers, which drops the fraction", "multiply by the float depth_scale: "
+               "z = depth[i] * depth_scale")
+    yield (f"Z came out in whole metres ({d} mm gave {d // 1000} m): the depth was cut to a whole "
+           "number before X, Y and Z were computed", "keep z a float: float z = depth[i] * "
+           "depth_scale")
 
 
 def _tests_joined(kernels, nan, depth, low):
@@ -296,16 +301,6 @@ def _every_depth_dropped(kernels, case, nan):
                f"with the range opened to [0, {WIDE:.3g}] on the simulator: the range test drops "
                "every depth (with its bounds swapped, z < z_max || z > z_min, it holds for any z)",
                "drop a point only below z_min or above z_max: z < z_min || z > z_max")
-
-
-def _infinite_marks(got, kept):
-    """The pixels that are not points marked with an infinity (INFINITY), not NaN, in all three
-    planes."""
-    if not kept.all() and np.isinf(got[:, ~kept]).all() and not np.isnan(got).any():
-        yield (f"the {int((~kept).sum())} pixels that are not points hold infinity (INFINITY), "
-               "not NaN: an infinity is a number, a point infinitely far away, that a tool "
-               "reading the cloud keeps (and np.isnan does not find), where NaN is the mark of "
-               '"no point here"', "mark them NaN: " + NAN_HINT)
 
 
 def _wrong_nans(nan, kept, depth, low):

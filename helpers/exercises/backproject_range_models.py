@@ -1,6 +1,7 @@
 """The NumPy models of notebook 10's back-projection (``cuda_src/exercises/backproject_range.cu``)
 that ``helpers.exercises.backproject_range`` compares a kernel's points with: formulas with a known
-mistake, each with its verdict."""
+mistake, each with its verdict; and the detectors of NaN marks put in the wrong places (or
+infinities for NaN)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from helpers.ch10.point_cloud import backproject
 
 DEPTH_SCALE = np.float32(0.001)
 FORMULA_HINT = "X = (u - cx) * z / fx and Y = (v - cy) * z / fy, with z = depth[i] * depth_scale"
+NAN_HINT = 'write nanf("") into xyz[i], xyz[n + i] and xyz[2 * n + i], then return'
 
 
 def _transposed(shape, cx, cy, fx, fy, z):
@@ -139,3 +141,38 @@ def wrong_models(depth, intrinsics):
     yield (backproject(depth, *intrinsics, 1), "the coordinates are in millimetres, 1000 times "
            "too large", "multiply the depth by depth_scale first: z = depth[i] * depth_scale "
            "(metres)")
+
+
+def points_unwritten(unwritten, got, kept):
+    """Every pixel that is a point never written, every other one NaN in all three planes: the
+    return after the NaN stores ran for every pixel (an if without braces)."""
+    if kept.any() and np.array_equal(unwritten.any(axis=0), kept) and unwritten[:, kept].all() \
+            and np.isnan(got[:, ~kept]).all():
+        yield ("only the pixels that are not points were written (NaN), the points never: the "
+               "return after the NaN stores ran for every pixel, as an if without braces covers "
+               "only the one statement after it", "put braces around what the if does, the NaN "
+               "stores and the return: if (...) { ...; return; }")
+
+
+def interleaved_nans(unwritten, got, kept):
+    """The dropped pixels' NaNs stored as interleaved points, at xyz[3 * i + c]: their places in
+    the planes never written but where such a NaN landed (a point's place may hold its own)."""
+    dropped, flat_dropped = np.flatnonzero(~kept.ravel()), np.tile(~kept.ravel(), 3)
+    stray = (3 * dropped[:, None] + np.arange(3)).ravel()
+    expected = flat_dropped & ~np.isin(np.arange(flat_dropped.size), stray)
+    if expected.any() and np.array_equal(unwritten.ravel(), expected) \
+            and np.isnan(got.ravel()[stray[flat_dropped[stray]]]).all():
+        yield ("the NaNs of the pixels that are not points went to xyz[3 * i], xyz[3 * i + 1] "
+               "and xyz[3 * i + 2], as if each pixel's X, Y and Z lay side by side, but xyz is "
+               "three planes of n = width * height floats: their places in the planes were never "
+               "written", "a pixel that is not a point is NaN in all three planes: " + NAN_HINT)
+
+
+def infinite_marks(got, kept):
+    """The pixels that are not points marked with an infinity (INFINITY), not NaN, in all three
+    planes."""
+    if not kept.all() and np.isinf(got[:, ~kept]).all() and not np.isnan(got).any():
+        yield (f"the {int((~kept).sum())} pixels that are not points hold infinity (INFINITY), "
+               "not NaN: an infinity is a number, a point infinitely far away, that a tool "
+               "reading the cloud keeps (and np.isnan does not find), where NaN is the mark of "
+               '"no point here"', "mark them NaN: " + NAN_HINT)

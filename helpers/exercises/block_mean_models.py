@@ -1,7 +1,7 @@
 """The models of notebook 09's block mean that ``helpers.exercises.block_mean`` compares a
 kernel's means with: a sum that left out the array's last element or counted tile[0] twice, one of
-tile[0] alone, and a count that left out the block's start (min(BLOCK, n)), which only a launch of
-one block tells from a division by BLOCK."""
+tile[0] alone, a count that left out the block's start (min(BLOCK, n)), which only a launch of
+one block tells from a division by BLOCK, and a full last block counted 0."""
 
 from __future__ import annotations
 
@@ -93,3 +93,18 @@ def count_without_start(sim_kernel, got, want, x, n):
            "the mean is right, as there n is what the block has",
            "count what is left of the array from the block's first element: count = min(BLOCK, "
            "n - first), first = blockIdx.x * BLOCK")
+
+
+def full_block_counted_0(got, want, n):
+    """Every mean right but a full last block's (n a multiple of BLOCK), NaN: 0 / 0, its sum
+    over count = 0 elements, as count = first + BLOCK < n ? BLOCK : n % BLOCK gives there."""
+    blocks = len(want)
+    if n % BLOCK or not np.isnan(got[-1]) or np.isnan(got[:-1]).any() or \
+            not np.allclose(got[:-1], want[:-1], rtol=1e-4, atol=1e-5):
+        return
+    yield (f"means[{blocks - 1}] = nan = 0 / 0: the last block is full (n = {n} = {blocks} * "
+           f"{BLOCK}), but its count came out 0, so its sum added nothing and was divided by 0, "
+           "as n % BLOCK, the count of a partial last block, gives for a full one",
+           "count = min(BLOCK, n - first), which is BLOCK for every full block, the last too (a "
+           "test that keeps n % BLOCK for a partial last block must let a full one through: "
+           "first + BLOCK <= n ? BLOCK : n % BLOCK)")

@@ -278,17 +278,30 @@ def _tiled_models(image):
 
 
 def _tile_steps(image):
-    """(result, problem, hint) of a tile's origin that steps by the tile's side, blockIdx.x *
-    TILE_X - RADIUS (or the same down the rows), where the blocks' pixels lie BLOCK_X apart."""
-    for name, side, block, lines, step in (
-            ("x0", "TILE_X", "BLOCK_X", "columns", dict(x0=lambda bx, by, i, j: bx * TILE_X - RADIUS)),
-            ("y0", "TILE_Y", "BLOCK_Y", "rows", dict(y0=lambda bx, by, i, j: by * TILE_Y - RADIUS))):
-        yield (_tiled(image, **step), f"the tile's origin {name} stepped by {side}, the tile's "
-               f"side, from block to block, where the blocks' pixels lie {block} apart: block b's "
-               f"pixels got the blur of the pixels 2 * RADIUS * b {lines} further on (right in "
-               "the first block only)", f"the tiles overlap by "
-               f"their halos, but the blocks do not: {name} = blockIdx.{name[0]} * {block} - "
-               "RADIUS")
+    """(result, problem, hint) of a tile's origin that steps by another length than its block's
+    side: the tile's side, blockIdx.x * TILE_X - RADIUS (or the same down the rows), where the
+    blocks' pixels lie BLOCK_X apart; or the block's other side, blockIdx.y * BLOCK_X - RADIUS."""
+    sides = {"BLOCK_X": BLOCK[0], "BLOCK_Y": BLOCK[1], "TILE_X": TILE_X, "TILE_Y": TILE_Y}
+    for name, step, block, what, lines in (("x0", "TILE_X", "BLOCK_X", "column", "columns"),
+                                           ("y0", "TILE_Y", "BLOCK_Y", "row", "rows"),
+                                           ("x0", "BLOCK_Y", "BLOCK_X", "column", "columns"),
+                                           ("y0", "BLOCK_X", "BLOCK_Y", "row", "rows")):
+        origin = {name: lambda bx, by, i, j, k=sides[step]: (bx, by)[name == "y0"] * k - RADIUS}
+        right = f"{name} = blockIdx.{name[0]} * {block} - RADIUS"
+        if step.startswith("TILE"):
+            yield (_tiled(image, **origin), f"the tile's origin {name} stepped by {step}, the "
+                   f"tile's side, from block to block, where the blocks' pixels lie {block} "
+                   f"apart: block b's pixels got the blur of the pixels 2 * RADIUS * b {lines} "
+                   f"further on (right in the first block only)", "the tiles overlap by their "
+                   f"halos, but the blocks do not: {right}")
+            continue
+        apart, b = sides[step] - sides[block], f"blockIdx.{name[0]} = b"
+        yield (_tiled(image, **origin), f"the tile's {what} origin {name} was scaled by {step} "
+               f"({sides[step]}) where {block} ({sides[block]}) belongs: the tile of the blocks "
+               f"with {b} starts {sides[step]} * b {lines} in while their pixels lie "
+               f"{sides[block]} * b {lines} in, so they got the blur of the pixels {abs(apart)} * "
+               f"b {lines} {'further on' if apart > 0 else 'back'} (clamped to the image; right "
+               f"where b = 0 only)", f"a block is BLOCK_X wide and BLOCK_Y tall: {right}")
 
 
 def _located(got, want):

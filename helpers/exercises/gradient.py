@@ -125,6 +125,7 @@ def _mistakes(case, run):
               "thread after the last loaded in[n] as its right neighbour",
               "clamp every index i >= n to the last: i >= n ? n - 1 : i")
     yield from _halo_clamped_short(run, block, wrong)
+    yield from _zero_past_n(run, wrong, where)
     if wrong.tolist() == [n - 1]:
         yield (f"{where}, the last alone: its right neighbour, loaded by the thread after it, "
                "is missing", "every thread loads its element (clamped), those past n too: "
@@ -142,6 +143,23 @@ def _mistakes(case, run):
     if ((lane == 0) | (lane == block - 1) | (wrong == n - 1)).all():
         yield f"{where}, all at the first or last element of a block: the halo", HALO_HINT
     yield Wrong(where, FORMULA_HINT + "; and " + HALO_HINT, "out", wrong[0])
+
+
+def _zero_past_n(run, wrong, where):
+    """The last output alone wrong, (0 - in[n - 2]) / 2: its right neighbour, the thread past n's
+    s[j], held 0, loaded as 0.0f (the init check of the first case finds no slot of s read
+    before it was loaded, as a thread that returned before its load leaves one)."""
+    x, n = run.model, run.model.size
+    if wrong.tolist() != [n - 1] or n < 2 or not np.isclose(
+            run.out.got[-1], -x[-2] * np.float32(0.5), rtol=1e-5, atol=1e-6) or \
+            _unloaded(run.kernel) is not None:
+        return
+    yield (f"{where}: its right neighbour, loaded by the thread after it (i = n, past the end), "
+           f"is 0, so out[n - 1] = (0 - in[n - 2]) * 0.5 = {run.out.got[-1]:.6g}: the threads "
+           "past n loaded 0.0f where the last element belongs (the gradient clamps at the "
+           "ends: the neighbour past the end is in[n - 1])", "every thread loads its element "
+           "clamped, those past n the last one: s[j] = in[clamp_index(i, n)], that is "
+           "in[min(i, n - 1)], not 0.0f")
 
 
 def _unloaded(kernels):

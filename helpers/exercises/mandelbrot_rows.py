@@ -19,15 +19,15 @@ import numpy as np
 from helpers.exercises import near
 from helpers.exercises.common import Output, one_further, time_limit
 from helpers.exercises.hidden import awkward, pick
-from helpers.exercises.julia import TOLERANCE, escape_counts, pixel_grid
+from helpers.exercises.julia import TOLERANCE
 from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.mandelbrot_rows_models import args, reference, wrong_images
 from helpers.exercises.microscope import observe, stopped, with_stopped, written_by_two, written_twice
 
 # (width, height, threads per block, max_iter): rows longer than a block, not a multiple of it;
 # last a small one on the simulator, race-checked
 CASES = [(203, 61, 64, 80), (150, 37, 32, 60), (70, 3, 64, 20, "observe")]
 GUARD_ROWS = 2                      # the rows of iters past the image that catch stray writes
-VIEW = (-2.2, -1.2, 1.0, 1.2)       # x_min, y_min, x_max, y_max: the chapter's view
 
 LOOP_HINT = ("for (int x = threadIdx.x; x < width; x += blockDim.x): the block's threads walk "
              "along the row together")
@@ -48,50 +48,13 @@ def _where(case):
             f"max_iter = {max_iter}")
 
 
-def _args(case):
-    width, height = case[:2]
-    x_min, y_min, x_max, y_max = VIEW
-    return x_min, y_min, (x_max - x_min) / width, (y_max - y_min) / height
-
-
 def _launch(case):
     width, height, block, max_iter = case[:4]
     f32, i32 = np.float32, np.int32
     return Launch((Output((height, width), np.int32, guard=GUARD_ROWS * width), i32(width),
                    i32(height),
-                   *map(f32, _args(case)), i32(max_iter)),
+                   *map(f32, args(case)), i32(max_iter)),
                   block=(block, 1, 1), grid=(height, 1))
-
-
-def reference(case, steps=None, x_of=None):
-    """NumPy's image for the case: int32 counts of shape (height, width); with ``steps``, (dx,
-    dy) in place of the case's, and ``x_of(x)``, the column each pixel's c takes its real part
-    from (the mistakes' models)."""
-    width, height, _, max_iter = case[:4]
-    x_min, y_min, *dxy = _args(case)
-    re, im = pixel_grid(width, height, x_min, y_min, *(steps or dxy))
-    if x_of is not None:
-        re = re[:, x_of(np.arange(width))]
-    return escape_counts(np.zeros_like(re), np.zeros_like(im), re, im, max_iter)
-
-
-def _models(case):
-    """(image, problem, hint) of the known mistakes in c: julia's dx and dy models, and c's
-    real part from threadIdx.x."""
-    dx, dy, block = *_args(case)[2:], case[2]
-    step = "c_re = x_min + x * dx (dx steps along a row), c_im = y_min + y * dy"
-    yield (reference(case, (dy, dx)), "dx and dy are swapped: c = (x_min + x*dy) + "
-           "i*(y_min + y*dx)", step)
-    yield reference(case, (dy, dy)), "c_re = x_min + x*dy: the real part steps by dy", step
-    yield reference(case, (dx, dx)), "c_im = y_min + y*dx: the imaginary part steps by dx", step
-    ref, max_iter = reference(case), case[3]
-    yield (np.where(ref == max_iter, max_iter + 1, ref), f"the points that never escape count "
-           f"max_iter + 1 = {max_iter + 1} steps, one past max_iter = {max_iter}: the loop runs "
-           "while n <= max_iter, one step too many", "loop while n < max_iter: n counts 0 to "
-           "max_iter - 1, so no count passes max_iter")
-    yield (reference(case, x_of=lambda x: x % block), "c's real part takes threadIdx.x where "
-           "it takes x: the pixels of each stretch of blockDim.x repeat the first stretch's",
-           "c_re = x_min + x * dx, with the loop's x")
 
 
 def _refine(failure):
@@ -301,7 +264,7 @@ def _mistakes(case, run):
     if np.mean(got != ref.T.reshape(height, width)) <= TOLERANCE:
         yield ("the pixels are stored transposed (iters[x * height + y])",
                "row-major, as a NumPy array of shape (height, width): iters[y * width + x]")
-    for model, problem, hint in _models(case):
+    for model, problem, hint in wrong_images(case):
         if np.mean(got != model) <= TOLERANCE:
             if problem.startswith("c's real part") and _carried_over(run.kernel, block):
                 yield (f"each pixel holds the count of its thread's first pixel in the row (x "

@@ -69,6 +69,13 @@ WRONG = {
     "adds_into_the_next": (("y[i] += x[i];", "y[i + 1] += x[i];"),
                            "each x[i] was added into y[i + 1]"),
     "no_bound": (("i < n;", "i <= n;"), "y[1000] and beyond were written"),
+    # blind audit TFA-add_into-1 (was 'the kernel crashed: ... a read at add_into.cu:10, 225 bytes
+    # past the end of a 20128-byte allocation ... Hint: the loop must stop at n: for (...)'):
+    # range(start, n, stride) as an iterator loop, i != n, which a thread's i jumps over
+    "loop_while_not_n": (("i < n;", "i != n;"),
+                         "the loop's test i != n never stopped thread (0, 0, 0) of block (0, 0, "
+                         "0): its i steps 0, 64, ..., 960, 1024 by the stride 64 and jumps over "
+                         "n = 1000"),
     "start_without_the_block": (("int i = blockIdx.x * blockDim.x + threadIdx.x;",
                                  "int i = threadIdx.x;"), "the loop starts at threadIdx.x"),
     "start_without_blockDim": (("int i = blockIdx.x * blockDim.x + threadIdx.x;",
@@ -111,7 +118,9 @@ WRONG = {
                            "every thread did the whole loop"),
 }
 SIMULATOR_ONLY = {"every_thread_loops": "on a GPU the threads' additions into one element race "
-                                        "and some are lost: how many land varies"}
+                                        "and some are lost: how many land varies",
+                  "loop_while_not_n": "threads whose i jumps over n add far past y: a GPU may "
+                                      "fault and leave the context unusable"}
 RIGHT = {
     "while_loop": ("    int stride = gridDim.x * blockDim.x;\n"
                    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)\n"

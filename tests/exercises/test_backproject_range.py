@@ -155,7 +155,16 @@ WRONG = {
                             "depth_scale: compare z with them exactly as passed in, z < z_min || "
                             "z > z_max, with no depth_scale on the limits"),
     "depth_divided_as_integers": ([(DEPTH, "float z = depth[i] / 1000;")],
-                                  "depth[i] / 1000 divides two integers"),
+                                  "(2839 mm gave 2 m): depth[i] / 1000 divides two integers"),
+    # blind audit TFA-backproject_range-1: z declared int (was 'Z came out in whole metres (1999 mm
+    # gave 1 m): depth[i] / 1000 divides two integers ... Hint: multiply by the float depth_scale:
+    # z = depth[i] * depth_scale', which the learner had written)
+    "z_declared_int": ([(DEPTH, "int z = depth[i] * depth_scale;")],
+                       "z is declared int, so depth[i] * depth_scale (2.839 m for 2839 mm) is cut "
+                       "to a whole number of metres (2 m) when stored in it, and X, Y and Z come "
+                       "from the cut z (width = 45, height = 37, block = (16, 16, 1), grid = (3, "
+                       "3), fx = 52.0, fy = 47.5, cx = 21.7, cy = 19.4). Hint: declare z a float, "
+                       "as depth_scale is: float z = depth[i] * depth_scale"),
     "index_down_the_columns": ([("int i = v * width + u;", "int i = u * height + v;")],
                                "the pixel's index ran down the columns, i = u * height + v"),
     "y_sign_flipped": ([("(v - cy)", "(cy - v)")], "Y has the wrong sign"),

@@ -80,6 +80,14 @@ WRONG = {
     # the y store's guard, not the load's, reads x[n]: named as itself, not as bug 1
     "y_stored_up_to_n": ([("    if (i < n)\n        y[i]", "    if (i <= n)\n        y[i]")],
                          ["the line that stores y", "lets i = n through", "not i <= n"]),
+    # blind audit TFA-block_mean-1: the last block's count as n % BLOCK, < for <= (was 'means[2]
+    # = nan, but the mean of that block is -0.125... Hint: add up tile[0] to tile[count - 1] and
+    # divide by count'): 0 for a full last block (n = 768)
+    "full_last_block_counted_0": ([("int count = min(BLOCK, n - first);",
+                                    "int count = first + BLOCK < n ? BLOCK : n % BLOCK;")],
+                                  ["means[2] = nan = 0 / 0: the last block is full (n = 768 = 3 * "
+                                   "256), but its count came out 0",
+                                   "count = min(BLOCK, n - first)", "first + BLOCK <= n"]),
     "count_not_capped": ([("int count = min(BLOCK, n - first);", "int count = n - first;")],
                          ["index 256", "count = min(BLOCK, n - first)"]),
     # bug 3 fixed, but the mean made by the grid's thread 0 alone: not named as bug 3

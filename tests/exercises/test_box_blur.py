@@ -162,6 +162,15 @@ WRONG = {
     "tile_origin_steps_by_tile_x": ([("int x0 = blockIdx.x * BLOCK_X", "int x0 = blockIdx.x * TILE_X")],
                                     ["the tile's origin x0 stepped by TILE_X",
                                      "x0 = blockIdx.x * BLOCK_X - RADIUS"]),
+    # blind audit TFA-box_blur-1: the row origin scaled by BLOCK_X (was 'only the first 8 rows of
+    # out are right (rows 8 to 44 are wrong), computed from other inputs ... Hint: ... check the
+    # indices of the loads that feed them'); and its mirror, the column origin by BLOCK_Y
+    "tile_y0_scaled_by_block_x": ([("int y0 = blockIdx.y * BLOCK_Y", "int y0 = blockIdx.y * BLOCK_X")],
+                                  ["the tile's row origin y0 was scaled by BLOCK_X (32) where "
+                                   "BLOCK_Y (8) belongs", "y0 = blockIdx.y * BLOCK_Y - RADIUS"]),
+    "tile_x0_scaled_by_block_y": ([("int x0 = blockIdx.x * BLOCK_X", "int x0 = blockIdx.x * BLOCK_Y")],
+                                  ["the tile's column origin x0 was scaled by BLOCK_Y (8) where "
+                                   "BLOCK_X (32) belongs", "x0 = blockIdx.x * BLOCK_X - RADIUS"]),
     "tile_x0_from_blockIdx_y": ([("int x0 = blockIdx.x * BLOCK_X", "int x0 = blockIdx.y * BLOCK_X")],
                                 ["the tile's origin x0 was computed from blockIdx.y",
                                  "x0 = blockIdx.x * BLOCK_X - RADIUS"]),

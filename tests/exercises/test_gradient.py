@@ -39,6 +39,13 @@ WRONG = {
                          ["at the ends of the array", "clamp the halo"]),
     "return_before_loading": ([(GUARD, ""), ("    int j =", GUARD + "    int j =")],
                               ["the last alone", "return after the barrier"]),
+    # blind audit TFA-gradient-1: a zero loaded past n, block_mean's habit, where the clamped
+    # last element belongs (was '... the last alone: its right neighbour, loaded by the thread
+    # after it, is missing ... Hint: ... return after the barrier, not before the loads')
+    "zero_loaded_past_n": ([("s[j] = in[clamp_index(i, n)];", "s[j] = i < n ? in[i] : 0.0f;")],
+                           ["1 of 1000 outputs are wrong (the first is out[999]): its right "
+                            "neighbour, loaded by the thread after it (i = n, past the end), is 0",
+                            "in[min(i, n - 1)]"]),
     # blind audit P13 (was '1 of 1024 outputs are wrong (the first is out[1023]), the last alone:
     # ... Hint: ... return after the barrier, not before the loads'): clamp_index given n - 1
     "right_halo_clamped_to_n_minus_2": ([("in[clamp_index(i + 1, n)]",

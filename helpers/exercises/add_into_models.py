@@ -1,0 +1,102 @@
+"""The models of notebook 02's grid-stride loop (``cuda_src/exercises/add_into.cu``) that
+``helpers.exercises.add_into`` compares a kernel's visits with (how many times x[i] was added into
+y[i]): loops that start, step or index wrongly, each with its verdict."""
+
+from __future__ import annotations
+
+import numpy as np
+
+LOOP_HINT = ("for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride), with "
+             "stride = gridDim.x * blockDim.x, the number of threads in the grid")
+
+
+def stepped_too_far(visits, n, threads):
+    """A loop that steps by k times the grid's threads, k = 2 to 8: element i added to once where
+    i % (k * threads) < threads, else never (k = 4: the stride times sizeof(float), in bytes)."""
+    i = np.arange(n)
+    for k in range(2, 9):
+        if (visits == 0).any() and np.array_equal(visits, (i % (k * threads) < threads)):
+            bytes_ = (" (4 is sizeof(float): a stride in bytes, as a NumPy stride counts them; "
+                      "in C an index counts elements, and the compiler multiplies by the "
+                      "element's size itself)") if k == 4 else ""
+            yield (f"{int((visits == 0).sum())} of {n} elements were never added to (the first "
+                   f"is y[{threads}]): the loop steps by {k * threads}, {k} times the grid's "
+                   f"{threads} threads, so each thread adds only every "
+                   f"{ {2: 'second', 3: 'third'}.get(k, f'{k}th')} of its elements{bytes_}", "step by the number of threads in the whole grid: "
+                   "stride = gridDim.x * blockDim.x, with nothing multiplied")
+            return
+
+
+def overlaps(visits, n, block, blocks):
+    """Elements visited more than once, with the loop's step named where a model of it (each
+    thread from its global index, stepping by s, for every s below the grid's thread count)
+    gives the counts exactly; else (on a GPU, threads adding into one element at once lose some
+    additions) the model with the fewest visits that covers them."""
+    if not (visits > 1).any():
+        return
+    first, threads = int(np.argmax(visits > 1)), block * blocks
+    models = {s: _stepped(n, threads, s) for s in range(1, threads)}
+    exact = [s for s, model in models.items() if np.array_equal(visits, model)]
+    covering = [(model.sum(), s) for s, model in models.items() if like(visits, model)]
+    step = exact[0] if exact else min(covering)[1] if covering else None
+    words = {1: "1 (i++), so each thread walks over the elements of the threads after it too",
+             block: "blockDim.x, a block's threads, not the grid's",
+             blocks: "gridDim.x, the number of blocks, not of threads"}
+    per = n // threads
+    words.setdefault(per, f"n / (gridDim.x * blockDim.x) = {per}, the elements per thread, "
+                          f"not the grid's thread count ({threads}): thread t adds t, t + {per}, "
+                          f"t + {2 * per}, ..., over the elements of the threads after it")
+    said = words.get(step, f"{step}, not by the grid's {threads} threads")
+    yield (f"y[{first}] got x[{first}] added {int(visits[first])} times: threads visit the same "
+           "elements" + (f": the loop steps by {said}" if step else ""),
+           "step by the number of threads in the whole grid, gridDim.x * blockDim.x"
+           + (": the loop's step is how far apart a thread's elements lie, not how many it "
+              "gets" if step == per else ""))
+
+
+def _stepped(n, threads, step):
+    """How many times each element is visited by threads 0 to threads - 1 that each start at
+    their global index and step by ``step``: the threads t <= i with (i - t) % step == 0."""
+    i = np.arange(n)
+    return ((np.minimum(i, threads - 1) - i % step) // step + 1).astype(float)
+
+
+def body_indexes_the_start(visits, n, threads):
+    """A loop that steps its own variable while its body adds into y[i], the thread's start:
+    element i < threads is visited once a pass, ceil((n - i) / threads) times, the rest never."""
+    own = np.arange(n)
+    if (visits > 1).any() and np.array_equal(visits, np.where(
+            own < threads, -(-(n - own) // threads), 0)):
+        yield (f"only the first {threads} elements were added to, each once a pass of its "
+               "thread's loop: the loop steps one variable and the body indexes another, the "
+               "thread's start i", "index with the loop's own variable: "
+               + LOOP_HINT + ", and y[i] += x[i] in its body")
+
+
+STARTS = [(lambda b, t, block, blocks: 0, "0 for every thread"),
+           (lambda b, t, block, blocks: t, "threadIdx.x: every block starts at element 0"),
+           (lambda b, t, block, blocks: b + t, "blockIdx.x + threadIdx.x: blockIdx.x is not "
+            "multiplied by blockDim.x"),
+           (lambda b, t, block, blocks: b * blocks + t, "blockIdx.x * gridDim.x + threadIdx.x: "
+            "blockIdx.x is multiplied by the number of blocks, not by blockDim.x, a block's "
+            "threads"),
+           (lambda b, t, block, blocks: t * block + b, "threadIdx.x * blockDim.x + blockIdx.x: "
+            "blockIdx.x and threadIdx.x swapped places")]
+"""(a wrong loop's start from block b and thread t of a grid of blocks of block threads, the words
+for it)"""
+
+
+def visits_of(n, block, blocks, start):
+    """How many times each element is visited by a loop that starts at ``start`` and steps by
+    the grid's threads."""
+    visits = np.zeros(n)
+    for b in range(blocks):
+        for t in range(block):
+            np.add.at(visits, np.arange(start(b, t, block, blocks), n, block * blocks), 1)
+    return visits
+
+
+def like(visits, model) -> bool:
+    """The visits a model gives, or fewer where threads added into one element at once (on a GPU
+    some of their additions are lost), never none where the model has some."""
+    return np.array_equal(visits > 0, model > 0) and bool((visits <= model).all())

@@ -1,0 +1,74 @@
+"""The NumPy models of notebook 03's row-per-block Mandelbrot kernel
+(``cuda_src/exercises/mandelbrot_rows.cu``) that ``helpers.exercises.mandelbrot_rows`` compares a
+kernel's image with: the right image, and images of mistakes in c or in the count, each with its
+verdict."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers.exercises.escape import escape_counts, pixel_grid
+
+VIEW = (-2.2, -1.2, 1.0, 1.2)       # x_min, y_min, x_max, y_max: the chapter's view
+
+
+def args(case):
+    """The case's x_min, y_min, dx and dy: the chapter's view on its image."""
+    width, height = case[:2]
+    x_min, y_min, x_max, y_max = VIEW
+    return x_min, y_min, (x_max - x_min) / width, (y_max - y_min) / height
+
+
+def reference(case, steps=None, x_of=None):
+    """NumPy's image for the case: int32 counts of shape (height, width); with ``steps``, (dx,
+    dy) in place of the case's, and ``x_of(x)``, the column each pixel's c takes its real part
+    from (the mistakes' models)."""
+    width, height, _, max_iter = case[:4]
+    x_min, y_min, *dxy = args(case)
+    re, im = pixel_grid(width, height, x_min, y_min, *(steps or dxy))
+    if x_of is not None:
+        re = re[:, x_of(np.arange(width))]
+    return escape_counts(np.zeros_like(re), np.zeros_like(im), re, im, max_iter)
+
+
+def wrong_images(case):
+    """(image, problem, hint) of the known mistakes in c and in the count: julia's dx and dy
+    models, one step too many, the count carried from pixel to pixel, c's real part from
+    threadIdx.x."""
+    dx, dy, block = *args(case)[2:], case[2]
+    step = "c_re = x_min + x * dx (dx steps along a row), c_im = y_min + y * dy"
+    yield (reference(case, (dy, dx)), "dx and dy are swapped: c = (x_min + x*dy) + "
+           "i*(y_min + y*dx)", step)
+    yield reference(case, (dy, dy)), "c_re = x_min + x*dy: the real part steps by dy", step
+    yield reference(case, (dx, dx)), "c_im = y_min + y*dx: the imaginary part steps by dx", step
+    ref, max_iter = reference(case), case[3]
+    yield (np.where(ref == max_iter, max_iter + 1, ref), f"the points that never escape count "
+           f"max_iter + 1 = {max_iter + 1} steps, one past max_iter = {max_iter}: the loop runs "
+           "while n <= max_iter, one step too many", "loop while n < max_iter: n counts 0 to "
+           "max_iter - 1, so no count passes max_iter")
+    yield carried_counts(case, ref)
+    yield (reference(case, x_of=lambda x: x % block), "c's real part takes threadIdx.x where "
+           "it takes x: the pixels of each stretch of blockDim.x repeat the first stretch's",
+           "c_re = x_min + x * dx, with the loop's x")
+
+
+def carried_counts(case, ref):
+    """(image, problem, hint) of n set to 0 once per thread, before the loop along the row (z
+    still set back per pixel): each pixel's loop counts on from the thread's previous pixel's
+    n, so a thread's counts add up along its pixels x, x + blockDim.x, ..., until max_iter."""
+    width, height, block, max_iter = case[:4]
+    passes = -(-width // block)
+    own = np.zeros((height, passes * block), ref.dtype)
+    own[:, :width] = ref
+    image = np.minimum(own.reshape(height, passes, block).cumsum(axis=1), max_iter)
+    image = image.reshape(height, -1)[:, :width]
+    later = np.zeros_like(image, bool)
+    later[:, block:] = (ref[:, block:] > 0) & (image[:, :-block] > 0) & (image[:, block:] < max_iter)
+    y, x = np.argwhere(later)[0] if later.any() else (0, min(block, width - 1))
+    return (image, f"each pixel's count starts where the thread's previous pixel's ended: n is "
+            "set to 0 once, before the loop along the row, so a thread's counts add up along "
+            f"its pixels x, x + {block}, ... (pixel x = {x}, y = {y} holds {image[y, x]} = "
+            f"{image[y, x - block]}, the count of pixel x = {x - block}, + its own "
+            f"{ref[y, x]}), until they reach max_iter = {max_iter}",
+            "set n = 0 inside the loop along the row, next to z_re and z_im: int n = 0; at the "
+            "start of each pixel")
