@@ -10,6 +10,7 @@ the GPU's tensor cores to the same model, within the bound their order of accumu
 and its compile messages) is skipped on PyCUDA.
 """
 
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -265,6 +266,17 @@ def test_a_tile_at_an_odd_element_is_a_misaligned_address():
     assert err.allocation[1] == a.nbytes and err.thread == (0, 0, 0)
 
 
+# the product of a shared tile's two halves, in the kernels of the race check's tests below
+PRODUCT = """\
+    wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::col_major> fb;
+    wmma::fragment<wmma::accumulator, 16, 16, 8, float> fc;
+    wmma::fill_fragment(fc, 0.0f);
+    wmma::load_matrix_sync(fa, tile, 8);
+    wmma::load_matrix_sync(fb, tile + 128, 8);
+    wmma::mma_sync(fc, fa, fb, fc);
+"""
+
 STAGED = r"""
 #include <mma.h>
 using namespace nvcuda;
@@ -273,17 +285,10 @@ extern "C" __global__ void staged(const float *a, float *d, int synced) {
     for (int i = threadIdx.x; i < 256; i += blockDim.x) tile[i] = a[i];  // both warps stage it
     if (synced) __syncthreads();
     if (threadIdx.x < 32) {
-        wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> fa;
-        wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::col_major> fb;
-        wmma::fragment<wmma::accumulator, 16, 16, 8, float> fc;
-        wmma::fill_fragment(fc, 0.0f);
-        wmma::load_matrix_sync(fa, tile, 8);
-        wmma::load_matrix_sync(fb, tile + 128, 8);
-        wmma::mma_sync(fc, fa, fb, fc);
-        wmma::store_matrix_sync(d, fc, 16, wmma::mem_row_major);
+{product}        wmma::store_matrix_sync(d, fc, 16, wmma::mem_row_major);
     }
 }
-"""
+""".replace("{product}", textwrap.indent(PRODUCT, "    "))
 
 
 @simulator_only
@@ -302,7 +307,6 @@ def test_the_race_check_sees_a_fragment_loaded_before_the_barrier():
     assert "kernel.cu:13" in (race.first.line, race.second.line)  # load_matrix_sync's line
 
 
-
 ONE_WARP = r"""
 #include <mma.h>
 using namespace nvcuda;
@@ -311,18 +315,11 @@ extern "C" __global__ void one_warp(const float *a, float *d, int synced) {
     __shared__ float out[256];
     for (int i = threadIdx.x; i < 256; i += 32) tile[i] = a[i];   // the warp stages the tiles
     if (synced) __syncwarp();
-    wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> fa;
-    wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::col_major> fb;
-    wmma::fragment<wmma::accumulator, 16, 16, 8, float> fc;
-    wmma::fill_fragment(fc, 0.0f);
-    wmma::load_matrix_sync(fa, tile, 8);
-    wmma::load_matrix_sync(fb, tile + 128, 8);
-    wmma::mma_sync(fc, fa, fb, fc);
-    wmma::store_matrix_sync(out, fc, 16, wmma::mem_row_major);
+{product}    wmma::store_matrix_sync(out, fc, 16, wmma::mem_row_major);
     if (synced) __syncwarp();
     for (int i = threadIdx.x; i < 256; i += 32) d[i] = out[255 - i];  // others' elements
 }
-"""
+""".replace("{product}", PRODUCT)
 
 
 @simulator_only
