@@ -146,11 +146,6 @@ def test_a_page_locked_array_collected_while_its_thread_holds_the_table_waits_fo
 
     from helpers.sim.machine import hostmem
 
-    garbage = [drv.pagelocked_zeros(256, np.uint8)]
-    garbage.append(garbage)  # a cycle: only a collection frees it
-    start = garbage[0].__array_interface__["data"][0]
-    del garbage
-
     during = []
 
     def look_up_while_collecting():
@@ -158,8 +153,18 @@ def test_a_page_locked_array_collected_while_its_thread_holds_the_table_waits_fo
             gc.collect()
             during.append(start in hostmem._spans)
 
-    worker = threading.Thread(target=look_up_while_collecting, daemon=True)
-    worker.start()
-    worker.join(10)
+    automatic = gc.isenabled()
+    gc.disable()  # the cycle is collected by the worker's collection alone, inside the lookup
+    try:
+        garbage = [drv.pagelocked_zeros(256, np.uint8)]
+        garbage.append(garbage)  # a cycle: only a collection frees it
+        start = garbage[0].__array_interface__["data"][0]
+        del garbage
+        worker = threading.Thread(target=look_up_while_collecting, daemon=True)
+        worker.start()
+        worker.join(10)
+    finally:
+        if automatic:
+            gc.enable()
     assert not worker.is_alive(), "the table of page-locked buffers waited for itself"
     assert during == [True] and start not in hostmem._spans  # forgotten once the lookup was over
