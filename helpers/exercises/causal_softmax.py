@@ -16,9 +16,9 @@ import numpy as np
 from helpers.exercises import near
 from helpers.exercises.causal_softmax_models import (
     _exps, _lanes_own_max, _near, _shfl_down_max, _shfl_down_sums, _shifted, far, late,
-    max_from_the_lane_s_column, max_of_column_numbers, max_of_first_1024_columns,
-    max_of_first_columns, max_of_magnitudes, max_of_row_0, rows_of_warps, softmax, sum_without_max,
-    sunk, visible)
+    masked_never_written, max_from_0, max_from_the_lane_s_column, max_of_column_numbers,
+    max_of_first_1024_columns, max_of_first_columns, max_of_magnitudes, max_of_row_0,
+    rows_of_warps, softmax, sum_without_max, sunk, visible)
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -57,13 +57,6 @@ def scores(rows, cols):
     x[late(rows)] += np.where(visible(rows, cols)[late(rows)] & (np.arange(cols) >= 32), 100, 0)
     x += np.where(far(rows, cols), 150, 0)
     return x.astype(np.float16)
-
-
-def _max_from_0(x):
-    """What a max that starts at 0 gives, its exps in float32: NaN in the ``sunk`` rows, whose
-    every exp(x - 0) underflows to 0 (and 0 / 0 is NaN)."""
-    seen = visible(*x.shape)
-    return _shifted(x, np.maximum(np.where(seen, x.astype(np.float64), -np.inf).max(axis=1), 0))
 
 
 def _launch(case):
@@ -119,7 +112,7 @@ def _max_slips(x, got, bad, kernels):
                "did not reach those columns, and their exp(x - m) overflowed a float",
                "each lane takes the max of all its columns, 32 apart up to the last: for (int c "
                "= lane; c <= last; c += 32) m = fmaxf(m, ...); then m = warp_max(m)")
-    if bad and np.allclose(got, _max_from_0(x), rtol=4e-3, atol=1e-4, equal_nan=True):
+    if bad and np.allclose(got, max_from_0(x), rtol=4e-3, atol=1e-4, equal_nan=True):
         yield from max_of_magnitudes(kernels)
         yield ("y is NaN in exactly the rows whose visible scores are all below -120: m starts "
                "at 0, above every score of those rows, and each exp(x - m) underflowed to 0",
@@ -354,6 +347,7 @@ def _mistakes(case, run):
         yield ("NaN in the rows whose masked columns hold the largest scores: the max was taken "
                "over the masked columns too, and every visible exp(x - m) underflowed to 0",
                "the max over columns 0 to last only: for (int c = lane; c <= last; c += 32)")
+    yield from masked_never_written(x, got, run.out.unwritten)
     yield from rows_of_warps(x, got, run.out.unwritten, case[2], lambda: _rows_probed(run.kernel))
     if run.out.unwritten.any():
         yield ("some rows or columns of y were never written",

@@ -336,3 +336,24 @@ def sum_without_max(x, got):
                f"{np.nansum(got[r]):.3g}, not 1), and where the scores pass about 88 the sum of "
                "exp(x) overflows to inf and the row comes out 0",
                "subtract the max in the sum too: sum += __expf(__half2float(in[c]) - m)")
+
+
+def masked_never_written(x, got, unwritten):
+    """(problem, hint) of a write loop that stops at last (c <= last), not at cols: every visible
+    column written right, exactly the masked ones (c > last) never written."""
+    seen = visible(*x.shape)
+    if unwritten.any() and np.array_equal(unwritten, ~seen) and \
+            _near(got[seen], softmax(x)[seen]):
+        cols = x.shape[1]
+        yield (f"only the masked columns (c > last) of every row were never written, the visible "
+               f"ones right (row 0's columns 1 to {cols - 1}, row 1's 2 to {cols - 1}, ...): the "
+               "write's loop stops at last (c <= last), so the zeros past the diagonal were "
+               "never stored", "the write's loop runs over every column and stores 0 past last: "
+               "for (int c = lane; c < cols; c += 32) y[...] = c <= last ? ... : 0")
+
+
+def max_from_0(x):
+    """What a max that starts at 0 gives, its exps in float32: NaN in the ``sunk`` rows, whose
+    every exp(x - 0) underflows to 0 (and 0 / 0 is NaN)."""
+    seen = visible(*x.shape)
+    return _shifted(x, np.maximum(np.where(seen, x.astype(np.float64), -np.inf).max(axis=1), 0))

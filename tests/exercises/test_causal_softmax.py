@@ -71,6 +71,12 @@ WRONG = [
     ("first_32_columns_only", variant(KERNEL, (WRITE_LOOP, WRITE_LOOP.replace(
         "c < cols;", "c < cols && c < 32;"))),
      ["some rows or columns of y were never written", "while c < cols"]),
+    # blind audit TGA-causal_softmax-1: the write's loop bounded by last, not cols: the masked
+    # columns never written (was 'some rows or columns of y were never written ... Hint: one warp
+    # a row, row = ... while c < cols')
+    ("write_loop_to_last", variant(KERNEL, (WRITE_LOOP, WRITE_LOOP.replace("c < cols;", "c <= last;"))),
+     ["only the masked columns (c > last) of every row were never written", "the write's loop",
+      "for (int c = lane; c < cols; c += 32)"]),
     ("max_of_the_first_column", variant(KERNEL, (MAX, "    float m = __half2float(in[0]);\n")),
      ["NaN or inf in the rows whose scores are about 100", "m = the max of columns 0 to last"]),
     # audit G13: the max's loop from threadIdx.x, not the lane: warps past the first see no column
