@@ -193,6 +193,9 @@ def _mistakes(case, run):
              "divide by rows: means[col] = sum / rows"),
             (m[:-1].sum(axis=0) / rows, "the last row of m is left out of every mean",
              "the rows are 0 to rows - 1: loop while r < rows"),
+            (m[1:].sum(axis=0) / rows, "the first row of m, row 0, is left out of every mean "
+             f"(still divided by rows = {rows}): the loop started at r = 1, but rows are counted "
+             "from 0", "the rows are 0 to rows - 1: for (int r = 0; r < rows; r++)"),
             (m.sum(axis=0), "each mean is its column's sum: it was not divided by rows",
              "the mean is the sum divided by the number of rows: means[col] = sum / rows"),
             (want / rows, f"every mean is the right one divided by rows = {rows} once more: the "

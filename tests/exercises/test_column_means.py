@@ -57,6 +57,11 @@ WRONG = {
                                 {"problem": "divided by rows - 1 = 99", "hint": "divide by rows"}),
     "last_row_left_out": ([("r < rows;", "r < rows - 1;")],
                           {"problem": "last row of m is left out", "hint": "r < rows"}),
+    # blind audit TGA-column_means-1: the loop from r = 1, row 0 left out (was 'means[0] =
+    # -0.0641967, NumPy's is -0.0600658 ... Hint: printf, from thread 0, the index ...')
+    "first_row_left_out": ([("int r = 0;", "int r = 1;")],
+                           {"problem": "the first row of m, row 0, is left out of every mean",
+                            "hint": "for (int r = 0; r < rows; r++)"}),
     "one_row_too_many": ([("r < rows;", "r <= rows;")],
                          {"problem": "past the end of its 3700", "hint": "r < rows"}),
     # blind audit Z15: rows counted from 1 (was 'the kernel failed ... a read of m[3700] ...
