@@ -98,3 +98,25 @@ def _z_interleaved(xyz, out, count):
                "the hole test read xyz[3 * i + 2], Z as if xyz held x, y, z "
                "side by side, but xyz is three planes", f"Z is xyz[2 * n + i] (n = {n}): "
                "return when !(xyz[2 * n + i] > 0.0f)")
+
+
+def read_at_the_row(xyz, got, want):
+    """Coordinates read at the point's row k = slot[i] where its pixel i belongs (xyz[n + k] for
+    Y): each such column of row k holds pixel k's coordinate, the others right."""
+    count, index = len(want), np.flatnonzero(xyz[2] > 0)
+    reads = ("xyz[k]", "xyz[n + k]", "xyz[2 * n + k]")
+    for planes in ((0,), (1,), (2,), (0, 1), (0, 2), (1, 2), (0, 1, 2)):
+        model = want.copy()
+        model[:, planes] = xyz[planes, :count].T
+        if np.array_equal(model, want, equal_nan=True) or \
+                not np.array_equal(got, model, equal_nan=True):
+            continue
+        r = int(np.argmax(~(model == want).all(axis=1)))
+        names = ", ".join("XYZ"[p] for p in planes)
+        yield (f"{names}, column{'s' * (len(planes) > 1)} "
+               f"{', '.join(map(str, planes))} of each row, was read as "
+               f"{', '.join(reads[p] for p in planes)}, at the point's row k = slot[i], not at "
+               f"its pixel i: row {r} (pixel {index[r]}'s point) got {got[r].tolist()}, "
+               f"expected {want[r].tolist()}, its {names} pixel {r}'s",
+               "k only picks the row of points; the coordinates are pixel i's: X is xyz[i], Y "
+               "is xyz[n + i], Z is xyz[2 * n + i]")

@@ -46,6 +46,12 @@ WRONG = {
     "z_x_swapped": ([(STORES[0], "points[3 * k] = xyz[2 * n + i];"),
                      (STORES[2], "points[3 * k + 2] = xyz[i];")],
                     "each row holds Z, Y, X", "row k is X, Y, Z"),
+    # blind audit TGA-compact_points-1: Y read at the row k, not the pixel i (was '721 of 730
+    # points are wrong (the first is row 9: ...) ... Hint: row slot[i] is X, Y, Z of pixel i:
+    # xyz[i], xyz[n + i], xyz[2 * n + i]', all three reads)
+    "y_read_at_the_row": ([(STORES[1], "points[3 * k + 1] = xyz[n + k];")],
+                          "Y, column 1 of each row, was read as xyz[n + k], at the point's row "
+                          "k = slot[i], not at its pixel i", "Y is xyz[n + i]"),
     "read_as_interleaved": ([("= xyz[i];", "= xyz[3 * i];"), ("xyz[n + i];", "xyz[3 * i + 1];"),
                              ("= xyz[2 * n + i];", "= xyz[3 * i + 2];")],
                             "read as xyz[3 * i]", "Y xyz[n + i]"),
