@@ -181,6 +181,7 @@ def _mistakes(case, run):
                "(int *)&range[0]), and as an int 0xFFFFFFFF is -1, below every depth",
                "range holds unsigned ints: atomicMin(&range[0], d), with d an unsigned int and "
                "no cast to int *")
+    yield from _index_kept(case, run, want)
     if [near, far] == [0, 0]:
         yield ("every depth became 0: range came out {0, 0}, if (d = 0) assigns 0 to d",
                "compare with ==: if (d == 0) return;")
@@ -222,6 +223,29 @@ def _lost(run, got, want):
     yield from _plain_stores_left(run.kernel, race, f"{shown}: ")
     yield (f"{shown}: depths were lost", STORED_BACK_HINT if _stored_back(race) else
            RESET_HINT if _reset_in_kernel(race) else ATOMIC_HINT)
+
+
+def _index_kept(case, run, want):
+    """The pixel's index i given to an atomic where its depth d belongs: that end of range is
+    the index of the first (atomicMin) or the last (atomicMax) measured pixel, the other end
+    right or an index too; on the same image without holes, the same (an index, not a hole)."""
+    def ends(depth, got):
+        measured, right = np.flatnonzero(depth), _range(depth)
+        index = [int(measured.min()), int(measured.max())]
+        wrong = [k for k in (0, 1) if got[k] == index[k] != right[k]]
+        return wrong if all(got[k] in (right[k], index[k]) for k in (0, 1)) else []
+
+    found = ends(run.model, run.out.got.tolist())
+    again = _run(run.kernel, dict(case, holes=False)) if found else None
+    if again is None or ends(again.model, again.out.got.tolist()) != found:
+        return
+    got, names = run.out.got.tolist(), ("atomicMin", "atomicMax")
+    yield (", and ".join(f"range[{k}] came out {got[k]}, the index of the "
+                        f"{('first', 'last')[k]} measured pixel, not a depth" for k in found)
+           + f" (expected {{{want[0]}, {want[1]}}}): {' and '.join(names[k] for k in found)} "
+           "got i, the pixel's index, where its depth d belongs",
+           "keep the depths: " + " and ".join(f"{names[k]}(&range[{k}], d)" for k in found)
+           + ", d = depth[i]")
 
 
 def _offset_in_bytes(past, got):

@@ -52,6 +52,12 @@ WRONG = {
                                    "atomicMax(range + sizeof(unsigned int), d)")],
                                  "range + sizeof(unsigned int) counts 4 elements, not 4 bytes",
                                  "&range[1] (or range + 1)"),
+    # blind audit TGA-depth_range-1: the pixel's index kept as the farthest, not its depth (was
+    # 'range is {250, 999}, expected {250, 9000}, and the race check finds no race: not every
+    # pixel was looked at, or a depth went to the other end ...')
+    "farthest_index_not_depth": ([("atomicMax(&range[1], d)", "atomicMax(&range[1], i)")],
+                                 "range[1] came out 999, the index of the last measured pixel, "
+                                 "not a depth", "atomicMax(&range[1], d), d = depth[i]"),
     "grid_dim_for_block_dim": ([("blockIdx.x * blockDim.x", "blockIdx.x * gridDim.x")],
                                "not every pixel was looked at",
                                "i = blockIdx.x * blockDim.x + threadIdx.x looks at depth[i]"),
