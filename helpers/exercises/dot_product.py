@@ -147,6 +147,7 @@ def _mistakes(case, run):
                "block adds the block's sum: atomicAdd(result, block_sum)")
     if _close(got, products.sum()):
         return
+    yield from _one_vector_squared(got, run.launch, products)
     yield from _slot_a_block(kernels, got, products, case)
     yield from _whole_warps_stored(kernels)
     yield from _one_sum_too_many(kernels)
@@ -167,6 +168,17 @@ def _mistakes(case, run):
            "y[i] over its i (grid-stride loop), warp_sum adds a warp's 32 values, and the first "
            "warp adds only the block's warps' sums (lane < blockDim.x / 32), the other lanes "
            "adding 0")
+
+
+def _one_vector_squared(got, launch, products):
+    """x[i] * x[i] (or y[i] * y[i]) where x[i] * y[i] belongs: the sum of one vector's squares."""
+    for k, name in enumerate("xy"):
+        v = launch.args[k].host()[:products.size].astype(np.float64)
+        if _close(got, (v * v).sum()):
+            yield (f"the sum is {got:.7g}, the sum of {name}'s squares, {name}[i] * {name}[i], "
+                   f"not of x[i] * y[i] (NumPy's x . y is {products.sum():.7g}): each product "
+                   f"took {name}[i] twice", "each product takes one element of each vector: "
+                   "v += x[i] * y[i]")
 
 
 def _unset(kernels):

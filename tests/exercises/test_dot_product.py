@@ -1,9 +1,8 @@
 """The dot-product checker (helpers.exercises.dot_product): the solution passes, the stub fails,
 and each known mistake fails with the hint written for it; a right sum with more than one atomic a
 block passes but is not FAST (the simulator's trace; on a GPU, events against the copy,
-``gpu_timing``). The solution and all its wrong
-variants are compiled as one module (and, on PyCUDA, once more on the simulator, whose race check
-and trace the checker uses)."""
+``gpu_timing``). The solution and all its wrong variants are compiled as one module (and, on
+PyCUDA, once more on the simulator, whose race check and trace the checker uses)."""
 
 import re
 
@@ -196,6 +195,9 @@ WRONG = [
      variant(KERNEL, ("v += __shfl_down_sync(0xffffffff, v, offset);",
                       "v = __shfl_down_sync(0xffffffff, v, offset);")),
      ["though the blocks' atomicAdd ran", "v += __shfl_down_sync"]),
+    # blind audit TGA-dot_product-1 (was 'the sum is 1078.455, NumPy's is 991.7638', the plan as hint)
+    ("squares_of_x", variant(KERNEL, ("v += x[i] * y[i];", "v += x[i] * x[i];")),
+     ["the sum of x's squares, x[i] * x[i], not of x[i] * y[i]", "v += x[i] * y[i]"]),
     ("keeps_the_last_product",
      variant(KERNEL, ("        v += x[i] * y[i];\n", "        v = x[i] * y[i];\n")),
      ["kept only its last product", "v += x[i] * y[i]"]),
@@ -263,7 +265,6 @@ RIGHT = {
         "        a += x[i] * y[i];\n        b += x[i + stride] * y[i + stride];\n    }\n"
         "    if (i < n)\n        a += x[i] * y[i];\n    v = a + b;\n")),
 }
-
 
 # Right but slow: PASS, not FAST (name: (source, words of what keeps it from FAST and its hint))
 SLOW = {
@@ -354,7 +355,6 @@ SIMULATOR_ONLY = {**dict.fromkeys(("warp_sums_declared_too_small", "warp_sums_at
                   **dict.fromkeys(("shuffle_inside_a_divergent_branch", "lane_and_warp_swapped",
                                    "warp_sum_inside_lane_0s_if", "barrier_inside_lane_0s_if"),
                                   "a shuffle with lanes missing is undefined on a GPU")}
-
 
 # The simulator only too: the sum a GPU gives depends on what a register or local memory held
 GARBAGE = dict.fromkeys(("warp_sums_not_shared", "sum_not_started_at_0",
