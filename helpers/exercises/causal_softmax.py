@@ -16,9 +16,9 @@ import numpy as np
 from helpers.exercises import near
 from helpers.exercises.causal_softmax_models import (
     _exps, _lanes_own_max, _near, _shfl_down_max, _shfl_down_sums, _shifted, far, late,
-    masked_never_written, max_from_0, max_from_the_lane_s_column, max_of_column_numbers,
-    max_of_first_1024_columns, max_of_first_columns, max_of_magnitudes, max_of_row_0,
-    rows_of_warps, softmax, sum_without_max, sunk, visible)
+    max_from_0, max_from_the_lane_s_column, max_of_column_numbers, max_of_first_1024_columns,
+    max_of_first_columns, max_of_magnitudes, max_of_row_0, softmax, sum_without_max, sunk,
+    unwritten_parts, visible)
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -347,12 +347,8 @@ def _mistakes(case, run):
         yield ("NaN in the rows whose masked columns hold the largest scores: the max was taken "
                "over the masked columns too, and every visible exp(x - m) underflowed to 0",
                "the max over columns 0 to last only: for (int c = lane; c <= last; c += 32)")
-    yield from masked_never_written(x, got, run.out.unwritten)
-    yield from rows_of_warps(x, got, run.out.unwritten, case[2], lambda: _rows_probed(run.kernel))
-    if run.out.unwritten.any():
-        yield ("some rows or columns of y were never written",
-               "one warp a row, row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, its "
-               "lanes over columns lane, lane + 32, ... while c < cols")
+    yield from unwritten_parts(x, got, run.out.unwritten, case[2],
+                               lambda: _rows_probed(run.kernel))
     yield from _lanes_maxima(x, got)
     if right[:x.shape[1] - 1].all():  # only rows r >= cols - 1 are wrong
         yield ("only the rows that see every column (row >= cols - 1) are wrong: their last "

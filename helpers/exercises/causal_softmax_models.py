@@ -338,7 +338,18 @@ def sum_without_max(x, got):
                "subtract the max in the sum too: sum += __expf(__half2float(in[c]) - m)")
 
 
-def masked_never_written(x, got, unwritten):
+def unwritten_parts(x, got, unwritten, block, probed):
+    """(problem, hint) of the mistakes that leave parts of y never written: exactly the masked
+    columns, whole rows of warps (``rows_of_warps``), else any."""
+    yield from _masked_never_written(x, got, unwritten)
+    yield from rows_of_warps(x, got, unwritten, block, probed)
+    if unwritten.any():
+        yield ("some rows or columns of y were never written",
+               "one warp a row, row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, its "
+               "lanes over columns lane, lane + 32, ... while c < cols")
+
+
+def _masked_never_written(x, got, unwritten):
     """(problem, hint) of a write loop that stops at last (c <= last), not at cols: every visible
     column written right, exactly the masked ones (c > last) never written."""
     seen = visible(*x.shape)

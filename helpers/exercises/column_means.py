@@ -191,11 +191,7 @@ def _mistakes(case, run):
              f"= {rows - 1}, where a mean divides by the number of elements added, rows = {rows} "
              "(rows - 1 is a sample variance's divisor, not a mean's)",
              "divide by rows: means[col] = sum / rows"),
-            (m[:-1].sum(axis=0) / rows, "the last row of m is left out of every mean",
-             "the rows are 0 to rows - 1: loop while r < rows"),
-            (m[1:].sum(axis=0) / rows, "the first row of m, row 0, is left out of every mean "
-             f"(still divided by rows = {rows}): the loop started at r = 1, but rows are counted "
-             "from 0", "the rows are 0 to rows - 1: for (int r = 0; r < rows; r++)"),
+            *_row_left_out(m),
             (m.sum(axis=0), "each mean is its column's sum: it was not divided by rows",
              "the mean is the sum divided by the number of rows: means[col] = sum / rows"),
             (want / rows, f"every mean is the right one divided by rows = {rows} once more: the "
@@ -225,6 +221,17 @@ def _mistakes(case, run):
     yield (f"means[{c}] = {got[c]:.6g}, NumPy's is {want[c]:.6g}",
            "printf, from thread 0, the index the kernel reads at each step, and compare it "
            "with r * cols + col")
+
+
+def _row_left_out(m):
+    """(means, problem, hint) of a loop over the rows that leaves the last one out (r < rows -
+    1), or the first (from r = 1), the sum still divided by rows."""
+    rows = m.shape[0]
+    yield (m[:-1].sum(axis=0) / rows, "the last row of m is left out of every mean",
+           "the rows are 0 to rows - 1: loop while r < rows")
+    yield (m[1:].sum(axis=0) / rows, "the first row of m, row 0, is left out of every mean "
+           f"(still divided by rows = {rows}): the loop started at r = 1, but rows are counted "
+           "from 0", "the rows are 0 to rows - 1: for (int r = 0; r < rows; r++)")
 
 
 def _last_column_sent_away(m, got, unwritten):
