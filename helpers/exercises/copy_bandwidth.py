@@ -203,9 +203,9 @@ def _watched(drv):
     each copy its host array. Gives ``(slip, unrecorded, misplaced)``: ``slip(gbs)``, (problem,
     hint) when gbs is a slip's factor off the bytes copied over the last ms the events gave,
     None when it is not or when they went unseen; ``unrecorded(err)``, what an error of
-    time_till or time_since shows when an event it read was never recorded (for run_catching),
-    or None; ``misplaced()``, ``_one_event`` or else ``_misplaced`` of the events last read."""
-    ms, event, missing, notes, pair, made = [], drv.Event, [], [], [], []
+    time_till or time_since shows (``_never_recorded``, else ``_start_waited_for``), for
+    run_catching, or None; ``misplaced()``, ``_one_event`` or else ``_misplaced``."""
+    ms, event, missing, notes, pair, made, waited = [], drv.Event, [], [], [], [], []
 
     class Event(event):
         recorded = False
@@ -217,6 +217,10 @@ def _watched(drv):
         def record(self, *args, **kwargs):
             self.recorded, self.queued = True, _queued(copies)
             return super().record(*args, **kwargs)
+
+        def synchronize(self):
+            waited.append(self)
+            return super().synchronize()
 
         def time_till(self, other):
             pair[:] = [self, other]
@@ -233,11 +237,7 @@ def _watched(drv):
             return ms[-1]
 
     def unrecorded(err):
-        if not missing:
-            return None
-        told = " and ".join(f"the {role} event, {which}," for role, which in missing)
-        return (f"{told} {'was' if len(missing) == 1 else 'were'} never recorded",
-                "; and ".join(NEVER_RECORDED[role] for role, _ in missing))
+        return _never_recorded(missing) or _start_waited_for(pair, waited, err, drv)
 
     def slip(gbs):
         nbytes = sum(getattr(host, "nbytes", 0) for way, host, *_ in copies if way == "htod")
@@ -256,6 +256,29 @@ def _watched(drv):
             yield slip, unrecorded, lambda: _one_event(pair, made) or _misplaced(pair, copies)
     finally:
         drv.Event = event
+
+
+def _never_recorded(missing):
+    """(problem, hint) of the events time_till or time_since read unrecorded, ``missing``
+    (``_unrecorded``'s), or None where there are none."""
+    if not missing:
+        return None
+    told = " and ".join(f"the {role} event, {which}," for role, which in missing)
+    return (f"{told} {'was' if len(missing) == 1 else 'were'} never recorded",
+            "; and ".join(NEVER_RECORDED[role] for role, _ in missing))
+
+
+def _start_waited_for(pair, waited, err, drv):
+    """(problem, hint) when time_till or time_since failed (not for an unrecorded event: a
+    LogicError) after the host had waited for the start event and not for the end one, ``pair``
+    = [start, end], ``waited`` the events synchronized; else None."""
+    if (len(pair) != 2 or isinstance(err, drv.LogicError) or pair[0] is pair[1]
+            or not any(e is pair[0] for e in waited) or any(e is pair[1] for e in waited)):
+        return None
+    return ("the host waited for the start event (start.synchronize()), not for end: start is "
+            "reached before the copy even begins, so the copy, and end after it, may still run "
+            "when the time is read", "wait for the event after the copy before reading the "
+            "time: end.synchronize()")
 
 
 def _none(_err):  # run_catching's hint that tells nothing more

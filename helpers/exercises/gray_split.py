@@ -208,6 +208,12 @@ def _wrong_launches(launches, n, count, height, width):
     for launch in launches:
         (gx, gy), (bx, by) = launch.grid[:2], launch.block[:2]
         uploaded = getattr(launch.args[0], "size", 0) // (3 * width)   # rows of RGB on the device
+        if uploaded != width and [int(a) for a in launch.args[2:4]] == [uploaded, width]:
+            yield (f"device {launch.device}'s kernel got its two ints in the wrong order: width = "
+                   f"{uploaded} (the share's rows) and height = {width} (the images' width), where "
+                   "rgb_to_gray(rgb, gray, width, height) takes the width, then the rows",
+                   "pass them in the kernel's order: kernels[k](rgb_k, grey_k, np.int32(width), "
+                   "np.int32(rows), ...)")
         if n > 1 and uploaded == count * height > launch.rows:
             yield (f"device {launch.device} was given all {count} images but converts "
                    f"{launch.rows // height}: its kernel reads from the batch's start",

@@ -3,7 +3,8 @@
 
 The kernel ``group_sum(x, partial, n)``, launched in groups of ``GROUP`` work-items over n rounded
 up to whole groups, stores the sum of group g's elements of x in ``partial[g]``. The elements are
-small whole numbers, so every order of addition gives the same sum, exactly. x is followed by
+small numbers in quarters (-8 to 8.75), so every order of addition gives the same sum, exactly,
+and a tile of ints, which drops each fraction, gives other sums. x is followed by
 junk (``JUNK``), so that a last group that loads past n shows it in its sum. On Oclgrind the
 race check is on: a missing barrier is named as a race there; on a GPU it shows as wrong sums
 (or, by luck, as none). So is the check of uninitialized values: ``__local`` memory is not
@@ -48,7 +49,8 @@ def _where(n):
 
 
 def _launch(n):
-    x = np.random.default_rng(n).integers(-8, 9, n).astype(np.float32)
+    rng = np.random.default_rng(n)
+    x = (rng.integers(-8, 9, n) + rng.integers(0, 4, n) / 4).astype(np.float32)
     return Launch((Input(x, after=GROUP, junk=JUNK), Output(_groups(n), guard=_groups(n) * GROUP), np.int32(n)),
                   block=(GROUP,), grid=(_groups(n),), model=x)
 
@@ -82,6 +84,7 @@ def _mistakes(n, run, reports):
     yield from reports
     if np.array_equal(out.got, _sums(x, JUNK).sum(axis=1)):
         yield from _guard_on_the_local_id(n, kernel_code(run.kernel))
+    yield from _int_tile(x, out.got, kernel_code(run.kernel))
     yield from _wrong_sums(x, out.got)
 
 
@@ -97,6 +100,26 @@ def _guard_on_the_local_id(n, code):
                f"(get_local_id(0), 0 to {GROUP - 1}), always below n = {n}, so every work-item "
                "loaded x[i], those past the end of x too (the last work-group's sum counts them)",
                "compare the global id with n: tile[t] = i < n ? x[i] : 0.0f")
+
+
+def _int_tile(x, got, code):
+    """The sums are those of x with each element's fraction cut off (toward 0), as an int tile
+    (or a cast to int on the way) gives: named as the tile's type when the code declares it int."""
+    want, cut = _sums(x).sum(axis=1), _sums(np.trunc(x)).sum(axis=1)
+    if np.array_equal(got, want) or not np.array_equal(got, cut):
+        return
+    g = int(np.argmax(got != want))
+    shown = (f"partial[{g}] = {got[g]:g}, expected {want[g]:g}; x[0] = {x[0]:g} counted as "
+             f"{np.trunc(x[0]):g}")
+    declared = re.search(r"__local\s+((?:unsigned\s+)?(?:int|long|short|char))\s+(\w+)", code)
+    if declared:
+        kind, name = declared.groups()
+        yield (f"the sums came out as if each x[i] had lost its fraction ({shown}): the tile is "
+               f"declared __local {kind} {name}[...], so storing x[i] there cuts it to a whole "
+               "number", f"the tile holds the floats of x: __local float {name}[GROUP]")
+    yield (f"the sums came out as if each x[i] had lost its fraction ({shown}): a value went "
+           "through an int on its way to the sum", "keep every value a float, the tile's "
+           "included: __local float tile[GROUP]")
 
 
 def _wrong_sums(x, got):

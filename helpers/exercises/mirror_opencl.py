@@ -60,6 +60,7 @@ def _mistakes(case, run, reports):
     the index and the guard before Oclgrind's reports (a missing guard reads before in too)."""
     out = run.out
     yield from _rows_below(out, case, run.model)
+    yield from _scattered_one_right(out, case, run.model)
     yield from past_the_end(out.past, case, WORDS, INDEX_HINT + "; and " + GUARD_HINT)
     if out.unwritten.any():
         yield from _edge_left_out(out, case, run.model)
@@ -81,6 +82,23 @@ def _rows_below(out, case, image):
         yield ("work-items below the image (y >= height) wrote past the end of out: the guard "
                "does not stop them", "a work-item outside in x or in y must return: "
                + GUARD_HINT)
+
+
+def _scattered_one_right(out, case, image):
+    """The mirror as a scatter, each pixel of in stored at column width - x of its row: one
+    column too far right (x = 0 lands on the next row's first pixel, and in the last row just
+    past the end of out; out's first pixel is never written)."""
+    size = case.width * case.height
+    y, x = np.indices(image.shape)
+    model = np.zeros(size + 1, image.dtype)
+    model[(y * case.width + case.width - x).ravel()] = image.ravel()
+    if (out.past.tolist() == [size] and np.flatnonzero(out.unwritten).tolist() == [0]
+            and np.array_equal(out.got.ravel()[1:], model[1:size])):
+        yield ("the store lands one column too far right: out[y * width + (width - x)], where "
+               "width - 1 - x belongs (x = 0 wrote the next row's first pixel, and in the last "
+               f"row the pixel just past the end of out, out[{size}]; out[0] was never "
+               "written)", "the columns run from 0 to width - 1, so x's mirror is width - 1 - x: "
+               "out[y * width + (width - 1 - x)] = in[y * width + x]")
 
 
 def _edge_left_out(out, case, image):

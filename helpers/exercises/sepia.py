@@ -210,6 +210,7 @@ def written_mistakes(out, case, words, wild_hint, guard_hint):
     unwritten = out.unwritten
     yield from one_further("out", "byte", out.past, unwritten, "pixel i's R', G', B' are bytes "
                            "3*i, 3*i + 1 and 3*i + 2 of out: out[3*i] = ..., not out[3*i + 1]")
+    yield from _stored_at_the_pixel_index(unwritten, words.thread)
     # A byte left unwritten is a poison in both runs, whatever other threads race to write:
     # on a GPU, a store into the next pixel's byte also makes the runs differ, a consequence.
     if (unwritten.any(axis=2) != unwritten.all(axis=2)).any():
@@ -224,6 +225,19 @@ def written_mistakes(out, case, words, wild_hint, guard_hint):
                "read rgb[3*i ...], write out[3*i ...] for the same i")
     yield from past_the_end(out.past // 3, case, words, wild_hint)
     yield from coverage((), unwritten.all(axis=2), case, words, guard_hint)
+
+
+def _stored_at_the_pixel_index(unwritten, thread):
+    """Bytes 0 to n + 1 of out written, the rest never (n pixels): the three stores at i, i + 1
+    and i + 2, the pixel's index for the byte's. (The stores overlap the next pixels', so their
+    values race on a GPU; which bytes were written does not.)"""
+    flat, n = unwritten.ravel(), unwritten.size // 3
+    if n > 1 and np.array_equal(flat, np.arange(flat.size) >= n + 2):
+        yield (f"only bytes 0 to {n + 1} of out were written ({n} pixels, {3 * n} bytes): the "
+               "stores use the pixel's index i as the byte's: out[i], out[i + 1], out[i + 2] "
+               f"(so {thread} i's three bytes overlap those of {thread}s i + 1 and i + 2)",
+               "pixel i's bytes are 3*i, 3*i + 1 and 3*i + 2: store out[3*i], out[3*i + 1] and "
+               "out[3*i + 2], with i = y * width + x (which counts pixels, not bytes)")
 
 
 def _wrong_values(rgb, got, block=None, models=(), first_pixel=0):

@@ -281,6 +281,10 @@ def _wrong_chunks(got, h, chunk, log):
     bounds = [(lo, min(n, lo + chunk)) for lo in range(0, n, chunk)]
     missing = np.isnan(got)
     if missing.any() and np.array_equal(got[~missing], h[~missing]):
+        if np.flatnonzero(missing).tolist() == [n - 1]:
+            yield (f"the last element of h alone, h[n - 1] = h[{n - 1:,}], was never copied "
+                   "(every other element of d is right): the last chunk stopped one short, at n - 1",
+                   "h[lo:hi] leaves hi out, so the last chunk's hi is n: hi = min(n, lo + chunk)")
         if set(np.flatnonzero(missing).tolist()) <= {hi - 1 for _, hi in bounds}:
             yield ("the last element of the chunks was never copied: a chunk ends at hi - 1",
                    "chunk c runs from lo to hi = min(n, lo + chunk), hi itself left out")

@@ -77,6 +77,13 @@ def my_copy_gbs(h, d, stream):
     "the_time_read_before_the_copy_ended": (right_but("    end.synchronize()\n", ""),
                                             {"problem": "cuEventElapsedTime failed: device not ready",
                                              "hint": "message"}),
+    # blind audit TGC-copy_bandwidth-1 (was "your function raised RuntimeError at line 16 of your
+    # cell (ms = start.time_till(end)): cuEventElapsedTime failed: device not ready ... Hint: the
+    # message says what went wrong on that line"): the host waited for start, not for end
+    "start_waited_for_not_end": (right_but("    end.synchronize()\n", "    start.synchronize()\n"),
+                                 {"problem": "the host waited for the start event "
+                                             "(start.synchronize()), not for end",
+                                  "hint": "end.synchronize()"}),
     # blind audit TC-copy_bandwidth-1 (was "1.16e-05 GB/s, where the checker's events measured
     # 10.88 GB/s for the same copy. Hint: record start and end in stream, around the copy alone;
     # ..."): the seconds' parentheses left out

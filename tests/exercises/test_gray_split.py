@@ -187,6 +187,11 @@ WRONG = {
     "rows_of_one_image": ([("rows = (hi - lo) * height", "rows = height")],
                           "device 0's kernel was launched on 37 rows, where its share has 111",
                           True),
+    # blind audit TGC-gray_split-1 (was "device 0's kernel was launched on 53 rows, where its
+    # share has 111 ... Hint: ... rows = (hi - lo) * height", the rows being right): the kernel's
+    # two ints passed in the wrong order (on one device too: the share is then the whole batch)
+    "ints_swapped": ([("np.int32(width), np.int32(rows)", "np.int32(rows), np.int32(width)")],
+                     "device 0's kernel got its two ints in the wrong order: width = ", False),
     "whole_batch_uploaded": ([("gpuarray.to_gpu(images[lo:hi])", "gpuarray.to_gpu(images)")],
                              "device 0 was given all 7 images but converts 3", True),
     "last_device_never_launched": ([("    for k in range(n):\n", "    for k in range(n - 1):\n")],

@@ -70,8 +70,8 @@ WRONG = {
     # expected 51). Hint: ... put barrier(CLK_LOCAL_MEM_FENCE) after the load ...", a race it
     # did not have): the guard lets i == n through
     "guard_lets_n_through": ([("i < n ? x[i] : 0.0f", "i <= n ? x[i] : 0.0f")],
-                             "the last work-group's sum, partial[7] = 1051, is 1000 more than its "
-                             "elements' 51: 1000 is x[n]", "i < n, not i <= n", ""),
+                             "the last work-group's sum, partial[7] = 1089.5, is 1000 more than its "
+                             "elements' 89.5: 1000 is x[n]", "i < n, not i <= n", ""),
     # blind audit TDC-group_sum_opencl-1 (was "the last work-group's sum counts values past the
     # end of x: its work-items past n loaded what lies there ...", as if there were no guard):
     # the guard tests the local id
@@ -88,6 +88,10 @@ WRONG = {
                                 "entries 104 to 127 of work-group 7's tile (its work-items past "
                                 "n = 1000) were never set",
                                 "where i >= n, load 0: tile[t] = i < n ? x[i] : 0.0f", "unset"),
+    # blind audit TGC-group_sum_opencl-1 (was "PASS: every work-group's sum is right ...": x held
+    # whole numbers, which an int tile sums exactly): the tile declared int drops each fraction
+    "int_tile": ([("__local float tile[GROUP];", "__local int tile[GROUP];")],
+                 "as if each x[i] had lost its fraction", "__local float tile[GROUP]", ""),
     "barrier_inside_the_if": ([("        if (t < stride)\n            " + STEP,
                                 "        if (t < stride) {\n            " + STEP.replace(
                                     "\n        barrier", "\n            barrier") + "\n        }")],

@@ -80,6 +80,13 @@ WRONG = {
                                    "every pixel came from column height - 1 - x of its row: the "
                                    "columns were mirrored across the height = 37, not the width "
                                    "= 53", "the mirror of column x is width - 1 - x"),
+    # blind audit TGC-mirror_opencl-1 (was "the work-item with x == width in the last row wrote
+    # one pixel past the end of out: the guard on x is off by one (x > width where x >= width
+    # belongs) ...", the guard being x >= width): the scatter's store one column too far right
+    "scatter_one_column_right": ([("out[y * width + x] = " + READ,
+                                   "out[y * width + (width - x)] = in[y * width + x]")],
+                                 "the store lands one column too far right: out[y * width + "
+                                 "(width - x)]", "width - 1 - x"),
 }
 RIGHT = {
     "guard_around_the_store": [(GUARD + "\n", ""), ("    out[y * width + x] =",
@@ -88,6 +95,8 @@ RIGHT = {
     "cuda_style_ids": [(X, "int x = get_group_id(0) * get_local_size(0) + get_local_id(0);"),
                        (Y, "int y = get_group_id(1) * get_local_size(1) + get_local_id(1);"),
                        (READ, "in[(y + 1) * width - 1 - x]")],
+    "scatter": [("out[y * width + x] = " + READ,
+                 "out[y * width + (width - 1 - x)] = in[y * width + x]")],
 }
 
 

@@ -89,6 +89,13 @@ WRONG = {
         [(WRITE_R + WRITE_G + WRITE_B,
           "    out[i] = (unsigned char)fminf(r2 + 0.5f, 255.0f);\n    (void)g2; (void)b2;\n")],
         "only some of their three bytes written"),
+    # as the OpenCL port's blind audit TGC-sepia_opencl-1 (was "some pixels have only some of
+    # their three bytes written ..."): the three stores at the pixel's index (their values race
+    # on a GPU; which bytes were written does not)
+    "three_stores_at_the_pixel_index": (
+        [(WRITE_R + WRITE_G + WRITE_B, (WRITE_R + WRITE_G + WRITE_B).replace("out[3 * i]     ", "out[i]")
+          .replace("out[3 * i + ", "out[i + "))],
+        "the stores use the pixel's index i as the byte's: out[i], out[i + 1], out[i + 2]"),
     "nothing_written": ([(WRITE_R + WRITE_G + WRITE_B, "    (void)r2; (void)g2; (void)b2;\n")],
                         "nothing was written"),
     "wrong_weight": ([("0.769f * g", "0.669f * g")], "the red output is 0.393 r + 0.669 g + 0.189 b"),

@@ -63,6 +63,16 @@ WRONG = {
                           "the matrix's columns used as its rows"),
     "blue_never_written": ([("out[3 * i + 2] = convert_uchar_sat(b2 + 0.5f);", "")],
                            "only some of their three bytes written (blue missing"),
+    # blind audit TGC-sepia_opencl-1 (was "some pixels have only some of their three bytes
+    # written (red, green, blue missing in places) ..."): the pixel's index used as the byte's in
+    # the three stores (they overlap the next pixel's: the values race on a GPU, the bytes
+    # written, 0 to n + 1, do not)
+    "stored_at_the_pixel_index": ([(f"out[3 * i{o}]{pad} = {w};", f"out[i{o}]{pad} = {w};")
+                                   for o, pad, w in zip(("", " + 1", " + 2"), ("    ", "", ""),
+                                                        WRITES)],
+                                  ("the stores use the pixel's index i as the byte's: out[i], "
+                                   "out[i + 1], out[i + 2]",
+                                   "Hint: pixel i's bytes are 3*i, 3*i + 1 and 3*i + 2")),
     "nothing_written": ([(f"out[3 * i{o}]{pad} = {w};", "") for o, pad, w in
                          zip(("", " + 1", " + 2"), ("    ", "", ""), WRITES)],
                         "nothing was written"),

@@ -63,6 +63,11 @@ WRONG = {
     "chunks_one_short": (right_but(("hi = min(n, lo + chunk)", "hi = min(n, lo + chunk - 1)")),
                          {"problem": "the last element of the chunks was never copied",
                           "hint": "hi = min(n, lo + chunk)"}),
+    # blind audit TGC-staging_upload-1 (was "the last element of the chunks was never copied: a
+    # chunk ends at hi - 1 ...", of every chunk, where only h[n - 1] was lost): n - 1 as the end
+    "last_chunk_ends_at_n_minus_1": (right_but(("hi = min(n, lo + chunk)", "hi = min(n - 1, lo + chunk)")),
+                                     {"problem": "the last element of h alone, h[n - 1] = h[",
+                                      "hint": "hi = min(n, lo + chunk)"}),
     "last_chunk_left_out": (right_but(("range(0, n, chunk)", "range(0, n - chunk, chunk)")),
                             {"problem": "the last chunk", "hint": "range(0, n, chunk)"}),
     # d right, and no filling beside a copy: the order of the copies and the waits names it
