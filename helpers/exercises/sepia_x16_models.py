@@ -182,14 +182,15 @@ def _uint4s_apart(flat, groups, mine):
                    "three side by side: uint4 a = src[0], b = src[1], c = src[2]")
 
 
-def _unclamped_bytes(rgb, n):
-    """(bytes, known) of a kernel whose sepia_channel does not clamp: each channel's sum rounded
-    to a whole number v, past 255 too; in the groups set_byte ORs v << 8 * (k & 3) into its word,
-    its bits above the byte into the next byte (those of a word's top byte are lost), and the
-    tail stores v wrapped to a byte. ``known``: False at a sum within the rounding slack of
-    a .5 (where the kernel's float may round the other way) and at the byte after it."""
+def _unclamped_bytes(rgb, n, bound=None):
+    """(bytes, known) of a kernel whose sepia_channel does not clamp (``bound`` None) or clamps
+    at ``bound`` past 255: each channel's sum rounded to a whole number v, past 255 too; in the
+    groups set_byte ORs v << 8 * (k & 3) into its word, its bits above the byte into the next
+    byte (those of a word's top byte are lost), and the tail stores v wrapped to a byte.
+    ``known``: False at a sum within the rounding slack of a .5 (where the kernel's float may
+    round the other way) and at the byte after it."""
     exact = (rgb.astype(np.float64) @ sepia.SEPIA.T).ravel() + 0.5
-    v = np.floor(exact).astype(np.uint64)
+    v = np.floor(exact if bound is None else np.minimum(exact, bound)).astype(np.uint64)
     whole = 48 * (n // 16)
     k = np.arange(whole)
     words = np.bitwise_or.reduce((v[:whole] << (8 * (k & 3)).astype(np.uint64)).reshape(-1, 4),
@@ -199,19 +200,34 @@ def _unclamped_bytes(rgb, n):
     return model, ~(unsure | np.concatenate([[False], unsure[:-1]]))
 
 
+CLAMP_HINT = ("clamp in sepia_channel before the conversion, at 255, the largest value a byte "
+              "holds: return (unsigned int)fminf(wr * r + wg * g + wb * b + 0.5f, 255.0f);")
+
+
 def unclamped(rgb, got, n):
-    """out is what a kernel gives whose sepia_channel does not clamp (``_unclamped_bytes``), in
-    every byte known, and some sum goes past 255."""
-    model, known = _unclamped_bytes(rgb, n)
-    exact = rgb.astype(np.float64) @ sepia.SEPIA.T + 0.5
-    mine = got.ravel()
-    if not (exact >= 256).any() or not np.array_equal(mine[known], model[known]):
+    """out is what a kernel gives whose sepia_channel does not clamp, or clamps at 256.0f
+    (``_unclamped_bytes``), in every byte known, and some sum goes past 255 (reaches 255.5, with
+    the 0.5 of the rounding, for the clamp at 256)."""
+    exact, mine = rgb.astype(np.float64) @ sepia.SEPIA.T + 0.5, got.ravel()
+    past = exact >= 256
+    for bound in (None, 256):
+        model, known = _unclamped_bytes(rgb, n, bound)
+        if past.any() and np.array_equal(mine[known], model[known]):
+            break
+    else:
         return
-    p, c = (int(a[0]) for a in np.nonzero(exact >= 256))
-    yield (f"{int((exact >= 256).sum())} sums go past 255, and each came out as if not clamped "
-           f"(pixel {p}, {sepia.CHANNEL_NAMES[c]}: the sum is {exact[p, c] - 0.5:.1f}, got "
-           f"{got[p, c]}, expected 255): sepia_channel does not clamp: a sum past 255 keeps its "
-           "bits above the byte, which set_byte ORs into the next byte of the group, and which "
-           "the tail's byte store drops (256 + 5 becomes 5)",
-           "clamp in sepia_channel before the conversion: return (unsigned int)fminf(wr * r + "
-           "wg * g + wb * b + 0.5f, 255.0f);")
+    p, c = (int(a[0]) for a in np.nonzero(past))
+    where = (f"pixel {p}, {sepia.CHANNEL_NAMES[c]}: the sum is {exact[p, c] - 0.5:.1f}, got "
+             f"{got[p, c]}, expected 255")
+    if bound is None:
+        yield (f"{int(past.sum())} sums go past 255, and each came out as if not clamped "
+               f"({where}): sepia_channel does not clamp: a sum past 255 keeps its bits above "
+               "the byte, which set_byte ORs into the next byte of the group, and which the "
+               "tail's byte store drops (256 + 5 becomes 5)", CLAMP_HINT)
+        return
+    yield (f"{int(past.sum())} sums are 255.5 or more, and each came out as 256 in a byte "
+           f"({where}): "
+           "sepia_channel clamps at 256.0f, not 255.0f: a sum of 255.5 or more converts to 256, "
+           "which a byte cannot hold: set_byte ORs its bit 8 into the next byte of the group "
+           "(its own byte keeps 0), and the tail's byte store drops it (256 becomes 0)",
+           CLAMP_HINT)

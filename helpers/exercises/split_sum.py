@@ -133,6 +133,7 @@ def _mistakes(fn, contexts, n):
     if not isinstance(result, (int, float, np.number)):
         yield f"your function returned {type(result).__name__}, not a number", "return the sum"
         return
+    yield from _collected_in_the_launch_loop(float(result), x, calls, order)
     yield from _wrong_sum(float(result), x, calls)
     yield from _read_elsewhere(order)
     yield from _took_turns(order)
@@ -190,6 +191,34 @@ def _wrong_sum(got, x, calls):
         yield f"the sum is right, but device {idle[0]} summed nothing", SHARE_HINT
     if max(calls) - min(calls) > 1:
         yield f"the sum is right, but the shares are uneven: {calls} elements", SHARE_HINT
+
+
+def _collected_in_the_launch_loop(got, x, calls, order):
+    """The second loop (for k, share, partial in started: ... total += ...) indented into the
+    first: after each device's sum starts, every partial sum started so far is read and added
+    again, the i-th of m started added m - i times; the shares right, the sum that model's."""
+    devices, n = len(calls), x.size
+    bounds = [k * n // devices for k in range(devices + 1)]
+    if calls != [hi - lo for lo, hi in zip(bounds, bounds[1:])]:
+        return
+    started = [k for what, k, *_ in order if what == "start"]
+    nested = [e for i, k in enumerate(started) for e in [("start", k)]
+              + [("read", j) for j in started[:i + 1]]]
+    times = {k: len(started) - i for i, k in enumerate(started)}
+    model = sum(times[k] * float(x[bounds[k]:bounds[k + 1]].sum(dtype=np.float64))
+                for k in started)
+    if len(started) < 2 or [e for e in order if e[0] != "read elsewhere"] != nested or \
+            got != model or got == float(x.sum(dtype=np.float64)):
+        return
+    added = ", ".join(f"device {k}'s {'once' if t == 1 else f'{t} times'}"
+                      for k, t in list(times.items())[1:])
+    yield (f"device {started[0]}'s partial sum was added {times[started[0]]} times, {added}: the "
+           "loop that collects them, for k, share, partial in started:, runs inside the loop "
+           "that starts them, so after each device's sum starts, every partial sum started so "
+           f"far is added again (the sum is {got:g}, expected {x.sum(dtype=np.float64):g})",
+           "collect after the launch loop: un-indent the second loop, for k, share, partial in "
+           "started:, to the level of the first, so that it runs once, after every device's "
+           "sum has started, and adds each partial sum once")
 
 
 def _last_device_left_out(got, x, calls, bounds):

@@ -7,6 +7,8 @@ holds a row of tiles, where a warp past the last tile that does not return store
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from helpers.exercises import microscope, near
@@ -287,6 +289,37 @@ def _first_warps_alone(run, case):
                "if (tile_row >= M / 16) return;")
 
 
+def _past_by_row_m(m, n, warps):
+    """The flat indices past C (m x n) that the warps of tile_row m / 16 of ``warps`` store."""
+    tiles = [divmod(w, n // 16)[1] for w in range((m // 16) * (n // 16), warps)
+             if w // (n // 16) == m // 16]
+    r, c = np.meshgrid(np.arange(m, m + 16), np.arange(16), indexing="ij")
+    return sorted(int(i) for tc in tiles for i in (r * n + tc * 16 + c).ravel())
+
+
+def _guard_lets_the_next_row_on(run, case):
+    """The guard tile_row > M / 16, > where >= belongs: C right, and past it exactly the tiles
+    of the warps whose tile_row is M / 16 stored; told from no guard at all by a launch on the
+    simulator (K = 16) with the warps of two rows of tiles more, where only the first is."""
+    (m, _, n), out = case, run.out
+    warps = run.launch.grid[0] * run.launch.block[0] // 32
+    if out.unwritten.any() or out.past.tolist() != _past_by_row_m(m, n, warps) or \
+            not _either(out.got.astype(np.float64), _product(run.model, case)):
+        return
+    launch = _launch((m, 16, n))
+    blocks = -(-(m // 16 + 2) * (n // 16) // 4)
+    wide = dataclasses.replace(launch, grid=(blocks, 1), args=tuple(
+        dataclasses.replace(a, guard=48 * n) if isinstance(a, Output) else a for a in launch.args))
+    seen = microscope.observe(run.kernel, wide, key="two rows of tiles more", racecheck=False)
+    if seen.error is None and seen.outs[0].past.tolist() == _past_by_row_m(m, n, 4 * blocks):
+        yield (f"the warps whose tile_row is M / 16 = {m // 16} went on and stored their tiles "
+               f"below C, in rows {m} to {m + 15}: tile_row > M / 16 lets tile_row == M / 16 through "
+               f"(a launch on the simulator with more warps: those of tile_row {m // 16 + 1} "
+               "returned), but C's last row of tiles is M / 16 - 1",
+               "the rows of tiles are 0 to M / 16 - 1: return where tile_row >= M / 16 (>=, "
+               "not >): if (tile_row >= M / 16) return;")
+
+
 def _mma_after_the_loop(run, case):
     """Only the last step along K kept, as where the accumulator is set to 0 inside the loop;
     but launched on the simulator with K = 0, where the loop runs no step, C comes out other
@@ -319,6 +352,7 @@ def _mistakes(case, run):
         if np.array_equal(~np.isnan(model[0].ravel()), stored):
             yield problem, hint
     if out.past.size:
+        yield from _guard_lets_the_next_row_on(run, case)
         yield "elements past the end of C were written", "a warp past the last tile must return"
     if out.unwritten.all():
         yield ("C was never written (it still holds the value it was filled with)",

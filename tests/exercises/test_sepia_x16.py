@@ -75,6 +75,12 @@ WRONG = {
     "channel_not_clamped": ([(CHANNEL_SUM, "return (unsigned int)(wr * r + wg * g + wb * b + 0.5f);")],
                             "sepia_channel does not clamp: a sum past 255 keeps its bits above the "
                             "byte"),
+    # blind audit TGB-sepia_x16-1: the clamp at 256.0f (was '368 of 5856 values are wrong (the
+    # first is x = 9, y = 0, red: got 0, expected 255) ... Hint: pixel i's red, green and blue
+    # are at 3*i, ...; round with + 0.5f and clamp to 255', the bound not named)
+    "channel_clamped_at_256": ([(CHANNEL_SUM, CHANNEL_SUM.replace("255.0f", "256.0f"))],
+                               "sepia_channel clamps at 256.0f, not 255.0f: a sum of 255.5 or "
+                               "more converts to 256, which a byte cannot hold"),
     "no_tail": ([(TAIL, "        for (int i = 16 * groups; i < 16 * groups; i++)\n")],
                 "(the tail past the last whole group of 16) were never written"),
     "tail_by_the_spare_threads": ([("} else if (t == groups) {", "} else if (t != groups) {")],

@@ -13,6 +13,7 @@ SOLUTION = (ROOT / "cuda_src" / "solutions" / "split_sum.py").read_text()
 BOUNDS = "lo, hi = k * len(x) // n, (k + 1) * len(x) // n"
 ADD = "total += float(partial.get())"
 CALL = "started.append((k, share, sums[k](share)))"
+COLLECT = "    for k, share, partial in started:\n        with using(contexts[k]):\n            " + ADD + "\n"
 
 # name: (replacements in the solution, words of the verdict's problem, words of its hint)
 WRONG = {
@@ -61,6 +62,14 @@ WRONG = {
     # share alone ... Hint: add every device's partial sum to total', the adding, which was right)
     "last_device_left_out": ([("for k in range(n):", "for k in range(n - 1):")],
                              "was never summed: sums[", "for k in range(n), n = len(contexts)"),
+    # blind audit TGB-split_sum-1: the collecting loop indented into the launching loop (was 'the
+    # sum is 165, expected 764 ... Hint: add each device's partial sum once', the loop not named)
+    "collected_inside_the_launch_loop": ([(COLLECT, "".join("    " + line for line in
+                                                          COLLECT.splitlines(keepends=True)))],
+                                         "device 0's partial sum was added 2 times, device 1's "
+                                         "once: the loop that collects them, for k, share, "
+                                         "partial in started:, runs inside the loop that starts "
+                                         "them", "collect after the launch loop"),
     "one_device_does_all": ([(BOUNDS, "lo, hi = (0, len(x)) if k == 0 else (0, 0)")],
                             "device 1 summed nothing", "x[lo:hi]"),
     "context_left_pushed": ([("    return float(total)", "    contexts[0].push()\n"
@@ -126,7 +135,8 @@ SPLIT_MISTAKES = {"device_0_alone", "tail_left_out", "shares_overlap", "outside_
                   "empty_share_summed", "one_device_does_all", "stops_at_an_empty_share",
                   "devices_take_turns", "read_outside_its_context", "total_assigned_not_added",
                   "partial_sums_added_as_gpuarrays", "hi_without_parentheses",
-                  "hi_from_lo_plus_len_over_n", "hi_minus_one"}
+                  "hi_from_lo_plus_len_over_n", "hi_minus_one",
+                  "collected_inside_the_launch_loop"}
 """Mistakes in how the work is split between devices: with one device there is nothing to split
 (the H200 run passed them all, and its verdict says to check on the simulator's two devices)."""
 

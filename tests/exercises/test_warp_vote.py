@@ -138,6 +138,13 @@ WRONG = {
                               {"problem": "only the first warp of each block stored its count "
                                           "(counts[0], counts[4], ...",
                                "hint": "lane 0 of every warp stores: lane = threadIdx.x % 32"}),
+    # blind audit TGB-warp_vote-1: & 32 for % 32 (was '16 of the 32 counts were never written
+    # (the first is counts[1]) ... Hint: lane 0 of every warp that has elements stores
+    # counts[warp]', the lane's formula not named)
+    "lane_and_32": ([("lane = threadIdx.x % 32;", "lane = threadIdx.x & 32;")],
+                    {"problem": "lane = threadIdx.x & 32 keeps bit 5 of threadIdx.x, 32 or 0, "
+                                "not its place in its warp",
+                     "hint": "lane = threadIdx.x % 32 (or threadIdx.x & 31"}),
     # blind audit H26 (was 'every count is 0: no lane voted true')
     "vote_given_as_a_float": ([(ABOVE, "float above = i < n ? x[i] - threshold : 0.0f;")],
                               {"problem": "the vote was a float, and __ballot_sync takes an int",

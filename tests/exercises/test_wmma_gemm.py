@@ -97,6 +97,15 @@ WRONG = [
       "loop over k, after both loads"]),
     ("no_return_past_the_last_tile", variant(KERNEL, ("    if (tile_row >= M / 16) return;      // a warp past the last tile\n", "")),
      ["elements past the end of C were written", "a warp past the last tile must return"]),
+    # blind audit TGB-wmma_gemm-1: > where >= belongs (was 'elements past the end of C were
+    # written ... Hint: a warp past the last tile must return', the return being there): the
+    # warps whose tile_row is M / 16 store below C; told from no guard at all by a launch on the
+    # simulator with two rows of tiles' warps more
+    ("guard_lets_tile_row_m_over_16_on", variant(KERNEL, ("if (tile_row >= M / 16) return;",
+                                                          "if (tile_row > M / 16) return;")),
+     ["the warps whose tile_row is M / 16 = 3 went on and stored their tiles below C, in rows "
+      "48 to 63: tile_row > M / 16 lets tile_row == M / 16 through",
+      "Hint: the rows of tiles are 0 to M / 16 - 1: return where tile_row >= M / 16 (>=, not >)"]),
     # blind audit TDB-wmma_gemm-1: the guard compares the warp with the rows of tiles (was '768
     # elements of C were never written ...' and C's tile start as the hint, the start being right)
     ("guard_warp_against_m", variant(KERNEL, ("if (tile_row >= M / 16) return;",
