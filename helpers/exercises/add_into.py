@@ -135,6 +135,7 @@ def _mistakes(case, run):
                    "the thread's global index")
     yield from body_indexes_the_start(visits, n, threads)
     yield from overlaps(visits, n, block, blocks)
+    yield from _stride_past_n(run, visits, n, block, blocks)
     if threads < n and (visits[:threads] == 1).all() and not visits[threads:].any():
         yield (f"only the first {threads} elements were added, one a thread: each thread did "
                "one element, not all of its elements", LOOP_HINT)
@@ -168,6 +169,34 @@ def _rounded_down(run, visits, n, threads):
                "with i < n tested in each)")
     elif split == "chunks":
         yield (lost + "chunks of n / threads elements leave out the last n % threads", LOOP_HINT)
+
+
+def _stride_past_n(run, visits, n, block, blocks):
+    """Only the first threads elements added, one a thread, where a launch of the same grid on
+    the simulator with n2 elements, more than a block's threads squared, adds those of i % s <
+    threads, s > n: the loop steps by s, past n, so each thread's second element was already
+    past the end (s = blockDim.x * blockDim.x: blockDim.x written for gridDim.x)."""
+    threads = block * blocks
+    if not threads < n or not (visits[:threads] == 1).all() or visits[threads:].any():
+        return
+    n2 = min(2 * block * max(block, blocks) + threads, 32000)
+    launch = _launch((n2, block, blocks))
+    seen = observe(run.kernel, launch, key=f"stride past n {n2, block, blocks}", racecheck=False)
+    (x, y), i = launch.model, np.arange(n2)
+    if seen.error is not None:
+        return
+    got = (seen.outs[0].got - y) / x
+    step = int(np.argmax(got[threads:] != 0)) + threads if got[threads:].any() else 0
+    if step <= n or not np.array_equal(got, i % step < threads):
+        return
+    said = {block * block: f" = blockDim.x * blockDim.x ({block} * {block})",
+            blocks * blocks: f" = gridDim.x * gridDim.x ({blocks} * {blocks})"}.get(step, "")
+    yield (f"only the first {threads} elements were added, one a thread: the loop steps by "
+           f"{step}{said}, not by the grid's {threads} threads, and {step} is past n = {n}, so "
+           f"each thread's second element was already past the end (with n = {n2} on the "
+           f"simulator, the threads added y[0] to y[{threads - 1}], then y[{step}] to "
+           f"y[{step + threads - 1}], ...)", "the stride is the number of threads in the grid, "
+           "a block's threads times the number of blocks: int stride = blockDim.x * gridDim.x;")
 
 
 def _split(run, threads, per):

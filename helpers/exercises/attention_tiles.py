@@ -46,7 +46,8 @@ def walk(q, k, v, tiles=None, keys=lambda n, tile: min(TILE, n - tile * TILE),
     ``stage(tile, t)`` in slot t (zeros past n; ``read``: the key read there, if not that one) and scoring ``keys(n, tile)`` of them; the other
     keywords change one step each (``own_key``: thread t scores its own slot's key at every step,
     not slot jj's; ``query_keys``: slot jj holds key blockIdx.x * TILE + jj in every tile, zeros
-    past n; ``update_m``: m = m_new after each key; ``flip``: the rescale exp(m_new - m))."""
+    past n; ``update_m``: m = m_new after each key; ``flip``: the rescale exp(m_new - m);
+    ``divide``: acc / l (True), acc (False), acc / m ("m"), or (acc, m, l) ("parts"))."""
     n = q.shape[0]
     lane, qs = np.arange(n) % TILE, q.astype(np.float64) * scale
     first, padded = np.arange(n) - lane, np.concatenate([k, np.zeros((TILE, D))])
@@ -69,8 +70,10 @@ def walk(q, k, v, tiles=None, keys=lambda n, tile: min(TILE, n - tile * TILE),
                 acc = acc * (r[:, None] if rescale_acc else 1) + p[:, None] * (
                     vs[lane] if own_value else vs[jj])
             m = new if update_m else m
+    if divide == "parts":
+        return acc, m, total
     with np.errstate(invalid="ignore", divide="ignore"):
-        return acc / total[:, None] if divide else acc
+        return acc / (m if divide == "m" else total)[:, None] if divide else acc
 
 
 def _launch(case):
@@ -179,6 +182,17 @@ def _walks(n, q, k, v):
            "multiply q by rsqrtf(HEAD_DIM) (or 1.0f / 8: a float)")
     yield ((q, k, v), dict(divide=False), "o is acc, not acc / l: the sum of the weights was not "
            "divided out", "write acc[c] / l")
+    yield from _divided_by_the_max((q, k, v))
+
+
+def _divided_by_the_max(inputs):
+    """(inputs, walk's keywords, problem, hint) of the output divided by the running max m, the
+    largest score, where the sum of the weights l belongs."""
+    _, m, total = walk(*inputs, divide="parts")
+    yield (inputs, dict(divide="m"), "o is acc / m, not acc / l: the output was divided by m, "
+           f"the largest score, where the sum of the weights belongs (row 0: m = {m[0]:.4g}, "
+           f"l = {total[0]:.4g})", "divide by the sum of the weights, l: o[(size_t)i * "
+           "HEAD_DIM + c] = __float2half(acc[c] / l)")
 
 
 def _rescales(inputs):

@@ -247,6 +247,7 @@ def _mistakes(n, run):
         yield "y was written past its end (y[n] and beyond)", "store y[i] only when i < n"
     yield from _sums_for_means(means.got, y.got, x, n)
     yield from models.count_without_start(run.kernel.simulated, means.got, want_means, x, n)
+    yield from models.load_by_thread(run, means.got, x, n)
     yield from _wrong_means(means.got, want_means, x, n)
     if y.unwritten.any():
         yield (f"{int(y.unwritten.sum())} elements of y were never written",

@@ -15,6 +15,7 @@ import numpy as np
 from helpers.exercises.common import Output
 from helpers.exercises.histogram_rgb_counts import (BARRIER_HINT, BINS, CLEAR_HINT, reference,
                                                    wrong_counts)
+from helpers.exercises.histogram_rgb_counts import block_counts as _block_counts
 from helpers.exercises.hidden import pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import observe, observed_mistakes
@@ -267,15 +268,6 @@ def _values_added(got, rgb, case):
                "byte added rgb[j] to its bin, where it adds 1",
                "a histogram counts: add 1 to the byte's bin, "
                "atomicAdd(&local[(j % 3) * 256 + rgb[j]], 1u)")
-
-
-def _block_counts(rgb, case):
-    """(blocks, 768): the bins block i counted, from the bytes j from blockIdx.x * blockDim.x
-    on, gridDim.x * blockDim.x apart (the grid-stride loop)."""
-    size, block = 3 * case["n"], case["block"]
-    j = np.arange(size)
-    owner, k = j // block % case["grid"], j % 3 * 256 + rgb[:size]
-    return np.bincount(owner * BINS + k, minlength=case["grid"] * BINS).reshape(-1, BINS)
 
 
 def _slices_a_block(got, past, rgb, case):

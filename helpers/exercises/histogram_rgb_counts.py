@@ -59,11 +59,42 @@ def wrong_counts(got, want, rgb, case):
     if (got >= want).all():
         yield (f"{int((got > want).sum())} bins count more than they should: they did not all "
                "start at 0", CLEAR_HINT)
+    yield from _small_counts_skipped(got, want, rgb, case)
     if lost > 0:   # the race check (before these models) found no race
         yield (f"{lost:,} of the {total:,} bytes were not counted, and the simulator's race "
                "check finds no race: those bytes were never counted, the counting loop skips "
                "some or stops early", "count every byte once: for (int j = blockIdx.x * "
                "blockDim.x + threadIdx.x; j < 3 * n; j += blockDim.x * gridDim.x)")
+
+
+def block_counts(rgb, case):
+    """(blocks, 768): the bins block i counted, from the bytes j from blockIdx.x * blockDim.x
+    on, gridDim.x * blockDim.x apart (the grid-stride loop)."""
+    size, block = 3 * case["n"], case["block"]
+    j = np.arange(size)
+    owner, k = j // block % case["grid"], j % 3 * 256 + rgb[:size]
+    return np.bincount(owner * BINS + k, minlength=case["grid"] * BINS).reshape(-1, BINS)
+
+
+def _small_counts_skipped(got, want, rgb, case):
+    """Each block added only its bins that counted more than k bytes, k the smallest from 1 to 3
+    that gives got: the adding loop's test local[b] > k, where local[b] > 0 skips the empty ones
+    alone."""
+    counts = block_counts(rgb, case)
+    k = next((k for k in range(1, 4) if np.array_equal(got, (counts * (counts > k)).sum(0))),
+             None)
+    if k is None:
+        return
+    few = (counts > 0) & (counts <= k)
+    b = int(np.argmax(few.any(0) & (got != want)))
+    lost, blocks = int(want.sum() - got.sum()), "the block" if case["grid"] == 1 else "a block"
+    times, held = ("once", "1") if k == 1 else (f"{k} times or fewer", f"{k} or less")
+    yield (f"{lost:,} of the {3 * case['n']:,} bytes were not counted: the {int(few.sum()):,} "
+           f"bins that {blocks} counted {times} were never added to bins (bins[{b}] (channel "
+           f"{b // 256}, value {b % 256}) counts {got[b]}, expected {want[b]}): the adding "
+           f"loop's test local[b] > {k} skips a bin that holds {held}",
+           "add every bin that holds a count: if (local[b] > 0) atomicAdd(&bins[b], local[b]) "
+           "(or no test at all: adding 0 changes nothing)")
 
 
 def _bins_of_each_thread(got, rgb, case):

@@ -219,6 +219,28 @@ def _first_warp_only(case, got, drawn, kernels):
     yield (f"{never}, warp 0's: the block's other warps drew none of their own", LOOP_HINT)
 
 
+def _bounded_by_the_block(case, run):
+    """Each thread drew its first pixel alone, where a row shorter than the block, launched on
+    the simulator, is drawn right and its threads past the row's end drew past it too: x is
+    bounded by blockDim.x, not width (x < blockDim.x), which x passes after the first pixel."""
+    width, block = case[0], case[2]
+    short = (block - 8, 1, block, 20)
+    if block <= 8:
+        return
+    seen = observe(run.kernel, _launch(short), key="a row shorter than the block", racecheck=False)
+    out = seen.outs[0] if seen.error is None else None
+    if out is None or out.unwritten.any() or not np.array_equal(
+            out.past, np.arange(short[0], block)) or np.mean(out.got != reference(short)) > TOLERANCE:
+        return
+    yield (f"only the first {block} pixels of each row were drawn, one a thread: x stopped below "
+           f"blockDim.x = {block}, not width = {width}, so after its first pixel, x = threadIdx.x, "
+           f"each thread's next x was past the bound (with a row of {short[0]} pixels on the "
+           f"simulator, shorter than the block, threads {short[0]} to {block - 1} drew past its "
+           f"end, iters[{short[0]}] to iters[{block - 1}]: the loop along the row is bounded by "
+           "the block's threads, x < blockDim.x)", "bound x by the row's width, not the block's "
+           "threads: for (int x = threadIdx.x; x < width; x += blockDim.x)")
+
+
 def _mistakes(case, run):
     """The mistakes one launch shows, the most telling first."""
     width, height, block = case[:3]
@@ -240,6 +262,7 @@ def _mistakes(case, run):
             yield (f"only the first {block} pixels of each row were drawn, each holding the last "
                    "pixel its thread computed: the store's index uses threadIdx.x where x "
                    "belongs", "store n in iters[y * width + x]")
+        yield from _bounded_by_the_block(case, run)
         yield (f"only the first {block} pixels of each row were drawn: each thread drew one "
                "pixel", LOOP_HINT)
     yield from _whole_rows(case, got, drawn)

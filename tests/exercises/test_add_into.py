@@ -51,6 +51,13 @@ WRONG = {
     # audit G3: range(start, n, stride) read as a loop stepping by 1
     "steps_by_one": (("i += stride)", "i++)"),
                      "times: threads visit the same elements: the loop steps by 1 (i++)"),
+    # blind audit TGA-add_into-1 (was 'only the first 64 elements were added, one a thread: each
+    # thread did one element, not all of its elements', as if there were no loop): blockDim.x
+    # for gridDim.x, a stride of 1024, past n
+    "stride_of_a_block_squared": ((STRIDE, "int stride = blockDim.x * blockDim.x;"),
+                                  "only the first 64 elements were added, one a thread: the loop "
+                                  "steps by 1024 = blockDim.x * blockDim.x (32 * 32), not by the "
+                                  "grid's 64 threads"),
     "stride_too_long": ((STRIDE, "int stride = 2 * gridDim.x * blockDim.x;"),
                         "488 of 1000 elements were never added to (the first is y[64]): the loop "
                         "steps by 128, 2 times the grid's 64 threads, so each thread adds only "
@@ -117,6 +124,8 @@ WRONG = {
                             "i += stride)", "for (int i = 0; i < n; i++)"),
                            "every thread did the whole loop"),
 }
+# the words the hint must contain, where the problem's alone would not show it fixes the mistake
+HINTS = {"stride_of_a_block_squared": "int stride = blockDim.x * gridDim.x;"}
 SIMULATOR_ONLY = {"every_thread_loops": "on a GPU the threads' additions into one element race "
                                         "and some are lost: how many land varies",
                   "loop_while_not_n": "threads whose i jumps over n add far past y: a GPU may "
@@ -163,6 +172,7 @@ def test_each_mistake_gets_its_own_verdict(kernels, name, capsys):
     verdict = checker.check_add_into_kernel(*kernels[name])
     assert verdict.passed is False
     assert WRONG[name][1] in verdict.problem, verdict
+    assert HINTS.get(name, "") in verdict.hint, verdict
     assert capsys.readouterr().out.count("NOT YET:") == 1
 
 

@@ -92,6 +92,12 @@ WRONG = [
      ["not scaled by 1 / sqrt(HEAD_DIM)", "rsqrtf(HEAD_DIM)"]),
     ("no_division", variant(KERNEL, ("__float2half(acc[c] / l)", "__float2half(acc[c])")),
      ["o is acc, not acc / l", "acc[c] / l"]),
+    # blind audit TGA-attention_tiles-1 (was 'row 0 of o is wrong' with a generic hint): the
+    # output divided by the running max m, not by the sum of the weights l
+    ("divided_by_the_max", variant(KERNEL, ("__float2half(acc[c] / l)", "__float2half(acc[c] / m)")),
+     ["o is acc / m, not acc / l: the output was divided by m, the largest score",
+      "row 0: m = ", "Hint: divide by the sum of the weights, l: o[(size_t)i * HEAD_DIM + c] = "
+      "__float2half(acc[c] / l)"]),
     ("no_barrier_before_the_scores", variant(KERNEL, ("        __syncthreads();\n        int keys", "        int keys")),
      ["data race on", "__syncthreads()"]),
     ("no_barrier_before_the_next_tile", variant(KERNEL, (

@@ -112,6 +112,13 @@ WRONG = {
                         ["means[0] = ", "with tile[0] counted twice", "float sum = 0.0f"]),
     "sum_reads_x": ([("sum += tile[k];", "sum += x[k];")],
                     ["the mean of block 0's elements", "sum += tile[k]"]),
+    # blind audit TGA-block_mean-1: the load read x[t], not x[i], so every block loaded block
+    # 0's elements (was 'means[1] = ..., the mean of block 0's elements x[0] to x[255]: the sum
+    # read x[k], not the block's own elements ... Hint: ... sum += tile[k]', which it did)
+    "load_reads_x_at_t": ([("tile[t] = i < n ? x[i] : 0.0f;", "tile[t] = i < n ? x[t] : 0.0f;")],
+                          ["the mean of block 0's elements", "block 1's thread 1 loaded x[1] "
+                           "into tile[1]", "not x[257]", "Hint: load the block's own element, "
+                           "x[i]: tile[t] = i < n ? x[i] : 0.0f"]),
     # audit G9: the load guarded by the block's count, not n: blocks 1 and up load only zeros
     "load_guarded_by_count": ([("tile[t] = i < n ? x[i] : 0.0f;", "tile[t] = i < count ? x[i] : 0.0f;")],
                               ["means[1] to means[3] are 0", "loaded only zeros", "i < n ? x[i]"]),

@@ -66,6 +66,12 @@ WRONG = {
                        "z_im = 2.0f * (z_re * z_im + c_im[i]);")],
                      "z_im's step doubled c_im[i]: the counts are those of the points c_re + "
                      "2i * c_im"),
+    # blind audit TGA-escape_steps-1: z_re twice in z_im's step (was '65.1% of the counts differ
+    # from NumPy's ... Hint: one step: ...', the whole step)
+    "z_re_twice_in_im": ([("z_im = 2.0f * z_re * z_im + c_im[i];",
+                           "z_im = 2.0f * z_re * z_re + c_im[i];")],
+                         "z_im's step multiplies z_re by itself, 2 * z_re * z_re: the counts are "
+                         "those of z_im = 2 * z_re^2 + c_im"),
     "no_factor_2": ([("z_im = 2.0f * z_re * z_im", "z_im = z_re * z_im")], "z_im's step lacks the factor 2"),
     "im2_added": ([("float re = z_re * z_re - z_im * z_im", "float re = z_re * z_re + z_im * z_im")],
                   "z_re's step adds z_im*z_im"),
@@ -143,6 +149,12 @@ def test_c_im_doubled_is_hinted_with_the_parentheses_around_the_product(kernels,
     verdict = checker.check_escape_steps_kernel(*kernels["c_im_doubled"])
     assert "z_im = 2.0f * (z_re * z_im + c_im[i])" in verdict.problem, verdict
     assert "z_im = 2.0f * z_re * z_im + c_im[i]" in verdict.hint, verdict
+
+
+def test_z_re_twice_in_im_is_hinted_with_z_re_times_z_im(kernels, capsys):
+    verdict = checker.check_escape_steps_kernel(*kernels["z_re_twice_in_im"])
+    assert verdict.hint.startswith("the imaginary part of z*z is 2 * z_re * z_im: "
+                                   "z_im = 2.0f * z_re * z_im + c_im[i]"), verdict
 
 
 def test_the_stub_as_shipped_is_not_yet_right(capsys):

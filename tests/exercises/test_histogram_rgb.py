@@ -69,6 +69,16 @@ WRONG = [
      variant(KERNEL, (ADD, "    for (int b = 0; b < CHANNELS * LEVELS; b++)\n"
                            "        if (local[b] > 0)\n")),
      ["every bin was added 256 times", "once a block"]),
+    # blind audit TGA-histogram_rgb-1 (was '10 of the 5,001 bytes were not counted, and the
+    # simulator's race check finds no race: ... the counting loop skips some or stops early.
+    # Hint: count every byte once: for (int j = ...', a loop that was right): the adding loop's
+    # test local[b] > 1 skips the bins a block counted once
+    ("adds_only_bins_above_1",
+     variant(KERNEL, (ADD, ADD.replace("local[b] > 0", "local[b] > 1"))),
+     ["10 of the 5,001 bytes were not counted: the 10 bins that the block counted once",
+      "bins[22] (channel 0, value 22) counts 0, expected 1",
+      "the adding loop's test local[b] > 1 skips a bin that holds 1",
+      "Hint: add every bin that holds a count: if (local[b] > 0)"]),
     # blind audit R16, atomicInc taken as an add of 1 (was '96,936 of the 100,005 bytes were not
     # counted: counts were lost ... Hint: ... a __syncthreads() after each step; and count with
     # atomicAdd'); a limit of 3 wraps at 4

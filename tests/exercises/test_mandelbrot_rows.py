@@ -112,6 +112,11 @@ WRONG = {
     "roles_swapped": ([("int y = blockIdx.x;", "int y = threadIdx.x;"),
                        (LOOP, "for (int x = blockIdx.x; x < width; x += gridDim.x) {")],
                       "a write of iters"),
+    # blind audit TGA-mandelbrot_rows-1 (was 'only the first 64 pixels of each row were drawn:
+    # each thread drew one pixel', as if there were no loop): the loop bounded by blockDim.x
+    "bound_of_the_block": ([("x < width;", "x < blockDim.x;")],
+                           "only the first 64 pixels of each row were drawn, one a thread: x "
+                           "stopped below blockDim.x = 64, not width = 203"),
     "rows_a_block_long": ([("iters[y * width + x]", "iters[y * blockDim.x + x]")],
                           "rows blockDim.x = 64 pixels apart (iters[y * blockDim.x + x])"),
 }
@@ -127,7 +132,9 @@ HINTS = {"loop_from_the_second_pass": "start at x = threadIdx.x, with nothing ad
          "y_of_the_block_s_first_pixel": "one block a row: y = blockIdx.x",
          "bound_of_whole_passes": "loop while x < width",
          "loop_from_the_lane": "start at the thread's place in the block",
-         "bound_of_the_height": "x < width", "one_step_too_many": "loop while n < max_iter",
+         "bound_of_the_height": "x < width",
+         "bound_of_the_block": "bound x by the row's width, not the block's threads: for (int x = "
+                               "threadIdx.x; x < width; x += blockDim.x)", "one_step_too_many": "loop while n < max_iter",
          "roles_swapped": "drew row 63, its threadIdx.x, past the image's 61 rows at x = 61, "
                           "blockIdx.x in steps of gridDim.x: the block's and the thread's roles "
                           "are swapped; one block a row: y = blockIdx.x"}
