@@ -1,7 +1,8 @@
 """The NumPy models of ``helpers.exercises.matmul_bt``'s kernel (C = A Bt^T in 16 x 16 tiles):
 the tiles computed with their loads, reads or inner loop changed (``tiled``), the known
 mistakes of the loads (``loads``), each tile of C transposed (``tiles_transposed``), and a load
-guarded by its row alone (``k_unguarded``); C stored with rows K apart (``c_rows_k_apart``)."""
+guarded by its row alone (``k_unguarded``); C stored with rows K apart (``c_rows_k_apart``), or
+with the store's guard against another size (``store_guard_against_a_side``)."""
 
 from __future__ import annotations
 
@@ -143,3 +144,49 @@ def guarded_by_the_other_side(got, a, bt, rtol, atol):
                    f"so C's {part} {bound} to {size - 1} came out 0",
                    f"{name}'s rows are C's {part}, {own} of them: guard its load with {row} < "
                    f"{own} && k < K")
+
+
+def store_guard_against_a_side(run, rtol, atol):
+    """The store's guard comparing col (row) with another size, K or M (K or N), where N (M)
+    belongs, the rest right: the elements the threads it lets through store, at row * N + col
+    (past a row's end into the next row, or past C's end), are those written, and each element
+    one thread alone stores holds that thread's sum (0 outside C: its loads were 0.0f). Yields
+    (problem, hint)."""
+    a, bt, want = run.model
+    (m, k), n = a.shape, len(bt)
+    sizes, (gx, gy) = {"M": m, "K": k, "N": n}, run.launch.grid[:2]
+    rows, cols = np.indices((gy * TILE, gx * TILE))
+    sums = np.pad(want, ((0, gy * TILE - m), (0, gx * TILE - n)))
+    end = m * n + run.launch.args[2].guard
+    for index, own, what in (("col", "N", "C's number of columns"),
+                             ("row", "M", "C's number of rows")):
+        bounds = {other: {"row": m, "col": n, index: sizes[other]} for other in "MKN"}
+        masks = {o: (rows < b["row"]) & (cols < b["col"]) for o, b in bounds.items()}
+        for other, stores in masks.items():
+            at = rows[stores] * n + cols[stores]
+            if other == own or at.max(initial=0) >= end or any(
+                    np.array_equal(stores, mask) for o, mask in masks.items() if o != other):
+                continue   # the right guard, or a side it cannot be told from in this launch
+            writers = np.bincount(at, minlength=end)
+            alone = (writers[at] == 1) & (at < m * n)
+            if writers[:m * n].all() and not writers[m * n:].any():
+                continue   # as the right guard stores, in this launch
+            if np.array_equal(run.out.unwritten.ravel(), writers[:m * n] == 0) and \
+                    np.array_equal(run.out.past, np.flatnonzero(writers[m * n:]) + m * n) and \
+                    np.allclose(run.out.got.ravel()[at[alone]], sums[stores][alone], rtol, atol):
+                yield _store_guard(index, own, what, other, sizes, run.out.past)
+
+
+def _store_guard(index, own, what, other, sizes, past):
+    """(problem, hint) of the store's guard comparing ``index`` with ``other``, not ``own``."""
+    side, part = sizes[own], "columns" if index == "col" else "rows"
+    if sizes[other] < side:
+        shows = f"C's {part} {sizes[other]} to {side - 1} were never written"
+    else:
+        shows = (f"threads with {index} from {own} = {side} on stored past "
+                 + ("their row's end, into the next row" if index == "col" else "C's end")
+                 + (f" (and past C's end, C[{past[0]}] on)" if past.size and index == "col"
+                    else f" (C[{past[0]}] on)" if past.size else ""))
+    return (f"the store's guard compared {index} with {other} ({index} < {other}), where {own}, "
+            f"{what}, belongs: {shows}", "C is M x N, row < M and col < N: store only "
+            "if (row < M && col < N)")

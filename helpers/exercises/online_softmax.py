@@ -18,6 +18,7 @@ from helpers.exercises import near
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.online_softmax_models import missing_offset, pairs
 
 # (rows, cols, threads a block)
 CASES = [(12, 200, 64), (6, 10, 128), (30, 77, 96)]
@@ -39,68 +40,6 @@ def scores(rows, cols):
     x[2::3] = -np.abs(x[2::3]) - 0.5
     x[0::6] += 100
     return x.astype(np.float16)
-
-
-def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 2, 1), grown=True,
-          l2_from="l", base2=False):
-    """(m, l) of each row as the kernel computes them, in float64; ``loop`` and ``merge``: whether
-    the running sum and the merged sums are rescaled to the new max (``loop="value"``: by
-    exp(m - v), against the value; ``loop="ratio"``: by m / m_new, linearly; ``loop="term"``:
-    the new term rescaled instead of the sum; ``merge="partner"``: the partner's only, as when
-    m = m_new came first; ``merge="own max"``: the partner's sum by exp(m - m_new), the lane's
-    own max; ``merge="partner max"``: the lane's own sum by exp(m2 - m_new)); ``fresh``: each value's exp taken against the new max
-    (else the old, exp(v - m); "apart": exp(v) / exp(m_new), in float32; "one": 1 whatever v;
-    "raw": exp(v), unshifted, in float32; "flipped": exp(m_new - v));
-    ``merge="swapped"``: each term's -INFINITY test made on the other's max;
-    ``merge="own kept"``: the lane's own sum kept as it is, the partner's brought to the
-    lane's old max, exp(m2 - m);
-    ``merge="larger"``: the sum of the pair with the larger max kept, unscaled, the other
-    dropped; ``merge="smaller"``: the two sums added, then rescaled once by exp(min(m, m2) -
-    m_new); ``merge="wrong way"``: both sums rescaled by exp(m_new - m) and exp(m_new - m2); ``m2_from``: what the partner's max is shuffled from ("l": its
-    sum); ``l2_from``: what the partner's sum is shuffled from ("m": its max); ``offsets``: the butterfly's (a lane whose partner is past the warp gets its own
-    value back); ``grown``: whether a value that raises the max adds its exp (1) too;
-    ``merge="own only"``: the lane's own sum rescaled, the partner's added as it is; ``merge=
-    "no parentheses"``: m == -INF ? 0 : (l * e + m2 == -INF ? 0 : l2 * e2), C's parse; ``base2``: where the exps are 2 to the power ("loop", "merge" or "both"), as exp2f takes."""
-    x = x.astype(np.float64)
-    loop_exp, merge_exp = (np.exp2 if base2 in (part, "both") else np.exp for part in ("loop", "merge"))
-    ms, ls = np.full((x.shape[0], 32), -np.inf), np.zeros((x.shape[0], 32))
-    for c in range(x.shape[1]):
-        lane, v = c % 32, x[:, c]
-        new = np.maximum(ms[:, lane], v)
-        with np.errstate(over="ignore", invalid="ignore"):
-            term = (np.exp(v.astype(np.float32)) / np.exp(new.astype(np.float32)) if fresh == "apart"
-                    else np.exp(v.astype(np.float32)) if fresh == "raw"
-                    else np.exp(new - v) if fresh == "flipped"
-                    else loop_exp(v - (new if fresh else ms[:, lane])))
-            term = term if grown else np.where(v > ms[:, lane], 0, term)
-            term = np.ones_like(v) if fresh == "one" else term
-            term = term * np.exp(ms[:, lane] - new) if loop == "term" else term
-            scale = (ms[:, lane] / new if loop == "ratio"
-                     else loop_exp(ms[:, lane] - (v if loop == "value" else new))
-                     if loop and loop != "term" else 1)
-            ls[:, lane] = ls[:, lane] * scale + term
-        ms[:, lane] = new
-    for offset in offsets:
-        partner = np.arange(32) ^ offset
-        partner = np.where(partner < 32, partner, np.arange(32))
-        m2 = (ls if m2_from == "l" else ms)[:, partner]
-        l2 = (ms if l2_from == "m" else ls)[:, partner]
-        new = np.maximum(ms, m2)
-        with np.errstate(invalid="ignore"):
-            own_test, their_test = (m2, ms) if merge == "swapped" else (ms, m2)
-            way, mine = (-1 if merge == "wrong way" else 1), (m2 if merge == "partner max" else ms)
-            own = (np.where(own_test == -np.inf, 0, merge_exp(way * (mine - new)))
-                   if merge in (True, "own max", "swapped", "wrong way", "own only", "partner max")
-                   else np.where(ms == -np.inf, 0, 1.0) if merge == "own kept" else 1)
-            power = {"own max": ms - new, "own kept": m2 - ms}.get(merge, m2 - new)
-            theirs = (np.where(their_test == -np.inf, 0, merge_exp(way * power))
-                      if merge and merge != "own only" else 1)
-            ls = (np.where(m2 > ms, ls[:, partner], ls) if merge == "larger"
-                  else (ls + l2) * merge_exp(np.minimum(ms, m2) - new) if merge == "smaller"
-                  else np.where((ms == -np.inf) | (m2 == -np.inf), 0, l2 * theirs) if merge == "no parentheses"
-                  else ls * own + np.where(their_test == -np.inf, 0, l2 * theirs))
-        ms = new
-    return ms[:, 0], ls[:, 0]
 
 
 def _launch(case):
@@ -216,6 +155,8 @@ def _mistakes(case, run):
         yield ("some rows' pair was never written",
                "one warp a row, row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, and "
                "its lane 0 writes row_max[row] and row_sum[row]")
+    if not np.allclose(m, want_m) or not np.allclose(sums, want_l, rtol=1e-3):
+        yield from missing_offset(x, m, sums, want_m, want_l)
     if not np.allclose(m, want_m):
         yield from _from_the_block_s_thread(case, x, m, sums)
         yield from _wrong_max(x, m, want_m)

@@ -272,6 +272,25 @@ def _mirrored_twice(run):
            "s[len - 1 - j], with len = min(BLOCK, n - start)")
 
 
+def _len_one_short(n, run, want):
+    """len = min(BLOCK, n - start - 1): the last block (n - start <= BLOCK elements) mirrored one
+    fewer, each element the one before its mirror, and its last element never written."""
+    short = reference(run.model, lambda rest: min(BLOCK, rest - 1))
+    if np.array_equal(short, want, equal_nan=True) or not np.array_equal(
+            run.out.got, short, equal_nan=True):
+        return
+    start = (n - 1) // BLOCK * BLOCK
+    rest = n - start
+    shifted = (f"out[{start}] got in[{n - 2}] where in[{n - 1}] belongs, each element the one "
+               "before its mirror, and " if rest > 1 else "")
+    yield (f"the last block's len is one short: it holds n - start = {rest} elements (out[{start}] "
+           f"to out[{n - 1}]) but mirrored {rest - 1}, so {shifted}out[{n - 1}] was "
+           "never written: n - start is already the block's number of elements, and the - 1 in "
+           "len = min(BLOCK, n - start - 1) takes its last one off",
+           "len counts the block's elements: len = min(BLOCK, n - start); the mirror's - 1 "
+           "belongs in the read alone, s[len - 1 - j]")
+
+
 def _s_not_shared(n, run, want):
     """s declared without __shared__: each thread's own local array, read at an entry that no
     thread wrote; the trace (on the simulator) shows the loads of in and stores into out, and
@@ -351,6 +370,7 @@ def _mistakes(n, run):
                "each block loads its own elements: s[j] = in[start + j]")]
     if np.array_equal(got, x):
         yield from _mirrored_twice(run)
+    yield from _len_one_short(n, run, want)
     for model, problem, hint in models:
         right = ~np.isnan(model)
         if np.array_equal(got[right], model[right]) and right.sum() > n // 2:

@@ -21,7 +21,8 @@ from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.origin import Wrong
-from helpers.exercises.scale_slices_models import INDEXES, ORDERS, SCALES, guard_against_a_side
+from helpers.exercises.scale_slices_models import (INDEXES, ORDERS, SCALES, guard_against_a_side,
+                                                   only_slice_0)
 
 # (nx, ny, nz, block): no side a multiple of its block's; last a small one on the simulator,
 # race-checked
@@ -337,8 +338,7 @@ def _mistakes(case, run):
                "them past the end", INDEX_HINT)
     if not written.any():
         yield "nothing was written: out still holds the NaN it was filled with", INDEX_HINT
-    if nz > 1 and written[0].all() and not written[1:].any():
-        yield "only slice z = 0 was written: every thread's z is 0", Z_HINT
+    yield from only_slice_0(case, _grid(case), run, Z_HINT)
     if nz > block[2] and written[:block[2]].all() and not written[block[2]:].any():
         yield (f"only the first block's slices (z < {block[2]}) were written: z does not step "
                "by whole blocks of slices (blockIdx.z is missing from it, or multiplied by a side "

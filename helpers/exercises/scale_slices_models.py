@@ -1,6 +1,6 @@
 """The models of scale_slices' mistakes (helpers.exercises.scale_slices): the index mistakes
-recognised by the elements they write, those that still reach every element once, and the
-factor mistakes."""
+recognised by the elements they write, those that still reach every element once, the factor
+mistakes, and the index without z's term, recognised in a trace on the simulator."""
 
 from __future__ import annotations
 
@@ -65,3 +65,49 @@ def guard_against_a_side(case, grid, hit):
             yield (f"{axis}'s guard compared {axis} with n{'xyz'[j]} ({axis} >= n{'xyz'[j]}), "
                    f"where n{axis}, {what}, belongs: {shows}", "each coordinate is compared "
                    "with its own side: if (x >= nx || y >= ny || z >= nz) return;")
+
+
+def _coordinates(rows, grid, block):
+    """x, y and z of the threads that made ``rows`` (a trace's accesses: linear block and thread,
+    x the fastest)."""
+    b, t = rows["block"].astype(int), rows["thread"].astype(int)
+    blocks = (b % grid[0], b // grid[0] % grid[1], b // (grid[0] * grid[1]))
+    threads = (t % block[0], t // block[0] % block[1], t // (block[0] * block[1]))
+    return tuple(bi * side + ti for bi, side, ti in zip(blocks, block, threads))
+
+
+def only_slice_0(case, grid, run, z_hint):
+    """Slice 0 written and no other: the index without z's term (z right), else every thread's z
+    0. Yields (problem, hint)."""
+    written = ~run.out.unwritten
+    if case[2] > 1 and written[0].all() and not written[1:].any():
+        yield from _index_without_z(case, grid, run)
+        yield "only slice z = 0 was written: every thread's z is 0", z_hint
+
+
+def _index_without_z(case, grid, run):
+    """The index y * nx + x, z's term left out, z and the guard right: each thread inside the
+    volume stored into slice 0 at its own (x, y), having read scale[z] of its own z (a trace of
+    ``run``'s launch on the simulator: on a GPU the slices' stores race, whichever lands last
+    staying). Yields (problem, hint)."""
+    from helpers.exercises.microscope import accesses_of
+
+    nx, ny, nz, block = case[:4]
+    threads = int(np.prod(block)) * int(np.prod(grid))
+    kept = accesses_of(run.kernel, run.launch, f"index without z {grid}", 4 * threads)
+    if kept is None:
+        return
+    stores = kept[kept["write"] & (kept["array"] == "out")]
+    reads = kept[~kept["write"] & (kept["array"] == "scale")]
+    x, y, z = _coordinates(stores, grid, block)
+    inside = {(int(a), int(b), int(c)) for a, b, c in zip(x, y, z)}
+    if len(stores) != nx * ny * nz or len(inside) != nx * ny * nz or \
+            not ((x < nx) & (y < ny) & (z < nz)).all() or \
+            not (stores["index"] == y * nx + x).all() or \
+            not (reads["index"] == _coordinates(reads, grid, block)[2]).all():
+        return
+    yield ("only slice z = 0 was written, though z is right: the thread at x, y, z = 0, 0, 1 read "
+           "scale[1] and stored into out[0], element (0, 0) of slice 0: the index y * nx + x "
+           f"leaves out z's term, so each of the {nz} slices was written over slice 0",
+           "add z's term to the index: int i = (z * ny + y) * nx + x; z picks the slice (ny * nx "
+           "elements each), y the row in it, x the element in the row")

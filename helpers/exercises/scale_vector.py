@@ -224,8 +224,10 @@ def _past_n(run, n, threads, right):
 
 def _store_outside_the_guard(kernels, written):
     """The threads past n stored into y but none of them read x, in a trace of a small launch
-    on the simulator: a guard that covers the load alone (an if without braces over two
-    statements), the store after it run by every thread."""
+    on the simulator: a guard that covers the load alone, the store run by every thread. On the
+    store's own line a conditional expression (y[i] = i < n ? alpha * x[i] : 0.0f, a ? in that
+    line of the source) picks the value alone; on a line after the load's, an if without braces
+    over two statements left the store out."""
     n, block = 20, 8
     launch = _launch((n, block, 1))
     kept = accesses_of(kernels, launch, "past n", 8 * block * launch.grid[0])
@@ -233,12 +235,32 @@ def _store_outside_the_guard(kernels, written):
         return
     kept = kept[~kept["shared"]]
     beyond = kept["block"] * block + kept["thread"] >= n
-    if (kept["write"] & beyond).any() and not (~kept["write"] & beyond).any():
-        yield (f"the threads past the end stored into y ({written}) but none of them read x: the "
-               "guard if (i < n) covers the load but not the store; an if without braces covers "
-               "only the one statement after it, however the next lines are indented",
-               "put the store inside the guard too, with braces: if (i < n) { y[i] = alpha * "
-               "x[i]; }")
+    if not (kept["write"] & beyond).any() or (~kept["write"] & beyond).any():
+        return
+    stored = f"the threads past the end stored into y ({written}) but none of them read x"
+    lines = set(kept["line"][kept["write"] & beyond].tolist())
+    if lines & set(kept["line"][~kept["write"]].tolist()):   # the load on the store's line
+        text = _source_line(kernels, min(lines))
+        if text is not None and "?" in text:
+            yield (f"{stored}: the store {text} at line {min(lines)} runs for every thread, and "
+                   "its conditional expression (?:) picks the value alone: the threads past n "
+                   "skip the read of x but still store, past y's end",
+                   "guard the store itself, not its value: if (i < n) y[i] = alpha * x[i];")
+        yield (f"{stored}: the test of i < n covers the load but not the store",
+               "guard the store itself: if (i < n) y[i] = alpha * x[i];")
+    yield (f"{stored}: the guard if (i < n) covers the load but not the store; an if without "
+           "braces covers only the one statement after it, however the next lines are indented",
+           "put the store inside the guard too, with braces: if (i < n) { y[i] = alpha * x[i]; }")
+
+
+def _source_line(kernels, number):
+    """The text of line ``number`` of the simulated kernel's source, stripped (None where it has
+    no source, or several files have such a line)."""
+    from helpers.sim.compile.source import numbered_lines
+
+    source = getattr(kernels.simulated, "source", None)
+    found = [text.strip() for _, at, text in numbered_lines(source or "") if at == number]
+    return found[0] if len(found) == 1 else None
 
 
 NARROW = {8: "signed char", 16: "short"}

@@ -93,6 +93,14 @@ WRONG = {
     "c_rows_k_apart": ([("C[row * N + col] = sum;", "C[row * K + col] = sum;")],
                        "C's elements were stored at row * K + col, rows K = 32 apart, where C is "
                        "M x N and its rows hold N = 64"),
+    # blind audit TGB-matmul_bt-1: the store's guard against K (was '1536 of 3072 elements of C
+    # were never written (the first is C[0][32]) ... Hint: every thread inside C stores its sum
+    # once, ...: C[row * N + col] = sum', nothing naming the guard)
+    "store_guard_col_against_k": ([("    if (row < M && col < N)\n        C[",
+                                    "    if (row < M && col < K)\n        C[")],
+                                  "the store's guard compared col with K (col < K), where N, C's "
+                                  "number of columns, belongs: C's columns 32 to 63 were never "
+                                  "written"),
     "no_store_guard": ([("    if (row < M && col < N)\n        C[", "    C[")],
                        "if (row < M && col < N)"),
     # the element traced back, named by its row and column and as the kernel indexes it

@@ -33,6 +33,15 @@ WRONG = [
      ["in the merge the lane's own sum l was rescaled by exp(m2 - m_new), with the partner's max "
       "m2, not its own", "Hint: the max is swapped in the own sum's rescale: l was taken against "
       "the lane's own max m, l = l * exp(m - m_new) + l2 * exp(m2 - m_new)"]),
+    # blind audit TGB-online_softmax-1: the butterfly counting up, offset < 16 (was 'row_max[11] =
+    # -0.543945, the max of only some of its columns ... Hint: each lane walks c = lane, ... and
+    # the butterfly (offsets 16, 8, 4, 2, 1) merges all 32 lanes' maxes', nothing saying which)
+    ("butterfly_without_offset_16", variant(KERNEL, ("for (int offset = 16; offset > 0; offset /= 2)",
+                                                     "for (int offset = 1; offset < 16; offset *= 2)")),
+     ["the butterfly never took offset 16: lane 0 merged lanes 0 to 15 alone, so the columns of "
+      "lanes 16 to 31 (c % 32 >= 16), half the warp's, never met its pair",
+      "Hint: the butterfly takes the five offsets 16, 8, 4, 2, 1",
+      "counting up, offset <= 16"]),
     ("loop_not_rescaled", variant(KERNEL, (LOOP, "        l = l + __expf(v - m_new);\n")),
      ["the running sum was not rescaled", "l = l * exp(m - m_new) + exp(v - m_new)"]),
     # blind audit K6: the new term not shifted, + exp(v) (was 'row_sum[0] = inf, expected 4.63908'
@@ -63,8 +72,11 @@ WRONG = [
      ["row_max is lane 0's own max", "m = fmaxf(m, m2)"]),
     ("rows_of_length_rows", variant(KERNEL, ("x + (size_t)row * cols", "x + (size_t)row * rows")),
      ["is no value of row", "in = x + row * cols"]),
+    # (was 'the max of only some of its columns', the missing offset named since
+    # TGB-online_softmax-1's model)
     ("butterfly_stops_at_offset_2", variant(KERNEL, ("offset > 0;", "offset > 1;")),
-     ["the max of only some of its columns", "offsets 16, 8, 4, 2, 1"]),
+     ["the butterfly never took offset 1: lane 0 merged lanes 0, 2, 4, 6, ... alone",
+      "offsets 16, 8, 4, 2, 1"]),
     ("max_starts_at_0", variant(KERNEL, ("float m = -INFINITY, l", "float m = 0.0f, l")),
      ["row_max is 0 in the rows whose values are all below 0", "float m = -INFINITY"]),
     ("rescale_the_wrong_way", variant(KERNEL, (LOOP, LOOP.replace("__expf(m - m_new)", "__expf(m_new - m)"))),

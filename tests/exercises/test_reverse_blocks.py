@@ -55,6 +55,14 @@ WRONG = {
                        ["every element of out is its mirror cut to a whole number (toward zero)",
                         "a shared array declared int (__shared__ int s[BLOCK])",
                         "Hint: s carries in's floats: declare it __shared__ float s[BLOCK]"]),
+    # blind audit TGB-reverse_blocks-1: len one short (was '232 of 1000 elements are wrong (the
+    # first is out[768] = 0.453813, expected -0.216503): out[768] was stored by thread (0, 0, 0)
+    # ... Hint: element j of the block's output is its element len - 1 - j: ...', len not named)
+    "len_one_short": ([("int len = min(BLOCK, n - start);", "int len = min(BLOCK, n - start - 1);")],
+                      ["the last block's len is one short: it holds n - start = 232 elements "
+                       "(out[768] to out[999]) but mirrored 231", "out[999] was never written",
+                       "the - 1 in len = min(BLOCK, n - start - 1)",
+                       "Hint: len counts the block's elements: len = min(BLOCK, n - start)"]),
     "mirror_one_off": ([("s[len - 1 - j]", "s[len - j]")], ["one element off"]),
     "len_not_capped": ([("int len = min(BLOCK, n - start);", "int len = n - start;")],
                        ["far past the end of s", "len = min(BLOCK, n - start)"]),

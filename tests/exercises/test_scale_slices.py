@@ -47,6 +47,12 @@ WRONG = {
     "z_without_the_block_depth": ([(Z, "int z = blockIdx.z + threadIdx.z;")],
                                   "only slices z = 0 to 3 were written: z = blockIdx.z + "
                                   "threadIdx.z steps by 1 from one block to the next"),
+    # blind audit TGB-scale_slices-1 (was 'only slice z = 0 was written: every thread's z is 0'
+    # and z's formula for a hint, z being right)
+    "index_without_z": ([(INDEX, "int i = y * nx + x;")],
+                        "only slice z = 0 was written, though z is right: the thread at x, y, z = "
+                        "0, 0, 1 read scale[1] and stored into out[0], element (0, 0) of slice 0: "
+                        "the index y * nx + x leaves out z's term"),
     "x_guard_one_short": ([(GUARD, "if (x >= nx - 1 || y >= ny || z >= nz)")],
                           "the last column, x = nx - 1 = 12, was never written"),
     "no_guard_on_z": ([(GUARD, "if (x >= nx || y >= ny)")], "out was written past its end"),
@@ -134,7 +140,9 @@ WRONG = {
 SIMULATOR_ONLY = {"guard_on_the_flat_index": "on a GPU the threads that wrap into the next row "
                                              "race with the ones whose elements they write",
                   "guard_joined_with_and": "on a GPU a thread past a row's or a slice's end "
-                                           "races with the one whose element it writes"}
+                                           "races with the one whose element it writes",
+                  "index_without_z": "on a GPU the threads of every z race to store into slice "
+                                     "0, and which slice's factor lands last depends on timing"}
 RIGHT = {
     "flat_index_written_out": [(INDEX, "int i = z * nx * ny + y * nx + x;")],
     "guard_around_the_store": [(GUARD + "\n        return;\n", ""),

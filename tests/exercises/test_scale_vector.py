@@ -34,6 +34,16 @@ WRONG = [
      ["the threads past the end stored into y (y[1000] to y[1023]) but none of them read x",
       "covers only the one statement after it", "Hint: put the store inside the guard too, with "
       "braces: if (i < n) { y[i] = alpha * x[i]; }"]),
+    # blind audit TGB-scale_vector-1 (was '... the guard if (i < n) covers the load but not the
+    # store; an if without braces covers only the one statement after it ...', an if the code
+    # does not have: the conditional expression guards the read, the store runs for every thread)
+    ("conditional_value_unguarded_store",
+     variant(KERNEL, ("    if (i < n) {\n        y[i] = alpha * x[i];\n    }",
+                      "    y[i] = i < n ? alpha * x[i] : 0.0f;")),
+     ["the threads past the end stored into y (y[1000] to y[1023]) but none of them read x: the "
+      "store y[i] = i < n ? alpha * x[i] : 0.0f; at line ", " runs for every thread, and its "
+      "conditional expression (?:) picks the value alone",
+      "Hint: guard the store itself, not its value: if (i < n) y[i] = alpha * x[i];"]),
     # blind audit S2-10 (was 'elements past n were written (y[n] and beyond) ... Hint: add a
     # bounds guard, if (i < n), ...', though there is a guard, on threadIdx.x)
     ("guard_on_the_place_in_the_block",

@@ -1,0 +1,96 @@
+"""The NumPy model of ``helpers.exercises.online_softmax``'s kernel (one warp a row, each lane's
+running pair merged by a butterfly of shuffles), right and with its known mistakes (``pairs``),
+and the butterfly with one offset left out (``missing_offset``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+OFFSETS = (16, 8, 4, 2, 1)
+
+
+def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 2, 1), grown=True,
+          l2_from="l", base2=False):
+    """(m, l) of each row as the kernel computes them, in float64; ``loop`` and ``merge``: whether
+    the running sum and the merged sums are rescaled to the new max (``loop="value"``: by
+    exp(m - v), against the value; ``loop="ratio"``: by m / m_new, linearly; ``loop="term"``:
+    the new term rescaled instead of the sum; ``merge="partner"``: the partner's only, as when
+    m = m_new came first; ``merge="own max"``: the partner's sum by exp(m - m_new), the lane's
+    own max; ``merge="partner max"``: the lane's own sum by exp(m2 - m_new)); ``fresh``: each value's exp taken against the new max
+    (else the old, exp(v - m); "apart": exp(v) / exp(m_new), in float32; "one": 1 whatever v;
+    "raw": exp(v), unshifted, in float32; "flipped": exp(m_new - v));
+    ``merge="swapped"``: each term's -INFINITY test made on the other's max;
+    ``merge="own kept"``: the lane's own sum kept as it is, the partner's brought to the
+    lane's old max, exp(m2 - m);
+    ``merge="larger"``: the sum of the pair with the larger max kept, unscaled, the other
+    dropped; ``merge="smaller"``: the two sums added, then rescaled once by exp(min(m, m2) -
+    m_new); ``merge="wrong way"``: both sums rescaled by exp(m_new - m) and exp(m_new - m2); ``m2_from``: what the partner's max is shuffled from ("l": its
+    sum); ``l2_from``: what the partner's sum is shuffled from ("m": its max); ``offsets``: the butterfly's (a lane whose partner is past the warp gets its own
+    value back); ``grown``: whether a value that raises the max adds its exp (1) too;
+    ``merge="own only"``: the lane's own sum rescaled, the partner's added as it is; ``merge=
+    "no parentheses"``: m == -INF ? 0 : (l * e + m2 == -INF ? 0 : l2 * e2), C's parse; ``base2``: where the exps are 2 to the power ("loop", "merge" or "both"), as exp2f takes."""
+    x = x.astype(np.float64)
+    loop_exp, merge_exp = (np.exp2 if base2 in (part, "both") else np.exp for part in ("loop", "merge"))
+    ms, ls = np.full((x.shape[0], 32), -np.inf), np.zeros((x.shape[0], 32))
+    for c in range(x.shape[1]):
+        lane, v = c % 32, x[:, c]
+        new = np.maximum(ms[:, lane], v)
+        with np.errstate(over="ignore", invalid="ignore"):
+            term = (np.exp(v.astype(np.float32)) / np.exp(new.astype(np.float32)) if fresh == "apart"
+                    else np.exp(v.astype(np.float32)) if fresh == "raw"
+                    else np.exp(new - v) if fresh == "flipped"
+                    else loop_exp(v - (new if fresh else ms[:, lane])))
+            term = term if grown else np.where(v > ms[:, lane], 0, term)
+            term = np.ones_like(v) if fresh == "one" else term
+            term = term * np.exp(ms[:, lane] - new) if loop == "term" else term
+            scale = (ms[:, lane] / new if loop == "ratio"
+                     else loop_exp(ms[:, lane] - (v if loop == "value" else new))
+                     if loop and loop != "term" else 1)
+            ls[:, lane] = ls[:, lane] * scale + term
+        ms[:, lane] = new
+    for offset in offsets:
+        partner = np.arange(32) ^ offset
+        partner = np.where(partner < 32, partner, np.arange(32))
+        m2 = (ls if m2_from == "l" else ms)[:, partner]
+        l2 = (ms if l2_from == "m" else ls)[:, partner]
+        new = np.maximum(ms, m2)
+        with np.errstate(invalid="ignore"):
+            own_test, their_test = (m2, ms) if merge == "swapped" else (ms, m2)
+            way, mine = (-1 if merge == "wrong way" else 1), (m2 if merge == "partner max" else ms)
+            own = (np.where(own_test == -np.inf, 0, merge_exp(way * (mine - new)))
+                   if merge in (True, "own max", "swapped", "wrong way", "own only", "partner max")
+                   else np.where(ms == -np.inf, 0, 1.0) if merge == "own kept" else 1)
+            power = {"own max": ms - new, "own kept": m2 - ms}.get(merge, m2 - new)
+            theirs = (np.where(their_test == -np.inf, 0, merge_exp(way * power))
+                      if merge and merge != "own only" else 1)
+            ls = (np.where(m2 > ms, ls[:, partner], ls) if merge == "larger"
+                  else (ls + l2) * merge_exp(np.minimum(ms, m2) - new) if merge == "smaller"
+                  else np.where((ms == -np.inf) | (m2 == -np.inf), 0, l2 * theirs) if merge == "no parentheses"
+                  else ls * own + np.where(their_test == -np.inf, 0, l2 * theirs))
+        ms = new
+    return ms[:, 0], ls[:, 0]
+
+
+def missing_offset(x, m, sums, want_m, want_l):
+    """The butterfly without one of its offsets (offset < 16 counting up, offset > 1 counting
+    down, ...): lane 0 merged only the lanes that differ from it in the other offsets' bits, so
+    row_max and row_sum are those of their columns alone (``want_m``, ``want_l``: the right
+    pairs). Yields (problem, hint)."""
+    for left_out in OFFSETS:
+        model_m, model_l = pairs(x, offsets=tuple(o for o in OFFSETS if o != left_out))
+        if np.allclose(model_m, want_m) and np.allclose(model_l, want_l, rtol=1e-3) or \
+                not np.allclose(m, model_m) or not np.allclose(sums, model_l, rtol=1e-3):
+            continue
+        met = [lane for lane in range(32) if not lane & left_out]
+        never = [lane for lane in range(32) if lane & left_out]
+        lanes = ("lanes 0 to 15 alone, so the columns of lanes 16 to 31 (c % 32 >= 16)"
+                 if left_out == 16 else f"lanes {', '.join(map(str, met[:4]))}, ... alone, so "
+                 f"the columns of lanes {', '.join(map(str, never[:4]))}, ... (lane & {left_out})")
+        off = ~np.isclose(m, want_m)
+        r = int(np.argmax(off if off.any() else ~np.isclose(sums, want_l, rtol=1e-3)))
+        yield (f"the butterfly never took offset {left_out}: lane 0 merged {lanes}, half the "
+               f"warp's, never met its pair: row {r} got row_max = {m[r]:.6g}, row_sum = "
+               f"{sums[r]:.6g}, expected {want_m[r]:.6g}, {want_l[r]:.6g}",
+               "the butterfly takes the five offsets 16, 8, 4, 2, 1: counting down, start at "
+               "16, for (int offset = 16; offset > 0; offset /= 2); counting up, offset <= 16, "
+               "for (int offset = 1; offset <= 16; offset *= 2)")
