@@ -224,15 +224,15 @@ def _collected_in_the_launch_loop(got, x, calls, order):
 def _last_device_left_out(got, x, calls, bounds):
     """The last device's share, not empty, never summed (sums[n - 1] never called), every other
     device's summed in full, and the sum theirs: the first loop stopped one short of the last
-    device, as for k in range(n - 1) does."""
+    device, as for k in range(n - 1) does. (With one device that looks the same as no loop at
+    all, the stub's: nothing then.)"""
     shares, last = [hi - lo for lo, hi in zip(bounds, bounds[1:])], len(calls) - 1
-    if calls[last] or not shares[last] or calls[:last] != shares[:last] or \
+    if not last or calls[last] or not shares[last] or calls[:last] != shares[:last] or \
             got != float(x[:bounds[last]].sum(dtype=np.float64)):
         return
     lo, hi = bounds[last], bounds[last + 1]
-    rest = "the other devices' shares alone" if last else "0, no device having summed"
     yield (f"device {last}'s share, x[{lo}:{hi}] ({hi - lo} elements), was never summed: "
-           f"sums[{last}] was never called, and the sum is {rest}: the "
+           f"sums[{last}] was never called, and the sum is the other devices' shares alone: the "
            "loop over the devices stopped one short of the last, as for k in range(n - 1) does",
            "loop over every device, the last too: for k in range(n), n = len(contexts)")
 
