@@ -284,6 +284,9 @@ RIGHT = {
 # The simulator fills new shared memory with a pattern, so the mistake shows every time.
 SIMULATOR_ONLY = {"clears_past_the_bins": "an illegal address on a GPU breaks the context for "
                                           "the tests after it",
+                  "local_without_shared": "each thread's own 768 bins, never cleared: on the "
+                                          "H100 (2026-12-05) an unspecified launch failure, which "
+                                          "breaks the context for the tests after it",
                   "byte_read_at_3j": "reads up to 9n bytes of a 3n-byte image: an illegal address "
                                      "or garbage on a GPU",
                   "clears_one_bin_a_thread": "on a GPU, bins never cleared are often 0 anyway",

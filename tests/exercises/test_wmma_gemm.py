@@ -198,7 +198,10 @@ SIMULATOR_ONLY = {"accumulator_never_set": "a GPU's registers may hold the same 
                   "c_tile_rows_k_apart": "stores past the end of C",
                   "tile_col_modulo_16": "reads far past the end of B",
                   "k_steps_by_1": MISALIGNED_ON_A_GPU, "loop_counts_tiles": MISALIGNED_ON_A_GPU,
-                  "a_offset_k_over_16": MISALIGNED_ON_A_GPU}
+                  "a_offset_k_over_16": MISALIGNED_ON_A_GPU,
+                  # C's tile at column tile_col: store_matrix_sync at a float not 32 bytes
+                  # aligned (the H100, 2026-12-05: misaligned address, the context lost)
+                  "c_tiles_one_column_apart": MISALIGNED_ON_A_GPU}
 
 
 @pytest.fixture(scope="module")
