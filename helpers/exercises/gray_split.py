@@ -177,6 +177,7 @@ def _mistakes(fn, contexts, functions, case):
             "the message says what went wrong on that line. Device k's share is images[lo:hi], "
             "its output a (hi - lo, height, width) uint8 array")
     after = context_stack(restore=before)
+    yield from _rows_past_the_share(launches, height, width)   # before what the reads past did
     if raised:
         yield raised
         return
@@ -228,6 +229,27 @@ def _wrong_launches(launches, n, count, height, width):
             yield (f"device {launch.device}'s output is {launch.args[1].dtype}, but the kernel "
                    "writes bytes (unsigned char)", "make grey_k uint8: gpuarray.empty((hi - lo, "
                    "height, width), np.uint8)")
+
+
+def _rows_past_the_share(launches, height, width):
+    """A launch told of more rows than its share uploaded (the kernel reads past rgb_k's end):
+    width where height belongs in rows = (hi - lo) * height, else any such count."""
+    for launch in launches:
+        share = getattr(launch.args[0], "shape", (0,))[0]
+        uploaded = getattr(launch.args[0], "size", 0) // (3 * width)
+        if int(launch.args[2]) != width or launch.rows <= uploaded:
+            continue
+        told = (f"device {launch.device}'s kernel was launched on rows = {launch.rows}")
+        has = f"its share of {share} images has {uploaded} rows"
+        if launch.rows == share * width and uploaded == share * height:
+            told += (f" = (hi - lo) * width ({share} * {width}), where {has}, (hi - lo) * height "
+                     f"({share} * {height}): width where height belongs")
+        else:
+            told += f", where {has}"
+        yield (f"{told}, so the kernel was told of more rows than the share has and read past "
+               "the end of rgb_k", "a share of hi - lo images is one image of (hi - lo) * height "
+               "rows for the kernel: rows = (hi - lo) * height")
+        return
 
 
 def _grid_short(launch, width, height):

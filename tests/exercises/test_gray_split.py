@@ -192,6 +192,17 @@ WRONG = {
     # two ints passed in the wrong order (on one device too: the share is then the whole batch)
     "ints_swapped": ([("np.int32(width), np.int32(rows)", "np.int32(rows), np.int32(width)")],
                      "device 0's kernel got its two ints in the wrong order: width = ", False),
+    # blind audit THC-gray_split-1 (was "your function raised OutOfBoundsError at line 26 of your
+    # cell (grey[lo:hi] = grey_k.get()): ... Hint: a copy or a kernel failed: device k's arrays
+    # must be made with device k's context current, ...", the contexts right): rows from the width
+    "rows_from_the_width": ([("rows = (hi - lo) * height", "rows = (hi - lo) * width")],
+                            "device 0's kernel was launched on rows = 159 = (hi - lo) * width "
+                            "(3 * 53), where its share of 3 images has 111 rows, (hi - lo) * "
+                            "height (3 * 37): width where height belongs, so the kernel was told "
+                            "of more rows than the share has and read past the end of rgb_k (7 "
+                            "images of 53 x 37, 2 devices). "
+                            "Hint: a share of hi - lo images is one image of (hi - lo) * height "
+                            "rows for the kernel: rows = (hi - lo) * height", True),
     "whole_batch_uploaded": ([("gpuarray.to_gpu(images[lo:hi])", "gpuarray.to_gpu(images)")],
                              "device 0 was given all 7 images but converts 3", True),
     "last_device_never_launched": ([("    for k in range(n):\n", "    for k in range(n - 1):\n")],
