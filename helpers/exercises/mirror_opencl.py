@@ -69,6 +69,7 @@ def _mistakes(case, run, reports):
         yield from reached(~out.unwritten, case, WORDS)
     yield from never_written(out.unwritten, WORDS)
     yield from _across_the_height(run.model, out.got, case)  # reads before in: before reports
+    yield from _from_the_row_above(run.model, out.got, case)
     yield from reports
     yield from _wrong_values(run.model, out.got, case)
 
@@ -177,6 +178,18 @@ def _across_the_height(image, got, case):
                f"(x = 0 read column {case.height - 1}, where its mirror is column "
                f"{case.width - 1}{before})", "the mirror of column x is width - 1 - x (x runs "
                "along the width): " + MIRROR_HINT)
+
+
+def _from_the_row_above(image, got, case):
+    """Rows 1 on each the mirror of the row above: the read in[y * width - 1 - x], the row's end
+    taken as y * width (row 0's reads, before in, are left out: Oclgrind does not make them, and
+    a GPU reads whatever is there)."""
+    if case.height > 1 and np.array_equal(got[1:], image[:-1, ::-1]):
+        yield ("every pixel below row 0 came from the row above: in[y * width - 1 - x] takes "
+               "the row's end as y * width, where row y ends at (y + 1) * width - 1 (row 0 read before the start "
+               f"of in; x = 0, y = 1 read in[{case.width - 1}], row 0's last pixel)",
+               "row y starts at y * width: in[y * width + (width - 1 - x)] (the same as "
+               "in[(y + 1) * width - 1 - x])")
 
 
 def _wrong_values(image, got, case):

@@ -87,6 +87,14 @@ WRONG = {
                                    "out[y * width + (width - x)] = in[y * width + x]")],
                                  "the store lands one column too far right: out[y * width + "
                                  "(width - x)]", "width - 1 - x"),
+    # blind audit THC-mirror_opencl-1 (was "Oclgrind reported 53 accesses outside a buffer, ... by
+    # work-item (0, 0) at line 15 ... Hint: x = get_global_id(0) (the column), ... start the
+    # kernel with if (x >= width || y >= height) return;", both right): the row's end as y * width
+    "read_from_the_row_above": ([(READ, "in[y * width - 1 - x]")],
+                                "every pixel below row 0 came from the row above: in[y * width "
+                                "- 1 - x] takes the row's end as y * width, where row y ends at "
+                                "(y + 1) * width - 1 (row 0 read before the start of in;",
+                                "in[y * width + (width - 1 - x)]"),
 }
 RIGHT = {
     "guard_around_the_store": [(GUARD + "\n", ""), ("    out[y * width + x] =",
