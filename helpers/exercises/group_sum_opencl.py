@@ -85,7 +85,7 @@ def _mistakes(n, run, reports):
     if np.array_equal(out.got, _sums(x, JUNK).sum(axis=1)):
         yield from _guard_on_the_local_id(n, kernel_code(run.kernel))
     yield from _int_tile(x, out.got, kernel_code(run.kernel))
-    yield from _wrong_sums(x, out.got)
+    yield from _wrong_sums(x, out.got, kernel_code(run.kernel))
 
 
 def _guard_on_the_local_id(n, code):
@@ -122,7 +122,30 @@ def _int_tile(x, got, code):
            "included: __local float tile[GROUP]")
 
 
-def _wrong_sums(x, got):
+def _barrier_before_the_load(code, seen):
+    """The load's barrier put before it (a barrier, then the load), with none between the load
+    and the fold's first read of the tile (a line of the tile's name with a +): named after
+    ``seen``, what showed the race (Oclgrind's report, or wrong sums on a GPU)."""
+    tile = re.search(r"__local\s+\w+\s+(\w+)\s*\[", code)
+    load = tile and re.search(rf"\b{tile.group(1)}\s*\[[^\]]*\]\s*=[^;]*\bx\s*\[[^;]*;", code)
+    if not load:
+        return
+    def line(pos):  # numbered as Oclgrind numbers the kernel's lines
+        return code.count("\n", 0, pos) + 1
+
+    fold = re.compile(rf"^[^\n]*\b{tile.group(1)}\s*\[[^\n]*\+[^\n]*$", re.M).search(code, load.end())
+    barriers = [b.start() for b in re.finditer(r"\bbarrier\s*\(", code)]
+    before = [b for b in barriers if b < load.start()]
+    if fold and before and not [b for b in barriers if load.end() < b < fold.start()]:
+        yield (f"the barrier at line {line(before[-1])} stands before the load (line "
+               f"{line(load.start())}), not after it: no barrier separates the load from the "
+               f"fold's first read (line {line(fold.start())}), so a work-item may read a tile "
+               f"element before its owner has loaded it ({seen})", "move the barrier after the load: "
+               f"{' '.join(load.group().split())} then barrier(CLK_LOCAL_MEM_FENCE); (a barrier "
+               "waits for what the work-items wrote before it)")
+
+
+def _wrong_sums(x, got, code):
     """Mistakes the sums show once each was written."""
     want = _sums(x).sum(axis=1)
     if np.array_equal(got, want):
@@ -156,8 +179,11 @@ def _wrong_sums(x, got):
                "must hold 0 before the fold (__local memory is not zeroed: an entry never set "
                "holds leftovers)", "every work-item sets its entry: where i >= n, load 0: "
                "tile[t] = i < n ? x[i] : 0.0f")
-    yield from near.misses("partial", got, want, close=near.within())
     g = int(np.argmax(got != want))
+    wrong = (f"{int((got != want).sum())} of {got.size} sums are wrong (the first: partial[{g}] "
+             f"= {got[g]:g}, expected {want[g]:g})")
+    yield from _barrier_before_the_load(code, wrong)
+    yield from near.misses("partial", got, want, close=near.within())
     yield (f"{int((got != want).sum())} of {got.size} sums are wrong (the first: partial[{g}] "
            f"= {got[g]:g}, expected {want[g]:g})", BARRIER_HINT)
 
@@ -181,6 +207,11 @@ def _reports(messages, n, code):
                "tile's size, GROUP, so tile[t + stride] lies past the end for every t",
                "the first step adds the upper half to the lower: start at stride = GROUP / 2")
     yield from _missed_past_n(messages, n, code)
+    races = [m for m in messages if "data race" in m.kind.lower()]
+    if races:
+        m = min(races, key=lambda m: m.work_items)
+        yield from _barrier_before_the_load(code, f"Oclgrind reported {len(races)} data races, "
+                                            f"the first at {m.where or 'an unknown line'}")
     yield from EXERCISE.reports(messages)
     if any("uninitialized" in m.kind.lower() for m in messages):
         yield from _unset_past_n(n, {m.work_items[0][0] // GROUP if m.work_items else None

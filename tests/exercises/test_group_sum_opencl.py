@@ -92,6 +92,14 @@ WRONG = {
     # whole numbers, which an int tile sums exactly): the tile declared int drops each fraction
     "int_tile": ([("__local float tile[GROUP];", "__local int tile[GROUP];")],
                  "as if each x[i] had lost its fraction", "__local float tile[GROUP]", ""),
+    # blind audit THC-group_sum_opencl-1 (was "Oclgrind reported 320 data races, ... at line 17
+    # ... Hint: ... put barrier(CLK_LOCAL_MEM_FENCE) after the load and after each step of the
+    # fold ...", a missing barrier's verdict): the barrier moved before the load
+    "barrier_before_the_load": ([(LOAD, "barrier(CLK_LOCAL_MEM_FENCE);\n    tile[t] = i < n ? x[i] "
+                                        ": 0.0f;")],
+                                "the barrier at line 16 stands before the load (line 17), not "
+                                "after it: no barrier separates the load from the fold's first "
+                                "read (line 21)", "move the barrier after the load", "race"),
     "barrier_inside_the_if": ([("        if (t < stride)\n            " + STEP,
                                 "        if (t < stride) {\n            " + STEP.replace(
                                     "\n        barrier", "\n            barrier") + "\n        }")],
