@@ -87,9 +87,9 @@ def _signed(rgb, got):
 
 TRIPLED = ("the index was multiplied by 3 twice: i = 3 * (y * width + x) is already the "
            "pixel's first byte, and the reads and stores multiply it by 3 again (9 * the pixel), "
-           "so the threads of the image's last two thirds went past its end")
+           "so the {}s of the image's last two thirds went past its end")
 TRIPLED_HINT = ("multiply by 3 once: i = y * width + x is the pixel's index, its bytes 3*i, "
-                "3*i + 1 and 3*i + 2")
+                "3*i + 1 and 3*i + 2 (the 3 is in the reads' and stores' 3 * i already)")
 
 
 def _tripled_crash(failure):
@@ -106,10 +106,10 @@ def _tripled_crash(failure):
         did = "wrote" if err.is_write else "read"
         yield (f"the thread of pixel (x = {x}, y = {y}), inside the image, {did} byte "
                f"{err.offset} = 9 * {i} + {err.offset - 9 * i}, past the end of the image's "
-               f"bytes: {TRIPLED}", TRIPLED_HINT)
+               f"bytes: {TRIPLED.format('thread')}", TRIPLED_HINT)
 
 
-def _tripled(rgb, out):
+def _tripled(rgb, out, thread="thread"):
     """Every third pixel of the image right (pixel 3k stored by the thread of pixel k) and the
     others never written, bytes past the end of out written: the index multiplied by 3 twice, on
     a GPU, where the reads and stores past the end do not stop the kernel."""
@@ -118,7 +118,7 @@ def _tripled(rgb, out):
     if out.past.size and (unwritten.all(axis=1) == ~third).all() and \
             near(out.got.reshape(-1, 3)[third], reference(rgb).reshape(-1, 3)[third]):
         yield (f"only every third pixel (0, 3, 6, ...) was written, each right, and bytes past "
-               f"the end of out too: {TRIPLED}", TRIPLED_HINT)
+               f"the end of out too: {TRIPLED.format(thread)}", TRIPLED_HINT)
 
 
 def _refine(failure):

@@ -51,6 +51,9 @@ def _reports(messages, _case=None, kernel_code=None):
 
 
 def _mistakes(case, run, reports):
+    # the index multiplied by 3 twice: every third pixel right, the rest past the end (before
+    # Oclgrind's reports of the reads past rgb, which name only their line)
+    yield from sepia._tripled(run.model, run.out, "work-item")
     yield from reports
     yield from sepia.written_mistakes(run.out, case, WORDS, WILD_HINT, GUARD_HINT)
     yield from _wrong_values(run.model, run.out.got, kernel_code(run.kernel))

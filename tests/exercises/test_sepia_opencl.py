@@ -73,6 +73,15 @@ WRONG = {
                                   ("the stores use the pixel's index i as the byte's: out[i], "
                                    "out[i + 1], out[i + 2]",
                                    "Hint: pixel i's bytes are 3*i, 3*i + 1 and 3*i + 2")),
+    # blind audit THC-sepia_opencl-1 (was "Oclgrind reported 2000 accesses outside a buffer, ... at
+    # line 18 ... Hint: x = get_global_id(0) (the column), ...", ids and guard right): the pixel's
+    # index multiplied by 3 where the reads and stores multiply it by 3 again
+    "index_scaled_by_3_twice": ([("int i = y * width + x;", "int i = 3 * (y * width + x);")],
+                                ("the index was multiplied by 3 twice: i = 3 * (y * width + x) is "
+                                 "already the pixel's first byte, and the reads and stores "
+                                 "multiply it by 3 again (9 * the pixel)",
+                                 "the work-items of the image's last two thirds",
+                                 "Hint: multiply by 3 once: i = y * width + x")),
     "nothing_written": ([(f"out[3 * i{o}]{pad} = {w};", "") for o, pad, w in
                          zip(("", " + 1", " + 2"), ("    ", "", ""), WRITES)],
                         "nothing was written"),
