@@ -53,7 +53,10 @@ SLIPS = [  # (factor of the right GB/s, problem, hint)
     (1e3, "1000 times too large: that is MB/s (1e6 bytes a second), not GB/s",
      "1 GB is 1e9 bytes: h.nbytes / (ms * 1e-3) / 1e9"),
     (1e6, "a million times too large: bytes per millisecond, not GB/s",
-     "h.nbytes / (ms * 1e-3) / 1e9: seconds from ms, then GB from bytes")]
+     "h.nbytes / (ms * 1e-3) / 1e9: seconds from ms, then GB from bytes"),
+    (1e18, "1e18 times too large: the bytes a second were multiplied by 1e9 (h.nbytes / "
+     "(ms * 1e-3) * 1e9), not divided: 1 GB is 1e9 bytes", "divide the bytes a second by 1e9: "
+     "h.nbytes / (ms * 1e-3) / 1e9")]
 # Found only against the learner's own events (_watched): inside the bounds above.
 SMALL_SLIPS = [
     (8, "8 times too large: that is gigabits a second, and GB/s counts bytes",

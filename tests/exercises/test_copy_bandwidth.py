@@ -40,6 +40,14 @@ WRONG = {
                                 {"problem": "taken for seconds", "hint": "ms * 1e-3"}),
     "bytes_per_millisecond": (right_but(RIGHT_GBS, "h.nbytes / ms"),
                               {"problem": "a million times too large", "hint": "/ 1e9"}),
+    # blind audit THC-copy_bandwidth-1 (was "1.175e+19 GB/s, where the checker's events measured
+    # 11.31 GB/s for the same copy ... Hint: record start and end in stream, around the copy
+    # alone; return ...", the events right): the bytes a second multiplied by 1e9, not divided
+    "multiplied_by_1e9": (right_but("/ 1e9", "* 1e9"),
+                          {"problem": "1e18 times too large: the bytes a second were multiplied "
+                                      "by 1e9 (h.nbytes / (ms * 1e-3) * 1e9), not divided",
+                           "hint": "divide the bytes a second by 1e9: h.nbytes / (ms * 1e-3) "
+                                   "/ 1e9"}),
     "megabytes": (right_but("/ 1e9", "/ 1e6"), {"problem": "MB/s", "hint": "1e9 bytes"}),
     # within the bounds a machine's load needs: named from the learner's own events
     "gigabits": (right_but(RIGHT_GBS, "h.nbytes * 8 / (ms * 1e-3) / 1e9"),
