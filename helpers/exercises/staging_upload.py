@@ -177,6 +177,27 @@ def _sliced_past_n(h, chunk):
     return told
 
 
+class _IndicesNoted(list):
+    """staging as the learner's function gets it: each index taken of it noted in ``taken``."""
+
+    def __getitem__(self, key):
+        self.taken.append(key)
+        return super().__getitem__(key)
+
+
+def _floor_divided(staging):
+    """What an IndexError shows from the indices taken of ``staging`` (an _IndicesNoted): they
+    ended 0, 0, 1, 1, 2, chunk c's buffer staging[c // 2], not staging[c % 2]."""
+    def told(_err):
+        if staging.taken[-5:] != [0, 0, 1, 1, 2]:
+            return None
+        return ("the buffers were taken two chunks at a time, as c // 2 (floor division) gives: "
+                "chunks 0 and 1 got staging[0] (on two streams), chunks 2 and 3 staging[1], and "
+                "chunk 4 staging[2], past the two buffers", "take the buffers in turn: buf = "
+                "staging[c % 2] (the remainder: 0, 1, 0, 1, ...), as s = streams[c % 2]")
+    return told
+
+
 def _scaled(case):  # on a GPU 16 times larger: a copy there must outlast a Python call or two
     from helpers.backend import BACKEND
 
@@ -202,7 +223,8 @@ def _seen(fn, n, chunk, drv, catch):  # _mistakes's, as the run shows them
     h = np.random.default_rng(n).random(n, dtype=np.float32)
     d = drv.mem_alloc((n + chunk) * 4)  # a guard of a chunk after it, for a last chunk too long
     drv.memset_d32(d, 0x7FC00000, n + chunk)  # NaN: h holds none
-    staging = [drv.pagelocked_empty(chunk, np.float32) for _ in range(2)]
+    staging = _IndicesNoted(drv.pagelocked_empty(chunk, np.float32) for _ in range(2))
+    staging.taken = []
     for buf in staging:
         buf[:] = np.nan          # h holds none: a buffer still all NaN was never filled
     copies = _Copies(drv, (int(d), (n + chunk) * 4, chunk))
@@ -215,7 +237,8 @@ def _seen(fn, n, chunk, drv, catch):  # _mistakes's, as the run shows them
         fn(seen, d, staging, streams)
     elif (mistake := run_catching(lambda: fn(seen, d, staging, streams),
                                   "follow the TODOs: wait for the stream, fill, queue the copy",
-                                  [(ValueError, _sliced_past_n(seen, chunk))])[0]):
+                                  [(ValueError, _sliced_past_n(seen, chunk)),
+                                   (IndexError, _floor_divided(staging))])[0]):
         yield mistake
     waited = all(s.is_done() for s in streams)
     drv.Context.synchronize()

@@ -47,6 +47,16 @@ WRONG = {
                                   "hint": "wait for streams[c % 2]"}),
     "one_staging_buffer_for_both_streams": (right_but(("staging[c % 2]", "staging[0]")),
                                             {"problem": "differs from h", "hint": "staging[c % 2]"}),
+    # blind audit THC-staging_upload-1 (was "your function raised IndexError at line 5 of your
+    # cell (buf = staging[c // 2]): list index out of range ... Hint: the message says what went
+    # wrong on that line"): floor division where the remainder belongs
+    "staging_by_floor_division": (right_but(("staging[c % 2]", "staging[c // 2]")),
+                                  {"problem": "list index out of range: the buffers were taken "
+                                              "two chunks at a time, as c // 2 (floor division) "
+                                              "gives: chunks 0 and 1 got staging[0] (on two "
+                                              "streams), chunks 2 and 3 staging[1], and chunk 4 "
+                                              "staging[2], past the two buffers",
+                                   "hint": "take the buffers in turn: buf = staging[c % 2]"}),
     "no_wait_at_the_end": (right_but((FINAL, "")),
                            {"problem": "still on their way", "hint": "TODO 3"}),
     "offsets_in_elements": (right_but((COPY, "drv.memcpy_htod_async(int(d) + lo, buf[:hi - lo], s)")),
