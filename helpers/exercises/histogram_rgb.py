@@ -13,7 +13,8 @@ import os
 import numpy as np
 
 from helpers.exercises.common import Output
-from helpers.exercises.histogram_rgb_counts import (BARRIER_HINT, BINS, CLEAR_HINT, reference,
+from helpers.exercises.histogram_rgb_counts import (BARRIER_HINT, BINS, CLEAR_HINT,
+                                                   adding_steps_by_the_grid, reference,
                                                    wrong_counts)
 from helpers.exercises.histogram_rgb_counts import block_counts as _block_counts
 from helpers.exercises.hidden import pick
@@ -163,6 +164,7 @@ def _mistakes(case, run):
         yield ("the kernel wrote past bins[767]", "bins has 3 * 256 counters: bin c * 256 + v, "
                "for c from 0 to 2 and v from 0 to 255")
     yield from _values_added(got, rgb, case)
+    yield from adding_steps_by_the_grid(got, rgb, case)
     if (got >= want).all() and (got > want).any():
         yield from _cleared_by_block_0(run, case)
     if got.max() > rgb.size:

@@ -190,3 +190,26 @@ def _misplaced(rgb, case):
          "channel of its thread's place in the grid, (blockIdx.x * blockDim.x + "
          "threadIdx.x) % 3, not its own: the loop hands a thread bytes of every channel",
          "byte j is channel j % 3: bin (j % 3) * 256 + rgb[j]"))
+
+
+def adding_steps_by_the_grid(got, rgb, case):
+    """The loop that adds the block's bins into bins stepping by gridDim.x (b += gridDim.x): its
+    thread t adds bins t, t + g, t + 2g, ... (g = gridDim.x), so bin b is added by each block's
+    threads t <= b with t % g = b % g, below blockDim.x: want[b] times that many (the counting
+    loop's stride gridDim.x is _strides')."""
+    block, grid = case["block"], case["grid"]
+    b = np.arange(BINS)
+    top = np.minimum(b, block - 1)
+    times = np.where(b % grid <= top, (top - b % grid) // grid + 1, 0)
+    want = reference(rgb[:3 * case["n"]])
+    if times.max() < 2 or not np.array_equal(got, want * times):
+        return
+    worst = int(np.flatnonzero(times == times.max())[-1])
+    threads = list(range(worst % grid, top[worst] + 1, grid))
+    yield (f"bins were added several times: the loop that adds the block's bins into bins steps "
+           f"b by gridDim.x ({grid}), not blockDim.x ({block}), so the block's threads overlap "
+           f"(thread t adds bins t, t + {grid}, t + {2 * grid}, ...): bin {worst} was added "
+           f"{times[worst]} times by each block (by its threads {threads[0]}, {threads[1]}, ..., "
+           f"{threads[-1]}), bin b below {block} b / {grid} + 1 times",
+           "each thread adds its own bins, blockDim.x apart: "
+           "for (int b = threadIdx.x; b < 768; b += blockDim.x)")

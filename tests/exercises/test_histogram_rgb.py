@@ -69,6 +69,16 @@ WRONG = [
      variant(KERNEL, (ADD, "    for (int b = 0; b < CHANNELS * LEVELS; b++)\n"
                            "        if (local[b] > 0)\n")),
      ["every bin was added 256 times", "once a block"]),
+    # blind audit THA-histogram_rgb-1: the adding loop stepping by gridDim.x (was '757 bins count
+    # more than they should: they did not all start at 0 ... Hint: shared memory is not cleared
+    # for you ...', the clearing right); the counting loop's stride gridDim.x is
+    # stride_grid_only
+    ("adding_loop_steps_by_the_grid",
+     variant(KERNEL, (ADD, ADD.replace("b += blockDim.x", "b += gridDim.x"))),
+     ["the loop that adds the block's bins into bins steps b by gridDim.x (8), not blockDim.x (256)",
+      "bin 767 was added 32 times by each block", "its threads 7, 15, ..., 255",
+      "Hint: each thread adds its own bins, blockDim.x apart: "
+      "for (int b = threadIdx.x; b < 768; b += blockDim.x)"]),
     # blind audit TGA-histogram_rgb-1 (was '10 of the 5,001 bytes were not counted, and the
     # simulator's race check finds no race: ... the counting loop skips some or stops early.
     # Hint: count every byte once: for (int j = ...', a loop that was right): the adding loop's
