@@ -33,7 +33,7 @@ def reference(case, steps=None, x_of=None):
 
 def wrong_images(case):
     """(image, problem, hint) of the known mistakes in c and in the count: julia's dx and dy
-    models, one step too many, the count carried from pixel to pixel, c's real part from
+    models, one step too many, the count or z carried from pixel to pixel, c's real part from
     threadIdx.x."""
     dx, dy, block = *args(case)[2:], case[2]
     step = "c_re = x_min + x * dx (dx steps along a row), c_im = y_min + y * dy"
@@ -47,6 +47,7 @@ def wrong_images(case):
            "while n <= max_iter, one step too many", "loop while n < max_iter: n counts 0 to "
            "max_iter - 1, so no count passes max_iter")
     yield carried_counts(case, ref)
+    yield carried_z(case)
     yield (reference(case, x_of=lambda x: x % block), "c's real part takes threadIdx.x where "
            "it takes x: the pixels of each stretch of blockDim.x repeat the first stretch's",
            "c_re = x_min + x * dx, with the loop's x")
@@ -72,3 +73,50 @@ def carried_counts(case, ref):
             f"{ref[y, x]}), until they reach max_iter = {max_iter}",
             "set n = 0 inside the loop along the row, next to z_re and z_im: int n = 0; at the "
             "start of each pixel")
+
+
+def carried_z(case):
+    """(image, problem, hint) of z set to 0 once per thread, before the loop along the row (n
+    still set back per pixel): each pixel's loop starts from the z the thread's previous pixel
+    ended with, so after a pixel that escaped the thread's next pixels stop at once (count 0)."""
+    width, height, block, max_iter = case[:4]
+    x_min, y_min, dx, dy = args(case)
+    re, im = pixel_grid(width, height, x_min, y_min, dx, dy)
+    image = np.zeros((height, width), np.int32)
+    zr, zi = np.zeros((2, height, block), np.float32)
+    for start in range(0, width, block):
+        xs = slice(start, min(start + block, width))
+        cols = xs.stop - start
+        image[:, xs], zr[:, :cols], zi[:, :cols] = _steps_from(
+            zr[:, :cols], zi[:, :cols], re[:, xs], im[:, xs], max_iter)
+    ref = reference(case)
+    zero = np.zeros_like(image, bool)
+    zero[:, block:] = (image[:, block:] == 0) & (ref[:, block:] > 0) & (image[:, :-block] < max_iter)
+    y, x = np.argwhere(zero)[0] if zero.any() else (0, min(block, width - 1))
+    return (image, "each pixel's z starts where the thread's previous pixel's ended: z_re and "
+            "z_im are set to 0 once, before the loop along the row (n is set back per pixel), so "
+            "after a pixel that escaped, the thread's next pixels start escaped and count 0 "
+            f"(pixel x = {x}, y = {y} holds {image[y, x]}, where its own count is {ref[y, x]}: "
+            f"the thread's previous pixel, x = {x - block}, escaped after {image[y, x - block]} "
+            f"step{'' if image[y, x - block] == 1 else 's'})",
+            "set z_re = z_im = 0 inside the loop along the row, next to n: "
+            "float z_re = 0.0f, z_im = 0.0f; at the start of each pixel")
+
+
+def _steps_from(zr, zi, cr, ci, max_iter):
+    """The escape loop in float32, in the kernel's order, from z = (zr, zi): the counts, and the
+    z each pixel ended with (an escaped z as it was when the loop stopped)."""
+    f32 = np.float32
+    zr, zi = np.array(zr, f32), np.array(zi, f32)
+    counts = np.zeros(zr.shape, np.int32)
+    going = np.ones(zr.shape, bool)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for _ in range(max_iter):
+            re2, im2 = zr * zr, zi * zi
+            going &= re2 + im2 <= f32(4)
+            if not going.any():
+                break
+            zi = np.where(going, f32(2) * zr * zi + ci, zi)
+            zr = np.where(going, re2 - im2 + cr, zr)
+            counts += going
+    return counts, zr, zi

@@ -89,6 +89,13 @@ WRONG = {
                      ("        int n = 0;\n", "")],
                     "each pixel's count starts where the thread's previous pixel's ended: n is set "
                     "to 0 once, before the loop along the row"),
+    # blind audit THA-mandelbrot_rows-1 (was 'only the first 64 columns of each row of iters are
+    # right ..., computed from other inputs ... Hint: ... check the indices of the loads that feed
+    # them', where the kernel loads nothing): z alone set to 0 once, before the loop along the row
+    "z_not_reset": ([(LOOP, "float z_re = 0.0f, z_im = 0.0f;\n    " + LOOP),
+                     ("        float z_re = 0.0f, z_im = 0.0f;\n", "")],
+                    "each pixel's z starts where the thread's previous pixel's ended: z_re and "
+                    "z_im are set to 0 once, before the loop along the row"),
     "steps_of_the_rows": ([("x += blockDim.x", "x += gridDim.x")],
                           "the loop stepped x by gridDim.x = 37"),
     "rows_height_long": ([("iters[y * width + x]", "iters[y * height + x]")],
@@ -125,6 +132,7 @@ HINTS = {"loop_from_the_second_pass": "start at x = threadIdx.x, with nothing ad
          "the_next_row": "y = blockIdx.x: block b draws row b",
          "z_and_n_not_reset": "declare z_re, z_im and n inside the loop",
          "n_not_reset": "set n = 0 inside the loop along the row",
+         "z_not_reset": "set z_re = z_im = 0 inside the loop along the row",
          "steps_of_the_rows": "x += blockDim.x", "rows_height_long": "iters[y * width + x]",
          "rows_a_block_long": "iters[y * width + x]",
          "steps_of_one": "x += blockDim.x", "y_of_a_global_index": "one block a row: y = blockIdx.x",
