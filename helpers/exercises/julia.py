@@ -19,7 +19,8 @@ from helpers.exercises.common import Output
 from helpers.exercises.coverage import Grid, Words, coverage, crossed_block, crossed_index
 from helpers.exercises.escape import escape_counts, pixel_grid
 from helpers.exercises.hidden import awkward, pick
-from helpers.exercises.julia_models import count_mistakes, one_index, wrong_loops
+from helpers.exercises.julia_models import (count_mistakes, escape_never_leaves, one_index,
+                                            wrong_loops)
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import accesses_of, observe, written_by_two, written_twice
 from helpers.exercises.verdict import matches
@@ -314,6 +315,7 @@ def _detect(kernels, case):
     except drv.Error as err:
         if getattr(err, "kind", None) != "time limit":
             raise
+        yield from escape_never_leaves(kernels, _launch)
         race = observe(kernels, _launch(CASES[-1])).race
         if written_by_two(race):
             yield (f"the simulator stopped the kernel at its time limit, and in a small launch "

@@ -1,12 +1,14 @@
 """The NumPy models of notebook 03's Julia kernel (``cuda_src/exercises/julia.cu``) that
 ``helpers.exercises.julia`` compares a kernel's escape counts with: loops that step or stop wrongly,
-and the right counts stored or counted wrongly, each with its verdict."""
+and the right counts stored or counted wrongly, each with its verdict; and the launches on the
+simulator that tell an escape test that never leaves the loop (``escape_never_leaves``)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from helpers.exercises.escape import escape_counts
+from helpers.exercises.microscope import kernel_words, observe, stopped
 
 OLD = ("both new parts from the OLD z_re and z_im: z_im = 2.0f * z_re * z_im + c_im first (it "
        "needs the old z_re), then z_re = re2 - im2 + c_re (re2 and im2 hold the old squares)")
@@ -94,3 +96,34 @@ def one_index(width, height, x_min, y_min, dx, dy, c_re, c_im, max_iter):
         yield (escape_counts(*start, c_re, c_im, max_iter), wrong,
                f"{part} goes with {'y, the row' if part == 'z_im' else 'x, the column'}: "
                "z_re = x_min + x*dx, z_im = y_min + y*dy")
+
+
+ESCAPED = dict(width=4, height=1, block=(4, 1, 1), view=(3.0, 3.0, 4.0, 4.0), c=(0.0, 0.0),
+               max_iter=20)
+"""A launch whose every point starts outside |z| = 2 (z = 3 + 3i on): escaped before a step."""
+BOUNDED = dict(ESCAPED, view=(0.0, 0.0, 0.0, 0.0))
+"""A launch where no point escapes: z = 0 and c = 0 stay 0, every pixel counts max_iter."""
+
+
+def escape_never_leaves(kernels, launch):
+    """A kernel stopped at its time limit where, on the simulator, a launch of points that have
+    all escaped before a step (ESCAPED) runs into the limit too, and one where no point escapes
+    (BOUNDED) ends, each pixel counting max_iter: the escape test does not leave the loop, so an
+    escaped point tests the same z for ever (named a continue where the kernel's text has one).
+    ``launch``: julia's, a case to its ``Launch``."""
+    if stopped(kernels, launch(ESCAPED), key="escaped points") is None:
+        return
+    seen = observe(kernels, launch(BOUNDED), key="no point escapes", racecheck=False)
+    max_iter = BOUNDED["max_iter"]
+    if seen.error is not None or not (seen.outs[0].got == max_iter).all():
+        return
+    text = kernel_words(kernels)
+    skips = ("in the escape test, continue skips to the next turn without counting or stepping"
+             if text is not None and "continue" in text[2][text[3]:text[4]] else
+             "once |z|^2 > 4 the loop goes on to its next turn without counting or stepping")
+    yield (f"an escaped point never leaves the loop: {skips}, so the loop tests the same z again "
+           "and again and n never reaches max_iter (on the simulator, a launch where every point "
+           "starts outside |z| = 2 ran into its time limit, and one where no point escapes "
+           f"(z = 0, c = 0) counted max_iter = {max_iter} for each)",
+           "leave the loop once z has escaped: if (re2 + im2 > 4.0f) break; (continue goes on "
+           "to the loop's next turn, break leaves the loop)")

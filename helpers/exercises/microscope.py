@@ -252,3 +252,24 @@ def with_stopped(exercise, kernels, launch, endless):
         if seen is not None:
             yield from endless(seen, launch)
         raise
+
+
+def kernel_words(kernels):
+    """(source, tokens, words, the body's "{", the index past its "}") of the kernel's text in
+    its simulated twin's source, as its module was compiled; None where the twin has no source
+    or the text cannot be read."""
+    from helpers.sim.compile.kernel_text import Unreadable, closing, read_tokens
+
+    function = kernels.simulated
+    source = getattr(function, "source", None)   # the simulator's Function has it
+    if not source:
+        return None
+    try:
+        tokens = read_tokens(source, 0, len(source))
+        words = [t.text for t in tokens]
+        name = next(i for i in range(len(words) - 2) if words[i:i + 3] == [
+            "__global__", "void", function.name])
+        body = words.index("{", closing(tokens, words.index("(", name)))
+        return source, tokens, words, body, closing(tokens, body)
+    except (Unreadable, StopIteration, ValueError, IndexError):
+        return None

@@ -238,6 +238,26 @@ WRONG = [
     # blind audit N16: x's blocks gridDim.x apart (was '4371 of 28623 pixels were never written
     # ... Hint: every pixel needs a thread: x = blockIdx.x * blockDim.x + threadIdx.x, and the
     # same for y; and the guard ...'); y's, and both
+    # blind audit THA-julia-1 (was 'the kernel did not finish: the simulator stopped kernel
+    # 'julia' after 10 s, its time limit (an endless loop?) ... Hint: a loop whose condition never
+    # becomes false: check that each loop's variable moves towards its end, every time round'):
+    # continue where break belongs in the escape test
+    ("continue_where_break_belongs",
+     variant(KERNEL, ("            break;", "            continue;")),
+     ["an escaped point never leaves the loop", "continue skips to the next turn without counting",
+      "every point starts outside |z| = 2 ran into its time limit",
+      "no point escapes (z = 0, c = 0) counted max_iter = 20 for each",
+      "Hint: leave the loop once z has escaped: if (re2 + im2 > 4.0f) break;"]),
+    # the same loop with no continue: the escape test guards the step alone, nothing leaves
+    ("escape_test_guards_the_step_alone",
+     variant(KERNEL, ("        if (re2 + im2 > 4.0f)\n            break;\n"
+                      "        z_im = 2.0f * z_re * z_im + c_im;\n"
+                      "        z_re = re2 - im2 + c_re;\n        n++;\n",
+                      "        if (re2 + im2 <= 4.0f) {\n"
+                      "            z_im = 2.0f * z_re * z_im + c_im;\n"
+                      "            z_re = re2 - im2 + c_re;\n            n++;\n        }\n")),
+     ["an escaped point never leaves the loop: once |z|^2 > 4 the loop goes on to its next turn",
+      "Hint: leave the loop once z has escaped: if (re2 + im2 > 4.0f) break;"]),
     ("x_blocks_grid_dim_apart",
      variant(KERNEL, ("int x = blockIdx.x * blockDim.x + threadIdx.x;",
                       "int x = blockIdx.x * gridDim.x + threadIdx.x;")),
@@ -263,7 +283,11 @@ WRONG = [
 
 
 SIMULATOR_ONLY = {"flat_guard": "on a GPU the threads past a row's end race with the next row's "
-                                "first threads: which count a pixel keeps varies"}
+                                "first threads: which count a pixel keeps varies",
+                  "continue_where_break_belongs": "an escaped point loops forever: on a GPU the "
+                                                  "kernel never ends",
+                  "escape_test_guards_the_step_alone": "an escaped point loops forever: on a GPU "
+                                                       "the kernel never ends"}
 
 
 @pytest.fixture(scope="module")
@@ -293,7 +317,8 @@ def test_stub_fails_saying_only_block_0(capsys):
 @pytest.mark.parametrize("name, source, expected", simulator_only(WRONG, SIMULATOR_ONLY))
 def test_known_mistake_fails_with_its_hint(name, source, expected, kernels, capsys):
     # every thread's whole loop runs on the simulator until its time limit: a short one here
-    slow = name == "every_thread_does_the_whole_loop"
+    slow = name in ("every_thread_does_the_whole_loop", "continue_where_break_belongs",
+                    "escape_test_guards_the_step_alone")
     with settings.changed(time_limit=1.0) if slow else contextlib.nullcontext():
         verdict, out = run_checker(kernels[name], capsys)
     assert_mistake_named(verdict, out, name, expected)
