@@ -28,7 +28,7 @@ import numpy as np
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import accesses_of, observe, observed_mistakes
+from helpers.exercises.microscope import accesses_of, kernel_words, observe, observed_mistakes
 from helpers.exercises.verdict import not_yet
 
 CHUNK = 256
@@ -159,23 +159,17 @@ def _loop_text(kernels):
     """(source, tokens, words, the loop's body from its first token to its last, the kernel's
     body's end) of the simulated twin's source, as its module was compiled (its ``#line``
     directives count); None where it has no loop or cannot be read."""
-    from helpers.sim.compile.kernel_text import Unreadable, closing, read_tokens
+    from helpers.sim.compile.kernel_text import Unreadable, closing
 
-    function = kernels.simulated
-    source = getattr(function, "source", None)   # the simulator's Function has it
-    if not source:
+    if (text := kernel_words(kernels)) is None:
         return None
+    source, tokens, words, body, body_end = text
     try:
-        tokens = read_tokens(source, 0, len(source))
-        words = [t.text for t in tokens]
-        name = next(i for i in range(len(words) - 2) if words[i:i + 3] == [
-            "__global__", "void", function.name])
-        body = words.index("{", closing(tokens, words.index("(", name)))
-        loop = words.index("for", body, closing(tokens, body))
+        loop = words.index("for", body, body_end)
         after = closing(tokens, loop + 1) + 1
         end = closing(tokens, after) if words[after] == "{" else words.index(";", after)
-        return source, tokens, words, (after, end), closing(tokens, body)
-    except (Unreadable, StopIteration, ValueError, IndexError):
+        return source, tokens, words, (after, end), body_end
+    except (Unreadable, ValueError, IndexError):
         return None
 
 
