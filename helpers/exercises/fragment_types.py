@@ -23,6 +23,8 @@ def refused(records, path, source):
         return roles
     if _wide_accumulator(records[0]):
         return _accumulator(records, path)
+    if _stored_to_another_type(records[0]):
+        return _half_accumulator(records[0], path)
     wrong = [d for d in records if _wide_input(d)]
     if not wrong or wrong[0] is not records[0]:
         return None
@@ -73,6 +75,29 @@ def _accumulator(records, path):
             f"declare it float: wmma::fragment<wmma::accumulator, {', '.join(d.types[1:4])}, "
             f"float> {d.expression or 'c'}; (the tensor cores take 16-bit inputs and add their "
             "products in float, in the accumulator: mixed precision)")
+
+
+def _stored_to_another_type(d) -> bool:
+    """A REFUSED record of store_matrix_sync given float memory and a half accumulator."""
+    return (d.kind == "refused by a header" and d.names[:1] == ("store_matrix_sync",)
+            and len(d.types) == 2 and d.types[0] == "float"
+            and d.types[1].startswith("fragment<accumulator,")
+            and d.types[1].rstrip(">").split(",")[-1].strip() in ("__half", "half"))
+
+
+def _half_accumulator(d, path):
+    """store_matrix_sync(C, c, ...) of a half accumulator into C's float elements: the
+    accumulator declared half, where a multiply of 16-bit inputs adds its products in float."""
+    call = d.expression or ""
+    args = [a.strip() for a in call[call.find("(") + 1:call.rfind(")")].split(",")]
+    memory, name = (args[0], args[1]) if len(args) > 1 else ("C", "the accumulator")
+    shape = ", ".join(part.strip() for part in d.types[1].split(",")[1:4])
+    return (f"{_where(d, path)}'s {call or 'store_matrix_sync'} stores {name}, an accumulator "
+            f"fragment of half, to {memory}, a float pointer: store_matrix_sync writes an "
+            f"accumulator to memory of its own type, and {name} was declared half where {memory}'s "
+            "float belongs", f"declare the accumulator float, as {memory} is: wmma::fragment<wmma::"
+            f"accumulator, {shape}, float> {name if args[1:] else 'c'}; (the tensor cores take "
+            "16-bit inputs and add their products in float, in the accumulator: mixed precision)")
 
 
 def _loaded_from(records, use: str) -> str:

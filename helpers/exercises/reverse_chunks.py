@@ -62,6 +62,7 @@ def _refine(failure):
                "the loop steps over the other blocks' chunks: first += gridDim.x * CHUNK")
     if failure.kind == "array bounds":
         yield from _count_not_capped(failure)
+        yield from _store_unguarded(failure)
     if failure.kind == "divergent barrier":
         yield from _split_at_barriers(failure)
 
@@ -111,6 +112,26 @@ def _count_not_capped(failure):
                f"count - 1 - t with count = n - first = {n} - {firsts[0]}, the rest of the array, "
                f"where a chunk has at most {CHUNK} elements (n = {n})",
                "cap the chunk's count at the tile's size: count = min(CHUNK, n - first)")
+
+
+def _store_unguarded(failure):
+    """Thread t >= count of a partial chunk indexed the tile at count - 1 - t < 0: the store
+    into y lost its guard (the error's fields: the block, the thread, the element)."""
+    err, args = failure.error, getattr(failure.launch, "args", None)
+    if not args or err.element is None or err.element >= 0:
+        return
+    n, blocks = int(args[-1]), tuple(failure.launch.grid)[0]
+    b, t = tuple(err.block or (0,))[0], tuple(err.thread or (0,))[0]
+    firsts = [f for f in range(b * CHUNK, n, blocks * CHUNK)
+              if t >= n - f and min(CHUNK, n - f) - 1 - t == err.element]
+    if firsts:
+        first, count = firsts[0], n - firsts[0]
+        yield (f"thread {t} of block {b} read tile[{err.element}], before its start, for the store "
+               f"into y: in the last, partial chunk (first = {first}, count = {count}, n = {n}) the "
+               f"threads t >= count have no element, yet went on to y[first + t] = tile[count - 1 "
+               f"- t] (y[{first + t}], past n, from tile[{count - 1 - t}]): the store into y has no "
+               "t < count guard", "guard the store as the load is guarded: if (t < count) y[first + t] = "
+               "tile[count - 1 - t];")
 
 
 def planted_bug(kernels):

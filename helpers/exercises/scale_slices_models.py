@@ -19,6 +19,9 @@ INDEXES = [
     (lambda x, y, z, nx, ny, nz: z * ny * nz + y * nx + x,
      "slice z starts at z * ny * nz, but a slice holds ny rows of nx elements, ny * nx (nz is "
      "the number of slices)"),
+    (lambda x, y, z, nx, ny, nz: (z * ny + y) * ny + x,
+     "rows are ny elements apart in the index, (z * ny + y) * ny + x, but a row holds nx "
+     "elements (ny, the number of rows in a slice, where nx belongs)"),
     (lambda x, y, z, nx, ny, nz: (z * ny + y) * nz + x,
      "rows are nz elements apart in the index, (z * ny + y) * nz + x, but a row holds nx "
      "elements (nz is the number of slices)"),

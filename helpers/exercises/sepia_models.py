@@ -125,11 +125,12 @@ def mixed_up(rgb, got, layout_hint):
             ("reads the input bytes as " + "".join("RGB"[c] for c in pin), pin),
             ("stores R', G', B' at bytes " + ", ".join(f"3*i + {c}" for c in pout), pout))
             if order != straight]
-        models.append((model, "the result is what a kernel gives that " + " and ".join(parts)))
+        models.append((model, *(_sums_elsewhere(rgb, got, pout) if pin == straight else (
+            "the result is what a kernel gives that " + " and ".join(parts),
+            "channels mixed up: " + layout_hint))))
     models.append((reference(rgb, SEPIA), "the result is what the matrix's columns used as its "
-                   "rows give"))
-    yield from matches(got, [(m, problem, "channels mixed up: " + layout_hint)
-                             for m, problem in models[1:]], near)
+                   "rows give", "channels mixed up: " + layout_hint))
+    yield from matches(got, models[1:], near)
     flat = np.concatenate([rgb.ravel(), np.full(3, JUNK, np.uint8)])
     for first, step, problem in _reads(*rgb.shape[:2]):
         if near(got, reference(flat[first[..., None] + step * np.arange(3)])):
@@ -137,6 +138,29 @@ def mixed_up(rgb, got, layout_hint):
     yield from _in_place(rgb, got)
     yield from _read_twice(rgb, got)
     yield from _other_weights(rgb, got, layout_hint)
+
+
+def _sums_elsewhere(rgb, got, pout):
+    """(problem, hint) of output channel pout[c] holding channel c's sum, the input read right:
+    the stores put at each other's bytes, or the matrix's rows swapped (g2 computed with the blue
+    weights), which give the same bytes."""
+    moved = sorted((c for c in range(3) if pout[c] != c), key=lambda c: pout[c])
+    held = ", ".join(f"the {CHANNEL_NAMES[pout[c]]} bytes hold the {CHANNEL_NAMES[c]} sums"
+                     for c in moved)
+    want = reference(rgb)
+    apart = np.argwhere((want[..., [pout[c] for c in moved]] != want[..., moved]).any(axis=2))
+    y, x = apart[0] if apart.size else (0, 0)
+    seen = ", ".join(f"{CHANNEL_NAMES[pout[c]]} {got[y, x, pout[c]]}, NumPy's {want[y, x, pout[c]]}"
+                     for c in moved)
+    stores = ", ".join(f"out[{_byte(pout[c])}] from {'rgb'[c]}2" for c in moved)
+    rows = ", ".join(f"{'rgb'[pout[c]]}2 computed with the {CHANNEL_NAMES[c]} weights "
+                     f"{', '.join(map(str, SEPIA[c]))}" for c in moved)
+    sums = ", ".join(f"{'rgb'[k]}2 = " + " + ".join(f"{w}f * {v}" for w, v in zip(SEPIA[k], "rgb"))
+                     for k in sorted(pout[c] for c in moved))
+    return (f"{held}, the input read right (x = {x}, y = {y}: {seen}): either the stores are "
+            f"swapped ({stores}), or the matrix's rows are ({rows}); the bytes alone cannot tell "
+            "which", "channels mixed up: row c of the matrix gives output channel c, stored at "
+            f"byte 3*i + c: {sums}, each stored at its own channel's byte")
 
 
 def _read_twice(rgb, got):

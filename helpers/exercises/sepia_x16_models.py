@@ -23,6 +23,8 @@ SIGNED_HINT = ("read the channels as unsigned char (or float): float r = byte_of
                "255")
 LOWEST_SUM = 0.5 - 128 * float(sepia.SEPIA.sum(axis=1).max())
 """The lowest sepia sum (+ 0.5, as it is converted) of channels read as signed chars."""
+ONE_BYTE_A_PIXEL = (np.arange(16)[:, None] + np.arange(3)).ravel()
+"""Pixel p's channels read at bytes p, p + 1, p + 2 of its group: the loads' 3 * p missing."""
 W_HINT = ("unsigned int w[12] = {a.x, a.y, a.z, a.w, b.x, b.y, ..., c.w}: word k of w[] is "
           "bytes 4k to 4k + 3 of the group")
 
@@ -87,6 +89,12 @@ def mistakes(rgb, got, n, junk):
              "red value plus 1 and plus 2: the + 1 and + 2 went onto the byte byte_of(w, 3 * p) "
              "returned, red's, not onto its index", "add to the byte's index, inside the call: "
              "g = byte_of(w, 3 * p + 1), bl = byte_of(w, 3 * p + 2)"),
+            (_tone(loaded[:, ONE_BYTE_A_PIXEL]), "pixel p's red, green and blue were read "
+             "from bytes p, p + 1 and p + 2 of its group, where they are bytes 3p, 3p + 1 and "
+             "3p + 2: the loads lack the factor 3 (byte_of(w, p), byte_of(w, p + 1), byte_of(w, "
+             "p + 2)), which the stores have", "pixel p's bytes "
+             "start at 3 * p: float r = byte_of(w, 3 * p), g = byte_of(w, 3 * p + 1), bl = "
+             "byte_of(w, 3 * p + 2)"),
             (_signed_tone(loaded), f"{SIGNED_PROBLEM}: the groups' values are what a kernel "
              "gives that reads them so (their sums came out too low, or 0)", SIGNED_HINT),
             *_stores(_tone(loaded))):

@@ -284,10 +284,11 @@ def _unwritten(out, want, per_block):
     yield from _lane_and_32(out, want, per_block)
     unwritten = out.unwritten
     if unwritten.any() and not unwritten[:per_block].any() and unwritten[per_block:].all():
-        yield (f"only counts[0] to counts[{per_block - 1}] were written: every block's warps "
-               "wrote there, warp = threadIdx.x / 32 being a warp's place in its block",
-               "counts has a place for every warp of the grid: warp = i / 32, with i = "
-               "blockIdx.x * blockDim.x + threadIdx.x")
+        yield (f"only counts[0] to counts[{per_block - 1}] were written: every block's warps wrote "
+               "there, the store's index being threadIdx.x / 32, a warp's place in its block "
+               "(counts[threadIdx.x / 32], or warp = threadIdx.x / 32)", "counts has a place for "
+               "every warp of the grid: store at counts[warp], with warp = i / 32 and i = "
+               "blockIdx.x * blockDim.x + threadIdx.x (the grid's warp number), not threadIdx.x / 32")
     written = np.flatnonzero(~unwritten)
     if per_block > 1 and np.array_equal(written, np.arange(0, unwritten.size, per_block)):
         yield (f"only the first warp of each block stored its count (counts[0], "

@@ -94,6 +94,14 @@ WRONG = {
     "loads_one_past_the_last_chunk": ([("        if (t < count)\n            tile[t]", "        if (t <= count)\n            tile[t]")],
                                       {"problem": "a read of x[1000] at ",
                                        "hint": "x has 1000 elements"}),
+    # blind audit THB-reverse_chunks-1: the store's guard dropped (was 'thread (232, 0, 0) of
+    # block (3, 0, 0) indexed an array before its start (index -1) ... Hint: ... check how it is
+    # worked out (a subtraction, ...)', the missing guard not named)
+    "store_unguarded": ([("        if (t < count)\n            y[first + t]", "        y[first + t]")],
+                        {"problem": ["thread 232 of block 3 read tile[-1], before its start",
+                                     "first = 768, count = 232, n = 1000",
+                                     "the store into y has no t < count guard"],
+                         "hint": "if (t < count) y[first + t] = tile[count - 1 - t];"}),
     "the_last_chunk_as_a_whole_one": ([("int count = min(CHUNK, n - first);", "int count = CHUNK;")],
                                       {"problem": "past its end", "hint": "t < count"}),
     "steps_one_chunk": ([("first += gridDim.x * CHUNK", "first += CHUNK")],

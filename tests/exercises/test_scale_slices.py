@@ -89,6 +89,11 @@ WRONG = {
                       "rows are ny elements apart in the index"),
     "rows_ny_apart_written_out": ([(INDEX, "int i = z * nx * ny + y * ny + x;")],
                                   "rows are ny elements apart in the index"),
+    # blind audit THB-scale_slices-1 (was '204 of 455 elements were never written' and the
+    # index hint, the row length ny not named)
+    "rows_ny_apart_in_the_row_term": ([(INDEX, "int i = (z * ny + y) * ny + x;")],
+                                      "rows are ny elements apart in the index, (z * ny + y) * ny "
+                                      "+ x, but a row holds nx elements"),
     "slices_of_nz_rows": ([(INDEX, "int i = (z * nz + y) * nx + x;")],
                           "slice z starts at z * nz * nx"),
     # blind audit O9 (was '224 of 455 elements were never written' and the index hint)

@@ -77,6 +77,20 @@ WRONG = {
                           "reads the input bytes as BGR"),
     "outputs_swapped": ([("fminf(r2 + 0.5f", "fminf(TMP"), ("fminf(b2 + 0.5f", "fminf(r2 + 0.5f"),
                          ("fminf(TMP", "fminf(b2 + 0.5f")], "Hint: channels mixed up"),
+    # blind audit THB-sepia-1: the green and blue rows of the matrix swapped (was 'the result is
+    # what a kernel gives that stores R', G', B' at bytes 3*i + 0, 3*i + 2, 3*i + 1', the stores
+    # blamed, which are right); the bytes are those of swapped stores: both are named
+    "green_and_blue_rows_swapped": ([("float g2 = 0.349f * r + 0.686f * g + 0.168f * b;",
+                                      "float g2 = 0.272f * r + 0.534f * g + 0.131f * b;"),
+                                     ("float b2 = 0.272f * r + 0.534f * g + 0.131f * b;",
+                                      "float b2 = 0.349f * r + 0.686f * g + 0.168f * b;")],
+                                    "the green bytes hold the blue sums, the blue bytes hold the "
+                                    "green sums, the input read right (x = 0, y = 0: green 111, "
+                                    "NumPy's 143, blue 143, NumPy's 111): either the stores are "
+                                    "swapped (out[3*i + 1] from b2, out[3*i + 2] from g2), or the "
+                                    "matrix's rows are (g2 computed with the blue weights 0.272, "
+                                    "0.534, 0.131, b2 computed with the green weights 0.349, "
+                                    "0.686, 0.168)"),
     "matrix_transposed": ([("0.393f * r + 0.769f * g + 0.189f * b", "0.393f * r + 0.349f * g + 0.272f * b"),
                            ("0.349f * r + 0.686f * g + 0.168f * b", "0.769f * r + 0.686f * g + 0.534f * b"),
                            ("0.272f * r + 0.534f * g + 0.131f * b", "0.189f * r + 0.168f * g + 0.131f * b")],
@@ -203,6 +217,12 @@ def test_wrong_kernel_fails_with_its_hint(name, kernels, capsys):
     out = capsys.readouterr().out
     assert out.startswith("NOT YET: "), out
     assert expected in out, out
+
+
+def test_rows_swapped_get_each_row_s_weights_as_the_hint(kernels):
+    verdict = check_sepia_kernel(*kernels["green_and_blue_rows_swapped"])
+    assert "g2 = 0.349f * r + 0.686f * g + 0.168f * b, b2 = 0.272f * r + 0.534f * g + 0.131f * b" \
+        in verdict.hint, verdict
 
 
 def test_a_changed_parameter_type_is_named_on_both_backends(capsys):

@@ -62,6 +62,13 @@ WRONG = {
                                   "Hint: RGB pixels are 3 bytes: byte_of(w, 3 * p + c)"),
     # blind audit S12 (was 'the red output is 1.355 r + 0.003 g + 0.003 b, where the matrix has
     # ... Hint: each output channel comes from the input's r, g and b ...')
+    # blind audit THB-sepia_x16-1 (was 'in every group of 48 elements of out, only the first 3
+    # are right ... Hint: ... check the indices of the loads that feed them')
+    "loads_without_the_3": ([("float r = byte_of(w, 3 * p), g = byte_of(w, 3 * p + 1), bl = "
+                              "byte_of(w, 3 * p + 2);", "float r = byte_of(w, p), g = byte_of(w, "
+                              "p + 1), bl = byte_of(w, p + 2);")],
+                            "the loads lack the factor 3 (byte_of(w, p), byte_of(w, p + 1), "
+                            "byte_of(w, p + 2)), which the stores have"),
     "green_blue_from_red_plus_1_and_2": ([("g = byte_of(w, 3 * p + 1), bl = byte_of(w, 3 * p + 2)",
                                            "g = byte_of(w, 3 * p) + 1, bl = byte_of(w, 3 * p) + 2")],
                                          "red value plus 1 and plus 2: the + 1 and + 2 went onto the "

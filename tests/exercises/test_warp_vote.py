@@ -90,6 +90,15 @@ WRONG = {
                         {"problem": "plus the right count", "hint": "counts[warp] = __popc(votes)"}),
     "warp_of_the_block": ([("int warp = i / 32", "int warp = threadIdx.x / 32")],
                           {"problem": "every block's warps wrote there", "hint": "warp = i / 32"}),
+    # blind audit THB-warp_vote-1: the store at counts[threadIdx.x / 32], warp right (was '...
+    # warp = threadIdx.x / 32 being a warp's place in its block ... Hint: ... warp = i / 32',
+    # which the code has)
+    "stored_at_the_warp_of_the_block": ([(STORE, "counts[threadIdx.x / 32] = __popc(votes);")],
+                                        {"problem": "every block's warps wrote there, the "
+                                                    "store's index being threadIdx.x / 32",
+                                         "hint": "store at counts[warp], with warp = i / 32 and "
+                                                 "i = blockIdx.x * blockDim.x + threadIdx.x (the "
+                                                 "grid's warp number), not threadIdx.x / 32"}),
     "lanes_past_n_vote": ([(ABOVE, "bool above = x[i] > threshold;")],
                           {"problem": "lanes past n too", "hint": "a lane past n votes false"}),
     "lanes_past_n_return": ([(ABOVE, "if (i >= n) return;\n    bool above = x[i] > threshold;")],

@@ -198,6 +198,16 @@ DOES_NOT_COMPILE = {
                                      "float elements"],
                                     ["declare it float: wmma::fragment<wmma::accumulator, 16, 16, "
                                      "16, float> fc;"], "fa"),
+    # blind audit THB-wmma_tile-1: the accumulator declared half, stored to float C (was g++'s
+    # template error and 'does not compile. Hint: read the compiler's first error ...')
+    "accumulator_declared_half": ([("wmma::accumulator, 16, 16, 16, float> fc;",
+                                    "wmma::accumulator, 16, 16, 16, half> fc;")],
+                                  ["line 18's wmma::store_matrix_sync(C, fc, 16, "
+                                   "wmma::mem_row_major) stores fc, an accumulator fragment of "
+                                   "half, to C, a float pointer", "fc was declared half where C's "
+                                   "float belongs"],
+                                  ["wmma::fragment<wmma::accumulator, 16, 16, 16, float> fc;"],
+                                  "fa"),
 }
 
 
