@@ -298,8 +298,21 @@ def _no_match(d, where, source):
 
 
 def _power(d, where, source):
-    """Python's ** for a power: x ** 2 is x * (*2) in C, a pointer's value it cannot take."""
+    """Python's ** for a power: x ** 2 is x * (*2) in C, a pointer's value it cannot take. An
+    element for the exponent (a[i] ** b[i]; the record's operands stop at its name, the source's
+    line has its subscripts) is a product written with two *: no exercise raises to an array's
+    element."""
     base, exponent = d.operands
+    lines = source.splitlines()
+    line = lines[d.line - 1] if 0 < d.line <= len(lines) else ""
+    more = re.search(re.escape(d.expression) + r"\s*((?:\[[^\]]*\])+)", line) if d.expression else None
+    if more:
+        exponent, whole = exponent + more[1], more[0]
+        value = _a(d.types[0]) if d.types else "one value"
+        return (f"{where} writes {whole}: C has no ** operator (Python's power): it reads "
+                f"{base} * (*{exponent}), a product with {exponent} taken for a pointer to read "
+                f"through, and {exponent} is {value}, no pointer",
+                "a product takes one *: " + line.strip().replace(whole, f"{base} * {exponent}"))
     square = f"{base} * {base}" if exponent == "2" else f"powf({base}, {exponent})"
     return (f"{where} writes {d.expression}, Python's power: C has no ** operator (it reads "
             f"{base} * (*{exponent}), and {exponent} is no pointer)",

@@ -9,10 +9,10 @@ A (8 x 32) and B (32 x 32, four rows a thread), phases 32 deep.
 
 The cases' K and N are not multiples of the tiles' sides, nor M but once (8, one tile); C is
 poisoned twice (NaN, then -7: a NaN stored counts as written) and guarded. A wrong C is matched with
-the mistakes' models, each the set of k a sum takes in (``_model``): 8 of every 32 (multiply-adds 8
-deep), or no partial last phase; or with those of a tile indexed wrongly (``_indexed``). The last
-case runs on the simulator, race-checked: a missing
-barrier is found whatever order the threads ran in, and Bs rows that no thread loaded show as NaN
+the mistakes' models (``matmul_wide_models``), each the set of k a sum takes in (``summed``): 8 of
+every 32 (multiply-adds 8 deep), or no partial last phase; or with those of a tile indexed wrongly
+(``indexed``). The last case runs on the simulator, race-checked: a missing barrier is found
+whatever order the threads ran in, and Bs rows that no thread loaded show as NaN
 (the simulator fills shared memory with NaN; a GPU leaves whatever was there)."""
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ from helpers.exercises.common import Output
 from helpers.exercises.coverage import Grid, Words, coverage
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.matmul_wide_models import (A_GUARD_N, ROWS_APART, crossed, indexed, part,
+                                                  rows_apart, summed, tile_k_apart)
 from helpers.exercises.microscope import accesses_of, observe, observed_mistakes
 from helpers.exercises.origin import Wrong
 
@@ -33,18 +35,6 @@ CASES = [(45, 70, 77), (8, 33, 31), (100, 100, 65), (20, 40, 40, "observe")]  # 
 WORDS = Words(index_hint="row = blockIdx.y * TILE_M + ty, col = blockIdx.x * TILE_N + tx",
               guard_hint="store C[row * N + col] only if (row < M && col < N)", item="element",
               whole="C", array="C", col="col", row="row", cols="N", rows="M")
-ROWS_APART = ("A's rows were read N elements apart (A[row * N + a_col]), but A is M x K: a row "
-              "of A holds K elements", "element (row, k) of A is at row * K + k: "
-              "A[row * K + a_col]")
-def _tile_k_apart(k):
-    """The mistake of A's rows read TILE_K apart, the tile's width for A's row length."""
-    return (f"A's rows were read TILE_K = 32 elements apart (A[row * TILE_K + a_col]), but A is "
-            f"M x K: a row of A holds K = {k} elements", "element (row, k) of A is at row * K + "
-            "k: A[row * K + a_col]; TILE_K is the tile's width, not the length of A's rows")
-
-
-A_GUARD_N = ("A's guard tests a_col against N, but A is M x K: its tile took elements past the "
-             "end of each row", "As[ty][tx] = (row < M && a_col < K) ? A[row * K + a_col] : 0.0f")
 
 
 def _draw(rng):  # the grader's: sides that are not multiples of 8, 32 or 32
@@ -164,29 +154,6 @@ def _refine(failure):
                "of Bs are r = ty, ty + 8, ... below TILE_K, and k runs below TILE_K")
 
 
-def _model(a, b, ks):
-    """C as a kernel computes it whose sums take in only the k where ``ks`` (of K; or (M, K),
-    one row of C's k a row) is True."""
-    return (a.astype(np.float64) * ks) @ b
-
-
-def _part(x, rows):
-    """The rows ``rows`` of x, 0 for those past its last."""
-    return np.where((rows < len(x))[:, None], x[np.minimum(rows, len(x) - 1)], 0.0)
-
-
-def _phased(a, b, a_col, b_row):
-    """C as phases 32 deep compute it whose tile of A holds columns ``a_col(phase, t)`` and
-    whose Bs rows hold B's rows ``b_row(phase, t)`` (t below 32; 0 past A's or B's edge)."""
-    t = np.arange(32)
-    return sum(_part(a.T, a_col(p, t)).T @ _part(b, b_row(p, t)) for p in range(-(-a.shape[1] // 32)))
-
-
-def _rows_apart(flat, m, k, n):
-    """A (m x k) as a kernel reads it whose rows are n elements apart in ``flat`` (NaN past it)."""
-    return np.append(flat, np.nan)[np.minimum(np.arange(m)[:, None] * n + np.arange(k), flat.size)]
-
-
 def _read_past(run, name):
     """A read past A, run again with NaN after it: A's rows read N elements apart, or A's
     columns guarded by N (the last row's reach past A: NaN times Bs's 0 is NaN)."""
@@ -196,13 +163,37 @@ def _read_past(run, name):
         return
     (a, b), flat = run.model, run.launch.args[0].host()
     (m, k), n = a.shape, b.shape[1]
+    yield from _a_guard_tx(run, flat)
     wide = min(n, -(-k // 32) * 32)
-    for model, mistake in ((_rows_apart(flat, m, k, n) @ b, ROWS_APART),
-                           (_rows_apart(flat, m, k, 32) @ b, _tile_k_apart(k)),
-                           (_rows_apart(flat, m, wide, k) @ _part(b, np.arange(wide)),
+    for model, mistake in ((rows_apart(flat, m, k, n) @ b, ROWS_APART),
+                           (rows_apart(flat, m, k, 32) @ b, tile_k_apart(k)),
+                           (rows_apart(flat, m, wide, k) @ part(b, np.arange(wide)),
                             A_GUARD_N)):
         if np.allclose(run.out.got, model, 1e-4, 1e-4, equal_nan=True):
             yield mistake
+
+
+def _a_guard_tx(run, flat):
+    """A read past A that took every column of each phase's tile, a_col up to the last phase's
+    end, where one phase (K = 20 below 32, N past it, on the simulator) reads nothing past A and
+    gives C right: A's guard tests tx, the thread's column in the tile, against K where a_col
+    belongs (the same for phase 0 alone). A guard against N, or none, reads past A there."""
+    (a, b), (m, k, n) = run.model, (8, 20, 31)
+    (big_m, big_k), wide = a.shape, -(-a.shape[1] // 32) * 32
+    if not np.allclose(run.out.got, rows_apart(flat, big_m, wide, big_k) @ part(b, np.arange(wide)),
+                       1e-4, 1e-4, equal_nan=True):
+        return
+    seen = observe(run.kernel, _launch((m, k, n)), key="A's guard", racecheck=False)
+    small_a, small_b = seen.launch.model
+    if seen.error is None and np.allclose(seen.outs[0].got, small_a.astype(np.float64) @ small_b,
+                                          rtol=1e-4, atol=1e-4):
+        yield (f"A's guard tests tx against K, but tx is the thread's column in the tile (0 to "
+               f"31), not A's column a_col = phase * TILE_K + tx: tx < K holds for every thread "
+               f"once K >= 32, so past the first phase A's tile took elements past the end of "
+               f"each row (a read of A past its end with M = {big_m}, K = {big_k}, N = "
+               f"{b.shape[1]}), where with K = {k}, one phase, a_col is tx and C came out right",
+               "guard A's column: (row < M && a_col < K): As[ty][tx] = (row < M && a_col < K) ? "
+               "A[row * K + a_col] : 0.0f")
 
 
 def _b_guard_n(run):
@@ -213,7 +204,7 @@ def _b_guard_n(run):
     m, k, n = case
     seen = observe(run.kernel, _launch(case), key="B's guard", racecheck=False)
     a, b = seen.launch.model
-    if seen.error is None and np.allclose(seen.outs[0].got, _model(a, b, np.arange(k) < n),
+    if seen.error is None and np.allclose(seen.outs[0].got, summed(a, b, np.arange(k) < n),
                                           rtol=1e-4, atol=1e-4):
         (big_m, big_k), big_n = run.model[0].shape, run.model[1].shape[1]
         yield (f"B's guard tests b_row against N, but B is K x N: where N > K its tile read rows "
@@ -224,18 +215,6 @@ def _b_guard_n(run):
                "0.0f")
 
 
-def _crossed(a, b):
-    """C as a kernel computes it whose products take each phase's tile of B transposed: Bs read
-    as Bs[tx][k], or (the same C) stored as Bs[tx][r]."""
-    (m, k), n = a.shape, b.shape[1]
-    phases, tiles = -(-k // 32), -(-n // 32)
-    a_pad, b_pad = np.zeros((m, 32 * phases)), np.zeros((32 * phases, 32 * tiles))
-    a_pad[:, :k], b_pad[:k, :n] = a, b
-    return np.hstack([sum(a_pad[:, 32 * p:32 * p + 32] @ b_pad[32 * p:32 * p + 32,
-                                                               32 * t:32 * t + 32].T
-                          for p in range(phases)) for t in range(tiles)])[:, :n]
-
-
 def _bs_transposed(kernels) -> bool:
     """On the simulator (one block, M = 8, K = N = 32, its first accesses kept): whether every
     store into Bs by thread (tx, ty) went to row tx of Bs (element tx * 32 + r), not column tx."""
@@ -243,62 +222,6 @@ def _bs_transposed(kernels) -> bool:
         return False
     tx, _, index = stores
     return bool(len(index) and (index // 32 == tx).all() and not (index % 32 == tx).all())
-
-
-def _indexed(a, b):
-    """(C, problem, hint) of the kernels that index a tile wrongly: A's rows taken N apart,
-    B's rows taken K apart, B's guard testing col against K, A's tile read from column phase +
-    tx, a phase's tile of A or B starting TILE_M (not TILE_K) on from the last one's, Bs rows loaded from ty alone, Bs read as Bs[tx][k] (None where such a kernel reads past
-    A or B, or computes C)."""
-    (m, k), n = a.shape, b.shape[1]
-    yield (_rows_apart(a.ravel(), m, k, n) @ b if (m - 1) * n + k <= a.size else None,
-           *ROWS_APART)
-    yield (_rows_apart(a.ravel(), m, k, 32) @ b if (m - 1) * 32 + k <= a.size else None,
-           *_tile_k_apart(k))
-    rows_k = np.arange(k)[:, None] * k + np.arange(n)[None, :]
-    yield (a @ b.ravel()[rows_k] if rows_k.max() < b.size else None,
-           "B's rows were taken K elements apart (B[b_row * K + col]): a row of B holds N",
-           "Bs[r][tx] = B[b_row * N + col]")
-    yield (np.where(np.arange(n) < k, a @ b, 0.0) if n > k else None,
-           "C's columns K and past are 0, the rest right: B's guard tests col against K, but "
-           "B is K x N", "Bs[r][tx] = (b_row < K && col < N) ? B[b_row * N + col] : 0.0f")
-    yield (_phased(a, b, lambda p, t: p + t, lambda p, t: p * 32 + t), "A's tile starts at "
-           "column phase, not phase * TILE_K: the phases' tiles of A overlap",
-           "a_col = phase * TILE_K + tx")
-    for guarded in (lambda p, t: np.where(p * 32 + t < k, t, k), lambda p, t: t):
-        yield (_phased(a, b, guarded, lambda p, t: p * 32 + t), "every phase read A's first "
-               "TILE_K columns again: A's column in the load was tx, without the phase's offset, "
-               "so each phase's tile of B met A's columns 0 to 31",
-               "A's column is phase * TILE_K + tx: As[ty][tx] = (row < M && a_col < K) ? "
-               "A[row * K + a_col] : 0.0f, with a_col = phase * TILE_K + tx")
-    for a_step, b_step, tile, fix in ((32, 8, "B's tile starts at row", "b_row = phase * TILE_K + r"),
-                                      (8, 32, "A's tile starts at column", "a_col = phase * TILE_K + tx")):
-        yield (_phased(a, b, lambda p, t: p * a_step + t, lambda p, t: p * b_step + t),
-               f"{tile} phase * TILE_M = phase * 8, not phase * TILE_K: a phase goes 32 deep "
-               f"along k, so the phases' tiles of {tile[0]} overlap and fall behind the other's",
-               f"{fix}: a phase is TILE_K deep in A and in B alike")
-    yield (_phased(a, b, lambda p, t: p * 32 + t, lambda p, t: p * 32 + t % 8), "Bs rows were "
-           "loaded with b_row from ty: rows r = ty, ty + 8, ty + 16, ty + 24 of Bs all hold row "
-           "phase * TILE_K + ty of B", "int b_row = phase * TILE_K + r, from the loop's r")
-    yield (_phased(a, b, lambda p, t: p * 32 + t, lambda p, t: p * 32 + t // 8 * 8), "Bs rows "
-           "were loaded with b_row missing the thread's ty: rows r + ty of Bs, for r = 0, 8, 16, "
-           "24, all hold row phase * TILE_K + r of B", "the row of B that goes into Bs[r + ty] "
-           "is int b_row = phase * TILE_K + r + ty")
-    yield (_phased(a, b, lambda p, t: p * 32 + t, lambda p, t: p * 32 + t + t % 8), "B's row "
-           "counted ty twice: Bs row r, for r = ty, ty + 8, ..., held B's row phase * TILE_K + "
-           "ty + r, b_row = phase * TILE_K + ty with r added to it, but r already starts at ty",
-           "the row of B that goes into Bs[r] is phase * TILE_K + r: int b_row = phase * "
-           "TILE_K + r inside the loop over r")
-    yield (_crossed(a, b), "the products read Bs[tx][k], Bs across: Bs holds a phase's rows of B, k "
-           "down and the thread's column across", "sum += As[ty][k] * Bs[k][tx]")
-    c = a.astype(np.float64) @ b
-    yield (c[:, np.arange(n) % 32], "B's tile was read from column tx, not col: every block's "
-           "Bs held columns 0 to 31 of B, so column c of C came out column c % 32's",
-           "Bs[r][tx] = B[b_row * N + col], with col = blockIdx.x * TILE_N + tx: the block's "
-           "columns of B")
-    yield (c[np.arange(m) % 8], "A's tile was read from row ty, not row: every block's As held "
-           "rows 0 to 7 of A, so row r of C came out row r % 8's", "As[ty][tx] = A[row * K + "
-           "a_col], with row = blockIdx.y * TILE_M + ty: the block's rows of A")
 
 
 def _col_steps_by_tile_m(kernels, case, unwritten):
@@ -327,7 +250,7 @@ def _mistakes(case, run):
     kernels, (a, b), got, k = run.kernel, run.model, run.out.got, case[1]
     yield from _col_steps_by_tile_m(kernels, case, run.out.unwritten)
     yield from coverage(run.out.past, run.out.unwritten, _grid(case), WORDS, WORDS.guard_hint)
-    want = _model(a, b, np.ones(k))
+    want = summed(a, b, np.ones(k))
     close = np.isclose(got, want, rtol=1e-4, atol=1e-4)
     if close.all():
         return
@@ -349,19 +272,19 @@ def _mistakes(case, run):
              "every thread adds all TILE_K products of a phase: for (int k = 0; k < TILE_K; "
              "k++) sum += As[ty][k] * Bs[k][tx]"),
             (ks < case[2], *A_GUARD_N)):
-        if k > 8 and np.allclose(got, _model(a, b, used), rtol=1e-4, atol=1e-4):
+        if k > 8 and np.allclose(got, summed(a, b, used), rtol=1e-4, atol=1e-4):
             yield problem, hint
-    if np.allclose(got, _crossed(a, b), rtol=1e-4, atol=1e-4) and _bs_transposed(kernels):
+    if np.allclose(got, crossed(a, b), rtol=1e-4, atol=1e-4) and _bs_transposed(kernels):
         yield ("B's tile was stored transposed: thread (tx, ty) wrote Bs[tx][r] (the trace's "
                "stores into Bs), so row k of Bs, which the products read as Bs[k][tx], holds "
                "column k of the tile, not row k of B", "store B's rows as they are loaded, "
                "Bs[r][tx] = B[b_row * N + col]: r picks the row, tx walks along it")
-    for model, problem, hint in _indexed(a, b):
+    for model, problem, hint in indexed(a, b):
         if model is not None and np.allclose(got, model, rtol=1e-4, atol=1e-4):
             yield problem, hint
     yield from near.misses("C", got, want, close=near.within(1e-4, 1e-4))
     for model, problem, hint in (
-            (_model(a, b, ks % 32 > 0), "each phase leaves out its first product: the loop over "
+            (summed(a, b, ks % 32 > 0), "each phase leaves out its first product: the loop over "
              "k starts at 1", "for (int k = 0; k < TILE_K; k++)"),
             (np.zeros_like(want), "C is all zeros: the products added nothing (a tile that was "
              "never loaded, or sum never added to)", "each phase loads both tiles, As[ty][tx] and "

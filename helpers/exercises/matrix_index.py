@@ -273,32 +273,44 @@ def _mix_ups(got, case, padded):
          "gives: row takes threadIdx.x, as col does", "row comes from y: " + INDEX_HINT),
         *_threads_swapped(case),
         *_fixed_blocks(case))] + list(_overlapping(case, padded))
-    r, c = np.indices((rows, cols))
     a = a_pad[:rows * cols].reshape(rows, cols)
-    vectors = ("col_scale has one entry per column (index it with col), "
-               "row_offset one per row (index it with row)")
-    for scale, offset, problem, hint in (
-            (r, c, "col_scale[row] + row_offset[col]", vectors),
-            (r, r, "col_scale[row] + row_offset[row]", vectors),
-            (c, c, "col_scale[col] + row_offset[col]", vectors),
-            (c % case.block[0], r, "col_scale[threadIdx.x] + row_offset[row]: threadIdx.x is "
-             "the column within a block", "col_scale has one entry per column of the matrix: "
-             "index it with col, blockIdx.x * blockDim.x + threadIdx.x"),
-            (c, r % case.block[1], "col_scale[col] + row_offset[threadIdx.y]: threadIdx.y is "
-             "the row within a block, so every block of rows added the first block's offsets",
-             "row_offset has one entry per row of the matrix: index it with row, "
-             "row_offset[row]"),
-            (r * cols + c, r, "col_scale[i] + row_offset[row]: col_scale was indexed with i, "
-             "the element's place in the matrix, where its column col belongs", "col_scale has "
-             "one entry per column: index it with col, col_scale[col]"),
-            (c, r * cols + c, "col_scale[col] + row_offset[i]: row_offset was indexed with i, "
-             "the element's place in the matrix, where its row belongs", "row_offset has one "
-             "entry per row: index it with row, row_offset[row]"),
-            (c, (r * cols + c) // rows, "col_scale[col] + row_offset[i / rows]: with i = row * "
-             "cols + col, i / rows is not the row", "row_offset has one entry per row: index it "
-             "with row (a row is cols elements long, so i / cols is the row; i / rows is not)")):
+    for scale, offset, problem, hint in _vectors(case):
         models.append((a * cs_pad[scale] + ro_pad[offset], f"the result is a * {problem}", hint))
     yield from matches(got, models, _same)
+
+
+def _vectors(case):
+    """The mix-ups of col_scale's and row_offset's indices: (scale's index, offset's index, what
+    was written, hint), the indices over the matrix's (row, col)."""
+    rows, cols = case.height, case.width
+    r, c = np.indices((rows, cols))
+    vectors = ("col_scale has one entry per column (index it with col), "
+               "row_offset one per row (index it with row)")
+    return (
+        (r, c, "col_scale[row] + row_offset[col]", vectors),
+        (r, r, "col_scale[row] + row_offset[row]", vectors),
+        (c, c, "col_scale[col] + row_offset[col]", vectors),
+        (c % case.block[0], r, "col_scale[threadIdx.x] + row_offset[row]: threadIdx.x is "
+         "the column within a block", "col_scale has one entry per column of the matrix: "
+         "index it with col, blockIdx.x * blockDim.x + threadIdx.x"),
+        (c, r % case.block[1], "col_scale[col] + row_offset[threadIdx.y]: threadIdx.y is "
+         "the row within a block, so every block of rows added the first block's offsets",
+         "row_offset has one entry per row of the matrix: index it with row, "
+         "row_offset[row]"),
+        (c, r // case.block[1], "col_scale[col] + row_offset[blockIdx.y]: blockIdx.y is "
+         f"the block's row number (0 to {case.grid[1] - 1}), not the element's row, so every "
+         "element of a block's rows added the offset of row blockIdx.y", "row_offset has one "
+         "entry per row of the matrix: index it with the element's row, row_offset[row], row "
+         "= blockIdx.y * blockDim.y + threadIdx.y"),
+        (r * cols + c, r, "col_scale[i] + row_offset[row]: col_scale was indexed with i, "
+         "the element's place in the matrix, where its column col belongs", "col_scale has "
+         "one entry per column: index it with col, col_scale[col]"),
+        (c, r * cols + c, "col_scale[col] + row_offset[i]: row_offset was indexed with i, "
+         "the element's place in the matrix, where its row belongs", "row_offset has one "
+         "entry per row: index it with row, row_offset[row]"),
+        (c, (r * cols + c) // rows, "col_scale[col] + row_offset[i / rows]: with i = row * "
+         "cols + col, i / rows is not the row", "row_offset has one entry per row: index it "
+         "with row (a row is cols elements long, so i / cols is the row; i / rows is not)"))
 
 
 def _fixed_blocks(case):

@@ -31,7 +31,8 @@ from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.failure import LOOP_HINT
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
-from helpers.exercises.microscope import observe, observed_launch, observed_mistakes, stopped
+from helpers.exercises.microscope import (accesses_of, observe, observed_launch, observed_mistakes,
+                                         stopped)
 from helpers.exercises.matvec_warp_models import (JUNK, lane_sums, models, shfl_down_sum,
                                                   weighted)
 
@@ -113,6 +114,7 @@ def _mistakes(case, run):
         yield ("y was written past its end (y[rows] and on)",
                "keep the stub's if (row >= rows) return;, before anything is stored")
     yield from _rows_apart(case, run.out.unwritten)
+    yield from _first_warp_only(case, run, want)
     if run.out.unwritten.any():
         yield (f"{int(run.out.unwritten.sum())} of the {rows} elements of y were never written "
                f"(the first is y[{int(np.argmax(run.out.unwritten))}])",
@@ -209,6 +211,30 @@ def _rows_apart(case, unwritten):
                    + ("the rows between one block's and the next's had no warp" if step > w else
                       "the blocks' rows overlapped and the last rows had no warp"),
                    "row = blockIdx.x * blockDim.y + threadIdx.y")
+
+
+def _first_warp_only(case, run, want):
+    """y written, right, at the rows of each block's first warp alone (row % blockDim.y == 0),
+    and the trace's stores into y (8 rows, 4 warps a block) all by thread 0 of the block: the
+    store's condition let only the block's first thread through (lane == 0 && threadIdx.y == 0),
+    though each warp's lane 0 holds its own row's sum. (A row without threadIdx.y writes the same
+    rows, each by every warp's lane 0.)"""
+    (rows, w), unwritten, got = (case[0], case[2]), run.out.unwritten, run.out.got
+    if w < 2 or not np.array_equal(~unwritten, np.arange(rows) % w == 0) or \
+            not np.allclose(got[~unwritten], want[~unwritten], rtol=1e-4, atol=1e-4):
+        return
+    seen = accesses_of(run.kernel, _launch((8, 40, 4)), "y stores", 4096)
+    if seen is None or not len(stores := seen[(seen["array"] == "y") & seen["write"]]) or \
+            (stores["thread"] != 0).any():
+        return
+    yield (f"only the first warp of each block (threadIdx.y == 0) stored its row: y[0], y[{w}], "
+           f"y[{2 * w}], ... were written, and right, but the rows of the warps threadIdx.y = 1 "
+           f"to {w - 1} never ({int(unwritten.sum())} of the {rows} elements of y, the first "
+           f"y[{int(np.argmax(unwritten))}]): the trace's stores into y were all by thread 0 of "
+           "the block, as if (lane == 0 && threadIdx.y == 0) lets through, but each warp of the "
+           "block has a row of its own, its sum in its lane 0",
+           "every warp's lane 0 stores its own row, whatever its threadIdx.y: if (lane == 0) "
+           "y[row] = v")
 
 
 def _in_an_int(a, x, got):

@@ -70,6 +70,24 @@ def _from_the_block_s_thread(case, x, m, sums):
                "its warp: for (int c = lane; c < cols; c += 32), lane = threadIdx.x % 32")
 
 
+def _steps_by_the_block(case, x, m, sums):
+    """The column loop stepped by the block's threads (c += blockDim.x, a grid-stride habit), not
+    the warp's 32: lane l read columns l, l + blockDim.x, ..., so each row's pair is that of the
+    columns c % blockDim.x < 32 alone (those columns in order: lane j % 32 reads the j-th)."""
+    step, cols = case[2], x.shape[1]
+    kept = np.arange(cols) % step < 32
+    if step == 32 or kept.all():
+        return
+    model_m, model_l = pairs(x[:, kept])
+    if not np.allclose(m, model_m) or not np.allclose(sums, model_l, rtol=1e-3):
+        return
+    yield (f"each row's pair is that of its columns c % {step} < 32 alone (columns 0 to 31, "
+           f"{step} to {step + 31}, ...; {int((~kept).sum())} of its {cols} columns never read): "
+           f"each lane's column loop stepped by {step}, blockDim.x (the block's threads), not "
+           "the warp's 32: one warp holds a row, so its 32 lanes cover the row 32 columns a step",
+           "each lane of its warp takes every 32nd column: for (int c = lane; c < cols; c += 32)")
+
+
 def _wrong_max(x, m, want_m):
     """What a row_max that is not the row's max shows, the most telling first."""
     r, xs = int(np.argmax(~np.isclose(m, want_m))), x.astype(np.float64)
@@ -157,6 +175,7 @@ def _mistakes(case, run):
                "its lane 0 writes row_max[row] and row_sum[row]")
     if not np.allclose(m, want_m) or not np.allclose(sums, want_l, rtol=1e-3):
         yield from missing_offset(x, m, sums, want_m, want_l)
+        yield from _steps_by_the_block(case, x, m, sums)
     if not np.allclose(m, want_m):
         yield from _from_the_block_s_thread(case, x, m, sums)
         yield from _wrong_max(x, m, want_m)

@@ -21,11 +21,12 @@ import numpy as np
 from helpers.exercises import near
 from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.hidden import awkward
-from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.kernel import KernelExercise, Launch, traced_back
 from helpers.exercises.microscope import accesses_of, observe, race_mistake, syncwarp_between
 from helpers.exercises.origin import Wrong
+from helpers.exercises.reverse_blocks_models import (BLOCK, len_one_short, mirrored_twice,
+                                                     reference)
 
-BLOCK = 256
 CASES = [1000, 77, 3 * BLOCK, 5003]
 """n: a partial last block (race-checked), a block alone, whole blocks, many blocks."""
 JUNK = np.float32(1000.0)
@@ -138,18 +139,6 @@ def _overwrites_own(failure):
             and err.first.block == err.second.block and err.first.thread[0] == err.element)
 
 
-def reference(x, sizes=None):
-    """Each block of x reversed; ``sizes``: the block lengths to mirror (the blocks' own)."""
-    n = x.size
-    out = np.full(n, np.nan, np.float32)
-    for start in range(0, n, BLOCK):
-        size = sizes(n - start) if sizes else min(BLOCK, n - start)
-        for j in range(min(BLOCK, n - start)):
-            k = size - 1 - j
-            out[start + j] = x[start + k] if 0 <= k < n - start else np.nan
-    return out
-
-
 def _launch(n):
     x = np.random.default_rng(n).uniform(-1, 1, n).astype(np.float32)
     return Launch((Input(x, BLOCK, JUNK), Output(n, guard=2 * BLOCK), np.int32(n)),
@@ -219,76 +208,6 @@ def _blocks_stored_over_block_0(run):
         return False
     stores = kept[kept["write"] & ~kept["shared"]]
     return bool(((stores["block"] > 0) & (stores["index"] < BLOCK)).any())
-
-
-PLACES = (("in", False, "the load from in", "loaded in[{}]"),
-          ("s", True, "the store into s", "put it in s[{}]"),
-          ("s", False, "the read of s", "read s[{}]"),
-          ("out", True, "the store into out", "stored that at out[{}]"))
-"""The four accesses each thread makes: (array, a write, what it is, what the thread did)."""
-
-
-def _mirrors(run):
-    """For each of the four accesses (``PLACES``), whether every thread made it at its mirror,
-    len - 1 - j, rather than at its own j (offsets from the block's start for in and out), in
-    a trace of the launch on the simulator; None where a thread made one at another index, or
-    the trace has none."""
-    n = run.model.size
-    kept = accesses_of(run.kernel, dataclasses.replace(run.launch, args=(
-        Input(run.model), *run.launch.args[1:])), f"mirrors, n = {n}", 8 * n)
-    if kept is None or not kept.size:
-        return None
-    start = kept["block"].astype(np.int64) * BLOCK
-    j = kept["thread"].astype(np.int64)
-    mirror = np.minimum(BLOCK, n - start) - 1 - j
-    local = kept["index"] - np.where(kept["shared"], 0, start)
-    found = []
-    for array, write, _, _ in PLACES:
-        mine = (kept["array"] == array) & (kept["write"] == write) & (j != mirror)
-        own, mirrored = local[mine] == j[mine], local[mine] == mirror[mine]
-        if not mine.any() or not ((own | mirrored).all() and (own.all() or mirrored.all())):
-            return None
-        found.append(bool(mirrored.all()))
-    return found
-
-
-def _mirrored_twice(run):
-    """The output is the input: two of the four accesses mirrored (``_mirrors``), which undo each
-    other, as out[start + len - 1 - j] = s[len - 1 - j] does."""
-    found = _mirrors(run)
-    if found is None or sum(found) < 2:
-        return
-    n = run.model.size
-    b, j = (1, 3) if n > BLOCK + 3 else (0, 3)
-    start = b * BLOCK
-    size = min(BLOCK, n - start)
-    twice = [what for (_, _, what, _), m in zip(PLACES, found) if m]
-    did = ", ".join(done.format((0 if array == "s" else start) + (size - 1 - j if m else j))
-                    for (array, _, _, done), m in zip(PLACES, found))
-    yield (f"the output is the input, unchanged: the mirror, len - 1 - j, was applied "
-           f"{'twice' if len(twice) == 2 else 'four times'}, in {' and '.join(twice)}, and "
-           f"each undoes the other (thread {j} of block {b}, start = {start}, len = {size}: {did})",
-           "mirror once, in the read of s alone: s[j] = in[start + j], then out[start + j] = "
-           "s[len - 1 - j], with len = min(BLOCK, n - start)")
-
-
-def _len_one_short(n, run, want):
-    """len = min(BLOCK, n - start - 1): the last block (n - start <= BLOCK elements) mirrored one
-    fewer, each element the one before its mirror, and its last element never written."""
-    short = reference(run.model, lambda rest: min(BLOCK, rest - 1))
-    if np.array_equal(short, want, equal_nan=True) or not np.array_equal(
-            run.out.got, short, equal_nan=True):
-        return
-    start = (n - 1) // BLOCK * BLOCK
-    rest = n - start
-    shifted = (f"out[{start}] got in[{n - 2}] where in[{n - 1}] belongs, each element the one "
-               "before its mirror, and " if rest > 1 else "")
-    yield (f"the last block's len is one short: it holds n - start = {rest} elements (out[{start}] "
-           f"to out[{n - 1}]) but mirrored {rest - 1}, so {shifted}out[{n - 1}] was "
-           "never written: n - start is already the block's number of elements, and the - 1 in "
-           "len = min(BLOCK, n - start - 1) takes its last one off",
-           "len counts the block's elements: len = min(BLOCK, n - start); the mirror's - 1 "
-           "belongs in the read alone, s[len - 1 - j]")
 
 
 def _s_not_shared(n, run, want):
@@ -369,8 +288,8 @@ def _mistakes(n, run):
                "every block mirrored block 0's elements: the load read in[j], not the block's own",
                "each block loads its own elements: s[j] = in[start + j]")]
     if np.array_equal(got, x):
-        yield from _mirrored_twice(run)
-    yield from _len_one_short(n, run, want)
+        yield from mirrored_twice(run)
+    yield from len_one_short(n, run, want)
     for model, problem, hint in models:
         right = ~np.isnan(model)
         if np.array_equal(got[right], model[right]) and right.sum() > n // 2:
@@ -384,10 +303,53 @@ def _mistakes(n, run):
                 f"{got[bad[0]]:g}, expected {want[bad[0]]:g})", MIRROR_HINT, "out", bad[0])
 
 
+def _detect(kernels, n):
+    """The case's launch and mistakes, a crash's after ``_len_the_larger``'s (which the crash's
+    own hint, from block 0 alone, cannot tell from two other mistakes)."""
+    launch = _launch(n)
+    mistakes = EXERCISE.run(kernels, launch)
+    try:
+        first = next(mistakes)
+    except StopIteration as stop:
+        run = stop.value
+    else:
+        yield from _len_the_larger(kernels, n)
+        yield first
+        run = yield from mistakes
+    if run is not None:
+        yield from traced_back(kernels, launch, _mistakes(n, run))
+
+
+def _len_the_larger(kernels, n, small=100):
+    """len = max(BLOCK, n - start), where min belongs: on the simulator thread 0 of block 0 read
+    s[n - 1] (an array of BLOCK elements indexed past its size: len = n, past BLOCK; as len = n - start or s[n - 1 - j] read there too), and a
+    launch over ``small`` < BLOCK elements mirrored BLOCK of them, in's junk after its end into
+    out[0] on and out[small] to out[BLOCK - 1] past out's end (len = BLOCK there, where those two
+    mirror right)."""
+    err = observe(kernels, _launch(n), key="len, max", racecheck=False).error
+    if n <= BLOCK or err is None or getattr(err, "kind", None) != "array bounds" or \
+            getattr(err, "length", None) != BLOCK or err.element != n - 1 or \
+            tuple(err.thread or ())[:1] != (0,) or tuple(err.block or ())[:1] != (0,):
+        return
+    seen = observe(kernels, _launch(small), key="len, max, one block", racecheck=False)
+    padded = np.append(seen.launch.model, np.full(BLOCK, JUNK, np.float32))
+    if seen.error is None and set(seen.outs[0].past.tolist()) == set(range(small, BLOCK)) and \
+            np.array_equal(seen.outs[0].got, padded[BLOCK - 1 - np.arange(small)]):
+        yield (f"len came out the larger of BLOCK and n - start, max(BLOCK, n - start), where "
+               f"the smaller, min, belongs: thread 0 of block 0 read s[{n - 1}], far past the "
+               f"end of s ({BLOCK} elements), as len = n - start = {n} there; and over n = "
+               f"{small}, one block of {small} elements, len came out BLOCK = {BLOCK}: it "
+               f"mirrored {BLOCK} elements, out[0] getting in[{BLOCK - 1}], past in's end, and "
+               f"out[{small}] to out[{BLOCK - 1}] written past the end of out",
+               "len counts the block's elements, at most BLOCK: the smaller of the two, len = "
+               "min(BLOCK, n - start)")
+
+
 EXERCISE = KernelExercise(
     stub="exercises/reverse_blocks.cu", kernel="reverse_blocks",
     signature="const float *in, float *out, int n", cases=CASES, draw=_draw, where=_where,
-    launch=_launch, mistakes=_mistakes, refine=_refine, simulated="runs the race check",
+    launch=_launch, mistakes=_mistakes, detect=_detect, refine=_refine,
+    simulated="runs the race check",
     crash_hint="only threads with j < len load and store, and s has BLOCK elements",
     success=f"every block of {BLOCK} elements (fewer in the last) reversed for {len(CASES)} "
             "sizes, no race, nothing written past the end")

@@ -103,6 +103,13 @@ WRONG = {
     # past A when N > K (the first case), the columns past N left out when N < K (the second)
     "a_guard_n": ([("(row < M && a_col < K)", "(row < M && a_col < N)")],
                   {"problem": "tests a_col against N", "hint": "a_col < K"}),
+    # blind audit THB-matmul_wide-1: A's guard tests the thread's column in the tile, tx, where
+    # A's column a_col belongs (was "A's guard tests a_col against N ... Hint: As[ty][tx] = (row
+    # < M && a_col < K) ...", an N that is not in the code)
+    "a_guard_tx_against_k": ([("(row < M && a_col < K)", "(row < M && tx < K)")],
+                             {"problem": "A's guard tests tx against K, but tx is the thread's "
+                                         "column in the tile (0 to 31), not A's column a_col",
+                              "hint": "guard A's column: (row < M && a_col < K)"}),
     "a_guard_n_within_a": ([("(row < M && a_col < K)", "(row < M && a_col < (N <= K ? N : K))")],
                            {"problem": "tests a_col against N", "hint": "a_col < K"}),
     # blind audit TEB-matmul_wide-1: B's guard tests b_row against N (was 'the kernel crashed:
@@ -162,7 +169,7 @@ WRONG = {
                                  "hint": "r = ty, ty + 8, ty + 16, ty + 24: for (int r = ty; r < "
                                          "TILE_K; r += TILE_M)"}),
 }
-SIMULATOR_ONLY = dict.fromkeys(("a_rows_n_apart", "a_guard_n", "b_guard_row_to_k", "b_guard_row_against_n"),
+SIMULATOR_ONLY = dict.fromkeys(("a_rows_n_apart", "a_guard_n", "a_guard_tx_against_k", "b_guard_row_to_k", "b_guard_row_against_n"),
                                "a read past A or B: a GPU reads other memory or faults and leaves "
                                "the context unusable")
 SIMULATOR_ONLY["bs_rows_from_tx"] = ("the products read rows of Bs that no thread loaded: on a GPU "

@@ -63,6 +63,13 @@ WRONG = {
                                "a * col_scale[col] + row_offset[threadIdx.y]",
                                "Hint: row_offset has one entry per row of the matrix: index it "
                                "with row, row_offset[row]"),
+    # blind audit THB-matrix_index-1 (was '3276 of 3367 elements are wrong ... Hint: out[row *
+    # cols + col] = a[row * cols + col] * col_scale[col] + row_offset[row]', the whole formula)
+    "row_offset_at_block_y": ([("row_offset[row]", "row_offset[blockIdx.y]")],
+                              "a * col_scale[col] + row_offset[blockIdx.y]: blockIdx.y is the "
+                              "block's row number",
+                              "Hint: row_offset has one entry per row of the matrix: index it "
+                              "with the element's row, row_offset[row]"),
     "blockIdx_x_missing": ([(INDEX_X, "threadIdx.x")], "Hint: blockIdx.x is missing from col"),
     "x_y_swapped": (list(SWAP), "Hint: x and y are swapped"),
     "transposed_index": ([TRANSPOSE], "the transposed index col * rows + row"),

@@ -61,6 +61,14 @@ WRONG = {
     "the_last_lane_stores": ([("if (lane == 0)", "if (lane == 31)")],
                              {"problem": "lane 31 stored y[row]",
                               "hint": "if (lane == 0) y[row] = v"}),
+    # blind audit THB-matvec_warp-1: only the block's first warp stores (was '75 of the 101
+    # elements of y were never written (the first is y[1]) ... Hint: each warp's row is row =
+    # blockIdx.x * blockDim.y + threadIdx.y; its lane 0 stores y[row]', the condition not named)
+    "only_the_first_warp_stores": ([("if (lane == 0)", "if (lane == 0 && threadIdx.y == 0)")],
+                                   {"problem": "only the first warp of each block (threadIdx.y "
+                                               "== 0) stored its row",
+                                    "hint": "every warp's lane 0 stores its own row, whatever "
+                                            "its threadIdx.y: if (lane == 0) y[row] = v"}),
     "every_lane_stores": ([("    if (lane == 0)\n        y[row] = v;", "    y[row] = v;")],
                           {"problem": "data race on y[", "hint": "lane 0 alone"}),
     "row_ignores_the_block": ([("blockIdx.x * blockDim.y + threadIdx.y;", "threadIdx.y;")],

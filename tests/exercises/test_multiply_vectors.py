@@ -6,7 +6,8 @@ one module (and, on PyCUDA, once more on the simulator, whose race check the che
 import numpy as np
 import pytest
 
-from kernel_sources import compile_variant_pairs, simulator_only, solution, variant
+from kernel_sources import (assert_refused_and_named, compile_variant_pairs, simulator_only,
+                            solution, variant)
 
 from helpers.exercises import multiply_vectors as checker
 
@@ -192,3 +193,14 @@ def test_the_reads_not_the_racing_stores_tell_a_store_at_the_threads_place(kerne
     got = np.where(unwritten, np.nan, np.resize(a[:size] * b[:size], a.size))  # block 0's, last
     (problem, hint), = checker.stored_at_thread(got, unwritten, a * b, size, "out", lambda: True)
     assert problem.startswith("every block stored at out[threadIdx.x]") and "landed last" in problem
+
+
+def test_pythons_power_for_the_product_is_named_whole():
+    """Blind audit THB-multiply_vectors-1: a[i] ** b[i], which C reads as a[i] * (*b[i]) (was
+    '... writes a[i] ** b, Python's power ... Hint: multiply it out: powf(a[i], b)', b's [i] lost
+    and a power hinted where the exercise multiplies)."""
+    assert_refused_and_named(checker.check_multiply_vectors, "multiply_vectors", "power",
+                             [(STORE, "out[i] = a[i] ** b[i];")],
+                             {"problem": "line 10 writes a[i] ** b[i]: C has no ** operator "
+                                         "(Python's power): it reads a[i] * (*b[i])",
+                              "hint": "a product takes one *: out[i] = a[i] * b[i];"})

@@ -90,6 +90,12 @@ WRONG = [
       "l = l * exp(m - m_new) + exp(v - m_new)"]),
     ("loop_steps_by_1", variant(KERNEL, ("c < cols; c += 32)", "c < cols; c++)")),
      ["each lane walked every column from its own", "c += 32"]),
+    # blind audit THB-online_softmax-1: the grid-stride habit, the column loop stepped by the
+    # block's threads (was 'row_max[2] = -0.539062, the max of only some of its columns ...
+    # Hint: each lane walks c = lane, lane + 32, ...', the step not named)
+    ("loop_steps_by_blockdim_x", variant(KERNEL, ("c < cols; c += 32)", "c < cols; c += blockDim.x)")),
+     ["each lane's column loop stepped by 64, blockDim.x (the block's threads), not the warp's 32",
+      "Hint: each lane of its warp takes every 32nd column: for (int c = lane; c < cols; c += 32)"]),
     ("no_row_guard", variant(KERNEL, ("    if (row >= rows) return;", "")),
      ["if (row >= rows) return;"]),
     # blind audit TDB-online_softmax-1: the store left to the block's thread 0 (was 'some rows'

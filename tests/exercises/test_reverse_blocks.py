@@ -66,6 +66,15 @@ WRONG = {
     "mirror_one_off": ([("s[len - 1 - j]", "s[len - j]")], ["one element off"]),
     "len_not_capped": ([("int len = min(BLOCK, n - start);", "int len = n - start;")],
                        ["far past the end of s", "len = min(BLOCK, n - start)"]),
+    # blind audit THB-reverse_blocks-1: max where min belongs (was 'the kernel crashed: ... Hint:
+    # thread 0 read s[999], far past the end of s ...: from the whole array's last element n - 1
+    # (s[n - 1 - j]) or from a len not capped at BLOCK ...', two causes, max not named)
+    "len_the_larger": ([("int len = min(BLOCK, n - start);", "int len = max(BLOCK, n - start);")],
+                       ["len came out the larger of BLOCK and n - start, max(BLOCK, n - start), "
+                        "where the smaller, min, belongs",
+                        "thread 0 of block 0 read s[999], far past the end of s",
+                        "Hint: len counts the block's elements, at most BLOCK: the smaller of "
+                        "the two, len = min(BLOCK, n - start)"]),
     # blind audit F19: the mirror against the whole array (was 'len counts more than the
     # block's elements', len being right); block 0 reads as with len = n - start
     "mirror_against_n": ([("s[len - 1 - j]", "s[n - 1 - j]")],
@@ -143,6 +152,7 @@ WRONG = {
 # The simulator only: on a GPU an index outside a shared array may be an illegal address, which
 # leaves the CUDA context unusable for every test after it in the process.
 SIMULATOR_ONLY = dict.fromkeys(("mirror_one_off", "store_unguarded", "len_not_capped", "mirror_against_n",
+                                "len_the_larger",
                                 "mirror_adds_start", "mirror_of_the_global_element",
                                 "mirror_adds_j"),
                                "an index outside a shared array may break the GPU's context")

@@ -1,0 +1,118 @@
+"""The NumPy models of ``helpers.exercises.matmul_wide``'s kernel (C = A B in 8 x 32 tiles of C,
+phases 32 deep): sums that take in only some k (``summed``), phases whose tiles hold other columns
+of A or rows of B (``phased``), A read with its rows another length apart (``rows_apart``), B's
+tile taken transposed (``crossed``), and the tiles indexed wrongly (``indexed``), with the
+mistakes' words that more than one detector gives."""
+
+from __future__ import annotations
+
+import numpy as np
+
+ROWS_APART = ("A's rows were read N elements apart (A[row * N + a_col]), but A is M x K: a row "
+              "of A holds K elements", "element (row, k) of A is at row * K + k: "
+              "A[row * K + a_col]")
+
+
+def tile_k_apart(k):
+    """The mistake of A's rows read TILE_K apart, the tile's width for A's row length."""
+    return (f"A's rows were read TILE_K = 32 elements apart (A[row * TILE_K + a_col]), but A is "
+            f"M x K: a row of A holds K = {k} elements", "element (row, k) of A is at row * K + "
+            "k: A[row * K + a_col]; TILE_K is the tile's width, not the length of A's rows")
+
+
+
+A_GUARD_N = ("A's guard tests a_col against N, but A is M x K: its tile took elements past the "
+             "end of each row", "As[ty][tx] = (row < M && a_col < K) ? A[row * K + a_col] : 0.0f")
+
+
+def summed(a, b, ks):
+    """C as a kernel computes it whose sums take in only the k where ``ks`` (of K; or (M, K),
+    one row of C's k a row) is True."""
+    return (a.astype(np.float64) * ks) @ b
+
+
+def part(x, rows):
+    """The rows ``rows`` of x, 0 for those past its last."""
+    return np.where((rows < len(x))[:, None], x[np.minimum(rows, len(x) - 1)], 0.0)
+
+
+def phased(a, b, a_col, b_row):
+    """C as phases 32 deep compute it whose tile of A holds columns ``a_col(phase, t)`` and
+    whose Bs rows hold B's rows ``b_row(phase, t)`` (t below 32; 0 past A's or B's edge)."""
+    t = np.arange(32)
+    return sum(part(a.T, a_col(p, t)).T @ part(b, b_row(p, t)) for p in range(-(-a.shape[1] // 32)))
+
+
+def rows_apart(flat, m, k, n):
+    """A (m x k) as a kernel reads it whose rows are n elements apart in ``flat`` (NaN past it)."""
+    return np.append(flat, np.nan)[np.minimum(np.arange(m)[:, None] * n + np.arange(k), flat.size)]
+
+
+
+def crossed(a, b):
+    """C as a kernel computes it whose products take each phase's tile of B transposed: Bs read
+    as Bs[tx][k], or (the same C) stored as Bs[tx][r]."""
+    (m, k), n = a.shape, b.shape[1]
+    phases, tiles = -(-k // 32), -(-n // 32)
+    a_pad, b_pad = np.zeros((m, 32 * phases)), np.zeros((32 * phases, 32 * tiles))
+    a_pad[:, :k], b_pad[:k, :n] = a, b
+    return np.hstack([sum(a_pad[:, 32 * p:32 * p + 32] @ b_pad[32 * p:32 * p + 32,
+                                                               32 * t:32 * t + 32].T
+                          for p in range(phases)) for t in range(tiles)])[:, :n]
+
+
+
+def indexed(a, b):
+    """(C, problem, hint) of the kernels that index a tile wrongly: A's rows taken N apart,
+    B's rows taken K apart, B's guard testing col against K, A's tile read from column phase +
+    tx, a phase's tile of A or B starting TILE_M (not TILE_K) on from the last one's, Bs rows loaded from ty alone, Bs read as Bs[tx][k] (None where such a kernel reads past
+    A or B, or computes C)."""
+    (m, k), n = a.shape, b.shape[1]
+    yield (rows_apart(a.ravel(), m, k, n) @ b if (m - 1) * n + k <= a.size else None,
+           *ROWS_APART)
+    yield (rows_apart(a.ravel(), m, k, 32) @ b if (m - 1) * 32 + k <= a.size else None,
+           *tile_k_apart(k))
+    rows_k = np.arange(k)[:, None] * k + np.arange(n)[None, :]
+    yield (a @ b.ravel()[rows_k] if rows_k.max() < b.size else None,
+           "B's rows were taken K elements apart (B[b_row * K + col]): a row of B holds N",
+           "Bs[r][tx] = B[b_row * N + col]")
+    yield (np.where(np.arange(n) < k, a @ b, 0.0) if n > k else None,
+           "C's columns K and past are 0, the rest right: B's guard tests col against K, but "
+           "B is K x N", "Bs[r][tx] = (b_row < K && col < N) ? B[b_row * N + col] : 0.0f")
+    yield (phased(a, b, lambda p, t: p + t, lambda p, t: p * 32 + t), "A's tile starts at "
+           "column phase, not phase * TILE_K: the phases' tiles of A overlap",
+           "a_col = phase * TILE_K + tx")
+    for guarded in (lambda p, t: np.where(p * 32 + t < k, t, k), lambda p, t: t):
+        yield (phased(a, b, guarded, lambda p, t: p * 32 + t), "every phase read A's first "
+               "TILE_K columns again: A's column in the load was tx, without the phase's offset, "
+               "so each phase's tile of B met A's columns 0 to 31",
+               "A's column is phase * TILE_K + tx: As[ty][tx] = (row < M && a_col < K) ? "
+               "A[row * K + a_col] : 0.0f, with a_col = phase * TILE_K + tx")
+    for a_step, b_step, tile, fix in ((32, 8, "B's tile starts at row", "b_row = phase * TILE_K + r"),
+                                      (8, 32, "A's tile starts at column", "a_col = phase * TILE_K + tx")):
+        yield (phased(a, b, lambda p, t: p * a_step + t, lambda p, t: p * b_step + t),
+               f"{tile} phase * TILE_M = phase * 8, not phase * TILE_K: a phase goes 32 deep "
+               f"along k, so the phases' tiles of {tile[0]} overlap and fall behind the other's",
+               f"{fix}: a phase is TILE_K deep in A and in B alike")
+    yield (phased(a, b, lambda p, t: p * 32 + t, lambda p, t: p * 32 + t % 8), "Bs rows were "
+           "loaded with b_row from ty: rows r = ty, ty + 8, ty + 16, ty + 24 of Bs all hold row "
+           "phase * TILE_K + ty of B", "int b_row = phase * TILE_K + r, from the loop's r")
+    yield (phased(a, b, lambda p, t: p * 32 + t, lambda p, t: p * 32 + t // 8 * 8), "Bs rows "
+           "were loaded with b_row missing the thread's ty: rows r + ty of Bs, for r = 0, 8, 16, "
+           "24, all hold row phase * TILE_K + r of B", "the row of B that goes into Bs[r + ty] "
+           "is int b_row = phase * TILE_K + r + ty")
+    yield (phased(a, b, lambda p, t: p * 32 + t, lambda p, t: p * 32 + t + t % 8), "B's row "
+           "counted ty twice: Bs row r, for r = ty, ty + 8, ..., held B's row phase * TILE_K + "
+           "ty + r, b_row = phase * TILE_K + ty with r added to it, but r already starts at ty",
+           "the row of B that goes into Bs[r] is phase * TILE_K + r: int b_row = phase * "
+           "TILE_K + r inside the loop over r")
+    yield (crossed(a, b), "the products read Bs[tx][k], Bs across: Bs holds a phase's rows of B, k "
+           "down and the thread's column across", "sum += As[ty][k] * Bs[k][tx]")
+    c = a.astype(np.float64) @ b
+    yield (c[:, np.arange(n) % 32], "B's tile was read from column tx, not col: every block's "
+           "Bs held columns 0 to 31 of B, so column c of C came out column c % 32's",
+           "Bs[r][tx] = B[b_row * N + col], with col = blockIdx.x * TILE_N + tx: the block's "
+           "columns of B")
+    yield (c[np.arange(m) % 8], "A's tile was read from row ty, not row: every block's As held "
+           "rows 0 to 7 of A, so row r of C came out row r % 8's", "As[ty][tx] = A[row * K + "
+           "a_col], with row = blockIdx.y * TILE_M + ty: the block's rows of A")

@@ -1,0 +1,98 @@
+"""The models of ``helpers.exercises.reverse_blocks``'s mistakes: each block mirrored, with its
+own length or another (``reference``), the last block's len one short (``len_one_short``), and
+which of a thread's four accesses were made at its mirror rather than at its own j, from a trace
+on the simulator (``mirrors``), the output the input where two undo each other
+(``mirrored_twice``)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from helpers.exercises.common import Input
+from helpers.exercises.microscope import accesses_of
+
+BLOCK = 256
+
+
+def reference(x, sizes=None):
+    """Each block of x reversed; ``sizes``: the block lengths to mirror (the blocks' own)."""
+    n = x.size
+    out = np.full(n, np.nan, np.float32)
+    for start in range(0, n, BLOCK):
+        size = sizes(n - start) if sizes else min(BLOCK, n - start)
+        for j in range(min(BLOCK, n - start)):
+            k = size - 1 - j
+            out[start + j] = x[start + k] if 0 <= k < n - start else np.nan
+    return out
+
+
+PLACES = (("in", False, "the load from in", "loaded in[{}]"),
+          ("s", True, "the store into s", "put it in s[{}]"),
+          ("s", False, "the read of s", "read s[{}]"),
+          ("out", True, "the store into out", "stored that at out[{}]"))
+"""The four accesses each thread makes: (array, a write, what it is, what the thread did)."""
+
+
+def mirrors(run):
+    """For each of the four accesses (``PLACES``), whether every thread made it at its mirror,
+    len - 1 - j, rather than at its own j (offsets from the block's start for in and out), in
+    a trace of the launch on the simulator; None where a thread made one at another index, or
+    the trace has none."""
+    n = run.model.size
+    kept = accesses_of(run.kernel, dataclasses.replace(run.launch, args=(
+        Input(run.model), *run.launch.args[1:])), f"mirrors, n = {n}", 8 * n)
+    if kept is None or not kept.size:
+        return None
+    start = kept["block"].astype(np.int64) * BLOCK
+    j = kept["thread"].astype(np.int64)
+    mirror = np.minimum(BLOCK, n - start) - 1 - j
+    local = kept["index"] - np.where(kept["shared"], 0, start)
+    found = []
+    for array, write, _, _ in PLACES:
+        mine = (kept["array"] == array) & (kept["write"] == write) & (j != mirror)
+        own, mirrored = local[mine] == j[mine], local[mine] == mirror[mine]
+        if not mine.any() or not ((own | mirrored).all() and (own.all() or mirrored.all())):
+            return None
+        found.append(bool(mirrored.all()))
+    return found
+
+
+def mirrored_twice(run):
+    """The output is the input: two of the four accesses mirrored (``mirrors``), which undo each
+    other, as out[start + len - 1 - j] = s[len - 1 - j] does."""
+    found = mirrors(run)
+    if found is None or sum(found) < 2:
+        return
+    n = run.model.size
+    b, j = (1, 3) if n > BLOCK + 3 else (0, 3)
+    start = b * BLOCK
+    size = min(BLOCK, n - start)
+    twice = [what for (_, _, what, _), m in zip(PLACES, found) if m]
+    did = ", ".join(done.format((0 if array == "s" else start) + (size - 1 - j if m else j))
+                    for (array, _, _, done), m in zip(PLACES, found))
+    yield (f"the output is the input, unchanged: the mirror, len - 1 - j, was applied "
+           f"{'twice' if len(twice) == 2 else 'four times'}, in {' and '.join(twice)}, and "
+           f"each undoes the other (thread {j} of block {b}, start = {start}, len = {size}: {did})",
+           "mirror once, in the read of s alone: s[j] = in[start + j], then out[start + j] = "
+           "s[len - 1 - j], with len = min(BLOCK, n - start)")
+
+
+def len_one_short(n, run, want):
+    """len = min(BLOCK, n - start - 1): the last block (n - start <= BLOCK elements) mirrored one
+    fewer, each element the one before its mirror, and its last element never written."""
+    short = reference(run.model, lambda rest: min(BLOCK, rest - 1))
+    if np.array_equal(short, want, equal_nan=True) or not np.array_equal(
+            run.out.got, short, equal_nan=True):
+        return
+    start = (n - 1) // BLOCK * BLOCK
+    rest = n - start
+    shifted = (f"out[{start}] got in[{n - 2}] where in[{n - 1}] belongs, each element the one "
+               "before its mirror, and " if rest > 1 else "")
+    yield (f"the last block's len is one short: it holds n - start = {rest} elements (out[{start}] "
+           f"to out[{n - 1}]) but mirrored {rest - 1}, so {shifted}out[{n - 1}] was "
+           "never written: n - start is already the block's number of elements, and the - 1 in "
+           "len = min(BLOCK, n - start - 1) takes its last one off",
+           "len counts the block's elements: len = min(BLOCK, n - start); the mirror's - 1 "
+           "belongs in the read alone, s[len - 1 - j]")
