@@ -18,7 +18,7 @@ from helpers.exercises.common import Input, Output
 from helpers.exercises.compact_points_models import HOLE, HOLE_HINT, models, read_at_the_row
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import accesses_of, observe, written_twice
+from helpers.exercises.microscope import accesses_of, kernel_words, observe, written_twice
 
 JUNK_ROW = 5     # slot past n holds count + JUNK_ROW
 # (n, threads a block): never a multiple; a small one on the simulator, race-checked (a kernel
@@ -214,19 +214,9 @@ def _compared_with_nan(kernels):
     """The text of the operand that the kernel's body (its simulated twin's source) compares
     with NAN by ``==`` (``x == NAN`` or ``NAN == x``); None where there is none or the text
     cannot be read."""
-    from helpers.sim.compile.kernel_text import Unreadable, closing, read_tokens
-
-    function = kernels.simulated
-    source = getattr(function, "source", None)
-    try:
-        tokens = read_tokens(source, 0, len(source)) if source else []
-        words = [t.text for t in tokens]
-        name = next(i for i in range(len(words) - 2) if words[i:i + 3] == [
-            "__global__", "void", function.name])
-        body = words.index("{", closing(tokens, words.index("(", name)))
-        end = closing(tokens, body)
-    except (Unreadable, StopIteration, ValueError, IndexError):
+    if (text := kernel_words(kernels)) is None:
         return None
+    source, tokens, words, body, end = text
     for i in range(body + 1, end - 1):
         if words[i] == "==" and "NAN" in (words[i - 1], words[i + 1]):
             other = range(i + 1, end) if words[i - 1] == "NAN" else range(i - 1, body, -1)
