@@ -18,13 +18,14 @@ from helpers.exercises import near
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch, on_simulator
-from helpers.exercises.microscope import observe, observed_launch, observed_mistakes
+from helpers.exercises.microscope import kernel_words, observe, observed_launch, observed_mistakes
 from helpers.exercises.verdict import matches
 
 D, TILE = 64, 32
 # (n,): a partial last tile, whole ones, less than a tile, a last tile of one key (so that a tile
 # count rounded up from n + TILE - 2 shows), and the first again on the simulator, race-checked
 CASES = [(75,), (64,), (20,), (97,), (75, "observe")]
+EXPS = ("__expf", "expf", "exp", "exp2f", "exp2")
 
 
 def _draw(rng):
@@ -41,13 +42,14 @@ def _where(case):
 def walk(q, k, v, tiles=None, keys=lambda n, tile: min(TILE, n - tile * TILE),
          stage=lambda tile, t: tile * TILE + t, scale=D ** -0.5, rescale_l=True, rescale_acc=True,
          update_m=True, own_key=False, own_value=False, divide=True, query_keys=False,
-         flip=False, read=None):
+         flip=False, read=None, old_p=False):
     """The kernel's walk, tile by tile, in float64: ``tiles`` tiles, each staging key
     ``stage(tile, t)`` in slot t (zeros past n; ``read``: the key read there, if not that one) and scoring ``keys(n, tile)`` of them; the other
     keywords change one step each (``own_key``: thread t scores its own slot's key at every step,
     not slot jj's; ``query_keys``: slot jj holds key blockIdx.x * TILE + jj in every tile, zeros
     past n; ``update_m``: m = m_new after each key; ``flip``: the rescale exp(m_new - m);
-    ``divide``: acc / l (True), acc (False), acc / m ("m"), or (acc, m, l) ("parts"))."""
+    ``divide``: acc / l (True), acc (False), acc / m ("m"), or (acc, m, l) ("parts"); ``old_p``:
+    each key's weight exp(s - m), against the max before it)."""
     n = q.shape[0]
     lane, qs = np.arange(n) % TILE, q.astype(np.float64) * scale
     first, padded = np.arange(n) - lane, np.concatenate([k, np.zeros((TILE, D))])
@@ -65,7 +67,7 @@ def walk(q, k, v, tiles=None, keys=lambda n, tile: min(TILE, n - tile * TILE),
             live = jj < count
             with np.errstate(invalid="ignore", over="ignore"):   # flip: 0 * exp(inf)
                 r = np.exp(np.where(live, (new - m) if flip else (m - new), 0.0))
-                p = np.where(live, np.exp(s - new), 0.0)
+                p = np.where(live, np.exp(s - (m if old_p else new)), 0.0)
                 total = total * (r if rescale_l else 1) + p
                 acc = acc * (r[:, None] if rescale_acc else 1) + p[:, None] * (
                     vs[lane] if own_value else vs[jj])
@@ -114,7 +116,8 @@ def _mistakes(case, run):
     yield from _last_tile_empty(run.kernel, n, got, (q, k, v))
     yield from _staged_by_query_named(n, got, q, k, v)
     yield from matches(got, ((walk(*inputs, **change), problem, hint)
-                             for inputs, change, problem, hint in _walks(n, q, k, v)), _close)
+                             for inputs, change, problem, hint in _walks(n, q, k, v, run.kernel)),
+                       _close)
     yield from observed_mistakes(observe(run.kernel, _launch(CASES[-1])), _refine,
                                  wrong="o is wrong")
     if run.out.unwritten.any():
@@ -126,7 +129,7 @@ def _mistakes(case, run):
            "over the tiles with the one in the notebook's attention_tiled")
 
 
-def _walks(n, q, k, v):
+def _walks(n, q, k, v, kernels):
     """(inputs, walk's keywords, problem, hint) of each known mistake that can show at this n."""
     whole, last = n // TILE, -(-n // TILE) - 1
     if n % TILE:
@@ -169,7 +172,7 @@ def _walks(n, q, k, v):
     yield ((q, k, v), dict(query_keys=True), "Ks was staged from the query index i: every tile "
            "held the keys of the block's own queries (and threads past n read past k)",
            "thread t stages key j = tile * TILE + t: Ks[t][c] = k[j * HEAD_DIM + c]")
-    yield from _rescales((q, k, v))
+    yield from _rescales((q, k, v), _against_the_old_max(kernels))
     yield ((q, k, v), dict(update_m=False), "o is the value of the last key: m was never set to "
            "m_new, so each key's rescale exp(m - m_new) was 0", "after l and acc: m = m_new")
     for scale, name in ((1.0, "not scaled by 1 / sqrt(HEAD_DIM)"), (1 / D, "scaled by 1 / HEAD_DIM, "
@@ -195,18 +198,43 @@ def _divided_by_the_max(inputs):
            "HEAD_DIM + c] = __float2half(acc[c] / l)")
 
 
-def _rescales(inputs):
+def _against_the_old_max(kernels):
+    """Which exp the kernel's source takes against the old max m: "weight" (p = exp(s - m)),
+    "rescale" (exp(m_new - m)), or None (neither, or both). The two give the same NaN in every
+    row (the first key's exp(+inf)), whatever the inputs: only the source tells them apart."""
+    words = (text := kernel_words(kernels)) and text[2][text[3]:text[4]]
+    calls = {tuple(words[i + 2:i + 6]) for i in range(len(words or ()) - 5)
+             if words[i] in EXPS and words[i + 1] == "("}
+    weight, rescale = (("s", "-", "m", ")") in calls, ("m_new", "-", "m", ")") in calls)
+    return "weight" if weight > rescale else "rescale" if rescale > weight else None
+
+
+def _rescales(inputs, against=None):
     """(inputs, walk's keywords, problem, hint) of the rescale's mistakes: left out of l, of acc
-    or of both, or written the wrong way round."""
+    or of both, or written the wrong way round; and the key's weight taken against the old max,
+    whose NaN is the flipped rescale's (``against``: which of the two the source shows)."""
     rescale = "exp(m - m_new), with m the max before this key"
     yield (inputs, dict(rescale_l=False, rescale_acc=False), "neither l nor acc was rescaled "
            "when the max grew: was m set to m_new before the rescale was computed?",
            f"rescale = {rescale}; set m = m_new after l and acc")
-    yield (inputs, dict(flip=True), "every row of o is NaN: the rescale was exp(m_new - m), "
-           "the wrong way round: at the first key m is -INFINITY, so it is exp(+inf) = inf and "
-           "l = 0 * inf is NaN (and each time the max grew, l and acc would grow by exp(m_new - "
-           "m) where they must shrink)", "rescale = __expf(m - m_new), the old max less the new: at most 1, "
-           "it shrinks l and acc when the max grows")
+    flipped = (inputs, dict(flip=True), "every row of o is NaN: the rescale was exp(m_new - m), "
+               "the wrong way round: at the first key m is -INFINITY, so it is exp(+inf) = inf "
+               "and l = 0 * inf is NaN (and each time the max grew, l and acc would grow by "
+               "exp(m_new - m) where they must shrink)", "rescale = __expf(m - m_new), the old "
+               "max less the new: at most 1, it shrinks l and acc when the max grows")
+    weight = (inputs, dict(old_p=True), "every row of o is NaN: the key's weight was taken "
+              "against the old max, p = exp(s - m), where it belongs against the new one, "
+              "exp(s - m_new): at the first key m is -INFINITY, so p = exp(+inf) = inf, l and acc "
+              "are inf from then on, and acc / l = inf / inf is NaN (later keys' weights would "
+              "not be on the scale of the rescaled l and acc)", "take the weight against the new "
+              "max: p = __expf(s - m_new), as the rescale __expf(m - m_new) is")
+    if against is None:
+        yield (inputs, dict(old_p=True), "every row of o is NaN: an exp was taken against the old "
+               "max m, which is -INFINITY at the first key, so it is exp(+inf) = inf: the key's "
+               "weight p = exp(s - m) (where it is exp(s - m_new)) or the rescale the wrong way "
+               "round, exp(m_new - m), gives this NaN", "take both against the new max m_new: "
+               "rescale = __expf(m - m_new), p = __expf(s - m_new)")
+    yield from (weight, flipped) if against == "weight" else (flipped, weight)
     yield (inputs, dict(rescale_acc=False), "the output row acc was not rescaled when the max "
            "grew", "acc = acc * exp(m - m_new) + p * v, as l is")
     yield (inputs, dict(rescale_l=False), "the sum l was not rescaled when the max grew",

@@ -306,6 +306,7 @@ def _wrong_means(got, want, x, n):
         yield (f"means[{int(np.argmax(is_poison(got)))}] was never written",
                "thread 0 of every block stores its block's mean in means[blockIdx.x]")
     yield from models.full_block_counted_0(got, want, n)
+    yield from models.count_one_too_many(got, want, x, n)
     if models.divided_by_block(got, want, x, n):
         yield (f"the last block's mean is its sum divided by {BLOCK}, but it has only {last} "
                "elements", "divide by count, the elements the block has, not by BLOCK")

@@ -1,7 +1,8 @@
 """The models of notebook 09's block mean that ``helpers.exercises.block_mean`` compares a
 kernel's means with: a sum that left out the array's last element or counted tile[0] twice, one of
 tile[0] alone, a count that left out the block's start (min(BLOCK, n)), which only a launch of
-one block tells from a division by BLOCK, and a full last block counted 0."""
+one block tells from a division by BLOCK, a partial last block counted one too many, and a full
+last block counted 0."""
 
 from __future__ import annotations
 
@@ -93,6 +94,23 @@ def count_without_start(sim_kernel, got, want, x, n):
            "the mean is right, as there n is what the block has",
            "count what is left of the array from the block's first element: count = min(BLOCK, "
            "n - first), first = blockIdx.x * BLOCK")
+
+
+def count_one_too_many(got, want, x, n):
+    """Every mean right but the last, partial block's, which is its sum over one element more than
+    it has: count = min(BLOCK, n - first + 1) (the loop's extra tile[count - 1] is a 0 stored past
+    n, which leaves the sum as it is). A full last block is capped at BLOCK, and right."""
+    last, b = n - (len(want) - 1) * BLOCK, len(want) - 1
+    if last >= BLOCK or not np.allclose(got[:-1], want[:-1], rtol=1e-4, atol=1e-5) or \
+            np.isclose(got[-1], want[-1], rtol=1e-4, atol=1e-5) or not np.isclose(
+                got[-1], x[-last:].astype(np.float64).sum() / (last + 1), rtol=1e-4, atol=1e-5):
+        return
+    yield (f"means[{b}] = {got[b]}, the last, partial block's sum divided by {last + 1}, where it "
+           f"has {last} elements (x[{b * BLOCK}] to x[{n - 1}]; its mean is {want[b]}): the "
+           f"count came out one too many, as min(BLOCK, n - first + 1) gives: n - first = {last} "
+           "is already the number of elements from the block's first on (the other blocks are "
+           "full, capped at BLOCK, and right)", "count the elements from the block's first: "
+           "count = min(BLOCK, n - first), with no + 1")
 
 
 def full_block_counted_0(got, want, n):

@@ -1,6 +1,7 @@
 """The models of ``helpers.exercises.compact_points``: what a kernel with one of the usual
 mistakes of the scatter leaves in points, element for element (rows as three planes, Z read as
-if interleaved, the hole test turned round, a row late, holes that stopped the first point)."""
+if interleaved, the hole test turned round, a row late, holes that stopped the first point; a
+coordinate read at the point's row, or from another coordinate's plane)."""
 
 from __future__ import annotations
 
@@ -120,3 +121,22 @@ def read_at_the_row(xyz, got, want):
                f"expected {want[r].tolist()}, its {names} pixel {r}'s",
                "k only picks the row of points; the coordinates are pixel i's: X is xyz[i], Y "
                "is xyz[n + i], Z is xyz[2 * n + i]")
+
+
+def read_from_another_plane(xyz, got, want):
+    """One coordinate read from another coordinate's plane (xyz[n + i] for Z): that column of
+    every row holds the same pixel's other coordinate, the other columns right."""
+    reads, stores = ("xyz[i]", "xyz[n + i]", "xyz[2 * n + i]"), ("", " + 1", " + 2")
+    for column in range(3):
+        for plane in set(range(3)) - {column}:
+            model = want.copy()
+            model[:, column] = xyz[plane, xyz[2] > 0]
+            if np.array_equal(model, want, equal_nan=True) or \
+                    not np.array_equal(got, model, equal_nan=True):
+                continue
+            r = int(np.argmax(~(model == want).all(axis=1)))
+            name, other = "XYZ"[column], "XYZ"[plane]
+            yield (f"{name}, column {column} of each row, was read from the {other} plane, "
+                   f"{reads[plane]}, where {name} is {reads[column]}: every point's {name} equals "
+                   f"its {other} (row {r}: got {got[r].tolist()}, expected {want[r].tolist()})",
+                   f"points[3 * k{stores[column]}] = {reads[column]}")

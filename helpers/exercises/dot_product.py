@@ -131,6 +131,7 @@ def _mistakes(case, run):
                "the result is one float: only *result (result[0]) may be written")
     if np.isnan(got):  # a race explains a NaN too: the barrier before reading shared memory
         yield from _one_sum_too_many(kernels)
+        yield from _added_into_unset(kernels)
         yield from observed_mistakes(_observe(kernels), _refine, wrong="the sum is NaN")
         yield from _unset(kernels)
         yield from _first_warp_only(kernels)
@@ -153,6 +154,7 @@ def _mistakes(case, run):
     yield from _whole_warps_stored(kernels)
     yield from _one_sum_too_many(kernels)
     yield from observed_mistakes(_observe(kernels), _refine, wrong="the sum is wrong")  # likeliest
+    yield from _added_into_unset(kernels)
     yield from _warps_placed_in_grid(kernels)
     yield from matches(got, wrong_sums(products, case["block"], case["grid"]), _close)
     yield from _unset(kernels)
@@ -317,6 +319,26 @@ def _first_warp_only(kernels):
                "lane = threadIdx.x % 32")
 
 
+def _added_into_unset(kernels):
+    """On the simulator, init-checked: lane 0 of a warp read its own warp's warp_sums[warp]
+    before any thread of the block had stored anything in warp_sums: the warp's sum was added
+    into the slot (warp_sums[warp] += v), which holds whatever shared memory held."""
+    from helpers.sim.settings import settings
+
+    with settings.changed(initcheck=True):
+        err = observe(kernels, _launch(OBSERVED[0]), key="initcheck").error
+    thread = getattr(err, "thread", None)
+    if getattr(err, "kind", None) != "uninitialised read" or err.space != "shared" or \
+            not thread or thread[0] % 32 or err.element != thread[0] // 32 or err.written:
+        return
+    yield (f"lane 0 of each warp added its warp's sum into warp_sums[warp] (+=), which no thread "
+           f"had set: on the simulator thread {thread[0]} of block {err.block[0]} read "
+           f"warp_sums[{err.element}] before anything was stored in warp_sums (shared memory is "
+           "not cleared for you: on a GPU it holds whatever was there, on the simulator NaN), "
+           "and the block's sum is built on that", "store the warp's sum: if (lane == 0) "
+           "warp_sums[warp] = v (=, not +=: the slot's first value is the warp's sum)")
+
+
 def _observe(kernels, case=OBSERVED[0]):
     return observe(kernels, _launch(case), key=f"observed {case['block']}")
 
@@ -328,6 +350,7 @@ def _observed_mistakes(kernels, case):
         yield from _whole_warps_stored(kernels)
     yield from observed_mistakes(seen, _refine)
     yield from _one_sum_too_many(kernels)
+    yield from _added_into_unset(kernels)
     if not seen.error and np.isnan(seen.outs[0].got[0]):
         yield ("on the simulator, which fills shared memory with NaN before each block (a GPU "
                "leaves whatever was there, which may be 0 by luck), the sum is NaN: the kernel "

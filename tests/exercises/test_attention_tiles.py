@@ -85,6 +85,19 @@ WRONG = [
                                                      "float rescale = __expf(m_new - m)")),
      ["the rescale was exp(m_new - m), the wrong way round", "l = 0 * inf",
       "rescale = __expf(m - m_new)"]),
+    # blind audit THA-attention_tiles-1 (was 'the rescale was exp(m_new - m), the wrong way round
+    # ... Hint: rescale = __expf(m - m_new)', a line that is right): the key's weight taken
+    # against the old max, p = __expf(s - m), exp(+inf) = inf at the first key
+    ("weight_against_the_old_max", variant(KERNEL, ("p = __expf(s - m_new);", "p = __expf(s - m);")),
+     ["the key's weight was taken against the old max, p = exp(s - m)", "exp(+inf) = inf",
+      "l and acc are inf", "Hint: take the weight against the new max: p = __expf(s - m_new)"]),
+    # the same with the score named otherwise: the source does not say which exp it was, and the
+    # verdict names both that give this NaN
+    ("weight_against_the_old_max_named_otherwise",
+     variant(KERNEL, ("float s = 0.0f;", "float score = 0.0f;"), ("s += qi[c]", "score += qi[c]"),
+             ("fmaxf(m, s)", "fmaxf(m, score)"), ("p = __expf(s - m_new);", "p = __expf(score - m);")),
+     ["an exp was taken against the old max m", "the key's weight p = exp(s - m)",
+      "rescale = __expf(m - m_new), p = __expf(s - m_new)"]),
     ("sum_not_rescaled", variant(KERNEL, ("l = l * rescale + p;", "l += p;")),
      ["the sum l was not rescaled", "l = l * exp(m - m_new) + p"]),
     ("no_scale", variant(KERNEL, ("__half2float(q[(size_t)i * HEAD_DIM + c]) * scale",

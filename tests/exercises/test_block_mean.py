@@ -88,6 +88,14 @@ WRONG = {
                                   ["means[2] = nan = 0 / 0: the last block is full (n = 768 = 3 * "
                                    "256), but its count came out 0",
                                    "count = min(BLOCK, n - first)", "first + BLOCK <= n"]),
+    # blind audit THA-block_mean-1 (was 'means[3] = -0.2981..., but the mean of that block is
+    # -0.2993... Hint: add up tile[0] to tile[count - 1] and divide by count'): one too many
+    "count_one_too_many": ([("int count = min(BLOCK, n - first);",
+                             "int count = min(BLOCK, n - first + 1);")],
+                           ["means[3] = ", "the last, partial block's sum divided by 233, where "
+                            "it has 232 elements", "count came out one too many",
+                            "Hint: count the elements from the block's first: count = "
+                            "min(BLOCK, n - first), with no + 1"]),
     "count_not_capped": ([("int count = min(BLOCK, n - first);", "int count = n - first;")],
                          ["index 256", "count = min(BLOCK, n - first)"]),
     # bug 3 fixed, but the mean made by the grid's thread 0 alone: not named as bug 3

@@ -70,8 +70,14 @@ WRONG = {
     "hole_test_interleaved": ([(HOLE, HOLE.replace("xyz[2 * n + i]", "xyz[3 * i + 2]"))],
                               "the hole test read xyz[3 * i + 2]", "Z is xyz[2 * n + i]"),
     "y_never_written": ([(STORES[1], "")], "points were never written", "slot[i]"),
-    "y_from_x": ([(STORES[1], "points[3 * k + 1] = xyz[i];")], "points are wrong",
-                 "xyz[n + i]"),
+    "y_from_x": ([(STORES[1], "points[3 * k + 1] = xyz[i];")], "Y, column 1 of each row, was "
+                 "read from the X plane", "points[3 * k + 1] = xyz[n + i]"),
+    # blind audit THA-compact_points-1: Z from the Y plane (was '730 of 730 points are wrong (the
+    # first is row 0: ...) ... Hint: row slot[i] is X, Y, Z of pixel i: ...', all three reads)
+    "z_from_y": ([(STORES[2], "points[3 * k + 2] = xyz[n + i];")],
+                 "Z, column 2 of each row, was read from the Y plane, xyz[n + i], where Z is "
+                 "xyz[2 * n + i]: every point's Z equals its Y (row 0: got [",
+                 "points[3 * k + 2] = xyz[2 * n + i]"),
     "block_index_left_out": ([(INDEX, "int i = threadIdx.x;")], "exactly those of the pixels",
                              "i = threadIdx.x leaves out blockIdx.x * blockDim.x"),
     "block_and_thread_swapped": ([(INDEX, "int i = threadIdx.x * blockDim.x + blockIdx.x;")],

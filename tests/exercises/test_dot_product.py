@@ -33,15 +33,19 @@ WRONG = [
      variant(KERNEL, (TAIL, "    if (threadIdx.x == 0)\n        atomicAdd(result, v);\n}\n")),
      ["only the first warp of each block counted", "warp_sums[warp]"]),
     # blind audit G21, G22 (were 'the result is NaN: the kernel read x or y past n ..., or an
-    # element of a __shared__ array that no thread ... had written' and 'the sum is ..., NumPy's
-    # is ...')
+    # element of a __shared__ array that no thread ... had written' and 'the sum is ...')
     ("warp_sums_stored_by_thread_0",
      variant(KERNEL, ("    if (lane == 0)\n        warp_sums[warp] = v;",
                       "    if (threadIdx.x == 0)\n        warp_sums[warp] = v;")),
      ["only the first warp of each block stored its sum in warp_sums",
       "if (lane == 0) warp_sums[warp] = v"]),
-    # blind audit P11: the warp's sum taken from lane 31 (was 'the sum is 1042.471, NumPy's is
-    # 991.7638' with the plan for hint)
+    # blind audit THA-dot_product-1 (was 'the result is NaN: the kernel read x or y past n ..., or
+    # an element of a __shared__ array that no thread ... had written', with the guards for hint)
+    ("warp_sum_added_into_an_unset_slot",
+     variant(KERNEL, ("warp_sums[warp] = v;", "warp_sums[warp] += v;")),
+     ["added its warp's sum into warp_sums[warp] (+=), which no thread had set",
+      "not cleared for you", "Hint: store the warp's sum: if (lane == 0) warp_sums[warp] = v"]),
+    # blind audit P11: lane 31's sum (was 'the sum is 1042.471, NumPy's is 991.7638', the plan)
     ("warp_sums_stored_by_lane_31",
      variant(KERNEL, ("    if (lane == 0)\n        warp_sums[warp] = v;",
                       "    if (lane == 31)\n        warp_sums[warp] = v;")),
@@ -67,9 +71,7 @@ WRONG = [
                       "        for (unsigned int s = warps / 2; s > 0; s >>= 1) {\n"
                       "            if (lane < s)\n"
                       "                warp_sums[lane] += warp_sums[lane + s];\n"
-                      "            __syncwarp();\n"
-                      "        }\n"
-                      "        v = warp_sums[0];\n")),
+                      "            __syncwarp();\n        }\n        v = warp_sums[0];\n")),
      ["warps past the first 2 of the 3", "any number of warps"]),
     # warp_sums[lane] for all 32 lanes, where only blockDim.x / 32 were written: on the H200 a
     # garbage sum; on the simulator shared memory starts as NaN, as a GPU's is never zeroed
@@ -135,9 +137,8 @@ WRONG = [
     ("every_lane_stores_its_warps_sum",
      variant(KERNEL, ("    if (lane == 0)\n        warp_sums[warp] = v;", "    warp_sums[warp] = v;")),
      ["write-after-write", "only lane 0 of each warp", "if (lane == 0)"]),
-    # blind audit R11: the first warp zeroes warp_sums with no barrier before the lanes 0 store
-    # (was '... a write-after-write hazard ... Hint: two threads store into one element of
-    # warp_sums: only lane 0 of each warp stores ...', the store that is right)
+    # blind audit R11: the first warp zeroes warp_sums with no barrier before the lanes 0 store (was
+    # '... write-after-write ... Hint: ... only lane 0 of each warp stores ...', the right store)
     ("warp_sums_zeroed_without_a_barrier",
      variant(KERNEL, ("    unsigned int warps = blockDim.x / 32;\n",
                       "    unsigned int warps = blockDim.x / 32;\n    if (threadIdx.x < 32)\n"
@@ -152,8 +153,7 @@ WRONG = [
       "warp_sums[32], its thread number", "warp_sums[warp] = v"]),
     ("warp_sums_at_the_lane", variant(KERNEL, ("        warp_sums[warp] = v;", "        warp_sums[lane] = v;")),
      ["write-after-write", "only lane 0 of each warp", "warp_sums[warp] = v"]),
-    # blind audit X21 (was '... a write-after-write hazard ... Hint: two threads store into one
-    # element of warp_sums: only lane 0 of each warp stores ...', the store that is right)
+    # blind audit X21 (was '... write-after-write ... Hint: ... only lane 0 of each warp stores')
     ("lane_by_bit_5",
      variant(KERNEL, ("lane = threadIdx.x % 32,", "lane = threadIdx.x & 32,")),
      ["every lane of warps 0 and 2 stored into warp_sums", "threadIdx.x & 32",
@@ -178,8 +178,7 @@ WRONG = [
     ("stride_of_blockdim_alone",
      variant(KERNEL, ("i += blockDim.x * gridDim.x", "i += blockDim.x")),
      ["steps by blockDim.x", "blockDim.x * gridDim.x"]),
-    # blind audit L11: the loop steps by the number of blocks alone (was 'the sum is 86547.89,
-    # NumPy's is 991.7638' with the whole plan for hint)
+    # blind audit L11: the loop steps by gridDim.x alone (was 'the sum is 86547.89, NumPy's ...')
     ("stride_of_griddim_alone",
      variant(KERNEL, ("i += blockDim.x * gridDim.x", "i += gridDim.x")),
      ["steps by gridDim.x alone", "counted once for every thread that passes it",
@@ -358,7 +357,8 @@ SIMULATOR_ONLY = {**dict.fromkeys(("warp_sums_declared_too_small", "warp_sums_at
 
 # The simulator only too: the sum a GPU gives depends on what a register or local memory held
 GARBAGE = dict.fromkeys(("warp_sums_not_shared", "sum_not_started_at_0",
-                         "warp_sums_stored_by_thread_0", "one_warp_sum_too_many"),
+                         "warp_sums_stored_by_thread_0", "one_warp_sum_too_many",
+                         "warp_sum_added_into_an_unset_slot"),
                         "a read of a thread's memory that nothing wrote: garbage on a GPU")
 
 
