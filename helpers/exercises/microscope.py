@@ -170,26 +170,6 @@ def observed_launch(launch, refine=None):
     return lambda kernels, case: observed_mistakes(observe(kernels, launch(case)), refine)
 
 
-def kernel_words(kernels):
-    """(source, tokens, words, body, end) of the kernel's simulated twin, its source as its module
-    was compiled: the tokens (``helpers.sim.compile.kernel_text``), their texts, and the indices
-    of the { and } of the kernel's body; None where the source has no such kernel or cannot be
-    read."""
-    from helpers.sim.compile.kernel_text import Unreadable, closing, read_tokens
-
-    function = kernels.simulated
-    source = getattr(function, "source", None)
-    try:
-        tokens = read_tokens(source, 0, len(source)) if source else []
-        words = [t.text for t in tokens]
-        name = next(i for i in range(len(words) - 2) if words[i:i + 3] == [
-            "__global__", "void", function.name])
-        body = words.index("{", closing(tokens, words.index("(", name)))
-        return source, tokens, words, body, closing(tokens, body)
-    except (Unreadable, StopIteration, ValueError, IndexError):
-        return None
-
-
 def syncwarp_between(kernels, failure):
     """(problem, hint) for a race between threads of two warps of a block (``failure``'s error,
     read by its fields) across a __syncwarp() on a line of the learner's source between the two
