@@ -110,6 +110,10 @@ WRONG = {
                              {"problem": "A's guard tests tx against K, but tx is the thread's "
                                          "column in the tile (0 to 31), not A's column a_col",
                               "hint": "guard A's column: (row < M && a_col < K)"}),
+    # no guard on A's column (was "A's guard tests a_col against N ...", an N not in the code)
+    "a_column_unguarded": ([("(row < M && a_col < K)", "(row < M)")],
+                           {"problem": "A's load guards the row alone, (row < M), with no test "
+                                       "of its column", "hint": "guard A's column too"}),
     "a_guard_n_within_a": ([("(row < M && a_col < K)", "(row < M && a_col < (N <= K ? N : K))")],
                            {"problem": "tests a_col against N", "hint": "a_col < K"}),
     # blind audit TEB-matmul_wide-1: B's guard tests b_row against N (was 'the kernel crashed:
@@ -169,7 +173,7 @@ WRONG = {
                                  "hint": "r = ty, ty + 8, ty + 16, ty + 24: for (int r = ty; r < "
                                          "TILE_K; r += TILE_M)"}),
 }
-SIMULATOR_ONLY = dict.fromkeys(("a_rows_n_apart", "a_guard_n", "a_guard_tx_against_k", "b_guard_row_to_k", "b_guard_row_against_n"),
+SIMULATOR_ONLY = dict.fromkeys(("a_rows_n_apart", "a_guard_n", "a_column_unguarded", "a_guard_tx_against_k", "b_guard_row_to_k", "b_guard_row_against_n"),
                                "a read past A or B: a GPU reads other memory or faults and leaves "
                                "the context unusable")
 SIMULATOR_ONLY["bs_rows_from_tx"] = ("the products read rows of Bs that no thread loaded: on a GPU "
