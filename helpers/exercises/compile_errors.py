@@ -131,11 +131,32 @@ def _undeclared(d, where, source):
     if name in PYTHON_WORDS:
         return (f"{where} uses {name}, Python's spelling: C++ has no {name}",
                 f"write {PYTHON_WORDS[name]}")
+    emptied = _emptied_loop(d, name, source)
+    if emptied:
+        return emptied
     guess = f" (the compiler's guess: {d.names[1]})" if len(d.names) > 1 else ""
     meant = f", or write {d.names[1]} if that is what you meant" if len(d.names) > 1 else ""
     return (f"{where} uses {name}, which nothing declared before it{guess}",
             f"declare {name} with its type before its first use, inside the braces that hold "
             f"that use (int {name} = ...;){meant}; C++ needs every name declared")
+
+
+def _emptied_loop(d, name: str, source: str):
+    """``name`` undeclared on the record's line because the for just before it, which declares
+    ``name`` in its header, ends with a stray ;: that ; is the loop's whole body, and the line
+    after it lies outside the loop, where the header's name is not declared. None otherwise."""
+    lines = source.splitlines()[:max(d.line - 1, 0)]
+    before = next((k for k in range(len(lines) - 1, -1, -1)
+                   if lines[k].strip() not in ("", "{")), None)
+    header = re.fullmatch(r"\s*(for\s*\((?P<init>[^;]*);.*\))\s*;\s*(//.*)?",
+                          lines[before]) if before is not None else None
+    if not header or not re.search(rf"\w\s+\**{name}\s*(=|$)", header["init"].strip()):
+        return None
+    return (f"line {before + 1}'s for (...) ends with a stray ;: that ; is the loop's whole body, "
+            f"an empty statement, so line {d.line} comes after the loop, outside it, where {name} "
+            "(declared in the for's header) is not declared",
+            f"remove the ; after the for's ): {header[1]} followed by its body, line {d.line}'s "
+            "statement, repeats that statement")
 
 
 def _no_member(d, where, source):

@@ -6,7 +6,8 @@ PyCUDA, once more on the simulator, whose race check the checker uses)."""
 import numpy as np
 import pytest
 
-from kernel_sources import compile_variant_pairs, simulator_only, solution, variant
+from kernel_sources import (assert_refused_and_named, compile_variant_pairs, simulator_only,
+                            solution, variant)
 
 from helpers.backend import BACKEND
 
@@ -232,3 +233,19 @@ def test_a_stride_from_blockidx_is_named(capsys, monkeypatch):
                                       "* blockDim.x = 0 there"), verdict
     assert "stride = gridDim.x * blockDim.x" in verdict.hint, verdict
     assert not verdict.hint.startswith("i must move"), verdict
+
+
+# Mistakes the compiler refuses, each named from the simulator's record of g++'s first error and
+# the source before it: blind audit TIA-add_into-1, a stray ; after the for's header, whose empty
+# body leaves the next line outside the loop, where i is not declared (was 'line 10 uses i, which
+# nothing declared before it. Hint: declare i with its type before its first use ...')
+DOES_NOT_COMPILE = {
+    "stray_semicolon_after_the_for": ([("i += stride)\n", "i += stride);\n")],
+                                      {"problem": "line 9's for (...) ends with a stray ;",
+                                       "hint": "remove the ; after the for's )"}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DOES_NOT_COMPILE))
+def test_a_mistake_the_compiler_refuses_is_named(name, capsys):
+    assert_refused_and_named(checker.check_add_into, "add_into", name, *DOES_NOT_COMPILE[name])
