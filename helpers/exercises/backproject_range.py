@@ -17,7 +17,8 @@ from helpers.ch10.point_cloud import backproject
 from helpers.exercises import near
 from helpers.exercises.backproject_range_models import (DEPTH_SCALE, FORMULA_HINT, NAN_HINT,
                                                          infinite_marks, interleaved_nans,
-                                                         points_unwritten, wrong_models)
+                                                         n_too_large, points_unwritten,
+                                                         wrong_models)
 from helpers.exercises.common import Input, Output, close
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.hidden import awkward, pick
@@ -109,11 +110,16 @@ def _where(case):
             f"cy = {case['cy']}{low}")
 
 
+def _guard(case) -> int:
+    """Room after xyz for any index a plausible wrong kernel computes: four spans, so that a
+    kernel whose n is three planes (Z at xyz[6 n + i]) writes into it, never past it."""
+    return 4 * _grid(case).span()
+
+
 def _launch(case):
     grid, depth = _grid(case), depth_image(case)
-    span = grid.span()  # room for any index a plausible wrong kernel computes
-    return Launch((Input(depth, span), Output((3, grid.height, grid.width), guard=3 * span,
-                                              poisons=(POISON,)), np.int32(grid.width),
+    xyz = Output((3, grid.height, grid.width), guard=_guard(case), poisons=(POISON,))
+    return Launch((Input(depth, grid.span()), xyz, np.int32(grid.width),
                    np.int32(grid.height), *(np.float32(case[k]) for k in INTRINSICS),
                    DEPTH_SCALE, z_min(case), Z_MAX), block=case["block"], grid=grid.grid, model=depth)
 
@@ -128,6 +134,7 @@ def _mistakes(case, run):
     low = z_min(case)
     want, kept = reference(depth, *intrinsics, low=low)
     n = got[0].size   # Z's stores past the end are pixels i >= n, as one plane's would be
+    yield from n_too_large(run.out.past, run.out.unwritten, 3 * n + _guard(case))
     yield from past_the_end(run.out.past - 2 * n, _grid(case), WORDS, GUARD_HINT)
     yield from points_unwritten(run.out.unwritten, got, kept)
     yield from interleaved_nans(run.out.unwritten, got, kept)

@@ -176,3 +176,23 @@ def infinite_marks(got, kept):
                "not NaN: an infinity is a number, a point infinitely far away, that a tool "
                "reading the cloud keeps (and np.isnan does not find), where NaN is the mark of "
                '"no point here"', "mark them NaN: " + NAN_HINT)
+
+
+def n_too_large(past, unwritten, end: int):
+    """n a whole k >= 2 times one plane's pixels (width * height * 3, n taken as xyz's length):
+    X right at xyz[i], Y and Z at xyz[k n + i] and xyz[2 k n + i], past the end of xyz's 3 n
+    floats (as far as the buffer's ``end``, guard included, shows), its Y and Z planes never
+    written."""
+    n = unwritten[0].size
+    past = np.asarray(past).ravel()
+    if not past.size or past.min() % n or unwritten[0].any() or not unwritten[1:].all():
+        return
+    k = int(past.min()) // n
+    stored = np.concatenate([np.arange(k * n, (k + 1) * n), np.arange(2 * k * n, (2 * k + 1) * n)])
+    if k < 2 or not np.array_equal(np.unique(past), stored[stored < end]):
+        return
+    yield (f"n is {k} times too large: Y and Z were stored {k} * {n} and {2 * k} * {n} elements "
+           f"after X (xyz[{k} * {n} + i], xyz[{2 * k} * {n} + i]), past the end of xyz's 3 * {n} "
+           "floats, and its Y and Z planes were never written",
+           "n = width * height, the pixels of one plane: X goes to xyz[i], Y to xyz[n + i] and Z "
+           "to xyz[2 * n + i]")

@@ -173,6 +173,16 @@ WRONG = {
                                   "X and Y were not multiplied by the depth"),
     "planes_width_apart": ([("n + i", "width + i")],
                            "Y and Z were stored width and 2 * width elements after X"),
+    # blind audit TIA-backproject_range-1: n taken as xyz's length, three planes (was 'the kernel
+    # wrote past the end of xyz (as far as pixel 8324; xyz has 1665) ... Hint: the grid is rounded
+    # up to whole blocks ...: return at once if (u >= width || v >= height)', which is there)
+    "n_as_the_length_of_xyz": ([("int n = width * height;", "int n = width * height * 3;")],
+                               "n is 3 times too large: Y and Z were stored 3 * 1665 and 6 * 1665 "
+                               "elements after X (xyz[3 * 1665 + i], xyz[6 * 1665 + i]), past the "
+                               "end of xyz's 3 * 1665 floats, and its Y and Z planes were never "
+                               "written (width = 45, height = 37, block = (16, 16, 1), grid = (3, "
+                               "3), fx = 52.0, fy = 47.5, cx = 21.7, cy = 19.4). Hint: n = width * "
+                               "height, the pixels of one plane"),
     "block_sides_swapped": ([("blockIdx.x * blockDim.x", "blockIdx.x * blockDim.y"),
                              ("blockIdx.y * blockDim.y", "blockIdx.y * blockDim.x")],
                             "blockDim.x and blockDim.y are swapped"),
