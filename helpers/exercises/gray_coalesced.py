@@ -60,7 +60,8 @@ def _launch(case):
     width, height, block = case[:3]
     rgb = np.random.default_rng([width, height]).integers(0, 256, (height, width, 3), np.uint8)
     return Launch((Input(rgb, 6 * block, sepia.JUNK),
-                   Output((height, width), np.uint8, 2 * block, poisons=sepia.POISONS),
+                   Output((height, width), np.uint8, 2 * max(block, width * height),
+                          poisons=sepia.POISONS),
                    np.int32(width), np.int32(height)), (block, 1, 1), _grid(case), rgb)
 
 
@@ -76,6 +77,7 @@ def _mistakes(case, run):
     width, height, _ = case
     n, out, missing = width * height, run.out, np.flatnonzero(run.out.unwritten)
     yield from one_further("gray", "pixel", out.past, out.unwritten, "store pixel i at gray[i]")
+    yield from _indexed_like_rgb(run, n, run.launch.args[1].guard)
     if out.past.tolist() == [n]:
         yield ("gray[n] was written, one pixel past the end: the bounds guard is off by one",
                "the last pixel is width * height - 1: return when t >= width * height")
@@ -120,6 +122,27 @@ def _mistakes(case, run):
                     f"{wrong[0] % width}, y = {wrong[0] // width})", "keep the stub's last two "
                     "lines: they convert pixel i = y * width + x, the one this thread took",
                     "gray", wrong[0])
+
+
+def _indexed_like_rgb(run, n, guard):
+    """gray[k * i] for gray[i] (k = 3: the output indexed like rgb's pixels): grey pixel i's
+    value at gray[k * i], every k-th pixel of gray written, and the stores of the threads with
+    k * i >= n past its end (those of the ``guard`` after it, which the launch can see)."""
+    written = np.flatnonzero(~run.out.unwritten.ravel())
+    k = int(written[1]) if written.size > 1 and written[0] == 0 else 0
+    if k < 2:
+        return
+    stores = k * np.arange(n)
+    past = stores[(stores >= n) & (stores < n + guard)]
+    grey = reference(run.model).ravel().astype(int)
+    if not np.array_equal(written, stores[stores < n]) or set(run.out.past.tolist()) != \
+            set(past.tolist()) or np.abs(run.out.got.ravel()[written] - grey[:written.size]).max() > 1:
+        return
+    yield (f"grey pixel i was stored at gray[{k} * i], where gray[i] belongs, as if it were "
+           f"{k} bytes like rgb's: only one pixel in {k} of gray was written (gray[0], gray[{k}], "
+           f"...), and the threads from t = {-(-n // k)} on wrote past its end (as far as "
+           f"gray[{k * (n - 1)}]; it has {n} pixels)", "a grey pixel is one byte, unlike rgb's "
+           "three: store pixel i at gray[i] (rgb[3 * i] is where its red byte starts)")
 
 
 def _rounded_row(t, width, height, block):

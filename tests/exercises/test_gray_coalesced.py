@@ -89,6 +89,14 @@ WRONG = {
                                 "bt601_gray(rgb[3 * i + 2], rgb[3 * i + 1], rgb[3 * i])")],
                               ["red and blue swapped", "rgb[3 * i + 2] as red",
                                "bt601_gray(rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2])"]),
+    # blind audit TIA-gray_coalesced-1: the output indexed like the input, gray[3 * i] (was 'the
+    # kernel crashed: ... a write of gray ... Hint: the grid is rounded up to whole blocks: return
+    # first thing when t >= width * height; and take x = t % width, ...', both right)
+    "gray_indexed_like_rgb": ([("gray[i] = bt601_gray", "gray[3 * i] = bt601_gray")],
+                              ["grey pixel i was stored at gray[3 * i], where gray[i] belongs",
+                               "only one pixel in 3 of gray was written (gray[0], gray[3], ...)",
+                               "Hint: a grey pixel is one byte, unlike rgb's three: store pixel "
+                               "i at gray[i]"]),
     # every thread converts every pixel, the same values: right, but for the race check
     "every_thread_does_the_whole_loop": (
         [(KERNEL[KERNEL.index("    int x = t % width;"):KERNEL.rindex("}")],
