@@ -200,6 +200,7 @@ def _mistakes(case, run):
                "every block has its pixels: i = blockIdx.x * blockDim.x + threadIdx.x")
     if [near, far] == want:
         return
+    yield from _first_threads_only(case, depth, [near, far], want)
     if [near, far] == _range(depth[1:]):
         yield ("the range is that of pixels 1 to n - 1: pixel 0 was not looked at",
                "i is one too many: i = blockIdx.x * blockDim.x + threadIdx.x, no + 1 (thread 0 "
@@ -209,6 +210,22 @@ def _mistakes(case, run):
                "guard is off by one", "the last pixel is i = n - 1: " + GUARD_HINT + " (>=, not >)")
     yield from _hole_made_up(case, run, want)
     yield from _lost(run, [near, far], want)
+
+
+def _first_threads_only(case, depth, got, want):
+    """The atomics only in each block's thread 0 (if (threadIdx.x == 0) around them, as for
+    dot_product's one atomic a block): the range of pixels 0, block, 2 block, ... alone."""
+    block = case["block"]
+    firsts = depth[::block]
+    if not firsts.any() or got != _range(firsts):
+        return
+    yield (f"range is {{{got[0]}, {got[1]}}}, expected {{{want[0]}, {want[1]}}}: the range of "
+           f"pixels 0, {block}, {2 * block}, ..., each block's first pixel only: the atomics ran "
+           "only in thread 0 of each block (threadIdx.x == 0), as dot_product's one atomic a "
+           "block does, so the other threads' depths were never looked at",
+           "every thread does both atomics for its own pixel, with no if around them: "
+           "atomicMin(&range[0], d) and atomicMax(&range[1], d) (each thread's d is a "
+           "measurement of its own, not a share of a block's sum)")
 
 
 def _lost(run, got, want):

@@ -37,6 +37,16 @@ WRONG = {
                                         "range[0] is the nearest, range[1] the farthest"),
     "only_block_0": ([("blockIdx.x * blockDim.x + threadIdx.x", "threadIdx.x")],
                      "block 0's pixels only", "blockIdx.x * blockDim.x"),
+    # blind audit TIA-depth_range-1: the atomics only in thread 0 of each block, dot_product's
+    # one atomic a block (was 'range is {882, 7828}, expected {250, 9000}, and the race check
+    # finds no race: not every pixel was looked at, or a depth went to the other end')
+    "atomics_in_thread_0_only": ([(ATOMICS, "    if (threadIdx.x == 0) {\n"
+                                            "        atomicMin(&range[0], d);\n"
+                                            "        atomicMax(&range[1], d);\n    }\n")],
+                                 "range is {882, 7828}, expected {250, 9000}: the range of pixels "
+                                 "0, 128, 256, ..., each block's first pixel only: the atomics ran "
+                                 "only in thread 0 of each block (threadIdx.x == 0)",
+                                 "every thread does both atomics for its own pixel"),
     "last_pixel_left_out": ([("if (i >= n)", "if (i >= n - 1)")], "the last pixel (i = n - 1",
                             "(>=, not >)"),
     "farthest_never_kept": ([("    atomicMax(&range[1], d);\n", "")], "range[1] came out 0",
