@@ -166,9 +166,7 @@ def _walks(n, q, k, v, kernels):
            "Vs[t][c] comes from v[j * HEAD_DIM + c]")
     yield ((q, v, v), {}, "the scores are against the values, not the keys: Ks was staged from v",
            "Ks[t][c] comes from k[j * HEAD_DIM + c]")
-    yield ((q, k.ravel()[np.arange(n)[:, None] * TILE + np.arange(D)], v), {}, "the keys were "
-           "staged TILE elements apart, k[j * TILE + c], where key j is HEAD_DIM elements long",
-           "Ks[t][c] comes from k[j * HEAD_DIM + c]")
+    yield from _row_lengths(n, q, k, v)
     yield ((q, k, v), dict(query_keys=True), "Ks was staged from the query index i: every tile "
            "held the keys of the block's own queries (and threads past n read past k)",
            "thread t stages key j = tile * TILE + t: Ks[t][c] = k[j * HEAD_DIM + c]")
@@ -186,6 +184,21 @@ def _walks(n, q, k, v, kernels):
     yield ((q, k, v), dict(divide=False), "o is acc, not acc / l: the sum of the weights was not "
            "divided out", "write acc[c] / l")
     yield from _divided_by_the_max((q, k, v))
+
+
+def _row_lengths(n, q, k, v):
+    """(inputs, {}, problem, hint) of keys or values staged as k[j * TILE + c] or k[j + c]."""
+    at = np.arange(n)[:, None] + np.arange(D)
+    yield ((q, k.ravel()[at + np.arange(n)[:, None] * (TILE - 1)], v), {}, "the keys were "
+           "staged TILE elements apart, k[j * TILE + c], where key j is HEAD_DIM elements long",
+           "Ks[t][c] comes from k[j * HEAD_DIM + c]")
+    for inputs, names in (((q, k.ravel()[at], v.ravel()[at]), "kv"), ((q, k.ravel()[at], v), "k"),
+                          ((q, k, v.ravel()[at]), "v")):
+        yield (inputs, {}, f"the {' and '.join({'k': 'keys', 'v': 'values'}[a] for a in names)} "
+               f"were staged from {' and '.join(a + '[j + c]' for a in names)}: key j starts at "
+               f"element j * HEAD_DIM, so key j read elements j to j + {D - 1}, mostly key 0's "
+               "(the row length HEAD_DIM was left out)", "a key is HEAD_DIM elements long: " +
+               ", ".join(f"{a.upper()}s[t][c] = {a}[(size_t)j * HEAD_DIM + c]" for a in names))
 
 
 def _divided_by_the_max(inputs):

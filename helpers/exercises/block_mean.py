@@ -327,6 +327,7 @@ def _wrong_means(got, want, x, n):
                "index over the whole array, with count, the block's own number of elements",
                "guard the load with the array's end: tile[t] = i < n ? x[i] : 0.0f")
     yield from models.tile_0_alone(got, close, x, counts)
+    yield from models.own_element_count_times(got, close, x)
     yield from models.one_element_off(got, close, x, counts)
     if not close.all():
         first = int(np.argmax(~close))

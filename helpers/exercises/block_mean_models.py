@@ -50,6 +50,18 @@ def tile_0_alone(got, close, x, counts):
                "sum += tile[k]")
 
 
+def own_element_count_times(got, close, x):
+    """Thread 0's sum added tile[t], its own element tile[0], at every step of its loop over k:
+    count times x[first], so each block's mean is its first element."""
+    firsts = x[::BLOCK]
+    if close.all() or not np.allclose(got, firsts, rtol=1e-4, atol=1e-5):
+        return
+    b = int(np.argmax(~close))
+    yield (f"means[{b}] = {got[b]}, x[{b * BLOCK}], block {b}'s first element: thread 0's sum "
+           "added tile[t], thread 0's own element tile[0], count times, not tile[k], the element "
+           "its loop is at", "add the element the loop is at: sum += tile[k], k = 0 to count - 1")
+
+
 ONE_BLOCK = 100  # a launch of one partial block: there min(BLOCK, n) is the block's count
 
 

@@ -342,11 +342,28 @@ def unwritten_parts(x, got, unwritten, block, probed):
     """(problem, hint) of the mistakes that leave parts of y never written: exactly the masked
     columns, whole rows of warps (``rows_of_warps``), else any."""
     yield from _masked_never_written(x, got, unwritten)
+    yield from _lanes_from_thread(x, got, unwritten, block)
     yield from rows_of_warps(x, got, unwritten, block, probed)
     if unwritten.any():
         yield ("some rows or columns of y were never written",
                "one warp a row, row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, its "
                "lanes over columns lane, lane + 32, ... while c < cols")
+
+
+def _lanes_from_thread(x, got, unwritten, block):
+    """lane = threadIdx.x, not threadIdx.x % 32: warp w's loops start at column 32 w, so its
+    rows' columns before 32 w are never written, the rest a softmax over the columns from 32 w."""
+    rows, cols = x.shape
+    skipped = np.arange(cols)[None, :] < 32 * (np.arange(rows) % (block // 32))[:, None]
+    if rows < 2 or block <= 32 or not np.array_equal(unwritten, skipped) or not _near(
+            got[~skipped], softmax(x, seen=visible(rows, cols) & ~skipped)[~skipped]):
+        return
+    yield (f"columns 0 to {min(32, cols) - 1} of row 1 were never written (warp 1 of its block, "
+           f"{block // 32} warps a block), and that warp's rows took their softmax over the "
+           "columns from 32 on alone: lane = threadIdx.x, the thread's place in the block, not "
+           "in its warp, so warp 1's loops start at column 32, warp 2's at 64, and so on",
+           "a lane is the thread's place in its warp: int lane = threadIdx.x % 32, and every "
+           "warp's loops start at column lane")
 
 
 def _masked_never_written(x, got, unwritten):

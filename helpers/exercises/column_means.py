@@ -82,7 +82,8 @@ def planted_bug(kernels):
             "a row of m is cols floats long, whatever the launch: m[r * cols + col]")
     seen, cols = (tall, TALL[1]) if wide.error is None else (wide, WIDE[1])
     return not_yet(*next(observed_mistakes(seen, lambda f: chain(
-        _grid_for_block(f, cols), _overrun(f, cols, kernels)))))
+        _grid_for_block(f, cols), _block_left_out(f, cols, kernels),
+        _overrun(f, cols, kernels)))))
 
 
 def _grid_for_block(failure, cols):
@@ -106,6 +107,30 @@ def _grid_for_block(failure, cols):
            f"(gridDim.x, the number of blocks), not b * {block} (blockDim.x, the threads in a "
            f"block): the blocks overlap{left}", "blocks lie blockDim.x columns apart (gridDim.x "
            "is how many blocks there are): col = blockIdx.x * blockDim.x + threadIdx.x")
+
+
+def _block_left_out(failure, cols, kernels):
+    """Thread t of two blocks that stored means[t], and the launch run again without the race
+    check gives the means of columns 0 to blockDim.x - 1 alone, right, the rest never written:
+    col = threadIdx.x, every block computing block 0's columns."""
+    err, launch = failure.error, failure.launch
+    if failure.kind != "race" or err.hazard != "write-after-write" or err.array != "means" or \
+            launch is None or err.first.block == err.second.block or \
+            any(a.thread[0] != err.element for a in (err.first, err.second)):
+        return
+    block = launch.block[0]
+    seen = observe(kernels, launch, key="the block left out", racecheck=False)
+    out = seen.outs[0] if seen.error is None and seen.outs else None
+    want = launch.model.astype(np.float64).mean(axis=0)
+    if out is None or block >= cols or out.unwritten[:block].any() or \
+            not out.unwritten[block:].all() or \
+            not np.allclose(out.got[:block], want[:block], rtol=1e-5, atol=1e-6):
+        return
+    yield (f"means[{err.element}] was stored by {err.first.who} and by {err.second.who}: col = "
+           "threadIdx.x leaves the block out, so every block computed block 0's columns 0 to "
+           f"{block - 1} again, and columns {block} to {cols - 1} got no thread",
+           "each block takes its own blockDim.x columns: col = blockIdx.x * blockDim.x + "
+           "threadIdx.x")
 
 
 def _grid_wide(err, shape):

@@ -16,7 +16,7 @@ import numpy as np
 
 from helpers.exercises.common import Input, Output
 from helpers.exercises.compact_points_models import (HOLE, HOLE_HINT, models, read_at_the_row,
-                                                     read_from_another_plane)
+                                                     read_from_another_plane, read_next_to_x)
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import accesses_of, kernel_words, observe, written_twice
@@ -305,6 +305,7 @@ def _wrong_points(got, want, xyz):
                "row k is X, Y, Z: points[3 * k] = xyz[i], ..., points[3 * k + 2] = xyz[2 * n + i]")
     yield from read_at_the_row(xyz, got, want)
     yield from read_from_another_plane(xyz, got, want)
+    yield from read_next_to_x(xyz, got, want)
     n = xyz.shape[1]
     index = np.flatnonzero(xyz[2] > 0)   # xyz's planes read as if they held x, y, z side by side
     if np.array_equal(got, xyz.ravel()[3 * index[:, None] + np.arange(3)], equal_nan=True):

@@ -140,3 +140,24 @@ def read_from_another_plane(xyz, got, want):
                    f"{reads[plane]}, where {name} is {reads[column]}: every point's {name} equals "
                    f"its {other} (row {r}: got {got[r].tolist()}, expected {want[r].tolist()})",
                    f"points[3 * k{stores[column]}] = {reads[column]}")
+
+
+def read_next_to_x(xyz, got, want):
+    """Y or Z (or both) read as if the coordinates lay side by side, xyz[i + 1], xyz[i + 2]: the
+    X of the pixels after i, the other columns right."""
+    flat, index = xyz.ravel(), np.flatnonzero(xyz[2] > 0)
+    for planes in ((1,), (2,), (1, 2)):
+        model = want.copy()
+        model[:, planes] = flat[index[:, None] + np.array(planes)]
+        if np.array_equal(model, want, equal_nan=True) or \
+                not np.array_equal(got, model, equal_nan=True):
+            continue
+        names, many = ", ".join("XYZ"[p] for p in planes), len(planes) > 1
+        reads = ", ".join(f"xyz[i + {p}]" for p in planes)
+        yield (f"{names}, column{'s' * many} {', '.join(map(str, planes))} of each row, "
+               f"{'were' if many else 'was'} read as {reads}, the X of the pixels after i: xyz "
+               f"holds three planes of n floats, not each pixel's X, Y, Z side by side (row 0 "
+               f"got {got[0].tolist()}, expected {want[0].tolist()})",
+               "read each coordinate from its own plane, n floats apart: " + ", ".join(
+                   f"{'XYZ'[p]} is {('xyz[i]', 'xyz[n + i]', 'xyz[2 * n + i]')[p]}"
+                   for p in planes))

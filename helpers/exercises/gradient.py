@@ -21,7 +21,8 @@ import numpy as np
 from helpers.exercises import speed
 from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.gradient_models import (doubled_offset, fits, past_the_window,
-                                              shifted_centre, windowed)
+                                              shifted_centre, stored_at_thread,
+                                              windowed)
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import observe, race_mistake
@@ -291,6 +292,7 @@ def _models(run, block, count):
             yield (f"{what}, where the gradient subtracts the left neighbour from the right one, "
                    "in[i + 1] - in[i - 1]" + wrong, FORMULA_HINT)
     yield from _one_sided(run, block, wrong)
+    yield from stored_at_thread(run, block, wrong)
     yield from shifted_centre(run, block, wrong)
     p, half = np.concatenate([x[:1], x, x[-1:]]), np.float32(0.5)
     for model, side in ((p[2:] - p[:-2] * half, "left"), (p[2:] * half - p[:-2], "right")):

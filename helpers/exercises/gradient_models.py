@@ -75,3 +75,17 @@ def shifted_centre(run, block, wrong: str):
                "of the next element: the halo's +1 was added again to j, which already holds it, "
                "and each block's last thread read s[blockDim.x + 2], past the window"
                f"{wrong}", DOUBLED)
+
+
+def stored_at_thread(run, block, wrong: str):
+    """Each thread's input stored at s[threadIdx.x], not s[j] = s[threadIdx.x + 1]: s[k] holds
+    in[start + k] for k = 1 to blockDim.x - 1, s[0] the left halo (thread 0 stored it after its
+    input), s[blockDim.x] nothing."""
+    slots = [(k, k) for k in range(1, block)] + [(block, None)]
+    if block > 2 and fits(run.out.got, windowed(run.model, block, slots)):
+        yield ("each thread stored its input at s[threadIdx.x], one slot left of s[j] = "
+               "s[threadIdx.x + 1], where the reads look for it: s[0], the left halo, took thread "
+               "0's input (its halo load then overwrote it), s[j + 1] held in[i + 2] and "
+               f"s[blockDim.x] nothing{wrong}",
+               "s[0] is the left halo, so in[i] goes one slot on: s[j] = in[clamp_index(i, n)], "
+               "j = threadIdx.x + 1")

@@ -156,6 +156,15 @@ WRONG = [
      ["every score was 0", "integer division", "rsqrtf(HEAD_DIM)"]),
     ("keys_tile_apart", variant(KERNEL, ("k[(size_t)j * HEAD_DIM + c]", "k[(size_t)j * TILE + c]")),
      ["TILE elements apart", "k[j * HEAD_DIM + c]"]),
+    # blind audit TIA-attention_tiles-1: the row length left out of the staging (was 'row 0 of
+    # o is wrong. Hint: o = softmax(q k^T / sqrt(HEAD_DIM)) v: compare your walk ...')
+    ("keys_and_values_without_the_row_length",
+     variant(KERNEL, ("k[(size_t)j * HEAD_DIM + c]", "k[(size_t)j + c]"),
+             ("v[(size_t)j * HEAD_DIM + c]", "v[(size_t)j + c]")),
+     ["the keys and values were staged from k[j + c] and v[j + c]",
+      "key j starts at element j * HEAD_DIM",
+      "Hint: a key is HEAD_DIM elements long: Ks[t][c] = k[(size_t)j * HEAD_DIM + c], "
+      "Vs[t][c] = v[(size_t)j * HEAD_DIM + c]"]),
     ("keys_of_the_queries", variant(KERNEL, ("k[(size_t)j * HEAD_DIM + c]", "k[(size_t)i * HEAD_DIM + c]")),
      ["Ks was staged from the query index i", "j = tile * TILE + t"]),
     # audit 3: the last tile's count in every tile; the count from the query tile, blockIdx.x

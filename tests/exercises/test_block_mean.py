@@ -118,6 +118,13 @@ WRONG = {
                               "i < n - 1", "tile[t] = i < n ? x[i] : 0.0f"]),
     "sum_from_tile_0": ([("float sum = 0.0f; ", "float sum = tile[0];")],
                         ["means[0] = ", "with tile[0] counted twice", "float sum = 0.0f"]),
+    # blind audit TIA-block_mean-1: the sum added tile[t], thread 0's own element, count times
+    # (was 'means[0] = 0.171..., but the mean of that block is -0.0287... Hint: add up tile[0] to
+    # tile[count - 1] and divide by count', silent on tile[t])
+    "sum_adds_tile_t": ([("sum += tile[k];", "sum += tile[t];")],
+                        ["means[0] = 0.171", "x[0], block 0's first element",
+                         "added tile[t], thread 0's own element tile[0], count times",
+                         "Hint: add the element the loop is at: sum += tile[k]"]),
     "sum_reads_x": ([("sum += tile[k];", "sum += x[k];")],
                     ["the mean of block 0's elements", "sum += tile[k]"]),
     # blind audit TGA-block_mean-1: the load read x[t], not x[i], so every block loaded block

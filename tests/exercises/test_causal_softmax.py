@@ -33,6 +33,13 @@ WRONG = [
      variant(KERNEL, ("int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;",
                       "int row = blockIdx.x * blockDim.x + threadIdx.x / 32;")),
      ["only rows 0, 1 of 13 were written, each right: warp w of block b took row b * blockDim.x + w", "row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32"]),
+    # blind audit TIA-causal_softmax-1: the lane as the thread's place in the block (was 'some
+    # rows or columns of y were never written ... Hint: one warp a row, ...', silent on the lane)
+    ("lane_is_threadIdx_x", variant(KERNEL, ("int lane = threadIdx.x % 32;", "int lane = threadIdx.x;")),
+     ["columns 0 to 31 of row 1 were never written", "warp 1 of its block",
+      "the columns from 32 on", "lane = threadIdx.x, the thread's place in the block",
+      "warp 1's loops start at column 32, warp 2's at 64",
+      "Hint: a lane is the thread's place in its warp: int lane = threadIdx.x % 32"]),
     # blind audit TEA-causal_softmax-1: blockIdx.x not scaled by the block's warps (was 'some rows
     # or columns of y were never written ...', a symptom)
     ("row_by_the_block_unscaled",

@@ -34,6 +34,15 @@ WRONG = {
                                {"problem": "col = blockIdx.x * gridDim.x + threadIdx.x starts "
                                            "block b's columns at b * 4 (gridDim.x",
                                 "hint": "col = blockIdx.x * blockDim.x + threadIdx.x"}),
+    # blind audit TIA-column_means-1: the block left out of the column (was 'a data race on
+    # means[0] ... Hint: two threads store into the same element ... check its indices')
+    "column_without_the_block": ([("int col = blockIdx.x * blockDim.x + threadIdx.x;",
+                                   "int col = threadIdx.x;")],
+                                 {"problem": "means[0] was stored by thread (0, 0, 0) of block (0, "
+                                             "0, 0) and by thread (0, 0, 0) of block (1, 0, 0): "
+                                             "col = threadIdx.x leaves the block out, so every "
+                                             "block computed block 0's columns 0 to 31",
+                                  "hint": "col = blockIdx.x * blockDim.x + threadIdx.x"}),
     # blind audit G15, G16 (were 'means[0] = ..., NumPy's is ...' and the printf hint)
     "rows_a_block_long": ([(READ, "m[r * blockDim.x + col];")],
                           {"problem": "stepped down its column by blockDim.x = 32 floats",

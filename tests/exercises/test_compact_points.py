@@ -52,6 +52,14 @@ WRONG = {
     "y_read_at_the_row": ([(STORES[1], "points[3 * k + 1] = xyz[n + k];")],
                           "Y, column 1 of each row, was read as xyz[n + k], at the point's row "
                           "k = slot[i], not at its pixel i", "Y is xyz[n + i]"),
+    # blind audit TIA-compact_points-1: Y and Z read as the next pixels' X, xyz[i + 1] and
+    # xyz[i + 2] (was '730 of 730 points are wrong (the first is row 0: ...) ... Hint: row
+    # slot[i] is X, Y, Z of pixel i: ...', silent on the two reads)
+    "y_z_read_next_to_x": ([(STORES[1], "points[3 * k + 1] = xyz[i + 1];"),
+                            (STORES[2], "points[3 * k + 2] = xyz[i + 2];")],
+                           "Y, Z, columns 1, 2 of each row, were read as xyz[i + 1], xyz[i + 2], "
+                           "the X of the pixels after i: xyz holds three planes of n floats",
+                           "Y is xyz[n + i], Z is xyz[2 * n + i]"),
     "read_as_interleaved": ([("= xyz[i];", "= xyz[3 * i];"), ("xyz[n + i];", "xyz[3 * i + 1];"),
                              ("= xyz[2 * n + i];", "= xyz[3 * i + 2];")],
                             "read as xyz[3 * i]", "Y xyz[n + i]"),

@@ -33,6 +33,15 @@ WRONG = {
                                "    s[blockDim.x + 1]")],
                              ["data race on s[0]", "several threads stored the halo s[0]",
                               "if (threadIdx.x == 0)"]),
+    # blind audit TIA-gradient-1: the thread's input stored at s[threadIdx.x], the left halo's
+    # slot forgotten (was '1000 of 1000 outputs are wrong (the first is out[0]): ... Hint: out[i]
+    # = (s[j + 1] - s[j - 1]) * 0.5f, where s[j] holds in[i]; ...', silent on the store)
+    "input_stored_at_threadIdx_x": ([("s[j] = in[clamp_index(i, n)];",
+                                      "s[threadIdx.x] = in[clamp_index(i, n)];")],
+                                    ["each thread stored its input at s[threadIdx.x], one slot "
+                                     "left of s[j] = s[threadIdx.x + 1]", "s[0], the left halo",
+                                     "Hint: s[0] is the left halo, so in[i] goes one slot on: "
+                                     "s[j] = in[clamp_index(i, n)]"]),
     "no_halo": ([(HALO, "")], ["first or last element of a block: the halo", "s[0] ="]),
     "halo_not_clamped": ([("in[clamp_index(i - 1, n)]", "in[i - 1]"),
                           ("in[clamp_index(i + 1, n)]", "in[i + 1]")],
