@@ -42,9 +42,11 @@ def _counts(z_re, z_im, c_re, c_im, max_iter: int, bound=4, twice=2,
     ``whole``: z kept in ints, its start and every step's result truncated toward 0;
     ``int_squares``: the squares re2 and im2 kept in ints, truncated toward 0 at each step (z
     itself a float), a wrong kernel's model; ``squares_doubled``, ``im_of_squares`` and
-    ``c_in_re``: the wrong steps of ``WRONG_STEPS``; ``first``: "re" or "im", that part updated first and the other computed from its NEW value
-    (z_im = 2*z_re*z_im + c_im after z_re changed; z_re = z_re*z_re - z_im*z_im + c_re after
-    z_im changed), a wrong kernel's model."""
+    ``c_in_re``: the wrong steps of ``WRONG_STEPS`` (squares doubled, z may grow to inf - inf
+    = NaN, which the kernels' break at re2 + im2 > 4.0f never passes); ``first``: "re" or
+    "im", that part updated first and the other computed from its NEW value (z_im =
+    2*z_re*z_im + c_im after z_re changed; z_re = z_re*z_re - z_im*z_im + c_re after z_im
+    changed), a wrong kernel's model."""
     f32 = np.float32
     arrays = np.broadcast_arrays(*(np.asarray(a, f32) for a in (z_re, z_im, c_re, c_im)))
     shape, (zr, zi, cr, ci) = arrays[0].shape, (a.ravel() for a in arrays)
@@ -57,7 +59,9 @@ def _counts(z_re, z_im, c_re, c_im, max_iter: int, bound=4, twice=2,
             re2, im2 = (zr * f32(2), zi * f32(2)) if squares_doubled else (zr * zr, zi * zi)
             if int_squares:
                 re2, im2 = np.trunc(re2), np.trunc(im2)
-            going = re2 + im2 <= f32(bound) if not box else \
+            size = re2 + im2                 # doubled, it may be NaN: break at > 4 goes on
+            going = (~(size > f32(bound)) if squares_doubled else size <= f32(bound)) \
+                if not box else \
                 (np.abs(zr) <= f32(np.sqrt(bound))) & (np.abs(zi) <= f32(np.sqrt(bound)))
             if not going.all():              # drop the pixels that escaped
                 idx, zr, zi, cr, ci, re2, im2 = (a[going] for a in (idx, zr, zi, cr, ci, re2, im2))
@@ -84,12 +88,14 @@ WRONG_STEPS = {
 
 
 def wrong_steps(z_re, z_im, c_re, c_im, max_iter: int, words: dict):
-    """(counts, problem, hint) of each wrong step that ``words`` names (a name of WRONG_STEPS: a
-    function of (counts, right counts) that gives the exercise's (problem, hint)), in its order."""
+    """(counts, problem, hint) of each wrong step that ``words`` names, in its order: a name of
+    WRONG_STEPS, and a function of (the wrong count, the right count, the index) at the first
+    element where the two differ that gives the exercise's (problem, hint)."""
     right = escape_counts(z_re, z_im, c_re, c_im, max_iter)
     for name, say in words.items():
         wrong = escape_counts(z_re, z_im, c_re, c_im, max_iter, **WRONG_STEPS[name])
-        yield wrong, *say(wrong, right)
+        at = np.unravel_index(int(np.argmax(wrong != right)), wrong.shape)
+        yield wrong, *say(int(wrong[at]), int(right[at]), tuple(int(i) for i in at))
 
 
 def pixel_grid(width, height, x_min, y_min, dx, dy):
