@@ -32,7 +32,8 @@ def escape_counts(z_re, z_im, c_re, c_im, max_iter: int, **change) -> np.ndarray
 
 def _counts(z_re, z_im, c_re, c_im, max_iter: int, bound=4, twice=2,
             im2_sign=-1, box=False, whole=False, first=None,
-            int_squares=False) -> np.ndarray:
+            int_squares=False, squares_doubled=False, im_of_squares=False,
+            c_in_re="re") -> np.ndarray:
     """Steps of z -> z*z + c until |z|^2 > ``bound`` (at most ``max_iter``), element by element,
     in float32 in the kernels' order; on the pixels still running only, so its cost falls as
     they escape. ``twice`` and ``im2_sign``: the step's z_im = twice*z_re*z_im + c_im and
@@ -40,21 +41,27 @@ def _counts(z_re, z_im, c_re, c_im, max_iter: int, bound=4, twice=2,
     escape tested on each part, |z_re| or |z_im| above sqrt(bound) (a wrong kernel's too);
     ``whole``: z kept in ints, its start and every step's result truncated toward 0;
     ``int_squares``: the squares re2 and im2 kept in ints, truncated toward 0 at each step (z
-    itself a float), a wrong kernel's model; ``first``: "re" or "im", that part updated first and the other computed from its NEW value
-    (z_im = 2*z_re*z_im + c_im after z_re changed; z_re = z_re*z_re - z_im*z_im + c_re after
-    z_im changed), a wrong kernel's model."""
+    itself a float), a wrong kernel's model; ``squares_doubled``, ``im_of_squares`` and
+    ``c_in_re``: the wrong steps of ``WRONG_STEPS`` (squares doubled, z may grow to inf - inf
+    = NaN, which the kernels' break at re2 + im2 > 4.0f never passes); ``first``: "re" or
+    "im", that part updated first and the other computed from its NEW value (z_im =
+    2*z_re*z_im + c_im after z_re changed; z_re = z_re*z_re - z_im*z_im + c_re after z_im
+    changed), a wrong kernel's model."""
     f32 = np.float32
     arrays = np.broadcast_arrays(*(np.asarray(a, f32) for a in (z_re, z_im, c_re, c_im)))
     shape, (zr, zi, cr, ci) = arrays[0].shape, (a.ravel() for a in arrays)
     counts, idx = np.zeros(zr.size, np.int32), np.arange(zr.size)  # idx: the pixels running
     cut = np.trunc if whole else (lambda a: a)
     zr, zi = cut(zr), cut(zi)
+    cr = ci if c_in_re == "im" else cr
     with np.errstate(over="ignore", invalid="ignore"):   # a huge c may overflow: it escapes
         for _ in range(max_iter):
-            re2, im2 = zr * zr, zi * zi
+            re2, im2 = (zr * f32(2), zi * f32(2)) if squares_doubled else (zr * zr, zi * zi)
             if int_squares:
                 re2, im2 = np.trunc(re2), np.trunc(im2)
-            going = re2 + im2 <= f32(bound) if not box else \
+            size = re2 + im2                 # doubled, it may be NaN: break at > 4 goes on
+            going = (~(size > f32(bound)) if squares_doubled else size <= f32(bound)) \
+                if not box else \
                 (np.abs(zr) <= f32(np.sqrt(bound))) & (np.abs(zi) <= f32(np.sqrt(bound)))
             if not going.all():              # drop the pixels that escaped
                 idx, zr, zi, cr, ci, re2, im2 = (a[going] for a in (idx, zr, zi, cr, ci, re2, im2))
@@ -65,10 +72,30 @@ def _counts(z_re, z_im, c_re, c_im, max_iter: int, bound=4, twice=2,
                 zi = cut(f32(twice) * zr * zi + ci)
                 counts[idx] += 1
                 continue
-            zi = cut(f32(twice) * zr * zi + ci)
+            zi = cut(f32(twice) * (re2 * im2 if im_of_squares else zr * zi) + ci)
             zr = cut(re2 + f32(im2_sign) * (zi * zi if first == "im" else im2) + cr)
             counts[idx] += 1
     return counts.reshape(shape)
+
+
+WRONG_STEPS = {
+    "squares_doubled": dict(squares_doubled=True),  # re2 = z_re * 2, im2 = z_im * 2
+    "im_of_squares": dict(im_of_squares=True),      # z_im = 2.0f * re2 * im2 + c_im
+    "c_im_in_re": dict(c_in_re="im"),               # z_re = re2 - im2 + c_im
+}
+"""Wrong steps of the escape loop that the three exercises share, each the change to
+``escape_counts`` that models it; each exercise names them in its own words (``wrong_steps``)."""
+
+
+def wrong_steps(z_re, z_im, c_re, c_im, max_iter: int, words: dict):
+    """(counts, problem, hint) of each wrong step that ``words`` names, in its order: a name of
+    WRONG_STEPS, and a function of (the wrong count, the right count, the index) at the first
+    element where the two differ that gives the exercise's (problem, hint)."""
+    right = escape_counts(z_re, z_im, c_re, c_im, max_iter)
+    for name, say in words.items():
+        wrong = escape_counts(z_re, z_im, c_re, c_im, max_iter, **WRONG_STEPS[name])
+        at = np.unravel_index(int(np.argmax(wrong != right)), wrong.shape)
+        yield wrong, *say(int(wrong[at]), int(right[at]), tuple(int(i) for i in at))
 
 
 def pixel_grid(width, height, x_min, y_min, dx, dy):

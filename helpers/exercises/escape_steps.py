@@ -18,7 +18,7 @@ import numpy as np
 
 from helpers.exercises import near, unset
 from helpers.exercises.common import Input, Output
-from helpers.exercises.escape import escape_counts
+from helpers.exercises.escape import escape_counts, wrong_steps
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import observe, with_stopped, written_twice
@@ -82,6 +82,7 @@ def _models(c_re, c_im, max_iter, n, want):
     yield from _step_models(c_re, c_im, max_iter, want)
     yield counts(c_re, c_im, max_iter, start_at_c=True), *START_AT_C
     yield counts(c_im, c_re, max_iter), "c_re and c_im are swapped", STEP_HINT
+    yield from wrong_steps(zero, zero, c_re, c_im, max_iter, STEPS)
     yield from _size_models(c_re, c_im, max_iter)
     yield (np.where(c_re * c_re + c_im * c_im <= np.float32(4), max_iter, 0), "the loop's test "
            "reads c, not z: every point with |c| <= 2 counts max_iter and every other 0, since c "
@@ -127,6 +128,15 @@ def _models(c_re, c_im, max_iter, n, want):
     if n != max_iter:
         yield (counts(c_re, c_im, n), "the loop runs up to n steps, the number of points, where "
                "max_iter is the limit", "while (k < max_iter && ...)")
+
+
+STEPS = {   # the wrong steps of helpers.exercises.escape that this kernel's loop can take
+    "c_im_in_re": lambda wrong, right, at: (
+        "the real step adds c_im[i] where c_re[i] belongs: float re = z_re*z_re - z_im*z_im + "
+        f"c_im[i], so each point follows c_im + i*c_im (point {at[0]} counts {wrong} with "
+        f"c_im[i], {right} with c_re[i])",
+        "the real part adds the point's real part: re = z_re*z_re - z_im*z_im + c_re[i]"),
+}
 
 
 def _step_models(c_re, c_im, max_iter, want):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from helpers.exercises.escape import escape_counts
+from helpers.exercises.escape import escape_counts, wrong_steps
 from helpers.exercises.microscope import kernel_words, observe, stopped
 
 OLD = ("both new parts from the OLD z_re and z_im: z_im = 2.0f * z_re * z_im + c_im first (it "
@@ -38,9 +38,24 @@ def wrong_loops(re, im, c_re, c_im, max_iter):
              "|z| > 2 is the circle re2 + im2 > 4, and z can leave it with both parts below 2",
              "break once re2 + im2 > 4.0f, the square of |z| against 2 * 2")):
         yield escape_counts(re, im, c_re, c_im, max_iter, **change), problem, hint
+    yield from wrong_steps(re, im, c_re, c_im, max_iter, STEPS)
     yield (_real_part_test(re, im, c_re, c_im, max_iter), "the escape test takes re2 - im2, "
            "the real part of z*z, for |z|^2: re2 - im2 > 4 is false whenever im2 >= re2, however "
            "large z grows", "|z|^2 adds the two squares: break once re2 + im2 > 4.0f")
+
+
+STEPS = {   # the wrong steps of helpers.exercises.escape that this kernel's loop can take
+    "squares_doubled": lambda wrong, right, at: (
+        "the squares are doubled: re2 = z_re * 2, im2 = z_im * 2, where z_re * z_re and z_im * "
+        f"z_im belong (z_re ** 2 is z_re times itself; pixel (x={at[1]}, y={at[0]}) counts "
+        f"{wrong} with the doubles, {right} with the squares)",
+        "square each part, float re2 = z_re * z_re, im2 = z_im * z_im;"),
+    "im_of_squares": lambda wrong, right, at: (
+        "z_im's step multiplies the squares, z_im = 2.0f * re2 * im2 + c_im, where z_re * z_im "
+        f"belongs (pixel (x={at[1]}, y={at[0]}) counts {wrong} with re2 * im2, {right} with "
+        "z_re * z_im)", "the imaginary part of z*z is 2 * z_re * z_im, from z itself, not its "
+        "squares: z_im = 2.0f * z_re * z_im + c_im"),
+}
 
 
 def _real_part_test(re, im, c_re, c_im, max_iter):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from helpers.exercises.escape import escape_counts, pixel_grid
+from helpers.exercises.escape import escape_counts, pixel_grid, wrong_steps
 
 VIEW = (-2.2, -1.2, 1.0, 1.2)       # x_min, y_min, x_max, y_max: the chapter's view
 
@@ -46,11 +46,31 @@ def wrong_images(case):
            f"max_iter + 1 = {max_iter + 1} steps, one past max_iter = {max_iter}: the loop runs "
            "while n <= max_iter, one step too many", "loop while n < max_iter: n counts 0 to "
            "max_iter - 1, so no count passes max_iter")
+    re, im = pixel_grid(case[0], case[1], *args(case))
+    yield from wrong_steps(np.zeros_like(re), np.zeros_like(im), re, im, max_iter, STEPS)
     yield carried_counts(case, ref)
     yield carried_z(case)
     yield (reference(case, x_of=lambda x: x % block), "c's real part takes threadIdx.x where "
            "it takes x: the pixels of each stretch of blockDim.x repeat the first stretch's",
            "c_re = x_min + x * dx, with the loop's x")
+
+
+STEPS = {   # the wrong steps of helpers.exercises.escape that this kernel's loop can take
+    "squares_doubled": lambda wrong, right, at: (
+        "the squares are doubled: re2 = z_re * 2, im2 = z_im * 2, where z_re * z_re and z_im * "
+        f"z_im belong (pixel x = {at[1]}, y = {at[0]} counts {wrong} with the doubles, {right} "
+        "with the squares)", "square each part, float re2 = z_re * z_re, im2 = z_im * z_im;"),
+    "im_of_squares": lambda wrong, right, at: (
+        "z_im's step multiplies the squares, z_im = 2.0f * re2 * im2 + c_im, where z_re * z_im "
+        f"belongs (pixel x = {at[1]}, y = {at[0]} counts {wrong} with re2 * im2, {right} with "
+        "z_re * z_im)", "the imaginary part of z*z is 2 * z_re * z_im, from z itself, not its "
+        "squares: z_im = 2.0f * z_re * z_im + c_im"),
+    "c_im_in_re": lambda wrong, right, at: (
+        "z_re's step adds c_im where c_re belongs, z_re = re2 - im2 + c_im, so each pixel "
+        f"follows the point c_im + i*c_im (pixel x = {at[1]}, y = {at[0]} counts {wrong} with "
+        f"c_im, {right} with c_re)", "c = c_re + i*c_im: the real part adds c_re, z_re = re2 - "
+        "im2 + c_re"),
+}
 
 
 def carried_counts(case, ref):

@@ -1,4 +1,4 @@
-"""The escape-time model that the Julia and Mandelbrot exercises share (helpers/exercises/escape):
+"""The escape-time model that the escape-time exercises share (helpers/exercises/escape):
 its counts against a loop written out pixel by pixel, and the results it remembers."""
 
 import numpy as np
@@ -35,3 +35,31 @@ def test_a_result_asked_again_is_a_copy_of_the_first_and_other_arguments_are_not
                                                           twice=1))
     assert not np.array_equal(again, escape.escape_counts(im, re, f32(-0.8), f32(0.156), 30))
     assert len(escape._remembered) <= escape.REMEMBERED
+
+
+def one_wrong_pixel(name, z_re, z_im, c_re, c_im, max_iter):
+    """The Julia kernel's loop for one pixel, in float32, with one of escape.WRONG_STEPS in it:
+    it breaks at re2 + im2 > 4.0f, which a NaN never passes."""
+    count = 0
+    with np.errstate(over="ignore", invalid="ignore"):
+        while count < max_iter:
+            re2, im2 = ((z_re * f32(2), z_im * f32(2)) if name == "squares_doubled" else
+                        (z_re * z_re, z_im * z_im))
+            if re2 + im2 > f32(4):
+                break
+            z_im = f32(2) * (re2 * im2 if name == "im_of_squares" else z_re * z_im) + c_im
+            z_re = re2 - im2 + (c_im if name == "c_im_in_re" else c_re)
+            count += 1
+    return count
+
+
+def test_each_wrong_step_is_the_kernel_s_loop_with_it_pixel_by_pixel():
+    re, im = escape.pixel_grid(17, 11, -2.0, -1.25, 0.15, 0.23)
+    for name, change in escape.WRONG_STEPS.items():
+        got = escape.escape_counts(re, im, f32(-0.8), f32(0.156), 60, **change)
+        want = [[one_wrong_pixel(name, re[y, x], im[y, x], f32(-0.8), f32(0.156), 60)
+                 for x in range(17)] for y in range(11)]
+        assert np.array_equal(got, want), name
+        assert not np.array_equal(got, escape.escape_counts(re, im, f32(-0.8), f32(0.156), 60))
+    doubled = escape.escape_counts(re, im, f32(-0.8), f32(0.156), 60, squares_doubled=True)
+    assert (doubled == 60).any()   # z grew to NaN there, and the loop went on

@@ -37,6 +37,11 @@ WRONG = {
                          "float re = z_re * z_re - z_im * z_im;")],
                        "every count is what the point's imaginary part alone gives, as if c_re "
                        "were 0: c_re[i] is not added to the new real part"),
+    # blind audit TIA-escape_steps-1: c_im for c_re in the real step (was '72.1% of the counts
+    # differ from NumPy's ... Hint: one step: ...', the whole step)
+    "c_im_in_re": ([("z_im * z_im + c_re[i];", "z_im * z_im + c_im[i];")],
+                   "the real step adds c_im[i] where c_re[i] belongs: float re = z_re*z_re - "
+                   "z_im*z_im + c_im[i]"),
     "new_re_in_im": ([(STEP, "        z_re = z_re * z_re - z_im * z_im + c_re[i];\n"
                              "        z_im = 2.0f * z_re * z_im + c_im[i];\n")],
                      "z_im is computed from the NEW z_re"),
@@ -149,6 +154,12 @@ def test_c_im_doubled_is_hinted_with_the_parentheses_around_the_product(kernels,
     verdict = checker.check_escape_steps_kernel(*kernels["c_im_doubled"])
     assert "z_im = 2.0f * (z_re * z_im + c_im[i])" in verdict.problem, verdict
     assert "z_im = 2.0f * z_re * z_im + c_im[i]" in verdict.hint, verdict
+
+
+def test_c_im_in_re_is_hinted_with_c_re(kernels, capsys):
+    verdict = checker.check_escape_steps_kernel(*kernels["c_im_in_re"])
+    assert verdict.hint.startswith("the real part adds the point's real part: "
+                                   "re = z_re*z_re - z_im*z_im + c_re[i]"), verdict
 
 
 def test_z_re_twice_in_im_is_hinted_with_z_re_times_z_im(kernels, capsys):

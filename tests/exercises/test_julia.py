@@ -19,6 +19,19 @@ KERNEL = solution("julia.cu")
 
 # (name, source, words that the NOT YET line must contain)
 WRONG = [
+    # blind audit TIA-julia-1: z_re ** 2 read as z_re * 2 (was '88.2% of the pixels differ from
+    # NumPy's ... Hint: compare your loop with the Mandelbrot kernel's: ... old values ...')
+    ("squares_doubled",
+     variant(KERNEL, ("float re2 = z_re * z_re, im2 = z_im * z_im;",
+                      "float re2 = z_re * 2, im2 = z_im * 2;")),
+     ["the squares are doubled: re2 = z_re * 2, im2 = z_im * 2, where z_re * z_re and z_im * "
+      "z_im belong", "Hint: square each part, float re2 = z_re * z_re, im2 = z_im * z_im;"]),
+    # the other wrong step of helpers.exercises.escape that julia's loop can take
+    ("im_of_the_squares",
+     variant(KERNEL, ("z_im = 2.0f * z_re * z_im + c_im;", "z_im = 2.0f * re2 * im2 + c_im;")),
+     ["z_im's step multiplies the squares, z_im = 2.0f * re2 * im2 + c_im, where z_re * z_im "
+      "belongs", "Hint: the imaginary part of z*z is 2 * z_re * z_im, from z itself, not its "
+      "squares: z_im = 2.0f * z_re * z_im + c_im"]),
     # blind audit I16: the rows counted from the bottom (was '64.7% of the pixels differ ...',
     # with the hint about the step)
     ("upside_down", variant(KERNEL, ("float z_im = y_min + y * dy;",

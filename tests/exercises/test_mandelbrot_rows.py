@@ -18,6 +18,18 @@ LOOP = "for (int x = threadIdx.x; x < width; x += blockDim.x) {"
 
 # name: (the replacements in the solution, a piece of the verdict's problem)
 WRONG = {
+    # blind audit TIA-mandelbrot_rows-1: the squares in z_im's step (was 'only the first 13
+    # columns of each row of iters are right ... Hint: ... check the indices of the loads')
+    "im_of_the_squares": ([("z_im = 2.0f * z_re * z_im + c_im;", "z_im = 2.0f * re2 * im2 + c_im;")],
+                          "z_im's step multiplies the squares, z_im = 2.0f * re2 * im2 + c_im, "
+                          "where z_re * z_im belongs"),
+    # the other wrong steps of helpers.exercises.escape: z_re ** 2 read as z_re * 2; c_im added
+    # to the real part
+    "squares_doubled": ([("float re2 = z_re * z_re, im2 = z_im * z_im;",
+                          "float re2 = z_re * 2, im2 = z_im * 2;")],
+                        "the squares are doubled: re2 = z_re * 2, im2 = z_im * 2"),
+    "c_im_in_re": ([("z_re = re2 - im2 + c_re;", "z_re = re2 - im2 + c_im;")],
+                   "z_re's step adds c_im where c_re belongs"),
     "row_0": ([("int y = blockIdx.x;", "int y = blockIdx.y;")], "only row 0 was drawn"),
     # blind audit G33 (was '11955 of 12383 pixels were never drawn (the first at x = 0, y = 1)')
     "loop_from_the_grid_index": ([("int x = threadIdx.x;", "int x = blockIdx.x * blockDim.x + threadIdx.x;")],
@@ -127,7 +139,11 @@ WRONG = {
     "rows_a_block_long": ([("iters[y * width + x]", "iters[y * blockDim.x + x]")],
                           "rows blockDim.x = 64 pixels apart (iters[y * blockDim.x + x])"),
 }
-HINTS = {"loop_from_the_second_pass": "start at x = threadIdx.x, with nothing added",
+HINTS = {"squares_doubled": "square each part, float re2 = z_re * z_re, im2 = z_im * z_im;",
+         "c_im_in_re": "the real part adds c_re, z_re = re2 - im2 + c_re",
+         "im_of_the_squares": "the imaginary part of z*z is 2 * z_re * z_im, from z itself, not "
+                              "its squares: z_im = 2.0f * z_re * z_im + c_im",
+         "loop_from_the_second_pass": "start at x = threadIdx.x, with nothing added",
          "rows_from_the_bottom": "y = blockIdx.x: block b draws row b, 0 to height - 1",
          "the_next_row": "y = blockIdx.x: block b draws row b",
          "z_and_n_not_reset": "declare z_re, z_im and n inside the loop",
