@@ -109,6 +109,11 @@ def models(a, x):
            "__shfl_down_sync hands each lane its own v back, so that step doubled every lane's "
            "sum", "start at offset 16, half the warp: for (int offset = 16; offset > 0; "
            "offset /= 2)")
+    yield (shfl_down_sum(parts, (31, 15, 7, 3, 1)), "warp_sum's offsets were 31, 15, 7, 3, 1: "
+           "halving from 31, the highest lane's number, where half the warp, 16, belongs: a lane "
+           "whose source lay past lane 31 got its own v back, doubling it, so lane 0's total "
+           "holds some lanes' sums twice and leaves others out (lanes 2, 5, 6, ...)", "start at half the warp and halve down to 1: for "
+           "(int offset = 16; offset > 0; offset /= 2)")
     yield (parts[:, 31], "each y[row] is lane 31's sum alone: warp_sum's v = "
            "__shfl_down_sync(...) replaced v with the lane above's at each step, where it adds "
            "it", "v += __shfl_down_sync(0xffffffff, v, offset)")
