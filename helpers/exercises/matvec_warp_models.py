@@ -91,6 +91,23 @@ def shfl_down_sum(parts, offsets, delta=lambda lanes, offset: offset, lane=0):
     return parts[:, lane]
 
 
+def _first_offsets(parts):
+    """(y, problem, hint) of warp_sum's shuffles started at another offset than 16, half the
+    warp, and halved from there: 32, or 31, the highest lane's number (``parts``: the lanes'
+    sums)."""
+    yield (shfl_down_sum(parts, (32, 16, 8, 4, 2, 1)), "every y[row] is 2 times the row's sum: "
+           "warp_sum's first shuffle, offset 32, reaches past the warp (lanes 0 to 31), where "
+           "__shfl_down_sync hands each lane its own v back, so that step doubled every lane's "
+           "sum", "start at offset 16, half the warp: for (int offset = 16; offset > 0; "
+           "offset /= 2)")
+    yield (shfl_down_sum(parts, (31, 15, 7, 3, 1)), "warp_sum's offsets were 31, 15, 7, 3, 1: "
+           "halving from 31, the highest lane's number, where half the warp, 16, belongs: a lane "
+           "whose source lay past lane 31 got its own v back, doubling it, so lane 0's total "
+           "holds some lanes' sums twice and leaves others out (lanes 2, 5, 6, ...)",
+           "start at half the warp and halve down to 1: for (int offset = 16; offset > 0; "
+           "offset /= 2)")
+
+
 def models(a, x):
     """(y, problem, hint) of the known mistakes that are not a weight a column (``weights``)."""
     rows, cols = a.shape
@@ -104,11 +121,7 @@ def models(a, x):
                f"read {name} floats apart, A[row * {name} + c]: {what}a row of A holds cols "
                "floats", "row `row` of A starts at A[row * cols]: A[row * cols + c]")
     parts = lane_sums(a, x)
-    yield (shfl_down_sum(parts, (32, 16, 8, 4, 2, 1)), "every y[row] is 2 times the row's sum: "
-           "warp_sum's first shuffle, offset 32, reaches past the warp (lanes 0 to 31), where "
-           "__shfl_down_sync hands each lane its own v back, so that step doubled every lane's "
-           "sum", "start at offset 16, half the warp: for (int offset = 16; offset > 0; "
-           "offset /= 2)")
+    yield from _first_offsets(parts)
     yield (parts[:, 31], "each y[row] is lane 31's sum alone: warp_sum's v = "
            "__shfl_down_sync(...) replaced v with the lane above's at each step, where it adds "
            "it", "v += __shfl_down_sync(0xffffffff, v, offset)")

@@ -29,10 +29,10 @@ from helpers.exercises.common import Input, Output, poison_value
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import accesses_of, observe, observed_launch, observed_mistakes
+from helpers.exercises.warp_vote_models import (JUNK, THRESHOLD, below_the_threshold, block_counts,
+                                               cut_to_int, float_votes, index_mistakes,
+                                               votes_of_warps, word_mistakes)
 
-THRESHOLD = np.float32(0.5)
-JUNK = np.float32(2.0)
-"""What x holds past n: above the threshold, so a lane that reads there votes true."""
 BLOCKS = (32, 64, 96, 128, 256)
 # (n, threads per block): a partial last warp but in the fourth, warps past n in the last block of
 # the second to fourth, 3 warps a block in the third and fourth; the last on the simulator
@@ -56,115 +56,6 @@ def _launch(case, after=64):
     x = np.random.default_rng(n).integers(-64, 128, n).astype(np.float32) / 64
     return Launch((Input(x, after=after, junk=JUNK), Output(-(-n // 32), np.uint32, held=False),
                    np.int32(n), THRESHOLD), block=(block, 1, 1), grid=(-(-n // block), 1), model=x)
-
-
-def _votes(x, n, reads_past_n=False, at_least=False, one_past=False):
-    """Each warp's votes, (warps, 32) booleans, as the kernel with these mistakes casts them
-    (``one_past``: the lane i == n reads x[n] too, a guard i <= n)."""
-    padded = np.full(-(-n // 32) * 32, JUNK if reads_past_n else -np.inf, np.float32)
-    if one_past and n < padded.size:
-        padded[n] = JUNK
-    padded[:n] = x
-    votes = padded >= THRESHOLD if at_least else padded > THRESHOLD
-    return votes.reshape(-1, 32)
-
-
-def _float_votes(x, n):
-    """Each warp's votes, (warps, 32) booleans, for a vote given as the float x[i] - threshold
-    (0 past n): __ballot_sync's int predicate keeps its whole part."""
-    padded = np.zeros(-(-n // 32) * 32, np.float32)
-    padded[:n] = x - THRESHOLD
-    return (np.trunc(padded) != 0).reshape(-1, 32)
-
-
-def _in_a_float(words):
-    """32-bit words as a float holds them (to nearest), then turned back into an unsigned int
-    (PTX's conversion: toward 0, 2^32 saturates to 2^32 - 1)."""
-    rounded = words.astype(np.uint32).astype(np.float32).astype(np.float64)
-    return np.minimum(rounded, 2.0 ** 32 - 1).astype(np.uint64)
-
-
-def _popc(words):
-    """The number of 1 bits in each of ``words`` (unsigned, below 2^32)."""
-    return sum((words.astype(np.uint64) >> np.uint64(k)) & np.uint64(1) for k in range(32))
-
-
-def _votes_of(x, n, index):
-    """Each warp's votes, (warps, 32) booleans, where lane l of the thread i = 32w + l reads
-    x[index(i)] (below n) in place of x[i]."""
-    i = np.arange(-(-n // 32) * 32)
-    return ((i < n) & (x[np.minimum(index(i), n - 1)] > THRESHOLD)).reshape(-1, 32)
-
-
-def _word_mistakes(votes):
-    """(counts, problem, hint) for a ballot's word stored as it is, or kept in a float."""
-    bits = (votes * (1 << np.arange(32, dtype=np.uint64))).sum(axis=1).astype(np.uint32)
-    yield (bits, "each count is the ballot's word itself, its bits read as a number",
-           "count the word's 1 bits: counts[warp] = __popc(votes)")
-    yield (_popc(_in_a_float(bits)), "each count is how many bits are 1 in the ballot's word "
-           "rounded to a float: votes was declared a float, which holds 24 bits of a number, so "
-           "the 32-bit word lost its low bits before __popc counted them", "keep the ballot's "
-           "word in an unsigned int: unsigned int votes = __ballot_sync(0xffffffff, above)")
-    yield (_popc(bits & np.uint32(0xFFFF)), "only lanes 0 to 15 were counted: the ballot's word "
-           "was kept in 16 bits (an unsigned short), which drops lanes 16 to 31's bits", "the "
-           "ballot is 32 bits, one a lane: keep it in an unsigned int, unsigned int votes = "
-           "__ballot_sync(0xffffffff, above)")
-
-
-def _cut_to_int(x, n):
-    """(counts, problem, hint) for a comparison whose element, or threshold, was cut to an int
-    first (toward 0: 0.75 becomes 0, -0.5 becomes 0)."""
-    i, whole = np.arange(-(-n // 32) * 32), np.trunc(x)
-    for votes, what in ((whole > THRESHOLD, f"x[i] was cut to an int, (int)x[i], before it was "
-                         f"compared: 0.75 became 0, not above {THRESHOLD}, so only the elements "
-                         "of 1 or more counted"),
-                        (x > np.trunc(THRESHOLD), f"the threshold was cut to an int, (int)"
-                         f"threshold: {THRESHOLD} became 0, so every element above 0 counted")):
-        padded = np.zeros(i.size, bool)
-        padded[:n] = votes
-        yield (padded.reshape(-1, 32).sum(axis=1), f"the counts are those of a vote in which "
-               f"{what}", "compare the floats themselves: above = i < n && x[i] > threshold")
-
-
-def _index_mistakes(x, n, block):
-    """(counts, problem, hint) for a vote that reads another element than x[i]."""
-    yield (_votes_of(x, n, lambda i: i % 32).sum(axis=1), "every warp voted on x[0] to x[31]: "
-           "the vote read x[lane], the lane's place in its warp, not its element", "thread i "
-           "looks at x[i], i = blockIdx.x * blockDim.x + threadIdx.x: above = i < n && x[i] > "
-           "threshold")
-    yield (_votes_of(x, n, lambda i: i % block).sum(axis=1), "every block voted on x[0] to "
-           f"x[{min(block, n) - 1}]: the vote read x[threadIdx.x], the thread's place in its "
-           "block, not its element", "thread i looks at x[i], i = blockIdx.x * blockDim.x + "
-           "threadIdx.x: above = i < n && x[i] > threshold")
-
-
-def _below_the_threshold(x, n, want):
-    """(counts, problem, hint) for each warp's count of its elements below the threshold: the
-    comparison flipped, x[i] < threshold."""
-    padded = np.full(want.size * 32, np.inf, np.float32)
-    padded[:n] = x
-    below = (padded < THRESHOLD).reshape(-1, 32).sum(axis=1)
-    if not np.array_equal(below, want):
-        w = int(np.argmax(below != want))
-        yield (below, f"each warp counted its elements below the threshold, not above: "
-               f"counts[{w}] = {below[w]}, and {below[w]} of x[{32 * w}.."
-               f"{min(32 * w + 31, n - 1)}] are below {THRESHOLD} ({want[w]} above)",
-               "the comparison is flipped: above = i < n && x[i] > threshold")
-
-
-def _block_counts(want, block):
-    """(counts, problem, hint) for each warp storing its whole block's count, as
-    __syncthreads_count gives it (blocks of 2 warps or more: with one, the two agree)."""
-    per_block = block // 32
-    if per_block < 2:
-        return
-    padded = np.zeros(-(-want.size // per_block) * per_block, want.dtype)
-    padded[:want.size] = want
-    blocks = padded.reshape(-1, per_block).sum(axis=1)
-    yield (blocks[np.arange(want.size) // per_block], "each warp stored its whole block's count: "
-           "__syncthreads_count(above) counts the votes of every thread of the block, not of the "
-           "warp", "count the warp's votes: votes = __ballot_sync(0xffffffff, above), then "
-           "counts[warp] = __popc(votes)")
 
 
 def _refine(failure):
@@ -279,7 +170,35 @@ def _lane_and_32(out, want, per_block):
                "bits: lane = threadIdx.x % 32 (or threadIdx.x & 31, 31 being 5 bits of 1)")
 
 
-def _unwritten(out, want, per_block):
+def _first_warp_of_each_block(kernels, out, per_block):
+    """Only each block's first warp stored (counts[0], counts[per_block], ...): the threads that
+    stored on the trace of 1,000 elements in blocks of 128 (``_warp_and_lane_swapped``'s) tell
+    lane = threadIdx.x / 32, lane 0 in all 32 threads of the first warp, which all store, from
+    if (threadIdx.x == 0), thread 0 alone."""
+    unwritten = out.unwritten
+    if per_block < 2 or not np.array_equal(np.flatnonzero(~unwritten),
+                                           np.arange(0, unwritten.size, per_block)):
+        return
+    shown = (f"only the first warp of each block stored its count (counts[0], counts[{per_block}]"
+             f", ...; the other {int(unwritten.sum())} were never written)")
+    seen = accesses_of(kernels, _launch((1000, 128), after=0), "counts stores", 4000)
+    stored = set() if seen is None else \
+        set(np.unique(seen[(seen["array"] == "counts") & seen["write"]]["thread"]).tolist())
+    if stored == set(range(32)):
+        yield (f"{shown}: lane = threadIdx.x / 32 is the warp's place in its block, not the "
+               "thread's place in its warp: all 32 threads of each block's first warp stored "
+               "(their lane is 0; the trace of 1,000 elements in blocks of 128), and no thread "
+               "of the other warps, whose lane is 1, 2 or 3", "a thread's place in its warp is "
+               "the remainder: lane = threadIdx.x % 32 (%, not /)")
+    hint = "lane 0 of every warp stores: lane = threadIdx.x % 32, if (lane == 0) counts[warp] = " \
+        "__popc(votes)"
+    if stored == {0}:
+        yield (f"{shown}: the store was left to the block's thread 0, threadIdx.x == 0, where "
+               "each warp's lane 0 was meant", hint)
+    yield f"{shown}: no thread of the blocks' other warps stored", hint
+
+
+def _unwritten(kernels, out, want, per_block):
     """The mistakes that counts' never-written elements show (``per_block``: warps a block)."""
     yield from _lane_and_32(out, want, per_block)
     unwritten = out.unwritten
@@ -289,13 +208,7 @@ def _unwritten(out, want, per_block):
                "(counts[threadIdx.x / 32], or warp = threadIdx.x / 32)", "counts has a place for "
                "every warp of the grid: store at counts[warp], with warp = i / 32 and i = "
                "blockIdx.x * blockDim.x + threadIdx.x (the grid's warp number), not threadIdx.x / 32")
-    written = np.flatnonzero(~unwritten)
-    if per_block > 1 and np.array_equal(written, np.arange(0, unwritten.size, per_block)):
-        yield (f"only the first warp of each block stored its count (counts[0], "
-               f"counts[{per_block}], ...; the other {int(unwritten.sum())} were never "
-               "written): the store was left to the block's thread 0, threadIdx.x == 0, where "
-               "each warp's lane 0 was meant", "lane 0 of every warp stores: lane = threadIdx.x "
-               "% 32, if (lane == 0) counts[warp] = __popc(votes)")
+    yield from _first_warp_of_each_block(kernels, out, per_block)
     if unwritten.any():
         first = int(np.argmax(unwritten))
         yield (f"{int(unwritten.sum())} of the {unwritten.size} counts were never written "
@@ -325,7 +238,7 @@ def _warp_and_lane_swapped(kernels):
 def _mistakes(case, run):
     """The mistakes one launch shows, the most telling first."""
     kernels, n, x, got = run.kernel, case[0], run.model, run.out.got
-    votes = _votes(x, n)
+    votes = votes_of_warps(x, n)
     want = votes.sum(axis=1)
     if run.out.unwritten.any() or run.out.past.size or not np.array_equal(got, want):
         yield from _warp_and_lane_swapped(kernels)
@@ -333,7 +246,7 @@ def _mistakes(case, run):
     yield from _one_count_a_block(run.out, want, run.launch.block[0])
     yield from _block_plus_warp(run.out, want, n, run.launch.block[0])
     yield from _partial_warp_left_out(run.out, want, n)
-    yield from _unwritten(run.out, want, run.launch.block[0] // 32)
+    yield from _unwritten(kernels, run.out, want, run.launch.block[0] // 32)
     if np.array_equal(got, want):
         return
     if np.array_equal(got - poison_value(np.uint32), want.astype(np.uint32)):
@@ -343,17 +256,17 @@ def _mistakes(case, run):
     yield from observed_mistakes(observe(kernels, _launch(CASES[-1]), key="room after x"),
                                  _refine, wrong="the counts are wrong")
     for wrong, problem, hint in (
-            *_word_mistakes(votes),
+            *word_mistakes(votes),
             (votes[:, 0], "each count is 0 or 1, lane 0's own vote: __popc counted a word that "
              "holds lane 0's vote alone, not the ballot's 32", "count the ballot's 1 bits: "
              "counts[warp] = __popc(votes), with votes = __ballot_sync(0xffffffff, above), the "
              "warp's 32 votes, one bit a lane"),
-            (_votes(x, n, at_least=True).sum(axis=1),
+            (votes_of_warps(x, n, at_least=True).sum(axis=1),
              "elements equal to the threshold were counted too", "above means x[i] > threshold"),
-            (_votes(x, n, reads_past_n=True).sum(axis=1),
+            (votes_of_warps(x, n, reads_past_n=True).sum(axis=1),
              "the last warp counted its lanes past n too (x holds 2.0 there)",
              "a lane past n votes false: above = i < n && x[i] > threshold"),
-            (_votes(x, n, one_past=True).sum(axis=1),
+            (votes_of_warps(x, n, one_past=True).sum(axis=1),
              "the last warp counted one element too many: the lane with i == n voted (x[n] lies "
              "past the end)", "the last element is x[n - 1]: above = i < n && x[i] > threshold "
              "(<, not <=)"),
@@ -366,14 +279,14 @@ def _mistakes(case, run):
              "bool (any 1 bit makes it true, and __popc of a bool is 0 or 1)", "keep the ballot's "
              "32-bit word, one bit a lane: unsigned int votes = __ballot_sync(0xffffffff, above), "
              "and count its 1 bits with __popc(votes)"),
-            (_float_votes(x, n).sum(axis=1),
+            (float_votes(x, n).sum(axis=1),
              "each count is how many lanes had x[i] - threshold at least 1 away from 0: the vote "
              "was a float, and __ballot_sync takes an int, so the float was cut to its whole part "
              "(x[i] - threshold = 0.25 votes 0, false)", "a vote is a bool: bool above = i < n "
              "&& x[i] > threshold"),
-            *_cut_to_int(x, n), *_below_the_threshold(x, n, want),
-            *_index_mistakes(x, n, run.launch.block[0]),
-            *_block_counts(want, run.launch.block[0])):
+            *cut_to_int(x, n), *below_the_threshold(x, n, want),
+            *index_mistakes(x, n, run.launch.block[0]),
+            *block_counts(want, run.launch.block[0])):
         if np.array_equal(got, wrong):
             yield problem, hint
     if not got.any():

@@ -42,6 +42,11 @@ STAGINGS = [  # (a wrong staging, as staged's keywords given K and N), problem, 
     (lambda k, n: dict(a_at=lambda tile, k0, r, col: tile[0] * 16 * k + r * 16 + k0 + col),
      "As took A's rows 16 elements apart (r * 16), but a row of A holds K elements",
      "A[tile_row * 16 + r][k0 + col] is at A[(tile_row * 16 + r) * K + k0 + col]"),
+    (lambda k, n: dict(a_at=lambda tile, k0, r, col: tile[0] * 16 + r * k + k0 + col),
+     "As took A[tile_row * 16 + r * K + k0 + col]: without the parentheses only r is multiplied "
+     "by K, so tile_row * 16 was added to the column, not to the row: the tiles of every row of "
+     "C but the first staged A's rows 0 to 15, tile_row * 16 columns along",
+     "write the parentheses: A[(tile_row * 16 + r) * K + k0 + col], the tile's row times K"),
     (lambda k, n: dict(b_at=lambda tile, k0, r, col: (k0 + r) * n + tile[1] + col),
      "Bs took B's columns from tile_col + col, but tile tile_col starts tile_col * 16 columns "
      "along", "B[k0 + r][tile_col * 16 + col] is at B[(k0 + r) * N + tile_col * 16 + col]"),

@@ -18,6 +18,7 @@ import numpy as np
 from helpers.exercises.common import NEVER_SET, Input, Output
 from helpers.exercises.failure import MATRIX_HINT
 from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.microscope import kernel_words
 
 CASES = [13, 1013]  # the seeds of the two pairs of matrices
 LANE_STEPS = range(1, 257)
@@ -108,6 +109,7 @@ def _mistakes(case, run):
     if _is(got, a @ b):
         return
     if _is(got, 0 * got):
+        yield from _stored_before_mma(run.kernel)
         yield ("C is all zeros: no product reached the fragment that was stored (mma_sync never "
                "called, its result put into another fragment than the one stored, or the "
                "accumulator set to 0 again after it)", ORDER_HINT)
@@ -130,6 +132,26 @@ def _mistakes(case, run):
     yield (f"C is not A B (C[{r}][{c}] = {got[r, c]:.4g}, expected {(a @ b)[r, c]:.4g})",
            "the leading dimension is 16 for A, B and C (the elements from one row, or column, to "
            "the next), and the accumulator starts at 0 (fill_fragment)")
+
+
+def _stored_before_mma(kernels):
+    """C all zeros, and the kernel's text calls store_matrix_sync on the fragment that mma_sync
+    writes (its first argument) before it calls mma_sync: C got the accumulator as fill_fragment
+    left it. The text is the simulated twin's (the same source on a GPU)."""
+    text = kernel_words(kernels)
+    words = text[2][text[3]:text[4]] if text else []
+    calls = {name: [i for i in range(len(words) - 2) if words[i] == name and words[i + 1] == "("]
+             for name in ("mma_sync", "store_matrix_sync")}
+    if len(calls["mma_sync"]) != 1 or len(calls["store_matrix_sync"]) != 1:
+        return
+    mma, store = calls["mma_sync"][0], calls["store_matrix_sync"][0]
+    fragment = words[mma + 2]
+    if store < mma and fragment in words[store:mma]:
+        yield (f"C is all zeros: store_matrix_sync comes before mma_sync in the kernel, so it "
+               f"stored {fragment} while it still held the 0s of fill_fragment, and the product "
+               f"mma_sync added to {fragment} after the store never reached C",
+               f"mma_sync first, then store_matrix_sync: wmma::mma_sync({fragment}, ...) and "
+               f"after it wmma::store_matrix_sync(C, {fragment}, 16, wmma::mem_row_major)")
 
 
 def _stored_apart(product, out):
@@ -253,10 +275,11 @@ def _refine(failure):
 EXERCISE = KernelExercise(
     stub="exercises/wmma_tile.cu", kernel="wmma_tile", signature="const half *A, const half *B, float *C",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
-    read_past=_read_apart, refine=_refine,
+    read_past=_read_apart, refine=_refine, simulated="reads the order of the wmma calls",
     crash_hint="the warp loads and stores one 16 x 16 tile: leading dimension 16 everywhere",
     success="C = A B on the tensor cores, B read column after column, for every pair of matrices tried",
     no_extern_c=True)
 
 check_wmma_tile = EXERCISE.check_file          # (path="exercises/wmma_tile.cu")
-check_wmma_tile_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel
+check_wmma_tile_kernel = EXERCISE.check_kernel  # (kernel, simulated=None): the same on a compiled
+# kernel; on a GPU, simulated is the same source compiled by the simulator

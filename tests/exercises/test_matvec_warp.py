@@ -21,6 +21,11 @@ WRONG = {
                               {"problem": "lane 0's sum only", "hint": "__shfl_down_sync"}),
     "offsets_from_8": ([("offset = 16;", "offset = 8;")],
                        {"problem": "lanes 0 to 15", "hint": "offset 16"}),
+    # blind audit TIB-matvec_warp-1: offsets from 31 (was 'y[0] = 9.34958, NumPy's is 8.60949'
+    # and the kernel's plan)
+    "offsets_from_31": ([("offset = 16;", "offset = 31;")],
+                        {"problem": "warp_sum's offsets were 31, 15, 7, 3, 1",
+                         "hint": "for (int offset = 16; offset > 0; offset /= 2)"}),
     "stops_before_offset_1": ([("offset > 0;", "offset > 1;")],
                               {"problem": "even lanes", "hint": "offset > 0"}),
     "loop_steps_by_1": ([("c += 32)", "c++)")], {"problem": "steps by 1", "hint": "c += 32"}),

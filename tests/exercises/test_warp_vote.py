@@ -145,8 +145,20 @@ WRONG = {
     # that has elements stores counts[warp]')
     "block_thread_0_stores": ([("if (lane == 0)", "if (threadIdx.x == 0)")],
                               {"problem": "only the first warp of each block stored its count "
-                                          "(counts[0], counts[4], ...",
+                                          "(counts[0], counts[4], ...; the other 24 were never "
+                                          "written): the store was left to the block's thread 0, "
+                                          "threadIdx.x == 0",
                                "hint": "lane 0 of every warp stores: lane = threadIdx.x % 32"}),
+    # blind audit TIB-warp_vote-1: / for % in the lane alone (was '... the store was left to the
+    # block's thread 0, threadIdx.x == 0, ...', not in the code): told from that one by the
+    # threads that stored, on the simulator's trace
+    "lane_divided_by_32": ([("lane = threadIdx.x % 32;", "lane = threadIdx.x / 32;")],
+                           {"problem": "only the first warp of each block stored its count "
+                                       "(counts[0], counts[4], ...; the other 24 were never "
+                                       "written): lane = threadIdx.x / 32 is the warp's place in "
+                                       "its block, not the thread's place in its warp: all 32 "
+                                       "threads of each block's first warp stored",
+                            "hint": "lane = threadIdx.x % 32 (%, not /)"}),
     # blind audit TGB-warp_vote-1: & 32 for % 32 (was '16 of the 32 counts were never written
     # (the first is counts[1]) ... Hint: lane 0 of every warp that has elements stores
     # counts[warp]', the lane's formula not named)

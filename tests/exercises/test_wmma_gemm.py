@@ -59,6 +59,13 @@ WRONG = [
       "written: C + tile_row * 16 * N + tile_col starts tile (tile_row, tile_col) at column "
       "tile_col, where its first column is tile_col * 16: tile_col is not scaled by 16",
       "Hint: a tile is 16 columns of C wide: store at C + tile_row * 16 * N + tile_col * 16"]),
+    # blind audit TIB-wmma_gemm-1: the warp's parentheses dropped (was 'every block's four warps
+    # took tiles 0 to 3: warp = threadIdx.x / 32 numbers a warp within its block', not the code)
+    ("warp_without_parentheses", variant(KERNEL, ("int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;",
+                                                  "int warp = blockIdx.x * blockDim.x + threadIdx.x / 32;")),
+     ["warp = blockIdx.x * blockDim.x + threadIdx.x / 32 divides only threadIdx.x by 32",
+      "block b's warps start at b * blockDim.x", "only block 0's warps stored",
+      "Hint: write the parentheses: warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32"]),
     ("c_stored_by_columns", variant(KERNEL, ("wmma::mem_row_major", "wmma::mem_col_major")),
      ["stored column after column", "mem_row_major"]),
     ("k_below_k_over_16", variant(KERNEL, ("k < K; k += 16", "k < K / 16; k += 16")),

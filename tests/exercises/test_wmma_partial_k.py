@@ -35,6 +35,13 @@ WRONG = [
      ["Bs took B[(tile_col * 16 + col) * K + k0 + r], B read as if it were stored column after "
       "column", "Bs[w][1][0] took B's element 1, B[0][1], where B[1][0], element N, belongs",
       "Hint: B is stored row after row, N elements a row"]),
+    # blind audit TIB-wmma_partial_k-1: A's staging index without its parentheses (was 'only the
+    # first 16 rows of C are right ... Hint: ... check the indices of the loads that feed them')
+    ("a_row_offset_added_to_the_column", variant(KERNEL, ("A[(tile_row * 16 + r) * K + k0 + col]",
+                                                          "A[tile_row * 16 + r * K + k0 + col]")),
+     ["As took A[tile_row * 16 + r * K + k0 + col]: without the parentheses only r is multiplied "
+      "by K, so tile_row * 16 was added to the column",
+      "Hint: write the parentheses: A[(tile_row * 16 + r) * K + k0 + col]"]),
     ("b_not_zero_filled", variant(KERNEL, (STAGE_B, "Bs[w][r][col] = B[(k0 + r) * N + tile_col * 16 + col];")),
      ["C holds NaN", "past the end of A or B", "stage 0"]),
     ("a_not_zero_filled", variant(KERNEL, (STAGE_A, "As[w][r][col] = A[(tile_row * 16 + r) * K + k0 + col];")),

@@ -1,14 +1,15 @@
 """The wmma_tile checker (helpers.exercises.wmma_tile) of notebook 13: the solution and two
 unusual right kernels pass, the stub fails, and each usual mistake with the warp-level matrix API
 fails with the hint written for it. The variants are compiled as one module (no_extern_c: mma.h
-is C++)."""
+is C++), and, on PyCUDA, once more on the simulator, whose twin's text the checker reads (the
+order of the wmma calls)."""
 
 import pytest
 
 from kernel_sources import (STABLE, assert_mistake_named, assert_refused_and_named,
-                            compile_variants, simulator_only, solution, stable_file, variant)
+                            compile_variant_pairs, simulator_only, solution, stable_file, variant)
 
-from helpers.backend import BACKEND, SourceModule
+from helpers.backend import BACKEND
 from helpers.exercises import wmma_tile as checker
 
 KERNEL = solution("wmma_tile.cu")
@@ -30,6 +31,12 @@ RIGHT = {
 WRONG = [
     ("accumulator_never_set", variant(KERNEL, ("    wmma::fill_fragment(fc, 0.0f);\n", "")),
      ["the accumulator started with what its registers held", "fill_fragment(c, 0.0f)"]),
+    # blind audit TIB-wmma_tile-1: the store before the multiply (was 'C is all zeros: no product
+    # reached the fragment that was stored (mma_sync never called, ...)', causes not this one)
+    ("stored_before_mma", variant(KERNEL, ("    wmma::mma_sync(fc, fa, fb, fc);\n    wmma::store_matrix_sync(C, fc, 16, wmma::mem_row_major);",
+                                           "    wmma::store_matrix_sync(C, fc, 16, wmma::mem_row_major);\n    wmma::mma_sync(fc, fa, fb, fc);")),
+     ["C is all zeros: store_matrix_sync comes before mma_sync", "stored fc while it still held "
+      "the 0s of fill_fragment", "Hint: mma_sync first, then store_matrix_sync"]),
     ("b_row_major", variant(KERNEL, (B_COL, B_COL.replace("col_major", "row_major"))),
      ["C is A B^T", "B was loaded as row_major", "wmma::col_major"]),
     ("a_col_major", variant(KERNEL, ("half, wmma::row_major> fa;", "half, wmma::col_major> fa;")),
@@ -132,12 +139,12 @@ SIMULATOR_ONLY = {"accumulator_never_set": "a GPU's registers may hold the same 
 @pytest.fixture(scope="module")
 def kernels():
     sources = {"solution": KERNEL, **RIGHT, **{name: source for name, source, _ in WRONG}}
-    return compile_variants("wmma_tile", sources, lambda text: SourceModule(text, no_extern_c=True))
+    return compile_variant_pairs("wmma_tile", sources, no_extern_c=True)
 
 
 @pytest.mark.parametrize("name", ["solution", *RIGHT])
 def test_right_kernels_pass(name, kernels, capsys):
-    verdict = checker.check_wmma_tile_kernel(kernels[name])
+    verdict = checker.check_wmma_tile_kernel(*kernels[name])
     out = capsys.readouterr().out
     assert verdict.passed is True, out
 
@@ -150,7 +157,7 @@ def test_the_stub_as_shipped_is_not_yet(capsys):
 
 @pytest.mark.parametrize("name, source, expected", simulator_only(WRONG, SIMULATOR_ONLY))
 def test_known_mistake_fails_with_its_hint(name, source, expected, kernels, capsys):
-    verdict = checker.check_wmma_tile_kernel(kernels[name])
+    verdict = checker.check_wmma_tile_kernel(*kernels[name])
     out = capsys.readouterr().out
     assert_mistake_named(verdict, out, name, expected)
     assert out.count("NOT YET:") == 1, out
@@ -245,8 +252,7 @@ def test_no_verdict_prints_a_path_of_the_machine(capsys):
 
 def test_on_a_gpu_the_refused_fragments_are_named_from_the_simulator(monkeypatch, capsys):
     """nvcc refuses the float fragments too (incomplete type is not allowed), with no records:
-    the same file compiled on the simulator names the mistake, though wmma_tile has no
-    simulator twin."""
+    the same file compiled on the simulator names the mistake (before any twin is built)."""
     import helpers.backend
     from helpers.backend import drv
 

@@ -1,0 +1,121 @@
+"""The NumPy models of ``helpers.exercises.warp_vote``'s kernel (each warp's count of its
+elements above a threshold, one __ballot_sync and one __popc): each warp's votes as the right
+kernel and known mistakes cast them, and the counts of known mistakes, each with its problem and
+hint."""
+
+from __future__ import annotations
+
+import numpy as np
+
+THRESHOLD = np.float32(0.5)
+JUNK = np.float32(2.0)
+"""What x holds past n: above the threshold, so a lane that reads there votes true."""
+
+
+def votes_of_warps(x, n, reads_past_n=False, at_least=False, one_past=False):
+    """Each warp's votes, (warps, 32) booleans, as the kernel with these mistakes casts them
+    (``one_past``: the lane i == n reads x[n] too, a guard i <= n)."""
+    padded = np.full(-(-n // 32) * 32, JUNK if reads_past_n else -np.inf, np.float32)
+    if one_past and n < padded.size:
+        padded[n] = JUNK
+    padded[:n] = x
+    votes = padded >= THRESHOLD if at_least else padded > THRESHOLD
+    return votes.reshape(-1, 32)
+
+
+def float_votes(x, n):
+    """Each warp's votes, (warps, 32) booleans, for a vote given as the float x[i] - threshold
+    (0 past n): __ballot_sync's int predicate keeps its whole part."""
+    padded = np.zeros(-(-n // 32) * 32, np.float32)
+    padded[:n] = x - THRESHOLD
+    return (np.trunc(padded) != 0).reshape(-1, 32)
+
+
+def in_a_float(words):
+    """32-bit words as a float holds them (to nearest), then turned back into an unsigned int
+    (PTX's conversion: toward 0, 2^32 saturates to 2^32 - 1)."""
+    rounded = words.astype(np.uint32).astype(np.float32).astype(np.float64)
+    return np.minimum(rounded, 2.0 ** 32 - 1).astype(np.uint64)
+
+
+def popc(words):
+    """The number of 1 bits in each of ``words`` (unsigned, below 2^32)."""
+    return sum((words.astype(np.uint64) >> np.uint64(k)) & np.uint64(1) for k in range(32))
+
+
+def votes_read_at(x, n, index):
+    """Each warp's votes, (warps, 32) booleans, where lane l of the thread i = 32w + l reads
+    x[index(i)] (below n) in place of x[i]."""
+    i = np.arange(-(-n // 32) * 32)
+    return ((i < n) & (x[np.minimum(index(i), n - 1)] > THRESHOLD)).reshape(-1, 32)
+
+
+def word_mistakes(votes):
+    """(counts, problem, hint) for a ballot's word stored as it is, or kept in a float."""
+    bits = (votes * (1 << np.arange(32, dtype=np.uint64))).sum(axis=1).astype(np.uint32)
+    yield (bits, "each count is the ballot's word itself, its bits read as a number",
+           "count the word's 1 bits: counts[warp] = __popc(votes)")
+    yield (popc(in_a_float(bits)), "each count is how many bits are 1 in the ballot's word "
+           "rounded to a float: votes was declared a float, which holds 24 bits of a number, so "
+           "the 32-bit word lost its low bits before __popc counted them", "keep the ballot's "
+           "word in an unsigned int: unsigned int votes = __ballot_sync(0xffffffff, above)")
+    yield (popc(bits & np.uint32(0xFFFF)), "only lanes 0 to 15 were counted: the ballot's word "
+           "was kept in 16 bits (an unsigned short), which drops lanes 16 to 31's bits", "the "
+           "ballot is 32 bits, one a lane: keep it in an unsigned int, unsigned int votes = "
+           "__ballot_sync(0xffffffff, above)")
+
+
+def cut_to_int(x, n):
+    """(counts, problem, hint) for a comparison whose element, or threshold, was cut to an int
+    first (toward 0: 0.75 becomes 0, -0.5 becomes 0)."""
+    i, whole = np.arange(-(-n // 32) * 32), np.trunc(x)
+    for votes, what in ((whole > THRESHOLD, f"x[i] was cut to an int, (int)x[i], before it was "
+                         f"compared: 0.75 became 0, not above {THRESHOLD}, so only the elements "
+                         "of 1 or more counted"),
+                        (x > np.trunc(THRESHOLD), f"the threshold was cut to an int, (int)"
+                         f"threshold: {THRESHOLD} became 0, so every element above 0 counted")):
+        padded = np.zeros(i.size, bool)
+        padded[:n] = votes
+        yield (padded.reshape(-1, 32).sum(axis=1), f"the counts are those of a vote in which "
+               f"{what}", "compare the floats themselves: above = i < n && x[i] > threshold")
+
+
+def index_mistakes(x, n, block):
+    """(counts, problem, hint) for a vote that reads another element than x[i]."""
+    yield (votes_read_at(x, n, lambda i: i % 32).sum(axis=1), "every warp voted on x[0] to x[31]: "
+           "the vote read x[lane], the lane's place in its warp, not its element", "thread i "
+           "looks at x[i], i = blockIdx.x * blockDim.x + threadIdx.x: above = i < n && x[i] > "
+           "threshold")
+    yield (votes_read_at(x, n, lambda i: i % block).sum(axis=1), "every block voted on x[0] to "
+           f"x[{min(block, n) - 1}]: the vote read x[threadIdx.x], the thread's place in its "
+           "block, not its element", "thread i looks at x[i], i = blockIdx.x * blockDim.x + "
+           "threadIdx.x: above = i < n && x[i] > threshold")
+
+
+def below_the_threshold(x, n, want):
+    """(counts, problem, hint) for each warp's count of its elements below the threshold: the
+    comparison flipped, x[i] < threshold."""
+    padded = np.full(want.size * 32, np.inf, np.float32)
+    padded[:n] = x
+    below = (padded < THRESHOLD).reshape(-1, 32).sum(axis=1)
+    if not np.array_equal(below, want):
+        w = int(np.argmax(below != want))
+        yield (below, f"each warp counted its elements below the threshold, not above: "
+               f"counts[{w}] = {below[w]}, and {below[w]} of x[{32 * w}.."
+               f"{min(32 * w + 31, n - 1)}] are below {THRESHOLD} ({want[w]} above)",
+               "the comparison is flipped: above = i < n && x[i] > threshold")
+
+
+def block_counts(want, block):
+    """(counts, problem, hint) for each warp storing its whole block's count, as
+    __syncthreads_count gives it (blocks of 2 warps or more: with one, the two agree)."""
+    per_block = block // 32
+    if per_block < 2:
+        return
+    padded = np.zeros(-(-want.size // per_block) * per_block, want.dtype)
+    padded[:want.size] = want
+    blocks = padded.reshape(-1, per_block).sum(axis=1)
+    yield (blocks[np.arange(want.size) // per_block], "each warp stored its whole block's count: "
+           "__syncthreads_count(above) counts the votes of every thread of the block, not of the "
+           "warp", "count the warp's votes: votes = __ballot_sync(0xffffffff, above), then "
+           "counts[warp] = __popc(votes)")

@@ -1,0 +1,112 @@
+"""The known wrong kernels of ``helpers.exercises.wmma_gemm`` (C = A B, one warp a 16 x 16 tile
+of C, B stored by columns) that its ``_product`` models: each as the model's arguments from the
+case (M, K, N), with its problem and hint (``LOOKALIKES``)."""
+
+from __future__ import annotations
+
+LD = "the leading dimension is the number of elements from one row (for B: one column) to the next"
+FROM_M = ("the warps' tiles were found from M / 16, but a row of C holds N / 16 tiles: some warps' "
+          "tile_col reached N / 16, and they stored past C's last column of tiles, over the tiles "
+          "below", "warp w takes tile_row = warp / (N / 16), tile_col = warp % (N / 16)")
+# (what the kernel did, as _product's arguments from the case; the mistake; the hint)
+LOOKALIKES = [
+    (lambda m, k, n: dict(b_by_rows=True, ldb=n, b_start=lambda kk, tc: kk * n + tc * 16),
+     "B was read as if it were stored row after row (section 3's kernel), but here B is stored "
+     "column after column", "declare b col_major and load it from B + tile_col * 16 * K + k, "
+     "leading dimension K"),
+    (lambda m, k, n: dict(b_by_rows=True), "B's fragment was declared row_major, but B is stored "
+     "column after column", "declare b with wmma::col_major"),
+    (lambda m, k, n: dict(lda=16), "A's fragments were loaded with leading dimension 16, but a row "
+     "of A holds K elements", LD),
+    (lambda m, k, n: dict(lda=n), "A's fragments were loaded with leading dimension N, but a row of "
+     "A holds K elements", LD),
+    (lambda m, k, n: dict(ldb=16), "B's fragments were loaded with leading dimension 16, but a "
+     "column of B holds K elements", LD),
+    (lambda m, k, n: dict(ldb=n), "B's fragments were loaded with leading dimension N, but B is "
+     "stored by columns, and a column holds K elements", LD),
+    *((lambda m, k, n, a=a, b=b: dict(lda=2 * k if a else k, ldb=2 * k if b else k),
+       f"{which} loaded with leading dimension K * sizeof(half) = 2K, a count of bytes, but "
+       f"load_matrix_sync's leading dimension counts elements: {holds} K elements",
+       f"the leading dimension counts elements, not bytes: {fix}")
+      for a, b, which, holds, fix in (
+          (True, True, "A's and B's fragments were", "a row of A, and a column of B, holds",
+           "load_matrix_sync(a, A + tile_row * 16 * K + k, K) and load_matrix_sync(b, B + "
+           "tile_col * 16 * K + k, K)"),
+          (True, False, "A's fragments were", "a row of A holds", "load_matrix_sync(a, A + "
+           "tile_row * 16 * K + k, K)"),
+          (False, True, "B's fragments were", "a column of B holds", "load_matrix_sync(b, B + "
+           "tile_col * 16 * K + k, K)"))),
+    (lambda m, k, n: dict(a_by_cols=True), "A's fragment was declared col_major, but A is stored "
+     "row after row", "declare a with wmma::row_major"),
+    (lambda m, k, n: dict(store_by_cols=True), "C's tiles were stored column after column "
+     "(mem_col_major): each 16 x 16 tile of C is transposed",
+     "store with store_matrix_sync(..., c, N, wmma::mem_row_major)"),
+    (lambda m, k, n: dict(k_end=k // 16), "the loop over K stopped at K / 16: only the first "
+     "steps of 16 were added", "k steps by 16 while k < K: for (int k = 0; k < K; k += 16)"),
+    (lambda m, k, n: dict(reset=True), "only the last step of 16 along K was kept: the accumulator is "
+     "set to 0 inside the loop", "call fill_fragment(c, 0.0f) once, before the loop over k"),
+    (lambda m, k, n: dict(tile_of=lambda w: divmod(w, k // 16)), "the warps' tiles were found "
+     "from K / 16, A's tiles along a row, but a row of C holds N / 16 tiles", FROM_M[1]),
+    (lambda m, k, n: dict(tile_of=lambda w: divmod(w, m // 16)), *FROM_M),  # along rows...
+    (lambda m, k, n: dict(tile_of=lambda w: divmod(w, m // 16)[::-1]), *FROM_M),  # ...or columns
+    (lambda m, k, n: dict(tile_of=lambda w: (w // (n // 16), w % (m // 16))), "tile_col = warp % "
+     "(M / 16) counts a row of C's tiles by M / 16, but a row of C holds N / 16 tiles: the warps "
+     "that reached N / 16 stored past C's last column of tiles, and some tiles got no warp",
+     "tile_col = warp % (N / 16), as tile_row = warp / (N / 16)"),
+    (lambda m, k, n: dict(tile_of=lambda w: (w // (m // 16), w % (n // 16))), "tile_row = warp / "
+     "(M / 16) counts a row of C's tiles by M / 16, but a row of C holds N / 16 tiles: some "
+     "tiles got two warps, others none", "tile_row = warp / (N / 16), as tile_col = warp % (N / 16)"),
+    (lambda m, k, n: dict(a_start=lambda kk, tr: kk * k + tr * 16), "A's tile was found as if A "
+     "were stored column after column (A + k * K + tile_row * 16), but A is stored row after row",
+     "A's tile (tile_row, k / 16) starts at A + tile_row * 16 * K + k"),
+    (lambda m, k, n: dict(c_at=lambda w, tr, tc: (256 * w, 16)), "each warp stored its tile as "
+     "256 elements in a row (C + warp * 256, leading dimension 16), but C is stored row after "
+     "row, N elements a row: a tile's rows lie N apart", "store_matrix_sync(C + tile_row * 16 * "
+     "N + tile_col * 16, c, N, wmma::mem_row_major)"),
+    (lambda m, k, n: dict(a_start=lambda kk, tr: tr * k + kk), "A's tile started at row tile_row "
+     "(A + tile_row * K + k), not at row tile_row * 16",
+     "A's tile (tile_row, k / 16) starts at A + tile_row * 16 * K + k"),
+    (lambda m, k, n: dict(b_start=lambda kk, tc: tc * 16 + kk * k), "B's tile was found as if B "
+     "were stored row after row (B + tile_col * 16 + k * K), but B is stored column after column",
+     "B's tile (k / 16, tile_col) starts at B + tile_col * 16 * K + k"),
+    (lambda m, k, n: dict(tile_of=lambda w: divmod(w % 4, n // 16)), "every block's four warps "
+     "took tiles 0 to 3: warp = threadIdx.x / 32 numbers a warp within its block",
+     "number the warps across the grid: warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32"),
+    (lambda m, k, n: dict(ldb=n, b_start=lambda kk, tc: kk * n + tc * 16), "B's tile was "
+     "addressed as if B were stored row after row (B + k * N + tile_col * 16, leading dimension "
+     "N): each fragment, col_major, took a column of that row-major tile, so it holds the tile "
+     "transposed; but B is stored column after column", "B's tile (k / 16, tile_col) starts at B "
+     "+ tile_col * 16 * K + k, leading dimension K (a column of B holds K elements)"),
+    (lambda m, k, n: dict(b_start=lambda kk, tc: tc * 16 * n + kk), "B's tile started "
+     "tile_col * 16 columns of N elements in (B + tile_col * 16 * N + k), but a column of B holds "
+     "K", "B's tile (k / 16, tile_col) starts at B + tile_col * 16 * K + k"),
+    (lambda m, k, n: dict(k_end=k + 16), "the loop over K ran one step too many (k <= K): its "
+     "last step read A's rows and B's columns past their end", "k steps by 16 while k < K: for (int k = 0; "
+     "k < K; k += 16)"),
+    (lambda m, k, n: dict(k_end=k - 16), "the loop over K stopped a step short (k < K - 16): "
+     "the last 16-deep step along K (A's columns and B's rows K - 16 to K - 1) was left out of "
+     "every tile of C", "the last step starts at k = K - 16 and must run too: for (int k = 0; k < K; k += 16)"),
+    (lambda m, k, n: dict(tile_of=lambda w: (w // (n // 16), w % n // 16)), "tile_col = warp % N / "
+     "16 is (warp % N) / 16 (% and / go left to right), not warp % (N / 16)",
+     "write the parentheses: tile_col = warp % (N / 16)"),
+    (lambda m, k, n: dict(a_start=lambda kk, tr: tr * 16 * k), "A's tile never moved along K: "
+     "each step loaded A + tile_row * 16 * K, the first tile of its row, again",
+     "A's tile (tile_row, k / 16) starts at A + tile_row * 16 * K + k: add k"),
+    (lambda m, k, n: dict(swapped_tiles="B"), "B's tile was found from tile_row (B + tile_row "
+     "* 16 * K + k), A's index: C's tile (tile_row, tile_col) takes its column of tiles of B "
+     "from tile_col", "B's tile (k / 16, tile_col) starts at B + tile_col * 16 * K + k"),
+    (lambda m, k, n: dict(swapped_tiles="A"), "A's tile was found from tile_col (A + tile_col "
+     "* 16 * K + k), B's index: C's tile (tile_row, tile_col) takes its row of tiles of A from "
+     "tile_row", "A's tile (tile_row, k / 16) starts at A + tile_row * 16 * K + k"),
+    (lambda m, k, n: dict(b_start=lambda kk, tc: kk), "B's tile left out tile_col * 16 * K: every "
+     "warp read B + k, the first column of tiles of B", "B's tile (k / 16, tile_col) starts at "
+     "B + tile_col * 16 * K + k"),
+    *((lambda m, k, n, a=a, b=b: dict(a_start=lambda kk, tr: tr * 16 * k + kk * (16 if a else 1),
+                                       b_start=lambda kk, tc: tc * 16 * k + kk * (16 if b else 1)),
+       f"{which} offset along K was k * 16, but k already counts elements (it steps by 16): each "
+       "step after the first read its tile 16 times too far along", hint)
+      for a, b, which, hint in (
+          (True, True, "A's and B's tiles'", "load A + tile_row * 16 * K + k and B + tile_col * 16 * K + k"),
+          (True, False, "A's tile's", "A's tile (tile_row, k / 16) starts at A + tile_row * 16 * K + k"),
+          (False, True, "B's tile's", "B's tile (k / 16, tile_col) starts at B + tile_col * 16 * K + k"))),
+]
