@@ -225,6 +225,11 @@ def _known_results(a, bt):
            "As with row ty of Bs, the element of C at (blockIdx.y * TILE + tx, blockIdx.x * TILE "
            "+ ty), and stored it at (row, col)", "this thread's row of A is row ty of As and its "
            "column of C row tx of Bs: sum += As[ty][j] * Bs[tx][j]")
+    if (last := -(-k // TILE) * TILE - 1) < k:   # the last phase's last product, inside A and Bt
+        yield (np.outer(a[:, last], bt[:, last]), f"each element of C is the last product alone, "
+               f"A[row][{last}] * Bt[col][{last}]: the inner loop assigned, sum = As[ty][j] * "
+               "Bs[tx][j], so every turn threw away what sum held, where += adds each product to it",
+               "add each product to the sum: sum += As[ty][j] * Bs[tx][j] (+=, not =)")
     if (n - 1) * n + k <= bt.size:   # else they run past Bt: _read_past names them
         yield (a @ _rows_apart(bt.ravel(), n, k).T, *ROWS_APART)
     yield (a @ bt.reshape(k, n), "the kernel read Bt as if it were B (a K x N matrix, element (k, "

@@ -26,8 +26,9 @@ from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.matmul_wide_models import (A_GUARD_N, ROWS_APART, crossed, indexed, part,
                                                   rows_apart, summed, tile_k_apart)
-from helpers.exercises.microscope import accesses_of, observe, observed_mistakes
+from helpers.exercises.microscope import accesses_of, kernel_words, observe, observed_mistakes
 from helpers.exercises.origin import Wrong
+from helpers.exercises.verdict import not_yet
 
 BLOCK = (32, 8, 1)
 TILE_M = 8   # C's rows a block computes, blockDim.y
@@ -69,6 +70,35 @@ def _simulated(kernels, wrong):
                "products read elements of Bs that no thread loaded (a GPU reads whatever was "
                "there)", "Bs has TILE_K = 32 rows and the block 8 rows of threads: each "
                "thread loads rows r = ty, ty + 8, ty + 16, ty + 24 into Bs[r][tx]")
+
+
+TILES = {"As": ("TILE_M", "TILE_K", "As[ty][tx], As[ty][k]", "one for each k of a phase"),
+         "Bs": ("TILE_K", "TILE_N", "Bs[r][tx], Bs[k][tx]", "one for each tx, C's column")}
+
+
+def _tile_declared_narrow(kernels):
+    """Before the cases: a tile declared with TILE_M (8) columns, [..][TILE_M], where its rows
+    are indexed at tx (0 to 31), shown by the simulator's bounds check on the last case's launch
+    (a row of 8 indexed at the thread's tx, 8 or more); None where not."""
+    text = kernel_words(kernels)
+    words = text[2][text[3]:text[4]] if text else []
+    narrow = [words[i + 2:i + 5:2] for i in range(len(words) - 8) if words[i:i + 2] == ["__shared__", "float"]
+              and words[i + 2] in TILES and words[i + 6:i + 9] == ["[", words[i + 7], "]"]
+              and words[i + 7] in ("TILE_M", "8")]
+    if not narrow:
+        return None
+    err = observe(kernels, _launch(CASES[-1])).error
+    if getattr(err, "kind", None) != "array bounds" or err.length != TILE_M or \
+            err.element is None or not err.thread or err.element != err.thread[0]:
+        return None
+    (name, rows), (_, cols, uses, why) = narrow[0], TILES[narrow[0][0]]
+    line = str(err.line or "").rsplit(":", 1)[-1]
+    return not_yet(
+        f"{name} was declared __shared__ float {name}[{rows}][TILE_M], rows of 8 columns, but each "
+        f"of its rows is stored and read at tx, up to 31 ({uses}): on the simulator thread "
+        f"{tuple(err.thread)} of block {tuple(err.block or (0, 0, 0))} indexed a row of {name} at "
+        f"{err.element}, past its 8 columns (line {line})",
+        f"{name}'s rows have {cols} = 32 columns, {why}: __shared__ float {name}[{rows}][{cols}];")
 
 
 def _neighbouring_rows(race, rows=4):
@@ -328,7 +358,7 @@ EXERCISE = KernelExercise(
     signature="const float *A, const float *B, float *C, int M, int K, int N",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
     observed=lambda kernels, case: _simulated(kernels, ""), observed_as="race-checked",
-    simulated="runs the race check", refine=_refine, read_past=_read_past, crash_hint=WORDS.guard_hint + ", and load 0 for the tiles' elements past "
+    simulated="runs the race check", before=_tile_declared_narrow, refine=_refine, read_past=_read_past, crash_hint=WORDS.guard_hint + ", and load 0 for the tiles' elements past "
     "the matrices' edges",
     array_hints={"A": "load only A's elements, 0 past its edges: As[ty][tx] = (row < M && a_col < K) "
                       "? A[row * K + a_col] : 0.0f",

@@ -161,6 +161,17 @@ def _first_warps_alone(case, m_out, l_out, wants):
            "row_sum[row] = l; }, with lane = threadIdx.x % 32")
 
 
+def _row_0_everywhere(m, sums, want_m, want_l):
+    """Every row's pair is row 0's: the loop read x[c], not its own row's in[c]."""
+    r = int(np.argmax(~np.isclose(want_m, want_m[0]) | ~np.isclose(want_l, want_l[0], rtol=1e-3)))
+    if r == 0 or not np.allclose(m, want_m[0]) or not np.allclose(sums, want_l[0], rtol=1e-3):
+        return
+    yield (f"every row's pair is row 0's (row {r} got row_max = {m[r]:.6g}, row 0's max; its own "
+           f"is {want_m[r]:.6g}): the loop read row 0's column c, x[c] (or in[c] with in = x, "
+           "without the row's offset), where its own row's in[c], in = x + row * cols, belongs", "read the row through its own pointer: float v = __half2float(in[c]), "
+           "with in = x + row * cols")
+
+
 def _mistakes(case, run):
     x, (m_out, l_out) = run.model, run.outs
     m, sums = m_out.got.astype(np.float64), l_out.got.astype(np.float64)
@@ -174,6 +185,7 @@ def _mistakes(case, run):
                "one warp a row, row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, and "
                "its lane 0 writes row_max[row] and row_sum[row]")
     if not np.allclose(m, want_m) or not np.allclose(sums, want_l, rtol=1e-3):
+        yield from _row_0_everywhere(m, sums, want_m, want_l)
         yield from missing_offset(x, m, sums, want_m, want_l)
         yield from _steps_by_the_block(case, x, m, sums)
     if not np.allclose(m, want_m):

@@ -313,6 +313,21 @@ def _mirrored_twice(kernels):
            "mirror one side only: y[first + t] = tile[count - 1 - t]")
 
 
+def _partial_chunk_left_out(n, unwritten, got, want):
+    """y unwritten at the last, partial chunk's elements alone, every whole chunk right: the
+    loop's condition let a chunk through only when whole (first + CHUNK <= n)."""
+    first = n - n % CHUNK
+    if first == n or not unwritten[first:].all() or unwritten[:first].any() or \
+            not np.array_equal(got[:first], want[:first]):
+        return
+    yield (f"the last, partial chunk (y[{first}] to y[{n - 1}], {n - first} elements) was never "
+           f"written, and every whole chunk is right: the loop stopped before it, as a condition "
+           f"that lets a chunk through only when it is whole, first + CHUNK <= n, does (first = "
+           f"{first}: {first} + {CHUNK} > {n}), where it should go on while first < n",
+           "loop while the chunk has any element: for (...; first < n; first += gridDim.x * "
+           "CHUNK); the last chunk may be partial, and count = min(CHUNK, n - first) counts it")
+
+
 def _mistakes(case, run):
     """The mistakes one launch on the chosen backend shows."""
     n, _ = case
@@ -320,11 +335,12 @@ def _mistakes(case, run):
     if run.out.past.size:
         yield (f"y was written past its end (y[{n}] and on)",
                "in the last, partial chunk only the threads with t < count store")
+    want = np.concatenate([x[f:f + CHUNK][::-1] for f in range(0, n, CHUNK)])
     if run.out.unwritten.any():
+        yield from _partial_chunk_left_out(n, run.out.unwritten, got, want)
         yield (f"{int(run.out.unwritten.sum())} of the {n:,} elements of y were never written "
                f"(the first is y[{int(np.argmax(run.out.unwritten))}])",
                "a block takes every gridDim.x-th chunk: first += gridDim.x * CHUNK")
-    want = np.concatenate([x[f:f + CHUNK][::-1] for f in range(0, n, CHUNK)])
     if np.array_equal(got, want):
         return
     if np.array_equal(got, x):

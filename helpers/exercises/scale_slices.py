@@ -21,8 +21,8 @@ from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.origin import Wrong
-from helpers.exercises.scale_slices_models import (INDEXES, ORDERS, SCALES, guard_against_a_side,
-                                                   only_slice_0)
+from helpers.exercises.scale_slices_models import (INDEXES, ORDERS, SCALES, coordinate_from_another,
+                                                   guard_against_a_side, only_slice_0)
 
 # (nx, ny, nz, block): no side a multiple of its block's; last a small one on the simulator,
 # race-checked
@@ -117,19 +117,6 @@ def _flat_guard_mistakes(case, run):
         first = np.flatnonzero(fits)[0]
         yield _wrapped("out", index[stray][first],
                        (tx[stray][first], ty[stray][first], tz[stray][first]), case)
-
-
-def _written_with_z_from(case, axis):
-    """The (nz, ny, nx) mask of the elements a kernel writes whose z is blockIdx.z * blockDim.z
-    + threadIdx.<axis> ("x" or "y"), x and y and the guard right."""
-    nx, ny, nz, block = case
-    tz, ty, tx = np.indices([g * b for g, b in zip(_grid(case), block)][::-1])
-    local = {"x": tx % block[0], "y": ty % block[1]}[axis]
-    z = tz // block[2] * block[2] + local
-    keep = (tx < nx) & (ty < ny) & (z < nz)
-    written = np.zeros((nz, ny, nx), bool)
-    written[z[keep], ty[keep], tx[keep]] = True
-    return written
 
 
 def _z_step_mistakes(case, written):
@@ -344,10 +331,7 @@ def _mistakes(case, run):
                "by whole blocks of slices (blockIdx.z is missing from it, or multiplied by a side "
                "other than blockDim.z)", Z_HINT)
     yield from _z_step_mistakes(case, written)
-    for axis in ("x", "y"):
-        if not written.all() and np.array_equal(written, _written_with_z_from(case, axis)):
-            yield (f"z takes threadIdx.{axis} where threadIdx.z belongs: a thread's place in the "
-                   "block's depth is threadIdx.z", Z_HINT)
+    yield from coordinate_from_another(case, _grid(case), written)
     z, y, x = np.indices((nz, ny, nx))
     for axis, same in (("y", z == y), ("x", z == x)):
         if not same.all() and np.array_equal(written, same):

@@ -1,8 +1,11 @@
 """The models of scale_slices' mistakes (helpers.exercises.scale_slices): the index mistakes
 recognised by the elements they write, those that still reach every element once, the factor
-mistakes, and the index without z's term, recognised in a trace on the simulator."""
+mistakes, a coordinate that takes another axis's threadIdx, and the index without z's term,
+recognised in a trace on the simulator."""
 
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 
@@ -114,3 +117,34 @@ def _index_without_z(case, grid, run):
            f"leaves out z's term, so each of the {nz} slices was written over slice 0",
            "add z's term to the index: int i = (z * ny + y) * nx + x; z picks the slice (ny * nx "
            "elements each), y the row in it, x the element in the row")
+
+
+def _written_with(case, grid, coord, axis):
+    """The (nz, ny, nx) mask of the elements a kernel writes whose ``coord`` ("x", "y" or "z") is
+    blockIdx.<coord> * blockDim.<coord> + threadIdx.<axis>, the others and the guard right."""
+    nx, ny, nz, block = case
+    t = list(np.indices([g * b for g, b in zip(grid, block)][::-1])[::-1])  # tx, ty, tz
+    k, j = "xyz".index(coord), "xyz".index(axis)
+    t[k] = t[k] // block[k] * block[k] + t[j] % block[j]
+    keep = (t[0] < nx) & (t[1] < ny) & (t[2] < nz)
+    written = np.zeros((nz, ny, nx), bool)
+    written[t[2][keep], t[1][keep], t[0][keep]] = True
+    return written
+
+
+def coordinate_from_another(case, grid, written):
+    """x, y or z taking another axis's threadIdx (y = blockIdx.y * blockDim.y + threadIdx.z),
+    the launch on ``grid``: the elements ``written`` are those it reaches. Yields (problem, hint)."""
+    for coord, axis in itertools.permutations("xyz", 2):
+        if written.all() or not np.array_equal(written, _written_with(case, grid, coord, axis)):
+            continue
+        k, j, block = "xyz".index(coord), "xyz".index(axis), case[3]
+        name, where = {"x": ("element", "row"), "y": ("row", "slice"), "z": ("slice", "volume")}[coord]
+        reached = np.flatnonzero(written.any(axis=tuple(a for a in range(3) if a != 2 - k)))
+        shows = (f"so only the {name}s {coord} = {', '.join(map(str, reached))} of each {where} were "
+                 f"written, of the blocks' {block[k]} {name}s each" if block[j] < block[k] else
+                 f"past blockDim.{coord} = {block[k]}, so neighbouring blocks' {name}s overlap")
+        yield (f"{coord} takes threadIdx.{axis} where threadIdx.{coord} belongs: threadIdx.{axis} "
+               f"runs from 0 to {block[j] - 1} (blockDim.{axis} = {block[j]}), {shows}",
+               f"{coord} = blockIdx.{coord} * blockDim.{coord} + threadIdx.{coord}: each coordinate's "
+               "formula takes its own letter throughout, in blockIdx, blockDim and threadIdx")

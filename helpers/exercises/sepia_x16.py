@@ -88,7 +88,7 @@ def _mistakes(case, run):
                "each output byte must depend only on its own pixel's input")
     yield from _past_the_end(run.out.past, n)
     yield from _unwritten(run.out.unwritten, n)
-    yield from _res_not_zeroed(rgb, got, n)
+    yield from sepia_x16_models.res_not_zeroed(rgb, got, n)
     yield from sepia_x16_models.unclamped(rgb, got, n)
     yield from _wrong_groups(rgb, got, n)
     yield from sepia_x16_models.pixels_left_out(rgb, got, n)
@@ -144,24 +144,6 @@ def _unwritten(unwritten, n):
            ONE_PIXEL_HINT + "; and the thread t == n / 16 does the tail")
 
 
-def _res_not_zeroed(rgb, got, n):
-    """The groups' bytes are NumPy's with more bits set, the same at each of a group's 48 places
-    in every group, the tail (no res[]) right: set_byte ORed into res[] that was not zeroed."""
-    groups, tail = n // 16, slice(16 * (n // 16), n)
-    if not groups or sepia._differs(got[None, tail], sepia.reference(rgb[None, tail]),
-                                    rgb[None, tail] @ sepia.SEPIA.T).any():
-        return
-    model = sepia.reference(rgb[None, :16 * groups]).reshape(groups, 48)
-    junk = np.bitwise_and.reduce(got[:16 * groups].reshape(groups, 48), axis=0)
-    if (junk & ~model).any() and sepia.near(got[:16 * groups].reshape(groups, 48), model | junk):
-        k = int(np.flatnonzero(junk)[0])
-        yield (f"the groups' result bytes are NumPy's with more bits set, the same in every group "
-               f"(byte {k} of each has the bits 0x{junk[k]:02X} set): set_byte ORed each byte "
-               "into res[] that held junk, as a local array that is not initialised does",
-               "start the 12 result words at 0 (unsigned int res[12] = {0u, ...}), as the TODO "
-               "says: set_byte ORs its byte in (|=) and keeps the word's other bits")
-
-
 def _wrong_groups(rgb, got, n):
     """Kernels whose whole groups are wrong in a known way (``models``), on those groups alone."""
     whole = 48 * (n // 16)
@@ -178,8 +160,15 @@ def _wrong_groups(rgb, got, n):
     words = flat.view("<u4")                        # the loads' words, little-endian
     bits_shift = ((words[k >> 2] >> (k & 3)) & 0xFF).astype(np.uint8)
     last_byte_only = np.where(k % 4 == 3, tone(flat), 0).astype(np.uint8)
+    bits_set = np.bitwise_or.reduce((tone(flat).astype("<u4") << (k & 3).astype("<u4"))
+                                    .reshape(-1, 4), axis=1).view(np.uint8)   # 1 bit apart
     models = [(tone(bits_shift), "the result is what a kernel gives whose byte_of shifts by k & "
                "3 bits, not 8 * (k & 3)", BYTE_HINT),
+              (bits_set, "the result is what a kernel gives whose set_byte shifts by k & 3 bits, "
+               "not 8 * (k & 3): each word's 4 results were ORed in 1 bit apart, one on top of "
+               "another in its lowest bits, where they belong 8 bits (a byte) apart", "set_byte "
+               "places its value at byte k & 3 of the word, 8 bits a byte: w[k >> 2] |= value << "
+               "(8 * (k & 3))"),
               (last_byte_only, "only byte 3 of each result word holds its value: set_byte "
                "assigns the word (=) where it ORs the byte in (|=)", BYTE_HINT),
               (tone(flip(flat)), reverse.format("reads"), BYTE_HINT),

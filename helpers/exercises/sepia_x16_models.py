@@ -1,7 +1,8 @@
 """Models of wrong ``sepia_x16`` kernels (``helpers.exercises.sepia_x16``) whose whole groups
 come out wrong in a way the checker's other models miss: what such a kernel gives for each group
 of 16 pixels, compared with what the kernel under test gave, to a level; and the same mistakes where the
-simulator stopped the kernel instead (a misaligned uint4, a sum below 0 converted to unsigned)."""
+simulator stopped the kernel instead (a misaligned uint4, a sum below 0 converted to unsigned);
+and the groups' bytes ORed into res[] that was not zeroed (``res_not_zeroed``)."""
 
 from __future__ import annotations
 
@@ -239,3 +240,21 @@ def unclamped(rgb, got, n):
            "which a byte cannot hold: set_byte ORs its bit 8 into the next byte of the group "
            "(its own byte keeps 0), and the tail's byte store drops it (256 becomes 0)",
            CLAMP_HINT)
+
+
+def res_not_zeroed(rgb, got, n):
+    """The groups' bytes are NumPy's with more bits set, the same at each of a group's 48 places
+    in every group, the tail (no res[]) right: set_byte ORed into res[] that was not zeroed."""
+    groups, tail = n // 16, slice(16 * (n // 16), n)
+    if not groups or sepia._differs(got[None, tail], sepia.reference(rgb[None, tail]),
+                                    rgb[None, tail] @ sepia.SEPIA.T).any():
+        return
+    model = sepia.reference(rgb[None, :16 * groups]).reshape(groups, 48)
+    junk = np.bitwise_and.reduce(got[:16 * groups].reshape(groups, 48), axis=0)
+    if (junk & ~model).any() and sepia.near(got[:16 * groups].reshape(groups, 48), model | junk):
+        k = int(np.flatnonzero(junk)[0])
+        yield (f"the groups' result bytes are NumPy's with more bits set, the same in every group "
+               f"(byte {k} of each has the bits 0x{junk[k]:02X} set): set_byte ORed each byte "
+               "into res[] that held junk, as a local array that is not initialised does",
+               "start the 12 result words at 0 (unsigned int res[12] = {0u, ...}), as the TODO "
+               "says: set_byte ORs its byte in (|=) and keeps the word's other bits")

@@ -115,6 +115,11 @@ WRONG = {
     "return_before_the_loop": ([("    float sum = 0.0f;\n",
                                  "    float sum = 0.0f;\n    if (row >= M || col >= N) return;\n")],
                                "skipped their loads into As and Bs"),
+    # blind audit TIB-matmul_bt-1: sum = where sum += belongs (was '3071 of 3072 elements of C are
+    # wrong ... Hint: As[ty][tx] = ... then sum += As[ty][j] * Bs[tx][j] ...', the whole recipe)
+    "sum_assigned_not_added": ([(READ, "sum = As[ty][j] * Bs[tx][j];")],
+                               "each element of C is the last product alone, A[row][31] * "
+                               "Bt[col][31]: the inner loop assigned, sum = As[ty][j] * Bs[tx][j]"),
     # a near miss (helpers.exercises.near): the sum starts at 1
     "sum_from_one": ([("    float sum = 0.0f;\n", "    float sum = 1.0f;\n")],
                      "every element of C is the right value plus 1"),

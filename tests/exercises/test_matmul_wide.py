@@ -172,6 +172,15 @@ WRONG = {
                                             "the threads of rows ty = 0 and ty = 1",
                                  "hint": "r = ty, ty + 8, ty + 16, ty + 24: for (int r = ty; r < "
                                          "TILE_K; r += TILE_M)"}),
+    # blind audit TIB-matmul_wide-1: Bs declared [TILE_K][TILE_M] (was 'the kernel crashed: thread
+    # (8, 0, 0) ... indexed an array past the size it was declared with (index 8) ... Hint: As is
+    # TILE_M x TILE_K (8 x 32) and Bs TILE_K x TILE_N (32 x 32): ...', the declaration not named)
+    "bs_declared_tile_m_wide": ([("__shared__ float Bs[TILE_K][TILE_N];",
+                                  "__shared__ float Bs[TILE_K][TILE_M];")],
+                                {"problem": "Bs was declared __shared__ float Bs[TILE_K][TILE_M], "
+                                            "rows of 8 columns, but each of its rows is stored and "
+                                            "read at tx, up to 31",
+                                 "hint": "__shared__ float Bs[TILE_K][TILE_N];"}),
 }
 SIMULATOR_ONLY = dict.fromkeys(("a_rows_n_apart", "a_guard_n", "a_column_unguarded", "a_guard_tx_against_k", "b_guard_row_to_k", "b_guard_row_against_n"),
                                "a read past A or B: a GPU reads other memory or faults and leaves "

@@ -179,6 +179,15 @@ WRONG = [
     ("new_term_exponent_flipped", variant(KERNEL, (LOOP, LOOP.replace("__expf(v - m_new)", "__expf(m_new - v)"))),
      ["the loop's new term was exp(m_new - v), its exponent flipped",
       "Hint: the new term is exp(v - m_new), not exp(m_new - v)"]),
+    # blind audit TIB-online_softmax-1: x[c] read where in[c] belongs (was 'row_max[1] = 107.625
+    # is no value of row 1 (its max is 11.9375) ... Hint: lane l reads in[c], ...', x[c] not named)
+    ("read_from_x_not_in", variant(KERNEL, ("float v = __half2float(in[c]);",
+                                            "float v = __half2float(x[c]);")),
+     ["every row's pair is row 0's (row 1 got row_max = 107.625, row 0's max; its own is 11.9375)",
+      "the loop read row 0's column c, x[c] (or in[c] with in = x, without the row's offset), "
+      "where its own row's in[c], in = x + row * cols, belongs",
+      "Hint: read the row through its own pointer: float v = __half2float(in[c]), with in = x + "
+      "row * cols"]),
     # blind audit W6 (was 'row_sum[0] = 144.146, expected 4.63908' with the definition of l)
     ("l2_shuffled_from_m", variant(KERNEL, ("__shfl_xor_sync(0xffffffffu, l, offset)",
                                             "__shfl_xor_sync(0xffffffffu, m, offset)")),

@@ -91,6 +91,13 @@ WRONG = {
                                {"problem": "one place off", "hint": "tile[count - 1 - t]"}),
     "chunks_of_the_first_block_only": ([("first += gridDim.x * CHUNK", "first += n")],
                                        {"problem": "never written", "hint": "gridDim.x * CHUNK"}),
+    # blind audit TIB-reverse_chunks-1: the loop's condition first + CHUNK <= n (was '232 of the
+    # 1,000 elements of y were never written ... Hint: ... first += gridDim.x * CHUNK', the step)
+    "stops_before_the_partial_chunk": ([("first < n; first", "first + CHUNK <= n; first")],
+                                       {"problem": ["the last, partial chunk (y[768] to y[999], "
+                                                    "232 elements) was never written",
+                                                    "first + CHUNK <= n"],
+                                        "hint": ["first < n", "count = min(CHUNK, n - first)"]}),
     "loads_one_past_the_last_chunk": ([("        if (t < count)\n            tile[t]", "        if (t <= count)\n            tile[t]")],
                                       {"problem": "a read of x[1000] at ",
                                        "hint": "x has 1000 elements"}),

@@ -38,6 +38,13 @@ WRONG = {
                         "z takes threadIdx.x where threadIdx.z belongs"),
     "z_from_thread_y": ([(Z, "int z = blockIdx.z * blockDim.z + threadIdx.y;")],
                         "z takes threadIdx.y where threadIdx.z belongs"),
+    # blind audit TIB-scale_slices-1: y's line with threadIdx.z (was '325 of 455 elements were
+    # never written ... Hint: element (x, y, z) is at (z * ny + y) * nx + x: ...', the index)
+    "y_from_thread_z": ([("int y = blockIdx.y * blockDim.y + threadIdx.y;",
+                          "int y = blockIdx.y * blockDim.y + threadIdx.z;")],
+                        "y takes threadIdx.z where threadIdx.y belongs: threadIdx.z runs from 0 to "
+                        "1 (blockDim.z = 2), so only the rows y = 0, 1, 4, 5 of each slice were "
+                        "written, of the blocks' 4 rows each"),
     # blind audit Q18 (was '91 of 455 elements were never written' and the index hint)
     "z_guard_one_short": ([(GUARD, "if (x >= nx || y >= ny || z >= nz - 1)")],
                           "the last slice, z = nz - 1 = 4, was never written, and every other "

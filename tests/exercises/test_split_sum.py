@@ -91,6 +91,17 @@ WRONG = {
                                         "the partial sums were added as gpuarrays, none read back "
                                         "with .get(): your function raised LaunchError in "
                                         "GPUArray.__iadd__", "total += float(partial.get())"),
+    # blind audit TIB-split_sum-1: the collecting loop unpacks (share, k, partial), the tuples
+    # appended as (k, share, partial) (was 'your function raised TypeError at line 24 of
+    # split_sum.py (with using(contexts[k]):): ... Hint: the message says what went wrong on
+    # that line', the unpacking not named)
+    "unpacked_out_of_order": ([("for k, share, partial in started:", "for share, k, partial in started:")],
+                              "the loop for share, k, partial in started: unpacks the tuples in "
+                              "another order than they were appended, started.append((k, share, "
+                              "sums[k](share))): share got what was appended as k, and k what was "
+                              "appended as share",
+                              "unpack in the order the tuples were appended: for k, share, partial "
+                              "in started:"),
     "returns_the_list": ([("    return float(total)", "    return started")],
                          "returned list, not a number", "return the sum"),
     # an error of the learner's own code: the line that raised, its number and its text
