@@ -22,6 +22,12 @@ kernel would silence every later check: ``captured`` sets that count back to 0 f
     ctx = oclgrind.context(data_races=True)
     messages = oclgrind.captured(lambda: launch_and_wait(ctx))
     oclgrind.summarize(messages)
+
+A kernel that never ends cannot be stopped inside the process that runs it (Oclgrind's loop does
+not return to Python). ``limited(run, seconds)`` runs ``run()`` in a child process, forked, so
+that it has the contexts and kernels already made: a child past ``seconds`` is killed and
+``Stopped`` raised; an OpenCL error there is raised here as ``Failed``. The exercise checkers'
+launches on Oclgrind go that way.
 """
 
 from __future__ import annotations
@@ -29,7 +35,12 @@ from __future__ import annotations
 import ctypes
 import functools
 import os
+import pickle
 import re
+import signal
+import sys
+import tempfile
+import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -157,11 +168,62 @@ def captured(run) -> list[Message]:
         count.value = 0
     with pipes() as (_, err):
         run()
-    text = err.read()
+    return _messages(err.read())
+
+
+def _messages(text: str) -> list[Message]:
+    """Oclgrind's messages in what it wrote; other text is passed on."""
     messages = parse(text)
     if text.strip() and not messages:
         print(text, end="")
     return messages
+
+
+class Stopped(Exception):
+    """A run that ``limited`` stopped at its time limit, ``seconds``."""
+
+    def __init__(self, seconds: float):
+        super().__init__(f"stopped after {seconds:g} s, its time limit")
+        self.seconds = seconds
+
+
+class Failed(Exception):
+    """An OpenCL error of a run in ``limited``'s child process (its text), or the child's end
+    with no result (killed by a signal)."""
+
+
+def limited(run, seconds: float):
+    """``run()`` (which waits for its kernels and returns what pickle can copy) run in a forked
+    child process; return (its value, the messages Oclgrind wrote meanwhile, as ``captured``).
+    Raise ``Stopped`` where it ran past ``seconds`` (the child is killed), ``Failed`` where it
+    raised an OpenCL error. Where there is no fork (Windows), ``run()`` runs here, unlimited."""
+    if not hasattr(os, "fork"):
+        value = []
+        messages = captured(lambda: value.append(run()))
+        return value[0], messages
+    with tempfile.TemporaryFile() as result:
+        pid = os.fork()
+        if pid == 0:
+            _child(run, result)
+        status = None
+        try:
+            status = _wait(pid, seconds)
+        finally:
+            if status is None:          # past the time limit, or interrupted
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+        if status is None:
+            raise Stopped(seconds)
+        result.seek(0)
+        if not os.WIFEXITED(status) or not (data := result.read()):
+            raise Failed(f"the process that ran it ended with {_ended(status)}")
+    outcome, value, text = pickle.loads(data)
+    messages = _messages(text)
+    if outcome == "failed":
+        raise Failed(value)
+    if outcome == "raised":
+        raise RuntimeError(f"a launch in a child process raised:\n{value}")
+    return value, messages
 
 
 def summarize(messages: list[Message], show: int = 1) -> None:
@@ -181,3 +243,48 @@ def summarize(messages: list[Message], show: int = 1) -> None:
         print(f"  {count:4d} x {kind}{span}{at}")
     for m in sorted(messages, key=lambda m: (m.work_items, m.headline))[:show]:
         print("\nThe first, as Oclgrind wrote it:\n" + str(m))
+
+
+def _wait(pid: int, seconds: float):
+    """The child's exit status, or None once ``seconds`` went by."""
+    end, pause = time.monotonic() + seconds, 0.001
+    while time.monotonic() < end:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return status
+        time.sleep(pause)
+        pause = min(2 * pause, 0.02)
+    return None
+
+
+def _ended(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        return f"signal {signal.Signals(os.WTERMSIG(status)).name}"
+    return f"exit status {os.waitstatus_to_exitcode(status)}"
+
+
+def _child(run, result) -> None:
+    """In the forked child: ``run()``, what it and Oclgrind wrote captured (standard error, and
+    Python's own streams, which in a Jupyter kernel belong to the parent's connection), its
+    outcome pickled into ``result``; then the child ends, whatever happened."""
+    try:
+        import traceback
+
+        count = _message_count()
+        if count is not None:
+            count.value = 0
+        written = tempfile.TemporaryFile()
+        os.dup2(written.fileno(), 2)
+        sys.stdout = sys.stderr = open(os.dup(2), "w")  # noqa: SIM115 (the child ends here)
+        try:
+            outcome = ("value", run())
+        except opencl.cl.Error as err:
+            outcome = ("failed", str(err))
+        except BaseException:
+            outcome = ("raised", traceback.format_exc())
+        sys.stderr.flush()
+        written.seek(0)
+        pickle.dump((*outcome, written.read().decode(errors="replace")), result)
+        result.flush()
+    finally:
+        os._exit(0)

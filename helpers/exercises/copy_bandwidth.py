@@ -26,6 +26,7 @@ small is told apart: the ms multiplied by 1e3, or the bytes divided by the ms be
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import numbers
 import time
@@ -33,7 +34,7 @@ import time
 import numpy as np
 
 from helpers.exercises import hidden as hidden_cases
-from helpers.exercises.function import check_function, copies_noted, run_catching
+from helpers.exercises.function import check_function, code_of, copies_noted, run_catching
 from helpers.exercises.verdict import Verdict, check_cases
 
 MiB = 1 << 20
@@ -162,6 +163,52 @@ def _million(notes):
             "GB/s = h.nbytes / (ms * 1e-3) / 1e9")
 
 
+def _seconds(node, name=None):
+    """Whether ``node`` turns a time in ms into seconds (x / 1000, x / 1e3, x * 1e-3, x * 0.001):
+    of the variable ``name``, or of a call of time_till or time_since where no name is given."""
+    if not (isinstance(node, ast.BinOp) and isinstance(node.right, ast.Constant) and (
+            isinstance(node.op, ast.Div) and node.right.value == 1000
+            or isinstance(node.op, ast.Mult) and node.right.value == 1e-3)):
+        return False
+    if name:
+        return isinstance(node.left, ast.Name) and node.left.id == name
+    return (isinstance(node.left, ast.Call) and isinstance(node.left.func, ast.Attribute)
+            and node.left.func.attr in ("time_till", "time_since"))
+
+
+def _slip(fn, gbs, factor, problem, hint):
+    """A slip of ``factor`` that ``slip(gbs)`` named: a GB/s 1000 times too large is first looked
+    for in the code as a time converted to seconds twice."""
+    if factor == 1e3:
+        yield from _converted_twice(fn, gbs)
+    yield problem, hint
+
+
+def _converted_twice(fn, gbs):
+    """A GB/s 1000 times too large (to the learner's own events) where the code made the ms
+    seconds where it read them (ms = start.time_till(end) / 1000) and converts that variable to
+    seconds again in a later statement (h.nbytes / (ms * 1e-3) / 1e9)."""
+    if (code := code_of(fn)) is None:
+        return
+    tree, first, place, lines = code
+    simple = [n for n in ast.walk(tree) if isinstance(n, (ast.Assign, ast.Return, ast.AugAssign))]
+    for read in [n for n in simple if isinstance(n, ast.Assign) and _seconds(n.value)
+                 and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)]:
+        name, call = read.targets[0].id, read.value.left
+        again = [(n, b) for n in simple if n.lineno > read.lineno for b in ast.walk(n)
+                 if _seconds(b, name)]
+        for statement, op in again[:1]:
+            factor = lines[op.lineno - 1][op.right.col_offset:op.right.end_col_offset]
+            how = f"{'multiplies' if isinstance(op.op, ast.Mult) else 'divides'} {name} by {factor}"
+            yield (f"{gbs:.4g} GB/s is 1000 times too large: the time was converted to seconds "
+                   f"twice: line {first + read.lineno - 1} of {place} ("
+                   f"{lines[read.lineno - 1].strip()}) already made the ms seconds, and line "
+                   f"{first + statement.lineno - 1} ({lines[statement.lineno - 1].strip()}) "
+                   f"{how} again", f"keep the ms as they come: {name} = {ast.unparse(call)} "
+                   f"({call.func.attr} gives milliseconds), and make them seconds once, in the "
+                   f"GB/s: h.nbytes / ({name} * 1e-3) / 1e9")
+
+
 def _queued(copies):  # how many copies host to device were queued so far
     return sum(way == "htod" for way, *_ in copies)
 
@@ -203,8 +250,8 @@ def _misplaced(pair, copies):
 def _watched(drv):
     """While in use, the driver's Event and its copies as the learner's function finds them:
     each event notes whether it was recorded and the ms its time_till or time_since hands back,
-    each copy its host array. Gives ``(slip, unrecorded, misplaced)``: ``slip(gbs)``, (problem,
-    hint) when gbs is a slip's factor off the bytes copied over the last ms the events gave,
+    each copy its host array. Gives ``(slip, unrecorded, misplaced)``: ``slip(gbs)``, (factor,
+    problem, hint) when gbs is a slip's factor off the bytes copied over the last ms the events gave,
     None when it is not or when they went unseen; ``unrecorded(err)``, what an error of
     time_till or time_since shows (``_never_recorded``, else ``_start_waited_for``), for
     run_catching, or None; ``misplaced()``, ``_one_event`` or else ``_misplaced``."""
@@ -250,7 +297,7 @@ def _watched(drv):
         for factor, problem, hint in SLIPS + SMALL_SLIPS:
             if abs(ratio / factor - 1) < 1e-3:
                 problem, hint = _million(notes) if factor == 1e-6 else (problem, hint)
-                return f"{gbs:.4g} GB/s is {problem}", hint
+                return factor, f"{gbs:.4g} GB/s is {problem}", hint
         return None
 
     drv.Event = Event
@@ -331,7 +378,7 @@ def _mistakes(fn, n):  # fn on a fresh buffer of n elements: each mistake seen, 
         yield (f"your function returned {gbs!r} GB/s: a time that is not positive", "start."
                "time_till(end) is the ms from start to end (end.time_till(start) is negative)")
     if named := slip(gbs):
-        yield named
+        yield from _slip(fn, gbs, *named)
     runs, refs = [(gbs, wall)], [_measure(h, d, stream)]
     for _ in range(2):  # taking turns, so that a burst of load slows both, not the checker's alone
         mistake, run = call()

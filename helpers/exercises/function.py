@@ -165,19 +165,32 @@ def uncalled(fn, names=("synchronize",)) -> list:
     ``names`` without calling it (``s.synchronize``, no parentheses: Python only looks the method
     up), numbered as ``learner_line`` numbers a line; empty where the code is not known."""
     import ast
+
+    if (code := code_of(fn)) is None:
+        return []
+    tree, first, place, _ = code
+    return sorted((first + node.lineno - 1, place, ast.unparse(node.value))
+                  for node in ast.walk(tree) if isinstance(node, ast.Expr)
+                  and isinstance(node.value, ast.Attribute) and node.value.attr in names)
+
+
+def code_of(fn) -> tuple | None:
+    """``(tree, first, place, lines)``: ``fn``'s code parsed (``ast``), the number of its first
+    line and the place it is in, as ``learner_line`` numbers and names them, and its lines
+    (dedented, line k of the tree being ``lines[k - 1]``); None where the code is not known."""
+    import ast
     import inspect
     import textwrap
 
     try:
         lines, first = inspect.getsourcelines(fn)
-        tree = ast.parse(textwrap.dedent("".join(lines)))
+        source = textwrap.dedent("".join(lines))
+        tree = ast.parse(source)
     except (OSError, TypeError, SyntaxError):
-        return []
+        return None
     name = fn.__code__.co_filename
     place = "your cell" if name.startswith("<") or "ipykernel_" in name else Path(name).name
-    return sorted((first + node.lineno - 1, place, ast.unparse(node.value))
-                  for node in ast.walk(tree) if isinstance(node, ast.Expr)
-                  and isinstance(node.value, ast.Attribute) and node.value.attr in names)
+    return tree, first, place, source.splitlines()
 
 
 def from_file(path: str, name: str):

@@ -6,15 +6,16 @@ handed over record each launch and refuse one a GPU would refuse. The simulator 
 
 from __future__ import annotations
 
+import ast
 from collections import namedtuple
 
 import numpy as np
 
 from helpers.ch11.multigpu import two_devices_on_the_simulator
 from helpers.exercises import hidden as hidden_cases
-from helpers.exercises.function import (LaunchOrder, Refused, check_function, context_mistakes,
-                                        context_stack, copies_to_host, current_device,
-                                        run_catching, stopped_at_empty)
+from helpers.exercises.function import (LaunchOrder, Refused, check_function, code_of,
+                                        context_mistakes, context_stack, copies_to_host,
+                                        current_device, run_catching, stopped_at_empty)
 from helpers.exercises.hidden import awkward
 from helpers.exercises.verdict import Verdict, check_cases
 
@@ -114,6 +115,29 @@ def _last_output_read(reads, launches, count, n):
             "k, lo, hi, rgb_k, grey_k in queued: grey[lo:hi] = grey_k.get()")
 
 
+def _shaped_like_rgb(fn, launches):
+    """(what it shows, hint) where a launch's output, its second argument, had the shape of its
+    input, the RGB share's (count, height, width, 3): allocated like rgb_k, as the statement of
+    ``fn``'s code that makes an array *_like another, where there is one, says; else None."""
+    like = [launch for launch in launches if len(getattr(launch.args[0], "shape", ())) == 4
+            and getattr(launch.args[1], "shape", None) == launch.args[0].shape]
+    if not like:
+        return None
+    shape = tuple(like[0].args[0].shape)
+    made = f"device {like[0].device}'s output (the kernel's second argument) has"
+    if code := code_of(fn):
+        tree, first, place, lines = code
+        for node in [n for n in ast.walk(tree) if isinstance(n, ast.Assign) and len(n.targets) == 1
+                     and isinstance(n.value, ast.Call) and n.value.args
+                     and ast.unparse(n.value.func).endswith("_like")][:1]:
+            name, source = ast.unparse(node.targets[0]), ast.unparse(node.value.args[0])
+            made = (f"{lines[node.lineno - 1].strip()} (line {first + node.lineno - 1} of {place}) "
+                    f"gave {name} the shape of {source},")
+    return (f"{made} {shape}, the RGB share's, its last axis the 3 channels, where the grey share "
+            f"is {shape[:3]}", "allocate the grey share by its own shape and type: grey_k = "
+            "gpuarray.empty((hi - lo, height, width), np.uint8)")
+
+
 def reference(images: np.ndarray) -> np.ndarray:
     """NumPy's grey images (BT.601, rounded): (count, h, w, 3) uint8 -> (count, h, w) uint8."""
     return np.floor(images @ WEIGHTS + 0.5).astype(np.uint8)
@@ -171,7 +195,8 @@ def _mistakes(fn, contexts, functions, case):
                    for k, function in enumerate(functions)]
         raised, result = run_catching(
             lambda: fn(images.copy(), list(contexts), kernels), "replace the TODOs with your code",
-            [(ValueError, lambda _: _last_output_read(reads, launches, count, n)),
+            [(ValueError, lambda _: _shaped_like_rgb(fn, launches)),
+             (ValueError, lambda _: _last_output_read(reads, launches, count, n)),
              (drv.Error, "a copy or a kernel failed: device k's arrays must be made with device "
                          "k's context current, " + USING_HINT)],
             "the message says what went wrong on that line. Device k's share is images[lo:hi], "

@@ -250,6 +250,19 @@ def _missed_past_n(messages, n, code):
                "barrier(): keep it out of code that only some of them run; " + load)
 
 
+def _endless(n, code):
+    """A launch that ran past the time limit, whose fold's loop halves a stride while it is >= 0:
+    stride reaches 0, and 0 / 2 stays 0, so the condition holds for ever."""
+    loop = re.search(r"for\s*\(\s*(?:int\s+)?(\w+)\s*=[^;]*;\s*(?:\1\s*>=\s*0|0\s*<=\s*\1)\s*;"
+                     r"\s*\1\s*(?:/=\s*2|>>=\s*1|=\s*\1\s*(?:/\s*2|>>\s*1))\s*\)", code)
+    if loop:
+        s = loop.group(1)
+        yield (f"the fold's loop, {' '.join(loop.group().split())}, never ends: {s} >= 0 lets {s} "
+               f"reach 0, and 0 / 2 stays 0, so the condition holds for ever (Oclgrind's launch "
+               f"over n = {n} was stopped at the time limit)", f"loop while {s} > 0: the last "
+               f"step is {s} = 1, and 1 / 2 = 0 ends the loop")
+
+
 def _fences(code):
     """Barriers that fence global memory only, read in the kernel's code: on NVIDIA's OpenCL
     every barrier orders local memory too, so the sums come out right there, and on Oclgrind
@@ -267,7 +280,7 @@ EXERCISE = OpenCLExercise(
     stub="exercises/group_sum.cl", kernel="group_sum",
     signature="__global const float *x, __global float *partial, int n",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes, races=True,
-    race_hint=BARRIER_HINT, reports=_reports, text=_fences, uninitialized=True,
+    race_hint=BARRIER_HINT, reports=_reports, text=_fences, uninitialized=True, endless=_endless,
     crash_hint="the tile has GROUP elements: only work-items t < stride add tile[t + stride]",
     success=f"every work-group's sum is right ({len(CASES)} sizes, none a multiple of "
             f"{GROUP}), and nothing written past the sums")

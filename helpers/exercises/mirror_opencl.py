@@ -11,6 +11,8 @@ then the mirror's own: a copy, a column off by one, the rows mirrored instead.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from helpers.exercises import near
@@ -18,7 +20,7 @@ from helpers.exercises.common import Input, Output
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.hidden import grids
 from helpers.exercises.kernel import Launch
-from helpers.exercises.opencl_kernel import OpenCLExercise
+from helpers.exercises.opencl_kernel import OpenCLExercise, kernel_code
 
 CASES = [Grid(37, 53, (16, 16)), Grid(71, 45, (32, 8))]
 JUNK = np.float32(-1e6)   # what in holds past its end
@@ -71,7 +73,7 @@ def _mistakes(case, run, reports):
     yield from _across_the_height(run.model, out.got, case)  # reads before in: before reports
     yield from _from_the_row_above(run.model, out.got, case)
     yield from reports
-    yield from _wrong_values(run.model, out.got, case)
+    yield from _wrong_values(run.model, out.got, case, kernel_code(run.kernel))
 
 
 def _rows_below(out, case, image):
@@ -192,12 +194,26 @@ def _from_the_row_above(image, got, case):
                "in[(y + 1) * width - 1 - x])")
 
 
-def _wrong_values(image, got, case):
-    """Mistakes the values show once every pixel was written."""
+def _both_sides_mirrored(code):
+    """A copy whose code stores at the very index it reads, a mirrored one (a - x in it): each
+    work-item copied the pixel at the mirrored column to that same place."""
+    store = re.search(r"\bout\s*\[([^\]]*)\]\s*=\s*in\s*\[([^\]]*)\]", code)
+    if store and re.sub(r"\s", "", store[1]) == re.sub(r"\s", "", store[2]) and re.search(
+            r"-\s*x\b", store[1]):
+        yield (f"out is a copy of in: both the store and the read were mirrored "
+               f"({' '.join(store.group().split())}), so each work-item copied the pixel at the "
+               "mirrored column to that same place", "mirror the read alone: out[y * width + x] "
+               "= in[y * width + (width - 1 - x)]")
+
+
+def _wrong_values(image, got, case, code=""):
+    """Mistakes the values show once every pixel was written (``code``: the kernel's, which
+    tells a copy made by mirroring both sides of the store)."""
     want = image[:, ::-1]
     if np.array_equal(got, want):
         return
     if np.array_equal(got, image):
+        yield from _both_sides_mirrored(code)
         yield "out is a copy of in: the columns were not mirrored", MIRROR_HINT
     if np.array_equal(got[:, 1:], want[:, :-1]):
         yield ("every pixel came from one column too far right (x = 0 read past the end of its "

@@ -20,7 +20,8 @@ from __future__ import annotations
 import re
 
 from helpers.exercises import hidden as hidden_cases
-from helpers.exercises.common import Output, device_arguments
+from helpers.exercises.common import Output, device_arguments, time_limit
+from helpers.exercises.failure import LOOP_HINT
 from helpers.exercises.kernel import Run
 from helpers.exercises.verdict import COMPILE_HINT, Verdict, check_cases, first_error, not_yet
 
@@ -44,17 +45,18 @@ class OpenCLExercise:
     ``OpenCLExercise.reports`` (``code``: the kernel's source, its comments blanked and its lines
     kept, as Oclgrind numbers them). ``text(code)``, where given, names a mistake that the
     kernel's code shows before it runs, as ``(problem, hint)``, or None: one that some platforms
-    forgive."""
+    forgive. ``endless(case, code)``, where given, yields what a launch of ``case`` that ran
+    past the time limit shows (on Oclgrind), before the verdict that it did not finish."""
 
     def __init__(self, stub, kernel, signature, cases, success, *, draw, where, launch,
                  mistakes, crash_hint, races=False, race_hint="", reports=None, text=None,
-                 uninitialized=False):
+                 uninitialized=False, endless=None):
         self.stub, self.kernel, self.signature = stub, kernel, signature
         self.cases, self.success, self.draw, self.where = cases, success, draw, where
         self.launch, self.mistakes, self.crash_hint = launch, mistakes, crash_hint
         self.races, self.race_hint, self.uninitialized = races, race_hint, uninitialized
         self.oclgrind_reports = reports or (lambda messages, case, code: self.reports(messages))
-        self.text = text
+        self.text, self.endless = text, endless
 
     def context(self):
         """A context on the course's platform (on Oclgrind with its race check and its check of
@@ -83,12 +85,19 @@ class OpenCLExercise:
                            hidden_cases.success(self.success, self.cases, cases)).report()
 
     def _detect(self, kernel, case):
-        from helpers.ch12 import opencl
+        from helpers.ch12 import oclgrind, opencl
 
         try:
             run, messages = self.run(kernel, self.launch(case))
-        except opencl.cl.Error as err:
+        except (opencl.cl.Error, oclgrind.Failed) as err:
             yield f"the kernel failed: {err}", self.crash_hint
+            return
+        except oclgrind.Stopped as stopped:
+            if self.endless:
+                yield from self.endless(case, kernel_code(kernel))
+            yield (f"the kernel did not finish: Oclgrind's launch of {self.kernel} ran past "
+                   f"{stopped.seconds:g} s, the checker's time limit, and was stopped (an endless "
+                   "loop?)", LOOP_HINT)
             return
         yield from self.mistakes(case, run, self.oclgrind_reports(messages, case, kernel_code(kernel)))
 
@@ -112,7 +121,8 @@ class OpenCLExercise:
 
     def run(self, kernel, launch):
         """Launch ``kernel`` once per poison of its outputs; return (the ``Run``, Oclgrind's
-        messages)."""
+        messages). On Oclgrind each launch runs in a process of its own, stopped at the time
+        limit (``common.time_limit()``): ``oclgrind.Stopped``."""
         import types
 
         import pyopencl.array as cla
@@ -127,19 +137,18 @@ class OpenCLExercise:
         inputs = device_arguments([a for a in launch.args if not isinstance(a, Output)], device)
         hosts, messages = [], []
         for k in range(runs):
-            each, outs = iter(inputs), [o.device(device, k) for o in launch.outputs]
-            made = iter(outs)
-            args = [next(made) if isinstance(a, Output) else next(each) for a in launch.args]
-            args = [a.data if isinstance(a, cla.Array) else a for a in args]
-
-            def go(args=args):
-                kernel(queue, *sizes, *args)
+            def go(k=k):
+                each, outs = iter(inputs), [o.device(device, k) for o in launch.outputs]
+                made = iter(outs)
+                args = [next(made) if isinstance(a, Output) else next(each) for a in launch.args]
+                kernel(queue, *sizes, *[a.data if isinstance(a, cla.Array) else a for a in args])
                 queue.finish()
-            if opencl.is_oclgrind(queue.device.platform):
-                messages += oclgrind.captured(go)
+                return [o.get() for o in outs]
+            if opencl.is_oclgrind(queue.device.platform):   # stopped at the time limit
+                host, said = oclgrind.limited(go, time_limit())
+                hosts, messages = [*hosts, host], messages + said
             else:
-                go()
-            hosts.append([o.get() for o in outs])
+                hosts.append(go())
         reads = [o.read([h[i] for h in hosts]) for i, o in enumerate(launch.outputs)]
         return Run(launch, reads, kernel), messages
 

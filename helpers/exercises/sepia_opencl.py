@@ -18,7 +18,7 @@ from helpers.exercises import sepia
 from helpers.exercises.coverage import Words
 from helpers.exercises.opencl_kernel import OpenCLExercise, kernel_code
 from helpers.exercises.sepia import CASES
-from helpers.exercises.sepia_models import ROUNDING_SLACK
+from helpers.exercises.sepia_models import CHANNEL_NAMES, ROUNDING_SLACK
 
 INDEX_HINT = ("x = get_global_id(0) (the column), y = get_global_id(1) (the row), pixel "
               "i = y * width + x; get_local_id is the position inside the work-group only "
@@ -66,6 +66,7 @@ def _wrong_values(rgb, got, code=""):
     if not wrong.any():
         return
     yield from _signed(rgb, got, code)
+    yield from _int_sums(rgb, got, code)
     at = tuple(np.argwhere(wrong)[0])
     first = (f"x = {at[1]}, y = {at[0]}, {sepia.CHANNEL_NAMES[at[2]]}: got {got[at]}, "
              f"expected {want[at]}, the exact sum is {exact[at]:.2f}")
@@ -85,6 +86,44 @@ def _wrong_values(rgb, got, code=""):
                            close=lambda a, b: np.abs(a - b) <= 1, index_hint=LAYOUT_HINT)
     yield (f"{int(wrong.sum())} of {got.size} values are wrong (the first: {first})",
            LAYOUT_HINT)
+
+
+def _int_sums(rgb, got, code):
+    """Sums declared with an integer type, which keeps their whole part alone (the CUDA sepia's
+    model of a truncated sum, ``reference(rgb, half=0.0)``), so that the + 0.5f of
+    convert_uchar_sat(r2 + 0.5f) rounds nothing: the channels whose converted sum the code
+    declares so are truncated, the others right."""
+    stored = {name: int(c or 0) for c, name in re.findall(
+        r"\bout\s*\[\s*3\s*\*\s*i\s*(?:\+\s*([12])\s*)?\]\s*=\s*convert_uchar_sat\s*\(\s*(\w+)\s*"
+        r"\+\s*0\.5f?\s*\)", code)}
+    declared = {name: kind for kind, names in re.findall(
+        r"(?<![\w.])((?:unsigned\s+)?(?:u?int|u?short|u?long))\s+([^;]*);", code)
+        for name in re.findall(r"(?:^|,)\s*(\w+)\s*=(?!=)", names) if name in stored}
+    channels = sorted(stored[name] for name in declared)
+    if not channels:
+        return
+    want, cut, exact = sepia.reference(rgb), sepia.reference(rgb, half=0.0), rgb @ sepia.SEPIA.T
+    if (cut[..., channels] == want[..., channels]).all() or any(
+            sepia._differs(got[..., k], (cut if k in channels else want)[..., k], exact[..., k],
+                           boundary=0.0 if k in channels else 0.5).any() for k in range(3)):
+        return
+    y, x, c = np.argwhere(got != want)[0]
+    names = sorted(declared, key=stored.get)
+    listed = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+    some = ("" if len(channels) == 3 else
+            f"the {' and '.join(CHANNEL_NAMES[k] for k in channels)} values are one level low "
+            "where the sum's fraction is .5 or more: ")
+    yield (f"{some}{listed} {'are' if len(names) > 1 else 'is'} declared "
+           f"{' '.join(declared[names[0]].split())}, so {'each' if len(names) > 1 else 'the'} "
+           "sum lost its fraction when it was "
+           f"stored there (x = {x}, y = {y}, {CHANNEL_NAMES[c]}: {exact[y, x, c]:.2f} became "
+           f"{int(exact[y, x, c])}), and the + 0.5f of convert_uchar_sat({names[0]} + 0.5f) comes "
+           f"too late to round it ({int(sepia._differs(got, want, exact).sum())} values one "
+           "level low)",
+           f"declare the sum{'s' if len(names) > 1 else ''} float: float {names[0]} = "
+           f"{' + '.join(f'{w}f * {v}' for w, v in zip(sepia.SEPIA[stored[names[0]]], 'rgb'))}"
+           f"{', and ' + ' and '.join(names[1:]) + ' likewise' if len(names) > 1 else ''}; "
+           f"convert_uchar_sat({names[0]} + 0.5f) then rounds {'each' if len(names) > 1 else 'it'}")
 
 
 def _signed(rgb, got, code):

@@ -28,6 +28,8 @@ import numpy as np
 from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.function import (Refused, check_function, hold_streams, run_catching,
                                          uncalled)
+from helpers.exercises.staging_upload_models import (at_element_offsets, at_the_start_of_d,
+                                                    waits_skipped)
 from helpers.exercises.verdict import Verdict, check_cases
 
 CASES = [(300_007, 1 << 15), (50_000, (1 << 14) + 12)]  # (n, chunk) in float32 elements
@@ -333,63 +335,16 @@ def _wrong_chunks(got, h, chunk, log):
         yield ("each chunk holds the data of the chunk two after it: its buffer was filled again "
                "before the wait for its copy (fill, then wait)", "wait first, then fill: "
                "streams[c % 2].synchronize(), then staging[c % 2][:hi - lo] = h[lo:hi]")
-    yield from _waits_skipped(got, h, bounds, log)
-    if _at_element_offsets(got, h, bounds):
+    yield from waits_skipped(got, h, bounds, log)
+    if at_the_start_of_d(got, h, bounds):
+        yield (f"every chunk was copied to the start of d (memcpy_htod_async(d, ...), no offset): "
+               f"elements 0 to {chunk - 1:,} hold one chunk over the other, and the rest of d, "
+               f"elements {chunk:,} to {n - 1:,}, was never written (it still holds the NaN it "
+               "was filled with)", "chunk c goes to element lo of d, lo * h.itemsize bytes past "
+               "its start: drv.memcpy_htod_async(int(d) + lo * h.itemsize, buf[:hi - lo], s)")
+    if at_element_offsets(got, h, bounds):
         yield ("the chunks landed a quarter of the way along: element lo of d was taken to be at "
                "int(d) + lo", "device addresses count bytes: element lo is at int(d) + lo * 4")
     c = next(c for c, (lo, hi) in enumerate(bounds) if not np.array_equal(got[lo:hi], h[lo:hi]))
     yield (f"chunk {c} (elements {bounds[c][0]:,} to {bounds[c][1] - 1:,}) of d differs from h",
            "chunk c goes through staging[c % 2] on streams[c % 2], after waiting for that stream")
-
-
-def _carried(log, bounds):
-    """For each chunk c (the c-th copy, out of staging[c % 2]), the chunk whose data its copy
-    carried, as ``log`` orders the copies and the waits: a copy reads its buffer when the host
-    next waits for its stream (or at the end), and by then the buffer holds the last chunk
-    queued through it. None when the copies are not one a chunk, on alternating streams."""
-    at = [k for k, (what, _) in enumerate(log) if what == "copy"]
-    if len(at) != len(bounds) or ("blocking", None) in log or any(
-            log[k][1] is not log[at[c % 2]][1] for c, k in enumerate(at)):
-        return None
-    carried = []
-    for c, k in enumerate(at):
-        until = next((j for j, (what, s) in enumerate(log)
-                      if j > k and what == "wait" and s is log[k][1]), len(log))
-        carried.append(max(d for d in range(c % 2, len(at), 2) if at[d] < until))
-    return carried
-
-
-def _waits_skipped(got, h, bounds, log):
-    """d as it is when the host skipped the wait for a stream before refilling its buffer for
-    some chunks (not all): the chunk two back's copy carried the later filling."""
-    carried = _carried(log, bounds)
-    if carried is None or carried == list(range(len(bounds))):
-        return
-    model, bufs = h.copy(), [np.full(bounds[0][1], np.nan, np.float32) for _ in range(2)]
-    for c, (lo, hi) in enumerate(bounds):
-        buf = bufs[c % 2].copy()
-        for d in range(c % 2, carried[c] + 1, 2):  # the buffer's fillings up to the one carried
-            buf[:bounds[d][1] - bounds[d][0]] = h[bounds[d][0]:bounds[d][1]]
-        model[lo:hi] = buf[:hi - lo]
-    if np.array_equal(got, model):
-        c = next(c for c, d in enumerate(carried) if d != c)
-        yield (f"staging[{c % 2}] was filled again for chunk {c + 2} before chunk {c}'s copy out "
-               f"of it had run: the host did not wait for streams[{c % 2}] before chunk "
-               f"{c + 2}'s filling, so chunk {c} of d (elements {bounds[c][0]:,} to "
-               f"{bounds[c][1] - 1:,}) holds chunk {carried[c]}'s data",
-               "wait for streams[c % 2] for every chunk before filling staging[c % 2], with no "
-               "if around s.synchronize(): for the first two chunks nothing is queued yet, and "
-               "the wait returns at once")
-
-
-def _at_element_offsets(got, h, bounds):
-    """Whether d shows the chunks copied to byte offset lo (element lo / 4). Their destinations
-    then overlap, and the two streams' copies race there: an element may hold any chunk's value
-    that covers it (the later chunk's where the copies landed in order); one no chunk covers,
-    the NaN d was filled with."""
-    covered, landed = np.zeros(got.size, bool), np.zeros(got.size, bool)
-    for lo, hi in bounds:
-        at = np.arange(lo // 4, min(lo // 4 + hi - lo, got.size))
-        covered[at] = True
-        landed[at] |= got[at] == h[lo:lo + at.size]
-    return bool(covered.any() and (landed | (~covered & np.isnan(got))).all())

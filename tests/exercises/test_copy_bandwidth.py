@@ -49,6 +49,21 @@ WRONG = {
                            "hint": "divide the bytes a second by 1e9: h.nbytes / (ms * 1e-3) "
                                    "/ 1e9"}),
     "megabytes": (right_but("/ 1e9", "/ 1e6"), {"problem": "MB/s", "hint": "1e9 bytes"}),
+    # blind audit TIC-copy_bandwidth-1 (was "1268 GB/s is 1000 times too large: that is MB/s
+    # (1e6 bytes a second), not GB/s ... Hint: 1 GB is 1e9 bytes: h.nbytes / (ms * 1e-3) / 1e9",
+    # the return the function has): the ms divided by 1000 where they were read, and the return
+    # converts them to seconds again
+    "ms_converted_to_seconds_twice": (
+        right_but("ms = start.time_till(end)", "ms = start.time_till(end) / 1000"),
+        {"problem": ("1000 times too large: the time was converted to seconds twice: line 8 of "
+                     "your cell (ms = start.time_till(end) / 1000) already made the ms seconds",
+                     "and line 9 (return h.nbytes / (ms * 1e-3) / 1e9) multiplies ms by 1e-3 "
+                     "again"),
+         "hint": "ms = start.time_till(end) (time_till gives milliseconds)"}),
+    "seconds_times_1e_minus_3_twice": (
+        right_but("ms = start.time_till(end)", "ms = start.time_till(end) * 1e-3"),
+        {"problem": "line 8 of your cell (ms = start.time_till(end) * 1e-3) already made the ms "
+                    "seconds", "hint": "ms = start.time_till(end) (time_till gives milliseconds)"}),
     # within the bounds a machine's load needs: named from the learner's own events
     "gigabits": (right_but(RIGHT_GBS, "h.nbytes * 8 / (ms * 1e-3) / 1e9"),
                  {"problem": "gigabits", "hint": "leave out the * 8"}),
@@ -154,6 +169,8 @@ RIGHT = {
                                        "    for _ in range(3):\n"
                                        "        drv.memcpy_htod_async(d, h, stream)\n")
     .replace("h.nbytes /", "3 * h.nbytes /"),
+    "seconds_at_the_read": right_but("ms = start.time_till(end)", "s = start.time_till(end) / 1000")
+    .replace(RIGHT_GBS, "h.nbytes / s / 1e9"),
 }
 
 

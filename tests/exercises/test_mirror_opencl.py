@@ -36,6 +36,14 @@ WRONG = {
     "row_left_out_of_the_read": ([(READ, "in[width - 1 - x]")], "every row of out is row 0's mirror",
                                  "in[y * width + (width - 1 - x)]"),
     "a_copy": ([(READ, "in[y * width + x]")], "out is a copy of in", "width - 1 - x"),
+    # blind audit TIC-mirror_opencl-1 (was "out is a copy of in: the columns were not mirrored
+    # ... Hint: ... out[y * width + x] = in[y * width + (width - 1 - x)]", the read mirrored
+    # already): the store's index mirrored too
+    "store_mirrored_too": ([("out[y * width + x] = " + READ, f"out[y * width + (width - 1 - x)] = {READ}")],
+                           "out is a copy of in: both the store and the read were mirrored "
+                           "(out[y * width + (width - 1 - x)] = in[y * width + (width - 1 - x)])",
+                           "mirror the read alone: out[y * width + x] = in[y * width + (width - 1 "
+                           "- x)]"),
     "column_off_by_one": ([(READ, "in[y * width + (width - x)]")],
                           "one column too far right", "width - 1 - x"),
     "upside_down": ([(READ, "in[(height - 1 - y) * width + x]")],

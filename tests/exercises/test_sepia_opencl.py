@@ -82,6 +82,17 @@ WRONG = {
                                  "multiply it by 3 again (9 * the pixel)",
                                  "the work-items of the image's last two thirds",
                                  "Hint: multiply by 3 once: i = y * width + x")),
+    # blind audit TIC-sepia_opencl-1 (was "2742 values are one level low, ...: the kernel
+    # truncates instead of rounding. Hint: ... convert_uchar_sat(value + 0.5f) ...", which the
+    # kernel has): the sums declared int, which drops their fractions before the + 0.5f
+    "sums_declared_int": ([(f"float {c}2 =", f"int {c}2 =") for c in "rgb"],
+                          ("r2, g2 and b2 are declared int, so each sum lost its fraction when it "
+                           "was stored there (x = 0, y = 0, green: 142.66 became 142)",
+                           "Hint: declare the sums float: float r2 = 0.393f * r")),
+    "red_sum_declared_int": ([("float r2 =", "int r2 =")],
+                             ("the red values are one level low where the sum's fraction is .5 or "
+                              "more: r2 is declared int", "Hint: declare the sum float: float r2 = "
+                              "0.393f * r")),
     "nothing_written": ([(f"out[3 * i{o}]{pad} = {w};", "") for o, pad, w in
                          zip(("", " + 1", " + 2"), ("    ", "", ""), WRITES)],
                         "nothing was written"),

@@ -61,6 +61,14 @@ WRONG = {
                            {"problem": "still on their way", "hint": "TODO 3"}),
     "offsets_in_elements": (right_but((COPY, "drv.memcpy_htod_async(int(d) + lo, buf[:hi - lo], s)")),
                             {"problem": "a quarter of the way", "hint": "lo * 4"}),
+    # blind audit TIC-staging_upload-1 (was "chunk 0 (elements 0 to 32,767) of d differs from h
+    # ... Hint: chunk c goes through staging[c % 2] on streams[c % 2], after waiting for that
+    # stream"): every chunk copied to d itself, with no offset
+    "every_chunk_at_the_start_of_d": (right_but((COPY, "drv.memcpy_htod_async(d, buf[:hi - lo], s)")),
+                                      {"problem": "every chunk was copied to the start of d "
+                                                  "(memcpy_htod_async(d, ...), no offset): "
+                                                  "elements 0 to",
+                                       "hint": "int(d) + lo * h.itemsize"}),
     "the_whole_buffer_copied": (right_but((COPY, "drv.memcpy_htod_async(int(d) + lo * 4, buf, s)")),
                                 {"problem": "past the end of d", "hint": "buf[:hi - lo]"}),
     "nothing_copied": (right_but((COPY, "pass")), {"problem": "nothing was copied",
@@ -219,12 +227,29 @@ def test_chunks_at_element_offsets_are_seen_whichever_stream_landed_last(in_orde
     there (a loaded GPU let stream 1's land first): either order is the same mistake."""
     import numpy as np
 
-    from helpers.exercises.staging_upload import _at_element_offsets
+    from helpers.exercises.staging_upload_models import at_element_offsets
     h = np.arange(1, 1001, dtype=np.float32)
     bounds = [(lo, min(1000, lo + 256)) for lo in range(0, 1000, 256)]
     got = np.full(1000, np.nan, np.float32)
     for lo, hi in bounds if in_order else bounds[::-1]:
         got[lo // 4:lo // 4 + hi - lo] = h[lo:hi]
-    assert _at_element_offsets(got, h, bounds)
+    assert at_element_offsets(got, h, bounds)
     got[0] += 1
-    assert not _at_element_offsets(got, h, bounds)
+    assert not at_element_offsets(got, h, bounds)
+
+
+@pytest.mark.parametrize("in_order", [True, False])
+def test_chunks_all_at_the_start_of_d_are_seen_whichever_stream_landed_last(in_order):
+    """Every chunk copied to d itself: the two streams' copies race on d's first chunk, and
+    either order is the same mistake; d's start holding anything else is not it."""
+    import numpy as np
+
+    from helpers.exercises.staging_upload_models import at_the_start_of_d
+    h = np.arange(1, 1001, dtype=np.float32)
+    bounds = [(lo, min(1000, lo + 256)) for lo in range(0, 1000, 256)]
+    got = np.full(1000, np.nan, np.float32)
+    for lo, hi in bounds if in_order else bounds[::-1]:
+        got[:hi - lo] = h[lo:hi]
+    assert at_the_start_of_d(got, h, bounds)
+    got[0] += 1
+    assert not at_the_start_of_d(got, h, bounds)

@@ -1,0 +1,74 @@
+"""The models of notebook 05's double-buffering exercise that ``helpers.exercises.staging_upload``
+compares d with: the chunks a skipped wait let a later filling carry, the chunks copied to byte
+offset lo (element lo / 4), and every chunk copied to the start of d."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def carried_of(log, bounds):
+    """For each chunk c (the c-th copy, out of staging[c % 2]), the chunk whose data its copy
+    carried, as ``log`` orders the copies and the waits: a copy reads its buffer when the host
+    next waits for its stream (or at the end), and by then the buffer holds the last chunk
+    queued through it. None when the copies are not one a chunk, on alternating streams."""
+    at = [k for k, (what, _) in enumerate(log) if what == "copy"]
+    if len(at) != len(bounds) or ("blocking", None) in log or any(
+            log[k][1] is not log[at[c % 2]][1] for c, k in enumerate(at)):
+        return None
+    carried = []
+    for c, k in enumerate(at):
+        until = next((j for j, (what, s) in enumerate(log)
+                      if j > k and what == "wait" and s is log[k][1]), len(log))
+        carried.append(max(d for d in range(c % 2, len(at), 2) if at[d] < until))
+    return carried
+
+
+def waits_skipped(got, h, bounds, log):
+    """d as it is when the host skipped the wait for a stream before refilling its buffer for
+    some chunks (not all): the chunk two back's copy carried the later filling."""
+    carried = carried_of(log, bounds)
+    if carried is None or carried == list(range(len(bounds))):
+        return
+    model, bufs = h.copy(), [np.full(bounds[0][1], np.nan, np.float32) for _ in range(2)]
+    for c, (lo, hi) in enumerate(bounds):
+        buf = bufs[c % 2].copy()
+        for d in range(c % 2, carried[c] + 1, 2):  # the buffer's fillings up to the one carried
+            buf[:bounds[d][1] - bounds[d][0]] = h[bounds[d][0]:bounds[d][1]]
+        model[lo:hi] = buf[:hi - lo]
+    if np.array_equal(got, model):
+        c = next(c for c, d in enumerate(carried) if d != c)
+        yield (f"staging[{c % 2}] was filled again for chunk {c + 2} before chunk {c}'s copy out "
+               f"of it had run: the host did not wait for streams[{c % 2}] before chunk "
+               f"{c + 2}'s filling, so chunk {c} of d (elements {bounds[c][0]:,} to "
+               f"{bounds[c][1] - 1:,}) holds chunk {carried[c]}'s data",
+               "wait for streams[c % 2] for every chunk before filling staging[c % 2], with no "
+               "if around s.synchronize(): for the first two chunks nothing is queued yet, and "
+               "the wait returns at once")
+
+
+def at_element_offsets(got, h, bounds):
+    """Whether d shows the chunks copied to byte offset lo (element lo / 4). Their destinations
+    then overlap, and the two streams' copies race there: an element may hold any chunk's value
+    that covers it (the later chunk's where the copies landed in order); one no chunk covers,
+    the NaN d was filled with."""
+    covered, landed = np.zeros(got.size, bool), np.zeros(got.size, bool)
+    for lo, hi in bounds:
+        at = np.arange(lo // 4, min(lo // 4 + hi - lo, got.size))
+        covered[at] = True
+        landed[at] |= got[at] == h[lo:lo + at.size]
+    return bool(covered.any() and (landed | (~covered & np.isnan(got))).all())
+
+
+def at_the_start_of_d(got, h, bounds):
+    """Whether d shows every chunk copied to d itself, with no offset (memcpy_htod_async(d, ...)):
+    the rest of d never written (the NaN it was filled with), its first chunk's elements each
+    holding one of the chunks' values there (the two streams' copies race on them: any may land
+    last)."""
+    chunk = bounds[0][1] - bounds[0][0]
+    if len(bounds) < 2 or not np.isnan(got[chunk:]).all():
+        return False
+    landed = np.zeros(chunk, bool)
+    for lo, hi in bounds:
+        landed[:hi - lo] |= got[:hi - lo] == h[lo:hi]
+    return bool(landed.all())
