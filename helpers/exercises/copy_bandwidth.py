@@ -20,13 +20,12 @@ first call is also watched: the checker notes the ms that ``time_till`` (or ``ti
 handed the learner and the bytes given to ``memcpy_htod_async``, and the GB/s returned must be
 those bytes over that time. That compares the learner's arithmetic with the learner's own
 events, with no second measurement whose load could differ: every slip is then named exactly.
-The ms handed over notes what was done to it (``_Ms``), so that a GB/s a million times too
+The ms handed over notes what was done to it (``copy_bandwidth_models.Ms``), so that a GB/s a million times too
 small is told apart: the ms multiplied by 1e3, or the bytes divided by the ms before the 1e-3.
 """
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import numbers
 import time
@@ -34,7 +33,8 @@ import time
 import numpy as np
 
 from helpers.exercises import hidden as hidden_cases
-from helpers.exercises.function import check_function, code_of, copies_noted, run_catching
+from helpers.exercises.copy_bandwidth_models import Ms, converted_twice, one_element
+from helpers.exercises.function import check_function, copies_noted, run_catching
 from helpers.exercises.verdict import Verdict, check_cases
 
 MiB = 1 << 20
@@ -125,31 +125,6 @@ def _unrecorded(*events):
     return [(role, which) for role, which, e in events if not getattr(e, "recorded", True)]
 
 
-class _Ms(float):
-    """The ms that time_till hands the learner: a float that notes, in ``notes``, what was done
-    to it first (``("*", 1e3)``: multiplied by 1e3; ``("/", x)``: divided by x; ``("by", x)``: x
-    divided by it); what it gives is a plain float."""
-
-    def __new__(cls, value, notes):
-        ms = super().__new__(cls, value)
-        ms.notes = notes
-        return ms
-
-    def __mul__(self, other):
-        self.notes.append(("*", other))
-        return float(self) * other
-
-    __rmul__ = __mul__
-
-    def __truediv__(self, other):
-        self.notes.append(("/", other))
-        return float(self) / other
-
-    def __rtruediv__(self, other):
-        self.notes.append(("by", other))
-        return other / float(self)
-
-
 def _million(notes):
     """(problem, hint) of a GB/s a million times too small, from what was done to the ms."""
     if ("*", 1e3) in notes or ("/", 1e-3) in notes:
@@ -163,50 +138,16 @@ def _million(notes):
             "GB/s = h.nbytes / (ms * 1e-3) / 1e9")
 
 
-def _seconds(node, name=None):
-    """Whether ``node`` turns a time in ms into seconds (x / 1000, x / 1e3, x * 1e-3, x * 0.001):
-    of the variable ``name``, or of a call of time_till or time_since where no name is given."""
-    if not (isinstance(node, ast.BinOp) and isinstance(node.right, ast.Constant) and (
-            isinstance(node.op, ast.Div) and node.right.value == 1000
-            or isinstance(node.op, ast.Mult) and node.right.value == 1e-3)):
-        return False
-    if name:
-        return isinstance(node.left, ast.Name) and node.left.id == name
-    return (isinstance(node.left, ast.Call) and isinstance(node.left.func, ast.Attribute)
-            and node.left.func.attr in ("time_till", "time_since"))
-
-
 def _slip(fn, gbs, factor, problem, hint):
     """A slip of ``factor`` that ``slip(gbs)`` named: a GB/s 1000 times too large is first looked
-    for in the code as a time converted to seconds twice."""
-    if factor == 1e3:
-        yield from _converted_twice(fn, gbs)
-    yield problem, hint
-
-
-def _converted_twice(fn, gbs):
-    """A GB/s 1000 times too large (to the learner's own events) where the code made the ms
-    seconds where it read them (ms = start.time_till(end) / 1000) and converts that variable to
-    seconds again in a later statement (h.nbytes / (ms * 1e-3) / 1e9)."""
-    if (code := code_of(fn)) is None:
+    for in the code as a time converted to seconds twice; "itemsize" (problem, hint the bytes of
+    one element and the array's) is one element's bytes for the array's."""
+    if factor == "itemsize":
+        yield one_element(fn, gbs, problem, hint)
         return
-    tree, first, place, lines = code
-    simple = [n for n in ast.walk(tree) if isinstance(n, (ast.Assign, ast.Return, ast.AugAssign))]
-    for read in [n for n in simple if isinstance(n, ast.Assign) and _seconds(n.value)
-                 and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)]:
-        name, call = read.targets[0].id, read.value.left
-        again = [(n, b) for n in simple if n.lineno > read.lineno for b in ast.walk(n)
-                 if _seconds(b, name)]
-        for statement, op in again[:1]:
-            factor = lines[op.lineno - 1][op.right.col_offset:op.right.end_col_offset]
-            how = f"{'multiplies' if isinstance(op.op, ast.Mult) else 'divides'} {name} by {factor}"
-            yield (f"{gbs:.4g} GB/s is 1000 times too large: the time was converted to seconds "
-                   f"twice: line {first + read.lineno - 1} of {place} ("
-                   f"{lines[read.lineno - 1].strip()}) already made the ms seconds, and line "
-                   f"{first + statement.lineno - 1} ({lines[statement.lineno - 1].strip()}) "
-                   f"{how} again", f"keep the ms as they come: {name} = {ast.unparse(call)} "
-                   f"({call.func.attr} gives milliseconds), and make them seconds once, in the "
-                   f"GB/s: h.nbytes / ({name} * 1e-3) / 1e9")
+    if factor == 1e3:
+        yield from converted_twice(fn, gbs)
+    yield problem, hint
 
 
 def _queued(copies):  # how many copies host to device were queued so far
@@ -276,29 +217,21 @@ def _watched(drv):
             pair[:] = [self, other]
             missing[:] = _unrecorded(("start", "the one time_till was called on", self),
                                      ("end", "the one passed to time_till", other))
-            ms.append(_Ms(super().time_till(other), notes))
+            ms.append(Ms(super().time_till(other), notes))
             return ms[-1]
 
         def time_since(self, other):
             pair[:] = [other, self]
             missing[:] = _unrecorded(("start", "the one passed to time_since", other),
                                      ("end", "the one time_since was called on", self))
-            ms.append(_Ms(super().time_since(other), notes))
+            ms.append(Ms(super().time_since(other), notes))
             return ms[-1]
 
     def unrecorded(err):
         return _never_recorded(missing) or _start_waited_for(pair, waited, err, drv)
 
     def slip(gbs):
-        nbytes = sum(getattr(host, "nbytes", 0) for way, host, *_ in copies if way == "htod")
-        if not nbytes or not ms or not ms[-1] > 0:
-            return None
-        ratio = gbs / (nbytes / (float(ms[-1]) * 1e-3) / 1e9)
-        for factor, problem, hint in SLIPS + SMALL_SLIPS:
-            if abs(ratio / factor - 1) < 1e-3:
-                problem, hint = _million(notes) if factor == 1e-6 else (problem, hint)
-                return factor, f"{gbs:.4g} GB/s is {problem}", hint
-        return None
+        return _slip_of(gbs, copies, ms, notes)
 
     drv.Event = Event
     try:
@@ -306,6 +239,23 @@ def _watched(drv):
             yield slip, unrecorded, lambda: _one_event(pair, made) or _misplaced(pair, copies)
     finally:
         drv.Event = event
+
+
+def _slip_of(gbs, copies, ms, notes):
+    """``slip(gbs)`` of ``_watched``: the slip that gbs is to the bytes ``copies`` copied over
+    the last of ``ms``, (factor, problem, hint), or ("itemsize", itemsize, nbytes); else None."""
+    nbytes = sum(getattr(host, "nbytes", 0) for way, host, *_ in copies if way == "htod")
+    if not nbytes or not ms or not ms[-1] > 0:
+        return None
+    ratio = gbs / (nbytes / (float(ms[-1]) * 1e-3) / 1e9)
+    itemsize = next(getattr(host, "itemsize", 0) for way, host, *_ in copies if way == "htod")
+    if 0 < itemsize < nbytes and abs(ratio * nbytes / itemsize - 1) < 1e-3:
+        return "itemsize", itemsize, nbytes  # one element's bytes: _slip names it
+    for factor, problem, hint in SLIPS + SMALL_SLIPS:
+        if abs(ratio / factor - 1) < 1e-3:
+            problem, hint = _million(notes) if factor == 1e-6 else (problem, hint)
+            return factor, f"{gbs:.4g} GB/s is {problem}", hint
+    return None
 
 
 def _never_recorded(missing):
@@ -388,7 +338,14 @@ def _mistakes(fn, n):  # fn on a fresh buffer of n elements: each mistake seen, 
         refs.append(_measure(h, d, stream))
     if all(h.nbytes / (g * 1e6) <= 1.05 * w + 0.01 and g <= 30 * max(refs) for g, w in runs):
         return  # each copy no longer than the call that waited for it, and none wildly fast
-    gbs, ref = max(g for g, _ in runs), max(refs)  # the fastest of each: the least slowed down
+    yield from _far_off(fn, max(g for g, _ in runs), max(refs), h)  # the least slowed down
+
+
+def _far_off(fn, gbs, ref, h):
+    """(problem, hint) of the fastest GB/s ``gbs`` out of bounds, to the checker's fastest
+    ``ref`` for the copy of ``h``: one element's bytes, else the slip it is near, else neither."""
+    if abs(np.log10(gbs / ref * h.size)) < np.log10(BAND):  # one element's bytes, not a slip's
+        yield one_element(fn, gbs, h.itemsize, h.nbytes)
     factor, problem, hint = min(SLIPS, key=lambda s: abs(np.log10(gbs / ref / s[0])))
     if abs(np.log10(gbs / ref / factor)) < _band(factor):
         yield f"{gbs:.4g} GB/s is {problem}", hint

@@ -120,6 +120,14 @@ def my_copy_gbs(h, d, stream):
                                 {"problem": "a million times too small: the ms were multiplied "
                                             "by 1e3 (ms * 1e3)",
                                  "hint": "multiply the ms by 1e-3, not 1e3"}),
+    # blind audit TJC-copy_bandwidth-1 (was "1.211e-06 GB/s is a million times too small: the
+    # bytes were divided by the ms and by 1e3 more ... Hint: put the seconds, ms * 1e-3, in
+    # parentheses ...", parentheses that were there): one element's bytes for the array's
+    "itemsize_for_nbytes": (right_but("return h.nbytes /", "return h.itemsize /"),
+                            {"problem": ("the bytes of one element, h.itemsize (4)",
+                                         "where the array's, h.nbytes (33,554,420), belong",
+                                         "line 9 of your cell"),
+                             "hint": "h.nbytes / (ms * 1e-3) / 1e9"}),
     "seconds_as_ms_over_1e_minus_3": (right_but(RIGHT_GBS, "h.nbytes / (ms / 1e-3) / 1e9"),
                                       {"problem": "the ms were divided by 1e-3 (ms / 1e-3)",
                                        "hint": "multiply the ms by 1e-3"}),

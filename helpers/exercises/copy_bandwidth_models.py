@@ -1,0 +1,94 @@
+"""The models of notebook 05's event-timing exercise that ``helpers.exercises.copy_bandwidth``
+reads the learner's ms and code with: the ms that time_till hands over, noting what was done to
+it; a time converted to seconds twice; one element's bytes where the array's belong."""
+
+from __future__ import annotations
+
+import ast
+
+from helpers.exercises.function import code_of
+
+
+class Ms(float):
+    """The ms that time_till hands the learner: a float that notes, in ``notes``, what was done
+    to it first (``("*", 1e3)``: multiplied by 1e3; ``("/", x)``: divided by x; ``("by", x)``: x
+    divided by it); what it gives is a plain float."""
+
+    def __new__(cls, value, notes):
+        ms = super().__new__(cls, value)
+        ms.notes = notes
+        return ms
+
+    def __mul__(self, other):
+        self.notes.append(("*", other))
+        return float(self) * other
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        self.notes.append(("/", other))
+        return float(self) / other
+
+    def __rtruediv__(self, other):
+        self.notes.append(("by", other))
+        return other / float(self)
+
+
+def seconds(node, name=None):
+    """Whether ``node`` turns a time in ms into seconds (x / 1000, x / 1e3, x * 1e-3, x * 0.001):
+    of the variable ``name``, or of a call of time_till or time_since where no name is given."""
+    if not (isinstance(node, ast.BinOp) and isinstance(node.right, ast.Constant) and (
+            isinstance(node.op, ast.Div) and node.right.value == 1000
+            or isinstance(node.op, ast.Mult) and node.right.value == 1e-3)):
+        return False
+    if name:
+        return isinstance(node.left, ast.Name) and node.left.id == name
+    return (isinstance(node.left, ast.Call) and isinstance(node.left.func, ast.Attribute)
+            and node.left.func.attr in ("time_till", "time_since"))
+
+
+def converted_twice(fn, gbs):
+    """A GB/s 1000 times too large (to the learner's own events) where the code made the ms
+    seconds where it read them (ms = start.time_till(end) / 1000) and converts that variable to
+    seconds again in a later statement (h.nbytes / (ms * 1e-3) / 1e9)."""
+    if (code := code_of(fn)) is None:
+        return
+    tree, first, place, lines = code
+    simple = [n for n in ast.walk(tree) if isinstance(n, (ast.Assign, ast.Return, ast.AugAssign))]
+    for read in [n for n in simple if isinstance(n, ast.Assign) and seconds(n.value)
+                 and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)]:
+        name, call = read.targets[0].id, read.value.left
+        again = [(n, b) for n in simple if n.lineno > read.lineno for b in ast.walk(n)
+                 if seconds(b, name)]
+        for statement, op in again[:1]:
+            factor = lines[op.lineno - 1][op.right.col_offset:op.right.end_col_offset]
+            how = f"{'multiplies' if isinstance(op.op, ast.Mult) else 'divides'} {name} by {factor}"
+            yield (f"{gbs:.4g} GB/s is 1000 times too large: the time was converted to seconds "
+                   f"twice: line {first + read.lineno - 1} of {place} ("
+                   f"{lines[read.lineno - 1].strip()}) already made the ms seconds, and line "
+                   f"{first + statement.lineno - 1} ({lines[statement.lineno - 1].strip()}) "
+                   f"{how} again", f"keep the ms as they come: {name} = {ast.unparse(call)} "
+                   f"({call.func.attr} gives milliseconds), and make them seconds once, in the "
+                   f"GB/s: h.nbytes / ({name} * 1e-3) / 1e9")
+
+
+def one_element(fn, gbs, itemsize, nbytes):
+    """(problem, hint) of a GB/s ``nbytes / itemsize`` times too small to the learner's own events:
+    the bytes of one element (h.itemsize) divided by the seconds where the array's (h.nbytes)
+    belong, with the line of the learner's code that reads ``.itemsize`` where it is known."""
+    where, what = "", "h.itemsize"
+    if (code := code_of(fn)) is not None:
+        tree, first, place, lines = code
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Return, ast.Assign)) and any(
+                    isinstance(a, ast.Attribute) and a.attr == "itemsize" for a in ast.walk(node)):
+                what = next(ast.unparse(a) for a in ast.walk(node)
+                            if isinstance(a, ast.Attribute) and a.attr == "itemsize")
+                where = f" (line {first + node.lineno - 1} of {place}: " \
+                        f"{lines[node.lineno - 1].strip()})"
+                break
+    array = what.rsplit(".", 1)[0]
+    return (f"{gbs:.4g} GB/s is {nbytes // itemsize:,} times too small: the bytes of one "
+            f"element, {what} ({itemsize}), were divided by the seconds where the array's, "
+            f"{array}.nbytes ({nbytes:,}), belong{where}", f"the bytes copied are "
+            f"{array}.nbytes: GB/s = {array}.nbytes / (ms * 1e-3) / 1e9")
