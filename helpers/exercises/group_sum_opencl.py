@@ -166,6 +166,7 @@ def _wrong_sums(x, got, code):
                "while only work-items t < stride add, so tile[0] gathers tile[1], tile[2], "
                "tile[4], ... alone", "start at stride = GROUP / 2 and halve it, while stride > "
                "0: each step adds the upper half of what is left onto the lower half")
+    yield from _counted_down(x, got)
     if np.array_equal(got, _sums(x)[:, 0]):
         yield "each sum is its group's first element: the fold did nothing", BARRIER_HINT
     if got.size > 1 and (got == _sums(x)[0].sum()).all():
@@ -186,6 +187,23 @@ def _wrong_sums(x, got, code):
     yield from near.misses("partial", got, want, close=near.within())
     yield (f"{int((got != want).sum())} of {got.size} sums are wrong (the first: partial[{g}] "
            f"= {got[g]:g}, expected {want[g]:g})", BARRIER_HINT)
+
+
+def _counted_down(x, got):
+    """The sums of a fold whose stride counts down by 1 or 2 (stride -= 2) where it halves: each
+    step still adds tile[t + stride] to tile[t] for t < stride, so elements are added again."""
+    for step in (1, 2):
+        tiles = _sums(x).astype(np.float32)
+        for stride in range(GROUP // 2, 0, -step):
+            tiles[:, :stride] += tiles[:, stride:2 * stride]
+        if np.array_equal(got, tiles[:, 0]):
+            strides = ", ".join(str(GROUP // 2 - k * step) for k in range(3))
+            yield (f"the fold's stride counts down by {step} ({strides}, ..., {step}), not "
+                   f"halved ({GROUP // 2}, {GROUP // 4}, ..., 1): each step adds tile[t + stride] onto tile[t] for t "
+                   "< stride, so elements already added are added again (the first sum: "
+                   f"partial[0] = {got[0]:g}, expected {_sums(x)[0].sum():g})", "halve the "
+                   f"stride each step: stride /= 2, not stride -= {step} (for (int stride = "
+                   "GROUP / 2; stride > 0; stride /= 2))")
 
 
 def _upward(tiles):

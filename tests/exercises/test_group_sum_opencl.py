@@ -112,6 +112,12 @@ WRONG = {
                                      "the fold's loop, for (int stride = GROUP / 2; stride >= 0; "
                                      "stride /= 2), never ends: stride >= 0 lets stride reach 0, "
                                      "and 0 / 2 stays 0", "loop while stride > 0", "endless"),
+    # blind audit TJC-group_sum_opencl-1 (was "8 of 8 sums are wrong ... Hint: work-items share
+    # the tile: put barrier(CLK_LOCAL_MEM_FENCE) after the load and after each step of the fold
+    # ...", barriers that were there): the stride counted down by 2, not halved
+    "stride_counts_down_by_2": ([("stride > 0; stride /= 2", "stride > 0; stride -= 2")],
+                                "the fold's stride counts down by 2 (64, 62, 60, ..., 2), not "
+                                "halved", "stride /= 2", ""),
     "barrier_inside_the_if": ([("        if (t < stride)\n            " + STEP,
                                 "        if (t < stride) {\n            " + STEP.replace(
                                     "\n        barrier", "\n            barrier") + "\n        }")],
