@@ -28,8 +28,8 @@ import numpy as np
 from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.function import (Refused, check_function, hold_streams, run_catching,
                                          uncalled)
-from helpers.exercises.staging_upload_models import (at_element_offsets, at_the_start_of_d,
-                                                    waits_skipped)
+from helpers.exercises.staging_upload_models import (at_element_offsets, at_elements,
+                                                    at_the_start_of_d, waits_skipped)
 from helpers.exercises.verdict import Verdict, check_cases
 
 CASES = [(300_007, 1 << 15), (50_000, (1 << 14) + 12)]  # (n, chunk) in float32 elements
@@ -342,6 +342,13 @@ def _wrong_chunks(got, h, chunk, log):
                f"elements {chunk:,} to {n - 1:,}, was never written (it still holds the NaN it "
                "was filled with)", "chunk c goes to element lo of d, lo * h.itemsize bytes past "
                "its start: drv.memcpy_htod_async(int(d) + lo * h.itemsize, buf[:hi - lo], s)")
+    if len(bounds) > 1 and at_elements(got, h, bounds, range(len(bounds))):
+        yield (f"chunk c was copied to element c of d (int(d) + c * {h.itemsize}): its number, "
+               f"where its first element's, lo, belongs, so chunk {len(bounds) - 1} landed "
+               f"{len(bounds) - 1} elements in, over chunk 0, and elements "
+               f"{len(bounds) - 1 + bounds[0][1]:,} to {n - 1:,} of d were never written",
+               "chunk c goes to element lo of d, lo * h.itemsize bytes past its start: "
+               "drv.memcpy_htod_async(int(d) + lo * h.itemsize, buf[:hi - lo], s)")
     if at_element_offsets(got, h, bounds):
         yield ("the chunks landed a quarter of the way along: element lo of d was taken to be at "
                "int(d) + lo", "device addresses count bytes: element lo is at int(d) + lo * 4")

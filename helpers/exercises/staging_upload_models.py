@@ -52,9 +52,15 @@ def at_element_offsets(got, h, bounds):
     then overlap, and the two streams' copies race there: an element may hold any chunk's value
     that covers it (the later chunk's where the copies landed in order); one no chunk covers,
     the NaN d was filled with."""
+    return at_elements(got, h, bounds, [lo // 4 for lo, _ in bounds])
+
+
+def at_elements(got, h, bounds, starts):
+    """Whether d shows chunk c copied to element ``starts[c]`` (lo // 4 for byte offsets lo, c
+    for offsets of the chunk's number), the overlaps raced as ``at_element_offsets`` says."""
     covered, landed = np.zeros(got.size, bool), np.zeros(got.size, bool)
-    for lo, hi in bounds:
-        at = np.arange(lo // 4, min(lo // 4 + hi - lo, got.size))
+    for (lo, hi), start in zip(bounds, starts):
+        at = np.arange(start, min(start + hi - lo, got.size))
         covered[at] = True
         landed[at] |= got[at] == h[lo:lo + at.size]
     return bool(covered.any() and (landed | (~covered & np.isnan(got))).all())

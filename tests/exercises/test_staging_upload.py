@@ -69,6 +69,14 @@ WRONG = {
                                                   "(memcpy_htod_async(d, ...), no offset): "
                                                   "elements 0 to",
                                        "hint": "int(d) + lo * h.itemsize"}),
+    # blind audit TJC-staging_upload-1 (was "chunk 0 (elements 0 to 32,767) of d differs from h
+    # ... Hint: chunk c goes through staging[c % 2] on streams[c % 2], after waiting for that
+    # stream"): the chunk's number, c, where its first element's, lo, belongs in the offset
+    "offset_of_the_chunk_number": (right_but((COPY, "drv.memcpy_htod_async(int(d) + c * 4, buf[:hi - lo], s)")),
+                                   {"problem": "chunk c was copied to element c of d (int(d) + "
+                                               "c * 4): its number, where its first element's, "
+                                               "lo, belongs",
+                                    "hint": "int(d) + lo * h.itemsize"}),
     "the_whole_buffer_copied": (right_but((COPY, "drv.memcpy_htod_async(int(d) + lo * 4, buf, s)")),
                                 {"problem": "past the end of d", "hint": "buf[:hi - lo]"}),
     "nothing_copied": (right_but((COPY, "pass")), {"problem": "nothing was copied",
