@@ -13,7 +13,8 @@ from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.function import check_function, hold_streams, run_catching
 from helpers.exercises.hidden import awkward
 from helpers.exercises.pipeline_models import (ATOL, RTOL, buffers_watched, how_copied, launch_fits,
-                                              out_of_order, shared_buffers, swapped, union_bytes)
+                                              out_of_order, shared_buffers, stream_index, swapped,
+                                              union_bytes)
 from helpers.exercises.verdict import Verdict, check_cases, not_yet, passed
 from helpers.workload import share
 
@@ -180,6 +181,7 @@ def mistakes(fn, case, kernel, on_gpu, work=WORK_SMALL, buffers=None, want=None,
         raised, at_return = run_catching(call, "replace the TODO in my_pipeline with your code", (
             (LaunchArgumentError, "launch takes (d_in, d_out, count, stream): device buffers (or "
                                   "addresses), the number of elements as an int, and a stream"),
+            (IndexError, stream_index(streams, case[1])),
             ((drv.LogicError, drv.LaunchError), "a copy or a kernel touched memory outside a "
              "buffer: a chunk's copy must fit its device buffer, and count must be the chunk's "
              "own length (hi - lo)")))

@@ -105,6 +105,13 @@ WRONG = {
         HEAD + LOOP + COPY_IN + KERNEL
         + "        drv.memcpy_dtoh_async(h_in[lo:hi], d_out, s)\n" + SYNC,
         "your function changed h_in"),
+    # blind audit TJC-pipeline-1 (was "your function raised IndexError at line 17 of your cell
+    # (stream = streams[c % n_chunks]): list index out of range ... Hint: the message says what
+    # went wrong on that line"): the chunk count where the number of streams belongs
+    "streams_taken_modulo_the_chunks": (
+        RIGHT.replace("s = streams[c % len(streams)]", "s = streams[c % n_chunks]"),
+        ("c % n_chunks counts up to n_chunks - 1 = 6, past the last of the 3 streams: the chunk "
+         "count where the number of streams belongs", "streams[c % len(streams)]")),
     "one_stream": (RIGHT.replace("s = streams[c % len(streams)]", "s = streams[0]"),
                    "every kernel went to the same stream"),
     "kernel_in_default_stream": (RIGHT.replace("launch(d_in, d_out, hi - lo, s)",
