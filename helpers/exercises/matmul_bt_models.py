@@ -190,3 +190,22 @@ def _store_guard(index, own, what, other, sizes, past):
     return (f"the store's guard compared {index} with {other} ({index} < {other}), where {own}, "
             f"{what}, belongs: {shows}", "C is M x N, row < M and col < N: store only "
             "if (row < M && col < N)")
+
+
+def row_from_tx(run, rtol, atol):
+    """row = blockIdx.y * TILE + tx where ty belongs: each thread stores on its tile's diagonal
+    (row and col both from tx), so C's elements off the tiles' diagonals are never written, and
+    each stored one holds the sum of A's tile loaded with that row (``tiled`` with a_row by tx)."""
+    a, bt, _ = run.model
+    m, n = len(a), len(bt)
+    diagonal = np.arange(m)[:, None] % TILE == np.arange(n) % TILE
+    if not m or not n or not np.array_equal(run.out.unwritten, ~diagonal):
+        return
+    model = tiled(a, bt, a_row=lambda bx, by, ty, tx: by * TILE + tx + 0 * ty)
+    if not np.allclose(run.out.got[diagonal], model[diagonal], rtol, atol):
+        return
+    yield (f"{int((~diagonal).sum())} of {m * n} elements of C were never written, all those off "
+           "the diagonals of C's 16 x 16 tiles: row = blockIdx.y * TILE + tx takes the row from "
+           "tx, as col does, so thread (tx, ty) stored at (blockIdx.y * TILE + tx, blockIdx.x * "
+           "TILE + tx), the diagonal, whatever its ty",
+           "the row comes from ty: int row = blockIdx.y * TILE + ty;")

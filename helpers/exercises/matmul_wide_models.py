@@ -116,3 +116,9 @@ def indexed(a, b):
     yield (c[np.arange(m) % 8], "A's tile was read from row ty, not row: every block's As held "
            "rows 0 to 7 of A, so row r of C came out row r % 8's", "As[ty][tx] = A[row * K + "
            "a_col], with row = blockIdx.y * TILE_M + ty: the block's rows of A")
+    at_ty = np.arange(n) // 32 * 32 + np.arange(m)[:, None] % 8   # column bx * TILE_N + ty
+    yield (np.where(at_ty < n, np.pad(c, ((0, 0), (0, 32)))[np.arange(m)[:, None], at_ty], 0.0),
+           "the products read Bs[k][ty], Bs at column ty, where this thread's column of B is tx: "
+           "every thread of a row of C summed with column blockIdx.x * TILE_N + ty of B, so "
+           "C[row][col] came out C[row][blockIdx.x * TILE_N + ty]'s",
+           "the column of Bs is the thread's tx, as col's is: sum += As[ty][k] * Bs[k][tx]")

@@ -305,6 +305,9 @@ def _vectors(case):
         (r * cols + c, r, "col_scale[i] + row_offset[row]: col_scale was indexed with i, "
          "the element's place in the matrix, where its column col belongs", "col_scale has "
          "one entry per column: index it with col, col_scale[col]"),
+        ((r * cols + c) % rows, r, "col_scale[i % rows] + row_offset[row]: with i = row * cols "
+         "+ col, i % rows is not the column (i % cols is)", "col_scale has one entry per "
+         "column: index it with col, col_scale[col]"),
         (c, r * cols + c, "col_scale[col] + row_offset[i]: row_offset was indexed with i, "
          "the element's place in the matrix, where its row belongs", "row_offset has one "
          "entry per row: index it with row, row_offset[row]"),

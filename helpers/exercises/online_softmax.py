@@ -88,6 +88,22 @@ def _steps_by_the_block(case, x, m, sums):
            "each lane of its warp takes every 32nd column: for (int c = lane; c < cols; c += 32)")
 
 
+def _one_past_the_row(x, m, sums):
+    """The column loop's bound c <= cols: lane cols % 32 also read in[cols], one past the row's
+    end (the next row's first value; 0.0, the junk after x, for the last row)."""
+    rows, cols = x.shape
+    flat = np.append(x.ravel(), np.zeros(1, x.dtype)).astype(np.float64)
+    model_m, model_l = pairs(flat[np.arange(rows)[:, None] * cols + np.arange(cols + 1)])
+    if not np.allclose(m, model_m) or not np.allclose(sums, model_l, rtol=1e-3):
+        return
+    r = int(np.argmax(~np.isclose(sums, pairs(x)[1], rtol=1e-3)))
+    yield (f"the column loop ran to c <= cols: lane {cols % 32} also read in[cols], one past the "
+           f"row's end, the next row's first value (row {r}'s pair took in {flat[(r + 1) * cols]:g}"
+           f", row_sum[{r}] = {sums[r]:.6g} where its {cols} columns give "
+           f"{pairs(x)[1][r]:.6g})", "stop before cols: for (int c = lane; c < cols; c += 32); "
+           "a row's columns are 0 to cols - 1")
+
+
 def _wrong_max(x, m, want_m):
     """What a row_max that is not the row's max shows, the most telling first."""
     r, xs = int(np.argmax(~np.isclose(m, want_m))), x.astype(np.float64)
@@ -188,6 +204,7 @@ def _mistakes(case, run):
         yield from _row_0_everywhere(m, sums, want_m, want_l)
         yield from missing_offset(x, m, sums, want_m, want_l)
         yield from _steps_by_the_block(case, x, m, sums)
+        yield from _one_past_the_row(x, m, sums)
     if not np.allclose(m, want_m):
         yield from _from_the_block_s_thread(case, x, m, sums)
         yield from _wrong_max(x, m, want_m)

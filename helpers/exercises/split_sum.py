@@ -221,6 +221,7 @@ def _wrong_sum(got, x, calls):
                    "before (total = ...)", "add every device's partial sum to total: total += ...")
         yield from _hi_without_parentheses(got, x, calls)
         yield from _hi_one_short(got, x, calls)
+        yield from _sliced_one_past(got, x, calls)
         yield from _shares_of_len_over_n(got, x, calls)
         if sum(calls) < n:
             yield (f"{n - sum(calls)} of the {n} elements were in no share", SHARE_HINT)
@@ -319,6 +320,24 @@ def _hi_one_short(got, x, calls):
            "n - 1 gives, hi taken as the share's last element: but a slice's end is exclusive, x[lo:hi] "
            f"leaves out x[hi], so {left} were in no share",
            "drop the - 1: hi = (k + 1) * len(x) // n, where the next share starts")
+
+
+def _sliced_one_past(got, x, calls):
+    """The shares sliced x[lo:hi + 1]: each share but the last also holds the next share's first
+    element, summed twice; the shares summed and the sum are theirs."""
+    n, devices = x.size, len(calls)
+    bounds = [k * n // devices for k in range(devices + 1)]
+    shares = [(lo, min(hi + 1, n)) for lo, hi in zip(bounds, bounds[1:])]
+    if devices < 2 or calls != [hi - lo for lo, hi in shares] or sum(calls) == n or \
+            got != sum(float(x[lo:hi].sum(dtype=np.float64)) for lo, hi in shares):
+        return
+    twice = [f"x[{hi}]" for _, hi in zip(range(devices - 1), bounds[1:]) if hi < n]
+    yield (f"each share but the last reached one element into the next: device 0's share was "
+           f"x[0:{shares[0][1]}], where it is x[0:{bounds[1]}] (x[lo:hi + 1], or hi one too "
+           f"large), so {' and '.join(twice[:2])}{', ...' * (len(twice) > 2)}, the next share's "
+           f"first, {'was' if len(twice) == 1 else 'were'} summed twice ({sum(calls)} elements "
+           f"for {n})", "a slice's end is not included: x[lo:hi] stops at x[hi - 1], and x[hi] "
+           "is the next share's first, so slice x[lo:hi] with hi = (k + 1) * len(x) // n, no + 1")
 
 
 def _shares_of_len_over_n(got, x, calls):

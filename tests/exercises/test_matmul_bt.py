@@ -101,6 +101,10 @@ WRONG = {
                                   "the store's guard compared col with K (col < K), where N, C's "
                                   "number of columns, belongs: C's columns 32 to 63 were never "
                                   "written"),
+    # blind audit TJB-matmul_bt-1: row from tx (was '2880 of 3072 elements of C were never
+    # written ... Hint: every thread inside C stores its sum once, ...: C[row * N + col] = sum')
+    "row_from_tx": ([("int row = blockIdx.y * TILE + ty;", "int row = blockIdx.y * TILE + tx;")],
+                    "row = blockIdx.y * TILE + tx"),
     "no_store_guard": ([("    if (row < M && col < N)\n        C[", "    C[")],
                        "if (row < M && col < N)"),
     # the element traced back, named by its row and column and as the kernel indexes it

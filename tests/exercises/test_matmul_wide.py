@@ -76,6 +76,11 @@ WRONG = {
                               "Bs[tx][r]", "hint": "Bs[r][tx] = B[b_row * N + col]"}),
     "bs_read_across": ([("sum += As[ty][k] * Bs[k][tx];", "sum += As[ty][k] * Bs[tx][k];")],
                        {"problem": "Bs[tx][k]", "hint": "Bs[k][tx]"}),
+    # blind audit TJB-matmul_wide-1: Bs read at column ty (was '3329 of the 3465 elements of C
+    # are wrong ...' with a trace of Bs[0] to Bs[992] and the whole recipe as the hint)
+    "bs_read_at_column_ty": ([("sum += As[ty][k] * Bs[k][tx];", "sum += As[ty][k] * Bs[k][ty];")],
+                             {"problem": "the products read Bs[k][ty], Bs at column ty",
+                              "hint": "sum += As[ty][k] * Bs[k][tx]"}),
     "no_store_guard": ([("    if (row < M && col < N)\n        C[", "    C[")],
                        {"problem": "wrote past the end of C", "hint": "row < M && col < N"}),
     # blind audit TDB-matmul_wide-1: col stepping by TILE_M (was 'the elements written are those

@@ -128,6 +128,12 @@ WRONG = {
                                 "a * col_scale[i] + row_offset[row]: col_scale was indexed with "
                                 "i, the element's place in the matrix, where its column col "
                                 "belongs", "index it with col, col_scale[col]"),
+    # blind audit TJB-matrix_index-1: the column from i modulo the wrong side (was '3327 of 3367
+    # elements are wrong ...' with a trace and the whole formula as the hint)
+    "col_scale_by_flat_modulo_rows": ([("a[i] * col_scale[col]", "a[i] * col_scale[i % rows]")],
+                                      "a * col_scale[i % rows] + row_offset[row]: with i = row * "
+                                      "cols + col, i % rows is not the column",
+                                      "index it with col, col_scale[col]"),
     "row_offset_by_flat_over_rows": ([("row_offset[row]", "row_offset[i / rows]")],
                                      "a * col_scale[col] + row_offset[i / rows]"),
     # every thread writes every element, the same values: right, but for the race check

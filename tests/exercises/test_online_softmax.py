@@ -17,6 +17,13 @@ MERGE = ("        l = (m == -INFINITY ? 0.0f : l * __expf(m - m_new))\n"
 
 # (name, source, words that the NOT YET line must contain)
 WRONG = [
+    # blind audit TJB-online_softmax-1: the column loop's bound c <= cols (was 'row_max[2] =
+    # 7.39844 is no value of row 2 ... Hint: lane l reads in[c], ... of its own row: in = x + row
+    # * cols', nothing naming the bound)
+    ("column_loop_to_cols_inclusive", variant(KERNEL, ("for (int c = lane; c < cols; c += 32)",
+                                                       "for (int c = lane; c <= cols; c += 32)")),
+     ["the column loop ran to c <= cols: lane", "read in[cols], one past the row's end",
+      "stop before cols: for (int c = lane; c < cols; c += 32)"]),
     # blind audit TEB-online_softmax-1: the merge's ?: terms without parentheses (was 'row_sum[0]
     # = 0.0152162, expected 4.63908 ... Hint: l is the sum of exp(x - m) over the row', nothing
     # on the merge)

@@ -34,6 +34,13 @@ WRONG = {
                      "slice's end is exclusive, x[lo:hi] leaves out x[hi], so x[499] and x[1000] "
                      "were in no share",
                      "drop the - 1: hi = (k + 1) * len(x) // n, where the next share starts"),
+    # blind audit TJB-split_sum-1: the shares sliced x[lo:hi + 1] (was 'the shares hold 1002
+    # elements for 1001: some were summed twice ... Hint: device k's share is x[lo:hi], ...')
+    "sliced_to_hi_plus_one": ([("share = gpuarray.to_gpu(x[lo:hi])",
+                                "share = gpuarray.to_gpu(x[lo:hi + 1])")],
+                              "each share but the last reached one element into the next: device "
+                              "0's share was x[0:501], where it is x[0:500]",
+                              "a slice's end is not included: x[lo:hi] stops at x[hi - 1]"),
     "tail_left_out": ([(BOUNDS, "lo, hi = k * (len(x) // n), (k + 1) * (len(x) // n)")],
                       "were in no share", "none left out"),
     # blind audit TDB-split_sum-1: each share len(x) // n long from its start (was '1 of the 1001
@@ -48,7 +55,9 @@ WRONG = {
     "true_division_bounds": ([(BOUNDS, BOUNDS.replace("//", "/"))],
                              "x was sliced with float bounds, x[0.0:",
                              "use // (integer division): lo = k * len(x) // n"),
-    "shares_overlap": ([(BOUNDS, BOUNDS + " + 1")], "some were summed twice", "x[lo:hi]"),
+    # hi one too large: the same shares as sliced_to_hi_plus_one, told the same
+    "shares_overlap": ([(BOUNDS, BOUNDS + " + 1")], "x[500], the next share's first, was summed "
+                       "twice", "x[lo:hi] with hi = (k + 1) * len(x) // n, no + 1"),
     "outside_the_context": ([("            share = gpuarray.to_gpu(x[lo:hi])\n            " + CALL,
                               "            share = gpuarray.to_gpu(x[lo:hi])\n        " + CALL)],
                             "context was not current", "with using(contexts[k])"),
