@@ -115,6 +115,12 @@ def wrong_models(depth, intrinsics):
             ((u - cx) * z / fy, (v - cy) * z / fy, "X was divided by fy, the focal length down "
              "the image, where fx belongs", "X goes across the image, with fx: X = (u - cx) * z "
              "/ fx"),
+            ((u - cx) * z / fx, (v - cx) * z / fy, f"Y subtracted cx = {cx:g}, the principal "
+             f"point's column, where cy = {cy:g}, its row, belongs: Y = (v - cx) * z / fy, not "
+             "(v - cy) * z / fy", "Y goes down the image, with cy: Y = (v - cy) * z / fy"),
+            ((u - cy) * z / fx, (v - cy) * z / fy, f"X subtracted cy = {cy:g}, the principal "
+             f"point's row, where cx = {cx:g}, its column, belongs: X = (u - cy) * z / fx, not "
+             "(u - cx) * z / fx", "X goes across the image, with cx: X = (u - cx) * z / fx"),
             ((u - cy) * z / fx, (v - cx) * z / fy, "cx and cy are swapped",
              "cx is the column of the image's centre, cy its row: " + FORMULA_HINT),
             ((u - cx) * z * fx, (v - cy) * z * fy, "X and Y are multiplied by the focal length "
