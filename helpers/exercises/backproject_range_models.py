@@ -42,6 +42,16 @@ def _one_slip(u, v, z, fx, fy, cx, cy):
            "X goes across the image, with the column: X = (u - cx) * z / fx")
 
 
+def _other_centre(u, v, z, fx, fy, cx, cy):
+    """(X, Y, problem, hint) of one plane offset by the other's part of the principal point."""
+    yield ((u - cx) * z / fx, (v - cx) * z / fy, f"Y subtracted cx = {cx:g}, the principal "
+           f"point's column, where cy = {cy:g}, its row, belongs: Y = (v - cx) * z / fy, not "
+           "(v - cy) * z / fy", "Y goes down the image, with cy: Y = (v - cy) * z / fy")
+    yield ((u - cy) * z / fx, (v - cy) * z / fy, f"X subtracted cy = {cy:g}, the principal "
+           f"point's row, where cx = {cx:g}, its column, belongs: X = (u - cy) * z / fx, not "
+           "(u - cx) * z / fx", "X goes across the image, with cx: X = (u - cx) * z / fx")
+
+
 def _raw_depth(u, v, depth, fx, fy, cx, cy):
     """(xyz, problem, hint) of X, Y or both computed from the raw depth[i] (millimetres), Z
     right: those planes 1 / depth_scale = 1000 times too large."""
@@ -133,7 +143,7 @@ def wrong_models(depth, intrinsics):
             (*_transposed(depth.shape, cx, cy, fx, fy, z), "the pixel's index ran down the columns, "
              "i = u * height + v: thread (u, v) read and stored another pixel's depth, but "
              "computed X and Y from its own u and v", "the image is stored row after row: i = v * width + u"),
-            *_one_slip(u, v, z, fx, fy, cx, cy)):
+            *_one_slip(u, v, z, fx, fy, cx, cy), *_other_centre(u, v, z, fx, fy, cx, cy)):
         yield np.stack([x, y, z]), problem, hint
     yield from _raw_depth(u, v, depth, fx, fy, cx, cy)
     yield from _projected(u, v, z, fx, fy, cx, cy)

@@ -20,8 +20,8 @@ import numpy as np
 
 from helpers.exercises import speed
 from helpers.exercises.common import Input, Output, one_further
-from helpers.exercises.gradient_models import (doubled_offset, fits, past_the_window,
-                                              shifted_centre, stored_at_thread,
+from helpers.exercises.gradient_models import (doubled_offset, fits, own_load_unclamped,
+                                              past_the_window, shifted_centre, stored_at_thread,
                                               windowed)
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -119,6 +119,7 @@ def _mistakes(case, run):
     yield from _right_halo(run, block, wrong, unloaded)
     if wrong.tolist() == [n - 1] and n > 1 and np.isclose(
             got[-1], (JUNK - run.model[-2]) * np.float32(0.5), rtol=1e-5, atol=1e-6):
+        yield from own_load_unclamped(run, where)
         yield (f"{where}, from in[n], past the end: the last block's last thread loaded the "
                "right halo from in[n], its index clamped to n, not n - 1", "clamp the halo's "
                "index like the others: in[clamp_index(i + 1, n)]") if n % block == 0 else (

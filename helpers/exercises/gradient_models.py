@@ -89,3 +89,24 @@ def stored_at_thread(run, block, wrong: str):
                f"s[blockDim.x] nothing{wrong}",
                "s[0] is the left halo, so in[i] goes one slot on: s[j] = in[clamp_index(i, n)], "
                "j = threadIdx.x + 1")
+
+
+def own_load_unclamped(run, where):
+    """The last output alone wrong, from in[n], and a trace of the launch on the simulator shows
+    threads reading in past in[n] (in[n + 1], ...): each thread's own load, s[j] = in[i], left
+    without clamp_index (a clamp that lets i == n through reads in[n] alone)."""
+    from helpers.exercises.microscope import accesses_of
+
+    n, (threads,), blocks = run.model.size, run.launch.block[:1], run.launch.grid[0]
+    kept = accesses_of(run.kernel, run.launch, "loads past n", 8 * threads * blocks)
+    if kept is None:
+        return
+    past = kept[(kept["array"] == "in") & ~kept["write"] & (kept["index"] > n)]
+    if not len(past):
+        return
+    line = int(past["line"][0])
+    yield (f"{where}, from in[n], past the end: s[j] = in[i] loads without clamp_index (line "
+           f"{line}), so the last block's threads past n read past the array, in[{n}] to "
+           f"in[{int(past['index'].max())}], and the last output's right neighbour, loaded by "
+           "the thread after it, was in[n]", "clamp the thread's own load as well as the halo's: "
+           "s[j] = in[clamp_index(i, n)]")

@@ -50,10 +50,24 @@ def _grid(case):  # a thread a pixel, rounded up to whole blocks
     return -(-case[0] * case[1] // case[2]), 1
 
 
-def reference(rgb):  # NumPy's grey value, as bt601_gray computes it in float32
+def reference(rgb, weights=(0.299, 0.587, 0.114)):  # bt601_gray's grey value, in float32
     r, g, b = (rgb[..., c].astype(np.float32) for c in range(3))
-    return (np.float32(0.299) * r + np.float32(0.587) * g + np.float32(0.114) * b
-            + np.float32(0.5)).astype(np.uint8)
+    wr, wg, wb = (np.float32(w) for w in weights)
+    return (wr * r + wg * g + wb * b + np.float32(0.5)).astype(np.uint8)
+
+
+def _weights_swapped(got, rgb, wrong):
+    """Each grey value that of its pixel with two of bt601_gray's weights swapped (the model;
+    red and blue swapped is the BGR read, named before)."""
+    names, weights = ("red", "green", "blue"), (0.299, 0.587, 0.114)
+    for a, b in ((0, 1), (1, 2)):
+        swapped = list(weights)
+        swapped[a], swapped[b] = weights[b], weights[a]
+        if (np.abs(got.astype(int) - reference(rgb, swapped)) <= 1).all():
+            yield (f"{wrong.size} of {got.size} grey values are wrong, each the grey of its pixel "
+                   f"with the weights of {names[a]} and {names[b]} swapped: {names[a]} got "
+                   f"{weights[b]} and {names[b]} {weights[a]}", "bt601_gray weighs red 0.299, "
+                   "green 0.587 and blue 0.114: 0.299f * r + 0.587f * g + 0.114f * b")
 
 
 def _launch(case):
@@ -116,6 +130,7 @@ def _mistakes(case, run):
                "0.114 and blue red's 0.299", "rgb holds each pixel's red, green, blue in that "
                "order: bt601_gray(rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2])")
     if wrong.size:
+        yield from _weights_swapped(out.got, run.model, wrong)
         yield from near.misses("gray", out.got.reshape(-1, width), reference(run.model).reshape(
             -1, width), close=lambda a, b: np.abs(a - b) <= 1, index_hint=ROW_HINT)
         yield Wrong(f"{wrong.size} of {n} grey values are wrong (the first at x = "

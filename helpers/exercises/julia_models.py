@@ -55,6 +55,10 @@ STEPS = {   # the wrong steps of helpers.exercises.escape that this kernel's loo
         f"belongs (pixel (x={at[1]}, y={at[0]}) counts {wrong} with re2 * im2, {right} with "
         "z_re * z_im)", "the imaginary part of z*z is 2 * z_re * z_im, from z itself, not its "
         "squares: z_im = 2.0f * z_re * z_im + c_im"),
+    "c_im_subtracted": lambda wrong, right, at: (
+        "z_im's step subtracts c_im, z_im = 2.0f * z_re * z_im - c_im, where z*z + c adds it "
+        f"(pixel (x={at[1]}, y={at[0]}) counts {wrong} with - c_im, {right} with + c_im)",
+        "add c's imaginary part, + c_im: z_im = 2.0f * z_re * z_im + c_im"),
 }
 
 

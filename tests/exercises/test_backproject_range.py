@@ -214,6 +214,15 @@ WRONG = {
     # named since blind audit I4 (was 'every element of Y is 0.9135 times the right value')
     "y_over_fx": ([("(v - cy) * z / fy", "(v - cy) * z / fx")],
                   "Y was divided by fx, the focal length across the image, where fy belongs"),
+    # blind audit TJA-backproject_range-1 (was '816 values differ from NumPy's (the first: Y of
+    # pixel u = 0, v = 0: got -1.29697, expected -1.15951) ... Hint: X = (u - cx) * z / fx and
+    # Y = (v - cy) * z / fy ...', silent on which term): cx where cy belongs
+    "y_from_cx": ([("(v - cy) * z / fy", "(v - cx) * z / fy")],
+                  "Y subtracted cx = 21.7, the principal point's column, where cy = 19.4, its "
+                  "row, belongs: Y = (v - cx) * z / fy, not (v - cy) * z / fy"),
+    "x_from_cy": ([("(u - cx) * z / fx", "(u - cy) * z / fx")],
+                  "X subtracted cy = 19.4, the principal point's row, where cx = 21.7, its "
+                  "column, belongs: X = (u - cy) * z / fx, not (u - cx) * z / fx"),
     "x_over_fy": ([("(u - cx) * z / fx", "(u - cx) * z / fy")],
                   "X was divided by fy, the focal length down the image, where fx belongs"),
     "x_and_y_in_ints": ([("    xyz[i] = (u - cx) * z / fx;\n    xyz[n + i] = (v - cy) * z / fy;",

@@ -36,6 +36,12 @@ WRONG = {
     "fix_2_without_parentheses": ([(BUG[2][0], BUG[2][0].replace("__syncthreads();",
                                                                  "__syncthreads;"))],
                                   ["is never called", "__syncthreads();"]),
+    # blind audit TJA-block_mean-1 (was 'means[0] = -0.00736..., but the mean of that block is
+    # -0.02878... Hint: add up tile[0] to tile[count - 1] and divide by count'): divided by n
+    "divides_by_n": ([("means[blockIdx.x] = sum / count;", "means[blockIdx.x] = sum / n;")],
+                     ["each block's mean is its sum divided by n = 1000, the whole array's "
+                      "length", "divide by count, the elements the block has: means[blockIdx.x] "
+                      "= sum / count"]),
     "divides_by_block": ([("means[blockIdx.x] = sum / count;", "means[blockIdx.x] = sum / BLOCK;")],
                          ["the last block's mean is its sum divided by 256",
                           "divide by count, the elements the block has, not by BLOCK"]),

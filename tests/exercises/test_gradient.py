@@ -78,6 +78,12 @@ WRONG = {
     # audit B: each named as itself
     "clamp_lets_n_through": ([("(i >= n ? n - 1 : i)", "(i > n ? n - 1 : i)")],
                              ["the clamp lets i == n through", "i >= n ? n - 1"]),
+    # blind audit TJA-gradient-1 (was '... from in[n], past the end: the clamp lets i == n
+    # through ... Hint: clamp every index i >= n to the last: i >= n ? n - 1 : i', blaming the
+    # clamp, which was right): the thread's own load left unclamped
+    "own_load_unclamped": ([("s[j] = in[clamp_index(i, n)];", "s[j] = in[i];")],
+                           ["s[j] = in[i] loads without clamp_index", "in[1000] to in[1023]",
+                            "s[j] = in[clamp_index(i, n)]"]),
     "window_without_the_halo_slot": ([("int j = threadIdx.x + 1;", "int j = threadIdx.x;")],
                                      ["s[-1]", "s[0] is the halo", "j = threadIdx.x + 1"]),
     "integer_half": ([(" * 0.5f;", " * (1 / 2);")],

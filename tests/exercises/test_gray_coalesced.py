@@ -22,6 +22,13 @@ X, Y = "int x = t % width;", "int y = t / width;"
 
 # name: (replacements in the solution, words the NOT YET line must contain)
 WRONG = {
+    # blind audit TJA-gray_coalesced-1 (was '... gray[0] was stored by thread (0, 0, 0) ...,
+    # which loaded rgb[2], rgb[1] and rgb[0] ... Hint: keep the stub's last two lines ...'):
+    # bt601_gray's weights of red and green swapped
+    "red_and_green_weights_swapped": ([("0.299f * r + 0.587f * g", "0.587f * r + 0.299f * g")],
+                                      ["each the grey of its pixel with the weights of red and "
+                                       "green swapped: red got 0.587 and green 0.299",
+                                       "0.299f * r + 0.587f * g + 0.114f * b"]),
     "no_guard": ([(GUARD, "")], ["wrote past the end of gray", "return first thing"]),
     # blind audit I14 (was '... some pixels got two threads and others none', x/y hint)
     "flat_index_against_each_side": ([("t >= width * height", "t >= width || t >= height")],
