@@ -121,6 +121,7 @@ def _wrong_halves(got, hosts, m, halo):
                    "drv.memcpy_dtod(dest, src, nbytes) copies into its first argument: the "
                    "halo's address first, the neighbour's interior second")
         yield f"device {k}'s interior changed: a copy wrote outside the halo", BYTES_HINT
+    yield from _halves_swapped(got, hosts, m, halo)
     yield from _into_an_outer_halo(got, hosts, m, halo)
     if not (np.array_equal(got[0][:halo], hosts[0][:halo]) and
             np.array_equal(got[1][halo + m:], hosts[1][halo + m:])):
@@ -157,6 +158,22 @@ def _wrong_halves(got, hosts, m, halo):
         yield (f"{name} got device {other}'s elements {[i for _, i in came]}, expected "
                f"{list(range(halo, 2 * halo)) if k == 0 else list(range(m, m + halo))} (the "
                f"interior is elements {halo} to {halo + m - 1})", HALOS)
+
+
+def _halves_swapped(got, hosts, m, halo):
+    """Both outer halos written, each with what the other device's inner halo was to get, both
+    inner halos left as they were: left and right were taken the other way round (left the
+    address of half 1, right of half 0), so each copy went to the far end of the other half."""
+    if np.array_equal(got[1][halo + m:], hosts[0][halo:2 * halo]) and \
+            np.array_equal(got[0][:halo], hosts[1][m:m + halo]) and \
+            np.array_equal(got[0][halo + m:], hosts[0][halo + m:]) and \
+            np.array_equal(got[1][:halo], hosts[1][:halo]):
+        yield ("left and right are the other way round: left is half 1's address and right half "
+               "0's (as left, right = int(halves[1].gpudata), int(halves[0].gpudata) gives), so device 0's "
+               "first elements went to device 1's right halo and device 1's last to device 0's "
+               "left halo, the array's two outer ends, and the inner halos were never written",
+               "left is device 0's half, right device 1's: left, right = "
+               "int(halves[0].gpudata), int(halves[1].gpudata)")
 
 
 def _into_an_outer_halo(got, hosts, m, halo):

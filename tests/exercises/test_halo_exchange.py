@@ -65,6 +65,12 @@ WRONG = {
                                                          "left + m * item"))],
                                     "before its right halo, which it left as it was: its destination was m * item",
                                     "int(halves[0].gpudata) + (halo + m) * item"),
+    # blind audit TJA-halo_exchange-1 (was "an outer halo was written (device 0's left or
+    # device 1's right) ...", the swap never named)
+    "halves_swapped": ([("left, right = int(halves[0].gpudata), int(halves[1].gpudata)",
+                         "left, right = int(halves[1].gpudata), int(halves[0].gpudata)")],
+                       "left and right are the other way round",
+                       "left, right = int(halves[0].gpudata), int(halves[1].gpudata)"),
     "one_copy_forgotten": ([(TO_1, "pass")], "device 1's left halo was not written", "halo"),
     "context_left_pushed": ([(TO_1, TO_1 + "\n    contexts[1].push()")],
                             "a context it pushed was not popped", "using(contexts[k])"),
