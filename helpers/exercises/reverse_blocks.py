@@ -24,8 +24,8 @@ from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
 from helpers.exercises.microscope import accesses_of, observe, race_mistake, syncwarp_between
 from helpers.exercises.origin import Wrong
-from helpers.exercises.reverse_blocks_models import (BLOCK, len_one_short, mirrored_twice,
-                                                     reference)
+from helpers.exercises.reverse_blocks_models import (BLOCK, len_one_short, len_one_too_many,
+                                                     mirrored_twice, reference)
 
 CASES = [1000, 77, 3 * BLOCK, 5003]
 """n: a partial last block (race-checked), a block alone, whole blocks, many blocks."""
@@ -259,6 +259,7 @@ def _mistakes(n, run):
     yield from one_further("out", "element", run.out.past, run.out.unwritten,
                            "each thread stores only out[start + j]")
     yield from _block_mistakes(n, run)
+    yield from len_one_too_many(n, run, JUNK)
     if run.out.past.size:
         yield (f"the kernel wrote past the end of out (as far as out[{int(run.out.past.max())}]; "
                f"it has {n} elements)", "only threads with j < len store: keep the guard "

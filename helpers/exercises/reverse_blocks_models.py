@@ -96,3 +96,22 @@ def len_one_short(n, run, want):
            "len = min(BLOCK, n - start - 1) takes its last one off",
            "len counts the block's elements: len = min(BLOCK, n - start); the mirror's - 1 "
            "belongs in the read alone, s[len - 1 - j]")
+
+
+def len_one_too_many(n, run, junk):
+    """len = min(BLOCK, n - start + 1): the last, partial block mirrored one more, in[n] (the
+    ``junk`` after in) loaded and stored into its first element, each other element the one after
+    its mirror, and out[n] written, past the end."""
+    start = (n - 1) // BLOCK * BLOCK
+    rest = n - start
+    model = reference(run.model)
+    model[start], model[start + 1:] = junk, run.model[start + 1:][::-1]
+    if rest == BLOCK or run.out.past.tolist() != [n] or not np.array_equal(run.out.got, model):
+        return
+    yield (f"the last block's len is one too many: it holds n - start = {rest} elements "
+           f"(out[{start}] to out[{n - 1}]) but mirrored {rest + 1}, so its thread {rest} loaded "
+           f"in[{n}], past the end of in, which thread 0 stored into out[{start}], each other "
+           f"element got the one after its mirror, and out[{n}], past the end of out, was written: "
+           "n - start is already the block's number of elements, and the + 1 in "
+           "len = min(BLOCK, n - start + 1) adds one more",
+           "len counts the block's elements: len = min(BLOCK, n - start)")

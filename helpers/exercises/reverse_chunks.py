@@ -63,6 +63,7 @@ def _refine(failure):
     if failure.kind == "array bounds":
         yield from _count_not_capped(failure)
         yield from _store_unguarded(failure)
+        yield from _mirror_one_past(failure)
     if failure.kind == "divergent barrier":
         yield from _split_at_barriers(failure)
 
@@ -112,6 +113,22 @@ def _count_not_capped(failure):
                f"count - 1 - t with count = n - first = {n} - {firsts[0]}, the rest of the array, "
                f"where a chunk has at most {CHUNK} elements (n = {n})",
                "cap the chunk's count at the tile's size: count = min(CHUNK, n - first)")
+
+
+def _mirror_one_past(failure):
+    """Thread 0 read tile[CHUNK] in a whole chunk of its block: the mirror tile[count - t], one
+    past count - 1 - t (the error's fields: the thread, the element, a read; n from the launch)."""
+    err, args = failure.error, getattr(failure.launch, "args", None)
+    if not args or err.element != CHUNK or getattr(err, "is_write", None) is True or \
+            tuple(err.thread or (0,))[0] != 0:
+        return
+    n, blocks, b = int(args[-1]), tuple(failure.launch.grid)[0], tuple(err.block or (0,))[0]
+    if any(n - f >= CHUNK for f in range(b * CHUNK, n, blocks * CHUNK)):
+        yield (f"each chunk is reversed one place off: thread 0 of block {b} read tile[{CHUNK}], "
+               f"one past the tile's last entry tile[{CHUNK - 1}], for the store into y: in a "
+               f"whole chunk (count = {CHUNK}) tile[count - t] is one past thread t's mirror, "
+               "count - 1 - t", "the chunk's last element is tile[count - 1]: thread t reads "
+               "tile[count - 1 - t], y[first + t] = tile[count - 1 - t];")
 
 
 def _store_unguarded(failure):

@@ -21,8 +21,10 @@ from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.origin import Wrong
-from helpers.exercises.scale_slices_models import (INDEXES, ORDERS, SCALES, coordinate_from_another,
-                                                   guard_against_a_side, only_slice_0)
+from helpers.exercises.scale_slices_models import (INDEXES, ORDERS, SCALES, XY_PROBE,
+                                                   coordinate_from_another, guard_against_a_side,
+                                                   only_slice_0, step_like_one_short,
+                                                   xy_step_mistakes)
 
 # (nx, ny, nz, block): no side a multiple of its block's; last a small one on the simulator,
 # race-checked
@@ -139,26 +141,7 @@ def _z_step_mistakes(case, written):
                 slices[:, None, None], written.shape)):
             listed = ", ".join(map(str, np.flatnonzero(slices)))
             yield f"only slices z = {listed} were written: {why}", Z_HINT
-    yield from _xy_step_mistakes(case, written)
-
-
-def _xy_step_mistakes(case, written):
-    """x or y stepping by another side of the block (or the grid's number of blocks) from one
-    block to the next: whole columns or rows of every slice written, the ones such an x or y
-    reaches."""
-    grid, block = _grid(case), case[3]
-    for k, (axis, name) in enumerate((("x", "element"), ("y", "row"))):
-        side, places = case[k], np.arange(block[k])
-        for step, by in ((block[j], f"blockDim.{'xyz'[j]}") for j in range(3) if j != k):
-            reach = np.isin(np.arange(side), np.add.outer(np.arange(grid[k]) * step, places))
-            mask = reach[None, None, :] if axis == "x" else reach[None, :, None]
-            if step != block[k] and not reach.all() and np.array_equal(
-                    written, np.broadcast_to(mask, written.shape)):
-                listed = ", ".join(map(str, np.flatnonzero(reach)))
-                yield (f"only the {name}s {axis} = {listed} of each slice were written: {axis} "
-                       f"steps by {by} = {step} from one block to the next, where "
-                       f"blockDim.{axis} = {block[k]}, the block's own size along {axis}, "
-                       "belongs", f"{axis} = blockIdx.{axis} * blockDim.{axis} + threadIdx.{axis}")
+    yield from xy_step_mistakes(case, _grid(case), written)
 
 
 def _slices_as_compared(case, hit):
@@ -247,6 +230,8 @@ def _left_out(case, run, written):
     """Whole slices, rows or columns at the end never written: z without blockDim.z, or a
     guard one short."""
     yield from _z_without_depth(case, run, written)
+    yield from step_like_one_short(case, _grid(case), written,
+                                   lambda: _probe_hit(run, XY_PROBE))
     yield from _last_left_out(written)
 
 

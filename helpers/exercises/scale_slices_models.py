@@ -148,3 +148,61 @@ def coordinate_from_another(case, grid, written):
                f"runs from 0 to {block[j] - 1} (blockDim.{axis} = {block[j]}), {shows}",
                f"{coord} = blockIdx.{coord} * blockDim.{coord} + threadIdx.{coord}: each coordinate's "
                "formula takes its own letter throughout, in blockIdx, blockDim and threadIdx")
+
+
+XY_PROBE = (11, 11, 3, (2, 4, 8))
+"""A volume whose block's sides all differ: x or y stepping by another side of the block reaches
+other elements or rows than a guard one short (x >= nx - 1) leaves."""
+
+
+def _reach(case, grid, k, step):
+    """Which of the side k's places (x's or y's) an x or y stepping by ``step`` from one block to
+    the next reaches, on ``grid``."""
+    return np.isin(np.arange(case[k]), np.add.outer(np.arange(grid[k]) * step, np.arange(case[3][k])))
+
+
+def _steps(case, grid, written):
+    """(k, axis, name, step, by, reach) of each x or y stepping by another side of the block whose
+    elements reached are ``written``, some left out."""
+    block = case[3]
+    for k, (axis, name) in enumerate((("x", "element"), ("y", "row"))):
+        for step, by in ((block[j], f"blockDim.{'xyz'[j]}") for j in range(3) if j != k):
+            reach = _reach(case, grid, k, step)
+            mask = reach[None, None, :] if axis == "x" else reach[None, :, None]
+            if step != block[k] and not reach.all() and np.array_equal(
+                    written, np.broadcast_to(mask, written.shape)):
+                yield k, axis, name, step, by, reach
+
+
+def _step_verdict(case, k, axis, name, step, by, reach, probed=""):
+    listed = ", ".join(map(str, np.flatnonzero(reach)))
+    return (f"only the {name}s {axis} = {listed} of each slice were written{probed}: {axis} steps "
+            f"by {by} = {step} from one block to the next, where blockDim.{axis} = {case[3][k]}, "
+            f"the block's own size along {axis}, belongs",
+            f"{axis} = blockIdx.{axis} * blockDim.{axis} + threadIdx.{axis}")
+
+
+def xy_step_mistakes(case, grid, written):
+    """x or y stepping by another side of the block (or the grid's number of blocks) from one
+    block to the next: whole columns or rows of every slice written, the ones such an x or y
+    reaches. Yields (problem, hint)."""
+    for found in _steps(case, grid, written):
+        yield _step_verdict(case, *found)
+
+
+def step_like_one_short(case, grid, written, probe_hit):
+    """x or y stepping by another side of the block where that reaches every element or row but
+    the last, as a guard one short leaves: told apart by a launch of ``XY_PROBE`` (``probe_hit()``,
+    the elements it wrote there), on the same backend. Yields (problem, hint)."""
+    found = [f for f in _steps(case, grid, written) if f[5][:-1].all()]
+    if not found:
+        return
+    hit, (nx, ny, nz, block) = probe_hit(), XY_PROBE
+    probe_grid = tuple(-(-side // b) for side, b in zip(XY_PROBE[:3], block))
+    z, y, x = np.indices((nz, ny, nx))
+    for k, axis, name, step, by, reach in found:
+        probe = _reach(XY_PROBE, probe_grid, k, block["xyz".index(by[-1])])
+        if hit == set(np.flatnonzero(probe[x] if k == 0 else probe[y]).tolist()):
+            probed = (f" (a volume of nx, ny = {nx}, {ny} in blocks of {block} got only the "
+                      f"{name}s {axis} = {', '.join(map(str, np.flatnonzero(probe)))})")
+            yield _step_verdict(case, k, axis, name, step, by, reach, probed)

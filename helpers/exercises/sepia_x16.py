@@ -88,6 +88,7 @@ def _mistakes(case, run):
                "each output byte must depend only on its own pixel's input")
     yield from _past_the_end(run.out.past, n)
     yield from _unwritten(run.out.unwritten, n)
+    yield from sepia_x16_models.unmasked(rgb, got, n)
     yield from sepia_x16_models.res_not_zeroed(rgb, got, n)
     yield from sepia_x16_models.unclamped(rgb, got, n)
     yield from _wrong_groups(rgb, got, n)

@@ -258,3 +258,33 @@ def res_not_zeroed(rgb, got, n):
                "into res[] that held junk, as a local array that is not initialised does",
                "start the 12 result words at 0 (unsigned int res[12] = {0u, ...}), as the TODO "
                "says: set_byte ORs its byte in (|=) and keeps the word's other bits")
+
+
+def unmasked(rgb, got, n):
+    """byte_of without its & 0xFFu: byte k of a group read as its word shifted down by 8 (k & 3)
+    bits, the bytes above it coming along (a channel over 255 clamps its sums to 255), the tail
+    (read byte by byte) right."""
+    groups = n // 16
+    if not groups:
+        return
+    words = rgb.ravel()[:48 * groups].copy().view("<u4").reshape(groups, 12).astype(np.float64)
+    k = np.arange(48)
+    values = np.floor(words[:, k >> 2] / 2.0 ** (8 * (k & 3)))
+    model = np.clip(np.floor(values.reshape(groups, 16, 3) @ sepia.SEPIA.T + 0.5), 0, 255)
+    model = model.astype(np.uint8).reshape(groups, 48)
+    tail = slice(16 * groups, n)   # read byte by byte: right
+    if (model != _tone(rgb.ravel()[:48 * groups].reshape(groups, 48))).any() and \
+            _clamped_as(got.ravel()[:48 * groups].reshape(groups, 48), model) and not \
+            sepia._differs(got[None, tail], sepia.reference(rgb[None, tail]),
+                           rgb[None, tail] @ sepia.SEPIA.T).any():
+        yield ("byte_of returned the word shifted down without its & 0xFFu mask: byte k came "
+               "with the bytes above it in its word (byte 0 of a group read as the whole word "
+               f"{int(words[0, 0])}, not {int(rgb.ravel()[0])}), so the channels' sums went "
+               "past 255 and clamped there", "keep only the lowest 8 bits: return (w[k >> 2] "
+               ">> (8 * (k & 3))) & 0xFFu;")
+
+
+def _clamped_as(mine, model):
+    """``mine`` is ``model``: exactly where the model clamped to 255, to a level elsewhere."""
+    return bool(np.array_equal(mine[model == 255], model[model == 255])
+                and sepia.near(mine, model))

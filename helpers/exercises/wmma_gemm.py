@@ -77,10 +77,10 @@ def _product(model, case, lda=None, ldb=None, b_by_rows=False, a_start=None, b_s
                 @ _tile(model[1], b_start(kk, bc), ldb, b_by_rows)
         stores += [(start + r * ldc + c, acc.T if store_by_cols else acc)] * (
             tr < m // 16)
-    count = np.zeros((m + 32) * n, int)
+    count = np.zeros(max([(m + 32) * n, *(where.max() + 1 for where, _ in stores)]), int)
     for where, _ in stores:
         np.add.at(count, where.ravel(), 1)
-    layers, seen = np.full((max(1, count.max()), (m + 32) * n), np.nan), np.zeros_like(count)
+    layers, seen = np.full((max(1, count.max()), count.size), np.nan), np.zeros_like(count)
     for where, tile in stores:
         layers[seen[where], where] = tile
         seen[where] += 1
@@ -260,6 +260,20 @@ def _warp_without_parentheses(run, case, stored):
            "thread's number in the grid divided by 32")
 
 
+def _c_ld(run, case, stored):
+    """C's tiles stored with leading dimension M or K, where N (a row of C) belongs: the elements
+    written (``stored``, 16 rows past C's end too) are those such stores cover."""
+    m, k, n = case
+    for name, ld in (("M", m), ("K", k)):
+        model = _product(run.model, case, guard=16, c_at=lambda w, tr, tc: (tr * 16 * n + tc * 16, ld))
+        if ld != n and np.array_equal(~np.isnan(model[0].ravel()), stored):
+            yield (f"C's tiles were stored with leading dimension {name} = {ld}, but a row of C holds "
+                   f"N = {n} elements: store_matrix_sync's leading dimension is the number of "
+                   "elements from one row of C to the next, so each tile's rows landed "
+                   f"{ld} apart", "store_matrix_sync(C + tile_row * 16 * N + tile_col * 16, c, "
+                   "N, wmma::mem_row_major)")
+
+
 def _mistakes(case, run):
     got, out, (m, _, n) = run.out.got.astype(np.float64), run.out, case
     stored = np.concatenate([~out.unwritten.ravel(), np.isin(np.arange(m * n, (m + 16) * n),
@@ -269,6 +283,8 @@ def _mistakes(case, run):
         yield from _c_rows_apart(run, case, stored)
         yield from _c_columns_apart(run, case, stored)
         yield from _warp_without_parentheses(run, case, stored)
+    if out.past.size or out.unwritten.any():
+        yield from _c_ld(run, case, stored)
     for arguments, problem, hint in LOOKALIKES if out.past.size or out.unwritten.any() else ():
         model = _product(run.model, case, guard=16, **arguments(*case))  # the tiles it stores
         if np.array_equal(~np.isnan(model[0].ravel()), stored):

@@ -277,19 +277,36 @@ def _unstaged(kernels):
                "threadIdx.x % 32 up to 255, in steps of 32 (r = i / 16, col = i % 16)")
 
 
-def _written_by(m, n, swapped=False, start=lambda r, c, n: 16 * r * n + 16 * c, ld=None):
+def _written_by(m, n, swapped=False, start=lambda r, c, n: 16 * r * n + 16 * c, ld=None,
+                whole=False):
     """The (m, n) mask of C's elements a kernel writes whose warp w takes tile_row w / (N / 16)
     and tile_col w % (N / 16) (``swapped``: the other way round) and, where its tile_row is below
     M / 16, stores its 16 x 16 tile at ``start(tile_row, tile_col, N)``, leading dimension ``ld``
-    (N by default)."""
-    written, across = np.zeros(m * n + 32 * n * 16, bool), n // 16
+    (N by default); ``whole``: flat, past C's end too."""
+    written, across = np.zeros(m * n + 16 * n + 16 * (ld or n) * 16, bool), n // 16
     for warp in range(4 * -(-(m // 16) * across // 4)):
         row, col = divmod(warp, across)[::-1] if swapped else divmod(warp, across)
         if row < m // 16:
             at = start(row, col, n)
             for r in range(16):
                 written[at + r * (ld or n):at + r * (ld or n) + 16] = True
-    return written[:m * n].reshape(m, n)
+    return written if whole else written[:m * n].reshape(m, n)
+
+
+def _c_ld(m, k, n, out):
+    """C's tiles stored with leading dimension M or K, where N (a row of C) belongs: C's elements
+    written, and those past its end, are those such stores cover."""
+    for name, ld in (("M", m), ("K", k)):
+        if ld == n or not out.past.size and not out.unwritten.any():
+            continue
+        mask = _written_by(m, n, ld=ld, whole=True)
+        if np.array_equal(mask[:m * n], ~out.unwritten.ravel()) and \
+                np.flatnonzero(mask[m * n:(m + 16) * n]).tolist() == [i - m * n for i in out.past.tolist()]:
+            yield (f"C's tiles were stored with leading dimension {name} = {ld}, but a row of C "
+                   f"holds N = {n} elements: store_matrix_sync's leading dimension is the number "
+                   f"of elements from one row of C to the next, so each tile's rows landed {ld} "
+                   "apart", "store_matrix_sync(C + tile_row * 16 * N + tile_col * 16, c, N, "
+                   "wmma::mem_row_major)")
 
 
 def _steps_cut_short(got, a, b, k):
@@ -314,6 +331,7 @@ def _mistakes(case, run):
     a, b = run.model
     got, out = run.out.got.astype(np.float64), run.out
     whole = k - k % 16
+    yield from _c_ld(m, k, n, out)
     if out.past.size:
         yield "elements past the end of C were written", "a warp past the last tile must return"
     if out.unwritten.all():

@@ -63,6 +63,14 @@ WRONG = {
                        "(out[768] to out[999]) but mirrored 231", "out[999] was never written",
                        "the - 1 in len = min(BLOCK, n - start - 1)",
                        "Hint: len counts the block's elements: len = min(BLOCK, n - start)"]),
+    # blind audit TJB-reverse_blocks-1: len one too many (was 'the kernel wrote past the end of out
+    # (as far as out[1000]; ...) ... Hint: only threads with j < len store: keep the guard if (j <
+    # len) on the store too', the guard being kept)
+    "len_one_too_many": ([("int len = min(BLOCK, n - start);", "int len = min(BLOCK, n - start + 1);")],
+                         ["the last block's len is one too many: it holds n - start = 232 elements "
+                          "(out[768] to out[999]) but mirrored 233", "out[1000]",
+                          "the + 1 in len = min(BLOCK, n - start + 1)",
+                          "Hint: len counts the block's elements: len = min(BLOCK, n - start)"]),
     "mirror_one_off": ([("s[len - 1 - j]", "s[len - j]")], ["one element off"]),
     "len_not_capped": ([("int len = min(BLOCK, n - start);", "int len = n - start;")],
                        ["far past the end of s", "len = min(BLOCK, n - start)"]),

@@ -87,6 +87,12 @@ WRONG = {
                                     "the other", "thread 3 of block 1 (first = 256, count = 256) "
                                     "read tile[252] and stored it at y[508]"],
                         "hint": "mirror one side only: y[first + t] = tile[count - 1 - t]"}),
+    # blind audit TJB-reverse_chunks-1: the mirror one off, tile[count - t] (was 'the kernel failed
+    # on the simulator: thread (0, 0, 0) of block (0, 0, 0) indexed an array past the size it was
+    # declared with (index 256) ... Hint: ... declare it as large as the largest index ...')
+    "mirror_one_past": ([(READ, "y[first + t] = tile[count - t];")],
+                        {"problem": "each chunk is reversed one place off",
+                         "hint": "tile[count - 1 - t]"}),
     "reversed_one_place_off": ([(READ, "y[first + t] = tile[(count - t) % CHUNK];")],
                                {"problem": "one place off", "hint": "tile[count - 1 - t]"}),
     "chunks_of_the_first_block_only": ([("first += gridDim.x * CHUNK", "first += n")],

@@ -25,6 +25,14 @@ WRONG = {
     "y_steps_by_block_x": ([("int y = blockIdx.y * blockDim.y", "int y = blockIdx.y * blockDim.x")],
                            "only the rows y = 0, 1, 2, 3 of each slice were written: y steps by "
                            "blockDim.x = 8 from one block to the next, where blockDim.y = 4"),
+    # blind audit TJB-scale_slices-1: y stepping by blockDim.z, which reaches every row but the
+    # last (was 'the last row, y = ny - 1 = 6, was never written, and every other was: the guard
+    # returned the threads with y = ny - 1 too (y >= ny - 1)', the guard being right)
+    "y_steps_by_block_z": ([("int y = blockIdx.y * blockDim.y", "int y = blockIdx.y * blockDim.z")],
+                           "only the rows y = 0, 1, 2, 3, 4, 5 of each slice were written (a volume "
+                           "of nx, ny = 11, 11 in blocks of (2, 4, 8) got only the rows y = 0, 1, "
+                           "2, 3, 8, 9, 10): y steps by blockDim.z = 2 from one block to the next, "
+                           "where blockDim.y = 4"),
     "z_steps_by_block_y": ([(Z, "int z = blockIdx.z * blockDim.y + threadIdx.z;")],
                            "only slices z = 0, 1, 4 were written: z steps by blockDim.y"),
     # blind audit F25 (was '91 of 455 elements were never written' and the index hint)

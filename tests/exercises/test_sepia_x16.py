@@ -101,6 +101,12 @@ WRONG = {
     "every_thread_takes_a_whole_group": ([("if (t < groups)", "if (t < groups + 8)")],
                                          "threads after the last whole group wrote past the end"),
     "one_uint4_stored": ([(STORES, "")], "only the first 16 of the 48 result bytes"),
+    # blind audit TJB-sepia_x16-1: byte_of without its & 0xFFu (was 'the groups' result bytes are
+    # NumPy's with more bits set, ...: set_byte ORed each byte into res[] that held junk ...',
+    # res[] being zeroed)
+    "byte_of_unmasked": ([("return (w[k >> 2] >> (8 * (k & 3))) & 0xFFu;",
+                           "return w[k >> 2] >> (8 * (k & 3));")],
+                         "byte_of returned the word shifted down without its & 0xFFu mask"),
     "bytes_read_in_reverse": ([("return (w[k >> 2] >> (8 * (k & 3))) & 0xFFu;",
                                 "return (w[k >> 2] >> (24 - 8 * (k & 3))) & 0xFFu;")],
                               "reads the 4 bytes of each 32-bit word in reverse order"),

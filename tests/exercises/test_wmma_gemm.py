@@ -40,6 +40,11 @@ MISALIGNED = ["load_matrix_sync was given a tile that starts at element 1 along 
 WRONG = [
     ("a_col_major", variant(KERNEL, ("half, wmma::row_major> a;", "half, wmma::col_major> a;")),
      ["A's fragment was declared col_major", "wmma::row_major"]),
+    # blind audit TJB-wmma_gemm-1: C stored with leading dimension M (was 'elements past the end
+    # of C were written ... Hint: a warp past the last tile must return', the guard being right)
+    ("c_stored_with_ld_m", variant(KERNEL, ("c, N, wmma::mem_row_major", "c, M, wmma::mem_row_major")),
+     ["C's tiles were stored with leading dimension M = 48, but a row of C holds N = 32 elements",
+      "store_matrix_sync(C + tile_row * 16 * N + tile_col * 16, c, N, wmma::mem_row_major)"]),
     # blind audit TB-wmma_gemm-1: C's row of tiles without the factor 16 (was '960 elements of C
     # were never written (the first is C[18][0]) ... Hint: C's tile (tile_row, tile_col) starts at
     # C + tile_row * 16 * N + tile_col * 16, ...', the tile's start not named)

@@ -58,6 +58,11 @@ WRONG = [
      ["C is all zeros"]),
     ("store_with_ld_16", variant(KERNEL, ("c, N, wmma::mem_row_major", "c, 16, wmma::mem_row_major")),
      ["stored with a leading dimension of 16", "store_matrix_sync(C + ..., c, N"]),
+    # blind audit TJB-wmma_partial_k-1: C stored with leading dimension K (was '240 elements of C
+    # were never written ... Hint: every warp with a tile stores it, after the loop')
+    ("store_with_ld_k", variant(KERNEL, ("c, N, wmma::mem_row_major", "c, K, wmma::mem_row_major")),
+     ["C's tiles were stored with leading dimension K = 40, but a row of C holds N = 48 elements",
+      "store_matrix_sync(C + tile_row * 16 * N + tile_col * 16, c, N, wmma::mem_row_major)"]),
     ("tile_start_without_n", variant(KERNEL, ("C + tile_row * 16 * N + tile_col", "C + tile_row * 16 + tile_col")),
      ["stored at the wrong place", "C + tile_row * 16 * N + tile_col * 16"]),
     ("tile_row_and_col_swapped", variant(KERNEL, ("int tile_row = warp / (N / 16), tile_col = warp % (N / 16);",
