@@ -80,10 +80,10 @@ WRONG = {
     # blind audit TFA-add_into-1 (was 'the kernel crashed: ... a read at add_into.cu:10, 225 bytes
     # past the end of a 20128-byte allocation ... Hint: the loop must stop at n: for (...)'):
     # range(start, n, stride) as an iterator loop, i != n, which a thread's i jumps over
+    # the thread named is the first to run past y on the simulator: block 0's or block 1's
     "loop_while_not_n": (("i < n;", "i != n;"),
-                         "the loop's test i != n never stopped thread (0, 0, 0) of block (0, 0, "
-                         "0): its i steps 0, 64, ..., 960, 1024 by the stride 64 and jumps over "
-                         "n = 1000"),
+                         "by the stride 64 and jumps over n = 1000, never equal to it, so the "
+                         "loop ran on until it read"),
     "start_without_the_block": (("int i = blockIdx.x * blockDim.x + threadIdx.x;",
                                  "int i = threadIdx.x;"), "the loop starts at threadIdx.x"),
     "start_without_blockDim": (("int i = blockIdx.x * blockDim.x + threadIdx.x;",
