@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.ch11.multigpu import two_devices_on_the_simulator
-from helpers.exercises.function import (Refused, check_function, context_mistakes, context_stack,
-                                        current_device, from_file, learner_line, run_catching,
-                                        stopped_at_empty)
+from helpers.exercises.function import (Refused, check_function, code_of, context_mistakes,
+                                        context_stack, current_device, from_file, learner_line,
+                                        run_catching, stopped_at_empty)
 from helpers.exercises.hidden import cases, success
 from helpers.exercises.verdict import Verdict, check_cases
 
@@ -169,15 +169,11 @@ def _unpacked_out_of_order(fn, error):
     another order (started.append((k, share, ...)), for share, k, partial in started:), where the
     function raised inside that loop (``error``'s line): read from fn's code, as ``uncalled``."""
     import ast
-    import inspect
-    import textwrap
 
     line = learner_line(error) if error is not None else None
-    try:
-        lines, first = inspect.getsourcelines(fn)
-        tree = ast.parse(textwrap.dedent("".join(lines)))
-    except (OSError, TypeError, SyntaxError):
+    if (code := code_of(fn)) is None:
         return
+    tree, first = code[:2]
     names = lambda elts: [getattr(e, "id", None) for e in elts]  # noqa: E731 - None: no name
     appends = [(node.func.value.id, node.args[0]) for node in ast.walk(tree)
                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
