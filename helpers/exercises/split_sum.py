@@ -49,10 +49,11 @@ def _verdict(fn, every) -> Verdict:
     from helpers.ch11.multigpu import device_contexts
 
     contexts = device_contexts()
-    right = (f"the sum is exact for every length ({len(CASES)}, one shorter than the devices), "
-             + (f"and each of the {len(contexts)} devices summed its share" if len(contexts) > 1
-                else "(one device here: run the check on the simulator, which presents two, to "
-                "see the split)"))
+    lengths = ", ".join(str(n) for n in CASES)
+    right = (f"the sum is exact for every length ({lengths} elements)"
+             + (f", and each of the {len(contexts)} devices summed its share" if len(contexts) > 1
+                else "; one device here, so nothing was split: run the check on the simulator, "
+                "which presents two devices, to see the split"))
     return check_cases(every, lambda n: _mistakes(fn, contexts, n),
                        lambda n: f"len(x) = {n}, {len(contexts)} devices",
                        success(right, CASES, every))
