@@ -125,7 +125,8 @@ def my_copy_gbs(h, d, stream):
     # parentheses ...", parentheses that were there): one element's bytes for the array's
     "itemsize_for_nbytes": (right_but("return h.nbytes /", "return h.itemsize /"),
                             {"problem": ("the bytes of one element, h.itemsize (4)",
-                                         "where the array's, h.nbytes (33,554,420), belong",
+                                         "where the array's, h.nbytes "
+                                         f"({4 * copy_bandwidth._scaled(copy_bandwidth.CASES[0]):,}), belong",
                                          "line 9 of your cell"),
                              "hint": "h.nbytes / (ms * 1e-3) / 1e9"}),
     "seconds_as_ms_over_1e_minus_3": (right_but(RIGHT_GBS, "h.nbytes / (ms / 1e-3) / 1e9"),
