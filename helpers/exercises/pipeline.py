@@ -175,8 +175,8 @@ def mistakes(fn, case, kernel, on_gpu, work=WORK_SMALL, buffers=None, want=None,
         drv.Context.synchronize()
         return at_return
 
-    if times is None:  # (the timed runs are not held)
-        hold_streams(streams, drv)
+    if times is None:  # (the timed runs are not held; the last chunk's stream is freed first)
+        hold_streams(streams, drv, (case[1] - 1) % case[2])
     with buffers_watched(drv, case[0], case[1], made) as copies:
         raised, at_return = run_catching(call, "replace the TODO in my_pipeline with your code", (
             (LaunchArgumentError, "launch takes (d_in, d_out, count, stream): device buffers (or "
