@@ -50,10 +50,34 @@ def _grid(case):  # a thread a pixel, rounded up to whole blocks
     return -(-case[0] * case[1] // case[2]), 1
 
 
-def reference(rgb, weights=(0.299, 0.587, 0.114)):  # bt601_gray's grey value, in float32
+def reference(rgb, weights=(0.299, 0.587, 0.114), half=0.5):  # bt601_gray's grey, in float32
     r, g, b = (rgb[..., c].astype(np.float32) for c in range(3))
     wr, wg, wb = (np.float32(w) for w in weights)
-    return (wr * r + wg * g + wb * b + np.float32(0.5)).astype(np.uint8)
+    return (wr * r + wg * g + wb * b + np.float32(half)).astype(np.uint8)
+
+
+SLACK = 0.01
+"""How near a weighted sum may lie to the fraction where its grey value steps (.5 rounded, .0
+truncated) for a GPU's fused multiply-adds to land it on either side: a level off there only."""
+
+
+def _truncated(got, rgb):
+    """bt601_gray without its + 0.5f: every grey value the weighted sum truncated (the model,
+    exact but within ``SLACK`` of a whole number), one below NumPy's where its fraction is .5 or
+    more; a right kernel is off by a level only within ``SLACK`` of .5."""
+    want, cut = reference(rgb).astype(int), reference(rgb, half=0.0).astype(int)
+    exact = rgb.astype(np.float64) @ np.array([0.299, 0.587, 0.114])
+    fraction = exact - np.floor(exact)
+    step = np.minimum(fraction, 1 - fraction) < SLACK
+    off = np.abs(got.astype(int) - cut)
+    telling = (cut != want) & ~step & (np.abs(fraction - 0.5) >= SLACK)
+    if not telling.any() or np.where(step, off > 1, off > 0).any():
+        return
+    yield (f"grey values were truncated, not rounded ({int((got == want - 1).sum())} of "
+           f"{got.size} pixels one below): bt601_gray's + 0.5f is missing, so the conversion "
+           "to unsigned char drops the fraction (200.7 becomes 200, not 201)",
+           "round to the nearest grey level: return (unsigned char)(0.299f * r + 0.587f * g + "
+           "0.114f * b + 0.5f);, the stub's bt601_gray line")
 
 
 def _weights_swapped(got, rgb, wrong):
@@ -122,6 +146,7 @@ def _mistakes(case, run):
         yield (f"{missing.size} of {n} pixels were never written (the first at x = "
                f"{missing[0] % width}, y = {missing[0] // width}): some pixels got two threads "
                "and others none", ROW_HINT)
+    yield from _truncated(out.got, run.model)
     wrong = np.flatnonzero(np.abs(out.got.astype(int) - reference(run.model)) > 1)
     if wrong.size and (np.abs(out.got.astype(int) - reference(run.model[..., ::-1])) <= 1).all():
         yield (f"{wrong.size} of {n} grey values are wrong, each the grey of its pixel with red "

@@ -64,6 +64,13 @@ WRONG = {
                                  "y is right: it divides by count",
                                  "means[blockIdx.x] = sum / count, and y[i] = x[i] - "
                                  "means[blockIdx.x], with no / count"]),
+    # blind audit TKA-block_mean-1 (was 'every element of y has the wrong sign ... Hint: check
+    # each number the formula multiplies or divides by: ... int divided by an int ... ^ ...')
+    "subtraction_reversed": ([("y[i] = x[i] - means[blockIdx.x];",
+                               "y[i] = means[blockIdx.x] - x[i];")],
+                             ["every element of y is its block's mean minus x[i]",
+                              "the subtraction is the wrong way round",
+                              "Hint: y[i] = x[i] - means[blockIdx.x]"]),
     "adds_the_mean": ([("y[i] = x[i] - means[blockIdx.x];", "y[i] = x[i] + means[blockIdx.x];")],
                       "y is wrong: y[0] ="),
     "barrier_inside_the_if": ([(BUG[2][0], ""), ("    if (t == 0) {\n",

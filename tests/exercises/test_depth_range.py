@@ -17,6 +17,12 @@ ATOMICS = "    atomicMin(&range[0], d);\n    atomicMax(&range[1], d);\n"
 # name: (replacements in the solution, words of the verdict's problem, words of its hint)
 WRONG = {
     "holes_counted": ([(HOLE, "")], "the nearest depth came out 0", "return when d == 0"),
+    # blind audit TKA-depth_range-1 (was 'range is {1, 255}, expected {250, 9000}: depths were
+    # lost. Hint: a compare and a store are two steps ...', a race there is not)
+    "depth_in_a_byte": ([("unsigned int d = depth[i];", "unsigned char d = depth[i];")],
+                        "depths cut to their low byte (depth[i] & 0xFF, 0 to 255): d was "
+                        "declared unsigned char",
+                        "unsigned int d = depth[i];"),
     "no_bounds_guard": ([("    if (i >= n)\n        return;\n", "")],
                         "what lies past the end of depth", "if (i >= n) return;"),
     # blind audit G19 (was 'range is {4294967295, 9000}, expected {250, 9000}, and the race

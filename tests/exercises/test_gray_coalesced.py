@@ -29,6 +29,13 @@ WRONG = {
                                       ["each the grey of its pixel with the weights of red and "
                                        "green swapped: red got 0.587 and green 0.299",
                                        "0.299f * r + 0.587f * g + 0.114f * b"]),
+    # blind audit TKA-gray_coalesced-1 (was 'FAST: every pixel's grey value is NumPy's ...', the
+    # one-below values within the GPU's tolerance): bt601_gray without its + 0.5f, truncating
+    "gray_truncated_not_rounded": ([(" + 0.114f * b + 0.5f)", " + 0.114f * b)")],
+                                   ["grey values were truncated, not rounded (",
+                                    "pixels one below): bt601_gray's + 0.5f is missing",
+                                    "Hint: round to the nearest grey level: return (unsigned "
+                                    "char)(0.299f * r + 0.587f * g + 0.114f * b + 0.5f);"]),
     "no_guard": ([(GUARD, "")], ["wrote past the end of gray", "return first thing"]),
     # blind audit I14 (was '... some pixels got two threads and others none', x/y hint)
     "flat_index_against_each_side": ([("t >= width * height", "t >= width || t >= height")],
