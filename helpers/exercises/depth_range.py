@@ -200,6 +200,7 @@ def _mistakes(case, run):
                "every block has its pixels: i = blockIdx.x * blockDim.x + threadIdx.x")
     if [near, far] == want:
         return
+    yield from _cut_to_a_byte(depth, [near, far], want)
     yield from _first_threads_only(case, depth, [near, far], want)
     if [near, far] == _range(depth[1:]):
         yield ("the range is that of pixels 1 to n - 1: pixel 0 was not looked at",
@@ -210,6 +211,19 @@ def _mistakes(case, run):
                "guard is off by one", "the last pixel is i = n - 1: " + GUARD_HINT + " (>=, not >)")
     yield from _hole_made_up(case, run, want)
     yield from _lost(run, [near, far], want)
+
+
+def _cut_to_a_byte(depth, got, want):
+    """d declared unsigned char: each depth cut to its low byte (depth & 0xFF), those whose low
+    byte is 0 skipped as holes; the range is that of the cut depths."""
+    cut = depth & 0xFF
+    if not cut.any() or got != _range(cut):
+        return
+    yield (f"range is {{{got[0]}, {got[1]}}}, expected {{{want[0]}, {want[1]}}}: the range of the "
+           "depths cut to their low byte (depth[i] & 0xFF, 0 to 255): d was declared unsigned "
+           f"char, one byte, and the depths reach {want[1]}, which takes two (an unsigned short)",
+           "keep the whole depth in an unsigned int, the type atomicMin and atomicMax take: "
+           "unsigned int d = depth[i];")
 
 
 def _first_threads_only(case, depth, got, want):
