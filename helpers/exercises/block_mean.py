@@ -255,6 +255,7 @@ def _mistakes(n, run):
     close = np.isclose(y.got, want_y, rtol=1e-4, atol=1e-5)
     if not close.all():
         yield from _mean_of_thread_0_alone(x, y.got, want_y)
+        yield from _subtraction_reversed(x, y.got, want_means)
         yield from near.misses("y", y.got, want_y, close=near.within(1e-4, 1e-5))
         first = int(np.argmax(~close))
         yield (f"y is wrong: y[{first}] = {y.got[first]}, NumPy's is {want_y[first]}",
@@ -290,6 +291,16 @@ def _mean_of_thread_0_alone(x, got, want):
            "share the mean through memory every thread reads: thread 0 stores means[blockIdx.x] "
            "= sum / count, then after a __syncthreads() every thread computes y[i] = x[i] - "
            "means[blockIdx.x]")
+
+
+def _subtraction_reversed(x, got, means):
+    """y[i] = means[blockIdx.x] - x[i]: the model, each block's mean minus x, -1 times y."""
+    model = np.repeat(means, BLOCK)[:x.size] - x
+    if np.allclose(got, model, rtol=1e-4, atol=1e-5):
+        yield (f"every element of y is its block's mean minus x[i], the right value's negative "
+               f"(y[0] = {got[0]:.6g}, NumPy's is {x[0] - means[0]:.6g}): the subtraction is "
+               "the wrong way round", "y[i] = x[i] - means[blockIdx.x]: x[i] first, the mean "
+               "taken away from it")
 
 
 def _wrong_means(got, want, x, n):
