@@ -23,7 +23,8 @@ from helpers.exercises.microscope import (STOPPED_AFTER, accesses_of, observe, w
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.add_into_models import (LOOP_HINT, STARTS, body_indexes_the_start, like,
-                                              overlaps, stepped_too_far, visits_of)
+                                              loop_test_against_step, overlaps,
+                                              stepped_too_far, visits_of)
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
 from helpers.exercises.origin import Wrong
 
@@ -136,6 +137,7 @@ def _mistakes(case, run):
     yield from body_indexes_the_start(visits, n, threads)
     yield from overlaps(visits, n, block, blocks)
     yield from _stride_past_n(run, visits, n, block, blocks)
+    yield from _bound_by_the_stride(run, visits, n, block, blocks)
     if threads < n and (visits[:threads] == 1).all() and not visits[threads:].any():
         yield (f"only the first {threads} elements were added, one a thread: each thread did "
                "one element, not all of its elements", LOOP_HINT)
@@ -197,6 +199,29 @@ def _stride_past_n(run, visits, n, block, blocks):
            f"simulator, the threads added y[0] to y[{threads - 1}], then y[{step}] to "
            f"y[{step + threads - 1}], ...)", "the stride is the number of threads in the grid, "
            "a block's threads times the number of blocks: int stride = blockDim.x * gridDim.x;")
+
+
+def _bound_by_the_stride(run, visits, n, block, blocks):
+    """Only the first threads elements added, one a thread, where a launch of the same grid on
+    the simulator with fewer elements than threads adds each of them once and writes past n up
+    to the last thread's element, and the loop's test compares i with what its step adds (i <
+    stride): each thread stops after its first element, whatever n is."""
+    threads = block * blocks
+    if not threads < n or not (visits[:threads] == 1).all() or visits[threads:].any():
+        return
+    n2 = threads // 2
+    launch = _launch((n2, block, blocks))
+    seen = observe(run.kernel, launch, key=f"fewer than {threads}", racecheck=False)
+    (x, y) = launch.model
+    if seen.error is not None or not np.array_equal(seen.outs[0].got, y + x) or \
+            not np.array_equal(seen.outs[0].past, np.arange(n2, threads)):
+        return
+    if (test := loop_test_against_step(run.kernel)) is not None:
+        yield (f"only the first {threads} elements were added, one a thread: the loop's test "
+               f"compares i with the stride, {test}, so each thread stops after its first "
+               f"element (i + stride is never below the stride), and with n = {n2} on the "
+               f"simulator threads past n added into y[{n2}] to y[{threads - 1}], past the end",
+               "the loop runs while i < n: " + LOOP_HINT)
 
 
 def _split(run, threads, per):

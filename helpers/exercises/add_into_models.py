@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from helpers.exercises.microscope import kernel_words
+
 LOOP_HINT = ("for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride), with "
              "stride = gridDim.x * blockDim.x, the number of threads in the grid")
 
@@ -100,3 +102,29 @@ def like(visits, model) -> bool:
     """The visits a model gives, or fewer where threads added into one element at once (on a GPU
     some of their additions are lost), never none where the model has some."""
     return np.array_equal(visits > 0, model > 0) and bool((visits <= model).all())
+
+
+def loop_test_against_step(kernels):
+    """The text of a for loop's test (its simulated twin's source) that compares the loop's
+    variable by < or <= with what its step adds to it, i < stride for i += stride; None where
+    there is none or the text cannot be read."""
+    if (text := kernel_words(kernels)) is None:
+        return None
+    source, tokens, words, body, end = text
+    for f in range(body + 1, end - 1):
+        if words[f] != "for" or words[f + 1] != "(":
+            continue
+        parts, depth, start = [], 0, f + 2
+        for j in range(f + 2, end):
+            depth += (words[j] == "(") - (words[j] == ")")
+            if depth < 0 or depth == 0 and words[j] == ";":
+                parts.append(range(start, j))
+                start = j + 1
+            if depth < 0:
+                break
+        if len(parts) != 3 or len(parts[1]) < 3 or len(parts[2]) < 3:
+            continue
+        test, step = [words[j] for j in parts[1]], [words[j] for j in parts[2]]
+        if test[1] in ("<", "<=") and step[:2] == [test[0], "+="] and test[2:] == step[2:]:
+            return source[tokens[parts[1][0]].start:tokens[parts[1][-1]].end]
+    return None

@@ -250,13 +250,22 @@ def _mistakes(case, run):
 
 def _row_left_out(m):
     """(means, problem, hint) of a loop over the rows that leaves the last one out (r < rows -
-    1), or the first (from r = 1), the sum still divided by rows."""
+    1), or the first (from r = 1), or those above the thread's column (from r = col), the sum
+    still divided by rows."""
     rows = m.shape[0]
     yield (m[:-1].sum(axis=0) / rows, "the last row of m is left out of every mean",
            "the rows are 0 to rows - 1: loop while r < rows")
     yield (m[1:].sum(axis=0) / rows, "the first row of m, row 0, is left out of every mean "
            f"(still divided by rows = {rows}): the loop started at r = 1, but rows are counted "
            "from 0", "the rows are 0 to rows - 1: for (int r = 0; r < rows; r++)")
+    cols = m.shape[1]
+    if cols > 1 and rows > 1:   # the rows of column col from r = col on: the grid-stride habit
+        kept = np.array([m[c:, c].sum() for c in range(cols)]) / rows
+        yield (kept, f"means[1] = {kept[1]:.6g} is the sum of rows 1 to {rows - 1} of column 1 "
+               f"divided by rows = {rows}: each column's mean left out rows 0 to col - 1: the row "
+               "loop started at r = col, the thread's column, where every column's rows start "
+               "at 0", "the rows are 0 to rows - 1 in every column: for (int r = 0; r < rows; "
+               "r++)")
 
 
 def _last_column_sent_away(m, got, unwritten):

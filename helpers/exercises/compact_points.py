@@ -157,6 +157,7 @@ def _mistakes(case, run):
         yield ("thread n, one past the last pixel, wrote a point past the end of the list: the "
                "guard lets i == n through (i > n, where i >= n is needed)", GUARD_HINT)
     if rows and rows <= junk:
+        yield from _guard_past_n(run.kernel)
         yield ("threads past n wrote points past the end of the list: the bounds guard is "
                "missing", GUARD_HINT)
     if rows:
@@ -179,6 +180,26 @@ def _mistakes(case, run):
         yield from _wrapped(out.got, out.unwritten.any(axis=1), want)
         yield from _unwritten(case, xyz, out.unwritten.any(axis=1))
     yield from _wrong_points(out.got, want, xyz)
+
+
+def _guard_past_n(kernels, n=10, block=64):
+    """A guard at a multiple of n (i >= 3 * n, n taken for xyz's length): on the simulator, a
+    cloud of n pixels in one block of more than 3 * n threads; thread n + j writes row count + 5
+    + j, so the rows written tell which threads got through."""
+    seen = observe(kernels, _launch((n, block)), key="guard past n", racecheck=False)
+    if seen.error is not None:
+        return
+    out, count = seen.outs[0], int((cloud(n)[2] > 0).sum())
+    through = sorted(set((out.past // 3).tolist()))
+    passed = len(through)
+    if not 0 < passed < block - n or (n + passed) % n or \
+            through != list(range(count + JUNK_ROW, count + JUNK_ROW + passed)):
+        return
+    m = (n + passed) // n
+    yield (f"threads past n wrote points past the end of the list: the guard is i >= {m} * n: "
+           f"threads n to {m} * n - 1 pass it (with n = {n} and {block} threads, threads {n} to "
+           f"{n + passed - 1} wrote rows past the list)" + ("; 3 * n is the length of xyz, three "
+           "planes, but n counts the pixels" if m == 3 else ""), GUARD_HINT)
 
 
 def _nan_let_through(kernels, count, n=40, block=16):

@@ -77,6 +77,13 @@ WRONG = {
     "adds_into_the_next": (("y[i] += x[i];", "y[i + 1] += x[i];"),
                            "each x[i] was added into y[i + 1]"),
     "no_bound": (("i < n;", "i <= n;"), "y[1000] and beyond were written"),
+    # blind audit TKA-add_into-1: the loop's test against the stride, i < stride (was 'only the
+    # first 64 elements were added, one a thread: each thread did one element, not all of its
+    # elements', silent on the test)
+    "bound_by_the_stride": (("i < n;", "i < stride;"),
+                            "only the first 64 elements were added, one a thread: the loop's "
+                            "test compares i with the stride, i < stride, so each thread stops "
+                            "after its first element"),
     # blind audit TFA-add_into-1 (was 'the kernel crashed: ... a read at add_into.cu:10, 225 bytes
     # past the end of a 20128-byte allocation ... Hint: the loop must stop at n: for (...)'):
     # range(start, n, stride) as an iterator loop, i != n, which a thread's i jumps over
@@ -126,7 +133,8 @@ WRONG = {
                            "every thread did the whole loop"),
 }
 # the words the hint must contain, where the problem's alone would not show it fixes the mistake
-HINTS = {"stride_of_a_block_squared": "int stride = blockDim.x * gridDim.x;"}
+HINTS = {"stride_of_a_block_squared": "int stride = blockDim.x * gridDim.x;",
+         "bound_by_the_stride": "i < n"}
 SIMULATOR_ONLY = {"every_thread_loops": "on a GPU the threads' additions into one element race "
                                         "and some are lost: how many land varies",
                   "loop_while_not_n": "threads whose i jumps over n add far past y: a GPU may "

@@ -71,6 +71,14 @@ WRONG = {
     "first_row_left_out": ([("int r = 0;", "int r = 1;")],
                            {"problem": "the first row of m, row 0, is left out of every mean",
                             "hint": "for (int r = 0; r < rows; r++)"}),
+    # blind audit TKA-column_means-1: the row loop from r = col, the grid-stride habit (was
+    # 'means[1] = 0.0384504, NumPy's is 0.0472279 ... Hint: printf, from thread 0, the index ...')
+    "rows_from_the_column": ([("int r = 0;", "int r = col;")],
+                             {"problem": "means[1] = 0.0384504 is the sum of rows 1 to 99 of "
+                                         "column 1 divided by rows = 100: each column's mean "
+                                         "left out rows 0 to col - 1: the row loop started at "
+                                         "r = col",
+                              "hint": "for (int r = 0; r < rows; r++)"}),
     "one_row_too_many": ([("r < rows;", "r <= rows;")],
                          {"problem": "past the end of its 3700", "hint": "r < rows"}),
     # blind audit Z15: rows counted from 1 (was 'the kernel failed ... a read of m[3700] ...

@@ -41,6 +41,12 @@ WRONG = {
                                "never true: NaN equals nothing", "isnan(xyz[2 * n + i])"),
     "no_bounds_guard": ([(GUARD, "")], "threads past n wrote points past the end",
                         "if (i >= n) return;"),
+    # blind audit TKA-compact_points-1: the guard compares with 3 * n, the length of xyz (was
+    # 'threads past n wrote points past the end of the list: the bounds guard is missing ...',
+    # though the kernel has one)
+    "guard_at_three_n": ([("if (i >= n)", "if (i >= 3 * n)")],
+                         "the guard is i >= 3 * n: threads n to 3 * n - 1 pass it",
+                         "if (i >= n) return;"),
     "guard_lets_n_through": ([("if (i >= n)", "if (i > n)")], "the guard lets i == n through",
                              "if (i >= n) return;"),
     "z_x_swapped": ([(STORES[0], "points[3 * k] = xyz[2 * n + i];"),
