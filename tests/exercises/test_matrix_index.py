@@ -126,6 +126,12 @@ WRONG = {
                           "col = blockIdx.x * blockDim.x + threadIdx.y gives: col takes "
                           "threadIdx.y, as row does", "Hint: col comes from x: col = blockIdx.x "
                           "* blockDim.x + threadIdx.x"),
+    # the same slip where the text does not say which line (col set from another name): both named
+    "col_from_thread_y_through_a_name": ([("int col = " + INDEX_X, "int c = blockIdx.x * blockDim.x + "
+                                           "threadIdx.y, col = c")],
+                                         "row = blockIdx.y * blockDim.y + threadIdx.x, or col = "
+                                         "blockIdx.x * blockDim.x + threadIdx.y (on square blocks "
+                                         "the two give the same output)"),
     "row_from_thread_x": ([("int row = " + INDEX_Y, "int row = blockIdx.y * blockDim.y + threadIdx.x")],
                           "row = blockIdx.y * blockDim.y + threadIdx.x gives: row takes "
                           "threadIdx.x, as col does"),
