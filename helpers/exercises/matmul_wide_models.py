@@ -62,9 +62,23 @@ def crossed(a, b):
 
 
 
+def _b_layouts(a, b):
+    """(C, problem, hint) of the kernels that read B with its rows K apart, or by columns."""
+    k, n = b.shape
+    rows_k = np.arange(k)[:, None] * k + np.arange(n)[None, :]
+    yield (a @ b.ravel()[rows_k] if rows_k.max() < b.size else None,
+           "B's rows were taken K elements apart (B[b_row * K + col]): a row of B holds N",
+           "Bs[r][tx] = B[b_row * N + col]")
+    yield (a @ b.ravel().reshape(n, k).T, "B was read as if stored by columns, B[col * K + "
+           "b_row] (column col as K elements in a row), but B is K x N stored by rows: its element "
+           "(b_row, col) is at b_row * N + col, so each sum met the wrong elements of B",
+           "Bs[r][tx] = B[(phase * TILE_K + r) * N + col], B[b_row * N + col]: a row of B is N "
+           "elements long")
+
+
 def indexed(a, b):
     """(C, problem, hint) of the kernels that index a tile wrongly: A's rows taken N apart,
-    B's rows taken K apart, B's guard testing col against K, A's tile read from column phase +
+    B's rows taken K apart, B read by columns (col * K + b_row), B's guard testing col against K, A's tile read from column phase +
     tx, a phase's tile of A or B starting TILE_M (not TILE_K) on from the last one's, Bs rows loaded from ty alone, Bs read as Bs[tx][k] (None where such a kernel reads past
     A or B, or computes C)."""
     (m, k), n = a.shape, b.shape[1]
@@ -72,10 +86,7 @@ def indexed(a, b):
            *ROWS_APART)
     yield (rows_apart(a.ravel(), m, k, 32) @ b if (m - 1) * 32 + k <= a.size else None,
            *tile_k_apart(k))
-    rows_k = np.arange(k)[:, None] * k + np.arange(n)[None, :]
-    yield (a @ b.ravel()[rows_k] if rows_k.max() < b.size else None,
-           "B's rows were taken K elements apart (B[b_row * K + col]): a row of B holds N",
-           "Bs[r][tx] = B[b_row * N + col]")
+    yield from _b_layouts(a, b)
     yield (np.where(np.arange(n) < k, a @ b, 0.0) if n > k else None,
            "C's columns K and past are 0, the rest right: B's guard tests col against K, but "
            "B is K x N", "Bs[r][tx] = (b_row < K && col < N) ? B[b_row * N + col] : 0.0f")

@@ -17,7 +17,7 @@ from helpers.exercises.common import Input, Output, is_poison
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.hidden import grids
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.matrix_index_models import model as _model, same as _same
+from helpers.exercises.matrix_index_models import model as _model, one_thread_side, same as _same
 from helpers.exercises.microscope import observe, written_by_two, written_twice
 from helpers.exercises.verdict import matches
 from helpers.exercises.origin import Wrong
@@ -192,7 +192,7 @@ def _mistakes(case, run):
     yield from _outside_into_0(got, right, case, padded)
     if (right | unwritten).all():   # a wrong index's elements hold right values or none
         yield from reached(right, case, WORDS, what="right")
-    yield from _mix_ups(got, case, padded)
+    yield from _mix_ups(got, case, padded, run.kernel)
     # Only guarding the flat index (i < rows * cols): threads with col >= cols wrap into the
     # start of the next row.
     r, c = np.indices((rows, cols))
@@ -242,7 +242,7 @@ def _outside_into_0(got, right, case, padded):
                OUTSIDE_HINT)
 
 
-def _mix_ups(got, case, padded):
+def _mix_ups(got, case, padded, kernels):
     """Mix-ups of x and y, of row and col, a number for blockDim: such kernels' results."""
     rows, cols = case.height, case.width
     a_pad, cs_pad, ro_pad = padded
@@ -269,8 +269,7 @@ def _mix_ups(got, case, padded):
          f"(each threadIdx.y, each blockIdx.y) wrote the same first {case.threads[0]} elements "
          "and the rest were never written", "the grid is 2-D, so each thread takes its column "
          "from x and its row from y: " + INDEX_HINT),
-        (dict(y_from_x=True), "the result is what row = blockIdx.y * blockDim.y + threadIdx.x "
-         "gives: row takes threadIdx.x, as col does", "row comes from y: " + INDEX_HINT),
+        *one_thread_side(case, padded, kernels, INDEX_HINT),
         *_threads_swapped(case),
         *_fixed_blocks(case))] + list(_overlapping(case, padded))
     a = a_pad[:rows * cols].reshape(rows, cols)

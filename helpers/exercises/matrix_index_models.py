@@ -1,6 +1,7 @@
 """The models of matrix_index's mistakes (helpers.exercises.matrix_index): the output of a
 guarded kernel whose row, col, index or block differ from the solution's (``model``), and how a
-result is compared with one (``same``)."""
+result is compared with one (``same``); which of two slips whose outputs agree the kernel's
+text shows (``one_thread_side``)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ import numpy as np
 
 
 def model(case, padded, swap=False, index=None, block=None, y_from_x=False,
-           threads_swapped=False, one_d=False):
+           threads_swapped=False, one_d=False, x_from_y=False):
     """The output of a guarded kernel that takes row from x when ``swap`` (y's block from y, its
-    thread from x when ``y_from_x``; each side's block from itself, its thread from the other
+    thread from x when ``y_from_x``; x's block from x, its thread from y when ``x_from_y``; each side's block from itself, its thread from the other
     when ``threads_swapped``; row and col from x's global index alone, t / cols and t % cols,
     when ``one_d``), stores element
     (row, col) at ``index(row, col)`` (by default row * cols + col) and takes ``block`` for
@@ -24,6 +25,8 @@ def model(case, padded, swap=False, index=None, block=None, y_from_x=False,
         xs, ys = xs // bx * block[0] + xs % bx, ys // by * block[1] + ys % by
     if y_from_x:
         ys = ys // by * by + xs % bx
+    if x_from_y:
+        xs = xs // bx * bx + ys % by
     if threads_swapped:
         xs, ys = xs // bx * bx + ys % by, ys // by * by + xs % bx
     row, col = (xs, ys) if swap else (ys, xs)
@@ -44,3 +47,44 @@ def same(got, model):
     unwritten, known = np.isnan(model), np.isfinite(model)
     return (np.array_equal(np.isnan(got), unwritten)
             and np.allclose(got[known], model[known], rtol=1e-5, atol=1e-4))
+
+
+def thread_sides(kernels):
+    """{"col": side, "row": side}: the side (x or y) of threadIdx in the statement that sets col
+    and in the one that sets row (``col = ...;``), as the kernel's text reads (its simulated
+    twin's source); a name set nowhere, or with neither or both sides, is left out."""
+    from helpers.exercises.microscope import kernel_words
+
+    text = kernel_words(kernels) if hasattr(kernels, "simulated") else None
+    words = text[2][text[3]:text[4]] if text else []
+    sides = {}
+    for i in range(len(words) - 1):
+        if words[i] in ("col", "row") and words[i + 1] == "=" and words[i] not in sides:
+            end = words.index(";", i) if ";" in words[i:] else len(words)
+            found = {words[j + 2] for j in range(i, end - 2)
+                     if words[j:j + 2] == ["threadIdx", "."] and words[j + 2] in ("x", "y")}
+            sides[words[i]] = found.pop() if len(found) == 1 else None
+    return {name: side for name, side in sides.items() if side}
+
+
+def one_thread_side(case, padded, kernels, index_hint):
+    """The model entries ``(model's arguments, problem, hint)`` of a kernel whose row takes
+    threadIdx.x (or col threadIdx.y), as the other does. On square blocks both give the same
+    output: there the kernel's text says which line it is (both are named where it cannot)."""
+    row_from_x = (dict(y_from_x=True), "the result is what row = blockIdx.y * blockDim.y + "
+                  "threadIdx.x gives: row takes threadIdx.x, as col does", "row comes from y: "
+                  + index_hint)
+    col_from_y = (dict(x_from_y=True), "the result is what col = blockIdx.x * blockDim.x + "
+                  "threadIdx.y gives: col takes threadIdx.y, as row does", "col comes from x: "
+                  + index_hint)
+    if not same(model(case, padded, y_from_x=True), model(case, padded, x_from_y=True)):
+        return [row_from_x, col_from_y]
+    sides = thread_sides(kernels)
+    if sides.get("col") == "y" and sides.get("row") != "x":
+        return [col_from_y]
+    if sides.get("row") == "x" and sides.get("col") != "y":
+        return [row_from_x]
+    return [(dict(y_from_x=True), "the result is what a kernel whose row and col take the same "
+             "thread index gives: row = blockIdx.y * blockDim.y + threadIdx.x, or col = "
+             "blockIdx.x * blockDim.x + threadIdx.y (on square blocks the two give the same "
+             "output)", "col takes threadIdx.x, row threadIdx.y: " + index_hint)]

@@ -136,6 +136,7 @@ def mixed_up(rgb, got, layout_hint):
         if near(got, reference(flat[first[..., None] + step * np.arange(3)])):
             yield problem, layout_hint
     yield from _in_place(rgb, got)
+    yield from _plus_outside(rgb, got)
     yield from _read_twice(rgb, got)
     yield from _other_weights(rgb, got, layout_hint)
 
@@ -181,6 +182,38 @@ def _read_twice(rgb, got):
                f"{', '.join(str(v) for v in rgb[y, x, list(reads)])})",
                "read each channel from its own byte: " + ", ".join(
                    f"{'rgb'[c]} = rgb[{_byte(c)}]" for c in wrong))
+        return
+
+
+def _plus_outside(rgb, got):
+    """A bracket closed too soon: channel c read as rgb[3*i + d] + (c - d), an earlier byte's
+    value plus the offset that belongs inside the brackets (g = rgb[3*i] + 1), compared exactly
+    (within ROUNDING_SLACK of a rounding step), as a GPU gives it: the sum in float, 255 + 1 is
+    256."""
+    options = [[None], [None, 0], [None, 0, 1]]   # per channel: right, or the byte d it read
+    for reads in itertools.product(*options):
+        if all(d is None for d in reads):
+            continue
+        v = rgb.astype(np.float64)
+        for c, d in enumerate(reads):
+            if d is not None:
+                v[..., c] = rgb[..., d].astype(np.float64) + (c - d)
+        exact = v @ SEPIA.T
+        if _differs(got, np.minimum(np.floor(exact + 0.5), 255), exact).any():
+            continue
+        wrong = [(c, d) for c, d in enumerate(reads) if d is not None]
+        told = "; ".join(f"{'rgb'[c]} = rgb[{_byte(d)}] + {c - d} is the {CHANNEL_NAMES[d]} byte "
+                         f"plus {('one', 'two')[c - d - 1]}, not the {CHANNEL_NAMES[c]} byte"
+                         for c, d in wrong)
+        y, x = np.argwhere((got != reference(rgb)).any(axis=2))[0]
+        offsets = " and + ".join(str(c - d) for c, d in wrong)
+        yield (f"{told}: the + {offsets} went outside the "
+               f"brackets, onto the value read, not onto the byte's index (x = {x}, y = {y}: "
+               f"r, g, b = {', '.join(str(v) for v in rgb[y, x])}, read as "
+               f"{', '.join(f'{w:g}' for w in v[y, x])})",
+               f"the + {offsets} belong{'s' * (len(wrong) == 1)} inside the brackets, on the "
+               "byte's index: " + ", ".join(
+                   f"{'rgb'[c]} = rgb[{_byte(c)}]" for c, _ in wrong))
         return
 
 

@@ -60,6 +60,11 @@ WRONG = {
                             {"problem": "partial phase is missing", "hint": "rounded up"}),
     "b_rows_k_apart": ([("B[b_row * N + col]", "B[b_row * K + col]")],
                        {"problem": "K elements apart", "hint": "B[b_row * N + col]"}),
+    # blind audit TKB-matmul_wide-1: B read as stored by columns, matmul_bt's layout (was '3464 of
+    # the 3465 elements of C are wrong ...' with a trace and every load's formula as the hint)
+    "b_read_by_columns": ([("B[b_row * N + col]", "B[col * K + b_row]")],
+                          {"problem": "B was read as if stored by columns, B[col * K + b_row]",
+                           "hint": "Bs[r][tx] = B[(phase * TILE_K + r) * N + col]"}),
     # blind audit B: a phase's step along k taken from TILE_M, in B's rows or in A's columns
     "b_rows_step_by_tile_m": ([("int b_row = phase * TILE_K + r;", "int b_row = phase * TILE_M + r;")],
                               {"problem": "B's tile starts at row phase * TILE_M",

@@ -119,8 +119,22 @@ WRONG = {
                                 (INDEX_Y, "blockIdx.y * blockDim.y + threadIdx.x")],
                                "threadIdx.x and threadIdx.y are swapped, which is right only when "
                                "blockDim.x == blockDim.y"),
+    # blind audit TKB-matrix_index-1: col from threadIdx.y (was 'the result is what row =
+    # blockIdx.y * blockDim.y + threadIdx.x gives: row takes threadIdx.x, as col does', the
+    # opposite slip, whose output on square blocks is the same: the kernel's text tells them apart)
+    "col_from_thread_y": ([("int col = " + INDEX_X, "int col = blockIdx.x * blockDim.x + threadIdx.y")],
+                          "col = blockIdx.x * blockDim.x + threadIdx.y gives: col takes "
+                          "threadIdx.y, as row does", "Hint: col comes from x: col = blockIdx.x "
+                          "* blockDim.x + threadIdx.x"),
+    # the same slip where the text does not say which line (col set from another name): both named
+    "col_from_thread_y_through_a_name": ([("int col = " + INDEX_X, "int c = blockIdx.x * blockDim.x + "
+                                           "threadIdx.y, col = c")],
+                                         "row = blockIdx.y * blockDim.y + threadIdx.x, or col = "
+                                         "blockIdx.x * blockDim.x + threadIdx.y (on square blocks "
+                                         "the two give the same output)"),
     "row_from_thread_x": ([("int row = " + INDEX_Y, "int row = blockIdx.y * blockDim.y + threadIdx.x")],
-                          "row = blockIdx.y * blockDim.y + threadIdx.x gives"),
+                          "row = blockIdx.y * blockDim.y + threadIdx.x gives: row takes "
+                          "threadIdx.x, as col does"),
     # blind audit TFB-matrix_index-1: the flat index for the column factor (was '3276 of 3367
     # elements are wrong ...' with a trace and the whole formula); its reads past col_scale stay
     # inside the junk after it

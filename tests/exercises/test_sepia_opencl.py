@@ -107,6 +107,17 @@ WRONG = {
                                        "byte 3*i + 2",
                                        "Hint: read each channel from its own byte: "
                                        "b = rgb[3*i + 2]")),
+    # blind audit TKC-sepia_opencl-1 (was "g was read from the red byte, 3*i, where green is byte
+    # 3*i + 1 ... read as 138, 138, 195", the + 1 outside the brackets unsaid and the value wrong)
+    "green_read_as_red_plus_one": ([("g = rgb[3 * i + 1]", "g = rgb[3 * i] + 1")],
+                                   ("g = rgb[3*i] + 1 is the red byte plus one",
+                                    "read as 138, 139, 195",
+                                    "Hint: the + 1 belongs inside the brackets, on the byte's "
+                                    "index: g = rgb[3*i + 1]")),
+    "blue_read_as_green_plus_one": ([("b = rgb[3 * i + 2]", "b = rgb[3 * i + 1] + 1")],
+                                    ("b = rgb[3*i + 1] + 1 is the green byte plus one",
+                                     "Hint: the + 1 belongs inside the brackets, on the byte's "
+                                     "index: b = rgb[3*i + 2]")),
 }
 
 NO_CLAMP = [(w, f"(uchar)({w.removeprefix('convert_uchar_sat(')}") for w in WRITES]
