@@ -13,6 +13,7 @@ import numpy as np
 
 from helpers.ch11.multigpu import two_devices_on_the_simulator
 from helpers.exercises import hidden as hidden_cases
+from helpers.exercises.gray_split_models import floored_shares
 from helpers.exercises.function import (LaunchOrder, Refused, check_function, code_of,
                                         context_mistakes, context_stack, copies_to_host,
                                         current_device, run_catching, stopped_at_empty)
@@ -215,6 +216,7 @@ def _mistakes(fn, contexts, functions, case):
     # a copy that did not wait for its kernel explains wrong images first
     yield from _copied_from_another_context(copied or ())
     if wrong:
+        yield from floored_shares(fn, result, reference(images), n)
         done = [sum(launch.rows for launch in launches if launch.device == k) // height
                 for k in range(n)]
         yield from stopped_at_empty([(k + 1) * count // n - k * count // n for k in range(n)],

@@ -13,8 +13,8 @@ from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.function import check_function, hold_streams, run_catching
 from helpers.exercises.hidden import awkward
 from helpers.exercises.pipeline_models import (ATOL, RTOL, buffers_watched, how_copied, launch_fits,
-                                              out_of_order, shared_buffers, stream_index, swapped,
-                                              union_bytes)
+                                              out_of_order, picked_by_round, shared_buffers,
+                                              stream_index, swapped, union_bytes)
 from helpers.exercises.verdict import Verdict, check_cases, not_yet, passed
 from helpers.workload import share
 
@@ -189,22 +189,24 @@ def mistakes(fn, case, kernel, on_gpu, work=WORK_SMALL, buffers=None, want=None,
         yield raised
         return
     yield from diagnose(h_in, h_in_before, at_return, h_out, want, case[1], streams, calls,
-                        waited, copies, done, order)
+                        waited, copies, done, order, picked_by_round(calls, streams, made, fn))
     if times is not None:
         times.append(start.time_till(end))
 
 
 def diagnose(h_in, h_in_before, at_return, got, expected, n_chunks, streams, calls, waited=None,
-             copies=(), done=(), order=()):
+             copies=(), done=(), order=(), picked=None):
     """Every mistake a run shows, wrong results first (``waited``: None on a GPU; ``copies``:
     the asynchronous copies queued, as function.copies_noted notes them; ``done``: whether each
     stream's work had ended when the function returned; ``order``: for each launch, how many
-    copies were queued before it)."""
+    copies were queued before it; ``picked``: pipeline_models.picked_by_round's words)."""
     if not np.array_equal(h_in, h_in_before):
         yield ("your function changed h_in",
                "copy from h_in, never into it: memcpy_dtoh_async writes into its first argument, "
                "which must be h_out[lo:hi]")
-    shared = shared_buffers(calls)
+    shared = shared_buffers(calls) and (picked or (
+        f"chunks on different streams used the same device {shared_buffers(calls)} buffer",
+        SEPARATE_BUFFERS_HINT))
     if not np.allclose(got, expected, rtol=RTOL, atol=ATOL):
         yield from swapped(calls, copies)
         yield from out_of_order(calls, copies, order, got, expected)
@@ -263,9 +265,8 @@ def _wrong_results(h_in, got, expected, n_chunks, shared):
                    "between the two copies, run the kernel on the chunk, launch(d_in, d_out, "
                    "hi - lo, s), and copy back from the output buffer d_out")
         if shared:  # on a GPU, the likeliest cause of values that are wrong now and then
-            yield (f"{differ}; chunks on different streams used the same device {shared} "
-                   "buffer, and on a GPU those streams run at the same time and overwrite each "
-                   "other's data", SEPARATE_BUFFERS_HINT)
+            yield (f"{differ}; {shared[0]}, and on a GPU those streams run at the same time "
+                   "and overwrite each other's data", shared[1])
         yield (differ,
                "check which buffer and which stream each copy and launch uses: chunk c's copy "
                "in, launch and copy out all go to its stream, in that order; its input goes "
@@ -291,12 +292,10 @@ def _how_computed(calls, streams, h_in, n_chunks, shared, waited):
     if len(streams) > 1 and len(used) == 1:
         yield right + "every kernel went to the same stream, so nothing can overlap", STREAM_HINT
     if shared:
-        yield (f"the results are right here, but chunks on different streams used the same "
-               f"device {shared} buffer. On a GPU those streams run at the same time and "
-               f"overwrite each other's data"
+        yield (f"the results are right here, but {shared[0]}. On a GPU those streams run at "
+               "the same time and overwrite each other's data"
                + ("" if waited is None else " (the simulator runs them one after another, so "
-                  "the results look right on it)"),
-               SEPARATE_BUFFERS_HINT)
+                  "the results look right on it)"), shared[1])
     # A little slack: a last chunk that takes the remainder may be up to n_chunks elements longer.
     budget = (len(streams) * chunk + n_chunks) * h_in.itemsize
     for name, k in (("input", 0), ("output", 1)):

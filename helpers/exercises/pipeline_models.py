@@ -113,6 +113,64 @@ def shared_buffers(calls) -> str | None:
                  if a[3] is not b[3] and a[k] < b[k] + 4 * b[2] and b[k] < a[k] + 4 * a[2]), None)
 
 
+def _listed(items) -> str:
+    """'0', '0 and 1', '0, 1 and 2'."""
+    items = [str(i) for i in items]
+    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else items[0]
+
+
+def picked_by_round(calls, streams, made, fn):
+    """``(what, hint)`` where chunk c ran on streams[c % len(streams)] but used the buffer pair
+    c // len(streams) (the pairs numbered in the order they were allocated), so that the first
+    len(streams) chunks, each on another stream, shared one pair: buffers[c // len(streams)]
+    where c % len(streams) belongs; the line that picks it read from ``fn``'s code where known;
+    None for any other run."""
+    k, ids = len(streams), {id(s): j for j, s in enumerate(streams)}
+    starts = [a for a, _ in made]
+
+    def pairs(slot):  # each call's buffer, numbered by its allocation's order among those used
+        at = [_allocation_at(made, c[slot])[0] for c in calls]
+        used = sorted(set(at), key=starts.index) if None not in at else []
+        return [used.index(a) for a in at] if used else None
+
+    rounds = [c // k for c in range(len(calls))]
+    if (len(calls) <= k or [ids.get(id(c[3])) for c in calls] != [c % k for c in range(len(calls))]
+            or pairs(0) != rounds or pairs(1) != rounds):
+        return None
+    name, target, (c, by), line = (_round_pick(fn)
+                                   or ("buffers", "d_in, d_out", ("c", "len(streams)"), ""))
+    both = "both" if k == 2 else "all"
+    return (f"chunks {_listed(range(k))}, on streams {_listed(range(k))}, {both} "
+            f"used {name}[0]{line}: {c} // {by} counts the rounds over the streams, so it "
+            f"gives one pair to {k} consecutive chunks, each on another stream",
+            f"{target} = {name}[{c} % {by}]: the pair is picked as the stream is, so that "
+            f"streams[k] always uses {name}[k] and reuses it only after its own earlier chunks")
+
+
+def _round_pick(fn):
+    """``(list, targets, (left, right), ' (line L of place: text)')`` of the statement of
+    ``fn``'s code that assigns a subscript by floor division (d_in, d_out = buffers[c //
+    len(streams)]), or None."""
+    import ast
+
+    from helpers.exercises.function import code_of
+
+    if (code := code_of(fn)) is None:
+        return None
+    tree, first, place, lines = code
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.value, ast.Subscript) and isinstance(node.value.value, ast.Name)
+                and isinstance(node.value.slice, ast.BinOp)
+                and isinstance(node.value.slice.op, ast.FloorDiv)):
+            text = lines[node.lineno - 1].strip()
+            pick = node.value.slice
+            return (node.value.value.id, ast.unparse(node.targets[0]).strip("()"),
+                    (ast.unparse(pick.left), ast.unparse(pick.right)),
+                    f" (line {first + node.lineno - 1} of {place}: {text})")
+    return None
+
+
 def union_bytes(spans) -> int:
     """Total bytes covered by (address, nbytes) spans, overlaps counted once."""
     total = end = 0

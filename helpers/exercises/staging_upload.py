@@ -29,7 +29,8 @@ from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.function import (Refused, check_function, hold_streams, run_catching,
                                          uncalled)
 from helpers.exercises.staging_upload_models import (at_element_offsets, at_elements,
-                                                    at_the_start_of_d, waits_skipped)
+                                                    at_the_start_of_d, chunk_in_bytes,
+                                                    waits_skipped)
 from helpers.exercises.verdict import Verdict, check_cases
 
 CASES = [(300_007, 1 << 15), (50_000, (1 << 14) + 12)]  # (n, chunk) in float32 elements
@@ -155,9 +156,10 @@ class _SlicesNoted(np.ndarray):
         return got.view(np.ndarray) if isinstance(got, np.ndarray) else got
 
 
-def _sliced_past_n(h, chunk):
+def _sliced_past_n(h, chunk, fn=None):
     """What a ValueError (NumPy's broadcast) shows from the last slice taken of ``h`` (a
-    _SlicesNoted): it ran past h's end (the last chunk was not cut short), or it was chunk 1,
+    _SlicesNoted): it ran past h's end (the last chunk was not cut short), it was chunk 0 of
+    h.itemsize times a buffer's elements (chunk_in_bytes, ``fn``'s line named), or chunk 1,
     whole, the first chunk whose place in h, lo:hi, lies past a staging buffer's ``chunk``
     elements (buf[lo:hi] is empty there: the buffer filled at the chunk's place in h)."""
     def told(err):
@@ -169,6 +171,8 @@ def _sliced_past_n(h, chunk):
                     f"{hi:,}]), so it holds {n - lo:,} elements, where buf[:hi - lo] "
                     f"takes {hi - lo:,}", "cut the last chunk short: hi = min(n, lo + "
                     "chunk), so that h[lo:hi] and buf[:hi - lo] are the same length")
+        if lo == 0 and hi - lo == chunk * h.itemsize:
+            return chunk_in_bytes(fn, hi - lo, chunk, h.itemsize)
         if lo == chunk and hi == min(n, 2 * chunk):
             return (f"chunk 1, h[{lo:,}:{hi:,}], went to a slice of its staging buffer that is "
                     f"empty, as buf[lo:hi] is: a staging buffer holds {chunk:,} elements, so "
@@ -232,14 +236,14 @@ def _seen(fn, n, chunk, drv, catch):  # _mistakes's, as the run shows them
     copies = _Copies(drv, (int(d), (n + chunk) * 4, chunk))
     streams = copies.streams(2)
     hold_streams(streams, drv)
-    fn = _on_the_simulator(fn, copies) if _reads_global_drv(fn) else fn
+    learner_s, fn = fn, _on_the_simulator(fn, copies) if _reads_global_drv(fn) else fn
     seen = h.view(_SlicesNoted)
     seen.slices = []
     if not catch:
         fn(seen, d, staging, streams)
     elif (mistake := run_catching(lambda: fn(seen, d, staging, streams),
                                   "follow the TODOs: wait for the stream, fill, queue the copy",
-                                  [(ValueError, _sliced_past_n(seen, chunk)),
+                                  [(ValueError, _sliced_past_n(seen, chunk, learner_s)),
                                    (IndexError, _floor_divided(staging))])[0]):
         yield mistake
     waited = all(s.is_done() for s in streams)

@@ -1,6 +1,7 @@
 """The models of notebook 05's double-buffering exercise that ``helpers.exercises.staging_upload``
 compares d with: the chunks a skipped wait let a later filling carry, the chunks copied to byte
-offset lo (element lo / 4), and every chunk copied to the start of d."""
+offset lo (element lo / 4), and every chunk copied to the start of d; and a chunk length taken
+in bytes (``chunk_in_bytes``)."""
 
 from __future__ import annotations
 
@@ -78,3 +79,32 @@ def at_the_start_of_d(got, h, bounds):
     for lo, hi in bounds:
         landed[:hi - lo] |= got[:hi - lo] == h[lo:hi]
     return bool(landed.all())
+
+
+def chunk_in_bytes(fn, length, chunk, itemsize):
+    """``(what, hint)`` of chunk 0, ``length`` = ``itemsize`` times a staging buffer's ``chunk``
+    elements: the chunk's length taken from the buffer's bytes, with the line of ``fn``'s code
+    that reads a ``.nbytes`` (chunk = staging[0].nbytes) where it is known."""
+    import ast
+
+    from helpers.exercises.function import code_of
+
+    where, size = "", "staging[0].size"
+    if (code := code_of(fn)) is not None:
+        tree, first, place, lines = code
+        def to_chunk(node):  # an assignment to chunk is looked at first
+            return any(getattr(t, "id", "") == "chunk" for t in ast.walk(node.targets[0]))
+
+        for node in sorted((n for n in ast.walk(tree) if isinstance(n, ast.Assign)),
+                           key=lambda n: not to_chunk(n)):
+            read = [a for a in ast.walk(node.value)
+                    if isinstance(a, ast.Attribute) and a.attr == "nbytes"]
+            if read:
+                size = ast.unparse(read[0].value) + ".size"
+                where = (f" (line {first + node.lineno - 1} of {place}: "
+                         f"{lines[node.lineno - 1].strip()})")
+                break
+    return (f"chunk 0, h[0:{length:,}], is a chunk of {length:,} elements for a staging buffer of "
+            f"{chunk:,}: the chunk length was taken in bytes{where}, and nbytes counts bytes, "
+            f"{itemsize} a float32, so a chunk was {itemsize} times what a buffer holds",
+            f"count the chunk in elements: chunk = {size}, the buffer's number of elements")

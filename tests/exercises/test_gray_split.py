@@ -163,7 +163,22 @@ WRONG = {
                               "a context it pushed was not popped", False),
     "remainder_dropped": ([(SPLIT, "        share = count // n\n"
                                    "        lo, hi = k * share, (k + 1) * share\n")],
-                          "grey images are wrong", True),
+                          ("image 6 belongs to no device's share, so it was never converted "
+                           "(still 0, black): the shares end at (k + 1) * share (line 12 of your "
+                           "cell: lo, hi = k * share, (k + 1) * share)",
+                           "Hint: multiply first, then divide: hi = (k + 1) * count // n"), True),
+    # blind audit TKC-gray_split-1 (was "1 of 7 grey images are wrong (images 6) ... Hint: every
+    # image must be converted once, by one device: give device k the images lo = k * count // n
+    # to hi = (k + 1) * count // n ..."): the floor taken before the product, image 6 in no share
+    "share_end_floored_first": ([(SPLIT, SPLIT.replace("(k + 1) * count // n",
+                                                       "(k + 1) * (count // n)"))],
+                                ("image 6 belongs to no device's share, so it was never converted "
+                                 "(still 0, black): the shares end at (k + 1) * (count // n) (line "
+                                 "11 of your cell: lo, hi = k * count // n, (k + 1) * (count // "
+                                 "n)), which takes the floor before the product: count // n "
+                                 "= 7 // 2 = 3, so device 1's share ends at 6, not at count = 7",
+                                 "Hint: multiply first, then divide: hi = (k + 1) * count // n"),
+                                True),
     "empty_share_launched": ([("        if lo == hi:\n            continue\n", "")],
                              "launched on a grid of no blocks", True),
     "gathered_in_the_wrong_place": ([("grey[lo:hi] = grey_k.get()",

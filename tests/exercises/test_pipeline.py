@@ -112,6 +112,13 @@ WRONG = {
         RIGHT.replace("s = streams[c % len(streams)]", "s = streams[c % n_chunks]"),
         ("c % n_chunks counts up to n_chunks - 1 = 6, past the last of the 3 streams: the chunk "
          "count where the number of streams belongs", "streams[c % len(streams)]")),
+    # blind audit TKC-pipeline-1 (was "the results are right here, but chunks on different
+    # streams used the same device input buffer ... Hint: give each stream its own input and
+    # output buffer ..."): the allocation was right, the pair was picked by c // len(streams)
+    "buffers_picked_by_the_round": (
+        RIGHT.replace("buffers[c % len(streams)]", "buffers[c // len(streams)]"),
+        ("chunks 0, 1 and 2, on streams 0, 1 and 2, all used buffers[0]",
+         "buffers[c // len(streams)]", "Hint: d_in, d_out = buffers[c % len(streams)]")),
     "one_stream": (RIGHT.replace("s = streams[c % len(streams)]", "s = streams[0]"),
                    "every kernel went to the same stream"),
     "kernel_in_default_stream": (RIGHT.replace("launch(d_in, d_out, hi - lo, s)",

@@ -128,6 +128,14 @@ WRONG = {
         {"problem": "went to a slice of its staging buffer that is empty, as buf[lo:hi] is: a "
                     "staging buffer holds",
          "hint": "fill the staging buffer from its start: buf[:hi - lo] = h[lo:hi]"}),
+    # blind audit TKC-staging_upload-1 (was "your function raised ValueError at line 15 of your
+    # cell (buf[:hi - lo] = h[lo:hi]): could not broadcast input array from shape (131072,) into
+    # shape (32768,) ... Hint: the message says what went wrong on that line"): bytes for elements
+    "chunk_of_the_buffer_s_bytes": (
+        right_but(("staging[0].size", "staging[0].nbytes")),
+        # the sizes differ between backends (chunk 32,768 on the simulator, 524,288 on a GPU)
+        {"problem": "elements for a staging buffer of ",
+         "hint": "chunk = staging[0].size"}),
     # blind audit TEC-staging_upload-1 (was "chunk 0 (elements 0 to 32,767) of d differs from h
     # ... Hint: chunk c goes through staging[c % 2] on streams[c % 2], after waiting for that
     # stream"): the wait skipped for the first three chunks, one too many

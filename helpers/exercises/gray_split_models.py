@@ -1,0 +1,62 @@
+"""The models of notebook 11's exercise (``helpers.exercises.gray_split``): shares whose end
+takes the floor before the product, (k + 1) * (count // n), so that the last count % n images
+belong to no device's share."""
+
+from __future__ import annotations
+
+import ast
+
+import numpy as np
+
+from helpers.exercises.function import code_of
+
+
+def floored_shares(fn, result, want, n):
+    """(what it shows, hint) where the images converted right are exactly those of shares that
+    end at (k + 1) * (count // n), from lo = k * count // n or k * (count // n): the last count %
+    n images in none (with fewer images than devices every share is empty: another mistake);
+    the expression read from ``fn``'s code where known."""
+    count = len(want)
+    if n < 2 or count < n or not count % n or getattr(result, "shape", None) != want.shape:
+        return
+    q = count // n
+    right = set(np.flatnonzero(np.abs(result.astype(np.int16) - want).max(axis=(1, 2)) <= 1))
+    models = (set().union(*(range(k * count // n, (k + 1) * q) for k in range(n))),
+              set(range(n * q)))
+    if right not in models:
+        return
+    left = [i for i in range(count) if i not in right]
+    black = " (still 0, black)" if not result[left].any() else ""
+    expr, line = _floor_first(fn) or ("(k + 1) * (count // n)", "")
+    them = (f"image {left[0]} belongs to no device's share, so it was never converted{black}"
+            if len(left) == 1 else f"images {', '.join(map(str, left))} belong to no device's "
+            f"share, so they were never converted{black}")
+    rest = f"{count % n} image is" if count % n == 1 else f"{count % n} images are"
+    yield (f"{them}: the shares end at {expr}{line}, which takes the floor before the product: "
+           f"count // n = {count} // {n} = {q}, so device {n - 1}'s share ends at {n * q}, not "
+           f"at count = {count}, and the last count % n = {rest} left out",
+           "multiply first, then divide: hi = (k + 1) * count // n (and lo = k * count // n), "
+           "so that the last share ends at count and the shares differ by one image at most")
+
+
+def _floor_first(fn):
+    """``(expression, ' (line L of place: text)')`` of a product of ``fn``'s code one of whose
+    factors is a floor division (or a name assigned one), the one with a + 1 first; or None."""
+    if (code := code_of(fn)) is None:
+        return None
+    tree, first, place, lines = code
+    floors = {t.id for node in ast.walk(tree) if isinstance(node, ast.Assign)
+              and _floor(node.value, set()) for t in node.targets if isinstance(t, ast.Name)}
+    products = sorted((node for node in ast.walk(tree) if isinstance(node, ast.BinOp)
+                       and isinstance(node.op, ast.Mult)
+                       and (_floor(node.left, floors) or _floor(node.right, floors))),
+                      key=lambda node: ("+ 1" not in ast.unparse(node), node.lineno))
+    for node in products[:1]:
+        return (ast.unparse(node), f" (line {first + node.lineno - 1} of {place}: "
+                                   f"{lines[node.lineno - 1].strip()})")
+    return None
+
+
+def _floor(node, names) -> bool:
+    return (isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv)
+            or isinstance(node, ast.Name) and node.id in names)
