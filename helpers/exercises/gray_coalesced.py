@@ -73,9 +73,12 @@ def _truncated(got, rgb):
     telling = (cut != want) & ~step & (np.abs(fraction - 0.5) >= SLACK)
     if not telling.any() or np.where(step, off > 1, off > 0).any():
         return
+    first = np.flatnonzero(telling.ravel())[0]
     yield (f"grey values were truncated, not rounded ({int((got == want - 1).sum())} of "
            f"{got.size} pixels one below): bt601_gray's + 0.5f is missing, so the conversion "
-           "to unsigned char drops the fraction (200.7 becomes 200, not 201)",
+           f"to unsigned char drops the fraction (pixel {first}'s weighted sum "
+           f"{exact.ravel()[first]:.2f} became {cut.ravel()[first]}, not "
+           f"{want.ravel()[first]})",
            "round to the nearest grey level: return (unsigned char)(0.299f * r + 0.587f * g + "
            "0.114f * b + 0.5f);, the stub's bt601_gray line")
 
