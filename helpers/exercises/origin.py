@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises import microscope
+from helpers.exercises.verdict import listed
 
 ACCESSES = 1 << 20
 """The accesses a launch may make for its wrong element to be traced back (24 bytes each)."""
@@ -50,7 +51,7 @@ def _array_loads(name, indices) -> str:
     unique = list(dict.fromkeys(indices))
     if len(unique) <= LISTED:
         items = [f"{name}[{i}]" for i in unique]
-        return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+        return listed(items)
     steps = {b - a for a, b in zip(unique, unique[1:])}
     apart = f", {steps.pop()} apart" if len(steps) == 1 else ""
     return f"{len(unique)} elements of {name} ({name}[{unique[0]}] to {name}[{unique[-1]}]{apart})"
@@ -76,8 +77,7 @@ def words(origin, block, grid, shape=None) -> str | None:
     if not by_array:
         return f"{stored}, which loaded nothing before it"
     loads = [_array_loads(name, indices) for name, indices in by_array.items()]
-    listed = loads[0] if len(loads) == 1 else ", ".join(loads[:-1]) + " and " + loads[-1]
-    return f"{stored}, which loaded {listed}"
+    return f"{stored}, which loaded {listed(loads)}"
 
 
 def traced(kernels, launch, wrong: Wrong):

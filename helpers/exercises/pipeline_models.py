@@ -13,6 +13,7 @@ import itertools
 import numpy as np
 
 from helpers.exercises.function import Refused, copies_noted
+from helpers.exercises.verdict import listed
 
 RTOL, ATOL = 1e-4, 1e-5  # how near h_out must be to NumPy's
 
@@ -113,12 +114,6 @@ def shared_buffers(calls) -> str | None:
                  if a[3] is not b[3] and a[k] < b[k] + 4 * b[2] and b[k] < a[k] + 4 * a[2]), None)
 
 
-def _listed(items) -> str:
-    """'0', '0 and 1', '0, 1 and 2'."""
-    items = [str(i) for i in items]
-    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else items[0]
-
-
 def picked_by_round(calls, streams, made, fn):
     """``(what, hint)`` where chunk c ran on streams[c % len(streams)] but used the buffer pair
     c // len(streams) (the pairs numbered in the order they were allocated), so that the first
@@ -140,7 +135,7 @@ def picked_by_round(calls, streams, made, fn):
     name, target, (c, by), line = (_round_pick(fn)
                                    or ("buffers", "d_in, d_out", ("c", "len(streams)"), ""))
     both = "both" if k == 2 else "all"
-    return (f"chunks {_listed(range(k))}, on streams {_listed(range(k))}, {both} "
+    return (f"chunks {listed(range(k))}, on streams {listed(range(k))}, {both} "
             f"used {name}[0]{line}: {c} // {by} counts the rounds over the streams, so it "
             f"gives one pair to {k} consecutive chunks, each on another stream",
             f"{target} = {name}[{c} % {by}]: the pair is picked as the stream is, so that "

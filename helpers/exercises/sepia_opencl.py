@@ -19,6 +19,7 @@ from helpers.exercises.coverage import Words
 from helpers.exercises.opencl_kernel import OpenCLExercise, kernel_code
 from helpers.exercises.sepia import CASES
 from helpers.exercises.sepia_models import CHANNEL_NAMES, ROUNDING_SLACK
+from helpers.exercises.verdict import listed
 
 INDEX_HINT = ("x = get_global_id(0) (the column), y = get_global_id(1) (the row), pixel "
               "i = y * width + x; get_local_id is the position inside the work-group only "
@@ -109,11 +110,10 @@ def _int_sums(rgb, got, code):
         return
     y, x, c = np.argwhere(got != want)[0]
     names = sorted(declared, key=stored.get)
-    listed = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
     some = ("" if len(channels) == 3 else
             f"the {' and '.join(CHANNEL_NAMES[k] for k in channels)} values are one level low "
             "where the sum's fraction is .5 or more: ")
-    yield (f"{some}{listed} {'are' if len(names) > 1 else 'is'} declared "
+    yield (f"{some}{listed(names)} {'are' if len(names) > 1 else 'is'} declared "
            f"{' '.join(declared[names[0]].split())}, so {'each' if len(names) > 1 else 'the'} "
            "sum lost its fraction when it was "
            f"stored there (x = {x}, y = {y}, {CHANNEL_NAMES[c]}: {exact[y, x, c]:.2f} became "

@@ -80,6 +80,12 @@ class Verdict:
         return self
 
 
+def listed(items) -> str:
+    """Items in a verdict's words: "a", "a and b", "a, b and c"."""
+    items = [str(i) for i in items]
+    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else items[0]
+
+
 def passed(what: str) -> Verdict:
     """The verdict for right work; ``what`` says what was checked."""
     return Verdict(True, what)
