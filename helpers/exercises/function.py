@@ -80,24 +80,29 @@ _SPIN = r"""__global__ void hold(long long cycles) {
 }"""
 
 
-def hold_streams(streams, drv, first_free: int | None = None):
-    """On a GPU (``drv`` PyCUDA's driver), one thread at the head of each stream, busy for
-    HOLD_MS, so that work the learner's function queues there cannot have ended when it returns
-    unless it waited (a copy of a few megabytes is over before Python queues the next); the
-    simulator runs queued work only when the host waits, which holds it back the same way. With
-    ``first_free``, every stream but ``streams[first_free]`` is held twice as long: a function
-    that waited for that stream alone returns while the others still run (on the H100, 2026-12-06,
-    a pipeline that waited for its loop's last stream alone passed: the others, held as long and
-    given no more work, had ended too)."""
+def stream_holder(drv):
+    """On a GPU (``drv`` PyCUDA's driver), ``hold(stream, ms=HOLD_MS)``: one thread at the head
+    of ``stream``, busy for ``ms``, so that work queued there after it cannot have ended when the
+    learner's function returns unless it waited (a copy of a few megabytes is over before Python
+    queues the next); None on the simulator, which runs queued work only when the host waits and
+    so holds it back the same way."""
     if drv.__name__ != "pycuda.driver":
-        return
+        return None
     from helpers.backend import SourceModule
 
-    hold = SourceModule(_SPIN).get_function("hold")
+    spin = SourceModule(_SPIN).get_function("hold")
     rate = drv.Context.get_device().get_attribute(drv.device_attribute.CLOCK_RATE)  # kHz
-    for k, s in enumerate(streams):
-        ms = HOLD_MS if first_free in (None, k) else 2 * HOLD_MS
-        hold(np.int64(ms * rate), block=(1, 1, 1), grid=(1, 1), stream=s)
+
+    def hold(stream, ms=HOLD_MS):
+        spin(np.int64(ms * rate), block=(1, 1, 1), grid=(1, 1), stream=stream)
+    return hold
+
+
+def hold_streams(streams, drv):
+    """Each of ``streams`` held (``stream_holder``) before the learner's function runs."""
+    if (hold := stream_holder(drv)) is not None:
+        for s in streams:
+            hold(s)
 
 
 def check_function(fn, name: str, verdict) -> Verdict:

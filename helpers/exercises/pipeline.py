@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises import hidden as hidden_cases
-from helpers.exercises.function import check_function, hold_streams, run_catching
+from helpers.exercises.function import HOLD_MS, check_function, run_catching, stream_holder
 from helpers.exercises.hidden import awkward
 from helpers.exercises.pipeline_models import (ATOL, RTOL, buffers_watched, how_copied, launch_fits,
                                               out_of_order, picked_by_round, shared_buffers,
@@ -149,10 +149,13 @@ def pagelocked(n: int, seed: int):
 def mistakes(fn, case, kernel, on_gpu, work=WORK_SMALL, buffers=None, want=None, times=None):
     """Run ``fn`` once on ``case``'s streams and ``buffers`` (new ones of its size by default),
     h_out filled with NaN; yield every mistake the run shows, in order (``want``: by default
-    NumPy's); append to ``times`` the milliseconds from the call to its return. An untimed run
-    starts with its streams held (``function.hold_streams``): on a GPU the small cases' work ends
-    while Python still queues it, and a function that returned before its copies ended (the
-    H200, 2026-12-05) passed."""
+    NumPy's); append to ``times`` the milliseconds from the call to its return. In an untimed run
+    on a GPU each stream is held (``function.stream_holder``) as the learner's function first
+    queues work there: unheld, the small cases' work ends while Python still queues it, and a
+    function that returned before its copies ended passed (the H200, 2026-12-05). Held before the
+    call, the holds ended before any of its work began, since its ``mem_alloc`` waits for them
+    (CUDA's implicit synchronization), and one that waited for its loop's last stream alone
+    passed (the H100, 2026-12-06); now that stream is held HOLD_MS, the others twice as long."""
     from helpers.backend import drv
 
     h_in, h_out = buffers or pagelocked(case[0], seed=case[0])
@@ -163,7 +166,16 @@ def mistakes(fn, case, kernel, on_gpu, work=WORK_SMALL, buffers=None, want=None,
     drv.Context.synchronize()
     start, end = drv.Event().record(), drv.Event()
 
+    hold, held, last = stream_holder(drv) if times is None else None, set(), streams[
+        (case[1] - 1) % case[2]]
+
+    def first_use(stream):  # held at the learner's first work on it (none in a timed run)
+        if hold is not None and stream is not None and id(stream) not in held:
+            held.add(id(stream))
+            hold(stream, HOLD_MS if stream is last else 2 * HOLD_MS)
+
     def fits(call, c):  # refused where it does not fit its buffers; noted: the copies before it
+        first_use(call[3])
         launch_fits(call, c, made, *case[:2])
         order.append(len(copies))
 
@@ -175,9 +187,7 @@ def mistakes(fn, case, kernel, on_gpu, work=WORK_SMALL, buffers=None, want=None,
         drv.Context.synchronize()
         return at_return
 
-    if times is None:  # (the timed runs are not held; the last chunk's stream is freed first)
-        hold_streams(streams, drv, (case[1] - 1) % case[2])
-    with buffers_watched(drv, case[0], case[1], made) as copies:
+    with buffers_watched(drv, case[0], case[1], made, first_use) as copies:
         raised, at_return = run_catching(call, "replace the TODO in my_pipeline with your code", (
             (LaunchArgumentError, "launch takes (d_in, d_out, count, stream): device buffers (or "
                                   "addresses), the number of elements as an int, and a stream"),

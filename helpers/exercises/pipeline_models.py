@@ -28,11 +28,12 @@ def address(buf) -> int | None:
 
 
 @contextlib.contextmanager
-def buffers_watched(drv, n: int, n_chunks: int, made: list | None = None):
+def buffers_watched(drv, n: int, n_chunks: int, made: list | None = None, first_use=None):
     """While in use, the driver's mem_alloc and asynchronous copies as the learner's function
     finds them: each allocation's (address, bytes) noted, each copy as ``copies_noted`` notes
     it, and one that would not fit the allocation it starts in refused (``_does_not_fit``).
-    Gives the copies' list; the allocations go into ``made`` (a list of the caller's, if given)."""
+    Gives the copies' list; the allocations go into ``made`` (a list of the caller's, if given);
+    ``first_use(stream)``, where given, sees each copy's stream before the copy is queued."""
     made, mem_alloc, count = [] if made is None else made, drv.mem_alloc, {"htod": 0, "dtoh": 0}
 
     def noting(nbytes, *args, **kwargs):
@@ -41,7 +42,9 @@ def buffers_watched(drv, n: int, n_chunks: int, made: list | None = None):
         return buf
 
     def check(copy):
-        way, host, _, device = copy
+        way, host, stream, device = copy
+        if first_use is not None:
+            first_use(stream)
         _does_not_fit(way, count[way], host, address(device), made, -(-n // n_chunks))
         count[way] += 1
 
