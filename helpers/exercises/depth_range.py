@@ -49,15 +49,15 @@ def _where(case):
     return f"n = {n}, block = ({block}, 1, 1), grid = ({-(-n // block)}, 1)"
 
 
-def depths(n, far_first=False, holes=True):
-    """n depths in millimetres, 20% holes, the nearest (250, the last pixel) and the farthest
-    (9000) past block 0; ``far_first``: a farther one still (9500) at pixel 0; without
-    ``holes``, the same image with a depth where its holes were."""
+def depths(n, far_first=False, holes=True, nearest=None):
+    """n depths in millimetres, 20% holes, the nearest (250, the last pixel or pixel
+    ``nearest``) and the farthest (9000) past block 0; ``far_first``: a farther one still (9500)
+    at pixel 0; without ``holes``, the same image with a depth where its holes were."""
     rng = np.random.default_rng(n)
     depth = rng.integers(300, 8000, n)
     hole = rng.random(n) < 0.2
     depth[hole & holes] = 0
-    depth[n - 1], depth[n // 2 + 1] = 250, 9000
+    depth[n - 1 if nearest is None else nearest], depth[n // 2 + 1] = 250, 9000
     if far_first:
         depth[0] = 9500
     return depth.astype(np.uint16)
@@ -65,7 +65,7 @@ def depths(n, far_first=False, holes=True):
 
 def _launch(case):
     n, block = case["n"], case["block"]
-    depth = depths(n, case.get("far_first", False), case.get("holes", True))
+    depth = depths(n, case.get("far_first", False), case.get("holes", True), case.get("nearest"))
     return Launch((Input(depth, after=block, junk=JUNK), np.int32(n),
                    Output(2, np.uint32, poisons=POISONS, start=case.get("start", START),
                           before=AHEAD)),
@@ -206,11 +206,36 @@ def _mistakes(case, run):
         yield ("the range is that of pixels 1 to n - 1: pixel 0 was not looked at",
                "i is one too many: i = blockIdx.x * blockDim.x + threadIdx.x, no + 1 (thread 0 "
                "of block 0 looks at pixel 0)")
+    yield from _index_wrapped(case, run, want)
     if [near, far] == _range(depth[:-1]):
         yield ("the last pixel (i = n - 1, the nearest depth) was not looked at: the bounds "
                "guard is off by one", "the last pixel is i = n - 1: " + GUARD_HINT + " (>=, not >)")
     yield from _hole_made_up(case, run, want)
     yield from _lost(run, [near, far], want)
+
+
+WRAP = 1 << 16
+"""An unsigned short index holds 0 to 65535: thread WRAP + k takes pixel k again."""
+
+
+def _index_wrapped(case, run, want):
+    """i declared unsigned short: i wraps at 65,536, so with n past that the pixels from 65,536 on
+    are never looked at (their threads read pixels i - 65,536 again), and the range is that of
+    pixels 0 to 65,535; the same image with its nearest at pixel 65,536 (not the last) misses it
+    too, where a guard off by one would not."""
+    n, got = case["n"], run.out.got.tolist()
+    if n <= WRAP or got == want or got != _range(run.model[:WRAP]):
+        return
+    again = _run(run.kernel, dict(case, nearest=WRAP))
+    if again is None or again.out.got.tolist() != _range(again.model[:WRAP]):
+        return
+    yield (f"range is {{{got[0]}, {got[1]}}}, expected {{{want[0]}, {want[1]}}}: the range of "
+           f"pixels 0 to {WRAP - 1} only, pixels {WRAP} to {n - 1} were never looked at: i is an "
+           f"unsigned short, which wraps at 65,536 (it holds 0 to {WRAP - 1}), so thread {WRAP} "
+           f"took pixel 0 again, thread {WRAP + 1} pixel 1, ... (the same image with its nearest "
+           f"at pixel {WRAP}, not the last, misses it too)",
+           "an index up to n needs an int: int i = blockIdx.x * blockDim.x + threadIdx.x; (an "
+           "unsigned short is for the depths, 0 to 65535 mm)")
 
 
 def _cut_to_a_byte(depth, got, want):

@@ -53,6 +53,13 @@ WRONG = {
                                  "0, 128, 256, ..., each block's first pixel only: the atomics ran "
                                  "only in thread 0 of each block (threadIdx.x == 0)",
                                  "every thread does both atomics for its own pixel"),
+    # blind audit TLA-depth_range-1: the index an unsigned short, as a depth is, wraps at 65,536
+    # (was 'the last pixel (i = n - 1, the nearest depth) was not looked at: the bounds guard is
+    # off by one ... Hint: ... if (i >= n) return; first (>=, not >)', a guard the code has)
+    "index_an_unsigned_short": ([("int i = blockIdx.x", "unsigned short i = blockIdx.x")],
+                                "pixels 65536 to 70000 were never looked at: i is an unsigned "
+                                "short, which wraps at 65,536",
+                                "int i = blockIdx.x * blockDim.x + threadIdx.x"),
     "last_pixel_left_out": ([("if (i >= n)", "if (i >= n - 1)")], "the last pixel (i = n - 1",
                             "(>=, not >)"),
     "farthest_never_kept": ([("    atomicMax(&range[1], d);\n", "")], "range[1] came out 0",
