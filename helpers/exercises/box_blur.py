@@ -201,6 +201,13 @@ def _models(image):
            "and its columns to the height: clamp_index's n swapped", "a row lies in 0 .. height "
            "- 1, a column in 0 .. width - 1: in[clamp_index(y0 + ty, height) * width + "
            "clamp_index(x0 + tx, width)]")
+    (h, w), last = image.shape, "the image's last row in memory"  # the row clamped to the width:
+    yield (reference(image, clamps=(w, w)), "the tile's rows were clamped to the width, "
+           "clamp_index(y0 + ty, width): " + (f"rows past height - 1 = {h - 1} went through, up "
+           f"to width - 1 = {w - 1}, so the bottom rows' windows read what lies after {last}"
+           if w > h else f"rows stopped at width - 1 = {w - 1}, before height - 1 = {h - 1}"),
+           "clamp the row to the height: clamp_index(y0 + ty, height) (a row lies in 0 .. "
+           "height - 1; the column, clamp_index(x0 + tx, width))")
     yield (reference(image).T.reshape(image.shape), "each pixel was stored at out[x * height + "
            "y]: the output is transposed, its pixels laid out column after column",
            "out holds the image row after row, as in does: store pixel (x, y) at "

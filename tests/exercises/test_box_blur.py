@@ -142,6 +142,15 @@ WRONG = {
     "clamp_sides_swapped": ([(LOAD, "in[clamp_index(y0 + ty, width) * width + "
                                     "clamp_index(x0 + tx, height)]")],
                             ["rows were clamped to the width", "clamp_index(y0 + ty, height)"]),
+    # blind audit TLA-box_blur-1: the row clamped to the width, a copy slip (was '154 of 3465
+    # pixels are wrong ... all near the right or bottom edge of the image. Hint: ... move the
+    # bounds guard after the barrier', a guard already after it)
+    "row_clamped_to_the_width": ([(LOAD, "in[clamp_index(y0 + ty, width) * width + "
+                                         "clamp_index(x0 + tx, width)]")],
+                                 ["the tile's rows were clamped to the width, clamp_index(y0 + ty, "
+                                  "width): rows past height - 1 = 44 went through, up to width - 1 "
+                                  "= 76", "Hint: clamp the row to the height: clamp_index(y0 + ty, "
+                                  "height)"]),
     # audit B (second round): the store's rows of height pixels, the tx loop stepping by BLOCK_Y
     "store_rows_of_height": ([("out[y * width + x] =", "out[y * height + x] =")],
                              ["a row was taken as height = 45 pixels long, not width = 77",
