@@ -95,6 +95,17 @@ WRONG = {
     "a_block_a_row": ([(X, "int x = threadIdx.x;"), (Y, "int y = blockIdx.x;")],
                       ["thread t took x = threadIdx.x and y = blockIdx.x, one block a row",
                        "x = t % width, y = t / width"]),
+    # blind audit TLA-gray_coalesced-1: one block a row, as in mandelbrot_rows, in t itself (was
+    # '14 of 315 pixels were never written ...: some pixels got two threads and others none.
+    # Hint: take pixel t of the image read as one flat run of pixels: x = t % width, ...', the
+    # split being right)
+    "t_from_blocks_of_width": ([("int t = blockIdx.x * blockDim.x + threadIdx.x;",
+                                 "int t = blockIdx.x * width + threadIdx.x;")],
+                               ["t = blockIdx.x * width + threadIdx.x: block b's 256 threads took "
+                                "pixels b * 45 to b * 45 + 255", "14 of 315 pixels were never "
+                                "written (from x = 31, y = 6", "Hint: a block has blockDim.x "
+                                "threads, not width: int t = blockIdx.x * blockDim.x + "
+                                "threadIdx.x;"]),
     "block_index_left_out": ([("int t = blockIdx.x * blockDim.x + threadIdx.x;", "int t = threadIdx.x;")],
                              ["59 of 315 pixels were never written"]),
     # blind audit TEA-gray_coalesced-1: the bytes passed as blue, green, red (was '291 of 315 grey
