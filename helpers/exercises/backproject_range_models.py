@@ -54,7 +54,8 @@ def _other_centre(u, v, z, fx, fy, cx, cy):
 
 def _raw_depth(u, v, depth, fx, fy, cx, cy):
     """(xyz, problem, hint) of X, Y or both computed from the raw depth[i] (millimetres), Z
-    right: those planes 1 / depth_scale = 1000 times too large."""
+    right, or Z stored as the raw depth, X and Y right: those planes 1 / depth_scale = 1000
+    times too large."""
     raw, z = depth.astype(np.float32), depth.astype(np.float32) * DEPTH_SCALE
     x, y, raw_x, raw_y = (u - cx) * z / fx, (v - cy) * z / fy, (u - cx) * raw / fx, (v - cy) * raw / fy
     times = f"{1 / DEPTH_SCALE:.0f} (1 / depth_scale) times too large"
@@ -66,6 +67,9 @@ def _raw_depth(u, v, depth, fx, fy, cx, cy):
                                ("Y", (x, raw_y), "Y = (v - cy) * z / fy")):
         yield (np.stack([*xy, z]), f"{plane} used the raw depth[i] (millimetres) where z = "
                f"depth[i] * depth_scale (metres) belongs: it is {times}", use + formula)
+    yield (np.stack([x, y, raw]), f"Z was stored as the raw depth[i] (millimetres) where z = "
+           f"depth[i] * depth_scale (metres) belongs: it is {times}, while X and Y are right",
+           "store z, the depth in metres: xyz[2 * n + i] = z")
 
 
 def _projected(u, v, z, fx, fy, cx, cy):

@@ -18,7 +18,7 @@ from helpers.exercises.causal_softmax_models import (
     _exps, _lanes_own_max, _near, _shfl_down_max, _shfl_down_sums, _shifted, far, late,
     max_from_0, max_from_the_lane_s_column, max_of_column_numbers, max_of_first_1024_columns,
     max_of_first_columns, max_of_magnitudes, max_of_row_0, softmax, sum_without_max, sunk,
-    unwritten_parts, visible)
+    unwritten_parts, visible, write_without_max)
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -332,6 +332,7 @@ def _mistakes(case, run):
                "last = min(row, cols - 1), and the max's and the sum's loops run while c <= last")
     if bad and bad <= set(range(0, x.shape[0], 2)):
         yield from max_of_column_numbers(x, got)
+        yield from write_without_max(x, got)
         yield from _overflowed(run.kernel)
     yield from _max_slips(x, got, bad, run.kernel)
     if _near(got, softmax(x, seen=visible(*x.shape, ahead=1))):

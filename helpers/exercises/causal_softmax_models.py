@@ -145,10 +145,9 @@ ROW_HINT = ("a block holds blockDim.x / 32 warps, one a row: row = blockIdx.x * 
 
 
 def rows_of_warps(x, got, unwritten, block, probed):
-    """(problem, hint) of whole rows never written where the rows written are right and are b *
-    blockDim.x + w, warp w of block b's (the block's threads counted where its warps belong),
-    here and in ``probed()``'s launch: the rows written of 70, one warp a block (rows 0, 32, 64;
-    a kernel whose every block takes rows 0, 1, ... writes row 0 alone)."""
+    """Whole rows never written, those written right and b * blockDim.x + w (warp w of block b),
+    here and in ``probed()``'s launch, the rows written of 70 with one warp a block (rows 0, 32,
+    64; a kernel whose every block takes rows 0, 1, ... writes row 0 alone)."""
     rows, warps = x.shape[0], block // 32
     written = ~unwritten.all(axis=1)
     if written.all() or not written.any() or unwritten[written].any() or \
@@ -185,10 +184,9 @@ def _spans(ys):
 
 
 def max_of_first_columns(x, got, kernels):
-    """The max's loop reading in[lane], the lane's first column, every time round, where in[c]
-    belongs: m the max of columns 0 to min(31, last), one a lane (NaN or inf where the row's
-    largest scores lie past column 31), and on the simulator a lane's loads at one line of the
-    loop all of its first column."""
+    """The max's loop reading in[lane] every time round, where in[c] belongs: m the max of
+    columns 0 to min(31, last) (NaN or inf where a row's largest scores lie past column 31), and
+    on the simulator a lane's loads at one line of the loop all of its first column."""
     last = np.minimum(np.arange(x.shape[0]), x.shape[1] - 1)
     seen = visible(*x.shape) & (np.arange(x.shape[1]) < 32)
     m = np.where(seen, x.astype(np.float64), -np.inf).max(axis=1)
@@ -336,6 +334,21 @@ def sum_without_max(x, got):
                f"{np.nansum(got[r]):.3g}, not 1), and where the scores pass about 88 the sum of "
                "exp(x) overflows to inf and the row comes out 0",
                "subtract the max in the sum too: sum += __expf(__half2float(in[c]) - m)")
+
+
+def write_without_max(x, got):
+    """The final write's exp without the max, __expf(x) / sum, the sum's exp(x - m): each row
+    exp(m) times the softmax, inf (in float, or in half past 65504) where the scores pass 88."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        e = np.where(visible(*x.shape), np.exp(x.astype(np.float32)), 0).astype(np.float64)
+        model = (e / _exps(x).sum(axis=1, keepdims=True)).astype(np.float16).astype(np.float64)
+    small = np.flatnonzero(np.isfinite(model).all(axis=1) & ~np.isclose(model.sum(axis=1), 1, 1e-2))
+    if small.size and np.isinf(model).any() and np.allclose(got, model, 4e-3, 1e-4, equal_nan=True):
+        yield (f"the final write's exp left out the max: y = __expf(x) / sum, while the sum adds "
+               f"exp(x - m), so each row is exp(m) times its softmax (row {small[0]} adds up to "
+               f"{np.nansum(got[small[0]]):.4g}, not 1), and where the scores are about 100 "
+               "exp(x) overflows a float and y is inf", "subtract the max in the write too, as "
+               "the sum does: y = __expf(__half2float(in[c]) - m) / sum")
 
 
 def unwritten_parts(x, got, unwritten, block, probed):

@@ -88,6 +88,16 @@ WRONG = {
                              "* depth_scale (metres), not depth[i]: X = (u - cx) * z / fx"),
     "y_from_the_raw_depth": ([(Y, Y.replace("* z /", "* depth[i] /"))],
                              "Y used the raw depth[i] (millimetres)"),
+    # blind audit TLA-backproject_range-1 (was 'every element of Z is 1000 times the right value:
+    # a factor is off ... Hint: ... an int divided by an int drops the fraction ...'): Z stored
+    # as the raw depth
+    "z_stored_as_the_raw_depth": ([(Z, "    xyz[2 * n + i] = depth[i];\n")],
+                                  "Z was stored as the raw depth[i] (millimetres) where z = "
+                                  "depth[i] * depth_scale (metres) belongs: it is 1000 (1 / "
+                                  "depth_scale) times too large, while X and Y are right (width "
+                                  "= 45, height = 37, block = (16, 16, 1), grid = (3, 3), fx = "
+                                  "52.0, fy = 47.5, cx = 21.7, cy = 19.4). Hint: store z, the "
+                                  "depth in metres: xyz[2 * n + i] = z"),
     "x_and_y_from_the_raw_depth": ([(X + Y, (X + Y).replace("* z /", "* depth[i] /"))],
                                    "X and Y used the raw depth[i] (millimetres) where z = depth[i] "
                                    "* depth_scale (metres) belongs: they are 1000 (1 / depth_scale)"

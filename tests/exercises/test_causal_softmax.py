@@ -53,6 +53,14 @@ WRONG = [
                                              "sum += __expf(__half2float(in[c]));")),
      ["the sum left out the max: it adds exp(x) where the output divides exp(x - m)",
       "sum += __expf(__half2float(in[c]) - m)"]),
+    # blind audit TLA-causal_softmax-1: - m left out of the final write's exp alone (was 'NaN or
+    # inf in the rows whose scores are about 100, right in the small ones: exp(x) overflowed a
+    # float, the max was not subtracted ...', which the max and sum loops do)
+    ("write_without_the_max", variant(KERNEL, ("c <= last ? __expf(__half2float(in[c]) - m) / sum",
+                                               "c <= last ? __expf(__half2float(in[c])) / sum")),
+     ["the final write's exp left out the max: y = __expf(x) / sum, while the sum adds exp(x - m)",
+      "Hint: subtract the max in the write too, as the sum does: y = "
+      "__expf(__half2float(in[c]) - m) / sum"]),
     ("max_not_subtracted", variant(KERNEL, (MAX, "    float m = 0.0f;\n")),
      ["NaN or inf in the rows whose scores are about 100", "the max was not subtracted"]),
     # blind audit E49: every lane's max loop from column 0 (m = the max of columns 0, 32, ...)

@@ -79,6 +79,16 @@ WRONG = {
     "nothing_written": ([("out[i] = a[i] * col_scale[col] + row_offset[row];", "(void)i;")],
                         "nothing was written"),
     "last_row_skipped": ([("row >= rows ||", "row >= rows - 1 ||")], "elements were never written"),
+    # blind audit TLB-matrix_index-1 (was '3367 of 3367 elements are wrong (the first is
+    # out[0][0] = -314.59, expected -52.4984) ... Hint: out[row * cols + col] = ...', the whole
+    # formula): the offset added before the scale
+    "offset_added_before_the_scale": ([("out[i] = a[i] * col_scale[col] + row_offset[row];",
+                                        "out[i] = (a[i] + row_offset[row]) * col_scale[col];")],
+                                      "the row's offset was added before the scale: out = (a + "
+                                      "row_offset[row]) * col_scale[col] (out[0][0] = -314.59 is "
+                                      "(a[0][0] + row_offset[0]) * col_scale[0] = (",
+                                      "Hint: scale first, then add the row's offset: out[i] = "
+                                      "a[i] * col_scale[col] + row_offset[row]"),
     "wrong_formula": ([("+ row_offset[row]", "- row_offset[row]")], "elements are wrong"),
     # blind audit I20 (was '2989 of 3367 elements were never written ... Hint: every element
     # needs a thread: ...'): the block's index added without its size, the blocks overlap
