@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises import near
+from helpers.exercises import load_index
 from helpers.exercises.microscope import accesses_of, observe, written_twice
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import pick
@@ -221,6 +222,8 @@ def _mistakes(case, run):
             yield (f"out[i] = {'a[i + 1] * b[i]' if name == 'a' else 'a[i] * b[i + 1]'}: {name} "
                    "was read one element on",
                    "read a, b and out at the same index: out[i] = a[i] * b[i]")
+    yield from load_index.misread(run.kernel, _launch(case), {"a": "i", "b": "i"},
+                                  load_index.WHOLE, "out[i] = a[i] * b[i]")
     first = int(np.argmin(right))
     yield Wrong(f"{int((~right).sum())} of {n} elements are wrong (the first is out[{first}] = "
                 f"{got[first]}, expected {want[first]})", "each thread computes out[i] = a[i] * b[i]",

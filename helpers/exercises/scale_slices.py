@@ -16,6 +16,7 @@ import itertools
 import numpy as np
 
 from helpers.exercises import near
+from helpers.exercises import load_index
 from helpers.exercises.microscope import observe, written_by_two, written_twice
 from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.hidden import awkward, pick
@@ -293,6 +294,13 @@ def _guard_sides(case, run, hit):
                                guard_against_a_side(case, _grid(case), hit))
 
 
+def _indices(nx, ny):
+    """The indices a load may take here: each coordinate, x, y, z and i, the element's."""
+    names = [f"{what}.{axis}" for what in ("threadIdx", "blockIdx") for axis in "xyz"] + list("xyz")
+    return {"i": lambda c: (c["z"] * ny + c["y"]) * nx + c["x"],
+            **{name: (lambda c, name=name: c[name]) for name in names}}
+
+
 def _mistakes(case, run):
     """The mistakes a launched kernel's output shows, in order (nothing when it is right)."""
     nx, ny, nz, block = case
@@ -344,6 +352,8 @@ def _mistakes(case, run):
             yield (f"each slice was scaled by scale[{index}] ({what}), not by scale[z]",
                    "the slice's factor is scale[z], z = blockIdx.z * blockDim.z + threadIdx.z")
     yield from near.misses("out", got, want, close=near.within(1e-6, 0), index_hint=INDEX_HINT)
+    yield from load_index.misread(run.kernel, _launch(case), {"vol": "i", "scale": "z"},
+                                  _indices(nx, ny), "out[i] = vol[i] * scale[z]")
     wrong = np.argwhere(~right)[0]
     yield Wrong(f"{int((~right).sum())} of {vol.size} elements are wrong (the first at x = "
                 f"{wrong[2]}, y = {wrong[1]}, z = {wrong[0]})",

@@ -11,6 +11,7 @@ import itertools
 import numpy as np
 
 from helpers.exercises import near
+from helpers.exercises import load_index
 from helpers.exercises.microscope import accesses_of, observe, written_by_two, written_twice
 from helpers.exercises.common import GUARD, Input, Output, one_further
 from helpers.exercises.hidden import awkward, pick
@@ -65,6 +66,17 @@ def _observed(kernels, case):
     yield from written_twice(kernels, _launch(case), "each thread writes only its own element: "
                          "i = blockIdx.x * blockDim.x + threadIdx.x, then if (i < n) y[i] = "
                          "alpha * x[i]; no loop over all of y")
+
+
+def _misread(case, run, right, want):
+    """x read at another index than i (threadIdx.x, blockIdx.x), from the trace's loads; then
+    the elements that are wrong, the first traced back to the thread that stored it."""
+    yield from load_index.misread(run.kernel, _launch(case), {"x": "i"}, load_index.WHOLE,
+                                  "y[i] = alpha * x[i]")
+    first, got = int(np.argmin(right)), run.out.got
+    yield Wrong(f"{int((~right).sum())} of {case[0]} elements are wrong (the first is y[{first}] = "
+                f"{got[first]}, expected {want[first]})",
+                "every thread should compute y[i] = alpha * x[i] for its own i", "y", first)
 
 
 def _mistakes(case, run):
@@ -123,10 +135,7 @@ def _mistakes(case, run):
                            index_hint="each thread reads its own element: y[i] = alpha * x[i]")
     if not right.any():
         yield "values wrong everywhere", "check alpha: y[i] = alpha * x[i]"
-    first = int(np.argmin(right))
-    yield Wrong(f"{int((~right).sum())} of {n} elements are wrong (the first is y[{first}] = "
-                f"{got[first]}, expected {want[first]})",
-                "every thread should compute y[i] = alpha * x[i] for its own i", "y", first)
+    yield from _misread(case, run, right, want)
 
 
 def _multiplied_into(runs, want):

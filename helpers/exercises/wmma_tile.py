@@ -117,6 +117,8 @@ def _mistakes(case, run):
     if _is(got, a @ b + filled):
         yield (f"C is A B + {filled:g} everywhere: the accumulator was filled with {filled:g}, "
                "not 0", "mma_sync adds A B to what the accumulator holds: wmma::fill_fragment(c, 0.0f)")
+    if _is(got, (a @ b).T):
+        yield from _loads_swapped(run.kernel)
     for model, problem, hint in LOOKALIKES:
         if _is(got, model(a, b)):
             yield problem, hint
@@ -152,6 +154,35 @@ def _stored_before_mma(kernels):
                f"mma_sync added to {fragment} after the store never reached C",
                f"mma_sync first, then store_matrix_sync: wmma::mma_sync({fragment}, ...) and "
                f"after it wmma::store_matrix_sync(C, {fragment}, 16, wmma::mem_row_major)")
+
+
+def _loads_swapped(kernels):
+    """C = (A B)^T, as a store by columns gives it, but the kernel stores with mem_row_major and
+    loads mma_sync's a fragment from its second pointer (B) and its b fragment from its first (A):
+    a row_major fragment of B's memory is B^T, a col_major one of A's A^T, so C = B^T A^T. The text
+    is the simulated twin's (the same source on a GPU)."""
+    text = kernel_words(kernels)
+    if not text:
+        return
+    words, body = text[2], text[3]
+    head, words = words[:body], words[body:text[4]]
+    params = [head[i - 1] for i in range(1, len(head)) if head[i] in (",", ")") and head[i - 1] != "("]
+    calls = [i for i in range(len(words) - 6) if words[i + 1] == "("
+             and words[i] in ("load_matrix_sync", "mma_sync", "store_matrix_sync")]
+    loads = {words[i + 2]: words[i + 4] for i in calls if words[i] == "load_matrix_sync"}
+    mma = [words[i + 2:i + 9:2] for i in calls if words[i] == "mma_sync"]
+    stores = [words[i:] for i in calls if words[i] == "store_matrix_sync"]
+    if len(params) < 2 or len(mma) != 1 or len(stores) != 1 or "mem_row_major" not in \
+            stores[0][:stores[0].index(";") if ";" in stores[0] else None]:
+        return
+    fa, fb = mma[0][1], mma[0][2]
+    if loads.get(fa) == params[1] and loads.get(fb) == params[0]:
+        pa, pb = params[0], params[1]
+        yield (f"C holds A B transposed, though it was stored with mem_row_major: {fa}, mma_sync's "
+               f"a, was loaded from {pb} and {fb}, its b, from {pa}, so the tile computed B^T A^T "
+               f"= (A B)^T (B's memory read row after row is B^T, A's read column after column "
+               f"is A^T)", f"load each fragment from its own matrix: "
+               f"load_matrix_sync({fa}, {pa}, 16); load_matrix_sync({fb}, {pb}, 16)")
 
 
 def _stored_apart(product, out):

@@ -107,6 +107,11 @@ WRONG = {
                                "so no guard"),
     "b_at_the_thread_s_place": (("b[i]", "b[threadIdx.x]"), "out[i] = a[i] * b[threadIdx.x]",
                                 "b[i], at the global index"),
+    # blind audit TLB-multiply_vectors-1 (was '895 of 896 elements are wrong ...: out[1] was stored
+    # by thread (1, 0, 0) ..., which loaded a[0] and b[1]', a's index not named)
+    "a_at_the_block_number": (("a[i] * b[i]", "a[blockIdx.x] * b[i]"),
+                              "a was read at blockIdx.x, where i belongs: every thread of block b "
+                              "read a[b]", "read a at the element's own index, a[i]: out[i] = a[i] * b[i]"),
     "a_at_the_thread_s_place": (("a[i] * b[i]", "a[threadIdx.x] * b[i]"),
                                 "out[i] = a[threadIdx.x] * b[i]", "a[i], at the global index"),
     # every thread does the whole loop: right values, but for the race check

@@ -15,7 +15,8 @@ Z = "int z = blockIdx.z * blockDim.z + threadIdx.z;"
 GUARD = "if (x >= nx || y >= ny || z >= nz)"
 INDEX = "int i = (z * ny + y) * nx + x;"
 
-# name: (the replacements in the solution, how the verdict's problem starts)
+# name: (the replacements in the solution, how the verdict's problem starts, and any more words
+# that the verdict must contain)
 WRONG = {
     "z_always_0": ([(Z, "int z = 0;")], "only slice z = 0 was written"),
     "z_of_the_thread": ([(Z, "int z = threadIdx.z;")], "only the first block's slices (z < 2)"),
@@ -68,6 +69,11 @@ WRONG = {
                         "only slice z = 0 was written, though z is right: the thread at x, y, z = "
                         "0, 0, 1 read scale[1] and stored into out[0], element (0, 0) of slice 0: "
                         "the index y * nx + x leaves out z's term"),
+    # blind audit TLB-scale_slices-1: the row's factor, scale[y] (was '390 of 455 elements are
+    # wrong ...: out[13] ... loaded vol[13] and scale[1]', scale's index not named); and the hint
+    "scale_at_y": ([("vol[i] * scale[z]", "vol[i] * scale[y]")],
+                   "scale was read at y, where z belongs",
+                   "read scale at the element's own index, scale[z]: out[i] = vol[i] * scale[z]"),
     "x_guard_one_short": ([(GUARD, "if (x >= nx - 1 || y >= ny || z >= nz)")],
                           "the last column, x = nx - 1 = 12, was never written"),
     "no_guard_on_z": ([(GUARD, "if (x >= nx || y >= ny)")], "out was written past its end"),
@@ -174,7 +180,7 @@ RIGHT = {
 @pytest.fixture(scope="module")
 def kernels():
     return compile_variant_pairs("scale_slices", {
-        "solution": KERNEL, **{name: variant(KERNEL, *r) for name, (r, _) in WRONG.items()},
+        "solution": KERNEL, **{name: variant(KERNEL, *r) for name, (r, *_) in WRONG.items()},
         **{name: variant(KERNEL, *r) for name, r in RIGHT.items()}})
 
 
@@ -195,6 +201,7 @@ def test_each_mistake_gets_its_own_verdict(kernels, name, capsys):
     verdict = checker.check_scale_slices_kernel(*kernels[name])
     assert verdict.passed is False
     assert verdict.problem.startswith(WRONG[name][1]), verdict
+    assert all(words in str(verdict) for words in WRONG[name][2:]), verdict
     assert capsys.readouterr().out.count("NOT YET:") == 1
 
 

@@ -23,6 +23,11 @@ __global__ void scale_vector(const float *x, float *y, float alpha, int n)
 
 # (name, source, words that the NOT YET line must contain)
 WRONG = [
+    # blind audit TLB-scale_vector-1 (was '744 of 1000 elements are wrong ...: y[256] was stored by
+    # thread (0, 0, 0) of block (1, 0, 0) ..., which loaded x[0]', x's index not named)
+    ("x_at_the_thread_s_place", variant(KERNEL, ("y[i] = alpha * x[i];", "y[i] = alpha * x[threadIdx.x];")),
+     ["x was read at threadIdx.x, where i belongs: every block read x[0] to x[255]",
+      "read x at the element's own index, x[i]: y[i] = alpha * x[i]"]),
     ("no_bounds_guard",
      variant(KERNEL, ("    if (i < n) {\n        y[i] = alpha * x[i];\n    }", "    y[i] = alpha * x[i];")),
      ["every thread past the end wrote", "a bounds guard must test the global index against n"]),

@@ -51,6 +51,12 @@ WRONG = [
       for m, n in ((32, 8), (8, 32))),
     ("a_loaded_from_b", variant(KERNEL, ("load_matrix_sync(fa, A, 16)", "load_matrix_sync(fa, B, 16)")),
      ["C is B^T B", "load_matrix_sync(fa, A, 16)"]),
+    # blind audit TLB-wmma_tile-1: A and B swapped in the loads, C = B^T A^T = (A B)^T (was 'C
+    # holds A B transposed: C was stored column after column', the store already mem_row_major)
+    ("loads_swapped", variant(KERNEL, ("load_matrix_sync(fa, A, 16);\n    wmma::load_matrix_sync(fb, B, 16);",
+                                       "load_matrix_sync(fa, B, 16);\n    wmma::load_matrix_sync(fb, A, 16);")),
+     ["C holds A B transposed, though it was stored with mem_row_major", "fa, mma_sync's a, was loaded "
+      "from B and fb, its b, from A", "load_matrix_sync(fa, A, 16); load_matrix_sync(fb, B, 16)"]),
     ("b_loaded_from_a", variant(KERNEL, ("load_matrix_sync(fb, B, 16)", "load_matrix_sync(fb, A, 16)")),
      ["C is A A^T", "load_matrix_sync(fb, B, 16)"]),
     ("no_mma", variant(KERNEL, ("    wmma::mma_sync(fc, fa, fb, fc);\n", "")),
