@@ -33,7 +33,7 @@ import time
 import numpy as np
 
 from helpers.exercises import hidden as hidden_cases
-from helpers.exercises.copy_bandwidth_models import Ms, converted_twice, one_element
+from helpers.exercises.copy_bandwidth_models import Ms, converted_twice, counted_twice, one_element
 from helpers.exercises.function import check_function, copies_noted, run_catching
 from helpers.exercises.verdict import Verdict, check_cases
 
@@ -140,13 +140,16 @@ def _million(notes):
 
 def _slip(fn, gbs, factor, problem, hint):
     """A slip of ``factor`` that ``slip(gbs)`` named: a GB/s 1000 times too large is first looked
-    for in the code as a time converted to seconds twice; "itemsize" (problem, hint the bytes of
+    for in the code as a time converted to seconds twice, one twice too large as the bytes
+    multiplied by 2 (counted_twice); "itemsize" (problem, hint the bytes of
     one element and the array's) is one element's bytes for the array's."""
     if factor == "itemsize":
         yield one_element(fn, gbs, problem, hint)
         return
     if factor == 1e3:
         yield from converted_twice(fn, gbs)
+    if factor == 2:
+        yield from counted_twice(fn, gbs)
     yield problem, hint
 
 

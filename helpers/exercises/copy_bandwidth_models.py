@@ -92,3 +92,28 @@ def one_element(fn, gbs, itemsize, nbytes):
             f"element, {what} ({itemsize}), were divided by the seconds where the array's, "
             f"{array}.nbytes ({nbytes:,}), belong{where}", f"the bytes copied are "
             f"{array}.nbytes: GB/s = {array}.nbytes / (ms * 1e-3) / 1e9")
+
+
+def counted_twice(fn, gbs):
+    """A GB/s twice too large (to the learner's own events) where a statement of the code
+    multiplies the bytes (an expression that reads ``.nbytes``) by 2: a read and a write counted,
+    where a copy moves each byte once."""
+    if (code := code_of(fn)) is None:
+        return
+    tree, first, place, lines = code
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.Return, ast.Assign, ast.AugAssign)):
+            continue
+        for op in ast.walk(node):
+            if isinstance(op, ast.BinOp) and isinstance(op.op, ast.Mult) and any(
+                    isinstance(c, ast.Constant) and c.value == 2 and any(
+                        isinstance(a, ast.Attribute) and a.attr == "nbytes" for a in ast.walk(o))
+                    for c, o in ((op.left, op.right), (op.right, op.left))):
+                array = next(ast.unparse(a.value) for a in ast.walk(op)
+                             if isinstance(a, ast.Attribute) and a.attr == "nbytes")
+                yield (f"{gbs:.4g} GB/s is twice too large: line {first + node.lineno - 1} of "
+                       f"{place} ({lines[node.lineno - 1].strip()}) counts the bytes twice "
+                       f"({ast.unparse(op)}), as if the copy's read and its write each moved "
+                       f"them", f"a copy moves {array}.nbytes bytes once: GB/s = {array}.nbytes "
+                       "/ (ms * 1e-3) / 1e9")
+                return

@@ -13,7 +13,7 @@ import numpy as np
 
 from helpers.ch11.multigpu import two_devices_on_the_simulator
 from helpers.exercises import hidden as hidden_cases
-from helpers.exercises.gray_split_models import floored_shares
+from helpers.exercises.gray_split_models import floored_shares, host_swapped
 from helpers.exercises.function import (LaunchOrder, Refused, check_function, code_of,
                                         context_mistakes, context_stack, copies_to_host,
                                         current_device, run_catching, stopped_at_empty)
@@ -198,6 +198,7 @@ def _mistakes(fn, contexts, functions, case):
             lambda: fn(images.copy(), list(contexts), kernels), "replace the TODOs with your code",
             [(ValueError, lambda _: _shaped_like_rgb(fn, launches)),
              (ValueError, lambda _: _last_output_read(reads, launches, count, n)),
+             (ValueError, lambda err: host_swapped(fn, err, count, height, width)),
              (drv.Error, "a copy or a kernel failed: device k's arrays must be made with device "
                          "k's context current, " + USING_HINT)],
             "the message says what went wrong on that line. Device k's share is images[lo:hi], "

@@ -60,3 +60,29 @@ def _floor_first(fn):
 def _floor(node, names) -> bool:
     return (isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv)
             or isinstance(node, ast.Name) and node.id in names)
+
+
+def host_swapped(fn, err, count, height, width):
+    """(what it shows, hint) where a ValueError was raised in the learner's code while an array
+    of the host of shape (count, width, height) was there, the images not square: the host
+    output allocated with width and height swapped (the line that made it read from ``fn``'s
+    code where known); else None."""
+    tb, frame = err.__traceback__, None
+    while tb is not None:
+        frame, tb = tb.tb_frame, tb.tb_next
+    swapped = (count, width, height)
+    names = [name for name, value in (frame.f_locals.items() if frame else ())
+             if isinstance(value, np.ndarray) and value.shape == swapped]
+    if height == width or not names:
+        return None
+    made = f"{names[0]}, the host's output, has"
+    if code := code_of(fn):
+        tree, first, place, lines = code
+        for node in [n for n in ast.walk(tree) if isinstance(n, ast.Assign)
+                     and ast.unparse(n.targets[0]) == names[0]][:1]:
+            made = (f"{lines[node.lineno - 1].strip()} (line {first + node.lineno - 1} of {place}) "
+                    f"gave {names[0]} the")
+    return (f"{made} shape {swapped}: width and height swapped, where the grey images are "
+            f"{(count, height, width)}, as images.shape[:3] is", "an image is height rows of "
+            f"width pixels: {names[0]} = np.zeros((count, height, width), np.uint8) (or "
+            "images.shape[:3])")

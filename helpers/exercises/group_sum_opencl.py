@@ -72,6 +72,7 @@ def _mistakes(n, run, reports):
                    "past the end of partial", STORE_HINT)
         yield f"values were written past the end of partial ({_groups(n)} sums)", STORE_HINT
     if _groups(n) > 1 and out.unwritten[1:].all() and out.got[0] == _sums(x)[0].sum():
+        yield from _store_on_the_global_id(kernel_code(run.kernel))
         yield ("only work-group 0 stored its sum (a right one): in the others no work-item has "
                "t == 0, so t, the place in the tile, was taken from the global id",
                "t = get_local_id(0), the work-item's place in the tile (0 to GROUP - 1); only x "
@@ -86,6 +87,25 @@ def _mistakes(n, run, reports):
         yield from _guard_on_the_local_id(n, kernel_code(run.kernel))
     yield from _int_tile(x, out.got, kernel_code(run.kernel))
     yield from _wrong_sums(x, out.got, kernel_code(run.kernel))
+
+
+def _store_on_the_global_id(code):
+    """Only work-group 0 stored, and the if just before the store to partial compares the global
+    id (a name given get_global_id(0), or the call itself) with 0 while another name holds the
+    local id: only work-item 0 of the whole launch, in group 0, passes it."""
+    names = re.findall(r"\b(\w+)\s*=\s*get_global_id\s*\(\s*0\s*\)", code)
+    local = re.findall(r"\b(\w+)\s*=\s*get_local_id\s*\(\s*0\s*\)", code)
+    if not local:   # no name holds the local id: t itself was taken from the global id
+        return
+    ids = "|".join([re.escape(name) for name in names] + [r"get_global_id\s*\(\s*0\s*\)"])
+    found = re.search(rf"\b(if\s*\(\s*(?:(?:{ids})\s*==\s*0|0\s*==\s*(?:{ids}))\s*\))\s*\{{?\s*"
+                      r"partial\s*\[", code)
+    if found:
+        test = " ".join(found.group(1).split())
+        yield (f"the store's condition, {test}, tests the global id: only work-item 0 of "
+               "work-group 0 passes it, so the other work-groups never stored their sums",
+               f"test the work-item's place in its group: if ({local[0]} == 0) ({local[0]} = "
+               "get_local_id(0)), so work-item 0 of each work-group stores tile[0]")
 
 
 def _guard_on_the_local_id(n, code):

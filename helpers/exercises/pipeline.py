@@ -12,7 +12,8 @@ import numpy as np
 from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.function import HOLD_MS, check_function, run_catching, stream_holder
 from helpers.exercises.hidden import awkward
-from helpers.exercises.pipeline_models import (ATOL, RTOL, buffers_watched, how_copied, launch_fits,
+from helpers.exercises.pipeline_models import (ATOL, RTOL, buffers_watched, end_clamped, how_copied,
+                                              launch_fits,
                                               out_of_order, picked_by_round, shared_buffers,
                                               stream_index, swapped, union_bytes)
 from helpers.exercises.verdict import Verdict, check_cases, not_yet, passed
@@ -220,6 +221,7 @@ def diagnose(h_in, h_in_before, at_return, got, expected, n_chunks, streams, cal
     if not np.allclose(got, expected, rtol=RTOL, atol=ATOL):
         yield from swapped(calls, copies)
         yield from out_of_order(calls, copies, order, got, expected)
+    yield from end_clamped(copies, h_in, got)
     yield from _wrong_results(h_in, got, expected, n_chunks, shared)
     yield from _how_computed(calls, streams, h_in, n_chunks, shared, waited)
     yield from how_copied(copies, h_in, got)

@@ -259,3 +259,30 @@ def stream_index(streams, n_chunks):
                 f"take the chunk's number modulo the number of streams: streams[{left} % "
                 "len(streams)] (its buffers likewise)")
     return told
+
+
+def _span(view, host):
+    """[lo, hi) of ``view`` in ``host`` (a contiguous slice of it), or None where it is not one."""
+    view = np.asarray(view)
+    if view.ndim != 1 or not np.shares_memory(view, host) or not view.flags.c_contiguous:
+        return None
+    lo, rest = divmod(view.__array_interface__["data"][0] - host.__array_interface__["data"][0],
+                      host.itemsize)
+    return None if rest else (lo, lo + view.size)
+
+
+def end_clamped(copies, h_in, got):
+    """The last element of h_out alone never written, and the copies in cover h_in up to n - 1
+    and no further, the last of them ending there and cut shorter than the first (a chunk
+    rounded down ends there too, whole): its hi clamped to n - 1, min(n - 1, ...)."""
+    n = h_in.size
+    spans = [_span(a, h_in) for w, a, *_ in copies if w == "htod"]
+    if n < 2 or not spans or None in spans or not np.isnan(got[-1]) or np.isnan(got[:-1]).any():
+        return
+    (lo, hi), first = spans[-1], spans[0][1] - spans[0][0]
+    if max(end for _, end in spans) == n - 1 == hi and hi - lo < first and union_bytes(
+            [(a, b - a) for a, b in spans]) == n - 1:
+        yield (f"the last chunk ends at hi = n - 1 = {n - 1}, so element {n - 1} of h_out was "
+               f"never written: hi was clamped with min(n - 1, ...) (h_in[{lo}:{hi}], shorter "
+               f"than the chunk of {first}), but hi is one past a chunk's last element", "let the last chunk run to the end: "
+               "hi = min(n, lo + chunk), and h_in[lo:n] ends at element n - 1")

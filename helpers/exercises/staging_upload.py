@@ -125,7 +125,8 @@ class _Copies:
 
 def _past_d(dest, src, c, start, size, chunk):
     """Refuse the copy of chunk ``c`` (the c-th copy) into ``dest`` where it would end past the
-    ``size`` bytes of d from ``start``: named by the bytes an element its offset counts."""
+    ``size`` bytes of d from ``start``: named as d's address multiplied with lo ((int(d) + lo)
+    * k), else by the bytes an element its offset counts."""
     try:
         offset, nbytes = int(dest) - start, np.asarray(src).nbytes
     except (TypeError, ValueError):
@@ -133,6 +134,12 @@ def _past_d(dest, src, c, start, size, chunk):
     if offset < 0 or offset + nbytes <= size:
         return
     lo = c * chunk
+    for k in range(2, 9):   # the parentheses around the address: (int(d) + lo) * k
+        if int(dest) == (start + lo) * k:
+            raise Refused((f"chunk {c}'s copy: (int(d) + lo) * {k} multiplies the address of "
+                           f"d too, not only lo: the whole address times {k} lands at byte "
+                           f"{offset:,} of d, far past its end ({size:,} bytes)", "only the element offset counts bytes: int(d) + lo * "
+                           "h.itemsize (lo * h.itemsize in parentheses, if any, not int(d) + lo)"))
     if lo and offset % lo == 0 and offset // lo != 4:
         k = offset // lo
         raise Refused((f"chunk {c}'s copy went to byte {offset:,} of d, lo * {k} for its element "

@@ -70,6 +70,14 @@ WRONG = {
     "eight_bytes_an_element": (right_but("h.nbytes", "h.size * 8"),
                                {"problem": "twice too large: a float32 is 4 bytes",
                                 "hint": "h.nbytes"}),
+    # blind audit TLC-copy_bandwidth-1 (was "16.66 GB/s is twice too large: a float32 is 4 bytes,
+    # not 8 ... Hint: the bytes copied are h.nbytes", the learner's bytes h.nbytes): a read and a
+    # write counted, 2 * h.nbytes
+    "read_and_write_counted": (right_but("return h.nbytes", "return 2 * h.nbytes"),
+                               {"problem": ("twice too large: line 9 of your cell (return 2 * "
+                                            "h.nbytes / (ms * 1e-3) / 1e9) counts the bytes "
+                                            "twice (2 * h.nbytes)"),
+                                "hint": "a copy moves h.nbytes bytes once"}),
     "gibibytes": (right_but("/ 1e9", "/ 2**30"), {"problem": "GiB/s", "hint": "1e9 bytes"}),
     "events_the_other_way_round": (right_but("start.time_till(end)", "end.time_till(start)"),
                                    {"problem": "not positive", "hint": "start.time_till(end)"}),

@@ -145,6 +145,17 @@ WRONG = {
                                  "Hint: allocate the grey share by its own shape and type: "
                                  "grey_k = gpuarray.empty((hi - lo, height, width), np.uint8)"),
                                 False),
+    # blind audit TLC-gray_split-1 (was "your function raised ValueError at line 26 of your cell
+    # (grey[lo:hi] = grey_k.get()): could not broadcast input array from shape (3,37,53) into
+    # shape (3,53,37) ... Hint: the message says what went wrong on that line. ...", the device
+    # output's shape): the host output allocated with width and height swapped
+    "host_grey_width_and_height_swapped": (
+        [("np.zeros((count, height, width), np.uint8)",
+          "np.zeros((count, width, height), np.uint8)")],
+        ("grey = np.zeros((count, width, height), np.uint8) (line 8 of your cell) gave grey the "
+         "shape (7, 53, 37): width and height swapped",
+         "Hint: an image is height rows of width pixels: grey = np.zeros((count, height, width), "
+         "np.uint8) (or images.shape[:3])"), False),
     "all_on_device_0": ([("with using(contexts[k]):\n            rgb_k",
                           "with using(contexts[0]):\n            rgb_k"),
                          ("            kernels[k](", "            kernels[0](")],

@@ -118,6 +118,12 @@ WRONG = {
     "stride_counts_down_by_2": ([("stride > 0; stride /= 2", "stride > 0; stride -= 2")],
                                 "the fold's stride counts down by 2 (64, 62, 60, ..., 2), not "
                                 "halved", "stride /= 2", ""),
+    # blind audit TLC-group_sum_opencl-1 (was "only work-group 0 stored its sum ...: t, the place
+    # in the tile, was taken from the global id. Hint: t = get_local_id(0) ...", which t was not):
+    # the store's condition tests the global id
+    "store_if_on_the_global_id": ([("if (t == 0)", "if (i == 0)")],
+                                  "the store's condition, if (i == 0), tests the global id",
+                                  "if (t == 0)", ""),
     "barrier_inside_the_if": ([("        if (t < stride)\n            " + STEP,
                                 "        if (t < stride) {\n            " + STEP.replace(
                                     "\n        barrier", "\n            barrier") + "\n        }")],

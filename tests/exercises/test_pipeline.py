@@ -91,6 +91,13 @@ WRONG = {
         RIGHT.replace("chunk = -(-n // n_chunks)", "chunk = n // n_chunks")
              .replace("min(n, (c + 1) * chunk)", "(c + 1) * chunk"),
         "round the chunk size up"),
+    # blind audit TLC-pipeline-1 (was "the last 1 elements of h_out were never written ... Hint:
+    # n = 100003 is not a multiple of n_chunks = 7: round the chunk size up, ...", which it was):
+    # the chunk's end clamped to n - 1, not n
+    "end_clamped_to_n_minus_1": (
+        RIGHT.replace("min(n, (c + 1) * chunk)", "min(n - 1, (c + 1) * chunk)"),
+        ("the last chunk ends at hi = n - 1 = 100002, so element 100002 of h_out was never "
+         "written: hi was clamped with min(n - 1, ...)", "hi = min(n, lo + chunk)")),
     "last_chunk_skipped": (
         RIGHT.replace("range(n_chunks)", "range(n_chunks - 1)"),
         "elements of h_out were never written"),

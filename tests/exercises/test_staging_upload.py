@@ -119,6 +119,14 @@ WRONG = {
         right_but((COPY, COPY.replace("lo * 4", "lo * 8"))),
         {"problem": "runs past the end of d: 8 bytes an element, where a float32 has 4",
          "hint": "element lo is at int(d) + lo * 4 (lo * h.itemsize), not lo * 8"}),
+    # blind audit TLC-staging_upload-1 (was "chunk 0's copy of 131,072 bytes went to byte
+    # 419,038,299,697,440 of d and runs past its end ... Hint: element lo of d is at int(d) + lo *
+    # 4, ...", the parentheses never named): the whole address multiplied by the element's bytes
+    "address_multiplied": (
+        right_but((COPY, COPY.replace("int(d) + lo * 4", "(int(d) + lo) * h.itemsize"))),
+        {"problem": "(int(d) + lo) * 4 multiplies the address of d too, not only lo: the whole "
+                    "address times 4 lands at byte",
+         "hint": "int(d) + lo * h.itemsize"}),
     # blind audit TDC-staging_upload-1 (was "your function raised ValueError at line 15 of your
     # cell (buf[lo:hi] = h[lo:hi]): could not broadcast input array from shape (32768,) into shape
     # (0,) ... Hint: the message says what went wrong on that line"): buf filled at h's places
