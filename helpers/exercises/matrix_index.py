@@ -275,11 +275,12 @@ def _mix_ups(got, case, padded, kernels):
     a = a_pad[:rows * cols].reshape(rows, cols)
     for scale, offset, problem, hint in _vectors(case):
         models.append((a * cs_pad[scale] + ro_pad[offset], f"the result is a * {problem}", hint))
-    first = (a[0, 0], ro_pad[0], cs_pad[0])
+    a0, offset, scale = a[0, 0], ro_pad[0], cs_pad[0]
     models.append(((a + ro_pad[:rows, None]) * cs_pad[:cols], "the row's offset was added before "
-                   "the scale: out = (a + row_offset[row]) * col_scale[col] (out[0][0] = {:g} is "
-                   "(a[0][0] + row_offset[0]) * col_scale[0] = ({:g} + {:g}) * {:g}), so the "
-                   "offset was scaled too".format((first[0] + first[1]) * first[2], *first),
+                   "the scale: out = (a + row_offset[row]) * col_scale[col] (out[0][0] = "
+                   f"{(a0 + offset) * scale:g} is (a[0][0] + row_offset[0]) * col_scale[0] = "
+                   f"({a0:g} {'-' if offset < 0 else '+'} {abs(offset):g}) * {scale:g}), so the "
+                   "offset was scaled too",
                    "scale first, then add the row's offset: out[i] = a[i] * col_scale[col] + "
                    "row_offset[row]"))
     yield from matches(got, models, _same)
