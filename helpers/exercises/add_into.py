@@ -142,7 +142,7 @@ def _mistakes(case, run):
         yield (f"only the first {threads} elements were added, one a thread: each thread did "
                "one element, not all of its elements", LOOP_HINT)
     yield from _rounded_down(run, visits, n, threads)
-    yield from stepped_too_far(visits, n, threads)
+    yield from stepped_too_far(visits, n, threads, run.kernel)
     missed = np.flatnonzero(visits == 0)
     if missed.size:
         yield (f"{missed.size} of {n} elements were never added to (the first is "

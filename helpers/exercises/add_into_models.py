@@ -12,12 +12,20 @@ LOOP_HINT = ("for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += st
              "stride = gridDim.x * blockDim.x, the number of threads in the grid")
 
 
-def stepped_too_far(visits, n, threads):
+def stepped_too_far(visits, n, threads, kernels=None):
     """A loop that steps by k times the grid's threads, k = 2 to 8: element i added to once where
-    i % (k * threads) < threads, else never (k = 4: the stride times sizeof(float), in bytes)."""
+    i % (k * threads) < threads, else never (k = 4: the stride times sizeof(float), in bytes;
+    k = 2 with the for's step written again in its body: ``step_in_body``)."""
     i = np.arange(n)
     for k in range(2, 9):
         if (visits == 0).any() and np.array_equal(visits, (i % (k * threads) < threads)):
+            if k == 2 and kernels is not None and (step := step_in_body(kernels)):
+                yield (f"{int((visits == 0).sum())} of {n} elements were never added to (the "
+                       f"first is y[{threads}]): the loop steps i twice a turn, by the for's "
+                       f"{step} and again by the {step}; in its body, so each thread adds only "
+                       "every second of its elements", f"remove the {step}; from the loop's "
+                       f"body: the for's header already steps i ({LOOP_HINT})")
+                return
             bytes_ = (" (4 is sizeof(float): a stride in bytes, as a NumPy stride counts them; "
                       "in C an index counts elements, and the compiler multiplies by the "
                       "element's size itself)") if k == 4 else ""
@@ -104,13 +112,9 @@ def like(visits, model) -> bool:
     return np.array_equal(visits > 0, model > 0) and bool((visits <= model).all())
 
 
-def loop_test_against_step(kernels):
-    """The text of a for loop's test (its simulated twin's source) that compares the loop's
-    variable by < or <= with what its step adds to it, i < stride for i += stride; None where
-    there is none or the text cannot be read."""
-    if (text := kernel_words(kernels)) is None:
-        return None
-    source, tokens, words, body, end = text
+def _for_loops(words, body, end):
+    """Each for loop of the kernel's words: (the index of its "for", the ranges of its header's
+    three parts, the index of the header's closing ")")."""
     for f in range(body + 1, end - 1):
         if words[f] != "for" or words[f + 1] != "(":
             continue
@@ -122,7 +126,43 @@ def loop_test_against_step(kernels):
                 start = j + 1
             if depth < 0:
                 break
-        if len(parts) != 3 or len(parts[1]) < 3 or len(parts[2]) < 3:
+        if len(parts) == 3:
+            yield f, parts, parts[2].stop
+
+
+def step_in_body(kernels):
+    """The text of a for loop's step (i += stride) where the loop's body, a block, steps i again
+    by the same statement (or i = i + stride); None where there is none or the text cannot be
+    read."""
+    from helpers.sim.compile.kernel_text import Unreadable, closing
+
+    if (text := kernel_words(kernels)) is None:
+        return None
+    source, tokens, words, body, end = text
+    for f, parts, close in _for_loops(words, body, end):
+        step = [words[j] for j in parts[2]]
+        if len(step) < 3 or step[1] != "+=" or close + 1 >= end or words[close + 1] != "{":
+            continue
+        try:
+            last = closing(tokens, close + 1)
+        except (Unreadable, ValueError, IndexError):
+            continue
+        inner = words[close + 2:last]
+        again = [step + [";"], [step[0], "=", step[0], "+", *step[2:], ";"]]
+        if any(inner[j:j + len(a)] == a for a in again for j in range(len(inner))):
+            return source[tokens[parts[2][0]].start:tokens[parts[2][-1]].end]
+    return None
+
+
+def loop_test_against_step(kernels):
+    """The text of a for loop's test (its simulated twin's source) that compares the loop's
+    variable by < or <= with what its step adds to it, i < stride for i += stride; None where
+    there is none or the text cannot be read."""
+    if (text := kernel_words(kernels)) is None:
+        return None
+    source, tokens, words, body, end = text
+    for f, parts, close in _for_loops(words, body, end):
+        if len(parts[1]) < 3 or len(parts[2]) < 3:
             continue
         test, step = [words[j] for j in parts[1]], [words[j] for j in parts[2]]
         if test[1] in ("<", "<=") and step[:2] == [test[0], "+="] and test[2:] == step[2:]:

@@ -63,6 +63,15 @@ WRONG = {
                         "488 of 1000 elements were never added to (the first is y[64]): the loop "
                         "steps by 128, 2 times the grid's 64 threads, so each thread adds only "
                         "every second of its elements"),
+    # blind audit TMA-add_into-1 (was '... the loop steps by 128, 2 times the grid's 64
+    # threads ... Hint: step by the number of threads in the whole grid: stride = gridDim.x *
+    # blockDim.x, with nothing multiplied', the stride as written): the for's step written again
+    # at the end of its body
+    "stepped_twice_a_turn": (("        y[i] += x[i];\n",
+                              "    {\n        y[i] += x[i];\n        i += stride;\n    }\n"),
+                             "488 of 1000 elements were never added to (the first is y[64]): the "
+                             "loop steps i twice a turn, by the for's i += stride and again by "
+                             "the i += stride; in its body"),
     # blind audit Z3 (was '744 of 1000 elements were never added to (the first is y[64]) ...
     # Hint: for (...; i += stride), with stride = gridDim.x * blockDim.x ...'): a stride in bytes
     "stride_in_bytes": ((STRIDE, "int stride = gridDim.x * blockDim.x * sizeof(float);"),
@@ -134,6 +143,7 @@ WRONG = {
 }
 # the words the hint must contain, where the problem's alone would not show it fixes the mistake
 HINTS = {"stride_of_a_block_squared": "int stride = blockDim.x * gridDim.x;",
+         "stepped_twice_a_turn": "remove the i += stride; from the loop's body",
          "bound_by_the_stride": "i < n"}
 SIMULATOR_ONLY = {"every_thread_loops": "on a GPU the threads' additions into one element race "
                                         "and some are lost: how many land varies",
