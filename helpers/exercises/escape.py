@@ -100,6 +100,16 @@ def wrong_steps(z_re, z_im, c_re, c_im, max_iter: int, words: dict):
         yield wrong, *say(int(wrong[at]), int(right[at]), tuple(int(i) for i in at))
 
 
+def stopped_short(ref, max_iter: int, counter: str = "n"):
+    """(counts, problem, hint) of a loop whose test stops it a step before max_iter (``counter``
+    < max_iter - 1): every count capped at max_iter - 1, the points that never escape one short,
+    the others as they were."""
+    return (np.minimum(ref, max_iter - 1), f"the points that never escape count max_iter - 1 = "
+            f"{max_iter - 1}, not max_iter = {max_iter}, and the others are right: the loop's "
+            f"test stops it a step early, as {counter} < max_iter - 1 does",
+            f"loop while {counter} < max_iter: {counter} counts the steps taken, up to max_iter")
+
+
 def pixel_grid(width, height, x_min, y_min, dx, dy):
     """(re, im) float32 arrays of shape (height, width): re = x_min + x*dx, im = y_min + y*dy."""
     f32 = np.float32

@@ -18,7 +18,7 @@ import numpy as np
 
 from helpers.exercises import near, unset
 from helpers.exercises.common import Input, Output
-from helpers.exercises.escape import escape_counts, wrong_steps
+from helpers.exercises.escape import escape_counts, stopped_short, wrong_steps
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import observe, with_stopped, written_twice
@@ -100,6 +100,7 @@ def _models(c_re, c_im, max_iter, n, want):
            "z_re * z_re - z_im * z_im + c_re[i];")
     yield (np.where(inside, max_iter + 1, want), "points that never escape count max_iter + 1",
            "loop while k < max_iter, not <=")
+    yield stopped_short(want, max_iter, "k")
     yield (counts(c_re, c_im, max_iter - 1) + 1, "every count is one too many: k starts at 1",
            "int k = 0: count the steps taken")
     yield (escape_counts(zero, zero, c_re, c_im, max_iter, twice=1), "z_im's step lacks the "

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from helpers.exercises.escape import escape_counts, wrong_steps
+from helpers.exercises.escape import escape_counts, stopped_short, wrong_steps
 from helpers.exercises.microscope import kernel_words, observe, stopped
 
 OLD = ("both new parts from the OLD z_re and z_im: z_im = 2.0f * z_re * z_im + c_im first (it "
@@ -90,6 +90,7 @@ def count_mistakes(ref, width, height, max_iter):
     yield (np.where(inside, max_iter + 1, ref),
            "pixels that never escape hold max_iter + 1: the loop runs one step too many",
            "loop while n < max_iter (not <=), so that the count stops at max_iter")
+    yield stopped_short(ref, max_iter)
     yield (np.where(inside, ref, ref + 1), "escaping pixels count one step too many (off by one)",
            "n starts at 0, test |z|^2 > 4 BEFORE taking a step, and count only the steps taken")
     yield (ref + 1, "every pixel counts one more than the steps taken, those that never escape "

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from helpers.exercises.escape import escape_counts, pixel_grid, wrong_steps
+from helpers.exercises.escape import escape_counts, pixel_grid, stopped_short, wrong_steps
 
 VIEW = (-2.2, -1.2, 1.0, 1.2)       # x_min, y_min, x_max, y_max: the chapter's view
 
@@ -46,6 +46,7 @@ def wrong_images(case):
            f"max_iter + 1 = {max_iter + 1} steps, one past max_iter = {max_iter}: the loop runs "
            "while n <= max_iter, one step too many", "loop while n < max_iter: n counts 0 to "
            "max_iter - 1, so no count passes max_iter")
+    yield stopped_short(ref, max_iter)
     re, im = pixel_grid(case[0], case[1], *args(case))
     yield from wrong_steps(np.zeros_like(re), np.zeros_like(im), re, im, max_iter, STEPS)
     yield carried_counts(case, ref)

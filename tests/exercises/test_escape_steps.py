@@ -57,6 +57,12 @@ WRONG = {
                    "points where |z|^2 reaches 4 exactly stopped there"),
     "one_step_too_many": ([("k < max_iter", "k <= max_iter")],
                           "points that never escape count max_iter + 1"),
+    # blind audit TMA-escape_steps-1 (was '20.1% of the counts differ from NumPy's (the first:
+    # point 0, got 99, expected 100) ... Hint: one step: ...', the step, already right)
+    "one_step_short": ([("while (k < max_iter &&", "while (k < max_iter - 1 &&")],
+                       "the points that never escape count max_iter - 1 = 99, not max_iter = "
+                       "100, and the others are right: the loop's test stops it a step early, "
+                       "as k < max_iter - 1 does"),
     "counted_from_1": ([("int k = 0;", "int k = 1;")], "every count is one too many"),
     "no_guard": ([("    if (i >= n)\n        return;\n", "")],
                  "some points' counts were not written, or written past the end"),
@@ -183,6 +189,10 @@ SIMULATOR_ONLY = {"size_with_minus": "on a GPU nvcc may fuse the other product o
                   "or_for_and": "never ends: a GPU kernel cannot be stopped from Python"}
 
 
+# the words the hint must contain, where the problem's alone would not show it fixes the mistake
+HINTS = {"one_step_short": "loop while k < max_iter: k counts the steps taken"}
+
+
 @pytest.mark.parametrize("name", simulator_only(list(WRONG), SIMULATOR_ONLY))
 def test_each_mistake_gets_its_own_verdict(kernels, name, capsys, monkeypatch):
     if name == "or_for_and":  # never ends: stopped at half a second, not at the checkers' 10
@@ -190,6 +200,7 @@ def test_each_mistake_gets_its_own_verdict(kernels, name, capsys, monkeypatch):
     verdict = checker.check_escape_steps_kernel(*kernels[name])
     assert verdict.passed is False
     assert verdict.problem.startswith(WRONG[name][1]), verdict
+    assert HINTS.get(name, "") in verdict.hint, verdict
     assert capsys.readouterr().out.count("NOT YET:") == 1
 
 

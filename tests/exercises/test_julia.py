@@ -125,6 +125,10 @@ WRONG = [
     ("loop_runs_once_too_often",
      variant(KERNEL, ("while (n < max_iter)", "while (n <= max_iter)")),
      ["max_iter + 1", "n < max_iter"]),
+    # the loop stopped a step early (blind audit TMA-escape_steps-1's mistake in this loop)
+    ("loop_stops_a_step_short",
+     variant(KERNEL, ("while (n < max_iter)", "while (n < max_iter - 1)")),
+     ["never escape count max_iter - 1", "n < max_iter - 1 does", "loop while n < max_iter"]),
     ("counts_before_the_test",
      variant(KERNEL, ("    while (n < max_iter) {\n",
               "    while (n < max_iter) {\n        n++;\n"),

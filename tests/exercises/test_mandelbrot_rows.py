@@ -72,6 +72,11 @@ WRONG = {
     # at (x = 133, y = 7): got 81, expected 80 ... Hint: keep the stub's loop: ...')
     "one_step_too_many": ([("n < max_iter", "n <= max_iter")],
                           "the points that never escape count max_iter + 1 = 81 steps"),
+    # the loop stopped a step early (blind audit TMA-escape_steps-1's mistake in this loop)
+    "one_step_short": ([("while (n < max_iter)", "while (n < max_iter - 1)")],
+                       "the points that never escape count max_iter - 1 = 79, not max_iter = 80, "
+                       "and the others are right: the loop's test stops it a step early, as n < "
+                       "max_iter - 1 does"),
     "transposed": ([("iters[y * width + x]", "iters[x * height + y]")],
                    "the pixels are stored transposed"),
     "z_from_c": ([("float z_re = 0.0f, z_im = 0.0f;", "float z_re = c_re, z_im = c_im;")],
@@ -140,6 +145,7 @@ WRONG = {
                           "rows blockDim.x = 64 pixels apart (iters[y * blockDim.x + x])"),
 }
 HINTS = {"squares_doubled": "square each part, float re2 = z_re * z_re, im2 = z_im * z_im;",
+         "one_step_short": "loop while n < max_iter",
          "c_im_in_re": "the real part adds c_re, z_re = re2 - im2 + c_re",
          "im_of_the_squares": "the imaginary part of z*z is 2 * z_re * z_im, from z itself, not "
                               "its squares: z_im = 2.0f * z_re * z_im + c_im",
