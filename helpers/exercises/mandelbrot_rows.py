@@ -21,7 +21,8 @@ from helpers.exercises.common import Output, one_further, time_limit
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.julia import TOLERANCE
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.mandelbrot_rows_models import args, reference, wrong_images
+from helpers.exercises.mandelbrot_rows_models import (args, reference, returned_on_escape,
+                                                      wrong_images)
 from helpers.exercises.microscope import observe, stopped, with_stopped, written_by_two, written_twice
 
 # (width, height, threads per block, max_iter): rows longer than a block, not a multiple of it;
@@ -269,14 +270,9 @@ def _mistakes(case, run):
     yield from _strides(case, got, drawn)
     yield from _late_start(case, got, drawn)
     yield from _last_pass_cut(case, got, drawn)
-    if height < width and np.array_equal(drawn, np.broadcast_to(np.arange(width) < height,
-                                                                 drawn.shape)) \
-            and np.mean(got[drawn] != reference(case)[drawn]) <= TOLERANCE:
-        yield (f"{int((~drawn).sum())} of {got.size} pixels were never drawn, x = {height} to "
-               f"{width - 1} in every row: the loop along the row stopped at x < height = "
-               f"{height}, the number of rows, but a row is width = {width} pixels long",
-               LOOP_HINT)
+    yield from _bounded_by_height(case, got, drawn)
     yield from _first_warp_only(case, got, drawn, run.kernel)
+    yield from returned_on_escape(case, reference(case), got, drawn, TOLERANCE)
     if not drawn.all():
         rows, cols = np.nonzero(~drawn)
         yield (f"{int((~drawn).sum())} of {got.size} pixels were never drawn (the first at "
@@ -301,6 +297,19 @@ def _mistakes(case, run):
     yield (f"{np.mean(got != ref):.1%} of the pixels differ from NumPy's, the first at "
            f"(x = {cols[0]}, y = {rows[0]}): got {got[rows[0], cols[0]]}, expected "
            f"{ref[rows[0], cols[0]]}", "keep the stub's loop: only the layout changes")
+
+
+def _bounded_by_height(case, got, drawn):
+    """x = height to width - 1 never drawn in any row, the rest right: the loop along the row
+    stopped at x < height."""
+    width, height = case[:2]
+    if height < width and np.array_equal(drawn, np.broadcast_to(np.arange(width) < height,
+                                                                 drawn.shape)) \
+            and np.mean(got[drawn] != reference(case)[drawn]) <= TOLERANCE:
+        yield (f"{int((~drawn).sum())} of {got.size} pixels were never drawn, x = {height} to "
+               f"{width - 1} in every row: the loop along the row stopped at x < height = "
+               f"{height}, the number of rows, but a row is width = {width} pixels long",
+               LOOP_HINT)
 
 
 def _carried_over(kernels, block, max_iter=100) -> bool:

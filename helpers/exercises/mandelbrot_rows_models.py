@@ -31,6 +31,32 @@ def reference(case, steps=None, x_of=None):
     return escape_counts(np.zeros_like(re), np.zeros_like(im), re, im, max_iter)
 
 
+def returned_on_escape(case, ref, got, drawn, tolerance):
+    """(problem, hint) where the pixels drawn are those a loop that leaves the kernel (return) on
+    escape draws: each thread's pixels x = t, t + blockDim.x, ... of its row up to its first that
+    escapes (ref < max_iter), that one and the rest not; a pixel or two (a GPU's fused
+    multiply-adds near the set's edge) may differ."""
+    width, height, block, max_iter = case[:4]
+    model = np.zeros_like(drawn)
+    inside = ref == max_iter
+    for t in range(min(block, width)):
+        mine = inside[:, t::block]                    # each row's pixels of thread t, in turn
+        model[:, t::block] = np.cumprod(mine, axis=1).astype(bool)
+    bad = int((drawn != model).sum())
+    if drawn.all() or not model.any() or bad > max(2, tolerance * model.sum()) or \
+            np.mean(got[drawn] != ref[drawn]) > tolerance:
+        return
+    rows, cols = np.nonzero(~drawn)
+    y, x = int(rows[0]), int(cols[0])
+    steps = f"{ref[y, x]} step" + ("s" if ref[y, x] != 1 else "")
+    yield (f"{int((~drawn).sum())} of {got.size} pixels were never drawn (the first at x = {x}, "
+           f"y = {y}, which escapes after {steps}): each thread drew its pixels only "
+           "until its first that escapes, that one and the rest of its row never: on |z|^2 > 4 "
+           "the thread leaves the kernel (return), where only the while loop should end (break)",
+           "on escape, leave the while loop with break;, not return;, so that iters[y * width + "
+           "x] = n stores the pixel and the thread goes on to its next x")
+
+
 def wrong_images(case):
     """(image, problem, hint) of the known mistakes in c and in the count: julia's dx and dy
     models, one step too many, the count or z carried from pixel to pixel, c's real part from

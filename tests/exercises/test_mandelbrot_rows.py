@@ -72,6 +72,14 @@ WRONG = {
     # at (x = 133, y = 7): got 81, expected 80 ... Hint: keep the stub's loop: ...')
     "one_step_too_many": ([("n < max_iter", "n <= max_iter")],
                           "the points that never escape count max_iter + 1 = 81 steps"),
+    # blind audit TMA-mandelbrot_rows-1 (was '12299 of 12383 pixels were never drawn (the first
+    # at x = 0, y = 0) ... Hint: for (int x = threadIdx.x; ...)', the loop header as written):
+    # return where break belongs, on escape
+    "returns_on_escape": ([("                break;", "                return;")],
+                          "12299 of 12383 pixels were never drawn (the first at x = 0, y = 0, "
+                          "which escapes after 1 step): each thread drew its pixels only until "
+                          "its first that escapes, that one and the rest of its row never: on "
+                          "|z|^2 > 4 the thread leaves the kernel (return)"),
     # the loop stopped a step early (blind audit TMA-escape_steps-1's mistake in this loop)
     "one_step_short": ([("while (n < max_iter)", "while (n < max_iter - 1)")],
                        "the points that never escape count max_iter - 1 = 79, not max_iter = 80, "
@@ -146,6 +154,7 @@ WRONG = {
 }
 HINTS = {"squares_doubled": "square each part, float re2 = z_re * z_re, im2 = z_im * z_im;",
          "one_step_short": "loop while n < max_iter",
+         "returns_on_escape": "leave the while loop with break;, not return;",
          "c_im_in_re": "the real part adds c_re, z_re = re2 - im2 + c_re",
          "im_of_the_squares": "the imaginary part of z*z is 2 * z_re * z_im, from z itself, not "
                               "its squares: z_im = 2.0f * z_re * z_im + c_im",
