@@ -18,7 +18,7 @@ import numpy as np
 from helpers.exercises import near
 from helpers.exercises.common import Input, Output
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import written_twice
+from helpers.exercises.microscope import kernel_words, written_twice
 from helpers.exercises.origin import Wrong
 
 # (n, the threads of the one block; c): a middling size, a small odd one, nearly the most a
@@ -84,6 +84,7 @@ def _mistakes(case, run):
                "reads y (y[i] += c adds c to whatever y held; nothing sets it to 0 first)",
                "compute from x alone: y[i] = x[i] + c")
     if not written.any():
+        yield from _compared_not_stored(run.kernel)
         yield "nothing was written: y still holds the NaN it was filled with", \
               "each thread should store its result: y[i] = x[i] + c"
     if written[0] and not written[1:].any():
@@ -130,6 +131,28 @@ def _mistakes(case, run):
     yield Wrong(f"{int((~right).sum())} of {n} elements are wrong (the first is y[{first}] = "
                 f"{got[first]}, expected {want[first]})",
                 f"each thread computes y[i] = x[i] + c for its own i: {INDEX_HINT}", "y", first)
+
+
+def _compared_not_stored(kernels):
+    """A statement of the kernel's text (its simulated twin's source) that compares an element
+    with == where it should store into it, y[i] == x[i] + c;: it computes a bool and drops it."""
+    if (text := kernel_words(kernels)) is None:
+        return
+    source, tokens, words, body, end = text
+    for s in range(body + 1, end - 3):
+        if words[s - 1] not in ("{", ";", "}") or words[s + 1] != "[":
+            continue
+        close = next((j for j in range(s + 2, end) if words[j] in ("]", ";")), end)
+        if words[close] != "]" or words[close + 1] != "==":
+            continue
+        stop = next((j for j in range(close, end) if words[j] == ";"), None)
+        if stop is None:
+            continue
+        said = source[tokens[s].start:tokens[stop].end]
+        yield (f"nothing was written: y still holds the NaN it was filled with: {said} compares "
+               f"with ==, which gives true or false and stores nothing, so {words[s]} is never "
+               "written", "store with one =, == compares: y[i] = x[i] + c;")
+        return
 
 
 def _past(n, past, written):

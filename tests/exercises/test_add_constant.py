@@ -28,6 +28,12 @@ WRONG = {
     "writes_the_next": ((*STORE, "y[i + 1] = x[i] + c;"), "y[200] and beyond were written"),
     "half_the_threads": ((*STORE, "if (i % 2 == 0) y[i] = x[i] + c;"),
                          "100 of 200 elements were never written"),
+    # blind audit TMA-add_constant-1 (was 'nothing was written: y still holds the NaN it was
+    # filled with ... Hint: each thread should store its result: y[i] = x[i] + c', silent on ==)
+    "compared_not_stored": ((*STORE, "y[i] == x[i] + c;"),
+                            "nothing was written: y still holds the NaN it was filled with: "
+                            "y[i] == x[i] + c; compares with ==, which gives true or false and "
+                            "stores nothing"),
     "c_written_in": ((*STORE, "y[i] = x[i] + 10.0f;"), "y = x + 10, but c is -2.5 here"),
     # audit A: a guard that leaves the last thread out; x[i] kept in an int
     "guard_leaves_the_last": ((*STORE, "if (i < blockDim.x - 1)\n        y[i] = x[i] + c;"),
@@ -72,7 +78,8 @@ WRONG = {
     "every_thread_loops": ((*STORE, "for (int j = 0; j < blockDim.x; j++)\n        y[j] = x[j] + c;"),
                            "two threads wrote y[0]"),
 }
-HINTS = {"index_is_the_block_size": "i = threadIdx.x, the thread's own number, not blockDim.x",
+HINTS = {"compared_not_stored": "store with one =, == compares: y[i] = x[i] + c;",
+         "index_is_the_block_size": "i = threadIdx.x, the thread's own number, not blockDim.x",
          "index_shifted_down": "with nothing subtracted: thread 0 has element 0",
          "index_shifted_up": "with nothing added: thread 0 has element 0",
          "guard_from_sizeof": "no guard is needed",
