@@ -13,8 +13,8 @@ BLOCK = 256
 
 def one_element_off(got, close, x, counts):
     """Means whose sums left out the array's last element (the load's guard i < n - 1 stored 0 in
-    its place), or counted each block's first element twice (the sum started at tile[0], and the
-    loop from k = 0 added it again)."""
+    its place), counted each block's first element twice (the sum started at tile[0], and the
+    loop from k = 0 added it again), or left it out (the loop from k = 1)."""
     if close.all():
         return
     sums = np.array([x[b * BLOCK:b * BLOCK + c].astype(np.float64).sum()
@@ -33,6 +33,11 @@ def one_element_off(got, close, x, counts):
         yield (f"means[{b}] = {got[b]}, the mean of its block with tile[0] counted twice: the "
                "sum started at tile[0], and the loop from k = 0 added it again",
                "start the sum at 0: float sum = 0.0f, then sum += tile[k] for k = 0 to count - 1")
+    without = (sums - x[::BLOCK]) / counts
+    if np.allclose(got, without, rtol=1e-4, atol=1e-5):
+        yield (f"means[{b}] = {got[b]}, the mean of its block with tile[0], its first element "
+               f"x[{b * BLOCK}] = {x[b * BLOCK]}, left out of the sum: the sum's loop starts at "
+               "k = 1", "add every element from tile[0] on: for (int k = 0; k < count; k++)")
 
 
 def tile_0_alone(got, close, x, counts):

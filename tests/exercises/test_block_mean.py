@@ -131,6 +131,13 @@ WRONG = {
                               "i < n - 1", "tile[t] = i < n ? x[i] : 0.0f"]),
     "sum_from_tile_0": ([("float sum = 0.0f; ", "float sum = tile[0];")],
                         ["means[0] = ", "with tile[0] counted twice", "float sum = 0.0f"]),
+    # blind audit TMA-block_mean-1 (was 'means[0] = -0.0294..., but the mean of that block is
+    # -0.0287... Hint: add up tile[0] to tile[count - 1] and divide by count', silent on tile[0]):
+    # the sum's loop from k = 1
+    "sum_from_k_1": ([("for (int k = 0; k < count; k++)", "for (int k = 1; k < count; k++)")],
+                     ["means[0] = ", "with tile[0], its first element x[0] = ", "left out of the "
+                      "sum: the sum's loop starts at k = 1",
+                      "Hint: add every element from tile[0] on: for (int k = 0; k < count; k++)"]),
     # blind audit TIA-block_mean-1: the sum added tile[t], thread 0's own element, count times
     # (was 'means[0] = 0.171..., but the mean of that block is -0.0287... Hint: add up tile[0] to
     # tile[count - 1] and divide by count', silent on tile[t])
