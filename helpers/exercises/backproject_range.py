@@ -18,7 +18,7 @@ from helpers.exercises import near
 from helpers.exercises.backproject_range_models import (DEPTH_SCALE, FORMULA_HINT, NAN_HINT,
                                                          infinite_marks, interleaved_nans,
                                                          n_too_large, points_unwritten,
-                                                         wrong_models)
+                                                         range_anded, wrong_models)
 from helpers.exercises.common import Input, Output, close
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.hidden import awkward, pick
@@ -149,6 +149,7 @@ def _mistakes(case, run):
     yield from infinite_marks(got, kept)
     yield from _tests_joined(run.kernel, np.isnan(got), depth, low)
     yield from _every_depth_dropped(run.kernel, case, np.isnan(got))
+    yield from range_anded(run.kernel, got, depth, intrinsics)
     yield from _wrong_nans(np.isnan(got), kept, depth, low)
     if not close(got[:, kept], want[:, kept]):
         yield from matches(got, wrong_models(depth, intrinsics),

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.ch10.point_cloud import backproject
+from helpers.exercises.microscope import kernel_words
 
 DEPTH_SCALE = np.float32(0.001)
 FORMULA_HINT = "X = (u - cx) * z / fx and Y = (v - cy) * z / fy, with z = depth[i] * depth_scale"
@@ -210,3 +211,35 @@ def n_too_large(past, unwritten, end: int):
            "floats, and its Y and Z planes were never written",
            "n = width * height, the pixels of one plane: X goes to xyz[i], Y to xyz[n + i] and Z "
            "to xyz[2 * n + i]")
+
+
+def _outside(three, end):
+    """Whether the three words compare a value as lying past ``end`` ("z_min": below it,
+    "z_max": above it): z < z_min, z_min > z, z > z_max, z_max < z (or with =)."""
+    below, above = ("<", "<="), (">", ">=")
+    if end == "z_max":
+        below, above = above, below
+    return len(three) == 3 and (three[2] == end and three[1] in below or
+                                three[0] == end and three[1] in above)
+
+
+def range_anded(kernels, got, depth, intrinsics):
+    """Every measured pixel kept, as by a kernel with no range filter, and the kernel's text
+    joining "below z_min" and "above z_max" with &&: a test no z meets."""
+    xyz = backproject(depth, *intrinsics, DEPTH_SCALE)
+    unfiltered = np.where(depth > 0, xyz, np.float32(np.nan))
+    if not np.allclose(got, unfiltered, 1e-5, 1e-6, equal_nan=True) or \
+            (text := kernel_words(kernels)) is None:
+        return
+    source, tokens, words, body, end = text
+    for k in range(body + 4, end - 3):
+        left, right = words[k - 3:k], words[k + 1:k + 4]
+        if words[k] == "&&" and (_outside(left, "z_min") and _outside(right, "z_max") or
+                                 _outside(left, "z_max") and _outside(right, "z_min")):
+            test = source[tokens[k - 3].start:tokens[k + 3].end]
+            yield (f"points outside [z_min, z_max] were kept, as a kernel without the range "
+                   f"filter keeps them: the filter is there, but its two ends are joined with "
+                   f"&&, {test}, which is never true (no z is below z_min and above z_max at "
+                   "once), so it drops no point", "join the two ends with ||: a point is "
+                   "dropped when either fails, z < z_min || z > z_max")
+            return

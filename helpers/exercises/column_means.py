@@ -26,7 +26,7 @@ from helpers.exercises.common import Input, Output
 from helpers.exercises.failure import describe
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import observe, observed_mistakes
+from helpers.exercises.microscope import accesses_of, observe, observed_mistakes
 from helpers.exercises.verdict import not_yet
 
 TALL, WIDE = (100, 37), (37, 100)  # (rows, cols) of the two launches that look for the bug
@@ -82,7 +82,8 @@ def planted_bug(kernels):
             "a row of m is cols floats long, whatever the launch: m[r * cols + col]")
     seen, cols = (tall, TALL[1]) if wide.error is None else (wide, WIDE[1])
     return not_yet(*next(observed_mistakes(seen, lambda f: chain(
-        _grid_for_block(f, cols), _block_left_out(f, cols, kernels),
+        _grid_for_block(f, cols), _stored_by_thread(f, cols, kernels),
+        _block_left_out(f, cols, kernels),
         _overrun(f, cols, kernels)))))
 
 
@@ -131,6 +132,31 @@ def _block_left_out(failure, cols, kernels):
            f"{block - 1} again, and columns {block} to {cols - 1} got no thread",
            "each block takes its own blockDim.x columns: col = blockIdx.x * blockDim.x + "
            "threadIdx.x")
+
+
+def _stored_by_thread(failure, cols, kernels):
+    """Thread t of two blocks that stored means[t], and a trace of the launch shows thread t of
+    block b reading column b * blockDim.x + t of m but storing at means[t]: the store's index is
+    threadIdx.x where col belongs."""
+    err, launch = failure.error, failure.launch
+    if failure.kind != "race" or err.hazard != "write-after-write" or err.array != "means" or \
+            launch is None or err.first.block == err.second.block or \
+            any(a.thread[0] != err.element for a in (err.first, err.second)):
+        return
+    kept, block = accesses_of(kernels, launch, "stores of means", 16384), launch.block[0]
+    if kept is None or kept["shared"].any():
+        return
+    stores, loads = (kept[(kept["array"] == name) & (kept["write"] == w)]
+                     for name, w in (("means", True), ("m", False)))
+    col = loads["block"] * block + loads["thread"]
+    if not len(stores) or not len(loads) or (loads["index"] % cols != col).any() or \
+            (stores["index"] != stores["thread"]).any() or not (stores["block"] > 0).any():
+        return
+    yield (f"on a {launch.model.shape[0]} x {cols} matrix, means[{err.element}] was stored by "
+           f"{err.first.who} and by {err.second.who}: means[threadIdx.x] = sum / rows stores by the thread's place in its block, where its "
+           f"column col belongs: thread t of block b summed column b * {block} + t but stored "
+           f"its mean in means[t], over block 0's, and means[{block}] to means[{cols - 1}] were "
+           "never written", "store the mean at the column's own place: means[col] = sum / rows")
 
 
 def _grid_wide(err, shape):

@@ -18,6 +18,7 @@ import numpy as np
 from helpers.exercises import near
 from helpers.exercises import sepia, speed
 from helpers.exercises.common import Input, Output, one_further
+from helpers.exercises.gray_coalesced_models import row_by_height
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises import microscope
@@ -119,6 +120,7 @@ def _mistakes(case, run):
     n, out, missing = width * height, run.out, np.flatnonzero(run.out.unwritten)
     yield from one_further("gray", "pixel", out.past, out.unwritten, "store pixel i at gray[i]")
     yield from _indexed_like_rgb(run, n, run.launch.args[1].guard)
+    yield from row_by_height(missing, out.past, width, height)
     if out.past.tolist() == [n]:
         yield ("gray[n] was written, one pixel past the end: the bounds guard is off by one",
                "the last pixel is width * height - 1: return when t >= width * height")

@@ -180,6 +180,11 @@ def _misplaced(rgb, case):
         (j % 3 * 255 + v, "the bins are what bin c * 255 + v gives: channel c's 256 bins "
          "start 255 apart, so value 255 of one channel falls in value 0 of the next",
          "256 values a channel, 0 to 255: bin (j % 3) * 256 + rgb[j]"),
+        (j % 3 * 3 + v, "the bins are what bin c * 3 + v gives: channel c's offset was "
+         "multiplied by the 3 channels (CHANNELS) where its 256 levels (LEVELS) belong, so "
+         "green's bins start at 3 and blue's at 6, over red's, and bins 262 on stay 0",
+         "channel c's 256 bins start at c * LEVELS (c * 256): bin (j % CHANNELS) * LEVELS + "
+         "rgb[j]"),
         (j % 3 + v, "the bins are what bin c + v gives: channel c's offset was not scaled by "
          "the 256 levels, so the three channels' counts overlap in bins 0 to 257 and bins 258 "
          "on stay 0", "channel c's 256 bins start at c * 256: bin (j % 3) * 256 + rgb[j]"),

@@ -21,6 +21,13 @@ WRITE_LOOP = ("    for (int c = lane; c < cols; c += 32)\n"
 
 # (name, source, words that the NOT YET line must contain)
 WRONG = [
+    # blind audit TMA-causal_softmax-1: the row's start without the row's length (was '88 of 1300
+    # outputs are wrong ... which loaded x[1] ... Hint: y = exp(x - m) / sum where c <= last, else
+    # 0', silent on the row pointer)
+    ("row_start_without_cols", variant(KERNEL, ("const __half *in = x + (size_t)row * cols;",
+                                                "const __half *in = x + row;")),
+     ["row r read its scores from x[r] on", "in = x + row", "not row r's start",
+      "Hint: row r starts r whole rows into x: in = x + (size_t)row * cols"]),
     ("last_not_below_cols", variant(KERNEL, ("int last = min(row, cols - 1);", "int last = min(row, cols);")),
      ["only the rows that see every column (row >= cols - 1) are wrong", "last = min(row, cols - 1)"]),
     ("last_two_below_cols", variant(KERNEL, ("int last = min(row, cols - 1);", "int last = min(row, cols - 2);")),

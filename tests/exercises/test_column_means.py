@@ -170,6 +170,14 @@ WRONG = {
                                          "were clamped onto its last element",
                               "hint": "element (r, col) is m[r * cols + col], always inside m, "
                                       "with no clamp"}),
+    # blind audit TMA-column_means-1: the mean stored at the thread's place in its block (was
+    # 'the simulator's race check found a data race ... Hint: two threads store into the same
+    # element of the array: ... check its indices', silent on which index)
+    "stored_at_threadIdx_x": ([("means[col] = sum / rows;", "means[threadIdx.x] = sum / rows;")],
+                              {"problem": "means[threadIdx.x] = sum / rows stores by the thread's "
+                                          "place in its block",
+                               "hint": "store the mean at the column's own place: means[col] = "
+                                       "sum / rows"}),
 }
 # Right, but not the solution's way: each must pass
 RIGHT = {

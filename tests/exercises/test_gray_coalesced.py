@@ -122,6 +122,12 @@ WRONG = {
                                "only one pixel in 3 of gray was written (gray[0], gray[3], ...)",
                                "Hint: a grey pixel is one byte, unlike rgb's three: store pixel "
                                "i at gray[i]"]),
+    # blind audit TMA-gray_coalesced-1: the row's length taken as the height (was '228 of 315
+    # pixels were never written ...: some pixels got two threads and others none', silent on i)
+    "pixel_index_by_height": ([("int i = y * width + x;", "int i = y * height + x;")],
+                              ["the pixel index steps a row by height = 7 pixels",
+                               "i = y * height + x", "228 of 315 pixels were never written",
+                               "Hint: a row is width pixels long: i = y * width + x"]),
     # every thread converts every pixel, the same values: right, but for the race check
     "every_thread_does_the_whole_loop": (
         [(KERNEL[KERNEL.index("    int x = t % width;"):KERNEL.rindex("}")],

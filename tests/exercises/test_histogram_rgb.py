@@ -26,6 +26,13 @@ GLOBAL_ATOMICS = ("    for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < 3
 
 # (name, source, words that the NOT YET line must contain)
 WRONG = [
+    # blind audit TMA-histogram_rgb-1: the channel's offset scaled by CHANNELS where LEVELS
+    # belongs (was '763 of the 768 bins are wrong, the first bins[3] ...', silent on the offset)
+    ("channel_offset_by_channels",
+     variant(KERNEL, (COUNT, COUNT.replace("* LEVELS", "* CHANNELS"))),
+     ["the bins are what bin c * 3 + v gives", "green's bins start at 3 and blue's at 6",
+      "Hint: channel c's 256 bins start at c * LEVELS (c * 256): bin (j % CHANNELS) * LEVELS + "
+      "rgb[j]"]),
     # blind audit TEA-histogram_rgb-1 (was '99,614 of the 100,005 bytes were not counted, and the
     # simulator's race check finds no race: ... the counting loop skips some or stops early.
     # Hint: count every byte once: for (int j = ...', a loop that was right): local declared
