@@ -12,8 +12,7 @@ import dataclasses
 
 import numpy as np
 
-from helpers.exercises import near
-from helpers.exercises import speed
+from helpers.exercises import near, speed
 from helpers.exercises.common import Output
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
@@ -21,7 +20,7 @@ from helpers.exercises.microscope import observe, race_mistake
 from helpers.exercises.verdict import did_not_finish, matches
 from helpers.exercises.origin import Wrong
 from helpers.exercises.matmul_bt_models import (TILE, c_rows_k_apart, guarded_by_the_other_side, k_unguarded,
-                                                loads as _loads, row_from_tx,
+                                                loads as _loads, row_from_blockidx_x, row_from_tx,
                                                 store_guard_against_a_side, tiled as _tiled,
                                                 tiles_transposed)
 
@@ -198,6 +197,7 @@ def _result(kernels, launch):
     yield from c_rows_k_apart(run, RTOL, ATOL)
     yield from store_guard_against_a_side(run, RTOL, ATOL)
     yield from row_from_tx(run, RTOL, ATOL)
+    yield from row_from_blockidx_x(run, RTOL, ATOL)
     if run.out.past.size:
         yield ("the kernel wrote past the end of C", "threads outside C must not write: the grid "
                "is rounded up to whole tiles; store only if (row < M && col < N)")

@@ -209,3 +209,22 @@ def row_from_tx(run, rtol, atol):
            "tx, as col does, so thread (tx, ty) stored at (blockIdx.y * TILE + tx, blockIdx.x * "
            "TILE + tx), the diagonal, whatever its ty",
            "the row comes from ty: int row = blockIdx.y * TILE + ty;")
+
+
+def row_from_blockidx_x(run, rtol, atol):
+    """row = blockIdx.x * TILE + ty where blockIdx.y belongs: row and col both from blockIdx.x, so
+    every block of a column of the grid stores the same tile, on C's diagonal (tile row = tile
+    column = blockIdx.x), each element its right sum (the loads use that row); every other tile
+    is never written."""
+    a, bt, want = run.model
+    m, n = len(a), len(bt)
+    diagonal = np.arange(m)[:, None] // TILE == np.arange(n) // TILE
+    if not m or not n or diagonal.all() or run.out.past.size or \
+            not np.array_equal(run.out.unwritten, ~diagonal) or \
+            not np.allclose(run.out.got[diagonal], want[diagonal], rtol, atol):
+        return
+    yield (f"only the 16 x 16 tiles on C's diagonal were written, right, and the other "
+           f"{int((~diagonal).sum())} of its {m * n} elements never: row = blockIdx.x * TILE + ty "
+           "takes the block's row from blockIdx.x, as col does, so block (bx, by) stored tile "
+           "(bx, bx) of C, whatever its by, and no block stored a tile off the diagonal",
+           "the block's row of tiles is blockIdx.y: int row = blockIdx.y * TILE + ty;")

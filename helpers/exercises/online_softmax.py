@@ -18,10 +18,14 @@ from helpers.exercises import near
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.online_softmax_models import missing_offset, pairs
+from helpers.exercises.online_softmax_models import (first_warps_alone, missing_offset, pairs,
+                                                     row_0_everywhere)
 
 # (rows, cols, threads a block)
 CASES = [(12, 200, 64), (6, 10, 128), (30, 77, 96)]
+PROBE = (70, 40, 64)
+"""More rows than a block's threads: row = blockIdx.x * blockDim.x + threadIdx.x / 32 writes
+rows 0, 1, 64, 65, row = threadIdx.x / 32 rows 0 and 1 alone."""
 
 
 def _draw(rng):
@@ -160,32 +164,41 @@ def _bad_exps(case, x, sums):
                "l = l * exp(m - m_new) + exp(v - m_new)")
 
 
-def _first_warps_alone(case, m_out, l_out, wants):
-    """The store left to the block's thread 0 (threadIdx.x == 0, not lane == 0): only the rows
-    of each block's first warp written, their pairs right, the others never."""
-    rows, per_block = case[0], case[2] // 32
-    first = np.arange(rows) % per_block == 0
-    if per_block < 2 or any(not np.array_equal(out.unwritten, ~first) for out in (m_out, l_out)) \
-            or not all(np.allclose(out.got[first], want[first], rtol=1e-3)
-                       for out, want in zip((m_out, l_out), wants)):
-        return
-    yield (f"only the first warp of each block stored its row's pair (rows 0, {per_block}, "
-           f"{2 * per_block}, ..., right; the other {int((~first).sum())} of the {rows} rows "
-           "never written): the store was guarded by threadIdx.x == 0, the block's thread 0, "
-           f"where each warp's lane 0 was meant (a block holds {per_block} warps, one a row)",
-           "lane 0 of every warp stores its row's pair: if (lane == 0) { row_max[row] = m; "
-           "row_sum[row] = l; }, with lane = threadIdx.x % 32")
+def _written_rows(case, run):
+    """The rows whose pair ``run`` wrote (both outputs), right; None where any is wrong."""
+    (m_out, l_out), wants = run.outs, pairs(scores(*case[:2]))
+    rows = ~m_out.unwritten & ~l_out.unwritten
+    if not np.array_equal(rows, ~m_out.unwritten | ~l_out.unwritten) or m_out.past.size or \
+            not all(np.allclose(out.got[rows], want[rows], rtol=1e-3)
+                    for out, want in zip((m_out, l_out), wants)):
+        return None
+    return np.flatnonzero(rows).tolist()
 
 
-def _row_0_everywhere(m, sums, want_m, want_l):
-    """Every row's pair is row 0's: the loop read x[c], not its own row's in[c]."""
-    r = int(np.argmax(~np.isclose(want_m, want_m[0]) | ~np.isclose(want_l, want_l[0], rtol=1e-3)))
-    if r == 0 or not np.allclose(m, want_m[0]) or not np.allclose(sums, want_l[0], rtol=1e-3):
+def _rows_by_the_block_s_threads(case, run):
+    """row = blockIdx.x * blockDim.x + threadIdx.x / 32: block b's warps took rows b * blockDim.x
+    + w, so only the first block's rows 0 to warps - 1 lie below rows, right. Where rows <=
+    blockDim.x, row = threadIdx.x / 32 writes the same: ``PROBE`` (more rows than a block's
+    threads) tells them apart, on the same backend."""
+    warps = case[2] // 32
+    if _written_rows(case, run) != list(range(min(warps, case[0]))) or warps >= case[0]:
         return
-    yield (f"every row's pair is row 0's (row {r} got row_max = {m[r]:.6g}, row 0's max; its own "
-           f"is {want_m[r]:.6g}): the loop read row 0's column c, x[c] (or in[c] with in = x, "
-           "without the row's offset), where its own row's in[c], in = x + row * cols, belongs", "read the row through its own pointer: float v = __half2float(in[c]), "
-           "with in = x + row * cols")
+    launched = EXERCISE.run(run.kernel, _launch(PROBE))
+    try:
+        next(launched)
+        return
+    except StopIteration as stop:
+        probe = stop.value
+    rows, _, block = PROBE
+    reached = [r for r in range(rows) if r % block < block // 32]
+    if probe is None or _written_rows(PROBE, probe) != reached:
+        return
+    yield (f"only rows 0 to {warps - 1} were written, by the first block's {warps} warps: row = "
+           f"blockIdx.x * blockDim.x + threadIdx.x / 32 steps by blockDim.x = {case[2]}, the "
+           f"block's threads, from one block to the next, so block 1's warps took rows from "
+           f"{case[2]} on, past the last (a launch of {rows} rows in blocks of {block} wrote only "
+           f"rows {', '.join(map(str, reached))})", "a block holds blockDim.x / 32 warps, one a "
+           "row: row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32")
 
 
 def _mistakes(case, run):
@@ -196,12 +209,13 @@ def _mistakes(case, run):
         yield ("row_max or row_sum was written past its last row",
                "the warps past the last row must leave: if (row >= rows) return;")
     if m_out.unwritten.any() or l_out.unwritten.any():
-        yield from _first_warps_alone(case, m_out, l_out, (want_m, want_l))
+        yield from first_warps_alone(case, m_out, l_out, (want_m, want_l))
+        yield from _rows_by_the_block_s_threads(case, run)
         yield ("some rows' pair was never written",
                "one warp a row, row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, and "
                "its lane 0 writes row_max[row] and row_sum[row]")
     if not np.allclose(m, want_m) or not np.allclose(sums, want_l, rtol=1e-3):
-        yield from _row_0_everywhere(m, sums, want_m, want_l)
+        yield from row_0_everywhere(m, sums, want_m, want_l)
         yield from missing_offset(x, m, sums, want_m, want_l)
         yield from _steps_by_the_block(case, x, m, sums)
         yield from _one_past_the_row(x, m, sums)

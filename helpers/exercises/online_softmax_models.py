@@ -1,6 +1,7 @@
 """The NumPy model of ``helpers.exercises.online_softmax``'s kernel (one warp a row, each lane's
 running pair merged by a butterfly of shuffles), right and with its known mistakes (``pairs``),
-and the butterfly with one offset left out (``missing_offset``)."""
+the butterfly with one offset left out (``missing_offset``), the store left to the block's
+thread 0 (``first_warps_alone``), and row 0 read by every row (``row_0_everywhere``)."""
 
 from __future__ import annotations
 
@@ -94,3 +95,31 @@ def missing_offset(x, m, sums, want_m, want_l):
                "the butterfly takes the five offsets 16, 8, 4, 2, 1: counting down, start at "
                "16, for (int offset = 16; offset > 0; offset /= 2); counting up, offset <= 16, "
                "for (int offset = 1; offset <= 16; offset *= 2)")
+
+
+def first_warps_alone(case, m_out, l_out, wants):
+    """The store left to the block's thread 0 (threadIdx.x == 0, not lane == 0): only the rows
+    of each block's first warp written, their pairs right, the others never."""
+    rows, per_block = case[0], case[2] // 32
+    first = np.arange(rows) % per_block == 0
+    if per_block < 2 or any(not np.array_equal(out.unwritten, ~first) for out in (m_out, l_out)) \
+            or not all(np.allclose(out.got[first], want[first], rtol=1e-3)
+                       for out, want in zip((m_out, l_out), wants)):
+        return
+    yield (f"only the first warp of each block stored its row's pair (rows 0, {per_block}, "
+           f"{2 * per_block}, ..., right; the other {int((~first).sum())} of the {rows} rows "
+           "never written): the store was guarded by threadIdx.x == 0, the block's thread 0, "
+           f"where each warp's lane 0 was meant (a block holds {per_block} warps, one a row)",
+           "lane 0 of every warp stores its row's pair: if (lane == 0) { row_max[row] = m; "
+           "row_sum[row] = l; }, with lane = threadIdx.x % 32")
+
+
+def row_0_everywhere(m, sums, want_m, want_l):
+    """Every row's pair is row 0's: the loop read x[c], not its own row's in[c]."""
+    r = int(np.argmax(~np.isclose(want_m, want_m[0]) | ~np.isclose(want_l, want_l[0], rtol=1e-3)))
+    if r == 0 or not np.allclose(m, want_m[0]) or not np.allclose(sums, want_l[0], rtol=1e-3):
+        return
+    yield (f"every row's pair is row 0's (row {r} got row_max = {m[r]:.6g}, row 0's max; its own "
+           f"is {want_m[r]:.6g}): the loop read row 0's column c, x[c] (or in[c] with in = x, "
+           "without the row's offset), where its own row's in[c], in = x + row * cols, belongs", "read the row through its own pointer: float v = __half2float(in[c]), "
+           "with in = x + row * cols")

@@ -29,9 +29,10 @@ from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import accesses_of, kernel_words, observe, observed_mistakes
+from helpers.exercises.reverse_chunks_models import (CHUNK, count_without_first, last_as_whole,
+                                                     partial_chunk_left_out)
 from helpers.exercises.verdict import not_yet
 
-CHUNK = 256
 ALONE, PROBE = (1000, 4), (1000, 2)  # (n, blocks): 4 chunks, one a block, then two a block
 ODD = (1436, 3)  # 6 chunks, two a block, one odd and one even (tiles by the chunk's parity pass)
 CASES = [(1000, 2), (3000, 3), (200, 1), (5000, 8)]  # (n, blocks)
@@ -289,20 +290,6 @@ def _reads_past_n(kernels, passed):
     return passed if mistake is None else not_yet(*mistake)
 
 
-def _last_as_whole(n, x, got, want):
-    """The last, partial chunk mirrored as if whole: y[first + t] = tile[CHUNK - 1 - t], right
-    where that is an element the chunk loaded (CHUNK - 1 - t < count), stale where not; the whole
-    chunks right."""
-    first, count = n - n % CHUNK, n % CHUNK
-    t = np.arange(CHUNK - count, count)
-    if t.size and np.array_equal(got[:first], want[:first]) and \
-            np.array_equal(got[first + t], x[first + CHUNK - 1 - t]):
-        yield (f"the last chunk, which has only count = {count} elements, was mirrored as if it "
-               f"had {CHUNK}: y[{first} + t] = tile[{CHUNK - 1} - t], which this chunk never "
-               f"loaded for t < {CHUNK - count}",
-               "mirror the chunk's own elements: y[first + t] = tile[count - 1 - t]")
-
-
 def _mirrored_twice(kernels):
     """y is x: a trace of the ``ALONE`` launch (one chunk a block, first = b * CHUNK) on the
     simulator shows every thread t reading tile[count - 1 - t] and storing at y[first + count -
@@ -330,31 +317,17 @@ def _mirrored_twice(kernels):
            "mirror one side only: y[first + t] = tile[count - 1 - t]")
 
 
-def _partial_chunk_left_out(n, unwritten, got, want):
-    """y unwritten at the last, partial chunk's elements alone, every whole chunk right: the
-    loop's condition let a chunk through only when whole (first + CHUNK <= n)."""
-    first = n - n % CHUNK
-    if first == n or not unwritten[first:].all() or unwritten[:first].any() or \
-            not np.array_equal(got[:first], want[:first]):
-        return
-    yield (f"the last, partial chunk (y[{first}] to y[{n - 1}], {n - first} elements) was never "
-           f"written, and every whole chunk is right: the loop stopped before it, as a condition "
-           f"that lets a chunk through only when it is whole, first + CHUNK <= n, does (first = "
-           f"{first}: {first} + {CHUNK} > {n}), where it should go on while first < n",
-           "loop while the chunk has any element: for (...; first < n; first += gridDim.x * "
-           "CHUNK); the last chunk may be partial, and count = min(CHUNK, n - first) counts it")
-
-
 def _mistakes(case, run):
     """The mistakes one launch on the chosen backend shows."""
     n, _ = case
     x, got = run.model, run.out.got
+    yield from count_without_first(n, x, run.out)
     if run.out.past.size:
         yield (f"y was written past its end (y[{n}] and on)",
                "in the last, partial chunk only the threads with t < count store")
     want = np.concatenate([x[f:f + CHUNK][::-1] for f in range(0, n, CHUNK)])
     if run.out.unwritten.any():
-        yield from _partial_chunk_left_out(n, run.out.unwritten, got, want)
+        yield from partial_chunk_left_out(n, run.out.unwritten, got, want)
         yield (f"{int(run.out.unwritten.sum())} of the {n:,} elements of y were never written "
                f"(the first is y[{int(np.argmax(run.out.unwritten))}])",
                "a block takes every gridDim.x-th chunk: first += gridDim.x * CHUNK")
@@ -373,7 +346,7 @@ def _mistakes(case, run):
            for f in range(0, n, CHUNK)):
         yield ("each chunk is reversed one place off (y[first + t] holds x[first + count - t])",
                "the chunk's last element is tile[count - 1]: thread t reads tile[count - 1 - t]")
-    yield from _last_as_whole(n, x, got, want)
+    yield from last_as_whole(n, x, got, want)
     i = int(np.argmax(got != want))
     yield (f"y[{i}] = {got[i]:.6g}, NumPy's is {want[i]:.6g}",
            "y[first + t] = tile[count - 1 - t], with count = min(CHUNK, n - first)")

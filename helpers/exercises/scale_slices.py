@@ -134,6 +134,9 @@ def _z_step_mistakes(case, written):
                "next, where blockDim.z, the block's depth, belongs")
               for side, name in ((block[0], "blockDim.x"), (block[1], "blockDim.y"),
                                  (_grid(case)[2], "gridDim.z, the grid's number of blocks in z,"))),
+            (blocks, f"z = blockIdx.z picks one slice a block, so the threads of a block, "
+             f"{block[2]} deep, all stored into its one slice (threadIdx.z and blockDim.z left "
+             "out), and only as many slices as the grid has blocks in z were reached"),
             (np.add.outer(depth * block[2], blocks), "z = threadIdx.z * blockDim.z + blockIdx.z "
              "swaps the roles of block and thread: the thread's place in its block stepped by "
              "whole blocks, and the block's number picked the slice within one")):

@@ -330,7 +330,7 @@ def _mistakes(case, run):
     m, k, n = case
     a, b = run.model
     got, out = run.out.got.astype(np.float64), run.out
-    whole = k - k % 16
+    whole, last = k - k % 16, (k - 1) // 16 * 16
     yield from _c_ld(m, k, n, out)
     if out.past.size:
         yield "elements past the end of C were written", "a warp past the last tile must return"
@@ -350,6 +350,12 @@ def _mistakes(case, run):
                f"{k - 1}", "loop while k0 < K (not k0 + 16 <= K): the last step stages fewer than "
                "16 columns, and 0 after them")
     yield from _steps_cut_short(got, a, b, k)
+    if k > 16 and _is(got, a[:, last:] @ b[last:]):
+        yield (f"C holds the last step's products alone, k = {last} to {k - 1}: the accumulator "
+               "was set to 0 at every step (fill_fragment(c, 0.0f) inside the loop), so each "
+               "step threw away what the steps before it had added", "fill the accumulator "
+               "with 0 once, before the loop: wmma::fill_fragment(c, 0.0f); then for (int k0 = "
+               "0; k0 < K; k0 += 16) { ... mma_sync(c, a, b, c); }")
     yield from _b_guarded_with_n(run, case)
     yield from _clamped(got, a, b, k)
     yield from _one_short(run, case)

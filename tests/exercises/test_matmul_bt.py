@@ -105,6 +105,11 @@ WRONG = {
     # written ... Hint: every thread inside C stores its sum once, ...: C[row * N + col] = sum')
     "row_from_tx": ([("int row = blockIdx.y * TILE + ty;", "int row = blockIdx.y * TILE + tx;")],
                     "row = blockIdx.y * TILE + tx"),
+    # blind audit TMB-matmul_bt-1: row from blockIdx.x (was '2304 of 3072 elements of C were
+    # never written (the first is C[0][16]) ... Hint: every thread inside C stores its sum once,
+    # ...: C[row * N + col] = sum', the store, which is right)
+    "row_from_blockidx_x": ([("int row = blockIdx.y * TILE + ty;", "int row = blockIdx.x * TILE + ty;")],
+                            "only the 16 x 16 tiles on C's diagonal were written"),
     "no_store_guard": ([("    if (row < M && col < N)\n        C[", "    C[")],
                        "if (row < M && col < N)"),
     # the element traced back, named by its row and column and as the kernel indexes it

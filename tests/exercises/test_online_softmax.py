@@ -110,6 +110,13 @@ WRONG = [
     ("stored_by_the_block_s_thread_0", variant(KERNEL, ("if (lane == 0) {", "if (threadIdx.x == 0) {")),
      ["only the first warp of each block stored its row's pair", "threadIdx.x == 0",
       "if (lane == 0)"]),
+    # blind audit TMB-online_softmax-1: the block's rows stepped by its threads, not its warps
+    # (was 'some rows' pair was never written' with the row line as hint)
+    ("rows_step_by_the_block_s_threads", variant(KERNEL, ("blockIdx.x * (blockDim.x / 32) + ",
+                                                          "blockIdx.x * blockDim.x + ")),
+     ["only rows 0 to 1 were written", "row = blockIdx.x * blockDim.x + threadIdx.x / 32",
+      "Hint: a block holds blockDim.x / 32 warps, one a row: row = blockIdx.x * (blockDim.x / 32) "
+      "+ threadIdx.x / 32"]),
     ("rows_of_block_0_only", variant(KERNEL, ("blockIdx.x * (blockDim.x / 32) + ", "")),
      ["some rows' pair was never written", "blockIdx.x * (blockDim.x / 32)"]),
     ("loop_updates_m_first", variant(KERNEL, (LOOP + "        m = m_new;\n", "        m = m_new;\n" + LOOP)),

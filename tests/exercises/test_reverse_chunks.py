@@ -115,8 +115,11 @@ WRONG = {
                                      "first = 768, count = 232, n = 1000",
                                      "the store into y has no t < count guard"],
                          "hint": "if (t < count) y[first + t] = tile[count - 1 - t];"}),
+    # (was '... Hint: in the last, partial chunk only the threads with t < count store', a guard
+    # the kernel has; now the count named, as for count_without_the_chunk_s_start)
     "the_last_chunk_as_a_whole_one": ([("int count = min(CHUNK, n - first);", "int count = CHUNK;")],
-                                      {"problem": "past its end", "hint": "t < count"}),
+                                      {"problem": ["past its end", "or count = CHUNK does"],
+                                       "hint": "int count = min(CHUNK, n - first)"}),
     "steps_one_chunk": ([("first += gridDim.x * CHUNK", "first += CHUNK")],
                         {"problem": "data race on y[", "hint": "first += gridDim.x * CHUNK"}),
     "mirrors_the_last_chunk_as_whole": ([(READ, "y[first + t] = tile[CHUNK - 1 - t];")],
@@ -144,6 +147,16 @@ WRONG = {
                                                 "one tile", "with 3 blocks", "it finds none"],
                                     "hint": ["switch tiles at every turn of the loop",
                                              "tiles[turn]", "turn ^= 1"]}),
+    # blind audit TMB-reverse_chunks-1: the chunk's count without its start (was 'y was written
+    # past its end (y[1000] and on) ... Hint: in the last, partial chunk only the threads with
+    # t < count store', a guard the kernel has)
+    "count_without_the_chunk_s_start": ([("int count = min(CHUNK, n - first);",
+                                          "int count = min(CHUNK, n);")],
+                                        {"problem": ["count is 256 in the last, partial chunk "
+                                                     "(first = 768), which has only n - first = "
+                                                     "232 elements: the count left out the "
+                                                     "chunk's start (as count = min(CHUNK, n)"],
+                                         "hint": "int count = min(CHUNK, n - first)"}),
 }
 # Right, but not the solution's way: each must pass
 RIGHT = {

@@ -19,6 +19,11 @@ INDEX = "int i = (z * ny + y) * nx + x;"
 # that the verdict must contain)
 WRONG = {
     "z_always_0": ([(Z, "int z = 0;")], "only slice z = 0 was written"),
+    # blind audit TMB-scale_slices-1: z = blockIdx.z, one slice a block (was '182 of 455
+    # elements were never written ... Hint: element (x, y, z) is at (z * ny + y) * nx + x', the
+    # flat index, which is right)
+    "z_of_the_block_alone": ([(Z, "int z = blockIdx.z;")],
+                             "only slices z = 0, 1, 2 were written: z = blockIdx.z"),
     "z_of_the_thread": ([(Z, "int z = threadIdx.z;")], "only the first block's slices (z < 2)"),
     "z_steps_by_block_x": ([(Z, "int z = blockIdx.z * blockDim.x + threadIdx.z;")],
                            "only the first block's slices (z < 2) were written: z does not step"),

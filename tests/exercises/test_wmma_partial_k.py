@@ -53,6 +53,14 @@ WRONG = [
      ["As took A's elements past K", "each row of A's tile ran on into the next row of A, and "
       "A's last row past A's end", "Hint: the guard must test the column k0 + col against K: "
       "As[w][r][col] = k0 + col < K ? A[(tile_row * 16 + r) * K + k0 + col] : __float2half(0.0f)"]),
+    # blind audit TMB-wmma_partial_k-1: the accumulator zeroed inside the loop (was 'C is not A B
+    # (C[16][22] = 0.7246, expected 7.128) ... Hint: stage A[...] where ..., else 0', the staging)
+    ("accumulator_zeroed_in_the_loop",
+     variant(KERNEL, ("    wmma::fill_fragment(c, 0.0f);\n    " + LOOP + "\n",
+                      "    " + LOOP + "\n        wmma::fill_fragment(c, 0.0f);\n")),
+     ["C holds the last step's products alone, k = 32 to 39",
+      "fill_fragment(c, 0.0f) inside the loop", "Hint: fill the accumulator with 0 once, before "
+      "the loop"]),
     ("nothing_staged", variant(KERNEL, (STAGE_A, "As[w][r][col] = __float2half(0.0f);"),
                                (STAGE_B, "Bs[w][r][col] = __float2half(0.0f);")),
      ["C is all zeros"]),

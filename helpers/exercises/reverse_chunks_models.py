@@ -1,0 +1,59 @@
+"""The NumPy models of ``helpers.exercises.reverse_chunks``' kernel's output (each chunk of 256
+elements of x reversed into y): the last, partial chunk mirrored as if whole
+(``last_as_whole``), left out (``partial_chunk_left_out``), or counted without its start,
+count = min(CHUNK, n) (``count_without_first``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+CHUNK = 256
+
+
+def last_as_whole(n, x, got, want):
+    """The last, partial chunk mirrored as if whole: y[first + t] = tile[CHUNK - 1 - t], right
+    where that is an element the chunk loaded (CHUNK - 1 - t < count), stale where not; the whole
+    chunks right."""
+    first, count = n - n % CHUNK, n % CHUNK
+    t = np.arange(CHUNK - count, count)
+    if t.size and np.array_equal(got[:first], want[:first]) and \
+            np.array_equal(got[first + t], x[first + CHUNK - 1 - t]):
+        yield (f"the last chunk, which has only count = {count} elements, was mirrored as if it "
+               f"had {CHUNK}: y[{first} + t] = tile[{CHUNK - 1} - t], which this chunk never "
+               f"loaded for t < {CHUNK - count}",
+               "mirror the chunk's own elements: y[first + t] = tile[count - 1 - t]")
+
+
+def partial_chunk_left_out(n, unwritten, got, want):
+    """y unwritten at the last, partial chunk's elements alone, every whole chunk right: the
+    loop's condition let a chunk through only when whole (first + CHUNK <= n)."""
+    first = n - n % CHUNK
+    if first == n or not unwritten[first:].all() or unwritten[:first].any() or \
+            not np.array_equal(got[:first], want[:first]):
+        return
+    yield (f"the last, partial chunk (y[{first}] to y[{n - 1}], {n - first} elements) was never "
+           f"written, and every whole chunk is right: the loop stopped before it, as a condition "
+           f"that lets a chunk through only when it is whole, first + CHUNK <= n, does (first = "
+           f"{first}: {first} + {CHUNK} > {n}), where it should go on while first < n",
+           "loop while the chunk has any element: for (...; first < n; first += gridDim.x * "
+           "CHUNK); the last chunk may be partial, and count = min(CHUNK, n - first) counts it")
+
+
+def count_without_first(n, x, out):
+    """count = min(CHUNK, n) (or CHUNK), the chunk's start left out: the last, partial chunk treated as
+    whole, its threads t < CHUNK storing y[first + t] = tile[CHUNK - 1 - t], past n too; inside
+    y, each element the chunk loaded from x is there, mirrored as if it were whole."""
+    first = n - n % CHUNK
+    if first == n or first == 0 or not out.past.size or out.past[0] != n or \
+            not np.array_equal(out.past, np.arange(n, n + out.past.size)) or \
+            out.past.size > CHUNK - (n - first) or out.unwritten.any():
+        return
+    t = np.arange(CHUNK - (n - first), n - first)   # the stores inside y of elements inside x
+    if not np.array_equal(out.got[first + t], x[first + CHUNK - 1 - t]):
+        return
+    yield (f"count is {CHUNK} in the last, partial chunk (first = {first}), which has only n - "
+           f"first = {n - first} elements: the count left out the chunk's start (as count = "
+           f"min(CHUNK, n) or count = CHUNK does), so its threads loaded x past n, stored y "
+           f"past its end (y[{n}] and on), and mirrored the chunk as if it were whole (y[{first} "
+           f"+ t] = tile[{CHUNK - 1} - t])", "count the chunk's own elements, from its start: "
+           "int count = min(CHUNK, n - first)")
