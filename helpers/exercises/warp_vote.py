@@ -213,8 +213,10 @@ def _first_warp_of_each_block(kernels, out, per_block):
     yield f"{shown}: no thread of the blocks' other warps stored", hint
 
 
-def _unwritten(kernels, out, want, per_block):
+def _unwritten(kernels, out, votes, per_block):
     """The mistakes that counts' never-written elements show (``per_block``: warps a block)."""
+    want = votes.sum(axis=1)
+    yield from _lane_0_votes_too(out, want, votes)
     yield from _lane_and_32(out, want, per_block)
     unwritten = out.unwritten
     if unwritten.any() and not unwritten[:per_block].any() and unwritten[per_block:].all():
@@ -261,8 +263,7 @@ def _mistakes(case, run):
     yield from _one_count_a_block(run.out, want, run.launch.block[0])
     yield from _block_plus_warp(run.out, want, n, run.launch.block[0])
     yield from _partial_warp_left_out(run.out, want, n)
-    yield from _lane_0_votes_too(run.out, want, votes)
-    yield from _unwritten(kernels, run.out, want, run.launch.block[0] // 32)
+    yield from _unwritten(kernels, run.out, votes, run.launch.block[0] // 32)
     if np.array_equal(got, want):
         return
     if np.array_equal(got - poison_value(np.uint32), want.astype(np.uint32)):
