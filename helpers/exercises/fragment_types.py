@@ -6,6 +6,8 @@ the wrong kind (``fragment_roles``), a matrix_a or matrix_b fragment of float or
 
 from __future__ import annotations
 
+import re
+
 from helpers.exercises import fragment_roles
 from helpers.exercises.diagnostic_words import a as _a, where as _where
 from helpers.exercises.fragment_roles import MATRIX
@@ -25,6 +27,8 @@ def refused(records, path, source):
         return _accumulator(records, path)
     if _stored_to_another_type(records[0]):
         return _half_accumulator(records[0], path)
+    if _stored_to_another_type(records[0], "__half", ("float",)):
+        return _half_memory(records[0], path)
     wrong = [d for d in records if _wide_input(d)]
     if not wrong or wrong[0] is not records[0]:
         return None
@@ -77,12 +81,29 @@ def _accumulator(records, path):
             "products in float, in the accumulator: mixed precision)")
 
 
-def _stored_to_another_type(d) -> bool:
-    """A REFUSED record of store_matrix_sync given float memory and a half accumulator."""
+def _stored_to_another_type(d, memory="float", accumulator=("__half", "half")) -> bool:
+    """A REFUSED record of store_matrix_sync given ``memory`` (float) and an accumulator of
+    ``accumulator`` (half)."""
     return (d.kind == "refused by a header" and d.names[:1] == ("store_matrix_sync",)
-            and len(d.types) == 2 and d.types[0] == "float"
+            and len(d.types) == 2 and d.types[0] == memory
             and d.types[1].startswith("fragment<accumulator,")
-            and d.types[1].rstrip(">").split(",")[-1].strip() in ("__half", "half"))
+            and d.types[1].rstrip(">").split(",")[-1].strip() in accumulator)
+
+
+def _half_memory(d, path):
+    """store_matrix_sync(C, c, ...) of a float accumulator into half memory: C declared half
+    (like the inputs) where the accumulator's float belongs."""
+    call = d.expression or ""
+    args = [a.strip() for a in call[call.find("(") + 1:call.rfind(")")].split(",")]
+    name = args[1] if len(args) > 1 else "the accumulator"
+    pointer = re.match(r"[A-Za-z_]\w*", args[0]) if len(args) > 1 else None
+    memory = pointer[0] if pointer else "C"
+    return (f"{_where(d, path)}'s {call or 'store_matrix_sync'} stores {name}, an accumulator "
+            f"fragment of float, to {memory}, a half pointer: store_matrix_sync writes an "
+            f"accumulator to memory of its own type, and {memory} was declared half where the "
+            "accumulator's float belongs", f"declare {memory} float, as the accumulator is: "
+            f"float *{memory} (the tensor cores take 16-bit inputs, A and B, and add their "
+            "products in float, which the result keeps: mixed precision)")
 
 
 def _half_accumulator(d, path):

@@ -110,6 +110,7 @@ def _wrong_halves(got, hosts, m, halo):
     """The mistakes the halves show (none when they are right)."""
     inner, origin = slice(halo, halo + m), {float(v): (k, i) for k in (0, 1)
                                             for i, v in enumerate(hosts[k])}
+    yield from _one_half_for_both(got, hosts, m, halo)
     yield from _landed_off_the_halo(got, hosts, m, halo)
     for k in (0, 1):
         changed = got[k][inner] != hosts[k][inner]
@@ -174,6 +175,27 @@ def _halves_swapped(got, hosts, m, halo):
                "left halo, the array's two outer ends, and the inner halos were never written",
                "left is device 0's half, right device 1's: left, right = "
                "int(halves[0].gpudata), int(halves[1].gpudata)")
+
+
+def _one_half_for_both(got, hosts, m, halo):
+    """The halves as the solution's two copies leave them with left and right both half d's
+    address: both copies ran inside half d (its right halo got its elements halo on, its left
+    halo its elements m on), the other half untouched."""
+    for d in (0, 1):
+        model = hosts[d].copy()
+        model[halo + m:] = model[halo:2 * halo]
+        model[:halo] = model[m:m + halo]
+        if not (np.array_equal(got[d], model) and np.array_equal(got[1 - d], hosts[1 - d])):
+            continue
+        name, end = ("right", ("", ", an end of the array,")) if d == 0 else \
+            ("left", (", an end of the array,", ""))
+        yield (f"left and right are both device {d}'s address: {name} points at device {d}'s half "
+               f"(halves[{d}]) where device {1 - d}'s (halves[{1 - d}]) belongs, so both copies "
+               f"ran inside device {d}'s half (its right halo{end[0]} got its own "
+               f"{_span(halo, halo)}, its left halo{end[1]} its {_span(m, halo)}) and device "
+               f"{1 - d}'s half was never written", "left is device 0's half, right device 1's: "
+               f"{name} = int(halves[{1 - d}].gpudata)")
+        return
 
 
 def _into_an_outer_halo(got, hosts, m, halo):

@@ -59,10 +59,22 @@ def _verdict(fn, every) -> Verdict:
                        success(right, CASES, every))
 
 
-def device_sum(k, calls, order):
+def _another_devices_share(k, size, calls, n):
+    """sums[k] given device j's share with j's context current (sums[0] for sums[k]), or None."""
+    j, devices = current_device(), len(calls)
+    lo, hi = (None, None) if j is None else (j * n // devices, (j + 1) * n // devices)
+    if j is None or j == k or size != hi - lo:
+        return None
+    given = f"device {j}'s share, x[{lo}:{hi}], was given to sums[{k}] with device {j}'s context current"
+    return (f"every device's share was summed by sums[0], device 0's function: {given}"
+            if k == 0 and calls[0] == n // devices else f"{given}: sums[{k}] is device {k}'s "
+            "function", "each device's share goes to its own device's function: sums[k](share)")
+
+
+def device_sum(k, calls, order, n):
     """``sums[k]``: gpuarray.sum on device k, noting the length of each share in ``calls``, and in
     ``order`` ("start", k) for the call and ("read", k) when its partial sum's get() runs (as
-    float() and print() of it do)."""
+    float() and print() of it do); ``n``: x's length."""
     def summed(a):
         from helpers.backend import drv, gpuarray
 
@@ -70,7 +82,8 @@ def device_sum(k, calls, order):
             raise Refused((f"sums[{k}] was given a {type(a).__name__}, not a gpuarray",
                            "copy the share to device k first: gpuarray.to_gpu(x[lo:hi])"))
         if drv.Context.get_device() != drv.Device(k):
-            raise Refused((f"sums[{k}] was called while device {k}'s context was not current",
+            raise Refused(_another_devices_share(k, a.size, calls, n) or
+                          (f"sums[{k}] was called while device {k}'s context was not current",
                            USING_HINT))
         if a.size == 0:
             raise Refused((f"sums[{k}] was given an empty share", "when x has fewer elements "
@@ -116,7 +129,7 @@ def _mistakes(fn, contexts, n):
 
     def call():
         try:
-            return fn(x.copy().view(Sliced), list(contexts), [device_sum(k, calls, order)
+            return fn(x.copy().view(Sliced), list(contexts), [device_sum(k, calls, order, n)
                                                                for k in range(len(calls))])
         except Exception as err:
             caught.append(err)

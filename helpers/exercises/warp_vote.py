@@ -155,6 +155,21 @@ def _partial_warp_left_out(out, want, n):
                "if (32 * warp >= n) return; (warp >= (n + 31) / 32 is the same)")
 
 
+def _lane_0_votes_too(out, want, votes):
+    """Only the warps whose lane 0 voted true stored, each its right count: the store's condition
+    asks for lane 0's own vote too, if (lane == 0 && above)."""
+    skipped = ~votes[:, 0]
+    if not skipped.any() or out.past.size or not np.array_equal(out.unwritten, skipped) or \
+            not np.array_equal(out.got[~skipped], want[~skipped]):
+        return
+    w = int(np.argmax(skipped))
+    yield (f"only the warps whose lane 0 voted true stored their counts: the store's condition "
+           f"tests lane 0's vote too, as if (lane == 0 && above) does, so counts[{w}] (lane 0's "
+           f"x[{32 * w}] is not above {THRESHOLD}) and {int(skipped.sum()) - 1} others were never "
+           "written, and the counts stored are right", "every warp with elements stores its "
+           "count, 0 included, whatever lane 0 voted: if (lane == 0) counts[warp] = __popc(votes)")
+
+
 def _lane_and_32(out, want, per_block):
     """lane = threadIdx.x & 32: 0 in the warps at an even place in their block, 32 in the
     others, which never store; the counts stored right."""
@@ -198,8 +213,10 @@ def _first_warp_of_each_block(kernels, out, per_block):
     yield f"{shown}: no thread of the blocks' other warps stored", hint
 
 
-def _unwritten(kernels, out, want, per_block):
+def _unwritten(kernels, out, votes, per_block):
     """The mistakes that counts' never-written elements show (``per_block``: warps a block)."""
+    want = votes.sum(axis=1)
+    yield from _lane_0_votes_too(out, want, votes)
     yield from _lane_and_32(out, want, per_block)
     unwritten = out.unwritten
     if unwritten.any() and not unwritten[:per_block].any() and unwritten[per_block:].all():
@@ -246,7 +263,7 @@ def _mistakes(case, run):
     yield from _one_count_a_block(run.out, want, run.launch.block[0])
     yield from _block_plus_warp(run.out, want, n, run.launch.block[0])
     yield from _partial_warp_left_out(run.out, want, n)
-    yield from _unwritten(kernels, run.out, want, run.launch.block[0] // 32)
+    yield from _unwritten(kernels, run.out, votes, run.launch.block[0] // 32)
     if np.array_equal(got, want):
         return
     if np.array_equal(got - poison_value(np.uint32), want.astype(np.uint32)):

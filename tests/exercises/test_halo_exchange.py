@@ -71,6 +71,16 @@ WRONG = {
                          "left, right = int(halves[1].gpudata), int(halves[0].gpudata)")],
                        "left and right are the other way round",
                        "left, right = int(halves[0].gpudata), int(halves[1].gpudata)"),
+    # blind audit TMA-halo_exchange-1 (was "an outer halo was written: device 0's left halo ...
+    # that copy's destination was left ...", though the code says right): right on half 0 too
+    "right_on_half_0": ([("int(halves[1].gpudata)", "int(halves[0].gpudata)")],
+                        "left and right are both device 0's address: right points at device 0's "
+                        "half (halves[0]) where device 1's (halves[1]) belongs",
+                        "right = int(halves[1].gpudata)"),
+    "left_on_half_1": ([("int(halves[0].gpudata), int", "int(halves[1].gpudata), int")],
+                       "left and right are both device 1's address: left points at device 1's "
+                       "half (halves[1]) where device 0's (halves[0]) belongs",
+                       "left = int(halves[0].gpudata)"),
     "one_copy_forgotten": ([(TO_1, "pass")], "device 1's left halo was not written", "halo"),
     "context_left_pushed": ([(TO_1, TO_1 + "\n    contexts[1].push()")],
                             "a context it pushed was not popped", "using(contexts[k])"),

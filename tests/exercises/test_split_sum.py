@@ -61,6 +61,14 @@ WRONG = {
     "outside_the_context": ([("            share = gpuarray.to_gpu(x[lo:hi])\n            " + CALL,
                               "            share = gpuarray.to_gpu(x[lo:hi])\n        " + CALL)],
                             "context was not current", "with using(contexts[k])"),
+    # blind audit TMB-split_sum-1: sums[0] for sums[k] (was 'sums[0] was called while device 0's
+    # context was not current ... Hint: call sums[k] inside `with using(contexts[k]):`', though
+    # the call was inside it)
+    "every_share_to_sums_0": ([("sums[k](share)", "sums[0](share)")],
+                              "every device's share was summed by sums[0], device 0's function: "
+                              "device 1's share, x[500:1001], was given to sums[0]",
+                              "each device's share goes to its own device's function: "
+                              "sums[k](share)"),
     "host_array": ([("sums[k](share)", "sums[k](x[lo:hi])")], "not a gpuarray", "to_gpu"),
     "empty_share_summed": ([("        if lo == hi:\n            continue\n", "")],
                            "was given an empty share", "skip a device"),
@@ -157,7 +165,7 @@ SPLIT_MISTAKES = {"device_0_alone", "tail_left_out", "shares_overlap", "outside_
                   "partial_sums_added_as_gpuarrays", "hi_without_parentheses",
                   "hi_from_lo_plus_len_over_n", "hi_minus_one",
                   "collected_inside_the_launch_loop", "last_device_left_out",
-                  "sliced_to_hi_plus_one"}
+                  "sliced_to_hi_plus_one", "every_share_to_sums_0"}
 """Mistakes in how the work is split between devices: with one device there is nothing to split
 (the H200 run passed them all, and its verdict says to check on the simulator's two devices)."""
 

@@ -149,6 +149,15 @@ WRONG = {
                                           "written): the store was left to the block's thread 0, "
                                           "threadIdx.x == 0",
                                "hint": "lane 0 of every warp stores: lane = threadIdx.x % 32"}),
+    # blind audit TMB-warp_vote-1: lane 0 stores only when its own vote is true (was '13 of the
+    # 32 counts were never written (the first is counts[0]) ... Hint: lane 0 of every warp that
+    # has elements stores counts[warp]', the && above never named)
+    "lane_0_stores_only_when_above": ([("if (lane == 0)", "if (lane == 0 && above)")],
+                                      {"problem": "only the warps whose lane 0 voted true stored "
+                                                  "their counts: the store's condition tests "
+                                                  "lane 0's vote too, as if (lane == 0 && above) "
+                                                  "does, so counts[0]",
+                                       "hint": "if (lane == 0)"}),
     # blind audit TIB-warp_vote-1: / for % in the lane alone (was '... the store was left to the
     # block's thread 0, threadIdx.x == 0, ...', not in the code): told from that one by the
     # threads that stored, on the simulator's trace

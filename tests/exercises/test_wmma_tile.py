@@ -221,6 +221,13 @@ DOES_NOT_COMPILE = {
                                    "float belongs"],
                                   ["wmma::fragment<wmma::accumulator, 16, 16, 16, float> fc;"],
                                   "fa"),
+    # blind audit TMB-wmma_tile-1: C declared half *C, the float accumulator stored to it (was
+    # 'does not compile. Hint: read the compiler's first error: it names the file and line')
+    "c_declared_half": ([("half *B, float *C", "half *B, half *C")],
+                        ["line 18's wmma::store_matrix_sync(C, fc, 16, wmma::mem_row_major) "
+                         "stores fc, an accumulator fragment of float, to C, a half pointer",
+                         "C was declared half where the accumulator's float belongs"],
+                        ["declare C float, as the accumulator is: float *C"], "fa"),
 }
 
 
