@@ -187,6 +187,7 @@ def _wrong_sums(x, got, code):
                "tile[4], ... alone", "start at stride = GROUP / 2 and halve it, while stride > "
                "0: each step adds the upper half of what is left onto the lower half")
     yield from _counted_down(x, got)
+    yield from _assigned(x, got)
     if np.array_equal(got, _sums(x)[:, 0]):
         yield "each sum is its group's first element: the fold did nothing", BARRIER_HINT
     if got.size > 1 and (got == _sums(x)[0].sum()).all():
@@ -224,6 +225,19 @@ def _counted_down(x, got):
                    f"partial[0] = {got[0]:g}, expected {_sums(x)[0].sum():g})", "halve the "
                    f"stride each step: stride /= 2, not stride -= {step} (for (int stride = "
                    "GROUP / 2; stride > 0; stride /= 2))")
+
+
+def _assigned(x, got):
+    """Each sum is its group's last element, as a fold whose step assigns, tile[t] = tile[t +
+    stride] (= where += belongs), leaves in tile[0]: each step copies the upper half onto the
+    lower, so tile[0] ends as tile[64 + 32 + ... + 1] = tile[GROUP - 1]."""
+    want, last = _sums(x).sum(axis=1), _sums(x)[:, GROUP - 1]
+    if np.array_equal(got, last) and not np.array_equal(got, want):
+        g = int(np.argmax(got != want))
+        yield (f"each sum is one element of its group, the last (partial[{g}] = {got[g]:g} = "
+               f"x[{g * GROUP + GROUP - 1}], expected {want[g]:g}): the fold's step assigns, "
+               "tile[t] = tile[t + stride], so each step overwrites the lower half with the "
+               "upper half instead of adding it", "add, not assign: tile[t] += tile[t + stride];")
 
 
 def _upward(tiles):

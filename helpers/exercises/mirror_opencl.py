@@ -20,7 +20,7 @@ from helpers.exercises.common import Input, Output
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.hidden import grids
 from helpers.exercises.kernel import Launch
-from helpers.exercises.opencl_kernel import OpenCLExercise, kernel_code
+from helpers.exercises.opencl_kernel import OpenCLExercise, kernel_code, one_global_id
 
 CASES = [Grid(37, 53, (16, 16)), Grid(71, 45, (32, 8))]
 JUNK = np.float32(-1e6)   # what in holds past its end
@@ -63,10 +63,11 @@ def _mistakes(case, run, reports):
     out = run.out
     yield from _rows_below(out, case, run.model)
     yield from _scattered_one_right(out, case, run.model)
+    yield from _guard_on_the_range(out, case, kernel_code(run.kernel))
     yield from past_the_end(out.past, case, WORDS, INDEX_HINT + "; and " + GUARD_HINT)
     if out.unwritten.any():
         yield from _edge_left_out(out, case, run.model)
-        yield from _one_global_id(out, case, run.model)
+        yield from one_global_id(~out.unwritten, out.got == run.model[:, ::-1])
         yield from _group_id(out, case, run.model)
         yield from reached(~out.unwritten, case, WORDS)
     yield from never_written(out.unwritten, WORDS)
@@ -104,6 +105,21 @@ def _scattered_one_right(out, case, image):
                "out[y * width + (width - 1 - x)] = in[y * width + x]")
 
 
+def _guard_on_the_range(out, case, code):
+    """Out written past its end by every work-item past it, as with no guard, while the code's
+    guard compares with get_global_size: the range's size, which no work-item reaches (the range
+    is rounded up to whole work-groups), so none returns (those past the right edge also write
+    the next row's first pixels: the image is not compared)."""
+    guard = re.search(r"\bif\s*\([^;{]*\bget_global_size\s*\(", code)
+    if guard and out.past.size and set(out.past.ravel().tolist()) == case.unguarded():
+        gx, gy = case.threads[:2]
+        yield (f"the guard compares x and y with get_global_size(0) and get_global_size(1), the "
+               f"range's size ({gx} x {gy}), rounded up to whole work-groups: no work-item lies "
+               f"past it, so none returned, and those outside the image ({case.width} x "
+               f"{case.height}) wrote past the end of out", "compare with the image's size: if "
+               "(x >= width || y >= height) return; (width and height, the kernel's arguments)")
+
+
 def _edge_left_out(out, case, image):
     """The image right but for its last column (or its last row), never written: the guard
     returns x = width - 1 (y = height - 1) too."""
@@ -117,19 +133,6 @@ def _edge_left_out(out, case, image):
                    "the guard returns the work-items there too", "return only past the image: "
                    f"if (x >= width || y >= height) return; ({side} = {size} - 1 is the last "
                    f"{name}, inside the image)")
-
-
-def _one_global_id(out, case, image):
-    """Only the image's diagonal x == y written, and right: x and y took the same global id (y =
-    get_global_id(0), copied from x's line, or x = get_global_id(1))."""
-    y, x = np.indices(out.unwritten.shape)
-    diagonal = x == y
-    if np.array_equal(~out.unwritten, diagonal) and np.array_equal(out.got[diagonal],
-                                                                   image[:, ::-1][diagonal]):
-        yield (f"only the {int(diagonal.sum())} pixels on the diagonal x == y were written: x and "
-               "y took the same global id (y = get_global_id(0), as x, or x = get_global_id(1), "
-               "as y), so the row moved with the column", "each takes its own dimension of the "
-               "range: x = get_global_id(0) (the column), y = get_global_id(1) (the row)")
 
 
 def _group_id(out, case, image):

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
 from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.common import Output, device_arguments, time_limit
 from helpers.exercises.failure import LOOP_HINT
@@ -151,6 +153,19 @@ class OpenCLExercise:
                 hosts.append(go())
         reads = [o.read([h[i] for h in hosts]) for i, o in enumerate(launch.outputs)]
         return Run(launch, reads, kernel), messages
+
+
+def one_global_id(written, right):
+    """Only the image's diagonal x == y written (``written``: the pixels written, rows by
+    columns), and right there (``right``): x and y took the same global id (y =
+    get_global_id(0), copied from x's line, or x = get_global_id(1))."""
+    y, x = np.indices(written.shape)
+    diagonal = x == y
+    if np.array_equal(written, diagonal) and right[diagonal].all():
+        yield (f"only the {int(diagonal.sum())} pixels on the diagonal x == y were written: x and "
+               "y took the same global id (y = get_global_id(0), as x, or x = get_global_id(1), "
+               "as y), so the row moved with the column", "each takes its own dimension of the "
+               "range: x = get_global_id(0) (the column), y = get_global_id(1) (the row)")
 
 
 def kernel_code(kernel):

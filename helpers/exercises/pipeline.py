@@ -13,8 +13,7 @@ from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.function import HOLD_MS, check_function, run_catching, stream_holder
 from helpers.exercises.hidden import awkward
 from helpers.exercises.pipeline_models import (ATOL, RTOL, buffers_watched, end_clamped, how_copied,
-                                              launch_fits,
-                                              out_of_order, picked_by_round, shared_buffers,
+                                              launch_fits, out_of_order, shared_buffers, sharing,
                                               stream_index, swapped, union_bytes)
 from helpers.exercises.verdict import Verdict, check_cases, not_yet, passed
 from helpers.workload import share
@@ -200,7 +199,7 @@ def mistakes(fn, case, kernel, on_gpu, work=WORK_SMALL, buffers=None, want=None,
         yield raised
         return
     yield from diagnose(h_in, h_in_before, at_return, h_out, want, case[1], streams, calls,
-                        waited, copies, done, order, picked_by_round(calls, streams, made, fn))
+                        waited, copies, done, order, sharing(calls, streams, made, fn))
     if times is not None:
         times.append(start.time_till(end))
 
@@ -210,7 +209,7 @@ def diagnose(h_in, h_in_before, at_return, got, expected, n_chunks, streams, cal
     """Every mistake a run shows, wrong results first (``waited``: None on a GPU; ``copies``:
     the asynchronous copies queued, as function.copies_noted notes them; ``done``: whether each
     stream's work had ended when the function returned; ``order``: for each launch, how many
-    copies were queued before it; ``picked``: pipeline_models.picked_by_round's words)."""
+    copies were queued before it; ``picked``: pipeline_models.sharing's words)."""
     if not np.array_equal(h_in, h_in_before):
         yield ("your function changed h_in",
                "copy from h_in, never into it: memcpy_dtoh_async writes into its first argument, "

@@ -145,6 +145,43 @@ def picked_by_round(calls, streams, made, fn):
             f"streams[k] always uses {name}[k] and reuses it only after its own earlier chunks")
 
 
+def sharing(calls, streams, made, fn):
+    """``(what, hint)`` of how chunks on different streams came to share buffers, where a model
+    tells: a pair picked by the round (``picked_by_round``), or one pair repeated by list
+    multiplication (``one_pair_repeated``); None otherwise."""
+    return picked_by_round(calls, streams, made, fn) or one_pair_repeated(calls, fn)
+
+
+def one_pair_repeated(calls, fn):
+    """``(what, hint)`` where every chunk, on two or more streams, used one input and one output
+    buffer, and ``fn``'s code makes its list of pairs by list multiplication ([(a, b)] * k,
+    which repeats the one pair, the same objects, k times); None for any other run (a pair
+    picked by the round is ``picked_by_round``'s)."""
+    import ast
+
+    from helpers.exercises.function import code_of
+
+    if (len({c[0] for c in calls}) != 1 or len({c[1] for c in calls}) != 1
+            or len({id(c[3]) for c in calls}) < 2 or (code := code_of(fn)) is None):
+        return None
+    tree, first, place, lines = code
+    for node in ast.walk(tree):
+        value = getattr(node, "value", None)
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult)):
+            continue
+        pair, times = ((value.left, value.right) if isinstance(value.left, ast.List)
+                       else (value.right, value.left))
+        if isinstance(pair, ast.List) and len(pair.elts) == 1:
+            name, k = ast.unparse(node.targets[0]), len({id(c[3]) for c in calls})
+            return (f"every stream used the same pair of buffers: [(...)] * {ast.unparse(times)} "
+                    f"(line {first + node.lineno - 1} of {place}) repeats the one pair that was "
+                    f"allocated, so {name} holds {k} references to it (a list times k repeats "
+                    "the same objects; it allocates nothing more)", "allocate a pair for each "
+                    f"stream: {name} = [{ast.unparse(pair.elts[0])} for _ in streams]")
+    return None
+
+
 def _round_pick(fn):
     """``(list, targets, (left, right), ' (line L of place: text)')`` of the statement of
     ``fn``'s code that assigns a subscript by floor division (d_in, d_out = buffers[c //

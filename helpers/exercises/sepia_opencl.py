@@ -16,7 +16,7 @@ import numpy as np
 from helpers.exercises import near
 from helpers.exercises import sepia
 from helpers.exercises.coverage import Words
-from helpers.exercises.opencl_kernel import OpenCLExercise, kernel_code
+from helpers.exercises.opencl_kernel import OpenCLExercise, kernel_code, one_global_id
 from helpers.exercises.sepia import CASES
 from helpers.exercises.sepia_models import CHANNEL_NAMES, ROUNDING_SLACK
 from helpers.exercises.verdict import listed
@@ -56,8 +56,17 @@ def _mistakes(case, run, reports):
     # Oclgrind's reports of the reads past rgb, which name only their line)
     yield from sepia._tripled(run.model, run.out, "work-item")
     yield from reports
+    yield from _one_global_id(run.model, run.out)
     yield from sepia.written_mistakes(run.out, case, WORDS, WILD_HINT, GUARD_HINT)
     yield from _wrong_values(run.model, run.out.got, kernel_code(run.kernel))
+
+
+def _one_global_id(rgb, out):
+    """x and y from the same dimension of the range: the diagonal x == y alone written, right
+    (the mirror exercise's detector, on whole pixels)."""
+    if out.unwritten.any():
+        right = ~sepia._differs(out.got, sepia.reference(rgb), rgb @ sepia.SEPIA.T).any(axis=2)
+        yield from one_global_id(~out.unwritten.any(axis=2), right)
 
 
 def _wrong_values(rgb, got, code=""):

@@ -30,7 +30,7 @@ from helpers.exercises.function import (Refused, check_function, hold_streams, r
                                          uncalled)
 from helpers.exercises.staging_upload_models import (at_element_offsets, at_elements,
                                                     at_the_start_of_d, chunk_in_bytes,
-                                                    waits_skipped)
+                                                    max_for_min, waits_skipped)
 from helpers.exercises.verdict import Verdict, check_cases
 
 CASES = [(300_007, 1 << 15), (50_000, (1 << 14) + 12)]  # (n, chunk) in float32 elements
@@ -165,7 +165,8 @@ class _SlicesNoted(np.ndarray):
 
 def _sliced_past_n(h, chunk, fn=None):
     """What a ValueError (NumPy's broadcast) shows from the last slice taken of ``h`` (a
-    _SlicesNoted): it ran past h's end (the last chunk was not cut short), it was chunk 0 of
+    _SlicesNoted): it ran past h's end (the last chunk was not cut short), it was chunk 0 as all
+    of h where the code takes hi = max(...) (max_for_min), it was chunk 0 of
     h.itemsize times a buffer's elements (chunk_in_bytes, ``fn``'s line named), or chunk 1,
     whole, the first chunk whose place in h, lo:hi, lies past a staging buffer's ``chunk``
     elements (buf[lo:hi] is empty there: the buffer filled at the chunk's place in h)."""
@@ -178,6 +179,8 @@ def _sliced_past_n(h, chunk, fn=None):
                     f"{hi:,}]), so it holds {n - lo:,} elements, where buf[:hi - lo] "
                     f"takes {hi - lo:,}", "cut the last chunk short: hi = min(n, lo + "
                     "chunk), so that h[lo:hi] and buf[:hi - lo] are the same length")
+        if lo == 0 and hi == n > chunk and (found := max_for_min(fn, n, chunk)):
+            return found
         if lo == 0 and hi - lo == chunk * h.itemsize:
             return chunk_in_bytes(fn, hi - lo, chunk, h.itemsize)
         if lo == chunk and hi == min(n, 2 * chunk):

@@ -108,3 +108,28 @@ def chunk_in_bytes(fn, length, chunk, itemsize):
             f"{chunk:,}: the chunk length was taken in bytes{where}, and nbytes counts bytes, "
             f"{itemsize} a float32, so a chunk was {itemsize} times what a buffer holds",
             f"count the chunk in elements: chunk = {size}, the buffer's number of elements")
+
+
+def max_for_min(fn, n, chunk):
+    """``(what, hint)`` of chunk 0 taken as all of h, h[0:n], where ``fn``'s code gives hi the
+    larger of two values (hi = max(n, lo + chunk), max where min belongs); None where the code is
+    not known or holds no such line."""
+    import ast
+
+    from helpers.exercises.function import code_of
+
+    if (code := code_of(fn)) is None:
+        return None
+    tree, first, place, lines = code
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and getattr(node.targets[0], "id", "") == "hi" and isinstance(node.value, ast.Call)
+                and getattr(node.value.func, "id", "") == "max" and len(node.value.args) == 2):
+            text = lines[node.lineno - 1].strip()
+            a, b = (ast.unparse(arg) for arg in node.value.args)
+            return (f"every chunk ran to the end of h: {text} (line {first + node.lineno - 1} of "
+                    f"{place}) takes the larger of the two, n, so chunk 0 was h[0:{n:,}], "
+                    f"{n:,} elements for a staging buffer of {chunk:,}",
+                    f"the chunk ends at the smaller of the two: hi = min({a}, {b}) (lo + chunk, "
+                    "and n for the last chunk alone)")
+    return None

@@ -124,6 +124,13 @@ WRONG = {
     "store_if_on_the_global_id": ([("if (t == 0)", "if (i == 0)")],
                                   "the store's condition, if (i == 0), tests the global id",
                                   "if (t == 0)", ""),
+    # blind audit TMC-group_sum_opencl-1 (was "8 of 8 sums are wrong (the first: partial[0] =
+    # 6.5, expected 26) ... Hint: work-items share the tile: put barrier(CLK_LOCAL_MEM_FENCE)
+    # after the load ...", barriers that were there): the fold's step assigns where it adds
+    "fold_assigns": ([("tile[t] += tile[t + stride];", "tile[t] = tile[t + stride];")],
+                     "each sum is one element of its group, the last (partial[0] = 6.5 = "
+                     "x[127], expected 26): the fold's step assigns",
+                     "tile[t] += tile[t + stride];", ""),
     "barrier_inside_the_if": ([("        if (t < stride)\n            " + STEP,
                                 "        if (t < stride) {\n            " + STEP.replace(
                                     "\n        barrier", "\n            barrier") + "\n        }")],

@@ -103,6 +103,16 @@ WRONG = {
                                 "- 1 - x] takes the row's end as y * width, where row y ends at "
                                 "(y + 1) * width - 1 (row 0 read before the start of in;",
                                 "in[y * width + (width - 1 - x)]"),
+    # blind audit TMC-mirror_opencl-1 (was "threads outside the image wrote past the end of out
+    # ... Hint: no bounds guard, or only half of one: ...", a full guard against the wrong
+    # bounds): the guard compares with the range's size
+    "guard_on_the_global_size": ([("x >= width || y >= height",
+                                   "x >= get_global_size(0) || y >= get_global_size(1)")],
+                                 "the guard compares x and y with get_global_size(0) and "
+                                 "get_global_size(1), the range's size (64 x 48), rounded up to "
+                                 "whole work-groups: no work-item lies past it, so none returned",
+                                 "compare with the image's size: if (x >= width || y >= height) "
+                                 "return;"),
 }
 RIGHT = {
     "guard_around_the_store": [(GUARD + "\n", ""), ("    out[y * width + x] =",

@@ -126,6 +126,16 @@ WRONG = {
         RIGHT.replace("buffers[c % len(streams)]", "buffers[c // len(streams)]"),
         ("chunks 0, 1 and 2, on streams 0, 1 and 2, all used buffers[0]",
          "buffers[c // len(streams)]", "Hint: d_in, d_out = buffers[c % len(streams)]")),
+    # blind audit TMC-pipeline-1 (was "the results are right here, but chunks on different
+    # streams used the same device input buffer ... Hint: give each stream its own input and
+    # output buffer ...", which the learner believed done): one pair repeated by list multiplication
+    "one_pair_repeated_by_list_multiplication": (
+        RIGHT.replace("drv.mem_alloc(chunk * 4)) for _ in streams]",
+                      "drv.mem_alloc(chunk * 4))] * len(streams)"),
+        ("every stream used the same pair of buffers: [(...)] * len(streams) (line 5 of your "
+         "cell) repeats the one pair that was allocated, so buffers holds 3 references to it",
+         "Hint: allocate a pair for each stream: buffers = [(drv.mem_alloc(chunk * 4), "
+         "drv.mem_alloc(chunk * 4)) for _ in streams]")),
     "one_stream": (RIGHT.replace("s = streams[c % len(streams)]", "s = streams[0]"),
                    "every kernel went to the same stream"),
     "kernel_in_default_stream": (RIGHT.replace("launch(d_in, d_out, hi - lo, s)",

@@ -118,6 +118,14 @@ WRONG = {
                                     ("b = rgb[3*i + 1] + 1 is the green byte plus one",
                                      "Hint: the + 1 belongs inside the brackets, on the byte's "
                                      "index: b = rgb[3*i + 2]")),
+    # blind audit TMC-sepia_opencl-1 (was "1924 of 1961 pixels were never written ... Hint: every
+    # pixel needs a work-item: x = get_global_id(0) ..., y = get_global_id(1) ...", the generic
+    # checklist): y took x's dimension
+    "y_from_dimension_0": ([(INDEX[1], "int y = get_global_id(0);   // row")],
+                           ("only the 37 pixels on the diagonal x == y were written: x and y "
+                            "took the same global id",
+                            "Hint: each takes its own dimension of the range: x = "
+                            "get_global_id(0) (the column), y = get_global_id(1) (the row)")),
 }
 
 NO_CLAMP = [(w, f"(uchar)({w.removeprefix('convert_uchar_sat(')}") for w in WRITES]

@@ -162,6 +162,16 @@ WRONG = {
                                              "host never waited there: each chunk holds the data "
                                              "of the last chunk",
                                   "hint": "call it: s.synchronize()"}),
+    # blind audit TMC-staging_upload-1 (was "your function raised ValueError at line 15 of your
+    # cell (buf[:hi - lo] = h[lo:hi]): could not broadcast input array from shape (300007,) into
+    # shape (32768,) ... Hint: the message says what went wrong on that line"): max for min
+    "chunk_end_with_max": (right_but(("hi = min(n, lo + chunk)", "hi = max(n, lo + chunk)")),
+                           # the sizes differ between backends
+                           {"problem": "every chunk ran to the end of h: hi = max(n, lo + chunk) "
+                                       "(line 5 of your cell) takes the larger of the two, n, so "
+                                       "chunk 0 was h[0:",
+                            "hint": "the chunk ends at the smaller of the two: hi = min(n, lo + "
+                                    "chunk)"}),
     "final_wait_without_parentheses": (right_but((FINAL, "    for s in streams:\n"
                                                          "        s.synchronize\n")),
                                        {"problem": "s.synchronize at line 12 of your cell names "
