@@ -18,6 +18,7 @@ from helpers.exercises import near
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.verdict import listed
 from helpers.exercises.online_softmax_models import (first_warps_alone, missing_offset, pairs,
                                                      row_0_everywhere)
 
@@ -193,11 +194,13 @@ def _rows_by_the_block_s_threads(case, run):
     reached = [r for r in range(rows) if r % block < block // 32]
     if probe is None or _written_rows(PROBE, probe) != reached:
         return
-    yield (f"only rows 0 to {warps - 1} were written, by the first block's {warps} warps: row = "
+    written = listed(range(warps)) if warps < 4 else f"0 to {warps - 1}"
+    first = "row 0 was" if warps == 1 else f"rows {written} were"
+    yield (f"only {first} written, by the first block's {warps} warps: row = "
            f"blockIdx.x * blockDim.x + threadIdx.x / 32 steps by blockDim.x = {case[2]}, the "
            f"block's threads, from one block to the next, so block 1's warps took rows from "
            f"{case[2]} on, past the last (a launch of {rows} rows in blocks of {block} wrote only "
-           f"rows {', '.join(map(str, reached))})", "a block holds blockDim.x / 32 warps, one a "
+           f"rows {listed(reached)})", "a block holds blockDim.x / 32 warps, one a "
            "row: row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32")
 
 

@@ -114,7 +114,7 @@ WRONG = [
     # (was 'some rows' pair was never written' with the row line as hint)
     ("rows_step_by_the_block_s_threads", variant(KERNEL, ("blockIdx.x * (blockDim.x / 32) + ",
                                                           "blockIdx.x * blockDim.x + ")),
-     ["only rows 0 to 1 were written", "row = blockIdx.x * blockDim.x + threadIdx.x / 32",
+     ["only rows 0 and 1 were written", "row = blockIdx.x * blockDim.x + threadIdx.x / 32",
       "Hint: a block holds blockDim.x / 32 warps, one a row: row = blockIdx.x * (blockDim.x / 32) "
       "+ threadIdx.x / 32"]),
     ("rows_of_block_0_only", variant(KERNEL, ("blockIdx.x * (blockDim.x / 32) + ", "")),
