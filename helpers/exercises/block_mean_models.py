@@ -30,13 +30,13 @@ def one_element_off(got, close, x, counts):
                "runs from 0 to n - 1")
     twice = (sums + x[::BLOCK]) / counts
     if np.allclose(got, twice, rtol=1e-4, atol=1e-5):
-        yield (f"means[{b}] = {got[b]}, the mean of its block with tile[0] counted twice: the "
+        yield (f"means[{b}] = {got[b]:.6g}, the mean of its block with tile[0] counted twice: the "
                "sum started at tile[0], and the loop from k = 0 added it again",
                "start the sum at 0: float sum = 0.0f, then sum += tile[k] for k = 0 to count - 1")
     without = (sums - x[::BLOCK]) / counts
     if np.allclose(got, without, rtol=1e-4, atol=1e-5):
-        yield (f"means[{b}] = {got[b]}, the mean of its block with tile[0], its first element "
-               f"x[{b * BLOCK}] = {x[b * BLOCK]}, left out of the sum: the sum's loop starts at "
+        yield (f"means[{b}] = {got[b]:.6g}, the mean of its block with tile[0], its first element "
+               f"x[{b * BLOCK}] = {x[b * BLOCK]:.6g}, left out of the sum: the sum's loop starts at "
                "k = 1", "add every element from tile[0] on: for (int k = 0; k < count; k++)")
 
 
