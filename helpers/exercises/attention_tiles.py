@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from helpers.exercises import attention_tiles_models as models
 from helpers.exercises import near
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch, on_simulator
-from helpers.exercises.microscope import kernel_words, observe, observed_launch, observed_mistakes
+from helpers.exercises.microscope import accesses_of, kernel_words, observe, observed_launch, observed_mistakes
 from helpers.exercises.verdict import matches
 
-D, TILE = 64, 32
+D, TILE = models.D, models.TILE
 # (n,): a partial last tile, whole ones, less than a tile, a last tile of one key (so that a tile
 # count rounded up from n + TILE - 2 shows), and the first again on the simulator, race-checked
 CASES = [(75,), (64,), (20,), (97,), (75, "observe")]
@@ -115,6 +116,7 @@ def _mistakes(case, run):
     yield from _query_rows(n, run.out.unwritten.any(axis=1))
     yield from _last_tile_empty(run.kernel, n, got, (q, k, v))
     yield from _staged_by_query_named(n, got, q, k, v)
+    yield from _keys_added_for_values(run.kernel, got, q, k, v)
     yield from matches(got, ((walk(*inputs, **change), problem, hint)
                              for inputs, change, problem, hint in _walks(n, q, k, v, run.kernel)),
                        _close)
@@ -150,7 +152,7 @@ def _walks(n, q, k, v, kernels):
                f"{n}, past the end, was scored too, as the key of zeros staged there (weight "
                "exp(0 - m) in the softmax)", "a tile holds the n - tile * TILE keys left, at "
                "most TILE: keys = min(TILE, n - tile * TILE), with no + 1, then jj < keys")
-    yield from _counts(n, (q, k, v), last)
+    yield from models.counts(n, (q, k, v), last)
     yield ((q, k, v), dict(stage=lambda tile, t: tile + t), f"the tiles overlap: tile 1 staged "
            f"keys 1 to {TILE}, where it holds keys {TILE} to {2 * TILE - 1}",
            "thread t stages key j = tile * TILE + t")
@@ -254,73 +256,6 @@ def _rescales(inputs, against=None):
            "l = l * exp(m - m_new) + p")
 
 
-def _counts(n, inputs, last):
-    """(inputs, walk's keywords, problem, hint) of a count of keys a tile taken from another
-    tile: the last one's in every tile, the block's own query tile's."""
-    hint = "count the keys of the tile at hand: min(TILE, n - tile * TILE)"
-    block = np.arange(n) // TILE
-    if n > TILE:
-        yield (inputs, dict(keys=lambda n, tile: np.where(block >= tile, min(TILE, n - tile *
-                                                                             TILE), 0)),
-               "block b walked only the tiles of keys 0 to b, its own tile and those before it, "
-               "as a causal mask's walk does (tiles = blockIdx.x + 1): its queries never saw the "
-               "keys of the tiles after it, and attention here has every query attend to every "
-               "key", "every block walks all the tiles of keys: tiles = (n + TILE - 1) / TILE")
-        counts = [max(min(TILE, n - t * D), 0) for t in range(last + 1)]
-        yield (inputs, dict(keys=lambda n, tile: min(TILE, n - tile * D)), f"the tiles scored "
-               f"{', '.join(map(str, counts))} keys, where they hold "
-               f"{', '.join(str(min(TILE, n - t * TILE)) for t in range(last + 1))}: the count "
-               "took tile t's first key as t * HEAD_DIM, where it is key t * TILE (a key is "
-               "HEAD_DIM numbers of k, but a tile holds TILE keys)",
-               "a tile's keys are counted in keys: keys = min(TILE, n - tile * TILE)")
-    if n > TILE:
-        yield (inputs, dict(keys=lambda n, tile: min(TILE, n) - tile * TILE), f"o is the attention "
-               f"over the first {TILE} keys alone, tile 0's: tiles 1 and up scored no key, their "
-               "count came out 0 or less, as min(TILE, n) - tile * TILE does (the tile's first key "
-               "taken off after the min)", "each tile scores the keys it holds, at most TILE: "
-               "keys = min(TILE, n - tile * TILE), tile * TILE inside the min")
-    if n % TILE:
-        yield (inputs, dict(keys=lambda n, tile: n - last * TILE), f"every tile scored "
-               f"{n - last * TILE} keys, the last tile's count: TILE - (tiles * TILE - n) is the "
-               "same for every tile", hint)
-    yield from _even_split(n, inputs, last)
-    yield (inputs, dict(keys=lambda n, tile: min(TILE, n - tile * TILE) - 1), "the last key of "
-           f"every tile (keys {TILE - 1}, {2 * TILE - 1}, ... and {n - 1}) was never scored: the "
-           "tile's count of keys came out one short, the last key's place in the tile, not the "
-           "number of keys, and jj < keys stops before it", "count the tile's keys, at most "
-           "TILE: keys = min(TILE, n - tile * TILE), then jj runs while jj < keys")
-    yield (inputs, dict(keys=lambda n, tile: min(TILE, n - tile * TILE - 1)), f"the last key, "
-           f"key {n - 1}, was never scored, the other {n - 1} were: the last tile's count of keys "
-           "came out one short, counted up to the last key's index, n - 1, not to n",
-           "a tile holds the n - tile * TILE keys left, at most TILE: keys = min(TILE, n - tile "
-           "* TILE), then jj runs while jj < keys")
-    yield (inputs, dict(keys=lambda n, tile: np.minimum(TILE, n - np.arange(n) // TILE * TILE)),
-           "each block scored as many keys in every tile as its own query tile holds: the count "
-           "was taken from blockIdx.x, the tile of queries, not from the tile of keys", hint)
-    yield (inputs, dict(keys=lambda n, tile: np.minimum(TILE, n - np.arange(n))),
-           "each thread counted every tile's keys from its own query row i, min(TILE, n - i): "
-           "the rows near the end scored fewer keys than each tile holds, the others TILE keys "
-           "of the last tile too, the zeros staged past n among them", "count from the tile's "
-           "first key, tile * TILE, the same count for every thread: min(TILE, n - tile * TILE)")
-    yield (inputs, dict(keys=lambda n, tile: np.minimum(TILE, n - tile * TILE - np.arange(n) % TILE)),
-           "each thread counted the tile's keys from its own staged key j = tile * TILE + t, "
-           "min(TILE, n - j): near the end of the keys the later threads scored fewer keys than "
-           "the tile holds", "count from the tile's first key, the same count for every thread: "
-           "min(TILE, n - tile * TILE)")
-
-
-def _even_split(n, inputs, last):
-    """Every tile's count of keys n / tiles, the keys shared out evenly over the tiles: wrong
-    where the last tile is partial (whole tiles hold n / tiles = TILE keys each)."""
-    share, holds = n // (last + 1), [min(TILE, n - t * TILE) for t in range(last + 1)]
-    if any(share != h for h in holds):
-        yield (inputs, dict(keys=lambda n, tile: share), f"every tile scored {share} keys, n / "
-               f"tiles = {n} / {last + 1}, the keys shared out evenly over the tiles, where the "
-               f"tiles hold {', '.join(map(str, holds))}: each tile holds TILE keys but the last, "
-               "which holds the keys left over", "count the keys of the tile at hand, from its "
-               "first key, tile * TILE: keys = min(TILE, n - tile * TILE)")
-
-
 def _last_tile_empty(kernels, n, got, inputs):
     """The last tile skipped at this n, and at n = 2 * TILE (whole tiles, a launch on the
     simulator) too: not a tile count of n / TILE, which walks every whole tile, but the last
@@ -337,6 +272,20 @@ def _last_tile_empty(kernels, n, got, inputs):
                f"{whole * TILE}, on (with n = {2 * TILE}, whole tiles, the last scored none "
                "either, n - tiles * TILE being 0)", "every tile, the last too, counts the keys "
                "from its own first key: keys = min(TILE, n - tile * TILE)")
+
+
+def _keys_added_for_values(kernels, got, q, k, v):
+    """o the keys' mix, with Vs staged (one key, on the simulator) and never read: the acc update
+    read Ks where Vs belongs (a kernel that reads Vs, staged from k, is named by ``_walks``)."""
+    want = walk(q, k, k)
+    if not _close(got, want) or not models.values_never_read(
+            accesses_of(kernels, _launch((1, "observe")), "values read", 16384)):
+        return
+    right = walk(q, k, v)
+    yield ("o is a mix of the keys, not of the values: the acc update added the keys, "
+           "Ks[jj][c], where the values Vs[jj][c] belong: Vs is staged but never read (o[0][0] = "
+           f"{got[0, 0]:.4g}, the keys' mix {want[0, 0]:.4g}, where the values' is "
+           f"{right[0, 0]:.4g})", "acc[c] = acc[c] * rescale + p * Vs[jj][c]")
 
 
 def _staged_by_query(q, k, v):

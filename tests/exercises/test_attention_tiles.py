@@ -135,6 +135,11 @@ WRONG = [
      ["added its own staged value, Vs[t]", "p * Vs[jj][c]"]),
     ("values_from_k", variant(KERNEL, ("__half2float(v[(size_t)j", "__half2float(k[(size_t)j")),
      ["Vs was staged from k", "v[j * HEAD_DIM + c]"]),
+    # blind audit TNA-attention_tiles-1 (was 'Vs was staged from k ... Hint: Vs[t][c] comes from
+    # v[j * HEAD_DIM + c]', a line that is right): Ks where Vs belongs in the acc update
+    ("keys_added_for_values", variant(KERNEL, ("p * Vs[jj][c]", "p * Ks[jj][c]")),
+     ["the acc update added the keys, Ks[jj][c], where the values Vs[jj][c] belong",
+      "Vs is staged but never read", "Hint: acc[c] = acc[c] * rescale + p * Vs[jj][c]"]),
     ("keys_from_v", variant(KERNEL, ("__half2float(k[(size_t)j", "__half2float(v[(size_t)j")),
      ["Ks was staged from v", "k[j * HEAD_DIM + c]"]),
     ("last_whole_tile_unscored", variant(KERNEL, ("int keys = min(TILE, n - tile * TILE);",

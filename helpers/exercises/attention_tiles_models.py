@@ -1,0 +1,87 @@
+"""The models of notebook 14's tiled attention that ``helpers.exercises.attention_tiles`` names
+a kernel's mistakes with: counts of a tile's keys taken from another tile, from the query, from
+the thread or shared out evenly (``counts``), and the values added in the acc update read from Ks,
+the keys, where Vs belongs (``values_from_the_keys``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+D, TILE = 64, 32
+
+
+def counts(n, inputs, last):
+    """(inputs, walk's keywords, problem, hint) of a count of keys a tile taken from another
+    tile: the last one's in every tile, the block's own query tile's."""
+    hint = "count the keys of the tile at hand: min(TILE, n - tile * TILE)"
+    block = np.arange(n) // TILE
+    if n > TILE:
+        yield (inputs, dict(keys=lambda n, tile: np.where(block >= tile, min(TILE, n - tile *
+                                                                             TILE), 0)),
+               "block b walked only the tiles of keys 0 to b, its own tile and those before it, "
+               "as a causal mask's walk does (tiles = blockIdx.x + 1): its queries never saw the "
+               "keys of the tiles after it, and attention here has every query attend to every "
+               "key", "every block walks all the tiles of keys: tiles = (n + TILE - 1) / TILE")
+        counts = [max(min(TILE, n - t * D), 0) for t in range(last + 1)]
+        yield (inputs, dict(keys=lambda n, tile: min(TILE, n - tile * D)), f"the tiles scored "
+               f"{', '.join(map(str, counts))} keys, where they hold "
+               f"{', '.join(str(min(TILE, n - t * TILE)) for t in range(last + 1))}: the count "
+               "took tile t's first key as t * HEAD_DIM, where it is key t * TILE (a key is "
+               "HEAD_DIM numbers of k, but a tile holds TILE keys)",
+               "a tile's keys are counted in keys: keys = min(TILE, n - tile * TILE)")
+    if n > TILE:
+        yield (inputs, dict(keys=lambda n, tile: min(TILE, n) - tile * TILE), f"o is the attention "
+               f"over the first {TILE} keys alone, tile 0's: tiles 1 and up scored no key, their "
+               "count came out 0 or less, as min(TILE, n) - tile * TILE does (the tile's first key "
+               "taken off after the min)", "each tile scores the keys it holds, at most TILE: "
+               "keys = min(TILE, n - tile * TILE), tile * TILE inside the min")
+    if n % TILE:
+        yield (inputs, dict(keys=lambda n, tile: n - last * TILE), f"every tile scored "
+               f"{n - last * TILE} keys, the last tile's count: TILE - (tiles * TILE - n) is the "
+               "same for every tile", hint)
+    yield from even_split(n, inputs, last)
+    yield (inputs, dict(keys=lambda n, tile: min(TILE, n - tile * TILE) - 1), "the last key of "
+           f"every tile (keys {TILE - 1}, {2 * TILE - 1}, ... and {n - 1}) was never scored: the "
+           "tile's count of keys came out one short, the last key's place in the tile, not the "
+           "number of keys, and jj < keys stops before it", "count the tile's keys, at most "
+           "TILE: keys = min(TILE, n - tile * TILE), then jj runs while jj < keys")
+    yield (inputs, dict(keys=lambda n, tile: min(TILE, n - tile * TILE - 1)), f"the last key, "
+           f"key {n - 1}, was never scored, the other {n - 1} were: the last tile's count of keys "
+           "came out one short, counted up to the last key's index, n - 1, not to n",
+           "a tile holds the n - tile * TILE keys left, at most TILE: keys = min(TILE, n - tile "
+           "* TILE), then jj runs while jj < keys")
+    yield (inputs, dict(keys=lambda n, tile: np.minimum(TILE, n - np.arange(n) // TILE * TILE)),
+           "each block scored as many keys in every tile as its own query tile holds: the count "
+           "was taken from blockIdx.x, the tile of queries, not from the tile of keys", hint)
+    yield (inputs, dict(keys=lambda n, tile: np.minimum(TILE, n - np.arange(n))),
+           "each thread counted every tile's keys from its own query row i, min(TILE, n - i): "
+           "the rows near the end scored fewer keys than each tile holds, the others TILE keys "
+           "of the last tile too, the zeros staged past n among them", "count from the tile's "
+           "first key, tile * TILE, the same count for every thread: min(TILE, n - tile * TILE)")
+    yield (inputs, dict(keys=lambda n, tile: np.minimum(TILE, n - tile * TILE - np.arange(n) % TILE)),
+           "each thread counted the tile's keys from its own staged key j = tile * TILE + t, "
+           "min(TILE, n - j): near the end of the keys the later threads scored fewer keys than "
+           "the tile holds", "count from the tile's first key, the same count for every thread: "
+           "min(TILE, n - tile * TILE)")
+
+
+def even_split(n, inputs, last):
+    """Every tile's count of keys n / tiles, the keys shared out evenly over the tiles: wrong
+    where the last tile is partial (whole tiles hold n / tiles = TILE keys each)."""
+    share, holds = n // (last + 1), [min(TILE, n - t * TILE) for t in range(last + 1)]
+    if any(share != h for h in holds):
+        yield (inputs, dict(keys=lambda n, tile: share), f"every tile scored {share} keys, n / "
+               f"tiles = {n} / {last + 1}, the keys shared out evenly over the tiles, where the "
+               f"tiles hold {', '.join(map(str, holds))}: each tile holds TILE keys but the last, "
+               "which holds the keys left over", "count the keys of the tile at hand, from its "
+               "first key, tile * TILE: keys = min(TILE, n - tile * TILE)")
+
+
+def values_never_read(accesses):
+    """Whether a trace of the kernel (``microscope.accesses_of``'s records; None: no trace) shows
+    the shared Vs staged and never read: the acc update took its values from another array (a
+    kernel that read Ks there gives o as a kernel that staged Vs from k does, the keys' mix)."""
+    if accesses is None:
+        return False
+    vs = accesses[accesses["shared"] & (accesses["array"] == "Vs")]
+    return bool(vs["write"].any() and vs["write"].all())
