@@ -22,3 +22,26 @@ def row_start_without_cols(x, got):
            f"leaves out the row's length, so row 1 took x[1] to x[{cols}], columns 1 to "
            f"{cols - 1} of row 0 and column 0 of row 1 (cols = {cols}); only row 0 came out right",
            "row r starts r whole rows into x: in = x + (size_t)row * cols")
+
+
+def stored_rows_apart(x, got, unwritten):
+    """Row r stored at y[r * rows + c] (the store's row length rows, where a row of y is cols
+    long): with rows < cols the rows overlap, each element holds the value of one of the rows
+    that stored there (whichever landed last), and the elements past the last row's end are never
+    written."""
+    rows, cols = x.shape
+    if rows < 2 or rows >= cols:
+        return
+    want, size = softmax(x).ravel(), rows * cols
+    written, ok, flat = np.zeros(size, bool), np.zeros(size, bool), got.ravel()
+    for r in range(rows):
+        at = r * rows + np.arange(cols)
+        written[at] = True
+        ok[at] |= np.isclose(flat[at], want[r * cols:(r + 1) * cols], rtol=4e-3, atol=1e-4)
+    if not np.array_equal(written, ~unwritten.ravel()) or not ok[written].all():
+        return
+    end = (rows - 1) * rows + cols
+    yield (f"row r was stored r * rows elements into y, not r * cols: y[(size_t)row * rows + c] "
+           f"put row 1 at elements {rows} to {rows + cols - 1} of y, over row 0's columns "
+           f"{rows} to {cols - 1}, where row 1 starts at element {cols}, and elements {end} to {size - 1} were never written",
+           "a row of y is cols elements long, as a row of x is: y[(size_t)row * cols + c]")

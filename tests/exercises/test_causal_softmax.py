@@ -21,6 +21,13 @@ WRITE_LOOP = ("    for (int c = lane; c < cols; c += 32)\n"
 
 # (name, source, words that the NOT YET line must contain)
 WRONG = [
+    # blind audit TNA-causal_softmax-1 (was 'the masked columns (past the row's own, c > row) are
+    # not 0 ... Hint: y = 0 where c > last', a mask that is right): the store's row length rows
+    ("stored_rows_apart", variant(KERNEL, ("y[(size_t)row * cols + c]", "y[(size_t)row * rows + c]")),
+     ["row r was stored r * rows elements into y, not r * cols",
+      "put row 1 at elements 13 to 112 of y", "where row 1 starts at element 100",
+      "elements 256 to 1299 were never written", "Hint: a row of y is cols elements long",
+      "y[(size_t)row * cols + c]"]),
     # blind audit TMA-causal_softmax-1: the row's start without the row's length (was '88 of 1300
     # outputs are wrong ... which loaded x[1] ... Hint: y = exp(x - m) / sum where c <= last, else
     # 0', silent on the row pointer)
@@ -256,7 +263,9 @@ def test_the_stub_overflows(capsys):
 
 SIMULATOR_ONLY = {"warp_max_in_the_loop": "a shuffle whose mask names lanes that never call it: "
                                           "a GPU may hang or hand back garbage",
-                  "row_offset_twice": "it reads past the end of x, garbage on a GPU"}
+                  "row_offset_twice": "it reads past the end of x, garbage on a GPU",
+                  "stored_rows_apart": "its rows overlap in y: which row's store lands last is a "
+                                       "race on a GPU"}
 
 
 @pytest.mark.parametrize("name, source, expected", simulator_only(WRONG, SIMULATOR_ONLY))
