@@ -12,10 +12,10 @@ import numpy as np
 
 from helpers.exercises import speed, unset as unset_reads
 from helpers.exercises.common import Input, Output
-from helpers.exercises.dot_product_models import model, wrong_sums
+from helpers.exercises.dot_product_models import first_warp_read_nothing, model, wrong_sums
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import accesses_of, observe, observed_mistakes
+from helpers.exercises.microscope import accesses_of, kernel_words, observe, observed_mistakes
 from helpers.exercises.verdict import matches
 
 RTOL, GUARD = 1e-5, 16
@@ -138,8 +138,11 @@ def _mistakes(case, run):
         yield ("the result is NaN: the kernel read x or y past n (they hold NaN there), or an "
                "element of a __shared__ array that no thread of the block had written",
                "read x[i] and y[i] only while i < n, and of warp_sums " + WARP_SUMS_HINT)
-    if got == 0.0 and model(products, case["block"], case["grid"], shuffle_adds=False) == 0.0 \
-            and _observe(kernels).stats.atomics.lanes > 0:   # the atomics ran, and added 0
+    stats = _observe(kernels).stats if got == 0.0 else None
+    if ran := stats is not None and stats.atomics.lanes > 0:   # the atomics ran, and added 0
+        kept = accesses_of(kernels, _launch(PLACES), "warp sums read", 4096)
+        yield from first_warp_read_nothing(kept, PLACES["block"] // 32, kernel_words(kernels))
+    if ran and model(products, case["block"], case["grid"], shuffle_adds=False) == 0.0:
         yield ("*result is 0 though the blocks' atomicAdd ran: warp_sum replaced v with the "
                "shuffled value (v = __shfl_down_sync(...)) instead of adding it, so lane 0 got "
                "lane 31's value, 0 in the first warp", "v += __shfl_down_sync(0xffffffff, v, "

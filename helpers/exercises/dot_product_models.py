@@ -171,3 +171,25 @@ def by_blocks(products, threads, grid) -> float:
     padded[:n] = products
     rest = np.cumsum(padded.reshape(rows, grid)[::-1], axis=0)[::-1].ravel()
     return float(rest[:min(threads, n)].sum())
+
+
+def first_warp_read_nothing(kept, warps, text):
+    """(problem, hint) where a trace of the first block (``kept``: its accesses, ``warps`` warps
+    a block) shows every warp's sum stored in shared memory and no lane reading any: the first
+    warp's test on the lane let none through, as lane < warp does (warp is 0 there); ``text``:
+    ``microscope.kernel_words``' reading of the kernel's text, which tells that test (None: not
+    read)."""
+    words = text[2] if text else []
+    ours = kept[kept["shared"] & (kept["block"] == 0)] if kept is not None else None
+    if ours is None or (~ours["write"]).any() or \
+            sorted(set(ours["index"].tolist())) != list(range(warps)):
+        return
+    test = ("its test lane < warp compares the lane with the thread's own warp, 0 in the first "
+            "warp: lane < 0 holds for no lane" if any(
+                words[i:i + 4] == ["lane", "<", "warp", "?"] for i in range(len(words)))
+            else "the test that picks the lanes that read warp_sums[lane] let none through")
+    yield (f"*result is 0 though the blocks' atomicAdd ran: the first warp read none of the "
+           f"warps' sums (on the simulator, block 0's {warps} warps stored warp_sums[0] to "
+           f"[{warps - 1}] and no lane read any): {test}, so every lane added 0 and each block's "
+           "sum was 0", "compare the lane with the block's number of warps: lane < warps ? "
+           "warp_sums[lane] : 0.0f, warps = blockDim.x / 32")

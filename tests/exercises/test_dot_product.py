@@ -194,6 +194,14 @@ WRONG = [
      variant(KERNEL, ("v += __shfl_down_sync(0xffffffff, v, offset);",
                       "v = __shfl_down_sync(0xffffffff, v, offset);")),
      ["though the blocks' atomicAdd ran", "v += __shfl_down_sync"]),
+    # blind audit TNA-dot_product-1 (was 'warp_sum replaced v with the shuffled value ... Hint: v
+    # += __shfl_down_sync', a warp_sum that is right): lane < warp, 0 in the first warp
+    ("first_warp_tests_its_own_warp", variant(KERNEL, ("lane < warps ?", "lane < warp ?")),
+     ["*result is 0 though the blocks' atomicAdd ran: the first warp read none of the warps' sums",
+      "block 0's 4 warps stored warp_sums[0] to [3] and no lane read any",
+      "lane < warp compares the lane with the thread's own warp, 0 in the first warp",
+      "Hint: compare the lane with the block's number of warps: lane < warps ? warp_sums[lane] : "
+      "0.0f"]),
     # blind audit TGA-dot_product-1 (was 'the sum is 1078.455, NumPy's is 991.7638', the plan as hint)
     ("squares_of_x", variant(KERNEL, ("v += x[i] * y[i];", "v += x[i] * x[i];")),
      ["the sum of x's squares, x[i] * x[i], not of x[i] * y[i]", "v += x[i] * y[i]"]),
