@@ -19,15 +19,18 @@ def args(case):
     return x_min, y_min, (x_max - x_min) / width, (y_max - y_min) / height
 
 
-def reference(case, steps=None, x_of=None):
+def reference(case, steps=None, x_of=None, im_of_x=False):
     """NumPy's image for the case: int32 counts of shape (height, width); with ``steps``, (dx,
-    dy) in place of the case's, and ``x_of(x)``, the column each pixel's c takes its real part
-    from (the mistakes' models)."""
+    dy) in place of the case's, ``x_of(x)``, the column each pixel's c takes its real part
+    from, and ``im_of_x``, c's imaginary part y_min + x * dy, of the column x (the mistakes'
+    models)."""
     width, height, _, max_iter = case[:4]
     x_min, y_min, *dxy = args(case)
     re, im = pixel_grid(width, height, x_min, y_min, *(steps or dxy))
     if x_of is not None:
         re = re[:, x_of(np.arange(width))]
+    if im_of_x:
+        im = pixel_grid(width, height, y_min, x_min, *(steps or dxy)[::-1])[0]
     return escape_counts(np.zeros_like(re), np.zeros_like(im), re, im, max_iter)
 
 
@@ -60,7 +63,7 @@ def returned_on_escape(case, ref, got, drawn, tolerance):
 def wrong_images(case):
     """(image, problem, hint) of the known mistakes in c and in the count: julia's dx and dy
     models, one step too many, the count or z carried from pixel to pixel, c's real part from
-    threadIdx.x."""
+    threadIdx.x, c's imaginary part from the column x."""
     dx, dy, block = *args(case)[2:], case[2]
     step = "c_re = x_min + x * dx (dx steps along a row), c_im = y_min + y * dy"
     yield (reference(case, (dy, dx)), "dx and dy are swapped: c = (x_min + x*dy) + "
@@ -77,6 +80,7 @@ def wrong_images(case):
     yield from wrong_steps(np.zeros_like(re), np.zeros_like(im), re, im, max_iter, STEPS)
     yield carried_counts(case, ref)
     yield carried_z(case)
+    yield c_im_of_the_column(case, ref)
     yield (reference(case, x_of=lambda x: x % block), "c's real part takes threadIdx.x where "
            "it takes x: the pixels of each stretch of blockDim.x repeat the first stretch's",
            "c_re = x_min + x * dx, with the loop's x")
@@ -167,3 +171,15 @@ def _steps_from(zr, zi, cr, ci, max_iter):
             zr = np.where(going, re2 - im2 + cr, zr)
             counts += going
     return counts, zr, zi
+
+
+def c_im_of_the_column(case, ref):
+    """(image, problem, hint) of c's imaginary part taken from the column x, not the row y: c_im
+    = y_min + x * dy, the real and imaginary parts both the column's."""
+    image, dy = reference(case, im_of_x=True), args(case)[3]
+    y, x = np.argwhere(image != ref)[0] if (image != ref).any() else (0, 1)
+    return (image, "c's imaginary part takes the column x where it takes the row y: c_im = "
+            f"y_min + x * dy, so pixel x = {x}, y = {y} took c_im = {VIEW[1] + x * dy:.4g}, row "
+            f"{x}'s, where its own is {VIEW[1] + y * dy:.4g}, and counts {image[y, x]}, not "
+            f"{ref[y, x]}",
+            "c_im = y_min + y * dy, with the block's row y (the column x is for c_re)")

@@ -30,6 +30,12 @@ WRONG = {
                         "the squares are doubled: re2 = z_re * 2, im2 = z_im * 2"),
     "c_im_in_re": ([("z_re = re2 - im2 + c_re;", "z_re = re2 - im2 + c_im;")],
                    "z_re's step adds c_im where c_re belongs"),
+    # blind audit TNA-mandelbrot_rows-1 (was 'only the first 13 columns of each row of iters are
+    # right ... Hint: ... check the indices of the loads that feed them', a kernel that loads
+    # nothing): c's imaginary part from the column x, not the row y
+    "c_im_of_the_column": ([("float c_im = y_min + y * dy;", "float c_im = y_min + x * dy;")],
+                           "c's imaginary part takes the column x where it takes the row y: "
+                           "c_im = y_min + x * dy"),
     "row_0": ([("int y = blockIdx.x;", "int y = blockIdx.y;")], "only row 0 was drawn"),
     # blind audit G33 (was '11955 of 12383 pixels were never drawn (the first at x = 0, y = 1)')
     "loop_from_the_grid_index": ([("int x = threadIdx.x;", "int x = blockIdx.x * blockDim.x + threadIdx.x;")],
@@ -156,6 +162,7 @@ HINTS = {"squares_doubled": "square each part, float re2 = z_re * z_re, im2 = z_
          "one_step_short": "loop while n < max_iter",
          "returns_on_escape": "leave the while loop with break;, not return;",
          "c_im_in_re": "the real part adds c_re, z_re = re2 - im2 + c_re",
+         "c_im_of_the_column": "c_im = y_min + y * dy, with the block's row y",
          "im_of_the_squares": "the imaginary part of z*z is 2 * z_re * z_im, from z itself, not "
                               "its squares: z_im = 2.0f * z_re * z_im + c_im",
          "loop_from_the_second_pass": "start at x = threadIdx.x, with nothing added",
