@@ -116,6 +116,24 @@ def _store_unguarded(sim_kernel, read):
         getattr(read, "line", None) is not None and wrote.line == read.line
 
 
+def _stored_past_y(sim_kernel):
+    """The elements past n of y that a launch on the simulator (bug 1's n, room for a block after
+    x and y) wrote, sorted; None where it failed."""
+    from helpers.sim import driver, gpuarray
+    from helpers.sim.settings import settings
+
+    n, blocks = PLANTED[0].n, -(-PLANTED[0].n // BLOCK)
+    x = np.random.default_rng(n).random(n + BLOCK, dtype=np.float32)
+    with settings.changed(time_limit=runner.time_limit(), workers=1):
+        y = gpuarray.to_gpu(np.full(n + BLOCK, np.nan, np.float32))
+        try:
+            sim_kernel(gpuarray.to_gpu(x), y, gpuarray.empty(blocks, np.float32), np.int32(n),
+                       block=(BLOCK, 1, 1), grid=(blocks, 1))
+        except (driver.Error, TypeError):
+            return None
+        return np.flatnonzero(~np.isnan(y.get()[n:])) + n
+
+
 def planted_bugs(kernels) -> Verdict | None:
     """NOT YET naming the planted bugs still there (or a failure while looking); None when all
     three are fixed."""
@@ -132,6 +150,14 @@ def planted_bugs(kernels) -> Verdict | None:
                 f"is not one of the planted bugs: {text}", err, (BLOCK, 1, 1)))
     _, bounds, read, _ = found[0]
     if bounds == "there" and _store_unguarded(kernels.simulated, read):
+        past, n = _stored_past_y(kernels.simulated), PLANTED[0].n
+        if past is not None and len(past) > 1 and np.array_equal(past, np.arange(n, n + len(past))):
+            return not_yet(f"the load into tile[] is guarded, but the line that stores y "
+                           f"({read.line}) has no guard: the last block's threads past the end, "
+                           f"i = {n} to {past[-1]}, read x[i] and write y[i] past both arrays "
+                           f"(on the simulator, with room after x and y, y[{n}] to y[{past[-1]}] "
+                           "were written)", "guard the store as the load is: if (i < n) y[i] = "
+                           "x[i] - means[blockIdx.x];")
         return not_yet(f"the load into tile[] is guarded, but the line that stores y "
                        f"({read.line}) reads x[n] and writes y[n]: its guard lets i = n through",
                        "store y[i] only where i < n: if (i < n), not i <= n")

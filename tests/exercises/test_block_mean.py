@@ -93,6 +93,13 @@ WRONG = {
     # the y store's guard, not the load's, reads x[n]: named as itself, not as bug 1
     "y_stored_up_to_n": ([("    if (i < n)\n        y[i]", "    if (i <= n)\n        y[i]")],
                          ["the line that stores y", "lets i = n through", "not i <= n"]),
+    # blind audit TNA-block_mean-1 (was '... its guard lets i = n through ... not i <= n', a
+    # guard the learner never wrote): the store of y with no guard at all
+    "y_stored_unguarded": ([("    if (i < n)\n        y[i] = x[i] - means[blockIdx.x];",
+                             "    y[i] = x[i] - means[blockIdx.x];")],
+                           ["the line that stores y", "has no guard", "i = 1000 to 1023",
+                            "y[1000] to y[1023] were written",
+                            "Hint: guard the store as the load is: if (i < n)"]),
     # blind audit TFA-block_mean-1: the last block's count as n % BLOCK, < for <= (was 'means[2]
     # = nan, but the mean of that block is -0.125... Hint: add up tile[0] to tile[count - 1] and
     # divide by count'): 0 for a full last block (n = 768)
