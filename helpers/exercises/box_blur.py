@@ -12,7 +12,7 @@ import itertools
 import numpy as np
 
 from helpers.exercises import flat_split, near, speed
-from helpers.exercises.box_blur_loads import (late_start, not_shared, origin_shifted,
+from helpers.exercises.box_blur_loads import (diagonal, late_start, not_shared, origin_shifted,
                                               stored_at_own_slot, tiled)
 from helpers.exercises.common import Input, Output, close
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
@@ -270,6 +270,7 @@ def _tiled_models(image):
                f"in the tile, tile{index}", "this thread's pixel is tile[threadIdx.y + "
                "RADIUS][threadIdx.x + RADIUS], and its window tile[threadIdx.y + dy][threadIdx.x "
                "+ dx], dy and dx from 0 to 2 * RADIUS")
+    yield from diagonal(image, BLOCK, RADIUS)
     late, half = range(1 - RADIUS, RADIUS + 1), range(-RADIUS, 1)
     for rows, cols in itertools.product((WINDOW, late, half), repeat=2):
         spans = [(v, axis, span) for v, axis, span in (("dy", ("rows", "y"), rows),

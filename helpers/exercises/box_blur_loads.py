@@ -88,12 +88,13 @@ def not_shared(kernels, launch, most_loads):
                "between them and, after the __syncthreads(), all read")
 
 
-def tiled(image, block, radius, x0=None, y0=None, window=None):
+def tiled(image, block, radius, x0=None, y0=None, window=None, offsets=None):
     """What a tiled blur (blocks of ``block``, a halo of ``radius``) gives whose tile[ty][tx] holds the pixel (x0 + tx, y0 + ty), clamped,
     x0 and y0 functions of (blockIdx.x, blockIdx.y, threadIdx.x, threadIdx.y) of the thread that
     loads it (the solution's by default), and whose thread reads its window from tile[wy + dy][wx
     + dx], (wx, wy) = window(the same of the thread; its own threadIdx.x, threadIdx.y by
-    default); None where a window leaves the tile."""
+    default), over the (dy, dx) of ``offsets`` (every pair by default); None where a window
+    leaves the tile."""
     (h, w), (bw, bh), side = image.shape, block[:2], 2 * radius + 1
     x0 = x0 or (lambda bx, by, i, j: bx * bw - radius)
     y0 = y0 or (lambda bx, by, i, j: by * bh - radius)
@@ -107,8 +108,24 @@ def tiled(image, block, radius, x0=None, y0=None, window=None):
         if min(wx.min(), wy.min()) < 0 or wx.max() >= bw or wy.max() >= bh:
             return None
         out[by * bh:(by + 1) * bh, bx * bw:(bx + 1) * bw] = sum(
-            tile[wy + dy, wx + dx] for dy in range(side) for dx in range(side))
+            tile[wy + dy, wx + dx] for dy, dx in offsets or itertools.product(range(side),
+                                                                               repeat=2))
     return (out[:h, :w] / side ** 2).astype(np.float32)
+
+
+def diagonal(image, block, radius):
+    """(result, problem, hint) of a window whose row and column took the same offset,
+    tile[threadIdx.y + dy][threadIdx.x + dy] (dy for dx; dx for dy gives the same): the
+    2 * radius + 1 pixels of the tile's diagonal from the window's corner, each read
+    2 * radius + 1 times."""
+    side, right = 2 * radius + 1, tiled(image, block, radius)
+    model = tiled(image, block, radius, offsets=[(d, d) for d in range(side) for _ in range(side)])
+    yield (model, f"each pixel's window was the tile's diagonal from its corner, each of its "
+           f"{side} pixels read {side} times: the row and the column took the same offset, "
+           "tile[threadIdx.y + dy][threadIdx.x + dy] (dy where dx belongs; or dx in both), so "
+           f"pixel (0, 0) came out {model[0, 0]:.4f}, its blur {right[0, 0]:.4f}",
+           "the column's offset is dx: tile[threadIdx.y + dy][threadIdx.x + dx], dy and dx from "
+           "0 to 2 * RADIUS")
 
 
 def origin_shifted(image, block, radius):

@@ -22,6 +22,7 @@ from itertools import chain
 import numpy as np
 
 from helpers.exercises import near
+from helpers.exercises.column_means_models import last_column_sent_away, row_left_out, sum_unset
 from helpers.exercises.common import Input, Output
 from helpers.exercises.failure import describe
 from helpers.exercises.hidden import awkward
@@ -224,7 +225,7 @@ def _mistakes(case, run):
         yield ("means[col] was added to before anything set it: it starts with whatever means "
                "held (the checker filled it with NaN, then -7)", "keep the sum in a local "
                "float sum = 0.0f, add to it, and store means[col] = sum / rows once at the end")
-    yield from _last_column_sent_away(m, got, run.out.unwritten)
+    yield from last_column_sent_away(m, got, run.out.unwritten)
     if run.out.unwritten.any():
         yield (f"{int(run.out.unwritten.sum())} of the {cols} means were never written (the "
                f"first is means[{int(np.argmax(run.out.unwritten))}])",
@@ -232,6 +233,7 @@ def _mistakes(case, run):
     want = m.mean(axis=0)
     if np.allclose(got, want, rtol=1e-4, atol=1e-5):
         return
+    yield from sum_unset(run.kernel, got, want)
     for wrong, problem, hint in (
             (m.ravel().reshape(cols, rows).mean(axis=1), "each thread averaged a stretch of "
              "rows neighbouring floats, m[col * rows + r], not a column",
@@ -242,7 +244,7 @@ def _mistakes(case, run):
              f"= {rows - 1}, where a mean divides by the number of elements added, rows = {rows} "
              "(rows - 1 is a sample variance's divisor, not a mean's)",
              "divide by rows: means[col] = sum / rows"),
-            *_row_left_out(m),
+            *row_left_out(m),
             (m.sum(axis=0), "each mean is its column's sum: it was not divided by rows",
              "the mean is the sum divided by the number of rows: means[col] = sum / rows"),
             (want / rows, f"every mean is the right one divided by rows = {rows} once more: the "
@@ -272,37 +274,6 @@ def _mistakes(case, run):
     yield (f"means[{c}] = {got[c]:.6g}, NumPy's is {want[c]:.6g}",
            "printf, from thread 0, the index the kernel reads at each step, and compare it "
            "with r * cols + col")
-
-
-def _row_left_out(m):
-    """(means, problem, hint) of a loop over the rows that leaves the last one out (r < rows -
-    1), or the first (from r = 1), or those above the thread's column (from r = col), the sum
-    still divided by rows."""
-    rows = m.shape[0]
-    yield (m[:-1].sum(axis=0) / rows, "the last row of m is left out of every mean",
-           "the rows are 0 to rows - 1: loop while r < rows")
-    yield (m[1:].sum(axis=0) / rows, "the first row of m, row 0, is left out of every mean "
-           f"(still divided by rows = {rows}): the loop started at r = 1, but rows are counted "
-           "from 0", "the rows are 0 to rows - 1: for (int r = 0; r < rows; r++)")
-    cols = m.shape[1]
-    if cols > 1 and rows > 1:   # the rows of column col from r = col on: the grid-stride habit
-        kept = np.array([m[c:, c].sum() for c in range(cols)]) / rows
-        yield (kept, f"means[1] = {kept[1]:.6g} is the sum of rows 1 to {rows - 1} of column 1 "
-               f"divided by rows = {rows}: each column's mean left out rows 0 to col - 1: the row "
-               "loop started at r = col, the thread's column, where every column's rows start "
-               "at 0", "the rows are 0 to rows - 1 in every column: for (int r = 0; r < rows; "
-               "r++)")
-
-
-def _last_column_sent_away(m, got, unwritten):
-    """The last mean alone never written, the others right: a guard col >= cols - 1."""
-    cols = m.shape[1]
-    if cols > 1 and np.array_equal(unwritten, np.arange(cols) == cols - 1) and np.allclose(
-            got[:-1], m.mean(axis=0)[:-1], rtol=1e-4, atol=1e-5):
-        yield (f"means[{cols - 1}], the last column's, was never written: the guard col >= cols "
-               f"- 1 sends its thread (col = {cols - 1}) away with the others past the end, though "
-               f"column cols - 1 = {cols - 1} is a column of m", "only the threads with col >= "
-               "cols have no column: if (col >= cols) return;")
 
 
 def _misread(m, block):

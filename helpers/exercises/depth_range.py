@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises.common import Input, Output
+from helpers.exercises.depth_range_models import pointer_tested
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import accesses_of, observe, observed_mistakes
@@ -185,6 +186,8 @@ def _mistakes(case, run):
     if [near, far] == [0, 0]:
         yield ("every depth became 0: range came out {0, 0}, if (d = 0) assigns 0 to d",
                "compare with ==: if (d == 0) return;")
+    if near == 0 and far == want[1]:
+        yield from pointer_tested(run.kernel)
     if near == 0:
         yield ("the nearest depth came out 0: holes (depth 0, no measurement) were counted",
                "a hole is no point: return when d == 0, before touching range")

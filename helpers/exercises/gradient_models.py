@@ -110,3 +110,25 @@ def own_load_unclamped(run, where):
            f"in[{int(past['index'].max())}], and the last output's right neighbour, loaded by "
            "the thread after it, was in[n]", "clamp the thread's own load as well as the halo's: "
            "s[j] = in[clamp_index(i, n)]")
+
+
+def halo_by_thread(run, block, wrong):
+    """The right halo loaded by thread L, not the block's last (if (threadIdx.x == 31), a warp's
+    last lane): s[blockDim.x + 1] holds in[start + L + 1] (clamped), which each block's last
+    output reads as its right neighbour (the model, for every L from 1 below blockDim.x - 1)."""
+    if block < 3 or not wrong.size or (wrong % block != block - 1).any():
+        return
+    for lane in range(1, block - 1):  # thread 0: _models names it, with its left halo
+        if fits(run.out.got, windowed(run.model, block, [(block + 1, lane + 1)])):
+            x, first = run.model, int(wrong[0])
+            want = (x[min(first + 1, x.size - 1)] - x[max(first - 1, 0)]) * 0.5
+            yield (f"{wrong.size} of {x.size} outputs are wrong, each at a block's last thread "
+                   f"(the first is out[{first}] = {run.out.got[first]:.6g}, expected "
+                   f"{want:.6g}): the right "
+                   f"halo s[blockDim.x + 1] = s[{block + 1}] was loaded by thread {lane} "
+                   f"(threadIdx.x == {lane}), not by the block's last thread, threadIdx.x == "
+                   f"blockDim.x - 1 = {block - 1}, so it held in[i + 1] of thread {lane}, "
+                   f"in[{first - block + lane + 2}], not in[{first + 1}]", "the block's last "
+                   "thread loads the right halo, whatever the block's size: if (threadIdx.x == "
+                   "blockDim.x - 1) s[blockDim.x + 1] = in[clamp_index(i + 1, n)];")
+            return

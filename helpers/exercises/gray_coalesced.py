@@ -18,7 +18,7 @@ import numpy as np
 from helpers.exercises import near
 from helpers.exercises import sepia, speed
 from helpers.exercises.common import Input, Output, one_further
-from helpers.exercises.gray_coalesced_models import row_by_height
+from helpers.exercises.gray_coalesced_models import blocks_of, row_by_height
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises import microscope
@@ -146,7 +146,8 @@ def _mistakes(case, run):
     if missing.size == n:
         yield "nothing was written: gray still holds its poison", "store pixel i: gray[i] = ..."
     if missing.size and not out.past.size:
-        yield from _blocks_of_width(case, out, missing, run.model)
+        for stride, name in ((width, "width"), (_grid(case)[0], "gridDim.x")):
+            yield from blocks_of(case, out, missing, reference(run.model), stride, name)
         yield from _block_a_row(run.kernel)
     if missing.size:
         yield (f"{missing.size} of {n} pixels were never written (the first at x = "
@@ -285,30 +286,6 @@ def _block_a_row(kernels):
                "is flat: a block's threads run on past a row's end into the next row, which the "
                "next block writes too, and the pixels past the last block's run are never written",
                ROW_HINT)
-
-
-def _blocks_of_width(case, out, missing, rgb):
-    """t = blockIdx.x * width + threadIdx.x (one block a row, as in mandelbrot_rows): block b's
-    threads take pixels b * width to b * width + blockDim.x - 1 (those below width * height, the
-    guard being on t), each its right grey; the model: exactly those written, the others not."""
-    width, height, block = case[:3]
-    n, (b, k) = width * height, np.indices((_grid(case)[0], block))
-    t = (b * width + k).ravel()
-    drawn = np.zeros(n, bool)
-    drawn[t[t < n]] = True
-    if drawn.all() or missing.tolist() != np.flatnonzero(~drawn).tolist() or np.abs(
-            out.got.ravel()[drawn].astype(int) - reference(rgb).ravel()[drawn]).max() > 1:
-        return
-    runs = ("each run overlapping the next block's (some pixels got two threads)"
-            if block > width else f"leaving {width - block} pixels between one block's "
-            "run and the next's")
-    yield (f"thread t took t = blockIdx.x * width + threadIdx.x: block b's {block} threads took "
-           f"pixels b * {width} to b * {width} + {block - 1}, {runs}, and {missing.size} of {n} "
-           f"pixels were never written (from x = {missing[0] % width}, y = {missing[0] // width})"
-           ": one block a row (as in mandelbrot_rows) is not this grid, whose blocks hold "
-           f"blockDim.x = {block} threads, not width = {width}", "a block has blockDim.x "
-           "threads, not width: int t = blockIdx.x * blockDim.x + threadIdx.x; (x = t % width, "
-           "y = t / width as they are)")
 
 
 def _row_zero(missing, n, width, height):

@@ -22,3 +22,34 @@ def row_by_height(missing, past, width, height):
            f"{'overlap' if height < width else 'leave gaps'} and {missing.size} of {n} pixels "
            f"were never written (the first at x = {missing[0] % width}, y = "
            f"{missing[0] // width})", "a row is width pixels long: i = y * width + x")
+
+
+WHY = {"width": "one block a row (as in mandelbrot_rows) is not this grid, whose blocks hold "
+                "blockDim.x = {block} threads, not width = {stride}",
+       "gridDim.x": "gridDim.x = {stride} is the number of blocks, not the threads a block "
+                    "holds, blockDim.x = {block}"}
+
+
+def blocks_of(case, out, missing, grey, stride, name):
+    """t = blockIdx.x * stride + threadIdx.x (stride: width, one block a row as in
+    mandelbrot_rows, or gridDim.x for blockDim.x): block b's threads take pixels b * stride to
+    b * stride + blockDim.x - 1 (those below width * height, the guard being on t), each its
+    right grey (``grey``, NumPy's); the model: exactly those written, the others not."""
+    width, height, block = case[:3]
+    n, blocks = width * height, -(-width * height // block)
+    b, k = np.indices((blocks, block))
+    t = (b * stride + k).ravel()
+    drawn = np.zeros(n, bool)
+    drawn[t[(t >= 0) & (t < n)]] = True
+    if drawn.all() or missing.tolist() != np.flatnonzero(~drawn).tolist() or np.abs(
+            out.got.ravel()[drawn].astype(int) - grey.ravel()[drawn]).max() > 1:
+        return
+    runs = ("each run overlapping the next block's (some pixels got two threads)"
+            if block > stride else f"leaving {stride - block} pixels between one block's "
+            "run and the next's")
+    yield (f"thread t took t = blockIdx.x * {name} + threadIdx.x: block b's {block} threads took "
+           f"pixels b * {stride} to b * {stride} + {block - 1}, {runs}, and {missing.size} of {n} "
+           f"pixels were never written (from x = {missing[0] % width}, y = {missing[0] // width})"
+           f": {WHY[name].format(block=block, stride=stride)}", f"a block has blockDim.x "
+           f"threads, not {name}: int t = blockIdx.x * blockDim.x + threadIdx.x; (x = t % width, "
+           "y = t / width as they are)")

@@ -197,6 +197,14 @@ WRONG = {
                                        ["window was read from the wrong place in the tile, "
                                         "tile[threadIdx.y + dy][threadIdx.y + dx]",
                                         "its window tile[threadIdx.y + dy][threadIdx.x + dx]"]),
+    # blind audit TNA-box_blur-1 (was '3465 of 3465 pixels are wrong ... Hint: compare your
+    # kernel with the TODOs ...'): dy for dx in the window's column, the tile's diagonal
+    "window_column_offset_dy": ([("[threadIdx.x + dx]", "[threadIdx.x + dy]")],
+                                ["each pixel's window was the tile's diagonal from its corner, "
+                                 "each of its 5 pixels read 5 times: the row and the column took "
+                                 "the same offset, tile[threadIdx.y + dy][threadIdx.x + dy]",
+                                 "the column's offset is dx: tile[threadIdx.y + dy][threadIdx.x "
+                                 "+ dx]"]),
     "tile_loop_from_threadIdx_x_plus_1": ([("int tx = threadIdx.x;", "int tx = threadIdx.x + 1;")],
                                           ["the tile's first column was not loaded",
                                            "for (int tx = threadIdx.x; tx < TILE_X"]),

@@ -18,6 +18,14 @@ WRONG = {
     "the_planted_bug": ([(READ, "m[r * rows + col];")],
                         {"problem": "the planted bug is still there: on a 100 x 37 matrix the "
                                     "bounds checks stop the kernel: block (", "hint": "m[r * cols + col]"}),
+    # blind audit TNA-column_means-1: float sum; never set to 0 (was 'every element of means is
+    # the right value minus 1.695e+36: a constant is added ... Hint: compare the formula term by
+    # term ...'): the simulator's compiler records sum read before anything is stored in it
+    "sum_never_set_to_0": ([("float sum = 0.0f;", "float sum;")],
+                           {"problem": "is read before anything is stored in it: it starts from "
+                                       "whatever its register held",
+                            "hint": "give sum a value where it is declared, before the loop adds "
+                                    "to it: float sum = 0.0f;"}),
     # blind audit TEA-column_means-1: the row's length taken as the launch's width, gridDim.x *
     # blockDim.x (was 'the kernel failed on the simulator: ... a read of m[3712] ... Hint: column
     # 0's elements are m[r * cols + 0] ...: check the kernel's indices against those')

@@ -17,6 +17,13 @@ ATOMICS = "    atomicMin(&range[0], d);\n    atomicMax(&range[1], d);\n"
 # name: (replacements in the solution, words of the verdict's problem, words of its hint)
 WRONG = {
     "holes_counted": ([(HOLE, "")], "the nearest depth came out 0", "return when d == 0"),
+    # blind audit TNA-depth_range-1 (was 'the nearest depth came out 0: holes (depth 0, no
+    # measurement) were counted ... Hint: a hole is no point: return when d == 0 ...', the learner
+    # believing they have that test): the pointer depth compared with 0, not d
+    "pointer_compared_with_0": ([("if (d == 0)", "if (depth == 0)")],
+                                "no hole was skipped. if (depth == 0) compares the pointer "
+                                "depth with 0, not the pixel's value d: it is never true",
+                                "test the value read, not the pointer: if (d == 0) return;"),
     # blind audit TKA-depth_range-1 (was 'range is {1, 255}, expected {250, 9000}: depths were
     # lost. Hint: a compare and a store are two steps ...', a race there is not)
     "depth_in_a_byte": ([("unsigned int d = depth[i];", "unsigned char d = depth[i];")],

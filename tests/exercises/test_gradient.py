@@ -89,6 +89,14 @@ WRONG = {
     "integer_half": ([(" * 0.5f;", " * (1 / 2);")],
                      ["every output is 0", "1 / 2 is integer division", "0.5f"]),
     # audit B (second round): the right halo loaded by no thread, or into the last input's slot
+    # blind audit TNA-gradient-1 (was '7 of 1000 outputs are wrong (the first is out[127]), all
+    # at the first or last element of a block: the halo ... Hint: thread 0 loads s[0] = ... and
+    # the block's last thread ...'): the warp's last lane, 31, taken for the block's last thread
+    "right_halo_by_thread_31": ([("threadIdx.x == blockDim.x - 1", "threadIdx.x == 31")],
+                                ["the right halo s[blockDim.x + 1] = s[129] was loaded by thread "
+                                 "31 (threadIdx.x == 31), not by the block's last thread, "
+                                 "threadIdx.x == blockDim.x - 1 = 127",
+                                 "if (threadIdx.x == blockDim.x - 1)"]),
     "right_halo_by_no_thread": ([("threadIdx.x == blockDim.x - 1", "threadIdx.x == blockDim.x")],
                                 ["7 of 1000 outputs are wrong, each at a block's last thread",
                                  "no thread loaded the right halo, s[blockDim.x + 1]",

@@ -106,6 +106,16 @@ WRONG = {
                                 "written (from x = 31, y = 6", "Hint: a block has blockDim.x "
                                 "threads, not width: int t = blockIdx.x * blockDim.x + "
                                 "threadIdx.x;"]),
+    # blind audit TNA-gray_coalesced-1: gridDim.x for blockDim.x in t (was '57 of 315 pixels
+    # were never written ...: some pixels got two threads and others none. Hint: take pixel t of
+    # the image read as one flat run of pixels: x = t % width, ...', the split being right)
+    "t_from_blocks_of_grid_dim": ([("int t = blockIdx.x * blockDim.x + threadIdx.x;",
+                                    "int t = blockIdx.x * gridDim.x + threadIdx.x;")],
+                                  ["t = blockIdx.x * gridDim.x + threadIdx.x: block b's 256 "
+                                   "threads took pixels b * 2 to b * 2 + 255", "57 of 315 pixels "
+                                   "were never written (from x = 33, y = 5", "gridDim.x = 2",
+                                   "Hint: a block has blockDim.x threads, not gridDim.x: int t = "
+                                   "blockIdx.x * blockDim.x + threadIdx.x;"]),
     "block_index_left_out": ([("int t = blockIdx.x * blockDim.x + threadIdx.x;", "int t = threadIdx.x;")],
                              ["59 of 315 pixels were never written"]),
     # blind audit TEA-gray_coalesced-1: the bytes passed as blue, green, red (was '291 of 315 grey

@@ -1,0 +1,53 @@
+"""Models of wrong ``column_means`` kernels (``helpers.exercises.column_means``): rows left out,
+the last column sent away, a sum that starts from whatever its register held."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers.exercises import unset
+
+
+def sum_unset(kernels, got, want):
+    """A local the simulator's compiler saw read before anything is stored in it (its records:
+    ``helpers.exercises.unset``), the means being wrong: the sum started from garbage, not 0
+    (on the simulator 0xFE bytes, -1.7e38 as a float, so every mean is off by -1.7e38 / rows)."""
+    for record in unset.reads(kernels)[:1]:
+        c = int(np.argmax(~np.isclose(got, want, rtol=1e-4, atol=1e-5)))
+        where = f" (declared at line {record.declared})" if record.declared else ""
+        yield (f"{record.name}{where} is read before anything is stored in it: it starts from "
+               "whatever its register held (on a GPU anything, on the simulator 0xFE bytes, "
+               f"-1.7e38 as a float), not 0, and each column's sum is built on that: means[{c}] = "
+               f"{got[c]:.6g}, NumPy's is {want[c]:.6g}", f"give {record.name} a value where it "
+               f"is declared, before the loop adds to it: float {record.name} = 0.0f;")
+
+
+def row_left_out(m):
+    """(means, problem, hint) of a loop over the rows that leaves the last one out (r < rows -
+    1), or the first (from r = 1), or those above the thread's column (from r = col), the sum
+    still divided by rows."""
+    rows = m.shape[0]
+    yield (m[:-1].sum(axis=0) / rows, "the last row of m is left out of every mean",
+           "the rows are 0 to rows - 1: loop while r < rows")
+    yield (m[1:].sum(axis=0) / rows, "the first row of m, row 0, is left out of every mean "
+           f"(still divided by rows = {rows}): the loop started at r = 1, but rows are counted "
+           "from 0", "the rows are 0 to rows - 1: for (int r = 0; r < rows; r++)")
+    cols = m.shape[1]
+    if cols > 1 and rows > 1:   # the rows of column col from r = col on: the grid-stride habit
+        kept = np.array([m[c:, c].sum() for c in range(cols)]) / rows
+        yield (kept, f"means[1] = {kept[1]:.6g} is the sum of rows 1 to {rows - 1} of column 1 "
+               f"divided by rows = {rows}: each column's mean left out rows 0 to col - 1: the row "
+               "loop started at r = col, the thread's column, where every column's rows start "
+               "at 0", "the rows are 0 to rows - 1 in every column: for (int r = 0; r < rows; "
+               "r++)")
+
+
+def last_column_sent_away(m, got, unwritten):
+    """The last mean alone never written, the others right: a guard col >= cols - 1."""
+    cols = m.shape[1]
+    if cols > 1 and np.array_equal(unwritten, np.arange(cols) == cols - 1) and np.allclose(
+            got[:-1], m.mean(axis=0)[:-1], rtol=1e-4, atol=1e-5):
+        yield (f"means[{cols - 1}], the last column's, was never written: the guard col >= cols "
+               f"- 1 sends its thread (col = {cols - 1}) away with the others past the end, though "
+               f"column cols - 1 = {cols - 1} is a column of m", "only the threads with col >= "
+               "cols have no column: if (col >= cols) return;")

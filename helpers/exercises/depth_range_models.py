@@ -1,0 +1,26 @@
+"""Mistakes of ``depth_range`` read from the kernel's text (``helpers.exercises.depth_range``)."""
+
+from __future__ import annotations
+
+from helpers.exercises.microscope import kernel_words
+
+NULLS = ("0", "NULL", "nullptr")
+
+
+def pointer_tested(kernels):
+    """The hole test on the pointer, if (depth == 0) (or 0 == depth, or NULL for 0), where the
+    value read belongs: a pointer to the image is never 0, so no hole is skipped. Called only
+    where the range shows exactly that (the nearest 0, the farthest right)."""
+    if (text := kernel_words(kernels)) is None:
+        return
+    source, tokens, words, body, end = text
+    for j in range(body + 2, end - 2):
+        if words[j] != "==" or words[j - 2] in ("*", "[") or words[j + 2] == "[":
+            continue
+        if {words[j - 1], words[j + 1]} & {"depth"} and {words[j - 1], words[j + 1]} & set(NULLS):
+            said = source[tokens[j - 1].start:tokens[j + 1].end]
+            yield (f"the nearest depth came out 0, the farthest right: no hole was skipped. "
+                   f"if ({said}) compares the pointer depth with 0, not the pixel's value d: "
+                   "it is never true (depth points at the image), so every hole's 0 went into "
+                   "atomicMin", "test the value read, not the pointer: if (d == 0) return;")
+            return
