@@ -99,6 +99,6 @@ def item_of_the_half(calls, halves, m, halo):
             yield (f"the copies counted an element as {whole} bytes, halves[0].nbytes (the whole "
                    f"half's bytes), where it is {item} (its dtype.itemsize): {copy} asked for "
                    f"halo * item = {nbytes} bytes at byte {dest - bases[kd]} of half {kd}, "
-                   f"which holds only {whole}", f"item is the bytes of one element, as the stub has "
-                   "it: item = halves[0].dtype.itemsize")
+                   f"which holds only {whole}", "item is the bytes of one element, as the "
+                   "stub has it: item = halves[0].dtype.itemsize")
             return
