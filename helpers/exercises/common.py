@@ -172,6 +172,39 @@ def one_further(array: str, item: str, past, unwritten, hint: str):
                "the store's index is one too far, the guard is right", hint)
 
 
+def halves(rng, shape, top: int = 4) -> np.ndarray:
+    """float32 multiples of 0.5 in [-top, top], none 0: their products, and sums of them below
+    2^22, are exact in float32, so that a sum's model holds to the last bit however it is added."""
+    values = rng.integers(1, 2 * top + 1, shape) * rng.choice((-0.5, 0.5), shape)
+    return values.astype(np.float32)
+
+
+def whole_sums(terms) -> np.ndarray:
+    """What an accumulator declared int holds after adding ``terms[..., 0]``, ``terms[..., 1]``,
+    ... in turn, ``s += t``: each add's float result cut toward 0 to a whole number."""
+    terms = np.asarray(terms, np.float32)
+    s = np.zeros(terms.shape[:-1], np.float32)
+    for k in range(terms.shape[-1]):
+        s = np.trunc(s + terms[..., k])
+    return s
+
+
+def declared_int(got, whole, exact, name: str, element: str, decl: str):
+    """(problem, hint) where ``got`` (the kernel's output on ``halves``) is ``whole``, the sums
+    an accumulator ``name`` declared int gives (``whole_sums``), and not the float sums
+    ``exact``: ``element`` names the output's element at an index, where the first differs. For
+    a checker whose cases' elements lie in (-1, 1) and whose output there was all zeros."""
+    got, whole, exact = (np.asarray(v, np.float64) for v in (got, whole, exact))
+    if got.shape != whole.shape or not np.array_equal(got, whole) or np.allclose(whole, exact):
+        return
+    i = np.unravel_index(int(np.argmax(~np.isclose(whole, exact))), whole.shape)
+    yield (f"{name} is declared int: each add's result is cut toward 0 to a whole number, so "
+           "with the cases' elements in (-1, 1), where no product reaches 1, it stayed 0; on "
+           f"elements that are multiples of 0.5 up to 4, {element.format(*i)} = {got[i]:g}, "
+           f"the int's sum, where the float sum is {exact[i]:g}",
+           f"declare {name} float, as the values it adds are: {decl}")
+
+
 def close(got: np.ndarray, want: np.ndarray, rtol: float = 1e-5, atol: float = 1e-6) -> bool:
     """Whether ``got`` has ``want``'s shape and its values to float32's rounding."""
     return got.shape == want.shape and bool(np.allclose(got, want, rtol=rtol, atol=atol))

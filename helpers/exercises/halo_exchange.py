@@ -15,7 +15,7 @@ import numpy as np
 
 from helpers.ch11.multigpu import two_devices_on_the_simulator
 from helpers.exercises.halo_exchange_models import (COPIES, dtod_noted, four_byte_items,
-                                                    mixed_units)
+                                                    item_of_the_half, mixed_units)
 from helpers.exercises.hidden import cases, success
 from helpers.exercises.function import (check_function, context_mistakes, context_stack,
                                         copies_to_host, from_file, run_catching)
@@ -81,6 +81,7 @@ def _mistakes(fn, contexts, m, halo, dtype="float32"):
                                    "halo | m interior | right halo], so m = halves[0].size - 2 * "
                                    "halo; and " + BYTES_HINT)])
     after = context_stack(restore=before)
+    yield from item_of_the_half(calls, halves, m, halo)
     yield from mixed_units(calls, halves, m, halo)
     if raised:
         yield raised

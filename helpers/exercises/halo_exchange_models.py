@@ -84,3 +84,21 @@ def four_byte_items(got, hosts, m, halo):
                "element size was taken as 4 (sizeof(float)), not read from the array",
                "an element is item = halves[0].dtype.itemsize bytes: count every offset and size "
                f"with it: {COPIES[0]}; {COPIES[1]}")
+
+
+def item_of_the_half(calls, halves, m, halo):
+    """A copy that is the solution's with the element's bytes taken as the whole half's,
+    ``item = halves[0].nbytes``: its offsets and size in halves of bytes, not elements."""
+    size, item = halves[0].size, halves[0].dtype.itemsize
+    whole, bases = size * item, [int(h.gpudata) for h in halves]
+    right = (((0, halo + m), (1, halo)), ((1, 0), (0, m)))   # (half, elements) of dest, src
+    for call, ((kd, d), (ks, s)), copy in zip(calls, right, COPIES):
+        if item > 1 and tuple(call or ())[:3] == (bases[kd] + d * whole, bases[ks] + s * whole,
+                                                  halo * whole):
+            dest, _, nbytes = call
+            yield (f"the copies counted an element as {whole} bytes, halves[0].nbytes (the whole "
+                   f"half's bytes), where it is {item} (its dtype.itemsize): {copy} asked for "
+                   f"halo * item = {nbytes} bytes at byte {dest - bases[kd]} of half {kd}, "
+                   f"which holds only {whole}", "item is the bytes of one element, as the "
+                   "stub has it: item = halves[0].dtype.itemsize")
+            return

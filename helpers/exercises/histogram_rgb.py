@@ -14,7 +14,8 @@ import numpy as np
 
 from helpers.exercises.common import Output
 from helpers.exercises.histogram_rgb_counts import (BARRIER_HINT, BINS, CLEAR_HINT,
-                                                   adding_steps_by_the_grid, reference,
+                                                   adding_steps_by_the_grid,
+                                                   adding_steps_by_the_grid_s_threads, reference,
                                                    wrong_counts)
 from helpers.exercises.histogram_rgb_counts import block_counts as _block_counts
 from helpers.exercises.hidden import pick
@@ -186,11 +187,22 @@ def _mistakes(case, run):
     yield from _one_a_block(got, rgb, case)
     yield from _blocks_add_from_their_start(got, rgb, case)
     yield from _red_bins_only(got, want, case, run.kernel)
+    yield from adding_steps_by_the_grid_s_threads(got, rgb, case, _probe(run.kernel))
     yield from wrong_counts(got, want, rgb, case)
     first = int(np.argmax(got != want))
     yield (f"{int((got != want).sum())} of the 768 bins are wrong, the first bins[{first}] "
            f"(channel {first // 256}, value {first % 256}): {got[first]}, expected {want[first]}",
            "byte j is channel j % 3 with value rgb[j]: bin (j % 3) * 256 + rgb[j]")
+
+
+def _probe(kernels):
+    """A launch of another case, as (bins, image); None where it failed or a mistake showed."""
+    def launched(case):
+        try:
+            next(EXERCISE.run(kernels, _launch(case)))
+        except StopIteration as stop:
+            return stop.value and (stop.value.out.got.astype(np.int64), stop.value.model)
+    return launched
 
 
 def _returned_early(got, rgb, case, run):

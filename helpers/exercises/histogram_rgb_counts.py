@@ -218,3 +218,41 @@ def adding_steps_by_the_grid(got, rgb, case):
            f"{threads[-1]}), bin b below {block} b / {grid} + 1 times",
            "each thread adds its own bins, blockDim.x apart: "
            "for (int b = threadIdx.x; b < 768; b += blockDim.x)")
+
+
+ADD_PROBE = dict(n=2_000, block=64, grid=4, image="random")
+"""A launch whose grid has fewer threads (256) than there are bins: an adding loop that steps by
+them adds bins 256 on too, where a single bin a thread stops at 63."""
+
+
+def _added_stepping(rgb, case, step):
+    """bins as an adding loop that steps b by ``step`` leaves them: thread t of each block adds
+    bins t, t + step, ..., so bin b is added by the threads t <= b below blockDim.x with t = b
+    (mod step)."""
+    b = np.arange(BINS)
+    top = np.minimum(b, case["block"] - 1)
+    return reference(rgb[:3 * case["n"]]) * np.where(b % step <= top, (top - b % step) // step + 1, 0)
+
+
+def adding_steps_by_the_grid_s_threads(got, rgb, case, probe):
+    """The adding loop stepping b by blockDim.x * gridDim.x: thread t adds bins t, t + step, ...
+    Where the step reaches 768 that is one bin a thread, as no loop: ``probe(ADD_PROBE)`` (the
+    bins and image of that launch, None where it failed), a grid of 256 threads, tells them
+    apart."""
+    block, grid = case["block"], case["grid"]
+    step = block * grid
+    if grid < 2 or not np.array_equal(got, _added_stepping(rgb, case, step)):
+        return
+    told = f", those with b % {step} below {block}"
+    if step >= BINS:
+        seen = probe(ADD_PROBE)
+        if seen is None or not np.array_equal(seen[0], _added_stepping(seen[1], ADD_PROBE, 256)):
+            return
+        told = (f": {step} reaches past bin 767, so each thread added bin threadIdx.x alone and "
+                f"bins {block} to 767 were never added (with block = (64, 1, 1), grid = (4, 1), "
+                "b += 256 added the bins b % 256 below 64)")
+    yield (f"the loop that adds the block's bins into bins steps b by blockDim.x * gridDim.x "
+           f"({step}), the whole grid's threads, not blockDim.x ({block}): each block adds all "
+           f"768 of its own bins, but thread t added only bins t, t + {step}, ...{told}",
+           "the block's threads share out its 768 bins: "
+           "for (int b = threadIdx.x; b < 768; b += blockDim.x)")

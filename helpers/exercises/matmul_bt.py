@@ -13,14 +13,14 @@ import dataclasses
 import numpy as np
 
 from helpers.exercises import near, speed
-from helpers.exercises.common import Output
+from helpers.exercises.common import Output, declared_int, halves, whole_sums
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
 from helpers.exercises.microscope import observe, race_mistake
 from helpers.exercises.verdict import did_not_finish, matches
 from helpers.exercises.origin import Wrong
-from helpers.exercises.matmul_bt_models import (TILE, c_rows_k_apart, guarded_by_the_other_side, k_unguarded,
-                                                loads as _loads, row_from_blockidx_x, row_from_tx,
+from helpers.exercises.matmul_bt_models import (TILE, c_rows_k_apart, guarded_by_the_other_side,
+                                                loads as _loads, row_alone, row_from_blockidx_x, row_from_tx,
                                                 store_guard_against_a_side, tiled as _tiled,
                                                 tiles_transposed)
 
@@ -89,10 +89,14 @@ def _launch(case, k=None):
     """The launch on A (M x K), Bt (N x K), float32, k > K padding zero columns to k; model: A, Bt, C."""
     rng = np.random.default_rng(case.M * 10_000 + case.K * 100 + case.N)
     a, bt = (rng.uniform(-1, 1, (rows, case.K)).astype(np.float32) for rows in (case.M, case.N))
-    a, bt = (np.pad(x, ((0, 0), (0, max(k or 0, case.K) - case.K))) for x in (a, bt))
+    return _launch_on(*(np.pad(x, ((0, 0), (0, max(k or 0, case.K) - case.K))) for x in (a, bt)))
+
+
+def _launch_on(a, bt):
+    """The launch on A and Bt as they are (the grid from their shapes)."""
     (m, k), n = a.shape, bt.shape[0]
     return Launch((a, bt, Output((m, n), guard=TILE * n + TILE), np.int32(m), np.int32(k),
-                   np.int32(n)), block=(TILE, TILE, 1), grid=case.grid,
+                   np.int32(n)), block=(TILE, TILE, 1), grid=Case(m, k, n).grid,
                   model=(a, bt, a.astype(np.float64) @ bt.T))
 
 
@@ -107,6 +111,7 @@ def _mistakes(kernels, case):
     if got is None or np.allclose(got, want, RTOL, ATOL):
         return
     if not got.any():
+        yield from _sum_declared_int(kernels)
         yield ("C is all zeros: nothing was added to sum",
                "follow the TODOs: load both tiles, wait, add the TILE products, wait")
     if np.allclose(got, _tiled(a, bt, a_by_col=True), RTOL, ATOL):   # before the race check's crash
@@ -145,6 +150,17 @@ def _mistakes(kernels, case):
         f"{int(bad.sum())} of {got.size} elements of C are wrong (the first is C[{r}][{c}] = "
         f"{got[r, c]:g}, expected {want[r, c]:g})", INDEX_HINT, "C", r * got.shape[1] + c,
         got.shape)])
+
+
+def _sum_declared_int(kernels):
+    """C all zeros: sum declared int, each add cut toward 0 (on the cases' elements, in (-1, 1),
+    it stays 0), told by a launch on multiples of 0.5 (``halves``), whose sums are exact."""
+    rng = np.random.default_rng(16)
+    a, bt = halves(rng, (20, 37)), halves(rng, (18, 37))
+    got = yield from _result(kernels, _launch_on(a, bt))
+    if got is not None:
+        yield from declared_int(got, whole_sums(a[:, None, :] * bt[None, :, :]),
+                                a.astype(np.float64) @ bt.T, "sum", "C[{}][{}]", "float sum = 0.0f;")
 
 
 SHARED_TILES = {"As": "__shared__ float As[TILE][TILE]", "Bs": "__shared__ float Bs[TILE][TILE + 1]"}
@@ -268,32 +284,11 @@ def _a_rows_apart(got, a, bt):
         yield A_ROWS_APART
 
 
-ROW_ALONE = {"A": ("row < M", "row", "As[ty][tx] = (row < M && k < K) ? A[row * K + k] : 0.0f"),
-             "Bt": ("bt_row < N", "bt_row", "Bs[ty][tx] = (bt_row < N && k < K) ? Bt[bt_row * K + "
-                    "k] : 0.0f")}
-"""Each input's guard by its row alone, the row's name, and the load guarded by both indices."""
-
-
-def _row_alone(run, name):
-    """A read past A (Bt), run again with NaN after it, whose C is the kernel's whose load of that
-    input is guarded by its row alone, without k < K."""
-    a, bt, _ = run.model
-    flat = [spec.host() if hasattr(spec, "host") else spec.ravel() for spec in run.launch.args[:2]]
-    if name not in ROW_ALONE or not np.allclose(run.out.got, k_unguarded(
-            *flat, len(a), a.shape[1], len(bt), name), RTOL, ATOL, equal_nan=True):
-        return
-    guard, row, right = ROW_ALONE[name]
-    yield (f"{name}'s load is guarded by its row alone, ({guard}), without k < K: in the last "
-           f"phase, where k runs past K - 1, each {row} of the tile ran on into the next row of "
-           f"{name}, and the last row past {name}'s end (the read that crashed on the simulator)",
-           f"guard {name}'s element by both its indices: {right}")
-
-
 def _read_past(run, name):
     """A read past Bt (A), run again with NaN after it: rows read N (M) apart; A by col < N; a
     load guarded by its row alone."""
     a, bt, _ = run.model
-    yield from _row_alone(run, name)
+    yield from row_alone(run, name, RTOL, ATOL)
     if name == "Bt" and np.allclose(run.out.got, a @ _rows_apart(run.launch.args[1].host(),
                                                                    *bt.shape).T,
                                     RTOL, ATOL, equal_nan=True):

@@ -228,3 +228,24 @@ def row_from_blockidx_x(run, rtol, atol):
            "takes the block's row from blockIdx.x, as col does, so block (bx, by) stored tile "
            "(bx, bx) of C, whatever its by, and no block stored a tile off the diagonal",
            "the block's row of tiles is blockIdx.y: int row = blockIdx.y * TILE + ty;")
+
+
+ROW_ALONE = {"A": ("row < M", "row", "As[ty][tx] = (row < M && k < K) ? A[row * K + k] : 0.0f"),
+             "Bt": ("bt_row < N", "bt_row", "Bs[ty][tx] = (bt_row < N && k < K) ? Bt[bt_row * K + "
+                    "k] : 0.0f")}
+"""Each input's guard by its row alone, the row's name, and the load guarded by both indices."""
+
+
+def row_alone(run, name, rtol, atol):
+    """A read past A (Bt), run again with NaN after it, whose C is the kernel's whose load of that
+    input is guarded by its row alone, without k < K."""
+    a, bt, _ = run.model
+    flat = [spec.host() if hasattr(spec, "host") else spec.ravel() for spec in run.launch.args[:2]]
+    if name not in ROW_ALONE or not np.allclose(run.out.got, k_unguarded(
+            *flat, len(a), a.shape[1], len(bt), name), rtol, atol, equal_nan=True):
+        return
+    guard, row, right = ROW_ALONE[name]
+    yield (f"{name}'s load is guarded by its row alone, ({guard}), without k < K: in the last "
+           f"phase, where k runs past K - 1, each {row} of the tile ran on into the next row of "
+           f"{name}, and the last row past {name}'s end (the read that crashed on the simulator)",
+           f"guard {name}'s element by both its indices: {right}")

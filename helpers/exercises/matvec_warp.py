@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises import near
-from helpers.exercises.common import Input, Output
+from helpers.exercises.common import Input, Output, declared_int, halves, whole_sums
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.failure import LOOP_HINT
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
@@ -125,6 +125,7 @@ def _mistakes(case, run):
     yield from observed_mistakes(observe(kernels, _launch(CASES[-1])), _refine,
                                  wrong="y is wrong")
     if not got.any():
+        yield from _v_declared_int(kernels)
         yield ("y is 0 everywhere: no lane added anything to v", "follow TODO 1: lane l adds "
                "A[row * cols + c] * x[c] for c = l, l + 32, ... < cols")
     for weight, problem, hint in weighted(cols, -(-rows // case[2]), case[2]):
@@ -281,6 +282,23 @@ def _halved_first(kernels, parts, got):
                        "shuffle first, then halve: for (int offset = 16; offset > 0; offset /= "
                        "2) v += __shfl_down_sync(0xffffffff, v, offset)")
         return
+
+
+def _v_declared_int(kernels):
+    """y all zeros: v declared int, each add cut toward 0 (on the cases' elements, in (-1, 1), it
+    stays 0), told by a launch on multiples of 0.5 (``halves``): lane l's whole sum over columns
+    l, l + 32, ..., the lanes' added by warp_sum (whole numbers, exact)."""
+    rng = np.random.default_rng(32)
+    a, x = halves(rng, (5, 70)), halves(rng, 70)
+    launched = EXERCISE.run(kernels, Launch((Input(a, 70, JUNK), Input(x, 64, JUNK), Output(5),
+                                             np.int32(5), np.int32(70)), (32, 1, 1), (5, 1)))
+    try:
+        next(launched)
+    except StopIteration as stop:
+        if stop.value is not None:
+            terms = np.pad(a * x, ((0, 0), (0, 26))).reshape(5, 3, 32).transpose(0, 2, 1)
+            yield from declared_int(stop.value.out.got, whole_sums(terms).sum(axis=1),
+                                    a.astype(np.float64) @ x, "v", "y[{}]", "float v = 0.0f;")
 
 
 def _from_the_block_s_thread(a, x, got, warps):

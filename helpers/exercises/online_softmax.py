@@ -20,7 +20,7 @@ from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.verdict import listed
 from helpers.exercises.online_softmax_models import (first_warps_alone, missing_offset, pairs,
-                                                     row_0_everywhere)
+                                                     row_0_everywhere, row_from_the_lane)
 
 # (rows, cols, threads a block)
 CASES = [(12, 200, 64), (6, 10, 128), (30, 77, 96)]
@@ -379,7 +379,7 @@ EXERCISE = KernelExercise(
     cases=CASES, draw=_draw, launch=_launch, mistakes=_mistakes,
     where=lambda case: "rows = {}, cols = {}, block = ({}, 1, 1)".format(*case),
     crash_hint="the warps past the last row must leave before reading: if (row >= rows) return;",
-    no_extern_c=True,
+    no_extern_c=True, refine=row_from_the_lane,
     success=f"each row's max and sum in one pass ({len(CASES)} launches: the max first, last and "
             "anywhere, rows shorter than a warp)")
 

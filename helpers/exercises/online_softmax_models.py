@@ -123,3 +123,27 @@ def row_0_everywhere(m, sums, want_m, want_l):
            f"is {want_m[r]:.6g}): the loop read row 0's column c, x[c] (or in[c] with in = x, "
            "without the row's offset), where its own row's in[c], in = x + row * cols, belongs", "read the row through its own pointer: float v = __half2float(in[c]), "
            "with in = x + row * cols")
+
+
+def row_from_the_lane(failure):
+    """(problem, hint) of a crash in a shuffle where lanes 0 to k - 1 of every warp of the block
+    waited, k = rows - blockIdx.x * (blockDim.x / 32), no barrier: row = blockIdx.x * (blockDim.x
+    / 32) + threadIdx.x % 32, each lane of a warp a row of its own, and those past the last
+    returned (row from threadIdx.x alone leaves only warp 0's lanes: 2 warps or more tell)."""
+    err, block, launch = failure.error, failure.block, failure.launch
+    waiting = tuple(getattr(err, "waiting", None) or ())
+    if failure.kind != "warp mask" or launch is None or not block or err.barrier is not None \
+            or not err.block:
+        return
+    warps, bx, rows = int(np.prod(block)) // 32, err.block[0], int(launch.args[3])
+    k = rows - bx * warps
+    if warps < 2 or not 0 < k < 32 or \
+            waiting != tuple(32 * w + lane for w in range(warps) for lane in range(k)):
+        return
+    yield (f"the row came from the lane: row = blockIdx.x * (blockDim.x / 32) + threadIdx.x % 32 "
+           f"gives each lane of a warp a row of its own, so in block {bx} lanes 0 to {k - 1} of "
+           f"each warp (rows {bx * warps} to {rows - 1}) went on to the shuffles and the others, "
+           f"past the last row ({rows - 1}), had returned: the shuffles' mask 0xffffffff names "
+           "lanes that never came", "a warp works one row, the warp's number in the block, its "
+           "lanes the row's columns: row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32 "
+           "(lane = threadIdx.x % 32, the place in the warp)")

@@ -100,6 +100,11 @@ WRONG = {
                                        "device 0's right halo has its destination at byte 207 of "
                                        "half 0, halves[0].size * item - halo: halo (1) counts "
                                        "elements", "halo elements are halo * item bytes"),
+    # blind audit TNA-halo_exchange-1 (was "your function raised LogicError ... Hint: a copy
+    # reached outside a half ...", item among other points): item = the whole half's bytes
+    "item_the_half_s_bytes": ([("item = halves[0].dtype.itemsize", "item = halves[0].nbytes")],
+                              "the copies counted an element as 208 bytes, halves[0].nbytes (the "
+                              "whole half's bytes)", "item = halves[0].dtype.itemsize"),
 }
 SIMULATOR_ONLY = {"halo_elements_taken_from_bytes": "its copy runs past half 0's allocation: on a "
                   "GPU whether that raises or writes another allocation depends on the memory map"}

@@ -280,6 +280,12 @@ WRONG = [
      ["block 1 added its bin 256 into bins[1024], 1 * 768 + 256",
       "as if each block had 768 of its own in bins",
       "every block adds into the same 768 bins: atomicAdd(&bins[b], local[b])"]),
+    # blind audit TNA-histogram_rgb-1: the adding loop steps by the grid's threads (was 'only bins
+    # below blockDim.x (256) were added to bins: each thread added one bin, b = threadIdx.x',
+    # as if there were no loop)
+    ("adding_steps_by_the_grid_s_threads", variant(KERNEL, (ADD, ADD.replace("b += blockDim.x)", "b += blockDim.x * gridDim.x)"))),
+     ["the loop that adds the block's bins into bins steps b by blockDim.x * gridDim.x (2048",
+      "b += blockDim.x)"]),
 ]
 
 # Right, but not the solution's way: each must pass

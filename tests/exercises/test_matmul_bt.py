@@ -155,6 +155,11 @@ WRONG = {
     "bt_guard_without_k": ([("(bt_row < N && k < K)", "(bt_row < N)")],
                            "Hint: guard Bt's element by both its indices: Bs[ty][tx] = (bt_row < N "
                            "&& k < K) ? Bt[bt_row * K + k] : 0.0f"),
+    # blind audit TNB-matmul_bt-1: sum declared int (was 'C is all zeros: nothing was added to
+    # sum ... Hint: follow the TODOs')
+    "sum_declared_int": ([("float sum = 0.0f;", "int sum = 0;")],
+                         "sum is declared int: each add's result is cut toward 0 to a whole "
+                         "number"),
 }
 # On a GPU a tile that is each thread's own array holds, past the element it loaded, whatever
 # that thread's local memory held last (the trace on the simulator names it on either backend)

@@ -207,6 +207,11 @@ WRONG = {
     "first_column_from_the_block_s_thread": ([("int c = lane;", "int c = threadIdx.x + blockDim.x * threadIdx.y;")],
                                              {"problem": "left out its row's first 32 * w columns",
                                               "hint": "lane l starts at column l"}),
+    # blind audit TNB-matvec_warp-1: the lane's v declared int (was 'y is 0 everywhere: no lane
+    # added anything to v' and TODO 1's loop)
+    "v_declared_int": ([("float v = 0.0f;", "int v = 0;")],
+                       {"problem": "v is declared int: each add's result is cut toward 0 to a "
+                                   "whole number", "hint": "float v = 0.0f;"}),
 }
 # The simulator only: on a GPU a warp function with lanes missing is undefined behaviour.
 SIMULATOR_ONLY = {name: "a warp function called with lanes missing is undefined on a GPU"

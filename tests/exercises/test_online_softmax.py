@@ -4,7 +4,7 @@ written for it. The solution and its variants are compiled as one module."""
 
 import pytest
 
-from kernel_sources import assert_mistake_named, compile_variants, solution, variant
+from kernel_sources import assert_mistake_named, compile_variants, simulator_only, solution, variant
 
 from helpers.backend import SourceModule
 
@@ -226,7 +226,14 @@ WRONG = [
                                    (MERGE, MERGE.replace("__expf", "exp2f"))),
      ["the loop's and the merge's exps were of base 2", "in the loop, l = l * __expf(m - m_new) "
       "+ l2 * __expf(m2 - m_new) in the merge"]),
+    # blind audit TNB-online_softmax-1: row = ... + threadIdx.x % 32 (was 'the kernel crashed: ...
+    # called a warp function whose mask names lanes that never call it ... Hint: a warp
+    # function's mask ... call it outside the if', the mask blamed); simulator only (SIMULATOR_ONLY)
+    ("row_from_the_lane", variant(KERNEL, ("+ threadIdx.x / 32;", "+ threadIdx.x % 32;")),
+     ["the row came from the lane: row = blockIdx.x * (blockDim.x / 32) + threadIdx.x % 32",
+      "lanes 0 to 11 of each warp", "threadIdx.x / 32"]),
 ]
+SIMULATOR_ONLY = {"row_from_the_lane": "a warp function called with lanes missing is undefined on a GPU"}
 
 # Right, though not as the solution does it: the classic update, which rescales only when the
 # max grows (one exp a number instead of two)...
@@ -266,7 +273,7 @@ def test_the_stub_forgets_to_rescale(capsys):
     assert "the running sum was not rescaled" in verdict.problem, out
 
 
-@pytest.mark.parametrize("name, source, expected", WRONG, ids=[w[0] for w in WRONG])
+@pytest.mark.parametrize("name, source, expected", simulator_only(WRONG, SIMULATOR_ONLY))
 def test_known_mistake_fails_with_its_hint(name, source, expected, kernels, capsys):
     verdict = checker.check_online_softmax_kernel(kernels[name])
     out = capsys.readouterr().out
