@@ -24,7 +24,7 @@ from helpers.exercises.common import Output
 from helpers.exercises.coverage import Grid, Words, coverage
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.matmul_wide_models import (A_GUARD_N, ROWS_APART, crossed, indexed, part,
+from helpers.exercises.matmul_wide_models import (A_GUARD_N, bs_at_global_column, ROWS_APART, crossed, indexed, part,
                                                   rows_apart, summed, tile_k_apart)
 from helpers.exercises.microscope import accesses_of, kernel_words, observe, observed_mistakes
 from helpers.exercises.origin import Wrong
@@ -99,6 +99,16 @@ def _tile_declared_narrow(kernels):
         f"{tuple(err.thread)} of block {tuple(err.block or (0, 0, 0))} indexed a row of {name} at "
         f"{err.element}, past its 8 columns (line {line})",
         f"{name}'s rows have {cols} = 32 columns, {why}: __shared__ float {name}[{rows}][{cols}];")
+
+
+def _before(kernels):
+    """Before the cases: a tile declared narrow (``_tile_declared_narrow``), or Bs indexed at C's
+    global column (``bs_at_global_column``), from the simulator's bounds check."""
+    narrow = _tile_declared_narrow(kernels)
+    if narrow is not None:
+        return narrow
+    found = bs_at_global_column(kernels, observe(kernels, _launch(CASES[-1])).error)
+    return None if found is None else not_yet(*found)
 
 
 def _neighbouring_rows(race, rows=4):
@@ -358,7 +368,7 @@ EXERCISE = KernelExercise(
     signature="const float *A, const float *B, float *C, int M, int K, int N",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
     observed=lambda kernels, case: _simulated(kernels, ""), observed_as="race-checked",
-    simulated="runs the race check", before=_tile_declared_narrow, refine=_refine, read_past=_read_past, crash_hint=WORDS.guard_hint + ", and load 0 for the tiles' elements past "
+    simulated="runs the race check", before=_before, refine=_refine, read_past=_read_past, crash_hint=WORDS.guard_hint + ", and load 0 for the tiles' elements past "
     "the matrices' edges",
     array_hints={"A": "load only A's elements, 0 past its edges: As[ty][tx] = (row < M && a_col < K) "
                       "? A[row * K + a_col] : 0.0f",

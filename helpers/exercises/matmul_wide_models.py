@@ -133,3 +133,36 @@ def indexed(a, b):
            "every thread of a row of C summed with column blockIdx.x * TILE_N + ty of B, so "
            "C[row][col] came out C[row][blockIdx.x * TILE_N + ty]'s",
            "the column of Bs is the thread's tx, as col's is: sum += As[ty][k] * Bs[k][tx]")
+
+
+def bs_at_global_column(kernels, err):
+    """Bs indexed at C's global column, Bs[..][col], where the thread's place in the tile, tx,
+    belongs: the simulator's bounds check (``err``, read by its fields) shows a thread of a block
+    past column block 0 index a row of 32 (the error names no array) at blockIdx.x * 32 + tx, on
+    a line of the learner's source (the simulated twin's, numbered as the compiler numbers it) that indexes Bs with col.
+    The (problem, hint), or None."""
+    import os
+    import re
+
+    from helpers.sim.compile.source import numbered_lines
+
+    source = getattr(getattr(kernels, "simulated", None), "source", None)
+    if getattr(err, "kind", None) != "array bounds" or err.array not in (None, "Bs") or err.length != 32 or \
+            not err.block or not err.thread or not source or not err.line or \
+            err.block[0] < 1 or err.element != err.block[0] * 32 + err.thread[0]:
+        return None
+    file, number = err.line.rsplit(":", 1)
+    text = [t.split("//")[0] for name, n, t in numbered_lines(source)
+            if os.path.basename(name) == os.path.basename(file) and str(n) == number]
+    found = re.search(r"Bs\s*\[\s*(\w+)\s*\]\s*\[\s*col\s*\](\s*=(?!=))?", text[0]) if text else None
+    if found is None or re.search(r"As\s*\[[^]]*\]\s*\[\s*col\s*\]", text[0]):
+        return None
+    row, stored = found.group(1), found.group(2) is not None
+    where = (f"Bs[{row}][col] {'stores into' if stored else 'reads'} Bs at C's global column "
+             f"col = blockIdx.x * TILE_N + tx: thread {tuple(err.thread)} of block "
+             f"{tuple(err.block)} {'wrote' if stored else 'read'} column {err.element}, past Bs's "
+             f"32 columns (TILE_N, 0 to 31), at line {number}")
+    hint = ("Bs holds the block's 32 columns, a thread's at its place in the tile: " +
+            (f"Bs[{row}][tx] = (b_row < K && col < N) ? B[b_row * N + col] : 0.0f" if stored
+             else f"sum += As[ty][{row}] * Bs[{row}][tx]"))
+    return where, hint

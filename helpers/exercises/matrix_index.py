@@ -283,6 +283,12 @@ def _mix_ups(got, case, padded, kernels):
                    "offset was scaled too",
                    "scale first, then add the row's offset: out[i] = a[i] * col_scale[col] + "
                    "row_offset[row]"))
+    models.append((a * (cs_pad[:cols] + ro_pad[:rows, None]), "the sum was scaled: out = a * "
+                   f"(col_scale[col] + row_offset[row]) (out[0][0] = {a0 * (scale + offset):g} is "
+                   f"a[0][0] * (col_scale[0] + row_offset[0]) = {a0:g} * ({scale:g} "
+                   f"{'-' if offset < 0 else '+'} {abs(offset):g})), so the row's offset was "
+                   "multiplied by a too", "no parentheses around the sum: out[i] = a[i] * "
+                   "col_scale[col] + row_offset[row], the offset added after the product"))
     yield from matches(got, models, _same)
 
 

@@ -42,6 +42,11 @@ INDEXES = [
     (lambda b, t, size, blocks: b * blocks + t,
      "the blocks' elements overlap: blockIdx.x * gridDim.x + threadIdx.x takes the number of "
      "blocks (gridDim.x) for the size of a block (blockDim.x)", INDEX_HINT),
+    (lambda b, t, size, blocks: blocks * size + t,
+     "every block wrote the same elements, out[n] to out[n + blockDim.x - 1], all past the end "
+     "(gridDim.x * blockDim.x = n), and none of out[0] to out[n - 1]: i = gridDim.x * blockDim.x "
+     "+ threadIdx.x takes the number of blocks (gridDim.x, the same in every block) where the "
+     "block's own number, blockIdx.x, belongs", INDEX_HINT),
     (lambda b, t, size, blocks: b + t,
      "the blocks' elements overlap, each block starting one element after the one before: "
      "the block's start is blockIdx.x times 1, not times blockDim.x (blockIdx.x added alone, "

@@ -25,7 +25,7 @@ from helpers.exercises.kernel import KernelExercise, Launch, traced_back
 from helpers.exercises.microscope import accesses_of, observe, race_mistake, syncwarp_between
 from helpers.exercises.origin import Wrong
 from helpers.exercises.reverse_blocks_models import (BLOCK, len_one_short, len_one_too_many,
-                                                     mirrored_twice, reference)
+                                                     load_guard_global, mirrored_twice, reference)
 
 CASES = [1000, 77, 3 * BLOCK, 5003]
 """n: a partial last block (race-checked), a block alone, whole blocks, many blocks."""
@@ -273,6 +273,7 @@ def _mistakes(n, run):
     want = reference(x)
     if np.array_equal(got, want):
         return
+    yield from load_guard_global(run, want)
     if n % BLOCK == 0 and run.out.unwritten[-BLOCK:].all() and not run.out.unwritten[:-BLOCK].any():
         yield (f"the last block wrote nothing: n = {n} is a multiple of BLOCK, so a last block of "
                f"n % BLOCK = 0 elements did nothing", "a block's length is min(BLOCK, n - start), "

@@ -115,3 +115,35 @@ def len_one_too_many(n, run, junk):
            "n - start is already the block's number of elements, and the + 1 in "
            "len = min(BLOCK, n - start + 1) adds one more",
            "len counts the block's elements: len = min(BLOCK, n - start)")
+
+
+def load_guard_global(run, want):
+    """The load guarded by if (start + j < len), the element's global index against the block's
+    own count: in a trace on the simulator only block 0's threads wrote s (j < len there), while
+    every block's threads j < len stored into out, as the solution's do, from an s never filled."""
+    n = run.model.size
+    if n <= BLOCK or not np.array_equal(run.out.got[:BLOCK], want[:BLOCK]):
+        return
+    kept = accesses_of(run.kernel, dataclasses.replace(run.launch, args=(
+        Input(run.model), *run.launch.args[1:])), f"load guard, n = {n}", 8 * n)
+    if kept is None or not kept.size:
+        return
+    block, j = kept["block"].astype(np.int64), kept["thread"].astype(np.int64)
+    start = block * BLOCK
+    size = np.minimum(BLOCK, n - start)
+    loads = kept["shared"] & kept["write"]
+    stores = (kept["array"] == "out") & kept["write"]
+    ours = {(b, t) for b in range(-(-n // BLOCK)) for t in range(min(BLOCK, n - b * BLOCK))}
+    if set(zip(block[loads].tolist(), j[loads].tolist())) != {(0, t) for t in range(BLOCK)} or \
+            set(zip(block[stores].tolist(), j[stores].tolist())) != ours or \
+            not np.array_equal(kept["index"][loads], j[loads]) or \
+            not np.all((start + j)[loads] < size[loads]):
+        return
+    bad = int(np.flatnonzero(run.out.got != want)[0])
+    yield (f"no thread of a block past 0 loaded into s: the load's guard compared start + j with "
+           f"len (block 1: start + j = {BLOCK} to {2 * BLOCK - 1}, len = {min(BLOCK, n - BLOCK)}), "
+           "the element's place in the whole array against the block's own count, true in block "
+           "0 alone, yet every block stored into out, from an s never filled (the first wrong, "
+           f"out[{bad}] = {run.out.got[bad]:g}, expected {want[bad]:g})",
+           "the load's guard is the store's, the thread's place in its block against the block's "
+           "len: if (j < len) s[j] = in[start + j];")

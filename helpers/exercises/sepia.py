@@ -147,9 +147,40 @@ def _mistakes(case, run):
     yield from _and_or_width(case, run)
     yield from _tripled(run.model, run.out)
     yield from _guard_on_the_thread(run)
+    yield from _steps_by_the_grid(case, run.out)
     yield from written_mistakes(run.out, case, WORDS, WILD_HINT, WILD_HINT)
     yield from _signed(run.model, run.out.got)
     yield from _wrong_values(run.model, run.out.got)
+
+
+def _steps_by_the_grid(case, out):
+    """x = blockIdx.x * gridDim.x + threadIdx.x, or y's line with gridDim.y, where the block's
+    side belongs: the pixels written are exactly those whose column (row) is b * gridDim + t for
+    a block b and a thread t of it, nothing past the end, the rest never written."""
+    written = ~out.unwritten.all(axis=2)
+    if out.past.size or written.all() or (out.unwritten.any(axis=2) & written).any():
+        return
+    y, x = np.indices(written.shape)
+    for side, place, length, blocks, size, what in (
+            ("y", y, case.height, case.grid[1], case.block[1], "height"),
+            ("x", x, case.width, case.grid[0], case.block[0], "width")):
+        reach = np.isin(place, np.arange(blocks)[:, None] * blocks + np.arange(size))
+        if not np.array_equal(written, reach):
+            continue
+        kept = np.unique(place[reach])
+        rows = "rows" if side == "y" else "columns"
+        which, rest = ((f"{side} = {kept[0]} to {kept[-1]}", f"{side} = {kept[-1] + 1} to "
+                        f"{length - 1}") if kept.size == kept[-1] + 1 else
+                       (f"{kept.size} of the {length}", "the others"))
+        gap = ("the blocks' " + rows + " overlap" if blocks < size else
+               f"{blocks - size} {rows} are skipped between blocks")
+        yield (f"only {rows} {which} were written, those {side} = "
+               f"blockIdx.{side} * gridDim.{side} + threadIdx.{side} reaches: the "
+               f"{'row' if side == 'y' else 'column'}'s line steps from one block to the next "
+               f"by gridDim.{side} = {blocks}, the grid's number of blocks "
+               f"{'down' if side == 'y' else 'across'}, where the block's {what} "
+               f"blockDim.{side} = {size} belongs, so {gap} and {rest} got no thread",
+               f"{side} = blockIdx.{side} * blockDim.{side} + threadIdx.{side}")
 
 
 THREAD_PROBE = Grid(12, 10, (16, 16))

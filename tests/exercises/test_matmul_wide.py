@@ -79,6 +79,15 @@ WRONG = {
     "bs_stored_transposed": ([("Bs[r][tx] = (b_row", "Bs[tx][r] = (b_row")],
                              {"problem": "B's tile was stored transposed: thread (tx, ty) wrote "
                               "Bs[tx][r]", "hint": "Bs[r][tx] = B[b_row * N + col]"}),
+    # blind audit TNB-matmul_wide-1: the products read Bs at C's global column (was 'the kernel
+    # crashed: thread (0, 0, 0) of block (1, 0, 0) indexed an array past the size it was declared
+    # with (index 32) at matmul_wide.cu:27 ... Hint: As is TILE_M x TILE_K (8 x 32) and Bs TILE_K x
+    # TILE_N (32 x 32): a thread's rows of Bs are r = ty, ...', col not named)
+    "bs_read_at_col": ([("sum += As[ty][k] * Bs[k][tx];", "sum += As[ty][k] * Bs[k][col];")],
+                       {"problem": "Bs[k][col] reads Bs at C's global column col = blockIdx.x * "
+                                   "TILE_N + tx: thread (0, 0, 0) of block (1, 0, 0) read column 32",
+                        "hint": "Bs holds the block's 32 columns, a thread's at its place in the "
+                                "tile: sum += As[ty][k] * Bs[k][tx]"}),
     "bs_read_across": ([("sum += As[ty][k] * Bs[k][tx];", "sum += As[ty][k] * Bs[tx][k];")],
                        {"problem": "Bs[tx][k]", "hint": "Bs[k][tx]"}),
     # blind audit TJB-matmul_wide-1: Bs read at column ty (was '3329 of the 3465 elements of C
@@ -195,6 +204,8 @@ WRONG = {
 SIMULATOR_ONLY = dict.fromkeys(("a_rows_n_apart", "a_guard_n", "a_column_unguarded", "a_guard_tx_against_k", "b_guard_row_to_k", "b_guard_row_against_n"),
                                "a read past A or B: a GPU reads other memory or faults and leaves "
                                "the context unusable")
+SIMULATOR_ONLY["bs_read_at_col"] = ("an index past a shared array's end: on a GPU other "
+                                    "shared memory or an illegal address")
 SIMULATOR_ONLY["bs_rows_from_tx"] = ("the products read rows of Bs that no thread loaded: on a GPU "
                                      "whatever shared memory held")
 # Right, but not the solution's way: each must pass

@@ -89,6 +89,16 @@ WRONG = {
                                       "(a[0][0] + row_offset[0]) * col_scale[0] = (",
                                       "Hint: scale first, then add the row's offset: out[i] = "
                                       "a[i] * col_scale[col] + row_offset[row]"),
+    # blind audit TNB-matrix_index-1 (was '3367 of 3367 elements are wrong (the first is
+    # out[0][0] = -749.871, expected -52.4984) ... Hint: out[row * cols + col] = ...', the whole
+    # formula): parentheses around the sum, the offset multiplied by a too
+    "sum_in_parentheses": ([("out[i] = a[i] * col_scale[col] + row_offset[row];",
+                             "out[i] = a[i] * (col_scale[col] + row_offset[row]);")],
+                           "the sum was scaled: out = a * (col_scale[col] + row_offset[row]) "
+                           "(out[0][0] = -749.871 is a[0][0] * (col_scale[0] + row_offset[0]) = ",
+                           "so the row's offset was multiplied by a too",
+                           "Hint: no parentheses around the sum: out[i] = a[i] * col_scale[col] "
+                           "+ row_offset[row]"),
     "wrong_formula": ([("+ row_offset[row]", "- row_offset[row]")], "elements are wrong"),
     # blind audit I20 (was '2989 of 3367 elements were never written ... Hint: every element
     # needs a thread: ...'): the block's index added without its size, the blocks overlap

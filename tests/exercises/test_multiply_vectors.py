@@ -24,6 +24,15 @@ WRONG = {
                           "only the first element of each block"),
     "grid_for_block": ((INDEX, "blockIdx.x * gridDim.x + threadIdx.x"),
                        "the blocks' elements overlap"),
+    # blind audit TNB-multiply_vectors-1: gridDim.x where blockIdx.x belongs (was 'out[896] and
+    # beyond were written, past out[n - 1] ... Hint: i = blockIdx.x * blockDim.x + threadIdx.x
+    # ...', gridDim.x not named)
+    "grid_for_block_index": ((INDEX, "gridDim.x * blockDim.x + threadIdx.x"),
+                             "every block wrote the same elements, out[n] to out[n + blockDim.x - "
+                             "1], all past the end", "gridDim.x * blockDim.x + threadIdx.x takes "
+                             "the number of blocks (gridDim.x, the same in every block) where the "
+                             "block's own number, blockIdx.x, belongs",
+                             "Hint: i = blockIdx.x * blockDim.x + threadIdx.x"),
     "block_number_added": ((INDEX, "blockIdx.x + threadIdx.x"),
                            "the blocks' elements overlap, each block starting one element after"),
     # blind audit Q5: blockDim.y, which is 1 in a 1-D launch, for the block's size; the verdict

@@ -99,6 +99,17 @@ WRONG = {
                              ["one too far", "out[start + j]"]),
     "load_guard_off_by_one": ([("    if (j < len)\n        s[j]", "    if (j <= len)\n        s[j]")],
                               ["a read of in[1000] at ", "1 element past the end"]),
+    # blind audit TNB-reverse_blocks-1: the load's guard compares the global index with len (was
+    # '744 of 1000 elements are wrong (the first is out[256] = nan, expected -0.608197): out[256]
+    # was stored by thread (0, 0, 0) of block (1, 0, 0) at line 20, which loaded s[255] ... Hint:
+    # element j of the block's output is its element len - 1 - j: out[start + j] = s[len - 1 -
+    # j] ...', the store, which was right, blamed)
+    "load_guard_global": ([("    if (j < len)\n        s[j]", "    if (start + j < len)\n        s[j]")],
+                          ["no thread of a block past 0 loaded into s", "the load's guard "
+                           "compared start + j with len", "block 1: start + j = 256 to 511, len = "
+                           "256", "yet every block stored into out, from an s never filled",
+                           "Hint: the load's guard is the store's, the thread's place in its "
+                           "block against the block's len: if (j < len) s[j] = in[start + j];"]),
     "store_unguarded": ([("    if (j < len)\n        out", "    out")],
                         ["if (j < len) on the store"]),
     "barrier_after_the_store": ([(BARRIER, ""), ("s[len - 1 - j];", "s[len - 1 - j];\n"
@@ -171,7 +182,9 @@ SIMULATOR_ONLY.update(
     store_without_start="the blocks race on out[0 .. 255]: on a GPU which block's store stays "
                         "there, element by element, is a matter of timing",
     s_not_shared="each thread reads elements of its own local s that it never wrote: garbage "
-                 "on a GPU")
+                 "on a GPU",
+    load_guard_global="blocks past 0 read s that none of their threads loaded: garbage, or an "
+                      "earlier block's, on a GPU")
 # Right, not the solution's way: each must pass
 RIGHT = {
     "early_return": [("    int j = threadIdx.x;\n",

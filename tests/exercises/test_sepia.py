@@ -64,6 +64,15 @@ WRONG = {
     "y_from_block_x": ([(INDEX_Y, "blockIdx.x * blockDim.y + threadIdx.y")],
                        "those of the blocks on the grid's diagonal (x / blockDim.x == y / "
                        "blockDim.y): x and y took the same block index"),
+    # blind audit TNB-sepia-1: gridDim.y where blockDim.y belongs in the row's line (was '795 of
+    # 1961 pixels were never written (the first is x = 0, y = 22) ... Hint: every pixel needs a
+    # thread: x = ..., y = ...; and the guard ...', every index and guard line); the pieces a tuple
+    "row_steps_by_grid_y": ([(INDEX_Y, "blockIdx.y * gridDim.y + threadIdx.y")],
+                            ("only rows y = 0 to 21 were written, those y = blockIdx.y * gridDim.y "
+                             "+ threadIdx.y reaches: the row's line steps from one block to the "
+                             "next by gridDim.y = 3, the grid's number of blocks down, where the "
+                             "block's height blockDim.y = 16 belongs",
+                             "Hint: y = blockIdx.y * blockDim.y + threadIdx.y")),
     "x_y_swapped": ([("int x = " + INDEX_X, "int x = " + INDEX_Y),
                      ("int y = " + INDEX_Y, "int y = " + INDEX_X)], "Hint: x and y are swapped"),
     "row_length_is_height": ([("int i = y * width + x;", "int i = y * height + x;")],
@@ -216,7 +225,8 @@ def test_wrong_kernel_fails_with_its_hint(name, kernels, capsys):
     assert check_sepia_kernel(*kernels[name]).passed is False
     out = capsys.readouterr().out
     assert out.startswith("NOT YET: "), out
-    assert expected in out, out
+    for piece in expected if isinstance(expected, tuple) else (expected,):
+        assert piece in out, out
 
 
 def test_rows_swapped_get_each_row_s_weights_as_the_hint(kernels):
