@@ -241,12 +241,25 @@ SIMULATOR_ONLY = {
                     "leaves the context unusable")}
 
 
-# Right values, but the tail's thread starts at pixel 15 * groups and writes again (the same
-# values) pixels that the groups' threads of its block write; or every spare thread does the tail
-# (else for else if): races the outputs cannot show, that the simulator's race check finds in the
-# launches that rate the kernel (on a GPU they pass)
-RACY = {"tail_from_15_groups": [("int i = 16 * groups;", "int i = 15 * groups;")],
-        "every_spare_thread_does_the_tail": [("} else if (t == groups) {", "} else {")]}
+# Right values, but every spare thread does the tail (else for else if): a race the outputs
+# cannot show, that the simulator's race check finds in the launches that rate the kernel (on a
+# GPU it passes)
+RACY = {"every_spare_thread_does_the_tail": [("} else if (t == groups) {", "} else {")]}
+# Right values, but the tail's thread starts at pixel 15 * groups, or at groups (blind audit
+# TNB-sepia_x16-1: was 'the kernel failed: a data race on out[366] ... Hint: two threads store
+# into the same element ...'), and writes again (the same values) pixels that the groups' threads
+# of its block write: the first case's race check names the tail's start (on a GPU they pass)
+TAIL_RACES = {"tail_from_15_groups": ([("int i = 16 * groups;", "int i = 15 * groups;")],
+                                      "the tail loop starts at i = 15 * groups = 1830, where "
+                                      "the tail's first pixel is 16 * groups = 1952"),
+              "tail_from_groups": ([("int i = 16 * groups;", "int i = groups;")],
+                                   "wrote pixel 122 (out[366]), which thread 7 stores too, in "
+                                   "its group of pixels 112 to 127: the tail loop starts at i = "
+                                   "groups = 122, where the tail's first pixel is 16 * groups = "
+                                   "1952 (n = 1961, groups = 122). Hint: the tail is the pixels "
+                                   "after the last whole group: start its loop at 16 * groups, "
+                                   "as the stub's tail loop does, for (int i = 16 * groups; "
+                                   "i < n; i++)")}
 HELPERS = re.compile(r"\b(byte_of|set_byte|sepia_channel|sepia_pixel)\b")
 
 
@@ -254,7 +267,8 @@ HELPERS = re.compile(r"\b(byte_of|set_byte|sepia_channel|sepia_pixel)\b")
 def kernels():
     sources = {"solution": KERNEL, **{name: variant(KERNEL, *r) for name, r in SLOW.items()},
                **{name: variant(KERNEL, *r) for name, (r, _) in WRONG.items()},
-               **{name: variant(KERNEL, *r) for name, r in RACY.items()}}
+               **{name: variant(KERNEL, *r) for name, r in RACY.items()},
+               **{name: variant(KERNEL, *r) for name, (r, _) in TAIL_RACES.items()}}
     # Five modules (audit 3's variants in a second, audit 3b's in a third, stored_at_byte_3t in
     # a fourth, blind audit K12's in a fifth: with any in the first, g++ gave group_t_at_byte_3t's loads an aligned SSE
     # instruction, which the CPU refuses as a misaligned address, as a GPU does, where the
@@ -300,6 +314,15 @@ def test_a_race_in_the_rating_launch_is_a_verdict_not_a_crash(name, kernels, cap
     out = capsys.readouterr().out
     assert verdict.passed is False and out.startswith("NOT YET: "), out
     assert "data race on out[" in out and "(a launch that measured its speed)" in out, out
+
+
+@pytest.mark.skipif(BACKEND != "simulator", reason="the simulator's race check names it")
+@pytest.mark.parametrize("name", sorted(TAIL_RACES))
+def test_a_tail_loop_that_starts_inside_the_groups_is_named(name, kernels, capsys):
+    verdict = check_sepia_x16_kernel(kernels[name])
+    out = capsys.readouterr().out
+    assert verdict.passed is False and out.startswith("NOT YET: the tail's thread 122 "), out
+    assert TAIL_RACES[name][1] in out, out
 
 
 @pytest.mark.parametrize("name", sorted(SLOW))
