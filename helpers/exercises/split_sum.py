@@ -14,8 +14,9 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.ch11.multigpu import two_devices_on_the_simulator
-from helpers.exercises.function import (Refused, check_function, code_of, context_mistakes,
-                                        context_stack, current_device, from_file, learner_line,
+from helpers.exercises import split_sum_models
+from helpers.exercises.function import (Refused, check_function, context_mistakes,
+                                        context_stack, current_device, from_file,
                                         run_catching, stopped_at_empty)
 from helpers.exercises.hidden import cases, success
 from helpers.exercises.verdict import Verdict, check_cases
@@ -140,8 +141,10 @@ def _mistakes(fn, contexts, n):
                                   [(drv.Error, "a copy or a sum failed: " + USING_HINT)])
     after = context_stack(restore=before)
     if raised:
-        yield from _added_as_gpuarrays(order, caught[-1] if caught else None)
-        yield from _unpacked_out_of_order(fn, caught[-1] if caught else None)
+        err = caught[-1] if caught else None
+        yield from _added_as_gpuarrays(order, err)
+        yield from split_sum_models.unpacked_out_of_order(fn, err)
+        yield from split_sum_models.devices_from_len_x(fn, err, x, contexts)
         yield raised
         return
     yield from context_mistakes(before, after)
@@ -176,43 +179,6 @@ def _added_as_gpuarrays(order, error):
                f"device {started[0]}, the first partial sum's, and adding another device's "
                "partial sum to it runs a kernel on that device, which reads device "
                f"{started[0]}'s memory there", ADD_HINT)
-
-
-def _unpacked_out_of_order(fn, error):
-    """A loop over a list that unpacks its tuples with the names they were appended with, in
-    another order (started.append((k, share, ...)), for share, k, partial in started:), where the
-    function raised inside that loop (``error``'s line): read from fn's code, as ``uncalled``."""
-    import ast
-
-    line = learner_line(error) if error is not None else None
-    if (code := code_of(fn)) is None:
-        return
-    tree, first = code[:2]
-    names = lambda elts: [getattr(e, "id", None) for e in elts]  # noqa: E731 - None: no name
-    appends = [(node.func.value.id, node.args[0]) for node in ast.walk(tree)
-               if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-               and node.func.attr == "append" and isinstance(node.func.value, ast.Name)
-               and len(node.args) == 1 and isinstance(node.args[0], ast.Tuple)]
-    for loop in (node for node in ast.walk(tree) if isinstance(node, ast.For)
-                 and isinstance(node.target, ast.Tuple) and isinstance(node.iter, ast.Name)):
-        if line is None or not first + loop.lineno - 1 <= line[0] <= first + loop.end_lineno - 1:
-            continue
-        took = names(loop.target.elts)
-        for put in (t for into, t in appends if into == loop.iter.id and len(t.elts) == len(took)):
-            given = names(put.elts)
-            swaps = [(b, a) for a, b in zip(given, took) if a and a != b and a in took]
-            if not swaps:
-                continue
-            right = [a or next(b for b in took if b not in given) for a in given]
-            said = ", and ".join(f"{b} got what was appended as {a}" if i == 0 else
-                                 f"{b} what was appended as {a}" for i, (b, a) in enumerate(swaps))
-            yield (f"the loop for {', '.join(took)} in {loop.iter.id}: unpacks the tuples in another "
-                   f"order than they were appended, {loop.iter.id}.append({ast.unparse(put)}): "
-                   f"{said}; your function raised {type(error).__name__} at line {line[0]} of "
-                   f"{line[1]} ({line[2]}), inside that loop",
-                   f"unpack in the order the tuples were appended: for {', '.join(right)} in "
-                   f"{loop.iter.id}:")
-            return
 
 
 def _wrong_sum(got, x, calls):

@@ -261,17 +261,29 @@ def _warp_without_parentheses(run, case, stored):
 
 
 def _c_ld(run, case, stored):
-    """C's tiles stored with leading dimension M or K, where N (a row of C) belongs: the elements
-    written (``stored``, 16 rows past C's end too) are those such stores cover."""
+    """C's tiles stored with leading dimension M, K or 16 (the tile's width), where N (a row of
+    C) belongs: the elements written (``stored``, 16 rows past C's end too) are those such
+    stores cover (with 16, each tile's 256 elements back to back from its start)."""
     m, k, n = case
-    for name, ld in (("M", m), ("K", k)):
+    store = "store_matrix_sync(C + tile_row * 16 * N + tile_col * 16, c, N, wmma::mem_row_major)"
+    for name, ld in (("M", m), ("K", k), ("16", 16)):
         model = _product(run.model, case, guard=16, c_at=lambda w, tr, tc: (tr * 16 * n + tc * 16, ld))
-        if ld != n and np.array_equal(~np.isnan(model[0].ravel()), stored):
-            yield (f"C's tiles were stored with leading dimension {name} = {ld}, but a row of C holds "
-                   f"N = {n} elements: store_matrix_sync's leading dimension is the number of "
-                   "elements from one row of C to the next, so each tile's rows landed "
-                   f"{ld} apart", "store_matrix_sync(C + tile_row * 16 * N + tile_col * 16, c, "
-                   "N, wmma::mem_row_major)")
+        if ld == n or not np.array_equal(~np.isnan(model[0].ravel()), stored):
+            continue
+        if name == "16":
+            r, c = np.argwhere(run.out.unwritten)[0]
+            yield ("C's tiles were stored with leading dimension 16, but a row of C holds N = "
+                   f"{n} elements: store_matrix_sync's leading dimension is the number of "
+                   "elements from one row of C to the next, so each tile's 16 rows landed one "
+                   "after another, 256 elements in a row from its start (tile (0, 0): C[0][0] "
+                   f"to C[{255 // n}][{255 % n}]), and {int(run.out.unwritten.sum())} elements of "
+                   f"C were never written (the first C[{r}][{c}])", "the leading dimension is a "
+                   f"row of C, N elements, not the tile's 16: {store}")
+            return
+        yield (f"C's tiles were stored with leading dimension {name} = {ld}, but a row of C holds "
+               f"N = {n} elements: store_matrix_sync's leading dimension is the number of "
+               f"elements from one row of C to the next, so each tile's rows landed {ld} apart",
+               store)
 
 
 def _mistakes(case, run):

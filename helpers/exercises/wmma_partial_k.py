@@ -27,6 +27,9 @@ from helpers.exercises.common import Input, Output
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import observe, observed_launch, observed_mistakes
 from helpers.exercises.wmma_partial_k_models import STAGINGS, staged
+from helpers.exercises.wmma_partial_k_models import clamped as _clamped
+from helpers.exercises.wmma_partial_k_models import is_close as _is
+from helpers.exercises.wmma_partial_k_models import steps_cut_short as _steps_cut_short
 
 # (M, K, N); K % 16 = 8, 6 and 5 (one partial tile); the last on the simulator, race-checked
 CASES = [(32, 40, 48), (16, 70, 32), (48, 5, 16), (32, 40, 48, "observe")]
@@ -43,24 +46,21 @@ def _where(case):
     return f"with M = {m}, K = {k} (not a multiple of 16), N = {n}"
 
 
-def _launch(case, inf_at=None):
-    """The case's launch; ``inf_at`` ("A" or "B", k): A's column k (B's row k) all inf."""
+def _launch(case, inf_at=None, zero_row_k=False):
+    """The case's launch; ``inf_at`` ("A" or "B", k): A's column k (B's row k) all inf;
+    ``zero_row_k``: a row of 0 after B's end (its row K), NaN after it."""
     m, k, n = case[:3]
     rng = np.random.default_rng(m * 1000 + k + n)
     a = rng.uniform(-1, 1, (m, k)).astype(np.float16)
     b = rng.uniform(-1, 1, (k, n)).astype(np.float16)
     if inf_at:
         (a.T if inf_at[0] == "A" else b)[inf_at[1]] = np.inf
-    tiles = (m // 16) * (n // 16)
-    return Launch((Input(a, after=PAD, junk=np.nan), Input(b, after=PAD, junk=np.nan),
+    tiles, on = (m // 16) * (n // 16), np.vstack([b, np.zeros((1, n), b.dtype)]) if zero_row_k else b
+    return Launch((Input(a, after=PAD, junk=np.nan), Input(on, after=PAD, junk=np.nan),
                    # a row of tiles: a warp past the last stores there
                    Output((m, n), guard=16 * n, held=wmma_tile.LOADED),
                    np.int32(m), np.int32(k), np.int32(n)),
                   block=(128, 1, 1), grid=((tiles + 3) // 4, 1), model=(a.astype(np.float64), b.astype(np.float64)))
-
-
-def _is(got, want):
-    return bool(np.allclose(got, want, rtol=1e-4, atol=1e-3))
 
 
 def _refine(failure):
@@ -225,26 +225,27 @@ def _a_guard_one_past(run, case):
            "k0 + col] : __float2half(0.0f)")
 
 
-def _clamped(got, a, b, k):
-    """C = A B plus 16 - K % 16 more products of A's last column and B's last row: the last
-    step's tile elements past K took k = K - 1 (an index clamped, min(k0 + col, K - 1)), not 0."""
-    extra = 16 - k % 16
-    if not _is(got, a @ b + extra * np.outer(a[:, k - 1], b[k - 1])):
+def _b_guard_one_past(run, case):
+    """B's zero guard k0 + r <= K: B's row K, past B's end (NaN), staged in the last step, where
+    A's column K is 0 (NaN in every element of C); a launch with a row of 0 after B gives A B."""
+    m, k, n = case[:3]
+    if k % 16 == 0 or not np.isnan(run.out.got).all():
         return
-    yield (f"C is A B plus {extra} more products of A's last column (k = {k - 1}) and B's last "
-           f"row: past K, the last step's {extra} tile columns of A and rows of B repeated "
-           f"element K - 1 = {k - 1} (an index clamped to K - 1, as at an image's border) where "
-           "they hold 0, so the product added A[row][K - 1] * B[K - 1][col] "
-           f"{extra} times more", "past K there is no matrix: stage 0 there, As[w][r][col] = "
-           "k0 + col < K ? A[(tile_row * 16 + r) * K + k0 + col] : __float2half(0.0f), and "
-           "Bs[w][r][col] = k0 + r < K ? B[(k0 + r) * N + tile_col * 16 + col] : "
-           "__float2half(0.0f)")
+    again = _run(run, case, zero_row_k=True)
+    if again is None or not _is(again.out.got.astype(np.float64), run.model[0] @ run.model[1]):
+        return
+    yield (f"Bs's zero guard k0 + r <= K lets the row k0 + r == K = {k} through: in the last, "
+           f"partial step Bs took B's row K, past the end of B (its rows are 0 to K - 1 = {k - 1}"
+           ": NaN here, so C holds NaN; with a row of 0 put after B's end, C came out A B), "
+           "where it must be 0: B's rows are 0 to K - 1, so <= is one too far",
+           "stop before row K: Bs[w][r][col] = k0 + r < K ? B[(k0 + r) * N + tile_col * 16 + "
+           "col] : __float2half(0.0f)")
 
 
-def _run(run, case, inf_at=None):
-    """The ``Run`` of ``run``'s kernel launched on ``case`` (with ``inf_at``, as ``_launch``'s),
-    or None where that launch crashed or left C holding what it was filled with."""
-    launched = EXERCISE.run(run.kernel, _launch(case, inf_at))
+def _run(run, case, inf_at=None, **more):
+    """The ``Run`` of ``run``'s kernel launched on ``case`` (with ``inf_at`` and ``more``, as
+    ``_launch``'s), or None where that launch crashed or left C holding what it was filled with."""
+    launched = EXERCISE.run(run.kernel, _launch(case, inf_at, **more))
     try:
         next(launched)
     except StopIteration as stop:
@@ -309,23 +310,6 @@ def _c_ld(m, k, n, out):
                    "wmma::mem_row_major)")
 
 
-def _steps_cut_short(got, a, b, k):
-    """C as the product over the first s steps' 16 columns of A only, s short of the last whole
-    step (the partial tile alone skipped is named before): the loop's bound was not K, and
-    (K + 15) / 16, the count of steps, when s steps are those k0 = 0, 16, ... below it."""
-    steps = -(-k // 16)
-    for s in range(1, max(0, (k - 1) // 16)):   # ends before k - k % 16 (or k - 16)
-        if _is(got, a[:, :16 * s] @ b[:16 * s]):
-            count = -(-steps // 16)   # the steps k0 = 0, 16, ... below (K + 15) / 16
-            why = (f"its bound compares k0, a column of A, with (K + 15) / 16 = {steps}, the "
-                   "number of steps: an offset checked against a count" if s == count else
-                   "it stopped before k0 reached K")
-            yield (f"the loop along K took {s} of its {steps} steps: C holds the products of k = "
-                   f"0 to {16 * s - 1} only, as {why}", "k0 is a column of A, 0, 16, 32, ...: "
-                   "loop while k0 < K, for (int k0 = 0; k0 < K; k0 += 16) (or count the steps "
-                   "with a variable of their own, step < (K + 15) / 16)")
-
-
 def _mistakes(case, run):
     m, k, n = case
     a, b = run.model
@@ -361,6 +345,7 @@ def _mistakes(case, run):
     yield from _one_short(run, case)
     yield from _guards_in_tile(run, case)
     yield from _a_guard_one_past(run, case)
+    yield from _b_guard_one_past(run, case)
     for change, problem, hint in STAGINGS:
         if _staged_as(run, case, change):
             yield problem, hint

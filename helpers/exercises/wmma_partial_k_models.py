@@ -110,3 +110,41 @@ def staged(flat_a, flat_b, m, k, n, a_keep=None, b_keep=None, a_at=None, b_at=No
                 for flat, keep, at in ((flat_a, a_keep, a_at), (flat_b, b_keep, b_at))]
             c[tile[0] * 16:tile[0] * 16 + 16, tile[1] * 16:tile[1] * 16 + 16] += tiles[0] @ tiles[1]
     return c
+
+
+def is_close(got, want):
+    """Whether C ``got`` is ``want`` to the exercise's tolerance."""
+    return bool(np.allclose(got, want, rtol=1e-4, atol=1e-3))
+
+
+def clamped(got, a, b, k):
+    """C = A B plus 16 - K % 16 more products of A's last column and B's last row: the last
+    step's tile elements past K took k = K - 1 (an index clamped, min(k0 + col, K - 1)), not 0."""
+    extra = 16 - k % 16
+    if not is_close(got, a @ b + extra * np.outer(a[:, k - 1], b[k - 1])):
+        return
+    yield (f"C is A B plus {extra} more products of A's last column (k = {k - 1}) and B's last "
+           f"row: past K, the last step's {extra} tile columns of A and rows of B repeated "
+           f"element K - 1 = {k - 1} (an index clamped to K - 1, as at an image's border) where "
+           "they hold 0, so the product added A[row][K - 1] * B[K - 1][col] "
+           f"{extra} times more", "past K there is no matrix: stage 0 there, As[w][r][col] = "
+           "k0 + col < K ? A[(tile_row * 16 + r) * K + k0 + col] : __float2half(0.0f), and "
+           "Bs[w][r][col] = k0 + r < K ? B[(k0 + r) * N + tile_col * 16 + col] : "
+           "__float2half(0.0f)")
+
+
+def steps_cut_short(got, a, b, k):
+    """C as the product over the first s steps' 16 columns of A only, s short of the last whole
+    step (the partial tile alone skipped is named before): the loop's bound was not K, and
+    (K + 15) / 16, the count of steps, when s steps are those k0 = 0, 16, ... below it."""
+    steps = -(-k // 16)
+    for s in range(1, max(0, (k - 1) // 16)):   # ends before k - k % 16 (or k - 16)
+        if is_close(got, a[:, :16 * s] @ b[:16 * s]):
+            count = -(-steps // 16)   # the steps k0 = 0, 16, ... below (K + 15) / 16
+            why = (f"its bound compares k0, a column of A, with (K + 15) / 16 = {steps}, the "
+                   "number of steps: an offset checked against a count" if s == count else
+                   "it stopped before k0 reached K")
+            yield (f"the loop along K took {s} of its {steps} steps: C holds the products of k = "
+                   f"0 to {16 * s - 1} only, as {why}", "k0 is a column of A, 0, 16, 32, ...: "
+                   "loop while k0 < K, for (int k0 = 0; k0 < K; k0 += 16) (or count the steps "
+                   "with a variable of their own, step < (K + 15) / 16)")

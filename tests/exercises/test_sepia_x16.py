@@ -241,12 +241,16 @@ SIMULATOR_ONLY = {
                     "leaves the context unusable")}
 
 
-# Right values, but the tail's thread starts at pixel 15 * groups and writes again (the same
-# values) pixels that the groups' threads of its block write; or every spare thread does the tail
-# (else for else if): races the outputs cannot show, that the simulator's race check finds in the
-# launches that rate the kernel (on a GPU they pass)
-RACY = {"tail_from_15_groups": [("int i = 16 * groups;", "int i = 15 * groups;")],
-        "every_spare_thread_does_the_tail": [("} else if (t == groups) {", "} else {")]}
+# Races the race check finds (a GPU passes them): every spare thread does the tail (else for else
+# if), or the tail starts at 15 * groups or groups (blind audit TNB-sepia_x16-1: was 'a race ...')
+RACY = {"every_spare_thread_does_the_tail": [("} else if (t == groups) {", "} else {")]}
+TAIL_RACES = {"tail_from_15_groups": ([("= 16 * groups;", "= 15 * groups;")], "at i = 15 * groups"),
+              "tail_from_groups": ([("= 16 * groups;", "= groups;")],
+                                   "pixel 122 (out[366]), which thread 7 stores too, in its group "
+                                   "of pixels 112 to 127: the tail loop starts at i = groups = 122, "
+                                   "where the tail's first pixel is 16 * groups = 1952 (n = 1961, "
+                                   "groups = 122). Hint: the tail is the pixels after the last "
+                                   "whole group: start its loop at 16 * groups, as the stub's")}
 HELPERS = re.compile(r"\b(byte_of|set_byte|sepia_channel|sepia_pixel)\b")
 
 
@@ -254,7 +258,8 @@ HELPERS = re.compile(r"\b(byte_of|set_byte|sepia_channel|sepia_pixel)\b")
 def kernels():
     sources = {"solution": KERNEL, **{name: variant(KERNEL, *r) for name, r in SLOW.items()},
                **{name: variant(KERNEL, *r) for name, (r, _) in WRONG.items()},
-               **{name: variant(KERNEL, *r) for name, r in RACY.items()}}
+               **{name: variant(KERNEL, *r) for name, r in RACY.items()},
+               **{name: variant(KERNEL, *r) for name, (r, _) in TAIL_RACES.items()}}
     # Five modules (audit 3's variants in a second, audit 3b's in a third, stored_at_byte_3t in
     # a fourth, blind audit K12's in a fifth: with any in the first, g++ gave group_t_at_byte_3t's loads an aligned SSE
     # instruction, which the CPU refuses as a misaligned address, as a GPU does, where the
@@ -300,6 +305,14 @@ def test_a_race_in_the_rating_launch_is_a_verdict_not_a_crash(name, kernels, cap
     out = capsys.readouterr().out
     assert verdict.passed is False and out.startswith("NOT YET: "), out
     assert "data race on out[" in out and "(a launch that measured its speed)" in out, out
+
+
+@pytest.mark.skipif(BACKEND != "simulator", reason="the simulator's race check names it")
+@pytest.mark.parametrize("name", sorted(TAIL_RACES))
+def test_a_tail_loop_that_starts_inside_the_groups_is_named(name, kernels, capsys):
+    assert check_sepia_x16_kernel(kernels[name]).passed is False
+    out = capsys.readouterr().out
+    assert out.startswith("NOT YET: the tail's thread 122 ") and TAIL_RACES[name][1] in out, out
 
 
 @pytest.mark.parametrize("name", sorted(SLOW))

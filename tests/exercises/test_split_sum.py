@@ -119,6 +119,14 @@ WRONG = {
                               "appended as share",
                               "unpack in the order the tuples were appended: for k, share, partial "
                               "in started:"),
+    # blind audit TNB-split_sum-1: n = len(x) where n = len(contexts) belongs (was 'your function
+    # raised IndexError at line 20 of split_sum.py (with using(contexts[k]):): list index out of
+    # range ... Hint: the message says what went wrong on that line', the n not named)
+    "n_from_len_x": ([("n = len(contexts)", "n = len(x)")],
+                     "n = len(x) = 1001, the number of elements, where n counts the devices, 2: "
+                     "the loop went on past the last device, contexts[1], and contexts[2] raised "
+                     "IndexError at line 20 of",
+                     "n is the number of devices: n = len(contexts)"),
     "returns_the_list": ([("    return float(total)", "    return started")],
                          "returned list, not a number", "return the sum"),
     # an error of the learner's own code: the line that raised, its number and its text
@@ -165,7 +173,7 @@ SPLIT_MISTAKES = {"device_0_alone", "tail_left_out", "shares_overlap", "outside_
                   "partial_sums_added_as_gpuarrays", "hi_without_parentheses",
                   "hi_from_lo_plus_len_over_n", "hi_minus_one",
                   "collected_inside_the_launch_loop", "last_device_left_out",
-                  "sliced_to_hi_plus_one", "every_share_to_sums_0"}
+                  "sliced_to_hi_plus_one", "every_share_to_sums_0", "n_from_len_x"}
 """Mistakes in how the work is split between devices: with one device there is nothing to split
 (the H200 run passed them all, and its verdict says to check on the simulator's two devices)."""
 

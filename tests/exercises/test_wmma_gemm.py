@@ -45,6 +45,17 @@ WRONG = [
     ("c_stored_with_ld_m", variant(KERNEL, ("c, N, wmma::mem_row_major", "c, M, wmma::mem_row_major")),
      ["C's tiles were stored with leading dimension M = 48, but a row of C holds N = 32 elements",
       "store_matrix_sync(C + tile_row * 16 * N + tile_col * 16, c, N, wmma::mem_row_major)"]),
+    # blind audit TNB-wmma_gemm-1: C stored with leading dimension 16, the tile's width (was '720
+    # elements of C were never written (the first is C[8][16]) ... Hint: C's tile (tile_row,
+    # tile_col) starts at ..., and from one row to the next is N elements', the 16 not named;
+    # was c_leading_dimension_16, with those words)
+    ("c_stored_with_ld_16", variant(KERNEL, ("c, N, wmma::mem_row_major", "c, 16, wmma::mem_row_major")),
+     ["C's tiles were stored with leading dimension 16, but a row of C holds N = 32 elements: "
+      "store_matrix_sync's leading dimension is the number of elements from one row of C to the "
+      "next, so each tile's 16 rows landed one after another, 256 elements in a row from its "
+      "start (tile (0, 0): C[0][0] to C[7][31]), and 720 elements of C were never written (the "
+      "first C[8][16])", "Hint: the leading dimension is a row of C, N elements, not the tile's "
+      "16: store_matrix_sync(C + tile_row * 16 * N + tile_col * 16, c, N, wmma::mem_row_major)"]),
     # blind audit TB-wmma_gemm-1: C's row of tiles without the factor 16 (was '960 elements of C
     # were never written (the first is C[18][0]) ... Hint: C's tile (tile_row, tile_col) starts at
     # C + tile_row * 16 * N + tile_col * 16, ...', the tile's start not named)
@@ -125,8 +136,6 @@ WRONG = [
      ["only the first 3 warps' tiles were written (warps 0 to 2", "the guard compares warp with "
       "M / 16", "Hint: a warp past the last tile is one whose tile_row is past the last row of "
       "tiles: if (tile_row >= M / 16) return;"]),
-    ("c_leading_dimension_16", variant(KERNEL, ("c, N, wmma::mem_row_major", "c, 16, wmma::mem_row_major")),
-     ["elements of C were never written", "from one row to the next is N elements"]),
     # blind audit I31 (was '496 elements of C were never written ...', C's tile start hint)
     ("tiles_counted_from_k", variant(KERNEL, ("warp / (N / 16), tile_col = warp % (N / 16)",
                                               "warp / (K / 16), tile_col = warp % (K / 16)")),

@@ -118,6 +118,16 @@ WRONG = [
     ("a_guard_one_past", variant(KERNEL, (STAGE_A, STAGE_A.replace("k0 + col < K", "k0 + col <= K"))),
      ["As's zero guard k0 + col <= K lets the column k0 + col == K = 40 through",
       "<= is one too far", "Hint: stop before column K: As[w][r][col] = k0 + col < K ?"]),
+    # blind audit TNB-wmma_partial_k-1: B's zero guard one too far, <= (was 'C holds NaN: a tile
+    # took elements from past the end of A or B ..., or a tile in shared memory was loaded with a
+    # leading dimension other than its 16 ...', every staging line as hint): B's row K, past B's
+    # end, is NaN; a launch with a row of 0 after B gives A B
+    ("b_guard_one_past", variant(KERNEL, (STAGE_B, STAGE_B.replace("k0 + r < K", "k0 + r <= K"))),
+     ["Bs's zero guard k0 + r <= K lets the row k0 + r == K = 40 through: in the last, partial "
+      "step Bs took B's row K, past the end of B (its rows are 0 to K - 1 = 39: NaN here, so C "
+      "holds NaN; with a row of 0 put after B's end, C came out A B)", "<= is one too far",
+      "Hint: stop before row K: Bs[w][r][col] = k0 + r < K ? B[(k0 + r) * N + tile_col * 16 + "
+      "col] : __float2half(0.0f)"]),
     ("b_guard_one_short", variant(KERNEL, (STAGE_B, STAGE_B.replace("k0 + r < K", "k0 + r < K - 1"))),
      ["C lacks the products of k = K - 1 = 39 alone", "Bs's zero guard stops one short",
       "Hint: compare the element's k with K itself: Bs[w][r][col] = k0 + r < K ?"]),

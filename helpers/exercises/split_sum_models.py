@@ -1,0 +1,86 @@
+"""Mistakes of ``helpers.exercises.split_sum`` read from the learner's code and the error it
+raised (split_sum.py is at its size limit)."""
+
+from __future__ import annotations
+
+from helpers.exercises.function import code_of, learner_line
+
+
+def devices_from_len_x(fn, error, x, contexts):
+    """n, the number of devices, taken as len(x) (n = len(x) where n = len(contexts) belongs):
+    the loop for k in range(n) went past the devices, and contexts[k] raised IndexError. Read
+    from fn's code (the assignment ``N = len(X)``, X its first parameter), the value of N in the
+    frame that raised, and the line that raised (one that indexes its second parameter)."""
+    import ast
+
+    line = learner_line(error) if isinstance(error, IndexError) else None
+    if line is None or len(x) == len(contexts) or (code := code_of(fn)) is None:
+        return
+    tree = code[0]
+    func = next((node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)), None)
+    if func is None or len(func.args.args) < 2:
+        return
+    data, devices = (a.arg for a in func.args.args[:2])
+    named = [node.targets[0].id for node in ast.walk(tree) if isinstance(node, ast.Assign)
+             and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+             and ast.unparse(node.value) == f"len({data})"]
+    frame = _frame_of(error, fn)
+    if not named or frame is None or f"{devices}[" not in line[2]:
+        return
+    values = frame.f_locals
+    name = next((n for n in named if values.get(n) == len(x)), None)
+    if name is None:
+        return
+    yield (f"{name} = len({data}) = {len(x)}, the number of elements, where {name} counts the "
+           f"devices, {len(contexts)}: the loop went on past the last device, {devices}"
+           f"[{len(contexts) - 1}], and {devices}[{len(contexts)}] raised IndexError at line "
+           f"{line[0]} of {line[1]} ({line[2]}); the shares "
+           f"k * len({data}) // {name} to (k + 1) * len({data}) // {name} were single elements",
+           f"{name} is the number of devices: {name} = len({devices})")
+
+
+def _frame_of(error, fn):
+    """The frame of ``fn``'s call that ``error`` went through (its innermost), or None."""
+    tb, found = error.__traceback__, None
+    while tb is not None:
+        if tb.tb_frame.f_code is getattr(fn, "__code__", None):
+            found = tb.tb_frame
+        tb = tb.tb_next
+    return found
+
+
+def unpacked_out_of_order(fn, error):
+    """A loop over a list that unpacks its tuples with the names they were appended with, in
+    another order (started.append((k, share, ...)), for share, k, partial in started:), where the
+    function raised inside that loop (``error``'s line): read from fn's code, as ``uncalled``."""
+    import ast
+
+    line = learner_line(error) if error is not None else None
+    if (code := code_of(fn)) is None:
+        return
+    tree, first = code[:2]
+    names = lambda elts: [getattr(e, "id", None) for e in elts]  # noqa: E731 - None: no name
+    appends = [(node.func.value.id, node.args[0]) for node in ast.walk(tree)
+               if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+               and node.func.attr == "append" and isinstance(node.func.value, ast.Name)
+               and len(node.args) == 1 and isinstance(node.args[0], ast.Tuple)]
+    for loop in (node for node in ast.walk(tree) if isinstance(node, ast.For)
+                 and isinstance(node.target, ast.Tuple) and isinstance(node.iter, ast.Name)):
+        if line is None or not first + loop.lineno - 1 <= line[0] <= first + loop.end_lineno - 1:
+            continue
+        took = names(loop.target.elts)
+        for put in (t for into, t in appends if into == loop.iter.id and len(t.elts) == len(took)):
+            given = names(put.elts)
+            swaps = [(b, a) for a, b in zip(given, took) if a and a != b and a in took]
+            if not swaps:
+                continue
+            right = [a or next(b for b in took if b not in given) for a in given]
+            said = ", and ".join(f"{b} got what was appended as {a}" if i == 0 else
+                                 f"{b} what was appended as {a}" for i, (b, a) in enumerate(swaps))
+            yield (f"the loop for {', '.join(took)} in {loop.iter.id}: unpacks the tuples in another "
+                   f"order than they were appended, {loop.iter.id}.append({ast.unparse(put)}): "
+                   f"{said}; your function raised {type(error).__name__} at line {line[0]} of "
+                   f"{line[1]} ({line[2]}), inside that loop",
+                   f"unpack in the order the tuples were appended: for {', '.join(right)} in "
+                   f"{loop.iter.id}:")
+            return
