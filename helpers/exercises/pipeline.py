@@ -1,8 +1,9 @@
 """Checker for notebook 05's pipeline (section 6): ``my_pipeline(h_in, h_out, n_chunks, streams,
 launch)`` streams h_in through the chapter's kernel into h_out, chunk c on
-``streams[c % len(streams)]``. Only a GPU's timing tells the overlap (``check_overlap``: the learner's function,
-run three times through the same detectors, must beat the same chunks run one after another in one
-stream by half the kernel time); the simulator's verdict says it was not checked."""
+``streams[c % len(streams)]``. Only a GPU's timing tells the overlap (``check_overlap``: the
+learner's function, run three times through the same detectors, must beat the same chunks run one
+after another in one stream by half the kernel time); on the simulator the verdict says it was
+not checked."""
 
 from __future__ import annotations
 
