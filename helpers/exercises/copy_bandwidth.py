@@ -33,7 +33,8 @@ import time
 import numpy as np
 
 from helpers.exercises import hidden as hidden_cases
-from helpers.exercises.copy_bandwidth_models import Ms, converted_twice, counted_twice, one_element
+from helpers.exercises.copy_bandwidth_models import (Ms, converted_twice, counted_twice, made_larger,
+                                                   one_element)
 from helpers.exercises.function import check_function, copies_noted, run_catching
 from helpers.exercises.verdict import Verdict, check_cases
 
@@ -146,6 +147,8 @@ def _slip(fn, gbs, factor, problem, hint):
     if factor == "itemsize":
         yield one_element(fn, gbs, problem, hint)
         return
+    if factor == 1e-3:
+        yield from made_larger(fn, gbs)
     if factor == 1e3:
         yield from converted_twice(fn, gbs)
     if factor == 2:

@@ -72,6 +72,35 @@ def converted_twice(fn, gbs):
                    f"GB/s: h.nbytes / ({name} * 1e-3) / 1e9")
 
 
+def made_larger(fn, gbs):
+    """A GB/s 1000 times too small (to the learner's own events) where the code multiplied the
+    ms by 1000 (or divided them by 1e-3) where it read them (ms = start.time_till(end) * 1000),
+    as if time_till gave seconds: named with that line."""
+    if (code := code_of(fn)) is None:
+        return
+    tree, first, place, lines = code
+    for read in ast.walk(tree):
+        value = getattr(read, "value", None)
+        if not (isinstance(read, ast.Assign) and len(read.targets) == 1 and isinstance(
+                read.targets[0], ast.Name) and isinstance(value, ast.BinOp)
+                and isinstance(value.right, ast.Constant) and isinstance(value.left, ast.Call)
+                and isinstance(value.left.func, ast.Attribute)
+                and value.left.func.attr in ("time_till", "time_since")
+                and (isinstance(value.op, ast.Mult) and value.right.value == 1000
+                     or isinstance(value.op, ast.Div) and value.right.value == 1e-3)):
+            continue
+        name, factor = read.targets[0].id, lines[read.lineno - 1][
+            value.right.col_offset:value.right.end_col_offset]
+        how = f"{'multiplies' if isinstance(value.op, ast.Mult) else 'divides'} the ms by {factor}"
+        yield (f"{gbs:.4g} GB/s is 1000 times too small: line {first + read.lineno - 1} of {place} "
+               f"({lines[read.lineno - 1].strip()}) {how}, as if {value.left.func.attr} gave "
+               f"seconds: it gives milliseconds already, so {name} holds microseconds, and the "
+               f"GB/s's * 1e-3 makes them ms, not seconds", f"keep the ms as they come: {name} = "
+               f"{ast.unparse(value.left)} ({value.left.func.attr} gives milliseconds), and make "
+               f"them seconds once, in the GB/s: h.nbytes / ({name} * 1e-3) / 1e9")
+        return
+
+
 def one_element(fn, gbs, itemsize, nbytes):
     """(problem, hint) of a GB/s ``nbytes / itemsize`` times too small to the learner's own events:
     the bytes of one element (h.itemsize) divided by the seconds where the array's (h.nbytes)

@@ -21,6 +21,7 @@ from helpers.exercises.hidden import awkward
 from helpers.exercises.verdict import Verdict, check_cases
 
 KERNEL_FILE, KERNEL_NAME = "grayscale.cu", "rgb_to_gray"
+BLOCK = (32, 8)  # the block's x and y that the exercise's TODO gives: block=(32, 8, 1)
 WEIGHTS = np.array([0.299, 0.587, 0.114])
 # (images, height, width): not a multiple of 2 or 3 devices; fewer images than devices; sides
 # that are not multiples of the block.
@@ -292,6 +293,12 @@ def _grid_short(launch, width, height):
     if gy == -(-height // by) and gy * by < rows:
         yield (f"{covers}: its y covers one image's {height} rows, not the share's {rows}",
                "the share is one image of rows = (hi - lo) * height rows: grid y = (rows + 7) // 8")
+    if (bx, by) == BLOCK and (gx, gy) == (-(-width // by), -(-rows // bx)):
+        yield (f"device {launch.device}'s grid ((width + {by - 1}) // {by}, (rows + {bx - 1}) // "
+               f"{bx}) divides the width by {by} and the rows by {bx}, where its block is ({bx}, "
+               f"{by}, 1): its divisors are swapped, so it covers {gx * bx} x {gy * by} pixels of "
+               f"the share's {width} x {rows}", f"divide the width by block x ({bx}) and the rows "
+               f"by block y ({by}): grid = ((width + {bx - 1}) // {bx}, (rows + {by - 1}) // {by})")
     if bx != by and (gx, gy) == (-(-width // by), -(-rows // bx)):
         yield (f"device {launch.device}'s block is ({bx}, {by}, 1), its x and y swapped: the grid "
                f"((width + {by - 1}) // {by}, (rows + {bx - 1}) // {bx}) is made for blocks of "

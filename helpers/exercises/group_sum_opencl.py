@@ -178,6 +178,8 @@ def _wrong_sums(x, got, code):
                f"more than its elements' {want[-1]:g}: {JUNK:g} is x[n], what lies just past the "
                "end of x, loaded by the work-item with i == n", "i < n, not i <= n: the "
                "elements are x[0] to x[n - 1], so " + GUARD_HINT)
+    if np.array_equal(got[:-1], want[:-1]) and x[-1] and got[-1] == want[-1] - x[-1]:
+        yield _last_left_out(x, got, code)
     if np.array_equal(got, _sums(x)[:, ::2].sum(axis=1)):
         yield ("each sum holds only its group's even elements: the last step of the fold "
                "(stride 1) is missing", "fold down to stride 1: loop while stride > 0")
@@ -208,6 +210,18 @@ def _wrong_sums(x, got, code):
     yield from near.misses("partial", got, want, close=near.within())
     yield (f"{int((got != want).sum())} of {got.size} sums are wrong (the first: partial[{g}] "
            f"= {got[g]:g}, expected {want[g]:g})", BARRIER_HINT)
+
+
+def _last_left_out(x, got, code):
+    """The last group's sum short by x[n - 1] alone, the others right: a guard that stops one
+    element early (i < n - 1, i <= n - 2), named as the code writes it."""
+    n, g = x.size, got.size - 1
+    guard = re.search(r"\b\w+\s*(?:<\s*n\s*-\s*1|<=\s*n\s*-\s*2)\b", code)
+    named = f"the load's guard, {' '.join(guard.group().split())}," if guard else "the load's guard"
+    return (f"the last work-group's sum, partial[{g}] = {got[g]:g}, is {x[-1]:g} less than its "
+            f"elements' {got[g] + x[-1]:g}: {x[-1]:g} is x[{n - 1}] = x[n - 1], the last element, "
+            f"which loaded 0: {named} stops one element early", "i < n, not i < n - 1: the "
+            "elements are x[0] to x[n - 1], so " + GUARD_HINT)
 
 
 def _counted_down(x, got):

@@ -1,5 +1,5 @@
-"""Checker for notebook 05's pipeline (section 6 states it): ``my_pipeline(h_in, h_out, n_chunks,
-streams, launch)`` streams h_in through the chapter's kernel into h_out, chunk c on
+"""Checker for notebook 05's pipeline (section 6): ``my_pipeline(h_in, h_out, n_chunks, streams,
+launch)`` streams h_in through the chapter's kernel into h_out, chunk c on
 ``streams[c % len(streams)]``. Only a GPU's timing tells the overlap (``check_overlap``: the
 learner's function, run three times through the same detectors, must beat the same chunks run one
 after another in one stream by half the kernel time); on the simulator the verdict says it was
@@ -12,9 +12,9 @@ import numpy as np
 from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.function import HOLD_MS, check_function, run_catching, stream_holder
 from helpers.exercises.hidden import awkward
-from helpers.exercises.pipeline_models import (ATOL, RTOL, buffers_watched, end_clamped, how_copied,
-                                              launch_fits, out_of_order, shared_buffers, sharing,
-                                              stream_index, swapped, union_bytes)
+from helpers.exercises.pipeline_models import (ATOL, RTOL, buffers_watched, copies_and_launches,
+                                              how_copied, launch_fits, shared_buffers, sharing,
+                                              stream_index, union_bytes)
 from helpers.exercises.verdict import Verdict, check_cases, not_yet, passed
 from helpers.workload import share
 
@@ -217,10 +217,7 @@ def diagnose(h_in, h_in_before, at_return, got, expected, n_chunks, streams, cal
     shared = shared_buffers(calls) and (picked or (
         f"chunks on different streams used the same device {shared_buffers(calls)} buffer",
         SEPARATE_BUFFERS_HINT))
-    if not np.allclose(got, expected, rtol=RTOL, atol=ATOL):
-        yield from swapped(calls, copies)
-        yield from out_of_order(calls, copies, order, got, expected)
-    yield from end_clamped(copies, h_in, got)
+    yield from copies_and_launches(calls, copies, order, h_in, got, expected)
     yield from _wrong_results(h_in, got, expected, n_chunks, shared)
     yield from _how_computed(calls, streams, h_in, n_chunks, shared, waited)
     yield from how_copied(copies, h_in, got)

@@ -110,6 +110,40 @@ def swapped(calls, copies):
                "the buffer the chunk was copied into, then the one copied back from")
 
 
+def copies_and_launches(calls, copies, order, h_in, got, expected):
+    """The mistakes the copies and launches show (``order``: for each launch, how many copies
+    were queued before it): the copies in made into d_out, a launch given its buffers the wrong
+    way round or queued out of order with its chunk's copies (where the values are wrong), the
+    last chunk's end clamped."""
+    yield from copied_into_d_out(calls, copies, got, expected)
+    if not np.allclose(got, expected, rtol=RTOL, atol=ATOL):
+        yield from swapped(calls, copies)
+        yield from out_of_order(calls, copies, order, got, expected)
+    yield from end_clamped(copies, h_in, got)
+
+
+def copied_into_d_out(calls, copies, got, expected):
+    """Every chunk's copy in made into the buffer its launch writes (d_out), none into one a
+    launch reads (d_in), the copies out made from d_out as they should: the kernels read device
+    memory no copy filled, whatever it held. Told from the copies and launches alone (on a GPU
+    the d_in never filled may hold anything, even a previous run's right values)."""
+    into = {address(d) for way, _, _, d in copies if way == "htod"}
+    out_of = {address(d) for way, _, _, d in copies if way == "dtoh"}
+    written, read = {c[1] for c in calls}, {c[0] for c in calls}
+    if not (calls and into and into <= written and out_of <= written and not into & read):
+        return  # (copies out of what launches read: the launches' buffers swapped, not this)
+    bad = ~np.isclose(got, expected, rtol=RTOL, atol=ATOL)
+    first = int(np.flatnonzero(bad)[0]) if bad.any() else None
+    shown = "" if first is None else (
+        f": {int(bad.sum())} elements differ from NumPy, the first at index {first}: got "
+        f"{got[first]:.7g}, expected {expected[first]:.7g}")
+    yield ("every chunk's copy in went to the buffer its launch writes, d_out (the launch's "
+           "second buffer), not d_in, the one it reads (drv.memcpy_htod_async(d_out, h_in[lo:hi], "
+           "s)): each kernel read a d_in that no copy filled, and wrote over the chunk" + shown,
+           "copy each chunk into the buffer the kernel reads: drv.memcpy_htod_async(d_in, "
+           "h_in[lo:hi], s), then launch(d_in, d_out, hi - lo, s)")
+
+
 def shared_buffers(calls) -> str | None:
     """'input' or 'output' if two calls on different streams touch overlapping device memory."""
     return next((name for k, name in ((0, "input"), (1, "output"))

@@ -75,6 +75,7 @@ def _wrong_values(rgb, got, code=""):
     wrong = sepia._differs(got, want, exact)
     if not wrong.any():
         return
+    yield from _signed_store(got, want, exact, code)
     yield from _signed(rgb, got, code)
     yield from _int_sums(rgb, got, code)
     at = tuple(np.argwhere(wrong)[0])
@@ -96,6 +97,22 @@ def _wrong_values(rgb, got, code=""):
                            close=lambda a, b: np.abs(a - b) <= 1, index_hint=LAYOUT_HINT)
     yield (f"{int(wrong.sum())} of {got.size} values are wrong (the first: {first})",
            LAYOUT_HINT)
+
+
+def _signed_store(got, want, exact, code):
+    """Every value clamped at 127, the rest right: a conversion to signed char (convert_char_sat,
+    -128 to 127) where convert_uchar_sat belongs, named where the code calls it."""
+    if not (want > 127).any() or not np.array_equal(got, np.minimum(want, 127)):
+        return
+    at = tuple(np.argwhere(got != want)[0])
+    called = re.search(r"\bconvert_char_sat\w*", code)
+    how = (f"the stores convert with {called.group()}, to a signed char (-128 to 127)" if called
+           else "the values went through a signed char (-128 to 127) on their way to out")
+    yield (f"values stop at 127: {how}, which clamps every level above 127 to 127 ("
+           f"{int((got != want).sum())} values; the first: x = {at[1]}, y = {at[0]}, "
+           f"{CHANNEL_NAMES[at[2]]}: got {got[at]}, expected {want[at]}, the exact sum is "
+           f"{exact[at]:.2f})", "out holds unsigned bytes, 0 to 255: convert with "
+           "convert_uchar_sat, out[3*i] = convert_uchar_sat(r2 + 0.5f), and so on")
 
 
 def _int_sums(rgb, got, code):

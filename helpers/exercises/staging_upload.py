@@ -29,7 +29,8 @@ from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.function import (Refused, check_function, hold_streams, run_catching,
                                          uncalled)
 from helpers.exercises.staging_upload_models import (at_element_offsets, at_elements,
-                                                    at_the_start_of_d, chunk_in_bytes,
+                                                    at_the_chunk_ends, at_the_start_of_d,
+                                                    chunk_in_bytes,
                                                     max_for_min, waits_skipped)
 from helpers.exercises.verdict import Verdict, check_cases
 
@@ -95,7 +96,7 @@ class _Copies:
     past its end is refused (``_past_d``): a GPU would write what lies after it."""
 
     def __init__(self, drv, d=None):
-        self._drv, self.sources, self.log, self.d = drv, [], [], d
+        self._drv, self.sources, self.log, self.d, self.places = drv, [], [], d, []
 
     def __getattr__(self, name):
         return getattr(self._drv, name)
@@ -103,6 +104,7 @@ class _Copies:
     def memcpy_htod_async(self, dest, src, *args, **kwargs):
         if self.d is not None:
             _past_d(dest, src, len(self.sources), *self.d)
+            self.places.append(_place(dest, src, self.d[0]))
         self.sources.append(src)
         self.log.append(("copy", args[0] if args else kwargs.get("stream")))
         return self._drv.memcpy_htod_async(dest, src, *args, **kwargs)
@@ -121,6 +123,13 @@ class _Copies:
                 return super().synchronize()
 
         return [Stream() for _ in range(count)]
+
+
+def _place(dest, src, start):  # (byte offset in d, bytes) of a copy, None where not an address
+    try:
+        return int(dest) - start, np.asarray(src).nbytes
+    except (TypeError, ValueError):
+        return None
 
 
 def _past_d(dest, src, c, start, size, chunk):
@@ -264,6 +273,7 @@ def _seen(fn, n, chunk, drv, catch):  # _mistakes's, as the run shows them
         yield ("your function returned while copies were still on their way",
                "wait for both streams before returning (TODO 3)")
     if not np.isnan(back[n:]).all():
+        yield from at_the_chunk_ends(copies.places, n, chunk)
         yield ("the copies wrote past the end of d", "the last chunk is shorter: copy "
                "buf[:hi - lo], not the whole staging buffer")
     if np.isnan(got).all():

@@ -81,6 +81,23 @@ def at_the_start_of_d(got, h, bounds):
     return bool(landed.all())
 
 
+def at_the_chunk_ends(places, n, chunk, itemsize=4):
+    """Copy c of each chunk put at element hi, the chunk's end (int(d) + hi * 4), not lo, its
+    start, as ``places`` (each copy's byte offset in d and its bytes) show: d's first chunk is
+    never written, and the last chunk lands past the end of d."""
+    bounds = [(lo, min(n, lo + chunk)) for lo in range(0, n, chunk)]
+    if len(places) != len(bounds) or places != [(hi * itemsize, (hi - lo) * itemsize)
+                                                for lo, hi in bounds]:
+        return
+    lo, hi = bounds[-1]
+    yield (f"each chunk's copy went to element hi of d, the chunk's end, not lo, its start: chunk "
+           f"0 (elements 0 to {chunk - 1:,}) went to elements {chunk:,} to {2 * chunk - 1:,}, so "
+           f"d's first chunk was never written, and the last (elements {lo:,} to {n - 1:,}) went "
+           f"to elements {n:,} to {n + hi - lo - 1:,}, past the end of d (n = {n:,})",
+           "a chunk's place in d starts at lo, as in h: drv.memcpy_htod_async(int(d) + lo * "
+           "h.itemsize, buf[:hi - lo], s)")
+
+
 def chunk_in_bytes(fn, length, chunk, itemsize):
     """``(what, hint)`` of chunk 0, ``length`` = ``itemsize`` times a staging buffer's ``chunk``
     elements: the chunk's length taken from the buffer's bytes, with the line of ``fn``'s code

@@ -64,6 +64,14 @@ WRONG = {
         right_but("ms = start.time_till(end)", "ms = start.time_till(end) * 1e-3"),
         {"problem": "line 8 of your cell (ms = start.time_till(end) * 1e-3) already made the ms "
                     "seconds", "hint": "ms = start.time_till(end) (time_till gives milliseconds)"}),
+    # blind audit TNC-copy_bandwidth-1 (was "0.009667 GB/s is 1000 times too small: the
+    # milliseconds were taken for seconds ... Hint: GB/s = h.nbytes / (ms * 1e-3) / 1e9", the
+    # return the function has): the ms multiplied by 1000 where they were read
+    "ms_multiplied_by_1000": (
+        right_but("ms = start.time_till(end)", "ms = start.time_till(end) * 1000"),
+        {"problem": ("1000 times too small: line 8 of your cell (ms = start.time_till(end) * "
+                     "1000) multiplies the ms by 1000"),
+         "hint": "ms = start.time_till(end) (time_till gives milliseconds)"}),
     # within the bounds a machine's load needs: named from the learner's own events
     "gigabits": (right_but(RIGHT_GBS, "h.nbytes * 8 / (ms * 1e-3) / 1e9"),
                  {"problem": "gigabits", "hint": "leave out the * 8"}),

@@ -256,6 +256,14 @@ WRONG = {
                            "device 0's block is (8, 32, 1), its x and y swapped: the grid "
                            "((width + 31) // 32, (rows + 7) // 8) is made for blocks of "
                            "(32, 8, 1)", False),
+    # blind audit TNC-gray_split-1 (was "device 0's block is (32, 8, 1), its x and y swapped ...
+    # Hint: block=(8, 32, 1) ...", the block the TODO gives): the grid's divisors swapped
+    "grid_divisors_swapped": ([("grid=((width + 31) // 32, (rows + 7) // 8)",
+                                "grid=((width + 7) // 8, (rows + 31) // 32)")],
+                              ("device 0's grid ((width + 7) // 8, (rows + 31) // 32) divides "
+                               "the width by 8 and the rows by 32, where its block is (32, 8, 1)",
+                               "Hint: divide the width by block x (32) and the rows by block y "
+                               "(8): grid = ((width + 31) // 32, (rows + 7) // 8)"), False),
     "grid_of_one_image_s_rows": ([("(rows + 7) // 8)", "(height + 7) // 8)")],
                                  "its y covers one image's 37 rows, not the share's 111", True),
     "float_output": ([("gpuarray.empty((hi - lo, height, width), np.uint8)",

@@ -131,6 +131,13 @@ WRONG = {
                      "each sum is one element of its group, the last (partial[0] = 6.5 = "
                      "x[127], expected 26): the fold's step assigns",
                      "tile[t] += tile[t + stride];", ""),
+    # blind audit TNC-group_sum_opencl-1 (was "only the last work-group's sum is wrong ...: its
+    # tile entries 104 to 127 must hold 0 before the fold ...", entries that were set): the guard
+    # i < n - 1 leaves x[n - 1] out
+    "guard_stops_before_n_minus_1": ([("i < n ? x[i] : 0.0f", "i < n - 1 ? x[i] : 0.0f")],
+                                     "the last work-group's sum, partial[7] = 82.25, is 7.25 less "
+                                     "than its elements' 89.5: 7.25 is x[999] = x[n - 1]",
+                                     "i < n, not i < n - 1", ""),
     "barrier_inside_the_if": ([("        if (t < stride)\n            " + STEP,
                                 "        if (t < stride) {\n            " + STEP.replace(
                                     "\n        barrier", "\n            barrier") + "\n        }")],

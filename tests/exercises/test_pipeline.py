@@ -211,6 +211,13 @@ WRONG = {
         RIGHT.replace(KERNEL, "        launch(d_out, d_in, hi - lo, s)\n"),
         "launch was given its buffers the wrong way round, (d_out, d_in): each kernel read the "
         "buffer its results are copied back from"),
+    # blind audit TNC-pipeline-1 (was "100003 elements differ from NumPy ... Hint: check which
+    # buffer and which stream each copy and launch uses: ..."): the copy in went to d_out
+    "copy_in_to_d_out": (
+        RIGHT.replace(COPY_IN, COPY_IN.replace("(d_in,", "(d_out,")),
+        ("every chunk's copy in went to the buffer its launch writes, d_out (the launch's "
+         "second buffer), not d_in", "Hint: copy each chunk into the buffer the kernel reads: "
+         "drv.memcpy_htod_async(d_in, h_in[lo:hi], s)")),
     # blind audit TDC-pipeline-1 (was "your function raised OutOfBoundsError at line 23 of your
     # cell (stream.synchronize()): ... is a guard like `if (i < n)` missing? ... Hint: a copy or a
     # kernel touched memory outside a buffer: ..."): the launch refused before it is made

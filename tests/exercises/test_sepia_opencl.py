@@ -49,6 +49,13 @@ WRONG = {
                               "the guard on y is off by one (y > height where y >= height belongs)"),
     "row_length_is_height": ([("int i = y * width + x;", "int i = y * height + x;")],
                              "pixels were never written"),
+    # blind audit TNC-sepia_opencl-1 (was "3611 of 5883 values are wrong (the first: x = 0, y = 0,
+    # red: got 127, expected 160 ...). Hint: pixel i's red, green and blue are at 3*i ..."):
+    # convert_char_sat, signed, where convert_uchar_sat belongs: every value clamped at 127
+    "converted_to_signed_char": ([(w, w.replace("uchar", "char")) for w in WRITES],
+                                 ("values stop at 127: the stores convert with convert_char_sat",
+                                  "convert with convert_uchar_sat, out[3*i] = "
+                                  "convert_uchar_sat(r2 + 0.5f)")),
     "truncates": ([(w, w.replace(" + 0.5f", "")) for w in WRITES],
                   "the kernel truncates instead of rounding"),
     "input_read_as_bgr": ([("float r = rgb[3 * i], g = rgb[3 * i + 1], b = rgb[3 * i + 2];",

@@ -77,6 +77,14 @@ WRONG = {
                                                "c * 4): its number, where its first element's, "
                                                "lo, belongs",
                                     "hint": "int(d) + lo * h.itemsize"}),
+    # blind audit TNC-staging_upload-1 (was "the copies wrote past the end of d ... Hint: the last
+    # chunk is shorter: copy buf[:hi - lo], not the whole staging buffer", which it did): the
+    # chunk's end, hi, where its start, lo, belongs in the offset
+    "offset_of_the_chunk_s_end": (right_but((COPY, "drv.memcpy_htod_async(int(d) + hi * h.itemsize, buf[:hi - lo], s)")),
+                                  {"problem": "each chunk's copy went to element hi of d, the "
+                                              "chunk's end, not lo, its start: chunk 0 (elements "
+                                              "0 to 32,767) went to elements 32,768 to 65,535",
+                                   "hint": "int(d) + lo * h.itemsize"}),
     "the_whole_buffer_copied": (right_but((COPY, "drv.memcpy_htod_async(int(d) + lo * 4, buf, s)")),
                                 {"problem": "past the end of d", "hint": "buf[:hi - lo]"}),
     "nothing_copied": (right_but((COPY, "pass")), {"problem": "nothing was copied",
