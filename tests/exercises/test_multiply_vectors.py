@@ -121,6 +121,15 @@ WRONG = {
     "a_at_the_block_number": (("a[i] * b[i]", "a[blockIdx.x] * b[i]"),
                               "a was read at blockIdx.x, where i belongs: every thread of block b "
                               "read a[b]", "read a at the element's own index, a[i]: out[i] = a[i] * b[i]"),
+    # blind audit TGB-multiply_vectors-1, re-run at 9b9798f ('a was read at threadIdx.x ...
+    # Hint: read a at ... a[i]', b left out, and i is threadIdx.x in this kernel): the block's
+    # offset put in the store alone
+    "offset_in_the_store_alone": (("int i = " + INDEX + ";\n    " + STORE,
+                                   "int i = threadIdx.x;\n    out[blockIdx.x * blockDim.x + i] = "
+                                   "a[i] * b[i];"),
+                                  "a and b were read at threadIdx.x, where i belongs",
+                                  "read a and b at the element's own index, a[i] and b[i]",
+                                  "with i = blockIdx.x * blockDim.x + threadIdx.x"),
     "a_at_the_thread_s_place": (("a[i] * b[i]", "a[threadIdx.x] * b[i]"),
                                 "out[i] = a[threadIdx.x] * b[i]", "a[i], at the global index"),
     # every thread does the whole loop: right values, but for the race check
