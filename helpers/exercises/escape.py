@@ -84,6 +84,7 @@ WRONG_STEPS = {
     "im_of_squares": dict(im_of_squares=True),      # z_im = 2.0f * re2 * im2 + c_im
     "c_im_in_re": dict(c_in_re="im"),               # z_re = re2 - im2 + c_im
     "c_im_subtracted": dict(c_im_sign=-1),          # z_im = 2.0f * z_re * z_im - c_im
+    "im2_added": dict(im2_sign=1),                  # z_re = re2 + im2 + c_re
 }
 """Wrong steps of the escape loop that the three exercises share, each the change to
 ``escape_counts`` that models it; each exercise names them in its own words (``wrong_steps``)."""

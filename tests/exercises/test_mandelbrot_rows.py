@@ -30,6 +30,10 @@ WRONG = {
                         "the squares are doubled: re2 = z_re * 2, im2 = z_im * 2"),
     "c_im_in_re": ([("z_re = re2 - im2 + c_re;", "z_re = re2 - im2 + c_im;")],
                    "z_re's step adds c_im where c_re belongs"),
+    # blind audit TOA-mandelbrot_rows-1 (was 'only the first 13 columns of each row of iters
+    # are right ... check the indices of the loads', a kernel that loads nothing): + im2
+    "im2_added": ([("z_re = re2 - im2 + c_re;", "z_re = re2 + im2 + c_re;")],
+                  "z_re's step adds im2 where it subtracts it, z_re = re2 + im2 + c_re"),
     # blind audit TNA-mandelbrot_rows-1 (was 'only the first 13 columns of each row of iters are
     # right ... Hint: ... check the indices of the loads that feed them', a kernel that loads
     # nothing): c's imaginary part from the column x, not the row y
@@ -162,6 +166,7 @@ HINTS = {"squares_doubled": "square each part, float re2 = z_re * z_re, im2 = z_
          "one_step_short": "loop while n < max_iter",
          "returns_on_escape": "leave the while loop with break;, not return;",
          "c_im_in_re": "the real part adds c_re, z_re = re2 - im2 + c_re",
+         "im2_added": "the real part of z*z is z_re^2 - z_im^2: z_re = re2 - im2 + c_re",
          "c_im_of_the_column": "c_im = y_min + y * dy, with the block's row y",
          "im_of_the_squares": "the imaginary part of z*z is 2 * z_re * z_im, from z itself, not "
                               "its squares: z_im = 2.0f * z_re * z_im + c_im",
