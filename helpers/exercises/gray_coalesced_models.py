@@ -53,3 +53,19 @@ def blocks_of(case, out, missing, grey, stride, name):
            f": {WHY[name].format(block=block, stride=stride)}", f"a block has blockDim.x "
            f"threads, not {name}: int t = blockIdx.x * blockDim.x + threadIdx.x; (x = t % width, "
            "y = t / width as they are)")
+
+
+def plain_average(got, rgb, wrong):
+    """bt601_gray as (r + g + b) / 3, the unweighted average in unsigned ints (the model,
+    exact: integer division truncates)."""
+    mean = rgb.astype(np.int64).sum(axis=-1) // 3
+    if not np.array_equal(got.astype(np.int64).ravel(), mean.ravel()):
+        return
+    at = int(wrong[0])
+    r, g, b = (int(v) for v in rgb.reshape(-1, 3)[at])
+    yield (f"{wrong.size} of {got.size} grey values are wrong, each the plain average (r + g + "
+           f"b) / 3 of its pixel: bt601_gray does not weigh the channels (pixel {at}, rgb = "
+           f"({r}, {g}, {b}), got {mean.ravel()[at]}, where 0.299 * {r} + 0.587 * {g} + 0.114 * "
+           f"{b} rounds to {int(0.299 * r + 0.587 * g + 0.114 * b + 0.5)})", "grey weighs "
+           "green most and blue least: return (unsigned char)(0.299f * r + 0.587f * g + "
+           "0.114f * b + 0.5f);")

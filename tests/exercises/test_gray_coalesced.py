@@ -36,6 +36,12 @@ WRONG = {
                                     "pixels one below): bt601_gray's + 0.5f is missing",
                                     "Hint: round to the nearest grey level: return (unsigned "
                                     "char)(0.299f * r + 0.587f * g + 0.114f * b + 0.5f);"]),
+    # blind audit TOA-gray_coalesced-1 (was '... which loaded rgb[2], rgb[1] and rgb[0] ...
+    # Hint: keep the stub's last two lines ...'): bt601_gray as the plain average of the bytes
+    "plain_average": ([("return (unsigned char)(0.299f * r + 0.587f * g + 0.114f * b + 0.5f);",
+                        "return (unsigned char)((r + g + b) / 3);")],
+                      ["each the plain average (r + g + b) / 3 of its pixel",
+                       "0.299f * r + 0.587f * g + 0.114f * b + 0.5f"]),
     "no_guard": ([(GUARD, "")], ["wrote past the end of gray", "return first thing"]),
     # blind audit I14 (was '... some pixels got two threads and others none', x/y hint)
     "flat_index_against_each_side": ([("t >= width * height", "t >= width || t >= height")],
