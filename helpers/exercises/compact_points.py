@@ -67,6 +67,7 @@ def _refine(failure):
     if failure.launch is not None:
         yield from _scaled_twice(failure, failure.launch.args[2].host())
         yield from _signed_wrap(failure, failure.launch.args[2].host())
+        yield from _plane_past_z(failure, failure.launch.args[1])
     if failure.kind == "out of bounds" and failure.error.is_write and \
             -12 <= (failure.error.offset or 0) < 0:   # row -1: the first valid pixel's slot - 1
         yield ("slot is an exclusive sum: the first valid pixel's slot is 0, its row: "
@@ -92,6 +93,24 @@ def _scaled_twice(failure, slot):
                f"{element - 9 * slot[i]}: the row was scaled to floats twice, k = 3 * slot[i] "
                "and then points[3 * k]; k is the row itself, and 3 * k its first float: "
                "int k = slot[i]")
+
+
+def _plane_past_z(failure, n):
+    """A read of xyz past its end by the thread of pixel i (from the error's block and thread)
+    at element p * n + i, p 3 or more: a plane taken to start at 3 * n, past Z's at 2 * n."""
+    err, block = failure.error, failure.block
+    room = (getattr(err, "allocation", None) or (0, 0))[1]   # xyz's 3 * n floats and more
+    if failure.kind != "out of bounds" or err.is_write is not False or not block or \
+            err.block is None or err.thread is None or err.offset is None or room < 12 * n:
+        return
+    n, i, element = int(n), err.block[0] * block[0] + err.thread[0], err.offset // 4
+    plane = (element - i) // n if n > 0 else 0
+    if not (0 <= i < n and plane >= 3 and element == plane * n + i):
+        return
+    yield (f"pixel {i} read xyz[{plane} * n + i] = xyz[{element}] (n = {n}, pixel i = {i}), "
+           f"past the end of xyz, which holds 3 * n = {3 * n} floats: its planes X, Y, Z start "
+           "at 0, n and 2 * n, so no plane starts at 3 * n", "the planes count from 0: X is "
+           "xyz[i], Y is xyz[n + i], Z is xyz[2 * n + i]")
 
 
 def _signed_wrap(failure, slot):

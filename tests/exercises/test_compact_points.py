@@ -39,6 +39,11 @@ WRONG = {
     "hole_test_equal_to_nan": ([("if (!(xyz[2 * n + i] > 0.0f))", "if (xyz[2 * n + i] == NAN)")],
                                "the hole test compares with NAN, xyz[2 * n + i] == NAN, which is "
                                "never true: NaN equals nothing", "isnan(xyz[2 * n + i])"),
+    # blind audit TOA-compact_points-1: Z's plane taken to start at 3 * n (was 'the kernel
+    # crashed ... a read of xyz ... Hint: threads past the end must do nothing ...', both right)
+    "z_plane_at_three_n": ([("if (!(xyz[2 * n + i] > 0.0f))", "if (!(xyz[3 * n + i] > 0.0f))")],
+                           "read xyz[3 * n + i] = xyz[3128] (n = 1000, pixel i = 128), past the "
+                           "end of xyz", "Z is xyz[2 * n + i]"),
     "no_bounds_guard": ([(GUARD, "")], "threads past n wrote points past the end",
                         "if (i >= n) return;"),
     # blind audit TKA-compact_points-1: the guard compares with 3 * n, the length of xyz (was
