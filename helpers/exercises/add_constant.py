@@ -109,6 +109,7 @@ def _mistakes(case, run):
                "floats (4 bytes each), not the array: a pointer does not know its array's length",
                "the block has exactly n threads, one for each element: no guard is needed here")
     yield from _wrapped(n, written, right)
+    yield from _lane(n, written, right)
     if not written.all():
         first = int(np.argmin(written))
         yield (f"{int((~written).sum())} of {n} elements were never written (the first is "
@@ -192,6 +193,20 @@ def _shifted_down(n, ahead, written, right):
 
 BYTE = 256
 """How many values an 8-bit index (``unsigned char``) holds: it wraps from 255 back to 0."""
+
+
+def _lane(n, written, right, lanes=32):
+    """i = threadIdx.x % 32, the thread's lane in its warp, where the output is its model's:
+    y[0] to y[31] written and right, the rest never written."""
+    if n <= lanes or written[lanes:].any() or not right[:lanes].all():
+        return
+    yield (f"y[0] to y[{lanes - 1}] are right, but nothing from y[{lanes}] on was written, of "
+           f"{n}: the index wrapped around at {lanes}, as i = threadIdx.x % {lanes} (the lane in "
+           f"the warp) does: thread {lanes} got i = 0 again, thread {lanes + 1} i = 1, and so on, "
+           f"so the {n - lanes} threads past the first warp redid y[0] to y[{lanes - 1}] (a "
+           f"guard i < {lanes} would leave the same)", "the element is the thread's number in "
+           "the block, not in its warp: int i = threadIdx.x, with no % 32 (and no guard: the "
+           "block has exactly n threads)")
 
 
 def _wrapped(n, written, right):

@@ -26,6 +26,11 @@ WRONG = {
     "adds_to_y": ((*STORE, "y[i] += c;"), "y came out different when it held something else"),
     "reads_the_next": ((*STORE, "y[i] = x[i + 1] + c;"), "y[i] holds x[i + 1] + c"),
     "writes_the_next": ((*STORE, "y[i + 1] = x[i] + c;"), "y[200] and beyond were written"),
+    # blind audit TOA-add_constant-1: the warp's lane for the index (was '168 of 200 elements
+    # were never written (the first is y[32]) ...', silent on the wrap)
+    "lane_of_the_warp": ((*INDEX, "int i = threadIdx.x % 32;"),
+                         "y[0] to y[31] are right, but nothing from y[32] on was written, of "
+                         "200: the index wrapped around at 32, as i = threadIdx.x % 32"),
     "half_the_threads": ((*STORE, "if (i % 2 == 0) y[i] = x[i] + c;"),
                          "100 of 200 elements were never written"),
     # blind audit TMA-add_constant-1 (was 'nothing was written: y still holds the NaN it was
