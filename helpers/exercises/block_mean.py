@@ -344,6 +344,7 @@ def _wrong_means(got, want, x, n):
                "thread 0 of every block stores its block's mean in means[blockIdx.x]")
     yield from models.full_block_counted_0(got, want, n)
     yield from models.count_one_too_many(got, want, x, n)
+    yield from models.divided_by_count_less_1(got, want, x, n)
     if blocks > 1 and np.allclose(got, want * counts / np.float32(n), rtol=1e-4, atol=1e-5):
         yield (f"each block's mean is its sum divided by n = {n}, the whole array's length, not "
                "by count, the block's own elements", "divide by count, the elements the block "

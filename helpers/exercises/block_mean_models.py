@@ -173,3 +173,23 @@ def load_by_thread(run, got, x, n):
            "block 0's elements",
            "load the block's own element, x[i]: tile[t] = i < n ? x[i] : 0.0f, i = blockIdx.x * "
            "BLOCK + t")
+
+
+def divided_by_count_less_1(got, want, x, n):
+    """Every mean its block's sum over count - 1 elements (NumPy's ddof=1 habit): sum / (count -
+    1), a block of one element dividing by 0 (inf, or NaN for a sum of 0)."""
+    blocks = len(want)
+    counts = np.minimum(BLOCK, n - np.arange(blocks) * BLOCK)
+    sums = np.array([x[b * BLOCK:b * BLOCK + c].astype(np.float64).sum()
+                     for b, c in enumerate(counts)])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        model = sums / (counts - 1)
+    if not (counts > 1).any() or np.allclose(got, want, rtol=1e-4, atol=1e-5) or not np.allclose(
+            got, model, rtol=1e-4, atol=1e-5, equal_nan=True):
+        return
+    b = int(np.argmax(~np.isclose(got, want, rtol=1e-4, atol=1e-5)))
+    yield (f"each block's mean is its sum divided by count - 1: means[{b}] = {got[b]:.6g} is "
+           f"block {b}'s sum divided by {counts[b] - 1}, where it has {counts[b]} elements (its "
+           f"mean is {want[b]:.6g}); count - 1 is NumPy's ddof=1 of a sample's spread, not a "
+           "mean's", "the mean divides the sum by the number of elements: means[blockIdx.x] = "
+           "sum / count")

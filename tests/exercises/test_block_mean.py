@@ -116,6 +116,14 @@ WRONG = {
                             "it has 232 elements", "count came out one too many",
                             "Hint: count the elements from the block's first: count = "
                             "min(BLOCK, n - first), with no + 1"]),
+    # blind audit TOA-block_mean-1 (was 'means[0] = -0.02889..., but the mean of that block is
+    # -0.02878... Hint: add up tile[0] to tile[count - 1] and divide by count'): NumPy's ddof=1
+    "divided_by_count_less_1": ([("means[blockIdx.x] = sum / count;",
+                                  "means[blockIdx.x] = sum / (count - 1);")],
+                                ["each block's mean is its sum divided by count - 1", "means[0] = ",
+                                 "block 0's sum divided by 255, where it has 256 elements",
+                                 "Hint: the mean divides the sum by the number of elements: "
+                                 "means[blockIdx.x] = sum / count"]),
     "count_not_capped": ([("int count = min(BLOCK, n - first);", "int count = n - first;")],
                          ["index 256", "count = min(BLOCK, n - first)"]),
     # bug 3 fixed, but the mean made by the grid's thread 0 alone: not named as bug 3
