@@ -109,7 +109,6 @@ def _mistakes(case, run):
                "floats (4 bytes each), not the array: a pointer does not know its array's length",
                "the block has exactly n threads, one for each element: no guard is needed here")
     yield from _wrapped(n, written, right)
-    yield from _lane(n, written, right)
     if not written.all():
         first = int(np.argmin(written))
         yield (f"{int((~written).sum())} of {n} elements were never written (the first is "
@@ -212,7 +211,8 @@ def _lane(n, written, right, lanes=32):
 def _wrapped(n, written, right):
     """The mistake of an index kept in an ``unsigned char``, where the output is its model's: the
     elements an index that wraps at 256 reaches (thread t's i is t % 256) written and right, the
-    rest never written."""
+    rest never written; first, the lane's index (``_lane``), which wraps at 32."""
+    yield from _lane(n, written, right)
     reached = np.zeros(n, bool)
     reached[np.arange(n).astype(np.uint8)] = True
     if n <= BYTE or (written != reached).any() or not right[reached].all():
