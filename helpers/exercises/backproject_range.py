@@ -152,7 +152,7 @@ def _mistakes(case, run):
     yield from range_anded(run.kernel, got, depth, intrinsics)
     yield from _wrong_nans(np.isnan(got), kept, depth, low)
     if not close(got[:, kept], want[:, kept]):
-        yield from matches(got, wrong_models(depth, intrinsics),
+        yield from matches(got, wrong_models(depth, intrinsics, kept),
                            lambda got, model: close(got[:, kept], model[:, kept]))
         bad = ~np.isclose(got, want, rtol=1e-5, atol=1e-6) & kept
         for plane in np.flatnonzero(bad.any(axis=(1, 2))):   # a plane's formula: its values

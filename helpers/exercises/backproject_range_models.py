@@ -100,8 +100,23 @@ def _image_centre(u, v, z, fx, fy, cx, cy):
                "the principal point is cx, cy, not the image's centre: " + FORMULA_HINT)
 
 
-def wrong_models(depth, intrinsics):
-    """(xyz, problem, hint) of kernels with a known mistake in the formula, in this order."""
+def _no_depth(u, v, z, fx, fy, cx, cy, kept):
+    """(X, Y, problem, hint) of X (or Y) alone not multiplied by z, the ray's slope: shown at the
+    first pixel kept (``kept``: the pixels that are points, or None)."""
+    r, c = np.argwhere(kept)[0] if kept is not None and kept.any() else (0, 0)
+    x, y = (u - cx) * z / fx, (v - cy) * z / fy
+    for plane, xy, at, f, c0 in (("X", ((u - cx) / fx, y), "u", "fx", "cx"),
+                                 ("Y", (x, (v - cy) / fy), "v", "fy", "cy")):
+        k = "XY".index(plane)
+        yield (*xy, f"{plane} was not multiplied by the depth z: {plane} of pixel u = {c}, v = "
+               f"{r} is ({at} - {c0}) / {f} = {xy[k][r, c]:g}, the ray's slope, where ({at} - "
+               f"{c0}) * z / {f} = {(x, y)[k][r, c]:g} belongs (z = {z[r, c]:g})",
+               f"the point lies z along its ray: {plane} = ({at} - {c0}) * z / {f}")
+
+
+def wrong_models(depth, intrinsics, kept=None):
+    """(xyz, problem, hint) of kernels with a known mistake in the formula, in this order
+    (``kept``: the pixels that are points, where a problem shows its values)."""
     fx, fy, cx, cy = map(np.float32, intrinsics)
     v, u = np.indices(depth.shape).astype(np.float32)
     z = depth.astype(np.float32) * DEPTH_SCALE
@@ -148,7 +163,8 @@ def wrong_models(depth, intrinsics):
             (*_transposed(depth.shape, cx, cy, fx, fy, z), "the pixel's index ran down the columns, "
              "i = u * height + v: thread (u, v) read and stored another pixel's depth, but "
              "computed X and Y from its own u and v", "the image is stored row after row: i = v * width + u"),
-            *_one_slip(u, v, z, fx, fy, cx, cy), *_other_centre(u, v, z, fx, fy, cx, cy)):
+            *_one_slip(u, v, z, fx, fy, cx, cy), *_other_centre(u, v, z, fx, fy, cx, cy),
+            *_no_depth(u, v, z, fx, fy, cx, cy, kept)):
         yield np.stack([x, y, z]), problem, hint
     yield from _raw_depth(u, v, depth, fx, fy, cx, cy)
     yield from _projected(u, v, z, fx, fy, cx, cy)

@@ -131,15 +131,18 @@ def diagonal(image, block, radius):
 def origin_shifted(image, block, radius):
     """(result, problem, hint) of a tile whose origin is shifted by (sx, sy) pixels: x0 =
     blockIdx.x * BLOCK_X - RADIUS + sx (sx = RADIUS: - RADIUS left out), each pixel the blur of
-    the pixel at (x + sx, y + sy) (the model: the tiled kernel with that origin)."""
+    the pixel at (x + sx, y + sy) (the model: the tiled kernel with that origin; sx = 2 * RADIUS:
+    + RADIUS, its sign slipped)."""
     (bw, bh), origins = block[:2], {"x0": "blockIdx.x * BLOCK_X", "y0": "blockIdx.y * BLOCK_Y"}
-    for sy, sx in ((0, 1), (1, 0), (1, 1), (0, -1), (-1, 0), (-1, -1),
-                   (0, radius), (radius, 0), (radius, radius)):
+    for sy, sx in ((0, 1), (1, 0), (1, 1), (0, -1), (-1, 0), (-1, -1), (0, radius), (radius, 0),
+                   (radius, radius), (0, 2 * radius), (2 * radius, 0), (2 * radius, 2 * radius)):
         shifts = [(name, k) for name, k in (("x0", sx), ("y0", sy)) if k]
         said = " and ".join(f"{name} = {origins[name]}" + (
-            f" - RADIUS {'+' if k > 0 else '-'} {abs(k)}" if k != radius else "")
-                            for name, k in shifts)
-        left_out = ", - RADIUS left out" if all(k == radius for _, k in shifts) else ""
+            "" if k == radius else " + RADIUS" if k == 2 * radius else
+            f" - RADIUS {'+' if k > 0 else '-'} {abs(k)}") for name, k in shifts)
+        left_out = (", - RADIUS left out" if all(k == radius for _, k in shifts) else
+                    ", RADIUS added where it is subtracted" if all(k == 2 * radius for _, k
+                                                                   in shifts) else "")
         yield (tiled(image, block, radius, x0=lambda bx, by, i, j, k=sx: bx * bw - radius + k,
                      y0=lambda bx, by, i, j, k=sy: by * bh - radius + k),
                f"each pixel got the blur of the pixel at (x{sx:+d}, y{sy:+d}): the tile's origin "

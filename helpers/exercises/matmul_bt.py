@@ -143,7 +143,8 @@ def _mistakes(kernels, case):
                "and reaches both __syncthreads(), even one outside C: guard only the store with "
                "if (row < M && col < N)")
     yield from _past_column_k(kernels, case)
-    yield from near.misses("C", got, want, close=near.within(RTOL, ATOL), index_hint=INDEX_HINT)
+    yield from near.misses("C", got, want, close=near.within(RTOL, ATOL), index_hint=INDEX_HINT,
+                           store="C[row * N + col] = sum")
     yield from matches(got, _loads(a, bt), lambda got, wrong: np.allclose(got, wrong, RTOL, ATOL))
     r, c = np.argwhere(bad)[0]
     yield from traced_back(kernels, launch, [Wrong(

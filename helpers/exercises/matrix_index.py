@@ -207,7 +207,8 @@ def _mistakes(case, run):
                "thread wrote to the same place", "each thread must work out its own (row, col) "
                f"from blockIdx, blockDim and threadIdx: {INDEX_HINT}")
     yield from never_written(unwritten, WORDS)
-    yield from near.misses("out", got, want, close=near.within(1e-6, 0), index_hint=INDEX_HINT)
+    yield from near.misses("out", got, want, close=near.within(1e-6, 0), index_hint=INDEX_HINT,
+                           store="out[row * cols + col] = ...")
     fr, fc = np.argwhere(~right)[0]
     yield Wrong(f"{int((~right).sum())} of {rows * cols} elements are wrong (the first is "
                 f"out[{fr}][{fc}] = {got[fr, fc]:g}, expected {want[fr, fc]:g})",

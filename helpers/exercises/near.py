@@ -78,15 +78,16 @@ def within(rtol: float = 1e-5, atol: float = 1e-6):
 
 
 def misses(name: str, got, want, close=None, slack: float = 0.0, block=None,
-           index_hint: str = INDEX_HINT) -> Iterator[Mistake]:
+           index_hint: str = INDEX_HINT, store: str | None = None) -> Iterator[Mistake]:
     """(problem, hint) of each near miss that ``got`` is of ``want``, the most telling first;
-    nothing when ``got`` is right (see the module's docstring)."""
+    nothing when ``got`` is right (see the module's docstring). ``store``: the right store of a
+    2-D output's element (row, col), as the exercise writes it, for a transposed store."""
     tol = Tolerance(close or within(), slack)
     got, want = np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64)
     if got.shape != want.shape or tol.holds(got, want):
         return
     yield from values(name, got, want, tol)
-    yield from transposed(name, got, want, tol, index_hint)
+    yield from transposed(name, got, want, tol, index_hint, store)
     yield from reordered(name, got, want, tol, block, index_hint)
     yield from shifted(name, got, want, tol, index_hint)
     yield from prefix(name, got, want, tol, block)
@@ -126,14 +127,22 @@ def values(name, got, want, tol: Tolerance) -> Iterator[Mistake]:
                 return
 
 
-def transposed(name, got, want, tol: Tolerance, index_hint=INDEX_HINT) -> Iterator[Mistake]:
-    """A 2-D output transposed: square, or stored column after column."""
+def transposed(name, got, want, tol: Tolerance, index_hint=INDEX_HINT,
+               store=None) -> Iterator[Mistake]:
+    """A 2-D output transposed: square, or stored column after column (with ``store``, the
+    right store, named as the line to mend: each element holds its right value, only its
+    place is column-major)."""
     if got.ndim != 2 or min(got.shape) < 2:
         return
     rows, cols = got.shape
     if rows == cols and tol.holds(got, want.T):
         yield (f"{name} is transposed: {name}[r][c] holds the right value of {name}[c][r]",
                index_hint)
+    elif rows != cols and tol.holds(got.ravel(), want.T.ravel()) and store:
+        yield (f"{name} holds the right values column after column: element (r, c) was "
+               f"stored at {name}[c * {rows} + r] (col * {rows} + row), but {name} is stored row "
+               f"after row, a row {cols} long: the store's index is transposed",
+               f"store element (row, col) at row * {cols} + col: {store}")
     elif rows != cols and tol.holds(got.ravel(), want.T.ravel()):
         yield (f"{name} holds the right values column after column: element (r, c) went to "
                f"c * {rows} + r, where a row holds {cols}: the output is transposed", index_hint)

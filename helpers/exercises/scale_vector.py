@@ -110,6 +110,7 @@ def _mistakes(case, run):
                "i = threadIdx.x alone (every block takes y[0] to y[blockDim.x - 1]) or a guard "
                "i < blockDim.x (only block 0 passes it)",
                "i = blockIdx.x * blockDim.x + threadIdx.x, guarded with if (i < n)")
+    yield from _place_multiplied(run.kernel, unwritten)
     for index, problem, hint in INDEXES if unwritten.any() else ():
         model = written_by(index, block, -(-n // block) + extra)
         if unwritten.any() and np.array_equal(np.flatnonzero(~unwritten), model[model < n]):
@@ -229,6 +230,31 @@ def _past_n(run, n, threads, right):
                "against the threads launched, i < gridDim.x * blockDim.x")
     if past.size:
         yield "elements past n were written (y[n] and beyond)", GUARD_HINT
+
+
+def _place_multiplied(kernels, unwritten):
+    """Each thread t of block b stored y[b * blockDim.x * t], in a trace of a small launch on
+    the simulator: the thread's place multiplied in, where it is added (its output, one element
+    a block, looks like threadIdx.x left out, but there every thread of block b stores
+    y[b * blockDim.x])."""
+    if not unwritten.any() or unwritten.all():
+        return
+    n, block = 20, 8
+    launch = _launch((n, block, 0))
+    kept = accesses_of(kernels, launch, "place multiplied", 8 * block * launch.grid[0])
+    if kept is None:
+        return
+    stores = kept[kept["write"] & ~kept["shared"]]
+    model = stores["block"] * block * stores["thread"]
+    if len(stores) and (stores["array"] == "y").all() and np.array_equal(stores["index"], model) \
+            and not np.array_equal(stores["index"], stores["block"] * block):
+        shown = ", ".join(f"y[{int(e)}]" for e in np.flatnonzero(~unwritten)[:4])
+        yield (f"only {shown}{', ...' if (~unwritten).sum() > 4 else ''} were written: thread t "
+               f"of block b stored y[b * blockDim.x * t] (a trace of n = {n}, block = {block}: "
+               "every thread of block 0 and thread 0 of every block stored y[0]), so i = "
+               "blockIdx.x * blockDim.x * threadIdx.x multiplies the thread's place in",
+               "add the thread's place to the block's first element, not multiply: i = "
+               "blockIdx.x * blockDim.x + threadIdx.x")
 
 
 def _store_outside_the_guard(kernels, written):

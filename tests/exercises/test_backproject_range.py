@@ -35,6 +35,11 @@ WRONG = {
     "if_without_braces": ([(FILTER + "\n" + NAN + "        return;\n    }\n",
                             FILTER[:-2] + "\n" + NAN + "        return;\n")],
                           "the return after the NaN stores ran for every pixel"),
+    # blind audit TOA-backproject_range-1: X without the depth (was '815 values differ from
+    # NumPy's ... Hint: X = (u - cx) * z / fx and Y = ...', the missing * z not named)
+    "x_without_the_depth": ([("xyz[i] = (u - cx) * z / fx;", "xyz[i] = (u - cx) / fx;")],
+                            "X was not multiplied by the depth z: X of pixel u = 0, v = 0 is "
+                            "(u - cx) / fx = -0.417308"),
     # blind audit E46: X from the flat index i, not the column u
     "x_from_the_flat_index": ([("(u - cx) * z / fx", "(i - cx) * z / fx")],
                               "X was computed from i, the pixel's place in memory"),

@@ -85,6 +85,13 @@ WRONG = {
                                     "x0 = blockIdx.x * BLOCK_X and y0 = blockIdx.y * BLOCK_Y, "
                                     "- RADIUS left out", "Hint: x0 = blockIdx.x * BLOCK_X - "
                                     "RADIUS and y0 = blockIdx.y * BLOCK_Y - RADIUS"]),
+    # blind audit TOA-box_blur-1: + RADIUS in y0 (was 'row r of out holds the right values of
+    # row r + 4: an index is off by 4 ... Hint: tile[ty][tx] holds ...', y0's sign not named)
+    "tile_row_origin_plus_radius": ([("int y0 = blockIdx.y * BLOCK_Y - RADIUS;",
+                                      "int y0 = blockIdx.y * BLOCK_Y + RADIUS;")],
+                                    ["the blur of the pixel at (x+0, y+4): the tile's origin was "
+                                     "y0 = blockIdx.y * BLOCK_Y + RADIUS, RADIUS added where it is "
+                                     "subtracted", "Hint: y0 = blockIdx.y * BLOCK_Y - RADIUS"]),
     "window_one_short": ([("dx <= 2 * RADIUS", "dx < 2 * RADIUS")],
                          ["the window is 4 x 5 pixels", "both included (<=)"]),
     "zeros_outside_the_image": ([(LOAD, "((y0 + ty) >= 0 && (y0 + ty) < height && (x0 + tx) >= 0 "

@@ -37,6 +37,10 @@ WRONG = {
     "row_offset_by_col": ([("row_offset[row]", "row_offset[col]")], "a * col_scale[col] + row_offset[col]"),
     "rows_a_block_wide": ([("int i = row * cols + col;", "int i = row * blockDim.x + col;")],
                           "the index row * blockDim.x + col"),
+    # blind audit TOB-matrix_index-1: the store alone transposed (was '... the output is
+    # transposed ... Hint: col = blockIdx.x * ..., row = ...', lines that are right)
+    "store_transposed": ([("    out[i] = a[i]", "    out[col * rows + row] = a[i]")],
+                         "stored at out[c * 37 + r]", "out[row * cols + col]"),
     "row_steps_by_the_block_width": ([("blockIdx.y * blockDim.y", "blockIdx.y * blockDim.x")],
                                      "row reaches stepping by the block's width"),
     "guard_sides_swapped": ([("row >= rows || col >= cols", "row >= cols || col >= rows")],

@@ -23,6 +23,14 @@ __global__ void scale_vector(const float *x, float *y, float alpha, int n)
 
 # (name, source, words that the NOT YET line must contain)
 WRONG = [
+    # blind audit TOB-scale_vector-1 (was 'only the first element of each block was written:
+    # threadIdx.x is missing', though threadIdx.x is there, multiplied in)
+    ("thread_s_place_multiplied_in",
+     variant(KERNEL, ("int i = blockIdx.x * blockDim.x + threadIdx.x;",
+                      "int i = blockIdx.x * blockDim.x * threadIdx.x;")),
+     ["thread t of block b stored y[b * blockDim.x * t]",
+      "i = blockIdx.x * blockDim.x * threadIdx.x multiplies the thread's place in",
+      "Hint: add the thread's place to the block's first element"]),
     # blind audit TLB-scale_vector-1 (was '744 of 1000 elements are wrong ...: y[256] was stored by
     # thread (0, 0, 0) of block (1, 0, 0) ..., which loaded x[0]', x's index not named)
     ("x_at_the_thread_s_place", variant(KERNEL, ("y[i] = alpha * x[i];", "y[i] = alpha * x[threadIdx.x];")),
