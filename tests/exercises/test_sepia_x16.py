@@ -44,6 +44,13 @@ SATURATED = "return (unsigned int)fmaxf(fminf(wr * r + wg * g + wb * b + 0.5f, 2
 
 # name: (replacements in the solution, a piece of the expected verdict)
 WRONG = {
+    # blind audit TOB-sepia_x16-1: res[10] twice in dst[2] (was 'in every group of 48 elements
+    # of out, elements 44 to 47 hold the right values of elements 40 to 43 ... Hint: pixel i's
+    # red, green and blue are at 3*i, ...', the store not named)
+    "res_10_twice_in_dst_2": ([("make_uint4(res[8], res[9], res[10], res[11])",
+                                "make_uint4(res[8], res[9], res[10], res[10])")],
+                              "dst[2]'s w component (bytes 44 to 47 of each group) holds res[10], "
+                              "where res[11] belongs"),
     # blind audit W12 (was 'in every group of 48 elements of out, only the first 15 are right
     # ... check the indices of the loads that feed them'): the three uint4 taken 4 apart
     "uint4s_taken_4_apart": ([("uint4 a = src[0], b = src[1], c = src[2];",
