@@ -113,6 +113,7 @@ def _mistakes(case, run):
     if run.out.past.size:
         yield ("y was written past its end (y[rows] and on)",
                "keep the stub's if (row >= rows) return;, before anything is stored")
+    yield from _rows_of_block_0(case, run.out, want)
     yield from _rows_apart(case, run.out.unwritten)
     yield from _first_warp_only(case, run, want)
     if run.out.unwritten.any():
@@ -183,6 +184,21 @@ def _endless_shuffles(kernels):
                "then 0, and 0 / 2 is 0 again, still >= 0",
                "the shuffles stop after offset 1: for (int offset = 16; offset > 0; offset /= 2) "
                "(> 0, not >= 0); " + LOOP_HINT)
+
+
+def _rows_of_block_0(case, out, want):
+    """y written, right, at rows 0 to blockDim.y - 1 alone, with more than one block: every
+    block's warps took block 0's rows, the block's term 0 (blockIdx.y in a 1-D grid, or none)."""
+    rows, w = case[0], case[2]
+    grid, written = -(-rows // w), ~out.unwritten
+    if grid < 2 or not np.array_equal(written, np.arange(rows) < w) or \
+            not np.allclose(out.got[written], want[written], rtol=1e-4, atol=1e-4):
+        return
+    yield (f"only y[0] to y[{w - 1}] were written (right), the rows of block 0, and {rows - w} of "
+           f"the {rows} were never written: every block's warps took rows 0 to {w - 1}, as when the row's "
+           f"block term is 0: blockIdx.y, which is 0 in this 1-D grid (grid = ({grid}, 1)), "
+           "where the blocks are numbered by blockIdx.x (or no block term at all)",
+           "number the rows by the block along x: row = blockIdx.x * blockDim.y + threadIdx.y")
 
 
 def _rows_apart(case, unwritten):

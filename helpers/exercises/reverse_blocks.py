@@ -268,6 +268,7 @@ def _mistakes(n, run):
         seen = observe(run.kernel, dataclasses.replace(
             run.launch, args=(Input(x), *run.launch.args[1:])))
         if seen.error:
+            yield from _load_guarded_by_n(run.kernel, n)
             yield race_mistake(seen.error, "each thread stores only out[start + j]",
                                block=(BLOCK, 1, 1), refine=_with_the_source(run.kernel))
     want = reference(x)
@@ -320,6 +321,34 @@ def _detect(kernels, n):
         run = yield from mistakes
     if run is not None:
         yield from traced_back(kernels, launch, _mistakes(n, run))
+
+
+def _reads_past_n(kernels, n):
+    """The threads (block, j) that read in at n or past it in a trace of the case's launch (in
+    has junk after its end there); None where the trace failed or kept nothing."""
+    kept = accesses_of(kernels, _launch(n), f"in past n = {n}", 4 * n + 4 * BLOCK)
+    if kept is None or not kept.size:
+        return None
+    past = kept[(kept["array"] == "in") & ~kept["write"] & (kept["index"] >= n)]
+    return {(int(b), int(t)) for b, t in zip(past["block"], past["thread"])}
+
+
+def _load_guarded_by_n(kernels, n, small=77):
+    """The load guarded by j < n where j < len belongs: over n (a partial last block) every
+    thread j >= len of the last block read in past its end, and over ``small`` < BLOCK elements
+    (one block, len = n) none did (no guard at all reads past there too)."""
+    last, length = n // BLOCK, n % BLOCK
+    if n < BLOCK or not length or _reads_past_n(kernels, small) != set() or \
+            _reads_past_n(kernels, n) != {(last, j) for j in range(length, BLOCK)}:
+        return
+    start = last * BLOCK
+    yield (f"the load's guard is j < n where j < len belongs: in the last block, block {last}, "
+           f"which has only len = n - start = {n} - {start} = {length} elements, threads j = "
+           f"{length} to {BLOCK - 1} read in[{n}] to in[{start + BLOCK - 1}], past the end of in "
+           f"(n = {n}): j < n is true for every thread j < {BLOCK} <= n (over n = {small}, one "
+           f"block, where len = n, no thread read past)",
+           "guard the load by the block's own count, as the store is: if (j < len) s[j] = "
+           "in[start + j];")
 
 
 def _len_the_larger(kernels, n, small=100):

@@ -29,7 +29,8 @@ from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import accesses_of, kernel_words, observe, observed_mistakes
-from helpers.exercises.reverse_chunks_models import (CHUNK, count_without_first, last_as_whole,
+from helpers.exercises.reverse_chunks_models import (CHUNK, count_without_first,
+                                                     global_thread_index, last_as_whole,
                                                      partial_chunk_left_out)
 from helpers.exercises.verdict import not_yet
 
@@ -319,7 +320,7 @@ def _mirrored_twice(kernels):
 
 def _mistakes(case, run):
     """The mistakes one launch on the chosen backend shows."""
-    n, _ = case
+    n, blocks = case
     x, got = run.model, run.out.got
     yield from count_without_first(n, x, run.out)
     if run.out.past.size:
@@ -328,6 +329,7 @@ def _mistakes(case, run):
     want = np.concatenate([x[f:f + CHUNK][::-1] for f in range(0, n, CHUNK)])
     if run.out.unwritten.any():
         yield from partial_chunk_left_out(n, run.out.unwritten, got, want)
+        yield from global_thread_index(n, blocks, run.out.unwritten, got, want)
         yield (f"{int(run.out.unwritten.sum())} of the {n:,} elements of y were never written "
                f"(the first is y[{int(np.argmax(run.out.unwritten))}])",
                "a block takes every gridDim.x-th chunk: first += gridDim.x * CHUNK")

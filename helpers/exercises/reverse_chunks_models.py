@@ -57,3 +57,22 @@ def count_without_first(n, x, out):
            f"past its end (y[{n}] and on), and mirrored the chunk as if it were whole (y[{first} "
            f"+ t] = tile[{CHUNK - 1} - t])", "count the chunk's own elements, from its start: "
            "int count = min(CHUNK, n - first)")
+
+
+def global_thread_index(n, blocks, unwritten, got, want):
+    """t taken as the global thread index, blockIdx.x * blockDim.x + threadIdx.x: in a block
+    b > 0 every t >= CHUNK >= count, so its chunks (b, b + gridDim.x, ...) were never written,
+    and block 0's are right."""
+    chunk_of = np.arange(n) // CHUNK
+    others = chunk_of % blocks != 0
+    if blocks < 2 or not np.array_equal(unwritten, others) or \
+            not np.array_equal(got[~others], want[~others]):
+        return
+    last = min(2 * CHUNK, n) - 1
+    yield (f"only block 0's chunks of y were written: y[{CHUNK}] to y[{last}] (chunk 1, block 1's) "
+           f"and every chunk of the other blocks were never written ({int(others.sum())} of the "
+           f"{n:,} elements), as when t is the global thread index: thread 0 of block 1 has t = "
+           f"blockIdx.x * blockDim.x + threadIdx.x = {CHUNK}, and t < count (count <= {CHUNK}) is "
+           "false for every thread of a block past the first, which stores nothing",
+           "t is the thread's place in its chunk, within the block: int t = threadIdx.x; the "
+           "block's place is in the chunk it starts from, first = blockIdx.x * CHUNK")

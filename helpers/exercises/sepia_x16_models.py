@@ -101,6 +101,7 @@ def mistakes(rgb, got, n, junk):
             *_stores(_tone(loaded))):
         if sepia.near(mine, model):
             yield problem, hint
+    yield from _store_word_swapped(_tone(loaded), mine)
 
 
 RGBA_PIXELS = 12
@@ -132,6 +133,23 @@ def _red_plus(groups):
 def _words(groups, order):
     """Groups (g, 48) of bytes as 12 words each, taken in ``order`` (12 word numbers)."""
     return groups.reshape(len(groups), 12, 4)[:, order].reshape(len(groups), 48)
+
+
+def _store_word_swapped(right, mine):
+    """(problem, hint) where the groups' out words are res[]'s right words, each in its own
+    place but one, word k, which holds word j's (a copy slip in a make_uint4 of the stores)."""
+    words = np.stack([right.reshape(len(right), 12, 4)[:, j] for j in range(12)])
+    got = mine.reshape(len(mine), 12, 4)
+    matches = [[j for j in range(12) if sepia.near(got[:, k], words[j])] for k in range(12)]
+    bad = [k for k in range(12) if k not in matches[k]]
+    if len(bad) != 1 or len(matches[bad[0]]) != 1 or len(right) < 2:
+        return
+    k, j = bad[0], matches[bad[0]][0]
+    yield (f"dst[{k // 4}]'s {'xyzw'[k % 4]} component (bytes {4 * k} to {4 * k + 3} of each "
+           f"group) holds res[{j}], where res[{k}] belongs: bytes {4 * k} to {4 * k + 3} of every "
+           f"group of 48 hold the right values of bytes {4 * j} to {4 * j + 3}, and every other "
+           f"word is right", f"word {k} of res[] goes to dst[{k // 4}].{'xyzw'[k % 4]}: "
+           + STORE_HINT)
 
 
 def _stores(right):

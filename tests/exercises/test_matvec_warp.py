@@ -19,6 +19,13 @@ LOOP = "    for (int c = lane; c < cols; c += 32)\n        v += A[row * cols + c
 WRONG = {
     "warp_sum_adds_nothing": ([(SHUFFLE, "        ;\n")],
                               {"problem": "lane 0's sum only", "hint": "__shfl_down_sync"}),
+    # blind audit TOB-matvec_warp-1: blockIdx.y for blockIdx.x in the row (was '97 of the 101
+    # elements of y were never written (the first is y[4])', the mistake not named)
+    "row_from_blockIdx_y": ([("int row = blockIdx.x * blockDim.y", "int row = blockIdx.y * blockDim.y")],
+                            {"problem": "every block's warps took rows 0 to 3, as when the row's "
+                                        "block term is 0: blockIdx.y, which is 0 in this 1-D grid "
+                                        "(grid = (26, 1))",
+                             "hint": "row = blockIdx.x * blockDim.y + threadIdx.y"}),
     "offsets_from_8": ([("offset = 16;", "offset = 8;")],
                        {"problem": "lanes 0 to 15", "hint": "offset 16"}),
     # blind audit TIB-matvec_warp-1: offsets from 31 (was 'y[0] = 9.34958, NumPy's is 8.60949'

@@ -18,6 +18,13 @@ STORE = "out[start + j] = s[len - 1 - j]"
 
 # name: (replacements in the solution, words the NOT YET line must contain)
 WRONG = {
+    # blind audit TOB-reverse_blocks-1: the load guarded by j < n where j < len belongs (was 'a
+    # read of in[1000] ... Hint: ... a guard like if (i < n)', a guard like the learner's own)
+    "load_guarded_by_j_lt_n": ([("    if (j < len)\n        s[j]", "    if (j < n)\n        s[j]")],
+                               ["the load's guard is j < n where j < len belongs",
+                                "block 3, which has only len = n - start = 1000 - 768 = 232",
+                                "threads j = 232 to 255 read in[1000] to in[1023]",
+                                "if (j < len) s[j] = in[start + j];"]),
     "no_barrier": ([(BARRIER, "")], ["data race on s[", "__syncthreads()"]),
     # audit F21: the barrier without its parentheses names the function and calls nothing (nvcc
     # compiles it too); named from the simulator's compiler records

@@ -76,6 +76,14 @@ WRONG = {
                                             "__syncthreads() at line ", "and thread 32 at the one "
                                             "at line ", "the first warp (t < 32)"],
                                 "hint": "a barrier waits for the whole block, not a warp"}),
+    # blind audit TOB-reverse_chunks-1: t taken as the global thread index (was '488 of the
+    # 1,000 elements of y were never written ... Hint: a block takes every gridDim.x-th chunk:
+    # first += gridDim.x * CHUNK', the loop's step blamed, which was right)
+    "t_as_global_index": ([("int t = threadIdx.x;", "int t = blockIdx.x * blockDim.x + threadIdx.x;")],
+                          {"problem": ["only block 0's chunks", "y[256] to y[511]",
+                                       "t = blockIdx.x * blockDim.x + threadIdx.x = 256",
+                                       "t < count"],
+                           "hint": ["int t = threadIdx.x;", "first = blockIdx.x * CHUNK"]}),
     "not_reversed": ([(READ, "y[first + t] = tile[t];")],
                      {"problem": "y is a copy of x", "hint": "tile[count - 1 - t]"}),
     # blind audit TFB-reverse_chunks-1: the store mirrored as well as the read (was 'y is a copy

@@ -44,6 +44,9 @@ SATURATED = "return (unsigned int)fmaxf(fminf(wr * r + wg * g + wb * b + 0.5f, 2
 
 # name: (replacements in the solution, a piece of the expected verdict)
 WRONG = {
+    # blind audit TOB-sepia_x16-1: res[10] twice (was 'elements 44 to 47 hold ... of 40 to 43')
+    "res_10_twice_in_dst_2": ([("res[10], res[11])", "res[10], res[10])")], "dst[2]'s w component "
+                              "(bytes 44 to 47 of each group) holds res[10], where res[11] belongs"),
     # blind audit W12 (was 'in every group of 48 elements of out, only the first 15 are right
     # ... check the indices of the loads that feed them'): the three uint4 taken 4 apart
     "uint4s_taken_4_apart": ([("uint4 a = src[0], b = src[1], c = src[2];",
@@ -77,14 +80,12 @@ WRONG = {
                                          "add to the byte's index, inside the call: g = byte_of(w, 3 "
                                          "* p + 1), bl = byte_of(w, 3 * p + 2)"),
     # blind audit TEB-sepia_x16-1: sepia_channel without its clamp (was '368 of 5856 values are
-    # wrong (the first is x = 9, y = 0, red: got 5, expected 255) ... Hint: pixel i's red, green
-    # and blue are at 3*i, ...; round with + 0.5f and clamp to 255', the clamp one clause of many)
+    # wrong ... Hint: ...; round with + 0.5f and clamp to 255', the clamp one clause of many)
     "channel_not_clamped": ([(CHANNEL_SUM, "return (unsigned int)(wr * r + wg * g + wb * b + 0.5f);")],
                             "sepia_channel does not clamp: a sum past 255 keeps its bits above the "
                             "byte"),
-    # blind audit TGB-sepia_x16-1: the clamp at 256.0f (was '368 of 5856 values are wrong (the
-    # first is x = 9, y = 0, red: got 0, expected 255) ... Hint: pixel i's red, green and blue
-    # are at 3*i, ...; round with + 0.5f and clamp to 255', the bound not named)
+    # blind audit TGB-sepia_x16-1: the clamp at 256.0f (was '368 of 5856 values are wrong ...
+    # Hint: ...; round with + 0.5f and clamp to 255', the bound not named)
     "channel_clamped_at_256": ([(CHANNEL_SUM, CHANNEL_SUM.replace("255.0f", "256.0f"))],
                                "sepia_channel clamps at 256.0f, not 255.0f: a sum of 255.5 or "
                                "more converts to 256, which a byte cannot hold"),
@@ -101,9 +102,8 @@ WRONG = {
     "every_thread_takes_a_whole_group": ([("if (t < groups)", "if (t < groups + 8)")],
                                          "threads after the last whole group wrote past the end"),
     "one_uint4_stored": ([(STORES, "")], "only the first 16 of the 48 result bytes"),
-    # blind audit TJB-sepia_x16-1: byte_of without its & 0xFFu (was 'the groups' result bytes are
-    # NumPy's with more bits set, ...: set_byte ORed each byte into res[] that held junk ...',
-    # res[] being zeroed)
+    # blind audit TJB-sepia_x16-1: byte_of without its & 0xFFu (was '...: set_byte ORed each byte
+    # into res[] that held junk ...', res[] being zeroed)
     "byte_of_unmasked": ([("return (w[k >> 2] >> (8 * (k & 3))) & 0xFFu;",
                            "return w[k >> 2] >> (8 * (k & 3));")],
                          "byte_of returned the word shifted down without its & 0xFFu mask"),

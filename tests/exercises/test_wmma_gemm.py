@@ -155,6 +155,11 @@ WRONG = [
     ("warp_within_its_block", variant(KERNEL, ("int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;",
                                                "int warp = threadIdx.x / 32;")),
      ["warp = threadIdx.x / 32", "warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32"]),
+    # blind audit TOB-wmma_gemm-1: A's tile pointer with N, C's row length, where K belongs (was
+    # 'only the first 16 rows of C are right ... check the indices of the loads that feed them')
+    ("a_tile_n_apart", variant(KERNEL, ("A + tile_row * 16 * K + k", "A + tile_row * 16 * N + k")),
+     ["A + tile_row * 16 * N + k", "a row of A holds K elements, not N", "K = 80",
+      "A + tile_row * 16 * K + k"]),
     ("b_tile_n_apart", variant(KERNEL, (LOAD_B, LOAD_B.replace("tile_col * 16 * K", "tile_col * 16 * N"))),
      ["B + tile_col * 16 * N + k", "B + tile_col * 16 * K + k"]),
     ("k_up_to_k", variant(KERNEL, ("k < K; k += 16", "k <= K; k += 16")),
