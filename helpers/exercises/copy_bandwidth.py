@@ -202,7 +202,7 @@ def _watched(drv):
     None when it is not or when they went unseen; ``unrecorded(err)``, what an error of
     time_till or time_since shows (``_never_recorded``, else ``_start_waited_for``), for
     run_catching, or None; ``misplaced()``, ``_one_event`` or else ``_misplaced``."""
-    ms, event, missing, notes, pair, made, waited = [], drv.Event, [], [], [], [], []
+    ms, event, missing, notes, pair, made, waited, early = [], drv.Event, [], [], [], [], [], []
 
     class Event(event):
         recorded = False
@@ -216,7 +216,7 @@ def _watched(drv):
             return super().record(*args, **kwargs)
 
         def synchronize(self):
-            waited.append(self)
+            (waited if self.recorded else early).append(self)
             return super().synchronize()
 
         def time_till(self, other):
@@ -234,7 +234,8 @@ def _watched(drv):
             return ms[-1]
 
     def unrecorded(err):
-        return _never_recorded(missing) or _start_waited_for(pair, waited, err, drv)
+        return (_never_recorded(missing) or _end_waited_early(pair, waited, early)
+                or _start_waited_for(pair, waited, err, drv))
 
     def slip(gbs):
         return _slip_of(gbs, copies, ms, notes)
@@ -272,6 +273,19 @@ def _never_recorded(missing):
     told = " and ".join(f"the {role} event, {which}," for role, which in missing)
     return (f"{told} {'was' if len(missing) == 1 else 'were'} never recorded",
             "; and ".join(NEVER_RECORDED[role] for role, _ in missing))
+
+
+def _end_waited_early(pair, waited, early):
+    """(problem, hint) when time_till or time_since failed after the host had waited for the end
+    event only before it was recorded (``early``: events synchronized unrecorded; ``waited``:
+    those synchronized once recorded), ``pair`` = [start, end]; else None."""
+    if (len(pair) != 2 or not any(e is pair[1] for e in early)
+            or not getattr(pair[1], "recorded", False) or any(e is pair[1] for e in waited)):
+        return None
+    return ("end.synchronize() came before end.record(stream): the host waited on an event not "
+            "recorded yet, which returns at once, so when the time was read the copy, and end "
+            "after it, were still pending", "record end after the copy, then wait for it: "
+            "end.record(stream), then end.synchronize(), then read the time")
 
 
 def _start_waited_for(pair, waited, err, drv):

@@ -29,6 +29,8 @@ def refused(records, path, source):
         return _half_accumulator(records[0], path)
     if _stored_to_another_type(records[0], "__half", ("float",)):
         return _half_memory(records[0], path)
+    if _loaded_from_wide(records[0]):
+        return _wide_memory([d for d in records if _loaded_from_wide(d)], path)
     wrong = [d for d in records if _wide_input(d)]
     if not wrong or wrong[0] is not records[0]:
         return None
@@ -55,6 +57,37 @@ def _wide_input(d) -> bool:
     return (d.kind == "refused by a header" and d.names[:1] == ("fragment",) and len(d.types) >= 5
             and d.types[0] in MATRIX and tuple(d.types[1:4]) in SHAPES_16
             and d.types[4] in ("float", "double"))
+
+
+def _loaded_from_wide(d) -> bool:
+    """A REFUSED record of load_matrix_sync loading a matrix_a or matrix_b fragment of half
+    from float (or double) memory."""
+    return (d.kind == "refused by a header" and d.names[:1] == ("load_matrix_sync",)
+            and len(d.types) == 2 and d.types[1] in ("float", "double")
+            and any(d.types[0].startswith(f"fragment<{use},") for use in MATRIX)
+            and d.types[0].split(",")[4].strip() in ("__half", "half"))
+
+
+def _wide_memory(loads, path):
+    """load_matrix_sync(fa, A, ...) of half fragments from float memory: the inputs A and B
+    declared float (NumPy's default) where the fragments' half belongs."""
+    said, pointers = [], []
+    for d in loads:
+        call = d.expression or "load_matrix_sync"
+        args = [a.strip() for a in call[call.find("(") + 1:call.rfind(")")].split(",")]
+        name, pointer = (args[0], args[1]) if len(args) > 1 else ("a fragment", "its memory")
+        use = d.types[0][len("fragment<"):].split(",")[0]
+        said.append(f"{_where(d, path)}'s {call} loads {name}, {_a(use)} fragment of half, from "
+                    f"{pointer}, a {d.types[1]} pointer")
+        pointers.append(pointer)
+    names = " and ".join(pointers)
+    declared = ", ".join(f"const half *{p}" for p in pointers)
+    return (", and ".join(said) + ": load_matrix_sync loads a fragment from memory of its own "
+            f"element type, and {names} {'was' if len(loads) == 1 else 'were'} declared "
+            f"{loads[0].types[1]} where the fragments' half belongs",
+            f"declare {names} half, as their fragments are: {declared} (the tensor cores take "
+            "16-bit inputs and add their products in float, in the accumulator and C: mixed "
+            "precision)")
 
 
 def _wide_accumulator(d) -> bool:

@@ -191,6 +191,7 @@ def _wrong_sums(x, got, code):
     yield from _counted_down(x, got)
     yield from _assigned(x, got)
     if np.array_equal(got, _sums(x)[:, 0]):
+        yield from _added_upward(got, want, code)
         yield "each sum is its group's first element: the fold did nothing", BARRIER_HINT
     if got.size > 1 and (got == _sums(x)[0].sum()).all():
         yield ("every work-group summed the first 128 elements: x was read at the local id",
@@ -252,6 +253,24 @@ def _assigned(x, got):
                f"x[{g * GROUP + GROUP - 1}], expected {want[g]:g}): the fold's step assigns, "
                "tile[t] = tile[t + stride], so each step overwrites the lower half with the "
                "upper half instead of adding it", "add, not assign: tile[t] += tile[t + stride];")
+
+
+def _added_upward(got, want, code):
+    """Each sum is its group's first element, and the fold's step adds the lower element onto
+    the upper, tile[t + stride] += tile[t] (named as the code writes it): tile[0] is never
+    added to, so it keeps x[g * GROUP]."""
+    step = re.search(r"\b(\w+)\s*\[\s*(\w+)\s*\+\s*(\w+)\s*\]\s*\+=\s*\1\s*\[\s*\2\s*\]",
+                     code)
+    if not step:
+        return
+    tile, t, s = step.groups()
+    g = int(np.argmax(got != want))
+    yield (f"each sum is its group's first element (partial[{g}] = {got[g]:g} = "
+           f"x[{g * GROUP}], expected {want[g]:g}): the fold's step, {tile}[{t} + {s}] += "
+           f"{tile}[{t}], adds the wrong way round: it adds the lower half onto the upper, so "
+           f"{tile}[0] is never added to and keeps its own element",
+           f"add the upper half onto the lower: {tile}[{t}] += {tile}[{t} + {s}]; then "
+           f"{tile}[0] ends with the group's sum")
 
 
 def _upward(tiles):

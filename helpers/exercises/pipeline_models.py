@@ -151,6 +151,35 @@ def shared_buffers(calls) -> str | None:
                  if a[3] is not b[3] and a[k] < b[k] + 4 * b[2] and b[k] < a[k] + 4 * a[2]), None)
 
 
+def _pair_numbers(calls, made, slot):
+    """Each call's buffer in ``slot`` (0 input, 1 output), numbered by its allocation's order
+    among those the calls used; None where one lies in no allocation."""
+    starts = [a for a, _ in made]
+    at = [_allocation_at(made, c[slot])[0] for c in calls]
+    used = sorted(set(at), key=starts.index) if None not in at else []
+    return [used.index(a) for a in at] if used else None
+
+
+def picked_modulo_fewer(calls, streams, made, fn):
+    """``(what, hint)`` where chunk c ran on streams[c % len(streams)] but used the buffer pair
+    c % m, m fewer than the streams (buffers[c % 2] with 3 streams): chunk m, on stream m, used
+    stream 0's pair; the line that picks it read from ``fn``'s code where known; None otherwise."""
+    k, ids = len(streams), {id(s): j for j, s in enumerate(streams)}
+    if len(calls) <= k or [ids.get(id(c[3])) for c in calls] != [c % k for c in range(len(calls))]:
+        return None
+    for m in range(2, k):
+        if _pair_numbers(calls, made, 0) == _pair_numbers(calls, made, 1) == [
+                c % m for c in range(len(calls))]:
+            name, target, (c, by), line = (_round_pick(fn, "Mod", m) or ("buffers", "d_in, d_out",
+                                                                         ("c", str(m)), ""))
+            return (f"chunk {m}, on stream {m}, used {name}[0], the pair of stream 0: "
+                    f"{name}[{c} % {by}]{line} picks among {m} pairs while the chunks go round "
+                    f"{k} streams", f"{target} = {name}[{c} % len(streams)]: the pair "
+                    "is picked as the stream is, with the number of streams, not a fixed "
+                    f"{m}, so that streams[k] always uses {name}[k]")
+    return None
+
+
 def picked_by_round(calls, streams, made, fn):
     """``(what, hint)`` where chunk c ran on streams[c % len(streams)] but used the buffer pair
     c // len(streams) (the pairs numbered in the order they were allocated), so that the first
@@ -158,16 +187,9 @@ def picked_by_round(calls, streams, made, fn):
     where c % len(streams) belongs; the line that picks it read from ``fn``'s code where known;
     None for any other run."""
     k, ids = len(streams), {id(s): j for j, s in enumerate(streams)}
-    starts = [a for a, _ in made]
-
-    def pairs(slot):  # each call's buffer, numbered by its allocation's order among those used
-        at = [_allocation_at(made, c[slot])[0] for c in calls]
-        used = sorted(set(at), key=starts.index) if None not in at else []
-        return [used.index(a) for a in at] if used else None
-
     rounds = [c // k for c in range(len(calls))]
     if (len(calls) <= k or [ids.get(id(c[3])) for c in calls] != [c % k for c in range(len(calls))]
-            or pairs(0) != rounds or pairs(1) != rounds):
+            or _pair_numbers(calls, made, 0) != rounds or _pair_numbers(calls, made, 1) != rounds):
         return None
     name, target, (c, by), line = (_round_pick(fn)
                                    or ("buffers", "d_in, d_out", ("c", "len(streams)"), ""))
@@ -183,7 +205,8 @@ def sharing(calls, streams, made, fn):
     """``(what, hint)`` of how chunks on different streams came to share buffers, where a model
     tells: a pair picked by the round (``picked_by_round``), or one pair repeated by list
     multiplication (``one_pair_repeated``); None otherwise."""
-    return picked_by_round(calls, streams, made, fn) or one_pair_repeated(calls, fn)
+    return (picked_by_round(calls, streams, made, fn) or picked_modulo_fewer(calls, streams, made, fn)
+            or one_pair_repeated(calls, fn))
 
 
 def one_pair_repeated(calls, fn):
@@ -216,10 +239,11 @@ def one_pair_repeated(calls, fn):
     return None
 
 
-def _round_pick(fn):
+def _round_pick(fn, op="FloorDiv", by=None):
     """``(list, targets, (left, right), ' (line L of place: text)')`` of the statement of
     ``fn``'s code that assigns a subscript by floor division (d_in, d_out = buffers[c //
-    len(streams)]), or None."""
+    len(streams)]), or by ``op`` (``"Mod"``: buffers[c % 2], the number ``by`` where given),
+    or None."""
     import ast
 
     from helpers.exercises.function import code_of
@@ -231,7 +255,8 @@ def _round_pick(fn):
         if (isinstance(node, ast.Assign) and len(node.targets) == 1
                 and isinstance(node.value, ast.Subscript) and isinstance(node.value.value, ast.Name)
                 and isinstance(node.value.slice, ast.BinOp)
-                and isinstance(node.value.slice.op, ast.FloorDiv)):
+                and isinstance(node.value.slice.op, getattr(ast, op))
+                and (by is None or getattr(node.value.slice.right, "value", None) == by)):
             text = lines[node.lineno - 1].strip()
             pick = node.value.slice
             return (node.value.value.id, ast.unparse(node.targets[0]).strip("()"),

@@ -348,7 +348,7 @@ def _mistakes(case, run):
     yield from _b_guard_one_past(run, case)
     for change, problem, hint in STAGINGS:
         if _staged_as(run, case, change):
-            yield problem, hint
+            yield problem(m, k, n) if callable(problem) else problem, hint
     # an index past the shared tiles: a GPU reads what lies beyond them, the simulator stops there
     yield from observed_mistakes(observe(run.kernel, _launch(CASES[-1])), _refine, wrong="C is wrong")
     if _is(got, 0 * got):

@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 
-STAGINGS = [  # (a wrong staging, as staged's keywords given K and N), problem, hint
+STAGINGS = [  # (a wrong staging, as staged's keywords given K and N), problem (or its function
+    # of M, K and N), hint
     (lambda k, n: dict(b_keep=lambda k0, r, col: k0 + col < k),
      "Bs was set to 0 where k0 + col reaches K, but B's k is its row: k0 + r",
      "stage B[k0 + r][tile_col * 16 + col] where k0 + r < K, else 0"),
@@ -39,6 +40,9 @@ STAGINGS = [  # (a wrong staging, as staged's keywords given K and N), problem, 
     (lambda k, n: dict(b_at=lambda tile, k0, r, col: (k0 + r) * n + tile[0] * 16 + col),
      "Bs took B's columns from tile_row, but the tile's columns of C, and of B, are tile_col's",
      "B[k0 + r][tile_col * 16 + col] is at B[(k0 + r) * N + tile_col * 16 + col]"),
+    (lambda k, n: dict(a_at=lambda tile, k0, r, col: (tile[1] * 16 + r) * k + k0 + col),
+     lambda m, k, n: rows_from_tile_col(m, n),
+     "A[tile_row * 16 + r][k0 + col] is at A[(tile_row * 16 + r) * K + k0 + col]"),
     (lambda k, n: dict(a_at=lambda tile, k0, r, col: tile[0] * 16 * k + r * 16 + k0 + col),
      "As took A's rows 16 elements apart (r * 16), but a row of A holds K elements",
      "A[tile_row * 16 + r][k0 + col] is at A[(tile_row * 16 + r) * K + k0 + col]"),
@@ -81,6 +85,16 @@ STAGINGS = [  # (a wrong staging, as staged's keywords given K and N), problem, 
      "products were added twice", "stage 0 past K: As[w][r][col] = k0 + col < K ? A[...] : "
      "__float2half(0.0f), and Bs[w][r][col] = k0 + r < K ? B[...] : __float2half(0.0f)"),
 ]
+
+
+def rows_from_tile_col(m, n):
+    """The problem of As staged from A's rows tile_col * 16 + r, named by the first tile whose
+    tile_col is not its tile_row (row-major order), M and N given."""
+    tr, tc = next(((tr, tc) for tr, tc in np.ndindex(m // 16, n // 16) if tr != tc), (0, 0))
+    past = f", past A's {m} rows (NaN here)" if tc * 16 >= m else ""
+    return ("As took A's rows from tile_col, but the tile's rows of C, and of A, are tile_row's: "
+            f"tile (tile_row, tile_col) = ({tr}, {tc}) staged A's rows {tc * 16} to {tc * 16 + 15}"
+            f"{past}, where its rows {tr * 16} to {tr * 16 + 15} belong")
 
 
 def stale(along, at, k):

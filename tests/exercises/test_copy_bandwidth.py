@@ -123,6 +123,15 @@ def my_copy_gbs(h, d, stream):
                                  {"problem": "the host waited for the start event "
                                              "(start.synchronize()), not for end",
                                   "hint": "end.synchronize()"}),
+    # blind audit TOC-copy_bandwidth-1 (was "your function raised RuntimeError at line 16 of your
+    # cell (ms = start.time_till(end)): cuEventElapsedTime failed: device not ready (... call
+    # event.synchronize() first) ... Hint: the message says what went wrong on that line", a
+    # synchronize it had): end waited for before it was recorded
+    "end_waited_for_before_its_record": (
+        right_but("    end.record(stream)\n    end.synchronize()\n",
+                  "    end.synchronize()\n    end.record(stream)\n"),
+        {"problem": "end.synchronize() came before end.record(stream)",
+         "hint": "end.record(stream), then end.synchronize()"}),
     # blind audit TC-copy_bandwidth-1 (was "1.16e-05 GB/s, where the checker's events measured
     # 10.88 GB/s for the same copy. Hint: record start and end in stream, around the copy alone;
     # ..."): the seconds' parentheses left out

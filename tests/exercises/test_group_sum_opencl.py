@@ -138,6 +138,12 @@ WRONG = {
                                      "the last work-group's sum, partial[7] = 82.25, is 7.25 less "
                                      "than its elements' 89.5: 7.25 is x[999] = x[n - 1]",
                                      "i < n, not i < n - 1", ""),
+    # blind audit TOC-group_sum_opencl-1 (was "each sum is its group's first element: the fold
+    # did nothing ... Hint: work-items share the tile: put barrier(CLK_LOCAL_MEM_FENCE) after the
+    # load ...", barriers that were there): the fold's step adds the wrong way round
+    "fold_adds_upward": ([("tile[t] += tile[t + stride];", "tile[t + stride] += tile[t];")],
+                         "the fold's step, tile[t + stride] += tile[t], adds the wrong way "
+                         "round", "tile[t] += tile[t + stride];", ""),
     "barrier_inside_the_if": ([("        if (t < stride)\n            " + STEP,
                                 "        if (t < stride) {\n            " + STEP.replace(
                                     "\n        barrier", "\n            barrier") + "\n        }")],

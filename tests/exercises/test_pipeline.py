@@ -126,6 +126,15 @@ WRONG = {
         RIGHT.replace("buffers[c % len(streams)]", "buffers[c // len(streams)]"),
         ("chunks 0, 1 and 2, on streams 0, 1 and 2, all used buffers[0]",
          "buffers[c // len(streams)]", "Hint: d_in, d_out = buffers[c % len(streams)]")),
+    # blind audit TOC-pipeline-1 (was "the results are right here, but chunks on different
+    # streams used the same device input buffer ... Hint: give each stream its own input and
+    # output buffer ...", which it had): the pair picked by c % 2 with 3 streams
+    "buffers_picked_modulo_2": (
+        RIGHT.replace("buffers[c % len(streams)]", "buffers[c % 2]"),
+        ("chunk 2, on stream 2, used buffers[0], the pair of stream 0: buffers[c % 2] (line 10 "
+         "of your cell: d_in, d_out = buffers[c % 2]) picks among 2 pairs while the chunks go "
+         "round 3 streams",
+         "Hint: d_in, d_out = buffers[c % len(streams)]")),
     # blind audit TMC-pipeline-1 (was "the results are right here, but chunks on different
     # streams used the same device input buffer ... Hint: give each stream its own input and
     # output buffer ...", which the learner believed done): one pair repeated by list multiplication

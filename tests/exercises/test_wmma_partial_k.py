@@ -148,6 +148,13 @@ WRONG = [
      ["B's rows were read K elements apart", "B[(k0 + r) * N + tile_col * 16 + col]"]),
     ("b_columns_from_tile_row", variant(KERNEL, ("N + tile_col * 16 + col]", "N + tile_row * 16 + col]")),
      ["Bs took B's columns from tile_row", "B[(k0 + r) * N + tile_col * 16 + col]"]),
+    # blind audit TOB-wmma_partial_k-1 (was "C holds NaN: a tile took elements from past the end
+    # of A or B ..., or a tile in shared memory was loaded with a leading dimension other than its
+    # 16 ..."): A's rows staged from tile_col where tile_row belongs
+    ("a_rows_from_tile_col", variant(KERNEL, ("A[(tile_row * 16 + r) * K + k0 + col]",
+                                              "A[(tile_col * 16 + r) * K + k0 + col]")),
+     ["As took A's rows from tile_col, but the tile's rows of C, and of A, are tile_row's: tile "
+      "(tile_row, tile_col) = (0, 1) staged A's rows 16 to 31, where its rows 0 to 15 belong", "A[(tile_row * 16 + r) * K + k0 + col]"]),
     # audit 2 (a near miss, helpers.exercises.near): A's rows staged without tile_row
     ("a_rows_without_tile_row", variant(KERNEL, (STAGE_A, STAGE_A.replace("(tile_row * 16 + r) * K", "r * K"))),
      ["the rows of C repeat the first 16: row r holds the right values of row r % 16"]),

@@ -182,6 +182,14 @@ DOES_NOT_COMPILE = {
         "are; only the accumulator holds float"], [
         "declare them half: wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa; "
         "and wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> fb;"], ""),
+    # blind audit TOB-wmma_tile-1 (was "... does not compile. Hint: read the compiler's first
+    # error: it names the file and line"): the inputs declared float, the fragments half
+    "input_pointers_declared_float": ([("const half *A, const half *B", "const float *A, const float *B")], [
+        "line 15's wmma::load_matrix_sync(fa, A, 16) loads fa, a matrix_a fragment of half, from A, "
+        "a float pointer, and line 16's wmma::load_matrix_sync(fb, B, 16) loads fb, a matrix_b "
+        "fragment of half, from B, a float pointer: load_matrix_sync loads a fragment from memory "
+        "of its own element type"], ["declare A and B half, as their fragments are: const half *A, "
+                                     "const half *B"], ""),
     # B's fragment is right: the verdict does not name it
     "a_declared_float": ([FLOAT_A], ["line 11 declares fa, a matrix_a fragment, of float: a "
                                      "matrix_a fragment holds", "half, as A is"],
