@@ -156,7 +156,9 @@ SIMULATOR_ONLY = {"slot_minus_one": "writes before the start of points",
                   "row_in_an_unsigned_short": "two threads write each of the first rows: on a "
                                               "GPU which one lands varies",
                   "row_in_a_short": "writes before the start of points",
-                  "row_in_a_signed_char": "writes before the start of points"}
+                  "row_in_a_signed_char": "writes before the start of points",
+                  "z_plane_at_three_n": "reads a plane's length past the end of xyz: on a GPU it "
+                                        "reads what lies there, or crashes"}
 RIGHT = {
     "nan_test_by_isnan": [(HOLE, "    if (isnan(xyz[2 * n + i]))\n        return;\n")],
     "grid_stride_with_a_store_block": [
