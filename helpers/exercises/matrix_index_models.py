@@ -55,7 +55,7 @@ def thread_sides(kernels):
     twin's source); a name set nowhere, or with neither or both sides, is left out."""
     from helpers.exercises.microscope import kernel_words
 
-    text = kernel_words(kernels) if hasattr(kernels, "simulated") else None
+    text = kernel_words(kernels)
     words = text[2][text[3]:text[4]] if text else []
     sides = {}
     for i in range(len(words) - 1):

@@ -256,11 +256,11 @@ def with_stopped(exercise, kernels, launch, endless):
 
 def kernel_words(kernels):
     """(source, tokens, words, the body's "{", the index past its "}") of the kernel's text in
-    its simulated twin's source, as its module was compiled; None where the twin has no source
-    or the text cannot be read."""
+    its simulated twin's source, as its module was compiled; None where there is no twin, the
+    twin has no source, or the text cannot be read."""
     from helpers.sim.compile.kernel_text import Unreadable, closing, read_tokens
 
-    function = kernels.simulated
+    function = getattr(kernels, "simulated", None)
     source = getattr(function, "source", None)   # the simulator's Function has it
     if not source:
         return None
