@@ -93,7 +93,7 @@ def at_the_chunk_ends(places, n, chunk, itemsize=4):
     yield (f"each chunk's copy went to element hi of d, the chunk's end, not lo, its start: chunk "
            f"0 (elements 0 to {chunk - 1:,}) went to elements {chunk:,} to {2 * chunk - 1:,}, so "
            f"d's first chunk was never written, and the last (elements {lo:,} to {n - 1:,}) went "
-           f"to elements {n:,} to {n + hi - lo - 1:,}, past the end of d (n = {n:,})",
+           f"to elements {n:,} to {n + hi - lo - 1:,}, past the end of d",
            "a chunk's place in d starts at lo, as in h: drv.memcpy_htod_async(int(d) + lo * "
            "h.itemsize, buf[:hi - lo], s)")
 

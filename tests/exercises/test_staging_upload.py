@@ -12,7 +12,7 @@ import pytest
 from helpers.exercises import catalog
 from helpers.exercises.catalog import define_function
 from helpers.exercises.solutions.staging_upload import my_upload as solution
-from helpers.exercises.staging_upload import check_staging_upload
+from helpers.exercises.staging_upload import CASES, _scaled, check_staging_upload
 
 RIGHT_BODY = """
 def my_upload(h, d, staging, streams):
@@ -30,6 +30,7 @@ def my_upload(h, d, staging, streams):
 WAIT = "        s.synchronize()\n        buf"
 COPY = "drv.memcpy_htod_async(int(d) + lo * 4, buf[:hi - lo], s)"
 FINAL = "    for s in streams:\n        s.synchronize()\n"
+N, CHUNK = _scaled(CASES[0])  # the first case's sizes on this backend (16 times larger on a GPU)
 
 
 def right_but(*replacements):
@@ -83,7 +84,9 @@ WRONG = {
     "offset_of_the_chunk_s_end": (right_but((COPY, "drv.memcpy_htod_async(int(d) + hi * h.itemsize, buf[:hi - lo], s)")),
                                   {"problem": "each chunk's copy went to element hi of d, the "
                                               "chunk's end, not lo, its start: chunk 0 (elements "
-                                              "0 to 32,767) went to elements 32,768 to 65,535",
+                                              f"0 to {CHUNK - 1:,}) went to elements {CHUNK:,} to "
+                                              f"{2 * CHUNK - 1:,}, so d's first chunk was never "
+                                              "written, and the last",
                                    "hint": "int(d) + lo * h.itemsize"}),
     "the_whole_buffer_copied": (right_but((COPY, "drv.memcpy_htod_async(int(d) + lo * 4, buf, s)")),
                                 {"problem": "past the end of d", "hint": "buf[:hi - lo]"}),
