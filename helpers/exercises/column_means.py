@@ -22,7 +22,8 @@ from itertools import chain
 import numpy as np
 
 from helpers.exercises import near
-from helpers.exercises.column_means_models import last_column_sent_away, row_left_out, sum_unset
+from helpers.exercises.column_means_models import (last_column_sent_away, row_left_out, sum_unset,
+                                                   sum_unset_by_luck)
 from helpers.exercises.common import Input, Output
 from helpers.exercises.failure import describe
 from helpers.exercises.hidden import awkward
@@ -351,7 +352,7 @@ EXERCISE = KernelExercise(
     stub="exercises/column_means.cu", kernel="column_means",
     signature="const float *m, float *means, int rows, int cols",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
-    simulated="looks for the planted bug", before=planted_bug,
+    simulated="looks for the planted bug", before=planted_bug, unset=sum_unset_by_luck,
     crash_hint="read the error: it names the thread, the element and the line",
     success=f"the planted bug is fixed (the bounds checks find nothing on a {TALL[0]} x "
             f"{TALL[1]} matrix), and the means match NumPy's ({len(CASES)} shapes: tall, wide, "

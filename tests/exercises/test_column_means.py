@@ -3,12 +3,17 @@ shipped is the planted bug, named with what the bounds checks said; the fix and 
 written another way pass; other mistakes get their own verdicts. All variants are compiled as one
 module (and, on PyCUDA, once more on the simulator, which looks for the planted bug)."""
 
+import types
+
 import pytest
 
 from kernel_sources import assert_refused_and_named, compile_variant_pairs, solution, variant
 
 from helpers.exercises import catalog
 from helpers.exercises import column_means as checker
+from helpers.exercises import unset
+from helpers.exercises.verdict import passed
+from helpers.sim.compile.warned import CompilerWarning
 
 KERNEL = solution("column_means.cu")
 READ = "m[r * cols + col];       // FIX: a row is cols floats long, not rows"
@@ -224,6 +229,17 @@ def test_each_mistake_gets_its_own_verdict(kernels, name):
     assert verdict.passed is False
     for field, words in WRONG[name][1].items():
         assert words in getattr(verdict, field), verdict
+
+
+def test_a_sum_read_unset_whose_means_came_out_right_by_luck_is_not_yet():
+    """On a GPU the sum's register may hold 0 (the H100 did in a test run): every mean right, the
+    compiler's record of the read still turns the PASS into a NOT YET in the exercise's words."""
+    read = CompilerWarning("uninitialised", "sum", "column_means.cu", 51, 49, None, False, ("k",))
+    verdict = unset.checked(types.SimpleNamespace(compiler_warnings=(read,)), passed("all right"), checker.EXERCISE.unset)
+    assert verdict.passed is False
+    for field, words in WRONG["sum_never_set_to_0"][1].items():
+        assert words in getattr(verdict, field), verdict
+    assert "came out right by luck" in verdict.problem
 
 
 def test_the_stub_as_shipped_is_the_planted_bug():
