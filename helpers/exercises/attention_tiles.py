@@ -19,7 +19,7 @@ from helpers.exercises import near
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch, on_simulator
-from helpers.exercises.microscope import accesses_of, kernel_words, observe, observed_launch, observed_mistakes
+from helpers.exercises.microscope import accesses_of, body_words, observe, observed_launch, observed_mistakes
 from helpers.exercises.verdict import matches
 
 D, TILE = models.D, models.TILE
@@ -217,8 +217,8 @@ def _against_the_old_max(kernels):
     """Which exp the kernel's source takes against the old max m: "weight" (p = exp(s - m)),
     "rescale" (exp(m_new - m)), or None (neither, or both). The two give the same NaN in every
     row (the first key's exp(+inf)), whatever the inputs: only the source tells them apart."""
-    words = (text := kernel_words(kernels)) and text[2][text[3]:text[4]]
-    calls = {tuple(words[i + 2:i + 6]) for i in range(len(words or ()) - 5)
+    words = body_words(kernels)
+    calls = {tuple(words[i + 2:i + 6]) for i in range(len(words) - 5)
              if words[i] in EXPS and words[i + 1] == "("}
     weight, rescale = (("s", "-", "m", ")") in calls, ("m_new", "-", "m", ")") in calls)
     return "weight" if weight > rescale else "rescale" if rescale > weight else None

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises.escape import escape_counts, stopped_short, wrong_steps
-from helpers.exercises.microscope import kernel_words, observe, stopped
+from helpers.exercises.microscope import body_words, observe, stopped
 
 OLD = ("both new parts from the OLD z_re and z_im: z_im = 2.0f * z_re * z_im + c_im first (it "
        "needs the old z_re), then z_re = re2 - im2 + c_re (re2 and im2 hold the old squares)")
@@ -137,9 +137,8 @@ def escape_never_leaves(kernels, launch):
     max_iter = BOUNDED["max_iter"]
     if seen.error is not None or not (seen.outs[0].got == max_iter).all():
         return
-    text = kernel_words(kernels)
     skips = ("in the escape test, continue skips to the next turn without counting or stepping"
-             if text is not None and "continue" in text[2][text[3]:text[4]] else
+             if "continue" in body_words(kernels) else
              "once |z|^2 > 4 the loop goes on to its next turn without counting or stepping")
     yield (f"an escaped point never leaves the loop: {skips}, so the loop tests the same z again "
            "and again and n never reaches max_iter (on the simulator, a launch where every point "

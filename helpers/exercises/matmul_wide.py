@@ -26,7 +26,7 @@ from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.matmul_wide_models import (A_GUARD_N, bs_at_global_column, ROWS_APART, crossed, indexed, part,
                                                   rows_apart, summed, tile_k_apart)
-from helpers.exercises.microscope import accesses_of, kernel_words, observe, observed_mistakes
+from helpers.exercises.microscope import accesses_of, body_words, observe, observed_mistakes
 from helpers.exercises.origin import Wrong
 from helpers.exercises.verdict import not_yet
 
@@ -80,8 +80,7 @@ def _tile_declared_narrow(kernels):
     """Before the cases: a tile declared with TILE_M (8) columns, [..][TILE_M], where its rows
     are indexed at tx (0 to 31), shown by the simulator's bounds check on the last case's launch
     (a row of 8 indexed at the thread's tx, 8 or more); None where not."""
-    text = kernel_words(kernels)
-    words = text[2][text[3]:text[4]] if text else []
+    words = body_words(kernels)
     narrow = [words[i + 2:i + 5:2] for i in range(len(words) - 8) if words[i:i + 2] == ["__shared__", "float"]
               and words[i + 2] in TILES and words[i + 6:i + 9] == ["[", words[i + 7], "]"]
               and words[i + 7] in ("TILE_M", "8")]

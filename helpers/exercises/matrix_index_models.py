@@ -53,10 +53,9 @@ def thread_sides(kernels):
     """{"col": side, "row": side}: the side (x or y) of threadIdx in the statement that sets col
     and in the one that sets row (``col = ...;``), as the kernel's text reads (its simulated
     twin's source); a name set nowhere, or with neither or both sides, is left out."""
-    from helpers.exercises.microscope import kernel_words
+    from helpers.exercises.microscope import body_words
 
-    text = kernel_words(kernels)
-    words = text[2][text[3]:text[4]] if text else []
+    words = body_words(kernels)
     sides = {}
     for i in range(len(words) - 1):
         if words[i] in ("col", "row") and words[i + 1] == "=" and words[i] not in sides:

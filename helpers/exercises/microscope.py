@@ -273,3 +273,10 @@ def kernel_words(kernels):
         return source, tokens, words, body, closing(tokens, body)
     except (Unreadable, StopIteration, ValueError, IndexError):
         return None
+
+
+def body_words(kernels) -> list:
+    """The words of the kernel's body, its "{" to its "}", in its simulated twin's source
+    (``kernel_words``); [] where that has none."""
+    text = kernel_words(kernels)
+    return text[2][text[3]:text[4]] if text else []

@@ -18,7 +18,7 @@ import numpy as np
 from helpers.exercises.common import NEVER_SET, Input, Output
 from helpers.exercises.failure import MATRIX_HINT
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import kernel_words
+from helpers.exercises.microscope import body_words, kernel_words
 
 CASES = [13, 1013]  # the seeds of the two pairs of matrices
 LANE_STEPS = range(1, 257)
@@ -140,8 +140,7 @@ def _stored_before_mma(kernels):
     """C all zeros, and the kernel's text calls store_matrix_sync on the fragment that mma_sync
     writes (its first argument) before it calls mma_sync: C got the accumulator as fill_fragment
     left it. The text is the simulated twin's (the same source on a GPU)."""
-    text = kernel_words(kernels)
-    words = text[2][text[3]:text[4]] if text else []
+    words = body_words(kernels)
     calls = {name: [i for i in range(len(words) - 2) if words[i] == name and words[i + 1] == "("]
              for name in ("mma_sync", "store_matrix_sync")}
     if len(calls["mma_sync"]) != 1 or len(calls["store_matrix_sync"]) != 1:
