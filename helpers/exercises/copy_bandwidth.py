@@ -33,8 +33,8 @@ import time
 import numpy as np
 
 from helpers.exercises import hidden as hidden_cases
-from helpers.exercises.copy_bandwidth_models import (Ms, converted_twice, counted_twice, made_larger,
-                                                   one_element)
+from helpers.exercises.copy_bandwidth_models import (Ms, converted_twice, counted_twice, floored,
+                                                   is_floored, made_larger, one_element)
 from helpers.exercises.function import check_function, copies_noted, run_catching
 from helpers.exercises.verdict import Verdict, check_cases
 
@@ -143,9 +143,11 @@ def _slip(fn, gbs, factor, problem, hint):
     """A slip of ``factor`` that ``slip(gbs)`` named: a GB/s 1000 times too large is first looked
     for in the code as a time converted to seconds twice, one twice too large as the bytes
     multiplied by 2 (counted_twice); "itemsize" (problem, hint the bytes of
-    one element and the array's) is one element's bytes for the array's."""
-    if factor == "itemsize":
-        yield one_element(fn, gbs, problem, hint)
+    one element and the array's) is one element's bytes for the array's; "floor" (problem the
+    right GB/s) the GB/s rounded down to a whole number."""
+    if factor in ("itemsize", "floor"):
+        yield one_element(fn, gbs, problem, hint) if factor == "itemsize" else floored(
+            fn, gbs, problem)
         return
     if factor == 1e-3:
         yield from made_larger(fn, gbs)
@@ -254,7 +256,9 @@ def _slip_of(gbs, copies, ms, notes):
     nbytes = sum(getattr(host, "nbytes", 0) for way, host, *_ in copies if way == "htod")
     if not nbytes or not ms or not ms[-1] > 0:
         return None
-    ratio = gbs / (nbytes / (float(ms[-1]) * 1e-3) / 1e9)
+    ratio = gbs / (right := nbytes / (float(ms[-1]) * 1e-3) / 1e9)
+    if is_floored(gbs, right):
+        return "floor", right, None  # whole GB/s where the bytes over the ms are not: _slip
     itemsize = next(getattr(host, "itemsize", 0) for way, host, *_ in copies if way == "htod")
     if 0 < itemsize < nbytes and abs(ratio * nbytes / itemsize - 1) < 1e-3:
         return "itemsize", itemsize, nbytes  # one element's bytes: _slip names it
@@ -344,11 +348,11 @@ def _mistakes(fn, n):  # fn on a fresh buffer of n elements: each mistake seen, 
                "queue it between the two events: drv.memcpy_htod_async(d, h, stream)")
     if not isinstance(gbs, numbers.Real) or not np.isfinite(gbs):
         yield f"your function returned {gbs!r}, not a number of GB/s", "return the GB/s"
+    if named := slip(gbs):  # before a 0 GB/s is blamed on the time: a floored one may be 0
+        yield from _slip(fn, gbs, *named)
     if gbs <= 0:
         yield (f"your function returned {gbs!r} GB/s: a time that is not positive", "start."
                "time_till(end) is the ms from start to end (end.time_till(start) is negative)")
-    if named := slip(gbs):
-        yield from _slip(fn, gbs, *named)
     runs, refs = [(gbs, wall)], [_measure(h, d, stream)]
     for _ in range(2):  # taking turns, so that a burst of load slows both, not the checker's alone
         mistake, run = call()

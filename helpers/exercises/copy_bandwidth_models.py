@@ -146,3 +146,28 @@ def counted_twice(fn, gbs):
                        f"them", f"a copy moves {array}.nbytes bytes once: GB/s = {array}.nbytes "
                        "/ (ms * 1e-3) / 1e9")
                 return
+
+
+def is_floored(gbs, right):
+    """Whether ``gbs`` is ``right`` (the bytes over the learner's own ms) rounded down to a whole
+    number of GB/s where ``right`` is not one: floor division (//) or int() in the GB/s."""
+    return (float(gbs).is_integer() and 0 <= right - gbs < 1
+            and right - gbs > 1e-6 * max(right, 1))
+
+
+def floored(fn, gbs, right):
+    """(problem, hint) of a GB/s ``gbs`` that is ``right`` rounded down to whole GB/s, with the
+    line of the learner's code that divides with // where it is known."""
+    where, how = "", "rounded down (// or int())"
+    if (code := code_of(fn)) is not None:
+        tree, first, place, lines = code
+        node = next((n for n in ast.walk(tree) if isinstance(n, (ast.Return, ast.Assign))
+                     and any(isinstance(b, ast.BinOp) and isinstance(b.op, ast.FloorDiv)
+                             for b in ast.walk(n))), None)
+        if node is not None:
+            where = f": line {first + node.lineno - 1} of {place} " \
+                    f"({lines[node.lineno - 1].strip()}) divides with //"
+            how = "// is floor division, which drops the fraction"
+    return (f"{gbs:.4g} GB/s is the bytes over your own events' ms, {right:.4g} GB/s, rounded "
+            f"down to a whole number of GB/s{where}: {how} (a copy slower than 1 GB/s would "
+            "give 0)", "divide with /, not //: h.nbytes / (ms * 1e-3) / 1e9")

@@ -190,6 +190,13 @@ def my_copy_gbs(h, d, stream):
                                   {"problem": ("start and end are the same Event object",
                                                "start = end = drv.Event()"),
                                    "hint": "start, end = drv.Event(), drv.Event()"}),
+    # blind audit TPC-copy_bandwidth-1 (was PASS: the timing bounds hid the truncation): the
+    # GB/s floored to whole GB/s by Python's floor division, h.nbytes // (ms * 1e-3) // 1e9
+    "floor_division": (right_but(RIGHT_GBS, "h.nbytes // (ms * 1e-3) // 1e9"),
+                       {"problem": ("rounded down to a whole number of GB/s",
+                                    "line 9 of your cell (return h.nbytes // (ms * 1e-3) // 1e9)",
+                                    "// is floor division"),
+                        "hint": "divide with /, not //: h.nbytes / (ms * 1e-3) / 1e9"}),
     "time_read_from_start_to_itself": (right_but("start.time_till(end)", "start.time_till(start)"),
                                        {"problem": "the time was read from one event to itself",
                                         "hint": "start.time_till(end)"}),
