@@ -13,7 +13,7 @@ import numpy as np
 
 from helpers.ch11.multigpu import two_devices_on_the_simulator
 from helpers.exercises import hidden as hidden_cases
-from helpers.exercises.gray_split_models import floored_shares, host_swapped
+from helpers.exercises.gray_split_models import floored_shares, host_swapped, one_image
 from helpers.exercises.function import (LaunchOrder, Refused, check_function, code_of,
                                         context_mistakes, context_stack, copies_to_host,
                                         current_device, run_catching, stopped_at_empty)
@@ -205,7 +205,7 @@ def _mistakes(fn, contexts, functions, case):
             "the message says what went wrong on that line. Device k's share is images[lo:hi], "
             "its output a (hi - lo, height, width) uint8 array")
     after = context_stack(restore=before)
-    yield from _rows_past_the_share(launches, height, width)   # before what the reads past did
+    yield from _rows_past_the_share(fn, launches, height, width)   # before what the reads past did
     if raised:
         yield raised
         return
@@ -260,14 +260,17 @@ def _wrong_launches(launches, n, count, height, width):
                    "height, width), np.uint8)")
 
 
-def _rows_past_the_share(launches, height, width):
+def _rows_past_the_share(fn, launches, height, width):
     """A launch told of more rows than its share uploaded (the kernel reads past rgb_k's end):
-    width where height belongs in rows = (hi - lo) * height, else any such count."""
+    one image uploaded (one_image), width where height belongs in rows, else any such count."""
     for launch in launches:
         share = getattr(launch.args[0], "shape", (0,))[0]
         uploaded = getattr(launch.args[0], "size", 0) // (3 * width)
         if int(launch.args[2]) != width or launch.rows <= uploaded:
             continue
+        if told := one_image(fn, launch, height, width):  # images[k] for images[lo:hi]
+            yield told
+            return
         told = (f"device {launch.device}'s kernel was launched on rows = {launch.rows}")
         has = f"its share of {share} images has {uploaded} rows"
         if launch.rows == share * width and uploaded == share * height:

@@ -86,3 +86,27 @@ def host_swapped(fn, err, count, height, width):
             f"{(count, height, width)}, as images.shape[:3] is", "an image is height rows of "
             f"width pixels: {names[0]} = np.zeros((count, height, width), np.uint8) (or "
             "images.shape[:3])")
+
+
+def one_image(fn, launch, height, width):
+    """(problem, hint) where device k's RGB array is one image, shape (height, width, 3), as
+    images[k] gives, and its kernel was launched on the rows of a share of several: the device
+    number taken for the share, with the learner's line that uploads it where known; else None."""
+    rgb = launch.args[0]
+    if getattr(rgb, "shape", None) != (height, width, 3) or launch.rows <= height:
+        return None
+    share, where = launch.rows / height, ""
+    share = f"{share:g} images" if share != 1 else "1 image"
+    if (code := code_of(fn)) is not None:
+        tree, first, place, lines = code
+        node = next((n for n in ast.walk(tree) if isinstance(n, ast.Assign) and any(
+            isinstance(c, ast.Call) and getattr(c.func, "attr", None) == "to_gpu" and c.args
+            and isinstance(c.args[0], ast.Subscript) and not isinstance(c.args[0].slice, ast.Slice)
+            for c in ast.walk(n.value))), None)
+        if node is not None:
+            where = f": line {first + node.lineno - 1} of {place} " \
+                    f"({lines[node.lineno - 1].strip()}) uploads one image"
+    return (f"device {launch.device}'s rgb_k holds one image, shape {rgb.shape}, not its share "
+            f"of {share}{where}, so its kernel, launched on rows = {launch.rows}, read past the "
+            "end of rgb_k", "upload the device's share, images lo to hi - 1: rgb_k = "
+            "gpuarray.to_gpu(images[lo:hi])")

@@ -240,6 +240,15 @@ WRONG = {
                             "images of 53 x 37, 2 devices). "
                             "Hint: a share of hi - lo images is one image of (hi - lo) * height "
                             "rows for the kernel: rows = (hi - lo) * height", True),
+    # blind audit TPC-gray_split-1 (was "device 0's kernel was launched on rows = 111, where its
+    # share of 37 images has 37 rows ... Hint: ... rows = (hi - lo) * height", the rows right):
+    # the device number for the share, one image uploaded, images[k] for images[lo:hi]
+    "one_image_uploaded": ([("gpuarray.to_gpu(images[lo:hi])", "gpuarray.to_gpu(images[k])")],
+                           ("device 0's rgb_k holds one image, shape (37, 53, 3), not its share "
+                            "of ", "(rgb_k = gpuarray.to_gpu(images[k])) uploads one image",
+                            "so its kernel, launched on rows = ",
+                            "Hint: upload the device's share, images lo to hi - 1: rgb_k = "
+                            "gpuarray.to_gpu(images[lo:hi])"), False),
     "whole_batch_uploaded": ([("gpuarray.to_gpu(images[lo:hi])", "gpuarray.to_gpu(images)")],
                              "device 0 was given all 7 images but converts 3", True),
     "last_device_never_launched": ([("    for k in range(n):\n", "    for k in range(n - 1):\n")],
