@@ -89,6 +89,7 @@ def _wrong_values(rgb, got, code=""):
     low = got.astype(np.int16) == want.astype(np.int16) - 1
     fraction = exact - np.floor(exact)
     if (wrong <= (low & ((fraction > 0.5 - ROUNDING_SLACK) | (fraction < ROUNDING_SLACK)))).all():
+        yield from _half_outside(wrong, first, code)
         yield (f"{int(wrong.sum())} values are one level low, where the sum's fraction is .5 or "
                f"more ({first}): the kernel truncates instead of rounding",
                "converting a float to uchar drops the fraction: " + CLAMP_HINT)
@@ -97,6 +98,28 @@ def _wrong_values(rgb, got, code=""):
                            close=lambda a, b: np.abs(a - b) <= 1, index_hint=LAYOUT_HINT)
     yield (f"{int(wrong.sum())} of {got.size} values are wrong (the first: {first})",
            LAYOUT_HINT)
+
+
+def _half_outside(wrong, first, code):
+    """Values truncated (``wrong``, all one level low where the fraction is .5 or more) in the
+    channels whose store adds the 0.5 after the conversion, out[3 * i] = convert_uchar_sat(r2)
+    + 0.5f: the fraction dropped by the conversion, the 0.5 by the store into out."""
+    stores = {int(c or 0): (m.group(), name) for m in re.finditer(
+        r"\bout\s*\[\s*3\s*\*\s*i\s*(?:\+\s*([12])\s*)?\]\s*=\s*convert_uchar_sat\s*\(\s*(\w+)"
+        r"\s*\)\s*\+\s*0\.5f?\b", code) for c, name in [m.groups()]}
+    channels = sorted(k for k in range(3) if wrong[..., k].any())
+    if not channels or not set(channels) <= set(stores):
+        return
+    said, name = stores[channels[0]]
+    some = "" if len(channels) == 3 else \
+        f"the {' and '.join(CHANNEL_NAMES[k] for k in channels)} values are one level low where "
+    others = [stores[k][1] for k in channels[1:]]
+    yield (f"{some or str(int(wrong.sum())) + ' values are one level low where '}the sum's "
+           f"fraction is .5 or more ({first}): the + 0.5f is outside convert_uchar_sat: "
+           f"{' '.join(said.split())} converts {name} first, which drops its fraction, then adds "
+           "0.5 to a whole level, and the store into out drops that 0.5 again", "put the + 0.5f "
+           f"inside the call, on the float sum: convert_uchar_sat({name} + 0.5f)"
+           + (f", and likewise {' and '.join(others)}" if others else ""))
 
 
 def _signed_store(got, want, exact, code):

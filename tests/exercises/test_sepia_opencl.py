@@ -96,6 +96,21 @@ WRONG = {
                           ("r2, g2 and b2 are declared int, so each sum lost its fraction when it "
                            "was stored there (x = 0, y = 0, green: 142.66 became 142)",
                            "Hint: declare the sums float: float r2 = 0.393f * r")),
+    # blind audit TPC-sepia_opencl-1 (was "2742 values are one level low, ...: the kernel
+    # truncates instead of rounding. Hint: ... convert_uchar_sat(value + 0.5f) ...", as if no
+    # + 0.5f were there): a misplaced parenthesis, the + 0.5f added after the conversion
+    "half_added_after_the_conversion": (
+        [(w, w.replace(" + 0.5f)", ") + 0.5f")) for w in WRITES],
+        ("2742 values are one level low where the sum's fraction is .5 or more (x = 0, y = 0, "
+         "green: got 142, expected 143, the exact sum is 142.66): the + 0.5f is outside "
+         "convert_uchar_sat: out[3 * i] = convert_uchar_sat(r2) + 0.5f converts r2 first",
+         "Hint: put the + 0.5f inside the call, on the float sum: convert_uchar_sat(r2 + 0.5f), "
+         "and likewise g2 and b2")),
+    "half_added_after_the_red_conversion": (
+        [(WRITES[0], "convert_uchar_sat(r2) + 0.5f")],
+        ("the red values are one level low where",
+         "out[3 * i] = convert_uchar_sat(r2) + 0.5f converts r2 first",
+         "Hint: put the + 0.5f inside the call, on the float sum: convert_uchar_sat(r2 + 0.5f)")),
     "red_sum_declared_int": ([("float r2 =", "int r2 =")],
                              ("the red values are one level low where the sum's fraction is .5 or "
                               "more: r2 is declared int", "Hint: declare the sum float: float r2 = "
