@@ -30,7 +30,7 @@ from helpers.exercises.function import (Refused, check_function, hold_streams, r
                                          uncalled)
 from helpers.exercises.staging_upload_models import (at_element_offsets, at_elements,
                                                     at_the_chunk_ends, at_the_start_of_d,
-                                                    chunk_in_bytes,
+                                                    chunk_in_bytes, filled_whole,
                                                     max_for_min, waits_skipped)
 from helpers.exercises.verdict import Verdict, check_cases
 
@@ -192,6 +192,8 @@ def _sliced_past_n(h, chunk, fn=None):
             return found
         if lo == 0 and hi - lo == chunk * h.itemsize:
             return chunk_in_bytes(fn, hi - lo, chunk, h.itemsize)
+        if found := filled_whole(err, lo, hi, chunk):
+            return found
         if lo == chunk and hi == min(n, 2 * chunk):
             return (f"chunk 1, h[{lo:,}:{hi:,}], went to a slice of its staging buffer that is "
                     f"empty, as buf[lo:hi] is: a staging buffer holds {chunk:,} elements, so "

@@ -150,3 +150,31 @@ def max_for_min(fn, n, chunk):
                     f"the chunk ends at the smaller of the two: hi = min({a}, {b}) (lo + chunk, "
                     "and n for the last chunk alone)")
     return None
+
+
+def filled_whole(err, lo, hi, chunk):
+    """``(what, hint)`` of NumPy's broadcast error ``err`` at the last chunk, h[lo:hi] (shorter
+    than a staging buffer's ``chunk`` elements, the earlier ones filled), raised on a line of the
+    learner's that assigns to a whole buffer (buf[:] = ..., buf[...] = ...); else None."""
+    import ast
+
+    from helpers.exercises.function import learner_line
+
+    line = learner_line(err)
+    if not (lo > 0 and lo % chunk == 0 and 0 < hi - lo < chunk) or line is None:
+        return None
+    try:
+        node = ast.parse(line[2].strip()).body[0]
+    except (SyntaxError, IndexError):
+        return None
+    target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
+    whole = isinstance(target, ast.Subscript) and (
+        isinstance(target.slice, ast.Slice) and target.slice.lower is target.slice.upper is None
+        or isinstance(target.slice, ast.Constant) and target.slice.value is Ellipsis)
+    if not whole:
+        return None
+    buf = ast.unparse(target.value)
+    return (f"the last chunk, h[{lo:,}:{hi:,}], holds {hi - lo:,} elements, fewer than a staging "
+            f"buffer's {chunk:,}, and {line[2].strip()} fills the whole buffer, which only a full "
+            f"chunk fits", f"fill the buffer's first hi - lo elements: {buf}[:hi - lo] = "
+            f"{ast.unparse(node.value)}")
