@@ -105,6 +105,12 @@ def _plane_past_z(failure, n):
         return
     n, i, element = int(n), err.block[0] * block[0] + err.thread[0], err.offset // 4
     plane = (element - i) // n if n > 0 else 0
+    if 0 <= i < n and element == 2 * (n + i):
+        yield (f"pixel {i} read xyz[2 * (n + i)] = xyz[{element}] (n = {n}, pixel i = {i}), past "
+               f"the end of xyz, which holds 3 * n = {3 * n} floats: the parentheses doubled i "
+               f"with n, 2 * n + 2 * i, so pixel i's Z was read {i} floats past its place, "
+               f"2 * n + i = {2 * n + i}", "only n is doubled: Z is xyz[2 * n + i], no "
+               "parentheses around n + i")
     if not (0 <= i < n and plane >= 3 and element == plane * n + i):
         return
     yield (f"pixel {i} read xyz[{plane} * n + i] = xyz[{element}] (n = {n}, pixel i = {i}), "

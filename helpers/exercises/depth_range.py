@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises.common import Input, Output
-from helpers.exercises.depth_range_models import pointer_tested
+from helpers.exercises.depth_range_models import end_plus_1, pointer_tested
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import accesses_of, observe, observed_mistakes
@@ -203,6 +203,7 @@ def _mistakes(case, run):
                "every block has its pixels: i = blockIdx.x * blockDim.x + threadIdx.x")
     if [near, far] == want:
         return
+    yield from end_plus_1([near, far], want)
     yield from _cut_to_a_byte(depth, [near, far], want)
     yield from _first_threads_only(case, depth, [near, far], want)
     if [near, far] == _range(depth[1:]):

@@ -1,4 +1,5 @@
-"""Mistakes of ``depth_range`` read from the kernel's text (``helpers.exercises.depth_range``)."""
+"""Mistakes of ``depth_range`` read from the kernel's text or modelled from the range it gave
+(``helpers.exercises.depth_range``)."""
 
 from __future__ import annotations
 
@@ -24,3 +25,13 @@ def pointer_tested(kernels):
                    "it is never true (depth points at the image), so every hole's 0 went into "
                    "atomicMin", "test the value read, not the pointer: if (d == 0) return;")
             return
+
+
+def end_plus_1(got, want):
+    """Python's exclusive end, atomicMax(&range[1], d + 1): the nearest right, the farthest one
+    more than the farthest depth (no pixel holds it, and no race makes up a value)."""
+    if got[0] == want[0] and got[1] == want[1] + 1:
+        yield (f"range[1] came out {got[1]}, one more than the farthest depth, {want[1]} (range[0]"
+               f", {got[0]}, is right): the farthest was kept plus one, as a Python range's "
+               "exclusive end would be", "range[1] is the farthest depth itself, an inclusive "
+               "end: no + 1: atomicMax(&range[1], d)")

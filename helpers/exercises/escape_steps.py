@@ -100,6 +100,12 @@ def _models(c_re, c_im, max_iter, n, want):
            "z_re * z_re - z_im * z_im + c_re[i];")
     yield (np.where(inside, max_iter + 1, want), "points that never escape count max_iter + 1",
            "loop while k < max_iter, not <=")
+    first = int(np.argmax(inside))
+    yield (np.where(inside, 0, want), f"points that never escape count 0, not max_iter = "
+           f"{max_iter} (the first: point {first}, got 0, expected {max_iter}), while the points "
+           "that escape count right: the store sets the count of a point still bounded after "
+           "max_iter steps to 0", "store the steps taken, whatever they are: steps[i] = k; (a "
+           "point in the set counts max_iter, the colour the picture gives the set)")
     yield stopped_short(want, max_iter, "k")
     yield (counts(c_re, c_im, max_iter - 1) + 1, "every count is one too many: k starts at 1",
            "int k = 0: count the steps taken")

@@ -18,7 +18,8 @@ import numpy as np
 from helpers.exercises import near
 from helpers.exercises import sepia, speed
 from helpers.exercises.common import Input, Output, one_further
-from helpers.exercises.gray_coalesced_models import blocks_of, plain_average, row_by_height
+from helpers.exercises.gray_coalesced_models import (blocks_of, bracket_slip, plain_average,
+                                                     row_by_height)
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises import microscope
@@ -164,6 +165,7 @@ def _mistakes(case, run):
     if wrong.size:
         yield from _weights_swapped(out.got, run.model, wrong)
         yield from plain_average(out.got, run.model, wrong)
+        yield from bracket_slip(out.got, run.model, wrong, reference)
         yield from near.misses("gray", out.got.reshape(-1, width), reference(run.model).reshape(
             -1, width), close=lambda a, b: np.abs(a - b) <= 1, index_hint=ROW_HINT)
         yield Wrong(f"{wrong.size} of {n} grey values are wrong (the first at x = "

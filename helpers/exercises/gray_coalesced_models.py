@@ -69,3 +69,31 @@ def plain_average(got, rgb, wrong):
            f"{b} rounds to {int(0.299 * r + 0.587 * g + 0.114 * b + 0.5)})", "grey weighs "
            "green most and blue least: return (unsigned char)(0.299f * r + 0.587f * g + "
            "0.114f * b + 0.5f);")
+
+
+def bracket_slip(got, rgb, wrong, grey):
+    """A channel's + k outside the brackets, rgb[3 * i] + k for rgb[3 * i + k] (green, blue or
+    both): that channel the red byte plus k (the model, ``grey`` of those channels, within a
+    level as a GPU's fused multiply-adds may land)."""
+    names = ("red", "green", "blue")
+    for slipped in ((1,), (2,), (1, 2)):
+        taken = rgb.astype(np.int64)
+        for k in slipped:
+            taken[..., k] = taken[..., 0] + k
+        model = grey(taken)
+        if not (np.abs(got.astype(int) - model) <= 1).all():
+            continue
+        at = int(wrong[0])
+        pixel = [int(v) for v in rgb.reshape(-1, 3)[at]]
+        said = " and ".join(f"{names[k]} taken as rgb[3 * i] + {k}" for k in slipped)
+        yield (f"{wrong.size} of {got.size} grey values are wrong, each the grey of its pixel "
+               f"with {said}, the red byte plus {' and '.join(str(k) for k in slipped)}, not "
+               f"the {' and '.join(names[k] for k in slipped)} byte (pixel {at}: rgb = "
+               f"{tuple(pixel)}, {', '.join(f'{names[k]} passed as {pixel[0] + k}, not {pixel[k]}' for k in slipped)}"
+               f": grey {int(got.ravel()[at])}, expected {int(grey(rgb).ravel()[at])})",
+               "the + " + " and + ".join(str(k) for k in slipped) + " goes inside the brackets: "
+               + ", ".join(f"rgb[3 * i + {k}] is the {names[k]} byte" for k in slipped)
+               + "; " + ", ".join(f"rgb[3 * i] + {k} adds {k} to red's byte" for k in slipped)
+               + ": bt601_gray(rgb[3 * i], rgb[3 * i + 1], "
+               "rgb[3 * i + 2])")
+        return

@@ -15,7 +15,8 @@ import numpy as np
 
 from helpers.ch11.multigpu import two_devices_on_the_simulator
 from helpers.exercises.halo_exchange_models import (COPIES, dtod_noted, four_byte_items,
-                                                    item_of_the_half, mixed_units)
+                                                    interior_miscounted, item_of_the_half,
+                                                    mixed_units, span)
 from helpers.exercises.hidden import cases, success
 from helpers.exercises.function import (check_function, context_mistakes, context_stack,
                                         copies_to_host, from_file, run_catching)
@@ -112,6 +113,7 @@ def _wrong_halves(got, hosts, m, halo):
     inner, origin = slice(halo, halo + m), {float(v): (k, i) for k in (0, 1)
                                             for i, v in enumerate(hosts[k])}
     yield from _one_half_for_both(got, hosts, m, halo)
+    yield from interior_miscounted(got, hosts, m, halo)
     yield from _landed_off_the_halo(got, hosts, m, halo)
     for k in (0, 1):
         changed = got[k][inner] != hosts[k][inner]
@@ -193,7 +195,7 @@ def _one_half_for_both(got, hosts, m, halo):
         yield (f"left and right are both device {d}'s address: {name} points at device {d}'s half "
                f"(halves[{d}]) where device {1 - d}'s (halves[{1 - d}]) belongs, so both copies "
                f"ran inside device {d}'s half (its right halo{end[0]} got its own "
-               f"{_span(halo, halo)}, its left halo{end[1]} its {_span(m, halo)}) and device "
+               f"{span(halo, halo)}, its left halo{end[1]} its {span(m, halo)}) and device "
                f"{1 - d}'s half was never written", "left is device 0's half, right device 1's: "
                f"{name} = int(halves[{1 - d}].gpudata)")
         return
@@ -210,8 +212,8 @@ def _into_an_outer_halo(got, hosts, m, halo):
             if np.array_equal(got[j][at:at + halo], source[first:first + halo]) and \
                     np.array_equal(got[k][start:start + halo], hosts[k][start:start + halo]):
                 yield (f"an outer halo was written: device {j}'s {side} halo (its "
-                       f"{_span(at, halo)}), an end of the array, got device {1 - k}'s "
-                       f"{_span(first, halo)}, meant for device {k}'s {to} halo, which was never "
+                       f"{span(at, halo)}), an end of the array, got device {1 - k}'s "
+                       f"{span(first, halo)}, meant for device {k}'s {to} halo, which was never "
                        f"filled: that copy's destination was {address}, device {j}'s {side} "
                        f"halo's address", f"the copy into device {k}'s {to} halo writes into "
                        f"halves[{k}], at its element {start}: {COPIES[c]}")
@@ -234,15 +236,10 @@ def _landed_off_the_halo(got, hosts, m, halo):
             if at != start and np.array_equal(got[k][at:at + halo], want):
                 offset = {halo: "halo * item", m: "m * item"}.get(at, f"{at} * item")
                 yield (f"the copy landed the {halo} element(s) meant for device {k}'s {side} halo "
-                       f"(device {other}'s {_span(m if k else halo, halo)}) in device {k}'s "
-                       f"interior, its {_span(at, halo)}, {'past' if at > start else 'before'} its {side} "
+                       f"(device {other}'s {span(m if k else halo, halo)}) in device {k}'s "
+                       f"interior, its {span(at, halo)}, {'past' if at > start else 'before'} its {side} "
                        f"halo, which it left as it was: its destination was {offset} bytes "
                        "from the array's start", f"device {k}'s {side} halo starts at "
                        f"element {start}, int(halves[{k}].gpudata) + " +
                        ("(halo + m) * item: " if k == 0 else "0 (the array's start): ") + copy)
                 break
-
-
-def _span(first, count):
-    """Elements first .. first + count - 1, in words."""
-    return f"element {first}" if count == 1 else f"elements {first} .. {first + count - 1}"

@@ -102,3 +102,34 @@ def item_of_the_half(calls, halves, m, halo):
                    f"which holds only {whole}", "item is the bytes of one element, as the "
                    "stub has it: item = halves[0].dtype.itemsize")
             return
+
+
+def exchanged(hosts, m, halo):
+    """The halves the solution's two copies leave, run with m interior elements a half."""
+    got = [h.copy() for h in hosts]
+    got[0][halo + m:halo + m + halo] = hosts[1][halo:2 * halo]
+    got[1][:halo] = hosts[0][m:m + halo]
+    return got
+
+
+def interior_miscounted(got, hosts, m, halo):
+    """Both copies right but for m: the halves are exactly what the solution's copies leave with
+    another interior size (halves[0].size // 2 - halo, say), so both offsets are off."""
+    size = hosts[0].size
+    for wrong in range(size - 2 * halo + 1):
+        if wrong != m and all(np.array_equal(g, e) for g, e in zip(got, exchanged(hosts, wrong,
+                                                                                   halo))):
+            how = (f" (as halves[0].size // 2 - halo = {size} // 2 - {halo} gives)"
+                   if wrong == size // 2 - halo else "")
+            yield (f"both copies used m = {wrong} interior elements, not {m}{how}: each copy is "
+                   f"right for that m, so device 0's right halo stayed as it was and device 1's "
+                   f"{span(halo, halo)} landed at device 0's {span(halo + wrong, halo)}, and device 1's left halo got "
+                   f"device 0's {span(wrong, halo)}, not {span(m, halo)}",
+                   f"a half is [left halo | m interior | right halo], {size} elements in all, "
+                   f"so m = halves[0].size - 2 * halo = {m}")
+            return
+
+
+def span(first, count):
+    """Elements first .. first + count - 1, in words."""
+    return f"element {first}" if count == 1 else f"elements {first} .. {first + count - 1}"

@@ -44,6 +44,12 @@ WRONG = {
     "z_plane_at_three_n": ([("if (!(xyz[2 * n + i] > 0.0f))", "if (!(xyz[3 * n + i] > 0.0f))")],
                            "read xyz[3 * n + i] = xyz[3128] (n = 1000, pixel i = 128), past the "
                            "end of xyz", "Z is xyz[2 * n + i]"),
+    # blind audit TPA-compact_points-1: Z read at xyz[2 * (n + i)], a parenthesis slip (was 'the
+    # kernel crashed ... a read of xyz ... Hint: threads past the end must do nothing ...', both
+    # right)
+    "z_read_at_twice_n_plus_i": ([(STORES[2], "points[3 * k + 2] = xyz[2 * (n + i)];")],
+                                 "read xyz[2 * (n + i)] = xyz[3130] (n = 1000, pixel i = 565), "
+                                 "past the end of xyz", "Z is xyz[2 * n + i]"),
     "no_bounds_guard": ([(GUARD, "")], "threads past n wrote points past the end",
                         "if (i >= n) return;"),
     # blind audit TKA-compact_points-1: the guard compares with 3 * n, the length of xyz (was
@@ -158,7 +164,9 @@ SIMULATOR_ONLY = {"slot_minus_one": "writes before the start of points",
                   "row_in_a_short": "writes before the start of points",
                   "row_in_a_signed_char": "writes before the start of points",
                   "z_plane_at_three_n": "reads a plane's length past the end of xyz: on a GPU it "
-                                        "reads what lies there, or crashes"}
+                                        "reads what lies there, or crashes",
+                  "z_read_at_twice_n_plus_i": "reads up to n floats past the end of xyz: on a "
+                                              "GPU it reads what lies there, or crashes"}
 RIGHT = {
     "nan_test_by_isnan": [(HOLE, "    if (isnan(xyz[2 * n + i]))\n        return;\n")],
     "grid_stride_with_a_store_block": [

@@ -88,6 +88,12 @@ WRONG = {
     "farthest_index_not_depth": ([("atomicMax(&range[1], d)", "atomicMax(&range[1], i)")],
                                  "range[1] came out 999, the index of the last measured pixel, "
                                  "not a depth", "atomicMax(&range[1], d), d = depth[i]"),
+    # blind audit TPA-depth_range-1: Python's exclusive end, the farthest kept plus one (was
+    # 'range is {250, 9001}, expected {250, 9000}: depths were lost ... Hint: a compare and a
+    # store are two steps ...', the atomics already there)
+    "farthest_plus_1": ([("atomicMax(&range[1], d)", "atomicMax(&range[1], d + 1)")],
+                        "range[1] came out 9001, one more than the farthest depth, 9000",
+                        "no + 1: atomicMax(&range[1], d)"),
     "grid_dim_for_block_dim": ([("blockIdx.x * blockDim.x", "blockIdx.x * gridDim.x")],
                                "not every pixel was looked at",
                                "i = blockIdx.x * blockDim.x + threadIdx.x looks at depth[i]"),

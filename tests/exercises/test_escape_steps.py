@@ -57,6 +57,11 @@ WRONG = {
                    "points where |z|^2 reaches 4 exactly stopped there"),
     "one_step_too_many": ([("k < max_iter", "k <= max_iter")],
                           "points that never escape count max_iter + 1"),
+    # blind audit TPA-escape_steps-1: a point in the set taken to count 0 (was '20.1% of the
+    # counts differ from NumPy's (the first: point 0, got 0, expected 100) ... Hint: one step:
+    # ...', the step, already right)
+    "never_escaping_stored_as_0": ([("steps[i] = k;", "steps[i] = k < max_iter ? k : 0;")],
+                                   "points that never escape count 0, not max_iter = 100"),
     # blind audit TMA-escape_steps-1 (was '20.1% of the counts differ from NumPy's (the first:
     # point 0, got 99, expected 100) ... Hint: one step: ...', the step, already right)
     "one_step_short": ([("while (k < max_iter &&", "while (k < max_iter - 1 &&")],

@@ -38,6 +38,12 @@ WRONG = {
                                     "char)(0.299f * r + 0.587f * g + 0.114f * b + 0.5f);"]),
     # blind audit TOA-gray_coalesced-1 (was '... which loaded rgb[2], rgb[1] and rgb[0] ...
     # Hint: keep the stub's last two lines ...'): bt601_gray as the plain average of the bytes
+    # blind audit TPA-gray_coalesced-1: a bracket slip, green read as rgb[3 * i] + 1 (was '310 of
+    # 315 grey values are wrong ... which loaded rgb[2] and rgb[0] ... Hint: keep the stub's last
+    # two lines ...', the learner left to find the slip)
+    "green_as_red_plus_1": ([("rgb[3 * i + 1]", "rgb[3 * i] + 1")],
+                            ["each the grey of its pixel with green taken as rgb[3 * i] + 1",
+                             "the + 1 goes inside the brackets: rgb[3 * i + 1]"]),
     "plain_average": ([("return (unsigned char)(0.299f * r + 0.587f * g + 0.114f * b + 0.5f);",
                         "return (unsigned char)((r + g + b) / 3);")],
                       ["each the plain average (r + g + b) / 3 of its pixel",

@@ -17,6 +17,12 @@ TO_1 = "drv.memcpy_dtod(right, left + m * item, halo * item)"
 
 # name: (replacements in the solution, words of the verdict's problem, words of its hint)
 WRONG = {
+    # blind audit TPA-halo_exchange-1: the interior taken as half the size (was 'the copy landed
+    # the 1 element(s) meant for device 0's right halo ... in device 0's interior ... Hint: ...
+    # drv.memcpy_dtod(left + (halo + m) * item, ...)', the copy the learner wrote)
+    "interior_as_half_the_size": ([("m = halves[0].size - 2 * halo", "m = halves[0].size // 2 - "
+                                    "halo")], "both copies used m = 25 interior elements, not 50",
+                                  "m = halves[0].size - 2 * halo"),
     "halo_not_interior": ([(TO_0, TO_0.replace("right + halo * item", "right"))],
                           "got device 1's elements [0", "gets device 1's elements halo on"),
     "wrong_end": ([(TO_1, TO_1.replace("left + m * item", "left + halo * item"))],
