@@ -24,7 +24,8 @@ from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.add_into_models import (LOOP_HINT, STARTS, body_indexes_the_start, like,
                                               loop_test_against_step, overlaps,
-                                              stepped_too_far, visits_of)
+                                              stepped_too_far, stopped_a_stride_early,
+                                              visits_of)
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
 from helpers.exercises.origin import Wrong
 
@@ -143,6 +144,7 @@ def _mistakes(case, run):
                "one element, not all of its elements", LOOP_HINT)
     yield from _rounded_down(run, visits, n, threads)
     yield from stepped_too_far(visits, n, threads, run.kernel)
+    yield from stopped_a_stride_early(visits, n, threads)
     missed = np.flatnonzero(visits == 0)
     if missed.size:
         yield (f"{missed.size} of {n} elements were never added to (the first is "

@@ -168,3 +168,15 @@ def loop_test_against_step(kernels):
         if test[1] in ("<", "<=") and step[:2] == [test[0], "+="] and test[2:] == step[2:]:
             return source[tokens[parts[1][0]].start:tokens[parts[1][-1]].end]
     return None
+
+
+def stopped_a_stride_early(visits, n, threads):
+    """Each element below n - stride added to once, the last stride's never: the loop's test
+    looks one stride ahead (i + stride < n, or i < n - stride), so each thread stops before its
+    last element."""
+    if threads >= n or not np.array_equal(visits, np.arange(n) < n - threads):
+        return
+    yield (f"the last {threads} elements (y[{n - threads}] to y[{n - 1}]), the last one of each "
+           f"thread, were never added to: the loop's test looks one stride ahead (i + stride < n, "
+           f"with stride = {threads}), so each thread stops before its last element below n",
+           "test the element the thread is about to add, not the next one: i < n, as in " + LOOP_HINT)

@@ -156,6 +156,7 @@ def _walks(n, q, k, v, kernels):
     yield ((q, k, v), dict(stage=lambda tile, t: tile + t), f"the tiles overlap: tile 1 staged "
            f"keys 1 to {TILE}, where it holds keys {TILE} to {2 * TILE - 1}",
            "thread t stages key j = tile * TILE + t")
+    yield from models.factors_swapped(n, (q, k, v), last)
     yield ((q, k, v), dict(read=lambda tile, t: t), f"every tile staged the first tile's keys: "
            f"thread t read k[t] and v[t], keys 0 to {TILE - 1}, in every tile, where tile 1 holds "
            f"keys {TILE} to {2 * TILE - 1}", "stage the tile's key j = tile * TILE + t: Ks[t][c] "

@@ -85,3 +85,15 @@ def values_never_read(accesses):
         return False
     vs = accesses[accesses["shared"] & (accesses["array"] == "Vs")]
     return bool(vs["write"].any() and vs["write"].all())
+
+
+def factors_swapped(n, inputs, last):
+    """(inputs, walk's keywords, problem, hint) of key j = tile + t * TILE: the tile's and the
+    thread's factors swapped, so a tile stages keys TILE apart."""
+    tile = min(1, last)   # tile 1's keys, or tile 0's where there is one tile only
+    swapped = [int(j) for j in tile + np.arange(TILE) * TILE if j < n]
+    yield (inputs, dict(stage=lambda tile, t: tile + t * TILE), f"tile {tile} staged keys "
+           f"{', '.join(map(str, swapped))} in slots 0 to {len(swapped) - 1} (zeros in the rest, "
+           f"past n = {n}), where it holds keys {tile * TILE} to {min(n, tile * TILE + TILE) - 1}: "
+           "thread t staged key j = tile + t * TILE, the tile's and the thread's factors swapped",
+           "a tile's keys follow one another: thread t stages key j = tile * TILE + t")

@@ -144,6 +144,8 @@ def planted_bugs(kernels) -> Verdict | None:
                            f"held), found by the init check: {text}", Y_HINT)
         if state == "other" and (tile := _tile_by_index(kernels.simulated, err)):
             return not_yet(*tile)
+        if state == "other" and (big := models.count_past_block(kernels.simulated, err, bug.n)):
+            return not_yet(*big)
         if state == "other":
             return not_yet(*EXERCISE.failure(
                 f"the kernel failed in the launch that looks for {bug.name}, on a mistake that "

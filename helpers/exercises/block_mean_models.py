@@ -6,6 +6,8 @@ last block counted 0."""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 BLOCK = 256
@@ -193,3 +195,25 @@ def divided_by_count_less_1(got, want, x, n):
            f"mean is {want[b]:.6g}); count - 1 is NumPy's ddof=1 of a sample's spread, not a "
            "mean's", "the mean divides the sum by the number of elements: means[blockIdx.x] = "
            "sum / count")
+
+
+def count_past_block(sim_kernel, err, n):
+    """(what happened, hint) where thread 0 of block 0 read tile[BLOCK] (``err``, the bounds
+    check's, in a launch of n > BLOCK elements), and a block alone of ONE_BLOCK elements gives
+    its sum over BLOCK: the count is the larger of BLOCK and n - first, max for min. None
+    otherwise (k <= count reads tile[BLOCK] too, but counts a block alone right)."""
+    if getattr(err, "kind", None) != "array bounds" or getattr(err, "element", None) != BLOCK or \
+            tuple(err.block or (0,))[0] != 0 or tuple(err.thread or (0,))[0] != 0 or n <= BLOCK:
+        return None
+    one = _one_block_mean(sim_kernel)
+    if one is None or np.isclose(*one, rtol=1e-4, atol=1e-5) or \
+            not np.isclose(one[0], one[1] * ONE_BLOCK / BLOCK, rtol=1e-4, atol=1e-5):
+        return None
+    return (f"thread 0 of block 0 read tile[{BLOCK}], past its {BLOCK} elements, at "
+            f"{os.path.basename(err.line or '?')}: "
+            f"its count came out larger than BLOCK, n - first = {n} in block 0, and with one "
+            f"block of {ONE_BLOCK} elements the mean was the sum over {BLOCK}, not over "
+            f"{ONE_BLOCK} (means[0] = {one[0]:.6g}, the mean is {one[1]:.6g}): the count is the "
+            "larger of BLOCK and n - first (max) where it must be the smaller",
+            "a block has at most BLOCK elements, and the last one only what is left of the "
+            "array: int count = min(BLOCK, n - first);")

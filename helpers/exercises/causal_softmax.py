@@ -19,7 +19,8 @@ from helpers.exercises.causal_softmax_models import (
     max_from_0, max_from_the_lane_s_column, max_of_column_numbers, max_of_first_1024_columns,
     max_of_first_columns, max_of_magnitudes, max_of_row_0, softmax, sum_without_max, sunk,
     unwritten_parts, visible, write_without_max)
-from helpers.exercises.causal_softmax_rows import row_start_without_cols, stored_rows_apart
+from helpers.exercises.causal_softmax_rows import (row_start_without_cols, stored_rows_apart,
+                                                   sum_shuffles_cut_short)
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -89,6 +90,7 @@ def _sum_slips(x, got):
     if _near(got, down):
         yield ("each lane divided by its own part of the sum: only lane 0 holds the sum after "
                "__shfl_down_sync", "use __shfl_xor_sync, which leaves it in every lane")
+    yield from sum_shuffles_cut_short(x, got)
 
 
 def _max_slips(x, got, bad, kernels):

@@ -1,5 +1,5 @@
-"""Models of the causal softmax's rows read from the wrong place of x
-(``helpers.exercises.causal_softmax``)."""
+"""Models of the causal softmax's rows read from the wrong place of x, and of a warp_sum whose
+loop stopped before its last shuffles (``helpers.exercises.causal_softmax``)."""
 
 from __future__ import annotations
 
@@ -45,3 +45,30 @@ def stored_rows_apart(x, got, unwritten):
            f"put row 1 at elements {rows} to {rows + cols - 1} of y, over row 0's columns "
            f"{rows} to {cols - 1}, where row 1 starts at element {cols}, and elements {end} to {size - 1} were never written",
            "a row of y is cols elements long, as a row of x is: y[(size_t)row * cols + c]")
+
+
+def sum_shuffles_cut_short(x, got):
+    """warp_sum's loop stopped before its last shuffles: with offsets 16 down to u only (u = 2,
+    4, 8, 16), lane l ends with the sum of the lanes l' with l' % u == l % u, 32 / u of them, and
+    each column's y is divided by its lane's part."""
+    from helpers.exercises.causal_softmax_models import _exps, visible
+
+    e, cols, lanes = _exps(x), x.shape[1], np.arange(32)
+    part = np.stack([e[:, lane::32].sum(axis=1) for lane in lanes], axis=1)
+    matched = []
+    for u in (2, 4, 8, 16, 32):   # 32: no shuffle at all, each lane its own part (named before)
+        sums = np.stack([part[:, lanes % u == lane % u].sum(axis=1) for lane in lanes], axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            model = np.where(visible(*x.shape), e / sums[:, np.arange(cols) % 32], 0)
+        matched += [u] if _near(got, model) else []
+    if len(matched) != 1 or matched[0] == 32:   # none, or not told apart by this case
+        return
+    u, r = matched[0], int(np.argmax(~np.isclose(got.sum(axis=1), 1, rtol=1e-2)))
+    skipped = " and ".join(str(o) for o in (8, 4, 2, 1) if o < u)
+    yield (f"row {r} adds up to {got[r].sum():.4g}, not 1: each lane's sum holds only "
+           f"{32 // u} of the warp's 32 lanes (every {'second' if u == 2 else f'{u}th'} lane, "
+           f"its own among them), as warp_sum's loop stopped before its shuffle"
+           f"{'s' if u > 2 else ''} at offset {skipped}: its test ends the loop at offset {u}, "
+           f"so the lanes {skipped} apart are never added in", "warp_sum's loop runs down to "
+           "offset 1, whose shuffle adds the neighbouring lane: for (int offset = 16; offset > "
+           "0; offset /= 2)")

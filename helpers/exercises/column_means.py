@@ -22,8 +22,8 @@ from itertools import chain
 import numpy as np
 
 from helpers.exercises import near
-from helpers.exercises.column_means_models import (last_column_sent_away, row_left_out, sum_unset,
-                                                   sum_unset_by_luck)
+from helpers.exercises.column_means_models import (last_column_sent_away, one_column_a_block,
+                                                   row_left_out, sum_unset, sum_unset_by_luck)
 from helpers.exercises.common import Input, Output
 from helpers.exercises.failure import describe
 from helpers.exercises.hidden import awkward
@@ -86,6 +86,7 @@ def planted_bug(kernels):
     return not_yet(*next(observed_mistakes(seen, lambda f: chain(
         _grid_for_block(f, cols), _stored_by_thread(f, cols, kernels),
         _block_left_out(f, cols, kernels),
+        one_column_a_block(f, cols, kernels),
         _overrun(f, cols, kernels)))))
 
 

@@ -64,3 +64,33 @@ def last_column_sent_away(m, got, unwritten):
                f"- 1 sends its thread (col = {cols - 1}) away with the others past the end, though "
                f"column cols - 1 = {cols - 1} is a column of m", "only the threads with col >= "
                "cols have no column: if (col >= cols) return;")
+
+
+def one_column_a_block(failure, cols, kernels):
+    """Two threads of one block that stored means[b * blockDim.x], the block's first column, and
+    the launch run again without the race check gives the means of those columns alone, right,
+    the rest never written: the thread's part of col is 0 in every thread (threadIdx.y, 0 in a
+    block of (blockDim.x, 1, 1))."""
+    from helpers.exercises.microscope import observe
+
+    err, launch = failure.error, failure.launch
+    if failure.kind != "race" or err.hazard != "write-after-write" or err.array != "means" or \
+            launch is None or err.first.block != err.second.block:
+        return
+    block = launch.block[0]
+    firsts = np.arange(0, cols, block)
+    if err.element != err.first.block[0] * block:
+        return
+    seen = observe(kernels, launch, key="one column a block", racecheck=False)
+    out = seen.outs[0] if seen.error is None and seen.outs else None
+    want = launch.model.astype(np.float64).mean(axis=0)
+    others = np.setdiff1d(np.arange(cols), firsts)
+    if out is None or out.unwritten[firsts].any() or not out.unwritten[others].all() or \
+            not np.allclose(out.got[firsts], want[firsts], rtol=1e-5, atol=1e-6):
+        return
+    yield (f"means[{err.element}] was stored by {err.first.who} and by {err.second.who}: every "
+           f"thread of a block took the block's first column, blockIdx.x * blockDim.x, as if "
+           f"its thread index were 0 (threadIdx.y is 0 in a block of ({block}, 1, 1)), so only "
+           f"columns {', '.join(map(str, firsts[:3]))}{', ...' if firsts.size > 3 else ''} got "
+           "a mean and the rest none", "the block's threads lie along x: col = blockIdx.x * "
+           "blockDim.x + threadIdx.x")

@@ -86,6 +86,13 @@ WRONG = {
     "adds_into_the_next": (("y[i] += x[i];", "y[i + 1] += x[i];"),
                            "each x[i] was added into y[i + 1]"),
     "no_bound": (("i < n;", "i <= n;"), "y[1000] and beyond were written"),
+    # blind audit TPA-add_into-1 (was '64 of 1000 elements were never added to (the first is
+    # y[936]) ... Hint: for (...; i < n; ...)', the loop header restated): a while loop's habit
+    # of looking one stride ahead
+    "tests_one_stride_ahead": (("i < n; i += stride)", "i + stride < n; i += stride)"),
+                               "the last 64 elements (y[936] to y[999]), the last one of each "
+                               "thread, were never added to: the loop's test looks one stride "
+                               "ahead"),
     # blind audit TKA-add_into-1: the loop's test against the stride, i < stride (was 'only the
     # first 64 elements were added, one a thread: each thread did one element, not all of its
     # elements', silent on the test)
@@ -144,7 +151,8 @@ WRONG = {
 # the words the hint must contain, where the problem's alone would not show it fixes the mistake
 HINTS = {"stride_of_a_block_squared": "int stride = blockDim.x * gridDim.x;",
          "stepped_twice_a_turn": "remove the i += stride; from the loop's body",
-         "bound_by_the_stride": "i < n"}
+         "bound_by_the_stride": "i < n",
+         "tests_one_stride_ahead": "not the next one: i < n"}
 SIMULATOR_ONLY = {"every_thread_loops": "on a GPU the threads' additions into one element race "
                                         "and some are lost: how many land varies",
                   "loop_while_not_n": "threads whose i jumps over n add far past y: a GPU may "

@@ -129,6 +129,13 @@ WRONG = [
       "k[(size_t)j * HEAD_DIM + c]"]),
     ("tiles_overlap", variant(KERNEL, ("int j = tile * TILE + t;", "int j = tile + t;")),
      ["the tiles overlap: tile 1 staged keys 1 to 32", "j = tile * TILE + t"]),
+    # blind audit TPA-attention_tiles-1 (was 'row 0 of o is wrong ... Hint: ... compare your
+    # walk over the tiles with the one in the notebook's attention_tiled'): the key's two factors
+    # swapped, j = tile + t * TILE
+    ("key_index_factors_swapped", variant(KERNEL, ("int j = tile * TILE + t;",
+                                                   "int j = tile + t * TILE;")),
+     ["tile 1 staged keys 1, 33, 65 in slots 0 to 2 (zeros in the rest, past n = 75), where it "
+      "holds keys 32 to 63", "j = tile + t * TILE", "thread t stages key j = tile * TILE + t"]),
     ("own_key_scored", variant(KERNEL, ("s += qi[c] * Ks[jj][c];", "s += qi[c] * Ks[t][c];")),
      ["scored its own staged key, Ks[t]", "Ks[jj][c]"]),
     ("own_value_added", variant(KERNEL, ("p * Vs[jj][c];", "p * Vs[t][c];")),

@@ -88,6 +88,12 @@ WRONG = {
                                 ["past the size it was declared with", "declared"]),
     "int_sum": ([("float sum = 0.0f;", "int sum = 0;")],
                 ["int", "float sum = 0.0f"]),
+    # blind audit TPA-block_mean-1 (was '... indexed an array past the size it was declared with
+    # (index 256) ... Hint: ... count is at most BLOCK: count = min(BLOCK, n - first), k < count
+    # (not <=)', silent on the max the learner wrote): max for min in the count
+    "count_by_max": ([("int count = min(BLOCK, n - first);", "int count = max(BLOCK, n - first);")],
+                     ["thread 0 of block 0 read tile[256]", "the sum over 256, not over 100",
+                      "the larger of BLOCK and n - first (max)", "int count = min(BLOCK, n - first);"]),
     "sum_one_past_count": ([("k < count; k++", "k <= count; k++")],
                            ["index 256", "tile is declared as it should be", "k < count (not <=)"]),
     # the y store's guard, not the load's, reads x[n]: named as itself, not as bug 1

@@ -151,6 +151,14 @@ WRONG = [
       "m = warp_max(m)"]),
     ("warp_sum_shfl_down", variant(KERNEL, ("v += __shfl_xor_sync", "v += __shfl_down_sync")),
      ["only lane 0 holds the sum after __shfl_down_sync", "use __shfl_xor_sync"]),
+    # blind audit TPA-causal_softmax-1 (was 'the rows do not add up to 1: the sum of exp(x - m)
+    # is not the whole row's ... Hint: ... then sum = warp_sum(sum) for all 32', which the kernel
+    # did): warp_sum's loop stops before the shuffle at offset 1
+    ("warp_sum_stops_at_offset_2", variant(KERNEL, ("offset > 0; offset /= 2)\n        v +=",
+                                                    "offset > 1; offset /= 2)\n        v +=")),
+     ["row 1 adds up to 2, not 1: each lane's sum holds only 16 of the warp's 32 lanes (every "
+      "second lane", "warp_sum's loop stopped before its shuffle at offset 1",
+      "for (int offset = 16; offset > 0; offset /= 2)"]),
     # audit 2: a max that starts at 0 passed (no row's visible scores were all far below 0)
     ("max_starts_at_0", variant(KERNEL, (MAX, MAX.replace("float m = -INFINITY;", "float m = 0.0f;"))),
      ["y is NaN in exactly the rows whose visible scores are all below -120", "m starts at 0",

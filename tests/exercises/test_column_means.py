@@ -47,6 +47,16 @@ WRONG = {
                                {"problem": "col = blockIdx.x * gridDim.x + threadIdx.x starts "
                                            "block b's columns at b * 4 (gridDim.x",
                                 "hint": "col = blockIdx.x * blockDim.x + threadIdx.x"}),
+    # blind audit TPA-column_means-1: the column from the y thread index, 0 in a 1-D block
+    # (was 'a data race on means[0] ... Hint: two threads store into the same element ... check
+    # its indices', silent on threadIdx.y)
+    "col_from_threadIdx_y": ([("int col = blockIdx.x * blockDim.x + threadIdx.x;",
+                               "int col = blockIdx.x * blockDim.x + threadIdx.y;")],
+                             {"problem": "every thread of a block took the block's first column, "
+                                         "blockIdx.x * blockDim.x, as if its thread index were 0 "
+                                         "(threadIdx.y is 0 in a block of (32, 1, 1)), so only "
+                                         "columns 0, 32, 64, ... got a mean",
+                              "hint": "col = blockIdx.x * blockDim.x + threadIdx.x"}),
     # blind audit TIA-column_means-1: the block left out of the column (was 'a data race on
     # means[0] ... Hint: two threads store into the same element ... check its indices')
     "column_without_the_block": ([("int col = blockIdx.x * blockDim.x + threadIdx.x;",
