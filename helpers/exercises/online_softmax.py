@@ -19,8 +19,9 @@ from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.verdict import listed
-from helpers.exercises.online_softmax_models import (first_warps_alone, missing_offset, pairs,
-                                                     row_0_everywhere, row_from_the_lane)
+from helpers.exercises.online_softmax_models import (first_warps_alone, missing_offset,
+                                                     outputs_swapped, pairs, row_0_everywhere,
+                                                     row_from_the_lane)
 
 # (rows, cols, threads a block)
 CASES = [(12, 200, 64), (6, 10, 128), (30, 77, 96)]
@@ -218,6 +219,7 @@ def _mistakes(case, run):
                "one warp a row, row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, and "
                "its lane 0 writes row_max[row] and row_sum[row]")
     if not np.allclose(m, want_m) or not np.allclose(sums, want_l, rtol=1e-3):
+        yield from outputs_swapped(m, sums, want_m, want_l)
         yield from row_0_everywhere(m, sums, want_m, want_l)
         yield from missing_offset(x, m, sums, want_m, want_l)
         yield from _steps_by_the_block(case, x, m, sums)

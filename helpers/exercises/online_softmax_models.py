@@ -147,3 +147,14 @@ def row_from_the_lane(failure):
            "lanes that never came", "a warp works one row, the warp's number in the block, its "
            "lanes the row's columns: row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32 "
            "(lane = threadIdx.x % 32, the place in the warp)")
+
+
+def outputs_swapped(m, sums, want_m, want_l):
+    """Lane 0's stores swapped: row_max[row] = l; row_sum[row] = m; each output holds the other's
+    right values, exactly."""
+    if np.allclose(m, want_l, rtol=1e-3) and np.allclose(sums, want_m):
+        yield (f"row_max holds each row's sum and row_sum its max: row_max[0] = {m[0]:.6g}, row "
+               f"0's sum of exp(x - m), and row_sum[0] = {sums[0]:.6g}, its max: lane 0 stored "
+               "the two the wrong way round",
+               "lane 0 stores the max into row_max and the sum into row_sum: row_max[row] = m; "
+               "row_sum[row] = l;")

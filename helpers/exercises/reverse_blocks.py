@@ -24,8 +24,9 @@ from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
 from helpers.exercises.microscope import accesses_of, observe, race_mistake, syncwarp_between
 from helpers.exercises.origin import Wrong
-from helpers.exercises.reverse_blocks_models import (BLOCK, len_one_short, len_one_too_many,
-                                                     load_guard_global, mirrored_twice, reference)
+from helpers.exercises.reverse_blocks_models import (BLOCK, j_as_the_lane, len_one_short,
+                                                     len_one_too_many, load_guard_global,
+                                                     mirrored_twice, reference)
 
 CASES = [1000, 77, 3 * BLOCK, 5003]
 """n: a partial last block (race-checked), a block alone, whole blocks, many blocks."""
@@ -51,6 +52,7 @@ def _refine(failure):
     fields): thread 0 reads s[len - j] = s[BLOCK] in a full block, s[len - 1] beyond it where len
     counts more than the block's elements, and a thread j >= len reads s[len - 1 - j] < 0."""
     err = failure.error
+    yield from j_as_the_lane(failure)
     if _overwrites_own(failure):
         first, second = err.first, err.second
         yield (f"s is written after the barrier while partner threads still read it: thread "

@@ -147,3 +147,23 @@ def load_guard_global(run, want):
            f"out[{bad}] = {run.out.got[bad]:g}, expected {want[bad]:g})",
            "the load's guard is the store's, the thread's place in its block against the block's "
            "len: if (j < len) s[j] = in[start + j];")
+
+
+def j_as_the_lane(failure):
+    """j = threadIdx.x % 32 (a warp's lane for the thread's place): threads j and j + 32 of a
+    block both load s[j % 32] (a write-after-write on s, the element the first thread's lane), so
+    only s[0] to s[31] are loaded, each by blockDim.x / 32 threads."""
+    err = failure.error
+    if failure.kind != "race" or err.array != "s" or err.hazard != "write-after-write" or \
+            err.first.block != err.second.block or not err.same_line:
+        return
+    a, b = sorted((err.first.thread[0], err.second.thread[0]))
+    threads = (failure.block or (BLOCK,))[0]
+    if b - a != 32 or err.element != a % 32 or threads <= 32:
+        return
+    yield (f"threads {a} and {b} of block {err.first.block[0]} both loaded s[{err.element}] at "
+           f"{err.first.line} (a data race, {err.count} hazards in this launch): j = threadIdx.x "
+           f"% 32 is a lane, which repeats every 32 threads, so only s[0] to s[31] were loaded, "
+           f"each by {threads // 32} threads, and s[32] to s[{threads - 1}] never",
+           f"j is the thread's place in the block, 0 to {threads - 1}, not its lane in a warp: "
+           "int j = threadIdx.x;")

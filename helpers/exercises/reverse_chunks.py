@@ -60,6 +60,7 @@ def _refine(failure):
     """Two blocks storing one element of y: they took the same chunks (the loop's step); an
     index past the tile that is count - 1 - t with count = n - first, not capped at CHUNK."""
     if failure.between == "blocks" and failure.error.array == "y":
+        yield from _every_block_from_chunk_0(failure.error)
         yield ("two blocks reversed the same chunk: a block takes every gridDim.x-th chunk, so "
                "the loop steps over the other blocks' chunks: first += gridDim.x * CHUNK")
     if failure.kind == "array bounds":
@@ -68,6 +69,21 @@ def _refine(failure):
         yield from _mirror_one_past(failure)
     if failure.kind == "divergent barrier":
         yield from _split_at_barriers(failure)
+
+
+def _every_block_from_chunk_0(err):
+    """Two blocks storing into chunk 0, which only block 0 takes: every block's loop started at
+    first = 0, without blockIdx.x * CHUNK (the step, gridDim.x * CHUNK, then keeps them together)."""
+    if not 0 <= err.element < CHUNK:
+        return
+    a, b = sorted((err.first.block[0], err.second.block[0]))
+    yield (f"block {a} and block {b} both reversed chunk 0: thread {err.first.thread[0]} of block "
+           f"{err.first.block[0]} and thread {err.second.thread[0]} of block {err.second.block[0]} "
+           f"both stored y[{err.element}] (the race check: a {err.hazard} hazard, and "
+           f"{err.count - 1} more), where chunk 0 is block 0's alone: every block's loop started "
+           "at first = 0, so all the blocks took the same chunks (0, gridDim.x, 2 gridDim.x and on)",
+           "start each block at its own chunk, and step over the others' with gridDim.x * CHUNK: "
+           "for (int first = blockIdx.x * CHUNK; first < n; first += gridDim.x * CHUNK)")
 
 
 def _split_at_barriers(failure):

@@ -30,6 +30,42 @@ W_HINT = ("unsigned int w[12] = {a.x, a.y, a.z, a.w, b.x, b.y, ..., c.w}: word k
           "bytes 4k to 4k + 3 of the group")
 
 
+BY_WORD = ("byte_of shifts by 8 * (k >> 2), 8 bits per word of the byte's word index, where the "
+           "shift is 8 * (k & 3), the byte's place in its word (0 to 3)")
+BY_WORD_HINT = ("k >> 2 picks the word and k & 3 the byte in it: return (w[k >> 2] >> (8 * (k & "
+                "3))) & 0xFFu")
+
+
+def _shift_by_word(groups):
+    """The bytes byte_of reads with the shift 8 * (k >> 2), as a GPU gives them: 0 at 32 and up."""
+    k = np.arange(48)
+    words = groups.reshape(len(groups), 12, 4).view("<u4")[..., 0].astype(np.int64)
+    shift = 8 * (k >> 2)
+    return np.where(shift < 32, (words[:, k >> 2] >> np.minimum(shift, 31)) & 0xFF, 0).astype(np.uint8)
+
+
+def conversion_or_shift(failure):
+    """A negative sum converted to unsigned, or byte_of's shift by the word's index."""
+    if failure.kind == "conversion":
+        yield from negative_sum(failure.error)
+    if failure.kind == "shift":
+        yield from shift_by_word(failure.error, failure.launch, failure.block)
+
+
+def shift_by_word(err, launch, block):
+    """A shift by 32 or more of thread t's word w[count / 8] (a shift 8 * (k >> 2)): byte_of
+    shifted word k >> 2 by 8 bits per word index, where it shifts by 8 * (k & 3)."""
+    rgb = getattr(launch, "model", None)
+    if err.operator != ">>" or err.count < 32 or err.count % 8 or rgb is None or not block:
+        return
+    t, word = err.block[0] * block[0] + err.thread[0], err.count // 8
+    words = rgb.ravel()[:48 * (rgb.size // 48)].view("<u4")
+    if word < 12 and 12 * t + word < words.size and int(words[12 * t + word]) == err.operand:
+        yield (f"{BY_WORD}: thread {t}'s byte_of(w, k) for k = {4 * word} to {4 * word + 3} "
+               f"shifted w[{word}] = {err.operand} by 8 * {word} = {err.count}, past a 32-bit "
+               "word's 4 bytes (their shifts are 0, 8, 16 and 24)", BY_WORD_HINT)
+
+
 def _tone(groups):
     """The sepia bytes of groups (g, 48) of interleaved RGB, as the 16 pixels' r, g, b."""
     return sepia.reference(groups.reshape(len(groups), 16, 3)).reshape(len(groups), 48)
@@ -98,6 +134,9 @@ def mistakes(rgb, got, n, junk):
              "byte_of(w, 3 * p + 2)"),
             (_signed_tone(loaded), f"{SIGNED_PROBLEM}: the groups' values are what a kernel "
              "gives that reads them so (their sums came out too low, or 0)", SIGNED_HINT),
+            (_tone(_shift_by_word(loaded)), f"{BY_WORD}: on a GPU a shift by 32 or more "
+             "gives 0 (its shr clamps the count), so bytes 16 to 47 read 0, and bytes 0 to 15 "
+             "read bytes 0, 5, 10 and 15 four times each", BY_WORD_HINT),
             *_stores(_tone(loaded))):
         if sepia.near(mine, model):
             yield problem, hint

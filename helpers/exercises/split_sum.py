@@ -152,7 +152,7 @@ def _mistakes(fn, contexts, n):
         yield f"your function returned {type(result).__name__}, not a number", "return the sum"
         return
     yield from _collected_in_the_launch_loop(float(result), x, calls, order)
-    yield from _wrong_sum(float(result), x, calls)
+    yield from _wrong_sum(float(result), x, calls, lambda m: _shares_on(fn, contexts, m))
     yield from _read_elsewhere(order)
     yield from _took_turns(order)
 
@@ -181,8 +181,22 @@ def _added_as_gpuarrays(order, error):
                f"{started[0]}'s memory there", ADD_HINT)
 
 
-def _wrong_sum(got, x, calls):
-    """The mistakes the sum and the shares show (none when right)."""
+def _shares_on(fn, contexts, m):
+    """The share lengths fn gives sums[k] for an x of m elements (None where it raises)."""
+    calls, before = [0] * len(contexts), context_stack()
+    try:
+        fn(np.ones(m, np.float32).view(Sliced), list(contexts),
+           [device_sum(k, calls, [], m) for k in range(len(calls))])
+    except Exception:
+        return None
+    finally:
+        context_stack(restore=before)
+    return calls
+
+
+def _wrong_sum(got, x, calls, probe):
+    """The mistakes the sum and the shares show (none when right); ``probe(m)``: the share
+    lengths the function gives for m elements."""
     n, devices = x.size, len(calls)
     want = float(x.sum(dtype=np.float64))
     bounds = [k * n // devices for k in range(devices + 1)]
@@ -198,6 +212,8 @@ def _wrong_sum(got, x, calls):
         yield from _hi_without_parentheses(got, x, calls)
         yield from _hi_one_short(got, x, calls)
         yield from _sliced_one_past(got, x, calls)
+        if calls == [x.size // len(calls)] * len(calls):
+            yield from split_sum_models.share_size_rounded(x.size, calls, probe)
         yield from _shares_of_len_over_n(got, x, calls)
         if sum(calls) < n:
             yield (f"{n - sum(calls)} of the {n} elements were in no share", SHARE_HINT)

@@ -84,3 +84,26 @@ def unpacked_out_of_order(fn, error):
                    f"unpack in the order the tuples were appended: for {', '.join(right)} in "
                    f"{loop.iter.id}:")
             return
+
+
+def share_size_rounded(n, calls, probe):
+    """One share size for all devices, size = round(len(x) / n), lo, hi = k * size, (k + 1) *
+    size: told by a length m where round() takes m / n up (its shares then size, size, ..., the
+    rest), where len(x) // n and its kin give len(x) // n each; ``probe(m)``: the shares for m."""
+    devices = len(calls)
+    if devices < 2 or n % devices == 0:
+        return
+    m = next(m for m in range(n + 1, n + 4 * devices) if round(m / devices) > m // devices)
+    up = round(m / devices)
+    shares = probe(m)
+    if shares != [up] * (devices - 1) + [m - up * (devices - 1)]:
+        return
+    size = calls[0]
+    yield (f"every share held round(len(x) / n) = round({n} / {devices}) = round({n / devices:g}) "
+           f"= {size} elements, one size for all devices (round() took it down), so the last "
+           f"share stopped before x[{size * devices}], not at len(x) = {n}, and "
+           f"{n - size * devices} of the {n} elements were in no share (for {m} elements "
+           f"round({m / devices:g}) = {up} took it up, and the shares came out {shares})",
+           "a share size of len(x) / n rounded either way leaves elements out or reaches past the "
+           "end where n does not divide len(x): give each device its own bounds, lo = k * len(x) "
+           "// n, hi = (k + 1) * len(x) // n, the last ending at len(x)")

@@ -17,6 +17,14 @@ MERGE = ("        l = (m == -INFINITY ? 0.0f : l * __expf(m - m_new))\n"
 
 # (name, source, words that the NOT YET line must contain)
 WRONG = [
+    # blind audit TPB-online_softmax-1: the two outputs swapped in lane 0's stores (was
+    # 'row_max[0] = 4.63908 is no value of row 0 ... Hint: lane l reads in[c], ... of its own row:
+    # in = x + row * cols', the reads blamed, the swap not named)
+    ("outputs_swapped", variant(KERNEL, ("row_max[row] = m;\n        row_sum[row] = l;",
+                                         "row_max[row] = l;\n        row_sum[row] = m;")),
+     ["row_max holds each row's sum and row_sum its max", "row_max[0] = 4.63908",
+      "Hint: lane 0 stores the max into row_max and the sum into row_sum: row_max[row] = m; "
+      "row_sum[row] = l;"]),
     # blind audit TJB-online_softmax-1: the column loop's bound c <= cols (was 'row_max[2] =
     # 7.39844 is no value of row 2 ... Hint: lane l reads in[c], ... of its own row: in = x + row
     # * cols', nothing naming the bound)

@@ -25,6 +25,14 @@ WRONG = {
                                 "block 3, which has only len = n - start = 1000 - 768 = 232",
                                 "threads j = 232 to 255 read in[1000] to in[1023]",
                                 "if (j < len) s[j] = in[start + j];"]),
+    # blind audit TPB-reverse_blocks-1: j = threadIdx.x % 32, the warp's lane (was '... a data
+    # race on s[0] ... thread (0, 0, 0) ... and thread (32, 0, 0) ... Hint: two threads store into
+    # the same element of the shared array: ... check its indices and the loops' steps')
+    "j_as_the_lane": ([("int j = threadIdx.x;", "int j = threadIdx.x % 32;")],
+                      ["threads 0 and 32 of block 0 both loaded s[0]", "j = threadIdx.x % 32",
+                       "only s[0] to s[31] were loaded, each by 8 threads",
+                       "j is the thread's place in the block, 0 to 255, not its lane in a warp: "
+                       "int j = threadIdx.x;"]),
     "no_barrier": ([(BARRIER, "")], ["data race on s[", "__syncthreads()"]),
     # audit F21: the barrier without its parentheses names the function and calls nothing (nvcc
     # compiles it too); named from the simulator's compiler records
@@ -190,6 +198,8 @@ SIMULATOR_ONLY.update(
                         "there, element by element, is a matter of timing",
     s_not_shared="each thread reads elements of its own local s that it never wrote: garbage "
                  "on a GPU",
+    j_as_the_lane="threads j and j + 32 load the same s[j % 32], and out reads s[len - 1 - j], "
+                  "never loaded: garbage on a GPU",
     load_guard_global="blocks past 0 read s that none of their threads loaded: garbage, or an "
                       "earlier block's, on a GPU")
 # Right, not the solution's way: each must pass

@@ -128,6 +128,15 @@ WRONG = {
     "the_last_chunk_as_a_whole_one": ([("int count = min(CHUNK, n - first);", "int count = CHUNK;")],
                                       {"problem": ["past its end", "or count = CHUNK does"],
                                        "hint": "int count = min(CHUNK, n - first)"}),
+    # blind audit TPB-reverse_chunks-1: every block's loop started at chunk 0 (was '... data race
+    # on y[0] ... Hint: two blocks reversed the same chunk: ... first += gridDim.x * CHUNK', the
+    # loop's step blamed, which the learner had right)
+    "every_block_starts_at_chunk_0": ([("for (int first = blockIdx.x * CHUNK;", "for (int first = 0;")],
+                                      {"problem": ["block 0 and block 1 both reversed chunk 0",
+                                                   "both stored y[0]",
+                                                   "every block's loop started at first = 0"],
+                                       "hint": ["start each block at its own chunk",
+                                                "for (int first = blockIdx.x * CHUNK;"]}),
     "steps_one_chunk": ([("first += gridDim.x * CHUNK", "first += CHUNK")],
                         {"problem": "data race on y[", "hint": "first += gridDim.x * CHUNK"}),
     "mirrors_the_last_chunk_as_whole": ([(READ, "y[first + t] = tile[CHUNK - 1 - t];")],

@@ -37,6 +37,7 @@ SLOW = {"bytewise": [(GROUP_BODY, BYTEWISE)],
         "byte_stores": [(DST + "        dst[0] = make_uint4(res[0], res[1], res[2], res[3]);\n"
                          + STORES, BYTE_STORES)]}
 
+SHIFT = "(w[k >> 2] >> (8 * (k & 3)))"
 READ_AS_FLOAT = "float r = byte_of(w, 3 * p), g = byte_of"
 READ_AS_CHAR = "char r = byte_of(w, 3 * p), g = byte_of"
 CHANNEL_SUM = "return (unsigned int)fminf(wr * r + wg * g + wb * b + 0.5f, 255.0f);"
@@ -121,6 +122,12 @@ WRONG = {
                           "stored at uint4 number t, not 3t"),
     "byte_of_shifts_bits": ([("(w[k >> 2] >> (8 * (k & 3)))", "(w[k >> 2] >> (k & 3))")],
                             "byte_of shifts by k & 3 bits"),
+    # blind audit TPB-sepia_x16-1: byte_of's shift 8 * (k >> 2) (was 'the kernel crashed: a shift
+    # by 32 ... Hint: a thread read or wrote outside the image'); then as a GPU runs it (shr: 0)
+    "byte_of_shifts_by_the_word_index": ([(SHIFT, SHIFT.replace("& 3", ">> 2"))], "byte_of shifts "
+                                         "by 8 * (k >> 2), 8 bits per word of the byte's word index"),
+    "byte_of_shifts_by_the_word_index_as_on_a_gpu": ([(SHIFT, "((k >> 2) < 4 ? w[k >> 2] >> (8 * (k >> 2)) : 0u)")],
+                                                     "on a GPU a shift by 32 or more gives 0"),
     # blind audit TIB-sepia_x16-1 (was '5765 of 5856 values are wrong ... Hint: pixel i's red,
     # green and blue are at 3*i, ...', the sepia recipe, set_byte's shift not named)
     "set_byte_shifts_bits": ([("w[k >> 2] |= value << (8 * (k & 3));", "w[k >> 2] |= value << (k & 3);")],
@@ -260,12 +267,11 @@ def kernels():
                **{name: variant(KERNEL, *r) for name, (r, _) in WRONG.items()},
                **{name: variant(KERNEL, *r) for name, r in RACY.items()},
                **{name: variant(KERNEL, *r) for name, (r, _) in TAIL_RACES.items()}}
-    # Five modules (audit 3's variants in a second, audit 3b's in a third, stored_at_byte_3t in
-    # a fourth, blind audit K12's in a fifth: with any in the first, g++ gave group_t_at_byte_3t's loads an aligned SSE
-    # instruction, which the CPU refuses as a misaligned address, as a GPU does, where the
-    # checker models its results), each variant's device functions with names of their own.
-    # res_not_zeroed reads res[] before writing it, which the simulator's compiler says, as it
-    # would to a learner
+    # Five modules (audit 3's variants in a second, audit 3b's in a third, stored_at_byte_3t in a
+    # fourth, blind audit K12's in a fifth: with any in the first, g++ gave group_t_at_byte_3t's
+    # loads an aligned SSE instruction, which the CPU refuses as a misaligned address, as a GPU
+    # does, where the checker models its results), each variant's device functions named apart.
+    # res_not_zeroed reads res[] before writing it, which the simulator's compiler says
     group = lambda name: ((name in MODELLED) + 2 * (name in AUDIT_3B)  # noqa: E731
                           + 3 * (name == "stored_at_byte_3t") + 4 * (name in SIGNED))
     with warnings.catch_warnings():
@@ -357,13 +363,10 @@ def test_the_large_image_is_compared_with_the_rounding_slack_at_both_ends(kernel
         assert problem and f"wrong values (the first at pixel {16 * (pixels // 16):,}" in problem
 
 
-# A pixel loop past 16 (blind audit H24: was 'the kernel crashed ... at sepia_x16_n2.cu:64: an
-# access the CPU refused without saying its address ...' and the hint about which threads do whole
-# groups, then the return address overwritten): w[] and res[] read and written far past their 12
-# words; thread 0's set_byte(res, 48, ...) is the first write past res. Compiled on its own, as the
-# learner's file is: where the overrun lands on the thread's stack depends on the code around it
-# (in the module of all variants it wipes a saved pointer first). On a GPU, local memory past the
-# arrays is read and written with no error.
+# A pixel loop past 16 (blind audit H24: was 'the kernel crashed ... an access the CPU refused
+# without saying its address ...', then the return address overwritten): thread 0's set_byte(res,
+# 48, ...) is the first write past res. Compiled on its own, as the learner's file is: where the
+# overrun lands on the stack depends on the code around it. A GPU reads and writes there silently.
 @pytest.mark.skipif(BACKEND != "simulator", reason="w[] and res[] indexed past their 12 words")
 def test_a_pixel_loop_past_16_is_named_a_local_array_overrun(capsys):
     path = stable_file("sepia_x16_pixel_loop_over_48.cu", variant(
@@ -376,14 +379,11 @@ def test_a_pixel_loop_past_16_is_named_a_local_array_overrun(capsys):
         "stops at 16, for (int p = 0; p < 16; p++)" in out, out
 
 
-# The group's bytes addressed by the pixel's number in the image, 3 * (16t + p), in its own 12
-# words (blind audit O12): for t > 0, w[] and res[] read and written past their end, through
-# byte_of's and set_byte's pointers, which GCC's bounds check cannot follow (its object-size
-# check, once they are inlined, can: the first write past res stops the launch). Without it the
-# writes ran up the thread's stack over the record that holds its threadIdx (was 'the kernel
-# crashed ... thread (4294947041, 1230924490, 4289650682): a read of address 0x8eb6feb56c5fee8e,
-# which cannot exist ... a pointer made of junk bytes ... Hint: a thread read or wrote outside the
-# image: only threads t < n / 16 load and store whole groups ...').
+# The group's bytes addressed by the pixel's number in the image, 3 * (16t + p) (blind audit
+# O12): for t > 0, w[] and res[] used past their end through byte_of's and set_byte's pointers,
+# which GCC's object-size check follows once they are inlined (the first write past res stops the
+# launch); without it the writes ran over the thread's threadIdx (was 'the kernel crashed ...
+# thread (4294947041, 1230924490, 4289650682): a read of address 0x8eb6feb56c5fee8e ...').
 @pytest.mark.skipif(BACKEND != "simulator", reason="w[] and res[] indexed past their 12 words")
 def test_bytes_of_the_image_pixel_number_are_named_a_local_array_overrun(capsys):
     path = stable_file("sepia_x16_bytes_of_16t_plus_p.cu", variant(

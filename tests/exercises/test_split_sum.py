@@ -50,6 +50,13 @@ WRONG = {
                                    "every share held len(x) // n = 1001 // 2 = 500 elements, "
                                    "rounded down: hi = lo + len(x) // n",
                                    "hi = (k + 1) * len(x) // n"),
+    # blind audit TPB-split_sum-1: one share size for all, round(len(x) / n) (was 'every share held
+    # len(x) // n = 1001 // 2 = 500 elements, rounded down: hi = lo + len(x) // n ...', a line
+    # the learner did not write)
+    "share_size_rounded": ([(BOUNDS, "size = round(len(x) / n)\n        lo, hi = k * size, (k + 1) * size")],
+                           "every share held round(len(x) / n) = round(1001 / 2) = round(500.5) = "
+                           "500 elements, one size for all devices",
+                           "a share size of len(x) / n rounded either way leaves elements out"),
     # blind audit W17 (was 'your function raised TypeError: slice indices must be integers or
     # None ... Hint: read the message: it names the line of your function that failed')
     "true_division_bounds": ([(BOUNDS, BOUNDS.replace("//", "/"))],
@@ -171,7 +178,7 @@ SPLIT_MISTAKES = {"device_0_alone", "tail_left_out", "shares_overlap", "outside_
                   "empty_share_summed", "one_device_does_all", "stops_at_an_empty_share",
                   "devices_take_turns", "read_outside_its_context", "total_assigned_not_added",
                   "partial_sums_added_as_gpuarrays", "hi_without_parentheses",
-                  "hi_from_lo_plus_len_over_n", "hi_minus_one",
+                  "hi_from_lo_plus_len_over_n", "hi_minus_one", "share_size_rounded",
                   "collected_inside_the_launch_loop", "last_device_left_out",
                   "sliced_to_hi_plus_one", "every_share_to_sums_0", "n_from_len_x"}
 """Mistakes in how the work is split between devices: with one device there is nothing to split
