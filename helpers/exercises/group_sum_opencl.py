@@ -288,9 +288,7 @@ def _reports(messages, n, code):
     then a barrier that the work-items past n alone missed."""
     outside = [m for m in messages if "invalid read" in m.kind.lower() and "local" in m.kind]
     if outside and min(m.work_items for m in outside)[0][0] % GROUP == 0:
-        yield ("work-item 0 of a group read past the tile in the fold: its first stride is the "
-               "tile's size, GROUP, so tile[t + stride] lies past the end for every t",
-               "the first step adds the upper half to the lower: start at stride = GROUP / 2")
+        yield _first_stride_past(n, code)
     yield from _missed_past_n(messages, n, code)
     races = [m for m in messages if "data race" in m.kind.lower()]
     if races:
@@ -301,6 +299,34 @@ def _reports(messages, n, code):
     if any("uninitialized" in m.kind.lower() for m in messages):
         yield from _unset_past_n(n, {m.work_items[0][0] // GROUP if m.work_items else None
                                      for m in messages if "uninitialized" in m.kind.lower()})
+
+
+def _first_stride_past(n, code):
+    """Work-item 0 of a group read past the tile: the fold's first stride, read in the code
+    (``for (int stride = ...; ...)``, its value worked out from GROUP and n), is GROUP or more."""
+    loop = re.search(r"for\s*\(\s*(?:int\s+)?(\w+)\s*=\s*([\w\s+\-*/()]+?)\s*;", code)
+    value = None
+    if loop and re.fullmatch(r"[\w\s+\-*/()]+", loop.group(2)):
+        words = {"GROUP": GROUP, "n": n, "get_local_size": lambda d: GROUP}
+        expression = loop.group(2).replace("/", "//")
+        try:
+            value = eval(expression, {"__builtins__": {}}, words)
+        except Exception:  # a name the kernel defines itself: no value
+            value = None
+    hint = "the first step adds the upper half to the lower: start at stride = GROUP / 2"
+    if not isinstance(value, int) or value < GROUP:
+        return ("work-item 0 of a group read past the tile in the fold: its first stride is GROUP "
+                "or more, so tile[t + stride] lies past the end for every t", hint)
+    first = " ".join(loop.group(2).split())
+    said = first if first == str(value) else f"{first} = {value}"
+    if value == GROUP:
+        return (f"work-item 0 of a group read past the tile in the fold: its first stride is "
+                f"{said}, the tile's size, so tile[t + stride] lies past the end for every t", hint)
+    if re.search(r"\bn\b", first):
+        hint = "the tile holds GROUP elements, whatever n is: start at stride = GROUP / 2"
+    return (f"work-item 0 of a group read past the tile in the fold: its first stride is "
+            f"{said}, so tile[t + stride] lies past the end of the {GROUP}-entry tile (tile[0 + "
+            f"{value}] for work-item 0)", hint)
 
 
 def _unset_past_n(n, groups):

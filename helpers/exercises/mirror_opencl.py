@@ -209,6 +209,30 @@ def _both_sides_mirrored(code):
                "= in[y * width + (width - 1 - x)]")
 
 
+NOT_FLOAT = {"uchar": np.uint8, "char": np.int8, "ushort": np.uint16, "short": np.int16,
+             "int": np.int32, "uint": np.uint32}
+
+
+def _input_not_float(image, got, case):
+    """Every pixel the mirrored element of in read as another type (in declared uchar, say, as
+    sepia's): in[i] is then the i-th uchar (int, ...) of the image's bytes, made a float."""
+    flat = np.concatenate([image.ravel(), np.full(case.span(), JUNK, image.dtype)])
+    y, x = np.indices(image.shape)
+    index = y * case.width + case.width - 1 - x
+    for name, dtype in NOT_FLOAT.items():
+        read = flat.view(dtype)[index]
+        if np.array_equal(got, read.astype(np.float32)):
+            size, i = np.dtype(dtype).itemsize, case.width - 1
+            part = (f"byte {i} of the image, a byte of pixel {i // 4}" if size == 1 else
+                    f"the {name} at byte {i * size} of the image, the bits of pixel {i * size // 4}"
+                    + (" as an integer" if size == 4 else ", half of them"))
+            yield (f"in is declared __global const {name} *in, but the image holds floats: in[i] "
+                   f"read {'byte i of the image' if size == 1 else f'the i-th {name} of its bytes'}, not pixel i (x = 0, y = 0 read "
+                   f"in[{i}], got {got[0, 0]:g}: {part}, where pixel {i} is {image[0, i]:g})",
+                   "declare in as floats: __global const float *in, as the kernel's signature "
+                   "gives it (the host passes the image as 4-byte floats)")
+
+
 def _wrong_values(image, got, case, code=""):
     """Mistakes the values show once every pixel was written (``code``: the kernel's, which
     tells a copy made by mirroring both sides of the store)."""
@@ -232,6 +256,7 @@ def _wrong_values(image, got, case, code=""):
         yield ("out is turned half a turn: both the rows and the columns were mirrored",
                "keep the row y, mirror only the column: " + MIRROR_HINT)
     yield from _across_the_range(image, got, case)
+    yield from _input_not_float(image, got, case)
     yield from near.misses("out", got, want, close=np.equal, index_hint=MIRROR_HINT)
     fy, fx = np.argwhere(got != want)[0]
     yield (f"{int((got != want).sum())} of {got.size} pixels are wrong (the first is x = {fx}, "

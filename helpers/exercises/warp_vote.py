@@ -60,8 +60,10 @@ def _launch(case, after=64):
 
 def _refine(failure):
     """A read past the end of x: a lane past n read x[i] before its guard said no; a store past
-    the end of counts by lane 0 of a warp at counts[i], its element's index, not its warp's."""
+    the end of counts by lane 0 of a warp at counts[i], its element's index, not its warp's; a
+    ballot that lane 0 of the last warp called alone (``_rounded_up``)."""
     err = failure.error
+    yield from _rounded_up(failure)
     if failure.kind == "out of bounds" and err.is_write and err.thread and err.block and \
             failure.block and getattr(err, "offset", None) is not None:
         i = err.block[0] * failure.block[0] + err.thread[0]   # the storing thread's i
@@ -72,6 +74,27 @@ def _refine(failure):
             getattr(failure.error, "array", None) == "x":
         yield ("a lane past n read x[i]: && stops at the first false, left to right, so test "
                "i < n first: above = i < n && x[i] > threshold")
+
+
+def _rounded_up(failure):
+    """The ballot called by lane 0 of the last warp alone (the simulator's mask error, its
+    ``waiting`` lanes): warp rounded up, (i + 31) / 32, gives lanes 1 to 31 of a warp the next
+    warp's number, and in the last warp the guard 32 * warp >= n sends them home."""
+    err, launch = failure.error, failure.launch
+    if failure.kind != "warp mask" or getattr(err, "rule", None) != "lanes never arrive" or \
+            not err.block or not err.thread or launch is None or not failure.block:
+        return
+    t = err.thread[0]
+    i, n = err.block[0] * failure.block[0] + t, int(launch.args[2])
+    if t % 32 or list(err.waiting or ()) != [t] or not i < n <= i + 32:
+        return
+    w = i // 32
+    yield (f"warp was rounded up: lanes 1 to 31 of warp {w} (i = {i + 1} to {i + 31}) took warp "
+           f"number {w + 1}, so 32 * warp = {32 * (w + 1)} >= n = {n} sent them home before the "
+           f"ballot, and lane 0 (i = {i}) called __ballot_sync(0xffffffff, ...) alone ((i + 31) "
+           f"/ 32 = {w + 1} for i = {i + 1}, where i / 32 = {w})", "number the warps rounding "
+           "down: warp = i / 32, so that the 32 lanes of a warp share its number, and the warp "
+           "with elements keeps all 32 for the ballot")
 
 
 def _unset(read):

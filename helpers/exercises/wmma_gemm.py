@@ -102,12 +102,38 @@ def _refine(failure):
     if failure.kind == "out of bounds" and err.is_write:   # C is the one it writes
         yield C_HINT
     yield from _tile_col_by_16(failure)
+    yield from _warp_of_16(failure)
     if failure.kind == "misaligned address" and err.offset is not None and failure.launch:
         along = err.offset // 2 % int(failure.launch.args[4])   # A by rows, B by columns: K long
         yield (f"load_matrix_sync was given a tile that starts at element {along} along K, an odd "
                "element, which a GPU refuses (\"misaligned address\"): a tile starts at a multiple "
                "of 16 along K. Let k count elements, a tile's 16 a step: for (int k = 0; k < K; "
                "k += 16), and load A + tile_row * 16 * K + k and B + tile_col * 16 * K + k")
+
+
+def _warp_of_16(failure):
+    """load_matrix_sync given two pointers, lane 0's and lane 16's, that are the tiles of warp
+    numbers v and v + 1, v = the first thread's index / 16: the warp numbered by 16 threads, so
+    its two halves took two tiles (A's pointer or B's, whichever differs)."""
+    err = failure.error
+    if (failure.kind != "warp matrix" or getattr(err, "rule", None) != "arguments differ"
+            or tuple(err.lanes) != (0, 16) or not failure.launch or not failure.block
+            or not err.block or not err.thread or not err.element_size):
+        return
+    k, n = (int(x) for x in failure.launch.args[4:6])
+    v = (err.block[0] * failure.block[0] + err.thread[0] // 32 * 32) // 16
+    tiles = [divmod(w, n // 16) for w in (v, v + 1)]
+    at = [offset // err.element_size for offset in err.offsets]
+    for name, part in (("A", 0), ("B", 1)):
+        if at[1] - at[0] == (tiles[1][part] - tiles[0][part]) * 16 * k != 0:
+            said = [f"{name} + {a}" if a else name for a in at]
+            yield (f"the warp's number was counted in 16 threads, not 32: lanes 0 to 15 of warp "
+                   f"{v // 2} took number {v} (tile {tiles[0]}) and lanes 16 to 31 number {v + 1} "
+                   f"(tile {tiles[1]}), so the warp's lanes passed load_matrix_sync two tiles "
+                   f"(lane 0: {said[0]}, lane 16: {said[1]}); a tile's 16 is its side, not a "
+                   "warp's lanes", "a warp is 32 threads: warp = (blockIdx.x * blockDim.x + "
+                   "threadIdx.x) / 32, and all 32 lanes work on the warp's one tile")
+            return
 
 
 def _tile_col_by_16(failure):

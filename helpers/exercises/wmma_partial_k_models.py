@@ -46,6 +46,12 @@ STAGINGS = [  # (a wrong staging, as staged's keywords given K and N), problem (
     (lambda k, n: dict(a_at=lambda tile, k0, r, col: tile[0] * 16 * k + r * 16 + k0 + col),
      "As took A's rows 16 elements apart (r * 16), but a row of A holds K elements",
      "A[tile_row * 16 + r][k0 + col] is at A[(tile_row * 16 + r) * K + k0 + col]"),
+    (lambda k, n: dict(a_at=lambda tile, k0, r, col: (tile[0] * 16 + r) * 16 + k0 + col),
+     lambda m, k, n: ("As took A's rows 16 elements apart, (tile_row * 16 + r) * 16, the staged "
+                      f"tile's width, but a row of A holds K = {k} elements: row 1 of tile (0, 0) "
+                      f"was staged from A's element 16, A[{16 // k}][{16 % k}], where A[1][0], "
+                      f"element {k}, belongs"),
+     "a row of A holds K elements, not the tile's 16: A[(tile_row * 16 + r) * K + k0 + col]"),
     (lambda k, n: dict(a_at=lambda tile, k0, r, col: tile[0] * 16 + r * k + k0 + col),
      "As took A[tile_row * 16 + r * K + k0 + col]: without the parentheses only r is multiplied "
      "by K, so tile_row * 16 was added to the column, not to the row: the tiles of every row of "

@@ -55,8 +55,16 @@ WRONG = {
     "nothing_stored": ([("        partial[get_group_id(0)] = tile[0];\n", "        ;\n")],
                        "nothing was written", "partial[get_group_id(0)]", ""),
     "fold_starts_at_group": ([("stride = GROUP / 2;", "stride = GROUP;")],
-                             "work-item 0 of a group read past the tile", "stride = GROUP / 2",
+                             "its first stride is GROUP = 128, the tile's size",
+                             "stride = GROUP / 2",
                              "outside"),
+    # blind audit TPC-group_sum_opencl-1 (was "its first stride is the tile's size, GROUP", and
+    # it was n / 2 = 500): the fold's first stride is taken from n, not from the tile's size
+    "fold_starts_at_n_over_2": ([("stride = GROUP / 2;", "stride = n / 2;")],
+                                "its first stride is n / 2 = 500, so tile[t + stride] lies past "
+                                "the end of the 128-entry tile",
+                                "the tile holds GROUP elements, whatever n is",
+                                "outside"),
     "x_read_at_the_local_id": ([("int i = get_global_id(0), t", "int i = get_local_id(0), t")],
                                "every work-group summed the first 128 elements",
                                "x[get_global_id(0)]", ""),

@@ -113,6 +113,17 @@ WRONG = {
                                  "whole work-groups: no work-item lies past it, so none returned",
                                  "compare with the image's size: if (x >= width || y >= height) "
                                  "return;"),
+    # blind audit TPC-mirror_opencl-1 (was "1961 of 1961 pixels are wrong (the first is x = 0,
+    # y = 0: got 218, expected 0.91443) ... Hint: ... out[y * width + x] = in[y * width + (width
+    # - 1 - x)]", the read the learner wrote): in declared uchar, copied from the sepia kernel
+    "input_declared_uchar": ([("__global const float *in", "__global const uchar *in")],
+                             "in is declared __global const uchar *in, but the image holds "
+                             "floats: in[i] read byte i of the image, not pixel i (x = 0, y = 0 "
+                             "read in[52], got 218",
+                             "declare in as floats: __global const float *in"),
+    "input_declared_int": ([("__global const float *in", "__global const int *in")],
+                           "in is declared __global const int *in, but the image holds floats",
+                           "declare in as floats: __global const float *in"),
 }
 RIGHT = {
     "guard_around_the_store": [(GUARD + "\n", ""), ("    out[y * width + x] =",

@@ -52,6 +52,14 @@ WRONG = {
                                 "int warp = i % 32, lane = threadIdx.x / 32;")],
                               {"problem": "warp and lane were computed with / and % swapped",
                                "hint": "warp = i / 32"}),
+    # blind audit TPB-warp_vote-1 (was the simulator's warp function whose mask names lanes that
+    # never call it, and a hint to call it outside an if, which it was): warp rounded up
+    "warp_rounded_up": ([("int warp = i / 32,", "int warp = (i + 31) / 32,")],
+                        {"problem": "warp was rounded up: lanes 1 to 31 of warp 31 (i = 993 to "
+                                    "1023) took warp number 32, so 32 * warp = 1024 >= n = 1000 "
+                                    "sent them home before the ballot, and lane 0 (i = 992) "
+                                    "called __ballot_sync(0xffffffff, ...) alone",
+                         "hint": "number the warps rounding down: warp = i / 32"}),
     "no_popc": ([(STORE, "counts[warp] = votes;")],
                 {"problem": "the ballot's word itself", "hint": "__popc(votes)"}),
     # blind audit O13 (was 'counts[0] = 11, but 15 of x[0..31] are above 0.5' and the general hint)

@@ -38,6 +38,14 @@ RIGHT = {
 MISALIGNED = ["load_matrix_sync was given a tile that starts at element 1 along K, an odd element",
               "for (int k = 0; k < K; k += 16)"]
 WRONG = [
+    # blind audit TPB-wmma_gemm-1: the warp numbered by 16 threads (was 'load_matrix_sync ... was
+    # given a pointer that differs between lanes (lane 0: B, lane 16: B + 1280) ... Hint: ...
+    # every lane passes the same pointer', the / 16 not named)
+    ("warp_of_16_threads", variant(KERNEL, ("threadIdx.x) / 32;", "threadIdx.x) / 16;")),
+     ["the warp's number was counted in 16 threads, not 32: lanes 0 to 15 of warp 0 took number "
+      "0 (tile (0, 0)) and lanes 16 to 31 number 1 (tile (0, 1)), so the warp's lanes passed "
+      "load_matrix_sync two tiles (lane 0: B, lane 16: B + 1280)",
+      "a warp is 32 threads: warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32"]),
     ("a_col_major", variant(KERNEL, ("half, wmma::row_major> a;", "half, wmma::col_major> a;")),
      ["A's fragment was declared col_major", "wmma::row_major"]),
     # blind audit TJB-wmma_gemm-1: C stored with leading dimension M (was 'elements past the end

@@ -170,6 +170,14 @@ WRONG = [
     ("a_rows_16_apart", variant(KERNEL, ("A[(tile_row * 16 + r) * K + k0 + col]",
                                          "A[tile_row * 16 * K + r * 16 + k0 + col]")),
      ["As took A's rows 16 elements apart", "A[(tile_row * 16 + r) * K + k0 + col]"]),
+    # blind audit TPB-wmma_partial_k-1: A's row length taken as the staged tile's 16 (was 'C is
+    # not A B (C[16][24] = -6.721, expected 4.598)' and the staging rule, the 16 never named)
+    ("a_row_length_16", variant(KERNEL, ("A[(tile_row * 16 + r) * K + k0 + col]",
+                                         "A[(tile_row * 16 + r) * 16 + k0 + col]")),
+     ["As took A's rows 16 elements apart, (tile_row * 16 + r) * 16, the staged tile's width, "
+      "but a row of A holds K = 40 elements: row 1 of tile (0, 0) was staged from A's element 16, "
+      "A[0][16], where A[1][0], element 40, belongs",
+      "a row of A holds K elements, not the tile's 16: A[(tile_row * 16 + r) * K + k0 + col]"]),
     # blind audit TEB-wmma_partial_k-1: B staged without the tile's column offset (was 'the
     # columns of C repeat the first 16: column r holds the right values of column r % 16 ...'
     # and both staging rules as the hint, tile_col * 16 never named)
