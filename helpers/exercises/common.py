@@ -269,3 +269,34 @@ def launch_catching(launch) -> str | None:
     """``launch_failure(launch)``, the error in words (``failed``): None when it ran."""
     error = launch_failure(launch)
     return None if error is None else failed(error)
+
+
+def c_int_value(expression: str, names: dict):
+    """The value of a C integer expression of the learner's code (``n / 2``, ``GROUP / 2``):
+    whole numbers and ``names``' values joined by + - * / (C's division, toward 0), unary minus
+    and parentheses; None for anything else (a call, a name not in ``names``, a division by 0).
+    Read from its syntax tree, never run."""
+    import ast
+
+    ops = {ast.Add: int.__add__, ast.Sub: int.__sub__, ast.Mult: int.__mul__,
+           ast.Div: lambda a, b: abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)}
+
+    def value(node):
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            return node.value
+        if isinstance(node, ast.Name) and type(names.get(node.id)) is int:
+            return names[node.id]
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            inner = value(node.operand)
+            return None if inner is None else -inner
+        if isinstance(node, ast.BinOp) and type(node.op) in ops:
+            left, right = value(node.left), value(node.right)
+            if left is None or right is None or (right == 0 and isinstance(node.op, ast.Div)):
+                return None
+            return ops[type(node.op)](left, right)
+        return None
+
+    try:
+        return value(ast.parse(expression.strip(), mode="eval").body)
+    except (SyntaxError, ValueError):
+        return None

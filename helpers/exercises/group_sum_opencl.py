@@ -18,7 +18,7 @@ import re
 import numpy as np
 
 from helpers.exercises import near
-from helpers.exercises.common import Input, Output
+from helpers.exercises.common import Input, Output, c_int_value
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import Launch
 from helpers.exercises.opencl_kernel import OpenCLExercise, kernel_code
@@ -305,14 +305,8 @@ def _first_stride_past(n, code):
     """Work-item 0 of a group read past the tile: the fold's first stride, read in the code
     (``for (int stride = ...; ...)``, its value worked out from GROUP and n), is GROUP or more."""
     loop = re.search(r"for\s*\(\s*(?:int\s+)?(\w+)\s*=\s*([\w\s+\-*/()]+?)\s*;", code)
-    value = None
-    if loop and re.fullmatch(r"[\w\s+\-*/()]+", loop.group(2)):
-        words = {"GROUP": GROUP, "n": n, "get_local_size": lambda d: GROUP}
-        expression = loop.group(2).replace("/", "//")
-        try:
-            value = eval(expression, {"__builtins__": {}}, words)
-        except Exception:  # a name the kernel defines itself: no value
-            value = None
+    start = re.sub(r"get_local_size\s*\(\s*0\s*\)", "GROUP", loop.group(2)) if loop else ""
+    value = c_int_value(start, {"GROUP": GROUP, "n": n})  # None: a name the kernel defines
     hint = "the first step adds the upper half to the lower: start at stride = GROUP / 2"
     if not isinstance(value, int) or value < GROUP:
         return ("work-item 0 of a group read past the tile in the fold: its first stride is GROUP "

@@ -13,6 +13,7 @@ from kernel_sources import variant
 
 from helpers.ch12 import opencl
 from helpers.exercises import catalog
+from helpers.exercises.common import c_int_value
 from helpers.exercises.group_sum_opencl import (EXERCISE, check_group_sum_opencl,
                                                 check_group_sum_opencl_kernel)
 from helpers.sim.settings import settings
@@ -246,3 +247,13 @@ def test_an_endless_kernel_is_stopped_at_the_time_limit(ctx, capsys):
     assert "a loop whose condition never becomes false" in verdict.hint, verdict
     # and the next check runs as before
     assert check_group_sum_opencl_kernel(build(ctx, SOLUTION)).passed is True
+
+
+def test_the_fold_s_first_stride_is_worked_out_from_the_code_never_run():
+    """C's division toward 0; a call, an unknown name or a power gives no value (nothing of the
+    learner's code is run by Python)."""
+    names = {"GROUP": 128, "n": 1000}
+    assert [c_int_value(e, names) for e in ("n / 2", "(GROUP) / 2", "-7 / 2", "GROUP - n")] == \
+        [500, 64, -3, -872]
+    assert {c_int_value(e, names) for e in ("9 ** 99", "__import__('os')", "n / 0", "m / 2",
+                                             "GROUP >> 1")} == {None}
