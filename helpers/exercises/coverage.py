@@ -301,3 +301,33 @@ def coverage(past, unwritten, grid: Grid, words: Words, wild_hint: str):
     if unwritten.any():
         yield from reached(~unwritten, grid, words)
     yield from never_written(unwritten, words)
+
+
+def factors_swapped(done, grid: Grid, words: Words):
+    """col = threadIdx.x * blockDim.x + blockIdx.x (or row's, or both): the thread and block
+    indices swapped in the index's line, so thread t of block b took t * blockDim + b, and of
+    each blockDim elements only the first gridDim (fewer) were reached. Named where the elements
+    written are exactly those (the caller checks that they are right)."""
+    if done.all() or not done.any():
+        return
+    axes = ((words.col, "columns", grid.width, grid.block[0], grid.grid[0], "x"),
+            (words.row, "rows", grid.height, grid.block[1], grid.grid[1], "y"))
+    for wrong in ((True, False), (False, True), (True, True)):
+        if any(bad and blocks >= side for bad, (*_, side, blocks, _) in zip(wrong, axes)):
+            continue   # as many blocks as threads a block: every element is reached
+        reach = [np.isin(np.arange(n), (np.arange(side)[:, None] * side + np.arange(blocks))
+                         if bad else np.arange(n)) for bad, (_, _, n, side, blocks, _) in
+                 zip(wrong, axes)]
+        if not np.array_equal(done, reach[1][:, None] & reach[0][None, :]):
+            continue
+        said = [f"{name} = threadIdx.{d} * blockDim.{d} + blockIdx.{d} has the thread and block "
+                f"indices swapped: thread t of block b took {name} = t * {side} + b, so of every "
+                f"{side} {lines} only the first {blocks} (one a block, gridDim.{d} = {blocks}) "
+                f"were written, and {name} = {blocks} to {side - 1} never in each"
+                for bad, (name, lines, _, side, blocks, d) in zip(wrong, axes) if bad]
+        yield (f"{int((~done).sum())} of {done.size} {words.item}s were never written: "
+               + "; and ".join(said), "the block's number times the block's width, plus the "
+               "thread's place in the block: " + ", ".join(
+                   f"{name} = blockIdx.{d} * blockDim.{d} + threadIdx.{d}"
+                   for bad, (name, *_, d) in zip(wrong, axes) if bad))
+        return

@@ -16,7 +16,8 @@ import numpy as np
 
 from helpers.exercises import near
 from helpers.exercises.common import Output
-from helpers.exercises.coverage import Grid, Words, coverage, crossed_block, crossed_index
+from helpers.exercises.coverage import (Grid, Words, coverage, crossed_block, crossed_index,
+                                        factors_swapped)
 from helpers.exercises.escape import escape_counts, pixel_grid
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.julia_models import (count_mistakes, escape_never_leaves, one_index,
@@ -178,6 +179,8 @@ def _mistakes(case, run):
     yield from _returned_in_the_loop(run.out.unwritten, ref < case["max_iter"])
     yield from _crossed(case, run)
     yield from _blocks_grid_dim_apart(case, run.out, ref)
+    if run.out.unwritten.any() and np.mean((got != ref)[~run.out.unwritten]) <= TOLERANCE:
+        yield from factors_swapped(~run.out.unwritten, _grid(case), WORDS)
     yield from coverage(run.out.past, run.out.unwritten, _grid(case), WORDS, WORDS.guard_hint)
     yield from _wrapped(case, got, ref, run)
     re, im = pixel_grid(*_args(case)[:6])

@@ -180,19 +180,26 @@ def _late_start(case, got, drawn):
 
 
 def _last_pass_cut(case, got, drawn):
-    """Every row drawn up to x = (width / blockDim.x) * blockDim.x alone, right there: the loop's
-    bound rounded down to whole passes of the block, so the last, partial pass was cut off."""
+    """Every row drawn, right, below x = (width / blockDim.x) * blockDim.x alone (the bound rounded
+    down to whole passes of the block: the last pass cut off), or below width - 1 (x < width - 1)."""
     width, _, block = case[:3]
-    cut = width // block * block
-    x = np.arange(width)
-    if cut < width and np.array_equal(drawn, np.broadcast_to(x < cut, drawn.shape)) and \
-            np.mean(got[drawn] != reference(case)[drawn]) <= TOLERANCE:
-        yield (f"{int((~drawn).sum())} of {drawn.size} pixels were never drawn, x = {cut} to "
-               f"{width - 1} in every row: the last pass along the row, where only {width - cut} "
-               f"of the {block} threads have a pixel, was cut off: the loop's bound was rounded "
-               f"down to whole passes of the block, (width / blockDim.x) * blockDim.x = {cut}",
-               "loop while x < width: for (int x = threadIdx.x; x < width; x += blockDim.x), "
-               "and in the last, partial pass the threads past the row's end just leave the loop")
+    cut, x = width // block * block, np.arange(width)
+    for end in {cut, width - 1}:
+        if end >= width or not np.array_equal(drawn, np.broadcast_to(x < end, drawn.shape)) or \
+                np.mean(got[drawn] != reference(case)[drawn]) > TOLERANCE:
+            continue
+        never = f"{int((~drawn).sum())} of {drawn.size} pixels were never drawn"
+        if end == cut:  # (first: where width - 1 is cut too, the rounding is the likelier)
+            yield (f"{never}, x = {cut} to {width - 1} in every row: the last pass along the row, "
+                   f"where only {width - cut} of the {block} threads have a pixel, was cut off: "
+                   "the loop's bound was rounded down to whole passes of the block, (width / "
+                   f"blockDim.x) * blockDim.x = {cut}", "loop while x < width: for (int x = "
+                   "threadIdx.x; x < width; x += blockDim.x), and in the last, partial pass the "
+                   "threads past the row's end just leave the loop")
+            continue
+        yield (f"{never}, x = {width - 1} in every row, the row's last pixel: the loop stopped "
+               f"at x < width - 1 = {width - 1}, which leaves out x = width - 1, the last column",
+               "loop while x < width, which stops after the last column, width - 1: " + LOOP_HINT)
 
 
 def _first_warp_only(case, got, drawn, kernels):

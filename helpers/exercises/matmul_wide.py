@@ -17,6 +17,8 @@ whatever order the threads ran in, and Bs rows that no thread loaded show as NaN
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from helpers.exercises import near
@@ -188,6 +190,12 @@ def _refine(failure):
                    "the loop over r starts at ty * TILE_M, so only rows 0, 8, 16 and 24 of Bs "
                    "are loaded, by several rows of threads each; start at r = ty: "
                    "for (int r = ty; r < TILE_K; r += TILE_M)")
+    if failure.kind == "array bounds" and err.declared == "float [8][32]" and err.length == 8:
+        yield (f"As's first index reached {err.element} at {Path(err.line or '').name} (thread "
+               f"{err.thread} of block {err.block}), past its TILE_M = 8 rows: an index that runs "
+               "over k, to TILE_K = 32, was put first, as in As[k][ty]",
+               "As is As[TILE_M][TILE_K], stored like A's tile: the thread's row ty first, then k; "
+               "Bs alone is k-major: sum += As[ty][k] * Bs[k][tx]")
     if failure.kind == "array bounds":
         yield ("As is TILE_M x TILE_K (8 x 32) and Bs TILE_K x TILE_N (32 x 32): a thread's rows "
                "of Bs are r = ty, ty + 8, ... below TILE_K, and k runs below TILE_K")

@@ -17,7 +17,8 @@ from helpers.exercises.common import Input, Output, is_poison
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.hidden import grids
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.matrix_index_models import model as _model, one_thread_side, same as _same
+from helpers.exercises.matrix_index_models import (model as _model, one_thread_side, read_at_col,
+                                                   same as _same)
 from helpers.exercises.microscope import observe, written_by_two, written_twice
 from helpers.exercises.verdict import matches
 from helpers.exercises.origin import Wrong
@@ -272,7 +273,7 @@ def _mix_ups(got, case, padded, kernels):
          "from x and its row from y: " + INDEX_HINT),
         *one_thread_side(case, padded, kernels, INDEX_HINT),
         *_threads_swapped(case),
-        *_fixed_blocks(case))] + list(_overlapping(case, padded))
+        *_fixed_blocks(case))] + list(_overlapping(case, padded)) + read_at_col(case, padded)
     a = a_pad[:rows * cols].reshape(rows, cols)
     for scale, offset, problem, hint in _vectors(case):
         models.append((a * cs_pad[scale] + ro_pad[offset], f"the result is a * {problem}", hint))

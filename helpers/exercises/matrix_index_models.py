@@ -87,3 +87,14 @@ def one_thread_side(case, padded, kernels, index_hint):
              "thread index gives: row = blockIdx.y * blockDim.y + threadIdx.x, or col = "
              "blockIdx.x * blockDim.x + threadIdx.y (on square blocks the two give the same "
              "output)", "col takes threadIdx.x, row threadIdx.y: " + index_hint)]
+
+
+def read_at_col(case, padded):
+    """a read at the column, a[col], not at the element's index i (a copy slip): every row reads
+    row 0's elements of a."""
+    rows, cols = case.height, case.width
+    a_pad, cs_pad, ro_pad = padded
+    got = a_pad[:cols] * cs_pad[:cols] + ro_pad[:rows, None]
+    return [(got, f"a was read at a[col], the column, not at the element's index i = row * cols + "
+             f"col: out[1][0] took a[0], not a[{cols}], so every row read row 0's elements of a",
+             "read a where out is stored: out[i] = a[i] * col_scale[col] + row_offset[row]")]

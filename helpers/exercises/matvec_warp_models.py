@@ -120,6 +120,10 @@ def models(a, x):
         yield (flat[np.arange(rows)[:, None] * apart + np.arange(cols)] @ x, f"A's rows were "
                f"read {name} floats apart, A[row * {name} + c]: {what}a row of A holds cols "
                "floats", "row `row` of A starts at A[row * cols]: A[row * cols + c]")
+    yield (flat[np.arange(rows)[:, None] + np.arange(cols)] @ x, f"A was read at A[row + c]: "
+           f"row was not multiplied by cols = {cols}, a row's length, so row `row` began at A[row] "
+           f"(y[1] added A[1] to A[{cols}], row 0 shifted by one) where it starts at A[row * cols]",
+           "A[row * cols + c]: skip cols floats for each row above")
     parts = lane_sums(a, x)
     yield from _first_offsets(parts)
     yield (parts[:, 31], "each y[row] is lane 31's sum alone: warp_sum's v = "

@@ -53,8 +53,7 @@ WRONG = [
     ("guard_too_strict_leaves_pixels_unwritten",
      variant(KERNEL, ("x >= width || y >= height", "x >= width - 1 || y >= height")),
      ["never written", "every pixel needs a thread"]),
-    ("guard_off_by_one",
-     variant(KERNEL, ("x >= width || y >= height", "x > width || y > height")),
+    ("guard_off_by_one", variant(KERNEL, ("x >= width || y >= height", "x > width || y > height")),
      ["off by one", "(>=, not >)"]),
     ("stores_into_the_next",
      variant(KERNEL, ("iters[y * width + x] = n;", "iters[y * width + x + 1] = n;")),
@@ -87,8 +86,7 @@ WRONG = [
      variant(KERNEL, ("float z_re = x_min + x * dx;\n    float z_im = y_min + y * dy;",
               "float z_re = 0.0f, z_im = 0.0f;")),
      ["same count", "z_re = x_min + x*dx"]),
-    ("never_escapes",
-     variant(KERNEL, ("        if (re2 + im2 > 4.0f)\n            break;\n", "")),
+    ("never_escapes", variant(KERNEL, ("        if (re2 + im2 > 4.0f)\n            break;\n", "")),
      ["same count", "no pixel escaped", "end the loop once |z|^2 > 4"]),
     ("step_declares_a_new_z",
      variant(KERNEL, ("        z_im = 2.0f", "        float z_im = 2.0f"),
@@ -106,8 +104,7 @@ WRONG = [
      ["the escape test only ever sees each pixel's start point",
       "re2 = z_re * z_re and im2 = z_im * z_im were computed once, before the loop",
       "at the top of each turn, float re2 = z_re * z_re, im2 = z_im * z_im"]),
-    ("stops_at_4",
-     variant(KERNEL, ("if (re2 + im2 > 4.0f)", "if (re2 + im2 >= 4.0f)")),
+    ("stops_at_4", variant(KERNEL, ("if (re2 + im2 > 4.0f)", "if (re2 + im2 >= 4.0f)")),
      ["where |z|^2 starts at exactly 4", "> 4.0f (not >=)"]),
     ("x_and_y_swapped_in_the_point",
      variant(KERNEL, ("x_min + x * dx", "x_min + y * dx"), ("y_min + y * dy", "y_min + x * dy")),
@@ -119,11 +116,9 @@ WRONG = [
     ("c_re_and_c_im_swapped",
      variant(KERNEL, ("+ c_im;", "+ C_RE;"), ("+ c_re;", "+ c_im;"), ("+ C_RE;", "+ c_re;")),
      ["c_re and c_im are swapped", "add c_re to the real part"]),
-    ("stored_transposed",
-     variant(KERNEL, ("iters[y * width + x]", "iters[x * height + y]")),
+    ("stored_transposed", variant(KERNEL, ("iters[y * width + x]", "iters[x * height + y]")),
      ["transposed", "iters[y*width + x]"]),
-    ("loop_runs_once_too_often",
-     variant(KERNEL, ("while (n < max_iter)", "while (n <= max_iter)")),
+    ("loop_runs_once_too_often", variant(KERNEL, ("while (n < max_iter)", "while (n <= max_iter)")),
      ["max_iter + 1", "n < max_iter"]),
     # the loop stopped a step early (blind audit TMA-escape_steps-1's mistake in this loop)
     ("loop_stops_a_step_short",
@@ -258,6 +253,14 @@ WRONG = [
                       "int x = blockIdx.y * blockDim.x + threadIdx.x;")),
      ["x took blockIdx.y where it takes blockIdx.x",
       "Hint: x = blockIdx.x * blockDim.x + threadIdx.x"]),
+    # blind audit TPA-julia-1: x = threadIdx.x * blockDim.x + blockIdx.x (was '5076 of 28623
+    # pixels were never written (the first is x = 13, y = 0)' and the general hint)
+    ("x_factors_swapped", variant(KERNEL, ("int x = blockIdx.x * blockDim.x + threadIdx.x;",
+                                           "int x = threadIdx.x * blockDim.x + blockIdx.x;")),
+     ["thread and block indices swapped: thread t of block b took x = t * 16 + b, so of every 16 "
+      "columns only the first 13 (one a block, gridDim.x = 13) were written, and x = 13 to 15 "
+      "never", "Hint: the block's number times the block's width, plus the thread's place in the "
+      "block: x = blockIdx.x * blockDim.x + threadIdx.x"]),
     # blind audit N16: x's blocks gridDim.x apart (was '4371 of 28623 pixels were never written
     # ... Hint: every pixel needs a thread: x = blockIdx.x * blockDim.x + threadIdx.x, and the
     # same for y; and the guard ...'); y's, and both
@@ -305,12 +308,10 @@ WRONG = [
 ]
 
 
+ENDLESS = "an escaped point loops forever: on a GPU the kernel never ends"
 SIMULATOR_ONLY = {"flat_guard": "on a GPU the threads past a row's end race with the next row's "
                                 "first threads: which count a pixel keeps varies",
-                  "continue_where_break_belongs": "an escaped point loops forever: on a GPU the "
-                                                  "kernel never ends",
-                  "escape_test_guards_the_step_alone": "an escaped point loops forever: on a GPU "
-                                                       "the kernel never ends"}
+                  "continue_where_break_belongs": ENDLESS, "escape_test_guards_the_step_alone": ENDLESS}
 
 
 @pytest.fixture(scope="module")

@@ -50,6 +50,11 @@ WRONG = {
                                   "3904 of 12383 pixels were never drawn, x = 0 to 63 in every "
                                   "row: the loop along the row started at x = threadIdx.x + "
                                   "blockDim.x"),
+    # blind audit TPA-mandelbrot_rows-1 (was '61 of 12383 pixels were never drawn (the first at
+    # x = 202, y = 0)' and the loop restated): the loop's bound width - 1
+    "loop_to_width_minus_1": ([("x < width;", "x < width - 1;")],
+                              "61 of 12383 pixels were never drawn, x = 202 in every row, the "
+                              "row's last pixel: the loop stopped at x < width - 1"),
     "one_pixel_a_thread": ([(LOOP, "int x = threadIdx.x;\n    if (x < width) {")],
                            "only the first 64 pixels of each row were drawn"),
     # blind audit I17: right where a block is one warp; with 64 threads each pixel from 32 on
@@ -162,7 +167,8 @@ WRONG = {
     "rows_a_block_long": ([("iters[y * width + x]", "iters[y * blockDim.x + x]")],
                           "rows blockDim.x = 64 pixels apart (iters[y * blockDim.x + x])"),
 }
-HINTS = {"squares_doubled": "square each part, float re2 = z_re * z_re, im2 = z_im * z_im;",
+HINTS = {"loop_to_width_minus_1": "loop while x < width, which stops after the last column",
+         "squares_doubled": "square each part, float re2 = z_re * z_re, im2 = z_im * z_im;",
          "one_step_short": "loop while n < max_iter",
          "returns_on_escape": "leave the while loop with break;, not return;",
          "c_im_in_re": "the real part adds c_re, z_re = re2 - im2 + c_re",

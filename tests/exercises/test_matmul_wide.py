@@ -26,6 +26,13 @@ WRONG = {
                         {"problem": "every thread stored its 4 rows of B into Bs[ty][tx], its own "
                                     "row ty of Bs",
                          "hint": "store each row where the loop's r says: Bs[r][tx] ="}),
+    # blind audit TPB-matmul_wide-1: As read k-major like Bs, As[k][ty] (was 'the kernel crashed
+    # ... indexed an array past the size it was declared with (index 8) at matmul_wide.cu:27' and
+    # both tiles' shapes restated)
+    "as_read_k_major": ([("sum += As[ty][k] * Bs[k][tx];", "sum += As[k][ty] * Bs[k][tx];")],
+                        {"problem": "(thread (0, 0, 0) of block (0, 0, 0)), past its TILE_M = 8 "
+                                    "rows: an index that runs over k, to TILE_K = 32, was put first",
+                         "hint": "sum += As[ty][k] * Bs[k][tx]"}),
     # blind audit F6: B's column taken as tx, the block's offset forgotten (a near miss before)
     "b_column_from_tx": ([("B[b_row * N + col]", "B[b_row * N + tx]")],
                          {"problem": "B's tile was read from column tx, not col",

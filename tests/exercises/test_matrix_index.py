@@ -35,6 +35,11 @@ WRONG = {
                                 "the guard on col is off by one"),
     "col_scale_by_row": ([("col_scale[col]", "col_scale[row]")], "a * col_scale[row] + row_offset[row]"),
     "row_offset_by_col": ([("row_offset[row]", "row_offset[col]")], "a * col_scale[col] + row_offset[col]"),
+    # blind audit TPB-matrix_index-1: a read at the column (was '3276 of 3367 elements are
+    # wrong ... which loaded a[0] ...' and the whole formula, a[col] not named)
+    "a_read_at_col": ([("out[i] = a[i] * col_scale[col]", "out[i] = a[col] * col_scale[col]")],
+                      "a was read at a[col], the column, not at the element's index i = row * cols + col: "
+                      "out[1][0] took a[0], not a[91]", "a[i] * col_scale[col]"),
     "rows_a_block_wide": ([("int i = row * cols + col;", "int i = row * blockDim.x + col;")],
                           "the index row * blockDim.x + col"),
     # blind audit TOB-matrix_index-1: the store alone transposed (was '... the output is

@@ -36,6 +36,11 @@ WRONG = {
     "stops_before_offset_1": ([("offset > 0;", "offset > 1;")],
                               {"problem": "even lanes", "hint": "offset > 0"}),
     "loop_steps_by_1": ([("c += 32)", "c++)")], {"problem": "steps by 1", "hint": "c += 32"}),
+    # blind audit TPB-matvec_warp-1: A[row + c], the row length forgotten (was 'y[1] =
+    # -1.87889, NumPy's is -22.9368' and the kernel's plan)
+    "a_row_not_times_cols": ([("A[row * cols + c]", "A[row + c]")],
+                             {"problem": "A was read at A[row + c]: row was not multiplied by cols = 1000",
+                              "hint": "A[row * cols + c]"}),
     "a_read_by_columns": ([("A[row * cols + c]", "A[c * rows + row]")],
                           {"problem": "read down its columns", "hint": "A[row * cols + c]"}),
     # blind audit H7, H8 (were 'y[0] = ..., NumPy's is ...' and the plan)
