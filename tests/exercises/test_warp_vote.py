@@ -212,7 +212,10 @@ SIMULATOR_ONLY = {"warp_and_lane_swapped": "every block's first warp stores into
                   "warp_from_block_plus_warp_in_block": "warps of neighbouring blocks race on "
                                                         "one count: which stays is timing",
                   "stored_at_i": "a store past the end of counts: a GPU may fault, or write into "
-                                 "another array"}
+                                 "another array",
+                  "warp_rounded_up": "lane 0 of the last warp calls __ballot_sync(0xffffffff, ...) "
+                                     "after lanes 1 to 31 returned: undefined on a GPU, whose "
+                                     "counts may come out right"}
 # Right, but not the solution's way: each must pass
 RIGHT = {
     "shuffles_add_the_votes": [(BALLOT, "unsigned int votes = above;\n"

@@ -235,7 +235,9 @@ SIMULATOR_ONLY = {"accumulator_never_set": "a GPU's registers may hold the same 
                   "a_offset_k_over_16": MISALIGNED_ON_A_GPU,
                   # C's tile at column tile_col: store_matrix_sync at a float not 32 bytes
                   # aligned (the H100, 2026-12-05: misaligned address, the context lost)
-                  "c_tiles_one_column_apart": MISALIGNED_ON_A_GPU}
+                  "c_tiles_one_column_apart": MISALIGNED_ON_A_GPU,
+                  "warp_of_16_threads": "a warp's lanes pass load_matrix_sync two tiles: "
+                                        "undefined on a GPU, whose C may come out anything"}
 
 
 @pytest.fixture(scope="module")
