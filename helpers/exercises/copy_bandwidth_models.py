@@ -168,6 +168,6 @@ def floored(fn, gbs, right):
             where = f": line {first + node.lineno - 1} of {place} " \
                     f"({lines[node.lineno - 1].strip()}) divides with //"
             how = "// is floor division, which drops the fraction"
-    return (f"{gbs:.4g} GB/s is the bytes over your own events' ms, {right:.4g} GB/s, rounded "
-            f"down to a whole number of GB/s{where}: {how} (a copy slower than 1 GB/s would "
-            "give 0)", "divide with /, not //: h.nbytes / (ms * 1e-3) / 1e9")
+    return (f"your function returned {gbs:.4g} GB/s, the bytes over your own events' ms "
+            f"({right:.4g} GB/s) rounded down to a whole number of GB/s{where}: {how} (a copy "
+            "slower than 1 GB/s would give 0)", "divide with /, not //: h.nbytes / (ms * 1e-3) / 1e9")
