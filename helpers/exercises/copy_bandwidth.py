@@ -28,13 +28,15 @@ from __future__ import annotations
 
 import contextlib
 import numbers
+import sys
 import time
 
 import numpy as np
 
 from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.copy_bandwidth_models import (Ms, converted_twice, counted_twice, floored,
-                                                   is_floored, made_larger, one_element)
+                                                   is_floored, made_larger, object_size,
+                                                   one_element)
 from helpers.exercises.function import check_function, copies_noted, run_catching
 from helpers.exercises.verdict import Verdict, check_cases
 
@@ -145,6 +147,9 @@ def _slip(fn, gbs, factor, problem, hint):
     multiplied by 2 (counted_twice); "itemsize" (problem, hint the bytes of
     one element and the array's) is one element's bytes for the array's; "floor" (problem the
     right GB/s) the GB/s rounded down to a whole number."""
+    if factor == "getsizeof":
+        yield object_size(fn, gbs, problem, hint)
+        return
     if factor in ("itemsize", "floor"):
         yield one_element(fn, gbs, problem, hint) if factor == "itemsize" else floored(
             fn, gbs, problem)
@@ -262,6 +267,9 @@ def _slip_of(gbs, copies, ms, notes):
     itemsize = next(getattr(host, "itemsize", 0) for way, host, *_ in copies if way == "htod")
     if 0 < itemsize < nbytes and abs(ratio * nbytes / itemsize - 1) < 1e-3:
         return "itemsize", itemsize, nbytes  # one element's bytes: _slip names it
+    host = next(host for way, host, *_ in copies if way == "htod")
+    if 0 < (size := sys.getsizeof(host)) != nbytes and abs(ratio * nbytes / size - 1) < 1e-3:
+        return "getsizeof", size, nbytes  # the Python object's size: _slip names it
     for factor, problem, hint in SLIPS + SMALL_SLIPS:
         if abs(ratio / factor - 1) < 1e-3:
             problem, hint = _million(notes) if factor == 1e-6 else (problem, hint)

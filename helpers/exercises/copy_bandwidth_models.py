@@ -123,6 +123,26 @@ def one_element(fn, gbs, itemsize, nbytes):
             f"{array}.nbytes: GB/s = {array}.nbytes / (ms * 1e-3) / 1e9")
 
 
+def object_size(fn, gbs, size, nbytes):
+    """(problem, hint) of a GB/s ``nbytes / size`` times too small to the learner's own events,
+    ``size`` = sys.getsizeof of the array copied: the Python object's size divided by the seconds
+    where the array's bytes belong, with the line of the learner's code that calls getsizeof."""
+    where = ""
+    if (code := code_of(fn)) is not None:
+        tree, first, place, lines = code
+        node = next((n for n in ast.walk(tree) if isinstance(n, (ast.Return, ast.Assign))
+                     and any(isinstance(c, ast.Call) and "getsizeof" in ast.unparse(c.func)
+                             for c in ast.walk(n))), None)
+        if node is not None:
+            where = f" (line {first + node.lineno - 1} of {place}: " \
+                    f"{lines[node.lineno - 1].strip()})"
+    return (f"{gbs:.4g} GB/s is {nbytes / size:,.0f} times too small: the bytes counted were "
+            f"sys.getsizeof(h) ({size}), the Python object's size (for a page-locked array, "
+            f"whose memory the object does not own, only its header), where the array's, "
+            f"h.nbytes ({nbytes:,}), belong{where}", "the bytes copied are h.nbytes: GB/s = "
+            "h.nbytes / (ms * 1e-3) / 1e9")
+
+
 def counted_twice(fn, gbs):
     """A GB/s twice too large (to the learner's own events) where a statement of the code
     multiplies the bytes (an expression that reads ``.nbytes``) by 2: a read and a write counted,

@@ -154,6 +154,16 @@ def my_copy_gbs(h, d, stream):
                                          f"({4 * copy_bandwidth._scaled(copy_bandwidth.CASES[0]):,}), belong",
                                          "line 9 of your cell"),
                              "hint": "h.nbytes / (ms * 1e-3) / 1e9"}),
+    # blind audit TQC-copy_bandwidth-1 (was "1.547e-05 GB/s is a million times too small: the
+    # bytes were divided by the ms and by 1e3 more ... Hint: put the seconds, ms * 1e-3, in
+    # parentheses ...", parentheses that were there): the Python object's size, sys.getsizeof(h),
+    # for the bytes, which for a page-locked array (whose memory it does not own) is its header
+    "getsizeof_for_nbytes": (right_but("    return h.nbytes /",
+                                       "    import sys\n    return sys.getsizeof(h) /"),
+                             {"problem": ("sys.getsizeof(h)", "the Python object's size",
+                                          "where the array's, h.nbytes "
+                                          f"({4 * copy_bandwidth._scaled(copy_bandwidth.CASES[0]):,}), belong"),
+                              "hint": "h.nbytes / (ms * 1e-3) / 1e9"}),
     "seconds_as_ms_over_1e_minus_3": (right_but(RIGHT_GBS, "h.nbytes / (ms / 1e-3) / 1e9"),
                                       {"problem": "the ms were divided by 1e-3 (ms / 1e-3)",
                                        "hint": "multiply the ms by 1e-3"}),
