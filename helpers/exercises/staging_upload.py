@@ -31,7 +31,7 @@ from helpers.exercises.function import (Refused, check_function, hold_streams, r
 from helpers.exercises.staging_upload_models import (at_element_offsets, at_elements,
                                                     at_the_chunk_ends, at_the_start_of_d,
                                                     chunk_in_bytes, filled_whole,
-                                                    max_for_min, waits_skipped)
+                                                    max_for_min, sliced_at_lo, waits_skipped)
 from helpers.exercises.verdict import Verdict, check_cases
 
 CASES = [(300_007, 1 << 15), (50_000, (1 << 14) + 12)]  # (n, chunk) in float32 elements
@@ -285,6 +285,7 @@ def _seen(fn, n, chunk, drv, catch):  # _mistakes's, as the run shows them
         yield from _not_staged(staging, copies.sources)
         yield from _not_overlapped(copies.log)
     else:
+        yield from sliced_at_lo(copies.places, got, h, chunk)
         yield from _wrong_chunks(got, h, chunk, copies.log)
 
 

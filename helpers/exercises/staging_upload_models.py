@@ -81,6 +81,28 @@ def at_the_start_of_d(got, h, bounds):
     return bool(landed.all())
 
 
+def sliced_at_lo(places, got, h, chunk):
+    """(problem, hint) when each copy went to its right place in d (int(d) + lo * 4) but its
+    source was the staging buffer sliced at the chunk's place in h, buf[lo:hi], as ``places``
+    (each copy's byte offset in d and its bytes) show: past chunk 0 that slice lies beyond the
+    buffer's ``chunk`` elements and is empty, so d holds chunk 0 and the NaN it was filled with."""
+    n, itemsize = h.size, h.itemsize
+    bounds = [(lo, min(n, lo + chunk)) for lo in range(0, n, chunk)]
+    if len(bounds) < 2 or places != [(lo * itemsize, max(0, min(hi, chunk) - lo) * itemsize)
+                                     for lo, hi in bounds]:
+        return
+    if not (np.array_equal(got[:chunk], h[:chunk]) and np.isnan(got[chunk:]).all()):
+        return
+    lo, hi = bounds[1]
+    yield (f"from chunk 1 on, each copy's source was buf[lo:hi], the staging buffer sliced at the "
+           f"chunk's place in h (chunk 1: buf[{lo:,}:{hi:,}]), which lies past the buffer's "
+           f"{chunk:,} elements and is empty: 0 bytes were copied to int(d) + lo * 4 (the "
+           f"offset is right), so elements {chunk:,} to {n - 1:,} of d were never written (they "
+           "still hold the NaN d was filled with)", "the chunk sits at the start of its staging "
+           "buffer (buf[:hi - lo] = h[lo:hi]): copy buf[:hi - lo] from there: "
+           "drv.memcpy_htod_async(int(d) + lo * 4, buf[:hi - lo], s)")
+
+
 def at_the_chunk_ends(places, n, chunk, itemsize=4):
     """Copy c of each chunk put at element hi, the chunk's end (int(d) + hi * 4), not lo, its
     start, as ``places`` (each copy's byte offset in d and its bytes) show: d's first chunk is

@@ -70,6 +70,15 @@ WRONG = {
                                                   "(memcpy_htod_async(d, ...), no offset): "
                                                   "elements 0 to",
                                        "hint": "int(d) + lo * h.itemsize"}),
+    # blind audit TQC-staging_upload-1 (was "every chunk was copied to the start of d
+    # (memcpy_htod_async(d, ...), no offset) ... Hint: chunk c goes to element lo of d ...", the
+    # offset right): the copy's source sliced at the chunk's place in h, buf[lo:hi], which past
+    # chunk 0 lies beyond the staging buffer's end and is empty
+    "source_sliced_at_lo": (right_but((COPY, "drv.memcpy_htod_async(int(d) + lo * 4, buf[lo:hi], "
+                                             "s)")),
+                            {"problem": ("buf[lo:hi]", "empty", "0 bytes",
+                                         f"elements {CHUNK:,} to {N - 1:,} of d were never written"),
+                             "hint": "buf[:hi - lo]"}),
     # blind audit TJC-staging_upload-1 (was "chunk 0 (elements 0 to 32,767) of d differs from h
     # ... Hint: chunk c goes through staging[c % 2] on streams[c % 2], after waiting for that
     # stream"): the chunk's number, c, where its first element's, lo, belongs in the offset
