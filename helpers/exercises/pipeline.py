@@ -13,8 +13,8 @@ from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.function import HOLD_MS, check_function, run_catching, stream_holder
 from helpers.exercises.hidden import awkward
 from helpers.exercises.pipeline_models import (ATOL, RTOL, buffers_watched, copies_and_launches,
-                                              how_copied, launch_fits, shared_buffers, sharing,
-                                              stream_index, union_bytes)
+                                              count_one_short, how_copied, launch_fits,
+                                              shared_buffers, sharing, stream_index, union_bytes)
 from helpers.exercises.verdict import Verdict, check_cases, not_yet, passed
 from helpers.workload import share
 
@@ -218,6 +218,7 @@ def diagnose(h_in, h_in_before, at_return, got, expected, n_chunks, streams, cal
         f"chunks on different streams used the same device {shared_buffers(calls)} buffer",
         SEPARATE_BUFFERS_HINT))
     yield from copies_and_launches(calls, copies, order, h_in, got, expected)
+    yield from count_one_short(calls, h_in.size, n_chunks, got, expected)
     yield from _wrong_results(h_in, got, expected, n_chunks, shared)
     yield from _how_computed(calls, streams, h_in, n_chunks, shared, waited)
     yield from how_copied(copies, h_in, got)

@@ -122,6 +122,22 @@ def copies_and_launches(calls, copies, order, h_in, got, expected):
     yield from end_clamped(copies, h_in, got)
 
 
+def count_one_short(calls, n, n_chunks, got, expected):
+    """Every launch told hi - lo - 1 elements (hi read as the last index), nothing else wrong."""
+    ends = [(lo, min(n, lo + -(-n // n_chunks))) for lo in range(0, n, -(-n // n_chunks))]
+    bad = ~np.isclose(got, expected, rtol=RTOL, atol=ATOL)
+    if (not bad.any() or sorted(c[2] for c in calls) != sorted(hi - lo - 1 for lo, hi in ends)
+            or not set(np.flatnonzero(bad).tolist()) <= {hi - 1 for _, hi in ends}):
+        return
+    lo, hi = ends[0]
+    yield (f"every launch was told one element fewer than its chunk holds (hi - lo - 1): chunk 0 "
+           f"(elements {lo} to {hi - 1}) has {hi - lo} elements, and launch got {hi - lo - 1}, "
+           f"so the last element of every chunk was never computed: {int(bad.sum())} elements "
+           f"of h_out differ from NumPy, the first at index {int(np.flatnonzero(bad)[0])}",
+           "hi is one past the chunk's last element (h_in[lo:hi] leaves it out), so the chunk "
+           "holds hi - lo elements: launch(d_in, d_out, hi - lo, s)")
+
+
 def copied_into_d_out(calls, copies, got, expected):
     """Every chunk's copy in made into the buffer its launch writes (d_out), none into one a
     launch reads (d_in), the copies out made from d_out as they should: the kernels read device

@@ -145,6 +145,15 @@ WRONG = {
          "cell) repeats the one pair that was allocated, so buffers holds 3 references to it",
          "Hint: allocate a pair for each stream: buffers = [(drv.mem_alloc(chunk * 4), "
          "drv.mem_alloc(chunk * 4)) for _ in streams]")),
+    # blind audit TQC-pipeline-1 (was "7 elements differ from NumPy, the first at index 14286
+    # (chunk 0) ... Hint: check which buffer and which stream each copy and launch uses ...",
+    # a checklist): launch told hi - lo - 1 elements, as if hi were the chunk's last index
+    "launch_count_one_short": (
+        RIGHT.replace(KERNEL, "        launch(d_in, d_out, hi - lo - 1, s)\n"),
+        ("every launch was told one element fewer than its chunk holds",
+         "chunk 0 (elements 0 to 14286) has 14287 elements, and launch got 14286",
+         "the last element of every chunk", "index 14286",
+         "Hint: hi is one past the chunk's last element", "launch(d_in, d_out, hi - lo, s)")),
     "one_stream": (RIGHT.replace("s = streams[c % len(streams)]", "s = streams[0]"),
                    "every kernel went to the same stream"),
     "kernel_in_default_stream": (RIGHT.replace("launch(d_in, d_out, hi - lo, s)",
