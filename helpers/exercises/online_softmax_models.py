@@ -29,8 +29,7 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
     sum); ``l2_from``: what the partner's sum is shuffled from ("m": its max); ``offsets``: the butterfly's (a lane whose partner is past the warp gets its own
     value back); ``grown``: whether a value that raises the max adds its exp (1) too;
     ``merge="own only"``: the lane's own sum rescaled, the partner's added as it is; ``merge=
-    "no parentheses"``: m == -INF ? 0 : (l * e + m2 == -INF ? 0 : l2 * e2), C's parse; ``base2``: where the exps are 2 to the power ("loop", "merge" or "both"), as exp2f takes; ``merged``:
-    how the merge combines the two maxes (np.minimum: fminf)."""
+    "no parentheses"``: m == -INF ? 0 : (l * e + m2 == -INF ? 0 : l2 * e2), C's parse; ``base2``: where the exps are 2 to the power ("loop", "merge" or "both"), as exp2f takes; ``merged``: the merge's max (np.minimum: fminf)."""
     x = x.astype(np.float64)
     loop_exp, merge_exp = (np.exp2 if base2 in (part, "both") else np.exp for part in ("loop", "merge"))
     ms, ls = np.full((x.shape[0], 32), -np.inf), np.zeros((x.shape[0], 32))
