@@ -96,8 +96,8 @@ def _sides_swapped(out, case, image, code):
     fy, fx = np.argwhere(out.unwritten)[0] if out.unwritten.any() else (None, None)
     missed = (f"; {int(out.unwritten.sum())} of {image.size} pixels were never written (the "
               f"first is x = {fx}, y = {fy})" if fy is not None else "")
-    yield ((f"the kernel declares its int parameters as int height, int width, where the host "
-            f"passes the image's width first" if declared else "the kernel's width and height "
+    yield (("the kernel declares its int parameters as int height, int width, where the host "
+            "passes the image's width first" if declared else "the kernel's width and height "
             "are swapped: it used height as a row's length and width as the rows' count") +
            f": inside the kernel width = {width} and height = {height}, so each row was taken as "
            f"{width} pixels long, where the image's rows are {case.width}{missed}",
