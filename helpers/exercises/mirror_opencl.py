@@ -61,6 +61,7 @@ def _mistakes(case, run, reports):
     """The mistakes one launch shows, the most telling first (none when it is right): those of
     the index and the guard before Oclgrind's reports (a missing guard reads before in too)."""
     out = run.out
+    yield from _sides_swapped(out, case, run.model, kernel_code(run.kernel))
     yield from _rows_below(out, case, run.model)
     yield from _scattered_one_right(out, case, run.model)
     yield from _guard_on_the_range(out, case, kernel_code(run.kernel))
@@ -75,6 +76,34 @@ def _mistakes(case, run, reports):
     yield from _from_the_row_above(run.model, out.got, case)
     yield from reports
     yield from _wrong_values(run.model, out.got, case, kernel_code(run.kernel))
+
+
+def _sides_swapped(out, case, image, code):
+    """The kernel's width and height the host's other way round (int height, int width in its
+    signature, or the two names swapped throughout): out written as a mirror of rows height
+    pixels long, for the work-items with x < height and y < width, the rest never written."""
+    width, height = case.height, case.width   # as the kernel sees them
+    if width == height:
+        return
+    model, written = np.full(image.size, np.nan, np.float32), np.zeros(image.size, bool)
+    for y in range(min(height, case.threads[1])):
+        x = np.arange(min(width, case.threads[0]))
+        model[y * width + x], written[y * width + x] = image.ravel()[y * width + width - 1 - x], True
+    if out.past.size or not np.array_equal(~out.unwritten.ravel(), written) or not \
+            np.array_equal(out.got.ravel()[written], model[written]):
+        return
+    declared = re.search(r"\bint\s+height\s*,\s*int\s+width\s*\)", code)
+    fy, fx = np.argwhere(out.unwritten)[0] if out.unwritten.any() else (None, None)
+    missed = (f"; {int(out.unwritten.sum())} of {image.size} pixels were never written (the "
+              f"first is x = {fx}, y = {fy})" if fy is not None else "")
+    yield (("the kernel declares its int parameters as int height, int width, where the host "
+            "passes the image's width first" if declared else "the kernel's width and height "
+            "are swapped: it used height as a row's length and width as the rows' count") +
+           f": inside the kernel width = {width} and height = {height}, so each row was taken as "
+           f"{width} pixels long, where the image's rows are {case.width}{missed}",
+           "declare them in the host's order: __global float *out, int width, int height"
+           if declared else "width is the row's length (x < width, y * width) and height the "
+           "number of rows (y < height)")
 
 
 def _rows_below(out, case, image):

@@ -121,6 +121,10 @@ def _wrong_max(x, m, want_m):
         yield ("row_max is not the row's max: each merge took the partner's sum l as its max "
                "(m2 shuffled from l)", "shuffle the partner's max from m: float m2 = "
                "__shfl_xor_sync(0xffffffffu, m, offset), and l2 from l")
+    if np.allclose(m, pairs(x, merged=np.minimum)[0]):
+        yield (f"row_max[{r}] = {m[r]:.6g}, the smallest of the 32 lanes' maxes (the row's is "
+               f"{want_m[r]:.6g}): the merge took m_new = fminf(m, m2), the smaller of the two",
+               "the merged max is the larger of the two: float m_new = fmaxf(m, m2)")
     if np.allclose(m, xs[:, ::32].max(axis=1)):
         yield ("row_max is lane 0's own max, not the row's",
                "merge the lanes' maxes too: m = fmaxf(m, m2) at each step of the butterfly")

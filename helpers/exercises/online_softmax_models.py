@@ -11,7 +11,7 @@ OFFSETS = (16, 8, 4, 2, 1)
 
 
 def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 2, 1), grown=True,
-          l2_from="l", base2=False):
+          l2_from="l", base2=False, merged=np.maximum):
     """(m, l) of each row as the kernel computes them, in float64; ``loop`` and ``merge``: whether
     the running sum and the merged sums are rescaled to the new max (``loop="value"``: by
     exp(m - v), against the value; ``loop="ratio"``: by m / m_new, linearly; ``loop="term"``:
@@ -29,7 +29,7 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
     sum); ``l2_from``: what the partner's sum is shuffled from ("m": its max); ``offsets``: the butterfly's (a lane whose partner is past the warp gets its own
     value back); ``grown``: whether a value that raises the max adds its exp (1) too;
     ``merge="own only"``: the lane's own sum rescaled, the partner's added as it is; ``merge=
-    "no parentheses"``: m == -INF ? 0 : (l * e + m2 == -INF ? 0 : l2 * e2), C's parse; ``base2``: where the exps are 2 to the power ("loop", "merge" or "both"), as exp2f takes."""
+    "no parentheses"``: m == -INF ? 0 : (l * e + m2 == -INF ? 0 : l2 * e2), C's parse; ``base2``: where the exps are 2 to the power ("loop", "merge" or "both"), as exp2f takes; ``merged``: the merge's max (np.minimum: fminf)."""
     x = x.astype(np.float64)
     loop_exp, merge_exp = (np.exp2 if base2 in (part, "both") else np.exp for part in ("loop", "merge"))
     ms, ls = np.full((x.shape[0], 32), -np.inf), np.zeros((x.shape[0], 32))
@@ -54,8 +54,8 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
         partner = np.where(partner < 32, partner, np.arange(32))
         m2 = (ls if m2_from == "l" else ms)[:, partner]
         l2 = (ms if l2_from == "m" else ls)[:, partner]
-        new = np.maximum(ms, m2)
-        with np.errstate(invalid="ignore"):
+        new = merged(ms, m2)
+        with np.errstate(invalid="ignore", over="ignore"):
             own_test, their_test = (m2, ms) if merge == "swapped" else (ms, m2)
             way, mine = (-1 if merge == "wrong way" else 1), (m2 if merge == "partner max" else ms)
             own = (np.where(own_test == -np.inf, 0, merge_exp(way * (mine - new)))

@@ -167,3 +167,18 @@ def j_as_the_lane(failure):
            f"each by {threads // 32} threads, and s[32] to s[{threads - 1}] never",
            f"j is the thread's place in the block, 0 to {threads - 1}, not its lane in a warp: "
            "int j = threadIdx.x;")
+
+
+def len_of_the_last_block(n, run):
+    """len = n % BLOCK in every block: the full blocks mirrored the last block's count, each
+    element j < len getting the block's element len - 1 - j, the others never written."""
+    rest = n % BLOCK
+    if n <= BLOCK or not rest or not np.array_equal(
+            run.out.got, reference(run.model, lambda _: rest), equal_nan=True):
+        return
+    yield (f"every block mirrored len = n % BLOCK = {n} % {BLOCK} = {rest} elements, the last "
+           f"block's count, where its own belongs: a full block holds {BLOCK}, so out[0] = "
+           f"{run.out.got[0]:g} got in[{rest - 1}], expected in[{BLOCK - 1}], and out[{rest}] to "
+           f"out[{BLOCK - 1}] of each full block were never written",
+           "each block counts its own elements: len = min(BLOCK, n - start), BLOCK in every full "
+           "block and n - start in the last")

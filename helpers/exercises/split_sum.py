@@ -152,6 +152,7 @@ def _mistakes(fn, contexts, n):
         yield f"your function returned {type(result).__name__}, not a number", "return the sum"
         return
     yield from _collected_in_the_launch_loop(float(result), x, calls, order)
+    yield from split_sum_models.returned_in_the_collecting_loop(fn, float(result), x, calls, order)
     yield from _wrong_sum(float(result), x, calls, lambda m: _shares_on(fn, contexts, m))
     yield from _read_elsewhere(order)
     yield from _took_turns(order)

@@ -3,6 +3,8 @@ raised (split_sum.py is at its size limit)."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from helpers.exercises.function import code_of, learner_line
 
 
@@ -107,3 +109,38 @@ def share_size_rounded(n, calls, probe):
            "a share size of len(x) / n rounded either way leaves elements out or reaches past the "
            "end where n does not divide len(x): give each device its own bounds, lo = k * len(x) "
            "// n, hi = (k + 1) * len(x) // n, the last ending at len(x)")
+
+
+
+def _return_in_a_loop(fn):
+    """(line, place) of the first return inside a for loop of fn's code, None where none."""
+    import ast
+
+    if (code := code_of(fn)) is None:
+        return None
+    tree, first, place, _ = code
+    found = [node for loop in ast.walk(tree) if isinstance(loop, ast.For)
+             for node in ast.walk(loop) if isinstance(node, ast.Return)]
+    return (first + found[0].lineno - 1, place) if found else None
+
+
+def returned_in_the_collecting_loop(fn, got, x, calls, order):
+    """return float(total) indented into the loop that collects the partial sums: every device's
+    sum started, the first one's alone read (its get() ran, the others' never did), the sum that
+    device's share alone, and fn's code has a return inside a for loop."""
+    devices, n = len(calls), x.size
+    bounds = [k * n // devices for k in range(devices + 1)]
+    started = [k for what, k, *_ in order if what == "start"]
+    read = [k for what, k, *_ in order if what == "read"]
+    if len(started) < 2 or read != started[:1] or calls != [hi - lo for lo, hi in zip(
+            bounds, bounds[1:])] or got != float(x[bounds[read[0]]:bounds[read[0] + 1]].sum(
+            dtype=np.float64)) or (at := _return_in_a_loop(fn)) is None:
+        return
+    never = ", ".join(f"device {k}'s" for k in started[1:])
+    yield (f"the function returned after the collecting loop's first pass: device {read[0]}'s "
+           f"partial sum was read, {never} was started but never read (its get() never ran), so "
+           f"the sum is device {read[0]}'s share alone ({got:g}, expected "
+           f"{x.sum(dtype=np.float64):g}): the return at line {at[0]} of {at[1]} is indented "
+           "inside the loop, for k, share, partial in started:", "dedent return float(total) out "
+           "of the collecting loop, to the function's level, so that it runs once, after every "
+           "partial sum is added")

@@ -17,6 +17,16 @@ READ = "in[y * width + (width - 1 - x)]"
 
 # name: (replacements in the solution, words the verdict's problem holds, words its hint holds)
 WRONG = {
+    # blind audit TQC-mirror_opencl-1: the kernel's int parameters declared height, width (was
+    # '185 of 1961 pixels were never written ... Hint: every pixel needs a work-item: ... and the
+    # guard x < width && y < height', the guard being right and the signature not named)
+    "width_and_height_parameters_swapped": ([("__global float *out, int width, int height)",
+                                              "__global float *out, int height, int width)")],
+                                            "the kernel declares its int parameters as int height, "
+                                            "int width, where the host passes the image's width "
+                                            "first: inside the kernel width = 37 and height = 53",
+                                            "declare them in the host's order: __global float *out, "
+                                            "int width, int height"),
     "y_uses_the_local_id": ([(Y, "int y = get_local_id(1);")],
                             "only rows 0 to", "y uses get_local_id"),
     "x_and_y_local": ([(X, "int x = get_local_id(0);"), (Y, "int y = get_local_id(1);")],

@@ -83,6 +83,11 @@ WRONG = [
     ("empty_lanes_give_nan", variant(KERNEL, (MERGE, "        l = l * __expf(m - m_new) + "
                                                      "l2 * __expf(m2 - m_new);\n")),
      ["NaN in rows shorter than 17 columns", "counts 0 in the merge"]),
+    # blind audit TQB-online_softmax-1: the merge's max taken by fminf (was 'row_max[0] = 103.25,
+    # the max of only some of its columns ... Hint: each lane walks c = lane, ...', fminf not named)
+    ("merge_takes_the_min", variant(KERNEL, ("float m_new = fmaxf(m, m2);", "float m_new = fminf(m, m2);")),
+     ["row_max[0] = 103.25, the smallest of the 32 lanes' maxes", "m_new = fminf(m, m2)",
+      "Hint: the merged max is the larger of the two: float m_new = fmaxf(m, m2)"]),
     ("max_not_merged", variant(KERNEL, (MERGE + "        m = m_new;\n", MERGE)),
      ["row_max is lane 0's own max", "m = fmaxf(m, m2)"]),
     ("rows_of_length_rows", variant(KERNEL, ("x + (size_t)row * cols", "x + (size_t)row * rows")),

@@ -78,6 +78,16 @@ WRONG = {
                        "(out[768] to out[999]) but mirrored 231", "out[999] was never written",
                        "the - 1 in len = min(BLOCK, n - start - 1)",
                        "Hint: len counts the block's elements: len = min(BLOCK, n - start)"]),
+    # blind audit TQB-reverse_blocks-1: len = n % BLOCK in every block (was '768 of 1000 elements
+    # are wrong (the first is out[0] = 0.378852, expected -0.738279): out[0] was stored by thread
+    # (0, 0, 0) ... loaded in[0] and s[231] ... Hint: element j of the block's output is ...', the
+    # len of the full blocks not named)
+    "len_of_the_last_block_everywhere": ([("int len = min(BLOCK, n - start);", "int len = n % BLOCK;")],
+                                         ["every block mirrored len = n % BLOCK = 1000 % 256 = 232 "
+                                          "elements, the last block's count, where its own belongs",
+                                          "out[0] = 0.378852 got in[231], expected in[255]",
+                                          "Hint: each block counts its own elements: len = min(BLOCK, "
+                                          "n - start), BLOCK in every full block"]),
     # blind audit TJB-reverse_blocks-1: len one too many (was 'the kernel wrote past the end of out
     # (as far as out[1000]; ...) ... Hint: only threads with j < len store: keep the guard if (j <
     # len) on the store too', the guard being kept)

@@ -19,6 +19,14 @@ COLLECT = "    for k, share, partial in started:\n        with using(contexts[k]
 WRONG = {
     "device_0_alone": ([(ADD, "total = float(partial.get()) if k == 0 else total")],
                        "device 0's share alone", "every device's partial sum"),
+    # blind audit TQB-split_sum-1: return float(total) indented into the collecting loop (was 'the
+    # sum is device 0's share alone ... Hint: add every device's partial sum to total', the
+    # early return not named)
+    "return_inside_the_collecting_loop": ([(ADD + "\n    return float(total)", ADD + "\n        return float(total)")],
+                                          "the function returned after the collecting loop's first "
+                                          "pass: device 0's partial sum was read, device 1's was "
+                                          "started but never read",
+                                          "dedent return float(total) out of the collecting loop"),
     # blind audit TB-split_sum-1: hi without the parentheses around k + 1 (was '500 of the 1001
     # elements were in no share ... Hint: device k's share is x[lo:hi], ...', the formula restated)
     "hi_without_parentheses": ([(BOUNDS, "lo, hi = k * len(x) // n, k + 1 * len(x) // n")],
@@ -180,7 +188,8 @@ SPLIT_MISTAKES = {"device_0_alone", "tail_left_out", "shares_overlap", "outside_
                   "partial_sums_added_as_gpuarrays", "hi_without_parentheses",
                   "hi_from_lo_plus_len_over_n", "hi_minus_one", "share_size_rounded",
                   "collected_inside_the_launch_loop", "last_device_left_out",
-                  "sliced_to_hi_plus_one", "every_share_to_sums_0", "n_from_len_x"}
+                  "sliced_to_hi_plus_one", "every_share_to_sums_0", "n_from_len_x",
+                  "return_inside_the_collecting_loop"}
 """Mistakes in how the work is split between devices: with one device there is nothing to split
 (the H200 run passed them all, and its verdict says to check on the simulator's two devices)."""
 
