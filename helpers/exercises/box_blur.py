@@ -12,8 +12,8 @@ import itertools
 import numpy as np
 
 from helpers.exercises import flat_split, near, speed
-from helpers.exercises.box_blur_loads import (diagonal, late_start, not_shared, origin_shifted,
-                                              stored_at_own_slot, tiled)
+from helpers.exercises.box_blur_loads import (clamped_short, diagonal, late_start, not_shared,
+                                              origin_shifted, stored_at_own_slot, tiled)
 from helpers.exercises.common import Input, Output, close
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.hidden import awkward
@@ -194,9 +194,7 @@ def _models(image):
     yield (reference(image, past=1), "the window's pixels past the right edge come from the next "
            "row's first pixel, and past the bottom from beyond the image: the clamp lets index n "
            "through", "clamp to the last pixel, n - 1: min(max(i, 0), n - 1)")
-    yield (reference(image, clamps=tuple(np.subtract(image.shape, 1))), "the image's last row and "
-           "column were never loaded: the tile's pixels there came from the ones before (n - 2)",
-           "clamp_index's n is the size: clamp_index(x0 + tx, width), clamp_index(y0 + ty, height)")
+    yield from clamped_short(image, reference)
     yield (reference(image, clamps=image.shape[::-1]), "the tile's rows were clamped to the width "
            "and its columns to the height: clamp_index's n swapped", "a row lies in 0 .. height "
            "- 1, a column in 0 .. width - 1: in[clamp_index(y0 + ty, height) * width + "

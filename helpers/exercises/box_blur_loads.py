@@ -158,3 +158,20 @@ def _moved(sx, sy):
     """How far a pixel moved, in words: '2 right and 2 down'."""
     return " and ".join(f"{abs(k)} {(left, right)[k > 0]}" for k, left, right in
                         ((sx, "left", "right"), (sy, "up", "down")) if k)
+
+
+def clamped_short(image, blur):
+    """(result, problem, hint) of clamp_index given the last index, n - 1, for the rows and the
+    columns, the columns only, or the rows only: that row or column of the image never loaded (``blur``:
+    box_blur.reference, its ``clamps`` the n each is clamped to)."""
+    (h, w), both = image.shape, "clamp_index(x0 + tx, width), clamp_index(y0 + ty, height)"
+    yield (blur(image, clamps=(h - 1, w - 1)), "the image's last row and column were never "
+           "loaded: the tile's pixels there came from the ones before (n - 2)",
+           f"clamp_index's n is the size: {both}")
+    for clamps, what, c, n, last in (((h, w - 1), "column", "x", "width", w - 1),
+                                     ((h - 1, w), "row", "y", "height", h - 1)):
+        yield (blur(image, clamps=clamps), f"the image's last {what} ({c} = {last}) was never "
+               f"loaded: the tile was loaded with clamp_index({c}0 + t{c}, {n} - 1), which stops "
+               f"at {n} - 2 = {last - 1}, so the windows that reach the {what} {c} = {last} read "
+               f"the {what} before it", f"clamp_index's n is the size: clamp_index({c}0 + t{c}, "
+               f"{n}) (it clamps to {n} - 1 itself)")

@@ -23,7 +23,8 @@ import numpy as np
 
 from helpers.exercises import near
 from helpers.exercises.column_means_models import (last_column_sent_away, one_column_a_block,
-                                                   row_left_out, sum_unset, sum_unset_by_luck)
+                                                   row_left_out, rows_stepped, sum_unset,
+                                                   sum_unset_by_luck)
 from helpers.exercises.common import Input, Output
 from helpers.exercises.failure import describe
 from helpers.exercises.hidden import awkward
@@ -246,7 +247,7 @@ def _mistakes(case, run):
              f"= {rows - 1}, where a mean divides by the number of elements added, rows = {rows} "
              "(rows - 1 is a sample variance's divisor, not a mean's)",
              "divide by rows: means[col] = sum / rows"),
-            *row_left_out(m),
+            *row_left_out(m), *rows_stepped(m, case[2]),
             (m.sum(axis=0), "each mean is its column's sum: it was not divided by rows",
              "the mean is the sum divided by the number of rows: means[col] = sum / rows"),
             (want / rows, f"every mean is the right one divided by rows = {rows} once more: the "

@@ -94,3 +94,21 @@ def one_column_a_block(failure, cols, kernels):
            f"columns {', '.join(map(str, firsts[:3]))}{', ...' if firsts.size > 3 else ''} got "
            "a mean and the rest none", "the block's threads lie along x: col = blockIdx.x * "
            "blockDim.x + threadIdx.x")
+
+
+def rows_stepped(m, block):
+    """(means, problem, hint) of a row loop stepped by the block's size, r += blockDim.x, or by
+    the grid's, r += gridDim.x * blockDim.x (the grid-stride habit, where one thread owns the
+    whole column), the sum still divided by rows: only every step-th row added."""
+    rows, cols = m.shape
+    grid = -(-cols // block)
+    for step, said in ((block, f"blockDim.x = {block}, r += blockDim.x"),
+                       (grid * block, f"gridDim.x * blockDim.x = {grid * block}, r += gridDim.x "
+                                      "* blockDim.x")):
+        if 1 < step < rows:
+            kept = ", ".join(str(r) for r in range(0, rows, step))
+            yield (m[::step].sum(axis=0) / rows, f"each mean is the sum of rows {kept} of its "
+                   f"column alone, divided by rows = {rows}: the row loop stepped by {said}, so "
+                   f"it added one row in {step} (one thread owns the whole column, there is no "
+                   "other thread to take the rows between)", "the thread adds every row of its "
+                   "column: for (int r = 0; r < rows; r++)")

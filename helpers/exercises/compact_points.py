@@ -15,7 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises.common import Input, Output
-from helpers.exercises.compact_points_models import (HOLE, HOLE_HINT, models, read_at_the_row,
+from helpers.exercises.compact_points_models import (HOLE, HOLE_HINT, coordinates_reordered,
+                                                     models, read_at_the_row,
                                                      read_from_another_plane, read_next_to_x)
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -346,9 +347,7 @@ def _wrong_points(got, want, xyz):
     """Mistakes the rows show once each was written."""
     if np.array_equal(got, want):
         return
-    if np.array_equal(got, want[:, ::-1]):
-        yield ("each row holds Z, Y, X: the coordinates are in the wrong order",
-               "row k is X, Y, Z: points[3 * k] = xyz[i], ..., points[3 * k + 2] = xyz[2 * n + i]")
+    yield from coordinates_reordered(got, want)
     yield from read_at_the_row(xyz, got, want)
     yield from read_from_another_plane(xyz, got, want)
     yield from read_next_to_x(xyz, got, want)

@@ -5,6 +5,8 @@ coordinate read at the point's row, or from another coordinate's plane)."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 HOLE = np.array(0x7FC0BEEF, np.uint32).view(np.float32)[()]   # a NaN, not the list's poison
@@ -161,3 +163,18 @@ def read_next_to_x(xyz, got, want):
                "read each coordinate from its own plane, n floats apart: " + ", ".join(
                    f"{'XYZ'[p]} is {('xyz[i]', 'xyz[n + i]', 'xyz[2 * n + i]')[p]}"
                    for p in planes))
+
+
+def coordinates_reordered(got, want):
+    """(problem, hint) of rows whose three coordinates are right but in another order: slot s of
+    each row holds coordinate p[s] (a permutation of X, Y, Z other than the identity)."""
+    names, reads = "XYZ", ("xyz[i]", "xyz[n + i]", "xyz[2 * n + i]")
+    for p in itertools.permutations(range(3)):
+        if p == (0, 1, 2) or not np.array_equal(got, want[:, list(p)]):
+            continue
+        moved = [s for s in range(3) if p[s] != s]
+        slot = [f"points[3 * k{f' + {s}' if s else ''}]" for s in range(3)]
+        stored = [f"{names[p[s]]} ({reads[p[s]]}) was stored in {slot[s]}" for s in moved]
+        yield (f"each row holds {', '.join(names[c] for c in p)}: {', '.join(stored[:-1])} and "
+               f"{stored[-1].replace(' was stored', '')}: the coordinates are in the wrong order",
+               "row k is X, Y, Z: " + ", ".join(f"{slot[s]} = {reads[s]}" for s in moved))

@@ -33,8 +33,8 @@ from helpers.exercises.failure import LOOP_HINT
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
 from helpers.exercises.microscope import (accesses_of, observe, observed_launch, observed_mistakes,
                                          stopped)
-from helpers.exercises.matvec_warp_models import (JUNK, lane_sums, models, shfl_down_sum,
-                                                  weighted)
+from helpers.exercises.matvec_warp_models import (JUNK, lane_0_doubled, lane_sums, models,
+                                                  shfl_down_sum, weighted)
 
 WARPS = (2, 4, 8)
 CASES = [(101, 1000, 4), (37, 77, 8), (300, 33, 2), (23, 1100, 4), (45, 200, 4, "observe")]
@@ -141,6 +141,8 @@ def _mistakes(case, run):
     yield from _in_an_int(a.astype(np.float64), x.astype(np.float64), got)
     yield from _from_the_block_s_thread(a.astype(np.float64), x.astype(np.float64), got, case[2])
     yield from _halved_first(kernels, lane_sums(a.astype(np.float64), x.astype(np.float64)), got)
+    yield from lane_0_doubled(kernels, _launch(CASES[-1]),
+                              lane_sums(a.astype(np.float64), x.astype(np.float64)), got)
     for model, problem, hint in models(a.astype(np.float64), x.astype(np.float64)):
         if np.allclose(got, model, rtol=1e-4, atol=1e-4):
             yield problem, hint

@@ -144,11 +144,6 @@ def models(a, x):
            "distance: each lane read the v that many lanes above it (the distance counted "
            "modulo 32), not lane + offset's", "the third argument is how "
            "many lanes above: v += __shfl_down_sync(0xffffffff, v, offset)")
-    yield (32 * parts[:, 0], "each y[row] is 32 times lane 0's sum: every lane added the same "
-           "columns (the loop starts at c = 0, not c = lane), or warp_sum's __shfl_up_sync handed "
-           "lane 0 its own value (no lane lies below it) at each of its 5 steps",
-           "lane l starts at its own column, c = lane; and warp_sum adds with "
-           "__shfl_down_sync(0xffffffff, v, offset)")
     yield (shfl_down_sum(parts, range(16, 0, -1)), "warp_sum's offset steps down by 1 "
            "(offset--): offsets 16, 15, 14, ..., 1 add the lanes' values into each other again "
            "and again", "halve the offset at each step: for (int offset = 16; offset > 0; "
@@ -168,3 +163,36 @@ def models(a, x):
            "before had already grown, so the lanes' sums are added again and again",
            "add with __shfl_down_sync, halving the offset: for (int offset = 16; offset > 0; "
            "offset /= 2) v += __shfl_down_sync(0xffffffff, v, offset)")
+
+
+def lane_0_doubled(kernels, launch, parts, got):
+    """(problem, hint) of y = 32 times lane 0's sum (``parts``: the lanes' sums), told apart by a
+    trace of ``launch`` on the simulator: the lanes of row 0's warp all read the same elements of
+    A (the column loop from c = 0, every lane's sum lane 0's), or each its own (warp_sum's
+    shuffle handed lane 0 its own v back at each of its 5 steps, as __shfl_up_sync does)."""
+    from helpers.exercises.microscope import accesses_of
+
+    if not np.allclose(got, 32 * parts[:, 0], rtol=1e-4, atol=1e-4):
+        return
+    kept = accesses_of(kernels, launch, "loads of A", 4096)
+    if kept is None:
+        return
+    row_0 = kept[(kept["array"] == "A") & ~kept["write"] & (kept["block"] == 0) &
+                 (kept["warp"] == 0)]
+    first = {int(lane): int(row_0["index"][row_0["lane"] == lane][0]) for lane in (0, 1)
+             if (row_0["lane"] == lane).any()}
+    said = f"y[0] = {got[0]:.6g} = 32 x {parts[0, 0]:.6g}"
+    if len(first) == 2 and first[0] == first[1]:
+        yield (f"each y[row] is 32 times lane 0's sum: every lane of a warp read the same elements "
+               f"of A (on the simulator lanes 0 and 1 of row 0 both read A[{first[0]}]): the "
+               "column loop starts at c = 0, not at the lane's own column, so the 32 lanes added "
+               f"the same products and warp_sum summed 32 copies ({said})",
+               "lane l starts at its own column: for (int c = lane; c < cols; c += 32)")
+    elif len(first) == 2:
+        yield (f"each y[row] is 32 times lane 0's own sum, the products of its columns 0, 32, 64, "
+               f"... alone, though the lanes read their own columns: lane 0 got its own v back at "
+               "each of warp_sum's 5 steps and doubled it (2 ** 5 = 32), so the other lanes' sums "
+               f"never reached it ({said}); __shfl_up_sync does that: it reads lane l - offset, "
+               "and below lane 0 there is none, so lane 0 keeps its own v",
+               "take the value from offset lanes above, so the sums flow down to lane 0: "
+               "v += __shfl_down_sync(0xffffffff, v, offset)")

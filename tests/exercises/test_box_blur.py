@@ -61,6 +61,16 @@ WRONG = {
     "clamp_to_the_last_index": ([(LOAD, "in[clamp_index(y0 + ty, height - 1) * width + "
                                         "clamp_index(x0 + tx, width - 1)]")],
                                 ["last row and column were never loaded", "clamp_index(x0 + tx, width)"]),
+    # blind audit TQA-box_blur-1 (was '135 of 3465 pixels are wrong ... Hint: ... move the bounds
+    # guard after the barrier', the guard being there): only the column clamped to width - 1
+    "column_clamped_to_the_last_index": ([("clamp_index(x0 + tx, width)", "clamp_index(x0 + tx, width - 1)")],
+                                         ["the image's last column (x = 76) was never loaded",
+                                          "clamp_index(x0 + tx, width - 1)",
+                                          "Hint: clamp_index's n is the size: clamp_index(x0 + tx, width)"]),
+    "row_clamped_to_the_last_index": ([("clamp_index(y0 + ty, height)", "clamp_index(y0 + ty, height - 1)")],
+                                      ["the image's last row (y = 44) was never loaded",
+                                       "clamp_index(y0 + ty, height - 1)",
+                                       "Hint: clamp_index's n is the size: clamp_index(y0 + ty, height)"]),
     "window_at_image_coordinates": ([("sum += tile[threadIdx.y + dy][threadIdx.x + dx];",
                                       "sum += tile[y + dy][x + dx];")],
                                     ["Hint: tile was read at column 36, the image's x plus the window's offset",

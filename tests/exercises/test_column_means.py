@@ -102,6 +102,18 @@ WRONG = {
                                          "left out rows 0 to col - 1: the row loop started at "
                                          "r = col",
                               "hint": "for (int r = 0; r < rows; r++)"}),
+    # blind audit TQA-column_means-1: the row loop stepped by the block's size, the grid-stride
+    # habit (was 'means[0] = 0.0122438, NumPy's is -0.0600658 ... Hint: printf, from thread 0, ...')
+    "rows_stepped_by_the_block": ([("r < rows; r++)", "r < rows; r += blockDim.x)")],
+                                  {"problem": "each mean is the sum of rows 0, 32, 64, 96 of its "
+                                              "column alone, divided by rows = 100: the row loop "
+                                              "stepped by blockDim.x = 32, r += blockDim.x",
+                                   "hint": "for (int r = 0; r < rows; r++)"}),
+    "rows_stepped_by_the_grid": ([("r < rows; r++)", "r < rows; r += gridDim.x * blockDim.x)")],
+                                 {"problem": "each mean is the sum of rows 0, 64 of its column "
+                                             "alone, divided by rows = 100: the row loop stepped "
+                                             "by gridDim.x * blockDim.x = 64",
+                                  "hint": "for (int r = 0; r < rows; r++)"}),
     "one_row_too_many": ([("r < rows;", "r <= rows;")],
                          {"problem": "past the end of its 3700", "hint": "r < rows"}),
     # blind audit Z15: rows counted from 1 (was 'the kernel failed ... a read of m[3700] ...

@@ -63,6 +63,13 @@ WRONG = {
     "z_x_swapped": ([(STORES[0], "points[3 * k] = xyz[2 * n + i];"),
                      (STORES[2], "points[3 * k + 2] = xyz[i];")],
                     "each row holds Z, Y, X", "row k is X, Y, Z"),
+    # blind audit TQA-compact_points-1: Y and Z swapped (was '730 of 730 points are wrong (the
+    # first is row 0: got [...], expected [...]) ... Hint: row slot[i] is X, Y, Z of pixel i ...')
+    "y_z_swapped": ([(STORES[1], "points[3 * k + 1] = xyz[2 * n + i];"),
+                     (STORES[2], "points[3 * k + 2] = xyz[n + i];")],
+                    "each row holds X, Z, Y: Z (xyz[2 * n + i]) was stored in points[3 * k + 1] "
+                    "and Y (xyz[n + i]) in points[3 * k + 2]",
+                    "points[3 * k + 1] = xyz[n + i], points[3 * k + 2] = xyz[2 * n + i]"),
     # blind audit TGA-compact_points-1: Y read at the row k, not the pixel i (was '721 of 730
     # points are wrong (the first is row 9: ...) ... Hint: row slot[i] is X, Y, Z of pixel i:
     # xyz[i], xyz[n + i], xyz[2 * n + i]', all three reads)

@@ -50,10 +50,19 @@ WRONG = {
                                     {"problem": "gave __shfl_down_sync a lane number",
                                      "hint": "__shfl_down_sync(0xffffffff, v, offset)"}),
     "x_of_the_lane": ([("* x[c];", "* x[lane];")], {"problem": "x[lane]", "hint": "x[c]"}),
+    # blind audit TQB-matvec_warp-1: the two causes of 32 times lane 0's sum told apart by the
+    # simulator's trace (was one verdict naming both, the loop from c = 0 or __shfl_up_sync)
     "every_lane_from_column_0": ([("int c = lane;", "int c = 0;")],
-                                 {"problem": "32 times lane 0's sum", "hint": "c = lane"}),
+                                 {"problem": "32 times lane 0's sum: every lane of a warp read "
+                                             "the same elements of A (on the simulator lanes 0 "
+                                             "and 1 of row 0 both read A[0]): the column loop "
+                                             "starts at c = 0",
+                                  "hint": "for (int c = lane; c < cols; c += 32)"}),
     "shuffle_up": ([("__shfl_down_sync", "__shfl_up_sync")],
-                   {"problem": "32 times lane 0's sum", "hint": "__shfl_down_sync"}),
+                   {"problem": "32 times lane 0's own sum, the products of its columns 0, 32, "
+                               "64, ... alone, though the lanes read their own columns: lane 0 "
+                               "got its own v back at each of warp_sum's 5 steps and doubled it",
+                    "hint": "v += __shfl_down_sync(0xffffffff, v, offset)"}),
     # blind audit O4 (was 'y[0] = -4.72606, NumPy's is 8.60949' and the general hint)
     "shuffle_of_width_16": ([(SHUFFLE, SHUFFLE.replace("v, offset)", "v, offset, 16)"))],
                             {"problem": "was given a width of 16",
