@@ -262,6 +262,20 @@ def _input_not_float(image, got, case):
                    "gives it (the host passes the image as 4-byte floats)")
 
 
+def _row_offset_short(image, got, case):
+    """Every pixel read from in[y * (width - 1) + (width - 1 - x)]: the row's length taken as
+    width - 1 in the read's row offset, so row y's reads start y pixels too far left (all inside
+    in: the last row's last read is in[height * (width - 1)])."""
+    w = case.width
+    y, x = np.indices(image.shape)
+    if case.height > 1 and np.array_equal(got, image.ravel()[y * (w - 1) + w - 1 - x]):
+        yield (f"every row was read from y * (width - 1), not y * width: row y's reads start y "
+               f"pixels too far left (x = 0, y = 1 read in[{2 * (w - 1)}], where row 1's last "
+               f"pixel is in[{2 * w - 1}]), so only row 0 is right",
+               "row y starts at y * width: in[y * width + (width - 1 - x)] (a row is width "
+               "pixels long; width - 1 is its last column, not its length)")
+
+
 def _wrong_values(image, got, case, code=""):
     """Mistakes the values show once every pixel was written (``code``: the kernel's, which
     tells a copy made by mirroring both sides of the store)."""
@@ -285,6 +299,7 @@ def _wrong_values(image, got, case, code=""):
         yield ("out is turned half a turn: both the rows and the columns were mirrored",
                "keep the row y, mirror only the column: " + MIRROR_HINT)
     yield from _across_the_range(image, got, case)
+    yield from _row_offset_short(image, got, case)
     yield from _input_not_float(image, got, case)
     yield from near.misses("out", got, want, close=np.equal, index_hint=MIRROR_HINT)
     fy, fx = np.argwhere(got != want)[0]

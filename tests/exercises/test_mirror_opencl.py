@@ -60,6 +60,14 @@ WRONG = {
                     "out is upside down", "keep the row y"),
     "half_a_turn": ([(READ, "in[(height - 1 - y) * width + (width - 1 - x)]")],
                     "turned half a turn", "mirror only the column"),
+    # blind audit TRC-mirror_opencl-1 (was "1908 of 1961 pixels are wrong (the first is x = 0,
+    # y = 1: ...) ... Hint: ... out[y * width + x] = in[y * width + (width - 1 - x)]"): the
+    # read's row offset y * (width - 1)
+    "row_offset_width_minus_one": ([(READ, "in[y * (width - 1) + (width - 1 - x)]")],
+                                   "every row was read from y * (width - 1), not y * width: row "
+                                   "y's reads start y pixels too far left (x = 0, y = 1 read "
+                                   "in[104], where row 1's last pixel is in[105])",
+                                   "row y starts at y * width: in[y * width + (width - 1 - x)]"),
     "row_length_is_height": ([(READ, "in[y * height + (width - 1 - x)]")],
                              "pixels are wrong", "width - 1 - x"),
     # blind audit TC-mirror_opencl-1 (was "37 of 1961 pixels were never written (the first is
