@@ -93,11 +93,33 @@ def _wrong_values(rgb, got, code=""):
         yield (f"{int(wrong.sum())} values are one level low, where the sum's fraction is .5 or "
                f"more ({first}): the kernel truncates instead of rounding",
                "converting a float to uchar drops the fraction: " + CLAMP_HINT)
+    yield from _read_as_fractions(rgb, got, code)
     yield from sepia.mixed_up(rgb, got, LAYOUT_HINT)
     yield from near.misses("out", got.reshape(got.shape[0], -1), want.reshape(got.shape[0], -1),
                            close=lambda a, b: np.abs(a - b) <= 1, index_hint=LAYOUT_HINT)
     yield (f"{int(wrong.sum())} of {got.size} values are wrong (the first: {first})",
            LAYOUT_HINT)
+
+
+def _read_as_fractions(rgb, got, code):
+    """Every output byte 0 or 1, the matrix's sums over 255 rounded: the channels read as
+    fractions, 0 to 1 (rgb[3 * i] / 255.0f), and stored with convert_uchar_sat(r2 + 0.5f) as if
+    they were 0 to 255. Sums within a hair of 127.5 are left out (float32 may round them either
+    way)."""
+    scaled = (rgb @ sepia.SEPIA.T) / 255
+    clear = np.abs(scaled - 0.5) > 1e-3
+    if got.max() > 1 or not np.array_equal(got[clear], (scaled[clear] > 0.5).astype(got.dtype)):
+        return
+    read = re.search(r"\brgb\s*\[[^\]]*\]\s*/\s*255(?:\.0*)?f?\b", code)
+    how = (f"the reads divide the channels by 255 ({' '.join(read.group().split())}), so r, g "
+           "and b run from 0 to 1" if read else "the channels were scaled to 0 to 1 (divided by "
+           "255)")
+    at = (0, 0, 0)
+    yield (f"every output byte is 0 or 1 (x = 0, y = 0, red: got {got[at]}, expected "
+           f"{sepia.reference(rgb)[at]}): the sums are 255 times too small: {how}, while "
+           "convert_uchar_sat(r2 + 0.5f) stores levels 0 to 255",
+           "read the bytes as they are, 0 to 255: float r = rgb[3*i], g = rgb[3*i + 1], "
+           "b = rgb[3*i + 2] (the matrix's sums are then levels, as out needs)")
 
 
 def _half_outside(wrong, first, code):

@@ -118,6 +118,17 @@ WRONG = {
     "nothing_written": ([(f"out[3 * i{o}]{pad} = {w};", "") for o, pad, w in
                          zip(("", " + 1", " + 2"), ("    ", "", ""), WRITES)],
                         "nothing was written"),
+    # blind audit TRC-sepia_opencl-1 (was "the red output is 0.002 r + 0.004 g + 0.001 b, where
+    # the matrix has 0.393 r + 0.769 g + 0.189 b ... Hint: each output channel comes from the
+    # input's r, g and b: ...", the matrix being right): the channels read as 0..1 (/ 255.0f)
+    "channels_read_as_fractions": ([("float r = rgb[3 * i], g = rgb[3 * i + 1], b = rgb[3 * i + 2];",
+                                     "float r = rgb[3 * i] / 255.0f, g = rgb[3 * i + 1] / 255.0f, "
+                                     "b = rgb[3 * i + 2] / 255.0f;")],
+                                    ("every output byte is 0 or 1 (x = 0, y = 0, red: got 1, "
+                                     "expected ", "255 times too small: the reads divide the "
+                                     "channels by 255 (rgb[3 * i] / 255.0f",
+                                     "Hint: read the bytes as they are, 0 to 255: float r = "
+                                     "rgb[3*i]")),
     "wrong_weight": ([("0.769f * g", "0.669f * g")], "the red output is 0.393 r + 0.669 g + 0.189 b"),
     "wild_index": ([("int i = y * width + x;", "int i = y * width + x + 100000;")],
                    "outside"),
