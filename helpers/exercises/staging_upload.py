@@ -30,7 +30,8 @@ from helpers.exercises.function import (Refused, check_function, hold_streams, r
                                          uncalled)
 from helpers.exercises.staging_upload_models import (at_element_offsets, at_elements,
                                                     at_the_chunk_ends, at_the_start_of_d,
-                                                    chunk_in_bytes, filled_whole,
+                                                    chunk_in_bytes, chunk_too_long,
+                                                    filled_whole,
                                                     max_for_min, sliced_at_lo, waits_skipped)
 from helpers.exercises.verdict import Verdict, check_cases
 
@@ -192,7 +193,8 @@ def _sliced_past_n(h, chunk, fn=None):
             return found
         if lo == 0 and hi - lo == chunk * h.itemsize:
             return chunk_in_bytes(fn, hi - lo, chunk, h.itemsize)
-        if found := filled_whole(err, lo, hi, chunk):
+        if found := filled_whole(err, lo, hi, chunk) or (
+                lo == 0 and chunk_too_long(fn, hi, n, chunk)):
             return found
         if lo == chunk and hi == min(n, 2 * chunk):
             return (f"chunk 1, h[{lo:,}:{hi:,}], went to a slice of its staging buffer that is "

@@ -200,3 +200,30 @@ def filled_whole(err, lo, hi, chunk):
             f"buffer's {chunk:,}, and {line[2].strip()} fills the whole buffer, which only a full "
             f"chunk fits", f"fill the buffer's first hi - lo elements: {buf}[:hi - lo] = "
             f"{ast.unparse(node.value)}")
+
+
+def chunk_too_long(fn, length, n, chunk):
+    """``(what, hint)`` of chunk 0, h[0:``length``], longer than a staging buffer's ``chunk``
+    elements (and not ``n`` nor a whole number of buffers' bytes, which others tell): the chunk
+    length not the buffer's, with the one line of ``fn``'s code that assigns to chunk (one that
+    reads staging is not blamed); half of h where ``length`` is n // 2 or (n + 1) // 2. None when
+    ``length`` fits or no such line is found."""
+    import ast
+
+    from helpers.exercises.function import code_of
+
+    if length <= chunk or length >= n or (code := code_of(fn)) is None:
+        return None
+    tree, first, place, lines = code
+    sets = [node for node in ast.walk(tree) if isinstance(node, ast.Assign) and any(
+        getattr(t, "id", "") == "chunk" for t in ast.walk(node.targets[0]))]
+    if len(sets) != 1 or "staging" in ast.unparse(sets[0].value):
+        return None   # the chunk the buffer's: the slice is at fault, not the chunk's line
+    line = sets[0].lineno
+    where = f" (line {first + line - 1} of {place}: {lines[line - 1].strip()})"
+    what = ("half of h, n // 2" if length in (n // 2, (n + 1) // 2) else f"{length:,}")
+    return (f"chunk 0, h[0:{length:,}], holds {length:,} elements, more than a staging buffer "
+            f"holds ({chunk:,}): the chunk length was set to {what}{where}, but every chunk goes "
+            "into one staging buffer, so none may be longer than a buffer",
+            "chunk = staging[0].size, the buffer's number of elements: the two buffers take the "
+            "chunks in turn (c % 2), however many chunks h needs")

@@ -165,6 +165,17 @@ WRONG = {
         {"problem": "went to a slice of its staging buffer that is empty, as buf[lo:hi] is: a "
                     "staging buffer holds",
          "hint": "fill the staging buffer from its start: buf[:hi - lo] = h[lo:hi]"}),
+    # blind audit TRC-staging_upload-1 (was "your function raised ValueError at line 15 of your
+    # cell (buf[:hi - lo] = h[lo:hi]): could not broadcast input array from shape (150003,) into
+    # shape (32768,) ... Hint: the message says what went wrong on that line"): a chunk half of h
+    "chunk_half_of_h": (
+        right_but(("n, chunk = h.size, staging[0].size", "n, chunk = h.size, h.size // 2")),
+        # the sizes differ between backends (chunk 32,768 on the simulator, 524,288 on a GPU)
+        {"problem": ("elements, more than a staging buffer holds (",
+                     "the chunk length was set to half of h, n // 2 (line ",
+                     "of your cell: n, chunk = h.size, h.size // 2), but every chunk goes into "
+                     "one staging buffer"),
+         "hint": "chunk = staging[0].size, the buffer's number of elements"}),
     # blind audit TKC-staging_upload-1 (was "your function raised ValueError at line 15 of your
     # cell (buf[:hi - lo] = h[lo:hi]): could not broadcast input array from shape (131072,) into
     # shape (32768,) ... Hint: the message says what went wrong on that line"): bytes for elements
