@@ -13,7 +13,8 @@ import numpy as np
 
 from helpers.ch11.multigpu import two_devices_on_the_simulator
 from helpers.exercises import hidden as hidden_cases
-from helpers.exercises.gray_split_models import floored_shares, host_swapped, one_image
+from helpers.exercises.gray_split_models import (floored_shares, host_swapped, one_image,
+                                                 shape_unpacked_swapped)
 from helpers.exercises.function import (LaunchOrder, Refused, check_function, code_of,
                                         context_mistakes, context_stack, copies_to_host,
                                         current_device, run_catching, stopped_at_empty)
@@ -199,7 +200,8 @@ def _mistakes(fn, contexts, functions, case):
             lambda: fn(images.copy(), list(contexts), kernels), "replace the TODOs with your code",
             [(ValueError, lambda _: _shaped_like_rgb(fn, launches)),
              (ValueError, lambda _: _last_output_read(reads, launches, count, n)),
-             (ValueError, lambda err: host_swapped(fn, err, count, height, width)),
+             (ValueError, lambda err: shape_unpacked_swapped(fn, err, height, width)
+              or host_swapped(fn, err, count, height, width)),
              (drv.Error, "a copy or a kernel failed: device k's arrays must be made with device "
                          "k's context current, " + USING_HINT)],
             "the message says what went wrong on that line. Device k's share is images[lo:hi], "
@@ -210,7 +212,7 @@ def _mistakes(fn, contexts, functions, case):
         yield raised
         return
     yield from context_mistakes(before, after, USING_HINT)
-    wrong = list(_wrong_result(result, images))
+    wrong = list(_wrong_result(result, images, fn))
     if not wrong:
         yield from _idle_devices(launches, len(functions), count, height)
     if wrong and (told := _last_output_read(reads, launches, count, n)):
@@ -316,13 +318,15 @@ def _grid_short(launch, width, height):
            f"// {by})")
 
 
-def _wrong_result(result, images):
+def _wrong_result(result, images, fn=None):
     count, height, width, _ = images.shape
     want = reference(images)
     if not isinstance(result, np.ndarray):
         yield (f"your function returned {type(result).__name__}, not a NumPy array",
                f"return the grey images, an array of shape ({count}, {height}, {width})")
         return
+    if result.shape == (count, width, height) and (told := shape_unpacked_swapped(fn, None, height, width)):
+        yield told
     if result.shape != want.shape or result.dtype != want.dtype:
         yield (f"your function returned an array of shape {result.shape} and dtype "
                f"{result.dtype}; expected ({count}, {height}, {width}) uint8",

@@ -110,3 +110,40 @@ def one_image(fn, launch, height, width):
             f"of {share}{where}, so its kernel, launched on rows = {launch.rows}, read past the "
             "end of rgb_k", "upload the device's share, images lo to hi - 1: rgb_k = "
             "gpuarray.to_gpu(images[lo:hi])")
+
+
+WIDTH_NAMES, HEIGHT_NAMES = {"width", "w", "cols", "ncols", "columns"}, {"height", "h", "rows",
+                                                                          "nrows"}
+
+
+def shape_unpacked_swapped(fn, err, height, width):
+    """(what it shows, hint) where the images are not square and ``fn``'s code unpacks
+    images.shape into four names whose second is a width's and third a height's (count, width,
+    height, _ = images.shape, an image library's order), which then held the images' height and
+    width: as the frame of ``err`` (a ValueError raised in the learner's code) says, or, with
+    ``err`` None, as the result's shape, (count, width, height), showed the caller; else None."""
+    tb, frame = getattr(err, "__traceback__", None), None
+    while tb is not None:
+        frame, tb = tb.tb_frame, tb.tb_next
+    if height == width or (err is not None and frame is None) or (code := code_of(fn)) is None:
+        return None
+    seen = frame.f_locals if frame is not None else None
+    tree, first, place, lines = code
+    for node in ast.walk(tree):
+        target = node.targets[0] if isinstance(node, ast.Assign) else None
+        if not (isinstance(target, ast.Tuple) and len(target.elts) == 4
+                and ast.unparse(node.value).endswith("images.shape")
+                and all(isinstance(e, ast.Name) for e in target.elts[1:3])):
+            continue
+        across, down = (e.id for e in target.elts[1:3])
+        if across.lower() not in WIDTH_NAMES or down.lower() not in HEIGHT_NAMES or (
+                seen is not None and (seen.get(across), seen.get(down)) != (height, width)):
+            return None
+        order = ", ".join(ast.unparse(e) for e in target.elts)
+        right = order.replace(f"{across}, {down}", f"{down}, {across}", 1)
+        return (f"{lines[node.lineno - 1].strip()} (line {first + node.lineno - 1} of {place}) "
+                "unpacks the shape in the wrong order: images is (count, height, width, 3), rows "
+                f"before columns, so your {across} = {height} is the images' height and your "
+                f"{down} = {width} their width, and every shape and launch made from them came "
+                "out swapped", f"unpack in the array's order: {right} = images.shape")
+    return None

@@ -145,6 +145,23 @@ WRONG = {
                                  "Hint: allocate the grey share by its own shape and type: "
                                  "grey_k = gpuarray.empty((hi - lo, height, width), np.uint8)"),
                                 False),
+    # blind audit TRC-gray_split-1 (was "your function raised ValueError at line 26 of your cell
+    # (grey[lo:hi] = grey_k.get()): could not broadcast input array from shape (3,53,37) into
+    # shape (3,37,53) ... Hint: the message says what went wrong on that line. ...", the shape
+    # the learner wrote): images.shape unpacked as (count, width, height), an image library's order
+    "shape_unpacked_width_first": (
+        [("count, height, width, _ = images.shape", "count, width, height, _ = images.shape")],
+        ("count, width, height, _ = images.shape (line ", "of your cell) unpacks the shape in "
+         "the wrong order: images is (count, height, width, 3), rows before columns, so your "
+         "width = 37 is the images' height and your height = 53 their width",
+         "Hint: unpack in the array's order: count, height, width, _ = images.shape"), False),
+    "shape_unpacked_width_first_grey_from_the_shape": (   # as the record's: grey_k.get() raises
+        [("count, height, width, _ = images.shape", "count, width, height, _ = images.shape"),
+         ("np.zeros((count, height, width), np.uint8)", "np.zeros(images.shape[:3], np.uint8)")],
+        ("your function raised ValueError at line ", "count, width, height, _ = images.shape "
+         "(line ", "unpacks the shape in the wrong order", "so your width = 37 is the images' "
+         "height", "Hint: unpack in the array's order: count, height, width, _ = images.shape"),
+        False),
     # blind audit TLC-gray_split-1 (was "your function raised ValueError at line 26 of your cell
     # (grey[lo:hi] = grey_k.get()): could not broadcast input array from shape (3,37,53) into
     # shape (3,53,37) ... Hint: the message says what went wrong on that line. ...", the device
