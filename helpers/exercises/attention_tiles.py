@@ -176,17 +176,30 @@ def _walks(n, q, k, v, kernels):
     yield from _rescales((q, k, v), _against_the_old_max(kernels))
     yield ((q, k, v), dict(update_m=False), "o is the value of the last key: m was never set to "
            "m_new, so each key's rescale exp(m - m_new) was 0", "after l and acc: m = m_new")
-    for scale, name in ((1.0, "not scaled by 1 / sqrt(HEAD_DIM)"), (1 / D, "scaled by 1 / HEAD_DIM, "
-                        "not 1 / sqrt(HEAD_DIM)"), (TILE ** -0.5, "scaled by 1 / sqrt(TILE), not "
-                        "1 / sqrt(HEAD_DIM)")):
-        yield ((q, k, v), dict(scale=scale), f"the scores were {name}",
-               "multiply q (or each score) by rsqrtf(HEAD_DIM)")
-    yield ((q, k, v), dict(scale=0.0), "every score was 0, each key weighted alike: the scale "
-           "was 0 (1 / 8 is an integer division, and its result 0)",
-           "multiply q by rsqrtf(HEAD_DIM) (or 1.0f / 8: a float)")
+    yield from _scales((q, k, v))
     yield ((q, k, v), dict(divide=False), "o is acc, not acc / l: the sum of the weights was not "
            "divided out", "write acc[c] / l")
     yield from _divided_by_the_max((q, k, v))
+
+
+def _scales(inputs):
+    """(inputs, walk's keywords, problem, hint) of the scores' scale other than 1 / sqrt(HEAD_DIM):
+    none, 1 / HEAD_DIM, 1 / sqrt(TILE), sqrt(HEAD_DIM) (q divided by rsqrtf's result), 0."""
+    for scale, name in ((1.0, "not scaled by 1 / sqrt(HEAD_DIM)"), (1 / D, "scaled by 1 / HEAD_DIM, "
+                        "not 1 / sqrt(HEAD_DIM)"), (TILE ** -0.5, "scaled by 1 / sqrt(TILE), not "
+                        "1 / sqrt(HEAD_DIM)")):
+        yield (inputs, dict(scale=scale), f"the scores were {name}",
+               "multiply q (or each score) by rsqrtf(HEAD_DIM)")
+    yield (inputs, dict(scale=D ** 0.5), f"the scores were {D} times too large: q was "
+           f"multiplied by sqrt(HEAD_DIM) = {D ** 0.5:g} (as q / scale does, scale = "
+           f"rsqrtf(HEAD_DIM) being 1 / {D ** 0.5:g} already, or q * sqrtf(HEAD_DIM)), where it "
+           f"belongs multiplied by 1 / sqrt(HEAD_DIM) = 1 / {D ** 0.5:g}: rsqrtf is a reciprocal "
+           "square root",
+           "rsqrtf(x) is 1 / sqrt(x): multiply q by it, scale = rsqrtf((float)HEAD_DIM) and qi[c] "
+           "= __half2float(q[(size_t)i * HEAD_DIM + c]) * scale")
+    yield (inputs, dict(scale=0.0), "every score was 0, each key weighted alike: the scale "
+           "was 0 (1 / 8 is an integer division, and its result 0)",
+           "multiply q by rsqrtf(HEAD_DIM) (or 1.0f / 8: a float)")
 
 
 def _row_lengths(n, q, k, v):

@@ -344,6 +344,7 @@ def _wrong_means(got, want, x, n):
     if is_poison(got).any():
         yield (f"means[{int(np.argmax(is_poison(got)))}] was never written",
                "thread 0 of every block stores its block's mean in means[blockIdx.x]")
+    yield from models.count_first_outside_the_min(got, want, x, n)
     yield from models.full_block_counted_0(got, want, n)
     yield from models.count_one_too_many(got, want, x, n)
     yield from models.divided_by_count_less_1(got, want, x, n)

@@ -217,3 +217,25 @@ def count_past_block(sim_kernel, err, n):
             "larger of BLOCK and n - first (max) where it must be the smaller",
             "a block has at most BLOCK elements, and the last one only what is left of the "
             "array: int count = min(BLOCK, n - first);")
+
+
+def count_first_outside_the_min(got, want, x, n):
+    """Every mean as count = min(BLOCK, n) - first gives (the parenthesis closed before -
+    first): block 0 right, block 1 a sum of nothing over 0 (0 / 0, NaN) where n >= 2 * BLOCK,
+    the blocks after it 0 over a negative count (-0)."""
+    blocks = len(want)
+    counts = min(BLOCK, n) - np.arange(blocks) * BLOCK
+    sums = np.array([x[b * BLOCK:b * BLOCK + max(int(c), 0)].astype(np.float64).sum()
+                     for b, c in enumerate(counts)])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        model = sums / counts
+    if blocks < 2 or np.allclose(got, want, rtol=1e-4, atol=1e-5) or not np.allclose(
+            got, model, rtol=1e-4, atol=1e-5, equal_nan=True):
+        return
+    seen = [f"{BLOCK} - {b * BLOCK} = {counts[b]} in block {b}" for b in range(1, min(blocks, 3))]
+    yield (f"means[1] = {got[1]:.6g}{' = 0 / 0' if counts[1] == 0 else ''}, and every block "
+           f"past block 0 is wrong: the count came out min(BLOCK, n) - first, {', '.join(seen)}, "
+           f"where a full block has {BLOCK} elements; the parenthesis closes before "
+           "- first, so the block's start is taken from BLOCK, not from what is left of n (a "
+           "count of 0 or less adds nothing, and sum / count is then 0 / 0 or -0)",
+           "take first away from n inside the min: int count = min(BLOCK, n - first);")

@@ -20,7 +20,7 @@ from helpers.exercises.causal_softmax_models import (
     max_of_first_columns, max_of_magnitudes, max_of_row_0, softmax, sum_without_max, sunk,
     unwritten_parts, visible, write_without_max)
 from helpers.exercises.causal_softmax_rows import (row_start_without_cols, stored_rows_apart,
-                                                   sum_shuffles_cut_short)
+                                                   sum_maxed, sum_shuffles_cut_short)
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -74,11 +74,12 @@ def _observed(kernels, case):
                          "row", items="columns", refine=_refine)
 
 
-def _sum_slips(x, got):
+def _sum_slips(x, got, kernels):
     """The mistakes whose rows do not add up to 1, each named by a model of what it computes."""
     e, rows = _exps(x), np.arange(x.shape[0])
     own = np.arange(x.shape[1])[None, :] == np.minimum(rows, x.shape[1] - 1)[:, None]
     if _near(got, e):
+        yield from sum_maxed(kernels)
         yield ("y is exp(x - m), never divided by the sum",
                "y = exp(x - m) / sum where c <= last: the sum is there to make each row add up to 1")
     yield from sum_without_max(x, got)
@@ -367,7 +368,7 @@ def _mistakes(case, run):
         yield ("the rows add up to less than 1: the sum took in the masked columns too (c < "
                "cols), whose exp(x - m) the output leaves out",
                "the sum's loop, as the max's, runs over the visible columns only: c <= last")
-    yield from _sum_slips(x, got)
+    yield from _sum_slips(x, got, run.kernel)
     if not np.allclose(got.sum(axis=1), 1, rtol=1e-2):
         yield ("the rows do not add up to 1: the sum of exp(x - m) is not the whole row's",
                "each lane adds its columns' exp(x - m), then sum = warp_sum(sum) for all 32")

@@ -72,3 +72,33 @@ def sum_shuffles_cut_short(x, got):
            f"so the lanes {skipped} apart are never added in", "warp_sum's loop runs down to "
            "offset 1, whose shuffle adds the neighbouring lane: for (int offset = 16; offset > "
            "0; offset /= 2)")
+
+
+def sum_maxed(kernels, rows=40, cols=40):
+    """The lanes' parts of the sum combined with warp_max, not warp_sum: each y is exp(x - m)
+    over the largest lane's part. Below row 32 every lane sees one column at most, so that part
+    is exp(0) = 1 (y looks never divided); a launch on the simulator of ``rows`` rows, one warp
+    a block, where lanes 0 to r - 32 of row r see two columns, tells them apart."""
+    from helpers.exercises.causal_softmax_models import _exps, visible
+    from helpers.exercises.common import Input, Output
+    from helpers.exercises.kernel import Launch
+    from helpers.exercises.microscope import observe
+
+    x = np.random.default_rng(9).standard_normal((rows, cols)).astype(np.float16)
+    seen = observe(kernels, Launch((Input(x), Output((rows, cols), np.float16), np.int32(rows),
+                                    np.int32(cols)), block=(32, 1, 1), grid=(rows, 1)),
+                   key="sum of the lanes' parts", racecheck=False)
+    e = _exps(x)
+    part = np.stack([e[:, lane::32].sum(axis=1) for lane in range(32)], axis=1).max(axis=1)
+    if seen.error is not None:
+        return
+    got = seen.outs[0].got.astype(np.float64)
+    if _near(got, e) or not _near(got, np.where(visible(rows, cols), e / part[:, None], 0)):
+        return
+    yield (f"y is exp(x - m) divided by the largest lane's part of the sum, not by the whole "
+           f"sum: the lanes' parts were combined with a max (sum = warp_max(sum)), not added; "
+           f"in rows below 32 each lane sees one column at most, so that part is exp(0) = 1 and "
+           f"y came out exp(x - m); on the simulator, {rows} rows of one warp a block gave row "
+           f"{rows - 1} adding up to {got[rows - 1].sum():.4g}, not 1",
+           "add the lanes' parts: sum = warp_sum(sum), whose shuffles add, as warp_max's take "
+           "fmaxf")

@@ -85,10 +85,32 @@ def planted_bug(kernels):
             "a row of m is cols floats long, whatever the launch: m[r * cols + col]")
     seen, cols = (tall, TALL[1]) if wide.error is None else (wide, WIDE[1])
     return not_yet(*next(observed_mistakes(seen, lambda f: chain(
-        _grid_for_block(f, cols), _stored_by_thread(f, cols, kernels),
+        _sum_shared(f, kernels), _grid_for_block(f, cols), _stored_by_thread(f, cols, kernels),
         _block_left_out(f, cols, kernels),
         one_column_a_block(f, cols, kernels),
         _overrun(f, cols, kernels)))))
+
+
+def _sum_shared(failure, kernels):
+    """A race on element 0 of a shared array that a trace shows every thread of block 0 writing
+    at that element alone: the running sum kept in one __shared__ float for the whole block."""
+    err, launch = failure.error, failure.launch
+    if failure.kind != "race" or err.space != "shared" or err.element != 0 or launch is None or \
+            err.first.block != err.second.block:
+        return
+    kept = accesses_of(kernels, launch, "the shared sum", 16384)
+    if kept is None:
+        return
+    mine = kept[kept["shared"] & (kept["array"] == err.array) & (kept["block"] == 0)]
+    writers = set(mine["thread"][mine["write"]].tolist())
+    if not len(mine) or (mine["index"] != 0).any() or writers != set(range(launch.block[0])):
+        return
+    yield (f"the running sum is one __shared__ float for the whole block: every thread of block "
+           f"0 ({len(writers)} of them) stored into {err.array}, the same variable, "
+           f"{err.first.who} and {err.second.who} among them, so the threads' columns were added "
+           "into one total that each overwrote; shared memory is one copy for the block, not one "
+           "a thread", "keep each thread's sum in a local variable of its own: float sum = 0.0f; "
+           "with no __shared__ (a local is private to its thread)")
 
 
 def _grid_for_block(failure, cols):

@@ -157,6 +157,13 @@ WRONG = [
     ("m_updated_first", variant(KERNEL, ("            m = m_new;\n", ""),
                                 ("float m_new = fmaxf(m, s);", "float m_new = fmaxf(m, s); m = m_new;")),
      ["neither l nor acc was rescaled", "set m = m_new after l and acc"]),
+    # blind audit TRA-attention_tiles-1: q divided by scale, rsqrtf read as a square root (was
+    # 'row 0 of o is wrong ... Hint: ... compare your walk over the tiles with the one in the
+    # notebook's attention_tiled', silent on the scale)
+    ("q_divided_by_the_scale", variant(KERNEL, ("__half2float(q[(size_t)i * HEAD_DIM + c]) * scale",
+                                                "__half2float(q[(size_t)i * HEAD_DIM + c]) / scale")),
+     ["the scores were 64 times too large", "multiplied by sqrt(HEAD_DIM) = 8",
+      "rsqrtf(x) is 1 / sqrt(x)", "qi[c] = __half2float(q[(size_t)i * HEAD_DIM + c]) * scale"]),
     ("scale_one_over_d", variant(KERNEL, ("rsqrtf((float)HEAD_DIM);", "1.0f / HEAD_DIM;")),
      ["scaled by 1 / HEAD_DIM, not 1 / sqrt(HEAD_DIM)", "rsqrtf(HEAD_DIM)"]),
     ("scale_of_the_tile", variant(KERNEL, ("rsqrtf((float)HEAD_DIM);", "rsqrtf((float)TILE);")),

@@ -48,6 +48,16 @@ WRONG = {
     # blind audit TEA-block_mean-1: the count without the block's start, min(BLOCK, n) (was 'the
     # last block's mean is its sum divided by 256, but it has only 232 elements ... Hint: divide
     # by count, the elements the block has, not by BLOCK', which the kernel already did)
+    # blind audit TRA-block_mean-1: the parenthesis closed before - first (was 'means[1] = nan,
+    # but the mean of that block is 0.0732... Hint: add up tile[0] to tile[count - 1] and divide
+    # by count', silent on the count line)
+    "count_first_outside_the_min": ([("int count = min(BLOCK, n - first);",
+                                      "int count = min(BLOCK, n) - first;")],
+                                    ["the count came out min(BLOCK, n) - first",
+                                     "256 - 256 = 0 in block 1", "means[1] = nan = 0 / 0",
+                                     "256 - 512 = -256 in block 2",
+                                     "take first away from n inside the min: int count = "
+                                     "min(BLOCK, n - first);"]),
     "count_without_the_block_start": ([("int count = min(BLOCK, n - first);",
                                         "int count = min(BLOCK, n);")],
                                       ["the last block's mean is its sum divided by 256",

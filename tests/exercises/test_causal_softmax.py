@@ -132,6 +132,11 @@ WRONG = [
      ["the masked columns (past the row's own, c > row) are not 0", "y = 0 where c > last"]),
     ("one_column_too_many", variant(KERNEL, ("int last = min(row, cols - 1);", "int last = min(row + 1, cols - 1);")),
      ["each row saw one column too many", "last = min(row, cols - 1)"]),
+    # blind audit TRA-causal_softmax-1: the lanes' parts of the sum combined with warp_max (was
+    # 'y is exp(x - m), never divided by the sum', which it is, by the largest lane's part)
+    ("sum_reduced_with_warp_max", variant(KERNEL, ("sum = warp_sum(sum);", "sum = warp_max(sum);")),
+     ["divided by the largest lane's part of the sum", "sum = warp_max(sum)",
+      "Hint: add the lanes' parts: sum = warp_sum(sum)"]),
     ("never_divided", variant(KERNEL, ("__expf(__half2float(in[c]) - m) / sum", "__expf(__half2float(in[c]) - m)")),
      ["y is exp(x - m), never divided by the sum", "/ sum"]),
     ("write_test_below_last", variant(KERNEL, ("c <= last ? __expf", "c < last ? __expf")),

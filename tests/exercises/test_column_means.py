@@ -31,6 +31,14 @@ WRONG = {
                                        "whatever its register held",
                             "hint": "give sum a value where it is declared, before the loop adds "
                                     "to it: float sum = 0.0f;"}),
+    # blind audit TRA-column_means-1: the running sum one __shared__ float for the block (was 'a
+    # data race on sum[0] ... Hint: two threads store into the same element of the shared array
+    # ...: check its indices and the loops' steps', away from the fix, a per-thread local)
+    "sum_shared_by_the_block": ([("float sum = 0.0f;", "__shared__ float sum;\n    sum = 0.0f;")],
+                                {"problem": "the running sum is one __shared__ float for the "
+                                            "whole block: every thread of block 0",
+                                 "hint": "keep each thread's sum in a local variable of its "
+                                         "own: float sum = 0.0f; with no __shared__"}),
     # blind audit TEA-column_means-1: the row's length taken as the launch's width, gridDim.x *
     # blockDim.x (was 'the kernel failed on the simulator: ... a read of m[3712] ... Hint: column
     # 0's elements are m[r * cols + 0] ...: check the kernel's indices against those')
