@@ -69,6 +69,7 @@ def _refine(failure):
         yield from _scaled_twice(failure, failure.launch.args[2].host())
         yield from _signed_wrap(failure, failure.launch.args[2].host())
         yield from _plane_past_z(failure, failure.launch.args[1])
+    yield from _z_before_the_guard(failure)
     if failure.kind == "out of bounds" and failure.error.is_write and \
             -12 <= (failure.error.offset or 0) < 0:   # row -1: the first valid pixel's slot - 1
         yield ("slot is an exclusive sum: the first valid pixel's slot is 0, its row: "
@@ -120,6 +121,23 @@ def _plane_past_z(failure, n):
            "xyz[i], Y is xyz[n + i], Z is xyz[2 * n + i]")
 
 
+def _z_before_the_guard(failure):
+    """A read of xyz (3 * n floats) at 2 * n + i, past its end, by thread i past n: the hole test
+    reads Z before the bounds guard sends the thread away (the cases' lists were right, no row
+    written past the list: the guard is there; on the simulator, in the launch ``_observed``)."""
+    err, block = failure.error, failure.block
+    if failure.kind != "out of bounds" or err.is_write is not False or not block or \
+            err.array != "xyz" or err.block is None or err.thread is None or \
+            err.element is None or not err.length or err.length % 3:
+        return
+    n, i, element = err.length // 3, err.block[0] * block[0] + err.thread[0], err.element
+    if i >= n and element == 2 * n + i:
+        yield (f"thread i = {i}, past n = {n}, read xyz[2 * n + i] = xyz[{element}] in the hole "
+               f"test, before the bounds guard sends it away: xyz holds 3 * n = {3 * n} floats, "
+               "so a thread past n must not read Z", "put the bounds guard first: if (i >= n) "
+               "return; before the hole test reads xyz[2 * n + i]")
+
+
 def _signed_wrap(failure, slot):
     """A write outside points by the thread of pixel i (valid, from the error's block and
     thread) whose row slot[i] a signed 8- or 16-bit k cannot hold (2 ** (bits - 1) or more, and
@@ -161,7 +179,8 @@ def _launch(case, xyz=None):
 
 def _observed(kernels, case):
     return written_twice(kernels, _launch(case), f"each thread moves its own pixel and no other: "
-                         f"{INDEX}; no loop over the whole cloud", items="pixels")
+                         f"{INDEX}; no loop over the whole cloud", items="pixels",
+                         refine=_refine)
 
 
 def _mistakes(case, run):

@@ -21,7 +21,7 @@ from helpers.exercises.common import Input, Output
 from helpers.exercises.escape import escape_counts, stopped_short, wrong_steps
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import observe, with_stopped, written_twice
+from helpers.exercises.microscope import accesses_of, observe, with_stopped, written_twice
 from helpers.exercises.origin import Wrong
 
 TOLERANCE = 0.01
@@ -263,6 +263,7 @@ def _mistakes(case, run):
         yield (f"the thread with i == n = {n} wrote steps[{n}], one past the end of steps: the "
                "guard if (i > n) return; lets i == n through (steps[0] to steps[n - 1] are the "
                f"n = {n} counts)", "send away every thread from n on: if (i >= n) return;")
+    yield from _index_without_the_block(run, case)
     if run.out.past.size or run.out.unwritten.any():
         yield "some points' counts were not written, or written past the end", \
               "keep the index and the guard as the stub gives them"
@@ -288,6 +289,28 @@ def _mistakes(case, run):
     yield Wrong(f"{np.mean(got != want):.1%} of the counts differ from NumPy's (the first: "
                 f"point {first}, got {got[first]}, expected {want[first]})", STEP_HINT, "steps",
                 first)
+
+
+def _index_without_the_block(run, case):
+    """Only the first block's points written, each its right count, and on the simulator (2
+    blocks of 32) block 1's thread t stored steps[t]: the index is threadIdx.x alone."""
+    n, block, max_iter = case[:3]
+    (c_re, c_im), out = run.model, run.out
+    if n <= block or out.past.size or out.unwritten[:block].any() or \
+            not out.unwritten[block:].all() or \
+            np.mean(out.got[:block] != counts(c_re[:block], c_im[:block], max_iter)) > TOLERANCE:
+        return
+    kept = accesses_of(run.kernel, _launch((64, 32, 2)), "stores of block 1", 4096)
+    if kept is None:
+        return
+    stores = kept[(kept["array"] == "steps") & kept["write"] & (kept["block"] == 1)]
+    if not len(stores) or (stores["index"] != stores["thread"]).any():
+        return
+    yield (f"only steps[0] to steps[{block - 1}] were written, the first block's {block} points: "
+           f"every block computed those, as thread t of block 1 stores steps[t], not steps[blockDim.x "
+           f"+ t]: i = threadIdx.x counts from 0 again in every block, so points {block} to "
+           f"{n - 1} got no thread", "add the block's start to the index: int i = blockIdx.x * "
+           "blockDim.x + threadIdx.x;")
 
 
 def _unset(record):

@@ -19,11 +19,13 @@ import numpy as np
 
 from helpers.exercises import near
 from helpers.exercises.common import Input, Output, c_int_value
+from helpers.exercises.group_sum_opencl_models import (GROUP, _added_upward, _assigned,
+                                                       _counted_down, _groups, _sums, _upward,
+                                                       halved_interleaved)
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import Launch
 from helpers.exercises.opencl_kernel import OpenCLExercise, kernel_code
 
-GROUP = 128
 CASES = [1000, 300, 641]   # n: several groups and a partial last one; 641 = 5 groups and one
 JUNK = np.float32(1000)
 
@@ -40,10 +42,6 @@ def _draw(rng):
     return [awkward(rng, GROUP, 2 * GROUP + 1, 12 * GROUP), int(rng.integers(2, GROUP))]
 
 
-def _groups(n):
-    return -(-n // GROUP)
-
-
 def _where(n):
     return f"n = {n}, local size = {GROUP}, global size = {_groups(n) * GROUP}"
 
@@ -53,13 +51,6 @@ def _launch(n):
     x = (rng.integers(-8, 9, n) + rng.integers(0, 4, n) / 4).astype(np.float32)
     return Launch((Input(x, after=GROUP, junk=JUNK), Output(_groups(n), guard=_groups(n) * GROUP), np.int32(n)),
                   block=(GROUP,), grid=(_groups(n),), model=x)
-
-
-def _sums(x, junk=0):
-    """Each group's sum, the elements past n taken as ``junk``."""
-    padded = np.full(_groups(x.size) * GROUP, junk, np.float64)
-    padded[:x.size] = x
-    return padded.reshape(-1, GROUP)
 
 
 def _mistakes(n, run, reports):
@@ -184,6 +175,7 @@ def _wrong_sums(x, got, code):
         yield ("each sum holds only its group's even elements: the last step of the fold "
                "(stride 1) is missing", "fold down to stride 1: loop while stride > 0")
     if np.array_equal(got, _upward(_sums(x))):
+        yield from halved_interleaved(got, want, code)
         yield ("each sum misses most of its group: the fold runs upward (stride 1, 2, 4, ...) "
                "while only work-items t < stride add, so tile[0] gathers tile[1], tile[2], "
                "tile[4], ... alone", "start at stride = GROUP / 2 and halve it, while stride > "
@@ -223,63 +215,6 @@ def _last_left_out(x, got, code):
             f"elements' {got[g] + x[-1]:g}: {x[-1]:g} is x[{n - 1}] = x[n - 1], the last element, "
             f"which loaded 0: {named} stops one element early", "i < n, not i < n - 1: the "
             "elements are x[0] to x[n - 1], so " + GUARD_HINT)
-
-
-def _counted_down(x, got):
-    """The sums of a fold whose stride counts down by 1 or 2 (stride -= 2) where it halves: each
-    step still adds tile[t + stride] to tile[t] for t < stride, so elements are added again."""
-    for step in (1, 2):
-        tiles = _sums(x).astype(np.float32)
-        for stride in range(GROUP // 2, 0, -step):
-            tiles[:, :stride] += tiles[:, stride:2 * stride]
-        if np.array_equal(got, tiles[:, 0]):
-            strides = ", ".join(str(GROUP // 2 - k * step) for k in range(3))
-            yield (f"the fold's stride counts down by {step} ({strides}, ..., {step}), not "
-                   f"halved ({GROUP // 2}, {GROUP // 4}, ..., 1): each step adds tile[t + stride] onto tile[t] for t "
-                   "< stride, so elements already added are added again (the first sum: "
-                   f"partial[0] = {got[0]:g}, expected {_sums(x)[0].sum():g})", "halve the "
-                   f"stride each step: stride /= 2, not stride -= {step} (for (int stride = "
-                   "GROUP / 2; stride > 0; stride /= 2))")
-
-
-def _assigned(x, got):
-    """Each sum is its group's last element, as a fold whose step assigns, tile[t] = tile[t +
-    stride] (= where += belongs), leaves in tile[0]: each step copies the upper half onto the
-    lower, so tile[0] ends as tile[64 + 32 + ... + 1] = tile[GROUP - 1]."""
-    want, last = _sums(x).sum(axis=1), _sums(x)[:, GROUP - 1]
-    if np.array_equal(got, last) and not np.array_equal(got, want):
-        g = int(np.argmax(got != want))
-        yield (f"each sum is one element of its group, the last (partial[{g}] = {got[g]:g} = "
-               f"x[{g * GROUP + GROUP - 1}], expected {want[g]:g}): the fold's step assigns, "
-               "tile[t] = tile[t + stride], so each step overwrites the lower half with the "
-               "upper half instead of adding it", "add, not assign: tile[t] += tile[t + stride];")
-
-
-def _added_upward(got, want, code):
-    """Each sum is its group's first element, and the fold's step adds the lower element onto
-    the upper, tile[t + stride] += tile[t] (named as the code writes it): tile[0] is never
-    added to, so it keeps x[g * GROUP]."""
-    step = re.search(r"\b(\w+)\s*\[\s*(\w+)\s*\+\s*(\w+)\s*\]\s*\+=\s*\1\s*\[\s*\2\s*\]",
-                     code)
-    if not step:
-        return
-    tile, t, s = step.groups()
-    g = int(np.argmax(got != want))
-    yield (f"each sum is its group's first element (partial[{g}] = {got[g]:g} = "
-           f"x[{g * GROUP}], expected {want[g]:g}): the fold's step, {tile}[{t} + {s}] += "
-           f"{tile}[{t}], adds the wrong way round: it adds the lower half onto the upper, so "
-           f"{tile}[0] is never added to and keeps its own element",
-           f"add the upper half onto the lower: {tile}[{t}] += {tile}[{t} + {s}]; then "
-           f"{tile}[0] ends with the group's sum")
-
-
-def _upward(tiles):
-    """Each group's tile[0] after a fold of strides 1, 2, 4, ... with the test t < stride."""
-    tiles, stride = tiles.copy(), 1
-    while stride < GROUP:
-        tiles[:, :stride] += tiles[:, stride:2 * stride]
-        stride *= 2
-    return tiles[:, 0]
 
 
 def _reports(messages, n, code):

@@ -170,8 +170,9 @@ def _wrong_groups(rgb, got, n):
                "another in its lowest bits, where they belong 8 bits (a byte) apart", "set_byte "
                "places its value at byte k & 3 of the word, 8 bits a byte: w[k >> 2] |= value << "
                "(8 * (k & 3))"),
-              (last_byte_only, "only byte 3 of each result word holds its value: set_byte "
-               "assigns the word (=) where it ORs the byte in (|=)", BYTE_HINT),
+              (last_byte_only, "only byte 3 of each result word holds its value: set_byte assigns "
+               "the word (=) where it ORs the byte in (|=), so each byte wipes those before it", "in "
+               "set_byte, OR the byte into its word: w[k >> 2] |= value << (8 * (k & 3));"),
               (tone(flip(flat)), reverse.format("reads"), BYTE_HINT),
               (flip(tone(flat)), reverse.format("stores"), BYTE_HINT),
               (flip(tone(flip(flat))), reverse.format("reads and stores"), BYTE_HINT),

@@ -58,6 +58,12 @@ WRONG = {
     "guard_at_three_n": ([("if (i >= n)", "if (i >= 3 * n)")],
                          "the guard is i >= 3 * n: threads n to 3 * n - 1 pass it",
                          "if (i >= n) return;"),
+    # blind audit TRA-compact_points-1: the hole test before the bounds guard (was 'the kernel
+    # failed on the simulator: ... a read of xyz[120] ... Hint: ... (a guard like if (i < n) ...)')
+    "hole_test_before_the_guard": ([(GUARD + HOLE, HOLE + GUARD)],
+                                   "thread i = 40, past n = 40, read xyz[2 * n + i] = xyz[120] in "
+                                   "the hole test, before the bounds guard",
+                                   "put the bounds guard first"),
     "guard_lets_n_through": ([("if (i >= n)", "if (i > n)")], "the guard lets i == n through",
                              "if (i >= n) return;"),
     "z_x_swapped": ([(STORES[0], "points[3 * k] = xyz[2 * n + i];"),

@@ -18,6 +18,12 @@ STEP = ("        float re = z_re * z_re - z_im * z_im + c_re[i];\n"
 
 # name: (the replacements in the solution, how the verdict's problem starts)
 WRONG = {
+    # blind audit TRA-escape_steps-1 (was 'some points' counts were not written, or written past
+    # the end ... Hint: keep the index and the guard as the stub gives them')
+    "index_without_the_block": ([("int i = blockIdx.x * blockDim.x + threadIdx.x;",
+                                  "int i = threadIdx.x;")],
+                                "only steps[0] to steps[255] were written, the first block's "
+                                "256 points: every block computed those"),
     "bound_of_2": ([("z_im * z_im <= 4.0f", "z_im * z_im <= 2.0f")], "the points escape too early"),
     # audit I12: |z| <= 2 taken as |z_re| + |z_im| <= 2
     "taxicab_norm": ([("z_re * z_re + z_im * z_im <= 4.0f", "fabsf(z_re) + fabsf(z_im) <= 2.0f")],
@@ -195,7 +201,8 @@ SIMULATOR_ONLY = {"size_with_minus": "on a GPU nvcc may fuse the other product o
 
 
 # the words the hint must contain, where the problem's alone would not show it fixes the mistake
-HINTS = {"one_step_short": "loop while k < max_iter: k counts the steps taken"}
+HINTS = {"one_step_short": "loop while k < max_iter: k counts the steps taken",
+         "index_without_the_block": "int i = blockIdx.x * blockDim.x + threadIdx.x;"}
 
 
 @pytest.mark.parametrize("name", simulator_only(list(WRONG), SIMULATOR_ONLY))

@@ -51,6 +51,13 @@ WRONG = {
                          "the fold runs upward", "start at stride = GROUP / 2", ""),
     "tile_at_the_global_id": ([("t = get_local_id(0);", "t = get_global_id(0);")],
                               "only work-group 0 stored its sum", "t = get_local_id(0)", "outside"),
+    # blind audit TRC-group_sum_opencl-1 (was "the fold runs upward (stride 1, 2, 4, ...)", and it
+    # halved from GROUP / 2): the interleaved fold's test, t % (2 * stride) == 0, with the stride
+    # halving, so only work-items 0, 64, ... add and tile[0] gathers tile[64], tile[32], ..., tile[1]
+    "halving_fold_tests_t_mod_2_stride": ([("if (t < stride)", "if (t % (2 * stride) == 0)")],
+                                          "the fold's test, t % (2 * stride) == 0, is the "
+                                          "interleaved fold's, but the stride halves from "
+                                          "GROUP / 2 = 64", "if (t < stride)", ""),
     "fold_stops_at_stride_2": ([("stride > 0", "stride > 1")],
                                "only its group's even elements", "stride 1", ""),
     "nothing_stored": ([("        partial[get_group_id(0)] = tile[0];\n", "        ;\n")],

@@ -132,8 +132,8 @@ WRONG = {
     # green and blue are at 3*i, ...', the sepia recipe, set_byte's shift not named)
     "set_byte_shifts_bits": ([("w[k >> 2] |= value << (8 * (k & 3));", "w[k >> 2] |= value << (k & 3);")],
                              "set_byte shifts by k & 3 bits, not 8 * (k & 3)"),
-    "set_byte_assigns": ([("w[k >> 2] |= value", "w[k >> 2] = value")],
-                         "set_byte assigns the word (=)"),
+    "set_byte_assigns": ([("w[k >> 2] |= value", "w[k >> 2] = value")],  # blind audit TRB-sepia_x16-1: the hint
+                         "set_byte assigns the word (=) where it ORs the byte in (|=), so each byte wipes those before it (n = 1961 pixels, block = (256, 1, 1), grid = (1, 1)). Hint: in set_byte, OR the byte into its word: w[k >> 2] |= value << (8 * (k & 3));"),
     "red_and_blue_stored_swapped": ([("set_byte(res, 3 * p,     ", "set_byte(res, 3 * p + 2, "),
                                      ("set_byte(res, 3 * p + 2, sepia_channel(r, g, bl, 0.272f",
                                       "set_byte(res, 3 * p,     sepia_channel(r, g, bl, 0.272f")],

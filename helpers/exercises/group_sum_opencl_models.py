@@ -1,0 +1,100 @@
+"""The models of notebook 12's sum per work-group (``cuda_src/opencl/exercises/group_sum.cl``)
+that ``helpers.exercises.group_sum_opencl`` compares a kernel's sums with: folds that step, test
+or add wrongly, each with its verdict."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+GROUP = 128
+
+
+def _groups(n):
+    return -(-n // GROUP)
+
+
+def _sums(x, junk=0):
+    """Each group's elements, a row a group, the elements past n taken as ``junk``."""
+    padded = np.full(_groups(x.size) * GROUP, junk, np.float64)
+    padded[:x.size] = x
+    return padded.reshape(-1, GROUP)
+
+
+def halved_interleaved(got, want, code):
+    """The interleaved fold's test, t % (2 * stride) == 0 (named as the code writes it), with the
+    stride still halving from GROUP / 2: at stride 64 only work-item 0 adds, at 32 only 0 and 64,
+    ..., so tile[0] gathers tile[64], tile[32], ..., tile[1] alone (the sums of ``_upward``)."""
+    test = re.search(r"\b(\w+)\s*%\s*\(\s*(?:2\s*\*\s*(\w+)|(\w+)\s*\*\s*2)\s*\)\s*==\s*0",
+                     code)
+    halves = re.search(r"(\w+)\s*=\s*GROUP\s*/\s*2\s*;[^;]*;\s*\1\s*(?:/=\s*2|>>=\s*1)", code)
+    if not test or not halves or halves.group(1) != (test.group(2) or test.group(3)):
+        return
+    t, s = test.group(1), halves.group(1)
+    g = int(np.argmax(got != want))
+    yield (f"the fold's test, {' '.join(test.group().split())}, is the interleaved fold's, but "
+           f"the stride halves from GROUP / 2 = {GROUP // 2}: at {s} = {GROUP // 2} only "
+           f"work-item 0 adds, at {GROUP // 4} only 0 and {GROUP // 2}, ..., so tile[0] gathers "
+           f"tile[{GROUP // 2}], tile[{GROUP // 4}], ..., tile[1] alone and each sum misses most "
+           f"of its group (partial[{g}] = {got[g]:g}, expected {want[g]:g})",
+           f"with {s} halving from GROUP / 2, the work-items that add are the lower half: "
+           f"if ({t} < {s}) tile[{t}] += tile[{t} + {s}];")
+
+
+def _counted_down(x, got):
+    """The sums of a fold whose stride counts down by 1 or 2 (stride -= 2) where it halves: each
+    step still adds tile[t + stride] to tile[t] for t < stride, so elements are added again."""
+    for step in (1, 2):
+        tiles = _sums(x).astype(np.float32)
+        for stride in range(GROUP // 2, 0, -step):
+            tiles[:, :stride] += tiles[:, stride:2 * stride]
+        if np.array_equal(got, tiles[:, 0]):
+            strides = ", ".join(str(GROUP // 2 - k * step) for k in range(3))
+            yield (f"the fold's stride counts down by {step} ({strides}, ..., {step}), not "
+                   f"halved ({GROUP // 2}, {GROUP // 4}, ..., 1): each step adds tile[t + stride] onto tile[t] for t "
+                   "< stride, so elements already added are added again (the first sum: "
+                   f"partial[0] = {got[0]:g}, expected {_sums(x)[0].sum():g})", "halve the "
+                   f"stride each step: stride /= 2, not stride -= {step} (for (int stride = "
+                   "GROUP / 2; stride > 0; stride /= 2))")
+
+
+def _assigned(x, got):
+    """Each sum is its group's last element, as a fold whose step assigns, tile[t] = tile[t +
+    stride] (= where += belongs), leaves in tile[0]: each step copies the upper half onto the
+    lower, so tile[0] ends as tile[64 + 32 + ... + 1] = tile[GROUP - 1]."""
+    want, last = _sums(x).sum(axis=1), _sums(x)[:, GROUP - 1]
+    if np.array_equal(got, last) and not np.array_equal(got, want):
+        g = int(np.argmax(got != want))
+        yield (f"each sum is one element of its group, the last (partial[{g}] = {got[g]:g} = "
+               f"x[{g * GROUP + GROUP - 1}], expected {want[g]:g}): the fold's step assigns, "
+               "tile[t] = tile[t + stride], so each step overwrites the lower half with the "
+               "upper half instead of adding it", "add, not assign: tile[t] += tile[t + stride];")
+
+
+def _added_upward(got, want, code):
+    """Each sum is its group's first element, and the fold's step adds the lower element onto
+    the upper, tile[t + stride] += tile[t] (named as the code writes it): tile[0] is never
+    added to, so it keeps x[g * GROUP]."""
+    step = re.search(r"\b(\w+)\s*\[\s*(\w+)\s*\+\s*(\w+)\s*\]\s*\+=\s*\1\s*\[\s*\2\s*\]",
+                     code)
+    if not step:
+        return
+    tile, t, s = step.groups()
+    g = int(np.argmax(got != want))
+    yield (f"each sum is its group's first element (partial[{g}] = {got[g]:g} = "
+           f"x[{g * GROUP}], expected {want[g]:g}): the fold's step, {tile}[{t} + {s}] += "
+           f"{tile}[{t}], adds the wrong way round: it adds the lower half onto the upper, so "
+           f"{tile}[0] is never added to and keeps its own element",
+           f"add the upper half onto the lower: {tile}[{t}] += {tile}[{t} + {s}]; then "
+           f"{tile}[0] ends with the group's sum")
+
+
+def _upward(tiles):
+    """Each group's tile[0] after a fold of strides 1, 2, 4, ... with the test t < stride."""
+    tiles, stride = tiles.copy(), 1
+    while stride < GROUP:
+        tiles[:, :stride] += tiles[:, stride:2 * stride]
+        stride *= 2
+    return tiles[:, 0]
+
