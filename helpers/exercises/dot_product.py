@@ -12,10 +12,12 @@ import numpy as np
 
 from helpers.exercises import speed, unset as unset_reads
 from helpers.exercises.common import Input, Output
-from helpers.exercises.dot_product_models import first_warp_read_nothing, model, wrong_sums
+from helpers.exercises.dot_product_models import (first_warp_read_nothing, model, one_sum_past,
+                                                 wrong_sums)
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import accesses_of, kernel_words, observe, observed_mistakes
+from helpers.exercises.microscope import (accesses_of, body_words, kernel_words, observe,
+                                         observed_mistakes)
 from helpers.exercises.verdict import matches
 
 RTOL, GUARD = 1e-5, 16
@@ -277,14 +279,8 @@ def _one_sum_too_many(kernels):
                "simulator), as warps = 32 (the array's size) or no test on the lane does",
                "a block has blockDim.x / 32 warps, not 32: add only the sums they wrote, lane < "
                "blockDim.x / 32 ? warp_sums[lane] : 0.0f (warps = blockDim.x / 32)")
-    if set(reads["thread"].tolist()) != set(range(warps + 1)):
-        return
-    yield (f"lane {warps} of the first warp read {reads[0]['array']}[{warps}], one past the "
-           f"{warps} sums the block's {warps} warps wrote: the test lane <= warps lets lane "
-           f"warps through (on the simulator, {warps} warps a block: lanes 0 to {warps} read), "
-           "and that element holds whatever shared memory held (NaN on the simulator)",
-           "the warps' sums are warp_sums[0] to warp_sums[warps - 1]: lane < warps ? "
-           "warp_sums[lane] : 0.0f")
+    if set(reads["thread"].tolist()) == set(range(warps + 1)):
+        yield one_sum_past(body_words(kernels), warps, reads[0]["array"])
 
 
 def _not_shared(kernels):

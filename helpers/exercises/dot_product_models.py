@@ -193,3 +193,21 @@ def first_warp_read_nothing(kept, warps, text):
            f"[{warps - 1}] and no lane read any): {test}, so every lane added 0 and each block's "
            "sum was 0", "compare the lane with the block's number of warps: lane < warps ? "
            "warp_sums[lane] : 0.0f, warps = blockDim.x / 32")
+
+
+def one_sum_past(words, warps, array):
+    """(problem, hint) where lanes 0 to ``warps`` of the first warp read ``array`` (the warp
+    sums), one more than the block's ``warps`` warps wrote: the lane test written lane <= warps
+    where ``words`` (the kernel body's, ``microscope.body_words``) has it, else the warps counted
+    one too many (blockDim.x / 32 + 1, a rounding up)."""
+    read = (f"lane {warps} of the first warp read {array}[{warps}], one past the {warps} sums the "
+            f"block's {warps} warps wrote (on the simulator, {warps} warps a block: lanes 0 to "
+            f"{warps} read), and that element holds whatever shared memory held (NaN on the "
+            "simulator)")
+    if any(words[i:i + 2] == ["lane", "<="] for i in range(len(words) - 1)):
+        return (f"{read}: the test lane <= warps lets lane warps through", "the warps' sums "
+                "are warp_sums[0] to warp_sums[warps - 1]: lane < warps ? warp_sums[lane] : 0.0f")
+    return (f"{read}: the lane test is right, but warps counts {warps + 1}, one more than the "
+            f"block's {warps} (a + 1 or a rounding up of blockDim.x / 32)", "a block's threads "
+            "come in whole warps (blockDim.x is a multiple of 32), so it has exactly "
+            "blockDim.x / 32 of them: warps = blockDim.x / 32")

@@ -75,6 +75,13 @@ WRONG = [
     # garbage sum; on the simulator shared memory starts as NaN, as a GPU's is never zeroed
     ("one_warp_sum_too_many", variant(KERNEL, ("lane < warps ?", "lane <= warps ?")),  # audit TDA
      ["read warp_sums[4], one past the 4 sums", "lane <= warps", "lane < warps ? warp_sums["]),
+    # the warps counted one too many, blockDim.x / 32 + 1, where the lane test is right: the same
+    # reads as lane <= warps (was 'the test lane <= warps lets lane warps through', a test the
+    # kernel does not have)
+    ("warps_counted_one_too_many", variant(KERNEL, ("warps = blockDim.x / 32;",
+                                                    "warps = blockDim.x / 32 + 1;")),
+     ["read warp_sums[4], one past the 4 sums", "warps counts 5, one more than the block's 4",
+      "warps = blockDim.x / 32"]),
     ("adds_all_32_warp_sums",
      variant(KERNEL, (FIRST_WARP, "        v = warp_sum(warp_sums[lane]);\n")),
      ["lanes 0 to 31 of the first warp read warp_sums[0] to [31]", "lane < blockDim.x / 32"]),
