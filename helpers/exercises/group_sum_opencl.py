@@ -69,6 +69,7 @@ def _mistakes(n, run, reports):
                "t = get_local_id(0), the work-item's place in the tile (0 to GROUP - 1); only x "
                "is read at the global id")
     if out.unwritten.all():
+        yield from _store_adds(kernel_code(run.kernel))
         yield "nothing was written: partial still holds the NaN it was filled with", STORE_HINT
     if out.unwritten.any():
         yield (f"{int(out.unwritten.sum())} of {out.got.size} sums were never written (the "
@@ -78,6 +79,18 @@ def _mistakes(n, run, reports):
         yield from _guard_on_the_local_id(n, kernel_code(run.kernel))
     yield from _int_tile(x, out.got, kernel_code(run.kernel))
     yield from _wrong_sums(x, out.got, kernel_code(run.kernel))
+
+
+def _store_adds(code):
+    """Every sum reads NaN, the poison partial was filled with, and the store to partial adds
+    (partial[...] += ...): the sum was added to what partial held, and NaN + sum is NaN."""
+    store = re.search(r"\bpartial\s*\[([^\]]*)\]\s*\+=\s*([^;]*);", code)
+    if store:
+        place, value = (" ".join(part.split()) for part in store.groups())
+        yield (f"partial[{place}] += {value} adds each group's sum to what partial held before "
+               "instead of storing it: partial is not zeroed (a new buffer holds leftovers; "
+               "the checker filled it with NaN, and NaN + sum is NaN), so every sum reads NaN",
+               f"store the sum with =, not +=: partial[{place}] = {value};")
 
 
 def _store_on_the_global_id(code):

@@ -160,6 +160,12 @@ WRONG = {
     "fold_adds_upward": ([("tile[t] += tile[t + stride];", "tile[t + stride] += tile[t];")],
                          "the fold's step, tile[t + stride] += tile[t], adds the wrong way "
                          "round", "tile[t] += tile[t + stride];", ""),
+    # blind audit TSC-group_sum_opencl-1 (was "nothing was written: partial still holds the NaN
+    # it was filled with", and a sum was written, added to it): the store adds (+=) where it stores
+    "store_adds_to_partial": ([("partial[get_group_id(0)] = tile[0];",
+                                "partial[get_group_id(0)] += tile[0];")],
+                              "partial[get_group_id(0)] += tile[0] adds each group's sum to what "
+                              "partial held before", "partial[get_group_id(0)] = tile[0];", ""),
     "barrier_inside_the_if": ([("        if (t < stride)\n            " + STEP,
                                 "        if (t < stride) {\n            " + STEP.replace(
                                     "\n        barrier", "\n            barrier") + "\n        }")],
