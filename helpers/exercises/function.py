@@ -135,6 +135,36 @@ def run_catching(call, todo: str, hints=(), otherwise: str = READ_THE_MESSAGE):
                 "what went wrong"), None
 
 
+def pointer_added(fn, place: int, pointer):
+    """For ``run_catching``'s hints (TypeError): an offset added to the device buffer ``pointer``
+    itself, the parameter at ``place`` of ``fn`` (``d + lo * 4``), told where adding a number to
+    ``pointer`` raises TypeError and the line that raised adds to that parameter's name."""
+    import inspect
+    import re
+
+    def told(err):
+        try:
+            pointer + 0
+        except TypeError:
+            pass
+        else:
+            return None
+        try:
+            name = list(inspect.signature(fn).parameters)[place]
+        except (TypeError, ValueError, IndexError):
+            return None
+        line = learner_line(err)
+        found = line and re.search(rf"(?<![\w.]){re.escape(name)}\s*\+\s*([^,)]+?)\s*(?=[,)]|$)",
+                                   line[2])
+        if not found:
+            return None
+        offset = found.group(1)
+        return (f"{name} + {offset} adds a number to {name}, a {type(pointer).__name__}: it "
+                "stands for a device buffer, and Python has no + for it (its address is "
+                f"int({name}))", f"add the offset to the address: int({name}) + {offset}")
+    return told
+
+
 def raised(err: BaseException) -> str:
     """``your function raised ValueError at line 6 of your cell (buf[:] = h[lo:hi]): could not
     broadcast ...``: the exception, and the line of the learner's code where it was raised."""

@@ -26,8 +26,8 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises import hidden as hidden_cases
-from helpers.exercises.function import (Refused, check_function, hold_streams, run_catching,
-                                         uncalled)
+from helpers.exercises.function import (Refused, check_function, hold_streams, pointer_added,
+                                        run_catching, uncalled)
 from helpers.exercises.staging_upload_models import (at_element_offsets, at_elements,
                                                     at_the_chunk_ends, at_the_start_of_d,
                                                     chunk_in_bytes, chunk_too_long,
@@ -267,7 +267,8 @@ def _seen(fn, n, chunk, drv, catch):  # _mistakes's, as the run shows them
     elif (mistake := run_catching(lambda: fn(seen, d, staging, streams),
                                   "follow the TODOs: wait for the stream, fill, queue the copy",
                                   [(ValueError, _sliced_past_n(seen, chunk, learner_s)),
-                                   (IndexError, _floor_divided(staging))])[0]):
+                                   (IndexError, _floor_divided(staging)),
+                                   (TypeError, pointer_added(learner_s, 1, d))])[0]):
         yield mistake
     waited = all(s.is_done() for s in streams)
     drv.Context.synchronize()

@@ -58,6 +58,12 @@ WRONG = {
                                               "streams), chunks 2 and 3 staging[1], and chunk 4 "
                                               "staging[2], past the two buffers",
                                    "hint": "take the buffers in turn: buf = staging[c % 2]"}),
+    # blind audit TSC-staging_upload-1 (was "your function raised TypeError at line 10 of your
+    # cell (...): unsupported operand type(s) for +: 'DeviceAllocation' and 'int' ... Hint: the
+    # message says what went wrong on that line"): the offset added to d, not to int(d)
+    "offset_added_to_d_itself": (right_but((COPY, "drv.memcpy_htod_async(d + lo * 4, buf[:hi - lo], s)")),
+                                 {"problem": "d + lo * 4 adds a number to d, a DeviceAllocation",
+                                  "hint": "int(d) + lo * 4"}),
     "no_wait_at_the_end": (right_but((FINAL, "")),
                            {"problem": "still on their way", "hint": "TODO 3"}),
     "offsets_in_elements": (right_but((COPY, "drv.memcpy_htod_async(int(d) + lo, buf[:hi - lo], s)")),
