@@ -16,6 +16,7 @@ def floored_shares(fn, result, want, n):
     end at (k + 1) * (count // n), from lo = k * count // n or k * (count // n): the last count %
     n images in none (with fewer images than devices every share is empty: another mistake);
     the expression read from ``fn``'s code where known."""
+    yield from _ends_one_early(result, want, n)
     count = len(want)
     if n < 2 or count < n or not count % n or getattr(result, "shape", None) != want.shape:
         return
@@ -37,6 +38,30 @@ def floored_shares(fn, result, want, n):
            f"at count = {count}, and the last count % n = {rest} left out",
            "multiply first, then divide: hi = (k + 1) * count // n (and lo = k * count // n), "
            "so that the last share ends at count and the shares differ by one image at most")
+
+
+def _ends_one_early(result, want, n):
+    """(what it shows, hint) where the images left unconverted (still 0) are exactly the last of
+    each share, (k + 1) * count // n - 1: shares that end one image early, hi taken as the share's
+    last image where it is one past it (a share of one image is then empty); told only where
+    some image was converted (none converted is another mistake's)."""
+    count = len(want)
+    if getattr(result, "shape", None) != want.shape:
+        return
+    left = sorted({(k + 1) * count // n - 1 for k in range(n)
+                   if (k + 1) * count // n > k * count // n})
+    right = np.abs(result.astype(np.int16) - want).max(axis=(1, 2)) <= 1
+    if not right.any() or result[left].any() or sorted(np.flatnonzero(~right)) != left:
+        return
+    listed = ", ".join(map(str, left))
+    them = (f"image {listed} belongs to no device's share, so it was never converted (still 0, "
+            "black): it is" if len(left) == 1 else f"images {listed} belong to no device's "
+            "share, so they were never converted (still 0, black): they are")
+    yield (f"{them} the last image of each share, (k + 1) * count // n - 1: every share stops "
+           "one image before its end, as hi = (k + 1) * count // n - 1 (hi taken for the "
+           "share's last image) makes images[lo:hi] do",
+           "hi is one past the share's last image: hi = (k + 1) * count // n, and "
+           "images[lo:hi], grey[lo:hi] hold images lo to hi - 1")
 
 
 def _floor_first(fn):

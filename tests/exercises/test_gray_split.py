@@ -207,6 +207,14 @@ WRONG = {
                                  "= 7 // 2 = 3, so device 1's share ends at 6, not at count = 7",
                                  "Hint: multiply first, then divide: hi = (k + 1) * count // n"),
                                 True),
+    # blind audit TSC-gray_split-1 (was "2 of 7 grey images are wrong (images 2, 6) ... Hint:
+    # every image must be converted once, by one device: give device k the images lo = k * count
+    # // n to hi = (k + 1) * count // n ..."): hi taken as the share's last image, one early
+    "share_ends_one_early": ([(SPLIT, SPLIT.replace("(k + 1) * count // n\n",
+                                                    "(k + 1) * count // n - 1\n"))],
+                             ("images 2, 6 belong to no device's share, so they were never "
+                              "converted (still 0, black): they are the last image of each share",
+                              "hi is one past the share's last image"), True),
     "empty_share_launched": ([("        if lo == hi:\n            continue\n", "")],
                              "launched on a grid of no blocks", True),
     "gathered_in_the_wrong_place": ([("grey[lo:hi] = grey_k.get()",
