@@ -15,6 +15,7 @@ from helpers.exercises.hidden import awkward
 from helpers.exercises.pipeline_models import (ATOL, RTOL, buffers_watched, copies_and_launches,
                                               count_one_short, how_copied, launch_fits,
                                               shared_buffers, sharing, stream_index, union_bytes)
+from helpers.exercises.pipeline_streams import launched_off_its_stream
 from helpers.exercises.verdict import Verdict, check_cases, not_yet, passed
 from helpers.workload import share
 
@@ -217,6 +218,7 @@ def diagnose(h_in, h_in_before, at_return, got, expected, n_chunks, streams, cal
     shared = shared_buffers(calls) and (picked or (
         f"chunks on different streams used the same device {shared_buffers(calls)} buffer",
         SEPARATE_BUFFERS_HINT))
+    yield from launched_off_its_stream(calls, copies, order, streams)
     yield from copies_and_launches(calls, copies, order, h_in, got, expected)
     yield from count_one_short(calls, h_in.size, n_chunks, got, expected)
     yield from _wrong_results(h_in, got, expected, n_chunks, shared)

@@ -162,6 +162,15 @@ WRONG = {
     "stream_not_passed": (RIGHT.replace("launch(d_in, d_out, hi - lo, s)",
                                         "launch(d_in, d_out, hi - lo)"),
                           "without a stream"),
+    # blind audit TSC-pipeline-1 (was "57148 elements differ from NumPy, the first at index 14287
+    # (chunk 1) ... Hint: check which buffer and which stream each copy and launch uses ..."):
+    # every chunk's kernel launched on streams[0], its copies on its own stream; named from the
+    # streams of the calls, so the same on a GPU whatever the timing gives
+    "kernel_on_streams_0": (RIGHT.replace("launch(d_in, d_out, hi - lo, s)",
+                                          "launch(d_in, d_out, hi - lo, streams[0])"),
+                            ("chunk 1's kernel was launched on streams[0], its copy in and copy "
+                             "out on streams[1] (so for 4 of 7 chunks)",
+                             "launch on the chunk's own stream, the one its copies use")),
     "copy_out_on_another_stream": (HEAD + LOOP + COPY_IN + KERNEL
                                    + COPY_OUT.replace("d_out, s)", "d_out, streams[0])") + SYNC,
                                    "which stream each copy and launch uses"),
