@@ -35,3 +35,19 @@ def end_plus_1(got, want):
                f", {got[0]}, is right): the farthest was kept plus one, as a Python range's "
                "exclusive end would be", "range[1] is the farthest depth itself, an inclusive "
                "end: no + 1: atomicMax(&range[1], d)")
+
+
+def in_metres(depth, got, want):
+    """Millimetres made metres, unsigned int d = depth[i] / 1000 (backproject_range's
+    conversion): the range is that of the depths divided by 1000, in whole metres, those under
+    1000 mm become 0 and are skipped as holes."""
+    metres = depth // 1000
+    measured = metres[metres > 0]
+    if not measured.size or got != [int(measured.min()), int(measured.max())]:
+        return
+    yield (f"range is {{{got[0]}, {got[1]}}}, expected {{{want[0]}, {want[1]}}}: the range of the "
+           "depths divided by 1000, in whole metres: dividing the depth by 1000 before the atomics "
+           f"drops the millimetres (an integer division, {want[1]} became {want[1] // 1000}), and the depths under "
+           f"1000 mm (the nearest, {want[0]}) became 0, skipped as holes",
+           "keep the depths in millimetres, as the camera gives them: unsigned int d = depth[i]; "
+           "with no / 1000 (range is in millimetres too)")

@@ -18,7 +18,8 @@ import numpy as np
 from helpers.exercises import near
 from helpers.exercises import sepia, speed
 from helpers.exercises.common import Input, Output, one_further
-from helpers.exercises.gray_coalesced_models import (blocks_of, bracket_slip, plain_average,
+from helpers.exercises.gray_coalesced_models import (blocks_of, bracket_slip, half_outside_the_cast,
+                                                     plain_average,
                                                      row_by_height)
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -63,7 +64,7 @@ SLACK = 0.01
 truncated) for a GPU's fused multiply-adds to land it on either side: a level off there only."""
 
 
-def _truncated(got, rgb):
+def _truncated(got, rgb, kernels):
     """bt601_gray without its + 0.5f: every grey value the weighted sum truncated (the model,
     exact but within ``SLACK`` of a whole number), one below NumPy's where its fraction is .5 or
     more; a right kernel is off by a level only within ``SLACK`` of .5."""
@@ -76,11 +77,19 @@ def _truncated(got, rgb):
     if not telling.any() or np.where(step, off > 1, off > 0).any():
         return
     first = np.flatnonzero(telling.ravel())[0]
+    shown = (f"pixel {first}'s weighted sum {exact.ravel()[first]:.2f} became "
+             f"{cut.ravel()[first]}, not {want.ravel()[first]}")
+    outside = half_outside_the_cast(kernels)
+    if outside:
+        yield (f"grey values were truncated, not rounded ({int((got == want - 1).sum())} of "
+               f"{got.size} pixels one below): the + 0.5f is outside the cast: {outside} "
+               "truncates the sum to unsigned char first, then adds 0.5 to the whole number, and "
+               f"the return to unsigned char drops that 0.5 again ({shown})",
+               "move the + 0.5f inside the cast's parentheses, so that it is added before the "
+               "conversion: return (unsigned char)(0.299f * r + 0.587f * g + 0.114f * b + 0.5f);")
     yield (f"grey values were truncated, not rounded ({int((got == want - 1).sum())} of "
            f"{got.size} pixels one below): bt601_gray's + 0.5f is missing, so the conversion "
-           f"to unsigned char drops the fraction (pixel {first}'s weighted sum "
-           f"{exact.ravel()[first]:.2f} became {cut.ravel()[first]}, not "
-           f"{want.ravel()[first]})",
+           f"to unsigned char drops the fraction ({shown})",
            "round to the nearest grey level: return (unsigned char)(0.299f * r + 0.587f * g + "
            "0.114f * b + 0.5f);, the stub's bt601_gray line")
 
@@ -154,7 +163,7 @@ def _mistakes(case, run):
         yield (f"{missing.size} of {n} pixels were never written (the first at x = "
                f"{missing[0] % width}, y = {missing[0] // width}): some pixels got two threads "
                "and others none", ROW_HINT)
-    yield from _truncated(out.got, run.model)
+    yield from _truncated(out.got, run.model, run.kernel)
     wrong = np.flatnonzero(np.abs(out.got.astype(int) - reference(run.model)) > 1)
     if wrong.size and (np.abs(out.got.astype(int) - reference(run.model[..., ::-1])) <= 1).all():
         yield (f"{wrong.size} of {n} grey values are wrong, each the grey of its pixel with red "

@@ -97,3 +97,36 @@ def bracket_slip(got, rgb, wrong, grey):
                + ": bt601_gray(rgb[3 * i], rgb[3 * i + 1], "
                "rgb[3 * i + 2])")
         return
+
+
+HALVES = ("0.5f", "0.5", "0.5F", ".5f", ".5")
+
+
+def half_outside_the_cast(kernels):
+    """The text of a statement, in the kernel's body or a function it calls, that adds 0.5 after
+    a closing parenthesis, (unsigned char)(...) + 0.5f: the cast truncates first and the half
+    added to the truncated value is dropped again on return; None where there is none (or the
+    source cannot be read)."""
+    from helpers.exercises.microscope import kernel_words
+    from helpers.sim.compile.kernel_text import Unreadable, closing
+
+    text = kernel_words(kernels)
+    if text is None:
+        return None
+    source, tokens, words, body, end = text
+    called = {words[k] for k in range(body, end) if words[k + 1] == "(" and words[k].isidentifier()}
+    spans = [(body, end)]
+    for k in range(1, len(words) - 1):
+        if words[k] in called and words[k + 1] == "(" and "__device__" in words[max(0, k - 4):k]:
+            try:
+                opened = words.index("{", closing(tokens, k + 1))
+                spans.append((opened, closing(tokens, opened)))
+            except (Unreadable, ValueError, IndexError):
+                continue
+    for first, last in spans:
+        for j in range(first + 2, last):
+            if words[j] in HALVES and words[j - 1] == "+" and words[j - 2] == ")":
+                start = max(k for k in range(first, j) if words[k] in (";", "{", "}")) + 1
+                stop = next((k for k in range(j, last) if words[k] == ";"), last - 1)
+                return " ".join(source[tokens[start].start:tokens[stop].end].split())
+    return None

@@ -78,6 +78,7 @@ def wrong_images(case):
     yield stopped_short(ref, max_iter)
     re, im = pixel_grid(case[0], case[1], *args(case))
     yield from wrong_steps(np.zeros_like(re), np.zeros_like(im), re, im, max_iter, STEPS)
+    yield re_updated_first(re, im, ref, max_iter)
     yield carried_counts(case, ref)
     yield carried_z(case)
     yield c_im_of_the_column(case, ref)
@@ -106,6 +107,20 @@ STEPS = {   # the wrong steps of helpers.exercises.escape that this kernel's loo
         f"|z|^2 each step (pixel x = {at[1]}, y = {at[0]} counts {wrong} with + im2, {right} "
         "with - im2)", "the real part of z*z is z_re^2 - z_im^2: z_re = re2 - im2 + c_re"),
 }
+
+
+def re_updated_first(re, im, ref, max_iter):
+    """(image, problem, hint) of z_re updated before z_im: z_im = 2.0f * z_re * z_im + c_im
+    then takes the new z_re, not the old one, so the step is not z*z + c."""
+    zero = np.zeros_like(re)
+    image = escape_counts(zero, zero, re, im, max_iter, first="re")
+    y, x = np.argwhere(image != ref)[0] if (image != ref).any() else (0, 0)
+    return (image, "z_im's step takes the NEW z_re: z_re = re2 - im2 + c_re comes first, so "
+            "z_im = 2.0f * z_re * z_im + c_im multiplies the real part just computed, not the "
+            f"old one, and the step is not z*z + c (pixel x = {x}, y = {y} counts "
+            f"{image[y, x]}, where z*z + c counts {ref[y, x]})",
+            "update z_im first, z_im = 2.0f * z_re * z_im + c_im, while z_re is still the old "
+            "one, then z_re = re2 - im2 + c_re (re2 and im2 hold the old squares)")
 
 
 def carried_counts(case, ref):

@@ -30,6 +30,14 @@ WRONG = {
                         "depths cut to their low byte (depth[i] & 0xFF, 0 to 255): d was "
                         "declared unsigned char",
                         "unsigned int d = depth[i];"),
+    # blind audit TSA-depth_range-1: millimetres made metres, as backproject_range does (was
+    # 'range is {1, 9}, expected {250, 9000}: depths were lost ... Hint: a compare and a store
+    # are two steps ...', the atomics already there)
+    "depth_in_metres": ([("unsigned int d = depth[i];", "unsigned int d = depth[i] / 1000;")],
+                        "range is {1, 9}, expected {250, 9000}: the range of the depths divided "
+                        "by 1000, in whole metres",
+                        "keep the depths in millimetres, as the camera gives them: unsigned int "
+                        "d = depth[i]; with no / 1000"),
     "no_bounds_guard": ([("    if (i >= n)\n        return;\n", "")],
                         "what lies past the end of depth", "if (i >= n) return;"),
     # blind audit G19 (was 'range is {4294967295, 9000}, expected {250, 9000}, and the race

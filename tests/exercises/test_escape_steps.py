@@ -24,6 +24,13 @@ WRONG = {
                                   "int i = threadIdx.x;")],
                                 "only steps[0] to steps[255] were written, the first block's "
                                 "256 points: every block computed those"),
+    # blind audit TSA-escape_steps-1: the index right, the store's not: steps[threadIdx.x] = k
+    # (was 'some points' counts were not written, or written past the end ... Hint: keep the
+    # index and the guard as the stub gives them'); which block's count lands last in steps[t]
+    # depends on timing on a GPU, but the slots written and the checker's words do not
+    "store_at_thread_index": ([("steps[i] = k;", "steps[threadIdx.x] = k;")],
+                              "only steps[0] to steps[255] were written: every block stored its "
+                              "counts there, over the first block's"),
     "bound_of_2": ([("z_im * z_im <= 4.0f", "z_im * z_im <= 2.0f")], "the points escape too early"),
     # audit I12: |z| <= 2 taken as |z_re| + |z_im| <= 2
     "taxicab_norm": ([("z_re * z_re + z_im * z_im <= 4.0f", "fabsf(z_re) + fabsf(z_im) <= 2.0f")],
@@ -202,7 +209,8 @@ SIMULATOR_ONLY = {"size_with_minus": "on a GPU nvcc may fuse the other product o
 
 # the words the hint must contain, where the problem's alone would not show it fixes the mistake
 HINTS = {"one_step_short": "loop while k < max_iter: k counts the steps taken",
-         "index_without_the_block": "int i = blockIdx.x * blockDim.x + threadIdx.x;"}
+         "index_without_the_block": "int i = blockIdx.x * blockDim.x + threadIdx.x;",
+         "store_at_thread_index": "store each point's count at its own index: steps[i] = k;"}
 
 
 @pytest.mark.parametrize("name", simulator_only(list(WRONG), SIMULATOR_ONLY))

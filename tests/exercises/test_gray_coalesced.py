@@ -36,6 +36,13 @@ WRONG = {
                                     "pixels one below): bt601_gray's + 0.5f is missing",
                                     "Hint: round to the nearest grey level: return (unsigned "
                                     "char)(0.299f * r + 0.587f * g + 0.114f * b + 0.5f);"]),
+    # blind audit TSA-gray_coalesced-1: the same truncation, the + 0.5f there but outside the
+    # cast (was '... bt601_gray's + 0.5f is missing ...', the learner's line having it)
+    "half_added_outside_the_cast": ([(" + 0.114f * b + 0.5f)", " + 0.114f * b) + 0.5f")],
+                                    ["grey values were truncated, not rounded (",
+                                     "the + 0.5f is outside the cast: return (unsigned char)(0.299f "
+                                     "* r + 0.587f * g + 0.114f * b) + 0.5f; truncates the sum",
+                                     "Hint: move the + 0.5f inside the cast's parentheses"]),
     # blind audit TOA-gray_coalesced-1 (was '... which loaded rgb[2], rgb[1] and rgb[0] ...
     # Hint: keep the stub's last two lines ...'): bt601_gray as the plain average of the bytes
     # blind audit TPA-gray_coalesced-1: a bracket slip, green read as rgb[3 * i] + 1 (was '310 of

@@ -23,6 +23,14 @@ WRONG = {
     "im_of_the_squares": ([("z_im = 2.0f * z_re * z_im + c_im;", "z_im = 2.0f * re2 * im2 + c_im;")],
                           "z_im's step multiplies the squares, z_im = 2.0f * re2 * im2 + c_im, "
                           "where z_re * z_im belongs"),
+    # blind audit TSA-mandelbrot_rows-1: z_re updated before z_im, which then takes the new
+    # z_re (was 'only the first 13 columns of each row of iters are right ... computed from other
+    # inputs ... Hint: ... check the indices of the loads that feed them')
+    "re_updated_first": ([("            z_im = 2.0f * z_re * z_im + c_im;\n"
+                           "            z_re = re2 - im2 + c_re;\n",
+                           "            z_re = re2 - im2 + c_re;\n"
+                           "            z_im = 2.0f * z_re * z_im + c_im;\n")],
+                         "z_im's step takes the NEW z_re: z_re = re2 - im2 + c_re comes first"),
     # the other wrong steps of helpers.exercises.escape: z_re ** 2 read as z_re * 2; c_im added
     # to the real part
     "squares_doubled": ([("float re2 = z_re * z_re, im2 = z_im * z_im;",
@@ -167,7 +175,9 @@ WRONG = {
     "rows_a_block_long": ([("iters[y * width + x]", "iters[y * blockDim.x + x]")],
                           "rows blockDim.x = 64 pixels apart (iters[y * blockDim.x + x])"),
 }
-HINTS = {"loop_to_width_minus_1": "loop while x < width, which stops after the last column",
+HINTS = {"re_updated_first": "update z_im first, z_im = 2.0f * z_re * z_im + c_im, while z_re "
+                             "is still the old one, then z_re = re2 - im2 + c_re",
+         "loop_to_width_minus_1": "loop while x < width, which stops after the last column",
          "squares_doubled": "square each part, float re2 = z_re * z_re, im2 = z_im * z_im;",
          "one_step_short": "loop while n < max_iter",
          "returns_on_escape": "leave the while loop with break;, not return;",
