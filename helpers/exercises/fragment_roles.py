@@ -42,6 +42,8 @@ def said(d, where: str, source: str):
                 f"swap matrix_a and matrix_b in the two fragments' declarations")
     if not args or any(k in (0, 3) or fragments[k][0] not in MATRIX for k in wrong):
         return None   # an accumulator given or wanted: which fragment was meant is not the record's
+    if (passed_twice := _passed_twice(wrong, fragments, args, where, rule, source)) is not None:
+        return passed_twice
     named = [_declared(args[k], fragments[k], ROLES[k], source) for k in wrong]
     problem = "; and ".join(
         f"{where} passes {args[k]} as mma_sync's {ORDINALS[k]} argument, {PARAMETERS[k]}, but "
@@ -51,6 +53,31 @@ def said(d, where: str, source: str):
         f"{args[k]} as {MATRIX[ROLES[k]]}'s fragment, {_a(ROLES[k])} one: {named[n][1]}"
         for n, k in enumerate(wrong))
     return f"{problem}: {rule}", f"declare {hint}"
+
+
+def _passed_twice(wrong, fragments, args, where, rule, source):
+    """(problem, hint) where one wrong argument is a fragment the call also passes where its kind
+    belongs (mma_sync(fc, fa, fa, fc)), and the source declares one fragment of the kind its place
+    wants that the call does not pass: that one was meant; None otherwise."""
+    if len(wrong) != 1:
+        return None
+    k = wrong[0]
+    name, role = args[k], ROLES[k]
+    if not any(args[j] == name and fragments[j][0] == ROLES[j] for j in range(4) if j != k):
+        return None
+    found = [(number, other) for number, line in enumerate(source.splitlines(), 1)
+             for m in [re.search(rf"\bfragment\s*<\s*(?:\w+::)?{role}\b[^;]*>\s*(\w+(?:\s*,\s*\w+)*)\s*;",
+                                 line)] if m for other in re.split(r"\s*,\s*", m[1]) if other not in args]
+    if len(found) != 1:
+        return None
+    (number, other), j = found[0], args.index(name)
+    fixed = [other if i == k else a for i, a in enumerate(args)]
+    return (f"{where} passes {name} as mma_sync's {ORDINALS[k]} argument, {PARAMETERS[k]}, but "
+            f"{_declared(name, fragments[k], role, source)[0]} declares {name} {_a(fragments[k][0])} "
+            f"fragment: {name} is already its {ORDINALS[j]} argument, {PARAMETERS[j]}, and {other}, "
+            f"the {role} fragment line {number} declares, is not passed: {rule}",
+            f"pass {MATRIX[role]}'s fragment, {other}, as {PARAMETERS[k]}: "
+            f"wmma::mma_sync({', '.join(fixed)})")
 
 
 def _fragment(text: str):

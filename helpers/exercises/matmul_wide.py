@@ -27,7 +27,7 @@ from helpers.exercises.coverage import Grid, Words, coverage
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.matmul_wide_models import (A_GUARD_N, bs_at_global_column, ROWS_APART, crossed, indexed, part,
-                                                  rows_apart, summed, tile_k_apart)
+                                                  rows_apart, rows_k_apart_store, summed, tile_k_apart)
 from helpers.exercises.microscope import accesses_of, body_words, observe, observed_mistakes
 from helpers.exercises.origin import Wrong
 from helpers.exercises.verdict import not_yet
@@ -319,8 +319,10 @@ def _mistakes(case, run):
     """The mistakes one launch shows, the most telling first."""
     kernels, (a, b), got, k = run.kernel, run.model, run.out.got, case[1]
     yield from _col_steps_by_tile_m(kernels, case, run.out.unwritten)
-    yield from coverage(run.out.past, run.out.unwritten, _grid(case), WORDS, WORDS.guard_hint)
     want = summed(a, b, np.ones(k))
+    if (stored := rows_k_apart_store(got, run.out.unwritten, want, k)) is not None:
+        yield stored
+    yield from coverage(run.out.past, run.out.unwritten, _grid(case), WORDS, WORDS.guard_hint)
     close = np.isclose(got, want, rtol=1e-4, atol=1e-4)
     if close.all():
         return

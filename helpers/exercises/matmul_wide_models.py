@@ -166,3 +166,25 @@ def bs_at_global_column(kernels, err):
             (f"Bs[{row}][tx] = (b_row < K && col < N) ? B[b_row * N + col] : 0.0f" if stored
              else f"sum += As[ty][{row}] * Bs[{row}][tx]"))
     return where, hint
+
+
+def rows_k_apart_store(got, unwritten, want, k):
+    """C stored with its rows K elements apart, C[row * K + col] where a row of C holds N (where
+    K < N, no store past C): the elements never written are exactly those no row * K + col
+    reaches, and every element one thread alone stored holds that thread's C[row][col] (where
+    two threads' stores met, either may land last on a GPU: those are not compared). The
+    (problem, hint), or None."""
+    (m, n), flat = got.shape, (np.arange(got.shape[0])[:, None] * k + np.arange(got.shape[1])).ravel()
+    if k >= n or not unwritten.any():
+        return None
+    hits = np.bincount(flat, minlength=m * n)
+    once = np.flatnonzero(hits[flat] == 1)
+    if not np.array_equal(unwritten.ravel(), hits == 0) or \
+            not np.allclose(got.ravel()[flat[once]], want.ravel()[once], rtol=1e-4, atol=1e-4):
+        return None
+    r, c = divmod(int(np.flatnonzero(hits == 0)[0]), n)
+    return (f"C's rows were stored K = {k} elements apart, C[row * K + col], but C is M x N, a row "
+            f"of C holds N = {n} elements: the rows overlapped (C[row][col] for col >= K landed "
+            f"on the next row's first elements) and the last {int((hits == 0).sum())} of C's "
+            f"{m * n} elements were never written (the first C[{r}][{c}])",
+            "a row of C is N elements long: C[row * N + col] = sum")

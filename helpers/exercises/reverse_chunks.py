@@ -29,7 +29,7 @@ from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import accesses_of, kernel_words, observe, observed_mistakes
-from helpers.exercises.reverse_chunks_models import (CHUNK, count_without_first,
+from helpers.exercises.reverse_chunks_models import (CHUNK, count_one_short, count_without_first,
                                                      global_thread_index, last_as_whole,
                                                      partial_chunk_left_out)
 from helpers.exercises.verdict import not_yet
@@ -345,6 +345,7 @@ def _mistakes(case, run):
     want = np.concatenate([x[f:f + CHUNK][::-1] for f in range(0, n, CHUNK)])
     if run.out.unwritten.any():
         yield from partial_chunk_left_out(n, run.out.unwritten, got, want)
+        yield from count_one_short(n, x, run.out.unwritten, got, want)
         yield from global_thread_index(n, blocks, run.out.unwritten, got, want)
         yield (f"{int(run.out.unwritten.sum())} of the {n:,} elements of y were never written "
                f"(the first is y[{int(np.argmax(run.out.unwritten))}])",

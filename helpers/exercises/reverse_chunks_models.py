@@ -76,3 +76,22 @@ def global_thread_index(n, blocks, unwritten, got, want):
            "false for every thread of a block past the first, which stores nothing",
            "t is the thread's place in its chunk, within the block: int t = threadIdx.x; the "
            "block's place is in the chunk it starts from, first = blockIdx.x * CHUNK")
+
+
+def count_one_short(n, x, unwritten, got, want):
+    """count = min(CHUNK, n - first - 1), n - 1 taken as the last index: every chunk but the last
+    right (it has more than CHUNK elements after its start), the last one counted one short, its
+    last element y[n - 1] never written and the rest mirrored one short, y[first + t] =
+    x[first + count - 1 - t] with count = n - first - 1."""
+    first = (n - 1) // CHUNK * CHUNK
+    count = n - first - 1
+    if np.flatnonzero(unwritten).tolist() != [n - 1] or not np.array_equal(got[:first], want[:first]) or \
+            not np.array_equal(got[first:n - 1], x[first:n - 1][::-1]):
+        return
+    yield (f"the last chunk (first = {first}) has n - first = {n - first} elements, but count was "
+           f"{count}, one short, as count = min(CHUNK, n - first - 1) gives (n is the count of "
+           f"elements, not the last index): y[{n - 1}], its last element, was never written, and "
+           f"the rest was mirrored one short, y[{first} + t] = x[{first} + {count - 1} - t], where "
+           f"x[{first} + {count} - t] belongs",
+           "the chunk's elements run from first to n - 1, n - first of them: int count = "
+           "min(CHUNK, n - first)")

@@ -25,8 +25,8 @@ import numpy as np
 from helpers.exercises import near, wmma_tile
 from helpers.exercises.common import Input, Output
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import observe, observed_launch, observed_mistakes
-from helpers.exercises.wmma_partial_k_models import STAGINGS, staged
+from helpers.exercises.microscope import body_words, observe, observed_launch, observed_mistakes
+from helpers.exercises.wmma_partial_k_models import B_TRANSPOSED, STAGINGS, b_fragment_col_major, staged
 from helpers.exercises.wmma_partial_k_models import clamped as _clamped
 from helpers.exercises.wmma_partial_k_models import is_close as _is
 from helpers.exercises.wmma_partial_k_models import steps_cut_short as _steps_cut_short
@@ -348,6 +348,8 @@ def _mistakes(case, run):
     yield from _b_guard_one_past(run, case)
     for change, problem, hint in STAGINGS:
         if _staged_as(run, case, change):
+            if change is B_TRANSPOSED and (declared := b_fragment_col_major(body_words(run.kernel))):
+                yield declared
             yield problem(m, k, n) if callable(problem) else problem, hint
     # an index past the shared tiles: a GPU reads what lies beyond them, the simulator stops there
     yield from observed_mistakes(observe(run.kernel, _launch(CASES[-1])), _refine, wrong="C is wrong")

@@ -7,6 +7,32 @@ from __future__ import annotations
 import numpy as np
 
 
+def B_TRANSPOSED(k, n):
+    """Bs staged transposed, Bs[r][col] = B[k0 + col][tile_col * 16 + r] (the C of B's fragment
+    declared col_major over a Bs staged right, too)."""
+    return dict(b_keep=lambda k0, r, col: k0 + col < k,
+                b_at=lambda tile, k0, r, col: (k0 + col) * n + tile[1] * 16 + r)
+
+
+def b_fragment_col_major(words):
+    """(problem, hint) where the kernel's words (``microscope.body_words``) declare the matrix_b
+    fragment wmma::col_major: over Bs staged row after row, each step's tile of B is read
+    transposed, the C of ``B_TRANSPOSED``; None where not."""
+    for i in range(len(words) - 2):
+        if words[i:i + 2] == ["fragment", "<"] and ">" in words[i:]:
+            end = words.index(">", i)
+            if "matrix_b" in words[i:end] and "col_major" in words[i:end] and end + 1 < len(words):
+                name = words[end + 1]
+                return (f"B's fragment {name} was declared wmma::col_major, but Bs holds the tile row "
+                        f"after row (Bs[w][r][col] = B[k0 + r][tile_col * 16 + col]): "
+                        f"load_matrix_sync read each step's 16 x 16 tile of B transposed, so C = A "
+                        f"B^T tile by tile (C matches that exactly)",
+                        "a fragment's layout is how its tile is stored, and Bs is stored row after "
+                        "row: declare it row_major: wmma::fragment<wmma::matrix_b, 16, 16, 16, half, "
+                        f"wmma::row_major> {name};")
+    return None
+
+
 STAGINGS = [  # (a wrong staging, as staged's keywords given K and N), problem (or its function
     # of M, K and N), hint
     (lambda k, n: dict(b_keep=lambda k0, r, col: k0 + col < k),
@@ -72,8 +98,7 @@ STAGINGS = [  # (a wrong staging, as staged's keywords given K and N), problem (
      "each step after the first staged its tile 16 times too far along A's rows, into later rows "
      "of A and past A's end (NaN here)", "A[tile_row * 16 + r][k0 + col] is at A[(tile_row * 16 "
      "+ r) * K + k0 + col]"),
-    (lambda k, n: dict(b_keep=lambda k0, r, col: k0 + col < k,
-                       b_at=lambda tile, k0, r, col: (k0 + col) * n + tile[1] * 16 + r),
+    (B_TRANSPOSED,
      "Bs was staged transposed: Bs[r][col] took B[k0 + col][tile_col * 16 + r], but row r of "
      "the tile is B's row k0 + r", "stage Bs[w][r][col] = B[k0 + r][tile_col * 16 + col], at "
      "B[(k0 + r) * N + tile_col * 16 + col], where k0 + r < K"),

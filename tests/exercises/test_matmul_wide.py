@@ -102,6 +102,12 @@ WRONG = {
     "bs_read_at_column_ty": ([("sum += As[ty][k] * Bs[k][tx];", "sum += As[ty][k] * Bs[k][ty];")],
                              {"problem": "the products read Bs[k][ty], Bs at column ty",
                               "hint": "sum += As[ty][k] * Bs[k][tx]"}),
+    # blind audit TSB-matmul_wide-1: C's rows stored K apart, matmul_bt's row length (was '308 of
+    # 3465 elements were never written ... Hint: every element needs a thread: row = ..., col =
+    # ...; and the guard col < N && row < M', pointing at coverage, not the store)
+    "c_rows_k_apart": ([("C[row * N + col] = sum;", "C[row * K + col] = sum;")],
+                       {"problem": "C's rows were stored K = 70 elements apart, C[row * K + col]",
+                        "hint": "a row of C is N elements long: C[row * N + col] = sum"}),
     "no_store_guard": ([("    if (row < M && col < N)\n        C[", "    C[")],
                        {"problem": "wrote past the end of C", "hint": "row < M && col < N"}),
     # blind audit TDB-matmul_wide-1: col stepping by TILE_M (was 'the elements written are those

@@ -142,6 +142,14 @@ WRONG = {
     "mirrors_the_last_chunk_as_whole": ([(READ, "y[first + t] = tile[CHUNK - 1 - t];")],
                                         {"problem": "mirrored as if it had 256",
                                          "hint": "tile[count - 1 - t]"}),
+    # blind audit TSB-reverse_chunks-1: the chunk's count one short, n - 1 taken as the last
+    # index (was '1 of the 1,000 elements of y were never written (the first is y[999]) ... Hint:
+    # a block takes every gridDim.x-th chunk: first += gridDim.x * CHUNK', the loop's step)
+    "count_one_short": ([("int count = min(CHUNK, n - first);", "int count = min(CHUNK, n - first - 1);")],
+                        {"problem": ["the last chunk (first = 768) has n - first = 232 elements, "
+                                     "but count was 231", "y[999], its last element, was never written",
+                                     "y[768 + t] = x[768 + 230 - t]"],
+                         "hint": "int count = min(CHUNK, n - first)"}),
     # blind audit W8: count not capped at CHUNK (was 'the kernel failed on the simulator: ...
     # (index 999) ... Hint: an array declared with a fixed size ... declare it as large as ...')
     "count_not_capped": ([("int count = min(CHUNK, n - first);", "int count = n - first;")],

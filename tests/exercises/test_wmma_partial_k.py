@@ -202,6 +202,14 @@ WRONG = [
     ("b_staged_transposed", variant(KERNEL, ("Bs[w][r][col] = k0 + r < K ? B[(k0 + r) * N + tile_col * 16 + col]",
                                              "Bs[w][r][col] = k0 + col < K ? B[(k0 + col) * N + tile_col * 16 + r]")),
      ["Bs was staged transposed", "B[(k0 + r) * N + tile_col * 16 + col], where k0 + r < K"]),
+    # blind audit TSB-wmma_partial_k-1: B's fragment declared col_major as in wmma_gemm, Bs staged
+    # right (was 'Bs was staged transposed ... Hint: stage Bs[w][r][col] = B[k0 + r][...]', the
+    # staging the learner already had)
+    ("b_fragment_col_major", variant(KERNEL, ("wmma::matrix_b, 16, 16, 16, half, wmma::row_major> b;",
+                                              "wmma::matrix_b, 16, 16, 16, half, wmma::col_major> b;")),
+     ["B's fragment b was declared wmma::col_major, but Bs holds the tile row after row",
+      "C = A B^T tile by tile", "declare it row_major: wmma::fragment<wmma::matrix_b, 16, 16, 16, "
+      "half, wmma::row_major> b;"]),
     # blind audit H29 (was 'C is not A B' and the staging recipe)
     ("a_staged_transposed", variant(KERNEL, ("As[w][r][col] = k0 + col < K", "As[w][col][r] = k0 + col < K")),
      ["As was staged transposed", "A[(tile_row * 16 + r) * K + k0 + col], where k0 + col < K"]),

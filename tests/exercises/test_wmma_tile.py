@@ -204,6 +204,14 @@ DOES_NOT_COMPILE = {
                              "fragment, a, by a matrix_b fragment, b"],
                             ["declare fb as B's fragment, a matrix_b one: wmma::fragment<wmma::"
                              "matrix_b, 16, 16, 16, half, wmma::col_major> fb;"], "fa"),
+    # blind audit TSB-wmma_tile-1: A's fragment passed twice, mma_sync(fc, fa, fa, fc) (was the
+    # same problem, but 'Hint: declare fa as B's fragment, a matrix_b one: ...', which breaks fa
+    # as A's fragment): pass fb
+    "a_passed_twice": ([("mma_sync(fc, fa, fb, fc)", "mma_sync(fc, fa, fa, fc)")],
+                       ["line 17 passes fa as mma_sync's third argument, b, but line 11 declares fa "
+                        "a matrix_a fragment", "fa is already its second argument, a, and fb, the "
+                        "matrix_b fragment line 12 declares, is not passed"],
+                       ["pass B's fragment, fb, as b: wmma::mma_sync(fc, fa, fb, fc)"], "declare fa"),
     "inputs_swapped_in_mma_sync": ([("mma_sync(fc, fa, fb, fc)", "mma_sync(fc, fb, fa, fc)")],
                                    ["line 17 passes fb, a matrix_b fragment, as a and fa, a "
                                     "matrix_a fragment, as b"],
