@@ -233,6 +233,11 @@ def _known_results(a, bt):
     yield (a[:, :whole] @ bt[:, :whole].T, f"C is A @ Bt.T over the first {whole} of the K = {k} "
            "columns: the last phase, whose tile reaches past column K - 1, never ran",
            "round the number of phases up: (K + TILE - 1) / TILE")
+    if (start := (-(-k // TILE) - 1) * TILE) > 0:   # several phases: the last one's alone
+        yield (a[:, start:] @ bt[:, start:].T, f"each element of C holds only the last phase's "
+               f"products, columns {start} to {k - 1} of K = {k}: sum was set back to 0 at the "
+               "start of each phase, so the earlier phases' products were thrown away",
+               "set sum = 0.0f once, before the phase loop, and let every phase add to it")
     m, full = a.shape[0], np.pad(a.astype(np.float64) @ bt.T, ((0, 0), (0, TILE)))
     by_ty = np.minimum(np.arange(n) // TILE * TILE + np.arange(m)[:, None] % TILE, n)
     yield (np.take_along_axis(full, by_ty, axis=1), "sum read Bs with the thread's row, Bs[ty][j]: "

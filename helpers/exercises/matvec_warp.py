@@ -113,6 +113,7 @@ def _mistakes(case, run):
     if run.out.past.size:
         yield ("y was written past its end (y[rows] and on)",
                "keep the stub's if (row >= rows) return;, before anything is stored")
+    yield from _stored_at_warp_in_block(case, run)
     yield from _rows_of_block_0(case, run.out, want)
     yield from _rows_apart(case, run.out.unwritten)
     yield from _first_warp_only(case, run, want)
@@ -186,6 +187,32 @@ def _endless_shuffles(kernels):
                "then 0, and 0 / 2 is 0 again, still >= 0",
                "the shuffles stop after offset 1: for (int offset = 16; offset > 0; offset /= 2) "
                "(> 0, not >= 0); " + LOOP_HINT)
+
+
+def _stored_at_warp_in_block(case, run):
+    """Only y[0] to y[blockDim.y - 1] written, with several blocks, and in a trace (8 rows, 4
+    warps a block) block 1's warps read A's rows 4 to 7 but stored y[threadIdx.y]: the store's
+    index is the warp's place in the block, not its row (told from a row without its block term,
+    whose warps read rows 0 to 3 in every block; the values, on a GPU, are whichever block's
+    store landed last, so they are not looked at)."""
+    rows, w = case[0], case[2]
+    if -(-rows // w) < 2 or not np.array_equal(~run.out.unwritten, np.arange(rows) < w):
+        return
+    seen = accesses_of(run.kernel, _launch((8, 40, 4)), "y stores", 4096)
+    if seen is None:
+        return
+    mine = seen[(seen["block"] == 1) & ~seen["shared"]]
+    stores, loads = mine[(mine["array"] == "y") & mine["write"]], mine[mine["array"] == "A"]
+    if not len(stores) or not len(loads) or (stores["index"] != stores["warp"]).any() or \
+            (loads["index"] // 40 != 4 + loads["warp"]).any():
+        return
+    yield (f"only y[0] to y[{w - 1}] were written, by every block: warp threadIdx.y of block b "
+           f"summed A's row b * {w} + threadIdx.y but stored y[threadIdx.y] (in a trace with 4 "
+           "warps a block, block 1's warps read rows 4 to 7 and stored y[0] to y[3]), so each "
+           f"block's sums overwrote the others' and {int(run.out.unwritten.sum())} of the "
+           f"{rows} elements of y were never written",
+           "store at the warp's row of the matrix, not its place in the block: if (lane == 0) "
+           "y[row] = v")
 
 
 def _rows_of_block_0(case, out, want):

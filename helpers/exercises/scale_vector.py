@@ -111,6 +111,7 @@ def _mistakes(case, run):
                "i < blockDim.x (only block 0 passes it)",
                "i = blockIdx.x * blockDim.x + threadIdx.x, guarded with if (i < n)")
     yield from _place_multiplied(run.kernel, unwritten)
+    yield from _place_times_grid(n, block, -(-n // block) + extra, unwritten)
     for index, problem, hint in INDEXES if unwritten.any() else ():
         model = written_by(index, block, -(-n // block) + extra)
         if unwritten.any() and np.array_equal(np.flatnonzero(~unwritten), model[model < n]):
@@ -255,6 +256,20 @@ def _place_multiplied(kernels, unwritten):
                "blockIdx.x * blockDim.x * threadIdx.x multiplies the thread's place in",
                "add the thread's place to the block's first element, not multiply: i = "
                "blockIdx.x * blockDim.x + threadIdx.x")
+
+
+def _place_times_grid(n, block, grid, unwritten):
+    """The elements written are exactly b * blockDim.x + t * gridDim.x < n over the launch's
+    blocks b and threads t: the thread's place multiplied by the number of blocks."""
+    b, t = np.divmod(np.arange(block * grid), block)
+    model = np.zeros(n, bool)
+    model[(i := b * block + t * grid)[i < n]] = True
+    if grid > 1 and unwritten.any() and np.array_equal(~unwritten, model):
+        shown = ", ".join(f"y[{int(e)}]" for e in np.flatnonzero(model)[:4])
+        yield (f"only {shown}, ... were written ({int(unwritten.sum())} of {n} never): thread t "
+               "of block b wrote y[b * blockDim.x + t * gridDim.x], so threadIdx.x is "
+               f"multiplied by gridDim.x = {grid} and the threads skip elements",
+               "add the thread's place alone: i = blockIdx.x * blockDim.x + threadIdx.x")
 
 
 def _store_outside_the_guard(kernels, written):

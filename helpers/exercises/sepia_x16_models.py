@@ -6,6 +6,8 @@ and the groups' bytes ORed into res[] that was not zeroed (``res_not_zeroed``)."
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from helpers.exercises import sepia
@@ -108,6 +110,7 @@ def mistakes(rgb, got, n, junk):
     by_component = loaded.reshape(groups, 12, 4)[:, BY_COMPONENT].reshape(groups, 48)
     yield from _four_bytes_a_pixel(loaded, mine)
     yield from _uint4s_apart(flat, groups, mine)
+    yield from _reads_swapped(rgb, got, loaded, mine)
     for model, problem, hint in (
             (_tone(twice), "thread t loaded uint4 6t, 6t + 1 and 6t + 2, not 3t to 3t + 2: "
              "src already points at thread t's first uint4, and src[3 * t] adds the 3t again",
@@ -160,6 +163,30 @@ def _four_bytes_a_pixel(loaded, mine):
                "as in RGBA (pixels 1 to 11 came out so, and 12 to 15 read past w[]'s 48 bytes)",
                "RGB pixels are 3 bytes: byte_of(w, 3 * p + c), red, green and blue at 3p, "
                "3p + 1 and 3p + 2")
+
+
+def _reads_swapped(rgb, got, loaded, mine):
+    """(problem, hint) where the groups are what a loop gives whose byte_of calls read pixel p's
+    channels from each other's bytes (r, g, bl at 3 * p + pin[c]); the tail's told right."""
+    right, want = _tone(loaded), sepia.reference(rgb.reshape(1, -1, 3)).ravel()
+    tail = got.ravel()[mine.size:want.size]
+    for pin in itertools.permutations(range(3)):
+        model = _tone(loaded.reshape(len(loaded), 16, 3)[:, :, list(pin)].reshape(len(loaded), 48))
+        if pin == (0, 1, 2) or not sepia.near(mine, model) or sepia.near(mine, right):
+            continue
+        moved = [c for c in range(3) if pin[c] != c]
+        k = int(np.argmax((right != model).reshape(-1, 3).any(axis=1)))
+        reads = ", ".join(f"{('r', 'g', 'bl')[c]} = byte_of(w, 3 * p + {pin[c]})" for c in moved)
+        yield (f"in the 16-pixel loop, {' and '.join(('r', 'g', 'bl')[c] for c in moved)} were read from "
+               f"{'each other' if len(moved) == 2 else 'one another'}'s bytes, {reads}: the "
+               f"groups' pixel {k} came out {tuple(int(v) for v in mine.reshape(-1, 3)[k])}, "
+               f"NumPy's {tuple(int(v) for v in right.reshape(-1, 3)[k])}"
+               + (" (the tail, which sepia_pixel reads, is right)" if tail.size and
+                  sepia.near(tail, want[mine.size:]) else ""),
+               "pixel p's red, green and blue are bytes 3p, 3p + 1 and 3p + 2 of its group: "
+               "float r = byte_of(w, 3 * p), g = byte_of(w, 3 * p + 1), bl = byte_of(w, 3 * p "
+               "+ 2)")
+        return
 
 
 def _red_plus(groups):

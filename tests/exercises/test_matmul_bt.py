@@ -35,6 +35,12 @@ WRONG = {
     # guards' general hint)
     "a_load_guarded_by_the_column": ([("As[ty][tx] = (row < M && k < K)", "As[ty][tx] = (col < N && k < K)")],
                                      "A's load is guarded by the thread's column, col < N"),
+    # blind audit TSB-matmul_bt-1: sum = 0.0f at the start of each phase (was '3072 of 3072
+    # elements of C are wrong ...' and a trace of right loads, the reset not named)
+    "sum_reset_every_phase": ([("(K + TILE - 1) / TILE; phase++) {\n",
+                                "(K + TILE - 1) / TILE; phase++) {\n        sum = 0.0f;\n")],
+                              "only the last phase's products, columns 16 to 31 of K = 32: sum "
+                              "was set back to 0 at the start of each phase"),
     "phases_rounded_down": ([("(K + TILE - 1) / TILE", "K / TILE")], "never ran"),
     "bt_rows_from_blockidx_y": ([("int bt_row = blockIdx.x * TILE + ty;",
                                   "int bt_row = blockIdx.y * TILE + ty;")], "from rows blockIdx.y"),

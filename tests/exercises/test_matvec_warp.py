@@ -26,6 +26,14 @@ WRONG = {
                                         "block term is 0: blockIdx.y, which is 0 in this 1-D grid "
                                         "(grid = (26, 1))",
                              "hint": "row = blockIdx.x * blockDim.y + threadIdx.y"}),
+    # blind audit TSB-matvec_warp-1: y[threadIdx.y] = v for y[row] (was '97 of the 101 elements
+    # of y were never written (the first is y[4])', hint the row's formula, the store not named)
+    "stored_at_threadIdx_y": ([("y[row] = v;", "y[threadIdx.y] = v;")],
+                              {"problem": "only y[0] to y[3] were written, by every block: warp "
+                                          "threadIdx.y of block b summed A's row b * 4 + "
+                                          "threadIdx.y but stored y[threadIdx.y]",
+                               "hint": "store at the warp's row of the matrix, not its place in "
+                                       "the block: if (lane == 0) y[row] = v"}),
     "offsets_from_8": ([("offset = 16;", "offset = 8;")],
                        {"problem": "lanes 0 to 15", "hint": "offset 16"}),
     # blind audit TIB-matvec_warp-1: offsets from 31 (was 'y[0] = 9.34958, NumPy's is 8.60949'

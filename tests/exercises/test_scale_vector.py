@@ -31,6 +31,14 @@ WRONG = [
      ["thread t of block b stored y[b * blockDim.x * t]",
       "i = blockIdx.x * blockDim.x * threadIdx.x multiplies the thread's place in",
       "Hint: add the thread's place to the block's first element"]),
+    # blind audit TSB-scale_vector-1 (was '750 of 1000 elements were never written (the first is
+    # y[1]) ... Hint: every i < n needs a thread: ...', the multiplied threadIdx.x not named)
+    ("thread_s_place_times_the_grid",
+     variant(KERNEL, ("int i = blockIdx.x * blockDim.x + threadIdx.x;",
+                      "int i = blockIdx.x * blockDim.x + threadIdx.x * gridDim.x;")),
+     ["only y[0], y[4], y[8], y[12], ... were written", "thread t of block b wrote "
+      "y[b * blockDim.x + t * gridDim.x]", "threadIdx.x is multiplied by gridDim.x = 4",
+      "Hint: add the thread's place alone: i = blockIdx.x * blockDim.x + threadIdx.x"]),
     # blind audit TLB-scale_vector-1 (was '744 of 1000 elements are wrong ...: y[256] was stored by
     # thread (0, 0, 0) of block (1, 0, 0) ..., which loaded x[0]', x's index not named)
     ("x_at_the_thread_s_place", variant(KERNEL, ("y[i] = alpha * x[i];", "y[i] = alpha * x[threadIdx.x];")),

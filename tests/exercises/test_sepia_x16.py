@@ -135,9 +135,9 @@ WRONG = {
     "set_byte_assigns": ([("w[k >> 2] |= value", "w[k >> 2] = value")],  # blind audit TRB-sepia_x16-1: the hint
                          "set_byte assigns the word (=) where it ORs the byte in (|=), so each byte wipes those before it (n = 1961 pixels, block = (256, 1, 1), grid = (1, 1)). Hint: in set_byte, OR the byte into its word: w[k >> 2] |= value << (8 * (k & 3));"),
     "red_and_blue_stored_swapped": ([("set_byte(res, 3 * p,     ", "set_byte(res, 3 * p + 2, "),
-                                     ("set_byte(res, 3 * p + 2, sepia_channel(r, g, bl, 0.272f",
-                                      "set_byte(res, 3 * p,     sepia_channel(r, g, bl, 0.272f")],
-                                    "Hint: channels mixed up"),
+                                     ("set_byte(res, 3 * p + 2, sepia_channel(r, g, bl, 0.272f", "set_byte(res, 3 * p,     sepia_channel(r, g, bl, 0.272f")], "Hint: channels mixed up"),
+    # blind audit TSB-sepia_x16-1 (was 'reads the input bytes as RBG', hint in the tail's 3*i terms)
+    "green_and_blue_read_swapped": ([("g = byte_of(w, 3 * p + 1), bl = byte_of(w, 3 * p + 2)", "g = byte_of(w, 3 * p + 2), bl = byte_of(w, 3 * p + 1)")], "in the 16-pixel loop, g and bl were read from each other's bytes, g = byte_of(w, 3 * p + 2), bl = byte_of(w, 3 * p + 1): the groups' pixel 0 came out"),
     # the pointer moved by bytes (48t) or pixels (16t) counted as uint4: past rgb's spare bytes
     "group_t_at_uint4_48t": ([("reinterpret_cast<const uint4 *>(rgb) + 3 * (size_t)t",
                                "reinterpret_cast<const uint4 *>(rgb) + 48 * (size_t)t")],
