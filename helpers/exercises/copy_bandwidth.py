@@ -34,9 +34,9 @@ import time
 import numpy as np
 
 from helpers.exercises import hidden as hidden_cases
-from helpers.exercises.copy_bandwidth_models import (Ms, converted_twice, counted_twice, floored,
-                                                   is_floored, made_larger, object_size,
-                                                   one_element)
+from helpers.exercises.copy_bandwidth_models import (Ms, as_microseconds, converted_twice,
+                                                   counted_twice, floored, is_floored,
+                                                   made_larger, object_size, one_element)
 from helpers.exercises.function import check_function, copies_noted, run_catching
 from helpers.exercises.verdict import Verdict, check_cases
 
@@ -272,7 +272,8 @@ def _slip_of(gbs, copies, ms, notes):
         return "getsizeof", size, nbytes  # the Python object's size: _slip names it
     for factor, problem, hint in SLIPS + SMALL_SLIPS:
         if abs(ratio / factor - 1) < 1e-3:
-            problem, hint = _million(notes) if factor == 1e-6 else (problem, hint)
+            problem, hint = (_million(notes) if factor == 1e-6 else factor == 1e3
+                             and as_microseconds(notes) or (problem, hint))
             return factor, f"{gbs:.4g} GB/s is {problem}", hint
     return None
 

@@ -191,3 +191,16 @@ def floored(fn, gbs, right):
     return (f"your function returned {gbs:.4g} GB/s, the bytes over your own events' ms "
             f"({right:.4g} GB/s) rounded down to a whole number of GB/s{where}: {how} (a copy "
             "slower than 1 GB/s would give 0)", "divide with /, not //: h.nbytes / (ms * 1e-3) / 1e9")
+
+
+def as_microseconds(notes):
+    """(problem, hint) of a GB/s 1000 times too large where the ms time_till handed over were
+    first multiplied by 1e-6 (or divided by 1e6), as if they were microseconds; else None."""
+    how = ("multiplied by 1e-6 (ms * 1e-6)" if ("*", 1e-6) in notes
+           else "divided by 1e6 (ms / 1e6)" if ("/", 1e6) in notes else None)
+    if how is None:
+        return None
+    return (f"1000 times too large: the ms were {how}, as if the time were in microseconds: "
+            "time_till gives milliseconds, and a millisecond is 1e-3 s, so the seconds came out "
+            "1000 times too short", "multiply the ms by 1e-3, not 1e-6, to get the seconds: "
+            "GB/s = h.nbytes / (ms * 1e-3) / 1e9")

@@ -49,6 +49,13 @@ WRONG = {
                            "hint": "divide the bytes a second by 1e9: h.nbytes / (ms * 1e-3) "
                                    "/ 1e9"}),
     "megabytes": (right_but("/ 1e9", "/ 1e6"), {"problem": "MB/s", "hint": "1e9 bytes"}),
+    # blind audit TTC-copy_bandwidth-1 (was "1.037e+04 GB/s is 1000 times too large: that is
+    # MB/s (1e6 bytes a second), not GB/s ...", the / 1e9 the function has): ms * 1e-6, as if
+    # time_till gave microseconds
+    "ms_taken_for_microseconds": (right_but(RIGHT_GBS, "h.nbytes / (ms * 1e-6) / 1e9"),
+                                  {"problem": ("1000 times too large: the ms were multiplied by "
+                                               "1e-6 (ms * 1e-6)", "gives milliseconds"),
+                                   "hint": "multiply the ms by 1e-3, not 1e-6"}),
     # blind audit TIC-copy_bandwidth-1 (was "1268 GB/s is 1000 times too large: that is MB/s
     # (1e6 bytes a second), not GB/s ... Hint: 1 GB is 1e9 bytes: h.nbytes / (ms * 1e-3) / 1e9",
     # the return the function has): the ms divided by 1000 where they were read, and the return
