@@ -14,7 +14,7 @@ import numpy as np
 from helpers.ch11.multigpu import two_devices_on_the_simulator
 from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.gray_split_models import (floored_shares, host_swapped, one_image,
-                                                 shape_unpacked_swapped)
+                                                 rows_short, shape_unpacked_swapped)
 from helpers.exercises.function import (LaunchOrder, Refused, check_function, code_of,
                                         context_mistakes, context_stack, copies_to_host,
                                         current_device, run_catching, stopped_at_empty)
@@ -225,11 +225,11 @@ def _mistakes(fn, contexts, functions, case):
                 for k in range(n)]
         yield from stopped_at_empty([(k + 1) * count // n - k * count // n for k in range(n)],
                                     done, "image", "converted")
-        yield from _wrong_launches(launches, n, count, height, width)
+        yield from _wrong_launches(fn, launches, n, count, height, width)
     yield from wrong or _took_turns(launches, copied or ())
 
 
-def _wrong_launches(launches, n, count, height, width):
+def _wrong_launches(fn, launches, n, count, height, width):
     """With the result wrong: a device with a share never launched, launches that could not
     convert their share (its rows, its grid, its arrays)."""
     for k in sorted({k for k in range(n) if k * count // n < (k + 1) * count // n and launches}
@@ -251,9 +251,7 @@ def _wrong_launches(launches, n, count, height, width):
                    f"{launch.rows // height}: its kernel reads from the batch's start",
                    "copy only the device's share to it: gpuarray.to_gpu(images[lo:hi])")
         if uploaded > launch.rows:
-            yield (f"device {launch.device}'s kernel was launched on {launch.rows} rows, where "
-                   f"its share has {uploaded}", "a share of hi - lo images is one image of "
-                   "(hi - lo) * height rows for the kernel: rows = (hi - lo) * height")
+            yield rows_short(fn, launch, height, uploaded)
         if gx * bx < width or gy * by < launch.rows:
             yield from _grid_short(launch, width, height)
         if getattr(launch.args[1], "dtype", np.uint8) != np.uint8:

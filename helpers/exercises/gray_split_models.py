@@ -172,3 +172,26 @@ def shape_unpacked_swapped(fn, err, height, width):
                 f"{down} = {width} their width, and every shape and launch made from them came "
                 "out swapped", f"unpack in the array's order: {right} = images.shape")
     return None
+
+
+def rows_short(fn, launch, height, uploaded):
+    """(problem, hint) where device k's kernel was launched on fewer rows than its share has
+    (``uploaded``): where they are one image's and the learner's launch passes the image's height
+    itself as the kernel's rows (np.int32(height)), that argument, with its line; else the count."""
+    k, rows = launch.device, launch.rows
+    call = None if rows != height or (code := code_of(fn)) is None else next((
+        c for c in ast.walk(code[0]) if isinstance(c, ast.Call) and len(c.args) >= 4
+        and {"block", "grid"} & {w.arg for w in c.keywords} and {
+            n.id for n in ast.walk(c.args[3]) if isinstance(n, ast.Name)} & {"height", "h"}), None)
+    if call is None:
+        return (f"device {k}'s kernel was launched on {rows} rows, where its share has "
+                f"{uploaded}", "a share of hi - lo images is one image of (hi - lo) * height "
+                "rows for the kernel: rows = (hi - lo) * height")
+    _, first, place, lines = code
+    return (f"device {k}'s kernel was given {ast.unparse(call.args[3])} ({height} rows, one "
+            f"image's) as its rows, where its share has {uploaded} ({uploaded // height} images "
+            f"of {height} rows): line {first + call.lineno - 1} of {place} "
+            f"({lines[call.lineno - 1].strip()}) passes the image's height, so the kernel stops "
+            f"at row {height} and only the first image of the share was converted",
+            "pass the share's rows to the kernel: kernels[k](rgb_k, grey_k, np.int32(width), "
+            "np.int32(rows), ...), with rows = (hi - lo) * height")

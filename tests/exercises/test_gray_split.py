@@ -249,6 +249,16 @@ WRONG = {
     "rows_of_one_image": ([("rows = (hi - lo) * height", "rows = height")],
                           "device 0's kernel was launched on 37 rows, where its share has 111",
                           True),
+    # blind audit TTC-gray_split-1 (was "device 0's kernel was launched on 37 rows, where its
+    # share has 111 ... Hint: ... rows = (hi - lo) * height", the rows the function computed):
+    # the image's height passed to the kernel for the share's rows (on one device too)
+    "height_passed_for_rows": ([("np.int32(width), np.int32(rows)",
+                                 "np.int32(width), np.int32(height)")],
+                               ("device 0's kernel was given np.int32(height) (37 rows, one "
+                                "image's) as its rows, where its share has ",
+                                "only the first image of the share was converted",
+                                "Hint: pass the share's rows to the kernel: kernels[k](rgb_k, "
+                                "grey_k, np.int32(width), np.int32(rows)"), False),
     # blind audit TGC-gray_split-1 (was "device 0's kernel was launched on 53 rows, where its
     # share has 111 ... Hint: ... rows = (hi - lo) * height", the rows being right): the kernel's
     # two ints passed in the wrong order (on one device too: the share is then the whole batch)
