@@ -5,7 +5,11 @@ in bytes (``chunk_in_bytes``)."""
 
 from __future__ import annotations
 
+import ast
+
 import numpy as np
+
+from helpers.exercises.function import code_of
 
 
 def carried_of(log, bounds):
@@ -227,3 +231,38 @@ def chunk_too_long(fn, length, n, chunk):
             "into one staging buffer, so none may be longer than a buffer",
             "chunk = staging[0].size, the buffer's number of elements: the two buffers take the "
             "chunks in turn (c % 2), however many chunks h needs")
+
+
+def one_stream_waited(log, streams, pending, fn):
+    """(problem, hint) where the function returned with copies pending on ``streams[i]`` for
+    each i of ``pending`` after waiting, past the last copy in ``log``, only for other streams:
+    with the line of ``fn``'s code that waits, after a loop, for a name the loop sets alone (the
+    stream the loop left in it); else None."""
+    copies = [k for k, (what, _) in enumerate(log) if what == "copy"]
+    after = {id(s) for what, s in log[copies[-1] + 1:] if what == "wait"} if copies else set()
+    if not after or any(id(streams[i]) in after for i in pending):
+        return None
+    ways = [s for what, s in log if what == "copy"]
+    waited = ", ".join(f"streams[{j}]" for j, s in enumerate(streams) if id(s) in after)
+    late = "; ".join(f"streams[{i}]'s last copy (chunk "
+                     f"{max(c for c, s in enumerate(ways) if s is streams[i])}) was still on its way"
+                     for i in pending if any(s is streams[i] for s in ways))
+    problem = (f"your function returned while copies were still on their way: after the last "
+               f"copy only {waited} was waited for, so {late or 'copies were pending'} when it "
+               "returned")
+    if (code := code_of(fn)) is not None:
+        tree, first, place, lines = code
+        body = tree.body[0].body if tree.body and hasattr(tree.body[0], "body") else []
+        loops = {t.id for n in body if isinstance(n, ast.For) for t in ast.walk(n)
+                 if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)}  # set in a loop
+        for n in body:
+            call = n.value if isinstance(n, ast.Expr) else None
+            if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                    and call.func.attr == "synchronize" and isinstance(call.func.value, ast.Name)
+                    and call.func.value.id in loops):
+                name = call.func.value.id
+                problem += (f": line {first + n.lineno - 1} of {place} "
+                            f"({lines[n.lineno - 1].strip()}), after the loop, waits for {name} alone, the stream the loop left "
+                            f"in {name} ({waited}, the last chunk's)")
+                break
+    return problem, "wait for both streams after the loop: for s in streams: s.synchronize()"

@@ -109,6 +109,14 @@ WRONG = {
                                                    "hint": "memcpy_htod_async"}),
     "waits_for_one_stream_at_the_end": (right_but((FINAL, "    streams[0].synchronize()\n")),
                                         {"problem": "still on their way", "hint": "both streams"}),
+    # blind audit TTC-staging_upload-1 (was "your function returned while copies were still on
+    # their way ... Hint: wait for both streams before returning (TODO 3)", a wait it had): the
+    # final wait without its loop, s.synchronize(), waits for the loop's last stream alone
+    "final_wait_for_the_loop_s_last_stream": (
+        right_but((FINAL, "    s.synchronize()\n")),
+        {"problem": ("still on their way: after the last copy only streams[",
+                     "line 11 of your cell (s.synchronize()), after the loop, waits for s alone"),
+         "hint": "wait for both streams after the loop: for s in streams: s.synchronize()"}),
     "copies_straight_from_h": (right_but((COPY, "drv.memcpy_htod_async(int(d) + lo * 4, h[lo:hi], s)")),
                                {"problem": "the copies came from h itself",
                                 "hint": "from its staging buffer"}),
