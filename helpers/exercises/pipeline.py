@@ -14,8 +14,8 @@ from helpers.exercises.function import HOLD_MS, check_function, run_catching, st
 from helpers.exercises.hidden import awkward
 from helpers.exercises.pipeline_models import (ATOL, RTOL, buffers_watched, copies_and_launches,
                                               count_one_short, how_copied, launch_fits,
-                                              shared_buffers, sharing, stream_index, union_bytes)
-from helpers.exercises.pipeline_streams import launched_off_its_stream
+                                              shared_buffers, sharing, union_bytes)
+from helpers.exercises.pipeline_streams import launched_off_its_stream, stream_index
 from helpers.exercises.verdict import Verdict, check_cases, not_yet, passed
 from helpers.workload import share
 

@@ -344,35 +344,6 @@ def out_of_order(calls, copies, order, got, expected):
             yield f"{who} kernel was queued {what}: {differ}", ORDER_HINT
 
 
-def stream_index(streams, n_chunks):
-    """run_catching's hint of an IndexError raised on a line that picks a stream by c modulo
-    the chunk count where len(streams) belongs (streams[c % n_chunks]): ``(what was seen, hint)``, or None
-    where the line is unknown or picks no stream so."""
-    import ast
-
-    from helpers.exercises.function import learner_line
-
-    def told(err):
-        line = learner_line(err)
-        try:
-            tree = ast.parse(line[2].strip()) if line else None
-        except SyntaxError:
-            return None
-        picks = [n.slice for n in ast.walk(tree or ast.Module(body=[], type_ignores=[]))
-                 if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name)
-                 and n.value.id == "streams" and isinstance(n.slice, ast.BinOp)
-                 and isinstance(n.slice.op, ast.Mod)
-                 and ast.unparse(n.slice.right) == "n_chunks"]
-        if not picks:
-            return None
-        left, right = ast.unparse(picks[0].left), ast.unparse(picks[0].right)
-        return (f"{left} % {right} counts up to {right} - 1 = {n_chunks - 1}, past the last of the "
-                f"{len(streams)} streams: the chunk count where the number of streams belongs",
-                f"take the chunk's number modulo the number of streams: streams[{left} % "
-                "len(streams)] (its buffers likewise)")
-    return told
-
-
 def _span(view, host):
     """[lo, hi) of ``view`` in ``host`` (a contiguous slice of it), or None where it is not one."""
     view = np.asarray(view)

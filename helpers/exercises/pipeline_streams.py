@@ -38,3 +38,53 @@ def launched_off_its_stream(calls, copies, order, streams):
                f"streams[{own}] (so for {len(off)} of {len(calls)} chunks): nothing orders the "
                "kernel after its chunk's copy in or before its copy out, since each stream runs "
                "its own work in order but not the other streams'", OWN_STREAM_HINT)
+
+
+def _length(err, name):
+    """The length of the list ``name`` where ``err`` was raised (the last frame of its
+    traceback, the learner's line), or None where it is not known."""
+    tb = err.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    try:
+        return len(tb.tb_frame.f_locals[name])
+    except (AttributeError, KeyError, TypeError):
+        return None
+
+
+def stream_index(streams, n_chunks):
+    """run_catching's hint of an IndexError raised on a line that picks a stream, or a pair of
+    buffers, by c modulo the chunk count where len(streams) belongs (streams[c % n_chunks],
+    buffers[c % n_chunks]): ``(what was seen, hint)``, or None where the line is unknown or
+    picks nothing so."""
+    import ast
+
+    from helpers.exercises.function import learner_line
+
+    def told(err):
+        line = learner_line(err)
+        try:
+            tree = ast.parse(line[2].strip()) if line else None
+        except SyntaxError:
+            return None
+        picks = [n for n in ast.walk(tree or ast.Module(body=[], type_ignores=[]))
+                 if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name)
+                 and isinstance(n.slice, ast.BinOp) and isinstance(n.slice.op, ast.Mod)
+                 and ast.unparse(n.slice.right) == "n_chunks"]
+        picks.sort(key=lambda n: n.value.id != "streams")
+        if not picks:
+            return None
+        name, left, right = picks[0].value.id, ast.unparse(picks[0].slice.left), "n_chunks"
+        counts = f"{left} % {right} counts up to {right} - 1 = {n_chunks - 1}, past the last of the "
+        if name == "streams":
+            return (f"{counts}{len(streams)} streams: the chunk count where the number of "
+                    "streams belongs", f"take the chunk's number modulo the number of streams: "
+                    f"streams[{left} % len(streams)] (its buffers likewise)")
+        size = _length(err, name)
+        if size is None:
+            return None
+        each = ", one per stream" if size == len(streams) else ""
+        return (f"{counts}{size} pairs in {name}{each}: the chunk count where the number of "
+                "streams belongs", f"pick the pair of the chunk's stream: d_in, d_out = "
+                f"{name}[{left} % len(streams)]")
+    return told

@@ -119,6 +119,14 @@ WRONG = {
         RIGHT.replace("s = streams[c % len(streams)]", "s = streams[c % n_chunks]"),
         ("c % n_chunks counts up to n_chunks - 1 = 6, past the last of the 3 streams: the chunk "
          "count where the number of streams belongs", "streams[c % len(streams)]")),
+    # blind audit TTC-pipeline-1 (was "your function raised IndexError at line 18 of your cell
+    # (d_in, d_out = buffers[c % n_chunks]): list index out of range ... Hint: the message says
+    # what went wrong on that line"): the buffer pair picked modulo the chunk count
+    "buffers_taken_modulo_the_chunks": (
+        RIGHT.replace("buffers[c % len(streams)]", "buffers[c % n_chunks]"),
+        ("c % n_chunks counts up to n_chunks - 1 = 6, past the last of the 3 pairs in buffers, "
+         "one per stream: the chunk count where the number of streams belongs",
+         "Hint: pick the pair of the chunk's stream: d_in, d_out = buffers[c % len(streams)]")),
     # blind audit TKC-pipeline-1 (was "the results are right here, but chunks on different
     # streams used the same device input buffer ... Hint: give each stream its own input and
     # output buffer ..."): the allocation was right, the pair was picked by c // len(streams)
