@@ -214,7 +214,9 @@ def _mistakes(case, run):
     yield from _index_wrapped(case, run, want)
     if [near, far] == _range(depth[:-1]):
         yield ("the last pixel (i = n - 1, the nearest depth) was not looked at: the bounds "
-               "guard is off by one", "the last pixel is i = n - 1: " + GUARD_HINT + " (>=, not >)")
+               "guard is off by one, thread i = n - 1 returned with the threads past the end",
+               "the last pixel is i = n - 1 and must go on: " + GUARD_HINT + ": the bound is n, "
+               "not n - 1")
     yield from _hole_made_up(case, run, want)
     yield from _lost(run, [near, far], want)
 
