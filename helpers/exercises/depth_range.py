@@ -36,6 +36,9 @@ CASES = [dict(n=1000, block=128), dict(n=70_001, block=256), dict(n=300, block=6
 ATOMIC_HINT = ("a compare and a store are two steps, and another thread's depth can come in "
                "between: atomicMin(&range[0], d) and atomicMax(&range[1], d) do both in one")
 GUARD_HINT = "threads past the end must do nothing: if (i >= n) return; first"
+LAST_LEFT_OUT = ("the last pixel (i = n - 1, the nearest depth) was not looked at: the bounds guard "
+                 "is off by one, thread i = n - 1 returned with the threads past the end",
+                 f"the last pixel is i = n - 1 and must go on: {GUARD_HINT}: the bound is n, not n - 1")
 RESET_HINT = "range is set before the launch ({UINT_MAX, 0}): do not set it in the kernel"
 
 
@@ -213,8 +216,7 @@ def _mistakes(case, run):
                "of block 0 looks at pixel 0)")
     yield from _index_wrapped(case, run, want)
     if [near, far] == _range(depth[:-1]):
-        yield ("the last pixel (i = n - 1, the nearest depth) was not looked at: the bounds "
-               "guard is off by one", "the last pixel is i = n - 1: " + GUARD_HINT + " (>=, not >)")
+        yield LAST_LEFT_OUT
     yield from _hole_made_up(case, run, want)
     yield from _lost(run, [near, far], want)
 

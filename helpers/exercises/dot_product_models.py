@@ -99,8 +99,7 @@ def model(products, block, grid, stride="grid", sum_type="float", shuffle="down"
 
 
 def wrong_sums(products, block, grid):
-    """(sum, problem, hint) of the known mistakes: the plan's wrong shapes, the sums of a known
-    part of the products, every block counting every element."""
+    """(sum, problem, hint) of the known mistakes: the plan's wrong shapes, known parts' sums."""
     for shape, problem, hint in SHAPES:
         yield model(products, block, grid, **shape), problem, hint
     yield (by_blocks(products, block * grid, grid), "the loop steps by gridDim.x alone, the "
@@ -142,6 +141,7 @@ def wrong_sums(products, block, grid):
            "counted twice: the second warp_sum added to v, v += warp_sum(...), and lane 0 of the "
            "first warp still held its own warp's sum from the first", "replace v with the "
            "warps' total: v = warp_sum(lane < blockDim.x / 32 ? warp_sums[lane] : 0.0f)")
+    yield from _every_warp_added(products, thread, warps)
     if grid > 1:
         yield (grid * products.sum(),
                f"the sum is {grid} times the dot product: every block counted every element",
@@ -158,6 +158,21 @@ def wrong_sums(products, block, grid):
                "block's sum to *result", "only the first warp adds the warps' sums: "
                "if (warp == 0) { v = warp_sum(lane < blockDim.x / 32 ? warp_sums[lane] : 0.0f); "
                "if (lane == 0) atomicAdd(result, v); }")
+
+
+def _every_warp_added(products, thread, warps):
+    """The atomicAdd outside the first warp's block: lane 0 of every warp adds, warps past the
+    first their own warp's sum (``thread``: element i's thread in its block), warp 0 the block's."""
+    if warps < 2:
+        return
+    twice = products.sum() + products[thread >= 32].sum()
+    yield (twice, f"the sum is {twice:.7g}, NumPy's is {products.sum():.7g}: lane 0 of every "
+           "warp added to *result, not only the first warp's: the atomicAdd is outside the "
+           "if (warp == 0) block, so each block's warps past the first added their own warp's "
+           "sum (from the first warp_sum) on top of the block's sum, which already holds it",
+           "only the first warp's lane 0 adds the block's sum: close if (warp == 0) { ... } "
+           "after the atomicAdd: if (warp == 0) { v = warp_sum(lane < blockDim.x / 32 ? "
+           "warp_sums[lane] : 0.0f); if (lane == 0) atomicAdd(result, v); }")
 
 
 def by_blocks(products, threads, grid) -> float:

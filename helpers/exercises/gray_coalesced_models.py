@@ -130,3 +130,29 @@ def half_outside_the_cast(kernels):
                 stop = next((k for k in range(j, last) if words[k] == ";"), last - 1)
                 return " ".join(source[tokens[start].start:tokens[stop].end].split())
     return None
+
+
+def _byte(k):
+    return "rgb[3 * i]" if k == 0 else f"rgb[3 * i + {k}]"
+
+
+def byte_read_twice(got, rgb, wrong, grey):
+    """One channel given another's byte (bt601_gray(rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 1])):
+    a byte counted twice and one never (the model, ``grey`` of the bytes so taken, within a level
+    as a GPU's fused multiply-adds may land; the permutations are the swaps' models)."""
+    names = ("red", "green", "blue")
+    for taken in ((a, b, c) for a in range(3) for b in range(3) for c in range(3)):
+        if len(set(taken)) == 3 or not (np.abs(got.astype(int) - grey(rgb[..., taken])) <= 1).all():
+            continue
+        at = int(wrong[0])
+        pixel = tuple(int(v) for v in rgb.reshape(-1, 3)[at])
+        said = " and ".join(f"{names[k]} was given {names[j]}'s byte, {_byte(j)}, where {_byte(k)} "
+                            "belongs" for k, j in enumerate(taken) if j != k)
+        never = " and ".join(names[k] for k in range(3) if k not in taken)
+        yield (f"{wrong.size} of {got.size} grey values are wrong: in each, {said} (in "
+               f"bt601_gray's call or its sum), so {never}'s byte never counted (pixel "
+               f"{at}: rgb = {pixel}, grey {int(got.ravel()[at])}, expected "
+               f"{int(grey(rgb).ravel()[at])})", "pass each pixel's red, green, blue bytes once "
+               "each, in that order: bt601_gray(rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2]), "
+               "and weigh r, g, b in bt601_gray: 0.299f * r + 0.587f * g + 0.114f * b")
+        return

@@ -15,8 +15,8 @@ import numpy as np
 
 from helpers.ch11.multigpu import two_devices_on_the_simulator
 from helpers.exercises.halo_exchange_models import (COPIES, dtod_noted, four_byte_items,
-                                                    interior_miscounted, item_of_the_half,
-                                                    mixed_units, span)
+                                                    interior_miscounted, interior_past_the_half,
+                                                    item_of_the_half, mixed_units, span)
 from helpers.exercises.hidden import cases, success
 from helpers.exercises.function import (check_function, context_mistakes, context_stack,
                                         copies_to_host, from_file, run_catching)
@@ -84,6 +84,7 @@ def _mistakes(fn, contexts, m, halo, dtype="float32"):
     after = context_stack(restore=before)
     yield from item_of_the_half(calls, halves, m, halo)
     yield from mixed_units(calls, halves, m, halo)
+    yield from interior_past_the_half(calls, halves, m, halo)
     if raised:
         yield raised
         return

@@ -133,3 +133,25 @@ def interior_miscounted(got, hosts, m, halo):
 def span(first, count):
     """Elements first .. first + count - 1, in words."""
     return f"element {first}" if count == 1 else f"elements {first} .. {first + count - 1}"
+
+
+def interior_past_the_half(calls, halves, m, halo):
+    """Both copies right but for m, an m too large (halves[0].size - halo, say): the copies noted
+    (before each ran, so a copy that raised counts) are the solution's with that m, the one into
+    device 0's right halo among them, reaching past half 0's end (whether or not it raised)."""
+    size, item = halves[0].size, halves[0].dtype.itemsize
+    left, right = (int(h.gpudata) for h in halves)
+    noted = [tuple(call[:3]) for call in calls]
+    for wrong in range(m + 1, size + 1):
+        first = (left + (halo + wrong) * item, right + halo * item, halo * item)
+        if noted and first in noted and set(noted) <= {first, (right, left + wrong * item,
+                                                               halo * item)}:
+            how = (f" (halves[0].size - halo = {size} - {halo}: one halo taken off, where a half "
+                   "has two)" if wrong == size - halo else "")
+            yield (f"the copies' offsets are those of m = {wrong} interior elements, not {m}"
+                   f"{how}: the copy into device 0's right halo, at halo + m, reaches "
+                   f"{span(halo + wrong, halo)}, past half 0's last, element {size - 1}",
+                   f"a half is [left halo | m "
+                   f"interior | right halo], {size} elements in all, so m = halves[0].size - 2 * "
+                   f"halo = {m}")
+            return

@@ -75,8 +75,12 @@ WRONG = {
                                 "pixels 65536 to 70000 were never looked at: i is an unsigned "
                                 "short, which wraps at 65,536",
                                 "int i = blockIdx.x * blockDim.x + threadIdx.x"),
-    "last_pixel_left_out": ([("if (i >= n)", "if (i >= n - 1)")], "the last pixel (i = n - 1",
-                            "(>=, not >)"),
+    # blind audit TTA-depth_range-1: the hint's aside '(>=, not >)' fitted a guard of i > n, not
+    # the learner's i >= n - 1 (was '... if (i >= n) return; first (>=, not >)')
+    "last_pixel_left_out": ([("if (i >= n)", "if (i >= n - 1)")],
+                            "the last pixel (i = n - 1, the nearest depth) was not looked at: the "
+                            "bounds guard is off by one, thread i = n - 1 returned",
+                            "if (i >= n) return; first: the bound is n, not n - 1"),
     "farthest_never_kept": ([("    atomicMax(&range[1], d);\n", "")], "range[1] came out 0",
                             "atomicMax(&range[1], d)"),
     # blind audit TFA-depth_range-1: Python's last element, range[-1], is the slot before range in

@@ -242,6 +242,13 @@ WRONG = [
                       "    v = warp_sum(lane < warps ? warp_sums[lane] : 0.0f);\n"
                       "    if (lane == 0)\n        atomicAdd(result, v);\n}\n")),
      ["3 times the dot product, one time for each warp of a block", "if (warp == 0) {"]),
+    # blind audit TTA-dot_product-1: the brace closing if (warp == 0) before the atomicAdd, so
+    # lane 0 of every warp adds (was 'the sum is 1638.743, NumPy's is 991.7638' with the plan)
+    ("atomic_outside_the_first_warp_s_block",
+     variant(KERNEL, ("        if (lane == 0)\n            atomicAdd(result, v);          // one atomic a block\n    }",
+                      "    }\n    if (lane == 0)\n        atomicAdd(result, v);          // one atomic a block")),
+     ["the sum is 1638.74", "NumPy's is 991.7638: lane 0 of every warp added to *result, not only the first warp's: the atomicAdd is outside "
+      "the if (warp == 0) block", "close if (warp == 0) { ... } after the atomicAdd"]),
     # audit A (2026-12): both were 'the sum is -inf, NumPy's is 991.7638' with the plan as hint
     ("warp_sums_not_shared",
      variant(KERNEL, ("__shared__ float warp_sums[32];", "float warp_sums[32];")),

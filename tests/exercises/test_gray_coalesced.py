@@ -51,6 +51,12 @@ WRONG = {
     "green_as_red_plus_1": ([("rgb[3 * i + 1]", "rgb[3 * i] + 1")],
                             ["each the grey of its pixel with green taken as rgb[3 * i] + 1",
                              "the + 1 goes inside the brackets: rgb[3 * i + 1]"]),
+    # blind audit TTA-gray_coalesced-1: blue read from green's byte (was '289 of 315 grey values
+    # are wrong ... which loaded rgb[1] and rgb[0] ... Hint: keep the stub's last two lines ...')
+    "blue_given_greens_byte": ([("rgb[3 * i + 1], rgb[3 * i + 2])", "rgb[3 * i + 1], rgb[3 * i + 1])")],
+                               ["in each, blue was given green's byte, rgb[3 * i + 1], where rgb[3 * i "
+                                "+ 2] belongs", "blue's byte never counted",
+                                "bt601_gray(rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2])"]),
     "plain_average": ([("return (unsigned char)(0.299f * r + 0.587f * g + 0.114f * b + 0.5f);",
                         "return (unsigned char)((r + g + b) / 3);")],
                       ["each the plain average (r + g + b) / 3 of its pixel",

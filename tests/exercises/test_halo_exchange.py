@@ -48,8 +48,14 @@ WRONG = {
     "neighbours_halo_as_source": ([(TO_1, TO_1.replace("left + m * item", "left + (m + halo) * "
                                                                            "item"))],
                                   "device 1's left halo got device 0's right halo", "elements m on"),
+    # blind audit TTA-halo_exchange-1 (was 'your function raised LogicError at line 15 ... Hint: a
+    # copy reached outside a half: ...', every halo rule at once): m with one halo taken off
     "interior_miscounted": ([("m = halves[0].size - 2 * halo", "m = halves[0].size - halo")],
-                            "raised LogicError", "m = halves[0].size - 2 * halo"),
+                            "the copies' offsets are those of m = 51 interior elements, not 50 "
+                            "(halves[0].size - halo = 52 - 1: one halo taken off, where a half has "
+                            "two): the copy into device 0's right halo, at halo + m, reaches element "
+                            "52, past half 0's last, element 51",
+                            "so m = halves[0].size - 2 * halo = 50"),
     "outer_halo": ([(TO_1, "drv.memcpy_dtod(right + (halo + m) * item, left + m * item, "
                            "halo * item)")], "an outer halo was written", "device 1's left halo"),
     # blind audit TFA-halo_exchange-1 (was "an outer halo was written (device 0's left or device
