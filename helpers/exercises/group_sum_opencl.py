@@ -212,10 +212,27 @@ def _wrong_sums(x, got, code):
     g = int(np.argmax(got != want))
     wrong = (f"{int((got != want).sum())} of {got.size} sums are wrong (the first: partial[{g}] "
              f"= {got[g]:g}, expected {want[g]:g})")
+    yield from _test_on_the_read_s_bound(code, wrong)
     yield from _barrier_before_the_load(code, wrong)
     yield from near.misses("partial", got, want, close=near.within())
     yield (f"{int((got != want).sum())} of {got.size} sums are wrong (the first: partial[{g}] "
            f"= {got[g]:g}, expected {want[g]:g})", BARRIER_HINT)
+
+
+def _test_on_the_read_s_bound(code, seen):
+    """The fold's test, if (t + stride < GROUP) (named as the code writes it), where t < stride
+    belongs: the upper half's work-items add too, writing tile[t] in the step in which work-item
+    t - stride reads it (a race, named after ``seen``: Oclgrind's report, or wrong sums)."""
+    test = re.search(r"\bif\s*\(\s*(\w+)\s*\+\s*(\w+)\s*<\s*(GROUP|get_local_size\s*\(\s*0\s*\))"
+                     r"\s*\)", code)
+    if not test:
+        return
+    t, s = test.group(1), test.group(2)
+    yield (f"the fold's test, {' '.join(test.group().split())}, lets the work-items of the upper "
+           f"half ({t} >= {s}) add too: each writes tile[{t}] in the very step in which "
+           f"work-item {t} - {s} reads it, so that one may read it with tile[{t} + {s}] already "
+           f"added ({seen})", f"only the lower half adds: if ({t} < {s}) tile[{t}] += "
+           f"tile[{t} + {s}]; ({t} < {s} also keeps {t} + {s} inside the tile)")
 
 
 def _last_left_out(x, got, code):
@@ -241,8 +258,9 @@ def _reports(messages, n, code):
     races = [m for m in messages if "data race" in m.kind.lower()]
     if races:
         m = min(races, key=lambda m: m.work_items)
-        yield from _barrier_before_the_load(code, f"Oclgrind reported {len(races)} data races, "
-                                            f"the first at {m.where or 'an unknown line'}")
+        seen = f"Oclgrind reported {len(races)} data races, the first at {m.where or 'an unknown line'}"
+        yield from _test_on_the_read_s_bound(code, seen)
+        yield from _barrier_before_the_load(code, seen)
     yield from EXERCISE.reports(messages)
     if any("uninitialized" in m.kind.lower() for m in messages):
         yield from _unset_past_n(n, {m.work_items[0][0] // GROUP if m.work_items else None

@@ -66,6 +66,8 @@ def _mistakes(case, run, reports):
     yield from _scattered_one_right(out, case, run.model)
     yield from _guard_on_the_range(out, case, kernel_code(run.kernel))
     yield from past_the_end(out.past, case, WORDS, INDEX_HINT + "; and " + GUARD_HINT)
+    if out.unwritten.all():
+        yield from _buffers_out_first(kernel_code(run.kernel))
     if out.unwritten.any():
         yield from _edge_left_out(out, case, run.model)
         yield from one_global_id(~out.unwritten, out.got == run.model[:, ::-1])
@@ -104,6 +106,21 @@ def _sides_swapped(out, case, image, code):
            "declare them in the host's order: __global float *out, int width, int height"
            if declared else "width is the row's length (x < width, y * width) and height the "
            "number of rows (y < height)")
+
+
+def _buffers_out_first(code):
+    """Out never written, and the kernel's buffer parameters declared out first (as memcpy's
+    dst, src): the host's input image arrives as out, and its output buffer as in."""
+    m = re.search(r"__kernel\s+void\s+mirror\s*\(([^()]*)\)", code)
+    buffers = [p for p in (m[1].split(",") if m else []) if "*" in p]
+    names = [re.findall(r"\w+", p)[-1] for p in buffers]
+    if names[:2] == ["out", "in"]:
+        declared = ", ".join(" ".join(p.split()) for p in buffers[:2])
+        yield (f"the kernel declares its buffers out first ({declared}), where the host passes "
+               "the input image first: out was the host's input buffer, and in its output buffer, so "
+               "the stores went into the input's buffer and the output kept its poison",
+               "declare them in the host's order: __kernel void mirror(__global const float "
+               "*in, __global float *out, int width, int height)")
 
 
 def _rows_below(out, case, image):

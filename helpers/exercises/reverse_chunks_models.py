@@ -95,3 +95,34 @@ def count_one_short(n, x, unwritten, got, want):
            f"x[{first} + {count} - t] belongs",
            "the chunk's elements run from first to n - 1, n - first of them: int count = "
            "min(CHUNK, n - first)")
+
+
+def load_times_chunk(observed, source):
+    """(problem, hint) for a read past x at the load by thread t of block b (the simulator's
+    error, by its fields) whose index in the learner's line is first * CHUNK + t: first, the
+    chunk's first element (b * CHUNK in the block's first chunk), taken as its number."""
+    import os
+    import re
+
+    from helpers.sim.compile.source import numbered_lines
+
+    err, launch = observed.error, observed.launch
+    if getattr(err, "kind", None) != "out of bounds" or err.is_write is not False or \
+            not err.line or not err.block or not err.thread or not source:
+        return None
+    file, number = err.line.rsplit(":", 1)
+    text = next((text for name, line, text in numbered_lines(source) if line == int(number)
+                 and os.path.basename(name) == os.path.basename(file)), "")
+    read = re.search(r"\bx\s*\[([^\]]*)\]", text.split("//")[0])
+    index = re.sub(r"\s", "", read.group(1)) if read else ""
+    n, b, t = int(launch.args[-1]), err.block[0], err.thread[0]
+    first = b * CHUNK
+    if index not in ("first*CHUNK+t", "CHUNK*first+t", "t+first*CHUNK", "t+CHUNK*first") or \
+            first >= n or first * CHUNK + t < n:
+        return None
+    return (f"thread {t} of block {b} read x[{first * CHUNK + t}], past the end of x (n = {n}): "
+            f"the load's index, {' '.join(read.group(1).split())}, multiplies first = {first} by "
+            "CHUNK, but first already counts elements (it starts at blockIdx.x * CHUNK, the "
+            "chunk's first element, not its number), so CHUNK is applied twice",
+            "first is the chunk's first element: the load reads x[first + t], as the store "
+            "writes y[first + t]")

@@ -19,11 +19,8 @@ from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.multiply_vectors import (INDEXES, NO_GUARD, read_past_block_0,
                                                 stored_at_thread, written_by)
 from helpers.exercises.origin import Wrong
+from helpers.exercises.scale_vector_models import ALPHA, FILL, divided_by_alpha, multiplied_into
 
-ALPHA = np.float32(-2.5)
-FILL = np.float32(-7.0)
-"""y's fill in the second launch (NaN in the first): alpha times y, where x belongs, shows there
-(alpha times NaN is a NaN, which on this CPU keeps the fill's bits and looks unwritten)."""
 
 # (n, threads per block, extra blocks beyond the ones needed). The first has several blocks
 # (so "only block 0 is right" shows), the second one partial block, the third extra blocks
@@ -98,7 +95,7 @@ def _mistakes(case, run):
     if np.array_equal(run.out.runs[-1], np.full(n, ALPHA * FILL)):
         yield ("y[i] holds alpha * y[i]: y was read where x belongs (filled with -7 before a "
                "second launch, y came out alpha * -7 everywhere)", "y[i] = alpha * x[i]")
-    yield from _multiplied_into(run.out.runs, want)
+    yield from multiplied_into(run.out.runs, want)
     if unwritten.all():
         yield ("nothing was written: y still holds the NaN it was filled with",
                "each thread should store its result with y[i] = ...")
@@ -133,20 +130,12 @@ def _mistakes(case, run):
                "keep the product a float: y[i] = alpha * x[i]")
     if not right.any() and np.allclose(got, x, rtol=1e-6, atol=0):
         yield "y equals x: alpha is not applied", "y[i] = alpha * x[i]"
+    yield from divided_by_alpha(x, got, want)
     yield from near.misses("y", got, want, close=near.within(1e-6, 0),
                            index_hint="each thread reads its own element: y[i] = alpha * x[i]")
     if not right.any():
         yield "values wrong everywhere", "check alpha: y[i] = alpha * x[i]"
     yield from _misread(case, run, right, want)
-
-
-def _multiplied_into(runs, want):
-    """y the right product times what y held before (its fill, -7 in the second launch): the
-    store multiplied into y, y[i] *= alpha * x[i], where it sets it."""
-    if len(runs) > 1 and np.allclose(runs[-1], FILL * want, rtol=1e-5, atol=0):
-        yield ("y was multiplied into (y[i] *= alpha * x[i]): filled with -7 before a second "
-               "launch, y came out -7 * alpha * x[i], the product times what y held",
-               "y is written, not updated: y[i] = alpha * x[i]")
 
 
 def _block_stride(race, block):

@@ -78,6 +78,7 @@ def _wrong_values(rgb, got, code=""):
     yield from _signed_store(got, want, exact, code)
     yield from _signed(rgb, got, code)
     yield from _int_sums(rgb, got, code)
+    yield from _rounded_twice(rgb, got, code)
     at = tuple(np.argwhere(wrong)[0])
     first = (f"x = {at[1]}, y = {at[0]}, {sepia.CHANNEL_NAMES[at[2]]}: got {got[at]}, "
              f"expected {want[at]}, the exact sum is {exact[at]:.2f}")
@@ -99,6 +100,32 @@ def _wrong_values(rgb, got, code=""):
                            close=lambda a, b: np.abs(a - b) <= 1, index_hint=LAYOUT_HINT)
     yield (f"{int(wrong.sum())} of {got.size} values are wrong (the first: {first})",
            LAYOUT_HINT)
+
+
+def _rounded_twice(rgb, got, code):
+    """Values one level high where the sum's fraction is below .5, the rest right: the channels
+    stored with a conversion that rounds to the nearest, convert_uchar_sat_rte(r2 + 0.5f), whose
+    + 0.5f rounds up again (named as the code writes it)."""
+    exact, want = rgb @ sepia.SEPIA.T, sepia.reference(rgb)
+    wrong = sepia._differs(got, want, exact)
+    channels = [c for c in range(3) if wrong[..., c].any()]
+    model = want.copy()
+    model[..., channels] = np.minimum(np.rint(exact + 0.5), 255).astype(np.uint8)[..., channels]
+    if not channels or sepia._differs(got, model, exact, boundary=0.0).any():
+        return
+    at = tuple(np.argwhere(wrong)[0])
+    calls = [" ".join(m.group().split()) for m in re.finditer(
+        r"\bconvert_uchar_sat_rte\s*\(\s*\w+\s*\+\s*0\.5f?\s*\)", code)]
+    said = (f"{calls[0]} rounds twice: _rte already rounds to the nearest level, and the + 0.5f "
+            "moves every sum half a level up first" if calls else "the values were rounded "
+            "twice: the + 0.5f moves every sum half a level up, and the conversion then rounds "
+            "to the nearest level (_rte) instead of dropping the fraction")
+    name = re.search(r"\((\w+)", calls[0]).group(1) if calls else "r2"
+    yield (f"{int(wrong.sum())} values are one level high where the sum's fraction is below .5 "
+           f"(the first: x = {at[1]}, y = {at[0]}, {CHANNEL_NAMES[at[2]]}: got {got[at]}, "
+           f"expected {want[at]}, the exact sum is {exact[at]:.2f}): {said}",
+           f"round once: convert_uchar_sat_rte({name}) (it rounds to the nearest level itself), "
+           f"or convert_uchar_sat({name} + 0.5f) (which drops the fraction of the sum + 0.5)")
 
 
 def _read_as_fractions(rgb, got, code):

@@ -122,6 +122,15 @@ WRONG = {
                                 "the barrier at line 16 stands before the load (line 17), not "
                                 "after it: no barrier separates the load from the fold's first "
                                 "read (line 21)", "move the barrier after the load", "race"),
+    # blind audit TTC-group_sum_opencl-1 (was "Oclgrind reported 1000 data races, ... Hint: ...
+    # put barrier(CLK_LOCAL_MEM_FENCE) after the load and after each step ...", barriers the
+    # kernel has): the fold's test guards the read's bound, not the lower half
+    "fold_test_on_the_read_s_bound": ([("        if (t < stride)\n",
+                                        "        if (t + stride < GROUP)\n")],
+                                      "the fold's test, if (t + stride < GROUP), lets the "
+                                      "work-items of the upper half (t >= stride) add too",
+                                      "only the lower half adds: if (t < stride) tile[t] += "
+                                      "tile[t + stride];", "race"),
     # blind audit TIC-group_sum_opencl-1 (was no verdict at all: the check hung for minutes):
     # stride >= 0 lets stride reach 0, and 0 / 2 stays 0, so the fold's loop never ends
     "fold_while_stride_at_least_0": ([("stride > 0; stride /= 2", "stride >= 0; stride /= 2")],

@@ -27,6 +27,19 @@ WRONG = {
                                             "first: inside the kernel width = 37 and height = 53",
                                             "declare them in the host's order: __global float *out, "
                                             "int width, int height"),
+    # blind audit TTC-mirror_opencl-1: the buffer parameters declared out first, as memcpy's
+    # (was 'nothing was written: out still holds the poison ... Hint: each work-item should store
+    # its result in out[y * width + x]', which the kernel did)
+    "buffers_declared_out_first": ([("__kernel void mirror(__global const float *in, __global "
+                                     "float *out, int width, int height)", "__kernel void mirror("
+                                     "__global float *out, __global const float *in, int width, "
+                                     "int height)")],
+                                   "the kernel declares its buffers out first (__global float "
+                                   "*out, __global const float *in), where the host passes the "
+                                   "input image first: out was the host's input",
+                                   "declare them in the host's order: __kernel void mirror("
+                                   "__global const float *in, __global float *out, int width, "
+                                   "int height)"),
     "y_uses_the_local_id": ([(Y, "int y = get_local_id(1);")],
                             "only rows 0 to", "y uses get_local_id"),
     "x_and_y_local": ([(X, "int x = get_local_id(0);"), (Y, "int y = get_local_id(1);")],

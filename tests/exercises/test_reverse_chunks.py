@@ -182,6 +182,15 @@ WRONG = {
                                                      "232 elements: the count left out the "
                                                      "chunk's start (as count = min(CHUNK, n)"],
                                          "hint": "int count = min(CHUNK, n - first)"}),
+    # blind audit TTB-reverse_chunks-1 (was 'the kernel failed on the simulator: block (1, 0, 0),
+    # thread (0, 0, 0): a read at reverse_chunks.cu:16, 241505 bytes past the end ... Hint: ...
+    # check each index against its array's size', the load's index not named): first taken as
+    # the chunk's number in the load
+    "load_at_first_times_chunk": ([("tile[t] = x[first + t];", "tile[t] = x[first * CHUNK + t];")],
+                                  {"problem": ["thread 0 of block 1 read x[65536], past the end "
+                                               "of x (n = 1000): the load's index, first * CHUNK + "
+                                               "t, multiplies first = 256 by CHUNK"],
+                                   "hint": "the load reads x[first + t]"}),
 }
 # Right, but not the solution's way: each must pass
 RIGHT = {

@@ -23,6 +23,12 @@ __global__ void scale_vector(const float *x, float *y, float alpha, int n)
 
 # (name, source, words that the NOT YET line must contain)
 WRONG = [
+    # blind audit TTB-scale_vector-1 (was 'every element of y is 0.16 times the right value: a
+    # factor is off ... Hint: ... an int divided by an int drops the fraction ..., and ^ is
+    # exclusive or', the division by alpha not named)
+    ("divided_by_alpha", variant(KERNEL, ("y[i] = alpha * x[i];", "y[i] = x[i] / alpha;")),
+     ["every element of y is x[i] / alpha, not alpha * x[i]: y was divided by alpha = -2.5",
+      "Hint: scaling by alpha multiplies: y[i] = alpha * x[i]"]),
     # blind audit TOB-scale_vector-1 (was 'only the first element of each block was written:
     # threadIdx.x is missing', though threadIdx.x is there, multiplied in)
     ("thread_s_place_multiplied_in",

@@ -159,6 +159,15 @@ WRONG = {
                             "took the same global id",
                             "Hint: each takes its own dimension of the range: x = "
                             "get_global_id(0) (the column), y = get_global_id(1) (the row)")),
+    # blind audit TTC-sepia_opencl-1 (was "2734 of 5883 values are wrong (the first: x = 0, y = 0,
+    # red: got 161, expected 160 ...). Hint: pixel i's red, green and blue are at 3*i ...", the
+    # rounding not named): convert_uchar_sat_rte, which rounds, of the sum + 0.5f
+    "rounded_twice_with_rte": ([(w, w.replace("_sat(", "_sat_rte(")) for w in WRITES],
+                               ("values are one level high where the sum's fraction is below .5 "
+                                "(the first: x = 0, y = 0, red: got 161, expected 160, the exact "
+                                "sum is 160.30): convert_uchar_sat_rte(r2 + 0.5f) rounds twice",
+                                "Hint: round once: convert_uchar_sat_rte(r2) (it rounds to the "
+                                "nearest level itself), or convert_uchar_sat(r2 + 0.5f)")),
 }
 
 NO_CLAMP = [(w, f"(uchar)({w.removeprefix('convert_uchar_sat(')}") for w in WRITES]

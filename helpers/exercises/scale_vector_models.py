@@ -1,0 +1,32 @@
+"""The models of notebook 01's scale_vector (``cuda_src/exercises/scale_vector.cu``) that
+``helpers.exercises.scale_vector`` compares a kernel's y with: stores that multiply into y or
+divide by alpha, each with its verdict."""
+
+from __future__ import annotations
+
+import numpy as np
+
+ALPHA = np.float32(-2.5)
+FILL = np.float32(-7.0)
+"""y's fill in the second launch (NaN in the first): alpha times y, where x belongs, shows there
+(alpha times NaN is a NaN, which on this CPU keeps the fill's bits and looks unwritten)."""
+
+
+def multiplied_into(runs, want):
+    """y the right product times what y held before (its fill, -7 in the second launch): the
+    store multiplied into y, y[i] *= alpha * x[i], where it sets it."""
+    if len(runs) > 1 and np.allclose(runs[-1], FILL * want, rtol=1e-5, atol=0):
+        yield ("y was multiplied into (y[i] *= alpha * x[i]): filled with -7 before a second "
+               "launch, y came out -7 * alpha * x[i], the product times what y held",
+               "y is written, not updated: y[i] = alpha * x[i]")
+
+
+def divided_by_alpha(x, got, want):
+    """Every element x[i] / alpha: the store divides by alpha, y[i] = x[i] / alpha, where
+    scaling multiplies (compared within float rounding)."""
+    if np.allclose(got, x / ALPHA, rtol=1e-6, atol=0) and not np.allclose(got, want, rtol=1e-6,
+                                                                          atol=0):
+        yield (f"every element of y is x[i] / alpha, not alpha * x[i]: y was divided by alpha = "
+               f"{ALPHA:g} (y[0] = {got[0]:g} for x[0] = {x[0]:g}, where alpha * x[0] = "
+               f"{want[0]:g}), so each element came out 1 / alpha^2 = {1 / ALPHA ** 2:g} times "
+               "the right value", "scaling by alpha multiplies: y[i] = alpha * x[i]")
