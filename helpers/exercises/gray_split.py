@@ -14,7 +14,8 @@ import numpy as np
 from helpers.ch11.multigpu import two_devices_on_the_simulator
 from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.gray_split_models import (floored_shares, host_swapped, one_image,
-                                                 rows_short, shape_unpacked_swapped)
+                                                 rows_short, shape_unpacked_swapped,
+                                                 stored_at_index)
 from helpers.exercises.function import (LaunchOrder, Refused, check_function, code_of,
                                         context_mistakes, context_stack, copies_to_host,
                                         current_device, run_catching, stopped_at_empty)
@@ -201,7 +202,7 @@ def _mistakes(fn, contexts, functions, case):
             [(ValueError, lambda _: _shaped_like_rgb(fn, launches)),
              (ValueError, lambda _: _last_output_read(reads, launches, count, n)),
              (ValueError, lambda err: shape_unpacked_swapped(fn, err, height, width)
-              or host_swapped(fn, err, count, height, width)),
+              or host_swapped(fn, err, count, height, width) or stored_at_index(fn, err)),
              (drv.Error, "a copy or a kernel failed: device k's arrays must be made with device "
                          "k's context current, " + USING_HINT)],
             "the message says what went wrong on that line. Device k's share is images[lo:hi], "

@@ -195,3 +195,37 @@ def rows_short(fn, launch, height, uploaded):
             f"at row {height} and only the first image of the share was converted",
             "pass the share's rows to the kernel: kernels[k](rgb_k, grey_k, np.int32(width), "
             "np.int32(rows), ...), with rows = (hi - lo) * height")
+
+
+def stored_at_index(fn, err):
+    """(what it shows, hint) where a ValueError was raised at a line of ``fn``'s code that
+    assigns a device's copied-back share (a .get()) to a host array indexed by one name, not a
+    slice (grey[k] = grey_k.get()), with the frame's lo, hi a share of other than one image: the
+    share stored at the device's number, one image, where it belongs at grey[lo:hi]; else None."""
+    tb, frame = getattr(err, "__traceback__", None), None
+    while tb is not None:
+        frame, tb = tb.tb_frame, tb.tb_next
+    if frame is None or (code := code_of(fn)) is None:
+        return None
+    tree, first, place, lines = code
+    seen, line = frame.f_locals, frame.f_lineno - first + 1
+    for node in ast.walk(tree):
+        target = node.targets[0] if isinstance(node, ast.Assign) else None
+        if not (isinstance(target, ast.Subscript) and node.lineno == line
+                and isinstance(target.slice, ast.Name) and isinstance(node.value, ast.Call)
+                and getattr(node.value.func, "attr", None) == "get"):
+            continue
+        host, index = ast.unparse(target.value), target.slice.id
+        where, lo, hi = seen.get(index), seen.get("lo"), seen.get("hi")
+        array = seen.get(host)
+        if not (isinstance(where, int) and isinstance(lo, int) and isinstance(hi, int)
+                and isinstance(array, np.ndarray) and hi - lo != 1):
+            return None
+        device = seen.get("k", where)
+        return (f"{lines[node.lineno - 1].strip()} (line {first + node.lineno - 1} of {place}) "
+                f"stores device {device}'s share of {hi - lo} images (images {lo} to {hi - 1}) "
+                f"at {host}[{index}] = {host}[{where}], one image of shape "
+                f"{array[where].shape}: the device's number is not its images' place",
+                f"store the share at its images' place: {host}[lo:hi] = "
+                f"{ast.unparse(node.value)}")
+    return None

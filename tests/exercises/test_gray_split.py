@@ -220,6 +220,17 @@ WRONG = {
     "gathered_in_the_wrong_place": ([("grey[lo:hi] = grey_k.get()",
                                       "grey[:hi - lo] = grey_k.get()")],
                                     "of the result holds the grey version of image", True),
+    # blind audit TUC-gray_split-1 (was "your function raised ValueError at line 26 of your cell
+    # (grey[k] = grey_k.get()): could not broadcast input array from shape (3,37,53) into shape
+    # (37,53) ... Hint: the message says what went wrong on that line. ..."): the share stored at
+    # the device's number, grey[k], for its images' place, grey[lo:hi] (on one device too)
+    "share_stored_at_the_device_s_number": ([("grey[lo:hi] = grey_k.get()",
+                                              "grey[k] = grey_k.get()")],
+                                            ("grey[k] = grey_k.get() (line 23 of your cell) "
+                                             "stores device 0's share of ",
+                                             "at grey[k] = grey[0], one image of shape (37, 53)",
+                                             "Hint: store the share at its images' place: "
+                                             "grey[lo:hi] = grey_k.get()"), False),
     "uneven_shares": ([(SPLIT, "        lo, hi = (0, count - 1) if k == 0 else (count - 1, count)"
                                "\n        lo, hi = (lo, hi) if k < 2 else (count, count)\n")],
                       "the shares are uneven", True),
