@@ -207,7 +207,7 @@ def stored_at_index(fn, err):
         frame, tb = tb.tb_frame, tb.tb_next
     if frame is None or (code := code_of(fn)) is None:
         return None
-    tree, first, place, lines = code
+    tree, first, _, _ = code
     seen, line = frame.f_locals, frame.f_lineno - first + 1
     for node in ast.walk(tree):
         target = node.targets[0] if isinstance(node, ast.Assign) else None
@@ -222,9 +222,8 @@ def stored_at_index(fn, err):
                 and isinstance(array, np.ndarray) and hi - lo != 1):
             return None
         device = seen.get("k", where)
-        return (f"{lines[node.lineno - 1].strip()} (line {first + node.lineno - 1} of {place}) "
-                f"stores device {device}'s share of {hi - lo} images (images {lo} to {hi - 1}) "
-                f"at {host}[{index}] = {host}[{where}], one image of shape "
+        return (f"the line stores device {device}'s share of {hi - lo} images (images {lo} to "
+                f"{hi - 1}) at {host}[{index}] = {host}[{where}], one image of shape "
                 f"{array[where].shape}: the device's number is not its images' place",
                 f"store the share at its images' place: {host}[lo:hi] = "
                 f"{ast.unparse(node.value)}")

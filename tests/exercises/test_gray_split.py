@@ -226,8 +226,8 @@ WRONG = {
     # the device's number, grey[k], for its images' place, grey[lo:hi] (on one device too)
     "share_stored_at_the_device_s_number": ([("grey[lo:hi] = grey_k.get()",
                                               "grey[k] = grey_k.get()")],
-                                            ("grey[k] = grey_k.get() (line 23 of your cell) "
-                                             "stores device 0's share of ",
+                                            ("line 23 of your cell (grey[k] = grey_k.get())",
+                                             "the line stores device 0's share of ",
                                              "at grey[k] = grey[0], one image of shape (37, 53)",
                                              "Hint: store the share at its images' place: "
                                              "grey[lo:hi] = grey_k.get()"), False),
