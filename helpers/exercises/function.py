@@ -174,6 +174,15 @@ def raised(err: BaseException) -> str:
     return f"your function raised {type(err).__name__}{at}" + (f": {message}" if message else "")
 
 
+def raising_frame(err: BaseException | None):
+    """The innermost frame of ``err``'s traceback, where it was raised (its locals are the values
+    there), or None (no error, or no traceback)."""
+    tb, frame = getattr(err, "__traceback__", None), None
+    while tb is not None:
+        frame, tb = tb.tb_frame, tb.tb_next
+    return frame
+
+
 def learner_line(err: BaseException) -> tuple | None:
     """``(number, place, text)`` of the innermost line of the learner's code that the exception
     went through (the traceback's last frame that is not the course's helpers, Python or a

@@ -8,7 +8,7 @@ import ast
 
 import numpy as np
 
-from helpers.exercises.function import code_of
+from helpers.exercises.function import code_of, raising_frame
 
 
 def floored_shares(fn, result, want, n):
@@ -92,9 +92,7 @@ def host_swapped(fn, err, count, height, width):
     of the host of shape (count, width, height) was there, the images not square: the host
     output allocated with width and height swapped (the line that made it read from ``fn``'s
     code where known); else None."""
-    tb, frame = err.__traceback__, None
-    while tb is not None:
-        frame, tb = tb.tb_frame, tb.tb_next
+    frame = raising_frame(err)
     swapped = (count, width, height)
     names = [name for name, value in (frame.f_locals.items() if frame else ())
              if isinstance(value, np.ndarray) and value.shape == swapped]
@@ -147,9 +145,7 @@ def shape_unpacked_swapped(fn, err, height, width):
     height, _ = images.shape, an image library's order), which then held the images' height and
     width: as the frame of ``err`` (a ValueError raised in the learner's code) says, or, with
     ``err`` None, as the result's shape, (count, width, height), showed the caller; else None."""
-    tb, frame = getattr(err, "__traceback__", None), None
-    while tb is not None:
-        frame, tb = tb.tb_frame, tb.tb_next
+    frame = raising_frame(err)
     if height == width or (err is not None and frame is None) or (code := code_of(fn)) is None:
         return None
     seen = frame.f_locals if frame is not None else None
@@ -202,9 +198,7 @@ def stored_at_index(fn, err):
     assigns a device's copied-back share (a .get()) to a host array indexed by one name, not a
     slice (grey[k] = grey_k.get()), with the frame's lo, hi a share of other than one image: the
     share stored at the device's number, one image, where it belongs at grey[lo:hi]; else None."""
-    tb, frame = getattr(err, "__traceback__", None), None
-    while tb is not None:
-        frame, tb = tb.tb_frame, tb.tb_next
+    frame = raising_frame(err)
     if frame is None or (code := code_of(fn)) is None:
         return None
     tree, first, _, _ = code

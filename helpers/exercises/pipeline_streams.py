@@ -43,11 +43,10 @@ def launched_off_its_stream(calls, copies, order, streams):
 def _length(err, name):
     """The length of the list ``name`` where ``err`` was raised (the last frame of its
     traceback, the learner's line), or None where it is not known."""
-    tb = err.__traceback__
-    while tb is not None and tb.tb_next is not None:
-        tb = tb.tb_next
+    from helpers.exercises.function import raising_frame
+
     try:
-        return len(tb.tb_frame.f_locals[name])
+        return len(raising_frame(err).f_locals[name])
     except (AttributeError, KeyError, TypeError):
         return None
 
