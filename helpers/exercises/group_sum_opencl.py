@@ -68,8 +68,9 @@ def _mistakes(n, run, reports):
                "t == 0, so t, the place in the tile, was taken from the global id",
                "t = get_local_id(0), the work-item's place in the tile (0 to GROUP - 1); only x "
                "is read at the global id")
-    if out.unwritten.all():
+    if np.isnan(out.got).all():  # NaN + sum: a GPU's NaN drops the poison's bits
         yield from _store_adds(kernel_code(run.kernel))
+    if out.unwritten.all():
         yield "nothing was written: partial still holds the NaN it was filled with", STORE_HINT
     if out.unwritten.any():
         yield (f"{int(out.unwritten.sum())} of {out.got.size} sums were never written (the "
@@ -82,8 +83,9 @@ def _mistakes(n, run, reports):
 
 
 def _store_adds(code):
-    """Every sum reads NaN, the poison partial was filled with, and the store to partial adds
-    (partial[...] += ...): the sum was added to what partial held, and NaN + sum is NaN."""
+    """Every sum reads NaN and the store to partial adds (partial[...] += ...): the sum was added
+    to what partial held, the poison NaN, and NaN + sum is NaN (the poison's own bits on
+    Oclgrind, a GPU's canonical NaN on a GPU: told by NaN, not by the poison's bits)."""
     store = re.search(r"\bpartial\s*\[([^\]]*)\]\s*\+=\s*([^;]*);", code)
     if store:
         place, value = (" ".join(part.split()) for part in store.groups())

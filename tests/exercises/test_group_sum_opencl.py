@@ -7,12 +7,13 @@ checker cannot tell (those tests skip there)."""
 import time
 from contextlib import nullcontext
 
+import numpy as np
 import pytest
 
 from kernel_sources import variant
 
 from helpers.ch12 import opencl
-from helpers.exercises import catalog
+from helpers.exercises import catalog, common
 from helpers.exercises.common import c_int_value
 from helpers.exercises.group_sum_opencl import (EXERCISE, check_group_sum_opencl,
                                                 check_group_sum_opencl_kernel)
@@ -246,6 +247,20 @@ def test_each_mistake_gets_its_verdict(ctx, name, capsys):
                    "sums are wrong")
     assert verdict.passed is False
     assert problem in verdict.problem and hint in verdict.hint, verdict
+
+
+def test_a_store_that_adds_is_named_whatever_nan_it_made(ctx, monkeypatch, capsys):
+    """partial[...] += tile[0] on a GPU gives the GPU's own NaN, not the poison's bits, so the
+    sums do not count as never written. Filled with a signalling NaN, which NaN + sum quiets
+    (new bits, as on a GPU) on Oclgrind too, the store that adds is still the one named."""
+    signalling = np.array(0x7F800001, np.uint32).view(np.float32)[()]
+    monkeypatch.setattr(common, "poison_value", lambda dtype: signalling)
+    adds = variant(SOLUTION, ("partial[get_group_id(0)] = tile[0];",
+                              "partial[get_group_id(0)] += tile[0];"))
+    verdict = check_group_sum_opencl_kernel(build(ctx, adds))
+    assert verdict.passed is False
+    assert "partial[get_group_id(0)] += tile[0] adds each group's sum" in verdict.problem, verdict
+    assert "partial[get_group_id(0)] = tile[0];" in verdict.hint, verdict
 
 
 def test_the_grader_s_cases_pass_the_solution(capsys):
