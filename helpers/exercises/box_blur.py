@@ -15,7 +15,8 @@ from helpers.exercises import flat_split, near, speed
 from helpers.exercises.box_blur_loads import (clamped_short, diagonal, late_start, not_shared,
                                               origin_shifted, stored_at_own_slot, tiled)
 from helpers.exercises.common import Input, Output, close
-from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
+from helpers.exercises.coverage import (Grid, Words, column_guard_only, never_written,
+                                        past_the_end, reached)
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import observe, race_mistake
@@ -133,6 +134,7 @@ def _launch(case):
 
 def _mistakes(case, run):
     """The mistakes one launch shows; on the first image, the simulator's launch's too."""
+    yield from column_guard_only(run.out.past, case, WORDS, close(run.out.got, reference(run.model)))
     yield from past_the_end(run.out.past, case, WORDS, GUARD_HINT, run.out.unwritten)
     if run.out.unwritten.any():
         yield from reached(~run.out.unwritten, case, WORDS)

@@ -157,6 +157,24 @@ def past_the_end(past, grid: Grid, words: Words, wild_hint: str, unwritten=None)
            f"{max(past)}; {words.array} has {grid.height * grid.width})", wild_hint)
 
 
+def column_guard_only(past, grid: Grid, words: Words, fine):
+    """A guard on the column alone (x >= width): the threads below the output went on and wrote
+    past its end, and every element inside it is right (``fine``: a mask, or a bool), which tells
+    it from a guard joined with && (whose threads past the last column wrap into the next row):
+    on a grid whose rows of threads all lie below the width, the same as comparing y with it."""
+    ty, width, height = grid.threads[1], grid.width, grid.height
+    past = set(np.asarray(past).ravel().tolist())
+    if (not past or not np.all(fine) or past == grid.unguarded()
+            or past != grid.unguarded(through=lambda x, y: x < width)):
+        return
+    col, row, cols, rows = words.col, words.row, words.cols, words.rows
+    also = (f" (or compares {row} with {cols} = {width}, which no {row} of this grid reaches)"
+            if ty <= width else "")
+    yield (f"the guard tests only {col}{also}: the threads in rows {height} to {ty - 1}, below the "
+           f"{width} x {height} {words.whole}, went on and wrote past the end of {words.array}",
+           f"return the threads with {row} >= {rows} as well: {words.guard_hint}")
+
+
 def _inverted(unwritten, grid: Grid, words: Words):
     """A guard that returns the threads inside and lets those outside through: every element
     unwritten but those that threads past the last column wrap into."""

@@ -91,6 +91,13 @@ WRONG = [
     ("max_of_the_first_row", variant(KERNEL, ("m = fmaxf(m, __half2float(in[c]));",
                                               "m = fmaxf(m, __half2float(x[c]));")),
      ["every row subtracted the max of the first row's scores", "m = fmaxf(m, __half2float(in[c]))"]),
+    # blind audit TVA-causal_softmax-1: the store's exp over x[c] (row 0), not the row's in[c]
+    # (was 'NaN in the rows whose masked columns hold the largest scores: the max was taken over
+    # the masked columns too ... Hint: the max over columns 0 to last only')
+    ("store_of_the_first_row", variant(KERNEL, ("c <= last ? __expf(__half2float(in[c]) - m) / sum",
+                                                "c <= last ? __expf(__half2float(x[c]) - m) / sum")),
+     ["every row's y was computed from the first row's scores", "the store's exp read x[c]",
+      "y[1][0] =", "__expf(__half2float(in[c]) - m) / sum"]),
     ("each_lane_its_own_max", variant(KERNEL, ("    m = warp_max(m);\n", "")),
      ["each lane subtracted the max of its own columns", "warp_max"]),
     ("sum_not_reduced", variant(KERNEL, ("    sum = warp_sum(sum);\n", "")),
