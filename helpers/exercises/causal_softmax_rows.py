@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from helpers.exercises.causal_softmax_models import _near, softmax
+from helpers.exercises.causal_softmax_models import _near, softmax, visible
 
 
 def row_start_without_cols(x, got):
@@ -102,3 +102,26 @@ def sum_maxed(kernels, rows=40, cols=40):
            f"{rows - 1} adding up to {got[rows - 1].sum():.4g}, not 1",
            "add the lanes' parts: sum = warp_sum(sum), whose shuffles add, as warp_max's take "
            "fmaxf")
+
+
+def stored_from_row_0(x, got):
+    """The store's exp reading x[c], the first row, where in[c] (the row's own) belongs, its max
+    and sum right: y[r][c] = exp(x[0][c] - m_r) / sum_r, in float32 (an overflow is inf) then
+    FP16. Yields the first wrong output past row 0 as the values that show it."""
+    seen = visible(*x.shape)
+    xs = x.astype(np.float64)
+    m = np.where(seen, xs, -np.inf).max(axis=1, keepdims=True)
+    total = np.where(seen, np.exp(xs - m), 0).sum(axis=1, keepdims=True)
+    with np.errstate(over="ignore", invalid="ignore"):
+        e = np.exp((xs[:1] - m).astype(np.float32)).astype(np.float64)
+        model = np.where(seen, e / total, 0).astype(np.float16).astype(np.float64)
+    if x.shape[0] < 2 or not np.allclose(got, model, rtol=4e-3, atol=1e-4, equal_nan=True):
+        return
+    want = softmax(x)
+    r, c = np.argwhere(~np.isclose(got, want, rtol=4e-3, atol=1e-4))[0]
+    yield (f"every row's y was computed from the first row's scores: the store's exp read x[c], "
+           f"and x points at the whole matrix, row 0 first: y[{r}][{c}] = {got[r, c]:.4g} is "
+           f"exp(x[0][{c}] - m) / sum, where exp(x[{r}][{c}] - m) / sum = {want[r, c]:.4g} "
+           "belongs", "in = x + row * cols points at the row: read the "
+           "row's own score in the store as in the max and the sum, __expf(__half2float(in[c]) - "
+           "m) / sum")
