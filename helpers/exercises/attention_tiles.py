@@ -19,7 +19,8 @@ from helpers.exercises import near
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch, on_simulator
-from helpers.exercises.microscope import accesses_of, body_words, observe, observed_launch, observed_mistakes
+from helpers.exercises.microscope import (accesses_of, barrier_lines, body_words, observe,
+                                          observed_mistakes)
 from helpers.exercises.verdict import matches
 
 D, TILE = models.D, models.TILE
@@ -102,6 +103,39 @@ def _refine(failure):
                "tiles' too), and jj < keys")
 
 
+def _refined(kernels):
+    """``_refine``, with the race of the next tile staged over this one, which needs the text."""
+    def refine(failure):
+        yield from _next_tile_staged_early(failure, barrier_lines(kernels))
+        yield from _refine(failure)
+    return refine
+
+
+def _next_tile_staged_early(failure, barriers):
+    """A race on Ks or Vs between a store and a read of a later line with a barrier between the
+    two in the text: not this tile's store and read (the barrier orders those) but the next
+    tile's store over this tile's read, the barrier after the scoring loop left out."""
+    err = failure.error
+    if failure.kind != "race" or err.space != "shared" or err.array not in ("Ks", "Vs"):
+        return
+    store, load = sorted((err.first, err.second), key=lambda a: not a.does.startswith("writes"))
+    if not store.does.startswith("writes") or not load.does.startswith("reads"):
+        return
+    ours, theirs = (int(a.line.rsplit(":", 1)[-1]) for a in (store, load))
+    between = [b for b in barriers if ours < b < theirs]
+    if not between:
+        return
+    place = f"{err.array}[{err.element}]"
+    yield (f"on the simulator the race check found a data race on {place} (shared memory): "
+           f"thread {store.thread} of block {store.block} went on to stage the next tile's keys "
+           f"and values into {place} ({store.line}) while thread {load.thread} still reads this "
+           f"tile's ({load.line}), a write-after-read: the __syncthreads() at line {between[0]} "
+           "orders a tile's stores before its reads, but nothing holds the next tile's stores "
+           "back until every thread has scored this one",
+           "a second __syncthreads() at the end of the tile loop's body, after the loop over the "
+           "tile's keys, where every thread of the block reaches it")
+
+
 def _close(got, want):
     return bool(np.allclose(got, want, rtol=1e-2, atol=2e-3, equal_nan=True))
 
@@ -120,7 +154,7 @@ def _mistakes(case, run):
     yield from matches(got, ((walk(*inputs, **change), problem, hint)
                              for inputs, change, problem, hint in _walks(n, q, k, v, run.kernel)),
                        _close)
-    yield from observed_mistakes(observe(run.kernel, _launch(CASES[-1])), _refine,
+    yield from observed_mistakes(observe(run.kernel, _launch(CASES[-1])), _refined(run.kernel),
                                  wrong="o is wrong")
     if run.out.unwritten.any():
         yield ("some rows of o were never written",
@@ -351,7 +385,8 @@ EXERCISE = KernelExercise(
     stub="exercises/attention_tiles.cu", kernel="attention_tiles",
     signature="const __half *q, const __half *k, const __half *v, __half *o, int n",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
-    simulated="runs the race check", observed=observed_launch(_launch, _refine), observed_as="race-checked",
+    simulated="runs the race check", observed=lambda kernels, case: observed_mistakes(
+        observe(kernels, _launch(case)), _refined(kernels)), observed_as="race-checked",
     refine=_refine, read_past=_read_past,
     crash_hint="touch only the keys and queries that exist: j < n ? k[...] : 0.0f, if (i < n)",
     no_extern_c=True,

@@ -280,3 +280,23 @@ def body_words(kernels) -> list:
     (``kernel_words``); [] where that has none."""
     text = kernel_words(kernels)
     return text[2][text[3]:text[4]] if text else []
+
+
+def source_line(source: str, offset: int) -> int:
+    """The line of ``source`` at ``offset`` as a compiler names it (``#line`` directives
+    counted, as the simulator's ``numbered_lines`` reads them)."""
+    from helpers.sim.compile.source import numbered_lines
+
+    before = source[:offset].split("\n")[:-1]     # the whole lines before the offset's
+    directives = sum(1 for text in before if re.match(r"\s*#\s*line\s", text))
+    return list(numbered_lines(source))[len(before) - directives][1]
+
+
+def barrier_lines(kernels) -> list:
+    """The lines of the kernel body's ``__syncthreads`` calls, as the compiler names them, in
+    its simulated twin's source (``kernel_words``); [] where that has none."""
+    if (text := kernel_words(kernels)) is None:
+        return []
+    source, tokens, words, body, end = text
+    return [source_line(source, tokens[i].start) for i in range(body, end)
+            if words[i] == "__syncthreads"]

@@ -21,14 +21,13 @@ the reversal shifted by one); after them, the 4-block launch once more, x alloca
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import accesses_of, kernel_words, observe, observed_mistakes
+from helpers.exercises.microscope import (accesses_of, kernel_words, observe, observed_mistakes,
+                                          source_line)
 from helpers.exercises.reverse_chunks_models import (CHUNK, count_one_short, count_without_first,
                                                      global_thread_index, last_as_whole,
                                                      load_times_chunk, partial_chunk_left_out)
@@ -236,7 +235,7 @@ def _barrier_after_the_loop(kernels):
     if (text := _loop_text(kernels)) is None or "__syncthreads" not in text[2][text[3][1]:text[4]]:
         return None
     source, tokens, words, (_, end), last = text
-    return _line(source, tokens[words.index("__syncthreads", end, last)].start)
+    return source_line(source, tokens[words.index("__syncthreads", end, last)].start)
 
 
 def _syncwarp_in_the_loop(kernels):
@@ -248,17 +247,7 @@ def _syncwarp_in_the_loop(kernels):
     places = [i for i in range(start, end) if words[i] == "__syncwarp"]
     if not places or "__syncthreads" in words[places[-1]:end]:
         return None
-    return _line(source, tokens[places[-1]].start)
-
-
-def _line(source: str, offset: int) -> int:
-    """The line of ``source`` at ``offset`` as a compiler names it (``#line`` directives
-    counted, as the simulator's ``numbered_lines`` reads them)."""
-    from helpers.sim.compile.source import numbered_lines
-
-    before = source[:offset].split("\n")[:-1]     # the whole lines before the offset's
-    directives = sum(1 for text in before if re.match(r"\s*#\s*line\s", text))
-    return list(numbered_lines(source))[len(before) - directives][1]
+    return source_line(source, tokens[places[-1]].start)
 
 
 def _private_tile(seen):

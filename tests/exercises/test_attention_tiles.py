@@ -115,7 +115,13 @@ WRONG = [
      ["data race on", "__syncthreads()"]),
     ("no_barrier_before_the_next_tile", variant(KERNEL, (
         "        __syncthreads();                  // the tile is used up before the next is staged\n", "")),
-     ["data race on", "__syncthreads()"]),
+     # blind audit TVA-attention_tiles-1: was '... (a read-after-write hazard) ... Hint: ... put a
+     # __syncthreads() between the write and the read (attention_tiles.cu:26 and
+     # attention_tiles.cu:34)', where one already is
+     ["data race on", "went on to stage the next tile's keys and values into Ks[0] (",
+      "while thread (1, 0, 0) still reads this tile's (",
+      "a write-after-read", "Hint: a second __syncthreads() at the end of the tile loop's body, "
+      "after the loop over the tile's keys"]),
     ("a_query_past_n_loaded", variant(KERNEL, ("qi[c] = i < n ?", "qi[c] = i <= n ?")),
      ["a read of q[", "1 element past the end", "check that index against that size"]),
     ("no_output_guard", variant(KERNEL, ("    if (i < n)\n        for", "    for")),
