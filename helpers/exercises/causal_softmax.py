@@ -17,10 +17,9 @@ from helpers.exercises import near
 from helpers.exercises.causal_softmax_models import (
     _exps, _lanes_own_max, _near, _shfl_down_max, _shfl_down_sums, _shifted, far, late,
     max_from_0, max_from_the_lane_s_column, max_of_column_numbers, max_of_first_1024_columns,
-    max_of_first_columns, max_of_magnitudes, max_of_row_0, softmax, sum_without_max, sunk,
+    max_of_first_columns, max_of_magnitudes, softmax, sum_without_max, sunk,
     unwritten_parts, visible, write_without_max)
-from helpers.exercises.causal_softmax_rows import (row_start_without_cols, stored_from_row_0,
-                                                   stored_rows_apart, sum_maxed,
+from helpers.exercises.causal_softmax_rows import (rows_misread, sum_maxed,
                                                    sum_shuffles_cut_short)
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
@@ -328,10 +327,7 @@ def _mistakes(case, run):
                "the warps past the last row must leave: if (row >= rows) return;")
     if right.all():
         return
-    yield from row_start_without_cols(x, got)
-    yield from stored_rows_apart(x, got, run.out.unwritten)
-    yield from max_of_row_0(x, got, run.kernel)
-    yield from stored_from_row_0(x, got)
+    yield from rows_misread(x, got, run.out.unwritten, run.kernel)
     bad = set(np.flatnonzero(~np.isfinite(np.where(run.out.unwritten, 0, got)).all(axis=1)))
     odd_masked = set(range(1, min(x.shape[0], x.shape[1] - 1), 2))   # odd rows that mask some
     if 0 in bad and not bad & odd_masked:
