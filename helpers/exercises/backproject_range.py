@@ -16,7 +16,7 @@ import numpy as np
 from helpers.ch10.point_cloud import backproject
 from helpers.exercises import near
 from helpers.exercises.backproject_range_models import (DEPTH_SCALE, FORMULA_HINT, NAN_HINT,
-                                                         infinite_marks, interleaved_nans,
+                                                         infinite_marks, interleaved_nans, interleaved_points,
                                                          n_too_large, points_unwritten,
                                                          range_anded, wrong_models)
 from helpers.exercises.common import Input, Output, close
@@ -138,6 +138,7 @@ def _mistakes(case, run):
     yield from past_the_end(run.out.past - 2 * n, _grid(case), WORDS, GUARD_HINT)
     yield from points_unwritten(run.out.unwritten, got, kept)
     yield from interleaved_nans(run.out.unwritten, got, kept)
+    yield from interleaved_points(got, want)
     yield from _unwritten(run.out.unwritten, case, kept)
     yield from matches(got, _wrong_depths(depth, intrinsics, low),
                        lambda got, model: np.allclose(got, model, 1e-5, 1e-6, equal_nan=True))

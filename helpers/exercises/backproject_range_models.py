@@ -259,3 +259,18 @@ def range_anded(kernels, got, depth, intrinsics):
                    "once), so it drops no point", "join the two ends with ||: a point is "
                    "dropped when either fails, z < z_min || z > z_max")
             return
+
+
+def interleaved_points(got, want):
+    """Every pixel's X, Y and Z stored side by side, at xyz[3 * i + c] (NumPy's (N, 3) layout),
+    its NaNs too, where xyz is three planes: the right points, their floats in that order."""
+    model = want.reshape(3, -1).T.reshape(want.shape)
+    if np.allclose(got, model, 1e-5, 1e-6, equal_nan=True) and \
+            not np.allclose(got, want, 1e-5, 1e-6, equal_nan=True):
+        n, x = want[0].size, got.ravel()
+        yield (f"every pixel's X, Y and Z went side by side to xyz[3 * i], xyz[3 * i + 1] and "
+               f"xyz[3 * i + 2] (pixel 1's X, Y, Z at xyz[3], xyz[4], xyz[5]: {x[3]:.4g}, "
+               f"{x[4]:.4g}, {x[5]:.4g}), its NaNs too, as in NumPy's (N, 3) array, but xyz is "
+               f"three planes of n = width * height floats (n = {n}), X's first, then Y's, then Z's",
+               "store pixel i's coordinates a plane apart: xyz[i] = X, xyz[n + i] = Y, "
+               "xyz[2 * n + i] = Z (and the NaNs: " + NAN_HINT + ")")

@@ -153,6 +153,17 @@ WRONG = {
                                            '= nanf("");\n')],
                                     "the NaNs of the pixels that are not points went to xyz[3 * "
                                     "i], xyz[3 * i + 1] and xyz[3 * i + 2]"),
+    # blind audit TVA-backproject_range-1 (was 'at some pixels only some of X, Y and Z are NaN
+    # ... Hint: ... write nanf("") into xyz[i], xyz[n + i] and xyz[2 * n + i]'): every point,
+    # its NaNs too, stored side by side at xyz[3 * i + c] (NumPy's (N, 3) layout)
+    "points_interleaved": ([('xyz[i] = xyz[n + i] = xyz[2 * n + i] = nanf("");',
+                             'xyz[3 * i] = xyz[3 * i + 1] = xyz[3 * i + 2] = nanf("");'),
+                            ("xyz[i] = (u - cx) * z / fx;", "xyz[3 * i] = (u - cx) * z / fx;"),
+                            ("xyz[n + i] = (v - cy) * z / fy;", "xyz[3 * i + 1] = (v - cy) * z / fy;"),
+                            ("xyz[2 * n + i] = z;", "xyz[3 * i + 2] = z;")],
+                           ["every pixel's X, Y and Z went side by side to xyz[3 * i], xyz[3 * i + 1] "
+                            "and xyz[3 * i + 2]", "three planes of n = width * height floats",
+                            "xyz[i] = X, xyz[n + i] = Y, xyz[2 * n + i] = Z"]),
     # blind audit X7 (was '246 pixels with no measurement (depth 0) were kept as points (at X = Y
     # = Z = 0, the camera's centre)'): no point marked with INFINITY
     "marked_with_infinity": ([('= nanf("");', "= INFINITY;")],
