@@ -33,7 +33,7 @@ def escape_counts(z_re, z_im, c_re, c_im, max_iter: int, **change) -> np.ndarray
 def _counts(z_re, z_im, c_re, c_im, max_iter: int, bound=4, twice=2,
             im2_sign=-1, box=False, whole=False, first=None,
             int_squares=False, squares_doubled=False, im_of_squares=False,
-            c_in_re="re", c_im_sign=1) -> np.ndarray:
+            c_in_re="re", c_im_sign=1, c_re_sign=1) -> np.ndarray:
     """Steps of z -> z*z + c until |z|^2 > ``bound`` (at most ``max_iter``), element by element,
     in float32 in the kernels' order; on the pixels still running only, so its cost falls as
     they escape. ``twice`` and ``im2_sign``: the step's z_im = twice*z_re*z_im + c_im and
@@ -42,7 +42,7 @@ def _counts(z_re, z_im, c_re, c_im, max_iter: int, bound=4, twice=2,
     ``whole``: z kept in ints, its start and every step's result truncated toward 0;
     ``int_squares``: the squares re2 and im2 kept in ints, truncated toward 0 at each step (z
     itself a float), a wrong kernel's model; ``squares_doubled``, ``im_of_squares`` and
-    ``c_in_re`` and ``c_im_sign``: the wrong steps of ``WRONG_STEPS`` (squares doubled, z may grow to inf - inf
+    ``c_in_re``, ``c_im_sign`` and ``c_re_sign``: the wrong steps of ``WRONG_STEPS`` (squares doubled, z may grow to inf - inf
     = NaN, which the kernels' break at re2 + im2 > 4.0f never passes); ``first``: "re" or
     "im", that part updated first and the other computed from its NEW value (z_im =
     2*z_re*z_im + c_im after z_re changed; z_re = z_re*z_re - z_im*z_im + c_re after z_im
@@ -55,6 +55,7 @@ def _counts(z_re, z_im, c_re, c_im, max_iter: int, bound=4, twice=2,
     zr, zi = cut(zr), cut(zi)
     cr = ci if c_in_re == "im" else cr
     ci = ci * np.float32(c_im_sign)
+    cr = cr * np.float32(c_re_sign)
     with np.errstate(over="ignore", invalid="ignore"):   # a huge c may overflow: it escapes
         for _ in range(max_iter):
             re2, im2 = (zr * f32(2), zi * f32(2)) if squares_doubled else (zr * zr, zi * zi)
@@ -84,6 +85,7 @@ WRONG_STEPS = {
     "im_of_squares": dict(im_of_squares=True),      # z_im = 2.0f * re2 * im2 + c_im
     "c_im_in_re": dict(c_in_re="im"),               # z_re = re2 - im2 + c_im
     "c_im_subtracted": dict(c_im_sign=-1),          # z_im = 2.0f * z_re * z_im - c_im
+    "c_re_subtracted": dict(c_re_sign=-1),          # z_re = re2 - im2 - c_re
     "im2_added": dict(im2_sign=1),                  # z_re = re2 + im2 + c_re
 }
 """Wrong steps of the escape loop that the three exercises share, each the change to

@@ -143,6 +143,11 @@ STEPS = {   # the wrong steps of helpers.exercises.escape that this kernel's loo
         f"c_im[i], so each point follows c_im + i*c_im (point {at[0]} counts {wrong} with "
         f"c_im[i], {right} with c_re[i])",
         "the real part adds the point's real part: re = z_re*z_re - z_im*z_im + c_re[i]"),
+    "c_re_subtracted": lambda wrong, right, at: (
+        "the real step subtracts c_re[i] where it adds it: float re = z_re*z_re - z_im*z_im - "
+        f"c_re[i], so each point follows -c_re + i*c_im (point {at[0]} counts {wrong} with - "
+        f"c_re[i], {right} with + c_re[i])",
+        "add the point's real part: re = z_re*z_re - z_im*z_im + c_re[i]"),
 }
 
 

@@ -156,3 +156,36 @@ def byte_read_twice(got, rgb, wrong, grey):
                "each, in that order: bt601_gray(rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2]), "
                "and weigh r, g, b in bt601_gray: 0.299f * r + 0.587f * g + 0.114f * b")
         return
+
+
+WEIGHTS = (0.299, 0.587, 0.114)
+
+
+def one_weight_off(got, rgb, wrong, grey):
+    """One of bt601_gray's weights another number (0.144f * b for 0.114f * b, say), the other
+    two right: that weight fitted to the grey values by least squares, then the number of three
+    places (as the stub writes them) within 0.009 of it whose model (``grey`` with it) gives the
+    most grey values exactly, checked on every pixel within a level, as a GPU's fused
+    multiply-adds may land."""
+    names, colours = ("red", "green", "blue"), rgb.reshape(-1, 3).astype(np.float64)
+    values = got.ravel().astype(np.float64)
+    for k in range(3):
+        rest = values - sum(WEIGHTS[j] * colours[:, j] for j in range(3) if j != k)
+        if not colours[:, k].any():
+            continue
+        fitted = float(rest @ colours[:, k] / (colours[:, k] @ colours[:, k]))
+        models = {w: grey(rgb, tuple(w if j == k else WEIGHTS[j] for j in range(3))).astype(int)
+                  for w in {round(fitted + d / 1000, 3) for d in range(-9, 10)}}
+        weight = max(models, key=lambda w: int((models[w] == got).sum()))  # the nearest
+        if weight != WEIGHTS[k] and (np.abs(got.astype(int) - models[weight]) <= 1).all():
+            at = int(wrong[0])
+            pixel = tuple(int(v) for v in colours[at])
+            term = (f"bt601_gray's {names[k]} weight is {weight:g}f * {names[k][0]}" if weight
+                    else f"bt601_gray's sum lacks {names[k]}'s term")
+            yield (f"{wrong.size} of {got.size} grey values are wrong, each the grey of its "
+                   f"pixel with {names[k]} weighed {weight:g} where {WEIGHTS[k]} belongs: "
+                   f"{term} (pixel {at}: "
+                   f"rgb = {pixel}, grey {int(got.ravel()[at])}, expected "
+                   f"{int(grey(rgb).ravel()[at])})", "bt601_gray weighs red 0.299, green 0.587 "
+                   "and blue 0.114: 0.299f * r + 0.587f * g + 0.114f * b")
+            return

@@ -62,7 +62,7 @@ def returned_on_escape(case, ref, got, drawn, tolerance):
 
 def wrong_images(case):
     """(image, problem, hint) of the known mistakes in c and in the count: julia's dx and dy
-    models, one step too many, the count or z carried from pixel to pixel, c's real part from
+    models, one step too many or short, n counted before the escape test, the count or z carried from pixel to pixel, c's real part from
     threadIdx.x, c's imaginary part from the column x."""
     dx, dy, block = *args(case)[2:], case[2]
     step = "c_re = x_min + x * dx (dx steps along a row), c_im = y_min + y * dy"
@@ -76,6 +76,7 @@ def wrong_images(case):
            "while n <= max_iter, one step too many", "loop while n < max_iter: n counts 0 to "
            "max_iter - 1, so no count passes max_iter")
     yield stopped_short(ref, max_iter)
+    yield counted_early(ref, max_iter)
     re, im = pixel_grid(case[0], case[1], *args(case))
     yield from wrong_steps(np.zeros_like(re), np.zeros_like(im), re, im, max_iter, STEPS)
     yield re_updated_first(re, im, ref, max_iter)
@@ -107,6 +108,21 @@ STEPS = {   # the wrong steps of helpers.exercises.escape that this kernel's loo
         f"|z|^2 each step (pixel x = {at[1]}, y = {at[0]} counts {wrong} with + im2, {right} "
         "with - im2)", "the real part of z*z is z_re^2 - z_im^2: z_re = re2 - im2 + c_re"),
 }
+
+
+def counted_early(ref, max_iter):
+    """(image, problem, hint) of n++ above the escape test (or n starting at 1, which gives the
+    same image): each pixel that escapes counts the step whose test ended the loop, one more
+    than NumPy's; those that never escape still stop at max_iter."""
+    image = np.where(ref < max_iter, ref + 1, ref)
+    y, x = np.argwhere(image != ref)[0] if (image != ref).any() else (0, 0)
+    return (image, "every pixel that escapes counts one step more than NumPy's (pixel x = "
+            f"{x}, y = {y} counts {image[y, x]}, where it escapes after {ref[y, x]} step"
+            f"{'' if ref[y, x] == 1 else 's'}), the points that never escape max_iter = "
+            f"{max_iter} as they should: n counts the step whose test ends the loop: either "
+            "n++ comes before the escape test, if (re2 + im2 > 4.0f) break;, or n starts at 1",
+            "start n at 0 and count a step once it is taken: n++ at the end of the loop's body, "
+            "after z_re = re2 - im2 + c_re;")
 
 
 def re_updated_first(re, im, ref, max_iter):

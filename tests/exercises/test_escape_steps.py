@@ -55,6 +55,12 @@ WRONG = {
     "c_im_in_re": ([("z_im * z_im + c_re[i];", "z_im * z_im + c_im[i];")],
                    "the real step adds c_im[i] where c_re[i] belongs: float re = z_re*z_re - "
                    "z_im*z_im + c_im[i]"),
+    # blind audit TVA-escape_steps-1: c_re subtracted in the real step (was '75.2% of the counts
+    # differ from NumPy's (the first: point 0, got 2, expected 100) ... Hint: one step: ...')
+    "c_re_subtracted": ([("z_im * z_im + c_re[i];", "z_im * z_im - c_re[i];")],
+                        "the real step subtracts c_re[i] where it adds it: float re = z_re*z_re "
+                        "- z_im*z_im - c_re[i], so each point follows -c_re + i*c_im (point 0 "
+                        "counts 2 with - c_re[i], 100 with + c_re[i])"),
     "new_re_in_im": ([(STEP, "        z_re = z_re * z_re - z_im * z_im + c_re[i];\n"
                              "        z_im = 2.0f * z_re * z_im + c_im[i];\n")],
                      "z_im is computed from the NEW z_re"),
@@ -209,6 +215,7 @@ SIMULATOR_ONLY = {"size_with_minus": "on a GPU nvcc may fuse the other product o
 
 # the words the hint must contain, where the problem's alone would not show it fixes the mistake
 HINTS = {"one_step_short": "loop while k < max_iter: k counts the steps taken",
+         "c_re_subtracted": "add the point's real part: re = z_re*z_re - z_im*z_im + c_re[i]",
          "index_without_the_block": "int i = blockIdx.x * blockDim.x + threadIdx.x;",
          "store_at_thread_index": "store each point's count at its own index: steps[i] = k;"}
 

@@ -29,6 +29,15 @@ WRONG = {
                                       ["each the grey of its pixel with the weights of red and "
                                        "green swapped: red got 0.587 and green 0.299",
                                        "0.299f * r + 0.587f * g + 0.114f * b"]),
+    # blind audit TVA-gray_coalesced-1 (was '237 of 315 grey values are wrong (the first at x = 0,
+    # y = 0): gray[0] was stored by thread (0, 0, 0) ... Hint: keep the stub's last two lines
+    # ...'): bt601_gray's blue weight mistyped, 0.144f * b
+    "blue_weight_mistyped": ([("0.114f * b", "0.144f * b")],
+                             ["237 of 315 grey values are wrong, each the grey of its pixel with "
+                              "blue weighed 0.144 where 0.114 belongs: bt601_gray's blue weight",
+                              "(pixel 0: rgb = (128, 222, 142), grey 189, expected 185)",
+                              "Hint: bt601_gray weighs red 0.299, green 0.587 and blue 0.114: "
+                              "0.299f * r + 0.587f * g + 0.114f * b"]),
     # blind audit TKA-gray_coalesced-1 (was 'FAST: every pixel's grey value is NumPy's ...', the
     # one-below values within the GPU's tolerance): bt601_gray without its + 0.5f, truncating
     "gray_truncated_not_rounded": ([(" + 0.114f * b + 0.5f)", " + 0.114f * b)")],

@@ -95,6 +95,21 @@ WRONG = {
     # at (x = 133, y = 7): got 81, expected 80 ... Hint: keep the stub's loop: ...')
     "one_step_too_many": ([("n < max_iter", "n <= max_iter")],
                           "the points that never escape count max_iter + 1 = 81 steps"),
+    # blind audit TVA-mandelbrot_rows-1: n++ moved above the escape test (was '79.7% of the
+    # pixels differ from NumPy's, the first at (x = 0, y = 0): got 2, expected 1 ... Hint: keep
+    # the stub's loop: only the layout changes')
+    "counted_before_the_test": ([("            float re2 = z_re * z_re, im2 = z_im * z_im;\n"
+                                  "            if", "            float re2 = z_re * z_re, im2 = "
+                                  "z_im * z_im;\n            n++;\n            if"),
+                                 ("            z_re = re2 - im2 + c_re;\n            n++;\n",
+                                  "            z_re = re2 - im2 + c_re;\n")],
+                                "every pixel that escapes counts one step more than NumPy's "
+                                "(pixel x = 0, y = 0 counts 2, where it escapes after 1 step), "
+                                "the points that never escape max_iter = 80 as they should: n "
+                                "counts the step whose test ends the loop"),
+    # the same image from n starting at 1, which the verdict names too
+    "counted_from_1": ([("int n = 0;", "int n = 1;")],
+                       "every pixel that escapes counts one step more than NumPy's"),
     # blind audit TMA-mandelbrot_rows-1 (was '12299 of 12383 pixels were never drawn (the first
     # at x = 0, y = 0) ... Hint: for (int x = threadIdx.x; ...)', the loop header as written):
     # return where break belongs, on escape
@@ -175,7 +190,9 @@ WRONG = {
     "rows_a_block_long": ([("iters[y * width + x]", "iters[y * blockDim.x + x]")],
                           "rows blockDim.x = 64 pixels apart (iters[y * blockDim.x + x])"),
 }
-HINTS = {"re_updated_first": "update z_im first, z_im = 2.0f * z_re * z_im + c_im, while z_re "
+HINTS = {"counted_from_1": "start n at 0", "counted_before_the_test": "n++ at the end of the loop's body, after z_re = re2 - "
+                                    "im2 + c_re;",
+         "re_updated_first": "update z_im first, z_im = 2.0f * z_re * z_im + c_im, while z_re "
                              "is still the old one, then z_re = re2 - im2 + c_re",
          "loop_to_width_minus_1": "loop while x < width, which stops after the last column",
          "squares_doubled": "square each part, float re2 = z_re * z_re, im2 = z_im * z_im;",
