@@ -27,7 +27,8 @@ from helpers.exercises.coverage import Grid, Words, coverage
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.matmul_wide_models import (A_GUARD_N, bs_at_global_column, ROWS_APART, crossed, indexed, part,
-                                                  rows_apart, rows_k_apart_store, summed, tile_k_apart)
+                                                  rows_apart, rows_from_zero, rows_k_apart_store, summed,
+                                                  tile_k_apart)
 from helpers.exercises.microscope import accesses_of, body_words, observe, observed_mistakes
 from helpers.exercises.origin import Wrong
 from helpers.exercises.verdict import not_yet
@@ -65,6 +66,7 @@ def _simulated(kernels, wrong):
     seen = observe(kernels, _launch(CASES[-1]))
     yield from _neighbouring_rows(seen.race)
     yield from _rows_from_tx(kernels, seen.race)
+    yield from rows_from_zero(seen.race, lambda: _bs_stores(kernels))
     yield from observed_mistakes(seen, _refine, wrong=wrong)
     yield from _stored_at_ty(kernels)
     if np.isnan(seen.outs[0].got).any():

@@ -188,3 +188,26 @@ def rows_k_apart_store(got, unwritten, want, k):
             f"on the next row's first elements) and the last {int((hits == 0).sum())} of C's "
             f"{m * n} elements were never written (the first C[{r}][{c}])",
             "a row of C is N elements long: C[row * N + col] = sum")
+
+
+def rows_from_zero(race, stores):
+    """Two rows of threads that stored into one element of Bs (the race check's ``race``), where
+    the trace's stores (``stores()``: (tx, ty, element) of each store into Bs, or None) show every
+    thread (tx, ty), whatever its ty, storing rows 0, 8, 16 and 24 of column tx: the loop over
+    Bs's rows started at 0, not ty."""
+    if race is None or race.array != "Bs" or race.hazard != "write-after-write" or \
+            race.element is None or (found := stores()) is None:
+        return
+    tx, ty, index = found
+    rows = {y: set((index[ty == y] // 32).tolist()) for y in range(8)}
+    if not len(index) or not (index % 32 == tx).all() or \
+            any(got != {0, 8, 16, 24} for got in rows.values()):
+        return
+    (a, b), element = sorted((race.first.thread[1], race.second.thread[1])), race.element
+    yield (f"every row of threads stored the same rows of Bs, 0, 8, 16 and 24: the race check "
+           f"found Bs[{element}] stored by the threads of rows ty = {a} and ty = {b} "
+           f"({race.first.who} and {race.second.who}), and the trace shows every thread (tx, ty) "
+           "storing rows 0, 8, 16 and 24 of column tx whatever its ty: the loop over Bs's rows "
+           "starts at r = 0, not at ty, so the other 28 rows of Bs (1 to 7, 9 to 15, 17 to 23, "
+           "25 to 31) are never loaded", "a thread's rows of Bs start at its row in the block, "
+           "ty, and lie TILE_M = 8 apart: for (int r = ty; r < TILE_K; r += TILE_M)")

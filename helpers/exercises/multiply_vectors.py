@@ -182,6 +182,17 @@ def _seen(model, size, n):
     return model[(model >= -size) & (model < n + 256 * (n // size))]
 
 
+def _one_block_on(every, size, n):
+    """The elements written (``every``, before out and past it too) those of i = (blockIdx.x +
+    1) * blockDim.x + threadIdx.x: block 0's never, and a block's worth past the end."""
+    if n > size and np.array_equal(every, np.arange(size, n + size)):
+        yield (f"every block took the elements of the block after it: out[0] to out[{size - 1}] "
+               f"(block 0's) were never written and the last block wrote out[{n}] to "
+               f"out[{n + size - 1}], past the end: the index is one block too far on, as "
+               "(blockIdx.x + 1) * blockDim.x counts the blocks from 1, but blockIdx.x counts "
+               "from 0", "block 0 starts at element 0: " + INDEX_HINT)
+
+
 def _mistakes(case, run):
     """The mistakes a launched kernel's output shows, in order (nothing when it is right)."""
     size, blocks = case
@@ -192,6 +203,7 @@ def _mistakes(case, run):
                                 lambda: read_past_block_0(run.kernel, _launch((size, 3)), size))
     if blocks > 1 and np.array_equal(every, np.arange(size)):
         yield from first_block_only(run.kernel)
+    yield from _one_block_on(every, size, n)
     for index, problem, hint in INDEXES + SHIFTS:
         if (blocks > 1 and not np.array_equal(np.flatnonzero(written), np.arange(n))
                 and np.array_equal(every, _seen(written_by(index, size, blocks), size, n))):

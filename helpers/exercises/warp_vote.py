@@ -28,7 +28,9 @@ import numpy as np
 from helpers.exercises.common import Input, Output, poison_value
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import accesses_of, observe, observed_launch, observed_mistakes
+from helpers.exercises.microscope import (accesses_of, body_words, observe, observed_launch,
+                                          observed_mistakes)
+from helpers.exercises.verdict import not_yet
 from helpers.exercises.warp_vote_models import (JUNK, THRESHOLD, below_the_threshold, block_counts,
                                                cut_to_int, float_votes, index_mistakes,
                                                votes_of_warps, word_mistakes)
@@ -95,6 +97,32 @@ def _rounded_up(failure):
            f"/ 32 = {w + 1} for i = {i + 1}, where i / 32 = {w})", "number the warps rounding "
            "down: warp = i / 32, so that the 32 lanes of a warp share its number, and the warp "
            "with elements keeps all 32 for the ballot")
+
+
+def _element_guard(kernels):
+    """Before the cases: the element's guard, if (i >= n) return;, before the full-mask ballot
+    (the kernel's words), and on the simulator (the last case, a partial last warp) the ballot
+    called by exactly the lanes of the last warp below n: its lanes past n had returned."""
+    if "if ( i >= n ) return" not in " ".join(body_words(kernels)):
+        return None
+    launch = _launch(CASES[-1], after=0)
+    err, n, size = observe(kernels, launch).error, CASES[-1][0], launch.block[0]
+    if getattr(err, "rule", None) != "lanes never arrive" or not err.block or not err.thread:
+        return None
+    first = err.thread[0] - err.thread[0] % 32
+    start = err.block[0] * size + first
+    if not start < n < start + 32 or tuple(err.waiting or ()) != tuple(range(first, first + n - start)):
+        return None
+    w, line = start // 32, str(err.line or "").rsplit(":", 1)[-1]
+    return not_yet(
+        f"the guard if (i >= n) return; sent lanes {n - start} to 31 of warp {w} (i = {n} to "
+        f"{start + 31}) home before the ballot, so lanes 0 to {n - start - 1} (i = {start} to "
+        f"{n - 1}) called __ballot_sync(0xffffffff, ...) at line {line} without them: a warp "
+        "function whose mask names all 32 lanes, where lanes that have returned never call it "
+        f"(on the simulator, n = {n}, block = ({size}, 1, 1); on a GPU this is undefined)",
+        "the ballot's mask 0xffffffff names all 32 lanes of the warp, so only a warp with no "
+        "element returns, if (32 * warp >= n) return;, and a lane past n stays and votes false: "
+        "bool above = i < n && x[i] > threshold")
 
 
 def _unset(read):
@@ -344,7 +372,7 @@ EXERCISE = KernelExercise(
     observed=observed_launch(lambda case: _launch(case, after=0), _refine), observed_as="",
     simulated="checks the warp functions' masks",
     crash_hint="read x[i] only for i < n, and store counts[warp] only for a warp with elements",
-    refine=_refine, unset=_unset,
+    refine=_refine, unset=_unset, before=_element_guard,
     success=f"every warp's count matches NumPy's ({len(CASES) - 1} sizes, n a multiple of 32 "
             "and not, blocks of 2 to 4 warps), and every lane takes part in the vote")
 

@@ -187,6 +187,14 @@ WRONG = {
                                       "hint": "the loop over r starts at ty * TILE_M"}),
     # blind audit S2-2: B's rows from tx (was the race and 'Hint: two threads store into the
     # same element of the shared array: ... check its indices and the loops' steps')
+    # blind audit TVB-matmul_wide-1: the loop over Bs's rows started at 0, not ty (was '... a data
+    # race on Bs[0] ... Hint: two threads store into the same element of the shared array ...
+    # check its indices and the loops' steps', the start not named)
+    "bs_rows_from_zero": ([("for (int r = ty; r < TILE_K", "for (int r = 0; r < TILE_K")],
+                          {"problem": "every row of threads stored the same rows of Bs, 0, 8, 16 "
+                                      "and 24: the race check found Bs[0] stored by the threads of "
+                                      "rows ty = 0 and ty = 1",
+                           "hint": "start at its row in the block, ty"}),
     "bs_rows_from_tx": ([("for (int r = ty; r < TILE_K", "for (int r = tx; r < TILE_K")],
                         {"problem": "stored by the threads of rows ty = 0 and ty = 1 (thread (0, 0, 0) "
                                     "of block (0, 0, 0) and thread (0, 1, 0) of block (0, 0, 0)), "

@@ -49,6 +49,14 @@ WRONG = {
     "blocks_counted_from_1": ((INDEX, "(blockIdx.x - 1) * blockDim.x + threadIdx.x"),
                               "block 0 wrote before the start of out",
                               "the blocks are counted from 1", "block 0 starts at element 0"),
+    # blind audit TVB-multiply_vectors-1: blocks counted from 1 the other way, (blockIdx.x + 1)
+    # (was 'out[896] and beyond were written, past out[n - 1] ... Hint: i = blockIdx.x * blockDim.x
+    # + threadIdx.x ...', the shift by a block not named)
+    "blocks_one_block_on": ((INDEX, "(blockIdx.x + 1) * blockDim.x + threadIdx.x"),
+                            "every block took the elements of the block after it",
+                            "out[0] to out[127] (block 0's) were never written",
+                            "out[896] to out[1023], past the end",
+                            "Hint: block 0 starts at element 0"),
     # blind audit S2-5: each element shifted by one (was 'out[-1] was written, before out[0] ...'
     # here, 'out[896] and beyond were written, past out[n - 1] ...' for one_past)
     "index_one_short": ((INDEX, INDEX + " - 1"), "every thread took the element one place back",

@@ -60,6 +60,15 @@ WRONG = {
                                     "sent them home before the ballot, and lane 0 (i = 992) "
                                     "called __ballot_sync(0xffffffff, ...) alone",
                          "hint": "number the warps rounding down: warp = i / 32"}),
+    # blind audit TVB-warp_vote-1: the element guard where the warp guard belongs (was the
+    # simulator's warp function whose mask names lanes that never call it, and a hint to call it
+    # outside an if, the guard not named)
+    "element_guard_before_ballot": ([("if (32 * warp >= n)", "if (i >= n)")],
+                                    {"problem": "the guard if (i >= n) return; sent lanes 11 to 31 "
+                                                "of warp 6 (i = 203 to 223) home before the "
+                                                "ballot, so lanes 0 to 10 (i = 192 to 202) called "
+                                                "__ballot_sync(0xffffffff, ...) at line",
+                                     "hint": "if (32 * warp >= n) return;"}),
     "no_popc": ([(STORE, "counts[warp] = votes;")],
                 {"problem": "the ballot's word itself", "hint": "__popc(votes)"}),
     # blind audit O13 (was 'counts[0] = 11, but 15 of x[0..31] are above 0.5' and the general hint)
@@ -110,7 +119,8 @@ WRONG = {
     "lanes_past_n_vote": ([(ABOVE, "bool above = x[i] > threshold;")],
                           {"problem": "lanes past n too", "hint": "a lane past n votes false"}),
     "lanes_past_n_return": ([(ABOVE, "if (i >= n) return;\n    bool above = x[i] > threshold;")],
-                            {"problem": "warp function whose mask", "hint": "0xffffffff"}),
+                            {"problem": "the guard if (i >= n) return; sent lanes 11 to 31 of "
+                                        "warp 6", "hint": "0xffffffff"}),
     "ballot_inside_an_if": ([(ABOVE, "bool above = false;"),
                              (BALLOT, "unsigned int votes = 0;\n    if (i < n)\n"
                                       "        votes = __ballot_sync(0xffffffff, x[i] > threshold);")],
@@ -213,6 +223,10 @@ SIMULATOR_ONLY = {"warp_and_lane_swapped": "every block's first warp stores into
                                                         "one count: which stays is timing",
                   "stored_at_i": "a store past the end of counts: a GPU may fault, or write into "
                                  "another array",
+                  "element_guard_before_ballot": "the lanes below n of the last warp call "
+                                                 "__ballot_sync(0xffffffff, ...) after those past "
+                                                 "n returned: undefined on a GPU, whose "
+                                                 "counts may come out right",
                   "warp_rounded_up": "lane 0 of the last warp calls __ballot_sync(0xffffffff, ...) "
                                      "after lanes 1 to 31 returned: undefined on a GPU, whose "
                                      "counts may come out right"}
