@@ -35,8 +35,9 @@ import numpy as np
 
 from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.copy_bandwidth_models import (Ms, as_microseconds, converted_twice,
-                                                   counted_twice, floored, is_floored,
-                                                   made_larger, object_size, one_element)
+                                                   counted_twice, divided_by_1e10, floored,
+                                                   is_floored, made_larger, object_size,
+                                                   one_element)
 from helpers.exercises.function import check_function, copies_noted, run_catching
 from helpers.exercises.verdict import Verdict, check_cases
 
@@ -66,7 +67,8 @@ SMALL_SLIPS = [
     (8, "8 times too large: that is gigabits a second, and GB/s counts bytes",
      "leave out the * 8: h.nbytes is already in bytes"),
     (2, "twice too large: a float32 is 4 bytes, not 8", "the bytes copied are h.nbytes"),
-    (1e9 / 2**30, "GiB/s (2**30 bytes a second), not GB/s", "1 GB is 1e9 bytes: divide by 1e9")]
+    (1e9 / 2**30, "GiB/s (2**30 bytes a second), not GB/s", "1 GB is 1e9 bytes: divide by 1e9"),
+    (0.1, "10 times too small", "1 GB is 1e9 bytes: divide by 1e9: h.nbytes / (ms * 1e-3) / 1e9")]
 
 
 def _band(factor):
@@ -160,6 +162,8 @@ def _slip(fn, gbs, factor, problem, hint):
         yield from converted_twice(fn, gbs)
     if factor == 2:
         yield from counted_twice(fn, gbs)
+    if factor == 0.1:
+        yield from divided_by_1e10(fn, gbs)
     yield problem, hint
 
 

@@ -204,3 +204,23 @@ def as_microseconds(notes):
             "time_till gives milliseconds, and a millisecond is 1e-3 s, so the seconds came out "
             "1000 times too short", "multiply the ms by 1e-3, not 1e-6, to get the seconds: "
             "GB/s = h.nbytes / (ms * 1e-3) / 1e9")
+
+
+def divided_by_1e10(fn, gbs):
+    """A GB/s 10 times too small (to the learner's own events) where the code divides by a
+    literal worth 1e10 (10e9, a slip of scientific notation for 1e9): named with that line."""
+    if (code := code_of(fn)) is None:
+        return
+    tree, first, place, lines = code
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div)
+                and isinstance(node.right, ast.Constant) and node.right.value == 1e10):
+            continue
+        line = lines[node.lineno - 1]
+        text = line[node.right.col_offset:node.right.end_col_offset] if (
+            node.lineno == node.right.end_lineno) else ast.unparse(node.right)
+        why = f" ({text} is 1e10: 10 times 1e9)" if text != "1e10" else ""
+        yield (f"{gbs:.4g} GB/s is 10 times too small: line {first + node.lineno - 1} of {place} "
+               f"({line.strip()}) divides by {text}{why}, where 1 GB is 1e9 bytes", "divide by "
+               "1e9: GB/s = h.nbytes / (ms * 1e-3) / 1e9 (1e9 is 1 followed by nine zeros)")
+        return

@@ -223,6 +223,24 @@ def uncalled(fn, names=("synchronize",)) -> list:
                   and isinstance(node.value, ast.Attribute) and node.value.attr in names)
 
 
+def told_uncalled(fn, found, alone=False):
+    """``found``'s (problem, hint)s, the first told as a wait that never happened where ``fn``'s
+    code names a method without calling it (``uncalled``); ``alone``: told by itself too where
+    ``found`` is empty (a run whose timing hid the missing wait: on a GPU, say, freeing the
+    buffers at the return waits for the copies)."""
+    waits = uncalled(fn)
+    told = waits and ("{} at line {} of {} names the method without calling it (no parentheses), "
+                      "so the host never waited there".format(waits[0][2], *waits[0][:2]),
+                      f"call it: {waits[0][2]}(); without the parentheses Python only looks the "
+                      "method up")
+    for problem, hint in found:
+        if told:
+            yield f"{told[0]}: {problem}", told[1]
+        yield problem, hint
+    if told and alone:
+        yield told
+
+
 def code_of(fn) -> tuple | None:
     """``(tree, first, place, lines)``: ``fn``'s code parsed (``ast``), the number of its first
     line and the place it is in, as ``learner_line`` numbers and names them, and its lines

@@ -10,12 +10,14 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises import hidden as hidden_cases
-from helpers.exercises.function import HOLD_MS, check_function, run_catching, stream_holder
+from helpers.exercises.function import (HOLD_MS, check_function, run_catching, stream_holder,
+                                        told_uncalled)
 from helpers.exercises.hidden import awkward
 from helpers.exercises.pipeline_models import (ATOL, RTOL, buffers_watched, copies_and_launches,
                                               count_one_short, how_copied, launch_fits,
                                               shared_buffers, sharing, union_bytes)
-from helpers.exercises.pipeline_streams import launched_off_its_stream, stream_index
+from helpers.exercises.pipeline_streams import (launched_off_its_stream, one_stream_waited,
+                                                stream_index)
 from helpers.exercises.verdict import Verdict, check_cases, not_yet, passed
 from helpers.workload import share
 
@@ -199,8 +201,9 @@ def mistakes(fn, case, kernel, on_gpu, work=WORK_SMALL, buffers=None, want=None,
     if raised:
         yield raised
         return
-    yield from diagnose(h_in, h_in_before, at_return, h_out, want, case[1], streams, calls,
-                        waited, copies, done, order, sharing(calls, streams, made, fn))
+    yield from told_uncalled(fn, diagnose(h_in, h_in_before, at_return, h_out, want, case[1],
+                             streams, calls, waited, copies, done, order,
+                             sharing(calls, streams, made, fn)), alone=True)
     if times is not None:
         times.append(start.time_till(end))
 
@@ -228,19 +231,8 @@ def diagnose(h_in, h_in_before, at_return, got, expected, n_chunks, streams, cal
     if not np.array_equal(at_return, got, equal_nan=True):
         late = int((np.isnan(at_return) | (at_return != got)).sum())
         yield (f"when your function returned, {late} elements of h_out had not arrived yet "
-               f"(they were still being copied){_one_stream_waited(done, n_chunks)}",
+               f"(they were still being copied){one_stream_waited(done, n_chunks)}",
                "wait for the work before returning: for s in streams: s.synchronize()")
-
-
-def _one_stream_waited(done, n_chunks):
-    """What ``done`` adds when the last chunk's stream alone had ended at the return."""
-    last = (n_chunks - 1) % max(len(done), 1)
-    if len(done) < 2 or [k for k, d in enumerate(done) if d] != [last]:
-        return ""
-    return (f": only streams[{last}], the last chunk's (chunk {n_chunks - 1}), had been waited "
-            f"for, and the copies back on the other {len(done) - 1} streams were still running "
-            "(a synchronize() after the loop on the loop's variable waits for its last stream "
-            "alone)")
 
 
 def _chunk_of(i: int, n: int, n_chunks: int) -> int:

@@ -1,6 +1,6 @@
 """Launches of notebook 05's pipeline (``pipeline.py``) queued on another stream than their
 chunk's copies: read from the streams of the calls, not from the values, which on a GPU depend
-on when each stream's work runs."""
+on when each stream's work runs; and what a return that waited for one stream alone shows."""
 
 from __future__ import annotations
 
@@ -87,3 +87,14 @@ def stream_index(streams, n_chunks):
                 "streams belongs", f"pick the pair of the chunk's stream: d_in, d_out = "
                 f"{name}[{left} % len(streams)]")
     return told
+
+
+def one_stream_waited(done, n_chunks):
+    """What ``done`` adds when the last chunk's stream alone had ended at the return."""
+    last = (n_chunks - 1) % max(len(done), 1)
+    if len(done) < 2 or [k for k, d in enumerate(done) if d] != [last]:
+        return ""
+    return (f": only streams[{last}], the last chunk's (chunk {n_chunks - 1}), had been waited "
+            f"for, and the copies back on the other {len(done) - 1} streams were still running "
+            "(a synchronize() after the loop on the loop's variable waits for its last stream "
+            "alone)")

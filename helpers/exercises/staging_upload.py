@@ -27,12 +27,13 @@ import numpy as np
 
 from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.function import (Refused, check_function, hold_streams, pointer_added,
-                                        run_catching, uncalled)
+                                        run_catching, told_uncalled)
 from helpers.exercises.staging_upload_models import (at_element_offsets, at_elements,
                                                     at_the_chunk_ends, at_the_start_of_d,
                                                     chunk_in_bytes, chunk_too_long,
-                                                    filled_whole, max_for_min, one_stream_waited,
-                                                    sliced_at_lo, waits_skipped)
+                                                    default_stream, filled_whole, max_for_min,
+                                                    one_stream_waited, sliced_at_lo,
+                                                    waits_skipped)
 from helpers.exercises.verdict import Verdict, check_cases
 
 CASES = [(300_007, 1 << 15), (50_000, (1 << 14) + 12)]  # (n, chunk) in float32 elements
@@ -238,14 +239,7 @@ def _mistakes(fn, n, chunk, drv, catch=True):
     each mistake seen, in order, the first told as a wait that never happened where fn's code
     names s.synchronize without calling it. ``catch``: an exception fn raises is a mistake (else
     it is raised)."""
-    waits = uncalled(fn)
-    for problem, hint in _seen(fn, n, chunk, drv, catch):
-        if waits:
-            line, place, text = waits[0]
-            yield (f"{text} at line {line} of {place} names the method without calling it (no "
-                   f"parentheses), so the host never waited there: {problem}",
-                   f"call it: {text}(); without the parentheses Python only looks the method up")
-        yield problem, hint
+    yield from told_uncalled(fn, _seen(fn, n, chunk, drv, catch))
 
 
 def _seen(fn, n, chunk, drv, catch):  # _mistakes's, as the run shows them
@@ -270,6 +264,7 @@ def _seen(fn, n, chunk, drv, catch):  # _mistakes's, as the run shows them
                                    (IndexError, _floor_divided(staging)),
                                    (TypeError, pointer_added(learner_s, 1, d))])[0]):
         yield mistake
+    yield from filter(None, [default_stream(copies.log, learner_s)])  # whatever the timing
     pending = [i for i, s in enumerate(streams) if not s.is_done()]
     drv.Context.synchronize()
     drv.memcpy_dtoh(back := np.empty(n + chunk, np.float32), d)

@@ -266,3 +266,24 @@ def one_stream_waited(log, streams, pending, fn):
                             f"in {name} ({waited}, the last chunk's)")
                 break
     return problem, "wait for both streams after the loop: for s in streams: s.synchronize()"
+
+
+def default_stream(log, fn):
+    """(problem, hint) when a copy was queued without a stream (``log``: ``_Copies``'s, a copy
+    noted ``("copy", None)``): it ran in the default stream, which the waits for streams[c % 2]
+    do not wait for; named with the line of the call where fn's code is known; else None."""
+    if not any(what == "copy" and stream is None for what, stream in log):
+        return None
+    where = "drv.memcpy_htod_async(...)"
+    if (code := code_of(fn)) is not None:
+        tree, first, place, lines = code
+        call = next((n for n in ast.walk(tree) if isinstance(n, ast.Call)
+                     and isinstance(n.func, ast.Attribute) and n.func.attr == "memcpy_htod_async"
+                     and len(n.args) < 3 and not any(k.arg == "stream" for k in n.keywords)), None)
+        if call is not None:
+            where = f"line {first + call.lineno - 1} of {place} ({lines[call.lineno - 1].strip()})"
+    return (f"{where} queues the copy without its stream (no third argument): it runs in the "
+            "default stream, not in s = streams[c % 2], so s.synchronize() never waits for it, "
+            "and a staging buffer may be filled again while its copy is still reading it",
+            "pass the chunk's stream as the third argument: drv.memcpy_htod_async(int(d) + lo * "
+            "h.itemsize, buf[:hi - lo], s)")

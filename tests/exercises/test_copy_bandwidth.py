@@ -49,6 +49,12 @@ WRONG = {
                            "hint": "divide the bytes a second by 1e9: h.nbytes / (ms * 1e-3) "
                                    "/ 1e9"}),
     "megabytes": (right_but("/ 1e9", "/ 1e6"), {"problem": "MB/s", "hint": "1e9 bytes"}),
+    # blind audit TVC-copy_bandwidth-1 (was "1.168 GB/s is 4 times too small: h.size counts
+    # elements ... Hint: the bytes copied are h.nbytes", h.nbytes used): / 10e9, which is 1e10
+    "ten_e9_for_1e9": (right_but("/ 1e9", "/ 10e9"),
+                       {"problem": ("10 times too small", "line 9 of your cell (return h.nbytes "
+                                    "/ (ms * 1e-3) / 10e9)", "10e9 is 1e10"),
+                        "hint": "divide by 1e9"}),
     # blind audit TTC-copy_bandwidth-1 (was "1.037e+04 GB/s is 1000 times too large: that is
     # MB/s (1e6 bytes a second), not GB/s ...", the / 1e9 the function has): ms * 1e-6, as if
     # time_till gave microseconds

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from helpers.backend import BACKEND, drv
-from helpers.exercises import catalog
+from helpers.exercises import catalog, pipeline
 from helpers.exercises.pipeline import check_pipeline, diagnose, make_launch, reference
 from helpers.exercises.solutions.pipeline import my_pipeline as solution
 
@@ -225,6 +225,13 @@ WRONG = {
     "returns_before_the_copies_end": (
         "KEEP = []\n" + RIGHT.replace(SYNC, "    KEEP.append(buffers)\n"),  # freeing would wait
         "had not arrived yet"),
+    # blind audit TVC-pipeline-1 (was "when your function returned, 100003 elements of h_out had
+    # not arrived yet ... Hint: ... for s in streams: s.synchronize()", the loop it had): no KEEP,
+    # as written: on a GPU the buffers freed at the return wait for the copies (the next test)
+    "final_wait_without_parentheses": (
+        RIGHT.replace(SYNC, "    for s in streams:\n        s.synchronize\n"),
+        ("s.synchronize at line 15 of your cell names the method without calling it (no "
+         "parentheses), so the host never waited there", "call it: s.synchronize()")),
     # blind audit TEC-pipeline-1 (was "when your function returned, 57148 elements of h_out had
     # not arrived yet (they were still being copied) ... Hint: wait for the work before
     # returning: for s in streams: s.synchronize()"): the loop's leftover stream alone waited for
@@ -291,6 +298,14 @@ def test_wrong_pipelines_fail_with_their_hint(name, capsys):
     assert out.startswith("NOT YET:"), out
     for piece in expected if isinstance(expected, tuple) else (expected,):
         assert piece in out, f"{name}: expected {piece!r} in:\n{out}"
+
+
+def test_a_wait_without_parentheses_is_named_where_the_run_shows_nothing(monkeypatch, capsys):
+    """As on a GPU, where freeing the buffers waits for the copies: named alone, from the code."""
+    monkeypatch.setattr(pipeline, "diagnose", lambda *args: iter(()))
+    ok, out = run_check(define(WRONG["final_wait_without_parentheses"][0]), capsys)
+    assert not ok and out.startswith("NOT YET: s.synchronize at line 15 of your cell names the "
+                                     "method") and "Hint: call it: s.synchronize()" in out, out
 
 
 def test_wrong_values_from_shared_buffers_name_the_sharing():

@@ -226,6 +226,15 @@ WRONG = {
                                        "chunk 0 was h[0:",
                             "hint": "the chunk ends at the smaller of the two: hi = min(n, lo + "
                                     "chunk)"}),
+    # blind audit TVC-staging_upload-1 (was "each chunk holds the data of the last chunk that
+    # went through its staging buffer: ... Hint: before filling staging[c % 2], wait for
+    # streams[c % 2] ...", the wait it had): the copy queued without its stream, in the default one
+    "copy_without_its_stream": (right_but((COPY, "drv.memcpy_htod_async(int(d) + lo * 4, buf[:hi - lo])")),
+                                {"problem": ("line 10 of your cell (drv.memcpy_htod_async(int(d) + "
+                                             "lo * 4, buf[:hi - lo])) queues the copy without its "
+                                             "stream", "default stream", "s.synchronize() never "
+                                             "waits for it"),
+                                 "hint": "pass the chunk's stream as the third argument"}),
     "final_wait_without_parentheses": (right_but((FINAL, "    for s in streams:\n"
                                                          "        s.synchronize\n")),
                                        {"problem": "s.synchronize at line 12 of your cell names "
