@@ -15,7 +15,7 @@ from helpers.ch11.multigpu import two_devices_on_the_simulator
 from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.gray_split_models import (floored_shares, host_swapped, one_image,
                                                  rows_short, shape_unpacked_swapped,
-                                                 stored_at_index)
+                                                 stored_at_index, width_in_bytes)
 from helpers.exercises.function import (LaunchOrder, Refused, check_function, code_of,
                                         context_mistakes, context_stack, copies_to_host,
                                         current_device, run_catching, stopped_at_empty)
@@ -46,8 +46,8 @@ and its grid and block."""
 
 
 def device_kernel(k, function, launches, order=None, reads=None):
-    """``kernels[k]``, noting every launch in ``launches`` and refusing one that would fail on a
-    GPU; with ``order`` (on the simulator), launched through it; with ``reads``, each get() of
+    """``kernels[k]``, noting every launch in ``launches`` and refusing one that would fail (or
+    run past its share) on a GPU; with ``order`` (on the simulator), launched through it; with ``reads``, each get() of
     its output noted there: (k, the device whose context was current)."""
 
     def kernel(*args, **kwargs):
@@ -60,6 +60,8 @@ def device_kernel(k, function, launches, order=None, reads=None):
                            "in: " + USING_HINT))
         if min(kwargs.get("grid", (1, 1))) < 1:
             raise Refused(_empty_grid(k, args))
+        if told := width_in_bytes(k, args):
+            raise Refused(told)
         launches.append(Launch(k, int(args[3]), *(order.seen(k) if order else ((), 0)), args,
                                tuple(kwargs.get("grid", (1, 1))),
                                tuple(kwargs.get("block", (1, 1, 1)))))

@@ -222,3 +222,22 @@ def stored_at_index(fn, err):
                 f"store the share at its images' place: {host}[lo:hi] = "
                 f"{ast.unparse(node.value)}")
     return None
+
+
+def width_in_bytes(k, args):
+    """(problem, hint) of device k's launch given a row's bytes, 3 * width, as the width (a launch
+    refused, as a GPU would read and write past the share): rgb_to_gray takes the width in
+    pixels and multiplies by 3 itself; None for any other width. ``args``: the launch's, the
+    share uploaded first, (images, height, width, 3)."""
+    shape = getattr(args[0], "shape", ())
+    if len(shape) != 4 or not shape[2] or int(args[2]) != 3 * shape[2] or int(args[3]) < 2:
+        return None   # one row: its pixels lie where they should
+    width, rows = shape[2], int(args[3])
+    return (f"device {k}'s kernel was given width = {3 * width} = 3 * {width}, the bytes of a row "
+            f"of {width} pixels, where rgb_to_gray(rgb, gray, width, height) takes the width in "
+            f"pixels: with pixel i = y * width + x, row y would start at pixel y * {3 * width}, "
+            f"not y * {width}, and the share's last row, {rows - 1}, at pixel "
+            f"{(rows - 1) * 3 * width}, past the end of its {rows * width} pixels (in rgb_k and "
+            "grey_k), so the launch was not run", "pass the width in pixels: np.int32(width); "
+            "the kernel multiplies by 3 for the bytes itself (rgb[3 * i], rgb[3 * i + 1], "
+            "rgb[3 * i + 2])")

@@ -21,7 +21,8 @@ from helpers.exercises import near
 from helpers.exercises.common import Input, Output, c_int_value
 from helpers.exercises.group_sum_opencl_models import (GROUP, _added_upward, _assigned,
                                                        _counted_down, _groups, _sums, _upward,
-                                                       halved_interleaved)
+                                                       halved_interleaved,
+                                                       indexed_by_the_number_of_groups)
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import Launch
 from helpers.exercises.opencl_kernel import OpenCLExercise, kernel_code
@@ -195,6 +196,7 @@ def _wrong_sums(x, got, code):
                "while only work-items t < stride add, so tile[0] gathers tile[1], tile[2], "
                "tile[4], ... alone", "start at stride = GROUP / 2 and halve it, while stride > "
                "0: each step adds the upper half of what is left onto the lower half")
+    yield from indexed_by_the_number_of_groups(x, got)
     yield from _counted_down(x, got)
     yield from _assigned(x, got)
     if np.array_equal(got, _sums(x)[:, 0]):

@@ -98,3 +98,23 @@ def _upward(tiles):
         stride *= 2
     return tiles[:, 0]
 
+
+
+def indexed_by_the_number_of_groups(x, got):
+    """The sums of a load at i = g * G + t, G the number of work-groups (get_num_groups(0), CUDA's
+    gridDim) where the group's size (GROUP, blockDim) belongs: the groups' slices of x overlap
+    or leave gaps (elements past n load 0, as the guard gives)."""
+    groups, n = _groups(x.size), x.size
+    index = np.arange(groups)[:, None] * groups + np.arange(GROUP)[None, :]
+    loaded = np.where(index < n, x[np.minimum(index, n - 1)], 0).astype(np.float64)
+    want = _sums(x).sum(axis=1)
+    if groups < 2 or not np.array_equal(got, loaded.sum(axis=1)) or np.array_equal(got, want):
+        return
+    g = int(np.argmax(got != want))
+    yield (f"work-group g loaded x[g * {groups} + t], g times the number of work-groups "
+           f"({groups}, get_num_groups(0)), not x[g * {GROUP} + t], g times the work-group's "
+           f"size ({GROUP}): the groups' slices of x {'overlap' if groups < GROUP else 'leave gaps'} (partial[{g}] = {got[g]:g} is the "
+           f"sum of x[{g * groups}] to x[{min(g * groups + GROUP, n) - 1}], expected "
+           f"{want[g]:g})", "a work-item's element is i = get_global_id(0), which is "
+           "get_group_id(0) * get_local_size(0) + get_local_id(0): work-groups of "
+           f"{GROUP} work-items start {GROUP} elements apart")

@@ -299,6 +299,14 @@ WRONG = {
                              "device 0 was given all 7 images but converts 3", True),
     "last_device_never_launched": ([("    for k in range(n):\n", "    for k in range(n - 1):\n")],
                                    "device 1's kernel was never launched", True),
+    # blind audit TVC-gray_split-1 (was "your function raised OutOfBoundsError at line 26 of your
+    # cell (grey[lo:hi] = grey_k.get()): ... a read ... past the end of a 17649-byte allocation
+    # ... Hint: ... do device k's work inside `with using(contexts[k]):` ...", contexts it used
+    # right): the width passed in bytes (width * 3), where the kernel takes it in pixels
+    "width_in_bytes": ([("np.int32(width), np.int32(rows)", "np.int32(width * 3), np.int32(rows)")],
+                       ("device 0's kernel was given width = 159 = 3 * 53, the bytes of a row "
+                        "of 53 pixels", "Hint: pass the width in pixels: np.int32(width)"),
+                       False),
     "grid_rounded_down": ([("grid=((width + 31) // 32, (rows + 7) // 8)",
                             "grid=(width // 32, rows // 8)")], "rounded down", False),
     "grid_axes_swapped": ([("grid=((width + 31) // 32, (rows + 7) // 8)",

@@ -176,6 +176,17 @@ WRONG = {
                                 "partial[get_group_id(0)] += tile[0];")],
                               "partial[get_group_id(0)] += tile[0] adds each group's sum to what "
                               "partial held before", "partial[get_group_id(0)] = tile[0];", ""),
+    # blind audit TVC-group_sum_opencl-1 (was "7 of 8 sums are wrong (the first: partial[1] =
+    # 12.75, expected -40) ... Hint: work-items share the tile: put barrier(CLK_LOCAL_MEM_FENCE)
+    # after the load ...", barriers that were there): the global index is the group's number
+    # times the number of groups (get_num_groups) where the group's size belongs
+    "index_by_the_number_of_groups": ([("int i = get_global_id(0), t = get_local_id(0);",
+                                        "int t = get_local_id(0);\n"
+                                        "    int i = get_group_id(0) * get_num_groups(0) + t;")],
+                                      "work-group g loaded x[g * 8 + t], g times the number of "
+                                      "work-groups (8, get_num_groups(0)), not x[g * 128 + "
+                                      "t]",
+                                      "i = get_global_id(0)", ""),
     "barrier_inside_the_if": ([("        if (t < stride)\n            " + STEP,
                                 "        if (t < stride) {\n            " + STEP.replace(
                                     "\n        barrier", "\n            barrier") + "\n        }")],
