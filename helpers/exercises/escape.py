@@ -41,12 +41,12 @@ def _counts(z_re, z_im, c_re, c_im, max_iter: int, bound=4, twice=2,
     escape tested on each part, |z_re| or |z_im| above sqrt(bound) (a wrong kernel's too);
     ``whole``: z kept in ints, its start and every step's result truncated toward 0;
     ``int_squares``: the squares re2 and im2 kept in ints, truncated toward 0 at each step (z
-    itself a float), a wrong kernel's model; ``squares_doubled``, ``im_of_squares`` and
-    ``c_in_re``, ``c_im_sign`` and ``c_re_sign``: the wrong steps of ``WRONG_STEPS`` (squares doubled, z may grow to inf - inf
-    = NaN, which the kernels' break at re2 + im2 > 4.0f never passes); ``first``: "re" or
-    "im", that part updated first and the other computed from its NEW value (z_im =
-    2*z_re*z_im + c_im after z_re changed; z_re = z_re*z_re - z_im*z_im + c_re after z_im
-    changed), a wrong kernel's model."""
+    itself a float), a wrong kernel's model; ``squares_doubled``, ``im_of_squares``,
+    ``c_in_re``, ``c_im_sign`` and ``c_re_sign``: the wrong steps of ``WRONG_STEPS`` (squares
+    doubled, z may grow to inf - inf = NaN, which the kernels' break at re2 + im2 > 4.0f never
+    passes); ``first``: "re" or "im", that part updated first and the other computed from its
+    NEW value (z_im = 2*z_re*z_im + c_im after z_re changed; z_re = z_re*z_re - z_im*z_im + c_re
+    after z_im changed), a wrong kernel's model."""
     f32 = np.float32
     arrays = np.broadcast_arrays(*(np.asarray(a, f32) for a in (z_re, z_im, c_re, c_im)))
     shape, (zr, zi, cr, ci) = arrays[0].shape, (a.ravel() for a in arrays)

@@ -50,7 +50,7 @@ def one_wrong_pixel(name, z_re, z_im, c_re, c_im, max_iter):
             z_im = f32(2) * (re2 * im2 if name == "im_of_squares" else z_re * z_im) + \
                 (-c_im if name == "c_im_subtracted" else c_im)
             z_re = re2 + (im2 if name == "im2_added" else -im2) + \
-                (c_im if name == "c_im_in_re" else c_re)
+                (c_im if name == "c_im_in_re" else -c_re if name == "c_re_subtracted" else c_re)
             count += 1
     return count
 
