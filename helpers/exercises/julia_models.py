@@ -59,6 +59,10 @@ STEPS = {   # the wrong steps of helpers.exercises.escape that this kernel's loo
         "z_im's step subtracts c_im, z_im = 2.0f * z_re * z_im - c_im, where z*z + c adds it "
         f"(pixel (x={at[1]}, y={at[0]}) counts {wrong} with - c_im, {right} with + c_im)",
         "add c's imaginary part, + c_im: z_im = 2.0f * z_re * z_im + c_im"),
+    "c_re_subtracted": lambda wrong, right, at: (
+        "z_re's step subtracts c_re, z_re = re2 - im2 - c_re, where z*z + c adds it (pixel "
+        f"(x={at[1]}, y={at[0]}) counts {wrong} with - c_re, {right} with + c_re)",
+        "add c's real part, + c_re: z_re = re2 - im2 + c_re"),
 }
 
 

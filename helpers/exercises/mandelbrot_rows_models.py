@@ -107,6 +107,10 @@ STEPS = {   # the wrong steps of helpers.exercises.escape that this kernel's loo
         "z_re's step adds im2 where it subtracts it, z_re = re2 + im2 + c_re, so z_re grows by "
         f"|z|^2 each step (pixel x = {at[1]}, y = {at[0]} counts {wrong} with + im2, {right} "
         "with - im2)", "the real part of z*z is z_re^2 - z_im^2: z_re = re2 - im2 + c_re"),
+    "c_re_subtracted": lambda wrong, right, at: (
+        "z_re's step subtracts c_re, z_re = re2 - im2 - c_re, where z*z + c adds it, so each "
+        f"pixel follows the point -c_re + i*c_im (pixel x = {at[1]}, y = {at[0]} counts {wrong} "
+        f"with - c_re, {right} with + c_re)", "add c's real part, + c_re: z_re = re2 - im2 + c_re"),
 }
 
 

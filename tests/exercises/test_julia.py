@@ -32,12 +32,12 @@ WRONG = [
      ["z_im's step multiplies the squares, z_im = 2.0f * re2 * im2 + c_im, where z_re * z_im "
       "belongs", "Hint: the imaginary part of z*z is 2 * z_re * z_im, from z itself, not its "
       "squares: z_im = 2.0f * z_re * z_im + c_im"]),
-    # blind audit TJA-julia-1: c_im subtracted in z_im's step (was '65.0% of the pixels differ
-    # from NumPy's ... Hint: compare your loop with the Mandelbrot kernel's: ... old values ...')
-    ("c_im_subtracted",
-     variant(KERNEL, ("z_im = 2.0f * z_re * z_im + c_im;", "z_im = 2.0f * z_re * z_im - c_im;")),
-     ["z_im's step subtracts c_im, z_im = 2.0f * z_re * z_im - c_im, where z*z + c adds it",
-      "Hint: add c's imaginary part, + c_im: z_im = 2.0f * z_re * z_im + c_im"]),
+    # blind audits TJA-julia-1, TVA-escape_steps-1: c's part subtracted (was 'N% of the pixels differ')
+    *[(f"c_{p}_subtracted", variant(KERNEL, (f"{z} + c_{p};", f"{z} - c_{p};")),
+       [f"{z[:4]}'s step subtracts c_{p}, {z} - c_{p}, where z*z + c adds it",
+        f"Hint: add c's {part} part, + c_{p}: {z} + c_{p}"])
+      for p, z, part in (("im", "z_im = 2.0f * z_re * z_im", "imaginary"),
+                         ("re", "z_re = re2 - im2", "real"))],
     # blind audit I16: the rows counted from the bottom (was '64.7% of the pixels differ ...',
     # with the hint about the step)
     ("upside_down", variant(KERNEL, ("float z_im = y_min + y * dy;",

@@ -40,6 +40,11 @@ WRONG = {
                    "z_re's step adds c_im where c_re belongs"),
     # blind audit TOA-mandelbrot_rows-1 (was 'only the first 13 columns of each row of iters
     # are right ... check the indices of the loads', a kernel that loads nothing): + im2
+    # escape_steps' blind audit TVA-escape_steps-1, as this kernel's loop takes it: c_re
+    # subtracted (was 'only the first 13 columns of each row of iters are right ...'). (c_im
+    # subtracted is right here: the conjugate point's z is the conjugate, its count the same)
+    "c_re_subtracted": ([("z_re = re2 - im2 + c_re;", "z_re = re2 - im2 - c_re;")],
+                        "z_re's step subtracts c_re, z_re = re2 - im2 - c_re, where z*z + c adds it"),
     "im2_added": ([("z_re = re2 - im2 + c_re;", "z_re = re2 + im2 + c_re;")],
                   "z_re's step adds im2 where it subtracts it, z_re = re2 + im2 + c_re"),
     # blind audit TNA-mandelbrot_rows-1 (was 'only the first 13 columns of each row of iters are
@@ -200,6 +205,7 @@ HINTS = {"counted_from_1": "start n at 0", "counted_before_the_test": "n++ at th
          "returns_on_escape": "leave the while loop with break;, not return;",
          "c_im_in_re": "the real part adds c_re, z_re = re2 - im2 + c_re",
          "im2_added": "the real part of z*z is z_re^2 - z_im^2: z_re = re2 - im2 + c_re",
+         "c_re_subtracted": "add c's real part, + c_re: z_re = re2 - im2 + c_re",
          "c_im_of_the_column": "c_im = y_min + y * dy, with the block's row y",
          "im_of_the_squares": "the imaginary part of z*z is 2 * z_re * z_im, from z itself, not "
                               "its squares: z_im = 2.0f * z_re * z_im + c_im",
