@@ -290,7 +290,7 @@ def _mistakes(case, run):
     if np.mean(got != ref.T.reshape(height, width)) <= TOLERANCE:
         yield ("the pixels are stored transposed (iters[x * height + y])",
                "row-major, as a NumPy array of shape (height, width): iters[y * width + x]")
-    for model, problem, hint in wrong_images(case):
+    for model, problem, hint in wrong_images(case, run.kernel):
         if np.mean(got != model) <= TOLERANCE:
             if problem.startswith("c's real part") and _carried_over(run.kernel, block):
                 yield (f"each pixel holds the count of its thread's first pixel in the row (x "

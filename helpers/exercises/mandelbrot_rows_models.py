@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises.escape import escape_counts, pixel_grid, stopped_short, wrong_steps
+from helpers.exercises.microscope import body_words
 
 VIEW = (-2.2, -1.2, 1.0, 1.2)       # x_min, y_min, x_max, y_max: the chapter's view
 
@@ -60,10 +61,11 @@ def returned_on_escape(case, ref, got, drawn, tolerance):
            "x] = n stores the pixel and the thread goes on to its next x")
 
 
-def wrong_images(case):
+def wrong_images(case, kernel=None):
     """(image, problem, hint) of the known mistakes in c and in the count: julia's dx and dy
-    models, one step too many or short, n counted before the escape test, the count or z carried from pixel to pixel, c's real part from
-    threadIdx.x, c's imaginary part from the column x."""
+    models, one step too many or short, n counted before the escape test (told apart from n
+    starting at 1 by ``kernel``'s words), the count or z carried from pixel to pixel, c's real
+    part from threadIdx.x, c's imaginary part from the column x."""
     dx, dy, block = *args(case)[2:], case[2]
     step = "c_re = x_min + x * dx (dx steps along a row), c_im = y_min + y * dy"
     yield (reference(case, (dy, dx)), "dx and dy are swapped: c = (x_min + x*dy) + "
@@ -76,7 +78,7 @@ def wrong_images(case):
            "while n <= max_iter, one step too many", "loop while n < max_iter: n counts 0 to "
            "max_iter - 1, so no count passes max_iter")
     yield stopped_short(ref, max_iter)
-    yield counted_early(ref, max_iter)
+    yield counted_early(ref, max_iter, body_words(kernel))
     re, im = pixel_grid(case[0], case[1], *args(case))
     yield from wrong_steps(np.zeros_like(re), np.zeros_like(im), re, im, max_iter, STEPS)
     yield re_updated_first(re, im, ref, max_iter)
@@ -114,19 +116,33 @@ STEPS = {   # the wrong steps of helpers.exercises.escape that this kernel's loo
 }
 
 
-def counted_early(ref, max_iter):
-    """(image, problem, hint) of n++ above the escape test (or n starting at 1, which gives the
-    same image): each pixel that escapes counts the step whose test ended the loop, one more
-    than NumPy's; those that never escape still stop at max_iter."""
+def counted_early(ref, max_iter, words=()):
+    """(image, problem, hint) of n++ above the escape test, or n starting at 1, which give the
+    same image: each pixel that escapes counts the step whose test ended the loop, one more
+    than NumPy's; those that never escape still stop at max_iter. Which of the two is read from
+    the kernel body's ``words`` (``microscope.body_words``); both are named where neither shows."""
     image = np.where(ref < max_iter, ref + 1, ref)
     y, x = np.argwhere(image != ref)[0] if (image != ref).any() else (0, 0)
-    return (image, "every pixel that escapes counts one step more than NumPy's (pixel x = "
-            f"{x}, y = {y} counts {image[y, x]}, where it escapes after {ref[y, x]} step"
+    seen = (f"every pixel that escapes counts one step more than NumPy's (pixel x = {x}, y = {y} "
+            f"counts {image[y, x]}, where it escapes after {ref[y, x]} step"
             f"{'' if ref[y, x] == 1 else 's'}), the points that never escape max_iter = "
-            f"{max_iter} as they should: n counts the step whose test ends the loop: either "
-            "n++ comes before the escape test, if (re2 + im2 > 4.0f) break;, or n starts at 1",
-            "start n at 0 and count a step once it is taken: n++ at the end of the loop's body, "
-            "after z_re = re2 - im2 + c_re;")
+            f"{max_iter} as they should")
+    test = "the escape test, if (re2 + im2 > 4.0f) break;"
+    after = ("count a step once it is taken: n++ at the end of the loop's body, after z_re = re2 "
+             "- im2 + c_re;")
+    words = list(words)
+    starts_at_1 = any(words[k:k + 4] == ["n", "=", "1", ";"] for k in range(len(words)))
+    brk = words.index("break") if "break" in words else len(words)
+    counted = [k for k in range(brk) if words[k:k + 2] in (["n", "++"], ["++", "n"])
+               or words[k:k + 3] == ["n", "+=", "1"]]
+    if starts_at_1 and not counted:
+        return image, f"{seen}: n starts at 1 (int n = 1;)", ("start n at 0: int n = 0; (n "
+                                                              "counts the steps taken)")
+    if counted and not starts_at_1:
+        return (image, f"{seen}: n counts the step whose test ends the loop, as n++ comes "
+                f"before {test}", after)
+    return (image, f"{seen}: n counts the step whose test ends the loop: either n++ comes "
+            f"before {test}, or n starts at 1", f"start n at 0 and {after}")
 
 
 def re_updated_first(re, im, ref, max_iter):

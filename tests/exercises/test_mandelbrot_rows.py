@@ -111,10 +111,13 @@ WRONG = {
                                 "every pixel that escapes counts one step more than NumPy's "
                                 "(pixel x = 0, y = 0 counts 2, where it escapes after 1 step), "
                                 "the points that never escape max_iter = 80 as they should: n "
-                                "counts the step whose test ends the loop"),
+                                "counts the step whose test ends the loop, as n++ comes before "
+                                "the escape test"),
     # the same image from n starting at 1, which the verdict names too
     "counted_from_1": ([("int n = 0;", "int n = 1;")],
-                       "every pixel that escapes counts one step more than NumPy's"),
+                       "every pixel that escapes counts one step more than NumPy's (pixel x = 0, "
+                       "y = 0 counts 2, where it escapes after 1 step), the points that never "
+                       "escape max_iter = 80 as they should: n starts at 1 (int n = 1;)"),
     # blind audit TMA-mandelbrot_rows-1 (was '12299 of 12383 pixels were never drawn (the first
     # at x = 0, y = 0) ... Hint: for (int x = threadIdx.x; ...)', the loop header as written):
     # return where break belongs, on escape
@@ -195,7 +198,7 @@ WRONG = {
     "rows_a_block_long": ([("iters[y * width + x]", "iters[y * blockDim.x + x]")],
                           "rows blockDim.x = 64 pixels apart (iters[y * blockDim.x + x])"),
 }
-HINTS = {"counted_from_1": "start n at 0", "counted_before_the_test": "n++ at the end of the loop's body, after z_re = re2 - "
+HINTS = {"counted_from_1": "start n at 0: int n = 0;", "counted_before_the_test": "n++ at the end of the loop's body, after z_re = re2 - "
                                     "im2 + c_re;",
          "re_updated_first": "update z_im first, z_im = 2.0f * z_re * z_im + c_im, while z_re "
                              "is still the old one, then z_re = re2 - im2 + c_re",
