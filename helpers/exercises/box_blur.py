@@ -19,7 +19,7 @@ from helpers.exercises.coverage import (Grid, Words, column_guard_only, never_wr
                                         past_the_end, reached)
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import observe, race_mistake
+from helpers.exercises.microscope import body_words, observe, race_mistake
 from helpers.exercises.verdict import matches
 
 RADIUS, BLOCK = 2, (32, 8, 1)
@@ -134,7 +134,8 @@ def _launch(case):
 
 def _mistakes(case, run):
     """The mistakes one launch shows; on the first image, the simulator's launch's too."""
-    yield from column_guard_only(run.out.past, case, WORDS, close(run.out.got, reference(run.model)))
+    yield from column_guard_only(run.out.past, case, WORDS, close(run.out.got, reference(run.model)),
+                                 body_words(run.kernel))
     yield from past_the_end(run.out.past, case, WORDS, GUARD_HINT, run.out.unwritten)
     if run.out.unwritten.any():
         yield from reached(~run.out.unwritten, case, WORDS)

@@ -157,21 +157,32 @@ def past_the_end(past, grid: Grid, words: Words, wild_hint: str, unwritten=None)
            f"{max(past)}; {words.array} has {grid.height * grid.width})", wild_hint)
 
 
-def column_guard_only(past, grid: Grid, words: Words, fine):
+def column_guard_only(past, grid: Grid, words: Words, fine, body=()):
     """A guard on the column alone (x >= width): the threads below the output went on and wrote
     past its end, and every element inside it is right (``fine``: a mask, or a bool), which tells
-    it from a guard joined with && (whose threads past the last column wrap into the next row):
-    on a grid whose rows of threads all lie below the width, the same as comparing y with it."""
+    it from a guard joined with && (whose threads past the last column wrap into the next row).
+    On a grid whose rows of threads all lie below the width, comparing y with the width does
+    the same: the kernel body's words (``body``, ``microscope.body_words``) tell which it was."""
     ty, width, height = grid.threads[1], grid.width, grid.height
     past = set(np.asarray(past).ravel().tolist())
     if (not past or not np.all(fine) or past == grid.unguarded()
             or past != grid.unguarded(through=lambda x, y: x < width)):
         return
     col, row, cols, rows = words.col, words.row, words.cols, words.rows
+    body = list(body)
+    test = next((body[k:k + 3] for k in range(len(body)) if body[k] == row
+                 and body[k + 1:k + 2] in ([">="], [">"], ["<"], ["<="])
+                 and body[k + 2:k + 3] == [cols]), None) if ty <= width else None
+    below = (f"the threads in rows {height} to {ty - 1}, below the {width} x {height} "
+             f"{words.whole}, went on and wrote past the end of {words.array}")
+    if test:
+        yield (f"the guard compares {row} with {cols} ({' '.join(test)}) where {rows} belongs: "
+               f"no {row} of this grid reaches {cols} = {width}, so {below}", f"compare {row} "
+               f"with {rows}, not {cols}: {words.guard_hint}")
+        return
     also = (f" (or compares {row} with {cols} = {width}, which no {row} of this grid reaches)"
-            if ty <= width else "")
-    yield (f"the guard tests only {col}{also}: the threads in rows {height} to {ty - 1}, below the "
-           f"{width} x {height} {words.whole}, went on and wrote past the end of {words.array}",
+            if ty <= width and not body else "")
+    yield (f"the guard tests only {col}{also}: {below}",
            f"return the threads with {row} >= {rows} as well: {words.guard_hint}")
 
 

@@ -115,8 +115,12 @@ WRONG = {
     "no_bounds_guard": ([(GUARD, "")], ["past the end", "return"]),
     # audit TVA-box_blur-1: named as the missing y test, not as a guard joined with &&
     "guard_on_x_only": ([("if (x >= width || y >= height)", "if (x >= width)")],
-                        ["the guard tests only x", "rows 45 to 47, below the 77 x 45 image",
+                        ["the guard tests only x: the threads in rows 45 to 47, below the 77 x 45 image",
                          "return the threads with y >= height as well"]),
+    "y_against_the_width": ([("if (x >= width || y >= height)", "if (x >= width || y >= width)")],
+                            ["the guard compares y with width (y >= width) where height belongs",
+                             "rows 45 to 47, below the 77 x 45 image",
+                             "compare y with height, not width: the grid is rounded up"]),
     "bounds_guard_off_by_one": ([("x >= width || y >= height", "x > width || y > height")],
                                 ["off by one", "(width - 1, height - 1)"]),
     "stores_into_the_next": ([("out[y * width + x] =", "out[y * width + x + 1] =")],
