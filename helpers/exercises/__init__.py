@@ -45,6 +45,8 @@ In a notebook::
   it) and ``Result``, and launches that report instead of raising;
 - ``coverage``: the detectors of index and guard mistakes every 2-D exercise shares;
 - ``function``: what the exercises whose work is a Python function share (05, 11);
+- ``learner_code``: a learner's Python read: the line an error was raised at, the code parsed
+  and numbered as the learner sees it;
 - ``escape``: notebook 03's escape-time loop in NumPy, the model its Julia and Mandelbrot share;
 - ``microscope``: the same launch on the simulator, race-checked and traced, on either backend;
 - ``catalog``: every exercise, where its work lives, its stub as shipped;

@@ -158,7 +158,7 @@ def define_function(source: str, name: str, filename: str = ""):
     """Run a notebook cell's ``source`` as the notebook would and return the function ``name``
     it defines (a cell that does not run gives a function that raises its error). Its code is
     named ``filename`` (a file's path), or ``<name>`` for a cell, whose lines a traceback then
-    shows (``function.learner_line``)."""
+    shows (``learner_code.learner_line``)."""
     import linecache
 
     import numpy as np

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 
-from helpers.exercises.function import code_of
+from helpers.exercises.learner_code import code_of
 
 
 class Ms(float):
@@ -53,21 +53,20 @@ def converted_twice(fn, gbs):
     seconds again in a later statement (h.nbytes / (ms * 1e-3) / 1e9)."""
     if (code := code_of(fn)) is None:
         return
-    tree, first, place, lines = code
-    simple = [n for n in ast.walk(tree) if isinstance(n, (ast.Assign, ast.Return, ast.AugAssign))]
+    simple = [n for n in ast.walk(code.tree)
+              if isinstance(n, (ast.Assign, ast.Return, ast.AugAssign))]
     for read in [n for n in simple if isinstance(n, ast.Assign) and seconds(n.value)
                  and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)]:
         name, call = read.targets[0].id, read.value.left
         again = [(n, b) for n in simple if n.lineno > read.lineno for b in ast.walk(n)
                  if seconds(b, name)]
         for statement, op in again[:1]:
-            factor = lines[op.lineno - 1][op.right.col_offset:op.right.end_col_offset]
+            factor = code.lines[op.lineno - 1][op.right.col_offset:op.right.end_col_offset]
             how = f"{'multiplies' if isinstance(op.op, ast.Mult) else 'divides'} {name} by {factor}"
             yield (f"{gbs:.4g} GB/s is 1000 times too large: the time was converted to seconds "
-                   f"twice: line {first + read.lineno - 1} of {place} ("
-                   f"{lines[read.lineno - 1].strip()}) already made the ms seconds, and line "
-                   f"{first + statement.lineno - 1} ({lines[statement.lineno - 1].strip()}) "
-                   f"{how} again", f"keep the ms as they come: {name} = {ast.unparse(call)} "
+                   f"twice: {code.quoted(read)} already made the ms seconds, and line "
+                   f"{code.number(statement)} ({code.text(statement)}) {how} again",
+                   f"keep the ms as they come: {name} = {ast.unparse(call)} "
                    f"({call.func.attr} gives milliseconds), and make them seconds once, in the "
                    f"GB/s: h.nbytes / ({name} * 1e-3) / 1e9")
 
@@ -78,8 +77,7 @@ def made_larger(fn, gbs):
     as if time_till gave seconds: named with that line."""
     if (code := code_of(fn)) is None:
         return
-    tree, first, place, lines = code
-    for read in ast.walk(tree):
+    for read in ast.walk(code.tree):
         value = getattr(read, "value", None)
         if not (isinstance(read, ast.Assign) and len(read.targets) == 1 and isinstance(
                 read.targets[0], ast.Name) and isinstance(value, ast.BinOp)
@@ -89,11 +87,11 @@ def made_larger(fn, gbs):
                 and (isinstance(value.op, ast.Mult) and value.right.value == 1000
                      or isinstance(value.op, ast.Div) and value.right.value == 1e-3)):
             continue
-        name, factor = read.targets[0].id, lines[read.lineno - 1][
+        name, factor = read.targets[0].id, code.lines[read.lineno - 1][
             value.right.col_offset:value.right.end_col_offset]
         how = f"{'multiplies' if isinstance(value.op, ast.Mult) else 'divides'} the ms by {factor}"
-        yield (f"{gbs:.4g} GB/s is 1000 times too small: line {first + read.lineno - 1} of {place} "
-               f"({lines[read.lineno - 1].strip()}) {how}, as if {value.left.func.attr} gave "
+        yield (f"{gbs:.4g} GB/s is 1000 times too small: {code.quoted(read)} {how}, as if "
+               f"{value.left.func.attr} gave "
                f"seconds: it gives milliseconds already, so {name} holds microseconds, and the "
                f"GB/s's * 1e-3 makes them ms, not seconds", f"keep the ms as they come: {name} = "
                f"{ast.unparse(value.left)} ({value.left.func.attr} gives milliseconds), and make "
@@ -107,14 +105,12 @@ def one_element(fn, gbs, itemsize, nbytes):
     belong, with the line of the learner's code that reads ``.itemsize`` where it is known."""
     where, what = "", "h.itemsize"
     if (code := code_of(fn)) is not None:
-        tree, first, place, lines = code
-        for node in ast.walk(tree):
+        for node in ast.walk(code.tree):
             if isinstance(node, (ast.Return, ast.Assign)) and any(
                     isinstance(a, ast.Attribute) and a.attr == "itemsize" for a in ast.walk(node)):
                 what = next(ast.unparse(a) for a in ast.walk(node)
                             if isinstance(a, ast.Attribute) and a.attr == "itemsize")
-                where = f" (line {first + node.lineno - 1} of {place}: " \
-                        f"{lines[node.lineno - 1].strip()})"
+                where = f" ({code.at(node)}: {code.text(node)})"
                 break
     array = what.rsplit(".", 1)[0]
     return (f"{gbs:.4g} GB/s is {nbytes // itemsize:,} times too small: the bytes of one "
@@ -129,13 +125,11 @@ def object_size(fn, gbs, size, nbytes):
     where the array's bytes belong, with the line of the learner's code that calls getsizeof."""
     where = ""
     if (code := code_of(fn)) is not None:
-        tree, first, place, lines = code
-        node = next((n for n in ast.walk(tree) if isinstance(n, (ast.Return, ast.Assign))
+        node = next((n for n in ast.walk(code.tree) if isinstance(n, (ast.Return, ast.Assign))
                      and any(isinstance(c, ast.Call) and "getsizeof" in ast.unparse(c.func)
                              for c in ast.walk(n))), None)
         if node is not None:
-            where = f" (line {first + node.lineno - 1} of {place}: " \
-                    f"{lines[node.lineno - 1].strip()})"
+            where = f" ({code.at(node)}: {code.text(node)})"
     return (f"{gbs:.4g} GB/s is {nbytes / size:,.0f} times too small: the bytes counted were "
             f"sys.getsizeof(h) ({size}), the Python object's size (for a page-locked array, "
             f"whose memory the object does not own, only its header), where the array's, "
@@ -149,8 +143,7 @@ def counted_twice(fn, gbs):
     where a copy moves each byte once."""
     if (code := code_of(fn)) is None:
         return
-    tree, first, place, lines = code
-    for node in ast.walk(tree):
+    for node in ast.walk(code.tree):
         if not isinstance(node, (ast.Return, ast.Assign, ast.AugAssign)):
             continue
         for op in ast.walk(node):
@@ -160,8 +153,8 @@ def counted_twice(fn, gbs):
                     for c, o in ((op.left, op.right), (op.right, op.left))):
                 array = next(ast.unparse(a.value) for a in ast.walk(op)
                              if isinstance(a, ast.Attribute) and a.attr == "nbytes")
-                yield (f"{gbs:.4g} GB/s is twice too large: line {first + node.lineno - 1} of "
-                       f"{place} ({lines[node.lineno - 1].strip()}) counts the bytes twice "
+                yield (f"{gbs:.4g} GB/s is twice too large: {code.quoted(node)} counts the "
+                       f"bytes twice "
                        f"({ast.unparse(op)}), as if the copy's read and its write each moved "
                        f"them", f"a copy moves {array}.nbytes bytes once: GB/s = {array}.nbytes "
                        "/ (ms * 1e-3) / 1e9")
@@ -180,13 +173,11 @@ def floored(fn, gbs, right):
     line of the learner's code that divides with // where it is known."""
     where, how = "", "rounded down (// or int())"
     if (code := code_of(fn)) is not None:
-        tree, first, place, lines = code
-        node = next((n for n in ast.walk(tree) if isinstance(n, (ast.Return, ast.Assign))
+        node = next((n for n in ast.walk(code.tree) if isinstance(n, (ast.Return, ast.Assign))
                      and any(isinstance(b, ast.BinOp) and isinstance(b.op, ast.FloorDiv)
                              for b in ast.walk(n))), None)
         if node is not None:
-            where = f": line {first + node.lineno - 1} of {place} " \
-                    f"({lines[node.lineno - 1].strip()}) divides with //"
+            where = f": {code.quoted(node)} divides with //"
             how = "// is floor division, which drops the fraction"
     return (f"your function returned {gbs:.4g} GB/s, the bytes over your own events' ms "
             f"({right:.4g} GB/s) rounded down to a whole number of GB/s{where}: {how} (a copy "
@@ -211,16 +202,15 @@ def divided_by_1e10(fn, gbs):
     literal worth 1e10 (10e9, a slip of scientific notation for 1e9): named with that line."""
     if (code := code_of(fn)) is None:
         return
-    tree, first, place, lines = code
-    for node in ast.walk(tree):
+    for node in ast.walk(code.tree):
         if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div)
                 and isinstance(node.right, ast.Constant) and node.right.value == 1e10):
             continue
-        line = lines[node.lineno - 1]
-        text = line[node.right.col_offset:node.right.end_col_offset] if (
-            node.lineno == node.right.end_lineno) else ast.unparse(node.right)
+        right = node.right
+        text = code.lines[node.lineno - 1][right.col_offset:right.end_col_offset] if (
+            node.lineno == right.end_lineno) else ast.unparse(right)
         why = f" ({text} is 1e10: 10 times 1e9)" if text != "1e10" else ""
-        yield (f"{gbs:.4g} GB/s is 10 times too small: line {first + node.lineno - 1} of {place} "
-               f"({line.strip()}) divides by {text}{why}, where 1 GB is 1e9 bytes", "divide by "
+        yield (f"{gbs:.4g} GB/s is 10 times too small: {code.quoted(node)} divides by "
+               f"{text}{why}, where 1 GB is 1e9 bytes", "divide by "
                "1e9: GB/s = h.nbytes / (ms * 1e-3) / 1e9 (1e9 is 1 followed by nine zeros)")
         return

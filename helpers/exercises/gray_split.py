@@ -16,10 +16,11 @@ from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.gray_split_models import (floored_shares, host_swapped, one_image,
                                                  rows_short, shape_unpacked_swapped,
                                                  stored_at_index, width_in_bytes)
-from helpers.exercises.function import (LaunchOrder, Refused, check_function, code_of,
-                                        context_mistakes, context_stack, copies_to_host,
-                                        current_device, run_catching, stopped_at_empty)
+from helpers.exercises.function import (LaunchOrder, Refused, check_function, context_mistakes,
+                                        context_stack, copies_to_host, current_device,
+                                        run_catching, stopped_at_empty)
 from helpers.exercises.hidden import awkward
+from helpers.exercises.learner_code import code_of
 from helpers.exercises.verdict import Verdict, check_cases
 
 KERNEL_FILE, KERNEL_NAME = "grayscale.cu", "rgb_to_gray"
@@ -132,13 +133,11 @@ def _shaped_like_rgb(fn, launches):
     shape = tuple(like[0].args[0].shape)
     made = f"device {like[0].device}'s output (the kernel's second argument) has"
     if code := code_of(fn):
-        tree, first, place, lines = code
-        for node in [n for n in ast.walk(tree) if isinstance(n, ast.Assign) and len(n.targets) == 1
+        for node in [n for n in ast.walk(code.tree) if isinstance(n, ast.Assign) and len(n.targets) == 1
                      and isinstance(n.value, ast.Call) and n.value.args
                      and ast.unparse(n.value.func).endswith("_like")][:1]:
             name, source = ast.unparse(node.targets[0]), ast.unparse(node.value.args[0])
-            made = (f"{lines[node.lineno - 1].strip()} (line {first + node.lineno - 1} of {place}) "
-                    f"gave {name} the shape of {source},")
+            made = f"{code.text(node)} ({code.at(node)}) gave {name} the shape of {source},"
     return (f"{made} {shape}, the RGB share's, its last axis the 3 channels, where the grey share "
             f"is {shape[:3]}", "allocate the grey share by its own shape and type: grey_k = "
             "gpuarray.empty((hi - lo, height, width), np.uint8)")

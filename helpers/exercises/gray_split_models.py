@@ -8,7 +8,7 @@ import ast
 
 import numpy as np
 
-from helpers.exercises.function import code_of, raising_frame
+from helpers.exercises.learner_code import code_of, raising_frame
 
 
 def floored_shares(fn, result, want, n):
@@ -69,16 +69,14 @@ def _floor_first(fn):
     factors is a floor division (or a name assigned one), the one with a + 1 first; or None."""
     if (code := code_of(fn)) is None:
         return None
-    tree, first, place, lines = code
-    floors = {t.id for node in ast.walk(tree) if isinstance(node, ast.Assign)
+    floors = {t.id for node in ast.walk(code.tree) if isinstance(node, ast.Assign)
               and _floor(node.value, set()) for t in node.targets if isinstance(t, ast.Name)}
-    products = sorted((node for node in ast.walk(tree) if isinstance(node, ast.BinOp)
+    products = sorted((node for node in ast.walk(code.tree) if isinstance(node, ast.BinOp)
                        and isinstance(node.op, ast.Mult)
                        and (_floor(node.left, floors) or _floor(node.right, floors))),
                       key=lambda node: ("+ 1" not in ast.unparse(node), node.lineno))
     for node in products[:1]:
-        return (ast.unparse(node), f" (line {first + node.lineno - 1} of {place}: "
-                                   f"{lines[node.lineno - 1].strip()})")
+        return ast.unparse(node), f" ({code.at(node)}: {code.text(node)})"
     return None
 
 
@@ -100,11 +98,9 @@ def host_swapped(fn, err, count, height, width):
         return None
     made = f"{names[0]}, the host's output, has"
     if code := code_of(fn):
-        tree, first, place, lines = code
-        for node in [n for n in ast.walk(tree) if isinstance(n, ast.Assign)
+        for node in [n for n in ast.walk(code.tree) if isinstance(n, ast.Assign)
                      and ast.unparse(n.targets[0]) == names[0]][:1]:
-            made = (f"{lines[node.lineno - 1].strip()} (line {first + node.lineno - 1} of {place}) "
-                    f"gave {names[0]} the")
+            made = f"{code.text(node)} ({code.at(node)}) gave {names[0]} the"
     return (f"{made} shape {swapped}: width and height swapped, where the grey images are "
             f"{(count, height, width)}, as images.shape[:3] is", "an image is height rows of "
             f"width pixels: {names[0]} = np.zeros((count, height, width), np.uint8) (or "
@@ -121,14 +117,12 @@ def one_image(fn, launch, height, width):
     share, where = launch.rows / height, ""
     share = f"{share:g} images" if share != 1 else "1 image"
     if (code := code_of(fn)) is not None:
-        tree, first, place, lines = code
-        node = next((n for n in ast.walk(tree) if isinstance(n, ast.Assign) and any(
+        node = next((n for n in ast.walk(code.tree) if isinstance(n, ast.Assign) and any(
             isinstance(c, ast.Call) and getattr(c.func, "attr", None) == "to_gpu" and c.args
             and isinstance(c.args[0], ast.Subscript) and not isinstance(c.args[0].slice, ast.Slice)
             for c in ast.walk(n.value))), None)
         if node is not None:
-            where = f": line {first + node.lineno - 1} of {place} " \
-                    f"({lines[node.lineno - 1].strip()}) uploads one image"
+            where = f": {code.quoted(node)} uploads one image"
     return (f"device {launch.device}'s rgb_k holds one image, shape {rgb.shape}, not its share "
             f"of {share}{where}, so its kernel, launched on rows = {launch.rows}, read past the "
             "end of rgb_k", "upload the device's share, images lo to hi - 1: rgb_k = "
@@ -149,8 +143,7 @@ def shape_unpacked_swapped(fn, err, height, width):
     if height == width or (err is not None and frame is None) or (code := code_of(fn)) is None:
         return None
     seen = frame.f_locals if frame is not None else None
-    tree, first, place, lines = code
-    for node in ast.walk(tree):
+    for node in ast.walk(code.tree):
         target = node.targets[0] if isinstance(node, ast.Assign) else None
         if not (isinstance(target, ast.Tuple) and len(target.elts) == 4
                 and ast.unparse(node.value).endswith("images.shape")
@@ -162,11 +155,11 @@ def shape_unpacked_swapped(fn, err, height, width):
             return None
         order = ", ".join(ast.unparse(e) for e in target.elts)
         right = order.replace(f"{across}, {down}", f"{down}, {across}", 1)
-        return (f"{lines[node.lineno - 1].strip()} (line {first + node.lineno - 1} of {place}) "
-                "unpacks the shape in the wrong order: images is (count, height, width, 3), rows "
-                f"before columns, so your {across} = {height} is the images' height and your "
-                f"{down} = {width} their width, and every shape and launch made from them came "
-                "out swapped", f"unpack in the array's order: {right} = images.shape")
+        return (f"{code.text(node)} ({code.at(node)}) unpacks the shape in the wrong order: "
+                f"images is (count, height, width, 3), rows before columns, so your {across} = "
+                f"{height} is the images' height and your {down} = {width} their width, and "
+                "every shape and launch made from them came out swapped",
+                f"unpack in the array's order: {right} = images.shape")
     return None
 
 
@@ -176,19 +169,17 @@ def rows_short(fn, launch, height, uploaded):
     itself as the kernel's rows (np.int32(height)), that argument, with its line; else the count."""
     k, rows = launch.device, launch.rows
     call = None if rows != height or (code := code_of(fn)) is None else next((
-        c for c in ast.walk(code[0]) if isinstance(c, ast.Call) and len(c.args) >= 4
+        c for c in ast.walk(code.tree) if isinstance(c, ast.Call) and len(c.args) >= 4
         and {"block", "grid"} & {w.arg for w in c.keywords} and {
             n.id for n in ast.walk(c.args[3]) if isinstance(n, ast.Name)} & {"height", "h"}), None)
     if call is None:
         return (f"device {k}'s kernel was launched on {rows} rows, where its share has "
                 f"{uploaded}", "a share of hi - lo images is one image of (hi - lo) * height "
                 "rows for the kernel: rows = (hi - lo) * height")
-    _, first, place, lines = code
     return (f"device {k}'s kernel was given {ast.unparse(call.args[3])} ({height} rows, one "
             f"image's) as its rows, where its share has {uploaded} ({uploaded // height} images "
-            f"of {height} rows): line {first + call.lineno - 1} of {place} "
-            f"({lines[call.lineno - 1].strip()}) passes the image's height, so the kernel stops "
-            f"at row {height} and only the first image of the share was converted",
+            f"of {height} rows): {code.quoted(call)} passes the image's height, so the kernel "
+            f"stops at row {height} and only the first image of the share was converted",
             "pass the share's rows to the kernel: kernels[k](rgb_k, grey_k, np.int32(width), "
             "np.int32(rows), ...), with rows = (hi - lo) * height")
 
@@ -201,9 +192,8 @@ def stored_at_index(fn, err):
     frame = raising_frame(err)
     if frame is None or (code := code_of(fn)) is None:
         return None
-    tree, first, _, _ = code
-    seen, line = frame.f_locals, frame.f_lineno - first + 1
-    for node in ast.walk(tree):
+    seen, line = frame.f_locals, frame.f_lineno - code.first + 1
+    for node in ast.walk(code.tree):
         target = node.targets[0] if isinstance(node, ast.Assign) else None
         if not (isinstance(target, ast.Subscript) and node.lineno == line
                 and isinstance(target.slice, ast.Name) and isinstance(node.value, ast.Call)

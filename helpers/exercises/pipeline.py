@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises import hidden as hidden_cases
-from helpers.exercises.function import (HOLD_MS, check_function, run_catching, stream_holder,
-                                        told_uncalled)
+from helpers.exercises.function import HOLD_MS, check_function, run_catching, stream_holder
+from helpers.exercises.learner_code import told_uncalled
 from helpers.exercises.hidden import awkward
 from helpers.exercises.pipeline_models import (ATOL, RTOL, buffers_watched, copies_and_launches,
                                               count_one_short, how_copied, launch_fits,

@@ -232,13 +232,12 @@ def one_pair_repeated(calls, fn):
     picked by the round is ``picked_by_round``'s)."""
     import ast
 
-    from helpers.exercises.function import code_of
+    from helpers.exercises.learner_code import code_of
 
     if (len({c[0] for c in calls}) != 1 or len({c[1] for c in calls}) != 1
             or len({id(c[3]) for c in calls}) < 2 or (code := code_of(fn)) is None):
         return None
-    tree, first, place, lines = code
-    for node in ast.walk(tree):
+    for node in ast.walk(code.tree):
         value = getattr(node, "value", None)
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1
                 and isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult)):
@@ -248,7 +247,7 @@ def one_pair_repeated(calls, fn):
         if isinstance(pair, ast.List) and len(pair.elts) == 1:
             name, k = ast.unparse(node.targets[0]), len({id(c[3]) for c in calls})
             return (f"every stream used the same pair of buffers: [(...)] * {ast.unparse(times)} "
-                    f"(line {first + node.lineno - 1} of {place}) repeats the one pair that was "
+                    f"({code.at(node)}) repeats the one pair that was "
                     f"allocated, so {name} holds {k} references to it (a list times k repeats "
                     "the same objects; it allocates nothing more)", "allocate a pair for each "
                     f"stream: {name} = [{ast.unparse(pair.elts[0])} for _ in streams]")
@@ -262,22 +261,20 @@ def _round_pick(fn, op="FloorDiv", by=None):
     or None."""
     import ast
 
-    from helpers.exercises.function import code_of
+    from helpers.exercises.learner_code import code_of
 
     if (code := code_of(fn)) is None:
         return None
-    tree, first, place, lines = code
-    for node in ast.walk(tree):
+    for node in ast.walk(code.tree):
         if (isinstance(node, ast.Assign) and len(node.targets) == 1
                 and isinstance(node.value, ast.Subscript) and isinstance(node.value.value, ast.Name)
                 and isinstance(node.value.slice, ast.BinOp)
                 and isinstance(node.value.slice.op, getattr(ast, op))
                 and (by is None or getattr(node.value.slice.right, "value", None) == by)):
-            text = lines[node.lineno - 1].strip()
             pick = node.value.slice
             return (node.value.value.id, ast.unparse(node.targets[0]).strip("()"),
                     (ast.unparse(pick.left), ast.unparse(pick.right)),
-                    f" (line {first + node.lineno - 1} of {place}: {text})")
+                    f" ({code.at(node)}: {code.text(node)})")
     return None
 
 

@@ -43,7 +43,7 @@ def launched_off_its_stream(calls, copies, order, streams):
 def _length(err, name):
     """The length of the list ``name`` where ``err`` was raised (the last frame of its
     traceback, the learner's line), or None where it is not known."""
-    from helpers.exercises.function import raising_frame
+    from helpers.exercises.learner_code import raising_frame
 
     try:
         return len(raising_frame(err).f_locals[name])
@@ -58,7 +58,7 @@ def stream_index(streams, n_chunks):
     picks nothing so."""
     import ast
 
-    from helpers.exercises.function import learner_line
+    from helpers.exercises.learner_code import learner_line
 
     def told(err):
         line = learner_line(err)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from helpers.exercises.function import code_of, learner_line
+from helpers.exercises.learner_code import code_of, learner_line
 
 
 def devices_from_len_x(fn, error, x, contexts):
@@ -18,7 +18,7 @@ def devices_from_len_x(fn, error, x, contexts):
     line = learner_line(error) if isinstance(error, IndexError) else None
     if line is None or len(x) == len(contexts) or (code := code_of(fn)) is None:
         return
-    tree = code[0]
+    tree = code.tree
     func = next((node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)), None)
     if func is None or len(func.args.args) < 2:
         return
@@ -60,15 +60,14 @@ def unpacked_out_of_order(fn, error):
     line = learner_line(error) if error is not None else None
     if (code := code_of(fn)) is None:
         return
-    tree, first = code[:2]
     names = lambda elts: [getattr(e, "id", None) for e in elts]  # noqa: E731 - None: no name
-    appends = [(node.func.value.id, node.args[0]) for node in ast.walk(tree)
+    appends = [(node.func.value.id, node.args[0]) for node in ast.walk(code.tree)
                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                and node.func.attr == "append" and isinstance(node.func.value, ast.Name)
                and len(node.args) == 1 and isinstance(node.args[0], ast.Tuple)]
-    for loop in (node for node in ast.walk(tree) if isinstance(node, ast.For)
+    for loop in (node for node in ast.walk(code.tree) if isinstance(node, ast.For)
                  and isinstance(node.target, ast.Tuple) and isinstance(node.iter, ast.Name)):
-        if line is None or not first + loop.lineno - 1 <= line[0] <= first + loop.end_lineno - 1:
+        if line is None or not code.number(loop) <= line[0] <= code.first + loop.end_lineno - 1:
             continue
         took = names(loop.target.elts)
         for put in (t for into, t in appends if into == loop.iter.id and len(t.elts) == len(took)):
@@ -118,10 +117,9 @@ def _return_in_a_loop(fn):
 
     if (code := code_of(fn)) is None:
         return None
-    tree, first, place, _ = code
-    found = [node for loop in ast.walk(tree) if isinstance(loop, ast.For)
+    found = [node for loop in ast.walk(code.tree) if isinstance(loop, ast.For)
              for node in ast.walk(loop) if isinstance(node, ast.Return)]
-    return (first + found[0].lineno - 1, place) if found else None
+    return (code.number(found[0]), code.place) if found else None
 
 
 def returned_in_the_collecting_loop(fn, got, x, calls, order):

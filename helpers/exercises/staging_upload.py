@@ -27,7 +27,8 @@ import numpy as np
 
 from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.function import (Refused, check_function, hold_streams, pointer_added,
-                                        run_catching, told_uncalled)
+                                        run_catching)
+from helpers.exercises.learner_code import told_uncalled
 from helpers.exercises.staging_upload_models import (at_element_offsets, at_elements,
                                                     at_the_chunk_ends, at_the_start_of_d,
                                                     chunk_in_bytes, chunk_too_long,

@@ -9,7 +9,7 @@ import ast
 
 import numpy as np
 
-from helpers.exercises.function import code_of
+from helpers.exercises.learner_code import code_of
 
 
 def carried_of(log, bounds):
@@ -128,24 +128,18 @@ def chunk_in_bytes(fn, length, chunk, itemsize):
     """``(what, hint)`` of chunk 0, ``length`` = ``itemsize`` times a staging buffer's ``chunk``
     elements: the chunk's length taken from the buffer's bytes, with the line of ``fn``'s code
     that reads a ``.nbytes`` (chunk = staging[0].nbytes) where it is known."""
-    import ast
-
-    from helpers.exercises.function import code_of
-
     where, size = "", "staging[0].size"
     if (code := code_of(fn)) is not None:
-        tree, first, place, lines = code
         def to_chunk(node):  # an assignment to chunk is looked at first
             return any(getattr(t, "id", "") == "chunk" for t in ast.walk(node.targets[0]))
 
-        for node in sorted((n for n in ast.walk(tree) if isinstance(n, ast.Assign)),
+        for node in sorted((n for n in ast.walk(code.tree) if isinstance(n, ast.Assign)),
                            key=lambda n: not to_chunk(n)):
             read = [a for a in ast.walk(node.value)
                     if isinstance(a, ast.Attribute) and a.attr == "nbytes"]
             if read:
                 size = ast.unparse(read[0].value) + ".size"
-                where = (f" (line {first + node.lineno - 1} of {place}: "
-                         f"{lines[node.lineno - 1].strip()})")
+                where = f" ({code.at(node)}: {code.text(node)})"
                 break
     return (f"chunk 0, h[0:{length:,}], is a chunk of {length:,} elements for a staging buffer of "
             f"{chunk:,}: the chunk length was taken in bytes{where}, and nbytes counts bytes, "
@@ -157,21 +151,15 @@ def max_for_min(fn, n, chunk):
     """``(what, hint)`` of chunk 0 taken as all of h, h[0:n], where ``fn``'s code gives hi the
     larger of two values (hi = max(n, lo + chunk), max where min belongs); None where the code is
     not known or holds no such line."""
-    import ast
-
-    from helpers.exercises.function import code_of
-
     if (code := code_of(fn)) is None:
         return None
-    tree, first, place, lines = code
-    for node in ast.walk(tree):
+    for node in ast.walk(code.tree):
         if (isinstance(node, ast.Assign) and len(node.targets) == 1
                 and getattr(node.targets[0], "id", "") == "hi" and isinstance(node.value, ast.Call)
                 and getattr(node.value.func, "id", "") == "max" and len(node.value.args) == 2):
-            text = lines[node.lineno - 1].strip()
             a, b = (ast.unparse(arg) for arg in node.value.args)
-            return (f"every chunk ran to the end of h: {text} (line {first + node.lineno - 1} of "
-                    f"{place}) takes the larger of the two, n, so chunk 0 was h[0:{n:,}], "
+            return (f"every chunk ran to the end of h: {code.text(node)} ({code.at(node)}) "
+                    f"takes the larger of the two, n, so chunk 0 was h[0:{n:,}], "
                     f"{n:,} elements for a staging buffer of {chunk:,}",
                     f"the chunk ends at the smaller of the two: hi = min({a}, {b}) (lo + chunk, "
                     "and n for the last chunk alone)")
@@ -182,9 +170,7 @@ def filled_whole(err, lo, hi, chunk):
     """``(what, hint)`` of NumPy's broadcast error ``err`` at the last chunk, h[lo:hi] (shorter
     than a staging buffer's ``chunk`` elements, the earlier ones filled), raised on a line of the
     learner's that assigns to a whole buffer (buf[:] = ..., buf[...] = ...); else None."""
-    import ast
-
-    from helpers.exercises.function import learner_line
+    from helpers.exercises.learner_code import learner_line
 
     line = learner_line(err)
     if not (lo > 0 and lo % chunk == 0 and 0 < hi - lo < chunk) or line is None:
@@ -212,19 +198,13 @@ def chunk_too_long(fn, length, n, chunk):
     length not the buffer's, with the one line of ``fn``'s code that assigns to chunk (one that
     reads staging is not blamed); half of h where ``length`` is n // 2 or (n + 1) // 2. None when
     ``length`` fits or no such line is found."""
-    import ast
-
-    from helpers.exercises.function import code_of
-
     if length <= chunk or length >= n or (code := code_of(fn)) is None:
         return None
-    tree, first, place, lines = code
-    sets = [node for node in ast.walk(tree) if isinstance(node, ast.Assign) and any(
+    sets = [node for node in ast.walk(code.tree) if isinstance(node, ast.Assign) and any(
         getattr(t, "id", "") == "chunk" for t in ast.walk(node.targets[0]))]
     if len(sets) != 1 or "staging" in ast.unparse(sets[0].value):
         return None   # the chunk the buffer's: the slice is at fault, not the chunk's line
-    line = sets[0].lineno
-    where = f" (line {first + line - 1} of {place}: {lines[line - 1].strip()})"
+    where = f" ({code.at(sets[0])}: {code.text(sets[0])})"
     what = ("half of h, n // 2" if length in (n // 2, (n + 1) // 2) else f"{length:,}")
     return (f"chunk 0, h[0:{length:,}], holds {length:,} elements, more than a staging buffer "
             f"holds ({chunk:,}): the chunk length was set to {what}{where}, but every chunk goes "
@@ -251,7 +231,7 @@ def one_stream_waited(log, streams, pending, fn):
                f"copy only {waited} was waited for, so {late or 'copies were pending'} when it "
                "returned")
     if (code := code_of(fn)) is not None:
-        tree, first, place, lines = code
+        tree = code.tree
         body = tree.body[0].body if tree.body and hasattr(tree.body[0], "body") else []
         loops = {t.id for n in body if isinstance(n, ast.For) for t in ast.walk(n)
                  if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)}  # set in a loop
@@ -261,9 +241,8 @@ def one_stream_waited(log, streams, pending, fn):
                     and call.func.attr == "synchronize" and isinstance(call.func.value, ast.Name)
                     and call.func.value.id in loops):
                 name = call.func.value.id
-                problem += (f": line {first + n.lineno - 1} of {place} "
-                            f"({lines[n.lineno - 1].strip()}), after the loop, waits for {name} alone, the stream the loop left "
-                            f"in {name} ({waited}, the last chunk's)")
+                problem += (f": {code.quoted(n)}, after the loop, waits for {name} alone, the "
+                            f"stream the loop left in {name} ({waited}, the last chunk's)")
                 break
     return problem, "wait for both streams after the loop: for s in streams: s.synchronize()"
 
@@ -276,12 +255,11 @@ def default_stream(log, fn):
         return None
     where = "drv.memcpy_htod_async(...)"
     if (code := code_of(fn)) is not None:
-        tree, first, place, lines = code
-        call = next((n for n in ast.walk(tree) if isinstance(n, ast.Call)
+        call = next((n for n in ast.walk(code.tree) if isinstance(n, ast.Call)
                      and isinstance(n.func, ast.Attribute) and n.func.attr == "memcpy_htod_async"
                      and len(n.args) < 3 and not any(k.arg == "stream" for k in n.keywords)), None)
         if call is not None:
-            where = f"line {first + call.lineno - 1} of {place} ({lines[call.lineno - 1].strip()})"
+            where = code.quoted(call)
     return (f"{where} queues the copy without its stream (no third argument): it runs in the "
             "default stream, not in s = streams[c % 2], so s.synchronize() never waits for it, "
             "and a staging buffer may be filled again while its copy is still reading it",

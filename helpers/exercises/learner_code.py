@@ -1,0 +1,138 @@
+"""A learner's own Python, read: where in it an exception was raised (``learner_line``,
+``raised``, ``raising_frame``) and its code parsed, numbered as the learner sees it
+(``code_of``, ``LearnerCode``), with what the code alone shows (``uncalled``: a method named
+without its call's parentheses). The exercises whose work is a Python function
+(``helpers.exercises.function``) and their models read it."""
+
+from __future__ import annotations
+
+import sys
+import sysconfig
+import traceback
+from pathlib import Path
+from typing import NamedTuple
+
+# Where code that is not the learner's lives: the course's helpers, Python and its packages.
+NOT_THE_LEARNER_S = tuple(str(Path(p).resolve()) for p in {
+    Path(__file__).resolve().parents[1], sys.prefix, sys.base_prefix,
+    *(sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib"))})
+
+
+def raised(err: BaseException) -> str:
+    """``your function raised ValueError at line 6 of your cell (buf[:] = h[lo:hi]): could not
+    broadcast ...``: the exception, and the line of the learner's code where it was raised."""
+    line = learner_line(err)
+    at = "" if line is None else " at line {} of {} ({})".format(*line)
+    message = str(err)
+    return f"your function raised {type(err).__name__}{at}" + (f": {message}" if message else "")
+
+
+def raising_frame(err: BaseException | None):
+    """The innermost frame of ``err``'s traceback, where it was raised (its locals are the values
+    there), or None (no error, or no traceback)."""
+    tb, frame = getattr(err, "__traceback__", None), None
+    while tb is not None:
+        frame, tb = tb.tb_frame, tb.tb_next
+    return frame
+
+
+def learner_line(err: BaseException) -> tuple | None:
+    """``(number, place, text)`` of the innermost line of the learner's code that the exception
+    went through (the traceback's last frame that is not the course's helpers, Python or a
+    package: a notebook's cell, whose code IPython or ``catalog.define_function`` named and put
+    in linecache, or the file of notebook 11's small exercises); for a cell that did not
+    compile, the SyntaxError's own line. ``place`` is "your cell" or the file's name; None where
+    no such line is known."""
+    import linecache
+
+    def learner_s(name):  # a cell's code is named <...>, and its lines are in linecache
+        if name.startswith("<"):
+            return name in linecache.cache
+        return not str(Path(name).resolve()).startswith(NOT_THE_LEARNER_S)
+
+    frames = [(f.filename, f.lineno) for f in traceback.extract_tb(err.__traceback__)]
+    if isinstance(err, SyntaxError) and err.filename and err.lineno:
+        frames.append((err.filename, err.lineno))
+    mine = [(name, number) for name, number in frames if number and learner_s(name)]
+    if not mine:
+        return None
+    name, number = mine[-1]
+    cell = name.startswith("<") or "ipykernel_" in name   # IPython's name for a cell's code
+    text = linecache.getline(name, number).strip()
+    return number, "your cell" if cell else Path(name).name, text or "its text unknown"
+
+
+def uncalled(fn, names=("synchronize",)) -> list:
+    """``(number, place, text)`` of each statement of ``fn``'s code that names a method of
+    ``names`` without calling it (``s.synchronize``, no parentheses: Python only looks the method
+    up), numbered as ``learner_line`` numbers a line; empty where the code is not known."""
+    import ast
+
+    if (code := code_of(fn)) is None:
+        return []
+    return sorted((code.number(node), code.place, ast.unparse(node.value))
+                  for node in ast.walk(code.tree) if isinstance(node, ast.Expr)
+                  and isinstance(node.value, ast.Attribute) and node.value.attr in names)
+
+
+def told_uncalled(fn, found, alone=False):
+    """``found``'s (problem, hint)s, the first told as a wait that never happened where ``fn``'s
+    code names a method without calling it (``uncalled``); ``alone``: told by itself too where
+    ``found`` is empty (a run whose timing hid the missing wait: on a GPU, say, freeing the
+    buffers at the return waits for the copies)."""
+    waits = uncalled(fn)
+    told = waits and ("{} at line {} of {} names the method without calling it (no parentheses), "
+                      "so the host never waited there".format(waits[0][2], *waits[0][:2]),
+                      f"call it: {waits[0][2]}(); without the parentheses Python only looks the "
+                      "method up")
+    for problem, hint in found:
+        if told:
+            yield f"{told[0]}: {problem}", told[1]
+        yield problem, hint
+    if told and alone:
+        yield told
+
+
+class LearnerCode(NamedTuple):
+    """A function of the learner's as ``code_of`` reads it: ``tree``, its code parsed (``ast``);
+    ``first``, the number of its first line and ``place``, where it is ("your cell" or a file's
+    name), as ``learner_line`` numbers and names a line; ``lines``, its lines (dedented, line k
+    of the tree being ``lines[k - 1]``)."""
+
+    tree: object
+    first: int
+    place: str
+    lines: list
+
+    def number(self, node) -> int:
+        """The number of ``node``'s first line, as the learner sees it."""
+        return self.first + node.lineno - 1
+
+    def text(self, node) -> str:
+        """The text of ``node``'s first line."""
+        return self.lines[node.lineno - 1].strip()
+
+    def at(self, node) -> str:
+        """Where ``node`` is: "line 17 of your cell"."""
+        return f"line {self.number(node)} of {self.place}"
+
+    def quoted(self, node) -> str:
+        """Where ``node`` is, and its line: "line 17 of your cell (ms = ...)"."""
+        return f"{self.at(node)} ({self.text(node)})"
+
+
+def code_of(fn) -> LearnerCode | None:
+    """``fn``'s code (a ``LearnerCode``); None where the code is not known."""
+    import ast
+    import inspect
+    import textwrap
+
+    try:
+        lines, first = inspect.getsourcelines(fn)
+        source = textwrap.dedent("".join(lines))
+        tree = ast.parse(source)
+    except (OSError, TypeError, SyntaxError):
+        return None
+    name = fn.__code__.co_filename
+    place = "your cell" if name.startswith("<") or "ipykernel_" in name else Path(name).name
+    return LearnerCode(tree, first, place, source.splitlines())
