@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises.common import Input, Output
-from helpers.exercises.depth_range_models import end_plus_1, in_metres, pointer_tested
+from helpers.exercises.depth_range_models import end_plus_1, holes_only, in_metres, pointer_tested
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import accesses_of, observe, observed_mistakes
@@ -187,6 +187,7 @@ def _mistakes(case, run):
                "no cast to int *")
     yield from _index_kept(case, run, want)
     if [near, far] == [0, 0]:
+        yield from holes_only(run.kernel, _launch(dict(n=300, block=64, holes=False)))
         yield ("every depth became 0: range came out {0, 0}, if (d = 0) assigns 0 to d",
                "compare with ==: if (d == 0) return;")
     if near == 0 and far == want[1]:

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from helpers.exercises.microscope import kernel_words
+from helpers.exercises.microscope import kernel_words, observe
 
 NULLS = ("0", "NULL", "nullptr")
 
@@ -25,6 +25,21 @@ def pointer_tested(kernels):
                    "it is never true (depth points at the image), so every hole's 0 went into "
                    "atomicMin", "test the value read, not the pointer: if (d == 0) return;")
             return
+
+
+def holes_only(kernels, launch):
+    """The hole test inverted (if (d != 0) return;): range came out {0, 0}, only the holes' 0
+    reaching the atomics; on the simulator, the same image with a depth where its holes were
+    (``launch``) leaves range as it started, no pixel reaching them (an assignment, if (d = 0),
+    sends every pixel's 0 there, holes or not)."""
+    seen = observe(kernels, launch, key="no holes", racecheck=False)
+    if seen.error is not None or seen.outs[0].got.tolist() != [0xFFFFFFFF, 0]:
+        return
+    yield ("the hole test is inverted: range came out {0, 0}, and with no holes in the image it "
+           "stayed {4294967295, 0}, as it started: the measured depths returned and only the "
+           "holes (0) reached atomicMin and atomicMax", "return for the holes, when d == 0: "
+           "if (d == 0) return; (a test true for the measured depths, as d != 0 or d > 0 is, "
+           "sends them away)")
 
 
 def end_plus_1(got, want):

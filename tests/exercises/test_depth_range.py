@@ -114,6 +114,13 @@ WRONG = {
                           ("race", "depths were lost"), "atomicMin(&range[0], d)"),
     "added_not_kept": ([("atomicMax(&range[1], d)", "atomicAdd(&range[1], d)")],
                        "depths were lost", "atomicMax"),
+    # blind audit TWA-depth_range-1: the hole test inverted, so only the holes reach the atomics
+    # (was 'every depth became 0: range came out {0, 0}, if (d = 0) assigns 0 to d ... Hint:
+    # compare with ==', an assignment the learner did not write)
+    "hole_test_inverted": ([("if (d == 0)", "if (d != 0)")],
+                           "the hole test is inverted: range came out {0, 0}, and with no holes "
+                           "in the image it stayed {4294967295, 0}",
+                           "return for the holes, when d == 0: if (d == 0) return;"),
     "assigned_not_compared": ([("if (d == 0)", "if (d = 0)")], "every depth became 0",
                               "compare with =="),
     "pixel_0_skipped": ([("threadIdx.x;\n", "threadIdx.x + 1;\n")],
