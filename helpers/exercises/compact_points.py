@@ -16,7 +16,7 @@ import numpy as np
 
 from helpers.exercises.common import Input, Output
 from helpers.exercises.compact_points_models import (HOLE, HOLE_HINT, coordinates_reordered,
-                                                     models, read_at_the_row,
+                                                     models, plane_past_z, read_at_the_row,
                                                      read_from_another_plane, read_next_to_x)
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -68,7 +68,7 @@ def _refine(failure):
     if failure.launch is not None:
         yield from _scaled_twice(failure, failure.launch.args[2].host())
         yield from _signed_wrap(failure, failure.launch.args[2].host())
-        yield from _plane_past_z(failure, failure.launch.args[1])
+        yield from plane_past_z(failure, failure.launch.args[1])
     yield from _z_before_the_guard(failure)
     if failure.kind == "out of bounds" and failure.error.is_write and \
             -12 <= (failure.error.offset or 0) < 0:   # row -1: the first valid pixel's slot - 1
@@ -95,30 +95,6 @@ def _scaled_twice(failure, slot):
                f"{element - 9 * slot[i]}: the row was scaled to floats twice, k = 3 * slot[i] "
                "and then points[3 * k]; k is the row itself, and 3 * k its first float: "
                "int k = slot[i]")
-
-
-def _plane_past_z(failure, n):
-    """A read of xyz past its end by the thread of pixel i (from the error's block and thread)
-    at element p * n + i, p 3 or more: a plane taken to start at 3 * n, past Z's at 2 * n."""
-    err, block = failure.error, failure.block
-    room = (getattr(err, "allocation", None) or (0, 0))[1]   # xyz's 3 * n floats and more
-    if failure.kind != "out of bounds" or err.is_write is not False or not block or \
-            err.block is None or err.thread is None or err.offset is None or room < 12 * n:
-        return
-    n, i, element = int(n), err.block[0] * block[0] + err.thread[0], err.offset // 4
-    plane = (element - i) // n if n > 0 else 0
-    if 0 <= i < n and element == 2 * (n + i):
-        yield (f"pixel {i} read xyz[2 * (n + i)] = xyz[{element}] (n = {n}, pixel i = {i}), past "
-               f"the end of xyz, which holds 3 * n = {3 * n} floats: the parentheses doubled i "
-               f"with n, 2 * n + 2 * i, so pixel i's Z was read {i} floats past its place, "
-               f"2 * n + i = {2 * n + i}", "only n is doubled: Z is xyz[2 * n + i], no "
-               "parentheses around n + i")
-    if not (0 <= i < n and plane >= 3 and element == plane * n + i):
-        return
-    yield (f"pixel {i} read xyz[{plane} * n + i] = xyz[{element}] (n = {n}, pixel i = {i}), "
-           f"past the end of xyz, which holds 3 * n = {3 * n} floats: its planes X, Y, Z start "
-           "at 0, n and 2 * n, so no plane starts at 3 * n", "the planes count from 0: X is "
-           "xyz[i], Y is xyz[n + i], Z is xyz[2 * n + i]")
 
 
 def _z_before_the_guard(failure):

@@ -1,7 +1,8 @@
 """The models of ``helpers.exercises.compact_points``: what a kernel with one of the usual
 mistakes of the scatter leaves in points, element for element (rows as three planes, Z read as
 if interleaved, the hole test turned round, a row late, holes that stopped the first point; a
-coordinate read at the point's row, or from another coordinate's plane)."""
+coordinate read at the point's row, or from another coordinate's plane); and the reads of xyz
+past its end that a slip in a plane's index makes (``plane_past_z``)."""
 
 from __future__ import annotations
 
@@ -178,3 +179,33 @@ def coordinates_reordered(got, want):
         yield (f"each row holds {', '.join(names[c] for c in p)}: {', '.join(stored[:-1])} and "
                f"{stored[-1].replace(' was stored', '')}: the coordinates are in the wrong order",
                "row k is X, Y, Z: " + ", ".join(f"{slot[s]} = {reads[s]}" for s in moved))
+
+
+def plane_past_z(failure, n):
+    """A read of xyz past its end by the thread of pixel i (from the error's block and thread)
+    at element p * n + i, p 3 or more: a plane taken to start at 3 * n, past Z's at 2 * n; at
+    2 * (n + i), Z's n doubled with i; at n * i, Y's n + i with * for +."""
+    err, block = failure.error, failure.block
+    room = (getattr(err, "allocation", None) or (0, 0))[1]   # xyz's 3 * n floats and more
+    if failure.kind != "out of bounds" or err.is_write is not False or not block or \
+            err.block is None or err.thread is None or err.offset is None or room < 12 * n:
+        return
+    n, i, element = int(n), err.block[0] * block[0] + err.thread[0], err.offset // 4
+    plane = (element - i) // n if n > 0 else 0
+    if 0 <= i < n and element == 2 * (n + i):
+        yield (f"pixel {i} read xyz[2 * (n + i)] = xyz[{element}] (n = {n}, pixel i = {i}), past "
+               f"the end of xyz, which holds 3 * n = {3 * n} floats: the parentheses doubled i "
+               f"with n, 2 * n + 2 * i, so pixel i's Z was read {i} floats past its place, "
+               f"2 * n + i = {2 * n + i}", "only n is doubled: Z is xyz[2 * n + i], no "
+               "parentheses around n + i")
+    if 1 < i < n and element == n * i:
+        yield (f"pixel {i} read xyz[n * i] = xyz[{element}] (n = {n}, pixel i = {i}), past the "
+               f"end of xyz, which holds 3 * n = {3 * n} floats: n * i multiplies where Y's "
+               f"place adds, n + i = {n + i} (Y's plane starts at n, and pixel i is i floats "
+               "into it)", "add, not multiply: Y is xyz[n + i]")
+    if not (0 <= i < n and plane >= 3 and element == plane * n + i):
+        return
+    yield (f"pixel {i} read xyz[{plane} * n + i] = xyz[{element}] (n = {n}, pixel i = {i}), "
+           f"past the end of xyz, which holds 3 * n = {3 * n} floats: its planes X, Y, Z start "
+           "at 0, n and 2 * n, so no plane starts at 3 * n", "the planes count from 0: X is "
+           "xyz[i], Y is xyz[n + i], Z is xyz[2 * n + i]")

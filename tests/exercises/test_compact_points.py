@@ -50,6 +50,11 @@ WRONG = {
     "z_read_at_twice_n_plus_i": ([(STORES[2], "points[3 * k + 2] = xyz[2 * (n + i)];")],
                                  "read xyz[2 * (n + i)] = xyz[3130] (n = 1000, pixel i = 565), "
                                  "past the end of xyz", "Z is xyz[2 * n + i]"),
+    # blind audit TWA-compact_points-1: Y read at xyz[n * i], * for + (was 'the kernel crashed:
+    # ... a read of xyz ... Hint: threads past the end must do nothing ...', both right)
+    "y_read_at_n_times_i": ([(STORES[1], "points[3 * k + 1] = xyz[n * i];")],
+                            "read xyz[n * i] = xyz[4000] (n = 1000, pixel i = 4), past the end "
+                            "of xyz", "Y is xyz[n + i]"),
     "no_bounds_guard": ([(GUARD, "")], "threads past n wrote points past the end",
                         "if (i >= n) return;"),
     # blind audit TKA-compact_points-1: the guard compares with 3 * n, the length of xyz (was
@@ -178,6 +183,8 @@ SIMULATOR_ONLY = {"slot_minus_one": "writes before the start of points",
                   "row_in_a_signed_char": "writes before the start of points",
                   "z_plane_at_three_n": "reads a plane's length past the end of xyz: on a GPU it "
                                         "reads what lies there, or crashes",
+                  "y_read_at_n_times_i": "reads up to n * n floats past the end of xyz: on "
+                                         "a GPU it reads what lies there, or faults",
                   "z_read_at_twice_n_plus_i": "reads up to n floats past the end of xyz: on a "
                                               "GPU it reads what lies there, or crashes"}
 RIGHT = {
