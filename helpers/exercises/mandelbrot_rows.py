@@ -12,8 +12,6 @@ stepping by 1 draws each pixel the same, but several times.
 
 from __future__ import annotations
 
-from math import isqrt
-
 import numpy as np
 
 from helpers.exercises import near
@@ -22,6 +20,7 @@ from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.julia import TOLERANCE
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.mandelbrot_rows_models import (args, reference, returned_on_escape,
+                                                      row_times_width, store_swapped,
                                                       wrong_images)
 from helpers.exercises.microscope import observe, stopped, with_stopped, written_by_two, written_twice
 
@@ -70,7 +69,8 @@ def _refine(failure):
     if width and row * width + t == element and size % width == 0 and \
             b < size // width - GUARD_ROWS <= row:
         yield ROW_HINT
-    yield from _row_times_width(b, t, element, size)
+    yield from row_times_width(b, t, element, size, GUARD_ROWS)
+    yield from store_swapped(failure, GUARD_ROWS)
     width = int(failure.launch.args[1]) if failure.launch is not None else 0
     if width and element // width == t and size // width - GUARD_ROWS <= t:
         x = "" if element % width % failure.launch.grid[0] != b else (
@@ -79,17 +79,6 @@ def _refine(failure):
         yield (f"thread {t} of block {b} drew row {t}, its threadIdx.x, past the image's "
                f"{size // width - GUARD_ROWS} rows{x}; one block a row: y = blockIdx.x, and its "
                "threads walk along the row: " + LOOP_HINT)
-
-
-def _row_times_width(b, t, element, size):
-    """Thread t of block b wrote its first pixel at b * width * width + t: row b * width, past
-    the image (y = blockIdx.x * width, the row's start taken for the row)."""
-    width = isqrt((element - t) // b) if b and element >= t else 0
-    if width > 1 and b * width * width + t == element and size % width == 0 and \
-            b * width >= size // width - GUARD_ROWS:
-        yield (f"block {b} drew row {b * width} = {b} * width, past the image: y took the "
-               "row's start in iters (blockIdx.x * width) for the row's number; y = blockIdx.x, "
-               "and the store iters[y * width + x] multiplies by width once")
 
 
 def _observed(kernels, case):

@@ -1,9 +1,11 @@
 """The NumPy models of notebook 03's row-per-block Mandelbrot kernel
 (``cuda_src/exercises/mandelbrot_rows.cu``) that ``helpers.exercises.mandelbrot_rows`` compares a
 kernel's image with: the right image, and images of mistakes in c or in the count, each with its
-verdict."""
+verdict; and the writes past iters that a row or a store index of the wrong shape makes."""
 
 from __future__ import annotations
+
+from math import isqrt
 
 import numpy as np
 
@@ -238,3 +240,37 @@ def c_im_of_the_column(case, ref):
             f"{x}'s, where its own is {VIEW[1] + y * dy:.4g}, and counts {image[y, x]}, not "
             f"{ref[y, x]}",
             "c_im = y_min + y * dy, with the block's row y (the column x is for c_re)")
+
+
+def store_swapped(failure, guard_rows):
+    """A write past iters by thread t of block b (row y = b) at element x * width + y, x = t +
+    m * blockDim.x below width, m at least 1 (the simulator runs a block's threads one after
+    another: thread 0 goes past the end on a later pass along its row, at x = m * blockDim.x):
+    the store's coordinates swapped, iters[x * width + y]. (Thread t's first pass, x = t, writes
+    where a block and thread with their roles swapped would too, y = threadIdx.x, x =
+    blockIdx.x: so it is left to that verdict.)"""
+    err, launch = failure.error, failure.launch
+    if failure.kind != "out of bounds" or not err.is_write or not failure.block or \
+            launch is None or err.block is None or err.thread is None or err.offset is None:
+        return
+    (y, t), step, width = (err.block[0], err.thread[0]), failure.block[0], int(launch.args[1])
+    element, height = err.offset // 4, err.allocation[1] // 4 // width - guard_rows
+    x = (element - y) // width if width else 0
+    if width and x * width + y == element and t < x < width and (x - t) % step == 0 and \
+            element >= width * height:
+        yield (f"thread {t} of block {y} drew pixel (x = {x}, y = {y}) at iters[x * width + y] = "
+               f"iters[{element}], past the end of the image's {width * height} pixels "
+               f"({width}x{height}): the store's x and y are swapped (NumPy's [x, y] habit), so x "
+               "picks the row and y the column", "row y starts at y * width, and x is the "
+               "column in it: iters[y * width + x] = n")
+
+
+def row_times_width(b, t, element, size, guard_rows):
+    """Thread t of block b wrote its first pixel at b * width * width + t: row b * width, past
+    the image (y = blockIdx.x * width, the row's start taken for the row)."""
+    width = isqrt((element - t) // b) if b and element >= t else 0
+    if width > 1 and b * width * width + t == element and size % width == 0 and \
+            b * width >= size // width - guard_rows:
+        yield (f"block {b} drew row {b * width} = {b} * width, past the image: y took the "
+               "row's start in iters (blockIdx.x * width) for the row's number; y = blockIdx.x, "
+               "and the store iters[y * width + x] multiplies by width once")

@@ -195,6 +195,12 @@ WRONG = {
     "bound_of_the_block": ([("x < width;", "x < blockDim.x;")],
                            "only the first 64 pixels of each row were drawn, one a thread: x "
                            "stopped below blockDim.x = 64, not width = 203"),
+    # blind audit TWA-mandelbrot_rows-1 (was 'the kernel crashed: ... a write of iters ... past
+    # the end ... Hint: stop the loop while x < width ...', a loop already right): the store's
+    # coordinates swapped, NumPy's [x, y] habit
+    "store_coordinates_swapped": ([("iters[y * width + x]", "iters[x * width + y]")],
+                                  "drew pixel (x = 64, y = 0) at iters[x * width + y] = "
+                                  "iters[12992], past the end"),
     "rows_a_block_long": ([("iters[y * width + x]", "iters[y * blockDim.x + x]")],
                           "rows blockDim.x = 64 pixels apart (iters[y * blockDim.x + x])"),
 }
@@ -220,6 +226,8 @@ HINTS = {"counted_from_1": "start n at 0: int n = 0;", "counted_before_the_test"
          "z_not_reset": "set z_re = z_im = 0 inside the loop along the row",
          "steps_of_the_rows": "x += blockDim.x", "rows_height_long": "iters[y * width + x]",
          "rows_a_block_long": "iters[y * width + x]",
+         "store_coordinates_swapped": "row y starts at y * width, and x is the column in it: "
+                                      "iters[y * width + x] = n",
          "steps_of_one": "x += blockDim.x", "y_of_a_global_index": "one block a row: y = blockIdx.x",
          "y_times_width": "y took the row's start in iters (blockIdx.x * width)",
          "y_of_the_block_s_first_pixel": "one block a row: y = blockIdx.x",
@@ -234,6 +242,8 @@ HINTS = {"counted_from_1": "start n at 0: int n = 0;", "counted_before_the_test"
 SIMULATOR_ONLY = {"y_of_a_global_index": "a write far past iters: a GPU may fault and leave the "
                                          "context unusable",
                   "y_times_width": "a write far past iters: a GPU may fault",
+                  "store_coordinates_swapped": "writes up to (width - 1) * width + height - 1, "
+                                               "far past iters: a GPU may fault",
                   "roles_swapped": "threads 63 on write rows past iters' end: on a GPU they "
                                    "land in other memory, or fault"}
 RIGHT = {
