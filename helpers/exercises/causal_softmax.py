@@ -20,7 +20,7 @@ from helpers.exercises.causal_softmax_models import (
     max_of_first_columns, max_of_magnitudes, softmax, sum_without_max, sunk,
     unwritten_parts, visible, write_without_max)
 from helpers.exercises.causal_softmax_rows import (rows_misread, sum_maxed,
-                                                   sum_shuffles_cut_short)
+                                                   sum_shuffles_cut_short, sum_stepped_by_one)
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -92,6 +92,7 @@ def _sum_slips(x, got, kernels):
         yield ("each lane divided by its own part of the sum: only lane 0 holds the sum after "
                "__shfl_down_sync", "use __shfl_xor_sync, which leaves it in every lane")
     yield from sum_shuffles_cut_short(x, got)
+    yield from sum_stepped_by_one(x, got)
 
 
 def _max_slips(x, got, bad, kernels):

@@ -133,3 +133,21 @@ def stored_from_row_0(x, got):
            "belongs", "in = x + row * cols points at the row: read the "
            "row's own score in the store as in the max and the sum, __expf(__half2float(in[c]) - "
            "m) / sum")
+
+
+def sum_stepped_by_one(x, got):
+    """The sum's loop stepped by c++, not c += 32: lane l adds every column from l to last, so
+    column c is in the sums of lanes 0 to min(c, 31), counted min(c + 1, 32) times over."""
+    from helpers.exercises.causal_softmax_models import _exps
+
+    e, rows = _exps(x), x.shape[0]
+    total = (e * np.minimum(np.arange(x.shape[1]) + 1, 32)[None, :]).sum(axis=1, keepdims=True)
+    last = min(rows - 1, x.shape[1] - 1)
+    if last < 1 or not _near(got, e / total):
+        return
+    r = rows - 1
+    yield (f"row {r} adds up to {got[r].sum():.4g}, not 1: the sum's loop steps by c++, not by "
+           f"the warp's 32 lanes, so lane l added every column from l to last and column c was "
+           f"counted min(c + 1, 32) times in the warp's sum (in row {r}, column 0 "
+           f"once, column {last} {min(last + 1, 32)} times)", "step the sum's loop by the warp's 32 lanes, as the "
+           "max's: for (int c = lane; c <= last; c += 32)")

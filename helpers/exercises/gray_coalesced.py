@@ -20,7 +20,7 @@ from helpers.exercises import sepia, speed
 from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.gray_coalesced_models import (blocks_of, bracket_slip, byte_read_twice,
                                                      half_outside_the_cast, one_weight_off, plain_average,
-                                                     row_by_height)
+                                                     pixel_stride_left_out, row_by_height)
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises import microscope
@@ -174,6 +174,7 @@ def _mistakes(case, run):
     if wrong.size:
         yield from _weights_swapped(out.got, run.model, wrong)
         yield from plain_average(out.got, run.model, wrong)
+        yield from pixel_stride_left_out(out.got, run.model, wrong, reference)
         yield from bracket_slip(out.got, run.model, wrong, reference)
         yield from byte_read_twice(out.got, run.model, wrong, reference)
         yield from one_weight_off(out.got, run.model, wrong, reference)

@@ -189,3 +189,22 @@ def one_weight_off(got, rgb, wrong, grey):
                    f"{int(grey(rgb).ravel()[at])})", "bt601_gray weighs red 0.299, green 0.587 "
                    "and blue 0.114: 0.299f * r + 0.587f * g + 0.114f * b")
             return
+
+
+def pixel_stride_left_out(got, rgb, wrong, grey):
+    """The read without the 3 bytes a pixel, rgb[i], rgb[i + 1], rgb[i + 2]: pixel i the grey of
+    bytes i to i + 2 of the flat rgb (the model, ``grey`` of those bytes, within a level)."""
+    flat = rgb.reshape(-1).astype(np.int64)
+    n = got.size
+    if flat.size < n + 2 or n < 2:
+        return
+    taken = np.stack([flat[k:k + n] for k in range(3)], axis=-1)
+    if not (np.abs(got.astype(int).ravel() - grey(taken).ravel()) <= 1).all():
+        return
+    at = int(wrong[0])
+    yield (f"{wrong.size} of {n} grey values are wrong, each the grey of bytes i, i + 1 and i + 2 "
+           f"of rgb: a pixel is 3 bytes, and the 3 * is missing from the read, so pixel {at} "
+           f"read rgb[{at}], rgb[{at + 1}], rgb[{at + 2}], where its bytes are rgb[{3 * at}], "
+           f"rgb[{3 * at + 1}], rgb[{3 * at + 2}] (grey {int(got.ravel()[at])}, expected "
+           f"{int(grey(rgb).ravel()[at])}); only pixel 0 reads its own",
+           "pixel i starts at byte 3 * i: bt601_gray(rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2])")

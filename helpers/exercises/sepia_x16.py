@@ -11,7 +11,7 @@ import itertools
 
 import numpy as np
 
-from helpers.exercises import sepia, sepia_x16_models, speed
+from helpers.exercises import sepia, sepia_x16_models, sepia_x16_tail, speed
 from helpers.exercises.common import Input, Output, launch_catching
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Kernels, Launch
@@ -86,7 +86,8 @@ def _mistakes(case, run):
     if run.out.differs:
         yield ("two runs of the kernel on the same image wrote different values",
                "each output byte must depend only on its own pixel's input")
-    yield from _past_the_end(run.out.past, n)
+    yield from sepia_x16_tail.past_the_end(run.out.past, n)
+    yield from sepia_x16_tail.tail_from_its_start(run, n)
     yield from _unwritten(run.out.unwritten, n)
     yield from sepia_x16_models.unmasked(rgb, got, n)
     yield from sepia_x16_models.res_not_zeroed(rgb, got, n)
@@ -101,26 +102,6 @@ def _mistakes(case, run):
                                        part.start)
 
 
-def _past_the_end(past, n):
-    if not past.size:
-        return
-    groups = n // 16
-    if (past >= 48 * (groups + 1)).any():
-        yield (f"threads after the last whole group wrote past the end of out (as far as byte "
-               f"{int(past.max())}; out has {3 * n})",
-               "only the threads t < n / 16 have a whole group of 16 pixels: the grid is rounded "
-               "up to whole blocks, so keep the else-if (t == groups) for the tail and let the "
-               "threads after it do nothing")
-    if n % 16 and past.tolist() == list(range(3 * n, 48 * (groups + 1))):
-        yield (f"thread {groups} (t == n / 16) wrote a whole group of 16 pixels where only "
-               f"{n % 16} are left, past the end of out",
-               "the uint4 loads and stores are for t < n / 16 only (t < groups, not <=, with "
-               "groups = n / 16 rounded down): thread n / 16 converts the tail one pixel at a "
-               "time")
-    yield (f"the kernel wrote past the end of out (as far as byte {int(past.max())}; out has "
-           f"{3 * n})", "the tail's pixels are 16 * groups to n - 1: stop the loop at n")
-
-
 def _unwritten(unwritten, n):
     if not unwritten.any():
         return
@@ -133,7 +114,8 @@ def _unwritten(unwritten, n):
     if np.array_equal(pixels, index >= 16 * groups):
         yield (f"the last {n - 16 * groups} pixels (the tail past the last whole group of 16) "
                "were never written",
-               "the thread t == n / 16 must convert pixels 16 * (n / 16) to n - 1, one by one")
+               "the thread t == n / 16 must convert pixels 16 * (n / 16) to n - 1, one by one: "
+               + sepia_x16_tail.TAIL_CALL)
     flat = unwritten.ravel()[:48 * groups].reshape(max(groups, 1), -1)
     if groups and not flat[:, :16].any() and flat[:, 16:].all():
         yield ("in every group only the first 16 of the 48 result bytes were written",

@@ -48,11 +48,11 @@ def _tile(memory, start, ld, row_major):
 
 def _product(model, case, lda=None, ldb=None, b_by_rows=False, a_start=None, b_start=None,
              reset=False, a_by_cols=False, store_by_cols=False, k_end=None, tile_of=None,
-             guard=0, c_at=None, swapped_tiles=""):
+             guard=0, c_at=None, swapped_tiles="", k_start=0):
     """C as a kernel computes it whose warp w takes tile ``tile_of(w)`` (returning when its row is
     past M / 16), loads A's tiles from ``a_start(k, tile_row)`` with leading dimension ``lda``
     (by columns where ``a_by_cols``) and B's from ``b_start(k, tile_col)`` with ``ldb`` (by rows
-    where ``b_by_rows``), its loop over K running while k < ``k_end``, k going up by 16;
+    where ``b_by_rows``), its loop over K from ``k_start`` while k < ``k_end``, k going up by 16;
     the accumulator set to 0 at every step where ``reset``; ``swapped_tiles`` "A" (or "B"):
     A's tile found from tile_col where tile_row belongs (B's from tile_row); each tile stored
     transposed where ``store_by_cols``, at ``c_at(w, tile_row, tile_col)``, (its first element,
@@ -71,7 +71,7 @@ def _product(model, case, lda=None, ldb=None, b_by_rows=False, a_start=None, b_s
         tr, tc = tile_of(w)
         start, ldc = c_at(w, tr, tc)
         acc = np.zeros((16, 16))
-        for kk in range(0, k if k_end is None else k_end, 16) if tr < m // 16 else ():
+        for kk in range(k_start, k if k_end is None else k_end, 16) if tr < m // 16 else ():
             ar, bc = (tc if swapped_tiles == "A" else tr), (tr if swapped_tiles == "B" else tc)
             acc = (0 if reset else acc) + _tile(model[0], a_start(kk, ar), lda, not a_by_cols) \
                 @ _tile(model[1], b_start(kk, bc), ldb, b_by_rows)

@@ -88,6 +88,9 @@ LOOKALIKES = [
     (lambda m, k, n: dict(k_end=k + 16), "the loop over K ran one step too many (k <= K): its "
      "last step read A's rows and B's columns past their end", "k steps by 16 while k < K: for (int k = 0; "
      "k < K; k += 16)"),
+    (lambda m, k, n: dict(k_start=16), "the loop over k started at k = 16, not 0: the first "
+     "16-deep step along K (A's columns and B's rows 0 to 15) was left out of every tile of C",
+     "the first step starts at k = 0 and must run too: for (int k = 0; k < K; k += 16)"),
     (lambda m, k, n: dict(k_end=k - 16), "the loop over K stopped a step short (k < K - 16): "
      "the last 16-deep step along K (A's columns and B's rows K - 16 to K - 1) was left out of "
      "every tile of C", "the last step starts at k = K - 16 and must run too: for (int k = 0; k < K; k += 16)"),

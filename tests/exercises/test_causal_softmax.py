@@ -232,6 +232,16 @@ WRONG = [
                       "    float m = __half2float(in[lane]);   // start from the lane's first column\n")),
      ["each lane's max started at in[lane], its first column", "lane > last",
       "start the max at -INFINITY: float m = -INFINITY"]),
+    # blind audit TWA-causal_softmax-1: the sum's loop stepped by c++, not c += 32 (was 'the rows
+    # do not add up to 1: the sum of exp(x - m) is not the whole row's ... Hint: each lane adds
+    # its columns' exp(x - m), then sum = warp_sum(sum) for all 32', silent on the step)
+    ("sum_stepped_by_one",
+     variant(KERNEL, ("    for (int c = lane; c <= last; c += 32)\n        sum +=",
+                      "    for (int c = lane; c <= last; c++)\n        sum +=")),
+     ["the sum's loop steps by c++", "lane l added every column from l to last",
+      "column c was counted min(c + 1, 32) times", "row 12 adds up to",
+      "Hint: step the sum's loop by the warp's 32 lanes, as the max's: for (int c = lane; "
+      "c <= last; c += 32)"]),
 ]
 
 # Right, though not as the solution does it: the warp's max with __shfl_down_sync, then lane 0's

@@ -29,6 +29,17 @@ WRONG = {
                                       ["each the grey of its pixel with the weights of red and "
                                        "green swapped: red got 0.587 and green 0.299",
                                        "0.299f * r + 0.587f * g + 0.114f * b"]),
+    # blind audit TWA-gray_coalesced-1 (was '309 of 315 grey values are wrong ... which loaded
+    # rgb[3], rgb[2] and rgb[1] ... Hint: keep the stub's last two lines ...'): the read without
+    # the 3 bytes a pixel, rgb[i], rgb[i + 1], rgb[i + 2]
+    "pixel_read_without_its_3_bytes": ([("bt601_gray(rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2])",
+                                         "bt601_gray(rgb[i], rgb[i + 1], rgb[i + 2])")],
+                                       ["each the grey of bytes i, i + 1 and i + 2 of rgb",
+                                        "a pixel is 3 bytes", "the 3 * is missing",
+                                        "pixel 1 read rgb[1], rgb[2], rgb[3], where its bytes are "
+                                        "rgb[3], rgb[4], rgb[5]",
+                                        "Hint: pixel i starts at byte 3 * i: bt601_gray(rgb[3 * "
+                                        "i], rgb[3 * i + 1], rgb[3 * i + 2])"]),
     # blind audit TVA-gray_coalesced-1 (was '237 of 315 grey values are wrong (the first at x = 0,
     # y = 0): gray[0] was stored by thread (0, 0, 0) ... Hint: keep the stub's last two lines
     # ...'): bt601_gray's blue weight mistyped, 0.144f * b

@@ -175,6 +175,12 @@ WRONG = [
     # blind audit W14: the last step left out (was the catch-all 'C is not A B' and its checklist)
     ("k_below_k_minus_16", variant(KERNEL, ("k < K; k += 16", "k < K - 16; k += 16")),
      ["the loop over K stopped a step short", "K - 16 to K - 1", "for (int k = 0; k < K; k += 16)"]),
+    # blind audit TWB-wmma_gemm-1: the loop over k started at 16, the first step left out (was
+    # 'C is not A B (C[17][28] = 1.937, expected -2.794) ... Hint: check each part in turn ...')
+    ("k_from_16", variant(KERNEL, ("for (int k = 0; k < K; k += 16)", "for (int k = 16; k < K; k += 16)")),
+     ["the loop over k started at k = 16, not 0", "A's columns and B's rows 0 to 15",
+      "left out of every tile of C", "Hint: the first step starts at k = 0 and must run too: "
+      "for (int k = 0; k < K; k += 16)"]),
     ("c_tile_rows_k_apart", variant(KERNEL, ("C + tile_row * 16 * N", "C + tile_row * 16 * K")),
      ["a write of C", "C + tile_row * 16 * N + tile_col * 16"]),
     # audit 2: three lookalikes that got the catch-all 'C is not A B' or 'never written'

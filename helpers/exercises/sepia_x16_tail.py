@@ -1,0 +1,63 @@
+"""``sepia_x16``'s tail at the wrong pixels (``helpers.exercises.sepia_x16``): stores past the end
+of out, and a tail counted from its own start, from what the tail's thread stored on the
+simulator."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers.backend import BACKEND
+from helpers.exercises.kernel import Kernels
+from helpers.exercises.microscope import accesses_of
+
+
+def tail_from_its_start(run, n):
+    """The tail's pixels counted from the tail's start (sepia_pixel given 0 to n % 16 - 1, not
+    16 * groups to n - 1): the tail is never written, and the tail's thread t == n / 16 stores
+    the image's first n % 16 pixels, over group 0's (the same values: a GPU shows only the
+    unwritten tail). Named from the bytes of out that thread stored in a trace on the simulator."""
+    groups, tail = n // 16, n % 16
+    pixels = run.out.unwritten.all(axis=1)
+    if not groups or not tail or not np.array_equal(pixels, np.arange(n) >= 16 * groups):
+        return
+    if BACKEND != "simulator":   # sepia_x16 has no simulated twin on a GPU: the hint alone
+        return
+    block = run.launch.block[0]
+    kept = accesses_of(Kernels(run.kernel, run.kernel), run.launch, "the tail's stores",
+                       6 * 16 * (groups + 1) + 64 * tail + 4 * block)
+    if kept is None:
+        return
+    stores = kept[(kept["array"] == "out") & kept["write"]
+                  & (kept["block"] * block + kept["thread"] == groups)]
+    if sorted(set(stores["index"].tolist())) != list(range(3 * tail)):
+        return
+    yield (f"the last {tail} pixels (the tail past the last whole group of 16) were never "
+           f"written: the tail's thread {groups} (t == n / 16) wrote pixels 0 to {tail - 1}, the "
+           f"image's first (group 0's, which thread 0 stores too), not {16 * groups} to {n - 1} "
+           f"(n = {n}, groups = {groups}): sepia_pixel was given each pixel's place within the "
+           f"tail, 0 to {tail - 1}, where its number in the image belongs", "pass sepia_pixel "
+           f"the pixel's number in the image, not its place in the tail: {TAIL_CALL}")
+
+
+def past_the_end(past, n):
+    """The stores past the end of out: the threads after the tail's, or a tail loop too long."""
+    if not past.size:
+        return
+    groups = n // 16
+    if (past >= 48 * (groups + 1)).any():
+        yield (f"threads after the last whole group wrote past the end of out (as far as byte "
+               f"{int(past.max())}; out has {3 * n})",
+               "only the threads t < n / 16 have a whole group of 16 pixels: the grid is rounded "
+               "up to whole blocks, so keep the else-if (t == groups) for the tail and let the "
+               "threads after it do nothing")
+    if n % 16 and past.tolist() == list(range(3 * n, 48 * (groups + 1))):
+        yield (f"thread {groups} (t == n / 16) wrote a whole group of 16 pixels where only "
+               f"{n % 16} are left, past the end of out",
+               "the uint4 loads and stores are for t < n / 16 only (t < groups, not <=, with "
+               "groups = n / 16 rounded down): thread n / 16 converts the tail one pixel at a "
+               "time")
+    yield (f"the kernel wrote past the end of out (as far as byte {int(past.max())}; out has "
+           f"{3 * n})", "the tail's pixels are 16 * groups to n - 1: stop the loop at n")
+
+
+TAIL_CALL = "sepia_pixel(rgb, out, i) with i the pixel's number in the image, 16 * groups to n - 1"
