@@ -19,6 +19,7 @@ import os
 import numpy as np
 
 from helpers.exercises import near
+from helpers.exercises.barrier_if import after_the_cases
 from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
@@ -383,7 +384,8 @@ EXERCISE = KernelExercise(
     stub="exercises/reverse_blocks.cu", kernel="reverse_blocks",
     signature="const float *in, float *out, int n", cases=CASES, draw=_draw, where=_where,
     launch=_launch, mistakes=_mistakes, detect=_detect, refine=_refine,
-    simulated="runs the race check",
+    simulated="runs the race check", 
+    after=after_the_cases(CASES[0], "len", "block", "load (and the store)"),
     crash_hint="only threads with j < len load and store, and s has BLOCK elements",
     success=f"every block of {BLOCK} elements (fewer in the last) reversed for {len(CASES)} "
             "sizes, no race, nothing written past the end")

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from helpers.exercises.barrier_if import after_the_cases
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -365,7 +366,8 @@ EXERCISE = KernelExercise(
     stub="exercises/reverse_chunks.cu", kernel="reverse_chunks",
     signature="const float *x, float *y, int n",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
-    simulated="looks for the planted bug", before=planted_bug, after=_reads_past_n,
+    simulated="looks for the planted bug", before=planted_bug,
+    after=after_the_cases(ALONE[0], "count", "chunk", "store (and the load)", _reads_past_n),
     crash_hint="read the error: it names the thread and the line",
     success=f"the planted bug is fixed (the race check finds nothing with {PROBE[1]} blocks over "
             f"4 chunks), and y matches NumPy ({len(CASES)} sizes, grids "

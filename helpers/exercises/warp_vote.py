@@ -33,12 +33,14 @@ from helpers.exercises.microscope import (accesses_of, body_words, observe, obse
 from helpers.exercises.verdict import not_yet
 from helpers.exercises.warp_vote_models import (JUNK, THRESHOLD, below_the_threshold, block_counts,
                                                cut_to_int, float_votes, index_mistakes,
-                                               votes_of_warps, word_mistakes)
+                                               last_element_left_out, votes_of_warps,
+                                               word_mistakes)
 
 BLOCKS = (32, 64, 96, 128, 256)
 # (n, threads per block): a partial last warp but in the fourth, warps past n in the last block of
-# the second to fourth, 3 warps a block in the third and fourth; the last on the simulator
-CASES = [(1000, 128), (77, 64), (5000, 96), (256, 96), (203, 256, "observe")]
+# the second to fifth, 3 warps a block in the third to fifth, in the fifth a last warp of one
+# element (n one past a multiple of 32); the last on the simulator
+CASES = [(1000, 128), (77, 64), (5000, 96), (256, 96), (289, 96), (203, 256, "observe")]
 
 
 def _draw(rng):
@@ -191,13 +193,14 @@ def _block_plus_warp(out, want, n, block):
            "threadIdx.x (block b's first warp is b * blockDim.x / 32)")
 
 
-def _partial_warp_left_out(out, want, n):
+def _partial_warp_left_out(kernels, out, want, n):
     """Every count right but the last, never written, where the last warp holds fewer than 32
     elements: the guard sent the partial warp home, as if (warp >= n / 32) does (n / 32 rounds
-    down)."""
+    down), or, where it holds one element, if (32 * warp >= n - 1) (``last_element_left_out``)."""
     last = want.size - 1
     if n % 32 and np.flatnonzero(out.unwritten).tolist() == [last] and not out.past.size \
             and np.array_equal(out.got[:last], want[:last]):
+        yield from last_element_left_out(body_words(kernels), n)
         yield (f"only the last count, counts[{last}], was never written, and the others are "
                f"right: warp {last} holds x[{32 * last}] to x[{n - 1}], {n % 32} elements, fewer "
                f"than 32, and the guard sent it home, as warp >= n / 32 does: {n} / 32 = "
@@ -313,7 +316,7 @@ def _mistakes(case, run):
     yield from _stored_at_i(run.out, n)
     yield from _one_count_a_block(run.out, want, run.launch.block[0])
     yield from _block_plus_warp(run.out, want, n, run.launch.block[0])
-    yield from _partial_warp_left_out(run.out, want, n)
+    yield from _partial_warp_left_out(kernels, run.out, want, n)
     yield from _unwritten(kernels, run.out, votes, run.launch.block[0] // 32)
     if np.array_equal(got, want):
         return

@@ -119,3 +119,18 @@ def block_counts(want, block):
            "__syncthreads_count(above) counts the votes of every thread of the block, not of the "
            "warp", "count the warp's votes: votes = __ballot_sync(0xffffffff, above), then "
            "counts[warp] = __popc(votes)")
+
+
+def last_element_left_out(words, n):
+    """The last count never written where the last warp holds one element, x[n - 1] (n one past
+    a multiple of 32), and the kernel's words (``words``) guard with 32 * warp >= n - 1: n - 1
+    taken for the end, where n is."""
+    text, w = " ".join(words), n // 32
+    if n % 32 != 1 or "32 * warp >= n - 1" not in text:
+        return
+    yield (f"only the last count, counts[{w}], was never written, and the others are right: "
+           f"warp {w} holds one element, x[{n - 1}] (n = {n}), and the guard 32 * warp >= n - 1 "
+           f"sent it home: 32 * {w} = {32 * w} >= {n - 1}; x[n - 1] is the last element, but a "
+           "warp has elements as long as its first one is below n, not below n - 1",
+           "a warp has elements when its first one, 32 * warp, is below n: keep the stub's "
+           "if (32 * warp >= n) return;")

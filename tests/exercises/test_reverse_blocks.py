@@ -33,6 +33,16 @@ WRONG = {
                        "only s[0] to s[31] were loaded, each by 8 threads",
                        "j is the thread's place in the block, 0 to 255, not its lane in a warp: "
                        "int j = threadIdx.x;"]),
+    # blind audit TWB-reverse_blocks-1: the barrier inside the load's if (was 'PASS: every block
+    # of 256 elements (fewer in the last) reversed ...': threads 232 to 255 of the last block skip
+    # it and return, a barrier that not every thread of the block reaches)
+    "barrier_inside_the_load_s_if": ([("    if (j < len)\n        s[j] = in[start + j];\n    __syncthreads();",
+                                       "    if (j < len) {\n        s[j] = in[start + j];\n        __syncthreads();\n    }")],
+                                     ["the __syncthreads() at line ", "is inside if (j < len): in the last",
+                                      "in the last, partial block, block 3 (n = 1000, len = 232), "
+                                      "threads j = 232 to 255 have j < len false",
+                                      "every thread of the block must reach each __syncthreads(): "
+                                      "take it out of the if"]),
     "no_barrier": ([(BARRIER, "")], ["data race on s[", "__syncthreads()"]),
     # audit F21: the barrier without its parentheses names the function and calls nothing (nvcc
     # compiles it too); named from the simulator's compiler records
@@ -217,6 +227,8 @@ RIGHT = {
     "early_return": [("    int j = threadIdx.x;\n",
                       "    int j = threadIdx.x;\n    if (j >= len)\n        return;\n")],
     "mirrored_on_the_store": [(STORE, "out[start + len - 1 - j] = s[j]")],
+    # a barrier inside an if whose condition every thread of the block shares
+    "barrier_in_an_if_on_len": [(BARRIER, "    if (len > 0) {\n        __syncthreads();\n    }\n")],
     "mirrored_on_the_load": [("s[j] = in[start + j]", "s[len - 1 - j] = in[start + j]"),
                              (STORE, "out[start + j] = s[j]")],
 }

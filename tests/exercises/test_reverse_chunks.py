@@ -19,6 +19,15 @@ READ = "y[first + t] = tile[count - 1 - t];"
 
 # name: (replacements, {field: words that the verdict's field must contain})
 WRONG = {
+    # blind audit TWB-reverse_chunks-1: the fix's barrier inside the store's if (was 'PASS: the
+    # planted bug is fixed ...': threads 232 to 255 of the last chunk's block skip it and return)
+    "fix_inside_the_store_s_if": ([("        if (t < count)\n            y[first + t] = tile[count - 1 - t];\n        __syncthreads();",
+                                    "        if (t < count) {\n            y[first + t] = tile[count - 1 - t];\n            __syncthreads();\n        }")],
+                                  {"problem": ["the __syncthreads() at line ", "is inside if (t < count): in the last",
+                                               "in the last, partial chunk (n = 1000, first = 768, "
+                                               "count = 232), threads t = 232 to 255 have t < count false"],
+                                   "hint": "every thread of the block must reach each "
+                                           "__syncthreads(): take it out of the if"}),
     "the_planted_bug": ([(FIX, "")], {"problem": ["the planted bug is still there: with 2 blocks "
                                                   "over 4 chunks the race check says: kernel",
                                                   "has a data race on tile["],
@@ -202,6 +211,8 @@ RIGHT = {
                           ("            tile[t] = x", "            tiles[turn][t] = x"),
                           ("tile[count - 1 - t];", "tiles[turn][count - 1 - t];\n        turn ^= 1;")],
     "the_reader_picks_its_element": [(READ, "y[first + count - 1 - t] = tile[t];")],
+    # a barrier inside an if whose condition every thread of the block shares
+    "fix_in_an_if_on_count": [(FIX, "        if (count > 0) {\n            __syncthreads();\n        }\n")],
 }
 
 
@@ -242,7 +253,8 @@ def test_the_stub_as_shipped_is_the_planted_bug():
 
 
 @pytest.mark.parametrize("name, barrier", [("fix_after_the_loop", "__syncthreads();"),
-                                           ("syncwarp_as_the_fix", "__syncwarp();")])
+                                           ("syncwarp_as_the_fix", "__syncwarp();"),
+                                           ("fix_inside_the_store_s_if", "__syncthreads();")])
 def test_the_misplaced_barrier_s_line_is_the_one_the_compiler_numbers(kernels, name, barrier):
     """The line the verdict names holds the learner's barrier, numbered as the compiler numbers
     the module's lines (its #line directives counted)."""

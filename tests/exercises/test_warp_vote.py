@@ -46,6 +46,15 @@ WRONG = {
                                            "it home, as warp >= n / 32 does: 1000 / 32 = 31, "
                                            "rounded down",
                                 "hint": "keep the stub's if (32 * warp >= n) return;"}),
+    # blind audit TWB-warp_vote-1: n - 1 taken for the last element in the guard (was 'PASS:
+    # every warp's count matches NumPy's (4 sizes, ...)': no case had n one past a multiple of 32)
+    "guard_against_n_minus_1": ([("if (32 * warp >= n)", "if (32 * warp >= n - 1)")],
+                                {"problem": "only the last count, counts[9], was never written, "
+                                            "and the others are right: warp 9 holds one element, "
+                                            "x[288] (n = 289), and the guard 32 * warp >= n - 1 "
+                                            "sent it home: 32 * 9 = 288 >= 288",
+                                 "hint": "a warp has elements when its first one, 32 * warp, is "
+                                         "below n: keep the stub's if (32 * warp >= n) return;"}),
     # blind audit TDB-warp_vote-1 (was the simulator's warp function whose mask names lanes that
     # never call it, and a hint about the mask: the lanes returned because warp was i % 32)
     "warp_and_lane_swapped": ([("int warp = i / 32, lane = threadIdx.x % 32;",

@@ -1,0 +1,100 @@
+"""A __syncthreads() inside an if whose condition differs between the threads of a block, read
+from the kernel's words (its simulated twin's source): the threads that skip the if, then return,
+never reach that barrier, which CUDA leaves undefined (the simulator lets a thread that has
+returned pass; a GPU may hang, or let the others through early). A barrier inside an if whose
+condition is the same for every thread of the block (one on blockIdx.x or n) is not one."""
+
+from __future__ import annotations
+
+from helpers.exercises.microscope import kernel_words, source_line
+
+BLOCK = 256   # the threads of a block in reverse_blocks and reverse_chunks
+
+ASSIGN = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
+
+
+def _thread_names(words, body, end):
+    """The names whose value may differ between the threads of a block: threadIdx, and every
+    name assigned from an expression that reads one of them (until nothing more is added)."""
+    names, grown = {"threadIdx"}, True
+    while grown:
+        grown = False
+        for i in range(body, end - 1):
+            if words[i + 1] not in ASSIGN or not words[i].isidentifier() or words[i] in names:
+                continue
+            depth, k = 0, i + 2
+            while k < end and not (depth == 0 and words[k] in (";", ",")) and depth >= 0:
+                depth += words[k] in "([{" and 1 or -(words[k] in ")]}")
+                k += 1
+            if names.intersection(words[i + 2:k]):
+                names.add(words[i])
+                grown = True
+    return names
+
+
+def barriers_in_thread_ifs(kernels) -> list:
+    """(line, the condition's words, the names in it that differ between threads) for each
+    __syncthreads in the body of an if (braced or one statement) whose condition reads a name
+    that differs between the threads of a block; [] where there is none or no text to read."""
+    from helpers.sim.compile.kernel_text import Unreadable, closing
+
+    if (text := kernel_words(kernels)) is None:
+        return []
+    source, tokens, words, body, end = text
+    names, found = _thread_names(words, body, end), []
+    try:
+        for k in range(body, end):
+            if words[k] != "if" or words[k + 1] != "(":
+                continue
+            shut = closing(tokens, k + 1)
+            cond = words[k + 2:shut]
+            last = closing(tokens, shut + 1) if words[shut + 1] == "{" else \
+                words.index(";", shut + 1)
+            varying = sorted(names.intersection(cond))
+            found += [(source_line(source, tokens[i].start), cond, varying)
+                      for i in range(shut + 1, last) if varying and words[i] == "__syncthreads"]
+    except (Unreadable, ValueError, IndexError):
+        return []
+    return found
+
+
+def barrier_in_an_if(kernels, bound, value, place, guard):
+    """(problem, hint) for the first __syncthreads() inside an if whose condition differs between
+    the threads of a block; None where there is none. Where the condition is ``name < bound``
+    (``bound`` = ``value`` in ``place``, the last, partial block or chunk of a block of BLOCK
+    threads), the threads that skip it are named; ``guard`` is the if that stays."""
+    if not (found := barriers_in_thread_ifs(kernels)):
+        return None
+    line, cond, varying = found[0]
+    text = " ".join(cond).replace(" . ", ".")
+    if len(cond) == 3 and cond[1] == "<" and cond[2] == bound and cond[0] in varying:
+        who = (f"{place}, threads {cond[0]} = {value} to {BLOCK - 1} have {text} false, skip "
+               "it and return")
+    else:
+        who = (f"the threads for which {text} is false ({', '.join(varying)} differs between "
+               "the threads of a block) skip it")
+    return (f"the __syncthreads() at line {line} is inside if ({text}): {who}, so not every "
+            "thread of the block reaches that barrier, which CUDA leaves undefined (a GPU may "
+            "hang there, or let the others through before the block's threads are done; the "
+            "simulator lets a thread that has returned pass, and the output came out right)",
+            "every thread of the block must reach each __syncthreads(): take it out of the if, "
+            f"right after its closing brace, and guard only the {guard} with the if")
+
+
+def after_the_cases(n, bound, unit, guard, then=None):
+    """An ``after`` hook: a passing verdict (after ``then``'s, where given) becomes NOT YET for
+    a __syncthreads() inside an if on a thread's index (``barrier_in_an_if``), the threads named
+    in the last, partial ``unit`` over ``n`` elements (``bound`` its count)."""
+    from helpers.exercises.verdict import not_yet
+
+    def after(kernels, passed):
+        if then is not None and not (passed := then(kernels, passed)):
+            return passed
+        first = n // BLOCK * BLOCK
+        place = (f"in the last, partial block, block {n // BLOCK} (n = {n}, len = {n - first})"
+                 if unit == "block" else f"in the last, partial chunk (n = {n}, first = {first}, "
+                 f"count = {n - first})")
+        found = barrier_in_an_if(kernels, bound, n - first, place, guard)
+        return passed if found is None else not_yet(*found)
+    return after
+
