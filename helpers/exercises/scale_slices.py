@@ -23,7 +23,7 @@ from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.origin import Wrong
 from helpers.exercises.scale_slices_models import (INDEXES, ORDERS, SCALES, XY_PROBE,
-                                                   coordinate_from_another, guard_against_a_side,
+                                                   block_from_another, coordinate_from_another, guard_against_a_side,
                                                    only_slice_0, step_like_one_short,
                                                    xy_step_mistakes)
 
@@ -328,6 +328,7 @@ def _mistakes(case, run):
                "other than blockDim.z)", Z_HINT)
     yield from _z_step_mistakes(case, written)
     yield from coordinate_from_another(case, _grid(case), written)
+    yield from block_from_another(case, _grid(case), run)
     z, y, x = np.indices((nz, ny, nx))
     for axis, same in (("y", z == y), ("x", z == x)):
         if not same.all() and np.array_equal(written, same):

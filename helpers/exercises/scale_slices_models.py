@@ -150,6 +150,71 @@ def coordinate_from_another(case, grid, written):
                "formula takes its own letter throughout, in blockIdx, blockDim and threadIdx")
 
 
+def _block_from(case, grid, coord, axis):
+    """(written, reached) of a kernel whose ``coord`` is blockIdx.<axis> * blockDim.<coord> +
+    threadIdx.<coord>, the others and the guard right: the (nz, ny, nx) mask it writes, and for
+    each blockIdx.<axis> the places of ``coord`` its blocks reach inside the volume."""
+    sides, block = case[:3], case[3]
+    t = list(np.indices([g * b for g, b in zip(grid, block)][::-1])[::-1])  # x, y, z
+    k, j = "xyz".index(coord), "xyz".index(axis)
+    t[k] = t[j] // block[j] * block[k] + t[k] % block[k]
+    keep = (t[0] < sides[0]) & (t[1] < sides[1]) & (t[2] < sides[2])
+    written = np.zeros(sides[::-1], bool)
+    written[t[2][keep], t[1][keep], t[0][keep]] = True
+    reached = [np.arange(b * block[k], min((b + 1) * block[k], sides[k])) for b in range(grid[j])]
+    return written, reached
+
+
+def _stored_as(case, grid, run, found):
+    """Those of ``found`` ((coord, axis, ...) each) whose coordinates give the index of every
+    store into out in a trace of ``run``'s launch on the simulator: y from blockIdx.x and x from
+    blockIdx.y write the same elements, but not from the same blocks."""
+    from helpers.exercises.microscope import accesses_of
+
+    nx, ny, block = case[0], case[1], case[3]
+    kept = accesses_of(run.kernel, run.launch, f"block from another {grid}",
+                       4 * int(np.prod(block)) * int(np.prod(grid)))
+    if kept is None:
+        return []
+    stores = kept[kept["write"] & (kept["array"] == "out")]
+    b = stores["block"].astype(int)
+    blocks = (b % grid[0], b // grid[0] % grid[1], b // (grid[0] * grid[1]))
+    fits = []
+    for coord, axis, *rest in found:
+        xyz = list(_coordinates(stores, grid, block))
+        k = "xyz".index(coord)
+        xyz[k] = xyz[k] - blocks[k] * block[k] + blocks["xyz".index(axis)] * block[k]
+        if len(stores) and (stores["index"] == (xyz[2] * ny + xyz[1]) * nx + xyz[0]).all():
+            fits.append((coord, axis, *rest))
+    return fits
+
+
+def block_from_another(case, grid, run):
+    """x, y or z taking another axis's blockIdx (y = blockIdx.x * blockDim.y + threadIdx.y), the
+    launch on ``grid``: each block's rows (or elements, slices) follow its place in the other
+    axis, and the elements written are those it reaches. Where two such mistakes write the same
+    (y from blockIdx.x, x from blockIdx.y), the trace's stores tell them apart. Yields (problem,
+    hint)."""
+    written = ~run.out.unwritten
+    found = [(coord, axis, reached) for coord, axis in itertools.permutations("xyz", 2)
+             for model, reached in [_block_from(case, grid, coord, axis)]
+             if not written.all() and np.array_equal(written, model) and len(reached) > 1
+             and all(r.size for r in reached)]
+    if len(found) > 1:
+        found = _stored_as(case, grid, run, found)
+    for coord, axis, reached in found[:1] if len(found) == 1 else ():
+        name = {"x": "elements", "y": "rows", "z": "slices"}[coord]
+        took = " and ".join(f"{'the blocks' if b == 0 else 'those'} with blockIdx.{axis} = {b} "
+                            f"{'took ' if b == 0 else ''}the {name} {coord} = {r[0]} to {r[-1]}"
+                            f"{' alone' if b == 0 else ''}" for b, r in enumerate(reached))
+        yield (f"{coord} takes blockIdx.{axis} where blockIdx.{coord} belongs: {took}, whatever "
+               f"their blockIdx.{coord}, so {int((~written).sum())} of {written.size} elements "
+               "were never written",
+               f"{coord} = blockIdx.{coord} * blockDim.{coord} + threadIdx.{coord}: each "
+               "coordinate's formula takes its own letter throughout, in blockIdx, blockDim and "
+               "threadIdx")
+
+
 XY_PROBE = (11, 11, 3, (2, 4, 8))
 """A volume whose block's sides all differ: x or y stepping by another side of the block reaches
 other elements or rows than a guard one short (x >= nx - 1) leaves."""

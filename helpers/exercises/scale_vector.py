@@ -19,7 +19,8 @@ from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.multiply_vectors import (INDEXES, NO_GUARD, read_past_block_0,
                                                 stored_at_thread, written_by)
 from helpers.exercises.origin import Wrong
-from helpers.exercises.scale_vector_models import ALPHA, FILL, divided_by_alpha, multiplied_into
+from helpers.exercises.scale_vector_models import (ALPHA, FILL, blocks_from_1, divided_by_alpha,
+                                                   multiplied_into)
 
 
 # (n, threads per block, extra blocks beyond the ones needed). The first has several blocks
@@ -49,12 +50,14 @@ def _where(case):
 
 
 def _launch(case):
-    """x gets spare elements after n too, so that reading x[i] past n cannot crash."""
+    """x gets spare elements after n too, so that reading x[i] past n cannot crash, and x and y a
+    block's room before their start (but for the big case), for blocks counted from 1."""
     n, block, extra = case[:3]
     x = np.random.default_rng(n).uniform(-10, 10, n).astype(np.float32)
-    poisons = (None,) if n > FLOAT_EXACT else (None, FILL)   # the big case: one launch
-    return Launch((Input(x, after=64, junk=1.0), Output(n, poisons=poisons), ALPHA,
-                   np.int32(n)),
+    big = n > FLOAT_EXACT   # one launch, and no room before (a short index's offset shows)
+    poisons, before = ((None,), 0) if big else ((None, FILL), block)
+    return Launch((Input(x, after=64, junk=1.0, before=before),
+                   Output(n, poisons=poisons, before=before), ALPHA, np.int32(n)),
                   block=(block, 1, 1), grid=(-(-n // block) + extra, 1), model=x)
 
 
@@ -80,8 +83,7 @@ def _mistakes(case, run):
     """The mistakes a launched kernel's output shows, in order (nothing when it is right)."""
     n, block, extra = case
     x, got, past, unwritten = run.model, run.out.got, run.out.past, run.out.unwritten
-    want = ALPHA * x
-    right = np.isclose(got, want, rtol=1e-6, atol=0)
+    right = np.isclose(got, want := ALPHA * x, rtol=1e-6, atol=0)
     yield from one_further("y", "element", past, unwritten, "y[i] = alpha * x[i]")
     if past.tolist() == [n]:
         yield ("y[n] was written, one element past the end: the bounds guard is off by one",
@@ -91,6 +93,7 @@ def _mistakes(case, run):
                "y[n - 1]: the guard is inverted", "the threads with i < n do the work: "
                "if (i < n) { y[i] = ... }, or return first if (i >= n)")
     yield from _block_start_guard(case, run, right)
+    yield from blocks_from_1(n, block, -(-n // block) + extra, run.out, right)
     yield from _past_n(run, n, block * (-(-n // block) + extra), right)
     if np.array_equal(run.out.runs[-1], np.full(n, ALPHA * FILL)):
         yield ("y[i] holds alpha * y[i]: y was read where x belongs (filled with -7 before a "

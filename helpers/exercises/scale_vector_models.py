@@ -1,6 +1,6 @@
 """The models of notebook 01's scale_vector (``cuda_src/exercises/scale_vector.cu``) that
 ``helpers.exercises.scale_vector`` compares a kernel's y with: stores that multiply into y or
-divide by alpha, each with its verdict."""
+divide by alpha, and an index that counts the blocks from 1, each with its verdict."""
 
 from __future__ import annotations
 
@@ -30,3 +30,17 @@ def divided_by_alpha(x, got, want):
                f"{ALPHA:g} (y[0] = {got[0]:g} for x[0] = {x[0]:g}, where alpha * x[0] = "
                f"{want[0]:g}), so each element came out 1 / alpha^2 = {1 / ALPHA ** 2:g} times "
                "the right value", "scaling by alpha multiplies: y[i] = alpha * x[i]")
+
+
+def blocks_from_1(n, block, grid, out, right):
+    """Block 0 wrote the block's room before y, and y right up to where the last block would
+    have begun, nothing past it: i = (blockIdx.x - 1) * blockDim.x + threadIdx.x, blocks
+    counted from 1."""
+    end = min(n, (grid - 1) * block)
+    if (out.ahead.tolist() != list(range(-block, 0)) or not right[:end].all()
+            or not np.array_equal(out.unwritten, np.arange(n) >= end) or out.past.size):
+        return
+    never = f", and y[{end}] to y[{n - 1}] were never written" if end < n else ""
+    yield (f"block 0 wrote y[{-block}] to y[-1], before y's start{never}: the index is one "
+           "block short: (blockIdx.x - 1) counts the blocks from 1, but blockIdx.x counts from 0",
+           "block 0 starts at element 0: i = blockIdx.x * blockDim.x + threadIdx.x")

@@ -26,7 +26,8 @@ from helpers.exercises import near, wmma_tile
 from helpers.exercises.common import Input, Output
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import body_words, observe, observed_launch, observed_mistakes
-from helpers.exercises.wmma_partial_k_models import B_TRANSPOSED, STAGINGS, b_fragment_col_major, staged
+from helpers.exercises.wmma_partial_k_models import (B_TRANSPOSED, STAGINGS, b_fragment_col_major,
+                                                     c_stored_col_major, staged)
 from helpers.exercises.wmma_partial_k_models import clamped as _clamped
 from helpers.exercises.wmma_partial_k_models import is_close as _is
 from helpers.exercises.wmma_partial_k_models import steps_cut_short as _steps_cut_short
@@ -329,6 +330,7 @@ def _mistakes(case, run):
                "every warp with a tile stores it, after the loop")
     if _is(got, a @ b):
         return
+    yield from c_stored_col_major(got, a @ b)
     if _is(got, a[:, :whole] @ b[:whole]):
         yield (f"the last, partial tile along K was skipped: C lacks the products of k = {whole} to "
                f"{k - 1}", "loop while k0 < K (not k0 + 16 <= K): the last step stages fewer than "

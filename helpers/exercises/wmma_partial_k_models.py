@@ -1,6 +1,7 @@
 """The NumPy models of ``helpers.exercises.wmma_partial_k``'s kernel (C = A B, one warp a 16 x 16
 tile, its tiles staged in shared memory with zero guards along K): C as a staging computes it
-(``staged``), and the known wrong stagings (``STAGINGS``), each with its problem and hint."""
+(``staged``), and the known wrong stagings (``STAGINGS``), each with its problem and hint; and C's
+tiles stored column after column (``c_stored_col_major``)."""
 
 from __future__ import annotations
 
@@ -193,3 +194,20 @@ def steps_cut_short(got, a, b, k):
                    f"0 to {16 * s - 1} only, as {why}", "k0 is a column of A, 0, 16, 32, ...: "
                    "loop while k0 < K, for (int k0 = 0; k0 < K; k0 += 16) (or count the steps "
                    "with a variable of their own, step < (K + 15) / 16)")
+
+
+def c_stored_col_major(got, want):
+    """Each 16 x 16 tile of C holds its tile of ``want`` (A B) transposed: the tile stored with
+    wmma::mem_col_major, column after column, where C is row after row. Yields (problem, hint)
+    with the element that is furthest off and where its right value went."""
+    m, n = want.shape
+    tiles = want.reshape(m // 16, 16, n // 16, 16).transpose(0, 3, 2, 1).reshape(m, n)
+    if is_close(got, want) or not is_close(got, tiles):
+        return
+    r, c = np.unravel_index(np.argmax(np.abs(got - want)), got.shape)
+    mirror = f"[{r // 16 * 16 + c % 16}][{c // 16 * 16 + r % 16}]"
+    yield (f"C's tiles were stored column after column (wmma::mem_col_major): each 16 x 16 tile "
+           f"of C holds its tile of A B transposed: C[{r}][{c}] = {got[r, c]:.4g} is A B's "
+           f"element {mirror}, and A B's [{r}][{c}] = {want[r, c]:.4g} went to C{mirror}",
+           "C is stored row after row: store_matrix_sync(C + tile_row * 16 * N + tile_col * 16, "
+           "c, N, wmma::mem_row_major)")

@@ -59,6 +59,21 @@ WRONG = {
                         "y takes threadIdx.z where threadIdx.y belongs: threadIdx.z runs from 0 to "
                         "1 (blockDim.z = 2), so only the rows y = 0, 1, 4, 5 of each slice were "
                         "written, of the blocks' 4 rows each"),
+    # blind audit TWB-scale_slices-1: y's line with blockIdx.x (was '220 of 455 elements were
+    # never written ... Hint: element (x, y, z) is at (z * ny + y) * nx + x: ...', the index)
+    "y_from_block_x": ([("int y = blockIdx.y * blockDim.y + threadIdx.y;",
+                         "int y = blockIdx.x * blockDim.y + threadIdx.y;")],
+                       "y takes blockIdx.x where blockIdx.y belongs: the blocks with blockIdx.x = "
+                       "0 took the rows y = 0 to 3 alone and those with blockIdx.x = 1 the rows "
+                       "y = 4 to 6, whatever their blockIdx.y, so 220 of 455 elements were never "
+                       "written", "Hint: y = blockIdx.y * blockDim.y + threadIdx.y: each "
+                       "coordinate's formula takes its own letter throughout"),
+    # x from blockIdx.y writes the same elements as y from blockIdx.x: the trace tells them apart
+    "x_from_block_y": ([("int x = blockIdx.x * blockDim.x + threadIdx.x;",
+                         "int x = blockIdx.y * blockDim.x + threadIdx.x;")],
+                       "x takes blockIdx.y where blockIdx.x belongs: the blocks with blockIdx.y = "
+                       "0 took the elements x = 0 to 7 alone and those with blockIdx.y = 1 the "
+                       "elements x = 8 to 12"),
     # blind audit Q18 (was '91 of 455 elements were never written' and the index hint)
     "z_guard_one_short": ([(GUARD, "if (x >= nx || y >= ny || z >= nz - 1)")],
                           "the last slice, z = nz - 1 = 4, was never written, and every other "

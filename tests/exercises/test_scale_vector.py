@@ -180,6 +180,15 @@ WRONG = [
      variant(KERNEL, ("if (i < n) {", "if (blockIdx.x < n / blockDim.x) {")),
      ["the last, partial block wrote nothing (y[768] to y[999] never written)",
       "blockIdx.x < n / blockDim.x", "Hint: guard each element, not the block: if (i < n)"]),
+    # blind audit TWB-scale_vector-1 (was 'the last, partial block wrote nothing ... the guard
+    # passes whole blocks alone, as blockIdx.x < n / blockDim.x does', though the guard is i < n:
+    # the blocks are counted from 1, and block 0 wrote before y)
+    ("blocks_counted_from_1",
+     variant(KERNEL, ("int i = blockIdx.x * blockDim.x + threadIdx.x;",
+                      "int i = (blockIdx.x - 1) * blockDim.x + threadIdx.x;")),
+     ["block 0 wrote y[-256] to y[-1], before y's start, and y[768] to y[999] were never "
+      "written", "the index is one block short: (blockIdx.x - 1) counts the blocks from 1",
+      "Hint: block 0 starts at element 0: i = blockIdx.x * blockDim.x + threadIdx.x"]),
     ("guard_leaves_out_0",
      variant(KERNEL, ("i < n", "i > 0 && i < n")),
      ["y[0] alone was never written", "if (i < n) alone"]),
