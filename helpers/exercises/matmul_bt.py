@@ -20,9 +20,9 @@ from helpers.exercises.microscope import observe, race_mistake
 from helpers.exercises.verdict import did_not_finish, matches
 from helpers.exercises.origin import Wrong
 from helpers.exercises.matmul_bt_models import (TILE, c_rows_k_apart, guarded_by_the_other_side,
-                                                loads as _loads, row_alone, row_from_blockidx_x, row_from_tx,
-                                                store_guard_against_a_side, tiled as _tiled,
-                                                tiles_transposed)
+                                                index_from_the_other_thread_side, loads as _loads,
+                                                row_alone, row_from_blockidx_x, tiles_transposed,
+                                                store_guard_against_a_side, tiled as _tiled)
 
 RTOL, ATOL = 1e-4, 1e-4
 
@@ -213,7 +213,7 @@ def _result(kernels, launch):
         return None
     yield from c_rows_k_apart(run, RTOL, ATOL)
     yield from store_guard_against_a_side(run, RTOL, ATOL)
-    yield from row_from_tx(run, RTOL, ATOL)
+    yield from index_from_the_other_thread_side(run, RTOL, ATOL)
     yield from row_from_blockidx_x(run, RTOL, ATOL)
     if run.out.past.size:
         yield ("the kernel wrote past the end of C", "threads outside C must not write: the grid "

@@ -211,6 +211,37 @@ def row_from_tx(run, rtol, atol):
            "the row comes from ty: int row = blockIdx.y * TILE + ty;")
 
 
+def col_from_ty(run, rtol, atol):
+    """col = blockIdx.x * TILE + ty where tx belongs: each thread stores on its tile's diagonal
+    (row and col both from ty), so C's elements off the tiles' diagonals are never written; the
+    16 threads of a row of the block race on its diagonal element, each with a right sum of that
+    row (thread tx's column, blockIdx.x * TILE + tx, 0 past N): whichever landed, the element
+    holds one of them."""
+    a, bt, want = run.model
+    m, n = len(a), len(bt)
+    diagonal = np.arange(m)[:, None] % TILE == np.arange(n) % TILE
+    if not m or not n or run.out.past.size or not np.array_equal(run.out.unwritten, ~diagonal):
+        return
+    tiles = np.zeros((m, -(-n // TILE) * TILE))
+    tiles[:, :n] = want
+    r, c = np.nonzero(diagonal)
+    row_of_tile = tiles.reshape(m, -1, TILE)[r, c // TILE]       # (stored, TILE) candidates
+    if not np.isclose(row_of_tile, run.out.got[r, c][:, None], rtol, atol).any(axis=1).all():
+        return
+    yield (f"{int((~diagonal).sum())} of {m * n} elements of C were never written, all those off "
+           "the diagonals of C's 16 x 16 tiles: col = blockIdx.x * TILE + ty takes the column from "
+           "ty, as row does, so thread (tx, ty) stored at (blockIdx.y * TILE + ty, blockIdx.x * "
+           "TILE + ty), the diagonal, whatever its tx: the 16 threads of a row of the block all "
+           "stored their sums into that one element",
+           "the column comes from tx: int col = blockIdx.x * TILE + tx;")
+
+
+def index_from_the_other_thread_side(run, rtol, atol):
+    """row from tx (``row_from_tx``), or col from ty (``col_from_ty``)."""
+    yield from row_from_tx(run, rtol, atol)
+    yield from col_from_ty(run, rtol, atol)
+
+
 def row_from_blockidx_x(run, rtol, atol):
     """row = blockIdx.x * TILE + ty where blockIdx.y belongs: row and col both from blockIdx.x, so
     every block of a column of the grid stores the same tile, on C's diagonal (tile row = tile

@@ -17,8 +17,8 @@ from helpers.exercises.common import Input, Output, is_poison
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.hidden import grids
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.matrix_index_models import (model as _model, one_thread_side, read_at_col,
-                                                   same as _same)
+from helpers.exercises.matrix_index_models import (guard_one_short, model as _model,
+                                                   one_thread_side, read_at_col, same as _same)
 from helpers.exercises.microscope import observe, written_by_two, written_twice
 from helpers.exercises.verdict import matches
 from helpers.exercises.origin import Wrong
@@ -207,6 +207,7 @@ def _mistakes(case, run):
         yield (f"only one element, out[{written[0][0]}][{written[0][1]}], was written: every "
                "thread wrote to the same place", "each thread must work out its own (row, col) "
                f"from blockIdx, blockDim and threadIdx: {INDEX_HINT}")
+    yield from guard_one_short(case, right, unwritten, GUARD)
     yield from never_written(unwritten, WORDS)
     yield from near.misses("out", got, want, close=near.within(1e-6, 0), index_hint=INDEX_HINT,
                            store="out[row * cols + col] = ...")

@@ -98,3 +98,29 @@ def read_at_col(case, padded):
     return [(got, f"a was read at a[col], the column, not at the element's index i = row * cols + "
              f"col: out[1][0] took a[0], not a[{cols}], so every row read row 0's elements of a",
              "read a where out is stored: out[i] = a[i] * col_scale[col] + row_offset[row]")]
+
+
+def guard_one_short(case, right, unwritten, guard):
+    """A guard that stops col (or row, or both) at cols - 1 (rows - 1), taking the last index for
+    the edge (col >= cols - 1): the last column (row) never written, every other element right.
+    ``guard`` is the solution's guard, for the hint."""
+    rows, cols = case.height, case.width
+    y, x = np.indices((rows, cols))
+    sides = [(x == cols - 1, "col", "cols", cols, "column", rows),
+             (y == rows - 1, "row", "rows", rows, "row", cols)]
+    if not (right | unwritten).all():
+        return
+    if np.array_equal(unwritten, sides[0][0] | sides[1][0]):
+        yield (f"the last column, col = {cols - 1}, and the last row, row = {rows - 1}, were "
+               f"never written: the guard stops col at cols - 1 = {cols - 1} and row at rows - 1 "
+               f"= {rows - 1} where they should stop at cols = {cols} and rows = {rows}",
+               "columns run 0 to cols - 1 and rows 0 to rows - 1, and the last of each needs its "
+               f"thread too: stop only at cols and rows, {guard}")
+        return
+    for mask, index, side, size, what, count in sides:
+        if np.array_equal(unwritten, mask):
+            yield (f"the last {what}, {index} = {size - 1}, was never written ({count} elements): "
+                   f"the guard stops {index} at {side} - 1 = {size - 1} where it should stop at "
+                   f"{side} = {size}",
+                   f"{what}s run 0 to {side} - 1, and the last one needs its thread too: stop "
+                   f"only at {side}, {guard}")

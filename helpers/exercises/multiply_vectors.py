@@ -193,6 +193,18 @@ def _one_block_on(every, size, n):
                "from 0", "block 0 starts at element 0: " + INDEX_HINT)
 
 
+def _lane_for_thread(every, size, n):
+    """The elements written those of i = blockIdx.x * blockDim.x + threadIdx.x % 32: each
+    block's first 32, each by blockDim.x / 32 threads, in blocks of more than a warp."""
+    if size > 32 and np.array_equal(every, written_by(lambda b, t, s, _: b * s + t % 32, size,
+                                                      n // size)):
+        yield (f"only the first 32 elements of each block were written (out[0] to out[31], "
+               f"out[{size}] to out[{size + 31}], ...), each by {size // 32} threads, and "
+               f"{n - n // size * 32} of {n} never: threadIdx.x % 32 is the thread's lane in its "
+               "warp (0 to 31), not its place in the block",
+               "the thread's place in the block is threadIdx.x, all of it, no % 32: " + INDEX_HINT)
+
+
 def _mistakes(case, run):
     """The mistakes a launched kernel's output shows, in order (nothing when it is right)."""
     size, blocks = case
@@ -204,6 +216,7 @@ def _mistakes(case, run):
     if blocks > 1 and np.array_equal(every, np.arange(size)):
         yield from first_block_only(run.kernel)
     yield from _one_block_on(every, size, n)
+    yield from _lane_for_thread(every, size, n)
     for index, problem, hint in INDEXES + SHIFTS:
         if (blocks > 1 and not np.array_equal(np.flatnonzero(written), np.arange(n))
                 and np.array_equal(every, _seen(written_by(index, size, blocks), size, n))):

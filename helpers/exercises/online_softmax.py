@@ -19,9 +19,9 @@ from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.verdict import listed
-from helpers.exercises.online_softmax_models import (first_warps_alone, missing_offset,
-                                                     outputs_swapped, pairs, row_0_everywhere,
-                                                     row_from_the_lane)
+from helpers.exercises.online_softmax_models import (block_not_times_warps, first_warps_alone,
+                                                     missing_offset, outputs_swapped, pairs,
+                                                     row_0_everywhere, row_from_the_lane)
 
 # (rows, cols, threads a block)
 CASES = [(12, 200, 64), (6, 10, 128), (30, 77, 96)]
@@ -219,6 +219,7 @@ def _mistakes(case, run):
     if m_out.unwritten.any() or l_out.unwritten.any():
         yield from first_warps_alone(case, m_out, l_out, (want_m, want_l))
         yield from _rows_by_the_block_s_threads(case, run)
+        yield from block_not_times_warps(case, _written_rows(case, run))
         yield ("some rows' pair was never written",
                "one warp a row, row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, and "
                "its lane 0 writes row_max[row] and row_sum[row]")

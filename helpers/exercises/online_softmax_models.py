@@ -158,3 +158,23 @@ def outputs_swapped(m, sums, want_m, want_l):
                "the two the wrong way round",
                "lane 0 stores the max into row_max and the sum into row_sum: row_max[row] = m; "
                "row_sum[row] = l;")
+
+
+def block_not_times_warps(case, written):
+    """row = blockIdx.x + threadIdx.x / 32 (the block number not multiplied by the warps a block
+    holds): block b's warps took rows b to b + warps - 1, so the blocks' rows overlap (each row's
+    warps store the same pair) and only rows 0 to blocks + warps - 2 were written. ``written``:
+    the rows written, all right (``_written_rows``), or None."""
+    rows, _, block = case
+    warps = block // 32
+    blocks = -(-rows // warps)
+    last = min(rows, blocks + warps - 1) - 1
+    if warps < 2 or last >= rows - 1 or written != list(range(last + 1)):
+        return
+    took = "1 and 2" if warps == 2 else f"1 to {warps}"
+    yield (f"only rows 0 to {last} were written, rows {last + 1} to {rows - 1} never: the blocks' "
+           f"rows overlap, each block starting one row after the one before (block 1's warps "
+           f"took rows {took}), as the block's first row is blockIdx.x times 1, not times the "
+           f"warps a block holds (blockDim.x / 32 = {warps})",
+           "a block holds blockDim.x / 32 warps, one a row: row = blockIdx.x * (blockDim.x / 32) "
+           "+ threadIdx.x / 32")

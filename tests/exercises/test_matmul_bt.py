@@ -111,6 +111,15 @@ WRONG = {
     # written ... Hint: every thread inside C stores its sum once, ...: C[row * N + col] = sum')
     "row_from_tx": ([("int row = blockIdx.y * TILE + ty;", "int row = blockIdx.y * TILE + tx;")],
                     "row = blockIdx.y * TILE + tx"),
+    # blind audit TWB-matmul_bt-1: col from ty, copied from row's line (was '2880 of 3072 elements
+    # of C were never written (the first is C[0][1]) ... Hint: every thread inside C stores its sum
+    # once, ...: C[row * N + col] = sum', the store, which is right). The 16 threads of a row of
+    # the block race on one element, each with a right value of that row: which lands last does
+    # not matter to the verdict, on a GPU as on the simulator
+    "col_from_ty": ([("int col = blockIdx.x * TILE + tx;", "int col = blockIdx.x * TILE + ty;")],
+                    "2880 of 3072 elements of C were never written, all those off the diagonals",
+                    "col = blockIdx.x * TILE + ty takes the column from ty, as row does",
+                    "Hint: the column comes from tx: int col = blockIdx.x * TILE + tx;"),
     # blind audit TMB-matmul_bt-1: row from blockIdx.x (was '2304 of 3072 elements of C were
     # never written (the first is C[0][16]) ... Hint: every thread inside C stores its sum once,
     # ...: C[row * N + col] = sum', the store, which is right)

@@ -31,6 +31,13 @@ WRONG = {
                            "the guard tests only col", "stop row at rows as well"),
     "guard_off_by_one": ([("row >= rows || col >= cols", "row > rows || col > cols")],
                          "the bounds guard is off by one"),
+    # blind audit TWB-matrix_index-1: cols - 1 taken for the edge (was '37 of 3367 elements were
+    # never written (the first is col = 90, row = 0) ... Hint: every element needs a thread: col =
+    # ..., row = ...; and the guard col < cols && row < rows ...', the guard's - 1 not named)
+    "guard_one_short_in_col": ([("col >= cols)", "col >= cols - 1)")],
+                               "the last column, col = 90, was never written (37 elements)",
+                               "the guard stops col at cols - 1 = 90 where it should stop at "
+                               "cols = 91", "Hint: columns run 0 to cols - 1"),
     "guard_off_by_one_in_col": ([("row >= rows || col >= cols", "row >= rows || col > cols")],
                                 "the guard on col is off by one"),
     "col_scale_by_row": ([("col_scale[col]", "col_scale[row]")], "a * col_scale[row] + row_offset[row]"),
@@ -87,7 +94,16 @@ WRONG = {
                          "index it with col"),
     "nothing_written": ([("out[i] = a[i] * col_scale[col] + row_offset[row];", "(void)i;")],
                         "nothing was written"),
-    "last_row_skipped": ([("row >= rows ||", "row >= rows - 1 ||")], "elements were never written"),
+    # the twin of TWB-matrix_index-1 on row (was '91 of 3367 elements were never written ...')
+    "last_row_skipped": ([("row >= rows ||", "row >= rows - 1 ||")],
+                         "the last row, row = 36, was never written (91 elements)",
+                         "the guard stops row at rows - 1 = 36 where it should stop at rows = 37",
+                         "Hint: rows run 0 to rows - 1"),
+    "last_row_and_column_skipped": ([("row >= rows || col >= cols",
+                                      "row >= rows - 1 || col >= cols - 1")],
+                                    "the last column, col = 90, and the last row, row = 36, were "
+                                    "never written", "Hint: columns run 0 to cols - 1 and rows 0 "
+                                    "to rows - 1"),
     # blind audit TLB-matrix_index-1 (was '3367 of 3367 elements are wrong (the first is
     # out[0][0] = -314.59, expected -52.4984) ... Hint: out[row * cols + col] = ...', the whole
     # formula): the offset added before the scale

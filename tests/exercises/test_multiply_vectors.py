@@ -103,6 +103,15 @@ WRONG = {
                       "every thread took element threadIdx.x * blockDim.x + blockIdx.x",
                       "blockIdx.x and threadIdx.x swapped roles", "stored out[8 * t + b]",
                       "Hint: blockIdx.x picks the block"),
+    # blind audit TWB-multiply_vectors-1: the warp's lane for the thread's place (was '672 of 896
+    # elements were never written (the first is out[32]) ... Hint: i = blockIdx.x * blockDim.x +
+    # threadIdx.x ...', % 32 not named)
+    "lane_for_thread": ((INDEX, INDEX + " % 32"),
+                        "only the first 32 elements of each block were written",
+                        "out[128] to out[159]", "each by 4 threads",
+                        "threadIdx.x % 32 is the thread's lane in its warp (0 to 31)",
+                        "Hint: the thread's place in the block is threadIdx.x, all of it, "
+                        "no % 32"),
     "block_of_256": ((INDEX, "blockIdx.x * 256 + threadIdx.x"), "the index takes 256"),
     "b_not_used": ((STORE, "out[i] = a[i];"), "out equals a"),
     "a_squared": ((STORE, "out[i] = a[i] * a[i];"), "out = a * a"),

@@ -130,6 +130,14 @@ WRONG = [
      ["only rows 0 and 1 were written", "row = blockIdx.x * blockDim.x + threadIdx.x / 32",
       "Hint: a block holds blockDim.x / 32 warps, one a row: row = blockIdx.x * (blockDim.x / 32) "
       "+ threadIdx.x / 32"]),
+    # blind audit TWB-online_softmax-1: the block number not multiplied by the warps a block
+    # holds (was 'some rows' pair was never written' with the row line as hint)
+    ("block_number_added_alone", variant(KERNEL, ("blockIdx.x * (blockDim.x / 32) + ",
+                                                  "blockIdx.x + ")),
+     ["only rows 0 to 6 were written, rows 7 to 11 never", "the blocks' rows overlap",
+      "block 1's warps took rows 1 and 2", "blockIdx.x times 1, not times the warps a block holds "
+      "(blockDim.x / 32 = 2)", "Hint: a block holds blockDim.x / 32 warps, one a row: row = "
+      "blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32"]),
     ("rows_of_block_0_only", variant(KERNEL, ("blockIdx.x * (blockDim.x / 32) + ", "")),
      ["some rows' pair was never written", "blockIdx.x * (blockDim.x / 32)"]),
     ("loop_updates_m_first", variant(KERNEL, (LOOP + "        m = m_new;\n", "        m = m_new;\n" + LOOP)),
