@@ -36,8 +36,8 @@ import numpy as np
 from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.copy_bandwidth_models import (Ms, as_microseconds, converted_twice,
                                                    counted_twice, divided_by_1e10, floored,
-                                                   is_floored, made_larger, object_size,
-                                                   one_element)
+                                                   is_floored, made_larger, made_whole,
+                                                   object_size, one_element)
 from helpers.exercises.function import check_function, copies_noted, run_catching
 from helpers.exercises.verdict import Verdict, check_cases
 
@@ -149,8 +149,9 @@ def _slip(fn, gbs, factor, problem, hint):
     multiplied by 2 (counted_twice); "itemsize" (problem, hint the bytes of
     one element and the array's) is one element's bytes for the array's; "floor" (problem the
     right GB/s) the GB/s rounded down to a whole number."""
-    if factor == "getsizeof":
-        yield object_size(fn, gbs, problem, hint)
+    if factor in ("getsizeof", "whole"):  # whole: problem the bytes, hint the ms's notes
+        yield object_size(fn, gbs, problem, hint) if factor == "getsizeof" else made_whole(
+            fn, hint, gbs, problem)
         return
     if factor in ("itemsize", "floor"):
         yield one_element(fn, gbs, problem, hint) if factor == "itemsize" else floored(
@@ -254,7 +255,8 @@ def _watched(drv):
     drv.Event = Event
     try:
         with copies_noted(drv) as copies:
-            yield slip, unrecorded, lambda: _one_event(pair, made) or _misplaced(pair, copies)
+            yield (slip, unrecorded, lambda: _one_event(pair, made) or _misplaced(pair, copies),
+                   lambda fn: lambda err: made_whole(fn, notes))
     finally:
         drv.Event = event
 
@@ -265,6 +267,8 @@ def _slip_of(gbs, copies, ms, notes):
     nbytes = sum(getattr(host, "nbytes", 0) for way, host, *_ in copies if way == "htod")
     if not nbytes or not ms or not ms[-1] > 0:
         return None
+    if made_whole(None, notes, gbs, nbytes):
+        return "whole", nbytes, notes  # the ms made a whole number: _slip names it
     ratio = gbs / (right := nbytes / (float(ms[-1]) * 1e-3) / 1e9)
     if is_floored(gbs, right):
         return "floor", right, None  # whole GB/s where the bytes over the ms are not: _slip
@@ -332,15 +336,16 @@ def _mistakes(fn, n):  # fn on a fresh buffer of n elements: each mistake seen, 
     drv.memset_d32(d, 0, n)
     before = h.copy()
 
-    def call(unrecorded=None):  # (a mistake, or None; (GB/s, wall ms)): any call may raise
+    def call(unrecorded=None, whole=_none):  # (a mistake, or None; (GB/s, wall ms))
         return run_catching(lambda: _timed(fn, h, d, stream), "follow the TODOs: two events, "
                             "the copy between them on stream, wait, time_till",
-                            [(ZeroDivisionError, "the time between the events was 0 ms: "
+                            [(ZeroDivisionError, whole), (ZeroDivisionError, "the time between "
+                              "the events was 0 ms: "
                               "nothing was queued between them; record start, then the copy, "
                               "then end, all in stream"), (drv.Error, unrecorded or _none)])
 
-    with _watched(drv) as (slip, unrecorded, misplaced):
-        mistake, run = call(unrecorded)
+    with _watched(drv) as (slip, unrecorded, misplaced, whole):
+        mistake, run = call(unrecorded, whole(fn))
     yield from filter(None, [misplaced()])  # no copy between the events: before any error
     if mistake:
         yield mistake

@@ -9,6 +9,20 @@ import ast
 from helpers.exercises.learner_code import code_of
 
 
+WHOLE = {"__int__": "int()", "__trunc__": "math.trunc()", "__floor__": "math.floor()",
+         "__round__": "round()"}
+
+
+def _made_whole(name):
+    """Ms's ``name`` (int(), round(), ...): notes ("whole", (how, the ms, the whole number))."""
+    def whole(self, *args):
+        value = getattr(float(self), name)(*args)
+        if not args:  # round(ms, 2) keeps a fraction
+            self.notes.append(("whole", (WHOLE[name], float(self), value)))
+        return value
+    return whole
+
+
 class Ms(float):
     """The ms that time_till hands the learner: a float that notes, in ``notes``, what was done
     to it first (``("*", 1e3)``: multiplied by 1e3; ``("/", x)``: divided by x; ``("by", x)``: x
@@ -32,6 +46,8 @@ class Ms(float):
     def __rtruediv__(self, other):
         self.notes.append(("by", other))
         return other / float(self)
+
+    __int__, __trunc__, __floor__, __round__ = (_made_whole(name) for name in WHOLE)
 
 
 def seconds(node, name=None):
@@ -214,3 +230,31 @@ def divided_by_1e10(fn, gbs):
                f"{text}{why}, where 1 GB is 1e9 bytes", "divide by "
                "1e9: GB/s = h.nbytes / (ms * 1e-3) / 1e9 (1e9 is 1 followed by nine zeros)")
         return
+
+
+def made_whole(fn, notes, gbs=None, nbytes=None):
+    """(problem, hint) where the ms that time_till handed over were made a whole number (int(),
+    round(), ..., noted in ``notes``): to 0, whose division raised (``gbs`` None), or to fewer
+    ms, the bytes ``nbytes`` over which are ``gbs``; else None."""
+    how, ms, whole = next((v for op, v in reversed(notes) if op == "whole"), (None, 0, 0))
+    if how is None or whole == ms or (gbs is None) != (whole == 0) or gbs is not None and abs(
+            gbs / (nbytes / (whole * 1e-3) / 1e9) - 1) > 1e-9:
+        return None
+    where, keep = "", "the ms as time_till gives them, a float"
+    if (code := code_of(fn)) is not None:
+        node = next((n for n in ast.walk(code.tree) if isinstance(n, (ast.Assign, ast.Return))
+                     and any(isinstance(c, ast.Call) and ast.unparse(c.func).split(".")[-1]
+                             == how[:-2].split(".")[-1] for c in ast.walk(n))), None)
+        if node is not None:
+            where = f"{code.quoted(node)}: "
+            call = next(c for c in ast.walk(node) if isinstance(c, ast.Call)
+                        and ast.unparse(c.func).split(".")[-1] == how[:-2].split(".")[-1])
+            keep = (f"{ast.unparse(node.targets[0])} = {ast.unparse(call.args[0])}"
+                    if isinstance(node, ast.Assign) and len(node.targets) == 1 else
+                    f"use {ast.unparse(call.args[0])}, not {ast.unparse(call)}") if call.args else keep
+    told = (f"{where}{how} dropped the fraction of the ms: the events gave {ms:.4g} ms, and "
+            f"{whole} ms were used")
+    told = (f"{told}, so the bytes were divided by 0 s" if gbs is None else
+            f"{gbs:.4g} GB/s, where the bytes over the events' ms give "
+            f"{nbytes / (ms * 1e-3) / 1e9:.4g} GB/s: {told}")
+    return told, f"keep the fraction: {keep} (a copy may take under 1 ms)"

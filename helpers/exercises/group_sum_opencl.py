@@ -21,7 +21,7 @@ from helpers.exercises import near
 from helpers.exercises.common import Input, Output, c_int_value
 from helpers.exercises.group_sum_opencl_models import (GROUP, _added_upward, _assigned,
                                                        _counted_down, _groups, _sums, _upward,
-                                                       halved_interleaved,
+                                                       clamped_load, halved_interleaved,
                                                        indexed_by_the_number_of_groups)
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import Launch
@@ -187,6 +187,7 @@ def _wrong_sums(x, got, code):
                "elements are x[0] to x[n - 1], so " + GUARD_HINT)
     if np.array_equal(got[:-1], want[:-1]) and x[-1] and got[-1] == want[-1] - x[-1]:
         yield _last_left_out(x, got, code)
+    yield from clamped_load(x, got, want)
     if np.array_equal(got, _sums(x)[:, ::2].sum(axis=1)):
         yield ("each sum holds only its group's even elements: the last step of the fold "
                "(stride 1) is missing", "fold down to stride 1: loop while stride > 0")

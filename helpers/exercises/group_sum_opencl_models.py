@@ -118,3 +118,17 @@ def indexed_by_the_number_of_groups(x, got):
            f"{want[g]:g})", "a work-item's element is i = get_global_id(0), which is "
            "get_group_id(0) * get_local_size(0) + get_local_id(0): work-groups of "
            f"{GROUP} work-items start {GROUP} elements apart")
+
+
+def clamped_load(x, got, want):
+    """The load's index clamped to the last element (tile[t] = x[i < n ? i : n - 1], the blur's
+    edge habit): the last group's work-items past n repeat x[n - 1], where they belong 0."""
+    n, pad = x.size, -x.size % GROUP
+    if not (pad and x[-1] and np.array_equal(got, _sums(x, x[-1]).sum(axis=1))):
+        return
+    yield (f"the last work-group's sum, partial[{got.size - 1}] = {got[-1]:g}, is "
+           f"{got[-1] - want[-1]:g} more than its elements' {want[-1]:g}: its {pad} work-items "
+           f"past n = {n} loaded x[n - 1] = x[{n - 1}] = {x[-1]:g} ({pad} * {x[-1]:g} = "
+           f"{pad * x[-1]:g}): the index was clamped to the last element, which repeats it in "
+           "the tile, where those entries must hold 0", "a work-item past the end adds "
+           "nothing: load 0 there, not x[n - 1]: tile[t] = i < n ? x[i] : 0.0f")

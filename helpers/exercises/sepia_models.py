@@ -260,3 +260,30 @@ def _reads(height, width):
 def near(got, model) -> bool:
     """Whether the bytes ``got`` are ``model``'s to a level."""
     return bool((np.abs(got.astype(np.int16) - model.astype(np.int16)) <= 1).all())
+
+
+def four_bytes_a_pixel(rgb, out, thread="thread"):
+    """The stores stepping 4 bytes a pixel (out[4 * i], out[4 * i + 1], out[4 * i + 2], as if
+    RGBA) where the image is packed RGB: out's bytes 3, 7, 11, ... never written and bytes past
+    its end written, the bytes at 4*i to 4*i + 2 pixel i's sums of rgb's bytes 4*i to 4*i + 2
+    (the reads step 4 too) or of pixel i's own (they do not), for the pixels read inside rgb."""
+    flat, got = rgb.reshape(-1), out.got.reshape(-1)
+    if not out.past.size or not np.array_equal(out.unwritten.reshape(-1),
+                                               np.arange(flat.size) % 4 == 3):
+        return
+    pixels = np.arange(flat.size // 4)
+    pixels = pixels[4 * pixels + 2 < flat.size]
+    at = 4 * pixels[:, None] + np.arange(3)
+    if near(got[at], reference(flat[at]).reshape(at.shape)):
+        reads = (", and the reads step 4 too (rgb[4 * i], rgb[4 * i + 1], rgb[4 * i + 2]), so "
+                 "a pixel's values come from other pixels' bytes")
+    elif near(got[at], reference(rgb.reshape(-1, 3)[pixels])):
+        reads = ", while the reads take pixel i's own bytes, rgb[3 * i] to rgb[3 * i + 2]"
+    else:
+        return
+    yield ("the kernel steps 4 bytes a pixel (out[4 * i], out[4 * i + 1], out[4 * i + 2]), "
+           "where the image is packed RGB, 3 bytes a pixel, with no fourth (alpha) byte: bytes "
+           f"3, 7, 11, ... of out were never written, and the {thread}s of the image's last "
+           f"quarter wrote past its end{reads}", "pixel i's bytes are 3*i, 3*i + 1 and 3*i + 2 "
+           "in rgb and in out alike: read rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2] and store "
+           "out[3 * i], out[3 * i + 1], out[3 * i + 2], with i = y * width + x")

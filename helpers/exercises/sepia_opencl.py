@@ -18,7 +18,7 @@ from helpers.exercises import sepia
 from helpers.exercises.coverage import Words
 from helpers.exercises.opencl_kernel import OpenCLExercise, kernel_code, one_global_id
 from helpers.exercises.sepia import CASES
-from helpers.exercises.sepia_models import CHANNEL_NAMES, ROUNDING_SLACK
+from helpers.exercises.sepia_models import CHANNEL_NAMES, ROUNDING_SLACK, four_bytes_a_pixel
 from helpers.exercises.verdict import listed
 
 INDEX_HINT = ("x = get_global_id(0) (the column), y = get_global_id(1) (the row), pixel "
@@ -55,6 +55,7 @@ def _mistakes(case, run, reports):
     # the index multiplied by 3 twice: every third pixel right, the rest past the end (before
     # Oclgrind's reports of the reads past rgb, which name only their line)
     yield from sepia._tripled(run.model, run.out, "work-item")
+    yield from four_bytes_a_pixel(run.model, run.out, "work-item")  # RGBA's stride, reads past rgb
     yield from reports
     yield from _one_global_id(run.model, run.out)
     yield from sepia.written_mistakes(run.out, case, WORDS, WILD_HINT, GUARD_HINT)

@@ -220,6 +220,16 @@ def my_copy_gbs(h, d, stream):
                                     "line 9 of your cell (return h.nbytes // (ms * 1e-3) // 1e9)",
                                     "// is floor division"),
                         "hint": "divide with /, not //: h.nbytes / (ms * 1e-3) / 1e9"}),
+    # blind audit TWC-copy_bandwidth-1 (was "your function raised ZeroDivisionError ...: float
+    # division by zero ... Hint: the time between the events was 0 ms: nothing was queued between
+    # them; record start, then the copy, then end", the order the function kept): the ms made
+    # whole by int(), 0 for a copy under 1 ms (the simulator's small copy), a truncated time and
+    # a GB/s too large for a longer one (a GPU's copies, the simulator's larger one)
+    "ms_made_whole_by_int": (right_but("ms = start.time_till(end)",
+                                       "ms = int(start.time_till(end))"),
+                             {"problem": ("line 8 of your cell (ms = int(start.time_till(end)))",
+                                          "int() dropped the fraction of the ms"),
+                              "hint": "keep the fraction: ms = start.time_till(end)"}),
     "time_read_from_start_to_itself": (right_but("start.time_till(end)", "start.time_till(start)"),
                                        {"problem": "the time was read from one event to itself",
                                         "hint": "start.time_till(end)"}),

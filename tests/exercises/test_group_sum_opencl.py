@@ -187,6 +187,16 @@ WRONG = {
                                       "work-groups (8, get_num_groups(0)), not x[g * 128 + "
                                       "t]",
                                       "i = get_global_id(0)", ""),
+    # blind audit TWC-group_sum_opencl-1 (was "only the last work-group's sum is wrong ...: its
+    # tile entries 104 to 127 must hold 0 before the fold (__local memory is not zeroed: an entry
+    # never set holds leftovers)", entries that were set): the index clamped to n - 1, as in the
+    # blur, repeats x[n - 1] in the padding
+    "load_clamped_to_n_minus_1": ([("tile[t] = i < n ? x[i] : 0.0f;",
+                                    "tile[t] = x[i < n ? i : n - 1];")],
+                                  "the last work-group's sum, partial[7] = 263.5, is 174 more "
+                                  "than its elements' 89.5: its 24 work-items past n = 1000 "
+                                  "loaded x[n - 1] = x[999] = 7.25 (24 * 7.25 = 174)",
+                                  "tile[t] = i < n ? x[i] : 0.0f", ""),
     "barrier_inside_the_if": ([("        if (t < stride)\n            " + STEP,
                                 "        if (t < stride) {\n            " + STEP.replace(
                                     "\n        barrier", "\n            barrier") + "\n        }")],

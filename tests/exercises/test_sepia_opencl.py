@@ -159,6 +159,21 @@ WRONG = {
                             "took the same global id",
                             "Hint: each takes its own dimension of the range: x = "
                             "get_global_id(0) (the column), y = get_global_id(1) (the row)")),
+    # blind audit TWC-sepia_opencl-1 (was "some pixels have only some of their three bytes
+    # written (red, green, blue missing in places). Hint: a pixel takes 3 bytes of out: write
+    # out[3*i], ...", the reads' stride not named): 4 bytes a pixel, as if RGBA, in the reads and
+    # the stores
+    "four_bytes_a_pixel": ([("float r = rgb[3 * i], g = rgb[3 * i + 1], b = rgb[3 * i + 2];",
+                             "float r = rgb[4 * i], g = rgb[4 * i + 1], b = rgb[4 * i + 2];")]
+                           + [(f"out[3 * i{o}]{pad} =", f"out[4 * i{o}]{pad} =")
+                              for o, pad in (("", "    "), (" + 1", ""), (" + 2", ""))],
+                           ("the kernel steps 4 bytes a pixel (out[4 * i], out[4 * i + 1], "
+                            "out[4 * i + 2]), where the image is packed RGB, 3 bytes a pixel",
+                            "bytes 3, 7, 11, ... of out were never written",
+                            "the reads step 4 too (rgb[4 * i], rgb[4 * i + 1], rgb[4 * i + 2])",
+                            "Hint: pixel i's bytes are 3*i, 3*i + 1 and 3*i + 2 in rgb and in "
+                            "out alike: read rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2] and "
+                            "store out[3 * i], out[3 * i + 1], out[3 * i + 2]")),
     # blind audit TTC-sepia_opencl-1 (was "2734 of 5883 values are wrong (the first: x = 0, y = 0,
     # red: got 161, expected 160 ...). Hint: pixel i's red, green and blue are at 3*i ...", the
     # rounding not named): convert_uchar_sat_rte, which rounds, of the sum + 0.5f
