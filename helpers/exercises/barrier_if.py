@@ -1,14 +1,12 @@
 """A __syncthreads() inside an if whose condition differs between the threads of a block, read
-from the kernel's words (its simulated twin's source): the threads that skip the if, then return,
-never reach that barrier, which CUDA leaves undefined (the simulator lets a thread that has
+from the kernel's words (its simulated twin's source): the threads that skip the if never reach
+that barrier, which CUDA leaves undefined (the simulator lets a thread that has
 returned pass; a GPU may hang, or let the others through early). A barrier inside an if whose
 condition is the same for every thread of the block (one on blockIdx.x or n) is not one."""
 
 from __future__ import annotations
 
 from helpers.exercises.microscope import kernel_words, source_line
-
-BLOCK = 256   # the threads of a block in reverse_blocks and reverse_chunks
 
 ASSIGN = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
 
@@ -58,18 +56,17 @@ def barriers_in_thread_ifs(kernels) -> list:
     return found
 
 
-def barrier_in_an_if(kernels, bound, value, place, guard):
+def barrier_in_an_if(kernels, bound, value, place, guard, block):
     """(problem, hint) for the first __syncthreads() inside an if whose condition differs between
     the threads of a block; None where there is none. Where the condition is ``name < bound``
-    (``bound`` = ``value`` in ``place``, the last, partial block or chunk of a block of BLOCK
+    (``bound`` = ``value`` in ``place``, the last, partial block or chunk of a block of ``block``
     threads), the threads that skip it are named; ``guard`` is the if that stays."""
     if not (found := barriers_in_thread_ifs(kernels)):
         return None
     line, cond, varying = found[0]
     text = " ".join(cond).replace(" . ", ".")
     if len(cond) == 3 and cond[1] == "<" and cond[2] == bound and cond[0] in varying:
-        who = (f"{place}, threads {cond[0]} = {value} to {BLOCK - 1} have {text} false, skip "
-               "it and return")
+        who = f"{place}, threads {cond[0]} = {value} to {block - 1} have {text} false and skip it"
     else:
         who = (f"the threads for which {text} is false ({', '.join(varying)} differs between "
                "the threads of a block) skip it")
@@ -81,20 +78,20 @@ def barrier_in_an_if(kernels, bound, value, place, guard):
             f"right after its closing brace, and guard only the {guard} with the if")
 
 
-def after_the_cases(n, bound, unit, guard, then=None):
+def after_the_cases(n, block, bound, unit, guard, then=None):
     """An ``after`` hook: a passing verdict (after ``then``'s, where given) becomes NOT YET for
     a __syncthreads() inside an if on a thread's index (``barrier_in_an_if``), the threads named
-    in the last, partial ``unit`` over ``n`` elements (``bound`` its count)."""
+    in the last, partial ``unit`` of ``block`` elements over ``n`` (``bound`` its count)."""
     from helpers.exercises.verdict import not_yet
 
     def after(kernels, passed):
         if then is not None and not (passed := then(kernels, passed)):
             return passed
-        first = n // BLOCK * BLOCK
-        place = (f"in the last, partial block, block {n // BLOCK} (n = {n}, len = {n - first})"
+        first = n // block * block
+        place = (f"in the last, partial block, block {n // block} (n = {n}, len = {n - first})"
                  if unit == "block" else f"in the last, partial chunk (n = {n}, first = {first}, "
                  f"count = {n - first})")
-        found = barrier_in_an_if(kernels, bound, n - first, place, guard)
+        found = barrier_in_an_if(kernels, bound, n - first, place, guard, block)
         return passed if found is None else not_yet(*found)
     return after
 

@@ -385,7 +385,7 @@ EXERCISE = KernelExercise(
     signature="const float *in, float *out, int n", cases=CASES, draw=_draw, where=_where,
     launch=_launch, mistakes=_mistakes, detect=_detect, refine=_refine,
     simulated="runs the race check", 
-    after=after_the_cases(CASES[0], "len", "block", "load (and the store)"),
+    after=after_the_cases(CASES[0], BLOCK, "len", "block", "load (and the store)"),
     crash_hint="only threads with j < len load and store, and s has BLOCK elements",
     success=f"every block of {BLOCK} elements (fewer in the last) reversed for {len(CASES)} "
             "sizes, no race, nothing written past the end")

@@ -367,7 +367,7 @@ EXERCISE = KernelExercise(
     signature="const float *x, float *y, int n",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
     simulated="looks for the planted bug", before=planted_bug,
-    after=after_the_cases(ALONE[0], "count", "chunk", "store (and the load)", _reads_past_n),
+    after=after_the_cases(ALONE[0], CHUNK, "count", "chunk", "store (and the load)", _reads_past_n),
     crash_hint="read the error: it names the thread and the line",
     success=f"the planted bug is fixed (the race check finds nothing with {PROBE[1]} blocks over "
             f"4 chunks), and y matches NumPy ({len(CASES)} sizes, grids "

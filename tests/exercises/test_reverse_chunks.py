@@ -20,7 +20,7 @@ READ = "y[first + t] = tile[count - 1 - t];"
 # name: (replacements, {field: words that the verdict's field must contain})
 WRONG = {
     # blind audit TWB-reverse_chunks-1: the fix's barrier inside the store's if (was 'PASS: the
-    # planted bug is fixed ...': threads 232 to 255 of the last chunk's block skip it and return)
+    # planted bug is fixed ...': threads 232 to 255 of the last chunk's block skip it)
     "fix_inside_the_store_s_if": ([("        if (t < count)\n            y[first + t] = tile[count - 1 - t];\n        __syncthreads();",
                                     "        if (t < count) {\n            y[first + t] = tile[count - 1 - t];\n            __syncthreads();\n        }")],
                                   {"problem": ["the __syncthreads() at line ", "is inside if (t < count): in the last",
