@@ -22,10 +22,10 @@ from helpers.exercises.microscope import (STOPPED_AFTER, accesses_of, observe, w
                                           written_twice)
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
-from helpers.exercises.add_into_models import (LOOP_HINT, STARTS, body_indexes_the_start, like,
+from helpers.exercises.add_into_models import (LOOP_HINT, body_indexes_the_start,
                                               loop_test_against_step, overlaps,
                                               stepped_too_far, stopped_a_stride_early,
-                                              visits_of)
+                                              wrong_start)
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
 from helpers.exercises.origin import Wrong
 
@@ -130,11 +130,7 @@ def _mistakes(case, run):
         yield (f"each x[i] was added into y[i] {threads} times, once by each thread: every "
                "thread did the whole loop", "each thread adds only into its own elements: "
                + LOOP_HINT)
-    for start, problem in STARTS:   # (blocks adding into one element race: on a GPU some of
-        if like(visits, visits_of(n, block, blocks, start)):  # their additions are lost)
-            yield (f"the loop starts at {problem}, so the threads' walks overlap",
-                   "the stride is right; start at i = blockIdx.x * blockDim.x + threadIdx.x, "
-                   "the thread's global index")
+    yield from wrong_start(run, visits, n, block, blocks)
     yield from body_indexes_the_start(visits, n, threads)
     yield from overlaps(visits, n, block, blocks)
     yield from _stride_past_n(run, visits, n, block, blocks)

@@ -84,6 +84,9 @@ def body_indexes_the_start(visits, n, threads):
 
 
 STARTS = [(lambda b, t, block, blocks: 0, "0 for every thread"),
+           (lambda b, t, block, blocks: b * block * blocks + t, "blockIdx.x * stride + "
+            "threadIdx.x: blockIdx.x is multiplied by the stride, the grid's threads, not by "
+            "blockDim.x, a block's threads"),
            (lambda b, t, block, blocks: t, "threadIdx.x: every block starts at element 0"),
            (lambda b, t, block, blocks: b + t, "blockIdx.x + threadIdx.x: blockIdx.x is not "
             "multiplied by blockDim.x"),
@@ -94,6 +97,40 @@ STARTS = [(lambda b, t, block, blocks: 0, "0 for every thread"),
             "blockIdx.x and threadIdx.x swapped places")]
 """(a wrong loop's start from block b and thread t of a grid of blocks of block threads, the words
 for it)"""
+
+
+def wrong_start(run, visits, n, block, blocks):
+    """A loop that steps by the grid's threads from a wrong start (``STARTS``): the first whose
+    visits the output shows (``like``); where several do (on a GPU, blocks adding into one
+    element at once lose additions), the one whose starts each thread's first store, in a trace
+    of the launch on the simulator, shows."""
+    found = [(start, problem) for start, problem in STARTS
+             if like(visits, visits_of(n, block, blocks, start))]
+    if len(found) > 1:
+        firsts = _first_stores(run, block, blocks, 3 * n)
+        found = [f for f in found if firsts is None or all(
+            f[0](b, t, block, blocks) == e for (b, t), e in firsts.items())] or found
+    for start, problem in found[:1]:
+        said = (f" (block 1 starts at element {start(1, 0, block, blocks)}, not {block})"
+                if blocks > 1 else "")
+        yield (f"the loop starts at {problem}{said}, so the threads' walks overlap",
+               "the stride is right; start at i = blockIdx.x * blockDim.x + threadIdx.x, "
+               "the thread's global index")
+
+
+def _first_stores(run, block, blocks, accesses):
+    """{(block, thread): the element of its first store into y} in a trace of ``run``'s launch on
+    the simulator, or None."""
+    from helpers.exercises.microscope import accesses_of
+
+    kept = accesses_of(run.kernel, run.launch, f"starts {run.launch.grid}", accesses)
+    if kept is None:
+        return None
+    stores = kept[kept["write"] & ~kept["shared"]]
+    firsts = {}
+    for b, t, index in zip(stores["block"], stores["thread"], stores["index"]):
+        firsts.setdefault((int(b), int(t)), int(index))
+    return firsts or None
 
 
 def visits_of(n, block, blocks, start):

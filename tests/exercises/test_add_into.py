@@ -118,6 +118,14 @@ WRONG = {
     "start_roles_swapped": (("int i = blockIdx.x * blockDim.x + threadIdx.x;",
                              "int i = threadIdx.x * blockDim.x + blockIdx.x;"),
                             "the loop starts at threadIdx.x * blockDim.x + blockIdx.x"),
+    # blind audit TXA-add_into-1 (was 'the loop starts at threadIdx.x: every block starts at
+    # element 0'): the stride, the grid's threads, where blockDim.x belongs
+    "start_with_the_stride": (("int i = blockIdx.x * blockDim.x + threadIdx.x",
+                               "int i = blockIdx.x * stride + threadIdx.x"),
+                              "the loop starts at blockIdx.x * stride + threadIdx.x: blockIdx.x "
+                              "is multiplied by the stride, the grid's threads, not by "
+                              "blockDim.x, a block's threads (block 1 starts at element 64, not "
+                              "32)"),
     "start_at_0": (("int i = blockIdx.x * blockDim.x + threadIdx.x;", "int i = 0;"),
                    "the loop starts at 0 for every thread"),
     "chunks_of_n_over_threads": (
