@@ -33,7 +33,7 @@ def escape_counts(z_re, z_im, c_re, c_im, max_iter: int, **change) -> np.ndarray
 def _counts(z_re, z_im, c_re, c_im, max_iter: int, bound=4, twice=2,
             im2_sign=-1, box=False, whole=False, first=None,
             int_squares=False, squares_doubled=False, im_of_squares=False,
-            c_in_re="re", c_im_sign=1, c_re_sign=1) -> np.ndarray:
+            c_in_re="re", c_im_sign=1, c_re_sign=1, im2_mixed=False) -> np.ndarray:
     """Steps of z -> z*z + c until |z|^2 > ``bound`` (at most ``max_iter``), element by element,
     in float32 in the kernels' order; on the pixels still running only, so its cost falls as
     they escape. ``twice`` and ``im2_sign``: the step's z_im = twice*z_re*z_im + c_im and
@@ -46,7 +46,8 @@ def _counts(z_re, z_im, c_re, c_im, max_iter: int, bound=4, twice=2,
     doubled, z may grow to inf - inf = NaN, which the kernels' break at re2 + im2 > 4.0f never
     passes); ``first``: "re" or "im", that part updated first and the other computed from its
     NEW value (z_im = 2*z_re*z_im + c_im after z_re changed; z_re = z_re*z_re - z_im*z_im + c_re
-    after z_im changed), a wrong kernel's model."""
+    after z_im changed), a wrong kernel's model; ``im2_mixed``: im2 = z_im * z_re (a wrong
+    kernel's; re2 + im2 stays small while z grows along z_im = -z_re, to inf - inf = NaN)."""
     f32 = np.float32
     arrays = np.broadcast_arrays(*(np.asarray(a, f32) for a in (z_re, z_im, c_re, c_im)))
     shape, (zr, zi, cr, ci) = arrays[0].shape, (a.ravel() for a in arrays)
@@ -59,10 +60,12 @@ def _counts(z_re, z_im, c_re, c_im, max_iter: int, bound=4, twice=2,
     with np.errstate(over="ignore", invalid="ignore"):   # a huge c may overflow: it escapes
         for _ in range(max_iter):
             re2, im2 = (zr * f32(2), zi * f32(2)) if squares_doubled else (zr * zr, zi * zi)
+            im2 = zi * zr if im2_mixed else im2
             if int_squares:
                 re2, im2 = np.trunc(re2), np.trunc(im2)
             size = re2 + im2                 # doubled, it may be NaN: break at > 4 goes on
-            going = (~(size > f32(bound)) if squares_doubled else size <= f32(bound)) \
+            going = (~(size > f32(bound)) if squares_doubled or im2_mixed else
+                     size <= f32(bound)) \
                 if not box else \
                 (np.abs(zr) <= f32(np.sqrt(bound))) & (np.abs(zi) <= f32(np.sqrt(bound)))
             if not going.all():              # drop the pixels that escaped
@@ -87,6 +90,7 @@ WRONG_STEPS = {
     "c_im_subtracted": dict(c_im_sign=-1),          # z_im = 2.0f * z_re * z_im - c_im
     "c_re_subtracted": dict(c_re_sign=-1),          # z_re = re2 - im2 - c_re
     "im2_added": dict(im2_sign=1),                  # z_re = re2 + im2 + c_re
+    "im2_mixed": dict(im2_mixed=True),              # im2 = z_im * z_re
 }
 """Wrong steps of the escape loop that the three exercises share, each the change to
 ``escape_counts`` that models it; each exercise names them in its own words (``wrong_steps``)."""

@@ -50,6 +50,11 @@ STEPS = {   # the wrong steps of helpers.exercises.escape that this kernel's loo
         f"z_im belong (z_re ** 2 is z_re times itself; pixel (x={at[1]}, y={at[0]}) counts "
         f"{wrong} with the doubles, {right} with the squares)",
         "square each part, float re2 = z_re * z_re, im2 = z_im * z_im;"),
+    "im2_mixed": lambda wrong, right, at: (
+        "the square im2 is z_im * z_re, where z_im * z_im belongs, so the escape test re2 + im2 "
+        f"and the real step re2 - im2 + c_re take the wrong square (pixel (x={at[1]}, y={at[0]}) "
+        f"counts {wrong} with z_im * z_re, {right} with z_im * z_im)",
+        "square each part: float re2 = z_re * z_re, im2 = z_im * z_im;"),
     "im_of_squares": lambda wrong, right, at: (
         "z_im's step multiplies the squares, z_im = 2.0f * re2 * im2 + c_im, where z_re * z_im "
         f"belongs (pixel (x={at[1]}, y={at[0]}) counts {wrong} with re2 * im2, {right} with "

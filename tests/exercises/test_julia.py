@@ -16,7 +16,6 @@ from helpers.sim.settings import settings
 
 KERNEL = solution("julia.cu")
 
-
 # (name, source, words that the NOT YET line must contain)
 WRONG = [
     # blind audit TIA-julia-1: z_re ** 2 read as z_re * 2 (was '88.2% of the pixels differ from
@@ -32,6 +31,9 @@ WRONG = [
      ["z_im's step multiplies the squares, z_im = 2.0f * re2 * im2 + c_im, where z_re * z_im "
       "belongs", "Hint: the imaginary part of z*z is 2 * z_re * z_im, from z itself, not its "
       "squares: z_im = 2.0f * z_re * z_im + c_im"]),
+    # blind audit TXA-julia-1: im2 = z_im * z_re (was '85.5% of the pixels differ ... old values')
+    ("im2_of_z_re", variant(KERNEL, ("im2 = z_im * z_im;", "im2 = z_im * z_re;")),
+     ["the square im2 is z_im * z_re, where z_im * z_im belongs", "Hint: square each part"]),
     # blind audits TJA-julia-1, TVA-escape_steps-1: c's part subtracted (was 'N% of the pixels differ')
     *[(f"c_{p}_subtracted", variant(KERNEL, (f"{z} + c_{p};", f"{z} - c_{p};")),
        [f"{z[:4]}'s step subtracts c_{p}, {z} - c_{p}, where z*z + c adds it",
@@ -327,15 +329,13 @@ def run_checker(pair, capsys):
 
 def test_inline_solution_passes(kernels, capsys):
     verdict, out = run_checker(kernels["solution"], capsys)
-    assert verdict.passed is True, out
-    assert out.startswith("PASS:"), out
+    assert verdict.passed is True and out.startswith("PASS:"), out
 
 
 def test_stub_fails_saying_only_block_0(capsys):
     assert not checker.check_julia()          # default path: the stub learners start from
     out = capsys.readouterr().out
-    assert out.startswith("NOT YET:"), out
-    assert "only block 0's pixels were written" in out, out
+    assert out.startswith("NOT YET:") and "only block 0's pixels were written" in out, out
 
 
 @pytest.mark.parametrize("name, source, expected", simulator_only(WRONG, SIMULATOR_ONLY))
