@@ -38,7 +38,7 @@ STEP_HINT = ("one step: re = z_re*z_re - z_im*z_im + c_re[i]; z_im = 2*z_re*z_im
 
 def counts(c_re, c_im, max_iter, start_at_c=False, new_re_in_im=False, strict=False, bound=4,
            size_sign=1, whole=False, c_of_k=False, comma=False, whole_re=False, taxicab=False,
-           new_im_in_re=False, sum_squared=False, re_twice=False):
+           new_im_in_re=False, sum_squared=False, re_twice=False, re_of_difference=False):
     """The escape counts, in float32 in the kernel's order, of every point; with one of the
     loop's usual mistakes when asked (z starting at c, the new z_re used for z_im, a loop that
     stops at |z|^2 = 4, another ``bound`` for |z|^2, z_re^2 - z_im^2 for it (``size_sign=-1``:
@@ -48,7 +48,8 @@ def counts(c_re, c_im, max_iter, start_at_c=False, new_re_in_im=False, strict=Fa
     real part stored in z_im and z_re left as it was (``comma``: C's z_re, z_im = a, b;), the
     new real part truncated alone (``whole_re``: int re = ...)), |z_re| + |z_im| <= 2 for the
     test (``taxicab``)), z_im updated first and the new z_im used for z_re (``new_im_in_re``), (z_re + z_im)^2 for |z|^2
-    (``sum_squared``), z_re for z_im in z_im's step, 2 * z_re * z_re (``re_twice``)."""
+    (``sum_squared``), z_re for z_im in z_im's step, 2 * z_re * z_re (``re_twice``), the real
+    step's (z_re - z_im)^2 for z_re^2 - z_im^2 (``re_of_difference``)."""
     f32 = np.float32
     zr, zi = (c_re.copy(), c_im.copy()) if start_at_c else (np.zeros_like(c_re),) * 2
     k = np.zeros(c_re.size, np.int32)
@@ -63,7 +64,7 @@ def counts(c_re, c_im, max_iter, start_at_c=False, new_re_in_im=False, strict=Fa
             size = (zr + zi) * (zr + zi) if sum_squared else size
             going &= (size < f32(bound)) if strict else (size <= f32(bound))
             going &= (np.abs(zr) + np.abs(zi) <= f32(2)) if taxicab else going
-            re = zr * zr - zi * zi + cr
+            re = (zr - zi) * (zr - zi) + cr if re_of_difference else zr * zr - zi * zi + cr
             im = f32(2) * (re if new_re_in_im else zr) * (zr if re_twice else zi) + ci
             re = zr * zr - im * im + cr if new_im_in_re else re
             re, im = (np.trunc(re), np.trunc(im)) if whole else (re, im)
@@ -160,6 +161,13 @@ def _step_models(c_re, c_im, max_iter, want):
            "z_im: z_im was updated first, so the real part's z_im*z_im took this step's new "
            "imaginary part, where both parts come from the z before the step",
            "compute the new real part first, into a temporary, from the old z: " + STEP_HINT)
+    diff = counts(c_re, c_im, max_iter, re_of_difference=True)
+    p = int(np.argmax(diff != want))
+    yield (diff, "the real step squares the difference, (z_re - z_im) * (z_re - z_im), where "
+           "z_re * z_re - z_im * z_im belongs: (z_re - z_im)^2 adds -2 * z_re * z_im to it "
+           f"(point {p}, c = {c_re[p]:g}{c_im[p]:+g}i: {diff[p]} steps, where z_re * z_re - "
+           f"z_im * z_im gives {want[p]})", "z_re^2 - z_im^2 is the difference of "
+           "the squares, each part times itself: float re = z_re * z_re - z_im * z_im + c_re[i];")
     twice = counts(c_re, c_im, max_iter, re_twice=True)
     yield (twice, "z_im's step multiplies z_re by itself, 2 * z_re * z_re: the counts are those "
            f"of z_im = 2 * z_re^2 + c_im (point 0, c = {c_re[0]:g}{c_im[0]:+g}i: {twice[0]} steps, "

@@ -57,6 +57,12 @@ WRONG = {
                    "z_im*z_im + c_im[i]"),
     # blind audit TVA-escape_steps-1: c_re subtracted in the real step (was '75.2% of the counts
     # differ from NumPy's (the first: point 0, got 2, expected 100) ... Hint: one step: ...')
+    # blind audit TXA-escape_steps-1: (z_re - z_im)^2 for z_re^2 - z_im^2 (was '54.0% of the
+    # counts differ from NumPy's ... Hint: one step: ...')
+    "square_of_the_difference": ([("float re = z_re * z_re - z_im * z_im + c_re[i];",
+                                   "float re = (z_re - z_im) * (z_re - z_im) + c_re[i];")],
+                                 "the real step squares the difference, (z_re - z_im) * (z_re - "
+                                 "z_im), where z_re * z_re - z_im * z_im belongs"),
     "c_re_subtracted": ([("z_im * z_im + c_re[i];", "z_im * z_im - c_re[i];")],
                         "the real step subtracts c_re[i] where it adds it: float re = z_re*z_re "
                         "- z_im*z_im - c_re[i], so each point follows -c_re + i*c_im (point 0 "
@@ -214,7 +220,8 @@ SIMULATOR_ONLY = {"size_with_minus": "on a GPU nvcc may fuse the other product o
 
 
 # the words the hint must contain, where the problem's alone would not show it fixes the mistake
-HINTS = {"one_step_short": "loop while k < max_iter: k counts the steps taken",
+HINTS = {"square_of_the_difference": "z_re^2 - z_im^2 is the difference of the squares",
+         "one_step_short": "loop while k < max_iter: k counts the steps taken",
          "c_re_subtracted": "add the point's real part: re = z_re*z_re - z_im*z_im + c_re[i]",
          "index_without_the_block": "int i = blockIdx.x * blockDim.x + threadIdx.x;",
          "store_at_thread_index": "store each point's count at its own index: steps[i] = k;"}
