@@ -18,8 +18,9 @@ import numpy as np
 from helpers.exercises import near
 from helpers.exercises import sepia, speed
 from helpers.exercises.common import Input, Output, one_further
-from helpers.exercises.gray_coalesced_models import (blocks_of, bracket_slip, byte_read_twice,
-                                                     half_outside_the_cast, one_weight_off, plain_average,
+from helpers.exercises.gray_coalesced_models import (blocks_of, bracket_slip, byte_of_a_neighbour,
+                                                     byte_read_twice, half_outside_the_cast,
+                                                     one_weight_off, plain_average,
                                                      pixel_stride_left_out, row_by_height)
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -177,6 +178,7 @@ def _mistakes(case, run):
         yield from pixel_stride_left_out(out.got, run.model, wrong, reference)
         yield from bracket_slip(out.got, run.model, wrong, reference)
         yield from byte_read_twice(out.got, run.model, wrong, reference)
+        yield from byte_of_a_neighbour(out.got, run.model, wrong, reference)
         yield from one_weight_off(out.got, run.model, wrong, reference)
         yield from near.misses("gray", out.got.reshape(-1, width), reference(run.model).reshape(
             -1, width), close=lambda a, b: np.abs(a - b) <= 1, index_hint=ROW_HINT)

@@ -133,7 +133,7 @@ def half_outside_the_cast(kernels):
 
 
 def _byte(k):
-    return "rgb[3 * i]" if k == 0 else f"rgb[3 * i + {k}]"
+    return "rgb[3 * i]" if k == 0 else f"rgb[3 * i + {k}]" if k > 0 else f"rgb[3 * i - {-k}]"
 
 
 def byte_read_twice(got, rgb, wrong, grey):
@@ -208,3 +208,29 @@ def pixel_stride_left_out(got, rgb, wrong, grey):
            f"rgb[{3 * at + 1}], rgb[{3 * at + 2}] (grey {int(got.ravel()[at])}, expected "
            f"{int(grey(rgb).ravel()[at])}); only pixel 0 reads its own",
            "pixel i starts at byte 3 * i: bt601_gray(rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2])")
+
+
+def byte_of_a_neighbour(got, rgb, wrong, grey):
+    """One channel read at another pixel's byte (rgb[3 * i + 3], the next pixel's red, for blue's
+    rgb[3 * i + 2]: the channels counted from 1): the model, ``grey`` of the bytes so taken,
+    within a level, on the pixels whose stray byte lies inside rgb."""
+    names, flat, n = ("red", "green", "blue"), rgb.reshape(-1).astype(np.int64), got.size
+    base = 3 * np.arange(n)
+    for k, offset in ((k, o) for k in range(3) for o in range(-3, 6) if not 0 <= o < 3):
+        at = base + offset
+        inside = (at >= 0) & (at < flat.size)
+        taken = np.stack([flat[np.clip(base + j if j != k else at, 0, flat.size - 1)]
+                          for j in range(3)], axis=-1)
+        close = np.abs(got.astype(int).ravel() - grey(taken).ravel()) <= 1
+        if inside.sum() < 2 or not close[inside].all():
+            continue
+        p = int(wrong[0])
+        other = ("the next" if offset > 2 else "the previous") + f" pixel's {names[offset % 3]}"
+        yield (f"{wrong.size} of {n} grey values are wrong: in each, {names[k]} was read from "
+               f"{_byte(offset)}, {other}, where {_byte(k)} belongs (pixel {p}: {names[k]} read "
+               f"rgb[{3 * p + offset}] = {flat[3 * p + offset] if inside[p] else '?'}, its own "
+               f"is rgb[{3 * p + k}] = {flat[3 * p + k]}; grey {int(got.ravel()[p])}, expected "
+               f"{int(grey(rgb).ravel()[p])})", "a pixel's bytes are rgb[3 * i], rgb[3 * i + "
+               "1], rgb[3 * i + 2], counted from 0: bt601_gray(rgb[3 * i], rgb[3 * i + 1], "
+               "rgb[3 * i + 2])")
+        return

@@ -77,6 +77,11 @@ WRONG = {
                                ["in each, blue was given green's byte, rgb[3 * i + 1], where rgb[3 * i "
                                 "+ 2] belongs", "blue's byte never counted",
                                 "bt601_gray(rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2])"]),
+    # blind audit TXA-gray_coalesced-1: blue read at rgb[3 * i + 3], the next pixel's red (was
+    # '273 of 315 grey values are wrong ... Hint: keep the stub's last two lines ...')
+    "blue_from_the_next_pixel": ([("rgb[3 * i + 2])", "rgb[3 * i + 3])")],
+                                 ["in each, blue was read from rgb[3 * i + 3], the next pixel's "
+                                  "red, where rgb[3 * i + 2] belongs", "rgb[3 * i + 2])"]),
     "plain_average": ([("return (unsigned char)(0.299f * r + 0.587f * g + 0.114f * b + 0.5f);",
                         "return (unsigned char)((r + g + b) / 3);")],
                       ["each the plain average (r + g + b) / 3 of its pixel",
