@@ -43,6 +43,25 @@ def _one_slip(u, v, z, fx, fy, cx, cy):
            "X goes across the image, with the column: X = (u - cx) * z / fx")
 
 
+def _inverted(u, v, z, fx, fy, cx, cy, kept):
+    """(X, Y, problem, hint) of u = fx X / Z + cx inverted the wrong way, (u - cx) / z * fx, in
+    X, Y or both, with the values of the first point."""
+    x, y = (u - cx) * z / fx, (v - cy) * z / fy
+    with np.errstate(divide="ignore", invalid="ignore"):  # depth 0: not a point, not compared
+        bad_x, bad_y = (u - cx) / z * fx, (v - cy) / z * fy
+    fv, fu = np.argwhere(z > 0 if kept is None else kept)[0]
+    shown = f"(pixel u = {fu}, v = {fv}: got {{:.6g}}, expected {{:.6g}})"
+    for got_x, got_y, name, form, f, right, wrong, hint in (
+            (bad_x, y, "X was", "(u - cx) / z * fx", "fx", x, bad_x, "X = (u - cx) * z / fx"),
+            (x, bad_y, "Y was", "(v - cy) / z * fy", "fy", y, bad_y, "Y = (v - cy) * z / fy"),
+            (bad_x, bad_y, "X and Y were", "(u - cx) / z * fx and (v - cy) / z * fy", "fx and fy",
+             x, bad_x, FORMULA_HINT)):
+        yield (got_x, got_y, f"{name} computed as {form}: divided by the depth and multiplied by "
+               f"{f}, the other way round " + shown.format(wrong[fv, fu], right[fv, fu]),
+               f"going back from u = fx * X / Z + cx multiplies by the depth and divides by {f}: "
+               + hint)
+
+
 def _other_centre(u, v, z, fx, fy, cx, cy):
     """(X, Y, problem, hint) of one plane offset by the other's part of the principal point."""
     yield ((u - cx) * z / fx, (v - cx) * z / fy, f"Y subtracted cx = {cx:g}, the principal "
@@ -163,7 +182,8 @@ def wrong_models(depth, intrinsics, kept=None):
             (*_transposed(depth.shape, cx, cy, fx, fy, z), "the pixel's index ran down the columns, "
              "i = u * height + v: thread (u, v) read and stored another pixel's depth, but "
              "computed X and Y from its own u and v", "the image is stored row after row: i = v * width + u"),
-            *_one_slip(u, v, z, fx, fy, cx, cy), *_other_centre(u, v, z, fx, fy, cx, cy),
+            *_one_slip(u, v, z, fx, fy, cx, cy), *_inverted(u, v, z, fx, fy, cx, cy, kept),
+            *_other_centre(u, v, z, fx, fy, cx, cy),
             *_no_depth(u, v, z, fx, fy, cx, cy, kept)):
         yield np.stack([x, y, z]), problem, hint
     yield from _raw_depth(u, v, depth, fx, fy, cx, cy)

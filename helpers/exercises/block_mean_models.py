@@ -239,3 +239,22 @@ def count_first_outside_the_min(got, want, x, n):
            "- first, so the block's start is taken from BLOCK, not from what is left of n (a "
            "count of 0 or less adds nothing, and sum / count is then 0 / 0 or -0)",
            "take first away from n inside the min: int count = min(BLOCK, n - first);")
+
+
+def thread_counted_twice(err):
+    """(what happened, hint) where two threads of consecutive blocks stored the same element of
+    y (``err``, the race check's) at i = b * BLOCK + 2 * t, both of them: t added twice, as i =
+    first + t does with first = blockIdx.x * BLOCK + t. None otherwise."""
+    if getattr(err, "kind", None) != "race" or getattr(err, "array", None) != "y" or \
+            getattr(err, "hazard", None) != "write-after-write" or not err.same_line:
+        return None
+    (b1, t1), (b2, t2) = ((a.block[0], a.thread[0]) for a in (err.first, err.second))
+    if b1 == b2 or not err.element == b1 * BLOCK + 2 * t1 == b2 * BLOCK + 2 * t2:
+        return None
+    return (f"each thread's element came out i = blockIdx.x * {BLOCK} + 2 * t, t counted twice "
+            f"(as when first = blockIdx.x * BLOCK + t and then i = first + t): thread {t1} of "
+            f"block {b1} and thread {t2} of block {b2} both stored y[{err.element}] (found by "
+            f"the race check, at {os.path.basename(err.line or '?')}), the odd elements of y were "
+            f"never written, and each tile held every other element of x, from its own block "
+            f"and the next", "first is the block's first element, the same for all its threads: "
+            "int first = blockIdx.x * BLOCK; then i = first + t")

@@ -12,8 +12,9 @@ import itertools
 import numpy as np
 
 from helpers.exercises import flat_split, near, speed
-from helpers.exercises.box_blur_loads import (clamped_short, diagonal, late_start, not_shared,
-                                              origin_shifted, stored_at_own_slot, tiled)
+from helpers.exercises.box_blur_loads import (clamped_before_offset, clamped_short, diagonal,
+                                              late_start, not_shared, origin_shifted,
+                                              stored_at_own_slot, tiled)
 from helpers.exercises.common import Input, Output, close
 from helpers.exercises.coverage import (Grid, Words, column_guard_only, never_written,
                                         past_the_end, reached)
@@ -198,6 +199,7 @@ def _models(image):
            "row's first pixel, and past the bottom from beyond the image: the clamp lets index n "
            "through", "clamp to the last pixel, n - 1: min(max(i, 0), n - 1)")
     yield from clamped_short(image, reference)
+    yield from clamped_before_offset(image, BLOCK, RADIUS, JUNK)
     yield (reference(image, clamps=image.shape[::-1]), "the tile's rows were clamped to the width "
            "and its columns to the height: clamp_index's n swapped", "a row lies in 0 .. height "
            "- 1, a column in 0 .. width - 1: in[clamp_index(y0 + ty, height) * width + "

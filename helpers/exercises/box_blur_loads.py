@@ -175,3 +175,34 @@ def clamped_short(image, blur):
                f"at {n} - 2 = {last - 1}, so the windows that reach the {what} {c} = {last} read "
                f"the {what} before it", f"clamp_index's n is the size: clamp_index({c}0 + t{c}, "
                f"{n}) (it clamps to {n} - 1 itself)")
+
+
+def clamped_before_offset(image, block, radius, junk):
+    """(result, problem, hint) of a tile whose origin was clamped before tx (or ty) was added,
+    clamp_index(x0, width) + tx: the left (top) edge's tiles sit ``radius`` columns (rows) off,
+    and the right (bottom) ones read past the row (the image) into the next row or the input's
+    spare elements of ``junk`` after it."""
+    (h, w), (bw, bh), side = image.shape, block[:2], 2 * radius + 1
+    flat = np.concatenate([image.ravel(), np.full((bh + 2 * radius) * (w + 2 * radius), junk,
+                                                  np.float32)]).astype(np.float64)
+    ty, tx = np.indices((bh + 2 * radius, bw + 2 * radius))
+    for axis, rows, cols, (n, t, size, b, length), far, edges in (
+            ("columns", lambda y0: np.clip(y0 + ty, 0, h - 1), lambda x0: max(x0, 0) + tx,
+             ("x0", "tx", "width", bw, w), "columns up to {} of a row of {}, past its end, into "
+             "the next row (past the image, in the last row)", ("left", "right", "right")),
+            ("rows", lambda y0: max(y0, 0) + ty, lambda x0: np.clip(x0 + tx, 0, w - 1),
+             ("y0", "ty", "height", bh, h), "rows up to {} of an image of {}, past its end",
+             ("top", "bottom", "below"))):
+        out = np.zeros((-(-h // bh) * bh, -(-w // bw) * bw))
+        for by, bx in itertools.product(range(out.shape[0] // bh), range(out.shape[1] // bw)):
+            tile = flat[rows(by * bh - radius) * w + cols(bx * bw - radius)]
+            out[by * bh:(by + 1) * bh, bx * bw:(bx + 1) * bw] = sum(
+                tile[dy:dy + bh, dx:dx + bw] for dy, dx in itertools.product(range(side), repeat=2))
+        model, right = (out[:h, :w] / side ** 2).astype(np.float32), tiled(image, block, radius)
+        last = max(-(-length // b) * b - b - radius, 0) + b + 2 * radius - 1  # the last tile's end
+        past = f", and the {edges[1]} edge's tiles read {far.format(last, length)}" * (last >= length)
+        yield (model, f"the tile's {axis} were clamped before {t} was added, clamp_index({n}, "
+               f"{size}) + {t}: the {edges[0]} edge's tiles ({n} = -{radius}, clamped to 0) sit "
+               f"{radius} {axis} {edges[2]} of where they belong{past}: pixel (x=0, y=0) came "
+               f"out {model[0, 0]:.4f}, its blur {right[0, 0]:.4f}", f"clamp the pixel's "
+               f"{axis[:-1]}, after adding {t}: clamp_index({n} + {t}, {size})")

@@ -20,7 +20,7 @@ import numpy as np
 
 from helpers.exercises import speed
 from helpers.exercises.common import Input, Output, one_further
-from helpers.exercises.gradient_models import (doubled_offset, fits, halo_by_thread,
+from helpers.exercises.gradient_models import (doubled_offset, fits, halo_by_thread, halo_from_slot,
                                               own_load_unclamped, past_the_window, shifted_centre,
                                               stored_at_thread, windowed)
 from helpers.exercises.hidden import awkward, pick
@@ -118,6 +118,7 @@ def _mistakes(case, run):
     unloaded = _unloaded(run.kernel) if case == CASES[0] else None
     yield from _right_halo(run, block, wrong, unloaded)
     yield from halo_by_thread(run, block, wrong)
+    yield from halo_from_slot(run, block, wrong)
     if wrong.tolist() == [n - 1] and n > 1 and np.isclose(
             got[-1], (JUNK - run.model[-2]) * np.float32(0.5), rtol=1e-5, atol=1e-6):
         yield from own_load_unclamped(run, where)

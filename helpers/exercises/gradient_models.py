@@ -132,3 +132,29 @@ def halo_by_thread(run, block, wrong):
                    "thread loads the right halo, whatever the block's size: if (threadIdx.x == "
                    "blockDim.x - 1) s[blockDim.x + 1] = in[clamp_index(i + 1, n)];")
             return
+
+
+def halo_from_slot(run, block, wrong):
+    """A halo loaded from in[j + 1] or in[j - 1], j = threadIdx.x + 1 its slot in s, not from the
+    global i: s[blockDim.x + 1] holds in[blockDim.x + 1] and s[0] in[0] in every block."""
+    x, got = run.model, run.out.got
+    if block < 2 or not wrong.size or x.size <= block:
+        return
+    i = np.arange(x.size)
+    right, left = x[np.minimum(i + 1, x.size - 1)], x[np.maximum(i - 1, 0)]
+    want, held = (right - left) * np.float32(0.5), min(block + 1, x.size - 1)
+    for model, words in (
+            ((np.where(i % block == block - 1, x[held], right) - left) * np.float32(0.5),
+             ("last", f"s[blockDim.x + 1], the right halo, held in[{held}]", "+", "blockDim.x",
+              "s[blockDim.x + 1] = in[clamp_index(i + 1, n)]")),
+            ((right - np.where(i % block == 0, x[0], left)) * np.float32(0.5),
+             ("first", "s[0], the left halo, held in[0]", "-", "1", "s[0] = in[clamp_index(i - 1, n)]"))):
+        if fits(got, model):
+            edge, halo, sign, slot, fix = words
+            first = int(wrong[0])
+            yield (f"{wrong.size} of {x.size} outputs are wrong, each at a block's {edge} thread "
+                   f"(the first is out[{first}] = {got[first]:.6g}, expected {want[first]:.6g}): "
+                   f"{halo} in every block, in[j {sign} 1] with j = threadIdx.x + 1 = {slot}, its "
+                   f"slot in s, where in[i {sign} 1] belongs (i = blockIdx.x * blockDim.x + "
+                   "threadIdx.x, its place in in)", "j indexes s, i indexes in: " + fix)
+            return

@@ -255,6 +255,14 @@ WRONG = {
     "x_from_cy": ([("(u - cx) * z / fx", "(u - cy) * z / fx")],
                   "X subtracted cy = 19.4, the principal point's row, where cx = 21.7, its "
                   "column, belongs: X = (u - cy) * z / fx, not (u - cx) * z / fx"),
+    # blind audit TXA-backproject_range-1 (was '816 values differ from NumPy's (the first: X of
+    # pixel u = 0, v = 0: got -397.464, expected -1.18474) ... Hint: X = (u - cx) * z / fx and
+    # Y = ...', silent on which part): u = fx * X / Z + cx inverted wrongly, X only
+    "x_divided_by_z_times_fx": ([("xyz[i] = (u - cx) * z / fx;", "xyz[i] = (u - cx) / z * fx;")],
+                                ["X was computed as (u - cx) / z * fx: divided by the depth and "
+                                 "multiplied by fx, the other way round", "got -397.464, expected "
+                                 "-1.18474", "Hint: going back from u = fx * X / Z + cx "
+                                 "multiplies by the depth and divides by fx: X = (u - cx) * z / fx"]),
     "x_over_fy": ([("(u - cx) * z / fx", "(u - cx) * z / fy")],
                   "X was divided by fy, the focal length down the image, where fx belongs"),
     "x_and_y_in_ints": ([("    xyz[i] = (u - cx) * z / fx;\n    xyz[n + i] = (v - cy) * z / fy;",

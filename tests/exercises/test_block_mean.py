@@ -76,6 +76,17 @@ WRONG = {
                                  "means[blockIdx.x], with no / count"]),
     # blind audit TKA-block_mean-1 (was 'every element of y has the wrong sign ... Hint: check
     # each number the formula multiplies or divides by: ... int divided by an int ... ^ ...')
+    # blind audit TXA-block_mean-1 (was 'the kernel failed in the launch that looks for bug 2
+    # ..., on a mistake that is not one of the planted bugs: a data race on y[256] ... Hint: two
+    # threads store into the same element ...: check its indices and the loops' steps'): first
+    # taken as the thread's first element, so i = first + t counts t twice
+    "first_counts_the_thread": ([("int first = blockIdx.x * BLOCK;",
+                                  "int first = blockIdx.x * BLOCK + t;")],
+                                ["each thread's element came out i = blockIdx.x * 256 + 2 * t, "
+                                 "t counted twice", "thread 128 of block 0 and thread 0 of "
+                                 "block 1 both stored y[256]", "odd elements of y",
+                                 "first is the block's first element, the same for all its "
+                                 "threads: int first = blockIdx.x * BLOCK; then i = first + t"]),
     "subtraction_reversed": ([("y[i] = x[i] - means[blockIdx.x];",
                                "y[i] = means[blockIdx.x] - x[i];")],
                              ["every element of y is its block's mean minus x[i]",

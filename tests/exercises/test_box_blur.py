@@ -63,6 +63,16 @@ WRONG = {
                                 ["last row and column were never loaded", "clamp_index(x0 + tx, width)"]),
     # blind audit TQA-box_blur-1 (was '135 of 3465 pixels are wrong ... Hint: ... move the bounds
     # guard after the barrier', the guard being there): only the column clamped to width - 1
+    # blind audit TXA-box_blur-1 (was '1530 of 3465 pixels are wrong ... Hint: compare your kernel
+    # with the TODOs ...'): the tile's origin clamped before tx (ty) was added
+    "column_clamped_before_tx": ([("clamp_index(x0 + tx, width)", "clamp_index(x0, width) + tx")],
+                                 ["columns were clamped before tx was added, clamp_index(x0, width) "
+                                  "+ tx: the left edge's tiles (x0 = -2, clamped to 0) sit 2 columns "
+                                  "right of where they belong", "columns up to 97 of a row of 77",
+                                  "pixel (x=0, y=0) came out", "its blur", "clamp the pixel's "
+                                  "column, after adding tx: clamp_index(x0 + tx, width)"]),
+    "row_clamped_before_ty": ([(LOAD[:31], "in[(clamp_index(y0, height) + ty)")],
+                              ["rows were clamped before ty was added", "clamp_index(y0 + ty, height)"]),
     "column_clamped_to_the_last_index": ([("clamp_index(x0 + tx, width)", "clamp_index(x0 + tx, width - 1)")],
                                          ["the image's last column (x = 76) was never loaded",
                                           "clamp_index(x0 + tx, width - 1)",

@@ -92,6 +92,17 @@ WRONG = {
     # blind audit TNA-gradient-1 (was '7 of 1000 outputs are wrong (the first is out[127]), all
     # at the first or last element of a block: the halo ... Hint: thread 0 loads s[0] = ... and
     # the block's last thread ...'): the warp's last lane, 31, taken for the block's last thread
+    # blind audit TXA-gradient-1 (was '7 of 1000 outputs are wrong (the first is out[127]), all
+    # at the first or last element of a block: the halo ... Hint: thread 0 loads s[0] = ...',
+    # silent on which side): the right halo loaded from j + 1, the slot, not i + 1
+    "right_halo_from_the_slot": ([("in[clamp_index(i + 1, n)]", "in[clamp_index(j + 1, n)]")],
+                                 ["7 of 1000 outputs are wrong, each at a block's last thread",
+                                  "s[blockDim.x + 1], the right halo, held in[129] in every block",
+                                  "in[j + 1] with j = threadIdx.x + 1 = blockDim.x, its slot in s",
+                                  "s[blockDim.x + 1] = in[clamp_index(i + 1, n)]"]),
+    "left_halo_from_the_slot": ([("in[clamp_index(i - 1, n)]", "in[clamp_index(j - 1, n)]")],
+                                ["s[0], the left halo, held in[0] in every block",
+                                 "s[0] = in[clamp_index(i - 1, n)]"]),
     "right_halo_by_thread_31": ([("threadIdx.x == blockDim.x - 1", "threadIdx.x == 31")],
                                 ["the right halo s[blockDim.x + 1] = s[129] was loaded by thread "
                                  "31 (threadIdx.x == 31), not by the block's last thread, "
