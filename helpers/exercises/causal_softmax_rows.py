@@ -82,6 +82,40 @@ def sum_shuffles_cut_short(x, got):
            "0; offset /= 2)")
 
 
+TINY = 1e-30
+"""A lane group's part of the sum below this is made of denormal floats (scores about 100 below
+the max): the model leaves its columns out, which a GPU's __expf and the simulator round apart."""
+
+
+def sum_shuffles_started_late(x, got):
+    """warp_sum's loop started below offset 16: with offsets s, s / 2, ..., 1 only (s = 8, 4, 2,
+    1), lane l ends with the sum of its own group of 2 s neighbouring lanes (l // 2s the same),
+    and each column's y is divided by its lane's group's part (where that part is not ``TINY``)."""
+    from helpers.exercises.causal_softmax_models import _exps
+
+    e, cols, lanes = _exps(x), x.shape[1], np.arange(32)
+    part = np.stack([e[:, lane::32].sum(axis=1) for lane in lanes], axis=1)
+    matched = []
+    for s in (8, 4, 2, 1):
+        sums = np.stack([part[:, lanes // (2 * s) == lane // (2 * s)].sum(axis=1)
+                         for lane in lanes], axis=1)
+        own = sums[:, np.arange(cols) % 32]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            model = np.where(visible(*x.shape), e / own, 0)
+        kept = ~visible(*x.shape) | (own > TINY)   # a part of denormals: no backend agrees on it
+        matched += [s] if _near(got[kept], model[kept]) else []
+    if len(matched) != 1:   # none, or not told apart by this case
+        return
+    s, r = matched[0], int(np.argmax(~np.isclose(got.sum(axis=1), 1, rtol=1e-2)))
+    skipped = " and ".join(str(o) for o in (16, 8, 4, 2) if o > s)
+    yield (f"row {r} adds up to {got[r].sum():.4g}, not 1: each lane's sum holds only {2 * s} of "
+           f"the warp's 32 lanes (lanes 0 to {2 * s - 1} or {32 - 2 * s} to 31, its own "
+           f"{'half' if s == 8 else f'group of {2 * s}'}), as warp_sum's loop started at offset "
+           f"{s}: its shuffle{'s' if s < 8 else ''} at offset {skipped}, which add{'' if s < 8 else 's'} the "
+           "lanes farther apart, never ran", "warp_sum's loop starts at offset 16, half the "
+           "warp's 32 lanes, and halves it down to 1: for (int offset = 16; offset > 0; offset /= 2)")
+
+
 def sum_maxed(kernels, rows=40, cols=40):
     """The lanes' parts of the sum combined with warp_max, not warp_sum: each y is exp(x - m)
     over the largest lane's part. Below row 32 every lane sees one column at most, so that part

@@ -112,3 +112,37 @@ def rows_stepped(m, block):
                    f"it added one row in {step} (one thread owns the whole column, there is no "
                    "other thread to take the rows between)", "the thread adds every row of its "
                    "column: for (int r = 0; r < rows; r++)")
+
+
+def cols_for_block_dim(tall, wide_of):
+    """(problem, hint) where, on the simulator, a tall and a wide launch (``tall``, an
+    ``Observed``, and ``wide_of()``, the wide one) ran with no error, and each gave block 0's
+    columns, 0 to blockDim.x - 1, their right means and left every other mean unwritten: the
+    threads of blocks 1 and on found no column below cols, as col = blockIdx.x * cols +
+    threadIdx.x gives (block b starts at b * cols, past the matrix); None otherwise."""
+    if not _block_0_alone(tall):
+        return None
+    wide = wide_of()
+    if not _block_0_alone(wide):
+        return None
+    (block, *_), (grid, *_), cols = wide.launch.block, wide.launch.grid, wide.launch.model.shape[1]
+    return (f"on a {wide.launch.model.shape[0]} x {cols} matrix (block = ({block}, 1, 1), grid = "
+            f"({grid}, 1)) means[0] to means[{block - 1}] are right and means[{block}] to "
+            f"means[{cols - 1}] were never written: col = blockIdx.x * cols + threadIdx.x starts "
+            f"block b's columns at b * {cols} (cols, the matrix's width), not b * {block} "
+            f"(blockDim.x), so blocks 1 to {grid - 1} start at column {cols} or past it and "
+            f"return, and only block 0's {block} threads had a column",
+            "blocks lie blockDim.x columns apart (cols is the matrix's width, not the block's): "
+            "col = blockIdx.x * blockDim.x + threadIdx.x")
+
+
+def _block_0_alone(seen) -> bool:
+    """Whether ``seen`` ran with no error, over more than one block, and only means[0] to
+    means[blockDim.x - 1] were written, each right."""
+    if seen.error is not None or not seen.outs or seen.launch is None:
+        return False
+    out, m, block = seen.outs[0], seen.launch.model, seen.launch.block[0]
+    cols = m.shape[1]
+    want = m.astype(np.float64).mean(axis=0)[:block]
+    return seen.launch.grid[0] > 1 and block < cols and not out.unwritten[:block].any() and \
+        bool(out.unwritten[block:].all()) and np.allclose(out.got[:block], want, rtol=1e-5, atol=1e-6)

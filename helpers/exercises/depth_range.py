@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises.common import Input, Output
-from helpers.exercises.depth_range_models import end_plus_1, holes_only, in_metres, pointer_tested
+from helpers.exercises.depth_range_models import end_plus_1, holes_only, pointer_tested, rescaled
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import accesses_of, observe, observed_mistakes
@@ -209,7 +209,7 @@ def _mistakes(case, run):
         return
     yield from end_plus_1([near, far], want)
     yield from _cut_to_a_byte(depth, [near, far], want)
-    yield from in_metres(depth, [near, far], want)
+    yield from rescaled(case, depth, [near, far], want)
     yield from _first_threads_only(case, depth, [near, far], want)
     if [near, far] == _range(depth[1:]):
         yield ("the range is that of pixels 1 to n - 1: pixel 0 was not looked at",

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from helpers.exercises.microscope import kernel_words, observe
 
 NULLS = ("0", "NULL", "nullptr")
@@ -52,6 +54,13 @@ def end_plus_1(got, want):
                "end: no + 1: atomicMax(&range[1], d)")
 
 
+def rescaled(case, depth, got, want):
+    """The range of other pixels or other units than the image's: in whole metres, or of the
+    pixels i = blockIdx.x * gridDim.x + threadIdx.x reaches."""
+    yield from in_metres(depth, got, want)
+    yield from grid_for_block(case, depth, got, want)
+
+
 def in_metres(depth, got, want):
     """Millimetres made metres, unsigned int d = depth[i] / 1000 (backproject_range's
     conversion): the range is that of the depths divided by 1000, in whole metres, those under
@@ -66,3 +75,26 @@ def in_metres(depth, got, want):
            f"1000 mm (the nearest, {want[0]}) became 0, skipped as holes",
            "keep the depths in millimetres, as the camera gives them: unsigned int d = depth[i]; "
            "with no / 1000 (range is in millimetres too)")
+
+
+def grid_for_block(case, depth, got, want):
+    """gridDim where blockDim belongs, i = blockIdx.x * gridDim.x + threadIdx.x: block b looks at
+    pixels b * gridDim.x on, so the blocks overlap (or leave gaps), and the range is that of the
+    pixels some thread reached."""
+    n, block = case["n"], case["block"]
+    grid = -(-n // block)
+    reach = np.unique(np.arange(grid)[:, None] * grid + np.arange(block))
+    reach = reach[reach < n]
+    measured = depth[reach][depth[reach] > 0]
+    if grid == block or reach.size == n or not measured.size or \
+            got != [int(measured.min()), int(measured.max())]:
+        return
+    which = (f"pixels 0 to {reach[-1]} only, pixels {reach[-1] + 1} to {n - 1} were never looked "
+             "at" if reach.size == reach[-1] + 1 else
+             f"{reach.size} of the {n} pixels only, the others never looked at")
+    yield (f"range is {{{got[0]}, {got[1]}}}, expected {{{want[0]}, {want[1]}}}: the range of "
+           f"{which}: i = blockIdx.x * gridDim.x + threadIdx.x starts block b's pixels at b * "
+           f"{grid} (gridDim.x, the number of blocks), not b * {block} (blockDim.x, the threads "
+           f"in a block), so the blocks overlap{'' if grid < block else ' and leave gaps'}",
+           "blocks lie blockDim.x pixels apart (gridDim.x is how many blocks there are): i = "
+           "blockIdx.x * blockDim.x + threadIdx.x")

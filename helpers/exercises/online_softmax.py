@@ -20,8 +20,9 @@ from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.verdict import listed
 from helpers.exercises.online_softmax_models import (block_not_times_warps, first_warps_alone,
-                                                     missing_offset, outputs_swapped, pairs,
-                                                     row_0_everywhere, row_from_the_lane)
+                                                     lane_is_the_warp, missing_offset,
+                                                     outputs_swapped, pairs, row_0_everywhere,
+                                                     row_from_the_lane)
 
 # (rows, cols, threads a block)
 CASES = [(12, 200, 64), (6, 10, 128), (30, 77, 96)]
@@ -216,6 +217,7 @@ def _mistakes(case, run):
     if m_out.past.size or l_out.past.size:
         yield ("row_max or row_sum was written past its last row",
                "the warps past the last row must leave: if (row >= rows) return;")
+    yield from lane_is_the_warp(case, m_out, l_out, x)
     if m_out.unwritten.any() or l_out.unwritten.any():
         yield from first_warps_alone(case, m_out, l_out, (want_m, want_l))
         yield from _rows_by_the_block_s_threads(case, run)

@@ -178,3 +178,28 @@ def block_not_times_warps(case, written):
            f"warps a block holds (blockDim.x / 32 = {warps})",
            "a block holds blockDim.x / 32 warps, one a row: row = blockIdx.x * (blockDim.x / 32) "
            "+ threadIdx.x / 32")
+
+
+def lane_is_the_warp(case, m_out, l_out, x):
+    """lane = threadIdx.x / 32, the warp's number in its block: all 32 threads of warp w got lane
+    w, so they read the same columns w, w + 32, ..., and only warp 0 of each block (lane 0, every
+    thread of it) stored its row's pair: the max of columns 0, 32, ... and 32 times their sum
+    (the butterfly merged 32 copies of one pair); the other rows never written."""
+    rows, cols, block = case
+    warps, xs = block // 32, x.astype(np.float64)[:, ::32]
+    first = np.arange(rows) % warps == 0
+    m = xs.max(axis=1)
+    sums = 32 * np.exp(xs - m[:, None]).sum(axis=1)
+    if any(not np.array_equal(out.unwritten, ~first) for out in (m_out, l_out)) or \
+            not np.allclose(m_out.got[first], m[first]) or \
+            not np.allclose(l_out.got[first], sums[first], rtol=1e-3):
+        return
+    left = np.flatnonzero(~first)
+    unwritten = (f", and rows {', '.join(map(str, left[:3]))}, ... were never written (only "
+                 f"warp 0 of each block of {warps} warps has a lane 0)" if left.size else "")
+    yield (f"lane = threadIdx.x / 32 is the warp's number in its block, not the thread's place "
+           f"in its warp: all 32 threads of warp w got lane w, so they all read the same columns "
+           f"w, w + 32, ...{unwritten}; row_sum[0] = {l_out.got[0]:.6g}, 32 times the sum over "
+           f"columns 0, 32, 64, ... alone (32 copies of one pair merged), row_max[0] = "
+           f"{m_out.got[0]:.6g} their max", "the lane is the thread's place in its warp: int lane "
+           "= threadIdx.x % 32 (threadIdx.x / 32 is the warp's number, which picks the row)")

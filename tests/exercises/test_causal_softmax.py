@@ -171,6 +171,17 @@ WRONG = [
      ["row 1 adds up to 2, not 1: each lane's sum holds only 16 of the warp's 32 lanes (every "
       "second lane", "warp_sum's loop stopped before its shuffle at offset 1",
       "for (int offset = 16; offset > 0; offset /= 2)"]),
+    # blind audit TXA-causal_softmax-1 (was 'the rows do not add up to 1: the sum of exp(x - m)
+    # is not the whole row's ... Hint: ... then sum = warp_sum(sum) for all 32', which the kernel
+    # did): warp_sum's loop starts at offset 8, half a warp's 16
+    ("warp_sum_starts_at_offset_8", variant(KERNEL, ("__device__ float warp_sum(float v)\n{\n"
+                                                     "    for (int offset = 16;",
+                                                     "__device__ float warp_sum(float v)\n{\n"
+                                                     "    for (int offset = 8;")),
+     ["row 16 adds up to 2, not 1: each lane's sum holds only 16 of the warp's 32 lanes (lanes 0 "
+      "to 15 or 16 to 31, its own half)", "warp_sum's loop started at offset 8: its shuffle at "
+      "offset 16", "Hint: warp_sum's loop starts at offset 16",
+      "for (int offset = 16; offset > 0; offset /= 2)"]),
     # audit 2: a max that starts at 0 passed (no row's visible scores were all far below 0)
     ("max_starts_at_0", variant(KERNEL, (MAX, MAX.replace("float m = -INFINITY;", "float m = 0.0f;"))),
      ["y is NaN in exactly the rows whose visible scores are all below -120", "m starts at 0",

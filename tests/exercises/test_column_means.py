@@ -74,6 +74,17 @@ WRONG = {
                                              "col = threadIdx.x leaves the block out, so every "
                                              "block computed block 0's columns 0 to 31",
                                   "hint": "col = blockIdx.x * blockDim.x + threadIdx.x"}),
+    # blind audit TXA-column_means-1: the matrix's width for the block's in the column (was '5
+    # of the 37 means were never written (the first is means[32]) ... Hint: every column needs
+    # a thread: col = blockIdx.x * blockDim.x + threadIdx.x', silent on cols)
+    "cols_for_block_dim": ([("int col = blockIdx.x * blockDim.x + threadIdx.x;",
+                             "int col = blockIdx.x * cols + threadIdx.x;")],
+                           {"problem": "means[0] to means[31] are right and means[32] to "
+                                       "means[99] were never written: col = blockIdx.x * cols + "
+                                       "threadIdx.x starts block b's columns at b * 100 (cols, "
+                                       "the matrix's width)",
+                            "hint": "(cols is the matrix's width, not the block's): col = "
+                                    "blockIdx.x * blockDim.x + threadIdx.x"}),
     # blind audit G15, G16 (were 'means[0] = ..., NumPy's is ...' and the printf hint)
     "rows_a_block_long": ([(READ, "m[r * blockDim.x + col];")],
                           {"problem": "stepped down its column by blockDim.x = 32 floats",

@@ -106,9 +106,16 @@ WRONG = {
     "farthest_plus_1": ([("atomicMax(&range[1], d)", "atomicMax(&range[1], d + 1)")],
                         "range[1] came out 9001, one more than the farthest depth, 9000",
                         "no + 1: atomicMax(&range[1], d)"),
+    # blind audit TXA-depth_range-1: gridDim for blockDim in the index (was 'range is {367,
+    # 7966}, expected {250, 9000}, and the race check finds no race: not every pixel was looked
+    # at, or a depth went to the other end ...', two causes and no gridDim)
     "grid_dim_for_block_dim": ([("blockIdx.x * blockDim.x", "blockIdx.x * gridDim.x")],
-                               "not every pixel was looked at",
-                               "i = blockIdx.x * blockDim.x + threadIdx.x looks at depth[i]"),
+                               "range is {367, 7966}, expected {250, 9000}: the range of pixels 0 "
+                               "to 183 only, pixels 184 to 999 were never looked at: i = "
+                               "blockIdx.x * gridDim.x + threadIdx.x starts block b's pixels at "
+                               "b * 8 (gridDim.x, the number of blocks), not b * 128 (blockDim.x",
+                               "(gridDim.x is how many blocks there are): i = blockIdx.x * "
+                               "blockDim.x + threadIdx.x"),
     "compare_and_store": ([(ATOMICS, "    if (d < range[0]) range[0] = d;\n"
                                      "    if (d > range[1]) range[1] = d;\n")],
                           ("race", "depths were lost"), "atomicMin(&range[0], d)"),

@@ -17,6 +17,14 @@ MERGE = ("        l = (m == -INFINITY ? 0.0f : l * __expf(m - m_new))\n"
 
 # (name, source, words that the NOT YET line must contain)
 WRONG = [
+    # blind audit TXB-online_softmax-1: / for % in the lane (was 'some rows' pair was never
+    # written ... Hint: one warp a row, row = ... and its lane 0 writes row_max[row] and
+    # row_sum[row]', nothing on the lane line)
+    ("lane_is_the_warp", variant(KERNEL, ("int lane = threadIdx.x % 32;",
+                                          "int lane = threadIdx.x / 32;")),
+     ["lane = threadIdx.x / 32 is the warp's number in its block", "all 32 threads of warp w "
+      "got lane w", "rows 1, 3, 5, ... were never written", "row_sum[0] = ",
+      "Hint: the lane is the thread's place in its warp: int lane = threadIdx.x % 32"]),
     # blind audit TPB-online_softmax-1: the two outputs swapped in lane 0's stores (was
     # 'row_max[0] = 4.63908 is no value of row 0 ... Hint: lane l reads in[c], ... of its own row:
     # in = x + row * cols', the reads blamed, the swap not named)
