@@ -131,14 +131,39 @@ def _undeclared(d, where, source):
     if name in PYTHON_WORDS:
         return (f"{where} uses {name}, Python's spelling: C++ has no {name}",
                 f"write {PYTHON_WORDS[name]}")
-    emptied = _emptied_loop(d, name, source)
-    if emptied:
-        return emptied
+    said = _emptied_loop(d, name, source) or _shared_size(d, name, source)
+    if said:
+        return said
     guess = f" (the compiler's guess: {d.names[1]})" if len(d.names) > 1 else ""
     meant = f", or write {d.names[1]} if that is what you meant" if len(d.names) > 1 else ""
     return (f"{where} uses {name}, which nothing declared before it{guess}",
             f"declare {name} with its type before its first use, inside the braces that hold "
             f"that use (int {name} = ...;){meant}; C++ needs every name declared")
+
+
+def _shared_size(d, name: str, source: str):
+    """``name`` undeclared in the size of a __shared__ array declared on the record's line, and
+    declared as a variable later in the kernel (``__shared__ float s[len];`` above ``int len =
+    min(...);``): a value known only when the kernel runs, where the compiler needs a constant;
+    the constant offered is the source's first #define. None otherwise (a misspelt constant)."""
+    lines = source.splitlines()
+    text = lines[d.line - 1] if 0 < d.line <= len(lines) else ""
+    m = re.search(r"__shared__\s+(?P<type>[\w\s]+?)\s+(?P<array>\w+)\s*\[(?P<size>[^\]]*)\]",
+                  text)
+    later = next((k + 1 for k in range(d.line, len(lines))
+                  if re.search(rf"\b(?:int|unsigned|size_t|long)\s+{re.escape(name)}\s*=",
+                               lines[k])), None)
+    if not m or not later or not re.search(rf"\b{re.escape(name)}\b", m["size"]):
+        return None
+    constant = re.search(r"^\s*#\s*define\s+(\w+)\s+\S", source, re.M)
+    size = constant[1] if constant else "256"
+    guard = re.search(rf"\bif\s*\(\s*(\w+)\s*<\s*{re.escape(name)}\s*\)", source)
+    users = f"the threads {guard[1]} < {name}" if guard else f"the first {name} places"
+    return (f"line {d.line} sizes the __shared__ array {m['array']} with {name}, a variable "
+            f"(line {later}) whose value is known only when the kernel runs: the size of a "
+            "__shared__ array must be a constant the compiler knows, the same for every block",
+            f"size it with the constant, __shared__ {m['type']} {m['array']}[{size}];, and let "
+            f"only {users} use it")
 
 
 def _emptied_loop(d, name: str, source: str):

@@ -126,3 +126,26 @@ def load_times_chunk(observed, source):
             "chunk's first element, not its number), so CHUNK is applied twice",
             "first is the chunk's first element: the load reads x[first + t], as the store "
             "writes y[first + t]")
+
+
+def load_past_count(kept, n, blocks):
+    """(problem, hint) where, in a trace of ``blocks`` blocks over ``n`` elements with junk after
+    x (``kept``: its accesses), the threads t >= count of the last, partial chunk, and those
+    alone, loaded x[first + t] past n, every store into y below n: the load guarded by the
+    tile's size (t < CHUNK), or not at all, where t < count belongs. None otherwise."""
+    if kept is None or not len(kept) or not n % CHUNK:
+        return None
+    first, count = n - n % CHUNK, n % CHUNK
+    b = first // CHUNK % blocks
+    reads = kept[(kept["array"] == "x") & ~kept["write"] & (kept["index"] >= n)]
+    stores = kept[(kept["array"] == "y") & kept["write"]]
+    if not len(reads) or (stores["index"] >= n).any() or (reads["block"] != b).any() or \
+            sorted(reads["thread"].tolist()) != list(range(count, CHUNK)) or \
+            (reads["index"] != first + reads["thread"]).any():
+        return None
+    return (f"in the last, partial chunk (first = {first}, count = {count}, n = {n}) threads t = "
+            f"{count} to {CHUNK - 1}, past count, loaded x[{n}] to x[{first + CHUNK - 1}], past "
+            f"the end of x (block {b}, in a launch of {blocks} blocks over {n} elements): the load "
+            "is not held to the chunk's elements, t < count (CHUNK is the tile's size, count the "
+            "elements this chunk has)", "guard the load with the chunk's count, as the store is: "
+            "if (t < count) tile[t] = x[first + t];")

@@ -116,6 +116,7 @@ def _unwritten(unwritten, n):
                "were never written",
                "the thread t == n / 16 must convert pixels 16 * (n / 16) to n - 1, one by one: "
                + sepia_x16_tail.TAIL_CALL)
+    yield from sepia_x16_tail.tail_started_late(pixels, n)
     flat = unwritten.ravel()[:48 * groups].reshape(max(groups, 1), -1)
     if groups and not flat[:, :16].any() and flat[:, 16:].all():
         yield ("in every group only the first 16 of the 48 result bytes were written",

@@ -39,6 +39,22 @@ def tail_from_its_start(run, n):
            f"the pixel's number in the image, not its place in the tail: {TAIL_CALL}")
 
 
+def tail_started_late(pixels, n):
+    """The tail's loop started k pixels past the tail's first (``i = 16 * groups + 1``): its
+    first k pixels, and no other, never written (``pixels``: each pixel's, unwritten), the tail's
+    others written."""
+    first = 16 * (n // 16)
+    late = int(np.argmin(pixels[first:])) if first < n else 0
+    if not late or not np.array_equal(pixels, (np.arange(n) >= first) & (np.arange(n) < first + late)):
+        return
+    which = (f"pixel {first}, the tail's first, was" if late == 1 else
+             f"pixels {first} to {first + late - 1}, the tail's first {late}, were")
+    yield (f"{which} never written, while the tail's other {n - first - late} were (n = {n}, "
+           f"groups = n / 16 = {n // 16}, so the tail is pixels 16 * groups = {first} to "
+           f"{n - 1}): the tail's loop starts {late} past 16 * groups", "start the tail's loop at "
+           "its first pixel: for (int i = 16 * groups; i < n; i++)")
+
+
 def past_the_end(past, n):
     """The stores past the end of out: the threads after the tail's, or a tail loop too long."""
     if not past.size:

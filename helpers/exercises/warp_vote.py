@@ -34,7 +34,7 @@ from helpers.exercises.verdict import not_yet
 from helpers.exercises.warp_vote_models import (JUNK, THRESHOLD, below_the_threshold, block_counts,
                                                cut_to_int, float_votes, index_mistakes,
                                                last_element_left_out, votes_of_warps,
-                                               word_mistakes)
+                                               warps_a_block_miscounted, word_mistakes)
 
 BLOCKS = (32, 64, 96, 128, 256)
 # (n, threads per block): a partial last warp but in the fourth, warps past n in the last block of
@@ -267,12 +267,15 @@ def _first_warp_of_each_block(kernels, out, per_block):
     yield f"{shown}: no thread of the blocks' other warps stored", hint
 
 
-def _unwritten(kernels, out, votes, per_block):
+def _unwritten(kernels, out, votes, n, per_block):
     """The mistakes that counts' never-written elements show (``per_block``: warps a block)."""
     want = votes.sum(axis=1)
     yield from _lane_0_votes_too(out, want, votes)
     yield from _lane_and_32(out, want, per_block)
     unwritten = out.unwritten
+    yield from warps_a_block_miscounted(  # the trace: where block 1's warps stored (K + t)
+        lambda: accesses_of(kernels, _launch((5000, 128), after=0), "counts by warp number", 8000),
+        out, want, n, per_block)
     if unwritten.any() and not unwritten[:per_block].any() and unwritten[per_block:].all():
         yield (f"only counts[0] to counts[{per_block - 1}] were written: every block's warps wrote "
                "there, the store's index being threadIdx.x / 32, a warp's place in its block "
@@ -317,7 +320,7 @@ def _mistakes(case, run):
     yield from _one_count_a_block(run.out, want, run.launch.block[0])
     yield from _block_plus_warp(run.out, want, n, run.launch.block[0])
     yield from _partial_warp_left_out(kernels, run.out, want, n)
-    yield from _unwritten(kernels, run.out, votes, run.launch.block[0] // 32)
+    yield from _unwritten(kernels, run.out, votes, n, run.launch.block[0] // 32)
     if np.array_equal(got, want):
         return
     if np.array_equal(got - poison_value(np.uint32), want.astype(np.uint32)):

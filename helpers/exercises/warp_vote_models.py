@@ -134,3 +134,38 @@ def last_element_left_out(words, n):
            "warp has elements as long as its first one is below n, not below n - 1",
            "a warp has elements when its first one, 32 * warp, is below n: keep the stub's "
            "if (32 * warp >= n) return;")
+
+
+def warps_a_block_miscounted(trace, out, want, n, per_block):
+    """warp = blockIdx.x * K + threadIdx.x / 32 with K not the block's warps (32 assumed): K read
+    from where lane 0 of block 1's warps stored in ``trace()`` (the accesses of a launch of 5,000
+    elements in blocks of 128, 4 warps a block: counts[K + t]); this launch's counts matched
+    with what that numbering gives (warp t of block b stores its count at counts[b * K + t],
+    returning where 32 * (b * K + t) >= n)."""
+    blocks = -(-n // (32 * per_block))
+    if not out.unwritten.any() or out.past.size:
+        return
+    seen = trace()
+    mine = None if seen is None else seen[(seen["array"] == "counts") & seen["write"]]
+    if mine is None or not (mine["block"] > 0).any() or (mine["thread"] % 32).any():
+        return
+    k = set(((mine["index"] - mine["thread"] // 32) // np.maximum(mine["block"], 1))
+            [mine["block"] > 0].tolist())
+    if len(k) != 1 or (held := k.pop()) in (4, 0) or \
+            ((mine["index"] - mine["thread"] // 32) != mine["block"] * held).any():
+        return
+    slots = {b * held + t: b * per_block + t for b in range(blocks) for t in range(per_block)
+             if 32 * (b * held + t) < n}
+    right = np.append(want, 0)
+    if np.flatnonzero(~out.unwritten).tolist() != sorted(slots) or \
+            any(out.got[s] != right[min(w, want.size)] for s, w in slots.items()):
+        return
+    shown = (f"whose elements would start at x[{32 * held}], past n = {n:,}, so it returned: only "
+             f"block 0's warps stored, counts[0] to counts[{per_block - 1}]" if 32 * held >= n else
+             f"and stored at counts[{held}]: the counts landed apart, with gaps")
+    yield (f"warp = blockIdx.x * {held} + threadIdx.x / 32 numbers each block's warps as if a block "
+           f"held {held}, but a block of {32 * per_block} threads holds {per_block} (blockDim.x / "
+           f"32): block 1's first warp became warp {held}, {shown}, and the other "
+           f"{int(out.unwritten.sum())} counts were never written",
+           "number the warps across the grid: warp = i / 32, with i = blockIdx.x * blockDim.x + "
+           "threadIdx.x (block b's first warp is b * blockDim.x / 32)")

@@ -287,6 +287,16 @@ DOES_NOT_COMPILE = {
                                              "device",
                                   "hint": "inside a kernel the threads of a block wait for each "
                                           "other at __syncthreads();"}),
+    # blind audit TXB-reverse_blocks-1: the shared array sized like a Python list, s[len] (was
+    # '... line 12 uses len, which nothing declared before it. Hint: declare len with its type
+    # before its first use ...', which would still not compile)
+    "shared_array_sized_by_len": ([("__shared__ float s[BLOCK];", "__shared__ float s[len];")],
+                                  {"problem": "line 12 sizes the __shared__ array s with len, a "
+                                              "variable (line 14) whose value is known only when "
+                                              "the kernel runs: the size of a __shared__ array "
+                                              "must be a constant the compiler knows",
+                                   "hint": "size it with the constant, __shared__ float "
+                                           "s[BLOCK];, and let only the threads j < len use it"}),
 }
 
 @pytest.mark.parametrize("name", sorted(DOES_NOT_COMPILE))

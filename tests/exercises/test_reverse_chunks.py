@@ -121,6 +121,16 @@ WRONG = {
                                                     "232 elements) was never written",
                                                     "first + CHUNK <= n"],
                                         "hint": ["first < n", "count = min(CHUNK, n - first)"]}),
+    # blind audit TXB-reverse_chunks-1: the load guarded by the tile's size, t < CHUNK (was 'the
+    # kernel crashed: block (2, 0, 0), thread (248, 0, 0): a read of x at reverse_chunks.cu:16,
+    # ... Hint: read the error', the guard not named)
+    "load_guarded_by_t_lt_chunk": ([("        if (t < count)\n            tile[t]", "        if (t < CHUNK)\n            tile[t]")],
+                                   {"problem": ["in the last, partial chunk (first = 768, count = "
+                                                "232, n = 1000) threads t = 232 to 255, past count, "
+                                                "loaded x[1000] to x[1023], past the end of x",
+                                                "the load is not held to the chunk's elements"],
+                                    "hint": "guard the load with the chunk's count, as the store "
+                                            "is: if (t < count) tile[t] = x[first + t];"}),
     "loads_one_past_the_last_chunk": ([("        if (t < count)\n            tile[t]", "        if (t <= count)\n            tile[t]")],
                                       {"problem": "a read of x[1000] at ",
                                        "hint": "x has 1000 elements"}),

@@ -225,6 +225,15 @@ WRONG = {
     # pixels counted from the tail's start, sepia_pixel(rgb, out, i - 16 * groups)
     "tail_from_its_own_start": ([("out, i);", "out, i - 16 * groups);")], "sepia_pixel(rgb, out, "
                                 "i) with i the pixel's number in the image, 16 * groups to n - 1"),
+    # blind audit TXB-sepia_x16-1: the tail's loop from its second pixel, i = 16 * groups + 1
+    # (was '3 of 5883 bytes of out were never written (the first in pixel 1952, of thread 122)
+    # ... Hint: thread t must convert pixels 16t to 16t + 15: load their 48 bytes as the three
+    # uint4 ...', the groups the learner had right)
+    "tail_loop_from_16_groups_plus_1": ([("int i = 16 * groups;", "int i = 16 * groups + 1;")],
+                                        "pixel 1952, the tail's first, was never written, "
+                                        "while the tail's other 8 were (n = 1961, groups = n / 16 "
+                                        "= 122, so the tail is pixels 16 * groups = 1952 to "
+                                        "1960): the tail's loop starts 1 past 16 * groups"),
     "channels_read_as_char": ([(READ_AS_FLOAT, READ_AS_CHAR)],
                               "bytes of 128 and more became negative"),
     "channels_read_as_char_saturated": ([(READ_AS_FLOAT, READ_AS_CHAR), (CHANNEL_SUM, SATURATED)],
@@ -293,6 +302,13 @@ def test_wrong_kernel_fails_with_its_hint(name, kernels, capsys):
     assert check_sepia_x16_kernel(kernels[name]).passed is False
     out = capsys.readouterr().out
     assert out.startswith("NOT YET: ") and WRONG[name][1] in out, out
+
+
+def test_a_tail_loop_started_late_is_told_where_to_start(kernels, capsys):
+    """blind audit TXB-sepia_x16-1: the hint names the tail loop's start, not the groups'."""
+    verdict = check_sepia_x16_kernel(kernels["tail_loop_from_16_groups_plus_1"])
+    assert verdict.hint == ("start the tail's loop at its first pixel: for (int i = 16 * groups; "
+                            "i < n; i++)"), verdict
 
 
 @pytest.mark.parametrize("name", sorted(SLOW))

@@ -27,6 +27,20 @@ WRONG = {
     # blind audit TEB-warp_vote-1: blockIdx.x not scaled by the block's warps (was '21 of the
     # 32 counts were never written (the first is counts[11]) ... Hint: lane 0 of every warp that
     # has elements stores counts[warp]', the formula never named)
+    # blind audit TXB-warp_vote-1: 32 warps a block assumed, warp = blockIdx.x * 32 + threadIdx.x
+    # / 32 (was 'only counts[0] to counts[3] were written: every block's warps wrote there, the
+    # store's index being threadIdx.x / 32 ...', which the learner's store was not)
+    "warp_from_block_times_32": ([("int warp = i / 32,", "int warp = blockIdx.x * 32 + threadIdx.x / 32,")],
+                                 {"problem": "warp = blockIdx.x * 32 + threadIdx.x / 32 numbers "
+                                             "each block's warps as if a block held 32, but a "
+                                             "block of 128 threads holds 4 (blockDim.x / 32): "
+                                             "block 1's first warp became warp 32, whose elements "
+                                             "would start at x[1024], past n = 1,000, so it "
+                                             "returned: only block 0's warps stored, counts[0] to "
+                                             "counts[3], and the other 28 counts were never written",
+                                  "hint": "number the warps across the grid: warp = i / 32, with "
+                                          "i = blockIdx.x * blockDim.x + threadIdx.x (block b's "
+                                          "first warp is b * blockDim.x / 32)"}),
     "warp_from_block_plus_warp_in_block": ([("int warp = i / 32,", "int warp = blockIdx.x + threadIdx.x / 32,")],
                                            {"problem": "warp = blockIdx.x + threadIdx.x / 32 "
                                                        "counts a block as one warp, but a block "
