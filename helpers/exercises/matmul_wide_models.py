@@ -78,7 +78,7 @@ def _b_layouts(a, b):
 
 def indexed(a, b):
     """(C, problem, hint) of the kernels that index a tile wrongly: A's rows taken N apart,
-    B's rows taken K apart, B read by columns (col * K + b_row), B's guard testing col against K, A's tile read from column phase +
+    B's rows taken K apart, B read by columns (col * K + b_row), B's guard testing col against K or M, A's tile read from column phase +
     tx, a phase's tile of A or B starting TILE_M (not TILE_K) on from the last one's, Bs rows loaded from ty alone, Bs read as Bs[tx][k] (None where such a kernel reads past
     A or B, or computes C)."""
     (m, k), n = a.shape, b.shape[1]
@@ -87,9 +87,12 @@ def indexed(a, b):
     yield (rows_apart(a.ravel(), m, k, 32) @ b if (m - 1) * 32 + k <= a.size else None,
            *tile_k_apart(k))
     yield from _b_layouts(a, b)
-    yield (np.where(np.arange(n) < k, a @ b, 0.0) if n > k else None,
-           "C's columns K and past are 0, the rest right: B's guard tests col against K, but "
-           "B is K x N", "Bs[r][tx] = (b_row < K && col < N) ? B[b_row * N + col] : 0.0f")
+    for name, bound, what in (("K", k, "B's number of rows"), ("M", m, "A's number of rows")):
+        yield (np.where(np.arange(n) < bound, a @ b, 0.0) if n > bound else None,
+               f"C's columns {name} and past ({bound} to {n - 1}) are 0, the rest right: B's guard "
+               f"tests col against {name} = {bound}, {what}, but B is K x N: its columns {bound} "
+               f"to {n - 1} were loaded as 0", "B's columns run below N: Bs[r][tx] = (b_row < K "
+               "&& col < N) ? B[b_row * N + col] : 0.0f")
     yield (phased(a, b, lambda p, t: p + t, lambda p, t: p * 32 + t), "A's tile starts at "
            "column phase, not phase * TILE_K: the phases' tiles of A overlap",
            "a_col = phase * TILE_K + tx")

@@ -17,7 +17,7 @@ from helpers.exercises.common import Input, Output, is_poison
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.hidden import grids
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.matrix_index_models import (guard_one_short, model as _model,
+from helpers.exercises.matrix_index_models import (guard_one_short, model as _model, one_block_side,
                                                    one_thread_side, read_at_col, same as _same)
 from helpers.exercises.microscope import observe, written_by_two, written_twice
 from helpers.exercises.verdict import matches
@@ -272,7 +272,7 @@ def _mix_ups(got, case, padded, kernels):
          f"(each threadIdx.y, each blockIdx.y) wrote the same first {case.threads[0]} elements "
          "and the rest were never written", "the grid is 2-D, so each thread takes its column "
          "from x and its row from y: " + INDEX_HINT),
-        *one_thread_side(case, padded, kernels, INDEX_HINT),
+        *one_thread_side(case, padded, kernels, INDEX_HINT), *one_block_side(case, kernels, INDEX_HINT),
         *_threads_swapped(case),
         *_fixed_blocks(case))] + list(_overlapping(case, padded)) + read_at_col(case, padded)
     a = a_pad[:rows * cols].reshape(rows, cols)

@@ -9,10 +9,11 @@ import numpy as np
 
 
 def model(case, padded, swap=False, index=None, block=None, y_from_x=False,
-           threads_swapped=False, one_d=False, x_from_y=False):
+           threads_swapped=False, one_d=False, x_from_y=False, blocks_from=None):
     """The output of a guarded kernel that takes row from x when ``swap`` (y's block from y, its
     thread from x when ``y_from_x``; x's block from x, its thread from y when ``x_from_y``; each side's block from itself, its thread from the other
-    when ``threads_swapped``; row and col from x's global index alone, t / cols and t % cols,
+    when ``threads_swapped``; both sides' blocks from blockIdx.``blocks_from`` ("x" or "y");
+    row and col from x's global index alone, t / cols and t % cols,
     when ``one_d``), stores element
     (row, col) at ``index(row, col)`` (by default row * cols + col) and takes ``block`` for
     blockDim (by default the launch's); NaN where it writes nothing, nothing past the end, and
@@ -27,6 +28,9 @@ def model(case, padded, swap=False, index=None, block=None, y_from_x=False,
         ys = ys // by * by + xs % bx
     if x_from_y:
         xs = xs // bx * bx + ys % by
+    if blocks_from:
+        block_index = (xs // bx) if blocks_from == "x" else (ys // by)
+        xs, ys = block_index * bx + xs % bx, block_index * by + ys % by
     if threads_swapped:
         xs, ys = xs // bx * bx + ys % by, ys // by * by + xs % bx
     row, col = (xs, ys) if swap else (ys, xs)
@@ -49,10 +53,11 @@ def same(got, model):
             and np.allclose(got[known], model[known], rtol=1e-5, atol=1e-4))
 
 
-def thread_sides(kernels):
-    """{"col": side, "row": side}: the side (x or y) of threadIdx in the statement that sets col
-    and in the one that sets row (``col = ...;``), as the kernel's text reads (its simulated
-    twin's source); a name set nowhere, or with neither or both sides, is left out."""
+def thread_sides(kernels, of="threadIdx"):
+    """{"col": side, "row": side}: the side (x or y) of ``of`` (threadIdx, or blockIdx) in the
+    statement that sets col and in the one that sets row (``col = ...;``), as the kernel's text
+    reads (its simulated twin's source); a name set nowhere, or with neither or both sides, is
+    left out."""
     from helpers.exercises.microscope import body_words
 
     words = body_words(kernels)
@@ -61,7 +66,7 @@ def thread_sides(kernels):
         if words[i] in ("col", "row") and words[i + 1] == "=" and words[i] not in sides:
             end = words.index(";", i) if ";" in words[i:] else len(words)
             found = {words[j + 2] for j in range(i, end - 2)
-                     if words[j:j + 2] == ["threadIdx", "."] and words[j + 2] in ("x", "y")}
+                     if words[j:j + 2] == [of, "."] and words[j + 2] in ("x", "y")}
             sides[words[i]] = found.pop() if len(found) == 1 else None
     return {name: side for name, side in sides.items() if side}
 
@@ -87,6 +92,34 @@ def one_thread_side(case, padded, kernels, index_hint):
              "thread index gives: row = blockIdx.y * blockDim.y + threadIdx.x, or col = "
              "blockIdx.x * blockDim.x + threadIdx.y (on square blocks the two give the same "
              "output)", "col takes threadIdx.x, row threadIdx.y: " + index_hint)]
+
+
+def one_block_side(case, kernels, index_hint):
+    """The model entries of a kernel whose col takes blockIdx.y (or row blockIdx.x), as the other
+    does: both give the same output (each block writes the tile on the diagonal of its one block
+    index), so the kernel's text says which line it is (both are named where it cannot)."""
+    sides = thread_sides(kernels, "blockIdx")
+    col, row = sides.get("col"), sides.get("row")
+    (pc, pr), (bx, by) = case.threads, case.block[:2]
+
+    def reach(name, size, across, width, side):   # the columns (rows) the diagonal tiles cover
+        last = min(size, across * width) - 1
+        return (f"{name} takes blockIdx.{side}, as {'row' if name == 'col' else 'col'} does, so "
+                f"each block wrote the tile of its blockIdx.{side}'s rows and columns: only the "
+                f"diagonal tiles, in {'columns' if name == 'col' else 'rows'} 0 to {last} "
+                f"(blockIdx.{side} 0 to {last // width}), were written")
+    if col == "y" and row != "x":
+        return [(dict(blocks_from="y"), "the result is what col = blockIdx.y * blockDim.x + "
+                 "threadIdx.x gives: " + reach("col", case.width, pr // by, bx, "y"),
+                 "col comes from x, its block too: " + index_hint)]
+    if row == "x" and col != "y":
+        return [(dict(blocks_from="x"), "the result is what row = blockIdx.x * blockDim.y + "
+                 "threadIdx.y gives: " + reach("row", case.height, pc // bx, by, "x"),
+                 "row comes from y, its block too: " + index_hint)]
+    return [(dict(blocks_from="x"), "the result is what a kernel whose row and col take the same "
+             "block index gives: col = blockIdx.y * blockDim.x + threadIdx.x, or row = blockIdx.x "
+             "* blockDim.y + threadIdx.y (the two give the same output)",
+             "col takes blockIdx.x, row blockIdx.y: " + index_hint)]
 
 
 def read_at_col(case, padded):

@@ -210,35 +210,53 @@ def _first_warps_alone(run, case):
                "if (tile_row >= M / 16) return;")
 
 
-def _past_by_row_m(m, n, warps):
-    """The flat indices past C (m x n) that the warps of tile_row m / 16 of ``warps`` store."""
-    tiles = [divmod(w, n // 16)[1] for w in range((m // 16) * (n // 16), warps)
-             if w // (n // 16) == m // 16]
-    r, c = np.meshgrid(np.arange(m, m + 16), np.arange(16), indexing="ij")
-    return sorted(int(i) for tc in tiles for i in (r * n + tc * 16 + c).ravel())
+def _past_by_row_m(m, n, warps, rows=1):
+    """The flat indices past C (m x n) that the warps of ``warps`` whose tile_row is m / 16 to
+    m / 16 + rows - 1 store."""
+    per_row = n // 16
+    tiles = [divmod(w, per_row) for w in range((m // 16) * per_row, warps)
+             if w // per_row < m // 16 + rows]
+    r, c = np.meshgrid(np.arange(16), np.arange(16), indexing="ij")
+    return sorted(int(i) for tr, tc in tiles for i in ((r + 16 * tr) * n + tc * 16 + c).ravel()
+                  if i >= m * n)
+
+
+def _past_in_wide(run, m, n, more):
+    """The flat indices past C that the kernel stores launched on the simulator (K = 16) with
+    ``more`` rows of tiles' warps more than C's (C's guard holding them), and the warps; None
+    where that launch failed."""
+    launch, blocks = _launch((m, 16, n)), -(-(m // 16 + more) * (n // 16) // 4)
+    wide = dataclasses.replace(launch, grid=(blocks, 1), args=tuple(
+        dataclasses.replace(a, guard=16 * (more + 1) * n) if isinstance(a, Output) else a
+        for a in launch.args))
+    seen = microscope.observe(run.kernel, wide, key=f"{more} rows of tiles more", racecheck=False)
+    return (seen.outs[0].past.tolist(), 4 * blocks) if seen.error is None and seen.outs else None
 
 
 def _guard_lets_the_next_row_on(run, case):
-    """The guard tile_row > M / 16, > where >= belongs: C right, and past it exactly the tiles
-    of the warps whose tile_row is M / 16 stored; told from no guard at all by a launch on the
-    simulator (K = 16) with the warps of two rows of tiles more, where only the first is."""
+    """A guard that lets the warps of tile_row M / 16 (the case's only ones past C) through,
+    and C right: tile_row > M / 16, > where >= belongs, or tile_row >= M, the rows of C where
+    its rows of tiles belong; told from each other and from no guard at all by launches on the
+    simulator (K = 16) with the warps of more rows of tiles than C's."""
     (m, _, n), out = case, run.out
     warps = run.launch.grid[0] * run.launch.block[0] // 32
     if out.unwritten.any() or out.past.tolist() != _past_by_row_m(m, n, warps) or \
             not _either(out.got.astype(np.float64), _product(run.model, case)):
         return
-    launch = _launch((m, 16, n))
-    blocks = -(-(m // 16 + 2) * (n // 16) // 4)
-    wide = dataclasses.replace(launch, grid=(blocks, 1), args=tuple(
-        dataclasses.replace(a, guard=48 * n) if isinstance(a, Output) else a for a in launch.args))
-    seen = microscope.observe(run.kernel, wide, key="two rows of tiles more", racecheck=False)
-    if seen.error is None and seen.outs[0].past.tolist() == _past_by_row_m(m, n, 4 * blocks):
-        yield (f"the warps whose tile_row is M / 16 = {m // 16} went on and stored their tiles "
-               f"below C, in rows {m} to {m + 15}: tile_row > M / 16 lets tile_row == M / 16 through "
-               f"(a launch on the simulator with more warps: those of tile_row {m // 16 + 1} "
-               "returned), but C's last row of tiles is M / 16 - 1",
-               "the rows of tiles are 0 to M / 16 - 1: return where tile_row >= M / 16 (>=, "
-               "not >): if (tile_row >= M / 16) return;")
+    head = (f"the warps whose tile_row is M / 16 = {m // 16} went on and stored their tiles "
+            f"below C, in rows {m} to {m + 15}: ")
+    seen = _past_in_wide(run, m, n, 2)
+    if seen and seen[0] == _past_by_row_m(m, n, seen[1]):
+        yield (head + f"tile_row > M / 16 lets tile_row == M / 16 through (a launch on the "
+               f"simulator with more warps: those of tile_row {m // 16 + 1} returned), but C's "
+               "last row of tiles is M / 16 - 1", "the rows of tiles are 0 to M / 16 - 1: return "
+               "where tile_row >= M / 16 (>=, not >): if (tile_row >= M / 16) return;")
+    seen = _past_in_wide(run, 16, n, 17)
+    if seen and seen[0] == _past_by_row_m(16, n, seen[1], rows=15):
+        yield (head + f"the guard compares tile_row, a row of tiles, with M = {m}, the number of "
+               "rows of C (a launch on the simulator with M = 16: the warps of tile_row 1 to 15 "
+               "stored below C, those of tile_row 16 = M returned)",
+               "C has M / 16 rows of tiles: if (tile_row >= M / 16) return;")
 
 
 def _mma_after_the_loop(run, case):

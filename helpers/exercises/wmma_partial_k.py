@@ -27,7 +27,8 @@ from helpers.exercises.common import Input, Output
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import body_words, observe, observed_launch, observed_mistakes
 from helpers.exercises.wmma_partial_k_models import (B_TRANSPOSED, STAGINGS, b_fragment_col_major,
-                                                     c_stored_col_major, staged)
+                                                     c_stored_col_major, fragment_from_other_tile,
+                                                     staged)
 from helpers.exercises.wmma_partial_k_models import clamped as _clamped
 from helpers.exercises.wmma_partial_k_models import is_close as _is
 from helpers.exercises.wmma_partial_k_models import steps_cut_short as _steps_cut_short
@@ -331,6 +332,8 @@ def _mistakes(case, run):
     if _is(got, a @ b):
         return
     yield from c_stored_col_major(got, a @ b)
+    flat_a, flat_b = (spec.host().astype(np.float64) for spec in run.launch.args[:2])
+    yield from fragment_from_other_tile(got, flat_a, flat_b, m, k, n)
     if _is(got, a[:, :whole] @ b[:whole]):
         yield (f"the last, partial tile along K was skipped: C lacks the products of k = {whole} to "
                f"{k - 1}", "loop while k0 < K (not k0 + 16 <= K): the last step stages fewer than "

@@ -139,10 +139,12 @@ def stale(along, at, k):
     return where
 
 
-def staged(flat_a, flat_b, m, k, n, a_keep=None, b_keep=None, a_at=None, b_at=None):
+def staged(flat_a, flat_b, m, k, n, a_keep=None, b_keep=None, a_at=None, b_at=None,
+           product=np.matmul):
     """C as the solution computes it from A and B as their device arrays hold them (NaN after
     each), each step's tiles staged where ``a_keep(k0, r, col)`` (``b_keep``) holds, else 0,
-    from A[a_at((tile_row, tile_col), k0, r, col)] (B[b_at(...)]); NaN past the arrays."""
+    from A[a_at((tile_row, tile_col), k0, r, col)] (B[b_at(...)]); NaN past the arrays; each
+    step adds ``product(As, Bs)`` of its two staged tiles."""
     a_keep = a_keep or (lambda k0, r, col: k0 + col < k)
     b_keep = b_keep or (lambda k0, r, col: k0 + r < k)
     a_at = a_at or (lambda tile, k0, r, col: (tile[0] * 16 + r) * k + k0 + col)
@@ -154,8 +156,28 @@ def staged(flat_a, flat_b, m, k, n, a_keep=None, b_keep=None, a_at=None, b_at=No
             tiles = [np.where(keep(k0, r, col), np.append(flat, np.nan)[
                 np.minimum(at(tile, k0, r, col), flat.size)], 0)
                 for flat, keep, at in ((flat_a, a_keep, a_at), (flat_b, b_keep, b_at))]
-            c[tile[0] * 16:tile[0] * 16 + 16, tile[1] * 16:tile[1] * 16 + 16] += tiles[0] @ tiles[1]
+            c[tile[0] * 16:tile[0] * 16 + 16, tile[1] * 16:tile[1] * 16 + 16] += product(*tiles)
     return c
+
+
+FRAGMENT_FROM = {"b": ("A", "As", lambda ta, tb: ta @ ta, "Bs"),
+                 "a": ("B", "Bs", lambda ta, tb: tb @ tb, "As")}
+"""A fragment loaded from the other matrix's tile: the fragment, (the matrix, its tile, what
+each step multiplies, the tile it belongs to)."""
+
+
+def fragment_from_other_tile(got, flat_a, flat_b, m, k, n):
+    """C as a kernel computes it whose a fragment (b) was loaded from Bs (As): each step's tile
+    of B (A) times itself; (problem, hint) where ``got`` is that C."""
+    for frag, (matrix, tile, product, own) in FRAGMENT_FROM.items():
+        if np.allclose(got, staged(flat_a, flat_b, m, k, n, product=product), 1e-4, 1e-3,
+                       equal_nan=True):
+            which = {"a": "A's fragment a", "b": "B's fragment b"}[frag]
+            yield (f"C is each step's tile of {matrix} times itself, {tile} {tile}: {which} was "
+                   f"loaded from {tile}, the tile the other fragment loads, so mma_sync "
+                   f"multiplied {tile} by {tile}; {own} was staged but never loaded",
+                   f"load each fragment from its own tile: wmma::load_matrix_sync({frag}, "
+                   f"&{own}[w][0][0], 16)")
 
 
 def is_close(got, want):

@@ -104,6 +104,8 @@ def _mistakes(case, run):
                "store_matrix_sync stores the whole tile: give it C, the fragment, 16 and mem_row_major")
     if _is(run.out.runs[-1].reshape(16, 16), a @ b + 1000):
         yield f"{LOADED[0]}: C came out as A B plus what C held before the launch", LOADED[1]
+    if not _is(got, a @ b):
+        yield from _loaded_after_mma(run.kernel)
     if run.out.differs or (run.out.got == NEVER_SET).any():
         yield UNSET, "set it to 0 before mma_sync: wmma::fill_fragment(c, 0.0f)"
     if _is(got, a @ b):
@@ -153,6 +155,44 @@ def _stored_before_mma(kernels):
                f"mma_sync added to {fragment} after the store never reached C",
                f"mma_sync first, then store_matrix_sync: wmma::mma_sync({fragment}, ...) and "
                f"after it wmma::store_matrix_sync(C, {fragment}, 16, wmma::mem_row_major)")
+
+
+def _calls(words, name):
+    """Each call of ``name`` in ``words``: (its index, its arguments' texts)."""
+    found = []
+    for i in range(len(words) - 1):
+        if words[i] == name and words[i + 1] == "(":
+            args, depth, j = [[]], 0, i + 2
+            while j < len(words) and (depth or words[j] != ")"):
+                depth += {"(": 1, ")": -1}.get(words[j], 0)
+                args.append([]) if words[j] == "," and not depth else args[-1].append(words[j])
+                j += 1
+            found.append((i, ["".join(arg) for arg in args]))
+    return found
+
+
+def _loaded_after_mma(kernels):
+    """The kernel's text calls mma_sync once, and loads its a or b fragment only after it: the
+    product took a fragment that held nothing yet (its registers' old contents). The text is the
+    simulated twin's (the same source on a GPU), so the verdict is the same on both."""
+    words = body_words(kernels)
+    mma, loads = _calls(words, "mma_sync"), _calls(words, "load_matrix_sync")
+    if len(mma) != 1 or len(mma[0][1]) != 4:
+        return
+    at, args = mma[0]
+    of = {frag: [(i, call) for i, call in loads if call[0] == frag] for frag in args[1:3]}
+    late = [(frag, found[0][1]) for frag, found in of.items() if found and found[0][0] > at]
+    if not late or not all(of.values()):
+        return
+    said = lambda call: f"load_matrix_sync({', '.join(call)})"  # noqa: E731
+    frag, call = late[0]
+    role = "a" if frag == args[1] else "b"
+    first = "; ".join(said(found[0][1]) for found in of.values())
+    yield (f"mma_sync comes before {said(call)} in the kernel: mma_sync({', '.join(args)}) read "
+           f"{frag}, its {role}, while {frag} held nothing yet (what its registers held), so it "
+           f"multiplied by {frag} before {frag} held {call[1]}; the load after it came too late",
+           f"load both fragments first, then mma_sync: {first}; then "
+           f"wmma::mma_sync({', '.join(args)})")
 
 
 def _loads_swapped(kernels):

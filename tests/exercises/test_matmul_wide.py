@@ -163,6 +163,14 @@ WRONG = {
                              {"problem": "only the last phase's products", "hint": "float sum = 0.0f"}),
     "b_guard_col_against_k": ([("(b_row < K && col < N)", "(b_row < K && col < K)")],
                               {"problem": "columns K and past", "hint": "col < N"}),
+    # blind audit TXB-matmul_wide-1: B's guard tests col against M (was 'only the first 45
+    # columns of each row of C are right ... Hint: a loop or a guard stops short ...', the guard
+    # not named)
+    "b_guard_col_against_m": ([("(b_row < K && col < N)", "(b_row < K && col < M)")],
+                              {"problem": "C's columns M and past (45 to 76) are 0, the rest right: "
+                                          "B's guard tests col against M = 45, A's number of rows, "
+                                          "but B is K x N: its columns 45 to 76 were loaded as 0",
+                               "hint": "B's columns run below N: Bs[r][tx] = (b_row < K && col < N)"}),
     "bs_rows_loaded_from_ty": ([("int b_row = phase * TILE_K + r;", "int b_row = phase * TILE_K + ty;")],
                                {"problem": "b_row from ty", "hint": "phase * TILE_K + r"}),
     # blind audit S2: the stub's b_row (with ty) kept and r added to it (was '3465 of the 3465

@@ -177,6 +177,19 @@ WRONG = {
                                          "row = blockIdx.y * blockDim.y + threadIdx.x, or col = "
                                          "blockIdx.x * blockDim.x + threadIdx.y (on square blocks "
                                          "the two give the same output)"),
+    # blind audit TXB-matrix_index-1: col from blockIdx.y (was '2775 of 3367 elements were never
+    # written (the first is col = 16, row = 0) ... Hint: every element needs a thread: ...')
+    "col_from_block_y": ([("int col = " + INDEX_X, "int col = blockIdx.y * blockDim.x + threadIdx.x")],
+                         "col = blockIdx.y * blockDim.x + threadIdx.x gives: col takes blockIdx.y, "
+                         "as row does, so each block wrote the tile of its blockIdx.y's rows and "
+                         "columns: only the diagonal tiles, in columns 0 to 47 (blockIdx.y 0 to 2), "
+                         "were written",
+                         "Hint: col comes from x, its block too: col = blockIdx.x * blockDim.x + "
+                         "threadIdx.x"),
+    "row_from_block_x": ([("int row = " + INDEX_Y, "int row = blockIdx.x * blockDim.y + threadIdx.y")],
+                         "row = blockIdx.x * blockDim.y + threadIdx.y gives: row takes blockIdx.x, "
+                         "as col does", "in rows 0 to 36 (blockIdx.x 0 to 2)", "Hint: row comes from y, its block too: col = blockIdx.x * "
+                         "blockDim.x + threadIdx.x, row = blockIdx.y * blockDim.y + threadIdx.y"),
     "row_from_thread_x": ([("int row = " + INDEX_Y, "int row = blockIdx.y * blockDim.y + threadIdx.x")],
                           "row = blockIdx.y * blockDim.y + threadIdx.x gives: row takes "
                           "threadIdx.x, as col does"),

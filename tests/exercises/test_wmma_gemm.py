@@ -137,6 +137,16 @@ WRONG = [
      ["the warps whose tile_row is M / 16 = 3 went on and stored their tiles below C, in rows "
       "48 to 63: tile_row > M / 16 lets tile_row == M / 16 through",
       "Hint: the rows of tiles are 0 to M / 16 - 1: return where tile_row >= M / 16 (>=, not >)"]),
+    # blind audit TXB-wmma_gemm-1: the guard compares tile_row with M, the rows of C (was
+    # 'elements past the end of C were written ... Hint: a warp past the last tile must return',
+    # the return being there): told from no guard at all by a launch on the simulator with M = 16
+    ("guard_tile_row_against_m", variant(KERNEL, ("if (tile_row >= M / 16) return;",
+                                                  "if (tile_row >= M) return;")),
+     ["the warps whose tile_row is M / 16 = 3 went on and stored their tiles below C, in rows "
+      "48 to 63: the guard compares tile_row, a row of tiles, with M = 48, the number of rows of C",
+      "(a launch on the simulator with M = 16: the warps of tile_row 1 to 15 stored below C, "
+      "those of tile_row 16 = M returned)",
+      "Hint: C has M / 16 rows of tiles: if (tile_row >= M / 16) return;"]),
     # blind audit TDB-wmma_gemm-1: the guard compares the warp with the rows of tiles (was '768
     # elements of C were never written ...' and C's tile start as the hint, the start being right)
     ("guard_warp_against_m", variant(KERNEL, ("if (tile_row >= M / 16) return;",

@@ -261,6 +261,16 @@ WRONG = [
       "of B: As's zero guard tested k0 + r too, and Bs's k0 + col too",
       "each guard tests the index along K of its own matrix only: A's column k0 + col, B's row k0 + r", "Hint: As[w][r][col] = k0 + "
       "col < K ? A[...] : __float2half(0.0f), and Bs[w][r][col] = k0 + r < K ? B[...]"]),
+    # blind audit TXB-wmma_partial_k-1: B's fragment loaded from As (was 'C is not A B (C[1][46]
+    # = -5.145, expected 5.341)' and the staging recipe, which the learner had right)
+    ("b_fragment_loaded_from_as", variant(KERNEL, ("load_matrix_sync(b, &Bs[w][0][0], 16)",
+                                                   "load_matrix_sync(b, &As[w][0][0], 16)")),
+     ["C is each step's tile of A times itself, As As: B's fragment b was loaded from As",
+      "Hint: load each fragment from its own tile: wmma::load_matrix_sync(b, &Bs[w][0][0], 16)"]),
+    ("a_fragment_loaded_from_bs", variant(KERNEL, ("load_matrix_sync(a, &As[w][0][0], 16)",
+                                                   "load_matrix_sync(a, &Bs[w][0][0], 16)")),
+     ["C is each step's tile of B times itself, Bs Bs: A's fragment a was loaded from Bs",
+      "Hint: load each fragment from its own tile: wmma::load_matrix_sync(a, &As[w][0][0], 16)"]),
 ]
 
 

@@ -37,6 +37,12 @@ WRONG = [
                                            "    wmma::store_matrix_sync(C, fc, 16, wmma::mem_row_major);\n    wmma::mma_sync(fc, fa, fb, fc);")),
      ["C is all zeros: store_matrix_sync comes before mma_sync", "stored fc while it still held "
       "the 0s of fill_fragment", "Hint: mma_sync first, then store_matrix_sync"]),
+    # blind audit TXB-wmma_tile-1: mma_sync before B's load (was 'the accumulator started with
+    # what its registers held ... Hint: ... fill_fragment(c, 0.0f)', but fc is filled)
+    ("mma_before_b_is_loaded", variant(KERNEL, ("    wmma::load_matrix_sync(fb, B, 16);\n    wmma::mma_sync(fc, fa, fb, fc);\n",
+                                                "    wmma::mma_sync(fc, fa, fb, fc);\n    wmma::load_matrix_sync(fb, B, 16);\n")),
+     ["mma_sync comes before load_matrix_sync(fb, B, 16) in the kernel", "so it multiplied by fb "
+      "before fb held B", "Hint: load both fragments first, then mma_sync"]),
     ("b_row_major", variant(KERNEL, (B_COL, B_COL.replace("col_major", "row_major"))),
      ["C is A B^T", "B was loaded as row_major", "wmma::col_major"]),
     ("a_col_major", variant(KERNEL, ("half, wmma::row_major> fa;", "half, wmma::col_major> fa;")),
