@@ -24,6 +24,8 @@ today.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from helpers.exercises import near
@@ -63,10 +65,31 @@ def _refine(failure):
     same first lanes of every warp alone in a warp function (``_split_warps``, from the failed
     launch's rows and cols)."""
     if failure.launch is not None:
+        yield from _rows_past_read_a(failure, *(int(n) for n in failure.launch.args[3:5]))
         yield from _split_warps(failure, *(int(n) for n in failure.launch.args[3:5]))
     if failure.kind == "race" and failure.error.space == "global" and failure.between == "lanes":
         yield ("after warp_sum only lane 0 holds the row's sum (the others hold parts of it): "
                "let lane 0 alone store y[row], if (lane == 0)")
+
+
+def _rows_past_read_a(failure, rows, cols):
+    """A read of A past its end by a warp whose row is past the last (row >= rows): y was right
+    and not written past its end in the cases before, so the store was guarded and the warp
+    returned too late, or never, for the loop that reads A."""
+    err, block = failure.error, failure.block
+    if (failure.kind != "out of bounds" or getattr(err, "is_write", None) is not False
+            or getattr(err, "array", None) != "A" or (err.element or 0) < rows * cols
+            or not err.thread or not err.block or not block):
+        return
+    row = err.block[0] * block[1] + err.thread[1]
+    if row < rows:
+        return
+    yield (f"the warp of row {row} (block {err.block[0]}, threadIdx.y = {err.thread[1]}), past "
+           f"the last row, {rows - 1}, read A[{err.element}], past A's end ({rows} x {cols} = "
+           f"{rows * cols} elements), at {os.path.basename(err.line or '?')}: the warps past the "
+           "last row ran the loop over A: they must stop before it, not only at the store",
+           "those warps must return before they read A: if (row >= rows) return; right after "
+           "row is computed, before the loop")
 
 
 def _split_warps(failure, rows, cols):

@@ -65,6 +65,7 @@ def _mistakes(case, run, reports):
     yield from _rows_below(out, case, run.model)
     yield from _scattered_one_right(out, case, run.model)
     yield from _guard_on_the_range(out, case, kernel_code(run.kernel))
+    yield from _guard_after_store(out, case, kernel_code(run.kernel))
     yield from past_the_end(out.past, case, WORDS, INDEX_HINT + "; and " + GUARD_HINT)
     if out.unwritten.all():
         yield from _buffers_out_first(kernel_code(run.kernel))
@@ -164,6 +165,23 @@ def _guard_on_the_range(out, case, code):
                f"past it, so none returned, and those outside the image ({case.width} x "
                f"{case.height}) wrote past the end of out", "compare with the image's size: if "
                "(x >= width || y >= height) return; (width and height, the kernel's arguments)")
+
+
+def _guard_after_store(out, case, code):
+    """Out written past its end by every work-item past it, as with no guard, while the code has
+    its guard after the store to out (out[...] = in[...]; if (x >= width || ...) return;): the
+    work-items outside the image store first and return only then."""
+    store = re.search(r"\bout\s*\[[^\]]*\]\s*=(?!=)", code)
+    guard = re.search(r"\bif\s*\(([^;{]*)\)\s*\{?\s*return\s*;", code)
+    if not (store and guard and store.start() < guard.start() and out.past.size
+            and set(out.past.ravel().tolist()) == case.unguarded()):
+        return
+    line = code[:store.start()].count("\n") + 1
+    yield (f"the bounds guard, if ({' '.join(guard.group(1).split())}) return;, comes after the "
+           f"store to out (line {line}): the work-items outside the image ({case.width} x "
+           f"{case.height}) store first and return only then, so they wrote past the end of out",
+           "the guard must come before any access to memory: move it up, to right after x and y "
+           "are computed, before the line that stores out[y * width + x]")
 
 
 def _edge_left_out(out, case, image):

@@ -193,6 +193,17 @@ def _one_block_on(every, size, n):
                "from 0", "block 0 starts at element 0: " + INDEX_HINT)
 
 
+def _place_subtracted(every, size, n):
+    """The elements written those of i = blockIdx.x * blockDim.x - threadIdx.x: each block's
+    threads counted back from its first element, block 0's before out."""
+    if size > 1 and np.array_equal(every, np.arange(1 - size, n - size + 1)):
+        yield (f"out[{1 - size}] to out[-1] were written, before out[0], and out[{n - size + 1}] "
+               f"to out[{n - 1}] never: the thread's place is subtracted, blockIdx.x * blockDim.x "
+               "- threadIdx.x, so each block's threads count back from its first element (block "
+               f"0's: out[0] down to out[{1 - size}])", "add the thread's place, + threadIdx.x, not "
+               "- threadIdx.x: " + INDEX_HINT)
+
+
 def _lane_for_thread(every, size, n):
     """The elements written those of i = blockIdx.x * blockDim.x + threadIdx.x % 32: each
     block's first 32, each by blockDim.x / 32 threads, in blocks of more than a warp."""
@@ -217,6 +228,7 @@ def _mistakes(case, run):
         yield from first_block_only(run.kernel)
     yield from _one_block_on(every, size, n)
     yield from _lane_for_thread(every, size, n)
+    yield from _place_subtracted(every, size, n)
     for index, problem, hint in INDEXES + SHIFTS:
         if (blocks > 1 and not np.array_equal(np.flatnonzero(written), np.arange(n))
                 and np.array_equal(every, _seen(written_by(index, size, blocks), size, n))):

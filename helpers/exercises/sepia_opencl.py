@@ -92,6 +92,7 @@ def _wrong_values(rgb, got, code=""):
     fraction = exact - np.floor(exact)
     if (wrong <= (low & ((fraction > 0.5 - ROUNDING_SLACK) | (fraction < ROUNDING_SLACK)))).all():
         yield from _half_outside(wrong, first, code)
+        yield from _unrounded_stores(wrong, first, code)
         yield (f"{int(wrong.sum())} values are one level low, where the sum's fraction is .5 or "
                f"more ({first}): the kernel truncates instead of rounding",
                "converting a float to uchar drops the fraction: " + CLAMP_HINT)
@@ -170,6 +171,28 @@ def _half_outside(wrong, first, code):
            "0.5 to a whole level, and the store into out drops that 0.5 again", "put the + 0.5f "
            f"inside the call, on the float sum: convert_uchar_sat({name} + 0.5f)"
            + (f", and likewise {' and '.join(others)}" if others else ""))
+
+
+def _unrounded_stores(wrong, first, code):
+    """Values truncated (``wrong``, all one level low where the fraction is .5 or more) in some
+    channels only, those whose store converts the sum without the + 0.5f,
+    out[3 * i + 2] = convert_uchar_sat(b2), named as the code writes it."""
+    stores = {int(c or 0): (m.group(), name) for m in re.finditer(
+        r"\bout\s*\[\s*3\s*\*\s*i\s*(?:\+\s*([12])\s*)?\]\s*=\s*convert_uchar_sat\s*\(\s*(\w+)"
+        r"\s*\)\s*;", code) for c, name in [m.groups()]}
+    channels = sorted(k for k in range(3) if wrong[..., k].any())
+    if not channels or len(channels) == 3 or not set(channels) <= set(stores):
+        return
+    said = " and ".join(" ".join(stores[k][0].rstrip(";").split()) for k in channels)
+    which = " and ".join(CHANNEL_NAMES[k] for k in channels)
+    rounded = " and ".join(CHANNEL_NAMES[k] for k in range(3) if k not in channels)
+    yield (f"only the {which} values are one level low, where the sum's fraction is .5 or more "
+           f"({int(wrong.sum())} values; {first}): {said} converts without the + 0.5f, so the "
+           f"{which} store truncates, while the {rounded} store{'s' if len(channels) == 1 else ''}"
+           " round", "add the + 0.5f there as in the other store"
+           f"{'s' if len(channels) == 1 else ''}: "
+           + ", ".join(f"convert_uchar_sat({stores[k][1]} + 0.5f)" for k in channels)
+           + " rounds to the nearest level")
 
 
 def _signed_store(got, want, exact, code):

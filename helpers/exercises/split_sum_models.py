@@ -41,6 +41,34 @@ def devices_from_len_x(fn, error, x, contexts):
            f"{name} is the number of devices: {name} = len({devices})")
 
 
+def devices_from_1(fn, error, contexts):
+    """The devices counted from 1, for k in range(1, n + 1): k reached n, past the last device,
+    and contexts[k] raised IndexError (device 0's share never summed). Read from fn's code (a
+    for loop over range(1, ...) whose variable indexes the second parameter on the line that
+    raised) and the variable's value in the frame that raised."""
+    import ast
+
+    line = learner_line(error) if isinstance(error, IndexError) else None
+    if line is None or (code := code_of(fn)) is None or (frame := _frame_of(error, fn)) is None:
+        return
+    func = next((node for node in ast.walk(code.tree) if isinstance(node, ast.FunctionDef)), None)
+    if func is None or len(func.args.args) < 2:
+        return
+    devices, n = func.args.args[1].arg, len(contexts)
+    loops = [node for node in ast.walk(func) if isinstance(node, ast.For)
+             and isinstance(node.target, ast.Name) and isinstance(node.iter, ast.Call)
+             and ast.unparse(node.iter.func) == "range" and len(node.iter.args) >= 2
+             and ast.unparse(node.iter.args[0]) == "1"
+             and frame.f_locals.get(node.target.id) == n and f"{devices}[{node.target.id}]" in line[2]]
+    if not loops:
+        return
+    k, loop = loops[0].target.id, ast.unparse(loops[0].iter)
+    yield (f"the loop for {k} in {loop} counts the devices from 1: {k} reached {n}, past the "
+           f"last device, {devices}[{n - 1}], and {devices}[{n}] raised IndexError at line "
+           f"{line[0]} of {line[1]} ({line[2]}); and device 0's share ({k} = 0) was never summed",
+           f"devices are numbered from 0 to n - 1, as list indices are: for {k} in range(n)")
+
+
 def _frame_of(error, fn):
     """The frame of ``fn``'s call that ``error`` went through (its innermost), or None."""
     tb, found = error.__traceback__, None

@@ -34,6 +34,16 @@ WRONG = {
                                           "threadIdx.y but stored y[threadIdx.y]",
                                "hint": "store at the warp's row of the matrix, not its place in "
                                        "the block: if (lane == 0) y[row] = v"}),
+    # blind audit TXB-matvec_warp-1: the early return dropped, the store guarded instead (was
+    # 'the kernel failed on the simulator: ... a read of A[9000] at matvec_warp.cu:22 ... Hint:
+    # ... check that index against that size (a guard like if (i < n) ...)', the return not named)
+    "store_guarded_not_the_warp": ([("    if (row >= rows)\n        return;", "    "),
+                                    ("if (lane == 0)", "if (lane == 0 && row < rows)")],
+                                   {"problem": "the warp of row 45 (block 11, threadIdx.y = 1), "
+                                               "past the last row, 44, read A[9000], past A's end "
+                                               "(45 x 200 = 9000 elements), at ",
+                                    "hint": "those warps must return before they read A: if (row "
+                                            ">= rows) return; right after row is computed"}),
     "offsets_from_8": ([("offset = 16;", "offset = 8;")],
                        {"problem": "lanes 0 to 15", "hint": "offset 16"}),
     # blind audit TIB-matvec_warp-1: offsets from 31 (was 'y[0] = 9.34958, NumPy's is 8.60949'

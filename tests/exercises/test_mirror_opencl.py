@@ -45,6 +45,14 @@ WRONG = {
     "x_and_y_local": ([(X, "int x = get_local_id(0);"), (Y, "int y = get_local_id(1);")],
                       "only work-group 0's pixels were written", "x and y use get_local_id"),
     "no_bounds_guard": ([(GUARD, "")], "wrote past the end of out", "no bounds guard"),
+    # blind audit TXC-mirror_opencl-1 (was 'threads outside the image wrote past the end of out
+    # ... Hint: no bounds guard, or only half of one', the whole guard being there, after the store)
+    "guard_after_the_store": ([(GUARD + "\n\n    out[y * width + x] = " + READ + ";",
+                                "out[y * width + x] = " + READ + ";\n    " + GUARD)],
+                              "the bounds guard, if (x >= width || y >= height) return;, comes "
+                              "after the store to out (line 12): the work-items outside the image "
+                              "(53 x 37) store first and return only then",
+                              "the guard must come before any access to memory: move it up"),
     "guard_off_by_one": ([("x >= width || y >= height", "x > width || y > height")],
                          "the bounds guard is off by one", "(>=, not >)"),
     "guard_sides_swapped": ([("x >= width || y >= height", "x >= height || y >= width")],

@@ -46,6 +46,14 @@ WRONG = {
     "guard_one_short": ((STORE, "if (i < gridDim.x * blockDim.x - 1)\n        " + STORE),
                         "only out[895], the last element, was never written"),
     # blind audit A: blocks counted from 1 (was '128 of 896 elements were never written')
+    # blind audit TXB-multiply_vectors-1: the thread's place subtracted (was 'out[-127] to out[-1]
+    # were written, before out[0]: some threads' index came out below 0 ... Hint: i = blockIdx.x *
+    # blockDim.x + threadIdx.x ...', the sign not named)
+    "thread_place_subtracted": ((INDEX, "blockIdx.x * blockDim.x - threadIdx.x"),
+                                "out[-127] to out[-1] were written, before out[0], and out[769] to "
+                                "out[895] never: the thread's place is subtracted, blockIdx.x * "
+                                "blockDim.x - threadIdx.x", "Hint: add the thread's place, + "
+                                "threadIdx.x, not - threadIdx.x"),
     "blocks_counted_from_1": ((INDEX, "(blockIdx.x - 1) * blockDim.x + threadIdx.x"),
                               "block 0 wrote before the start of out",
                               "the blocks are counted from 1", "block 0 starts at element 0"),

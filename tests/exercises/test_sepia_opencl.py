@@ -58,6 +58,14 @@ WRONG = {
                                   "convert_uchar_sat(r2 + 0.5f)")),
     "truncates": ([(w, w.replace(" + 0.5f", "")) for w in WRITES],
                   "the kernel truncates instead of rounding"),
+    # blind audit TXC-sepia_opencl-1 (was "939 values are one level low, where the sum's fraction
+    # is .5 or more (x = 1, y = 0, blue: ...): the kernel truncates instead of rounding", as if
+    # every channel did): only the blue store without the + 0.5f
+    "blue_store_truncates": ([(WRITES[2], "convert_uchar_sat(b2)")],
+                             ("only the blue values are one level low, where the sum's fraction "
+                              "is .5 or more", "out[3 * i + 2] = convert_uchar_sat(b2) converts "
+                              "without the + 0.5f", "Hint: add the + 0.5f there as in the other "
+                              "stores: convert_uchar_sat(b2 + 0.5f)")),
     "input_read_as_bgr": ([("float r = rgb[3 * i], g = rgb[3 * i + 1], b = rgb[3 * i + 2];",
                             "float b = rgb[3 * i], g = rgb[3 * i + 1], r = rgb[3 * i + 2];")],
                           "reads the input bytes as BGR"),

@@ -142,6 +142,14 @@ WRONG = {
                      "the loop went on past the last device, contexts[1], and contexts[2] raised "
                      "IndexError at line 20 of",
                      "n is the number of devices: n = len(contexts)"),
+    # blind audit TXB-split_sum-1: the devices counted from 1 (was 'your function raised
+    # IndexError at line 20 of split_sum.py (with using(contexts[k]):): list index out of range
+    # ... Hint: the message says what went wrong on that line', the range not named); the same
+    # on one device (contexts[1] raises there)
+    "devices_counted_from_1": ([("for k in range(n):", "for k in range(1, n + 1):")],
+                               "the loop for k in range(1, n + 1) counts the devices from 1",
+                               "devices are numbered from 0 to n - 1, as list indices are: for k "
+                               "in range(n)"),
     "returns_the_list": ([("    return float(total)", "    return started")],
                          "returned list, not a number", "return the sum"),
     # an error of the learner's own code: the line that raised, its number and its text
