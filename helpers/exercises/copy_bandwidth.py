@@ -37,7 +37,7 @@ from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.copy_bandwidth_models import (Ms, as_microseconds, converted_twice,
                                                    counted_twice, divided_by_1e10, floored,
                                                    is_floored, made_larger, made_whole,
-                                                   object_size, one_element)
+                                                   object_size, one_element, upside_down)
 from helpers.exercises.function import check_function, copies_noted, run_catching
 from helpers.exercises.verdict import Verdict, check_cases
 
@@ -153,9 +153,9 @@ def _slip(fn, gbs, factor, problem, hint):
         yield object_size(fn, gbs, problem, hint) if factor == "getsizeof" else made_whole(
             fn, hint, gbs, problem)
         return
-    if factor in ("itemsize", "floor"):
-        yield one_element(fn, gbs, problem, hint) if factor == "itemsize" else floored(
-            fn, gbs, problem)
+    if factor in ("itemsize", "floor", "inverted"):  # floor, inverted: problem the right GB/s
+        yield one_element(fn, gbs, problem, hint) if factor == "itemsize" else (
+            floored if factor == "floor" else upside_down)(fn, gbs, problem)
         return
     if factor == 1e-3:
         yield from made_larger(fn, gbs)
@@ -278,6 +278,8 @@ def _slip_of(gbs, copies, ms, notes):
     host = next(host for way, host, *_ in copies if way == "htod")
     if 0 < (size := sys.getsizeof(host)) != nbytes and abs(ratio * nbytes / size - 1) < 1e-3:
         return "getsizeof", size, nbytes  # the Python object's size: _slip names it
+    if abs(gbs * right - 1) < 1e-3 and abs(ratio - 1) > 1e-2:  # 1 over it: not 1 GB/s itself
+        return "inverted", right, None  # seconds per GB: _slip names it with the line
     for factor, problem, hint in SLIPS + SMALL_SLIPS:
         if abs(ratio / factor - 1) < 1e-3:
             problem, hint = (_million(notes) if factor == 1e-6 else factor == 1e3

@@ -258,3 +258,17 @@ def made_whole(fn, notes, gbs=None, nbytes=None):
             f"{gbs:.4g} GB/s, where the bytes over the events' ms give "
             f"{nbytes / (ms * 1e-3) / 1e9:.4g} GB/s: {told}")
     return told, f"keep the fraction: {keep} (a copy may take under 1 ms)"
+
+
+def upside_down(fn, gbs, right):
+    """(problem, hint) of a GB/s ``gbs`` that is 1 over ``right``, the bytes over the learner's
+    own events' ms: the seconds divided by the GB, with the line that returns it where known."""
+    where = "the seconds (ms * 1e-3) were divided by the GB (h.nbytes / 1e9)"
+    if (code := code_of(fn)) is not None:
+        node = next((n for n in ast.walk(code.tree) if isinstance(n, ast.Return)
+                     and isinstance(n.value, ast.BinOp) and isinstance(n.value.op, ast.Div)), None)
+        where = f"{code.quoted(node)} divides the seconds by the GB" if node else where
+    return (f"your function returned {gbs:.4g}, which is 1 over the copy's {right:.4g} GB/s: "
+            f"that is seconds per GB, the fraction upside down: {where}, where the GB are "
+            "divided by the seconds", "turn the fraction over: GB/s = (h.nbytes / 1e9) / "
+            "(ms * 1e-3), the same as h.nbytes / (ms * 1e-3) / 1e9")

@@ -22,7 +22,8 @@ from helpers.exercises.common import Input, Output, c_int_value
 from helpers.exercises.group_sum_opencl_models import (GROUP, _added_upward, _assigned,
                                                        _counted_down, _groups, _sums, _upward,
                                                        clamped_load, halved_interleaved,
-                                                       indexed_by_the_number_of_groups)
+                                                       indexed_by_the_number_of_groups,
+                                                       private_tile)
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import Launch
 from helpers.exercises.opencl_kernel import OpenCLExercise, kernel_code
@@ -76,6 +77,7 @@ def _mistakes(n, run, reports):
     if out.unwritten.any():
         yield (f"{int(out.unwritten.sum())} of {out.got.size} sums were never written (the "
                f"first is partial[{int(np.argmax(out.unwritten))}])", STORE_HINT)
+    yield from private_tile(x, out.got, kernel_code(run.kernel))  # on a GPU, any sums
     yield from reports
     if np.array_equal(out.got, _sums(x, JUNK).sum(axis=1)):
         yield from _guard_on_the_local_id(n, kernel_code(run.kernel))

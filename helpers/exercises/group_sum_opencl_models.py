@@ -132,3 +132,26 @@ def clamped_load(x, got, want):
            f"{pad * x[-1]:g}): the index was clamped to the last element, which repeats it in "
            "the tile, where those entries must hold 0", "a work-item past the end adds "
            "nothing: load 0 there, not x[n - 1]: tile[t] = i < n ? x[i] : 0.0f")
+
+
+def private_tile(x, got, code):
+    """Wrong sums, and the array the fold reads (name[... + ...]) declared in the kernel without
+    __local: one private copy a work-item, whose entries other than its own no one wrote (named
+    from the declaration: their values are Oclgrind's zeros, or a GPU's leftovers)."""
+    want = _sums(x).sum(axis=1)
+    if np.array_equal(got, want):
+        return
+    for found in re.finditer(r"(?:\b(__local|local|__private|private)\s+)?\b((?:unsigned\s+)?"
+                             r"(?:float|double|half|int|long|short|char))\s+(\w+)\s*\[([^\]]*)\]"
+                             r"\s*;", code):
+        space, kind, name, size = found.groups()
+        if space in ("__local", "local") or not re.search(rf"\b{name}\s*\[[^\]]*\+", code):
+            continue
+        g, line = int(np.argmax(got != want)), code.count("\n", 0, found.start()) + 1
+        yield (f"the tile is declared without __local (line {line}: "
+               f"{' '.join(found.group().split())}), so it is private: each work-item has a "
+               f"{name} of its own, in which it set only {name}[t], and the fold read entries of "
+               f"it that no one wrote (partial[{g}] = {got[g]:g}, expected {want[g]:g})",
+               f"declare the tile in local memory, one for the whole work-group, which every "
+               f"work-item loads into and the barriers share: __local {kind} {name}[{size.strip()}];")
+        return

@@ -61,6 +61,7 @@ def _does_not_fit(way, c, host, at, made, chunk):
     ``at`` where it runs past the end of the allocation of ``made`` it starts in: named as a
     buffer allocated with the chunk's elements for its bytes where its size is that count."""
     host = np.asarray(host)
+    _at_its_place_in_h(way, c, host, at, made, chunk)
     start, size = _allocation_at(made, at)
     if start is None or at - start + host.nbytes <= size:
         return
@@ -74,6 +75,28 @@ def _does_not_fit(way, c, host, at, made, chunk):
                    f"runs past the buffer's end ({size} bytes)", "each buffer holds one chunk, "
                    "drv.mem_alloc(chunk * h_in.itemsize) bytes, and chunk c's copies are of "
                    "h_in[lo:hi] and h_out[lo:hi], hi = min(n, lo + chunk)"))
+
+
+def _at_its_place_in_h(way, c, host, at, made, chunk):
+    """Refuse chunk ``c``'s copy of ``host`` at device address ``at`` where it is an allocation
+    of ``made`` plus lo bytes an element (lo = c * chunk, the chunk's place in h_in) and runs
+    past that allocation's end: the offset of a buffer that holds the whole array, given one
+    that holds the chunk alone, from its start."""
+    lo, size = c * chunk, host.itemsize
+    start = next((s for s, z in made if lo and at == s + lo * size and lo * size + host.nbytes > z),
+                 None)
+    if start is None:
+        return
+    d, h, copy = ("d_in", "h_in", "in went to") if way == "htod" else ("d_out", "h_out",
+                                                                        "back came from")
+    z = dict(made)[start]
+    args = f"{d}, {h}[lo:hi]" if way == "htod" else f"{h}[lo:hi], {d}"
+    raise Refused((f"chunk {c}'s copy {copy} int({d}) + lo * {size}, byte {lo * size} (lo = {lo}) "
+                   f"of its device buffer, past its end ({z} bytes): {d} holds chunk {c} alone, "
+                   f"from its start, so lo, the chunk's place in {h}, is no offset in {d} (it is "
+                   "one in a buffer that holds the whole array)", f"copy the chunk "
+                   f"{'to' if way == 'htod' else 'from'} the start of {d}: drv.memcpy_"
+                   f"{way}_async({args}, s) (lo:hi picks the chunk out of {h} only)"))
 
 
 def _allocation_at(made, at):

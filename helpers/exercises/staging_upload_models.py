@@ -265,3 +265,23 @@ def default_stream(log, fn):
             "and a staging buffer may be filled again while its copy is still reading it",
             "pass the chunk's stream as the third argument: drv.memcpy_htod_async(int(d) + lo * "
             "h.itemsize, buf[:hi - lo], s)")
+
+
+def last_at_its_length(places, n, chunk, itemsize=4):
+    """(problem, hint) when each full chunk went to its place, int(d) + lo * 4, but the shorter
+    last chunk c went to c times its own length (int(d) + c * (hi - lo) * 4, right only where
+    hi - lo is the chunk), as ``places`` (each copy's byte offset in d and its bytes) show."""
+    bounds = [(lo, min(n, lo + chunk)) for lo in range(0, n, chunk)]
+    c, (lo, hi) = len(bounds) - 1, bounds[-1]
+    if (c < 1 or hi - lo == chunk or places[:c] != [(a * itemsize, (b - a) * itemsize)
+                                                   for a, b in bounds[:c]]
+            or places[c:] != [(c * (hi - lo) * itemsize, (hi - lo) * itemsize)]):
+        return
+    at = c * (hi - lo)
+    yield (f"the last chunk, chunk {c} (elements {lo:,} to {hi - 1:,}, {hi - lo:,} of them), was "
+           f"copied to element {at:,} of d, c * (hi - lo) = {c} * {hi - lo:,}, over chunk "
+           f"{at // chunk}, where its first element lo = {lo:,} belongs: the offset counts c "
+           f"times the chunk's own length, which is {chunk:,} for the full chunks only, so "
+           f"elements {lo:,} to {hi - 1:,} of d were never written", "a chunk's first element "
+           f"is lo = c * chunk (the full chunk's length, {chunk:,}), whatever its own length: "
+           "copy it to int(d) + lo * h.itemsize")

@@ -230,6 +230,13 @@ def my_copy_gbs(h, d, stream):
                              {"problem": ("line 8 of your cell (ms = int(start.time_till(end)))",
                                           "int() dropped the fraction of the ms"),
                               "hint": "keep the fraction: ms = start.time_till(end)"}),
+    # blind audit TXC-copy_bandwidth-1 (was "0.1 GB/s is 1000 times too small: the milliseconds
+    # were taken for seconds ... Hint: GB/s = h.nbytes / (ms * 1e-3) / 1e9 ...", a conversion that
+    # was right): the fraction upside down, seconds per GB
+    "fraction_upside_down": (right_but(RIGHT_GBS, "(ms * 1e-3) / (h.nbytes / 1e9)"),
+                             {"problem": ("seconds per GB", "upside down",
+                                          "(ms * 1e-3) / (h.nbytes / 1e9)"),
+                              "hint": ("turn the fraction over", "(h.nbytes / 1e9) / (ms * 1e-3)")}),
     "time_read_from_start_to_itself": (right_but("start.time_till(end)", "start.time_till(start)"),
                                        {"problem": "the time was read from one event to itself",
                                         "hint": "start.time_till(end)"}),

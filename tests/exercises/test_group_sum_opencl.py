@@ -111,6 +111,14 @@ WRONG = {
                                 "entries 104 to 127 of work-group 7's tile (its work-items past "
                                 "n = 1000) were never set",
                                 "where i >= n, load 0: tile[t] = i < n ? x[i] : 0.0f", "unset"),
+    # blind audit TXC-group_sum_opencl-1 (was "each sum is its group's first element: the fold
+    # did nothing ... Hint: ... put barrier(CLK_LOCAL_MEM_FENCE) after the load and after each
+    # step of the fold ...", barriers the kernel has): the tile declared without __local, one
+    # private array a work-item, whose other entries no one wrote (named from the declaration:
+    # on a GPU those entries hold whatever that work-item's private memory held, on both alike)
+    "tile_without_local": ([("__local float tile[GROUP];", "float tile[GROUP];")],
+                           "the tile is declared without __local (line 13: float tile[GROUP];)",
+                           "__local float tile[GROUP];", ""),
     # blind audit TGC-group_sum_opencl-1 (was "PASS: every work-group's sum is right ...": x held
     # whole numbers, which an int tile sums exactly): the tile declared int drops each fraction
     "int_tile": ([("__local float tile[GROUP];", "__local int tile[GROUP];")],

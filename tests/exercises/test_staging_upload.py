@@ -31,6 +31,7 @@ WAIT = "        s.synchronize()\n        buf"
 COPY = "drv.memcpy_htod_async(int(d) + lo * 4, buf[:hi - lo], s)"
 FINAL = "    for s in streams:\n        s.synchronize()\n"
 N, CHUNK = _scaled(CASES[0])  # the first case's sizes on this backend (16 times larger on a GPU)
+LAST_C, LAST_LO = (N - 1) // CHUNK, (N - 1) // CHUNK * CHUNK  # the last, shorter chunk's c and lo
 
 
 def right_but(*replacements):
@@ -48,6 +49,17 @@ WRONG = {
                                   "hint": "wait for streams[c % 2]"}),
     "one_staging_buffer_for_both_streams": (right_but(("staging[c % 2]", "staging[0]")),
                                             {"problem": "differs from h", "hint": "staging[c % 2]"}),
+    # blind audit TXC-staging_upload-1 (was "chunk 1 (elements 32,768 to 65,535) of d differs
+    # from h ... Hint: chunk c goes through staging[c % 2] on streams[c % 2] ...", a chunk whose
+    # own offset was right): the offset as c times the chunk's own length, right for the full
+    # chunks, but the shorter last chunk lands at c * (its length), over an earlier chunk
+    "offset_by_the_chunk_s_own_length": (
+        right_but(("int(d) + lo * 4", "int(d) + c * (hi - lo) * 4")),
+        {"problem": (f"the last chunk, chunk {LAST_C} (elements {LAST_LO:,} to {N - 1:,}, "
+                     f"{N - LAST_LO:,} of them), was copied to element {LAST_C * (N - LAST_LO):,} "
+                     f"of d, c * (hi - lo) = {LAST_C} * {N - LAST_LO:,}",
+                     f"over chunk {LAST_C * (N - LAST_LO) // CHUNK}"),
+         "hint": ("lo = c * chunk", "int(d) + lo * h.itemsize")}),
     # blind audit THC-staging_upload-1 (was "your function raised IndexError at line 5 of your
     # cell (buf = staging[c // 2]): list index out of range ... Hint: the message says what went
     # wrong on that line"): floor division where the remainder belongs
