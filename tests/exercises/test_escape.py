@@ -44,7 +44,7 @@ def one_wrong_pixel(name, z_re, z_im, c_re, c_im, max_iter):
     with np.errstate(over="ignore", invalid="ignore"):
         while count < max_iter:
             re2, im2 = ((z_re * f32(2), z_im * f32(2)) if name == "squares_doubled" else
-                        (z_re * z_re, z_im * z_im))
+                        (z_re * z_re, z_im * (z_re if name == "im2_mixed" else z_im)))
             if re2 + im2 > f32(4):
                 break
             z_im = f32(2) * (re2 * im2 if name == "im_of_squares" else z_re * z_im) + \
