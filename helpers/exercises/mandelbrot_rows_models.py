@@ -111,6 +111,11 @@ STEPS = {   # the wrong steps of helpers.exercises.escape that this kernel's loo
         "z_re's step adds im2 where it subtracts it, z_re = re2 + im2 + c_re, so z_re grows by "
         f"|z|^2 each step (pixel x = {at[1]}, y = {at[0]} counts {wrong} with + im2, {right} "
         "with - im2)", "the real part of z*z is z_re^2 - z_im^2: z_re = re2 - im2 + c_re"),
+    "im2_mixed": lambda wrong, right, at: (
+        "the square im2 is z_im * z_re, where z_im * z_im belongs, so the escape test re2 + im2 "
+        f"and the real step re2 - im2 + c_re take the wrong square (pixel x = {at[1]}, y = "
+        f"{at[0]} counts {wrong} with z_im * z_re, {right} with z_im * z_im)",
+        "square each part: float re2 = z_re * z_re, im2 = z_im * z_im;"),
     "c_re_subtracted": lambda wrong, right, at: (
         "z_re's step subtracts c_re, z_re = re2 - im2 - c_re, where z*z + c adds it, so each "
         f"pixel follows the point -c_re + i*c_im (pixel x = {at[1]}, y = {at[0]} counts {wrong} "

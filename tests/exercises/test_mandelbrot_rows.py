@@ -43,6 +43,9 @@ WRONG = {
     # escape_steps' blind audit TVA-escape_steps-1, as this kernel's loop takes it: c_re
     # subtracted (was 'only the first 13 columns of each row of iters are right ...'). (c_im
     # subtracted is right here: the conjugate point's z is the conjugate, its count the same)
+    # julia's blind audit TXA-julia-1, as this kernel's loop takes it: im2 = z_im * z_re
+    "im2_mixed": ([("im2 = z_im * z_im;", "im2 = z_im * z_re;")],
+                  "the square im2 is z_im * z_re, where z_im * z_im belongs"),
     "c_re_subtracted": ([("z_re = re2 - im2 + c_re;", "z_re = re2 - im2 - c_re;")],
                         "z_re's step subtracts c_re, z_re = re2 - im2 - c_re, where z*z + c adds it"),
     "im2_added": ([("z_re = re2 - im2 + c_re;", "z_re = re2 + im2 + c_re;")],
@@ -215,6 +218,7 @@ HINTS = {"counted_from_1": "start n at 0: int n = 0;", "counted_before_the_test"
          "c_im_in_re": "the real part adds c_re, z_re = re2 - im2 + c_re",
          "im2_added": "the real part of z*z is z_re^2 - z_im^2: z_re = re2 - im2 + c_re",
          "c_re_subtracted": "add c's real part, + c_re: z_re = re2 - im2 + c_re",
+         "im2_mixed": "square each part: float re2 = z_re * z_re, im2 = z_im * z_im;",
          "c_im_of_the_column": "c_im = y_min + y * dy, with the block's row y",
          "im_of_the_squares": "the imaginary part of z*z is 2 * z_re * z_im, from z itself, not "
                               "its squares: z_im = 2.0f * z_re * z_im + c_im",
