@@ -70,6 +70,8 @@ def _mistakes(n, run, reports):
                "t == 0, so t, the place in the tile, was taken from the global id",
                "t = get_local_id(0), the work-item's place in the tile (0 to GROUP - 1); only x "
                "is read at the global id")
+    # from the declaration: on a GPU, any sums, or none (reads of unset private memory)
+    yield from private_tile(x, out.got, kernel_code(run.kernel))
     if np.isnan(out.got).all():  # NaN + sum: a GPU's NaN drops the poison's bits
         yield from _store_adds(kernel_code(run.kernel))
     if out.unwritten.all():
@@ -77,7 +79,6 @@ def _mistakes(n, run, reports):
     if out.unwritten.any():
         yield (f"{int(out.unwritten.sum())} of {out.got.size} sums were never written (the "
                f"first is partial[{int(np.argmax(out.unwritten))}])", STORE_HINT)
-    yield from private_tile(x, out.got, kernel_code(run.kernel))  # on a GPU, any sums
     yield from reports
     if np.array_equal(out.got, _sums(x, JUNK).sum(axis=1)):
         yield from _guard_on_the_local_id(n, kernel_code(run.kernel))

@@ -214,8 +214,8 @@ WRONG = [
     # = -6.8, expected 2.071) ... Hint: stage A[...] where k0 + col < K and B[...]', the staging)
     ("c_stored_col_major", variant(KERNEL, ("c, N, wmma::mem_row_major", "c, N, wmma::mem_col_major")),
      ["C's tiles were stored column after column (wmma::mem_col_major): each 16 x 16 tile of C "
-      "holds its tile of A B transposed: C[13][20] = -6.8 is A B's element [4][29], and A B's "
-      "[13][20] = 2.071 went to C[4][29]", "Hint: C is stored row after row: "
+      "holds its tile of A B transposed: C[", " is A B's element [", "Hint: C is stored row "
+      "after row: "
       "store_matrix_sync(C + tile_row * 16 * N + tile_col * 16, c, N, wmma::mem_row_major)"]),
     ("a_staged_transposed", variant(KERNEL, ("As[w][r][col] = k0 + col < K", "As[w][col][r] = k0 + col < K")),
      ["As was staged transposed", "A[(tile_row * 16 + r) * K + k0 + col], where k0 + col < K"]),
