@@ -26,7 +26,7 @@ from helpers.exercises.group_sum_opencl_models import (GROUP, _added_upward, _as
                                                        private_tile)
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import Launch
-from helpers.exercises.opencl_kernel import OpenCLExercise, kernel_code
+from helpers.exercises.opencl_kernel import OpenCLExercise, code_line, kernel_code
 
 CASES = [1000, 300, 641]   # n: several groups and a partial last one; 641 = 5 groups and one
 JUNK = np.float32(1000)
@@ -160,17 +160,15 @@ def _barrier_before_the_load(code, seen):
     load = tile and re.search(rf"\b{tile.group(1)}\s*\[[^\]]*\]\s*=[^;]*\bx\s*\[[^;]*;", code)
     if not load:
         return
-    def line(pos):  # numbered as Oclgrind numbers the kernel's lines
-        return code.count("\n", 0, pos) + 1
-
     fold = re.compile(rf"^[^\n]*\b{tile.group(1)}\s*\[[^\n]*\+[^\n]*$", re.M).search(code, load.end())
     barriers = [b.start() for b in re.finditer(r"\bbarrier\s*\(", code)]
     before = [b for b in barriers if b < load.start()]
     if fold and before and not [b for b in barriers if load.end() < b < fold.start()]:
-        yield (f"the barrier at line {line(before[-1])} stands before the load (line "
-               f"{line(load.start())}), not after it: no barrier separates the load from the "
-               f"fold's first read (line {line(fold.start())}), so a work-item may read a tile "
-               f"element before its owner has loaded it ({seen})", "move the barrier after the load: "
+        yield (f"the barrier at line {code_line(code, before[-1])} stands before the load "
+               f"(line {code_line(code, load.start())}), not after it: no barrier separates the "
+               f"load from the fold's first read (line {code_line(code, fold.start())}), so a "
+               f"work-item may read a tile element before its owner has loaded it ({seen})",
+               "move the barrier after the load: "
                f"{' '.join(load.group().split())} then barrier(CLK_LOCAL_MEM_FENCE); (a barrier "
                "waits for what the work-items wrote before it)")
 

@@ -8,6 +8,8 @@ import re
 
 import numpy as np
 
+from helpers.exercises.opencl_kernel import code_line
+
 GROUP = 128
 
 
@@ -147,7 +149,7 @@ def private_tile(x, got, code):
         space, kind, name, size = found.groups()
         if space in ("__local", "local") or not re.search(rf"\b{name}\s*\[[^\]]*\+", code):
             continue
-        g, line = int(np.argmax(got != want)), code.count("\n", 0, found.start()) + 1
+        g, line = int(np.argmax(got != want)), code_line(code, found.start())
         yield (f"the tile is declared without __local (line {line}: "
                f"{' '.join(found.group().split())}), so it is private: each work-item has a "
                f"{name} of its own, in which it set only {name}[t], and the fold read entries of "

@@ -20,7 +20,8 @@ from helpers.exercises.common import Input, Output
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.hidden import grids
 from helpers.exercises.kernel import Launch
-from helpers.exercises.opencl_kernel import OpenCLExercise, kernel_code, one_global_id
+from helpers.exercises.opencl_kernel import (OpenCLExercise, code_line, kernel_code,
+                                             one_global_id)
 
 CASES = [Grid(37, 53, (16, 16)), Grid(71, 45, (32, 8))]
 JUNK = np.float32(-1e6)   # what in holds past its end
@@ -176,9 +177,9 @@ def _guard_after_store(out, case, code):
     if not (store and guard and store.start() < guard.start() and out.past.size
             and set(out.past.ravel().tolist()) == case.unguarded()):
         return
-    line = code[:store.start()].count("\n") + 1
     yield (f"the bounds guard, if ({' '.join(guard.group(1).split())}) return;, comes after the "
-           f"store to out (line {line}): the work-items outside the image ({case.width} x "
+           f"store to out (line {code_line(code, store.start())}): the work-items outside the "
+           f"image ({case.width} x "
            f"{case.height}) store first and return only then, so they wrote past the end of out",
            "the guard must come before any access to memory: move it up, to right after x and y "
            "are computed, before the line that stores out[y * width + x]")

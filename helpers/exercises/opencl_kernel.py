@@ -178,6 +178,12 @@ def kernel_code(kernel):
                   flags=re.S)
 
 
+def code_line(code: str, pos: int) -> int:
+    """The line of ``kernel_code``'s text at offset ``pos``, numbered from 1 as Oclgrind and the
+    compiler number the kernel's lines (``kernel_code`` keeps every line where it was)."""
+    return code.count("\n", 0, pos) + 1
+
+
 def build(ctx, path: str, kernel: str, signature: str):
     """The kernel ``kernel`` of ``cuda_src/opencl/<path>`` built for ``ctx``, or the verdict that
     says why there is none."""
