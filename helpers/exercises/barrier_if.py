@@ -22,7 +22,8 @@ def _thread_names(words, body, end):
                 continue
             depth, k = 0, i + 2
             while k < end and not (depth == 0 and words[k] in (";", ",")) and depth >= 0:
-                depth += words[k] in "([{" and 1 or -(words[k] in ")]}")
+                depth += 1 if words[k] in ("(", "[", "{") else -1 if words[k] in (")", "]", "}") \
+                    else 0
                 k += 1
             if names.intersection(words[i + 2:k]):
                 names.add(words[i])
