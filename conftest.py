@@ -20,6 +20,7 @@ course's modules in a dozen processes (pytest-xdist's workers, the Jupyter kerne
 tests start), and compiling them again in each cost 7 of the 85 CPU-seconds of a warm run.
 """
 
+import ctypes
 import functools
 import importlib.util
 import os
@@ -43,6 +44,26 @@ hold; tools/cc_matrix.py runs the notebooks at the other capabilities."""
 
 sys.dont_write_bytecode = False  # for this process's imports from now on (the tests, helpers)
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # for the workers and everything they start
+
+
+def _keep_freed_memory():
+    """Memory NumPy frees is kept for its next arrays. glibc's malloc gives an array of 128 KiB or
+    more a mapping of its own and unmaps it when freed, so the checkers' next array of that size
+    has new pages, which the kernel zeroes as each is first touched: 32% of the CPU time of
+    tests/exercises/test_scale_vector.py (perf, in clear_page), a fifth of a warm run's (its
+    system time). With no such mappings and no heap given back, the same pages serve again. The
+    environment is for the processes the run starts (pytest-xdist's workers, the Jupyter
+    kernels, the tools the tests start); mallopt for this one. Other C libraries do without."""
+    os.environ.setdefault("MALLOC_MMAP_MAX_", "0")
+    os.environ.setdefault("MALLOC_TRIM_THRESHOLD_", str(2**31 - 1))
+    mallopt = getattr(ctypes.CDLL(None), "mallopt", None)
+    if mallopt and sys.platform.startswith("linux"):
+        mallopt(M_MMAP_MAX, 0)
+        mallopt(M_TRIM_THRESHOLD, 2**31 - 1)
+
+
+M_TRIM_THRESHOLD, M_MMAP_MAX = -1, -4  # glibc's <malloc.h>
+_keep_freed_memory()
 
 # nbval is loaded here, not by pytest's plugin autoloading (pyproject.toml gives -p no:nbval), so
 # that this line comes first: nbval imports nbformat, which imports jsonschema, which imports
