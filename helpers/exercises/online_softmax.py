@@ -21,8 +21,8 @@ from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.verdict import listed
 from helpers.exercises.online_softmax_models import (block_not_times_warps, first_warps_alone,
                                                      lane_is_the_warp, missing_offset,
-                                                     outputs_swapped, pairs, row_0_everywhere,
-                                                     row_from_the_lane)
+                                                     outputs_swapped, pairs, rescales,
+                                                     row_0_everywhere, row_from_the_lane)
 
 # (rows, cols, threads a block)
 CASES = [(12, 200, 64), (6, 10, 128), (30, 77, 96)]
@@ -243,28 +243,7 @@ def _mistakes(case, run):
         yield ("row_sum is too large: each lane walked every column from its own to the end (its "
                "loop steps by 1), so the lanes' columns overlap", "step by the warp's width: "
                "for (int c = lane; c < cols; c += 32)")
-    unscaled = "row_sum is too large in the rows whose max is not first: the running sum was not " \
-               "rescaled when a lane's max grew"
-    if np.allclose(sums, pairs(x, loop=False)[1], rtol=1e-3):  # the merge rescales: written
-        yield (f"{unscaled}, though the merge rescales: exp(m - m_new) is missing from the loop, "
-               "or is 1 because m was raised to the new max before l's update (m = v, or m = "
-               "m_new, too early)", "in the loop, m_new = fmaxf(m, v), then l = l * exp(m - "
-               "m_new) + exp(v - m_new) while m is still the old max, and only then m = m_new")
-    if np.allclose(sums, pairs(x, loop=False, merge=False)[1], rtol=1e-3):
-        yield unscaled, "in the loop, l = l * exp(m - m_new) + exp(v - m_new)"
-    if np.allclose(sums, pairs(x, merge=False)[1], rtol=1e-3):
-        yield ("row_sum is too large: the lanes' sums were added without rescaling them to the "
-               "merged max", "in the merge, l = l * exp(m - m_new) + l2 * exp(m2 - m_new)")
-    if np.allclose(sums, pairs(x, merge="own max")[1], rtol=1e-3):
-        yield ("row_sum is wrong: in the merge the partner's sum l2 was rescaled by exp(m - m_new), "
-               "from the lane's own max, not the partner's", "l2 was taken against the partner's "
-               "max m2: l = l * exp(m - m_new) + l2 * exp(m2 - m_new)")
-    if np.allclose(sums, pairs(x, merge="partner")[1], rtol=1e-3):
-        yield ("row_sum is too large: in the merge each lane's own sum was not rescaled to the "
-               "merged max, only the partner's: the factor exp(m - m_new) is missing from l's "
-               "term, or is 1 because m = m_new came before it",
-               "in the merge, l = l * exp(m - m_new) + l2 * exp(m2 - m_new), both terms from the "
-               "old m and m2, and only then m = m_new")
+    yield from rescales(x, sums)
     yield from _models(case, x, sums)
     yield from near.misses("row_sum", sums, want_l, close=near.within(1e-3, 1e-8))
     row = int(np.argmax(~np.isclose(sums, want_l, rtol=1e-3)))

@@ -72,6 +72,35 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
     return ms[:, 0], ls[:, 0]
 
 
+
+def rescales(x, sums):
+    """A sum not rescaled, or rescaled by the wrong max, in the loop or the merge: told by the sums
+    of pairs() with that step changed."""
+    if np.allclose(sums, pairs(x, loop=False)[1], rtol=1e-3):  # the merge rescales: written
+        yield ("row_sum is too large in the rows whose max is not first: the running sum was not "
+               "rescaled when a lane's max grew, though the merge rescales: exp(m - m_new) is "
+               "missing from the loop, "
+               "or is 1 because m was raised to the new max before l's update (m = v, or m = "
+               "m_new, too early)", "in the loop, m_new = fmaxf(m, v), then l = l * exp(m - "
+               "m_new) + exp(v - m_new) while m is still the old max, and only then m = m_new")
+    if np.allclose(sums, pairs(x, loop=False, merge=False)[1], rtol=1e-3):
+        yield ("row_sum is too large in the rows whose max is not first: the running sum was not "
+               "rescaled when a lane's max grew", "in the loop, l = l * exp(m - m_new) + exp(v - "
+               "m_new)")
+    if np.allclose(sums, pairs(x, merge=False)[1], rtol=1e-3):
+        yield ("row_sum is too large: the lanes' sums were added without rescaling them to the "
+               "merged max", "in the merge, l = l * exp(m - m_new) + l2 * exp(m2 - m_new)")
+    if np.allclose(sums, pairs(x, merge="own max")[1], rtol=1e-3):
+        yield ("row_sum is wrong: in the merge the partner's sum l2 was rescaled by exp(m - m_new), "
+               "from the lane's own max, not the partner's", "l2 was taken against the partner's "
+               "max m2: l = l * exp(m - m_new) + l2 * exp(m2 - m_new)")
+    if np.allclose(sums, pairs(x, merge="partner")[1], rtol=1e-3):
+        yield ("row_sum is too large: in the merge each lane's own sum was not rescaled to the "
+               "merged max, only the partner's: the factor exp(m - m_new) is missing from l's "
+               "term, or is 1 because m = m_new came before it",
+               "in the merge, l = l * exp(m - m_new) + l2 * exp(m2 - m_new), both terms from the "
+               "old m and m2, and only then m = m_new")
+
 def missing_offset(x, m, sums, want_m, want_l):
     """The butterfly without one of its offsets (offset < 16 counting up, offset > 1 counting
     down, ...): lane 0 merged only the lanes that differ from it in the other offsets' bits, so
