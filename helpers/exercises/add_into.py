@@ -24,8 +24,8 @@ from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.add_into_models import (LOOP_HINT, body_indexes_the_start,
                                               loop_test_against_step, overlaps,
-                                              stepped_too_far, stopped_a_stride_early,
-                                              wrong_start)
+                                              started_late, stepped_too_far,
+                                              stopped_a_stride_early, wrong_start)
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
 from helpers.exercises.origin import Wrong
 
@@ -131,6 +131,7 @@ def _mistakes(case, run):
                "thread did the whole loop", "each thread adds only into its own elements: "
                + LOOP_HINT)
     yield from wrong_start(run, visits, n, block, blocks)
+    yield from started_late(run, visits, n, block, blocks)
     yield from body_indexes_the_start(visits, n, threads)
     yield from overlaps(visits, n, block, blocks)
     yield from _stride_past_n(run, visits, n, block, blocks)

@@ -118,6 +118,27 @@ def wrong_start(run, visits, n, block, blocks):
                "the thread's global index")
 
 
+def started_late(run, visits, n, block, blocks):
+    """y[0] to y[k - 1] never added to, every other element once, and each thread's first store
+    (a trace of the launch on the simulator) at its global index + k: the loop starts k elements
+    late (threads counted from 1: + 1)."""
+    threads = block * blocks
+    k = int(np.argmax(visits != 0))
+    if not 0 < k < threads or not np.array_equal(visits, np.arange(n) >= k):
+        return
+    firsts = _first_stores(run, block, blocks, 3 * n)
+    if firsts is None or any(e != b * block + t + k for (b, t), e in firsts.items()):
+        return
+    left = "y[0] was" if k == 1 else f"y[0] to y[{k - 1}] were"
+    late = "one element" if k == 1 else f"{k} elements"
+    yield (f"{left} never added to, every other element once: the loop starts {late} late, at "
+           f"blockIdx.x * blockDim.x + threadIdx.x + {k} (thread 0 of block 0 first added into "
+           f"y[{k}], not y[0]" + (f", thread 0 of block 1 into y[{block + k}], not y[{block}]"
+                                 if blocks > 1 else "") + "): threads count from 0, and thread "
+           "0's own element is y[0]", "start at the thread's global index with nothing added: "
+           "i = blockIdx.x * blockDim.x + threadIdx.x (the stride and the test i < n are right)")
+
+
 def _first_stores(run, block, blocks, accesses):
     """{(block, thread): the element of its first store into y} in a trace of ``run``'s launch on
     the simulator, or None."""

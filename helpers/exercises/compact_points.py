@@ -5,7 +5,8 @@ the row its prefix sum gives it (``cuda_src/exercises/compact_points.cu``).
 three) and ``slot``, the exclusive prefix sum of the valid flags; it writes valid pixel i's X, Y,
 Z at row ``slot[i]`` of ``points``. The holes are a NaN whose bits are not the poison's (``HOLE``),
 and the last pixel is one, so that a kernel that writes holes writes row count, one past the
-list, where the guard zone shows it. Past the end of slot lie ``count + 5``, ``count + 6``, ...:
+list, where the guard zone shows it (but in the last case, whose last pixel is a point, which a
+guard one pixel early, i >= n - 1, leaves out). Past the end of slot lie ``count + 5``, ``count + 6``, ...:
 thread n + j, past n, writes row count + 5 + j, so the rows written tell how many got through.
 The last case runs on the simulator, race-checked, whatever the backend.
 """
@@ -26,8 +27,11 @@ JUNK_ROW = 5     # slot past n holds count + JUNK_ROW
 # (n, threads a block): never a multiple; a small one on the simulator, race-checked (a kernel
 # in which every thread does the whole cloud writes the right rows, each many times); last, a
 # cloud of more than 65536 points, where a row kept in 16 bits wraps (after the race check, which
-# names a kernel whose every thread walks the whole cloud before it takes the simulator minutes)
-CASES = [(1000, 128), (4099, 256), (37, 64), (40, 16, "observe"), (96001, 256)]
+# names a kernel whose every thread walks the whole cloud before it takes the simulator minutes);
+# then a cloud whose last pixel is a point (LAST_A_POINT), that a guard one pixel early skips
+LAST_A_POINT = "last pixel a point"
+CASES = [(1000, 128), (4099, 256), (37, 64), (40, 16, "observe"), (96001, 256),
+         (1001, 128, LAST_A_POINT)]
 SLOT_HINT = "the point of valid pixel i is row slot[i] of points: int k = slot[i]"
 GUARD_HINT = "threads past the end must do nothing: if (i >= n) return; first"
 INDEX = "i = blockIdx.x * blockDim.x + threadIdx.x"
@@ -51,13 +55,16 @@ def _where(case):
     return f"n = {n}, block = ({block}, 1, 1), grid = ({-(-n // block)}, 1)"
 
 
-def cloud(n):
+def cloud(n, last_hole=True):
     """An organized cloud of n pixels: random points, 30% holes (HOLE in all three planes), the
-    last pixel a hole (its slot is count: a kernel that writes holes writes past the list)."""
+    last pixel a hole (its slot is count: a kernel that writes holes writes past the list), or,
+    with ``last_hole`` false, a point."""
     rng = np.random.default_rng(n)
     xyz = rng.uniform(-2, 2, (3, n)).astype(np.float32)
     xyz[2] = rng.uniform(0.3, 5, n)
-    xyz[:, (rng.random(n) < 0.3) | (np.arange(n) == n - 1)] = HOLE
+    hole = rng.random(n) < 0.3
+    hole[n - 1] = last_hole
+    xyz[:, hole] = HOLE
     return xyz
 
 
@@ -142,7 +149,7 @@ def _signed_wrap(failure, slot):
 
 def _launch(case, xyz=None):
     n, block = case[:2]
-    xyz = cloud(n) if xyz is None else xyz
+    xyz = cloud(n, LAST_A_POINT not in case) if xyz is None else xyz
     valid = xyz[2] > 0
     count = int(valid.sum())
     slot = (np.cumsum(valid) - valid).astype(np.int32)
@@ -327,7 +334,7 @@ def _unwritten(case, xyz, missing):
     valid, count = xyz[2] > 0, int(missing.size)
     words = f"{int(missing.sum())} of {count} points were never written"
     for formula, index, why in INDEXES:
-        if np.array_equal(missing, ~_reached(index, *case)[valid]):
+        if np.array_equal(missing, ~_reached(index, *case[:2])[valid]):
             yield (f"{words}, exactly those of the pixels i = {formula} never reaches",
                    f"{why}: {INDEX}")
     for plane, name in enumerate("XY"):
@@ -335,6 +342,14 @@ def _unwritten(case, xyz, missing):
             yield (f"{words}, exactly those whose {name} is not above 0: the hole test reads "
                    f"{name}, xyz[{'n + ' * plane}i]", "Z is xyz[2 * n + i]: return when "
                    "!(xyz[2 * n + i] > 0.0f)")
+    if valid[-1] and np.array_equal(missing, np.arange(count) == count - 1):
+        n = xyz.shape[1]
+        yield (f"the last pixel, i = n - 1 = {n - 1}, a point, was never written: row "
+               f"{count - 1} of points, the last, still holds the poison, and every other point "
+               "is in its row: the bounds guard sends pixel n - 1 away too (as i >= n - 1 does); "
+               "n - 1 is the last pixel, only i >= n is past the end",
+               "send away only the threads past the last pixel: if (i >= n) return; (i = n - 1 "
+               "goes on)")
     yield f"{words} (the first is row {int(np.argmax(missing))})", SLOT_HINT
 
 

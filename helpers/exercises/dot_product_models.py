@@ -102,11 +102,7 @@ def wrong_sums(products, block, grid):
     """(sum, problem, hint) of the known mistakes: the plan's wrong shapes, known parts' sums."""
     for shape, problem, hint in SHAPES:
         yield model(products, block, grid, **shape), problem, hint
-    yield (by_blocks(products, block * grid, grid), "the loop steps by gridDim.x alone, the "
-           "number of blocks, not of threads: the threads' walks overlap, so each x[i] * y[i] was "
-           "counted once for every thread that passes it (thread t adds i = t, t + gridDim.x, "
-           "t + 2 * gridDim.x, ...)", "step by every thread of the grid: i += blockDim.x * "
-           "gridDim.x")
+    yield from _loop_mistakes(products, block, grid)
     i, warps, threads = np.arange(products.size), block // 32, block * grid
     thread = i % threads % block               # the thread of its block that handles element i
     whole = 1 << (warps.bit_length() - 1)      # the largest power of two up to warps
@@ -158,6 +154,39 @@ def wrong_sums(products, block, grid):
                "block's sum to *result", "only the first warp adds the warps' sums: "
                "if (warp == 0) { v = warp_sum(lane < blockDim.x / 32 ? warp_sums[lane] : 0.0f); "
                "if (lane == 0) atomicAdd(result, v); }")
+
+
+def _loop_mistakes(products, block, grid):
+    """(sum, problem, hint) of a grid-stride loop's wrong step or start."""
+    yield (by_blocks(products, block * grid, grid), "the loop steps by gridDim.x alone, the "
+           "number of blocks, not of threads: the threads' walks overlap, so each x[i] * y[i] was "
+           "counted once for every thread that passes it (thread t adds i = t, t + gridDim.x, "
+           "t + 2 * gridDim.x, ...)", "step by every thread of the grid: i += blockDim.x * "
+           "gridDim.x")
+    yield from _start_with_grid_dim(products, block, grid)
+
+
+def _start_with_grid_dim(products, block, grid):
+    """The sum of a grid-stride loop whose start multiplies blockIdx.x by gridDim.x, not by
+    blockDim.x (i = blockIdx.x * gridDim.x + threadIdx.x), stepping rightly by the grid's threads:
+    the blocks' walks start gridDim.x apart, so they overlap (or leave gaps)."""
+    n, threads = products.size, block * grid
+    if grid < 2 or grid == block:
+        return
+    visits = np.zeros(n)
+    for start in (b * grid + t for b in range(grid) for t in range(block)):
+        visits[start::threads] += 1
+    twice, never = int((visits > 1).sum()), np.flatnonzero(visits == 0)
+    told = [f"{twice:,} of the {n:,} products counted more than once"] if twice else []
+    if never.size:
+        told.append(f"{never.size:,} never (x[{never[0]}] * y[{never[0]}] the first)")
+    yield (float(visits @ products), "the loop starts at blockIdx.x * gridDim.x + threadIdx.x: "
+           f"block 1 starts at element {grid}, not {block}: blockIdx.x is multiplied by the "
+           f"number of blocks, gridDim.x = {grid}, not by a block's threads, blockDim.x = "
+           f"{block}, so the blocks' walks " + ("overlap: " if twice else "leave gaps: ")
+           + " and ".join(told), "start at the thread's place in the grid, "
+           "i = blockIdx.x * blockDim.x + threadIdx.x (the step, blockDim.x * gridDim.x, is "
+           "right)")
 
 
 def _every_warp_added(products, thread, warps):

@@ -126,6 +126,13 @@ WRONG = {
                               "is multiplied by the stride, the grid's threads, not by "
                               "blockDim.x, a block's threads (block 1 starts at element 64, not "
                               "32)"),
+    # blind audit TYA-add_into-1 (was '1 of 1000 elements were never added to (the first is
+    # y[0]) ... Hint: for (int i = ...; i < n; i += stride) ...', silent on the start): threads
+    # counted from 1, the start one element late
+    "start_one_late": (("int i = blockIdx.x * blockDim.x + threadIdx.x;",
+                        "int i = blockIdx.x * blockDim.x + threadIdx.x + 1;"),
+                       "y[0] was never added to, every other element once: the loop starts one "
+                       "element late, at blockIdx.x * blockDim.x + threadIdx.x + 1"),
     "start_at_0": (("int i = blockIdx.x * blockDim.x + threadIdx.x;", "int i = 0;"),
                    "the loop starts at 0 for every thread"),
     "chunks_of_n_over_threads": (
@@ -157,7 +164,8 @@ WRONG = {
                            "every thread did the whole loop"),
 }
 # the words the hint must contain, where the problem's alone would not show it fixes the mistake
-HINTS = {"stride_of_a_block_squared": "int stride = blockDim.x * gridDim.x;",
+HINTS = {"start_one_late": "with nothing added: i = blockIdx.x * blockDim.x + threadIdx.x",
+         "stride_of_a_block_squared": "int stride = blockDim.x * gridDim.x;",
          "stepped_twice_a_turn": "remove the i += stride; from the loop's body",
          "bound_by_the_stride": "i < n",
          "tests_one_stride_ahead": "not the next one: i < n"}

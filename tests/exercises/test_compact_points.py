@@ -71,6 +71,12 @@ WRONG = {
                                    "put the bounds guard first"),
     "guard_lets_n_through": ([("if (i >= n)", "if (i > n)")], "the guard lets i == n through",
                              "if (i >= n) return;"),
+    # blind audit TYA-compact_points-1: the guard one pixel early, i >= n - 1 (it passed: every
+    # cloud's last pixel was a hole; a cloud whose last pixel is a point shows it)
+    "guard_stops_at_n_minus_1": ([("if (i >= n)", "if (i >= n - 1)")],
+                                 "the last pixel, i = n - 1 = 1000, a point, was never written: "
+                                 "row 678 of points, the last, still holds the poison",
+                                 "if (i >= n) return; (i = n - 1 goes on)"),
     "z_x_swapped": ([(STORES[0], "points[3 * k] = xyz[2 * n + i];"),
                      (STORES[2], "points[3 * k + 2] = xyz[i];")],
                     "each row holds Z, Y, X", "row k is X, Y, Z"),

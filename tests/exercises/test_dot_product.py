@@ -57,6 +57,14 @@ WRONG = [
                             "        v += x[i] * y[i];\n")),
      ["2 times the dot product", "blockDim.x * gridDim.x"]),
     ("reads_past_n", variant(KERNEL, ("i < n;", "i <= n;")), ["NaN", "i < n"]),
+    # blind audit TYA-dot_product-1 (was 'the sum is 1026.345, NumPy's is 991.7638 ... Hint: each
+    # thread adds x[i] * y[i] over its i (grid-stride loop), ...'): gridDim.x for blockDim.x in
+    # the loop's start, the blocks' walks overlapping
+    ("start_with_grid_dim",
+     variant(KERNEL, ("int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;",
+                      "int i = blockIdx.x * gridDim.x + threadIdx.x; i < n;")),
+     ["the loop starts at blockIdx.x * gridDim.x + threadIdx.x: block 1 starts at element 2, not "
+      "96", "i = blockIdx.x * blockDim.x + threadIdx.x"]),
     ("drops_the_tail_in_pairs",
      variant(KERNEL, (LOOP,
                       "    int stride = blockDim.x * gridDim.x;\n"
