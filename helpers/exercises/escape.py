@@ -33,7 +33,7 @@ def escape_counts(z_re, z_im, c_re, c_im, max_iter: int, **change) -> np.ndarray
 def _counts(z_re, z_im, c_re, c_im, max_iter: int, bound=4, twice=2,
             im2_sign=-1, box=False, whole=False, first=None,
             int_squares=False, squares_doubled=False, im_of_squares=False,
-            c_in_re="re", c_im_sign=1, c_re_sign=1, im2_mixed=False) -> np.ndarray:
+            c_in_re="re", c_in_im="im", c_im_sign=1, c_re_sign=1, im2_mixed=False) -> np.ndarray:
     """Steps of z -> z*z + c until |z|^2 > ``bound`` (at most ``max_iter``), element by element,
     in float32 in the kernels' order; on the pixels still running only, so its cost falls as
     they escape. ``twice`` and ``im2_sign``: the step's z_im = twice*z_re*z_im + c_im and
@@ -42,19 +42,20 @@ def _counts(z_re, z_im, c_re, c_im, max_iter: int, bound=4, twice=2,
     ``whole``: z kept in ints, its start and every step's result truncated toward 0;
     ``int_squares``: the squares re2 and im2 kept in ints, truncated toward 0 at each step (z
     itself a float), a wrong kernel's model; ``squares_doubled``, ``im_of_squares``,
-    ``c_in_re``, ``c_im_sign`` and ``c_re_sign``: the wrong steps of ``WRONG_STEPS`` (squares
-    doubled, z may grow to inf - inf = NaN, which the kernels' break at re2 + im2 > 4.0f never
-    passes); ``first``: "re" or "im", that part updated first and the other computed from its
-    NEW value (z_im = 2*z_re*z_im + c_im after z_re changed; z_re = z_re*z_re - z_im*z_im + c_re
-    after z_im changed), a wrong kernel's model; ``im2_mixed``: im2 = z_im * z_re (a wrong
-    kernel's; re2 + im2 stays small while z grows along z_im = -z_re, to inf - inf = NaN)."""
+    ``c_in_re``, ``c_in_im``, ``c_im_sign`` and ``c_re_sign``: the wrong steps of
+    ``WRONG_STEPS`` (squares doubled, z may grow to inf - inf = NaN, which the kernels' break
+    at re2 + im2 > 4.0f never passes); ``first``: "re" or "im", that part updated first and
+    the other computed from its NEW value (z_im = 2*z_re*z_im + c_im after z_re changed;
+    z_re = z_re*z_re - z_im*z_im + c_re after z_im changed), a wrong kernel's model;
+    ``im2_mixed``: im2 = z_im * z_re (a wrong kernel's; re2 + im2 stays small while z grows
+    along z_im = -z_re, to inf - inf = NaN)."""
     f32 = np.float32
     arrays = np.broadcast_arrays(*(np.asarray(a, f32) for a in (z_re, z_im, c_re, c_im)))
     shape, (zr, zi, cr, ci) = arrays[0].shape, (a.ravel() for a in arrays)
     counts, idx = np.zeros(zr.size, np.int32), np.arange(zr.size)  # idx: the pixels running
     cut = np.trunc if whole else (lambda a: a)
     zr, zi = cut(zr), cut(zi)
-    cr = ci if c_in_re == "im" else cr
+    cr, ci = (ci if c_in_re == "im" else cr), (cr if c_in_im == "re" else ci)
     ci = ci * np.float32(c_im_sign)
     cr = cr * np.float32(c_re_sign)
     with np.errstate(over="ignore", invalid="ignore"):   # a huge c may overflow: it escapes
@@ -87,6 +88,7 @@ WRONG_STEPS = {
     "squares_doubled": dict(squares_doubled=True),  # re2 = z_re * 2, im2 = z_im * 2
     "im_of_squares": dict(im_of_squares=True),      # z_im = 2.0f * re2 * im2 + c_im
     "c_im_in_re": dict(c_in_re="im"),               # z_re = re2 - im2 + c_im
+    "c_re_in_im": dict(c_in_im="re"),               # z_im = 2.0f * z_re * z_im + c_re
     "c_im_subtracted": dict(c_im_sign=-1),          # z_im = 2.0f * z_re * z_im - c_im
     "c_re_subtracted": dict(c_re_sign=-1),          # z_re = re2 - im2 - c_re
     "im2_added": dict(im2_sign=1),                  # z_re = re2 + im2 + c_re

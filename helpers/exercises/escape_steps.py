@@ -144,6 +144,11 @@ STEPS = {   # the wrong steps of helpers.exercises.escape that this kernel's loo
         f"c_im[i], so each point follows c_im + i*c_im (point {at[0]} counts {wrong} with "
         f"c_im[i], {right} with c_re[i])",
         "the real part adds the point's real part: re = z_re*z_re - z_im*z_im + c_re[i]"),
+    "c_re_in_im": lambda wrong, right, at: (
+        "the imaginary step adds c_re[i] where c_im[i] belongs: z_im = 2*z_re*z_im + c_re[i], "
+        f"so each point follows c_re + i*c_re (point {at[0]} counts {wrong} with c_re[i], {right} "
+        "with c_im[i])", "the imaginary part adds the point's imaginary part: z_im = 2.0f * z_re * "
+        "z_im + c_im[i]"),
     "c_re_subtracted": lambda wrong, right, at: (
         "the real step subtracts c_re[i] where it adds it: float re = z_re*z_re - z_im*z_im - "
         f"c_re[i], so each point follows -c_re + i*c_im (point {at[0]} counts {wrong} with - "

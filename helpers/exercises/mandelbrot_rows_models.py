@@ -87,6 +87,7 @@ def wrong_images(case, kernel=None):
     yield carried_counts(case, ref)
     yield carried_z(case)
     yield c_im_of_the_column(case, ref)
+    yield c_im_going_down(case, ref)
     yield (reference(case, x_of=lambda x: x % block), "c's real part takes threadIdx.x where "
            "it takes x: the pixels of each stretch of blockDim.x repeat the first stretch's",
            "c_re = x_min + x * dx, with the loop's x")
@@ -245,6 +246,23 @@ def c_im_of_the_column(case, ref):
             f"{x}'s, where its own is {VIEW[1] + y * dy:.4g}, and counts {image[y, x]}, not "
             f"{ref[y, x]}",
             "c_im = y_min + y * dy, with the block's row y (the column x is for c_re)")
+
+
+def c_im_going_down(case, ref):
+    """(image, problem, hint) of c's imaginary part stepping down from y_min, c_im = y_min - y *
+    dy (rows taken to go down the picture): row 0 right, row y at y_min - y * dy, below the view.
+    """
+    height, dy = case[1], args(case)[3]
+    image = reference(case, (args(case)[2], -dy))
+    y, x = np.argwhere(image != ref)[0] if (image != ref).any() else (1, 0)
+    low, mine = np.float32(VIEW[1]) - np.float32(y) * np.float32(dy), VIEW[1] + y * dy
+    return (image, "c's imaginary part goes down from y_min, c_im = y_min - y * dy: row y took "
+            f"c_im = y_min - y * dy, below the view's bottom (y_min = {VIEW[1]:g}), so only row 0 "
+            f"is right (pixel x = {x}, y = {y} took c_im = {low:.4g}, where its own is "
+            f"{mine:.4g}, and counts {image[y, x]}, not {ref[y, x]}; row {height - 1} took "
+            f"{VIEW[1] - (height - 1) * dy:.4g})", "c_im = y_min + y * dy: row 0 is the view's "
+            f"bottom, y_min, and the rows go up by dy to y_max = {VIEW[3]:g} (which way up the "
+            "picture is shown is the plot's business)")
 
 
 def store_swapped(failure, guard_rows):

@@ -48,7 +48,7 @@ def one_wrong_pixel(name, z_re, z_im, c_re, c_im, max_iter):
             if re2 + im2 > f32(4):
                 break
             z_im = f32(2) * (re2 * im2 if name == "im_of_squares" else z_re * z_im) + \
-                (-c_im if name == "c_im_subtracted" else c_im)
+                (-c_im if name == "c_im_subtracted" else c_re if name == "c_re_in_im" else c_im)
             z_re = re2 + (im2 if name == "im2_added" else -im2) + \
                 (c_im if name == "c_im_in_re" else -c_re if name == "c_re_subtracted" else c_re)
             count += 1

@@ -55,6 +55,13 @@ WRONG = {
     "c_im_in_re": ([("z_im * z_im + c_re[i];", "z_im * z_im + c_im[i];")],
                    "the real step adds c_im[i] where c_re[i] belongs: float re = z_re*z_re - "
                    "z_im*z_im + c_im[i]"),
+    # blind audit TYA-escape_steps-1: c_re for c_im in the imaginary step (was '61.1% of the
+    # counts differ from NumPy's (the first: point 0, got 1, expected 100) ... Hint: one step:
+    # ...', the whole step)
+    "c_re_in_im": ([("z_im = 2.0f * z_re * z_im + c_im[i];", "z_im = 2.0f * z_re * z_im + c_re[i];")],
+                   "the imaginary step adds c_re[i] where c_im[i] belongs: z_im = 2*z_re*z_im + "
+                   "c_re[i], so each point follows c_re + i*c_re (point 0 counts 1 with c_re[i], "
+                   "100 with c_im[i])"),
     # blind audit TVA-escape_steps-1: c_re subtracted in the real step (was '75.2% of the counts
     # differ from NumPy's (the first: point 0, got 2, expected 100) ... Hint: one step: ...')
     # blind audit TXA-escape_steps-1: (z_re - z_im)^2 for z_re^2 - z_im^2 (was '54.0% of the
@@ -222,6 +229,8 @@ SIMULATOR_ONLY = {"size_with_minus": "on a GPU nvcc may fuse the other product o
 # the words the hint must contain, where the problem's alone would not show it fixes the mistake
 HINTS = {"square_of_the_difference": "z_re^2 - z_im^2 is the difference of the squares",
          "one_step_short": "loop while k < max_iter: k counts the steps taken",
+         "c_re_in_im": "the imaginary part adds the point's imaginary part: z_im = 2.0f * z_re "
+                       "* z_im + c_im[i]",
          "c_re_subtracted": "add the point's real part: re = z_re*z_re - z_im*z_im + c_re[i]",
          "index_without_the_block": "int i = blockIdx.x * blockDim.x + threadIdx.x;",
          "store_at_thread_index": "store each point's count at its own index: steps[i] = k;"}

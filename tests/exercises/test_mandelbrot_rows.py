@@ -56,6 +56,12 @@ WRONG = {
     "c_im_of_the_column": ([("float c_im = y_min + y * dy;", "float c_im = y_min + x * dy;")],
                            "c's imaginary part takes the column x where it takes the row y: "
                            "c_im = y_min + x * dy"),
+    # blind audit TYA-mandelbrot_rows-1 (was 'only the first 13 columns of each row of iters are
+    # right ... computed from other inputs ... Hint: ... check the indices of the loads that feed
+    # them', a kernel that loads nothing): the imaginary axis flipped, rows taken to go down
+    "c_im_going_down": ([("float c_im = y_min + y * dy;", "float c_im = y_min - y * dy;")],
+                        "c's imaginary part goes down from y_min, c_im = y_min - y * dy: row y "
+                        "took c_im = y_min - y * dy, below the view's bottom (y_min = -1.2)"),
     "row_0": ([("int y = blockIdx.x;", "int y = blockIdx.y;")], "only row 0 was drawn"),
     # blind audit G33 (was '11955 of 12383 pixels were never drawn (the first at x = 0, y = 1)')
     "loop_from_the_grid_index": ([("int x = threadIdx.x;", "int x = blockIdx.x * blockDim.x + threadIdx.x;")],
@@ -220,6 +226,8 @@ HINTS = {"counted_from_1": "start n at 0: int n = 0;", "counted_before_the_test"
          "c_re_subtracted": "add c's real part, + c_re: z_re = re2 - im2 + c_re",
          "im2_mixed": "square each part: float re2 = z_re * z_re, im2 = z_im * z_im;",
          "c_im_of_the_column": "c_im = y_min + y * dy, with the block's row y",
+         "c_im_going_down": "c_im = y_min + y * dy: row 0 is the view's bottom, y_min, and the "
+                            "rows go up by dy",
          "im_of_the_squares": "the imaginary part of z*z is 2 * z_re * z_im, from z itself, not "
                               "its squares: z_im = 2.0f * z_re * z_im + c_im",
          "loop_from_the_second_pass": "start at x = threadIdx.x, with nothing added",
