@@ -16,7 +16,7 @@ import numpy as np
 from helpers.ch10.point_cloud import backproject
 from helpers.exercises import near
 from helpers.exercises.backproject_range_models import (DEPTH_SCALE, FORMULA_HINT, NAN_HINT,
-                                                         infinite_marks, interleaved_nans, interleaved_points,
+                                                         converted_twice, infinite_marks, interleaved_nans, interleaved_points,
                                                          n_too_large, points_unwritten,
                                                          range_anded, wrong_models)
 from helpers.exercises.common import Input, Output, close
@@ -305,7 +305,8 @@ def _every_depth_dropped(kernels, case, nan):
                f"range opened to [0, {WIDE:.3g}] on the simulator), past z_max = {Z_MAX:g} m, "
                "so the range test drops every point", "depth_scale is metres per millimetre: "
                "multiply by it, z = depth[i] * depth_scale")
-    elif np.isnan(got).all():
+    yield from converted_twice(kernels, launch, got[2], WIDE)
+    if np.isnan(got).all():
         yield (f"every pixel came out NaN, the measured depths in [z_min, z_max] too, and again "
                f"with the range opened to [0, {WIDE:.3g}] on the simulator: the range test drops "
                "every depth (with its bounds swapped, z < z_max || z > z_min, it holds for any z)",

@@ -294,3 +294,37 @@ def interleaved_points(got, want):
                f"three planes of n = width * height floats (n = {n}), X's first, then Y's, then Z's",
                "store pixel i's coordinates a plane apart: xyz[i] = X, xyz[n + i] = Y, "
                "xyz[2 * n + i] = Z (and the NaNs: " + NAN_HINT + ")")
+
+
+def converted_twice(kernels, launch, z, wide):
+    """Every pixel NaN, and Z 1000 times too small with the range opened to [0, ``wide``] (``z``,
+    its plane): millimetres turned into metres twice. Told apart by the case launched again with
+    depth_scale = 0.01: an extra / 1000 gives depth * 0.01 / 1000, depth_scale applied twice
+    depth * 0.01 * 0.01."""
+    import dataclasses
+
+    from helpers.exercises.microscope import observe
+
+    depth = launch.model
+    measured = depth > 0
+    metres = depth.astype(np.float32) * DEPTH_SCALE
+    if not measured.any() or not np.allclose(z[measured], metres[measured] / 1000, 1e-5):
+        return
+    scale = np.float32(0.01)
+    again = dataclasses.replace(launch, args=(*launch.args[:-3], scale, np.float32(0), wide))
+    seen = observe(kernels, again, key="depth_scale 0.01, range 0 to FLT_MAX", racecheck=False)
+    z01 = None if seen.error else seen.outs[0].got[2][measured]
+    d = depth[measured].astype(np.float32) * scale
+    how, hint = ("the millimetres were turned into metres twice", ", and nothing else")
+    if z01 is not None and np.allclose(z01, d / 1000, 1e-5):
+        how, hint = ("z was divided by 1000 after depth_scale, which had already turned "
+                     "millimetres into metres", ", with no / 1000")
+    elif z01 is not None and np.allclose(z01, d * scale, 1e-5):
+        how, hint = ("depth_scale was applied twice (depth[i] * depth_scale * depth_scale)",
+                     ", once")
+    v, u = np.argwhere(measured)[0]
+    yield (f"every pixel came out NaN: Z is 1000 times too small (depth {depth[v, u]} mm gave Z = "
+           f"{z[v, u]:.4g} m, where depth[i] * depth_scale is {metres[v, u]:.4g} m, with the range "
+           f"opened to [0, {wide:.3g}] on the simulator): {how}, so every Z lies below z_min and "
+           "the range test drops every point", "depth_scale is metres per millimetre already: "
+           "z = depth[i] * depth_scale" + hint)

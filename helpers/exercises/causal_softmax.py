@@ -19,7 +19,7 @@ from helpers.exercises.causal_softmax_models import (
     max_from_0, max_from_the_lane_s_column, max_of_column_numbers, max_of_first_1024_columns,
     max_of_first_columns, max_of_magnitudes, softmax, sum_without_max, sunk,
     unwritten_parts, visible, write_without_max)
-from helpers.exercises.causal_softmax_rows import (rows_misread, sum_maxed,
+from helpers.exercises.causal_softmax_rows import (lanes_alike, rows_misread, sum_maxed,
                                                    sum_shuffles_cut_short, sum_shuffles_started_late,
                                                    sum_stepped_by_one)
 from helpers.exercises.common import Input, Output
@@ -355,6 +355,7 @@ def _mistakes(case, run):
         yield ("NaN in the rows whose masked columns hold the largest scores: the max was taken "
                "over the masked columns too, and every visible exp(x - m) underflowed to 0",
                "the max over columns 0 to last only: for (int c = lane; c <= last; c += 32)")
+    yield from lanes_alike(x, got, run.out.unwritten, case[2])
     yield from unwritten_parts(x, got, run.out.unwritten, case[2],
                                lambda: _rows_probed(run.kernel))
     yield from _lanes_maxima(x, got)

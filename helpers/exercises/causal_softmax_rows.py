@@ -185,3 +185,40 @@ def sum_stepped_by_one(x, got):
            f"counted min(c + 1, 32) times in the warp's sum (in row {r}, column 0 "
            f"once, column {last} {min(last + 1, 32)} times)", "step the sum's loop by the warp's 32 lanes, as the "
            "max's: for (int c = lane; c <= last; c += 32)")
+
+
+def lanes_alike(x, got, unwritten, block):
+    """Every lane of a warp given the same lane number L (threadIdx.x & 32: 0 or 32; or
+    threadIdx.x / 32, the warp's number): each row's written columns are L, L + 32, ... alone,
+    all 32 lanes taking the same ones, so the warp's sum is 32 times theirs (the model)."""
+    rows, cols = x.shape
+    warps, c = max(block // 32, 1), np.arange(cols)
+    starts = {}
+    for r in range(rows):
+        done = np.flatnonzero(~unwritten[r])
+        if not done.size or starts.setdefault(r % warps, int(done[0])) != done[0] or \
+                not np.array_equal(done, np.arange(done[0], cols, 32)):
+            return
+    if not unwritten.any() or rows < 2:
+        return
+    model = np.zeros(x.shape)
+    for r in range(rows):
+        taken = c[(c >= starts[r % warps]) & ((c - starts[r % warps]) % 32 == 0) & (c <= r)]
+        if taken.size:
+            e = np.exp(x[r, taken].astype(np.float64) - x[r, taken].max())
+            model[r, taken] = e / (32 * e.sum())
+    if not _near(got[~unwritten], model[~unwritten]):
+        return
+    shown = sorted(starts.items())[:2]
+    said = " and ".join(f"{lane} in warp {w}" for w, lane in shown)
+    cut = " and ".join(f"row {w} " + ("wrote columns " if not k else "columns ") +
+                       ", ".join(map(str, range(lane, cols, 32))) for k, (w, lane) in
+                       enumerate(shown))
+    how = (", as threadIdx.x & 32 gives: & 32 keeps the one bit of 32, where & 31 keeps the "
+           "five bits of the lane" if all(lane == (32 * w) & 32 for w, lane in starts.items())
+           else "")
+    yield (f"every lane of a warp took the same columns: lane was {said}, the same in all 32 "
+           f"lanes{how}, so {cut} alone, the other columns were never written, and warp_sum "
+           "counted each of those columns 32 times",
+           "a lane is the thread's place in its warp, 0 to 31: int lane = threadIdx.x % 32 (or "
+           "threadIdx.x & 31), and lane l takes columns l, l + 32, ...")

@@ -22,7 +22,7 @@ from helpers.exercises import speed
 from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.gradient_models import (doubled_offset, fits, halo_by_thread, halo_from_slot,
                                               own_load_unclamped, past_the_window, shifted_centre,
-                                              stored_at_thread, windowed)
+                                              stored_at_thread, windowed, wrapped_ends)
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import observe, race_mistake
@@ -119,6 +119,7 @@ def _mistakes(case, run):
     yield from _right_halo(run, block, wrong, unloaded)
     yield from halo_by_thread(run, block, wrong)
     yield from halo_from_slot(run, block, wrong)
+    yield from wrapped_ends(run, wrong)
     if wrong.tolist() == [n - 1] and n > 1 and np.isclose(
             got[-1], (JUNK - run.model[-2]) * np.float32(0.5), rtol=1e-5, atol=1e-6):
         yield from own_load_unclamped(run, where)

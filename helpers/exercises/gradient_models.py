@@ -158,3 +158,28 @@ def halo_from_slot(run, block, wrong):
                    f"slot in s, where in[i {sign} 1] belongs (i = blockIdx.x * blockDim.x + "
                    "threadIdx.x, its place in in)", "j indexes s, i indexes in: " + fix)
             return
+
+
+def wrapped_ends(run, wrong):
+    """The ends wrapped around, as Python's in[-1] is the last element: out[0] read in[n - 1] as
+    its left neighbour (clamp_index sent -1 to n - 1), or out[n - 1] read in[0] as its right one
+    (n to 0), where the gradient clamps to in[0] and in[n - 1]; the model is exact."""
+    x, got = run.model, run.out.got
+    n, half = x.size, np.float32(0.5)
+    if n < 3 or not set(wrong.tolist()) <= {0, n - 1}:
+        return
+    sides = {0: ("left", (x[1] - x[-1]) * half, f"in[{n - 1}], the array's last element,",
+                 "in[0]", "index -1 wrapped around to n - 1", "a negative index goes to 0 "
+                 "(i < 0 ? 0 : ...)"),
+             n - 1: ("right", (x[0] - x[-2]) * half, "in[0], the array's first element,",
+                     f"in[{n - 1}]", "index n wrapped around to 0", "an index past the end "
+                     "goes to the last (i >= n ? n - 1 : i)")}
+    if not all(np.isclose(got[k], sides[k][1], rtol=1e-5, atol=1e-6) for k in wrong.tolist()):
+        return
+    said = [f"out[{k}] read {held} as its {side} neighbour, not {want}: the {how}"
+            for k in wrong.tolist() for side, _, held, want, how, _ in (sides[k],)]
+    habit = "as Python's in[-1] is the last element" if 0 in wrong else "as a periodic index would"
+    yield ("; ".join(said) + f", {habit} (in C an index does not wrap; {wrong.size} of {n} "
+           "outputs are wrong)", "the gradient clamps at the ends: in clamp_index(i, n) "
+           + " and ".join(sides[k][5] for k in wrong.tolist()) + ", and every index into in "
+           "goes through it, as s[0] = in[clamp_index(i - 1, n)] does")

@@ -272,6 +272,21 @@ WRONG = {
     # blind audit TA-backproject_range-1, Python's chained comparison as the range test (was
     # 'the condition at line 21 chains two comparisons ...: 0 <= i < n is (0 <= i) < n ... true
     # for every thread, the spare ones past the end too. Hint: compare i with n alone: if (i < n)')
+    # blind audit TYA-backproject_range-1 (was '816 pixels with a depth inside [z_min, z_max]
+    # came out NaN ... Hint: only depth 0 and Z outside [z_min, z_max] make NaN ...', silent on
+    # z): millimetres turned into metres twice, an extra / 1000 after depth_scale
+    "metres_divided_by_1000_again": ([(DEPTH, "float z = depth[i] * depth_scale / 1000;")],
+                                     ["every pixel came out NaN: Z is 1000 times too small",
+                                      "depth 2839 mm gave Z = 0.002839 m, where depth[i] * "
+                                      "depth_scale is 2.839 m",
+                                      "divided by 1000 after depth_scale",
+                                      "Hint: depth_scale is metres per millimetre already: z = "
+                                      "depth[i] * depth_scale, with no / 1000"]),
+    "depth_scale_applied_twice": ([(DEPTH, "float z = depth[i] * depth_scale * depth_scale;")],
+                                  ["every pixel came out NaN: Z is 1000 times too small",
+                                   "depth_scale was applied twice",
+                                   "Hint: depth_scale is metres per millimetre already: z = "
+                                   "depth[i] * depth_scale, once"]),
     "range_test_chained": ([("z < z_min || z > z_max", "!(z_min <= z <= z_max)")],
                            "it is (z_min <= z) <= z_max, and z_min <= z is 0 or 1, never above "
                            "z_max = 4 m, so the test holds for every depth: all 603 measured "

@@ -54,6 +54,18 @@ WRONG = [
       "the columns from 32 on", "lane = threadIdx.x, the thread's place in the block",
       "warp 1's loops start at column 32, warp 2's at 64",
       "Hint: a lane is the thread's place in its warp: int lane = threadIdx.x % 32"]),
+    # blind audit TYA-causal_softmax-1: the lane bit trick misremembered, & 32 for & 31 (was
+    # 'some rows or columns of y were never written ... Hint: one warp a row, ...', silent on
+    # the lane); and lane = threadIdx.x / 32, the warp's number, the same in all its lanes
+    ("lane_and_32", variant(KERNEL, ("int lane = threadIdx.x % 32;", "int lane = threadIdx.x & 32;")),
+     ["every lane of a warp took the same columns: lane was 0 in warp 0 and 32 in warp 1",
+      "row 0 wrote columns 0, 32, 64, 96 and row 1 columns 32, 64, 96 alone",
+      "as threadIdx.x & 32 gives: & 32 keeps the one bit of 32",
+      "Hint: a lane is the thread's place in its warp, 0 to 31: int lane = threadIdx.x % 32 "
+      "(or threadIdx.x & 31)"]),
+    ("lane_is_the_warp", variant(KERNEL, ("int lane = threadIdx.x % 32;", "int lane = threadIdx.x / 32;")),
+     ["every lane of a warp took the same columns: lane was 0 in warp 0 and 1 in warp 1",
+      "Hint: a lane is the thread's place in its warp, 0 to 31"]),
     # blind audit TEA-causal_softmax-1: blockIdx.x not scaled by the block's warps (was 'some rows
     # or columns of y were never written ...', a symptom)
     ("row_by_the_block_unscaled",

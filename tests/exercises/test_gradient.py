@@ -69,6 +69,24 @@ WRONG = {
                                     ["the right halo went to s[blockDim.x + 2], one past the "
                                      "window's end: its last slot is s[blockDim.x + 1]",
                                      "Hint: s[0] to s[blockDim.x + 1]"]),
+    # blind audit TYA-gradient-1 (was '1 of 1000 outputs are wrong (the first is out[0]), at
+    # the ends of the array: the halo read outside it ... Hint: clamp the halo: thread 0 loads
+    # s[0] = in[clamp_index(i - 1, n)] ...', the halo loads the learner had right): Python's
+    # in[-1], clamp_index sending a negative index to n - 1
+    "clamp_wraps_negative_to_the_last": ([("return i < 0 ? 0 :", "return i < 0 ? n - 1 :")],
+                                         ["out[0] read in[999], the array's last element, as "
+                                          "its left neighbour, not in[0]",
+                                          "index -1 wrapped around to n - 1",
+                                          "Hint: the gradient clamps at the ends: in "
+                                          "clamp_index(i, n) a negative index goes to 0 (i < 0 "
+                                          "? 0 : ...)"]),
+    # its mirror: an index past the end wrapped to 0 (was '... the last alone: its right
+    # neighbour, loaded by the thread after it, is missing ... return after the barrier')
+    "clamp_wraps_past_the_end_to_0": ([("(i >= n ? n - 1 : i)", "(i >= n ? 0 : i)")],
+                                      ["out[999] read in[0], the array's first element, as its "
+                                       "right neighbour, not in[999]",
+                                       "an index past the end goes to the last (i >= n ? n - 1 "
+                                       ": i)"]),
     "stores_into_the_next": ([("    out[i] =", "    out[i + 1] =")], ["one too far", "out[i]"]),
     "sign_turned": ([(DIFF, "(s[j - 1] - s[j + 1])")], ["the sign is turned"]),
     "not_halved": ([(" * 0.5f;", ";")], ["twice too large: the centre difference was not "
