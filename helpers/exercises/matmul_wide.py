@@ -27,7 +27,7 @@ from helpers.exercises.coverage import Grid, Words, coverage
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.matmul_wide_models import (A_GUARD_N, bs_at_global_column, ROWS_APART, crossed, indexed, part,
-                                                  rows_apart, rows_from_zero, rows_k_apart_store, summed,
+                                                  rows_apart, rows_from_zero, rows_k_apart_store, sum_declared_int, summed,
                                                   tile_k_apart)
 from helpers.exercises.microscope import accesses_of, body_words, observe, observed_mistakes
 from helpers.exercises.origin import Wrong
@@ -357,6 +357,8 @@ def _mistakes(case, run):
         if model is not None and np.allclose(got, model, rtol=1e-4, atol=1e-4):
             yield problem, hint
     yield from near.misses("C", got, want, close=near.within(1e-4, 1e-4))
+    if not got.any():
+        yield from sum_declared_int(EXERCISE.run, kernels)
     for model, problem, hint in (
             (summed(a, b, ks % 32 > 0), "each phase leaves out its first product: the loop over "
              "k starts at 1", "for (int k = 0; k < TILE_K; k++)"),

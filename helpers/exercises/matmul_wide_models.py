@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from helpers.exercises.common import Output, declared_int, halves, whole_sums
+from helpers.exercises.coverage import Grid
+from helpers.exercises.kernel import Launch
+
 ROWS_APART = ("A's rows were read N elements apart (A[row * N + a_col]), but A is M x K: a row "
               "of A holds K elements", "element (row, k) of A is at row * K + k: "
               "A[row * K + a_col]")
@@ -214,3 +218,21 @@ def rows_from_zero(race, stores):
            "starts at r = 0, not at ty, so the other 28 rows of Bs (1 to 7, 9 to 15, 17 to 23, "
            "25 to 31) are never loaded", "a thread's rows of Bs start at its row in the block, "
            "ty, and lie TILE_M = 8 apart: for (int r = ty; r < TILE_K; r += TILE_M)")
+
+
+def sum_declared_int(run, kernels):
+    """C all zeros: sum declared int, each add cut toward 0 (on the cases' elements, in (-1, 1),
+    it stays 0), told by ``run`` (the exercise's) of a launch on multiples of 0.5 (``halves``),
+    whose products and sums are exact: the int's sums added in k's order, phase by phase."""
+    rng = np.random.default_rng(16)
+    (m, k, n), grid = (20, 37, 18), Grid(20, 18, (32, 8, 1))
+    a, b = halves(rng, (m, k)), halves(rng, (k, n))
+    launched = run(kernels, Launch((a, b, Output((m, n), guard=grid.span()), np.int32(m),
+                                    np.int32(k), np.int32(n)), (32, 8, 1), grid.grid))
+    try:
+        next(launched)
+    except StopIteration as stop:
+        if stop.value is not None:
+            yield from declared_int(stop.value.out.got, whole_sums(a[:, None, :] * b.T[None]),
+                                    a.astype(np.float64) @ b, "sum", "C[{}][{}]",
+                                    "float sum = 0.0f;")

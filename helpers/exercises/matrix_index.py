@@ -17,7 +17,7 @@ from helpers.exercises.common import Input, Output, is_poison
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.hidden import grids
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.matrix_index_models import (guard_one_short, model as _model, one_block_side,
+from helpers.exercises.matrix_index_models import (formulas, guard_one_short, model as _model, one_block_side,
                                                    one_thread_side, read_at_col, same as _same)
 from helpers.exercises.microscope import observe, written_by_two, written_twice
 from helpers.exercises.verdict import matches
@@ -278,20 +278,7 @@ def _mix_ups(got, case, padded, kernels):
     a = a_pad[:rows * cols].reshape(rows, cols)
     for scale, offset, problem, hint in _vectors(case):
         models.append((a * cs_pad[scale] + ro_pad[offset], f"the result is a * {problem}", hint))
-    a0, offset, scale = a[0, 0], ro_pad[0], cs_pad[0]
-    models.append(((a + ro_pad[:rows, None]) * cs_pad[:cols], "the row's offset was added before "
-                   "the scale: out = (a + row_offset[row]) * col_scale[col] (out[0][0] = "
-                   f"{(a0 + offset) * scale:g} is (a[0][0] + row_offset[0]) * col_scale[0] = "
-                   f"({a0:g} {'-' if offset < 0 else '+'} {abs(offset):g}) * {scale:g}), so the "
-                   "offset was scaled too",
-                   "scale first, then add the row's offset: out[i] = a[i] * col_scale[col] + "
-                   "row_offset[row]"))
-    models.append((a * (cs_pad[:cols] + ro_pad[:rows, None]), "the sum was scaled: out = a * "
-                   f"(col_scale[col] + row_offset[row]) (out[0][0] = {a0 * (scale + offset):g} is "
-                   f"a[0][0] * (col_scale[0] + row_offset[0]) = {a0:g} * ({scale:g} "
-                   f"{'-' if offset < 0 else '+'} {abs(offset):g})), so the row's offset was "
-                   "multiplied by a too", "no parentheses around the sum: out[i] = a[i] * "
-                   "col_scale[col] + row_offset[row], the offset added after the product"))
+    models += formulas(a, cs_pad[:cols], ro_pad[:rows])
     yield from matches(got, models, _same)
 
 

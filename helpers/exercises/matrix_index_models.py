@@ -157,3 +157,29 @@ def guard_one_short(case, right, unwritten, guard):
                    f"{side} = {size}",
                    f"{what}s run 0 to {side} - 1, and the last one needs its thread too: stop "
                    f"only at {side}, {guard}")
+
+
+def _sign(x) -> str:
+    return f"{'-' if x < 0 else '+'} {abs(x):g}"
+
+
+def formulas(a, scale, offset):
+    """The results of the formula's slips, (model, problem, hint) with out[0][0]'s values: the
+    offset added before the scale, the sum scaled, the offset multiplied (``a``: the rows x
+    cols matrix, ``scale``: col_scale, ``offset``: row_offset)."""
+    a0, o, s = a[0, 0], offset[0], scale[0]
+    return [((a + offset[:, None]) * scale, "the row's offset was added before the scale: out = "
+             f"(a + row_offset[row]) * col_scale[col] (out[0][0] = {(a0 + o) * s:g} is (a[0][0] "
+             f"+ row_offset[0]) * col_scale[0] = ({a0:g} {_sign(o)}) * {s:g}), so the offset was "
+             "scaled too", "scale first, then add the row's offset: out[i] = a[i] * "
+             "col_scale[col] + row_offset[row]"),
+            (a * (scale + offset[:, None]), "the sum was scaled: out = a * (col_scale[col] + "
+             f"row_offset[row]) (out[0][0] = {a0 * (s + o):g} is a[0][0] * (col_scale[0] + "
+             f"row_offset[0]) = {a0:g} * ({s:g} {_sign(o)})), so the row's offset was multiplied "
+             "by a too", "no parentheses around the sum: out[i] = a[i] * col_scale[col] + "
+             "row_offset[row], the offset added after the product"),
+            (a * scale * offset[:, None], "the row's offset was multiplied, not added: out = a * "
+             f"col_scale[col] * row_offset[row] (out[0][0] = {a0 * s * o:g} is a[0][0] * "
+             f"col_scale[0] * row_offset[0] = {a0:g} * {s:g} * {o:g}, where a[0][0] * "
+             f"col_scale[0] + row_offset[0] = {a0 * s + o:g})", "add the row's offset after the "
+             "scale: out[i] = a[i] * col_scale[col] + row_offset[row]")]

@@ -95,6 +95,7 @@ def _mistakes(case, run):
     yield from _wrong_groups(rgb, got, n)
     yield from sepia_x16_models.pixels_left_out(rgb, got, n)
     yield from sepia_x16_models.mistakes(rgb, got, n, sepia.JUNK)
+    yield from _word_k_over_3(rgb, got, n)
     whole = 16 * (n // 16)      # the groups and the tail, each on its own: a mistake in one only
     for part, block, models in ((slice(0, whole), (48, "group"), _group_models(rgb, got, n)),
                                 (slice(whole, n), None, ())):
@@ -199,6 +200,19 @@ def _form(a, e, p="p"):
     """a * p + e as the verdicts write it: 3p + 1, p - 2 (with p = " * p": 3 * p + 1)."""
     return f"{a if a > 1 else ''}{p if a > 1 else p.lstrip(' *')}" + (
         f" {'+-'[e < 0]} {abs(e)}" if e else "")
+
+
+def _word_k_over_3(rgb, got, n):
+    """byte_of's word w[k / 3], not w[k >> 2]: the groups' bytes of pixels 0 to 11 (12 to 15
+    read past w[]'s 12 words, whatever a GPU holds there)."""
+    groups = rgb.ravel()[:48 * (n // 16)].reshape(-1, 48)
+    res, known = _group(groups, read=4 * (READ // 3) + (READ & 3))
+    if len(groups) and sepia.near(got.ravel()[:groups.size].reshape(-1, 48)[known], res[known]):
+        yield ("byte_of took byte k from word w[k / 3], not w[k >> 2]: a 32-bit word holds 4 "
+               "bytes, not a pixel's 3, so pixel 1's red, byte 3 of its group, was read from "
+               "w[1] where it lies in w[0], and pixels 12 to 15 read w[12] to w[15], past w[]'s "
+               "12 words", "byte k is in word k / 4, at bits 8 * (k % 4): return (w[k >> 2] >> "
+               "(8 * (k & 3))) & 0xFFu;")
 
 
 def _group_models(rgb, got, n):

@@ -37,6 +37,12 @@ WRONG = {
     "b_column_from_tx": ([("B[b_row * N + col]", "B[b_row * N + tx]")],
                          {"problem": "B's tile was read from column tx, not col",
                           "hint": "Bs[r][tx] = B[b_row * N + col]"}),
+    # blind audit TYB-matmul_wide-1: sum declared int, each add cut to a whole number (was 'C
+    # is all zeros: the products added nothing (a tile that was never loaded, or sum never added
+    # to)', blaming loads and adds the kernel has)
+    "sum_declared_int": ([("float sum = 0.0f;", "int sum = 0;")],
+                         {"problem": "sum is declared int: each add's result is cut toward 0",
+                          "hint": "declare sum float, as the values it adds are: float sum = 0.0f;"}),
     # blind audit W2: A's column without the phase's offset (was the catch-all 'C is wrong')
     "a_column_from_tx": ([("A[row * K + a_col]", "A[row * K + tx]")],
                          {"problem": "every phase read A's first TILE_K columns again",

@@ -124,6 +124,16 @@ WRONG = {
                            "so the row's offset was multiplied by a too",
                            "Hint: no parentheses around the sum: out[i] = a[i] * col_scale[col] "
                            "+ row_offset[row]"),
+    # blind audit TYB-matrix_index-1 (was '3367 of 3367 elements are wrong (the first is
+    # out[0][0] = -3124.41, expected -52.4984) ... Hint: out[row * cols + col] = ...', the whole
+    # formula): the row's offset multiplied, not added
+    "offset_multiplied": ([("out[i] = a[i] * col_scale[col] + row_offset[row];",
+                            "out[i] = a[i] * col_scale[col] * row_offset[row];")],
+                          "the row's offset was multiplied, not added: out = a * col_scale[col] * "
+                          "row_offset[row] (out[0][0] = -3124.41 is a[0][0] * col_scale[0] * "
+                          "row_offset[0] = ",
+                          "Hint: add the row's offset after the scale: out[i] = a[i] * "
+                          "col_scale[col] + row_offset[row]"),
     "wrong_formula": ([("+ row_offset[row]", "- row_offset[row]")], "elements are wrong"),
     # blind audit I20 (was '2989 of 3367 elements were never written ... Hint: every element
     # needs a thread: ...'): the block's index added without its size, the blocks overlap

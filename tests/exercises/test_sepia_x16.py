@@ -103,6 +103,13 @@ WRONG = {
     "every_thread_takes_a_whole_group": ([("if (t < groups)", "if (t < groups + 8)")],
                                          "threads after the last whole group wrote past the end"),
     "one_uint4_stored": ([(STORES, "")], "only the first 16 of the 48 result bytes"),
+    # blind audit TYB-sepia_x16-1: byte_of's word w[k / 3], a word taken as one pixel's 3 bytes
+    # (was 'in every group of 48 elements of out, only the first 3 are right ... Hint: ... check
+    # the indices of the loads that feed them', byte_of not named)
+    "byte_of_word_k_over_3": ([("return (w[k >> 2] >>", "return (w[k / 3] >>")],
+                              "byte_of took byte k from word w[k / 3], not w[k >> 2]: a 32-bit "
+                              "word holds 4 bytes, not a pixel's 3, so pixel 1's red, byte 3 of "
+                              "its group, was read from w[1] where it lies in w[0]"),
     # blind audit TJB-sepia_x16-1: byte_of without its & 0xFFu (was '...: set_byte ORed each byte
     # into res[] that held junk ...', res[] being zeroed)
     "byte_of_unmasked": ([("return (w[k >> 2] >> (8 * (k & 3))) & 0xFFu;",
