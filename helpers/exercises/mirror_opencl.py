@@ -72,6 +72,7 @@ def _mistakes(case, run, reports):
         yield from _buffers_out_first(kernel_code(run.kernel))
     if out.unwritten.any():
         yield from _edge_left_out(out, case, run.model)
+        yield from _middle_column_left_out(out, case, run.model, kernel_code(run.kernel))
         yield from one_global_id(~out.unwritten, out.got == run.model[:, ::-1])
         yield from _group_id(out, case, run.model)
         yield from reached(~out.unwritten, case, WORDS)
@@ -198,6 +199,29 @@ def _edge_left_out(out, case, image):
                    "the guard returns the work-items there too", "return only past the image: "
                    f"if (x >= width || y >= height) return; ({side} = {size} - 1 is the last "
                    f"{name}, inside the image)")
+
+
+def _middle_column_left_out(out, case, image, code):
+    """The image right but for its middle column, never written, on an odd width: a swap of
+    column pairs (x and width - 1 - x) by the left half's work-items, x < width / 2, which on an
+    odd width leaves out the column that is its own mirror, x = (width - 1) / 2."""
+    middle = (case.width - 1) // 2
+    column = np.indices(out.unwritten.shape)[1] == middle
+    if case.width % 2 == 0 or not np.array_equal(out.unwritten, column) or \
+            not np.array_equal(out.got[~column], image[:, ::-1][~column]):
+        return
+    head = (f"the middle column, x = {middle}, was never written (the rest of the image is "
+            "right): ")
+    hint = ("give every pixel its work-item: if (x >= width || y >= height) return; out[y * width "
+            "+ x] = in[y * width + (width - 1 - x)]; (pairs need the guard x >= (width + 1) / 2, "
+            "which keeps the middle column)")
+    if re.search(r"\bx\s*>=?\s*width\s*/\s*2\b", code):
+        yield (head + f"the guard returns from x = width / 2 = {case.width // 2} on, so the left "
+               "half's work-items stored each column pair, x and width - 1 - x, but the width = "
+               f"{case.width} is odd, and its middle column, x = (width - 1) / 2 = {middle}, is "
+               "its own mirror: it is in neither half", hint)
+    yield (head + f"the width = {case.width} is odd, and the middle column, x = (width - 1) / 2 "
+           f"= {middle}, is its own mirror (x = width - 1 - x): no work-item stored it", hint)
 
 
 def _group_id(out, case, image):

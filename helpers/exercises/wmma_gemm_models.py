@@ -66,6 +66,10 @@ LOOKALIKES = [
     (lambda m, k, n: dict(a_start=lambda kk, tr: tr * k + kk), "A's tile started at row tile_row "
      "(A + tile_row * K + k), not at row tile_row * 16",
      "A's tile (tile_row, k / 16) starts at A + tile_row * 16 * K + k"),
+    (lambda m, k, n: dict(b_start=lambda kk, tc: tc * k + kk), "B's tile started at column "
+     "tile_col (B + tile_col * K + k), not at column tile_col * 16: tile column 1 of C multiplied "
+     "B's columns 1 to 16, where its own are 16 to 31 (the tiles of C overlap by 15 columns of B)",
+     "B's tile (k / 16, tile_col) starts at B + tile_col * 16 * K + k"),
     (lambda m, k, n: dict(b_start=lambda kk, tc: tc * 16 + kk * k), "B's tile was found as if B "
      "were stored row after row (B + tile_col * 16 + k * K), but B is stored column after column",
      "B's tile (k / 16, tile_col) starts at B + tile_col * 16 * K + k"),

@@ -48,16 +48,16 @@ def _where(case):
     return f"with M = {m}, K = {k} (not a multiple of 16), N = {n}"
 
 
-def _launch(case, inf_at=None, zero_row_k=False):
+def _launch(case, inf_at=None, zero_rows=0):
     """The case's launch; ``inf_at`` ("A" or "B", k): A's column k (B's row k) all inf;
-    ``zero_row_k``: a row of 0 after B's end (its row K), NaN after it."""
+    ``zero_rows``: that many rows of 0 after B's end (from its row K), NaN after them."""
     m, k, n = case[:3]
     rng = np.random.default_rng(m * 1000 + k + n)
     a = rng.uniform(-1, 1, (m, k)).astype(np.float16)
     b = rng.uniform(-1, 1, (k, n)).astype(np.float16)
     if inf_at:
         (a.T if inf_at[0] == "A" else b)[inf_at[1]] = np.inf
-    tiles, on = (m // 16) * (n // 16), np.vstack([b, np.zeros((1, n), b.dtype)]) if zero_row_k else b
+    tiles, on = (m // 16) * (n // 16), np.vstack([b, np.zeros((zero_rows, n), b.dtype)])
     return Launch((Input(a, after=PAD, junk=np.nan), Input(on, after=PAD, junk=np.nan),
                    # a row of tiles: a warp past the last stores there
                    Output((m, n), guard=16 * n, held=wmma_tile.LOADED),
@@ -229,12 +229,22 @@ def _a_guard_one_past(run, case):
 
 def _b_guard_one_past(run, case):
     """B's zero guard k0 + r <= K: B's row K, past B's end (NaN), staged in the last step, where
-    A's column K is 0 (NaN in every element of C); a launch with a row of 0 after B gives A B."""
+    A's column K is 0 (NaN in every element of C); a launch with a row of 0 after B gives A B.
+    With no guard at all, B's rows K to k0 + 15 are staged: rows of 0 up to there give A B."""
     m, k, n = case[:3]
     if k % 16 == 0 or not np.isnan(run.out.got).all():
         return
-    again = _run(run, case, zero_row_k=True)
-    if again is None or not _is(again.out.got.astype(np.float64), run.model[0] @ run.model[1]):
+    right = lambda again: again is not None and _is(  # noqa: E731
+        again.out.got.astype(np.float64), run.model[0] @ run.model[1])
+    if not right(_run(run, case, zero_rows=1)):
+        if 16 - k % 16 > 1 and right(_run(run, case, zero_rows=16 - k % 16)):
+            yield (f"Bs has no zero guard: in the last, partial step (k0 = {k - k % 16}) Bs took "
+                   f"B's rows {k} to {k - k % 16 + 15}, past the end of B (its rows are 0 to K - 1 "
+                   f"= {k - 1}: NaN here, so C holds NaN; with {16 - k % 16} rows of 0 put after "
+                   "B's end, C came out A B), where they must be 0: A's zeros there do not cancel "
+                   "them: 0 times NaN (or inf) is NaN, and past B's end memory may hold anything",
+                   "stage 0 where k0 + r reaches K: Bs[w][r][col] = k0 + r < K ? B[(k0 + r) * N "
+                   "+ tile_col * 16 + col] : __float2half(0.0f)")
         return
     yield (f"Bs's zero guard k0 + r <= K lets the row k0 + r == K = {k} through: in the last, "
            f"partial step Bs took B's row K, past the end of B (its rows are 0 to K - 1 = {k - 1}"

@@ -97,6 +97,25 @@ WRONG = {
                              "the image's last column, x = width - 1 = 52, was never written: "
                              "the guard returns the work-items there too",
                              "return only past the image: if (x >= width || y >= height)"),
+    # blind audit TYC-mirror_opencl-1: the mirror as a swap of column pairs, the left half's
+    # work-items (x < width / 2) storing x and width - 1 - x (was '37 of 1961 pixels were never
+    # written (the first is x = 26, y = 0) ... Hint: every pixel needs a work-item: ... and the
+    # guard x < width && y < height', the width / 2 not named): the odd width's middle column
+    "pairs_swapped_by_the_left_half": ([("if (x >= width || y >= height)",
+                                         "if (x >= width / 2 || y >= height)"),
+                                        ("out[y * width + x] = " + READ + ";\n",
+                                         "out[y * width + x] = " + READ + ";\n    out[y * width + "
+                                         "(width - 1 - x)] = in[y * width + x];\n")],
+                                       "the middle column, x = 26, was never written (the rest of "
+                                       "the image is right): the guard returns from x = width / 2 "
+                                       "= 26 on, so the left half's work-items stored each column "
+                                       "pair, x and width - 1 - x, but the width = 53 is odd, and "
+                                       "its middle column, x = (width - 1) / 2 = 26, is its own "
+                                       "mirror: it is in neither half",
+                                       "give every pixel its work-item: if (x >= width || y >= "
+                                       "height) return; out[y * width + x] = in[y * width + "
+                                       "(width - 1 - x)]; (pairs need the guard x >= (width + 1) "
+                                       "/ 2, which keeps the middle column)"),
     # blind audit TC-mirror_opencl-2 (was "out[r][c] holds the right value of out[r][c - 11]: an
     # index is off by 11 ..."): the range's width, get_global_size(0), for the image's
     "range_size_for_the_width": ([(READ, "in[y * width + (get_global_size(0) - 1 - x)]")],
@@ -171,6 +190,12 @@ RIGHT = {
     "cuda_style_ids": [(X, "int x = get_group_id(0) * get_local_size(0) + get_local_id(0);"),
                        (Y, "int y = get_group_id(1) * get_local_size(1) + get_local_id(1);"),
                        (READ, "in[(y + 1) * width - 1 - x]")],
+    # the swap of column pairs done right: the left half and, on an odd width, the middle column
+    "pairs_swapped_with_the_middle_column": [("x >= width || y >= height",
+                                              "x >= (width + 1) / 2 || y >= height"),
+                                             ("out[y * width + x] = " + READ + ";\n",
+                                              "out[y * width + x] = " + READ + ";\n    out[y * "
+                                              "width + (width - 1 - x)] = in[y * width + x];\n")],
     "scatter": [("out[y * width + x] = " + READ,
                  "out[y * width + (width - 1 - x)] = in[y * width + x]")],
 }

@@ -166,6 +166,13 @@ WRONG = [
      ["stored past C's last column of tiles", "tile_col = warp % (N / 16)"]),
     ("a_tile_at_row_tile_row", variant(KERNEL, (LOAD_A, LOAD_A.replace("tile_row * 16 * K", "tile_row * K"))),
      ["A's tile started at row tile_row", "A + tile_row * 16 * K + k"]),
+    # blind audit TYB-wmma_gemm-1: B's tile column offset without the factor 16 (was 'columns 16
+    # to 31 of C hold the right values of columns 1 to 16 ... Hint: compare each index ...:
+    # printf, from one thread, the indices it computes', the missing 16 not named)
+    ("b_tile_at_column_tile_col", variant(KERNEL, (LOAD_B, LOAD_B.replace("tile_col * 16 * K", "tile_col * K"))),
+     ["B's tile started at column tile_col (B + tile_col * K + k), not at column tile_col * 16",
+      "tile column 1 of C multiplied B's columns 1 to 16, where its own are 16 to 31",
+      "Hint: B's tile (k / 16, tile_col) starts at B + tile_col * 16 * K + k"]),
     ("b_tile_found_by_rows", variant(KERNEL, (LOAD_B, LOAD_B.replace("tile_col * 16 * K + k", "tile_col * 16 + k * K"))),
      ["as if B were stored row after row", "B + tile_col * 16 * K + k"]),
     ("accumulator_never_set", variant(KERNEL, ("    wmma::fill_fragment(c, 0.0f);\n", "")),

@@ -42,8 +42,6 @@ WRONG = [
      ["As took A[tile_row * 16 + r * K + k0 + col]: without the parentheses only r is multiplied "
       "by K, so tile_row * 16 was added to the column",
       "Hint: write the parentheses: A[(tile_row * 16 + r) * K + k0 + col]"]),
-    ("b_not_zero_filled", variant(KERNEL, (STAGE_B, "Bs[w][r][col] = B[(k0 + r) * N + tile_col * 16 + col];")),
-     ["C holds NaN", "past the end of A or B", "stage 0"]),
     ("a_not_zero_filled", variant(KERNEL, (STAGE_A, "As[w][r][col] = A[(tile_row * 16 + r) * K + k0 + col];")),
      ["As took A's elements past K: nothing set them to 0 where their column k0 + col reaches K",
       "Hint: the guard must test the column k0 + col against K"]),
@@ -128,6 +126,18 @@ WRONG = [
       "holds NaN; with a row of 0 put after B's end, C came out A B)", "<= is one too far",
       "Hint: stop before row K: Bs[w][r][col] = k0 + r < K ? B[(k0 + r) * N + tile_col * 16 + "
       "col] : __float2half(0.0f)"]),
+    # blind audit TYB-wmma_partial_k-1: B's zero guard dropped, A's zeros thought to cancel B's
+    # rows past K (was 'C holds NaN: a tile took elements from past the end of A or B ..., or a
+    # tile in shared memory was loaded with a leading dimension other than its 16', the guard not
+    # named; was b_not_zero_filled, with those words): rows of 0 put after B's end give A B
+    ("b_guard_dropped", variant(KERNEL, (STAGE_B, STAGE_B.replace(
+        "k0 + r < K ? B[(k0 + r) * N + tile_col * 16 + col] : __float2half(0.0f)",
+        "B[(k0 + r) * N + tile_col * 16 + col]"))),
+     ["Bs has no zero guard: in the last, partial step (k0 = 32) Bs took B's rows 40 to 47, past "
+      "the end of B (its rows are 0 to K - 1 = 39: NaN here, so C holds NaN; with 8 rows of 0 "
+      "put after B's end, C came out A B)", "A's zeros there do not cancel them: 0 times NaN "
+      "(or inf) is NaN", "Hint: stage 0 where k0 + r reaches K: Bs[w][r][col] = k0 + r < K ? "
+      "B[(k0 + r) * N + tile_col * 16 + col] : __float2half(0.0f)"]),
     ("b_guard_one_short", variant(KERNEL, (STAGE_B, STAGE_B.replace("k0 + r < K", "k0 + r < K - 1"))),
      ["C lacks the products of k = K - 1 = 39 alone", "Bs's zero guard stops one short",
       "Hint: compare the element's k with K itself: Bs[w][r][col] = k0 + r < K ?"]),
