@@ -37,7 +37,8 @@ from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.copy_bandwidth_models import (Ms, as_microseconds, converted_twice,
                                                    counted_twice, divided_by_1e10, floored,
                                                    is_floored, made_larger, made_whole,
-                                                   object_size, one_element, upside_down)
+                                                   object_size, one_element, tenfold_seconds,
+                                                   upside_down)
 from helpers.exercises.function import check_function, copies_noted, run_catching
 from helpers.exercises.verdict import Verdict, check_cases
 
@@ -144,18 +145,16 @@ def _million(notes):
 
 
 def _slip(fn, gbs, factor, problem, hint):
-    """A slip of ``factor`` that ``slip(gbs)`` named: a GB/s 1000 times too large is first looked
-    for in the code as a time converted to seconds twice, one twice too large as the bytes
-    multiplied by 2 (counted_twice); "itemsize" (problem, hint the bytes of
-    one element and the array's) is one element's bytes for the array's; "floor" (problem the
-    right GB/s) the GB/s rounded down to a whole number."""
+    """A slip of ``factor`` that ``slip(gbs)`` named, first looked for in the code (1000 times too
+    large: converted_twice; twice: counted_twice); "itemsize" (problem, hint the bytes of one
+    element and the array's), "floor", "inverted", "centi" (the ms times 1e-2) named by a model."""
     if factor in ("getsizeof", "whole"):  # whole: problem the bytes, hint the ms's notes
         yield object_size(fn, gbs, problem, hint) if factor == "getsizeof" else made_whole(
             fn, hint, gbs, problem)
         return
-    if factor in ("itemsize", "floor", "inverted"):  # floor, inverted: problem the right GB/s
-        yield one_element(fn, gbs, problem, hint) if factor == "itemsize" else (
-            floored if factor == "floor" else upside_down)(fn, gbs, problem)
+    if factor in ("itemsize", "floor", "inverted", "centi"):  # floor...: problem the right GB/s
+        yield one_element(fn, gbs, problem, hint) if factor == "itemsize" else {"floor": floored,
+            "inverted": upside_down, "centi": tenfold_seconds}[factor](fn, gbs, problem)
         return
     if factor == 1e-3:
         yield from made_larger(fn, gbs)
@@ -280,6 +279,8 @@ def _slip_of(gbs, copies, ms, notes):
         return "getsizeof", size, nbytes  # the Python object's size: _slip names it
     if abs(gbs * right - 1) < 1e-3 and abs(ratio - 1) > 1e-2:  # 1 over it: not 1 GB/s itself
         return "inverted", right, None  # seconds per GB: _slip names it with the line
+    if abs(ratio / 0.1 - 1) < 1e-3 and ("*", 1e-2) in notes:
+        return "centi", right, None  # the ms times 10e-3 (1e-2): _slip names it with the line
     for factor, problem, hint in SLIPS + SMALL_SLIPS:
         if abs(ratio / factor - 1) < 1e-3:
             problem, hint = (_million(notes) if factor == 1e-6 else factor == 1e3

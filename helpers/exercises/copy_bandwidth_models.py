@@ -272,3 +272,26 @@ def upside_down(fn, gbs, right):
             f"that is seconds per GB, the fraction upside down: {where}, where the GB are "
             "divided by the seconds", "turn the fraction over: GB/s = (h.nbytes / 1e9) / "
             "(ms * 1e-3), the same as h.nbytes / (ms * 1e-3) / 1e9")
+
+
+def tenfold_seconds(fn, gbs, _right=None):
+    """(problem, hint) of a GB/s 10 times too small (to the learner's own events) where the ms
+    were multiplied by 1e-2 (``copy_bandwidth._slip_of`` saw it in the ms's notes): ms * 10e-3,
+    a slip of scientific notation for 1e-3, named with the line of ``fn``'s code that multiplies
+    by that literal where it is known."""
+    where, text = "the code", "0.01"
+    if (code := code_of(fn)) is not None:
+        node = next((n for n in ast.walk(code.tree) if isinstance(n, ast.BinOp)
+                     and isinstance(n.op, ast.Mult) and any(isinstance(s, ast.Constant)
+                                                            and s.value == 1e-2
+                                                            for s in (n.left, n.right))), None)
+        if node is not None:
+            lit = node.right if isinstance(node.right, ast.Constant) else node.left
+            text = code.lines[lit.lineno - 1][lit.col_offset:lit.end_col_offset] if (
+                lit.lineno == lit.end_lineno) else ast.unparse(lit)
+            where = code.quoted(node)
+    why = f" ({text} is 1e-2: 10 times 1e-3)" if text not in ("1e-2", "0.01") else ""
+    return (f"{gbs:.4g} GB/s is 10 times too small: {where} multiplies the ms by {text}{why}, so "
+            "the time came out 10 times the seconds the copy took, where a millisecond is "
+            "1e-3 s", "multiply the ms by 1e-3 to get the seconds: GB/s = h.nbytes / (ms * "
+            "1e-3) / 1e9 (1e-3 is one thousandth; 10e-3 is ten of them)")

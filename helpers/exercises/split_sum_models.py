@@ -170,3 +170,37 @@ def returned_in_the_collecting_loop(fn, got, x, calls, order):
            "inside the loop, for k, share, partial in started:", "dedent return float(total) out "
            "of the collecting loop, to the function's level, so that it runs once, after every "
            "partial sum is added")
+
+
+def divided_by_the_devices(fn, got, x, calls, order):
+    """The sum averaged, float(total) / n (or / len(x)): the shares right, every partial sum read,
+    and the sum the right one divided, exactly, by the number of devices (or of elements); the
+    statement of fn's code that divides (a /) named where there is one."""
+    import ast
+
+    devices, n = len(calls), x.size
+    want = float(x.sum(dtype=np.float64))
+    bounds = [k * n // devices for k in range(devices + 1)]
+    started = [k for what, k, *_ in order if what == "start"]
+    read = {k for what, k, *_ in order if what == "read"}
+    divisors = [(d, what) for d, what in ((devices, "the number of devices"),
+                                          (n, "the number of elements")) if d > 1]
+    if devices < 2 or not want or set(started) != read or calls != [
+            hi - lo for lo, hi in zip(bounds, bounds[1:])]:
+        return
+    d, what = next(((d, what) for d, what in divisors if got == want / d), (None, None))
+    if d is None:
+        return
+    code = code_of(fn)
+    divides = [] if code is None else [
+        stmt for stmt in ast.walk(code.tree) if isinstance(stmt, (ast.Return, ast.Assign,
+                                                                  ast.AugAssign))
+        and (isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Div) or any(
+            isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) for node in ast.walk(stmt)))]
+    divides.sort(key=lambda stmt: not isinstance(stmt, ast.Return))
+    said = f", as {code.quoted(divides[0])} does" if divides else ""
+    name = "n" if d == devices else "len(x)"
+    yield (f"the sum is {got:g}, expected {want:g}: {'half' if d == 2 else f'1/{d}'} of it, "
+           f"exactly {want:g} / {d}, the partial sums' total divided by {name} = {d}, {what}"
+           f"{said}", "a sum is not averaged: return the total of the partial sums as it is, "
+           "return float(total), with no division")

@@ -32,7 +32,8 @@ from helpers.exercises.learner_code import told_uncalled
 from helpers.exercises.staging_upload_models import (at_element_offsets, at_elements,
                                                     at_the_chunk_ends, at_the_start_of_d,
                                                     chunk_in_bytes, chunk_too_long,
-                                                    default_stream, filled_whole,
+                                                    default_stream, end_without_lo,
+                                                    filled_whole,
                                                     last_at_its_length, max_for_min,
                                                     one_stream_waited, sliced_at_lo,
                                                     waits_skipped)
@@ -286,6 +287,7 @@ def _seen(fn, n, chunk, drv, catch):  # _mistakes's, as the run shows them
         yield from _not_staged(staging, copies.sources)
         yield from _not_overlapped(copies.log)
     else:
+        yield from end_without_lo(seen.slices, copies.places, got, h, chunk, learner_s)
         yield from sliced_at_lo(copies.places, got, h, chunk)
         yield from last_at_its_length(copies.places, n, chunk)
         yield from _wrong_chunks(got, h, chunk, copies.log)

@@ -285,3 +285,29 @@ def last_at_its_length(places, n, chunk, itemsize=4):
            f"elements {lo:,} to {hi - 1:,} of d were never written", "a chunk's first element "
            f"is lo = c * chunk (the full chunk's length, {chunk:,}), whatever its own length: "
            "copy it to int(d) + lo * h.itemsize")
+
+
+def end_without_lo(slices, places, got, h, chunk, fn):
+    """(problem, hint) when the chunk's end left lo out, hi = min(n, chunk): every slice of h
+    (``slices``, their (start, stop)) ends at min(n, chunk), so from chunk 1 on hi - lo <= 0, h[lo:hi]
+    and buf[:hi - lo] are empty, and each copy after chunk 0's is of 0 bytes (``places``): d holds
+    chunk 0 and the NaN it was filled with. The line of ``fn``'s code that sets hi named where
+    known."""
+    n = h.size
+    taken = [(int(lo or 0), int(hi)) for lo, hi in slices if hi is not None]
+    end, starts = min(n, chunk), list(range(0, n, chunk))
+    if len(starts) < 2 or taken != [(lo, end) for lo in starts] or [
+            nbytes for _, nbytes in places[1:]] != [0] * (len(starts) - 1) or not (
+            np.array_equal(got[:chunk], h[:chunk]) and np.isnan(got[chunk:]).all()):
+        return
+    line = "the chunk's end, hi,"
+    if (code := code_of(fn)) is not None:
+        line = next((f"{code.text(node)} ({code.at(node)})" for node in ast.walk(code.tree)
+                     if isinstance(node, ast.Assign) and len(node.targets) == 1
+                     and getattr(node.targets[0], "id", "") == "hi"), line)
+    yield (f"from chunk 1 on, {line} leaves lo out of the chunk's end: every chunk ended at hi = "
+           f"{end:,}, so chunk 1 ran from lo = {chunk:,} to hi = {end:,}, hi - lo = 0, and each "
+           "later chunk's hi - lo was below 0: h[lo:hi] and buf[:hi - lo] were empty and 0 bytes "
+           f"were copied, so elements {chunk:,} to {n - 1:,} of d were never written (they still "
+           "hold the NaN d was filled with)",
+           "a chunk ends chunk elements past its start, lo: hi = min(n, lo + chunk)")

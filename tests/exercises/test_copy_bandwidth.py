@@ -55,6 +55,15 @@ WRONG = {
                        {"problem": ("10 times too small", "line 9 of your cell (return h.nbytes "
                                     "/ (ms * 1e-3) / 10e9)", "10e9 is 1e10"),
                         "hint": "divide by 1e9"}),
+    # blind audit TYC-copy_bandwidth-1 (was "... GB/s is 10 times too small ... Hint: 1 GB is 1e9
+    # bytes: divide by 1e9: ...", the / 1e9 the function has): ms * 10e-3, which is 1e-2
+    "ten_e_minus_3_for_1e_minus_3": (right_but("(ms * 1e-3)", "(ms * 10e-3)"),
+                                     {"problem": ("10 times too small: line 9 of your cell "
+                                                  "(return h.nbytes / (ms * 10e-3) / 1e9) "
+                                                  "multiplies the ms by 10e-3", "10e-3 is 1e-2",
+                                                  "10 times the seconds"),
+                                      "hint": ("multiply the ms by 1e-3 to get the seconds",
+                                               "h.nbytes / (ms * 1e-3) / 1e9")}),
     # blind audit TTC-copy_bandwidth-1 (was "1.037e+04 GB/s is 1000 times too large: that is
     # MB/s (1e6 bytes a second), not GB/s ...", the / 1e9 the function has): ms * 1e-6, as if
     # time_till gave microseconds

@@ -150,6 +150,15 @@ WRONG = {
                                "the loop for k in range(1, n + 1) counts the devices from 1",
                                "devices are numbered from 0 to n - 1, as list indices are: for k "
                                "in range(n)"),
+    # blind audit TYB-split_sum-1: the sum averaged over the devices, float(total) / n (was 'the
+    # sum is 382, expected 764 ... Hint: add each device's partial sum once', the / n not named);
+    # on one device / n divides by 1 and the sum is right (a split mistake)
+    "divided_by_the_devices": ([("    return float(total)", "    return float(total) / n")],
+                               "the sum is 382, expected 764: half of it, exactly 764 / 2, the "
+                               "partial sums' total divided by n = 2, the number of devices, "
+                               "as line 26 of your cell (return float(total) / n) does",
+                               "a sum is not averaged: return the total of the partial sums "
+                               "as it is, return float(total), with no division"),
     "returns_the_list": ([("    return float(total)", "    return started")],
                          "returned list, not a number", "return the sum"),
     # an error of the learner's own code: the line that raised, its number and its text
@@ -197,7 +206,7 @@ SPLIT_MISTAKES = {"device_0_alone", "tail_left_out", "shares_overlap", "outside_
                   "hi_from_lo_plus_len_over_n", "hi_minus_one", "share_size_rounded",
                   "collected_inside_the_launch_loop", "last_device_left_out",
                   "sliced_to_hi_plus_one", "every_share_to_sums_0", "n_from_len_x",
-                  "return_inside_the_collecting_loop"}
+                  "return_inside_the_collecting_loop", "divided_by_the_devices"}
 """Mistakes in how the work is split between devices: with one device there is nothing to split
 (the H200 run passed them all, and its verdict says to check on the simulator's two devices)."""
 

@@ -238,6 +238,21 @@ WRONG = {
                                        "chunk 0 was h[0:",
                             "hint": "the chunk ends at the smaller of the two: hi = min(n, lo + "
                                     "chunk)"}),
+    # blind audit TYC-staging_upload-1 (was "from chunk 1 on, each copy's source was buf[lo:hi],
+    # ... Hint: ... copy buf[:hi - lo] from there", a slice the learner did not write): the
+    # chunk's end without lo, hi = min(n, chunk), so from chunk 1 on hi - lo <= 0 and the chunks
+    # are empty
+    "chunk_end_without_lo": (right_but(("hi = min(n, lo + chunk)", "hi = min(n, chunk)")),
+                             {"problem": (f"from chunk 1 on, hi = min(n, chunk) (line 5 of your "
+                                          f"cell) leaves lo out of the chunk's end: every chunk "
+                                          f"ended at hi = {CHUNK:,}, so chunk 1 ran from lo = "
+                                          f"{CHUNK:,} to hi = {CHUNK:,}, hi - lo = 0, and each "
+                                          "later chunk's hi - lo was below 0",
+                                          "h[lo:hi] and buf[:hi - lo] were empty and 0 bytes "
+                                          f"were copied, so elements {CHUNK:,} to {N - 1:,} of d "
+                                          "were never written"),
+                              "hint": "a chunk ends chunk elements past its start, lo: hi = "
+                                      "min(n, lo + chunk)"}),
     # blind audit TVC-staging_upload-1 (was "each chunk holds the data of the last chunk that
     # went through its staging buffer: ... Hint: before filling staging[c % 2], wait for
     # streams[c % 2] ...", the wait it had): the copy queued without its stream, in the default one
