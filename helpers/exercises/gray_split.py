@@ -15,7 +15,7 @@ from helpers.ch11.multigpu import two_devices_on_the_simulator
 from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.gray_split_models import (floored_shares, host_swapped, one_image,
                                                  rows_short, shape_unpacked_swapped,
-                                                 stored_at_index, width_in_bytes)
+                                                 stored_at_index, width_in_bytes, wrong_type)
 from helpers.exercises.function import (LaunchOrder, Refused, check_function, context_mistakes,
                                         context_stack, copies_to_host, current_device,
                                         run_catching, stopped_at_empty)
@@ -328,9 +328,7 @@ def _wrong_result(result, images, fn=None):
     if result.shape == (count, width, height) and (told := shape_unpacked_swapped(fn, None, height, width)):
         yield told
     if result.shape != want.shape or result.dtype != want.dtype:
-        yield (f"your function returned an array of shape {result.shape} and dtype "
-               f"{result.dtype}; expected ({count}, {height}, {width}) uint8",
-               "one grey image (height, width) of uint8 for each image of the batch")
+        yield wrong_type(fn, result, want)
         return
     # same[i, j]: image i of the result is image j's grey, to one level
     same = np.abs(result[:, None].astype(np.int16) - want[None]).max(axis=(2, 3)) <= 1

@@ -1,6 +1,7 @@
 """The models of notebook 11's exercise (``helpers.exercises.gray_split``): shares whose end
 takes the floor before the product, (k + 1) * (count // n), so that the last count % n images
-belong to no device's share."""
+belong to no device's share, among others; and (``wrong_type``) the right grey levels returned
+as float64, the host's array made without a dtype."""
 
 from __future__ import annotations
 
@@ -231,3 +232,35 @@ def width_in_bytes(k, args):
             "grey_k), so the launch was not run", "pass the width in pixels: np.int32(width); "
             "the kernel multiplies by 3 for the bytes itself (rgb[3 * i], rgb[3 * i + 1], "
             "rgb[3 * i + 2])")
+
+
+ALLOCATORS = {"zeros", "empty", "ones"}   # NumPy's, whose dtype defaults to float64
+
+
+def wrong_type(fn, result, want):
+    """(what it shows, hint) for a result not of the grey images' shape and type (``want``'s):
+    where it holds the right grey levels as float64, the array it returns allocated without a
+    dtype (np.zeros(shape): NumPy's default), the line that made it as read from ``fn``'s code;
+    else what it returned."""
+    count, height, width = want.shape
+    told = (f"your function returned an array of shape {result.shape} and dtype {result.dtype}; "
+            f"expected ({count}, {height}, {width}) uint8", "one grey image (height, width) of "
+            "uint8 for each image of the batch")
+    if result.shape != want.shape or result.dtype != np.float64 or not (
+            np.abs(result - want) <= 1).all():   # to one level, as _wrong_result compares
+        return told
+    code = code_of(fn)
+    returned = {ast.unparse(n.value) for n in ast.walk(code.tree) if isinstance(n, ast.Return)
+                and n.value is not None} if code else set()
+    for node in ast.walk(code.tree) if returned else ():
+        call = node.value if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
+        if (isinstance(call, ast.Call) and ast.unparse(node.targets[0]) in returned
+                and getattr(call.func, "attr", None) in ALLOCATORS and len(call.args) == 1
+                and not any(k.arg == "dtype" for k in call.keywords)):
+            name, made = ast.unparse(node.targets[0]), ", ".join(
+                [ast.unparse(call.args[0]), "np.uint8", *map(ast.unparse, call.keywords)])
+            return (f"{code.text(node)} ({code.at(node)}) gives no dtype, so {name} is float64, "
+                    "NumPy's default, and your function returned the right grey levels as "
+                    "float64 where the grey images are uint8", f"give {ast.unparse(call.func)} "
+                    f"the dtype: {name} = {ast.unparse(call.func)}({made})")
+    return told

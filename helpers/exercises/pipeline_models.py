@@ -13,18 +13,10 @@ import itertools
 import numpy as np
 
 from helpers.exercises.function import Refused, copies_noted
+from helpers.exercises.pipeline_copies import address, arguments_swapped
 from helpers.exercises.verdict import listed
 
 RTOL, ATOL = 1e-4, 1e-5  # how near h_out must be to NumPy's
-
-
-def address(buf) -> int | None:
-    """The device address of a DeviceAllocation, a GPUArray (or a view of one) or an int; None
-    for anything else."""
-    try:
-        return int(getattr(buf, "gpudata", buf))
-    except (TypeError, ValueError):
-        return None
 
 
 @contextlib.contextmanager
@@ -43,6 +35,7 @@ def buffers_watched(drv, n: int, n_chunks: int, made: list | None = None, first_
 
     def check(copy):
         way, host, stream, device = copy
+        arguments_swapped(way, count[way], host, device)
         if first_use is not None:
             first_use(stream)
         _does_not_fit(way, count[way], host, address(device), made, -(-n // n_chunks))

@@ -4,7 +4,7 @@ on when each stream's work runs; and what a return that waited for one stream al
 
 from __future__ import annotations
 
-from helpers.exercises.pipeline_models import address
+from helpers.exercises.pipeline_copies import address
 
 OWN_STREAM_HINT = ("launch on the chunk's own stream, the one its copies use: s = streams[c % "
                    "len(streams)], then drv.memcpy_htod_async(d_in, h_in[lo:hi], s), launch(d_in, "

@@ -173,6 +173,15 @@ WRONG = {
          "shape (7, 53, 37): width and height swapped",
          "Hint: an image is height rows of width pixels: grey = np.zeros((count, height, width), "
          "np.uint8) (or images.shape[:3])"), False),
+    # blind audit TYC-gray_split-1 (was "your function returned an array of shape (7, 37, 53)
+    # and dtype float64; expected (7, 37, 53) uint8 ... Hint: one grey image (height, width) of
+    # uint8 for each image of the batch"): the host output allocated without its dtype
+    "host_grey_without_dtype": (
+        [("np.zeros((count, height, width), np.uint8)", "np.zeros(images.shape[:3])")],
+        ("grey = np.zeros(images.shape[:3]) (line 8 of your cell) gives no dtype, so grey is "
+         "float64, NumPy's default, and your function returned the right grey levels as float64 "
+         "where the grey images are uint8", "Hint: give np.zeros the dtype: grey = "
+         "np.zeros(images.shape[:3], np.uint8)"), False),
     "all_on_device_0": ([("with using(contexts[k]):\n            rgb_k",
                           "with using(contexts[0]):\n            rgb_k"),
                          ("            kernels[k](", "            kernels[0](")],
