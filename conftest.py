@@ -50,10 +50,11 @@ def _keep_freed_memory():
     """Memory NumPy frees is kept for its next arrays. glibc's malloc gives an array of 128 KiB or
     more a mapping of its own and unmaps it when freed, so the checkers' next array of that size
     has new pages, which the kernel zeroes as each is first touched: 32% of the CPU time of
-    tests/exercises/test_scale_vector.py (perf, in clear_page), a fifth of a warm run's (its
-    system time). With no such mappings and no heap given back, the same pages serve again. The
-    environment is for the processes the run starts (pytest-xdist's workers, the Jupyter
-    kernels, the tools the tests start); mallopt for this one. Other C libraries do without."""
+    tests/exercises/test_scale_vector.py (perf, in clear_page). With no such mappings and no heap
+    given back, the same pages serve again: a warm run of the unit tests on two workers spends 5
+    to 9 fewer CPU-seconds in the system (bench/RESULTS.md). The environment is for the processes
+    the run starts (pytest-xdist's workers, the Jupyter kernels, the tools the tests start);
+    mallopt for this one. Other C libraries do without."""
     os.environ.setdefault("MALLOC_MMAP_MAX_", "0")
     os.environ.setdefault("MALLOC_TRIM_THRESHOLD_", str(2**31 - 1))
     mallopt = getattr(ctypes.CDLL(None), "mallopt", None)
