@@ -218,8 +218,9 @@ def _spare_threads(run, n):
     if out.unwritten.any() or threads - n < 2 or \
             not np.array_equal(out.past, np.arange(n, threads)):
         return
-    which = ("there is no bounds guard" if "return" not in body_words(run.kernel) else
-             "the bounds guard lets them through")
+    words = body_words(run.kernel)     # [] where the source cannot be read: say neither
+    which = ("no bounds guard sends them away" if not words else "there is no bounds guard"
+             if "return" not in words else "the bounds guard lets them through")
     yield (f"the last block's {threads - n} spare threads, i = {n} to {threads - 1}, wrote "
            f"steps[{n}] to steps[{threads - 1}], past the end of steps (n = {n} counts), after "
            f"reading c_re[i] and c_im[i] past their ends: {which}, so every thread of the grid "
