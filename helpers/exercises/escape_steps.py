@@ -19,9 +19,12 @@ import numpy as np
 from helpers.exercises import near, unset
 from helpers.exercises.common import Input, Output
 from helpers.exercises.escape import escape_counts, stopped_short, wrong_steps
+from helpers.exercises.escape_steps_models import (STEP_HINT, STEPS, counts, size_models,
+                                                  step_models)
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import accesses_of, observe, with_stopped, written_twice
+from helpers.exercises.microscope import (accesses_of, body_words, observe, with_stopped,
+                                          written_twice)
 from helpers.exercises.origin import Wrong
 
 TOLERANCE = 0.01
@@ -32,59 +35,16 @@ fused or not) and the loop goes on; they must count exactly NumPy's, whatever th
 # (n, threads per block, max_iter); last a small one on the simulator, race-checked
 CASES = [(3000, 256, 100), (777, 128, 50), (40, 32, 20, "observe")]
 
-STEP_HINT = ("one step: re = z_re*z_re - z_im*z_im + c_re[i]; z_im = 2*z_re*z_im + c_im[i]; "
-             "z_re = re; k++")
-
-
-def counts(c_re, c_im, max_iter, start_at_c=False, new_re_in_im=False, strict=False, bound=4,
-           size_sign=1, whole=False, c_of_k=False, comma=False, whole_re=False, taxicab=False,
-           new_im_in_re=False, sum_squared=False, re_twice=False, re_of_difference=False):
-    """The escape counts, in float32 in the kernel's order, of every point; with one of the
-    loop's usual mistakes when asked (z starting at c, the new z_re used for z_im, a loop that
-    stops at |z|^2 = 4, another ``bound`` for |z|^2, z_re^2 - z_im^2 for it (``size_sign=-1``:
-    fma(z_re, z_re, -z_im^2), which overflows a step after z_im^2 does), z
-    kept in ints (``whole``: each new part truncated), step k adding c_re[k] + i c_im[k]
-    (``c_of_k``: the arrays read past their end give 0, the launch's spare elements)), the new
-    real part stored in z_im and z_re left as it was (``comma``: C's z_re, z_im = a, b;), the
-    new real part truncated alone (``whole_re``: int re = ...)), |z_re| + |z_im| <= 2 for the
-    test (``taxicab``)), z_im updated first and the new z_im used for z_re (``new_im_in_re``), (z_re + z_im)^2 for |z|^2
-    (``sum_squared``), z_re for z_im in z_im's step, 2 * z_re * z_re (``re_twice``), the real
-    step's (z_re - z_im)^2 for z_re^2 - z_im^2 (``re_of_difference``)."""
-    f32 = np.float32
-    zr, zi = (c_re.copy(), c_im.copy()) if start_at_c else (np.zeros_like(c_re),) * 2
-    k = np.zeros(c_re.size, np.int32)
-    going = np.ones(c_re.size, bool)
-    spare = np.zeros(max(max_iter - c_re.size, 0), f32)
-    cks = np.concatenate([c_re, spare]), np.concatenate([c_im, spare])
-    with np.errstate(over="ignore", invalid="ignore"):
-        for step in range(max_iter):
-            cr, ci = (cks[0][step], cks[1][step]) if c_of_k else (c_re, c_im)
-            size = (zr * zr + zi * zi) if size_sign == 1 else \
-                (zr.astype(np.float64) * zr - zi * zi)   # fused, as a GPU and the simulator do
-            size = (zr + zi) * (zr + zi) if sum_squared else size
-            going &= (size < f32(bound)) if strict else (size <= f32(bound))
-            going &= (np.abs(zr) + np.abs(zi) <= f32(2)) if taxicab else going
-            re = (zr - zi) * (zr - zi) + cr if re_of_difference else zr * zr - zi * zi + cr
-            im = f32(2) * (re if new_re_in_im else zr) * (zr if re_twice else zi) + ci
-            re = zr * zr - im * im + cr if new_im_in_re else re
-            re, im = (np.trunc(re), np.trunc(im)) if whole else (re, im)
-            re = np.trunc(re) if whole_re else re
-            re, im = (zr, re) if comma else (re, im)
-            zi = np.where(going, im, zi)
-            zr = np.where(going, re, zr)
-            k += going
-    return k
-
 
 def _models(c_re, c_im, max_iter, n, want):
     """(counts, problem, hint) of the loop's usual mistakes, checked in this order."""
     inside = want == max_iter
     zero = np.zeros_like(c_re)
-    yield from _step_models(c_re, c_im, max_iter, want)
+    yield from step_models(c_re, c_im, max_iter, want)
     yield counts(c_re, c_im, max_iter, start_at_c=True), *START_AT_C
     yield counts(c_im, c_re, max_iter), "c_re and c_im are swapped", STEP_HINT
     yield from wrong_steps(zero, zero, c_re, c_im, max_iter, STEPS)
-    yield from _size_models(c_re, c_im, max_iter)
+    yield from size_models(c_re, c_im, max_iter)
     yield (np.where(c_re * c_re + c_im * c_im <= np.float32(4), max_iter, 0), "the loop's test "
            "reads c, not z: every point with |c| <= 2 counts max_iter and every other 0, since c "
            "never changes in the loop", "test z, which each step moves: while (k < max_iter && "
@@ -136,67 +96,6 @@ def _models(c_re, c_im, max_iter, n, want):
     if n != max_iter:
         yield (counts(c_re, c_im, n), "the loop runs up to n steps, the number of points, where "
                "max_iter is the limit", "while (k < max_iter && ...)")
-
-
-STEPS = {   # the wrong steps of helpers.exercises.escape that this kernel's loop can take
-    "c_im_in_re": lambda wrong, right, at: (
-        "the real step adds c_im[i] where c_re[i] belongs: float re = z_re*z_re - z_im*z_im + "
-        f"c_im[i], so each point follows c_im + i*c_im (point {at[0]} counts {wrong} with "
-        f"c_im[i], {right} with c_re[i])",
-        "the real part adds the point's real part: re = z_re*z_re - z_im*z_im + c_re[i]"),
-    "c_re_in_im": lambda wrong, right, at: (
-        "the imaginary step adds c_re[i] where c_im[i] belongs: z_im = 2*z_re*z_im + c_re[i], "
-        f"so each point follows c_re + i*c_re (point {at[0]} counts {wrong} with c_re[i], {right} "
-        "with c_im[i])", "the imaginary part adds the point's imaginary part: z_im = 2.0f * z_re * "
-        "z_im + c_im[i]"),
-    "c_re_subtracted": lambda wrong, right, at: (
-        "the real step subtracts c_re[i] where it adds it: float re = z_re*z_re - z_im*z_im - "
-        f"c_re[i], so each point follows -c_re + i*c_im (point {at[0]} counts {wrong} with - "
-        f"c_re[i], {right} with + c_re[i])",
-        "add the point's real part: re = z_re*z_re - z_im*z_im + c_re[i]"),
-}
-
-
-def _step_models(c_re, c_im, max_iter, want):
-    """(counts, problem, hint) of a step that takes the wrong part of z: the new z_re in z_im's
-    step, the new z_im in z_re's, z_re for z_im in z_im's."""
-    yield (counts(c_re, c_im, max_iter, new_re_in_im=True), "z_im is computed from the NEW z_re",
-           "keep the new real part in a temporary: " + STEP_HINT)
-    yield (counts(c_re, c_im, max_iter, new_im_in_re=True), "z_re is computed from the NEW "
-           "z_im: z_im was updated first, so the real part's z_im*z_im took this step's new "
-           "imaginary part, where both parts come from the z before the step",
-           "compute the new real part first, into a temporary, from the old z: " + STEP_HINT)
-    diff = counts(c_re, c_im, max_iter, re_of_difference=True)
-    p = int(np.argmax(diff != want))
-    yield (diff, "the real step squares the difference, (z_re - z_im) * (z_re - z_im), where "
-           "z_re * z_re - z_im * z_im belongs: (z_re - z_im)^2 adds -2 * z_re * z_im to it "
-           f"(point {p}, c = {c_re[p]:g}{c_im[p]:+g}i: {diff[p]} steps, where z_re * z_re - "
-           f"z_im * z_im gives {want[p]})", "z_re^2 - z_im^2 is the difference of "
-           "the squares, each part times itself: float re = z_re * z_re - z_im * z_im + c_re[i];")
-    twice = counts(c_re, c_im, max_iter, re_twice=True)
-    yield (twice, "z_im's step multiplies z_re by itself, 2 * z_re * z_re: the counts are those "
-           f"of z_im = 2 * z_re^2 + c_im (point 0, c = {c_re[0]:g}{c_im[0]:+g}i: {twice[0]} steps, "
-           f"where 2 * z_re * z_im gives {want[0]})", "the imaginary part of z*z is 2 * z_re * "
-           "z_im: z_im = 2.0f * z_re * z_im + c_im[i]")
-
-
-def _size_models(c_re, c_im, max_iter):
-    """(counts, problem, hint) of a loop whose test takes another bound or another size for
-    |z|^2."""
-    yield (counts(c_re, c_im, max_iter, bound=2), "the points escape too early: the loop stops "
-           "once |z|^2 passes 2, where |z| passing 2 is the rule", "|z| <= 2 is |z|^2 <= 4: loop "
-           "while z_re * z_re + z_im * z_im <= 4.0f")
-    yield (counts(c_re, c_im, max_iter, taxicab=True), "the points escape too early: the "
-           "counts are those of a loop that tests |z_re| + |z_im| <= 2, which stops before |z| "
-           "passes 2 (|z| is the square root of z_re^2 + z_im^2)", "|z| <= 2 is |z|^2 <= 4: "
-           "loop while z_re * z_re + z_im * z_im <= 4.0f")
-    yield (counts(c_re, c_im, max_iter, bound=16), "the points escape too late: the loop goes on "
-           "until |z| passes 4 (|z|^2 passes 16), where |z| passing 2 is the rule", "|z| <= 2 is "
-           "|z|^2 <= 4, no square root needed: loop while z_re * z_re + z_im * z_im <= 4.0f")
-    yield (counts(c_re, c_im, max_iter, sum_squared=True), "the loop's test takes (z_re + "
-           "z_im)^2, the square of the sum, for |z|^2, which is the sum of the squares, z_re^2 + "
-           "z_im^2: (z_re + z_im)^2 adds 2 * z_re * z_im to it, and is 0 wherever z_im = -z_re",
-           "|z|^2 squares each part alone: loop while z_re * z_re + z_im * z_im <= 4.0f")
 
 
 def _test_after_the_step(kernels, max_iter) -> bool:
@@ -282,6 +181,7 @@ def _mistakes(case, run):
                "guard if (i > n) return; lets i == n through (steps[0] to steps[n - 1] are the "
                f"n = {n} counts)", "send away every thread from n on: if (i >= n) return;")
     yield from _index_without_the_block(run, case)
+    yield from _spare_threads(run, n)
     if run.out.past.size or run.out.unwritten.any():
         yield "some points' counts were not written, or written past the end", \
               "keep the index and the guard as the stub gives them"
@@ -307,6 +207,25 @@ def _mistakes(case, run):
     yield Wrong(f"{np.mean(got != want):.1%} of the counts differ from NumPy's (the first: "
                 f"point {first}, got {got[first]}, expected {want[first]})", STEP_HINT, "steps",
                 first)
+
+
+def _spare_threads(run, n):
+    """Every count written, and steps[n] on to the grid's last thread's written past the end:
+    the spare threads of the last block ran on, unguarded (``body_words``: no return at all, or
+    a guard that lets them through)."""
+    out, launch = run.out, run.launch
+    threads = launch.grid[0] * launch.block[0]
+    if out.unwritten.any() or threads - n < 2 or \
+            not np.array_equal(out.past, np.arange(n, threads)):
+        return
+    words = body_words(run.kernel)     # [] where the source cannot be read: say neither
+    which = ("no bounds guard sends them away" if not words else "there is no bounds guard"
+             if "return" not in words else "the bounds guard lets them through")
+    yield (f"the last block's {threads - n} spare threads, i = {n} to {threads - 1}, wrote "
+           f"steps[{n}] to steps[{threads - 1}], past the end of steps (n = {n} counts), after "
+           f"reading c_re[i] and c_im[i] past their ends: {which}, so every thread of the grid "
+           "ran the loop", "send the spare threads away before they read: if (i >= n) return; "
+           "right after int i = blockIdx.x * blockDim.x + threadIdx.x;")
 
 
 def _index_without_the_block(run, case):

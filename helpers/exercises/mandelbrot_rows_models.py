@@ -80,6 +80,7 @@ def wrong_images(case, kernel=None):
            "while n <= max_iter, one step too many", "loop while n < max_iter: n counts 0 to "
            "max_iter - 1, so no count passes max_iter")
     yield stopped_short(ref, max_iter)
+    yield escaped_at_2(case, ref)
     yield counted_early(ref, max_iter, body_words(kernel))
     re, im = pixel_grid(case[0], case[1], *args(case))
     yield from wrong_steps(np.zeros_like(re), np.zeros_like(im), re, im, max_iter, STEPS)
@@ -151,6 +152,19 @@ def counted_early(ref, max_iter, words=()):
                 f"before {test}", after)
     return (image, f"{seen}: n counts the step whose test ends the loop: either n++ comes "
             f"before {test}, or n starts at 1", f"start n at 0 and {after}")
+
+
+def escaped_at_2(case, ref):
+    """(image, problem, hint) of the escape test re2 + im2 > 2.0f: the radius 2 taken for |z|^2,
+    so the points stop once |z| passes sqrt(2), not 2."""
+    re, im = pixel_grid(case[0], case[1], *args(case))
+    zero = np.zeros_like(re)
+    image = escape_counts(zero, zero, re, im, case[3], bound=2)
+    y, x = np.argwhere(image != ref)[0] if (image != ref).any() else (0, 0)
+    return (image, "the points escape too early: the escape test re2 + im2 > 2.0f stops the loop "
+            "once |z|^2 passes 2, that is |z| past 1.41, where the rule is |z| past 2 (pixel x "
+            f"= {x}, y = {y} counts {image[y, x]}, where NumPy's loop counts {ref[y, x]})",
+            "|z| > 2 is |z|^2 > 4: break once re2 + im2 > 4.0f (re2 + im2 is the square of |z|)")
 
 
 def re_updated_first(re, im, ref, max_iter):

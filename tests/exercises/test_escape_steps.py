@@ -101,8 +101,18 @@ WRONG = {
                        "100, and the others are right: the loop's test stops it a step early, "
                        "as k < max_iter - 1 does"),
     "counted_from_1": ([("int k = 0;", "int k = 1;")], "every count is one too many"),
+    # blind audit TZA-escape_steps-1 (was 'some points' counts were not written, or written past
+    # the end ... Hint: keep the index and the guard as the stub gives them')
     "no_guard": ([("    if (i >= n)\n        return;\n", "")],
-                 "some points' counts were not written, or written past the end"),
+                 "the last block's 72 spare threads, i = 3000 to 3071, wrote steps[3000] to "
+                 "steps[3071], past the end of steps (n = 3000 counts), after reading c_re[i] and "
+                 "c_im[i] past their ends: there is no bounds guard"),
+    # the same stores from a guard that no thread fails: the grid's size for the points'
+    "guard_of_the_grid": ([("if (i >= n)", "if (i >= gridDim.x * blockDim.x)")],
+                          "the last block's 72 spare threads, i = 3000 to 3071, wrote steps[3000] "
+                          "to steps[3071], past the end of steps (n = 3000 counts), after reading "
+                          "c_re[i] and c_im[i] past their ends: the bounds guard lets them "
+                          "through"),
     # blind audit TDA-escape_steps-1 (was 'some points' counts were not written, or written past
     # the end ... Hint: keep the index and the guard as the stub gives them')
     "guard_lets_n_through": ([("if (i >= n)", "if (i > n)")],
@@ -232,6 +242,8 @@ HINTS = {"square_of_the_difference": "z_re^2 - z_im^2 is the difference of the s
          "c_re_in_im": "the imaginary part adds the point's imaginary part: z_im = 2.0f * z_re "
                        "* z_im + c_im[i]",
          "c_re_subtracted": "add the point's real part: re = z_re*z_re - z_im*z_im + c_re[i]",
+         "no_guard": "send the spare threads away before they read: if (i >= n) return;",
+         "guard_of_the_grid": "if (i >= n) return;",
          "index_without_the_block": "int i = blockIdx.x * blockDim.x + threadIdx.x;",
          "store_at_thread_index": "store each point's count at its own index: steps[i] = k;"}
 

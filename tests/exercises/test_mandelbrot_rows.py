@@ -62,6 +62,12 @@ WRONG = {
     "c_im_going_down": ([("float c_im = y_min + y * dy;", "float c_im = y_min - y * dy;")],
                         "c's imaginary part goes down from y_min, c_im = y_min - y * dy: row y "
                         "took c_im = y_min - y * dy, below the view's bottom (y_min = -1.2)"),
+    # blind audit TZA-mandelbrot_rows-1 (was 'only the first 13 columns of each row of iters are
+    # right ... computed from other inputs ... Hint: ... check the indices of the loads that feed
+    # them', a kernel that loads nothing): the escape radius 2 tested on |z|^2
+    "escape_at_2": ([("if (re2 + im2 > 4.0f)", "if (re2 + im2 > 2.0f)")],
+                    "the points escape too early: the escape test re2 + im2 > 2.0f stops the "
+                    "loop once |z|^2 passes 2"),
     "row_0": ([("int y = blockIdx.x;", "int y = blockIdx.y;")], "only row 0 was drawn"),
     # blind audit G33 (was '11955 of 12383 pixels were never drawn (the first at x = 0, y = 1)')
     "loop_from_the_grid_index": ([("int x = threadIdx.x;", "int x = blockIdx.x * blockDim.x + threadIdx.x;")],
@@ -224,6 +230,7 @@ HINTS = {"counted_from_1": "start n at 0: int n = 0;", "counted_before_the_test"
          "c_im_in_re": "the real part adds c_re, z_re = re2 - im2 + c_re",
          "im2_added": "the real part of z*z is z_re^2 - z_im^2: z_re = re2 - im2 + c_re",
          "c_re_subtracted": "add c's real part, + c_re: z_re = re2 - im2 + c_re",
+         "escape_at_2": "|z| > 2 is |z|^2 > 4: break once re2 + im2 > 4.0f",
          "im2_mixed": "square each part: float re2 = z_re * z_re, im2 = z_im * z_im;",
          "c_im_of_the_column": "c_im = y_min + y * dy, with the block's row y",
          "c_im_going_down": "c_im = y_min + y * dy: row 0 is the view's bottom, y_min, and the "

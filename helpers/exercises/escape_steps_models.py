@@ -1,0 +1,113 @@
+"""The NumPy models of notebook 03's escape_steps kernel (``cuda_src/exercises/escape_steps.cu``)
+that ``helpers.exercises.escape_steps`` compares a kernel's counts with: the escape loop in
+float32 with one of its usual mistakes when asked (``counts``), and the verdicts of the wrong
+steps and the wrong tests of |z|^2 that it models."""
+
+from __future__ import annotations
+
+import numpy as np
+
+STEP_HINT = ("one step: re = z_re*z_re - z_im*z_im + c_re[i]; z_im = 2*z_re*z_im + c_im[i]; "
+             "z_re = re; k++")
+
+
+def counts(c_re, c_im, max_iter, start_at_c=False, new_re_in_im=False, strict=False, bound=4,
+           size_sign=1, whole=False, c_of_k=False, comma=False, whole_re=False, taxicab=False,
+           new_im_in_re=False, sum_squared=False, re_twice=False, re_of_difference=False):
+    """The escape counts, in float32 in the kernel's order, of every point; with one of the
+    loop's usual mistakes when asked (z starting at c, the new z_re used for z_im, a loop that
+    stops at |z|^2 = 4, another ``bound`` for |z|^2, z_re^2 - z_im^2 for it (``size_sign=-1``:
+    fma(z_re, z_re, -z_im^2), which overflows a step after z_im^2 does), z
+    kept in ints (``whole``: each new part truncated), step k adding c_re[k] + i c_im[k]
+    (``c_of_k``: the arrays read past their end give 0, the launch's spare elements)), the new
+    real part stored in z_im and z_re left as it was (``comma``: C's z_re, z_im = a, b;), the
+    new real part truncated alone (``whole_re``: int re = ...)), |z_re| + |z_im| <= 2 for the
+    test (``taxicab``)), z_im updated first and the new z_im used for z_re (``new_im_in_re``), (z_re + z_im)^2 for |z|^2
+    (``sum_squared``), z_re for z_im in z_im's step, 2 * z_re * z_re (``re_twice``), the real
+    step's (z_re - z_im)^2 for z_re^2 - z_im^2 (``re_of_difference``)."""
+    f32 = np.float32
+    zr, zi = (c_re.copy(), c_im.copy()) if start_at_c else (np.zeros_like(c_re),) * 2
+    k = np.zeros(c_re.size, np.int32)
+    going = np.ones(c_re.size, bool)
+    spare = np.zeros(max(max_iter - c_re.size, 0), f32)
+    cks = np.concatenate([c_re, spare]), np.concatenate([c_im, spare])
+    with np.errstate(over="ignore", invalid="ignore"):
+        for step in range(max_iter):
+            cr, ci = (cks[0][step], cks[1][step]) if c_of_k else (c_re, c_im)
+            size = (zr * zr + zi * zi) if size_sign == 1 else \
+                (zr.astype(np.float64) * zr - zi * zi)   # fused, as a GPU and the simulator do
+            size = (zr + zi) * (zr + zi) if sum_squared else size
+            going &= (size < f32(bound)) if strict else (size <= f32(bound))
+            going &= (np.abs(zr) + np.abs(zi) <= f32(2)) if taxicab else going
+            re = (zr - zi) * (zr - zi) + cr if re_of_difference else zr * zr - zi * zi + cr
+            im = f32(2) * (re if new_re_in_im else zr) * (zr if re_twice else zi) + ci
+            re = zr * zr - im * im + cr if new_im_in_re else re
+            re, im = (np.trunc(re), np.trunc(im)) if whole else (re, im)
+            re = np.trunc(re) if whole_re else re
+            re, im = (zr, re) if comma else (re, im)
+            zi = np.where(going, im, zi)
+            zr = np.where(going, re, zr)
+            k += going
+    return k
+
+
+
+STEPS = {   # the wrong steps of helpers.exercises.escape that this kernel's loop can take
+    "c_im_in_re": lambda wrong, right, at: (
+        "the real step adds c_im[i] where c_re[i] belongs: float re = z_re*z_re - z_im*z_im + "
+        f"c_im[i], so each point follows c_im + i*c_im (point {at[0]} counts {wrong} with "
+        f"c_im[i], {right} with c_re[i])",
+        "the real part adds the point's real part: re = z_re*z_re - z_im*z_im + c_re[i]"),
+    "c_re_in_im": lambda wrong, right, at: (
+        "the imaginary step adds c_re[i] where c_im[i] belongs: z_im = 2*z_re*z_im + c_re[i], "
+        f"so each point follows c_re + i*c_re (point {at[0]} counts {wrong} with c_re[i], {right} "
+        "with c_im[i])", "the imaginary part adds the point's imaginary part: z_im = 2.0f * z_re * "
+        "z_im + c_im[i]"),
+    "c_re_subtracted": lambda wrong, right, at: (
+        "the real step subtracts c_re[i] where it adds it: float re = z_re*z_re - z_im*z_im - "
+        f"c_re[i], so each point follows -c_re + i*c_im (point {at[0]} counts {wrong} with - "
+        f"c_re[i], {right} with + c_re[i])",
+        "add the point's real part: re = z_re*z_re - z_im*z_im + c_re[i]"),
+}
+
+
+def step_models(c_re, c_im, max_iter, want):
+    """(counts, problem, hint) of a step that takes the wrong part of z: the new z_re in z_im's
+    step, the new z_im in z_re's, z_re for z_im in z_im's."""
+    yield (counts(c_re, c_im, max_iter, new_re_in_im=True), "z_im is computed from the NEW z_re",
+           "keep the new real part in a temporary: " + STEP_HINT)
+    yield (counts(c_re, c_im, max_iter, new_im_in_re=True), "z_re is computed from the NEW "
+           "z_im: z_im was updated first, so the real part's z_im*z_im took this step's new "
+           "imaginary part, where both parts come from the z before the step",
+           "compute the new real part first, into a temporary, from the old z: " + STEP_HINT)
+    diff = counts(c_re, c_im, max_iter, re_of_difference=True)
+    p = int(np.argmax(diff != want))
+    yield (diff, "the real step squares the difference, (z_re - z_im) * (z_re - z_im), where "
+           "z_re * z_re - z_im * z_im belongs: (z_re - z_im)^2 adds -2 * z_re * z_im to it "
+           f"(point {p}, c = {c_re[p]:g}{c_im[p]:+g}i: {diff[p]} steps, where z_re * z_re - "
+           f"z_im * z_im gives {want[p]})", "z_re^2 - z_im^2 is the difference of "
+           "the squares, each part times itself: float re = z_re * z_re - z_im * z_im + c_re[i];")
+    twice = counts(c_re, c_im, max_iter, re_twice=True)
+    yield (twice, "z_im's step multiplies z_re by itself, 2 * z_re * z_re: the counts are those "
+           f"of z_im = 2 * z_re^2 + c_im (point 0, c = {c_re[0]:g}{c_im[0]:+g}i: {twice[0]} steps, "
+           f"where 2 * z_re * z_im gives {want[0]})", "the imaginary part of z*z is 2 * z_re * "
+           "z_im: z_im = 2.0f * z_re * z_im + c_im[i]")
+
+
+def size_models(c_re, c_im, max_iter):
+    """(counts, problem, hint) of a loop whose test takes another bound or another size for
+    |z|^2."""
+    yield (counts(c_re, c_im, max_iter, bound=2), "the points escape too early: the loop stops "
+           "once |z|^2 passes 2, where |z| passing 2 is the rule", "|z| <= 2 is |z|^2 <= 4: loop "
+           "while z_re * z_re + z_im * z_im <= 4.0f")
+    yield (counts(c_re, c_im, max_iter, taxicab=True), "the points escape too early: the "
+           "counts are those of a loop that tests |z_re| + |z_im| <= 2, which stops before |z| "
+           "passes 2 (|z| is the square root of z_re^2 + z_im^2)", "|z| <= 2 is |z|^2 <= 4: "
+           "loop while z_re * z_re + z_im * z_im <= 4.0f")
+    yield (counts(c_re, c_im, max_iter, bound=16), "the points escape too late: the loop goes on "
+           "until |z| passes 4 (|z|^2 passes 16), where |z| passing 2 is the rule", "|z| <= 2 is "
+           "|z|^2 <= 4, no square root needed: loop while z_re * z_re + z_im * z_im <= 4.0f")
+    yield (counts(c_re, c_im, max_iter, sum_squared=True), "the loop's test takes (z_re + "
+           "z_im)^2, the square of the sum, for |z|^2, which is the sum of the squares, z_re^2 + "
+           "z_im^2: (z_re + z_im)^2 adds 2 * z_re * z_im to it, and is 0 wherever z_im = -z_re",
+           "|z|^2 squares each part alone: loop while z_re * z_re + z_im * z_im <= 4.0f")
