@@ -17,7 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises.common import Input, Output
-from helpers.exercises.depth_range_models import end_plus_1, holes_only, pointer_tested, rescaled
+from helpers.exercises.depth_range_models import (block_0_only, end_plus_1, holes_only,
+                                                  pointer_tested, rescaled)
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import accesses_of, observe, observed_mistakes
@@ -202,9 +203,7 @@ def _mistakes(case, run):
     if far == JUNK:
         yield (f"the farthest depth came out {JUNK}, what lies past the end of depth: threads "
                "past n read it", GUARD_HINT)
-    if [near, far] == _range(depth[:case["block"]]):
-        yield ("the range is that of block 0's pixels only",
-               "every block has its pixels: i = blockIdx.x * blockDim.x + threadIdx.x")
+    yield from block_0_only(case, depth, [near, far], lambda **kw: _run(run.kernel, dict(case, **kw)))
     if [near, far] == want:
         return
     yield from end_plus_1([near, far], want)

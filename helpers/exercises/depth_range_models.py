@@ -98,3 +98,34 @@ def grid_for_block(case, depth, got, want):
            f"in a block), so the blocks overlap{'' if grid < block else ' and leave gaps'}",
            "blocks lie blockDim.x pixels apart (gridDim.x is how many blocks there are): i = "
            "blockIdx.x * blockDim.x + threadIdx.x")
+
+
+def block_0_only(case, depth, got, again):
+    """Pixels of block 0 alone, or of blocks one pixel apart, i = blockIdx.x + threadIdx.x (the
+    block's number not multiplied by its size): block b looks at pixels b to b + blockDim.x - 1,
+    so the blocks overlap and pixels 0 to gridDim.x + blockDim.x - 2 alone are looked at; the
+    same image with its nearest at the last of those (``again(nearest=...)``, a ``Run`` or None)
+    finds it, where block 0 alone would not."""
+    n, block = case["n"], case["block"]
+    reach = min(n, -(-n // block) + block - 1)
+
+    def ends(pixels):
+        measured = pixels[pixels > 0]
+        return [int(measured.min()), int(measured.max())] if measured.size else None
+
+    if reach < n and got == ends(depth[:reach]):
+        rerun = again(nearest=reach - 1)
+        if rerun is not None and rerun.out.got.tolist() == ends(rerun.model[:reach]) and \
+                rerun.out.got.tolist() != ends(rerun.model[:block]):
+            want = ends(depth)
+            yield (f"range is {{{got[0]}, {got[1]}}}, expected {{{want[0]}, {want[1]}}}: the range "
+                   f"of pixels 0 to {reach - 1} only, pixels {reach} to {n - 1} were never looked "
+                   f"at: i = blockIdx.x + threadIdx.x starts block b's pixels at b, not at b * "
+                   f"{block} (blockDim.x), so the blocks overlap (block 1 looks at pixels 1 to "
+                   f"{block}) and reach no further than pixel {reach - 1} (the same image with its "
+                   f"nearest at pixel {reach - 1} finds it)",
+                   "multiply the block's number by its size, the pixels a block holds: i = "
+                   "blockIdx.x * blockDim.x + threadIdx.x")
+    if got == ends(depth[:block]):
+        yield ("the range is that of block 0's pixels only",
+               "every block has its pixels: i = blockIdx.x * blockDim.x + threadIdx.x")

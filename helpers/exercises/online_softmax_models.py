@@ -232,3 +232,21 @@ def lane_is_the_warp(case, m_out, l_out, x):
            f"columns 0, 32, 64, ... alone (32 copies of one pair merged), row_max[0] = "
            f"{m_out.got[0]:.6g} their max", "the lane is the thread's place in its warp: int lane "
            "= threadIdx.x % 32 (threadIdx.x / 32 is the warp's number, which picks the row)")
+
+
+
+def max_not_kept(m, sums):
+    """m = m_new left out of the column loop: each lane's m stayed -INFINITY, so its l = l *
+    exp(-INFINITY - v) + exp(v - v) ended at 1, and the merge, which counts a pair whose max is
+    -INFINITY as 0, left row_max = -INFINITY and row_sum = 0 in every row, whatever the values
+    (on a GPU too: __expf(-INFINITY) is 0). A loop that never ran leaves the same pairs, and
+    without the simulator's trace (none on a GPU here) the two look alike: both are named."""
+    if not np.isneginf(m).all() or (sums != 0).any():
+        return
+    yield ("row_max[0] = -inf, row_sum[0] = 0, and so in every row: each lane's running max m "
+           "stayed -INFINITY through its column loop, so the merge counted every lane's sum, "
+           "whose max was -INFINITY, as 0: m_new = fmaxf(m, v) was never stored back into m "
+           "(m = m_new missing from the loop's body; or the loop never ran)",
+           "end the loop's body with m = m_new; after l's update, so that the lane's max follows "
+           "its values: for (int c = lane; c < cols; c += 32) { ...; l = l * exp(m - m_new) + "
+           "exp(v - m_new); m = m_new; }")

@@ -159,6 +159,14 @@ WRONG = {
     "hole_made_1_mm": ([(HOLE, "    if (d == 0)\n        d = 1;\n")],
                        "given a made-up depth, 1, which the atomics kept in range[0]",
                        "skip it, return when d == 0"),
+    # blind audit TZA-depth_range-1: the block's number not multiplied by its size (was 'the
+    # range is that of block 0's pixels only. Hint: every block has its pixels: ...', a symptom,
+    # and pixels 0 to 134 were seen)
+    "block_not_times_its_size": ([("int i = blockIdx.x * blockDim.x + threadIdx.x;",
+                                   "int i = blockIdx.x + threadIdx.x;")],
+                                 "the range of pixels 0 to 134 only, pixels 135 to 999 were never "
+                                 "looked at: i = blockIdx.x + threadIdx.x",
+                                 "multiply the block's number by its size"),
     # blind audit TA-depth_range-1, from the stub: its plain stores left above the atomics (was
     # 'range is {250, 250}, expected {250, 9000}: depths were lost. Hint: a compare and a store
     # are two steps ... atomicMin(&range[0], d) and atomicMax(&range[1], d) do both in one')

@@ -255,6 +255,13 @@ WRONG = [
                                    (MERGE, MERGE.replace("__expf", "exp2f"))),
      ["the loop's and the merge's exps were of base 2", "in the loop, l = l * __expf(m - m_new) "
       "+ l2 * __expf(m2 - m_new) in the merge"]),
+    # blind audit TZB-online_softmax-1: m = m_new left out of the column loop, the lanes' max
+    # still -INFINITY after it (was 'row_max[0] = -inf is no value of row 0 ... Hint: lane l reads
+    # in[c], ... of its own row: in = x + row * cols', the row pointer blamed)
+    ("max_not_kept_in_the_loop", variant(KERNEL, ("        m = m_new;\n    }\n    for (int offset",
+                                                  "    }\n    for (int offset")),
+     ["each lane's running max m stayed -INFINITY through its column loop",
+      "row_max[0] = -inf, row_sum[0] = 0", "m = m_new"]),
     # blind audit TNB-online_softmax-1: row = ... + threadIdx.x % 32 (was 'the kernel crashed: ...
     # called a warp function whose mask names lanes that never call it ... Hint: a warp
     # function's mask ... call it outside the if', the mask blamed); simulator only (SIMULATOR_ONLY)
