@@ -37,8 +37,8 @@ from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.copy_bandwidth_models import (Ms, as_microseconds, converted_twice,
                                                    counted_twice, divided_by_1e10, floored,
                                                    is_floored, made_larger, made_whole,
-                                                   object_size, one_element, tenfold_seconds,
-                                                   upside_down)
+                                                   object_size, one_element, one_event,
+                                                   tenfold_seconds, upside_down)
 from helpers.exercises.function import check_function, copies_noted, run_catching
 from helpers.exercises.verdict import Verdict, check_cases
 
@@ -60,6 +60,9 @@ SLIPS = [  # (factor of the right GB/s, problem, hint)
      "1 GB is 1e9 bytes: h.nbytes / (ms * 1e-3) / 1e9"),
     (1e6, "a million times too large: bytes per millisecond, not GB/s",
      "h.nbytes / (ms * 1e-3) / 1e9: seconds from ms, then GB from bytes"),
+    (1e9, "1e9 times too large: that is bytes a second (h.nbytes / (ms * 1e-3)), not GB/s: the "
+     "/ 1e9 is missing (1 GB is 1e9 bytes)", "divide the bytes a second by 1e9: h.nbytes / "
+     "(ms * 1e-3) / 1e9"),
     (1e18, "1e18 times too large: the bytes a second were multiplied by 1e9 (h.nbytes / "
      "(ms * 1e-3) * 1e9), not divided: 1 GB is 1e9 bytes", "divide the bytes a second by 1e9: "
      "h.nbytes / (ms * 1e-3) / 1e9")]
@@ -171,21 +174,6 @@ def _queued(copies):  # how many copies host to device were queued so far
     return sum(way == "htod" for way, *_ in copies)
 
 
-def _one_event(pair, made):
-    """(problem, hint) when the time was read from one event to itself, ``pair`` = [start, end]
-    the same object: one Event made under two names (start = end = drv.Event()), or, where
-    others were made (``made``: one item an event), the one event passed twice; None otherwise."""
-    if len(pair) != 2 or pair[0] is not pair[1]:
-        return None
-    if len(made) == 1:
-        return ("start and end are the same Event object (start = end = drv.Event() makes one "
-                "event with two names): end.record(stream) recorded it again after the copy, so "
-                "the time was read from one event to itself", "make two events: start, end = "
-                "drv.Event(), drv.Event()")
-    return ("the time was read from one event to itself (the same Event object on both sides "
-            "of time_till or time_since)", "read it from start to end: start.time_till(end)")
-
-
 def _misplaced(pair, copies):
     """(problem, hint) when the events the learner's time was read from, ``pair`` = [start, end]
     (each noting how many copies were queued before its record), have no copy between them: end
@@ -212,7 +200,7 @@ def _watched(drv):
     problem, hint) when gbs is a slip's factor off the bytes copied over the last ms the events gave,
     None when it is not or when they went unseen; ``unrecorded(err)``, what an error of
     time_till or time_since shows (``_never_recorded``, else ``_start_waited_for``), for
-    run_catching, or None; ``misplaced()``, ``_one_event`` or else ``_misplaced``."""
+    run_catching, or None; ``misplaced()``, ``one_event`` or else ``_misplaced``."""
     ms, event, missing, notes, pair, made, waited, early = [], drv.Event, [], [], [], [], [], []
 
     class Event(event):
@@ -254,7 +242,7 @@ def _watched(drv):
     drv.Event = Event
     try:
         with copies_noted(drv) as copies:
-            yield (slip, unrecorded, lambda: _one_event(pair, made) or _misplaced(pair, copies),
+            yield (slip, unrecorded, lambda: one_event(pair, made) or _misplaced(pair, copies),
                    lambda fn: lambda err: made_whole(fn, notes))
     finally:
         drv.Event = event

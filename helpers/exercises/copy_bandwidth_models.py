@@ -1,6 +1,7 @@
 """The models of notebook 05's event-timing exercise that ``helpers.exercises.copy_bandwidth``
 reads the learner's ms and code with: the ms that time_till hands over, noting what was done to
-it; a time converted to seconds twice; one element's bytes where the array's belong."""
+it; a time converted to seconds twice; one element's bytes where the array's belong; the time
+read from one event to itself."""
 
 from __future__ import annotations
 
@@ -295,3 +296,18 @@ def tenfold_seconds(fn, gbs, _right=None):
             "the time came out 10 times the seconds the copy took, where a millisecond is "
             "1e-3 s", "multiply the ms by 1e-3 to get the seconds: GB/s = h.nbytes / (ms * "
             "1e-3) / 1e9 (1e-3 is one thousandth; 10e-3 is ten of them)")
+
+
+def one_event(pair, made):
+    """(problem, hint) when the time was read from one event to itself, ``pair`` = [start, end]
+    the same object: one Event made under two names (start = end = drv.Event()), or, where
+    others were made (``made``: one item an event), the one event passed twice; None otherwise."""
+    if len(pair) != 2 or pair[0] is not pair[1]:
+        return None
+    if len(made) == 1:
+        return ("start and end are the same Event object (start = end = drv.Event() makes one "
+                "event with two names): end.record(stream) recorded it again after the copy, so "
+                "the time was read from one event to itself", "make two events: start, end = "
+                "drv.Event(), drv.Event()")
+    return ("the time was read from one event to itself (the same Event object on both sides "
+            "of time_till or time_since)", "read it from start to end: start.time_till(end)")

@@ -13,9 +13,10 @@ import numpy as np
 
 from helpers.ch11.multigpu import two_devices_on_the_simulator
 from helpers.exercises import hidden as hidden_cases
-from helpers.exercises.gray_split_models import (floored_shares, host_swapped, one_image,
-                                                 rows_short, shape_unpacked_swapped,
-                                                 stored_at_index, width_in_bytes, wrong_type)
+from helpers.exercises.gray_split_models import (floored_shares, grid_x_from_height,
+                                                 host_swapped, one_image, rows_short,
+                                                 shape_unpacked_swapped, stored_at_index,
+                                                 width_in_bytes, wrong_type)
 from helpers.exercises.function import (LaunchOrder, Refused, check_function, context_mistakes,
                                         context_stack, copies_to_host, current_device,
                                         run_catching, stopped_at_empty)
@@ -255,6 +256,8 @@ def _wrong_launches(fn, launches, n, count, height, width):
         if uploaded > launch.rows:
             yield rows_short(fn, launch, height, uploaded)
         if gx * bx < width or gy * by < launch.rows:
+            if told := grid_x_from_height(fn, launch, width, height):
+                yield told
             yield from _grid_short(launch, width, height)
         if getattr(launch.args[1], "dtype", np.uint8) != np.uint8:
             yield (f"device {launch.device}'s output is {launch.args[1].dtype}, but the kernel "

@@ -264,3 +264,30 @@ def wrong_type(fn, result, want):
                     "float64 where the grey images are uint8", f"give {ast.unparse(call.func)} "
                     f"the dtype: {name} = {ast.unparse(call.func)}({made})")
     return told
+
+
+def grid_x_from_height(fn, launch, width, height):
+    """(what it shows, hint) where ``launch``'s grid x is the height's blocks, (height + bx - 1)
+    // bx, and falls short of the width: read from ``fn``'s grid=(...) where it names the height
+    and not the width; else from the numbers, where they cannot be the width rounded down."""
+    (gx, _), (bx, by) = launch.grid[:2], launch.block[:2]
+    if gx != -(-height // bx) or gx * bx >= width:
+        return None
+    code = code_of(fn)
+    grids = [k.value.elts[0] for node in ast.walk(code.tree) if isinstance(node, ast.Call)
+             for k in node.keywords if k.arg == "grid" and isinstance(k.value, ast.Tuple)
+             and k.value.elts] if code else []
+    names = {n.id for node in grids[:1] for n in ast.walk(node) if isinstance(n, ast.Name)}
+    if grids and "height" in names and "width" not in names:
+        told = f"{ast.unparse(grids[0])} ({code.at(grids[0])}: {code.text(grids[0])})"
+    elif gx != width // bx:
+        told = f"({height} + {bx - 1}) // {bx}, the images' height's blocks"
+    else:
+        return None
+    blocks = "block" if gx == 1 else "blocks"
+    return (f"device {launch.device}'s grid x is {gx} = {told}, from the images' height "
+            f"({height}), where grid x counts the blocks across a row: {gx} {blocks} of {bx} "
+            f"cover{'s' if gx == 1 else ''} {gx * bx} of the width's {width} pixels, so the "
+            f"right {width - gx * bx} columns of every image were never converted",
+            f"grid x comes from the width: grid = ((width + {bx - 1}) // {bx}, (rows + {by - 1}) "
+            f"// {by})")

@@ -48,6 +48,13 @@ WRONG = {
                                       "by 1e9 (h.nbytes / (ms * 1e-3) * 1e9), not divided",
                            "hint": "divide the bytes a second by 1e9: h.nbytes / (ms * 1e-3) "
                                    "/ 1e9"}),
+    # blind audit TZC-copy_bandwidth-1 (was "1.082e+10 GB/s, where the checker's events measured
+    # 10.08 GB/s for the same copy ... Hint: record start and end in stream, around the copy
+    # alone; return ...", the events right): bytes a second, the / 1e9 left out
+    "bytes_per_second": (right_but(" / 1e9", ""),
+                         {"problem": ("GB/s is 1e9 times too large: that is bytes a second "
+                                      "(h.nbytes / (ms * 1e-3)), not GB/s", "the / 1e9 is missing"),
+                          "hint": "divide the bytes a second by 1e9: h.nbytes / (ms * 1e-3) / 1e9"}),
     "megabytes": (right_but("/ 1e9", "/ 1e6"), {"problem": "MB/s", "hint": "1e9 bytes"}),
     # blind audit TVC-copy_bandwidth-1 (was "1.168 GB/s is 4 times too small: h.size counts
     # elements ... Hint: the bytes copied are h.nbytes", h.nbytes used): / 10e9, which is 1e10

@@ -138,13 +138,11 @@ WRONG = {
     # (grey[lo:hi] = grey_k.get()): could not broadcast input array from shape (3,37,53,3) into
     # shape (3,37,53) ... Hint: the message says what went wrong on that line. ..."): the grey
     # output allocated like the RGB share, a NumPy habit
-    "grey_allocated_like_rgb": ([("gpuarray.empty((hi - lo, height, width), np.uint8)",
-                                  "gpuarray.empty_like(rgb_k)")],
-                                ("grey_k = gpuarray.empty_like(rgb_k) (line 16 of your cell) "
-                                 "gave grey_k the shape of rgb_k, (",
-                                 "Hint: allocate the grey share by its own shape and type: "
-                                 "grey_k = gpuarray.empty((hi - lo, height, width), np.uint8)"),
-                                False),
+    "grey_allocated_like_rgb": (
+        [("gpuarray.empty((hi - lo, height, width), np.uint8)", "gpuarray.empty_like(rgb_k)")],
+        ("grey_k = gpuarray.empty_like(rgb_k) (line 16 of your cell) gave grey_k the shape of "
+         "rgb_k, (", "Hint: allocate the grey share by its own shape and type: grey_k = "
+         "gpuarray.empty((hi - lo, height, width), np.uint8)"), False),
     # blind audit TRC-gray_split-1 (was "your function raised ValueError at line 26 of your cell
     # (grey[lo:hi] = grey_k.get()): could not broadcast input array from shape (3,53,37) into
     # shape (3,37,53) ... Hint: the message says what went wrong on that line. ...", the shape
@@ -318,6 +316,11 @@ WRONG = {
                        False),
     "grid_rounded_down": ([("grid=((width + 31) // 32, (rows + 7) // 8)",
                             "grid=(width // 32, rows // 8)")], "rounded down", False),
+    # blind audit TZC-gray_split-1 (was "...: rounded down", a grid rounded up): x from the height
+    "grid_x_from_the_height": ([("grid=((width + 31) // 32,", "grid=((height + 31) // 32,")], (
+        "grid x is 1 = (height + 31) // 32 (line 19 of your cell: ", "from the images' height (29)"
+        ", where grid x counts the blocks across a row: 1 block of 32 covers 32 of the width's 40",
+        "Hint: grid x comes from the width: grid = ((width + 31) // 32, (rows + 7) // 8)"), False),
     "grid_axes_swapped": ([("grid=((width + 31) // 32, (rows + 7) // 8)",
                             "grid=((rows + 7) // 8, (width + 31) // 32)")],
                           "its x and y are swapped", False),
