@@ -90,6 +90,7 @@ def _mistakes(case, run):
     yield from sepia_x16_tail.tail_from_its_start(run, n)
     yield from _unwritten(run.out.unwritten, n)
     yield from sepia_x16_models.unmasked(rgb, got, n)
+    yield from sepia_x16_models.shifted_left(rgb, got, n)
     yield from sepia_x16_models.res_not_zeroed(rgb, got, n)
     yield from sepia_x16_models.unclamped(rgb, got, n)
     yield from _wrong_groups(rgb, got, n)
@@ -357,7 +358,7 @@ def _tail_race(kernel):
     try:
         traced(Kernels(kernel, kernel), _launch(CASES[0]))
     except drv.Error as err:
-        named = sepia_x16_models.tail_race(err, CASES[0][0])
+        named = sepia_x16_tail.tail_race(err, CASES[0][0])
         return not_yet(*named) if named else None
     return None
 

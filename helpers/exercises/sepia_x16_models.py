@@ -2,7 +2,8 @@
 come out wrong in a way the checker's other models miss: what such a kernel gives for each group
 of 16 pixels, compared with what the kernel under test gave, to a level; and the same mistakes where the
 simulator stopped the kernel instead (a misaligned uint4, a sum below 0 converted to unsigned);
-and the groups' bytes ORed into res[] that was not zeroed (``res_not_zeroed``)."""
+and the groups' bytes ORed into res[] that was not zeroed (``res_not_zeroed``); and byte_of
+shifting left (``shifted_left``)."""
 
 from __future__ import annotations
 
@@ -374,26 +375,22 @@ def _clamped_as(mine, model):
                 and sepia.near(mine, model))
 
 
-def tail_race(err, n):
-    """(problem, hint) for a race (``err``, the simulator's) between the tail's thread
-    t == n / 16 and a group's thread on a pixel of that group, the tail's first: a tail loop
-    that starts at k * groups (k = 1, or 15: the group count where its first pixel belongs),
-    not 16 * groups; None for another race."""
+LEFT_HINT = ("shift right, to bring byte k down to the lowest 8 bits before the mask: return "
+             "(w[k >> 2] >> (8 * (k & 3))) & 0xFFu;")
+
+
+def shifted_left(rgb, got, n):
+    """byte_of shifting its word left, (w[k >> 2] << (8 * (k & 3))) & 0xFFu: byte 0 of each word
+    read right, bytes 1 to 3 read as 0 (their bits moved up, past the mask), on a GPU alike."""
     groups = n // 16
-    if getattr(err, "kind", None) != "race" or err.array != "out" or err.element is None \
-            or not groups:
-        return None
-    sides = sorted((err.first, err.second), key=lambda a: a.thread[0] != groups)
-    pixel, owner = err.element // 3, sides[1].thread[0]
-    if (sides[0].thread[0] != groups or owner >= groups or sides[0].line == sides[1].line
-            or pixel // 16 != owner or pixel % groups or not 0 < pixel < 16 * groups):
-        return None
-    k = pixel // groups
-    return (f"the tail's thread {groups} (t == n / 16) wrote pixel {pixel} (out[{err.element}]), "
-            f"which thread {owner} stores too, in its group of pixels "
-            f"{16 * owner} to {16 * owner + 15}: the tail loop starts at i = "
-            f"{'k * ' if k > 1 else ''}groups = {pixel}".replace("k * ", f"{k} * ")
-            + f", where the tail's first pixel is 16 * groups = {16 * groups} (n = {n}, "
-            f"groups = {groups})",
-            "the tail is the pixels after the last whole group: start its loop at 16 * groups, "
-            "as the stub's tail loop does, for (int i = 16 * groups; i < n; i++)")
+    if not groups:
+        return
+    loaded = rgb.ravel()[:48 * groups].reshape(groups, 48)
+    read = np.where(np.arange(48) % 4 == 0, loaded, 0).astype(np.uint8)
+    mine = got.ravel()[:48 * groups].reshape(groups, 48)
+    if sepia.near(mine, _tone(read)) and not sepia.near(mine, _tone(loaded)):
+        yield ("byte_of shifts the word left (<<) where it must shift right (>>): bytes 1 to 3 "
+               "of each word read as 0 (their bits moved up, out of the & 0xFFu mask), only "
+               "byte 0 kept, so the first group's pixel 0 was read as (r, g, b) = "
+               f"({read[0, 0]}, {read[0, 1]}, {read[0, 2]}), not ({loaded[0, 0]}, "
+               f"{loaded[0, 1]}, {loaded[0, 2]})", LEFT_HINT)

@@ -1,6 +1,6 @@
 """``sepia_x16``'s tail at the wrong pixels (``helpers.exercises.sepia_x16``): stores past the end
-of out, and a tail counted from its own start, from what the tail's thread stored on the
-simulator."""
+of out, a tail counted from its own start, from what the tail's thread stored on the simulator,
+and a tail loop that starts inside the groups (``tail_race``, from the simulator's race)."""
 
 from __future__ import annotations
 
@@ -74,6 +74,31 @@ def past_the_end(past, n):
                "time")
     yield (f"the kernel wrote past the end of out (as far as byte {int(past.max())}; out has "
            f"{3 * n})", "the tail's pixels are 16 * groups to n - 1: stop the loop at n")
+
+
+def tail_race(err, n):
+    """(problem, hint) for a race (``err``, the simulator's) between the tail's thread
+    t == n / 16 and a group's thread on a pixel of that group, the tail's first: a tail loop
+    that starts at k * groups (k = 1, or 15: the group count where its first pixel belongs),
+    not 16 * groups; None for another race."""
+    groups = n // 16
+    if getattr(err, "kind", None) != "race" or err.array != "out" or err.element is None \
+            or not groups:
+        return None
+    sides = sorted((err.first, err.second), key=lambda a: a.thread[0] != groups)
+    pixel, owner = err.element // 3, sides[1].thread[0]
+    if (sides[0].thread[0] != groups or owner >= groups or sides[0].line == sides[1].line
+            or pixel // 16 != owner or pixel % groups or not 0 < pixel < 16 * groups):
+        return None
+    k = pixel // groups
+    return (f"the tail's thread {groups} (t == n / 16) wrote pixel {pixel} (out[{err.element}]), "
+            f"which thread {owner} stores too, in its group of pixels "
+            f"{16 * owner} to {16 * owner + 15}: the tail loop starts at i = "
+            f"{'k * ' if k > 1 else ''}groups = {pixel}".replace("k * ", f"{k} * ")
+            + f", where the tail's first pixel is 16 * groups = {16 * groups} (n = {n}, "
+            f"groups = {groups})",
+            "the tail is the pixels after the last whole group: start its loop at 16 * groups, "
+            "as the stub's tail loop does, for (int i = 16 * groups; i < n; i++)")
 
 
 TAIL_CALL = "sepia_pixel(rgb, out, i) with i the pixel's number in the image, 16 * groups to n - 1"

@@ -129,6 +129,9 @@ WRONG = {
                           "stored at uint4 number t, not 3t"),
     "byte_of_shifts_bits": ([("(w[k >> 2] >> (8 * (k & 3)))", "(w[k >> 2] >> (k & 3))")],
                             "byte_of shifts by k & 3 bits"),
+    # blind audit TZB-sepia_x16-1: byte_of shifts left (was '5856 of 5856 values are wrong ... Hint: pixel i's red, green and blue are at 3*i, ...')
+    "byte_of_shifts_left": ([("return (w[k >> 2] >> (8", "return (w[k >> 2] << (8")], "byte_of shifts the word left (<<) where it must shift right (>>): bytes 1 to 3 of each word read as 0 (their bits moved up, out of the & 0xFFu mask), only byte 0 kept, so the first group's pixel 0 was read as (r, g, b) = (109, 0, 0), not (109, 200, 20) (n = 1961 pixels, block = (256, 1, 1), grid "
+                            "= (1, 1)). Hint: shift right, to bring byte k down to the lowest 8 bits before the mask"),
     # blind audit TPB-sepia_x16-1: byte_of's shift 8 * (k >> 2) (was 'the kernel crashed: a shift
     # by 32 ... Hint: a thread read or wrote outside the image'); then as a GPU runs it (shr: 0)
     "byte_of_shifts_by_the_word_index": ([(SHIFT, SHIFT.replace("& 3", ">> 2"))], "byte_of shifts "
