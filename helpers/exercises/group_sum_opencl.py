@@ -5,7 +5,8 @@ The kernel ``group_sum(x, partial, n)``, launched in groups of ``GROUP`` work-it
 up to whole groups, stores the sum of group g's elements of x in ``partial[g]``. The elements are
 small numbers in quarters (-8 to 8.75), so every order of addition gives the same sum, exactly,
 and a tile of ints, which drops each fraction, gives other sums. x is followed by
-junk (``JUNK``), so that a last group that loads past n shows it in its sum. On Oclgrind the
+junk (``JUNK`` at x[n], inf from x[n + 1] on: ``_past``), so that a last group that loads past
+n shows it in its sum, a load times 0 too (0 * inf is NaN). On Oclgrind the
 race check is on: a missing barrier is named as a race there; on a GPU it shows as wrong sums
 (or, by luck, as none). So is the check of uninitialized values: ``__local`` memory is not
 zeroed, so tile entries past n left unset (a guarded load with no else) hold leftovers on a GPU.
@@ -51,7 +52,8 @@ def _where(n):
 def _launch(n):
     rng = np.random.default_rng(n)
     x = (rng.integers(-8, 9, n) + rng.integers(0, 4, n) / 4).astype(np.float32)
-    return Launch((Input(x, after=GROUP, junk=JUNK), Output(_groups(n), guard=_groups(n) * GROUP), np.int32(n)),
+    past = np.append(x, JUNK).astype(np.float32)   # x[n] = JUNK, then inf
+    return Launch((Input(past, after=GROUP - 1, junk=np.float32(np.inf)), Output(_groups(n), guard=_groups(n) * GROUP), np.int32(n)),
                   block=(GROUP,), grid=(_groups(n),), model=x)
 
 
@@ -80,7 +82,7 @@ def _mistakes(n, run, reports):
         yield (f"{int(out.unwritten.sum())} of {out.got.size} sums were never written (the "
                f"first is partial[{int(np.argmax(out.unwritten))}])", STORE_HINT)
     yield from reports
-    if np.array_equal(out.got, _sums(x, JUNK).sum(axis=1)):
+    if np.array_equal(out.got, _past(x).sum(axis=1)):
         yield from _guard_on_the_local_id(n, kernel_code(run.kernel))
     yield from _int_tile(x, out.got, kernel_code(run.kernel))
     yield from _wrong_sums(x, out.got, kernel_code(run.kernel))
@@ -178,7 +180,7 @@ def _wrong_sums(x, got, code):
     want = _sums(x).sum(axis=1)
     if np.array_equal(got, want):
         return
-    if np.array_equal(got, _sums(x, JUNK).sum(axis=1)):
+    if np.array_equal(got, _past(x).sum(axis=1)):
         yield ("the last work-group's sum counts values past the end of x: its work-items past "
                "n loaded what lies there", GUARD_HINT)
     if np.array_equal(got[:-1], want[:-1]) and got[-1] == want[-1] + JUNK:
@@ -186,6 +188,7 @@ def _wrong_sums(x, got, code):
                f"more than its elements' {want[-1]:g}: {JUNK:g} is x[n], what lies just past the "
                "end of x, loaded by the work-item with i == n", "i < n, not i <= n: the "
                "elements are x[0] to x[n - 1], so " + GUARD_HINT)
+    yield from _load_times_the_guard(x, got, want, code)
     if np.array_equal(got[:-1], want[:-1]) and x[-1] and got[-1] == want[-1] - x[-1]:
         yield _last_left_out(x, got, code)
     yield from clamped_load(x, got, want)
@@ -239,6 +242,32 @@ def _test_on_the_read_s_bound(code, seen):
            f"work-item {t} - {s} reads it, so that one may read it with tile[{t} + {s}] already "
            f"added ({seen})", f"only the lower half adds: if ({t} < {s}) tile[{t}] += "
            f"tile[{t} + {s}]; ({t} < {s} also keeps {t} + {s} inside the tile)")
+
+
+def _past(x):
+    """Each group's elements as a load without a guard reads them: x, then what follows x in
+    its buffer (``JUNK`` at x[n], inf from x[n + 1] on)."""
+    rows = _sums(x, np.inf)
+    rows.flat[x.size] = JUNK
+    return rows
+
+
+def _load_times_the_guard(x, got, want, code):
+    """The other sums right and the last NaN, as a load that multiplies x[i] by its guard gives:
+    the work-items past n still read x[i] (inf from x[n + 1] on), and 0 * inf is NaN. The load
+    named as the code writes it (a store to the tile of a product with x[...] in it)."""
+    n, g = x.size, got.size - 1
+    if not (np.array_equal(got[:-1], want[:-1]) and np.isnan(got[-1]) and n % GROUP < GROUP - 1):
+        return
+    load = re.search(r"\b\w+\s*\[[^\]]*\]\s*=[^;=]*\*[^;]*\bx\s*\[[^;]*;|\b\w+\s*\[[^\]]*\]\s*="
+                     r"[^;=]*\bx\s*\[[^;]*\*[^;]*;", code)
+    named = f"the load, {' '.join(load.group().split())}," if load else "the load"
+    yield (f"the last work-group's sum, partial[{g}], is NaN: {named} still reads x[i] for the "
+           f"{(g + 1) * GROUP - n} work-items of work-group {g} past n = {n} (x[{n}] to "
+           f"x[{(g + 1) * GROUP - 1}], past the end of x): multiplying by 0 does not stop the "
+           "read, and what lies past x need not be a number (the checker put inf there from "
+           f"x[{n + 1}] on, and 0 * inf is NaN)", "a guard must keep the read from happening: tile[t] = i < n ? "
+           "x[i] : 0.0f reads x[i] only where i < n")
 
 
 def _last_left_out(x, got, code):

@@ -168,6 +168,34 @@ def one_global_id(written, right):
                "range: x = get_global_id(0) (the column), y = get_global_id(1) (the row)")
 
 
+def one_index_split(written, right, across, code):
+    """Only the first ``across`` pixels in memory order written (``written``: rows by columns),
+    and right there (``right``), where ``across`` is the global size's first number: the pixel
+    was taken from get_global_id(0) alone and split into a column and a row (x = i % width,
+    y = i / width, as in a 1D kernel), so dimension 1 of the range only repeats those pixels."""
+    height, width = written.shape
+    first = np.zeros(written.size, bool)
+    first[:across] = True
+    if across >= written.size or not np.array_equal(written.ravel(), first) or \
+            not right[written].all():
+        return
+    rows, rest = divmod(across, width)
+    region = (f"x = 0 to {across - 1} of row 0" if not rows else
+              ("row 0" if rows == 1 else f"rows 0 to {rows - 1}")
+              + (f" and x = 0 to {rest - 1} of row {rows}" if rest else ""))
+    split = re.search(r"\b(\w+)\s*=\s*(\w+)\s*%\s*width\b", code)
+    row = split and re.search(rf"\b(\w+)\s*=\s*{split[2]}\s*/\s*width\b", code)
+    said = (f"split as {split[1]} = {split[2]} % width, {row[1]} = {split[2]} / width" if row else
+            "split into a column and a row")
+    yield (f"only the first {across} pixels in memory order were written ({region}; "
+           f"{written.size - across} of {written.size} never written): the pixel was taken from "
+           f"get_global_id(0) alone, {said}, as in a 1D kernel; on this 2D range dimension 0 "
+           f"counts only {across} work-items (the global size's first number), and the other "
+           "rows of work-items wrote those same pixels again", "on a 2D range each dimension "
+           "gives one coordinate: x = get_global_id(0) (the column), y = get_global_id(1) (the "
+           "row), with no index to split (i % width and i / width belong to a 1D range)")
+
+
 def kernel_code(kernel):
     """The source a built kernel's program was made from, its comments blanked (each line kept
     where it was)."""

@@ -56,10 +56,38 @@ def _mistakes(case, run, reports):
     # Oclgrind's reports of the reads past rgb, which name only their line)
     yield from sepia._tripled(run.model, run.out, "work-item")
     yield from four_bytes_a_pixel(run.model, run.out, "work-item")  # RGBA's stride, reads past rgb
+    yield from _row_step_scaled(run.model, run.out, kernel_code(run.kernel))  # reads past rgb
     yield from reports
     yield from _one_global_id(run.model, run.out)
     yield from sepia.written_mistakes(run.out, case, WORDS, WILD_HINT, GUARD_HINT)
     yield from _wrong_values(run.model, run.out.got, kernel_code(run.kernel))
+
+
+def _row_step_scaled(rgb, out, code):
+    """Only rows 0, k, 2k, ... of the image written (k = 2 to 4), each right: the pixel index
+    steps k rows a row (i = y * 3 * width + x, a row taken as 3 * width bytes while the reads
+    and stores still multiply i by 3), so row y of work-items does image row k * y and the rows
+    from y = height / k on run past the end of rgb and out (named as the code writes it)."""
+    height = rgb.shape[0]
+    written = ~out.unwritten.any(axis=2)
+    right = ~sepia._differs(out.got, sepia.reference(rgb), rgb @ sepia.SEPIA.T).any(axis=2)
+    for k in (2, 3, 4):
+        rows = np.arange(height) % k == 0
+        if height <= k or not (written.all(axis=1) == rows).all() or written[~rows].any() or \
+                not right[rows].all():
+            continue
+        line = re.search(rf"\bint\s+(\w+\s*=\s*[^;]*\b{k}\b[^;]*\bwidth\b[^;]*|\w+\s*=\s*"
+                         rf"[^;]*\bwidth\b[^;]*\b{k}\b[^;]*);", code)
+        said = (f"the pixel index, {' '.join(line[1].split())}," if line else "the pixel index")
+        inside = -(-height // k)
+        yield (f"only rows 0, {k}, {2 * k}, ... of the image were written ({inside} of {height} "
+               f"rows), each right: {said} steps {k} rows a row, so the work-items of row y did "
+               f"image row {k} * y (row 1 did row {k}), and the work-items from y = {inside} on ran "
+               f"past the end of rgb and out (row {height - 1} went to row {k * (height - 1)}); the "
+               "reads and stores multiply i by 3 already", "the pixel index counts pixels, not "
+               "bytes: i = y * width + x; a pixel's 3 bytes come in once, in rgb[3 * i], "
+               "rgb[3 * i + 1], rgb[3 * i + 2] (and out's alike)")
+        return
 
 
 def _one_global_id(rgb, out):

@@ -205,6 +205,16 @@ WRONG = {
                                   "than its elements' 89.5: its 24 work-items past n = 1000 "
                                   "loaded x[n - 1] = x[999] = 7.25 (24 * 7.25 = 174)",
                                   "tile[t] = i < n ? x[i] : 0.0f", ""),
+    # blind audit TZC-group_sum_opencl-1 (was "PASS: every work-group's sum is right ...": x was
+    # followed by finite junk, which 0 * x[i] hides): the guard written as a multiplication, so
+    # the work-items past n still read past the end of x (the checker puts inf there from x[n +
+    # 1] on: 0 * inf is NaN, on a GPU too)
+    "load_guard_as_a_multiplication": ([("tile[t] = i < n ? x[i] : 0.0f;",
+                                         "tile[t] = (i < n) * x[i];")],
+                                       "the load, tile[t] = (i < n) * x[i];, still reads x[i] "
+                                       "for the 24 work-items of work-group 7 past n = 1000",
+                                       "tile[t] = i < n ? x[i] : 0.0f reads x[i] only where i < n",
+                                       ""),
     "barrier_inside_the_if": ([("        if (t < stride)\n            " + STEP,
                                 "        if (t < stride) {\n            " + STEP.replace(
                                     "\n        barrier", "\n            barrier") + "\n        }")],

@@ -17,6 +17,19 @@ READ = "in[y * width + (width - 1 - x)]"
 
 # name: (replacements in the solution, words the verdict's problem holds, words its hint holds)
 WRONG = {
+    # blind audit TZC-mirror_opencl-1: one index from dimension 0, split as in a 1D kernel (was
+    # '1897 of 1961 pixels were never written ... Hint: every pixel needs a work-item: x =
+    # get_global_id(0) ..., get_local_id is ...; and the guard x < width && y < height', a count
+    # with the fix buried among advice that did not apply)
+    "one_index_split_as_in_1d": ([(X + "   // the column\n    " + Y + "   // the row\n",
+                                   "int i = get_global_id(0);\n    int x = i % width, y = i / "
+                                   "width;\n")],
+                                 "only the first 64 pixels in memory order were written (row 0 "
+                                 "and x = 0 to 10 of row 1; 1897 of 1961 never written): the "
+                                 "pixel was taken from get_global_id(0) alone, split as x = i % "
+                                 "width, y = i / width",
+                                 "on a 2D range each dimension gives one coordinate: x = "
+                                 "get_global_id(0) (the column), y = get_global_id(1) (the row)"),
     # blind audit TQC-mirror_opencl-1: the kernel's int parameters declared height, width (was
     # '185 of 1961 pixels were never written ... Hint: every pixel needs a work-item: ... and the
     # guard x < width && y < height', the guard being right and the signature not named)

@@ -91,6 +91,22 @@ WRONG = {
     # blind audit THC-sepia_opencl-1 (was "Oclgrind reported 2000 accesses outside a buffer, ... at
     # line 18 ... Hint: x = get_global_id(0) (the column), ...", ids and guard right): the pixel's
     # index multiplied by 3 where the reads and stores multiply it by 3 again
+    # blind audit TZC-sepia_opencl-1 (was "Oclgrind reported 2000 accesses outside a buffer, the
+    # first by work-item (0, 27): invalid read of size 1 (global memory) at line 18 ... Hint: x =
+    # get_global_id(0) ...; and ... start the kernel with if (x >= width || y >= height) return;",
+    # the guard the kernel has): a row taken as 3 * width pixels in the pixel index, so row y of
+    # work-items does image row 3 * y and the rows from y = 13 on run past the end (on a GPU too,
+    # as the index scaled by 3 twice: stores past out that the guard zone shows or not, the rows
+    # inside the image right)
+    "row_step_of_3_width_in_the_pixel_index": ([("int i = y * width + x;",
+                                                 "int i = y * 3 * width + x;")],
+                                               ("only rows 0, 3, 6, ... of the image were "
+                                                "written (13 of 37 rows), each right: the pixel "
+                                                "index, i = y * 3 * width + x, steps 3 rows a row",
+                                                "work-items from y = 13 on ran past the end of "
+                                                "rgb and out",
+                                                "Hint: the pixel index counts pixels, not bytes: "
+                                                "i = y * width + x")),
     "index_scaled_by_3_twice": ([("int i = y * width + x;", "int i = 3 * (y * width + x);")],
                                 ("the index was multiplied by 3 twice: i = 3 * (y * width + x) is "
                                  "already the pixel's first byte, and the reads and stores "
