@@ -94,9 +94,17 @@ STARTS = [(lambda b, t, block, blocks: 0, "0 for every thread"),
             "blockIdx.x is multiplied by the number of blocks, not by blockDim.x, a block's "
             "threads"),
            (lambda b, t, block, blocks: t * block + b, "threadIdx.x * blockDim.x + blockIdx.x: "
-            "blockIdx.x and threadIdx.x swapped places")]
+            "blockIdx.x and threadIdx.x swapped places"),
+           (lambda b, t, block, blocks: b * (block + t), "blockIdx.x * (blockDim.x + "
+            "threadIdx.x): the parentheses make blockIdx.x multiply threadIdx.x too, so every "
+            "thread of block 0 starts at element 0", "multiply first, then add threadIdx.x: i = "
+            "blockIdx.x * blockDim.x + threadIdx.x, with no parentheses, the thread's global "
+            "index (the stride is right)")]
 """(a wrong loop's start from block b and thread t of a grid of blocks of block threads, the words
-for it)"""
+for it[, the hint, where it is not START_HINT])"""
+
+START_HINT = ("the stride is right; start at i = blockIdx.x * blockDim.x + threadIdx.x, the "
+              "thread's global index")
 
 
 def wrong_start(run, visits, n, block, blocks):
@@ -104,18 +112,26 @@ def wrong_start(run, visits, n, block, blocks):
     visits the output shows (``like``); where several do (on a GPU, blocks adding into one
     element at once lose additions), the one whose starts each thread's first store, in a trace
     of the launch on the simulator, shows."""
-    found = [(start, problem) for start, problem in STARTS
+    found = [(start, problem, *first) for start, problem, *first in STARTS
              if like(visits, visits_of(n, block, blocks, start))]
     if len(found) > 1:
         firsts = _first_stores(run, block, blocks, 3 * n)
         found = [f for f in found if firsts is None or all(
             f[0](b, t, block, blocks) == e for (b, t), e in firsts.items())] or found
-    for start, problem in found[:1]:
-        said = (f" (block 1 starts at element {start(1, 0, block, blocks)}, not {block})"
-                if blocks > 1 else "")
-        yield (f"the loop starts at {problem}{said}, so the threads' walks overlap",
-               "the stride is right; start at i = blockIdx.x * blockDim.x + threadIdx.x, "
-               "the thread's global index")
+    for start, problem, *hint in found[:1]:
+        yield (f"the loop starts at {problem}{_first_wrong(start, block, blocks)}, so the "
+               "threads' walks overlap", (hint or [START_HINT])[0])
+
+
+def _first_wrong(start, block, blocks):
+    """Where a wrong start shows: block 1's first element, or else the first thread of the grid
+    whose start is not its global index."""
+    if blocks > 1 and start(1, 0, block, blocks) != block:
+        return f" (block 1 starts at element {start(1, 0, block, blocks)}, not {block})"
+    wrong = [(b, t) for b in range(blocks) for t in range(block)
+             if start(b, t, block, blocks) != b * block + t]
+    return "".join(f" (thread {t} of block {b} starts at element {start(b, t, block, blocks)}, "
+                   f"not {b * block + t})" for b, t in wrong[:1])
 
 
 def started_late(run, visits, n, block, blocks):

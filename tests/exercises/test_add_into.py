@@ -133,6 +133,15 @@ WRONG = {
                         "int i = blockIdx.x * blockDim.x + threadIdx.x + 1;"),
                        "y[0] was never added to, every other element once: the loop starts one "
                        "element late, at blockIdx.x * blockDim.x + threadIdx.x + 1"),
+    # blind audit TAAA-add_into-1 (was 'y[0] got x[0] added 32 times: threads visit the same
+    # elements ... Hint: step by the number of threads in the whole grid, gridDim.x *
+    # blockDim.x', the step as written): blockDim.x + threadIdx.x parenthesised in the start
+    "start_parenthesised": (("for (int i = blockIdx.x * blockDim.x + threadIdx.x;",
+                             "for (int i = blockIdx.x * (blockDim.x + threadIdx.x);"),
+                            "the loop starts at blockIdx.x * (blockDim.x + threadIdx.x): the "
+                            "parentheses make blockIdx.x multiply threadIdx.x too, so every "
+                            "thread of block 0 starts at element 0 (thread 1 of block 0 starts "
+                            "at element 0, not 1)"),
     "start_at_0": (("int i = blockIdx.x * blockDim.x + threadIdx.x;", "int i = 0;"),
                    "the loop starts at 0 for every thread"),
     "chunks_of_n_over_threads": (
@@ -164,7 +173,9 @@ WRONG = {
                            "every thread did the whole loop"),
 }
 # the words the hint must contain, where the problem's alone would not show it fixes the mistake
-HINTS = {"start_one_late": "with nothing added: i = blockIdx.x * blockDim.x + threadIdx.x",
+HINTS = {"start_parenthesised": "multiply first, then add threadIdx.x: i = blockIdx.x * "
+                                "blockDim.x + threadIdx.x",
+         "start_one_late": "with nothing added: i = blockIdx.x * blockDim.x + threadIdx.x",
          "stride_of_a_block_squared": "int stride = blockDim.x * gridDim.x;",
          "stepped_twice_a_turn": "remove the i += stride; from the loop's body",
          "bound_by_the_stride": "i < n",
