@@ -115,6 +115,7 @@ def _mistakes(case, run):
         if np.allclose(got, model, rtol=1e-5, atol=1e-6):
             yield problem, FORMULA_HINT
     where, lane = f"{wrong.size} of {n} outputs are wrong (the first is out[{wrong[0]}])", wrong % block
+    yield from _last_skipped(run, block, wrong)
     unloaded = _unloaded(run.kernel) if case == CASES[0] else None
     yield from _right_halo(run, block, wrong, unloaded)
     yield from halo_by_thread(run, block, wrong)
@@ -148,6 +149,19 @@ def _mistakes(case, run):
     if ((lane == 0) | (lane == block - 1) | (wrong == n - 1)).all():
         yield f"{where}, all at the first or last element of a block: the halo", HALO_HINT
     yield Wrong(where, FORMULA_HINT + "; and " + HALO_HINT, "out", wrong[0])
+
+
+def _last_skipped(run, block, wrong):
+    """The last output alone wrong and never written (it holds the poison), every other right,
+    out[n - 2] too, so the thread of i = n - 1 loaded its input: the store's guard is off by
+    one, i >= n - 1 ('the last index is n - 1')."""
+    n = run.model.size
+    if wrong.tolist() == [n - 1] and np.flatnonzero(run.out.unwritten).tolist() == [n - 1]:
+        yield (f"out[{n - 1}], the last output (i = n - 1), was never written: every other output "
+               f"is right, so the thread of i = n - 1 loaded its input, but the store's guard skips "
+               f"i = n - 1 (thread {(n - 1) % block} of block {(n - 1) // block}) too", "the last "
+               "index, n - 1, has an output too: return only for i past it, if (i >= n) return; "
+               "after the barrier")
 
 
 def _zero_past_n(run, wrong, where):

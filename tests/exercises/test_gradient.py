@@ -48,6 +48,16 @@ WRONG = {
                          ["at the ends of the array", "clamp the halo"]),
     "return_before_loading": ([(GUARD, ""), ("    int j =", GUARD + "    int j =")],
                               ["the last alone", "return after the barrier"]),
+    # blind audit TAAA-gradient-1 (was '1 of 1000 outputs are wrong (the first is out[999]),
+    # the last alone: its right neighbour, loaded by the thread after it, is missing ... Hint:
+    # ... return after the barrier, not before the loads', where the return was after it): the
+    # store's guard off by one, 'the last index is n - 1'
+    "guard_skips_the_last": ([(GUARD + "    out[i]", "    if (i >= n - 1)\n        return;\n"
+                               "    out[i]")],
+                             ["out[999], the last output (i = n - 1), was never written: every "
+                              "other output is right", "the store's guard skips i = n - 1 "
+                              "(thread 103 of block 7) too", "Hint: the last index, n - 1, has an output "
+                              "too: return only for i past it, if (i >= n) return;"]),
     # blind audit TFA-gradient-1: a zero loaded past n, block_mean's habit, where the clamped
     # last element belongs (was '... the last alone: its right neighbour, loaded by the thread
     # after it, is missing ... Hint: ... return after the barrier, not before the loads')
