@@ -6,6 +6,8 @@ read from one event to itself."""
 from __future__ import annotations
 
 import ast
+import math
+import numbers
 
 from helpers.exercises.learner_code import code_of
 
@@ -311,3 +313,31 @@ def one_event(pair, made):
                 "drv.Event(), drv.Event()")
     return ("the time was read from one event to itself (the same Event object on both sides "
             "of time_till or time_since)", "read it from start to end: start.time_till(end)")
+
+
+CLOCKS = ("perf_counter", "perf_counter_ns", "time", "time_ns", "monotonic", "monotonic_ns",
+          "default_timer", "process_time")
+
+
+def host_clock(fn, gbs, made):
+    """(problem, hint) when no time was read from events (no time_till or time_since) and the
+    code reads the host's clock (time.perf_counter(), time.time(), ...): the first statement that
+    does, named; ``made``, the events the function made (one item each). Nothing where the code
+    is not known or reads no clock."""
+    if (code := code_of(fn)) is None:
+        return
+    node = next((n for n in ast.walk(code.tree) if isinstance(n, (ast.Assign, ast.Return))
+                 and any(isinstance(c, ast.Call) and isinstance(c.func, (ast.Attribute, ast.Name))
+                         and getattr(c.func, "attr", getattr(c.func, "id", "")) in CLOCKS
+                         for c in ast.walk(n))), None)
+    if node is None:
+        return
+    unused = ("; the events start and end were made but never recorded" if len(made) >= 2 else
+              "; the event made was never recorded" if made else "")
+    yield (f"the time came from the host's clock ({code.at(node)}: {code.text(node)}), not from "
+           f"events: no time_till or time_since was called{unused}. memcpy_htod_async returns as "
+           "soon as the copy is queued, so the host's clock timed the queuing, not the copy"
+           + (f", and {gbs:.4g} GB/s is too large" if isinstance(gbs, numbers.Real)
+              and math.isfinite(gbs) else ""), "time the copy on the GPU's clock, with two "
+           "events in stream: start.record(stream), the copy, end.record(stream), then "
+           "end.synchronize() and ms = start.time_till(end)")

@@ -24,7 +24,7 @@ from helpers.exercises.group_sum_opencl_models import (GROUP, _added_upward, _as
                                                        _counted_down, _groups, _sums, _upward,
                                                        clamped_load, halved_interleaved,
                                                        indexed_by_the_number_of_groups,
-                                                       private_tile)
+                                                       load_at_the_local_id, private_tile)
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import Launch
 from helpers.exercises.opencl_kernel import OpenCLExercise, code_line, kernel_code
@@ -207,6 +207,7 @@ def _wrong_sums(x, got, code):
     if np.array_equal(got, _sums(x)[:, 0]):
         yield from _added_upward(got, want, code)
         yield "each sum is its group's first element: the fold did nothing", BARRIER_HINT
+    yield from load_at_the_local_id(x, got, want, code)
     if got.size > 1 and (got == _sums(x)[0].sum()).all():
         yield ("every work-group summed the first 128 elements: x was read at the local id",
                "a work-item's element is x[get_global_id(0)]; get_local_id(0) is its place in "

@@ -157,3 +157,31 @@ def private_tile(x, got, code):
                f"declare the tile in local memory, one for the whole work-group, which every "
                f"work-item loads into and the barriers share: __local {kind} {name}[{size.strip()}];")
         return
+
+
+def load_at_the_local_id(x, got, want, code):
+    """Each group's sum is that of x's first elements, as many as the group has below n, as a
+    load that reads x at the local id (tile[t] = i < n ? x[t] : 0.0f, the guard still on i)
+    gives; the load named as the code writes it (a store to the tile that reads x at a name
+    given get_local_id(0))."""
+    n = x.size
+    first = np.array([x[:min(GROUP, n - g * GROUP)].sum() for g in range(_groups(n))])
+    if got.size < 2 or not np.array_equal(got, first) or np.array_equal(got, want):
+        return
+    local = re.findall(r"\b(\w+)\s*=\s*get_local_id\s*\(\s*0\s*\)", code)
+    glob = re.findall(r"\b(\w+)\s*=\s*get_global_id\s*\(\s*0\s*\)", code)
+    load = local and re.search(rf"\b\w+\s*\[[^\]]*\]\s*=[^;]*\bx\s*\[\s*({'|'.join(local)})\s*\]"
+                               r"[^;]*;", code)
+    g = int(np.argmax(got != want))
+    shown = f"partial[{g}] = {got[g]:g} = partial[0], expected {want[g]:g}"
+    i = glob[0] if glob else "get_global_id(0)"
+    if load:
+        t, said = load.group(1), " ".join(load.group().split())
+        yield (f"the load, {said}, reads x[{t}], at the work-item's place in its group ({t} = "
+               f"get_local_id(0), 0 to {GROUP - 1}), not at its global id {i}: every work-group "
+               f"summed x[0], x[1], ... ({shown})", f"read x at the global id: "
+               f"{said.replace(f'x[{t}]', f'x[{i}]').replace(f'x[ {t} ]', f'x[{i}]')} "
+               f"({t} is the place in the tile, {i} the element of x)")
+    yield (f"every work-group summed x[0], x[1], ... ({shown}): x was read at the local id",
+           "a work-item's element is x[get_global_id(0)]; get_local_id(0) is its place in the "
+           "tile")

@@ -127,11 +127,11 @@ def _mistakes(fn, contexts, n):
 
     x = np.random.default_rng(n).integers(-50, 51, n).astype(np.float32)
     calls, order, caught = [0] * len(contexts), [], []
+    sums = [device_sum(k, calls, order, n) for k in range(len(calls))]
 
     def call():
         try:
-            return fn(x.copy().view(Sliced), list(contexts), [device_sum(k, calls, order, n)
-                                                               for k in range(len(calls))])
+            return fn(x.copy().view(Sliced), list(contexts), list(sums))
         except Exception as err:
             caught.append(err)
             raise
@@ -143,6 +143,7 @@ def _mistakes(fn, contexts, n):
     if raised:
         err = caught[-1] if caught else None
         yield from _added_as_gpuarrays(order, err)
+        yield from split_sum_models.sum_not_called(fn, err, sums, order)
         yield from split_sum_models.unpacked_out_of_order(fn, err)
         yield from split_sum_models.devices_from_len_x(fn, err, x, contexts)
         yield from split_sum_models.devices_from_1(fn, err, contexts)

@@ -3,6 +3,8 @@ raised (split_sum.py is at its size limit)."""
 
 from __future__ import annotations
 
+import ast
+
 import numpy as np
 
 from helpers.exercises.learner_code import code_of, learner_line
@@ -204,3 +206,38 @@ def divided_by_the_devices(fn, got, x, calls, order):
            f"exactly {want:g} / {d}, the partial sums' total divided by {name} = {d}, {what}"
            f"{said}", "a sum is not averaged: return the total of the partial sums as it is, "
            "return float(total), with no division")
+
+
+def sum_not_called(fn, error, sums, order):
+    """``error``, an AttributeError asked of one of ``sums`` itself (its ``obj``), a function
+    never called (no ("start", k) in ``order``): sums[k] stored where its partial sum belongs.
+    Named with the line whose sums[...] is not called, where the code shows one."""
+    j = next((k for k, s in enumerate(sums) if getattr(error, "obj", None) is s), None)
+    if not isinstance(error, AttributeError) or j is None or ("start", j) in order:
+        return
+    name = getattr(error, "name", "get")
+    told = (f"{name}() was asked of device {j}'s sum function, sums[{j}], itself: the function "
+            "was stored where its partial sum belongs, and never called, so no device summed "
+            "its share")
+    hint = "call sums[k] on the share, sums[k](share), and keep what it returns, the partial sum"
+    if (code := code_of(fn)) is None or not code.tree.body or not isinstance(
+            code.tree.body[0], ast.FunctionDef) or len(code.tree.body[0].args.args) < 3:
+        yield told, hint
+        return
+    param = code.tree.body[0].args.args[2].arg
+    called = {id(c.func) for c in ast.walk(code.tree) if isinstance(c, ast.Call)}
+    bare = next((s for s in ast.walk(code.tree) if isinstance(s, ast.Subscript) and isinstance(
+        s.value, ast.Name) and s.value.id == param and id(s) not in called), None)
+    if bare is None or bare.end_lineno != bare.lineno:
+        yield told, hint
+        return
+    shares = [t.id for a in ast.walk(code.tree) if isinstance(a, ast.Assign) and isinstance(
+        a.value, ast.Call) and ast.unparse(a.value.func).endswith("to_gpu") for t in a.targets
+        if isinstance(t, ast.Name)]
+    line, said = code.lines[bare.lineno - 1], ast.unparse(bare)
+    fixed = (line[:bare.end_col_offset] + f"({shares[0] if shares else 'share'})"
+             + line[bare.end_col_offset:]).strip()
+    yield (f"{code.quoted(bare)} stores {said}, device {j}'s sum function, without calling it: "
+           f"no device summed its share, and the loop that reads the partial sums got the "
+           f"function, so .{name}() was asked of a function, not of a partial sum", f"call it on "
+           f"the share: {fixed}, which starts device k's sum and keeps its partial sum")

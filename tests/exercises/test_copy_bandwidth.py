@@ -128,7 +128,26 @@ def my_copy_gbs(h, d, stream):
     t0 = time.perf_counter()
     drv.memcpy_htod_async(d, h, stream)
     return h.nbytes / (time.perf_counter() - t0) / 1e9
-""", {"problem": "still on its way", "hint": "end.synchronize()"}),
+""", {"problem": ("the time came from the host's clock (line 5 of your cell: t0 = "
+                 "time.perf_counter()), not from events", "no time_till or time_since"),
+      "hint": ("start.record(stream)", "end.synchronize()", "start.time_till(end)")}),
+    # blind audit TAAC-copy_bandwidth-1 (was "your function returned while its copy was still on
+    # its way: the time it measured ended before the copy did ... Hint: record start and end in
+    # stream, around the copy, and end.synchronize() ...", the clock it used not named): the
+    # events made but never recorded, the copy timed with time.perf_counter() (whether the copy
+    # is still on its way when the function returns or, by luck on a GPU, done, the GB/s is the
+    # queuing's: named from the code on both)
+    "host_clock_with_events_unused": (right_but("    start.record(stream)\n",
+                                                "    import time\n    t0 = time.perf_counter()\n")
+                                      .replace("    end.record(stream)\n    end.synchronize()\n"
+                                               "    ms = start.time_till(end)\n",
+                                               "    ms = (time.perf_counter() - t0) * 1e3\n"),
+                                      {"problem": ("the time came from the host's clock (line 5 "
+                                                   "of your cell: t0 = time.perf_counter()), not "
+                                                   "from events", "the events start and end "
+                                                   "were made but never recorded"),
+                                       "hint": ("start.record(stream)", "end.synchronize()",
+                                                "start.time_till(end)")}),
     "copied_the_other_way": (right_but("drv.memcpy_htod_async(d, h, stream)",
                                        "drv.memcpy_dtoh_async(h, d, stream)"),
                              {"problem": "h changed: the copy ran from d into h",

@@ -215,6 +215,15 @@ WRONG = {
                                        "for the 24 work-items of work-group 7 past n = 1000",
                                        "tile[t] = i < n ? x[i] : 0.0f reads x[i] only where i < n",
                                        ""),
+    # blind audit TAAC-group_sum_opencl-1 (was "7 of 8 sums are wrong (the first: partial[1] =
+    # 26, expected -40). Hint: work-items share the tile: put barrier(CLK_LOCAL_MEM_FENCE) after
+    # the load ...", barriers that were there): the load reads x at the local id t, not at i
+    "load_reads_x_at_the_local_id": ([("i < n ? x[i] : 0.0f", "i < n ? x[t] : 0.0f")],
+                                     "the load, tile[t] = i < n ? x[t] : 0.0f;, reads x[t], at "
+                                     "the work-item's place in its group (t = get_local_id(0), "
+                                     "0 to 127), not at its global id i: every work-group summed "
+                                     "x[0], x[1], ... (partial[1] = 26 = partial[0], expected -40)",
+                                     "tile[t] = i < n ? x[i] : 0.0f", ""),
     "barrier_inside_the_if": ([("        if (t < stride)\n            " + STEP,
                                 "        if (t < stride) {\n            " + STEP.replace(
                                     "\n        barrier", "\n            barrier") + "\n        }")],

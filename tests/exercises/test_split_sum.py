@@ -84,6 +84,14 @@ WRONG = {
                               "device 1's share, x[500:1001], was given to sums[0]",
                               "each device's share goes to its own device's function: "
                               "sums[k](share)"),
+    # blind audit TAAB-split_sum-1: sums[k] stored in started, not called (was 'your function
+    # raised AttributeError at line 25 of split_sum.py (total += float(partial.get())): 'function'
+    # object has no attribute 'get' ... Hint: the message says what went wrong on that line')
+    "sums_k_stored_not_called": ([("sums[k](share)))", "sums[k]))")],
+                                 "line 22 of your cell (started.append((k, share, sums[k]))) "
+                                 "stores sums[k], device 0's sum function, without calling it",
+                                 "call it on the share: started.append((k, share, "
+                                 "sums[k](share)))"),
     "host_array": ([("sums[k](share)", "sums[k](x[lo:hi])")], "not a gpuarray", "to_gpu"),
     "empty_share_summed": ([("        if lo == hi:\n            continue\n", "")],
                            "was given an empty share", "skip a device"),
