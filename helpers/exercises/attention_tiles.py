@@ -199,6 +199,7 @@ def _walks(n, q, k, v, kernels):
            "step of a tile", "at step jj score the tile's key jj: s += qi[c] * Ks[jj][c]")
     yield ((q, k, v), dict(own_value=True), "each thread added its own staged value, Vs[t], at "
            "every step of a tile", "at step jj add the tile's value jj: p * Vs[jj][c]")
+    yield from models.dot_over_tile((q, k, v))
     yield ((q, k, k), {}, "o is a mix of the keys, not of the values: Vs was staged from k",
            "Vs[t][c] comes from v[j * HEAD_DIM + c]")
     yield ((q, v, v), {}, "the scores are against the values, not the keys: Ks was staged from v",

@@ -1,7 +1,8 @@
 """The models of notebook 14's tiled attention that ``helpers.exercises.attention_tiles`` names
 a kernel's mistakes with: counts of a tile's keys taken from another tile, from the query, from
 the thread or shared out evenly (``counts``), and the values added in the acc update read from Ks,
-the keys, where Vs belongs (``values_from_the_keys``)."""
+the keys, where Vs belongs (``values_from_the_keys``), and the score's dot product over the
+first TILE numbers of the head alone (``dot_over_tile``)."""
 
 from __future__ import annotations
 
@@ -97,3 +98,18 @@ def factors_swapped(n, inputs, last):
            f"past n = {n}), where it holds keys {tile * TILE} to {min(n, tile * TILE + TILE) - 1}: "
            "thread t staged key j = tile + t * TILE, the tile's and the thread's factors swapped",
            "a tile's keys follow one another: thread t stages key j = tile * TILE + t")
+
+
+def dot_over_tile(inputs):
+    """(inputs, walk's keywords, problem, hint) of the score's dot product bounded by TILE where
+    HEAD_DIM belongs (c < TILE): q's numbers past the first TILE left out of every score."""
+    q, k, v = inputs
+    cut = q.copy()
+    cut[:, TILE:] = 0
+    score = lambda c: float((q[0, :c].astype(np.float64) * k[0, :c]).sum()) * D ** -0.5  # noqa: E731
+    yield ((cut, k, v), {}, f"each score summed only the first {TILE} of the HEAD_DIM = {D} "
+           f"products qi[c] * Ks[jj][c]: the dot product's loop ran while c < TILE, but a query "
+           f"and a key hold HEAD_DIM = {D} numbers each (TILE = {TILE} counts the keys of a "
+           f"tile), so row 0's score against key 0 came out {score(TILE):.4g}, where it is "
+           f"{score(D):.4g}", "a score is the dot product over the whole head: for (int c = 0; "
+           "c < HEAD_DIM; ++c) s += qi[c] * Ks[jj][c]")

@@ -16,12 +16,14 @@ from helpers.exercises import near, speed
 from helpers.exercises.common import Output, declared_int, halves, whole_sums
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
-from helpers.exercises.microscope import observe, race_mistake
+from helpers.exercises.failure import Failure
+from helpers.exercises.microscope import observe, race_mistake, syncwarp_between
 from helpers.exercises.verdict import did_not_finish, matches
 from helpers.exercises.origin import Wrong
 from helpers.exercises.matmul_bt_models import (TILE, c_rows_k_apart, guarded_by_the_other_side,
                                                 index_from_the_other_thread_side, loads as _loads,
-                                                row_alone, row_from_blockidx_x, tiles_transposed,
+                                                row_alone, row_from_blockidx_x, rows_apart as _rows_apart,
+                                                tiles_transposed,
                                                 store_guard_against_a_side, tiled as _tiled)
 
 RTOL, ATOL = 1e-4, 1e-4
@@ -277,11 +279,6 @@ def _known_results(a, bt):
         yield _tiled(a, bt, **change), problem, hint
 
 
-def _rows_apart(flat, n, k):
-    """Bt (n x k) as a kernel reads it whose rows are n elements apart in ``flat``."""
-    return flat[np.arange(n)[:, None] * n + np.arange(k)]
-
-
 def _a_rows_apart(got, a, bt):
     """A's rows read M apart where a read past A does not crash: C's rows that stay inside A."""
     (m, k), rows = a.shape, np.flatnonzero(np.arange(len(a)) * len(a) + a.shape[1] <= a.size)
@@ -362,13 +359,16 @@ def _timed(kernel):
 
 
 def _races(kernels):
-    """The mistakes of the race check's launches on the simulator (RACE_CASES). With a single
-    phase, a race on the tiles can only be between the loads and the products; with several (and
-    none in a single phase), between one phase's products and the next phase's loads."""
+    """The mistakes of the race check's launches on the simulator (RACE_CASES), a __syncwarp()
+    between the two accesses first. With a single phase, a race on the tiles is between the loads
+    and the products; with several, between one phase's products and the next phase's loads."""
     for case in RACE_CASES:
         error = observe(kernels, _launch(case), key=f"race {case}").error
         if error is None:
             continue
+        for problem, hint in syncwarp_between(kernels, Failure(error, (TILE, TILE, 1))):
+            yield (f"{problem}, found by the race check on the simulator with M = {case.M}, "
+                   f"K = {case.K}, N = {case.N}"), hint   # a __syncwarp() between the two
         problem, hint = ((did_not_finish(error), "a loop whose condition never becomes false: "
                           "check the phase loop and the inner loop") if error.kind == "time limit"
                          else race_mistake(error, "two threads wrote the same element of C: a "

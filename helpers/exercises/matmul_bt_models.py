@@ -280,3 +280,8 @@ def row_alone(run, name, rtol, atol):
            f"phase, where k runs past K - 1, each {row} of the tile ran on into the next row of "
            f"{name}, and the last row past {name}'s end (the read that crashed on the simulator)",
            f"guard {name}'s element by both its indices: {right}")
+
+
+def rows_apart(flat, n, k):
+    """Bt (n x k) as a kernel reads it whose rows are n elements apart in ``flat``."""
+    return flat[np.arange(n)[:, None] * n + np.arange(k)]

@@ -28,7 +28,7 @@ from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import body_words, observe, observed_launch, observed_mistakes
 from helpers.exercises.wmma_partial_k_models import (B_TRANSPOSED, STAGINGS, b_fragment_col_major,
                                                      c_stored_col_major, fragment_from_other_tile,
-                                                     staged)
+                                                     b_column_from_r, staged)
 from helpers.exercises.wmma_partial_k_models import clamped as _clamped
 from helpers.exercises.wmma_partial_k_models import is_close as _is
 from helpers.exercises.wmma_partial_k_models import steps_cut_short as _steps_cut_short
@@ -344,6 +344,7 @@ def _mistakes(case, run):
     yield from c_stored_col_major(got, a @ b)
     flat_a, flat_b = (spec.host().astype(np.float64) for spec in run.launch.args[:2])
     yield from fragment_from_other_tile(got, flat_a, flat_b, m, k, n)
+    yield from b_column_from_r(got, flat_a, flat_b, m, k, n)
     if _is(got, a[:, :whole] @ b[:whole]):
         yield (f"the last, partial tile along K was skipped: C lacks the products of k = {whole} to "
                f"{k - 1}", "loop while k0 < K (not k0 + 16 <= K): the last step stages fewer than "

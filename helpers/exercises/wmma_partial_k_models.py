@@ -160,6 +160,20 @@ def staged(flat_a, flat_b, m, k, n, a_keep=None, b_keep=None, a_at=None, b_at=No
     return c
 
 
+def b_column_from_r(got, flat_a, flat_b, m, k, n):
+    """(problem, hint) where ``got`` is the C of a Bs staged with B's column inside the tile taken
+    from r, B[(k0 + r) * N + tile_col * 16 + r]: each row of Bs one element of B, repeated."""
+    at = lambda tile, k0, r, col: (k0 + r) * n + tile[1] * 16 + r  # noqa: E731
+    if n > 1 and np.allclose(got, staged(flat_a, flat_b, m, k, n, b_at=at), 1e-4, 1e-3,
+                             equal_nan=True):
+        yield ("Bs took B's column from r, B[(k0 + r) * N + tile_col * 16 + r], where col belongs: "
+               "each row r of Bs held one element of B, B[k0 + r][tile_col * 16 + r], in all its "
+               f"16 columns, so in tile (0, 0)'s first step Bs[w][0][1] took B[0][0] "
+               f"({flat_b[0]:.4g}) where B[0][1] ({flat_b[1]:.4g}) belongs (C matches this "
+               "staging exactly)", "the column inside the tile is col: Bs[w][r][col] = k0 + r < K ? "
+               "B[(k0 + r) * N + tile_col * 16 + col] : __float2half(0.0f)")
+
+
 FRAGMENT_FROM = {"b": ("A", "As", lambda ta, tb: ta @ ta, "Bs"),
                  "a": ("B", "Bs", lambda ta, tb: tb @ tb, "As")}
 """A fragment loaded from the other matrix's tile: the fragment, (the matrix, its tile, what

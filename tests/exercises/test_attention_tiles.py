@@ -190,6 +190,14 @@ WRONG = [
       "key j starts at element j * HEAD_DIM",
       "Hint: a key is HEAD_DIM elements long: Ks[t][c] = k[(size_t)j * HEAD_DIM + c], "
       "Vs[t][c] = v[(size_t)j * HEAD_DIM + c]"]),
+    # blind audit TAAA-attention_tiles-1: the score's dot product bounded by TILE (was 'row 0 of
+    # o is wrong ... compare your walk over the tiles with the one in the notebook's
+    # attention_tiled', the loop bound not named)
+    ("score_over_tile_dims", variant(KERNEL, ("for (int c = 0; c < HEAD_DIM; ++c)\n                s += qi[c]",
+                                              "for (int c = 0; c < TILE; ++c)\n                s += qi[c]")),
+     ["each score summed only the first 32 of the HEAD_DIM = 64 products qi[c] * Ks[jj][c]",
+      "row 0's score against key 0 came out ", "Hint: a score is the dot product over the whole "
+      "head: for (int c = 0; c < HEAD_DIM; ++c) s += qi[c] * Ks[jj][c]"]),
     ("keys_of_the_queries", variant(KERNEL, ("k[(size_t)j * HEAD_DIM + c]", "k[(size_t)i * HEAD_DIM + c]")),
      ["Ks was staged from the query index i", "j = tile * TILE + t"]),
     # audit 3: the last tile's count in every tile; the count from the query tile, blockIdx.x

@@ -22,6 +22,17 @@ SECOND_BARRIER = "        __syncthreads();\n    }\n"
 # name: (replacements in the solution, a piece of the expected verdict)
 WRONG = {
     "no_barrier_after_the_loads": ([(FIRST_BARRIER, "        for (int j")], "(TODO 3)"),
+    # blind audit TAAB-matmul_bt-1: __syncwarp() where the first __syncthreads() belongs (was
+    # '... with no barrier between the two (a read-after-write hazard) ...', the __syncwarp()
+    # there not named)
+    "syncwarp_after_the_loads": ([(FIRST_BARRIER, "        __syncwarp();\n        for (int j")],
+                                 "the __syncwarp() at kernel.cu:", " waits only for the 32 threads "
+                                 "of its own warp, not for the block: thread (0, 2, 0) (warp 1) "
+                                 "writes Bs[34] at ", ", and thread 2 (warp 0) reads it at ",
+                                 "threads of different warps, which a __syncwarp() does not hold back",
+                                 "found by the race check on the simulator with M = 20, K = 13, N = 18",
+                                 "Hint: a barrier for the whole block: __syncthreads() in the "
+                                 "__syncwarp()'s place"),
     "no_barrier_after_the_products": ([(SECOND_BARRIER, "    }\n")], "(TODO 5)"),
     "loads_past_k_left_unzeroed": ([(LOAD_A, "if (row < M && k < K) As[ty][tx] = A[row * K + k];"),
                                     (LOAD_B, "if (bt_row < N && k < K) Bs[ty][tx] = Bt[bt_row * K + k];")],

@@ -281,6 +281,13 @@ WRONG = [
                                                    "load_matrix_sync(a, &Bs[w][0][0], 16)")),
      ["C is each step's tile of B times itself, Bs Bs: A's fragment a was loaded from Bs",
       "Hint: load each fragment from its own tile: wmma::load_matrix_sync(a, &As[w][0][0], 16)"]),
+    # blind audit TAAB-wmma_partial_k-1: B's column inside the tile taken from r (was 'C is not
+    # A B (C[23][15] = 5.928, expected -3.613)' and the staging recipe, the slip not named)
+    ("b_column_from_r", variant(KERNEL, ("tile_col * 16 + col]", "tile_col * 16 + r]")),
+     ["Bs took B's column from r, B[(k0 + r) * N + tile_col * 16 + r]",
+      "in tile (0, 0)'s first step Bs[w][0][1] took B[0][0] (",
+      "where B[0][1] (", "Hint: the column inside the tile is col: Bs[w][r][col] = k0 + r < K ? "
+      "B[(k0 + r) * N + tile_col * 16 + col] : __float2half(0.0f)"]),
 ]
 
 
