@@ -32,6 +32,13 @@ def weighted(cols, grid, warps):
            "being built, so lane 0 added lanes 16, 8, 4, 2 and 1's own sums but none they had "
            "gathered", "shuffle the running sum at each step, the same variable the step adds "
            "to: v += __shfl_down_sync(0xffffffff, v, offset)")
+    yield (weights(cols, [0]) + 31 * weights(cols, [16]), "each y[row] is lane 0's sum plus 31 "
+           "times lane 16's and no other lane's: every step of warp_sum shuffled by 16, not by "
+           "its offset, so lane 0 added lane 16's v at each of the 5 steps while lane 16, with no "
+           "lane 32 to read from, added its own v to itself (2, 4, 8 and 16 times its sum): lane "
+           "16's sum came in 1 + 2 + 4 + 8 + 16 = 31 times", "shuffle by the loop's offset, "
+           "which halves at each step (16, 8, 4, 2, 1): v += __shfl_down_sync(0xffffffff, v, "
+           "offset)")
     yield (weights(cols, step=1), "lane l added every column from l to the end: its loop "
            "steps by 1, so the lanes' stretches overlap", "step by the warp's width, c += 32")
     yield (np.arange(cols) >= cols - 32, "each y[row] holds only the row's last 32 products: "

@@ -30,8 +30,8 @@ from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import (accesses_of, kernel_words, observe, observed_mistakes,
                                           source_line)
 from helpers.exercises.reverse_chunks_models import (CHUNK, count_one_short, count_without_first,
-                                                     global_thread_index, last_as_whole,
-                                                     load_past_count, load_times_chunk,
+                                                     global_thread_index, lane_as_place,
+                                                     last_as_whole, load_past_count, load_times_chunk,
                                                      partial_chunk_left_out)
 from helpers.exercises.verdict import not_yet
 
@@ -175,8 +175,8 @@ def planted_bug(kernels):
     None when the race check finds nothing."""
     alone = observe(kernels, _launch(ALONE), key="alone", accesses=8 * ALONE[0])
     source = getattr(getattr(kernels, "simulated", None), "source", None)
-    mistake = load_times_chunk(alone, source) or next(observed_mistakes(alone, _refine), None) \
-        or load_past_count(alone.accesses, *ALONE)
+    mistake = load_times_chunk(alone, source) or _lane_as_place(kernels, alone) \
+        or next(observed_mistakes(alone, _refine), None) or load_past_count(alone.accesses, *ALONE)
     if mistake:
         return not_yet(*mistake)
     seen = observe(kernels, _launch(PROBE), key="probe")
@@ -212,6 +212,15 @@ def planted_bug(kernels):
             "loop's body, where every thread of the block reaches it (outside the if)")
     mistake = next(observed_mistakes(seen, _refine), None) or _private_tile(seen)
     return None if mistake is None else not_yet(*mistake)
+
+
+def _lane_as_place(kernels, alone):
+    """``lane_as_place`` in a trace of the one-chunk-a-block launch, where its race check found
+    two threads storing one element of the tile."""
+    race = alone.race
+    if race is None or race.space != "shared" or race.first.block != race.second.block:
+        return None
+    return lane_as_place(accesses_of(kernels, _launch(ALONE), "lanes", 8 * ALONE[0]))
 
 
 def _loop_text(kernels):

@@ -149,3 +149,26 @@ def load_past_count(kept, n, blocks):
             "is not held to the chunk's elements, t < count (CHUNK is the tile's size, count the "
             "elements this chunk has)", "guard the load with the chunk's count, as the store is: "
             "if (t < count) tile[t] = x[first + t];")
+
+
+def lane_as_place(kept, lanes=32):
+    """(problem, hint) where, in a trace of one chunk a block (``kept``: its accesses), every
+    thread loaded x[first + threadIdx.x % 32] into tile[threadIdx.x % 32], with threads past the
+    first warp: t, the thread's place in the chunk, taken as its lane. None otherwise."""
+    if kept is None or not len(kept):
+        return None
+    stores = kept[(kept["array"] == "tile") & kept["write"]]
+    loads = kept[(kept["array"] == "x") & ~kept["write"]]
+    if not len(stores) or not len(loads) or (stores["thread"] < lanes).all() or \
+            (stores["index"] != stores["thread"] % lanes).any() or \
+            (loads["index"] != loads["block"] * CHUNK + loads["thread"] % lanes).any():
+        return None
+    sharing = sorted(set(stores[(stores["block"] == 0) & (stores["index"] == 0)]["thread"].tolist()))
+    return (f"threads {', '.join(map(str, sharing[:3]))}, ..., {sharing[-1]} of block 0 all "
+            f"loaded x[0] into tile[0] (the race check: a write-after-write hazard on tile[0]): "
+            f"t = threadIdx.x % {lanes}, the thread's lane, repeats every {lanes} threads, so "
+            f"only tile[0] to tile[{lanes - 1}] were loaded, each by {len(sharing)} threads, and "
+            f"tile[{lanes}] to tile[{CHUNK - 1}] were never loaded, though y[first + t] = "
+            "tile[count - 1 - t] reads them", "t is the thread's place in the whole block, 0 to "
+            f"{CHUNK - 1}, one thread an element of the chunk: int t = threadIdx.x; "
+            f"(threadIdx.x % {lanes} is the lane, the same for threads {lanes} apart)")

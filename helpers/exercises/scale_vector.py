@@ -12,15 +12,16 @@ import numpy as np
 
 from helpers.exercises import near
 from helpers.exercises import load_index
-from helpers.exercises.microscope import accesses_of, observe, written_by_two, written_twice
+from helpers.exercises.microscope import (accesses_of, body_words, observe, with_stopped,
+                                          written_by_two, written_twice)
 from helpers.exercises.common import GUARD, Input, Output, one_further
 from helpers.exercises.hidden import awkward, pick
-from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.kernel import KernelExercise, Launch, traced_back
 from helpers.exercises.multiply_vectors import (INDEXES, NO_GUARD, read_past_block_0,
                                                 stored_at_thread, written_by)
 from helpers.exercises.origin import Wrong
 from helpers.exercises.scale_vector_models import (ALPHA, FILL, blocks_from_1, divided_by_alpha,
-                                                   multiplied_into)
+                                                   multiplied_into, while_for_if)
 
 
 # (n, threads per block, extra blocks beyond the ones needed). The first has several blocks
@@ -59,6 +60,15 @@ def _launch(case):
     return Launch((Input(x, after=64, junk=1.0, before=before),
                    Output(n, poisons=poisons, before=before), ALPHA, np.int32(n)),
                   block=(block, 1, 1), grid=(-(-n // block) + extra, 1), model=x)
+
+
+def _detect(kernels, case):
+    """The case's mistakes, with a guard written as a while named first (``while_for_if``)."""
+    launch = _launch(case)
+    run = yield from with_stopped(EXERCISE, kernels, launch, lambda seen, at: while_for_if(
+        body_words(kernels), seen, at))
+    if run is not None:
+        yield from traced_back(kernels, launch, _mistakes(case, run))
 
 
 def _observed(kernels, case):
@@ -380,7 +390,7 @@ EXERCISE = KernelExercise(
     stub="exercises/scale_vector.cu", kernel="scale_vector",
     signature="const float *x, float *y, float alpha, int n",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes, crash_hint=GUARD_HINT,
-    refine=_refine,
+    refine=_refine, detect=_detect,
     simulated="runs the race check", observed=_observed, observed_as="race-checked",
     success=f"y = alpha * x for every size tried ({len(CASES) - 1} launches, n not a multiple of "
             "the block size, one past 2^24), each element written by one thread, and nothing "

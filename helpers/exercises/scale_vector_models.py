@@ -44,3 +44,35 @@ def blocks_from_1(n, block, grid, out, right):
     yield (f"block 0 wrote y[{-block}] to y[-1], before y's start{never}: the index is one "
            "block short: (blockIdx.x - 1) counts the blocks from 1, but blockIdx.x counts from 0",
            "block 0 starts at element 0: i = blockIdx.x * blockDim.x + threadIdx.x")
+
+
+def _loop_test(words):
+    """The variable v of the first ``while (v < n)`` in ``words`` (a kernel body's), where nothing
+    after it assigns v (v =, v +=, v -=, v++, ++v, ...); None where there is none."""
+    for at in range(len(words) - 5):
+        if words[at:at + 2] == ["while", "("] and words[at + 3:at + 6] == ["<", "n", ")"]:
+            v, rest = words[at + 2], words[at + 6:]
+            moved = any(rest[k] == v and rest[k + 1] in ("=", "+=", "-=", "*=", "++", "--")
+                        or rest[k] in ("++", "--") and rest[k + 1] == v
+                        for k in range(len(rest) - 1))
+            return None if moved else v
+    return None
+
+
+def while_for_if(words, seen, launch):
+    """A launch stopped at the time limit whose y held, as far as the threads got, only right
+    products alpha * x[i] and nothing past n, of a kernel whose body tests ``while (i < n)`` and
+    never changes i: the guard's if written as a while, so each thread stores its own element
+    again and again."""
+    v, out = _loop_test(words), seen.outs[0]
+    x, got = launch.model, out.got
+    written = ~np.isnan(got)
+    if v is None or out.past.size or not written.any() or \
+            not np.array_equal(got[written], (ALPHA * x)[written]):
+        return
+    r = int(np.argmax(written))
+    yield (f"the kernel never ended: while ({v} < n) repeats its body for as long as {v} < n, and "
+           f"nothing in it changes {v}, so every thread with an element stores it again and again "
+           f"(stopped by the simulator, y held only right values, y[{r}] = alpha * x[{r}] = "
+           f"{got[r]:g}, and nothing past n)", f"the bounds guard is a test, done once: if ({v} < "
+           f"n) {{ y[{v}] = alpha * x[{v}]; }}, not a while loop")

@@ -147,6 +147,17 @@ WRONG = {
                                "blockIdx.x * blockDim.x + threadIdx.x;")],
                              {"problem": "never call it there",
                               "hint": "lanes 0 to 4 of each warp alone called warp_sum"}),
+    # blind audit TAAB-matvec_warp-1: every shuffle by the constant 16, not the loop's offset
+    # (was 'y[0] = 12.0927, NumPy's is 8.60949 ... Hint: lane l adds A[row * cols + c] * x[c]
+    # ...', a restatement of the whole algorithm, the 16 not named)
+    "shuffle_by_16_each_step": ([("__shfl_down_sync(0xffffffff, v, offset)",
+                                  "__shfl_down_sync(0xffffffff, v, 16)")],
+                                {"problem": "each y[row] is lane 0's sum plus 31 times lane 16's "
+                                            "and no other lane's: every step of warp_sum "
+                                            "shuffled by 16, not by its offset",
+                                 "hint": "shuffle by the loop's offset, which halves at each "
+                                         "step (16, 8, 4, 2, 1): v += __shfl_down_sync("
+                                         "0xffffffff, v, offset)"}),
     "shuffle_replaces_v": ([("v += __shfl_down_sync", "v = __shfl_down_sync")],
                            {"problem": "lane 31's sum", "hint": "v += __shfl_down_sync"}),
     # blind audit QQ Q8: A's row length taken as the warp's width (was 'y[1] = 12.6976, NumPy's

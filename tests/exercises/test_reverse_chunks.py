@@ -93,6 +93,15 @@ WRONG = {
                                        "t = blockIdx.x * blockDim.x + threadIdx.x = 256",
                                        "t < count"],
                            "hint": ["int t = threadIdx.x;", "first = blockIdx.x * CHUNK"]}),
+    # blind audit TAAB-reverse_chunks-1: t taken as the lane, threadIdx.x % 32 (was 'the
+    # simulator's race check found a data race ... on tile[0] ... threads (0, 0, 0) and (32, 0, 0)
+    # ... Hint: two threads store into the same element of the shared array: ... check its
+    # indices and the loops' steps', the % 32 not named)
+    "t_as_the_lane": ([("int t = threadIdx.x;", "int t = threadIdx.x % 32;")],
+                      {"problem": ["threads 0, 32, 64, ..., 224 of block 0 all loaded x[0] into "
+                                   "tile[0]", "t = threadIdx.x % 32, the thread's lane",
+                                   "tile[32] to tile[255] were never loaded"],
+                       "hint": ["int t = threadIdx.x;", "0 to 255"]}),
     "not_reversed": ([(READ, "y[first + t] = tile[t];")],
                      {"problem": "y is a copy of x", "hint": "tile[count - 1 - t]"}),
     # blind audit TFB-reverse_chunks-1: the store mirrored as well as the read (was 'y is a copy

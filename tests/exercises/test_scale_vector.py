@@ -287,6 +287,26 @@ def test_an_endless_loop_is_a_verdict_on_the_simulator(kernels, capsys, monkeypa
     assert "an endless loop?" in verdict.problem, out
 
 
+# blind audit TAAB-scale_vector-1: while where the guard's if belongs, so every thread with an
+# element stores it again and again (was 'the kernel did not finish: the simulator stopped kernel
+# 'scale_vector' after 10 s ... Hint: a loop whose condition never becomes false: check that each
+# loop's variable moves ...', the while not named). A GPU kernel that never ends cannot be stopped
+# from Python: simulator only.
+@pytest.mark.skipif(BACKEND != "simulator", reason="a GPU kernel cannot be stopped from Python")
+def test_a_while_for_the_guard_s_if_is_named(capsys, monkeypatch):
+    from helpers.exercises import common
+
+    monkeypatch.setattr(common, "LAUNCH_TIME_LIMIT", 0.5)
+    endless = compile_variant_pairs("scale_vector", {"while_for_if": variant(
+        KERNEL, ("if (i < n) {", "while (i < n) {"))})["while_for_if"]
+    verdict = checker.check_scale_vector_kernel(*endless)
+    assert verdict.problem.startswith("the kernel never ended: while (i < n) repeats its body for "
+                                      "as long as i < n"), verdict
+    assert "nothing in it changes i" in verdict.problem, verdict
+    assert "y[0] = alpha * x[0] = " in verdict.problem, verdict
+    assert verdict.hint.startswith("the bounds guard is a test, done once: if (i < n)"), verdict
+
+
 def test_wrong_kernel_name_is_reported_not_raised(capsys):
     other = stable_file("scale.cu", KERNEL.replace("scale_vector(", "scale("))
     assert not checker.check_scale_vector(other)
