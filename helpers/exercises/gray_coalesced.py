@@ -19,7 +19,8 @@ from helpers.exercises import near
 from helpers.exercises import sepia, speed
 from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.gray_coalesced_models import (blocks_of, bracket_slip, byte_of_a_neighbour,
-                                                     byte_read_twice, half_outside_the_cast,
+                                                     byte_read_twice, channels_as_char,
+                                                     char_conversion, half_outside_the_cast,
                                                      one_weight_off, plain_average,
                                                      pixel_stride_left_out, row_by_height)
 from helpers.exercises.hidden import awkward, pick
@@ -175,11 +176,9 @@ def _mistakes(case, run):
     if wrong.size:
         yield from _weights_swapped(out.got, run.model, wrong)
         yield from plain_average(out.got, run.model, wrong)
-        yield from pixel_stride_left_out(out.got, run.model, wrong, reference)
-        yield from bracket_slip(out.got, run.model, wrong, reference)
-        yield from byte_read_twice(out.got, run.model, wrong, reference)
-        yield from byte_of_a_neighbour(out.got, run.model, wrong, reference)
-        yield from one_weight_off(out.got, run.model, wrong, reference)
+        for model in (channels_as_char, pixel_stride_left_out, bracket_slip, byte_read_twice,
+                      byte_of_a_neighbour, one_weight_off):   # channels taken or weighed wrongly
+            yield from model(out.got, run.model, wrong, reference)
         yield from near.misses("gray", out.got.reshape(-1, width), reference(run.model).reshape(
             -1, width), close=lambda a, b: np.abs(a - b) <= 1, index_hint=ROW_HINT)
         yield Wrong(f"{wrong.size} of {n} grey values are wrong (the first at x = "
@@ -261,6 +260,7 @@ def _refine(failure):
     the thread, the byte read) at pixel i = y * width + x of a split in ``SPLITS``: the guard
     let it through, and its split of t sent it outside the image."""
     err, launch = failure.error, failure.launch
+    yield from char_conversion(failure)   # bt601_gray's channels taken as char
     if failure.kind != "out of bounds" or getattr(err, "is_write", None) is not False or \
             launch is None or err.block is None or err.thread is None:
         return

@@ -234,3 +234,62 @@ def byte_of_a_neighbour(got, rgb, wrong, grey):
                "1], rgb[3 * i + 2], counted from 0: bt601_gray(rgb[3 * i], rgb[3 * i + 1], "
                "rgb[3 * i + 2])")
         return
+
+
+AS_CHAR = ("the channels reached bt601_gray's sum as char, which holds -128 to 127, so levels 128 "
+           "to 255 turned into -128 to -1: bt601_gray's parameters declared char (char r, char g, "
+           "char b), or a char on the way from rgb")
+CHAR_HINT = ("declare bt601_gray's parameters unsigned, as the stub does: unsigned char "
+             "bt601_gray(unsigned int r, unsigned int g, unsigned int b), and keep each channel "
+             "unsigned from rgb to the sum (a char is signed)")
+
+
+def signed_sums(rgb):
+    """bt601_gray's sums (with its + 0.5f, in float32) of the channels taken as signed chars."""
+    r, g, b = (rgb[..., c].view(np.int8).astype(np.float32) for c in range(3))
+    return (np.float32(0.299) * r + np.float32(0.587) * g + np.float32(0.114) * b
+            + np.float32(0.5))
+
+
+def signed_grey(rgb):
+    """The grey of channels taken as signed chars, as a GPU gives it: a sum below 0 converts to
+    unsigned char as 0 (its conversion saturates)."""
+    return np.clip(signed_sums(rgb), 0, 255).astype(np.uint8)
+
+
+def channels_as_char(got, rgb, wrong, grey):
+    """A GPU's output of channels taken as char (the model ``signed_grey``, within a level as
+    its fused multiply-adds may land), on an image with levels of 128 and more (``grey``: the
+    right grey values' model)."""
+    model = signed_grey(rgb).astype(int)
+    if not wrong.size or not (rgb >= 128).any() or \
+            not (np.abs(got.astype(int) - model) <= 1).all():
+        return
+    at = int(wrong[0])
+    pixel = tuple(int(v) for v in rgb.reshape(-1, 3)[at])
+    yield (f"{wrong.size} of {got.size} grey values are wrong, each the grey of its pixel with its "
+           f"levels of 128 and more taken as negative (pixel {at}: rgb = {pixel}, grey "
+           f"{int(got.ravel()[at])}, expected {int(grey(rgb).ravel()[at])}; its sum came out "
+           f"{float(signed_sums(rgb).ravel()[at]):.3f}, and a sum below 0 converts to 0): "
+           f"{AS_CHAR}", CHAR_HINT)
+
+
+def char_conversion(failure):
+    """A conversion that stopped the kernel on the simulator (its fields: the value, the type,
+    the thread) at the sum that thread t's pixel t gives with its channels taken as char."""
+    err, launch = failure.error, failure.launch
+    value, rgb = getattr(err, "value", None), getattr(launch, "model", None)
+    if failure.kind != "conversion" or value is None or rgb is None or \
+            not getattr(err, "thread", None) or not getattr(err, "block", None):
+        return
+    t = err.block[0] * launch.block[0] + err.thread[0]
+    pixels = rgb.reshape(-1, 3)
+    if t >= len(pixels) or pixels[t].max() < 128 or \
+            abs(float(signed_sums(rgb).ravel()[t]) - value) > 1e-2:
+        return
+    width = rgb.shape[1]
+    yield (f"pixel {t} (x = {t % width}, y = {t // width}) has channels "
+           f"{', '.join(map(str, pixels[t]))}, and its grey sum (with the + 0.5f) came out "
+           f"{value:g}, which levels 0 to 255 never give: {AS_CHAR} (the conversion of "
+           f"{value:g} to {err.to_type} stopped the kernel on the simulator; a GPU gives 0)",
+           CHAR_HINT)

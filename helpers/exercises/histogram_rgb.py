@@ -14,6 +14,8 @@ import numpy as np
 
 from helpers.exercises.common import Output
 from helpers.exercises.histogram_rgb_counts import (BARRIER_HINT, BINS, CLEAR_HINT,
+                                                   added_into_the_thread_s_bin,
+                                                   values_added,
                                                    adding_steps_by_the_grid,
                                                    adding_steps_by_the_grid_s_threads, reference,
                                                    wrong_counts)
@@ -164,7 +166,7 @@ def _mistakes(case, run):
     if run.out.past.size:
         yield ("the kernel wrote past bins[767]", "bins has 3 * 256 counters: bin c * 256 + v, "
                "for c from 0 to 2 and v from 0 to 255")
-    yield from _values_added(got, rgb, case)
+    yield from values_added(got, rgb, case)
     yield from adding_steps_by_the_grid(got, rgb, case)
     if (got >= want).all() and (got > want).any():
         yield from _cleared_by_block_0(run, case)
@@ -186,6 +188,7 @@ def _mistakes(case, run):
     yield from _wrapped(got, rgb, case)
     yield from _one_a_block(got, rgb, case)
     yield from _blocks_add_from_their_start(got, rgb, case)
+    yield from added_into_the_thread_s_bin(got, want, case, lambda: _observed_bins(run.kernel))
     yield from _red_bins_only(got, want, case, run.kernel)
     yield from adding_steps_by_the_grid_s_threads(got, rgb, case, _probe(run.kernel))
     yield from wrong_counts(got, want, rgb, case)
@@ -271,19 +274,6 @@ def _uncleared(run, case):
     return None
 
 
-def _values_added(got, rgb, case):
-    """Each byte added its value rgb[j] to its bin, not 1 (before the counts no image could
-    give: a bin's sum of values may pass the image's size)."""
-    size = 3 * case["n"]
-    bins = np.arange(size) % 3 * 256 + rgb[:size]
-    if got.any() and np.array_equal(got, np.bincount(bins, weights=rgb[:size].astype(np.int64),
-                                                     minlength=BINS)[:BINS]):
-        yield ("each bin holds the sum of its bytes' values, not how many bytes it has: each "
-               "byte added rgb[j] to its bin, where it adds 1",
-               "a histogram counts: add 1 to the byte's bin, "
-               "atomicAdd(&local[(j % 3) * 256 + rgb[j]], 1u)")
-
-
 def _slices_a_block(got, past, rgb, case):
     """bins holds block 0's counts alone, and the elements just past it (the checker's guard,
     768 on) block 1's: block k added its bin b into bins[k * 768 + b] (on a GPU the writes of
@@ -348,17 +338,12 @@ def _red_bins_only(got, want, case, kernels):
     """Bins 0 to 255 alone added, and right: the adding loop bounded by one channel's 256 levels,
     not 768; with a block of 256 threads, as each thread adding one bin does, which the launch on
     the simulator, of 128 threads a block, tells apart (there 0 to 127 alone)."""
-    def red_only(got, want):
+    def red_only(got, want, *_):
         return np.array_equal(got[:256], want[:256]) and not got[256:].any() and want[256:].any()
 
-    if not red_only(got, want):
+    seen = (got, want) if case["block"] != 256 else _observed_bins(kernels)
+    if not red_only(got, want) or seen is None or not red_only(*seen):
         return
-    if case["block"] == 256:
-        seen = _observe(kernels)
-        small = seen.launch.model[:3 * CASES[-1]["n"]]
-        if seen.error is not None or not red_only(seen.outs[0].got.astype(np.int64),
-                                                  reference(small)):
-            return
     yield ("only bins 0 to 255, the red ones, were added to bins: the adding loop stopped at "
            "256, one channel's levels, but local has 768 bins, 3 channels of 256",
            "add all 768: for (int b = threadIdx.x; b < 768; b += blockDim.x)")
@@ -366,6 +351,13 @@ def _red_bins_only(got, want, case, kernels):
 
 def _observe(kernels):
     return observe(kernels, _launch(CASES[-1]))
+
+
+def _observed_bins(kernels):
+    """The simulator's launch of CASES[-1]: (its bins, NumPy's, its block); None if it failed."""
+    seen = _observe(kernels)
+    return None if seen.error is not None else (seen.outs[0].got.astype(np.int64), reference(
+        seen.launch.model[:3 * CASES[-1]["n"]]), CASES[-1]["block"])
 
 
 def _observed_mistakes(kernels, case):

@@ -256,3 +256,48 @@ def adding_steps_by_the_grid_s_threads(got, rgb, case, probe):
            f"768 of its own bins, but thread t added only bins t, t + {step}, ...{told}",
            "the block's threads share out its 768 bins: "
            "for (int b = threadIdx.x; b < 768; b += blockDim.x)")
+
+
+def folded(want, block):
+    """bins as an adding loop that adds local[b] into bins[threadIdx.x] leaves them: thread t
+    adds its bins t, t + blockDim.x, ... all into bins[t], so bins[t] (t below blockDim.x and
+    768) holds their sum and the bins from blockDim.x on stay 0."""
+    return np.bincount(np.arange(BINS) % block, weights=want, minlength=BINS)[:BINS].astype(np.int64)
+
+
+def added_into_the_thread_s_bin(got, want, case, probe):
+    """The adding loop's atomicAdd(&bins[threadIdx.x], local[b]) (its model ``folded``). With 256
+    threads a block the bins are those of every byte counted in the red bins: ``probe()`` (the
+    bins, NumPy's bins and the block of a launch of 128 threads a block, None where it failed)
+    tells them apart."""
+    block, seen = case["block"], probe()
+    if block >= BINS or not np.array_equal(got, folded(want, block)) or seen is None or \
+            seen[2] >= BINS or not np.array_equal(seen[0], folded(seen[1], seen[2])):
+        return
+    terms = ["threadIdx.x"] + [f"threadIdx.x + {k * block}" for k in range(1, -(-BINS // block))]
+    shown = ", ".join(terms[:3]) + (", ..." if len(terms) > 3 else "")
+    t = int(np.argmax(got != want))
+    summed = list(range(t, BINS, block))
+    named = (", ".join(map(str, summed[:-1])) + f" and {summed[-1]}" if len(summed) <= 3 else
+             ", ".join(map(str, summed[:3])) + ", ...")
+    yield (f"each thread added its bins b = {shown} all into bins[threadIdx.x]: the adding loop "
+           f"adds local[b] into bins[threadIdx.x], not bins[b], so bins {block} to 767 stayed 0 "
+           f"and bins[{t}] counts {int(got[t]):,}, bins {named} together ("
+           f"{' + '.join(str(int(want[b])) for b in summed[:3])}{' + ...' if len(summed) > 3 else ''}"
+           f"), where {int(want[t]):,} belongs (with {seen[2]} threads a block, bins {seen[2]} to "
+           "767 stayed 0)",
+           "add each shared bin into the global bin of the same number: "
+           "atomicAdd(&bins[b], local[b])")
+
+
+def values_added(got, rgb, case):
+    """Each byte added its value rgb[j] to its bin, not 1 (before the counts no image could
+    give: a bin's sum of values may pass the image's size)."""
+    size = 3 * case["n"]
+    bins = np.arange(size) % 3 * 256 + rgb[:size]
+    if got.any() and np.array_equal(got, np.bincount(bins, weights=rgb[:size].astype(np.int64),
+                                                     minlength=BINS)[:BINS]):
+        yield ("each bin holds the sum of its bytes' values, not how many bytes it has: each "
+               "byte added rgb[j] to its bin, where it adds 1",
+               "a histogram counts: add 1 to the byte's bin, "
+               "atomicAdd(&local[(j % 3) * 256 + rgb[j]], 1u)")

@@ -6,6 +6,7 @@ simulator, by events against a copy on a GPU (``gpu_timing``). All are compiled 
 
 import re
 
+import numpy as np
 import pytest
 
 from kernel_sources import (assert_mistake_named, assert_refused_and_named, compile_variant_pairs,
@@ -188,6 +189,17 @@ WRONG = {
                               ["the pixel index steps a row by height = 7 pixels",
                                "i = y * height + x", "228 of 315 pixels were never written",
                                "Hint: a row is width pixels long: i = y * width + x"]),
+    # blind audit TAAA-gray_coalesced-1: bt601_gray's parameters declared char (was 'the kernel
+    # crashed: a float-to-integer conversion ... (unsigned char) of the float -70.726 ... Clamp it
+    # ... Hint: the grid is rounded up to whole blocks ...'); on a GPU the sums below 0 become 0
+    "parameters_declared_char": ([("bt601_gray(unsigned int r, unsigned int g, unsigned int b)",
+                                   "bt601_gray(char r, char g, char b)")],
+                                 ["the channels reached bt601_gray's sum as char, which holds -128 "
+                                  "to 127, so levels 128 to 255 turned into -128 to -1",
+                                  "bt601_gray's parameters declared char (char r, char g, char b)",
+                                  "Hint: declare bt601_gray's parameters unsigned, as the stub "
+                                  "does: unsigned char bt601_gray(unsigned int r, unsigned int g, "
+                                  "unsigned int b)"]),
     # every thread converts every pixel, the same values: right, but for the race check
     "every_thread_does_the_whole_loop": (
         [(KERNEL[KERNEL.index("    int x = t % width;"):KERNEL.rindex("}")],
@@ -272,6 +284,22 @@ def test_a_right_kernel_whose_warps_are_not_along_a_row_passes_but_is_not_fast(n
         assert "sectors a request" in verdict.slow, out
     else:
         assert "where FAST takes 20%" in verdict.slow, out
+
+
+def test_channels_as_char_are_named_from_a_gpus_output():
+    """On a GPU bt601_gray's char parameters give no crash: the sums below 0 convert to 0, the
+    output ``signed_grey``'s; the simulator stops at the first such conversion."""
+    from helpers.exercises import gray_coalesced_models as models
+    rgb = checker._launch(checker.CASES[0]).model
+    got = models.signed_grey(rgb)
+    wrong = np.flatnonzero(np.abs(got.astype(int) - checker.reference(rgb)).ravel() > 1)
+    problem, hint = next(models.channels_as_char(got, rgb, wrong, checker.reference))
+    assert "grey values are wrong, each the grey of its pixel with its levels of 128 and more " \
+           "taken as negative (pixel 0: rgb = (128, 222, 142), grey 0, expected 185" in problem
+    assert "bt601_gray's parameters declared char (char r, char g, char b)" in problem
+    assert hint.startswith("declare bt601_gray's parameters unsigned")
+    assert not list(models.channels_as_char(checker.reference(rgb), rgb, wrong[:0],
+                                         checker.reference))
 
 
 # Mistakes the compiler refuses, named from the simulator's record of g++'s first error: blind

@@ -283,6 +283,12 @@ WRONG = [
     # blind audit TNA-histogram_rgb-1: the adding loop steps by the grid's threads (was 'only bins
     # below blockDim.x (256) were added to bins: each thread added one bin, b = threadIdx.x',
     # as if there were no loop)
+    # blind audit TAAA-histogram_rgb-1: local[b] added into bins[threadIdx.x] (was 'every byte was
+    # counted in the red bins ...', as with 256 threads a block; the launch of 128 tells them apart)
+    ("added_into_the_thread_s_bin", variant(KERNEL, ("&bins[b], local[b]", "&bins[threadIdx.x], local[b]")),
+     ["each thread added its bins b = threadIdx.x, threadIdx.x + 256, threadIdx.x + 512 all into "
+      "bins[threadIdx.x]", "bins 256 to 767 stayed 0", "(with 128 threads a block, bins 128 to 767 stayed 0)",
+      "Hint: add each shared bin into the global bin of the same number: atomicAdd(&bins[b], local[b])"]),
     ("adding_steps_by_the_grid_s_threads", variant(KERNEL, (ADD, ADD.replace("b += blockDim.x)", "b += blockDim.x * gridDim.x)"))),
      ["the loop that adds the block's bins into bins steps b by blockDim.x * gridDim.x (2048",
       "b += blockDim.x)"]),
