@@ -20,7 +20,8 @@ from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import observe, written_by_two, written_twice
 from helpers.exercises.origin import Wrong
 from helpers.exercises.sepia_models import (CHANNEL_NAMES, JUNK, SEPIA, _differs, _larger_kept,
-                                            copied_channel, mixed_up, near, one_channel, reference)
+                                            clamped_low, copied_channel, mixed_up, near,
+                                            one_channel, reference)
 
 CASES = [Grid(37, 53, (16, 16)), Grid(71, 45, (32, 8))]  # odd sides, wide and tall, two blocks
 
@@ -289,6 +290,7 @@ def _wrong_values(rgb, got, block=None, models=(), first_pixel=0):
                f"is {exact[wy, wx, wc]:.1f})",
                "clamp before converting: a float above 255 turned into unsigned char wraps "
                "around (300 becomes 44). Use fminf(value + 0.5f, 255.0f)")
+    yield from clamped_low(rgb, got, exact)
     if not _differs(got, reference(rgb, half=0.0), exact, boundary=0.0).any():
         yield (f"{int(wrong.sum())} values are one below NumPy's, each where the sum's fraction "
                f"is .5 or more ({at}: the sum is {exact[wy, wx, wc]:.3f}, got "

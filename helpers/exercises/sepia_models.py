@@ -86,6 +86,22 @@ def _larger_kept(exact, got) -> bool:
     return bool(((got == 255) | (np.abs(got - wrapped) <= 1)).all())
 
 
+def clamped_low(rgb, got, exact):
+    """Every value NumPy's sepia, clamped at a level below 255: fminf(value + 0.5f, 1.0f) (the
+    channels taken for 0 to 1), or another ceiling where 255.0f belongs."""
+    want, top = reference(rgb), int(got.max())
+    if not 1 <= top < 255 or want.max() <= top or _differs(got, np.minimum(want, top), exact).any():
+        return
+    y, x, c = np.argwhere(want > top)[0]
+    count, rest = int((want > top).sum()), "" if (want > top).all() else ", the others NumPy's"
+    yield (f"no value of out is above {top}: {count} of {got.size} values are {top} where NumPy's "
+           f"is larger (the first x = {x}, y = {y}, {CHANNEL_NAMES[c]}: the sum is "
+           f"{exact[y, x, c]:.1f}, got {got[y, x, c]}, expected {want[y, x, c]}){rest}: the "
+           f"values were clamped at {top} where 255 belongs",
+           f"the channels are bytes, 0 to 255{' (not 0 to 1)' if top == 1 else ''}: clamp each "
+           "at 255 as you store it: (unsigned char)fminf(r2 + 0.5f, 255.0f), and so for g2 and b2")
+
+
 def _other_weights(rgb, got, layout_hint):
     """A kernel whose channels are other weighted sums of r, g and b (a weight mistyped, a
     channel computed from another's result): the weights least squares finds where no channel

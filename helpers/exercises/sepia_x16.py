@@ -88,6 +88,7 @@ def _mistakes(case, run):
                "each output byte must depend only on its own pixel's input")
     yield from sepia_x16_tail.past_the_end(run.out.past, n)
     yield from sepia_x16_tail.tail_from_its_start(run, n)
+    yield from sepia_x16_tail.no_block_offset(run.out.unwritten, *case)
     yield from _unwritten(run.out.unwritten, n)
     yield from sepia_x16_models.unmasked(rgb, got, n)
     yield from sepia_x16_models.shifted_left(rgb, got, n)

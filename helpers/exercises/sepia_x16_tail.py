@@ -39,6 +39,26 @@ def tail_from_its_start(run, n):
            f"the pixel's number in the image, not its place in the tail: {TAIL_CALL}")
 
 
+def no_block_offset(unwritten, n, block):
+    """t = threadIdx.x, without blockIdx.x * blockDim.x: every block converts block 0's groups
+    (the same values, so a GPU's blocks agree), and the groups past them and the tail are never
+    written: pixels 0 to 16 * blockDim.x - 1 written, no other (with more groups than threads a
+    block, so that the grid has several blocks and the tail's thread is never reached)."""
+    groups, pixels = n // 16, unwritten.all(axis=1)
+    if groups <= block or not np.array_equal(unwritten.any(axis=1), pixels) or \
+            not np.array_equal(pixels, np.arange(n) >= 16 * block):
+        return
+    blocks = -(-(groups + 1) // block)
+    yield (f"only pixels 0 to {16 * block - 1} of the {n} were written, block 0's groups 0 to "
+           f"{block - 1} (n = {n}: {groups} groups{f' and a tail of {n % 16}' if n % 16 else ''}, "
+           f"{blocks} blocks of {block} threads): every block converted block 0's groups: t took "
+           "no block offset (t = threadIdx.x, the thread's place in its block, where its number "
+           f"in the grid belongs), so groups {block} to {groups - 1}"
+           f"{' and the tail' if n % 16 else ''} got no thread",
+           "t = blockIdx.x * blockDim.x + threadIdx.x: block b's threads then take the groups "
+           "from b * blockDim.x on, and the thread t == n / 16 does the tail")
+
+
 def tail_started_late(pixels, n):
     """The tail's loop started k pixels past the tail's first (``i = 16 * groups + 1``): its
     first k pixels, and no other, never written (``pixels``: each pixel's, unwritten), the tail's

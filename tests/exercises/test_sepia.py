@@ -80,6 +80,12 @@ WRONG = {
     "last_row_skipped": ([("y >= height", "y >= height - 1")], "pixels were never written"),
     "no_clamp": (each_channel("fminf({c}2 + 0.5f, 255.0f)", "({c}2 + 0.5f)"),
                  "Hint: clamp before converting"),
+    # blind audit TAAB-sepia-1: clamped at 1.0f, as if the channels ran 0 to 1 (was 'the red
+    # output is 0.002 r + 0.002 g + 0.002 b, where the matrix has 0.393 r + ... Hint: each output
+    # channel comes from the input's r, g and b: ...', the weights blamed, which are right)
+    "clamped_at_1": (each_channel("fminf({c}2 + 0.5f, 255.0f)", "fminf({c}2 + 0.5f, 1.0f)"),
+                     ("no value of out is above 1", "clamped at 1 where 255 belongs",
+                      "Hint: the channels are bytes, 0 to 255", "fminf(r2 + 0.5f, 255.0f)")),
     "truncates_instead_of_rounding": (each_channel("fminf({c}2 + 0.5f, 255.0f)", "fminf({c}2, 255.0f)"),
                                       "the kernel truncates instead of rounding"),
     "input_read_as_bgr": ([(READ, "float b = rgb[3 * i], g = rgb[3 * i + 1], r = rgb[3 * i + 2];")],

@@ -54,12 +54,12 @@ WRONG = {
                                "uint4 a = src[0], b = src[4], c = src[8];")],
                              "thread t took its three uint4 4 apart, src[0], src[4] and src[8] "
                              "(counting 32-bit words"),
+    "t_without_the_block_offset": ([("blockIdx.x * blockDim.x + threadIdx.x;", "threadIdx.x;")], "only pixels 0 to 1023 of the 8000 were written, block 0's groups 0 to 63 (n = 8000: 500 groups, 8 blocks of 64 threads): every block converted block 0's groups: t took no block offset (t = threadIdx.x"),  # blind audit TAAB-sepia_x16-1: t = threadIdx.x (was '20928 of 24000 bytes of out were never written (the first in pixel 1024, of thread 64) ... Hint: thread t must convert pixels 16t to 16t + 15: ...', what t does restated)
     "uint4s_taken_2_apart": ([("uint4 a = src[0], b = src[1], c = src[2];",
                                "uint4 a = src[0], b = src[2], c = src[4];")],
                              "Hint: src points at thread t's first uint4, and its group's 48 bytes "
                              "are the three side by side: uint4 a = src[0], b = src[1], c = src[2]"),
-    # blind audit Q12 (was 'in every group of 48 elements of out, only the first 3 are right
-    # ... check the indices of the loads that feed them')
+    # blind audit Q12 (was 'in every group of 48 elements of out, only the first 3 are right ... check the indices of the loads that feed them')
     "pixels_read_4_bytes_apart": ([("byte_of(w, 3 * p), g = byte_of(w, 3 * p + 1), bl = "
                                     "byte_of(w, 3 * p + 2)", "byte_of(w, 4 * p), g = byte_of(w, "
                                     "4 * p + 1), bl = byte_of(w, 4 * p + 2)")],
