@@ -59,12 +59,12 @@ def _array_loads(name, indices) -> str:
 
 def words(origin, block, grid, shape=None) -> str | None:
     """What a ``provenance.Provenance`` says, in a clause (its element named by its sides too
-    where ``shape`` has two or more); None where it says nothing (the element was not stored:
-    the exercise's detectors name that)."""
+    where ``shape`` has two or more); None where it says nothing (no provenance was kept, or the
+    element was not stored: the exercise's detectors name that)."""
     from helpers.sim.errors import xyz
     from helpers.sim.microscope.racecheck import position
 
-    if not origin.stores:
+    if origin is None or not origin.stores:
         return None
     who = [f"thread {xyz(position(t, block))} of block {xyz(position(b, grid))}"
            for b, t in origin.stores]

@@ -38,6 +38,12 @@ def test_an_element_no_thread_stored_adds_nothing():
     assert origin.words(Provenance("out", 3, (), 0, ()), BLOCK, GRID) is None
 
 
+def test_no_provenance_kept_adds_nothing():
+    # provenance() gives None where the trace kept only some of the launch's accesses (more than
+    # origin.ACCESSES) or no parameter has the array's name: the mistake goes on as it was
+    assert origin.words(None, BLOCK, GRID) is None
+
+
 def test_the_runner_passes_other_mistakes_on_as_they_were():
     mistakes = [("a problem", "a hint"), ("another", "hint")]
     assert list(traced_back(object(), None, iter(mistakes))) == mistakes
