@@ -11,7 +11,8 @@ theirs (include/sim_init.h), where its loads are checked against the shadow.
 
 Only init-checked launches see what a kernel writes. Any other launch (one that runs plainly, or
 one traced or race-checked only: the check was turned off meanwhile) may write anything, so it
-ends every shadow: from then on those arrays count as written. What the check cannot see, it never reports.
+ends every shadow: from then on those arrays count as written. What the check cannot see, it
+never reports.
 """
 
 from __future__ import annotations
