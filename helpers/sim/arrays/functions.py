@@ -1,5 +1,5 @@
 """The functions of `pycuda.gpuarray` that take GPUArrays: conditionals, minimum/maximum,
-reductions (sum, dot, min, max, any, all and their subset_ forms), logical operations,
+reductions (sum, dot, min, max and their subset_ forms, any, all), logical operations,
 concatenate and stack.
 
 As for the operators (arithmetic.py), NumPy computes them on the simulated device memory with

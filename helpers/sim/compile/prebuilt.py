@@ -22,9 +22,10 @@ the runners and the precompiled prelude.
 All are kept in the cache folder (``grid-*``, ``trace-*`` and ``prelude-*`` folders; a
 precompiled prelude is about 30 MB, and a learner's builds use two or three flag sets, and the
 scan that finds the kernels one more), with the ownership checks of a cached module, since the
-compiler and the loader trust what they hold. Folders made for an older version of the
-simulator's headers are deleted when a new one is made, if they are an hour old: a younger one
-may belong to another copy of the course, building into it now.
+compiler and the loader trust what they hold. Folders made for another version of the
+simulator's headers are deleted when a new one is made, if nothing has used them for an hour
+(each use sets a folder's time afresh): one used since may belong to another copy of the course,
+building into it now.
 """
 
 import hashlib

@@ -1,10 +1,11 @@
 """The stacks that simulated threads run on, shared by every module and launch.
 
-A module that uses barriers or warp functions runs each thread of a block as a fiber, on a stack
-of its own (include/sim_switch.h); a module without them runs a block as a loop, on one stack per
-worker. Mapping stacks and their guard pages costs more than a small launch, so they are made
-once, for worker i and as many threads as the largest block seen so far, and handed to every
-launch (launches run one at a time, include/sim_grid.h).
+In a module that uses barriers or warp functions each kernel runs each thread of a block as a
+fiber, on a stack of its own (include/sim_switch.h), but for a kernel that compile/split.py
+rewrote, which runs a block as a loop, as every kernel of a module without them does, on one
+stack per worker. Mapping stacks and their guard pages costs more than a small launch, so they
+are made once, for worker i and as many threads as the largest block seen so far, and handed to
+every launch (launches run one at a time, include/sim_grid.h).
 
 Each stack is a slot of STACK_BYTES (aligned to it: a thread finds its threadIdx at the top of its
 slot). Only the top STACK_USABLE bytes are usable: 512 KiB of local arrays, what a GPU allows a

@@ -9,9 +9,10 @@ the array, 0 until the byte is written. Copies to the device and memsets mark wh
 through: ``fill``, ``set``, arithmetic) marks all it spans, and a checked launch's stores mark
 theirs (include/sim_init.h), where its loads are checked against the shadow.
 
-Only launches on the instrumented build see what a kernel writes. A launch that runs plainly (the
-check was turned off meanwhile) may write anything, so it ends every shadow: from then on those
-arrays count as written. What the check cannot see, it never reports.
+Only init-checked launches see what a kernel writes. Any other launch (one that runs plainly, or
+one traced or race-checked only: the check was turned off meanwhile) may write anything, so it
+ends every shadow: from then on those arrays count as written. What the check cannot see, it
+never reports.
 """
 
 from __future__ import annotations

@@ -14,7 +14,8 @@ one word each per *wavefront*, so lanes that hit different words of one bank cos
 wavefronts (*bank conflicts*). The simulator sees every access of every thread, so it can count
 exactly that, as Nsight Compute does on a GPU: the k-th execution of a load or store by each lane
 of a warp is one request. It also counts lane efficiency (the active lanes of each warp-level
-execution of a basic block, out of 32), which divergent branches lower.
+execution of a basic block, out of 32, with `trace(divergence=True)`; else of each memory
+request), which divergent branches lower.
 
 A traced launch runs on the module's instrumented build (instrumented.py); without `trace()` nothing
 changes and nothing is paid. The race check (settings.racecheck) and the init check
