@@ -1,5 +1,5 @@
 """Notebook 03's escape-time loop in NumPy, float32 in the kernels' order: the model that the
-Julia and Mandelbrot exercises (``julia``, ``mandelbrot_rows``) share."""
+Mandelbrot and Julia exercises (``escape_steps``, ``mandelbrot_rows``, ``julia``) share."""
 
 from __future__ import annotations
 

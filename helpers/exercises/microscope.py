@@ -255,7 +255,7 @@ def with_stopped(exercise, kernels, launch, endless):
 
 
 def kernel_words(kernels):
-    """(source, tokens, words, the body's "{", the index past its "}") of the kernel's text in
+    """(source, tokens, words, the body's "{", the index of its "}") of the kernel's text in
     its simulated twin's source, as its module was compiled; None where there is no twin, the
     twin has no source, or the text cannot be read."""
     from helpers.sim.compile.kernel_text import Unreadable, closing, read_tokens
@@ -276,8 +276,8 @@ def kernel_words(kernels):
 
 
 def body_words(kernels) -> list:
-    """The words of the kernel's body, its "{" to its "}", in its simulated twin's source
-    (``kernel_words``); [] where that has none."""
+    """The words of the kernel's body, from its "{" up to its "}" (not included), in its
+    simulated twin's source (``kernel_words``); [] where that has none."""
     text = kernel_words(kernels)
     return text[2][text[3]:text[4]] if text else []
 
