@@ -2,17 +2,17 @@
 Python's bytecode kept; nbval loaded here (below, with why).
 
 With nbval on (pyproject.toml turns it on), the notebooks execute in a copy of the course made by
-``tools/student_release.py``: the course's files (git's, or in a copy without git those that
-.gitignore does not ignore), without any ``solutions/`` folder, ``tests/``
-or ``.ci/``, with every exercise stub as shipped, and the copy's own ``helpers`` package first on
-the kernel's path. So the one run that checks the notebooks also proves that they work without
+``tools/student_release.py``: the course's files (those git tracks and those it does not track
+yet and does not ignore, or in a copy without git those that .gitignore does not ignore), without
+any ``solutions/`` folder, ``tests/`` or ``.ci/``, with every exercise stub as shipped, and the
+copy's own ``helpers`` package first on the kernel's path. So the one run that checks the notebooks also proves that they work without
 the answers, with what learners are handed. Test ids and reports keep the checkout's paths
 (``notebooks/NN_....ipynb::Cell N``); the kernel's working folder is the copy's ``notebooks/``.
 On the simulator the kernel is a GPU of compute capability 7.5 (LOWEST_COMPUTE_CAPABILITY).
 
 The copy is made once per pytest run, by the process that starts it (before pytest-xdist starts
 its workers, which find it through ``CUDA_COURSE_RELEASE_UNDER_TEST``), and deleted at the end.
-A notebook git does not track yet runs where it is.
+A notebook the release does not hold (one that git ignores) runs where it is.
 
 Python's compiled bytecode is kept (``__pycache__``, which git ignores) even where the
 environment says not to (``PYTHONDONTWRITEBYTECODE``, set on some CI images): a run imports the
@@ -100,8 +100,8 @@ def _make_release():
 
 
 def release_copy(path):
-    """The release's copy of a file of this checkout, or None (no release in use, or git does
-    not track the file)."""
+    """The release's copy of a file of this checkout, or None (no release in use, or the
+    release holds no copy of the file: one that git ignores, or one made after the release)."""
     release = os.environ.get(RELEASE_UNDER_TEST)
     if not release or ROOT not in Path(path).resolve().parents:
         return None

@@ -147,8 +147,8 @@ def copy_bandwidth_gbs(nbytes: int, repeat: int = 10, batch: int = 1) -> float:
 def fma_gflops(repeat: int = 5) -> float:
     """The practical ceiling of arithmetic on a GPU: GFLOP/s of ``bench/fma_peak.cu`` (8
     independent chains of fused multiply-adds a thread, 4096 steps, 8 waves of full SMs: notebook
-    08's measure, 63.5 TFLOP/s on an H200), timed like a kernel. A GPU's figure: on the
-    simulator it would time the CPU."""
+    08's measure, 63.6 TFLOP/s on an H200 in its stored run, 64.1 in bench/RESULTS.md), timed
+    like a kernel. A GPU's figure: on the simulator it would time the CPU."""
     import numpy as np
 
     from helpers import course
