@@ -23,6 +23,7 @@ alone.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import re
 
@@ -257,22 +258,33 @@ def with_stopped(exercise, kernels, launch, endless):
 def kernel_words(kernels):
     """(source, tokens, words, the body's "{", the index of its "}") of the kernel's text in
     its simulated twin's source, as its module was compiled; None where there is no twin, the
-    twin has no source, or the text cannot be read."""
-    from helpers.sim.compile.kernel_text import Unreadable, closing, read_tokens
+    twin has no source, or the text cannot be read. The tokens and words are shared by every
+    kernel of one source (``_source_words``): read them, never change them."""
+    from helpers.sim.compile.kernel_text import Unreadable, closing
 
     function = getattr(kernels, "simulated", None)
     source = getattr(function, "source", None)   # the simulator's Function has it
     if not source:
         return None
     try:
-        tokens = read_tokens(source, 0, len(source))
-        words = [t.text for t in tokens]
-        name = next(i for i in range(len(words) - 2) if words[i:i + 3] == [
-            "__global__", "void", function.name])
+        tokens, words = _source_words(source)
+        name = next(i for i, word in enumerate(words) if word == function.name and i >= 2
+                    and words[i - 2:i] == ["__global__", "void"]) - 2
         body = words.index("{", closing(tokens, words.index("(", name)))
         return source, tokens, words, body, closing(tokens, body)
     except (Unreadable, StopIteration, ValueError, IndexError):
         return None
+
+
+@functools.lru_cache(maxsize=4)
+def _source_words(source):
+    """(tokens, words) of a module's whole source, read once: the detectors of one check ask for
+    them again and again, and a module of many kernels (a test's wrong variants compiled
+    together) took 50 ms to read."""
+    from helpers.sim.compile.kernel_text import read_tokens
+
+    tokens = read_tokens(source, 0, len(source))
+    return tokens, [t.text for t in tokens]
 
 
 def body_words(kernels) -> list:
